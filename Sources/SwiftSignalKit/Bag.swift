@@ -1,0 +1,78 @@
+/// An ordered collection whose `add` returns a stable key for later removal.
+///
+/// Keys grow monotonically and are never reused, so removing with a stale key
+/// is a harmless no-op. Items keep insertion order.
+///
+/// Thread-safety: none; protect a `Bag` with a lock (for example `Atomic`).
+/// - Complexity: `add` O(1) amortized; `get` O(log n); `remove` O(n) worst case
+///   (a binary search plus the array shift).
+public final class Bag<T> {
+    public typealias Index = Int
+
+    private var nextIndex: Index = 0
+    private var items: [T] = []
+    private var itemKeys: [Index] = []
+
+    public init() {
+    }
+
+    public func add(_ item: T) -> Index {
+        let key = self.nextIndex
+        self.nextIndex += 1
+        self.items.append(item)
+        self.itemKeys.append(key)
+        return key
+    }
+
+    private func position(of index: Index) -> Int? {
+        var low = 0
+        var high = self.itemKeys.count
+        while low < high {
+            let middle = (low + high) / 2
+            let key = self.itemKeys[middle]
+            if key == index {
+                return middle
+            } else if key < index {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return nil
+    }
+
+    public func get(_ index: Index) -> T? {
+        return self.position(of: index).map { self.items[$0] }
+    }
+
+    public func remove(_ index: Index) {
+        if let position = self.position(of: index) {
+            self.items.remove(at: position)
+            self.itemKeys.remove(at: position)
+        }
+    }
+
+    public func removeAll() {
+        self.items.removeAll()
+        self.itemKeys.removeAll()
+    }
+
+    public func copyItems() -> [T] {
+        return self.items
+    }
+
+    public func copyItemsWithIndices() -> [(Index, T)] {
+        return Array(zip(self.itemKeys, self.items))
+    }
+
+    public var isEmpty: Bool {
+        return self.items.isEmpty
+    }
+
+    public var first: (Index, T)? {
+        guard let item = self.items.first else {
+            return nil
+        }
+        return (self.itemKeys[0], item)
+    }
+}

@@ -1,0 +1,49 @@
+/// A collection of disposables disposed together.
+///
+/// A disposable added after the set has been disposed is disposed at once.
+/// `remove` takes a disposable out (by identity) without disposing it.
+///
+/// Thread-safety: all methods may be called from any thread; disposals run
+/// outside the lock.
+public final class DisposableSet: Disposable, @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var disposed = false
+    private var disposables: [any Disposable] = []
+
+    public init() {
+    }
+
+    public func add(_ disposable: any Disposable) {
+        self.mutex.lock()
+        let disposeImmediately = self.disposed
+        if !disposeImmediately {
+            self.disposables.append(disposable)
+        }
+        self.mutex.unlock()
+        if disposeImmediately {
+            disposable.dispose()
+        }
+    }
+
+    public func remove(_ disposable: any Disposable) {
+        self.mutex.lock()
+        if let index = self.disposables.firstIndex(where: { $0 === disposable }) {
+            self.disposables.remove(at: index)
+        }
+        self.mutex.unlock()
+    }
+
+    public func dispose() {
+        self.mutex.lock()
+        var disposables: [any Disposable] = []
+        if !self.disposed {
+            self.disposed = true
+            disposables = self.disposables
+            self.disposables = []
+        }
+        self.mutex.unlock()
+        for disposable in disposables {
+            disposable.dispose()
+        }
+    }
+}

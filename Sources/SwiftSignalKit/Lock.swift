@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A mutual-exclusion lock over a `pthread_mutex_t`.
+///
+/// Thread-safety: every method may be called from any thread. The lock is not
+/// recursive: calling `locked` from inside its own closure deadlocks.
+public final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init() {
+        self.mutex = .allocate(capacity: 1)
+        self.mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(self.mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(self.mutex)
+        self.mutex.deinitialize(count: 1)
+        self.mutex.deallocate()
+    }
+
+    /// Runs `f` with the lock held.
+    public func locked(_ f: () -> ()) {
+        pthread_mutex_lock(self.mutex)
+        defer { pthread_mutex_unlock(self.mutex) }
+        f()
+    }
+
+    /// Runs `f` with the lock held; the lock is released when `f` throws.
+    public func throwingLocked(_ f: () throws -> Void) throws {
+        pthread_mutex_lock(self.mutex)
+        defer { pthread_mutex_unlock(self.mutex) }
+        try f()
+    }
+}
+
+/// The library's internal lock: owns a heap-allocated `pthread_mutex_t`, so its
+/// address never moves, and destroys it with its owner.
+///
+/// Non-copyable so that a lock is never duplicated by accident. The library
+/// never calls user code while one is held.
+@usableFromInline
+struct _Mutex: ~Copyable {
+    @usableFromInline let storage: UnsafeMutablePointer<pthread_mutex_t>
+
+    @inlinable init() {
+        self.storage = .allocate(capacity: 1)
+        self.storage.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(self.storage, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(self.storage)
+        self.storage.deinitialize(count: 1)
+        self.storage.deallocate()
+    }
+
+    @inlinable func lock() {
+        pthread_mutex_lock(self.storage)
+    }
+
+    @inlinable func unlock() {
+        pthread_mutex_unlock(self.storage)
+    }
+
+    @inlinable func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(self.storage)
+        defer { pthread_mutex_unlock(self.storage) }
+        return try body()
+    }
+}

@@ -1,0 +1,165 @@
+import Dispatch
+import _SwiftSignalKitShims
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The identity a queue stores as its dispatch specific, so that code running
+/// on it can recognise it.
+private final class QueueSpecific: @unchecked Sendable {
+}
+
+private let queueSpecificKey = DispatchSpecificKey<QueueSpecific>()
+
+private func isMainThread() -> Bool {
+    return _sks_is_main_thread() != 0
+}
+
+/// A serial (or global concurrent) dispatch queue that knows when it is
+/// current.
+///
+/// `async` runs its work inline when called from the queue itself, so that a
+/// chain delivering on a queue it is already on costs nothing; `justDispatch`
+/// always enqueues.
+///
+/// The main queue on Linux: `Queue.mainQueue()` wraps `DispatchQueue.main`.
+/// Work enqueued on it runs only when the main thread drains the main dispatch
+/// queue: when it calls `dispatchMain()` (which never returns), or while it runs
+/// Foundation's `RunLoop.main` (XCTest does so while it waits for
+/// expectations). A process that does neither never runs main-queue work.
+/// `isCurrent()` is true on the main thread and inside main-queue work, so
+/// `async` from the main thread runs inline.
+///
+/// Thread-safety: every method may be called from any thread.
+public final class Queue: @unchecked Sendable {
+    private let nativeQueue: DispatchQueue
+    private let specific: QueueSpecific?
+    private let specialIsMainQueue: Bool
+
+    /// The underlying dispatch queue.
+    public var queue: DispatchQueue {
+        return self.nativeQueue
+    }
+
+    private static let globalMainQueue = Queue(queue: DispatchQueue.main, specialIsMainQueue: true)
+    private static let globalDefaultQueue = Queue(queue: DispatchQueue.global(qos: .default), specialIsMainQueue: false)
+    private static let globalBackgroundQueue = Queue(queue: DispatchQueue.global(qos: .background), specialIsMainQueue: false)
+
+    /// The main queue (see the type's documentation for when its work runs on Linux).
+    public class func mainQueue() -> Queue {
+        return globalMainQueue
+    }
+
+    /// The global concurrent queue of default quality of service.
+    public class func concurrentDefaultQueue() -> Queue {
+        return globalDefaultQueue
+    }
+
+    /// The global concurrent queue of background quality of service.
+    public class func concurrentBackgroundQueue() -> Queue {
+        return globalBackgroundQueue
+    }
+
+    private init(queue: DispatchQueue, specialIsMainQueue: Bool) {
+        self.nativeQueue = queue
+        self.specialIsMainQueue = specialIsMainQueue
+        if specialIsMainQueue {
+            let specific = QueueSpecific()
+            queue.setSpecific(key: queueSpecificKey, value: specific)
+            self.specific = specific
+        } else {
+            // Global concurrent queues cannot carry specifics, and "current" has
+            // no meaning for them: `async` always dispatches.
+            self.specific = nil
+        }
+    }
+
+    /// Wraps an existing serial dispatch queue. All `Queue`s wrapping the same
+    /// dispatch queue recognise each other as current.
+    public init(queue: DispatchQueue) {
+        self.nativeQueue = queue
+        self.specialIsMainQueue = false
+        if let existing = queue.getSpecific(key: queueSpecificKey) {
+            self.specific = existing
+        } else {
+            let specific = QueueSpecific()
+            queue.setSpecific(key: queueSpecificKey, value: specific)
+            self.specific = specific
+        }
+    }
+
+    /// Creates a new serial queue.
+    public init(name: String? = nil, qos: DispatchQoS = .default) {
+        self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.Queue", qos: qos)
+        self.specialIsMainQueue = false
+        let specific = QueueSpecific()
+        self.nativeQueue.setSpecific(key: queueSpecificKey, value: specific)
+        self.specific = specific
+    }
+
+    /// True when called from work running on this queue (or, for the main
+    /// queue, from the main thread).
+    public func isCurrent() -> Bool {
+        if let specific = self.specific, DispatchQueue.getSpecific(key: queueSpecificKey) === specific {
+            return true
+        }
+        if self.specialIsMainQueue && isMainThread() {
+            return true
+        }
+        return false
+    }
+
+    /// Runs `f` on the queue: inline when already on it, otherwise enqueued.
+    public func async(_ f: @escaping () -> Void) {
+        if self.isCurrent() {
+            f()
+        } else {
+            nonisolated(unsafe) let f = f
+            self.nativeQueue.async {
+                f()
+            }
+        }
+    }
+
+    /// Runs `f` on the queue and waits for it: inline when already on it.
+    public func sync(_ f: () -> Void) {
+        if self.isCurrent() {
+            f()
+        } else {
+            withoutActuallyEscaping(f) { f in
+                nonisolated(unsafe) let f = f
+                self.nativeQueue.sync {
+                    f()
+                }
+            }
+        }
+    }
+
+    /// Enqueues `f`, even when already on the queue.
+    public func justDispatch(_ f: @escaping () -> Void) {
+        nonisolated(unsafe) let f = f
+        self.nativeQueue.async {
+            f()
+        }
+    }
+
+    /// Enqueues `f` with the given quality of service, even when already on the queue.
+    public func justDispatchWithQoS(qos: DispatchQoS, _ f: @escaping () -> Void) {
+        nonisolated(unsafe) let f = f
+        self.nativeQueue.async(qos: qos) {
+            f()
+        }
+    }
+
+    /// Enqueues `f` to run after `delay` seconds.
+    public func after(_ delay: Double, _ f: @escaping () -> Void) {
+        nonisolated(unsafe) let f = f
+        self.nativeQueue.asyncAfter(deadline: DispatchTime.now() + delay) {
+            f()
+        }
+    }
+}

@@ -1,0 +1,107 @@
+/// Transforms every value with `f`; errors and completion pass through.
+@inlinable
+public func map<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T, E>) -> Signal<R, E> {
+    return { signal in
+        return Signal<R, E> { subscriber in
+            return signal.start(next: { next in
+                subscriber.putNext(f(next))
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// Passes only the values for which `f` returns true.
+@inlinable
+public func filter<T, E>(_ f: @escaping (T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            return signal.start(next: { next in
+                if f(next) {
+                    subscriber.putNext(next)
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// Maps the non-nil values of an optional signal with `f`; nil passes through as nil.
+public func flatMap<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T?, E>) -> Signal<R?, E> {
+    return { signal in
+        return Signal<R?, E> { subscriber in
+            return signal.start(next: { next in
+                if let next {
+                    subscriber.putNext(f(next))
+                } else {
+                    subscriber.putNext(nil)
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// Transforms the error with `f`; values and completion pass through.
+public func mapError<T, E, R>(_ f: @escaping (E) -> R) -> (Signal<T, E>) -> Signal<T, R> {
+    return { signal in
+        return Signal<T, R> { subscriber in
+            return signal.start(next: { next in
+                subscriber.putNext(next)
+            }, error: { error in
+                subscriber.putError(f(error))
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// Gives a signal that cannot fail any error type.
+public func castError<T, E>(_ type: E.Type) -> (Signal<T, NoError>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            return signal.start(next: { next in
+                subscriber.putNext(next)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// Drops a value equal to the one delivered just before it.
+public func distinctUntilChanged<T: Equatable, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
+    return signal |> distinctUntilChanged(isEqual: { $0 == $1 })
+}
+
+/// Drops a value that `isEqual` says equals the one delivered just before it.
+/// `isEqual` is called outside any lock; concurrent emitters are serialized by
+/// the comparison state, not by the callback.
+public func distinctUntilChanged<T, E>(isEqual: @escaping (T, T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let previous = Atomic<T?>(value: nil)
+            return signal.start(next: { next in
+                let last = previous.swap(next)
+                if let last, isEqual(last, next) {
+                    return
+                }
+                subscriber.putNext(next)
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}

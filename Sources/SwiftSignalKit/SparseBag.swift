@@ -1,0 +1,80 @@
+/// A bag that can be iterated directly; removal leaves a hole instead of
+/// shifting the remaining items, and holes at either end are trimmed.
+///
+/// Keys grow monotonically and are never reused. Iteration yields the items in
+/// insertion order; it iterates a snapshot, so the bag may change meanwhile.
+///
+/// Thread-safety: none; protect a `SparseBag` with a lock.
+/// - Complexity: `add`, `get` and `remove` O(1) amortized.
+public final class SparseBag<T>: Sequence {
+    public typealias Index = Int
+
+    private var firstKey: Index = 0
+    private var items: [T?] = []
+    private var count = 0
+
+    public init() {
+    }
+
+    public func add(_ item: T) -> Index {
+        let key = self.firstKey + self.items.count
+        self.items.append(item)
+        self.count += 1
+        return key
+    }
+
+    public func get(_ index: Index) -> T? {
+        let position = index - self.firstKey
+        if position < 0 || position >= self.items.count {
+            return nil
+        }
+        return self.items[position]
+    }
+
+    public func remove(_ index: Index) {
+        let position = index - self.firstKey
+        if position < 0 || position >= self.items.count || self.items[position] == nil {
+            return
+        }
+        self.items[position] = nil
+        self.count -= 1
+        if self.count == 0 {
+            self.firstKey += self.items.count
+            self.items.removeAll(keepingCapacity: true)
+            return
+        }
+        while let last = self.items.last, last == nil {
+            self.items.removeLast()
+        }
+        var leading = 0
+        while self.items[leading] == nil {
+            leading += 1
+        }
+        if leading > 0 && leading * 2 >= self.items.count {
+            self.items.removeFirst(leading)
+            self.firstKey += leading
+        }
+    }
+
+    public func removeAll() {
+        self.firstKey += self.items.count
+        self.items.removeAll()
+        self.count = 0
+    }
+
+    public var isEmpty: Bool {
+        return self.count == 0
+    }
+
+    public func makeIterator() -> AnyIterator<T> {
+        var iterator = self.items.makeIterator()
+        return AnyIterator {
+            while let item = iterator.next() {
+                if let item {
+                    return item
+                }
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Synchronization
+
+/// The receiving end of a signal: a generator pushes events into it.
+///
+/// A subscriber delivers any number of values followed by at most one terminal
+/// event (an error or a completion). After the terminal event, or after the
+/// subscription is disposed, every further event is dropped, the callbacks are
+/// released (once no call into them is still running) and the upstream
+/// disposable is disposed.
+///
+/// Thread-safety: `putNext`, `putError`, `putCompletion` and `keepAlive` may be
+/// called from any thread, concurrently. The callbacks run on the calling
+/// thread, never under a lock, so a callback may emit into or dispose any
+/// subscription, its own included. Values pushed concurrently from several
+/// threads reach the callback concurrently: a generator that emits from several
+/// threads serializes them itself if its consumer needs ordering.
+///
+/// The per-value path takes no lock: one atomic increment and one decrement
+/// guard the callbacks against being released while a call is in flight.
+public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendable {
+    // State word: the count of calls in flight in the low bits, plus flags.
+    @usableFromInline static var terminatedFlag: Int { 1 << 62 }
+    @usableFromInline static var releasedFlag: Int { 1 << 61 }
+    @usableFromInline static var hasDisposableFlag: Int { 1 << 60 }
+    @usableFromInline static var countMask: Int { (1 << 60) - 1 }
+
+    @usableFromInline let state = Synchronization.Atomic<Int>(0)
+    // Written only at init and by the single thread that releases them, after
+    // every call in flight has returned (see `releaseIfIdle`).
+    @usableFromInline var next: ((T) -> Void)?
+    @usableFromInline var error: ((E) -> Void)?
+    @usableFromInline var completed: (() -> Void)?
+    // Written by `assignDisposable` before it publishes `hasDisposableFlag`, read
+    // by the single thread that terminates after it has seen that flag.
+    private var disposable: (any Disposable)?
+    private var keepAliveObjects: [AnyObject]?
+
+    public init(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) {
+        self.next = next
+        self.error = error
+        self.completed = completed
+    }
+
+    public var description: String {
+        let state = self.state.load(ordering: .relaxed)
+        return "Subscriber<\(T.self), \(E.self)>(terminated: \(state & Subscriber.terminatedFlag != 0))"
+    }
+
+    /// Delivers a value, unless the subscriber has terminated or been disposed.
+    @inlinable
+    public func putNext(_ next: T) {
+        let previous = self.state.wrappingAdd(1, ordering: .acquiring).oldValue
+        if previous & Subscriber.terminatedFlag == 0 {
+            self.next?(next)
+        }
+        let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
+        if current & Subscriber.terminatedFlag != 0 {
+            self.releaseIfIdle(current)
+        }
+    }
+
+    /// Delivers an error as the terminal event, then disposes the upstream.
+    public func putError(_ error: E) {
+        guard let previous = self.beginTermination() else {
+            return
+        }
+        self.error?(error)
+        self.endTermination(previous)
+    }
+
+    /// Delivers the completion as the terminal event, then disposes the upstream.
+    public func putCompletion() {
+        guard let previous = self.beginTermination() else {
+            return
+        }
+        self.completed?()
+        self.endTermination(previous)
+    }
+
+    /// Keeps `object` alive until the subscriber terminates or is disposed.
+    public func keepAlive(_ object: AnyObject) {
+        let previous = self.state.wrappingAdd(1, ordering: .acquiring).oldValue
+        var dropped: AnyObject? = object
+        if previous & Subscriber.terminatedFlag == 0 {
+            _stripedLock(for: self) {
+                if self.keepAliveObjects == nil {
+                    self.keepAliveObjects = [object]
+                } else {
+                    self.keepAliveObjects!.append(object)
+                }
+            }
+            dropped = nil
+        }
+        let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
+        if current & Subscriber.terminatedFlag != 0 {
+            self.releaseIfIdle(current)
+        }
+        _ = dropped
+    }
+
+    /// Marks the subscriber terminated and registers a call in flight. Returns
+    /// the previous state, or nil when it had already terminated.
+    private func beginTermination() -> Int? {
+        var current = self.state.load(ordering: .relaxed)
+        while true {
+            if current & Subscriber.terminatedFlag != 0 {
+                return nil
+            }
+            let desired = (current | Subscriber.terminatedFlag) + 1
+            let (exchanged, original) = self.state.compareExchange(expected: current, desired: desired, ordering: .acquiringAndReleasing)
+            if exchanged {
+                return current
+            }
+            current = original
+        }
+    }
+
+    private func endTermination(_ previous: Int) {
+        var upstream: (any Disposable)?
+        if previous & Subscriber.hasDisposableFlag != 0 {
+            upstream = self.disposable
+            self.disposable = nil
+        }
+        let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
+        self.releaseIfIdle(current)
+        upstream?.dispose()
+    }
+
+    /// Terminates without delivering anything and disposes the upstream: what
+    /// disposing the subscription does.
+    @usableFromInline
+    func dispose() {
+        guard let previous = self.beginTermination() else {
+            return
+        }
+        self.endTermination(previous)
+    }
+
+    /// Releases the callbacks once the subscriber is terminated and no call is
+    /// in flight; exactly one thread wins the right to do it.
+    @usableFromInline
+    func releaseIfIdle(_ observed: Int) {
+        var current = observed
+        while current & Subscriber.countMask == 0 && current & Subscriber.terminatedFlag != 0 && current & Subscriber.releasedFlag == 0 {
+            let (exchanged, original) = self.state.compareExchange(expected: current, desired: current | Subscriber.releasedFlag, ordering: .acquiringAndReleasing)
+            if exchanged {
+                let next = self.next
+                let error = self.error
+                let completed = self.completed
+                self.next = nil
+                self.error = nil
+                self.completed = nil
+                var objects: [AnyObject]?
+                _stripedLock(for: self) {
+                    objects = self.keepAliveObjects
+                    self.keepAliveObjects = nil
+                }
+                // The closures and kept objects are released here, outside any lock.
+                _ = (next, error, completed, objects)
+                return
+            }
+            current = original
+        }
+    }
+
+    /// Hands the subscriber the disposable its generator returned. If the
+    /// subscriber has already terminated, the disposable is disposed at once.
+    func assignDisposable(_ disposable: any Disposable) {
+        self.disposable = disposable
+        var current = self.state.load(ordering: .relaxed)
+        while true {
+            if current & Subscriber.terminatedFlag != 0 {
+                self.disposable = nil
+                disposable.dispose()
+                return
+            }
+            let (exchanged, original) = self.state.compareExchange(expected: current, desired: current | Subscriber.hasDisposableFlag, ordering: .acquiringAndReleasing)
+            if exchanged {
+                return
+            }
+            current = original
+        }
+    }
+}
+
+/// What `Signal.start` returns: disposing it terminates the subscriber without
+/// an event and disposes the generator's disposable.
+final class SubscriberDisposable<T, E>: Disposable, CustomStringConvertible, @unchecked Sendable {
+    private let subscriber: Subscriber<T, E>
+
+    init(subscriber: Subscriber<T, E>) {
+        self.subscriber = subscriber
+    }
+
+    func dispose() {
+        self.subscriber.dispose()
+    }
+
+    var description: String {
+        return "SubscriberDisposable(\(self.subscriber))"
+    }
+}

@@ -1,0 +1,85 @@
+import Dispatch
+
+/// A one-shot or repeating timer that calls its completion on a queue.
+///
+/// `start()` schedules it (calling it again restarts the countdown);
+/// `invalidate()` cancels it, and a completion that has not started by then
+/// will not run. As in the original, the timer is active only while something
+/// holds it: releasing the last reference invalidates it.
+///
+/// Thread-safety: `start` and `invalidate` may be called from any thread; the
+/// completion runs on the timer's queue, never under a lock.
+public final class Timer: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var timer: DispatchSourceTimer?
+    private var generation = 0
+    private let timeout: Double
+    private let `repeat`: Bool
+    private let completion: (Timer) -> Void
+    private let queue: Queue
+
+    public init(timeout: Double, `repeat`: Bool, completion: @escaping () -> Void, queue: Queue) {
+        self.timeout = timeout
+        self.repeat = `repeat`
+        self.completion = { _ in completion() }
+        self.queue = queue
+    }
+
+    public init(timeout: Double, `repeat`: Bool, completion: @escaping (Timer) -> Void, queue: Queue) {
+        self.timeout = timeout
+        self.repeat = `repeat`
+        self.completion = completion
+        self.queue = queue
+    }
+
+    deinit {
+        self.timer?.cancel()
+    }
+
+    /// Schedules the timer, replacing any countdown in progress.
+    public func start() {
+        let timer = DispatchSource.makeTimerSource(queue: self.queue.queue)
+        let interval = DispatchTimeInterval.nanoseconds(Int(max(0.0, self.timeout) * 1_000_000_000.0))
+        timer.schedule(deadline: DispatchTime.now() + interval, repeating: self.repeat ? interval : .never)
+        self.mutex.lock()
+        self.generation += 1
+        let generation = self.generation
+        let previous = self.timer
+        self.timer = timer
+        self.mutex.unlock()
+        timer.setEventHandler { [weak self] in
+            self?.fire(generation)
+        }
+        previous?.cancel()
+        timer.resume()
+    }
+
+    private func fire(_ generation: Int) {
+        self.mutex.lock()
+        let current = self.timer != nil && self.generation == generation
+        self.mutex.unlock()
+        if !current {
+            return
+        }
+        self.completion(self)
+        if !self.repeat {
+            self.mutex.lock()
+            var finished: DispatchSourceTimer?
+            if self.generation == generation {
+                finished = self.timer
+                self.timer = nil
+            }
+            self.mutex.unlock()
+            finished?.cancel()
+        }
+    }
+
+    /// Cancels the timer.
+    public func invalidate() {
+        self.mutex.lock()
+        let timer = self.timer
+        self.timer = nil
+        self.mutex.unlock()
+        timer?.cancel()
+    }
+}
