@@ -34,11 +34,16 @@ private func isMainThread() -> Bool {
 /// `isCurrent()` is true on the main thread and inside main-queue work, so
 /// `async` from the main thread runs inline.
 ///
+/// Host-drained queues (`Queue.hostDrained()`) run their work only inside
+/// `drain()`, on the thread that calls it; their `hostFileDescriptor` is
+/// readable while work is pending, so an event loop can watch it.
+///
 /// Thread-safety: every method may be called from any thread.
 public final class Queue: @unchecked Sendable {
     private let nativeQueue: DispatchQueue
     private let specific: QueueSpecific?
     private let specialIsMainQueue: Bool
+    private let host: HostQueueExecutor?
 
     /// The underlying dispatch queue.
     public var queue: DispatchQueue {
@@ -67,6 +72,7 @@ public final class Queue: @unchecked Sendable {
     private init(queue: DispatchQueue, specialIsMainQueue: Bool) {
         self.nativeQueue = queue
         self.specialIsMainQueue = specialIsMainQueue
+        self.host = nil
         if specialIsMainQueue {
             let specific = QueueSpecific()
             queue.setSpecific(key: queueSpecificKey, value: specific)
@@ -83,6 +89,7 @@ public final class Queue: @unchecked Sendable {
     public init(queue: DispatchQueue) {
         self.nativeQueue = queue
         self.specialIsMainQueue = false
+        self.host = nil
         if let existing = queue.getSpecific(key: queueSpecificKey) {
             self.specific = existing
         } else {
@@ -96,14 +103,62 @@ public final class Queue: @unchecked Sendable {
     public init(name: String? = nil, qos: DispatchQoS = .default) {
         self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.Queue", qos: qos)
         self.specialIsMainQueue = false
+        self.host = nil
         let specific = QueueSpecific()
         self.nativeQueue.setSpecific(key: queueSpecificKey, value: specific)
         self.specific = specific
     }
 
+    private init(host: HostQueueExecutor, name: String?) {
+        // Dispatch work (timer sources) lands on this queue, then hops to the host.
+        self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.HostQueue")
+        self.specialIsMainQueue = false
+        self.specific = nil
+        self.host = host
+    }
+
+    /// Creates a host-drained serial queue: its work runs only inside
+    /// `drain(maxTasks:)`, on the thread that calls it, in the order it was
+    /// enqueued. `hostFileDescriptor` is readable while work is pending.
+    public static func hostDrained(name: String? = nil) -> Queue {
+        return Queue(host: HostQueueExecutor(), name: name)
+    }
+
+    /// For a host-drained queue, a descriptor (owned by the queue; do not close
+    /// it) that is readable exactly while work is pending; nil otherwise.
+    public var hostFileDescriptor: Int32? {
+        return self.host?.fileDescriptor
+    }
+
+    /// Runs pending work of a host-drained queue on the calling thread: up to
+    /// `maxTasks` tasks, or with 0 every task pending when the call starts
+    /// (work those tasks enqueue waits for the next drain). Returns how many
+    /// ran. Throws `alreadyDraining` when another thread is draining it (then
+    /// nothing ran) and `notHostDrained` for other queues.
+    @discardableResult
+    public func drain(maxTasks: Int = 0) throws(QueueDrainError) -> Int {
+        guard let host = self.host else {
+            throw .notHostDrained
+        }
+        return try host.drain(maxTasks: maxTasks)
+    }
+
+    /// Runs `f`, which was called on `queue` by Dispatch (a timer source), on
+    /// this queue: at once for dispatch queues, enqueued for host-drained ones.
+    func enterFromDispatch(_ f: @escaping () -> Void) {
+        if let host = self.host {
+            host.enqueue(f)
+        } else {
+            f()
+        }
+    }
+
     /// True when called from work running on this queue (or, for the main
     /// queue, from the main thread).
     public func isCurrent() -> Bool {
+        if let host = self.host {
+            return host.isCurrent
+        }
         if let specific = self.specific, DispatchQueue.getSpecific(key: queueSpecificKey) === specific {
             return true
         }
@@ -117,6 +172,8 @@ public final class Queue: @unchecked Sendable {
     public func async(_ f: @escaping () -> Void) {
         if self.isCurrent() {
             f()
+        } else if let host = self.host {
+            host.enqueue(f)
         } else {
             nonisolated(unsafe) let f = f
             self.nativeQueue.async {
@@ -129,6 +186,17 @@ public final class Queue: @unchecked Sendable {
     public func sync(_ f: () -> Void) {
         if self.isCurrent() {
             f()
+        } else if let host = self.host {
+            // Waits until the host drains the queue.
+            withoutActuallyEscaping(f) { f in
+                nonisolated(unsafe) let f = f
+                let done = DispatchSemaphore(value: 0)
+                host.enqueue {
+                    f()
+                    done.signal()
+                }
+                done.wait()
+            }
         } else {
             withoutActuallyEscaping(f) { f in
                 nonisolated(unsafe) let f = f
@@ -141,6 +209,10 @@ public final class Queue: @unchecked Sendable {
 
     /// Enqueues `f`, even when already on the queue.
     public func justDispatch(_ f: @escaping () -> Void) {
+        if let host = self.host {
+            host.enqueue(f)
+            return
+        }
         nonisolated(unsafe) let f = f
         self.nativeQueue.async {
             f()
@@ -149,6 +221,10 @@ public final class Queue: @unchecked Sendable {
 
     /// Enqueues `f` with the given quality of service, even when already on the queue.
     public func justDispatchWithQoS(qos: DispatchQoS, _ f: @escaping () -> Void) {
+        if let host = self.host {
+            host.enqueue(f)
+            return
+        }
         nonisolated(unsafe) let f = f
         self.nativeQueue.async(qos: qos) {
             f()
@@ -159,7 +235,7 @@ public final class Queue: @unchecked Sendable {
     public func after(_ delay: Double, _ f: @escaping () -> Void) {
         nonisolated(unsafe) let f = f
         self.nativeQueue.asyncAfter(deadline: DispatchTime.now() + delay) {
-            f()
+            self.enterFromDispatch(f)
         }
     }
 }

@@ -47,8 +47,11 @@ public final class Timer: @unchecked Sendable {
         let previous = self.timer
         self.timer = timer
         self.mutex.unlock()
+        let queue = self.queue
         timer.setEventHandler { [weak self] in
-            self?.fire(generation)
+            queue.enterFromDispatch {
+                self?.fire(generation)
+            }
         }
         previous?.cancel()
         timer.resume()

@@ -2,8 +2,30 @@
 #include "_SwiftSignalKitShims.h"
 
 #if defined(__linux__)
+#include <stdint.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+int _sks_event_create(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+void _sks_event_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t written = write(fd, &one, sizeof one);
+    (void)written;
+}
+
+void _sks_event_clear(int fd) {
+    uint64_t value = 0;
+    ssize_t got = read(fd, &value, sizeof value);
+    (void)got;
+}
+
+void _sks_event_close(int fd) {
+    close(fd);
+}
 
 int _sks_is_main_thread(void) {
     return (long)getpid() == syscall(SYS_gettid);
@@ -15,3 +37,13 @@ int _sks_is_main_thread(void) {
     return pthread_main_np() != 0;
 }
 #endif
+
+static _Thread_local void *sks_current_host_queue;
+
+void *_sks_current_host_queue(void) {
+    return sks_current_host_queue;
+}
+
+void _sks_set_current_host_queue(void *queue) {
+    sks_current_host_queue = queue;
+}

@@ -6,4 +6,17 @@
 /* Nonzero when the calling thread is the process's main thread. */
 int _sks_is_main_thread(void);
 
+/* The host-drained queue the calling thread is draining, or NULL. */
+void *_sks_current_host_queue(void);
+void _sks_set_current_host_queue(void *queue);
+
+/* A non-blocking, close-on-exec eventfd; -1 with errno set on failure
+ * (a pipe's read end on systems without eventfd). */
+int _sks_event_create(void);
+/* Makes the descriptor readable (idempotent). */
+void _sks_event_signal(int fd);
+/* Makes the descriptor unreadable again. */
+void _sks_event_clear(int fd);
+void _sks_event_close(int fd);
+
 #endif
