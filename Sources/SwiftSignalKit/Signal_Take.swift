@@ -1,0 +1,114 @@
+import Synchronization
+
+/// The per-subscription counters of `take(_:)`: how many values were admitted
+/// and how many of the admitted ones have been delivered.
+private final class SignalTakeCounters: Sendable {
+    let admitted = Synchronization.Atomic<Int>(0)
+    let delivered = Synchronization.Atomic<Int>(0)
+}
+
+/// Passes the first `count` values, then completes right after delivering the
+/// `count`-th one (which also disposes the upstream). Errors, and a completion
+/// that comes before `count` values, pass through.
+///
+/// `take(0)` (or a negative count) passes no value and does not complete
+/// early: it completes when the upstream completes (or fails with it). This is
+/// the original's behaviour: the completion is triggered by the `count`-th
+/// value, and with a count of zero there is none.
+///
+/// When the upstream emits from several threads at once, exactly `count`
+/// values are admitted, and the completion is delivered only after every
+/// admitted value has been delivered.
+public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let counters = SignalTakeCounters()
+            return signal.start(next: { next in
+                if count <= 0 || counters.admitted.load(ordering: .relaxed) >= count {
+                    return
+                }
+                let index = counters.admitted.wrappingAdd(1, ordering: .relaxed).newValue
+                if index > count {
+                    return
+                }
+                subscriber.putNext(next)
+                if counters.delivered.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == count {
+                    subscriber.putCompletion()
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// What `take(until:)` does with a value: whether to pass it downstream, and
+/// whether to complete afterwards.
+///
+/// Thread-safety: an immutable value; safe to share between threads.
+public struct SignalTakeAction: Sendable {
+    /// True to deliver the value downstream.
+    public let passthrough: Bool
+    /// True to complete right after (after delivering the value when
+    /// `passthrough` is also true).
+    public let complete: Bool
+
+    public init(passthrough: Bool, complete: Bool) {
+        self.passthrough = passthrough
+        self.complete = complete
+    }
+}
+
+/// The per-subscription flag of `take(until:)`: set once it has decided to complete.
+private final class SignalTakeUntilState: Sendable {
+    let completed = Synchronization.Atomic<Bool>(false)
+}
+
+/// Asks `until` about each value: delivers it when the action says
+/// `passthrough`, then completes (disposing the upstream) when it says
+/// `complete`. Once `until` has asked to complete, it is not called again.
+/// Errors and the upstream's completion pass through.
+public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let state = SignalTakeUntilState()
+            return signal.start(next: { next in
+                if state.completed.load(ordering: .acquiring) {
+                    return
+                }
+                let action = until(next)
+                if action.passthrough {
+                    subscriber.putNext(next)
+                }
+                if action.complete {
+                    state.completed.store(true, ordering: .releasing)
+                    subscriber.putCompletion()
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// Emits nothing while the upstream runs; when it completes, emits the last
+/// value it produced (nil if it produced none), then completes. An error
+/// passes through without a value.
+public func last<T, E>(signal: Signal<T, E>) -> Signal<T?, E> {
+    return Signal<T?, E> { subscriber in
+        let value = Atomic<T?>(value: nil)
+        return signal.start(next: { next in
+            let _ = value.swap(next)
+        }, error: { error in
+            subscriber.putError(error)
+        }, completed: {
+            let last = value.swap(nil)
+            subscriber.putNext(last)
+            subscriber.putCompletion()
+        })
+    }
+}

@@ -1,0 +1,614 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+
+final class Signal_CatchTests: XCTestCase {
+    // MARK: catch
+
+    func testCatchContinuesWithAlternative() {
+        let main = TestSource<Int, Int>()
+        let alternative = TestSource<Int, String>()
+        var caught: [Int] = []
+        var values: [Int] = []
+        var errors: [String] = []
+        var completed = 0
+        _ = (main.signal() |> `catch` { (error: Int) -> Signal<Int, String> in
+            caught.append(error)
+            return alternative.signal()
+        }).start(next: { values.append($0) }, error: { errors.append($0) }, completed: { completed += 1 })
+        main.putNext(1)
+        main.putNext(2)
+        XCTAssertEqual(alternative.subscribed, 0)
+        main.putError(7)
+        XCTAssertEqual(caught, [7])
+        XCTAssertEqual(alternative.subscribed, 1)
+        main.putNext(3)
+        alternative.putNext(10)
+        alternative.putNext(11)
+        XCTAssertEqual(values, [1, 2, 10, 11])
+        alternative.putError("boom")
+        XCTAssertEqual(errors, ["boom"])
+        alternative.putNext(12)
+        alternative.putCompletion()
+        XCTAssertEqual(values, [1, 2, 10, 11])
+        XCTAssertEqual(completed, 0)
+        XCTAssertEqual(main.active, 0)
+        XCTAssertEqual(alternative.active, 0)
+    }
+
+    func testCatchPassesCompletionWithoutCallingF() {
+        var called = 0
+        var values: [Int] = []
+        var completed = 0
+        _ = (syncSignal([1, 2]) |> `catch` { (_: Int) -> Signal<Int, NoError> in
+            called += 1
+            return .complete()
+        }).start(next: { values.append($0) }, completed: { completed += 1 })
+        XCTAssertEqual(values, [1, 2])
+        XCTAssertEqual(completed, 1)
+        XCTAssertEqual(called, 0)
+    }
+
+    func testCatchWithSynchronousAlternativeCompletes() {
+        var values: [Int] = []
+        var completed = 0
+        _ = (Signal<Int, Int>.fail(3) |> `catch` { error in
+            return Signal<Int, NoError>.single(error * 10)
+        }).start(next: { values.append($0) }, completed: { completed += 1 })
+        XCTAssertEqual(values, [30])
+        XCTAssertEqual(completed, 1)
+    }
+
+    func testCatchDisposeDisposesBothSubscriptions() {
+        let main = TestSource<Int, Int>()
+        let alternative = TestSource<Int, Int>()
+        let disposable = (main.signal() |> `catch` { _ in alternative.signal() }).start()
+        main.putError(1)
+        XCTAssertEqual(alternative.active, 1)
+        disposable.dispose()
+        XCTAssertEqual(main.disposed, 1)
+        XCTAssertEqual(alternative.disposed, 1)
+        XCTAssertEqual(alternative.active, 0)
+
+        // Disposed before the error: f is never called.
+        var called = 0
+        let disposable2 = (main.signal() |> `catch` { (_: Int) -> Signal<Int, Int> in
+            called += 1
+            return alternative.signal()
+        }).start()
+        disposable2.dispose()
+        main.putError(2)
+        XCTAssertEqual(called, 0)
+        XCTAssertEqual(main.active, 0)
+    }
+
+    func testCatchReleasesClosureAfterDispose() {
+        let deallocated = Counter()
+        let main = TestSource<Int, Int>()
+        var disposable: (any Disposable)?
+        do {
+            let tracker = Tracker(deallocated)
+            disposable = (main.signal() |> `catch` { (_: Int) -> Signal<Int, Int> in
+                tracker.touch()
+                return .never()
+            }).start()
+        }
+        XCTAssertEqual(deallocated.current, 0)
+        disposable?.dispose()
+        XCTAssertEqual(deallocated.current, 1)
+        withExtendedLifetime(disposable) {
+        }
+    }
+
+    // MARK: restart / recurse
+
+    func testRestartResubscribesOnCompletionAndPassesError() {
+        let source = TestSource<Int, Int>()
+        var values: [Int] = []
+        var errors: [Int] = []
+        var completed = 0
+        let disposable = restart(source.signal()).start(next: { values.append($0) }, error: { errors.append($0) }, completed: { completed += 1 })
+        XCTAssertEqual(source.subscribed, 1)
+        source.putNext(1)
+        source.putCompletion()
+        XCTAssertEqual(source.subscribed, 2)
+        source.putNext(2)
+        source.putCompletion()
+        XCTAssertEqual(source.subscribed, 3)
+        source.putError(5)
+        XCTAssertEqual(values, [1, 2])
+        XCTAssertEqual(errors, [5])
+        XCTAssertEqual(completed, 0)
+        XCTAssertEqual(source.subscribed, 3)
+        XCTAssertEqual(source.active, 0)
+        disposable.dispose()
+    }
+
+    func testRestartDisposeStopsLoop() {
+        let source = TestSource<Int, Int>()
+        var values: [Int] = []
+        let disposable = restart(source.signal()).start(next: { values.append($0) })
+        source.putNext(1)
+        disposable.dispose()
+        XCTAssertEqual(source.active, 0)
+        source.putNext(2)
+        source.putCompletion()
+        XCTAssertEqual(values, [1])
+        XCTAssertEqual(source.subscribed, 1)
+    }
+
+    func testRestartDisposeFromInsideCallback() {
+        let source = TestSource<Int, Int>()
+        let box = DisposableBox()
+        var values: [Int] = []
+        box.disposable = restart(source.signal()).start(next: { value in
+            values.append(value)
+            box.disposable?.dispose()
+        })
+        source.putNext(1)
+        source.putCompletion()
+        source.putNext(2)
+        XCTAssertEqual(values, [1])
+        XCTAssertEqual(source.subscribed, 1)
+        XCTAssertEqual(source.active, 0)
+    }
+
+    func testRestartManySynchronousIterationsDoNotGrowTheStack() {
+        let iterations = 100_000
+        let subscriptions = Counter()
+        let lastDisposed = Counter()
+        // Completes synchronously for the first `iterations` subscriptions, then stays open
+        // (a synchronous infinite loop could not be stopped by a downstream `take`).
+        let source = Signal<Int, NoError> { subscriber in
+            let index = subscriptions.increment()
+            if index <= iterations {
+                subscriber.putNext(index)
+                subscriber.putCompletion()
+                return EmptyDisposable
+            }
+            return ActionDisposable {
+                lastDisposed.increment()
+            }
+        }
+        var count = 0
+        var ordered = true
+        var completed = 0
+        _ = (restart(source) |> take(iterations)).start(next: { value in
+            count += 1
+            if value != count {
+                ordered = false
+            }
+        }, completed: {
+            completed += 1
+        })
+        XCTAssertEqual(count, iterations)
+        XCTAssertTrue(ordered)
+        XCTAssertEqual(completed, 1)
+        XCTAssertEqual(subscriptions.current, iterations + 1)
+        // take completed: the open subscription of the restart loop is disposed.
+        XCTAssertEqual(lastDisposed.current, 1)
+    }
+
+    func testRecurseBehavesLikeRestartAndIgnoresLatestValue() {
+        let source = TestSource<Int, Int>()
+        var values: [Int] = []
+        var errors: [Int] = []
+        let disposable = (source.signal() |> recurse(99)).start(next: { values.append($0) }, error: { errors.append($0) })
+        source.putNext(1)
+        source.putCompletion()
+        source.putNext(2)
+        source.putCompletion()
+        XCTAssertEqual(values, [1, 2])
+        XCTAssertEqual(source.subscribed, 3)
+        source.putError(4)
+        XCTAssertEqual(errors, [4])
+        XCTAssertEqual(source.active, 0)
+        disposable.dispose()
+
+        let subscriptions = Counter()
+        let synchronous = Signal<Int, NoError> { subscriber in
+            if subscriptions.increment() <= 100_000 {
+                subscriber.putCompletion()
+            }
+            return EmptyDisposable
+        }
+        let disposable2 = (synchronous |> recurse(nil)).start()
+        XCTAssertEqual(subscriptions.current, 100_001)
+        disposable2.dispose()
+    }
+
+    func testRestartConcurrentAsynchronousCompletionsAndDisposal() {
+        let group = DispatchGroup()
+        let subscribed = Counter()
+        let disposed = Counter()
+        // Emits its index and completes on another thread.
+        let source = Signal<Int, NoError> { subscriber in
+            let index = subscribed.increment()
+            group.enter()
+            DispatchQueue.global().async {
+                subscriber.putNext(index)
+                subscriber.putCompletion()
+                group.leave()
+            }
+            return ActionDisposable {
+                disposed.increment()
+            }
+        }
+        let done = DispatchSemaphore(value: 0)
+        let values = Counter()
+        let completed = Counter()
+        let disposables = Atomic<[any Disposable]>(value: [])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let disposable = (restart(source) |> take(200)).start(next: { _ in
+                values.increment()
+            }, completed: {
+                completed.increment()
+                done.signal()
+            })
+            let _ = disposables.modify { $0 + [disposable] }
+        }
+        for _ in 0 ..< 4 {
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        }
+        XCTAssertEqual(values.current, 800)
+        XCTAssertEqual(completed.current, 4)
+        // Each chain stops at its 200th value: at most one extra subscription per chain
+        // (started by the 200th inner's completion racing the take's disposal).
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertGreaterThanOrEqual(subscribed.current, 800)
+        XCTAssertLessThanOrEqual(subscribed.current, 804)
+        XCTAssertEqual(disposed.current, subscribed.current)
+        for disposable in disposables.with({ $0 }) {
+            disposable.dispose()
+        }
+    }
+
+    func testRestartReleasesCapturedObjects() {
+        let deallocated = Counter()
+        let source = TestSource<Int, Int>()
+        var disposable: (any Disposable)?
+        do {
+            let tracker = Tracker(deallocated)
+            disposable = restart(source.signal() |> map { value -> Int in
+                tracker.touch()
+                return value
+            }).start()
+        }
+        source.putNext(1)
+        source.putCompletion()
+        XCTAssertEqual(deallocated.current, 0)
+        disposable?.dispose()
+        XCTAssertEqual(deallocated.current, 1)
+        withExtendedLifetime(disposable) {
+        }
+    }
+
+    // MARK: restartIfError
+
+    func testRestartIfErrorResubscribesOnErrorAndPassesCompletion() {
+        let source = TestSource<Int, Int>()
+        var values: [Int] = []
+        var completed = 0
+        _ = restartIfError(source.signal()).start(next: { values.append($0) }, completed: { completed += 1 })
+        source.putNext(1)
+        source.putError(1)
+        XCTAssertEqual(source.subscribed, 2)
+        source.putNext(2)
+        source.putError(2)
+        source.putNext(3)
+        source.putCompletion()
+        XCTAssertEqual(values, [1, 2, 3])
+        XCTAssertEqual(completed, 1)
+        XCTAssertEqual(source.subscribed, 3)
+        XCTAssertEqual(source.active, 0)
+    }
+
+    func testRestartIfErrorManySynchronousErrors() {
+        let iterations = 100_000
+        let subscriptions = Counter()
+        let source = Signal<Int, Int> { subscriber in
+            let index = subscriptions.increment()
+            if index <= iterations {
+                subscriber.putError(index)
+            } else {
+                subscriber.putNext(index)
+                subscriber.putCompletion()
+            }
+            return EmptyDisposable
+        }
+        var values: [Int] = []
+        var completed = 0
+        _ = restartIfError(source).start(next: { values.append($0) }, completed: { completed += 1 })
+        XCTAssertEqual(values, [iterations + 1])
+        XCTAssertEqual(completed, 1)
+        XCTAssertEqual(subscriptions.current, iterations + 1)
+    }
+
+    func testRestartIfErrorDisposeStopsLoop() {
+        let source = TestSource<Int, Int>()
+        let disposable = restartIfError(source.signal()).start()
+        disposable.dispose()
+        source.putError(1)
+        XCTAssertEqual(source.subscribed, 1)
+        XCTAssertEqual(source.active, 0)
+    }
+
+    // MARK: retry
+
+    func testRetryResubscribesOnQueueAfterErrors() {
+        let queue = Queue()
+        let subscriptions = Counter()
+        let onQueue = Atomic<[Bool]>(value: [])
+        let source = Signal<Int, Int> { subscriber in
+            let index = subscriptions.increment()
+            let _ = onQueue.modify { $0 + [queue.isCurrent()] }
+            if index <= 3 {
+                subscriber.putError(index)
+            } else {
+                subscriber.putNext(42)
+                subscriber.putCompletion()
+            }
+            return EmptyDisposable
+        }
+        let done = DispatchSemaphore(value: 0)
+        let values = Atomic<[Int]>(value: [])
+        let disposable = (source |> retry(0.001, maxDelay: 0.004, onQueue: queue)).start(next: { value in
+            let _ = values.modify { $0 + [value] }
+        }, completed: {
+            done.signal()
+        })
+        // The retry is never synchronous.
+        XCTAssertLessThanOrEqual(subscriptions.current, 1)
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(values.with { $0 }, [42])
+        XCTAssertEqual(subscriptions.current, 4)
+        XCTAssertEqual(onQueue.with { $0 }, [false, true, true, true])
+        disposable.dispose()
+    }
+
+    func testRetryManyRetries() {
+        let queue = Queue()
+        let subscriptions = Counter()
+        let source = Signal<Int, Int> { subscriber in
+            let index = subscriptions.increment()
+            if index <= 1000 {
+                subscriber.putError(index)
+            } else {
+                subscriber.putCompletion()
+            }
+            return EmptyDisposable
+        }
+        let done = DispatchSemaphore(value: 0)
+        let disposable = (source |> retry(0.0, maxDelay: 0.0, onQueue: queue)).start(completed: {
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(subscriptions.current, 1001)
+        disposable.dispose()
+    }
+
+    func testRetryDisposeCancelsPendingRetryAndReleasesClosures() {
+        let queue = Queue()
+        let subscriptions = Counter()
+        let deallocated = Counter()
+        var disposable: (any Disposable)?
+        do {
+            let tracker = Tracker(deallocated)
+            let source = Signal<Int, Int> { subscriber in
+                tracker.touch()
+                subscriptions.increment()
+                subscriber.putError(1)
+                return EmptyDisposable
+            }
+            disposable = (source |> retry(retryOnError: { _ in
+                tracker.touch()
+                return true
+            }, delayIncrement: 0.02, maxDelay: 0.02, maxRetries: 10, onQueue: queue)).start()
+        }
+        XCTAssertEqual(subscriptions.current, 1)
+        disposable?.dispose()
+        XCTAssertEqual(deallocated.current, 1)
+        // Let the (cancelled) retry timer fire, then check nothing was resubscribed.
+        let fired = DispatchSemaphore(value: 0)
+        queue.after(0.1) {
+            fired.signal()
+        }
+        XCTAssertEqual(fired.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(subscriptions.current, 1)
+        withExtendedLifetime(disposable) {
+        }
+    }
+
+    func testRetryWithMaxRetriesPassesLastError() {
+        let queue = Queue()
+        let subscriptions = Counter()
+        let source = Signal<Int, Int> { subscriber in
+            let index = subscriptions.increment()
+            subscriber.putNext(index * 10)
+            subscriber.putError(index)
+            return EmptyDisposable
+        }
+        let done = DispatchSemaphore(value: 0)
+        let errors = Atomic<[Int]>(value: [])
+        let values = Atomic<[Int]>(value: [])
+        let asked = Counter()
+        let disposable = (source |> retry(retryOnError: { _ in
+            asked.increment()
+            return true
+        }, delayIncrement: 0.001, maxDelay: 0.01, maxRetries: 3, onQueue: queue)).start(next: { value in
+            let _ = values.modify { $0 + [value] }
+        }, error: { error in
+            let _ = errors.modify { $0 + [error] }
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(subscriptions.current, 4)
+        XCTAssertEqual(values.with { $0 }, [10, 20, 30, 40])
+        XCTAssertEqual(errors.with { $0 }, [4])
+        XCTAssertEqual(asked.current, 4)
+        disposable.dispose()
+    }
+
+    func testRetryWithoutRetriesOrWhenRefused() {
+        let queue = Queue()
+        let subscriptions = Counter()
+        let source = Signal<Int, Int> { subscriber in
+            let index = subscriptions.increment()
+            subscriber.putError(index)
+            return EmptyDisposable
+        }
+        var errors: [Int] = []
+        // maxRetries 0: the first error passes through at once.
+        _ = (source |> retry(retryOnError: { _ in true }, delayIncrement: 0.001, maxDelay: 0.01, maxRetries: 0, onQueue: queue)).start(error: { errors.append($0) })
+        XCTAssertEqual(errors, [1])
+        XCTAssertEqual(subscriptions.current, 1)
+
+        // retryOnError refuses: the error passes through at once.
+        var asked: [Int] = []
+        _ = (source |> retry(retryOnError: { error in
+            asked.append(error)
+            return false
+        }, delayIncrement: 0.001, maxDelay: 0.01, maxRetries: 5, onQueue: queue)).start(error: { errors.append($0) })
+        XCTAssertEqual(errors, [1, 2])
+        XCTAssertEqual(asked, [2])
+        XCTAssertEqual(subscriptions.current, 2)
+    }
+
+    func testRetryOnErrorSelectsWhichErrorsRetry() {
+        let queue = Queue()
+        let subscriptions = Counter()
+        // Errors 1 and 2 are retryable, 3 is not.
+        let source = Signal<Int, Int> { subscriber in
+            subscriber.putError(subscriptions.increment())
+            return EmptyDisposable
+        }
+        let done = DispatchSemaphore(value: 0)
+        let errors = Atomic<[Int]>(value: [])
+        let disposable = (source |> retry(retryOnError: { $0 < 3 }, delayIncrement: 0.001, maxDelay: 0.01, maxRetries: 10, onQueue: queue)).start(error: { error in
+            let _ = errors.modify { $0 + [error] }
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(errors.with { $0 }, [3])
+        XCTAssertEqual(subscriptions.current, 3)
+        disposable.dispose()
+    }
+}
+
+/// Holds a disposable so that a callback can dispose its own subscription.
+private final class DisposableBox: @unchecked Sendable {
+    var disposable: (any Disposable)?
+}
+
+/// A thread-safe counter.
+private final class Counter: @unchecked Sendable {
+    private let value = Atomic<Int>(value: 0)
+
+    @discardableResult
+    func increment() -> Int {
+        return self.value.modify { $0 + 1 }
+    }
+
+    var current: Int {
+        return self.value.with { $0 }
+    }
+}
+
+/// Counts its own deallocation.
+private final class Tracker: @unchecked Sendable {
+    private let deallocated: Counter
+
+    init(_ deallocated: Counter) {
+        self.deallocated = deallocated
+    }
+
+    func touch() {
+    }
+
+    deinit {
+        self.deallocated.increment()
+    }
+}
+
+/// A hot source: every event put into it goes to all its current subscribers.
+/// Counts subscriptions and disposals.
+private final class TestSource<T, E>: @unchecked Sendable {
+    private let lock = Lock()
+    private var subscribers: [Int: Subscriber<T, E>] = [:]
+    private var nextId = 0
+    private var subscribedCount = 0
+    private var disposedCount = 0
+
+    var subscribed: Int {
+        var result = 0
+        self.lock.locked { result = self.subscribedCount }
+        return result
+    }
+
+    var disposed: Int {
+        var result = 0
+        self.lock.locked { result = self.disposedCount }
+        return result
+    }
+
+    var active: Int {
+        var result = 0
+        self.lock.locked { result = self.subscribers.count }
+        return result
+    }
+
+    func signal() -> Signal<T, E> {
+        return Signal<T, E> { subscriber in
+            var id = 0
+            self.lock.locked {
+                id = self.nextId
+                self.nextId += 1
+                self.subscribers[id] = subscriber
+                self.subscribedCount += 1
+            }
+            return ActionDisposable {
+                self.lock.locked {
+                    self.subscribers[id] = nil
+                    self.disposedCount += 1
+                }
+            }
+        }
+    }
+
+    private func current() -> [Subscriber<T, E>] {
+        var result: [Subscriber<T, E>] = []
+        self.lock.locked { result = Array(self.subscribers.values) }
+        return result
+    }
+
+    func putNext(_ value: T) {
+        for subscriber in self.current() {
+            subscriber.putNext(value)
+        }
+    }
+
+    func putError(_ error: E) {
+        for subscriber in self.current() {
+            subscriber.putError(error)
+        }
+    }
+
+    func putCompletion() {
+        for subscriber in self.current() {
+            subscriber.putCompletion()
+        }
+    }
+}
+
+/// A signal that emits `values` synchronously, then completes; counts disposals.
+private func syncSignal<T>(_ values: [T], disposed: Counter? = nil) -> Signal<T, Int> {
+    return Signal<T, Int> { subscriber in
+        for value in values {
+            subscriber.putNext(value)
+        }
+        subscriber.putCompletion()
+        return ActionDisposable {
+            disposed?.increment()
+        }
+    }
+}

@@ -1,0 +1,484 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+
+final class Signal_ReduceTests: XCTestCase {
+    // MARK: reduceLeft(value:f:)
+
+    func testReduceLeftEmitsAccumulatedValueOnCompletion() {
+        let source = TestSource<Int, Int>()
+        var events: [String] = []
+        _ = (source.signal() |> reduceLeft(value: 10, f: { $0 + $1 })).start(next: { events.append("next \($0)") }, error: { events.append("error \($0)") }, completed: { events.append("completed") })
+        source.putNext(1)
+        source.putNext(2)
+        source.putNext(3)
+        XCTAssertEqual(events, [])
+        source.putCompletion()
+        XCTAssertEqual(events, ["next 16", "completed"])
+        XCTAssertEqual(source.active, 0)
+
+        var empty: [Int] = []
+        _ = (syncSignal([Int]()) |> reduceLeft(value: 7, f: { $0 + $1 })).start(next: { empty.append($0) })
+        XCTAssertEqual(empty, [7])
+    }
+
+    func testReduceLeftFoldsInOrder() {
+        var values: [[Int]] = []
+        _ = (syncSignal([[1], [2], [3]]) |> reduceLeft(value: [0], f: { $0 + $1 })).start(next: { values.append($0) })
+        XCTAssertEqual(values, [[0, 1, 2, 3]])
+    }
+
+    func testReduceLeftPassesErrorWithoutValue() {
+        let source = TestSource<Int, Int>()
+        var events: [String] = []
+        _ = (source.signal() |> reduceLeft(value: 0, f: { $0 + $1 })).start(next: { events.append("next \($0)") }, error: { events.append("error \($0)") }, completed: { events.append("completed") })
+        source.putNext(1)
+        source.putError(5)
+        source.putCompletion()
+        XCTAssertEqual(events, ["error 5"])
+        XCTAssertEqual(source.active, 0)
+    }
+
+    func testReduceLeftDisposeDeliversNothingAndReleasesClosure() {
+        let source = TestSource<Int, Int>()
+        let deallocated = Counter()
+        var values: [Int] = []
+        var disposable: (any Disposable)?
+        do {
+            let tracker = Tracker(deallocated)
+            disposable = (source.signal() |> reduceLeft(value: 0, f: { (a: Int, b: Int) -> Int in
+                tracker.touch()
+                return a + b
+            })).start(next: { values.append($0) })
+        }
+        source.putNext(1)
+        disposable?.dispose()
+        source.putCompletion()
+        XCTAssertEqual(values, [])
+        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(deallocated.current, 1)
+        withExtendedLifetime(disposable) {
+        }
+    }
+
+    func testReduceLeftSerializesConcurrentValues() {
+        for _ in 0 ..< 10 {
+            let source = TestSource<Int, Int>()
+            let inFlight = Atomic<Int>(value: 0)
+            let overlapped = Counter()
+            let results = Atomic<[Int]>(value: [])
+            let completed = Counter()
+            let disposable = (source.signal() |> reduceLeft(value: 0, f: { (a: Int, b: Int) -> Int in
+                if inFlight.modify({ $0 + 1 }) != 1 {
+                    overlapped.increment()
+                }
+                let result = a + b
+                let _ = inFlight.modify { $0 - 1 }
+                return result
+            })).start(next: { value in
+                let _ = results.modify { $0 + [value] }
+            }, completed: {
+                completed.increment()
+            })
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                for _ in 0 ..< 2500 {
+                    source.putNext(1)
+                }
+            }
+            source.putCompletion()
+            XCTAssertEqual(results.with { $0 }, [10_000])
+            XCTAssertEqual(completed.current, 1)
+            XCTAssertEqual(overlapped.current, 0)
+            disposable.dispose()
+        }
+    }
+
+    func testReduceLeftReentrantEmitIsQueuedInOrder() {
+        let source = TestSource<[Int], Int>()
+        var folded: [[Int]] = []
+        var values: [[Int]] = []
+        _ = (source.signal() |> reduceLeft(value: [Int](), f: { (acc: [Int], value: [Int]) -> [Int] in
+            folded.append(value)
+            if value[0] < 3 {
+                // Re-entrant: queued and folded after this call returns.
+                source.putNext([value[0] + 1])
+                XCTAssertEqual(folded.count, value[0])
+            }
+            return acc + value
+        })).start(next: { values.append($0) })
+        source.putNext([1])
+        XCTAssertEqual(folded, [[1], [2], [3]])
+        source.putCompletion()
+        XCTAssertEqual(values, [[1, 2, 3]])
+    }
+
+    // MARK: reduceLeft(value:f:) with emit
+
+    func testReduceLeftWithEmitDeliversIntermediateValues() {
+        let source = TestSource<Int, Int>()
+        var events: [String] = []
+        _ = (source.signal() |> reduceLeft(value: 0, f: { (acc: Int, value: Int, emit: (Int) -> Void) -> Int in
+            let sum = acc + value
+            if value % 2 == 0 {
+                emit(sum)
+            }
+            return sum
+        })).start(next: { events.append("next \($0)") }, error: { events.append("error \($0)") }, completed: { events.append("completed") })
+        source.putNext(1)
+        source.putNext(2)
+        XCTAssertEqual(events, ["next 3"])
+        source.putNext(3)
+        source.putNext(4)
+        source.putCompletion()
+        XCTAssertEqual(events, ["next 3", "next 10", "next 10", "completed"])
+    }
+
+    func testReduceLeftWithEmitPassesErrorAndDispose() {
+        let source = TestSource<Int, Int>()
+        var events: [String] = []
+        _ = (source.signal() |> reduceLeft(value: 0, f: { (acc: Int, value: Int, emit: (Int) -> Void) -> Int in
+            emit(value)
+            return acc + value
+        })).start(next: { events.append("next \($0)") }, error: { events.append("error \($0)") }, completed: { events.append("completed") })
+        source.putNext(1)
+        source.putError(2)
+        source.putNext(3)
+        XCTAssertEqual(events, ["next 1", "error 2"])
+
+        let box = DisposableBox()
+        var values: [Int] = []
+        box.disposable = (source.signal() |> reduceLeft(value: 0, f: { (acc: Int, value: Int, emit: (Int) -> Void) -> Int in
+            emit(value)
+            return acc + value
+        })).start(next: { value in
+            values.append(value)
+            box.disposable?.dispose()
+        })
+        source.putNext(1)
+        source.putNext(2)
+        source.putCompletion()
+        XCTAssertEqual(values, [1])
+        XCTAssertEqual(source.active, 0)
+    }
+
+    // MARK: reduceLeft(_:generator:)
+
+    func testGeneratorReduceWithSynchronousSignals() {
+        var calls: [String] = []
+        var values: [Int] = []
+        var completed = 0
+        _ = (syncSignal([1, 2, 3]) |> reduceLeft(100, generator: { (current: Int, value: Int) -> Signal<(Int, Passthrough<Int>), Int> in
+            calls.append("\(current)+\(value)")
+            let sum = current + value
+            return .single((sum, value == 2 ? .None : .Some(sum * 10)))
+        })).start(next: { values.append($0) }, completed: { completed += 1 })
+        XCTAssertEqual(calls, ["100+1", "101+2", "103+3"])
+        XCTAssertEqual(values, [1010, 1060, 106])
+        XCTAssertEqual(completed, 1)
+    }
+
+    func testGeneratorReduceQueuesValuesWhileASignalRuns() {
+        let upstream = TestSource<Int, Int>()
+        let generated = [TestSource<(Int, Passthrough<Int>), Int>(), TestSource<(Int, Passthrough<Int>), Int>()]
+        var calls: [String] = []
+        var events: [String] = []
+        _ = (upstream.signal() |> reduceLeft(0, generator: { (current: Int, value: Int) -> Signal<(Int, Passthrough<Int>), Int> in
+            calls.append("\(current)+\(value)")
+            return generated[calls.count - 1].signal()
+        })).start(next: { events.append("next \($0)") }, error: { events.append("error \($0)") }, completed: { events.append("completed") })
+        upstream.putNext(1)
+        upstream.putNext(2)
+        XCTAssertEqual(calls, ["0+1"])
+        generated[0].putNext((5, .Some(50)))
+        generated[0].putNext((7, .None))
+        XCTAssertEqual(events, ["next 50"])
+        upstream.putCompletion()
+        XCTAssertEqual(events, ["next 50"])
+        generated[0].putCompletion()
+        // The queued value is processed with the updated current value.
+        XCTAssertEqual(calls, ["0+1", "7+2"])
+        XCTAssertEqual(events, ["next 50"])
+        generated[1].putNext((9, .Some(90)))
+        generated[1].putCompletion()
+        XCTAssertEqual(events, ["next 50", "next 90", "next 9", "completed"])
+        XCTAssertEqual(upstream.active, 0)
+        XCTAssertEqual(generated[0].active, 0)
+        XCTAssertEqual(generated[1].active, 0)
+    }
+
+    func testGeneratorReduceErrorsPassThrough() {
+        let upstream = TestSource<Int, Int>()
+        let generated = TestSource<(Int, Passthrough<Int>), Int>()
+        var calls = 0
+        var events: [String] = []
+        _ = (upstream.signal() |> reduceLeft(0, generator: { (_: Int, _: Int) -> Signal<(Int, Passthrough<Int>), Int> in
+            calls += 1
+            return generated.signal()
+        })).start(next: { events.append("next \($0)") }, error: { events.append("error \($0)") }, completed: { events.append("completed") })
+        upstream.putNext(1)
+        upstream.putNext(2)
+        generated.putError(3)
+        XCTAssertEqual(events, ["error 3"])
+        XCTAssertEqual(calls, 1)
+        XCTAssertEqual(upstream.active, 0)
+        XCTAssertEqual(generated.active, 0)
+
+        // An upstream error passes at once and disposes the running signal.
+        var events2: [String] = []
+        _ = (upstream.signal() |> reduceLeft(0, generator: { (_: Int, _: Int) -> Signal<(Int, Passthrough<Int>), Int> in
+            return generated.signal()
+        })).start(next: { events2.append("next \($0)") }, error: { events2.append("error \($0)") }, completed: { events2.append("completed") })
+        upstream.putNext(1)
+        XCTAssertEqual(generated.active, 1)
+        upstream.putError(4)
+        XCTAssertEqual(events2, ["error 4"])
+        XCTAssertEqual(generated.active, 0)
+    }
+
+    func testGeneratorReduceManySynchronousSignalsDoNotGrowTheStack() {
+        let count = 100_000
+        let upstream = TestSource<Int, Int>()
+        let first = TestSource<(Int, Passthrough<Int>), Int>()
+        var values: [Int] = []
+        var completed = 0
+        _ = (upstream.signal() |> reduceLeft(0, generator: { (current: Int, value: Int) -> Signal<(Int, Passthrough<Int>), Int> in
+            if value == 0 {
+                return first.signal()
+            }
+            return .single((current + value, .Some(value)))
+        })).start(next: { value in
+            values.append(value)
+        }, completed: {
+            completed += 1
+        })
+        // The first value's signal stays open while the others queue up.
+        upstream.putNext(0)
+        for i in 1 ... count {
+            upstream.putNext(i)
+        }
+        upstream.putCompletion()
+        XCTAssertEqual(values.count, 0)
+        // Completing it drains the whole queue with synchronous signals, in a loop.
+        first.putNext((0, .Some(-1)))
+        first.putCompletion()
+        XCTAssertEqual(values.count, count + 2)
+        XCTAssertEqual(values.first, -1)
+        XCTAssertTrue(values[1 ... count] == ArraySlice(1 ... count), "passthrough values out of order")
+        XCTAssertEqual(values.last, count * (count + 1) / 2)
+        XCTAssertEqual(completed, 1)
+    }
+
+    func testGeneratorReduceConcurrentUpstream() {
+        for _ in 0 ..< 10 {
+            let upstream = TestSource<Int, Int>()
+            let results = Atomic<[Int]>(value: [])
+            let passthroughs = Counter()
+            let inFlight = Atomic<Int>(value: 0)
+            let overlapped = Counter()
+            let disposable = (upstream.signal() |> reduceLeft(0, generator: { (current: Int, value: Int) -> Signal<(Int, Passthrough<Int>), Int> in
+                if inFlight.modify({ $0 + 1 }) != 1 {
+                    overlapped.increment()
+                }
+                let _ = inFlight.modify { $0 - 1 }
+                return .single((current + value, .Some(value)))
+            })).start(next: { value in
+                if value == 1 {
+                    passthroughs.increment()
+                } else {
+                    let _ = results.modify { $0 + [value] }
+                }
+            })
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                for _ in 0 ..< 500 {
+                    upstream.putNext(1)
+                }
+            }
+            upstream.putCompletion()
+            XCTAssertEqual(passthroughs.current, 2000)
+            XCTAssertEqual(results.with { $0 }, [2000])
+            XCTAssertEqual(overlapped.current, 0)
+            disposable.dispose()
+        }
+    }
+
+    func testGeneratorReduceAsynchronousSignals() {
+        let done = DispatchSemaphore(value: 0)
+        let results = Atomic<[Int]>(value: [])
+        let disposable = (syncSignal(Array(1 ... 100)) |> reduceLeft(0, generator: { (current: Int, value: Int) -> Signal<(Int, Passthrough<Int>), Int> in
+            return Signal { subscriber in
+                DispatchQueue.global().async {
+                    subscriber.putNext((current + value, .None))
+                    subscriber.putCompletion()
+                }
+                return EmptyDisposable
+            }
+        })).start(next: { value in
+            let _ = results.modify { $0 + [value] }
+        }, completed: {
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(results.with { $0 }, [5050])
+        disposable.dispose()
+    }
+
+    func testGeneratorReduceDisposeReleasesEverything() {
+        let upstream = TestSource<Int, Int>()
+        let generated = TestSource<(Int, Passthrough<Int>), Int>()
+        let deallocated = Counter()
+        var events: [String] = []
+        var disposable: (any Disposable)?
+        do {
+            let tracker = Tracker(deallocated)
+            disposable = (upstream.signal() |> reduceLeft(0, generator: { (_: Int, _: Int) -> Signal<(Int, Passthrough<Int>), Int> in
+                tracker.touch()
+                return generated.signal()
+            })).start(next: { events.append("next \($0)") }, completed: { events.append("completed") })
+        }
+        upstream.putNext(1)
+        upstream.putNext(2)
+        XCTAssertEqual(generated.active, 1)
+        disposable?.dispose()
+        XCTAssertEqual(generated.active, 0)
+        XCTAssertEqual(upstream.active, 0)
+        XCTAssertEqual(deallocated.current, 1)
+        generated.putNext((1, .Some(1)))
+        generated.putCompletion()
+        upstream.putCompletion()
+        XCTAssertEqual(events, [])
+        withExtendedLifetime(disposable) {
+        }
+    }
+
+    func testPassthroughCases() {
+        let values: [Passthrough<Int>] = [.None, .Some(3)]
+        var described: [String] = []
+        for value in values {
+            switch value {
+            case .None:
+                described.append("none")
+            case let .Some(x):
+                described.append("some \(x)")
+            }
+        }
+        XCTAssertEqual(described, ["none", "some 3"])
+    }
+}
+
+/// Holds a disposable so that a callback can dispose its own subscription.
+private final class DisposableBox: @unchecked Sendable {
+    var disposable: (any Disposable)?
+}
+
+/// A thread-safe counter.
+private final class Counter: @unchecked Sendable {
+    private let value = Atomic<Int>(value: 0)
+
+    @discardableResult
+    func increment() -> Int {
+        return self.value.modify { $0 + 1 }
+    }
+
+    var current: Int {
+        return self.value.with { $0 }
+    }
+}
+
+/// Counts its own deallocation.
+private final class Tracker: @unchecked Sendable {
+    private let deallocated: Counter
+
+    init(_ deallocated: Counter) {
+        self.deallocated = deallocated
+    }
+
+    func touch() {
+    }
+
+    deinit {
+        self.deallocated.increment()
+    }
+}
+
+/// A hot source: every event put into it goes to all its current subscribers.
+/// Counts subscriptions and disposals.
+private final class TestSource<T, E>: @unchecked Sendable {
+    private let lock = Lock()
+    private var subscribers: [Int: Subscriber<T, E>] = [:]
+    private var nextId = 0
+    private var subscribedCount = 0
+    private var disposedCount = 0
+
+    var subscribed: Int {
+        var result = 0
+        self.lock.locked { result = self.subscribedCount }
+        return result
+    }
+
+    var disposed: Int {
+        var result = 0
+        self.lock.locked { result = self.disposedCount }
+        return result
+    }
+
+    var active: Int {
+        var result = 0
+        self.lock.locked { result = self.subscribers.count }
+        return result
+    }
+
+    func signal() -> Signal<T, E> {
+        return Signal<T, E> { subscriber in
+            var id = 0
+            self.lock.locked {
+                id = self.nextId
+                self.nextId += 1
+                self.subscribers[id] = subscriber
+                self.subscribedCount += 1
+            }
+            return ActionDisposable {
+                self.lock.locked {
+                    self.subscribers[id] = nil
+                    self.disposedCount += 1
+                }
+            }
+        }
+    }
+
+    private func current() -> [Subscriber<T, E>] {
+        var result: [Subscriber<T, E>] = []
+        self.lock.locked { result = Array(self.subscribers.values) }
+        return result
+    }
+
+    func putNext(_ value: T) {
+        for subscriber in self.current() {
+            subscriber.putNext(value)
+        }
+    }
+
+    func putError(_ error: E) {
+        for subscriber in self.current() {
+            subscriber.putError(error)
+        }
+    }
+
+    func putCompletion() {
+        for subscriber in self.current() {
+            subscriber.putCompletion()
+        }
+    }
+}
+
+/// A signal that emits `values` synchronously, then completes; counts disposals.
+private func syncSignal<T>(_ values: [T], disposed: Counter? = nil) -> Signal<T, Int> {
+    return Signal<T, Int> { subscriber in
+        for value in values {
+            subscriber.putNext(value)
+        }
+        subscriber.putCompletion()
+        return ActionDisposable {
+            disposed?.increment()
+        }
+    }
+}
