@@ -84,18 +84,17 @@ public func distinctUntilChanged<T: Equatable, E>(_ signal: Signal<T, E>) -> Sig
     return signal |> distinctUntilChanged(isEqual: { $0 == $1 })
 }
 
-/// Drops a value that `isEqual` says equals the one delivered just before it.
-/// `isEqual` is called outside any lock; concurrent emitters are serialized by
-/// the comparison state, not by the callback.
+/// Drops a value that `isEqual` says equals the last value delivered.
+/// `isEqual` is called outside any lock.
 public func distinctUntilChanged<T, E>(isEqual: @escaping (T, T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
             let previous = Atomic<T?>(value: nil)
             return signal.start(next: { next in
-                let last = previous.swap(next)
-                if let last, isEqual(last, next) {
+                if let last = previous.with({ $0 }), isEqual(last, next) {
                     return
                 }
+                previous.swap(next)
                 subscriber.putNext(next)
             }, error: { error in
                 subscriber.putError(error)
