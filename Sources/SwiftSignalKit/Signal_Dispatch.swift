@@ -1,0 +1,143 @@
+/// Delivers every event of the signal on `queue`, each through `queue.async`:
+/// inline when the event is emitted on `queue` already, enqueued otherwise.
+///
+/// Events emitted from one thread keep their order on a serial queue. An event
+/// emitted on `queue` itself runs inline, so it can overtake events emitted
+/// earlier from another thread that are still waiting in the queue (as in the
+/// original). Nothing is delivered after the subscription is disposed: an
+/// event still waiting in the queue is dropped when it runs.
+public func deliverOn<T, E>(_ queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            return signal.start(next: { next in
+                queue.async {
+                    subscriber.putNext(next)
+                }
+            }, error: { error in
+                queue.async {
+                    subscriber.putError(error)
+                }
+            }, completed: {
+                queue.async {
+                    subscriber.putCompletion()
+                }
+            })
+        }
+    }
+}
+
+/// `deliverOn(Queue.mainQueue())`: delivers every event on the main queue
+/// (inline when emitted on the main thread).
+public func deliverOnMainQueue<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
+    return signal |> deliverOn(Queue.mainQueue())
+}
+
+/// Delivers every event of the signal on `threadPool`, in order: each
+/// subscription gets its own `ThreadPoolQueue`, whose tasks run one at a time.
+///
+/// Disposing the subscription disposes the upstream and cancels the events
+/// still waiting in the pool: they are dropped without being delivered.
+public func deliverOn<T, E>(_ threadPool: ThreadPool) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let queue = threadPool.nextQueue()
+            let cancelled = Atomic<Bool>(value: false)
+            let upstream = signal.start(next: { next in
+                queue.addTask(ThreadPoolTask { state in
+                    if !cancelled.with({ $0 }) && !state.cancelled.with({ $0 }) {
+                        subscriber.putNext(next)
+                    }
+                })
+            }, error: { error in
+                queue.addTask(ThreadPoolTask { state in
+                    if !cancelled.with({ $0 }) && !state.cancelled.with({ $0 }) {
+                        subscriber.putError(error)
+                    }
+                })
+            }, completed: {
+                queue.addTask(ThreadPoolTask { state in
+                    if !cancelled.with({ $0 }) && !state.cancelled.with({ $0 }) {
+                        subscriber.putCompletion()
+                    }
+                })
+            })
+            return ActionDisposable {
+                _ = cancelled.swap(true)
+                upstream.dispose()
+            }
+        }
+    }
+}
+
+/// Starts the upstream (runs its generator) on `queue`; events are delivered
+/// wherever the upstream emits them (combine with `deliverOn` to move them).
+///
+/// When subscribed on `queue` already, the upstream starts inline. Otherwise
+/// its start is enqueued, and if the subscription is disposed before that work
+/// runs, the upstream is never started. A dispose racing with the start
+/// disposes the upstream as soon as it has started.
+public func runOn<T, E>(_ queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            if queue.isCurrent() {
+                return signal.start(next: { next in
+                    subscriber.putNext(next)
+                }, error: { error in
+                    subscriber.putError(error)
+                }, completed: {
+                    subscriber.putCompletion()
+                })
+            }
+            let cancelled = Atomic<Bool>(value: false)
+            let disposable = MetaDisposable()
+            disposable.set(ActionDisposable {
+                _ = cancelled.swap(true)
+            })
+            queue.justDispatch {
+                if cancelled.with({ $0 }) {
+                    return
+                }
+                disposable.set(signal.start(next: { next in
+                    subscriber.putNext(next)
+                }, error: { error in
+                    subscriber.putError(error)
+                }, completed: {
+                    subscriber.putCompletion()
+                }))
+            }
+            return disposable
+        }
+    }
+}
+
+/// Starts the upstream (runs its generator) on a thread of `threadPool`, as a
+/// task on a queue of its own; events are delivered wherever the upstream emits
+/// them.
+///
+/// The start is always enqueued, even when subscribed from a pool thread (as in
+/// the original). If the subscription is disposed before the task runs, the
+/// task is cancelled and the upstream is never started.
+public func runOn<T, E>(_ threadPool: ThreadPool) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let disposable = MetaDisposable()
+            let task = ThreadPoolTask { state in
+                if state.cancelled.with({ $0 }) {
+                    return
+                }
+                disposable.set(signal.start(next: { next in
+                    subscriber.putNext(next)
+                }, error: { error in
+                    subscriber.putError(error)
+                }, completed: {
+                    subscriber.putCompletion()
+                }))
+            }
+            disposable.set(ActionDisposable {
+                task.cancel()
+            })
+            threadPool.addTask(task)
+            return disposable
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Delays the subscription to the upstream by `timeout` seconds: a one-shot
+/// `Timer` on `queue` starts the upstream when it fires, so the upstream's
+/// generator runs on `queue`. Values are not delayed individually; they are
+/// delivered wherever the upstream emits them.
+///
+/// Disposing before the timer fires invalidates it, and the upstream is never
+/// started.
+public func delay<T, E>(_ timeout: Double, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let disposable = MetaDisposable()
+            // Set once: by the timer (start) or by the dispose (never start).
+            let consumed = Atomic<Bool>(value: false)
+            let timer = Timer(timeout: timeout, repeat: false, completion: {
+                if consumed.swap(true) {
+                    return
+                }
+                disposable.set(startPassingThrough(signal, to: subscriber))
+            }, queue: queue)
+            // The dispose action holds the timer: it stays alive until it has
+            // fired or the subscription is disposed.
+            disposable.set(ActionDisposable {
+                _ = consumed.swap(true)
+                timer.invalidate()
+            })
+            timer.start()
+            return disposable
+        }
+    }
+}
+
+/// `delay` whose countdown also runs while the system is suspended.
+///
+/// A timer on `queue` stops while the machine sleeps, so a plain `delay` of one
+/// hour started before a night's sleep fires an hour after waking. This one
+/// instead ticks every `min(granularity, timeout)` seconds (a repeating
+/// `Timer`) and starts the upstream on the first tick at which the elapsed time
+/// reaches `timeout`; the elapsed time is the larger of a monotonic clock that
+/// counts suspension (`CLOCK_BOOTTIME` on Linux, `CLOCK_MONOTONIC` on Darwin,
+/// which includes sleep there) and the wall clock. So the upstream starts at
+/// most about one tick late, also after a suspension. A wall clock set
+/// backwards never lengthens the delay; one set forwards can shorten it (the
+/// original measures with the wall clock only).
+///
+/// Otherwise it behaves as `delay`: the subscription is delayed, values are
+/// not, the upstream starts on `queue`, and disposing before it has started
+/// means it never starts. A tick period is at least one millisecond.
+public func suspendAwareDelay<T, E>(_ timeout: Double, granularity: Double = 4.0, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let disposable = MetaDisposable()
+            let consumed = Atomic<Bool>(value: false)
+            let period = max(0.001, min(granularity, timeout))
+            // Timers are not early in practice, but a tick landing a hair
+            // before the deadline must not cost a whole extra period.
+            let tolerance = period * 0.1
+            let begin = suspendAwareNow()
+            let timer = Timer(timeout: period, repeat: true, completion: { timer in
+                let now = suspendAwareNow()
+                let elapsed = max(now.monotonic - begin.monotonic, now.wall - begin.wall)
+                if elapsed + tolerance < timeout {
+                    return
+                }
+                if consumed.swap(true) {
+                    return
+                }
+                timer.invalidate()
+                disposable.set(startPassingThrough(signal, to: subscriber))
+            }, queue: queue)
+            disposable.set(ActionDisposable {
+                _ = consumed.swap(true)
+                timer.invalidate()
+            })
+            timer.start()
+            return disposable
+        }
+    }
+}
+
+/// Falls back to `alternate` when the upstream is too slow to start talking.
+///
+/// The upstream is started at once, and a one-shot `Timer` of `timeout`
+/// seconds on `queue`. If the upstream produces its first event (a value, an
+/// error or the completion) before the timer fires, the timer is invalidated
+/// and the upstream passes through untouched. Otherwise, when the timer fires,
+/// the upstream is disposed (anything it emits afterwards is dropped) and
+/// `alternate` is started, on `queue`, and passes through instead. Exactly one
+/// of the two wins, even when the first event and the timer race on different
+/// threads.
+public func timeout<T, E>(_ timeout: Double, queue: Queue, alternate: Signal<T, E>) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let race = TimeoutRace()
+            let upstreamDisposable = MetaDisposable()
+            let alternateDisposable = MetaDisposable()
+            let timer = Timer(timeout: timeout, repeat: false, completion: {
+                if race.decide(TimeoutRace.timedOut) {
+                    upstreamDisposable.dispose()
+                    alternateDisposable.set(startPassingThrough(alternate, to: subscriber))
+                }
+            }, queue: queue)
+            // Started before the upstream, so that an upstream answering
+            // synchronously can invalidate it.
+            timer.start()
+            if race.state.load(ordering: .acquiring) != TimeoutRace.timedOut {
+                upstreamDisposable.set(signal.start(next: { next in
+                    if race.upstreamWins(invalidating: timer) {
+                        subscriber.putNext(next)
+                    }
+                }, error: { error in
+                    if race.upstreamWins(invalidating: timer) {
+                        subscriber.putError(error)
+                    }
+                }, completed: {
+                    if race.upstreamWins(invalidating: timer) {
+                        subscriber.putCompletion()
+                    }
+                }))
+            }
+            return ActionDisposable {
+                timer.invalidate()
+                upstreamDisposable.dispose()
+                alternateDisposable.dispose()
+            }
+        }
+    }
+}
+
+/// Which of the upstream and the timer of `timeout` came first.
+private final class TimeoutRace: Sendable {
+    static let pending = 0
+    static let upstream = 1
+    static let timedOut = 2
+
+    let state = Synchronization.Atomic<Int>(TimeoutRace.pending)
+
+    /// Moves from pending to `outcome`; true if this call decided the race.
+    func decide(_ outcome: Int) -> Bool {
+        return self.state.compareExchange(expected: TimeoutRace.pending, desired: outcome, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// True when an upstream event may pass: the upstream has won already, or
+    /// wins now (and then the timer is invalidated).
+    func upstreamWins(invalidating timer: Timer) -> Bool {
+        let current = self.state.load(ordering: .acquiring)
+        if current == TimeoutRace.upstream {
+            return true
+        }
+        if current == TimeoutRace.timedOut {
+            return false
+        }
+        if self.decide(TimeoutRace.upstream) {
+            timer.invalidate()
+            return true
+        }
+        return self.state.load(ordering: .acquiring) == TimeoutRace.upstream
+    }
+}
+
+/// Starts `signal`, forwarding every event to `subscriber`.
+private func startPassingThrough<T, E>(_ signal: Signal<T, E>, to subscriber: Subscriber<T, E>) -> any Disposable {
+    return signal.start(next: { next in
+        subscriber.putNext(next)
+    }, error: { error in
+        subscriber.putError(error)
+    }, completed: {
+        subscriber.putCompletion()
+    })
+}
+
+/// Seconds on a monotonic clock that keeps counting while the system is
+/// suspended, and on the wall clock.
+private func suspendAwareNow() -> (monotonic: Double, wall: Double) {
+    #if os(Linux)
+    let monotonicClock = clockid_t(CLOCK_BOOTTIME)
+    #else
+    let monotonicClock = CLOCK_MONOTONIC
+    #endif
+    var monotonic = timespec()
+    var wall = timespec()
+    clock_gettime(monotonicClock, &monotonic)
+    clock_gettime(CLOCK_REALTIME, &wall)
+    return (Double(monotonic.tv_sec) + Double(monotonic.tv_nsec) / 1_000_000_000.0, Double(wall.tv_sec) + Double(wall.tv_nsec) / 1_000_000_000.0)
+}

@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+#if canImport(Darwin)
+private typealias NativeThread = pthread_t?
+#else
+private typealias NativeThread = pthread_t
+#endif
+
+/// A fixed set of worker threads, created with pthreads, that run
+/// `ThreadPoolTask`s.
+///
+/// Work is organised in `ThreadPoolQueue`s: tasks of one queue run one at a
+/// time, in order; different queues run in parallel on the pool's threads.
+/// `addTask` puts a task on a fresh queue of its own, so tasks added that way
+/// may run in parallel and in any order.
+///
+/// `threadPriority` (0...1 in the original, where it sets `Thread.threadPriority`)
+/// is accepted and ignored on Linux: ordinary (`SCHED_OTHER`) threads have no
+/// settable priority there, and raising a thread's niceness is a privilege.
+///
+/// Deinitialization: when the last reference to the pool goes away, it stops
+/// accepting tasks (a task added afterwards, through a surviving
+/// `ThreadPoolQueue`, is dropped without running), its threads finish every task
+/// already queued, then exit. `deinit` waits for them (joins the threads), so
+/// once it returns, no queued task is left and no thread of the pool remains;
+/// if the last reference is released on one of the pool's own threads, the
+/// threads are detached instead and exit on their own after the queued work.
+/// Because of that wait, do not release the last reference to a pool while a
+/// queued task waits for the releasing thread.
+///
+/// Thread-safety: every method may be called from any thread, including from a
+/// task running on the pool. Tasks run without any pool lock held.
+public final class ThreadPool: @unchecked Sendable {
+    let core: ThreadPoolCore
+    private let threads: [NativeThread]
+
+    /// Starts `threadCount` worker threads (at least one). `threadPriority` is
+    /// ignored on Linux (see the type's documentation).
+    public init(threadCount: Int, threadPriority: Double) {
+        let core = ThreadPoolCore()
+        self.core = core
+        var threads: [NativeThread] = []
+        for _ in 0 ..< max(1, threadCount) {
+            var thread = NativeThread()
+            let context = Unmanaged.passRetained(core).toOpaque()
+            #if canImport(Darwin)
+            let status = pthread_create(&thread, nil, { context in
+                let core = Unmanaged<ThreadPoolCore>.fromOpaque(context).takeRetainedValue()
+                core.run()
+                return nil
+            }, context)
+            #else
+            let status = pthread_create(&thread, nil, { context in
+                let core = Unmanaged<ThreadPoolCore>.fromOpaque(context!).takeRetainedValue()
+                core.run()
+                return nil
+            }, context)
+            #endif
+            if status != 0 {
+                Unmanaged<ThreadPoolCore>.fromOpaque(context).release()
+                continue
+            }
+            threads.append(thread)
+        }
+        precondition(!threads.isEmpty, "ThreadPool: could not create any thread")
+        self.threads = threads
+        _ = threadPriority
+    }
+
+    deinit {
+        self.core.close()
+        let joinable = !self.core.isCurrentThread
+        for thread in self.threads {
+            #if canImport(Darwin)
+            guard let thread else {
+                continue
+            }
+            #endif
+            if joinable {
+                pthread_join(thread, nil)
+            } else {
+                pthread_detach(thread)
+            }
+        }
+    }
+
+    /// Runs `task` on some pool thread, on a queue of its own (so in parallel
+    /// with, and unordered relative to, other tasks added this way).
+    public func addTask(_ task: ThreadPoolTask) {
+        let queue = self.nextQueue()
+        queue.addTask(task)
+    }
+
+    /// Creates a new serial `ThreadPoolQueue` on this pool.
+    public func nextQueue() -> ThreadPoolQueue {
+        return ThreadPoolQueue(threadPool: self)
+    }
+
+    /// True when called from one of this pool's threads (from inside a task).
+    public func isCurrentThreadInPool() -> Bool {
+        return self.core.isCurrentThread
+    }
+}

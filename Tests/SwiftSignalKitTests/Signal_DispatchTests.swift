@@ -1,0 +1,514 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+
+private final class Counter: @unchecked Sendable {
+    private let value = Atomic<Int>(value: 0)
+
+    @discardableResult
+    func increment() -> Int {
+        return self.value.modify { $0 + 1 }
+    }
+
+    var count: Int {
+        return self.value.with { $0 }
+    }
+}
+
+/// A deliberately unsynchronized log, touched only from one serial context at a
+/// time (a queue, or a pool queue): ThreadSanitizer reports any overlap.
+private final class UnsyncedLog<T>: @unchecked Sendable {
+    var values: [T] = []
+}
+
+private final class DeinitTracker: @unchecked Sendable {
+    private let action: () -> Void
+
+    init(_ action: @escaping () -> Void) {
+        self.action = action
+    }
+
+    deinit {
+        self.action()
+    }
+}
+
+private final class DisposableBox: @unchecked Sendable {
+    let disposable = MetaDisposable()
+}
+
+/// A hot source for the tests: forwards what is put into it to every current
+/// subscriber.
+private final class TestPipe<T, E>: @unchecked Sendable {
+    private let subscribers = Atomic<Bag<Subscriber<T, E>>>(value: Bag())
+
+    var signal: Signal<T, E> {
+        return Signal { subscriber in
+            let index = self.subscribers.with { $0.add(subscriber) }
+            return ActionDisposable {
+                self.subscribers.with { $0.remove(index) }
+            }
+        }
+    }
+
+    var subscriberCount: Int {
+        return self.subscribers.with { $0.copyItems().count }
+    }
+
+    func putNext(_ value: T) {
+        for subscriber in self.subscribers.with({ $0.copyItems() }) {
+            subscriber.putNext(value)
+        }
+    }
+
+    func putError(_ error: E) {
+        for subscriber in self.subscribers.with({ $0.copyItems() }) {
+            subscriber.putError(error)
+        }
+    }
+
+    func putCompletion() {
+        for subscriber in self.subscribers.with({ $0.copyItems() }) {
+            subscriber.putCompletion()
+        }
+    }
+}
+
+
+/// Asserts that two long sequences are equal, reporting the first difference
+/// rather than both arrays.
+private func assertSameSequence(_ actual: [Int], _ expected: [Int], file: StaticString = #filePath, line: UInt = #line) {
+    if actual == expected {
+        return
+    }
+    let mismatch = zip(actual, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })
+    if let mismatch {
+        XCTFail("first difference at index \(mismatch.offset): \(mismatch.element.0) instead of \(mismatch.element.1) (counts \(actual.count) / \(expected.count))", file: file, line: line)
+    } else {
+        XCTFail("counts differ: \(actual.count) instead of \(expected.count)", file: file, line: line)
+    }
+}
+
+final class Signal_DispatchTests: XCTestCase {
+    // MARK: deliverOn(Queue)
+
+    func testDeliverOnQueueDeliversEveryEventOnQueueInOrder() {
+        let queue = Queue(name: "deliverOn.order")
+        let pipe = TestPipe<Int, NoError>()
+        let log = UnsyncedLog<Int>()
+        let offQueue = Counter()
+        let completed = DispatchSemaphore(value: 0)
+        let completedOnQueue = Atomic<Bool>(value: false)
+        let total = 10_000
+        let disposable = (pipe.signal |> deliverOn(queue)).start(next: { value in
+            if !queue.isCurrent() {
+                offQueue.increment()
+            }
+            log.values.append(value)
+        }, completed: {
+            _ = completedOnQueue.swap(queue.isCurrent())
+            completed.signal()
+        })
+        DispatchQueue.global().async {
+            for i in 0 ..< total {
+                pipe.putNext(i)
+            }
+            pipe.putCompletion()
+        }
+        XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(offQueue.count, 0)
+        XCTAssertTrue(completedOnQueue.with { $0 })
+        queue.sync {
+            assertSameSequence(log.values, Array(0 ..< total))
+        }
+        disposable.dispose()
+    }
+
+    func testDeliverOnQueueErrorIsDeliveredOnQueueAfterValues() {
+        let queue = Queue(name: "deliverOn.error")
+        let pipe = TestPipe<Int, Int>()
+        let log = UnsyncedLog<String>()
+        let done = DispatchSemaphore(value: 0)
+        let disposable = (pipe.signal |> deliverOn(queue)).start(next: { value in
+            log.values.append("next \(value) \(queue.isCurrent())")
+        }, error: { error in
+            log.values.append("error \(error) \(queue.isCurrent())")
+            done.signal()
+        }, completed: {
+            log.values.append("completed")
+        })
+        DispatchQueue.global().async {
+            pipe.putNext(1)
+            pipe.putError(7)
+            pipe.putNext(2)
+            pipe.putCompletion()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        queue.sync {
+        }
+        queue.sync {
+            XCTAssertEqual(log.values, ["next 1 true", "error 7 true"])
+        }
+        disposable.dispose()
+    }
+
+    func testDeliverOnQueueIsInlineOnQueueAndEnqueuedElsewhere() {
+        let queue = Queue(name: "deliverOn.inline")
+        let pipe = TestPipe<Int, NoError>()
+        let log = UnsyncedLog<Int>()
+        let disposable = (pipe.signal |> deliverOn(queue)).start(next: { value in
+            log.values.append(value)
+        })
+        queue.sync {
+            pipe.putNext(1)
+            // Delivered synchronously, before putNext returned.
+            XCTAssertEqual(log.values, [1])
+        }
+        let gate = DispatchSemaphore(value: 0)
+        queue.justDispatch {
+            _ = gate.wait(timeout: .now() + 10)
+        }
+        pipe.putNext(2)
+        // The queue is blocked: the value was enqueued, not delivered on this thread.
+        XCTAssertEqual(log.values, [1])
+        gate.signal()
+        queue.sync {
+            XCTAssertEqual(log.values, [1, 2])
+        }
+        disposable.dispose()
+    }
+
+    func testDeliverOnQueueDropsEnqueuedEventsAfterDisposeAndDisposesUpstream() {
+        let queue = Queue(name: "deliverOn.dispose")
+        let pipe = TestPipe<Int, NoError>()
+        let delivered = Counter()
+        let gate = DispatchSemaphore(value: 0)
+        let released = Counter()
+        let disposable: any Disposable
+        do {
+            let tracker = DeinitTracker { released.increment() }
+            disposable = (pipe.signal |> deliverOn(queue)).start(next: { _ in
+                _ = tracker
+                delivered.increment()
+            }, completed: {
+                delivered.increment()
+            })
+        }
+        queue.justDispatch {
+            _ = gate.wait(timeout: .now() + 10)
+        }
+        for i in 0 ..< 100 {
+            pipe.putNext(i)
+        }
+        pipe.putCompletion()
+        let pipe2 = TestPipe<Int, NoError>()
+        let disposable2 = (pipe2.signal |> deliverOn(queue)).start()
+        XCTAssertEqual(pipe2.subscriberCount, 1)
+        disposable2.dispose()
+        XCTAssertEqual(pipe2.subscriberCount, 0)
+        disposable.dispose()
+        XCTAssertEqual(released.count, 1)
+        gate.signal()
+        queue.sync {
+        }
+        XCTAssertEqual(delivered.count, 0)
+    }
+
+    func testDeliverOnQueueCallbackMayDisposeItsSubscriptionAndEmit() {
+        let queue = Queue(name: "deliverOn.reentrant")
+        let pipe = TestPipe<Int, NoError>()
+        let log = UnsyncedLog<Int>()
+        let box = DisposableBox()
+        box.disposable.set((pipe.signal |> deliverOn(queue)).start(next: { value in
+            log.values.append(value)
+            if value == 0 {
+                // Emitting from inside the callback, on the queue: delivered inline.
+                pipe.putNext(100)
+            }
+            if value == 3 {
+                box.disposable.dispose()
+            }
+        }))
+        let emitted = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            for i in 0 ..< 10 {
+                pipe.putNext(i)
+            }
+            emitted.signal()
+        }
+        XCTAssertEqual(emitted.wait(timeout: .now() + 10), .success)
+        queue.sync {
+            XCTAssertEqual(log.values, [0, 100, 1, 2, 3])
+        }
+        XCTAssertEqual(pipe.subscriberCount, 0)
+    }
+
+    func testDeliverOnQueueConcurrentEmittersExactCount() {
+        let queue = Queue(name: "deliverOn.stress")
+        let pipe = TestPipe<Int, NoError>()
+        let log = UnsyncedLog<Int>()
+        let completed = DispatchSemaphore(value: 0)
+        let emitters = 8
+        let perEmitter = 1_000
+        let disposable = (pipe.signal |> deliverOn(queue)).start(next: { value in
+            log.values.append(value)
+        }, completed: {
+            completed.signal()
+        })
+        DispatchQueue.concurrentPerform(iterations: emitters) { emitter in
+            for i in 0 ..< perEmitter {
+                pipe.putNext(emitter * perEmitter + i)
+            }
+        }
+        pipe.putCompletion()
+        XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
+        queue.sync {
+            XCTAssertEqual(log.values.count, emitters * perEmitter)
+            XCTAssertEqual(Set(log.values).count, emitters * perEmitter)
+            for emitter in 0 ..< emitters {
+                let own = log.values.filter { $0 / perEmitter == emitter }
+                assertSameSequence(own, Array(emitter * perEmitter ..< (emitter + 1) * perEmitter))
+            }
+        }
+        disposable.dispose()
+    }
+
+    // MARK: deliverOnMainQueue
+
+    func testDeliverOnMainQueueDeliversOnMainQueue() {
+        let pipe = TestPipe<Int, NoError>()
+        let log = Atomic<[String]>(value: [])
+        let expectation = self.expectation(description: "completed on the main queue")
+        let disposable = (pipe.signal |> deliverOnMainQueue).start(next: { value in
+            _ = log.modify { $0 + ["\(value) \(Queue.mainQueue().isCurrent())"] }
+        }, completed: {
+            _ = log.modify { $0 + ["completed \(Queue.mainQueue().isCurrent())"] }
+            expectation.fulfill()
+        })
+        if Queue.mainQueue().isCurrent() {
+            // On the main thread, delivery is inline.
+            pipe.putNext(0)
+            XCTAssertEqual(log.with { $0 }, ["0 true"])
+        } else {
+            pipe.putNext(0)
+        }
+        DispatchQueue.global().async {
+            pipe.putNext(1)
+            pipe.putCompletion()
+        }
+        // Waiting on an expectation runs the main run loop, which drains the main queue.
+        self.wait(for: [expectation], timeout: 10)
+        XCTAssertEqual(log.with { $0 }, ["0 true", "1 true", "completed true"])
+        disposable.dispose()
+    }
+
+    // MARK: deliverOn(ThreadPool)
+
+    func testDeliverOnThreadPoolKeepsOrderPerSubscription() {
+        let pool = ThreadPool(threadCount: 4, threadPriority: 0.5)
+        let pipe = TestPipe<Int, NoError>()
+        let subscriptions = 3
+        let total = 5_000
+        let logs = (0 ..< subscriptions).map { _ in UnsyncedLog<Int>() }
+        let offPool = Counter()
+        let completed = DispatchGroup()
+        var disposables: [any Disposable] = []
+        for log in logs {
+            completed.enter()
+            disposables.append((pipe.signal |> deliverOn(pool)).start(next: { value in
+                if !pool.isCurrentThreadInPool() {
+                    offPool.increment()
+                }
+                log.values.append(value)
+            }, completed: {
+                if !pool.isCurrentThreadInPool() {
+                    offPool.increment()
+                }
+                log.values.append(-1)
+                completed.leave()
+            }))
+        }
+        DispatchQueue.global().async {
+            for i in 0 ..< total {
+                pipe.putNext(i)
+            }
+            pipe.putCompletion()
+        }
+        XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(offPool.count, 0)
+        for log in logs {
+            assertSameSequence(log.values, Array(0 ..< total) + [-1])
+        }
+        for disposable in disposables {
+            disposable.dispose()
+        }
+    }
+
+    func testDeliverOnThreadPoolDisposeCancelsPendingEvents() {
+        var pool: ThreadPool? = ThreadPool(threadCount: 1, threadPriority: 0.5)
+        weak let weakPool = pool
+        let pipe = TestPipe<Int, NoError>()
+        let gate = DispatchSemaphore(value: 0)
+        let delivered = Counter()
+        do {
+            pool!.addTask(ThreadPoolTask { _ in
+                _ = gate.wait(timeout: .now() + 10)
+            })
+            let disposable = (pipe.signal |> deliverOn(pool!)).start(next: { _ in
+                delivered.increment()
+            }, completed: {
+                delivered.increment()
+            })
+            for i in 0 ..< 100 {
+                pipe.putNext(i)
+            }
+            pipe.putCompletion()
+            disposable.dispose()
+        }
+        XCTAssertEqual(pipe.subscriberCount, 0)
+        gate.signal()
+        // Releasing the pool waits for its queued work: the cancelled deliveries
+        // have all been skipped by then.
+        pool = nil
+        XCTAssertNil(weakPool)
+        XCTAssertEqual(delivered.count, 0)
+    }
+
+    // MARK: runOn(Queue)
+
+    func testRunOnQueueStartsUpstreamOnQueue() {
+        let queue = Queue(name: "runOn.start")
+        let startedOnQueue = Atomic<Bool?>(value: nil)
+        let done = DispatchSemaphore(value: 0)
+        let values = Atomic<[Int]>(value: [])
+        let upstream = Signal<Int, NoError> { subscriber in
+            _ = startedOnQueue.swap(queue.isCurrent())
+            subscriber.putNext(1)
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        let disposable = (upstream |> runOn(queue)).start(next: { value in
+            _ = values.modify { $0 + [value] }
+        }, completed: {
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(startedOnQueue.with { $0 }, true)
+        XCTAssertEqual(values.with { $0 }, [1])
+        disposable.dispose()
+    }
+
+    func testRunOnQueueStartsInlineWhenAlreadyOnQueue() {
+        let queue = Queue(name: "runOn.inline")
+        let starts = Counter()
+        let upstream = Signal<Int, NoError> { subscriber in
+            starts.increment()
+            subscriber.putNext(5)
+            return EmptyDisposable
+        }
+        queue.sync {
+            let values = UnsyncedLog<Int>()
+            let disposable = (upstream |> runOn(queue)).start(next: { value in
+                values.values.append(value)
+            })
+            XCTAssertEqual(starts.count, 1)
+            XCTAssertEqual(values.values, [5])
+            disposable.dispose()
+        }
+    }
+
+    func testRunOnQueueNeverStartsWhenDisposedBeforeItRuns() {
+        let queue = Queue(name: "runOn.dispose")
+        let starts = Counter()
+        let released = Counter()
+        let gate = DispatchSemaphore(value: 0)
+        queue.justDispatch {
+            _ = gate.wait(timeout: .now() + 10)
+        }
+        do {
+            let tracker = DeinitTracker { released.increment() }
+            let upstream = Signal<Int, NoError> { _ in
+                _ = tracker
+                starts.increment()
+                return EmptyDisposable
+            }
+            let disposable = (upstream |> runOn(queue)).start()
+            disposable.dispose()
+        }
+        gate.signal()
+        queue.sync {
+        }
+        XCTAssertEqual(starts.count, 0)
+        // The enqueued start has run (and given up): nothing holds the upstream.
+        XCTAssertEqual(released.count, 1)
+    }
+
+    func testRunOnQueueConcurrentSubscribeAndDisposeBalances() {
+        let queue = Queue(name: "runOn.stress")
+        let starts = Counter()
+        let disposals = Counter()
+        let upstream = Signal<Int, NoError> { _ in
+            starts.increment()
+            return ActionDisposable {
+                disposals.increment()
+            }
+        }
+        let signal = upstream |> runOn(queue)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0 ..< 250 {
+                signal.start().dispose()
+            }
+        }
+        queue.sync {
+        }
+        // Every upstream that started was disposed, exactly once.
+        XCTAssertEqual(starts.count, disposals.count)
+        XCTAssertLessThanOrEqual(starts.count, 2_000)
+    }
+
+    // MARK: runOn(ThreadPool)
+
+    func testRunOnThreadPoolStartsUpstreamOnPoolThread() {
+        let pool = ThreadPool(threadCount: 2, threadPriority: 0.5)
+        let startedInPool = Atomic<Bool?>(value: nil)
+        let done = DispatchSemaphore(value: 0)
+        let upstream = Signal<Int, NoError> { subscriber in
+            _ = startedInPool.swap(pool.isCurrentThreadInPool())
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        let disposable = (upstream |> runOn(pool)).start(completed: {
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(startedInPool.with { $0 }, true)
+        disposable.dispose()
+    }
+
+    func testRunOnThreadPoolNeverStartsWhenDisposedBeforeItRuns() {
+        var pool: ThreadPool? = ThreadPool(threadCount: 1, threadPriority: 0.5)
+        weak let weakPool = pool
+        let starts = Counter()
+        let released = Counter()
+        let gate = DispatchSemaphore(value: 0)
+        do {
+            pool!.addTask(ThreadPoolTask { _ in
+                _ = gate.wait(timeout: .now() + 10)
+            })
+            let tracker = DeinitTracker { released.increment() }
+            let upstream = Signal<Int, NoError> { _ in
+                _ = tracker
+                starts.increment()
+                return EmptyDisposable
+            }
+            let disposable = (upstream |> runOn(pool!)).start()
+            disposable.dispose()
+        }
+        // Cancelling the task released its action, and with it the upstream.
+        XCTAssertEqual(released.count, 1)
+        gate.signal()
+        pool = nil
+        XCTAssertNil(weakPool)
+        XCTAssertEqual(starts.count, 0)
+    }
+}

@@ -1,0 +1,235 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+
+private final class Counter: @unchecked Sendable {
+    private let value = Atomic<Int>(value: 0)
+
+    @discardableResult
+    func increment() -> Int {
+        return self.value.modify { $0 + 1 }
+    }
+
+    var count: Int {
+        return self.value.with { $0 }
+    }
+}
+
+/// A deliberately unsynchronized log: only tasks of one `ThreadPoolQueue` touch
+/// it, so ThreadSanitizer reports a race if two of them ever overlap or lack a
+/// happens-before edge.
+private final class UnsyncedLog: @unchecked Sendable {
+    var values: [Int] = []
+}
+
+private final class DeinitTracker: @unchecked Sendable {
+    private let action: () -> Void
+
+    init(_ action: @escaping () -> Void) {
+        self.action = action
+    }
+
+    deinit {
+        self.action()
+    }
+}
+
+
+/// Asserts that two long sequences are equal, reporting the first difference
+/// rather than both arrays.
+private func assertSameSequence(_ actual: [Int], _ expected: [Int], file: StaticString = #filePath, line: UInt = #line) {
+    if actual == expected {
+        return
+    }
+    let mismatch = zip(actual, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })
+    if let mismatch {
+        XCTFail("first difference at index \(mismatch.offset): \(mismatch.element.0) instead of \(mismatch.element.1) (counts \(actual.count) / \(expected.count))", file: file, line: line)
+    } else {
+        XCTFail("counts differ: \(actual.count) instead of \(expected.count)", file: file, line: line)
+    }
+}
+
+final class ThreadPoolQueueTests: XCTestCase {
+    func testTasksRunInOrderOneAtATime() {
+        let pool = ThreadPool(threadCount: 4, threadPriority: 0.5)
+        let queueCount = 4
+        let perQueue = 2_000
+        let queues = (0 ..< queueCount).map { _ in pool.nextQueue() }
+        let logs = (0 ..< queueCount).map { _ in UnsyncedLog() }
+        let inFlight = (0 ..< queueCount).map { _ in Atomic<Int>(value: 0) }
+        let overlaps = Counter()
+        let group = DispatchGroup()
+        for _ in 0 ..< queueCount * perQueue {
+            group.enter()
+        }
+        for i in 0 ..< perQueue {
+            for q in 0 ..< queueCount {
+                let log = logs[q]
+                let flight = inFlight[q]
+                queues[q].addTask(ThreadPoolTask { _ in
+                    if flight.modify({ $0 + 1 }) != 1 {
+                        overlaps.increment()
+                    }
+                    log.values.append(i)
+                    flight.modify { $0 - 1 }
+                    group.leave()
+                })
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(overlaps.count, 0)
+        for log in logs {
+            assertSameSequence(log.values, Array(0 ..< perQueue))
+        }
+    }
+
+    func testDifferentQueuesRunInParallel() {
+        let pool = ThreadPool(threadCount: 2, threadPriority: 0.5)
+        let a = pool.nextQueue()
+        let b = pool.nextQueue()
+        let aStarted = DispatchSemaphore(value: 0)
+        let bStarted = DispatchSemaphore(value: 0)
+        let met = Counter()
+        let done = DispatchGroup()
+        done.enter()
+        done.enter()
+        a.addTask(ThreadPoolTask { _ in
+            aStarted.signal()
+            if bStarted.wait(timeout: .now() + 10) == .success {
+                met.increment()
+            }
+            done.leave()
+        })
+        b.addTask(ThreadPoolTask { _ in
+            bStarted.signal()
+            if aStarted.wait(timeout: .now() + 10) == .success {
+                met.increment()
+            }
+            done.leave()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 15), .success)
+        XCTAssertEqual(met.count, 2)
+    }
+
+    func testBusyQueueDoesNotStarveAnother() {
+        // One thread: a queue with many tasks must still let a second queue run
+        // before all of them are done (round-robin).
+        let pool = ThreadPool(threadCount: 1, threadPriority: 0.5)
+        let busy = pool.nextQueue()
+        let other = pool.nextQueue()
+        let gate = DispatchSemaphore(value: 0)
+        let busyRan = Counter()
+        let busyRanWhenOtherRan = Atomic<Int>(value: -1)
+        let done = DispatchGroup()
+        done.enter()
+        busy.addTask(ThreadPoolTask { _ in
+            _ = gate.wait(timeout: .now() + 10)
+        })
+        for _ in 0 ..< 100 {
+            done.enter()
+            busy.addTask(ThreadPoolTask { _ in
+                busyRan.increment()
+                done.leave()
+            })
+        }
+        other.addTask(ThreadPoolTask { _ in
+            _ = busyRanWhenOtherRan.swap(busyRan.count)
+            done.leave()
+        })
+        gate.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(busyRan.count, 100)
+        XCTAssertLessThanOrEqual(busyRanWhenOtherRan.with { $0 }, 1)
+    }
+
+    func testTaskAddedFromInsideTaskRunsAfterIt() {
+        let pool = ThreadPool(threadCount: 3, threadPriority: 0.5)
+        let queue = pool.nextQueue()
+        let log = UnsyncedLog()
+        let done = DispatchSemaphore(value: 0)
+        let depth = 1_000
+        func step(_ i: Int) -> ThreadPoolTask {
+            return ThreadPoolTask { _ in
+                log.values.append(i)
+                if i + 1 < depth {
+                    queue.addTask(step(i + 1))
+                    log.values.append(-i)
+                } else {
+                    done.signal()
+                }
+            }
+        }
+        queue.addTask(step(0))
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        var expected: [Int] = []
+        for i in 0 ..< depth {
+            expected.append(i)
+            if i + 1 < depth {
+                expected.append(-i)
+            }
+        }
+        XCTAssertEqual(log.values, expected)
+    }
+
+    func testConcurrentProducersOnOneQueueExactCount() {
+        let pool = ThreadPool(threadCount: 4, threadPriority: 0.5)
+        let queue = pool.nextQueue()
+        let log = UnsyncedLog()
+        let producers = 8
+        let perProducer = 1_000
+        let group = DispatchGroup()
+        for _ in 0 ..< producers * perProducer {
+            group.enter()
+        }
+        DispatchQueue.concurrentPerform(iterations: producers) { producer in
+            for i in 0 ..< perProducer {
+                queue.addTask(ThreadPoolTask { _ in
+                    log.values.append(producer * perProducer + i)
+                    group.leave()
+                })
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(log.values.count, producers * perProducer)
+        XCTAssertEqual(Set(log.values).count, producers * perProducer)
+        // Each producer's own tasks keep their order.
+        for producer in 0 ..< producers {
+            let own = log.values.filter { $0 / perProducer == producer }
+            assertSameSequence(own, Array(producer * perProducer ..< (producer + 1) * perProducer))
+        }
+    }
+
+    func testEqualityIsIdentity() {
+        let pool = ThreadPool(threadCount: 1, threadPriority: 0.5)
+        let a = pool.nextQueue()
+        let b = pool.nextQueue()
+        let c = ThreadPoolQueue(threadPool: pool)
+        XCTAssertTrue(a == a)
+        XCTAssertFalse(a == b)
+        XCTAssertFalse(b == c)
+        XCTAssertEqual(a, a)
+        XCTAssertNotEqual(a, c)
+    }
+
+    func testQueueOutlivingPoolDropsTasks() {
+        var pool: ThreadPool? = ThreadPool(threadCount: 2, threadPriority: 0.5)
+        let queue = ThreadPoolQueue(threadPool: pool!)
+        let ran = Counter()
+        queue.addTask(ThreadPoolTask { _ in
+        ran.increment()
+        })
+        pool = nil
+        // Queued before the pool went away: it ran before deinit returned.
+        XCTAssertEqual(ran.count, 1)
+        let released = Counter()
+        do {
+            let tracker = DeinitTracker { released.increment() }
+            queue.addTask(ThreadPoolTask { _ in
+                _ = tracker
+                ran.increment()
+            })
+        }
+        XCTAssertEqual(released.count, 1)
+        XCTAssertEqual(ran.count, 1)
+    }
+}

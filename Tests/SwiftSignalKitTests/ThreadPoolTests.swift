@@ -1,0 +1,269 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private final class Counter: @unchecked Sendable {
+    private let value = Atomic<Int>(value: 0)
+
+    @discardableResult
+    func increment() -> Int {
+        return self.value.modify { $0 + 1 }
+    }
+
+    var count: Int {
+        return self.value.with { $0 }
+    }
+}
+
+private final class PoolHolder: @unchecked Sendable {
+    var pool: ThreadPool?
+
+    init(_ pool: ThreadPool) {
+        self.pool = pool
+    }
+}
+
+/// The number of threads of this process (entries of /proc/self/task), or nil
+/// where that is not available.
+private func processThreadCount() -> Int? {
+    #if os(Linux)
+    guard let directory = opendir("/proc/self/task") else {
+        return nil
+    }
+    defer { closedir(directory) }
+    var count = 0
+    while let entry = readdir(directory) {
+        let isDot = withUnsafeBytes(of: entry.pointee.d_name) { bytes -> Bool in
+            return bytes[0] == UInt8(ascii: ".")
+        }
+        if !isDot {
+            count += 1
+        }
+    }
+    return count
+    #else
+    return nil
+    #endif
+}
+
+final class ThreadPoolTests: XCTestCase {
+    func testAddTaskRunsEveryTaskOnPoolThreads() {
+        let pool = ThreadPool(threadCount: 4, threadPriority: 0.5)
+        let inPool = Counter()
+        let notInPool = Counter()
+        let group = DispatchGroup()
+        let total = 2_000
+        for _ in 0 ..< total {
+            group.enter()
+            pool.addTask(ThreadPoolTask { _ in
+                if pool.isCurrentThreadInPool() {
+                    inPool.increment()
+                } else {
+                    notInPool.increment()
+                }
+                group.leave()
+            })
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(inPool.count, total)
+        XCTAssertEqual(notInPool.count, 0)
+        XCTAssertFalse(pool.isCurrentThreadInPool())
+    }
+
+    func testIsCurrentThreadInPoolIsPerPool() {
+        let pool = ThreadPool(threadCount: 2, threadPriority: 0.5)
+        let other = ThreadPool(threadCount: 2, threadPriority: 0.5)
+        let results = Atomic<[Bool]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        pool.addTask(ThreadPoolTask { _ in
+            let values = [pool.isCurrentThreadInPool(), other.isCurrentThreadInPool()]
+            _ = results.swap(values)
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(results.with { $0 }, [true, false])
+        XCTAssertFalse(other.isCurrentThreadInPool())
+    }
+
+    func testAddTaskTasksRunInParallel() {
+        // Two tasks added with addTask each wait for the other: this finishes only
+        // if they run on two threads at once.
+        let pool = ThreadPool(threadCount: 2, threadPriority: 0.5)
+        let first = DispatchSemaphore(value: 0)
+        let second = DispatchSemaphore(value: 0)
+        let results = Counter()
+        let done = DispatchGroup()
+        done.enter()
+        done.enter()
+        pool.addTask(ThreadPoolTask { _ in
+            first.signal()
+            if second.wait(timeout: .now() + 10) == .success {
+                results.increment()
+            }
+            done.leave()
+        })
+        pool.addTask(ThreadPoolTask { _ in
+            second.signal()
+            if first.wait(timeout: .now() + 10) == .success {
+                results.increment()
+            }
+            done.leave()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 15), .success)
+        XCTAssertEqual(results.count, 2)
+    }
+
+    func testNonPositiveThreadCountStillRunsTasks() {
+        let pool = ThreadPool(threadCount: 0, threadPriority: 0.5)
+        let done = DispatchSemaphore(value: 0)
+        pool.addTask(ThreadPoolTask { _ in
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+    }
+
+    func testDeinitFinishesQueuedWorkBeforeReturning() {
+        var pool: ThreadPool? = ThreadPool(threadCount: 2, threadPriority: 0.5)
+        let gate = DispatchSemaphore(value: 0)
+        let counter = Counter()
+        let queue = pool!.nextQueue()
+        // The first task holds the queue until the pool is being released, so the
+        // others are certainly still queued when deinit begins.
+        queue.addTask(ThreadPoolTask { _ in
+            _ = gate.wait(timeout: .now() + 10)
+            counter.increment()
+        })
+        for _ in 0 ..< 500 {
+            queue.addTask(ThreadPoolTask { _ in
+                counter.increment()
+            })
+        }
+        weak let weakPool = pool
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+            gate.signal()
+        }
+        pool = nil
+        // deinit joined the threads: every queued task has run by now.
+        XCTAssertNil(weakPool)
+        XCTAssertEqual(counter.count, 501)
+    }
+
+    func testTaskAddedAfterDeinitIsDroppedAndReleased() {
+        var pool: ThreadPool? = ThreadPool(threadCount: 1, threadPriority: 0.5)
+        let queue = pool!.nextQueue()
+        pool = nil
+        let ran = Counter()
+        let released = Counter()
+        do {
+            let tracker = DeinitTracker { released.increment() }
+            queue.addTask(ThreadPoolTask { _ in
+                _ = tracker
+                ran.increment()
+            })
+        }
+        // Not retained by the closed pool: released as soon as the caller let go.
+        XCTAssertEqual(released.count, 1)
+        XCTAssertEqual(ran.count, 0)
+    }
+
+    func testReleasingLastReferenceOnPoolThreadDoesNotDeadlock() {
+        let holder = PoolHolder(ThreadPool(threadCount: 2, threadPriority: 0.5))
+        let queue = holder.pool!.nextQueue()
+        let done = DispatchSemaphore(value: 0)
+        let inPoolWhenReleasing = Atomic<Bool>(value: false)
+        let afterTask = Counter()
+        queue.addTask(ThreadPoolTask { _ in
+            _ = inPoolWhenReleasing.swap(holder.pool!.isCurrentThreadInPool())
+            // The last reference goes away on a pool thread: deinit must not
+            // join this very thread.
+            holder.pool = nil
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertTrue(inPoolWhenReleasing.with { $0 })
+        XCTAssertNil(holder.pool)
+        let released = Counter()
+        do {
+            let tracker = DeinitTracker { released.increment() }
+            queue.addTask(ThreadPoolTask { _ in
+                _ = tracker
+                afterTask.increment()
+            })
+        }
+        // Dropped by the closed pool rather than queued.
+        XCTAssertEqual(released.count, 1)
+        XCTAssertEqual(afterTask.count, 0)
+    }
+
+    func testThreadsExitWhenPoolIsReleased() throws {
+        guard let before = processThreadCount() else {
+            throw XCTSkip("needs /proc/self/task")
+        }
+        let poolCount = 25
+        let threadsPerPool = 8
+        var pools: [ThreadPool] = []
+        for _ in 0 ..< poolCount {
+            pools.append(ThreadPool(threadCount: threadsPerPool, threadPriority: 0.5))
+        }
+        let during = processThreadCount()!
+        // The count can fail: the pools really own threads.
+        XCTAssertGreaterThanOrEqual(during - before, poolCount * threadsPerPool - 20)
+        pools.removeAll()
+        let after = processThreadCount()!
+        XCTAssertLessThan(after - before, 20)
+    }
+
+    func testConcurrentProducersExactCount() {
+        let pool = ThreadPool(threadCount: 4, threadPriority: 0.5)
+        let counter = Counter()
+        let group = DispatchGroup()
+        let producers = 8
+        let perProducer = 1_000
+        for _ in 0 ..< producers * perProducer {
+            group.enter()
+        }
+        DispatchQueue.concurrentPerform(iterations: producers) { _ in
+            for _ in 0 ..< perProducer {
+                pool.addTask(ThreadPoolTask { _ in
+                    counter.increment()
+                    group.leave()
+                })
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(counter.count, producers * perProducer)
+    }
+
+    func testCancelledTaskAddedToPoolNeverRuns() {
+        let pool = ThreadPool(threadCount: 1, threadPriority: 0.5)
+        let ran = Counter()
+        let task = ThreadPoolTask { _ in
+        ran.increment()
+        }
+        task.cancel()
+        pool.addTask(task)
+        let done = DispatchSemaphore(value: 0)
+        // One thread and FIFO ready list: this runs after the cancelled task.
+        pool.addTask(ThreadPoolTask { _ in
+            done.signal()
+        })
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(ran.count, 0)
+    }
+}
+
+/// Calls `action` from its deinit.
+private final class DeinitTracker: @unchecked Sendable {
+    private let action: () -> Void
+
+    init(_ action: @escaping () -> Void) {
+        self.action = action
+    }
+
+    deinit {
+        self.action()
+    }
+}
