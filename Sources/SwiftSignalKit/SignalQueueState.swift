@@ -1,0 +1,276 @@
+import Synchronization
+
+/// The state behind the meta operators: `switchToLatest` / `mapToSignal`
+/// (neither mode), `queue` / `mapToQueue` / `then` (queue mode) and
+/// `throttled` / `mapToThrottled` (queue and throttle mode). The twin of the
+/// Objective-C `SSignalQueueState`.
+///
+/// - Switch mode: a new inner signal disposes the running one, then starts.
+///   Values and errors of an inner signal that has been replaced are dropped.
+/// - Queue mode: inner signals run one after another, in the order they were
+///   enqueued; the ones that arrive while one runs wait in a FIFO.
+/// - Throttle mode: like queue mode, but only the latest waiting signal is
+///   kept; an older one still waiting is dropped.
+///
+/// The downstream subscriber completes once the outer signal has completed and
+/// no inner signal is running or waiting. The first error (outer or inner)
+/// passes through and disposes everything.
+///
+/// Inner signals that complete synchronously while being started do not grow
+/// the stack: the completion only records the fact, and the loop in
+/// `run(_:_:)` starts the next one once the start has returned (a trampoline).
+///
+/// Thread-safety: every method may be called from any thread. The state is
+/// guarded by a mutex that is never held while a signal starts, a disposable is
+/// disposed, an event is delivered or a signal is released.
+final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
+    private enum Step {
+        case none
+        case start(Signal<T, E>, Int)
+        case complete
+    }
+
+    private let mutex = _Mutex()
+    private let subscriber: Subscriber<T, E>
+    private let queueMode: Bool
+    private let throttleMode: Bool
+
+    // Guarded by `mutex`.
+    private var disposed = false
+    private var outerCompleted = false
+    // An inner signal (the one with id `currentId`) is running or starting.
+    private var executing = false
+    // The start of the current inner signal has not returned yet.
+    private var starting = false
+    // The current inner signal completed before its start returned; the
+    // starter handles the completion.
+    private var completedWhileStarting = false
+    private var outerDisposable: (any Disposable)?
+    private var currentDisposable: (any Disposable)?
+    // FIFO of waiting signals: slots before `pendingHead` are consumed (nil).
+    private var pending: [Signal<T, E>?] = []
+    private var pendingHead = 0
+
+    // The id of the current inner signal. Written under `mutex`; read without
+    // it by the value path of switch mode to drop values of replaced signals.
+    private let currentId = Synchronization.Atomic<Int>(0)
+
+    init(subscriber: Subscriber<T, E>, queueMode: Bool, throttleMode: Bool) {
+        self.subscriber = subscriber
+        self.queueMode = queueMode
+        self.throttleMode = throttleMode
+    }
+
+    /// Hands over the subscription to the outer signal; disposed at once if the
+    /// state is already disposed.
+    func beginWithDisposable(_ disposable: any Disposable) {
+        self.mutex.lock()
+        let disposeImmediately = self.disposed
+        if !disposeImmediately {
+            self.outerDisposable = disposable
+        }
+        self.mutex.unlock()
+        if disposeImmediately {
+            disposable.dispose()
+        }
+    }
+
+    /// Handles a new inner signal according to the mode.
+    func enqueueSignal(_ signal: Signal<T, E>) {
+        self.mutex.lock()
+        if self.disposed {
+            self.mutex.unlock()
+            return
+        }
+        if self.queueMode && self.executing {
+            var dropped: [Signal<T, E>?] = []
+            if self.throttleMode {
+                dropped = self.pending
+                self.pending = []
+                self.pendingHead = 0
+            }
+            self.pending.append(signal)
+            self.mutex.unlock()
+            withExtendedLifetime(dropped) {}
+            return
+        }
+        let id = self.beginNextLocked()
+        let previous = self.currentDisposable
+        self.currentDisposable = nil
+        self.mutex.unlock()
+
+        previous?.dispose()
+        self.run(signal, id)
+    }
+
+    /// The outer signal has completed.
+    func beginCompletion() {
+        self.mutex.lock()
+        if self.disposed {
+            self.mutex.unlock()
+            return
+        }
+        self.outerCompleted = true
+        let complete = !self.executing
+        self.mutex.unlock()
+        if complete {
+            self.subscriber.putCompletion()
+        }
+    }
+
+    /// Delivers `error` downstream and disposes everything.
+    func putError(_ error: E) {
+        self.subscriber.putError(error)
+        self.dispose()
+    }
+
+    func dispose() {
+        self.mutex.lock()
+        if self.disposed {
+            self.mutex.unlock()
+            return
+        }
+        self.disposed = true
+        let outer = self.outerDisposable
+        let current = self.currentDisposable
+        let pending = self.pending
+        self.outerDisposable = nil
+        self.currentDisposable = nil
+        self.pending = []
+        self.pendingHead = 0
+        self.mutex.unlock()
+
+        current?.dispose()
+        outer?.dispose()
+        withExtendedLifetime(pending) {}
+    }
+
+    /// Makes a new inner signal current; returns its id. Called under `mutex`.
+    private func beginNextLocked() -> Int {
+        let id = self.currentId.load(ordering: .relaxed) &+ 1
+        self.currentId.store(id, ordering: .releasing)
+        self.executing = true
+        self.starting = true
+        self.completedWhileStarting = false
+        return id
+    }
+
+    /// The current inner signal has completed: picks what comes next. Called
+    /// under `mutex`.
+    private func advanceLocked() -> Step {
+        self.executing = false
+        if self.queueMode && self.pendingHead < self.pending.count {
+            let next = self.pending[self.pendingHead]!
+            self.pending[self.pendingHead] = nil
+            self.pendingHead += 1
+            if self.pendingHead == self.pending.count {
+                self.pending.removeAll(keepingCapacity: true)
+                self.pendingHead = 0
+            } else if self.pendingHead >= 64 && self.pendingHead * 2 >= self.pending.count {
+                self.pending.removeFirst(self.pendingHead)
+                self.pendingHead = 0
+            }
+            return .start(next, self.beginNextLocked())
+        }
+        if self.outerCompleted {
+            return .complete
+        }
+        return .none
+    }
+
+    /// Starts `signal` (already made current with `id`), then, as long as the
+    /// inner signal just started completed synchronously, whatever comes next.
+    private func run(_ signal: Signal<T, E>, _ id: Int) {
+        var signal = signal
+        var id = id
+        while true {
+            let disposable = self.startInner(signal, id)
+
+            var step = Step.none
+            var toDispose: (any Disposable)?
+            var finished: (any Disposable)?
+            self.mutex.lock()
+            if self.disposed || self.currentId.load(ordering: .relaxed) != id {
+                // Disposed, or replaced (switch mode) while starting.
+                toDispose = disposable
+            } else {
+                self.starting = false
+                if self.completedWhileStarting {
+                    self.completedWhileStarting = false
+                    finished = disposable
+                    step = self.advanceLocked()
+                } else {
+                    self.currentDisposable = disposable
+                }
+            }
+            self.mutex.unlock()
+
+            toDispose?.dispose()
+            withExtendedLifetime(finished) {}
+            switch step {
+            case .none:
+                return
+            case .complete:
+                self.subscriber.putCompletion()
+                return
+            case let .start(nextSignal, nextId):
+                signal = nextSignal
+                id = nextId
+            }
+        }
+    }
+
+    private func startInner(_ signal: Signal<T, E>, _ id: Int) -> any Disposable {
+        let subscriber = self.subscriber
+        if self.queueMode {
+            // Only one inner signal runs at a time: no id check needed.
+            return signal.start(next: { value in
+                subscriber.putNext(value)
+            }, error: { error in
+                self.putError(error)
+            }, completed: {
+                self.innerCompleted(id)
+            })
+        } else {
+            return signal.start(next: { value in
+                if self.currentId.load(ordering: .acquiring) == id {
+                    subscriber.putNext(value)
+                }
+            }, error: { error in
+                if self.currentId.load(ordering: .acquiring) == id {
+                    self.putError(error)
+                }
+            }, completed: {
+                self.innerCompleted(id)
+            })
+        }
+    }
+
+    private func innerCompleted(_ id: Int) {
+        self.mutex.lock()
+        if self.disposed || !self.executing || self.currentId.load(ordering: .relaxed) != id {
+            self.mutex.unlock()
+            return
+        }
+        if self.starting {
+            // Completed synchronously: the loop in `run` takes it from here.
+            self.completedWhileStarting = true
+            self.mutex.unlock()
+            return
+        }
+        let finished = self.currentDisposable
+        self.currentDisposable = nil
+        let step = self.advanceLocked()
+        self.mutex.unlock()
+
+        withExtendedLifetime(finished) {}
+        switch step {
+        case .none:
+            break
+        case .complete:
+            self.subscriber.putCompletion()
+        case let .start(signal, nextId):
+            self.run(signal, nextId)
+        }
+    }
+}

@@ -1,0 +1,300 @@
+/// The latest values of two signals and how many of them have completed.
+/// Typed, so that the two-signal path boxes nothing.
+///
+/// Thread-safety: every method may be called from any thread; the mutex is
+/// held only to update the state, never while a value is delivered or released.
+private final class CombineLatest2State<T1, T2>: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var value1: T1?
+    private var value2: T2?
+    private var completed = 0
+    private var failed = false
+
+    init(value1: T1?, value2: T2?) {
+        self.value1 = value1
+        self.value2 = value2
+    }
+
+    /// Stores the first value; returns the pair to emit, if both are known,
+    /// and the replaced value, for the caller to release after emitting.
+    func put1(_ value: T1) -> (pair: (T1, T2)?, replaced: T1?) {
+        self.mutex.lock()
+        let previous = self.value1
+        self.value1 = value
+        let other = self.value2
+        self.mutex.unlock()
+        if let other {
+            return ((value, other), previous)
+        }
+        return (nil, previous)
+    }
+
+    /// Stores the second value; returns the pair to emit, if both are known,
+    /// and the replaced value, for the caller to release after emitting.
+    func put2(_ value: T2) -> (pair: (T1, T2)?, replaced: T2?) {
+        self.mutex.lock()
+        let previous = self.value2
+        self.value2 = value
+        let other = self.value1
+        self.mutex.unlock()
+        if let other {
+            return ((other, value), previous)
+        }
+        return (nil, previous)
+    }
+
+    /// Counts a completion; true when both have completed.
+    func complete() -> Bool {
+        self.mutex.lock()
+        self.completed += 1
+        let all = self.completed == 2
+        self.mutex.unlock()
+        return all
+    }
+
+    /// Marks the state failed.
+    func fail() {
+        self.mutex.lock()
+        self.failed = true
+        self.mutex.unlock()
+    }
+
+    var isFailed: Bool {
+        self.mutex.lock()
+        let failed = self.failed
+        self.mutex.unlock()
+        return failed
+    }
+}
+
+/// The latest values of N signals of one type, for the array form and, over
+/// `Any`, for the arities 3 to 26.
+///
+/// Thread-safety: as `CombineLatest2State`.
+private final class CombineLatestArrayState<T>: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var values: [T?]
+    private var missing: Int
+    private var remaining: Int
+    private var failed = false
+
+    init(count: Int) {
+        self.values = [T?](repeating: nil, count: count)
+        self.missing = count
+        self.remaining = count
+    }
+
+    /// Stores the value at `index`; returns all latest values, if all are
+    /// known, and the replaced value, for the caller to release after emitting.
+    func put(_ index: Int, _ value: T) -> (values: [T]?, replaced: T?) {
+        self.mutex.lock()
+        let previous = self.values[index]
+        if previous == nil {
+            self.missing -= 1
+        }
+        self.values[index] = value
+        var result: [T]?
+        if self.missing == 0 {
+            result = self.values.map { $0! }
+        }
+        self.mutex.unlock()
+        return (result, previous)
+    }
+
+    /// Counts a completion; true when all have completed.
+    func complete() -> Bool {
+        self.mutex.lock()
+        self.remaining -= 1
+        let all = self.remaining == 0
+        self.mutex.unlock()
+        return all
+    }
+
+    /// Marks the state failed.
+    func fail() {
+        self.mutex.lock()
+        self.failed = true
+        self.mutex.unlock()
+    }
+
+    var isFailed: Bool {
+        self.mutex.lock()
+        let failed = self.failed
+        self.mutex.unlock()
+        return failed
+    }
+}
+
+/// Starts one input of a combination with the given callbacks.
+typealias CombineLatestStarter<T, E> = (@escaping (T) -> Void, @escaping (E) -> Void, @escaping () -> Void) -> any Disposable
+
+/// Wraps a signal of any value type as a starter delivering `Any`.
+func combineLatestStarter<T, E>(_ signal: Signal<T, E>) -> CombineLatestStarter<Any, E> {
+    return { next, error, completed in
+        return signal.start(next: { value in
+            next(value)
+        }, error: error, completed: completed)
+    }
+}
+
+/// Runs `f` on `queue` when given (inline if already on it), otherwise here.
+private func deliver(_ queue: Queue?, _ f: @escaping () -> Void) {
+    if let queue {
+        queue.async(f)
+    } else {
+        f()
+    }
+}
+
+/// The shared implementation of the array form and of the arities 3 to 26.
+func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter<T, E>], combine: @escaping ([T]) -> R) -> Signal<R, E> {
+    let count = starters.count
+    if count == 0 {
+        return Signal<R, E> { subscriber in
+            subscriber.putNext(combine([]))
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+    }
+    return Signal<R, E> { subscriber in
+        let state = CombineLatestArrayState<T>(count: count)
+        let disposables = DisposableSet()
+        let next: (Int, T) -> Void = { index, value in
+            let (values, replaced) = state.put(index, value)
+            if let values {
+                subscriber.putNext(combine(values))
+            }
+            withExtendedLifetime(replaced) {}
+        }
+        let error: (E) -> Void = { error in
+            state.fail()
+            subscriber.putError(error)
+            disposables.dispose()
+        }
+        let completed: () -> Void = {
+            if state.complete() {
+                subscriber.putCompletion()
+            }
+        }
+        for index in 0 ..< count {
+            if state.isFailed {
+                break
+            }
+            if let queue {
+                disposables.add(starters[index]({ value in
+                    queue.async {
+                        next(index, value)
+                    }
+                }, { value in
+                    queue.async {
+                        error(value)
+                    }
+                }, {
+                    queue.async(completed)
+                }))
+            } else {
+                disposables.add(starters[index]({ value in
+                    next(index, value)
+                }, error, completed))
+            }
+        }
+        return disposables
+    }
+}
+
+/// The two-signal combination over typed state.
+private func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<T2, E>, _ v1: T1?, _ v2: T2?) -> Signal<(T1, T2), E> {
+    return Signal<(T1, T2), E> { subscriber in
+        let state = CombineLatest2State<T1, T2>(value1: v1, value2: v2)
+        let disposables = DisposableSet()
+        let error: (E) -> Void = { error in
+            deliver(queue) {
+                state.fail()
+                subscriber.putError(error)
+                disposables.dispose()
+            }
+        }
+        let completed: () -> Void = {
+            deliver(queue) {
+                if state.complete() {
+                    subscriber.putCompletion()
+                }
+            }
+        }
+        let next1: (T1) -> Void = { value in
+            let (pair, replaced) = state.put1(value)
+            if let pair {
+                subscriber.putNext(pair)
+            }
+            withExtendedLifetime(replaced) {}
+        }
+        let next2: (T2) -> Void = { value in
+            let (pair, replaced) = state.put2(value)
+            if let pair {
+                subscriber.putNext(pair)
+            }
+            withExtendedLifetime(replaced) {}
+        }
+        if let queue {
+            disposables.add(s1.start(next: { value in
+                queue.async {
+                    next1(value)
+                }
+            }, error: error, completed: completed))
+            if !state.isFailed {
+                disposables.add(s2.start(next: { value in
+                    queue.async {
+                        next2(value)
+                    }
+                }, error: error, completed: completed))
+            }
+        } else {
+            disposables.add(s1.start(next: next1, error: error, completed: completed))
+            if !state.isFailed {
+                disposables.add(s2.start(next: next2, error: error, completed: completed))
+            }
+        }
+        return disposables
+    }
+}
+
+/// Emits the pair of the latest values of `s1` and `s2` each time either
+/// emits, once both have emitted at least once.
+///
+/// The first error passes through and disposes the other input. Completes when
+/// both inputs have completed (an input that completes without a value means
+/// nothing is ever emitted, but completion still waits for the other one).
+///
+/// With `queue`, every event of each input is first delivered on `queue`
+/// (inline when already on it, as `deliverOn` does), which also serializes the
+/// combination. Without it, events are handled on the thread the input emits
+/// on; inputs emitting concurrently from different threads may then see their
+/// combinations delivered in an order other than the one in which the state
+/// was updated.
+///
+/// Thread-safety: the inputs may emit from any thread; a lock guards only the
+/// update of the latest values, never the delivery.
+public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(T1, T2), E> {
+    return combineLatest2(queue: queue, s1, s2, nil, nil)
+}
+
+/// `combineLatest(queue:_:_:)` with initial values: `v1` and `v2` count as
+/// already emitted, so the first value of either input emits a pair. Nothing is
+/// emitted at subscription.
+public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _ v1: T1, _ s2: Signal<T2, E>, _ v2: T2) -> Signal<(T1, T2), E> {
+    return combineLatest2(queue: queue, s1, s2, v1, v2)
+}
+
+/// Emits the array of the latest values of `signals` (in the order of
+/// `signals`) each time any of them emits, once every one has emitted at least
+/// once. An empty array emits `[]`, then completes.
+///
+/// Errors, completion, `queue` and threading: as `combineLatest(queue:_:_:)`.
+public func combineLatest<T, E>(queue: Queue? = nil, _ signals: [Signal<T, E>]) -> Signal<[T], E> {
+    let starters: [CombineLatestStarter<T, E>] = signals.map { signal in
+        return { next, error, completed in
+            return signal.start(next: next, error: error, completed: completed)
+        }
+    }
+    return combineLatestCore(queue: queue, starters, combine: { $0 })
+}

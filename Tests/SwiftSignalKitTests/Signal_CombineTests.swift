@@ -1,0 +1,505 @@
+import Dispatch
+import XCTest
+import SwiftSignalKit
+
+/// A hot source for the tests: every subscriber currently attached receives
+/// what is put; `subscriberCount` tells how many are attached.
+private final class TestPipe<T, E>: @unchecked Sendable {
+    private let subscribers = Atomic<Bag<Subscriber<T, E>>>(value: Bag())
+
+    func signal() -> Signal<T, E> {
+        return Signal { subscriber in
+            let index = self.subscribers.with { $0.add(subscriber) }
+            return ActionDisposable {
+                self.subscribers.with { $0.remove(index) }
+            }
+        }
+    }
+
+    var subscriberCount: Int {
+        return self.subscribers.with { $0.copyItems().count }
+    }
+
+    func putNext(_ value: T) {
+        for subscriber in self.subscribers.with({ $0.copyItems() }) {
+            subscriber.putNext(value)
+        }
+    }
+
+    func putError(_ error: E) {
+        for subscriber in self.subscribers.with({ $0.copyItems() }) {
+            subscriber.putError(error)
+        }
+    }
+
+    func putCompletion() {
+        for subscriber in self.subscribers.with({ $0.copyItems() }) {
+            subscriber.putCompletion()
+        }
+    }
+}
+
+/// Counts its deallocations.
+private final class Tracker: @unchecked Sendable {
+    let counter: Atomic<Int>
+
+    init(_ counter: Atomic<Int>) {
+        self.counter = counter
+    }
+
+    deinit {
+        self.counter.modify { $0 + 1 }
+    }
+}
+
+private enum TestError: Equatable {
+    case first
+    case second
+}
+
+/// The elements of a tuple, as `Int`s.
+private func ints(_ tuple: Any) -> [Int] {
+    return Mirror(reflecting: tuple).children.map { $0.value as! Int }
+}
+
+final class Signal_CombineTests: XCTestCase {
+    func testTwoSignalsEmitOnceBothHaveEmitted() {
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<String, NoError>()
+        var values: [String] = []
+        var completions = 0
+        let disposable = combineLatest(a.signal(), b.signal()).start(next: { pair in
+            values.append("\(pair.0)\(pair.1)")
+        }, completed: {
+            completions += 1
+        })
+        a.putNext(1)
+        a.putNext(2)
+        XCTAssertEqual(values, [])
+        b.putNext("x")
+        b.putNext("y")
+        a.putNext(3)
+        XCTAssertEqual(values, ["2x", "2y", "3y"])
+        a.putCompletion()
+        XCTAssertEqual(completions, 0, "b still runs")
+        b.putNext("z")
+        XCTAssertEqual(values, ["2x", "2y", "3y", "3z"])
+        b.putCompletion()
+        XCTAssertEqual(completions, 1)
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(b.subscriberCount, 0)
+        disposable.dispose()
+    }
+
+    func testCompletesWhenAllCompleteEvenWithoutValues() {
+        var completions = 0
+        var nexts = 0
+        _ = combineLatest(Signal<Int, NoError>.complete(), Signal<Int, NoError>.single(1)).start(next: { _ in nexts += 1 }, completed: { completions += 1 })
+        XCTAssertEqual(nexts, 0)
+        XCTAssertEqual(completions, 1)
+
+        var pairs: [[Int]] = []
+        _ = combineLatest(Signal<Int, NoError>.single(1), Signal<Int, NoError>.single(2)).start(next: { pairs.append([$0.0, $0.1]) }, completed: { completions += 1 })
+        XCTAssertEqual(pairs, [[1, 2]])
+        XCTAssertEqual(completions, 2)
+    }
+
+    func testInitialValues() {
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        var values: [[Int]] = []
+        let disposable = combineLatest(a.signal(), 10, b.signal(), 20).start(next: { values.append([$0.0, $0.1]) })
+        XCTAssertEqual(values, [], "nothing is emitted at subscription")
+        b.putNext(21)
+        a.putNext(11)
+        XCTAssertEqual(values, [[10, 21], [11, 21]])
+        disposable.dispose()
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(b.subscriberCount, 0)
+        a.putNext(12)
+        XCTAssertEqual(values, [[10, 21], [11, 21]])
+    }
+
+    func testFirstErrorPassesOnceAndDisposesTheOthers() {
+        let a = TestPipe<Int, TestError>()
+        let b = TestPipe<Int, TestError>()
+        var errors: [TestError] = []
+        var values: [[Int]] = []
+        var completions = 0
+        _ = combineLatest(a.signal(), b.signal()).start(next: { values.append([$0.0, $0.1]) }, error: { errors.append($0) }, completed: { completions += 1 })
+        a.putNext(1)
+        b.putError(.second)
+        XCTAssertEqual(errors, [.second])
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(b.subscriberCount, 0)
+        a.putNext(2)
+        a.putError(.first)
+        XCTAssertEqual(values, [])
+        XCTAssertEqual(errors, [.second])
+        XCTAssertEqual(completions, 0)
+
+        // A synchronous error of the first input: the second is never started.
+        var secondStarted = 0
+        let second = Signal<Int, TestError> { _ in
+            secondStarted += 1
+            return EmptyDisposable
+        }
+        _ = combineLatest(Signal<Int, TestError>.fail(.first), second).start(error: { errors.append($0) })
+        XCTAssertEqual(errors, [.second, .first])
+        XCTAssertEqual(secondStarted, 0)
+
+        // The same for the array form.
+        let c = TestPipe<Int, TestError>()
+        _ = combineLatest([c.signal(), Signal<Int, TestError>.fail(.first), second]).start(error: { errors.append($0) })
+        XCTAssertEqual(errors, [.second, .first, .first])
+        XCTAssertEqual(secondStarted, 0)
+        XCTAssertEqual(c.subscriberCount, 0)
+    }
+
+    func testHigherArities() {
+        let a = TestPipe<Int, NoError>()
+        var triples: [[Int]] = []
+        _ = combineLatest(a.signal(), Signal<String, NoError>.single("s"), Signal<Double, NoError>.single(0.5)).start(next: { value in
+            let (i, s, d) = value
+            XCTAssertEqual(s, "s")
+            XCTAssertEqual(d, 0.5)
+            triples.append([i])
+        })
+        a.putNext(1)
+        a.putNext(2)
+        XCTAssertEqual(triples, [[1], [2]])
+
+        let pipes5 = (0 ..< 5).map { _ in TestPipe<Int, NoError>() }
+        var fives: [[Int]] = []
+        var completions = 0
+        _ = combineLatest(pipes5[0].signal(), pipes5[1].signal(), pipes5[2].signal(), pipes5[3].signal(), pipes5[4].signal()).start(next: { fives.append(ints($0)) }, completed: { completions += 1 })
+        for (index, pipe) in pipes5.enumerated() {
+            pipe.putNext(index)
+        }
+        pipes5[2].putNext(20)
+        XCTAssertEqual(fives, [[0, 1, 2, 3, 4], [0, 1, 20, 3, 4]])
+        for pipe in pipes5.dropLast() {
+            pipe.putCompletion()
+        }
+        XCTAssertEqual(completions, 0)
+        pipes5[4].putCompletion()
+        XCTAssertEqual(completions, 1)
+        XCTAssertEqual(pipes5.reduce(0) { $0 + $1.subscriberCount }, 0)
+    }
+
+    func testTwentySixSignals() {
+        let p = (0 ..< 26).map { _ in TestPipe<Int, TestError>() }
+        var values: [[Int]] = []
+        var errors: [TestError] = []
+        let signal: Signal<(Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int), TestError> = combineLatest(
+            p[0].signal(), p[1].signal(), p[2].signal(), p[3].signal(), p[4].signal(), p[5].signal(),
+            p[6].signal(), p[7].signal(), p[8].signal(), p[9].signal(), p[10].signal(), p[11].signal(),
+            p[12].signal(), p[13].signal(), p[14].signal(), p[15].signal(), p[16].signal(), p[17].signal(),
+            p[18].signal(), p[19].signal(), p[20].signal(), p[21].signal(), p[22].signal(), p[23].signal(),
+            p[24].signal(), p[25].signal())
+        _ = signal.start(next: { values.append(ints($0)) }, error: { errors.append($0) })
+        for index in 0 ..< 25 {
+            p[index].putNext(index)
+        }
+        XCTAssertEqual(values, [])
+        p[25].putNext(25)
+        p[0].putNext(100)
+        XCTAssertEqual(values, [Array(0 ..< 26), [100] + Array(1 ..< 26)])
+        p[13].putError(.first)
+        XCTAssertEqual(errors, [.first])
+        XCTAssertEqual(p.reduce(0) { $0 + $1.subscriberCount }, 0)
+    }
+
+    func testArrayForm() {
+        var empty: [[Int]] = []
+        var completions = 0
+        _ = combineLatest([Signal<Int, NoError>]()).start(next: { empty.append($0) }, completed: { completions += 1 })
+        XCTAssertEqual(empty, [[]])
+        XCTAssertEqual(completions, 1)
+
+        let pipes = (0 ..< 3).map { _ in TestPipe<Int, NoError>() }
+        var values: [[Int]] = []
+        let disposable = combineLatest(pipes.map { $0.signal() }).start(next: { values.append($0) }, completed: { completions += 1 })
+        pipes[2].putNext(2)
+        pipes[0].putNext(0)
+        XCTAssertEqual(values, [])
+        pipes[1].putNext(1)
+        pipes[1].putNext(11)
+        XCTAssertEqual(values, [[0, 1, 2], [0, 11, 2]])
+        pipes[0].putCompletion()
+        pipes[1].putCompletion()
+        XCTAssertEqual(completions, 1)
+        disposable.dispose()
+        XCTAssertEqual(pipes.reduce(0) { $0 + $1.subscriberCount }, 0)
+        pipes[2].putNext(22)
+        XCTAssertEqual(values, [[0, 1, 2], [0, 11, 2]])
+    }
+
+    func testQueueParameterDeliversOnTheQueue() {
+        let queue = Queue(name: "combine-test")
+        let done = DispatchSemaphore(value: 0)
+        let onQueue = Atomic<[Bool]>(value: [])
+        let received = Atomic<[[Int]]>(value: [])
+
+        // Two-signal form, inputs emitting on a thread that is not the queue.
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        let disposable = combineLatest(queue: queue, a.signal(), b.signal()).start(next: { pair in
+            onQueue.modify { $0 + [queue.isCurrent()] }
+            received.modify { $0 + [[pair.0, pair.1]] }
+        }, completed: {
+            onQueue.modify { $0 + [queue.isCurrent()] }
+            done.signal()
+        })
+        a.putNext(1)
+        b.putNext(2)
+        a.putNext(3)
+        a.putCompletion()
+        b.putCompletion()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(received.with { $0 }, [[1, 2], [3, 2]])
+        XCTAssertEqual(onQueue.with { $0 }, [true, true, true])
+        disposable.dispose()
+
+        // Initial values, arity 3 and the array form.
+        onQueue.swap([])
+        let group = DispatchGroup()
+        group.enter()
+        group.enter()
+        group.enter()
+        let withInitial = Atomic<[[Int]]>(value: [])
+        _ = combineLatest(queue: queue, Signal<Int, NoError>.single(1), 0, Signal<Int, NoError>.complete(), 5).start(next: { pair in
+            onQueue.modify { $0 + [queue.isCurrent()] }
+            withInitial.modify { $0 + [[pair.0, pair.1]] }
+        }, completed: {
+            group.leave()
+        })
+        let triple = Atomic<[Int]>(value: [])
+        _ = combineLatest(queue: queue, Signal<Int, NoError>.single(1), Signal<Int, NoError>.single(2), Signal<Int, NoError>.single(3)).start(next: { value in
+            onQueue.modify { $0 + [queue.isCurrent()] }
+            triple.swap(ints(value))
+        }, completed: {
+            group.leave()
+        })
+        let array = Atomic<[Int]>(value: [])
+        _ = combineLatest(queue: queue, [Signal<Int, NoError>.single(4), Signal<Int, NoError>.single(5)]).start(next: { value in
+            onQueue.modify { $0 + [queue.isCurrent()] }
+            array.swap(value)
+        }, completed: {
+            group.leave()
+        })
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(withInitial.with { $0 }, [[1, 5]])
+        XCTAssertEqual(triple.with { $0 }, [1, 2, 3])
+        XCTAssertEqual(array.with { $0 }, [4, 5])
+        XCTAssertEqual(onQueue.with { $0 }, [true, true, true])
+
+        // Already on the queue: delivered inline.
+        var inline: [[Int]] = []
+        queue.sync {
+            _ = combineLatest(queue: queue, Signal<Int, NoError>.single(1), Signal<Int, NoError>.single(2)).start(next: { inline.append([$0.0, $0.1]) })
+        }
+        XCTAssertEqual(inline, [[1, 2]])
+    }
+
+    func testReleasesCapturedObjects() {
+        let counter = Atomic<Int>(value: 0)
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        var disposable: (any Disposable)?
+        do {
+            let tracker = Tracker(counter)
+            let arrayTracker = Tracker(counter)
+            let pairs = combineLatest(a.signal(), b.signal()).start(next: { _ in _ = tracker })
+            let arrays = combineLatest([a.signal(), b.signal()]).start(next: { _ in _ = arrayTracker })
+            let disposables = DisposableSet()
+            disposables.add(pairs)
+            disposables.add(arrays)
+            disposable = disposables
+        }
+        a.putNext(1)
+        b.putNext(2)
+        XCTAssertEqual(counter.with { $0 }, 0)
+        disposable?.dispose()
+        XCTAssertEqual(counter.with { $0 }, 2)
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(b.subscriberCount, 0)
+
+        // Released on completion.
+        var kept: (any Disposable)?
+        do {
+            let tracker = Tracker(counter)
+            kept = combineLatest(Signal<Int, NoError>.single(1), Signal<Int, NoError>.single(2), Signal<Int, NoError>.single(3)).start(next: { _ in _ = tracker })
+        }
+        XCTAssertEqual(counter.with { $0 }, 3)
+        XCTAssertNotNil(kept)
+
+        // Replaced values are released, outside the lock.
+        let values = TestPipe<Tracker, NoError>()
+        let other = TestPipe<Int, NoError>()
+        let valueCounter = Atomic<Int>(value: 0)
+        let subscription = combineLatest(values.signal(), other.signal()).start()
+        values.putNext(Tracker(valueCounter))
+        values.putNext(Tracker(valueCounter))
+        XCTAssertEqual(valueCounter.with { $0 }, 1)
+        subscription.dispose()
+        XCTAssertEqual(valueCounter.with { $0 }, 2)
+    }
+
+    func testReplacedValueIsReleasedOutsideTheLock() {
+        // The replaced value's deinit emits into the other input: deadlocks if
+        // the value were released with the state's lock held.
+        final class Reentrant: @unchecked Sendable {
+            let action: () -> Void
+            init(_ action: @escaping () -> Void) {
+                self.action = action
+            }
+            deinit {
+                self.action()
+            }
+        }
+        let values = TestPipe<Reentrant, NoError>()
+        let other = TestPipe<Int, NoError>()
+        let seen = Atomic<[Int]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let disposable = combineLatest(values.signal(), other.signal()).start(next: { pair in
+                seen.modify { $0 + [pair.1] }
+            })
+            other.putNext(0)
+            values.putNext(Reentrant { other.putNext(1) })
+            values.putNext(Reentrant {})
+            disposable.dispose()
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(seen.with { $0 }, [0, 0, 1])
+    }
+
+    func testReentrantEmitAndDispose() {
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        var values: [[Int]] = []
+        var disposable: (any Disposable)?
+        disposable = combineLatest(a.signal(), b.signal()).start(next: { pair in
+            values.append([pair.0, pair.1])
+            if pair.0 == 1 {
+                a.putNext(2)
+            } else if pair.0 == 2 {
+                disposable?.dispose()
+                b.putNext(100)
+            }
+        })
+        a.putNext(1)
+        b.putNext(1)
+        XCTAssertEqual(values, [[1, 1], [2, 1]])
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(b.subscriberCount, 0)
+    }
+
+    func testConcurrentInputsExactCounts() {
+        // Every input has a value first; then each of 4 threads emits 1000
+        // values into its own input: exactly one combination per value.
+        let threads = 4
+        let perThread = 1_000
+        for useArray in [false, true] {
+            let pipes = (0 ..< threads).map { _ in TestPipe<Int, NoError>() }
+            let count = Atomic<Int>(value: 0)
+            let completions = Atomic<Int>(value: 0)
+            let disposable: any Disposable
+            if useArray {
+                disposable = combineLatest(pipes.map { $0.signal() }).start(next: { _ in count.modify { $0 + 1 } }, completed: { completions.modify { $0 + 1 } })
+            } else {
+                disposable = combineLatest(pipes[0].signal(), pipes[1].signal(), pipes[2].signal(), pipes[3].signal()).start(next: { _ in count.modify { $0 + 1 } }, completed: { completions.modify { $0 + 1 } })
+            }
+            for pipe in pipes {
+                pipe.putNext(0)
+            }
+            XCTAssertEqual(count.with { $0 }, 1)
+            let group = DispatchGroup()
+            for thread in 0 ..< threads {
+                DispatchQueue.global().async(group: group) {
+                    for i in 0 ..< perThread {
+                        pipes[thread].putNext(i)
+                    }
+                    pipes[thread].putCompletion()
+                }
+            }
+            XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(count.with { $0 }, 1 + threads * perThread)
+            XCTAssertEqual(completions.with { $0 }, 1)
+            disposable.dispose()
+        }
+    }
+
+    func testConcurrentWithQueueIsSerializedAndEndsWithTheLatestValues() {
+        let queue = Queue(name: "combine-stress")
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        let inFlight = Atomic<Int>(value: 0)
+        let maximumInFlight = Atomic<Int>(value: 0)
+        let last = Atomic<[Int]>(value: [])
+        let count = Atomic<Int>(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let perThread = 1_000
+        let disposable = combineLatest(queue: queue, a.signal(), b.signal()).start(next: { pair in
+            let now = inFlight.modify { $0 + 1 }
+            maximumInFlight.modify { max($0, now) }
+            last.swap([pair.0, pair.1])
+            count.modify { $0 + 1 }
+            inFlight.modify { $0 - 1 }
+        }, completed: {
+            done.signal()
+        })
+        a.putNext(0)
+        b.putNext(0)
+        let group = DispatchGroup()
+        for pipe in [a, b] {
+            DispatchQueue.global().async(group: group) {
+                for i in 1 ... perThread {
+                    pipe.putNext(i)
+                }
+                pipe.putCompletion()
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(count.with { $0 }, 1 + 2 * perThread)
+        XCTAssertEqual(maximumInFlight.with { $0 }, 1)
+        XCTAssertEqual(last.with { $0 }, [perThread, perThread])
+        disposable.dispose()
+    }
+
+    func testConcurrentSubscribeAndDispose() {
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        let stop = Atomic<Bool>(value: false)
+        let emitter = DispatchGroup()
+        DispatchQueue.global().async(group: emitter) {
+            var i = 0
+            while !stop.with({ $0 }) {
+                a.putNext(i)
+                b.putNext(i)
+                i += 1
+            }
+        }
+        let released = Atomic<Int>(value: 0)
+        let iterations = 500
+        let group = DispatchGroup()
+        for _ in 0 ..< 3 {
+            DispatchQueue.global().async(group: group) {
+                for _ in 0 ..< iterations {
+                    let tracker = Tracker(released)
+                    let disposable = combineLatest(a.signal(), b.signal(), Signal<Int, NoError>.single(0)).start(next: { _ in _ = tracker })
+                    disposable.dispose()
+                }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
+        stop.swap(true)
+        XCTAssertEqual(emitter.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(b.subscriberCount, 0)
+        XCTAssertEqual(released.with { $0 }, 3 * iterations)
+    }
+}

@@ -1,0 +1,953 @@
+import Dispatch
+import XCTest
+import SwiftSignalKit
+
+/// A hot source for the tests: every subscriber currently attached receives
+/// what is put; `subscriberCount` tells how many are attached.
+private final class TestPipe<T, E>: @unchecked Sendable {
+    private let subscribers = Atomic<Bag<Subscriber<T, E>>>(value: Bag())
+
+    func signal() -> Signal<T, E> {
+        return Signal { subscriber in
+            let index = self.subscribers.with { $0.add(subscriber) }
+            return ActionDisposable {
+                self.subscribers.with { $0.remove(index) }
+            }
+        }
+    }
+
+    var subscriberCount: Int {
+        return self.subscribers.with { $0.copyItems().count }
+    }
+
+    func putNext(_ value: T) {
+        for subscriber in self.subscribers.with({ $0.copyItems() }) {
+            subscriber.putNext(value)
+        }
+    }
+
+    func putError(_ error: E) {
+        for subscriber in self.subscribers.with({ $0.copyItems() }) {
+            subscriber.putError(error)
+        }
+    }
+
+    func putCompletion() {
+        for subscriber in self.subscribers.with({ $0.copyItems() }) {
+            subscriber.putCompletion()
+        }
+    }
+}
+
+/// Counts its deallocations.
+private final class Tracker: @unchecked Sendable {
+    let counter: Atomic<Int>
+
+    init(_ counter: Atomic<Int>) {
+        self.counter = counter
+    }
+
+    deinit {
+        self.counter.modify { $0 + 1 }
+    }
+}
+
+/// Collects events; thread-safe.
+private final class Recorder<T>: @unchecked Sendable {
+    let values = Atomic<[T]>(value: [])
+    let errors = Atomic<Int>(value: 0)
+    let completions = Atomic<Int>(value: 0)
+    let afterTerminal = Atomic<Int>(value: 0)
+
+    func start<E>(_ signal: Signal<T, E>) -> any Disposable {
+        return signal.start(next: { value in
+            if self.errors.with({ $0 }) + self.completions.with({ $0 }) != 0 {
+                self.afterTerminal.modify { $0 + 1 }
+            }
+            self.values.modify { $0 + [value] }
+        }, error: { _ in
+            self.errors.modify { $0 + 1 }
+        }, completed: {
+            self.completions.modify { $0 + 1 }
+        })
+    }
+
+    var list: [T] {
+        return self.values.with { $0 }
+    }
+    var errorCount: Int {
+        return self.errors.with { $0 }
+    }
+    var completionCount: Int {
+        return self.completions.with { $0 }
+    }
+}
+
+private enum TestError: Equatable {
+    case first
+    case second
+}
+
+/// The address of a local of a fresh frame: the stack grows down, so the
+/// smaller the address, the deeper the stack.
+@inline(never)
+private func stackAddress() -> UInt {
+    var marker: UInt8 = 0
+    return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+}
+
+final class Signal_MetaTests: XCTestCase {
+    // MARK: switchToLatest
+
+    func testSwitchToLatestForwardsOnlyTheLatestInner() {
+        let outer = TestPipe<Signal<Int, TestError>, TestError>()
+        let a = TestPipe<Int, TestError>()
+        let b = TestPipe<Int, TestError>()
+        let recorder = Recorder<Int>()
+        let disposable = recorder.start(outer.signal() |> switchToLatest)
+
+        outer.putNext(a.signal())
+        a.putNext(1)
+        a.putNext(2)
+        XCTAssertEqual(a.subscriberCount, 1)
+        outer.putNext(b.signal())
+        XCTAssertEqual(a.subscriberCount, 0, "the previous inner is disposed")
+        XCTAssertEqual(b.subscriberCount, 1)
+        a.putNext(99)
+        b.putNext(3)
+        XCTAssertEqual(recorder.list, [1, 2, 3])
+        XCTAssertEqual(recorder.completionCount, 0)
+        disposable.dispose()
+        XCTAssertEqual(outer.subscriberCount, 0)
+        XCTAssertEqual(b.subscriberCount, 0)
+        b.putNext(4)
+        XCTAssertEqual(recorder.list, [1, 2, 3])
+    }
+
+    func testSwitchToLatestDisposesPreviousBeforeStartingNext() {
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let a = TestPipe<Int, NoError>()
+        var subscribersOfASeenByB: [Int] = []
+        let b = Signal<Int, NoError> { subscriber in
+            subscribersOfASeenByB.append(a.subscriberCount)
+            return EmptyDisposable
+        }
+        let disposable = (outer.signal() |> switchToLatest).start()
+        outer.putNext(a.signal())
+        outer.putNext(b)
+        XCTAssertEqual(subscribersOfASeenByB, [0])
+        disposable.dispose()
+    }
+
+    func testSwitchToLatestCompletesWhenOuterAndCurrentInnerHaveCompleted() {
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let a = TestPipe<Int, NoError>()
+        let recorder = Recorder<Int>()
+        let disposable = recorder.start(outer.signal() |> switchToLatest)
+        outer.putNext(a.signal())
+        outer.putCompletion()
+        XCTAssertEqual(recorder.completionCount, 0, "the inner still runs")
+        a.putNext(1)
+        a.putCompletion()
+        XCTAssertEqual(recorder.list, [1])
+        XCTAssertEqual(recorder.completionCount, 1)
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(outer.subscriberCount, 0)
+        disposable.dispose()
+
+        // Inner first, then outer.
+        let outer2 = TestPipe<Signal<Int, NoError>, NoError>()
+        let recorder2 = Recorder<Int>()
+        _ = recorder2.start(outer2.signal() |> switchToLatest)
+        outer2.putNext(.single(5))
+        XCTAssertEqual(recorder2.completionCount, 0, "the outer still runs")
+        outer2.putCompletion()
+        XCTAssertEqual(recorder2.list, [5])
+        XCTAssertEqual(recorder2.completionCount, 1)
+
+        // No inner at all.
+        let recorder3 = Recorder<Int>()
+        _ = recorder3.start(Signal<Signal<Int, NoError>, NoError>.complete() |> switchToLatest)
+        XCTAssertEqual(recorder3.completionCount, 1)
+    }
+
+    func testSwitchToLatestErrors() {
+        // Outer error.
+        let outer = TestPipe<Signal<Int, TestError>, TestError>()
+        let a = TestPipe<Int, TestError>()
+        var errors: [TestError] = []
+        var completions = 0
+        var values: [Int] = []
+        _ = (outer.signal() |> switchToLatest).start(next: { values.append($0) }, error: { errors.append($0) }, completed: { completions += 1 })
+        outer.putNext(a.signal())
+        outer.putError(.first)
+        XCTAssertEqual(errors, [.first])
+        XCTAssertEqual(a.subscriberCount, 0, "the running inner is disposed")
+        XCTAssertEqual(outer.subscriberCount, 0)
+        a.putNext(1)
+        a.putError(.second)
+        XCTAssertEqual(values, [])
+        XCTAssertEqual(errors, [.first])
+        XCTAssertEqual(completions, 0)
+
+        // Inner error.
+        let outer2 = TestPipe<Signal<Int, TestError>, TestError>()
+        let b = TestPipe<Int, TestError>()
+        var errors2: [TestError] = []
+        _ = (outer2.signal() |> switchToLatest).start(error: { errors2.append($0) })
+        outer2.putNext(b.signal())
+        b.putError(.second)
+        XCTAssertEqual(errors2, [.second])
+        XCTAssertEqual(outer2.subscriberCount, 0, "the outer is disposed")
+        outer2.putError(.first)
+        XCTAssertEqual(errors2, [.second])
+    }
+
+    func testMapToSignal() {
+        let source = TestPipe<Int, NoError>()
+        var started: [Int] = []
+        let recorder = Recorder<String>()
+        let disposable = recorder.start(source.signal() |> mapToSignal { value -> Signal<String, NoError> in
+            return Signal { subscriber in
+                started.append(value)
+                subscriber.putNext("\(value)a")
+                subscriber.putNext("\(value)b")
+                return EmptyDisposable
+            }
+        })
+        source.putNext(1)
+        source.putNext(2)
+        XCTAssertEqual(started, [1, 2])
+        XCTAssertEqual(recorder.list, ["1a", "1b", "2a", "2b"])
+        disposable.dispose()
+        XCTAssertEqual(source.subscriberCount, 0)
+    }
+
+    func testMapToSignalPromotingError() {
+        let source = TestPipe<Int, NoError>()
+        var values: [Int] = []
+        var errors: [TestError] = []
+        _ = (source.signal() |> mapToSignalPromotingError { value -> Signal<Int, TestError> in
+            return value < 3 ? .single(value * 10) : .fail(.second)
+        }).start(next: { values.append($0) }, error: { errors.append($0) })
+        source.putNext(1)
+        source.putNext(2)
+        source.putNext(3)
+        source.putNext(4)
+        XCTAssertEqual(values, [10, 20])
+        XCTAssertEqual(errors, [.second])
+        XCTAssertEqual(source.subscriberCount, 0)
+    }
+
+    func testSwitchToLatestReentrantEmitFromInnerValue() {
+        // An inner value makes the outer emit a new inner: the running inner
+        // is replaced from inside its own callback.
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        var values: [Int] = []
+        let disposable = (outer.signal() |> switchToLatest).start(next: { value in
+            values.append(value)
+            if value == 1 {
+                outer.putNext(b.signal())
+                a.putNext(2)
+            }
+        })
+        outer.putNext(a.signal())
+        a.putNext(1)
+        b.putNext(3)
+        XCTAssertEqual(values, [1, 3])
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(b.subscriberCount, 1)
+        disposable.dispose()
+        XCTAssertEqual(b.subscriberCount, 0)
+    }
+
+    func testDisposeFromInsideInnerValue() {
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let a = TestPipe<Int, NoError>()
+        var values: [Int] = []
+        var disposable: (any Disposable)?
+        disposable = (outer.signal() |> switchToLatest).start(next: { value in
+            values.append(value)
+            disposable?.dispose()
+        })
+        outer.putNext(a.signal())
+        a.putNext(1)
+        a.putNext(2)
+        XCTAssertEqual(values, [1])
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(outer.subscriberCount, 0)
+    }
+
+    func testMetaReleasesCapturedObjects() {
+        // Released by dispose: the downstream callbacks and the inner signal.
+        let counter = Atomic<Int>(value: 0)
+        let outer = TestPipe<Int, NoError>()
+        let inner = TestPipe<Int, NoError>()
+        var disposable: (any Disposable)?
+        do {
+            let tracker = Tracker(counter)
+            let signal = outer.signal() |> mapToSignal { _ -> Signal<Int, NoError> in
+                return Signal { subscriber in
+                    // Held by the inner subscription until it is disposed.
+                    let innerTracker = Tracker(counter)
+                    return inner.signal().start(next: { value in
+                        _ = innerTracker
+                        subscriber.putNext(value)
+                    })
+                }
+            }
+            disposable = signal.start(next: { _ in _ = tracker })
+        }
+        outer.putNext(1)
+        outer.putNext(2)
+        XCTAssertEqual(counter.with { $0 }, 1, "the first inner subscription is released once replaced")
+        disposable?.dispose()
+        XCTAssertEqual(counter.with { $0 }, 3)
+        XCTAssertEqual(outer.subscriberCount, 0)
+        XCTAssertEqual(inner.subscriberCount, 0)
+
+        // Released by completion, with the disposable still held.
+        let counter2 = Atomic<Int>(value: 0)
+        let head = TestPipe<Int, NoError>()
+        var disposable2: (any Disposable)?
+        do {
+            let tracker = Tracker(counter2)
+            let innerTracker = Tracker(counter2)
+            let second = Signal<Int, NoError> { subscriber in
+                _ = innerTracker
+                subscriber.putNext(1)
+                subscriber.putCompletion()
+                return EmptyDisposable
+            }
+            disposable2 = (head.signal() |> then(second)).start(next: { _ in _ = tracker })
+        }
+        XCTAssertEqual(counter2.with { $0 }, 0)
+        head.putCompletion()
+        XCTAssertEqual(counter2.with { $0 }, 2)
+        XCTAssertNotNil(disposable2)
+
+        // Waiting signals of a queue are released when it is disposed.
+        let counter3 = Atomic<Int>(value: 0)
+        let outer3 = TestPipe<Signal<Int, NoError>, NoError>()
+        let head3 = TestPipe<Int, NoError>()
+        let disposable3 = (outer3.signal() |> queue).start()
+        outer3.putNext(head3.signal())
+        do {
+            let waitingTracker = Tracker(counter3)
+            outer3.putNext(Signal { _ in
+                _ = waitingTracker
+                return EmptyDisposable
+            })
+        }
+        XCTAssertEqual(counter3.with { $0 }, 0)
+        disposable3.dispose()
+        XCTAssertEqual(counter3.with { $0 }, 1)
+        XCTAssertEqual(head3.subscriberCount, 0)
+        XCTAssertEqual(outer3.subscriberCount, 0)
+    }
+
+    // MARK: queue
+
+    func testQueueRunsInnerSignalsOneAfterAnother() {
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        let c = TestPipe<Int, NoError>()
+        let recorder = Recorder<Int>()
+        _ = recorder.start(outer.signal() |> queue)
+        outer.putNext(a.signal())
+        outer.putNext(b.signal())
+        outer.putNext(c.signal())
+        outer.putCompletion()
+        XCTAssertEqual([a.subscriberCount, b.subscriberCount, c.subscriberCount], [1, 0, 0])
+        a.putNext(1)
+        a.putCompletion()
+        XCTAssertEqual([a.subscriberCount, b.subscriberCount, c.subscriberCount], [0, 1, 0])
+        b.putNext(2)
+        b.putCompletion()
+        XCTAssertEqual([a.subscriberCount, b.subscriberCount, c.subscriberCount], [0, 0, 1])
+        XCTAssertEqual(recorder.completionCount, 0)
+        c.putNext(3)
+        c.putCompletion()
+        XCTAssertEqual(recorder.list, [1, 2, 3])
+        XCTAssertEqual(recorder.completionCount, 1)
+    }
+
+    func testQueueCompletionWaitsForPendingAndErrorDropsThem() {
+        let outer = TestPipe<Signal<Int, TestError>, TestError>()
+        let head = TestPipe<Int, TestError>()
+        var startedWaiting = 0
+        var errors: [TestError] = []
+        var completions = 0
+        _ = (outer.signal() |> queue).start(error: { errors.append($0) }, completed: { completions += 1 })
+        outer.putNext(head.signal())
+        outer.putNext(Signal { subscriber in
+            startedWaiting += 1
+            subscriber.putCompletion()
+            return EmptyDisposable
+        })
+        head.putError(.first)
+        XCTAssertEqual(errors, [.first])
+        XCTAssertEqual(startedWaiting, 0, "waiting signals are dropped unstarted")
+        XCTAssertEqual(outer.subscriberCount, 0)
+        XCTAssertEqual(completions, 0)
+    }
+
+    func testQueueDoesNotGrowTheStackWithManyWaitingSynchronousSignals() {
+        let count = 100_000
+        var outer: Subscriber<Signal<Int, NoError>, NoError>?
+        let head = TestPipe<Int, NoError>()
+        var sum = 0
+        var received = 0
+        var lastValue = -1
+        var ordered = true
+        var completions = 0
+        var minimumAddress = UInt.max
+        var baseAddress: UInt = 0
+        _ = (Signal { subscriber in
+            outer = subscriber
+            return EmptyDisposable
+        } |> queue).start(next: { value in
+            let address = stackAddress()
+            if received == 0 {
+                baseAddress = address
+            }
+            minimumAddress = min(minimumAddress, address)
+            if value != lastValue + 1 {
+                ordered = false
+            }
+            lastValue = value
+            sum += value
+            received += 1
+        }, completed: {
+            completions += 1
+        })
+        outer?.putNext(head.signal())
+        for i in 1 ... count {
+            outer?.putNext(.single(i))
+        }
+        outer?.putCompletion()
+        outer = nil
+        XCTAssertEqual(received, 0)
+        head.putNext(0)
+        head.putCompletion()
+        XCTAssertEqual(received, count + 1)
+        XCTAssertTrue(ordered)
+        XCTAssertEqual(sum, count * (count + 1) / 2)
+        XCTAssertEqual(completions, 1)
+        // The first value came from the head (delivered from the test's
+        // frame); the rest from the trampoline: only a few frames deeper.
+        XCTAssertLessThan(baseAddress &- minimumAddress, 64 * 1024)
+    }
+
+    func testQueueDoesNotGrowTheStackWhenInnerSignalsFeedTheOuter() {
+        self.checkInnerSignalsFeedingTheOuter(throttle: false)
+    }
+
+    func testThrottledDoesNotGrowTheStackWhenInnerSignalsFeedTheOuter() {
+        self.checkInnerSignalsFeedingTheOuter(throttle: true)
+    }
+
+    /// Each inner signal, while being started, makes the outer emit the next
+    /// one and then completes: without a trampoline each would start inside
+    /// the previous one.
+    private func checkInnerSignalsFeedingTheOuter(throttle: Bool) {
+        do {
+            let count = 100_000
+            var outerSubscriber: Subscriber<Int, NoError>?
+            var outerDisposed = 0
+            let outer = Signal<Int, NoError> { subscriber in
+                outerSubscriber = subscriber
+                subscriber.putNext(1)
+                return ActionDisposable {
+                    outerDisposed += 1
+                }
+            }
+            var received = 0
+            var ordered = true
+            var completions = 0
+            var minimumAddress = UInt.max
+            var baseAddress: UInt = 0
+            let transform: (Int) -> Signal<Int, NoError> = { value in
+                return Signal { subscriber in
+                    subscriber.putNext(value)
+                    if value < count {
+                        outerSubscriber?.putNext(value + 1)
+                    } else {
+                        outerSubscriber?.putCompletion()
+                    }
+                    subscriber.putCompletion()
+                    return EmptyDisposable
+                }
+            }
+            let signal = throttle ? (outer |> mapToThrottled(transform)) : (outer |> mapToQueue(transform))
+            _ = signal.start(next: { value in
+                let address = stackAddress()
+                if received == 0 {
+                    baseAddress = address
+                }
+                minimumAddress = min(minimumAddress, address)
+                if value != received + 1 {
+                    ordered = false
+                }
+                received += 1
+            }, completed: {
+                completions += 1
+            })
+            XCTAssertEqual(received, count)
+            XCTAssertTrue(ordered)
+            XCTAssertEqual(completions, 1)
+            XCTAssertLessThan(baseAddress &- minimumAddress, 64 * 1024)
+            XCTAssertEqual(outerDisposed, 1)
+            outerSubscriber = nil
+        }
+    }
+
+    func testThrottledKeepsOnlyTheLatestWaitingSignal() {
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let head = TestPipe<Int, NoError>()
+        var started: [Int] = []
+        func inner(_ value: Int) -> Signal<Int, NoError> {
+            return Signal { subscriber in
+                started.append(value)
+                subscriber.putNext(value)
+                subscriber.putCompletion()
+                return EmptyDisposable
+            }
+        }
+        let recorder = Recorder<Int>()
+        _ = recorder.start(outer.signal() |> throttled)
+        outer.putNext(head.signal())
+        outer.putNext(inner(1))
+        outer.putNext(inner(2))
+        outer.putNext(inner(3))
+        outer.putCompletion()
+        head.putNext(0)
+        XCTAssertEqual(started, [], "the running one is never interrupted")
+        head.putCompletion()
+        XCTAssertEqual(started, [3])
+        XCTAssertEqual(recorder.list, [0, 3])
+        XCTAssertEqual(recorder.completionCount, 1)
+        // Nothing waiting: starts at once.
+        let recorder2 = Recorder<Int>()
+        _ = recorder2.start(Signal<Signal<Int, NoError>, NoError> { subscriber in
+            subscriber.putNext(inner(4))
+            subscriber.putNext(inner(5))
+            subscriber.putCompletion()
+            return EmptyDisposable
+        } |> throttled)
+        XCTAssertEqual(recorder2.list, [4, 5])
+        XCTAssertEqual(recorder2.completionCount, 1)
+    }
+
+    func testDroppedSignalIsReleasedOutsideTheLock() {
+        // The dropped waiting signal's captured object emits into the outer
+        // from its deinit: deadlocks if it were released with the lock held.
+        final class Reentrant: @unchecked Sendable {
+            let action: () -> Void
+            init(_ action: @escaping () -> Void) {
+                self.action = action
+            }
+            deinit {
+                self.action()
+            }
+        }
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let head = TestPipe<Int, NoError>()
+        let values = Atomic<[Int]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let disposable = (outer.signal() |> throttled).start(next: { value in
+                values.modify { $0 + [value] }
+            })
+            outer.putNext(head.signal())
+            do {
+                let reentrant = Reentrant {
+                    outer.putNext(.single(2))
+                }
+                outer.putNext(Signal { subscriber in
+                    _ = reentrant
+                    subscriber.putNext(1)
+                    return EmptyDisposable
+                })
+            }
+            // Replaces the waiting signal: its release re-enters `throttled`.
+            outer.putNext(.single(3))
+            head.putCompletion()
+            disposable.dispose()
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(values.with { $0 }, [2])
+    }
+
+    func testQueueDisposalStopsEverything() {
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let head = TestPipe<Int, NoError>()
+        let second = TestPipe<Int, NoError>()
+        let recorder = Recorder<Int>()
+        let disposable = recorder.start(outer.signal() |> queue)
+        outer.putNext(head.signal())
+        outer.putNext(second.signal())
+        disposable.dispose()
+        XCTAssertEqual(head.subscriberCount, 0)
+        XCTAssertEqual(outer.subscriberCount, 0)
+        head.putNext(1)
+        head.putCompletion()
+        XCTAssertEqual(second.subscriberCount, 0, "a waiting signal is not started after dispose")
+        XCTAssertEqual(recorder.list, [])
+        XCTAssertEqual(recorder.completionCount, 0)
+    }
+
+    // MARK: then
+
+    func testThenConcatenates() {
+        let recorder = Recorder<Int>()
+        _ = recorder.start(Signal<Int, NoError>.single(1) |> then(.single(2)) |> then(.single(3)))
+        XCTAssertEqual(recorder.list, [1, 2, 3])
+        XCTAssertEqual(recorder.completionCount, 1)
+
+        // Asynchronous first signal.
+        let first = TestPipe<Int, NoError>()
+        var secondStarted = 0
+        let second = Signal<Int, NoError> { subscriber in
+            secondStarted += 1
+            subscriber.putNext(20)
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        let recorder2 = Recorder<Int>()
+        _ = recorder2.start(first.signal() |> then(second))
+        XCTAssertEqual(secondStarted, 0)
+        first.putNext(10)
+        XCTAssertEqual(secondStarted, 0)
+        first.putCompletion()
+        XCTAssertEqual(secondStarted, 1)
+        XCTAssertEqual(recorder2.list, [10, 20])
+        XCTAssertEqual(recorder2.completionCount, 1)
+        XCTAssertEqual(first.subscriberCount, 0)
+    }
+
+    func testThenErrors() {
+        var secondStarted = 0
+        let second = Signal<Int, TestError> { subscriber in
+            secondStarted += 1
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        var errors: [TestError] = []
+        var completions = 0
+        _ = (Signal<Int, TestError>.fail(.first) |> then(second)).start(error: { errors.append($0) }, completed: { completions += 1 })
+        XCTAssertEqual(errors, [.first])
+        XCTAssertEqual(secondStarted, 0)
+        XCTAssertEqual(completions, 0)
+
+        var values: [Int] = []
+        _ = (Signal<Int, TestError>.single(1) |> then(.fail(.second)) |> then(second)).start(next: { values.append($0) }, error: { errors.append($0) }, completed: { completions += 1 })
+        XCTAssertEqual(values, [1])
+        XCTAssertEqual(errors, [.first, .second])
+        XCTAssertEqual(secondStarted, 0)
+        XCTAssertEqual(completions, 0)
+    }
+
+    func testThenDisposedBeforeFirstCompletesNeverStartsNext() {
+        let first = TestPipe<Int, NoError>()
+        var secondStarted = 0
+        let second = Signal<Int, NoError> { _ in
+            secondStarted += 1
+            return EmptyDisposable
+        }
+        let disposable = (first.signal() |> then(second)).start()
+        XCTAssertEqual(first.subscriberCount, 1)
+        disposable.dispose()
+        XCTAssertEqual(first.subscriberCount, 0)
+        first.putCompletion()
+        XCTAssertEqual(secondStarted, 0)
+    }
+
+    func testLongChainOfThenUsesNoStackBeyondItsNesting() {
+        // Left-nested: ((((s |> then(a)) |> then(b)) ...). Starting it nests
+        // `depth` starts down to `s`; every later signal must be started no
+        // deeper than that. Without the trampoline, each level would start its
+        // next signal from inside the completion of the level below, a few
+        // hundred bytes deeper each time.
+        let depth = 500
+        var sourceStart = UInt.max
+        var deepestNextStart = UInt.max
+        let source = Signal<Int, NoError> { subscriber in
+            sourceStart = stackAddress()
+            subscriber.putNext(0)
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        func next(_ value: Int) -> Signal<Int, NoError> {
+            return Signal { subscriber in
+                deepestNextStart = min(deepestNextStart, stackAddress())
+                subscriber.putNext(value)
+                subscriber.putCompletion()
+                return EmptyDisposable
+            }
+        }
+        var signal = source
+        for i in 1 ... depth {
+            signal = signal |> then(next(i))
+        }
+        var values: [Int] = []
+        var completions = 0
+        _ = signal.start(next: { values.append($0) }, completed: { completions += 1 })
+        XCTAssertEqual(values, Array(0 ... depth))
+        XCTAssertEqual(completions, 1)
+        XCTAssertLessThan(sourceStart &- min(sourceStart, deepestNextStart), 4 * 1024)
+
+        // Right-nested: a |> then(b |> then(c |> then(...))): the deepest start
+        // is the last signal; the completions must not go deeper.
+        var lastStart = UInt.max
+        var deepestCompletion = UInt.max
+        var right = Signal<Int, NoError> { subscriber in
+            lastStart = stackAddress()
+            subscriber.putNext(depth)
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        for i in (0 ..< depth).reversed() {
+            right = Signal<Int, NoError> { subscriber in
+                subscriber.putNext(i)
+                subscriber.putCompletion()
+                return EmptyDisposable
+            } |> then(right)
+        }
+        var rightValues: [Int] = []
+        var rightCompletions = 0
+        _ = right.start(next: { rightValues.append($0) }, completed: {
+            deepestCompletion = stackAddress()
+            rightCompletions += 1
+        })
+        XCTAssertEqual(rightValues, Array(0 ... depth))
+        XCTAssertEqual(rightCompletions, 1)
+        XCTAssertLessThan(lastStart &- min(lastStart, deepestCompletion), 4 * 1024)
+    }
+
+    func testTwentyThousandNestedThen() {
+        // 20_000 nested `then`, on a thread with a 64 MB stack: starting such a
+        // chain nests 20_000 starts, as 20_000 nested `map`s would, and a value
+        // of the innermost signal is forwarded through all 20_000 levels (so
+        // values stay few here: n values through n levels is O(n^2)). The
+        // trampoline makes the completions add nothing to that depth.
+        //
+        // Under ThreadSanitizer the depth is 2_500: its shadow call stack is
+        // bounded (20_000 nested starts overflow it whatever the operator),
+        // and its per-lock cost grows with the stack depth.
+        let depth = isThreadSanitizerActive() ? 2_500 : 20_000
+        let result = Atomic<([Int], Int)>(value: ([], 0))
+        let done = DispatchSemaphore(value: 0)
+        runWithStack(64 * 1024 * 1024) {
+            var signal = Signal<Int, NoError>.single(0)
+            for i in 1 ... depth {
+                signal = signal |> then(i % 2_500 == 0 ? .single(i) : .complete())
+            }
+            var values: [Int] = []
+            var completions = 0
+            _ = signal.start(next: { values.append($0) }, completed: { completions += 1 })
+            result.swap((values, completions))
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(result.with { $0.0 }, Array(stride(from: 0, through: depth, by: 2_500)))
+        XCTAssertEqual(result.with { $0.1 }, 1)
+    }
+
+    // MARK: deferred, ignoreValues
+
+    func testDeferredCallsTheGeneratorOnEachStart() {
+        var calls = 0
+        let signal: Signal<Int, NoError> = deferred {
+            calls += 1
+            return .single(calls)
+        }
+        XCTAssertEqual(calls, 0)
+        var values: [Int] = []
+        var completions = 0
+        _ = signal.start(next: { values.append($0) }, completed: { completions += 1 })
+        _ = signal.start(next: { values.append($0) }, completed: { completions += 1 })
+        XCTAssertEqual(calls, 2)
+        XCTAssertEqual(values, [1, 2])
+        XCTAssertEqual(completions, 2)
+
+        let pipe = TestPipe<Int, TestError>()
+        var errors: [TestError] = []
+        let disposable = deferred { pipe.signal() }.start(error: { errors.append($0) })
+        XCTAssertEqual(pipe.subscriberCount, 1)
+        pipe.putError(.second)
+        XCTAssertEqual(errors, [.second])
+        XCTAssertEqual(pipe.subscriberCount, 0)
+        disposable.dispose()
+
+        let pipe2 = TestPipe<Int, TestError>()
+        let disposable2 = deferred { pipe2.signal() }.start()
+        disposable2.dispose()
+        XCTAssertEqual(pipe2.subscriberCount, 0)
+    }
+
+    func testIgnoreValuesPassesOnlyTheTerminalEvent() {
+        let pipe = TestPipe<Int, TestError>()
+        var completions = 0
+        var errors: [TestError] = []
+        // `Never` values cannot be delivered: the type proves it.
+        let signal: Signal<Never, TestError> = pipe.signal() |> ignoreValues
+        _ = signal.start(error: { errors.append($0) }, completed: { completions += 1 })
+        pipe.putNext(1)
+        pipe.putNext(2)
+        pipe.putCompletion()
+        XCTAssertEqual(completions, 1)
+        XCTAssertEqual(errors, [])
+
+        let pipe2 = TestPipe<Int, TestError>()
+        let disposable = (pipe2.signal() |> ignoreValues).start(error: { errors.append($0) }, completed: { completions += 1 })
+        pipe2.putNext(1)
+        pipe2.putError(.first)
+        XCTAssertEqual(errors, [.first])
+        XCTAssertEqual(completions, 1)
+        XCTAssertEqual(pipe2.subscriberCount, 0)
+        disposable.dispose()
+    }
+
+    // MARK: threading
+
+    func testQueueSerializesInnerSignalsFromConcurrentEmitters() {
+        let threads = 4
+        let perThread = 2_500
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let inFlight = Atomic<Int>(value: 0)
+        let maximumInFlight = Atomic<Int>(value: 0)
+        let sum = Atomic<Int>(value: 0)
+        let count = Atomic<Int>(value: 0)
+        let completions = Atomic<Int>(value: 0)
+        let disposable = (outer.signal() |> queue).start(next: { value in
+            let now = inFlight.modify { $0 + 1 }
+            maximumInFlight.modify { max($0, now) }
+            sum.modify { $0 + value }
+            count.modify { $0 + 1 }
+            inFlight.modify { $0 - 1 }
+        }, completed: {
+            completions.modify { $0 + 1 }
+        })
+        let group = DispatchGroup()
+        for thread in 0 ..< threads {
+            DispatchQueue.global().async(group: group) {
+                for i in 0 ..< perThread {
+                    let value = thread * perThread + i
+                    outer.putNext(Signal { subscriber in
+                        subscriber.putNext(value)
+                        subscriber.putCompletion()
+                        return EmptyDisposable
+                    })
+                }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        outer.putCompletion()
+        let total = threads * perThread
+        XCTAssertEqual(count.with { $0 }, total)
+        XCTAssertEqual(sum.with { $0 }, total * (total - 1) / 2)
+        XCTAssertEqual(maximumInFlight.with { $0 }, 1, "inner signals never overlap")
+        XCTAssertEqual(completions.with { $0 }, 1)
+        disposable.dispose()
+    }
+
+    func testSwitchToLatestLeavesExactlyOneInnerSubscribedUnderConcurrentEmitters() {
+        let threads = 4
+        let perThread = 500
+        let outer = TestPipe<Signal<Int, NoError>, NoError>()
+        let inners = (0 ..< threads * perThread).map { _ in TestPipe<Int, NoError>() }
+        let disposable = (outer.signal() |> switchToLatest).start()
+        let group = DispatchGroup()
+        for thread in 0 ..< threads {
+            DispatchQueue.global().async(group: group) {
+                for i in 0 ..< perThread {
+                    outer.putNext(inners[thread * perThread + i].signal())
+                }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(inners.reduce(0) { $0 + $1.subscriberCount }, 1)
+        disposable.dispose()
+        XCTAssertEqual(inners.reduce(0) { $0 + $1.subscriberCount }, 0)
+        XCTAssertEqual(outer.subscriberCount, 0)
+    }
+
+    func testConcurrentSubscribeEmitDispose() {
+        // Threads subscribe to and dispose mapToSignal chains over shared pipes
+        // while another thread emits into them; at the end nothing is attached
+        // and every captured tracker has been released.
+        let outer = TestPipe<Int, NoError>()
+        let inner = TestPipe<Int, NoError>()
+        let released = Atomic<Int>(value: 0)
+        let created = Atomic<Int>(value: 0)
+        let synchronousValues = Atomic<Int>(value: 0)
+        let stop = Atomic<Bool>(value: false)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            var i = 0
+            while !stop.with({ $0 }) {
+                outer.putNext(i)
+                inner.putNext(i)
+                i += 1
+            }
+        }
+        let subscribers = 3
+        let iterations = 500
+        let finished = DispatchGroup()
+        for _ in 0 ..< subscribers {
+            DispatchQueue.global().async(group: finished) {
+                for _ in 0 ..< iterations {
+                    let tracker = Tracker(released)
+                    created.modify { $0 + 1 }
+                    let disposable = (outer.signal() |> mapToSignal { _ in inner.signal() }).start(next: { _ in _ = tracker })
+                    let single = (Signal<Int, NoError>.single(1) |> mapToSignal { value in Signal<Int, NoError>.single(value + 1) |> then(.single(value + 2)) }).start(next: { value in
+                        synchronousValues.modify { $0 + value }
+                    })
+                    disposable.dispose()
+                    single.dispose()
+                }
+            }
+        }
+        XCTAssertEqual(finished.wait(timeout: .now() + 20), .success)
+        stop.swap(true)
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(outer.subscriberCount, 0)
+        XCTAssertEqual(inner.subscriberCount, 0)
+        XCTAssertEqual(synchronousValues.with { $0 }, subscribers * iterations * 5)
+        XCTAssertEqual(released.with { $0 }, created.with { $0 })
+        XCTAssertEqual(created.with { $0 }, subscribers * iterations)
+    }
+}
+
+/// True when the ThreadSanitizer runtime is linked in.
+private func isThreadSanitizerActive() -> Bool {
+    return dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+}
+
+/// Runs `body` on a new thread with a stack of `size` bytes.
+private func runWithStack(_ size: Int, _ body: @escaping () -> Void) {
+    final class Box {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) {
+            self.body = body
+        }
+    }
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    pthread_attr_setstacksize(&attributes, size)
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let result = pthread_create(&thread, &attributes, { argument in
+        let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+        box.body()
+        return nil
+    }, box)
+    precondition(result == 0)
+    pthread_attr_destroy(&attributes)
+    pthread_detach(thread)
+}
