@@ -1,0 +1,63 @@
+/// A hot source of values: `putNext` delivers a value to every current
+/// subscriber of `signal()`. Without replay (the default, as in the original)
+/// the pipe has no memory: a subscriber receives only values put after it
+/// subscribed. With `init(replay: true)` (from the ObjC twin's `SPipe`), a new
+/// subscriber first receives the most recent value put, if any.
+///
+/// The signals never complete. They hold the pipe weakly, as in the original:
+/// the pipe does not need to outlive them. Subscribing after the pipe is gone
+/// gives a signal that never emits; subscriptions alive when it goes simply
+/// receive nothing more.
+///
+/// Thread-safety: `@unchecked Sendable` because its state (subscribers, the
+/// replayed value) lives under an internal lock and subscriber callbacks run
+/// outside it, from a snapshot of the subscribers taken under the lock. Every
+/// method may be called from any thread. A value is delivered on the thread
+/// that puts it; `putNext` from several threads at once delivers concurrently,
+/// in no defined order. With replay, a new subscriber receives the replay on
+/// the subscribing thread, then (still on that thread) any value put while the
+/// replay was being delivered: the replay never arrives after a newer value. A
+/// `putNext` from inside a callback is delivered after the current delivery, so
+/// every subscriber sees the values in the same order (and the stack does not
+/// grow).
+public final class ValuePipe<T>: @unchecked Sendable {
+    // The state is the replay flag (it never changes).
+    private let broadcaster: _Broadcaster<T, Bool>
+
+    /// A pipe without memory.
+    public init() {
+        self.broadcaster = _Broadcaster(value: nil, state: false)
+    }
+
+    /// A pipe that, when `replay` is true, gives a new subscriber the most
+    /// recent value put, if any.
+    public init(replay: Bool) {
+        self.broadcaster = _Broadcaster(value: nil, state: replay)
+    }
+
+    /// A signal of the values put from the moment of subscription (preceded by
+    /// the most recent one, with replay). It never completes.
+    public func signal() -> Signal<T, NoError> {
+        return Signal { [weak self] subscriber in
+            guard let broadcaster = self?.broadcaster else {
+                return EmptyDisposable
+            }
+            let (index, _) = broadcaster.subscribe({ next in
+                subscriber.putNext(next)
+            }, { _, _ in })
+            return ActionDisposable { [weak broadcaster] in
+                broadcaster?.unsubscribe(index)
+            }
+        }
+    }
+
+    /// Delivers `next` to every current subscriber (and keeps it for replay).
+    public func putNext(_ next: T) {
+        self.broadcaster.publish { value, replay in
+            if replay {
+                value = next
+            }
+            return next
+        }
+    }
+}

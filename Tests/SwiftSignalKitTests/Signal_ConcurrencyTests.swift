@@ -1,0 +1,268 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+
+private struct TestError: Error, Equatable {
+    let code: Int
+}
+
+/// A one-shot event that an async test can await without blocking a thread.
+private final class Event: @unchecked Sendable {
+    private let lock = Lock()
+    private var signaled = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func signal() {
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        self.lock.locked {
+            self.signaled = true
+            waiters = self.waiters
+            self.waiters = []
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            var ready = false
+            self.lock.locked {
+                ready = self.signaled
+                if !ready {
+                    self.waiters.append(continuation)
+                }
+            }
+            if ready {
+                continuation.resume()
+            }
+        }
+    }
+}
+
+/// A source whose subscriber the test drives by hand; counts starts and
+/// disposals and signals `started` (for threads) and `startedEvent` (for
+/// tasks) when started.
+private final class ManualSource<E>: @unchecked Sendable {
+    let current = Atomic<Subscriber<Int, E>?>(value: nil)
+    let starts = Atomic(value: 0)
+    let disposals = Atomic(value: 0)
+    let started = DispatchSemaphore(value: 0)
+    let startedEvent = Event()
+
+    var signal: Signal<Int, E> {
+        return Signal { subscriber in
+            self.starts.modify { $0 + 1 }
+            self.current.swap(subscriber)
+            self.started.signal()
+            self.startedEvent.signal()
+            return ActionDisposable {
+                self.disposals.modify { $0 + 1 }
+            }
+        }
+    }
+
+    func put(_ value: Int) {
+        self.current.with { $0 }?.putNext(value)
+    }
+
+    func fail(_ error: E) {
+        self.current.with { $0 }?.putError(error)
+    }
+
+    func complete() {
+        self.current.with { $0 }?.putCompletion()
+    }
+}
+
+private final class Tracker: @unchecked Sendable {
+    let released: Atomic<Int>
+    init(_ released: Atomic<Int>) {
+        self.released = released
+    }
+    deinit {
+        self.released.modify { $0 + 1 }
+    }
+}
+
+/// Waits for `semaphore`; only for dispatch threads, never for a task.
+private func waitFor(_ semaphore: DispatchSemaphore) -> DispatchTimeoutResult {
+    return semaphore.wait(timeout: .now() + 10)
+}
+
+final class Signal_ConcurrencyTests: XCTestCase {
+    func testGetReturnsTheFirstValueAndReleasesTheSubscription() async {
+        let disposals = Atomic(value: 0)
+        let released = Atomic(value: 0)
+        let signal = Signal<Int, NoError> { subscriber in
+            let tracker = Tracker(released)
+            subscriber.putNext(1)
+            subscriber.putNext(2)
+            subscriber.putCompletion()
+            return ActionDisposable {
+                _ = tracker
+                disposals.modify { $0 + 1 }
+            }
+        }
+        let value = await signal.get()
+        XCTAssertEqual(value, 1)
+        XCTAssertEqual(disposals.with { $0 }, 1)
+        XCTAssertEqual(released.with { $0 }, 1)
+    }
+
+    func testGetWaitsForAValueFromAnotherThread() async {
+        let source = ManualSource<NoError>()
+        let queue = DispatchQueue(label: "Signal_ConcurrencyTests.producer")
+        queue.async {
+            XCTAssertEqual(waitFor(source.started), .success)
+            source.put(42)
+            source.put(43)
+        }
+        let value = await source.signal.get()
+        XCTAssertEqual(value, 42)
+        XCTAssertEqual(source.disposals.with { $0 }, 1, "the subscription is disposed after the first value")
+    }
+
+    func testGetOfOptionalValues() async {
+        let value: Int?? = await Signal<Int?, NoError>.single(nil).get()
+        XCTAssertEqual(value, .some(nil))
+    }
+
+    func testFirstValue() async {
+        let value = await Signal<Int, TestError>.single(3).firstValue()
+        XCTAssertEqual(value, 3)
+        let empty = await Signal<Int, NoError>.complete().firstValue()
+        XCTAssertNil(empty, "completion without a value gives nil instead of hanging")
+        let failed = await Signal<Int, TestError>.fail(TestError(code: 1)).firstValue()
+        XCTAssertNil(failed)
+    }
+
+    func testFirstValueAfterLaterCompletionOnAnotherThread() async {
+        let source = ManualSource<TestError>()
+        let queue = DispatchQueue(label: "Signal_ConcurrencyTests.producer")
+        queue.async {
+            XCTAssertEqual(waitFor(source.started), .success)
+            source.complete()
+        }
+        let value = await source.signal.firstValue()
+        XCTAssertNil(value)
+        XCTAssertEqual(source.starts.with { $0 }, 1)
+    }
+
+    func testFirstValueCancellationReturnsNilAndDisposes() async {
+        let source = ManualSource<NoError>()
+        let task = Task {
+            return await source.signal.firstValue()
+        }
+        await source.startedEvent.wait()
+        task.cancel()
+        let value = await task.value
+        XCTAssertNil(value)
+        XCTAssertEqual(source.disposals.with { $0 }, 1)
+        source.put(1) // too late: must not reach anything
+    }
+
+    func testFirstValueInAlreadyCancelledTaskDoesNotSubscribe() async {
+        let source = ManualSource<NoError>()
+        let task = Task { () -> Int? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await source.signal.firstValue()
+        }
+        let value = await task.value
+        XCTAssertNil(value)
+        XCTAssertEqual(source.starts.with { $0 }, 0)
+    }
+
+    func testValuesStreamDeliversEverythingThenFinishes() async {
+        let signal = Signal<Int, NoError> { subscriber in
+            for i in 1 ... 5 {
+                subscriber.putNext(i)
+            }
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        var values: [Int] = []
+        for await value in signal.values {
+            values.append(value)
+        }
+        XCTAssertEqual(values, [1, 2, 3, 4, 5])
+    }
+
+    func testValuesStreamFromAnotherThreadKeepsEveryValueInOrder() async {
+        let source = ManualSource<NoError>()
+        let count = 10_000
+        let stream = source.signal.values
+        DispatchQueue(label: "Signal_ConcurrencyTests.producer").async {
+            for i in 0 ..< count {
+                source.put(i)
+            }
+            source.complete()
+        }
+        var values: [Int] = []
+        for await value in stream {
+            values.append(value)
+        }
+        XCTAssertEqual(values, Array(0 ..< count), "the buffer is unbounded: nothing is dropped")
+    }
+
+    func testThrowingValuesStreamThrowsTheError() async {
+        let source = ManualSource<TestError>()
+        let stream = source.signal.values
+        source.put(1)
+        source.put(2)
+        source.fail(TestError(code: 7))
+        source.put(3)
+        var values: [Int] = []
+        do {
+            for try await value in stream {
+                values.append(value)
+            }
+            XCTFail("the stream must throw")
+        } catch {
+            XCTAssertEqual(error as? TestError, TestError(code: 7))
+        }
+        XCTAssertEqual(values, [1, 2])
+    }
+
+    func testThrowingValuesStreamFinishesOnCompletion() async throws {
+        let stream = Signal<Int, TestError>.single(9).values
+        var values: [Int] = []
+        for try await value in stream {
+            values.append(value)
+        }
+        XCTAssertEqual(values, [9])
+    }
+
+    func testBreakingOutOfTheIterationDisposesTheSubscription() async {
+        let source = ManualSource<NoError>()
+        do {
+            let stream = source.signal.values
+            source.put(1)
+            source.put(2)
+            for await value in stream {
+                XCTAssertEqual(value, 1)
+                break
+            }
+        }
+        XCTAssertEqual(source.disposals.with { $0 }, 1)
+    }
+
+    func testCancellingTheIteratingTaskDisposesTheSubscription() async {
+        let source = ManualSource<TestError>()
+        let task = Task { () -> [Int] in
+            var values: [Int] = []
+            do {
+                for try await value in source.signal.values {
+                    values.append(value)
+                }
+            } catch {
+                XCTFail("unexpected error \(error)")
+            }
+            return values
+        }
+        await source.startedEvent.wait()
+        source.put(1)
+        task.cancel()
+        let values = await task.value
+        XCTAssertLessThanOrEqual(values.count, 1)
+        XCTAssertEqual(source.disposals.with { $0 }, 1)
+    }
+}

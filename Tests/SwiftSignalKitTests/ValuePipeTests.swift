@@ -1,0 +1,274 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+
+private final class Tracker {
+    let onDeinit: () -> Void
+    init(_ onDeinit: @escaping () -> Void) {
+        self.onDeinit = onDeinit
+    }
+    deinit {
+        self.onDeinit()
+    }
+}
+
+final class ValuePipeTests: XCTestCase {
+    func testNoMemoryAndFanOutInOrder() {
+        let pipe = ValuePipe<Int>()
+        pipe.putNext(0)
+        var a: [Int] = []
+        var b: [Int] = []
+        var completed = false
+        let da = pipe.signal().start(next: { a.append($0) }, completed: { completed = true })
+        XCTAssertEqual(a, [], "a pipe without replay has no memory")
+        pipe.putNext(1)
+        let db = pipe.signal().start(next: { b.append($0) })
+        pipe.putNext(2)
+        pipe.putNext(3)
+        XCTAssertEqual(a, [1, 2, 3])
+        XCTAssertEqual(b, [2, 3])
+        XCTAssertFalse(completed)
+        da.dispose()
+        db.dispose()
+    }
+
+    func testReplayGivesTheMostRecentValueOnly() {
+        let pipe = ValuePipe<Int>(replay: true)
+        var empty: [Int] = []
+        pipe.signal().start(next: { empty.append($0) }).dispose()
+        XCTAssertEqual(empty, [], "nothing to replay before the first value")
+        pipe.putNext(1)
+        pipe.putNext(2)
+        var values: [Int] = []
+        let d = pipe.signal().start(next: { values.append($0) })
+        pipe.putNext(3)
+        XCTAssertEqual(values, [2, 3])
+        d.dispose()
+        var late: [Int] = []
+        pipe.signal().start(next: { late.append($0) }).dispose()
+        XCTAssertEqual(late, [3])
+    }
+
+    func testValuePutDuringTheReplayIsDeliveredAfterIt() {
+        let pipe = ValuePipe<Int>(replay: true)
+        pipe.putNext(1)
+        let inReplay = DispatchSemaphore(value: 0)
+        let putDone = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "ValuePipeTests.producer").async {
+            XCTAssertEqual(inReplay.wait(timeout: .now() + 10), .success)
+            pipe.putNext(2)
+            putDone.signal()
+        }
+        var values: [Int] = []
+        var first = true
+        let d = pipe.signal().start(next: { value in
+            if first {
+                first = false
+                inReplay.signal()
+                XCTAssertEqual(putDone.wait(timeout: .now() + 10), .success)
+            }
+            values.append(value)
+        })
+        XCTAssertEqual(values, [1, 2])
+        d.dispose()
+    }
+
+    func testValuesAreDeliveredOnThePuttingThread() {
+        let pipe = ValuePipe<Int>()
+        let queue = Queue(name: "ValuePipeTests.putter")
+        let onQueue = Atomic<[Bool]>(value: [])
+        let d = pipe.signal().start(next: { _ in
+            onQueue.modify { $0 + [queue.isCurrent()] }
+        })
+        queue.sync {
+            pipe.putNext(1)
+        }
+        pipe.putNext(2)
+        XCTAssertEqual(onQueue.with { $0 }, [true, false])
+        d.dispose()
+    }
+
+    func testReplayFalseMatchesDefault() {
+        let pipe = ValuePipe<Int>(replay: false)
+        pipe.putNext(1)
+        var values: [Int] = []
+        let d = pipe.signal().start(next: { values.append($0) })
+        pipe.putNext(2)
+        XCTAssertEqual(values, [2])
+        d.dispose()
+    }
+
+    func testDisposeRemovesSubscriberAndReleasesClosures() {
+        let pipe = ValuePipe<Int>()
+        var released = 0
+        var values: [Int] = []
+        var disposable: (any Disposable)?
+        do {
+            let tracker = Tracker { released += 1 }
+            disposable = pipe.signal().start(next: { value in
+                _ = tracker
+                values.append(value)
+            })
+        }
+        pipe.putNext(1)
+        XCTAssertEqual(released, 0)
+        disposable?.dispose()
+        XCTAssertEqual(released, 1)
+        pipe.putNext(2)
+        XCTAssertEqual(values, [1])
+    }
+
+    func testSignalHoldsThePipeWeakly() {
+        var pipe: ValuePipe<Int>? = ValuePipe<Int>()
+        weak let weakPipe = pipe
+        let signal = pipe!.signal()
+        var values: [Int] = []
+        let d = signal.start(next: { values.append($0) })
+        pipe!.putNext(1)
+        pipe = nil
+        XCTAssertNil(weakPipe, "neither the signal nor a subscription keeps the pipe alive")
+        var completed = false
+        let late = signal.start(next: { values.append($0) }, completed: { completed = true })
+        XCTAssertFalse(completed, "a signal of a released pipe never emits")
+        XCTAssertEqual(values, [1])
+        late.dispose()
+        d.dispose()
+    }
+
+    func testPutFromInsideCallbackIsDeliveredAfterItInOrder() {
+        let pipe = ValuePipe<Int>()
+        var first: [Int] = []
+        var second: [Int] = []
+        let d1 = pipe.signal().start(next: { value in
+            first.append(value)
+            if value == 1 {
+                pipe.putNext(2)
+                XCTAssertEqual(first, [1], "the nested value waits for the current delivery")
+            }
+        })
+        let d2 = pipe.signal().start(next: { second.append($0) })
+        pipe.putNext(1)
+        XCTAssertEqual(first, [1, 2])
+        XCTAssertEqual(second, [1, 2])
+        d1.dispose()
+        d2.dispose()
+    }
+
+    func testDisposeFromInsideCallback() {
+        let pipe = ValuePipe<Int>()
+        var disposable: (any Disposable)?
+        var values: [Int] = []
+        disposable = pipe.signal().start(next: { value in
+            values.append(value)
+            disposable?.dispose()
+        })
+        pipe.putNext(1)
+        pipe.putNext(2)
+        XCTAssertEqual(values, [1])
+    }
+
+    func testManySynchronousNestedPutsDoNotGrowTheStack() {
+        let pipe = ValuePipe<Int>()
+        var count = 0
+        let d = pipe.signal().start(next: { value in
+            count += 1
+            if value < 100_000 {
+                pipe.putNext(value + 1)
+            }
+        })
+        pipe.putNext(1)
+        XCTAssertEqual(count, 100_000)
+        d.dispose()
+    }
+
+    private func stress(replay: Bool) {
+        let pipe = ValuePipe<Int>(replay: replay)
+        let producers = 8
+        let perProducer = 2_000
+        let persistentCount = 4
+        let delivered = Atomic(value: 0)
+        let orderViolations = Atomic(value: 0)
+
+        // Values are thread * stride + index: per producer they increase.
+        // Negative values are probes, not checked. Values of different
+        // producers may arrive concurrently: each slot is only written for its
+        // own producer.
+        let stride = 1 << 32
+        @Sendable func checker() -> (Int) -> Void {
+            let last = Atomic<[Int]>(value: Array(repeating: -1, count: producers))
+            return { value in
+                guard value >= 0 else {
+                    return
+                }
+                let thread = value / stride
+                let ok = last.with { $0[thread] < value }
+                last.modify { array in
+                    var array = array
+                    array[thread] = value
+                    return array
+                }
+                if !ok {
+                    orderViolations.modify { $0 + 1 }
+                }
+            }
+        }
+
+        var persistent: [any Disposable] = []
+        for _ in 0 ..< persistentCount {
+            let check = checker()
+            persistent.append(pipe.signal().start(next: { value in
+                delivered.modify { $0 + 1 }
+                check(value)
+            }))
+        }
+
+        // Producers keep going (up to a cap) until every transient subscriber
+        // is done, so that subscriptions race with puts all along. Each worker
+        // has its own serial queue, hence its own thread.
+        let transientThreads = 4
+        let transientsDone = Atomic(value: 0)
+        let produced = Atomic(value: 0)
+        let group = DispatchGroup()
+        for thread in 0 ..< producers {
+            DispatchQueue(label: "ValuePipeTests.worker").async(group: group) {
+                var index = 0
+                while index < perProducer || (transientsDone.with({ $0 }) < transientThreads && index < 50 * perProducer) {
+                    pipe.putNext(thread * stride + index)
+                    index += 1
+                }
+                produced.modify { $0 + index }
+            }
+        }
+        for _ in 0 ..< transientThreads {
+            DispatchQueue(label: "ValuePipeTests.worker").async(group: group) {
+                for _ in 0 ..< 500 {
+                    let check = checker()
+                    let d = pipe.signal().start(next: { value in
+                        check(value)
+                    })
+                    d.dispose()
+                }
+                transientsDone.modify { $0 + 1 }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(delivered.with { $0 }, persistentCount * produced.with { $0 })
+        XCTAssertEqual(orderViolations.with { $0 }, 0)
+
+        // Only the persistent subscribers are left.
+        let before = delivered.with { $0 }
+        pipe.putNext(-1)
+        XCTAssertEqual(delivered.with { $0 } - before, persistentCount)
+        persistent.forEach { $0.dispose() }
+        pipe.putNext(-1)
+        XCTAssertEqual(delivered.with { $0 } - before, persistentCount)
+    }
+
+    func testConcurrentPutSubscribeDispose() {
+        self.stress(replay: false)
+    }
+
+    func testConcurrentPutSubscribeDisposeWithReplay() {
+        self.stress(replay: true)
+    }
+}
