@@ -1,5 +1,7 @@
 /// A bag that can be iterated directly; removal leaves a hole instead of
-/// shifting the remaining items, and holes at either end are trimmed.
+/// shifting the remaining items. Leading holes are trimmed, and every hole goes
+/// when the bag empties; trailing holes stay, since trimming them would hand
+/// their keys out again.
 ///
 /// Keys grow monotonically and are never reused. Iteration yields the items in
 /// insertion order; it iterates a snapshot, so the bag may change meanwhile.
@@ -42,9 +44,6 @@ public final class SparseBag<T>: Sequence {
             self.firstKey += self.items.count
             self.items.removeAll(keepingCapacity: true)
             return
-        }
-        while let last = self.items.last, last == nil {
-            self.items.removeLast()
         }
         var leading = 0
         while self.items[leading] == nil {

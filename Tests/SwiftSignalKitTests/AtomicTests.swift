@@ -1,0 +1,153 @@
+import XCTest
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SwiftSignalKit
+
+final class AtomicTests: XCTestCase {
+    private final class ThreadBody {
+        let body: () -> Void
+
+        init(_ body: @escaping () -> Void) {
+            self.body = body
+        }
+    }
+
+    /// Runs `body(0 ..< count)` on `count` new threads, released together once
+    /// all exist, and joins them.
+    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
+        let go = DispatchSemaphore(value: 0)
+        var threads: [pthread_t] = []
+        for index in 0 ..< count {
+            let context = Unmanaged.passRetained(ThreadBody {
+                go.wait()
+                body(index)
+            }).toOpaque()
+            var thread = pthread_t()
+            let result = pthread_create(&thread, nil, { context in
+                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, context)
+            precondition(result == 0)
+            threads.append(thread)
+        }
+        for _ in 0 ..< count {
+            go.signal()
+        }
+        for thread in threads {
+            pthread_join(thread, nil)
+        }
+    }
+
+    func testWithReturnsTheClosuresResult() {
+        let atomic = Atomic<[Int]>(value: [1, 2, 3])
+        XCTAssertEqual(atomic.with { $0.count }, 3)
+        XCTAssertEqual(atomic.with { $0.reduce(0, +) }, 6)
+    }
+
+    func testModifyStoresAndReturnsTheNewValue() {
+        let atomic = Atomic<Int>(value: 1)
+        XCTAssertEqual(atomic.modify { $0 + 10 }, 11)
+        XCTAssertEqual(atomic.with { $0 }, 11)
+    }
+
+    func testSwapStoresAndReturnsThePreviousValue() {
+        let atomic = Atomic<String>(value: "a")
+        XCTAssertEqual(atomic.swap("b"), "a")
+        XCTAssertEqual(atomic.swap("c"), "b")
+        XCTAssertEqual(atomic.with { $0 }, "c")
+    }
+
+    func testTryWithSucceedsWhenUnlocked() throws {
+        let atomic = Atomic<Int>(value: 5)
+        XCTAssertEqual(try atomic.tryWith { $0 * 2 }, 10)
+        // The lock was released: a second call and a blocking call both succeed.
+        XCTAssertEqual(try atomic.tryWith { $0 }, 5)
+        XCTAssertEqual(atomic.modify { $0 + 1 }, 6)
+    }
+
+    func testTryWithThrowsIsLockedWhileAnotherThreadHoldsTheLock() {
+        let atomic = Atomic<Int>(value: 1)
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holderDone = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            atomic.with { _ in
+                locked.signal()
+                // Hold the lock until the test thread has tried.
+                _ = release.wait(timeout: .now() + 10)
+            }
+            holderDone.signal()
+        }
+        XCTAssertEqual(locked.wait(timeout: .now() + 10), .success)
+        var ranWhileLocked = false
+        XCTAssertThrowsError(try atomic.tryWith { _ in ranWhileLocked = true }) { error in
+            guard case AtomicLockError.isLocked = error else {
+                XCTFail("unexpected error \(error)")
+                return
+            }
+        }
+        XCTAssertFalse(ranWhileLocked)
+        release.signal()
+        XCTAssertEqual(holderDone.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(try atomic.tryWith { $0 }, 1)
+    }
+
+    func testConcurrentModifyIsExact() {
+        let threadCount = 8
+        let perThread = 10_000
+        let atomic = Atomic<Int>(value: 0)
+        AtomicTests.runThreads(threadCount) { _ in
+            for _ in 0 ..< perThread {
+                atomic.modify { $0 + 1 }
+            }
+        }
+        XCTAssertEqual(atomic.with { $0 }, threadCount * perThread)
+    }
+
+    func testConcurrentSwapHandsOutEveryValueOnce() {
+        let threadCount = 8
+        let perThread = 2_000
+        let atomic = Atomic<Int>(value: -1)
+        let seen = Atomic<[Int]>(value: [])
+        AtomicTests.runThreads(threadCount) { thread in
+            var local: [Int] = []
+            for i in 0 ..< perThread {
+                local.append(atomic.swap(thread * perThread + i))
+            }
+            seen.modify { $0 + local }
+        }
+        // Every stored value is returned by exactly one later swap, except the
+        // last one, which is still stored.
+        var all = seen.with { $0 }
+        all.append(atomic.with { $0 })
+        XCTAssertEqual(all.sorted(), Array(-1 ..< threadCount * perThread))
+    }
+
+    func testConcurrentTryWithNeverRunsTwoClosuresAtOnce() {
+        let threadCount = 4
+        let perThread = 5_000
+        final class Unprotected: @unchecked Sendable {
+            var value = 0
+        }
+        let shared = Unprotected()
+        let atomic = Atomic<Unprotected>(value: shared)
+        let succeeded = Atomic<Int>(value: 0)
+        AtomicTests.runThreads(threadCount) { _ in
+            var local = 0
+            for _ in 0 ..< perThread {
+                if (try? atomic.tryWith({ $0.value += 1 })) != nil {
+                    local += 1
+                }
+            }
+            succeeded.modify { $0 + local }
+        }
+        // Unsynchronised increments would lose updates (and ThreadSanitizer
+        // would report them) if tryWith let two closures run together.
+        XCTAssertEqual(shared.value, succeeded.with { $0 })
+        XCTAssertGreaterThan(shared.value, 0)
+    }
+}

@@ -1,0 +1,217 @@
+import XCTest
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SwiftSignalKit
+
+final class DisposableSetTests: XCTestCase {
+    /// A thread-safe counter.
+    private final class Counter: @unchecked Sendable {
+        private let value = Atomic<Int>(value: 0)
+
+        @discardableResult
+        func increment() -> Int {
+            return self.value.modify { $0 + 1 }
+        }
+
+        var count: Int {
+            return self.value.with { $0 }
+        }
+    }
+
+    /// Counts its own deallocation.
+    private final class Tracker {
+        let counter: Counter
+
+        init(_ counter: Counter) {
+            self.counter = counter
+        }
+
+        deinit {
+            self.counter.increment()
+        }
+    }
+
+    /// Counts how many times it is disposed.
+    private final class CountingDisposable: Disposable, @unchecked Sendable {
+        let counter = Counter()
+
+        func dispose() {
+            self.counter.increment()
+        }
+
+        var count: Int {
+            return self.counter.count
+        }
+    }
+
+    private final class ThreadBody {
+        let body: () -> Void
+
+        init(_ body: @escaping () -> Void) {
+            self.body = body
+        }
+    }
+
+    /// Runs `body(0 ..< count)` on `count` new threads, released together once
+    /// all exist, and joins them.
+    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
+        let go = DispatchSemaphore(value: 0)
+        var threads: [pthread_t] = []
+        for index in 0 ..< count {
+            let context = Unmanaged.passRetained(ThreadBody {
+                go.wait()
+                body(index)
+            }).toOpaque()
+            var thread = pthread_t()
+            let result = pthread_create(&thread, nil, { context in
+                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, context)
+            precondition(result == 0)
+            threads.append(thread)
+        }
+        for _ in 0 ..< count {
+            go.signal()
+        }
+        for thread in threads {
+            pthread_join(thread, nil)
+        }
+    }
+
+    func testDisposeDisposesEveryAddedDisposableOnce() {
+        let set = DisposableSet()
+        let items = (0 ..< 5).map { _ in CountingDisposable() }
+        for item in items {
+            set.add(item)
+        }
+        XCTAssertEqual(items.map { $0.count }, [0, 0, 0, 0, 0])
+        set.dispose()
+        XCTAssertEqual(items.map { $0.count }, [1, 1, 1, 1, 1])
+        set.dispose()
+        XCTAssertEqual(items.map { $0.count }, [1, 1, 1, 1, 1])
+    }
+
+    func testAddAfterDisposeDisposesAtOnce() {
+        let set = DisposableSet()
+        set.dispose()
+        let late = CountingDisposable()
+        set.add(late)
+        XCTAssertEqual(late.count, 1)
+        set.dispose()
+        XCTAssertEqual(late.count, 1)
+    }
+
+    func testRemoveDoesNotDisposeAndExcludesFromLaterDispose() {
+        let set = DisposableSet()
+        let kept = CountingDisposable()
+        let removed = CountingDisposable()
+        set.add(kept)
+        set.add(removed)
+        set.remove(removed)
+        XCTAssertEqual(removed.count, 0)
+        set.dispose()
+        XCTAssertEqual(kept.count, 1)
+        XCTAssertEqual(removed.count, 0)
+    }
+
+    func testRemoveUsesIdentityAndIgnoresUnknownDisposables() {
+        let set = DisposableSet()
+        let first = CountingDisposable()
+        let second = CountingDisposable()
+        set.add(first)
+        set.remove(second)
+        set.remove(EmptyDisposable)
+        set.dispose()
+        XCTAssertEqual(first.count, 1)
+        XCTAssertEqual(second.count, 0)
+        // Removing after dispose is harmless.
+        set.remove(first)
+        XCTAssertEqual(first.count, 1)
+    }
+
+    func testDisposedItemsAreReleased() {
+        let set = DisposableSet()
+        let released = Counter()
+        set.add(ActionDisposable { [tracker = Tracker(released)] in
+            withExtendedLifetime(tracker) {}
+        })
+        XCTAssertEqual(released.count, 0)
+        set.dispose()
+        XCTAssertEqual(released.count, 1)
+        withExtendedLifetime(set) {}
+    }
+
+    func testRemovedItemsAreReleased() {
+        let set = DisposableSet()
+        let released = Counter()
+        var item: ActionDisposable? = ActionDisposable { [tracker = Tracker(released)] in
+            withExtendedLifetime(tracker) {}
+        }
+        set.add(item!)
+        set.remove(item!)
+        item = nil
+        XCTAssertEqual(released.count, 1)
+        withExtendedLifetime(set) {}
+    }
+
+    func testDisposableMayCallBackIntoTheSet() {
+        let set = DisposableSet()
+        let added = CountingDisposable()
+        set.add(ActionDisposable {
+            // Runs outside the lock, after the set is marked disposed.
+            set.add(added)
+            set.remove(added)
+            set.dispose()
+        })
+        set.dispose()
+        XCTAssertEqual(added.count, 1)
+    }
+
+    func testConcurrentAddAndDisposeDisposeEveryDisposableExactlyOnce() {
+        let threadCount = 6
+        let perThread = 1_000
+        for _ in 0 ..< 5 {
+            let set = DisposableSet()
+            let all = (0 ..< threadCount).map { _ in (0 ..< perThread).map { _ in CountingDisposable() } }
+            DisposableSetTests.runThreads(threadCount + 1) { thread in
+                if thread == threadCount {
+                    set.dispose()
+                } else {
+                    for disposable in all[thread] {
+                        set.add(disposable)
+                    }
+                }
+            }
+            for list in all {
+                for disposable in list {
+                    XCTAssertEqual(disposable.count, 1)
+                }
+            }
+        }
+    }
+
+    func testConcurrentAddAndRemove() {
+        let threadCount = 6
+        let perThread = 1_000
+        let set = DisposableSet()
+        let all = (0 ..< threadCount).map { _ in (0 ..< perThread).map { _ in CountingDisposable() } }
+        DisposableSetTests.runThreads(threadCount) { thread in
+            for (index, disposable) in all[thread].enumerated() {
+                set.add(disposable)
+                if index % 2 == 0 {
+                    set.remove(disposable)
+                }
+            }
+        }
+        set.dispose()
+        for list in all {
+            for (index, disposable) in list.enumerated() {
+                XCTAssertEqual(disposable.count, index % 2 == 0 ? 0 : 1)
+            }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import XCTest
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SwiftSignalKit
+
+final class LockTests: XCTestCase {
+    private final class ThreadBody {
+        let body: () -> Void
+
+        init(_ body: @escaping () -> Void) {
+            self.body = body
+        }
+    }
+
+    /// Runs `body(0 ..< count)` on `count` new threads, released together once
+    /// all exist, and joins them.
+    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
+        let go = DispatchSemaphore(value: 0)
+        var threads: [pthread_t] = []
+        for index in 0 ..< count {
+            let context = Unmanaged.passRetained(ThreadBody {
+                go.wait()
+                body(index)
+            }).toOpaque()
+            var thread = pthread_t()
+            let result = pthread_create(&thread, nil, { context in
+                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, context)
+            precondition(result == 0)
+            threads.append(thread)
+        }
+        for _ in 0 ..< count {
+            go.signal()
+        }
+        for thread in threads {
+            pthread_join(thread, nil)
+        }
+    }
+
+    private struct SomeError: Error, Equatable {
+        let code: Int
+    }
+
+    /// State touched only under the lock under test.
+    private final class Unprotected: @unchecked Sendable {
+        var value = 0
+        var inside = 0
+        var overlaps = 0
+    }
+
+    func testLockedRunsTheClosure() {
+        let lock = Lock()
+        var ran = 0
+        lock.locked {
+            ran += 1
+        }
+        lock.locked {
+            ran += 1
+        }
+        XCTAssertEqual(ran, 2)
+    }
+
+    func testLockedIsMutuallyExclusive() {
+        let threadCount = 8
+        let perThread = 10_000
+        let lock = Lock()
+        let state = Unprotected()
+        LockTests.runThreads(threadCount) { _ in
+            for _ in 0 ..< perThread {
+                lock.locked {
+                    state.inside += 1
+                    if state.inside != 1 {
+                        state.overlaps += 1
+                    }
+                    state.value += 1
+                    state.inside -= 1
+                }
+            }
+        }
+        XCTAssertEqual(state.value, threadCount * perThread)
+        XCTAssertEqual(state.overlaps, 0)
+    }
+
+    func testThrowingLockedRunsTheClosure() throws {
+        let lock = Lock()
+        var ran = 0
+        try lock.throwingLocked {
+            ran += 1
+        }
+        XCTAssertEqual(ran, 1)
+    }
+
+    func testThrowingLockedRethrowsAndReleasesTheLock() {
+        let lock = Lock()
+        XCTAssertThrowsError(try lock.throwingLocked {
+            throw SomeError(code: 3)
+        }) { error in
+            XCTAssertEqual(error as? SomeError, SomeError(code: 3))
+        }
+        // The lock must be free again: take it from another thread, with a
+        // deadline, so that a leaked lock fails instead of hanging.
+        let acquired = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            lock.locked {
+            }
+            acquired.signal()
+        }
+        XCTAssertEqual(acquired.wait(timeout: .now() + 10), .success)
+    }
+
+    func testLockBlocksOtherThreadsWhileHeld() {
+        let lock = Lock()
+        let order = Atomic<[String]>(value: [])
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        DispatchQueue.global().async {
+            lock.locked {
+                holding.signal()
+                _ = release.wait(timeout: .now() + 10)
+                order.modify { $0 + ["holder"] }
+            }
+            done.leave()
+        }
+        XCTAssertEqual(holding.wait(timeout: .now() + 10), .success)
+        done.enter()
+        DispatchQueue.global().async {
+            lock.locked {
+                order.modify { $0 + ["waiter"] }
+            }
+            done.leave()
+        }
+        // The waiter cannot get in before the holder has been released.
+        XCTAssertEqual(order.with { $0 }, [])
+        release.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.with { $0 }, ["holder", "waiter"])
+    }
+
+    func testConcurrentThrowingLockedIsMutuallyExclusive() {
+        let threadCount = 4
+        let perThread = 5_000
+        let lock = Lock()
+        let state = Unprotected()
+        let thrown = Atomic<Int>(value: 0)
+        LockTests.runThreads(threadCount) { _ in
+            for i in 0 ..< perThread {
+                do {
+                    try lock.throwingLocked {
+                        state.value += 1
+                        if i % 3 == 0 {
+                            throw SomeError(code: i)
+                        }
+                    }
+                } catch {
+                    thrown.modify { $0 + 1 }
+                }
+            }
+        }
+        XCTAssertEqual(state.value, threadCount * perThread)
+        XCTAssertEqual(thrown.with { $0 }, threadCount * ((perThread + 2) / 3))
+    }
+}

@@ -1,0 +1,529 @@
+import XCTest
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SwiftSignalKit
+
+final class QueueTests: XCTestCase {
+    private final class ThreadBody {
+        let body: () -> Void
+
+        init(_ body: @escaping () -> Void) {
+            self.body = body
+        }
+    }
+
+    /// Runs `body(0 ..< count)` on `count` new threads, released together once
+    /// all exist, and joins them.
+    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
+        let go = DispatchSemaphore(value: 0)
+        var threads: [pthread_t] = []
+        for index in 0 ..< count {
+            let context = Unmanaged.passRetained(ThreadBody {
+                go.wait()
+                body(index)
+            }).toOpaque()
+            var thread = pthread_t()
+            let result = pthread_create(&thread, nil, { context in
+                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, context)
+            precondition(result == 0)
+            threads.append(thread)
+        }
+        for _ in 0 ..< count {
+            go.signal()
+        }
+        for thread in threads {
+            pthread_join(thread, nil)
+        }
+    }
+
+    /// True on the process's main thread, found independently of the library:
+    /// on Linux the main thread's id equals the process id.
+    private static func isMainThread() -> Bool {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: 128)
+        let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        precondition(length > 0)
+        let path = String(decoding: buffer[0 ..< length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path == "\(getpid())/task/\(getpid())"
+        #else
+        return pthread_main_np() != 0
+        #endif
+    }
+
+    /// What one piece of work observed about where it ran.
+    private struct Observation: Equatable {
+        var mainThread: Bool
+        var current: Bool
+    }
+
+    // MARK: - The main queue
+
+    func testTestMethodsRunOnTheMainThread() {
+        // The main-queue tests below rely on this.
+        XCTAssertTrue(QueueTests.isMainThread())
+    }
+
+    func testMainQueueIsCurrentOnTheMainThread() {
+        XCTAssertTrue(QueueTests.isMainThread())
+        XCTAssertTrue(Queue.mainQueue().isCurrent())
+        XCTAssertTrue(Queue.mainQueue() === Queue.mainQueue())
+        // DispatchQueue.main is a fresh wrapper on each access on Linux: compare labels.
+        XCTAssertEqual(Queue.mainQueue().queue.label, DispatchQueue.main.label)
+    }
+
+    func testMainQueueIsNotCurrentElsewhere() {
+        let onGlobal = Atomic<Bool?>(value: nil)
+        let onSerial = Atomic<Bool?>(value: nil)
+        let onThread = Atomic<Bool?>(value: nil)
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            onGlobal.swap(Queue.mainQueue().isCurrent())
+            group.leave()
+        }
+        group.enter()
+        Queue().async {
+            onSerial.swap(Queue.mainQueue().isCurrent())
+            group.leave()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        QueueTests.runThreads(1) { _ in
+            onThread.swap(Queue.mainQueue().isCurrent())
+        }
+        XCTAssertEqual(onGlobal.with { $0 }, false)
+        XCTAssertEqual(onSerial.with { $0 }, false)
+        XCTAssertEqual(onThread.with { $0 }, false)
+    }
+
+    func testMainQueueAsyncOnTheMainThreadRunsInline() {
+        var order: [Int] = []
+        order.append(1)
+        Queue.mainQueue().async {
+            order.append(2)
+        }
+        order.append(3)
+        XCTAssertEqual(order, [1, 2, 3])
+    }
+
+    func testMainQueueWorkFromAnotherThreadRunsOnTheMainThreadWhileXCTestWaits() {
+        let observations = Atomic<[Observation]>(value: [])
+        let order = Atomic<[Int]>(value: [])
+        let done = self.expectation(description: "main-queue work ran")
+        done.expectedFulfillmentCount = 3
+        DispatchQueue.global().async {
+            for i in 0 ..< 3 {
+                Queue.mainQueue().async {
+                    observations.modify { $0 + [Observation(mainThread: QueueTests.isMainThread(), current: Queue.mainQueue().isCurrent())] }
+                    order.modify { $0 + [i] }
+                    done.fulfill()
+                }
+            }
+        }
+        self.wait(for: [done], timeout: 10)
+        XCTAssertEqual(observations.with { $0 }, [Observation](repeating: Observation(mainThread: true, current: true), count: 3))
+        XCTAssertEqual(order.with { $0 }, [0, 1, 2])
+    }
+
+    func testMainQueueWorkDoesNotRunWhileTheMainThreadIsBlocked() {
+        let ran = DispatchSemaphore(value: 0)
+        let done = self.expectation(description: "main-queue work ran")
+        let enqueued = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            Queue.mainQueue().async {
+                ran.signal()
+                done.fulfill()
+            }
+            enqueued.signal()
+        }
+        XCTAssertEqual(enqueued.wait(timeout: .now() + 10), .success)
+        // Blocking the main thread on a semaphore does not drain the main
+        // dispatch queue: only the run loop (or dispatchMain) does.
+        XCTAssertEqual(ran.wait(timeout: .now() + 0.05), .timedOut)
+        self.wait(for: [done], timeout: 10)
+        XCTAssertEqual(ran.wait(timeout: .now() + 10), .success)
+    }
+
+    func testMainQueueAfterRunsOnTheMainThreadWhileXCTestWaits() {
+        let observation = Atomic<Observation?>(value: nil)
+        let done = self.expectation(description: "main-queue after ran")
+        Queue.mainQueue().after(0.02) {
+            observation.swap(Observation(mainThread: QueueTests.isMainThread(), current: Queue.mainQueue().isCurrent()))
+            done.fulfill()
+        }
+        XCTAssertNil(observation.with { $0 })
+        self.wait(for: [done], timeout: 10)
+        XCTAssertEqual(observation.with { $0 }, Observation(mainThread: true, current: true))
+    }
+
+    func testMainQueueJustDispatchFromTheMainThreadIsDeferred() {
+        let order = Atomic<[String]>(value: [])
+        let done = self.expectation(description: "dispatched work ran")
+        Queue.mainQueue().justDispatch {
+            order.modify { $0 + ["dispatched"] }
+            done.fulfill()
+        }
+        order.modify { $0 + ["caller"] }
+        self.wait(for: [done], timeout: 10)
+        XCTAssertEqual(order.with { $0 }, ["caller", "dispatched"])
+    }
+
+    func testMainQueueSyncFromAnotherThreadCompletesWhileXCTestWaits() {
+        let observation = Atomic<Observation?>(value: nil)
+        let done = self.expectation(description: "sync returned")
+        DispatchQueue.global().async {
+            Queue.mainQueue().sync {
+                observation.swap(Observation(mainThread: QueueTests.isMainThread(), current: Queue.mainQueue().isCurrent()))
+            }
+            // sync returned: the work has run.
+            XCTAssertNotNil(observation.with { $0 })
+            done.fulfill()
+        }
+        self.wait(for: [done], timeout: 10)
+        XCTAssertEqual(observation.with { $0 }, Observation(mainThread: true, current: true))
+    }
+
+    func testMainQueueSyncOnTheMainThreadRunsInline() {
+        var ran = false
+        Queue.mainQueue().sync {
+            ran = true
+        }
+        XCTAssertTrue(ran)
+    }
+
+    // MARK: - Serial queues
+
+    func testNewQueueIsNotCurrentOutsideItsWork() {
+        let queue = Queue(name: "QueueTests.outside")
+        XCTAssertFalse(queue.isCurrent())
+        XCTAssertFalse(Queue().isCurrent())
+    }
+
+    func testAsyncFromOutsideRunsOnTheQueue() {
+        let queue = Queue(name: "QueueTests.async")
+        let observation = Atomic<Observation?>(value: nil)
+        let done = DispatchSemaphore(value: 0)
+        queue.async {
+            observation.swap(Observation(mainThread: QueueTests.isMainThread(), current: queue.isCurrent()))
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(observation.with { $0 }, Observation(mainThread: false, current: true))
+    }
+
+    func testAsyncRunsInlineWhenAlreadyOnTheQueue() {
+        let queue = Queue()
+        let order = Atomic<[Int]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        queue.async {
+            order.modify { $0 + [1] }
+            queue.async {
+                order.modify { $0 + [2] }
+            }
+            order.modify { $0 + [3] }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.with { $0 }, [1, 2, 3])
+    }
+
+    func testJustDispatchNeverRunsInline() {
+        let queue = Queue()
+        let order = Atomic<[Int]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        queue.async {
+            order.modify { $0 + [1] }
+            queue.justDispatch {
+                order.modify { $0 + [2] }
+                XCTAssertTrue(queue.isCurrent())
+                done.signal()
+            }
+            order.modify { $0 + [3] }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.with { $0 }, [1, 3, 2])
+    }
+
+    func testJustDispatchWithQoSNeverRunsInline() {
+        let queue = Queue()
+        let order = Atomic<[Int]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        queue.async {
+            order.modify { $0 + [1] }
+            queue.justDispatchWithQoS(qos: .userInitiated) {
+                order.modify { $0 + [2] }
+                XCTAssertTrue(queue.isCurrent())
+                done.signal()
+            }
+            order.modify { $0 + [3] }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.with { $0 }, [1, 3, 2])
+    }
+
+    func testSyncRunsOnTheQueueAfterEarlierWorkAndWaits() {
+        let queue = Queue()
+        let order = Atomic<[String]>(value: [])
+        let release = DispatchSemaphore(value: 0)
+        queue.async {
+            _ = release.wait(timeout: .now() + 10)
+            order.modify { $0 + ["earlier"] }
+        }
+        release.signal()
+        var current = false
+        queue.sync {
+            current = queue.isCurrent()
+            order.modify { $0 + ["sync"] }
+        }
+        // No waiting needed: sync returns after its work has run.
+        XCTAssertTrue(current)
+        XCTAssertEqual(order.with { $0 }, ["earlier", "sync"])
+    }
+
+    func testSyncFromInsideTheQueueRunsInlineWithoutDeadlock() {
+        let queue = Queue()
+        let order = Atomic<[Int]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        queue.async {
+            order.modify { $0 + [1] }
+            queue.sync {
+                order.modify { $0 + [2] }
+            }
+            order.modify { $0 + [3] }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.with { $0 }, [1, 2, 3])
+    }
+
+    func testAfterRunsLaterOnTheQueue() {
+        let queue = Queue()
+        let order = Atomic<[String]>(value: [])
+        let current = Atomic<Bool>(value: false)
+        let done = DispatchSemaphore(value: 0)
+        queue.after(0.02) {
+            current.swap(queue.isCurrent())
+            order.modify { $0 + ["after"] }
+            done.signal()
+        }
+        // Enqueued after the call to `after`, but due at once: runs first.
+        queue.justDispatch {
+            order.modify { $0 + ["immediate"] }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.with { $0 }, ["immediate", "after"])
+        XCTAssertTrue(current.with { $0 })
+    }
+
+    func testAfterWithTheLongerDelayRunsLater() {
+        let queue = Queue()
+        let order = Atomic<[Int]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        queue.after(0.06) {
+            order.modify { $0 + [2] }
+            done.signal()
+        }
+        queue.after(0.01) {
+            order.modify { $0 + [1] }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.with { $0 }, [1, 2])
+    }
+
+    func testIsCurrentIsFalseOnAnotherQueue() {
+        let first = Queue(name: "QueueTests.first")
+        let second = Queue(name: "QueueTests.second")
+        let observed = Atomic<[Bool]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        first.async {
+            observed.modify { $0 + [first.isCurrent(), second.isCurrent()] }
+            second.async {
+                observed.modify { $0 + [first.isCurrent(), second.isCurrent()] }
+                done.signal()
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        // A sync hop from `first` into `second` does not make `first` current.
+        XCTAssertEqual(observed.with { $0 }, [true, false, false, true])
+    }
+
+    func testSyncHopIntoAnotherQueueIsCurrentOnlyThere() {
+        let first = Queue()
+        let second = Queue()
+        let observed = Atomic<[Bool]>(value: [])
+        first.sync {
+            second.sync {
+                observed.modify { $0 + [first.isCurrent(), second.isCurrent()] }
+            }
+        }
+        XCTAssertEqual(observed.with { $0 }, [false, true])
+    }
+
+    func testWrappersOfOneDispatchQueueRecogniseEachOther() {
+        let dispatchQueue = DispatchQueue(label: "QueueTests.shared")
+        let first = Queue(queue: dispatchQueue)
+        let second = Queue(queue: dispatchQueue)
+        XCTAssertTrue(first.queue === dispatchQueue)
+        XCTAssertTrue(second.queue === dispatchQueue)
+        let observed = Atomic<[Bool]>(value: [])
+        let order = Atomic<[Int]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        first.async {
+            observed.modify { $0 + [first.isCurrent(), second.isCurrent()] }
+            order.modify { $0 + [1] }
+            second.async {
+                order.modify { $0 + [2] }
+            }
+            order.modify { $0 + [3] }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(observed.with { $0 }, [true, true])
+        XCTAssertEqual(order.with { $0 }, [1, 2, 3])
+
+        // Work submitted to the dispatch queue directly is recognised too.
+        dispatchQueue.async {
+            observed.modify { $0 + [first.isCurrent(), second.isCurrent()] }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(observed.with { $0 }, [true, true, true, true])
+    }
+
+    func testWrapperOfANamedQueuesDispatchQueueIsRecognised() {
+        let original = Queue(name: "QueueTests.named")
+        let wrapper = Queue(queue: original.queue)
+        let observed = Atomic<[Bool]>(value: [])
+        let done = DispatchSemaphore(value: 0)
+        original.async {
+            observed.modify { $0 + [wrapper.isCurrent()] }
+            wrapper.async {
+                observed.modify { $0 + [original.isCurrent()] }
+                done.signal()
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(observed.with { $0 }, [true, true])
+        XCTAssertFalse(wrapper.isCurrent())
+    }
+
+    func testSerialQueueRunsConcurrentSubmissionsOneAtATimeInPerThreadOrder() {
+        let threadCount = 6
+        let perThread = 2_000
+        let queue = Queue()
+        final class Unprotected: @unchecked Sendable {
+            var inside = 0
+            var overlaps = 0
+            var lastPerThread: [Int]
+            var outOfOrder = 0
+            var total = 0
+
+            init(threads: Int) {
+                self.lastPerThread = [Int](repeating: -1, count: threads)
+            }
+        }
+        let state = Unprotected(threads: threadCount)
+        QueueTests.runThreads(threadCount) { thread in
+            for i in 0 ..< perThread {
+                queue.async {
+                    state.inside += 1
+                    if state.inside != 1 {
+                        state.overlaps += 1
+                    }
+                    if state.lastPerThread[thread] != i - 1 {
+                        state.outOfOrder += 1
+                    }
+                    state.lastPerThread[thread] = i
+                    state.total += 1
+                    state.inside -= 1
+                }
+            }
+        }
+        var total = 0
+        var overlaps = -1
+        var outOfOrder = -1
+        queue.sync {
+            total = state.total
+            overlaps = state.overlaps
+            outOfOrder = state.outOfOrder
+        }
+        XCTAssertEqual(total, threadCount * perThread)
+        XCTAssertEqual(overlaps, 0)
+        XCTAssertEqual(outOfOrder, 0)
+    }
+
+    // MARK: - Global concurrent queues
+
+    func testConcurrentDefaultQueueRunsWork() {
+        let queue = Queue.concurrentDefaultQueue()
+        XCTAssertTrue(queue === Queue.concurrentDefaultQueue())
+        XCTAssertFalse(queue.isCurrent())
+        let count = Atomic<Int>(value: 0)
+        let group = DispatchGroup()
+        for _ in 0 ..< 100 {
+            group.enter()
+            queue.async {
+                count.modify { $0 + 1 }
+                group.leave()
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(count.with { $0 }, 100)
+        var ranSync = false
+        queue.sync {
+            ranSync = true
+        }
+        XCTAssertTrue(ranSync)
+    }
+
+    func testConcurrentBackgroundQueueRunsWork() {
+        let queue = Queue.concurrentBackgroundQueue()
+        XCTAssertTrue(queue === Queue.concurrentBackgroundQueue())
+        XCTAssertFalse(queue === Queue.concurrentDefaultQueue())
+        XCTAssertFalse(queue.isCurrent())
+        let count = Atomic<Int>(value: 0)
+        let group = DispatchGroup()
+        for _ in 0 ..< 100 {
+            group.enter()
+            queue.async {
+                count.modify { $0 + 1 }
+                group.leave()
+            }
+        }
+        group.enter()
+        queue.after(0.01) {
+            count.modify { $0 + 1 }
+            group.leave()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(count.with { $0 }, 101)
+    }
+
+    func testConcurrentDefaultQueueRunsWorkInParallel() {
+        let queue = Queue.concurrentDefaultQueue()
+        let firstStarted = DispatchSemaphore(value: 0)
+        let secondRan = DispatchSemaphore(value: 0)
+        let result = Atomic<DispatchTimeoutResult?>(value: nil)
+        let group = DispatchGroup()
+        group.enter()
+        queue.async {
+            firstStarted.signal()
+            // Finishes only if the second block can run meanwhile.
+            result.swap(secondRan.wait(timeout: .now() + 10))
+            group.leave()
+        }
+        XCTAssertEqual(firstStarted.wait(timeout: .now() + 10), .success)
+        group.enter()
+        queue.async {
+            secondRan.signal()
+            group.leave()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
+        XCTAssertEqual(result.with { $0 }, .success)
+    }
+}

@@ -1,0 +1,693 @@
+import XCTest
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SwiftSignalKit
+
+final class SubscriberTests: XCTestCase {
+    private enum TestError: Error, Equatable {
+        case failed
+        case other
+    }
+
+    /// A thread-safe counter.
+    private final class Counter: @unchecked Sendable {
+        private let value = Atomic<Int>(value: 0)
+
+        @discardableResult
+        func increment() -> Int {
+            return self.value.modify { $0 + 1 }
+        }
+
+        var count: Int {
+            return self.value.with { $0 }
+        }
+    }
+
+    /// Counts its own deallocation.
+    private final class Tracker {
+        let counter: Counter
+
+        init(_ counter: Counter) {
+            self.counter = counter
+        }
+
+        deinit {
+            self.counter.increment()
+        }
+    }
+
+    /// Counts how many times it is disposed.
+    private final class CountingDisposable: Disposable, @unchecked Sendable {
+        let counter = Counter()
+
+        func dispose() {
+            self.counter.increment()
+        }
+
+        var count: Int {
+            return self.counter.count
+        }
+    }
+
+    /// A signal that hands out its subscriber, so that the test can emit into it.
+    private final class HotSource<T, E>: @unchecked Sendable {
+        let subscriber = Atomic<Subscriber<T, E>?>(value: nil)
+        let upstream = CountingDisposable()
+
+        var signal: Signal<T, E> {
+            return Signal { subscriber in
+                self.subscriber.swap(subscriber)
+                return self.upstream
+            }
+        }
+
+        var current: Subscriber<T, E> {
+            return self.subscriber.with { $0! }
+        }
+    }
+
+    private final class ThreadBody {
+        let body: () -> Void
+
+        init(_ body: @escaping () -> Void) {
+            self.body = body
+        }
+    }
+
+    /// Runs `body(0 ..< count)` on `count` new threads, released together once
+    /// all exist, and joins them.
+    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
+        let go = DispatchSemaphore(value: 0)
+        var threads: [pthread_t] = []
+        for index in 0 ..< count {
+            let context = Unmanaged.passRetained(ThreadBody {
+                body(index)
+            }).toOpaque()
+            var thread = pthread_t()
+            let result = pthread_create(&thread, nil, { context in
+                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, context)
+            precondition(result == 0)
+            threads.append(thread)
+        }
+        for _ in 0 ..< count {
+            go.signal()
+        }
+        for thread in threads {
+            pthread_join(thread, nil)
+        }
+    }
+
+    /// Callbacks that record every event and capture a tracker, so that their
+    /// release can be observed.
+    private final class Recorder: @unchecked Sendable {
+        let values = Atomic<[Int]>(value: [])
+        let errors = Atomic<[TestError]>(value: [])
+        let completions = Counter()
+        let released = Counter()
+
+        func start(_ signal: Signal<Int, TestError>) -> Disposable {
+            let tracker = Tracker(self.released)
+            return signal.start(next: { [values] value in
+                withExtendedLifetime(tracker) {
+                    _ = values.modify { $0 + [value] }
+                }
+            }, error: { [errors] error in
+                withExtendedLifetime(tracker) {
+                    _ = errors.modify { $0 + [error] }
+                }
+            }, completed: { [completions] in
+                withExtendedLifetime(tracker) {
+                    _ = completions.increment()
+                }
+            })
+        }
+
+        func makeSubscriber() -> Subscriber<Int, TestError> {
+            let tracker = Tracker(self.released)
+            return Subscriber(next: { [values] value in
+                withExtendedLifetime(tracker) {
+                    _ = values.modify { $0 + [value] }
+                }
+            }, error: { [errors] error in
+                withExtendedLifetime(tracker) {
+                    _ = errors.modify { $0 + [error] }
+                }
+            }, completed: { [completions] in
+                withExtendedLifetime(tracker) {
+                    _ = completions.increment()
+                }
+            })
+        }
+
+        var recordedValues: [Int] {
+            return self.values.with { $0 }
+        }
+
+        var recordedErrors: [TestError] {
+            return self.errors.with { $0 }
+        }
+    }
+
+    // MARK: - Values and terminal events
+
+    func testValuesAreDeliveredInOrderThenCompletion() {
+        let recorder = Recorder()
+        let subscriber = recorder.makeSubscriber()
+        subscriber.putNext(1)
+        subscriber.putNext(2)
+        subscriber.putNext(3)
+        subscriber.putCompletion()
+        XCTAssertEqual(recorder.recordedValues, [1, 2, 3])
+        XCTAssertEqual(recorder.completions.count, 1)
+        XCTAssertEqual(recorder.recordedErrors, [])
+    }
+
+    func testCompletionIsTheOnlyTerminalEventAndNothingFollowsIt() {
+        let recorder = Recorder()
+        let subscriber = recorder.makeSubscriber()
+        subscriber.putNext(1)
+        subscriber.putCompletion()
+        subscriber.putNext(2)
+        subscriber.putError(.failed)
+        subscriber.putCompletion()
+        subscriber.putNext(3)
+        XCTAssertEqual(recorder.recordedValues, [1])
+        XCTAssertEqual(recorder.completions.count, 1)
+        XCTAssertEqual(recorder.recordedErrors, [])
+    }
+
+    func testErrorIsTheOnlyTerminalEventAndNothingFollowsIt() {
+        let recorder = Recorder()
+        let subscriber = recorder.makeSubscriber()
+        subscriber.putNext(1)
+        subscriber.putError(.failed)
+        subscriber.putError(.other)
+        subscriber.putCompletion()
+        subscriber.putNext(2)
+        XCTAssertEqual(recorder.recordedValues, [1])
+        XCTAssertEqual(recorder.recordedErrors, [.failed])
+        XCTAssertEqual(recorder.completions.count, 0)
+    }
+
+    func testNilCallbacksAreAllowed() {
+        let subscriber = Subscriber<Int, TestError>()
+        subscriber.putNext(1)
+        subscriber.putError(.failed)
+        subscriber.putCompletion()
+        let onlyNext = Subscriber<Int, TestError>(next: { _ in })
+        onlyNext.putNext(1)
+        onlyNext.putCompletion()
+        XCTAssertTrue(subscriber.description.contains("terminated: true"))
+        XCTAssertTrue(onlyNext.description.contains("terminated: true"))
+    }
+
+    func testDescriptionReportsTermination() {
+        let subscriber = Subscriber<Int, TestError>(next: { _ in })
+        XCTAssertTrue(subscriber.description.hasPrefix("Subscriber<Int, "), subscriber.description)
+        XCTAssertTrue(subscriber.description.contains("terminated: false"), subscriber.description)
+        subscriber.putCompletion()
+        XCTAssertTrue(subscriber.description.contains("terminated: true"), subscriber.description)
+    }
+
+    func testNothingIsDeliveredAfterDispose() {
+        let source = HotSource<Int, TestError>()
+        let recorder = Recorder()
+        let disposable = recorder.start(source.signal)
+        let subscriber = source.current
+        subscriber.putNext(1)
+        disposable.dispose()
+        subscriber.putNext(2)
+        subscriber.putError(.failed)
+        subscriber.putCompletion()
+        XCTAssertEqual(recorder.recordedValues, [1])
+        XCTAssertEqual(recorder.recordedErrors, [])
+        XCTAssertEqual(recorder.completions.count, 0)
+    }
+
+    // MARK: - Release of callbacks and kept-alive objects
+
+    func testCallbacksAreReleasedAfterCompletion() {
+        let recorder = Recorder()
+        let subscriber = recorder.makeSubscriber()
+        subscriber.putNext(1)
+        XCTAssertEqual(recorder.released.count, 0)
+        subscriber.putCompletion()
+        // The subscriber is still alive: the release is due to termination.
+        XCTAssertEqual(recorder.released.count, 1)
+        withExtendedLifetime(subscriber) {}
+        XCTAssertEqual(recorder.released.count, 1)
+    }
+
+    func testCallbacksAreReleasedAfterError() {
+        let recorder = Recorder()
+        let subscriber = recorder.makeSubscriber()
+        XCTAssertEqual(recorder.released.count, 0)
+        subscriber.putError(.failed)
+        XCTAssertEqual(recorder.released.count, 1)
+        withExtendedLifetime(subscriber) {}
+    }
+
+    func testCallbacksAreReleasedAfterDispose() {
+        let source = HotSource<Int, TestError>()
+        let recorder = Recorder()
+        let disposable = recorder.start(source.signal)
+        XCTAssertEqual(recorder.released.count, 0)
+        disposable.dispose()
+        // Both the disposable and the subscriber are still alive.
+        XCTAssertEqual(recorder.released.count, 1)
+        disposable.dispose()
+        XCTAssertEqual(recorder.released.count, 1)
+        withExtendedLifetime((disposable, source)) {}
+    }
+
+    func testKeptAliveObjectsLiveUntilTermination() {
+        let released = Counter()
+        let subscriber = Subscriber<Int, TestError>(next: { _ in })
+        subscriber.keepAlive(Tracker(released))
+        subscriber.keepAlive(Tracker(released))
+        XCTAssertEqual(released.count, 0)
+        subscriber.putNext(1)
+        XCTAssertEqual(released.count, 0)
+        subscriber.putCompletion()
+        XCTAssertEqual(released.count, 2)
+        withExtendedLifetime(subscriber) {}
+    }
+
+    func testKeptAliveObjectsAreReleasedOnDispose() {
+        let released = Counter()
+        let disposable = Signal<Int, TestError> { subscriber in
+            subscriber.keepAlive(Tracker(released))
+            return EmptyDisposable
+        }.start()
+        XCTAssertEqual(released.count, 0)
+        disposable.dispose()
+        XCTAssertEqual(released.count, 1)
+        withExtendedLifetime(disposable) {}
+    }
+
+    func testKeepAliveAfterTerminationReleasesTheObjectAtOnce() {
+        let released = Counter()
+        let subscriber = Subscriber<Int, TestError>()
+        subscriber.putError(.failed)
+        subscriber.keepAlive(Tracker(released))
+        XCTAssertEqual(released.count, 1)
+        withExtendedLifetime(subscriber) {}
+    }
+
+    // MARK: - Upstream disposal
+
+    func testUpstreamIsDisposedOnceOnCompletion() {
+        let source = HotSource<Int, TestError>()
+        let disposable = source.signal.start()
+        XCTAssertEqual(source.upstream.count, 0)
+        source.current.putNext(1)
+        XCTAssertEqual(source.upstream.count, 0)
+        source.current.putCompletion()
+        XCTAssertEqual(source.upstream.count, 1)
+        source.current.putCompletion()
+        source.current.putError(.failed)
+        disposable.dispose()
+        XCTAssertEqual(source.upstream.count, 1)
+    }
+
+    func testUpstreamIsDisposedOnceOnError() {
+        let source = HotSource<Int, TestError>()
+        let disposable = source.signal.start()
+        source.current.putError(.failed)
+        XCTAssertEqual(source.upstream.count, 1)
+        disposable.dispose()
+        source.current.putCompletion()
+        XCTAssertEqual(source.upstream.count, 1)
+    }
+
+    func testUpstreamIsDisposedOnceOnDispose() {
+        let source = HotSource<Int, TestError>()
+        let disposable = source.signal.start()
+        XCTAssertEqual(source.upstream.count, 0)
+        disposable.dispose()
+        XCTAssertEqual(source.upstream.count, 1)
+        disposable.dispose()
+        source.current.putCompletion()
+        source.current.putError(.failed)
+        XCTAssertEqual(source.upstream.count, 1)
+    }
+
+    func testDisposableReturnedAfterSynchronousCompletionIsDisposedAtOnce() {
+        let upstream = CountingDisposable()
+        var completed = 0
+        let disposable = Signal<Int, TestError> { subscriber in
+            subscriber.putCompletion()
+            XCTAssertEqual(upstream.count, 0)
+            return upstream
+        }.start(completed: { completed += 1 })
+        XCTAssertEqual(completed, 1)
+        XCTAssertEqual(upstream.count, 1)
+        disposable.dispose()
+        XCTAssertEqual(upstream.count, 1)
+    }
+
+    func testDisposableReturnedAfterSynchronousErrorIsDisposedAtOnce() {
+        let upstream = CountingDisposable()
+        let disposable = Signal<Int, TestError> { subscriber in
+            subscriber.putError(.failed)
+            return upstream
+        }.start()
+        XCTAssertEqual(upstream.count, 1)
+        disposable.dispose()
+        XCTAssertEqual(upstream.count, 1)
+    }
+
+    func testDisposableReturnedAfterTerminationOnAnotherThreadIsDisposedOnce() {
+        for _ in 0 ..< 200 {
+            let upstream = CountingDisposable()
+            let completions = Counter()
+            let group = DispatchGroup()
+            let disposable = Signal<Int, TestError> { subscriber in
+                group.enter()
+                DispatchQueue.global().async {
+                    subscriber.putCompletion()
+                    group.leave()
+                }
+                return upstream
+            }.start(completed: { completions.increment() })
+            XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(completions.count, 1)
+            XCTAssertEqual(upstream.count, 1)
+            disposable.dispose()
+            XCTAssertEqual(upstream.count, 1)
+        }
+    }
+
+    // MARK: - Reentrancy
+
+    func testDisposeFromInsideNext() {
+        let source = HotSource<Int, TestError>()
+        let recorder = Recorder()
+        let holder = Atomic<Disposable?>(value: nil)
+        let tracker = Counter()
+        let disposable = source.signal.start(next: { [trackerObject = Tracker(tracker)] value in
+            withExtendedLifetime(trackerObject) {
+                recorder.values.modify { $0 + [value] }
+                if value == 2 {
+                    holder.with { $0 }?.dispose()
+                }
+            }
+        }, completed: {
+            recorder.completions.increment()
+        })
+        holder.swap(disposable)
+        source.current.putNext(1)
+        source.current.putNext(2)
+        // Disposed from inside the callback: the upstream is disposed at once,
+        // the callbacks once the callback has returned.
+        XCTAssertEqual(source.upstream.count, 1)
+        XCTAssertEqual(tracker.count, 1)
+        source.current.putNext(3)
+        source.current.putCompletion()
+        XCTAssertEqual(recorder.recordedValues, [1, 2])
+        XCTAssertEqual(recorder.completions.count, 0)
+        XCTAssertEqual(source.upstream.count, 1)
+    }
+
+    func testCallbacksAreNotReleasedWhileTheCallbackDisposingItIsRunning() {
+        let source = HotSource<Int, TestError>()
+        let released = Counter()
+        let holder = Atomic<Disposable?>(value: nil)
+        let releasedDuringCallback = Atomic<Int>(value: -1)
+        let disposable = source.signal.start(next: { [trackerObject = Tracker(released)] _ in
+            holder.with { $0 }?.dispose()
+            // Still inside the callback: its captures must still be alive.
+            releasedDuringCallback.swap(released.count)
+            withExtendedLifetime(trackerObject) {}
+        })
+        holder.swap(disposable)
+        source.current.putNext(1)
+        XCTAssertEqual(releasedDuringCallback.with { $0 }, 0)
+        XCTAssertEqual(released.count, 1)
+    }
+
+    func testDisposeFromInsideError() {
+        let source = HotSource<Int, TestError>()
+        let holder = Atomic<Disposable?>(value: nil)
+        let errors = Counter()
+        let disposable = source.signal.start(error: { _ in
+            errors.increment()
+            holder.with { $0 }?.dispose()
+        })
+        holder.swap(disposable)
+        source.current.putError(.failed)
+        source.current.putError(.other)
+        XCTAssertEqual(errors.count, 1)
+        XCTAssertEqual(source.upstream.count, 1)
+    }
+
+    func testDisposeFromInsideCompleted() {
+        let source = HotSource<Int, TestError>()
+        let holder = Atomic<Disposable?>(value: nil)
+        let completions = Counter()
+        let disposable = source.signal.start(completed: {
+            completions.increment()
+            holder.with { $0 }?.dispose()
+        })
+        holder.swap(disposable)
+        source.current.putCompletion()
+        source.current.putCompletion()
+        XCTAssertEqual(completions.count, 1)
+        XCTAssertEqual(source.upstream.count, 1)
+    }
+
+    func testPutNextFromInsideNextIsDeliveredReentrantly() {
+        let subscriberHolder = Atomic<Subscriber<Int, TestError>?>(value: nil)
+        let events = Atomic<[String]>(value: [])
+        let subscriber = Subscriber<Int, TestError>(next: { value in
+            events.modify { $0 + ["begin \(value)"] }
+            if value < 3 {
+                subscriberHolder.with { $0 }?.putNext(value + 1)
+            }
+            events.modify { $0 + ["end \(value)"] }
+        })
+        subscriberHolder.swap(subscriber)
+        subscriber.putNext(1)
+        XCTAssertEqual(events.with { $0 }, ["begin 1", "begin 2", "begin 3", "end 3", "end 2", "end 1"])
+        subscriberHolder.swap(nil)
+    }
+
+    func testTerminationFromInsideNextDropsLaterEvents() {
+        let subscriberHolder = Atomic<Subscriber<Int, TestError>?>(value: nil)
+        let recorder = Recorder()
+        let subscriber = Subscriber<Int, TestError>(next: { value in
+            recorder.values.modify { $0 + [value] }
+            if value == 2 {
+                subscriberHolder.with { $0 }?.putCompletion()
+                subscriberHolder.with { $0 }?.putNext(100)
+            }
+        }, completed: {
+            recorder.completions.increment()
+        })
+        subscriberHolder.swap(subscriber)
+        subscriber.putNext(1)
+        subscriber.putNext(2)
+        subscriber.putNext(3)
+        XCTAssertEqual(recorder.recordedValues, [1, 2])
+        XCTAssertEqual(recorder.completions.count, 1)
+        subscriberHolder.swap(nil)
+    }
+
+    func testEventsFromInsideTerminalCallbacksAreDropped() {
+        let subscriberHolder = Atomic<Subscriber<Int, TestError>?>(value: nil)
+        let recorder = Recorder()
+        let subscriber = Subscriber<Int, TestError>(next: { value in
+            recorder.values.modify { $0 + [value] }
+        }, error: { error in
+            recorder.errors.modify { $0 + [error] }
+            subscriberHolder.with { $0 }?.putNext(1)
+            subscriberHolder.with { $0 }?.putCompletion()
+            subscriberHolder.with { $0 }?.putError(.other)
+        }, completed: {
+            recorder.completions.increment()
+        })
+        subscriberHolder.swap(subscriber)
+        subscriber.putError(.failed)
+        XCTAssertEqual(recorder.recordedValues, [])
+        XCTAssertEqual(recorder.recordedErrors, [.failed])
+        XCTAssertEqual(recorder.completions.count, 0)
+        subscriberHolder.swap(nil)
+    }
+
+    func testKeepAliveFromInsideNext() {
+        let subscriberHolder = Atomic<Subscriber<Int, TestError>?>(value: nil)
+        let released = Counter()
+        let subscriber = Subscriber<Int, TestError>(next: { _ in
+            subscriberHolder.with { $0 }?.keepAlive(Tracker(released))
+        })
+        subscriberHolder.swap(subscriber)
+        subscriber.putNext(1)
+        XCTAssertEqual(released.count, 0)
+        subscriber.putCompletion()
+        XCTAssertEqual(released.count, 1)
+        subscriberHolder.swap(nil)
+    }
+
+    // MARK: - Concurrency
+
+    func testConcurrentPutNextDeliversEveryValue() {
+        let threadCount = 8
+        let perThread = 5_000
+        let count = Counter()
+        let sum = Atomic<Int>(value: 0)
+        let recorder = Recorder()
+        let subscriber = Subscriber<Int, TestError>(next: { value in
+            count.increment()
+            sum.modify { $0 + value }
+        }, completed: {
+            recorder.completions.increment()
+        })
+        SubscriberTests.runThreads(threadCount) { thread in
+            for i in 0 ..< perThread {
+                subscriber.putNext(thread * perThread + i)
+            }
+        }
+        subscriber.putCompletion()
+        let total = threadCount * perThread
+        XCTAssertEqual(count.count, total)
+        XCTAssertEqual(sum.with { $0 }, total * (total - 1) / 2)
+        XCTAssertEqual(recorder.completions.count, 1)
+    }
+
+    func testConcurrentPutNextRacingDispose() {
+        let threadCount = 4
+        let perThread = 3_000
+        let lateMarker = 1 << 40
+        for _ in 0 ..< 20 {
+            let source = HotSource<Int, TestError>()
+            let released = Counter()
+            let delivered = Counter()
+            let violations = Counter()
+            let enoughDelivered = DispatchSemaphore(value: 0)
+            let disposeReturned = Atomic<Bool>(value: false)
+            let disposable = source.signal.start(next: { [trackerObject = Tracker(released)] value in
+                withExtendedLifetime(trackerObject) {
+                    if value >= lateMarker || value < 0 {
+                        violations.increment()
+                    }
+                    if delivered.increment() == 100 {
+                        enoughDelivered.signal()
+                    }
+                }
+            })
+            let subscriber = source.current
+            SubscriberTests.runThreads(threadCount + 1) { thread in
+                if thread == threadCount {
+                    XCTAssertEqual(enoughDelivered.wait(timeout: .now() + 10), .success)
+                    disposable.dispose()
+                    disposeReturned.swap(true)
+                    // On the disposing thread, nothing is delivered any more.
+                    subscriber.putNext(-1)
+                } else {
+                    for i in 0 ..< perThread {
+                        // A value emitted after dispose() has returned (as seen
+                        // by this thread) carries the marker and must be dropped.
+                        let late = disposeReturned.with { $0 }
+                        subscriber.putNext(late ? lateMarker + i : i)
+                    }
+                }
+            }
+            XCTAssertEqual(violations.count, 0)
+            XCTAssertGreaterThanOrEqual(delivered.count, 100)
+            XCTAssertLessThanOrEqual(delivered.count, threadCount * perThread)
+            XCTAssertEqual(released.count, 1)
+            XCTAssertEqual(source.upstream.count, 1)
+            withExtendedLifetime((disposable, subscriber)) {}
+        }
+    }
+
+    func testConcurrentTerminalEventsDeliverExactlyOne() {
+        let threadCount = 6
+        for _ in 0 ..< 100 {
+            let source = HotSource<Int, TestError>()
+            let terminals = Counter()
+            let released = Counter()
+            // The terminal callbacks linger (yielding, not sleeping) to widen
+            // the window in which a second terminal event could slip in.
+            let linger = {
+                for _ in 0 ..< 200 {
+                    sched_yield()
+                }
+            }
+            let disposable = source.signal.start(error: { [tracker = Tracker(released)] _ in
+                withExtendedLifetime(tracker) {
+                    terminals.increment()
+                    linger()
+                }
+            }, completed: { [tracker = Tracker(released)] in
+                withExtendedLifetime(tracker) {
+                    terminals.increment()
+                    linger()
+                }
+            })
+            let subscriber = source.current
+            SubscriberTests.runThreads(threadCount) { thread in
+                switch thread % 3 {
+                case 0:
+                    subscriber.putCompletion()
+                case 1:
+                    subscriber.putError(.failed)
+                default:
+                    subscriber.putNext(thread)
+                    subscriber.putError(.other)
+                }
+            }
+            XCTAssertEqual(terminals.count, 1)
+            XCTAssertEqual(released.count, 2)
+            XCTAssertEqual(source.upstream.count, 1)
+            withExtendedLifetime(disposable) {}
+        }
+    }
+
+    func testConcurrentDisposeRacingCompletionDisposesUpstreamOnce() {
+        for _ in 0 ..< 100 {
+            let source = HotSource<Int, TestError>()
+            let recorder = Recorder()
+            let disposable = recorder.start(source.signal)
+            let subscriber = source.current
+            SubscriberTests.runThreads(4) { thread in
+                if thread % 2 == 0 {
+                    disposable.dispose()
+                } else {
+                    subscriber.putCompletion()
+                }
+            }
+            XCTAssertLessThanOrEqual(recorder.completions.count, 1)
+            XCTAssertEqual(recorder.released.count, 1)
+            XCTAssertEqual(source.upstream.count, 1)
+        }
+    }
+
+    func testConcurrentKeepAliveRacingTerminationReleasesEveryObject() {
+        let threadCount = 4
+        let perThread = 500
+        for _ in 0 ..< 10 {
+            let released = Counter()
+            let subscriber = Subscriber<Int, TestError>(next: { _ in })
+            SubscriberTests.runThreads(threadCount + 1) { thread in
+                if thread == threadCount {
+                    subscriber.putCompletion()
+                } else {
+                    for _ in 0 ..< perThread {
+                        subscriber.keepAlive(Tracker(released))
+                    }
+                }
+            }
+            // The subscriber is still alive: every object was released because
+            // of the termination (or at once, when kept after it).
+            XCTAssertEqual(released.count, threadCount * perThread)
+            withExtendedLifetime(subscriber) {}
+        }
+    }
+}
