@@ -4,7 +4,11 @@ import PackageDescription
 let package = Package(
     name: "SwiftSignalKit",
     products: [
+        // The Swift library: `import SwiftSignalKit`.
         .library(name: "SwiftSignalKit", targets: ["SwiftSignalKit"]),
+        // The C library, libsignalkit.so (include/signalkit.h). `make` builds
+        // the release form: Swift runtime linked in, soname, sk_* exports only.
+        .library(name: "signalkit", type: .dynamic, targets: ["SignalKitC"]),
     ],
     targets: [
         .target(
@@ -15,6 +19,18 @@ let package = Package(
             name: "SwiftSignalKit",
             dependencies: ["_SwiftSignalKitShims"],
             path: "Sources/SwiftSignalKit"
+        ),
+        // include/signalkit.h as a Clang module, plus the C parts of the C layer.
+        .target(
+            name: "CSignalKit",
+            path: "Sources/CSignalKit"
+        ),
+        // The C layer: @c exports checked against include/signalkit.h.
+        .target(
+            name: "SignalKitC",
+            dependencies: ["CSignalKit", "SwiftSignalKit"],
+            path: "Sources/SignalKitC",
+            exclude: ["signalkit.map"]
         ),
         .testTarget(
             name: "SwiftSignalKitTests",

@@ -1,0 +1,117 @@
+# SignalKit: build, install, demo and tests. See README.md.
+#
+#   make            build the release libsignalkit.so (+ signalkit.pc)
+#   make demo       build the library, install it into a staging folder and
+#                   run the main demonstration (examples/c/search.c, compiled
+#                   through pkg-config)
+#   make test       the whole test suite (what CI runs)
+#   make install    install into $(DESTDIR)$(PREFIX)
+
+VERSION := 0.1.0
+SOVERSION := 0
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DESTDIR ?=
+
+SWIFT ?= swift
+# The clang beside swift: its sanitizer runtimes match the Swift toolchain's.
+SWIFT_BIN := $(dir $(realpath $(shell command -v $(SWIFT))))
+CLANG ?= $(SWIFT_BIN)clang
+CC ?= cc
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+OUT := $(CURDIR)/.build-c
+STAGE := $(OUT)/stage
+LIB := $(OUT)/lib/libsignalkit.so.$(VERSION)
+STAGE_PKG := PKG_CONFIG_PATH=$(STAGE)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(STAGE) pkg-config
+RUN_STAGED := LD_LIBRARY_PATH=$(STAGE)/usr/lib
+CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
+
+# The release library: Swift runtime linked in, soname, sk_* exports only. Its
+# own scratch path keeps these flags away from the debug build.
+RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
+	-Xswiftc -static-stdlib \
+	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitC/signalkit.map \
+	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
+
+.PHONY: all lib install stage demo test deps test-header test-swift test-swift-tsan \
+	test-c test-c-valgrind test-c-asan test-c-tsan test-examples clean FORCE
+
+all: lib
+
+lib: $(LIB)
+
+$(LIB): FORCE
+	$(SWIFT) build $(RELEASE_FLAGS)
+	mkdir -p $(OUT)/lib/pkgconfig
+	cp .build-release/release/libsignalkit.so $(LIB)
+	ln -sf libsignalkit.so.$(VERSION) $(OUT)/lib/libsignalkit.so.$(SOVERSION)
+	ln -sf libsignalkit.so.$(SOVERSION) $(OUT)/lib/libsignalkit.so
+	sed -e 's|@VERSION@|$(VERSION)|g' pkgconfig/signalkit-uninstalled.pc.in > $(OUT)/lib/pkgconfig/signalkit-uninstalled.pc
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 0755 $(LIB) $(DESTDIR)$(LIBDIR)/libsignalkit.so.$(VERSION)
+	ln -sf libsignalkit.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libsignalkit.so.$(SOVERSION)
+	ln -sf libsignalkit.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsignalkit.so
+	install -m 0644 include/signalkit.h $(DESTDIR)$(INCLUDEDIR)/signalkit.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		pkgconfig/signalkit.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/signalkit.pc
+
+# A DESTDIR install under .build-c/stage, used the way a user would use it.
+stage:
+	rm -rf $(STAGE)
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(STAGE)
+
+demo: stage
+	$(CC) $(CWARN) -D_DEFAULT_SOURCE examples/c/search.c $$($(STAGE_PKG) --cflags --libs signalkit) -o $(OUT)/search
+	$(RUN_STAGED) $(OUT)/search
+
+# Test dependencies a fresh Debian machine lacks.
+deps:
+	@pkg-config --exists criterion || { echo "installing libcriterion-dev"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libcriterion-dev; }
+	@command -v valgrind >/dev/null || { echo "installing valgrind"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
+
+test: deps test-header test-swift test-c test-c-valgrind test-examples test-swift-tsan
+
+# The public header alone, strictly, as C and as C++.
+test-header:
+	mkdir -p $(OUT)
+	printf '#include "signalkit.h"\nint main(void) { return 0; }\n' > $(OUT)/header.c
+	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -c $(OUT)/header.c -o $(OUT)/header-c.o
+	cp $(OUT)/header.c $(OUT)/header.cpp
+	c++ -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -c $(OUT)/header.cpp -o $(OUT)/header-cpp.o
+
+test-swift:
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build
+
+test-swift-tsan:
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="halt_on_error=1" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+
+C_TESTS := $(wildcard Tests/C/test_*.c)
+
+# The C suite, compiled as a user compiles: against the staged install.
+test-c: stage
+	$(CC) $(CWARN) -D_DEFAULT_SOURCE $(C_TESTS) Tests/C/support.c $$($(STAGE_PKG) --cflags --libs signalkit) \
+		$$(pkg-config --cflags --libs criterion) -lpthread -o $(OUT)/c-tests
+	nm -D --extern-only --defined-only $(LIB) | awk '{print $$3}' > $(OUT)/exports.txt
+	! grep -v -E '^(sk_[a-z]|SIGNALKIT_0$$)' $(OUT)/exports.txt
+	readelf -d $(LIB) | grep -q 'SONAME.*libsignalkit.so.$(SOVERSION)'
+	! ldd $(LIB) | grep -v -E 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux'
+	$(RUN_STAGED) $(OUT)/c-tests --jobs 2
+
+test-c-valgrind: test-c
+	$(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--trace-children=yes $(OUT)/c-tests --jobs 1 --filter 'values/*'
+
+test-examples:
+	cd examples/swift && $(SWIFT) build -Xswiftc -warnings-as-errors
+
+clean:
+	rm -rf .build .build-release .build-tsan .build-asan .build-c examples/swift/.build

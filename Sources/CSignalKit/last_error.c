@@ -1,0 +1,24 @@
+#include <string.h>
+
+#include "../../include/signalkit.h"
+#include "include/signalkit_internal.h"
+
+/* The last error message, one per thread, owned by the library. */
+static _Thread_local char sk__last_error[512];
+
+void sk__set_last_error(const char *message) {
+    if (message == NULL) {
+        sk__last_error[0] = '\0';
+        return;
+    }
+    size_t length = strlen(message);
+    if (length >= sizeof sk__last_error) {
+        length = sizeof sk__last_error - 1;
+    }
+    memcpy(sk__last_error, message, length);
+    sk__last_error[length] = '\0';
+}
+
+const char *sk_last_error_message(void) {
+    return sk__last_error;
+}

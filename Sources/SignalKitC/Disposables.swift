@@ -1,0 +1,170 @@
+import CSignalKit
+import SwiftSignalKit
+
+/// An `sk_disposable` handle: a Swift disposable, and which container it is.
+final class SKDisposable: SKObject {
+    enum Kind {
+        case plain
+        case meta
+        case set
+        case dict
+    }
+
+    let disposable: any Disposable
+    let kind: Kind
+
+    init(_ disposable: any Disposable, kind: Kind) {
+        self.disposable = disposable
+        self.kind = kind
+        super.init()
+    }
+}
+
+/// An action disposable's C function with its context.
+final class SKAction: SKContext {
+    let action: sk_work_fn
+
+    init(_ action: sk_work_fn, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
+        self.action = action
+        super.init(ctx: ctx, release: release)
+    }
+}
+
+private func outputDisposable(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ function: String, _ make: () -> SKDisposable) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
+    }
+    out.pointee = make().retainedHandle()
+    return SKOK
+}
+
+/// Borrows a container of the given kind and an optional disposable argument.
+private func borrowContainer(_ function: String, _ handle: OpaquePointer?, _ kind: SKDisposable.Kind, _ name: String) -> (SKDisposable?, Int32) {
+    guard let handle else {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
+    }
+    guard let container = SKObject.borrow(handle, as: SKDisposable.self), container.kind == kind else {
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): \(name) is not a \(name) disposable"))
+    }
+    return (container, SKOK)
+}
+
+private func borrowOptionalDisposable(_ function: String, _ handle: OpaquePointer?) -> (SKDisposable?, Int32) {
+    guard let handle else {
+        return (nil, SKOK)
+    }
+    guard let disposable = SKObject.borrow(handle, as: SKDisposable.self) else {
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): disposable is not a disposable"))
+    }
+    return (disposable, SKOK)
+}
+
+@c @implementation
+public func sk_disposable_dispose(_ disposable: OpaquePointer?) {
+    SKObject.borrow(disposable, as: SKDisposable.self)?.disposable.dispose()
+}
+
+@c @implementation
+public func sk_disposable_retain(_ disposable: OpaquePointer?) -> OpaquePointer? {
+    return SKObject.retain(disposable)
+}
+
+@c @implementation
+public func sk_disposable_release(_ disposable: OpaquePointer?) {
+    SKObject.release(disposable)
+}
+
+@c @implementation
+public func sk_disposable_action(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ action: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    guard let action else {
+        out?.pointee = nil
+        SKContext(ctx: ctx, release: release).ignore()
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_disposable_action: action is NULL")
+    }
+    let context = SKAction(action, ctx: ctx, release: release)
+    return outputDisposable(out, "sk_disposable_action") {
+        SKDisposable(ActionDisposable {
+            context.action(context.ctx)
+        }, kind: .plain)
+    }
+}
+
+@c @implementation
+public func sk_disposable_meta(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    return outputDisposable(out, "sk_disposable_meta") { SKDisposable(MetaDisposable(), kind: .meta) }
+}
+
+@c @implementation
+public func sk_disposable_meta_set(_ meta: OpaquePointer?, _ disposable: OpaquePointer?) -> Int32 {
+    let (container, status) = borrowContainer("sk_disposable_meta_set", meta, .meta, "meta")
+    guard let container else {
+        return status
+    }
+    let (item, itemStatus) = borrowOptionalDisposable("sk_disposable_meta_set", disposable)
+    if itemStatus != SKOK {
+        return itemStatus
+    }
+    (container.disposable as! MetaDisposable).set(item?.disposable)
+    return SKOK
+}
+
+@c @implementation
+public func sk_disposable_set(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    return outputDisposable(out, "sk_disposable_set") { SKDisposable(DisposableSet(), kind: .set) }
+}
+
+@c @implementation
+public func sk_disposable_set_add(_ set: OpaquePointer?, _ disposable: OpaquePointer?) -> Int32 {
+    let (container, status) = borrowContainer("sk_disposable_set_add", set, .set, "set")
+    guard let container else {
+        return status
+    }
+    guard disposable != nil else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_disposable_set_add: disposable is NULL")
+    }
+    let (item, itemStatus) = borrowOptionalDisposable("sk_disposable_set_add", disposable)
+    guard let item else {
+        return itemStatus
+    }
+    (container.disposable as! DisposableSet).add(item.disposable)
+    return SKOK
+}
+
+@c @implementation
+public func sk_disposable_set_remove(_ set: OpaquePointer?, _ disposable: OpaquePointer?) -> Int32 {
+    let (container, status) = borrowContainer("sk_disposable_set_remove", set, .set, "set")
+    guard let container else {
+        return status
+    }
+    guard disposable != nil else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_disposable_set_remove: disposable is NULL")
+    }
+    let (item, itemStatus) = borrowOptionalDisposable("sk_disposable_set_remove", disposable)
+    guard let item else {
+        return itemStatus
+    }
+    (container.disposable as! DisposableSet).remove(item.disposable)
+    return SKOK
+}
+
+@c @implementation
+public func sk_disposable_dict(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    return outputDisposable(out, "sk_disposable_dict") { SKDisposable(DisposableDict<String>(), kind: .dict) }
+}
+
+@c @implementation
+public func sk_disposable_dict_set(_ dict: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ disposable: OpaquePointer?) -> Int32 {
+    let (container, status) = borrowContainer("sk_disposable_dict_set", dict, .dict, "dict")
+    guard let container else {
+        return status
+    }
+    guard let key else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_disposable_dict_set: key is NULL")
+    }
+    let (item, itemStatus) = borrowOptionalDisposable("sk_disposable_dict_set", disposable)
+    if itemStatus != SKOK {
+        return itemStatus
+    }
+    (container.disposable as! DisposableDict<String>).set(item?.disposable, forKey: String(cString: key))
+    return SKOK
+}

@@ -1,0 +1,44 @@
+import CSignalKit
+import SwiftSignalKit
+
+/// A C callback of type `F` with its context; `release(ctx)` runs when the
+/// last signal or subscription using it is gone.
+final class SKFunction<F>: SKContext {
+    let function: F
+
+    init(_ function: F, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
+        self.function = function
+        super.init(ctx: ctx, release: release)
+    }
+}
+
+/// The shared shape of an operator entry point: checks `out`, the input signal
+/// and the optional callback, then hands back `make(signal)`. The callback's
+/// context is released if anything is missing.
+func unaryOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ make: (CSignal) -> CSignal) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
+    }
+    out.pointee = nil
+    let (input, status) = borrowSignal(function, "signal", signal)
+    guard let input else {
+        return status
+    }
+    return output(out, make(input.signal))
+}
+
+/// Like `unaryOperator`, for operators taking a C callback `fn`.
+func callbackOperator<F>(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, _ make: (CSignal, SKFunction<F>) -> CSignal) -> Int32 {
+    guard let fn else {
+        SKContext(ctx: ctx, release: release).ignore()
+        out?.pointee = nil
+        return fail(SK_ERR_NULL_ARGUMENT, "\(function): fn is NULL")
+    }
+    let callback = SKFunction(fn, ctx: ctx, release: release)
+    return unaryOperator(function, out, signal) { make($0, callback) }
+}
+
+/// The error value describing a value of the wrong kind inside a pipeline.
+func kindError(_ function: String, _ value: SKValue, expected: String) -> SKValue {
+    return SKValue(string: "\(function): expected \(expected), got a value of kind \(value.kind.rawValue)")
+}

@@ -1,0 +1,55 @@
+import CSignalKit
+import SwiftSignalKit
+
+/// Borrows `count` signals from a C array.
+private func borrowSignals(_ function: String, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> ([CSignal]?, Int32) {
+    if signals == nil && count != 0 {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): signals is NULL and count is not 0"))
+    }
+    var result: [CSignal] = []
+    result.reserveCapacity(count)
+    for index in 0 ..< count {
+        let (handle, status) = borrowSignal(function, "signals[\(index)]", signals![index])
+        guard let handle else {
+            return (nil, status)
+        }
+        result.append(handle.signal)
+    }
+    return (result, SKOK)
+}
+
+@c @implementation
+public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, _ queue: OpaquePointer?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_combine_latest: out is NULL")
+    }
+    out.pointee = nil
+    var deliveryQueue: Queue?
+    if queue != nil {
+        let (handle, status) = borrowQueue("sk_signal_combine_latest", "queue", queue)
+        guard let handle else {
+            return status
+        }
+        deliveryQueue = handle.queue
+    }
+    let (inputs, status) = borrowSignals("sk_signal_combine_latest", signals, count)
+    guard let inputs else {
+        return status
+    }
+    return output(out, combineLatest(queue: deliveryQueue, inputs) |> map { values in
+        SKValue(object: SKArray(values), kind: SK_KIND_ARRAY)
+    })
+}
+
+@c @implementation
+public func sk_signal_merge(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_merge: out is NULL")
+    }
+    out.pointee = nil
+    let (inputs, status) = borrowSignals("sk_signal_merge", signals, count)
+    guard let inputs else {
+        return status
+    }
+    return output(out, merge(inputs))
+}

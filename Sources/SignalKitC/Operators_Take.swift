@@ -1,0 +1,9 @@
+import CSignalKit
+import SwiftSignalKit
+
+@c @implementation
+public func sk_signal_take(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ count: Int) -> Int32 {
+    return unaryOperator("sk_signal_take", out, signal) { signal in
+        signal |> take(count)
+    }
+}

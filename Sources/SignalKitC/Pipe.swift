@@ -1,0 +1,68 @@
+import CSignalKit
+import SwiftSignalKit
+
+/// An `sk_pipe` handle.
+final class SKPipe: SKObject {
+    let pipe: ValuePipe<SKValue>
+
+    init(replay: Bool) {
+        self.pipe = ValuePipe<SKValue>(replay: replay)
+        super.init()
+    }
+}
+
+private func borrowPipe(_ function: String, _ handle: OpaquePointer?) -> (SKPipe?, Int32) {
+    guard let handle else {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): pipe is NULL"))
+    }
+    guard let pipe = SKObject.borrow(handle, as: SKPipe.self) else {
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): pipe is not a pipe"))
+    }
+    return (pipe, SKOK)
+}
+
+@c @implementation
+public func sk_pipe_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ replay: Bool) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_pipe_create: out is NULL")
+    }
+    out.pointee = SKPipe(replay: replay).retainedHandle()
+    return SKOK
+}
+
+@c @implementation
+public func sk_pipe_put(_ pipe: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
+    let (handle, status) = borrowPipe("sk_pipe_put", pipe)
+    guard let handle else {
+        return status
+    }
+    let (borrowed, valueStatus) = borrowValue("sk_pipe_put", "value", value)
+    guard let borrowed else {
+        return valueStatus
+    }
+    handle.pipe.putNext(borrowed)
+    return SKOK
+}
+
+@c @implementation
+public func sk_pipe_signal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ pipe: OpaquePointer?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_pipe_signal: out is NULL")
+    }
+    out.pointee = nil
+    let (handle, status) = borrowPipe("sk_pipe_signal", pipe)
+    guard let handle else {
+        return status
+    }
+    return output(out, handle.pipe.signal() |> castError(SKValue.self))
+}
+
+@c @implementation
+public func sk_pipe_retain(_ pipe: OpaquePointer?) -> OpaquePointer? {
+    return SKObject.retain(pipe)
+}
+
+@c @implementation
+public func sk_pipe_release(_ pipe: OpaquePointer?) {
+    SKObject.release(pipe)
+}

@@ -1,0 +1,73 @@
+import CSignalKit
+import SwiftSignalKit
+
+/// An `sk_promise` handle.
+final class SKPromise: SKObject {
+    let promise = Promise<SKValue>()
+}
+
+private func borrowPromise(_ function: String, _ handle: OpaquePointer?) -> (SKPromise?, Int32) {
+    guard let handle else {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): promise is NULL"))
+    }
+    guard let promise = SKObject.borrow(handle, as: SKPromise.self) else {
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): promise is not a promise"))
+    }
+    return (promise, SKOK)
+}
+
+@c @implementation
+public func sk_promise_create(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_promise_create: out is NULL")
+    }
+    out.pointee = SKPromise().retainedHandle()
+    return SKOK
+}
+
+@c @implementation
+public func sk_promise_set(_ promise: OpaquePointer?, _ signal: OpaquePointer?) -> Int32 {
+    let (handle, status) = borrowPromise("sk_promise_set", promise)
+    guard let handle else {
+        return status
+    }
+    let (source, signalStatus) = borrowSignal("sk_promise_set", "signal", signal)
+    guard let source else {
+        return signalStatus
+    }
+    // A promise's source cannot fail: an error ends the source like a completion.
+    let upstream = source.signal
+    handle.promise.set(Signal<SKValue, NoError> { subscriber in
+        return upstream.start(next: { value in
+            subscriber.putNext(value)
+        }, error: { _ in
+            subscriber.putCompletion()
+        }, completed: {
+            subscriber.putCompletion()
+        })
+    })
+    return SKOK
+}
+
+@c @implementation
+public func sk_promise_get(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ promise: OpaquePointer?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_promise_get: out is NULL")
+    }
+    out.pointee = nil
+    let (handle, status) = borrowPromise("sk_promise_get", promise)
+    guard let handle else {
+        return status
+    }
+    return output(out, handle.promise.get() |> castError(SKValue.self))
+}
+
+@c @implementation
+public func sk_promise_retain(_ promise: OpaquePointer?) -> OpaquePointer? {
+    return SKObject.retain(promise)
+}
+
+@c @implementation
+public func sk_promise_release(_ promise: OpaquePointer?) {
+    SKObject.release(promise)
+}

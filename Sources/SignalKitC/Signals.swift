@@ -1,0 +1,173 @@
+import CSignalKit
+import SwiftSignalKit
+
+/// The signal a C caller sees: values and errors are `SKValue`s.
+typealias CSignal = Signal<SKValue, SKValue>
+
+/// An `sk_signal` handle.
+final class SKSignal: SKObject {
+    let signal: CSignal
+
+    init(_ signal: CSignal) {
+        self.signal = signal
+        super.init()
+    }
+}
+
+/// An observer's callbacks; `release(ctx)` runs when the subscriber lets go of
+/// them, which is after the last callback has returned.
+final class SKObserver: SKContext {
+    let next: sk_next_fn?
+    let error: sk_error_fn?
+    let completed: sk_completed_fn?
+
+    init(_ observer: sk_observer) {
+        self.next = observer.next
+        self.error = observer.error
+        self.completed = observer.completed
+        super.init(ctx: observer.ctx, release: observer.release)
+    }
+}
+
+/// A C generator with its context.
+final class SKGenerator: SKContext {
+    let generator: sk_generator_fn
+
+    init(_ generator: sk_generator_fn, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
+        self.generator = generator
+        super.init(ctx: ctx, release: release)
+    }
+}
+
+/// Hands `signal` to C through `out` (+1).
+func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal) -> Int32 {
+    out.pointee = SKSignal(signal).retainedHandle()
+    return SKOK
+}
+
+/// Borrows a value argument, reporting NULL and malformed values.
+func borrowValue(_ function: String, _ name: String, _ value: UnsafePointer<sk_value>?) -> (SKValue?, Int32) {
+    guard let value else {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
+    }
+    if let problem = SKValue.validate(value) {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "\(function): \(name): \(problem)"))
+    }
+    return (SKValue(borrowing: value), SKOK)
+}
+
+/// Borrows a signal argument, reporting NULL and handles of another kind.
+func borrowSignal(_ function: String, _ name: String, _ handle: OpaquePointer?) -> (SKSignal?, Int32) {
+    guard let handle else {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
+    }
+    guard let signal = SKObject.borrow(handle, as: SKSignal.self) else {
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): \(name) is not a signal"))
+    }
+    return (signal, SKOK)
+}
+
+@c @implementation
+public func sk_signal_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ generator: sk_generator_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    let context = SKContext(ctx: ctx, release: release)
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_create: out is NULL")
+    }
+    out.pointee = nil
+    guard let generator else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_create: generator is NULL")
+    }
+    let function = SKGenerator(generator, ctx: ctx, release: nil)
+    return output(out, CSignal { subscriber in
+        let handle = SKSubscriber(subscriber)
+        let disposable = withExtendedLifetime(context) {
+            function.generator(function.ctx, OpaquePointer(Unmanaged.passUnretained(handle).toOpaque()))
+        }
+        guard let disposable else {
+            return EmptyDisposable
+        }
+        // The generator handed over a reference: take the Swift disposable and
+        // drop the handle (anything that is not a disposable is just dropped).
+        let taken = SKObject.borrow(disposable, as: SKDisposable.self)?.disposable
+        SKObject.release(disposable)
+        return taken ?? EmptyDisposable
+    })
+}
+
+@c @implementation
+public func sk_signal_single(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ value: UnsafePointer<sk_value>?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_single: out is NULL")
+    }
+    out.pointee = nil
+    let (borrowed, status) = borrowValue("sk_signal_single", "value", value)
+    guard let borrowed else {
+        return status
+    }
+    return output(out, CSignal.single(borrowed))
+}
+
+@c @implementation
+public func sk_signal_complete(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_complete: out is NULL")
+    }
+    return output(out, CSignal.complete())
+}
+
+@c @implementation
+public func sk_signal_fail(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ error: UnsafePointer<sk_value>?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_fail: out is NULL")
+    }
+    out.pointee = nil
+    let (borrowed, status) = borrowValue("sk_signal_fail", "error", error)
+    guard let borrowed else {
+        return status
+    }
+    return output(out, CSignal.fail(borrowed))
+}
+
+@c @implementation
+public func sk_signal_never(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_never: out is NULL")
+    }
+    return output(out, CSignal.never())
+}
+
+@c @implementation
+public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ observer: UnsafePointer<sk_observer>?) -> Int32 {
+    out?.pointee = nil
+    guard let observer else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_start: observer is NULL")
+    }
+    let callbacks = SKObserver(observer.pointee)
+    let (handle, status) = borrowSignal("sk_signal_start", "signal", signal)
+    guard let handle else {
+        return status
+    }
+    let disposable = handle.signal.start(next: { value in
+        if let next = callbacks.next {
+            value.withC { next(callbacks.ctx, $0) }
+        }
+    }, error: { error in
+        if let function = callbacks.error {
+            error.withC { function(callbacks.ctx, $0) }
+        }
+    }, completed: {
+        callbacks.completed?(callbacks.ctx)
+    })
+    out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle()
+    return SKOK
+}
+
+@c @implementation
+public func sk_signal_retain(_ signal: OpaquePointer?) -> OpaquePointer? {
+    return SKObject.retain(signal)
+}
+
+@c @implementation
+public func sk_signal_release(_ signal: OpaquePointer?) {
+    SKObject.release(signal)
+}

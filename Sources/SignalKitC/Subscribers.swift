@@ -1,0 +1,70 @@
+import CSignalKit
+import SwiftSignalKit
+
+/// An `sk_subscriber` handle.
+final class SKSubscriber: SKObject {
+    let subscriber: Subscriber<SKValue, SKValue>
+
+    init(_ subscriber: Subscriber<SKValue, SKValue>) {
+        self.subscriber = subscriber
+        super.init()
+    }
+}
+
+private func borrowSubscriber(_ function: String, _ handle: OpaquePointer?) -> (SKSubscriber?, Int32) {
+    guard let handle else {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): subscriber is NULL"))
+    }
+    guard let subscriber = SKObject.borrow(handle, as: SKSubscriber.self) else {
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): subscriber is not a subscriber"))
+    }
+    return (subscriber, SKOK)
+}
+
+@c @implementation
+public func sk_subscriber_put_next(_ subscriber: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
+    let (handle, status) = borrowSubscriber("sk_subscriber_put_next", subscriber)
+    guard let handle else {
+        return status
+    }
+    let (borrowed, valueStatus) = borrowValue("sk_subscriber_put_next", "value", value)
+    guard let borrowed else {
+        return valueStatus
+    }
+    handle.subscriber.putNext(borrowed)
+    return SKOK
+}
+
+@c @implementation
+public func sk_subscriber_put_error(_ subscriber: OpaquePointer?, _ error: UnsafePointer<sk_value>?) -> Int32 {
+    let (handle, status) = borrowSubscriber("sk_subscriber_put_error", subscriber)
+    guard let handle else {
+        return status
+    }
+    let (borrowed, valueStatus) = borrowValue("sk_subscriber_put_error", "error", error)
+    guard let borrowed else {
+        return valueStatus
+    }
+    handle.subscriber.putError(borrowed)
+    return SKOK
+}
+
+@c @implementation
+public func sk_subscriber_put_completion(_ subscriber: OpaquePointer?) -> Int32 {
+    let (handle, status) = borrowSubscriber("sk_subscriber_put_completion", subscriber)
+    guard let handle else {
+        return status
+    }
+    handle.subscriber.putCompletion()
+    return SKOK
+}
+
+@c @implementation
+public func sk_subscriber_retain(_ subscriber: OpaquePointer?) -> OpaquePointer? {
+    return SKObject.retain(subscriber)
+}
+
+@c @implementation
+public func sk_subscriber_release(_ subscriber: OpaquePointer?) {
+    SKObject.release(subscriber)
+}

@@ -1,0 +1,215 @@
+import CSignalKit
+
+/// The Swift side of an `sk_value`: the C struct plus, for heap kinds, the
+/// object it points at, kept alive by ARC. Copying an `SKValue` retains the
+/// object; primitive values carry no object and never allocate.
+struct SKValue: Equatable, @unchecked Sendable {
+    let raw: sk_value
+    let object: SKObject?
+
+    static let `nil` = SKValue(raw: sk_value(), object: nil)
+
+    init(raw: sk_value, object: SKObject?) {
+        self.raw = raw
+        self.object = object
+    }
+
+    init(int64 value: Int64) {
+        var raw = sk_value()
+        raw.kind = SK_KIND_INT64
+        raw.u.int64 = value
+        self.init(raw: raw, object: nil)
+    }
+
+    init(object: SKObject, kind: sk_kind) {
+        var raw = sk_value()
+        raw.kind = kind
+        raw.u.object = Unmanaged.passUnretained(object).toOpaque()
+        self.init(raw: raw, object: object)
+    }
+
+    init(string: String) {
+        self.init(object: SKString(string), kind: SK_KIND_STRING)
+    }
+
+    var kind: sk_kind {
+        return self.raw.kind
+    }
+
+    static func isHeapKind(_ kind: sk_kind) -> Bool {
+        switch kind {
+        case SK_KIND_STRING, SK_KIND_BYTES, SK_KIND_ARRAY, SK_KIND_POINTER, SK_KIND_SIGNAL:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Checks a C value and returns a description of what is wrong, or nil.
+    static func validate(_ value: UnsafePointer<sk_value>) -> String? {
+        let kind = value.pointee.kind
+        switch kind {
+        case SK_KIND_NIL, SK_KIND_BOOL, SK_KIND_INT64, SK_KIND_DOUBLE:
+            return nil
+        case SK_KIND_STRING, SK_KIND_BYTES, SK_KIND_ARRAY, SK_KIND_POINTER, SK_KIND_SIGNAL:
+            guard let pointer = value.pointee.u.object else {
+                return "a value of a heap kind has a NULL object"
+            }
+            let object = Unmanaged<SKObject>.fromOpaque(pointer).takeUnretainedValue()
+            let matches: Bool
+            switch kind {
+            case SK_KIND_STRING: matches = object is SKString
+            case SK_KIND_BYTES: matches = object is SKBytes
+            case SK_KIND_ARRAY: matches = object is SKArray
+            case SK_KIND_POINTER: matches = object is SKPointer
+            default: matches = object is SKSignal
+            }
+            return matches ? nil : "the value's object does not match its kind"
+        default:
+            return "unknown value kind \(kind.rawValue)"
+        }
+    }
+
+    /// Borrows a valid C value (see `validate`), retaining its object.
+    init(borrowing value: UnsafePointer<sk_value>) {
+        var raw = value.pointee
+        if SKValue.isHeapKind(raw.kind), let pointer = raw.u.object {
+            self.init(raw: raw, object: Unmanaged<SKObject>.fromOpaque(pointer).takeUnretainedValue())
+        } else {
+            if raw.kind == SK_KIND_BOOL {
+                let boolean = raw.u.boolean
+                raw.u.int64 = 0
+                raw.u.boolean = boolean
+            }
+            self.init(raw: raw, object: nil)
+        }
+    }
+
+    /// Adopts the reference a C value owns (written by a user callback).
+    init(taking value: sk_value) {
+        if SKValue.isHeapKind(value.kind), let pointer = value.u.object {
+            self.init(raw: value, object: Unmanaged<SKObject>.fromOpaque(pointer).takeRetainedValue())
+        } else {
+            self.init(raw: value, object: nil)
+        }
+    }
+
+    /// Calls `body` with a borrowed C view of the value.
+    @inline(__always)
+    func withC<R>(_ body: (UnsafePointer<sk_value>) -> R) -> R {
+        var raw = self.raw
+        return withUnsafePointer(to: &raw) { body($0) }
+    }
+
+    /// Writes a new reference (+1) to the value into `out`.
+    func copy(into out: UnsafeMutablePointer<sk_value>) {
+        if let object = self.object {
+            _ = Unmanaged.passUnretained(object).retain()
+        }
+        out.pointee = self.raw
+    }
+
+    static func == (lhs: SKValue, rhs: SKValue) -> Bool {
+        if lhs.kind != rhs.kind {
+            return false
+        }
+        switch lhs.kind {
+        case SK_KIND_NIL:
+            return true
+        case SK_KIND_BOOL:
+            return lhs.raw.u.boolean == rhs.raw.u.boolean
+        case SK_KIND_INT64:
+            return lhs.raw.u.int64 == rhs.raw.u.int64
+        case SK_KIND_DOUBLE:
+            return lhs.raw.u.real == rhs.raw.u.real
+        case SK_KIND_STRING:
+            return (lhs.object as? SKString)?.bytes == (rhs.object as? SKString)?.bytes
+        case SK_KIND_BYTES:
+            return (lhs.object as? SKBytes)?.bytes == (rhs.object as? SKBytes)?.bytes
+        case SK_KIND_ARRAY:
+            return (lhs.object as? SKArray)?.items == (rhs.object as? SKArray)?.items
+        default:
+            return lhs.object === rhs.object
+        }
+    }
+}
+
+/// An immutable UTF-8 string with a trailing NUL for C readers.
+final class SKString: SKObject {
+    let bytes: [UInt8]
+    let storage: UnsafeMutablePointer<CChar>
+
+    init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = Array(bytes)
+        self.storage = .allocate(capacity: bytes.count + 1)
+        if let base = bytes.baseAddress {
+            UnsafeMutableRawPointer(self.storage).copyMemory(from: base, byteCount: bytes.count)
+        }
+        self.storage[bytes.count] = 0
+        super.init()
+    }
+
+    convenience init(_ string: String) {
+        var string = string
+        self.init(bytes: string.withUTF8 { UnsafeRawBufferPointer($0) })
+    }
+
+    deinit {
+        self.storage.deallocate()
+    }
+}
+
+/// Immutable bytes.
+final class SKBytes: SKObject {
+    let bytes: [UInt8]
+    let storage: UnsafeMutableRawPointer
+
+    init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = Array(bytes)
+        self.storage = .allocate(byteCount: max(1, bytes.count), alignment: 16)
+        if let base = bytes.baseAddress {
+            self.storage.copyMemory(from: base, byteCount: bytes.count)
+        }
+        super.init()
+    }
+
+    deinit {
+        self.storage.deallocate()
+    }
+}
+
+/// An immutable array of values, with a C view of its elements.
+final class SKArray: SKObject {
+    let items: [SKValue]
+    let storage: UnsafeMutablePointer<sk_value>
+
+    init(_ items: [SKValue]) {
+        self.items = items
+        self.storage = .allocate(capacity: max(1, items.count))
+        for (index, item) in items.enumerated() {
+            (self.storage + index).initialize(to: item.raw)
+        }
+        super.init()
+    }
+
+    deinit {
+        self.storage.deallocate()
+    }
+}
+
+/// A user pointer whose release function runs when the last value holding it
+/// goes away.
+final class SKPointer: SKObject {
+    let pointer: UnsafeMutableRawPointer?
+    let releaseFunction: sk_release_fn?
+
+    init(_ pointer: UnsafeMutableRawPointer?, release: sk_release_fn?) {
+        self.pointer = pointer
+        self.releaseFunction = release
+        super.init()
+    }
+
+    deinit {
+        self.releaseFunction?(self.pointer)
+    }
+}

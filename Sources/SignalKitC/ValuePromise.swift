@@ -1,0 +1,77 @@
+import CSignalKit
+import SwiftSignalKit
+
+/// An `sk_value_promise` handle.
+final class SKValuePromise: SKObject {
+    let promise: ValuePromise<SKValue>
+
+    init(_ promise: ValuePromise<SKValue>) {
+        self.promise = promise
+        super.init()
+    }
+}
+
+private func borrowValuePromise(_ function: String, _ handle: OpaquePointer?) -> (SKValuePromise?, Int32) {
+    guard let handle else {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): promise is NULL"))
+    }
+    guard let promise = SKObject.borrow(handle, as: SKValuePromise.self) else {
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): promise is not a value promise"))
+    }
+    return (promise, SKOK)
+}
+
+@c @implementation
+public func sk_value_promise_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ initial: UnsafePointer<sk_value>?, _ ignoreRepeated: Bool) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_promise_create: out is NULL")
+    }
+    out.pointee = nil
+    if let initial {
+        let (value, status) = borrowValue("sk_value_promise_create", "initial", initial)
+        guard let value else {
+            return status
+        }
+        out.pointee = SKValuePromise(ValuePromise(value, ignoreRepeated: ignoreRepeated)).retainedHandle()
+    } else {
+        out.pointee = SKValuePromise(ValuePromise(ignoreRepeated: ignoreRepeated)).retainedHandle()
+    }
+    return SKOK
+}
+
+@c @implementation
+public func sk_value_promise_set(_ promise: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
+    let (handle, status) = borrowValuePromise("sk_value_promise_set", promise)
+    guard let handle else {
+        return status
+    }
+    let (borrowed, valueStatus) = borrowValue("sk_value_promise_set", "value", value)
+    guard let borrowed else {
+        return valueStatus
+    }
+    handle.promise.set(borrowed)
+    return SKOK
+}
+
+@c @implementation
+public func sk_value_promise_get(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ promise: OpaquePointer?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_promise_get: out is NULL")
+    }
+    out.pointee = nil
+    let (handle, status) = borrowValuePromise("sk_value_promise_get", promise)
+    guard let handle else {
+        return status
+    }
+    return output(out, handle.promise.get() |> castError(SKValue.self))
+}
+
+@c @implementation
+public func sk_value_promise_retain(_ promise: OpaquePointer?) -> OpaquePointer? {
+    return SKObject.retain(promise)
+}
+
+@c @implementation
+public func sk_value_promise_release(_ promise: OpaquePointer?) {
+    SKObject.release(promise)
+}

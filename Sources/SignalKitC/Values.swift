@@ -1,0 +1,269 @@
+import CSignalKit
+import Glibc
+
+private func setPrimitive(_ out: UnsafeMutablePointer<sk_value>?, _ fill: (inout sk_value) -> Void) {
+    guard let out else {
+        return
+    }
+    var raw = sk_value()
+    fill(&raw)
+    out.pointee = raw
+}
+
+@c @implementation
+public func sk_value_set_nil(_ out: UnsafeMutablePointer<sk_value>?) {
+    setPrimitive(out) { _ in }
+}
+
+@c @implementation
+public func sk_value_set_bool(_ out: UnsafeMutablePointer<sk_value>?, _ value: Bool) {
+    setPrimitive(out) { $0.kind = SK_KIND_BOOL; $0.u.boolean = value }
+}
+
+@c @implementation
+public func sk_value_set_int64(_ out: UnsafeMutablePointer<sk_value>?, _ value: Int64) {
+    setPrimitive(out) { $0.kind = SK_KIND_INT64; $0.u.int64 = value }
+}
+
+@c @implementation
+public func sk_value_set_double(_ out: UnsafeMutablePointer<sk_value>?, _ value: Double) {
+    setPrimitive(out) { $0.kind = SK_KIND_DOUBLE; $0.u.real = value }
+}
+
+private func setObject(_ out: UnsafeMutablePointer<sk_value>, _ object: SKObject, _ kind: sk_kind) -> Int32 {
+    SKValue(object: object, kind: kind).copy(into: out)
+    return SKOK
+}
+
+@c @implementation
+public func sk_value_set_string(_ out: UnsafeMutablePointer<sk_value>?, _ text: UnsafePointer<CChar>?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string: out is NULL")
+    }
+    out.pointee = sk_value()
+    guard let text else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string: text is NULL")
+    }
+    return setObject(out, SKString(bytes: UnsafeRawBufferPointer(start: text, count: strlen(text))), SK_KIND_STRING)
+}
+
+@c @implementation
+public func sk_value_set_string_n(_ out: UnsafeMutablePointer<sk_value>?, _ text: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string_n: out is NULL")
+    }
+    out.pointee = sk_value()
+    if text == nil && length != 0 {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string_n: text is NULL and length is not 0")
+    }
+    return setObject(out, SKString(bytes: UnsafeRawBufferPointer(start: text, count: length)), SK_KIND_STRING)
+}
+
+@c @implementation
+public func sk_value_set_bytes(_ out: UnsafeMutablePointer<sk_value>?, _ data: UnsafeRawPointer?, _ length: Int) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_bytes: out is NULL")
+    }
+    out.pointee = sk_value()
+    if data == nil && length != 0 {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_bytes: data is NULL and length is not 0")
+    }
+    return setObject(out, SKBytes(bytes: UnsafeRawBufferPointer(start: data, count: length)), SK_KIND_BYTES)
+}
+
+@c @implementation
+public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: UnsafePointer<sk_value>?, _ count: Int) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_array: out is NULL")
+    }
+    out.pointee = sk_value()
+    if items == nil && count != 0 {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_array: items is NULL and count is not 0")
+    }
+    var values: [SKValue] = []
+    values.reserveCapacity(count)
+    for index in 0 ..< count {
+        let item = items! + index
+        if let problem = SKValue.validate(item) {
+            return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_array: item \(index): \(problem)")
+        }
+        values.append(SKValue(borrowing: item))
+    }
+    return setObject(out, SKArray(values), SK_KIND_ARRAY)
+}
+
+@c @implementation
+public func sk_value_set_pointer(_ out: UnsafeMutablePointer<sk_value>?, _ pointer: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    let box = SKPointer(pointer, release: release)
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_pointer: out is NULL")
+    }
+    return setObject(out, box, SK_KIND_POINTER)
+}
+
+@c @implementation
+public func sk_value_set_signal(_ out: UnsafeMutablePointer<sk_value>?, _ signal: OpaquePointer?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_signal: out is NULL")
+    }
+    out.pointee = sk_value()
+    guard let handle = SKObject.borrow(signal, as: SKSignal.self) else {
+        return fail(signal == nil ? SK_ERR_NULL_ARGUMENT : SK_ERR_WRONG_KIND, "sk_value_set_signal: signal is \(signal == nil ? "NULL" : "not a signal")")
+    }
+    return setObject(out, handle, SK_KIND_SIGNAL)
+}
+
+@c @implementation
+public func sk_value_copy(_ dst: UnsafeMutablePointer<sk_value>?, _ src: UnsafePointer<sk_value>?) -> Int32 {
+    guard let dst else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_copy: dst is NULL")
+    }
+    dst.pointee = sk_value()
+    guard let src else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_copy: src is NULL")
+    }
+    if let problem = SKValue.validate(src) {
+        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_copy: src: \(problem)")
+    }
+    SKValue(borrowing: src).copy(into: dst)
+    return SKOK
+}
+
+@c @implementation
+public func sk_value_release(_ value: UnsafeMutablePointer<sk_value>?) {
+    guard let value else {
+        return
+    }
+    if SKValue.isHeapKind(value.pointee.kind), let pointer = value.pointee.u.object {
+        Unmanaged<SKObject>.fromOpaque(pointer).release()
+    }
+    value.pointee = sk_value()
+}
+
+@c @implementation
+public func sk_value_kind(_ value: UnsafePointer<sk_value>?) -> sk_kind {
+    return value?.pointee.kind ?? SK_KIND_NIL
+}
+
+@c @implementation
+public func sk_value_equal(_ a: UnsafePointer<sk_value>?, _ b: UnsafePointer<sk_value>?) -> Bool {
+    guard let a, let b else {
+        return a == nil && b == nil
+    }
+    if SKValue.validate(a) != nil || SKValue.validate(b) != nil {
+        return false
+    }
+    return SKValue(borrowing: a) == SKValue(borrowing: b)
+}
+
+/// Validates `value` for an accessor and checks its kind.
+private func access(_ function: String, _ value: UnsafePointer<sk_value>?, _ out: UnsafeRawPointer?, _ kind: sk_kind) -> Int32 {
+    guard let value else {
+        return fail(SK_ERR_NULL_ARGUMENT, "\(function): value is NULL")
+    }
+    if out == nil {
+        return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
+    }
+    if value.pointee.kind != kind {
+        return fail(SK_ERR_WRONG_KIND, "\(function): value has kind \(value.pointee.kind.rawValue), expected \(kind.rawValue)")
+    }
+    if let problem = SKValue.validate(value) {
+        return fail(SK_ERR_INVALID_ARGUMENT, "\(function): \(problem)")
+    }
+    return SKOK
+}
+
+@c @implementation
+public func sk_value_get_bool(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Bool>?) -> Int32 {
+    let status = access("sk_value_get_bool", value, out, SK_KIND_BOOL)
+    if status == SKOK {
+        out!.pointee = value!.pointee.u.boolean
+    }
+    return status
+}
+
+@c @implementation
+public func sk_value_get_int64(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    let status = access("sk_value_get_int64", value, out, SK_KIND_INT64)
+    if status == SKOK {
+        out!.pointee = value!.pointee.u.int64
+    }
+    return status
+}
+
+@c @implementation
+public func sk_value_get_double(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    let status = access("sk_value_get_double", value, out, SK_KIND_DOUBLE)
+    if status == SKOK {
+        out!.pointee = value!.pointee.u.real
+    }
+    return status
+}
+
+private func object<T: SKObject>(_ value: UnsafePointer<sk_value>, as type: T.Type) -> T {
+    return Unmanaged<SKObject>.fromOpaque(value.pointee.u.object!).takeUnretainedValue() as! T
+}
+
+@c @implementation
+public func sk_value_get_string(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?) -> Int32 {
+    let status = access("sk_value_get_string", value, out, SK_KIND_STRING)
+    if status == SKOK {
+        let string = object(value!, as: SKString.self)
+        out!.pointee = UnsafePointer(string.storage)
+        length?.pointee = string.bytes.count
+    }
+    return status
+}
+
+@c @implementation
+public func sk_value_get_bytes(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafeRawPointer?>?, _ length: UnsafeMutablePointer<Int>?) -> Int32 {
+    let status = access("sk_value_get_bytes", value, out, SK_KIND_BYTES)
+    if status == SKOK {
+        let bytes = object(value!, as: SKBytes.self)
+        out!.pointee = UnsafeRawPointer(bytes.storage)
+        length?.pointee = bytes.bytes.count
+    }
+    return status
+}
+
+@c @implementation
+public func sk_value_get_array_count(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Int>?) -> Int32 {
+    let status = access("sk_value_get_array_count", value, out, SK_KIND_ARRAY)
+    if status == SKOK {
+        out!.pointee = object(value!, as: SKArray.self).items.count
+    }
+    return status
+}
+
+@c @implementation
+public func sk_value_get_array_item(_ value: UnsafePointer<sk_value>?, _ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?) -> Int32 {
+    let status = access("sk_value_get_array_item", value, out, SK_KIND_ARRAY)
+    if status != SKOK {
+        return status
+    }
+    let array = object(value!, as: SKArray.self)
+    if index < 0 || index >= array.items.count {
+        out!.pointee = nil
+        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_get_array_item: index \(index) out of range 0..<\(array.items.count)")
+    }
+    out!.pointee = UnsafePointer(array.storage + index)
+    return SKOK
+}
+
+@c @implementation
+public func sk_value_get_pointer(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 {
+    let status = access("sk_value_get_pointer", value, out, SK_KIND_POINTER)
+    if status == SKOK {
+        out!.pointee = object(value!, as: SKPointer.self).pointer
+    }
+    return status
+}
+
+@c @implementation
+public func sk_value_get_signal(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    let status = access("sk_value_get_signal", value, out, SK_KIND_SIGNAL)
+    if status == SKOK {
+        out!.pointee = OpaquePointer(value!.pointee.u.object!)
+    }
+    return status
+}

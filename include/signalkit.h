@@ -1,0 +1,467 @@
+/*
+ * signalkit.h - the C interface of SignalKit.
+ *
+ * SignalKit is a reactive-streams library: a signal is a cold stream of values
+ * ending with at most one terminal event (an error or a completion); starting
+ * it runs its generator, which pushes events into a subscriber; the start call
+ * returns a disposable that cancels the subscription.
+ *
+ * Conventions, valid for every function unless its comment says otherwise:
+ *
+ * - Handles (sk_signal, sk_subscriber, sk_disposable, sk_queue, sk_pipe,
+ *   sk_promise, sk_value_promise) are opaque and reference counted.
+ *   Constructors and operators hand back a new reference (+1) through their
+ *   first, `out` parameter; the caller owns it and drops it with the matching
+ *   _release function. Handle arguments are borrowed: the library retains what
+ *   it needs to keep. Every _release function accepts NULL.
+ * - Functions return an `int` status: SK_OK (0) or a negative sk_status.
+ *   On error, the out parameter is set to NULL (or left nil for values), a
+ *   message is available from sk_last_error_message() on the same thread, and
+ *   nothing was retained.
+ * - Callbacks: every callback set carries a `void *ctx` and an optional
+ *   `release(ctx)` function. `release` runs exactly once, after the last
+ *   callback of the set has returned; it also runs when the call that received
+ *   it fails, before that call returns. A callback may dispose its own
+ *   subscription and may emit into any subscriber. The library never holds a
+ *   lock while it calls user code.
+ * - Values reach callbacks as `const sk_value *`, borrowed for the duration of
+ *   the call: copy with sk_value_copy() to keep one.
+ * - Thread-safety: every function may be called from any thread, concurrently,
+ *   unless its comment says otherwise. Callbacks run on the thread that emits
+ *   the event (the generator's thread, or the queue named by deliver-on).
+ * - Detectable misuse (NULL handle, NULL function, wrong value kind) returns an
+ *   error and never crashes, hangs or leaks. Using a handle after its last
+ *   release is undefined behaviour, as with free().
+ */
+#ifndef SIGNALKIT_H
+#define SIGNALKIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                   */
+/* ------------------------------------------------------------------------ */
+
+#define SK_VERSION_MAJOR 0
+#define SK_VERSION_MINOR 1
+#define SK_VERSION_PATCH 0
+/* The version as one number: major * 10000 + minor * 100 + patch. */
+#define SK_VERSION_NUMBER (SK_VERSION_MAJOR * 10000 + SK_VERSION_MINOR * 100 + SK_VERSION_PATCH)
+/* True when the header is at least version major.minor.patch. */
+#define SK_VERSION_AT_LEAST(major, minor, patch) \
+    (SK_VERSION_NUMBER >= ((major) * 10000 + (minor) * 100 + (patch)))
+
+/* The version of the library loaded at run time, as SK_VERSION_NUMBER.
+ * Compare with SK_VERSION_NUMBER to detect a header/library mismatch.
+ * Thread-safe; never fails. */
+unsigned sk_version_number(void);
+
+/* The version of the library loaded at run time as "major.minor.patch".
+ * @return a static string owned by the library. Thread-safe; never fails. */
+const char *sk_version_string(void);
+
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Status codes. Every function that can fail returns SK_OK or one of these. */
+typedef enum sk_status {
+    SK_OK = 0,
+    SK_ERR_NULL_ARGUMENT = -1,    /* a required handle, pointer or function was NULL */
+    SK_ERR_WRONG_KIND = -2,       /* a value or handle of another kind was expected */
+    SK_ERR_INVALID_ARGUMENT = -3, /* an argument is out of range or malformed */
+    SK_ERR_NO_MEMORY = -4,        /* an allocation failed */
+    SK_ERR_BUSY = -5,             /* another thread is already doing this (host queue drain) */
+    SK_ERR_UNSUPPORTED = -6       /* not possible on this queue or platform */
+} sk_status;
+
+/* A short English description of `status` ("ok", "null argument", ...).
+ * @return a static string owned by the library; "unknown status" for values
+ *         that are not an sk_status. Thread-safe; never fails. */
+const char *sk_status_string(int status);
+
+/* The message of the last error on the calling thread, naming the function
+ * and the offending argument ("sk_signal_map: fn is NULL").
+ * @return a thread-local string owned by the library, valid until the next
+ *         failing call on this thread; "" when no error happened yet. A
+ *         successful call does not clear it. Thread-safe (per thread). */
+const char *sk_last_error_message(void);
+
+/* ------------------------------------------------------------------------ */
+/* Handles                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sk_signal sk_signal;         /* a cold stream of values */
+typedef struct sk_subscriber sk_subscriber; /* the receiving end a generator emits into */
+typedef struct sk_disposable sk_disposable; /* cancels something; action, meta, set or dict */
+typedef struct sk_queue sk_queue;           /* where work and deliveries run */
+typedef struct sk_pipe sk_pipe;             /* a hot source: values put in reach current subscribers */
+typedef struct sk_promise sk_promise;       /* holds the latest value of a signal set into it */
+typedef struct sk_value_promise sk_value_promise; /* holds a value set directly */
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The kinds of sk_value. */
+typedef enum sk_kind {
+    SK_KIND_NIL = 0,
+    SK_KIND_BOOL = 1,
+    SK_KIND_INT64 = 2,
+    SK_KIND_DOUBLE = 3,
+    SK_KIND_STRING = 4,  /* UTF-8 text, immutable, NUL-terminated */
+    SK_KIND_BYTES = 5,   /* immutable bytes */
+    SK_KIND_ARRAY = 6,   /* immutable array of values */
+    SK_KIND_POINTER = 7, /* a user pointer with an optional release function */
+    SK_KIND_SIGNAL = 8   /* an sk_signal */
+} sk_kind;
+
+/* A tagged value. Nil, bool, int64 and double are stored inline and never
+ * allocate. The other kinds hold one reference to an immutable, thread-safe
+ * library object: an sk_value that a function hands to you (through an `out`
+ * parameter) owns that reference and must be dropped with sk_value_release().
+ * A value a callback receives (`const sk_value *`) is borrowed for the call.
+ * Read values through the accessors; treat `u.object` as opaque.
+ * An sk_value is plain data: zero-initialised it is nil. */
+typedef struct sk_value {
+    sk_kind kind;
+    union {
+        bool boolean;
+        int64_t int64;
+        double real;
+        void *object;
+    } u;
+} sk_value;
+
+/* The release function of a user pointer or of a callback context. */
+typedef void (*sk_release_fn)(void *ctx);
+
+/* Constructors. Each writes a new value into `*out`, overwriting it without
+ * releasing what it held. The primitive ones cannot fail (a NULL `out` is
+ * ignored); the others return SK_OK, or an error with `*out` set to nil.
+ * Thread-safe. */
+void sk_value_set_nil(sk_value *out);
+void sk_value_set_bool(sk_value *out, bool value);
+void sk_value_set_int64(sk_value *out, int64_t value);
+void sk_value_set_double(sk_value *out, double value);
+/* Copies the NUL-terminated UTF-8 string `text` (borrowed).
+ * @return SK_ERR_NULL_ARGUMENT if `out` or `text` is NULL. */
+int sk_value_set_string(sk_value *out, const char *text);
+/* Copies `length` bytes of UTF-8 text (embedded NULs allowed); `text` may be
+ * NULL only when `length` is 0. */
+int sk_value_set_string_n(sk_value *out, const char *text, size_t length);
+/* Copies `length` bytes; `data` may be NULL only when `length` is 0. */
+int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
+/* Makes an array of `count` values copied from `items` (borrowed; heap kinds
+ * are retained). `items` may be NULL only when `count` is 0. */
+int sk_value_set_array(sk_value *out, const sk_value *items, size_t count);
+/* Wraps a user pointer. `release`, if not NULL, runs exactly once with
+ * `pointer` when the last copy of the value is released, on the thread that
+ * drops it; it also runs (before returning) if this call fails. */
+int sk_value_set_pointer(sk_value *out, void *pointer, sk_release_fn release);
+/* Wraps a signal (borrowed; the value retains it). */
+int sk_value_set_signal(sk_value *out, sk_signal *signal);
+
+/* Makes `*dst` a new reference to the value `src` (borrowed). `dst` is
+ * overwritten without being released. @return SK_ERR_NULL_ARGUMENT if either
+ * is NULL (then `*dst`, if given, is nil). */
+int sk_value_copy(sk_value *dst, const sk_value *src);
+
+/* Drops the reference `*value` holds, if any, and sets it to nil. NULL and nil
+ * are no-ops. Not thread-safe for the same sk_value variable. */
+void sk_value_release(sk_value *value);
+
+/* The kind of `value`; SK_KIND_NIL for NULL. */
+sk_kind sk_value_kind(const sk_value *value);
+
+/* Structural equality: same kind and equal contents (strings, bytes and arrays
+ * compare element by element; doubles with ==; pointers and signals by
+ * identity). NULL equals only NULL. */
+bool sk_value_equal(const sk_value *a, const sk_value *b);
+
+/* Accessors. Each reads `value` (borrowed) into `*out` and returns SK_OK, or
+ * SK_ERR_NULL_ARGUMENT, or SK_ERR_WRONG_KIND when `value` has another kind
+ * (nothing is converted). Returned pointers are borrowed: valid while `value`
+ * (or a copy of it) is alive. */
+int sk_value_get_bool(const sk_value *value, bool *out);
+int sk_value_get_int64(const sk_value *value, int64_t *out);
+int sk_value_get_double(const sk_value *value, double *out);
+/* `*out` is NUL-terminated; `length` (may be NULL) receives its byte length. */
+int sk_value_get_string(const sk_value *value, const char **out, size_t *length);
+int sk_value_get_bytes(const sk_value *value, const void **out, size_t *length);
+int sk_value_get_array_count(const sk_value *value, size_t *out);
+/* `*out` points at element `index`, borrowed from the array.
+ * @return SK_ERR_INVALID_ARGUMENT when `index` is out of range. */
+int sk_value_get_array_item(const sk_value *value, size_t index, const sk_value **out);
+int sk_value_get_pointer(const sk_value *value, void **out);
+/* `*out` is borrowed: sk_signal_retain() it to keep it. */
+int sk_value_get_signal(const sk_value *value, sk_signal **out);
+
+/* ------------------------------------------------------------------------ */
+/* Observers and signals                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef void (*sk_next_fn)(void *ctx, const sk_value *value);
+typedef void (*sk_error_fn)(void *ctx, const sk_value *error);
+typedef void (*sk_completed_fn)(void *ctx);
+
+/* The callbacks of a subscription. Any of next, error, completed may be NULL.
+ * `release`, if not NULL, runs exactly once with `ctx` after the last of them
+ * has returned: after the terminal event, or after the subscription is
+ * disposed and no callback is running. */
+typedef struct sk_observer {
+    sk_next_fn next;
+    sk_error_fn error;
+    sk_completed_fn completed;
+    void *ctx;
+    sk_release_fn release;
+} sk_observer;
+
+/* A generator: called once per start with the new subscriber (borrowed for
+ * the call: sk_subscriber_retain() it to emit later, from any thread). It
+ * returns a disposable (+1, handed to the library) that is disposed when the
+ * subscription ends, or NULL when there is nothing to cancel. */
+typedef sk_disposable *(*sk_generator_fn)(void *ctx, sk_subscriber *subscriber);
+
+/* Creates a signal whose start calls `generator(ctx, subscriber)` on the
+ * starting thread. `release(ctx)` runs once when the signal and every
+ * subscription started from it are gone.
+ * @return SK_ERR_NULL_ARGUMENT if `out` or `generator` is NULL. */
+int sk_signal_create(sk_signal **out, sk_generator_fn generator, void *ctx, sk_release_fn release);
+
+/* A signal that emits a copy of `value` (borrowed), then completes. */
+int sk_signal_single(sk_signal **out, const sk_value *value);
+/* A signal that completes at once. */
+int sk_signal_complete(sk_signal **out);
+/* A signal that fails at once with a copy of `error` (borrowed). */
+int sk_signal_fail(sk_signal **out, const sk_value *error);
+/* A signal that never emits nor terminates. */
+int sk_signal_never(sk_signal **out);
+
+/* Starts `signal` (borrowed): runs its generator on the calling thread and
+ * delivers its events to `observer` (copied; the struct may be on the stack).
+ * `*out` receives the subscription's disposable (+1); pass NULL for `out` to
+ * let the subscription run until it terminates. Disposing it cancels the
+ * subscription: once sk_disposable_dispose() has returned, no callback starts
+ * on the disposing thread, and `observer->release` runs once the callbacks in
+ * progress elsewhere have returned.
+ * @return SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL (then
+ *         observer->release, if any, has run). */
+int sk_signal_start(sk_disposable **out, sk_signal *signal, const sk_observer *observer);
+
+sk_signal *sk_signal_retain(sk_signal *signal);   /* @return `signal`; NULL is a no-op */
+void sk_signal_release(sk_signal *signal);        /* NULL is a no-op */
+
+/* ------------------------------------------------------------------------ */
+/* Subscribers                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Emit into a subscriber (borrowed) from any thread. Values are borrowed and
+ * copied as needed. After a terminal event, or after the subscription was
+ * disposed, these do nothing and return SK_OK.
+ * @return SK_ERR_NULL_ARGUMENT if `subscriber` or `value`/`error` is NULL. */
+int sk_subscriber_put_next(sk_subscriber *subscriber, const sk_value *value);
+int sk_subscriber_put_error(sk_subscriber *subscriber, const sk_value *error);
+int sk_subscriber_put_completion(sk_subscriber *subscriber);
+
+sk_subscriber *sk_subscriber_retain(sk_subscriber *subscriber);
+void sk_subscriber_release(sk_subscriber *subscriber);
+
+/* ------------------------------------------------------------------------ */
+/* Disposables                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Disposes `disposable` (borrowed). Only the first call has an effect; later
+ * ones, and NULL, are no-ops. May be called from inside any callback. */
+void sk_disposable_dispose(sk_disposable *disposable);
+
+sk_disposable *sk_disposable_retain(sk_disposable *disposable);
+/* Drops a reference. Releasing does not dispose. */
+void sk_disposable_release(sk_disposable *disposable);
+
+/* A disposable that calls `action(ctx)` on its first dispose, on the disposing
+ * thread; `release(ctx)` runs after that, or when the disposable is freed
+ * without having been disposed.
+ * @return SK_ERR_NULL_ARGUMENT if `out` or `action` is NULL. */
+int sk_disposable_action(sk_disposable **out, void (*action)(void *ctx), void *ctx, sk_release_fn release);
+
+/* A slot holding one disposable at a time (SwiftSignalKit's MetaDisposable). */
+int sk_disposable_meta(sk_disposable **out);
+/* Puts `disposable` (borrowed, may be NULL to empty the slot) into `meta`,
+ * disposing the one it replaces; if `meta` is already disposed, disposes
+ * `disposable` at once. @return SK_ERR_WRONG_KIND if `meta` is not a meta
+ * disposable. */
+int sk_disposable_meta_set(sk_disposable *meta, sk_disposable *disposable);
+
+/* A set of disposables disposed together. */
+int sk_disposable_set(sk_disposable **out);
+/* Adds `disposable` (borrowed); if the set is already disposed, disposes it
+ * at once. @return SK_ERR_WRONG_KIND if `set` is not a set. */
+int sk_disposable_set_add(sk_disposable *set, sk_disposable *disposable);
+/* Removes `disposable` (by identity) without disposing it; absent is a no-op. */
+int sk_disposable_set_remove(sk_disposable *set, sk_disposable *disposable);
+
+/* Disposables indexed by a string key. */
+int sk_disposable_dict(sk_disposable **out);
+/* Puts `disposable` (borrowed, may be NULL) under `key` (borrowed,
+ * NUL-terminated), disposing what the key held. If `dict` is disposed,
+ * disposes `disposable` at once. */
+int sk_disposable_dict_set(sk_disposable *dict, const char *key, sk_disposable *disposable);
+
+/* ------------------------------------------------------------------------ */
+/* Subjects                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* A pipe: sk_pipe_put() delivers to the current subscribers of its signal.
+ * With `replay`, a new subscriber first receives the latest value put. */
+int sk_pipe_create(sk_pipe **out, bool replay);
+/* Delivers a copy of `value` (borrowed) to every current subscriber, on the
+ * calling thread, outside any lock. */
+int sk_pipe_put(sk_pipe *pipe, const sk_value *value);
+/* The pipe's signal (+1). Its subscriptions hold the pipe weakly. */
+int sk_pipe_signal(sk_signal **out, sk_pipe *pipe);
+sk_pipe *sk_pipe_retain(sk_pipe *pipe);
+void sk_pipe_release(sk_pipe *pipe);
+
+/* A promise: sk_promise_set() subscribes to a signal and keeps its latest
+ * value; its signal replays that value, then every new one. */
+int sk_promise_create(sk_promise **out);
+/* Replaces the promise's source with `signal` (borrowed), disposing the
+ * previous source. */
+int sk_promise_set(sk_promise *promise, sk_signal *signal);
+int sk_promise_get(sk_signal **out, sk_promise *promise);
+sk_promise *sk_promise_retain(sk_promise *promise);
+void sk_promise_release(sk_promise *promise);
+
+/* A value promise: holds a value set directly; with `ignore_repeated`, setting
+ * a value equal (sk_value_equal) to the current one notifies nobody.
+ * `initial` (borrowed) may be NULL for "no value yet". */
+int sk_value_promise_create(sk_value_promise **out, const sk_value *initial, bool ignore_repeated);
+int sk_value_promise_set(sk_value_promise *promise, const sk_value *value);
+int sk_value_promise_get(sk_signal **out, sk_value_promise *promise);
+sk_value_promise *sk_value_promise_retain(sk_value_promise *promise);
+void sk_value_promise_release(sk_value_promise *promise);
+
+
+/* ------------------------------------------------------------------------ */
+/* Queues and timers                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A unit of work: `fn(ctx)`; `release(ctx)` runs once after it (or instead of
+ * it, when the work never runs because the call failed). */
+typedef void (*sk_work_fn)(void *ctx);
+
+/* The shared global queues (+1 references; releasing them is harmless).
+ * Main-queue work runs only while the process's main thread drains the main
+ * dispatch queue (dispatch_main(), or a run loop that drains it). */
+int sk_queue_main(sk_queue **out);
+int sk_queue_concurrent_default(sk_queue **out);
+int sk_queue_concurrent_background(sk_queue **out);
+
+/* A new serial queue running on a library-managed thread. `name` (borrowed,
+ * may be NULL) labels it for debuggers. */
+int sk_queue_create(sk_queue **out, const char *name);
+
+/* A host-drained serial queue: its work runs only inside sk_queue_host_drain(),
+ * on the thread that calls it. Its file descriptor (sk_queue_host_fd) is
+ * readable while work is pending, so an epoll/poll/GLib/libuv/asyncio loop can
+ * watch it and drain when it fires. */
+int sk_queue_create_host(sk_queue **out, const char *name);
+/* The descriptor of a host-drained queue, owned by the queue (do not close
+ * it). @return SK_ERR_WRONG_KIND for other queues. */
+int sk_queue_host_fd(sk_queue *queue, int *out_fd);
+/* Runs up to `max_tasks` pending tasks (0 means all that are pending when the
+ * call starts) on the calling thread, and stores how many ran in `*out_ran`
+ * (may be NULL). Work enqueued by those tasks waits for the next drain.
+ * @return SK_ERR_WRONG_KIND for other queues; SK_ERR_BUSY if another thread is
+ *         draining the same queue (nothing ran). */
+int sk_queue_host_drain(sk_queue *queue, size_t max_tasks, size_t *out_ran);
+
+/* Runs `fn(ctx)` on `queue`: inline when the caller is already on it,
+ * otherwise later on the queue's thread. */
+int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn release);
+/* Runs `fn(ctx)` on `queue` and waits for it (inline when already on it).
+ * @return SK_ERR_UNSUPPORTED for the main queue from another thread and for a
+ *         host-drained queue from a thread not draining it (it would wait
+ *         forever). */
+int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn release);
+/* Runs `fn(ctx)` on `queue` after `seconds` (>= 0). */
+int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk_release_fn release);
+/* True when the caller runs on `queue` (false for NULL). */
+bool sk_queue_is_current(sk_queue *queue);
+
+sk_queue *sk_queue_retain(sk_queue *queue);
+void sk_queue_release(sk_queue *queue);
+
+/* Starts a timer that calls `fn(ctx)` on `queue` after `seconds`, and again
+ * every `seconds` when `repeat`. `*out` receives the disposable that stops it;
+ * `release(ctx)` runs once the timer is stopped (disposed, or fired once when
+ * not repeating) and no call is running. */
+int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool repeat, sk_work_fn fn, void *ctx, sk_release_fn release);
+
+/* ------------------------------------------------------------------------ */
+/* Operators                                                                 */
+/* ------------------------------------------------------------------------ */
+/* Each operator takes its input signal borrowed and hands back a new signal
+ * (+1) through `out`. Callbacks given to an operator run on the thread that
+ * delivers the event, once per event per subscription; their `release(ctx)`
+ * runs when the returned signal and all its subscriptions are gone (or at
+ * once if the call fails). */
+
+/* Writes the transformed value into `*out` (nil on entry); the library takes
+ * the reference written there. */
+typedef void (*sk_map_fn)(void *ctx, const sk_value *value, sk_value *out);
+typedef bool (*sk_predicate_fn)(void *ctx, const sk_value *value);
+/* Returns a signal (+1, handed to the library) for `value`; NULL means an
+ * empty signal that completes at once. */
+typedef sk_signal *(*sk_signal_fn)(void *ctx, const sk_value *value);
+
+/* Values transformed by `fn`. */
+int sk_signal_map(sk_signal **out, sk_signal *signal, sk_map_fn fn, void *ctx, sk_release_fn release);
+/* Only the values for which `fn` returns true. */
+int sk_signal_filter(sk_signal **out, sk_signal *signal, sk_predicate_fn fn, void *ctx, sk_release_fn release);
+/* Drops a value equal (sk_value_equal) to the one delivered before it. */
+int sk_signal_distinct_until_changed(sk_signal **out, sk_signal *signal);
+/* The first `count` values, then completion. */
+int sk_signal_take(sk_signal **out, sk_signal *signal, size_t count);
+/* Each value mapped to a signal by `fn`; only the latest inner signal runs
+ * (the previous one is disposed). */
+int sk_signal_map_to_signal(sk_signal **out, sk_signal *signal, sk_signal_fn fn, void *ctx, sk_release_fn release);
+/* For a signal of signals (values of SK_KIND_SIGNAL): runs the latest.
+ * A value of another kind ends the subscription with an error value of kind
+ * SK_KIND_STRING describing it. */
+int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
+/* Arrays of the latest value of each of `count` signals (borrowed), once all
+ * have emitted; completes when all complete. `queue` (may be NULL) is where
+ * the inputs are delivered first. `signals` may be NULL only when `count` is 0
+ * (the result emits an empty array, then completes). */
+int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t count, sk_queue *queue);
+/* All values of `count` signals (borrowed); completes when all complete. */
+int sk_signal_merge(sk_signal **out, sk_signal *const *signals, size_t count);
+/* Every event delivered on `queue` (borrowed). */
+int sk_signal_deliver_on(sk_signal **out, sk_signal *signal, sk_queue *queue);
+/* The latest value once `seconds` pass without a new one, delivered on
+ * `queue`; completion flushes the pending value first. */
+int sk_signal_debounce(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
+
+/* ------------------------------------------------------------------------ */
+/* Diagnostics                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* The number of library objects currently alive (handles and heap values).
+ * 0 once everything created has been released and every subscription ended.
+ * Thread-safe. */
+long sk_live_objects(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIGNALKIT_H */
