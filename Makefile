@@ -35,7 +35,7 @@ RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitC/signalkit.map \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
 
-.PHONY: all lib install stage demo test deps test-header test-swift test-swift-tsan \
+.PHONY: all lib install stage demo demo-swift test deps test-header test-swift test-swift-tsan \
 	test-c test-c-valgrind test-c-asan test-c-tsan test-examples clean FORCE
 
 all: lib
@@ -68,6 +68,9 @@ stage:
 demo: stage
 	$(CC) $(CWARN) -D_DEFAULT_SOURCE examples/c/search.c $$($(STAGE_PKG) --cflags --libs signalkit) -o $(OUT)/search
 	$(RUN_STAGED) $(OUT)/search
+
+demo-swift:
+	cd examples/swift && $(SWIFT) run -c release SearchDemo
 
 # Test dependencies a fresh Debian machine lacks.
 deps:
@@ -110,7 +113,9 @@ test-c-valgrind: test-c
 	$(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 		--trace-children=yes $(OUT)/c-tests --jobs 1 --filter 'values/*'
 
-test-examples:
+test-examples: stage
+	$(CC) $(CWARN) examples/c/quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit) -o $(OUT)/quickstart
+	test "$$($(RUN_STAGED) $(OUT)/quickstart)" = 42
 	cd examples/swift && $(SWIFT) build -Xswiftc -warnings-as-errors
 
 clean:

@@ -231,8 +231,11 @@ typedef struct sk_observer {
 typedef sk_disposable *(*sk_generator_fn)(void *ctx, sk_subscriber *subscriber);
 
 /* Creates a signal whose start calls `generator(ctx, subscriber)` on the
- * starting thread. `release(ctx)` runs once when the signal and every
- * subscription started from it are gone.
+ * starting thread. `release(ctx)` runs once, when the signal is gone: its
+ * last reference released (signals built on it by operators hold one) and no
+ * start of it running. What a subscription needs after its generator has
+ * returned, the generator keeps itself (through the subscriber it retained
+ * and the disposable it returned).
  * @return SK_ERR_NULL_ARGUMENT if `out` or `generator` is NULL. */
 int sk_signal_create(sk_signal **out, sk_generator_fn generator, void *ctx, sk_release_fn release);
 
@@ -388,11 +391,12 @@ int sk_queue_host_drain(sk_queue *queue, size_t max_tasks, size_t *out_ran);
  * otherwise later on the queue's thread. */
 int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn release);
 /* Runs `fn(ctx)` on `queue` and waits for it (inline when already on it).
- * @return SK_ERR_UNSUPPORTED for the main queue from another thread and for a
- *         host-drained queue from a thread not draining it (it would wait
- *         forever). */
+ * For the main queue and host-drained queues this blocks until the thread
+ * that drains them runs the work: calling it from that thread while it is not
+ * draining would wait forever. */
 int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn release);
-/* Runs `fn(ctx)` on `queue` after `seconds` (>= 0). */
+/* Runs `fn(ctx)` on `queue` after `seconds` (>= 0; SK_ERR_INVALID_ARGUMENT
+ * otherwise, with `release` run). */
 int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk_release_fn release);
 /* True when the caller runs on `queue` (false for NULL). */
 bool sk_queue_is_current(sk_queue *queue);
@@ -400,10 +404,14 @@ bool sk_queue_is_current(sk_queue *queue);
 sk_queue *sk_queue_retain(sk_queue *queue);
 void sk_queue_release(sk_queue *queue);
 
-/* Starts a timer that calls `fn(ctx)` on `queue` after `seconds`, and again
- * every `seconds` when `repeat`. `*out` receives the disposable that stops it;
- * `release(ctx)` runs once the timer is stopped (disposed, or fired once when
- * not repeating) and no call is running. */
+/* Starts a timer that calls `fn(ctx)` on `queue` after `seconds` (>= 0), and
+ * again every `seconds` when `repeat`. `*out` (required) receives the
+ * disposable that stops it; releasing that disposable without disposing it
+ * stops the timer too. `release(ctx)` runs once the timer is stopped and no
+ * call is running (for a one-shot timer that has fired: when its disposable is
+ * disposed or released).
+ * @return SK_ERR_NULL_ARGUMENT (out, queue, fn), SK_ERR_INVALID_ARGUMENT
+ *         (negative or NaN seconds); `release` has run. */
 int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool repeat, sk_work_fn fn, void *ctx, sk_release_fn release);
 
 /* ------------------------------------------------------------------------ */
