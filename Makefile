@@ -79,7 +79,7 @@ deps:
 	@command -v valgrind >/dev/null || { echo "installing valgrind"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
 
-test: deps test-header test-swift test-c test-c-valgrind test-examples test-swift-tsan
+test: deps test-header test-swift test-c test-c-valgrind test-c-asan test-examples test-swift-tsan test-c-tsan
 
 # The public header alone, strictly, as C and as C++.
 test-header:
@@ -112,6 +112,27 @@ test-c: stage
 test-c-valgrind: test-c
 	$(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 		--trace-children=yes $(OUT)/c-tests --jobs 1 --filter 'values/*'
+
+# The C suite against sanitized debug builds of the library, compiled with the
+# clang beside swift (its sanitizer runtimes match the Swift side's).
+SWIFT_LIBDIR := $(SWIFT_BIN)../lib/swift/linux
+SAN_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fno-omit-frame-pointer -fuse-ld=lld -Iinclude
+CRITERION_FLAGS = $$(pkg-config --cflags --libs criterion) -lpthread
+
+test-c-asan:
+	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product signalkit
+	$(CLANG) $(SAN_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined $(C_TESTS) Tests/C/support.c \
+		-L.build-asan/debug -lsignalkit -Wl,-rpath,$(CURDIR)/.build-asan/debug -Wl,-rpath,$(SWIFT_LIBDIR) \
+		$(CRITERION_FLAGS) -o $(OUT)/c-tests-asan
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(OUT)/c-tests-asan --jobs 2
+
+test-c-tsan:
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product signalkit
+	$(CLANG) $(SAN_CFLAGS) -fsanitize=thread $(C_TESTS) Tests/C/support.c \
+		-L.build-tsan/debug -lsignalkit -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime \
+		-Wl,-rpath,$(CURDIR)/.build-tsan/debug -Wl,-rpath,$(SWIFT_LIBDIR) \
+		$(CRITERION_FLAGS) -o $(OUT)/c-tests-tsan
+	TSAN_OPTIONS="halt_on_error=1" $(OUT)/c-tests-tsan --jobs 2
 
 test-examples: stage
 	$(CC) $(CWARN) examples/c/quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit) -o $(OUT)/quickstart
