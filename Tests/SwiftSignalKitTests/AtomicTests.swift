@@ -1,47 +1,8 @@
 import XCTest
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SwiftSignalKit
 
 final class AtomicTests: XCTestCase {
-    private final class ThreadBody {
-        let body: () -> Void
-
-        init(_ body: @escaping () -> Void) {
-            self.body = body
-        }
-    }
-
-    /// Runs `body(0 ..< count)` on `count` new threads, released together once
-    /// all exist, and joins them.
-    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
-        let go = DispatchSemaphore(value: 0)
-        var threads: [pthread_t] = []
-        for index in 0 ..< count {
-            let context = Unmanaged.passRetained(ThreadBody {
-                go.wait()
-                body(index)
-            }).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { context in
-                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-                return nil
-            }, context)
-            precondition(result == 0)
-            threads.append(thread)
-        }
-        for _ in 0 ..< count {
-            go.signal()
-        }
-        for thread in threads {
-            pthread_join(thread, nil)
-        }
-    }
-
     func testWithReturnsTheClosuresResult() {
         let atomic = Atomic<[Int]>(value: [1, 2, 3])
         XCTAssertEqual(atomic.with { $0.count }, 3)
@@ -100,7 +61,7 @@ final class AtomicTests: XCTestCase {
         let threadCount = 8
         let perThread = 10_000
         let atomic = Atomic<Int>(value: 0)
-        AtomicTests.runThreads(threadCount) { _ in
+        runThreads(threadCount) { _ in
             for _ in 0 ..< perThread {
                 atomic.modify { $0 + 1 }
             }
@@ -113,7 +74,7 @@ final class AtomicTests: XCTestCase {
         let perThread = 2_000
         let atomic = Atomic<Int>(value: -1)
         let seen = Atomic<[Int]>(value: [])
-        AtomicTests.runThreads(threadCount) { thread in
+        runThreads(threadCount) { thread in
             var local: [Int] = []
             for i in 0 ..< perThread {
                 local.append(atomic.swap(thread * perThread + i))
@@ -130,13 +91,10 @@ final class AtomicTests: XCTestCase {
     func testConcurrentTryWithNeverRunsTwoClosuresAtOnce() {
         let threadCount = 4
         let perThread = 5_000
-        final class Unprotected: @unchecked Sendable {
-            var value = 0
-        }
         let shared = Unprotected()
         let atomic = Atomic<Unprotected>(value: shared)
         let succeeded = Atomic<Int>(value: 0)
-        AtomicTests.runThreads(threadCount) { _ in
+        runThreads(threadCount) { _ in
             var local = 0
             for _ in 0 ..< perThread {
                 if (try? atomic.tryWith({ $0.value += 1 })) != nil {

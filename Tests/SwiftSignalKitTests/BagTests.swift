@@ -2,27 +2,6 @@ import XCTest
 import SwiftSignalKit
 
 final class BagTests: XCTestCase {
-    /// A deterministic pseudo-random generator, so that failures reproduce.
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            self.state &+= 0x9E37_79B9_7F4A_7C15
-            var z = self.state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private final class Item {
-        let value: Int
-
-        init(_ value: Int) {
-            self.value = value
-        }
-    }
-
     func testNewBagIsEmpty() {
         let bag = Bag<Int>()
         XCTAssertTrue(bag.isEmpty)

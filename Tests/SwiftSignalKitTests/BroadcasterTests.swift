@@ -2,25 +2,6 @@ import XCTest
 import Dispatch
 @testable import SwiftSignalKit
 
-/// A value whose deinit runs a closure (which may call back into the
-/// broadcaster that held it).
-private final class Reentrant: Equatable {
-    let id: Int
-    var onDeinit: (() -> Void)?
-
-    init(_ id: Int) {
-        self.id = id
-    }
-
-    deinit {
-        self.onDeinit?()
-    }
-
-    static func == (lhs: Reentrant, rhs: Reentrant) -> Bool {
-        return lhs.id == rhs.id
-    }
-}
-
 final class BroadcasterTests: XCTestCase {
     func testPublishReturningNilDeliversNothing() {
         let broadcaster = _Broadcaster<Int, Int>(value: 1, state: 0)

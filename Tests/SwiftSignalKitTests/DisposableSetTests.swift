@@ -1,87 +1,8 @@
 import XCTest
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SwiftSignalKit
 
 final class DisposableSetTests: XCTestCase {
-    /// A thread-safe counter.
-    private final class Counter: @unchecked Sendable {
-        private let value = Atomic<Int>(value: 0)
-
-        @discardableResult
-        func increment() -> Int {
-            return self.value.modify { $0 + 1 }
-        }
-
-        var count: Int {
-            return self.value.with { $0 }
-        }
-    }
-
-    /// Counts its own deallocation.
-    private final class Tracker {
-        let counter: Counter
-
-        init(_ counter: Counter) {
-            self.counter = counter
-        }
-
-        deinit {
-            self.counter.increment()
-        }
-    }
-
-    /// Counts how many times it is disposed.
-    private final class CountingDisposable: Disposable, @unchecked Sendable {
-        let counter = Counter()
-
-        func dispose() {
-            self.counter.increment()
-        }
-
-        var count: Int {
-            return self.counter.count
-        }
-    }
-
-    private final class ThreadBody {
-        let body: () -> Void
-
-        init(_ body: @escaping () -> Void) {
-            self.body = body
-        }
-    }
-
-    /// Runs `body(0 ..< count)` on `count` new threads, released together once
-    /// all exist, and joins them.
-    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
-        let go = DispatchSemaphore(value: 0)
-        var threads: [pthread_t] = []
-        for index in 0 ..< count {
-            let context = Unmanaged.passRetained(ThreadBody {
-                go.wait()
-                body(index)
-            }).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { context in
-                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-                return nil
-            }, context)
-            precondition(result == 0)
-            threads.append(thread)
-        }
-        for _ in 0 ..< count {
-            go.signal()
-        }
-        for thread in threads {
-            pthread_join(thread, nil)
-        }
-    }
-
     func testDisposeDisposesEveryAddedDisposableOnce() {
         let set = DisposableSet()
         let items = (0 ..< 5).map { _ in CountingDisposable() }
@@ -136,7 +57,7 @@ final class DisposableSetTests: XCTestCase {
     func testDisposedItemsAreReleased() {
         let set = DisposableSet()
         let released = Counter()
-        set.add(ActionDisposable { [tracker = Tracker(released)] in
+        set.add(ActionDisposable { [tracker = DeinitTracker(released)] in
             withExtendedLifetime(tracker) {}
         })
         XCTAssertEqual(released.count, 0)
@@ -148,7 +69,7 @@ final class DisposableSetTests: XCTestCase {
     func testRemovedItemsAreReleased() {
         let set = DisposableSet()
         let released = Counter()
-        var item: ActionDisposable? = ActionDisposable { [tracker = Tracker(released)] in
+        var item: ActionDisposable? = ActionDisposable { [tracker = DeinitTracker(released)] in
             withExtendedLifetime(tracker) {}
         }
         set.add(item!)
@@ -177,7 +98,7 @@ final class DisposableSetTests: XCTestCase {
         for _ in 0 ..< 5 {
             let set = DisposableSet()
             let all = (0 ..< threadCount).map { _ in (0 ..< perThread).map { _ in CountingDisposable() } }
-            DisposableSetTests.runThreads(threadCount + 1) { thread in
+            runThreads(threadCount + 1) { thread in
                 if thread == threadCount {
                     set.dispose()
                 } else {
@@ -199,7 +120,7 @@ final class DisposableSetTests: XCTestCase {
         let perThread = 1_000
         let set = DisposableSet()
         let all = (0 ..< threadCount).map { _ in (0 ..< perThread).map { _ in CountingDisposable() } }
-        DisposableSetTests.runThreads(threadCount) { thread in
+        runThreads(threadCount) { thread in
             for (index, disposable) in all[thread].enumerated() {
                 set.add(disposable)
                 if index % 2 == 0 {

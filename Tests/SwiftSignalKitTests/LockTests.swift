@@ -1,56 +1,10 @@
 import XCTest
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SwiftSignalKit
 
 final class LockTests: XCTestCase {
-    private final class ThreadBody {
-        let body: () -> Void
-
-        init(_ body: @escaping () -> Void) {
-            self.body = body
-        }
-    }
-
-    /// Runs `body(0 ..< count)` on `count` new threads, released together once
-    /// all exist, and joins them.
-    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
-        let go = DispatchSemaphore(value: 0)
-        var threads: [pthread_t] = []
-        for index in 0 ..< count {
-            let context = Unmanaged.passRetained(ThreadBody {
-                go.wait()
-                body(index)
-            }).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { context in
-                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-                return nil
-            }, context)
-            precondition(result == 0)
-            threads.append(thread)
-        }
-        for _ in 0 ..< count {
-            go.signal()
-        }
-        for thread in threads {
-            pthread_join(thread, nil)
-        }
-    }
-
     private struct SomeError: Error, Equatable {
         let code: Int
-    }
-
-    /// State touched only under the lock under test.
-    private final class Unprotected: @unchecked Sendable {
-        var value = 0
-        var inside = 0
-        var overlaps = 0
     }
 
     func testLockedRunsTheClosure() {
@@ -70,15 +24,10 @@ final class LockTests: XCTestCase {
         let perThread = 10_000
         let lock = Lock()
         let state = Unprotected()
-        LockTests.runThreads(threadCount) { _ in
+        runThreads(threadCount) { _ in
             for _ in 0 ..< perThread {
                 lock.locked {
-                    state.inside += 1
-                    if state.inside != 1 {
-                        state.overlaps += 1
-                    }
-                    state.value += 1
-                    state.inside -= 1
+                    state.update()
                 }
             }
         }
@@ -149,7 +98,7 @@ final class LockTests: XCTestCase {
         let lock = Lock()
         let state = Unprotected()
         let thrown = Atomic<Int>(value: 0)
-        LockTests.runThreads(threadCount) { _ in
+        runThreads(threadCount) { _ in
             for i in 0 ..< perThread {
                 do {
                     try lock.throwingLocked {

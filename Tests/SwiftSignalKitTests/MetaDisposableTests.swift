@@ -1,87 +1,8 @@
 import XCTest
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SwiftSignalKit
 
 final class MetaDisposableTests: XCTestCase {
-    /// A thread-safe counter.
-    private final class Counter: @unchecked Sendable {
-        private let value = Atomic<Int>(value: 0)
-
-        @discardableResult
-        func increment() -> Int {
-            return self.value.modify { $0 + 1 }
-        }
-
-        var count: Int {
-            return self.value.with { $0 }
-        }
-    }
-
-    /// Counts its own deallocation.
-    private final class Tracker {
-        let counter: Counter
-
-        init(_ counter: Counter) {
-            self.counter = counter
-        }
-
-        deinit {
-            self.counter.increment()
-        }
-    }
-
-    /// Counts how many times it is disposed.
-    private final class CountingDisposable: Disposable, @unchecked Sendable {
-        let counter = Counter()
-
-        func dispose() {
-            self.counter.increment()
-        }
-
-        var count: Int {
-            return self.counter.count
-        }
-    }
-
-    private final class ThreadBody {
-        let body: () -> Void
-
-        init(_ body: @escaping () -> Void) {
-            self.body = body
-        }
-    }
-
-    /// Runs `body(0 ..< count)` on `count` new threads, released together once
-    /// all exist, and joins them.
-    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
-        let go = DispatchSemaphore(value: 0)
-        var threads: [pthread_t] = []
-        for index in 0 ..< count {
-            let context = Unmanaged.passRetained(ThreadBody {
-                go.wait()
-                body(index)
-            }).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { context in
-                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-                return nil
-            }, context)
-            precondition(result == 0)
-            threads.append(thread)
-        }
-        for _ in 0 ..< count {
-            go.signal()
-        }
-        for thread in threads {
-            pthread_join(thread, nil)
-        }
-    }
-
     func testSetDoesNotDisposeTheNewDisposable() {
         let meta = MetaDisposable()
         let first = CountingDisposable()
@@ -145,7 +66,7 @@ final class MetaDisposableTests: XCTestCase {
     func testReleasesTheReplacedDisposable() {
         let meta = MetaDisposable()
         let released = Counter()
-        meta.set(ActionDisposable { [tracker = Tracker(released)] in
+        meta.set(ActionDisposable { [tracker = DeinitTracker(released)] in
             withExtendedLifetime(tracker) {}
         })
         XCTAssertEqual(released.count, 0)
@@ -158,14 +79,14 @@ final class MetaDisposableTests: XCTestCase {
         let meta = MetaDisposable()
         let released = Counter()
         final class Held: Disposable {
-            let tracker: Tracker
-            init(_ tracker: Tracker) {
+            let tracker: DeinitTracker
+            init(_ tracker: DeinitTracker) {
                 self.tracker = tracker
             }
             func dispose() {
             }
         }
-        meta.set(Held(Tracker(released)))
+        meta.set(Held(DeinitTracker(released)))
         XCTAssertEqual(released.count, 0)
         meta.dispose()
         XCTAssertEqual(released.count, 1)
@@ -199,7 +120,7 @@ final class MetaDisposableTests: XCTestCase {
         for _ in 0 ..< 5 {
             let meta = MetaDisposable()
             let all = (0 ..< threadCount).map { _ in (0 ..< perThread).map { _ in CountingDisposable() } }
-            MetaDisposableTests.runThreads(threadCount + 1) { thread in
+            runThreads(threadCount + 1) { thread in
                 if thread == threadCount {
                     meta.dispose()
                 } else {
@@ -222,7 +143,7 @@ final class MetaDisposableTests: XCTestCase {
         let perThread = 1_000
         let meta = MetaDisposable()
         let all = (0 ..< threadCount).map { _ in (0 ..< perThread).map { _ in CountingDisposable() } }
-        MetaDisposableTests.runThreads(threadCount) { thread in
+        runThreads(threadCount) { thread in
             for disposable in all[thread] {
                 meta.set(disposable)
             }

@@ -2,54 +2,15 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-/// A source whose subscribers the test drives by hand; counts starts and disposals.
-private final class ManualSource: @unchecked Sendable {
-    let current = Atomic<Subscriber<Int, NoError>?>(value: nil)
-    let starts = Atomic(value: 0)
-    let disposals = Atomic(value: 0)
-
-    var signal: Signal<Int, NoError> {
-        return Signal { subscriber in
-            self.starts.modify { $0 + 1 }
-            self.current.swap(subscriber)
-            return ActionDisposable {
-                self.disposals.modify { $0 + 1 }
-            }
-        }
-    }
-
-    func put(_ value: Int) {
-        self.current.with { $0 }?.putNext(value)
-    }
-
-    func complete() {
-        self.current.with { $0 }?.putCompletion()
-    }
-
-    var active: Int {
-        return self.starts.with { $0 } - self.disposals.with { $0 }
-    }
-}
-
-private final class Tracker {
-    let onDeinit: () -> Void
-    init(_ onDeinit: @escaping () -> Void) {
-        self.onDeinit = onDeinit
-    }
-    deinit {
-        self.onDeinit()
-    }
-}
-
 final class MulticastTests: XCTestCase {
     func testSubscribersOfOneKeyShareOneSubscription() {
         let multicast = Multicast<Int>()
-        let source = ManualSource()
+        let source = ManualSource<Int, NoError>()
         var a: [Int] = []
         var b: [Int] = []
-        let da = multicast.get(key: "k", signal: source.signal).start(next: { a.append($0) })
+        let da = multicast.get(key: "k", signal: source.signal()).start(next: { a.append($0) })
         source.put(1)
-        let db = multicast.get(key: "k", signal: source.signal).start(next: { b.append($0) })
+        let db = multicast.get(key: "k", signal: source.signal()).start(next: { b.append($0) })
         XCTAssertEqual(source.starts.with { $0 }, 1)
         source.put(2)
         XCTAssertEqual(a, [1, 2])
@@ -64,7 +25,7 @@ final class MulticastTests: XCTestCase {
 
         // The key is free again: the next subscriber starts a new subscription.
         var c: [Int] = []
-        let dc = multicast.get(key: "k", signal: source.signal).start(next: { c.append($0) })
+        let dc = multicast.get(key: "k", signal: source.signal()).start(next: { c.append($0) })
         XCTAssertEqual(source.starts.with { $0 }, 2)
         source.put(4)
         XCTAssertEqual(c, [4])
@@ -74,12 +35,12 @@ final class MulticastTests: XCTestCase {
 
     func testDifferentKeysAreIndependent() {
         let multicast = Multicast<Int>()
-        let one = ManualSource()
-        let two = ManualSource()
+        let one = ManualSource<Int, NoError>()
+        let two = ManualSource<Int, NoError>()
         var a: [Int] = []
         var b: [Int] = []
-        let da = multicast.get(key: "one", signal: one.signal).start(next: { a.append($0) })
-        let db = multicast.get(key: "two", signal: two.signal).start(next: { b.append($0) })
+        let da = multicast.get(key: "one", signal: one.signal()).start(next: { a.append($0) })
+        let db = multicast.get(key: "two", signal: two.signal()).start(next: { b.append($0) })
         one.put(1)
         two.put(2)
         XCTAssertEqual(a, [1])
@@ -93,11 +54,11 @@ final class MulticastTests: XCTestCase {
 
     func testCompletionReachesAllSubscribersAndClearsTheKey() {
         let multicast = Multicast<Int>()
-        let source = ManualSource()
+        let source = ManualSource<Int, NoError>()
         var completions = 0
         var values: [Int] = []
-        let da = multicast.get(key: "k", signal: source.signal).start(next: { values.append($0) }, completed: { completions += 1 })
-        let db = multicast.get(key: "k", signal: source.signal).start(completed: { completions += 1 })
+        let da = multicast.get(key: "k", signal: source.signal()).start(next: { values.append($0) }, completed: { completions += 1 })
+        let db = multicast.get(key: "k", signal: source.signal()).start(completed: { completions += 1 })
         source.put(1)
         source.complete()
         XCTAssertEqual(completions, 2)
@@ -105,7 +66,7 @@ final class MulticastTests: XCTestCase {
         XCTAssertEqual(values, [1], "nothing after completion")
         XCTAssertEqual(source.active, 0)
         // The key was cleared: a new subscriber starts the signal anew.
-        let dc = multicast.get(key: "k", signal: source.signal).start()
+        let dc = multicast.get(key: "k", signal: source.signal()).start()
         XCTAssertEqual(source.starts.with { $0 }, 2)
         da.dispose()
         db.dispose()
@@ -127,13 +88,13 @@ final class MulticastTests: XCTestCase {
 
     func testDisposeFromInsideCallbackAndClosureRelease() {
         let multicast = Multicast<Int>()
-        let source = ManualSource()
+        let source = ManualSource<Int, NoError>()
         var released = 0
         var values: [Int] = []
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker { released += 1 }
-            disposable = multicast.get(key: "k", signal: source.signal).start(next: { value in
+            let tracker = DeinitTracker { released += 1 }
+            disposable = multicast.get(key: "k", signal: source.signal()).start(next: { value in
                 _ = tracker
                 values.append(value)
                 disposable?.dispose()
@@ -147,13 +108,13 @@ final class MulticastTests: XCTestCase {
     }
 
     func testSubscriptionsKeepTheMulticastAliveUntilDisposed() {
-        let source = ManualSource()
+        let source = ManualSource<Int, NoError>()
         weak var weakMulticast: Multicast<Int>?
         var disposable: (any Disposable)?
         do {
             let multicast = Multicast<Int>()
             weakMulticast = multicast
-            disposable = multicast.get(key: "k", signal: source.signal).start()
+            disposable = multicast.get(key: "k", signal: source.signal()).start()
         }
         XCTAssertNotNil(weakMulticast)
         disposable?.dispose()
@@ -163,14 +124,14 @@ final class MulticastTests: XCTestCase {
 
     func testConcurrentSubscribeDisposeNeverLeaksTheSharedSubscription() {
         let multicast = Multicast<Int>()
-        let source = ManualSource()
+        let source = ManualSource<Int, NoError>()
         let received = Atomic(value: 0)
-        let persistent = multicast.get(key: "k", signal: source.signal).start(next: { _ in received.modify { $0 + 1 } })
+        let persistent = multicast.get(key: "k", signal: source.signal()).start(next: { _ in received.modify { $0 + 1 } })
         let group = DispatchGroup()
         for _ in 0 ..< 8 {
             DispatchQueue(label: "MulticastTests.worker").async(group: group) {
                 for _ in 0 ..< 500 {
-                    let d = multicast.get(key: "k", signal: source.signal).start()
+                    let d = multicast.get(key: "k", signal: source.signal()).start()
                     d.dispose()
                 }
             }
@@ -188,10 +149,10 @@ final class MulticastTests: XCTestCase {
 
         // Without a persistent subscriber, the key comes and goes: every start
         // is matched by a disposal.
-        let churn = ManualSource()
+        let churn = ManualSource<Int, NoError>()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0 ..< 500 {
-                let d = multicast.get(key: "c", signal: churn.signal).start()
+                let d = multicast.get(key: "c", signal: churn.signal()).start()
                 d.dispose()
             }
         }

@@ -2,37 +2,6 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-/// A source whose subscriber the test drives by hand; counts starts and disposals.
-private final class ManualSource<T>: @unchecked Sendable {
-    let current = Atomic<Subscriber<T, NoError>?>(value: nil)
-    let starts = Atomic(value: 0)
-    let disposals = Atomic(value: 0)
-
-    var signal: Signal<T, NoError> {
-        return Signal { subscriber in
-            self.starts.modify { $0 + 1 }
-            self.current.swap(subscriber)
-            return ActionDisposable {
-                self.disposals.modify { $0 + 1 }
-            }
-        }
-    }
-
-    func put(_ value: T) {
-        self.current.with { $0 }?.putNext(value)
-    }
-}
-
-private final class Tracker {
-    let onDeinit: () -> Void
-    init(_ onDeinit: @escaping () -> Void) {
-        self.onDeinit = onDeinit
-    }
-    deinit {
-        self.onDeinit()
-    }
-}
-
 final class PromiseTests: XCTestCase {
     func testInitialValueIsReplayed() {
         let promise = Promise<Int>(5)
@@ -55,9 +24,9 @@ final class PromiseTests: XCTestCase {
     }
 
     func testGetReplaysLatestThenEveryNewValue() {
-        let source = ManualSource<Int>()
+        let source = ManualSource<Int, NoError>()
         let promise = Promise<Int>()
-        promise.set(source.signal)
+        promise.set(source.signal())
         var early: [Int] = []
         let d1 = promise.get().start(next: { early.append($0) })
         source.put(1)
@@ -73,14 +42,14 @@ final class PromiseTests: XCTestCase {
     }
 
     func testSetResetsCachedValueAndDisposesPreviousSource() {
-        let a = ManualSource<Int>()
-        let b = ManualSource<Int>()
+        let a = ManualSource<Int, NoError>()
+        let b = ManualSource<Int, NoError>()
         let promise = Promise<Int>()
-        promise.set(a.signal)
+        promise.set(a.signal())
         a.put(1)
         var existing: [Int] = []
         let d1 = promise.get().start(next: { existing.append($0) })
-        promise.set(b.signal)
+        promise.set(b.signal())
         XCTAssertEqual(a.disposals.with { $0 }, 1)
         XCTAssertEqual(b.starts.with { $0 }, 1)
         var fresh: [Int] = []
@@ -96,9 +65,9 @@ final class PromiseTests: XCTestCase {
     func testValueOfReplacedSourceEmittedDuringSetIsDropped() {
         // The old source emits while the new one is being started, before the
         // old subscription is disposed: the original would cache and deliver it.
-        let a = ManualSource<Int>()
+        let a = ManualSource<Int, NoError>()
         let promise = Promise<Int>()
-        promise.set(a.signal)
+        promise.set(a.signal())
         a.put(1)
         var values: [Int] = []
         let d = promise.get().start(next: { values.append($0) })
@@ -119,11 +88,11 @@ final class PromiseTests: XCTestCase {
         // a's generator; concurrent sets produce the same interleaving): `a`,
         // which finishes starting last, must not replace `b`.
         let promise = Promise<Int>()
-        let a = ManualSource<Int>()
-        let b = ManualSource<Int>()
+        let a = ManualSource<Int, NoError>()
+        let b = ManualSource<Int, NoError>()
         promise.set(Signal { subscriber in
-            promise.set(b.signal)
-            return a.signal.start(next: { subscriber.putNext($0) })
+            promise.set(b.signal())
+            return a.signal().start(next: { subscriber.putNext($0) })
         })
         XCTAssertEqual(a.disposals.with { $0 }, 1, "the older source is disposed")
         XCTAssertEqual(b.disposals.with { $0 }, 0, "the newer source stays")
@@ -147,8 +116,8 @@ final class PromiseTests: XCTestCase {
     }
 
     func testInitializeOnFirstAccessStartsLazilyOnce() {
-        let source = ManualSource<Int>()
-        let promise = Promise<Int>(initializeOnFirstAccess: source.signal)
+        let source = ManualSource<Int, NoError>()
+        let promise = Promise<Int>(initializeOnFirstAccess: source.signal())
         XCTAssertEqual(source.starts.with { $0 }, 0)
         var first: [Int] = []
         let d1 = promise.get().start(next: { first.append($0) })
@@ -165,8 +134,8 @@ final class PromiseTests: XCTestCase {
     }
 
     func testSetBeforeFirstAccessCancelsTheLazySignal() {
-        let lazy = ManualSource<Int>()
-        let promise = Promise<Int>(initializeOnFirstAccess: lazy.signal)
+        let lazy = ManualSource<Int, NoError>()
+        let promise = Promise<Int>(initializeOnFirstAccess: lazy.signal())
         promise.set(.single(8))
         var values: [Int] = []
         let d = promise.get().start(next: { values.append($0) })
@@ -176,13 +145,13 @@ final class PromiseTests: XCTestCase {
     }
 
     func testSourceDoesNotKeepPromiseAliveAndIsDisposedOnDeinit() {
-        let source = ManualSource<Int>()
+        let source = ManualSource<Int, NoError>()
         var deinits = 0
         weak var weakPromise: Promise<Int>?
         do {
             let promise = Promise<Int>()
             promise.onDeinit = { deinits += 1 }
-            promise.set(source.signal)
+            promise.set(source.signal())
             source.put(1)
             weakPromise = promise
         }
@@ -206,25 +175,17 @@ final class PromiseTests: XCTestCase {
     }
 
     func testDisposeStopsDeliveryAndReleasesClosures() {
-        let source = ManualSource<Int>()
+        let source = ManualSource<Int, NoError>()
         let promise = Promise<Int>()
-        promise.set(source.signal)
-        var released = 0
-        var values: [Int] = []
-        var disposable: (any Disposable)?
-        do {
-            let tracker = Tracker { released += 1 }
-            disposable = promise.get().start(next: { value in
-                _ = tracker
-                values.append(value)
-            })
-        }
+        promise.set(source.signal())
+        let recorder = Recorder<Int, NoError>()
+        let disposable = recorder.start(promise.get())
         source.put(1)
-        XCTAssertEqual(released, 0)
-        disposable?.dispose()
-        XCTAssertEqual(released, 1)
+        XCTAssertEqual(recorder.released.count, 0)
+        disposable.dispose()
+        XCTAssertEqual(recorder.released.count, 1)
         source.put(2)
-        XCTAssertEqual(values, [1])
+        XCTAssertEqual(recorder.recordedValues, [1])
     }
 
     func testSetFromInsideCallbackKeepsOrderForEverySubscriber() {
@@ -297,9 +258,9 @@ final class PromiseTests: XCTestCase {
     }
 
     func testConcurrentEmitSubscribeDisposeKeepsPerSubscriberOrder() {
-        let source = ManualSource<Int>()
+        let source = ManualSource<Int, NoError>()
         let promise = Promise<Int>()
-        promise.set(source.signal)
+        promise.set(source.signal())
         let minimum = 20_000
         let persistentLast = Atomic(value: -1)
         let persistentGaps = Atomic(value: 0)

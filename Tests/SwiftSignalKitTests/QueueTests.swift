@@ -8,40 +8,6 @@ import Darwin
 import SwiftSignalKit
 
 final class QueueTests: XCTestCase {
-    private final class ThreadBody {
-        let body: () -> Void
-
-        init(_ body: @escaping () -> Void) {
-            self.body = body
-        }
-    }
-
-    /// Runs `body(0 ..< count)` on `count` new threads, released together once
-    /// all exist, and joins them.
-    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
-        let go = DispatchSemaphore(value: 0)
-        var threads: [pthread_t] = []
-        for index in 0 ..< count {
-            let context = Unmanaged.passRetained(ThreadBody {
-                go.wait()
-                body(index)
-            }).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { context in
-                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-                return nil
-            }, context)
-            precondition(result == 0)
-            threads.append(thread)
-        }
-        for _ in 0 ..< count {
-            go.signal()
-        }
-        for thread in threads {
-            pthread_join(thread, nil)
-        }
-    }
-
     /// True on the process's main thread, found independently of the library:
     /// on Linux the main thread's id equals the process id.
     private static func isMainThread() -> Bool {
@@ -60,6 +26,34 @@ final class QueueTests: XCTestCase {
     private struct Observation: Equatable {
         var mainThread: Bool
         var current: Bool
+
+        /// Where the caller runs now, `queue` being the one it expects.
+        static func here(expecting queue: Queue) -> Observation {
+            return Observation(mainThread: QueueTests.isMainThread(), current: queue.isCurrent())
+        }
+    }
+
+    /// Runs work on `queue` that hands a second piece of work to `submit`
+    /// from inside itself, and returns the order they ran in: [1, 2, 3] when
+    /// the second ran inline, [1, 3, 2] when it was deferred. The second must
+    /// run on `queue` either way.
+    private func orderOfNestedSubmission(on queue: Queue, file: StaticString = #filePath, line: UInt = #line, _ submit: @escaping (_ work: @escaping () -> Void) -> Void) -> [Int] {
+        let order = Atomic<[Int]>(value: [])
+        let done = DispatchGroup()
+        done.enter()
+        done.enter()
+        queue.async {
+            order.modify { $0 + [1] }
+            submit {
+                order.modify { $0 + [2] }
+                XCTAssertTrue(queue.isCurrent(), file: file, line: line)
+                done.leave()
+            }
+            order.modify { $0 + [3] }
+            done.leave()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, file: file, line: line)
+        return order.with { $0 }
     }
 
     // MARK: - The main queue
@@ -93,7 +87,7 @@ final class QueueTests: XCTestCase {
             group.leave()
         }
         XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
-        QueueTests.runThreads(1) { _ in
+        runThreads(1) { _ in
             onThread.swap(Queue.mainQueue().isCurrent())
         }
         XCTAssertEqual(onGlobal.with { $0 }, false)
@@ -119,7 +113,7 @@ final class QueueTests: XCTestCase {
         DispatchQueue.global().async {
             for i in 0 ..< 3 {
                 Queue.mainQueue().async {
-                    observations.modify { $0 + [Observation(mainThread: QueueTests.isMainThread(), current: Queue.mainQueue().isCurrent())] }
+                    observations.modify { $0 + [Observation.here(expecting: Queue.mainQueue())] }
                     order.modify { $0 + [i] }
                     done.fulfill()
                 }
@@ -153,7 +147,7 @@ final class QueueTests: XCTestCase {
         let observation = Atomic<Observation?>(value: nil)
         let done = self.expectation(description: "main-queue after ran")
         Queue.mainQueue().after(0.02) {
-            observation.swap(Observation(mainThread: QueueTests.isMainThread(), current: Queue.mainQueue().isCurrent()))
+            observation.swap(Observation.here(expecting: Queue.mainQueue()))
             done.fulfill()
         }
         XCTAssertNil(observation.with { $0 })
@@ -178,7 +172,7 @@ final class QueueTests: XCTestCase {
         let done = self.expectation(description: "sync returned")
         DispatchQueue.global().async {
             Queue.mainQueue().sync {
-                observation.swap(Observation(mainThread: QueueTests.isMainThread(), current: Queue.mainQueue().isCurrent()))
+                observation.swap(Observation.here(expecting: Queue.mainQueue()))
             }
             // sync returned: the work has run.
             XCTAssertNotNil(observation.with { $0 })
@@ -209,7 +203,7 @@ final class QueueTests: XCTestCase {
         let observation = Atomic<Observation?>(value: nil)
         let done = DispatchSemaphore(value: 0)
         queue.async {
-            observation.swap(Observation(mainThread: QueueTests.isMainThread(), current: queue.isCurrent()))
+            observation.swap(Observation.here(expecting: queue))
             done.signal()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
@@ -218,52 +212,17 @@ final class QueueTests: XCTestCase {
 
     func testAsyncRunsInlineWhenAlreadyOnTheQueue() {
         let queue = Queue()
-        let order = Atomic<[Int]>(value: [])
-        let done = DispatchSemaphore(value: 0)
-        queue.async {
-            order.modify { $0 + [1] }
-            queue.async {
-                order.modify { $0 + [2] }
-            }
-            order.modify { $0 + [3] }
-            done.signal()
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(order.with { $0 }, [1, 2, 3])
+        XCTAssertEqual(self.orderOfNestedSubmission(on: queue) { queue.async($0) }, [1, 2, 3])
     }
 
     func testJustDispatchNeverRunsInline() {
         let queue = Queue()
-        let order = Atomic<[Int]>(value: [])
-        let done = DispatchSemaphore(value: 0)
-        queue.async {
-            order.modify { $0 + [1] }
-            queue.justDispatch {
-                order.modify { $0 + [2] }
-                XCTAssertTrue(queue.isCurrent())
-                done.signal()
-            }
-            order.modify { $0 + [3] }
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(order.with { $0 }, [1, 3, 2])
+        XCTAssertEqual(self.orderOfNestedSubmission(on: queue) { queue.justDispatch($0) }, [1, 3, 2])
     }
 
     func testJustDispatchWithQoSNeverRunsInline() {
         let queue = Queue()
-        let order = Atomic<[Int]>(value: [])
-        let done = DispatchSemaphore(value: 0)
-        queue.async {
-            order.modify { $0 + [1] }
-            queue.justDispatchWithQoS(qos: .userInitiated) {
-                order.modify { $0 + [2] }
-                XCTAssertTrue(queue.isCurrent())
-                done.signal()
-            }
-            order.modify { $0 + [3] }
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(order.with { $0 }, [1, 3, 2])
+        XCTAssertEqual(self.orderOfNestedSubmission(on: queue) { queue.justDispatchWithQoS(qos: .userInitiated, $0) }, [1, 3, 2])
     }
 
     func testSyncRunsOnTheQueueAfterEarlierWorkAndWaits() {
@@ -287,18 +246,7 @@ final class QueueTests: XCTestCase {
 
     func testSyncFromInsideTheQueueRunsInlineWithoutDeadlock() {
         let queue = Queue()
-        let order = Atomic<[Int]>(value: [])
-        let done = DispatchSemaphore(value: 0)
-        queue.async {
-            order.modify { $0 + [1] }
-            queue.sync {
-                order.modify { $0 + [2] }
-            }
-            order.modify { $0 + [3] }
-            done.signal()
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(order.with { $0 }, [1, 2, 3])
+        XCTAssertEqual(self.orderOfNestedSubmission(on: queue) { work in queue.sync { work() } }, [1, 2, 3])
     }
 
     func testAfterRunsLaterOnTheQueue() {
@@ -416,7 +364,7 @@ final class QueueTests: XCTestCase {
         let threadCount = 6
         let perThread = 2_000
         let queue = Queue()
-        final class Unprotected: @unchecked Sendable {
+        final class SerialState: @unchecked Sendable {
             var inside = 0
             var overlaps = 0
             var lastPerThread: [Int]
@@ -427,8 +375,8 @@ final class QueueTests: XCTestCase {
                 self.lastPerThread = [Int](repeating: -1, count: threads)
             }
         }
-        let state = Unprotected(threads: threadCount)
-        QueueTests.runThreads(threadCount) { thread in
+        let state = SerialState(threads: threadCount)
+        runThreads(threadCount) { thread in
             for i in 0 ..< perThread {
                 queue.async {
                     state.inside += 1

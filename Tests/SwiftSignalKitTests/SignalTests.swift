@@ -1,116 +1,10 @@
 import XCTest
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @testable import SwiftSignalKit
 
 final class SignalTests: XCTestCase {
     private enum TestError: Error, Equatable {
         case failed
-    }
-
-    /// A thread-safe counter.
-    private final class Counter: @unchecked Sendable {
-        private let value = Atomic<Int>(value: 0)
-
-        @discardableResult
-        func increment() -> Int {
-            return self.value.modify { $0 + 1 }
-        }
-
-        var count: Int {
-            return self.value.with { $0 }
-        }
-    }
-
-    /// Counts its own deallocation.
-    private final class Tracker {
-        let counter: Counter
-
-        init(_ counter: Counter) {
-            self.counter = counter
-        }
-
-        deinit {
-            self.counter.increment()
-        }
-    }
-
-    /// Counts how many times it is disposed.
-    private final class CountingDisposable: Disposable, @unchecked Sendable {
-        let counter = Counter()
-
-        func dispose() {
-            self.counter.increment()
-        }
-
-        var count: Int {
-            return self.counter.count
-        }
-    }
-
-    private final class ThreadBody {
-        let body: () -> Void
-
-        init(_ body: @escaping () -> Void) {
-            self.body = body
-        }
-    }
-
-    /// Runs `body(0 ..< count)` on `count` new threads, released together once
-    /// all exist, and joins them.
-    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
-        let go = DispatchSemaphore(value: 0)
-        var threads: [pthread_t] = []
-        for index in 0 ..< count {
-            let context = Unmanaged.passRetained(ThreadBody {
-                go.wait()
-                body(index)
-            }).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { context in
-                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-                return nil
-            }, context)
-            precondition(result == 0)
-            threads.append(thread)
-        }
-        for _ in 0 ..< count {
-            go.signal()
-        }
-        for thread in threads {
-            pthread_join(thread, nil)
-        }
-    }
-
-    /// Records every event of one subscription.
-    private final class Events<T>: @unchecked Sendable {
-        let values = Atomic<[T]>(value: [])
-        let errors = Atomic<[TestError]>(value: [])
-        let completions = Counter()
-
-        func next(_ value: T) {
-            self.values.modify { $0 + [value] }
-        }
-
-        func error(_ error: TestError) {
-            self.errors.modify { $0 + [error] }
-        }
-
-        func completed() {
-            self.completions.increment()
-        }
-
-        var recordedValues: [T] {
-            return self.values.with { $0 }
-        }
-
-        var recordedErrors: [TestError] {
-            return self.errors.with { $0 }
-        }
     }
 
     // MARK: - Cold signals
@@ -137,8 +31,8 @@ final class SignalTests: XCTestCase {
             subscriber.putCompletion()
             return EmptyDisposable
         }
-        let first = Events<Int>()
-        let second = Events<Int>()
+        let first = Recorder<Int, TestError>()
+        let second = Recorder<Int, TestError>()
         _ = signal.start(next: first.next, error: first.error, completed: first.completed)
         XCTAssertEqual(runs.count, 1)
         _ = signal.start(next: second.next, error: second.error, completed: second.completed)
@@ -153,7 +47,7 @@ final class SignalTests: XCTestCase {
     }
 
     func testStartDeliversSynchronousEventsBeforeReturning() {
-        let events = Events<Int>()
+        let events = Recorder<Int, TestError>()
         let disposable = Signal<Int, TestError> { subscriber in
             subscriber.putNext(1)
             subscriber.putNext(2)
@@ -199,8 +93,8 @@ final class SignalTests: XCTestCase {
             upstreams.modify { $0 + [upstream] }
             return upstream
         }
-        let first = Events<Int>()
-        let second = Events<Int>()
+        let first = Recorder<Int, TestError>()
+        let second = Recorder<Int, TestError>()
         let firstDisposable = signal.start(next: first.next)
         let secondDisposable = signal.start(next: second.next)
         firstDisposable.dispose()
@@ -217,7 +111,7 @@ final class SignalTests: XCTestCase {
 
     func testStartReleasesCallbacksOnDispose() {
         let released = Counter()
-        let disposable = Signal<Int, TestError>.never().start(next: { [tracker = Tracker(released)] _ in
+        let disposable = Signal<Int, TestError>.never().start(next: { [tracker = DeinitTracker(released)] _ in
             withExtendedLifetime(tracker) {}
         })
         XCTAssertEqual(released.count, 0)
@@ -241,7 +135,7 @@ final class SignalTests: XCTestCase {
                 upstreamDisposals.increment()
             }
         }
-        SignalTests.runThreads(threadCount) { _ in
+        runThreads(threadCount) { _ in
             for _ in 0 ..< perThread {
                 let disposable = signal.start(next: { _ in values.increment() }, completed: { completions.increment() })
                 disposable.dispose()
@@ -258,7 +152,7 @@ final class SignalTests: XCTestCase {
 
     func testStartStandaloneBehavesLikeStart() {
         let upstream = CountingDisposable()
-        let events = Events<Int>()
+        let events = Recorder<Int, TestError>()
         let subscriberHolder = Atomic<Subscriber<Int, TestError>?>(value: nil)
         let disposable = Signal<Int, TestError> { subscriber in
             subscriberHolder.swap(subscriber)
@@ -276,7 +170,7 @@ final class SignalTests: XCTestCase {
 
     func testStartStrictDeliversAndDisposes() {
         let upstream = CountingDisposable()
-        let events = Events<Int>()
+        let events = Recorder<Int, TestError>()
         let disposable = Signal<Int, TestError> { subscriber in
             subscriber.putNext(1)
             return upstream
@@ -321,13 +215,13 @@ final class SignalTests: XCTestCase {
     // MARK: - Factories
 
     func testSingleEmitsTheValueThenCompletes() {
-        let events = Events<String>()
+        let events = Recorder<String, TestError>()
         _ = Signal<String, TestError>.single("a").start(next: events.next, error: events.error, completed: events.completed)
         XCTAssertEqual(events.recordedValues, ["a"])
         XCTAssertEqual(events.completions.count, 1)
         XCTAssertEqual(events.recordedErrors, [])
         // Cold: a second start replays the value.
-        let again = Events<String>()
+        let again = Recorder<String, TestError>()
         let signal = Signal<String, TestError>.single("b")
         _ = signal.start(next: again.next, completed: again.completed)
         _ = signal.start(next: again.next, completed: again.completed)
@@ -337,7 +231,7 @@ final class SignalTests: XCTestCase {
 
     func testSingleReleasesCallbacksAfterCompleting() {
         let released = Counter()
-        let disposable = Signal<Int, TestError>.single(1).start(next: { [tracker = Tracker(released)] _ in
+        let disposable = Signal<Int, TestError>.single(1).start(next: { [tracker = DeinitTracker(released)] _ in
             withExtendedLifetime(tracker) {}
         })
         XCTAssertEqual(released.count, 1)
@@ -345,7 +239,7 @@ final class SignalTests: XCTestCase {
     }
 
     func testCompleteCompletesWithoutValues() {
-        let events = Events<Int>()
+        let events = Recorder<Int, TestError>()
         _ = Signal<Int, TestError>.complete().start(next: events.next, error: events.error, completed: events.completed)
         XCTAssertEqual(events.recordedValues, [])
         XCTAssertEqual(events.recordedErrors, [])
@@ -353,7 +247,7 @@ final class SignalTests: XCTestCase {
     }
 
     func testFailFailsWithTheError() {
-        let events = Events<Int>()
+        let events = Recorder<Int, TestError>()
         _ = Signal<Int, TestError>.fail(.failed).start(next: events.next, error: events.error, completed: events.completed)
         XCTAssertEqual(events.recordedValues, [])
         XCTAssertEqual(events.recordedErrors, [.failed])
@@ -361,7 +255,7 @@ final class SignalTests: XCTestCase {
     }
 
     func testNeverDeliversNothing() {
-        let events = Events<Int>()
+        let events = Recorder<Int, TestError>()
         let disposable = Signal<Int, TestError>.never().start(next: events.next, error: events.error, completed: events.completed)
         XCTAssertEqual(events.recordedValues, [])
         XCTAssertEqual(events.recordedErrors, [])

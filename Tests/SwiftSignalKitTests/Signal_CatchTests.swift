@@ -6,8 +6,8 @@ final class Signal_CatchTests: XCTestCase {
     // MARK: catch
 
     func testCatchContinuesWithAlternative() {
-        let main = TestSource<Int, Int>()
-        let alternative = TestSource<Int, String>()
+        let main = TestPipe<Int, Int>()
+        let alternative = TestPipe<Int, String>()
         var caught: [Int] = []
         var values: [Int] = []
         var errors: [String] = []
@@ -32,8 +32,8 @@ final class Signal_CatchTests: XCTestCase {
         alternative.putCompletion()
         XCTAssertEqual(values, [1, 2, 10, 11])
         XCTAssertEqual(completed, 0)
-        XCTAssertEqual(main.active, 0)
-        XCTAssertEqual(alternative.active, 0)
+        XCTAssertEqual(main.subscriberCount, 0)
+        XCTAssertEqual(alternative.subscriberCount, 0)
     }
 
     func testCatchPassesCompletionWithoutCallingF() {
@@ -60,15 +60,15 @@ final class Signal_CatchTests: XCTestCase {
     }
 
     func testCatchDisposeDisposesBothSubscriptions() {
-        let main = TestSource<Int, Int>()
-        let alternative = TestSource<Int, Int>()
+        let main = TestPipe<Int, Int>()
+        let alternative = TestPipe<Int, Int>()
         let disposable = (main.signal() |> `catch` { _ in alternative.signal() }).start()
         main.putError(1)
-        XCTAssertEqual(alternative.active, 1)
+        XCTAssertEqual(alternative.subscriberCount, 1)
         disposable.dispose()
         XCTAssertEqual(main.disposed, 1)
         XCTAssertEqual(alternative.disposed, 1)
-        XCTAssertEqual(alternative.active, 0)
+        XCTAssertEqual(alternative.subscriberCount, 0)
 
         // Disposed before the error: f is never called.
         var called = 0
@@ -79,23 +79,23 @@ final class Signal_CatchTests: XCTestCase {
         disposable2.dispose()
         main.putError(2)
         XCTAssertEqual(called, 0)
-        XCTAssertEqual(main.active, 0)
+        XCTAssertEqual(main.subscriberCount, 0)
     }
 
     func testCatchReleasesClosureAfterDispose() {
         let deallocated = Counter()
-        let main = TestSource<Int, Int>()
+        let main = TestPipe<Int, Int>()
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(deallocated)
+            let tracker = DeinitTracker(deallocated)
             disposable = (main.signal() |> `catch` { (_: Int) -> Signal<Int, Int> in
                 tracker.touch()
                 return .never()
             }).start()
         }
-        XCTAssertEqual(deallocated.current, 0)
+        XCTAssertEqual(deallocated.count, 0)
         disposable?.dispose()
-        XCTAssertEqual(deallocated.current, 1)
+        XCTAssertEqual(deallocated.count, 1)
         withExtendedLifetime(disposable) {
         }
     }
@@ -103,7 +103,7 @@ final class Signal_CatchTests: XCTestCase {
     // MARK: restart / recurse
 
     func testRestartResubscribesOnCompletionAndPassesError() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int] = []
         var errors: [Int] = []
         var completed = 0
@@ -120,17 +120,17 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertEqual(errors, [5])
         XCTAssertEqual(completed, 0)
         XCTAssertEqual(source.subscribed, 3)
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
         disposable.dispose()
     }
 
     func testRestartDisposeStopsLoop() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int] = []
         let disposable = restart(source.signal()).start(next: { values.append($0) })
         source.putNext(1)
         disposable.dispose()
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
         source.putNext(2)
         source.putCompletion()
         XCTAssertEqual(values, [1])
@@ -138,19 +138,19 @@ final class Signal_CatchTests: XCTestCase {
     }
 
     func testRestartDisposeFromInsideCallback() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         let box = DisposableBox()
         var values: [Int] = []
-        box.disposable = restart(source.signal()).start(next: { value in
+        box.disposable.set(restart(source.signal()).start(next: { value in
             values.append(value)
-            box.disposable?.dispose()
-        })
+            box.disposable.dispose()
+        }))
         source.putNext(1)
         source.putCompletion()
         source.putNext(2)
         XCTAssertEqual(values, [1])
         XCTAssertEqual(source.subscribed, 1)
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     func testRestartManySynchronousIterationsDoNotGrowTheStack() {
@@ -184,13 +184,13 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertEqual(count, iterations)
         XCTAssertTrue(ordered)
         XCTAssertEqual(completed, 1)
-        XCTAssertEqual(subscriptions.current, iterations + 1)
+        XCTAssertEqual(subscriptions.count, iterations + 1)
         // take completed: the open subscription of the restart loop is disposed.
-        XCTAssertEqual(lastDisposed.current, 1)
+        XCTAssertEqual(lastDisposed.count, 1)
     }
 
     func testRecurseBehavesLikeRestartAndIgnoresLatestValue() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int] = []
         var errors: [Int] = []
         let disposable = (source.signal() |> recurse(99)).start(next: { values.append($0) }, error: { errors.append($0) })
@@ -202,7 +202,7 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertEqual(source.subscribed, 3)
         source.putError(4)
         XCTAssertEqual(errors, [4])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
         disposable.dispose()
 
         let subscriptions = Counter()
@@ -213,7 +213,7 @@ final class Signal_CatchTests: XCTestCase {
             return EmptyDisposable
         }
         let disposable2 = (synchronous |> recurse(nil)).start()
-        XCTAssertEqual(subscriptions.current, 100_001)
+        XCTAssertEqual(subscriptions.count, 100_001)
         disposable2.dispose()
     }
 
@@ -250,14 +250,14 @@ final class Signal_CatchTests: XCTestCase {
         for _ in 0 ..< 4 {
             XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         }
-        XCTAssertEqual(values.current, 800)
-        XCTAssertEqual(completed.current, 4)
+        XCTAssertEqual(values.count, 800)
+        XCTAssertEqual(completed.count, 4)
         // Each chain stops at its 200th value: at most one extra subscription per chain
         // (started by the 200th inner's completion racing the take's disposal).
         XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
-        XCTAssertGreaterThanOrEqual(subscribed.current, 800)
-        XCTAssertLessThanOrEqual(subscribed.current, 804)
-        XCTAssertEqual(disposed.current, subscribed.current)
+        XCTAssertGreaterThanOrEqual(subscribed.count, 800)
+        XCTAssertLessThanOrEqual(subscribed.count, 804)
+        XCTAssertEqual(disposed.count, subscribed.count)
         for disposable in disposables.with({ $0 }) {
             disposable.dispose()
         }
@@ -265,10 +265,10 @@ final class Signal_CatchTests: XCTestCase {
 
     func testRestartReleasesCapturedObjects() {
         let deallocated = Counter()
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(deallocated)
+            let tracker = DeinitTracker(deallocated)
             disposable = restart(source.signal() |> map { value -> Int in
                 tracker.touch()
                 return value
@@ -276,9 +276,9 @@ final class Signal_CatchTests: XCTestCase {
         }
         source.putNext(1)
         source.putCompletion()
-        XCTAssertEqual(deallocated.current, 0)
+        XCTAssertEqual(deallocated.count, 0)
         disposable?.dispose()
-        XCTAssertEqual(deallocated.current, 1)
+        XCTAssertEqual(deallocated.count, 1)
         withExtendedLifetime(disposable) {
         }
     }
@@ -286,7 +286,7 @@ final class Signal_CatchTests: XCTestCase {
     // MARK: restartIfError
 
     func testRestartIfErrorResubscribesOnErrorAndPassesCompletion() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int] = []
         var completed = 0
         _ = restartIfError(source.signal()).start(next: { values.append($0) }, completed: { completed += 1 })
@@ -300,7 +300,7 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertEqual(values, [1, 2, 3])
         XCTAssertEqual(completed, 1)
         XCTAssertEqual(source.subscribed, 3)
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     func testRestartIfErrorManySynchronousErrors() {
@@ -321,16 +321,16 @@ final class Signal_CatchTests: XCTestCase {
         _ = restartIfError(source).start(next: { values.append($0) }, completed: { completed += 1 })
         XCTAssertEqual(values, [iterations + 1])
         XCTAssertEqual(completed, 1)
-        XCTAssertEqual(subscriptions.current, iterations + 1)
+        XCTAssertEqual(subscriptions.count, iterations + 1)
     }
 
     func testRestartIfErrorDisposeStopsLoop() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         let disposable = restartIfError(source.signal()).start()
         disposable.dispose()
         source.putError(1)
         XCTAssertEqual(source.subscribed, 1)
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     // MARK: retry
@@ -358,10 +358,10 @@ final class Signal_CatchTests: XCTestCase {
             done.signal()
         })
         // The retry is never synchronous.
-        XCTAssertLessThanOrEqual(subscriptions.current, 1)
+        XCTAssertLessThanOrEqual(subscriptions.count, 1)
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(values.with { $0 }, [42])
-        XCTAssertEqual(subscriptions.current, 4)
+        XCTAssertEqual(subscriptions.count, 4)
         XCTAssertEqual(onQueue.with { $0 }, [false, true, true, true])
         disposable.dispose()
     }
@@ -383,7 +383,7 @@ final class Signal_CatchTests: XCTestCase {
             done.signal()
         })
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(subscriptions.current, 1001)
+        XCTAssertEqual(subscriptions.count, 1001)
         disposable.dispose()
     }
 
@@ -393,7 +393,7 @@ final class Signal_CatchTests: XCTestCase {
         let deallocated = Counter()
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(deallocated)
+            let tracker = DeinitTracker(deallocated)
             let source = Signal<Int, Int> { subscriber in
                 tracker.touch()
                 subscriptions.increment()
@@ -405,16 +405,16 @@ final class Signal_CatchTests: XCTestCase {
                 return true
             }, delayIncrement: 0.02, maxDelay: 0.02, maxRetries: 10, onQueue: queue)).start()
         }
-        XCTAssertEqual(subscriptions.current, 1)
+        XCTAssertEqual(subscriptions.count, 1)
         disposable?.dispose()
-        XCTAssertEqual(deallocated.current, 1)
+        XCTAssertEqual(deallocated.count, 1)
         // Let the (cancelled) retry timer fire, then check nothing was resubscribed.
         let fired = DispatchSemaphore(value: 0)
         queue.after(0.1) {
             fired.signal()
         }
         XCTAssertEqual(fired.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(subscriptions.current, 1)
+        XCTAssertEqual(subscriptions.count, 1)
         withExtendedLifetime(disposable) {
         }
     }
@@ -442,10 +442,10 @@ final class Signal_CatchTests: XCTestCase {
             done.signal()
         })
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(subscriptions.current, 4)
+        XCTAssertEqual(subscriptions.count, 4)
         XCTAssertEqual(values.with { $0 }, [10, 20, 30, 40])
         XCTAssertEqual(errors.with { $0 }, [4])
-        XCTAssertEqual(asked.current, 4)
+        XCTAssertEqual(asked.count, 4)
         disposable.dispose()
     }
 
@@ -461,7 +461,7 @@ final class Signal_CatchTests: XCTestCase {
         // maxRetries 0: the first error passes through at once.
         _ = (source |> retry(retryOnError: { _ in true }, delayIncrement: 0.001, maxDelay: 0.01, maxRetries: 0, onQueue: queue)).start(error: { errors.append($0) })
         XCTAssertEqual(errors, [1])
-        XCTAssertEqual(subscriptions.current, 1)
+        XCTAssertEqual(subscriptions.count, 1)
 
         // retryOnError refuses: the error passes through at once.
         var asked: [Int] = []
@@ -471,7 +471,7 @@ final class Signal_CatchTests: XCTestCase {
         }, delayIncrement: 0.001, maxDelay: 0.01, maxRetries: 5, onQueue: queue)).start(error: { errors.append($0) })
         XCTAssertEqual(errors, [1, 2])
         XCTAssertEqual(asked, [2])
-        XCTAssertEqual(subscriptions.current, 2)
+        XCTAssertEqual(subscriptions.count, 2)
     }
 
     func testRetryOnErrorSelectsWhichErrorsRetry() {
@@ -490,125 +490,7 @@ final class Signal_CatchTests: XCTestCase {
         })
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(errors.with { $0 }, [3])
-        XCTAssertEqual(subscriptions.current, 3)
+        XCTAssertEqual(subscriptions.count, 3)
         disposable.dispose()
-    }
-}
-
-/// Holds a disposable so that a callback can dispose its own subscription.
-private final class DisposableBox: @unchecked Sendable {
-    var disposable: (any Disposable)?
-}
-
-/// A thread-safe counter.
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var current: Int {
-        return self.value.with { $0 }
-    }
-}
-
-/// Counts its own deallocation.
-private final class Tracker: @unchecked Sendable {
-    private let deallocated: Counter
-
-    init(_ deallocated: Counter) {
-        self.deallocated = deallocated
-    }
-
-    func touch() {
-    }
-
-    deinit {
-        self.deallocated.increment()
-    }
-}
-
-/// A hot source: every event put into it goes to all its current subscribers.
-/// Counts subscriptions and disposals.
-private final class TestSource<T, E>: @unchecked Sendable {
-    private let lock = Lock()
-    private var subscribers: [Int: Subscriber<T, E>] = [:]
-    private var nextId = 0
-    private var subscribedCount = 0
-    private var disposedCount = 0
-
-    var subscribed: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribedCount }
-        return result
-    }
-
-    var disposed: Int {
-        var result = 0
-        self.lock.locked { result = self.disposedCount }
-        return result
-    }
-
-    var active: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribers.count }
-        return result
-    }
-
-    func signal() -> Signal<T, E> {
-        return Signal<T, E> { subscriber in
-            var id = 0
-            self.lock.locked {
-                id = self.nextId
-                self.nextId += 1
-                self.subscribers[id] = subscriber
-                self.subscribedCount += 1
-            }
-            return ActionDisposable {
-                self.lock.locked {
-                    self.subscribers[id] = nil
-                    self.disposedCount += 1
-                }
-            }
-        }
-    }
-
-    private func current() -> [Subscriber<T, E>] {
-        var result: [Subscriber<T, E>] = []
-        self.lock.locked { result = Array(self.subscribers.values) }
-        return result
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.current() {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.current() {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.current() {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-/// A signal that emits `values` synchronously, then completes; counts disposals.
-private func syncSignal<T>(_ values: [T], disposed: Counter? = nil) -> Signal<T, Int> {
-    return Signal<T, Int> { subscriber in
-        for value in values {
-            subscriber.putNext(value)
-        }
-        subscriber.putCompletion()
-        return ActionDisposable {
-            disposed?.increment()
-        }
     }
 }

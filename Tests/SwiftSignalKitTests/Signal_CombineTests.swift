@@ -2,61 +2,6 @@ import Dispatch
 import XCTest
 import SwiftSignalKit
 
-/// A hot source for the tests: every subscriber currently attached receives
-/// what is put; `subscriberCount` tells how many are attached.
-private final class TestPipe<T, E>: @unchecked Sendable {
-    private let subscribers = Atomic<Bag<Subscriber<T, E>>>(value: Bag())
-
-    func signal() -> Signal<T, E> {
-        return Signal { subscriber in
-            let index = self.subscribers.with { $0.add(subscriber) }
-            return ActionDisposable {
-                self.subscribers.with { $0.remove(index) }
-            }
-        }
-    }
-
-    var subscriberCount: Int {
-        return self.subscribers.with { $0.copyItems().count }
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-/// Counts its deallocations.
-private final class Tracker: @unchecked Sendable {
-    let counter: Atomic<Int>
-
-    init(_ counter: Atomic<Int>) {
-        self.counter = counter
-    }
-
-    deinit {
-        self.counter.modify { $0 + 1 }
-    }
-}
-
-private enum TestError: Equatable {
-    case first
-    case second
-}
-
 /// The elements of a tuple, as `Int`s.
 private func ints(_ tuple: Any) -> [Int] {
     return Mirror(reflecting: tuple).children.map { $0.value as! Int }
@@ -308,8 +253,8 @@ final class Signal_CombineTests: XCTestCase {
         let b = TestPipe<Int, NoError>()
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(counter)
-            let arrayTracker = Tracker(counter)
+            let tracker = DeinitTracker(counter)
+            let arrayTracker = DeinitTracker(counter)
             let pairs = combineLatest(a.signal(), b.signal()).start(next: { _ in _ = tracker })
             let arrays = combineLatest([a.signal(), b.signal()]).start(next: { _ in _ = arrayTracker })
             let disposables = DisposableSet()
@@ -328,19 +273,19 @@ final class Signal_CombineTests: XCTestCase {
         // Released on completion.
         var kept: (any Disposable)?
         do {
-            let tracker = Tracker(counter)
+            let tracker = DeinitTracker(counter)
             kept = combineLatest(Signal<Int, NoError>.single(1), Signal<Int, NoError>.single(2), Signal<Int, NoError>.single(3)).start(next: { _ in _ = tracker })
         }
         XCTAssertEqual(counter.with { $0 }, 3)
         XCTAssertNotNil(kept)
 
         // Replaced values are released, outside the lock.
-        let values = TestPipe<Tracker, NoError>()
+        let values = TestPipe<DeinitTracker, NoError>()
         let other = TestPipe<Int, NoError>()
         let valueCounter = Atomic<Int>(value: 0)
         let subscription = combineLatest(values.signal(), other.signal()).start()
-        values.putNext(Tracker(valueCounter))
-        values.putNext(Tracker(valueCounter))
+        values.putNext(DeinitTracker(valueCounter))
+        values.putNext(DeinitTracker(valueCounter))
         XCTAssertEqual(valueCounter.with { $0 }, 1)
         subscription.dispose()
         XCTAssertEqual(valueCounter.with { $0 }, 2)
@@ -349,16 +294,7 @@ final class Signal_CombineTests: XCTestCase {
     func testReplacedValueIsReleasedOutsideTheLock() {
         // The replaced value's deinit emits into the other input: deadlocks if
         // the value were released with the state's lock held.
-        final class Reentrant: @unchecked Sendable {
-            let action: () -> Void
-            init(_ action: @escaping () -> Void) {
-                self.action = action
-            }
-            deinit {
-                self.action()
-            }
-        }
-        let values = TestPipe<Reentrant, NoError>()
+        let values = TestPipe<DeinitTracker, NoError>()
         let other = TestPipe<Int, NoError>()
         let seen = Atomic<[Int]>(value: [])
         let done = DispatchSemaphore(value: 0)
@@ -367,8 +303,8 @@ final class Signal_CombineTests: XCTestCase {
                 seen.modify { $0 + [pair.1] }
             })
             other.putNext(0)
-            values.putNext(Reentrant { other.putNext(1) })
-            values.putNext(Reentrant {})
+            values.putNext(DeinitTracker { other.putNext(1) })
+            values.putNext(DeinitTracker {})
             disposable.dispose()
             done.signal()
         }
@@ -473,31 +409,13 @@ final class Signal_CombineTests: XCTestCase {
     func testConcurrentSubscribeAndDispose() {
         let a = TestPipe<Int, NoError>()
         let b = TestPipe<Int, NoError>()
-        let stop = Atomic<Bool>(value: false)
-        let emitter = DispatchGroup()
-        DispatchQueue.global().async(group: emitter) {
-            var i = 0
-            while !stop.with({ $0 }) {
-                a.putNext(i)
-                b.putNext(i)
-                i += 1
-            }
-        }
         let released = Atomic<Int>(value: 0)
         let iterations = 500
-        let group = DispatchGroup()
-        for _ in 0 ..< 3 {
-            DispatchQueue.global().async(group: group) {
-                for _ in 0 ..< iterations {
-                    let tracker = Tracker(released)
-                    let disposable = combineLatest(a.signal(), b.signal(), Signal<Int, NoError>.single(0)).start(next: { _ in _ = tracker })
-                    disposable.dispose()
-                }
-            }
+        whileEmitting(into: [a, b], workers: 3, iterations: iterations) {
+            let tracker = DeinitTracker(released)
+            let disposable = combineLatest(a.signal(), b.signal(), Signal<Int, NoError>.single(0)).start(next: { _ in _ = tracker })
+            disposable.dispose()
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
-        stop.swap(true)
-        XCTAssertEqual(emitter.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(a.subscriberCount, 0)
         XCTAssertEqual(b.subscriberCount, 0)
         XCTAssertEqual(released.with { $0 }, 3 * iterations)

@@ -2,98 +2,21 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-private struct TestError: Error, Equatable {
-    let code: Int
-}
-
-/// A one-shot event that an async test can await without blocking a thread.
-private final class Event: @unchecked Sendable {
-    private let lock = Lock()
-    private var signaled = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func signal() {
-        var waiters: [CheckedContinuation<Void, Never>] = []
-        self.lock.locked {
-            self.signaled = true
-            waiters = self.waiters
-            self.waiters = []
-        }
-        waiters.forEach { $0.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            var ready = false
-            self.lock.locked {
-                ready = self.signaled
-                if !ready {
-                    self.waiters.append(continuation)
-                }
-            }
-            if ready {
-                continuation.resume()
-            }
-        }
-    }
-}
-
-/// A source whose subscriber the test drives by hand; counts starts and
-/// disposals and signals `started` (for threads) and `startedEvent` (for
-/// tasks) when started.
-private final class ManualSource<E>: @unchecked Sendable {
-    let current = Atomic<Subscriber<Int, E>?>(value: nil)
-    let starts = Atomic(value: 0)
-    let disposals = Atomic(value: 0)
-    let started = DispatchSemaphore(value: 0)
-    let startedEvent = Event()
-
-    var signal: Signal<Int, E> {
-        return Signal { subscriber in
-            self.starts.modify { $0 + 1 }
-            self.current.swap(subscriber)
-            self.started.signal()
-            self.startedEvent.signal()
-            return ActionDisposable {
-                self.disposals.modify { $0 + 1 }
-            }
-        }
-    }
-
-    func put(_ value: Int) {
-        self.current.with { $0 }?.putNext(value)
-    }
-
-    func fail(_ error: E) {
-        self.current.with { $0 }?.putError(error)
-    }
-
-    func complete() {
-        self.current.with { $0 }?.putCompletion()
-    }
-}
-
-private final class Tracker: @unchecked Sendable {
-    let released: Atomic<Int>
-    init(_ released: Atomic<Int>) {
-        self.released = released
-    }
-    deinit {
-        self.released.modify { $0 + 1 }
-    }
-}
-
 /// Waits for `semaphore`; only for dispatch threads, never for a task.
 private func waitFor(_ semaphore: DispatchSemaphore) -> DispatchTimeoutResult {
     return semaphore.wait(timeout: .now() + 10)
 }
 
 final class Signal_ConcurrencyTests: XCTestCase {
+    private struct TestError: Error, Equatable {
+        let code: Int
+    }
+
     func testGetReturnsTheFirstValueAndReleasesTheSubscription() async {
         let disposals = Atomic(value: 0)
         let released = Atomic(value: 0)
         let signal = Signal<Int, NoError> { subscriber in
-            let tracker = Tracker(released)
+            let tracker = DeinitTracker(released)
             subscriber.putNext(1)
             subscriber.putNext(2)
             subscriber.putCompletion()
@@ -109,14 +32,14 @@ final class Signal_ConcurrencyTests: XCTestCase {
     }
 
     func testGetWaitsForAValueFromAnotherThread() async {
-        let source = ManualSource<NoError>()
+        let source = ManualSource<Int, NoError>()
         let queue = DispatchQueue(label: "Signal_ConcurrencyTests.producer")
         queue.async {
             XCTAssertEqual(waitFor(source.started), .success)
             source.put(42)
             source.put(43)
         }
-        let value = await source.signal.get()
+        let value = await source.signal().get()
         XCTAssertEqual(value, 42)
         XCTAssertEqual(source.disposals.with { $0 }, 1, "the subscription is disposed after the first value")
     }
@@ -136,21 +59,21 @@ final class Signal_ConcurrencyTests: XCTestCase {
     }
 
     func testFirstValueAfterLaterCompletionOnAnotherThread() async {
-        let source = ManualSource<TestError>()
+        let source = ManualSource<Int, TestError>()
         let queue = DispatchQueue(label: "Signal_ConcurrencyTests.producer")
         queue.async {
             XCTAssertEqual(waitFor(source.started), .success)
             source.complete()
         }
-        let value = await source.signal.firstValue()
+        let value = await source.signal().firstValue()
         XCTAssertNil(value)
         XCTAssertEqual(source.starts.with { $0 }, 1)
     }
 
     func testFirstValueCancellationReturnsNilAndDisposes() async {
-        let source = ManualSource<NoError>()
+        let source = ManualSource<Int, NoError>()
         let task = Task {
-            return await source.signal.firstValue()
+            return await source.signal().firstValue()
         }
         await source.startedEvent.wait()
         task.cancel()
@@ -161,10 +84,10 @@ final class Signal_ConcurrencyTests: XCTestCase {
     }
 
     func testFirstValueInAlreadyCancelledTaskDoesNotSubscribe() async {
-        let source = ManualSource<NoError>()
+        let source = ManualSource<Int, NoError>()
         let task = Task { () -> Int? in
             withUnsafeCurrentTask { $0?.cancel() }
-            return await source.signal.firstValue()
+            return await source.signal().firstValue()
         }
         let value = await task.value
         XCTAssertNil(value)
@@ -187,9 +110,9 @@ final class Signal_ConcurrencyTests: XCTestCase {
     }
 
     func testValuesStreamFromAnotherThreadKeepsEveryValueInOrder() async {
-        let source = ManualSource<NoError>()
+        let source = ManualSource<Int, NoError>()
         let count = 10_000
-        let stream = source.signal.values
+        let stream = source.signal().values
         DispatchQueue(label: "Signal_ConcurrencyTests.producer").async {
             for i in 0 ..< count {
                 source.put(i)
@@ -204,8 +127,8 @@ final class Signal_ConcurrencyTests: XCTestCase {
     }
 
     func testThrowingValuesStreamThrowsTheError() async {
-        let source = ManualSource<TestError>()
-        let stream = source.signal.values
+        let source = ManualSource<Int, TestError>()
+        let stream = source.signal().values
         source.put(1)
         source.put(2)
         source.fail(TestError(code: 7))
@@ -232,9 +155,9 @@ final class Signal_ConcurrencyTests: XCTestCase {
     }
 
     func testBreakingOutOfTheIterationDisposesTheSubscription() async {
-        let source = ManualSource<NoError>()
+        let source = ManualSource<Int, NoError>()
         do {
-            let stream = source.signal.values
+            let stream = source.signal().values
             source.put(1)
             source.put(2)
             for await value in stream {
@@ -246,11 +169,11 @@ final class Signal_ConcurrencyTests: XCTestCase {
     }
 
     func testCancellingTheIteratingTaskDisposesTheSubscription() async {
-        let source = ManualSource<TestError>()
+        let source = ManualSource<Int, TestError>()
         let task = Task { () -> [Int] in
             var values: [Int] = []
             do {
-                for try await value in source.signal.values {
+                for try await value in source.signal().values {
                     values.append(value)
                 }
             } catch {

@@ -2,93 +2,6 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var count: Int {
-        return self.value.with { $0 }
-    }
-}
-
-/// A deliberately unsynchronized log, touched only from one serial context at a
-/// time (a queue, or a pool queue): ThreadSanitizer reports any overlap.
-private final class UnsyncedLog<T>: @unchecked Sendable {
-    var values: [T] = []
-}
-
-private final class DeinitTracker: @unchecked Sendable {
-    private let action: () -> Void
-
-    init(_ action: @escaping () -> Void) {
-        self.action = action
-    }
-
-    deinit {
-        self.action()
-    }
-}
-
-private final class DisposableBox: @unchecked Sendable {
-    let disposable = MetaDisposable()
-}
-
-/// A hot source for the tests: forwards what is put into it to every current
-/// subscriber.
-private final class TestPipe<T, E>: @unchecked Sendable {
-    private let subscribers = Atomic<Bag<Subscriber<T, E>>>(value: Bag())
-
-    var signal: Signal<T, E> {
-        return Signal { subscriber in
-            let index = self.subscribers.with { $0.add(subscriber) }
-            return ActionDisposable {
-                self.subscribers.with { $0.remove(index) }
-            }
-        }
-    }
-
-    var subscriberCount: Int {
-        return self.subscribers.with { $0.copyItems().count }
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-
-/// Asserts that two long sequences are equal, reporting the first difference
-/// rather than both arrays.
-private func assertSameSequence(_ actual: [Int], _ expected: [Int], file: StaticString = #filePath, line: UInt = #line) {
-    if actual == expected {
-        return
-    }
-    let mismatch = zip(actual, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })
-    if let mismatch {
-        XCTFail("first difference at index \(mismatch.offset): \(mismatch.element.0) instead of \(mismatch.element.1) (counts \(actual.count) / \(expected.count))", file: file, line: line)
-    } else {
-        XCTFail("counts differ: \(actual.count) instead of \(expected.count)", file: file, line: line)
-    }
-}
-
 final class Signal_DispatchTests: XCTestCase {
     // MARK: deliverOn(Queue)
 
@@ -100,7 +13,7 @@ final class Signal_DispatchTests: XCTestCase {
         let completed = DispatchSemaphore(value: 0)
         let completedOnQueue = Atomic<Bool>(value: false)
         let total = 10_000
-        let disposable = (pipe.signal |> deliverOn(queue)).start(next: { value in
+        let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { value in
             if !queue.isCurrent() {
                 offQueue.increment()
             }
@@ -109,12 +22,7 @@ final class Signal_DispatchTests: XCTestCase {
             _ = completedOnQueue.swap(queue.isCurrent())
             completed.signal()
         })
-        DispatchQueue.global().async {
-            for i in 0 ..< total {
-                pipe.putNext(i)
-            }
-            pipe.putCompletion()
-        }
+        pipe.putFromAnotherThread(0 ..< total)
         XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(offQueue.count, 0)
         XCTAssertTrue(completedOnQueue.with { $0 })
@@ -129,7 +37,7 @@ final class Signal_DispatchTests: XCTestCase {
         let pipe = TestPipe<Int, Int>()
         let log = UnsyncedLog<String>()
         let done = DispatchSemaphore(value: 0)
-        let disposable = (pipe.signal |> deliverOn(queue)).start(next: { value in
+        let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { value in
             log.values.append("next \(value) \(queue.isCurrent())")
         }, error: { error in
             log.values.append("error \(error) \(queue.isCurrent())")
@@ -156,7 +64,7 @@ final class Signal_DispatchTests: XCTestCase {
         let queue = Queue(name: "deliverOn.inline")
         let pipe = TestPipe<Int, NoError>()
         let log = UnsyncedLog<Int>()
-        let disposable = (pipe.signal |> deliverOn(queue)).start(next: { value in
+        let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { value in
             log.values.append(value)
         })
         queue.sync {
@@ -164,10 +72,7 @@ final class Signal_DispatchTests: XCTestCase {
             // Delivered synchronously, before putNext returned.
             XCTAssertEqual(log.values, [1])
         }
-        let gate = DispatchSemaphore(value: 0)
-        queue.justDispatch {
-            _ = gate.wait(timeout: .now() + 10)
-        }
+        let gate = block(queue)
         pipe.putNext(2)
         // The queue is blocked: the value was enqueued, not delivered on this thread.
         XCTAssertEqual(log.values, [1])
@@ -182,27 +87,24 @@ final class Signal_DispatchTests: XCTestCase {
         let queue = Queue(name: "deliverOn.dispose")
         let pipe = TestPipe<Int, NoError>()
         let delivered = Counter()
-        let gate = DispatchSemaphore(value: 0)
         let released = Counter()
         let disposable: any Disposable
         do {
             let tracker = DeinitTracker { released.increment() }
-            disposable = (pipe.signal |> deliverOn(queue)).start(next: { _ in
+            disposable = (pipe.signal() |> deliverOn(queue)).start(next: { _ in
                 _ = tracker
                 delivered.increment()
             }, completed: {
                 delivered.increment()
             })
         }
-        queue.justDispatch {
-            _ = gate.wait(timeout: .now() + 10)
-        }
+        let gate = block(queue)
         for i in 0 ..< 100 {
             pipe.putNext(i)
         }
         pipe.putCompletion()
         let pipe2 = TestPipe<Int, NoError>()
-        let disposable2 = (pipe2.signal |> deliverOn(queue)).start()
+        let disposable2 = (pipe2.signal() |> deliverOn(queue)).start()
         XCTAssertEqual(pipe2.subscriberCount, 1)
         disposable2.dispose()
         XCTAssertEqual(pipe2.subscriberCount, 0)
@@ -219,7 +121,7 @@ final class Signal_DispatchTests: XCTestCase {
         let pipe = TestPipe<Int, NoError>()
         let log = UnsyncedLog<Int>()
         let box = DisposableBox()
-        box.disposable.set((pipe.signal |> deliverOn(queue)).start(next: { value in
+        box.disposable.set((pipe.signal() |> deliverOn(queue)).start(next: { value in
             log.values.append(value)
             if value == 0 {
                 // Emitting from inside the callback, on the queue: delivered inline.
@@ -250,7 +152,7 @@ final class Signal_DispatchTests: XCTestCase {
         let completed = DispatchSemaphore(value: 0)
         let emitters = 8
         let perEmitter = 1_000
-        let disposable = (pipe.signal |> deliverOn(queue)).start(next: { value in
+        let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { value in
             log.values.append(value)
         }, completed: {
             completed.signal()
@@ -279,7 +181,7 @@ final class Signal_DispatchTests: XCTestCase {
         let pipe = TestPipe<Int, NoError>()
         let log = Atomic<[String]>(value: [])
         let expectation = self.expectation(description: "completed on the main queue")
-        let disposable = (pipe.signal |> deliverOnMainQueue).start(next: { value in
+        let disposable = (pipe.signal() |> deliverOnMainQueue).start(next: { value in
             _ = log.modify { $0 + ["\(value) \(Queue.mainQueue().isCurrent())"] }
         }, completed: {
             _ = log.modify { $0 + ["completed \(Queue.mainQueue().isCurrent())"] }
@@ -315,7 +217,7 @@ final class Signal_DispatchTests: XCTestCase {
         var disposables: [any Disposable] = []
         for log in logs {
             completed.enter()
-            disposables.append((pipe.signal |> deliverOn(pool)).start(next: { value in
+            disposables.append((pipe.signal() |> deliverOn(pool)).start(next: { value in
                 if !pool.isCurrentThreadInPool() {
                     offPool.increment()
                 }
@@ -328,12 +230,7 @@ final class Signal_DispatchTests: XCTestCase {
                 completed.leave()
             }))
         }
-        DispatchQueue.global().async {
-            for i in 0 ..< total {
-                pipe.putNext(i)
-            }
-            pipe.putCompletion()
-        }
+        pipe.putFromAnotherThread(0 ..< total)
         XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(offPool.count, 0)
         for log in logs {
@@ -351,10 +248,8 @@ final class Signal_DispatchTests: XCTestCase {
         let gate = DispatchSemaphore(value: 0)
         let delivered = Counter()
         do {
-            pool!.addTask(ThreadPoolTask { _ in
-                _ = gate.wait(timeout: .now() + 10)
-            })
-            let disposable = (pipe.signal |> deliverOn(pool!)).start(next: { _ in
+            pool!.addTask(blockingTask(until: gate))
+            let disposable = (pipe.signal() |> deliverOn(pool!)).start(next: { _ in
                 delivered.increment()
             }, completed: {
                 delivered.increment()
@@ -421,10 +316,7 @@ final class Signal_DispatchTests: XCTestCase {
         let queue = Queue(name: "runOn.dispose")
         let starts = Counter()
         let released = Counter()
-        let gate = DispatchSemaphore(value: 0)
-        queue.justDispatch {
-            _ = gate.wait(timeout: .now() + 10)
-        }
+        let gate = block(queue)
         do {
             let tracker = DeinitTracker { released.increment() }
             let upstream = Signal<Int, NoError> { _ in
@@ -492,9 +384,7 @@ final class Signal_DispatchTests: XCTestCase {
         let released = Counter()
         let gate = DispatchSemaphore(value: 0)
         do {
-            pool!.addTask(ThreadPoolTask { _ in
-                _ = gate.wait(timeout: .now() + 10)
-            })
+            pool!.addTask(blockingTask(until: gate))
             let tracker = DeinitTracker { released.increment() }
             let upstream = Signal<Int, NoError> { _ in
                 _ = tracker

@@ -71,7 +71,7 @@ final class Signal_LoopTests: XCTestCase {
     }
 
     func testErrorPassesThroughAndEndsTheLoop() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var calls = 0
         var errors: [Int] = []
         var completed = 0
@@ -88,7 +88,7 @@ final class Signal_LoopTests: XCTestCase {
         XCTAssertEqual(errors, [6])
         XCTAssertEqual(completed, 0)
         XCTAssertEqual(calls, 2)
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     func testManySynchronousIterationsDoNotGrowTheStack() {
@@ -168,18 +168,18 @@ final class Signal_LoopTests: XCTestCase {
             var completed = 0
             _ = signal.start(completed: { completed += 1 })
             XCTAssertEqual(finalState.with { $0 }, 2000)
-            XCTAssertEqual(overlapped.current, 0)
+            XCTAssertEqual(overlapped.count, 0)
             XCTAssertEqual(completed, 1)
         }
     }
 
     func testDisposeStopsTheLoopAndReleasesClosures() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         let deallocated = Counter()
         let calls = Counter()
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(deallocated)
+            let tracker = DeinitTracker(deallocated)
             let signal: Signal<Int, Int> = feedbackLoop(once: { (_: SignalFeedbackLoopState<Int>) -> Signal<Int, Int>? in
                 tracker.touch()
                 calls.increment()
@@ -192,152 +192,34 @@ final class Signal_LoopTests: XCTestCase {
         }
         source.putNext(1)
         source.putCompletion()
-        XCTAssertEqual(calls.current, 2)
-        XCTAssertEqual(source.active, 1)
+        XCTAssertEqual(calls.count, 2)
+        XCTAssertEqual(source.subscriberCount, 1)
         disposable?.dispose()
-        XCTAssertEqual(source.active, 0)
-        XCTAssertEqual(deallocated.current, 1)
+        XCTAssertEqual(source.subscriberCount, 0)
+        XCTAssertEqual(deallocated.count, 1)
         source.putCompletion()
-        XCTAssertEqual(calls.current, 2)
+        XCTAssertEqual(calls.count, 2)
         withExtendedLifetime(disposable) {
         }
     }
 
     func testDisposeFromInsideOnce() {
         let box = DisposableBox()
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var calls = 0
         let signal: Signal<Int, Int> = feedbackLoop(once: { (_: SignalFeedbackLoopState<Int>) -> Signal<Int, Int>? in
             calls += 1
             if calls == 2 {
-                box.disposable?.dispose()
+                box.disposable.dispose()
             }
             return source.signal()
         }, reduce: { $0 + $1 })
-        box.disposable = signal.start()
+        box.disposable.set(signal.start())
         source.putCompletion()
         XCTAssertEqual(calls, 2)
         // The signal returned by the call that disposed is disposed as soon as it starts.
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
         source.putCompletion()
         XCTAssertEqual(calls, 2)
-    }
-}
-
-/// Holds a disposable so that a callback can dispose its own subscription.
-private final class DisposableBox: @unchecked Sendable {
-    var disposable: (any Disposable)?
-}
-
-/// A thread-safe counter.
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var current: Int {
-        return self.value.with { $0 }
-    }
-}
-
-/// Counts its own deallocation.
-private final class Tracker: @unchecked Sendable {
-    private let deallocated: Counter
-
-    init(_ deallocated: Counter) {
-        self.deallocated = deallocated
-    }
-
-    func touch() {
-    }
-
-    deinit {
-        self.deallocated.increment()
-    }
-}
-
-/// A hot source: every event put into it goes to all its current subscribers.
-/// Counts subscriptions and disposals.
-private final class TestSource<T, E>: @unchecked Sendable {
-    private let lock = Lock()
-    private var subscribers: [Int: Subscriber<T, E>] = [:]
-    private var nextId = 0
-    private var subscribedCount = 0
-    private var disposedCount = 0
-
-    var subscribed: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribedCount }
-        return result
-    }
-
-    var disposed: Int {
-        var result = 0
-        self.lock.locked { result = self.disposedCount }
-        return result
-    }
-
-    var active: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribers.count }
-        return result
-    }
-
-    func signal() -> Signal<T, E> {
-        return Signal<T, E> { subscriber in
-            var id = 0
-            self.lock.locked {
-                id = self.nextId
-                self.nextId += 1
-                self.subscribers[id] = subscriber
-                self.subscribedCount += 1
-            }
-            return ActionDisposable {
-                self.lock.locked {
-                    self.subscribers[id] = nil
-                    self.disposedCount += 1
-                }
-            }
-        }
-    }
-
-    private func current() -> [Subscriber<T, E>] {
-        var result: [Subscriber<T, E>] = []
-        self.lock.locked { result = Array(self.subscribers.values) }
-        return result
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.current() {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.current() {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.current() {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-/// A signal that emits `values` synchronously, then completes; counts disposals.
-private func syncSignal<T>(_ values: [T], disposed: Counter? = nil) -> Signal<T, Int> {
-    return Signal<T, Int> { subscriber in
-        for value in values {
-            subscriber.putNext(value)
-        }
-        subscriber.putCompletion()
-        return ActionDisposable {
-            disposed?.increment()
-        }
     }
 }

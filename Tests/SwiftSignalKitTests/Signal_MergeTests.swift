@@ -2,61 +2,6 @@ import Dispatch
 import XCTest
 import SwiftSignalKit
 
-/// A hot source for the tests: every subscriber currently attached receives
-/// what is put; `subscriberCount` tells how many are attached.
-private final class TestPipe<T, E>: @unchecked Sendable {
-    private let subscribers = Atomic<Bag<Subscriber<T, E>>>(value: Bag())
-
-    func signal() -> Signal<T, E> {
-        return Signal { subscriber in
-            let index = self.subscribers.with { $0.add(subscriber) }
-            return ActionDisposable {
-                self.subscribers.with { $0.remove(index) }
-            }
-        }
-    }
-
-    var subscriberCount: Int {
-        return self.subscribers.with { $0.copyItems().count }
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-/// Counts its deallocations.
-private final class Tracker: @unchecked Sendable {
-    let counter: Atomic<Int>
-
-    init(_ counter: Atomic<Int>) {
-        self.counter = counter
-    }
-
-    deinit {
-        self.counter.modify { $0 + 1 }
-    }
-}
-
-private enum TestError: Equatable {
-    case first
-    case second
-}
-
 final class Signal_MergeTests: XCTestCase {
     func testForwardsAllValuesAndCompletesWhenAllComplete() {
         let a = TestPipe<Int, NoError>()
@@ -135,7 +80,7 @@ final class Signal_MergeTests: XCTestCase {
         var values: [Int] = []
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(counter)
+            let tracker = DeinitTracker(counter)
             disposable = merge([a.signal(), b.signal()]).start(next: { value in
                 _ = tracker
                 values.append(value)
@@ -153,7 +98,7 @@ final class Signal_MergeTests: XCTestCase {
         // Released on completion too.
         var kept: (any Disposable)?
         do {
-            let tracker = Tracker(counter)
+            let tracker = DeinitTracker(counter)
             kept = merge([Signal<Int, NoError>.single(1), .single(2)]).start(next: { _ in _ = tracker })
         }
         XCTAssertEqual(counter.with { $0 }, 2)
@@ -213,37 +158,19 @@ final class Signal_MergeTests: XCTestCase {
     func testConcurrentSubscribeAndDispose() {
         let a = TestPipe<Int, NoError>()
         let b = TestPipe<Int, NoError>()
-        let stop = Atomic<Bool>(value: false)
-        let emitter = DispatchGroup()
-        DispatchQueue.global().async(group: emitter) {
-            var i = 0
-            while !stop.with({ $0 }) {
-                a.putNext(i)
-                b.putNext(i)
-                i += 1
-            }
-        }
         let released = Atomic<Int>(value: 0)
         let synchronous = Atomic<Int>(value: 0)
         let iterations = 500
-        let group = DispatchGroup()
-        for _ in 0 ..< 3 {
-            DispatchQueue.global().async(group: group) {
-                for _ in 0 ..< iterations {
-                    let tracker = Tracker(released)
-                    let disposable = merge([a.signal(), b.signal(), Signal<Int, NoError>.single(1)]).start(next: { _ in
-                        _ = tracker
-                    })
-                    _ = merge([Signal<Int, NoError>.single(1), .single(2)]).start(next: { value in
-                        synchronous.modify { $0 + value }
-                    })
-                    disposable.dispose()
-                }
-            }
+        whileEmitting(into: [a, b], workers: 3, iterations: iterations) {
+            let tracker = DeinitTracker(released)
+            let disposable = merge([a.signal(), b.signal(), Signal<Int, NoError>.single(1)]).start(next: { _ in
+                _ = tracker
+            })
+            _ = merge([Signal<Int, NoError>.single(1), .single(2)]).start(next: { value in
+                synchronous.modify { $0 + value }
+            })
+            disposable.dispose()
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
-        stop.swap(true)
-        XCTAssertEqual(emitter.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(a.subscriberCount, 0)
         XCTAssertEqual(b.subscriberCount, 0)
         XCTAssertEqual(released.with { $0 }, 3 * iterations)

@@ -2,92 +2,6 @@ import Dispatch
 import XCTest
 import SwiftSignalKit
 
-/// A hot source for the tests: every subscriber currently attached receives
-/// what is put; `subscriberCount` tells how many are attached.
-private final class TestPipe<T, E>: @unchecked Sendable {
-    private let subscribers = Atomic<Bag<Subscriber<T, E>>>(value: Bag())
-
-    func signal() -> Signal<T, E> {
-        return Signal { subscriber in
-            let index = self.subscribers.with { $0.add(subscriber) }
-            return ActionDisposable {
-                self.subscribers.with { $0.remove(index) }
-            }
-        }
-    }
-
-    var subscriberCount: Int {
-        return self.subscribers.with { $0.copyItems().count }
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-/// Counts its deallocations.
-private final class Tracker: @unchecked Sendable {
-    let counter: Atomic<Int>
-
-    init(_ counter: Atomic<Int>) {
-        self.counter = counter
-    }
-
-    deinit {
-        self.counter.modify { $0 + 1 }
-    }
-}
-
-/// Collects events; thread-safe.
-private final class Recorder<T>: @unchecked Sendable {
-    let values = Atomic<[T]>(value: [])
-    let errors = Atomic<Int>(value: 0)
-    let completions = Atomic<Int>(value: 0)
-    let afterTerminal = Atomic<Int>(value: 0)
-
-    func start<E>(_ signal: Signal<T, E>) -> any Disposable {
-        return signal.start(next: { value in
-            if self.errors.with({ $0 }) + self.completions.with({ $0 }) != 0 {
-                self.afterTerminal.modify { $0 + 1 }
-            }
-            self.values.modify { $0 + [value] }
-        }, error: { _ in
-            self.errors.modify { $0 + 1 }
-        }, completed: {
-            self.completions.modify { $0 + 1 }
-        })
-    }
-
-    var list: [T] {
-        return self.values.with { $0 }
-    }
-    var errorCount: Int {
-        return self.errors.with { $0 }
-    }
-    var completionCount: Int {
-        return self.completions.with { $0 }
-    }
-}
-
-private enum TestError: Equatable {
-    case first
-    case second
-}
-
 /// The address of a local of a fresh frame: the stack grows down, so the
 /// smaller the address, the deeper the stack.
 @inline(never)
@@ -103,7 +17,7 @@ final class Signal_MetaTests: XCTestCase {
         let outer = TestPipe<Signal<Int, TestError>, TestError>()
         let a = TestPipe<Int, TestError>()
         let b = TestPipe<Int, TestError>()
-        let recorder = Recorder<Int>()
+        let recorder = Recorder<Int, TestError>()
         let disposable = recorder.start(outer.signal() |> switchToLatest)
 
         outer.putNext(a.signal())
@@ -115,13 +29,13 @@ final class Signal_MetaTests: XCTestCase {
         XCTAssertEqual(b.subscriberCount, 1)
         a.putNext(99)
         b.putNext(3)
-        XCTAssertEqual(recorder.list, [1, 2, 3])
-        XCTAssertEqual(recorder.completionCount, 0)
+        XCTAssertEqual(recorder.recordedValues, [1, 2, 3])
+        XCTAssertEqual(recorder.completions.count, 0)
         disposable.dispose()
         XCTAssertEqual(outer.subscriberCount, 0)
         XCTAssertEqual(b.subscriberCount, 0)
         b.putNext(4)
-        XCTAssertEqual(recorder.list, [1, 2, 3])
+        XCTAssertEqual(recorder.recordedValues, [1, 2, 3])
     }
 
     func testSwitchToLatestDisposesPreviousBeforeStartingNext() {
@@ -142,33 +56,33 @@ final class Signal_MetaTests: XCTestCase {
     func testSwitchToLatestCompletesWhenOuterAndCurrentInnerHaveCompleted() {
         let outer = TestPipe<Signal<Int, NoError>, NoError>()
         let a = TestPipe<Int, NoError>()
-        let recorder = Recorder<Int>()
+        let recorder = Recorder<Int, NoError>()
         let disposable = recorder.start(outer.signal() |> switchToLatest)
         outer.putNext(a.signal())
         outer.putCompletion()
-        XCTAssertEqual(recorder.completionCount, 0, "the inner still runs")
+        XCTAssertEqual(recorder.completions.count, 0, "the inner still runs")
         a.putNext(1)
         a.putCompletion()
-        XCTAssertEqual(recorder.list, [1])
-        XCTAssertEqual(recorder.completionCount, 1)
+        XCTAssertEqual(recorder.recordedValues, [1])
+        XCTAssertEqual(recorder.completions.count, 1)
         XCTAssertEqual(a.subscriberCount, 0)
         XCTAssertEqual(outer.subscriberCount, 0)
         disposable.dispose()
 
         // Inner first, then outer.
         let outer2 = TestPipe<Signal<Int, NoError>, NoError>()
-        let recorder2 = Recorder<Int>()
+        let recorder2 = Recorder<Int, NoError>()
         _ = recorder2.start(outer2.signal() |> switchToLatest)
         outer2.putNext(.single(5))
-        XCTAssertEqual(recorder2.completionCount, 0, "the outer still runs")
+        XCTAssertEqual(recorder2.completions.count, 0, "the outer still runs")
         outer2.putCompletion()
-        XCTAssertEqual(recorder2.list, [5])
-        XCTAssertEqual(recorder2.completionCount, 1)
+        XCTAssertEqual(recorder2.recordedValues, [5])
+        XCTAssertEqual(recorder2.completions.count, 1)
 
         // No inner at all.
-        let recorder3 = Recorder<Int>()
+        let recorder3 = Recorder<Int, NoError>()
         _ = recorder3.start(Signal<Signal<Int, NoError>, NoError>.complete() |> switchToLatest)
-        XCTAssertEqual(recorder3.completionCount, 1)
+        XCTAssertEqual(recorder3.completions.count, 1)
     }
 
     func testSwitchToLatestErrors() {
@@ -206,7 +120,7 @@ final class Signal_MetaTests: XCTestCase {
     func testMapToSignal() {
         let source = TestPipe<Int, NoError>()
         var started: [Int] = []
-        let recorder = Recorder<String>()
+        let recorder = Recorder<String, NoError>()
         let disposable = recorder.start(source.signal() |> mapToSignal { value -> Signal<String, NoError> in
             return Signal { subscriber in
                 started.append(value)
@@ -218,7 +132,7 @@ final class Signal_MetaTests: XCTestCase {
         source.putNext(1)
         source.putNext(2)
         XCTAssertEqual(started, [1, 2])
-        XCTAssertEqual(recorder.list, ["1a", "1b", "2a", "2b"])
+        XCTAssertEqual(recorder.recordedValues, ["1a", "1b", "2a", "2b"])
         disposable.dispose()
         XCTAssertEqual(source.subscriberCount, 0)
     }
@@ -287,11 +201,11 @@ final class Signal_MetaTests: XCTestCase {
         let inner = TestPipe<Int, NoError>()
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(counter)
+            let tracker = DeinitTracker(counter)
             let signal = outer.signal() |> mapToSignal { _ -> Signal<Int, NoError> in
                 return Signal { subscriber in
                     // Held by the inner subscription until it is disposed.
-                    let innerTracker = Tracker(counter)
+                    let innerTracker = DeinitTracker(counter)
                     return inner.signal().start(next: { value in
                         _ = innerTracker
                         subscriber.putNext(value)
@@ -313,8 +227,8 @@ final class Signal_MetaTests: XCTestCase {
         let head = TestPipe<Int, NoError>()
         var disposable2: (any Disposable)?
         do {
-            let tracker = Tracker(counter2)
-            let innerTracker = Tracker(counter2)
+            let tracker = DeinitTracker(counter2)
+            let innerTracker = DeinitTracker(counter2)
             let second = Signal<Int, NoError> { subscriber in
                 _ = innerTracker
                 subscriber.putNext(1)
@@ -335,7 +249,7 @@ final class Signal_MetaTests: XCTestCase {
         let disposable3 = (outer3.signal() |> queue).start()
         outer3.putNext(head3.signal())
         do {
-            let waitingTracker = Tracker(counter3)
+            let waitingTracker = DeinitTracker(counter3)
             outer3.putNext(Signal { _ in
                 _ = waitingTracker
                 return EmptyDisposable
@@ -355,7 +269,7 @@ final class Signal_MetaTests: XCTestCase {
         let a = TestPipe<Int, NoError>()
         let b = TestPipe<Int, NoError>()
         let c = TestPipe<Int, NoError>()
-        let recorder = Recorder<Int>()
+        let recorder = Recorder<Int, NoError>()
         _ = recorder.start(outer.signal() |> queue)
         outer.putNext(a.signal())
         outer.putNext(b.signal())
@@ -368,11 +282,11 @@ final class Signal_MetaTests: XCTestCase {
         b.putNext(2)
         b.putCompletion()
         XCTAssertEqual([a.subscriberCount, b.subscriberCount, c.subscriberCount], [0, 0, 1])
-        XCTAssertEqual(recorder.completionCount, 0)
+        XCTAssertEqual(recorder.completions.count, 0)
         c.putNext(3)
         c.putCompletion()
-        XCTAssertEqual(recorder.list, [1, 2, 3])
-        XCTAssertEqual(recorder.completionCount, 1)
+        XCTAssertEqual(recorder.recordedValues, [1, 2, 3])
+        XCTAssertEqual(recorder.completions.count, 1)
     }
 
     func testQueueCompletionWaitsForPendingAndErrorDropsThem() {
@@ -517,7 +431,7 @@ final class Signal_MetaTests: XCTestCase {
                 return EmptyDisposable
             }
         }
-        let recorder = Recorder<Int>()
+        let recorder = Recorder<Int, NoError>()
         _ = recorder.start(outer.signal() |> throttled)
         outer.putNext(head.signal())
         outer.putNext(inner(1))
@@ -528,32 +442,23 @@ final class Signal_MetaTests: XCTestCase {
         XCTAssertEqual(started, [], "the running one is never interrupted")
         head.putCompletion()
         XCTAssertEqual(started, [3])
-        XCTAssertEqual(recorder.list, [0, 3])
-        XCTAssertEqual(recorder.completionCount, 1)
+        XCTAssertEqual(recorder.recordedValues, [0, 3])
+        XCTAssertEqual(recorder.completions.count, 1)
         // Nothing waiting: starts at once.
-        let recorder2 = Recorder<Int>()
+        let recorder2 = Recorder<Int, NoError>()
         _ = recorder2.start(Signal<Signal<Int, NoError>, NoError> { subscriber in
             subscriber.putNext(inner(4))
             subscriber.putNext(inner(5))
             subscriber.putCompletion()
             return EmptyDisposable
         } |> throttled)
-        XCTAssertEqual(recorder2.list, [4, 5])
-        XCTAssertEqual(recorder2.completionCount, 1)
+        XCTAssertEqual(recorder2.recordedValues, [4, 5])
+        XCTAssertEqual(recorder2.completions.count, 1)
     }
 
     func testDroppedSignalIsReleasedOutsideTheLock() {
         // The dropped waiting signal's captured object emits into the outer
         // from its deinit: deadlocks if it were released with the lock held.
-        final class Reentrant: @unchecked Sendable {
-            let action: () -> Void
-            init(_ action: @escaping () -> Void) {
-                self.action = action
-            }
-            deinit {
-                self.action()
-            }
-        }
         let outer = TestPipe<Signal<Int, NoError>, NoError>()
         let head = TestPipe<Int, NoError>()
         let values = Atomic<[Int]>(value: [])
@@ -564,7 +469,7 @@ final class Signal_MetaTests: XCTestCase {
             })
             outer.putNext(head.signal())
             do {
-                let reentrant = Reentrant {
+                let reentrant = DeinitTracker {
                     outer.putNext(.single(2))
                 }
                 outer.putNext(Signal { subscriber in
@@ -587,7 +492,7 @@ final class Signal_MetaTests: XCTestCase {
         let outer = TestPipe<Signal<Int, NoError>, NoError>()
         let head = TestPipe<Int, NoError>()
         let second = TestPipe<Int, NoError>()
-        let recorder = Recorder<Int>()
+        let recorder = Recorder<Int, NoError>()
         let disposable = recorder.start(outer.signal() |> queue)
         outer.putNext(head.signal())
         outer.putNext(second.signal())
@@ -597,17 +502,17 @@ final class Signal_MetaTests: XCTestCase {
         head.putNext(1)
         head.putCompletion()
         XCTAssertEqual(second.subscriberCount, 0, "a waiting signal is not started after dispose")
-        XCTAssertEqual(recorder.list, [])
-        XCTAssertEqual(recorder.completionCount, 0)
+        XCTAssertEqual(recorder.recordedValues, [])
+        XCTAssertEqual(recorder.completions.count, 0)
     }
 
     // MARK: then
 
     func testThenConcatenates() {
-        let recorder = Recorder<Int>()
+        let recorder = Recorder<Int, NoError>()
         _ = recorder.start(Signal<Int, NoError>.single(1) |> then(.single(2)) |> then(.single(3)))
-        XCTAssertEqual(recorder.list, [1, 2, 3])
-        XCTAssertEqual(recorder.completionCount, 1)
+        XCTAssertEqual(recorder.recordedValues, [1, 2, 3])
+        XCTAssertEqual(recorder.completions.count, 1)
 
         // Asynchronous first signal.
         let first = TestPipe<Int, NoError>()
@@ -618,15 +523,15 @@ final class Signal_MetaTests: XCTestCase {
             subscriber.putCompletion()
             return EmptyDisposable
         }
-        let recorder2 = Recorder<Int>()
+        let recorder2 = Recorder<Int, NoError>()
         _ = recorder2.start(first.signal() |> then(second))
         XCTAssertEqual(secondStarted, 0)
         first.putNext(10)
         XCTAssertEqual(secondStarted, 0)
         first.putCompletion()
         XCTAssertEqual(secondStarted, 1)
-        XCTAssertEqual(recorder2.list, [10, 20])
-        XCTAssertEqual(recorder2.completionCount, 1)
+        XCTAssertEqual(recorder2.recordedValues, [10, 20])
+        XCTAssertEqual(recorder2.completions.count, 1)
         XCTAssertEqual(first.subscriberCount, 0)
     }
 
@@ -742,7 +647,7 @@ final class Signal_MetaTests: XCTestCase {
         let depth = isThreadSanitizerActive() ? 2_500 : 20_000
         let result = Atomic<([Int], Int)>(value: ([], 0))
         let done = DispatchSemaphore(value: 0)
-        runWithStack(64 * 1024 * 1024) {
+        startDetachedThread(stackSize: 64 * 1024 * 1024) {
             var signal = Signal<Int, NoError>.single(0)
             for i in 1 ... depth {
                 signal = signal |> then(i % 2_500 == 0 ? .single(i) : .complete())
@@ -886,36 +791,18 @@ final class Signal_MetaTests: XCTestCase {
         let released = Atomic<Int>(value: 0)
         let created = Atomic<Int>(value: 0)
         let synchronousValues = Atomic<Int>(value: 0)
-        let stop = Atomic<Bool>(value: false)
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
-            var i = 0
-            while !stop.with({ $0 }) {
-                outer.putNext(i)
-                inner.putNext(i)
-                i += 1
-            }
-        }
         let subscribers = 3
         let iterations = 500
-        let finished = DispatchGroup()
-        for _ in 0 ..< subscribers {
-            DispatchQueue.global().async(group: finished) {
-                for _ in 0 ..< iterations {
-                    let tracker = Tracker(released)
-                    created.modify { $0 + 1 }
-                    let disposable = (outer.signal() |> mapToSignal { _ in inner.signal() }).start(next: { _ in _ = tracker })
-                    let single = (Signal<Int, NoError>.single(1) |> mapToSignal { value in Signal<Int, NoError>.single(value + 1) |> then(.single(value + 2)) }).start(next: { value in
-                        synchronousValues.modify { $0 + value }
-                    })
-                    disposable.dispose()
-                    single.dispose()
-                }
-            }
+        whileEmitting(into: [outer, inner], workers: subscribers, iterations: iterations) {
+            let tracker = DeinitTracker(released)
+            created.modify { $0 + 1 }
+            let disposable = (outer.signal() |> mapToSignal { _ in inner.signal() }).start(next: { _ in _ = tracker })
+            let single = (Signal<Int, NoError>.single(1) |> mapToSignal { value in Signal<Int, NoError>.single(value + 1) |> then(.single(value + 2)) }).start(next: { value in
+                synchronousValues.modify { $0 + value }
+            })
+            disposable.dispose()
+            single.dispose()
         }
-        XCTAssertEqual(finished.wait(timeout: .now() + 20), .success)
-        stop.swap(true)
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(outer.subscriberCount, 0)
         XCTAssertEqual(inner.subscriberCount, 0)
         XCTAssertEqual(synchronousValues.with { $0 }, subscribers * iterations * 5)
@@ -927,27 +814,4 @@ final class Signal_MetaTests: XCTestCase {
 /// True when the ThreadSanitizer runtime is linked in.
 private func isThreadSanitizerActive() -> Bool {
     return dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
-}
-
-/// Runs `body` on a new thread with a stack of `size` bytes.
-private func runWithStack(_ size: Int, _ body: @escaping () -> Void) {
-    final class Box {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) {
-            self.body = body
-        }
-    }
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    pthread_attr_setstacksize(&attributes, size)
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let result = pthread_create(&thread, &attributes, { argument in
-        let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    precondition(result == 0)
-    pthread_attr_destroy(&attributes)
-    pthread_detach(thread)
 }

@@ -6,7 +6,7 @@ final class Signal_ReduceTests: XCTestCase {
     // MARK: reduceLeft(value:f:)
 
     func testReduceLeftEmitsAccumulatedValueOnCompletion() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var events: [String] = []
         _ = (source.signal() |> reduceLeft(value: 10, f: { $0 + $1 })).start(next: { events.append("next \($0)") }, error: { events.append("error \($0)") }, completed: { events.append("completed") })
         source.putNext(1)
@@ -15,7 +15,7 @@ final class Signal_ReduceTests: XCTestCase {
         XCTAssertEqual(events, [])
         source.putCompletion()
         XCTAssertEqual(events, ["next 16", "completed"])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
 
         var empty: [Int] = []
         _ = (syncSignal([Int]()) |> reduceLeft(value: 7, f: { $0 + $1 })).start(next: { empty.append($0) })
@@ -29,23 +29,23 @@ final class Signal_ReduceTests: XCTestCase {
     }
 
     func testReduceLeftPassesErrorWithoutValue() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var events: [String] = []
         _ = (source.signal() |> reduceLeft(value: 0, f: { $0 + $1 })).start(next: { events.append("next \($0)") }, error: { events.append("error \($0)") }, completed: { events.append("completed") })
         source.putNext(1)
         source.putError(5)
         source.putCompletion()
         XCTAssertEqual(events, ["error 5"])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     func testReduceLeftDisposeDeliversNothingAndReleasesClosure() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         let deallocated = Counter()
         var values: [Int] = []
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(deallocated)
+            let tracker = DeinitTracker(deallocated)
             disposable = (source.signal() |> reduceLeft(value: 0, f: { (a: Int, b: Int) -> Int in
                 tracker.touch()
                 return a + b
@@ -55,15 +55,15 @@ final class Signal_ReduceTests: XCTestCase {
         disposable?.dispose()
         source.putCompletion()
         XCTAssertEqual(values, [])
-        XCTAssertEqual(source.active, 0)
-        XCTAssertEqual(deallocated.current, 1)
+        XCTAssertEqual(source.subscriberCount, 0)
+        XCTAssertEqual(deallocated.count, 1)
         withExtendedLifetime(disposable) {
         }
     }
 
     func testReduceLeftSerializesConcurrentValues() {
         for _ in 0 ..< 10 {
-            let source = TestSource<Int, Int>()
+            let source = TestPipe<Int, Int>()
             let inFlight = Atomic<Int>(value: 0)
             let overlapped = Counter()
             let results = Atomic<[Int]>(value: [])
@@ -87,14 +87,14 @@ final class Signal_ReduceTests: XCTestCase {
             }
             source.putCompletion()
             XCTAssertEqual(results.with { $0 }, [10_000])
-            XCTAssertEqual(completed.current, 1)
-            XCTAssertEqual(overlapped.current, 0)
+            XCTAssertEqual(completed.count, 1)
+            XCTAssertEqual(overlapped.count, 0)
             disposable.dispose()
         }
     }
 
     func testReduceLeftReentrantEmitIsQueuedInOrder() {
-        let source = TestSource<[Int], Int>()
+        let source = TestPipe<[Int], Int>()
         var folded: [[Int]] = []
         var values: [[Int]] = []
         _ = (source.signal() |> reduceLeft(value: [Int](), f: { (acc: [Int], value: [Int]) -> [Int] in
@@ -115,7 +115,7 @@ final class Signal_ReduceTests: XCTestCase {
     // MARK: reduceLeft(value:f:) with emit
 
     func testReduceLeftWithEmitDeliversIntermediateValues() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var events: [String] = []
         _ = (source.signal() |> reduceLeft(value: 0, f: { (acc: Int, value: Int, emit: (Int) -> Void) -> Int in
             let sum = acc + value
@@ -134,7 +134,7 @@ final class Signal_ReduceTests: XCTestCase {
     }
 
     func testReduceLeftWithEmitPassesErrorAndDispose() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var events: [String] = []
         _ = (source.signal() |> reduceLeft(value: 0, f: { (acc: Int, value: Int, emit: (Int) -> Void) -> Int in
             emit(value)
@@ -147,18 +147,18 @@ final class Signal_ReduceTests: XCTestCase {
 
         let box = DisposableBox()
         var values: [Int] = []
-        box.disposable = (source.signal() |> reduceLeft(value: 0, f: { (acc: Int, value: Int, emit: (Int) -> Void) -> Int in
+        box.disposable.set((source.signal() |> reduceLeft(value: 0, f: { (acc: Int, value: Int, emit: (Int) -> Void) -> Int in
             emit(value)
             return acc + value
         })).start(next: { value in
             values.append(value)
-            box.disposable?.dispose()
-        })
+            box.disposable.dispose()
+        }))
         source.putNext(1)
         source.putNext(2)
         source.putCompletion()
         XCTAssertEqual(values, [1])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     // MARK: reduceLeft(_:generator:)
@@ -178,8 +178,8 @@ final class Signal_ReduceTests: XCTestCase {
     }
 
     func testGeneratorReduceQueuesValuesWhileASignalRuns() {
-        let upstream = TestSource<Int, Int>()
-        let generated = [TestSource<(Int, Passthrough<Int>), Int>(), TestSource<(Int, Passthrough<Int>), Int>()]
+        let upstream = TestPipe<Int, Int>()
+        let generated = [TestPipe<(Int, Passthrough<Int>), Int>(), TestPipe<(Int, Passthrough<Int>), Int>()]
         var calls: [String] = []
         var events: [String] = []
         _ = (upstream.signal() |> reduceLeft(0, generator: { (current: Int, value: Int) -> Signal<(Int, Passthrough<Int>), Int> in
@@ -201,14 +201,14 @@ final class Signal_ReduceTests: XCTestCase {
         generated[1].putNext((9, .Some(90)))
         generated[1].putCompletion()
         XCTAssertEqual(events, ["next 50", "next 90", "next 9", "completed"])
-        XCTAssertEqual(upstream.active, 0)
-        XCTAssertEqual(generated[0].active, 0)
-        XCTAssertEqual(generated[1].active, 0)
+        XCTAssertEqual(upstream.subscriberCount, 0)
+        XCTAssertEqual(generated[0].subscriberCount, 0)
+        XCTAssertEqual(generated[1].subscriberCount, 0)
     }
 
     func testGeneratorReduceErrorsPassThrough() {
-        let upstream = TestSource<Int, Int>()
-        let generated = TestSource<(Int, Passthrough<Int>), Int>()
+        let upstream = TestPipe<Int, Int>()
+        let generated = TestPipe<(Int, Passthrough<Int>), Int>()
         var calls = 0
         var events: [String] = []
         _ = (upstream.signal() |> reduceLeft(0, generator: { (_: Int, _: Int) -> Signal<(Int, Passthrough<Int>), Int> in
@@ -220,8 +220,8 @@ final class Signal_ReduceTests: XCTestCase {
         generated.putError(3)
         XCTAssertEqual(events, ["error 3"])
         XCTAssertEqual(calls, 1)
-        XCTAssertEqual(upstream.active, 0)
-        XCTAssertEqual(generated.active, 0)
+        XCTAssertEqual(upstream.subscriberCount, 0)
+        XCTAssertEqual(generated.subscriberCount, 0)
 
         // An upstream error passes at once and disposes the running signal.
         var events2: [String] = []
@@ -229,16 +229,16 @@ final class Signal_ReduceTests: XCTestCase {
             return generated.signal()
         })).start(next: { events2.append("next \($0)") }, error: { events2.append("error \($0)") }, completed: { events2.append("completed") })
         upstream.putNext(1)
-        XCTAssertEqual(generated.active, 1)
+        XCTAssertEqual(generated.subscriberCount, 1)
         upstream.putError(4)
         XCTAssertEqual(events2, ["error 4"])
-        XCTAssertEqual(generated.active, 0)
+        XCTAssertEqual(generated.subscriberCount, 0)
     }
 
     func testGeneratorReduceManySynchronousSignalsDoNotGrowTheStack() {
         let count = 100_000
-        let upstream = TestSource<Int, Int>()
-        let first = TestSource<(Int, Passthrough<Int>), Int>()
+        let upstream = TestPipe<Int, Int>()
+        let first = TestPipe<(Int, Passthrough<Int>), Int>()
         var values: [Int] = []
         var completed = 0
         _ = (upstream.signal() |> reduceLeft(0, generator: { (current: Int, value: Int) -> Signal<(Int, Passthrough<Int>), Int> in
@@ -270,7 +270,7 @@ final class Signal_ReduceTests: XCTestCase {
 
     func testGeneratorReduceConcurrentUpstream() {
         for _ in 0 ..< 10 {
-            let upstream = TestSource<Int, Int>()
+            let upstream = TestPipe<Int, Int>()
             let results = Atomic<[Int]>(value: [])
             let passthroughs = Counter()
             let inFlight = Atomic<Int>(value: 0)
@@ -294,9 +294,9 @@ final class Signal_ReduceTests: XCTestCase {
                 }
             }
             upstream.putCompletion()
-            XCTAssertEqual(passthroughs.current, 2000)
+            XCTAssertEqual(passthroughs.count, 2000)
             XCTAssertEqual(results.with { $0 }, [2000])
-            XCTAssertEqual(overlapped.current, 0)
+            XCTAssertEqual(overlapped.count, 0)
             disposable.dispose()
         }
     }
@@ -323,13 +323,13 @@ final class Signal_ReduceTests: XCTestCase {
     }
 
     func testGeneratorReduceDisposeReleasesEverything() {
-        let upstream = TestSource<Int, Int>()
-        let generated = TestSource<(Int, Passthrough<Int>), Int>()
+        let upstream = TestPipe<Int, Int>()
+        let generated = TestPipe<(Int, Passthrough<Int>), Int>()
         let deallocated = Counter()
         var events: [String] = []
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(deallocated)
+            let tracker = DeinitTracker(deallocated)
             disposable = (upstream.signal() |> reduceLeft(0, generator: { (_: Int, _: Int) -> Signal<(Int, Passthrough<Int>), Int> in
                 tracker.touch()
                 return generated.signal()
@@ -337,11 +337,11 @@ final class Signal_ReduceTests: XCTestCase {
         }
         upstream.putNext(1)
         upstream.putNext(2)
-        XCTAssertEqual(generated.active, 1)
+        XCTAssertEqual(generated.subscriberCount, 1)
         disposable?.dispose()
-        XCTAssertEqual(generated.active, 0)
-        XCTAssertEqual(upstream.active, 0)
-        XCTAssertEqual(deallocated.current, 1)
+        XCTAssertEqual(generated.subscriberCount, 0)
+        XCTAssertEqual(upstream.subscriberCount, 0)
+        XCTAssertEqual(deallocated.count, 1)
         generated.putNext((1, .Some(1)))
         generated.putCompletion()
         upstream.putCompletion()
@@ -362,123 +362,5 @@ final class Signal_ReduceTests: XCTestCase {
             }
         }
         XCTAssertEqual(described, ["none", "some 3"])
-    }
-}
-
-/// Holds a disposable so that a callback can dispose its own subscription.
-private final class DisposableBox: @unchecked Sendable {
-    var disposable: (any Disposable)?
-}
-
-/// A thread-safe counter.
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var current: Int {
-        return self.value.with { $0 }
-    }
-}
-
-/// Counts its own deallocation.
-private final class Tracker: @unchecked Sendable {
-    private let deallocated: Counter
-
-    init(_ deallocated: Counter) {
-        self.deallocated = deallocated
-    }
-
-    func touch() {
-    }
-
-    deinit {
-        self.deallocated.increment()
-    }
-}
-
-/// A hot source: every event put into it goes to all its current subscribers.
-/// Counts subscriptions and disposals.
-private final class TestSource<T, E>: @unchecked Sendable {
-    private let lock = Lock()
-    private var subscribers: [Int: Subscriber<T, E>] = [:]
-    private var nextId = 0
-    private var subscribedCount = 0
-    private var disposedCount = 0
-
-    var subscribed: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribedCount }
-        return result
-    }
-
-    var disposed: Int {
-        var result = 0
-        self.lock.locked { result = self.disposedCount }
-        return result
-    }
-
-    var active: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribers.count }
-        return result
-    }
-
-    func signal() -> Signal<T, E> {
-        return Signal<T, E> { subscriber in
-            var id = 0
-            self.lock.locked {
-                id = self.nextId
-                self.nextId += 1
-                self.subscribers[id] = subscriber
-                self.subscribedCount += 1
-            }
-            return ActionDisposable {
-                self.lock.locked {
-                    self.subscribers[id] = nil
-                    self.disposedCount += 1
-                }
-            }
-        }
-    }
-
-    private func current() -> [Subscriber<T, E>] {
-        var result: [Subscriber<T, E>] = []
-        self.lock.locked { result = Array(self.subscribers.values) }
-        return result
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.current() {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.current() {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.current() {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-/// A signal that emits `values` synchronously, then completes; counts disposals.
-private func syncSignal<T>(_ values: [T], disposed: Counter? = nil) -> Signal<T, Int> {
-    return Signal<T, Int> { subscriber in
-        for value in values {
-            subscriber.putNext(value)
-        }
-        subscriber.putCompletion()
-        return ActionDisposable {
-            disposed?.increment()
-        }
     }
 }

@@ -4,7 +4,7 @@ import SwiftSignalKit
 
 final class Signal_SideEffectsTests: XCTestCase {
     func testBeforeNextAndAfterNextWrapTheDelivery() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var log: [String] = []
         _ = (source.signal() |> beforeNext { value -> String in
             log.append("before \(value)")
@@ -20,7 +20,7 @@ final class Signal_SideEffectsTests: XCTestCase {
     }
 
     func testAfterNextRunsEvenWhenTheDeliveryEndedTheSubscription() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var log: [String] = []
         _ = (source.signal() |> afterNext { value in
             log.append("after \(value)")
@@ -28,7 +28,7 @@ final class Signal_SideEffectsTests: XCTestCase {
         source.putNext(1)
         source.putNext(2)
         XCTAssertEqual(log, ["next 1", "completed", "after 1"])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     func testBeforeStartedRunsOnEachStartBeforeSubscribing() {
@@ -58,7 +58,7 @@ final class Signal_SideEffectsTests: XCTestCase {
     }
 
     func testCompletedHooksAreNotCalledOnErrorOrDispose() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var log: [String] = []
         let signal = source.signal() |> beforeCompleted {
             log.append("before completed")
@@ -90,7 +90,7 @@ final class Signal_SideEffectsTests: XCTestCase {
     }
 
     func testAfterDisposedRunsAfterTermination() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var log: [String] = []
         let signal = source.signal() |> afterDisposed { () -> Int in
             log.append("after disposed")
@@ -117,7 +117,7 @@ final class Signal_SideEffectsTests: XCTestCase {
 
     func testAfterDisposedRunsOnceUnderConcurrentDisposal() {
         for _ in 0 ..< 100 {
-            let source = TestSource<Int, Int>()
+            let source = TestPipe<Int, Int>()
             let calls = Counter()
             let disposable = (source.signal() |> afterDisposed {
                 calls.increment()
@@ -130,8 +130,8 @@ final class Signal_SideEffectsTests: XCTestCase {
                     unsafeDisposable.dispose()
                 }
             }
-            XCTAssertEqual(calls.current, 1)
-            XCTAssertEqual(source.active, 0)
+            XCTAssertEqual(calls.count, 1)
+            XCTAssertEqual(source.subscriberCount, 0)
         }
     }
 
@@ -143,7 +143,7 @@ final class Signal_SideEffectsTests: XCTestCase {
                 self.id = id
             }
         }
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var created: [State] = []
         var disposedIds: [Int] = []
         let signal = withState(source.signal(), { () -> State in
@@ -195,12 +195,12 @@ final class Signal_SideEffectsTests: XCTestCase {
     }
 
     func testSideEffectClosuresAreReleasedAfterDispose() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         let deallocated = Counter()
         let stateDeallocated = Counter()
         var disposables: [any Disposable] = []
         do {
-            let tracker = Tracker(deallocated)
+            let tracker = DeinitTracker(deallocated)
             let signal = source.signal()
                 |> beforeNext { _ in tracker.touch() }
                 |> afterNext { _ in tracker.touch() }
@@ -209,152 +209,34 @@ final class Signal_SideEffectsTests: XCTestCase {
                 |> afterCompleted { tracker.touch() }
                 |> afterDisposed { tracker.touch() }
             disposables.append(signal.start())
-            disposables.append(withState(source.signal(), { Tracker(stateDeallocated) }, next: { _, _ in tracker.touch() }).start())
+            disposables.append(withState(source.signal(), { DeinitTracker(stateDeallocated) }, next: { _, _ in tracker.touch() }).start())
         }
         source.putNext(1)
-        XCTAssertEqual(deallocated.current, 0)
-        XCTAssertEqual(stateDeallocated.current, 0)
+        XCTAssertEqual(deallocated.count, 0)
+        XCTAssertEqual(stateDeallocated.count, 0)
         for disposable in disposables {
             disposable.dispose()
         }
-        XCTAssertEqual(deallocated.current, 1)
-        XCTAssertEqual(stateDeallocated.current, 1)
+        XCTAssertEqual(deallocated.count, 1)
+        XCTAssertEqual(stateDeallocated.count, 1)
         withExtendedLifetime(disposables) {
         }
     }
 
     func testDisposeFromInsideSideEffect() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         let box = DisposableBox()
         var log: [String] = []
-        box.disposable = (source.signal() |> beforeNext { value in
+        box.disposable.set((source.signal() |> beforeNext { value in
             log.append("before \(value)")
-            box.disposable?.dispose()
+            box.disposable.dispose()
         } |> afterDisposed {
             log.append("after disposed")
-        }).start(next: { log.append("next \($0)") })
+        }).start(next: { log.append("next \($0)") }))
         source.putNext(1)
         source.putNext(2)
         // The value in flight is dropped once disposed; afterDisposed ran once.
         XCTAssertEqual(log, ["before 1", "after disposed"])
-        XCTAssertEqual(source.active, 0)
-    }
-}
-
-/// Holds a disposable so that a callback can dispose its own subscription.
-private final class DisposableBox: @unchecked Sendable {
-    var disposable: (any Disposable)?
-}
-
-/// A thread-safe counter.
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var current: Int {
-        return self.value.with { $0 }
-    }
-}
-
-/// Counts its own deallocation.
-private final class Tracker: @unchecked Sendable {
-    private let deallocated: Counter
-
-    init(_ deallocated: Counter) {
-        self.deallocated = deallocated
-    }
-
-    func touch() {
-    }
-
-    deinit {
-        self.deallocated.increment()
-    }
-}
-
-/// A hot source: every event put into it goes to all its current subscribers.
-/// Counts subscriptions and disposals.
-private final class TestSource<T, E>: @unchecked Sendable {
-    private let lock = Lock()
-    private var subscribers: [Int: Subscriber<T, E>] = [:]
-    private var nextId = 0
-    private var subscribedCount = 0
-    private var disposedCount = 0
-
-    var subscribed: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribedCount }
-        return result
-    }
-
-    var disposed: Int {
-        var result = 0
-        self.lock.locked { result = self.disposedCount }
-        return result
-    }
-
-    var active: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribers.count }
-        return result
-    }
-
-    func signal() -> Signal<T, E> {
-        return Signal<T, E> { subscriber in
-            var id = 0
-            self.lock.locked {
-                id = self.nextId
-                self.nextId += 1
-                self.subscribers[id] = subscriber
-                self.subscribedCount += 1
-            }
-            return ActionDisposable {
-                self.lock.locked {
-                    self.subscribers[id] = nil
-                    self.disposedCount += 1
-                }
-            }
-        }
-    }
-
-    private func current() -> [Subscriber<T, E>] {
-        var result: [Subscriber<T, E>] = []
-        self.lock.locked { result = Array(self.subscribers.values) }
-        return result
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.current() {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.current() {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.current() {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-/// A signal that emits `values` synchronously, then completes; counts disposals.
-private func syncSignal<T>(_ values: [T], disposed: Counter? = nil) -> Signal<T, Int> {
-    return Signal<T, Int> { subscriber in
-        for value in values {
-            subscriber.putNext(value)
-        }
-        subscriber.putCompletion()
-        return ActionDisposable {
-            disposed?.increment()
-        }
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 }

@@ -31,19 +31,12 @@ final class Signal_SingleTests: XCTestCase {
     }
 
     func testNeverDoesNothingAndReleasesCallbacksOnDispose() {
-        final class Tracker {
-            var onDeinit: () -> Void = {}
-            deinit {
-                self.onDeinit()
-            }
-        }
         var events: [String] = []
         var deallocated = 0
         let signal: Signal<Int, TestError> = never(Int.self, TestError.self)
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker()
-            tracker.onDeinit = { deallocated += 1 }
+            let tracker = DeinitTracker { deallocated += 1 }
             disposable = signal.start(next: { _ in
                 _ = tracker
                 events.append("next")

@@ -12,20 +12,20 @@ final class Signal_TakeTests: XCTestCase {
         XCTAssertEqual(values, [0, 1, 2])
         XCTAssertEqual(completed, 1)
         XCTAssertEqual(errors, 0)
-        XCTAssertEqual(disposed.current, 1)
+        XCTAssertEqual(disposed.count, 1)
     }
 
     func testTakeCompletesRightAfterTheLastValue() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var events: [String] = []
         let disposable = (source.signal() |> take(2)).start(next: { events.append("next \($0)") }, error: { _ in events.append("error") }, completed: { events.append("completed") })
         source.putNext(1)
         XCTAssertEqual(events, ["next 1"])
-        XCTAssertEqual(source.active, 1)
+        XCTAssertEqual(source.subscriberCount, 1)
         source.putNext(2)
         // The completion is delivered during the second putNext, and the upstream is gone.
         XCTAssertEqual(events, ["next 1", "next 2", "completed"])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
         XCTAssertEqual(source.disposed, 1)
         source.putNext(3)
         source.putCompletion()
@@ -35,7 +35,7 @@ final class Signal_TakeTests: XCTestCase {
     }
 
     func testTakeZeroPassesNothingAndCompletesWithUpstream() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int] = []
         var completed = 0
         _ = (source.signal() |> take(0)).start(next: { values.append($0) }, completed: { completed += 1 })
@@ -43,10 +43,10 @@ final class Signal_TakeTests: XCTestCase {
         source.putNext(2)
         XCTAssertEqual(values, [])
         XCTAssertEqual(completed, 0)
-        XCTAssertEqual(source.active, 1)
+        XCTAssertEqual(source.subscriberCount, 1)
         source.putCompletion()
         XCTAssertEqual(completed, 1)
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
 
         var negativeValues: [Int] = []
         var negativeErrors: [Int] = []
@@ -58,7 +58,7 @@ final class Signal_TakeTests: XCTestCase {
     }
 
     func testTakeLetsErrorAndEarlyCompletionThrough() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int] = []
         var errors: [Int] = []
         var completed = 0
@@ -79,18 +79,18 @@ final class Signal_TakeTests: XCTestCase {
     }
 
     func testTakeDisposeStopsValues() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int] = []
         let disposable = (source.signal() |> take(5)).start(next: { values.append($0) })
         source.putNext(1)
         disposable.dispose()
         source.putNext(2)
         XCTAssertEqual(values, [1])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     func testTakeReentrantEmitAndDisposeFromCallback() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int] = []
         var completed = 0
         _ = (source.signal() |> take(3)).start(next: { value in
@@ -103,23 +103,23 @@ final class Signal_TakeTests: XCTestCase {
         source.putNext(0)
         XCTAssertEqual(values, [0, 1, 2])
         XCTAssertEqual(completed, 1)
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
 
         let box = DisposableBox()
         var values2: [Int] = []
-        box.disposable = (source.signal() |> take(10)).start(next: { value in
+        box.disposable.set((source.signal() |> take(10)).start(next: { value in
             values2.append(value)
-            box.disposable?.dispose()
-        })
+            box.disposable.dispose()
+        }))
         source.putNext(1)
         source.putNext(2)
         XCTAssertEqual(values2, [1])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     func testTakeConcurrentEmittersDeliverExactlyCountValuesBeforeCompletion() {
         for _ in 0 ..< 20 {
-            let source = TestSource<Int, Int>()
+            let source = TestPipe<Int, Int>()
             let delivered = Counter()
             let completions = Counter()
             let deliveredAtCompletion = Atomic<Int>(value: -1)
@@ -127,40 +127,40 @@ final class Signal_TakeTests: XCTestCase {
                 delivered.increment()
             }, completed: {
                 completions.increment()
-                let _ = deliveredAtCompletion.swap(delivered.current)
+                let _ = deliveredAtCompletion.swap(delivered.count)
             })
             DispatchQueue.concurrentPerform(iterations: 4) { thread in
                 for i in 0 ..< 400 {
                     source.putNext(thread * 1000 + i)
                 }
             }
-            XCTAssertEqual(delivered.current, 1000)
-            XCTAssertEqual(completions.current, 1)
+            XCTAssertEqual(delivered.count, 1000)
+            XCTAssertEqual(completions.count, 1)
             XCTAssertEqual(deliveredAtCompletion.with { $0 }, 1000)
-            XCTAssertEqual(source.active, 0)
+            XCTAssertEqual(source.subscriberCount, 0)
             disposable.dispose()
         }
     }
 
     func testTakeReleasesCallbacksAfterCompletionAndDispose() {
         let deallocated = Counter()
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var disposable: (any Disposable)?
         do {
-            let tracker = Tracker(deallocated)
+            let tracker = DeinitTracker(deallocated)
             disposable = (source.signal() |> take(2)).start(next: { _ in tracker.touch() })
         }
         source.putNext(1)
-        XCTAssertEqual(deallocated.current, 0)
+        XCTAssertEqual(deallocated.count, 0)
         source.putNext(2)
-        XCTAssertEqual(deallocated.current, 1)
+        XCTAssertEqual(deallocated.count, 1)
         withExtendedLifetime(disposable) {
         }
 
         let deallocated2 = Counter()
         var disposable2: (any Disposable)?
         do {
-            let tracker = Tracker(deallocated2)
+            let tracker = DeinitTracker(deallocated2)
             let signal = source.signal() |> take(until: { (_: Int) in
                 tracker.touch()
                 return SignalTakeAction(passthrough: true, complete: false)
@@ -168,11 +168,11 @@ final class Signal_TakeTests: XCTestCase {
             disposable2 = signal.start()
         }
         source.putNext(1)
-        XCTAssertEqual(deallocated2.current, 0)
+        XCTAssertEqual(deallocated2.count, 0)
         disposable2?.dispose()
         // The signal is gone and the subscription disposed: the closure is released
         // although the disposable is still referenced.
-        XCTAssertEqual(deallocated2.current, 1)
+        XCTAssertEqual(deallocated2.count, 1)
         withExtendedLifetime(disposable2) {
         }
     }
@@ -209,11 +209,11 @@ final class Signal_TakeTests: XCTestCase {
         XCTAssertEqual(completed, 1)
         // `until` is not asked again once it asked to complete.
         XCTAssertEqual(asked, [0, 1, 2, 3])
-        XCTAssertEqual(disposed.current, 1)
+        XCTAssertEqual(disposed.count, 1)
     }
 
     func testTakeUntilCompleteWithoutPassthrough() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var events: [String] = []
         _ = (source.signal() |> take(until: { value in
             return SignalTakeAction(passthrough: value != 5, complete: value == 5)
@@ -222,11 +222,11 @@ final class Signal_TakeTests: XCTestCase {
         source.putNext(5)
         source.putNext(6)
         XCTAssertEqual(events, ["next 4", "completed"])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     func testTakeUntilPassesErrorAndCompletion() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var errors: [Int] = []
         var completed = 0
         _ = (source.signal() |> take(until: { _ in SignalTakeAction(passthrough: true, complete: false) })).start(error: { errors.append($0) }, completed: { completed += 1 })
@@ -241,7 +241,7 @@ final class Signal_TakeTests: XCTestCase {
     }
 
     func testLastEmitsLastValueOnCompletion() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var events: [String] = []
         _ = last(signal: source.signal()).start(next: { events.append("next \(String(describing: $0))") }, completed: { events.append("completed") })
         source.putNext(1)
@@ -261,7 +261,7 @@ final class Signal_TakeTests: XCTestCase {
     }
 
     func testLastPassesErrorWithoutValue() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int?] = []
         var errors: [Int] = []
         _ = last(signal: source.signal()).start(next: { values.append($0) }, error: { errors.append($0) })
@@ -270,135 +270,17 @@ final class Signal_TakeTests: XCTestCase {
         source.putCompletion()
         XCTAssertEqual(values, [])
         XCTAssertEqual(errors, [4])
-        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 
     func testLastDisposeDeliversNothing() {
-        let source = TestSource<Int, Int>()
+        let source = TestPipe<Int, Int>()
         var values: [Int?] = []
         let disposable = last(signal: source.signal()).start(next: { values.append($0) })
         source.putNext(1)
         disposable.dispose()
         source.putCompletion()
         XCTAssertEqual(values, [])
-        XCTAssertEqual(source.active, 0)
-    }
-}
-
-/// Holds a disposable so that a callback can dispose its own subscription.
-private final class DisposableBox: @unchecked Sendable {
-    var disposable: (any Disposable)?
-}
-
-/// A thread-safe counter.
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var current: Int {
-        return self.value.with { $0 }
-    }
-}
-
-/// Counts its own deallocation.
-private final class Tracker: @unchecked Sendable {
-    private let deallocated: Counter
-
-    init(_ deallocated: Counter) {
-        self.deallocated = deallocated
-    }
-
-    func touch() {
-    }
-
-    deinit {
-        self.deallocated.increment()
-    }
-}
-
-/// A hot source: every event put into it goes to all its current subscribers.
-/// Counts subscriptions and disposals.
-private final class TestSource<T, E>: @unchecked Sendable {
-    private let lock = Lock()
-    private var subscribers: [Int: Subscriber<T, E>] = [:]
-    private var nextId = 0
-    private var subscribedCount = 0
-    private var disposedCount = 0
-
-    var subscribed: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribedCount }
-        return result
-    }
-
-    var disposed: Int {
-        var result = 0
-        self.lock.locked { result = self.disposedCount }
-        return result
-    }
-
-    var active: Int {
-        var result = 0
-        self.lock.locked { result = self.subscribers.count }
-        return result
-    }
-
-    func signal() -> Signal<T, E> {
-        return Signal<T, E> { subscriber in
-            var id = 0
-            self.lock.locked {
-                id = self.nextId
-                self.nextId += 1
-                self.subscribers[id] = subscriber
-                self.subscribedCount += 1
-            }
-            return ActionDisposable {
-                self.lock.locked {
-                    self.subscribers[id] = nil
-                    self.disposedCount += 1
-                }
-            }
-        }
-    }
-
-    private func current() -> [Subscriber<T, E>] {
-        var result: [Subscriber<T, E>] = []
-        self.lock.locked { result = Array(self.subscribers.values) }
-        return result
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.current() {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.current() {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.current() {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-/// A signal that emits `values` synchronously, then completes; counts disposals.
-private func syncSignal<T>(_ values: [T], disposed: Counter? = nil) -> Signal<T, Int> {
-    return Signal<T, Int> { subscriber in
-        for value in values {
-            subscriber.putNext(value)
-        }
-        subscriber.putCompletion()
-        return ActionDisposable {
-            disposed?.increment()
-        }
+        XCTAssertEqual(source.subscriberCount, 0)
     }
 }

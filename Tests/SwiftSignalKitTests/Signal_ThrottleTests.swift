@@ -2,154 +2,102 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
+/// The two rate limiters: what they share is checked once, for both.
+private enum Limiter {
+    case debounce
+    case throttle
 
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var count: Int {
-        return self.value.with { $0 }
-    }
-}
-
-private final class DeinitTracker: @unchecked Sendable {
-    private let action: () -> Void
-
-    init(_ action: @escaping () -> Void) {
-        self.action = action
-    }
-
-    deinit {
-        self.action()
-    }
-}
-
-private final class DisposableBox: @unchecked Sendable {
-    let disposable = MetaDisposable()
-}
-
-/// A hot source for the tests: forwards what is put into it to every current
-/// subscriber.
-private final class TestPipe<T, E>: @unchecked Sendable {
-    private let subscribers = Atomic<Bag<Subscriber<T, E>>>(value: Bag())
-
-    var signal: Signal<T, E> {
-        return Signal { subscriber in
-            let index = self.subscribers.with { $0.add(subscriber) }
-            return ActionDisposable {
-                self.subscribers.with { $0.remove(index) }
-            }
-        }
-    }
-
-    var subscriberCount: Int {
-        return self.subscribers.with { $0.copyItems().count }
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putError(_ error: E) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putError(error)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putCompletion()
+    func callAsFunction<T, E>(_ delay: Double, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
+        switch self {
+        case .debounce:
+            return SwiftSignalKit.debounce(delay, queue: queue)
+        case .throttle:
+            return SwiftSignalKit.throttle(delay, queue: queue)
         }
     }
 }
 
-/// Records the events of one subscription, noting whether each arrived on the
-/// expected queue, and signals a semaphore per event.
-private final class Recorder: @unchecked Sendable {
-    let queue: Queue
-    let events = Atomic<[String]>(value: [])
-    let times = Atomic<[DispatchTime]>(value: [])
-    let offQueue = Counter()
-    let eventArrived = DispatchSemaphore(value: 0)
+/// A pipe limited by `limiter` on a queue named `queueName`, and a recorder of
+/// the limited signal that expects every event on that queue.
+private func startLimited<E>(_ limiter: Limiter, _ delay: Double, queueName: String, errors: E.Type) -> (queue: Queue, pipe: TestPipe<Int, E>, recorder: Recorder<Int, E>, disposable: any Disposable) {
+    let queue = Queue(name: queueName)
+    let pipe = TestPipe<Int, E>()
+    let recorder = Recorder<Int, E>(queue: queue)
+    let disposable = recorder.start(pipe.signal() |> limiter(delay, queue: queue))
+    return (queue, pipe, recorder, disposable)
+}
 
-    init(queue: Queue) {
-        self.queue = queue
-    }
-
-    func record(_ event: String) {
-        if !self.queue.isCurrent() {
-            self.offQueue.increment()
+/// Puts `values` into `pipe` while `queue` is blocked: they all arrive before
+/// any timer on the queue can fire.
+private func burst<E>(_ values: ClosedRange<Int>, into pipe: TestPipe<Int, E>, blocking queue: Queue) {
+    whileBlocking(queue) {
+        for i in values {
+            pipe.putNext(i)
         }
-        let now = DispatchTime.now()
-        _ = self.times.modify { $0 + [now] }
-        _ = self.events.modify { $0 + [event] }
-        self.eventArrived.signal()
     }
-
-    func start<E>(_ signal: Signal<Int, E>) -> any Disposable {
-        return signal.start(next: { value in
-            self.record("\(value)")
-        }, error: { error in
-            self.record("error \(error)")
-        }, completed: {
-            self.record("completed")
-        })
-    }
-
-    func waitForEvent() -> DispatchTimeoutResult {
-        return self.eventArrived.wait(timeout: .now() + 10)
-    }
-
-    var recorded: [String] {
-        return self.events.with { $0 }
-    }
-}
-
-/// Signals after `delay` seconds through `queue`.
-private func sentinel(after delay: Double, on queue: Queue) -> DispatchSemaphore {
-    let semaphore = DispatchSemaphore(value: 0)
-    queue.after(delay) {
-        semaphore.signal()
-    }
-    return semaphore
-}
-
-/// Runs `body` while `queue` is blocked, so that no timer completion on it can
-/// run in the middle of `body`.
-private func whileBlocking(_ queue: Queue, _ body: () -> Void) {
-    let blocked = DispatchSemaphore(value: 0)
-    let gate = DispatchSemaphore(value: 0)
-    queue.justDispatch {
-        blocked.signal()
-        _ = gate.wait(timeout: .now() + 10)
-    }
-    _ = blocked.wait(timeout: .now() + 10)
-    body()
-    gate.signal()
 }
 
 final class Signal_ThrottleTests: XCTestCase {
+    // MARK: shared by debounce and throttle
+
+    /// The upstream completes with two values pending: the later one is
+    /// emitted at once, then the completion.
+    private func checkCompletionFlushesPendingValueThenCompletes(_ limiter: Limiter, queueName: String, values: (Int, Int), file: StaticString = #filePath, line: UInt = #line) {
+        let (_, pipe, recorder, disposable) = startLimited(limiter, 10.0, queueName: queueName, errors: NoError.self)
+        pipe.putNext(values.0)
+        pipe.putNext(values.1)
+        pipe.putCompletion()
+        recorder.expectEvents(2, file: file, line: line)
+        XCTAssertEqual(recorder.recorded, ["\(values.1)", "completed"], file: file, line: line)
+        XCTAssertEqual(recorder.offQueue.count, 0, file: file, line: line)
+        XCTAssertEqual(pipe.subscriberCount, 0, file: file, line: line)
+        disposable.dispose()
+    }
+
+    /// An error drops the pending value, passes through, and ends the
+    /// subscription: a later value goes nowhere.
+    private func checkErrorDropsPendingValue(_ limiter: Limiter, queueName: String, error: Int, file: StaticString = #filePath, line: UInt = #line) {
+        let (queue, pipe, recorder, disposable) = startLimited(limiter, 0.05, queueName: queueName, errors: Int.self)
+        pipe.putNext(1)
+        pipe.putError(error)
+        pipe.putNext(2)
+        recorder.expectEvents(file: file, line: line)
+        drain(queue, after: 0.2, file: file, line: line)
+        XCTAssertEqual(recorder.recorded, ["error \(error)"], file: file, line: line)
+        XCTAssertEqual(recorder.offQueue.count, 0, file: file, line: line)
+        disposable.dispose()
+    }
+
+    /// A value replaced by a newer one is released at once; disposing drops
+    /// the pending one and the countdown holding it, and disposes the upstream.
+    private func checkDisposeDropsPendingValueAndDisposesUpstream(_ limiter: Limiter, queueName: String, file: StaticString = #filePath, line: UInt = #line) {
+        let queue = Queue(name: queueName)
+        let pipe = TestPipe<DeinitTracker, NoError>()
+        let delivered = Counter()
+        let released = Counter()
+        let disposable = (pipe.signal() |> limiter(0.05, queue: queue)).start(next: { _ in
+            delivered.increment()
+        })
+        pipe.putNext(DeinitTracker(released))
+        XCTAssertEqual(released.count, 0, file: file, line: line)
+        pipe.putNext(DeinitTracker(released))
+        XCTAssertEqual(released.count, 1, file: file, line: line)
+        disposable.dispose()
+        XCTAssertEqual(released.count, 2, file: file, line: line)
+        XCTAssertEqual(pipe.subscriberCount, 0, file: file, line: line)
+        drain(queue, after: 0.2, file: file, line: line)
+        XCTAssertEqual(delivered.count, 0, file: file, line: line)
+    }
+
     // MARK: debounce
 
     func testDebounceEmitsOnlyTheLatestOfABurst() {
-        let queue = Queue(name: "debounce.burst")
-        let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> debounce(0.05, queue: queue))
-        whileBlocking(queue) {
-            for i in 1 ... 100 {
-                pipe.putNext(i)
-            }
-        }
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(sentinel(after: 0.2, on: queue).wait(timeout: .now() + 10), .success)
+        let (queue, pipe, recorder, disposable) = startLimited(.debounce, 0.05, queueName: "debounce.burst", errors: NoError.self)
+        burst(1 ... 100, into: pipe, blocking: queue)
+        recorder.expectEvents()
+        drain(queue, after: 0.2)
         pipe.putCompletion()
-        XCTAssertEqual(recorder.waitForEvent(), .success)
+        recorder.expectEvents()
         // Nothing was pending at completion: no second value.
         XCTAssertEqual(recorder.recorded, ["100", "completed"])
         XCTAssertEqual(recorder.offQueue.count, 0)
@@ -157,13 +105,10 @@ final class Signal_ThrottleTests: XCTestCase {
     }
 
     func testDebounceEmitsEachValueAfterAQuietPeriod() {
-        let queue = Queue(name: "debounce.quiet")
-        let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> debounce(0.02, queue: queue))
+        let (_, pipe, recorder, disposable) = startLimited(.debounce, 0.02, queueName: "debounce.quiet", errors: NoError.self)
         for i in 1 ... 3 {
             pipe.putNext(i)
-            XCTAssertEqual(recorder.waitForEvent(), .success)
+            recorder.expectEvents()
         }
         XCTAssertEqual(recorder.recorded, ["1", "2", "3"])
         XCTAssertEqual(recorder.offQueue.count, 0)
@@ -175,83 +120,40 @@ final class Signal_ThrottleTests: XCTestCase {
         // before the queue can act on it: only 2 is emitted, and only after a
         // full countdown of its own (a throttle would emit it at once).
         let delay = 0.05
-        let queue = Queue(name: "debounce.restart")
-        let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> debounce(delay, queue: queue))
-        let gate = DispatchSemaphore(value: 0)
-        queue.justDispatch {
-            _ = gate.wait(timeout: .now() + 10)
-        }
+        let (queue, pipe, recorder, disposable) = startLimited(.debounce, delay, queueName: "debounce.restart", errors: NoError.self)
+        let gate = block(queue)
         pipe.putNext(1)
-        XCTAssertEqual(sentinel(after: delay * 3, on: Queue(name: "debounce.restart.clock")).wait(timeout: .now() + 10), .success)
+        drain(Queue(name: "debounce.restart.clock"), after: delay * 3)
         let secondPut = DispatchTime.now()
         pipe.putNext(2)
         gate.signal()
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(sentinel(after: delay * 2, on: queue).wait(timeout: .now() + 10), .success)
+        recorder.expectEvents()
+        drain(queue, after: delay * 2)
         XCTAssertEqual(recorder.recorded, ["2"])
         let emittedAt = recorder.times.with { $0 }[0]
-        let quiet = Double(emittedAt.uptimeNanoseconds - secondPut.uptimeNanoseconds) / 1_000_000_000.0
-        XCTAssertGreaterThanOrEqual(quiet, delay * 0.9)
+        XCTAssertGreaterThanOrEqual(seconds(from: secondPut, to: emittedAt), delay * 0.9)
         disposable.dispose()
     }
 
     func testDebounceCompletionFlushesPendingValueThenCompletes() {
-        let queue = Queue(name: "debounce.flush")
-        let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> debounce(10.0, queue: queue))
-        pipe.putNext(1)
-        pipe.putNext(2)
-        pipe.putCompletion()
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(recorder.recorded, ["2", "completed"])
-        XCTAssertEqual(recorder.offQueue.count, 0)
-        XCTAssertEqual(pipe.subscriberCount, 0)
-        disposable.dispose()
+        self.checkCompletionFlushesPendingValueThenCompletes(.debounce, queueName: "debounce.flush", values: (1, 2))
     }
 
     func testDebounceErrorDropsPendingValue() {
-        let queue = Queue(name: "debounce.error")
-        let pipe = TestPipe<Int, Int>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> debounce(0.05, queue: queue))
-        pipe.putNext(1)
-        pipe.putError(5)
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(sentinel(after: 0.2, on: queue).wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(recorder.recorded, ["error 5"])
-        XCTAssertEqual(recorder.offQueue.count, 0)
-        disposable.dispose()
+        self.checkErrorDropsPendingValue(.debounce, queueName: "debounce.error", error: 5)
     }
 
     func testDebounceDisposeDropsPendingValueAndDisposesUpstream() {
-        let queue = Queue(name: "debounce.dispose")
-        let pipe = TestPipe<DeinitTracker, NoError>()
-        let delivered = Counter()
-        let released = Counter()
-        let disposable = (pipe.signal |> debounce(0.05, queue: queue)).start(next: { _ in
-            delivered.increment()
-        })
-        pipe.putNext(DeinitTracker { released.increment() })
-        XCTAssertEqual(released.count, 0)
-        disposable.dispose()
-        // The pending value and the countdown holding it are dropped at once.
-        XCTAssertEqual(released.count, 1)
-        XCTAssertEqual(pipe.subscriberCount, 0)
-        XCTAssertEqual(sentinel(after: 0.2, on: queue).wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(delivered.count, 0)
+        self.checkDisposeDropsPendingValueAndDisposesUpstream(.debounce, queueName: "debounce.dispose")
     }
 
     func testDebounceCallbackMayDisposeItsSubscriptionAndEmit() {
         let queue = Queue(name: "debounce.reentrant")
         let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
+        let recorder = Recorder<Int, NoError>(queue: queue)
         let box = DisposableBox()
-        box.disposable.set((pipe.signal |> debounce(0.02, queue: queue)).start(next: { value in
-            recorder.record("\(value)")
+        box.disposable.set((pipe.signal() |> debounce(0.02, queue: queue)).start(next: { value in
+            recorder.next(value)
             if value == 1 {
                 // Emitting from inside the callback starts a new countdown.
                 pipe.putNext(2)
@@ -261,18 +163,14 @@ final class Signal_ThrottleTests: XCTestCase {
             }
         }))
         pipe.putNext(1)
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(sentinel(after: 0.1, on: queue).wait(timeout: .now() + 10), .success)
+        recorder.expectEvents(2)
+        drain(queue, after: 0.1)
         XCTAssertEqual(recorder.recorded, ["1", "2"])
         XCTAssertEqual(pipe.subscriberCount, 0)
     }
 
     func testDebounceConcurrentEmittersDeliverTheLastValue() {
-        let queue = Queue(name: "debounce.stress")
-        let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> debounce(0.05, queue: queue))
+        let (_, pipe, recorder, disposable) = startLimited(.debounce, 0.05, queueName: "debounce.stress", errors: NoError.self)
         DispatchQueue.concurrentPerform(iterations: 8) { emitter in
             for i in 0 ..< 500 {
                 pipe.putNext(emitter * 1_000 + i)
@@ -280,8 +178,7 @@ final class Signal_ThrottleTests: XCTestCase {
         }
         pipe.putNext(-1)
         pipe.putCompletion()
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(recorder.waitForEvent(), .success)
+        recorder.expectEvents(2)
         // Whatever the timers did during the burst, the last value is flushed
         // (or emitted) exactly once, followed by the completion.
         let recorded = recorder.recorded
@@ -294,25 +191,14 @@ final class Signal_ThrottleTests: XCTestCase {
     // MARK: throttle
 
     func testThrottleEmitsTheLatestValueOfEachWindow() {
-        let queue = Queue(name: "throttle.windows")
-        let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> throttle(0.05, queue: queue))
-        whileBlocking(queue) {
-            for i in 1 ... 50 {
-                pipe.putNext(i)
-            }
-        }
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        whileBlocking(queue) {
-            for i in 51 ... 100 {
-                pipe.putNext(i)
-            }
-        }
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(sentinel(after: 0.15, on: queue).wait(timeout: .now() + 10), .success)
+        let (queue, pipe, recorder, disposable) = startLimited(.throttle, 0.05, queueName: "throttle.windows", errors: NoError.self)
+        burst(1 ... 50, into: pipe, blocking: queue)
+        recorder.expectEvents()
+        burst(51 ... 100, into: pipe, blocking: queue)
+        recorder.expectEvents()
+        drain(queue, after: 0.15)
         pipe.putCompletion()
-        XCTAssertEqual(recorder.waitForEvent(), .success)
+        recorder.expectEvents()
         XCTAssertEqual(recorder.recorded, ["50", "100", "completed"])
         XCTAssertEqual(recorder.offQueue.count, 0)
         disposable.dispose()
@@ -320,10 +206,7 @@ final class Signal_ThrottleTests: XCTestCase {
 
     func testThrottleDoesNotRestartWindowOnEveryValue() {
         // Unlike debounce, a steady stream still yields an emission per window.
-        let queue = Queue(name: "throttle.steady")
-        let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> throttle(0.02, queue: queue))
+        let (queue, pipe, recorder, disposable) = startLimited(.throttle, 0.02, queueName: "throttle.steady", errors: NoError.self)
         let producer = DispatchSemaphore(value: 0)
         let last = Atomic<Int>(value: 0)
         DispatchQueue.global().async {
@@ -338,7 +221,7 @@ final class Signal_ThrottleTests: XCTestCase {
             producer.signal()
         }
         XCTAssertEqual(producer.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(sentinel(after: 0.1, on: queue).wait(timeout: .now() + 10), .success)
+        drain(queue, after: 0.1)
         let recorded = recorder.recorded
         XCTAssertEqual(recorded.last, "completed")
         let values = recorded.dropLast().map { Int($0)! }
@@ -352,76 +235,40 @@ final class Signal_ThrottleTests: XCTestCase {
     }
 
     func testThrottleCompletionFlushesPendingValueThenCompletes() {
-        let queue = Queue(name: "throttle.flush")
-        let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> throttle(10.0, queue: queue))
-        pipe.putNext(7)
-        pipe.putNext(8)
-        pipe.putCompletion()
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(recorder.recorded, ["8", "completed"])
-        XCTAssertEqual(recorder.offQueue.count, 0)
-        disposable.dispose()
+        self.checkCompletionFlushesPendingValueThenCompletes(.throttle, queueName: "throttle.flush", values: (7, 8))
     }
 
     func testThrottleCompletionWithoutPendingValueJustCompletes() {
         let queue = Queue(name: "throttle.empty")
-        let recorder = Recorder(queue: queue)
+        let recorder = Recorder<Int, NoError>(queue: queue)
         let disposable = recorder.start(Signal<Int, NoError>.complete() |> throttle(0.05, queue: queue))
-        XCTAssertEqual(recorder.waitForEvent(), .success)
+        recorder.expectEvents()
         XCTAssertEqual(recorder.recorded, ["completed"])
         XCTAssertEqual(recorder.offQueue.count, 0)
         disposable.dispose()
     }
 
     func testThrottleErrorDropsPendingValue() {
-        let queue = Queue(name: "throttle.error")
-        let pipe = TestPipe<Int, Int>()
-        let recorder = Recorder(queue: queue)
-        let disposable = recorder.start(pipe.signal |> throttle(0.05, queue: queue))
-        pipe.putNext(1)
-        pipe.putError(4)
-        pipe.putNext(2)
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(sentinel(after: 0.2, on: queue).wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(recorder.recorded, ["error 4"])
-        disposable.dispose()
+        self.checkErrorDropsPendingValue(.throttle, queueName: "throttle.error", error: 4)
     }
 
     func testThrottleDisposeDropsPendingValueAndDisposesUpstream() {
-        let queue = Queue(name: "throttle.dispose")
-        let pipe = TestPipe<DeinitTracker, NoError>()
-        let delivered = Counter()
-        let released = Counter()
-        let disposable = (pipe.signal |> throttle(0.05, queue: queue)).start(next: { _ in
-            delivered.increment()
-        })
-        pipe.putNext(DeinitTracker { released.increment() })
-        pipe.putNext(DeinitTracker { released.increment() })
-        // The value replaced by a newer one is released at once.
-        XCTAssertEqual(released.count, 1)
-        disposable.dispose()
-        XCTAssertEqual(released.count, 2)
-        XCTAssertEqual(pipe.subscriberCount, 0)
-        XCTAssertEqual(sentinel(after: 0.2, on: queue).wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(delivered.count, 0)
+        self.checkDisposeDropsPendingValueAndDisposesUpstream(.throttle, queueName: "throttle.dispose")
     }
 
     func testThrottleCallbackMayDisposeItsSubscription() {
         let queue = Queue(name: "throttle.reentrant")
         let pipe = TestPipe<Int, NoError>()
-        let recorder = Recorder(queue: queue)
+        let recorder = Recorder<Int, NoError>(queue: queue)
         let box = DisposableBox()
-        box.disposable.set((pipe.signal |> throttle(0.02, queue: queue)).start(next: { value in
-            recorder.record("\(value)")
+        box.disposable.set((pipe.signal() |> throttle(0.02, queue: queue)).start(next: { value in
+            recorder.next(value)
             box.disposable.dispose()
             pipe.putNext(value + 1)
         }))
         pipe.putNext(1)
-        XCTAssertEqual(recorder.waitForEvent(), .success)
-        XCTAssertEqual(sentinel(after: 0.1, on: queue).wait(timeout: .now() + 10), .success)
+        recorder.expectEvents()
+        drain(queue, after: 0.1)
         XCTAssertEqual(recorder.recorded, ["1"])
         XCTAssertEqual(pipe.subscriberCount, 0)
     }

@@ -2,77 +2,6 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var count: Int {
-        return self.value.with { $0 }
-    }
-}
-
-private final class DeinitTracker: @unchecked Sendable {
-    private let action: () -> Void
-
-    init(_ action: @escaping () -> Void) {
-        self.action = action
-    }
-
-    deinit {
-        self.action()
-    }
-}
-
-/// A hot source for the tests: forwards what is put into it to every current
-/// subscriber.
-private final class TestPipe<T, E>: @unchecked Sendable {
-    private let subscribers = Atomic<Bag<Subscriber<T, E>>>(value: Bag())
-
-    var signal: Signal<T, E> {
-        return Signal { subscriber in
-            let index = self.subscribers.with { $0.add(subscriber) }
-            return ActionDisposable {
-                self.subscribers.with { $0.remove(index) }
-            }
-        }
-    }
-
-    var subscriberCount: Int {
-        return self.subscribers.with { $0.copyItems().count }
-    }
-
-    func putNext(_ value: T) {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putNext(value)
-        }
-    }
-
-    func putCompletion() {
-        for subscriber in self.subscribers.with({ $0.copyItems() }) {
-            subscriber.putCompletion()
-        }
-    }
-}
-
-/// Seconds elapsed since `start`.
-private func secondsSince(_ start: DispatchTime) -> Double {
-    return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000_000.0
-}
-
-/// Signals `semaphore` after `delay` seconds, through `queue`: a marker that
-/// something scheduled earlier on the same queue has had its chance to run.
-private func sentinel(after delay: Double, on queue: Queue) -> DispatchSemaphore {
-    let semaphore = DispatchSemaphore(value: 0)
-    queue.after(delay) {
-        semaphore.signal()
-    }
-    return semaphore
-}
-
 final class Signal_TimingTests: XCTestCase {
     // MARK: delay
 
@@ -84,7 +13,7 @@ final class Signal_TimingTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         let begin = DispatchTime.now()
         let upstream = Signal<Int, NoError> { subscriber in
-            _ = elapsedAtStart.swap(secondsSince(begin))
+            _ = elapsedAtStart.swap(seconds(from: begin))
             _ = startedOnQueue.swap(queue.isCurrent())
             starts.increment()
             subscriber.putNext(1)
@@ -121,7 +50,7 @@ final class Signal_TimingTests: XCTestCase {
         }
         // The invalidated timer and everything it captured are gone at once.
         XCTAssertEqual(released.count, 1, file: file, line: line)
-        XCTAssertEqual(sentinel(after: 0.25, on: queue).wait(timeout: .now() + 10), .success, file: file, line: line)
+        drain(queue, after: 0.25, file: file, line: line)
         XCTAssertEqual(starts.count, 0, file: file, line: line)
     }
 
@@ -151,7 +80,7 @@ final class Signal_TimingTests: XCTestCase {
         let pipe = TestPipe<Int, Int>()
         let started = DispatchSemaphore(value: 0)
         let upstream = Signal<Int, Int> { subscriber in
-            let disposable = pipe.signal.start(next: { subscriber.putNext($0) })
+            let disposable = pipe.signal().start(next: { subscriber.putNext($0) })
             started.signal()
             return disposable
         }
@@ -209,7 +138,7 @@ final class Signal_TimingTests: XCTestCase {
             return EmptyDisposable
         }
         let disposable = (upstream |> suspendAwareDelay(0.02, granularity: 0.005, queue: queue)).start()
-        XCTAssertEqual(sentinel(after: 0.2, on: queue).wait(timeout: .now() + 10), .success)
+        drain(queue, after: 0.2)
         XCTAssertEqual(starts.count, 1)
         disposable.dispose()
     }
@@ -226,7 +155,7 @@ final class Signal_TimingTests: XCTestCase {
             subscriber.putNext(42)
             return EmptyDisposable
         }
-        let disposable = (pipe.signal |> timeout(0.05, queue: queue, alternate: alternate)).start(next: { value in
+        let disposable = (pipe.signal() |> timeout(0.05, queue: queue, alternate: alternate)).start(next: { value in
             _ = log.modify { $0 + ["\(value)"] }
             done.signal()
         }, completed: {
@@ -251,11 +180,11 @@ final class Signal_TimingTests: XCTestCase {
             subscriber.putNext(-1)
             return EmptyDisposable
         }
-        let disposable = (pipe.signal |> timeout(0.05, queue: queue, alternate: alternate)).start(next: { value in
+        let disposable = (pipe.signal() |> timeout(0.05, queue: queue, alternate: alternate)).start(next: { value in
             _ = values.modify { $0 + [value] }
         })
         pipe.putNext(1)
-        XCTAssertEqual(sentinel(after: 0.25, on: queue).wait(timeout: .now() + 10), .success)
+        drain(queue, after: 0.25)
         XCTAssertEqual(alternateStarts.count, 0)
         // Still subscribed to the upstream, long after the timeout.
         pipe.putNext(2)
@@ -287,7 +216,7 @@ final class Signal_TimingTests: XCTestCase {
         }, completed: {
             _ = events.modify { $0 + ["completed"] }
         })
-        XCTAssertEqual(sentinel(after: 0.2, on: queue).wait(timeout: .now() + 10), .success)
+        drain(queue, after: 0.2)
         XCTAssertEqual(events.with { $0 }, ["completed", "error 9"])
         XCTAssertEqual(alternateStarts.count, 0)
     }
@@ -304,13 +233,13 @@ final class Signal_TimingTests: XCTestCase {
                 alternateStarts.increment()
                 return EmptyDisposable
             }
-            let disposable = (pipe.signal |> timeout(0.05, queue: queue, alternate: alternate)).start()
+            let disposable = (pipe.signal() |> timeout(0.05, queue: queue, alternate: alternate)).start()
             XCTAssertEqual(pipe.subscriberCount, 1)
             disposable.dispose()
         }
         XCTAssertEqual(pipe.subscriberCount, 0)
         XCTAssertEqual(released.count, 1)
-        XCTAssertEqual(sentinel(after: 0.25, on: queue).wait(timeout: .now() + 10), .success)
+        drain(queue, after: 0.25)
         XCTAssertEqual(alternateStarts.count, 0)
     }
 

@@ -3,33 +3,6 @@ import Dispatch
 @testable import SwiftSignalKit
 
 final class StrictDisposableTests: XCTestCase {
-    /// A thread-safe counter.
-    private final class Counter: @unchecked Sendable {
-        private let value = Atomic<Int>(value: 0)
-
-        @discardableResult
-        func increment() -> Int {
-            return self.value.modify { $0 + 1 }
-        }
-
-        var count: Int {
-            return self.value.with { $0 }
-        }
-    }
-
-    /// Counts how many times it is disposed.
-    private final class CountingDisposable: Disposable, @unchecked Sendable {
-        let counter = Counter()
-
-        func dispose() {
-            self.counter.increment()
-        }
-
-        var count: Int {
-            return self.counter.count
-        }
-    }
-
     private let reports = Atomic<[String]>(value: [])
     private var previousHandler: ((String, Int) -> Void)?
 

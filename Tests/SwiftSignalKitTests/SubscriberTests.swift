@@ -13,46 +13,6 @@ final class SubscriberTests: XCTestCase {
         case other
     }
 
-    /// A thread-safe counter.
-    private final class Counter: @unchecked Sendable {
-        private let value = Atomic<Int>(value: 0)
-
-        @discardableResult
-        func increment() -> Int {
-            return self.value.modify { $0 + 1 }
-        }
-
-        var count: Int {
-            return self.value.with { $0 }
-        }
-    }
-
-    /// Counts its own deallocation.
-    private final class Tracker {
-        let counter: Counter
-
-        init(_ counter: Counter) {
-            self.counter = counter
-        }
-
-        deinit {
-            self.counter.increment()
-        }
-    }
-
-    /// Counts how many times it is disposed.
-    private final class CountingDisposable: Disposable, @unchecked Sendable {
-        let counter = Counter()
-
-        func dispose() {
-            self.counter.increment()
-        }
-
-        var count: Int {
-            return self.counter.count
-        }
-    }
-
     /// A signal that hands out its subscriber, so that the test can emit into it.
     private final class HotSource<T, E>: @unchecked Sendable {
         let subscriber = Atomic<Subscriber<T, E>?>(value: nil)
@@ -70,94 +30,10 @@ final class SubscriberTests: XCTestCase {
         }
     }
 
-    private final class ThreadBody {
-        let body: () -> Void
-
-        init(_ body: @escaping () -> Void) {
-            self.body = body
-        }
-    }
-
-    /// Runs `body(0 ..< count)` on `count` new threads, released together once
-    /// all exist, and joins them.
-    private static func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
-        let go = DispatchSemaphore(value: 0)
-        var threads: [pthread_t] = []
-        for index in 0 ..< count {
-            let context = Unmanaged.passRetained(ThreadBody {
-                body(index)
-            }).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { context in
-                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-                return nil
-            }, context)
-            precondition(result == 0)
-            threads.append(thread)
-        }
-        for _ in 0 ..< count {
-            go.signal()
-        }
-        for thread in threads {
-            pthread_join(thread, nil)
-        }
-    }
-
-    /// Callbacks that record every event and capture a tracker, so that their
-    /// release can be observed.
-    private final class Recorder: @unchecked Sendable {
-        let values = Atomic<[Int]>(value: [])
-        let errors = Atomic<[TestError]>(value: [])
-        let completions = Counter()
-        let released = Counter()
-
-        func start(_ signal: Signal<Int, TestError>) -> Disposable {
-            let tracker = Tracker(self.released)
-            return signal.start(next: { [values] value in
-                withExtendedLifetime(tracker) {
-                    _ = values.modify { $0 + [value] }
-                }
-            }, error: { [errors] error in
-                withExtendedLifetime(tracker) {
-                    _ = errors.modify { $0 + [error] }
-                }
-            }, completed: { [completions] in
-                withExtendedLifetime(tracker) {
-                    _ = completions.increment()
-                }
-            })
-        }
-
-        func makeSubscriber() -> Subscriber<Int, TestError> {
-            let tracker = Tracker(self.released)
-            return Subscriber(next: { [values] value in
-                withExtendedLifetime(tracker) {
-                    _ = values.modify { $0 + [value] }
-                }
-            }, error: { [errors] error in
-                withExtendedLifetime(tracker) {
-                    _ = errors.modify { $0 + [error] }
-                }
-            }, completed: { [completions] in
-                withExtendedLifetime(tracker) {
-                    _ = completions.increment()
-                }
-            })
-        }
-
-        var recordedValues: [Int] {
-            return self.values.with { $0 }
-        }
-
-        var recordedErrors: [TestError] {
-            return self.errors.with { $0 }
-        }
-    }
-
     // MARK: - Values and terminal events
 
     func testValuesAreDeliveredInOrderThenCompletion() {
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let subscriber = recorder.makeSubscriber()
         subscriber.putNext(1)
         subscriber.putNext(2)
@@ -169,7 +45,7 @@ final class SubscriberTests: XCTestCase {
     }
 
     func testCompletionIsTheOnlyTerminalEventAndNothingFollowsIt() {
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let subscriber = recorder.makeSubscriber()
         subscriber.putNext(1)
         subscriber.putCompletion()
@@ -183,7 +59,7 @@ final class SubscriberTests: XCTestCase {
     }
 
     func testErrorIsTheOnlyTerminalEventAndNothingFollowsIt() {
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let subscriber = recorder.makeSubscriber()
         subscriber.putNext(1)
         subscriber.putError(.failed)
@@ -217,7 +93,7 @@ final class SubscriberTests: XCTestCase {
 
     func testNothingIsDeliveredAfterDispose() {
         let source = HotSource<Int, TestError>()
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let disposable = recorder.start(source.signal)
         let subscriber = source.current
         subscriber.putNext(1)
@@ -233,7 +109,7 @@ final class SubscriberTests: XCTestCase {
     // MARK: - Release of callbacks and kept-alive objects
 
     func testCallbacksAreReleasedAfterCompletion() {
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let subscriber = recorder.makeSubscriber()
         subscriber.putNext(1)
         XCTAssertEqual(recorder.released.count, 0)
@@ -245,7 +121,7 @@ final class SubscriberTests: XCTestCase {
     }
 
     func testCallbacksAreReleasedAfterError() {
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let subscriber = recorder.makeSubscriber()
         XCTAssertEqual(recorder.released.count, 0)
         subscriber.putError(.failed)
@@ -255,7 +131,7 @@ final class SubscriberTests: XCTestCase {
 
     func testCallbacksAreReleasedAfterDispose() {
         let source = HotSource<Int, TestError>()
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let disposable = recorder.start(source.signal)
         XCTAssertEqual(recorder.released.count, 0)
         disposable.dispose()
@@ -269,8 +145,8 @@ final class SubscriberTests: XCTestCase {
     func testKeptAliveObjectsLiveUntilTermination() {
         let released = Counter()
         let subscriber = Subscriber<Int, TestError>(next: { _ in })
-        subscriber.keepAlive(Tracker(released))
-        subscriber.keepAlive(Tracker(released))
+        subscriber.keepAlive(DeinitTracker(released))
+        subscriber.keepAlive(DeinitTracker(released))
         XCTAssertEqual(released.count, 0)
         subscriber.putNext(1)
         XCTAssertEqual(released.count, 0)
@@ -282,7 +158,7 @@ final class SubscriberTests: XCTestCase {
     func testKeptAliveObjectsAreReleasedOnDispose() {
         let released = Counter()
         let disposable = Signal<Int, TestError> { subscriber in
-            subscriber.keepAlive(Tracker(released))
+            subscriber.keepAlive(DeinitTracker(released))
             return EmptyDisposable
         }.start()
         XCTAssertEqual(released.count, 0)
@@ -295,7 +171,7 @@ final class SubscriberTests: XCTestCase {
         let released = Counter()
         let subscriber = Subscriber<Int, TestError>()
         subscriber.putError(.failed)
-        subscriber.keepAlive(Tracker(released))
+        subscriber.keepAlive(DeinitTracker(released))
         XCTAssertEqual(released.count, 1)
         withExtendedLifetime(subscriber) {}
     }
@@ -388,10 +264,10 @@ final class SubscriberTests: XCTestCase {
 
     func testDisposeFromInsideNext() {
         let source = HotSource<Int, TestError>()
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let holder = Atomic<Disposable?>(value: nil)
         let tracker = Counter()
-        let disposable = source.signal.start(next: { [trackerObject = Tracker(tracker)] value in
+        let disposable = source.signal.start(next: { [trackerObject = DeinitTracker(tracker)] value in
             withExtendedLifetime(trackerObject) {
                 recorder.values.modify { $0 + [value] }
                 if value == 2 {
@@ -420,7 +296,7 @@ final class SubscriberTests: XCTestCase {
         let released = Counter()
         let holder = Atomic<Disposable?>(value: nil)
         let releasedDuringCallback = Atomic<Int>(value: -1)
-        let disposable = source.signal.start(next: { [trackerObject = Tracker(released)] _ in
+        let disposable = source.signal.start(next: { [trackerObject = DeinitTracker(released)] _ in
             holder.with { $0 }?.dispose()
             // Still inside the callback: its captures must still be alive.
             releasedDuringCallback.swap(released.count)
@@ -480,7 +356,7 @@ final class SubscriberTests: XCTestCase {
 
     func testTerminationFromInsideNextDropsLaterEvents() {
         let subscriberHolder = Atomic<Subscriber<Int, TestError>?>(value: nil)
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let subscriber = Subscriber<Int, TestError>(next: { value in
             recorder.values.modify { $0 + [value] }
             if value == 2 {
@@ -501,7 +377,7 @@ final class SubscriberTests: XCTestCase {
 
     func testEventsFromInsideTerminalCallbacksAreDropped() {
         let subscriberHolder = Atomic<Subscriber<Int, TestError>?>(value: nil)
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let subscriber = Subscriber<Int, TestError>(next: { value in
             recorder.values.modify { $0 + [value] }
         }, error: { error in
@@ -524,7 +400,7 @@ final class SubscriberTests: XCTestCase {
         let subscriberHolder = Atomic<Subscriber<Int, TestError>?>(value: nil)
         let released = Counter()
         let subscriber = Subscriber<Int, TestError>(next: { _ in
-            subscriberHolder.with { $0 }?.keepAlive(Tracker(released))
+            subscriberHolder.with { $0 }?.keepAlive(DeinitTracker(released))
         })
         subscriberHolder.swap(subscriber)
         subscriber.putNext(1)
@@ -541,14 +417,14 @@ final class SubscriberTests: XCTestCase {
         let perThread = 5_000
         let count = Counter()
         let sum = Atomic<Int>(value: 0)
-        let recorder = Recorder()
+        let recorder = Recorder<Int, TestError>()
         let subscriber = Subscriber<Int, TestError>(next: { value in
             count.increment()
             sum.modify { $0 + value }
         }, completed: {
             recorder.completions.increment()
         })
-        SubscriberTests.runThreads(threadCount) { thread in
+        runThreads(threadCount) { thread in
             for i in 0 ..< perThread {
                 subscriber.putNext(thread * perThread + i)
             }
@@ -571,7 +447,7 @@ final class SubscriberTests: XCTestCase {
             let violations = Counter()
             let enoughDelivered = DispatchSemaphore(value: 0)
             let disposeReturned = Atomic<Bool>(value: false)
-            let disposable = source.signal.start(next: { [trackerObject = Tracker(released)] value in
+            let disposable = source.signal.start(next: { [trackerObject = DeinitTracker(released)] value in
                 withExtendedLifetime(trackerObject) {
                     if value >= lateMarker || value < 0 {
                         violations.increment()
@@ -582,7 +458,7 @@ final class SubscriberTests: XCTestCase {
                 }
             })
             let subscriber = source.current
-            SubscriberTests.runThreads(threadCount + 1) { thread in
+            runThreads(threadCount + 1) { thread in
                 if thread == threadCount {
                     XCTAssertEqual(enoughDelivered.wait(timeout: .now() + 10), .success)
                     disposable.dispose()
@@ -620,19 +496,19 @@ final class SubscriberTests: XCTestCase {
                     sched_yield()
                 }
             }
-            let disposable = source.signal.start(error: { [tracker = Tracker(released)] _ in
+            let disposable = source.signal.start(error: { [tracker = DeinitTracker(released)] _ in
                 withExtendedLifetime(tracker) {
                     terminals.increment()
                     linger()
                 }
-            }, completed: { [tracker = Tracker(released)] in
+            }, completed: { [tracker = DeinitTracker(released)] in
                 withExtendedLifetime(tracker) {
                     terminals.increment()
                     linger()
                 }
             })
             let subscriber = source.current
-            SubscriberTests.runThreads(threadCount) { thread in
+            runThreads(threadCount) { thread in
                 switch thread % 3 {
                 case 0:
                     subscriber.putCompletion()
@@ -653,10 +529,10 @@ final class SubscriberTests: XCTestCase {
     func testConcurrentDisposeRacingCompletionDisposesUpstreamOnce() {
         for _ in 0 ..< 100 {
             let source = HotSource<Int, TestError>()
-            let recorder = Recorder()
+            let recorder = Recorder<Int, TestError>()
             let disposable = recorder.start(source.signal)
             let subscriber = source.current
-            SubscriberTests.runThreads(4) { thread in
+            runThreads(4) { thread in
                 if thread % 2 == 0 {
                     disposable.dispose()
                 } else {
@@ -675,12 +551,12 @@ final class SubscriberTests: XCTestCase {
         for _ in 0 ..< 10 {
             let released = Counter()
             let subscriber = Subscriber<Int, TestError>(next: { _ in })
-            SubscriberTests.runThreads(threadCount + 1) { thread in
+            runThreads(threadCount + 1) { thread in
                 if thread == threadCount {
                     subscriber.putCompletion()
                 } else {
                     for _ in 0 ..< perThread {
-                        subscriber.keepAlive(Tracker(released))
+                        subscriber.keepAlive(DeinitTracker(released))
                     }
                 }
             }

@@ -2,11 +2,6 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-/// A deliberately unsynchronized log: only one pool thread touches it at a time.
-private final class UnsyncedLog: @unchecked Sendable {
-    var values: [Int] = []
-}
-
 /// `ThreadPoolCore` is internal: these tests drive it through the public API,
 /// on a one-thread pool, where its scheduling order is fully determined.
 final class ThreadPoolCoreTests: XCTestCase {
@@ -16,12 +11,10 @@ final class ThreadPoolCoreTests: XCTestCase {
         let pool = ThreadPool(threadCount: 1, threadPriority: 0.5)
         let queue = pool.nextQueue()
         let gate = DispatchSemaphore(value: 0)
-        let log = UnsyncedLog()
+        let log = UnsyncedLog<Int>()
         let done = DispatchSemaphore(value: 0)
         let total = 5_000
-        queue.addTask(ThreadPoolTask { _ in
-            _ = gate.wait(timeout: .now() + 10)
-        })
+        queue.addTask(blockingTask(until: gate))
         for i in 0 ..< total {
             queue.addTask(ThreadPoolTask { _ in
                 log.values.append(i)
@@ -56,12 +49,10 @@ final class ThreadPoolCoreTests: XCTestCase {
         // ready: they then run in the order they became ready.
         let pool = ThreadPool(threadCount: 1, threadPriority: 0.5)
         let gate = DispatchSemaphore(value: 0)
-        let log = UnsyncedLog()
+        let log = UnsyncedLog<Int>()
         let group = DispatchGroup()
         let total = 3_000
-        pool.addTask(ThreadPoolTask { _ in
-            _ = gate.wait(timeout: .now() + 10)
-        })
+        pool.addTask(blockingTask(until: gate))
         for i in 0 ..< total {
             group.enter()
             pool.addTask(ThreadPoolTask { _ in
@@ -82,11 +73,9 @@ final class ThreadPoolCoreTests: XCTestCase {
         let a = pool.nextQueue()
         let b = pool.nextQueue()
         let gate = DispatchSemaphore(value: 0)
-        let log = UnsyncedLog()
+        let log = UnsyncedLog<Int>()
         let group = DispatchGroup()
-        blocker.addTask(ThreadPoolTask { _ in
-            _ = gate.wait(timeout: .now() + 10)
-        })
+        blocker.addTask(blockingTask(until: gate))
         for i in 0 ..< 5 {
             group.enter()
             a.addTask(ThreadPoolTask { _ in

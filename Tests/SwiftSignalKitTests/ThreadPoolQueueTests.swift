@@ -2,60 +2,13 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var count: Int {
-        return self.value.with { $0 }
-    }
-}
-
-/// A deliberately unsynchronized log: only tasks of one `ThreadPoolQueue` touch
-/// it, so ThreadSanitizer reports a race if two of them ever overlap or lack a
-/// happens-before edge.
-private final class UnsyncedLog: @unchecked Sendable {
-    var values: [Int] = []
-}
-
-private final class DeinitTracker: @unchecked Sendable {
-    private let action: () -> Void
-
-    init(_ action: @escaping () -> Void) {
-        self.action = action
-    }
-
-    deinit {
-        self.action()
-    }
-}
-
-
-/// Asserts that two long sequences are equal, reporting the first difference
-/// rather than both arrays.
-private func assertSameSequence(_ actual: [Int], _ expected: [Int], file: StaticString = #filePath, line: UInt = #line) {
-    if actual == expected {
-        return
-    }
-    let mismatch = zip(actual, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })
-    if let mismatch {
-        XCTFail("first difference at index \(mismatch.offset): \(mismatch.element.0) instead of \(mismatch.element.1) (counts \(actual.count) / \(expected.count))", file: file, line: line)
-    } else {
-        XCTFail("counts differ: \(actual.count) instead of \(expected.count)", file: file, line: line)
-    }
-}
-
 final class ThreadPoolQueueTests: XCTestCase {
     func testTasksRunInOrderOneAtATime() {
         let pool = ThreadPool(threadCount: 4, threadPriority: 0.5)
         let queueCount = 4
         let perQueue = 2_000
         let queues = (0 ..< queueCount).map { _ in pool.nextQueue() }
-        let logs = (0 ..< queueCount).map { _ in UnsyncedLog() }
+        let logs = (0 ..< queueCount).map { _ in UnsyncedLog<Int>() }
         let inFlight = (0 ..< queueCount).map { _ in Atomic<Int>(value: 0) }
         let overlaps = Counter()
         let group = DispatchGroup()
@@ -87,28 +40,7 @@ final class ThreadPoolQueueTests: XCTestCase {
         let pool = ThreadPool(threadCount: 2, threadPriority: 0.5)
         let a = pool.nextQueue()
         let b = pool.nextQueue()
-        let aStarted = DispatchSemaphore(value: 0)
-        let bStarted = DispatchSemaphore(value: 0)
-        let met = Counter()
-        let done = DispatchGroup()
-        done.enter()
-        done.enter()
-        a.addTask(ThreadPoolTask { _ in
-            aStarted.signal()
-            if bStarted.wait(timeout: .now() + 10) == .success {
-                met.increment()
-            }
-            done.leave()
-        })
-        b.addTask(ThreadPoolTask { _ in
-            bStarted.signal()
-            if aStarted.wait(timeout: .now() + 10) == .success {
-                met.increment()
-            }
-            done.leave()
-        })
-        XCTAssertEqual(done.wait(timeout: .now() + 15), .success)
-        XCTAssertEqual(met.count, 2)
+        XCTAssertEqual(rendezvous(a.addTask, b.addTask), 2)
     }
 
     func testBusyQueueDoesNotStarveAnother() {
@@ -122,9 +54,7 @@ final class ThreadPoolQueueTests: XCTestCase {
         let busyRanWhenOtherRan = Atomic<Int>(value: -1)
         let done = DispatchGroup()
         done.enter()
-        busy.addTask(ThreadPoolTask { _ in
-            _ = gate.wait(timeout: .now() + 10)
-        })
+        busy.addTask(blockingTask(until: gate))
         for _ in 0 ..< 100 {
             done.enter()
             busy.addTask(ThreadPoolTask { _ in
@@ -145,7 +75,7 @@ final class ThreadPoolQueueTests: XCTestCase {
     func testTaskAddedFromInsideTaskRunsAfterIt() {
         let pool = ThreadPool(threadCount: 3, threadPriority: 0.5)
         let queue = pool.nextQueue()
-        let log = UnsyncedLog()
+        let log = UnsyncedLog<Int>()
         let done = DispatchSemaphore(value: 0)
         let depth = 1_000
         func step(_ i: Int) -> ThreadPoolTask {
@@ -174,7 +104,7 @@ final class ThreadPoolQueueTests: XCTestCase {
     func testConcurrentProducersOnOneQueueExactCount() {
         let pool = ThreadPool(threadCount: 4, threadPriority: 0.5)
         let queue = pool.nextQueue()
-        let log = UnsyncedLog()
+        let log = UnsyncedLog<Int>()
         let producers = 8
         let perProducer = 1_000
         let group = DispatchGroup()
@@ -221,15 +151,7 @@ final class ThreadPoolQueueTests: XCTestCase {
         pool = nil
         // Queued before the pool went away: it ran before deinit returned.
         XCTAssertEqual(ran.count, 1)
-        let released = Counter()
-        do {
-            let tracker = DeinitTracker { released.increment() }
-            queue.addTask(ThreadPoolTask { _ in
-                _ = tracker
-                ran.increment()
-            })
-        }
-        XCTAssertEqual(released.count, 1)
+        XCTAssertEqual(releasesAfterAddingTask(to: queue, runs: ran), 1)
         XCTAssertEqual(ran.count, 1)
     }
 }

@@ -2,31 +2,6 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var count: Int {
-        return self.value.with { $0 }
-    }
-}
-
-private final class DeinitTracker: @unchecked Sendable {
-    private let action: () -> Void
-
-    init(_ action: @escaping () -> Void) {
-        self.action = action
-    }
-
-    deinit {
-        self.action()
-    }
-}
-
 final class ThreadPoolTaskTests: XCTestCase {
     func testCancelBeforeRunMeansNeverRunsAndReleasesAction() {
         let pool = ThreadPool(threadCount: 1, threadPriority: 0.5)
@@ -34,9 +9,7 @@ final class ThreadPoolTaskTests: XCTestCase {
         let gate = DispatchSemaphore(value: 0)
         let ran = Counter()
         let released = Counter()
-        queue.addTask(ThreadPoolTask { _ in
-            _ = gate.wait(timeout: .now() + 10)
-        })
+        queue.addTask(blockingTask(until: gate))
         let task: ThreadPoolTask
         do {
             let tracker = DeinitTracker { released.increment() }

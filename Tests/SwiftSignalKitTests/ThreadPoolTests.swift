@@ -5,19 +5,6 @@ import SwiftSignalKit
 import Glibc
 #endif
 
-private final class Counter: @unchecked Sendable {
-    private let value = Atomic<Int>(value: 0)
-
-    @discardableResult
-    func increment() -> Int {
-        return self.value.modify { $0 + 1 }
-    }
-
-    var count: Int {
-        return self.value.with { $0 }
-    }
-}
-
 private final class PoolHolder: @unchecked Sendable {
     var pool: ThreadPool?
 
@@ -92,28 +79,7 @@ final class ThreadPoolTests: XCTestCase {
         // Two tasks added with addTask each wait for the other: this finishes only
         // if they run on two threads at once.
         let pool = ThreadPool(threadCount: 2, threadPriority: 0.5)
-        let first = DispatchSemaphore(value: 0)
-        let second = DispatchSemaphore(value: 0)
-        let results = Counter()
-        let done = DispatchGroup()
-        done.enter()
-        done.enter()
-        pool.addTask(ThreadPoolTask { _ in
-            first.signal()
-            if second.wait(timeout: .now() + 10) == .success {
-                results.increment()
-            }
-            done.leave()
-        })
-        pool.addTask(ThreadPoolTask { _ in
-            second.signal()
-            if first.wait(timeout: .now() + 10) == .success {
-                results.increment()
-            }
-            done.leave()
-        })
-        XCTAssertEqual(done.wait(timeout: .now() + 15), .success)
-        XCTAssertEqual(results.count, 2)
+        XCTAssertEqual(rendezvous(pool.addTask, pool.addTask), 2)
     }
 
     func testNonPositiveThreadCountStillRunsTasks() {
@@ -156,16 +122,8 @@ final class ThreadPoolTests: XCTestCase {
         let queue = pool!.nextQueue()
         pool = nil
         let ran = Counter()
-        let released = Counter()
-        do {
-            let tracker = DeinitTracker { released.increment() }
-            queue.addTask(ThreadPoolTask { _ in
-                _ = tracker
-                ran.increment()
-            })
-        }
         // Not retained by the closed pool: released as soon as the caller let go.
-        XCTAssertEqual(released.count, 1)
+        XCTAssertEqual(releasesAfterAddingTask(to: queue, runs: ran), 1)
         XCTAssertEqual(ran.count, 0)
     }
 
@@ -185,16 +143,8 @@ final class ThreadPoolTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertTrue(inPoolWhenReleasing.with { $0 })
         XCTAssertNil(holder.pool)
-        let released = Counter()
-        do {
-            let tracker = DeinitTracker { released.increment() }
-            queue.addTask(ThreadPoolTask { _ in
-                _ = tracker
-                afterTask.increment()
-            })
-        }
         // Dropped by the closed pool rather than queued.
-        XCTAssertEqual(released.count, 1)
+        XCTAssertEqual(releasesAfterAddingTask(to: queue, runs: afterTask), 1)
         XCTAssertEqual(afterTask.count, 0)
     }
 
@@ -252,18 +202,5 @@ final class ThreadPoolTests: XCTestCase {
         })
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(ran.count, 0)
-    }
-}
-
-/// Calls `action` from its deinit.
-private final class DeinitTracker: @unchecked Sendable {
-    private let action: () -> Void
-
-    init(_ action: @escaping () -> Void) {
-        self.action = action
-    }
-
-    deinit {
-        self.action()
     }
 }

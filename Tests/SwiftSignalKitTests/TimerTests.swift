@@ -5,28 +5,37 @@ import SwiftSignalKit
 // XCTest re-exports Foundation, whose `Timer` would make the bare name
 // ambiguous: every use below says `SwiftSignalKit.Timer`.
 final class TimerTests: XCTestCase {
-    /// A thread-safe counter.
-    private final class Counter: @unchecked Sendable {
-        private let value = Atomic<Int>(value: 0)
-
-        @discardableResult
-        func increment() -> Int {
-            return self.value.modify { $0 + 1 }
-        }
-
-        var count: Int {
-            return self.value.with { $0 }
-        }
+    /// A timer on `queue` whose completion (the form without an argument)
+    /// counts its firings in `fired`, and signals `signal`, when given, at
+    /// firing number `firing` (at every firing when `firing` is nil).
+    private func countingTimer(_ timeout: Double, repeat repeats: Bool = false, on queue: Queue, fired: Counter, signal: DispatchSemaphore? = nil, atFiring firing: Int? = nil) -> SwiftSignalKit.Timer {
+        return SwiftSignalKit.Timer(timeout: timeout, repeat: repeats, completion: {
+            let count = fired.increment()
+            if firing == nil || firing == count {
+                signal?.signal()
+            }
+        }, queue: queue)
     }
 
-    /// Waits until `delay` seconds have passed on `queue`, by scheduling a
-    /// marker there: everything the queue ran before the marker has run.
-    private func drain(_ queue: Queue, after delay: Double, file: StaticString = #filePath, line: UInt = #line) {
-        let marker = DispatchSemaphore(value: 0)
-        queue.after(delay) {
-            marker.signal()
-        }
-        XCTAssertEqual(marker.wait(timeout: .now() + 10), .success, file: file, line: line)
+    /// Starts `timer` and waits for `done`; then lets 0.1 s more pass on
+    /// `queue` (ten periods and more), by which time the timer must have fired
+    /// exactly `expected` times: no firing after the last one expected.
+    private func startAndCheckFiresExactly(_ expected: Int, _ timer: SwiftSignalKit.Timer, on queue: Queue, fired: Counter, done: DispatchSemaphore, file: StaticString = #filePath, line: UInt = #line) {
+        timer.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, file: file, line: line)
+        drain(queue, after: 0.1, file: file, line: line)
+        XCTAssertEqual(fired.count, expected, file: file, line: line)
+    }
+
+    /// A timer on `queue` whose completion (the form that receives the timer)
+    /// counts its firings in `fired`, hands the timer and the count to
+    /// `react`, and signals `done` when `react` returns true.
+    private func reactingTimer(_ timeout: Double, repeat repeats: Bool, on queue: Queue, fired: Counter, done: DispatchSemaphore, _ react: @escaping (SwiftSignalKit.Timer, Int) -> Bool) -> SwiftSignalKit.Timer {
+        return SwiftSignalKit.Timer(timeout: timeout, repeat: repeats, completion: { (timer: SwiftSignalKit.Timer) in
+            if react(timer, fired.increment()) {
+                done.signal()
+            }
+        }, queue: queue)
     }
 
     func testOneShotTimerFiresOnceOnItsQueue() {
@@ -40,22 +49,17 @@ final class TimerTests: XCTestCase {
             firedSemaphore.signal()
         }, queue: queue)
         XCTAssertEqual(fired.count, 0)
-        timer.start()
-        XCTAssertEqual(firedSemaphore.wait(timeout: .now() + 10), .success)
-        XCTAssertTrue(onQueue.with { $0 })
         // Ten periods later it still fired only once.
-        self.drain(queue, after: 0.1)
-        XCTAssertEqual(fired.count, 1)
+        self.startAndCheckFiresExactly(1, timer, on: queue, fired: fired, done: firedSemaphore)
+        XCTAssertTrue(onQueue.with { $0 })
         withExtendedLifetime(timer) {}
     }
 
     func testTimerDoesNotFireWithoutStart() {
         let queue = Queue()
         let fired = Counter()
-        let timer = SwiftSignalKit.Timer(timeout: 0.0, repeat: false, completion: {
-            fired.increment()
-        }, queue: queue)
-        self.drain(queue, after: 0.05)
+        let timer = self.countingTimer(0.0, on: queue, fired: fired)
+        drain(queue, after: 0.05)
         XCTAssertEqual(fired.count, 0)
         withExtendedLifetime(timer) {}
     }
@@ -77,16 +81,14 @@ final class TimerTests: XCTestCase {
         let queue = Queue()
         let fired = Counter()
         let done = DispatchSemaphore(value: 0)
-        let timer = SwiftSignalKit.Timer(timeout: 0.01, repeat: true, completion: { (timer: SwiftSignalKit.Timer) in
-            if fired.increment() == 3 {
+        let timer = self.reactingTimer(0.01, repeat: true, on: queue, fired: fired, done: done) { timer, count in
+            if count == 3 {
                 timer.invalidate()
-                done.signal()
+                return true
             }
-        }, queue: queue)
-        timer.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        self.drain(queue, after: 0.1)
-        XCTAssertEqual(fired.count, 3)
+            return false
+        }
+        self.startAndCheckFiresExactly(3, timer, on: queue, fired: fired, done: done)
         withExtendedLifetime(timer) {}
     }
 
@@ -94,11 +96,7 @@ final class TimerTests: XCTestCase {
         let queue = Queue()
         let fired = Counter()
         let twice = DispatchSemaphore(value: 0)
-        let timer = SwiftSignalKit.Timer(timeout: 0.01, repeat: true, completion: {
-            if fired.increment() == 2 {
-                twice.signal()
-            }
-        }, queue: queue)
+        let timer = self.countingTimer(0.01, repeat: true, on: queue, fired: fired, signal: twice, atFiring: 2)
         timer.start()
         XCTAssertEqual(twice.wait(timeout: .now() + 10), .success)
         var countAtInvalidate = -1
@@ -106,7 +104,7 @@ final class TimerTests: XCTestCase {
             timer.invalidate()
             countAtInvalidate = fired.count
         }
-        self.drain(queue, after: 0.1)
+        drain(queue, after: 0.1)
         XCTAssertEqual(fired.count, countAtInvalidate)
     }
 
@@ -114,16 +112,12 @@ final class TimerTests: XCTestCase {
         let queue = Queue()
         let fired = Counter()
         let twice = DispatchSemaphore(value: 0)
-        let timer = SwiftSignalKit.Timer(timeout: 0.01, repeat: true, completion: {
-            if fired.increment() == 2 {
-                twice.signal()
-            }
-        }, queue: queue)
+        let timer = self.countingTimer(0.01, repeat: true, on: queue, fired: fired, signal: twice, atFiring: 2)
         timer.start()
         XCTAssertEqual(twice.wait(timeout: .now() + 10), .success)
         timer.invalidate()
         let countAtInvalidate = fired.count
-        self.drain(queue, after: 0.1)
+        drain(queue, after: 0.1)
         // At most a completion already running when invalidate() returned.
         XCTAssertLessThanOrEqual(fired.count, countAtInvalidate + 1)
     }
@@ -131,12 +125,10 @@ final class TimerTests: XCTestCase {
     func testInvalidateBeforeFirePreventsIt() {
         let queue = Queue()
         let fired = Counter()
-        let timer = SwiftSignalKit.Timer(timeout: 0.02, repeat: false, completion: {
-            fired.increment()
-        }, queue: queue)
+        let timer = self.countingTimer(0.02, on: queue, fired: fired)
         timer.start()
         timer.invalidate()
-        self.drain(queue, after: 0.1)
+        drain(queue, after: 0.1)
         XCTAssertEqual(fired.count, 0)
         // Invalidating again is harmless.
         timer.invalidate()
@@ -146,10 +138,7 @@ final class TimerTests: XCTestCase {
         let queue = Queue()
         let fired = Counter()
         let done = DispatchSemaphore(value: 0)
-        let timer = SwiftSignalKit.Timer(timeout: 0.0, repeat: false, completion: {
-            fired.increment()
-            done.signal()
-        }, queue: queue)
+        let timer = self.countingTimer(0.0, on: queue, fired: fired, signal: done)
         timer.invalidate()
         timer.start()
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
@@ -159,13 +148,11 @@ final class TimerTests: XCTestCase {
     func testRestartingReplacesThePendingCountdown() {
         let queue = Queue()
         let fired = Counter()
-        let timer = SwiftSignalKit.Timer(timeout: 0.02, repeat: false, completion: {
-            fired.increment()
-        }, queue: queue)
+        let timer = self.countingTimer(0.02, on: queue, fired: fired)
         timer.start()
         timer.start()
         timer.start()
-        self.drain(queue, after: 0.15)
+        drain(queue, after: 0.15)
         XCTAssertEqual(fired.count, 1)
     }
 
@@ -173,15 +160,12 @@ final class TimerTests: XCTestCase {
         let queue = Queue()
         let fired = Counter()
         let done = DispatchSemaphore(value: 0)
-        let timer = SwiftSignalKit.Timer(timeout: 0.01, repeat: false, completion: {
-            fired.increment()
-            done.signal()
-        }, queue: queue)
+        let timer = self.countingTimer(0.01, on: queue, fired: fired, signal: done)
         timer.start()
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         timer.start()
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        self.drain(queue, after: 0.1)
+        drain(queue, after: 0.1)
         XCTAssertEqual(fired.count, 2)
     }
 
@@ -189,17 +173,14 @@ final class TimerTests: XCTestCase {
         let queue = Queue()
         let fired = Counter()
         let done = DispatchSemaphore(value: 0)
-        let timer = SwiftSignalKit.Timer(timeout: 0.005, repeat: false, completion: { (timer: SwiftSignalKit.Timer) in
-            if fired.increment() < 3 {
+        let timer = self.reactingTimer(0.005, repeat: false, on: queue, fired: fired, done: done) { timer, count in
+            if count < 3 {
                 timer.start()
-            } else {
-                done.signal()
+                return false
             }
-        }, queue: queue)
-        timer.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        self.drain(queue, after: 0.1)
-        XCTAssertEqual(fired.count, 3)
+            return true
+        }
+        self.startAndCheckFiresExactly(3, timer, on: queue, fired: fired, done: done)
         withExtendedLifetime(timer) {}
     }
 
@@ -208,14 +189,12 @@ final class TimerTests: XCTestCase {
         let fired = Counter()
         weak var weakTimer: SwiftSignalKit.Timer?
         do {
-            let timer = SwiftSignalKit.Timer(timeout: 0.02, repeat: true, completion: {
-                fired.increment()
-            }, queue: queue)
+            let timer = self.countingTimer(0.02, repeat: true, on: queue, fired: fired)
             weakTimer = timer
             timer.start()
         }
         XCTAssertNil(weakTimer)
-        self.drain(queue, after: 0.1)
+        drain(queue, after: 0.1)
         XCTAssertEqual(fired.count, 0)
     }
 
@@ -226,11 +205,7 @@ final class TimerTests: XCTestCase {
         let holder = Atomic<SwiftSignalKit.Timer?>(value: nil)
         weak var weakTimer: SwiftSignalKit.Timer?
         do {
-            let timer = SwiftSignalKit.Timer(timeout: 0.01, repeat: true, completion: {
-                if fired.increment() == 2 {
-                    twice.signal()
-                }
-            }, queue: queue)
+            let timer = self.countingTimer(0.01, repeat: true, on: queue, fired: fired, signal: twice, atFiring: 2)
             weakTimer = timer
             holder.swap(timer)
             timer.start()
@@ -242,7 +217,7 @@ final class TimerTests: XCTestCase {
             countAtRelease = fired.count
         }
         XCTAssertNil(weakTimer)
-        self.drain(queue, after: 0.1)
+        drain(queue, after: 0.1)
         XCTAssertEqual(fired.count, countAtRelease)
     }
 

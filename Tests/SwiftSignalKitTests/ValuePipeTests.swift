@@ -2,16 +2,6 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-private final class Tracker {
-    let onDeinit: () -> Void
-    init(_ onDeinit: @escaping () -> Void) {
-        self.onDeinit = onDeinit
-    }
-    deinit {
-        self.onDeinit()
-    }
-}
-
 final class ValuePipeTests: XCTestCase {
     func testNoMemoryAndFanOutInOrder() {
         let pipe = ValuePipe<Int>()
@@ -100,22 +90,14 @@ final class ValuePipeTests: XCTestCase {
 
     func testDisposeRemovesSubscriberAndReleasesClosures() {
         let pipe = ValuePipe<Int>()
-        var released = 0
-        var values: [Int] = []
-        var disposable: (any Disposable)?
-        do {
-            let tracker = Tracker { released += 1 }
-            disposable = pipe.signal().start(next: { value in
-                _ = tracker
-                values.append(value)
-            })
-        }
+        let recorder = Recorder<Int, NoError>()
+        let disposable = recorder.start(pipe.signal())
         pipe.putNext(1)
-        XCTAssertEqual(released, 0)
-        disposable?.dispose()
-        XCTAssertEqual(released, 1)
+        XCTAssertEqual(recorder.released.count, 0)
+        disposable.dispose()
+        XCTAssertEqual(recorder.released.count, 1)
         pipe.putNext(2)
-        XCTAssertEqual(values, [1])
+        XCTAssertEqual(recorder.recordedValues, [1])
     }
 
     func testSignalHoldsThePipeWeakly() {
@@ -184,31 +166,18 @@ final class ValuePipeTests: XCTestCase {
     private func stress(replay: Bool) {
         let pipe = ValuePipe<Int>(replay: replay)
         let producers = 8
-        let perProducer = 2_000
         let persistentCount = 4
         let delivered = Atomic(value: 0)
-        let orderViolations = Atomic(value: 0)
+        let order = PerProducerOrder(producers: producers)
 
-        // Values are thread * stride + index: per producer they increase.
-        // Negative values are probes, not checked. Values of different
-        // producers may arrive concurrently: each slot is only written for its
-        // own producer.
+        // Values are producer * stride + index. Negative values are probes,
+        // not checked.
         let stride = 1 << 32
-        @Sendable func checker() -> (Int) -> Void {
-            let last = Atomic<[Int]>(value: Array(repeating: -1, count: producers))
+        @Sendable func checker() -> @Sendable (Int) -> Void {
+            let check = order.makeCheck()
             return { value in
-                guard value >= 0 else {
-                    return
-                }
-                let thread = value / stride
-                let ok = last.with { $0[thread] < value }
-                last.modify { array in
-                    var array = array
-                    array[thread] = value
-                    return array
-                }
-                if !ok {
-                    orderViolations.modify { $0 + 1 }
+                if value >= 0 {
+                    check(value / stride, value % stride)
                 }
             }
         }
@@ -222,38 +191,17 @@ final class ValuePipeTests: XCTestCase {
             }))
         }
 
-        // Producers keep going (up to a cap) until every transient subscriber
-        // is done, so that subscriptions race with puts all along. Each worker
-        // has its own serial queue, hence its own thread.
-        let transientThreads = 4
-        let transientsDone = Atomic(value: 0)
-        let produced = Atomic(value: 0)
-        let group = DispatchGroup()
-        for thread in 0 ..< producers {
-            DispatchQueue(label: "ValuePipeTests.worker").async(group: group) {
-                var index = 0
-                while index < perProducer || (transientsDone.with({ $0 }) < transientThreads && index < 50 * perProducer) {
-                    pipe.putNext(thread * stride + index)
-                    index += 1
-                }
-                produced.modify { $0 + index }
-            }
-        }
-        for _ in 0 ..< transientThreads {
-            DispatchQueue(label: "ValuePipeTests.worker").async(group: group) {
-                for _ in 0 ..< 500 {
-                    let check = checker()
-                    let d = pipe.signal().start(next: { value in
-                        check(value)
-                    })
-                    d.dispose()
-                }
-                transientsDone.modify { $0 + 1 }
-            }
-        }
-        XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
-        XCTAssertEqual(delivered.with { $0 }, persistentCount * produced.with { $0 })
-        XCTAssertEqual(orderViolations.with { $0 }, 0)
+        let produced = raceProducers(producers, perProducer: 2_000, label: "ValuePipeTests.worker", put: { producer, index in
+            pipe.putNext(producer * stride + index)
+        }, againstSubscribers: {
+            let check = checker()
+            let d = pipe.signal().start(next: { value in
+                check(value)
+            })
+            d.dispose()
+        })
+        XCTAssertEqual(delivered.with { $0 }, persistentCount * produced)
+        XCTAssertEqual(order.violations.count, 0)
 
         // Only the persistent subscribers are left.
         let before = delivered.with { $0 }

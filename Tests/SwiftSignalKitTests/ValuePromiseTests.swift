@@ -2,34 +2,6 @@ import XCTest
 import Dispatch
 import SwiftSignalKit
 
-private final class Tracker {
-    let onDeinit: () -> Void
-    init(_ onDeinit: @escaping () -> Void) {
-        self.onDeinit = onDeinit
-    }
-    deinit {
-        self.onDeinit()
-    }
-}
-
-/// A value whose deinit runs a closure.
-private final class Reentrant: Equatable {
-    let id: Int
-    var onDeinit: (() -> Void)?
-
-    init(_ id: Int) {
-        self.id = id
-    }
-
-    deinit {
-        self.onDeinit?()
-    }
-
-    static func == (lhs: Reentrant, rhs: Reentrant) -> Bool {
-        return lhs.id == rhs.id
-    }
-}
-
 private struct Stamp: Equatable {
     let thread: Int
     let index: Int
@@ -78,24 +50,15 @@ final class ValuePromiseTests: XCTestCase {
     }
 
     func testDisposeStopsDeliveryReleasesClosuresAndThePromise() {
-        var released = 0
-        var values: [Int] = []
-        weak var weakPromise: ValuePromise<Int>?
-        var disposable: (any Disposable)?
+        let recorder = Recorder<Int, NoError>()
         var promise: ValuePromise<Int>? = ValuePromise<Int>(0)
-        weakPromise = promise
-        do {
-            let tracker = Tracker { released += 1 }
-            disposable = promise!.get().start(next: { value in
-                _ = tracker
-                values.append(value)
-            })
-        }
+        weak let weakPromise = promise
+        let disposable = recorder.start(promise!.get())
         promise!.set(1)
-        disposable?.dispose()
-        XCTAssertEqual(released, 1)
+        disposable.dispose()
+        XCTAssertEqual(recorder.released.count, 1)
         promise!.set(2)
-        XCTAssertEqual(values, [0, 1])
+        XCTAssertEqual(recorder.recordedValues, [0, 1])
         promise = nil
         XCTAssertNil(weakPromise)
     }
@@ -141,29 +104,14 @@ final class ValuePromiseTests: XCTestCase {
     func testConcurrentSetSubscribeDisposeExactCountsAndOrder() {
         let promise = ValuePromise<Stamp>(Stamp(thread: -1, index: 0))
         let producers = 8
-        let perProducer = 1_000
         let persistentCount = 4
         let delivered = Atomic(value: 0)
-        let orderViolations = Atomic(value: 0)
-
-        // Checks that, per producer, indices strictly increase: a stale value
-        // (for example an old replay after a newer value) breaks it. Values of
-        // different producers may arrive concurrently: each slot is only
-        // written for its own producer.
-        @Sendable func checker() -> (Stamp) -> Void {
-            let last = Atomic<[Int]>(value: Array(repeating: -1, count: producers))
+        let order = PerProducerOrder(producers: producers)
+        @Sendable func checker() -> @Sendable (Stamp) -> Void {
+            let check = order.makeCheck()
             return { stamp in
-                guard stamp.thread >= 0 else {
-                    return
-                }
-                let ok = last.with { $0[stamp.thread] < stamp.index }
-                last.modify { array in
-                    var array = array
-                    array[stamp.thread] = stamp.index
-                    return array
-                }
-                if !ok {
-                    orderViolations.modify { $0 + 1 }
+                if stamp.thread >= 0 {
+                    check(stamp.thread, stamp.index)
                 }
             }
         }
@@ -178,38 +126,17 @@ final class ValuePromiseTests: XCTestCase {
         }
         XCTAssertEqual(delivered.with { $0 }, persistentCount, "each persistent subscriber gets the replay")
 
-        // Producers keep going (up to a cap) until every transient subscriber
-        // is done, so that subscriptions race with sets all along. Each worker
-        // has its own serial queue, hence its own thread.
-        let transientThreads = 4
-        let transientsDone = Atomic(value: 0)
-        let produced = Atomic(value: 0)
-        let group = DispatchGroup()
-        for thread in 0 ..< producers {
-            DispatchQueue(label: "ValuePromiseTests.worker").async(group: group) {
-                var index = 0
-                while index < perProducer || (transientsDone.with({ $0 }) < transientThreads && index < 50 * perProducer) {
-                    promise.set(Stamp(thread: thread, index: index))
-                    index += 1
-                }
-                produced.modify { $0 + index }
-            }
-        }
-        for _ in 0 ..< transientThreads {
-            DispatchQueue(label: "ValuePromiseTests.worker").async(group: group) {
-                for _ in 0 ..< 500 {
-                    let check = checker()
-                    let d = promise.get().start(next: { stamp in
-                        check(stamp)
-                    })
-                    d.dispose()
-                }
-                transientsDone.modify { $0 + 1 }
-            }
-        }
-        XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
-        XCTAssertEqual(delivered.with { $0 }, persistentCount * (1 + produced.with { $0 }))
-        XCTAssertEqual(orderViolations.with { $0 }, 0)
+        let produced = raceProducers(producers, perProducer: 1_000, label: "ValuePromiseTests.worker", put: { producer, index in
+            promise.set(Stamp(thread: producer, index: index))
+        }, againstSubscribers: {
+            let check = checker()
+            let d = promise.get().start(next: { stamp in
+                check(stamp)
+            })
+            d.dispose()
+        })
+        XCTAssertEqual(delivered.with { $0 }, persistentCount * (1 + produced))
+        XCTAssertEqual(order.violations.count, 0)
 
         // The transient subscribers are all gone: one more value reaches exactly
         // the persistent ones.

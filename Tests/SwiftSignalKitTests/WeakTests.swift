@@ -30,30 +30,32 @@ final class WeakTests: XCTestCase {
         XCTAssertEqual(boxes.filter { $0.value != nil }.count, 0)
     }
 
+    /// Readers racing the release only ever see the original object or nil
+    /// (a reader's own temporary strong reference may briefly keep the object
+    /// alive, so "nil as soon as released" cannot be asserted while readers
+    /// run); once they are done, the box is empty.
     func testConcurrentReadsWhileTheObjectIsReleased() {
         for _ in 0 ..< 50 {
             nonisolated(unsafe) var object: Object? = Object()
+            let identity = ObjectIdentifier(object!)
             let weak = Weak(object!)
             nonisolated(unsafe) let box = weak
-            let seenAfterRelease = Atomic<Int>(value: 0)
-            let released = Atomic<Bool>(value: false)
+            let foreign = Atomic<Int>(value: 0)
             let group = DispatchGroup()
             for _ in 0 ..< 4 {
                 group.enter()
                 DispatchQueue.global().async {
                     for _ in 0 ..< 200 {
-                        let wasReleased = released.with { $0 }
-                        if box.value != nil && wasReleased {
-                            seenAfterRelease.modify { $0 + 1 }
+                        if let value = box.value, ObjectIdentifier(value) != identity {
+                            foreign.modify { $0 + 1 }
                         }
                     }
                     group.leave()
                 }
             }
             object = nil
-            released.swap(true)
             XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
-            XCTAssertEqual(seenAfterRelease.with { $0 }, 0)
+            XCTAssertEqual(foreign.with { $0 }, 0)
             XCTAssertNil(weak.value)
         }
     }
