@@ -45,7 +45,7 @@ lib: $(LIB)
 $(LIB): FORCE
 	$(SWIFT) build $(RELEASE_FLAGS)
 	mkdir -p $(OUT)/lib/pkgconfig
-	cp .build-release/release/libsignalkit.so $(LIB)
+	objcopy --strip-debug .build-release/release/libsignalkit.so $(LIB)
 	ln -sf libsignalkit.so.$(VERSION) $(OUT)/lib/libsignalkit.so.$(SOVERSION)
 	ln -sf libsignalkit.so.$(SOVERSION) $(OUT)/lib/libsignalkit.so
 	sed -e 's|@VERSION@|$(VERSION)|g' pkgconfig/signalkit-uninstalled.pc.in > $(OUT)/lib/pkgconfig/signalkit-uninstalled.pc
@@ -79,7 +79,7 @@ deps:
 	@command -v valgrind >/dev/null || { echo "installing valgrind"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
 
-test: deps test-header test-swift test-c test-c-valgrind test-c-asan test-examples test-swift-tsan test-c-tsan
+test: deps test-header test-swift test-c test-c-valgrind test-c-asan test-examples test-swift-tsan
 
 # The public header alone, strictly, as C and as C++.
 test-header:
@@ -126,6 +126,9 @@ test-c-asan:
 		$(CRITERION_FLAGS) -o $(OUT)/c-tests-asan
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(OUT)/c-tests-asan --jobs 2
 
+# Not yet part of `make test`: Criterion cannot map its inheritable arena
+# under ThreadSanitizer's memory layout ("Could not initialize inheritable
+# arena"), so the C threading tests need a TSan-compatible runner first.
 test-c-tsan:
 	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product signalkit
 	$(CLANG) $(SAN_CFLAGS) -fsanitize=thread $(C_TESTS) Tests/C/support.c \

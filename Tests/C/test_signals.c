@@ -1,0 +1,757 @@
+/* test_signals.c - signals, observers and subscribers. */
+#include <string.h>
+
+#include "support.h"
+
+/* ------------------------------------------------------------------------ */
+/* Basic signals                                                             */
+/* ------------------------------------------------------------------------ */
+
+Test(signals, single_emits_a_copy_then_completes, .timeout = SK_TEST_TIMEOUT) {
+    sk_value text = string_value("once");
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&signal, &text));
+    sk_value_release(&text); /* the signal keeps its own copy */
+
+    for (int round = 0; round < 2; round++) { /* cold: every start emits again */
+        recorder r;
+        recorder_init(&r);
+        sk_observer observer = recorder_observer(&r);
+        sk_disposable *subscription = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+        cr_assert_not_null(subscription);
+        recorder_expect(&r, "ncr", NULL, 0);
+        const char *got = NULL;
+        SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &got, NULL));
+        cr_assert_str_eq(got, "once");
+        sk_disposable_dispose(subscription); /* after termination: a no-op */
+        sk_disposable_release(subscription);
+        cr_assert_eq(recorder_releases(&r), 1);
+        recorder_destroy(&r);
+    }
+    sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+Test(signals, single_of_an_int, .timeout = SK_TEST_TIMEOUT) {
+    sk_value v = int_value(42);
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&signal, &v));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    const int64_t expected[] = { 42 };
+    recorder_expect(&r, "ncr", expected, 1);
+    recorder_destroy(&r);
+    sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+Test(signals, complete_completes_at_once, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_complete(&signal));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    recorder_expect(&r, "cr", NULL, 0);
+    sk_disposable_release(subscription);
+    recorder_destroy(&r);
+    sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+Test(signals, fail_delivers_a_copy_of_the_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_value error = string_value("broken");
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_fail(&signal, &error));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    recorder_expect(&r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    sk_value_release(&error);
+    recorder_destroy(&r);
+    sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+Test(signals, never_emits_nothing_until_disposed, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    recorder_expect(&r, "", NULL, 0);
+    sk_disposable_dispose(subscription);
+    recorder_expect(&r, "r", NULL, 0);
+    sk_disposable_dispose(subscription); /* double dispose: a no-op */
+    cr_assert_eq(recorder_releases(&r), 1);
+    sk_disposable_release(subscription);
+    recorder_destroy(&r);
+    sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+Test(signals, constructors_null_arguments, .timeout = SK_TEST_TIMEOUT) {
+    sk_value v = int_value(1);
+    cr_assert_eq(sk_signal_single(NULL, &v), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_signal_fail(NULL, &v), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_signal_complete(NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_signal_never(NULL), SK_ERR_NULL_ARGUMENT);
+    sk_signal *out = (sk_signal *)&out;
+    cr_assert_eq(sk_signal_single(&out, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(out);
+    out = (sk_signal *)&out;
+    cr_assert_eq(sk_signal_fail(&out, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(out);
+    cr_assert_null(sk_signal_retain(NULL));
+    sk_signal_release(NULL);
+    expect_no_live_objects(0);
+}
+
+Test(signals, retain_returns_the_same_handle, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    cr_assert_eq(sk_signal_retain(signal), signal);
+    sk_signal_release(signal);
+    cr_assert_eq(counter_get(&s.ctx_released), 0);
+    sk_signal_release(signal);
+    cr_assert_eq(counter_get(&s.ctx_released), 1);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Created signals                                                           */
+/* ------------------------------------------------------------------------ */
+
+Test(signals, create_emits_values_then_completes, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t values[] = { 1, 2, 3 };
+    sk_signal *signal = ints_signal(values, 3);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    recorder_expect(&r, "nnncr", values, 3);
+    for (size_t i = 0; i < 4; i++) {
+        cr_assert(pthread_equal(recorder_event(&r, i)->thread, pthread_self()),
+                  "the generator runs, and emits, on the starting thread");
+    }
+    sk_disposable_release(subscription);
+    recorder_destroy(&r);
+    sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+Test(signals, create_runs_the_generator_per_start, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    cr_assert_eq(counter_get(&s.starts), 0, "the generator ran before any start");
+    recorder r1, r2;
+    recorder_init(&r1);
+    recorder_init(&r2);
+    sk_observer o1 = recorder_observer(&r1), o2 = recorder_observer(&r2);
+    sk_disposable *d1 = NULL, *d2 = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d1, signal, &o1));
+    SK_OK_OR_FAIL(sk_signal_start(&d2, signal, &o2));
+    cr_assert_eq(counter_get(&s.starts), 2);
+    cr_assert_neq(manual_subscriber(&s, 0), manual_subscriber(&s, 1));
+
+    /* Each subscriber reaches only its own observer. */
+    subscriber_put_int(manual_subscriber(&s, 1), 20);
+    subscriber_put_int(manual_subscriber(&s, 0), 10);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    const int64_t e1[] = { 10 }, e2[] = { 20 };
+    recorder_expect(&r1, "ncr", e1, 1);
+    recorder_expect(&r2, "n", e2, 1);
+
+    sk_disposable_dispose(d2);
+    recorder_expect(&r2, "nr", e2, 1);
+    cr_assert_eq(counter_get(&s.disposed), 2);
+    sk_disposable_release(d1);
+    sk_disposable_release(d2);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r1);
+    recorder_destroy(&r2);
+    expect_no_live_objects(0);
+}
+
+static void count_dispose(void *ctx) {
+    counter_hit(&((manual_source *)ctx)->disposed);
+}
+
+static void count_disposable_release(void *ctx) {
+    counter_hit(&((manual_source *)ctx)->disposable_released);
+}
+
+/* A generator that completes before returning its disposable, an action
+ * counted in the manual source given as ctx. */
+static sk_disposable *complete_then_return_action(void *ctx, sk_subscriber *subscriber) {
+    manual_source *s = ctx;
+    SK_OK_OR_ABORT(sk_subscriber_put_completion(subscriber));
+    sk_disposable *d = NULL;
+    SK_OK_OR_ABORT(sk_disposable_action(&d, count_dispose, s, count_disposable_release));
+    return d;
+}
+
+Test(signals, generator_disposable_disposed_once_on_synchronous_completion, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_create(&signal, complete_then_return_action, &s, NULL));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    recorder_expect(&r, "cr", NULL, 0);
+    /* Completed before the generator returned its disposable: disposed at once. */
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    cr_assert_eq(counter_get(&s.disposable_released), 1, "the action's release runs after the action");
+    sk_disposable_dispose(subscription);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    sk_disposable_release(subscription);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, generator_disposable_disposed_once_on_later_completion, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    cr_assert_eq(counter_get(&s.disposed), 0);
+    subscriber_put_int(manual_subscriber(&s, 0), 5);
+    cr_assert_eq(counter_get(&s.disposed), 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    cr_assert_eq(counter_get(&s.disposable_released), 1);
+    const int64_t expected[] = { 5 };
+    recorder_expect(&r, "ncr", expected, 1);
+    sk_disposable_dispose(subscription);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    sk_disposable_release(subscription);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, generator_disposable_disposed_once_on_error, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    sk_value error = string_value("bad");
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    recorder_expect(&r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    sk_value_release(&error);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, generator_disposable_disposed_once_on_dispose, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    sk_disposable_dispose(subscription);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    cr_assert_eq(counter_get(&s.disposable_released), 1);
+    const int64_t expected[] = { 1 };
+    recorder_expect(&r, "nr", expected, 1);
+    sk_disposable_dispose(subscription);
+    sk_disposable_dispose(subscription);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    /* Disposed: further emissions return SK_OK and are dropped. */
+    subscriber_put_int(manual_subscriber(&s, 0), 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    recorder_expect(&r, "nr", expected, 1);
+    sk_disposable_release(subscription);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, releasing_the_subscription_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    sk_disposable_release(subscription);
+    cr_assert_eq(counter_get(&s.disposed), 0);
+    subscriber_put_int(manual_subscriber(&s, 0), 7);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    const int64_t expected[] = { 7 };
+    recorder_expect(&r, "ncr", expected, 1);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, put_after_completion_is_ignored, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    sk_subscriber *subscriber = manual_subscriber(&s, 0);
+    subscriber_put_int(subscriber, 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    /* All of these return SK_OK and deliver nothing. */
+    subscriber_put_int(subscriber, 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    sk_value error = int_value(-1);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(subscriber, &error));
+    const int64_t expected[] = { 1 };
+    recorder_expect(&r, "ncr", expected, 1);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, subscriber_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    sk_subscriber *subscriber = manual_subscriber(&s, 0);
+    sk_value v = int_value(1);
+    cr_assert_eq(sk_subscriber_put_next(NULL, &v), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_subscriber_put_error(NULL, &v), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_subscriber_put_completion(NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_subscriber_put_next(subscriber, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_subscriber_put_error(subscriber, NULL), SK_ERR_NULL_ARGUMENT);
+    /* A handle of another kind. */
+    cr_assert_eq(sk_subscriber_put_next((sk_subscriber *)(void *)signal, &v), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_subscriber_put_completion((sk_subscriber *)(void *)signal), SK_ERR_WRONG_KIND);
+    cr_assert_null(sk_subscriber_retain(NULL));
+    sk_subscriber_release(NULL);
+    /* None of that reached the observer. */
+    recorder_expect(&r, "", NULL, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    recorder_expect(&r, "cr", NULL, 0);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Observer release                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* The release runs once, after the last callback; recorder_expect checks the
+ * order ("...r" last) and that nothing came after it. */
+Test(signals, observer_release_runs_once_after_last_callback, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t values[] = { 4, 5 };
+    sk_signal *signal = ints_signal(values, 2);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    recorder_expect(&r, "nncr", values, 2);
+    /* Neither dispose nor release of the finished subscription runs it again. */
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(signal);
+    cr_assert_eq(recorder_releases(&r), 1);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, observer_with_only_some_callbacks, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t values[] = { 1, 2, 3 };
+    sk_signal *signal = ints_signal(values, 3);
+    counter released;
+    counter_init(&released);
+    sk_observer observer = { NULL, NULL, NULL, &released, counter_hit };
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    cr_assert_eq(counter_get(&released), 1);
+    sk_observer bare = { NULL, NULL, NULL, NULL, NULL };
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &bare));
+    sk_signal_release(signal);
+    counter_destroy(&released);
+    expect_no_live_objects(0);
+}
+
+Test(signals, observer_copied_from_the_stack, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    {
+        sk_observer observer = recorder_observer(&r);
+        SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+        memset(&observer, 0xA5, sizeof observer); /* the library copied it */
+    }
+    subscriber_put_int(manual_subscriber(&s, 0), 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    const int64_t expected[] = { 3 };
+    recorder_expect(&r, "ncr", expected, 1);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, start_null_signal_runs_observer_release, .timeout = SK_TEST_TIMEOUT) {
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = (sk_disposable *)&subscription;
+    cr_assert_eq(sk_signal_start(&subscription, NULL, &observer), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(subscription);
+    recorder_expect(&r, "r", NULL, 0);
+    cr_assert_eq(sk_signal_start(NULL, NULL, &observer), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(recorder_releases(&r), 2, "each failed start runs the release once");
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, start_wrong_kind_runs_observer_release, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = (sk_disposable *)&subscription;
+    cr_assert_eq(sk_signal_start(&subscription, (sk_signal *)(void *)pipe, &observer), SK_ERR_WRONG_KIND);
+    cr_assert_null(subscription);
+    recorder_expect(&r, "r", NULL, 0);
+    sk_pipe_release(pipe);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+Test(signals, start_null_observer, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    sk_disposable *subscription = (sk_disposable *)&subscription;
+    cr_assert_eq(sk_signal_start(&subscription, signal, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(subscription);
+    cr_assert_eq(counter_get(&s.starts), 0, "a failed start ran the generator");
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+Test(signals, start_without_out_runs_until_termination, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    sk_signal_release(signal);
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 2);
+    cr_assert_eq(recorder_releases(&r), 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    const int64_t expected[] = { 1, 2 };
+    recorder_expect(&r, "nncr", expected, 2);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Generator context                                                         */
+/* ------------------------------------------------------------------------ */
+
+Test(signals, create_null_generator_runs_release, .timeout = SK_TEST_TIMEOUT) {
+    counter released;
+    counter_init(&released);
+    sk_signal *signal = (sk_signal *)&signal;
+    cr_assert_eq(sk_signal_create(&signal, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(signal);
+    cr_assert_eq(counter_get(&released), 1);
+    cr_assert_eq(sk_signal_create(NULL, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(counter_get(&released), 2);
+    cr_assert_eq(sk_signal_create(NULL, complete_then_return_action, &released, counter_hit), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(counter_get(&released), 3);
+    cr_assert_eq(sk_signal_create(&signal, NULL, NULL, NULL), SK_ERR_NULL_ARGUMENT);
+    counter_destroy(&released);
+    expect_no_live_objects(0);
+}
+
+Test(signals, generator_context_released_when_signal_gone, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+
+    /* An operator's signal holds a reference. */
+    sk_signal *taken = NULL;
+    SK_OK_OR_FAIL(sk_signal_take(&taken, signal, 10));
+    sk_signal_release(signal);
+    cr_assert_eq(counter_get(&s.ctx_released), 0, "released while an operator's signal holds it");
+    sk_signal_release(taken);
+    /* The signal is gone; the live subscription keeps what it needs itself
+     * (the retained subscriber, the returned disposable). */
+    cr_assert_eq(counter_get(&s.ctx_released), 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 8);
+    const int64_t expected[] = { 8 };
+    recorder_expect(&r, "n", expected, 1);
+    sk_disposable_dispose(subscription);
+    recorder_expect(&r, "nr", expected, 1);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    cr_assert_eq(counter_get(&s.ctx_released), 1);
+    sk_disposable_release(subscription);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+/* The last reference to a signal dropped from inside its own generator: the
+ * context must stay alive until the generator returns. */
+typedef struct self_releasing {
+    sk_signal *signal;
+    counter released;
+    int released_during_start;
+    int ran;
+} self_releasing;
+
+static void self_releasing_release(void *ctx) {
+    counter_hit(&((self_releasing *)ctx)->released);
+}
+
+static sk_disposable *release_own_signal(void *ctx, sk_subscriber *subscriber) {
+    self_releasing *t = ctx;
+    sk_signal *signal = t->signal;
+    t->signal = NULL;
+    sk_signal_release(signal); /* the last reference */
+    t->released_during_start = counter_get(&t->released);
+    t->ran++;
+    sk_value v = int_value(t->ran);
+    SK_OK_OR_ABORT(sk_subscriber_put_next(subscriber, &v));
+    SK_OK_OR_ABORT(sk_subscriber_put_completion(subscriber));
+    return NULL;
+}
+
+Test(signals, generator_context_outlives_start_in_progress, .timeout = SK_TEST_TIMEOUT) {
+    self_releasing t;
+    memset(&t, 0, sizeof t);
+    counter_init(&t.released);
+    SK_OK_OR_FAIL(sk_signal_create(&t.signal, release_own_signal, &t, self_releasing_release));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, t.signal, &observer));
+    cr_assert_eq(t.ran, 1);
+    cr_assert_eq(t.released_during_start, 0, "the context was released while its generator ran");
+    cr_assert_eq(counter_get(&t.released), 1);
+    const int64_t expected[] = { 1 };
+    recorder_expect(&r, "ncr", expected, 1);
+    recorder_destroy(&r);
+    counter_destroy(&t.released);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Re-entrancy                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct dispose_inside {
+    sk_disposable *subscription;
+} dispose_inside;
+
+static void dispose_on_first_next(recorder *r, const sk_value *value) {
+    (void)value;
+    dispose_inside *d = r->user;
+    sk_disposable_dispose(d->subscription);
+}
+
+Test(signals, dispose_from_inside_next, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    dispose_inside d = { NULL };
+    r.user = &d;
+    r.on_next = dispose_on_first_next;
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(&d.subscription, signal, &observer));
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    /* Disposed from inside: the release waited for the callback to return. */
+    const int64_t expected[] = { 1 };
+    recorder_expect(&r, "nr", expected, 1);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    recorder_expect(&r, "nr", expected, 1);
+    sk_disposable_release(d.subscription);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+static void complete_own_subscriber(recorder *r, const sk_value *value) {
+    (void)value;
+    manual_source *s = r->user;
+    SK_OK_OR_ABORT(sk_subscriber_put_completion(manual_subscriber(s, 0)));
+}
+
+Test(signals, complete_from_inside_next, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    r.user = &s;
+    r.on_next = complete_own_subscriber;
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 2);
+    const int64_t expected[] = { 1 };
+    recorder_expect(&r, "ncr", expected, 1);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+static void forward_plus_100(recorder *r, const sk_value *value) {
+    manual_source *other = r->user;
+    sk_value v = int_value(value_int(value) + 100);
+    SK_OK_OR_ABORT(sk_subscriber_put_next(manual_subscriber(other, 0), &v));
+}
+
+Test(signals, emit_from_inside_next_into_another_subscriber, .timeout = SK_TEST_TIMEOUT) {
+    manual_source a, b;
+    manual_init(&a);
+    manual_init(&b);
+    sk_signal *sa = manual_signal(&a), *sb = manual_signal(&b);
+    recorder ra, rb;
+    recorder_init(&ra);
+    recorder_init(&rb);
+    ra.user = &b;
+    ra.on_next = forward_plus_100;
+    sk_observer oa = recorder_observer(&ra), ob = recorder_observer(&rb);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, sa, &oa));
+    SK_OK_OR_FAIL(sk_signal_start(NULL, sb, &ob));
+    subscriber_put_int(manual_subscriber(&a, 0), 1);
+    /* Delivered synchronously, nested inside a's callback. */
+    const int64_t eb[] = { 101 };
+    recorder_expect(&rb, "n", eb, 1);
+    subscriber_put_int(manual_subscriber(&a, 0), 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&b, 0)));
+    const int64_t ea[] = { 1, 2 }, eb2[] = { 101, 102 };
+    recorder_expect(&ra, "nncr", ea, 2);
+    recorder_expect(&rb, "nncr", eb2, 2);
+    sk_signal_release(sa);
+    sk_signal_release(sb);
+    manual_destroy(&a);
+    manual_destroy(&b);
+    recorder_destroy(&ra);
+    recorder_destroy(&rb);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Emitting from another thread                                              */
+/* ------------------------------------------------------------------------ */
+
+enum { FROM_THREAD_COUNT = 100 };
+
+static void *emit_later(void *arg) {
+    manual_source *s = arg;
+    sk_subscriber *subscriber = sk_subscriber_retain(manual_subscriber(s, 0));
+    manual_drop_subscriber(s, 0); /* this thread now owns the only reference */
+    for (int64_t i = 0; i < FROM_THREAD_COUNT; i++) {
+        sk_value v = int_value(i);
+        SK_OK_OR_ABORT(sk_subscriber_put_next(subscriber, &v));
+    }
+    SK_OK_OR_ABORT(sk_subscriber_put_completion(subscriber));
+    sk_subscriber_release(subscriber);
+    return NULL;
+}
+
+Test(signals, retained_subscriber_emits_from_another_thread, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *signal = manual_signal(&s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    sk_signal_release(signal);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, NULL, emit_later, &s), 0);
+    cr_assert(recorder_wait_release(&r), "no release within the deadline");
+    pthread_join(thread, NULL);
+
+    int64_t expected[FROM_THREAD_COUNT];
+    char log[FROM_THREAD_COUNT + 3];
+    for (int i = 0; i < FROM_THREAD_COUNT; i++) {
+        expected[i] = i;
+        log[i] = 'n';
+    }
+    strcpy(log + FROM_THREAD_COUNT, "cr");
+    recorder_expect(&r, log, expected, FROM_THREAD_COUNT);
+    for (size_t i = 0; i < FROM_THREAD_COUNT + 2; i++) {
+        cr_assert(pthread_equal(recorder_event(&r, i)->thread, thread), "event %zu not on the emitting thread", i);
+    }
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    sk_disposable_release(subscription);
+    manual_destroy(&s);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}

@@ -1,0 +1,500 @@
+/* test_subjects.c - pipes, promises and value promises. */
+#include <string.h>
+
+#include "support.h"
+
+/* A subscription of a recorder to `signal`. */
+typedef struct subscription {
+    recorder r;
+    sk_disposable *disposable;
+} subscription;
+
+static void subscribe(subscription *s, sk_signal *signal) {
+    recorder_init(&s->r);
+    sk_observer observer = recorder_observer(&s->r);
+    s->disposable = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&s->disposable, signal, &observer));
+    cr_assert_not_null(s->disposable);
+}
+
+/* Disposes, checks that the release ran exactly once, and frees. */
+static void unsubscribe(subscription *s) {
+    sk_disposable_dispose(s->disposable);
+    sk_disposable_release(s->disposable);
+    s->disposable = NULL;
+    cr_assert_eq(recorder_releases(&s->r), 1, "the observer's release did not run exactly once on dispose");
+    recorder_destroy(&s->r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pipe                                                                      */
+/* ------------------------------------------------------------------------ */
+
+Test(subjects, pipe_delivers_to_every_current_subscriber, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    pipe_put_int(pipe, 0); /* nobody listens: dropped */
+
+    subscription a, b, c;
+    subscribe(&a, signal);
+    subscribe(&b, signal);
+    pipe_put_int(pipe, 1);
+    pipe_put_int(pipe, 2);
+    subscribe(&c, signal); /* no memory: sees only what comes next */
+    const int64_t none[] = { 0 };
+    recorder_expect(&c.r, "", none, 0);
+    pipe_put_int(pipe, 3);
+    /* Delivered synchronously, on the putting thread. */
+    const int64_t ab[] = { 1, 2, 3 }, only3[] = { 3 };
+    recorder_expect(&a.r, "nnn", ab, 3);
+    recorder_expect(&b.r, "nnn", ab, 3);
+    recorder_expect(&c.r, "n", only3, 1);
+    cr_assert(pthread_equal(recorder_event(&a.r, 2)->thread, pthread_self()));
+
+    unsubscribe(&b);
+    pipe_put_int(pipe, 4);
+    const int64_t a4[] = { 1, 2, 3, 4 }, c4[] = { 3, 4 };
+    recorder_expect(&a.r, "nnnn", a4, 4);
+    recorder_expect(&c.r, "nn", c4, 2);
+
+    unsubscribe(&a);
+    unsubscribe(&c);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, true));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    subscription a;
+    subscribe(&a, signal);
+    sk_value text = string_value("hello");
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &text));
+    sk_value_release(&text); /* the pipe keeps its own copy (for replay) */
+    subscription b;
+    subscribe(&b, signal);
+    recorder_expect(&a.r, "n", NULL, 0);
+    recorder_expect(&b.r, "n", NULL, 0);
+    const char *got = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&b.r, 0)->value, &got, NULL));
+    cr_assert_str_eq(got, "hello");
+    unsubscribe(&a);
+    unsubscribe(&b);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, true));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+
+    subscription early;
+    subscribe(&early, signal); /* nothing put yet: nothing replayed */
+    recorder_expect(&early.r, "", NULL, 0);
+    pipe_put_int(pipe, 1);
+    pipe_put_int(pipe, 2);
+    pipe_put_int(pipe, 3);
+
+    subscription late;
+    subscribe(&late, signal);
+    /* The replay arrived during start, on this thread. */
+    const int64_t replayed[] = { 3 };
+    recorder_expect(&late.r, "n", replayed, 1);
+    cr_assert(pthread_equal(recorder_event(&late.r, 0)->thread, pthread_self()));
+    pipe_put_int(pipe, 4);
+    const int64_t late_all[] = { 3, 4 }, early_all[] = { 1, 2, 3, 4 };
+    recorder_expect(&late.r, "nn", late_all, 2);
+    recorder_expect(&early.r, "nnnn", early_all, 4);
+
+    unsubscribe(&early);
+    unsubscribe(&late);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, true));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    subscription alive;
+    subscribe(&alive, signal);
+    pipe_put_int(pipe, 1);
+    /* The signal and its subscriptions hold the pipe weakly. */
+    sk_pipe_release(pipe);
+
+    subscription after;
+    subscribe(&after, signal); /* a pipe that is gone: never emits */
+    recorder_expect(&after.r, "", NULL, 0);
+    const int64_t one[] = { 1 };
+    recorder_expect(&alive.r, "n", one, 1);
+
+    /* Both can still be disposed, and their releases run. */
+    unsubscribe(&alive);
+    unsubscribe(&after);
+    sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, pipe_releasing_the_subscription_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    sk_signal_release(signal);
+    sk_disposable *kept = sk_disposable_retain(d);
+    pipe_put_int(pipe, 5);
+    sk_disposable_release(d); /* one reference dropped: still subscribed */
+    pipe_put_int(pipe, 6);
+    const int64_t expected[] = { 5, 6 };
+    recorder_expect(&r, "nn", expected, 2);
+    sk_disposable_dispose(kept);
+    pipe_put_int(pipe, 7);
+    recorder_expect(&r, "nnr", expected, 2);
+    sk_disposable_release(kept);
+    sk_pipe_release(pipe);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+static void put_again(recorder *r, const sk_value *value) {
+    if (value_int(value) == 1) {
+        pipe_put_int(r->user, 2);
+    }
+}
+
+Test(subjects, pipe_put_from_inside_a_callback, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    subscription a, b;
+    subscribe(&a, signal);
+    a.r.user = pipe;
+    a.r.on_next = put_again;
+    subscribe(&b, signal);
+    pipe_put_int(pipe, 1); /* a's callback puts 2: no deadlock, nothing lost */
+    int64_t got[4];
+    cr_assert_eq(recorder_ints(&a.r, got, 4), 2);
+    cr_assert(got[0] + got[1] == 3 && got[0] * got[1] == 2, "a got %lld, %lld", (long long)got[0], (long long)got[1]);
+    cr_assert_eq(recorder_ints(&b.r, got, 4), 2);
+    cr_assert(got[0] + got[1] == 3 && got[0] * got[1] == 2, "b got %lld, %lld", (long long)got[0], (long long)got[1]);
+    unsubscribe(&a);
+    unsubscribe(&b);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(sk_pipe_create(NULL, true), SK_ERR_NULL_ARGUMENT);
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_value v = int_value(1);
+    cr_assert_eq(sk_pipe_put(NULL, &v), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_pipe_put(pipe, NULL), SK_ERR_NULL_ARGUMENT);
+    sk_signal *signal = (sk_signal *)&signal;
+    cr_assert_eq(sk_pipe_signal(&signal, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(signal);
+    cr_assert_eq(sk_pipe_signal(NULL, pipe), SK_ERR_NULL_ARGUMENT);
+    sk_signal *never = NULL;
+    SK_OK_OR_FAIL(sk_signal_never(&never));
+    cr_assert_eq(sk_pipe_put((sk_pipe *)(void *)never, &v), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_pipe_signal(&signal, (sk_pipe *)(void *)never), SK_ERR_WRONG_KIND);
+    cr_assert_null(signal);
+    cr_assert_eq(sk_pipe_retain(pipe), pipe);
+    sk_pipe_release(pipe);
+    sk_pipe_release(pipe);
+    cr_assert_null(sk_pipe_retain(NULL));
+    sk_pipe_release(NULL);
+    sk_signal_release(never);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Promise                                                                   */
+/* ------------------------------------------------------------------------ */
+
+Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TIMEOUT) {
+    sk_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    sk_signal *got = NULL;
+    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+
+    subscription before;
+    subscribe(&before, got); /* no source yet: nothing */
+    recorder_expect(&before.r, "", NULL, 0);
+
+    manual_source s;
+    manual_init(&s);
+    sk_signal *source = manual_signal(&s);
+    SK_OK_OR_FAIL(sk_promise_set(promise, source));
+    cr_assert_eq(counter_get(&s.starts), 1, "set subscribes to the source");
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 2);
+    const int64_t both[] = { 1, 2 };
+    recorder_expect(&before.r, "nn", both, 2);
+
+    subscription after;
+    subscribe(&after, got);
+    const int64_t latest[] = { 2 };
+    recorder_expect(&after.r, "n", latest, 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 3);
+    const int64_t after_all[] = { 2, 3 }, before_all[] = { 1, 2, 3 };
+    recorder_expect(&after.r, "nn", after_all, 2);
+    recorder_expect(&before.r, "nnn", before_all, 3);
+    cr_assert_eq(counter_get(&s.starts), 1, "subscribers share the one source subscription");
+
+    unsubscribe(&before);
+    unsubscribe(&after);
+    sk_signal_release(got);
+    sk_signal_release(source);
+    cr_assert_eq(counter_get(&s.disposed), 0);
+    /* The promise going away disposes its source. */
+    sk_promise_release(promise);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, promise_keeps_value_after_source_completes, .timeout = SK_TEST_TIMEOUT) {
+    sk_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    sk_value v = int_value(11);
+    sk_signal *single = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&single, &v));
+    SK_OK_OR_FAIL(sk_promise_set(promise, single));
+    sk_signal_release(single);
+    sk_signal *got = NULL;
+    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    subscription a;
+    subscribe(&a, got);
+    const int64_t expected[] = { 11 };
+    recorder_expect(&a.r, "n", expected, 1);
+    unsubscribe(&a);
+    sk_signal_release(got);
+    sk_promise_release(promise);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, promise_set_replaces_and_disposes_previous_source, .timeout = SK_TEST_TIMEOUT) {
+    sk_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    sk_signal *got = NULL;
+    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    subscription a;
+    subscribe(&a, got);
+
+    manual_source first, second;
+    manual_init(&first);
+    manual_init(&second);
+    sk_signal *s1 = manual_signal(&first), *s2 = manual_signal(&second);
+    SK_OK_OR_FAIL(sk_promise_set(promise, s1));
+    subscriber_put_int(manual_subscriber(&first, 0), 1);
+    SK_OK_OR_FAIL(sk_promise_set(promise, s2));
+    cr_assert_eq(counter_get(&first.disposed), 1, "the previous source was not disposed");
+    cr_assert_eq(counter_get(&second.starts), 1);
+    /* The old source is cut off. */
+    subscriber_put_int(manual_subscriber(&first, 0), 99);
+    subscriber_put_int(manual_subscriber(&second, 0), 2);
+    const int64_t expected[] = { 1, 2 };
+    recorder_expect(&a.r, "nn", expected, 2);
+
+    subscription late;
+    subscribe(&late, got);
+    const int64_t latest[] = { 2 };
+    recorder_expect(&late.r, "n", latest, 1);
+
+    unsubscribe(&a);
+    unsubscribe(&late);
+    sk_signal_release(got);
+    sk_signal_release(s1);
+    sk_signal_release(s2);
+    sk_promise_release(promise);
+    cr_assert_eq(counter_get(&second.disposed), 1);
+    cr_assert_eq(counter_get(&first.disposed), 1);
+    manual_destroy(&first);
+    manual_destroy(&second);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, promise_get_subscription_outlives_promise_handle, .timeout = SK_TEST_TIMEOUT) {
+    sk_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    manual_source s;
+    manual_init(&s);
+    sk_signal *source = manual_signal(&s);
+    SK_OK_OR_FAIL(sk_promise_set(promise, source));
+    sk_signal_release(source);
+    sk_signal *got = NULL;
+    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    subscription a;
+    subscribe(&a, got);
+    sk_signal_release(got);
+    sk_promise_release(promise);
+    /* The subscription still receives the source's values. */
+    subscriber_put_int(manual_subscriber(&s, 0), 4);
+    const int64_t expected[] = { 4 };
+    recorder_expect(&a.r, "n", expected, 1);
+    unsubscribe(&a);
+    /* Once it is gone, so is the promise, and its source is disposed. */
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(sk_promise_create(NULL), SK_ERR_NULL_ARGUMENT);
+    sk_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    sk_signal *never = NULL;
+    SK_OK_OR_FAIL(sk_signal_never(&never));
+    cr_assert_eq(sk_promise_set(NULL, never), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_promise_set(promise, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_promise_set((sk_promise *)(void *)never, never), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_promise_set(promise, (sk_signal *)(void *)promise), SK_ERR_WRONG_KIND);
+    sk_signal *got = (sk_signal *)&got;
+    cr_assert_eq(sk_promise_get(&got, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(got);
+    cr_assert_eq(sk_promise_get(NULL, promise), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_promise_retain(promise), promise);
+    sk_promise_release(promise);
+    cr_assert_null(sk_promise_retain(NULL));
+    sk_promise_release(NULL);
+    sk_promise_release(promise);
+    sk_signal_release(never);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Value promise                                                             */
+/* ------------------------------------------------------------------------ */
+
+Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
+    sk_value initial = int_value(1);
+    sk_value_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_create(&promise, &initial, false));
+    sk_signal *got = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_get(&got, promise));
+    subscription a;
+    subscribe(&a, got);
+    const int64_t first[] = { 1 };
+    recorder_expect(&a.r, "n", first, 1);
+
+    sk_value v = int_value(2);
+    SK_OK_OR_FAIL(sk_value_promise_set(promise, &v));
+    SK_OK_OR_FAIL(sk_value_promise_set(promise, &v)); /* not ignored: delivered again */
+    const int64_t all[] = { 1, 2, 2 };
+    recorder_expect(&a.r, "nnn", all, 3);
+
+    subscription late;
+    subscribe(&late, got);
+    const int64_t current[] = { 2 };
+    recorder_expect(&late.r, "n", current, 1);
+
+    unsubscribe(&a);
+    unsubscribe(&late);
+    sk_signal_release(got);
+    sk_value_promise_release(promise);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, value_promise_without_initial_value, .timeout = SK_TEST_TIMEOUT) {
+    sk_value_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_create(&promise, NULL, true));
+    sk_signal *got = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_get(&got, promise));
+    subscription a;
+    subscribe(&a, got);
+    recorder_expect(&a.r, "", NULL, 0);
+    sk_value v = string_value("first");
+    SK_OK_OR_FAIL(sk_value_promise_set(promise, &v));
+    sk_value_release(&v);
+    recorder_expect(&a.r, "n", NULL, 0);
+    const char *text = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&a.r, 0)->value, &text, NULL));
+    cr_assert_str_eq(text, "first");
+    unsubscribe(&a);
+    sk_signal_release(got);
+    sk_value_promise_release(promise);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, value_promise_ignore_repeated, .timeout = SK_TEST_TIMEOUT) {
+    sk_value initial = string_value("a");
+    sk_value_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_create(&promise, &initial, true));
+    sk_value_release(&initial);
+    sk_signal *got = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_get(&got, promise));
+    subscription sub;
+    subscribe(&sub, got);
+
+    /* Equal by sk_value_equal (a different string object with the same
+     * text): nobody is notified. */
+    const char *sequence[] = { "a", "b", "b", "a", "a", "c" };
+    for (size_t i = 0; i < sizeof sequence / sizeof sequence[0]; i++) {
+        sk_value v = string_value(sequence[i]);
+        SK_OK_OR_FAIL(sk_value_promise_set(promise, &v));
+        sk_value_release(&v);
+    }
+    recorder_expect(&sub.r, "nnnn", NULL, 0);
+    const char *expected[] = { "a", "b", "a", "c" };
+    for (size_t i = 0; i < 4; i++) {
+        const char *text = NULL;
+        SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&sub.r, i)->value, &text, NULL));
+        cr_assert_str_eq(text, expected[i], "value %zu", i);
+    }
+
+    /* Ints and kinds: 1 then 1.0 are different kinds, so both are delivered. */
+    sk_value i1 = int_value(1), d1;
+    sk_value_set_double(&d1, 1.0);
+    SK_OK_OR_FAIL(sk_value_promise_set(promise, &i1));
+    SK_OK_OR_FAIL(sk_value_promise_set(promise, &i1));
+    SK_OK_OR_FAIL(sk_value_promise_set(promise, &d1));
+    recorder_expect(&sub.r, "nnnnnn", NULL, 0);
+
+    unsubscribe(&sub);
+    sk_signal_release(got);
+    sk_value_promise_release(promise);
+    expect_no_live_objects(0);
+}
+
+Test(subjects, value_promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(sk_value_promise_create(NULL, NULL, false), SK_ERR_NULL_ARGUMENT);
+    sk_value_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_create(&promise, NULL, false));
+    sk_value v = int_value(1);
+    cr_assert_eq(sk_value_promise_set(NULL, &v), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_value_promise_set(promise, NULL), SK_ERR_NULL_ARGUMENT);
+    sk_signal *got = (sk_signal *)&got;
+    cr_assert_eq(sk_value_promise_get(&got, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(got);
+    cr_assert_eq(sk_value_promise_get(NULL, promise), SK_ERR_NULL_ARGUMENT);
+    sk_promise *plain = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(&plain));
+    cr_assert_eq(sk_value_promise_set((sk_value_promise *)(void *)plain, &v), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_value_promise_get(&got, (sk_value_promise *)(void *)plain), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_promise_get(&got, (sk_promise *)(void *)promise), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_value_promise_retain(promise), promise);
+    sk_value_promise_release(promise);
+    cr_assert_null(sk_value_promise_retain(NULL));
+    sk_value_promise_release(NULL);
+    sk_value_promise_release(promise);
+    sk_promise_release(plain);
+    expect_no_live_objects(0);
+}

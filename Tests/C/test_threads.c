@@ -1,0 +1,410 @@
+/* test_threads.c - concurrent puts, subscriptions and disposals. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+/* A barrier start: every thread waits until all are ready. */
+typedef struct start_line {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    int waiting;
+    int expected;
+} start_line;
+
+static void start_line_init(start_line *s, int expected) {
+    pthread_mutex_init(&s->mutex, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    s->waiting = 0;
+    s->expected = expected;
+}
+
+static void start_line_destroy(start_line *s) {
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->mutex);
+}
+
+static void start_line_wait(start_line *s) {
+    pthread_mutex_lock(&s->mutex);
+    s->waiting++;
+    if (s->waiting == s->expected) {
+        pthread_cond_broadcast(&s->cond);
+    }
+    while (s->waiting < s->expected) {
+        pthread_cond_wait(&s->cond, &s->mutex);
+    }
+    pthread_mutex_unlock(&s->mutex);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Many threads putting into one pipe                                        */
+/* ------------------------------------------------------------------------ */
+
+enum { PUTTERS = 4, PUTS_EACH = 2000, LISTENERS = 5 };
+
+typedef struct put_job {
+    sk_pipe *pipe;
+    start_line *line;
+    int index;
+} put_job;
+
+static void *put_many(void *arg) {
+    put_job *job = arg;
+    start_line_wait(job->line);
+    for (int64_t i = 0; i < PUTS_EACH; i++) {
+        sk_value v = int_value((int64_t)job->index * PUTS_EACH + i);
+        SK_OK_OR_ABORT(sk_pipe_put(job->pipe, &v));
+    }
+    return NULL;
+}
+
+/* A listener: the recorder counts, the hook sums the values. */
+typedef struct listener {
+    recorder r;
+    int64_t sum;
+    sk_disposable *subscription;
+} listener;
+
+static void add_value(recorder *r, const sk_value *value) {
+    listener *l = r->user;
+    int64_t n = 0;
+    if (sk_value_get_int64(value, &n) != SK_OK) {
+        abort();
+    }
+    __atomic_add_fetch(&l->sum, n, __ATOMIC_RELAXED);
+}
+
+Test(threads, many_putters_many_subscribers_exact_counts, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    listener *listeners = calloc(LISTENERS, sizeof *listeners);
+    cr_assert_not_null(listeners);
+    for (int i = 0; i < LISTENERS; i++) {
+        recorder_init(&listeners[i].r);
+        listeners[i].r.keep_values = false;
+        listeners[i].r.user = &listeners[i];
+        listeners[i].r.on_next = add_value;
+        sk_observer observer = recorder_observer(&listeners[i].r);
+        SK_OK_OR_FAIL(sk_signal_start(&listeners[i].subscription, signal, &observer));
+    }
+
+    start_line line;
+    start_line_init(&line, PUTTERS);
+    pthread_t threads[PUTTERS];
+    put_job jobs[PUTTERS];
+    for (int t = 0; t < PUTTERS; t++) {
+        jobs[t].pipe = pipe;
+        jobs[t].line = &line;
+        jobs[t].index = t;
+        cr_assert_eq(pthread_create(&threads[t], NULL, put_many, &jobs[t]), 0);
+    }
+    for (int t = 0; t < PUTTERS; t++) {
+        pthread_join(threads[t], NULL);
+    }
+
+    const int64_t total = (int64_t)PUTTERS * PUTS_EACH;
+    const int64_t expected_sum = total * (total - 1) / 2;
+    for (int i = 0; i < LISTENERS; i++) {
+        listener *l = &listeners[i];
+        cr_assert_eq(recorder_nexts(&l->r), total, "listener %d got %d values, expected %lld", i,
+                     recorder_nexts(&l->r), (long long)total);
+        cr_assert_eq(l->sum, expected_sum, "listener %d: sum %lld, expected %lld (lost or doubled values)", i,
+                     (long long)l->sum, (long long)expected_sum);
+        sk_disposable_dispose(l->subscription);
+        sk_disposable_release(l->subscription);
+        cr_assert_eq(recorder_releases(&l->r), 1);
+        cr_assert_eq(l->r.late_events, 0);
+        cr_assert_eq(l->r.errors + l->r.completions, 0, "a pipe never terminates");
+        recorder_destroy(&l->r);
+    }
+    free(listeners);
+    start_line_destroy(&line);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Subscribing and disposing while others put                                */
+/* ------------------------------------------------------------------------ */
+
+enum { CHURN_PUTTERS = 2, CHURNERS = 3, CHURN_ROUNDS = 300 };
+
+/* One short-lived observer. */
+typedef struct churn_observer {
+    int released;          /* atomic */
+    int in_callback;       /* atomic */
+    int nexts;             /* atomic */
+    int after_release;     /* callbacks that began after the release: atomic */
+    int release_during_callback; /* atomic */
+} churn_observer;
+
+static void churn_next(void *ctx, const sk_value *value) {
+    churn_observer *o = ctx;
+    (void)value;
+    __atomic_add_fetch(&o->in_callback, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&o->released, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_add_fetch(&o->after_release, 1, __ATOMIC_SEQ_CST);
+    }
+    __atomic_add_fetch(&o->nexts, 1, __ATOMIC_SEQ_CST);
+    __atomic_sub_fetch(&o->in_callback, 1, __ATOMIC_SEQ_CST);
+}
+
+static void churn_release(void *ctx) {
+    churn_observer *o = ctx;
+    if (__atomic_load_n(&o->in_callback, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_add_fetch(&o->release_during_callback, 1, __ATOMIC_SEQ_CST);
+    }
+    __atomic_add_fetch(&o->released, 1, __ATOMIC_SEQ_CST);
+}
+
+typedef struct churn {
+    sk_pipe *pipe;
+    sk_signal *signal;
+    int stop;                    /* atomic: putters stop */
+    start_line *line;
+    churn_observer *observers;   /* CHURNERS * CHURN_ROUNDS */
+    int64_t puts;                /* atomic */
+} churn;
+
+typedef struct churn_job {
+    churn *c;
+    int index;
+} churn_job;
+
+static void *churn_put(void *arg) {
+    churn *c = ((churn_job *)arg)->c;
+    start_line_wait(c->line);
+    int64_t i = 0;
+    while (!__atomic_load_n(&c->stop, __ATOMIC_SEQ_CST)) {
+        sk_value v = int_value(i++);
+        SK_OK_OR_ABORT(sk_pipe_put(c->pipe, &v));
+        __atomic_add_fetch(&c->puts, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void *churn_subscribe(void *arg) {
+    churn_job *job = arg;
+    churn *c = job->c;
+    start_line_wait(c->line);
+    for (int round = 0; round < CHURN_ROUNDS; round++) {
+        churn_observer *o = &c->observers[job->index * CHURN_ROUNDS + round];
+        sk_observer observer = { churn_next, NULL, NULL, o, churn_release };
+        sk_disposable *d = NULL;
+        SK_OK_OR_ABORT(sk_signal_start(&d, c->signal, &observer));
+        if (round % 3 == 1) {
+            /* Sometimes drop the handle first: the subscription lives on
+             * until the disposal through a second reference. */
+            sk_disposable *again = sk_disposable_retain(d);
+            sk_disposable_release(d);
+            d = again;
+        }
+        sk_disposable_dispose(d);
+        sk_disposable_release(d);
+    }
+    return NULL;
+}
+
+Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
+    churn c;
+    memset(&c, 0, sizeof c);
+    SK_OK_OR_FAIL(sk_pipe_create(&c.pipe, true));
+    SK_OK_OR_FAIL(sk_pipe_signal(&c.signal, c.pipe));
+    c.observers = calloc((size_t)CHURNERS * CHURN_ROUNDS, sizeof *c.observers);
+    cr_assert_not_null(c.observers);
+    start_line line;
+    start_line_init(&line, CHURN_PUTTERS + CHURNERS);
+    c.line = &line;
+
+    pthread_t putters[CHURN_PUTTERS], churners[CHURNERS];
+    churn_job jobs[CHURN_PUTTERS + CHURNERS];
+    for (int i = 0; i < CHURN_PUTTERS; i++) {
+        jobs[i].c = &c;
+        jobs[i].index = i;
+        cr_assert_eq(pthread_create(&putters[i], NULL, churn_put, &jobs[i]), 0);
+    }
+    for (int i = 0; i < CHURNERS; i++) {
+        jobs[CHURN_PUTTERS + i].c = &c;
+        jobs[CHURN_PUTTERS + i].index = i;
+        cr_assert_eq(pthread_create(&churners[i], NULL, churn_subscribe, &jobs[CHURN_PUTTERS + i]), 0);
+    }
+    for (int i = 0; i < CHURNERS; i++) {
+        pthread_join(churners[i], NULL);
+    }
+    __atomic_store_n(&c.stop, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < CHURN_PUTTERS; i++) {
+        pthread_join(putters[i], NULL);
+    }
+
+    /* Every putter has returned: every callback in progress is over, so every
+     * release must have run, exactly once, after its last callback. */
+    int total_nexts = 0;
+    for (int i = 0; i < CHURNERS * CHURN_ROUNDS; i++) {
+        churn_observer *o = &c.observers[i];
+        cr_assert_eq(o->released, 1, "observer %d released %d times", i, o->released);
+        cr_assert_eq(o->after_release, 0, "observer %d: %d callbacks after its release", i, o->after_release);
+        cr_assert_eq(o->release_during_callback, 0, "observer %d: released during a callback", i);
+        total_nexts += o->nexts;
+    }
+    cr_assert_gt(c.puts, 0);
+    cr_log_info("%lld puts, %d deliveries to churning observers", (long long)c.puts, total_nexts);
+    free(c.observers);
+    start_line_destroy(&line);
+    sk_signal_release(c.signal);
+    sk_pipe_release(c.pipe);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Dispose racing put_next on a retained subscriber                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct race {
+    sk_subscriber *subscriber;
+    pthread_t disposer;
+    int dispose_returned;         /* atomic */
+    int on_disposer_after;        /* callbacks on the disposing thread after dispose returned */
+    int after_release;            /* callbacks begun after the release */
+    int in_callback;              /* atomic */
+    int release_during_callback;
+    int released;                 /* atomic */
+    int delivered;                /* atomic */
+    int stop;                     /* atomic */
+    gate first_value;
+} race;
+
+static void race_next(void *ctx, const sk_value *value) {
+    race *r = ctx;
+    (void)value;
+    __atomic_add_fetch(&r->in_callback, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&r->released, __ATOMIC_SEQ_CST)) {
+        __atomic_add_fetch(&r->after_release, 1, __ATOMIC_SEQ_CST);
+    }
+    if (pthread_equal(pthread_self(), r->disposer) && __atomic_load_n(&r->dispose_returned, __ATOMIC_SEQ_CST)) {
+        __atomic_add_fetch(&r->on_disposer_after, 1, __ATOMIC_SEQ_CST);
+    }
+    if (__atomic_add_fetch(&r->delivered, 1, __ATOMIC_SEQ_CST) == 1) {
+        gate_open(&r->first_value);
+    }
+    __atomic_sub_fetch(&r->in_callback, 1, __ATOMIC_SEQ_CST);
+}
+
+static void race_release(void *ctx) {
+    race *r = ctx;
+    if (__atomic_load_n(&r->in_callback, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_add_fetch(&r->release_during_callback, 1, __ATOMIC_SEQ_CST);
+    }
+    __atomic_add_fetch(&r->released, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *race_emit(void *arg) {
+    race *r = arg;
+    int64_t i = 0;
+    while (!__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST)) {
+        sk_value v = int_value(i++);
+        SK_OK_OR_ABORT(sk_subscriber_put_next(r->subscriber, &v));
+    }
+    return NULL;
+}
+
+enum { RACE_ROUNDS = 100, RACE_EMITTERS = 2 };
+
+Test(threads, dispose_racing_put_next, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        manual_source s;
+        manual_init(&s);
+        sk_signal *signal = manual_signal(&s);
+        race r;
+        memset(&r, 0, sizeof r);
+        gate_init(&r.first_value);
+        r.disposer = pthread_self();
+        sk_observer observer = { race_next, NULL, NULL, &r, race_release };
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+        r.subscriber = manual_subscriber(&s, 0);
+
+        pthread_t emitters[RACE_EMITTERS];
+        for (int i = 0; i < RACE_EMITTERS; i++) {
+            cr_assert_eq(pthread_create(&emitters[i], NULL, race_emit, &r), 0);
+        }
+        cr_assert(gate_wait(&r.first_value, SK_WAIT_SECONDS), "no value arrived");
+        sk_disposable_dispose(d);
+        __atomic_store_n(&r.dispose_returned, 1, __ATOMIC_SEQ_CST);
+        /* Emitting from the disposing thread now reaches nobody. */
+        for (int i = 0; i < 10; i++) {
+            subscriber_put_int(r.subscriber, -1);
+        }
+        cr_assert_eq(__atomic_load_n(&r.on_disposer_after, __ATOMIC_SEQ_CST), 0,
+                     "round %d: a callback started on the disposing thread after dispose returned", round);
+        __atomic_store_n(&r.stop, 1, __ATOMIC_SEQ_CST);
+        for (int i = 0; i < RACE_EMITTERS; i++) {
+            pthread_join(emitters[i], NULL);
+        }
+        /* The emitters are done: the release has run, once, after the last
+         * callback, and the generator's disposable was disposed once. */
+        cr_assert_eq(r.released, 1, "round %d: released %d times", round, r.released);
+        cr_assert_eq(r.after_release, 0, "round %d: callbacks after the release", round);
+        cr_assert_eq(r.release_during_callback, 0, "round %d: released during a callback", round);
+        cr_assert_eq(counter_get(&s.disposed), 1);
+        sk_disposable_release(d);
+        sk_signal_release(signal);
+        manual_destroy(&s);
+        gate_destroy(&r.first_value);
+    }
+    expect_no_live_objects(0);
+}
+
+/* Two threads dispose the same subscription while a third emits. */
+typedef struct double_dispose {
+    sk_disposable *d;
+    start_line *line;
+} double_dispose;
+
+static void *dispose_at_line(void *arg) {
+    double_dispose *dd = arg;
+    start_line_wait(dd->line);
+    sk_disposable_dispose(dd->d);
+    return NULL;
+}
+
+Test(threads, concurrent_disposals_release_once, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < 100; round++) {
+        manual_source s;
+        manual_init(&s);
+        sk_signal *signal = manual_signal(&s);
+        race r;
+        memset(&r, 0, sizeof r);
+        gate_init(&r.first_value);
+        sk_observer observer = { race_next, NULL, NULL, &r, race_release };
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+        r.subscriber = manual_subscriber(&s, 0);
+        r.disposer = pthread_self(); /* not one of the disposing threads: no check */
+        start_line line;
+        start_line_init(&line, 2);
+        double_dispose dd = { d, &line };
+        pthread_t emitter, a, b;
+        cr_assert_eq(pthread_create(&emitter, NULL, race_emit, &r), 0);
+        cr_assert(gate_wait(&r.first_value, SK_WAIT_SECONDS));
+        cr_assert_eq(pthread_create(&a, NULL, dispose_at_line, &dd), 0);
+        cr_assert_eq(pthread_create(&b, NULL, dispose_at_line, &dd), 0);
+        pthread_join(a, NULL);
+        pthread_join(b, NULL);
+        __atomic_store_n(&r.stop, 1, __ATOMIC_SEQ_CST);
+        pthread_join(emitter, NULL);
+        cr_assert_eq(r.released, 1, "round %d: released %d times", round, r.released);
+        cr_assert_eq(r.after_release, 0);
+        cr_assert_eq(r.release_during_callback, 0);
+        cr_assert_eq(counter_get(&s.disposed), 1, "round %d: the generator's disposable disposed %d times", round,
+                     counter_get(&s.disposed));
+        sk_disposable_release(d);
+        sk_signal_release(signal);
+        manual_destroy(&s);
+        start_line_destroy(&line);
+        gate_destroy(&r.first_value);
+    }
+    expect_no_live_objects(0);
+}
