@@ -10,12 +10,20 @@ let liveObjectCount = Synchronization.Atomic<Int>(0)
 ///
 /// Thread-safety: immutable after init; subclasses state their own rules.
 class SKObject {
-    init() {
-        liveObjectCount.wrappingAdd(1, ordering: .relaxed)
+    /// False for objects that keep their own count (see `SKContext`).
+    private let counted: Bool
+
+    init(counted: Bool = true) {
+        self.counted = counted
+        if counted {
+            liveObjectCount.wrappingAdd(1, ordering: .relaxed)
+        }
     }
 
     deinit {
-        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+        if self.counted {
+            liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+        }
     }
 
     /// Hands out a new reference (+1) as an opaque C pointer.
@@ -58,10 +66,14 @@ class SKContext: SKObject {
     init(ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
         self.ctx = ctx
         self.releaseFunction = release
-        super.init()
+        liveObjectCount.wrappingAdd(1, ordering: .relaxed)
+        super.init(counted: false)
     }
 
     deinit {
+        // Uncounted before the release function runs, so that whoever the
+        // release wakes sees the object gone.
+        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
         self.releaseFunction?(self.ctx)
     }
 

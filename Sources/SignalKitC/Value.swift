@@ -128,6 +128,8 @@ struct SKValue: Equatable, @unchecked Sendable {
             return (lhs.object as? SKBytes)?.bytes == (rhs.object as? SKBytes)?.bytes
         case SK_KIND_ARRAY:
             return (lhs.object as? SKArray)?.items == (rhs.object as? SKArray)?.items
+        case SK_KIND_POINTER:
+            return (lhs.object as? SKPointer)?.pointer == (rhs.object as? SKPointer)?.pointer
         default:
             return lhs.object === rhs.object
         }

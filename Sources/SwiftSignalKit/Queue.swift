@@ -187,12 +187,14 @@ public final class Queue: @unchecked Sendable {
         if self.isCurrent() {
             f()
         } else if let host = self.host {
-            // Waits until the host drains the queue.
+            // Waits until the host drains the queue. The task holds `f` only
+            // through the box, which lets go of it before waking this thread:
+            // the drain may keep the task itself a little longer.
             withoutActuallyEscaping(f) { f in
-                nonisolated(unsafe) let f = f
+                let box = TransferBox(f)
                 let done = DispatchSemaphore(value: 0)
                 host.enqueue {
-                    f()
+                    box.take()?()
                     done.signal()
                 }
                 done.wait()
@@ -233,9 +235,13 @@ public final class Queue: @unchecked Sendable {
 
     /// Enqueues `f` to run after `delay` seconds.
     public func after(_ delay: Double, _ f: @escaping () -> Void) {
-        nonisolated(unsafe) let f = f
+        // The dispatch block hands `f` over instead of keeping it, so that for
+        // a host-drained queue `f` is released on the draining thread.
+        let box = TransferBox(f)
         self.nativeQueue.asyncAfter(deadline: DispatchTime.now() + delay) {
-            self.enterFromDispatch(f)
+            self.enterFromDispatch {
+                box.take()?()
+            }
         }
     }
 }

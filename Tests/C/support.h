@@ -39,7 +39,7 @@
  * dropped by distinct_until_changed / an ignore_repeated value promise).
  * Sources/SignalKitC/Value.swift, SKValue.== (the `default:` case).
  * Test: values::equality_of_pointers_wrapping_the_same_address. */
-#define SK_KNOWN_BUG_POINTER_EQUALITY 1
+/* fixed: SK_KNOWN_BUG_POINTER_EQUALITY */
 
 /* sk_queue_sync() on a host-drained queue, called from a thread other than
  * the draining one, crashes the process now and then (SIGILL: "closure
@@ -48,7 +48,7 @@
  * semaphore, leaves withoutActuallyEscaping.
  * Sources/SwiftSignalKit/Queue.swift, Queue.sync (host branch).
  * Test: queues::host_sync_from_another_thread_waits_for_drain. */
-#define SK_KNOWN_BUG_HOST_SYNC_ESCAPE 1
+/* fixed: SK_KNOWN_BUG_HOST_SYNC_ESCAPE */
 
 /* sk_queue_after() on a host-drained queue: the work's `release(ctx)` may
  * run on a libdispatch thread, after sk_queue_host_drain() has returned,
@@ -58,7 +58,7 @@
  * Sources/SignalKitC/Queues.swift sk_queue_after, with Queue.after /
  * enterFromDispatch in Sources/SwiftSignalKit/Queue.swift.
  * Test: queues::host_after_release_runs_on_the_draining_thread. */
-#define SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD 1
+/* fixed: SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD */
 
 /* sk_live_objects() is decremented after an object's release(ctx) callback
  * has run (SKContext.deinit calls it, SKObject.deinit decrements later), so a
@@ -67,7 +67,7 @@
  * Test: queues::live_objects_not_counting_released_work. While this (or
  * SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD) is defined, expect_no_live_objects()
  * gives objects whose release ran elsewhere a short deadline to finish. */
-#define SK_KNOWN_BUG_LIVE_COUNT_LAGS_RELEASE 1
+/* fixed: SK_KNOWN_BUG_LIVE_COUNT_LAGS_RELEASE */
 
 /* The per-test timeout: a hang fails the test instead of blocking CI. */
 #define SK_TEST_TIMEOUT 20
