@@ -3,6 +3,9 @@ import SwiftSignalKit
 
 /// Borrows `count` signals from a C array.
 private func borrowSignals(_ function: String, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> ([CSignal]?, Int32) {
+    if count < 0 {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "\(function): count is larger than any array"))
+    }
     if signals == nil && count != 0 {
         return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): signals is NULL and count is not 0"))
     }

@@ -208,10 +208,13 @@ final class SKPointer: SKObject {
     init(_ pointer: UnsafeMutableRawPointer?, release: sk_release_fn?) {
         self.pointer = pointer
         self.releaseFunction = release
-        super.init()
+        liveObjectCount.wrappingAdd(1, ordering: .relaxed)
+        super.init(counted: false)
     }
 
     deinit {
+        // Uncounted before the release function runs (as SKContext).
+        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
         self.releaseFunction?(self.pointer)
     }
 }

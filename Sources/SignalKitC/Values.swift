@@ -53,6 +53,10 @@ public func sk_value_set_string_n(_ out: UnsafeMutablePointer<sk_value>?, _ text
         return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string_n: out is NULL")
     }
     out.pointee = sk_value()
+    if length < 0 {
+        // size_t above PTRDIFF_MAX: no buffer can be that large.
+        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_string_n: length is larger than any buffer")
+    }
     if text == nil && length != 0 {
         return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string_n: text is NULL and length is not 0")
     }
@@ -65,6 +69,10 @@ public func sk_value_set_bytes(_ out: UnsafeMutablePointer<sk_value>?, _ data: U
         return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_bytes: out is NULL")
     }
     out.pointee = sk_value()
+    if length < 0 {
+        // size_t above PTRDIFF_MAX: no buffer can be that large.
+        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_bytes: length is larger than any buffer")
+    }
     if data == nil && length != 0 {
         return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_bytes: data is NULL and length is not 0")
     }
@@ -77,6 +85,10 @@ public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: 
         return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_array: out is NULL")
     }
     out.pointee = sk_value()
+    if count < 0 {
+        // size_t above PTRDIFF_MAX: no buffer can be that large.
+        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_array: count is larger than any buffer")
+    }
     if items == nil && count != 0 {
         return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_array: items is NULL and count is not 0")
     }

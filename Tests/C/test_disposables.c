@@ -437,6 +437,9 @@ Test(disposables, wrong_kind_handles, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_disposable_set_add(set, not_a_disposable), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_disposable_dict_set(dict, "k", not_a_disposable), SK_ERR_WRONG_KIND);
 
+    /* Disposing a handle that is not a disposable is harmless. */
+    sk_disposable_dispose(not_a_disposable);
+
     /* Nothing was disposed by the failed calls, and disposing the containers
      * does not touch the action: it was never added. */
     sk_disposable_dispose(meta);

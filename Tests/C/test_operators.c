@@ -282,6 +282,28 @@ Test(operators, take_zero_passes_no_value, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
+/* SIZE_MAX is "no limit": every value passes. */
+Test(operators, take_huge_count_passes_everything, .timeout = SK_TEST_TIMEOUT) {
+#ifdef SK_KNOWN_BUG_TAKE_HUGE_COUNT
+    cr_skip_test("SK_KNOWN_BUG_TAKE_HUGE_COUNT: take(SIZE_MAX) passes no value");
+#else
+    const int64_t input[] = { 1, 2, 3 };
+    sk_signal *source = ints_signal(input, 3);
+    const size_t counts[] = { SIZE_MAX, (size_t)INT64_MAX + 1 };
+    for (size_t i = 0; i < 2; i++) {
+        sk_signal *taken = NULL;
+        SK_OK_OR_FAIL(sk_signal_take(&taken, source, counts[i]));
+        recorder r;
+        sk_disposable *d = start_recording(&r, taken);
+        recorder_expect(&r, "nnncr", input, 3);
+        finish(&r, d);
+        sk_signal_release(taken);
+    }
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+#endif
+}
+
 /* ------------------------------------------------------------------------ */
 /* Map to signal and switch to latest                                        */
 /* ------------------------------------------------------------------------ */
@@ -641,6 +663,25 @@ Test(operators, combine_and_merge_argument_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe_release(pipe);
     sk_signal_release(never);
     expect_no_live_objects(0);
+}
+
+/* A count no array can have (above PTRDIFF_MAX) is detectable misuse. */
+Test(operators, huge_counts_rejected, .timeout = SK_TEST_TIMEOUT) {
+#ifdef SK_KNOWN_BUG_HUGE_SIZES_TRAP
+    cr_skip_test("SK_KNOWN_BUG_HUGE_SIZES_TRAP: counts above PTRDIFF_MAX crash the process");
+#else
+    sk_signal *never = NULL;
+    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *inputs[1] = { never };
+    sk_signal *out = (sk_signal *)&out;
+    cr_assert_eq(sk_signal_combine_latest(&out, inputs, SIZE_MAX, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_null(out);
+    out = (sk_signal *)&out;
+    cr_assert_eq(sk_signal_merge(&out, inputs, SIZE_MAX), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_null(out);
+    sk_signal_release(never);
+    expect_no_live_objects(0);
+#endif
 }
 
 /* ------------------------------------------------------------------------ */

@@ -597,6 +597,26 @@ Test(queues, host_drain_busy_on_a_second_thread, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(1, host);
 }
 
+Test(queues, host_queue_released_with_pending_work, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    job a, b;
+    job_init(&a, host);
+    job_init(&b, host);
+    SK_OK_OR_FAIL(sk_queue_async(host, job_run, &a, job_release));
+    SK_OK_OR_FAIL(sk_queue_async(host, job_run, &b, job_release));
+    /* Never drained: the work never runs, but its contexts are released and
+     * nothing is left alive. */
+    sk_queue_release(host);
+    cr_assert_eq(counter_get(&a.ran) + counter_get(&b.ran), 0);
+    cr_assert(counter_wait(&a.released, 1, SK_WAIT_SECONDS));
+    cr_assert(counter_wait(&b.released, 1, SK_WAIT_SECONDS));
+    cr_assert_eq(counter_get(&a.released) + counter_get(&b.released), 2);
+    job_destroy(&a);
+    job_destroy(&b);
+    expect_no_live_objects(0);
+}
+
 Test(queues, host_functions_on_other_queues, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *serial = NULL, *global = NULL;
     SK_OK_OR_FAIL(sk_queue_create(&serial, NULL));

@@ -167,6 +167,7 @@ typedef struct churn {
     start_line *line;
     churn_observer *observers;   /* CHURNERS * CHURN_ROUNDS */
     int64_t puts;                /* atomic */
+    gate putting;                /* opened once puts are flowing */
 } churn;
 
 typedef struct churn_job {
@@ -181,7 +182,9 @@ static void *churn_put(void *arg) {
     while (!__atomic_load_n(&c->stop, __ATOMIC_SEQ_CST)) {
         sk_value v = int_value(i++);
         SK_OK_OR_ABORT(sk_pipe_put(c->pipe, &v));
-        __atomic_add_fetch(&c->puts, 1, __ATOMIC_RELAXED);
+        if (__atomic_add_fetch(&c->puts, 1, __ATOMIC_SEQ_CST) == 100) {
+            gate_open(&c->putting);
+        }
     }
     return NULL;
 }
@@ -190,6 +193,10 @@ static void *churn_subscribe(void *arg) {
     churn_job *job = arg;
     churn *c = job->c;
     start_line_wait(c->line);
+    /* Churn only once values are flowing, so that the two overlap. */
+    if (!gate_wait(&c->putting, SK_WAIT_SECONDS)) {
+        abort();
+    }
     for (int round = 0; round < CHURN_ROUNDS; round++) {
         churn_observer *o = &c->observers[job->index * CHURN_ROUNDS + round];
         sk_observer observer = { churn_next, NULL, NULL, o, churn_release };
@@ -218,6 +225,7 @@ Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
     start_line line;
     start_line_init(&line, CHURN_PUTTERS + CHURNERS);
     c.line = &line;
+    gate_init(&c.putting);
 
     pthread_t putters[CHURN_PUTTERS], churners[CHURNERS];
     churn_job jobs[CHURN_PUTTERS + CHURNERS];
@@ -249,10 +257,11 @@ Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
         cr_assert_eq(o->release_during_callback, 0, "observer %d: released during a callback", i);
         total_nexts += o->nexts;
     }
-    cr_assert_gt(c.puts, 0);
+    cr_assert_geq(c.puts, 100);
     cr_log_info("%lld puts, %d deliveries to churning observers", (long long)c.puts, total_nexts);
     free(c.observers);
     start_line_destroy(&line);
+    gate_destroy(&c.putting);
     sk_signal_release(c.signal);
     sk_pipe_release(c.pipe);
     expect_no_live_objects(0);
