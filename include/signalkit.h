@@ -322,13 +322,23 @@ int sk_disposable_dict_set(sk_disposable *dict, const char *key, sk_disposable *
 /* Subjects                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* Subjects follow the file's conventions: `out` receives +1, arguments are
+ * borrowed, every function is thread-safe, and each returns
+ * SK_ERR_NULL_ARGUMENT for a NULL handle, `out` or value, SK_ERR_WRONG_KIND
+ * for a handle of another type, SK_ERR_INVALID_ARGUMENT for a malformed
+ * value. Subscribers' callbacks run on the thread that puts or sets (or on the
+ * subscribing thread for a replayed value), never under a lock. */
+
 /* A pipe: sk_pipe_put() delivers to the current subscribers of its signal.
  * With `replay`, a new subscriber first receives the latest value put. */
 int sk_pipe_create(sk_pipe **out, bool replay);
 /* Delivers a copy of `value` (borrowed) to every current subscriber, on the
- * calling thread, outside any lock. */
+ * calling thread, outside any lock. Puts from several threads at once reach
+ * a subscriber concurrently: put from one thread when order matters. */
 int sk_pipe_put(sk_pipe *pipe, const sk_value *value);
-/* The pipe's signal (+1). Its subscriptions hold the pipe weakly. */
+/* The pipe's signal (+1). Its subscriptions hold the pipe weakly: once the
+ * pipe is released they receive nothing more and never terminate, so dispose
+ * them (releasing their disposable alone does not end them). */
 int sk_pipe_signal(sk_signal **out, sk_pipe *pipe);
 sk_pipe *sk_pipe_retain(sk_pipe *pipe);
 void sk_pipe_release(sk_pipe *pipe);
@@ -337,8 +347,11 @@ void sk_pipe_release(sk_pipe *pipe);
  * value; its signal replays that value, then every new one. */
 int sk_promise_create(sk_promise **out);
 /* Replaces the promise's source with `signal` (borrowed), disposing the
- * previous source. */
+ * previous source and forgetting its latest value. The source is started on
+ * the calling thread; an error from it ends it like a completion. */
 int sk_promise_set(sk_promise *promise, sk_signal *signal);
+/* The promise's signal (+1): the latest value, if any, then every new one.
+ * Its subscriptions keep the promise alive until they are disposed. */
 int sk_promise_get(sk_signal **out, sk_promise *promise);
 sk_promise *sk_promise_retain(sk_promise *promise);
 void sk_promise_release(sk_promise *promise);
@@ -347,7 +360,11 @@ void sk_promise_release(sk_promise *promise);
  * a value equal (sk_value_equal) to the current one notifies nobody.
  * `initial` (borrowed) may be NULL for "no value yet". */
 int sk_value_promise_create(sk_value_promise **out, const sk_value *initial, bool ignore_repeated);
+/* Stores a copy of `value` (borrowed) and delivers it to every subscriber on
+ * the calling thread (unless ignored as a repeat). */
 int sk_value_promise_set(sk_value_promise *promise, const sk_value *value);
+/* The value promise's signal (+1): the current value, if any, then every new
+ * one. */
 int sk_value_promise_get(sk_signal **out, sk_value_promise *promise);
 sk_value_promise *sk_value_promise_retain(sk_value_promise *promise);
 void sk_value_promise_release(sk_value_promise *promise);
@@ -382,7 +399,9 @@ int sk_queue_create_host(sk_queue **out, const char *name);
 int sk_queue_host_fd(sk_queue *queue, int *out_fd);
 /* Runs up to `max_tasks` pending tasks (0 means all that are pending when the
  * call starts) on the calling thread, and stores how many ran in `*out_ran`
- * (may be NULL). Work enqueued by those tasks waits for the next drain.
+ * (may be NULL). Work those tasks enqueue with sk_queue_after, or that other
+ * threads enqueue meanwhile, waits for the next drain; sk_queue_async onto
+ * this same queue from one of its tasks runs inline, as on any queue.
  * @return SK_ERR_WRONG_KIND for other queues; SK_ERR_BUSY if another thread is
  *         draining the same queue (nothing ran). */
 int sk_queue_host_drain(sk_queue *queue, size_t max_tasks, size_t *out_ran);
@@ -437,7 +456,9 @@ int sk_signal_map(sk_signal **out, sk_signal *signal, sk_map_fn fn, void *ctx, s
 int sk_signal_filter(sk_signal **out, sk_signal *signal, sk_predicate_fn fn, void *ctx, sk_release_fn release);
 /* Drops a value equal (sk_value_equal) to the one delivered before it. */
 int sk_signal_distinct_until_changed(sk_signal **out, sk_signal *signal);
-/* The first `count` values, then completion. */
+/* The first `count` values, then completion right after the count-th.
+ * With `count` 0 no value passes and the result completes when `signal`
+ * does (as the original's take(0)); SIZE_MAX means no limit. */
 int sk_signal_take(sk_signal **out, sk_signal *signal, size_t count);
 /* Each value mapped to a signal by `fn`; only the latest inner signal runs
  * (the previous one is disposed). */
