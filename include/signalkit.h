@@ -214,8 +214,12 @@ typedef void (*sk_completed_fn)(void *ctx);
 
 /* The callbacks of a subscription. Any of next, error, completed may be NULL.
  * `release`, if not NULL, runs exactly once with `ctx` after the last of them
- * has returned: after the terminal event, or after the subscription is
- * disposed and no callback is running. */
+ * has returned: after the terminal event, after the subscription is disposed
+ * and no callback is running, or as soon as nothing can deliver to it any
+ * more, because its source let go of it (a generator that kept no reference
+ * to its subscriber, sk_signal_never(), a pipe that was released). The
+ * subscription's disposable does not keep it alive: holding it only lets
+ * you cancel. */
 typedef struct sk_observer {
     sk_next_fn next;
     sk_error_fn error;
@@ -337,8 +341,9 @@ int sk_pipe_create(sk_pipe **out, bool replay);
  * a subscriber concurrently: put from one thread when order matters. */
 int sk_pipe_put(sk_pipe *pipe, const sk_value *value);
 /* The pipe's signal (+1). Its subscriptions hold the pipe weakly: once the
- * pipe is released they receive nothing more and never terminate, so dispose
- * them (releasing their disposable alone does not end them). */
+ * pipe is released they receive nothing more and never terminate; their
+ * observers' release runs then, on the releasing thread (nothing can deliver
+ * to them any more), and disposing them stays harmless. */
 int sk_pipe_signal(sk_signal **out, sk_pipe *pipe);
 sk_pipe *sk_pipe_retain(sk_pipe *pipe);
 void sk_pipe_release(sk_pipe *pipe);

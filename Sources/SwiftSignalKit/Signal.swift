@@ -45,9 +45,9 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// callback starts on the disposing thread, and the callbacks are released.
     public func start(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) -> any Disposable {
         let subscriber = Subscriber<T, E>(next: next, error: error, completed: completed)
-        let disposable = self.generator(subscriber)
+        let disposable = SubscriberDisposable(subscriber: subscriber, upstream: self.generator(subscriber))
         subscriber.assignDisposable(disposable)
-        return SubscriberDisposable(subscriber: subscriber)
+        return disposable
     }
 
     /// The same as `start`: a subscription owned by the caller, outside any

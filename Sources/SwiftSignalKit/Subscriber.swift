@@ -184,19 +184,40 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 }
 
 /// What `Signal.start` returns: disposing it terminates the subscriber without
-/// an event and disposes the generator's disposable.
+/// an event and disposes the generator's disposable, exactly once, whichever
+/// comes first (this dispose, or the subscriber's own termination: the
+/// subscriber is handed this object as its disposable).
+///
+/// It holds the subscriber weakly, as the original does: the source (whatever
+/// the generator handed the subscriber to) keeps a subscription alive, not its
+/// disposable. A chain whose source is gone is therefore freed, callbacks
+/// included, even when its disposable is dropped without `dispose()` (a strong
+/// reference here would close a cycle through every operator's inner
+/// subscription: downstream subscriber → upstream disposable → upstream
+/// subscriber → its callbacks → downstream subscriber). The generator's
+/// disposable is held strongly, so disposing after the subscriber is gone
+/// still cancels the source.
 final class SubscriberDisposable<T, E>: Disposable, CustomStringConvertible, @unchecked Sendable {
-    private let subscriber: Subscriber<T, E>
+    private weak var subscriber: Subscriber<T, E>?
+    private let upstream: any Disposable
+    private let disposed = Synchronization.Atomic<Bool>(false)
 
-    init(subscriber: Subscriber<T, E>) {
+    init(subscriber: Subscriber<T, E>, upstream: any Disposable) {
         self.subscriber = subscriber
+        self.upstream = upstream
     }
 
     func dispose() {
-        self.subscriber.dispose()
+        if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
+            return
+        }
+        // Terminates the subscriber first (no callback starts after this);
+        // its own call back into dispose() returns at the flag above.
+        self.subscriber?.dispose()
+        self.upstream.dispose()
     }
 
     var description: String {
-        return "SubscriberDisposable(\(self.subscriber))"
+        return "SubscriberDisposable(\(self.subscriber.map { "\($0)" } ?? "released"))"
     }
 }

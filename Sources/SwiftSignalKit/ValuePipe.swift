@@ -6,8 +6,9 @@
 ///
 /// The signals never complete. They hold the pipe weakly, as in the original:
 /// the pipe does not need to outlive them. Subscribing after the pipe is gone
-/// gives a signal that never emits; subscriptions alive when it goes simply
-/// receive nothing more.
+/// gives a signal that never emits; subscriptions alive when it goes receive
+/// nothing more, and their callbacks are released then (nothing holds them:
+/// a subscription's disposable holds its subscriber weakly).
 ///
 /// Thread-safety: `@unchecked Sendable` because its state (subscribers, the
 /// replayed value) lives under an internal lock and subscriber callbacks run

@@ -79,7 +79,10 @@ Test(signals, fail_delivers_a_copy_of_the_error, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
-Test(signals, never_emits_nothing_until_disposed, .timeout = SK_TEST_TIMEOUT) {
+/* never() keeps no reference to its subscriber, and a subscription's
+ * disposable does not keep it alive: nothing can deliver, so the observer is
+ * released as soon as the start returns. */
+Test(signals, never_emits_nothing_and_lets_go_at_once, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&signal));
     recorder r;
@@ -87,14 +90,43 @@ Test(signals, never_emits_nothing_until_disposed, .timeout = SK_TEST_TIMEOUT) {
     sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
     SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
-    recorder_expect(&r, "", NULL, 0);
-    sk_disposable_dispose(subscription);
     recorder_expect(&r, "r", NULL, 0);
+    sk_disposable_dispose(subscription);
     sk_disposable_dispose(subscription); /* double dispose: a no-op */
+    recorder_expect(&r, "r", NULL, 0);
     cr_assert_eq(recorder_releases(&r), 1);
     sk_disposable_release(subscription);
     recorder_destroy(&r);
     sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+/* A generator that keeps its subscriber: the observer is released on dispose
+ * only, and the generator's disposable is disposed once. */
+Test(signals, kept_subscriber_released_on_dispose_only, .timeout = SK_TEST_TIMEOUT) {
+    manual_source source;
+    manual_init(&source);
+    sk_signal *signal = manual_signal(&source);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    recorder_expect(&r, "", NULL, 0);
+    sk_disposable_release(subscription); /* releasing does not dispose */
+    recorder_expect(&r, "", NULL, 0);
+    cr_assert_eq(counter_get(&source.disposed), 0);
+    subscriber_put_int(manual_subscriber(&source, 0), 4);
+    const int64_t four[] = { 4 };
+    recorder_expect(&r, "n", four, 1);
+    /* The source lets go: nothing can deliver any more. */
+    manual_drop_subscriber(&source, 0);
+    recorder_expect(&r, "nr", four, 1);
+    cr_assert_eq(counter_get(&source.disposed), 0, "letting go is not disposing");
+    recorder_destroy(&r);
+    sk_signal_release(signal);
+    cr_assert(counter_wait(&source.ctx_released, 1, SK_WAIT_SECONDS));
+    manual_destroy(&source);
     expect_no_live_objects(0);
 }
 

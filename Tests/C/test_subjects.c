@@ -129,19 +129,48 @@ Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
     subscription alive;
     subscribe(&alive, signal);
     pipe_put_int(pipe, 1);
-    /* The signal and its subscriptions hold the pipe weakly. */
+    /* The signal and its subscriptions hold the pipe weakly: once it is
+     * gone nothing can deliver, so the observers are released. */
     sk_pipe_release(pipe);
 
     subscription after;
     subscribe(&after, signal); /* a pipe that is gone: never emits */
-    recorder_expect(&after.r, "", NULL, 0);
+    recorder_expect(&after.r, "r", NULL, 0);
     const int64_t one[] = { 1 };
-    recorder_expect(&alive.r, "n", one, 1);
+    recorder_expect(&alive.r, "nr", one, 1);
 
-    /* Both can still be disposed, and their releases run. */
+    /* Both can still be disposed (harmless), each release ran once. */
     unsubscribe(&alive);
     unsubscribe(&after);
     sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+/* The leak the suite found: a subscription whose disposable is released
+ * without dispose, then the pipe: everything is freed (no cycle keeps the
+ * subscription, through an operator, alive). */
+Test(subjects, pipe_undisposed_subscription_freed_with_the_pipe, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_signal *distinct = NULL;
+    SK_OK_OR_FAIL(sk_signal_distinct_until_changed(&distinct, signal));
+    sk_signal_release(signal);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, distinct, &observer));
+    sk_signal_release(distinct);
+    pipe_put_int(pipe, 3);
+    sk_disposable_release(d);
+    pipe_put_int(pipe, 4);
+    const int64_t expected[] = { 3, 4 };
+    recorder_expect(&r, "nn", expected, 2);
+    sk_pipe_release(pipe);
+    recorder_expect(&r, "nnr", expected, 2);
+    recorder_destroy(&r);
     expect_no_live_objects(0);
 }
 

@@ -111,13 +111,69 @@ final class SignalTests: XCTestCase {
 
     func testStartReleasesCallbacksOnDispose() {
         let released = Counter()
-        let disposable = Signal<Int, TestError>.never().start(next: { [tracker = DeinitTracker(released)] _ in
+        let held = Atomic<Subscriber<Int, TestError>?>(value: nil)
+        let source = Signal<Int, TestError> { subscriber in
+            held.swap(subscriber)
+            return EmptyDisposable
+        }
+        let disposable = source.start(next: { [tracker = DeinitTracker(released)] _ in
             withExtendedLifetime(tracker) {}
         })
         XCTAssertEqual(released.count, 0)
         disposable.dispose()
         XCTAssertEqual(released.count, 1)
+        held.swap(nil)
         withExtendedLifetime(disposable) {}
+    }
+
+    // As in the original, the disposable holds its subscriber weakly: a source
+    // that keeps no reference (never) cannot call back, so the callbacks go.
+    func testCallbacksReleasedWhenNoSourceHoldsTheSubscriber() {
+        let released = Counter()
+        let disposable = Signal<Int, TestError>.never().start(next: { [tracker = DeinitTracker(released)] _ in
+            withExtendedLifetime(tracker) {}
+        })
+        XCTAssertEqual(released.count, 1)
+        disposable.dispose()
+        XCTAssertEqual(released.count, 1)
+    }
+
+    // A chain through operators whose source goes away without terminating is
+    // freed although its disposable was dropped undisposed (no cycle between
+    // the operators' inner subscriptions).
+    func testChainFreedWhenItsSourceGoesAwayUndisposed() {
+        let released = Counter()
+        let upstream = CountingDisposable()
+        var pipe: ValuePipe<Int>? = ValuePipe<Int>()
+        let recorder = Recorder<Int, NoError>()
+        do {
+            let signal = pipe!.signal() |> map { $0 * 2 } |> filter { $0 > 0 } |> castError(TestError.self)
+            let chained = Signal<Int, TestError> { subscriber in
+                let inner = signal.start(next: subscriber.putNext, error: subscriber.putError, completed: subscriber.putCompletion)
+                return ActionDisposable {
+                    upstream.dispose()
+                    inner.dispose()
+                }
+            }
+            _ = chained.start(next: { [tracker = DeinitTracker(released)] value in
+                withExtendedLifetime(tracker) {}
+                recorder.next(value)
+            })
+        }
+        pipe!.putNext(1)
+        XCTAssertEqual(recorder.recordedValues, [2])
+        XCTAssertEqual(released.count, 0)
+        pipe = nil
+        XCTAssertEqual(released.count, 1)
+        XCTAssertEqual(upstream.count, 0)
+    }
+
+    func testDisposingAfterTheSubscriberIsGoneStillDisposesTheSourceOnce() {
+        let upstream = CountingDisposable()
+        let disposable = Signal<Int, TestError> { _ in upstream }.start()
+        disposable.dispose()
+        disposable.dispose()
+        XCTAssertEqual(upstream.count, 1)
     }
 
     func testConcurrentStartsRunTheGeneratorOncePerStart() {

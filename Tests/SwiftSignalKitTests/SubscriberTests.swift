@@ -157,14 +157,27 @@ final class SubscriberTests: XCTestCase {
 
     func testKeptAliveObjectsAreReleasedOnDispose() {
         let released = Counter()
+        let source = HotSource<Int, TestError>()
         let disposable = Signal<Int, TestError> { subscriber in
             subscriber.keepAlive(DeinitTracker(released))
-            return EmptyDisposable
+            return source.signal.start(next: subscriber.putNext)
         }.start()
         XCTAssertEqual(released.count, 0)
         disposable.dispose()
         XCTAssertEqual(released.count, 1)
         withExtendedLifetime(disposable) {}
+    }
+
+    func testKeptAliveObjectsLiveAsLongAsTheSubscriber() {
+        let released = Counter()
+        let disposable = Signal<Int, TestError> { subscriber in
+            subscriber.keepAlive(DeinitTracker(released))
+            return EmptyDisposable
+        }.start()
+        // Nothing holds the subscriber (the disposable holds it weakly).
+        XCTAssertEqual(released.count, 1)
+        disposable.dispose()
+        XCTAssertEqual(released.count, 1)
     }
 
     func testKeepAliveAfterTerminationReleasesTheObjectAtOnce() {
