@@ -379,8 +379,10 @@ void sk_value_promise_release(sk_value_promise *promise);
 /* Queues and timers                                                         */
 /* ------------------------------------------------------------------------ */
 
-/* A unit of work: `fn(ctx)`; `release(ctx)` runs once after it (or instead of
- * it, when the work never runs because the call failed). */
+/* A unit of work: `fn(ctx)`; `release(ctx)` runs once right after it, on the
+ * same thread (the queue's, or the draining thread of a host-drained queue),
+ * or instead of it when the work never runs (the call failed: then on the
+ * calling thread, before the call returns). */
 typedef void (*sk_work_fn)(void *ctx);
 
 /* The shared global queues (+1 references; releasing them is harmless).

@@ -58,10 +58,15 @@ class SKObject {
 }
 
 /// A C context pointer with its optional release function, which runs exactly
-/// once, when the last Swift reference to this object goes away.
+/// once: when the last Swift reference to this object goes away, or earlier
+/// through `releaseNow()`.
+///
+/// Thread-safety: `releaseNow()` may race with other calls of it and with the
+/// last reference going away; exactly one of them runs the release function.
 class SKContext: SKObject {
     let ctx: UnsafeMutableRawPointer?
     let releaseFunction: sk_release_fn?
+    private let released = Synchronization.Atomic<Bool>(false)
 
     init(ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
         self.ctx = ctx
@@ -71,6 +76,16 @@ class SKContext: SKObject {
     }
 
     deinit {
+        self.releaseNow()
+    }
+
+    /// Runs the release function now, on the calling thread, unless it already
+    /// ran. For one-shot work, so that the release runs where the work ran,
+    /// whichever thread drops the last reference afterwards.
+    final func releaseNow() {
+        if self.released.exchange(true, ordering: .acquiringAndReleasing) {
+            return
+        }
         // Uncounted before the release function runs, so that whoever the
         // release wakes sees the object gone.
         liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
@@ -80,6 +95,7 @@ class SKContext: SKObject {
     /// Lets the context go at once: its release function runs now. Used when a
     /// call fails before anything kept the context.
     final func ignore() {
+        self.releaseNow()
     }
 }
 

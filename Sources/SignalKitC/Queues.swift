@@ -24,6 +24,14 @@ final class SKWork: SKContext {
     func run() {
         self.function(self.ctx)
     }
+
+    /// Runs the work, then its release, both on the calling thread: for work
+    /// that runs once (async, sync, after). Whoever still holds the object
+    /// afterwards (the submitting thread, a dispatch block) no longer matters.
+    func runOnce() {
+        self.function(self.ctx)
+        self.releaseNow()
+    }
 }
 
 func borrowQueue(_ function: String, _ name: String, _ handle: OpaquePointer?) -> (SKQueue?, Int32) {
@@ -124,7 +132,7 @@ private func submit(_ function: String, _ queue: OpaquePointer?, _ fn: sk_work_f
 public func sk_queue_async(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return submit("sk_queue_async", queue, fn, ctx, release) { queue, work in
         queue.async {
-            work.run()
+            work.runOnce()
         }
     }
 }
@@ -133,7 +141,7 @@ public func sk_queue_async(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: Un
 public func sk_queue_sync(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return submit("sk_queue_sync", queue, fn, ctx, release) { queue, work in
         queue.sync {
-            work.run()
+            work.runOnce()
         }
     }
 }
@@ -146,7 +154,7 @@ public func sk_queue_after(_ queue: OpaquePointer?, _ seconds: Double, _ fn: sk_
     }
     return submit("sk_queue_after", queue, fn, ctx, release) { queue, work in
         queue.after(seconds) {
-            work.run()
+            work.runOnce()
         }
     }
 }

@@ -539,6 +539,47 @@ Test(queues, host_after_release_runs_on_the_draining_thread, .timeout = SK_TEST_
 #endif
 }
 
+/* Work put on a host queue with sk_queue_async from another thread: its
+ * release runs with it, on the draining thread, even when the submitting
+ * thread is still inside sk_queue_async when the drain runs the work. */
+typedef struct async_submitter {
+    sk_queue *host;
+    pthread_t *drainer;
+    int rounds;
+    int failures;
+} async_submitter;
+
+static void *submit_async_works(void *arg) {
+    async_submitter *a = arg;
+    for (int i = 0; i < a->rounds; i++) {
+        if (sk_queue_async(a->host, nothing_work, a->drainer, note_release) != SK_OK) {
+            a->failures++;
+        }
+    }
+    return NULL;
+}
+
+Test(queues, host_async_release_runs_on_the_draining_thread, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    pthread_t self = pthread_self();
+    release_thread_ok = 1;
+    release_count = 0;
+    async_submitter a = { host, &self, 20000, 0 };
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, NULL, submit_async_works, &a), 0);
+    double deadline = now_seconds() + SK_WAIT_SECONDS;
+    while (__atomic_load_n(&release_count, __ATOMIC_SEQ_CST) < a.rounds && now_seconds() < deadline) {
+        fd_wait_readable(host_fd(host), 0.1);
+        SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+    }
+    pthread_join(thread, NULL);
+    cr_assert_eq(a.failures, 0);
+    cr_assert_eq(__atomic_load_n(&release_count, __ATOMIC_SEQ_CST), a.rounds);
+    cr_assert(__atomic_load_n(&release_thread_ok, __ATOMIC_SEQ_CST), "a release ran on the submitting thread");
+    expect_no_live_objects(1, host);
+}
+
 /* SK_ERR_BUSY: one thread is inside a task of a drain; another drains. */
 typedef struct busy {
     sk_queue *host;
