@@ -168,12 +168,13 @@ public func sk_value_equal(_ a: UnsafePointer<sk_value>?, _ b: UnsafePointer<sk_
     return SKValue(borrowing: a) == SKValue(borrowing: b)
 }
 
-/// Validates `value` for an accessor and checks its kind.
-private func access(_ function: String, _ value: UnsafePointer<sk_value>?, _ out: UnsafeRawPointer?, _ kind: sk_kind) -> Int32 {
+/// The shape of every accessor: validates `value` and `out`, checks the kind,
+/// then stores `read(value)` into `*out`.
+private func access<Out>(_ function: String, _ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Out>?, _ kind: sk_kind, _ read: (UnsafePointer<sk_value>) -> Out) -> Int32 {
     guard let value else {
         return fail(SK_ERR_NULL_ARGUMENT, "\(function): value is NULL")
     }
-    if out == nil {
+    guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
     }
     if value.pointee.kind != kind {
@@ -182,34 +183,8 @@ private func access(_ function: String, _ value: UnsafePointer<sk_value>?, _ out
     if let problem = SKValue.validate(value) {
         return fail(SK_ERR_INVALID_ARGUMENT, "\(function): \(problem)")
     }
+    out.pointee = read(value)
     return SKOK
-}
-
-@c @implementation
-public func sk_value_get_bool(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Bool>?) -> Int32 {
-    let status = access("sk_value_get_bool", value, out, SK_KIND_BOOL)
-    if status == SKOK {
-        out!.pointee = value!.pointee.u.boolean
-    }
-    return status
-}
-
-@c @implementation
-public func sk_value_get_int64(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    let status = access("sk_value_get_int64", value, out, SK_KIND_INT64)
-    if status == SKOK {
-        out!.pointee = value!.pointee.u.int64
-    }
-    return status
-}
-
-@c @implementation
-public func sk_value_get_double(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
-    let status = access("sk_value_get_double", value, out, SK_KIND_DOUBLE)
-    if status == SKOK {
-        out!.pointee = value!.pointee.u.real
-    }
-    return status
 }
 
 private func object<T: SKObject>(_ value: UnsafePointer<sk_value>, as type: T.Type) -> T {
@@ -217,65 +192,63 @@ private func object<T: SKObject>(_ value: UnsafePointer<sk_value>, as type: T.Ty
 }
 
 @c @implementation
+public func sk_value_get_bool(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Bool>?) -> Int32 {
+    return access("sk_value_get_bool", value, out, SK_KIND_BOOL) { $0.pointee.u.boolean }
+}
+
+@c @implementation
+public func sk_value_get_int64(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    return access("sk_value_get_int64", value, out, SK_KIND_INT64) { $0.pointee.u.int64 }
+}
+
+@c @implementation
+public func sk_value_get_double(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    return access("sk_value_get_double", value, out, SK_KIND_DOUBLE) { $0.pointee.u.real }
+}
+
+@c @implementation
 public func sk_value_get_string(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?) -> Int32 {
-    let status = access("sk_value_get_string", value, out, SK_KIND_STRING)
-    if status == SKOK {
-        let string = object(value!, as: SKString.self)
-        out!.pointee = UnsafePointer(string.storage)
+    return access("sk_value_get_string", value, out, SK_KIND_STRING) { value in
+        let string = object(value, as: SKString.self)
         length?.pointee = string.bytes.count
+        return UnsafePointer(string.storage)
     }
-    return status
 }
 
 @c @implementation
 public func sk_value_get_bytes(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafeRawPointer?>?, _ length: UnsafeMutablePointer<Int>?) -> Int32 {
-    let status = access("sk_value_get_bytes", value, out, SK_KIND_BYTES)
-    if status == SKOK {
-        let bytes = object(value!, as: SKBytes.self)
-        out!.pointee = UnsafeRawPointer(bytes.storage)
+    return access("sk_value_get_bytes", value, out, SK_KIND_BYTES) { value in
+        let bytes = object(value, as: SKBytes.self)
         length?.pointee = bytes.bytes.count
+        return UnsafeRawPointer(bytes.storage)
     }
-    return status
 }
 
 @c @implementation
 public func sk_value_get_array_count(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Int>?) -> Int32 {
-    let status = access("sk_value_get_array_count", value, out, SK_KIND_ARRAY)
-    if status == SKOK {
-        out!.pointee = object(value!, as: SKArray.self).items.count
-    }
-    return status
+    return access("sk_value_get_array_count", value, out, SK_KIND_ARRAY) { object($0, as: SKArray.self).items.count }
 }
 
 @c @implementation
 public func sk_value_get_array_item(_ value: UnsafePointer<sk_value>?, _ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?) -> Int32 {
-    let status = access("sk_value_get_array_item", value, out, SK_KIND_ARRAY)
-    if status != SKOK {
-        return status
+    var inRange = true
+    let status = access("sk_value_get_array_item", value, out, SK_KIND_ARRAY) { value -> UnsafePointer<sk_value>? in
+        let array = object(value, as: SKArray.self)
+        inRange = index >= 0 && index < array.items.count
+        return inRange ? UnsafePointer(array.storage + index) : nil
     }
-    let array = object(value!, as: SKArray.self)
-    if index < 0 || index >= array.items.count {
-        out!.pointee = nil
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_get_array_item: index \(index) out of range 0..<\(array.items.count)")
+    if status == SKOK && !inRange {
+        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_get_array_item: index \(index) out of range 0..<\(object(value!, as: SKArray.self).items.count)")
     }
-    out!.pointee = UnsafePointer(array.storage + index)
-    return SKOK
+    return status
 }
 
 @c @implementation
 public func sk_value_get_pointer(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 {
-    let status = access("sk_value_get_pointer", value, out, SK_KIND_POINTER)
-    if status == SKOK {
-        out!.pointee = object(value!, as: SKPointer.self).pointer
-    }
-    return status
+    return access("sk_value_get_pointer", value, out, SK_KIND_POINTER) { object($0, as: SKPointer.self).pointer }
 }
 
 @c @implementation
 public func sk_value_get_signal(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    let status = access("sk_value_get_signal", value, out, SK_KIND_SIGNAL)
-    if status == SKOK {
-        out!.pointee = OpaquePointer(value!.pointee.u.object!)
-    }
-    return status
+    return access("sk_value_get_signal", value, out, SK_KIND_SIGNAL) { OpaquePointer($0.pointee.u.object!) }
 }

@@ -7,8 +7,6 @@ private final class CombineLatest2State<T1, T2>: @unchecked Sendable {
     private let mutex = _Mutex()
     private var value1: T1?
     private var value2: T2?
-    private var completed = 0
-    private var failed = false
 
     init(value1: T1?, value2: T2?) {
         self.value1 = value1
@@ -42,29 +40,6 @@ private final class CombineLatest2State<T1, T2>: @unchecked Sendable {
         }
         return (nil, previous)
     }
-
-    /// Counts a completion; true when both have completed.
-    func complete() -> Bool {
-        self.mutex.lock()
-        self.completed += 1
-        let all = self.completed == 2
-        self.mutex.unlock()
-        return all
-    }
-
-    /// Marks the state failed.
-    func fail() {
-        self.mutex.lock()
-        self.failed = true
-        self.mutex.unlock()
-    }
-
-    var isFailed: Bool {
-        self.mutex.lock()
-        let failed = self.failed
-        self.mutex.unlock()
-        return failed
-    }
 }
 
 /// The latest values of N signals of one type, for the array form and, over
@@ -75,13 +50,10 @@ private final class CombineLatestArrayState<T>: @unchecked Sendable {
     private let mutex = _Mutex()
     private var values: [T?]
     private var missing: Int
-    private var remaining: Int
-    private var failed = false
 
     init(count: Int) {
         self.values = [T?](repeating: nil, count: count)
         self.missing = count
-        self.remaining = count
     }
 
     /// Stores the value at `index`; returns all latest values, if all are
@@ -100,29 +72,6 @@ private final class CombineLatestArrayState<T>: @unchecked Sendable {
         self.mutex.unlock()
         return (result, previous)
     }
-
-    /// Counts a completion; true when all have completed.
-    func complete() -> Bool {
-        self.mutex.lock()
-        self.remaining -= 1
-        let all = self.remaining == 0
-        self.mutex.unlock()
-        return all
-    }
-
-    /// Marks the state failed.
-    func fail() {
-        self.mutex.lock()
-        self.failed = true
-        self.mutex.unlock()
-    }
-
-    var isFailed: Bool {
-        self.mutex.lock()
-        let failed = self.failed
-        self.mutex.unlock()
-        return failed
-    }
 }
 
 /// Starts one input of a combination with the given callbacks.
@@ -134,15 +83,6 @@ func combineLatestStarter<T, E>(_ signal: Signal<T, E>) -> CombineLatestStarter<
         return signal.start(next: { value in
             next(value)
         }, error: error, completed: completed)
-    }
-}
-
-/// Runs `f` on `queue` when given (inline if already on it), otherwise here.
-private func deliver(_ queue: Queue?, _ f: @escaping () -> Void) {
-    if let queue {
-        queue.async(f)
-    } else {
-        f()
     }
 }
 
@@ -158,7 +98,7 @@ func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter
     }
     return Signal<R, E> { subscriber in
         let state = CombineLatestArrayState<T>(count: count)
-        let disposables = DisposableSet()
+        let group = SignalInputGroup(count: count, subscriber: subscriber, queue: queue)
         let next: (Int, T) -> Void = { index, value in
             let (values, replaced) = state.put(index, value)
             if let values {
@@ -166,39 +106,18 @@ func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter
             }
             withExtendedLifetime(replaced) {}
         }
-        let error: (E) -> Void = { error in
-            state.fail()
-            subscriber.putError(error)
-            disposables.dispose()
-        }
-        let completed: () -> Void = {
-            if state.complete() {
-                subscriber.putCompletion()
-            }
-        }
-        for index in 0 ..< count {
-            if state.isFailed {
-                break
-            }
-            if let queue {
-                disposables.add(starters[index]({ value in
-                    queue.async {
-                        next(index, value)
-                    }
-                }, { value in
-                    queue.async {
-                        error(value)
-                    }
-                }, {
-                    queue.async(completed)
-                }))
-            } else {
-                disposables.add(starters[index]({ value in
+        return group.start { index in
+            guard let queue else {
+                return starters[index]({ value in
                     next(index, value)
-                }, error, completed))
+                }, group.error, group.completed)
             }
+            return starters[index]({ value in
+                queue.async {
+                    next(index, value)
+                }
+            }, group.error, group.completed)
         }
-        return disposables
     }
 }
 
@@ -206,21 +125,7 @@ func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter
 private func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<T2, E>, _ v1: T1?, _ v2: T2?) -> Signal<(T1, T2), E> {
     return Signal<(T1, T2), E> { subscriber in
         let state = CombineLatest2State<T1, T2>(value1: v1, value2: v2)
-        let disposables = DisposableSet()
-        let error: (E) -> Void = { error in
-            deliver(queue) {
-                state.fail()
-                subscriber.putError(error)
-                disposables.dispose()
-            }
-        }
-        let completed: () -> Void = {
-            deliver(queue) {
-                if state.complete() {
-                    subscriber.putCompletion()
-                }
-            }
-        }
+        let group = SignalInputGroup(count: 2, subscriber: subscriber, queue: queue)
         let next1: (T1) -> Void = { value in
             let (pair, replaced) = state.put1(value)
             if let pair {
@@ -235,26 +140,26 @@ private func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2:
             }
             withExtendedLifetime(replaced) {}
         }
-        if let queue {
-            disposables.add(s1.start(next: { value in
-                queue.async {
-                    next1(value)
-                }
-            }, error: error, completed: completed))
-            if !state.isFailed {
-                disposables.add(s2.start(next: { value in
+        return group.start { index in
+            switch (index, queue) {
+            case (0, nil):
+                return s1.start(next: next1, error: group.error, completed: group.completed)
+            case (0, let queue?):
+                return s1.start(next: { value in
+                    queue.async {
+                        next1(value)
+                    }
+                }, error: group.error, completed: group.completed)
+            case (_, nil):
+                return s2.start(next: next2, error: group.error, completed: group.completed)
+            case (_, let queue?):
+                return s2.start(next: { value in
                     queue.async {
                         next2(value)
                     }
-                }, error: error, completed: completed))
-            }
-        } else {
-            disposables.add(s1.start(next: next1, error: error, completed: completed))
-            if !state.isFailed {
-                disposables.add(s2.start(next: next2, error: error, completed: completed))
+                }, error: group.error, completed: group.completed)
             }
         }
-        return disposables
     }
 }
 

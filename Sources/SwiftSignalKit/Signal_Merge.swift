@@ -1,40 +1,3 @@
-/// How many inputs of a `merge` are still running, and whether one has failed.
-///
-/// Thread-safety: every method may be called from any thread; the mutex is
-/// held only to update the counters.
-private final class MergeState: @unchecked Sendable {
-    private let mutex = _Mutex()
-    private var remaining: Int
-    private var failed = false
-
-    init(count: Int) {
-        self.remaining = count
-    }
-
-    /// Counts a completion; true when all inputs have completed.
-    func complete() -> Bool {
-        self.mutex.lock()
-        self.remaining -= 1
-        let all = self.remaining == 0
-        self.mutex.unlock()
-        return all
-    }
-
-    /// Marks the merge failed.
-    func fail() {
-        self.mutex.lock()
-        self.failed = true
-        self.mutex.unlock()
-    }
-
-    var isFailed: Bool {
-        self.mutex.lock()
-        let failed = self.failed
-        self.mutex.unlock()
-        return failed
-    }
-}
-
 /// Starts all `signals` (in array order) and forwards every value of every one
 /// of them, as it arrives.
 ///
@@ -51,24 +14,11 @@ public func merge<T, E>(_ signals: [Signal<T, E>]) -> Signal<T, E> {
             subscriber.putCompletion()
             return EmptyDisposable
         }
-        let state = MergeState(count: signals.count)
-        let disposables = DisposableSet()
-        for signal in signals {
-            if state.isFailed {
-                break
-            }
-            disposables.add(signal.start(next: { next in
+        let group = SignalInputGroup(count: signals.count, subscriber: subscriber)
+        return group.start { index in
+            signals[index].start(next: { next in
                 subscriber.putNext(next)
-            }, error: { error in
-                state.fail()
-                subscriber.putError(error)
-                disposables.dispose()
-            }, completed: {
-                if state.complete() {
-                    subscriber.putCompletion()
-                }
-            }))
+            }, error: group.error, completed: group.completed)
         }
-        return disposables
     }
 }
