@@ -30,8 +30,15 @@
  *   unless its comment says otherwise. Callbacks run on the thread that emits
  *   the event (the generator's thread, or the queue named by deliver-on).
  * - Detectable misuse (NULL handle, NULL function, wrong value kind) returns an
- *   error and never crashes, hangs or leaks. Using a handle after its last
- *   release is undefined behaviour, as with free().
+ *   error and never crashes, hangs or leaks. Using a handle or a heap value
+ *   after its last release is undefined behaviour, as with free(), unless
+ *   handle checking is on (sk_set_handle_checking(), or the environment
+ *   variable SIGNALKIT_CHECK_HANDLES=1): then the library keeps a registry of
+ *   its live objects, and every call given a released handle or value (or a
+ *   pointer that never was one) returns SK_ERR_RELEASED without touching it;
+ *   a _release or dispose function given one does nothing but set the last
+ *   error message. A freed address the allocator has reused for a new object
+ *   of the library cannot be told apart from that object.
  */
 #ifndef SIGNALKIT_H
 #define SIGNALKIT_H
@@ -79,7 +86,9 @@ typedef enum sk_status {
     SK_ERR_INVALID_ARGUMENT = -3, /* an argument is out of range or malformed */
     SK_ERR_NO_MEMORY = -4,        /* an allocation failed */
     SK_ERR_BUSY = -5,             /* another thread is already doing this (host queue drain) */
-    SK_ERR_UNSUPPORTED = -6       /* not possible on this queue or platform */
+    SK_ERR_UNSUPPORTED = -6,      /* not possible on this queue or platform */
+    SK_ERR_RELEASED = -7          /* a handle or value used after its last release
+                                     (reported only while handle checking is on) */
 } sk_status;
 
 /* A short English description of `status` ("ok", "null argument", ...).
@@ -490,6 +499,18 @@ int sk_signal_debounce(sk_signal **out, sk_signal *signal, double seconds, sk_qu
 /* ------------------------------------------------------------------------ */
 /* Diagnostics                                                               */
 /* ------------------------------------------------------------------------ */
+
+/* Turns handle checking (see the conventions at the top) on or off. It costs
+ * a hash lookup under a striped lock per handle argument and per object
+ * created or freed: meant for tests and debugging. Initially on when the
+ * environment variable SIGNALKIT_CHECK_HANDLES is set to a value other than
+ * "" or "0" when the library is first used. Call it before any other thread
+ * uses the library.
+ * @return SK_OK (also when already in that state); SK_ERR_BUSY, with nothing
+ *         changed, while library objects are alive (sk_live_objects() > 0). */
+int sk_set_handle_checking(bool enabled);
+/* Whether handle checking is on. Thread-safe. */
+bool sk_handle_checking(void);
 
 /* The number of library objects currently alive (handles and heap values).
  * 0 once everything created has been released and every subscription ended.

@@ -40,28 +40,30 @@ private func outputDisposable(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ fu
 
 /// Borrows a container of the given kind and an optional disposable argument.
 private func borrowContainer(_ function: String, _ handle: OpaquePointer?, _ kind: SKDisposable.Kind, _ name: String) -> (SKDisposable?, Int32) {
-    guard let handle else {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
+    let (container, status) = borrowHandle(function, name, handle, as: SKDisposable.self, "a \(name) disposable")
+    guard let container else {
+        return (nil, status)
     }
-    guard let container = SKObject.borrow(handle, as: SKDisposable.self), container.kind == kind else {
+    guard container.kind == kind else {
         return (nil, fail(SK_ERR_WRONG_KIND, "\(function): \(name) is not a \(name) disposable"))
     }
     return (container, SKOK)
 }
 
 private func borrowOptionalDisposable(_ function: String, _ handle: OpaquePointer?) -> (SKDisposable?, Int32) {
-    guard let handle else {
+    guard handle != nil else {
         return (nil, SKOK)
     }
-    guard let disposable = SKObject.borrow(handle, as: SKDisposable.self) else {
-        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): disposable is not a disposable"))
-    }
-    return (disposable, SKOK)
+    return borrowHandle(function, "disposable", handle, as: SKDisposable.self, "a disposable")
 }
 
 @c @implementation
 public func sk_disposable_dispose(_ disposable: OpaquePointer?) {
-    SKObject.borrow(disposable, as: SKDisposable.self)?.disposable.dispose()
+    guard disposable != nil else {
+        return
+    }
+    let (handle, _) = borrowHandle("sk_disposable_dispose", "disposable", disposable, as: SKDisposable.self, "a disposable")
+    handle?.disposable.dispose()
 }
 
 @c @implementation

@@ -21,6 +21,7 @@ public func sk_status_string(_ status: Int32) -> UnsafePointer<CChar>? {
     case SK_ERR_NO_MEMORY.rawValue: text = "out of memory"
     case SK_ERR_BUSY.rawValue: text = "busy"
     case SK_ERR_UNSUPPORTED.rawValue: text = "unsupported"
+    case SK_ERR_RELEASED.rawValue: text = "released handle"
     default: text = "unknown status"
     }
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)

@@ -12,18 +12,34 @@ let liveObjectCount = Synchronization.Atomic<Int>(0)
 class SKObject {
     /// False for objects that keep their own count (see `SKContext`).
     private let counted: Bool
+    /// Whether the object is in the handle registry (created while handle
+    /// checking was on).
+    private let registered: Bool
 
     init(counted: Bool = true) {
         self.counted = counted
+        self.registered = HandleRegistry.isEnabled
         if counted {
             liveObjectCount.wrappingAdd(1, ordering: .relaxed)
+        }
+        if self.registered {
+            HandleRegistry.register(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
         }
     }
 
     deinit {
+        if self.registered {
+            HandleRegistry.unregister(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
+        }
         if self.counted {
             liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
         }
+    }
+
+    /// False when handle checking is on and `handle` is not a live object
+    /// (released, or never a handle): then it must not be dereferenced.
+    static func isLive(_ handle: OpaquePointer) -> Bool {
+        return HandleRegistry.isLive(UnsafeRawPointer(handle))
     }
 
     /// Hands out a new reference (+1) as an opaque C pointer.
@@ -31,30 +47,59 @@ class SKObject {
         return OpaquePointer(Unmanaged.passRetained(self).toOpaque())
     }
 
-    /// Borrows the object behind a C handle, checking its class.
+    /// Borrows the object behind a C handle, checking its class; nil for
+    /// NULL, a handle of another class, or (with handle checking) a handle
+    /// that is not live.
     static func borrow<H: SKObject>(_ handle: OpaquePointer?, as type: H.Type) -> H? {
-        guard let handle else {
+        guard let handle, isLive(handle) else {
             return nil
         }
         return Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue() as? H
     }
 
-    /// Drops one reference held by C.
-    static func release(_ handle: OpaquePointer?) {
+    /// Drops one reference held by C. With handle checking, a handle that is
+    /// not live is left alone and reported through the last error.
+    static func release(_ handle: OpaquePointer?, _ function: String = #function) {
         guard let handle else {
+            return
+        }
+        guard isLive(handle) else {
+            fail(SK_ERR_RELEASED, "\(function.prefix { $0 != "(" }): the handle was already released (or never was one)")
             return
         }
         Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).release()
     }
 
-    /// Adds one reference held by C.
-    static func retain(_ handle: OpaquePointer?) -> OpaquePointer? {
+    /// Adds one reference held by C; nil (with the last error set) for a
+    /// handle that is not live, with handle checking.
+    static func retain(_ handle: OpaquePointer?, _ function: String = #function) -> OpaquePointer? {
         guard let handle else {
+            return nil
+        }
+        guard isLive(handle) else {
+            fail(SK_ERR_RELEASED, "\(function.prefix { $0 != "(" }): the handle was already released (or never was one)")
             return nil
         }
         _ = Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).retain()
         return handle
     }
+}
+
+/// Borrows a handle argument of class `H`: SK_ERR_NULL_ARGUMENT for NULL,
+/// SK_ERR_RELEASED (with handle checking) for a handle that is not live,
+/// SK_ERR_WRONG_KIND for a handle of another class (`what` names the class
+/// expected, with its article: "a signal").
+func borrowHandle<H: SKObject>(_ function: String, _ name: String, _ handle: OpaquePointer?, as type: H.Type, _ what: String) -> (H?, Int32) {
+    guard let handle else {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
+    }
+    guard SKObject.isLive(handle) else {
+        return (nil, fail(SK_ERR_RELEASED, "\(function): \(name) was already released (or never was a handle)"))
+    }
+    guard let object = SKObject.borrow(handle, as: type) else {
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): \(name) is not \(what)"))
+    }
+    return (object, SKOK)
 }
 
 /// A C context pointer with its optional release function, which runs exactly
@@ -97,6 +142,23 @@ class SKContext: SKObject {
     final func ignore() {
         self.releaseNow()
     }
+}
+
+@c @implementation
+public func sk_set_handle_checking(_ enabled: Bool) -> Int32 {
+    if HandleRegistry.isEnabled == enabled {
+        return SKOK
+    }
+    if liveObjectCount.load(ordering: .acquiring) != 0 {
+        return fail(SK_ERR_BUSY, "sk_set_handle_checking: library objects are alive (\(liveObjectCount.load(ordering: .relaxed))); switch before creating any")
+    }
+    HandleRegistry.enabled.store(enabled, ordering: .releasing)
+    return SKOK
+}
+
+@c @implementation
+public func sk_handle_checking() -> Bool {
+    return HandleRegistry.isEnabled
 }
 
 @c @implementation

@@ -12,13 +12,7 @@ final class SKPipe: SKObject {
 }
 
 private func borrowPipe(_ function: String, _ handle: OpaquePointer?) -> (SKPipe?, Int32) {
-    guard let handle else {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): pipe is NULL"))
-    }
-    guard let pipe = SKObject.borrow(handle, as: SKPipe.self) else {
-        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): pipe is not a pipe"))
-    }
-    return (pipe, SKOK)
+    return borrowHandle(function, "pipe", handle, as: SKPipe.self, "a pipe")
 }
 
 @c @implementation

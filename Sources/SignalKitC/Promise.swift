@@ -7,13 +7,7 @@ final class SKPromise: SKObject {
 }
 
 private func borrowPromise(_ function: String, _ handle: OpaquePointer?) -> (SKPromise?, Int32) {
-    guard let handle else {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): promise is NULL"))
-    }
-    guard let promise = SKObject.borrow(handle, as: SKPromise.self) else {
-        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): promise is not a promise"))
-    }
-    return (promise, SKOK)
+    return borrowHandle(function, "promise", handle, as: SKPromise.self, "a promise")
 }
 
 @c @implementation

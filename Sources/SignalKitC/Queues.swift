@@ -35,13 +35,7 @@ final class SKWork: SKContext {
 }
 
 func borrowQueue(_ function: String, _ name: String, _ handle: OpaquePointer?) -> (SKQueue?, Int32) {
-    guard let handle else {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
-    }
-    guard let queue = SKObject.borrow(handle, as: SKQueue.self) else {
-        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): \(name) is not a queue"))
-    }
-    return (queue, SKOK)
+    return borrowHandle(function, name, handle, as: SKQueue.self, "a queue")
 }
 
 private func outputQueue(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ function: String, _ make: () -> Queue) -> Int32 {

@@ -51,20 +51,14 @@ func borrowValue(_ function: String, _ name: String, _ value: UnsafePointer<sk_v
         return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
     }
     if let problem = SKValue.validate(value) {
-        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "\(function): \(name): \(problem)"))
+        return (nil, fail(problem.status, "\(function): \(name): \(problem.message)"))
     }
     return (SKValue(borrowing: value), SKOK)
 }
 
 /// Borrows a signal argument, reporting NULL and handles of another kind.
 func borrowSignal(_ function: String, _ name: String, _ handle: OpaquePointer?) -> (SKSignal?, Int32) {
-    guard let handle else {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
-    }
-    guard let signal = SKObject.borrow(handle, as: SKSignal.self) else {
-        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): \(name) is not a signal"))
-    }
-    return (signal, SKOK)
+    return borrowHandle(function, name, handle, as: SKSignal.self, "a signal")
 }
 
 @c @implementation

@@ -12,13 +12,7 @@ final class SKSubscriber: SKObject {
 }
 
 private func borrowSubscriber(_ function: String, _ handle: OpaquePointer?) -> (SKSubscriber?, Int32) {
-    guard let handle else {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): subscriber is NULL"))
-    }
-    guard let subscriber = SKObject.borrow(handle, as: SKSubscriber.self) else {
-        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): subscriber is not a subscriber"))
-    }
-    return (subscriber, SKOK)
+    return borrowHandle(function, "subscriber", handle, as: SKSubscriber.self, "a subscriber")
 }
 
 @c @implementation

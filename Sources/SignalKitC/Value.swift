@@ -45,15 +45,29 @@ struct SKValue: Equatable, @unchecked Sendable {
         }
     }
 
-    /// Checks a C value and returns a description of what is wrong, or nil.
-    static func validate(_ value: UnsafePointer<sk_value>) -> String? {
+    /// What is wrong with a C value: the status to report and a description.
+    struct Problem: Error {
+        let status: sk_status
+        let message: String
+
+        init(_ message: String, _ status: sk_status = SK_ERR_INVALID_ARGUMENT) {
+            self.status = status
+            self.message = message
+        }
+    }
+
+    /// Checks a C value and returns what is wrong with it, or nil.
+    static func validate(_ value: UnsafePointer<sk_value>) -> Problem? {
         let kind = value.pointee.kind
         switch kind {
         case SK_KIND_NIL, SK_KIND_BOOL, SK_KIND_INT64, SK_KIND_DOUBLE:
             return nil
         case SK_KIND_STRING, SK_KIND_BYTES, SK_KIND_ARRAY, SK_KIND_POINTER, SK_KIND_SIGNAL:
             guard let pointer = value.pointee.u.object else {
-                return "a value of a heap kind has a NULL object"
+                return Problem("a value of a heap kind has a NULL object")
+            }
+            guard HandleRegistry.isLive(pointer) else {
+                return Problem("the value was already released", SK_ERR_RELEASED)
             }
             let object = Unmanaged<SKObject>.fromOpaque(pointer).takeUnretainedValue()
             let matches: Bool
@@ -64,9 +78,9 @@ struct SKValue: Equatable, @unchecked Sendable {
             case SK_KIND_POINTER: matches = object is SKPointer
             default: matches = object is SKSignal
             }
-            return matches ? nil : "the value's object does not match its kind"
+            return matches ? nil : Problem("the value's object does not match its kind")
         default:
-            return "unknown value kind \(kind.rawValue)"
+            return Problem("unknown value kind \(kind.rawValue)")
         }
     }
 

@@ -12,13 +12,7 @@ final class SKValuePromise: SKObject {
 }
 
 private func borrowValuePromise(_ function: String, _ handle: OpaquePointer?) -> (SKValuePromise?, Int32) {
-    guard let handle else {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): promise is NULL"))
-    }
-    guard let promise = SKObject.borrow(handle, as: SKValuePromise.self) else {
-        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): promise is not a value promise"))
-    }
-    return (promise, SKOK)
+    return borrowHandle(function, "promise", handle, as: SKValuePromise.self, "a value promise")
 }
 
 @c @implementation

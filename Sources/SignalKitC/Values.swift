@@ -97,7 +97,7 @@ public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: 
     for index in 0 ..< count {
         let item = items! + index
         if let problem = SKValue.validate(item) {
-            return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_array: item \(index): \(problem)")
+            return fail(problem.status, "sk_value_set_array: item \(index): \(problem.message)")
         }
         values.append(SKValue(borrowing: item))
     }
@@ -135,7 +135,7 @@ public func sk_value_copy(_ dst: UnsafeMutablePointer<sk_value>?, _ src: UnsafeP
         return fail(SK_ERR_NULL_ARGUMENT, "sk_value_copy: src is NULL")
     }
     if let problem = SKValue.validate(src) {
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_copy: src: \(problem)")
+        return fail(problem.status, "sk_value_copy: src: \(problem.message)")
     }
     SKValue(borrowing: src).copy(into: dst)
     return SKOK
@@ -147,7 +147,11 @@ public func sk_value_release(_ value: UnsafeMutablePointer<sk_value>?) {
         return
     }
     if SKValue.isHeapKind(value.pointee.kind), let pointer = value.pointee.u.object {
-        Unmanaged<SKObject>.fromOpaque(pointer).release()
+        if HandleRegistry.isLive(pointer) {
+            Unmanaged<SKObject>.fromOpaque(pointer).release()
+        } else {
+            fail(SK_ERR_RELEASED, "sk_value_release: the value was already released")
+        }
     }
     value.pointee = sk_value()
 }
@@ -181,7 +185,7 @@ private func access<Out>(_ function: String, _ value: UnsafePointer<sk_value>?, 
         return fail(SK_ERR_WRONG_KIND, "\(function): value has kind \(value.pointee.kind.rawValue), expected \(kind.rawValue)")
     }
     if let problem = SKValue.validate(value) {
-        return fail(SK_ERR_INVALID_ARGUMENT, "\(function): \(problem)")
+        return fail(problem.status, "\(function): \(problem.message)")
     }
     out.pointee = read(value)
     return SKOK
