@@ -617,7 +617,9 @@ int sk_signal_before_next(sk_signal **out, sk_signal *signal, sk_value_fn fn, vo
  * ended the subscription. */
 int sk_signal_after_next(sk_signal **out, sk_signal *signal, sk_value_fn fn, void *ctx, sk_release_fn release);
 /* `fn(ctx)` at each start, on the starting thread, before `signal` is
- * started. */
+ * started. As a subscription never calls `fn` once its start has returned,
+ * `release(ctx)` runs as soon as the returned signal is gone and no start of
+ * it is running. */
 int sk_signal_before_started(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
 /* `fn(ctx)` when `signal` completes, just before the completion is
  * delivered, on its thread. Not called on error nor on disposal. */
@@ -626,11 +628,13 @@ int sk_signal_before_completed(sk_signal **out, sk_signal *signal, sk_work_fn fn
  * (after the downstream callback returned), on its thread. Not called on
  * error nor on disposal. */
 int sk_signal_after_completed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
-/* `fn(ctx)` exactly once per subscription, when it ends, right after `signal`
- * was disposed, on the disposing thread. A subscription also ends when it
- * terminates: then `fn` runs after the downstream error or completion
- * callback returned (or, for a signal terminating synchronously inside its
- * start, before sk_signal_start returns). */
+/* `fn(ctx)` exactly once per subscription, when it ends: when it is
+ * disposed, right after `signal` was disposed, on the disposing thread. A
+ * subscription also ends when it terminates: then `fn` runs on the thread of
+ * the terminal event, after the downstream error or completion callback
+ * returned (`signal`, which has just terminated, is let go after `fn`
+ * returns), or, for a signal terminating synchronously inside its start,
+ * before sk_signal_start returns. */
 int sk_signal_after_disposed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
 
 /* ------------------------------------------------------------------------ */
