@@ -441,8 +441,8 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * delivers the event, once per event per subscription; their `release(ctx)`
  * runs when the returned signal and all its subscriptions are gone (or at
  * once if the call fails). Other signal and queue arguments are borrowed too:
- * the returned signal retains what it needs. Durations are in seconds; timers
- * and delayed work run on the queue given.
+ * the returned signal retains what it needs. Durations are in seconds, >= 0
+ * (INFINITY: never elapses); timers and delayed work run on the queue given.
  * Errors, for every operator: SK_ERR_NULL_ARGUMENT when `out` or a required
  * signal, function, queue or value is NULL; SK_ERR_WRONG_KIND for a handle of
  * another type; SK_ERR_INVALID_ARGUMENT for a negative or NaN duration or a
