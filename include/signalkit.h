@@ -456,7 +456,13 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * (+1) through `out`. Callbacks given to an operator run on the thread that
  * delivers the event, once per event per subscription; their `release(ctx)`
  * runs when the returned signal and all its subscriptions are gone (or at
- * once if the call fails). */
+ * once if the call fails). Other signal and queue arguments are borrowed too:
+ * the returned signal retains what it needs. Durations are in seconds, >= 0
+ * (INFINITY: never elapses); timers and delayed work run on the queue given.
+ * Errors, for every operator: SK_ERR_NULL_ARGUMENT when `out` or a required
+ * signal, function, queue or value is NULL; SK_ERR_WRONG_KIND for a handle of
+ * another type; SK_ERR_INVALID_ARGUMENT for a negative or NaN duration or a
+ * malformed value. Then `*out` (if given) is NULL and `release` has run. */
 
 /* Writes the transformed value into `*out` (nil on entry); the library takes
  * the reference written there. */
@@ -495,6 +501,157 @@ int sk_signal_deliver_on(sk_signal **out, sk_signal *signal, sk_queue *queue);
 /* The latest value once `seconds` pass without a new one, delivered on
  * `queue`; completion flushes the pending value first. */
 int sk_signal_debounce(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
+
+/* --- Taking and terminating ---------------------------------------------- */
+
+/* What an sk_take_until_fn decides about a value: a bitwise OR of these
+ * flags (0 drops the value and goes on). */
+typedef enum sk_take_action {
+    SK_TAKE_PASS = 1,    /* deliver the value */
+    SK_TAKE_COMPLETE = 2 /* then complete */
+} sk_take_action;
+
+/* Returns a bitwise OR of sk_take_action flags for `value`; other bits are
+ * ignored. */
+typedef int (*sk_take_until_fn)(void *ctx, const sk_value *value);
+
+/* Asks `fn` about each value, on the thread that delivers it: delivers the
+ * value when the answer has SK_TAKE_PASS, then, when it has SK_TAKE_COMPLETE,
+ * completes and disposes `signal`. Once `fn` asked to complete, it is not
+ * called again in that subscription. Errors and the completion of `signal`
+ * pass through. */
+int sk_signal_take_until(sk_signal **out, sk_signal *signal, sk_take_until_fn fn, void *ctx, sk_release_fn release);
+/* Nothing while `signal` runs; when it completes, its last value (a nil value
+ * when it emitted none, which a last value that was nil looks like too), then
+ * the completion. An error passes through without a value. */
+int sk_signal_last(sk_signal **out, sk_signal *signal);
+/* Drops every value; passes only the error or the completion. */
+int sk_signal_ignore_values(sk_signal **out, sk_signal *signal);
+/* Folds the values: the accumulator starts as a copy of `initial` (borrowed);
+ * `fn` receives it and each value, one at a time in arrival order, and writes
+ * the new accumulator into `*out` (nil on entry; the library takes the
+ * reference written there; writing nothing makes it nil). Nothing is emitted
+ * while `signal` runs; when it completes, the accumulator, then the
+ * completion. An error passes through without a value. `fn` runs on the
+ * thread that delivers the value (or, when values arrive concurrently, on the
+ * thread already folding), never concurrently with itself within a
+ * subscription. */
+typedef void (*sk_reduce_fn)(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out);
+int sk_signal_reduce_left(sk_signal **out, sk_signal *signal, const sk_value *initial, sk_reduce_fn fn, void *ctx, sk_release_fn release);
+
+/* --- Errors and repetition ----------------------------------------------- */
+
+/* On error, calls `fn` with the error (on the thread that delivers it) and
+ * continues with the signal `fn` returns (+1, handed to the library; NULL
+ * means an empty signal: the result completes at once): its values, error and
+ * completion pass through. Values and the completion of `signal` pass
+ * through. `fn` is not called for an error arriving after the subscription
+ * was disposed; disposing disposes `signal` and the signal `fn` returned. */
+int sk_signal_catch(sk_signal **out, sk_signal *signal, sk_signal_fn fn, void *ctx, sk_release_fn release);
+/* Starts `signal` again each time it completes, forever: the result never
+ * completes. Values pass through; an error passes through and ends the loop.
+ * A signal completing synchronously is restarted by a loop, not by recursion
+ * (the stack does not grow). Dispose to stop it: a signal that always
+ * completes synchronously inside its start never lets the start return, so
+ * it loops forever (as in SwiftSignalKit). */
+int sk_signal_restart(sk_signal **out, sk_signal *signal);
+/* Starts `signal` again at once each time it fails; errors never pass.
+ * Values and the completion pass through. Synchronous failures loop as in
+ * sk_signal_restart. */
+int sk_signal_restart_if_error(sk_signal **out, sk_signal *signal);
+/* On error, starts `signal` again after a delay, on `queue` (where the new
+ * start runs); errors never pass. The n-th retry waits
+ * min(max_delay, n * delay_increment) seconds (the delay never resets).
+ * Values and the completion pass through. Disposing cancels a pending retry.
+ * `delay_increment` and `max_delay` must be >= 0. */
+int sk_signal_retry(sk_signal **out, sk_signal *signal, double delay_increment, double max_delay, sk_queue *queue);
+
+/* --- Sequencing ---------------------------------------------------------- */
+
+/* For a signal of signals (values of SK_KIND_SIGNAL): runs them one after
+ * another, in arrival order, each started once all earlier ones completed
+ * (on the thread where its predecessor completed, or the one that emitted
+ * it). Completes when `signal` and every inner signal have completed; an
+ * error of any of them passes through and disposes everything (waiting ones
+ * are dropped unstarted). Inner signals completing synchronously do not grow
+ * the stack. A value of another kind is run, in its turn, as a signal that
+ * fails at once with an error value of kind SK_KIND_STRING describing it. */
+int sk_signal_queue(sk_signal **out, sk_signal *signal);
+/* As sk_signal_queue, but only the latest waiting signal is kept: one
+ * arriving while another runs replaces the one waiting (dropped unstarted,
+ * whatever its kind). The running one is never interrupted. */
+int sk_signal_throttled(sk_signal **out, sk_signal *signal);
+/* The values of `signal`, then, once it has completed, those of `next`
+ * (borrowed, required), then the completion of `next`. An error of either
+ * passes through (`next` is not started after an error of `signal`). `next`
+ * is started after the start of `signal` returned, never from inside its
+ * synchronous completion. */
+int sk_signal_then(sk_signal **out, sk_signal *signal, sk_signal *next);
+
+/* Returns the signal to run (+1, handed to the library); NULL means an empty
+ * signal that completes at once. */
+typedef sk_signal *(*sk_deferred_fn)(void *ctx);
+/* A signal that calls `fn` at each start, on the starting thread, and passes
+ * through the events of the signal it returns. `release(ctx)` runs once the
+ * returned signal is gone (its last reference released, signals built on it
+ * included) and no start of it is running. */
+int sk_signal_deferred(sk_signal **out, sk_deferred_fn fn, void *ctx, sk_release_fn release);
+
+/* --- Threads and time ---------------------------------------------------- */
+
+/* Starts `signal` (runs its generator) on `queue`: inline when started on
+ * `queue` already, otherwise enqueued, and never started if disposed before
+ * that work runs. Events are delivered wherever `signal` emits them (add
+ * sk_signal_deliver_on to move them). */
+int sk_signal_run_on(sk_signal **out, sk_signal *signal, sk_queue *queue);
+/* Starts `signal` `seconds` after the start, from a timer on `queue` (so
+ * its generator runs there); values are not delayed individually. Disposing
+ * before the timer fires means `signal` is never started. */
+int sk_signal_delay(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
+/* Starts `signal` at once and a timer of `seconds` on `queue`. If `signal`
+ * delivers its first event (value, error or completion) first, it passes
+ * through untouched; otherwise, when the timer fires, `signal` is disposed
+ * and `alternate` (borrowed, required) is started on `queue` and passes
+ * through instead. Exactly one of them wins. */
+int sk_signal_timeout(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue, sk_signal *alternate);
+/* At most one value per `seconds`, on the trailing edge: a value arriving
+ * when no window is open opens one; when it ends, the latest value seen
+ * during it is delivered on `queue`. The completion flushes the pending value
+ * first; an error drops it. Every event is delivered on `queue`. */
+int sk_signal_throttle(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
+
+/* --- Side effects -------------------------------------------------------- */
+/* Each calls `fn` at one point of every subscription and otherwise passes
+ * every event through untouched. */
+
+typedef void (*sk_value_fn)(void *ctx, const sk_value *value);
+
+/* `fn(ctx, value)` just before each value is delivered, on its thread. */
+int sk_signal_before_next(sk_signal **out, sk_signal *signal, sk_value_fn fn, void *ctx, sk_release_fn release);
+/* `fn(ctx, value)` right after each value was delivered (after the
+ * downstream callback returned), on its thread; also when that delivery
+ * ended the subscription. */
+int sk_signal_after_next(sk_signal **out, sk_signal *signal, sk_value_fn fn, void *ctx, sk_release_fn release);
+/* `fn(ctx)` at each start, on the starting thread, before `signal` is
+ * started. As a subscription never calls `fn` once its start has returned,
+ * `release(ctx)` runs as soon as the returned signal is gone and no start of
+ * it is running. */
+int sk_signal_before_started(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
+/* `fn(ctx)` when `signal` completes, just before the completion is
+ * delivered, on its thread. Not called on error nor on disposal. */
+int sk_signal_before_completed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
+/* `fn(ctx)` when `signal` completes, right after the completion was delivered
+ * (after the downstream callback returned), on its thread. Not called on
+ * error nor on disposal. */
+int sk_signal_after_completed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
+/* `fn(ctx)` exactly once per subscription, when it ends: when it is
+ * disposed, right after `signal` was disposed, on the disposing thread. A
+ * subscription also ends when it terminates: then `fn` runs on the thread of
+ * the terminal event, after the downstream error or completion callback
+ * returned (`signal`, which has just terminated, is let go after `fn`
+ * returns), or, for a signal terminating synchronously inside its start,
+ * before sk_signal_start returns. */
+int sk_signal_after_disposed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
 
 /* ------------------------------------------------------------------------ */
 /* Diagnostics                                                               */

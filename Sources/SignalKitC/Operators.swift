@@ -42,3 +42,49 @@ func callbackOperator<F>(_ function: String, _ out: UnsafeMutablePointer<OpaqueP
 func kindError(_ function: String, _ value: SKValue, expected: String) -> SKValue {
     return SKValue(string: "\(function): expected \(expected), got a value of kind \(value.kind.rawValue)")
 }
+
+/// The signal inside a value, or a failing signal when it holds another kind.
+func innerSignal(_ function: String, _ value: SKValue) -> CSignal {
+    if let handle = value.object as? SKSignal, value.kind == SK_KIND_SIGNAL {
+        return handle.signal
+    }
+    return CSignal.fail(kindError(function, value, expected: "a signal"))
+}
+
+/// The Swift signal behind a handle a C callback handed over (+1), dropping
+/// that reference: NULL is an empty signal, a handle of another type a failing
+/// one.
+func adoptSignal(_ function: String, _ handle: OpaquePointer?) -> CSignal {
+    guard let handle else {
+        return CSignal.complete()
+    }
+    let signal = SKObject.borrow(handle, as: SKSignal.self)?.signal
+    SKObject.release(handle)
+    return signal ?? CSignal.fail(SKValue(string: "\(function): fn returned a handle that is not a signal"))
+}
+
+/// Like `unaryOperator`, for operators that also take a queue (required).
+func queueOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, _ make: (CSignal, Queue) -> CSignal) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
+    }
+    out.pointee = nil
+    let (handle, status) = borrowQueue(function, "queue", queue)
+    guard let handle else {
+        return status
+    }
+    return unaryOperator(function, out, signal) { make($0, handle.queue) }
+}
+
+/// Like `queueOperator`, for operators that also take a duration, which must
+/// be >= 0 (infinity means never).
+func timedOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?, _ make: (CSignal, Queue) -> CSignal) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
+    }
+    out.pointee = nil
+    if !(seconds >= 0) {
+        return fail(SK_ERR_INVALID_ARGUMENT, "\(function): seconds must be >= 0")
+    }
+    return queueOperator(function, out, signal, queue, make)
+}

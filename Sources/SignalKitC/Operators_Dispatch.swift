@@ -12,3 +12,10 @@ public func sk_signal_deliver_on(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
         signal |> deliverOn(handle.queue)
     }
 }
+
+@c @implementation
+public func sk_signal_run_on(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?) -> Int32 {
+    return queueOperator("sk_signal_run_on", out, signal, queue) { signal, queue in
+        signal |> runOn(queue)
+    }
+}

@@ -39,7 +39,10 @@ public final class Timer: @unchecked Sendable {
     /// Schedules the timer, replacing any countdown in progress.
     public func start() {
         let timer = DispatchSource.makeTimerSource(queue: self.queue.queue)
-        let interval = DispatchTimeInterval.nanoseconds(Int(max(0.0, self.timeout) * 1_000_000_000.0))
+        // A timeout too long for an Int of nanoseconds (about 292 years, or
+        // infinity) never fires, instead of trapping in the conversion.
+        let nanoseconds = max(0.0, self.timeout) * 1_000_000_000.0
+        let interval: DispatchTimeInterval = nanoseconds < Double(Int.max) ? .nanoseconds(Int(nanoseconds)) : .never
         timer.schedule(deadline: DispatchTime.now() + interval, repeating: self.repeat ? interval : .never)
         self.mutex.lock()
         self.generation += 1

@@ -284,6 +284,22 @@ const rec_event *recorder_event(recorder *r, size_t index) {
     return e;
 }
 
+sk_disposable *recorder_start(recorder *r, sk_signal *signal) {
+    recorder_init(r);
+    sk_observer observer = recorder_observer(r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    cr_assert_not_null(d);
+    return d;
+}
+
+void recorder_finish(recorder *r, sk_disposable *d) {
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    cr_assert_eq(recorder_releases(r), 1, "the observer's release ran %d times", recorder_releases(r));
+    recorder_destroy(r);
+}
+
 void recorder_expect(recorder *r, const char *expected, const int64_t *values, size_t count) {
     char log[REC_MAX_EVENTS + 1];
     recorder_log(r, log, sizeof log);

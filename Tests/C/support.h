@@ -229,6 +229,14 @@ size_t recorder_ints(recorder *r, int64_t *out, size_t max);
 /* The `index`-th logged event (borrowed; the recorder must outlive its use). */
 const rec_event *recorder_event(recorder *r, size_t index);
 
+/* Initialises `r`, starts `signal` into it on the calling thread and returns
+ * the subscription's disposable (+1). */
+sk_disposable *recorder_start(recorder *r, sk_signal *signal);
+
+/* Disposes and releases `d`, asserts that the observer's release ran exactly
+ * once, then destroys `r`. */
+void recorder_finish(recorder *r, sk_disposable *d);
+
 /* Asserts the log reads `expected` ("nncr"), that no callback came after the
  * terminal event or the release, and, unless `values` is NULL, that the next
  * events carried exactly the `count` int64 values of `values`. */

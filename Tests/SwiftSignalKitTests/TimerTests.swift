@@ -134,6 +134,26 @@ final class TimerTests: XCTestCase {
         timer.invalidate()
     }
 
+    func testTimeoutsTooLongForIntNanosecondsNeverFire() {
+        // 1e12 s and infinity overflow an Int of nanoseconds: such a timer
+        // must neither trap nor fire.
+        let queue = Queue()
+        let fired = Counter()
+        let timers = [
+            self.countingTimer(1e12, on: queue, fired: fired),
+            self.countingTimer(.infinity, on: queue, fired: fired),
+            self.countingTimer(.infinity, repeat: true, on: queue, fired: fired),
+        ]
+        for timer in timers {
+            timer.start()
+        }
+        drain(queue, after: 0.05)
+        XCTAssertEqual(fired.count, 0)
+        for timer in timers {
+            timer.invalidate()
+        }
+    }
+
     func testInvalidateBeforeStartIsHarmless() {
         let queue = Queue()
         let fired = Counter()

@@ -1,0 +1,77 @@
+import CSignalKit
+import SwiftSignalKit
+
+@c @implementation
+public func sk_signal_queue(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
+    return unaryOperator("sk_signal_queue", out, signal) { signal in
+        signal |> mapToQueue { innerSignal("sk_signal_queue", $0) }
+    }
+}
+
+@c @implementation
+public func sk_signal_throttled(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
+    return unaryOperator("sk_signal_throttled", out, signal) { signal in
+        signal |> mapToThrottled { innerSignal("sk_signal_throttled", $0) }
+    }
+}
+
+@c @implementation
+public func sk_signal_then(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ next: OpaquePointer?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_then: out is NULL")
+    }
+    out.pointee = nil
+    let (handle, status) = borrowSignal("sk_signal_then", "next", next)
+    guard let handle else {
+        return status
+    }
+    return unaryOperator("sk_signal_then", out, signal) { signal in
+        signal |> then(handle.signal)
+    }
+}
+
+@c @implementation
+public func sk_signal_deferred(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ fn: sk_deferred_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    guard let fn else {
+        SKContext(ctx: ctx, release: release).ignore()
+        out?.pointee = nil
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_deferred: fn is NULL")
+    }
+    // From here on, dropping `callback` runs `release`.
+    let callback = SKFunction(fn, ctx: ctx, release: release)
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_deferred: out is NULL")
+    }
+    return output(out, deferred {
+        adoptSignal("sk_signal_deferred", callback.function(callback.ctx))
+    })
+}
+
+@c @implementation
+public func sk_signal_ignore_values(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
+    return unaryOperator("sk_signal_ignore_values", out, signal) { signal in
+        // The values are `Never`: the map is only there for the type.
+        ignoreValues(signal) |> map { (_: Never) -> SKValue in }
+    }
+}
+
+@c @implementation
+public func sk_signal_reduce_left(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ initial: UnsafePointer<sk_value>?, _ fn: sk_reduce_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    guard let out else {
+        SKContext(ctx: ctx, release: release).ignore()
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_reduce_left: out is NULL")
+    }
+    out.pointee = nil
+    let (initialValue, status) = borrowValue("sk_signal_reduce_left", "initial", initial)
+    guard let initialValue else {
+        SKContext(ctx: ctx, release: release).ignore()
+        return status
+    }
+    return callbackOperator("sk_signal_reduce_left", out, signal, fn, ctx, release) { signal, callback in
+        signal |> reduceLeft(value: initialValue) { accumulator, next in
+            var result = sk_value()
+            accumulator.withC { a in next.withC { b in callback.function(callback.ctx, a, b, &result) } }
+            return SKValue(taking: result)
+        }
+    }
+}
