@@ -644,13 +644,12 @@ int sk_signal_before_completed(sk_signal **out, sk_signal *signal, sk_work_fn fn
  * (after the downstream callback returned), on its thread. Not called on
  * error nor on disposal. */
 int sk_signal_after_completed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
-/* `fn(ctx)` exactly once per subscription, when it ends: when it is
- * disposed, right after `signal` was disposed, on the disposing thread. A
- * subscription also ends when it terminates: then `fn` runs on the thread of
- * the terminal event, after the downstream error or completion callback
- * returned (`signal`, which has just terminated, is let go after `fn`
- * returns), or, for a signal terminating synchronously inside its start,
- * before sk_signal_start returns. */
+/* `fn(ctx)` exactly once per subscription, when it ends, right after the
+ * subscription to `signal` was disposed: when it is disposed, on the
+ * disposing thread; when it terminates, on the thread of the terminal event,
+ * after the downstream error or completion callback returned, or, for a
+ * signal terminating synchronously inside its start, before sk_signal_start
+ * returns. */
 int sk_signal_after_disposed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
 
 /* ------------------------------------------------------------------------ */
