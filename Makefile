@@ -137,9 +137,16 @@ test-c-tsan:
 		$(CRITERION_FLAGS) -o $(OUT)/c-tests-tsan
 	TSAN_OPTIONS="halt_on_error=1" $(OUT)/c-tests-tsan --jobs 2
 
+# Every C example but the demo, built through pkg-config, run, and its output
+# compared with examples/c/NAME.expected.
+C_EXAMPLES := quickstart threads combine errors
+
 test-examples: stage
-	$(CC) $(CWARN) examples/c/quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit) -o $(OUT)/quickstart
-	test "$$($(RUN_STAGED) $(OUT)/quickstart)" = 42
+	set -e; for e in $(C_EXAMPLES); do \
+		$(CC) $(CWARN) -D_DEFAULT_SOURCE examples/c/$$e.c $$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/$$e; \
+		$(RUN_STAGED) $(OUT)/$$e > $(OUT)/$$e.out; \
+		diff -u examples/c/$$e.expected $(OUT)/$$e.out; \
+	done
 	cd examples/swift && $(SWIFT) build -Xswiftc -warnings-as-errors
 
 clean:
