@@ -107,6 +107,7 @@ test-c: stage
 	! grep -v -E '^(sk_[a-z]|SIGNALKIT_0$$)' $(OUT)/exports.txt
 	readelf -d $(LIB) | grep -q 'SONAME.*libsignalkit.so.$(SOVERSION)'
 	! ldd $(LIB) | grep -v -E 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux'
+	$(RUN_STAGED) sh .ci/check-doc-tests.sh $(OUT)/c-tests
 	$(RUN_STAGED) $(OUT)/c-tests --jobs 2
 
 test-c-valgrind: test-c
