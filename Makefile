@@ -211,7 +211,7 @@ test-ffi: stage
 
 test-ffi-valgrind: test-ffi
 	$(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		--trace-children=yes $(OUT)/ffi-tests --jobs 1
+		--show-possibly-lost=no --trace-children=yes $(OUT)/ffi-tests --jobs 2
 
 # The ffi library and suite under ASan+UBSan, against the sanitized debug
 # core (as test-c-asan), compiled with the clang beside swift.
@@ -220,7 +220,8 @@ test-ffi-asan:
 	mkdir -p $(OUT)/asan
 	$(CLANG) $(SAN_CFLAGS) $(FFI_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined -shared \
 		$(FFI_SOURCES) $$(pkg-config --cflags --libs libffi) -lpthread \
-		-L.build-asan/debug -lsignalkit -Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -o $(OUT)/asan/libsignalkit-ffi.so
+		-L.build-asan/debug -lsignalkit -Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -o $(OUT)/asan/libsignalkit-ffi.so.$(FFI_SOVERSION)
+	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(OUT)/asan/libsignalkit-ffi.so
 	$(CLANG) $(SAN_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined -ITests/C $(FFI_TESTS) Tests/C/support.c \
 		-L$(OUT)/asan -lsignalkit-ffi -L.build-asan/debug -lsignalkit \
 		-Wl,-rpath,$(OUT)/asan -Wl,-rpath,$(CURDIR)/.build-asan/debug -Wl,-rpath,$(SWIFT_LIBDIR) \
