@@ -231,4 +231,4 @@ test-ffi-asan:
 # The Python examples and their tests (ctypes only), against the staged
 # install: SIGNALKIT_LIB_DIR tells signalkit.py where the libraries are.
 test-python: stage
-	cd examples/python && SIGNALKIT_LIB_DIR=$(STAGE)/usr/lib $(PYTHON) -m unittest -v
+	cd examples/python && PYTHONDONTWRITEBYTECODE=1 SIGNALKIT_LIB_DIR=$(STAGE)/usr/lib $(PYTHON) -m unittest -v
