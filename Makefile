@@ -208,6 +208,8 @@ test-ffi: stage
 	$(CC) $(CWARN) -D_DEFAULT_SOURCE -ITests/C $(FFI_TESTS) Tests/C/support.c \
 		$$($(STAGE_PKG) --cflags --libs signalkit-ffi) $(CRITERION_FLAGS) -o $(OUT)/ffi-tests
 	$(RUN_STAGED) $(OUT)/ffi-tests --jobs 2
+	$(CC) $(CWARN) examples/c/ffi_quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit-ffi) -o $(OUT)/ffi_quickstart
+	test "$$($(RUN_STAGED) $(OUT)/ffi_quickstart)" = "2 4 6"
 
 test-ffi-valgrind: test-ffi
 	$(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \

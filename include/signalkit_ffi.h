@@ -109,11 +109,15 @@ int sk_ffi_signature_create(sk_ffi_signature **out, sk_ffi_type result, const sk
 int sk_ffi_signature_parse(sk_ffi_signature **out, const char *text);
 
 /* Reading a signature (borrowed). For NULL: SK_FFI_VOID, 0, SK_FFI_VOID.
- * sk_ffi_signature_arg returns SK_FFI_VOID for an index out of range. */
+ * sk_ffi_signature_arg returns SK_FFI_VOID for an index out of range.
+ * Thread-safe (a signature never changes); never fail. */
 sk_ffi_type sk_ffi_signature_result(const sk_ffi_signature *signature);
 size_t sk_ffi_signature_arg_count(const sk_ffi_signature *signature);
 sk_ffi_type sk_ffi_signature_arg(const sk_ffi_signature *signature, size_t index);
 
+/* Reference counting, thread-safe. A signature is freed when its last
+ * reference goes: callbacks, operators and trampolines using it hold their
+ * own, so the creator may release it right after handing it over. */
 sk_ffi_signature *sk_ffi_signature_retain(sk_ffi_signature *signature); /* @return `signature`; NULL is a no-op */
 void sk_ffi_signature_release(sk_ffi_signature *signature);            /* NULL is a no-op */
 
