@@ -135,12 +135,17 @@ typedef void (*sk_ffi_fn)(void);
  * "str", ...) or a result that does not convert back (a NULL "str", a "u64"
  * above INT64_MAX) is handled, everywhere in this library:
  *
- * - the function is not called (for a result: its result is dropped);
+ * - the function is not called with that value (for a result: the result
+ *   is dropped); values before it were delivered as usual;
  * - the subscription ends with an error whose value is an SK_KIND_STRING
- *   describing the conversion ("sk_ffi: next: argument 1 (i32): int64
- *   5000000000 out of range"); the upstream subscription is disposed;
+ *   "sk_ffi: ROLE: POSITION (TYPE): REASON", where ROLE is next, map,
+ *   filter or trampoline, POSITION is "argument N" (N counts from 0, a
+ *   leading ctx included) or "result", e.g. "sk_ffi: next: argument 1
+ *   (i32): int64 5000000000 out of range of i32"; the upstream subscription
+ *   is disposed, so later values and its own terminal event are dropped;
  * - for a typed subscription, that error reaches the error callback like
- *   any other error (below), then nothing more is called.
+ *   any other error (below), then nothing more is called and `release`
+ *   runs; for map and filter it reaches whatever subscribed downstream.
  *
  * Nothing is ever truncated or converted silently. */
 
