@@ -182,7 +182,8 @@ typedef struct sk_ffi_observer {
  * @return SK_ERR_NULL_ARGUMENT (`signal`, `observer`, a function without its
  *         signature), SK_ERR_INVALID_ARGUMENT for a signature that does not
  *         fit its callback (naming "next_signature", ... and why),
- *         SK_ERR_NO_MEMORY; `observer->release` has run. */
+ *         SK_ERR_NO_MEMORY; `observer->release` has run (unless `observer`
+ *         itself is NULL). */
 int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_observer *observer);
 
 /* Values transformed by `fn`, described by `signature`: a non-void result,
