@@ -152,3 +152,109 @@ test-examples: stage
 
 clean:
 	rm -rf .build .build-release .build-tsan .build-asan .build-c examples/swift/.build
+
+# ------------------------------------------------------------------------ #
+# libsignalkit-ffi: native callback types and trampolines through libffi    #
+# (include/signalkit_ffi.h, Sources/SignalKitFFI, Tests/C/ffi,              #
+# examples/python). A block of its own; it hooks into deps, install and     #
+# test by adding prerequisites only.                                        #
+# ------------------------------------------------------------------------ #
+
+FFI_SOVERSION := 0
+FFI_LIB := $(OUT)/lib/libsignalkit-ffi.so.$(VERSION)
+FFI_SOURCES := $(wildcard Sources/SignalKitFFI/*.c)
+FFI_DEPS := $(FFI_SOURCES) Sources/SignalKitFFI/internal.h include/signalkit_ffi.h include/signalkit.h
+FFI_TESTS := $(wildcard Tests/C/ffi/test_ffi_*.c)
+FFI_CFLAGS := -fPIC -fvisibility=hidden -D_DEFAULT_SOURCE
+# The in-tree core (signalkit-uninstalled.pc, written by `lib`): the staged
+# install cannot be the base, since `stage` installs this library too.
+FFI_PKG := PKG_CONFIG_PATH=$(OUT)/lib/pkgconfig pkg-config
+PYTHON ?= python3
+
+.PHONY: ffi install-ffi deps-ffi test-ffi test-ffi-asan test-ffi-tsan test-ffi-valgrind test-python
+
+deps: deps-ffi
+deps-ffi:
+	@pkg-config --exists libffi || { echo "installing libffi-dev"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libffi-dev; }
+	@command -v $(PYTHON) >/dev/null || { echo "installing python3"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3; }
+
+ffi: $(FFI_LIB)
+
+$(FFI_LIB): $(LIB) $(FFI_DEPS)
+	mkdir -p $(OUT)/lib
+	$(CC) $(CWARN) $(FFI_CFLAGS) -O2 -shared $(FFI_SOURCES) \
+		$$($(FFI_PKG) --cflags --libs signalkit-uninstalled libffi) -lpthread \
+		-Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -Wl,--no-undefined -o $@
+	ln -sf libsignalkit-ffi.so.$(VERSION) $(OUT)/lib/libsignalkit-ffi.so.$(FFI_SOVERSION)
+	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(OUT)/lib/libsignalkit-ffi.so
+
+install: install-ffi
+install-ffi: ffi
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 0755 $(FFI_LIB) $(DESTDIR)$(LIBDIR)/libsignalkit-ffi.so.$(VERSION)
+	ln -sf libsignalkit-ffi.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libsignalkit-ffi.so.$(FFI_SOVERSION)
+	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(DESTDIR)$(LIBDIR)/libsignalkit-ffi.so
+	install -m 0644 include/signalkit_ffi.h $(DESTDIR)$(INCLUDEDIR)/signalkit_ffi.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		pkgconfig/signalkit-ffi.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/signalkit-ffi.pc
+
+test: test-ffi test-ffi-valgrind test-ffi-asan test-python
+
+# The ffi suite, compiled as a user compiles: against the staged install.
+test-ffi: stage
+	printf '#include "signalkit_ffi.h"\nint main(void) { return 0; }\n' > $(OUT)/header-ffi.c
+	$(CC) $(CWARN) -Iinclude -c $(OUT)/header-ffi.c -o $(OUT)/header-ffi-c.o
+	cp $(OUT)/header-ffi.c $(OUT)/header-ffi.cpp
+	c++ -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -c $(OUT)/header-ffi.cpp -o $(OUT)/header-ffi-cpp.o
+	! grep -n '#include' include/signalkit_ffi.h | grep -v '"signalkit.h"'
+	nm -D --extern-only --defined-only $(FFI_LIB) | awk '{print $$3}' > $(OUT)/exports-ffi.txt
+	! grep -v -E '^sk_ffi_[a-z]' $(OUT)/exports-ffi.txt
+	readelf -d $(FFI_LIB) | grep -q 'SONAME.*libsignalkit-ffi.so.$(FFI_SOVERSION)'
+	$(CC) $(CWARN) -D_DEFAULT_SOURCE -ITests/C $(FFI_TESTS) Tests/C/support.c \
+		$$($(STAGE_PKG) --cflags --libs signalkit-ffi) $(CRITERION_FLAGS) -o $(OUT)/ffi-tests
+	$(RUN_STAGED) $(OUT)/ffi-tests --jobs 2
+	$(CC) $(CWARN) examples/c/ffi_quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit-ffi) -o $(OUT)/ffi_quickstart
+	test "$$($(RUN_STAGED) $(OUT)/ffi_quickstart)" = "2 4 6"
+
+test-ffi-valgrind: test-ffi
+	$(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--show-possibly-lost=no --trace-children=yes $(OUT)/ffi-tests --jobs 2
+
+# The ffi library and suite under ASan+UBSan, against the sanitized debug
+# core (as test-c-asan), compiled with the clang beside swift.
+test-ffi-asan:
+	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product signalkit
+	mkdir -p $(OUT)/asan
+	$(CLANG) $(SAN_CFLAGS) $(FFI_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined -shared \
+		$(FFI_SOURCES) $$(pkg-config --cflags --libs libffi) -lpthread \
+		-L.build-asan/debug -lsignalkit -Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -o $(OUT)/asan/libsignalkit-ffi.so.$(FFI_SOVERSION)
+	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(OUT)/asan/libsignalkit-ffi.so
+	$(CLANG) $(SAN_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined -ITests/C $(FFI_TESTS) Tests/C/support.c \
+		-L$(OUT)/asan -lsignalkit-ffi -L.build-asan/debug -lsignalkit \
+		-Wl,-rpath,$(OUT)/asan -Wl,-rpath,$(CURDIR)/.build-asan/debug -Wl,-rpath,$(SWIFT_LIBDIR) \
+		$(CRITERION_FLAGS) -o $(OUT)/ffi-tests-asan
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(OUT)/ffi-tests-asan --jobs 2
+
+# The ffi library and suite under ThreadSanitizer, against the TSan debug
+# core. Not yet part of `make test`: it needs the TSan-compatible Criterion
+# start-up (Tests/C/tsan/*.c) that the C suite's TSan target brings.
+test-ffi-tsan:
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product signalkit
+	mkdir -p $(OUT)/tsan
+	$(CLANG) $(SAN_CFLAGS) $(FFI_CFLAGS) -fsanitize=thread -shared \
+		$(FFI_SOURCES) $$(pkg-config --cflags --libs libffi) -lpthread \
+		-L.build-tsan/debug -lsignalkit -Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -o $(OUT)/tsan/libsignalkit-ffi.so.$(FFI_SOVERSION)
+	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(OUT)/tsan/libsignalkit-ffi.so
+	$(CLANG) $(SAN_CFLAGS) -fsanitize=thread -ITests/C $(FFI_TESTS) Tests/C/support.c $(wildcard Tests/C/tsan/*.c) \
+		-L$(OUT)/tsan -lsignalkit-ffi -L.build-tsan/debug -lsignalkit -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime \
+		-Wl,-rpath,$(OUT)/tsan -Wl,-rpath,$(CURDIR)/.build-tsan/debug -Wl,-rpath,$(SWIFT_LIBDIR) \
+		$(CRITERION_FLAGS) -o $(OUT)/ffi-tests-tsan
+	TSAN_OPTIONS="halt_on_error=1" $(OUT)/ffi-tests-tsan --jobs 2
+
+# The Python examples and their tests (ctypes only), against the staged
+# install: SIGNALKIT_LIB_DIR tells signalkit.py where the libraries are.
+test-python: stage
+	cd examples/python && PYTHONDONTWRITEBYTECODE=1 SIGNALKIT_LIB_DIR=$(STAGE)/usr/lib $(PYTHON) -m unittest -v

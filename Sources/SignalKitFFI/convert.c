@@ -1,0 +1,222 @@
+/* convert.c - checked conversions between sk_value and native types. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *sk_ffi__kind_name(sk_kind kind) {
+    switch (kind) {
+    case SK_KIND_NIL: return "nil";
+    case SK_KIND_BOOL: return "bool";
+    case SK_KIND_INT64: return "int64";
+    case SK_KIND_DOUBLE: return "double";
+    case SK_KIND_STRING: return "string";
+    case SK_KIND_BYTES: return "bytes";
+    case SK_KIND_ARRAY: return "array";
+    case SK_KIND_POINTER: return "pointer";
+    case SK_KIND_SIGNAL: return "signal";
+    }
+    return "unknown kind";
+}
+
+void sk_ffi__describe(const sk_value *value, char *buffer, size_t size) {
+    sk_kind kind = sk_value_kind(value);
+    switch (kind) {
+    case SK_KIND_BOOL: {
+        bool b = false;
+        sk_value_get_bool(value, &b);
+        snprintf(buffer, size, "bool %s", b ? "true" : "false");
+        return;
+    }
+    case SK_KIND_INT64: {
+        int64_t n = 0;
+        sk_value_get_int64(value, &n);
+        snprintf(buffer, size, "int64 %" PRId64, n);
+        return;
+    }
+    case SK_KIND_DOUBLE: {
+        double d = 0;
+        sk_value_get_double(value, &d);
+        snprintf(buffer, size, "double %.17g", d);
+        return;
+    }
+    case SK_KIND_STRING: {
+        const char *text = "";
+        size_t length = 0;
+        sk_value_get_string(value, &text, &length);
+        snprintf(buffer, size, "string \"%.40s\"%s", text, length > 40 ? "..." : "");
+        return;
+    }
+    default:
+        snprintf(buffer, size, "%s", sk_ffi__kind_name(kind));
+        return;
+    }
+}
+
+sk_value sk_ffi__string_value(const char *text) {
+    sk_value value;
+    if (sk_value_set_string(&value, text) != SK_OK) {
+        sk_value_set_nil(&value);
+    }
+    return value;
+}
+
+int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot, char *why, size_t size) {
+    sk_kind kind = sk_value_kind(value);
+    char seen[80];
+    memset(slot, 0, sizeof *slot);
+    switch (type) {
+    case SK_FFI_BOOL:
+        if (kind == SK_KIND_BOOL) {
+            bool b = false;
+            sk_value_get_bool(value, &b);
+            slot->boolean = b ? 1 : 0;
+            return 0;
+        }
+        break;
+    case SK_FFI_INT32:
+    case SK_FFI_INT64:
+    case SK_FFI_UINT64:
+        if (kind == SK_KIND_INT64) {
+            int64_t n = 0;
+            sk_value_get_int64(value, &n);
+            if (type == SK_FFI_INT32) {
+                if (n < INT32_MIN || n > INT32_MAX) {
+                    snprintf(why, size, "int64 %" PRId64 " out of range of i32", n);
+                    return -1;
+                }
+                slot->i32 = (int32_t)n;
+            } else if (type == SK_FFI_UINT64) {
+                if (n < 0) {
+                    snprintf(why, size, "int64 %" PRId64 " out of range of u64", n);
+                    return -1;
+                }
+                slot->u64 = (uint64_t)n;
+            } else {
+                slot->i64 = n;
+            }
+            return 0;
+        }
+        break;
+    case SK_FFI_DOUBLE:
+        if (kind == SK_KIND_DOUBLE) {
+            sk_value_get_double(value, &slot->real);
+            return 0;
+        }
+        if (kind == SK_KIND_INT64) {
+            int64_t n = 0;
+            sk_value_get_int64(value, &n);
+            const int64_t exact = (int64_t)1 << 53;
+            if (n < -exact || n > exact) {
+                snprintf(why, size, "int64 %" PRId64 " not exactly representable as f64", n);
+                return -1;
+            }
+            slot->real = (double)n;
+            return 0;
+        }
+        break;
+    case SK_FFI_STRING:
+        if (kind == SK_KIND_STRING) {
+            const char *text = NULL;
+            size_t length = 0;
+            sk_value_get_string(value, &text, &length);
+            if (strlen(text) != length) {
+                snprintf(why, size, "string with an embedded NUL at byte %zu", strlen(text));
+                return -1;
+            }
+            slot->string = text;
+            return 0;
+        }
+        break;
+    case SK_FFI_POINTER:
+        if (kind == SK_KIND_POINTER) {
+            sk_value_get_pointer(value, &slot->pointer);
+            return 0;
+        }
+        if (kind == SK_KIND_NIL) {
+            slot->pointer = NULL;
+            return 0;
+        }
+        break;
+    case SK_FFI_VALUE:
+        slot->value = value;
+        return 0;
+    default:
+        snprintf(why, size, "type %s takes no value", sk_ffi__type_name(type));
+        return -1;
+    }
+    sk_ffi__describe(value, seen, sizeof seen);
+    snprintf(why, size, "%s does not convert to %s", seen, sk_ffi__type_name(type));
+    return -1;
+}
+
+int sk_ffi__from_native(const void *native, sk_ffi_type type, int from_result, sk_value *out, char *why, size_t size) {
+    sk_value_set_nil(out);
+    switch (type) {
+    case SK_FFI_BOOL: {
+        uint8_t b = from_result ? (uint8_t)*(const ffi_arg *)native : *(const uint8_t *)native;
+        sk_value_set_bool(out, b != 0);
+        return 0;
+    }
+    case SK_FFI_INT32: {
+        int32_t n = from_result ? (int32_t)*(const ffi_sarg *)native : *(const int32_t *)native;
+        sk_value_set_int64(out, n);
+        return 0;
+    }
+    case SK_FFI_INT64:
+        sk_value_set_int64(out, *(const int64_t *)native);
+        return 0;
+    case SK_FFI_UINT64: {
+        uint64_t n = *(const uint64_t *)native;
+        if (n > (uint64_t)INT64_MAX) {
+            snprintf(why, size, "u64 %" PRIu64 " out of range of int64", n);
+            return -1;
+        }
+        sk_value_set_int64(out, (int64_t)n);
+        return 0;
+    }
+    case SK_FFI_DOUBLE:
+        sk_value_set_double(out, *(const double *)native);
+        return 0;
+    case SK_FFI_STRING: {
+        const char *text = *(const char *const *)native;
+        if (text == NULL) {
+            if (from_result) {
+                snprintf(why, size, "NULL returned as str");
+                return -1;
+            }
+            return 0; /* a NULL string argument: nil */
+        }
+        if (sk_value_set_string(out, text) != SK_OK) {
+            snprintf(why, size, "string copy failed: %s", sk_last_error_message());
+            return -1;
+        }
+        return 0;
+    }
+    case SK_FFI_POINTER:
+        if (sk_value_set_pointer(out, *(void *const *)native, NULL) != SK_OK) {
+            snprintf(why, size, "pointer value failed: %s", sk_last_error_message());
+            return -1;
+        }
+        return 0;
+    case SK_FFI_VALUE: {
+        const sk_value *value = *(const sk_value *const *)native;
+        if (value == NULL) {
+            if (from_result) {
+                snprintf(why, size, "NULL returned as value");
+                return -1;
+            }
+            return 0;
+        }
+        if (sk_value_copy(out, value) != SK_OK) {
+            snprintf(why, size, "value copy failed: %s", sk_last_error_message());
+            return -1;
+        }
+        return 0;
+    }
+    default:
+        snprintf(why, size, "type %s has no value", sk_ffi__type_name(type));
+        return -1;
+    }
+}

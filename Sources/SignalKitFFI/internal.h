@@ -1,0 +1,79 @@
+/* internal.h - shared declarations of libsignalkit-ffi (not installed). */
+#ifndef SK_FFI_INTERNAL_H
+#define SK_FFI_INTERNAL_H
+
+#include <ffi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "signalkit_ffi.h"
+
+#define SK_FFI_EXPORT __attribute__((visibility("default")))
+
+/* errors.c ---------------------------------------------------------------- */
+
+/* Formats the calling thread's last error message and returns `status`. */
+int sk_ffi__fail(int status, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* Copies the core's last error message after a failing signalkit.h call
+ * made by `function`, and returns `status`. */
+int sk_ffi__fail_core(int status, const char *function);
+
+/* live.c ------------------------------------------------------------------ */
+
+void sk_ffi__live_add(void);
+void sk_ffi__live_remove(void);
+
+/* A reference count word. */
+static inline void sk_ffi__ref_init(long *count) { __atomic_store_n(count, 1, __ATOMIC_RELAXED); }
+static inline void sk_ffi__ref_retain(long *count) { __atomic_add_fetch(count, 1, __ATOMIC_RELAXED); }
+/* True when the last reference was dropped. */
+static inline int sk_ffi__ref_release(long *count) { return __atomic_sub_fetch(count, 1, __ATOMIC_ACQ_REL) == 0; }
+
+/* signature.c ------------------------------------------------------------- */
+
+struct sk_ffi_signature {
+    long refs;
+    sk_ffi_type result;
+    size_t count;
+    sk_ffi_type args[SK_FFI_MAX_ARGS];
+    ffi_type *ffi_args[SK_FFI_MAX_ARGS];
+    ffi_cif cif;
+};
+
+/* The short name of a type ("i64"), "?" when out of range. */
+const char *sk_ffi__type_name(sk_ffi_type type);
+
+/* convert.c --------------------------------------------------------------- */
+
+/* Storage for one native argument or result. */
+typedef union sk_ffi_slot {
+    ffi_arg word; /* what libffi writes for integral results narrower than a register */
+    uint8_t boolean;
+    int32_t i32;
+    int64_t i64;
+    uint64_t u64;
+    double real;
+    const char *string;
+    void *pointer;
+    const sk_value *value;
+} sk_ffi_slot;
+
+/* Converts `value` (borrowed) to the native `type` into `*slot`. Returns 0,
+ * or -1 with a description ("int64 5000000000 out of range") in `why`. The
+ * slot borrows from `value` (strings, values). */
+int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot, char *why, size_t size);
+
+/* Converts a native result (as written by ffi_call into `slot`) or a native
+ * argument (`*slot` read from the closure's argument) of `type` to a new
+ * value in `*out` (+1). `from_result`: the slot holds an ffi_call result
+ * (narrow integers widened to ffi_arg). Returns 0, or -1 with a description
+ * in `why` (`*out` nil). */
+int sk_ffi__from_native(const void *native, sk_ffi_type type, int from_result, sk_value *out, char *why, size_t size);
+
+/* A short description of `value` for messages ("int64 7", "string \"ab\""). */
+void sk_ffi__describe(const sk_value *value, char *buffer, size_t size);
+
+/* A new string value holding `text` (+1); nil if that fails. */
+sk_value sk_ffi__string_value(const char *text);
+
+#endif

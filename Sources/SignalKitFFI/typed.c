@@ -1,0 +1,373 @@
+/* typed.c - typed subscriptions and the typed map and filter operators.
+ *
+ * All three are built the same way on the public API: a signal made with
+ * sk_signal_create() whose generator starts the upstream signal with a relay
+ * observer. The relay calls the native function through ffi_call and puts
+ * the outcome into the generator's subscriber: the converted result (map),
+ * the value itself (filter), nothing (subscription: the native next function
+ * was the outcome), or an error describing a conversion that failed. The
+ * subscriber's terminal event then disposes the upstream subscription. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef enum sk_ffi_op_kind { SK_FFI_OP_SUBSCRIBE, SK_FFI_OP_MAP, SK_FFI_OP_FILTER } sk_ffi_op_kind;
+
+/* The native functions of a typed subscription or operator, with the user's
+ * ctx; its release runs when the last reference goes. */
+typedef struct sk_ffi_op {
+    long refs;
+    sk_ffi_op_kind kind;
+    sk_ffi_signature *signature; /* next, map or filter */
+    sk_ffi_fn fn;
+    sk_ffi_signature *error_signature;
+    sk_ffi_fn error;
+    sk_ffi_signature *completed_signature;
+    sk_ffi_fn completed;
+    void *ctx;
+    sk_release_fn release;
+    sk_signal *upstream;
+} sk_ffi_op;
+
+/* One start of the relay signal. */
+typedef struct sk_ffi_relay {
+    sk_ffi_op *op;
+    sk_subscriber *subscriber;
+    int failed; /* a conversion failed: call nothing more */
+} sk_ffi_relay;
+
+static const char *sk_ffi__role(const sk_ffi_op *op) {
+    switch (op->kind) {
+    case SK_FFI_OP_MAP: return "map";
+    case SK_FFI_OP_FILTER: return "filter";
+    default: return "next";
+    }
+}
+
+static void sk_ffi__op_release(void *ctx) {
+    sk_ffi_op *op = ctx;
+    if (op == NULL || !sk_ffi__ref_release(&op->refs)) {
+        return;
+    }
+    sk_ffi__live_remove();
+    sk_ffi_signature_release(op->signature);
+    sk_ffi_signature_release(op->error_signature);
+    sk_ffi_signature_release(op->completed_signature);
+    sk_signal_release(op->upstream);
+    if (op->release != NULL) {
+        op->release(op->ctx);
+    }
+    free(op);
+}
+
+/* Calls `fn` described by `signature` with the ctx (if it takes one) and
+ * `value` converted to its value argument (if it takes one). `result` must
+ * hold an sk_ffi_slot. Returns 0, or -1 with a description in `why`. */
+static int sk_ffi__call(sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, const sk_value *value, sk_ffi_slot *result, const char *role, char *why, size_t size) {
+    sk_ffi_slot slots[SK_FFI_MAX_ARGS];
+    void *avalues[SK_FFI_MAX_ARGS];
+    for (size_t i = 0; i < signature->count; i++) {
+        if (signature->args[i] == SK_FFI_CTX) {
+            slots[i].pointer = ctx;
+        } else {
+            char reason[160];
+            if (sk_ffi__to_native(value, signature->args[i], &slots[i], reason, sizeof reason) != 0) {
+                snprintf(why, size, "sk_ffi: %s: argument %zu (%s): %s", role, i, sk_ffi__type_name(signature->args[i]), reason);
+                return -1;
+            }
+        }
+        avalues[i] = &slots[i];
+    }
+    memset(result, 0, sizeof *result);
+    ffi_call(&signature->cif, fn, result, avalues);
+    return 0;
+}
+
+static void sk_ffi__relay_fail(sk_ffi_relay *relay, const char *why) {
+    __atomic_store_n(&relay->failed, 1, __ATOMIC_RELEASE);
+    sk_value error = sk_ffi__string_value(why);
+    sk_subscriber_put_error(relay->subscriber, &error);
+    sk_value_release(&error);
+}
+
+static void sk_ffi__relay_next(void *ctx, const sk_value *value) {
+    sk_ffi_relay *relay = ctx;
+    sk_ffi_op *op = relay->op;
+    if (__atomic_load_n(&relay->failed, __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    if (op->fn == NULL) {
+        return; /* a typed subscription without next */
+    }
+    char why[256];
+    sk_ffi_slot result;
+    if (sk_ffi__call(op->signature, op->fn, op->ctx, value, &result, sk_ffi__role(op), why, sizeof why) != 0) {
+        sk_ffi__relay_fail(relay, why);
+        return;
+    }
+    switch (op->kind) {
+    case SK_FFI_OP_SUBSCRIBE:
+        return;
+    case SK_FFI_OP_FILTER:
+        if ((uint8_t)result.word != 0) {
+            sk_subscriber_put_next(relay->subscriber, value);
+        }
+        return;
+    case SK_FFI_OP_MAP: {
+        sk_value mapped;
+        char reason[160];
+        if (sk_ffi__from_native(&result, op->signature->result, 1, &mapped, reason, sizeof reason) != 0) {
+            snprintf(why, sizeof why, "sk_ffi: map: result (%s): %s", sk_ffi__type_name(op->signature->result), reason);
+            sk_ffi__relay_fail(relay, why);
+            return;
+        }
+        sk_subscriber_put_next(relay->subscriber, &mapped);
+        sk_value_release(&mapped);
+        return;
+    }
+    }
+}
+
+static void sk_ffi__relay_error(void *ctx, const sk_value *error) {
+    sk_ffi_relay *relay = ctx;
+    sk_subscriber_put_error(relay->subscriber, error);
+}
+
+static void sk_ffi__relay_completed(void *ctx) {
+    sk_ffi_relay *relay = ctx;
+    sk_subscriber_put_completion(relay->subscriber);
+}
+
+static void sk_ffi__relay_release(void *ctx) {
+    sk_ffi_relay *relay = ctx;
+    sk_ffi__live_remove();
+    sk_subscriber_release(relay->subscriber);
+    sk_ffi__op_release(relay->op);
+    free(relay);
+}
+
+static sk_disposable *sk_ffi__relay_generator(void *ctx, sk_subscriber *subscriber) {
+    sk_ffi_op *op = ctx;
+    sk_ffi_relay *relay = calloc(1, sizeof *relay);
+    if (relay == NULL) {
+        sk_value error = sk_ffi__string_value("sk_ffi: out of memory");
+        sk_subscriber_put_error(subscriber, &error);
+        sk_value_release(&error);
+        return NULL;
+    }
+    sk_ffi__live_add();
+    sk_ffi__ref_retain(&op->refs);
+    relay->op = op;
+    relay->subscriber = sk_subscriber_retain(subscriber);
+    sk_observer observer = {
+        sk_ffi__relay_next, sk_ffi__relay_error, sk_ffi__relay_completed, relay, sk_ffi__relay_release,
+    };
+    sk_disposable *disposable = NULL;
+    if (sk_signal_start(&disposable, op->upstream, &observer) != SK_OK) {
+        /* The relay was released by the failing call. */
+        sk_value error = sk_ffi__string_value(sk_last_error_message());
+        sk_subscriber_put_error(subscriber, &error);
+        sk_value_release(&error);
+        return NULL;
+    }
+    return disposable;
+}
+
+/* Checks the shape of a callback's signature: the result, an optional
+ * leading ctx, then between `min_values` and `max_values` value arguments
+ * whose types are in `allowed` (a bit mask of sk_ffi_type; 0: all). */
+static int sk_ffi__check(const char *function, const char *name, const sk_ffi_signature *signature, int want_void, int want_bool, size_t min_values, size_t max_values, unsigned allowed) {
+    if (want_void && signature->result != SK_FFI_VOID) {
+        return sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "%s: %s: must return void, returns %s", function, name, sk_ffi__type_name(signature->result));
+    }
+    if (want_bool && signature->result != SK_FFI_BOOL) {
+        return sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "%s: %s: must return bool, returns %s", function, name, sk_ffi__type_name(signature->result));
+    }
+    if (!want_void && !want_bool && signature->result == SK_FFI_VOID) {
+        return sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "%s: %s: must return a value, returns void", function, name);
+    }
+    size_t first = (signature->count > 0 && signature->args[0] == SK_FFI_CTX) ? 1 : 0;
+    size_t values = signature->count - first;
+    if (values < min_values || values > max_values) {
+        return sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "%s: %s: takes %zu value arguments, %zu to %zu allowed (besides a leading ctx)", function, name, values, min_values, max_values);
+    }
+    for (size_t i = first; i < signature->count; i++) {
+        if (allowed != 0 && (allowed & (1u << signature->args[i])) == 0) {
+            return sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "%s: %s: argument %zu has type %s, only str or value allowed", function, name, i, sk_ffi__type_name(signature->args[i]));
+        }
+    }
+    return SK_OK;
+}
+
+static sk_ffi_op *sk_ffi__op_new(sk_ffi_op_kind kind, sk_signal *upstream, void *ctx, sk_release_fn release) {
+    sk_ffi_op *op = calloc(1, sizeof *op);
+    if (op == NULL) {
+        return NULL;
+    }
+    sk_ffi__live_add();
+    sk_ffi__ref_init(&op->refs);
+    op->kind = kind;
+    op->ctx = ctx;
+    op->release = release;
+    op->upstream = sk_signal_retain(upstream);
+    return op;
+}
+
+static int sk_ffi__operator(const char *function, sk_ffi_op_kind kind, sk_signal **out, sk_signal *signal, sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, sk_release_fn release) {
+    int status = SK_OK;
+    if (out != NULL) {
+        *out = NULL;
+    }
+    if (out == NULL) {
+        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: out is NULL", function);
+    } else if (signal == NULL) {
+        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: signal is NULL", function);
+    } else if (signature == NULL) {
+        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: signature is NULL", function);
+    } else if (fn == NULL) {
+        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: fn is NULL", function);
+    } else {
+        status = sk_ffi__check(function, "signature", signature, 0, kind == SK_FFI_OP_FILTER, 1, 1, 0);
+    }
+    if (status != SK_OK) {
+        if (release != NULL) {
+            release(ctx);
+        }
+        return status;
+    }
+    sk_ffi_op *op = sk_ffi__op_new(kind, signal, ctx, release);
+    if (op == NULL) {
+        if (release != NULL) {
+            release(ctx);
+        }
+        return sk_ffi__fail(SK_ERR_NO_MEMORY, "%s: out of memory", function);
+    }
+    op->signature = sk_ffi_signature_retain(signature);
+    op->fn = fn;
+    status = sk_signal_create(out, sk_ffi__relay_generator, op, sk_ffi__op_release);
+    if (status != SK_OK) {
+        return sk_ffi__fail_core(status, function); /* the failing call released op */
+    }
+    return SK_OK;
+}
+
+SK_FFI_EXPORT int sk_ffi_signal_map(sk_signal **out, sk_signal *signal, sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, sk_release_fn release) {
+    return sk_ffi__operator("sk_ffi_signal_map", SK_FFI_OP_MAP, out, signal, signature, fn, ctx, release);
+}
+
+SK_FFI_EXPORT int sk_ffi_signal_filter(sk_signal **out, sk_signal *signal, sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, sk_release_fn release) {
+    return sk_ffi__operator("sk_ffi_signal_filter", SK_FFI_OP_FILTER, out, signal, signature, fn, ctx, release);
+}
+
+/* The outer observer of a typed subscription: terminal events. */
+static void sk_ffi__typed_error(void *ctx, const sk_value *error) {
+    sk_ffi_op *op = ctx;
+    if (op->error == NULL) {
+        return;
+    }
+    sk_ffi_signature *signature = op->error_signature;
+    sk_ffi_slot slots[2];
+    void *avalues[2];
+    sk_value description;
+    sk_value_set_nil(&description);
+    for (size_t i = 0; i < signature->count; i++) {
+        sk_ffi_type type = signature->args[i];
+        if (type == SK_FFI_CTX) {
+            slots[i].pointer = op->ctx;
+        } else if (type == SK_FFI_VALUE) {
+            slots[i].value = error;
+        } else {
+            char why[160];
+            if (sk_ffi__to_native(error, SK_FFI_STRING, &slots[i], why, sizeof why) != 0) {
+                char seen[96];
+                char text[128];
+                sk_ffi__describe(error, seen, sizeof seen);
+                snprintf(text, sizeof text, "sk_ffi: error of kind %s", seen);
+                description = sk_ffi__string_value(text);
+                slots[i].string = "sk_ffi: error (description unavailable)";
+                sk_value_get_string(&description, &slots[i].string, NULL);
+            }
+        }
+        avalues[i] = &slots[i];
+    }
+    sk_ffi_slot result;
+    ffi_call(&signature->cif, op->error, &result, avalues);
+    sk_value_release(&description);
+}
+
+static void sk_ffi__typed_completed(void *ctx) {
+    sk_ffi_op *op = ctx;
+    if (op->completed == NULL) {
+        return;
+    }
+    sk_ffi_slot slot;
+    void *avalues[1] = {&slot};
+    slot.pointer = op->ctx;
+    sk_ffi_slot result;
+    ffi_call(&op->completed_signature->cif, op->completed, &result, avalues);
+}
+
+SK_FFI_EXPORT int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_observer *observer) {
+    static const char function[] = "sk_ffi_signal_start";
+    int status = SK_OK;
+    if (out != NULL) {
+        *out = NULL;
+    }
+    if (observer == NULL) {
+        return sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: observer is NULL", function);
+    }
+    const unsigned error_types = (1u << SK_FFI_STRING) | (1u << SK_FFI_VALUE);
+    if (signal == NULL) {
+        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: signal is NULL", function);
+    } else if (observer->next != NULL && observer->next_signature == NULL) {
+        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: observer->next_signature is NULL", function);
+    } else if (observer->error != NULL && observer->error_signature == NULL) {
+        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: observer->error_signature is NULL", function);
+    } else if (observer->completed != NULL && observer->completed_signature == NULL) {
+        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: observer->completed_signature is NULL", function);
+    } else if (observer->next != NULL && (status = sk_ffi__check(function, "observer->next_signature", observer->next_signature, 1, 0, 0, 1, 0)) != SK_OK) {
+    } else if (observer->error != NULL && (status = sk_ffi__check(function, "observer->error_signature", observer->error_signature, 1, 0, 0, 1, error_types)) != SK_OK) {
+    } else if (observer->completed != NULL && (status = sk_ffi__check(function, "observer->completed_signature", observer->completed_signature, 1, 0, 0, 0, 0)) != SK_OK) {
+    }
+    if (status != SK_OK) {
+        if (observer->release != NULL) {
+            observer->release(observer->ctx);
+        }
+        return status;
+    }
+    sk_ffi_op *op = sk_ffi__op_new(SK_FFI_OP_SUBSCRIBE, signal, observer->ctx, observer->release);
+    if (op == NULL) {
+        if (observer->release != NULL) {
+            observer->release(observer->ctx);
+        }
+        return sk_ffi__fail(SK_ERR_NO_MEMORY, "%s: out of memory", function);
+    }
+    if (observer->next != NULL) {
+        op->signature = sk_ffi_signature_retain(observer->next_signature);
+        op->fn = observer->next;
+    }
+    if (observer->error != NULL) {
+        op->error_signature = sk_ffi_signature_retain(observer->error_signature);
+        op->error = observer->error;
+    }
+    if (observer->completed != NULL) {
+        op->completed_signature = sk_ffi_signature_retain(observer->completed_signature);
+        op->completed = observer->completed;
+    }
+    sk_ffi__ref_retain(&op->refs); /* for the subscription's observer */
+    sk_signal *relay = NULL;
+    status = sk_signal_create(&relay, sk_ffi__relay_generator, op, sk_ffi__op_release);
+    if (status != SK_OK) {
+        sk_ffi__op_release(op);
+        return sk_ffi__fail_core(status, function);
+    }
+    sk_observer outer = {NULL, sk_ffi__typed_error, sk_ffi__typed_completed, op, sk_ffi__op_release};
+    status = sk_signal_start(out, relay, &outer);
+    sk_signal_release(relay);
+    if (status != SK_OK) {
+        return sk_ffi__fail_core(status, function);
+    }
+    return SK_OK;
+}

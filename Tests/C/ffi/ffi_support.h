@@ -1,0 +1,139 @@
+/*
+ * ffi_support.h - helpers of the ffi test suite (header only, on top of
+ * Tests/C/support.h).
+ *
+ * - tlog: a thread-safe text log that native callbacks append to ("n:5 c "),
+ *   with counters and a deadline wait, so that a test asserts values and
+ *   their order with one string comparison.
+ * - sig(): parses a signature and fails the test if it does not parse.
+ * - expect_no_ffi_live_objects(): the end-of-test leak check of both
+ *   libraries.
+ */
+#ifndef SK_FFI_TEST_SUPPORT_H
+#define SK_FFI_TEST_SUPPORT_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <signalkit_ffi.h>
+
+#include "support.h"
+
+#define TLOG_SIZE 4096
+
+typedef struct tlog {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    char text[TLOG_SIZE];
+    size_t length;
+    int entries;
+    int releases;
+} tlog;
+
+static inline void tlog_init(tlog *log) {
+    memset(log, 0, sizeof *log);
+    pthread_mutex_init(&log->mutex, NULL);
+    pthread_cond_init(&log->cond, NULL);
+}
+
+static inline void tlog_destroy(tlog *log) {
+    pthread_mutex_destroy(&log->mutex);
+    pthread_cond_destroy(&log->cond);
+}
+
+/* Appends a formatted entry followed by a space. */
+static inline void tlog_add(tlog *log, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static inline void tlog_add(tlog *log, const char *format, ...) {
+    char entry[256];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(entry, sizeof entry, format, args);
+    va_end(args);
+    pthread_mutex_lock(&log->mutex);
+    int written = snprintf(log->text + log->length, TLOG_SIZE - log->length, "%s ", entry);
+    if (written > 0) {
+        log->length += (size_t)written < TLOG_SIZE - log->length ? (size_t)written : TLOG_SIZE - 1 - log->length;
+    }
+    log->entries++;
+    pthread_cond_broadcast(&log->cond);
+    pthread_mutex_unlock(&log->mutex);
+}
+
+/* An sk_release_fn counting into the log (ctx: tlog *). */
+static inline void tlog_release(void *ctx) {
+    tlog *log = ctx;
+    pthread_mutex_lock(&log->mutex);
+    log->releases++;
+    pthread_cond_broadcast(&log->cond);
+    pthread_mutex_unlock(&log->mutex);
+}
+
+static inline int tlog_releases(tlog *log) {
+    pthread_mutex_lock(&log->mutex);
+    int n = log->releases;
+    pthread_mutex_unlock(&log->mutex);
+    return n;
+}
+
+/* Waits until `entries` entries (and `releases` releases) are logged. */
+static inline bool tlog_wait(tlog *log, int entries, int releases) {
+    double deadline = now_seconds() + SK_WAIT_SECONDS;
+    pthread_mutex_lock(&log->mutex);
+    while ((log->entries < entries || log->releases < releases) && now_seconds() < deadline) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 10 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&log->cond, &log->mutex, &until);
+    }
+    bool ok = log->entries >= entries && log->releases >= releases;
+    pthread_mutex_unlock(&log->mutex);
+    return ok;
+}
+
+/* Asserts the log reads `expected` (entries separated by spaces, with the
+ * trailing space). */
+#define tlog_expect(log, expected)                                                 \
+    do {                                                                           \
+        pthread_mutex_lock(&(log)->mutex);                                         \
+        char tlog_copy_[TLOG_SIZE];                                                \
+        memcpy(tlog_copy_, (log)->text, TLOG_SIZE);                                \
+        pthread_mutex_unlock(&(log)->mutex);                                       \
+        cr_assert_str_eq(tlog_copy_, (expected));                                  \
+    } while (0)
+
+/* A parsed signature (+1); fails the test if `text` does not parse. */
+static inline sk_ffi_signature *sig(const char *text) {
+    sk_ffi_signature *signature = NULL;
+    int status = sk_ffi_signature_parse(&signature, text);
+    cr_assert_eq(status, SK_OK, "parse \"%s\": %d %s", text, status, sk_ffi_last_error_message());
+    return signature;
+}
+
+/* Asserts that `call` returned `status` and that sk_ffi_last_error_message()
+ * contains `fragment`. */
+#define EXPECT_FFI_ERROR(call, status, fragment)                                   \
+    do {                                                                           \
+        int st_ = (call);                                                          \
+        cr_assert_eq(st_, (status), "%s returned %d, expected %d (%s)", #call, st_, \
+                     (status), sk_ffi_last_error_message());                       \
+        cr_assert(strstr(sk_ffi_last_error_message(), (fragment)) != NULL,          \
+                  "%s: message \"%s\" lacks \"%s\"", #call,                        \
+                  sk_ffi_last_error_message(), (fragment));                        \
+    } while (0)
+
+/* Both libraries' leak check. The ffi count drops before a user release
+ * runs, so no wait is needed. */
+static inline void expect_no_ffi_live_objects(void) {
+    cr_assert_eq(sk_ffi_live_objects(), 0, "%ld ffi objects still alive", sk_ffi_live_objects());
+    expect_no_live_objects(0);
+}
+
+/* A function pointer of any type as sk_ffi_fn. */
+#define FN(f) ((sk_ffi_fn)(f))
+
+#endif

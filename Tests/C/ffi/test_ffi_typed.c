@@ -1,0 +1,357 @@
+/* Typed subscriptions: native next / error / completed callbacks of every
+ * argument type, called through their signatures; conversion failures
+ * reported through the error path; disposal; threads; misuse. */
+#include "ffi_support.h"
+
+TestSuite(ffi_typed, .timeout = SK_TEST_TIMEOUT);
+
+/* Native callbacks, each logging what it received into the tlog ctx. */
+static void next_ctx_i64(void *ctx, int64_t n) { tlog_add(ctx, "n:%lld", (long long)n); }
+static void next_ctx_i32(void *ctx, int32_t n) { tlog_add(ctx, "i32:%d", n); }
+static void next_ctx_u64(void *ctx, uint64_t n) { tlog_add(ctx, "u64:%llu", (unsigned long long)n); }
+static void next_ctx_f64(void *ctx, double d) { tlog_add(ctx, "f64:%.17g", d); }
+static void next_ctx_bool(void *ctx, bool b) { tlog_add(ctx, "bool:%d", b ? 1 : 0); }
+static void next_ctx_str(void *ctx, const char *s) { tlog_add(ctx, "str:%s", s); }
+static void next_ctx_ptr(void *ctx, void *p) { tlog_add(ctx, "ptr:%s", p == NULL ? "NULL" : (const char *)p); }
+static void next_ctx_value(void *ctx, const sk_value *v) { tlog_add(ctx, "value:%d", (int)sk_value_kind(v)); }
+static void next_ctx_only(void *ctx) { tlog_add(ctx, "tick"); }
+static void error_ctx_str(void *ctx, const char *s) { tlog_add(ctx, "e:%s", s); }
+static void error_ctx_value(void *ctx, const sk_value *v) {
+    int64_t n = 0;
+    sk_value_get_int64(v, &n);
+    tlog_add(ctx, "ev:%d:%lld", (int)sk_value_kind(v), (long long)n);
+}
+static void error_ctx_only(void *ctx) { tlog_add(ctx, "e"); }
+static void completed_ctx(void *ctx) { tlog_add(ctx, "c"); }
+
+/* No-ctx callbacks log into a global. */
+static tlog global_log;
+static void next_i64(int64_t n) { tlog_add(&global_log, "n:%lld", (long long)n); }
+static void error_str(const char *s) { tlog_add(&global_log, "e:%s", s); }
+static void completed_plain(void) { tlog_add(&global_log, "c"); }
+
+/* An observer over `log`: next as given, a "void(ctx,str)" error and a
+ * "void(ctx)" completion. The signatures are released at once: the library
+ * retains what it keeps. */
+static int start_typed(sk_disposable **out, sk_signal *signal, tlog *log, const char *next_text, sk_ffi_fn next) {
+    sk_ffi_signature *next_sig = next_text ? sig(next_text) : NULL;
+    sk_ffi_signature *error_sig = sig("void(ctx,str)");
+    sk_ffi_signature *completed_sig = sig("void(ctx)");
+    sk_ffi_observer observer = {next_sig, next, error_sig, FN(error_ctx_str), completed_sig, FN(completed_ctx), log, tlog_release};
+    int status = sk_ffi_signal_start(out, signal, &observer);
+    sk_ffi_signature_release(next_sig);
+    sk_ffi_signature_release(error_sig);
+    sk_ffi_signature_release(completed_sig);
+    return status;
+}
+
+/* Delivers `value` (consumed) then completion to a typed `next`, and
+ * asserts the log. */
+static void check_in(const char *next_text, sk_ffi_fn next, sk_value value, const char *expected) {
+    tlog log;
+    tlog_init(&log);
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&signal, &value));
+    sk_value_release(&value);
+    SK_OK_OR_FAIL(start_typed(NULL, signal, &log, next_text, next));
+    sk_signal_release(signal);
+    cr_assert(tlog_wait(&log, 1, 1), "%s: no release", next_text);
+    tlog_expect(&log, expected);
+    cr_assert_eq(tlog_releases(&log), 1, "%s", next_text);
+    tlog_destroy(&log);
+}
+
+static sk_value pointer_value(void *p) {
+    sk_value v;
+    SK_OK_OR_FAIL(sk_value_set_pointer(&v, p, NULL));
+    return v;
+}
+
+static sk_value double_value(double d) {
+    sk_value v;
+    sk_value_set_double(&v, d);
+    return v;
+}
+
+static sk_value bool_value(bool b) {
+    sk_value v;
+    sk_value_set_bool(&v, b);
+    return v;
+}
+
+static sk_value nil_value(void) {
+    sk_value v;
+    sk_value_set_nil(&v);
+    return v;
+}
+
+Test(ffi_typed, next_i64_with_ctx_then_completed) {
+    tlog log;
+    tlog_init(&log);
+    int64_t values[] = {1, -2, INT64_MAX, INT64_MIN};
+    sk_signal *signal = ints_signal(values, 4);
+    SK_OK_OR_FAIL(start_typed(NULL, signal, &log, "void(ctx,i64)", FN(next_ctx_i64)));
+    sk_signal_release(signal);
+    cr_assert(tlog_wait(&log, 5, 1));
+    tlog_expect(&log, "n:1 n:-2 n:9223372036854775807 n:-9223372036854775808 c ");
+    cr_assert_eq(tlog_releases(&log), 1);
+    tlog_destroy(&log);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_typed, callbacks_without_ctx) {
+    tlog_init(&global_log);
+    sk_ffi_signature *next = sig("void(i64)");
+    sk_ffi_signature *error = sig("void(str)");
+    sk_ffi_signature *done = sig("void()");
+    sk_ffi_observer observer = {next, FN(next_i64), error, FN(error_str), done, FN(completed_plain), &global_log, tlog_release};
+    int64_t values[] = {7, 8};
+    sk_signal *signal = ints_signal(values, 2);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_ffi_signal_start(&d, signal, &observer));
+    cr_assert_not_null(d);
+    cr_assert(tlog_wait(&global_log, 3, 1));
+    tlog_expect(&global_log, "n:7 n:8 c ");
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    sk_ffi_signature_release(next);
+    sk_ffi_signature_release(error);
+    sk_ffi_signature_release(done);
+    cr_assert_eq(tlog_releases(&global_log), 1);
+    tlog_destroy(&global_log);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_typed, every_argument_type_in) {
+    static char text_a[] = "pointee";
+    check_in("void(ctx,i32)", FN(next_ctx_i32), int_value(-5), "i32:-5 c ");
+    check_in("void(ctx,i32)", FN(next_ctx_i32), int_value(INT32_MAX), "i32:2147483647 c ");
+    check_in("void(ctx,i32)", FN(next_ctx_i32), int_value(INT32_MIN), "i32:-2147483648 c ");
+    check_in("void(ctx,u64)", FN(next_ctx_u64), int_value(5000000000LL), "u64:5000000000 c ");
+    check_in("void(ctx,u64)", FN(next_ctx_u64), int_value(INT64_MAX), "u64:9223372036854775807 c ");
+    check_in("void(ctx,i64)", FN(next_ctx_i64), int_value(0), "n:0 c ");
+    check_in("void(ctx,f64)", FN(next_ctx_f64), double_value(2.5), "f64:2.5 c ");
+    check_in("void(ctx,f64)", FN(next_ctx_f64), int_value(-3), "f64:-3 c ");
+    check_in("void(ctx,f64)", FN(next_ctx_f64), int_value((int64_t)1 << 53), "f64:9007199254740992 c ");
+    check_in("void(ctx,bool)", FN(next_ctx_bool), bool_value(true), "bool:1 c ");
+    check_in("void(ctx,bool)", FN(next_ctx_bool), bool_value(false), "bool:0 c ");
+    check_in("void(ctx,str)", FN(next_ctx_str), string_value("h\xc3\xa9llo"), "str:h\xc3\xa9llo c ");
+    check_in("void(ctx,str)", FN(next_ctx_str), string_value(""), "str: c ");
+    check_in("void(ctx,ptr)", FN(next_ctx_ptr), pointer_value(text_a), "ptr:pointee c ");
+    check_in("void(ctx,ptr)", FN(next_ctx_ptr), nil_value(), "ptr:NULL c ");
+    check_in("void(ctx,value)", FN(next_ctx_value), string_value("x"), "value:4 c ");
+    check_in("void(ctx,value)", FN(next_ctx_value), nil_value(), "value:0 c ");
+    check_in("void(ctx)", FN(next_ctx_only), int_value(1), "tick c ");
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_typed, conversion_failure_ends_the_subscription_through_error) {
+    static const char embedded[] = {'a', '\0', 'b'};
+    struct {
+        const char *signature;
+        sk_ffi_fn fn;
+        sk_value value;
+        const char *expected;
+    } cases[10];
+    size_t n = 0;
+#define CASE(s, f, v, e) do { cases[n].signature = (s); cases[n].fn = FN(f); cases[n].value = (v); cases[n].expected = (e); n++; } while (0)
+    CASE("void(ctx,i32)", next_ctx_i32, int_value((int64_t)1 << 40), "e:sk_ffi: next: argument 1 (i32): int64 1099511627776 out of range of i32 ");
+    CASE("void(ctx,i32)", next_ctx_i32, int_value((int64_t)INT32_MIN - 1), "e:sk_ffi: next: argument 1 (i32): int64 -2147483649 out of range of i32 ");
+    CASE("void(ctx,u64)", next_ctx_u64, int_value(-1), "e:sk_ffi: next: argument 1 (u64): int64 -1 out of range of u64 ");
+    CASE("void(ctx,str)", next_ctx_str, int_value(7), "e:sk_ffi: next: argument 1 (str): int64 7 does not convert to str ");
+    sk_value with_nul;
+    SK_OK_OR_FAIL(sk_value_set_string_n(&with_nul, embedded, sizeof embedded));
+    CASE("void(ctx,str)", next_ctx_str, with_nul, "e:sk_ffi: next: argument 1 (str): string with an embedded NUL at byte 1 ");
+    CASE("void(ctx,f64)", next_ctx_f64, int_value(((int64_t)1 << 53) + 1), "e:sk_ffi: next: argument 1 (f64): int64 9007199254740993 not exactly representable as f64 ");
+    CASE("void(ctx,bool)", next_ctx_bool, int_value(1), "e:sk_ffi: next: argument 1 (bool): int64 1 does not convert to bool ");
+    CASE("void(ctx,i64)", next_ctx_i64, double_value(1.5), "e:sk_ffi: next: argument 1 (i64): double 1.5 does not convert to i64 ");
+    CASE("void(ctx,ptr)", next_ctx_ptr, string_value("p"), "e:sk_ffi: next: argument 1 (ptr): string \"p\" does not convert to ptr ");
+    CASE("void(ctx,i64)", next_ctx_i64, nil_value(), "e:sk_ffi: next: argument 1 (i64): nil does not convert to i64 ");
+#undef CASE
+    for (size_t c = 0; c < n; c++) {
+        tlog log;
+        tlog_init(&log);
+        manual_source source;
+        manual_init(&source);
+        sk_signal *signal = manual_signal(&source);
+        SK_OK_OR_FAIL(start_typed(NULL, signal, &log, cases[c].signature, cases[c].fn));
+        sk_subscriber *subscriber = manual_subscriber(&source, 0);
+        cr_assert_not_null(subscriber);
+        SK_OK_OR_FAIL(sk_subscriber_put_next(subscriber, &cases[c].value));
+        /* The subscription ended: upstream disposed, nothing more called. */
+        cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS), "%s: upstream not disposed", cases[c].signature);
+        subscriber_put_int(subscriber, 1);
+        SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+        cr_assert(tlog_wait(&log, 1, 1));
+        tlog_expect(&log, cases[c].expected);
+        cr_assert_eq(tlog_releases(&log), 1);
+        sk_value_release(&cases[c].value);
+        sk_signal_release(signal);
+        manual_destroy(&source);
+        tlog_destroy(&log);
+    }
+    expect_no_ffi_live_objects();
+}
+
+static void check_error(sk_value error, const char *error_text, sk_ffi_fn fn, const char *expected) {
+    tlog log;
+    tlog_init(&log);
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_fail(&signal, &error));
+    sk_value_release(&error);
+    sk_ffi_signature *error_sig = sig(error_text);
+    sk_ffi_signature *completed_sig = sig("void(ctx)");
+    sk_ffi_observer observer = {NULL, NULL, error_sig, fn, completed_sig, FN(completed_ctx), &log, tlog_release};
+    SK_OK_OR_FAIL(sk_ffi_signal_start(NULL, signal, &observer));
+    sk_ffi_signature_release(error_sig);
+    sk_ffi_signature_release(completed_sig);
+    sk_signal_release(signal);
+    cr_assert(tlog_wait(&log, 1, 1));
+    tlog_expect(&log, expected);
+    cr_assert_eq(tlog_releases(&log), 1);
+    tlog_destroy(&log);
+}
+
+Test(ffi_typed, error_callback_types) {
+    check_error(string_value("boom"), "void(ctx,str)", FN(error_ctx_str), "e:boom ");
+    check_error(int_value(7), "void(ctx,str)", FN(error_ctx_str), "e:sk_ffi: error of kind int64 7 ");
+    check_error(int_value(7), "void(ctx,value)", FN(error_ctx_value), "ev:2:7 ");
+    check_error(int_value(7), "void(ctx)", FN(error_ctx_only), "e ");
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_typed, dispose_stops_the_callbacks) {
+    tlog log;
+    tlog_init(&log);
+    manual_source source;
+    manual_init(&source);
+    sk_signal *signal = manual_signal(&source);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(start_typed(&d, signal, &log, "void(ctx,i64)", FN(next_ctx_i64)));
+    sk_subscriber *subscriber = manual_subscriber(&source, 0);
+    subscriber_put_int(subscriber, 1);
+    cr_assert_eq(tlog_releases(&log), 0);
+    sk_disposable_dispose(d);
+    cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS));
+    subscriber_put_int(subscriber, 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    cr_assert(tlog_wait(&log, 1, 1));
+    tlog_expect(&log, "n:1 ");
+    cr_assert_eq(tlog_releases(&log), 1);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    manual_destroy(&source);
+    tlog_destroy(&log);
+    expect_no_ffi_live_objects();
+}
+
+/* Values from several threads at once: every one reaches the callback. */
+static long total_seen;
+static void next_count(void *ctx, int64_t n) {
+    (void)ctx;
+    __atomic_add_fetch(&total_seen, n, __ATOMIC_RELAXED);
+}
+
+typedef struct {
+    sk_pipe *pipe;
+    int count;
+} put_job;
+
+static void *put_worker(void *arg) {
+    put_job *job = arg;
+    for (int i = 0; i < job->count; i++) {
+        sk_value v = int_value(1);
+        SK_OK_OR_ABORT(sk_pipe_put(job->pipe, &v));
+    }
+    return NULL;
+}
+
+Test(ffi_typed, values_from_many_threads_all_arrive) {
+    tlog log;
+    tlog_init(&log);
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(start_typed(&d, signal, &log, "void(ctx,i64)", FN(next_count)));
+    put_job job = {pipe, 5000};
+    pthread_t threads[4];
+    for (int t = 0; t < 4; t++) {
+        pthread_create(&threads[t], NULL, put_worker, &job);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(threads[t], NULL);
+    }
+    cr_assert_eq(__atomic_load_n(&total_seen, __ATOMIC_RELAXED), 20000);
+    sk_disposable_dispose(d);
+    cr_assert(tlog_wait(&log, 0, 1));
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    tlog_destroy(&log);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_typed, misuse_is_reported_and_release_runs_once) {
+    tlog log;
+    tlog_init(&log);
+    int64_t one[] = {1};
+    sk_signal *signal = ints_signal(one, 1);
+    sk_ffi_signature *good = sig("void(ctx,i64)");
+    sk_ffi_signature *returns = sig("i64(ctx,i64)");
+    sk_ffi_signature *two = sig("void(ctx,i64,i64)");
+    sk_ffi_signature *int_error = sig("void(ctx,i64)");
+    sk_ffi_signature *valued_completion = sig("void(ctx,i64)");
+    sk_disposable *d = (sk_disposable *)&d;
+    int expected_releases = 0;
+
+    EXPECT_FFI_ERROR(sk_ffi_signal_start(&d, signal, NULL), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_start: observer is NULL");
+    cr_assert_null(d);
+
+    sk_ffi_observer o = {good, FN(next_ctx_i64), NULL, NULL, NULL, NULL, &log, tlog_release};
+    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, NULL, &o), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_start: signal is NULL");
+    cr_assert_eq(tlog_releases(&log), ++expected_releases);
+
+    o.next_signature = NULL;
+    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_NULL_ARGUMENT, "observer->next_signature is NULL");
+    cr_assert_eq(tlog_releases(&log), ++expected_releases);
+
+    o.next_signature = returns;
+    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->next_signature: must return void, returns i64");
+    cr_assert_eq(tlog_releases(&log), ++expected_releases);
+
+    o.next_signature = two;
+    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->next_signature: takes 2 value arguments, 0 to 1 allowed");
+    cr_assert_eq(tlog_releases(&log), ++expected_releases);
+
+    o.next_signature = good;
+    o.error_signature = int_error;
+    o.error = FN(error_ctx_str);
+    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->error_signature: argument 1 has type i64, only str or value allowed");
+    cr_assert_eq(tlog_releases(&log), ++expected_releases);
+
+    o.error = NULL;
+    o.completed = FN(completed_ctx);
+    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_NULL_ARGUMENT, "observer->completed_signature is NULL");
+    cr_assert_eq(tlog_releases(&log), ++expected_releases);
+
+    o.completed_signature = valued_completion;
+    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->completed_signature: takes 1 value arguments, 0 to 0 allowed");
+    cr_assert_eq(tlog_releases(&log), ++expected_releases);
+
+    /* A failing call with no release function is fine too. */
+    o.release = NULL;
+    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->completed_signature");
+    cr_assert_eq(tlog_releases(&log), expected_releases);
+
+    sk_ffi_signature_release(good);
+    sk_ffi_signature_release(returns);
+    sk_ffi_signature_release(two);
+    sk_ffi_signature_release(int_error);
+    sk_ffi_signature_release(valued_completion);
+    sk_signal_release(signal);
+    tlog_expect(&log, "");
+    tlog_destroy(&log);
+    expect_no_ffi_live_objects();
+}
