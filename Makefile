@@ -110,14 +110,16 @@ test-c: stage
 	$(RUN_STAGED) $(OUT)/c-tests --jobs 2
 
 # The whole C suite under memcheck, every test process traced (the release
-# library, debug info stripped). Measured on 2 cores: about 4 min with 2 jobs
-# (twice that with 1: the cost is valgrind starting one process per test, not
-# the tests). Definite leaks only: --show-possibly-lost=no silences the Swift
-# runtime's metadata caches, which live until exit. Criterion does not look
-# at a test process's exit status once the test has reported, so
-# --error-exitcode alone would let a leak or a bad read in a test pass:
-# every process logs to its own file and any error marker there fails the
-# target (checked once with a test that leaked a malloc).
+# library, debug info stripped). Measured on 2 shared cores: 3 to 4 min with
+# 2 jobs, nearly twice that with 1 (the cost is valgrind starting a process
+# per test, not the tests; the slowest test body takes 9 s of its 20). The
+# whole `make test` from `make clean`: about 7 min.
+# Definite leaks only: --show-possibly-lost=no silences the Swift runtime's
+# metadata caches, which live until exit. Criterion does not look at a test
+# process's exit status once the test has reported, so --error-exitcode
+# alone let a leak or a bad read in a test pass: every process logs to its
+# own file, and an error marker in any of them fails the target (checked
+# once with a test that leaked a malloc).
 VALGRIND_LOGS := $(OUT)/valgrind
 test-c-valgrind: test-c
 	rm -rf $(VALGRIND_LOGS) && mkdir -p $(VALGRIND_LOGS)
