@@ -79,7 +79,7 @@ deps:
 	@command -v valgrind >/dev/null || { echo "installing valgrind"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
 
-test: deps test-header test-swift test-c test-c-valgrind test-c-asan test-examples test-swift-tsan
+test: deps test-header test-swift test-c test-c-valgrind test-c-asan test-examples test-swift-tsan test-c-tsan
 
 # The public header alone, strictly, as C and as C++.
 test-header:
@@ -109,9 +109,32 @@ test-c: stage
 	! ldd $(LIB) | grep -v -E 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux'
 	$(RUN_STAGED) $(OUT)/c-tests --jobs 2
 
+# The whole C suite under memcheck, every test process traced (the release
+# library, debug info stripped). Measured on 2 shared cores: 3 to 4 min with
+# 2 jobs, nearly twice that with 1 (the cost is valgrind starting a process
+# per test, not the tests; the slowest test body takes 9 s of its 20). The
+# whole `make test` from `make clean`: about 7 min.
+# Definite leaks only: --show-possibly-lost=no silences the Swift runtime's
+# metadata caches, which live until exit. Criterion does not look at a test
+# process's exit status once the test has reported, so --error-exitcode
+# alone let a leak or a bad read in a test pass: every process logs to its
+# own file, and an error marker in any of them fails the target (checked
+# once with a test that leaked a malloc).
+VALGRIND_LOGS := $(OUT)/valgrind
+# Runs a test command whose sanitizer reports go to files under $(1) (the
+# command's status is kept); any report fails the target, printed.
+san_reports = rm -rf $(1) && mkdir -p $(1)
+san_check = status=$$?; if ls $(1)/report.* >/dev/null 2>&1; then \
+		cat $(1)/report.*; echo "$(2) reported (above)"; exit 1; fi; exit $$status
+valgrind_run = $(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--show-possibly-lost=no --error-markers=SK-VALGRIND-ERROR,SK-VALGRIND-END \
+		--log-file=$(1)/%p.log --trace-children=yes
+valgrind_check = status=$$?; if grep -l -q SK-VALGRIND-ERROR $(1)/*.log; then \
+		cat $$(grep -l SK-VALGRIND-ERROR $(1)/*.log); echo "valgrind found errors (above)"; exit 1; fi; exit $$status
+
 test-c-valgrind: test-c
-	$(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		--trace-children=yes $(OUT)/c-tests --jobs 1 --filter 'values/*'
+	$(call san_reports,$(VALGRIND_LOGS))
+	$(call valgrind_run,$(VALGRIND_LOGS)) $(OUT)/c-tests --jobs 2; $(call valgrind_check,$(VALGRIND_LOGS))
 
 # The C suite against sanitized debug builds of the library, compiled with the
 # clang beside swift (its sanitizer runtimes match the Swift side's).
@@ -119,23 +142,43 @@ SWIFT_LIBDIR := $(SWIFT_BIN)../lib/swift/linux
 SAN_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fno-omit-frame-pointer -fuse-ld=lld -Iinclude
 CRITERION_FLAGS = $$(pkg-config --cflags --libs criterion) -lpthread
 
+# LeakSanitizer reports at exit, after the test has reported its result, and
+# Criterion ignores that exit status (a leak passed): as for TSan below, the
+# reports go to files and any file fails the target (checked once with a
+# test that leaked a malloc).
+ASAN_LOGS := $(OUT)/asan
 test-c-asan:
+	mkdir -p $(OUT)
 	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product signalkit
 	$(CLANG) $(SAN_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined $(C_TESTS) Tests/C/support.c \
 		-L.build-asan/debug -lsignalkit -Wl,-rpath,$(CURDIR)/.build-asan/debug -Wl,-rpath,$(SWIFT_LIBDIR) \
 		$(CRITERION_FLAGS) -o $(OUT)/c-tests-asan
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(OUT)/c-tests-asan --jobs 2
+	$(call san_reports,$(ASAN_LOGS))
+	ASAN_OPTIONS="detect_leaks=1 log_path=$(ASAN_LOGS)/report" \
+	UBSAN_OPTIONS="print_stacktrace=1 log_path=$(ASAN_LOGS)/report" $(OUT)/c-tests-asan --jobs 2; \
+	$(call san_check,$(ASAN_LOGS),AddressSanitizer / UBSan)
 
-# Not yet part of `make test`: Criterion cannot map its inheritable arena
-# under ThreadSanitizer's memory layout ("Could not initialize inheritable
-# arena"), so the C threading tests need a TSan-compatible runner first.
+# The whole C suite against a ThreadSanitizer build of the library.
+# Criterion places its arenas at random addresses, mostly inside TSan's
+# shadow memory ("Could not initialize inheritable arena" about one run in
+# two, or a crash in libcriterion later): Tests/C/tsan/criterion_arena.c,
+# linked into this build only, keeps them in TSan's application range.
+# A report ends its test process (halt_on_error=1), but Criterion ignores the
+# exit status of a test that has already reported its result, so a race
+# found later (at exit, or in a thread the test left running) would pass:
+# reports go to files instead, and any file fails the target (checked once
+# with such a race).
+TSAN_LOGS := $(OUT)/tsan
 test-c-tsan:
+	mkdir -p $(OUT)
 	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product signalkit
-	$(CLANG) $(SAN_CFLAGS) -fsanitize=thread $(C_TESTS) Tests/C/support.c \
+	$(CLANG) $(SAN_CFLAGS) -fsanitize=thread $(C_TESTS) Tests/C/support.c Tests/C/tsan/criterion_arena.c \
 		-L.build-tsan/debug -lsignalkit -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime \
 		-Wl,-rpath,$(CURDIR)/.build-tsan/debug -Wl,-rpath,$(SWIFT_LIBDIR) \
 		$(CRITERION_FLAGS) -o $(OUT)/c-tests-tsan
-	TSAN_OPTIONS="halt_on_error=1" $(OUT)/c-tests-tsan --jobs 2
+	$(call san_reports,$(TSAN_LOGS))
+	TSAN_OPTIONS="halt_on_error=1 log_path=$(TSAN_LOGS)/report" $(OUT)/c-tests-tsan --jobs 2; \
+	$(call san_check,$(TSAN_LOGS),ThreadSanitizer)
 
 # Every C example but the demo, built through pkg-config, run, and its output
 # compared with examples/c/NAME.expected.
@@ -200,7 +243,7 @@ install-ffi: ffi
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 		pkgconfig/signalkit-ffi.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/signalkit-ffi.pc
 
-test: test-ffi test-ffi-valgrind test-ffi-asan test-python test-doc-tests
+test: test-ffi test-ffi-valgrind test-ffi-asan test-ffi-tsan test-python test-doc-tests
 
 # Every test the README's misuse table names exists.
 test-doc-tests: test-c test-ffi
@@ -223,8 +266,8 @@ test-ffi: stage
 	test "$$($(RUN_STAGED) $(OUT)/ffi_quickstart)" = "2 4 6"
 
 test-ffi-valgrind: test-ffi
-	$(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		--show-possibly-lost=no --trace-children=yes $(OUT)/ffi-tests --jobs 2
+	$(call san_reports,$(OUT)/ffi-valgrind)
+	$(call valgrind_run,$(OUT)/ffi-valgrind) $(OUT)/ffi-tests --jobs 2; $(call valgrind_check,$(OUT)/ffi-valgrind)
 
 # The ffi library and suite under ASan+UBSan, against the sanitized debug
 # core (as test-c-asan), compiled with the clang beside swift.
@@ -239,11 +282,13 @@ test-ffi-asan:
 		-L$(OUT)/asan -lsignalkit-ffi -L.build-asan/debug -lsignalkit \
 		-Wl,-rpath,$(OUT)/asan -Wl,-rpath,$(CURDIR)/.build-asan/debug -Wl,-rpath,$(SWIFT_LIBDIR) \
 		$(CRITERION_FLAGS) -o $(OUT)/ffi-tests-asan
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(OUT)/ffi-tests-asan --jobs 2
+	$(call san_reports,$(OUT)/ffi-asan-logs)
+	ASAN_OPTIONS="detect_leaks=1 log_path=$(OUT)/ffi-asan-logs/report" \
+	UBSAN_OPTIONS="print_stacktrace=1 log_path=$(OUT)/ffi-asan-logs/report" $(OUT)/ffi-tests-asan --jobs 2; \
+	$(call san_check,$(OUT)/ffi-asan-logs,AddressSanitizer / UBSan)
 
 # The ffi library and suite under ThreadSanitizer, against the TSan debug
-# core. Not yet part of `make test`: it needs the TSan-compatible Criterion
-# start-up (Tests/C/tsan/*.c) that the C suite's TSan target brings.
+# core, with the C suite's TSan-compatible Criterion start-up (Tests/C/tsan).
 test-ffi-tsan:
 	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product signalkit
 	mkdir -p $(OUT)/tsan
@@ -255,7 +300,9 @@ test-ffi-tsan:
 		-L$(OUT)/tsan -lsignalkit-ffi -L.build-tsan/debug -lsignalkit -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime \
 		-Wl,-rpath,$(OUT)/tsan -Wl,-rpath,$(CURDIR)/.build-tsan/debug -Wl,-rpath,$(SWIFT_LIBDIR) \
 		$(CRITERION_FLAGS) -o $(OUT)/ffi-tests-tsan
-	TSAN_OPTIONS="halt_on_error=1" $(OUT)/ffi-tests-tsan --jobs 2
+	$(call san_reports,$(OUT)/ffi-tsan-logs)
+	TSAN_OPTIONS="halt_on_error=1 log_path=$(OUT)/ffi-tsan-logs/report" $(OUT)/ffi-tests-tsan --jobs 2; \
+	$(call san_check,$(OUT)/ffi-tsan-logs,ThreadSanitizer)
 
 # The Python examples and their tests (ctypes only), against the staged
 # install: SIGNALKIT_LIB_DIR tells signalkit.py where the libraries are.

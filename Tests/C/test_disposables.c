@@ -44,6 +44,25 @@ static sk_disposable *probe_disposable(probe *p) {
     return d;
 }
 
+/* New empty containers (+1), asserting success. */
+static sk_disposable *new_meta(void) {
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_disposable_meta(&d));
+    return d;
+}
+
+static sk_disposable *new_set(void) {
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_disposable_set(&d));
+    return d;
+}
+
+static sk_disposable *new_dict(void) {
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_disposable_dict(&d));
+    return d;
+}
+
 static void expect_log(probe *p, const char *expected, const char *what) {
     pthread_mutex_lock(&p->mutex);
     char log[64];
@@ -166,8 +185,7 @@ Test(disposables, meta_set_disposes_previous, .timeout = SK_TEST_TIMEOUT) {
     probe pa, pb;
     probe_init(&pa);
     probe_init(&pb);
-    sk_disposable *meta = NULL;
-    SK_OK_OR_FAIL(sk_disposable_meta(&meta));
+    sk_disposable *meta = new_meta();
     sk_disposable *a = probe_disposable(&pa), *b = probe_disposable(&pb);
 
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, a));
@@ -194,8 +212,7 @@ Test(disposables, meta_set_disposes_previous, .timeout = SK_TEST_TIMEOUT) {
 Test(disposables, meta_dispose_disposes_current, .timeout = SK_TEST_TIMEOUT) {
     probe p;
     probe_init(&p);
-    sk_disposable *meta = NULL;
-    SK_OK_OR_FAIL(sk_disposable_meta(&meta));
+    sk_disposable *meta = new_meta();
     sk_disposable *a = probe_disposable(&p);
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, a));
     sk_disposable_release(a);
@@ -209,8 +226,7 @@ Test(disposables, meta_dispose_disposes_current, .timeout = SK_TEST_TIMEOUT) {
 Test(disposables, meta_set_after_dispose_disposes_at_once, .timeout = SK_TEST_TIMEOUT) {
     probe p;
     probe_init(&p);
-    sk_disposable *meta = NULL;
-    SK_OK_OR_FAIL(sk_disposable_meta(&meta));
+    sk_disposable *meta = new_meta();
     sk_disposable_dispose(meta);
     sk_disposable *late = probe_disposable(&p);
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, late));
@@ -225,8 +241,7 @@ Test(disposables, meta_set_after_dispose_disposes_at_once, .timeout = SK_TEST_TI
 Test(disposables, meta_releasing_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
     probe p;
     probe_init(&p);
-    sk_disposable *meta = NULL;
-    SK_OK_OR_FAIL(sk_disposable_meta(&meta));
+    sk_disposable *meta = new_meta();
     sk_disposable *a = probe_disposable(&p);
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, a));
     sk_disposable_release(a);
@@ -246,8 +261,7 @@ Test(disposables, set_add_remove_dispose, .timeout = SK_TEST_TIMEOUT) {
     probe_init(&pa);
     probe_init(&pb);
     probe_init(&pc);
-    sk_disposable *set = NULL;
-    SK_OK_OR_FAIL(sk_disposable_set(&set));
+    sk_disposable *set = new_set();
     sk_disposable *a = probe_disposable(&pa), *b = probe_disposable(&pb), *c = probe_disposable(&pc);
     SK_OK_OR_FAIL(sk_disposable_set_add(set, a));
     SK_OK_OR_FAIL(sk_disposable_set_add(set, b));
@@ -279,8 +293,7 @@ Test(disposables, set_add_remove_dispose, .timeout = SK_TEST_TIMEOUT) {
 Test(disposables, set_add_after_dispose_disposes_at_once, .timeout = SK_TEST_TIMEOUT) {
     probe p;
     probe_init(&p);
-    sk_disposable *set = NULL;
-    SK_OK_OR_FAIL(sk_disposable_set(&set));
+    sk_disposable *set = new_set();
     sk_disposable_dispose(set);
     sk_disposable *late = probe_disposable(&p);
     SK_OK_OR_FAIL(sk_disposable_set_add(set, late));
@@ -294,8 +307,7 @@ Test(disposables, set_add_after_dispose_disposes_at_once, .timeout = SK_TEST_TIM
 Test(disposables, set_released_frees_members_without_dispose, .timeout = SK_TEST_TIMEOUT) {
     probe p;
     probe_init(&p);
-    sk_disposable *set = NULL;
-    SK_OK_OR_FAIL(sk_disposable_set(&set));
+    sk_disposable *set = new_set();
     sk_disposable *a = probe_disposable(&p);
     SK_OK_OR_FAIL(sk_disposable_set_add(set, a));
     sk_disposable_release(a);
@@ -314,8 +326,7 @@ static void dispose_the_set(void *ctx) {
 Test(disposables, member_disposing_its_set_from_its_action, .timeout = SK_TEST_TIMEOUT) {
     probe p;
     probe_init(&p);
-    sk_disposable *set = NULL;
-    SK_OK_OR_FAIL(sk_disposable_set(&set));
+    sk_disposable *set = new_set();
     sk_disposable *reentrant = NULL;
     SK_OK_OR_FAIL(sk_disposable_action(&reentrant, dispose_the_set, set, NULL));
     sk_disposable *other = probe_disposable(&p);
@@ -340,8 +351,7 @@ Test(disposables, dict_per_key, .timeout = SK_TEST_TIMEOUT) {
     probe_init(&pa2);
     probe_init(&pb);
     probe_init(&pc);
-    sk_disposable *dict = NULL;
-    SK_OK_OR_FAIL(sk_disposable_dict(&dict));
+    sk_disposable *dict = new_dict();
     sk_disposable *a = probe_disposable(&pa), *a2 = probe_disposable(&pa2), *b = probe_disposable(&pb);
 
     char key[8] = "alpha";
@@ -389,9 +399,7 @@ Test(disposables, containers_null_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_disposable_set_add(NULL, a), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_disposable_set_remove(NULL, a), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_disposable_dict_set(NULL, "k", a), SK_ERR_NULL_ARGUMENT);
-    sk_disposable *set = NULL, *dict = NULL;
-    SK_OK_OR_FAIL(sk_disposable_set(&set));
-    SK_OK_OR_FAIL(sk_disposable_dict(&dict));
+    sk_disposable *set = new_set(), *dict = new_dict();
     cr_assert_eq(sk_disposable_set_add(set, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_disposable_dict_set(dict, NULL, a), SK_ERR_NULL_ARGUMENT);
     /* Failed calls neither disposed nor kept it. */
@@ -409,10 +417,7 @@ Test(disposables, containers_null_arguments, .timeout = SK_TEST_TIMEOUT) {
 Test(disposables, wrong_kind_handles, .timeout = SK_TEST_TIMEOUT) {
     probe p;
     probe_init(&p);
-    sk_disposable *meta = NULL, *set = NULL, *dict = NULL;
-    SK_OK_OR_FAIL(sk_disposable_meta(&meta));
-    SK_OK_OR_FAIL(sk_disposable_set(&set));
-    SK_OK_OR_FAIL(sk_disposable_dict(&dict));
+    sk_disposable *meta = new_meta(), *set = new_set(), *dict = new_dict();
     sk_disposable *action = probe_disposable(&p);
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&signal));
@@ -460,10 +465,7 @@ Test(disposables, containers_nest, .timeout = SK_TEST_TIMEOUT) {
     probe p1, p2;
     probe_init(&p1);
     probe_init(&p2);
-    sk_disposable *outer = NULL, *meta = NULL, *dict = NULL;
-    SK_OK_OR_FAIL(sk_disposable_set(&outer));
-    SK_OK_OR_FAIL(sk_disposable_meta(&meta));
-    SK_OK_OR_FAIL(sk_disposable_dict(&dict));
+    sk_disposable *outer = new_set(), *meta = new_meta(), *dict = new_dict();
     sk_disposable *d1 = probe_disposable(&p1), *d2 = probe_disposable(&p2);
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, d1));
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "k", d2));
@@ -483,8 +485,7 @@ Test(disposables, containers_nest, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(disposables, retain_release_counts, .timeout = SK_TEST_TIMEOUT) {
-    sk_disposable *meta = NULL;
-    SK_OK_OR_FAIL(sk_disposable_meta(&meta));
+    sk_disposable *meta = new_meta();
     long one = sk_live_objects();
     cr_assert_gt(one, 0);
     sk_disposable_retain(meta);

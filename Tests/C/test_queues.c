@@ -4,6 +4,19 @@
 
 #include "support.h"
 
+/* A new serial queue / host-drained queue (+1), asserting success. */
+static sk_queue *new_queue(const char *label) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, label));
+    return queue;
+}
+
+static sk_queue *new_host_queue(const char *label) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&queue, label));
+    return queue;
+}
+
 /* A unit of work that records where and in what order it ran. */
 typedef struct job {
     sk_queue *queue;      /* the queue it should run on (borrowed) */
@@ -54,8 +67,7 @@ static void expect_job_done(job *j) {
 /* ------------------------------------------------------------------------ */
 
 Test(queues, serial_async_runs_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.serial"));
+    sk_queue *queue = new_queue("test.serial");
     cr_assert(!sk_queue_is_current(queue), "the test thread is not the queue");
     cr_assert(!sk_queue_is_current(NULL));
     job j;
@@ -76,8 +88,7 @@ static void append_order(void *ctx) {
 }
 
 Test(queues, serial_async_keeps_order, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+    sk_queue *queue = new_queue(NULL);
     for (intptr_t i = 0; i < 200; i++) {
         SK_OK_OR_FAIL(sk_queue_async(queue, append_order, (void *)i, NULL));
     }
@@ -90,8 +101,7 @@ Test(queues, serial_async_keeps_order, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(queues, serial_sync_runs_on_the_queue_and_waits, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.sync"));
+    sk_queue *queue = new_queue("test.sync");
     job j;
     job_init(&j, queue);
     SK_OK_OR_FAIL(sk_queue_sync(queue, job_run, &j, job_release));
@@ -127,8 +137,7 @@ static void outer_work(void *ctx) {
 }
 
 Test(queues, async_and_sync_inline_when_already_current, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+    sk_queue *queue = new_queue(NULL);
     nested n;
     memset(&n, 0, sizeof n);
     n.queue = queue;
@@ -140,8 +149,7 @@ Test(queues, async_and_sync_inline_when_already_current, .timeout = SK_TEST_TIME
 }
 
 Test(queues, after_runs_later_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+    sk_queue *queue = new_queue(NULL);
     job j;
     job_init(&j, queue);
     double start = now_seconds();
@@ -163,8 +171,7 @@ Test(queues, after_runs_later_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(queues, after_rejects_negative_and_nan, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+    sk_queue *queue = new_queue(NULL);
     const double bad[] = { -0.001, -1, NAN, -INFINITY };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         job j;
@@ -183,8 +190,7 @@ Test(queues, after_rejects_negative_and_nan, .timeout = SK_TEST_TIMEOUT) {
 Test(queues, submit_errors_run_release, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *not_a_queue = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&not_a_queue));
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+    sk_queue *queue = new_queue(NULL);
     for (int which = 0; which < 3; which++) {
         for (int mistake = 0; mistake < 3; mistake++) {
             job j;
@@ -268,8 +274,7 @@ static int host_fd(sk_queue *queue) {
 }
 
 Test(queues, host_fd_readable_while_work_pending, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.host"));
+    sk_queue *host = new_host_queue("test.host");
     int fd = host_fd(host);
     int again = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &again));
@@ -303,8 +308,7 @@ Test(queues, host_fd_readable_while_work_pending, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(queues, host_drain_max_tasks, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     int fd = host_fd(host);
     order_count = 0;
     for (intptr_t i = 0; i < 5; i++) {
@@ -357,8 +361,7 @@ static void first_task(void *ctx) {
 }
 
 Test(queues, host_work_enqueued_during_drain_waits_for_next_drain, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     int fd = host_fd(host);
     requeue q;
     memset(&q, 0, sizeof q);
@@ -394,8 +397,7 @@ static void schedule_later(void *ctx) {
 }
 
 Test(queues, host_after_from_a_task_runs_in_a_later_drain, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     int fd = host_fd(host);
     after_inside a;
     a.host = host;
@@ -433,8 +435,7 @@ static void host_outer(void *ctx) {
 }
 
 Test(queues, host_async_inline_when_current, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     host_inline h;
     memset(&h, 0, sizeof h);
     h.host = host;
@@ -471,8 +472,7 @@ Test(queues, host_sync_from_another_thread_waits_for_drain, .timeout = SK_TEST_T
 #ifdef SK_KNOWN_BUG_HOST_SYNC_ESCAPE
     cr_skip_test("SK_KNOWN_BUG_HOST_SYNC_ESCAPE: sk_queue_sync on a host queue from another thread can crash");
 #else
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     int fd = host_fd(host);
     for (int round = 0; round < HOST_SYNC_ROUNDS; round++) {
         sync_waiter w;
@@ -521,8 +521,7 @@ Test(queues, host_after_release_runs_on_the_draining_thread, .timeout = SK_TEST_
 #ifdef SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD
     cr_skip_test("SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD: after() on a host queue may release on a dispatch thread");
 #else
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     int fd = host_fd(host);
     pthread_t self = pthread_self();
     release_thread_ok = 1;
@@ -602,8 +601,7 @@ static void *drain_on_thread(void *arg) {
 }
 
 Test(queues, host_drain_busy_on_a_second_thread, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     busy b;
     memset(&b, 0, sizeof b);
     b.host = host;
@@ -639,8 +637,7 @@ Test(queues, host_drain_busy_on_a_second_thread, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(queues, host_queue_released_with_pending_work, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     job a, b;
     job_init(&a, host);
     job_init(&b, host);
@@ -673,8 +670,7 @@ Test(queues, host_functions_on_other_queues, .timeout = SK_TEST_TIMEOUT) {
     int fd;
     cr_assert_eq(sk_queue_host_fd(NULL, &fd), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_queue_host_drain(NULL, 0, NULL), SK_ERR_NULL_ARGUMENT);
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     cr_assert_eq(sk_queue_host_fd(host, NULL), SK_ERR_NULL_ARGUMENT);
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&signal));
@@ -701,15 +697,21 @@ static void drain_until(sk_queue *host, counter *c, int count) {
     }
 }
 
-Test(queues, timer_one_shot_on_host_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
-    job j;
-    job_init(&j, host);
+/* Initializes `j` for `queue` and starts a timer (+1) that runs it there:
+ * once after `seconds`, or every `seconds` when `repeat`. */
+static sk_disposable *start_job_timer(job *j, sk_queue *queue, double seconds, bool repeat) {
+    job_init(j, queue);
     sk_disposable *timer = NULL;
-    double start = now_seconds();
-    SK_OK_OR_FAIL(sk_timer_start(&timer, host, 0.02, false, job_run, &j, job_release));
+    SK_OK_OR_FAIL(sk_timer_start(&timer, queue, seconds, repeat, job_run, j, job_release));
     cr_assert_not_null(timer);
+    return timer;
+}
+
+Test(queues, timer_one_shot_on_host_queue, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = new_host_queue(NULL);
+    job j;
+    double start = now_seconds();
+    sk_disposable *timer = start_job_timer(&j, host, 0.02, false);
     drain_until(host, &j.ran, 1);
     cr_assert_geq(now_seconds() - start, 0.015);
     cr_assert(pthread_equal(j.thread, pthread_self()));
@@ -725,12 +727,9 @@ Test(queues, timer_one_shot_on_host_queue, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(queues, timer_one_shot_released_without_dispose, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+    sk_queue *queue = new_queue(NULL);
     job j;
-    job_init(&j, queue);
-    sk_disposable *timer = NULL;
-    SK_OK_OR_FAIL(sk_timer_start(&timer, queue, 0.01, false, job_run, &j, job_release));
+    sk_disposable *timer = start_job_timer(&j, queue, 0.01, false);
     cr_assert(counter_wait(&j.ran, 1, SK_WAIT_SECONDS));
     cr_assert(j.on_queue, "a timer on a serial queue fires on it");
     sk_disposable_release(timer);
@@ -740,12 +739,9 @@ Test(queues, timer_one_shot_released_without_dispose, .timeout = SK_TEST_TIMEOUT
 }
 
 Test(queues, timer_repeating_until_disposed, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     job j;
-    job_init(&j, host);
-    sk_disposable *timer = NULL;
-    SK_OK_OR_FAIL(sk_timer_start(&timer, host, 0.005, true, job_run, &j, job_release));
+    sk_disposable *timer = start_job_timer(&j, host, 0.005, true);
     drain_until(host, &j.ran, 3);
     cr_assert_eq(counter_get(&j.released), 0, "released while running");
     sk_disposable_dispose(timer);
@@ -762,12 +758,9 @@ Test(queues, timer_repeating_until_disposed, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(queues, timer_repeating_stopped_by_release, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     job j;
-    job_init(&j, host);
-    sk_disposable *timer = NULL;
-    SK_OK_OR_FAIL(sk_timer_start(&timer, host, 0.005, true, job_run, &j, job_release));
+    sk_disposable *timer = start_job_timer(&j, host, 0.005, true);
     drain_until(host, &j.ran, 2);
     sk_disposable_release(timer);
     cr_assert(counter_wait(&j.released, 1, SK_WAIT_SECONDS), "no release after releasing the disposable");
@@ -779,12 +772,9 @@ Test(queues, timer_repeating_stopped_by_release, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(queues, timer_disposed_before_firing, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = new_host_queue(NULL);
     job j;
-    job_init(&j, host);
-    sk_disposable *timer = NULL;
-    SK_OK_OR_FAIL(sk_timer_start(&timer, host, 30, false, job_run, &j, job_release));
+    sk_disposable *timer = start_job_timer(&j, host, 30, false);
     sk_disposable_dispose(timer);
     cr_assert(counter_wait(&j.released, 1, SK_WAIT_SECONDS));
     cr_assert_eq(counter_get(&j.ran), 0);
@@ -794,8 +784,7 @@ Test(queues, timer_disposed_before_firing, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(queues, timer_errors_run_release, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+    sk_queue *queue = new_queue(NULL);
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&signal));
     struct {

@@ -3,6 +3,34 @@
 
 #include "support.h"
 
+/* The set-up most tests here share. */
+
+/* Initializes `r` and starts `signal` with an observer recording into it;
+ * `subscription` (may be NULL) receives the subscription's disposable. */
+static void record_start(recorder *r, sk_signal *signal, sk_disposable **subscription) {
+    recorder_init(r);
+    sk_observer observer = recorder_observer(r);
+    SK_OK_OR_FAIL(sk_signal_start(subscription, signal, &observer));
+}
+
+/* A signal (+1) driven by hand through `s`, started once with `r` recording
+ * (see record_start). */
+static sk_signal *start_manual(manual_source *s, recorder *r, sk_disposable **subscription) {
+    manual_init(s);
+    sk_signal *signal = manual_signal(s);
+    record_start(r, signal, subscription);
+    return signal;
+}
+
+/* The end of such a test: releases the signal, destroys `s` and `r` (the
+ * subscription is over by now), then checks that nothing is left alive. */
+static void finish_manual(sk_signal *signal, manual_source *s, recorder *r) {
+    sk_signal_release(signal);
+    manual_destroy(s);
+    recorder_destroy(r);
+    expect_no_live_objects(0);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Basic signals                                                             */
 /* ------------------------------------------------------------------------ */
@@ -15,10 +43,8 @@ Test(signals, single_emits_a_copy_then_completes, .timeout = SK_TEST_TIMEOUT) {
 
     for (int round = 0; round < 2; round++) { /* cold: every start emits again */
         recorder r;
-        recorder_init(&r);
-        sk_observer observer = recorder_observer(&r);
         sk_disposable *subscription = NULL;
-        SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+        record_start(&r, signal, &subscription);
         cr_assert_not_null(subscription);
         recorder_expect(&r, "ncr", NULL, 0);
         const char *got = NULL;
@@ -38,9 +64,7 @@ Test(signals, single_of_an_int, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_single(&signal, &v));
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    record_start(&r, signal, NULL);
     const int64_t expected[] = { 42 };
     recorder_expect(&r, "ncr", expected, 1);
     recorder_destroy(&r);
@@ -52,10 +76,8 @@ Test(signals, complete_completes_at_once, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_complete(&signal));
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    record_start(&r, signal, &subscription);
     recorder_expect(&r, "cr", NULL, 0);
     sk_disposable_release(subscription);
     recorder_destroy(&r);
@@ -68,9 +90,7 @@ Test(signals, fail_delivers_a_copy_of_the_error, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_fail(&signal, &error));
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    record_start(&r, signal, NULL);
     recorder_expect(&r, "er", NULL, 0);
     cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
     sk_value_release(&error);
@@ -86,10 +106,8 @@ Test(signals, never_emits_nothing_and_lets_go_at_once, .timeout = SK_TEST_TIMEOU
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&signal));
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    record_start(&r, signal, &subscription);
     recorder_expect(&r, "r", NULL, 0);
     sk_disposable_dispose(subscription);
     sk_disposable_dispose(subscription); /* double dispose: a no-op */
@@ -168,10 +186,8 @@ Test(signals, create_emits_values_then_completes, .timeout = SK_TEST_TIMEOUT) {
     const int64_t values[] = { 1, 2, 3 };
     sk_signal *signal = ints_signal(values, 3);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    record_start(&r, signal, &subscription);
     recorder_expect(&r, "nnncr", values, 3);
     for (size_t i = 0; i < 4; i++) {
         cr_assert(pthread_equal(recorder_event(&r, i)->thread, pthread_self()),
@@ -242,10 +258,8 @@ Test(signals, generator_disposable_disposed_once_on_synchronous_completion, .tim
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_create(&signal, complete_then_return_action, &s, NULL));
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    record_start(&r, signal, &subscription);
     recorder_expect(&r, "cr", NULL, 0);
     /* Completed before the generator returned its disposable: disposed at once. */
     cr_assert_eq(counter_get(&s.disposed), 1);
@@ -261,13 +275,9 @@ Test(signals, generator_disposable_disposed_once_on_synchronous_completion, .tim
 
 Test(signals, generator_disposable_disposed_once_on_later_completion, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    sk_signal *signal = start_manual(&s, &r, &subscription);
     cr_assert_eq(counter_get(&s.disposed), 0);
     subscriber_put_int(manual_subscriber(&s, 0), 5);
     cr_assert_eq(counter_get(&s.disposed), 0);
@@ -280,20 +290,13 @@ Test(signals, generator_disposable_disposed_once_on_later_completion, .timeout =
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
     cr_assert_eq(counter_get(&s.disposed), 1);
     sk_disposable_release(subscription);
-    sk_signal_release(signal);
-    manual_destroy(&s);
-    recorder_destroy(&r);
-    expect_no_live_objects(0);
+    finish_manual(signal, &s, &r);
 }
 
 Test(signals, generator_disposable_disposed_once_on_error, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    sk_signal *signal = start_manual(&s, &r, NULL);
     sk_value error = string_value("bad");
     SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
     SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
@@ -301,21 +304,14 @@ Test(signals, generator_disposable_disposed_once_on_error, .timeout = SK_TEST_TI
     recorder_expect(&r, "er", NULL, 0);
     cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
     sk_value_release(&error);
-    sk_signal_release(signal);
-    manual_destroy(&s);
-    recorder_destroy(&r);
-    expect_no_live_objects(0);
+    finish_manual(signal, &s, &r);
 }
 
 Test(signals, generator_disposable_disposed_once_on_dispose, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    sk_signal *signal = start_manual(&s, &r, &subscription);
     subscriber_put_int(manual_subscriber(&s, 0), 1);
     sk_disposable_dispose(subscription);
     cr_assert_eq(counter_get(&s.disposed), 1);
@@ -330,41 +326,27 @@ Test(signals, generator_disposable_disposed_once_on_dispose, .timeout = SK_TEST_
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
     recorder_expect(&r, "nr", expected, 1);
     sk_disposable_release(subscription);
-    sk_signal_release(signal);
-    manual_destroy(&s);
-    recorder_destroy(&r);
-    expect_no_live_objects(0);
+    finish_manual(signal, &s, &r);
 }
 
 Test(signals, releasing_the_subscription_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    sk_signal *signal = start_manual(&s, &r, &subscription);
     sk_disposable_release(subscription);
     cr_assert_eq(counter_get(&s.disposed), 0);
     subscriber_put_int(manual_subscriber(&s, 0), 7);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
     const int64_t expected[] = { 7 };
     recorder_expect(&r, "ncr", expected, 1);
-    sk_signal_release(signal);
-    manual_destroy(&s);
-    recorder_destroy(&r);
-    expect_no_live_objects(0);
+    finish_manual(signal, &s, &r);
 }
 
 Test(signals, put_after_completion_is_ignored, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    sk_signal *signal = start_manual(&s, &r, NULL);
     sk_subscriber *subscriber = manual_subscriber(&s, 0);
     subscriber_put_int(subscriber, 1);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
@@ -375,20 +357,13 @@ Test(signals, put_after_completion_is_ignored, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_subscriber_put_error(subscriber, &error));
     const int64_t expected[] = { 1 };
     recorder_expect(&r, "ncr", expected, 1);
-    sk_signal_release(signal);
-    manual_destroy(&s);
-    recorder_destroy(&r);
-    expect_no_live_objects(0);
+    finish_manual(signal, &s, &r);
 }
 
 Test(signals, subscriber_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    sk_signal *signal = start_manual(&s, &r, NULL);
     sk_subscriber *subscriber = manual_subscriber(&s, 0);
     sk_value v = int_value(1);
     cr_assert_eq(sk_subscriber_put_next(NULL, &v), SK_ERR_NULL_ARGUMENT);
@@ -405,10 +380,7 @@ Test(signals, subscriber_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     recorder_expect(&r, "", NULL, 0);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
     recorder_expect(&r, "cr", NULL, 0);
-    sk_signal_release(signal);
-    manual_destroy(&s);
-    recorder_destroy(&r);
-    expect_no_live_objects(0);
+    finish_manual(signal, &s, &r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -421,10 +393,8 @@ Test(signals, observer_release_runs_once_after_last_callback, .timeout = SK_TEST
     const int64_t values[] = { 4, 5 };
     sk_signal *signal = ints_signal(values, 2);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    record_start(&r, signal, &subscription);
     recorder_expect(&r, "nncr", values, 2);
     /* Neither dispose nor release of the finished subscription runs it again. */
     sk_disposable_dispose(subscription);
@@ -515,12 +485,8 @@ Test(signals, start_null_observer, .timeout = SK_TEST_TIMEOUT) {
 
 Test(signals, start_without_out_runs_until_termination, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    sk_signal *signal = start_manual(&s, &r, NULL);
     sk_signal_release(signal);
     subscriber_put_int(manual_subscriber(&s, 0), 1);
     subscriber_put_int(manual_subscriber(&s, 0), 2);
@@ -556,13 +522,9 @@ Test(signals, create_null_generator_runs_release, .timeout = SK_TEST_TIMEOUT) {
 
 Test(signals, generator_context_released_when_signal_gone, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    sk_signal *signal = start_manual(&s, &r, &subscription);
 
     /* An operator's signal holds a reference. */
     sk_signal *taken = NULL;
@@ -757,13 +719,9 @@ static void *emit_later(void *arg) {
 
 Test(signals, retained_subscriber_emits_from_another_thread, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    sk_signal *signal = start_manual(&s, &r, &subscription);
     sk_signal_release(signal);
     pthread_t thread;
     cr_assert_eq(pthread_create(&thread, NULL, emit_later, &s), 0);

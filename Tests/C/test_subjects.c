@@ -26,15 +26,22 @@ static void unsubscribe(subscription *s) {
     recorder_destroy(&s->r);
 }
 
+/* A new pipe (+1, into `pipe`) and its signal (+1, returned). */
+static sk_signal *new_pipe_signal(sk_pipe **pipe, bool replay) {
+    *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(pipe, replay));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, *pipe));
+    return signal;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Pipe                                                                      */
 /* ------------------------------------------------------------------------ */
 
 Test(subjects, pipe_delivers_to_every_current_subscriber, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_signal *signal = new_pipe_signal(&pipe, false);
     pipe_put_int(pipe, 0); /* nobody listens: dropped */
 
     subscription a, b, c;
@@ -68,9 +75,7 @@ Test(subjects, pipe_delivers_to_every_current_subscriber, .timeout = SK_TEST_TIM
 
 Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, true));
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_signal *signal = new_pipe_signal(&pipe, true);
     subscription a;
     subscribe(&a, signal);
     sk_value text = string_value("hello");
@@ -92,9 +97,7 @@ Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
 
 Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, true));
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_signal *signal = new_pipe_signal(&pipe, true);
 
     subscription early;
     subscribe(&early, signal); /* nothing put yet: nothing replayed */
@@ -123,9 +126,7 @@ Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
 
 Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, true));
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_signal *signal = new_pipe_signal(&pipe, true);
     subscription alive;
     subscribe(&alive, signal);
     pipe_put_int(pipe, 1);
@@ -176,9 +177,7 @@ Test(subjects, pipe_undisposed_subscription_freed_with_the_pipe, .timeout = SK_T
 
 Test(subjects, pipe_releasing_the_subscription_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_signal *signal = new_pipe_signal(&pipe, false);
     recorder r;
     recorder_init(&r);
     sk_observer observer = recorder_observer(&r);
@@ -208,9 +207,7 @@ static void put_again(recorder *r, const sk_value *value) {
 
 Test(subjects, pipe_put_from_inside_a_callback, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_signal *signal = new_pipe_signal(&pipe, false);
     subscription a, b;
     subscribe(&a, signal);
     a.r.user = pipe;
