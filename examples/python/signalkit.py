@@ -84,7 +84,7 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, Union, byref, c_bool, c_char_
 __all__ = [
     "SignalKitError", "Signature", "Signal", "Pipe", "Queue", "Disposable", "Trampoline",
     "live_objects", "ffi_live_objects", "from_value", "version",
-    "callback_error_hook", "default_callback_error_hook",
+    "default_callback_error_hook",  # callback_error_hook: assign signalkit.callback_error_hook itself
 ]
 
 # --------------------------------------------------------------------------
