@@ -147,7 +147,54 @@ typedef void (*sk_ffi_fn)(void);
  *   any other error (below), then nothing more is called and `release`
  *   runs; for map and filter it reaches whatever subscribed downstream.
  *
- * Nothing is ever truncated or converted silently. */
+ * Nothing is ever truncated or converted silently. A callback that fails
+ * on its own (sk_ffi_callback_fail(), below) ends the subscription the same
+ * way. */
+
+/* Fails the delivery that the calling typed callback is handling: for
+ * languages whose callbacks raise exceptions (a callback must not unwind
+ * through the library; its wrapper catches and calls this instead), or for
+ * C code that meets an error it cannot express in its result.
+ *
+ * "Typed callback" means a function called by this library through its
+ * signature: the next, error or completed function of sk_ffi_signal_start(),
+ * the function of sk_ffi_signal_map() or sk_ffi_signal_filter(). The call
+ * applies to the innermost such call running on the calling thread: a
+ * callback that emits into a pipe whose subscriber is another typed
+ * callback runs that one above its own, and each has its own failure state;
+ * when the inner one returns, the outer one's state is what it was. A call
+ * from another thread, or from code that is not (inside) a typed callback,
+ * affects nothing.
+ *
+ * When the callback returns after this call, the library ignores what it
+ * returned, and:
+ *
+ * - map, filter: the subscription ends with an error whose value is an
+ *   SK_KIND_STRING "sk_ffi: ROLE: callback failed: MESSAGE" (ROLE is map
+ *   or filter; "sk_ffi: map: callback failed" when `message` is NULL),
+ *   delivered to whatever subscribed downstream; the upstream subscription
+ *   is disposed, so later values and its terminal event are dropped; no
+ *   value is put for the failed call;
+ * - next: the same error, ROLE next, ends the typed subscription: the
+ *   upstream subscription is disposed, no later value reaches next, and the
+ *   subscription's error callback (if any) receives that error, then
+ *   `release` runs. The error callback is called because this is how the
+ *   library already ends a typed subscription that cannot go on (a value
+ *   that does not convert, above), so a program that handles abnormal ends
+ *   in its error callback sees this one too; the callback that failed knows
+ *   already and is not called again;
+ * - error, completed: nothing more (the subscription is ending anyway;
+ *   `release` runs as usual).
+ *
+ * `message` (borrowed, NUL-terminated UTF-8; NULL for none) is copied, never
+ * truncated. Only the first call during one callback counts; later calls
+ * during the same callback return SK_OK and change nothing. If copying the
+ * message runs out of memory, the delivery still fails, with MESSAGE
+ * "(message lost: out of memory)".
+ * @return SK_OK; SK_ERR_UNSUPPORTED when no typed callback is running on the
+ *         calling thread (sk_ffi_last_error_message() says so; nothing
+ *         else happens). Thread-safe (the state is per thread). */
+int sk_ffi_callback_fail(const char *message);
 
 /* The callbacks of a typed subscription. Each of next, error, completed may
  * be NULL; when a function is given, its signature is required. Signatures

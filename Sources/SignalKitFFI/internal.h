@@ -76,4 +76,25 @@ void sk_ffi__describe(const sk_value *value, char *buffer, size_t size);
 /* A new string value holding `text` (+1); nil if that fails. */
 sk_value sk_ffi__string_value(const char *text);
 
+/* failure.c --------------------------------------------------------------- */
+
+enum { SK_FFI__FAILED = 1, SK_FFI__FAILED_NO_MEMORY = 2 };
+
+/* The failure state of one call of a typed callback, on the caller's stack. */
+typedef struct sk_ffi_frame {
+    struct sk_ffi_frame *previous;
+    int failed;    /* 0, or SK_FFI__FAILED* once sk_ffi_callback_fail ran */
+    char *message; /* the copied message (malloc), or NULL */
+} sk_ffi_frame;
+
+/* Makes `frame` (cleared) the calling thread's innermost frame. */
+void sk_ffi__frame_push(sk_ffi_frame *frame);
+/* Restores the frame that was innermost before `frame` was pushed. */
+void sk_ffi__frame_pop(sk_ffi_frame *frame);
+/* Frees the message of a popped frame. */
+void sk_ffi__frame_clear(sk_ffi_frame *frame);
+/* The error value (+1) of a popped, failed frame:
+ * "sk_ffi: ROLE: callback failed[: MESSAGE]"; clears the frame. */
+sk_value sk_ffi__frame_error(sk_ffi_frame *frame, const char *role);
+
 #endif

@@ -6,7 +6,11 @@
  * the outcome into the generator's subscriber: the converted result (map),
  * the value itself (filter), nothing (subscription: the native next function
  * was the outcome), or an error describing a conversion that failed. The
- * subscriber's terminal event then disposes the upstream subscription. */
+ * subscriber's terminal event then disposes the upstream subscription.
+ *
+ * Every native call runs inside a failure frame (failure.c): when the
+ * function called sk_ffi_callback_fail(), its result is ignored and the
+ * relay ends with the failure's error, as for a conversion failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +67,11 @@ static void sk_ffi__op_release(void *ctx) {
 }
 
 /* Calls `fn` described by `signature` with the ctx (if it takes one) and
- * `value` converted to its value argument (if it takes one). `result` must
- * hold an sk_ffi_slot. Returns 0, or -1 with a description in `why`. */
-static int sk_ffi__call(sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, const sk_value *value, sk_ffi_slot *result, const char *role, char *why, size_t size) {
+ * `value` converted to its value argument (if it takes one), inside
+ * `frame` (popped again when this returns). `result` must hold an
+ * sk_ffi_slot. Returns 0 (`frame` tells whether the function failed), or -1
+ * with a description in `why` (the function was not called). */
+static int sk_ffi__call(sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, const sk_value *value, sk_ffi_slot *result, sk_ffi_frame *frame, const char *role, char *why, size_t size) {
     sk_ffi_slot slots[SK_FFI_MAX_ARGS];
     void *avalues[SK_FFI_MAX_ARGS];
     for (size_t i = 0; i < signature->count; i++) {
@@ -81,15 +87,22 @@ static int sk_ffi__call(sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, co
         avalues[i] = &slots[i];
     }
     memset(result, 0, sizeof *result);
+    sk_ffi__frame_push(frame);
     ffi_call(&signature->cif, fn, result, avalues);
+    sk_ffi__frame_pop(frame);
     return 0;
 }
 
-static void sk_ffi__relay_fail(sk_ffi_relay *relay, const char *why) {
+/* Ends the relay with `error` (consumed). */
+static void sk_ffi__relay_fail_value(sk_ffi_relay *relay, sk_value *error) {
     __atomic_store_n(&relay->failed, 1, __ATOMIC_RELEASE);
+    sk_subscriber_put_error(relay->subscriber, error);
+    sk_value_release(error);
+}
+
+static void sk_ffi__relay_fail(sk_ffi_relay *relay, const char *why) {
     sk_value error = sk_ffi__string_value(why);
-    sk_subscriber_put_error(relay->subscriber, &error);
-    sk_value_release(&error);
+    sk_ffi__relay_fail_value(relay, &error);
 }
 
 static void sk_ffi__relay_next(void *ctx, const sk_value *value) {
@@ -103,8 +116,14 @@ static void sk_ffi__relay_next(void *ctx, const sk_value *value) {
     }
     char why[256];
     sk_ffi_slot result;
-    if (sk_ffi__call(op->signature, op->fn, op->ctx, value, &result, sk_ffi__role(op), why, sizeof why) != 0) {
+    sk_ffi_frame frame;
+    if (sk_ffi__call(op->signature, op->fn, op->ctx, value, &result, &frame, sk_ffi__role(op), why, sizeof why) != 0) {
         sk_ffi__relay_fail(relay, why);
+        return;
+    }
+    if (frame.failed) {
+        sk_value error = sk_ffi__frame_error(&frame, sk_ffi__role(op));
+        sk_ffi__relay_fail_value(relay, &error);
         return;
     }
     switch (op->kind) {
@@ -293,7 +312,11 @@ static void sk_ffi__typed_error(void *ctx, const sk_value *error) {
         avalues[i] = &slots[i];
     }
     sk_ffi_slot result;
+    sk_ffi_frame frame; /* a failure has nothing more to end */
+    sk_ffi__frame_push(&frame);
     ffi_call(&signature->cif, op->error, &result, avalues);
+    sk_ffi__frame_pop(&frame);
+    sk_ffi__frame_clear(&frame);
     sk_value_release(&description);
 }
 
@@ -306,7 +329,11 @@ static void sk_ffi__typed_completed(void *ctx) {
     void *avalues[1] = {&slot};
     slot.pointer = op->ctx;
     sk_ffi_slot result;
+    sk_ffi_frame frame; /* a failure has nothing more to end */
+    sk_ffi__frame_push(&frame);
     ffi_call(&op->completed_signature->cif, op->completed, &result, avalues);
+    sk_ffi__frame_pop(&frame);
+    sk_ffi__frame_clear(&frame);
 }
 
 SK_FFI_EXPORT int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_observer *observer) {

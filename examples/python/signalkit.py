@@ -19,21 +19,72 @@ Python callbacks given to subscribe/map/filter are kept alive by this module
 until the library releases them (the `release(ctx)` contract of the C API),
 so a lambda is fine. They run on the thread that delivers the event: the
 emitting thread, or the thread that drains a host queue (see
-Signal.deliver_on and Queue.host). An exception raised inside a callback is
-printed by ctypes and the callback returns 0 / NULL (for map with a "str"
-result that ends the subscription with a conversion error).
+Signal.deliver_on and Queue.host).
+
+Exceptions in callbacks. Every Python callable this module hands to the
+library (on_next, on_error, on_completed, map and filter functions, the
+generator of Signal.from_iterable, release functions) runs inside a wrapper
+that catches every exception it raises (BaseException included) and never
+lets it reach ctypes, which would print it and return 0 / None to C as if
+nothing had happened. Instead:
+
+- A typed callback (next, error, completed, map, filter) calls
+  sk_ffi_callback_fail("ExceptionType: message"); the library ignores what
+  the callback returned and:
+  - map / filter: the stream ends with the error string
+    "sk_ffi: map: callback failed: ValueError: bad input" (filter likewise),
+    delivered downstream like any other error; the upstream is disposed;
+  - next: the subscription is disposed (no later value reaches it) and its
+    on_error receives "sk_ffi: next: callback failed: ValueError: ..." (the
+    way every abnormal end of a typed subscription is reported), then the
+    callbacks are released;
+  - error / completed: nothing more (the subscription was ending).
+  A result of the wrong type or out of range (a str from "i64(i64)", 2**40
+  from "i32(i64)", a str holding NUL from "str(str)") raises inside the
+  wrapper (TypeError, OverflowError, ValueError) and fails the call the
+  same way, instead of being converted by ctypes.
+- The generator of Signal.from_iterable ends its stream with the error
+  string "signalkit: generator: TypeError: ..." (it is not a typed
+  callback).
+- The exception object is kept: `exception` on the object the callback
+  belongs to is the first exception raised by its callbacks (None while
+  none was): the Disposable returned by subscribe (next / error /
+  completed), the Signal returned by map / filter (its function, in any of
+  its subscriptions), the Signal returned by from_iterable (its generator).
+  It keeps its traceback, and through it the frames it went through.
+- Every exception is also passed to the module-level hook
+  `callback_error_hook(exc, where)`, `where` being "next", "error",
+  "completed", "map", "filter", "generator" or "release". The default,
+  default_callback_error_hook, reports it as an unraisable exception
+  through sys.unraisablehook ("Exception in signalkit map callback:" and
+  the traceback, on stderr by default; the built-in hook cannot be called
+  from Python with its own argument type, so while it is in place this
+  module writes the same thing itself). Assign another
+  function to signalkit.callback_error_hook to collect or log them, or None
+  to keep quiet (the stream error and `exception` remain). An exception
+  raised by the hook itself goes to sys.unraisablehook.
+
+A ctypes function object (a CFUNCTYPE instance) given instead of a Python
+callable is handed to the library as it is: an exception in it is ctypes'
+business (printed, and 0 / None returned), as in any ctypes program; call
+sk_ffi_callback_fail from it (C.ffi_callback_fail) to fail the delivery.
 """
 
 import ctypes
 import itertools
+import operator
 import os
+import sys
 import threading
+import traceback
+import types
 from ctypes import (CFUNCTYPE, POINTER, Structure, Union, byref, c_bool, c_char_p, c_double, c_int, c_int32,
                     c_int64, c_long, c_size_t, c_uint, c_uint64, c_void_p)
 
 __all__ = [
     "SignalKitError", "Signature", "Signal", "Pipe", "Queue", "Disposable", "Trampoline",
     "live_objects", "ffi_live_objects", "from_value", "version",
+    "default_callback_error_hook",  # callback_error_hook: assign signalkit.callback_error_hook itself
 ]
 
 # --------------------------------------------------------------------------
@@ -154,6 +205,7 @@ _core_api = {
 _ffi_api = {
     "sk_ffi_last_error_message": (c_char_p,),
     "sk_ffi_live_objects": (c_long,),
+    "sk_ffi_callback_fail": (c_int, c_char_p),
     "sk_ffi_signature_parse": (c_int, _PP, c_char_p),
     "sk_ffi_signature_release": (None, _P),
     "sk_ffi_signal_start": (c_int, _PP, _P, POINTER(_FfiObserver)),
@@ -303,8 +355,12 @@ def _retain_callbacks(*objects):
 
 @_release_fn
 def _release_ctx(ctx):
-    with _keep_lock:
-        _keep.pop(ctx, None)
+    try:
+        with _keep_lock:
+            dropped = _keep.pop(ctx, None)
+        del dropped  # their destructors run here, inside the guard
+    except BaseException as exc:
+        _report(exc, "release")
 
 
 def pending_callbacks():
@@ -312,6 +368,86 @@ def pending_callbacks():
     subscription ended and every operator signal was released)."""
     with _keep_lock:
         return len(_keep)
+
+
+# --------------------------------------------------------------------------
+# Exceptions raised by callbacks
+# --------------------------------------------------------------------------
+
+def _unraisable(exc, err_msg):
+    """Reports `exc` as sys.unraisablehook does. The built-in hook accepts
+    only its own argument type, which cannot be made from Python: while it
+    is in place, its output is written the same way; a hook installed by the
+    program receives an object with the same attributes."""
+    hook = sys.unraisablehook
+    if hook is not sys.__unraisablehook__:
+        hook(types.SimpleNamespace(exc_type=type(exc), exc_value=exc, exc_traceback=exc.__traceback__,
+                                   err_msg=err_msg, object=None))
+        return
+    stream = sys.stderr
+    if stream is not None:
+        stream.write(err_msg + ":\n")
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=stream)
+        stream.flush()
+
+
+def default_callback_error_hook(exc, where):
+    """The default callback_error_hook: reports `exc` as an unraisable
+    exception (sys.unraisablehook), with the message "Exception in signalkit
+    WHERE callback" and its traceback."""
+    _unraisable(exc, f"Exception in signalkit {where} callback")
+
+
+callback_error_hook = default_callback_error_hook
+
+
+def _report(exc, where):
+    """Passes `exc` to callback_error_hook; a failing hook goes to
+    sys.unraisablehook. Never raises."""
+    try:
+        hook = callback_error_hook
+        if hook is not None:
+            hook(exc, where)
+    except BaseException as hook_exc:
+        try:
+            _unraisable(hook_exc, "Exception in signalkit.callback_error_hook")
+        except BaseException:
+            pass
+
+
+def _describe(exc):
+    """ "ExceptionType: message" (or "ExceptionType" for an empty message)."""
+    name = type(exc).__name__
+    try:
+        text = str(exc)
+    except BaseException:
+        text = "(str() of the exception failed)"
+    return f"{name}: {text}" if text else name
+
+
+class _Failures:
+    """The first exception raised by the callbacks of one object."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.exception = None
+
+    def record(self, exc):
+        with self._lock:
+            if self.exception is None:
+                self.exception = exc
+
+
+def _callback_failed(exc, where, failures):
+    """An exception escaped a typed callback: fail the delivery, keep and
+    report the exception. Never raises."""
+    try:
+        C.ffi_callback_fail(_describe(exc).replace("\0", "\\0").encode("utf-8", "replace"))
+    except BaseException:
+        pass
+    if failures is not None:
+        failures.record(exc)
+    _report(exc, where)
 
 
 # --------------------------------------------------------------------------
@@ -384,49 +520,90 @@ def _signature(spec):
     return spec if isinstance(spec, Signature) else Signature(spec)
 
 
-def _native(signature, fn):
+_integer_ranges = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1), "u64": (0, 2 ** 64 - 1),
+                   "ptr": (0, 2 ** 64 - 1)}
+# What a failed call returns to C (ignored by the library).
+_fallback_of = {"void": None, "bool": False, "i32": 0, "i64": 0, "u64": 0, "f64": 0.0, "str": None,
+                "ptr": None, "value": None}
+
+
+def _native_result(kind, out):
+    """`out` checked for the result type `kind`, as ctypes will pass it on:
+    raises TypeError / OverflowError / ValueError instead of letting ctypes
+    convert (or print and replace) it."""
+    if kind == "bool":
+        return bool(out)
+    if kind in _integer_ranges:
+        if kind == "ptr" and out is None:
+            return None
+        number = operator.index(out)
+        low, high = _integer_ranges[kind]
+        if not low <= number <= high:
+            raise OverflowError(f"{number} out of range of {kind}")
+        return number
+    if kind == "f64":
+        if not isinstance(out, (int, float)):
+            raise TypeError(f"f64 result must be int or float, not {type(out).__name__}")
+        return float(out)
+    return out
+
+
+def _native(signature, fn, where, failures=None):
     """A C function pointer for `fn` under `signature`: `fn` itself when it
     is already a ctypes function, else a CFUNCTYPE wrapping the callable
     (str arguments arrive as Python str, value arguments as Python objects;
-    a str or value result is kept alive per thread until the next call)."""
+    a str or value result is kept alive per thread until the next call).
+    An exception escaping `fn`, or a result that does not fit, fails the
+    call (see the module docstring), recorded in `failures`."""
     if isinstance(fn, ctypes._CFuncPtr):
         return fn
     args = signature.args
     result = signature.result
+    fallback = _fallback_of[result]
     local = threading.local()
 
     def call(*raw):
-        converted = []
-        for kind, arg in zip(args, raw):
-            if kind == "str":
-                converted.append(None if arg is None else arg.decode("utf-8", "replace"))
-            elif kind == "value":
-                converted.append(from_value(arg))
-            else:
-                converted.append(arg)
-        out = fn(*converted)
-        if result == "str":
-            if out is None:
-                return None
-            local.buffer = ctypes.create_string_buffer(out.encode())
-            return ctypes.addressof(local.buffer)
-        if result == "value":
-            local.value = _OwnedValue(out)  # drops the previous one
-            return ctypes.addressof(local.value.value)
-        return out
+        try:
+            converted = []
+            for kind, arg in zip(args, raw):
+                if kind == "str":
+                    converted.append(None if arg is None else arg.decode("utf-8", "replace"))
+                elif kind == "value":
+                    converted.append(from_value(arg))
+                else:
+                    converted.append(arg)
+            out = fn(*converted)
+            if result == "str":
+                if out is None:
+                    return None  # the library reports a NULL str result
+                if not isinstance(out, str):
+                    raise TypeError(f"str result must be str, not {type(out).__name__}")
+                if "\0" in out:
+                    raise ValueError("str result holds a NUL character")
+                local.buffer = ctypes.create_string_buffer(out.encode())
+                return ctypes.addressof(local.buffer)
+            if result == "value":
+                local.value = _OwnedValue(out)  # drops the previous one
+                return ctypes.addressof(local.value.value)
+            return _native_result(result, out)
+        except BaseException as exc:
+            _callback_failed(exc, where, failures)
+            return fallback
 
     return signature.cfunctype()(call)
 
 
 class _OwnedValue:
     """An sk_value owned by Python: released when collected."""
+    value = None
 
     def __init__(self, obj):
         self.value = to_value(obj)
 
     def __del__(self):
         try:
-            C.value_release(byref(self.value))
+            if self.value is not None:
+                C.value_release(byref(self.value))
         except Exception:  # interpreter shutdown
             pass
 
@@ -435,9 +612,21 @@ def _fn_address(cfunc):
     return ctypes.cast(cfunc, c_void_p).value
 
 
-class Disposable(_Handle):
+class _Failing:
+    """`exception`: the first exception raised by this object's callbacks."""
+    _failures = None
+
+    @property
+    def exception(self):
+        """The first exception raised by this object's Python callbacks
+        (None while none was); see the module docstring."""
+        return self._failures.exception if self._failures is not None else None
+
+
+class Disposable(_Failing, _Handle):
     """A subscription's disposable: dispose() cancels; `with` disposes and
-    releases at the end of the block; close() only releases."""
+    releases at the end of the block; close() only releases. `exception`:
+    the first exception raised by the subscription's callbacks."""
     _release = staticmethod(C.disposable_release)
 
     def dispose(self):
@@ -449,8 +638,10 @@ class Disposable(_Handle):
         self.close()
 
 
-class Signal(_Handle):
-    """A cold stream of values."""
+class Signal(_Failing, _Handle):
+    """A cold stream of values. For a signal made by map, filter or
+    from_iterable, `exception` is the first exception raised by its
+    function (or generator)."""
     _release = staticmethod(C.signal_release)
 
     @classmethod
@@ -458,37 +649,55 @@ class Signal(_Handle):
         """A signal that emits each item of `items` (converted to values) on
         the starting thread, then completes."""
         items = list(items)
+        failures = _Failures()
 
         @_generator_fn
         def generator(ctx, subscriber):
-            for item in items:
-                value = to_value(item)
-                C.subscriber_put_next(subscriber, byref(value))
-                C.value_release(byref(value))
-            C.subscriber_put_completion(subscriber)
+            try:
+                for item in items:
+                    value = to_value(item)
+                    C.subscriber_put_next(subscriber, byref(value))
+                    C.value_release(byref(value))
+                C.subscriber_put_completion(subscriber)
+            except BaseException as exc:
+                failures.record(exc)
+                _report(exc, "generator")
+                try:
+                    error = to_value("signalkit: generator: " + _describe(exc))
+                    C.subscriber_put_error(subscriber, byref(error))
+                    C.value_release(byref(error))
+                except BaseException:
+                    pass
             return None
 
         pointer = c_void_p()
         ctx = _retain_callbacks(generator)
         _check(C.signal_create(byref(pointer), generator, ctx, _release_ctx))
-        return cls(pointer.value)
+        signal = cls(pointer.value)
+        signal._failures = failures
+        return signal
 
     def map(self, signature, fn):
         """Values transformed by the native or Python function `fn`, described
-        by `signature` ("i64(i64)", "str(str)", ...): sk_ffi_signal_map."""
-        return self._operator(C.ffi_signal_map, signature, fn)
+        by `signature` ("i64(i64)", "str(str)", ...): sk_ffi_signal_map.
+        An exception in `fn` ends the stream with an error (module
+        docstring)."""
+        return self._operator(C.ffi_signal_map, "map", signature, fn)
 
     def filter(self, signature, fn):
         """Only the values for which `fn` returns true ("bool(f64)", ...)."""
-        return self._operator(C.ffi_signal_filter, signature, fn)
+        return self._operator(C.ffi_signal_filter, "filter", signature, fn)
 
-    def _operator(self, function, signature, fn):
+    def _operator(self, function, where, signature, fn):
         signature = _signature(signature)
-        native = _native(signature, fn)
+        failures = _Failures()
+        native = _native(signature, fn, where, failures)
         ctx = _retain_callbacks(native, signature)
         out = c_void_p()
         _check(function(byref(out), self.pointer, signature.pointer, _fn_address(native), ctx, _release_ctx), ffi=True)
-        return Signal(out.value)
+        signal = Signal(out.value)
+        signal._failures = failures
+        return signal
 
     def take(self, count):
         out = c_void_p()
@@ -509,15 +718,18 @@ class Signal(_Handle):
         by `error_signature` (a str receives the error or a description of a
         conversion failure), `on_completed` by `completed_signature`. Each may
         be a Python callable or a ctypes CFUNCTYPE object. Returns the
-        Disposable."""
+        Disposable; its `exception` is the first exception raised by these
+        callbacks (an exception in on_next ends the subscription: module
+        docstring)."""
         keep = []
+        failures = _Failures()
         observer = _FfiObserver()
         for slot, spec, fn in (("next", next_signature, on_next), ("error", error_signature, on_error),
                                ("completed", completed_signature, on_completed)):
             if fn is None:
                 continue
             signature = _signature(spec)
-            native = _native(signature, fn)
+            native = _native(signature, fn, slot, failures)
             keep += [signature, native]
             setattr(observer, slot + "_signature", signature.pointer)
             setattr(observer, slot, _fn_address(native))
@@ -525,7 +737,9 @@ class Signal(_Handle):
         observer.release = _release_ctx
         out = c_void_p()
         _check(C.ffi_signal_start(byref(out), self.pointer, byref(observer)), ffi=True)
-        return Disposable(out.value)
+        disposable = Disposable(out.value)
+        disposable._failures = failures
+        return disposable
 
 
 class Pipe(_Handle):

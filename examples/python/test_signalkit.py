@@ -6,7 +6,9 @@ Every test ends with no live object in either library and no callback set
 still held.
 """
 import asyncio
+import contextlib
 import gc
+import io
 import os
 import subprocess
 import sys
@@ -164,6 +166,201 @@ class AsyncioTests(SignalKitTestCase):
         values, on_loop_thread = asyncio.run(example.run(count=50))
         self.assertEqual(values, [3 * n for n in range(50)])
         self.assertTrue(on_loop_thread)
+
+
+class CallbackExceptionTests(SignalKitTestCase):
+    """Exceptions raised by Python callbacks fail the delivery explicitly
+    (sk_ffi_callback_fail), are kept and reported, and never reach ctypes
+    (which would print them on stderr and return 0 to C)."""
+
+    def setUp(self):
+        self.reported = []
+        self.stderr = io.StringIO()
+        self.saved_hook = sk.callback_error_hook
+        sk.callback_error_hook = lambda exc, where: self.reported.append((exc, where))
+        redirect = contextlib.redirect_stderr(self.stderr)
+        redirect.__enter__()
+        self.addCleanup(redirect.__exit__, None, None, None)
+
+    def tearDown(self):
+        sk.callback_error_hook = self.saved_hook
+        self.reported = None  # the exceptions hold frames that hold handles
+        super().tearDown()
+
+    def assert_quiet(self):
+        self.assertEqual(self.stderr.getvalue(), "", "something was printed on stderr")
+
+    def run_pipeline(self, items, build):
+        """Subscribes to build(source) and returns (events, the built
+        signal's exception)."""
+        events = []
+        with sk.Signal.from_iterable(items) as source, build(source) as built, \
+                built.subscribe("void(value)", events.append, lambda e: events.append(("error", e)),
+                                lambda: events.append("done")):
+            exception = built.exception
+        return events, exception
+
+    def test_exception_in_map_ends_the_stream_with_its_message(self):
+        def tens(n):
+            if n == 2:
+                raise ValueError("no 2 allowed")
+            return n * 10
+
+        events, exception = self.run_pipeline([1, 2, 3], lambda s: s.map("i64(i64)", tens))
+        self.assertEqual(events, [10, ("error", "sk_ffi: map: callback failed: ValueError: no 2 allowed")])
+        self.assertIsInstance(exception, ValueError)
+        self.assertEqual(str(exception), "no 2 allowed")
+        self.assertEqual([(type(e), where) for e, where in self.reported], [(ValueError, "map")])
+        self.assertIs(self.reported[0][0], exception)
+        self.assert_quiet()
+
+    def test_exception_in_filter_ends_the_stream_with_its_message(self):
+        events, exception = self.run_pipeline([1, 2, 0, 4], lambda s: s.filter("bool(i64)", lambda n: 4 // n > 1))
+        self.assertEqual(events, [1, 2, ("error", "sk_ffi: filter: callback failed: "
+                                              "ZeroDivisionError: integer division or modulo by zero")])
+        self.assertIsInstance(exception, ZeroDivisionError)
+        self.assertEqual([where for _, where in self.reported], ["filter"])
+        self.assert_quiet()
+
+    def test_exception_in_next_disposes_the_subscription(self):
+        events = []
+
+        def on_next(n):
+            events.append(n)
+            if n == 2:
+                raise RuntimeError("stop here")
+
+        with sk.Pipe() as pipe, pipe.signal() as signal:
+            with signal.subscribe("void(i64)", on_next, lambda e: events.append(("error", e)),
+                                  lambda: events.append("done")) as disposable:
+                pipe.put(1)
+                pipe.put(2)
+                self.assertEqual(sk.pending_callbacks(), 0, "the subscription was not ended")
+                pipe.put(3)  # no longer subscribed
+                exception = disposable.exception
+        self.assertEqual(events, [1, 2, ("error", "sk_ffi: next: callback failed: RuntimeError: stop here")])
+        self.assertIsInstance(exception, RuntimeError)
+        self.assertEqual(str(exception), "stop here")
+        self.assertEqual([where for _, where in self.reported], ["next"])
+        self.assert_quiet()
+
+    def test_exceptions_in_error_and_completed_are_kept_and_reported(self):
+        def on_error(e):
+            raise KeyError(e)
+
+        def on_completed():
+            raise SystemExit(3)  # a BaseException is caught too
+
+        with sk.Signal.from_iterable([1]) as source, source.map("i64(i64)", lambda n: 1 / 0) as failing:
+            with failing.subscribe("void(i64)", lambda n: None, on_error) as disposable:
+                error_exception = disposable.exception
+            with source.subscribe("void(i64)", lambda n: None, None, on_completed) as disposable:
+                completed_exception = disposable.exception
+        self.assertIsInstance(error_exception, KeyError)
+        self.assertEqual(error_exception.args, ("sk_ffi: map: callback failed: ZeroDivisionError: division by zero",))
+        self.assertIsInstance(completed_exception, SystemExit)
+        self.assertEqual([where for _, where in self.reported], ["map", "error", "completed"])
+        self.assert_quiet()
+
+    def test_first_exception_is_kept(self):
+        def on_next(n):
+            raise ValueError("first")
+
+        def on_error(e):
+            raise ValueError("second")
+
+        with sk.Signal.from_iterable([1]) as source, source.subscribe("void(i64)", on_next, on_error) as disposable:
+            self.assertEqual(str(disposable.exception), "first")
+        self.assertEqual([str(e) for e, _ in self.reported], ["first", "second"])
+        self.assert_quiet()
+
+    def test_results_that_do_not_fit_fail_the_call(self):
+        cases = [
+            ("i64(i64)", lambda n: "x", "TypeError: 'str' object cannot be interpreted as an integer"),
+            ("i32(i64)", lambda n: 2 ** 40, "OverflowError: 1099511627776 out of range of i32"),
+            ("u64(i64)", lambda n: -1, "OverflowError: -1 out of range of u64"),
+            ("f64(i64)", lambda n: "1.5", "TypeError: f64 result must be int or float, not str"),
+            ("str(i64)", lambda n: b"bytes", "TypeError: str result must be str, not bytes"),
+            ("str(i64)", lambda n: "a\0b", "ValueError: str result holds a NUL character"),
+            ("value(i64)", lambda n: object(), "TypeError: signalkit: no value kind for object"),
+        ]
+        for signature, fn, message in cases:
+            with self.subTest(signature=signature, message=message):
+                events, exception = self.run_pipeline([1], lambda s: s.map(signature, fn))
+                self.assertEqual(events, [("error", "sk_ffi: map: callback failed: " + message)])
+                self.assertIsNotNone(exception)
+        self.assert_quiet()
+
+    def test_nested_failure_stays_with_its_own_subscription(self):
+        inner_events = []
+
+        def inner_next(n):
+            if n == 2:
+                raise ValueError("inner")
+            inner_events.append(n)
+
+        with sk.Pipe() as pipe, pipe.signal() as piped, \
+                piped.subscribe("void(i64)", inner_next, lambda e: inner_events.append(("error", e))) as inner:
+            def outer(n):
+                pipe.put(n)  # delivered to inner_next, nested in this call
+                return n
+
+            events, exception = self.run_pipeline([1, 2, 3], lambda s: s.map("i64(i64)", outer))
+            self.assertEqual(events, [1, 2, 3, "done"])
+            self.assertIsNone(exception)
+            self.assertEqual(str(inner.exception), "inner")
+        self.assertEqual(inner_events, [1, ("error", "sk_ffi: next: callback failed: ValueError: inner")])
+        self.assert_quiet()
+
+    def test_generator_exception_ends_the_stream(self):
+        events = []
+        with sk.Signal.from_iterable([1, object()]) as source, \
+                source.subscribe("void(i64)", events.append, lambda e: events.append(("error", e))):
+            exception = source.exception
+        self.assertEqual(events, [1, ("error", "signalkit: generator: TypeError: signalkit: no value kind for object")])
+        self.assertIsInstance(exception, TypeError)
+        self.assertEqual([where for _, where in self.reported], ["generator"])
+        self.assert_quiet()
+
+    def test_default_hook_reports_through_sys_unraisablehook(self):
+        sk.callback_error_hook = sk.default_callback_error_hook
+        seen = []
+        saved, sys.unraisablehook = sys.unraisablehook, seen.append
+        try:
+            events, exception = self.run_pipeline([1], lambda s: s.map("i64(i64)", lambda n: 1 / 0))
+        finally:
+            sys.unraisablehook = saved
+        self.assertEqual(len(seen), 1)
+        self.assertEqual(seen[0].err_msg, "Exception in signalkit map callback")
+        self.assertIs(seen[0].exc_value, exception)
+        self.assertIs(seen[0].exc_traceback, exception.__traceback__)
+        seen = None
+        self.assert_quiet()
+
+    def test_default_hook_prints_a_signalkit_traceback_not_a_ctypes_one(self):
+        sk.callback_error_hook = sk.default_callback_error_hook
+        self.run_pipeline([1], lambda s: s.map("i64(i64)", lambda n: 1 / 0))
+        printed = self.stderr.getvalue()
+        self.assertIn("Exception in signalkit map callback", printed)
+        self.assertIn("ZeroDivisionError: division by zero", printed)
+        self.assertNotIn("ctypes", printed)
+
+    def test_failing_hook_goes_to_sys_unraisablehook(self):
+        def hook(exc, where):
+            raise RuntimeError("hook failed")
+
+        sk.callback_error_hook = hook
+        seen = []
+        saved, sys.unraisablehook = sys.unraisablehook, seen.append
+        try:
+            events, _ = self.run_pipeline([1], lambda s: s.map("i64(i64)", lambda n: 1 / 0))
+        finally:
+            sys.unraisablehook = saved
+        self.assertEqual(events, [("error", "sk_ffi: map: callback failed: ZeroDivisionError: division by zero")])
+        self.assertEqual([(u.err_msg, str(u.exc_value)) for u in seen],
+                         [("Exception in signalkit.callback_error_hook", "hook failed")])
+        seen = None
+        self.assert_quiet()
 
 
 class LoadingTests(unittest.TestCase):

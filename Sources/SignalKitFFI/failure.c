@@ -1,0 +1,76 @@
+/* failure.c - sk_ffi_callback_fail: a typed callback failing the delivery
+ * it is handling.
+ *
+ * Every call of a typed callback runs inside a frame: a record on the C
+ * stack of the calling thread, pushed just before ffi_call and popped just
+ * after it. The frames of one thread form a stack (a callback that emits
+ * into a pipe whose subscriber is another typed callback pushes a second
+ * frame above its own), so each call keeps its own failure state. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static __thread sk_ffi_frame *sk_ffi__top_frame;
+
+void sk_ffi__frame_push(sk_ffi_frame *frame) {
+    frame->failed = 0;
+    frame->message = NULL;
+    frame->previous = sk_ffi__top_frame;
+    sk_ffi__top_frame = frame;
+}
+
+void sk_ffi__frame_pop(sk_ffi_frame *frame) {
+    /* Frames are popped in the reverse order of their pushes: ffi_call
+     * returns before the frame below it is popped. */
+    sk_ffi__top_frame = frame->previous;
+    frame->previous = NULL;
+}
+
+void sk_ffi__frame_clear(sk_ffi_frame *frame) {
+    free(frame->message);
+    frame->message = NULL;
+}
+
+sk_value sk_ffi__frame_error(sk_ffi_frame *frame, const char *role) {
+    static const char lost[] = "(message lost: out of memory)";
+    const char *message = frame->message;
+    if (frame->failed == SK_FFI__FAILED_NO_MEMORY) {
+        message = lost;
+    }
+    size_t size = strlen("sk_ffi: ") + strlen(role) + strlen(": callback failed: ") + (message ? strlen(message) : 0) + 1;
+    char *text = malloc(size);
+    sk_value error;
+    if (text == NULL) {
+        error = sk_ffi__string_value("sk_ffi: callback failed (description unavailable: out of memory)");
+    } else {
+        if (message != NULL) {
+            snprintf(text, size, "sk_ffi: %s: callback failed: %s", role, message);
+        } else {
+            snprintf(text, size, "sk_ffi: %s: callback failed", role);
+        }
+        error = sk_ffi__string_value(text);
+        free(text);
+    }
+    sk_ffi__frame_clear(frame);
+    return error;
+}
+
+SK_FFI_EXPORT int sk_ffi_callback_fail(const char *message) {
+    sk_ffi_frame *frame = sk_ffi__top_frame;
+    if (frame == NULL) {
+        return sk_ffi__fail(SK_ERR_UNSUPPORTED, "sk_ffi_callback_fail: no typed callback of this library is running on this thread");
+    }
+    if (frame->failed) {
+        return SK_OK; /* the first failure stands */
+    }
+    frame->failed = SK_FFI__FAILED;
+    if (message != NULL) {
+        frame->message = strdup(message);
+        if (frame->message == NULL) {
+            frame->failed = SK_FFI__FAILED_NO_MEMORY;
+        }
+    }
+    return SK_OK;
+}

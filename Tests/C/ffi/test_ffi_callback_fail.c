@@ -1,0 +1,368 @@
+/* sk_ffi_callback_fail: a typed callback failing the delivery it handles.
+ * Every role (map, filter, next, error, completed), the message forms (given,
+ * NULL, a second call), nested deliveries keeping their own failure state,
+ * and misuse (no typed callback running on the calling thread). */
+#include "ffi_support.h"
+
+TestSuite(ffi_callback_fail, .timeout = SK_TEST_TIMEOUT);
+
+/* What a failing callback does: at the value `fail_at` it calls
+ * sk_ffi_callback_fail(message) (and, with `again`, a second time with
+ * another message), recording the statuses. */
+typedef struct plan {
+    tlog log; /* first: the ctx is a tlog * for tlog_release */
+    int64_t fail_at;
+    const char *message;
+    bool again;
+    int calls;
+    int status;
+    int second_status;
+} plan;
+
+static void plan_init(plan *p, int64_t fail_at, const char *message) {
+    tlog_init(&p->log);
+    p->fail_at = fail_at;
+    p->message = message;
+    p->again = false;
+    p->calls = 0;
+    p->status = 1;
+    p->second_status = 1;
+}
+
+static void plan_hit(plan *p, int64_t n) {
+    p->calls++;
+    if (n == p->fail_at) {
+        p->status = sk_ffi_callback_fail(p->message);
+        if (p->again) {
+            p->second_status = sk_ffi_callback_fail("second message");
+        }
+    }
+}
+
+static int64_t plan_map(void *ctx, int64_t n) {
+    plan_hit(ctx, n);
+    return n * 10; /* ignored when the call failed */
+}
+
+static bool plan_filter(void *ctx, int64_t n) {
+    plan_hit(ctx, n);
+    return true; /* ignored when the call failed */
+}
+
+static void plan_next(void *ctx, int64_t n) {
+    tlog_add(ctx, "n:%lld", (long long)n);
+    plan_hit(ctx, n);
+}
+
+static void plan_error(void *ctx, const char *s) {
+    tlog_add(ctx, "e:%s", s);
+    plan_hit(ctx, -1); /* fails when fail_at is -1 */
+}
+
+static void plan_completed(void *ctx) {
+    tlog_add(ctx, "c");
+    plan_hit(ctx, -2); /* fails when fail_at is -2 */
+}
+
+/* Maps (or filters) a manual source through plan_map (plan_filter), puts
+ * 1, 2, 3, then 4 after the upstream was disposed, and checks that the
+ * output is `expected` ("nner") with the int64 values `values`, ending with
+ * the error text `error`, the upstream disposed, and the function not
+ * called after the failure. */
+static void check_operator(plan *p, bool filter, const char *expected, const int64_t *values, size_t count, const char *error) {
+    manual_source source;
+    manual_init(&source);
+    sk_signal *signal = manual_signal(&source);
+    sk_ffi_signature *s = sig(filter ? "bool(ctx,i64)" : "i64(ctx,i64)");
+    sk_signal *out = NULL;
+    if (filter) {
+        SK_OK_OR_FAIL(sk_ffi_signal_filter(&out, signal, s, FN(plan_filter), p, NULL));
+    } else {
+        SK_OK_OR_FAIL(sk_ffi_signal_map(&out, signal, s, FN(plan_map), p, NULL));
+    }
+    sk_ffi_signature_release(s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer o = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, out, &o));
+    sk_subscriber *subscriber = manual_subscriber(&source, 0);
+    subscriber_put_int(subscriber, 1);
+    subscriber_put_int(subscriber, 2);
+    subscriber_put_int(subscriber, 3);
+    cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS), "upstream not disposed");
+    subscriber_put_int(subscriber, 4);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    cr_assert(recorder_wait_release(&r));
+    recorder_expect(&r, expected, values, count);
+    const char *message = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, count)->value, &message, NULL));
+    cr_assert_str_eq(message, error);
+    cr_assert_eq(p->calls, p->fail_at, "the function ran %d times", p->calls); /* not after the failure */
+    cr_assert_eq(p->status, SK_OK);
+    recorder_destroy(&r);
+    sk_signal_release(out);
+    sk_signal_release(signal);
+    manual_destroy(&source);
+    /* The frame is gone once the callback returned. */
+    EXPECT_FFI_ERROR(sk_ffi_callback_fail("late"), SK_ERR_UNSUPPORTED, "no typed callback");
+}
+
+Test(ffi_callback_fail, map_failure_ends_with_the_message) {
+    plan p;
+    plan_init(&p, 3, "three is not allowed");
+    int64_t tens[] = {10, 20};
+    check_operator(&p, false, "nner", tens, 2, "sk_ffi: map: callback failed: three is not allowed");
+    tlog_destroy(&p.log);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_callback_fail, filter_failure_ends_with_the_message) {
+    plan p;
+    plan_init(&p, 3, "bad predicate");
+    int64_t kept[] = {1, 2};
+    check_operator(&p, true, "nner", kept, 2, "sk_ffi: filter: callback failed: bad predicate");
+    tlog_destroy(&p.log);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_callback_fail, null_message_and_second_call) {
+    plan p;
+    plan_init(&p, 1, NULL);
+    check_operator(&p, false, "er", NULL, 0, "sk_ffi: map: callback failed");
+    tlog_destroy(&p.log);
+
+    /* A long message is never truncated. */
+    char long_message[2000];
+    memset(long_message, 'x', sizeof long_message - 1);
+    long_message[sizeof long_message - 1] = '\0';
+    char expected[2100];
+    snprintf(expected, sizeof expected, "sk_ffi: filter: callback failed: %s", long_message);
+    plan_init(&p, 2, long_message);
+    int64_t kept[] = {1};
+    check_operator(&p, true, "ner", kept, 1, expected);
+    tlog_destroy(&p.log);
+
+    /* Only the first call counts; the second still returns SK_OK. */
+    plan_init(&p, 2, "first message");
+    p.again = true;
+    int64_t ten[] = {10};
+    check_operator(&p, false, "ner", ten, 1, "sk_ffi: map: callback failed: first message");
+    cr_assert_eq(p.second_status, SK_OK);
+    tlog_destroy(&p.log);
+    expect_no_ffi_live_objects();
+}
+
+/* A typed subscription over `signal` with plan_next / plan_error /
+ * plan_completed. */
+static void start_plan(sk_disposable **out, sk_signal *signal, plan *p) {
+    sk_ffi_signature *next = sig("void(ctx,i64)");
+    sk_ffi_signature *error = sig("void(ctx,str)");
+    sk_ffi_signature *completed = sig("void(ctx)");
+    sk_ffi_observer observer = {next, FN(plan_next), error, FN(plan_error), completed, FN(plan_completed), p, tlog_release};
+    SK_OK_OR_FAIL(sk_ffi_signal_start(out, signal, &observer));
+    sk_ffi_signature_release(next);
+    sk_ffi_signature_release(error);
+    sk_ffi_signature_release(completed);
+}
+
+Test(ffi_callback_fail, next_failure_disposes_and_reaches_the_error_callback) {
+    plan p;
+    plan_init(&p, 2, "two");
+    manual_source source;
+    manual_init(&source);
+    sk_signal *signal = manual_signal(&source);
+    sk_disposable *d = NULL;
+    start_plan(&d, signal, &p);
+    sk_subscriber *subscriber = manual_subscriber(&source, 0);
+    subscriber_put_int(subscriber, 1);
+    subscriber_put_int(subscriber, 2);
+    cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS), "upstream not disposed");
+    cr_assert(tlog_wait(&p.log, 3, 1));
+    subscriber_put_int(subscriber, 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    tlog_expect(&p.log, "n:1 n:2 e:sk_ffi: next: callback failed: two ");
+    cr_assert_eq(tlog_releases(&p.log), 1);
+    cr_assert_eq(p.status, SK_OK);
+    cr_assert_eq(p.calls, 3); /* next 1, next 2, error */
+    sk_disposable_dispose(d); /* after the end: no effect */
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    manual_destroy(&source);
+    tlog_destroy(&p.log);
+    EXPECT_FFI_ERROR(sk_ffi_callback_fail("late"), SK_ERR_UNSUPPORTED, "no typed callback");
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_callback_fail, error_and_completed_failures_end_nothing_more) {
+    /* The error callback fails: release still runs once, nothing after. */
+    plan p;
+    plan_init(&p, -1, "in error");
+    sk_value error = string_value("boom");
+    sk_signal *failing = NULL;
+    SK_OK_OR_FAIL(sk_signal_fail(&failing, &error));
+    sk_value_release(&error);
+    start_plan(NULL, failing, &p);
+    sk_signal_release(failing);
+    cr_assert(tlog_wait(&p.log, 1, 1));
+    tlog_expect(&p.log, "e:boom ");
+    cr_assert_eq(p.status, SK_OK);
+    cr_assert_eq(tlog_releases(&p.log), 1);
+    tlog_destroy(&p.log);
+
+    /* The completed callback fails: likewise. */
+    plan_init(&p, -2, "in completed");
+    int64_t values[] = {5};
+    sk_signal *signal = ints_signal(values, 1);
+    start_plan(NULL, signal, &p);
+    sk_signal_release(signal);
+    cr_assert(tlog_wait(&p.log, 2, 1));
+    tlog_expect(&p.log, "n:5 c ");
+    cr_assert_eq(p.status, SK_OK);
+    cr_assert_eq(tlog_releases(&p.log), 1);
+    tlog_destroy(&p.log);
+    EXPECT_FFI_ERROR(sk_ffi_callback_fail("late"), SK_ERR_UNSUPPORTED, "no typed callback");
+    expect_no_ffi_live_objects();
+}
+
+/* Nesting: the outer map puts each value into a pipe whose subscriber is a
+ * typed next (the inner callback), and fails before or after that put. */
+typedef struct nest {
+    sk_pipe *pipe;
+    int64_t outer_fail_at;
+    bool outer_fails_first; /* fail before the nested delivery */
+    int outer_status;
+    plan inner;
+} nest;
+
+static int64_t nest_map(void *ctx, int64_t n) {
+    nest *x = ctx;
+    if (n == x->outer_fail_at && x->outer_fails_first) {
+        x->outer_status = sk_ffi_callback_fail("outer");
+    }
+    sk_value v = int_value(n);
+    SK_OK_OR_ABORT(sk_pipe_put(x->pipe, &v));
+    if (n == x->outer_fail_at && !x->outer_fails_first) {
+        x->outer_status = sk_ffi_callback_fail("outer");
+    }
+    return n;
+}
+
+/* Runs 1, 2, 3 through the nest and checks the outer output (`expected`,
+ * values `values`, then the error text `error` if not NULL) and the inner
+ * log (`inner_log`, `inner_released` releases before the pipe goes). */
+static void check_nest(int64_t outer_fail_at, bool outer_fails_first, int64_t inner_fail_at, const char *expected, const int64_t *values, size_t count, const char *error, const char *inner_log, int inner_released) {
+    nest x;
+    x.outer_fail_at = outer_fail_at;
+    x.outer_fails_first = outer_fails_first;
+    x.outer_status = 1;
+    plan_init(&x.inner, inner_fail_at, "inner");
+    SK_OK_OR_FAIL(sk_pipe_create(&x.pipe, false));
+    sk_signal *piped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&piped, x.pipe));
+    sk_disposable *inner = NULL;
+    start_plan(&inner, piped, &x.inner);
+
+    int64_t in[] = {1, 2, 3};
+    sk_signal *source = ints_signal(in, 3);
+    sk_ffi_signature *s = sig("i64(ctx,i64)");
+    sk_signal *mapped = NULL;
+    SK_OK_OR_FAIL(sk_ffi_signal_map(&mapped, source, s, FN(nest_map), &x, NULL));
+    sk_ffi_signature_release(s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer o = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, mapped, &o));
+    cr_assert(recorder_wait_release(&r));
+    recorder_expect(&r, expected, values, count);
+    if (error != NULL) {
+        const char *message = NULL;
+        SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, count)->value, &message, NULL));
+        cr_assert_str_eq(message, error);
+        cr_assert_eq(x.outer_status, SK_OK);
+    }
+    recorder_destroy(&r);
+    tlog_expect(&x.inner.log, inner_log);
+    cr_assert_eq(tlog_releases(&x.inner.log), inner_released);
+    sk_disposable_dispose(inner);
+    sk_disposable_release(inner);
+    cr_assert(tlog_wait(&x.inner.log, 0, 1));
+    cr_assert_eq(tlog_releases(&x.inner.log), 1);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    sk_signal_release(piped);
+    sk_pipe_release(x.pipe);
+    tlog_destroy(&x.inner.log);
+    EXPECT_FFI_ERROR(sk_ffi_callback_fail("late"), SK_ERR_UNSUPPORTED, "no typed callback");
+}
+
+Test(ffi_callback_fail, nested_deliveries_keep_their_own_failure_state) {
+    int64_t all[] = {1, 2, 3};
+    /* The inner callback fails: the outer map goes on untouched. */
+    check_nest(0, false, 2, "nnncr", all, 3, NULL, "n:1 n:2 e:sk_ffi: next: callback failed: inner ", 1);
+    /* The outer fails after a nested delivery that succeeded: only the
+     * outer subscription ends; the inner one stays subscribed. */
+    int64_t one[] = {1};
+    check_nest(2, false, 0, "ner", one, 1, "sk_ffi: map: callback failed: outer", "n:1 n:2 ", 0);
+    /* The outer fails before the nested delivery: the inner one does not
+     * inherit the failure. */
+    check_nest(2, true, 0, "ner", one, 1, "sk_ffi: map: callback failed: outer", "n:1 n:2 ", 0);
+    /* Both fail, each with its own message. */
+    check_nest(2, false, 2, "ner", one, 1, "sk_ffi: map: callback failed: outer", "n:1 n:2 e:sk_ffi: next: callback failed: inner ", 1);
+    check_nest(2, true, 2, "ner", one, 1, "sk_ffi: map: callback failed: outer", "n:1 n:2 e:sk_ffi: next: callback failed: inner ", 1);
+    expect_no_ffi_live_objects();
+}
+
+/* Misuse: calls with no typed callback running on the calling thread. */
+static void *fail_from_thread(void *arg) {
+    *(int *)arg = sk_ffi_callback_fail("from another thread");
+    return NULL;
+}
+
+static int64_t map_failing_from_another_thread(void *ctx, int64_t n) {
+    pthread_t thread;
+    pthread_create(&thread, NULL, fail_from_thread, ctx);
+    pthread_join(thread, NULL);
+    return n + 1;
+}
+
+static int plain_status = 1;
+static void plain_next(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    plain_status = sk_ffi_callback_fail("from a plain observer");
+}
+
+Test(ffi_callback_fail, misuse_outside_a_typed_callback) {
+    /* On a thread where nothing runs. */
+    EXPECT_FFI_ERROR(sk_ffi_callback_fail("nothing runs"), SK_ERR_UNSUPPORTED,
+                     "sk_ffi_callback_fail: no typed callback of this library is running on this thread");
+    EXPECT_FFI_ERROR(sk_ffi_callback_fail(NULL), SK_ERR_UNSUPPORTED, "no typed callback");
+
+    /* From another thread while a typed callback runs: that thread has no
+     * callback running; the delivery is not failed. */
+    int status = 1;
+    int64_t in[] = {1, 2};
+    sk_signal *source = ints_signal(in, 2);
+    sk_ffi_signature *s = sig("i64(ctx,i64)");
+    sk_signal *mapped = NULL;
+    SK_OK_OR_FAIL(sk_ffi_signal_map(&mapped, source, s, FN(map_failing_from_another_thread), &status, NULL));
+    sk_ffi_signature_release(s);
+    recorder r;
+    recorder_init(&r);
+    sk_observer o = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, mapped, &o));
+    cr_assert(recorder_wait_release(&r));
+    int64_t plus_one[] = {2, 3};
+    recorder_expect(&r, "nncr", plus_one, 2);
+    recorder_destroy(&r);
+    cr_assert_eq(status, SK_ERR_UNSUPPORTED);
+
+    /* From a plain sk_observer (not a typed callback). */
+    sk_observer plain = {plain_next, NULL, NULL, NULL, NULL};
+    SK_OK_OR_FAIL(sk_signal_start(NULL, source, &plain));
+    cr_assert_eq(plain_status, SK_ERR_UNSUPPORTED);
+    cr_assert(strstr(sk_ffi_last_error_message(), "no typed callback") != NULL);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    expect_no_ffi_live_objects();
+}
