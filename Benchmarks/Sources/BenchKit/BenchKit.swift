@@ -37,6 +37,15 @@ public struct Sizes: Sendable {
         w1Events: 5_000_000, w2Cycles: 1_000_000, w2PutEvery: 100_000, w3Sinks: 1_000, w3Puts: 10_000,
         w4Events: 1_000_000, w5Puts: 1_000_000, w6Subscriptions: 100_000, w7Events: 1_000_000)
 
+    /// Every size divided by `d` (at least 1; W2 keeps its put interval at
+    /// most the cycle count), for profiling under valgrind.
+    public func divided(by d: Int) -> Sizes {
+        let cycles = max(1, self.w2Cycles / d)
+        return Sizes(w1Events: max(1, self.w1Events / d), w2Cycles: cycles, w2PutEvery: max(1, min(self.w2PutEvery / d, cycles)),
+                     w3Sinks: self.w3Sinks, w3Puts: max(1, self.w3Puts / d), w4Events: max(1, self.w4Events / d),
+                     w5Puts: max(2, self.w5Puts / d), w6Subscriptions: max(1, self.w6Subscriptions / d), w7Events: max(1, self.w7Events / d))
+    }
+
     public init(w1Events: Int, w2Cycles: Int, w2PutEvery: Int, w3Sinks: Int, w3Puts: Int, w4Events: Int, w5Puts: Int, w6Subscriptions: Int, w7Events: Int) {
         self.w1Events = w1Events
         self.w2Cycles = w2Cycles

@@ -95,20 +95,22 @@ func median<T: Comparable>(_ values: [T]) -> T {
 var reps = 5
 var only: Set<String>? = nil
 var impls = ["swift", "opencombine"]
+var divide = 1
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--reps": reps = Int(arguments.next() ?? "") ?? reps
     case "--workloads": only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
     case "--impls": impls = (arguments.next() ?? "").split(separator: ",").map(String.init)
+    case "--divide": divide = max(1, Int(arguments.next() ?? "") ?? 1)  // smaller sizes, for profiling
     default:
-        print("usage: SwiftBench [--reps N] [--workloads W1,W2] [--impls swift,opencombine]")
+        print("usage: SwiftBench [--reps N] [--workloads W1,W2] [--impls swift,opencombine] [--divide N]")
         exit(2)
     }
 }
 
 for impl in impls {
-    for workload in workloads(impl, .standard) where only?.contains(workload.id) ?? true {
+    for workload in workloads(impl, Sizes.standard.divided(by: divide)) where only?.contains(workload.id) ?? true {
         // Timed repetitions without counting (the counter's atomics would
         // weigh on the times), then one counted repetition.
         mc_set_enabled(0)
