@@ -1,7 +1,8 @@
 /* W1-W7 of BENCHMARKS.md on the C API (libsignalkit.so through pkg-config,
  * against the staged install), with C callbacks and int64 sk_values.
  *
- *   bench_capi [--reps N]   one JSON line per workload (impl "c")
+ *   bench_capi [--reps N] [--workloads W1,W3] [--divide N]
+ *                           one JSON line per workload (impl "c")
  *   bench_capi --check      the deterministic allocation figures only
  *
  * See Benchmarks/README.md for what each workload times. */
@@ -345,11 +346,39 @@ static int64_t w7(int64_t n, bench_probe *p) {
 
 /* ---- driver ---- */
 
-enum { W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000,
-       W4_EVENTS = 1000000, W5_PUTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000 };
+/* The sizes of BENCHMARKS.md; `--divide N` divides them (W3's sink count
+ * excepted), for profiling under callgrind. */
+static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000,
+               W4_EVENTS = 1000000, W5_PUTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000;
 
-#define RUN(id, unit, units, with_bytes, expected, call) \
-    BENCH_RUN("c", id, unit, units, with_bytes, expected, probe_, call)
+static int64_t at_least(int64_t value, int64_t minimum) {
+    return value < minimum ? minimum : value;
+}
+
+static void divide_sizes(int64_t d) {
+    W1_EVENTS = at_least(W1_EVENTS / d, 1);
+    W2_CYCLES = at_least(W2_CYCLES / d, 1);
+    W2_EVERY = at_least(W2_EVERY / d, 1);
+    W3_PUTS = at_least(W3_PUTS / d, 1);
+    W4_EVENTS = at_least(W4_EVENTS / d, 1);
+    W5_PUTS = at_least(W5_PUTS / d, 2);
+    W6_SUBSCRIPTIONS = at_least(W6_SUBSCRIPTIONS / d, 1);
+    W7_EVENTS = at_least(W7_EVENTS / d, 1);
+}
+
+/* Whether workload `id` was selected (`--workloads W1,W3`; all by default). */
+static const char *selected_workloads;
+
+static int selected(const char *id) {
+    return selected_workloads == NULL || strstr(selected_workloads, id) != NULL;
+}
+
+#define RUN(id, unit, units, with_bytes, expected, call)                      \
+    do {                                                                     \
+        if (selected(id)) {                                                  \
+            BENCH_RUN("c", id, unit, units, with_bytes, expected, probe_, call); \
+        }                                                                    \
+    } while (0)
 
 /* The check mode: differences between two sizes (see AllocCheck). */
 static void check_line(const char *name, double value) {
@@ -391,6 +420,14 @@ static void run_checks(void) {
 int main(int argc, char **argv) {
     int reps = bench_reps(argc, argv);
     bench_probe probe_;
+    int i;
+    for (i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--divide") == 0 && atoi(argv[i + 1]) > 1) {
+            divide_sizes(atoi(argv[i + 1]));
+        } else if (strcmp(argv[i], "--workloads") == 0) {
+            selected_workloads = argv[i + 1];
+        }
+    }
     if (bench_has_flag(argc, argv, "--check")) {
         run_checks();
         return sk_live_objects() == 0 ? 0 : (fprintf(stderr, "live objects left: %ld\n", sk_live_objects()), 1);
