@@ -6,6 +6,8 @@
 #                   through pkg-config)
 #   make test       the whole test suite (what CI runs)
 #   make install    install into $(DESTDIR)$(PREFIX)
+#   make bench      the benchmark suite (Benchmarks/README.md): one table
+#   make bench-check  its deterministic allocation checks (part of make test)
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -36,7 +38,8 @@ RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
 
 .PHONY: all lib install stage demo demo-swift test deps test-header test-swift test-swift-tsan \
-	test-c test-c-valgrind test-c-asan test-c-tsan test-examples clean FORCE
+	test-c test-c-valgrind test-c-asan test-c-tsan test-examples clean FORCE \
+	bench bench-c bench-capi bench-check
 
 all: lib
 
@@ -79,7 +82,7 @@ deps:
 	@command -v valgrind >/dev/null || { echo "installing valgrind"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
 
-test: deps test-header test-swift test-c test-c-valgrind test-c-asan test-examples test-swift-tsan test-c-tsan
+test: deps test-header test-swift test-c test-c-valgrind test-c-asan test-examples test-swift-tsan test-c-tsan bench-check
 
 # The public header alone, strictly, as C and as C++.
 test-header:
@@ -192,8 +195,42 @@ test-examples: stage
 	done
 	cd examples/swift && $(SWIFT) build -Xswiftc -warnings-as-errors
 
+# Benchmarks (Benchmarks/README.md). The C programs are built as a user builds
+# them, through pkg-config against the staged install; MallocCounter.c (the
+# same file the Swift runner uses) counts allocations inside each program. The
+# floors need libffi (make deps installs it) and the toolchain's libdispatch,
+# hence the clang beside swift (dispatch.h needs its extensions; libffi casts
+# between function and object pointers, so no -pedantic there).
+BENCH_OUT := $(OUT)/bench
+BENCH_REPS ?= 5
+SWIFT_DISPATCH := $(SWIFT_BIN)../lib/swift
+BENCH_COUNTER := Benchmarks/Sources/MallocCounter/MallocCounter.c -IBenchmarks/Sources/MallocCounter/include
+
+bench-capi: stage
+	mkdir -p $(BENCH_OUT)
+	$(CC) -O2 $(CWARN) -D_DEFAULT_SOURCE Benchmarks/c/bench_capi.c $(BENCH_COUNTER) \
+		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(BENCH_OUT)/bench_capi
+
+bench-c: bench-capi
+	$(CLANG) -O2 -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE \
+		$$(pkg-config --exists libffi && echo "-DBENCH_HAVE_FFI $$(pkg-config --cflags libffi)") \
+		-DBENCH_HAVE_DISPATCH -I$(SWIFT_DISPATCH) Benchmarks/c/floors.c $(BENCH_COUNTER) \
+		$$(pkg-config --exists libffi && pkg-config --libs libffi) \
+		-L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) -lpthread -o $(BENCH_OUT)/floors
+
+bench: bench-c
+	cd Benchmarks && $(SWIFT) build -c release --product SwiftBench
+	python3 Benchmarks/run.py bench --reps $(BENCH_REPS) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
+		--swift Benchmarks/.build/release/SwiftBench
+
+# Deterministic allocation counts against Benchmarks/thresholds.json; no clock.
+bench-check: bench-capi
+	cd Benchmarks && $(SWIFT) build -c release --product AllocCheck
+	python3 Benchmarks/run.py check --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
+		--alloc-check Benchmarks/.build/release/AllocCheck
+
 clean:
-	rm -rf .build .build-release .build-tsan .build-asan .build-c examples/swift/.build
+	rm -rf .build .build-release .build-tsan .build-asan .build-fuzz .build-c examples/swift/.build Benchmarks/.build
 
 # ------------------------------------------------------------------------ #
 # libsignalkit-ffi: native callback types and trampolines through libffi    #

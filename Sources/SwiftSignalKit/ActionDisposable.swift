@@ -1,10 +1,15 @@
+import Synchronization
+
 /// Runs an action the first time it is disposed, and never again.
 ///
 /// Thread-safety: `dispose()` may be called from any thread, any number of
-/// times; the action runs exactly once, outside the lock. If the disposable is
+/// times; the action runs exactly once, outside any lock. If the disposable is
 /// deallocated without being disposed, the action is released without running.
+///
+/// No lock: the first caller of `dispose()` wins an atomic flag and is then
+/// the only thread that touches `action` (besides `init` and `deinit`).
 public final class ActionDisposable: Disposable, @unchecked Sendable {
-    private let mutex = _Mutex()
+    private let disposed = Synchronization.Atomic<Bool>(false)
     private var action: (() -> Void)?
 
     public init(action: @escaping () -> Void) {
@@ -12,10 +17,11 @@ public final class ActionDisposable: Disposable, @unchecked Sendable {
     }
 
     public func dispose() {
-        self.mutex.lock()
+        if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
+            return
+        }
         let action = self.action
         self.action = nil
-        self.mutex.unlock()
         action?()
     }
 }

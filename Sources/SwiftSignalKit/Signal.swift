@@ -36,6 +36,7 @@ public func |> <T, U>(value: T, function: ((T) -> U)) -> U {
 public final class Signal<T, E>: @unchecked Sendable {
     @usableFromInline let generator: (Subscriber<T, E>) -> any Disposable
 
+    @inlinable
     public init(_ generator: @escaping (Subscriber<T, E>) -> any Disposable) {
         self.generator = generator
     }
@@ -43,6 +44,11 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// Subscribes with the given callbacks (each optional). Returns the
     /// disposable that cancels the subscription: after `dispose()` returns, no
     /// callback starts on the disposing thread, and the callbacks are released.
+    ///
+    /// Inlinable so that it is specialized in the caller's module: generic
+    /// code run unspecialized looks up the metadata of `Subscriber<T, E>` at
+    /// run time on every call.
+    @inlinable
     public func start(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) -> any Disposable {
         let subscriber = Subscriber<T, E>(next: next, error: error, completed: completed)
         let disposable = SubscriberDisposable(subscriber: subscriber, upstream: self.generator(subscriber))

@@ -20,6 +20,7 @@ nonisolated(unsafe) private let stripes: UnsafeMutablePointer<pthread_mutex_t> =
 
 /// Runs `body` holding the stripe lock chosen by `object`'s identity. `body`
 /// must not call user code nor take another stripe.
+@usableFromInline
 func _stripedLock(for object: AnyObject, _ body: () -> Void) {
     let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
     let stripe = stripes + Int((address >> 4) % UInt(stripeCount))

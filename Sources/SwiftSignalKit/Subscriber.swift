@@ -25,16 +25,23 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     @usableFromInline static var countMask: Int { (1 << 60) - 1 }
 
     @usableFromInline let state = Synchronization.Atomic<Int>(0)
+    // The stored properties below are never accessed concurrently in
+    // conflicting ways: the state word orders every access (as each comment
+    // says), so the runtime's dynamic exclusivity checks are switched off for
+    // them (they cost a call into the runtime on every access).
+    //
     // Written only at init and by the single thread that releases them, after
     // every call in flight has returned (see `releaseIfIdle`).
-    @usableFromInline var next: ((T) -> Void)?
-    @usableFromInline var error: ((E) -> Void)?
-    @usableFromInline var completed: (() -> Void)?
+    @exclusivity(unchecked) @usableFromInline var next: ((T) -> Void)?
+    @exclusivity(unchecked) @usableFromInline var error: ((E) -> Void)?
+    @exclusivity(unchecked) @usableFromInline var completed: (() -> Void)?
     // Written by `assignDisposable` before it publishes `hasDisposableFlag`, read
     // by the single thread that terminates after it has seen that flag.
-    private var disposable: (any Disposable)?
-    private var keepAliveObjects: [AnyObject]?
+    @exclusivity(unchecked) @usableFromInline var disposable: (any Disposable)?
+    // Guarded by the striped lock of this subscriber.
+    @exclusivity(unchecked) @usableFromInline var keepAliveObjects: [AnyObject]?
 
+    @inlinable
     public init(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) {
         self.next = next
         self.error = error
@@ -60,6 +67,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Delivers an error as the terminal event, then disposes the upstream.
+    @inlinable
     public func putError(_ error: E) {
         guard let previous = self.beginTermination() else {
             return
@@ -69,6 +77,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Delivers the completion as the terminal event, then disposes the upstream.
+    @inlinable
     public func putCompletion() {
         guard let previous = self.beginTermination() else {
             return
@@ -100,7 +109,8 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 
     /// Marks the subscriber terminated and registers a call in flight. Returns
     /// the previous state, or nil when it had already terminated.
-    private func beginTermination() -> Int? {
+    @inlinable
+    func beginTermination() -> Int? {
         var current = self.state.load(ordering: .relaxed)
         while true {
             if current & Subscriber.terminatedFlag != 0 {
@@ -115,7 +125,8 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         }
     }
 
-    private func endTermination(_ previous: Int) {
+    @inlinable
+    func endTermination(_ previous: Int) {
         var upstream: (any Disposable)?
         if previous & Subscriber.hasDisposableFlag != 0 {
             upstream = self.disposable
@@ -128,7 +139,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 
     /// Terminates without delivering anything and disposes the upstream: what
     /// disposing the subscription does.
-    @usableFromInline
+    @inlinable
     func dispose() {
         guard let previous = self.beginTermination() else {
             return
@@ -138,7 +149,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 
     /// Releases the callbacks once the subscriber is terminated and no call is
     /// in flight; exactly one thread wins the right to do it.
-    @usableFromInline
+    @inlinable
     func releaseIfIdle(_ observed: Int) {
         var current = observed
         while current & Subscriber.countMask == 0 && current & Subscriber.terminatedFlag != 0 && current & Subscriber.releasedFlag == 0 {
@@ -165,6 +176,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 
     /// Hands the subscriber the disposable its generator returned. If the
     /// subscriber has already terminated, the disposable is disposed at once.
+    @inlinable
     func assignDisposable(_ disposable: any Disposable) {
         self.disposable = disposable
         var current = self.state.load(ordering: .relaxed)
@@ -197,16 +209,19 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 /// subscriber → its callbacks → downstream subscriber). The generator's
 /// disposable is held strongly, so disposing after the subscriber is gone
 /// still cancels the source.
+@usableFromInline
 final class SubscriberDisposable<T, E>: Disposable, CustomStringConvertible, @unchecked Sendable {
     private weak var subscriber: Subscriber<T, E>?
     private let upstream: any Disposable
     private let disposed = Synchronization.Atomic<Bool>(false)
 
+    @usableFromInline
     init(subscriber: Subscriber<T, E>, upstream: any Disposable) {
         self.subscriber = subscriber
         self.upstream = upstream
     }
 
+    @usableFromInline
     func dispose() {
         if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
             return
@@ -217,6 +232,7 @@ final class SubscriberDisposable<T, E>: Disposable, CustomStringConvertible, @un
         self.upstream.dispose()
     }
 
+    @usableFromInline
     var description: String {
         return "SubscriberDisposable(\(self.subscriber.map { "\($0)" } ?? "released"))"
     }

@@ -1,0 +1,74 @@
+// `make bench-check`: the deterministic allocation figures of the Swift API,
+// one JSON line each ({"check": name, "value": number}); Benchmarks/run.py
+// compares them with Benchmarks/thresholds.json. No clock is read.
+//
+// Each figure is a difference between two runs of different sizes, so the
+// fixed cost of building and tearing down a pipeline cancels out and what is
+// left is the cost per event, per cycle or per subscription.
+import BenchKit
+import Glibc
+import MallocCounter
+import SKWorkloads
+
+/// Allocations (malloc-family calls plus reallocs) and live-byte growth in
+/// the probed section of one run; exits on a wrong checksum.
+func counts(_ name: String, expected: Int, _ run: (Probe) -> Int) -> (allocs: Int64, liveBytes: Int64) {
+    var start = mc_snapshot()
+    var allocs: Int64 = 0
+    var bytes: Int64 = 0
+    var sawLive = false
+    let probe = Probe(begin: {
+        start = mc_read()
+    }, end: {
+        let now = mc_read()
+        if !sawLive {
+            allocs = Int64(now.mallocs - start.mallocs + now.reallocs - start.reallocs)
+            bytes = now.live_bytes - start.live_bytes
+        }
+    }, live: {
+        let now = mc_read()
+        allocs = Int64(now.mallocs - start.mallocs + now.reallocs - start.reallocs)
+        bytes = now.live_bytes - start.live_bytes
+        sawLive = true
+    })
+    let checksum = run(probe)
+    if checksum != expected {
+        print("{\"check\":\"\(name)\",\"error\":\"checksum \(checksum) != expected \(expected)\"}")
+        exit(1)
+    }
+    return (allocs, bytes)
+}
+
+func report(_ name: String, _ value: Double) {
+    print("{\"check\":\"\(name)\",\"value\":\(json(value))}")
+}
+
+// Warm up the runtime (metadata caches, thread-local storage) once.
+_ = SKWorkloads.w1(1000, .none)
+_ = SKWorkloads.w2(cycles: 100, every: 10, .none)
+_ = SKWorkloads.w3(sinks: 10, puts: 10, .none)
+_ = SKWorkloads.w6(100, .none)
+
+// W1: per source event through map → filter → map → sink.
+let w1a = counts("w1", expected: Expected.w1(100_000)) { SKWorkloads.w1(100_000, $0) }
+let w1b = counts("w1", expected: Expected.w1(200_000)) { SKWorkloads.w1(200_000, $0) }
+report("swift.w1.allocs_per_event", Double(w1b.allocs - w1a.allocs) / 100_000)
+
+// W2: per subscribe/dispose cycle (no puts inside the difference).
+let w2a = counts("w2", expected: Expected.w2(cycles: 10_000, every: 1_000_000)) { SKWorkloads.w2(cycles: 10_000, every: 1_000_000, $0) }
+let w2b = counts("w2", expected: Expected.w2(cycles: 20_000, every: 1_000_000)) { SKWorkloads.w2(cycles: 20_000, every: 1_000_000, $0) }
+report("swift.w2.allocs_per_cycle", Double(w2b.allocs - w2a.allocs) / 10_000)
+
+// W3: per put (100 sinks, 1,000 more puts) and per delivery (100 more sinks
+// at 2,000 puts: what one more sink costs on every put).
+let w3a = counts("w3", expected: Expected.w3(sinks: 100, puts: 1_000)) { SKWorkloads.w3(sinks: 100, puts: 1_000, $0) }
+let w3b = counts("w3", expected: Expected.w3(sinks: 100, puts: 2_000)) { SKWorkloads.w3(sinks: 100, puts: 2_000, $0) }
+let w3c = counts("w3", expected: Expected.w3(sinks: 200, puts: 2_000)) { SKWorkloads.w3(sinks: 200, puts: 2_000, $0) }
+report("swift.w3.allocs_per_put", Double(w3b.allocs - w3a.allocs) / 1_000)
+report("swift.w3.allocs_per_delivery", Double(w3c.allocs - w3b.allocs) / 200_000)
+
+// W6: live heap bytes (malloc_usable_size) and allocations per live subscription.
+let w6a = counts("w6", expected: Expected.w6(10_000)) { SKWorkloads.w6(10_000, $0) }
+let w6b = counts("w6", expected: Expected.w6(20_000)) { SKWorkloads.w6(20_000, $0) }
+report("swift.w6.bytes_per_subscription", Double(w6b.liveBytes - w6a.liveBytes) / 10_000)
+report("swift.w6.allocs_per_subscription", Double(w6b.allocs - w6a.allocs) / 10_000)

@@ -1,0 +1,129 @@
+/// What a workload reports to. A workload calls `begin()` right before its
+/// timed section and `end()` right after it (once each, on the calling
+/// thread), and returns its checksum. The runner's probe reads the clock and
+/// the allocation counters there; the ordo-one harness's probe starts and
+/// stops its own measurement.
+public struct Probe: @unchecked Sendable {
+    public let begin: () -> Void
+    public let end: () -> Void
+    /// Called by W6 between subscribing and its put, with every subscription
+    /// still alive: the runner reads heap and RSS growth there.
+    public let live: () -> Void
+
+    public init(begin: @escaping () -> Void, end: @escaping () -> Void, live: @escaping () -> Void = {}) {
+        self.begin = begin
+        self.end = end
+        self.live = live
+    }
+
+    /// A probe that measures nothing.
+    public static let none = Probe(begin: {}, end: {})
+}
+
+/// The sizes of the workloads (BENCHMARKS.md); `scaled` gives smaller ones for
+/// quick checks that count allocations per event.
+public struct Sizes: Sendable {
+    public var w1Events: Int
+    public var w2Cycles: Int
+    public var w2PutEvery: Int
+    public var w3Sinks: Int
+    public var w3Puts: Int
+    public var w4Events: Int
+    public var w5Puts: Int
+    public var w6Subscriptions: Int
+    public var w7Events: Int
+
+    public static let standard = Sizes(
+        w1Events: 5_000_000, w2Cycles: 1_000_000, w2PutEvery: 100_000, w3Sinks: 1_000, w3Puts: 10_000,
+        w4Events: 1_000_000, w5Puts: 1_000_000, w6Subscriptions: 100_000, w7Events: 1_000_000)
+
+    /// Every size divided by `d` (at least 1; W2 keeps its put interval at
+    /// most the cycle count), for profiling under valgrind.
+    public func divided(by d: Int) -> Sizes {
+        let cycles = max(1, self.w2Cycles / d)
+        return Sizes(w1Events: max(1, self.w1Events / d), w2Cycles: cycles, w2PutEvery: max(1, min(self.w2PutEvery / d, cycles)),
+                     w3Sinks: self.w3Sinks, w3Puts: max(1, self.w3Puts / d), w4Events: max(1, self.w4Events / d),
+                     w5Puts: max(2, self.w5Puts / d), w6Subscriptions: max(1, self.w6Subscriptions / d), w7Events: max(1, self.w7Events / d))
+    }
+
+    public init(w1Events: Int, w2Cycles: Int, w2PutEvery: Int, w3Sinks: Int, w3Puts: Int, w4Events: Int, w5Puts: Int, w6Subscriptions: Int, w7Events: Int) {
+        self.w1Events = w1Events
+        self.w2Cycles = w2Cycles
+        self.w2PutEvery = w2PutEvery
+        self.w3Sinks = w3Sinks
+        self.w3Puts = w3Puts
+        self.w4Events = w4Events
+        self.w5Puts = w5Puts
+        self.w6Subscriptions = w6Subscriptions
+        self.w7Events = w7Events
+    }
+}
+
+/// The expected checksums, computed plainly (no reactive code).
+public enum Expected {
+    /// W1: the sum of 2 * (i + 1) over i in 0..<n where i + 1 is even.
+    public static func w1(_ n: Int) -> Int {
+        var sum = 0
+        for i in 0 ..< n {
+            let a = i + 1
+            if a % 2 == 0 {
+                sum &+= a * 2
+            }
+        }
+        return sum
+    }
+
+    /// W2: the values i + 1 of the cycles i where i % every == 0.
+    public static func w2(cycles: Int, every: Int) -> Int {
+        var sum = 0
+        for i in 0 ..< cycles where i % every == 0 {
+            sum &+= i + 1
+        }
+        return sum
+    }
+
+    /// W3: every sink receives every value.
+    public static func w3(sinks: Int, puts: Int) -> Int {
+        var sum = 0
+        for i in 0 ..< puts {
+            sum &+= i
+        }
+        return sum &* sinks
+    }
+
+    /// W4 and W7: the sum of 0..<n.
+    public static func sumBelow(_ n: Int) -> Int {
+        var sum = 0
+        for i in 0 ..< n {
+            sum &+= i
+        }
+        return sum
+    }
+
+    /// W5: value i is put into pipe i % 2; once both have a value, every put
+    /// delivers the sum of the latest two.
+    public static func w5(_ n: Int) -> Int {
+        var latest: [Int?] = [nil, nil]
+        var sum = 0
+        for i in 0 ..< n {
+            latest[i % 2] = i
+            if let a = latest[0], let b = latest[1] {
+                sum &+= a &+ b
+            }
+        }
+        return sum
+    }
+
+    /// W6: one put of 1, mapped to 2, reaches every subscription.
+    public static func w6(_ subscriptions: Int) -> Int {
+        return 2 * subscriptions
+    }
+}
+
+/// `value` rounded to 4 decimals, as a JSON number (no Foundation here).
+public func json(_ value: Double) -> String {
+    guard value.isFinite else {
+        return "null"
+    }
+    return "\((value * 10_000).rounded() / 10_000)"
+}

@@ -1,0 +1,167 @@
+import BenchKit
+import Dispatch
+import OpenCombine
+import OpenCombineDispatch
+
+final class Sum: @unchecked Sendable {
+    var value = 0
+}
+
+/// The workloads of BENCHMARKS.md on OpenCombine 0.14.0, written as a Swift
+/// user would with its operators. See SKWorkloads for what each times.
+public enum OCWorkloads {
+    /// W1: `(0..<n).publisher` → map → filter → map → sink.
+    public static func w1(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        probe.begin()
+        let cancellable = (0 ..< n).publisher
+            .map { $0 + 1 }
+            .filter { $0 % 2 == 0 }
+            .map { $0 * 2 }
+            .sink { sum.value &+= $0 }
+        cancellable.cancel()
+        probe.end()
+        return sum.value
+    }
+
+    /// W2: a PassthroughSubject; the mapped publisher is built once; each cycle
+    /// sinks, maybe sends, cancels.
+    public static func w2(cycles: Int, every: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let subject = PassthroughSubject<Int, Never>()
+        let mapped = subject.map { $0 + 1 }
+        probe.begin()
+        for i in 0 ..< cycles {
+            let cancellable = mapped.sink { sum.value &+= $0 }
+            if i % every == 0 {
+                subject.send(i)
+            }
+            cancellable.cancel()
+        }
+        subject.send(1_000_000_000)
+        probe.end()
+        return sum.value
+    }
+
+    /// W3: `sinks` sinks on one PassthroughSubject.
+    public static func w3(sinks: Int, puts: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let subject = PassthroughSubject<Int, Never>()
+        var cancellables: [AnyCancellable] = []
+        cancellables.reserveCapacity(sinks)
+        for _ in 0 ..< sinks {
+            cancellables.append(subject.sink { sum.value &+= $0 })
+        }
+        probe.begin()
+        for i in 0 ..< puts {
+            subject.send(i)
+        }
+        probe.end()
+        for cancellable in cancellables {
+            cancellable.cancel()
+        }
+        return sum.value
+    }
+
+    /// W4: `(0..<n).publisher.map { Just($0) }.switchToLatest()`.
+    public static func w4(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        probe.begin()
+        let cancellable = (0 ..< n).publisher
+            .map { Just($0) }
+            .switchToLatest()
+            .sink { sum.value &+= $0 }
+        cancellable.cancel()
+        probe.end()
+        return sum.value
+    }
+
+    /// W5: OpenCombine 0.14.0 has neither CombineLatest nor Merge; the
+    /// equivalent built from its operators: the two subjects' values, tagged,
+    /// merged with `flatMap`, the latest pair kept by `scan`, emitted by
+    /// `compactMap` once both sides have a value.
+    public static func w5(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let a = PassthroughSubject<Int, Never>()
+        let b = PassthroughSubject<Int, Never>()
+        let inputs: [AnyPublisher<(Int, Int), Never>] = [
+            a.map { (0, $0) }.eraseToAnyPublisher(),
+            b.map { (1, $0) }.eraseToAnyPublisher(),
+        ]
+        typealias Tagged = AnyPublisher<(Int, Int), Never>
+        let merged: AnyPublisher<(Int, Int), Never> = inputs.publisher
+            .flatMap(maxPublishers: .unlimited) { (input: Tagged) -> Tagged in input }
+            .eraseToAnyPublisher()
+        let latest: AnyPublisher<(Int?, Int?), Never> = merged
+            .scan((Int?.none, Int?.none)) { (latest: (Int?, Int?), tagged: (Int, Int)) -> (Int?, Int?) in
+                tagged.0 == 0 ? (tagged.1, latest.1) : (latest.0, tagged.1)
+            }
+            .eraseToAnyPublisher()
+        let pairs: AnyPublisher<(Int, Int), Never> = latest
+            .compactMap { (latest: (Int?, Int?)) -> (Int, Int)? in
+                guard let x = latest.0, let y = latest.1 else {
+                    return nil
+                }
+                return (x, y)
+            }
+            .eraseToAnyPublisher()
+        let cancellable = pairs.sink { (pair: (Int, Int)) in sum.value &+= pair.0 &+ pair.1 }
+        probe.begin()
+        for i in 0 ..< n {
+            if i % 2 == 0 {
+                a.send(i)
+            } else {
+                b.send(i)
+            }
+        }
+        probe.end()
+        cancellable.cancel()
+        return sum.value
+    }
+
+    /// W6: `count` live `subject.map {$0 + 1}.sink`, then one send of 1.
+    public static func w6(_ count: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let subject = PassthroughSubject<Int, Never>()
+        let mapped = subject.map { $0 + 1 }
+        var cancellables: [AnyCancellable] = []
+        cancellables.reserveCapacity(count)
+        probe.begin()
+        for _ in 0 ..< count {
+            cancellables.append(mapped.sink { sum.value &+= $0 })
+        }
+        probe.live()
+        subject.send(1)
+        probe.end()
+        for cancellable in cancellables {
+            cancellable.cancel()
+        }
+        return sum.value
+    }
+
+    /// W7: subject → `receive(on:)` a serial DispatchQueue → sink that signals
+    /// on the last value.
+    public static func w7(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let done = DispatchSemaphore(value: 0)
+        let queue = DispatchQueue(label: "bench.w7.opencombine")
+        let subject = PassthroughSubject<Int, Never>()
+        let last = n - 1
+        let cancellable = subject
+            .receive(on: queue.ocombine)
+            .sink { value in
+                sum.value &+= value
+                if value == last {
+                    done.signal()
+                }
+            }
+        probe.begin()
+        for i in 0 ..< n {
+            subject.send(i)
+        }
+        done.wait()
+        probe.end()
+        cancellable.cancel()
+        return sum.value
+    }
+}

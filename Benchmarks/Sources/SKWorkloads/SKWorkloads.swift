@@ -1,0 +1,167 @@
+import BenchKit
+import Dispatch
+import SwiftSignalKit
+
+/// A summing sink's accumulator (shared by the closures of one run).
+final class Sum: @unchecked Sendable {
+    var value = 0
+}
+
+/// The workloads of BENCHMARKS.md on SwiftSignalKit's Swift API. Each runs one
+/// repetition, calls `probe.begin()`/`probe.end()` around the timed section
+/// and returns the checksum.
+public enum SKWorkloads {
+    /// W1: a cold synchronous source of `0..<n` through map → filter → map into
+    /// a summing sink. Timed: build, subscribe, run, dispose.
+    public static func w1(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        probe.begin()
+        let source = Signal<Int, NoError> { subscriber in
+            for i in 0 ..< n {
+                subscriber.putNext(i)
+            }
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        let chain = source
+            |> map { $0 + 1 }
+            |> filter { $0 % 2 == 0 }
+            |> map { $0 * 2 }
+        let disposable = chain.start(next: { sum.value &+= $0 })
+        disposable.dispose()
+        probe.end()
+        return sum.value
+    }
+
+    /// W2: `cycles` times subscribe `pipe |> map {$0 + 1}` to a summing sink,
+    /// put one value every `every` cycles, dispose; then one more put that must
+    /// reach nobody. The mapped signal is built once, before the loop.
+    public static func w2(cycles: Int, every: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let pipe = ValuePipe<Int>()
+        let mapped = pipe.signal() |> map { $0 + 1 }
+        probe.begin()
+        for i in 0 ..< cycles {
+            let disposable = mapped.start(next: { sum.value &+= $0 })
+            if i % every == 0 {
+                pipe.putNext(i)
+            }
+            disposable.dispose()
+        }
+        pipe.putNext(1_000_000_000)
+        probe.end()
+        return sum.value
+    }
+
+    /// W3: `sinks` summing sinks directly on one pipe; put `0..<puts`.
+    /// Timed: the puts only.
+    public static func w3(sinks: Int, puts: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let pipe = ValuePipe<Int>()
+        let signal = pipe.signal()
+        var disposables: [any Disposable] = []
+        disposables.reserveCapacity(sinks)
+        for _ in 0 ..< sinks {
+            disposables.append(signal.start(next: { sum.value &+= $0 }))
+        }
+        probe.begin()
+        for i in 0 ..< puts {
+            pipe.putNext(i)
+        }
+        probe.end()
+        for disposable in disposables {
+            disposable.dispose()
+        }
+        return sum.value
+    }
+
+    /// W4: the W1 source of `0..<n`, each value mapped to a one-value inner
+    /// signal, switch-to-latest (`mapToSignal`), summing sink. Timed: all.
+    public static func w4(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        probe.begin()
+        let source = Signal<Int, NoError> { subscriber in
+            for i in 0 ..< n {
+                subscriber.putNext(i)
+            }
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        let chain = source |> mapToSignal { value -> Signal<Int, NoError> in
+            return .single(value)
+        }
+        let disposable = chain.start(next: { sum.value &+= $0 })
+        disposable.dispose()
+        probe.end()
+        return sum.value
+    }
+
+    /// W5: combine-latest of two pipes into a sink summing both; `n` puts
+    /// alternating between the pipes (value i into pipe i % 2). Timed: the puts.
+    public static func w5(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let a = ValuePipe<Int>()
+        let b = ValuePipe<Int>()
+        let disposable = combineLatest(a.signal(), b.signal()).start(next: { pair in
+            sum.value &+= pair.0 &+ pair.1
+        })
+        probe.begin()
+        for i in 0 ..< n {
+            if i % 2 == 0 {
+                a.putNext(i)
+            } else {
+                b.putNext(i)
+            }
+        }
+        probe.end()
+        disposable.dispose()
+        return sum.value
+    }
+
+    /// W6: `count` live subscriptions `pipe |> map {$0 + 1}` → summing sink,
+    /// then one put of 1. The probe's `begin` and `live` bracket the
+    /// subscribing (the array holding the disposables is allocated before).
+    public static func w6(_ count: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let pipe = ValuePipe<Int>()
+        let mapped = pipe.signal() |> map { $0 + 1 }
+        var disposables: [any Disposable] = []
+        disposables.reserveCapacity(count)
+        probe.begin()
+        for _ in 0 ..< count {
+            disposables.append(mapped.start(next: { sum.value &+= $0 }))
+        }
+        probe.live()
+        pipe.putNext(1)
+        probe.end()
+        for disposable in disposables {
+            disposable.dispose()
+        }
+        return sum.value
+    }
+
+    /// W7: pipe → deliverOn(serial queue) → summing sink that signals on the
+    /// last value; put `0..<n` on the calling thread and wait for the last.
+    /// Timed: first put to last delivery.
+    public static func w7(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let done = DispatchSemaphore(value: 0)
+        let queue = Queue(name: "bench.w7")
+        let pipe = ValuePipe<Int>()
+        let last = n - 1
+        let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { value in
+            sum.value &+= value
+            if value == last {
+                done.signal()
+            }
+        })
+        probe.begin()
+        for i in 0 ..< n {
+            pipe.putNext(i)
+        }
+        done.wait()
+        probe.end()
+        disposable.dispose()
+        return sum.value
+    }
+}

@@ -1,0 +1,140 @@
+// `make bench` runs this (through Benchmarks/run.py): every workload on every
+// Swift implementation, a warm-up then `--reps` repetitions, and one JSON line
+// per (implementation, workload) with the median time per unit and the
+// allocations counted in the timed section (MallocCounter). A wrong checksum
+// fails the run.
+import BenchKit
+import Glibc
+import MallocCounter
+import OCWorkloads
+import SKWorkloads
+
+struct Workload {
+    let id: String
+    let unit: String
+    let units: Int
+    let expected: Int
+    let run: (Probe) -> Int
+}
+
+func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
+    let sk = impl == "swift"
+    return [
+        Workload(id: "W1", unit: "event", units: s.w1Events, expected: Expected.w1(s.w1Events),
+                 run: { sk ? SKWorkloads.w1(s.w1Events, $0) : OCWorkloads.w1(s.w1Events, $0) }),
+        Workload(id: "W2", unit: "cycle", units: s.w2Cycles, expected: Expected.w2(cycles: s.w2Cycles, every: s.w2PutEvery),
+                 run: { sk ? SKWorkloads.w2(cycles: s.w2Cycles, every: s.w2PutEvery, $0) : OCWorkloads.w2(cycles: s.w2Cycles, every: s.w2PutEvery, $0) }),
+        Workload(id: "W3", unit: "delivery", units: s.w3Sinks * s.w3Puts, expected: Expected.w3(sinks: s.w3Sinks, puts: s.w3Puts),
+                 run: { sk ? SKWorkloads.w3(sinks: s.w3Sinks, puts: s.w3Puts, $0) : OCWorkloads.w3(sinks: s.w3Sinks, puts: s.w3Puts, $0) }),
+        Workload(id: "W4", unit: "event", units: s.w4Events, expected: Expected.sumBelow(s.w4Events),
+                 run: { sk ? SKWorkloads.w4(s.w4Events, $0) : OCWorkloads.w4(s.w4Events, $0) }),
+        Workload(id: "W5", unit: "put", units: s.w5Puts, expected: Expected.w5(s.w5Puts),
+                 run: { sk ? SKWorkloads.w5(s.w5Puts, $0) : OCWorkloads.w5(s.w5Puts, $0) }),
+        Workload(id: "W6", unit: "subscription", units: s.w6Subscriptions, expected: Expected.w6(s.w6Subscriptions),
+                 run: { sk ? SKWorkloads.w6(s.w6Subscriptions, $0) : OCWorkloads.w6(s.w6Subscriptions, $0) }),
+        Workload(id: "W7", unit: "event", units: s.w7Events, expected: Expected.sumBelow(s.w7Events),
+                 run: { sk ? SKWorkloads.w7(s.w7Events, $0) : OCWorkloads.w7(s.w7Events, $0) }),
+    ]
+}
+
+struct Sample {
+    var ns: UInt64 = 0
+    var mallocs: UInt64 = 0
+    var reallocs: UInt64 = 0
+    var liveBytes: Int64 = 0
+    var heapBytes: Int64 = 0
+    var rssBytes: Int64 = 0
+}
+
+/// Runs `workload` once, returning what the probe saw; exits on a wrong checksum.
+func measure(_ impl: String, _ workload: Workload) -> Sample {
+    var sample = Sample()
+    var start = mc_snapshot()
+    var startNs: UInt64 = 0
+    var startHeap: Int64 = 0
+    var startRss: Int64 = 0
+    var sawLive = false
+    let probe = Probe(begin: {
+        startHeap = mc_heap_in_use()
+        startRss = mc_rss_bytes()
+        start = mc_read()
+        startNs = mc_now_ns()
+    }, end: {
+        let ns = mc_now_ns()
+        let now = mc_read()
+        sample.ns = ns - startNs
+        if !sawLive {
+            sample.mallocs = now.mallocs - start.mallocs
+            sample.reallocs = now.reallocs - start.reallocs
+            sample.liveBytes = now.live_bytes - start.live_bytes
+        }
+    }, live: {
+        let now = mc_read()
+        sample.mallocs = now.mallocs - start.mallocs
+        sample.reallocs = now.reallocs - start.reallocs
+        sample.liveBytes = now.live_bytes - start.live_bytes
+        sample.heapBytes = mc_heap_in_use() - startHeap
+        sample.rssBytes = mc_rss_bytes() - startRss
+        sawLive = true
+    })
+    let checksum = workload.run(probe)
+    if checksum != workload.expected {
+        print("{\"impl\":\"\(impl)\",\"workload\":\"\(workload.id)\",\"error\":\"checksum \(checksum) != expected \(workload.expected)\"}")
+        fflush(nil)
+        exit(1)
+    }
+    return sample
+}
+
+func median<T: Comparable>(_ values: [T]) -> T {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+
+var reps = 5
+var only: Set<String>? = nil
+var impls = ["swift", "opencombine"]
+var divide = 1
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    switch argument {
+    case "--reps": reps = Int(arguments.next() ?? "") ?? reps
+    case "--workloads": only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
+    case "--impls": impls = (arguments.next() ?? "").split(separator: ",").map(String.init)
+    case "--divide": divide = max(1, Int(arguments.next() ?? "") ?? 1)  // smaller sizes, for profiling
+    default:
+        print("usage: SwiftBench [--reps N] [--workloads W1,W2] [--impls swift,opencombine] [--divide N]")
+        exit(2)
+    }
+}
+
+for impl in impls {
+    for workload in workloads(impl, Sizes.standard.divided(by: divide)) where only?.contains(workload.id) ?? true {
+        // Timed repetitions without counting (the counter's atomics would
+        // weigh on the times), then one counted repetition.
+        mc_set_enabled(0)
+        _ = measure(impl, workload)  // warm-up
+        var samples: [Sample] = []
+        for _ in 0 ..< reps {
+            samples.append(measure(impl, workload))
+        }
+        mc_set_enabled(1)
+        let counted = measure(impl, workload)
+        mc_set_enabled(0)
+        let units = Double(workload.units)
+        let nsPerUnit = samples.map { Double($0.ns) / units }
+        var line = "{\"impl\":\"\(impl)\",\"workload\":\"\(workload.id)\",\"unit\":\"\(workload.unit)\",\"units\":\(workload.units)"
+        line += ",\"reps\":\(reps),\"ns_median\":\(json(median(nsPerUnit))),\"ns_min\":\(json(nsPerUnit.min()!))"
+        line += ",\"allocs_per_unit\":\(json(Double(counted.mallocs) / units))"
+        line += ",\"reallocs_per_unit\":\(json(Double(counted.reallocs) / units))"
+        if workload.id == "W6" {
+            line += ",\"live_bytes_per_unit\":\(json(Double(counted.liveBytes) / units))"
+            line += ",\"heap_bytes_per_unit\":\(json(Double(counted.heapBytes) / units))"
+            line += ",\"rss_bytes_per_unit\":\(json(Double(counted.rssBytes) / units))"
+        }
+        line += ",\"checksum\":\"ok\"}"
+        print(line)
+        fflush(nil)
+    }
+}

@@ -1,0 +1,447 @@
+/* W1-W7 of BENCHMARKS.md on the C API (libsignalkit.so through pkg-config,
+ * against the staged install), with C callbacks and int64 sk_values.
+ *
+ *   bench_capi [--reps N] [--workloads W1,W3] [--divide N]
+ *                           one JSON line per workload (impl "c")
+ *   bench_capi --check      the deterministic allocation figures only
+ *
+ * See Benchmarks/README.md for what each workload times. */
+#include <semaphore.h>
+#include <signalkit.h>
+
+#include "bench.h"
+
+#define CHECK(call)                                                              \
+    do {                                                                         \
+        int status_ = (call);                                                    \
+        if (status_ != SK_OK) {                                                  \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                    sk_last_error_message());                                    \
+            exit(1);                                                             \
+        }                                                                        \
+    } while (0)
+
+static int64_t int_of(const sk_value *value) {
+    int64_t n = 0;
+    if (sk_value_get_int64(value, &n) != SK_OK) {
+        fprintf(stderr, "not an int64 value\n");
+        exit(1);
+    }
+    return n;
+}
+
+/* ---- callbacks ---- */
+
+static void add_one(void *ctx, const sk_value *in, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, int_of(in) + 1);
+}
+
+static void times_two(void *ctx, const sk_value *in, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, int_of(in) * 2);
+}
+
+static bool is_even(void *ctx, const sk_value *value) {
+    (void)ctx;
+    return int_of(value) % 2 == 0;
+}
+
+/* Wrapping addition, as the spec asks of sinks. */
+static int64_t wrapping_add(int64_t a, int64_t b) {
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static void sum_next(void *ctx, const sk_value *value) {
+    int64_t *sum = ctx;
+    *sum = wrapping_add(*sum, int_of(value));
+}
+
+static sk_observer sum_observer(int64_t *sum) {
+    sk_observer observer = { sum_next, NULL, NULL, sum, NULL };
+    return observer;
+}
+
+/* A cold synchronous source of 0..<n (n behind ctx), then completion. */
+static sk_disposable *range_generator(void *ctx, sk_subscriber *subscriber) {
+    int64_t n = *(const int64_t *)ctx, i;
+    sk_value value;
+    for (i = 0; i < n; i++) {
+        sk_value_set_int64(&value, i);
+        sk_subscriber_put_next(subscriber, &value);
+    }
+    sk_subscriber_put_completion(subscriber);
+    return NULL;
+}
+
+/* ---- expected checksums, computed plainly ---- */
+
+static int64_t expected_w1(int64_t n) {
+    int64_t i, sum = 0;
+    for (i = 0; i < n; i++) {
+        if ((i + 1) % 2 == 0) {
+            sum = wrapping_add(sum, (i + 1) * 2);
+        }
+    }
+    return sum;
+}
+
+static int64_t expected_w2(int64_t cycles, int64_t every) {
+    int64_t i, sum = 0;
+    for (i = 0; i < cycles; i++) {
+        if (i % every == 0) {
+            sum = wrapping_add(sum, i + 1);
+        }
+    }
+    return sum;
+}
+
+static int64_t sum_below(int64_t n) {
+    int64_t i, sum = 0;
+    for (i = 0; i < n; i++) {
+        sum = wrapping_add(sum, i);
+    }
+    return sum;
+}
+
+static int64_t expected_w5(int64_t n) {
+    int64_t i, latest[2] = { 0, 0 }, sum = 0;
+    int seen[2] = { 0, 0 };
+    for (i = 0; i < n; i++) {
+        latest[i % 2] = i;
+        seen[i % 2] = 1;
+        if (seen[0] && seen[1]) {
+            sum = wrapping_add(sum, latest[0] + latest[1]);
+        }
+    }
+    return sum;
+}
+
+/* ---- workloads ---- */
+
+/* W1: build, subscribe, run, dispose. */
+static int64_t w1(int64_t n, bench_probe *p) {
+    int64_t sum = 0;
+    sk_signal *source, *a, *b, *c;
+    sk_disposable *subscription;
+    sk_observer observer = sum_observer(&sum);
+    probe_begin(p);
+    CHECK(sk_signal_create(&source, range_generator, &n, NULL));
+    CHECK(sk_signal_map(&a, source, add_one, NULL, NULL));
+    CHECK(sk_signal_filter(&b, a, is_even, NULL, NULL));
+    CHECK(sk_signal_map(&c, b, times_two, NULL, NULL));
+    CHECK(sk_signal_start(&subscription, c, &observer));
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(c);
+    sk_signal_release(b);
+    sk_signal_release(a);
+    sk_signal_release(source);
+    probe_end(p);
+    return sum;
+}
+
+/* W2: subscribe the (prebuilt) mapped pipe signal, maybe put, dispose. */
+static int64_t w2(int64_t cycles, int64_t every, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipe;
+    sk_signal *signal, *mapped;
+    sk_value value;
+    sk_observer observer = sum_observer(&sum);
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&signal, pipe));
+    CHECK(sk_signal_map(&mapped, signal, add_one, NULL, NULL));
+    probe_begin(p);
+    for (i = 0; i < cycles; i++) {
+        sk_disposable *subscription;
+        CHECK(sk_signal_start(&subscription, mapped, &observer));
+        if (i % every == 0) {
+            sk_value_set_int64(&value, i);
+            CHECK(sk_pipe_put(pipe, &value));
+        }
+        sk_disposable_dispose(subscription);
+        sk_disposable_release(subscription);
+    }
+    sk_value_set_int64(&value, 1000000000);
+    CHECK(sk_pipe_put(pipe, &value));
+    probe_end(p);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
+/* W3: `sinks` sinks on one pipe; the puts only are timed. */
+static int64_t w3(int64_t sinks, int64_t puts, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipe;
+    sk_signal *signal;
+    sk_value value;
+    sk_observer observer = sum_observer(&sum);
+    sk_disposable **subscriptions = calloc((size_t)sinks, sizeof *subscriptions);
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&signal, pipe));
+    for (i = 0; i < sinks; i++) {
+        CHECK(sk_signal_start(&subscriptions[i], signal, &observer));
+    }
+    probe_begin(p);
+    for (i = 0; i < puts; i++) {
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(pipe, &value));
+    }
+    probe_end(p);
+    for (i = 0; i < sinks; i++) {
+        sk_disposable_dispose(subscriptions[i]);
+        sk_disposable_release(subscriptions[i]);
+    }
+    free(subscriptions);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
+static sk_signal *single_of(void *ctx, const sk_value *value) {
+    sk_signal *signal = NULL;
+    (void)ctx;
+    CHECK(sk_signal_single(&signal, value));
+    return signal;
+}
+
+/* W4: each value to a one-value inner signal, switch-to-latest. All timed. */
+static int64_t w4(int64_t n, bench_probe *p) {
+    int64_t sum = 0;
+    sk_signal *source, *switched;
+    sk_disposable *subscription;
+    sk_observer observer = sum_observer(&sum);
+    probe_begin(p);
+    CHECK(sk_signal_create(&source, range_generator, &n, NULL));
+    CHECK(sk_signal_map_to_signal(&switched, source, single_of, NULL, NULL));
+    CHECK(sk_signal_start(&subscription, switched, &observer));
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(switched);
+    sk_signal_release(source);
+    probe_end(p);
+    return sum;
+}
+
+static void sum_pair(void *ctx, const sk_value *value) {
+    int64_t *sum = ctx;
+    const sk_value *a, *b;
+    CHECK(sk_value_get_array_item(value, 0, &a));
+    CHECK(sk_value_get_array_item(value, 1, &b));
+    *sum = wrapping_add(*sum, wrapping_add(int_of(a), int_of(b)));
+}
+
+/* W5: combine-latest of two pipes; the puts only are timed. */
+static int64_t w5(int64_t n, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipes[2];
+    sk_signal *signals[2], *combined;
+    sk_disposable *subscription;
+    sk_value value;
+    sk_observer observer = { sum_pair, NULL, NULL, &sum, NULL };
+    for (i = 0; i < 2; i++) {
+        CHECK(sk_pipe_create(&pipes[i], false));
+        CHECK(sk_pipe_signal(&signals[i], pipes[i]));
+    }
+    CHECK(sk_signal_combine_latest(&combined, signals, 2, NULL));
+    CHECK(sk_signal_start(&subscription, combined, &observer));
+    probe_begin(p);
+    for (i = 0; i < n; i++) {
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(pipes[i % 2], &value));
+    }
+    probe_end(p);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(combined);
+    for (i = 0; i < 2; i++) {
+        sk_signal_release(signals[i]);
+        sk_pipe_release(pipes[i]);
+    }
+    return sum;
+}
+
+/* W6: `count` live subscriptions of the mapped pipe signal, then one put. */
+static int64_t w6(int64_t count, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipe;
+    sk_signal *signal, *mapped;
+    sk_value value;
+    sk_observer observer = sum_observer(&sum);
+    sk_disposable **subscriptions = calloc((size_t)count, sizeof *subscriptions);
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&signal, pipe));
+    CHECK(sk_signal_map(&mapped, signal, add_one, NULL, NULL));
+    probe_begin(p);
+    for (i = 0; i < count; i++) {
+        CHECK(sk_signal_start(&subscriptions[i], mapped, &observer));
+    }
+    probe_live(p);
+    sk_value_set_int64(&value, 1);
+    CHECK(sk_pipe_put(pipe, &value));
+    probe_end(p);
+    for (i = 0; i < count; i++) {
+        sk_disposable_dispose(subscriptions[i]);
+        sk_disposable_release(subscriptions[i]);
+    }
+    free(subscriptions);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
+typedef struct w7_state {
+    int64_t sum;
+    int64_t last;
+    sem_t done;
+} w7_state;
+
+static void w7_next(void *ctx, const sk_value *value) {
+    w7_state *state = ctx;
+    int64_t n = int_of(value);
+    state->sum = wrapping_add(state->sum, n);
+    if (n == state->last) {
+        sem_post(&state->done);
+    }
+}
+
+/* W7: pipe → deliver-on a serial queue → sink; first put to last delivery. */
+static int64_t w7(int64_t n, bench_probe *p) {
+    int64_t i;
+    w7_state state;
+    sk_queue *queue;
+    sk_pipe *pipe;
+    sk_signal *signal, *delivered;
+    sk_disposable *subscription;
+    sk_value value;
+    sk_observer observer = { w7_next, NULL, NULL, &state, NULL };
+    state.sum = 0;
+    state.last = n - 1;
+    sem_init(&state.done, 0, 0);
+    CHECK(sk_queue_create(&queue, "bench.w7.c"));
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&signal, pipe));
+    CHECK(sk_signal_deliver_on(&delivered, signal, queue));
+    CHECK(sk_signal_start(&subscription, delivered, &observer));
+    probe_begin(p);
+    for (i = 0; i < n; i++) {
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(pipe, &value));
+    }
+    while (sem_wait(&state.done) != 0) {
+    }
+    probe_end(p);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(delivered);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    sk_queue_release(queue);
+    sem_destroy(&state.done);
+    return state.sum;
+}
+
+/* ---- driver ---- */
+
+/* The sizes of BENCHMARKS.md; `--divide N` divides them (W3's sink count
+ * excepted), for profiling under callgrind. */
+static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000,
+               W4_EVENTS = 1000000, W5_PUTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000;
+
+static int64_t at_least(int64_t value, int64_t minimum) {
+    return value < minimum ? minimum : value;
+}
+
+static void divide_sizes(int64_t d) {
+    W1_EVENTS = at_least(W1_EVENTS / d, 1);
+    W2_CYCLES = at_least(W2_CYCLES / d, 1);
+    W2_EVERY = at_least(W2_EVERY / d, 1);
+    W3_PUTS = at_least(W3_PUTS / d, 1);
+    W4_EVENTS = at_least(W4_EVENTS / d, 1);
+    W5_PUTS = at_least(W5_PUTS / d, 2);
+    W6_SUBSCRIPTIONS = at_least(W6_SUBSCRIPTIONS / d, 1);
+    W7_EVENTS = at_least(W7_EVENTS / d, 1);
+}
+
+/* Whether workload `id` was selected (`--workloads W1,W3`; all by default). */
+static const char *selected_workloads;
+
+static int selected(const char *id) {
+    return selected_workloads == NULL || strstr(selected_workloads, id) != NULL;
+}
+
+#define RUN(id, unit, units, with_bytes, expected, call)                      \
+    do {                                                                     \
+        if (selected(id)) {                                                  \
+            BENCH_RUN("c", id, unit, units, with_bytes, expected, probe_, call); \
+        }                                                                    \
+    } while (0)
+
+/* The check mode: differences between two sizes (see AllocCheck). */
+static void check_line(const char *name, double value) {
+    printf("{\"check\":\"%s\",\"value\":%.4f}\n", name, value);
+}
+
+static int64_t allocs_of(const bench_probe *p) {
+    return (int64_t)(p->sample.mallocs + p->sample.reallocs);
+}
+
+static void run_checks(void) {
+    bench_probe a, b, c;
+    bench_expect("c", "W1", w1(1000, &a), expected_w1(1000));
+    bench_expect("c", "W2", w2(100, 10, &a), expected_w2(100, 10));
+    bench_expect("c", "W3", w3(10, 10, &a), 10 * sum_below(10));
+    bench_expect("c", "W6", w6(100, &a), 200);
+
+    bench_expect("c", "W1", w1(100000, &a), expected_w1(100000));
+    bench_expect("c", "W1", w1(200000, &b), expected_w1(200000));
+    check_line("c.w1.allocs_per_event", (double)(allocs_of(&b) - allocs_of(&a)) / 100000);
+
+    bench_expect("c", "W2", w2(10000, 1000000, &a), expected_w2(10000, 1000000));
+    bench_expect("c", "W2", w2(20000, 1000000, &b), expected_w2(20000, 1000000));
+    check_line("c.w2.allocs_per_cycle", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+
+    bench_expect("c", "W3", w3(100, 1000, &a), 100 * sum_below(1000));
+    bench_expect("c", "W3", w3(100, 2000, &b), 100 * sum_below(2000));
+    bench_expect("c", "W3", w3(200, 2000, &c), 200 * sum_below(2000));
+    check_line("c.w3.allocs_per_put", (double)(allocs_of(&b) - allocs_of(&a)) / 1000);
+    check_line("c.w3.allocs_per_delivery", (double)(allocs_of(&c) - allocs_of(&b)) / 200000);
+
+    bench_expect("c", "W6", w6(10000, &a), 20000);
+    bench_expect("c", "W6", w6(20000, &b), 40000);
+    check_line("c.w6.bytes_per_subscription", (double)(b.sample.live_bytes - a.sample.live_bytes) / 10000);
+    check_line("c.w6.allocs_per_subscription", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+    int reps = bench_reps(argc, argv);
+    bench_probe probe_;
+    int i;
+    for (i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--divide") == 0 && atoi(argv[i + 1]) > 1) {
+            divide_sizes(atoi(argv[i + 1]));
+        } else if (strcmp(argv[i], "--workloads") == 0) {
+            selected_workloads = argv[i + 1];
+        }
+    }
+    if (bench_has_flag(argc, argv, "--check")) {
+        run_checks();
+        return sk_live_objects() == 0 ? 0 : (fprintf(stderr, "live objects left: %ld\n", sk_live_objects()), 1);
+    }
+    RUN("W1", "event", W1_EVENTS, 0, expected_w1(W1_EVENTS), w1(W1_EVENTS, &probe_));
+    RUN("W2", "cycle", W2_CYCLES, 0, expected_w2(W2_CYCLES, W2_EVERY), w2(W2_CYCLES, W2_EVERY, &probe_));
+    RUN("W3", "delivery", (int64_t)W3_SINKS * W3_PUTS, 0, W3_SINKS * sum_below(W3_PUTS), w3(W3_SINKS, W3_PUTS, &probe_));
+    RUN("W4", "event", W4_EVENTS, 0, sum_below(W4_EVENTS), w4(W4_EVENTS, &probe_));
+    RUN("W5", "put", W5_PUTS, 0, expected_w5(W5_PUTS), w5(W5_PUTS, &probe_));
+    RUN("W6", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, &probe_));
+    RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));
+    if (sk_live_objects() != 0) {
+        fprintf(stderr, "live objects left: %ld\n", sk_live_objects());
+        return 1;
+    }
+    return 0;
+}

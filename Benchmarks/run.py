@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Runs the benchmark programs and prints one table (`make bench`), or checks
+the deterministic allocation counts against thresholds.json (`make
+bench-check`). Every program prints JSON lines; see Benchmarks/README.md.
+
+  run.py bench --reps N --out DIR --stage LIBDIR --swift PATH
+  run.py check --out DIR --stage LIBDIR --alloc-check PATH
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+THRESHOLDS = os.path.join(HERE, "thresholds.json")
+
+WORKLOADS = [
+    ("W1", "chain map-filter-map", "ns/event"),
+    ("W2", "subscribe/dispose", "ns/cycle"),
+    ("W3", "fan-out 1000 sinks", "ns/delivery"),
+    ("W4", "switch churn", "ns/event"),
+    ("W5", "combine-latest", "ns/put"),
+    ("W6", "100k live subs", "B/sub"),
+    ("W7", "queue hop", "ns/event"),
+]
+# The FFI path (typed subscriptions over libffi) runs W1, W3 and W7; its
+# program, when it exists, is $OUT/bench_ffi and prints impl "ffi" lines.
+FFI_WORKLOADS = {"W1", "W3", "W7"}
+
+
+def run_lines(command, env=None):
+    """Runs `command`, echoes its stderr, returns its JSON lines; fails on error lines."""
+    print("+ " + " ".join(command), file=sys.stderr, flush=True)
+    result = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True)
+    lines = []
+    for line in result.stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        record = json.loads(line)
+        if "error" in record:
+            sys.exit("FAILED: %s" % line)
+        lines.append(record)
+    if result.returncode != 0:
+        sys.exit("FAILED: %s exited with %d" % (command[0], result.returncode))
+    return lines
+
+
+def staged_env(stage):
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = stage + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    return env
+
+
+def machine():
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return "%s, nproc %d, %s" % (model, os.cpu_count() or 0, platform.platform())
+
+
+def fmt(value, digits=1):
+    if value is None:
+        return "-"
+    if value >= 1000:
+        return "%.0f" % value
+    return "%.*f" % (digits, value)
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def verdict(value, limit, at_least):
+    """'ok'/'MISS' for a ratio against a target (at_least: value >= limit)."""
+    if value is None:
+        return "pending"
+    good = value >= limit if at_least else value <= limit
+    return "ok" if good else "MISS"
+
+
+def bench(args):
+    records = []
+    records += run_lines([os.path.join(args.out, "floors"), "--reps", str(args.reps)])
+    env = staged_env(args.stage)
+    records += run_lines([os.path.join(args.out, "bench_capi"), "--reps", str(args.reps)], env)
+    ffi = os.path.join(args.out, "bench_ffi")
+    if os.path.exists(ffi):
+        records += run_lines([ffi, "--reps", str(args.reps)], env)
+    records += run_lines([args.swift, "--reps", str(args.reps)])
+
+    by = {(r["impl"], r["workload"]): r for r in records}
+
+    def ns(impl, workload):
+        r = by.get((impl, workload))
+        return r["ns_median"] if r else None
+
+    def bytes_per_sub(impl):
+        r = by.get((impl, "W6"))
+        return r.get("live_bytes_per_unit") if r else None
+
+    def allocs(impl, workload):
+        r = by.get((impl, workload))
+        return r["allocs_per_unit"] if r else None
+
+    floor = {name: ns("floor", name) for name in
+             ("call", "mutex", "atomic", "malloc64", "ffi_call", "ffi_closure", "dispatch_hop")}
+
+    def value(impl, workload):
+        return bytes_per_sub(impl) if workload == "W6" else ns(impl, workload)
+
+    out = []
+    out.append("SignalKit benchmarks, %s" % datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
+    out.append("machine: %s; median of %d repetitions after a warm-up" % (machine(), args.reps))
+    out.append("")
+    header = "| workload | unit | Swift API | C API | FFI | OpenCombine | allocs/unit Swift, C, OC |"
+    out.append(header)
+    out.append("|---|---|---:|---:|---:|---:|---|")
+    for workload, name, unit in WORKLOADS:
+        ffi_cell = fmt(value("ffi", workload)) if workload in FFI_WORKLOADS else "n/a"
+        if workload in FFI_WORKLOADS and value("ffi", workload) is None:
+            ffi_cell = "(slot)"
+        out.append("| %s %s | %s | %s | %s | %s | %s | %s, %s, %s |" % (
+            workload, name, unit, fmt(value("swift", workload)), fmt(value("c", workload)), ffi_cell,
+            fmt(value("opencombine", workload)),
+            fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3)))
+    out.append("")
+    out.append("Floors (ns/op): " + ", ".join("%s %s" % (k, fmt(v, 2)) for k, v in floor.items()))
+    w6 = {impl: by.get((impl, "W6")) for impl in ("swift", "c", "opencombine")}
+    out.append("W6 bytes/sub (live malloc bytes; glibc heap in use; RSS): " + "; ".join(
+        "%s %s, %s, %s" % (impl, fmt(r["live_bytes_per_unit"]), fmt(r["heap_bytes_per_unit"]), fmt(r["rss_bytes_per_unit"]))
+        for impl, r in w6.items() if r))
+    out.append("")
+    out.append("| target | measured | goal | |")
+    out.append("|---|---:|---:|---|")
+
+    def target(label, measured, goal, at_least, suffix="x"):
+        out.append("| %s | %s | %s %s%s | %s |" % (
+            label, fmt(measured, 2) if measured is not None else "-", ">=" if at_least else "<=", goal, suffix,
+            verdict(measured, goal, at_least)))
+
+    target("W1 OpenCombine / Swift", ratio(ns("opencombine", "W1"), ns("swift", "W1")), 15, True)
+    target("W1 Swift / direct call", ratio(ns("swift", "W1"), floor["call"]), 12, False)
+    w1_allocs = allocs("swift", "W1")
+    out.append("| W1 Swift allocations per event | %s | 0 | %s |" % (
+        fmt(w1_allocs, 4), "ok" if w1_allocs == 0 else "MISS"))
+    target("W2 OpenCombine / Swift", ratio(ns("opencombine", "W2"), ns("swift", "W2")), 10, True)
+    target("W2 Swift / malloc(64)+free", ratio(ns("swift", "W2"), floor["malloc64"]), 20, False)
+    target("W3 Swift / direct call", ratio(ns("swift", "W3"), floor["call"]), 8, False)
+    target("W4 OpenCombine / Swift", ratio(ns("opencombine", "W4"), ns("swift", "W4")), 8, True)
+    target("W5 OpenCombine / Swift", ratio(ns("opencombine", "W5"), ns("swift", "W5")), 5, True)
+    target("W6 Swift bytes per subscription", bytes_per_sub("swift"), 200, False, " B")
+    target("W6 C bytes per subscription", bytes_per_sub("c"), 200, False, " B")
+    target("W7 Swift / dispatch_async_f hop", ratio(ns("swift", "W7"), floor["dispatch_hop"]), 2, False)
+    for workload, _, _ in WORKLOADS:
+        target("%s C API / Swift API" % workload, ratio(value("c", workload), value("swift", workload)), 1.5, False)
+    for workload in sorted(FFI_WORKLOADS):
+        target("%s FFI typed sink / ffi_call" % workload, ratio(ns("ffi", workload), floor["ffi_call"]), 2, False)
+    text = "\n".join(out)
+    print(text)
+    with open(os.path.join(args.out, "latest.md"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(args.out, "latest.json"), "w") as f:
+        json.dump(records, f, indent=1)
+    print("\n(written to %s/latest.md and latest.json)" % args.out)
+
+
+def check(args):
+    records = run_lines([args.alloc_check])
+    records += run_lines([os.path.join(args.out, "bench_capi"), "--check"], staged_env(args.stage))
+    with open(THRESHOLDS) as f:
+        thresholds = json.load(f)["max"]
+    failed = 0
+    seen = set()
+    for record in records:
+        name, value = record["check"], record["value"]
+        seen.add(name)
+        limit = thresholds.get(name)
+        if limit is None:
+            status = "info"
+        elif value <= limit + 1e-9:
+            status = "ok"
+        else:
+            status = "FAIL"
+            failed += 1
+        print("%-36s %12.4f  max %-10s %s" % (name, value, "-" if limit is None else limit, status))
+    for name in thresholds:
+        if name not in seen:
+            print("%-36s %12s  max %-10s FAIL (not measured)" % (name, "-", thresholds[name]))
+            failed += 1
+    passed = sum(1 for name in thresholds if name in seen) - failed
+    print("bench-check: %d passed, %d failed" % (max(passed, 0), failed))
+    sys.exit(1 if failed else 0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["bench", "check"])
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--stage", required=True)
+    parser.add_argument("--swift")
+    parser.add_argument("--alloc-check")
+    args = parser.parse_args()
+    if args.mode == "bench":
+        bench(args)
+    else:
+        check(args)
+
+
+if __name__ == "__main__":
+    main()
