@@ -54,7 +54,13 @@ class SKObject {
         guard let handle, isLive(handle) else {
             return nil
         }
-        return Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue() as? H
+        let object = Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+        // The handle classes are final: an exact class match (one load and a
+        // compare) avoids the dynamic cast on the per-event path.
+        if Swift.type(of: object) == H.self {
+            return unsafeDowncast(object, to: H.self)
+        }
+        return object as? H
     }
 
     /// Drops one reference held by C. With handle checking, a handle that is

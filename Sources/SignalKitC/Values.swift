@@ -197,16 +197,31 @@ private func object<T: SKObject>(_ value: UnsafePointer<sk_value>, as type: T.Ty
 
 @c @implementation
 public func sk_value_get_bool(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Bool>?) -> Int32 {
+    // The fast path: a primitive needs no validation beyond its kind.
+    if let value, let out, value.pointee.kind == SK_KIND_BOOL {
+        out.pointee = value.pointee.u.boolean
+        return SKOK
+    }
     return access("sk_value_get_bool", value, out, SK_KIND_BOOL) { $0.pointee.u.boolean }
 }
 
 @c @implementation
 public func sk_value_get_int64(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    // The fast path: a primitive needs no validation beyond its kind.
+    if let value, let out, value.pointee.kind == SK_KIND_INT64 {
+        out.pointee = value.pointee.u.int64
+        return SKOK
+    }
     return access("sk_value_get_int64", value, out, SK_KIND_INT64) { $0.pointee.u.int64 }
 }
 
 @c @implementation
 public func sk_value_get_double(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    // The fast path: a primitive needs no validation beyond its kind.
+    if let value, let out, value.pointee.kind == SK_KIND_DOUBLE {
+        out.pointee = value.pointee.u.real
+        return SKOK
+    }
     return access("sk_value_get_double", value, out, SK_KIND_DOUBLE) { $0.pointee.u.real }
 }
 
