@@ -22,14 +22,17 @@ final class SignalResubscriber: Disposable, @unchecked Sendable {
     private var disposed = false
     private var running = false
     private var pending = false
-    private var step: (() -> (any Disposable)?)?
+    private var step: ((SignalResubscriber) -> (any Disposable)?)?
     private var current: (any Disposable)?
 
     init() {
     }
 
     /// Installs `step` and runs it for the first time (unless already disposed).
-    func start(_ step: @escaping () -> (any Disposable)?) {
+    /// The step receives the resubscriber, so that it need not capture it:
+    /// only what the step starts (whose callbacks call `next()`) keeps the
+    /// loop alive, not the loop itself.
+    func start(_ step: @escaping (SignalResubscriber) -> (any Disposable)?) {
         self.mutex.lock()
         if self.disposed {
             self.mutex.unlock()
@@ -66,7 +69,7 @@ final class SignalResubscriber: Disposable, @unchecked Sendable {
             self.pending = false
             self.mutex.unlock()
 
-            let disposable = step()
+            let disposable = step(self)
 
             self.mutex.lock()
             if self.disposed {

@@ -63,7 +63,7 @@ final class SignalSerialDrain<Event>: Disposable, @unchecked Sendable {
     /// Subscribes to `signal`, pushing its events as `SignalEvent`s, and
     /// returns this drain as the subscription's disposable: disposing it
     /// disposes the upstream subscription and closes the drain.
-    func subscribe<T, E>(to signal: Signal<T, E>) -> any Disposable where Event == SignalEvent<T, E> {
+    func subscribe<T, E>(to signal: Signal<T, E>) -> SignalSerialDrain<Event> where Event == SignalEvent<T, E> {
         let disposable = signal.start(next: { next in
             self.push(.Next(next))
         }, error: { error in

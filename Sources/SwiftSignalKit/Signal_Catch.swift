@@ -46,7 +46,7 @@ public func `catch`<T, E, R>(_ f: @escaping (E) -> Signal<T, R>) -> (Signal<T, E
 public func restart<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
     return Signal<T, E> { subscriber in
         let loop = SignalResubscriber()
-        loop.start {
+        loop.start { loop in
             return signal.start(next: { next in
                 subscriber.putNext(next)
             }, error: { error in
@@ -55,7 +55,7 @@ public func restart<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
                 loop.next()
             })
         }
-        return loop
+        return WeakDisposable(loop)
     }
 }
 
@@ -83,7 +83,7 @@ public func retry<T, E>(_ delayIncrement: Double, maxDelay: Double, onQueue queu
         return Signal<T, NoError> { subscriber in
             let loop = SignalResubscriber()
             let currentDelay = Atomic<Double>(value: 0.0)
-            loop.start {
+            loop.start { loop in
                 return signal.start(next: { next in
                     subscriber.putNext(next)
                 }, error: { _ in
@@ -97,7 +97,7 @@ public func retry<T, E>(_ delayIncrement: Double, maxDelay: Double, onQueue queu
                     subscriber.putCompletion()
                 })
             }
-            return loop
+            return WeakDisposable(loop)
         }
     }
 }
@@ -115,7 +115,7 @@ public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Dou
             let loop = SignalResubscriber()
             // (current delay, retries made so far)
             let retryState = Atomic<(Double, Int)>(value: (0.0, 0))
-            loop.start {
+            loop.start { loop in
                 return signal.start(next: { next in
                     subscriber.putNext(next)
                 }, error: { error in
@@ -144,7 +144,7 @@ public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Dou
                     subscriber.putCompletion()
                 })
             }
-            return loop
+            return WeakDisposable(loop)
         }
     }
 }
@@ -157,7 +157,7 @@ public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Dou
 public func restartIfError<T, E>(_ signal: Signal<T, E>) -> Signal<T, NoError> {
     return Signal<T, NoError> { subscriber in
         let loop = SignalResubscriber()
-        loop.start {
+        loop.start { loop in
             return signal.start(next: { next in
                 subscriber.putNext(next)
             }, error: { _ in
@@ -166,6 +166,6 @@ public func restartIfError<T, E>(_ signal: Signal<T, E>) -> Signal<T, NoError> {
                 subscriber.putCompletion()
             })
         }
-        return loop
+        return WeakDisposable(loop)
     }
 }

@@ -34,7 +34,7 @@ public func feedbackLoop<R1, R, E>(once: @escaping (SignalFeedbackLoopState<R1>)
     return Signal<R, E> { subscriber in
         let loop = SignalResubscriber()
         let state = Atomic<SignalFeedbackLoopState<R1>>(value: .initial)
-        loop.start {
+        loop.start { loop in
             guard let signal = once(state.with { $0 }) else {
                 subscriber.putCompletion()
                 return nil
@@ -62,8 +62,8 @@ public func feedbackLoop<R1, R, E>(once: @escaping (SignalFeedbackLoopState<R1>)
                     return false
                 }
             }
-            return drain.subscribe(to: signal)
+            return WeakDisposable(drain.subscribe(to: signal))
         }
-        return loop
+        return WeakDisposable(loop)
     }
 }

@@ -11,7 +11,7 @@ private func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, thrott
         }, completed: {
             state.beginCompletion()
         }))
-        return state
+        return WeakDisposable(state)
     }
 }
 
@@ -75,7 +75,7 @@ public func mapToSignalPromotingError<T, R, E>(_ f: @escaping (T) -> Signal<R, E
             }, completed: {
                 state.beginCompletion()
             }))
-            return state
+            return WeakDisposable(state)
         }
     }
 }
@@ -112,7 +112,7 @@ public func then<T, E>(_ nextSignal: Signal<T, E>) -> (Signal<T, E>) -> Signal<T
             state.enqueueSignal(signal)
             state.enqueueSignal(nextSignal)
             state.beginCompletion()
-            return state
+            return WeakDisposable(state)
         }
     }
 }

@@ -24,7 +24,7 @@ public func reduceLeft<T, E>(value: T, f: @escaping (T, T) -> T) -> (Signal<T, E
                     return false
                 }
             }
-            return drain.subscribe(to: signal)
+            return WeakDisposable(drain.subscribe(to: signal))
         }
     }
 }
@@ -53,7 +53,7 @@ public func reduceLeft<T, E>(value: T, f: @escaping (T, T, (T) -> Void) -> T) ->
                     return false
                 }
             }
-            return drain.subscribe(to: signal)
+            return WeakDisposable(drain.subscribe(to: signal))
         }
     }
 }
@@ -94,7 +94,7 @@ public func reduceLeft<T, E>(_ value: T, generator: @escaping (T, T) -> Signal<(
             }, completed: {
                 state.upstreamCompleted()
             }))
-            return state
+            return WeakDisposable(state)
         }
     }
 }
@@ -217,15 +217,17 @@ private final class SignalReduceQueueState<T, E>: Disposable, @unchecked Sendabl
                 self.completedWhileStarting = false
                 self.mutex.unlock()
 
-                let disposable = generator(currentValue, next).start(next: { [weak self] next in
-                    self?.updateValue(next.0)
+                // The generated signal's callbacks keep the state alive (what
+                // the generator returned holds it only weakly).
+                let disposable = generator(currentValue, next).start(next: { next in
+                    self.updateValue(next.0)
                     if case let .Some(value) = next.1 {
                         subscriber.putNext(value)
                     }
                 }, error: { error in
                     subscriber.putError(error)
-                }, completed: { [weak self] in
-                    self?.generatedCompleted()
+                }, completed: {
+                    self.generatedCompleted()
                 })
 
                 self.mutex.lock()

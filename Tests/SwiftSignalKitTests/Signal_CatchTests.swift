@@ -157,8 +157,10 @@ final class Signal_CatchTests: XCTestCase {
         let iterations = 100_000
         let subscriptions = Counter()
         let lastDisposed = Counter()
-        // Completes synchronously for the first `iterations` subscriptions, then stays open
-        // (a synchronous infinite loop could not be stopped by a downstream `take`).
+        let open = Atomic<Subscriber<Int, NoError>?>(value: nil)
+        // Completes synchronously for the first `iterations` subscriptions, then stays open,
+        // keeping its subscriber as an open source does (a synchronous infinite loop could not
+        // be stopped by a downstream `take`).
         let source = Signal<Int, NoError> { subscriber in
             let index = subscriptions.increment()
             if index <= iterations {
@@ -166,6 +168,7 @@ final class Signal_CatchTests: XCTestCase {
                 subscriber.putCompletion()
                 return EmptyDisposable
             }
+            open.swap(subscriber)
             return ActionDisposable {
                 lastDisposed.increment()
             }

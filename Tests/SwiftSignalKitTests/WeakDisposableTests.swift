@@ -1,0 +1,68 @@
+import XCTest
+import SwiftSignalKit
+
+/// Operators whose state object is what their generator returns (reduce,
+/// mapToSignal/switchToLatest/queue/throttled, restart/retry/then, loops)
+/// hand it out through `WeakDisposable`: a subscription whose disposable is
+/// dropped undisposed is freed, callbacks included, once its sources let go
+/// (the leak the C API fuzzer found with reduce-left).
+final class WeakDisposableTests: XCTestCase {
+    private enum TestError: Error {
+        case failed
+    }
+
+    private func assertFreedWhenTheSourceLetsGo(_ name: String, _ apply: (Signal<Int, TestError>) -> Signal<Int, TestError>, file: StaticString = #filePath, line: UInt = #line) {
+        let released = Counter()
+        let held = Atomic<Subscriber<Int, TestError>?>(value: nil)
+        let source = Signal<Int, TestError> { subscriber in
+            held.swap(subscriber)
+            return EmptyDisposable
+        }
+        do {
+            _ = apply(source).start(next: { [tracker = DeinitTracker(released)] _ in
+                withExtendedLifetime(tracker) {}
+            })
+        }
+        XCTAssertEqual(released.count, 0, "\(name): released while the source holds the subscription", file: file, line: line)
+        held.swap(nil)
+        XCTAssertEqual(released.count, 1, "\(name): not freed after the source let go", file: file, line: line)
+    }
+
+    func testReduceLeftFreed() {
+        assertFreedWhenTheSourceLetsGo("reduceLeft") { $0 |> reduceLeft(value: 0, f: +) }
+        assertFreedWhenTheSourceLetsGo("reduceLeft(generator:)") { signal in
+            signal |> reduceLeft(0, generator: { acc, value in .single((acc + value, .None)) })
+        }
+    }
+
+    func testMetaOperatorsFreed() {
+        assertFreedWhenTheSourceLetsGo("mapToSignal") { $0 |> mapToSignal { .single($0) } }
+        assertFreedWhenTheSourceLetsGo("mapToQueue") { $0 |> mapToQueue { .single($0) } }
+        assertFreedWhenTheSourceLetsGo("mapToThrottled") { $0 |> mapToThrottled { .single($0) } }
+    }
+
+    func testResubscribingOperatorsFreed() {
+        assertFreedWhenTheSourceLetsGo("restart") { restart($0) }
+        assertFreedWhenTheSourceLetsGo("then") { $0 |> then(.single(1)) }
+        assertFreedWhenTheSourceLetsGo("restartIfError") { signal in
+            restartIfError(signal) |> castError(TestError.self)
+        }
+    }
+
+    func testStateStaysAliveWhileAnInnerSignalCanDeliver() {
+        let inner = Atomic<Subscriber<Int, TestError>?>(value: nil)
+        let values = Atomic<[Int]>(value: [])
+        let disposable = (Signal<Int, TestError>.single(1) |> mapToSignal { _ in
+            Signal<Int, TestError> { subscriber in
+                inner.swap(subscriber)
+                return EmptyDisposable
+            }
+        }).start(next: { value in values.modify { $0 + [value] } })
+        // The outer signal has completed; only the inner subscriber keeps the
+        // state (and the downstream subscription) alive.
+        inner.with { $0 }?.putNext(7)
+        XCTAssertEqual(values.with { $0 }, [7])
+        inner.swap(nil)
+        withExtendedLifetime(disposable) {}
+    }
+}

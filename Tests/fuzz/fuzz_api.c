@@ -1,0 +1,575 @@
+/*
+ * fuzz_api.c - libFuzzer harness over the C API (include/signalkit.h).
+ *
+ * Each input is decoded into a sequence of calls over a few slots of each
+ * kind of handle: pipes, signals (pipe signals, single/complete/fail/never,
+ * generators that keep their subscribers so later steps can emit into them,
+ * value promises, and operators chained on any of them), subscriptions with
+ * tracked observers, and one host-drained queue (the only queue used, so a
+ * run is deterministic). Steps create, chain, start, put values of every
+ * kind, dispose, release and drain in any order.
+ *
+ * Invariants, checked as the calls happen (abort() with a message):
+ * - an observer's release runs at most once, and no callback comes after it;
+ * - no callback after the observer's terminal event;
+ * - no callback after its dispose returned (single-threaded here);
+ * - a user pointer's release runs at most once.
+ * At the end of each input everything is disposed and released and the host
+ * queue drained; then every observer and every user pointer was released
+ * exactly once, and sk_live_objects() == 0.
+ *
+ * The first byte's low bit turns handle checking on (sk_set_handle_checking).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "signalkit.h"
+
+#define FAIL(...)                                                              \
+    do {                                                                       \
+        fprintf(stderr, "fuzz_api: " __VA_ARGS__);                             \
+        fprintf(stderr, "\n");                                                 \
+        abort();                                                               \
+    } while (0)
+
+#define SIGNALS 8
+#define PIPES 4
+#define SUBSCRIPTIONS 8
+#define SUBSCRIBERS 8
+#define PROMISES 2
+#define MAX_TRACKERS 256
+#define MAX_POINTERS 256
+#define MAX_DEPTH 24
+
+/* ------------------------------------------------------------------------ */
+/* Input                                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct input {
+    const uint8_t *data;
+    size_t size;
+} input;
+
+static uint8_t next_byte(input *in) {
+    if (in->size == 0) {
+        return 0;
+    }
+    in->size--;
+    return *in->data++;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tracked observers and pointers                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tracker {
+    bool used;
+    bool terminated;
+    bool disposed;  /* its dispose has returned */
+    int releases;
+} tracker;
+
+static tracker trackers[MAX_TRACKERS];
+static size_t tracker_count;
+static int pointer_releases[MAX_POINTERS];
+static size_t pointer_count;
+
+static void check_alive(tracker *t, const char *what) {
+    if (t->releases > 0) {
+        FAIL("%s after the observer's release", what);
+    }
+    if (t->terminated) {
+        FAIL("%s after the terminal event", what);
+    }
+    if (t->disposed) {
+        FAIL("%s after dispose returned", what);
+    }
+}
+
+static void on_next(void *ctx, const sk_value *value) {
+    if (value == NULL) {
+        FAIL("next with a NULL value");
+    }
+    check_alive(ctx, "next");
+}
+
+static void on_error(void *ctx, const sk_value *error) {
+    if (error == NULL) {
+        FAIL("error with a NULL value");
+    }
+    check_alive(ctx, "error");
+    ((tracker *)ctx)->terminated = true;
+}
+
+static void on_completed(void *ctx) {
+    check_alive(ctx, "completed");
+    ((tracker *)ctx)->terminated = true;
+}
+
+static void on_release(void *ctx) {
+    tracker *t = ctx;
+    if (++t->releases > 1) {
+        FAIL("an observer's release ran twice");
+    }
+}
+
+static void pointer_release(void *p) {
+    int *count = p;
+    if (++*count > 1) {
+        FAIL("a user pointer's release ran twice");
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The world                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static sk_signal *signals[SIGNALS];
+static int depth[SIGNALS];
+static sk_pipe *pipes[PIPES];
+static sk_disposable *subscriptions[SUBSCRIPTIONS];
+static tracker *subscription_trackers[SUBSCRIPTIONS];
+static sk_subscriber *subscribers[SUBSCRIBERS];
+static sk_value_promise *promises[PROMISES];
+static sk_queue *host;
+
+static void put_signal(size_t slot, sk_signal *signal, int d) {
+    slot %= SIGNALS;
+    sk_signal_release(signals[slot]);
+    signals[slot] = signal;
+    depth[slot] = d;
+}
+
+/* A value of any kind from the input (+1: the caller releases it). Without
+ * `signals`, no signal values: a value promise holding a signal built on
+ * itself is a reference cycle the program made (as with the original), which
+ * no reference-counted library can break. */
+static sk_value make_value_of(input *in, bool with_signals) {
+    sk_value v;
+    sk_value_set_nil(&v);
+    uint8_t kind = next_byte(in) % (with_signals ? 9 : 8);
+    switch (kind) {
+    case 0:
+        break;
+    case 1:
+        sk_value_set_bool(&v, next_byte(in) & 1);
+        break;
+    case 2:
+        sk_value_set_int64(&v, (int64_t)(int8_t)next_byte(in));
+        break;
+    case 3:
+        sk_value_set_double(&v, (double)next_byte(in) / 4.0);
+        break;
+    case 4: {
+        char text[4] = { (char)('a' + next_byte(in) % 4), (char)('a' + next_byte(in) % 4), 0, 0 };
+        if (sk_value_set_string(&v, text) != SK_OK) {
+            FAIL("sk_value_set_string: %s", sk_last_error_message());
+        }
+        break;
+    }
+    case 5: {
+        uint8_t bytes[3] = { next_byte(in), 0, next_byte(in) };
+        if (sk_value_set_bytes(&v, bytes, sizeof bytes) != SK_OK) {
+            FAIL("sk_value_set_bytes: %s", sk_last_error_message());
+        }
+        break;
+    }
+    case 6: {
+        sk_value items[2];
+        sk_value_set_int64(&items[0], next_byte(in) % 3);
+        sk_value_set_nil(&items[1]);
+        if (sk_value_set_array(&v, items, 2) != SK_OK) {
+            FAIL("sk_value_set_array: %s", sk_last_error_message());
+        }
+        break;
+    }
+    case 7:
+        if (pointer_count < MAX_POINTERS) {
+            if (sk_value_set_pointer(&v, &pointer_releases[pointer_count++], pointer_release) != SK_OK) {
+                FAIL("sk_value_set_pointer: %s", sk_last_error_message());
+            }
+        }
+        break;
+    default: {
+        sk_signal *s = signals[next_byte(in) % SIGNALS];
+        if (s != NULL && sk_value_set_signal(&v, s) != SK_OK) {
+            FAIL("sk_value_set_signal: %s", sk_last_error_message());
+        }
+        break;
+    }
+    }
+    return v;
+}
+
+static sk_value make_value(input *in) {
+    return make_value_of(in, true);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Generators and operator callbacks                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Keeps the subscriber in the slot its context names (if free). */
+static sk_disposable *keep_subscriber(void *ctx, sk_subscriber *subscriber) {
+    size_t slot = (size_t)(uintptr_t)ctx % SUBSCRIBERS;
+    if (subscribers[slot] == NULL) {
+        subscribers[slot] = sk_subscriber_retain(subscriber);
+    }
+    return NULL;
+}
+
+static void add_one(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    int64_t n;
+    if (sk_value_get_int64(value, &n) == SK_OK) {
+        sk_value_set_int64(out, n + 1);
+    } else {
+        sk_value_copy(out, value);
+    }
+}
+
+static bool keep_even(void *ctx, const sk_value *value) {
+    (void)ctx;
+    int64_t n = 0;
+    return sk_value_get_int64(value, &n) != SK_OK || n % 2 == 0;
+}
+
+static int take_small(void *ctx, const sk_value *value) {
+    (void)ctx;
+    int64_t n = 0;
+    if (sk_value_get_int64(value, &n) == SK_OK && n > 3) {
+        return SK_TAKE_PASS | SK_TAKE_COMPLETE;
+    }
+    return SK_TAKE_PASS;
+}
+
+static sk_signal *single_of(void *ctx, const sk_value *value) {
+    (void)ctx;
+    sk_signal *s = NULL;
+    if (sk_value_kind(value) == SK_KIND_BOOL) {
+        return NULL; /* an empty signal */
+    }
+    if (sk_signal_single(&s, value) != SK_OK) {
+        FAIL("sk_signal_single: %s", sk_last_error_message());
+    }
+    return s;
+}
+
+static void sum(void *ctx, const sk_value *acc, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    int64_t a = 0, b = 0;
+    sk_value_get_int64(acc, &a);
+    sk_value_get_int64(value, &b);
+    sk_value_set_int64(out, a + (b & 0xff));
+}
+
+static void look(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)sk_value_kind(value);
+}
+
+static void nothing(void *ctx) {
+    (void)ctx;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Steps                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void apply_operator(input *in) {
+    size_t from = next_byte(in) % SIGNALS;
+    size_t to = next_byte(in) % SIGNALS;
+    size_t other = next_byte(in) % SIGNALS;
+    uint8_t which = next_byte(in) % 22;
+    sk_signal *s = signals[from];
+    if (s == NULL || depth[from] >= MAX_DEPTH) {
+        return;
+    }
+    sk_signal *out = NULL;
+    int status = SK_OK;
+    switch (which) {
+    case 0: status = sk_signal_map(&out, s, add_one, NULL, NULL); break;
+    case 1: status = sk_signal_filter(&out, s, keep_even, NULL, NULL); break;
+    case 2: status = sk_signal_distinct_until_changed(&out, s); break;
+    case 3: status = sk_signal_take(&out, s, next_byte(in) % 4); break;
+    case 4: status = sk_signal_take_until(&out, s, take_small, NULL, NULL); break;
+    case 5: status = sk_signal_last(&out, s); break;
+    case 6: status = sk_signal_ignore_values(&out, s); break;
+    case 7:
+        if (signals[other] == NULL || depth[other] >= MAX_DEPTH) {
+            return;
+        }
+        status = sk_signal_then(&out, s, signals[other]);
+        break;
+    case 8: status = sk_signal_catch(&out, s, single_of, NULL, NULL); break;
+    case 9: status = sk_signal_map_to_signal(&out, s, single_of, NULL, NULL); break;
+    case 10: status = sk_signal_switch_to_latest(&out, s); break;
+    case 11: status = sk_signal_queue(&out, s); break;
+    case 12: status = sk_signal_throttled(&out, s); break;
+    case 13: {
+        sk_value zero;
+        sk_value_set_int64(&zero, 0);
+        status = sk_signal_reduce_left(&out, s, &zero, sum, NULL, NULL);
+        break;
+    }
+    case 14: status = sk_signal_deliver_on(&out, s, host); break;
+    case 15: status = sk_signal_run_on(&out, s, host); break;
+    case 16: status = sk_signal_before_next(&out, s, look, NULL, NULL); break;
+    case 17: status = sk_signal_after_next(&out, s, look, NULL, NULL); break;
+    case 18: status = sk_signal_after_disposed(&out, s, nothing, NULL, NULL); break;
+    case 19: status = sk_signal_before_started(&out, s, nothing, NULL, NULL); break;
+    default: {
+        if (signals[other] == NULL || depth[other] >= MAX_DEPTH) {
+            return;
+        }
+        sk_signal *pair[2] = { s, signals[other] };
+        status = which == 20 ? sk_signal_combine_latest(&out, pair, 2, (next_byte(in) & 1) ? host : NULL)
+                             : sk_signal_merge(&out, pair, 2);
+        break;
+    }
+    }
+    if (status != SK_OK || out == NULL) {
+        FAIL("operator %u failed: %s", which, sk_last_error_message());
+    }
+    int d = depth[from] + 1;
+    if (signals[other] != NULL && depth[other] + 1 > d) {
+        d = depth[other] + 1;
+    }
+    put_signal(to, out, d);
+}
+
+static void start(input *in) {
+    size_t from = next_byte(in) % SIGNALS;
+    size_t slot = next_byte(in) % SUBSCRIPTIONS;
+    if (signals[from] == NULL || tracker_count >= MAX_TRACKERS) {
+        return;
+    }
+    tracker *t = &trackers[tracker_count++];
+    t->used = true;
+    sk_observer observer = { on_next, on_error, on_completed, t, on_release };
+    sk_disposable *d = NULL;
+    if (sk_signal_start(&d, signals[from], &observer) != SK_OK) {
+        FAIL("sk_signal_start: %s", sk_last_error_message());
+    }
+    if (subscriptions[slot] != NULL) {
+        sk_disposable_release(subscriptions[slot]); /* released, not disposed */
+    }
+    subscriptions[slot] = d;
+    subscription_trackers[slot] = t;
+}
+
+static void dispose(size_t slot) {
+    if (subscriptions[slot] == NULL) {
+        return;
+    }
+    sk_disposable_dispose(subscriptions[slot]);
+    subscription_trackers[slot]->disposed = true;
+}
+
+static void drain(void) {
+    size_t ran = 0;
+    int rounds = 0;
+    do {
+        if (sk_queue_host_drain(host, 0, &ran) != SK_OK) {
+            FAIL("sk_queue_host_drain: %s", sk_last_error_message());
+        }
+    } while (ran > 0 && ++rounds < 1000);
+}
+
+static void step(input *in) {
+    uint8_t op = next_byte(in) % 16;
+    switch (op) {
+    case 0: {
+        size_t slot = next_byte(in) % PIPES;
+        sk_pipe_release(pipes[slot]);
+        pipes[slot] = NULL;
+        if (sk_pipe_create(&pipes[slot], next_byte(in) & 1) != SK_OK) {
+            FAIL("sk_pipe_create");
+        }
+        break;
+    }
+    case 1: {
+        sk_pipe *p = pipes[next_byte(in) % PIPES];
+        sk_signal *s = NULL;
+        if (p != NULL) {
+            if (sk_pipe_signal(&s, p) != SK_OK) {
+                FAIL("sk_pipe_signal: %s", sk_last_error_message());
+            }
+            put_signal(next_byte(in), s, 0);
+        }
+        break;
+    }
+    case 2: {
+        sk_pipe *p = pipes[next_byte(in) % PIPES];
+        sk_value v = make_value(in);
+        if (p != NULL && sk_pipe_put(p, &v) != SK_OK) {
+            FAIL("sk_pipe_put: %s", sk_last_error_message());
+        }
+        sk_value_release(&v);
+        break;
+    }
+    case 3: {
+        uint8_t which = next_byte(in) % 4;
+        sk_value v = make_value(in);
+        sk_signal *s = NULL;
+        int status = which == 0 ? sk_signal_single(&s, &v)
+                   : which == 1 ? sk_signal_complete(&s)
+                   : which == 2 ? sk_signal_fail(&s, &v)
+                                : sk_signal_never(&s);
+        if (status != SK_OK) {
+            FAIL("constructor %u: %s", which, sk_last_error_message());
+        }
+        sk_value_release(&v);
+        put_signal(next_byte(in), s, 0);
+        break;
+    }
+    case 4: {
+        sk_signal *s = NULL;
+        uintptr_t slot = next_byte(in) % SUBSCRIBERS;
+        if (sk_signal_create(&s, keep_subscriber, (void *)slot, NULL) != SK_OK) {
+            FAIL("sk_signal_create: %s", sk_last_error_message());
+        }
+        put_signal(next_byte(in), s, 0);
+        break;
+    }
+    case 5:
+    case 6:
+        apply_operator(in);
+        break;
+    case 7:
+        start(in);
+        break;
+    case 8:
+        dispose(next_byte(in) % SUBSCRIPTIONS);
+        break;
+    case 9: {
+        size_t slot = next_byte(in) % SUBSCRIPTIONS;
+        sk_disposable_release(subscriptions[slot]);
+        subscriptions[slot] = NULL;
+        break;
+    }
+    case 10:
+        put_signal(next_byte(in), NULL, 0);
+        break;
+    case 11: {
+        size_t slot = next_byte(in) % PIPES;
+        sk_pipe_release(pipes[slot]);
+        pipes[slot] = NULL;
+        break;
+    }
+    case 12: {
+        sk_subscriber *s = subscribers[next_byte(in) % SUBSCRIBERS];
+        uint8_t what = next_byte(in) % 4;
+        sk_value v = make_value(in);
+        if (s != NULL) {
+            int status = what == 3 ? sk_subscriber_put_completion(s)
+                       : what == 2 ? sk_subscriber_put_error(s, &v)
+                                   : sk_subscriber_put_next(s, &v);
+            if (status != SK_OK) {
+                FAIL("put into a subscriber: %s", sk_last_error_message());
+            }
+        }
+        sk_value_release(&v);
+        break;
+    }
+    case 13: {
+        size_t slot = next_byte(in) % SUBSCRIBERS;
+        sk_subscriber_release(subscribers[slot]);
+        subscribers[slot] = NULL;
+        break;
+    }
+    case 14:
+        drain();
+        break;
+    default: {
+        size_t slot = next_byte(in) % PROMISES;
+        uint8_t what = next_byte(in) % 3;
+        if (what == 0 || promises[slot] == NULL) {
+            sk_value_promise_release(promises[slot]);
+            promises[slot] = NULL;
+            if (sk_value_promise_create(&promises[slot], NULL, next_byte(in) & 1) != SK_OK) {
+                FAIL("sk_value_promise_create");
+            }
+        } else if (what == 1) {
+            sk_value v = make_value_of(in, false);
+            if (sk_value_promise_set(promises[slot], &v) != SK_OK) {
+                FAIL("sk_value_promise_set: %s", sk_last_error_message());
+            }
+            sk_value_release(&v);
+        } else {
+            sk_signal *s = NULL;
+            if (sk_value_promise_get(&s, promises[slot]) != SK_OK) {
+                FAIL("sk_value_promise_get");
+            }
+            put_signal(next_byte(in), s, 0);
+        }
+        break;
+    }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* One input                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void teardown(void) {
+    for (size_t i = 0; i < SUBSCRIPTIONS; i++) {
+        dispose(i);
+        sk_disposable_release(subscriptions[i]);
+        subscriptions[i] = NULL;
+    }
+    for (size_t i = 0; i < SUBSCRIBERS; i++) {
+        sk_subscriber_release(subscribers[i]);
+        subscribers[i] = NULL;
+    }
+    for (size_t i = 0; i < SIGNALS; i++) {
+        put_signal(i, NULL, 0);
+    }
+    for (size_t i = 0; i < PIPES; i++) {
+        sk_pipe_release(pipes[i]);
+        pipes[i] = NULL;
+    }
+    for (size_t i = 0; i < PROMISES; i++) {
+        sk_value_promise_release(promises[i]);
+        promises[i] = NULL;
+    }
+    drain();
+    sk_queue_release(host);
+    host = NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    input in = { data, size };
+    bool checking = next_byte(&in) & 1;
+    if (sk_set_handle_checking(checking) != SK_OK) {
+        FAIL("sk_set_handle_checking with %ld objects alive", sk_live_objects());
+    }
+    memset(trackers, 0, sizeof trackers);
+    memset(pointer_releases, 0, sizeof pointer_releases);
+    tracker_count = 0;
+    pointer_count = 0;
+    if (sk_queue_create_host(&host, "fuzz") != SK_OK) {
+        FAIL("sk_queue_create_host");
+    }
+    for (int steps = 0; in.size > 0 && steps < 256; steps++) {
+        step(&in);
+    }
+    teardown();
+    for (size_t i = 0; i < tracker_count; i++) {
+        if (trackers[i].releases != 1) {
+            FAIL("observer %zu released %d times after everything was released", i, trackers[i].releases);
+        }
+    }
+    for (size_t i = 0; i < pointer_count; i++) {
+        if (pointer_releases[i] != 1) {
+            FAIL("user pointer %zu released %d times after everything was released", i, pointer_releases[i]);
+        }
+    }
+    if (sk_live_objects() != 0) {
+        FAIL("%ld objects alive after everything was released", sk_live_objects());
+    }
+    return 0;
+}
