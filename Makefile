@@ -345,3 +345,50 @@ test-ffi-tsan:
 # install: SIGNALKIT_LIB_DIR tells signalkit.py where the libraries are.
 test-python: stage
 	cd examples/python && PYTHONDONTWRITEBYTECODE=1 SIGNALKIT_LIB_DIR=$(STAGE)/usr/lib $(PYTHON) -m unittest -v
+
+# ------------------------------------------------------------------------ #
+# Fuzzing (libFuzzer, the clang beside swift): Tests/fuzz/fuzz_api.c over  #
+# the C API, Tests/fuzz/fuzz_ffi.c over the ffi signature parser and value #
+# conversions. The core is built with SanitizerCoverage (--sanitize=fuzzer) #
+# and ASan, so libFuzzer is guided by the Swift code too; the ffi sources   #
+# are compiled into their harness.                                          #
+# ------------------------------------------------------------------------ #
+
+FUZZ_OUT := $(OUT)/fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_CI_SECONDS ?= 60
+FUZZ_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fuse-ld=lld -Iinclude \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LINK := -L.build-fuzz/debug -lsignalkit -Wl,-rpath,$(CURDIR)/.build-fuzz/debug -Wl,-rpath,$(SWIFT_LIBDIR)
+# No Swift backtracer on a crash (libFuzzer prints the stack), no leak check
+# at exit of the fuzzing process (the harnesses check leaks themselves).
+FUZZ_ENV := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
+
+.PHONY: fuzz-build test-fuzz fuzz
+
+fuzz-build:
+	mkdir -p $(FUZZ_OUT)
+	$(SWIFT) build --sanitize=fuzzer --sanitize=address --scratch-path .build-fuzz --product signalkit
+	$(CLANG) $(FUZZ_CFLAGS) Tests/fuzz/fuzz_api.c $(FUZZ_LINK) -o $(FUZZ_OUT)/fuzz_api
+	$(CLANG) $(FUZZ_CFLAGS) -ISources/SignalKitFFI Tests/fuzz/fuzz_ffi.c $(FFI_SOURCES) \
+		$$(pkg-config --cflags --libs libffi) $(FUZZ_LINK) -lpthread -lm -o $(FUZZ_OUT)/fuzz_ffi
+
+# Replays the regressions and the seed corpora, then fuzzes each harness for
+# a bounded time from a copy of its corpus (the tree stays clean). A crash
+# leaves its input in $(FUZZ_OUT): add it to Tests/fuzz/regressions/.
+test-fuzz: fuzz-build
+	set -e; for h in api ffi; do \
+		$(FUZZ_ENV) $(FUZZ_OUT)/fuzz_$$h -runs=0 Tests/fuzz/regressions/$$h Tests/fuzz/corpus/$$h; \
+		rm -rf $(FUZZ_OUT)/corpus-$$h && mkdir -p $(FUZZ_OUT)/corpus-$$h && cp Tests/fuzz/corpus/$$h/* $(FUZZ_OUT)/corpus-$$h/; \
+		(cd $(FUZZ_OUT) && $(FUZZ_ENV) ./fuzz_$$h -max_total_time=$(FUZZ_CI_SECONDS) -timeout=10 \
+			-print_final_stats=1 corpus-$$h > fuzz-$$h.log 2>&1) || { tail -60 $(FUZZ_OUT)/fuzz-$$h.log; exit 1; }; \
+		tail -4 $(FUZZ_OUT)/fuzz-$$h.log; \
+	done
+
+# A longer run for developers: FUZZ_SECONDS per harness (default 10 min),
+# keeping what it learns in $(FUZZ_OUT)/corpus-*.
+fuzz: fuzz-build
+	set -e; for h in api ffi; do mkdir -p $(FUZZ_OUT)/corpus-$$h; \
+		(cd $(FUZZ_OUT) && $(FUZZ_ENV) ./fuzz_$$h -max_total_time=$(FUZZ_SECONDS) corpus-$$h ../../Tests/fuzz/corpus/$$h); done
+
+test: test-fuzz

@@ -19,6 +19,11 @@
  * exactly once, and sk_live_objects() == 0.
  *
  * The first byte's low bit turns handle checking on (sk_set_handle_checking).
+ *
+ * A subscription to a value promise keeps the promise alive until it is
+ * disposed (as in the original): one released without dispose is permanent
+ * by contract, not a leak. Signals built on value promises are marked, and
+ * their subscriptions are always disposed before they are released.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,7 +47,7 @@
 #define PROMISES 2
 #define MAX_TRACKERS 256
 #define MAX_POINTERS 256
-#define MAX_DEPTH 24
+#define MAX_DEPTH 48
 
 /* ------------------------------------------------------------------------ */
 /* Input                                                                     */
@@ -60,6 +65,15 @@ static uint8_t next_byte(input *in) {
     in->size--;
     return *in->data++;
 }
+
+static bool tracing;
+
+#define TRACE(...)                                                             \
+    do {                                                                       \
+        if (tracing) {                                                         \
+            fprintf(stderr, __VA_ARGS__);                                      \
+        }                                                                      \
+    } while (0)
 
 /* ------------------------------------------------------------------------ */
 /* Tracked observers and pointers                                            */
@@ -128,19 +142,26 @@ static void pointer_release(void *p) {
 /* ------------------------------------------------------------------------ */
 
 static sk_signal *signals[SIGNALS];
-static int depth[SIGNALS];
+static int depth[SIGNALS]; /* cost: the subscriptions one start makes */
+static bool promised[SIGNALS]; /* built on a value promise */
 static sk_pipe *pipes[PIPES];
 static sk_disposable *subscriptions[SUBSCRIPTIONS];
 static tracker *subscription_trackers[SUBSCRIPTIONS];
+static bool subscription_promised[SUBSCRIPTIONS];
 static sk_subscriber *subscribers[SUBSCRIBERS];
 static sk_value_promise *promises[PROMISES];
 static sk_queue *host;
 
-static void put_signal(size_t slot, sk_signal *signal, int d) {
+static void put_marked_signal(size_t slot, sk_signal *signal, int d, bool from_promise) {
     slot %= SIGNALS;
     sk_signal_release(signals[slot]);
     signals[slot] = signal;
     depth[slot] = d;
+    promised[slot] = from_promise;
+}
+
+static void put_signal(size_t slot, sk_signal *signal, int d) {
+    put_marked_signal(slot, signal, d, false);
 }
 
 /* A value of any kind from the input (+1: the caller releases it). Without
@@ -194,7 +215,8 @@ static sk_value make_value_of(input *in, bool with_signals) {
         }
         break;
     default: {
-        sk_signal *s = signals[next_byte(in) % SIGNALS];
+        size_t slot = next_byte(in) % SIGNALS;
+        sk_signal *s = promised[slot] ? NULL : signals[slot];
         if (s != NULL && sk_value_set_signal(&v, s) != SK_OK) {
             FAIL("sk_value_set_signal: %s", sk_last_error_message());
         }
@@ -213,9 +235,11 @@ static sk_value make_value(input *in) {
 /* ------------------------------------------------------------------------ */
 
 /* Keeps the subscriber in the slot its context names (if free). */
+static bool tearing_down;
+
 static sk_disposable *keep_subscriber(void *ctx, sk_subscriber *subscriber) {
     size_t slot = (size_t)(uintptr_t)ctx % SUBSCRIBERS;
-    if (subscribers[slot] == NULL) {
+    if (subscribers[slot] == NULL && !tearing_down) {
         subscribers[slot] = sk_subscriber_retain(subscriber);
     }
     return NULL;
@@ -290,6 +314,7 @@ static void apply_operator(input *in) {
     }
     sk_signal *out = NULL;
     int status = SK_OK;
+    TRACE("  operator %u: %zu (, %zu) -> %zu\n", which, from, other, to);
     switch (which) {
     case 0: status = sk_signal_map(&out, s, add_one, NULL, NULL); break;
     case 1: status = sk_signal_filter(&out, s, keep_even, NULL, NULL); break;
@@ -334,11 +359,16 @@ static void apply_operator(input *in) {
     if (status != SK_OK || out == NULL) {
         FAIL("operator %u failed: %s", which, sk_last_error_message());
     }
+    /* The cost of a signal counts the subscriptions one start makes: inputs
+     * of then/combine/merge add up (combining a signal with itself doubles
+     * it), so capping it keeps every input's run short. */
     int d = depth[from] + 1;
-    if (signals[other] != NULL && depth[other] + 1 > d) {
-        d = depth[other] + 1;
+    bool from_promise = promised[from];
+    if (which == 7 || which >= 20) {
+        d += depth[other];
+        from_promise = from_promise || promised[other];
     }
-    put_signal(to, out, d);
+    put_marked_signal(to, out, d, from_promise);
 }
 
 static void start(input *in) {
@@ -347,6 +377,7 @@ static void start(input *in) {
     if (signals[from] == NULL || tracker_count >= MAX_TRACKERS) {
         return;
     }
+    TRACE("  start %zu -> subscription %zu (observer %zu)\n", from, slot, tracker_count);
     tracker *t = &trackers[tracker_count++];
     t->used = true;
     sk_observer observer = { on_next, on_error, on_completed, t, on_release };
@@ -355,10 +386,15 @@ static void start(input *in) {
         FAIL("sk_signal_start: %s", sk_last_error_message());
     }
     if (subscriptions[slot] != NULL) {
+        if (subscription_promised[slot]) {
+            sk_disposable_dispose(subscriptions[slot]);
+            subscription_trackers[slot]->disposed = true;
+        }
         sk_disposable_release(subscriptions[slot]); /* released, not disposed */
     }
     subscriptions[slot] = d;
     subscription_trackers[slot] = t;
+    subscription_promised[slot] = promised[from];
 }
 
 static void dispose(size_t slot) {
@@ -381,6 +417,7 @@ static void drain(void) {
 
 static void step(input *in) {
     uint8_t op = next_byte(in) % 16;
+    TRACE("step %u\n", op);
     switch (op) {
     case 0: {
         size_t slot = next_byte(in) % PIPES;
@@ -447,6 +484,9 @@ static void step(input *in) {
         break;
     case 9: {
         size_t slot = next_byte(in) % SUBSCRIPTIONS;
+        if (subscription_promised[slot]) {
+            dispose(slot);
+        }
         sk_disposable_release(subscriptions[slot]);
         subscriptions[slot] = NULL;
         break;
@@ -504,7 +544,7 @@ static void step(input *in) {
             if (sk_value_promise_get(&s, promises[slot]) != SK_OK) {
                 FAIL("sk_value_promise_get");
             }
-            put_signal(next_byte(in), s, 0);
+            put_marked_signal(next_byte(in), s, 0, true);
         }
         break;
     }
@@ -516,6 +556,9 @@ static void step(input *in) {
 /* ------------------------------------------------------------------------ */
 
 static void teardown(void) {
+    /* Starts still queued (run-on) may run during the final drains: their
+     * generators keep nothing from now on. */
+    tearing_down = true;
     for (size_t i = 0; i < SUBSCRIPTIONS; i++) {
         dispose(i);
         sk_disposable_release(subscriptions[i]);
@@ -539,10 +582,12 @@ static void teardown(void) {
     drain();
     sk_queue_release(host);
     host = NULL;
+    tearing_down = false;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     input in = { data, size };
+    tracing = getenv("FUZZ_API_TRACE") != NULL;
     bool checking = next_byte(&in) & 1;
     if (sk_set_handle_checking(checking) != SK_OK) {
         FAIL("sk_set_handle_checking with %ld objects alive", sk_live_objects());
