@@ -392,3 +392,38 @@ fuzz: fuzz-build
 		(cd $(FUZZ_OUT) && $(FUZZ_ENV) ./fuzz_$$h -max_total_time=$(FUZZ_SECONDS) corpus-$$h ../../Tests/fuzz/corpus/$$h); done
 
 test: test-fuzz
+
+# ------------------------------------------------------------------------ #
+# Soak: Tests/soak/soak.c, four threads doing random operations through the #
+# C API for a fixed number of iterations, with exact accounting at the end, #
+# under ThreadSanitizer and under AddressSanitizer+UBSan (reports to files,  #
+# any report fails). SOAK_ITERATIONS per thread; the seed is printed.        #
+# ------------------------------------------------------------------------ #
+
+SOAK_ITERATIONS ?= 10000
+SOAK_CFLAGS := -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer -fuse-ld=lld -Iinclude
+
+.PHONY: test-soak-tsan test-soak-asan
+
+test-soak-tsan:
+	mkdir -p $(OUT)
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product signalkit
+	$(CLANG) $(SOAK_CFLAGS) -fsanitize=thread Tests/soak/soak.c \
+		-L.build-tsan/debug -lsignalkit -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -lpthread \
+		-Wl,-rpath,$(CURDIR)/.build-tsan/debug -Wl,-rpath,$(SWIFT_LIBDIR) -o $(OUT)/soak-tsan
+	$(call san_reports,$(OUT)/soak-tsan-logs)
+	TSAN_OPTIONS="halt_on_error=1 log_path=$(OUT)/soak-tsan-logs/report" $(OUT)/soak-tsan $(SOAK_ITERATIONS); \
+	$(call san_check,$(OUT)/soak-tsan-logs,ThreadSanitizer)
+
+test-soak-asan:
+	mkdir -p $(OUT)
+	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product signalkit
+	$(CLANG) $(SOAK_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined Tests/soak/soak.c \
+		-L.build-asan/debug -lsignalkit -lpthread \
+		-Wl,-rpath,$(CURDIR)/.build-asan/debug -Wl,-rpath,$(SWIFT_LIBDIR) -o $(OUT)/soak-asan
+	$(call san_reports,$(OUT)/soak-asan-logs)
+	ASAN_OPTIONS="detect_leaks=1 log_path=$(OUT)/soak-asan-logs/report" \
+	UBSAN_OPTIONS="print_stacktrace=1 log_path=$(OUT)/soak-asan-logs/report" $(OUT)/soak-asan $(SOAK_ITERATIONS); \
+	$(call san_check,$(OUT)/soak-asan-logs,AddressSanitizer / UBSan)
+
+test: test-soak-tsan test-soak-asan
