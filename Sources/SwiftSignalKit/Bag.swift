@@ -9,13 +9,15 @@
 public final class Bag<T> {
     public typealias Index = Int
 
-    private var nextIndex: Index = 0
-    private var items: [T] = []
-    private var itemKeys: [Index] = []
+    @exclusivity(unchecked) @usableFromInline var nextIndex: Index = 0
+    @exclusivity(unchecked) @usableFromInline var items: [T] = []
+    @exclusivity(unchecked) @usableFromInline var itemKeys: [Index] = []
 
+    @inlinable
     public init() {
     }
 
+    @inlinable
     public func add(_ item: T) -> Index {
         let key = self.nextIndex
         self.nextIndex += 1
@@ -24,7 +26,8 @@ public final class Bag<T> {
         return key
     }
 
-    private func position(of index: Index) -> Int? {
+    @inlinable
+    func position(of index: Index) -> Int? {
         var low = 0
         var high = self.itemKeys.count
         while low < high {
@@ -41,10 +44,12 @@ public final class Bag<T> {
         return nil
     }
 
+    @inlinable
     public func get(_ index: Index) -> T? {
         return self.position(of: index).map { self.items[$0] }
     }
 
+    @inlinable
     public func remove(_ index: Index) {
         if let position = self.position(of: index) {
             self.items.remove(at: position)
@@ -52,23 +57,28 @@ public final class Bag<T> {
         }
     }
 
+    @inlinable
     public func removeAll() {
         self.items.removeAll()
         self.itemKeys.removeAll()
     }
 
+    @inlinable
     public func copyItems() -> [T] {
         return self.items
     }
 
+    @inlinable
     public func copyItemsWithIndices() -> [(Index, T)] {
         return Array(zip(self.itemKeys, self.items))
     }
 
+    @inlinable
     public var isEmpty: Bool {
         return self.items.isEmpty
     }
 
+    @inlinable
     public var first: (Index, T)? {
         guard let item = self.items.first else {
             return nil

@@ -5,11 +5,12 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The engine shared by `Promise`, `ValuePromise` and `ValuePipe`: a bag of
-/// subscriber callbacks, an optional cached value replayed to new subscribers
-/// and some owner-defined `State`, all under one lock; callbacks always run
-/// outside it.
+/// subscriptions, an optional cached value replayed to new subscribers and
+/// some owner-defined `State`, all under one lock; subscribers are always
+/// called outside it.
 ///
 /// Delivery and ordering:
 /// - A value is published (the owner updates the cache) and the subscribers are
@@ -30,53 +31,88 @@ import Darwin
 ///   publications do not grow the stack. Each thread only ever delivers its own
 ///   publications (and a new subscriber's backlog), never another thread's.
 ///
+/// A subscription is one object (`_BroadcasterEntry`): the bag's element, the
+/// holder of the subscriber and the disposable returned to the generator.
+///
 /// `State` must not be an empty type (`Void`): ThreadSanitizer maps an `inout`
 /// access to a zero-sized stored property onto the object's header and then
 /// reports a false race with ordinary method calls.
 ///
+/// Inlinable so that it is specialized in the caller's module: run
+/// unspecialized, every publication looks up the generic metadata of its
+/// helpers at run time (about half the cost of a `ValuePipe.putNext`).
+///
 /// Thread-safety: every method may be called from any thread. The closures
 /// given to `publish`, `withState` and `subscribe` run under the lock and must
 /// be library code only; anything they replace (the cached value, parts of the
-/// state) is released after the lock is dropped, as are removed callbacks.
-final class _Broadcaster<T, State>: @unchecked Sendable {
-    typealias Callback = (T) -> Void
+/// state) is released after the lock is dropped, as are removed subscriptions.
+@usableFromInline
+final class _Broadcaster<T, State>: _BroadcasterUnsubscribing, @unchecked Sendable {
+    @usableFromInline typealias Entry = _BroadcasterEntry<T>
 
-    private final class Entry {
-        let callback: Callback
-        /// Non-nil while the entry's replay is being delivered: the values
-        /// published meanwhile wait here. Guarded by the broadcaster's lock.
-        var backlog: [T]?
+    @usableFromInline
+    struct Delivery {
+        @usableFromInline let value: T
+        @usableFromInline let targets: [Entry]
 
-        init(_ callback: @escaping Callback) {
-            self.callback = callback
+        @inlinable init(value: T, targets: [Entry]) {
+            self.value = value
+            self.targets = targets
         }
-    }
-
-    private struct Delivery {
-        let value: T
-        let targets: [Entry]
     }
 
     /// A thread that is delivering, with the publications it made from inside
     /// its callbacks, delivered once the current delivery is over.
-    private struct DeliveringThread {
-        let thread: pthread_t
-        var pending: [Delivery]
+    @usableFromInline
+    struct DeliveringThread {
+        @usableFromInline let thread: pthread_t
+        @usableFromInline var pending: [Delivery]
+
+        @inlinable init(thread: pthread_t, pending: [Delivery]) {
+            self.thread = thread
+            self.pending = pending
+        }
     }
 
-    private let mutex = _Mutex()
-    private var value: T?
-    private var state: State
-    private let subscribers = Bag<Entry>()
-    private var replayingCount = 0
-    private var deliveringThreads: [DeliveringThread] = []
+    // Every stored property is guarded by `mutex`, except where noted; the
+    // lock orders the accesses, so the runtime's dynamic exclusivity checks
+    // (a call per access) are switched off.
+    @usableFromInline let mutex = _Mutex()
+    @exclusivity(unchecked) @usableFromInline var value: T?
+    @exclusivity(unchecked) @usableFromInline var state: State
+    @usableFromInline let subscribers = Bag<Entry>()
+    @exclusivity(unchecked) @usableFromInline var replayingCount = 0
+    /// The thread that delivers without contention (0 when none): set under
+    /// the lock when a thread starts delivering and no other thread is, cleared
+    /// by that thread alone (a thread in `deliveringThreads` never takes it,
+    /// so that its nested publications keep waiting). Its nested publications go to `ownerPending`,
+    /// which only that thread touches while it owns the slot (appended under
+    /// the lock, drained without it). Other threads delivering at the same
+    /// time use `deliveringThreads`.
+    @usableFromInline let owner = Synchronization.Atomic<UInt>(0)
+    @exclusivity(unchecked) @usableFromInline var ownerPending: [Delivery] = []
+    @exclusivity(unchecked) @usableFromInline var deliveringThreads: [DeliveringThread] = []
 
+    @inlinable
     init(value: T?, state: State) {
         self.value = value
         self.state = state
     }
 
+    deinit {
+        // Subscriptions that hold this broadcaster weakly (`ValuePipe`'s) may
+        // outlive it: their subscribers can never be delivered to again, so
+        // they are disposed now, without an event. That releases their
+        // callbacks and breaks the cycle subscriber → its disposable →
+        // subscription → subscriber. (A promise's subscriptions keep it alive:
+        // none is left when it goes.)
+        for entry in self.subscribers.copyItems() {
+            entry.subscriber.dispose()
+        }
+    }
+
     /// Runs `body` under the lock with the cached value and the state.
+    @inlinable
     func withState<R>(_ body: (inout T?, inout State) -> R) -> R {
         self.mutex.lock()
         let previous = (self.value, self.state)
@@ -91,6 +127,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// owner caches). Returns after the delivery, unless called from inside a
     /// callback of this broadcaster (then the value is delivered after the
     /// current delivery).
+    @inlinable
     func publish(_ decide: (inout T?, inout State) -> T?) {
         self.mutex.lock()
         let previous = (self.value, self.state)
@@ -100,6 +137,22 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             return
         }
         let delivery = Delivery(value: next, targets: self.targets(for: next))
+        let me = Self.currentThread()
+        let owner = self.owner.load(ordering: .acquiring)
+        if owner == me {
+            self.ownerPending.append(delivery)
+            self.mutex.unlock()
+            withExtendedLifetime(previous) {}
+            return
+        }
+        if owner == 0 && self.deliveringThreads.isEmpty {
+            self.owner.store(me, ordering: .relaxed)
+            self.mutex.unlock()
+            withExtendedLifetime(previous) {}
+            Self.run(delivery)
+            self.leaveOwner()
+            return
+        }
         let nested = self.enterDelivering(queueing: delivery)
         self.mutex.unlock()
         withExtendedLifetime(previous) {}
@@ -110,30 +163,41 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         self.leaveDelivering()
     }
 
-    /// Registers `callback`, after running `body` under the same lock, and
+    /// Registers `subscriber`, after running `body` under the same lock, and
     /// delivers the cached value to it, if there is one, followed by the values
-    /// published meanwhile, before returning. (The key is not known before the
-    /// return, so the subscriber cannot leave during its replay: a disposed
-    /// `Subscriber` drops those values itself.) Returns the key for
-    /// `unsubscribe` and the result of `body`.
-    func subscribe<R>(_ callback: @escaping Callback, _ body: (inout T?, inout State) -> R) -> (Int, R) {
+    /// published meanwhile, before returning. Returns the subscription (its
+    /// disposable) and the result of `body`.
+    ///
+    /// The subscription holds the broadcaster weakly, and `keepAlive` (the
+    /// owner of a promise, whose subscribers keep it alive) strongly until it
+    /// is disposed.
+    @inlinable
+    func subscribe<R>(_ subscriber: Subscriber<T, NoError>, keepAlive: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
+        let entry = Entry(subscriber, owner: self, keepAlive: keepAlive)
         self.mutex.lock()
         let previous = (self.value, self.state)
         let result = body(&self.value, &self.state)
-        let entry = Entry(callback)
-        let index = self.subscribers.add(entry)
+        entry.key = self.subscribers.add(entry)
         guard let current = self.value else {
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
-            return (index, result)
+            return (entry, result)
         }
         entry.backlog = []
         self.replayingCount += 1
-        let nested = self.enterDelivering(queueing: nil)
+        let me = Self.currentThread()
+        let owner = self.owner.load(ordering: .acquiring)
+        var role = 0 // 0: nested (already delivering), 1: took the free slot, 2: in the list
+        if owner == 0 && self.deliveringThreads.isEmpty {
+            self.owner.store(me, ordering: .relaxed)
+            role = 1
+        } else if owner != me {
+            role = self.enterDelivering(queueing: nil) ? 0 : 2
+        }
         self.mutex.unlock()
         withExtendedLifetime(previous) {}
 
-        callback(current)
+        entry.deliver(current)
         while true {
             self.mutex.lock()
             let backlog = entry.backlog ?? []
@@ -146,27 +210,41 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             entry.backlog = []
             self.mutex.unlock()
             for value in backlog {
-                callback(value)
+                entry.deliver(value)
             }
         }
-        if !nested {
+        if role == 1 {
+            self.leaveOwner()
+        } else if role == 2 {
             self.leaveDelivering()
         }
-        return (index, result)
+        return (entry, result)
     }
 
-    /// Removes the callback registered under `index`; a stale index is a no-op.
-    func unsubscribe(_ index: Int) {
+    /// Removes the subscription registered under `key`; a stale key is a no-op.
+    @inlinable
+    func unsubscribe(_ key: Int) {
         self.mutex.lock()
-        let removed = self.subscribers.get(index)
-        self.subscribers.remove(index)
+        let removed = self.subscribers.get(key)
+        self.subscribers.remove(key)
         self.mutex.unlock()
         withExtendedLifetime(removed) {}
     }
 
+    /// The current thread as a word (never 0).
+    @inlinable
+    static func currentThread() -> UInt {
+        #if canImport(Darwin)
+        return UInt(bitPattern: pthread_self())
+        #else
+        return UInt(pthread_self())
+        #endif
+    }
+
     /// The subscribers to deliver `value` to; a subscriber whose replay is
     /// being delivered gets it in its backlog instead. Called under the lock.
-    private func targets(for value: T) -> [Entry] {
+    @inlinable
+    func targets(for value: T) -> [Entry] {
         let all = self.subscribers.copyItems()
         if self.replayingCount == 0 {
             return all
@@ -183,10 +261,28 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         return targets
     }
 
-    /// Marks the current thread as delivering and returns false; if it already
-    /// is (a call from inside a callback), queues `delivery` for it and returns
-    /// true. Called under the lock.
-    private func enterDelivering(queueing delivery: Delivery?) -> Bool {
+    /// Delivers what the owning thread queued from inside its callbacks, until
+    /// nothing is left, then frees the slot. Called by the owning thread only.
+    @inlinable
+    func leaveOwner() {
+        while !self.ownerPending.isEmpty {
+            self.mutex.lock()
+            let pending = self.ownerPending
+            self.ownerPending = []
+            self.mutex.unlock()
+            for delivery in pending {
+                Self.run(delivery)
+            }
+        }
+        self.owner.store(0, ordering: .releasing)
+    }
+
+    /// Marks the current thread as delivering (in the list of the threads
+    /// other than the owner) and returns false; if it already is (a call from
+    /// inside a callback), queues `delivery` for it and returns true. Called
+    /// under the lock.
+    @usableFromInline
+    func enterDelivering(queueing delivery: Delivery?) -> Bool {
         let me = pthread_self()
         for i in self.deliveringThreads.indices where pthread_equal(self.deliveringThreads[i].thread, me) != 0 {
             if let delivery {
@@ -200,7 +296,8 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
 
     /// Delivers what the current thread queued from inside its callbacks,
     /// until nothing is left, then marks it as no longer delivering.
-    private func leaveDelivering() {
+    @usableFromInline
+    func leaveDelivering() {
         let me = pthread_self()
         while true {
             self.mutex.lock()
@@ -222,9 +319,62 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         }
     }
 
-    private static func run(_ delivery: Delivery) {
+    @inlinable
+    static func run(_ delivery: Delivery) {
         for entry in delivery.targets {
-            entry.callback(delivery.value)
+            entry.deliver(delivery.value)
         }
+    }
+}
+
+/// What a subscription needs of its broadcaster, whatever its `State`.
+@usableFromInline
+protocol _BroadcasterUnsubscribing: AnyObject {
+    func unsubscribe(_ key: Int)
+}
+
+/// One subscription to a `_Broadcaster`: the element of its bag, the holder of
+/// the subscriber, and the disposable the generator returns (disposing it
+/// removes the subscription).
+///
+/// Thread-safety: `deliver` is called by the broadcaster only (outside its
+/// lock); `backlog` and `key` are guarded by the broadcaster's lock (`key` is
+/// written before the entry is published); `dispose` may be called from any
+/// thread, any number of times.
+@usableFromInline
+final class _BroadcasterEntry<T>: Disposable, @unchecked Sendable {
+    /// A constant, so that a delivery reads it without retaining it.
+    @usableFromInline let subscriber: Subscriber<T, NoError>
+    /// Non-nil while the entry's replay is being delivered: the values
+    /// published meanwhile wait here.
+    @exclusivity(unchecked) @usableFromInline var backlog: [T]?
+    @exclusivity(unchecked) @usableFromInline var key = 0
+    // Set at init, never changed (`keepAlive` is dropped by `dispose`, which
+    // runs its body once).
+    @usableFromInline weak var owner: (any _BroadcasterUnsubscribing)?
+    @exclusivity(unchecked) @usableFromInline var keepAlive: AnyObject?
+    @usableFromInline let disposed = Synchronization.Atomic<Bool>(false)
+
+    @inlinable
+    init(_ subscriber: Subscriber<T, NoError>, owner: any _BroadcasterUnsubscribing, keepAlive: AnyObject?) {
+        self.subscriber = subscriber
+        self.owner = owner
+        self.keepAlive = keepAlive
+    }
+
+    @inlinable
+    func deliver(_ value: T) {
+        self.subscriber.putNext(value)
+    }
+
+    @inlinable
+    func dispose() {
+        if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
+            return
+        }
+        self.owner?.unsubscribe(self.key)
+        let keepAlive = self.keepAlive
+        self.keepAlive = nil
+        withExtendedLifetime(keepAlive) {}
     }
 }

@@ -114,9 +114,7 @@ public final class Promise<T>: @unchecked Sendable {
     /// first time starts `initializeOnFirstAccess`, if given.
     public func get() -> Signal<T, NoError> {
         return Signal { subscriber in
-            let (index, initial) = self.broadcaster.subscribe({ next in
-                subscriber.putNext(next)
-            }, { value, state -> (Signal<T, NoError>, Int)? in
+            let (disposable, initial) = self.broadcaster.subscribe(subscriber, keepAlive: self, { value, state -> (Signal<T, NoError>, Int)? in
                 guard let signal = state.initializeOnFirstAccess else {
                     return nil
                 }
@@ -128,9 +126,7 @@ public final class Promise<T>: @unchecked Sendable {
             if let (signal, generation) = initial {
                 self.follow(signal, generation: generation)
             }
-            return ActionDisposable {
-                self.broadcaster.unsubscribe(index)
-            }
+            return disposable
         }
     }
 }

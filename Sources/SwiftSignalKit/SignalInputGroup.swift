@@ -7,14 +7,16 @@
 ///
 /// Thread-safety: `error` and `completed` may be called from any thread; the
 /// mutex guards only the counters, never a delivery.
+@usableFromInline
 final class SignalInputGroup<T, E>: @unchecked Sendable {
-    private let mutex = _Mutex()
-    private var remaining: Int
-    private var failed = false
-    private let subscriber: Subscriber<T, E>
-    private let queue: Queue?
-    private let disposables = DisposableSet()
+    @usableFromInline let mutex = _Mutex()
+    @exclusivity(unchecked) @usableFromInline var remaining: Int
+    @exclusivity(unchecked) @usableFromInline var failed = false
+    @usableFromInline let subscriber: Subscriber<T, E>
+    @usableFromInline let queue: Queue?
+    @usableFromInline let disposables = DisposableSet()
 
+    @inlinable
     init(count: Int, subscriber: Subscriber<T, E>, queue: Queue? = nil) {
         self.remaining = count
         self.subscriber = subscriber
@@ -24,6 +26,7 @@ final class SignalInputGroup<T, E>: @unchecked Sendable {
     /// Starts the inputs in order with `start(index)`, stopping at the first
     /// error (inputs not started by then never are). Returns the disposable of
     /// the whole group.
+    @inlinable
     func start(_ start: (Int) -> any Disposable) -> any Disposable {
         let count = self.withLock { self.remaining }
         for index in 0 ..< count {
@@ -37,6 +40,7 @@ final class SignalInputGroup<T, E>: @unchecked Sendable {
 
     /// The error callback of every input: the first error passes through and
     /// disposes every input.
+    @inlinable
     func error(_ error: E) {
         self.deliver {
             self.withLock { self.failed = true }
@@ -46,6 +50,7 @@ final class SignalInputGroup<T, E>: @unchecked Sendable {
     }
 
     /// The completion callback of every input: completes after the last one.
+    @inlinable
     func completed() {
         self.deliver {
             let all = self.withLock { () -> Bool in
@@ -58,7 +63,8 @@ final class SignalInputGroup<T, E>: @unchecked Sendable {
         }
     }
 
-    private func deliver(_ f: @escaping () -> Void) {
+    @inlinable
+    func deliver(_ f: @escaping () -> Void) {
         if let queue = self.queue {
             queue.async(f)
         } else {
@@ -66,7 +72,8 @@ final class SignalInputGroup<T, E>: @unchecked Sendable {
         }
     }
 
-    private func withLock<R>(_ body: () -> R) -> R {
+    @inlinable
+    func withLock<R>(_ body: () -> R) -> R {
         self.mutex.lock()
         defer { self.mutex.unlock() }
         return body()

@@ -3,11 +3,13 @@
 ///
 /// Thread-safety: every method may be called from any thread; the mutex is
 /// held only to update the state, never while a value is delivered or released.
-private final class CombineLatest2State<T1, T2>: @unchecked Sendable {
-    private let mutex = _Mutex()
-    private var value1: T1?
-    private var value2: T2?
+@usableFromInline
+final class CombineLatest2State<T1, T2>: @unchecked Sendable {
+    @usableFromInline let mutex = _Mutex()
+    @exclusivity(unchecked) @usableFromInline var value1: T1?
+    @exclusivity(unchecked) @usableFromInline var value2: T2?
 
+    @inlinable
     init(value1: T1?, value2: T2?) {
         self.value1 = value1
         self.value2 = value2
@@ -15,6 +17,7 @@ private final class CombineLatest2State<T1, T2>: @unchecked Sendable {
 
     /// Stores the first value; returns the pair to emit, if both are known,
     /// and the replaced value, for the caller to release after emitting.
+    @inlinable
     func put1(_ value: T1) -> (pair: (T1, T2)?, replaced: T1?) {
         self.mutex.lock()
         let previous = self.value1
@@ -29,6 +32,7 @@ private final class CombineLatest2State<T1, T2>: @unchecked Sendable {
 
     /// Stores the second value; returns the pair to emit, if both are known,
     /// and the replaced value, for the caller to release after emitting.
+    @inlinable
     func put2(_ value: T2) -> (pair: (T1, T2)?, replaced: T2?) {
         self.mutex.lock()
         let previous = self.value2
@@ -122,7 +126,8 @@ func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter
 }
 
 /// The two-signal combination over typed state.
-private func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<T2, E>, _ v1: T1?, _ v2: T2?) -> Signal<(T1, T2), E> {
+@inlinable
+func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<T2, E>, _ v1: T1?, _ v2: T2?) -> Signal<(T1, T2), E> {
     return Signal<(T1, T2), E> { subscriber in
         let state = CombineLatest2State<T1, T2>(value1: v1, value2: v2)
         let group = SignalInputGroup(count: 2, subscriber: subscriber, queue: queue)
@@ -179,6 +184,7 @@ private func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2:
 ///
 /// Thread-safety: the inputs may emit from any thread; a lock guards only the
 /// update of the latest values, never the delivery.
+@inlinable
 public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(T1, T2), E> {
     return combineLatest2(queue: queue, s1, s2, nil, nil)
 }
@@ -186,6 +192,7 @@ public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _
 /// `combineLatest(queue:_:_:)` with initial values: `v1` and `v2` count as
 /// already emitted, so the first value of either input emits a pair. Nothing is
 /// emitted at subscription.
+@inlinable
 public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _ v1: T1, _ s2: Signal<T2, E>, _ v2: T2) -> Signal<(T1, T2), E> {
     return combineLatest2(queue: queue, s1, s2, v1, v2)
 }

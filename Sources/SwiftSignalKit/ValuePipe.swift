@@ -23,36 +23,38 @@
 /// grow).
 public final class ValuePipe<T>: @unchecked Sendable {
     // The state is the replay flag (it never changes).
-    private let broadcaster: _Broadcaster<T, Bool>
+    @usableFromInline let broadcaster: _Broadcaster<T, Bool>
 
     /// A pipe without memory.
+    @inlinable
     public init() {
         self.broadcaster = _Broadcaster(value: nil, state: false)
     }
 
     /// A pipe that, when `replay` is true, gives a new subscriber the most
     /// recent value put, if any.
+    @inlinable
     public init(replay: Bool) {
         self.broadcaster = _Broadcaster(value: nil, state: replay)
     }
 
     /// A signal of the values put from the moment of subscription (preceded by
     /// the most recent one, with replay). It never completes.
+    ///
+    /// Inlinable, as `putNext`, so that the delivery path is specialized in
+    /// the caller's module.
+    @inlinable
     public func signal() -> Signal<T, NoError> {
-        return Signal { [weak self] subscriber in
-            guard let broadcaster = self?.broadcaster else {
+        return Signal { [weak broadcaster = self.broadcaster] subscriber in
+            guard let broadcaster else {
                 return EmptyDisposable
             }
-            let (index, _) = broadcaster.subscribe({ next in
-                subscriber.putNext(next)
-            }, { _, _ in })
-            return ActionDisposable { [weak broadcaster] in
-                broadcaster?.unsubscribe(index)
-            }
+            return broadcaster.subscribe(subscriber, keepAlive: nil, { _, _ in }).0
         }
     }
 
     /// Delivers `next` to every current subscriber (and keeps it for replay).
+    @inlinable
     public func putNext(_ next: T) {
         self.broadcaster.publish { value, replay in
             if replay {

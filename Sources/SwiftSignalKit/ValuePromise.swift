@@ -78,12 +78,7 @@ public final class ValuePromise<T: Equatable>: @unchecked Sendable {
     /// The current value, if any, then every new one.
     public func get() -> Signal<T, NoError> {
         return Signal { subscriber in
-            let (index, _) = self.broadcaster.subscribe({ next in
-                subscriber.putNext(next)
-            }, { _, _ in })
-            return ActionDisposable {
-                self.broadcaster.unsubscribe(index)
-            }
+            return self.broadcaster.subscribe(subscriber, keepAlive: self, { _, _ in }).0
         }
     }
 }

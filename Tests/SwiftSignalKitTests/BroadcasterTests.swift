@@ -2,11 +2,17 @@ import XCTest
 import Dispatch
 @testable import SwiftSignalKit
 
+/// Subscribes a callback as a pipe would (without keeping anything alive).
+@discardableResult
+private func subscribe<T, S, R>(_ broadcaster: _Broadcaster<T, S>, _ next: @escaping (T) -> Void, _ body: (inout T?, inout S) -> R) -> (any Disposable, R) {
+    return broadcaster.subscribe(Subscriber<T, NoError>(next: next), keepAlive: nil, body)
+}
+
 final class BroadcasterTests: XCTestCase {
     func testPublishReturningNilDeliversNothing() {
         let broadcaster = _Broadcaster<Int, Int>(value: 1, state: 0)
         var values: [Int] = []
-        let (index, _) = broadcaster.subscribe({ values.append($0) }, { _, _ in })
+        let (disposable, _) = subscribe(broadcaster, { values.append($0) }, { _, _ in })
         broadcaster.publish { _, state in
             state = 5
             return nil
@@ -18,9 +24,9 @@ final class BroadcasterTests: XCTestCase {
             return 2
         }
         XCTAssertEqual(values, [1, 2])
-        broadcaster.unsubscribe(index)
-        broadcaster.unsubscribe(index) // stale: no-op
-        broadcaster.unsubscribe(12345)
+        disposable.dispose()
+        disposable.dispose() // no-op
+        broadcaster.unsubscribe(12345) // stale: no-op
         broadcaster.publish { _, _ in 3 }
         XCTAssertEqual(values, [1, 2])
     }
@@ -28,7 +34,7 @@ final class BroadcasterTests: XCTestCase {
     func testSubscribeBodyRunsBeforeTheReplayIsRead() {
         let broadcaster = _Broadcaster<Int, Int>(value: 1, state: 0)
         var values: [Int] = []
-        let (_, result) = broadcaster.subscribe({ values.append($0) }, { value, state -> String in
+        let (_, result) = subscribe(broadcaster, { values.append($0) }, { value, state -> String in
             value = 7
             state += 1
             return "body"
@@ -43,7 +49,7 @@ final class BroadcasterTests: XCTestCase {
         var second: [Int] = []
         var depth = 0
         var maxDepth = 0
-        _ = broadcaster.subscribe({ value in
+        subscribe(broadcaster, { value in
             depth += 1
             maxDepth = max(maxDepth, depth)
             first.append(value)
@@ -52,7 +58,7 @@ final class BroadcasterTests: XCTestCase {
             }
             depth -= 1
         }, { _, _ in })
-        _ = broadcaster.subscribe({ second.append($0) }, { _, _ in })
+        subscribe(broadcaster, { second.append($0) }, { _, _ in })
         broadcaster.publish { _, _ in 1 }
         XCTAssertEqual(first, [1, 2, 3, 4, 5])
         XCTAssertEqual(second, [1, 2, 3, 4, 5])
@@ -88,5 +94,62 @@ final class BroadcasterTests: XCTestCase {
         }
         XCTAssertEqual(reentered.with { $0 }, 3)
         XCTAssertEqual(broadcaster.withState { _, state in state }, 3)
+    }
+
+    func testNestedPublishOfASecondDeliveringThreadWaitsForItsDelivery() {
+        // Thread A delivers (and holds the uncontended slot) while thread B
+        // delivers too; B's nested publication must still wait for the end of
+        // B's current delivery, even after A has finished.
+        let broadcaster = _Broadcaster<Int, Int>(value: nil, state: 0)
+        let aInside = DispatchSemaphore(value: 0)
+        let releaseA = DispatchSemaphore(value: 0)
+        let aDone = DispatchSemaphore(value: 0)
+        let bDone = DispatchSemaphore(value: 0)
+        let log = Atomic<[String]>(value: [])
+        subscribe(broadcaster, { value in
+            if value == 1 {
+                aInside.signal()
+                _ = releaseA.wait(timeout: .now() + 10)
+            } else if value == 2 {
+                log.modify { $0 + ["begin 2"] }
+                releaseA.signal()
+                _ = aDone.wait(timeout: .now() + 10)
+                broadcaster.publish { _, _ in 3 }
+                log.modify { $0 + ["end 2"] }
+            } else {
+                log.modify { $0 + ["\(value)"] }
+            }
+        }, { _, _ in })
+        DispatchQueue(label: "BroadcasterTests.A").async {
+            broadcaster.publish { _, _ in 1 }
+            aDone.signal()
+        }
+        XCTAssertEqual(aInside.wait(timeout: .now() + 10), .success)
+        DispatchQueue(label: "BroadcasterTests.B").async {
+            broadcaster.publish { _, _ in 2 }
+            bDone.signal()
+        }
+        XCTAssertEqual(bDone.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(log.with { $0 }, ["begin 2", "end 2", "3"])
+    }
+
+    func testAPipeSubscriptionIsFreedWithItsBroadcaster() {
+        // The subscription holds its subscriber; the subscriber holds the
+        // subscription (as its disposable). The broadcaster's deinit breaks
+        // that cycle for an undisposed subscription.
+        final class Token {}
+        weak var weakToken: Token?
+        var broadcaster: _Broadcaster<Int, Int>? = _Broadcaster<Int, Int>(value: nil, state: 0)
+        do {
+            let token = Token()
+            weakToken = token
+            let signal = Signal<Int, NoError> { [weak broadcaster] subscriber in
+                return broadcaster!.subscribe(subscriber, keepAlive: nil, { _, _ in }).0
+            }
+            _ = signal.start(next: { _ in withExtendedLifetime(token) {} })
+        }
+        XCTAssertNotNil(weakToken)
+        broadcaster = nil
+        XCTAssertNil(weakToken)
     }
 }
