@@ -1,26 +1,30 @@
-/// Delivers every event of the signal on `queue`, each through `queue.async`:
-/// inline when the event is emitted on `queue` already, enqueued otherwise.
+/// Delivers every event of the signal on `queue`: inline when the event is
+/// emitted on `queue` already, enqueued otherwise.
 ///
 /// Events emitted from one thread keep their order on a serial queue. An event
 /// emitted on `queue` itself runs inline, so it can overtake events emitted
-/// earlier from another thread that are still waiting in the queue (as in the
-/// original). Nothing is delivered after the subscription is disposed: an
-/// event still waiting in the queue is dropped when it runs.
+/// earlier from another thread that are still waiting (as in the original).
+/// Nothing is delivered after the subscription is disposed: an event still
+/// waiting is dropped when its turn comes.
+///
+/// Events waiting for the queue are batched: a burst costs one piece of queue
+/// work, not one per event (see `DeliverOnQueueState`). Relative to other work
+/// on the queue, an event is never delivered later than a dispatch of its own
+/// would deliver it (the original's way), but it can be delivered earlier: an
+/// event emitted while a delivery is waiting or running joins it, ahead of work
+/// enqueued after that delivery. On a global concurrent queue the events of
+/// one subscription are delivered one at a time, in order.
+@inlinable
 public func deliverOn<T, E>(_ queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
+            let state = DeliverOnQueueState(queue: queue, subscriber: subscriber)
             return signal.start(next: { next in
-                queue.async {
-                    subscriber.putNext(next)
-                }
+                state.put(.next(next))
             }, error: { error in
-                queue.async {
-                    subscriber.putError(error)
-                }
+                state.put(.error(error))
             }, completed: {
-                queue.async {
-                    subscriber.putCompletion()
-                }
+                state.put(.completed)
             })
         }
     }

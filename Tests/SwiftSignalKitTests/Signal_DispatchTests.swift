@@ -175,6 +175,68 @@ final class Signal_DispatchTests: XCTestCase {
         disposable.dispose()
     }
 
+    func testDeliverOnQueueNeverDeliversAnEventAfterWorkEnqueuedLater() {
+        // Value 2 is emitted while value 1 is being delivered, then work W is
+        // enqueued: a dispatch per event (the original) delivers 2 before W,
+        // and batching must not deliver it later.
+        let queue = Queue(name: "deliverOn.fifo")
+        let pipe = ValuePipe<Int>()
+        let log = Atomic<[String]>(value: [])
+        let inside = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { value in
+            log.modify { $0 + ["v\(value)"] }
+            if value == 1 {
+                inside.signal()
+                _ = proceed.wait(timeout: .now() + 10)
+            }
+        })
+        pipe.putNext(1)
+        XCTAssertEqual(inside.wait(timeout: .now() + 10), .success)
+        pipe.putNext(2)
+        queue.justDispatch {
+            log.modify { $0 + ["W"] }
+            done.signal()
+        }
+        proceed.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(log.with { $0 }, ["v1", "v2", "W"])
+        disposable.dispose()
+    }
+
+    func testDeliverOnQueueBurstWaitingBehindOtherWorkArrivesWholeAndInOrder() {
+        let queue = Queue(name: "deliverOn.burst")
+        let pipe = ValuePipe<Int>()
+        let log = UnsyncedLog<Int>()
+        let blocked = DispatchSemaphore(value: 0)
+        let unblock = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { value in
+            log.values.append(value)
+        })
+        queue.justDispatch {
+            blocked.signal()
+            _ = unblock.wait(timeout: .now() + 10)
+        }
+        XCTAssertEqual(blocked.wait(timeout: .now() + 10), .success)
+        for i in 0 ..< 5_000 {
+            pipe.putNext(i)
+        }
+        var countAtMarker = -1
+        queue.justDispatch {
+            countAtMarker = log.values.count
+            done.signal()
+        }
+        unblock.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        queue.sync {
+            XCTAssertEqual(countAtMarker, 5_000)
+            assertSameSequence(log.values, Array(0 ..< 5_000))
+        }
+        disposable.dispose()
+    }
+
     // MARK: deliverOnMainQueue
 
     func testDeliverOnMainQueueDeliversOnMainQueue() {

@@ -1,0 +1,105 @@
+/// The events of one `deliverOn(queue)` subscription on their way to the
+/// queue: events emitted off the queue wait in a buffer, and one piece of
+/// queue work at a time (the drain) delivers all of those waiting, in order.
+/// A burst of events therefore costs one dispatch, not one per event, and the
+/// buffer's storage is reused from one drain to the next.
+///
+/// An event emitted on the queue itself is delivered inline (as `Queue.async`
+/// does), so it can overtake events still waiting in the buffer.
+///
+/// A drain delivers what it took from the buffer, then what arrived
+/// meanwhile, until the buffer is empty. So an event is never delivered later
+/// than a dispatch of its own would deliver it (the original's way: work
+/// enqueued after the event was emitted runs after it), though it can be
+/// delivered earlier (ahead of work enqueued between the drain's dispatch and
+/// the event). The price: a source that keeps emitting at least as fast as the
+/// queue delivers keeps other work on that queue waiting until it pauses.
+///
+/// Thread-safety: `put` may be called from any thread; the mutex guards only
+/// the buffer and the scheduled flag, never a delivery or a release.
+@usableFromInline
+final class DeliverOnQueueState<T, E>: @unchecked Sendable {
+    @usableFromInline
+    enum Event {
+        case next(T)
+        case error(E)
+        case completed
+    }
+
+    /// Spare storage larger than this (in events) is dropped after a drain
+    /// rather than kept for the next one, so that a burst does not pin its
+    /// memory for the life of the subscription.
+    @usableFromInline static var spareCapacityLimit: Int { 1024 }
+
+    @usableFromInline let queue: Queue
+    @usableFromInline let subscriber: Subscriber<T, E>
+    @usableFromInline let mutex = _Mutex()
+    // Guarded by `mutex`.
+    @exclusivity(unchecked) @usableFromInline var pending: [Event] = []
+    @exclusivity(unchecked) @usableFromInline var scheduled = false
+
+    @inlinable
+    init(queue: Queue, subscriber: Subscriber<T, E>) {
+        self.queue = queue
+        self.subscriber = subscriber
+    }
+
+    @inlinable
+    func put(_ event: Event) {
+        if self.queue.isCurrent() {
+            self.deliver(event)
+            return
+        }
+        self.mutex.lock()
+        self.pending.append(event)
+        let schedule = !self.scheduled
+        self.scheduled = true
+        self.mutex.unlock()
+        if schedule {
+            self.queue.justDispatch {
+                self.drain()
+            }
+        }
+    }
+
+    @inlinable
+    func deliver(_ event: Event) {
+        switch event {
+        case let .next(value):
+            self.subscriber.putNext(value)
+        case let .error(error):
+            self.subscriber.putError(error)
+        case .completed:
+            self.subscriber.putCompletion()
+        }
+    }
+
+    /// Runs on the queue: delivers the events waiting, until none is left.
+    @inlinable
+    func drain() {
+        // Two buffers take turns: the producers fill `pending` while this
+        // thread delivers `batch`. Both are empty outside the loop.
+        var batch: [Event] = []
+        while true {
+            self.mutex.lock()
+            if self.pending.isEmpty {
+                // Keep the larger storage for the next burst.
+                if self.pending.capacity < batch.capacity {
+                    swap(&batch, &self.pending)
+                }
+                self.scheduled = false
+                self.mutex.unlock()
+                return
+            }
+            swap(&batch, &self.pending)
+            self.mutex.unlock()
+
+            for event in batch {
+                self.deliver(event)
+            }
+            // The delivered values are released here, on the queue; the
+            // storage is reused unless a burst grew it past the limit.
+            batch.removeAll(keepingCapacity: batch.capacity <= Self.spareCapacityLimit)
+        }
+    }
+}
