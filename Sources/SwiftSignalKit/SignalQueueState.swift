@@ -23,38 +23,41 @@ import Synchronization
 /// Thread-safety: every method may be called from any thread. The state is
 /// guarded by a mutex that is never held while a signal starts, a disposable is
 /// disposed, an event is delivered or a signal is released.
+@usableFromInline
 final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
-    private enum Step {
+    @usableFromInline
+    enum Step {
         case none
         case start(Signal<T, E>, Int)
         case complete
     }
 
-    private let mutex = _Mutex()
-    private let subscriber: Subscriber<T, E>
-    private let queueMode: Bool
-    private let throttleMode: Bool
+    @usableFromInline let mutex = _Mutex()
+    @usableFromInline let subscriber: Subscriber<T, E>
+    @usableFromInline let queueMode: Bool
+    @usableFromInline let throttleMode: Bool
 
     // Guarded by `mutex`.
-    private var disposed = false
-    private var outerCompleted = false
+    @exclusivity(unchecked) @usableFromInline var disposed = false
+    @exclusivity(unchecked) @usableFromInline var outerCompleted = false
     // An inner signal (the one with id `currentId`) is running or starting.
-    private var executing = false
+    @exclusivity(unchecked) @usableFromInline var executing = false
     // The start of the current inner signal has not returned yet.
-    private var starting = false
+    @exclusivity(unchecked) @usableFromInline var starting = false
     // The current inner signal completed before its start returned; the
     // starter handles the completion.
-    private var completedWhileStarting = false
-    private var outerDisposable: (any Disposable)?
-    private var currentDisposable: (any Disposable)?
+    @exclusivity(unchecked) @usableFromInline var completedWhileStarting = false
+    @exclusivity(unchecked) @usableFromInline var outerDisposable: (any Disposable)?
+    @exclusivity(unchecked) @usableFromInline var currentDisposable: (any Disposable)?
     // FIFO of waiting signals: slots before `pendingHead` are consumed (nil).
-    private var pending: [Signal<T, E>?] = []
-    private var pendingHead = 0
+    @exclusivity(unchecked) @usableFromInline var pending: [Signal<T, E>?] = []
+    @exclusivity(unchecked) @usableFromInline var pendingHead = 0
 
     // The id of the current inner signal. Written under `mutex`; read without
     // it by the value path of switch mode to drop values of replaced signals.
-    private let currentId = Synchronization.Atomic<Int>(0)
+    @usableFromInline let currentId = Synchronization.Atomic<Int>(0)
 
+    @inlinable
     init(subscriber: Subscriber<T, E>, queueMode: Bool, throttleMode: Bool) {
         self.subscriber = subscriber
         self.queueMode = queueMode
@@ -63,6 +66,7 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
 
     /// Hands over the subscription to the outer signal; disposed at once if the
     /// state is already disposed.
+    @inlinable
     func beginWithDisposable(_ disposable: any Disposable) {
         self.mutex.lock()
         let disposeImmediately = self.disposed
@@ -76,6 +80,7 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     }
 
     /// Handles a new inner signal according to the mode.
+    @inlinable
     func enqueueSignal(_ signal: Signal<T, E>) {
         self.mutex.lock()
         if self.disposed {
@@ -104,6 +109,7 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     }
 
     /// The outer signal has completed.
+    @inlinable
     func beginCompletion() {
         self.mutex.lock()
         if self.disposed {
@@ -119,11 +125,13 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     }
 
     /// Delivers `error` downstream and disposes everything.
+    @inlinable
     func putError(_ error: E) {
         self.subscriber.putError(error)
         self.dispose()
     }
 
+    @inlinable
     func dispose() {
         self.mutex.lock()
         if self.disposed {
@@ -146,7 +154,8 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     }
 
     /// Makes a new inner signal current; returns its id. Called under `mutex`.
-    private func beginNextLocked() -> Int {
+    @inlinable
+    func beginNextLocked() -> Int {
         let id = self.currentId.load(ordering: .relaxed) &+ 1
         self.currentId.store(id, ordering: .releasing)
         self.executing = true
@@ -157,7 +166,8 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
 
     /// The current inner signal has completed: picks what comes next. Called
     /// under `mutex`.
-    private func advanceLocked() -> Step {
+    @inlinable
+    func advanceLocked() -> Step {
         self.executing = false
         if self.queueMode && self.pendingHead < self.pending.count {
             let next = self.pending[self.pendingHead]!
@@ -180,7 +190,8 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
 
     /// Starts `signal` (already made current with `id`), then, as long as the
     /// inner signal just started completed synchronously, whatever comes next.
-    private func run(_ signal: Signal<T, E>, _ id: Int) {
+    @inlinable
+    func run(_ signal: Signal<T, E>, _ id: Int) {
         var signal = signal
         var id = id
         while true {
@@ -220,33 +231,40 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         }
     }
 
-    private func startInner(_ signal: Signal<T, E>, _ id: Int) -> any Disposable {
-        let subscriber = self.subscriber
+    @inlinable
+    func startInner(_ signal: Signal<T, E>, _ id: Int) -> any Disposable {
+        // The callbacks capture one object (a closure whose only capture is
+        // one object needs no context of its own): two fewer allocations per
+        // inner signal than closures capturing the state and the id.
+        let inner = SignalQueueInner(state: self, id: id)
         if self.queueMode {
             // Only one inner signal runs at a time: no id check needed.
             return signal.start(next: { value in
-                subscriber.putNext(value)
+                inner.state.subscriber.putNext(value)
             }, error: { error in
-                self.putError(error)
+                inner.state.putError(error)
             }, completed: {
-                self.innerCompleted(id)
+                inner.state.innerCompleted(inner.id)
             })
         } else {
             return signal.start(next: { value in
-                if self.currentId.load(ordering: .acquiring) == id {
-                    subscriber.putNext(value)
+                let state = inner.state
+                if state.currentId.load(ordering: .acquiring) == inner.id {
+                    state.subscriber.putNext(value)
                 }
             }, error: { error in
-                if self.currentId.load(ordering: .acquiring) == id {
-                    self.putError(error)
+                let state = inner.state
+                if state.currentId.load(ordering: .acquiring) == inner.id {
+                    state.putError(error)
                 }
             }, completed: {
-                self.innerCompleted(id)
+                inner.state.innerCompleted(inner.id)
             })
         }
     }
 
-    private func innerCompleted(_ id: Int) {
+    @inlinable
+    func innerCompleted(_ id: Int) {
         self.mutex.lock()
         if self.disposed || !self.executing || self.currentId.load(ordering: .relaxed) != id {
             self.mutex.unlock()
@@ -272,5 +290,18 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         case let .start(signal, nextId):
             self.run(signal, nextId)
         }
+    }
+}
+
+/// What the callbacks of one inner signal of a `SignalQueueState` capture.
+@usableFromInline
+final class SignalQueueInner<T, E>: @unchecked Sendable {
+    @usableFromInline let state: SignalQueueState<T, E>
+    @usableFromInline let id: Int
+
+    @inlinable
+    init(state: SignalQueueState<T, E>, id: Int) {
+        self.state = state
+        self.id = id
     }
 }

@@ -1,7 +1,8 @@
 /// Starts `signal`, maps each of its values to an inner signal with `f` (called
 /// outside any lock) and hands the inner signals to a `SignalQueueState` of the
 /// given mode.
-private func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: Bool, _ f: @escaping (T) -> Signal<R, E>) -> Signal<R, E> {
+@inlinable
+func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: Bool, _ f: @escaping (T) -> Signal<R, E>) -> Signal<R, E> {
     return Signal<R, E> { subscriber in
         let state = SignalQueueState<R, E>(subscriber: subscriber, queueMode: queueMode, throttleMode: throttleMode)
         state.beginWithDisposable(signal.start(next: { next in
@@ -25,6 +26,7 @@ private func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, thrott
 ///
 /// Thread-safety: the outer signal may emit from any thread; inner signals are
 /// started on the thread that emitted them, never under a lock.
+@inlinable
 public func switchToLatest<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T, E> {
     return metaSignal(signal, queueMode: false, throttleMode: false, { $0 })
 }
@@ -43,6 +45,7 @@ public func switchToLatest<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T,
 /// Thread-safety: the outer signal may emit from any thread; an inner signal is
 /// started on the thread that emitted it or on the one where its predecessor
 /// completed, never under a lock.
+@inlinable
 public func queue<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T, E> {
     return metaSignal(signal, queueMode: true, throttleMode: false, { $0 })
 }
@@ -52,12 +55,14 @@ public func queue<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T, E> {
 /// dropped unstarted). The running one is never interrupted.
 ///
 /// Errors, completion, stack use and threading: as `queue`.
+@inlinable
 public func throttled<T, E>(_ signal: Signal<Signal<T, E>, E>) -> Signal<T, E> {
     return metaSignal(signal, queueMode: true, throttleMode: true, { $0 })
 }
 
 /// Maps each value to a signal with `f` and forwards the values of the latest
 /// one: `map(f)` followed by `switchToLatest`.
+@inlinable
 public func mapToSignal<T, R, E>(_ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, E>) -> Signal<R, E> {
     return { signal in
         return metaSignal(signal, queueMode: false, throttleMode: false, f)
@@ -66,6 +71,7 @@ public func mapToSignal<T, R, E>(_ f: @escaping (T) -> Signal<R, E>) -> (Signal<
 
 /// `mapToSignal` for an outer signal that cannot fail: the inner signals bring
 /// the error type.
+@inlinable
 public func mapToSignalPromotingError<T, R, E>(_ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, NoError>) -> Signal<R, E> {
     return { signal in
         return Signal<R, E> { subscriber in
@@ -82,6 +88,7 @@ public func mapToSignalPromotingError<T, R, E>(_ f: @escaping (T) -> Signal<R, E
 
 /// Maps each value to a signal with `f` and runs those signals one after
 /// another: `map(f)` followed by `queue`.
+@inlinable
 public func mapToQueue<T, R, E>(_ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, E>) -> Signal<R, E> {
     return { signal in
         return metaSignal(signal, queueMode: true, throttleMode: false, f)
@@ -90,6 +97,7 @@ public func mapToQueue<T, R, E>(_ f: @escaping (T) -> Signal<R, E>) -> (Signal<T
 
 /// Maps each value to a signal with `f` and runs them one at a time, keeping
 /// only the latest waiting one: `map(f)` followed by `throttled`.
+@inlinable
 public func mapToThrottled<T, R, E>(_ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, E>) -> Signal<R, E> {
     return { signal in
         return metaSignal(signal, queueMode: true, throttleMode: true, f)

@@ -11,13 +11,16 @@
 ///
 /// Thread-safety: `dispose` may be called from any thread, any number of
 /// times; the state's own `dispose` decides what repeated calls do.
+@usableFromInline
 final class WeakDisposable: Disposable, @unchecked Sendable {
-    private weak var target: (AnyObject & Disposable)?
+    @usableFromInline weak var target: (AnyObject & Disposable)?
 
+    @inlinable
     init(_ target: AnyObject & Disposable) {
         self.target = target
     }
 
+    @inlinable
     func dispose() {
         self.target?.dispose()
     }
