@@ -34,11 +34,42 @@ public func |> <T, U>(value: T, function: ((T) -> U)) -> U {
 /// any number of times, concurrently. Events are delivered on whatever thread
 /// the generator emits them (use `deliverOn` to choose one).
 public final class Signal<T, E>: @unchecked Sendable {
+    /// Starts a fused signal (see `_SignalFusion`): given the factory of the
+    /// value callback, the error and the completion callbacks, subscribes the
+    /// source with the operator's work composed into the value callback.
+    @usableFromInline typealias FusedStart = (
+        _ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?,
+        _ error: ((E) -> Void)?,
+        _ completed: (() -> Void)?
+    ) -> any Disposable
+
     @usableFromInline let generator: (Subscriber<T, E>) -> any Disposable
+    /// Set by the synchronous, stateless operators (`map`, `filter`): how to
+    /// start this signal without a subscriber of its own.
+    @usableFromInline let fused: FusedStart?
 
     @inlinable
     public init(_ generator: @escaping (Subscriber<T, E>) -> any Disposable) {
         self.generator = generator
+        self.fused = nil
+    }
+
+    /// A fused signal (`map`, `filter`): `start` uses `fused`; the generator
+    /// (for a caller that hands it a subscriber of its own) forwards to it.
+    @inlinable
+    init(fused: @escaping FusedStart) {
+        self.generator = { subscriber in
+            return fused({ _ in
+                return { value in
+                    subscriber.putNext(value)
+                }
+            }, { error in
+                subscriber.putError(error)
+            }, {
+                subscriber.putCompletion()
+            })
+        }
+        self.fused = fused
     }
 
     /// Subscribes with the given callbacks (each optional). Returns the
@@ -50,7 +81,27 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// run time on every call.
     @inlinable
     public func start(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) -> any Disposable {
+        if let fused = self.fused {
+            return fused({ _ in next }, error, completed)
+        }
         let subscriber = Subscriber<T, E>(next: next, error: error, completed: completed)
+        let disposable = SubscriberDisposable(subscriber: subscriber, upstream: self.generator(subscriber))
+        subscriber.assignDisposable(disposable)
+        return disposable
+    }
+
+    /// The start of a fused chain: subscribes with the value callback that
+    /// `makeNext` builds around the subscriber that will call it (so that the
+    /// composed stages can tell when it has terminated). A fused signal passes
+    /// the request on to its own source.
+    @inlinable
+    func startFusing(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?) -> any Disposable {
+        if let fused = self.fused {
+            return fused(makeNext, error, completed)
+        }
+        let subscriber = Subscriber<T, E>(next: nil, error: error, completed: completed)
+        // Set before the subscriber is published to the generator.
+        subscriber.next = makeNext(_SubscriberLiveness(subscriber))
         let disposable = SubscriberDisposable(subscriber: subscriber, upstream: self.generator(subscriber))
         subscriber.assignDisposable(disposable)
         return disposable
@@ -98,5 +149,43 @@ public final class Signal<T, E>: @unchecked Sendable {
         return Signal<T, E> { _ in
             return EmptyDisposable
         }
+    }
+}
+
+/// What the composed stages of a fused chain check between stages: whether
+/// the one subscriber of the chain has terminated (been disposed, or received
+/// its terminal event), so that a stage whose function disposed the
+/// subscription does not call the next one, as the separate subscribers of an
+/// unfused chain would not.
+///
+/// Operator fusion: `map` and `filter` hold no state and call their function
+/// on the emitting thread, so a chain of them needs no subscriber per stage.
+/// Starting such a chain subscribes its first non-fused source once, with the
+/// stages' functions composed into one value callback; errors and completion
+/// go straight to the caller's callbacks. The events delivered are those of
+/// the unfused chain; what is saved is a subscriber, its disposable and its
+/// bookkeeping per stage, on every subscription and every value.
+///
+/// The reference is unowned and unretained: the composed callback that holds
+/// it is owned by that subscriber and only runs inside its `putNext`.
+@usableFromInline
+struct _SubscriberLiveness {
+    @usableFromInline let subscriber: Unmanaged<AnyObject>
+    /// Reads the terminated flag of `subscriber` (captures nothing).
+    @usableFromInline let check: (Unmanaged<AnyObject>) -> Bool
+
+    @inlinable
+    init<T, E>(_ subscriber: Subscriber<T, E>) {
+        self.subscriber = Unmanaged.passUnretained(subscriber as AnyObject)
+        self.check = { object in
+            return object._withUnsafeGuaranteedRef { object in
+                return unsafeDowncast(object, to: Subscriber<T, E>.self)._isTerminated
+            }
+        }
+    }
+
+    @inlinable
+    var isTerminated: Bool {
+        return self.check(self.subscriber)
     }
 }

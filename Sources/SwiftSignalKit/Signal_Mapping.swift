@@ -1,34 +1,40 @@
 /// Transforms every value with `f`; errors and completion pass through.
+///
+/// Fused (see `_SubscriberLiveness`): a chain of `map`s and `filter`s is
+/// started as one subscription to its source, with the functions composed.
 @inlinable
 public func map<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T, E>) -> Signal<R, E> {
     return { signal in
-        return Signal<R, E> { subscriber in
-            return signal.start(next: { next in
-                subscriber.putNext(f(next))
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
-        }
+        return Signal<R, E>(fused: { makeNext, error, completed in
+            return signal.startFusing({ liveness in
+                let next = makeNext(liveness)
+                return { value in
+                    let mapped = f(value)
+                    if !liveness.isTerminated {
+                        next?(mapped)
+                    }
+                }
+            }, error: error, completed: completed)
+        })
     }
 }
 
 /// Passes only the values for which `f` returns true.
+///
+/// Fused, as `map`.
 @inlinable
 public func filter<T, E>(_ f: @escaping (T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E> { subscriber in
-            return signal.start(next: { next in
-                if f(next) {
-                    subscriber.putNext(next)
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            return signal.startFusing({ liveness in
+                let next = makeNext(liveness)
+                return { value in
+                    if f(value) && !liveness.isTerminated {
+                        next?(value)
+                    }
                 }
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
-        }
+            }, error: error, completed: completed)
+        })
     }
 }
 

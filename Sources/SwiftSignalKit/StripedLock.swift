@@ -22,7 +22,7 @@ nonisolated(unsafe) private let stripes: UnsafeMutablePointer<pthread_mutex_t> =
 /// must not call user code nor take another stripe.
 @usableFromInline
 func _stripedLock(for object: AnyObject, _ body: () -> Void) {
-    let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
+    let address = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(object)))
     let stripe = stripes + Int((address >> 4) % UInt(stripeCount))
     pthread_mutex_lock(stripe)
     body()

@@ -22,7 +22,9 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     @usableFromInline static var terminatedFlag: Int { 1 << 62 }
     @usableFromInline static var releasedFlag: Int { 1 << 61 }
     @usableFromInline static var hasDisposableFlag: Int { 1 << 60 }
-    @usableFromInline static var countMask: Int { (1 << 60) - 1 }
+    /// Set once `keepAlive` has stored an object (the release then takes them).
+    @usableFromInline static var keepAliveFlag: Int { 1 << 59 }
+    @usableFromInline static var countMask: Int { (1 << 59) - 1 }
 
     @usableFromInline let state = Synchronization.Atomic<Int>(0)
     // The stored properties below are never accessed concurrently in
@@ -98,6 +100,9 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
                     self.keepAliveObjects!.append(object)
                 }
             }
+            // Inside the call's window: the thread that releases (count 0)
+            // sees the flag.
+            self.state.bitwiseOr(Subscriber.keepAliveFlag, ordering: .relaxed)
             dropped = nil
         }
         let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
@@ -162,9 +167,11 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
                 self.error = nil
                 self.completed = nil
                 var objects: [AnyObject]?
-                _stripedLock(for: self) {
-                    objects = self.keepAliveObjects
-                    self.keepAliveObjects = nil
+                if current & Subscriber.keepAliveFlag != 0 {
+                    _stripedLock(for: self) {
+                        objects = self.keepAliveObjects
+                        self.keepAliveObjects = nil
+                    }
                 }
                 // The closures and kept objects are released here, outside any lock.
                 _ = (next, error, completed, objects)
@@ -192,6 +199,13 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
             }
             current = original
         }
+    }
+}
+
+extension Subscriber {
+    @inlinable
+    var _isTerminated: Bool {
+        return self.state.load(ordering: .acquiring) & Subscriber.terminatedFlag != 0
     }
 }
 

@@ -1,0 +1,188 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+
+/// `map` and `filter` are fused: a chain of them is started as one
+/// subscription to its source, with the functions composed. These tests pin
+/// down that the events and the lifetimes are those of separate stages.
+final class FusionTests: XCTestCase {
+    private enum TestError: Error, Equatable {
+        case failed(Int)
+    }
+
+    private func source(_ values: Range<Int>, end: Signal<Int, TestError>) -> Signal<Int, TestError> {
+        return Signal { subscriber in
+            for value in values {
+                subscriber.putNext(value)
+            }
+            return end.start(next: { subscriber.putNext($0) }, error: { subscriber.putError($0) }, completed: { subscriber.putCompletion() })
+        }
+    }
+
+    func testAFusedChainDeliversTheValuesAndTheTerminalEventOfSeparateStages() {
+        let chain = self.source(0 ..< 100, end: .fail(.failed(7)))
+            |> map { $0 + 1 }
+            |> filter { $0 % 3 == 0 }
+            |> map { "v\($0)" }
+        var values: [String] = []
+        var errors: [TestError] = []
+        var completions = 0
+        _ = chain.start(next: { values.append($0) }, error: { errors.append($0) }, completed: { completions += 1 })
+        XCTAssertEqual(values, (1 ... 100).filter { $0 % 3 == 0 }.map { "v\($0)" })
+        XCTAssertEqual(errors, [.failed(7)])
+        XCTAssertEqual(completions, 0)
+
+        var completedValues: [Int] = []
+        _ = (self.source(0 ..< 4, end: .complete()) |> filter { _ in true } |> map { $0 * 10 }).start(next: { completedValues.append($0) }, completed: { completions += 1 })
+        XCTAssertEqual(completedValues, [0, 10, 20, 30])
+        XCTAssertEqual(completions, 1)
+    }
+
+    func testAStageFunctionThatDisposesStopsTheRestOfTheChainAtOnce() {
+        let pipe = ValuePipe<Int>()
+        let disposable = MetaDisposable()
+        var mapped: [Int] = []
+        var filtered: [Int] = []
+        var received: [Int] = []
+        disposable.set((pipe.signal()
+            |> map { value -> Int in
+                mapped.append(value)
+                if value == 3 {
+                    disposable.dispose()
+                }
+                return value
+            }
+            |> filter { value in
+                filtered.append(value)
+                return true
+            }).start(next: { received.append($0) }))
+        for value in 1 ... 5 {
+            pipe.putNext(value)
+        }
+        XCTAssertEqual(mapped, [1, 2, 3])
+        XCTAssertEqual(filtered, [1, 2])
+        XCTAssertEqual(received, [1, 2])
+    }
+
+    func testAPredicateThatDisposesDoesNotDeliverTheValueItAccepted() {
+        let pipe = ValuePipe<Int>()
+        let disposable = MetaDisposable()
+        var received: [Int] = []
+        disposable.set((pipe.signal()
+            |> filter { value in
+                if value == 2 {
+                    disposable.dispose()
+                }
+                return true
+            }
+            |> map { $0 * 2 }).start(next: { received.append($0) }))
+        for value in 1 ... 3 {
+            pipe.putNext(value)
+        }
+        XCTAssertEqual(received, [2])
+    }
+
+    func testTheFunctionsRunEvenWithoutAValueCallback() {
+        // As with separate stages: a stage calls its function whatever is
+        // downstream of it.
+        var calls = 0
+        _ = (self.source(0 ..< 5, end: .complete()) |> map { value -> Int in
+            calls += 1
+            return value
+        }).start()
+        XCTAssertEqual(calls, 5)
+    }
+
+    func testDisposingReleasesTheComposedFunctionsAndCallbacks() {
+        final class Token {}
+        weak var weakInFunction: Token?
+        weak var weakInCallback: Token?
+        let pipe = ValuePipe<Int>()
+        var disposable: (any Disposable)?
+        do {
+            let inFunction = Token()
+            let inCallback = Token()
+            weakInFunction = inFunction
+            weakInCallback = inCallback
+            disposable = (pipe.signal() |> map { value -> Int in
+                withExtendedLifetime(inFunction) {}
+                return value
+            } |> filter { _ in true }).start(next: { _ in
+                withExtendedLifetime(inCallback) {}
+            })
+        }
+        XCTAssertNotNil(weakInFunction)
+        XCTAssertNotNil(weakInCallback)
+        disposable?.dispose()
+        // The subscription held the function (composed into its callback) and
+        // the callback; the signals themselves were temporaries.
+        XCTAssertNil(weakInFunction)
+        XCTAssertNil(weakInCallback)
+        _ = pipe
+    }
+
+    func testAnUndisposedChainIsFreedWhenItsSourceLetsGoOfTheSubscriber() {
+        final class Token {}
+        weak var weakToken: Token?
+        var held: Subscriber<Int, NoError>?
+        let source = Signal<Int, NoError> { subscriber in
+            held = subscriber
+            return EmptyDisposable
+        }
+        var disposable: (any Disposable)?
+        do {
+            let token = Token()
+            weakToken = token
+            disposable = (source |> map { $0 + 1 } |> filter { _ in true }).start(next: { _ in
+                withExtendedLifetime(token) {}
+            })
+        }
+        held?.putNext(1)
+        XCTAssertNotNil(weakToken)
+        held = nil
+        XCTAssertNil(weakToken)
+        _ = disposable
+    }
+
+    func testAChainCanBeStartedThroughItsGenerator() {
+        // A fused signal handed a subscriber directly (as an operator built on
+        // `Signal.init` over another signal's start would do) still delivers.
+        let chain = self.source(0 ..< 3, end: .complete()) |> map { $0 + 1 }
+        let wrapped = Signal<Int, TestError> { subscriber in
+            return chain.start(next: { subscriber.putNext($0) }, error: { subscriber.putError($0) }, completed: { subscriber.putCompletion() })
+        }
+        var values: [Int] = []
+        var completed = false
+        _ = wrapped.start(next: { values.append($0) }, completed: { completed = true })
+        XCTAssertEqual(values, [1, 2, 3])
+        XCTAssertTrue(completed)
+    }
+
+    func testConcurrentEmittersAndADisposeRaceWithoutLosingOrDuplicatingBeforeTheDispose() {
+        let pipe = ValuePipe<Int>()
+        let count = Atomic<Int>(value: 0)
+        let disposable = (pipe.signal() |> map { $0 } |> filter { _ in true }).start(next: { _ in
+            count.modify { $0 + 1 }
+        })
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for i in 0 ..< 1_000 {
+                pipe.putNext(i)
+            }
+        }
+        XCTAssertEqual(count.with { $0 }, 4_000)
+        let group = DispatchGroup()
+        for _ in 0 ..< 2 {
+            DispatchQueue.global().async(group: group) {
+                for i in 0 ..< 1_000 {
+                    pipe.putNext(i)
+                }
+            }
+        }
+        disposable.dispose()
+        let atDispose = count.with { $0 }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        // Nothing starts after dispose() returned on this thread; calls already
+        // running on the emitters may finish.
+        XCTAssertLessThanOrEqual(count.with { $0 } - atDispose, 2)
+    }
+}
