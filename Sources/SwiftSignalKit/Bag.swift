@@ -57,6 +57,16 @@ public final class Bag<T> {
         }
     }
 
+    /// Removes the item under `index` and returns it (nil for a stale key).
+    @inlinable
+    func take(_ index: Index) -> T? {
+        guard let position = self.position(of: index) else {
+            return nil
+        }
+        self.itemKeys.remove(at: position)
+        return self.items.remove(at: position)
+    }
+
     @inlinable
     public func removeAll() {
         self.items.removeAll()

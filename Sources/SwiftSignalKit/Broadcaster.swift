@@ -47,15 +47,15 @@ import Synchronization
 /// be library code only; anything they replace (the cached value, parts of the
 /// state) is released after the lock is dropped, as are removed subscriptions.
 @usableFromInline
-final class _Broadcaster<T, State>: _BroadcasterUnsubscribing, @unchecked Sendable {
-    @usableFromInline typealias Entry = _BroadcasterEntry<T>
+final class _Broadcaster<T, State>: @unchecked Sendable {
+    @usableFromInline typealias Entry = _BroadcasterEntry<T, State>
 
     @usableFromInline
     struct Delivery {
         @usableFromInline let value: T
-        @usableFromInline let targets: [Entry]
+        @usableFromInline let targets: [_BroadcasterEntryBase]
 
-        @inlinable init(value: T, targets: [Entry]) {
+        @inlinable init(value: T, targets: [_BroadcasterEntryBase]) {
             self.value = value
             self.targets = targets
         }
@@ -80,7 +80,10 @@ final class _Broadcaster<T, State>: _BroadcasterUnsubscribing, @unchecked Sendab
     @usableFromInline let mutex = _Mutex()
     @exclusivity(unchecked) @usableFromInline var value: T?
     @exclusivity(unchecked) @usableFromInline var state: State
-    @usableFromInline let subscribers = Bag<Entry>()
+    /// Held as the non-generic base class, so that the removal (which runs
+    /// unspecialized when called through `Disposable`) needs no generic
+    /// metadata lookup.
+    @usableFromInline let subscribers = Bag<_BroadcasterEntryBase>()
     @exclusivity(unchecked) @usableFromInline var replayingCount = 0
     /// The thread that delivers without contention (0 when none): set under
     /// the lock when a thread starts delivering and no other thread is, cleared
@@ -107,7 +110,7 @@ final class _Broadcaster<T, State>: _BroadcasterUnsubscribing, @unchecked Sendab
         // subscription → subscriber. (A promise's subscriptions keep it alive:
         // none is left when it goes.)
         for entry in self.subscribers.copyItems() {
-            entry.subscriber.dispose()
+            unsafeDowncast(entry, to: Entry.self).subscriber.dispose()
         }
     }
 
@@ -183,7 +186,7 @@ final class _Broadcaster<T, State>: _BroadcasterUnsubscribing, @unchecked Sendab
             withExtendedLifetime(previous) {}
             return (entry, result)
         }
-        entry.backlog = []
+        entry.backlog = _BroadcasterBacklog()
         self.replayingCount += 1
         let me = Self.currentThread()
         let owner = self.owner.load(ordering: .acquiring)
@@ -200,14 +203,16 @@ final class _Broadcaster<T, State>: _BroadcasterUnsubscribing, @unchecked Sendab
         entry.deliver(current)
         while true {
             self.mutex.lock()
-            let backlog = entry.backlog ?? []
+            let box = entry.backlog
+            let backlog = box?.values ?? []
             if backlog.isEmpty {
                 entry.backlog = nil
                 self.replayingCount -= 1
                 self.mutex.unlock()
+                withExtendedLifetime(box) {}
                 break
             }
-            entry.backlog = []
+            box?.values = []
             self.mutex.unlock()
             for value in backlog {
                 entry.deliver(value)
@@ -225,8 +230,7 @@ final class _Broadcaster<T, State>: _BroadcasterUnsubscribing, @unchecked Sendab
     @inlinable
     func unsubscribe(_ key: Int) {
         self.mutex.lock()
-        let removed = self.subscribers.get(key)
-        self.subscribers.remove(key)
+        let removed = self.subscribers.take(key)
         self.mutex.unlock()
         withExtendedLifetime(removed) {}
     }
@@ -244,16 +248,16 @@ final class _Broadcaster<T, State>: _BroadcasterUnsubscribing, @unchecked Sendab
     /// The subscribers to deliver `value` to; a subscriber whose replay is
     /// being delivered gets it in its backlog instead. Called under the lock.
     @inlinable
-    func targets(for value: T) -> [Entry] {
+    func targets(for value: T) -> [_BroadcasterEntryBase] {
         let all = self.subscribers.copyItems()
         if self.replayingCount == 0 {
             return all
         }
-        var targets: [Entry] = []
+        var targets: [_BroadcasterEntryBase] = []
         targets.reserveCapacity(all.count)
         for entry in all {
-            if entry.backlog != nil {
-                entry.backlog!.append(value)
+            if let backlog = unsafeDowncast(entry, to: Entry.self).backlog {
+                backlog.values.append(value)
             } else {
                 targets.append(entry)
             }
@@ -322,15 +326,9 @@ final class _Broadcaster<T, State>: _BroadcasterUnsubscribing, @unchecked Sendab
     @inlinable
     static func run(_ delivery: Delivery) {
         for entry in delivery.targets {
-            entry.deliver(delivery.value)
+            unsafeDowncast(entry, to: Entry.self).deliver(delivery.value)
         }
     }
-}
-
-/// What a subscription needs of its broadcaster, whatever its `State`.
-@usableFromInline
-protocol _BroadcasterUnsubscribing: AnyObject {
-    func unsubscribe(_ key: Int)
 }
 
 /// One subscription to a `_Broadcaster`: the element of its bag, the holder of
@@ -342,24 +340,27 @@ protocol _BroadcasterUnsubscribing: AnyObject {
 /// written before the entry is published); `dispose` may be called from any
 /// thread, any number of times.
 @usableFromInline
-final class _BroadcasterEntry<T>: Disposable, @unchecked Sendable {
+final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unchecked Sendable {
     /// A constant, so that a delivery reads it without retaining it.
     @usableFromInline let subscriber: Subscriber<T, NoError>
     /// Non-nil while the entry's replay is being delivered: the values
     /// published meanwhile wait here.
-    @exclusivity(unchecked) @usableFromInline var backlog: [T]?
+    /// (A box, not an optional array: the entry's deinit, which runs
+    /// unspecialized, then destroys a plain reference.)
+    @exclusivity(unchecked) @usableFromInline var backlog: _BroadcasterBacklog<T>?
     @exclusivity(unchecked) @usableFromInline var key = 0
     // Set at init, never changed (`keepAlive` is dropped by `dispose`, which
     // runs its body once).
-    @usableFromInline weak var owner: (any _BroadcasterUnsubscribing)?
+    @exclusivity(unchecked) @usableFromInline weak var owner: _Broadcaster<T, State>?
     @exclusivity(unchecked) @usableFromInline var keepAlive: AnyObject?
     @usableFromInline let disposed = Synchronization.Atomic<Bool>(false)
 
     @inlinable
-    init(_ subscriber: Subscriber<T, NoError>, owner: any _BroadcasterUnsubscribing, keepAlive: AnyObject?) {
+    init(_ subscriber: Subscriber<T, NoError>, owner: _Broadcaster<T, State>, keepAlive: AnyObject?) {
         self.subscriber = subscriber
         self.owner = owner
         self.keepAlive = keepAlive
+        super.init()
     }
 
     @inlinable
@@ -376,5 +377,24 @@ final class _BroadcasterEntry<T>: Disposable, @unchecked Sendable {
         let keepAlive = self.keepAlive
         self.keepAlive = nil
         withExtendedLifetime(keepAlive) {}
+    }
+}
+
+/// What a broadcaster's bag holds: its subscriptions, as a non-generic type.
+@usableFromInline
+class _BroadcasterEntryBase: @unchecked Sendable {
+    @inlinable
+    init() {
+    }
+}
+
+/// The values published while a subscription's replay is being delivered.
+/// Guarded by the broadcaster's lock.
+@usableFromInline
+final class _BroadcasterBacklog<T> {
+    @exclusivity(unchecked) @usableFromInline var values: [T] = []
+
+    @inlinable
+    init() {
     }
 }
