@@ -85,6 +85,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// metadata lookup.
     @usableFromInline let subscribers = Bag<_BroadcasterEntryBase>()
     @exclusivity(unchecked) @usableFromInline var replayingCount = 0
+    @exclusivity(unchecked) @usableFromInline var closed = false
     /// The thread that delivers without contention (0 when none): set under
     /// the lock when a thread starts delivering and no other thread is, cleared
     /// by that thread alone (a thread in `deliveringThreads` never takes it,
@@ -102,14 +103,19 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         self.state = state
     }
 
-    deinit {
-        // Subscriptions that hold this broadcaster weakly (`ValuePipe`'s) may
-        // outlive it: their subscribers can never be delivered to again, so
-        // they are disposed now, without an event. That releases their
-        // callbacks and breaks the cycle subscriber → its disposable →
-        // subscription → subscriber. (A promise's subscriptions keep it alive:
-        // none is left when it goes.)
-        for entry in self.subscribers.copyItems() {
+    /// Ends every subscription without an event, and makes later ones end
+    /// at once: what a `ValuePipe` does when it goes (its subscriptions can
+    /// never be delivered to again). Disposing them releases their callbacks
+    /// and breaks the cycle subscriber → its disposable → subscription →
+    /// subscriber.
+    @inlinable
+    func close() {
+        self.mutex.lock()
+        self.closed = true
+        let entries = self.subscribers.copyItems()
+        self.subscribers.removeAll()
+        self.mutex.unlock()
+        for entry in entries {
             unsafeDowncast(entry, to: Entry.self).subscriber.dispose()
         }
     }
@@ -171,15 +177,20 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// published meanwhile, before returning. Returns the subscription (its
     /// disposable) and the result of `body`.
     ///
-    /// The subscription holds the broadcaster weakly, and `keepAlive` (the
-    /// owner of a promise, whose subscribers keep it alive) strongly until it
-    /// is disposed.
+    /// The subscription holds the broadcaster, and `keepAlive` (the owner of
+    /// a promise, whose subscribers keep it alive) until it is disposed. After
+    /// `close`, the subscriber is not registered (it never receives anything).
     @inlinable
     func subscribe<R>(_ subscriber: Subscriber<T, NoError>, keepAlive: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
         let entry = Entry(subscriber, owner: self, keepAlive: keepAlive)
         self.mutex.lock()
         let previous = (self.value, self.state)
         let result = body(&self.value, &self.state)
+        if self.closed {
+            self.mutex.unlock()
+            withExtendedLifetime(previous) {}
+            return (EmptyDisposable, result)
+        }
         entry.key = self.subscribers.add(entry)
         guard let current = self.value else {
             self.mutex.unlock()
@@ -350,8 +361,9 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     @exclusivity(unchecked) @usableFromInline var backlog: _BroadcasterBacklog<T>?
     @exclusivity(unchecked) @usableFromInline var key = 0
     // Set at init, never changed (`keepAlive` is dropped by `dispose`, which
-    // runs its body once).
-    @exclusivity(unchecked) @usableFromInline weak var owner: _Broadcaster<T, State>?
+    // runs its body once). The owner is held strongly: it holds its entries
+    // only until they are disposed, or until it is closed.
+    @usableFromInline let owner: _Broadcaster<T, State>
     @exclusivity(unchecked) @usableFromInline var keepAlive: AnyObject?
     @usableFromInline let disposed = Synchronization.Atomic<Bool>(false)
 
@@ -373,7 +385,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
             return
         }
-        self.owner?.unsubscribe(self.key)
+        self.owner.unsubscribe(self.key)
         let keepAlive = self.keepAlive
         self.keepAlive = nil
         withExtendedLifetime(keepAlive) {}

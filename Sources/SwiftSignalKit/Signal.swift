@@ -86,6 +86,7 @@ public final class Signal<T, E>: @unchecked Sendable {
         }
         let subscriber = Subscriber<T, E>(next: next, error: error, completed: completed)
         let disposable = SubscriberDisposable(subscriber: subscriber, upstream: self.generator(subscriber))
+        subscriber.handle = disposable
         subscriber.assignDisposable(disposable)
         return disposable
     }
@@ -103,6 +104,7 @@ public final class Signal<T, E>: @unchecked Sendable {
         // Set before the subscriber is published to the generator.
         subscriber.next = makeNext(_SubscriberLiveness(subscriber))
         let disposable = SubscriberDisposable(subscriber: subscriber, upstream: self.generator(subscriber))
+        subscriber.handle = disposable
         subscriber.assignDisposable(disposable)
         return disposable
     }

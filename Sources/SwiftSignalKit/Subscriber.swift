@@ -1,4 +1,5 @@
 import Synchronization
+import _SwiftSignalKitShims
 
 /// The receiving end of a signal: a generator pushes events into it.
 ///
@@ -40,14 +41,27 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     // Written by `assignDisposable` before it publishes `hasDisposableFlag`, read
     // by the single thread that terminates after it has seen that flag.
     @exclusivity(unchecked) @usableFromInline var disposable: (any Disposable)?
-    // Guarded by the striped lock of this subscriber.
+    // Guarded by the `keepAlive` stripe of this subscriber.
     @exclusivity(unchecked) @usableFromInline var keepAliveObjects: [AnyObject]?
+    // The disposable `start` handed out for this subscriber, which refers to
+    // it unretained: held for the subscriber's whole life, so that its deinit
+    // can tell it (see `SubscriberDisposable`). Written once by `start`,
+    // before the subscriber can be released.
+    @exclusivity(unchecked) @usableFromInline var handle: SubscriberDisposable?
 
     @inlinable
     public init(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) {
         self.next = next
         self.error = error
         self.completed = completed
+    }
+
+    deinit {
+        if let handle = self.handle {
+            _stripedLock(for: handle, .subscription) {
+                handle.subscriber = nil
+            }
+        }
     }
 
     public var description: String {
@@ -93,7 +107,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         let previous = self.state.wrappingAdd(1, ordering: .acquiring).oldValue
         var dropped: AnyObject? = object
         if previous & Subscriber.terminatedFlag == 0 {
-            _stripedLock(for: self) {
+            _stripedLock(for: self, .keepAlive) {
                 if self.keepAliveObjects == nil {
                     self.keepAliveObjects = [object]
                 } else {
@@ -168,7 +182,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
                 self.completed = nil
                 var objects: [AnyObject]?
                 if current & Subscriber.keepAliveFlag != 0 {
-                    _stripedLock(for: self) {
+                    _stripedLock(for: self, .keepAlive) {
                         objects = self.keepAliveObjects
                         self.keepAliveObjects = nil
                     }
@@ -214,25 +228,56 @@ extension Subscriber {
 /// comes first (this dispose, or the subscriber's own termination: the
 /// subscriber is handed this object as its disposable).
 ///
-/// It holds the subscriber weakly, as the original does: the source (whatever
-/// the generator handed the subscriber to) keeps a subscription alive, not its
-/// disposable. A chain whose source is gone is therefore freed, callbacks
-/// included, even when its disposable is dropped without `dispose()` (a strong
-/// reference here would close a cycle through every operator's inner
-/// subscription: downstream subscriber → upstream disposable → upstream
-/// subscriber → its callbacks → downstream subscriber). The generator's
-/// disposable is held strongly, so disposing after the subscriber is gone
-/// still cancels the source.
+/// It does not keep the subscriber alive, as in the original (whose reference
+/// is weak): the source (whatever the generator handed the subscriber to)
+/// keeps a subscription alive, not its disposable. A chain whose source is
+/// gone is therefore freed, callbacks included, even when its disposable is
+/// dropped without `dispose()` (a strong reference here would close a cycle
+/// through every operator's inner subscription: downstream subscriber →
+/// upstream disposable → upstream subscriber → its callbacks → downstream
+/// subscriber). The generator's disposable is held strongly until disposed,
+/// so disposing after the subscriber is gone still cancels the source.
+///
+/// The reference is an unretained one that the subscriber's deinit clears,
+/// both under a striped lock (no per-subscription allocation, unlike a Swift
+/// `weak` reference and its side table). While `terminate` holds that lock
+/// and finds the reference set, the subscriber's memory is valid (its deinit,
+/// if it has begun, waits for the lock), and the runtime's conditional retain
+/// (the runtime's `swift_tryRetain`, which loading a weak reference relies
+/// on; called through the C shim `_sks_try_retain`) either gives a
+/// strong reference or says the subscriber is being deinitialized (then there
+/// is nothing left to terminate).
+///
+/// Not generic: `dispose` is called through `Disposable`, where generic code
+/// would run unspecialized. The part that knows the subscriber's type is
+/// `terminate`, a function without captures built (specialized) by `start`.
 @usableFromInline
-final class SubscriberDisposable<T, E>: Disposable, CustomStringConvertible, @unchecked Sendable {
-    private weak var subscriber: Subscriber<T, E>?
-    private let upstream: any Disposable
-    private let disposed = Synchronization.Atomic<Bool>(false)
+final class SubscriberDisposable: Disposable, CustomStringConvertible, @unchecked Sendable {
+    /// Guarded by the `subscription` stripe of this object.
+    @exclusivity(unchecked) @usableFromInline var subscriber: Unmanaged<AnyObject>?
+    /// Touched only by the thread that wins `disposed` (and by deinit).
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Disposable)?
+    @usableFromInline let disposed = Synchronization.Atomic<Bool>(false)
+    /// Terminates the subscriber, if it is still there (see above).
+    @usableFromInline let terminate: (SubscriberDisposable) -> Void
 
-    @usableFromInline
-    init(subscriber: Subscriber<T, E>, upstream: any Disposable) {
-        self.subscriber = subscriber
+    @inlinable
+    init<T, E>(subscriber: Subscriber<T, E>, upstream: any Disposable) {
+        self.subscriber = Unmanaged.passUnretained(subscriber as AnyObject)
         self.upstream = upstream
+        self.terminate = { disposable in
+            // Under the lock, only a conditional retain: no release (a deinit
+            // would take the lock) and no user code.
+            var retained: Unmanaged<AnyObject>?
+            _stripedLock(for: disposable, .subscription) {
+                if let subscriber = disposable.subscriber, _sks_try_retain(subscriber.toOpaque()) != 0 {
+                    retained = subscriber
+                }
+            }
+            if let retained {
+                unsafeDowncast(retained.takeRetainedValue(), to: Subscriber<T, E>.self).dispose()
+            }
+        }
     }
 
     @usableFromInline
@@ -240,14 +285,16 @@ final class SubscriberDisposable<T, E>: Disposable, CustomStringConvertible, @un
         if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
             return
         }
-        // Terminates the subscriber first (no callback starts after this);
-        // its own call back into dispose() returns at the flag above.
-        self.subscriber?.dispose()
-        self.upstream.dispose()
+        // Terminates the subscriber first (no callback starts after this).
+        self.terminate(self)
+        let upstream = self.upstream
+        self.upstream = nil
+        upstream?.dispose()
     }
 
     @usableFromInline
     var description: String {
-        return "SubscriberDisposable(\(self.subscriber.map { "\($0)" } ?? "released"))"
+        return "SubscriberDisposable(disposed: \(self.disposed.load(ordering: .relaxed)))"
     }
 }
+

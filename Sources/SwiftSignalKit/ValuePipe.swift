@@ -45,12 +45,17 @@ public final class ValuePipe<T>: @unchecked Sendable {
     /// the caller's module.
     @inlinable
     public func signal() -> Signal<T, NoError> {
-        return Signal { [weak broadcaster = self.broadcaster] subscriber in
-            guard let broadcaster else {
+        return Signal { [weak self] subscriber in
+            guard let self else {
                 return EmptyDisposable
             }
-            return broadcaster.subscribe(subscriber, keepAlive: nil, { _, _ in }).0
+            return self.broadcaster.subscribe(subscriber, keepAlive: nil, { _, _ in }).0
         }
+    }
+
+    deinit {
+        // The subscriptions hold the broadcaster, not the pipe: end them.
+        self.broadcaster.close()
     }
 
     /// Delivers `next` to every current subscriber (and keeps it for replay).

@@ -1,6 +1,16 @@
 #define _GNU_SOURCE
 #include "_SwiftSignalKitShims.h"
 
+#include <stddef.h>
+
+/* The Swift runtime's entry point (C calling convention): returns the object,
+ * retained, or NULL when its deinitialization has begun. */
+extern void *swift_tryRetain(void *object);
+
+int _sks_try_retain(void *object) {
+    return swift_tryRetain(object) != NULL;
+}
+
 #if defined(__linux__)
 #include <stdint.h>
 #include <sys/eventfd.h>

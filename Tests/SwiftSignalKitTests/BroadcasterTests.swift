@@ -133,9 +133,9 @@ final class BroadcasterTests: XCTestCase {
         XCTAssertEqual(log.with { $0 }, ["begin 2", "end 2", "3"])
     }
 
-    func testAPipeSubscriptionIsFreedWithItsBroadcaster() {
+    func testClosingFreesUndisposedSubscriptionsAndEndsLaterOnes() {
         // The subscription holds its subscriber; the subscriber holds the
-        // subscription (as its disposable). The broadcaster's deinit breaks
+        // subscription (as its disposable). `close` (a pipe's deinit) breaks
         // that cycle for an undisposed subscription.
         final class Token {}
         weak var weakToken: Token?
@@ -149,7 +149,13 @@ final class BroadcasterTests: XCTestCase {
             _ = signal.start(next: { _ in withExtendedLifetime(token) {} })
         }
         XCTAssertNotNil(weakToken)
-        broadcaster = nil
+        broadcaster?.close()
         XCTAssertNil(weakToken)
+        var received: [Int] = []
+        let (late, _) = subscribe(broadcaster!, { received.append($0) }, { _, _ in })
+        broadcaster?.publish { _, _ in 1 }
+        XCTAssertEqual(received, [])
+        late.dispose()
+        broadcaster = nil
     }
 }

@@ -5,7 +5,7 @@ import Dispatch
 final class StripedLockTests: XCTestCase {
     func testStripedLockRunsTheBody() {
         let object = Unprotected()
-        _stripedLock(for: object) {
+        _stripedLock(for: object, .keepAlive) {
             object.value += 1
         }
         XCTAssertEqual(object.value, 1)
@@ -17,7 +17,7 @@ final class StripedLockTests: XCTestCase {
         let state = Unprotected()
         runThreads(threadCount) { _ in
             for _ in 0 ..< perThread {
-                _stripedLock(for: state) {
+                _stripedLock(for: state, .subscription) {
                     state.update()
                 }
             }
@@ -33,7 +33,7 @@ final class StripedLockTests: XCTestCase {
         runThreads(threadCount) { thread in
             for i in 0 ..< perThread {
                 let object = objects[(i * 7 + thread) % objects.count]
-                _stripedLock(for: object) {
+                _stripedLock(for: object, .keepAlive) {
                     object.value += 1
                 }
             }

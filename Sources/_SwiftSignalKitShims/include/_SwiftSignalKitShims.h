@@ -19,4 +19,11 @@ void _sks_event_signal(int fd);
 void _sks_event_clear(int fd);
 void _sks_event_close(int fd);
 
+/* Retains the Swift object and returns nonzero, unless its deinitialization
+ * has begun (then 0 and nothing changes). The memory must be valid: the
+ * caller guarantees the object has not been freed. Forwards to the Swift
+ * runtime's swift_tryRetain (an exported entry point of its ABI: what
+ * loading a weak reference relies on). */
+int _sks_try_retain(void *object);
+
 #endif
