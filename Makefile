@@ -211,7 +211,14 @@ bench-capi: stage
 	$(CC) -O2 $(CWARN) -D_DEFAULT_SOURCE Benchmarks/c/bench_capi.c $(BENCH_COUNTER) \
 		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(BENCH_OUT)/bench_capi
 
-bench-c: bench-capi
+# bench_ffi: the same program with typed (libffi) sinks, when libffi is there.
+bench-ffi: stage
+	mkdir -p $(BENCH_OUT)
+	if pkg-config --exists libffi; then \
+		$(CC) -O2 $(CWARN) -D_DEFAULT_SOURCE -DBENCH_FFI Benchmarks/c/bench_capi.c $(BENCH_COUNTER) \
+			$$($(STAGE_PKG) --cflags --libs signalkit-ffi) -lpthread -o $(BENCH_OUT)/bench_ffi; fi
+
+bench-c: bench-capi bench-ffi
 	$(CLANG) -O2 -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE \
 		$$(pkg-config --exists libffi && echo "-DBENCH_HAVE_FFI $$(pkg-config --cflags libffi)") \
 		-DBENCH_HAVE_DISPATCH -I$(SWIFT_DISPATCH) Benchmarks/c/floors.c $(BENCH_COUNTER) \

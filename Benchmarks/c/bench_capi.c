@@ -5,18 +5,32 @@
  *                           one JSON line per workload (impl "c")
  *   bench_capi --check      the deterministic allocation figures only
  *
+ * Compiled with -DBENCH_FFI (and signalkit-ffi), it is bench_ffi: W1, W3 and
+ * W7 with the same pipelines, the sinks being plain `void (void *, int64_t)`
+ * functions called through typed subscriptions (sk_ffi_signal_start with
+ * "void(ctx,i64)", a libffi call per value); impl "ffi".
+ *
  * See Benchmarks/README.md for what each workload times. */
 #include <semaphore.h>
 #include <signalkit.h>
 
 #include "bench.h"
 
+#ifdef BENCH_FFI
+#include <signalkit_ffi.h>
+#define BENCH_IMPL "ffi"
+#define LAST_ERROR() (sk_ffi_last_error_message()[0] ? sk_ffi_last_error_message() : sk_last_error_message())
+#else
+#define BENCH_IMPL "c"
+#define LAST_ERROR() sk_last_error_message()
+#endif
+
 #define CHECK(call)                                                              \
     do {                                                                         \
         int status_ = (call);                                                    \
         if (status_ != SK_OK) {                                                  \
             fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                    sk_last_error_message());                                    \
+                    LAST_ERROR());                                               \
             exit(1);                                                             \
         }                                                                        \
     } while (0)
@@ -52,6 +66,26 @@ static int64_t wrapping_add(int64_t a, int64_t b) {
     return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
+#ifdef BENCH_FFI
+/* The typed sinks' signature, "void(ctx,i64)" (parsed in main). */
+static sk_ffi_signature *sink_signature;
+
+static void sum_i64(void *ctx, int64_t n) {
+    int64_t *sum = ctx;
+    *sum = wrapping_add(*sum, n);
+}
+
+/* Subscribes `fn(ctx, value)` through a typed subscription. */
+static void start_sink(sk_disposable **out, sk_signal *signal, void (*fn)(void *, int64_t), void *ctx) {
+    sk_ffi_observer observer = { sink_signature, (sk_ffi_fn)fn, NULL, NULL, NULL, NULL, ctx, NULL };
+    CHECK(sk_ffi_signal_start(out, signal, &observer));
+}
+
+/* The summing sink of W1 and W3. */
+static void start_sum(sk_disposable **out, sk_signal *signal, int64_t *sum) {
+    start_sink(out, signal, sum_i64, sum);
+}
+#else
 static void sum_next(void *ctx, const sk_value *value) {
     int64_t *sum = ctx;
     *sum = wrapping_add(*sum, int_of(value));
@@ -61,6 +95,13 @@ static sk_observer sum_observer(int64_t *sum) {
     sk_observer observer = { sum_next, NULL, NULL, sum, NULL };
     return observer;
 }
+
+/* The summing sink of W1 and W3. */
+static void start_sum(sk_disposable **out, sk_signal *signal, int64_t *sum) {
+    sk_observer observer = sum_observer(sum);
+    CHECK(sk_signal_start(out, signal, &observer));
+}
+#endif
 
 /* A cold synchronous source of 0..<n (n behind ctx), then completion. */
 static sk_disposable *range_generator(void *ctx, sk_subscriber *subscriber) {
@@ -86,6 +127,7 @@ static int64_t expected_w1(int64_t n) {
     return sum;
 }
 
+#ifndef BENCH_FFI
 static int64_t expected_w2(int64_t cycles, int64_t every) {
     int64_t i, sum = 0;
     for (i = 0; i < cycles; i++) {
@@ -96,6 +138,8 @@ static int64_t expected_w2(int64_t cycles, int64_t every) {
     return sum;
 }
 
+#endif
+
 static int64_t sum_below(int64_t n) {
     int64_t i, sum = 0;
     for (i = 0; i < n; i++) {
@@ -104,6 +148,7 @@ static int64_t sum_below(int64_t n) {
     return sum;
 }
 
+#ifndef BENCH_FFI
 static int64_t expected_w5(int64_t n) {
     int64_t i, latest[2] = { 0, 0 }, sum = 0;
     int seen[2] = { 0, 0 };
@@ -117,6 +162,8 @@ static int64_t expected_w5(int64_t n) {
     return sum;
 }
 
+#endif
+
 /* ---- workloads ---- */
 
 /* W1: build, subscribe, run, dispose. */
@@ -124,13 +171,12 @@ static int64_t w1(int64_t n, bench_probe *p) {
     int64_t sum = 0;
     sk_signal *source, *a, *b, *c;
     sk_disposable *subscription;
-    sk_observer observer = sum_observer(&sum);
     probe_begin(p);
     CHECK(sk_signal_create(&source, range_generator, &n, NULL));
     CHECK(sk_signal_map(&a, source, add_one, NULL, NULL));
     CHECK(sk_signal_filter(&b, a, is_even, NULL, NULL));
     CHECK(sk_signal_map(&c, b, times_two, NULL, NULL));
-    CHECK(sk_signal_start(&subscription, c, &observer));
+    start_sum(&subscription, c, &sum);
     sk_disposable_dispose(subscription);
     sk_disposable_release(subscription);
     sk_signal_release(c);
@@ -141,6 +187,7 @@ static int64_t w1(int64_t n, bench_probe *p) {
     return sum;
 }
 
+#ifndef BENCH_FFI
 /* W2: subscribe the (prebuilt) mapped pipe signal, maybe put, dispose. */
 static int64_t w2(int64_t cycles, int64_t every, bench_probe *p) {
     int64_t sum = 0, i;
@@ -171,18 +218,19 @@ static int64_t w2(int64_t cycles, int64_t every, bench_probe *p) {
     return sum;
 }
 
+#endif
+
 /* W3: `sinks` sinks on one pipe; the puts only are timed. */
 static int64_t w3(int64_t sinks, int64_t puts, bench_probe *p) {
     int64_t sum = 0, i;
     sk_pipe *pipe;
     sk_signal *signal;
     sk_value value;
-    sk_observer observer = sum_observer(&sum);
     sk_disposable **subscriptions = calloc((size_t)sinks, sizeof *subscriptions);
     CHECK(sk_pipe_create(&pipe, false));
     CHECK(sk_pipe_signal(&signal, pipe));
     for (i = 0; i < sinks; i++) {
-        CHECK(sk_signal_start(&subscriptions[i], signal, &observer));
+        start_sum(&subscriptions[i], signal, &sum);
     }
     probe_begin(p);
     for (i = 0; i < puts; i++) {
@@ -200,6 +248,7 @@ static int64_t w3(int64_t sinks, int64_t puts, bench_probe *p) {
     return sum;
 }
 
+#ifndef BENCH_FFI
 static sk_signal *single_of(void *ctx, const sk_value *value) {
     sk_signal *signal = NULL;
     (void)ctx;
@@ -293,20 +342,27 @@ static int64_t w6(int64_t count, bench_probe *p) {
     return sum;
 }
 
+#endif
+
 typedef struct w7_state {
     int64_t sum;
     int64_t last;
     sem_t done;
 } w7_state;
 
-static void w7_next(void *ctx, const sk_value *value) {
+static void w7_add(void *ctx, int64_t n) {
     w7_state *state = ctx;
-    int64_t n = int_of(value);
     state->sum = wrapping_add(state->sum, n);
     if (n == state->last) {
         sem_post(&state->done);
     }
 }
+
+#ifndef BENCH_FFI
+static void w7_next(void *ctx, const sk_value *value) {
+    w7_add(ctx, int_of(value));
+}
+#endif
 
 /* W7: pipe → deliver-on a serial queue → sink; first put to last delivery. */
 static int64_t w7(int64_t n, bench_probe *p) {
@@ -317,7 +373,9 @@ static int64_t w7(int64_t n, bench_probe *p) {
     sk_signal *signal, *delivered;
     sk_disposable *subscription;
     sk_value value;
+#ifndef BENCH_FFI
     sk_observer observer = { w7_next, NULL, NULL, &state, NULL };
+#endif
     state.sum = 0;
     state.last = n - 1;
     sem_init(&state.done, 0, 0);
@@ -325,7 +383,11 @@ static int64_t w7(int64_t n, bench_probe *p) {
     CHECK(sk_pipe_create(&pipe, false));
     CHECK(sk_pipe_signal(&signal, pipe));
     CHECK(sk_signal_deliver_on(&delivered, signal, queue));
+#ifdef BENCH_FFI
+    start_sink(&subscription, delivered, w7_add, &state);
+#else
     CHECK(sk_signal_start(&subscription, delivered, &observer));
+#endif
     probe_begin(p);
     for (i = 0; i < n; i++) {
         sk_value_set_int64(&value, i);
@@ -376,10 +438,11 @@ static int selected(const char *id) {
 #define RUN(id, unit, units, with_bytes, expected, call)                      \
     do {                                                                     \
         if (selected(id)) {                                                  \
-            BENCH_RUN("c", id, unit, units, with_bytes, expected, probe_, call); \
+            BENCH_RUN(BENCH_IMPL, id, unit, units, with_bytes, expected, probe_, call); \
         }                                                                    \
     } while (0)
 
+#ifndef BENCH_FFI
 /* The check mode: differences between two sizes (see AllocCheck). */
 static void check_line(const char *name, double value) {
     printf("{\"check\":\"%s\",\"value\":%.4f}\n", name, value);
@@ -416,6 +479,7 @@ static void run_checks(void) {
     check_line("c.w6.allocs_per_subscription", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
     fflush(stdout);
 }
+#endif
 
 int main(int argc, char **argv) {
     int reps = bench_reps(argc, argv);
@@ -428,6 +492,17 @@ int main(int argc, char **argv) {
             selected_workloads = argv[i + 1];
         }
     }
+#ifdef BENCH_FFI
+    CHECK(sk_ffi_signature_parse(&sink_signature, "void(ctx,i64)"));
+    RUN("W1", "event", W1_EVENTS, 0, expected_w1(W1_EVENTS), w1(W1_EVENTS, &probe_));
+    RUN("W3", "delivery", (int64_t)W3_SINKS * W3_PUTS, 0, W3_SINKS * sum_below(W3_PUTS), w3(W3_SINKS, W3_PUTS, &probe_));
+    RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));
+    sk_ffi_signature_release(sink_signature);
+    if (sk_ffi_live_objects() != 0) {
+        fprintf(stderr, "ffi objects left: %ld\n", sk_ffi_live_objects());
+        return 1;
+    }
+#else
     if (bench_has_flag(argc, argv, "--check")) {
         run_checks();
         return sk_live_objects() == 0 ? 0 : (fprintf(stderr, "live objects left: %ld\n", sk_live_objects()), 1);
@@ -439,6 +514,7 @@ int main(int argc, char **argv) {
     RUN("W5", "put", W5_PUTS, 0, expected_w5(W5_PUTS), w5(W5_PUTS, &probe_));
     RUN("W6", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, &probe_));
     RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));
+#endif
     if (sk_live_objects() != 0) {
         fprintf(stderr, "live objects left: %ld\n", sk_live_objects());
         return 1;

@@ -17,6 +17,11 @@ import Synchronization
 /// Thread-safety: every method may be called from any thread. `setEnabled` is
 /// refused while objects are alive, so an object is registered exactly when
 /// it was created with checking on.
+/// Whether handle checking is on. A global with a constant initializer (no
+/// lazy initialization on the per-event path); `SIGNALKIT_CHECK_HANDLES` is
+/// applied by `HandleRegistry.applyEnvironment()`.
+let handleCheckingEnabled = Synchronization.Atomic<Bool>(false)
+
 enum HandleRegistry {
     private final class Stripe: Sendable {
         let addresses = Mutex<Set<UInt>>([])
@@ -24,19 +29,24 @@ enum HandleRegistry {
 
     private static let stripes: [Stripe] = (0 ..< 64).map { _ in Stripe() }
 
-    /// Whether checking is on; initially from `SIGNALKIT_CHECK_HANDLES`.
-    static let enabled = Synchronization.Atomic<Bool>(HandleRegistry.environmentDefault())
+    /// Applies `SIGNALKIT_CHECK_HANDLES` once: called before the first object
+    /// is created and by the functions that read or switch the setting (a
+    /// lazily initialized global, so its cost stays off the per-event path).
+    static func applyEnvironment() {
+        _ = environmentApplied
+    }
 
-    private static func environmentDefault() -> Bool {
-        guard let value = getenv("SIGNALKIT_CHECK_HANDLES") else {
+    private static let environmentApplied: Bool = {
+        guard let value = getenv("SIGNALKIT_CHECK_HANDLES"), value.pointee != 0, strcmp(value, "0") != 0 else {
             return false
         }
-        return value.pointee != 0 && strcmp(value, "0") != 0
-    }
+        handleCheckingEnabled.store(true, ordering: .releasing)
+        return true
+    }()
 
     @inline(__always)
     static var isEnabled: Bool {
-        return enabled.load(ordering: .relaxed)
+        return handleCheckingEnabled.load(ordering: .relaxed)
     }
 
     private static func stripe(_ address: UInt) -> Stripe {
@@ -54,11 +64,15 @@ enum HandleRegistry {
     }
 
     /// True when checking is off, or when `pointer` is a live object.
+    @inline(__always)
     static func isLive(_ pointer: UnsafeRawPointer) -> Bool {
         if !isEnabled {
             return true
         }
-        let address = UInt(bitPattern: pointer)
+        return isRegistered(UInt(bitPattern: pointer))
+    }
+
+    private static func isRegistered(_ address: UInt) -> Bool {
         return stripe(address).addresses.withLock { $0.contains(address) }
     }
 }

@@ -17,6 +17,7 @@ class SKObject {
     private let registered: Bool
 
     init(counted: Bool = true) {
+        HandleRegistry.applyEnvironment()
         self.counted = counted
         self.registered = HandleRegistry.isEnabled
         if counted {
@@ -152,18 +153,20 @@ class SKContext: SKObject {
 
 @c @implementation
 public func sk_set_handle_checking(_ enabled: Bool) -> Int32 {
+    HandleRegistry.applyEnvironment()
     if HandleRegistry.isEnabled == enabled {
         return SKOK
     }
     if liveObjectCount.load(ordering: .acquiring) != 0 {
         return fail(SK_ERR_BUSY, "sk_set_handle_checking: library objects are alive (\(liveObjectCount.load(ordering: .relaxed))); switch before creating any")
     }
-    HandleRegistry.enabled.store(enabled, ordering: .releasing)
+    handleCheckingEnabled.store(enabled, ordering: .releasing)
     return SKOK
 }
 
 @c @implementation
 public func sk_handle_checking() -> Bool {
+    HandleRegistry.applyEnvironment()
     return HandleRegistry.isEnabled
 }
 

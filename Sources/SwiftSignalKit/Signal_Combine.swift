@@ -50,11 +50,13 @@ final class CombineLatest2State<T1, T2>: @unchecked Sendable {
 /// `Any`, for the arities 3 to 26.
 ///
 /// Thread-safety: as `CombineLatest2State`.
-private final class CombineLatestArrayState<T>: @unchecked Sendable {
-    private let mutex = _Mutex()
-    private var values: [T?]
-    private var missing: Int
+@usableFromInline
+final class CombineLatestArrayState<T>: @unchecked Sendable {
+    @usableFromInline let mutex = _Mutex()
+    @exclusivity(unchecked) @usableFromInline var values: [T?]
+    @exclusivity(unchecked) @usableFromInline var missing: Int
 
+    @inlinable
     init(count: Int) {
         self.values = [T?](repeating: nil, count: count)
         self.missing = count
@@ -62,6 +64,7 @@ private final class CombineLatestArrayState<T>: @unchecked Sendable {
 
     /// Stores the value at `index`; returns all latest values, if all are
     /// known, and the replaced value, for the caller to release after emitting.
+    @inlinable
     func put(_ index: Int, _ value: T) -> (values: [T]?, replaced: T?) {
         self.mutex.lock()
         let previous = self.values[index]
@@ -79,6 +82,7 @@ private final class CombineLatestArrayState<T>: @unchecked Sendable {
 }
 
 /// Starts one input of a combination with the given callbacks.
+@usableFromInline
 typealias CombineLatestStarter<T, E> = (@escaping (T) -> Void, @escaping (E) -> Void, @escaping () -> Void) -> any Disposable
 
 /// Wraps a signal of any value type as a starter delivering `Any`.
@@ -91,6 +95,7 @@ func combineLatestStarter<T, E>(_ signal: Signal<T, E>) -> CombineLatestStarter<
 }
 
 /// The shared implementation of the array form and of the arities 3 to 26.
+@inlinable
 func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter<T, E>], combine: @escaping ([T]) -> R) -> Signal<R, E> {
     let count = starters.count
     if count == 0 {
@@ -202,6 +207,7 @@ public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _
 /// once. An empty array emits `[]`, then completes.
 ///
 /// Errors, completion, `queue` and threading: as `combineLatest(queue:_:_:)`.
+@inlinable
 public func combineLatest<T, E>(queue: Queue? = nil, _ signals: [Signal<T, E>]) -> Signal<[T], E> {
     let starters: [CombineLatestStarter<T, E>] = signals.map { signal in
         return { next, error, completed in
