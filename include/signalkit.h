@@ -496,7 +496,12 @@ int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
 int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t count, sk_queue *queue);
 /* All values of `count` signals (borrowed); completes when all complete. */
 int sk_signal_merge(sk_signal **out, sk_signal *const *signals, size_t count);
-/* Every event delivered on `queue` (borrowed). */
+/* Every event delivered on `queue` (borrowed), in the order emitted by each
+ * thread; inline when emitted on `queue` itself. Events waiting for the queue
+ * are delivered in batches by one piece of queue work: never later than a
+ * dispatch per event would deliver them, possibly ahead of other work
+ * enqueued on `queue` meanwhile. Nothing is delivered after the subscription
+ * is disposed. */
 int sk_signal_deliver_on(sk_signal **out, sk_signal *signal, sk_queue *queue);
 /* The latest value once `seconds` pass without a new one, delivered on
  * `queue`; completion flushes the pending value first. */
