@@ -146,9 +146,11 @@ def bench(args):
     out.append("|---|---:|---:|---|")
 
     def target(label, measured, goal, at_least, suffix="x"):
+        # A negative cost (a difference of two noisy times) says nothing.
+        status = "noise" if measured is not None and measured < 0 else verdict(measured, goal, at_least)
         out.append("| %s | %s | %s %s%s | %s |" % (
             label, fmt(measured, 2) if measured is not None else "-", ">=" if at_least else "<=", goal, suffix,
-            verdict(measured, goal, at_least)))
+            status))
 
     target("W1 OpenCombine / Swift", ratio(ns("opencombine", "W1"), ns("swift", "W1")), 15, True)
     target("W1 Swift / direct call", ratio(ns("swift", "W1"), floor["call"]), 12, False)
