@@ -6,9 +6,9 @@
 ///
 /// The signals never complete. They hold the pipe weakly, as in the original:
 /// the pipe does not need to outlive them. Subscribing after the pipe is gone
-/// gives a signal that never emits; subscriptions alive when it goes receive
-/// nothing more, and their callbacks are released then (nothing holds them:
-/// a subscription's disposable holds its subscriber weakly).
+/// gives a signal that never emits; subscriptions alive when it goes are
+/// ended without an event (as if disposed): they receive nothing more and
+/// their callbacks are released then.
 ///
 /// Thread-safety: `@unchecked Sendable` because its state (subscribers, the
 /// replayed value) lives under an internal lock and subscriber callbacks run
