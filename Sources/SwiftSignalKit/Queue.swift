@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import _SwiftSignalKitShims
 #if canImport(Glibc)
 import Glibc
@@ -44,6 +45,11 @@ public final class Queue: @unchecked Sendable {
     private let specific: QueueSpecific?
     private let specialIsMainQueue: Bool
     private let host: HostQueueExecutor?
+    /// The raw specific value (the overlay's box around `specific`) seen on
+    /// this queue, learned the first time `isCurrent` confirms it the slow
+    /// way; 0 until then. The box lives as long as the dispatch queue, which
+    /// this object keeps, so the address identifies the queue.
+    private let currentSpecificBox = Synchronization.Atomic<UInt>(0)
 
     /// The underlying dispatch queue.
     public var queue: DispatchQueue {
@@ -159,8 +165,20 @@ public final class Queue: @unchecked Sendable {
         if let host = self.host {
             return host.isCurrent
         }
-        if let specific = self.specific, DispatchQueue.getSpecific(key: queueSpecificKey) === specific {
-            return true
+        if let specific = self.specific {
+            // The cheap check first: the raw specific of the current queue,
+            // compared with the one learned for this queue.
+            let box = UInt(bitPattern: _sks_dispatch_current_specific(Unmanaged.passUnretained(queueSpecificKey).toOpaque()))
+            if box != 0 {
+                let known = self.currentSpecificBox.load(ordering: .relaxed)
+                if box == known {
+                    return true
+                }
+                if known == 0 && DispatchQueue.getSpecific(key: queueSpecificKey) === specific {
+                    self.currentSpecificBox.store(box, ordering: .relaxed)
+                    return true
+                }
+            }
         }
         if self.specialIsMainQueue && isMainThread() {
             return true

@@ -48,6 +48,14 @@ int _sks_is_main_thread(void) {
 }
 #endif
 
+/* libdispatch's C entry point (exported by libdispatch, which the Swift
+ * core links through Dispatch). */
+extern void *dispatch_get_specific(const void *key);
+
+void *_sks_dispatch_current_specific(const void *key) {
+    return dispatch_get_specific(key);
+}
+
 static _Thread_local void *sks_current_host_queue;
 
 void *_sks_current_host_queue(void) {

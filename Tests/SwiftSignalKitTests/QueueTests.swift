@@ -312,6 +312,34 @@ final class QueueTests: XCTestCase {
         XCTAssertEqual(observed.with { $0 }, [false, true])
     }
 
+    func testIsCurrentStaysRightAfterItHasLearnedItsQueue() {
+        // After the first confirmation on its queue, `isCurrent` answers from
+        // the raw dispatch specific it learned: it must still say false on
+        // other queues and threads, and true again on its own.
+        let first = Queue(name: "QueueTests.learn.first")
+        let second = Queue(name: "QueueTests.learn.second")
+        var observed: [Bool] = []
+        first.sync {
+            observed.append(first.isCurrent())
+            observed.append(first.isCurrent())
+        }
+        second.sync {
+            observed.append(first.isCurrent())
+            observed.append(second.isCurrent())
+            observed.append(second.isCurrent())
+        }
+        observed.append(first.isCurrent())
+        DispatchQueue(label: "QueueTests.learn.plain").sync {
+            observed.append(first.isCurrent())
+            observed.append(second.isCurrent())
+        }
+        first.sync {
+            observed.append(first.isCurrent())
+            observed.append(second.isCurrent())
+        }
+        XCTAssertEqual(observed, [true, true, false, true, true, false, false, false, true, false])
+    }
+
     func testWrappersOfOneDispatchQueueRecogniseEachOther() {
         let dispatchQueue = DispatchQueue(label: "QueueTests.shared")
         let first = Queue(queue: dispatchQueue)

@@ -6,6 +6,11 @@
 /* Nonzero when the calling thread is the process's main thread. */
 int _sks_is_main_thread(void);
 
+/* The raw dispatch-specific value for `key` on the current queue (or its
+ * targets), or NULL: dispatch_get_specific, without the Swift overlay's
+ * generic boxing. */
+void *_sks_dispatch_current_specific(const void *key);
+
 /* The host-drained queue the calling thread is draining, or NULL. */
 void *_sks_current_host_queue(void);
 void _sks_set_current_host_queue(void *queue);
