@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The value type of a signal that never produces values.
 public enum NoValue {
 }
@@ -85,8 +87,11 @@ public final class Signal<T, E>: @unchecked Sendable {
             return fused({ _ in next }, error, completed)
         }
         let subscriber = Subscriber<T, E>(next: next, error: error, completed: completed)
-        let disposable = SubscriberDisposable(subscriber: subscriber, upstream: self.generator(subscriber))
+        // The disposable exists before the generator runs (nobody can reach
+        // it until it is assigned or returned); its upstream comes after.
+        let disposable = SubscriberDisposable(subscriber: subscriber)
         subscriber.handle = disposable
+        disposable.upstream = self.generator(subscriber)
         subscriber.assignDisposable(disposable)
         return disposable
     }
@@ -102,9 +107,10 @@ public final class Signal<T, E>: @unchecked Sendable {
         }
         let subscriber = Subscriber<T, E>(next: nil, error: error, completed: completed)
         // Set before the subscriber is published to the generator.
-        subscriber.next = makeNext(_SubscriberLiveness(subscriber))
-        let disposable = SubscriberDisposable(subscriber: subscriber, upstream: self.generator(subscriber))
+        let disposable = SubscriberDisposable(subscriber: subscriber)
         subscriber.handle = disposable
+        subscriber.next = makeNext(_SubscriberLiveness(disposable))
+        disposable.upstream = self.generator(subscriber)
         subscriber.assignDisposable(disposable)
         return disposable
     }
@@ -168,26 +174,22 @@ public final class Signal<T, E>: @unchecked Sendable {
 /// the unfused chain; what is saved is a subscriber, its disposable and its
 /// bookkeeping per stage, on every subscription and every value.
 ///
-/// The reference is unowned and unretained: the composed callback that holds
-/// it is owned by that subscriber and only runs inside its `putNext`.
+/// The reference is unretained: the composed callback that holds it is owned
+/// by that subscriber, which holds the disposable for its whole life.
 @usableFromInline
 struct _SubscriberLiveness {
-    @usableFromInline let subscriber: Unmanaged<AnyObject>
-    /// Reads the terminated flag of `subscriber` (captures nothing).
-    @usableFromInline let check: (Unmanaged<AnyObject>) -> Bool
+    /// The subscription's disposable, whose `terminated` mirrors the
+    /// subscriber's state (non-generic: read directly, without a call through
+    /// a function value). Unretained: the subscriber holds it for life.
+    @usableFromInline let disposable: Unmanaged<SubscriberDisposable>
 
     @inlinable
-    init<T, E>(_ subscriber: Subscriber<T, E>) {
-        self.subscriber = Unmanaged.passUnretained(subscriber as AnyObject)
-        self.check = { object in
-            return object._withUnsafeGuaranteedRef { object in
-                return unsafeDowncast(object, to: Subscriber<T, E>.self)._isTerminated
-            }
-        }
+    init(_ disposable: SubscriberDisposable) {
+        self.disposable = Unmanaged.passUnretained(disposable)
     }
 
     @inlinable
     var isTerminated: Bool {
-        return self.check(self.subscriber)
+        return self.disposable._withUnsafeGuaranteedRef { $0.terminated.load(ordering: .acquiring) }
     }
 }

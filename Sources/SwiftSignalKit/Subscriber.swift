@@ -138,6 +138,8 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
             let desired = (current | Subscriber.terminatedFlag) + 1
             let (exchanged, original) = self.state.compareExchange(expected: current, desired: desired, ordering: .acquiringAndReleasing)
             if exchanged {
+                // Mirrored where fused stages look (see `_SubscriberLiveness`).
+                self.handle?.terminated.store(true, ordering: .releasing)
                 return current
             }
             current = original
@@ -216,13 +218,6 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     }
 }
 
-extension Subscriber {
-    @inlinable
-    var _isTerminated: Bool {
-        return self.state.load(ordering: .acquiring) & Subscriber.terminatedFlag != 0
-    }
-}
-
 /// What `Signal.start` returns: disposing it terminates the subscriber without
 /// an event and disposes the generator's disposable, exactly once, whichever
 /// comes first (this dispose, or the subscriber's own termination: the
@@ -255,16 +250,22 @@ extension Subscriber {
 final class SubscriberDisposable: Disposable, CustomStringConvertible, @unchecked Sendable {
     /// Guarded by the `subscription` stripe of this object.
     @exclusivity(unchecked) @usableFromInline var subscriber: Unmanaged<AnyObject>?
-    /// Touched only by the thread that wins `disposed` (and by deinit).
+    /// Set once by `start` before publication; then touched only by the
+    /// thread that wins `disposed` (and by deinit).
     @exclusivity(unchecked) @usableFromInline var upstream: (any Disposable)?
     @usableFromInline let disposed = Synchronization.Atomic<Bool>(false)
+    /// Set when the subscriber terminates (a copy of its terminated flag for
+    /// the fused stages, which do not know its type).
+    @usableFromInline let terminated = Synchronization.Atomic<Bool>(false)
     /// Terminates the subscriber, if it is still there (see above).
     @usableFromInline let terminate: (SubscriberDisposable) -> Void
 
+    /// The upstream is set by `start` once the generator has returned, before
+    /// this object can be reached by anyone else.
     @inlinable
-    init<T, E>(subscriber: Subscriber<T, E>, upstream: any Disposable) {
+    init<T, E>(subscriber: Subscriber<T, E>) {
         self.subscriber = Unmanaged.passUnretained(subscriber as AnyObject)
-        self.upstream = upstream
+        self.upstream = nil
         self.terminate = { disposable in
             // Under the lock, only a conditional retain: no release (a deinit
             // would take the lock) and no user code.
