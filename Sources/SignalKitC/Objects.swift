@@ -109,6 +109,26 @@ func borrowHandle<H: SKObject>(_ function: String, _ name: String, _ handle: Opa
     return (object, SKOK)
 }
 
+/// The per-event fast path of the functions that take a handle and a value
+/// (`sk_subscriber_put_next`, `sk_pipe_put`): with handle checking off, a
+/// handle of exactly class `H` and a primitive value, runs `body` with the
+/// object borrowed without a retain (the caller's reference keeps it alive
+/// for the call) and returns true. Returns false, having run nothing, in
+/// every other case: the caller then takes its checked path.
+@inline(__always)
+func withPrimitiveFastPath<H: SKObject>(_ handle: OpaquePointer?, _ value: UnsafePointer<sk_value>?, as type: H.Type, _ body: (H, SKValue) -> Void) -> Bool {
+    guard let handle, let value, !HandleRegistry.isEnabled, value.pointee.kind.rawValue <= SK_KIND_DOUBLE.rawValue else {
+        return false
+    }
+    return Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle))._withUnsafeGuaranteedRef { object -> Bool in
+        guard Swift.type(of: object) == H.self else {
+            return false
+        }
+        body(unsafeDowncast(object, to: H.self), SKValue(borrowing: value))
+        return true
+    }
+}
+
 /// A C context pointer with its optional release function, which runs exactly
 /// once: when the last Swift reference to this object goes away, or earlier
 /// through `releaseNow()`.

@@ -26,6 +26,11 @@ public func sk_pipe_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ repla
 
 @c @implementation
 public func sk_pipe_put(_ pipe: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
+    if withPrimitiveFastPath(pipe, value, as: SKPipe.self, { handle, value in
+        handle.pipe.putNext(value)
+    }) {
+        return SKOK
+    }
     let (handle, status) = borrowPipe("sk_pipe_put", pipe)
     guard let handle else {
         return status

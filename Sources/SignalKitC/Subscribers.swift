@@ -17,20 +17,10 @@ private func borrowSubscriber(_ function: String, _ handle: OpaquePointer?) -> (
 
 @c @implementation
 public func sk_subscriber_put_next(_ subscriber: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
-    // The per-event fast path: a primitive value, a subscriber handle (exact
-    // class), handle checking off. The handle is borrowed without a retain
-    // (the caller's reference keeps it alive for the call).
-    if let subscriber, let value, !HandleRegistry.isEnabled, value.pointee.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
-        let delivered = Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(subscriber))._withUnsafeGuaranteedRef { object -> Bool in
-            guard Swift.type(of: object) == SKSubscriber.self else {
-                return false
-            }
-            unsafeDowncast(object, to: SKSubscriber.self).subscriber.putNext(SKValue(borrowing: value))
-            return true
-        }
-        if delivered {
-            return SKOK
-        }
+    if withPrimitiveFastPath(subscriber, value, as: SKSubscriber.self, { handle, value in
+        handle.subscriber.putNext(value)
+    }) {
+        return SKOK
     }
     let (handle, status) = borrowSubscriber("sk_subscriber_put_next", subscriber)
     guard let handle else {
