@@ -364,7 +364,7 @@ test-python: stage
 FUZZ_OUT := $(OUT)/fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_CI_SECONDS ?= 60
-FUZZ_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fuse-ld=lld -Iinclude \
+FUZZ_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fuse-ld=lld -Iinclude -ITests/common \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LINK := -L.build-fuzz/debug -lsignalkit -Wl,-rpath,$(CURDIR)/.build-fuzz/debug -Wl,-rpath,$(SWIFT_LIBDIR)
 # No Swift backtracer on a crash (libFuzzer prints the stack), no leak check
@@ -408,7 +408,7 @@ test: test-fuzz
 # ------------------------------------------------------------------------ #
 
 SOAK_ITERATIONS ?= 10000
-SOAK_CFLAGS := -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer -fuse-ld=lld -Iinclude
+SOAK_CFLAGS := -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer -fuse-ld=lld -Iinclude -ITests/common
 
 .PHONY: test-soak-tsan test-soak-asan
 

@@ -5,6 +5,11 @@ import Musl
 #endif
 import Synchronization
 
+/// Whether handle checking is on. A global with a constant initializer (no
+/// lazy initialization on the per-event path); `SIGNALKIT_CHECK_HANDLES` is
+/// applied by `HandleRegistry.applyEnvironment()`.
+let handleCheckingEnabled = Synchronization.Atomic<Bool>(false)
+
 /// The addresses of the library's live objects, kept only while handle
 /// checking is on (`sk_set_handle_checking`, or `SIGNALKIT_CHECK_HANDLES=1`
 /// in the environment), so that a handle or value used after its last release
@@ -14,14 +19,9 @@ import Synchronization
 /// Checking costs a striped lock and a hash lookup per handle argument and per
 /// object created or freed; off (the default), it costs one relaxed load.
 ///
-/// Thread-safety: every method may be called from any thread. `setEnabled` is
-/// refused while objects are alive, so an object is registered exactly when
-/// it was created with checking on.
-/// Whether handle checking is on. A global with a constant initializer (no
-/// lazy initialization on the per-event path); `SIGNALKIT_CHECK_HANDLES` is
-/// applied by `HandleRegistry.applyEnvironment()`.
-let handleCheckingEnabled = Synchronization.Atomic<Bool>(false)
-
+/// Thread-safety: every method may be called from any thread. Switching
+/// checking (`sk_set_handle_checking`) is refused while objects are alive, so
+/// an object is registered exactly when it was created with checking on.
 enum HandleRegistry {
     private final class Stripe: Sendable {
         let addresses = Mutex<Set<UInt>>([])

@@ -65,10 +65,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// its callbacks, delivered once the current delivery is over.
     @usableFromInline
     struct DeliveringThread {
-        @usableFromInline let thread: pthread_t
+        /// As `currentThread()`.
+        @usableFromInline let thread: UInt
         @usableFromInline var pending: [Delivery]
 
-        @inlinable init(thread: pthread_t, pending: [Delivery]) {
+        @inlinable init(thread: UInt, pending: [Delivery]) {
             self.thread = thread
             self.pending = pending
         }
@@ -298,8 +299,8 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// under the lock.
     @usableFromInline
     func enterDelivering(queueing delivery: Delivery?) -> Bool {
-        let me = pthread_self()
-        for i in self.deliveringThreads.indices where pthread_equal(self.deliveringThreads[i].thread, me) != 0 {
+        let me = Self.currentThread()
+        for i in self.deliveringThreads.indices where self.deliveringThreads[i].thread == me {
             if let delivery {
                 self.deliveringThreads[i].pending.append(delivery)
             }
@@ -313,10 +314,10 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// until nothing is left, then marks it as no longer delivering.
     @usableFromInline
     func leaveDelivering() {
-        let me = pthread_self()
+        let me = Self.currentThread()
         while true {
             self.mutex.lock()
-            guard let i = self.deliveringThreads.firstIndex(where: { pthread_equal($0.thread, me) != 0 }) else {
+            guard let i = self.deliveringThreads.firstIndex(where: { $0.thread == me }) else {
                 self.mutex.unlock()
                 return
             }
@@ -339,74 +340,5 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         for entry in delivery.targets {
             unsafeDowncast(entry, to: Entry.self).deliver(delivery.value)
         }
-    }
-}
-
-/// One subscription to a `_Broadcaster`: the element of its bag, the holder of
-/// the subscriber, and the disposable the generator returns (disposing it
-/// removes the subscription).
-///
-/// Thread-safety: `deliver` is called by the broadcaster only (outside its
-/// lock); `backlog` and `key` are guarded by the broadcaster's lock (`key` is
-/// written before the entry is published); `dispose` may be called from any
-/// thread, any number of times.
-@usableFromInline
-final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unchecked Sendable {
-    /// A constant, so that a delivery reads it without retaining it.
-    @usableFromInline let subscriber: Subscriber<T, NoError>
-    /// Non-nil while the entry's replay is being delivered: the values
-    /// published meanwhile wait here.
-    /// (A box, not an optional array: the entry's deinit, which runs
-    /// unspecialized, then destroys a plain reference.)
-    @exclusivity(unchecked) @usableFromInline var backlog: _BroadcasterBacklog<T>?
-    @exclusivity(unchecked) @usableFromInline var key = 0
-    // Set at init, never changed (`keepAlive` is dropped by `dispose`, which
-    // runs its body once). The owner is held strongly: it holds its entries
-    // only until they are disposed, or until it is closed.
-    @usableFromInline let owner: _Broadcaster<T, State>
-    @exclusivity(unchecked) @usableFromInline var keepAlive: AnyObject?
-    @usableFromInline let disposed = Synchronization.Atomic<Bool>(false)
-
-    @inlinable
-    init(_ subscriber: Subscriber<T, NoError>, owner: _Broadcaster<T, State>, keepAlive: AnyObject?) {
-        self.subscriber = subscriber
-        self.owner = owner
-        self.keepAlive = keepAlive
-        super.init()
-    }
-
-    @inlinable
-    func deliver(_ value: T) {
-        self.subscriber.putNext(value)
-    }
-
-    @inlinable
-    func dispose() {
-        if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
-            return
-        }
-        self.owner.unsubscribe(self.key)
-        let keepAlive = self.keepAlive
-        self.keepAlive = nil
-        withExtendedLifetime(keepAlive) {}
-    }
-}
-
-/// What a broadcaster's bag holds: its subscriptions, as a non-generic type.
-@usableFromInline
-class _BroadcasterEntryBase: @unchecked Sendable {
-    @inlinable
-    init() {
-    }
-}
-
-/// The values published while a subscription's replay is being delivered.
-/// Guarded by the broadcaster's lock.
-@usableFromInline
-final class _BroadcasterBacklog<T> {
-    @exclusivity(unchecked) @usableFromInline var values: [T] = []
-
-    @inlinable
-    init() {
     }
 }

@@ -36,7 +36,7 @@ public func |> <T, U>(value: T, function: ((T) -> U)) -> U {
 /// any number of times, concurrently. Events are delivered on whatever thread
 /// the generator emits them (use `deliverOn` to choose one).
 public final class Signal<T, E>: @unchecked Sendable {
-    /// Starts a fused signal (see `_SignalFusion`): given the factory of the
+    /// Starts a fused signal (see `_SubscriberLiveness`): given the factory of the
     /// value callback, the error and the completion callbacks, subscribes the
     /// source with the operator's work composed into the value callback.
     @usableFromInline typealias FusedStart = (
@@ -46,8 +46,8 @@ public final class Signal<T, E>: @unchecked Sendable {
     ) -> any Disposable
 
     @usableFromInline let generator: (Subscriber<T, E>) -> any Disposable
-    /// Set by the synchronous, stateless operators (`map`, `filter`): how to
-    /// start this signal without a subscriber of its own.
+    /// Set by the synchronous, stateless operators (`map`, `filter`,
+    /// `castError`): how to start this signal without a subscriber of its own.
     @usableFromInline let fused: FusedStart?
 
     @inlinable
@@ -56,7 +56,7 @@ public final class Signal<T, E>: @unchecked Sendable {
         self.fused = nil
     }
 
-    /// A fused signal (`map`, `filter`): `start` uses `fused`; the generator
+    /// A fused signal: `start` uses `fused`; the generator
     /// (for a caller that hands it a subscriber of its own) forwards to it.
     @inlinable
     init(fused: @escaping FusedStart) {
@@ -83,35 +83,28 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// run time on every call.
     @inlinable
     public func start(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) -> any Disposable {
-        if let fused = self.fused {
-            return fused({ _ in next }, error, completed)
-        }
-        let subscriber = Subscriber<T, E>(next: next, error: error, completed: completed)
-        // The disposable exists before the generator runs (nobody can reach
-        // it until it is assigned or returned); its upstream comes after.
-        let disposable = SubscriberDisposable(subscriber: subscriber)
-        subscriber.handle = disposable
-        disposable.upstream = self.generator(subscriber)
-        subscriber.assignDisposable(disposable)
-        return disposable
+        return self.startFusing({ _ in next }, error: error, completed: completed)
     }
 
-    /// The start of a fused chain: subscribes with the value callback that
-    /// `makeNext` builds around the subscriber that will call it (so that the
-    /// composed stages can tell when it has terminated). A fused signal passes
-    /// the request on to its own source.
+    /// The one way a signal is started (`start` passes its value callback
+    /// through): subscribes with the value callback that `makeNext` builds
+    /// around the subscription (so that the composed stages of a fused chain
+    /// can tell when it has terminated). A fused signal passes the request on
+    /// to its own source.
     @inlinable
     func startFusing(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?) -> any Disposable {
         if let fused = self.fused {
             return fused(makeNext, error, completed)
         }
         let subscriber = Subscriber<T, E>(next: nil, error: error, completed: completed)
-        // Set before the subscriber is published to the generator.
+        // The disposable and the value callback are set before the subscriber
+        // is published to the generator; nobody can reach the disposable
+        // until it is assigned or returned, so its upstream comes after.
         let disposable = SubscriberDisposable(subscriber: subscriber)
         subscriber.handle = disposable
         subscriber.next = makeNext(_SubscriberLiveness(disposable))
         disposable.upstream = self.generator(subscriber)
-        subscriber.assignDisposable(disposable)
+        subscriber.assignDisposable()
         return disposable
     }
 

@@ -292,16 +292,3 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         }
     }
 }
-
-/// What the callbacks of one inner signal of a `SignalQueueState` capture.
-@usableFromInline
-final class SignalQueueInner<T, E>: @unchecked Sendable {
-    @usableFromInline let state: SignalQueueState<T, E>
-    @usableFromInline let id: Int
-
-    @inlinable
-    init(state: SignalQueueState<T, E>, id: Int) {
-        self.state = state
-        self.id = id
-    }
-}

@@ -38,15 +38,13 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     @exclusivity(unchecked) @usableFromInline var next: ((T) -> Void)?
     @exclusivity(unchecked) @usableFromInline var error: ((E) -> Void)?
     @exclusivity(unchecked) @usableFromInline var completed: (() -> Void)?
-    // Written by `assignDisposable` before it publishes `hasDisposableFlag`, read
-    // by the single thread that terminates after it has seen that flag.
-    @exclusivity(unchecked) @usableFromInline var disposable: (any Disposable)?
     // Guarded by the `keepAlive` stripe of this subscriber.
     @exclusivity(unchecked) @usableFromInline var keepAliveObjects: [AnyObject]?
-    // The disposable `start` handed out for this subscriber, which refers to
-    // it unretained: held for the subscriber's whole life, so that its deinit
-    // can tell it (see `SubscriberDisposable`). Written once by `start`,
-    // before the subscriber can be released.
+    // The disposable `start` hands out for this subscriber, which refers to it
+    // unretained: held for the subscriber's whole life, so that its deinit can
+    // tell it (see `SubscriberDisposable`). Written once by `start` before the
+    // generator runs; disposed on termination once `hasDisposableFlag` is set
+    // (by `assignDisposable`, after the generator has returned).
     @exclusivity(unchecked) @usableFromInline var handle: SubscriberDisposable?
 
     @inlinable
@@ -148,14 +146,11 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 
     @inlinable
     func endTermination(_ previous: Int) {
-        var upstream: (any Disposable)?
-        if previous & Subscriber.hasDisposableFlag != 0 {
-            upstream = self.disposable
-            self.disposable = nil
-        }
         let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
         self.releaseIfIdle(current)
-        upstream?.dispose()
+        if previous & Subscriber.hasDisposableFlag != 0 {
+            self.handle?.dispose()
+        }
     }
 
     /// Terminates without delivering anything and disposes the upstream: what
@@ -197,16 +192,15 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         }
     }
 
-    /// Hands the subscriber the disposable its generator returned. If the
-    /// subscriber has already terminated, the disposable is disposed at once.
+    /// Makes termination dispose `handle` (which now holds the generator's
+    /// disposable). If the subscriber has already terminated, it is disposed
+    /// at once.
     @inlinable
-    func assignDisposable(_ disposable: any Disposable) {
-        self.disposable = disposable
+    func assignDisposable() {
         var current = self.state.load(ordering: .relaxed)
         while true {
             if current & Subscriber.terminatedFlag != 0 {
-                self.disposable = nil
-                disposable.dispose()
+                self.handle?.dispose()
                 return
             }
             let (exchanged, original) = self.state.compareExchange(expected: current, desired: current | Subscriber.hasDisposableFlag, ordering: .acquiringAndReleasing)

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "signalkit.h"
+#include "int_callbacks.h"
 
 #define FAIL(...)                                                              \
     do {                                                                       \
@@ -245,21 +246,7 @@ static sk_disposable *keep_subscriber(void *ctx, sk_subscriber *subscriber) {
     return NULL;
 }
 
-static void add_one(void *ctx, const sk_value *value, sk_value *out) {
-    (void)ctx;
-    int64_t n;
-    if (sk_value_get_int64(value, &n) == SK_OK) {
-        sk_value_set_int64(out, n + 1);
-    } else {
-        sk_value_copy(out, value);
-    }
-}
 
-static bool keep_even(void *ctx, const sk_value *value) {
-    (void)ctx;
-    int64_t n = 0;
-    return sk_value_get_int64(value, &n) != SK_OK || n % 2 == 0;
-}
 
 static int take_small(void *ctx, const sk_value *value) {
     (void)ctx;
@@ -316,8 +303,8 @@ static void apply_operator(input *in) {
     int status = SK_OK;
     TRACE("  operator %u: %zu (, %zu) -> %zu\n", which, from, other, to);
     switch (which) {
-    case 0: status = sk_signal_map(&out, s, add_one, NULL, NULL); break;
-    case 1: status = sk_signal_filter(&out, s, keep_even, NULL, NULL); break;
+    case 0: status = sk_signal_map(&out, s, sk_test_add_one, NULL, NULL); break;
+    case 1: status = sk_signal_filter(&out, s, sk_test_keep_even, NULL, NULL); break;
     case 2: status = sk_signal_distinct_until_changed(&out, s); break;
     case 3: status = sk_signal_take(&out, s, next_byte(in) % 4); break;
     case 4: status = sk_signal_take_until(&out, s, take_small, NULL, NULL); break;

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "signalkit.h"
+#include "int_callbacks.h"
 
 #define WORKERS 4
 #define PIPELINES 9
@@ -132,21 +133,7 @@ static void pointer_release(void *p) {
     }
 }
 
-static void add_one(void *ctx, const sk_value *value, sk_value *out) {
-    (void)ctx;
-    int64_t n;
-    if (sk_value_get_int64(value, &n) == SK_OK) {
-        sk_value_set_int64(out, n + 1);
-    } else {
-        sk_value_copy(out, value);
-    }
-}
 
-static bool even(void *ctx, const sk_value *value) {
-    (void)ctx;
-    int64_t n = 0;
-    return sk_value_get_int64(value, &n) != SK_OK || n % 2 == 0;
-}
 
 static sk_signal *single_of(void *ctx, const sk_value *value) {
     (void)ctx;
@@ -165,8 +152,8 @@ static void build_world(void) {
     CHECK(sk_pipe_signal(&p1, pipes[1]));
     pipelines[0] = p0;
     pipelines[1] = p1;
-    CHECK(sk_signal_map(&pipelines[2], p0, add_one, NULL, NULL));
-    CHECK(sk_signal_filter(&pipelines[3], pipelines[2], even, NULL, NULL));
+    CHECK(sk_signal_map(&pipelines[2], p0, sk_test_add_one, NULL, NULL));
+    CHECK(sk_signal_filter(&pipelines[3], pipelines[2], sk_test_keep_even, NULL, NULL));
     CHECK(sk_signal_deliver_on(&pipelines[4], pipelines[3], serial));
     sk_signal *pair[2] = { p0, p1 };
     CHECK(sk_signal_merge(&pipelines[5], pair, 2));
