@@ -141,17 +141,29 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
     guard let handle else {
         return status
     }
+    // The value callback is always given: it holds the observer (whose
+    // release runs when the subscription ends). The others only when set:
+    // a callback that is not there costs nothing to hold. (Each closure
+    // captures the observer alone: its context is the observer itself.)
+    var onError: ((SKValue) -> Void)?
+    if callbacks.error != nil {
+        onError = { error in
+            if let function = callbacks.error {
+                error.withC { function(callbacks.ctx, $0) }
+            }
+        }
+    }
+    var onCompleted: (() -> Void)?
+    if callbacks.completed != nil {
+        onCompleted = {
+            callbacks.completed?(callbacks.ctx)
+        }
+    }
     let disposable = handle.signal.start(next: { value in
         if let next = callbacks.next {
             value.withC { next(callbacks.ctx, $0) }
         }
-    }, error: { error in
-        if let function = callbacks.error {
-            error.withC { function(callbacks.ctx, $0) }
-        }
-    }, completed: {
-        callbacks.completed?(callbacks.ctx)
-    })
+    }, error: onError, completed: onCompleted)
     out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle()
     return SKOK
 }

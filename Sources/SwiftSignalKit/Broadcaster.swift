@@ -32,7 +32,9 @@ import Synchronization
 ///   publications (and a new subscriber's backlog), never another thread's.
 ///
 /// A subscription is one object (`_BroadcasterEntry`): the bag's element, the
-/// holder of the subscriber and the disposable returned to the generator.
+/// subscriber (its callbacks and their state) and the disposable `start`
+/// returns. The owners' signals are fused sources (`Signal.init(fused:)`):
+/// starting one creates no `Subscriber`.
 ///
 /// `State` must not be an empty type (`Void`): ThreadSanitizer maps an `inout`
 /// access to a zero-sized stored property onto the object's header and then
@@ -109,15 +111,20 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// never be delivered to again). Disposing them releases their callbacks
     /// and breaks the cycle subscriber → its disposable → subscription →
     /// subscriber.
+    /// The cached value is dropped (signals that outlive the owner may still
+    /// hold the broadcaster).
     @inlinable
     func close() {
         self.mutex.lock()
         self.closed = true
         let entries = self.subscribers.copyItems()
         self.subscribers.removeAll()
+        let value = self.value
+        self.value = nil
         self.mutex.unlock()
+        withExtendedLifetime(value) {}
         for entry in entries {
-            unsafeDowncast(entry, to: Entry.self).subscriber.dispose()
+            _ = unsafeDowncast(entry, to: Entry.self).end()
         }
     }
 
@@ -173,23 +180,39 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         self.leaveDelivering()
     }
 
-    /// Registers `subscriber`, after running `body` under the same lock, and
-    /// delivers the cached value to it, if there is one, followed by the values
-    /// published meanwhile, before returning. Returns the subscription (its
-    /// disposable) and the result of `body`.
+    /// Registers a subscription (what a fused start of the owner's signal
+    /// does: see `Signal.init(fused:)`), after running `body` under the same
+    /// lock, and delivers the cached value to it, if there is one, followed by
+    /// the values published meanwhile, before returning. Returns the
+    /// subscription (its disposable) and the result of `body`.
     ///
+    /// The value callback is the one `makeNext` builds; `error` and
+    /// `completed` are never called (a broadcaster never terminates its
+    /// subscriptions with an event), only held until the subscription ends.
     /// The subscription holds the broadcaster, and `keepAlive` (the owner of
     /// a promise, whose subscribers keep it alive) until it is disposed. After
-    /// `close`, the subscriber is not registered (it never receives anything).
+    /// `close`, nothing is registered (the callbacks are released at once).
     @inlinable
-    func subscribe<R>(_ subscriber: Subscriber<T, NoError>, keepAlive: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
-        let entry = Entry(subscriber, owner: self, keepAlive: keepAlive)
+    func subscribe<E, R>(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?, keepAlive: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
+        var held: _BroadcasterHeld?
+        if keepAlive != nil || error != nil || completed != nil {
+            var callbacks: (() -> Void)?
+            if error != nil || completed != nil {
+                callbacks = {
+                    withExtendedLifetime((error, completed)) {}
+                }
+            }
+            held = _BroadcasterHeld(keepAlive: keepAlive, callbacks: callbacks)
+        }
+        let entry = Entry(owner: self, held: held)
+        entry.next = makeNext(_SubscriberLiveness(entry))
         self.mutex.lock()
         let previous = (self.value, self.state)
         let result = body(&self.value, &self.state)
         if self.closed {
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
+            _ = entry.end()
             return (EmptyDisposable, result)
         }
         entry.key = self.subscribers.add(entry)

@@ -1,51 +1,101 @@
 import Synchronization
 
-/// One subscription to a `_Broadcaster`: the element of its bag, the holder of
-/// the subscriber, and the disposable the generator returns (disposing it
-/// removes the subscription).
+/// One subscription to a `_Broadcaster` (the signal of a pipe or a promise):
+/// the element of its bag, the subscriber (its callbacks and their state) and
+/// the disposable `start` returns, in one object.
+///
+/// It keeps the guarantees of a `Subscriber`: after `dispose` (or the
+/// broadcaster's `close`), no callback starts; the callbacks are released
+/// once no call into them is in flight, by exactly one thread, outside any
+/// lock. The state word (see `_SubscriptionFlags`) counts the calls in flight
+/// in its low bits. A broadcaster never delivers an error or a completion: the
+/// caller's `error` and `completed` callbacks are only held (in `held`) until
+/// the subscription ends.
 ///
 /// Thread-safety: `deliver` is called by the broadcaster only (outside its
-/// lock); `backlog` and `key` are guarded by the broadcaster's lock (`key` is
-/// written before the entry is published); `dispose` may be called from any
-/// thread, any number of times.
+/// lock), possibly from several threads at once; `backlog` and `key` are
+/// guarded by the broadcaster's lock (`key` is written before the entry is
+/// published); `dispose` may be called from any thread, any number of times.
 @usableFromInline
 final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unchecked Sendable {
-    /// A constant, so that a delivery reads it without retaining it.
-    @usableFromInline let subscriber: Subscriber<T, NoError>
+    @usableFromInline static var releasedFlag: Int { 1 << 61 }
+    @usableFromInline static var countMask: Int { (1 << 61) - 1 }
+
+    // The callbacks are written at init (before the entry is published) and
+    // then only by the single thread that releases them, after every call in
+    // flight has returned (see `releaseIfIdle`): the state word orders the
+    // accesses, so the dynamic exclusivity checks are switched off.
+    @exclusivity(unchecked) @usableFromInline var next: ((T) -> Void)?
+    /// What the subscription holds until it ends: the owner of a promise
+    /// (whose subscribers keep it alive) and the callbacks that are never
+    /// called. Nil when there is nothing (a pipe subscription with a value
+    /// callback only). Dropped by the thread that ends the subscription.
+    @exclusivity(unchecked) @usableFromInline var held: _BroadcasterHeld?
     /// Non-nil while the entry's replay is being delivered: the values
     /// published meanwhile wait here.
     /// (A box, not an optional array: the entry's deinit, which runs
     /// unspecialized, then destroys a plain reference.)
     @exclusivity(unchecked) @usableFromInline var backlog: _BroadcasterBacklog<T>?
     @exclusivity(unchecked) @usableFromInline var key = 0
-    // Set at init, never changed (`keepAlive` is dropped by `dispose`, which
-    // runs its body once). The owner is held strongly: it holds its entries
-    // only until they are disposed, or until it is closed.
+    /// Held strongly: the broadcaster holds its entries only until they end.
     @usableFromInline let owner: _Broadcaster<T, State>
-    @exclusivity(unchecked) @usableFromInline var keepAlive: AnyObject?
-    @usableFromInline let disposed = Synchronization.Atomic<Bool>(false)
 
     @inlinable
-    init(_ subscriber: Subscriber<T, NoError>, owner: _Broadcaster<T, State>, keepAlive: AnyObject?) {
-        self.subscriber = subscriber
+    init(owner: _Broadcaster<T, State>, held: _BroadcasterHeld?) {
         self.owner = owner
-        self.keepAlive = keepAlive
+        self.held = held
         super.init()
     }
 
+    /// Calls the value callback, unless the subscription has ended.
     @inlinable
     func deliver(_ value: T) {
-        self.subscriber.putNext(value)
+        let previous = self.state.wrappingAdd(1, ordering: .acquiring).oldValue
+        if previous & _SubscriptionFlags.terminatedFlag == 0 {
+            self.next?(value)
+        }
+        let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
+        if current & _SubscriptionFlags.terminatedFlag != 0 {
+            self.releaseIfIdle(current)
+        }
     }
 
+    /// Ends the subscription: no callback starts after this returns; the
+    /// entry leaves the broadcaster.
     @inlinable
     func dispose() {
-        if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
-            return
+        if self.end() {
+            self.owner.unsubscribe(self.key)
         }
-        self.owner.unsubscribe(self.key)
-        let keepAlive = self.keepAlive
-        self.keepAlive = nil
-        withExtendedLifetime(keepAlive) {}
+    }
+
+    /// Marks the subscription ended and releases what it holds (the callbacks
+    /// once idle). Returns false when it had already ended.
+    @inlinable
+    func end() -> Bool {
+        let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .acquiringAndReleasing).oldValue
+        if previous & _SubscriptionFlags.terminatedFlag != 0 {
+            return false
+        }
+        self.releaseIfIdle(previous | _SubscriptionFlags.terminatedFlag)
+        // Released by the assignment (no lock is held here).
+        self.held = nil
+        return true
+    }
+
+    /// Releases the value callback once the subscription has ended and no
+    /// call is in flight; exactly one thread wins the right to do it.
+    @inlinable
+    func releaseIfIdle(_ observed: Int) {
+        var current = observed
+        while current & _BroadcasterEntry.countMask == 0 && current & _BroadcasterEntry.releasedFlag == 0 {
+            let (exchanged, original) = self.state.compareExchange(expected: current, desired: current | _BroadcasterEntry.releasedFlag, ordering: .acquiringAndReleasing)
+            if exchanged {
+                // Released by the assignment (no lock is held here).
+                self.next = nil
+                return
+            }
+            current = original
+        }
     }
 }

@@ -1,9 +1,10 @@
 /// What a broadcaster's bag holds: its subscriptions, as a non-generic type.
 ///
-/// Thread-safety: no state of its own.
+/// Thread-safety: as `_SubscriptionFlags` (no state of its own).
 @usableFromInline
-class _BroadcasterEntryBase: @unchecked Sendable {
+class _BroadcasterEntryBase: _SubscriptionFlags, @unchecked Sendable {
     @inlinable
-    init() {
+    override init() {
+        super.init()
     }
 }

@@ -113,8 +113,8 @@ public final class Promise<T>: @unchecked Sendable {
     /// The cached value, if any, then every new one. Subscribing to it for the
     /// first time starts `initializeOnFirstAccess`, if given.
     public func get() -> Signal<T, NoError> {
-        return Signal { subscriber in
-            let (disposable, initial) = self.broadcaster.subscribe(subscriber, keepAlive: self, { value, state -> (Signal<T, NoError>, Int)? in
+        return Signal(fused: { makeNext, error, completed in
+            let (disposable, initial) = self.broadcaster.subscribe(makeNext, error: error, completed: completed, keepAlive: self, { value, state -> (Signal<T, NoError>, Int)? in
                 guard let signal = state.initializeOnFirstAccess else {
                     return nil
                 }
@@ -127,6 +127,6 @@ public final class Promise<T>: @unchecked Sendable {
                 self.follow(signal, generation: generation)
             }
             return disposable
-        }
+        })
     }
 }

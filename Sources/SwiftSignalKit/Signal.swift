@@ -168,21 +168,23 @@ public final class Signal<T, E>: @unchecked Sendable {
 /// bookkeeping per stage, on every subscription and every value.
 ///
 /// The reference is unretained: the composed callback that holds it is owned
-/// by that subscriber, which holds the disposable for its whole life.
+/// by that subscriber, which holds its disposable for its whole life (or by
+/// the broadcaster entry whose flags it reads, for a pipe or a promise).
 @usableFromInline
 struct _SubscriberLiveness {
-    /// The subscription's disposable, whose `terminated` mirrors the
-    /// subscriber's state (non-generic: read directly, without a call through
-    /// a function value). Unretained: the subscriber holds it for life.
-    @usableFromInline let disposable: Unmanaged<SubscriberDisposable>
+    /// The subscription's flags: those of the subscriber's disposable, to
+    /// which the subscriber mirrors its termination, or the broadcaster
+    /// entry that is the subscription of a pipe or a promise. Unretained:
+    /// the object that owns the composed callback holds it for life.
+    @usableFromInline let flags: Unmanaged<_SubscriptionFlags>
 
     @inlinable
-    init(_ disposable: SubscriberDisposable) {
-        self.disposable = Unmanaged.passUnretained(disposable)
+    init(_ flags: _SubscriptionFlags) {
+        self.flags = Unmanaged.passUnretained(flags)
     }
 
     @inlinable
     var isTerminated: Bool {
-        return self.disposable._withUnsafeGuaranteedRef { $0.terminated.load(ordering: .acquiring) }
+        return self.flags._withUnsafeGuaranteedRef { $0.isTerminated }
     }
 }

@@ -137,7 +137,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
             let (exchanged, original) = self.state.compareExchange(expected: current, desired: desired, ordering: .acquiringAndReleasing)
             if exchanged {
                 // Mirrored where fused stages look (see `_SubscriberLiveness`).
-                self.handle?.terminated.store(true, ordering: .releasing)
+                self.handle?.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .releasing)
                 return current
             }
             current = original
@@ -241,16 +241,15 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 /// would run unspecialized. The part that knows the subscriber's type is
 /// `terminate`, a function without captures built (specialized) by `start`.
 @usableFromInline
-final class SubscriberDisposable: Disposable, CustomStringConvertible, @unchecked Sendable {
+final class SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringConvertible, @unchecked Sendable {
+    /// Set in the state word by the first `dispose`.
+    @usableFromInline static var disposedFlag: Int { 1 << 61 }
+
     /// Guarded by the `subscription` stripe of this object.
     @exclusivity(unchecked) @usableFromInline var subscriber: Unmanaged<AnyObject>?
     /// Set once by `start` before publication; then touched only by the
     /// thread that wins `disposed` (and by deinit).
     @exclusivity(unchecked) @usableFromInline var upstream: (any Disposable)?
-    @usableFromInline let disposed = Synchronization.Atomic<Bool>(false)
-    /// Set when the subscriber terminates (a copy of its terminated flag for
-    /// the fused stages, which do not know its type).
-    @usableFromInline let terminated = Synchronization.Atomic<Bool>(false)
     /// Terminates the subscriber, if it is still there (see above).
     @usableFromInline let terminate: (SubscriberDisposable) -> Void
 
@@ -273,11 +272,12 @@ final class SubscriberDisposable: Disposable, CustomStringConvertible, @unchecke
                 unsafeDowncast(retained.takeRetainedValue(), to: Subscriber<T, E>.self).dispose()
             }
         }
+        super.init()
     }
 
     @usableFromInline
     func dispose() {
-        if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
+        if self.state.bitwiseOr(SubscriberDisposable.disposedFlag, ordering: .acquiringAndReleasing).oldValue & SubscriberDisposable.disposedFlag != 0 {
             return
         }
         // Terminates the subscriber first (no callback starts after this).
@@ -289,7 +289,7 @@ final class SubscriberDisposable: Disposable, CustomStringConvertible, @unchecke
 
     @usableFromInline
     var description: String {
-        return "SubscriberDisposable(disposed: \(self.disposed.load(ordering: .relaxed)))"
+        return "SubscriberDisposable(disposed: \(self.state.load(ordering: .relaxed) & SubscriberDisposable.disposedFlag != 0))"
     }
 }
 

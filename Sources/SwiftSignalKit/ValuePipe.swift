@@ -4,11 +4,13 @@
 /// subscribed. With `init(replay: true)` (from the ObjC twin's `SPipe`), a new
 /// subscriber first receives the most recent value put, if any.
 ///
-/// The signals never complete. They hold the pipe weakly, as in the original:
-/// the pipe does not need to outlive them. Subscribing after the pipe is gone
-/// gives a signal that never emits; subscriptions alive when it goes are
+/// The signals never complete. They do not keep the pipe alive, as in the
+/// original (whose signals hold it weakly): the pipe does not need to outlive
+/// them. Subscribing after the pipe is gone gives a signal that never emits
+/// (the callbacks are released at once); subscriptions alive when it goes are
 /// ended without an event (as if disposed): they receive nothing more and
-/// their callbacks are released then.
+/// their callbacks are released then. (The signals and subscriptions hold the
+/// pipe's internal broadcaster, which the pipe's deinit closes.)
 ///
 /// Thread-safety: `@unchecked Sendable` because its state (subscribers, the
 /// replayed value) lives under an internal lock and subscriber callbacks run
@@ -45,12 +47,12 @@ public final class ValuePipe<T>: @unchecked Sendable {
     /// the caller's module.
     @inlinable
     public func signal() -> Signal<T, NoError> {
-        return Signal { [weak self] subscriber in
-            guard let self else {
-                return EmptyDisposable
-            }
-            return self.broadcaster.subscribe(subscriber, keepAlive: nil, { _, _ in }).0
-        }
+        // The signal holds the broadcaster, not the pipe: once the pipe is
+        // gone, its broadcaster is closed (subscribing then gives nothing).
+        let broadcaster = self.broadcaster
+        return Signal(fused: { makeNext, error, completed in
+            return broadcaster.subscribe(makeNext, error: error, completed: completed, keepAlive: nil, { _, _ in }).0
+        })
     }
 
     deinit {

@@ -77,8 +77,8 @@ public final class ValuePromise<T: Equatable>: @unchecked Sendable {
 
     /// The current value, if any, then every new one.
     public func get() -> Signal<T, NoError> {
-        return Signal { subscriber in
-            return self.broadcaster.subscribe(subscriber, keepAlive: self, { _, _ in }).0
-        }
+        return Signal(fused: { makeNext, error, completed in
+            return self.broadcaster.subscribe(makeNext, error: error, completed: completed, keepAlive: self, { _, _ in }).0
+        })
     }
 }

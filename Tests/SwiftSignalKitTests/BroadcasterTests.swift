@@ -5,7 +5,7 @@ import Dispatch
 /// Subscribes a callback as a pipe would (without keeping anything alive).
 @discardableResult
 private func subscribe<T, S, R>(_ broadcaster: _Broadcaster<T, S>, _ next: @escaping (T) -> Void, _ body: (inout T?, inout S) -> R) -> (any Disposable, R) {
-    return broadcaster.subscribe(Subscriber<T, NoError>(next: next), keepAlive: nil, body)
+    return broadcaster.subscribe({ _ in next }, error: nil as ((NoError) -> Void)?, completed: nil, keepAlive: nil, body)
 }
 
 final class BroadcasterTests: XCTestCase {
@@ -134,18 +134,17 @@ final class BroadcasterTests: XCTestCase {
     }
 
     func testClosingFreesUndisposedSubscriptionsAndEndsLaterOnes() {
-        // The subscription holds its subscriber; the subscriber holds the
-        // subscription (as its disposable). `close` (a pipe's deinit) breaks
-        // that cycle for an undisposed subscription.
+        // The broadcaster holds an undisposed subscription and its callbacks;
+        // `close` (a pipe's deinit) ends it and releases them.
         final class Token {}
         weak var weakToken: Token?
         var broadcaster: _Broadcaster<Int, Int>? = _Broadcaster<Int, Int>(value: nil, state: 0)
         do {
             let token = Token()
             weakToken = token
-            let signal = Signal<Int, NoError> { [weak broadcaster] subscriber in
-                return broadcaster!.subscribe(subscriber, keepAlive: nil, { _, _ in }).0
-            }
+            let signal = Signal<Int, NoError>(fused: { [weak broadcaster] makeNext, error, completed in
+                return broadcaster!.subscribe(makeNext, error: error, completed: completed, keepAlive: nil, { _, _ in }).0
+            })
             _ = signal.start(next: { _ in withExtendedLifetime(token) {} })
         }
         XCTAssertNotNil(weakToken)

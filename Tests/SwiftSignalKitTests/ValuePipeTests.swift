@@ -1,6 +1,9 @@
 import XCTest
 import Dispatch
-import SwiftSignalKit
+@testable import SwiftSignalKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 final class ValuePipeTests: XCTestCase {
     func testNoMemoryAndFanOutInOrder() {
@@ -98,6 +101,88 @@ final class ValuePipeTests: XCTestCase {
         XCTAssertEqual(recorder.released.count, 1)
         pipe.putNext(2)
         XCTAssertEqual(recorder.recordedValues, [1])
+    }
+
+    func testTheCompletionCallbackIsHeldUntilDispose() {
+        // A pipe never calls it, but it lives as long as the subscription (as
+        // with any subscriber): what it captures is released on dispose.
+        let pipe = ValuePipe<Int>()
+        let released = Counter()
+        var disposable: (any Disposable)?
+        do {
+            let tracker = DeinitTracker(released)
+            disposable = pipe.signal().start(completed: { tracker.touch() })
+        }
+        pipe.putNext(1)
+        XCTAssertEqual(released.count, 0)
+        disposable?.dispose()
+        XCTAssertEqual(released.count, 1)
+        disposable?.dispose()
+        XCTAssertEqual(released.count, 1)
+    }
+
+    func testDisposeDuringADeliveryReleasesTheCallbackOnlyAfterItReturns() {
+        // The callback is running on another thread when the subscription is
+        // disposed: it is released when that call returns, not before, and
+        // nothing after the dispose reaches it.
+        let pipe = ValuePipe<Int>()
+        let released = Counter()
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let values = Atomic<[Int]>(value: [])
+        var disposable: (any Disposable)?
+        do {
+            let tracker = DeinitTracker(released)
+            disposable = pipe.signal().start(next: { value in
+                tracker.touch()
+                _ = values.modify { $0 + [value] }
+                if value == 1 {
+                    entered.signal()
+                    XCTAssertEqual(proceed.wait(timeout: .now() + 10), .success)
+                }
+            })
+        }
+        let putter = spawnThread {
+            pipe.putNext(1)
+        }
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
+        disposable?.dispose()
+        XCTAssertEqual(released.count, 0, "the call in flight still holds the callback")
+        pipe.putNext(2)
+        proceed.signal()
+        pthread_join(putter, nil)
+        XCTAssertEqual(released.count, 1, "released when the call in flight returned")
+        XCTAssertEqual(values.with { $0 }, [1])
+    }
+
+    func testAPipeSignalStartedThroughItsGeneratorBehavesAsAStartedOne() {
+        // What a caller that hands the signal a subscriber of its own gets.
+        let pipe = ValuePipe<Int>()
+        let recorder = Recorder<Int, NoError>()
+        let subscriber = recorder.makeSubscriber()
+        let disposable = pipe.signal().generator(subscriber)
+        pipe.putNext(1)
+        pipe.putNext(2)
+        disposable.dispose()
+        pipe.putNext(3)
+        XCTAssertEqual(recorder.recordedValues, [1, 2])
+        XCTAssertEqual(recorder.released.count, 0, "the subscriber itself was not terminated")
+    }
+
+    func testAPipesDeinitEndsItsSubscriptionsAndReleasesTheirCallbacks() {
+        var pipe: ValuePipe<Int>? = ValuePipe<Int>()
+        let released = Counter()
+        var disposables: [any Disposable] = []
+        do {
+            let tracker = DeinitTracker(released)
+            disposables.append(pipe!.signal().start(next: { _ in tracker.touch() }))
+            disposables.append((pipe!.signal() |> map { $0 + 1 }).start(next: { _ in tracker.touch() }, completed: { tracker.touch() }))
+        }
+        pipe!.putNext(1)
+        XCTAssertEqual(released.count, 0)
+        pipe = nil
+        XCTAssertEqual(released.count, 1, "both subscriptions ended, the tracker they shared is gone")
+        disposables.forEach { $0.dispose() }
     }
 
     func testSignalHoldsThePipeWeakly() {

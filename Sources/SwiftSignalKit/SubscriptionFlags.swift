@@ -1,0 +1,27 @@
+import Synchronization
+
+/// The state word of a subscription, as a non-generic object, so that the
+/// composed stages of a fused chain (see `_SubscriberLiveness`) can read
+/// whether it has terminated without knowing its type.
+///
+/// `terminatedFlag` is set once the subscription has received its terminal
+/// event or been disposed; the subclasses use the other bits as they need
+/// (`SubscriberDisposable` a disposed flag, `_BroadcasterEntry` its count of
+/// calls in flight and a released flag).
+///
+/// Thread-safety: the word is atomic; it may be read from any thread.
+@usableFromInline
+class _SubscriptionFlags: @unchecked Sendable {
+    @usableFromInline static var terminatedFlag: Int { 1 << 62 }
+
+    @usableFromInline let state = Synchronization.Atomic<Int>(0)
+
+    @inlinable
+    init() {
+    }
+
+    @inlinable
+    final var isTerminated: Bool {
+        return self.state.load(ordering: .acquiring) & _SubscriptionFlags.terminatedFlag != 0
+    }
+}
