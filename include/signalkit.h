@@ -213,6 +213,71 @@ int sk_value_get_pointer(const sk_value *value, void **out);
 /* `*out` is borrowed: sk_signal_retain() it to keep it. */
 int sk_value_get_signal(const sk_value *value, sk_signal **out);
 
+/* Inline fast paths of the primitive constructors and accessors. The calls
+ * above are function-like macros over these: the common case (a value of the
+ * expected kind, non-NULL pointers) is handled in the caller, without a call
+ * into the library; anything else goes to the exported function, which
+ * reports the error. Same behaviour, same thread-safety as the exported
+ * functions, which stay available under their names: a parenthesised name
+ * such as `(sk_value_get_int64)(v, &n)` or `&sk_value_get_int64` calls or
+ * takes the exported one (as an FFI does). Define SK_NO_INLINE_ACCESSORS
+ * before including this header to call the exported functions always. */
+#ifndef SK_NO_INLINE_ACCESSORS
+static inline void sk_inline_value_set_nil(sk_value *out) {
+    if (out != NULL) {
+        out->kind = SK_KIND_NIL;
+        out->u.int64 = 0;
+    }
+}
+static inline void sk_inline_value_set_bool(sk_value *out, bool value) {
+    if (out != NULL) {
+        out->kind = SK_KIND_BOOL;
+        out->u.int64 = 0;
+        out->u.boolean = value;
+    }
+}
+static inline void sk_inline_value_set_int64(sk_value *out, int64_t value) {
+    if (out != NULL) {
+        out->kind = SK_KIND_INT64;
+        out->u.int64 = value;
+    }
+}
+static inline void sk_inline_value_set_double(sk_value *out, double value) {
+    if (out != NULL) {
+        out->kind = SK_KIND_DOUBLE;
+        out->u.real = value;
+    }
+}
+static inline int sk_inline_value_get_bool(const sk_value *value, bool *out) {
+    if (value != NULL && out != NULL && value->kind == SK_KIND_BOOL) {
+        *out = value->u.boolean;
+        return SK_OK;
+    }
+    return (sk_value_get_bool)(value, out);
+}
+static inline int sk_inline_value_get_int64(const sk_value *value, int64_t *out) {
+    if (value != NULL && out != NULL && value->kind == SK_KIND_INT64) {
+        *out = value->u.int64;
+        return SK_OK;
+    }
+    return (sk_value_get_int64)(value, out);
+}
+static inline int sk_inline_value_get_double(const sk_value *value, double *out) {
+    if (value != NULL && out != NULL && value->kind == SK_KIND_DOUBLE) {
+        *out = value->u.real;
+        return SK_OK;
+    }
+    return (sk_value_get_double)(value, out);
+}
+#define sk_value_set_nil(out) sk_inline_value_set_nil(out)
+#define sk_value_set_bool(out, value) sk_inline_value_set_bool((out), (value))
+#define sk_value_set_int64(out, value) sk_inline_value_set_int64((out), (value))
+#define sk_value_set_double(out, value) sk_inline_value_set_double((out), (value))
+#define sk_value_get_bool(value, out) sk_inline_value_get_bool((value), (out))
+#define sk_value_get_int64(value, out) sk_inline_value_get_int64((value), (out))
+#define sk_value_get_double(value, out) sk_inline_value_get_double((value), (out))
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Observers and signals                                                     */
 /* ------------------------------------------------------------------------ */

@@ -360,8 +360,15 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
 
     @inlinable
     static func run(_ delivery: Delivery) {
-        for entry in delivery.targets {
-            unsafeDowncast(entry, to: Entry.self).deliver(delivery.value)
+        // The snapshot holds every target for the whole delivery (nothing
+        // mutates its buffer: the bag copies on write): each is used at +0,
+        // without a retain and release per subscription.
+        delivery.targets.withUnsafeBufferPointer { targets in
+            for index in targets.indices {
+                Unmanaged.passUnretained(targets[index])._withUnsafeGuaranteedRef { entry in
+                    unsafeDowncast(entry, to: Entry.self).deliver(delivery.value)
+                }
+            }
         }
     }
 }

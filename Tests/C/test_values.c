@@ -73,6 +73,65 @@ Test(values, primitives_round_trip_and_allocate_nothing, .timeout = SK_TEST_TIME
     cr_assert_eq(before, 0);
 }
 
+/* The header's inline fast paths (the accessor names are macros over them)
+ * and the exported functions, called through their parenthesised names, give
+ * the same results, errors included. */
+Test(values, inline_accessors_match_the_exported_functions, .timeout = SK_TEST_TIMEOUT) {
+    sk_value a, b, text;
+    int64_t n1 = 1, n2 = 2;
+    bool b1 = false, b2 = true;
+    double d1 = 1, d2 = 2;
+
+    sk_value_set_int64(&a, -77);
+    (sk_value_set_int64)(&b, -77);
+    cr_assert(sk_value_equal(&a, &b));
+    cr_assert_eq(sk_value_get_int64(&a, &n1), SK_OK);
+    cr_assert_eq((sk_value_get_int64)(&b, &n2), SK_OK);
+    cr_assert_eq(n1, -77);
+    cr_assert_eq(n2, -77);
+
+    sk_value_set_bool(&a, true);
+    (sk_value_set_bool)(&b, true);
+    cr_assert(sk_value_equal(&a, &b));
+    cr_assert_eq(sk_value_get_bool(&a, &b1), SK_OK);
+    cr_assert_eq((sk_value_get_bool)(&b, &b2), SK_OK);
+    cr_assert(b1 && b2);
+
+    sk_value_set_double(&a, 0.5);
+    (sk_value_set_double)(&b, 0.5);
+    cr_assert(sk_value_equal(&a, &b));
+    cr_assert_eq(sk_value_get_double(&a, &d1), SK_OK);
+    cr_assert_eq((sk_value_get_double)(&b, &d2), SK_OK);
+    cr_assert_eq(d1, 0.5);
+    cr_assert_eq(d2, 0.5);
+
+    sk_value_set_nil(&a);
+    (sk_value_set_nil)(&b);
+    cr_assert(sk_value_equal(&a, &b));
+    cr_assert_eq(sk_value_kind(&a), SK_KIND_NIL);
+
+    /* A wrong kind, a heap kind and NULL arguments fall back to the exported
+     * function, which reports them; the output is left as it was. */
+    n1 = 5;
+    cr_assert_eq(sk_value_get_int64(&a, &n1), SK_ERR_WRONG_KIND);
+    cr_assert_eq(n1, 5);
+    cr_assert_neq(strstr(sk_last_error_message(), "sk_value_get_int64"), NULL);
+    SK_OK_OR_FAIL(sk_value_set_string(&text, "x"));
+    cr_assert_eq(sk_value_get_double(&text, &d1), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_value_get_bool(&text, &b1), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_value_get_int64(NULL, &n1), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_value_get_int64(&text, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq((sk_value_get_int64)(&text, &n1), SK_ERR_WRONG_KIND);
+    sk_value_release(&text);
+
+    /* The exported functions can be taken by address (as an FFI does). */
+    int (*get_int64)(const sk_value *, int64_t *) = &sk_value_get_int64;
+    sk_value_set_int64(&a, 3);
+    cr_assert_eq(get_int64(&a, &n1), SK_OK);
+    cr_assert_eq(n1, 3);
+    cr_assert_eq(sk_live_objects(), 0);
+}
+
 Test(values, primitive_setters_ignore_null_out, .timeout = SK_TEST_TIMEOUT) {
     sk_value_set_nil(NULL);
     sk_value_set_bool(NULL, true);
