@@ -45,22 +45,38 @@ public final class Signal<T, E>: @unchecked Sendable {
         _ completed: (() -> Void)?
     ) -> any Disposable
 
-    @usableFromInline let generator: (Subscriber<T, E>) -> any Disposable
+    /// The generator given to `init(_:)`; nil for a fused signal.
+    @usableFromInline let generatorFunction: ((Subscriber<T, E>) -> any Disposable)?
     /// Set by the synchronous, stateless operators (`map`, `filter`,
-    /// `castError`): how to start this signal without a subscriber of its own.
+    /// `castError`), the broadcasters' signals and the constant signals
+    /// (`single`, `complete`, `fail`, `never`): how to start this signal
+    /// without a `Subscriber`.
     @usableFromInline let fused: FusedStart?
 
     @inlinable
     public init(_ generator: @escaping (Subscriber<T, E>) -> any Disposable) {
-        self.generator = generator
+        self.generatorFunction = generator
         self.fused = nil
     }
 
-    /// A fused signal: `start` uses `fused`; the generator
-    /// (for a caller that hands it a subscriber of its own) forwards to it.
+    /// A fused signal: `start` uses `fused`; `generator` (for a caller that
+    /// hands the signal a subscriber of its own) forwards to it.
     @inlinable
     init(fused: @escaping FusedStart) {
-        self.generator = { subscriber in
+        self.generatorFunction = nil
+        self.fused = fused
+    }
+
+    /// Runs the signal with a subscriber of the caller's. A fused signal's
+    /// generator is built on demand (creating a fused signal allocates no
+    /// generator): it forwards the subscriber's events to its fused start.
+    @inlinable
+    var generator: (Subscriber<T, E>) -> any Disposable {
+        if let generator = self.generatorFunction {
+            return generator
+        }
+        let fused = self.fused!
+        return { subscriber in
             return fused({ _ in
                 return { value in
                     subscriber.putNext(value)
@@ -71,7 +87,6 @@ public final class Signal<T, E>: @unchecked Sendable {
                 subscriber.putCompletion()
             })
         }
-        self.fused = fused
     }
 
     /// Subscribes with the given callbacks (each optional). Returns the
@@ -103,7 +118,7 @@ public final class Signal<T, E>: @unchecked Sendable {
         let disposable = SubscriberDisposable(subscriber: subscriber)
         subscriber.handle = disposable
         subscriber.next = makeNext(_SubscriberLiveness(disposable))
-        disposable.upstream = self.generator(subscriber)
+        disposable.upstream = self.generatorFunction!(subscriber)
         subscriber.assignDisposable()
         return disposable
     }
@@ -120,36 +135,47 @@ public final class Signal<T, E>: @unchecked Sendable {
         return self.start(next: next, error: error, completed: completed).strict(file: file, line: line)
     }
 
+    // The constant signals are fused sources: they call the callbacks
+    // directly, with no `Subscriber`. Nothing can end such a subscription
+    // while it runs (its disposable is returned only afterwards), so the
+    // liveness the fused stages read is one that never terminates; the
+    // callbacks are released when the start returns, as a subscriber would
+    // release them on its terminal event.
+
     /// Emits `value`, then completes.
+    @inlinable
     public static func single(_ value: T) -> Signal<T, E> {
-        return Signal<T, E> { subscriber in
-            subscriber.putNext(value)
-            subscriber.putCompletion()
+        return Signal<T, E>(fused: { makeNext, _, completed in
+            makeNext(_SubscriberLiveness(_neverTerminated))?(value)
+            completed?()
             return EmptyDisposable
-        }
+        })
     }
 
     /// Completes at once, without values.
+    @inlinable
     public static func complete() -> Signal<T, E> {
-        return Signal<T, E> { subscriber in
-            subscriber.putCompletion()
+        return Signal<T, E>(fused: { _, _, completed in
+            completed?()
             return EmptyDisposable
-        }
+        })
     }
 
     /// Fails at once with `error`.
+    @inlinable
     public static func fail(_ error: E) -> Signal<T, E> {
-        return Signal<T, E> { subscriber in
-            subscriber.putError(error)
+        return Signal<T, E>(fused: { _, onError, _ in
+            onError?(error)
             return EmptyDisposable
-        }
+        })
     }
 
     /// Never emits anything and never terminates.
+    @inlinable
     public static func never() -> Signal<T, E> {
-        return Signal<T, E> { _ in
+        return Signal<T, E>(fused: { _, _, _ in
             return EmptyDisposable
-        }
+        })
     }
 }
 

@@ -25,3 +25,9 @@ class _SubscriptionFlags: @unchecked Sendable {
         return self.state.load(ordering: .acquiring) & _SubscriptionFlags.terminatedFlag != 0
     }
 }
+
+/// The flags of a subscription that nothing can end while its callbacks run
+/// (see the constant signals in `Signal.swift`): never terminated, never
+/// written.
+@usableFromInline
+let _neverTerminated = _SubscriptionFlags()

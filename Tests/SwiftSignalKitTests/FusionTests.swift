@@ -1,6 +1,6 @@
 import XCTest
 import Dispatch
-import SwiftSignalKit
+@testable import SwiftSignalKit
 
 /// `map` and `filter` are fused: a chain of them is started as one
 /// subscription to its source, with the functions composed. These tests pin
@@ -156,6 +156,69 @@ final class FusionTests: XCTestCase {
         _ = wrapped.start(next: { values.append($0) }, completed: { completed = true })
         XCTAssertEqual(values, [1, 2, 3])
         XCTAssertTrue(completed)
+    }
+
+    func testTheConstantSignalsDeliverTheirEventsAndReleaseTheCallbacksWhenTheStartReturns() {
+        // `single`, `complete`, `fail` and `never` are fused sources: no
+        // subscriber, the same events and lifetimes as with one.
+        func run(_ signal: Signal<Int, TestError>) -> (events: [String], releasedOnReturn: Int) {
+            let released = Counter()
+            var events: [String] = []
+            do {
+                let tracker = DeinitTracker(released)
+                let disposable = signal.start(next: { value in
+                    tracker.touch()
+                    events.append("next \(value)")
+                }, error: { error in
+                    tracker.touch()
+                    events.append("error \(error)")
+                }, completed: {
+                    tracker.touch()
+                    events.append("completed")
+                })
+                disposable.dispose()
+            }
+            return (events, released.count)
+        }
+        let single = run(.single(5))
+        XCTAssertEqual(single.events, ["next 5", "completed"])
+        XCTAssertEqual(single.releasedOnReturn, 1)
+        let complete = run(.complete())
+        XCTAssertEqual(complete.events, ["completed"])
+        XCTAssertEqual(complete.releasedOnReturn, 1)
+        let fail = run(.fail(.failed(3)))
+        XCTAssertEqual(fail.events, ["error failed(3)"])
+        XCTAssertEqual(fail.releasedOnReturn, 1)
+        let never = run(.never())
+        XCTAssertEqual(never.events, [])
+        XCTAssertEqual(never.releasedOnReturn, 1, "nothing can ever call them: released at once, as before")
+    }
+
+    func testFusedStagesOverAConstantSignal() {
+        var values: [String] = []
+        var completions = 0
+        for value in 0 ..< 6 {
+            _ = (Signal<Int, TestError>.single(value) |> filter { $0 % 2 == 0 } |> map { "v\($0)" }).start(next: { values.append($0) }, completed: { completions += 1 })
+        }
+        XCTAssertEqual(values, ["v0", "v2", "v4"])
+        XCTAssertEqual(completions, 6, "a filtered-out value still completes")
+
+        var errors: [TestError] = []
+        _ = (Signal<Int, TestError>.fail(.failed(1)) |> map { $0 + 1 }).start(next: { _ in XCTFail("no value") }, error: { errors.append($0) })
+        XCTAssertEqual(errors, [.failed(1)])
+    }
+
+    func testAConstantSignalHandedASubscriberOfItsOwnDeliversToIt() {
+        // What an operator that runs a signal's generator with its own
+        // subscriber gets from a fused constant signal.
+        let recorder = Recorder<Int, TestError>()
+        let subscriber = recorder.makeSubscriber()
+        _ = Signal<Int, TestError>.single(9).generator(subscriber)
+        XCTAssertEqual(recorder.recordedValues, [9])
+        XCTAssertEqual(recorder.released.count, 1, "the subscriber completed and released its callbacks")
+        let failing = Recorder<Int, TestError>()
+        _ = Signal<Int, TestError>.fail(.failed(2)).generator(failing.makeSubscriber())
+        XCTAssertEqual(failing.recordedErrors, [.failed(2)])
     }
 
     func testConcurrentEmittersAndADisposeRaceWithoutLosingOrDuplicatingBeforeTheDispose() {
