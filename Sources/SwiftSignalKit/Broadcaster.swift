@@ -108,11 +108,10 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
 
     /// Ends every subscription without an event, and makes later ones end
     /// at once: what a `ValuePipe` does when it goes (its subscriptions can
-    /// never be delivered to again). Disposing them releases their callbacks
-    /// and breaks the cycle subscriber → its disposable → subscription →
-    /// subscriber.
-    /// The cached value is dropped (signals that outlive the owner may still
-    /// hold the broadcaster).
+    /// never be delivered to again). Ending them releases their callbacks
+    /// (which may hold the subscriptions' own disposables: a cycle that the
+    /// bag would otherwise keep alive). The cached value is dropped too:
+    /// signals that outlive the owner still hold the broadcaster.
     @inlinable
     func close() {
         self.mutex.lock()

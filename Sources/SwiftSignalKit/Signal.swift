@@ -31,6 +31,10 @@ public func |> <T, U>(value: T, function: ((T) -> U)) -> U {
 ///
 /// Nothing runs until `start`: each call runs the generator anew with a fresh
 /// `Subscriber` and returns a `Disposable` that cancels that subscription.
+/// (The library's own sources — pipes, promises, `single` and the other
+/// constant signals — and its stateless operators `map`, `filter` and
+/// `castError` are started without a `Subscriber` of their own, delivering
+/// the same events: see `_SubscriberLiveness`.)
 ///
 /// Thread-safety: a `Signal` is immutable; it may be started from any thread,
 /// any number of times, concurrently. Events are delivered on whatever thread
