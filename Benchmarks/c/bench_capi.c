@@ -457,6 +457,7 @@ static void run_checks(void) {
     bench_expect("c", "W1", w1(1000, &a), expected_w1(1000));
     bench_expect("c", "W2", w2(100, 10, &a), expected_w2(100, 10));
     bench_expect("c", "W3", w3(10, 10, &a), 10 * sum_below(10));
+    bench_expect("c", "W4", w4(100, &a), sum_below(100));
     bench_expect("c", "W6", w6(100, &a), 200);
 
     bench_expect("c", "W1", w1(100000, &a), expected_w1(100000));
@@ -472,6 +473,10 @@ static void run_checks(void) {
     bench_expect("c", "W3", w3(200, 2000, &c), 200 * sum_below(2000));
     check_line("c.w3.allocs_per_put", (double)(allocs_of(&b) - allocs_of(&a)) / 1000);
     check_line("c.w3.allocs_per_delivery", (double)(allocs_of(&c) - allocs_of(&b)) / 200000);
+
+    bench_expect("c", "W4", w4(10000, &a), sum_below(10000));
+    bench_expect("c", "W4", w4(20000, &b), sum_below(20000));
+    check_line("c.w4.allocs_per_event", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
 
     bench_expect("c", "W6", w6(10000, &a), 20000);
     bench_expect("c", "W6", w6(20000, &b), 40000);

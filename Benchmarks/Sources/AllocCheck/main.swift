@@ -47,6 +47,7 @@ func report(_ name: String, _ value: Double) {
 _ = SKWorkloads.w1(1000, .none)
 _ = SKWorkloads.w2(cycles: 100, every: 10, .none)
 _ = SKWorkloads.w3(sinks: 10, puts: 10, .none)
+_ = SKWorkloads.w4(100, .none)
 _ = SKWorkloads.w6(100, .none)
 
 // W1: per source event through map → filter → map → sink.
@@ -66,6 +67,13 @@ let w3b = counts("w3", expected: Expected.w3(sinks: 100, puts: 2_000)) { SKWorkl
 let w3c = counts("w3", expected: Expected.w3(sinks: 200, puts: 2_000)) { SKWorkloads.w3(sinks: 200, puts: 2_000, $0) }
 report("swift.w3.allocs_per_put", Double(w3b.allocs - w3a.allocs) / 1_000)
 report("swift.w3.allocs_per_delivery", Double(w3c.allocs - w3b.allocs) / 200_000)
+
+// W4: per inner signal (mapToSignal of a one-value `Signal.single`): the
+// workload's own `Signal.single` (the signal and its start's context) plus
+// what the switch costs.
+let w4a = counts("w4", expected: Expected.sumBelow(10_000)) { SKWorkloads.w4(10_000, $0) }
+let w4b = counts("w4", expected: Expected.sumBelow(20_000)) { SKWorkloads.w4(20_000, $0) }
+report("swift.w4.allocs_per_event", Double(w4b.allocs - w4a.allocs) / 10_000)
 
 // W6: live heap bytes (malloc_usable_size) and allocations per live subscription.
 let w6a = counts("w6", expected: Expected.w6(10_000)) { SKWorkloads.w6(10_000, $0) }
