@@ -414,8 +414,9 @@ int sk_pipe_create(sk_pipe **out, bool replay);
  * calling thread, outside any lock. Puts from several threads at once reach
  * a subscriber concurrently: put from one thread when order matters. */
 int sk_pipe_put(sk_pipe *pipe, const sk_value *value);
-/* The pipe's signal (+1). Its subscriptions hold the pipe weakly: once the
- * pipe is released they receive nothing more and never terminate; their
+/* The pipe's signal (+1). Neither it nor its subscriptions keep the pipe
+ * alive: once the pipe is released they receive nothing more and never
+ * terminate (a later subscription receives nothing either); their
  * observers' release runs then, on the releasing thread (nothing can deliver
  * to them any more), and disposing them stays harmless. */
 int sk_pipe_signal(sk_signal **out, sk_pipe *pipe);

@@ -130,8 +130,8 @@ Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
     subscription alive;
     subscribe(&alive, signal);
     pipe_put_int(pipe, 1);
-    /* The signal and its subscriptions hold the pipe weakly: once it is
-     * gone nothing can deliver, so the observers are released. */
+    /* The signal and its subscriptions do not keep the pipe alive: once it
+     * is gone nothing can deliver, so the observers are released. */
     sk_pipe_release(pipe);
 
     subscription after;
