@@ -12,6 +12,7 @@ int _sks_try_retain(void *object) {
 }
 
 #if defined(__linux__)
+#include <errno.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -21,16 +22,20 @@ int _sks_event_create(void) {
     return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }
 
+/* Both retry when a signal interrupts them: a lost write would leave work
+ * pending with the descriptor unreadable, a lost read the descriptor
+ * readable with nothing pending. (EAGAIN: the counter is already at its
+ * maximum, or already 0: nothing to do.) */
 void _sks_event_signal(int fd) {
     uint64_t one = 1;
-    ssize_t written = write(fd, &one, sizeof one);
-    (void)written;
+    while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {
+    }
 }
 
 void _sks_event_clear(int fd) {
     uint64_t value = 0;
-    ssize_t got = read(fd, &value, sizeof value);
-    (void)got;
+    while (read(fd, &value, sizeof value) < 0 && errno == EINTR) {
+    }
 }
 
 void _sks_event_close(int fd) {
