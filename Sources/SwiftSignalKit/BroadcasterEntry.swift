@@ -7,8 +7,8 @@ import Synchronization
 /// It keeps the guarantees of a `Subscriber`: after `dispose` (or the
 /// broadcaster's `close`), no callback starts; the callbacks are released
 /// once no call into them is in flight, by exactly one thread, outside any
-/// lock. The state word (see `_SubscriptionFlags`) counts the calls in flight
-/// in its low bits. A broadcaster never delivers an error or a completion: the
+/// lock. The state word (see `_SubscriptionFlags`) is guarded as a
+/// subscriber's is (`_InFlightCalls`). A broadcaster never delivers an error or a completion: the
 /// caller's `error` and `completed` callbacks are only held (in `held`) until
 /// the subscription ends.
 ///
@@ -18,12 +18,9 @@ import Synchronization
 /// published); `dispose` may be called from any thread, any number of times.
 @usableFromInline
 final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unchecked Sendable {
-    @usableFromInline static var releasedFlag: Int { 1 << 61 }
-    @usableFromInline static var countMask: Int { (1 << 61) - 1 }
-
     // The callbacks are written at init (before the entry is published) and
     // then only by the single thread that releases them, after every call in
-    // flight has returned (see `releaseIfIdle`): the state word orders the
+    // flight has returned (see `_InFlightCalls`): the state word orders the
     // accesses, so the dynamic exclusivity checks are switched off.
     @exclusivity(unchecked) @usableFromInline var next: ((T) -> Void)?
     /// What the subscription holds until it ends: the owner of a promise
@@ -50,13 +47,12 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// Calls the value callback, unless the subscription has ended.
     @inlinable
     func deliver(_ value: T) {
-        let previous = self.state.wrappingAdd(1, ordering: .acquiring).oldValue
-        if previous & _SubscriptionFlags.terminatedFlag == 0 {
+        if _InFlightCalls.enter(self.state) {
             self.next?(value)
         }
-        let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
-        if current & _SubscriptionFlags.terminatedFlag != 0 {
-            self.releaseIfIdle(current)
+        if _InFlightCalls.leave(self.state) != nil {
+            // Released by the assignment (no lock is held here).
+            self.next = nil
         }
     }
 
@@ -77,25 +73,12 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         if previous & _SubscriptionFlags.terminatedFlag != 0 {
             return false
         }
-        self.releaseIfIdle(previous | _SubscriptionFlags.terminatedFlag)
-        // Released by the assignment (no lock is held here).
+        // Released by the assignments (no lock is held here): the value
+        // callback now if no call is in flight, else by the last one.
+        if _InFlightCalls.claimRelease(self.state, observed: previous | _SubscriptionFlags.terminatedFlag) != nil {
+            self.next = nil
+        }
         self.held = nil
         return true
-    }
-
-    /// Releases the value callback once the subscription has ended and no
-    /// call is in flight; exactly one thread wins the right to do it.
-    @inlinable
-    func releaseIfIdle(_ observed: Int) {
-        var current = observed
-        while current & _BroadcasterEntry.countMask == 0 && current & _BroadcasterEntry.releasedFlag == 0 {
-            let (exchanged, original) = self.state.compareExchange(expected: current, desired: current | _BroadcasterEntry.releasedFlag, ordering: .acquiringAndReleasing)
-            if exchanged {
-                // Released by the assignment (no lock is held here).
-                self.next = nil
-                return
-            }
-            current = original
-        }
     }
 }

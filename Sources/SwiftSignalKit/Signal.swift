@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The value type of a signal that never produces values.
 public enum NoValue {
 }

@@ -19,13 +19,12 @@ import _SwiftSignalKitShims
 /// The per-value path takes no lock: one atomic increment and one decrement
 /// guard the callbacks against being released while a call is in flight.
 public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendable {
-    // State word: the count of calls in flight in the low bits, plus flags.
-    @usableFromInline static var terminatedFlag: Int { 1 << 62 }
-    @usableFromInline static var releasedFlag: Int { 1 << 61 }
+    // State word: see `_InFlightCalls` (the count of calls in flight, the
+    // terminated and released flags), plus two flags of the subscriber's own.
+    @usableFromInline static var terminatedFlag: Int { _InFlightCalls.terminatedFlag }
     @usableFromInline static var hasDisposableFlag: Int { 1 << 60 }
     /// Set once `keepAlive` has stored an object (the release then takes them).
     @usableFromInline static var keepAliveFlag: Int { 1 << 59 }
-    @usableFromInline static var countMask: Int { (1 << 59) - 1 }
 
     @usableFromInline let state = Synchronization.Atomic<Int>(0)
     // The stored properties below are never accessed concurrently in
@@ -70,13 +69,11 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// Delivers a value, unless the subscriber has terminated or been disposed.
     @inlinable
     public func putNext(_ next: T) {
-        let previous = self.state.wrappingAdd(1, ordering: .acquiring).oldValue
-        if previous & Subscriber.terminatedFlag == 0 {
+        if _InFlightCalls.enter(self.state) {
             self.next?(next)
         }
-        let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
-        if current & Subscriber.terminatedFlag != 0 {
-            self.releaseIfIdle(current)
+        if let claimed = _InFlightCalls.leave(self.state) {
+            self.release(claimed)
         }
     }
 
@@ -102,9 +99,8 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 
     /// Keeps `object` alive until the subscriber terminates or is disposed.
     public func keepAlive(_ object: AnyObject) {
-        let previous = self.state.wrappingAdd(1, ordering: .acquiring).oldValue
         var dropped: AnyObject? = object
-        if previous & Subscriber.terminatedFlag == 0 {
+        if _InFlightCalls.enter(self.state) {
             _stripedLock(for: self, .keepAlive) {
                 if self.keepAliveObjects == nil {
                     self.keepAliveObjects = [object]
@@ -117,9 +113,8 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
             self.state.bitwiseOr(Subscriber.keepAliveFlag, ordering: .relaxed)
             dropped = nil
         }
-        let current = self.state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
-        if current & Subscriber.terminatedFlag != 0 {
-            self.releaseIfIdle(current)
+        if let claimed = _InFlightCalls.leave(self.state) {
+            self.release(claimed)
         }
         _ = dropped
     }
@@ -167,29 +162,30 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// in flight; exactly one thread wins the right to do it.
     @inlinable
     func releaseIfIdle(_ observed: Int) {
-        var current = observed
-        while current & Subscriber.countMask == 0 && current & Subscriber.terminatedFlag != 0 && current & Subscriber.releasedFlag == 0 {
-            let (exchanged, original) = self.state.compareExchange(expected: current, desired: current | Subscriber.releasedFlag, ordering: .acquiringAndReleasing)
-            if exchanged {
-                let next = self.next
-                let error = self.error
-                let completed = self.completed
-                self.next = nil
-                self.error = nil
-                self.completed = nil
-                var objects: [AnyObject]?
-                if current & Subscriber.keepAliveFlag != 0 {
-                    _stripedLock(for: self, .keepAlive) {
-                        objects = self.keepAliveObjects
-                        self.keepAliveObjects = nil
-                    }
-                }
-                // The closures and kept objects are released here, outside any lock.
-                _ = (next, error, completed, objects)
-                return
-            }
-            current = original
+        if let claimed = _InFlightCalls.claimRelease(self.state, observed: observed) {
+            self.release(claimed)
         }
+    }
+
+    /// Releases the callbacks and kept objects: run once, by the thread that
+    /// claimed the release (`claimed` is the state word it saw).
+    @inlinable
+    func release(_ claimed: Int) {
+        let next = self.next
+        let error = self.error
+        let completed = self.completed
+        self.next = nil
+        self.error = nil
+        self.completed = nil
+        var objects: [AnyObject]?
+        if claimed & Subscriber.keepAliveFlag != 0 {
+            _stripedLock(for: self, .keepAlive) {
+                objects = self.keepAliveObjects
+                self.keepAliveObjects = nil
+            }
+        }
+        // The closures and kept objects are released here, outside any lock.
+        _ = (next, error, completed, objects)
     }
 
     /// Makes termination dispose `handle` (which now holds the generator's

@@ -6,13 +6,13 @@ import Synchronization
 ///
 /// `terminatedFlag` is set once the subscription has received its terminal
 /// event or been disposed; the subclasses use the other bits as they need
-/// (`SubscriberDisposable` a disposed flag, `_BroadcasterEntry` its count of
-/// calls in flight and a released flag).
+/// (`SubscriberDisposable` a disposed flag, `_BroadcasterEntry` the rest of
+/// `_InFlightCalls`: its count of calls in flight and a released flag).
 ///
 /// Thread-safety: the word is atomic; it may be read from any thread.
 @usableFromInline
 class _SubscriptionFlags: @unchecked Sendable {
-    @usableFromInline static var terminatedFlag: Int { 1 << 62 }
+    @usableFromInline static var terminatedFlag: Int { _InFlightCalls.terminatedFlag }
 
     @usableFromInline let state = Synchronization.Atomic<Int>(0)
 

@@ -1,0 +1,51 @@
+import Synchronization
+
+/// The guard that `Subscriber` and `_BroadcasterEntry` put around calls into
+/// their callbacks, on a state word: the low bits count the calls in flight,
+/// `terminatedFlag` says no call may start any more, and `releasedFlag` is
+/// set by the one thread that then releases the callbacks, once no call is in
+/// flight. No lock: a call costs an atomic increment and a decrement. Bits 59
+/// and 60 are left for the owner's own flags.
+///
+/// Thread-safety: every function may be called from any thread, on the same
+/// word, concurrently.
+@usableFromInline
+enum _InFlightCalls {
+    @usableFromInline static var terminatedFlag: Int { 1 << 62 }
+    @usableFromInline static var releasedFlag: Int { 1 << 61 }
+    @usableFromInline static var countMask: Int { (1 << 59) - 1 }
+
+    /// Registers a call; returns whether it may run (the word was not
+    /// terminated). Every `enter` is followed by one `leave`.
+    @inlinable @inline(__always)
+    static func enter(_ state: borrowing Synchronization.Atomic<Int>) -> Bool {
+        return state.wrappingAdd(1, ordering: .acquiring).oldValue & terminatedFlag == 0
+    }
+
+    /// Ends a call. Returns the word as it was when this thread won the
+    /// release (the last call of a terminated word has returned), or nil.
+    @inlinable @inline(__always)
+    static func leave(_ state: borrowing Synchronization.Atomic<Int>) -> Int? {
+        let current = state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
+        if current & terminatedFlag == 0 {
+            return nil
+        }
+        return claimRelease(state, observed: current)
+    }
+
+    /// Sets `releasedFlag` if the word (last seen as `observed`) is terminated,
+    /// idle and not yet released. Returns the word before the claim when this
+    /// thread won it (it then releases the callbacks), or nil.
+    @inlinable
+    static func claimRelease(_ state: borrowing Synchronization.Atomic<Int>, observed: Int) -> Int? {
+        var current = observed
+        while current & countMask == 0 && current & terminatedFlag != 0 && current & releasedFlag == 0 {
+            let (exchanged, original) = state.compareExchange(expected: current, desired: current | releasedFlag, ordering: .acquiringAndReleasing)
+            if exchanged {
+                return current
+            }
+            current = original
+        }
+        return nil
+    }
+}
