@@ -87,8 +87,10 @@ typedef enum sk_status {
     SK_ERR_NO_MEMORY = -4,        /* an allocation failed */
     SK_ERR_BUSY = -5,             /* another thread is already doing this (host queue drain) */
     SK_ERR_UNSUPPORTED = -6,      /* not possible on this queue or platform */
-    SK_ERR_RELEASED = -7          /* a handle or value used after its last release
+    SK_ERR_RELEASED = -7,         /* a handle or value used after its last release
                                      (reported only while handle checking is on) */
+    SK_ERR_RESOURCE = -8          /* the operating system refused a resource the call
+                                     needs (a descriptor at RLIMIT_NOFILE, a thread) */
 } sk_status;
 
 /* A short English description of `status` ("ok", "null argument", ...).
@@ -168,8 +170,17 @@ int sk_value_set_string(sk_value *out, const char *text);
 int sk_value_set_string_n(sk_value *out, const char *text, size_t length);
 /* Copies `length` bytes; `data` may be NULL only when `length` is 0. */
 int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
+/* The deepest nesting of arrays a value may have: an array of no arrays is 1
+ * level deep, an array holding one is 2, and so on. Every operation over a
+ * value (release, copy, equality, conversions) is safe at any depth the
+ * library accepts, on any thread's stack. */
+#define SK_VALUE_MAX_DEPTH 128
+
 /* Makes an array of `count` values copied from `items` (borrowed; heap kinds
- * are retained). `items` may be NULL only when `count` is 0. */
+ * are retained). `items` may be NULL only when `count` is 0.
+ * @return SK_ERR_INVALID_ARGUMENT, with `*out` nil, when the array would nest
+ *         more than SK_VALUE_MAX_DEPTH levels deep ("sk_value_set_array:
+ *         arrays nested 129 deep (the limit is SK_VALUE_MAX_DEPTH, 128)"). */
 int sk_value_set_array(sk_value *out, const sk_value *items, size_t count);
 /* Wraps a user pointer. `release`, if not NULL, runs exactly once with
  * `pointer` when the last copy of the value is released, on the thread that
@@ -474,7 +485,13 @@ int sk_queue_create(sk_queue **out, const char *name);
 /* A host-drained serial queue: its work runs only inside sk_queue_host_drain(),
  * on the thread that calls it. Its file descriptor (sk_queue_host_fd) is
  * readable while work is pending, so an epoll/poll/GLib/libuv/asyncio loop can
- * watch it and drain when it fires. */
+ * watch it and drain when it fires. Only its handles can drain it: releasing
+ * the last one closes the queue, whatever is pending (the pending work is
+ * dropped without running, each `release(ctx)` runs on the releasing thread,
+ * the descriptor is closed; deliveries still headed for it are dropped).
+ * @return SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) with `*out` NULL when the system
+ *         refuses its descriptor ("sk_queue_create_host: eventfd failed: Too
+ *         many open files (errno 24)" at RLIMIT_NOFILE). */
 int sk_queue_create_host(sk_queue **out, const char *name);
 /* The descriptor of a host-drained queue, owned by the queue (do not close
  * it). @return SK_ERR_WRONG_KIND for other queues. */
@@ -622,13 +639,15 @@ int sk_signal_catch(sk_signal **out, sk_signal *signal, sk_signal_fn fn, void *c
 /* Starts `signal` again each time it completes, forever: the result never
  * completes. Values pass through; an error passes through and ends the loop.
  * A signal completing synchronously is restarted by a loop, not by recursion
- * (the stack does not grow). Dispose to stop it: a signal that always
- * completes synchronously inside its start never lets the start return, so
- * it loops forever (as in SwiftSignalKit). */
+ * (the stack does not grow). Dispose to stop it; the loop also stops, before
+ * starting `signal` again, once the downstream is done: a downstream
+ * sk_signal_take / sk_signal_take_until that completes (directly or through
+ * map and filter) ends even a loop that never leaves its start (a signal
+ * that always completes synchronously), where SwiftSignalKit loops forever. */
 int sk_signal_restart(sk_signal **out, sk_signal *signal);
 /* Starts `signal` again at once each time it fails; errors never pass.
- * Values and the completion pass through. Synchronous failures loop as in
- * sk_signal_restart. */
+ * Values and the completion pass through. Synchronous failures loop, and the
+ * loop stops, as in sk_signal_restart. */
 int sk_signal_restart_if_error(sk_signal **out, sk_signal *signal);
 /* On error, starts `signal` again after a delay, on `queue` (where the new
  * start runs); errors never pass. The n-th retry waits

@@ -1,14 +1,24 @@
 import CSignalKit
 import Dispatch
+import Glibc
 import SwiftSignalKit
 
 /// An `sk_queue` handle.
+///
+/// Each `sk_queue_create_host` makes one handle, and only its holders can
+/// drain the queue: when the last one is released, the queue is closed (its
+/// pending work dropped and released, its descriptor closed), whatever still
+/// refers to the queue inside the library.
 final class SKQueue: SKObject {
     let queue: Queue
 
     init(_ queue: Queue) {
         self.queue = queue
         super.init()
+    }
+
+    deinit {
+        self.queue.closeHostDrained()
     }
 }
 
@@ -68,7 +78,15 @@ public func sk_queue_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ name
 
 @c @implementation
 public func sk_queue_create_host(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?) -> Int32 {
-    return outputQueue(out, "sk_queue_create_host") { Queue.hostDrained(name: name.map { String(cString: $0) }) }
+    out?.pointee = nil
+    let queue: Queue
+    do {
+        queue = try Queue.makeHostDrained(name: name.map { String(cString: $0) })
+    } catch {
+        let status = error.errno == ENOMEM ? SK_ERR_NO_MEMORY : SK_ERR_RESOURCE
+        return fail(status, "sk_queue_create_host: \(error)")
+    }
+    return outputQueue(out, "sk_queue_create_host") { queue }
 }
 
 @c @implementation

@@ -198,8 +198,25 @@ final class SKBytes: SKObject {
 final class SKArray: SKObject {
     let items: [SKValue]
     let storage: UnsafeMutablePointer<sk_value>
+    /// Levels of arrays, this one included (1 for an array of no arrays):
+    /// what `sk_value_set_array` bounds by SK_VALUE_MAX_DEPTH, so that the
+    /// recursive operations over values (release, equality, the conversions
+    /// of the ffi layer and of bindings) stay far from any stack's limit.
+    let depth: Int
 
-    init(_ items: [SKValue]) {
+    /// The depth an array of `items` would have.
+    static func depth(of items: [SKValue]) -> Int {
+        var deepest = 0
+        for item in items where item.kind == SK_KIND_ARRAY {
+            if let object = item.object {
+                deepest = max(deepest, unsafeDowncast(object, to: SKArray.self).depth)
+            }
+        }
+        return deepest + 1
+    }
+
+    init(_ items: [SKValue], depth: Int? = nil) {
+        self.depth = depth ?? SKArray.depth(of: items)
         self.items = items
         self.storage = .allocate(capacity: max(1, items.count))
         for (index, item) in items.enumerated() {

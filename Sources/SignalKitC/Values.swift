@@ -101,7 +101,11 @@ public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: 
         }
         values.append(SKValue(borrowing: item))
     }
-    return setObject(out, SKArray(values), SK_KIND_ARRAY)
+    let depth = SKArray.depth(of: values)
+    if depth > Int(SK_VALUE_MAX_DEPTH) {
+        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_array: arrays nested \(depth) deep (the limit is SK_VALUE_MAX_DEPTH, \(SK_VALUE_MAX_DEPTH))")
+    }
+    return setObject(out, SKArray(values, depth: depth), SK_KIND_ARRAY)
 }
 
 @c @implementation

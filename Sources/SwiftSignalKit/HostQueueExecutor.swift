@@ -14,25 +14,78 @@ public enum QueueDrainError: Error, Equatable {
     case notHostDrained
 }
 
+/// The error thrown by `Queue.makeHostDrained` when the system refuses the
+/// queue's descriptor.
+public struct QueueCreationError: Error, Equatable, CustomStringConvertible {
+    /// The `errno` of the failed `eventfd` call (EMFILE at the process's
+    /// descriptor limit, ENFILE at the system's, ENOMEM).
+    public let errno: Int32
+
+    public init(errno: Int32) {
+        self.errno = errno
+    }
+
+    public var description: String {
+        return "eventfd failed: \(String(cString: strerror(self.errno))) (errno \(self.errno))"
+    }
+}
+
 /// The pending work of a host-drained queue, with an eventfd that is readable
 /// exactly while work is pending.
 ///
-/// Thread-safety: `enqueue` may be called from any thread; `drain` from any
-/// thread, one at a time (a concurrent drain fails with `alreadyDraining`).
-/// Tasks run outside the lock.
+/// `close()` ends the queue for good: the pending tasks are dropped (released
+/// on the closing thread, outside the lock, without running), the descriptor
+/// is closed, and a task enqueued later is dropped at once. Pending tasks
+/// usually hold what enqueued them (a `deliverOn` subscription holds the
+/// queue), so without it an undrained queue and its descriptor would keep
+/// each other alive.
+///
+/// Thread-safety: `enqueue` and `close` may be called from any thread; `drain`
+/// from any thread, one at a time (a concurrent drain fails with
+/// `alreadyDraining`). Tasks run, and dropped tasks are released, outside the
+/// lock.
 final class HostQueueExecutor: @unchecked Sendable {
     private let mutex = _Mutex()
     private var tasks: [() -> Void] = []
     private var draining = false
-    let fileDescriptor: Int32
+    // Guarded by `mutex`; -1 once closed.
+    private var descriptor: Int32
 
-    init() {
-        self.fileDescriptor = _sks_event_create()
-        precondition(self.fileDescriptor >= 0, "SwiftSignalKit: eventfd failed (errno \(errno))")
+    init() throws(QueueCreationError) {
+        let descriptor = _sks_event_create()
+        if descriptor < 0 {
+            throw QueueCreationError(errno: errno)
+        }
+        self.descriptor = descriptor
     }
 
     deinit {
-        _sks_event_close(self.fileDescriptor)
+        if self.descriptor >= 0 {
+            _sks_event_close(self.descriptor)
+        }
+    }
+
+    /// The eventfd; -1 once the queue is closed.
+    var fileDescriptor: Int32 {
+        self.mutex.lock()
+        defer { self.mutex.unlock() }
+        return self.descriptor
+    }
+
+    /// Drops the pending work and closes the descriptor (see above). Later
+    /// calls do nothing.
+    func close() {
+        self.mutex.lock()
+        let dropped = self.tasks
+        self.tasks = []
+        let descriptor = self.descriptor
+        self.descriptor = -1
+        self.mutex.unlock()
+        if descriptor >= 0 {
+            _sks_event_close(descriptor)
+        }
+        // The tasks (and what they hold) are released here, outside the lock.
+        _ = dropped
     }
 
     /// True when the calling thread is inside this executor's `drain`.
@@ -42,6 +95,12 @@ final class HostQueueExecutor: @unchecked Sendable {
 
     func enqueue(_ task: @escaping () -> Void) {
         self.mutex.lock()
+        if self.descriptor < 0 {
+            // Closed: nobody can drain it any more. `task` is released by the
+            // caller's scope, outside the lock.
+            self.mutex.unlock()
+            return
+        }
         let wasEmpty = self.tasks.isEmpty
         self.tasks.append(task)
         if wasEmpty {
@@ -73,20 +132,20 @@ final class HostQueueExecutor: @unchecked Sendable {
 
         self.mutex.lock()
         self.draining = false
-        if self.tasks.isEmpty {
+        if self.tasks.isEmpty && self.descriptor >= 0 {
             self.clearPending()
         }
         self.mutex.unlock()
         return batch.count
     }
 
-    // Called with the lock held: the eventfd's counter is nonzero exactly while
-    // `tasks` is not empty.
+    // Called with the lock held, while open: the eventfd's counter is nonzero
+    // exactly while `tasks` is not empty.
     private func signalPending() {
-        _sks_event_signal(self.fileDescriptor)
+        _sks_event_signal(self.descriptor)
     }
 
     private func clearPending() {
-        _sks_event_clear(self.fileDescriptor)
+        _sks_event_clear(self.descriptor)
     }
 }

@@ -126,14 +126,44 @@ public final class Queue: @unchecked Sendable {
     /// Creates a host-drained serial queue: its work runs only inside
     /// `drain(maxTasks:)`, on the thread that calls it, in the order it was
     /// enqueued. `hostFileDescriptor` is readable while work is pending.
+    ///
+    /// Traps when the system refuses the queue's descriptor (at the
+    /// process's descriptor limit): `makeHostDrained(name:)` throws instead.
     public static func hostDrained(name: String? = nil) -> Queue {
-        return Queue(host: HostQueueExecutor(), name: name)
+        do {
+            return try makeHostDrained(name: name)
+        } catch {
+            // Documented above: the throwing form is the one to handle it.
+            fatalError("SwiftSignalKit: Queue.hostDrained: \(error)")
+        }
+    }
+
+    /// Creates a host-drained serial queue, as `hostDrained(name:)` does, or
+    /// throws when the system refuses its descriptor (EMFILE, ENFILE, ENOMEM).
+    public static func makeHostDrained(name: String? = nil) throws(QueueCreationError) -> Queue {
+        return Queue(host: try HostQueueExecutor(), name: name)
     }
 
     /// For a host-drained queue, a descriptor (owned by the queue; do not close
-    /// it) that is readable exactly while work is pending; nil otherwise.
+    /// it) that is readable exactly while work is pending; nil otherwise, and
+    /// nil once `closeHostDrained()` has run.
     public var hostFileDescriptor: Int32? {
-        return self.host?.fileDescriptor
+        guard let host = self.host else {
+            return nil
+        }
+        let descriptor = host.fileDescriptor
+        return descriptor >= 0 ? descriptor : nil
+    }
+
+    /// Ends a host-drained queue for good, for an owner that will never drain
+    /// it again: the work still pending is dropped (released on the calling
+    /// thread, without running), its descriptor is closed, and work enqueued
+    /// later is dropped at once (a `deliverOn` onto it delivers nothing
+    /// more). Pending work usually holds what enqueued it, and through it the
+    /// queue: without this, an undrained queue keeps itself, its descriptor
+    /// and that work alive. No effect on other queues, or when called again.
+    public func closeHostDrained() {
+        self.host?.close()
     }
 
     /// Runs pending work of a host-drained queue on the calling thread: up to

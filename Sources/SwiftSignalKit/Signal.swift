@@ -54,11 +54,15 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// (`single`, `complete`, `fail`, `never`): how to start this signal
     /// without a `Subscriber`.
     @usableFromInline let fused: FusedStart?
+    /// Set by `then`: the two signals it runs one after the other, so that a
+    /// nested chain of `then` runs as one flat sequence (see `_ThenParts`).
+    @usableFromInline let thenParts: _ThenParts<T, E>?
 
     @inlinable
     public init(_ generator: @escaping (Subscriber<T, E>) -> any Disposable) {
         self.generatorFunction = generator
         self.fused = nil
+        self.thenParts = nil
     }
 
     /// A fused signal: `start` uses `fused`; `generator` (for a caller that
@@ -67,6 +71,14 @@ public final class Signal<T, E>: @unchecked Sendable {
     init(fused: @escaping FusedStart) {
         self.generatorFunction = nil
         self.fused = fused
+        self.thenParts = nil
+    }
+
+    /// A `then` signal: started through `parts.run`.
+    init(then parts: _ThenParts<T, E>) {
+        self.generatorFunction = nil
+        self.fused = nil
+        self.thenParts = parts
     }
 
     /// Runs the signal with a subscriber of the caller's. A fused signal's
@@ -77,6 +89,13 @@ public final class Signal<T, E>: @unchecked Sendable {
         if let generator = self.generatorFunction {
             return generator
         }
+        if self.thenParts != nil {
+            // Holds the signal, not only its parts (see `_ThenParts.deinit`).
+            return { subscriber in
+                return self.runThen(subscriber)
+            }
+        }
+        // Invariant: a signal has a generator, `then` parts or a fused start.
         let fused = self.fused!
         return { subscriber in
             return fused({ _ in
@@ -115,14 +134,26 @@ public final class Signal<T, E>: @unchecked Sendable {
         }
         let subscriber = Subscriber<T, E>(next: nil, error: error, completed: completed)
         // The disposable and the value callback are set before the subscriber
-        // is published to the generator; nobody can reach the disposable
-        // until it is assigned or returned, so its upstream comes after.
+        // is published to the generator. The disposable's upstream comes
+        // after; an operator that holds the disposable through the liveness
+        // (`take`) may dispose it before (see `setUpstream`).
         let disposable = SubscriberDisposable(subscriber: subscriber)
         subscriber.handle = disposable
         subscriber.next = makeNext(_SubscriberLiveness(disposable))
-        disposable.upstream = self.generatorFunction!(subscriber)
+        if let generator = self.generatorFunction {
+            disposable.setUpstream(generator(subscriber))
+        } else {
+            disposable.setUpstream(self.runThen(subscriber))
+        }
         subscriber.assignDisposable()
         return disposable
+    }
+
+    /// Runs a `then` signal (see `_ThenParts`). Invariant: called only for a
+    /// signal that has no generator and no fused start, which has parts.
+    @usableFromInline
+    func runThen(_ subscriber: Subscriber<T, E>) -> any Disposable {
+        return self.thenParts!.run(subscriber)
     }
 
     /// The same as `start`: a subscription owned by the caller, outside any

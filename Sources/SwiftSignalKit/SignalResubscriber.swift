@@ -15,6 +15,11 @@
 /// step captured); a subscription started by a step that was running while it
 /// was disposed is disposed as soon as the step returns.
 ///
+/// The loop also stops, before running another step, once `isDone` says
+/// the downstream has nothing more to receive (its subscriber has terminated:
+/// a `take` downstream completed it while a synchronous loop was still inside
+/// its start, where nobody holds the loop's disposable yet).
+///
 /// Thread-safety: every method may be called from any thread; the step runs
 /// without any lock held.
 final class SignalResubscriber: Disposable, @unchecked Sendable {
@@ -24,8 +29,12 @@ final class SignalResubscriber: Disposable, @unchecked Sendable {
     private var pending = false
     private var step: ((SignalResubscriber) -> (any Disposable)?)?
     private var current: (any Disposable)?
+    private let isDone: () -> Bool
 
-    init() {
+    /// `isDone` is read before each step (typically the downstream
+    /// subscriber's `isTerminated`); it must not call user code.
+    init(until isDone: @escaping () -> Bool) {
+        self.isDone = isDone
     }
 
     /// Installs `step` and runs it for the first time (unless already disposed).
@@ -60,6 +69,9 @@ final class SignalResubscriber: Disposable, @unchecked Sendable {
         self.mutex.unlock()
 
         while true {
+            if self.isDone() {
+                self.dispose()
+            }
             self.mutex.lock()
             guard !self.disposed, let step = self.step else {
                 self.running = false

@@ -39,13 +39,13 @@ public func `catch`<T, E, R>(_ f: @escaping (E) -> Signal<T, R>) -> (Signal<T, E
 /// ends the loop. The resulting signal never completes on its own.
 ///
 /// A signal that completes synchronously is restarted by a loop, not by
-/// recursion: the stack does not grow with the number of restarts. Note that a
-/// downstream `take` that completes during a synchronous loop cannot stop it
-/// before `start` has returned (no disposable exists yet), so a signal that
-/// always completes synchronously loops forever, as in the original.
+/// recursion: the stack does not grow with the number of restarts. The loop
+/// stops as soon as the downstream is done, even inside a synchronous loop:
+/// a downstream `take(n)` that completes (directly, or through `map` and
+/// `filter`) ends it at once, where the original would loop forever.
 public func restart<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
     return Signal<T, E> { subscriber in
-        let loop = SignalResubscriber()
+        let loop = SignalResubscriber(until: { subscriber.isTerminated })
         loop.start { loop in
             return signal.start(next: { next in
                 subscriber.putNext(next)
@@ -81,7 +81,7 @@ public func recurse<T, E>(_ latestValue: T?) -> (Signal<T, E>) -> Signal<T, E> {
 public func retry<T, E>(_ delayIncrement: Double, maxDelay: Double, onQueue queue: Queue) -> (Signal<T, E>) -> Signal<T, NoError> {
     return { signal in
         return Signal<T, NoError> { subscriber in
-            let loop = SignalResubscriber()
+            let loop = SignalResubscriber(until: { subscriber.isTerminated })
             let currentDelay = Atomic<Double>(value: 0.0)
             loop.start { loop in
                 return signal.start(next: { next in
@@ -112,7 +112,7 @@ public func retry<T, E>(_ delayIncrement: Double, maxDelay: Double, onQueue queu
 public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Double, maxDelay: Double, maxRetries: Int, onQueue queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            let loop = SignalResubscriber()
+            let loop = SignalResubscriber(until: { subscriber.isTerminated })
             // (current delay, retries made so far)
             let retryState = Atomic<(Double, Int)>(value: (0.0, 0))
             loop.start { loop in
@@ -156,7 +156,7 @@ public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Dou
 /// recursion: the stack does not grow with the number of retries.
 public func restartIfError<T, E>(_ signal: Signal<T, E>) -> Signal<T, NoError> {
     return Signal<T, NoError> { subscriber in
-        let loop = SignalResubscriber()
+        let loop = SignalResubscriber(until: { subscriber.isTerminated })
         loop.start { loop in
             return signal.start(next: { next in
                 subscriber.putNext(next)

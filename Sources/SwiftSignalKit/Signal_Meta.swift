@@ -111,17 +111,14 @@ public func mapToThrottled<T, R, E>(_ f: @escaping (T) -> Signal<R, E>) -> (Sign
 ///
 /// `nextSignal` is started once the start of the first signal has returned (or
 /// from the first's asynchronous completion), never from inside a synchronous
-/// completion, so a long chain of `then` over synchronous signals uses stack
-/// in proportion to its nesting only, as any chain of operators does.
+/// completion. Nested chains (`s |> then(a) |> then(b) |> ...`, or
+/// `a |> then(b |> then(c))`) run as one flat sequence (see `_ThenParts`):
+/// starting one, delivering its values and releasing it use constant stack
+/// however deep the nesting, where the original grows the stack with every
+/// level.
 public func then<T, E>(_ nextSignal: Signal<T, E>) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E> { subscriber in
-            let state = SignalQueueState<T, E>(subscriber: subscriber, queueMode: true, throttleMode: false)
-            state.enqueueSignal(signal)
-            state.enqueueSignal(nextSignal)
-            state.beginCompletion()
-            return WeakDisposable(state)
-        }
+        return Signal<T, E>(then: _ThenParts(first: signal, next: nextSignal))
     }
 }
 

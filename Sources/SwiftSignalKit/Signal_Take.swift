@@ -23,17 +23,20 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
             let counters = SignalTakeCounters()
-            return signal.start(next: { next in
-                if count <= 0 || counters.admitted.load(ordering: .relaxed) >= count {
-                    return
-                }
-                let index = counters.admitted.wrappingAdd(1, ordering: .relaxed).newValue
-                if index > count {
-                    return
-                }
-                subscriber.putNext(next)
-                if counters.delivered.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == count {
-                    subscriber.putCompletion()
+            return signal.startFusing({ upstream in
+                return { next in
+                    if count <= 0 || counters.admitted.load(ordering: .relaxed) >= count {
+                        return
+                    }
+                    let index = counters.admitted.wrappingAdd(1, ordering: .relaxed).newValue
+                    if index > count {
+                        return
+                    }
+                    subscriber.putNext(next)
+                    if counters.delivered.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == count {
+                        subscriber.putCompletion()
+                        _disposeEarly(upstream)
+                    }
                 }
             }, error: { error in
                 subscriber.putError(error)
@@ -41,6 +44,22 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
                 subscriber.putCompletion()
             })
         }
+    }
+}
+
+/// Disposes the upstream subscription of an operator that has just completed
+/// its downstream from a value callback, without waiting for the upstream's
+/// start to return: a source that loops synchronously (`restart` over a
+/// signal that completes at once) would otherwise never return. Only a
+/// generator's subscription can be reached this way (a pipe's or a constant
+/// signal's ends when its start returns, through the operator's own
+/// disposable, as before).
+///
+/// Called from inside the subscription's value callback, which its
+/// subscriber owns: the unretained flags are valid for the call.
+func _disposeEarly(_ upstream: _SubscriberLiveness) {
+    upstream.flags._withUnsafeGuaranteedRef { flags in
+        (flags as? SubscriberDisposable)?.dispose()
     }
 }
 
@@ -74,17 +93,20 @@ public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E
     return { signal in
         return Signal<T, E> { subscriber in
             let state = SignalTakeUntilState()
-            return signal.start(next: { next in
-                if state.completed.load(ordering: .acquiring) {
-                    return
-                }
-                let action = until(next)
-                if action.passthrough {
-                    subscriber.putNext(next)
-                }
-                if action.complete {
-                    state.completed.store(true, ordering: .releasing)
-                    subscriber.putCompletion()
+            return signal.startFusing({ upstream in
+                return { next in
+                    if state.completed.load(ordering: .acquiring) {
+                        return
+                    }
+                    let action = until(next)
+                    if action.passthrough {
+                        subscriber.putNext(next)
+                    }
+                    if action.complete {
+                        state.completed.store(true, ordering: .releasing)
+                        subscriber.putCompletion()
+                        _disposeEarly(upstream)
+                    }
                 }
             }, error: { error in
                 subscriber.putError(error)

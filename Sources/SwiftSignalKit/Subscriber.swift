@@ -66,6 +66,15 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         return "Subscriber<\(T.self), \(E.self)>(terminated: \(state & Subscriber.terminatedFlag != 0))"
     }
 
+    /// Whether the subscriber has received its terminal event or been
+    /// disposed (nothing more will be delivered). The resubscribing loops
+    /// (`restart`, `retry`, ...) read it to stop as soon as their downstream
+    /// is done.
+    @inlinable
+    var isTerminated: Bool {
+        return self.state.load(ordering: .acquiring) & Subscriber.terminatedFlag != 0
+    }
+
     /// Delivers a value, unless the subscriber has terminated or been disposed.
     @inlinable
     public func putNext(_ next: T) {
@@ -240,11 +249,18 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
 final class SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringConvertible, @unchecked Sendable {
     /// Set in the state word by the first `dispose`.
     @usableFromInline static var disposedFlag: Int { 1 << 61 }
+    /// Set in the state word once `start` has stored the generator's
+    /// disposable in `upstream`. An operator may dispose a subscription while
+    /// its generator still runs (`take` does when it completes, so that a
+    /// synchronous loop upstream stops at once): whichever of `dispose` and
+    /// `setUpstream` comes second disposes the upstream, exactly once.
+    @usableFromInline static var upstreamSetFlag: Int { 1 << 60 }
 
     /// Guarded by the `subscription` stripe of this object.
     @exclusivity(unchecked) @usableFromInline var subscriber: Unmanaged<AnyObject>?
-    /// Set once by `start` before publication; then touched only by the
-    /// thread that wins `disposed` (and by deinit).
+    /// Set once by `start` (`setUpstream`) when the generator returns; then
+    /// touched only by the thread that sees both `disposedFlag` and
+    /// `upstreamSetFlag` set second (and by deinit).
     @exclusivity(unchecked) @usableFromInline var upstream: (any Disposable)?
     /// Terminates the subscriber, if it is still there (see above).
     @usableFromInline let terminate: (SubscriberDisposable) -> Void
@@ -273,11 +289,33 @@ final class SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringCo
 
     @usableFromInline
     func dispose() {
-        if self.state.bitwiseOr(SubscriberDisposable.disposedFlag, ordering: .acquiringAndReleasing).oldValue & SubscriberDisposable.disposedFlag != 0 {
+        let previous = self.state.bitwiseOr(SubscriberDisposable.disposedFlag, ordering: .acquiringAndReleasing).oldValue
+        if previous & SubscriberDisposable.disposedFlag != 0 {
             return
         }
         // Terminates the subscriber first (no callback starts after this).
         self.terminate(self)
+        if previous & SubscriberDisposable.upstreamSetFlag != 0 {
+            self.disposeUpstream()
+        }
+        // Otherwise the generator is still running: `setUpstream` disposes
+        // what it returns.
+    }
+
+    /// Stores the generator's disposable (called once, by `start`, when the
+    /// generator has returned); disposes it at once if the subscription was
+    /// disposed meanwhile.
+    @inlinable
+    func setUpstream(_ upstream: any Disposable) {
+        self.upstream = upstream
+        let previous = self.state.bitwiseOr(SubscriberDisposable.upstreamSetFlag, ordering: .acquiringAndReleasing).oldValue
+        if previous & SubscriberDisposable.disposedFlag != 0 {
+            self.disposeUpstream()
+        }
+    }
+
+    @usableFromInline
+    func disposeUpstream() {
         let upstream = self.upstream
         self.upstream = nil
         upstream?.dispose()

@@ -1,6 +1,7 @@
 /* support.c - shared helpers of the C test suite; see support.h. */
 #include "support.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
@@ -578,4 +579,40 @@ void manual_drop_subscriber(manual_source *s, size_t index) {
     }
     pthread_mutex_unlock(&s->mutex);
     sk_subscriber_release(subscriber);
+}
+
+typedef struct stack_job {
+    void (*body)(void *arg);
+    void *arg;
+} stack_job;
+
+static void *stack_trampoline(void *arg) {
+    stack_job *job = arg;
+    job->body(job->arg);
+    return NULL;
+}
+
+void run_on_small_stack(void (*body)(void *arg), void *arg) {
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, SMALL_STACK_BYTES), 0);
+    stack_job job = { body, arg };
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, stack_trampoline, &job), 0);
+    cr_assert_eq(pthread_join(thread, NULL), 0);
+    pthread_attr_destroy(&attr);
+}
+
+int open_fd_count(void) {
+    DIR *dir = opendir("/proc/self/fd");
+    cr_assert_not_null(dir, "cannot list /proc/self/fd");
+    int count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        if (entry->d_name[0] != '.') {
+            count++;
+        }
+    }
+    closedir(dir);
+    return count - 1; /* the directory's own descriptor */
 }

@@ -288,6 +288,14 @@ void expect_no_live_objects(size_t count, ...);
 /* Flushes `queue` as above without releasing it. */
 void flush_queue(sk_queue *queue);
 
+/* Runs body(arg) on a new thread whose stack is SMALL_STACK_BYTES (1 MB, far
+ * less than the 8 MB of a main thread), and waits for it. */
+#define SMALL_STACK_BYTES (1024 * 1024)
+void run_on_small_stack(void (*body)(void *arg), void *arg);
+
+/* How many descriptors the process has open (entries of /proc/self/fd). */
+int open_fd_count(void);
+
 /* ------------------------------------------------------------------------ */
 /* Values and signals                                                        */
 /* ------------------------------------------------------------------------ */

@@ -7,7 +7,7 @@
 
 static const int all_statuses[] = {
     SK_OK, SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND, SK_ERR_INVALID_ARGUMENT,
-    SK_ERR_NO_MEMORY, SK_ERR_BUSY, SK_ERR_UNSUPPORTED, SK_ERR_RELEASED
+    SK_ERR_NO_MEMORY, SK_ERR_BUSY, SK_ERR_UNSUPPORTED, SK_ERR_RELEASED, SK_ERR_RESOURCE
 };
 #define STATUS_COUNT (sizeof all_statuses / sizeof all_statuses[0])
 
@@ -21,6 +21,7 @@ Test(errors, status_values_are_as_declared, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(SK_ERR_BUSY, -5);
     cr_assert_eq(SK_ERR_UNSUPPORTED, -6);
     cr_assert_eq(SK_ERR_RELEASED, -7);
+    cr_assert_eq(SK_ERR_RESOURCE, -8);
 }
 
 Test(errors, status_string_for_every_status, .timeout = SK_TEST_TIMEOUT) {
@@ -42,7 +43,7 @@ Test(errors, status_string_for_every_status, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(errors, status_string_for_unknown_values, .timeout = SK_TEST_TIMEOUT) {
-    const int unknown[] = { 1, 2, -8, -100, 1000, INT_MAX, INT_MIN };
+    const int unknown[] = { 1, 2, -9, -100, 1000, INT_MAX, INT_MIN };
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         const char *text = sk_status_string(unknown[i]);
         cr_assert_not_null(text);

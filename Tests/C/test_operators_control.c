@@ -13,31 +13,9 @@
 /* ------------------------------------------------------------------------ */
 
 /* A long synchronous loop must not grow the stack: the body runs on a thread
- * whose stack is far smaller than 10 000 nested iterations would need. */
-#define SMALL_STACK_BYTES (1024 * 1024)
+ * whose stack (SMALL_STACK_BYTES) is far smaller than 10 000 nested
+ * iterations would need. */
 #define LOOPS 10000
-
-typedef struct stack_job {
-    void (*body)(void *arg);
-    void *arg;
-} stack_job;
-
-static void *stack_trampoline(void *arg) {
-    stack_job *job = arg;
-    job->body(job->arg);
-    return NULL;
-}
-
-static void run_on_small_stack(void (*body)(void *arg), void *arg) {
-    pthread_attr_t attr;
-    cr_assert_eq(pthread_attr_init(&attr), 0);
-    cr_assert_eq(pthread_attr_setstacksize(&attr, SMALL_STACK_BYTES), 0);
-    stack_job job = { body, arg };
-    pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, &attr, stack_trampoline, &job), 0);
-    cr_assert_eq(pthread_join(thread, NULL), 0);
-    pthread_attr_destroy(&attr);
-}
 
 /* A source whose first `limit` starts each emit the start's number, then
  * complete (or fail, with the number as error) synchronously; the starts
@@ -719,6 +697,75 @@ Test(operators_control, restart_if_error_loops_synchronously_and_passes_completi
     sk_signal_release(source);
     countdown_destroy(&c);
     expect_no_live_objects(0);
+}
+
+/* A source that emits its start count, then ends at once, always: with
+ * `fail`, with an error (for restart-if-error), else with a completion. */
+typedef struct forever_source {
+    int starts;
+    bool fail;
+} forever_source;
+
+static sk_disposable *forever_generator(void *ctx, sk_subscriber *subscriber) {
+    forever_source *s = ctx;
+    s->starts += 1;
+    subscriber_put_int(subscriber, s->starts);
+    if (s->fail) {
+        sk_value error = int_value(-1);
+        SK_OK_OR_ABORT(sk_subscriber_put_error(subscriber, &error));
+    } else {
+        SK_OK_OR_ABORT(sk_subscriber_put_completion(subscriber));
+    }
+    return NULL;
+}
+
+static void identity_map(void *ctx, const sk_value *in, sk_value *out) {
+    (void)ctx;
+    SK_OK_OR_ABORT(sk_value_copy(out, in));
+}
+
+static int take_through_five(void *ctx, const sk_value *value) {
+    (void)ctx;
+    return value_int(value) < 5 ? SK_TAKE_PASS : SK_TAKE_PASS | SK_TAKE_COMPLETE;
+}
+
+/* A loop that never leaves its start (the source always ends synchronously)
+ * stops as soon as a downstream take completes, in every resubscribing
+ * operator, directly or through map; before, none of these returned. */
+Test(operators_control, synchronous_loops_stop_when_a_downstream_take_completes, .timeout = SK_TEST_TIMEOUT) {
+    for (int variant = 0; variant < 5; variant++) {
+        forever_source s = { 0, variant == 1 };
+        sk_signal *source = NULL, *looped = NULL, *mapped = NULL, *taken = NULL;
+        SK_OK_OR_FAIL(sk_signal_create(&source, forever_generator, &s, NULL));
+        if (variant == 1) {
+            SK_OK_OR_FAIL(sk_signal_restart_if_error(&looped, source));
+        } else {
+            SK_OK_OR_FAIL(sk_signal_restart(&looped, source));
+        }
+        int count = variant == 2 ? 100000 : 5;
+        if (variant == 3) {
+            SK_OK_OR_FAIL(sk_signal_map(&mapped, looped, identity_map, NULL, NULL));
+        } else {
+            mapped = looped;
+            sk_signal_retain(mapped);
+        }
+        if (variant == 4) {
+            SK_OK_OR_FAIL(sk_signal_take_until(&taken, mapped, take_through_five, NULL, NULL));
+        } else {
+            SK_OK_OR_FAIL(sk_signal_take(&taken, mapped, (size_t)count));
+        }
+        recorder r;
+        sk_disposable *d = recorder_start(&r, taken);
+        cr_assert_eq(recorder_nexts(&r), count, "variant %d: %d values", variant, recorder_nexts(&r));
+        cr_assert_eq(r.completions, 1, "variant %d", variant);
+        cr_assert_eq(s.starts, count, "variant %d: started %d times for %d values", variant, s.starts, count);
+        recorder_finish(&r, d);
+        sk_signal_release(taken);
+        sk_signal_release(mapped);
+        sk_signal_release(looped);
+        sk_signal_release(source);
+        expect_no_live_objects(0);
+    }
 }
 
 Test(operators_control, retry_restarts_on_its_queue_after_errors, .timeout = SK_TEST_TIMEOUT) {

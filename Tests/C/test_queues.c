@@ -1,6 +1,9 @@
 /* test_queues.c - serial, global and host-drained queues; timers. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "support.h"
 
@@ -841,4 +844,133 @@ Test(queues, live_objects_not_counting_released_work, .timeout = SK_TEST_TIMEOUT
     sk_queue_release(global);
     expect_no_live_objects(0);
 #endif
+}
+
+/* A pipeline with a deliver-on delivery pending on a host queue: every
+ * handle released without a drain, in every order, the subscription disposed
+ * first or not. Before, the pending delivery and the queue kept each other
+ * (and the eventfd, the subscription and the observer) alive for good, while
+ * sk_live_objects() said 0. */
+enum { ABANDON_HANDLES = 5 };
+
+static void release_abandoned(int which, sk_queue *host, sk_pipe *pipe, sk_signal *source, sk_signal *delivered, sk_disposable *d) {
+    switch (which) {
+    case 0: sk_queue_release(host); break;
+    case 1: sk_pipe_release(pipe); break;
+    case 2: sk_signal_release(source); break;
+    case 3: sk_signal_release(delivered); break;
+    default: sk_disposable_release(d); break;
+    }
+}
+
+static void abandon_once(const int *order, bool dispose) {
+    sk_queue *host = new_host_queue("test.abandoned");
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *delivered = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_signal_deliver_on(&delivered, source, host));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, delivered);
+    pipe_put_int(pipe, 1);
+    cr_assert(fd_readable_now(host_fd(host)), "no delivery pending");
+    if (dispose) {
+        sk_disposable_dispose(d);
+    }
+    for (int i = 0; i < ABANDON_HANDLES; i++) {
+        release_abandoned(order[i], host, pipe, source, delivered, d);
+    }
+    cr_assert_eq(recorder_nexts(&r), 0, "a delivery ran without a drain");
+    cr_assert_eq(recorder_releases(&r), 1, "observer released %d times", recorder_releases(&r));
+    cr_assert_eq(sk_live_objects(), 0, "%ld objects alive", sk_live_objects());
+    recorder_destroy(&r);
+}
+
+static bool next_permutation(int *items, int count) {
+    int i = count - 2;
+    while (i >= 0 && items[i] >= items[i + 1]) {
+        i--;
+    }
+    if (i < 0) {
+        return false;
+    }
+    int j = count - 1;
+    while (items[j] <= items[i]) {
+        j--;
+    }
+    int swap = items[i];
+    items[i] = items[j];
+    items[j] = swap;
+    for (int a = i + 1, b = count - 1; a < b; a++, b--) {
+        swap = items[a];
+        items[a] = items[b];
+        items[b] = swap;
+    }
+    return true;
+}
+
+Test(queues, host_queue_abandoned_with_a_pending_delivery_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    int order[ABANDON_HANDLES] = { 0, 1, 2, 3, 4 };
+    abandon_once(order, false); /* warm-up: whatever the runtime opens once */
+    int baseline = open_fd_count();
+    int rounds = 0;
+    for (int dispose = 0; dispose < 2; dispose++) {
+        for (int i = 0; i < ABANDON_HANDLES; i++) {
+            order[i] = i;
+        }
+        do {
+            abandon_once(order, dispose != 0);
+            cr_assert_eq(open_fd_count(), baseline, "order %d%d%d%d%d (dispose %d): %d descriptors open, %d before",
+                         order[0], order[1], order[2], order[3], order[4], dispose, open_fd_count(), baseline);
+            rounds++;
+        } while (next_permutation(order, ABANDON_HANDLES));
+    }
+    cr_assert_eq(rounds, 240);
+}
+
+/* Releasing the last handle of a host queue closes it: work submitted later
+ * through what still refers to it (a deliver-on signal) is dropped and
+ * released at once, nothing runs, nothing stays alive. */
+Test(queues, host_queue_released_drops_later_deliveries, .timeout = SK_TEST_TIMEOUT) {
+    int baseline = open_fd_count();
+    sk_queue *host = new_host_queue(NULL);
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *delivered = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_signal_deliver_on(&delivered, source, host));
+    sk_queue_release(host);
+    recorder r;
+    sk_disposable *d = recorder_start(&r, delivered);
+    pipe_put_int(pipe, 1);
+    pipe_put_int(pipe, 2);
+    cr_assert_eq(recorder_nexts(&r), 0);
+    cr_assert_eq(open_fd_count(), baseline, "the closed queue's descriptor is still open");
+    recorder_finish(&r, d);
+    sk_signal_release(delivered);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+/* At the descriptor limit, creating a host queue fails with a status and a
+ * message, and nothing else changes (before: SIGILL from a precondition). */
+Test(queues, host_queue_at_the_descriptor_limit_fails_cleanly, .timeout = SK_TEST_TIMEOUT) {
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    struct rlimit low = saved;
+    low.rlim_cur = 0; /* no new descriptor at all */
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+    sk_queue *host = (sk_queue *)&saved; /* not NULL: the call must clear it */
+    int status = sk_queue_create_host(&host, "test.limit");
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    cr_assert_eq(status, SK_ERR_RESOURCE, "status %d (%s)", status, sk_status_string(status));
+    cr_assert_null(host);
+    char expected[160];
+    snprintf(expected, sizeof expected, "sk_queue_create_host: eventfd failed: %s (errno %d)", strerror(EMFILE), EMFILE);
+    cr_assert_str_eq(sk_last_error_message(), expected);
+    /* The library still works. */
+    host = new_host_queue(NULL);
+    sk_queue_release(host);
+    expect_no_live_objects(0);
 }

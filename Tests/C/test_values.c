@@ -1,5 +1,6 @@
 /* test_values.c - sk_value: every kind, ownership, equality, misuse. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "support.h"
@@ -959,4 +960,65 @@ Test(values, object_of_another_kind_rejected, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_value_get_string(&bad, &text, NULL), SK_ERR_INVALID_ARGUMENT);
     sk_value_release(&bytes);
     cr_assert_eq(sk_live_objects(), 0);
+}
+
+/* Arrays nested deeper than SK_VALUE_MAX_DEPTH are refused; at the limit,
+ * every operation works on a small stack. Before the limit, an array nested
+ * 30 000 deep was accepted and its release and equality overflowed the stack. */
+typedef struct deep_job {
+    int refused_at;
+    bool refused_nil;
+    bool equal;
+    bool unequal;
+} deep_job;
+
+static int build_nested(sk_value *out, int depth, int64_t leaf) {
+    sk_value current = int_value(leaf);
+    for (int level = 1; level <= depth; level++) {
+        sk_value items[2] = { int_value(level), current };
+        sk_value next;
+        int status = sk_value_set_array(&next, items, 2);
+        sk_value_release(&current);
+        if (status != SK_OK) {
+            *out = next;
+            return level;
+        }
+        current = next;
+    }
+    *out = current;
+    return 0;
+}
+
+static void deep_values(void *arg) {
+    deep_job *job = arg;
+    sk_value deep;
+    job->refused_at = build_nested(&deep, 30000, 7);
+    job->refused_nil = sk_value_kind(&deep) == SK_KIND_NIL;
+    sk_value a, b, c, copy;
+    cr_assert_eq(build_nested(&a, SK_VALUE_MAX_DEPTH, 7), 0);
+    cr_assert_eq(build_nested(&b, SK_VALUE_MAX_DEPTH, 7), 0);
+    cr_assert_eq(build_nested(&c, SK_VALUE_MAX_DEPTH, 8), 0);
+    SK_OK_OR_ABORT(sk_value_copy(&copy, &a));
+    job->equal = sk_value_equal(&a, &b) && sk_value_equal(&copy, &b);
+    job->unequal = !sk_value_equal(&a, &c);
+    sk_value_release(&a);
+    sk_value_release(&b);
+    sk_value_release(&c);
+    sk_value_release(&copy);
+}
+
+Test(values, arrays_nest_at_most_the_documented_depth, .timeout = SK_TEST_TIMEOUT) {
+    deep_job job = { 0, false, false, false };
+    run_on_small_stack(deep_values, &job);
+    cr_assert_eq(job.refused_at, SK_VALUE_MAX_DEPTH + 1, "refused at level %d", job.refused_at);
+    cr_assert(job.refused_nil, "a refused array leaves nil");
+    cr_assert(job.equal);
+    cr_assert(job.unequal);
+    sk_value deep;
+    cr_assert_eq(build_nested(&deep, SK_VALUE_MAX_DEPTH + 1, 1), SK_VALUE_MAX_DEPTH + 1);
+    char expected[128];
+    snprintf(expected, sizeof expected, "sk_value_set_array: arrays nested %d deep (the limit is SK_VALUE_MAX_DEPTH, %d)",
+             SK_VALUE_MAX_DEPTH + 1, SK_VALUE_MAX_DEPTH);
+    cr_assert_str_eq(sk_last_error_message(), expected);
+    expect_no_live_objects(0);
 }

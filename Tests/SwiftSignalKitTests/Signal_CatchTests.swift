@@ -159,8 +159,8 @@ final class Signal_CatchTests: XCTestCase {
         let lastDisposed = Counter()
         let open = Atomic<Subscriber<Int, NoError>?>(value: nil)
         // Completes synchronously for the first `iterations` subscriptions, then stays open,
-        // keeping its subscriber as an open source does (a synchronous infinite loop could not
-        // be stopped by a downstream `take`).
+        // keeping its subscriber as an open source does. The downstream `take` stops the loop
+        // right after the last value it wants: the open subscription is never made.
         let source = Signal<Int, NoError> { subscriber in
             let index = subscriptions.increment()
             if index <= iterations {
@@ -187,9 +187,42 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertEqual(count, iterations)
         XCTAssertTrue(ordered)
         XCTAssertEqual(completed, 1)
-        XCTAssertEqual(subscriptions.count, iterations + 1)
-        // take completed: the open subscription of the restart loop is disposed.
-        XCTAssertEqual(lastDisposed.count, 1)
+        XCTAssertEqual(subscriptions.count, iterations)
+        XCTAssertEqual(lastDisposed.count, 0)
+        XCTAssertNil(open.with { $0 })
+    }
+
+    func testSynchronousLoopsStopWhenADownstreamTakeCompletes() {
+        // Sources that end synchronously on every start: the loops never leave
+        // their start, so only the downstream's completion can stop them.
+        let starts = Counter()
+        let completing = Signal<Int, Int> { subscriber in
+            subscriber.putNext(starts.increment())
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        let failing = Signal<Int, Int> { subscriber in
+            subscriber.putNext(starts.increment())
+            subscriber.putError(-1)
+            return EmptyDisposable
+        }
+        let cases: [(String, Int, Signal<Int, Int>)] = [
+            ("restart |> take", 100_000, restart(completing) |> take(100_000)),
+            ("restart |> map |> filter |> take", 5, restart(completing) |> map { $0 } |> filter { _ in true } |> take(5)),
+            ("restart |> take(until:)", 5, restart(completing) |> take(until: { SignalTakeAction(passthrough: true, complete: $0 >= 5) })),
+            ("restartIfError |> take", 5, restartIfError(failing) |> castError(Int.self) |> take(5)),
+            ("single |> restart |> take", 3, restart(.single(1)) |> map { _ in starts.increment() } |> take(3)),
+        ]
+        for (name, count, signal) in cases {
+            _ = starts.value.swap(0)
+            var values: [Int] = []
+            var completed = 0
+            let disposable = signal.start(next: { values.append($0) }, completed: { completed += 1 })
+            XCTAssertEqual(values, Array(1 ... count), name)
+            XCTAssertEqual(completed, 1, name)
+            XCTAssertEqual(starts.count, count, name)
+            disposable.dispose()
+        }
     }
 
     func testRecurseBehavesLikeRestartAndIgnoresLatestValue() {

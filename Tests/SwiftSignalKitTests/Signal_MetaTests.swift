@@ -634,33 +634,55 @@ final class Signal_MetaTests: XCTestCase {
         XCTAssertLessThan(lastStart &- min(lastStart, deepestCompletion), 4 * 1024)
     }
 
-    func testTwentyThousandNestedThen() {
-        // 20_000 nested `then`, on a thread with a 64 MB stack: starting such a
-        // chain nests 20_000 starts, as 20_000 nested `map`s would, and a value
-        // of the innermost signal is forwarded through all 20_000 levels (so
-        // values stay few here: n values through n levels is O(n^2)). The
-        // trampoline makes the completions add nothing to that depth.
-        //
-        // Under ThreadSanitizer the depth is 2_500: its shadow call stack is
-        // bounded (20_000 nested starts overflow it whatever the operator),
-        // and its per-lock cost grows with the stack depth.
-        let depth = isThreadSanitizerActive() ? 2_500 : 20_000
-        let result = Atomic<([Int], Int)>(value: ([], 0))
+    func testTwentyThousandNestedThenOnASmallStack() {
+        // 20_000 nested `then`, left- and right-nested, started, delivered and
+        // released on a thread with a 512 KB stack (a dispatch worker's): a
+        // nested chain runs as one flat sequence, so nothing grows with the
+        // nesting (the original, and this port before, nested a start and a
+        // subscriber per level and overflowed).
+        let depth = 20_000
+        let result = Atomic<([Int], Int, [Int], Int)>(value: ([], 0, [], 0))
         let done = DispatchSemaphore(value: 0)
-        startDetachedThread(stackSize: 64 * 1024 * 1024) {
-            var signal = Signal<Int, NoError>.single(0)
+        startDetachedThread(stackSize: 512 * 1024) {
+            var left = Signal<Int, NoError>.single(0)
             for i in 1 ... depth {
-                signal = signal |> then(i % 2_500 == 0 ? .single(i) : .complete())
+                left = left |> then(i % 2_500 == 0 ? .single(i) : .complete())
+            }
+            var right = Signal<Int, NoError>.single(depth)
+            for i in (0 ..< depth).reversed() {
+                right = (i % 2_500 == 0 ? .single(i) : .complete()) |> then(right)
             }
             var values: [Int] = []
             var completions = 0
-            _ = signal.start(next: { values.append($0) }, completed: { completions += 1 })
-            result.swap((values, completions))
+            _ = left.start(next: { values.append($0) }, completed: { completions += 1 })
+            var rightValues: [Int] = []
+            var rightCompletions = 0
+            _ = right.start(next: { rightValues.append($0) }, completed: { rightCompletions += 1 })
+            left = .complete()
+            right = .complete()
+            result.swap((values, completions, rightValues, rightCompletions))
             done.signal()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
-        XCTAssertEqual(result.with { $0.0 }, Array(stride(from: 0, through: depth, by: 2_500)))
-        XCTAssertEqual(result.with { $0.1 }, 1)
+        let (values, completions, rightValues, rightCompletions) = result.with { $0 }
+        XCTAssertEqual(values, Array(stride(from: 0, through: depth, by: 2_500)))
+        XCTAssertEqual(completions, 1)
+        XCTAssertEqual(rightValues, Array(stride(from: 0, through: depth, by: 2_500)))
+        XCTAssertEqual(rightCompletions, 1)
+    }
+
+    func testThenChainsShareTheirPartsAndStayStartable() {
+        // A nested chain whose inner `then` is also used on its own, after
+        // the chain is released.
+        let inner = Signal<Int, NoError>.single(1) |> then(.single(2))
+        var outer: Signal<Int, NoError>? = inner |> then(.single(3)) |> then(inner)
+        var values: [Int] = []
+        _ = outer!.start(next: { values.append($0) })
+        XCTAssertEqual(values, [1, 2, 3, 1, 2])
+        outer = nil
+        values = []
+        _ = inner.start(next: { values.append($0) })
+        XCTAssertEqual(values, [1, 2])
     }
 
     // MARK: deferred, ignoreValues
