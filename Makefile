@@ -194,6 +194,11 @@ test-examples: stage
 		diff -u examples/c/$$e.expected $(OUT)/$$e.out; \
 	done
 	cd examples/swift && $(SWIFT) build -Xswiftc -warnings-as-errors
+	set -e; for e in SearchDemo ReadmeExample; do \
+		examples/swift/.build/debug/$$e > $(OUT)/$$e.out; \
+		diff -u examples/swift/$$e.expected $(OUT)/$$e.out; \
+	done
+	python3 .ci/check-readme.py README.md
 
 # Benchmarks (Benchmarks/README.md). The C programs are built as a user builds
 # them, through pkg-config against the staged install; MallocCounter.c (the

@@ -14,6 +14,11 @@ let package = Package(
             dependencies: [.product(name: "SwiftSignalKit", package: "SwiftSignalKit")],
             path: "Sources/SearchDemo"
         ),
+        .executableTarget(
+            name: "ReadmeExample",
+            dependencies: [.product(name: "SwiftSignalKit", package: "SwiftSignalKit")],
+            path: "Sources/ReadmeExample"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

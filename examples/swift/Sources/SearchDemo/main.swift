@@ -6,18 +6,20 @@ import SwiftSignalKit
 
 let words = ["signal", "signalkit", "single", "sigma", "swift", "subscriber", "switch", "queue"]
 
-/// A search that answers on `worker` after a short delay; disposing it cancels it.
+/// A search that answers on `worker` after a short delay; disposing it before
+/// it answered cancels it (disposing it afterwards, as every finished
+/// subscription is, does nothing).
 func search(_ query: String, on worker: Queue) -> Signal<[String], NoError> {
     return Signal { subscriber in
-        let cancelled = Atomic(value: false)
-        worker.after(0.15) {
-            if !cancelled.with({ $0 }) {
+        let ended = Atomic(value: false)
+        worker.after(0.4) {
+            if !ended.swap(true) {
                 subscriber.putNext(words.filter { $0.hasPrefix(query) })
                 subscriber.putCompletion()
             }
         }
         return ActionDisposable {
-            if !cancelled.swap(true) {
+            if !ended.swap(true) {
                 print("  (search for \"\(query)\" cancelled)")
             }
         }
@@ -41,7 +43,14 @@ let results = keystrokes.signal()
 
 let disposable = results.start(next: { query, matches in
     print("results for \"\(query)\": \(matches)")
-    if query == "sw" {
+    if query == "sig" {
+        // Type again: "s" is searched, then "sw" replaces it before its
+        // search answers (which takes 0.4 s).
+        keystrokes.putNext("s")
+        worker.after(0.15) {
+            keystrokes.putNext("sw")
+        }
+    } else if query == "sw" {
         done.signal()
     }
 })
@@ -49,13 +58,6 @@ let disposable = results.start(next: { query, matches in
 // A burst of typing: only "sig" survives the debounce.
 for text in ["s", "si", "Si", "sig"] {
     keystrokes.putNext(text)
-}
-// Wait for the results, then type again; "sw" replaces "s" before its search ends.
-ui.after(0.3) {
-    keystrokes.putNext("s")
-    worker.after(0.06) {
-        keystrokes.putNext("sw")
-    }
 }
 
 if done.wait(timeout: .now() + 10) == .timedOut {

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Checks that every code block of README.md is true.
+
+Each fenced block must follow a marker comment on the line before it:
+
+  <!-- file: PATH -->       the block is the whole text of PATH, which the
+                            tests compile and run with its output checked
+                            (examples/c/*.c against *.expected, the Swift
+                            example targets against examples/swift/*.expected)
+  <!-- swift-dependency --> the lines a Swift package adds to depend on this
+                            one: a throw-away package beside a checkout named
+                            after the path in the block is made with them and
+                            resolved (`swift package describe`), so the
+                            product and package names must be right
+  <!-- fragment -->         shell commands or an excerpt, not run
+
+Usage: check-readme.py [README] (run from the repository's root).
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MARKER = re.compile(r"^<!-- (fragment|swift-dependency|file: (\S+)) -->$")
+
+
+def blocks(lines):
+    """Yields (line number, marker line, block text) for each fenced block."""
+    index = 0
+    while index < len(lines):
+        if lines[index].startswith("```"):
+            start = index
+            index += 1
+            body = []
+            while index < len(lines) and lines[index] != "```":
+                body.append(lines[index])
+                index += 1
+            marker = lines[start - 1] if start > 0 else ""
+            yield start + 1, marker, "\n".join(body) + "\n"
+        index += 1
+
+
+def check_dependency(text, root):
+    paths = re.findall(r'\.package\(path: "([^"]+)"\)', text)
+    urls = re.findall(r'\.package\(url: "([^"]+)"', text)
+    products = re.findall(r"\.product\([^)]*\)", text)
+    if len(paths) != 1 or len(products) != 1:
+        return "needs exactly one .package(path:) and one .product(...)"
+    identity = os.path.basename(paths[0].rstrip("/"))
+    for url in urls:
+        name = os.path.basename(url.rstrip("/"))
+        name = name[:-4] if name.endswith(".git") else name
+        if name.lower() != identity.lower():
+            return f"the URL's package ({name}) and the path's ({identity}) differ"
+    with tempfile.TemporaryDirectory() as scratch:
+        consumer = os.path.join(scratch, "consumer")
+        os.makedirs(os.path.join(consumer, "Sources", "App"))
+        os.symlink(os.path.abspath(root), os.path.join(scratch, identity))
+        with open(os.path.join(consumer, "Package.swift"), "w") as out:
+            out.write(
+                "// swift-tools-version:6.0\n"
+                "import PackageDescription\n"
+                "let package = Package(\n"
+                '    name: "Consumer",\n'
+                f'    dependencies: [.package(path: "../{identity}")],\n'
+                f'    targets: [.executableTarget(name: "App", dependencies: [{products[0]}])]\n'
+                ")\n"
+            )
+        with open(os.path.join(consumer, "Sources", "App", "main.swift"), "w") as out:
+            out.write("import SwiftSignalKit\n")
+        result = subprocess.run(["swift", "package", "describe"], cwd=consumer,
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            return "does not resolve: " + (result.stderr.strip().splitlines() or ["?"])[0]
+    return None
+
+
+def main():
+    readme = sys.argv[1] if len(sys.argv) > 1 else "README.md"
+    root = os.path.dirname(os.path.abspath(readme))
+    with open(readme) as handle:
+        lines = handle.read().split("\n")
+    problems = []
+    count = 0
+    for number, marker, text in blocks(lines):
+        count += 1
+        match = MARKER.match(marker)
+        if not match:
+            problems.append(f"{readme}:{number}: a code block without a marker (file:, swift-dependency or fragment)")
+            continue
+        kind, path = match.group(1), match.group(2)
+        if path is not None:
+            try:
+                with open(os.path.join(root, path)) as handle:
+                    expected = handle.read()
+            except OSError as error:
+                problems.append(f"{readme}:{number}: {path}: {error.strerror}")
+                continue
+            if text != expected:
+                problems.append(f"{readme}:{number}: the block differs from {path}")
+        elif kind == "swift-dependency":
+            problem = check_dependency(text, root)
+            if problem:
+                problems.append(f"{readme}:{number}: the Swift dependency lines {problem}")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if not problems:
+        print(f"{readme}: {count} code blocks, each run by the tests or marked as a fragment")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
