@@ -102,7 +102,7 @@ def main():
         elif kind == "swift-dependency":
             problem = check_dependency(text, root)
             if problem:
-                problems.append(f"{readme}:{number}: the Swift dependency lines {problem}")
+                problems.append(f"{readme}:{number}: the Swift dependency block: {problem}")
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:

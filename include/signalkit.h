@@ -514,7 +514,10 @@ int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn rele
  * draining would wait forever. */
 int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn release);
 /* Runs `fn(ctx)` on `queue` after `seconds` (>= 0; SK_ERR_INVALID_ARGUMENT
- * otherwise, with `release` run). */
+ * otherwise, with `release` run). Until it runs, the work holds its context
+ * (counted by sk_live_objects). A delay beyond what the clock can represent
+ * (about 292 years; INFINITY) means never: the work is dropped and `release`
+ * runs at once. */
 int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk_release_fn release);
 /* True when the caller runs on `queue` (false for NULL). */
 bool sk_queue_is_current(sk_queue *queue);

@@ -1,0 +1,231 @@
+/* test_limits.c - the library at the limits a user or the system can reach:
+ * durations no clock can represent, the process's descriptor limit, many
+ * host queues and many subscriptions, pipelines abandoned with timed work
+ * pending; with descriptor and live-object counts checked at the end. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "support.h"
+
+static void nothing(void *ctx) {
+    (void)ctx;
+}
+
+/* A work context counting runs and releases. */
+struct pair {
+    counter *ran;
+    counter *released;
+};
+
+static void counter_hit_ran(void *ctx) {
+    counter_hit(((struct pair *)ctx)->ran);
+}
+
+static void pair_release(void *ctx) {
+    counter_hit(((struct pair *)ctx)->released);
+}
+
+/* Every function that takes a duration accepts the largest ones (and
+ * infinity where >= 0 holds) without trapping: the work is scheduled for a
+ * time that never comes, and disposing or releasing it frees everything. */
+Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TEST_TIMEOUT) {
+    const double durations[] = { 1e9, 1e18, 1e300, INFINITY };
+    sk_queue *serial = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&serial, "test.limits"));
+    for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
+        double seconds = durations[i];
+        counter ran, released;
+        counter_init(&ran);
+        counter_init(&released);
+        SK_OK_OR_FAIL(sk_queue_after(serial, seconds, counter_hit_ran, &(struct pair){ &ran, &released }, pair_release));
+        sk_disposable *timer = NULL;
+        SK_OK_OR_FAIL(sk_timer_start(&timer, serial, seconds, true, nothing, NULL, NULL));
+        sk_disposable_dispose(timer);
+        sk_disposable_release(timer);
+
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        sk_signal *timed[5] = { NULL, NULL, NULL, NULL, NULL };
+        SK_OK_OR_FAIL(sk_signal_delay(&timed[0], source, seconds, serial));
+        sk_signal *alternate = NULL;
+        SK_OK_OR_FAIL(sk_signal_complete(&alternate));
+        SK_OK_OR_FAIL(sk_signal_timeout(&timed[1], source, seconds, serial, alternate));
+        sk_signal_release(alternate);
+        SK_OK_OR_FAIL(sk_signal_debounce(&timed[2], source, seconds, serial));
+        SK_OK_OR_FAIL(sk_signal_throttle(&timed[3], source, seconds, serial));
+        SK_OK_OR_FAIL(sk_signal_retry(&timed[4], source, seconds, seconds, serial));
+        for (int k = 0; k < 5; k++) {
+            recorder r;
+            sk_disposable *d = recorder_start(&r, timed[k]);
+            pipe_put_int(pipe, k);
+            pipe_put_int(pipe, k + 1);
+            recorder_finish(&r, d);
+            sk_signal_release(timed[k]);
+        }
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+        /* The `after` work never ran. Within what a clock can represent it
+         * is still scheduled and holds its context (counted, as queued work
+         * is); beyond (about 292 years) it is "never": dropped at once, its
+         * context released. */
+        cr_assert_eq(counter_get(&ran), 0);
+        if (seconds < 1e10) {
+            cr_assert_eq(counter_get(&released), 0);
+            cr_assert_gt(sk_live_objects(), 0, "scheduled work is not counted");
+        } else {
+            cr_assert(counter_wait(&released, 1, SK_WAIT_SECONDS), "%g s: the context was never released", seconds);
+        }
+        counter_destroy(&ran);
+        counter_destroy(&released);
+    }
+    sk_queue_release(serial);
+}
+
+/* Host queues created until the system refuses a descriptor: each refusal
+ * is SK_ERR_RESOURCE with nothing created; releasing them all gives every
+ * descriptor back. */
+Test(limits, host_queues_up_to_the_descriptor_limit, .timeout = SK_TEST_TIMEOUT) {
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    int baseline = open_fd_count();
+    struct rlimit low = saved;
+    low.rlim_cur = (rlim_t)baseline + 64;
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+    enum { MAX_QUEUES = 256 };
+    sk_queue *queues[MAX_QUEUES];
+    int made = 0;
+    int status = SK_OK;
+    while (made < MAX_QUEUES) {
+        sk_queue *queue = NULL;
+        status = sk_queue_create_host(&queue, NULL);
+        if (status != SK_OK) {
+            cr_assert_null(queue);
+            break;
+        }
+        queues[made++] = queue;
+    }
+    cr_assert_eq(status, SK_ERR_RESOURCE, "no refusal after %d queues (status %d)", made, status);
+    cr_assert_gt(made, 0);
+    cr_assert_leq(made, 64);
+    /* What was made still works at the limit. */
+    counter ran;
+    counter_init(&ran);
+    SK_OK_OR_FAIL(sk_queue_async(queues[0], counter_hit, &ran, NULL));
+    size_t count = 0;
+    SK_OK_OR_FAIL(sk_queue_host_drain(queues[0], 0, &count));
+    cr_assert_eq(counter_get(&ran), 1);
+    for (int i = 0; i < made; i++) {
+        sk_queue_release(queues[i]);
+    }
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    cr_assert_eq(open_fd_count(), baseline);
+    counter_destroy(&ran);
+    expect_no_live_objects(0);
+}
+
+/* Many subscriptions to one pipe, disposed first-made first, last-made
+ * first and interleaved: every remaining one keeps receiving, and at the
+ * end nothing is alive. (Timing at scale is measured in the benchmarks.) */
+enum { MANY = 20000 };
+
+static int delivered_count;
+
+static void count_next(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    delivered_count++;
+}
+
+Test(limits, many_subscriptions_disposed_in_every_order, .timeout = SK_TEST_TIMEOUT) {
+    static sk_disposable *subscriptions[MANY];
+    for (int order = 0; order < 3; order++) {
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        sk_observer observer = { count_next, NULL, NULL, NULL, NULL };
+        for (int i = 0; i < MANY; i++) {
+            SK_OK_OR_FAIL(sk_signal_start(&subscriptions[i], source, &observer));
+        }
+        delivered_count = 0;
+        pipe_put_int(pipe, 1);
+        cr_assert_eq(delivered_count, MANY);
+        for (int k = 0; k < MANY; k++) {
+            int i = order == 0 ? k : order == 1 ? MANY - 1 - k : (k % 2 == 0 ? k / 2 : MANY - 1 - k / 2);
+            sk_disposable_dispose(subscriptions[i]);
+            sk_disposable_release(subscriptions[i]);
+            if (k == MANY / 2) {
+                delivered_count = 0;
+                pipe_put_int(pipe, 2);
+                cr_assert_eq(delivered_count, MANY - k - 1, "order %d", order);
+            }
+        }
+        delivered_count = 0;
+        pipe_put_int(pipe, 3);
+        cr_assert_eq(delivered_count, 0);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+        expect_no_live_objects(0);
+    }
+}
+
+/* Timed operators on a serial queue with their timers pending, every handle
+ * released without waiting, the subscription disposed or not: the pending
+ * work is cancelled or runs into nothing, and everything is freed. */
+Test(limits, timed_pipelines_abandoned_with_timers_pending, .timeout = SK_TEST_TIMEOUT) {
+    int baseline = -1;
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < 4; k++) {
+            sk_queue *serial = NULL;
+            sk_pipe *pipe = NULL;
+            sk_signal *source = NULL, *timed = NULL;
+            SK_OK_OR_FAIL(sk_queue_create(&serial, "test.abandoned"));
+            SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+            SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+            switch (k) {
+            case 0: SK_OK_OR_FAIL(sk_signal_delay(&timed, source, 3600, serial)); break;
+            case 1: {
+                sk_signal *alternate = NULL;
+                SK_OK_OR_FAIL(sk_signal_complete(&alternate));
+                SK_OK_OR_FAIL(sk_signal_timeout(&timed, source, 3600, serial, alternate));
+                sk_signal_release(alternate);
+                break;
+            }
+            case 2: SK_OK_OR_FAIL(sk_signal_debounce(&timed, source, 3600, serial)); break;
+            default: SK_OK_OR_FAIL(sk_signal_throttle(&timed, source, 3600, serial)); break;
+            }
+            recorder r;
+            sk_disposable *d = recorder_start(&r, timed);
+            pipe_put_int(pipe, 1);
+            pipe_put_int(pipe, 2);
+            if (round == 0) {
+                sk_disposable_dispose(d);
+            }
+            sk_signal_release(timed);
+            sk_signal_release(source);
+            sk_pipe_release(pipe);
+            sk_queue_release(serial);
+            if (round == 1) {
+                /* Undisposed, the subscription goes on: its timer is due in
+                 * an hour. What it keeps alive is counted; disposing it now
+                 * (its handle is the only one left) frees everything. */
+                cr_assert_gt(sk_live_objects(), 0, "operator %d: a live subscription is not counted", k);
+                cr_assert_eq(recorder_releases(&r), 0);
+                sk_disposable_dispose(d);
+            }
+            sk_disposable_release(d);
+            cr_assert(recorder_wait_release(&r), "operator %d round %d: the observer was never released", k, round);
+            recorder_destroy(&r);
+            expect_no_live_objects(0);
+            if (baseline < 0) {
+                baseline = open_fd_count();
+            }
+            cr_assert_eq(open_fd_count(), baseline, "operator %d round %d", k, round);
+        }
+    }
+}
