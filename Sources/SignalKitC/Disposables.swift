@@ -106,6 +106,7 @@ public func sk_disposable_meta_set(_ meta: OpaquePointer?, _ disposable: OpaqueP
     if itemStatus != SKOK {
         return itemStatus
     }
+    // Invariant: `borrowContainer` checked the container's kind.
     (container.disposable as! MetaDisposable).set(item?.disposable)
     return SKOK
 }
@@ -128,6 +129,7 @@ public func sk_disposable_set_add(_ set: OpaquePointer?, _ disposable: OpaquePoi
     guard let item else {
         return itemStatus
     }
+    // Invariant: `borrowContainer` checked the container's kind.
     (container.disposable as! DisposableSet).add(item.disposable)
     return SKOK
 }
@@ -145,6 +147,7 @@ public func sk_disposable_set_remove(_ set: OpaquePointer?, _ disposable: Opaque
     guard let item else {
         return itemStatus
     }
+    // Invariant: `borrowContainer` checked the container's kind.
     (container.disposable as! DisposableSet).remove(item.disposable)
     return SKOK
 }
@@ -167,6 +170,7 @@ public func sk_disposable_dict_set(_ dict: OpaquePointer?, _ key: UnsafePointer<
     if itemStatus != SKOK {
         return itemStatus
     }
+    // Invariant: `borrowContainer` checked the container's kind.
     (container.disposable as! DisposableDict<String>).set(item?.disposable, forKey: String(cString: key))
     return SKOK
 }

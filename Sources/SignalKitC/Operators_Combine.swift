@@ -12,6 +12,7 @@ private func borrowSignals(_ function: String, _ signals: UnsafePointer<OpaquePo
     var result: [CSignal] = []
     result.reserveCapacity(count)
     for index in 0 ..< count {
+        // Invariant: `signals` is not NULL when count > 0 (checked above).
         let (handle, status) = borrowSignal(function, "signals[\(index)]", signals![index])
         guard let handle else {
             return (nil, status)

@@ -95,7 +95,7 @@ public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: 
     var values: [SKValue] = []
     values.reserveCapacity(count)
     for index in 0 ..< count {
-        let item = items! + index
+        let item = items! + index  // Invariant: checked above (count > 0 here).
         if let problem = SKValue.validate(item) {
             return fail(problem.status, "sk_value_set_array: item \(index): \(problem.message)")
         }
@@ -195,6 +195,8 @@ private func access<Out>(_ function: String, _ value: UnsafePointer<sk_value>?, 
     return SKOK
 }
 
+/// The object of a value that `access` validated (non-NULL, of the class
+/// its kind names): the unwrap and the cast guard that invariant.
 private func object<T: SKObject>(_ value: UnsafePointer<sk_value>, as type: T.Type) -> T {
     return Unmanaged<SKObject>.fromOpaque(value.pointee.u.object!).takeUnretainedValue() as! T
 }
@@ -273,5 +275,6 @@ public func sk_value_get_pointer(_ value: UnsafePointer<sk_value>?, _ out: Unsaf
 
 @c @implementation
 public func sk_value_get_signal(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    // Invariant: `access` validated the value (its object is not NULL).
     return access("sk_value_get_signal", value, out, SK_KIND_SIGNAL) { OpaquePointer($0.pointee.u.object!) }
 }

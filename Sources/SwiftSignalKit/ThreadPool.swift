@@ -68,6 +68,9 @@ public final class ThreadPool: @unchecked Sendable {
             }
             threads.append(thread)
         }
+        // The original's initializer cannot fail, so a pool with no thread
+        // at all (the system refused every one) traps here; unreachable from
+        // the C API, which has no thread pools.
         precondition(!threads.isEmpty, "ThreadPool: could not create any thread")
         self.threads = threads
         _ = threadPriority

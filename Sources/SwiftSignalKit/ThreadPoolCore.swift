@@ -11,6 +11,8 @@ import Darwin
 private let threadPoolCoreKey: pthread_key_t = {
     var key = pthread_key_t()
     let status = pthread_key_create(&key, nil)
+    // Only when the process has used up its thread-specific keys (1024):
+    // unreachable from the C API, which has no thread pools.
     precondition(status == 0, "ThreadPool: pthread_key_create failed (\(status))")
     return key
 }()
