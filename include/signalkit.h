@@ -547,8 +547,19 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * (INFINITY: never elapses); timers and delayed work run on the queue given.
  * Errors, for every operator: SK_ERR_NULL_ARGUMENT when `out` or a required
  * signal, function, queue or value is NULL; SK_ERR_WRONG_KIND for a handle of
- * another type; SK_ERR_INVALID_ARGUMENT for a negative or NaN duration or a
- * malformed value. Then `*out` (if given) is NULL and `release` has run. */
+ * another type; SK_ERR_INVALID_ARGUMENT for a negative or NaN duration, a
+ * malformed value, or a result deeper than SK_SIGNAL_MAX_DEPTH. Then `*out`
+ * (if given) is NULL and `release` has run.
+ *
+ * Depth: a source (pipe, promise, sk_signal_create, constants) is 1 deep; an
+ * operator's result is one deeper than its deepest input signal (sk_signal_then
+ * over sk_signal_then results runs them as one flat sequence and adds one
+ * level in all). Starting a signal and delivering through it nest calls in
+ * proportion to its depth, so operators refuse to build past
+ * SK_SIGNAL_MAX_DEPTH ("sk_signal_map: the pipeline would be 513 operators
+ * deep (the limit is SK_SIGNAL_MAX_DEPTH, 512)"): deep enough for any real
+ * pipeline, shallow enough for a 512 KB thread stack. */
+#define SK_SIGNAL_MAX_DEPTH 512
 
 /* Writes the transformed value into `*out` (nil on entry); the library takes
  * the reference written there. */

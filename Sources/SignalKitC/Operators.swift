@@ -13,9 +13,10 @@ final class SKFunction<F>: SKContext {
 }
 
 /// The shared shape of an operator entry point: checks `out`, the input signal
-/// and the optional callback, then hands back `make(signal)`. The callback's
-/// context is released if anything is missing.
-func unaryOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ make: (CSignal) -> CSignal) -> Int32 {
+/// and the optional callback, and the depth of the result over the input and
+/// `others` (see `pipelineDepth`), then hands back `make(signal)`. The
+/// callback's context is released if anything is wrong.
+func unaryOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, _ make: (CSignal) -> CSignal) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
     }
@@ -24,7 +25,11 @@ func unaryOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer
     guard let input else {
         return status
     }
-    return output(out, make(input.signal))
+    let (depth, depthStatus) = pipelineDepth(function, over: [input] + others, isThen: isThen)
+    if depthStatus != SKOK {
+        return depthStatus
+    }
+    return output(out, make(input.signal), depth: depth, isThen: isThen)
 }
 
 /// Like `unaryOperator`, for operators taking a C callback `fn`.
@@ -64,7 +69,7 @@ func adoptSignal(_ function: String, _ handle: OpaquePointer?) -> CSignal {
 }
 
 /// Like `unaryOperator`, for operators that also take a queue (required).
-func queueOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, _ make: (CSignal, Queue) -> CSignal) -> Int32 {
+func queueOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, others: [SKSignal] = [], _ make: (CSignal, Queue) -> CSignal) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
     }
@@ -73,12 +78,12 @@ func queueOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer
     guard let handle else {
         return status
     }
-    return unaryOperator(function, out, signal) { make($0, handle.queue) }
+    return unaryOperator(function, out, signal, others: others) { make($0, handle.queue) }
 }
 
 /// Like `queueOperator`, for operators that also take a duration, which must
 /// be >= 0 (infinity means never).
-func timedOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?, _ make: (CSignal, Queue) -> CSignal) -> Int32 {
+func timedOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?, others: [SKSignal] = [], _ make: (CSignal, Queue) -> CSignal) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
     }
@@ -86,5 +91,5 @@ func timedOperator(_ function: String, _ out: UnsafeMutablePointer<OpaquePointer
     if !(seconds >= 0) {
         return fail(SK_ERR_INVALID_ARGUMENT, "\(function): seconds must be >= 0")
     }
-    return queueOperator(function, out, signal, queue, make)
+    return queueOperator(function, out, signal, queue, others: others, make)
 }

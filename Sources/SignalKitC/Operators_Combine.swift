@@ -2,14 +2,14 @@ import CSignalKit
 import SwiftSignalKit
 
 /// Borrows `count` signals from a C array.
-private func borrowSignals(_ function: String, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> ([CSignal]?, Int32) {
+private func borrowSignals(_ function: String, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> ([SKSignal]?, Int32) {
     if count < 0 {
         return (nil, fail(SK_ERR_INVALID_ARGUMENT, "\(function): count is larger than any array"))
     }
     if signals == nil && count != 0 {
         return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): signals is NULL and count is not 0"))
     }
-    var result: [CSignal] = []
+    var result: [SKSignal] = []
     result.reserveCapacity(count)
     for index in 0 ..< count {
         // Invariant: `signals` is not NULL when count > 0 (checked above).
@@ -17,7 +17,7 @@ private func borrowSignals(_ function: String, _ signals: UnsafePointer<OpaquePo
         guard let handle else {
             return (nil, status)
         }
-        result.append(handle.signal)
+        result.append(handle)
     }
     return (result, SKOK)
 }
@@ -40,9 +40,13 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
     guard let inputs else {
         return status
     }
-    return output(out, combineLatest(queue: deliveryQueue, inputs) |> map { values in
+    let (depth, depthStatus) = pipelineDepth("sk_signal_combine_latest", over: inputs)
+    if depthStatus != SKOK {
+        return depthStatus
+    }
+    return output(out, combineLatest(queue: deliveryQueue, inputs.map { $0.signal }) |> map { values in
         SKValue(object: SKArray(values), kind: SK_KIND_ARRAY)
-    })
+    }, depth: depth)
 }
 
 @c @implementation
@@ -55,5 +59,9 @@ public func sk_signal_merge(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
     guard let inputs else {
         return status
     }
-    return output(out, merge(inputs))
+    let (depth, depthStatus) = pipelineDepth("sk_signal_merge", over: inputs)
+    if depthStatus != SKOK {
+        return depthStatus
+    }
+    return output(out, merge(inputs.map { $0.signal }), depth: depth)
 }

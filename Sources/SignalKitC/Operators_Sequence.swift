@@ -25,7 +25,7 @@ public func sk_signal_then(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
     guard let handle else {
         return status
     }
-    return unaryOperator("sk_signal_then", out, signal) { signal in
+    return unaryOperator("sk_signal_then", out, signal, others: [handle], isThen: true) { signal in
         signal |> then(handle.signal)
     }
 }

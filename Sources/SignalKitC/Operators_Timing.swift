@@ -25,7 +25,7 @@ public func sk_signal_timeout(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ si
     guard let handle else {
         return status
     }
-    return timedOperator("sk_signal_timeout", out, signal, seconds, queue) { signal, queue in
+    return timedOperator("sk_signal_timeout", out, signal, seconds, queue, others: [handle]) { signal, queue in
         signal |> timeout(seconds, queue: queue, alternate: handle.signal)
     }
 }

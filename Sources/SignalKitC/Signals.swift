@@ -7,9 +7,18 @@ typealias CSignal = Signal<SKValue, SKValue>
 /// An `sk_signal` handle.
 final class SKSignal: SKObject {
     let signal: CSignal
+    /// How many operators deep the signal is built (1 for a source): starting
+    /// it and delivering through it nest about that many calls, so operators
+    /// refuse to build beyond SK_SIGNAL_MAX_DEPTH (see `pipelineDepth`).
+    let depth: Int
+    /// Made by sk_signal_then, which runs nested `then`s as one flat
+    /// sequence: another `then` over it adds no level.
+    let isThen: Bool
 
-    init(_ signal: CSignal) {
+    init(_ signal: CSignal, depth: Int = 1, isThen: Bool = false) {
         self.signal = signal
+        self.depth = depth
+        self.isThen = isThen
         super.init()
     }
 }
@@ -39,10 +48,27 @@ final class SKGenerator: SKContext {
     }
 }
 
-/// Hands `signal` to C through `out` (+1).
-func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal) -> Int32 {
-    out.pointee = SKSignal(signal).retainedHandle()
+/// Hands `signal` to C through `out` (+1); `depth` and `isThen` as in `SKSignal`.
+func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false) -> Int32 {
+    out.pointee = SKSignal(signal, depth: depth, isThen: isThen).retainedHandle()
     return SKOK
+}
+
+/// The depth of an operator's result over `inputs` (one more than the
+/// deepest; `then` over `then`s counts their parts, which it runs flat), or
+/// the error status when that passes SK_SIGNAL_MAX_DEPTH: a chain built
+/// deeper would overflow the stack of whatever thread starts it or delivers
+/// through it.
+func pipelineDepth(_ function: String, over inputs: [SKSignal], isThen: Bool = false) -> (Int, Int32) {
+    var deepest = 0
+    for input in inputs {
+        deepest = max(deepest, isThen && input.isThen ? input.depth - 1 : input.depth)
+    }
+    let depth = deepest + 1
+    if depth > Int(SK_SIGNAL_MAX_DEPTH) {
+        return (depth, fail(SK_ERR_INVALID_ARGUMENT, "\(function): the pipeline would be \(depth) operators deep (the limit is SK_SIGNAL_MAX_DEPTH, \(SK_SIGNAL_MAX_DEPTH))"))
+    }
+    return (depth, SKOK)
 }
 
 /// Borrows a value argument, reporting NULL and malformed values.

@@ -229,3 +229,111 @@ Test(limits, timed_pipelines_abandoned_with_timers_pending, .timeout = SK_TEST_T
         }
     }
 }
+
+/* Pipelines as deep as SK_SIGNAL_MAX_DEPTH start and deliver on a small
+ * stack; one operator more is refused with a message, its context released.
+ * Before the limit, 100 000 nested maps overflowed the stack of the thread
+ * that started them. A chain of 20 000 `then`s stays one level deep. */
+static void add_one(void *ctx, const sk_value *in, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, value_int(in) + 1);
+}
+
+typedef struct deep_pipeline {
+    int kind; /* 0: map, 1: distinct-until-changed, 2: then */
+    int depth_reached;
+    int refused_status;
+    char refused_message[160];
+    int64_t delivered;
+    int deliveries;
+    int completions;
+} deep_pipeline;
+
+static void deep_next(void *ctx, const sk_value *value) {
+    deep_pipeline *p = ctx;
+    p->delivered = value_int(value);
+    p->deliveries++;
+}
+
+static void deep_completed(void *ctx) {
+    ((deep_pipeline *)ctx)->completions++;
+}
+
+static void build_and_run_deep(void *arg) {
+    deep_pipeline *p = arg;
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_ABORT(sk_pipe_create(&pipe, false));
+    if (p->kind == 2) {
+        sk_value zero = int_value(0);
+        SK_OK_OR_ABORT(sk_signal_single(&signal, &zero));
+    } else {
+        SK_OK_OR_ABORT(sk_pipe_signal(&signal, pipe));
+    }
+    int limit = p->kind == 2 ? 20000 : SK_SIGNAL_MAX_DEPTH + 10;
+    counter released;
+    counter_init(&released);
+    for (int level = 1; level < limit; level++) {
+        sk_signal *next = NULL;
+        int status;
+        if (p->kind == 0) {
+            status = sk_signal_map(&next, signal, add_one, &released, counter_hit);
+        } else if (p->kind == 1) {
+            status = sk_signal_distinct_until_changed(&next, signal);
+        } else {
+            sk_signal *step = NULL;
+            sk_value v = int_value(level);
+            SK_OK_OR_ABORT(level % 5000 == 0 ? sk_signal_single(&step, &v) : sk_signal_complete(&step));
+            status = sk_signal_then(&next, signal, step);
+            sk_signal_release(step);
+        }
+        if (status != SK_OK) {
+            p->refused_status = status;
+            snprintf(p->refused_message, sizeof p->refused_message, "%s", sk_last_error_message());
+            cr_assert_null(next);
+            break;
+        }
+        sk_signal_release(signal);
+        signal = next;
+        p->depth_reached = level + 1;
+    }
+    if (p->kind == 0) {
+        /* The refused map's context was released; the others are held. */
+        cr_assert_eq(counter_get(&released), p->refused_status != SK_OK ? 1 : 0);
+    }
+    sk_observer observer = { deep_next, NULL, deep_completed, p, NULL };
+    sk_disposable *d = NULL;
+    SK_OK_OR_ABORT(sk_signal_start(&d, signal, &observer));
+    pipe_put_int(pipe, 1);
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    counter_destroy(&released);
+}
+
+Test(limits, pipelines_as_deep_as_the_limit_run_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    for (int kind = 0; kind < 3; kind++) {
+        deep_pipeline p;
+        memset(&p, 0, sizeof p);
+        p.kind = kind;
+        run_on_small_stack(build_and_run_deep, &p);
+        if (kind == 2) {
+            cr_assert_eq(p.refused_status, SK_OK, "then refused at %d: %s", p.depth_reached, p.refused_message);
+            cr_assert_eq(p.depth_reached, 20000);
+            cr_assert_eq(p.delivered, 15000);
+            cr_assert_eq(p.deliveries, 4);
+            cr_assert_eq(p.completions, 1);
+            continue;
+        }
+        cr_assert_eq(p.depth_reached, SK_SIGNAL_MAX_DEPTH, "kind %d", kind);
+        cr_assert_eq(p.refused_status, SK_ERR_INVALID_ARGUMENT);
+        char expected[160];
+        snprintf(expected, sizeof expected, "%s: the pipeline would be %d operators deep (the limit is SK_SIGNAL_MAX_DEPTH, %d)",
+                 kind == 0 ? "sk_signal_map" : "sk_signal_distinct_until_changed", SK_SIGNAL_MAX_DEPTH + 1, SK_SIGNAL_MAX_DEPTH);
+        cr_assert_str_eq(p.refused_message, expected);
+        cr_assert_eq(p.deliveries, 1, "kind %d", kind);
+        cr_assert_eq(p.delivered, kind == 0 ? 1 + SK_SIGNAL_MAX_DEPTH - 1 : 1, "kind %d", kind);
+    }
+    expect_no_live_objects(0);
+}
