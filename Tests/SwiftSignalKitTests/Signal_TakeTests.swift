@@ -3,6 +3,39 @@ import Dispatch
 import SwiftSignalKit
 
 final class Signal_TakeTests: XCTestCase {
+    func testTakeCompletingWhileTheGeneratorRunsDisposesWhatItReturnsOnce() {
+        // `take` disposes its upstream as soon as it completes, even before
+        // the upstream's generator has returned (from another thread here):
+        // the disposable the generator returns is then disposed exactly once,
+        // whichever comes first.
+        for round in 0 ..< 300 {
+            let disposed = Counter()
+            let completed = Counter()
+            let emitted = DispatchSemaphore(value: 0)
+            let waitForEmission = round % 2 == 0
+            let source = Signal<Int, NoError> { subscriber in
+                DispatchQueue.global().async {
+                    subscriber.putNext(1)
+                    emitted.signal()
+                }
+                if waitForEmission {
+                    emitted.wait()
+                }
+                return ActionDisposable {
+                    disposed.increment()
+                }
+            }
+            let disposable = (source |> take(1)).start(completed: { completed.increment() })
+            if !waitForEmission {
+                emitted.wait()
+            }
+            XCTAssertEqual(completed.count, 1)
+            XCTAssertEqual(disposed.count, 1, "round \(round)")
+            disposable.dispose()
+            XCTAssertEqual(disposed.count, 1, "round \(round)")
+        }
+    }
+
     func testTakePassesFirstValuesThenCompletesAndDisposesUpstream() {
         let disposed = Counter()
         var values: [Int] = []
