@@ -616,3 +616,18 @@ int open_fd_count(void) {
     closedir(dir);
     return count - 1; /* the directory's own descriptor */
 }
+
+bool running_under_valgrind(void) {
+    const char *preload = getenv("LD_PRELOAD");
+    return preload != NULL && strstr(preload, "vgpreload") != NULL;
+}
+
+int wait_fd_count_at_most(int limit) {
+    double deadline = now_seconds() + SK_WAIT_SECONDS;
+    int count = open_fd_count();
+    while (count > limit && now_seconds() < deadline) {
+        sched_yield();
+        count = open_fd_count();
+    }
+    return count;
+}

@@ -296,6 +296,17 @@ void run_on_small_stack(void (*body)(void *arg), void *arg);
 /* How many descriptors the process has open (entries of /proc/self/fd). */
 int open_fd_count(void);
 
+/* Waits (yielding, up to SK_WAIT_SECONDS) until the process has at most
+ * `limit` descriptors open: libdispatch opens and closes descriptors of its
+ * own for timers, on its own thread and a moment later, so only "no more
+ * than before" can be asserted. Returns the last count seen. */
+int wait_fd_count_at_most(int limit);
+
+/* True under valgrind, which keeps descriptors of its own and does not apply
+ * a lowered RLIMIT_NOFILE to the program: tests of the descriptor limit skip
+ * there (they run natively and under the sanitizers). */
+bool running_under_valgrind(void);
+
 /* ------------------------------------------------------------------------ */
 /* Values and signals                                                        */
 /* ------------------------------------------------------------------------ */

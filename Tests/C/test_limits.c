@@ -90,6 +90,9 @@ Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TE
  * is SK_ERR_RESOURCE with nothing created; releasing them all gives every
  * descriptor back. */
 Test(limits, host_queues_up_to_the_descriptor_limit, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind()) {
+        cr_skip_test("valgrind does not apply a lowered RLIMIT_NOFILE");
+    }
     struct rlimit saved;
     cr_assert_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
     int baseline = open_fd_count();
@@ -131,7 +134,7 @@ Test(limits, host_queues_up_to_the_descriptor_limit, .timeout = SK_TEST_TIMEOUT)
 /* Many subscriptions to one pipe, disposed first-made first, last-made
  * first and interleaved: every remaining one keeps receiving, and at the
  * end nothing is alive. (Timing at scale is measured in the benchmarks.) */
-enum { MANY = 20000 };
+enum { MANY = 20000, MANY_UNDER_VALGRIND = 2000 };
 
 static int delivered_count;
 
@@ -143,26 +146,27 @@ static void count_next(void *ctx, const sk_value *value) {
 
 Test(limits, many_subscriptions_disposed_in_every_order, .timeout = SK_TEST_TIMEOUT) {
     static sk_disposable *subscriptions[MANY];
+    const int many = running_under_valgrind() ? MANY_UNDER_VALGRIND : MANY;
     for (int order = 0; order < 3; order++) {
         sk_pipe *pipe = NULL;
         sk_signal *source = NULL;
         SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
         SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
         sk_observer observer = { count_next, NULL, NULL, NULL, NULL };
-        for (int i = 0; i < MANY; i++) {
+        for (int i = 0; i < many; i++) {
             SK_OK_OR_FAIL(sk_signal_start(&subscriptions[i], source, &observer));
         }
         delivered_count = 0;
         pipe_put_int(pipe, 1);
-        cr_assert_eq(delivered_count, MANY);
-        for (int k = 0; k < MANY; k++) {
-            int i = order == 0 ? k : order == 1 ? MANY - 1 - k : (k % 2 == 0 ? k / 2 : MANY - 1 - k / 2);
+        cr_assert_eq(delivered_count, many);
+        for (int k = 0; k < many; k++) {
+            int i = order == 0 ? k : order == 1 ? many - 1 - k : (k % 2 == 0 ? k / 2 : many - 1 - k / 2);
             sk_disposable_dispose(subscriptions[i]);
             sk_disposable_release(subscriptions[i]);
-            if (k == MANY / 2) {
+            if (k == many / 2) {
                 delivered_count = 0;
                 pipe_put_int(pipe, 2);
-                cr_assert_eq(delivered_count, MANY - k - 1, "order %d", order);
+                cr_assert_eq(delivered_count, many - k - 1, "order %d", order);
             }
         }
         delivered_count = 0;
@@ -179,7 +183,10 @@ Test(limits, many_subscriptions_disposed_in_every_order, .timeout = SK_TEST_TIME
  * work is cancelled or runs into nothing, and everything is freed. */
 Test(limits, timed_pipelines_abandoned_with_timers_pending, .timeout = SK_TEST_TIMEOUT) {
     int baseline = -1;
-    for (int round = 0; round < 2; round++) {
+    /* Round 0 warms up (whatever the runtime opens once, for timers and
+     * worker threads); rounds 1 and 2 are measured. */
+    for (int pass = 0; pass < 3; pass++) {
+        int round = pass == 0 ? 0 : pass - 1;
         for (int k = 0; k < 4; k++) {
             sk_queue *serial = NULL;
             sk_pipe *pipe = NULL;
@@ -222,12 +229,16 @@ Test(limits, timed_pipelines_abandoned_with_timers_pending, .timeout = SK_TEST_T
             cr_assert(recorder_wait_release(&r), "operator %d round %d: the observer was never released", k, round);
             recorder_destroy(&r);
             expect_no_live_objects(0);
-            if (baseline < 0) {
-                baseline = open_fd_count();
-            }
-            cr_assert_eq(open_fd_count(), baseline, "operator %d round %d", k, round);
+        }
+        if (pass == 0) {
+            baseline = open_fd_count();
         }
     }
+    /* libdispatch opens descriptors of its own for timers and closes them
+     * later, on its thread: a count can differ by one or two either way.
+     * A descriptor kept per pipeline would add 8 over the two passes. */
+    int open = wait_fd_count_at_most(baseline + 2);
+    cr_assert_leq(open, baseline + 2, "%d descriptors open, %d after the warm-up", open, baseline);
 }
 
 /* Pipelines as deep as SK_SIGNAL_MAX_DEPTH start and deliver on a small
