@@ -281,8 +281,13 @@ public final class Queue: @unchecked Sendable {
         }
     }
 
-    /// Enqueues `f` to run after `delay` seconds.
+    /// Enqueues `f` to run after `delay` seconds. A delay the clock cannot
+    /// represent (2^63 nanoseconds, about 292 years, or more; infinity)
+    /// means never: `f` is dropped at once, without running.
     public func after(_ delay: Double, _ f: @escaping () -> Void) {
+        if !(delay * 1e9 < Double(Int64.max)) {
+            return
+        }
         // The dispatch block hands `f` over instead of keeping it, so that for
         // a host-drained queue `f` is released on the draining thread.
         let box = TransferBox(f)
