@@ -13,10 +13,24 @@
  *
  * The library is a layer over the public API of signalkit.h and follows its
  * conventions (ownership, `out` parameters, status codes, callbacks with
- * `ctx` and `release`, threads), with one difference: errors of the
- * functions declared here are described by sk_ffi_last_error_message(), not
- * sk_last_error_message() (when a signalkit.h call made by this library
- * fails, its message is copied there).
+ * `ctx` and `release`, threads, detectable misuse), with one difference:
+ * errors of the functions declared here are described by
+ * sk_ffi_last_error_message(), not sk_last_error_message() (when a
+ * signalkit.h call made by this library fails, its message is copied there).
+ *
+ * Handle arguments are checked when the call is made, as signalkit.h checks
+ * them, never later inside a stream: NULL is SK_ERR_NULL_ARGUMENT
+ * ("sk_ffi_signal_map: signal is NULL"); a handle of another kind (a pipe
+ * passed as a signal, a signal as a pipe or a subscriber, a core handle as
+ * a signature or a trampoline) is SK_ERR_WRONG_KIND ("sk_ffi_signal_map:
+ * signal is not a signal"); with handle checking on (signalkit.h), a core
+ * handle used after its last release is SK_ERR_RELEASED
+ * ("sk_ffi_signal_map: signal was already released (or never was a
+ * handle)"). A call that fails so runs the `release` it was handed, once,
+ * before returning. The functions that return no status treat a handle of
+ * another kind like NULL (and set the message). Handles of
+ * this library used after their last release are undefined behaviour,
+ * handle checking or not.
  *
  * Nothing of libffi appears in this header: a program needs only
  * `pkg-config --cflags --libs signalkit-ffi`.
@@ -37,7 +51,7 @@ extern "C" {
 /* The message of the last error of an sk_ffi_ function on the calling
  * thread, naming the function and the offending argument, and for
  * signatures the offending position ("sk_ffi_signature_parse: text: unknown
- * type 'int' at offset 5").
+ * type 'int' for the argument 0 (offset 5)").
  * @return a thread-local string owned by the library, valid until the next
  *         failing sk_ffi_ call on this thread; "" when none failed yet. A
  *         successful call does not clear it. Thread-safe (per thread). */
@@ -108,7 +122,8 @@ int sk_ffi_signature_create(sk_ffi_signature **out, sk_ffi_type result, const sk
  *         first argument (argument 1, offset 9)". Thread-safe. */
 int sk_ffi_signature_parse(sk_ffi_signature **out, const char *text);
 
-/* Reading a signature (borrowed). For NULL: SK_FFI_VOID, 0, SK_FFI_VOID.
+/* Reading a signature (borrowed). For NULL (or a handle of another kind):
+ * SK_FFI_VOID, 0, SK_FFI_VOID.
  * sk_ffi_signature_arg returns SK_FFI_VOID for an index out of range.
  * Thread-safe (a signature never changes); never fail. */
 sk_ffi_type sk_ffi_signature_result(const sk_ffi_signature *signature);
@@ -206,8 +221,12 @@ int sk_ffi_callback_fail(const char *message);
  * - error: returns void; an optional leading ctx and at most one argument of
  *   type str or value. A str argument receives the error converted as above
  *   or, when the error is not a string (or holds an embedded NUL), a
- *   description of it ("sk_ffi: error of kind int64: 7"); a value argument
- *   receives the error unconverted.
+ *   description of it: "sk_ffi: error of kind KIND", followed for a bool,
+ *   int64, double or string by its value ("sk_ffi: error of kind int64: 7";
+ *   a string quoted, NUL written \0, 40 bytes at most:
+ *   "sk_ffi: error of kind string: \"a\\0b\""), for bytes and arrays by
+ *   their size ("sk_ffi: error of kind array: 2 items", "...: 3 bytes");
+ *   a value argument receives the error unconverted.
  * - completed: "void()" or "void(ctx)".
  *
  * `release(ctx)`, if not NULL, runs exactly once after the last callback of
@@ -227,8 +246,10 @@ typedef struct sk_ffi_observer {
  * callbacks of `observer` (copied) on the thread that delivers each event.
  * `*out` (may be NULL) receives the subscription's disposable (+1).
  * @return SK_ERR_NULL_ARGUMENT (`signal`, `observer`, a function without its
- *         signature), SK_ERR_INVALID_ARGUMENT for a signature that does not
- *         fit its callback (naming "next_signature", ... and why),
+ *         signature), SK_ERR_WRONG_KIND (`signal` is not a signal, a
+ *         signature is not a signature), SK_ERR_RELEASED (`signal`, with
+ *         handle checking), SK_ERR_INVALID_ARGUMENT for a signature that
+ *         does not fit its callback (naming "next_signature", ... and why),
  *         SK_ERR_NO_MEMORY; `observer->release` has run (unless `observer`
  *         itself is NULL). */
 int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_observer *observer);
@@ -242,6 +263,8 @@ int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_obs
  * `signature` is borrowed. `fn` runs on the thread that delivers each value;
  * `release(ctx)` as for sk_signal_map().
  * @return SK_ERR_NULL_ARGUMENT (`out`, `signal`, `signature`, `fn`),
+ *         SK_ERR_WRONG_KIND (`signal` is not a signal, `signature` not a
+ *         signature), SK_ERR_RELEASED (`signal`, with handle checking),
  *         SK_ERR_INVALID_ARGUMENT (a signature of another shape);
  *         `release` has run. */
 int sk_ffi_signal_map(sk_signal **out, sk_signal *signal, sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, sk_release_fn release);
@@ -295,12 +318,16 @@ typedef struct sk_ffi_trampoline sk_ffi_trampoline;
 /* A trampoline putting into `subscriber` (borrowed; retained until the
  * trampoline is closed or freed) with sk_subscriber_put_next().
  * @return SK_ERR_NULL_ARGUMENT (`out`, `subscriber`, `signature`),
- *         SK_ERR_INVALID_ARGUMENT (a non-void result, a ctx argument),
+ *         SK_ERR_WRONG_KIND (`subscriber` is not a subscriber, `signature`
+ *         not a signature), SK_ERR_RELEASED (`subscriber`, with handle
+ *         checking), SK_ERR_INVALID_ARGUMENT (a non-void result, a ctx
+ *         argument),
  *         SK_ERR_UNSUPPORTED (no executable memory), SK_ERR_NO_MEMORY. */
 int sk_ffi_trampoline_subscriber(sk_ffi_trampoline **out, sk_subscriber *subscriber, sk_ffi_signature *signature);
 
 /* A trampoline putting into `pipe` (borrowed; retained until the trampoline
- * is closed or freed) with sk_pipe_put(). Errors as above. */
+ * is closed or freed) with sk_pipe_put(). Errors as above
+ * ("sk_ffi_trampoline_pipe: pipe is not a pipe"). */
 int sk_ffi_trampoline_pipe(sk_ffi_trampoline **out, sk_pipe *pipe, sk_ffi_signature *signature);
 
 /* The function itself, valid while the trampoline is alive: cast it to the

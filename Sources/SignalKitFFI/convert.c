@@ -54,6 +54,74 @@ void sk_ffi__describe(const sk_value *value, char *buffer, size_t size) {
     }
 }
 
+void sk_ffi__describe_error(const sk_value *error, char *buffer, size_t size) {
+    sk_kind kind = sk_value_kind(error);
+    int written = snprintf(buffer, size, "sk_ffi: error of kind %s", sk_ffi__kind_name(kind));
+    if (written < 0 || (size_t)written >= size) {
+        return;
+    }
+    char *rest = buffer + written;
+    size_t room = size - (size_t)written;
+    switch (kind) {
+    case SK_KIND_BOOL: {
+        bool b = false;
+        sk_value_get_bool(error, &b);
+        snprintf(rest, room, ": %s", b ? "true" : "false");
+        return;
+    }
+    case SK_KIND_INT64: {
+        int64_t n = 0;
+        sk_value_get_int64(error, &n);
+        snprintf(rest, room, ": %" PRId64, n);
+        return;
+    }
+    case SK_KIND_DOUBLE: {
+        double d = 0;
+        sk_value_get_double(error, &d);
+        snprintf(rest, room, ": %.17g", d);
+        return;
+    }
+    case SK_KIND_STRING: {
+        /* Quoted, NUL bytes written \0, the first 40 bytes at most. */
+        const char *text = "";
+        size_t length = 0;
+        sk_value_get_string(error, &text, &length);
+        size_t at = 0;
+        const size_t shown = length > 40 ? 40 : length;
+        if (room > 3) {
+            rest[at++] = ':';
+            rest[at++] = ' ';
+            rest[at++] = '"';
+        }
+        for (size_t i = 0; i < shown && at + 3 < room; i++) {
+            if (text[i] == '\0') {
+                rest[at++] = '\\';
+                rest[at++] = '0';
+            } else {
+                rest[at++] = text[i];
+            }
+        }
+        snprintf(rest + at, room - at, "\"%s", length > shown ? "..." : "");
+        return;
+    }
+    case SK_KIND_BYTES: {
+        const void *data = NULL;
+        size_t length = 0;
+        sk_value_get_bytes(error, &data, &length);
+        snprintf(rest, room, ": %zu bytes", length);
+        return;
+    }
+    case SK_KIND_ARRAY: {
+        size_t count = 0;
+        sk_value_get_array_count(error, &count);
+        snprintf(rest, room, ": %zu items", count);
+        return;
+    }
+    default:
+        return;
+    }
+}
+
 sk_value sk_ffi__string_value(const char *text) {
     sk_value value;
     if (sk_value_set_string(&value, text) != SK_OK) {

@@ -29,9 +29,29 @@ static inline void sk_ffi__ref_retain(long *count) { __atomic_add_fetch(count, 1
 /* True when the last reference was dropped. */
 static inline int sk_ffi__ref_release(long *count) { return __atomic_sub_fetch(count, 1, __ATOMIC_ACQ_REL) == 0; }
 
+/* handles.c --------------------------------------------------------------- */
+
+/* The tag words of this library's handles: not a user-space address, so
+ * never the first word of a core handle (a Swift object's type pointer).
+ * Cleared when the object is freed. */
+#define SK_FFI_SIGNATURE_TAG UINT64_C(0x5349474e5f464653)  /* "SFF_NGIS" */
+#define SK_FFI_TRAMPOLINE_TAG UINT64_C(0x504d41525f464653) /* "SFF_RAMP" */
+
+/* Check a handle argument `name` of `function` as signalkit.h does, before
+ * anything else is done with it: SK_OK, or SK_ERR_NULL_ARGUMENT ("FUNCTION:
+ * NAME is NULL"), SK_ERR_WRONG_KIND ("FUNCTION: NAME is not a signal"),
+ * SK_ERR_RELEASED (with handle checking on: "FUNCTION: NAME was already
+ * released (or never was a handle)") with the message set. */
+int sk_ffi__check_signal(const char *function, const char *name, sk_signal *signal);
+int sk_ffi__check_pipe(const char *function, const char *name, sk_pipe *pipe);
+int sk_ffi__check_subscriber(const char *function, const char *name, sk_subscriber *subscriber);
+/* The same for a signature: NULL, or not a signature of this library. */
+int sk_ffi__check_signature(const char *function, const char *name, const sk_ffi_signature *signature);
+
 /* signature.c ------------------------------------------------------------- */
 
 struct sk_ffi_signature {
+    uint64_t tag; /* SK_FFI_SIGNATURE_TAG; first, as in every handle of this library */
     long refs;
     sk_ffi_type result;
     size_t count;
@@ -39,6 +59,11 @@ struct sk_ffi_signature {
     ffi_type *ffi_args[SK_FFI_MAX_ARGS];
     ffi_cif cif;
 };
+
+/* True for a live signature of this library (NULL: false). */
+static inline int sk_ffi__is_signature(const sk_ffi_signature *signature) {
+    return signature != NULL && signature->tag == SK_FFI_SIGNATURE_TAG;
+}
 
 /* The short name of a type ("i64"), "?" when out of range. */
 const char *sk_ffi__type_name(sk_ffi_type type);
@@ -72,6 +97,12 @@ int sk_ffi__from_native(const void *native, sk_ffi_type type, int from_result, s
 
 /* A short description of `value` for messages ("int64 7", "string \"ab\""). */
 void sk_ffi__describe(const sk_value *value, char *buffer, size_t size);
+
+/* The description of an error value that is not a string an error callback
+ * can take as str: "sk_ffi: error of kind KIND", then ": VALUE" for a bool,
+ * int64, double or string (quoted, NUL written \0, 40 bytes at most),
+ * ": N bytes", ": N items" for bytes and arrays. */
+void sk_ffi__describe_error(const sk_value *error, char *buffer, size_t size);
 
 /* A new string value holding `text` (+1); nil if that fails. */
 sk_value sk_ffi__string_value(const char *text);

@@ -53,6 +53,7 @@ static int sk_ffi__make(sk_ffi_signature **out, sk_ffi_type result, const sk_ffi
     if (signature == NULL) {
         return sk_ffi__fail(SK_ERR_NO_MEMORY, "%s: out of memory", where);
     }
+    signature->tag = SK_FFI_SIGNATURE_TAG;
     sk_ffi__ref_init(&signature->refs);
     signature->result = result;
     signature->count = count;
@@ -196,31 +197,41 @@ SK_FFI_EXPORT int sk_ffi_signature_parse(sk_ffi_signature **out, const char *tex
     return sk_ffi__make(out, result, args, count, "sk_ffi_signature_parse");
 }
 
+/* The readers treat anything that is not a signature of this library as
+ * NULL. */
 SK_FFI_EXPORT sk_ffi_type sk_ffi_signature_result(const sk_ffi_signature *signature) {
-    return signature == NULL ? SK_FFI_VOID : signature->result;
+    return sk_ffi__is_signature(signature) ? signature->result : SK_FFI_VOID;
 }
 
 SK_FFI_EXPORT size_t sk_ffi_signature_arg_count(const sk_ffi_signature *signature) {
-    return signature == NULL ? 0 : signature->count;
+    return sk_ffi__is_signature(signature) ? signature->count : 0;
 }
 
 SK_FFI_EXPORT sk_ffi_type sk_ffi_signature_arg(const sk_ffi_signature *signature, size_t index) {
-    if (signature == NULL || index >= signature->count) {
+    if (!sk_ffi__is_signature(signature) || index >= signature->count) {
         return SK_FFI_VOID;
     }
     return signature->args[index];
 }
 
 SK_FFI_EXPORT sk_ffi_signature *sk_ffi_signature_retain(sk_ffi_signature *signature) {
-    if (signature != NULL) {
-        sk_ffi__ref_retain(&signature->refs);
+    if (signature == NULL) {
+        return NULL;
     }
+    if (sk_ffi__check_signature("sk_ffi_signature_retain", "signature", signature) != SK_OK) {
+        return NULL;
+    }
+    sk_ffi__ref_retain(&signature->refs);
     return signature;
 }
 
 SK_FFI_EXPORT void sk_ffi_signature_release(sk_ffi_signature *signature) {
-    if (signature != NULL && sk_ffi__ref_release(&signature->refs)) {
+    if (signature == NULL || sk_ffi__check_signature("sk_ffi_signature_release", "signature", signature) != SK_OK) {
+        return;
+    }
+    if (sk_ffi__ref_release(&signature->refs)) {
         sk_ffi__live_remove();
+        signature->tag = 0;
         free(signature);
     }
 }

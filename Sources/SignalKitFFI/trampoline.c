@@ -8,6 +8,7 @@
 #include "internal.h"
 
 struct sk_ffi_trampoline {
+    uint64_t tag; /* SK_FFI_TRAMPOLINE_TAG */
     long refs; /* the handle's references plus one per call in progress */
     ffi_closure *closure;
     void *code;
@@ -29,6 +30,7 @@ static void sk_ffi__trampoline_free(sk_ffi_trampoline *trampoline) {
     ffi_closure_free(trampoline->closure);
     sk_ffi_signature_release(trampoline->signature);
     pthread_mutex_destroy(&trampoline->mutex);
+    trampoline->tag = 0;
     free(trampoline);
 }
 
@@ -102,11 +104,13 @@ static int sk_ffi__trampoline_new(const char *function, sk_ffi_trampoline **out,
         return sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: out is NULL", function);
     }
     *out = NULL;
-    if (subscriber == NULL && pipe == NULL) {
-        return sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: target is NULL", function);
+    int status = pipe != NULL ? sk_ffi__check_pipe(function, "pipe", pipe)
+                              : sk_ffi__check_subscriber(function, "subscriber", subscriber);
+    if (status != SK_OK) {
+        return status;
     }
-    if (signature == NULL) {
-        return sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: signature is NULL", function);
+    if ((status = sk_ffi__check_signature(function, "signature", signature)) != SK_OK) {
+        return status;
     }
     if (signature->result != SK_FFI_VOID) {
         return sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "%s: signature: must return void, returns %s", function, sk_ffi__type_name(signature->result));
@@ -129,6 +133,7 @@ static int sk_ffi__trampoline_new(const char *function, sk_ffi_trampoline **out,
         return sk_ffi__fail(SK_ERR_UNSUPPORTED, "%s: libffi cannot prepare a closure", function);
     }
     pthread_mutex_init(&trampoline->mutex, NULL);
+    trampoline->tag = SK_FFI_TRAMPOLINE_TAG;
     sk_ffi__ref_init(&trampoline->refs);
     trampoline->signature = sk_ffi_signature_retain(signature);
     trampoline->subscriber = sk_subscriber_retain(subscriber);
@@ -139,22 +144,36 @@ static int sk_ffi__trampoline_new(const char *function, sk_ffi_trampoline **out,
 }
 
 SK_FFI_EXPORT int sk_ffi_trampoline_subscriber(sk_ffi_trampoline **out, sk_subscriber *subscriber, sk_ffi_signature *signature) {
-    if (subscriber == NULL && out != NULL) {
-        *out = NULL;
-        return sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "sk_ffi_trampoline_subscriber: subscriber is NULL");
-    }
     return sk_ffi__trampoline_new("sk_ffi_trampoline_subscriber", out, subscriber, NULL, signature);
 }
 
 SK_FFI_EXPORT int sk_ffi_trampoline_pipe(sk_ffi_trampoline **out, sk_pipe *pipe, sk_ffi_signature *signature) {
-    if (pipe == NULL && out != NULL) {
-        *out = NULL;
-        return sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "sk_ffi_trampoline_pipe: pipe is NULL");
+    if (pipe == NULL) { /* checked as a pipe, not as a subscriber */
+        if (out != NULL) {
+            *out = NULL;
+        }
+        return sk_ffi__fail(SK_ERR_NULL_ARGUMENT, out == NULL ? "sk_ffi_trampoline_pipe: out is NULL" : "sk_ffi_trampoline_pipe: pipe is NULL");
     }
     return sk_ffi__trampoline_new("sk_ffi_trampoline_pipe", out, NULL, pipe, signature);
 }
 
+/* A trampoline of this library, or NULL (for NULL, or a pointer that is
+ * not one: `function` then sets the message, unless it is NULL). */
+static sk_ffi_trampoline *sk_ffi__trampoline(sk_ffi_trampoline *trampoline, const char *function) {
+    if (trampoline == NULL) {
+        return NULL;
+    }
+    if (trampoline->tag != SK_FFI_TRAMPOLINE_TAG) {
+        if (function != NULL) {
+            sk_ffi__fail(SK_ERR_WRONG_KIND, "%s: trampoline is not a trampoline", function);
+        }
+        return NULL;
+    }
+    return trampoline;
+}
+
 SK_FFI_EXPORT sk_ffi_fn sk_ffi_trampoline_function(sk_ffi_trampoline *trampoline) {
+    trampoline = sk_ffi__trampoline(trampoline, "sk_ffi_trampoline_function");
     if (trampoline == NULL) {
         return NULL;
     }
@@ -166,6 +185,7 @@ SK_FFI_EXPORT sk_ffi_fn sk_ffi_trampoline_function(sk_ffi_trampoline *trampoline
 }
 
 SK_FFI_EXPORT void sk_ffi_trampoline_close(sk_ffi_trampoline *trampoline) {
+    trampoline = sk_ffi__trampoline(trampoline, "sk_ffi_trampoline_close");
     if (trampoline == NULL) {
         return;
     }
@@ -180,10 +200,12 @@ SK_FFI_EXPORT void sk_ffi_trampoline_close(sk_ffi_trampoline *trampoline) {
 }
 
 SK_FFI_EXPORT uint64_t sk_ffi_trampoline_calls(sk_ffi_trampoline *trampoline) {
+    trampoline = sk_ffi__trampoline(trampoline, "sk_ffi_trampoline_calls");
     return trampoline == NULL ? 0 : __atomic_load_n(&trampoline->calls, __ATOMIC_RELAXED);
 }
 
 SK_FFI_EXPORT sk_ffi_trampoline *sk_ffi_trampoline_retain(sk_ffi_trampoline *trampoline) {
+    trampoline = sk_ffi__trampoline(trampoline, "sk_ffi_trampoline_retain");
     if (trampoline != NULL) {
         sk_ffi__ref_retain(&trampoline->refs);
     }
@@ -191,6 +213,7 @@ SK_FFI_EXPORT sk_ffi_trampoline *sk_ffi_trampoline_retain(sk_ffi_trampoline *tra
 }
 
 SK_FFI_EXPORT void sk_ffi_trampoline_release(sk_ffi_trampoline *trampoline) {
+    trampoline = sk_ffi__trampoline(trampoline, "sk_ffi_trampoline_release");
     if (trampoline != NULL && sk_ffi__ref_release(&trampoline->refs)) {
         sk_ffi__trampoline_free(trampoline);
     }

@@ -241,10 +241,8 @@ static int sk_ffi__operator(const char *function, sk_ffi_op_kind kind, sk_signal
     }
     if (out == NULL) {
         status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: out is NULL", function);
-    } else if (signal == NULL) {
-        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: signal is NULL", function);
-    } else if (signature == NULL) {
-        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: signature is NULL", function);
+    } else if ((status = sk_ffi__check_signal(function, "signal", signal)) != SK_OK) {
+    } else if ((status = sk_ffi__check_signature(function, "signature", signature)) != SK_OK) {
     } else if (fn == NULL) {
         status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: fn is NULL", function);
     } else {
@@ -300,10 +298,8 @@ static void sk_ffi__typed_error(void *ctx, const sk_value *error) {
         } else {
             char why[160];
             if (sk_ffi__to_native(error, SK_FFI_STRING, &slots[i], why, sizeof why) != 0) {
-                char seen[96];
-                char text[128];
-                sk_ffi__describe(error, seen, sizeof seen);
-                snprintf(text, sizeof text, "sk_ffi: error of kind %s", seen);
+                char text[160];
+                sk_ffi__describe_error(error, text, sizeof text);
                 description = sk_ffi__string_value(text);
                 slots[i].string = "sk_ffi: error (description unavailable)";
                 sk_value_get_string(&description, &slots[i].string, NULL);
@@ -346,14 +342,10 @@ SK_FFI_EXPORT int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, co
         return sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: observer is NULL", function);
     }
     const unsigned error_types = (1u << SK_FFI_STRING) | (1u << SK_FFI_VALUE);
-    if (signal == NULL) {
-        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: signal is NULL", function);
-    } else if (observer->next != NULL && observer->next_signature == NULL) {
-        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: observer->next_signature is NULL", function);
-    } else if (observer->error != NULL && observer->error_signature == NULL) {
-        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: observer->error_signature is NULL", function);
-    } else if (observer->completed != NULL && observer->completed_signature == NULL) {
-        status = sk_ffi__fail(SK_ERR_NULL_ARGUMENT, "%s: observer->completed_signature is NULL", function);
+    if ((status = sk_ffi__check_signal(function, "signal", signal)) != SK_OK) {
+    } else if (observer->next != NULL && (status = sk_ffi__check_signature(function, "observer->next_signature", observer->next_signature)) != SK_OK) {
+    } else if (observer->error != NULL && (status = sk_ffi__check_signature(function, "observer->error_signature", observer->error_signature)) != SK_OK) {
+    } else if (observer->completed != NULL && (status = sk_ffi__check_signature(function, "observer->completed_signature", observer->completed_signature)) != SK_OK) {
     } else if (observer->next != NULL && (status = sk_ffi__check(function, "observer->next_signature", observer->next_signature, 1, 0, 0, 1, 0)) != SK_OK) {
     } else if (observer->error != NULL && (status = sk_ffi__check(function, "observer->error_signature", observer->error_signature, 1, 0, 0, 1, error_types)) != SK_OK) {
     } else if (observer->completed != NULL && (status = sk_ffi__check(function, "observer->completed_signature", observer->completed_signature, 1, 0, 0, 0, 0)) != SK_OK) {

@@ -51,7 +51,11 @@ nothing had happened. Instead:
   none was): the Disposable returned by subscribe (next / error /
   completed), the Signal returned by map / filter (its function, in any of
   its subscriptions), the Signal returned by from_iterable (its generator).
-  It keeps its traceback, and through it the frames it went through.
+  It does not keep the frames it went through (they would keep the
+  caller's handles and locals alive): once the hook below has seen it, its
+  __traceback__ is dropped and its text is kept as a note
+  ("Traceback of the signalkit map callback (most recent call last): ..."),
+  printed with the exception; so for the exceptions chained to it.
 - Every exception is also passed to the module-level hook
   `callback_error_hook(exc, where)`, `where` being "next", "error",
   "completed", "map", "filter", "generator" or "release". The default,
@@ -68,22 +72,64 @@ A ctypes function object (a CFUNCTYPE instance) given instead of a Python
 callable is handed to the library as it is: an exception in it is ctypes'
 business (printed, and 0 / None returned), as in any ctypes program; call
 sk_ffi_callback_fail from it (C.ffi_callback_fail) to fail the delivery.
+
+KeyboardInterrupt (Ctrl-C). A KeyboardInterrupt raised in a callback fails
+its delivery as above (the stream ends with "...: callback failed:
+KeyboardInterrupt", so the emission stops: a value never reaches a callback
+while an interrupt is pending, and Signal.from_iterable stops emitting), is
+kept as `exception`, is not passed to callback_error_hook, and is raised
+again (a copy of it, with its notes) in the caller when the module call
+that ran the callbacks returns
+(Pipe.put, Signal.subscribe, Disposable.dispose, Queue.drain, close, a
+Trampoline.function() call; for callbacks run by other C code, at the next
+such call on that thread). A SIGINT can arrive at any point, also while
+the library runs between two callbacks, where raising at once would make
+ctypes print the exception and hand the library a made-up result (0):
+while this module holds Python callbacks, it installs its own SIGINT
+handler on the main thread (when the handler in place is Python's default;
+it puts the default back once no callback is held). That handler raises
+KeyboardInterrupt as the default one does, except at the points where
+ctypes would lose it (a callback starting or finishing, this module's code
+around the user's function): there the interrupt is kept, the delivery in
+progress fails, and the caller receives it as above. With another SIGINT
+handler in place (asyncio's, a program's own) that handler runs as usual.
+
+Integers. A Python int converted to a value (Pipe.put, a "value" result,
+arrays inside them) must fit int64 and one handed to a native type must fit
+it (results, Trampoline.function() arguments): OverflowError otherwise,
+never a silently wrapped number. Arrays nested more than MAX_DEPTH levels
+deep are refused (ValueError); conversions in both directions are
+iterative, safe at any depth from any point of the stack.
+
+Interpreter exit. Library threads (Queue.serial(), deliver_on) must not
+call into Python once the interpreter finalizes (a thread that tries is
+stopped in a way that crashes the process). An atexit hook of this module
+disposes every subscription still running, waits (up to
+SHUTDOWN_WAIT_SECONDS) until the callbacks in progress have returned and
+every callback set that no Python object holds has been released, and
+from then on callbacks do nothing (a typed callback fails its delivery
+without calling the user's function); new callbacks are refused
+(RuntimeError).
 """
 
+import atexit
 import ctypes
 import itertools
 import operator
 import os
+import signal
 import sys
 import threading
+import time
 import traceback
 import types
+import weakref
 from ctypes import (CFUNCTYPE, POINTER, Structure, Union, byref, c_bool, c_char_p, c_double, c_int, c_int32,
                     c_int64, c_long, c_size_t, c_uint, c_uint64, c_void_p)
 
 __all__ = [
     "SignalKitError", "Signature", "Signal", "Pipe", "Queue", "Disposable", "Trampoline",
-    "live_objects", "ffi_live_objects", "from_value", "version",
+    "live_objects", "ffi_live_objects", "from_value", "version", "MAX_DEPTH",
     "default_callback_error_hook",  # callback_error_hook: assign signalkit.callback_error_hook itself
 ]
 
@@ -137,6 +183,7 @@ class Value(Structure):
 
 _ValueP = POINTER(Value)
 _release_fn = CFUNCTYPE(None, c_void_p)
+_work_fn = CFUNCTYPE(None, c_void_p)
 _generator_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p)
 _next_fn = CFUNCTYPE(None, c_void_p, _ValueP)
 _completed_fn = CFUNCTYPE(None, c_void_p)
@@ -192,11 +239,13 @@ _core_api = {
     "sk_subscriber_put_error": (c_int, _P, _ValueP),
     "sk_subscriber_put_completion": (c_int, _P),
     "sk_disposable_dispose": (None, _P),
+    "sk_disposable_retain": (_P, _P),
     "sk_disposable_release": (None, _P),
     "sk_pipe_create": (c_int, _PP, c_bool),
     "sk_pipe_put": (c_int, _P, _ValueP),
     "sk_pipe_signal": (c_int, _PP, _P),
     "sk_pipe_release": (None, _P),
+    "sk_queue_create": (c_int, _PP, c_char_p),
     "sk_queue_create_host": (c_int, _PP, c_char_p),
     "sk_queue_host_fd": (c_int, _P, POINTER(c_int)),
     "sk_queue_host_drain": (c_int, _P, c_size_t, POINTER(c_size_t)),
@@ -261,15 +310,22 @@ def version():
     return C.version_string().decode()
 
 
-def to_value(obj):
-    """A new sk_value (owned: release it with C.value_release) for a Python
-    object: None, bool, int, float, str, bytes, list/tuple."""
+# The deepest nesting of arrays a value may have (SK_VALUE_MAX_DEPTH of
+# signalkit.h): an array of no arrays is 1 level deep.
+MAX_DEPTH = 128
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def _scalar_value(obj):
+    """A new sk_value for an object that is not a list or tuple."""
     value = Value()
     if obj is None:
         C.value_set_nil(byref(value))
     elif isinstance(obj, bool):
         C.value_set_bool(byref(value), obj)
     elif isinstance(obj, int):
+        if not _INT64_MIN <= obj <= _INT64_MAX:
+            raise OverflowError(f"signalkit: int {obj} out of range of int64")
         C.value_set_int64(byref(value), obj)
     elif isinstance(obj, float):
         C.value_set_double(byref(value), obj)
@@ -278,30 +334,55 @@ def to_value(obj):
         _check(C.value_set_string_n(byref(value), data, len(data)))
     elif isinstance(obj, (bytes, bytearray)):
         _check(C.value_set_bytes(byref(value), bytes(obj), len(obj)))
-    elif isinstance(obj, (list, tuple)):
-        items = (Value * max(len(obj), 1))()
-        made = 0
-        try:
-            for made, item in enumerate(obj, 1):
-                items[made - 1] = to_value(item)
-            _check(C.value_set_array(byref(value), items, len(obj)))
-        finally:
-            for i in range(made):
-                C.value_release(byref(items[i]))
     else:
         raise TypeError(f"signalkit: no value kind for {type(obj).__name__}")
     return value
 
 
-def from_value(pointer):
-    """The Python object for a borrowed `const sk_value *` (a ctypes pointer
-    or an address): None, bool, int, float, str, bytes, list, or a pointer
-    value's address (int)."""
-    if not pointer:
-        return None
-    if isinstance(pointer, int):
-        pointer = ctypes.cast(pointer, _ValueP)
-    value = pointer.contents
+def _release_items(items, count):
+    for i in range(count):
+        C.value_release(byref(items[i]))
+
+
+def to_value(obj):
+    """A new sk_value (owned: release it with C.value_release) for a Python
+    object: None, bool, int (int64: OverflowError outside), float, str,
+    bytes, list/tuple (at most MAX_DEPTH levels deep: ValueError). Nested
+    lists are converted without recursion."""
+    if not isinstance(obj, (list, tuple)):
+        return _scalar_value(obj)
+    # One frame per array being built: [sequence, its items so far, count].
+    stack = [[obj, (Value * max(len(obj), 1))(), 0]]
+    try:
+        while True:
+            frame = stack[-1]
+            sequence, items, index = frame
+            if index < len(sequence):
+                item = sequence[index]
+                if isinstance(item, (list, tuple)):
+                    if len(stack) >= MAX_DEPTH:
+                        raise ValueError(f"signalkit: arrays nested more than {MAX_DEPTH} levels deep")
+                    stack.append([item, (Value * max(len(item), 1))(), 0])
+                else:
+                    items[index] = _scalar_value(item)
+                    frame[2] = index + 1
+                continue
+            value = Value()
+            _check(C.value_set_array(byref(value), items, len(sequence)))
+            stack.pop()
+            _release_items(items, len(sequence))  # the array holds its own references
+            if not stack:
+                return value
+            parent = stack[-1]
+            parent[1][parent[2]] = value
+            parent[2] += 1
+    except BaseException:
+        for _, items, index in stack:
+            _release_items(items, index)
+        raise
+
+
+def _scalar_from(pointer, value):
     kind = value.kind
     if kind == KIND_NIL:
         return None
@@ -319,15 +400,6 @@ def from_value(pointer):
         data, length = c_void_p(), c_size_t()
         _check(C.value_get_bytes(pointer, byref(data), byref(length)))
         return ctypes.string_at(data, length.value) if length.value else b""
-    if kind == KIND_ARRAY:
-        count = c_size_t()
-        _check(C.value_get_array_count(pointer, byref(count)))
-        items = []
-        for i in range(count.value):
-            item = _ValueP()
-            _check(C.value_get_array_item(pointer, i, byref(item)))
-            items.append(from_value(item))
-        return items
     if kind == KIND_POINTER:
         address = c_void_p()
         _check(C.value_get_pointer(pointer, byref(address)))
@@ -335,32 +407,126 @@ def from_value(pointer):
     return value  # a signal value: left as the raw struct
 
 
+def _array_count(pointer):
+    count = c_size_t()
+    _check(C.value_get_array_count(pointer, byref(count)))
+    return count.value
+
+
+def from_value(pointer):
+    """The Python object for a borrowed `const sk_value *` (a ctypes pointer
+    or an address): None, bool, int, float, str, bytes, list, or a pointer
+    value's address (int). Nested arrays are converted without recursion."""
+    if not pointer:
+        return None
+    if isinstance(pointer, int):
+        pointer = ctypes.cast(pointer, _ValueP)
+    value = pointer.contents
+    if value.kind != KIND_ARRAY:
+        return _scalar_from(pointer, value)
+    result = []
+    # One frame per array being read: [array, item count, next index, list].
+    stack = [[pointer, _array_count(pointer), 0, result]]
+    while stack:
+        frame = stack[-1]
+        array, count, index, items = frame
+        if index == count:
+            stack.pop()
+            continue
+        frame[2] = index + 1
+        item = _ValueP()
+        _check(C.value_get_array_item(array, index, byref(item)))
+        contents = item.contents
+        if contents.kind == KIND_ARRAY:
+            inner = []
+            items.append(inner)
+            stack.append([item, _array_count(item), 0, inner])
+        else:
+            items.append(_scalar_from(item, contents))
+    return result
+
+
 # --------------------------------------------------------------------------
 # Keeping Python callbacks alive until the library releases them
 # --------------------------------------------------------------------------
 
-_keep = {}
+class _State:
+    closing = False  # set by the atexit hook: callbacks do nothing from then on
+
+
+_state = _State()
+_keep = {}  # ctx -> the objects the library's callbacks need
+_owners = {}  # ctx -> weak reference to the Python handle whose release releases ctx
+_subscriptions = {}  # ctx -> a reference (retained here) to the subscription's disposable
 _keep_lock = threading.Lock()
+_keep_changed = threading.Condition(_keep_lock)
 _ids = itertools.count(1)
 
 
 def _retain_callbacks(*objects):
     """Keeps `objects` alive; returns the ctx to hand to the library, whose
     release (_release_ctx) drops them."""
+    if _state.closing:
+        raise RuntimeError("signalkit: the interpreter is exiting: no new callbacks")
+    _interrupts.install()
     key = next(_ids)
     with _keep_lock:
         _keep[key] = objects
     return key
 
 
-@_release_fn
-def _release_ctx(ctx):
+def _set_owner(ctx, handle):
+    """`handle` (a Signal) releases ctx when it goes, unless a subscription
+    still holds it."""
+    with _keep_lock:
+        if ctx in _keep:
+            _owners[ctx] = weakref.ref(handle)
+
+
+def _register_subscription(ctx, disposable):
+    """Keeps a reference to the subscription of ctx, so that the atexit hook
+    can dispose it; dropped by its release."""
+    retained = C.disposable_retain(disposable)
+    with _keep_lock:
+        if ctx in _keep:
+            _subscriptions[ctx] = retained
+            retained = None
+    if retained:  # the subscription already ended
+        C.disposable_release(retained)
+
+
+# Releases running Python code, on any thread. The atexit hook waits until
+# none does: a library thread that gives the GIL up inside one (a ctypes
+# call, a lock, the interpreter's switch interval) and takes it again once
+# the interpreter finalizes is stopped in a way that crashes the process.
+# Changed with no call after the decrement: a thread switch happens only at
+# a call, a loop or a function start.
+_releases_running = [0]
+
+
+def _release_ctx_function(ctx, _is_finalizing=sys.is_finalizing):  # bound now: globals are cleared at exit
+    if _is_finalizing():  # touch nothing: the process is ending
+        return
+    _releases_running[0] += 1
     try:
-        with _keep_lock:
+        with _keep_changed:
             dropped = _keep.pop(ctx, None)
+            _owners.pop(ctx, None)
+            subscription = _subscriptions.pop(ctx, None)
+            _keep_changed.notify_all()
+        if subscription:
+            C.disposable_release(subscription)
         del dropped  # their destructors run here, inside the guard
     except BaseException as exc:
-        _report(exc, "release")
+        if isinstance(exc, KeyboardInterrupt):
+            _interrupts.defer(exc)
+        else:
+            _report(exc, "release")
+    finally:
+        _releases_running[0] -= 1
+
+
+_release_ctx = _release_fn(_release_ctx_function)
 
 
 def pending_callbacks():
@@ -368,6 +534,105 @@ def pending_callbacks():
     subscription ended and every operator signal was released)."""
     with _keep_lock:
         return len(_keep)
+
+
+# --------------------------------------------------------------------------
+# KeyboardInterrupt
+# --------------------------------------------------------------------------
+
+class _Interrupts:
+    """KeyboardInterrupts that met a callback, and the SIGINT handler that
+    keeps them from reaching ctypes (module docstring).
+
+    `pending` (per thread) is the KeyboardInterrupt a callback of this
+    thread met, to be raised again in the caller when the module call that
+    ran the callbacks returns (raise_pending). The handler looks at the
+    stack it interrupts: below the innermost callback of this module (a
+    frame of one of the functions ctypes calls, THUNK_CODES), it raises only
+    while that callback runs the user's function (its local `_sk_user` is
+    True: the callback catches it); anywhere else in a callback it defers
+    the interrupt (pending), and the callback fails its delivery at its next
+    check. Outside callbacks it is Python's default handler."""
+
+    THUNK_CODES = set()
+
+    class Local(threading.local):
+        pending = None  # read as a plain attribute: no Python call, no thread switch
+
+    def __init__(self):
+        self.local = self.Local()
+        self.installed = False
+
+    @property
+    def pending(self):
+        return self.local.pending
+
+    def defer(self, exc=None):
+        if self.local.pending is None:
+            self.local.pending = exc if exc is not None else KeyboardInterrupt()
+
+    def raise_pending(self):
+        """Raises the pending KeyboardInterrupt, as a copy (same type, args
+        and notes, among them the callback's traceback): the one kept as
+        `exception` must not get the caller's frames through a traceback."""
+        exc = self.local.pending
+        if exc is not None:
+            self.local.pending = None
+            try:
+                copy = type(exc)(*exc.args)
+            except BaseException:
+                copy = KeyboardInterrupt(*exc.args)
+            notes = getattr(exc, "__notes__", None)
+            if notes:
+                copy.__notes__ = list(notes)
+            raise copy
+
+    def handler(self, signum, frame):
+        while frame is not None:
+            if frame.f_code in self.THUNK_CODES:
+                if frame.f_locals.get("_sk_user") is True:
+                    break  # in the user's function: the callback catches it
+                self.defer()
+                return
+            frame = frame.f_back
+        signal.default_int_handler(signum, frame)
+
+    def install(self):
+        """On the main thread, while Python callbacks are held, with Python's
+        default SIGINT handler in place: this one instead."""
+        if self.installed or threading.current_thread() is not threading.main_thread():
+            return
+        try:
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                signal.signal(signal.SIGINT, self.handler)
+                self.installed = True
+        except (ValueError, OSError):  # not the main interpreter, or no signals here
+            pass
+
+    def uninstall_if_idle(self):
+        """Puts the default handler back once no callback is held."""
+        if not self.installed or _keep or self.pending is not None or _state.closing \
+                or threading.current_thread() is not threading.main_thread():
+            return
+        self.installed = False
+        try:
+            if signal.getsignal(signal.SIGINT) == self.handler:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+        except (ValueError, OSError):
+            pass
+
+
+_interrupts = _Interrupts()
+_interrupts.THUNK_CODES.add(_release_ctx_function.__code__)
+
+
+def _after_call():
+    """After a module call that may have run callbacks on this thread: the
+    KeyboardInterrupt they met, raised here."""
+    if _interrupts.local.pending is not None:
+        _interrupts.raise_pending()
+    if _interrupts.installed and not _keep:
+        _interrupts.uninstall_if_idle()
 
 
 # --------------------------------------------------------------------------
@@ -438,6 +703,54 @@ class _Failures:
                 self.exception = exc
 
 
+def _add_note(exc, note):
+    add_note = getattr(exc, "add_note", None)
+    if add_note is not None:
+        add_note(note)
+    else:  # before Python 3.11: kept, not printed
+        exc.__notes__ = getattr(exc, "__notes__", []) + [note]
+
+
+def _detach_traceback(exc, where):
+    """Drops the frames that `exc` and the exceptions chained to it keep
+    through their tracebacks (the caller's frames, and through them its
+    handles and locals, would live as long as the exception), keeping each
+    traceback's text as a note."""
+    seen = set()
+    chain = [exc]
+    while chain:
+        current = chain.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        tb = current.__traceback__
+        if tb is not None:
+            text = "".join(traceback.format_tb(tb)).rstrip("\n")
+            current.__traceback__ = None
+            _add_note(current, f"Traceback of the signalkit {where} callback (most recent call last):\n{text}")
+        chain += [current.__cause__, current.__context__]
+
+
+def _kept(exc, where, failures):
+    """An exception a callback caught: reported (a KeyboardInterrupt is
+    deferred to the caller instead), then kept without its frames."""
+    if isinstance(exc, KeyboardInterrupt):
+        _interrupts.defer(exc)
+    else:
+        _report(exc, where)
+    _detach_traceback(exc, where)
+    if failures is not None:
+        failures.record(exc)
+
+
+def _fail_interrupted(failures):
+    """Fails the delivery in progress because of the pending interrupt."""
+    exc = _interrupts.pending
+    C.ffi_callback_fail(_describe(exc).encode("utf-8", "replace"))
+    if failures is not None:
+        failures.record(exc)
+
+
 def _callback_failed(exc, where, failures):
     """An exception escaped a typed callback: fail the delivery, keep and
     report the exception. Never raises."""
@@ -445,9 +758,10 @@ def _callback_failed(exc, where, failures):
         C.ffi_callback_fail(_describe(exc).replace("\0", "\\0").encode("utf-8", "replace"))
     except BaseException:
         pass
-    if failures is not None:
-        failures.record(exc)
-    _report(exc, where)
+    try:
+        _kept(exc, where, failures)
+    except BaseException:
+        pass
 
 
 # --------------------------------------------------------------------------
@@ -466,11 +780,15 @@ class _Handle:
             raise ValueError(f"{type(self).__name__} is closed")
         return self._pointer
 
-    def close(self):
-        """Drops the reference this object holds (idempotent)."""
+    def _drop(self):
         pointer, self._pointer = self._pointer, None
         if pointer:
             type(self)._release(pointer)
+
+    def close(self):
+        """Drops the reference this object holds (idempotent)."""
+        self._drop()
+        _after_call()
 
     def __enter__(self):
         return self
@@ -480,7 +798,7 @@ class _Handle:
 
     def __del__(self):
         try:
-            self.close()
+            self._drop()  # an interrupt met here waits for the next call
         except Exception:  # interpreter shutdown: the library may be gone
             pass
 
@@ -548,22 +866,42 @@ def _native_result(kind, out):
     return out
 
 
+_CLOSING_MESSAGE = b"signalkit: the interpreter is exiting"
+
+
 def _native(signature, fn, where, failures=None):
     """A C function pointer for `fn` under `signature`: `fn` itself when it
     is already a ctypes function, else a CFUNCTYPE wrapping the callable
     (str arguments arrive as Python str, value arguments as Python objects;
     a str or value result is kept alive per thread until the next call).
     An exception escaping `fn`, or a result that does not fit, fails the
-    call (see the module docstring), recorded in `failures`."""
+    call (see the module docstring), recorded in `failures`. A delivery
+    (next, map, filter) that starts or ends with a KeyboardInterrupt pending
+    fails too: a value never goes on while the caller is being interrupted."""
     if isinstance(fn, ctypes._CFuncPtr):
         return fn
-    args = signature.args
-    result = signature.result
+    return signature.cfunctype()(_thunk(signature.args, signature.result, fn, where, failures))
+
+
+def _thunk(args, result, fn, where, failures):
     fallback = _fallback_of[result]
     local = threading.local()
+    delivery = where in ("next", "map", "filter")
+    # What the callback needs once the interpreter exits, bound here: module
+    # globals are cleared while the interpreter finalizes.
+    state, interrupted, is_finalizing, fail = _state, _interrupts.local, sys.is_finalizing, C.ffi_callback_fail
 
     def call(*raw):
+        # The SIGINT handler reads _sk_user: True only while `fn` runs.
+        _sk_user = False
         try:
+            if state.closing or is_finalizing():
+                if delivery:
+                    fail(_CLOSING_MESSAGE)
+                return fallback
+            if delivery and interrupted.pending is not None:
+                _fail_interrupted(failures)
+                return fallback
             converted = []
             for kind, arg in zip(args, raw):
                 if kind == "str":
@@ -572,25 +910,35 @@ def _native(signature, fn, where, failures=None):
                     converted.append(from_value(arg))
                 else:
                     converted.append(arg)
+            _sk_user = True
             out = fn(*converted)
+            _sk_user = False
             if result == "str":
                 if out is None:
-                    return None  # the library reports a NULL str result
-                if not isinstance(out, str):
+                    native = None  # the library reports a NULL str result
+                elif not isinstance(out, str):
                     raise TypeError(f"str result must be str, not {type(out).__name__}")
-                if "\0" in out:
+                elif "\0" in out:
                     raise ValueError("str result holds a NUL character")
-                local.buffer = ctypes.create_string_buffer(out.encode())
-                return ctypes.addressof(local.buffer)
-            if result == "value":
+                else:
+                    local.buffer = ctypes.create_string_buffer(out.encode())
+                    native = ctypes.addressof(local.buffer)
+            elif result == "value":
                 local.value = _OwnedValue(out)  # drops the previous one
-                return ctypes.addressof(local.value.value)
-            return _native_result(result, out)
+                native = ctypes.addressof(local.value.value)
+            else:
+                native = _native_result(result, out)
+            if delivery and interrupted.pending is not None:
+                _fail_interrupted(failures)
+                return fallback
+            return native
         except BaseException as exc:
+            _sk_user = False
             _callback_failed(exc, where, failures)
             return fallback
 
-    return signature.cfunctype()(call)
+    _interrupts.THUNK_CODES.add(call.__code__)
+    return call
 
 
 class _OwnedValue:
@@ -632,10 +980,13 @@ class Disposable(_Failing, _Handle):
     def dispose(self):
         if self._pointer:
             C.disposable_dispose(self._pointer)
+        _after_call()
 
     def __exit__(self, *exc):
-        self.dispose()
-        self.close()
+        try:
+            self.dispose()
+        finally:
+            self.close()
 
 
 class Signal(_Failing, _Handle):
@@ -647,34 +998,57 @@ class Signal(_Failing, _Handle):
     @classmethod
     def from_iterable(cls, items):
         """A signal that emits each item of `items` (converted to values) on
-        the starting thread, then completes."""
+        the starting thread, then completes. A KeyboardInterrupt met while
+        it emits stops it (module docstring)."""
         items = list(items)
         failures = _Failures()
+        state, interrupted, is_finalizing = _state, _interrupts.local, sys.is_finalizing
+        put_next, put_error, put_completion = C.subscriber_put_next, C.subscriber_put_error, C.subscriber_put_completion
+        value_release = C.value_release
 
-        @_generator_fn
-        def generator(ctx, subscriber):
+        def fail(subscriber, exc):
+            failures.record(exc)
             try:
+                error = to_value("signalkit: generator: " + _describe(exc))
+                put_error(subscriber, byref(error))
+                value_release(byref(error))
+            except BaseException:
+                pass
+
+        def generate(ctx, subscriber):
+            # No user code runs here (_sk_user stays False): an interrupt is
+            # deferred, and checked after each value.
+            _sk_user = False
+            try:
+                if state.closing or is_finalizing():
+                    return None
                 for item in items:
                     value = to_value(item)
-                    C.subscriber_put_next(subscriber, byref(value))
-                    C.value_release(byref(value))
-                C.subscriber_put_completion(subscriber)
+                    try:
+                        put_next(subscriber, byref(value))
+                    finally:
+                        value_release(byref(value))
+                    if interrupted.pending is not None:
+                        fail(subscriber, interrupted.pending)  # stops here
+                        return None
+                put_completion(subscriber)
             except BaseException as exc:
-                failures.record(exc)
-                _report(exc, "generator")
+                _sk_user = False
                 try:
-                    error = to_value("signalkit: generator: " + _describe(exc))
-                    C.subscriber_put_error(subscriber, byref(error))
-                    C.value_release(byref(error))
+                    _kept(exc, "generator", None)
                 except BaseException:
                     pass
+                fail(subscriber, exc)
             return None
 
+        _interrupts.THUNK_CODES.add(generate.__code__)
+        generator = _generator_fn(generate)
         pointer = c_void_p()
         ctx = _retain_callbacks(generator)
         _check(C.signal_create(byref(pointer), generator, ctx, _release_ctx))
         signal = cls(pointer.value)
         signal._failures = failures
+        _set_owner(ctx, signal)
         return signal
 
     def map(self, signature, fn):
@@ -690,16 +1064,25 @@ class Signal(_Failing, _Handle):
 
     def _operator(self, function, where, signature, fn):
         signature = _signature(signature)
+        pointer, signature_pointer = self.pointer, signature.pointer  # closed: raise before retaining
         failures = _Failures()
         native = _native(signature, fn, where, failures)
         ctx = _retain_callbacks(native, signature)
         out = c_void_p()
-        _check(function(byref(out), self.pointer, signature.pointer, _fn_address(native), ctx, _release_ctx), ffi=True)
+        status = function(byref(out), pointer, signature_pointer, _fn_address(native), ctx, _release_ctx)
+        _check(status, ffi=True)
         signal = Signal(out.value)
         signal._failures = failures
+        _set_owner(ctx, signal)
         return signal
 
     def take(self, count):
+        """The first `count` values (0 <= count < 2**64; 2**64 - 1: all)."""
+        count = operator.index(count)
+        if count < 0:
+            raise ValueError(f"signalkit: take count {count} is negative")
+        if count > 2 ** 64 - 1:
+            raise OverflowError(f"signalkit: take count {count} out of range of size_t")
         out = c_void_p()
         _check(C.signal_take(byref(out), self.pointer, count))
         return Signal(out.value)
@@ -721,6 +1104,7 @@ class Signal(_Failing, _Handle):
         Disposable; its `exception` is the first exception raised by these
         callbacks (an exception in on_next ends the subscription: module
         docstring)."""
+        pointer = self.pointer  # closed: raise before retaining anything
         keep = []
         failures = _Failures()
         observer = _FfiObserver()
@@ -733,12 +1117,23 @@ class Signal(_Failing, _Handle):
             keep += [signature, native]
             setattr(observer, slot + "_signature", signature.pointer)
             setattr(observer, slot, _fn_address(native))
-        observer.ctx = _retain_callbacks(*keep)
+        ctx = _retain_callbacks(*keep)
+        observer.ctx = ctx
         observer.release = _release_ctx
         out = c_void_p()
-        _check(C.ffi_signal_start(byref(out), self.pointer, byref(observer)), ffi=True)
-        disposable = Disposable(out.value)
-        disposable._failures = failures
+        status = C.ffi_signal_start(byref(out), pointer, byref(observer))
+        disposable = None
+        if status == 0:
+            _register_subscription(ctx, out.value)
+            disposable = Disposable(out.value)
+            disposable._failures = failures
+        if _interrupts.local.pending is not None:
+            # Interrupted while it started: the call fails, leaving nothing running.
+            if disposable is not None:
+                C.disposable_dispose(disposable.pointer)
+                disposable._drop()
+            _interrupts.raise_pending()
+        _check(status, ffi=True)
         return disposable
 
 
@@ -752,11 +1147,16 @@ class Pipe(_Handle):
         super().__init__(pointer.value)
 
     def put(self, obj):
+        """Delivers `obj` (converted to a value: to_value) to the current
+        subscribers, on this thread."""
+        pointer = self.pointer
         value = to_value(obj)
         try:
-            _check(C.pipe_put(self.pointer, byref(value)))
+            status = C.pipe_put(pointer, byref(value))
         finally:
             C.value_release(byref(value))
+        _after_call()
+        _check(status)
 
     def signal(self):
         out = c_void_p()
@@ -765,13 +1165,23 @@ class Pipe(_Handle):
 
 
 class Queue(_Handle):
-    """A queue; Queue.host() makes a host-drained one for an event loop."""
+    """A queue; Queue.host() makes a host-drained one for an event loop,
+    Queue.serial() a serial queue on a library-managed thread."""
     _release = staticmethod(C.queue_release)
 
     @classmethod
     def host(cls, name="python"):
         pointer = c_void_p()
         _check(C.queue_create_host(byref(pointer), name.encode()))
+        return cls(pointer.value)
+
+    @classmethod
+    def serial(cls, name="python"):
+        """A serial queue whose work runs on a library-managed (dispatch)
+        thread: callbacks delivered there (Signal.deliver_on) run on that
+        thread."""
+        pointer = c_void_p()
+        _check(C.queue_create(byref(pointer), name.encode()))
         return cls(pointer.value)
 
     def fileno(self):
@@ -783,7 +1193,9 @@ class Queue(_Handle):
     def drain(self, max_tasks=0):
         """Runs the pending work on the calling thread; returns how many ran."""
         ran = c_size_t()
-        _check(C.queue_host_drain(self.pointer, max_tasks, byref(ran)))
+        status = C.queue_host_drain(self.pointer, max_tasks, byref(ran))
+        _after_call()
+        _check(status)
         return ran.value
 
 
@@ -808,8 +1220,24 @@ class Trampoline(_Handle):
         return C.ffi_trampoline_function(self.pointer)
 
     def function(self):
-        """The function as a callable ctypes object (calls go through C)."""
-        return self.signature.cfunctype()(self.address)
+        """The function as a Python callable (calls go through C): integer
+        arguments are checked against their native types first
+        (OverflowError, never wrapped), and a KeyboardInterrupt met by the
+        callbacks a call runs is raised when it returns."""
+        cfunc = self.signature.cfunctype()(self.address)
+        checks = [(i, kind) + _integer_ranges[kind] for i, kind in enumerate(self.signature.args)
+                  if kind in _integer_ranges]
+
+        def call(*args):
+            for i, kind, low, high in checks:
+                if i < len(args) and isinstance(args[i], int) and not low <= args[i] <= high:
+                    raise OverflowError(f"signalkit: {args[i]} out of range of {kind} (argument {i})")
+            result = cfunc(*args)
+            _after_call()
+            return result
+
+        call.cfunc = cfunc
+        return call
 
     @property
     def calls(self):
@@ -819,10 +1247,59 @@ class Trampoline(_Handle):
         """sk_ffi_trampoline_close: later calls do nothing."""
         C.ffi_trampoline_close(self.pointer)
 
-    def close(self):
+    def _drop(self):
         pointer, self._pointer = self._pointer, None
         if pointer:
             C.ffi_trampoline_release(pointer)
         signature, self.signature = getattr(self, "signature", None), None
         if signature is not None:
-            signature.close()
+            signature._drop()
+
+
+# --------------------------------------------------------------------------
+# Interpreter exit
+# --------------------------------------------------------------------------
+
+SHUTDOWN_WAIT_SECONDS = 5.0
+_immortal = []
+
+
+def _unfinished(ctx):
+    """A callback set that a library thread may still call or release: a
+    subscription, or one no Python handle holds any more."""
+    if ctx in _subscriptions:
+        return True
+    owner = _owners.get(ctx)
+    return owner is None or owner() is None
+
+
+def _shutdown():
+    """atexit: no library thread may call into Python once the interpreter
+    finalizes (module docstring)."""
+    try:
+        _state.closing = True  # callbacks do nothing from now on
+        with _keep_lock:
+            subscriptions = list(_subscriptions.values())
+        for disposable in subscriptions:
+            C.disposable_dispose(disposable)
+        deadline = time.monotonic() + SHUTDOWN_WAIT_SECONDS
+        with _keep_changed:  # waits without the GIL: callbacks in progress finish
+            # A release notifies before it has left Python: the count of
+            # releases running is polled (at exit only, briefly).
+            while any(_unfinished(ctx) for ctx in _keep) or _releases_running[0]:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                _keep_changed.wait(min(remaining, 0.01))
+            held = list(_keep.values())
+        # What the library may still call stays callable until the process
+        # ends: the module's globals are cleared while the interpreter
+        # finalizes, and a freed ctypes callback would be a jump into freed
+        # memory.
+        _immortal.extend([held, _release_ctx])
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(_immortal))
+    except BaseException:
+        pass
+
+
+atexit.register(_shutdown)

@@ -214,7 +214,7 @@ static void check_error(sk_value error, const char *error_text, sk_ffi_fn fn, co
 
 Test(ffi_typed, error_callback_types) {
     check_error(string_value("boom"), "void(ctx,str)", FN(error_ctx_str), "e:boom ");
-    check_error(int_value(7), "void(ctx,str)", FN(error_ctx_str), "e:sk_ffi: error of kind int64 7 ");
+    check_error(int_value(7), "void(ctx,str)", FN(error_ctx_str), "e:sk_ffi: error of kind int64: 7 ");
     check_error(int_value(7), "void(ctx,value)", FN(error_ctx_value), "ev:2:7 ");
     check_error(int_value(7), "void(ctx)", FN(error_ctx_only), "e ");
     expect_no_ffi_live_objects();

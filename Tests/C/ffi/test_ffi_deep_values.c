@@ -1,0 +1,145 @@
+/* Values nested as deep as the core accepts (SK_VALUE_MAX_DEPTH levels of
+ * arrays) through every conversion of this library: value arguments and
+ * results of typed callbacks, error descriptions, trampoline arguments;
+ * and a trampoline whose arguments would nest one level deeper (refused by
+ * the core, reported to the subscriber). The conversions never walk into
+ * an array (convert.c copies or describes the outer value only). */
+#include "ffi_support.h"
+
+TestSuite(ffi_deep_values, .timeout = SK_TEST_TIMEOUT);
+
+/* `levels` nested arrays around the int64 `leaf` (+1). */
+static sk_value nested(int levels, int64_t leaf) {
+    sk_value value = int_value(leaf);
+    for (int level = 0; level < levels; level++) {
+        sk_value array;
+        SK_OK_OR_FAIL(sk_value_set_array(&array, &value, 1));
+        sk_value_release(&value);
+        value = array;
+    }
+    return value;
+}
+
+static const sk_value *same(const sk_value *value) { return value; }
+
+typedef struct {
+    tlog log;
+    const sk_value *expected;
+    int equal;
+} deep_ctx;
+
+static void next_value(void *ctx, const sk_value *value) {
+    deep_ctx *d = ctx;
+    if (sk_value_equal(value, d->expected)) {
+        __atomic_add_fetch(&d->equal, 1, __ATOMIC_RELAXED);
+    }
+    tlog_add(&d->log, "n");
+}
+
+static void error_str(void *ctx, const char *s) { tlog_add(&((deep_ctx *)ctx)->log, "e:%s", s); }
+
+static void release_deep(void *ctx) { tlog_release(&((deep_ctx *)ctx)->log); }
+
+/* Starts `signal` with a typed "void(ctx,value)" next and "void(ctx,str)"
+ * error over `d`. */
+static void start_deep(sk_signal *signal, deep_ctx *d) {
+    sk_ffi_signature *next = sig("void(ctx,value)");
+    sk_ffi_signature *error = sig("void(ctx,str)");
+    sk_ffi_observer o = {next, FN(next_value), error, FN(error_str), NULL, NULL, d, release_deep};
+    SK_OK_OR_FAIL(sk_ffi_signal_start(NULL, signal, &o));
+    sk_ffi_signature_release(next);
+    sk_ffi_signature_release(error);
+}
+
+Test(ffi_deep_values, deepest_values_through_typed_callbacks) {
+    sk_value deep = nested(SK_VALUE_MAX_DEPTH, 7);
+
+    /* A typed map "value(value)" (argument and result) and a typed next
+     * "void(ctx,value)". */
+    deep_ctx d = {.expected = &deep};
+    tlog_init(&d.log);
+    sk_signal *single = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&single, &deep));
+    sk_ffi_signature *map_sig = sig("value(value)");
+    sk_signal *mapped = NULL;
+    SK_OK_OR_FAIL(sk_ffi_signal_map(&mapped, single, map_sig, FN(same), NULL, NULL));
+    start_deep(mapped, &d);
+    cr_assert(tlog_wait(&d.log, 1, 1));
+    tlog_expect(&d.log, "n ");
+    cr_assert_eq(__atomic_load_n(&d.equal, __ATOMIC_RELAXED), 1);
+    sk_signal_release(mapped);
+    sk_signal_release(single);
+    sk_ffi_signature_release(map_sig);
+    tlog_destroy(&d.log);
+
+    /* The same value as an error, to a str argument: its description. */
+    deep_ctx e = {.expected = &deep};
+    tlog_init(&e.log);
+    sk_signal *failing = NULL;
+    SK_OK_OR_FAIL(sk_signal_fail(&failing, &deep));
+    start_deep(failing, &e);
+    cr_assert(tlog_wait(&e.log, 1, 1));
+    tlog_expect(&e.log, "e:sk_ffi: error of kind array: 1 items ");
+    sk_signal_release(failing);
+    tlog_destroy(&e.log);
+
+    sk_value_release(&deep);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_deep_values, trampoline_arguments_at_and_past_the_depth_limit) {
+    sk_value deep = nested(SK_VALUE_MAX_DEPTH, 7);
+    sk_ffi_signature *one = sig("void(value)");
+    sk_ffi_signature *two = sig("void(value,i64)");
+
+    /* One argument: the value itself, as deep as allowed. */
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *piped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&piped, pipe));
+    deep_ctx d = {.expected = &deep};
+    tlog_init(&d.log);
+    start_deep(piped, &d);
+    sk_ffi_trampoline *t = NULL;
+    SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&t, pipe, one));
+    ((void (*)(const sk_value *))sk_ffi_trampoline_function(t))(&deep);
+    cr_assert_eq(sk_ffi_trampoline_calls(t), 1);
+    cr_assert_eq(__atomic_load_n(&d.equal, __ATOMIC_RELAXED), 1);
+    sk_ffi_trampoline_release(t);
+    sk_pipe_release(pipe);
+    cr_assert(tlog_wait(&d.log, 1, 1));
+    sk_signal_release(piped);
+    tlog_destroy(&d.log);
+
+    /* Two arguments: an array holding it would nest one level too deep;
+     * the core refuses it, the subscriber ends with that error, nothing is
+     * put. */
+    sk_subscriber *subscriber = NULL;
+    manual_source source;
+    manual_init(&source);
+    sk_signal *manual = manual_signal(&source);
+    deep_ctx e = {.expected = &deep};
+    tlog_init(&e.log);
+    start_deep(manual, &e);
+    subscriber = manual_subscriber(&source, 0);
+    cr_assert_not_null(subscriber);
+    SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&t, subscriber, two));
+    ((void (*)(const sk_value *, int64_t))sk_ffi_trampoline_function(t))(&deep, 1);
+    cr_assert_eq(sk_ffi_trampoline_calls(t), 0);
+    cr_assert(tlog_wait(&e.log, 1, 1));
+    pthread_mutex_lock(&e.log.mutex);
+    char text[TLOG_SIZE];
+    memcpy(text, e.log.text, TLOG_SIZE);
+    pthread_mutex_unlock(&e.log.mutex);
+    cr_assert(strncmp(text, "e:sk_ffi: trampoline: sk_value_set_array: ", 42) == 0, "%s", text);
+    cr_assert_eq(e.equal, 0);
+    sk_ffi_trampoline_release(t);
+    sk_signal_release(manual);
+    manual_destroy(&source);
+    tlog_destroy(&e.log);
+
+    sk_value_release(&deep);
+    sk_ffi_signature_release(one);
+    sk_ffi_signature_release(two);
+    expect_no_ffi_live_objects();
+}

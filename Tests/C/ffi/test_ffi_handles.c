@@ -1,0 +1,220 @@
+/* Handle arguments of the ffi functions are checked at the call, as
+ * signalkit.h checks them: a core handle of another kind (a pipe passed as a
+ * signal, a signal as a pipe, a pipe as a subscriber) is SK_ERR_WRONG_KIND,
+ * a released one (with handle checking on) SK_ERR_RELEASED, each with a
+ * message naming the ffi function and the argument, `release(ctx)` run once;
+ * a core handle passed where a signature or a trampoline is expected is
+ * refused the same way, never written to. */
+#include "ffi_support.h"
+
+TestSuite(ffi_handles, .timeout = SK_TEST_TIMEOUT);
+
+static int64_t twice(int64_t n) { return 2 * n; }
+static bool positive(int64_t n) { return n > 0; }
+static void next_i64(void *ctx, int64_t n) { tlog_add(ctx, "n:%lld", (long long)n); }
+static void error_str(void *ctx, const char *s) { tlog_add(ctx, "e:%s", s); }
+
+/* Asserts that `call` returned `status` with exactly `message`. */
+#define EXPECT_FFI_EXACT(call, status, message)                                   \
+    do {                                                                          \
+        int st_ = (call);                                                         \
+        cr_assert_eq(st_, (status), "%s returned %d, expected %d (%s)", #call,    \
+                     st_, (status), sk_ffi_last_error_message());                 \
+        cr_assert_str_eq(sk_ffi_last_error_message(), (message), "%s", #call);    \
+    } while (0)
+
+/* Every ffi function that takes a signal, given `bad` instead: `status` and
+ * "FUNCTION: signal WHAT" at once, `*out` NULL, release run exactly once
+ * per call, nothing created. */
+static void check_bad_signal(sk_signal *bad, int status, const char *what) {
+    sk_ffi_signature *map_sig = sig("i64(i64)");
+    sk_ffi_signature *filter_sig = sig("bool(i64)");
+    sk_ffi_signature *next_sig = sig("void(ctx,i64)");
+    sk_ffi_signature *error_sig = sig("void(ctx,str)");
+    tlog log;
+    tlog_init(&log);
+    char expected[160];
+    long ffi_before = sk_ffi_live_objects();
+
+    sk_signal *out = (sk_signal *)&out;
+    snprintf(expected, sizeof expected, "sk_ffi_signal_map: signal %s", what);
+    EXPECT_FFI_EXACT(sk_ffi_signal_map(&out, bad, map_sig, FN(twice), &log, tlog_release), status, expected);
+    cr_assert_null(out);
+    cr_assert_eq(tlog_releases(&log), 1);
+
+    out = (sk_signal *)&out;
+    snprintf(expected, sizeof expected, "sk_ffi_signal_filter: signal %s", what);
+    EXPECT_FFI_EXACT(sk_ffi_signal_filter(&out, bad, filter_sig, FN(positive), &log, tlog_release), status, expected);
+    cr_assert_null(out);
+    cr_assert_eq(tlog_releases(&log), 2);
+
+    sk_disposable *d = (sk_disposable *)&d;
+    sk_ffi_observer observer = {next_sig, FN(next_i64), error_sig, FN(error_str), NULL, NULL, &log, tlog_release};
+    snprintf(expected, sizeof expected, "sk_ffi_signal_start: signal %s", what);
+    EXPECT_FFI_EXACT(sk_ffi_signal_start(&d, bad, &observer), status, expected);
+    cr_assert_null(d);
+    cr_assert_eq(tlog_releases(&log), 3);
+
+    /* No callback ran: the failure is the call's, not the stream's. */
+    tlog_expect(&log, "");
+    cr_assert_eq(sk_ffi_live_objects(), ffi_before, "the failing calls left ffi objects alive");
+    sk_ffi_signature_release(map_sig);
+    sk_ffi_signature_release(filter_sig);
+    sk_ffi_signature_release(next_sig);
+    sk_ffi_signature_release(error_sig);
+    tlog_destroy(&log);
+}
+
+Test(ffi_handles, wrong_kind_signal_is_refused_at_once_and_release_runs_once) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&queue, "not a signal"));
+    sk_disposable *meta = NULL;
+    SK_OK_OR_FAIL(sk_disposable_meta(&meta));
+    check_bad_signal((sk_signal *)pipe, SK_ERR_WRONG_KIND, "is not a signal");
+    check_bad_signal((sk_signal *)queue, SK_ERR_WRONG_KIND, "is not a signal");
+    check_bad_signal((sk_signal *)meta, SK_ERR_WRONG_KIND, "is not a signal");
+    sk_disposable_release(meta);
+    sk_queue_release(queue);
+    sk_pipe_release(pipe);
+    expect_no_ffi_live_objects();
+}
+
+/* A generator that hands its subscriber out through ctx. */
+static sk_disposable *keep_subscriber(void *ctx, sk_subscriber *subscriber) {
+    *(sk_subscriber **)ctx = sk_subscriber_retain(subscriber);
+    return NULL;
+}
+
+Test(ffi_handles, wrong_kind_trampoline_target_is_refused) {
+    sk_ffi_signature *s = sig("void(i64)");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_subscriber *subscriber = NULL;
+    sk_signal *manual = NULL;
+    SK_OK_OR_FAIL(sk_signal_create(&manual, keep_subscriber, &subscriber, NULL));
+    sk_observer nothing = {NULL, NULL, NULL, NULL, NULL};
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, manual, &nothing));
+    cr_assert_not_null(subscriber);
+
+    sk_ffi_trampoline *t = (sk_ffi_trampoline *)&t;
+    EXPECT_FFI_EXACT(sk_ffi_trampoline_subscriber(&t, (sk_subscriber *)pipe, s), SK_ERR_WRONG_KIND,
+                     "sk_ffi_trampoline_subscriber: subscriber is not a subscriber");
+    cr_assert_null(t);
+    t = (sk_ffi_trampoline *)&t;
+    EXPECT_FFI_EXACT(sk_ffi_trampoline_subscriber(&t, (sk_subscriber *)signal, s), SK_ERR_WRONG_KIND,
+                     "sk_ffi_trampoline_subscriber: subscriber is not a subscriber");
+    cr_assert_null(t);
+    t = (sk_ffi_trampoline *)&t;
+    EXPECT_FFI_EXACT(sk_ffi_trampoline_pipe(&t, (sk_pipe *)signal, s), SK_ERR_WRONG_KIND,
+                     "sk_ffi_trampoline_pipe: pipe is not a pipe");
+    cr_assert_null(t);
+    t = (sk_ffi_trampoline *)&t;
+    EXPECT_FFI_EXACT(sk_ffi_trampoline_pipe(&t, (sk_pipe *)subscriber, s), SK_ERR_WRONG_KIND,
+                     "sk_ffi_trampoline_pipe: pipe is not a pipe");
+    cr_assert_null(t);
+    cr_assert_eq(sk_ffi_live_objects(), 1, "only the signature is alive");
+
+    /* The right kinds still work, and checking them changed nothing. */
+    SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&t, subscriber, s));
+    sk_ffi_trampoline_release(t);
+    SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&t, pipe, s));
+    sk_ffi_trampoline_release(t);
+
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_subscriber_release(subscriber);
+    sk_signal_release(manual);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    sk_ffi_signature_release(s);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_handles, released_handles_are_reported_with_handle_checking) {
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    sk_ffi_signature *s = sig("void(i64)");
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal_release(signal); /* freed: the pointer is never dereferenced below */
+    check_bad_signal(signal, SK_ERR_RELEASED, "was already released (or never was a handle)");
+
+    int not_a_handle = 0;
+    check_bad_signal((sk_signal *)&not_a_handle, SK_ERR_RELEASED, "was already released (or never was a handle)");
+
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_pipe_release(pipe);
+    sk_ffi_trampoline *t = (sk_ffi_trampoline *)&t;
+    EXPECT_FFI_EXACT(sk_ffi_trampoline_pipe(&t, pipe, s), SK_ERR_RELEASED,
+                     "sk_ffi_trampoline_pipe: pipe was already released (or never was a handle)");
+    cr_assert_null(t);
+    t = (sk_ffi_trampoline *)&t;
+    EXPECT_FFI_EXACT(sk_ffi_trampoline_subscriber(&t, (sk_subscriber *)&not_a_handle, s), SK_ERR_RELEASED,
+                     "sk_ffi_trampoline_subscriber: subscriber was already released (or never was a handle)");
+    cr_assert_null(t);
+    sk_ffi_signature_release(s);
+    expect_no_ffi_live_objects();
+}
+
+/* A core handle passed where this library's own handles are expected: the
+ * status-returning functions refuse it, the others treat it as NULL; none
+ * of them writes to it. */
+Test(ffi_handles, core_handle_is_not_a_signature_nor_a_trampoline) {
+    int64_t one[] = {1};
+    sk_signal *signal = ints_signal(one, 1);
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_ffi_signature *not_signature = (sk_ffi_signature *)pipe;
+    sk_ffi_trampoline *not_trampoline = (sk_ffi_trampoline *)pipe;
+    tlog log;
+    tlog_init(&log);
+
+    sk_signal *out = (sk_signal *)&out;
+    EXPECT_FFI_EXACT(sk_ffi_signal_map(&out, signal, not_signature, FN(twice), &log, tlog_release), SK_ERR_WRONG_KIND,
+                     "sk_ffi_signal_map: signature is not a signature");
+    cr_assert_null(out);
+    cr_assert_eq(tlog_releases(&log), 1);
+    EXPECT_FFI_EXACT(sk_ffi_signal_filter(&out, signal, not_signature, FN(positive), &log, tlog_release), SK_ERR_WRONG_KIND,
+                     "sk_ffi_signal_filter: signature is not a signature");
+    cr_assert_eq(tlog_releases(&log), 2);
+    sk_ffi_observer observer = {not_signature, FN(next_i64), NULL, NULL, NULL, NULL, &log, tlog_release};
+    EXPECT_FFI_EXACT(sk_ffi_signal_start(NULL, signal, &observer), SK_ERR_WRONG_KIND,
+                     "sk_ffi_signal_start: observer->next_signature is not a signature");
+    cr_assert_eq(tlog_releases(&log), 3);
+    sk_ffi_trampoline *t = (sk_ffi_trampoline *)&t;
+    EXPECT_FFI_EXACT(sk_ffi_trampoline_pipe(&t, pipe, not_signature), SK_ERR_WRONG_KIND,
+                     "sk_ffi_trampoline_pipe: signature is not a signature");
+    cr_assert_null(t);
+
+    cr_assert_null(sk_ffi_signature_retain(not_signature));
+    sk_ffi_signature_release(not_signature);
+    cr_assert_eq(sk_ffi_signature_result(not_signature), SK_FFI_VOID);
+    cr_assert_eq(sk_ffi_signature_arg_count(not_signature), 0);
+    cr_assert_null(sk_ffi_trampoline_function(not_trampoline));
+    cr_assert_eq(sk_ffi_trampoline_calls(not_trampoline), 0);
+    cr_assert_null(sk_ffi_trampoline_retain(not_trampoline));
+    sk_ffi_trampoline_close(not_trampoline);
+    sk_ffi_trampoline_release(not_trampoline);
+
+    /* The pipe is intact: it still delivers and is freed by one release. */
+    sk_signal *piped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&piped, pipe));
+    sk_ffi_signature *next_sig = sig("void(ctx,i64)");
+    sk_ffi_observer good = {next_sig, FN(next_i64), NULL, NULL, NULL, NULL, &log, tlog_release};
+    SK_OK_OR_FAIL(sk_ffi_signal_start(NULL, piped, &good));
+    sk_value v = int_value(5);
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+    tlog_expect(&log, "n:5 ");
+    sk_pipe_release(pipe);
+    cr_assert(tlog_wait(&log, 1, 4));
+    sk_signal_release(piped);
+    sk_ffi_signature_release(next_sig);
+    sk_signal_release(signal);
+    tlog_destroy(&log);
+    expect_no_ffi_live_objects();
+}
