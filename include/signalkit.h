@@ -328,6 +328,18 @@ typedef sk_disposable *(*sk_generator_fn)(void *ctx, sk_subscriber *subscriber);
  * @return SK_ERR_NULL_ARGUMENT if `out` or `generator` is NULL. */
 int sk_signal_create(sk_signal **out, sk_generator_fn generator, void *ctx, sk_release_fn release);
 
+/* A custom operator: as sk_signal_create, for a generator that starts
+ * `upstream` (borrowed; the new signal retains it until it is gone). The new
+ * signal counts as one operator deeper than `upstream` (see
+ * SK_SIGNAL_MAX_DEPTH), so chains of custom operators are bounded like the
+ * library's own. Thread-safety, callback thread and `release` as for
+ * sk_signal_create.
+ * @return SK_ERR_NULL_ARGUMENT if `out`, `upstream` or `generator` is NULL;
+ *         SK_ERR_WRONG_KIND if `upstream` is not a signal;
+ *         SK_ERR_INVALID_ARGUMENT if the result would be deeper than
+ *         SK_SIGNAL_MAX_DEPTH. Then `*out` is NULL and `release` has run. */
+int sk_signal_create_over(sk_signal **out, sk_signal *upstream, sk_generator_fn generator, void *ctx, sk_release_fn release);
+
 /* A signal that emits a copy of `value` (borrowed), then completes. */
 int sk_signal_single(sk_signal **out, const sk_value *value);
 /* A signal that completes at once. */

@@ -89,16 +89,47 @@ func borrowSignal(_ function: String, _ name: String, _ handle: OpaquePointer?) 
 
 @c @implementation
 public func sk_signal_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ generator: sk_generator_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    return createSignal("sk_signal_create", out, over: nil, generator, ctx, release)
+}
+
+@c @implementation
+public func sk_signal_create_over(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ upstream: OpaquePointer?, _ generator: sk_generator_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    guard let upstream else {
+        SKContext(ctx: ctx, release: release).ignore()
+        out?.pointee = nil
+        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_create_over: upstream is NULL")
+    }
+    return createSignal("sk_signal_create_over", out, over: upstream, generator, ctx, release)
+}
+
+/// sk_signal_create, and with `upstream` sk_signal_create_over: the signal's
+/// depth is one more than the upstream's, and it keeps the upstream.
+private func createSignal(_ name: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, over upstreamHandle: OpaquePointer?, _ generator: sk_generator_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     let context = SKContext(ctx: ctx, release: release)
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_create: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "\(name): out is NULL")
     }
     out.pointee = nil
     guard let generator else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_create: generator is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "\(name): generator is NULL")
+    }
+    var depth = 1
+    var upstream: SKSignal?
+    if let upstreamHandle {
+        let (handle, status) = borrowSignal(name, "upstream", upstreamHandle)
+        guard let handle else {
+            return status
+        }
+        let (upstreamDepth, depthStatus) = pipelineDepth(name, over: [handle])
+        if depthStatus != SKOK {
+            return depthStatus
+        }
+        depth = upstreamDepth
+        upstream = handle
     }
     let function = SKGenerator(generator, ctx: ctx, release: nil)
     return output(out, CSignal { subscriber in
+        withExtendedLifetime(upstream) {}
         let handle = SKSubscriber(subscriber)
         let disposable = withExtendedLifetime(context) {
             function.generator(function.ctx, OpaquePointer(Unmanaged.passUnretained(handle).toOpaque()))
@@ -111,7 +142,7 @@ public func sk_signal_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ gen
         let taken = SKObject.borrow(disposable, as: SKDisposable.self)?.disposable
         SKObject.release(disposable)
         return taken ?? EmptyDisposable
-    })
+    }, depth: depth)
 }
 
 @c @implementation

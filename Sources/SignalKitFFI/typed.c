@@ -263,7 +263,8 @@ static int sk_ffi__operator(const char *function, sk_ffi_op_kind kind, sk_signal
     }
     op->signature = sk_ffi_signature_retain(signature);
     op->fn = fn;
-    status = sk_signal_create(out, sk_ffi__relay_generator, op, sk_ffi__op_release);
+    /* Over the upstream: one operator deeper (SK_SIGNAL_MAX_DEPTH). */
+    status = sk_signal_create_over(out, signal, sk_ffi__relay_generator, op, sk_ffi__op_release);
     if (status != SK_OK) {
         return sk_ffi__fail_core(status, function); /* the failing call released op */
     }

@@ -348,3 +348,42 @@ Test(limits, pipelines_as_deep_as_the_limit_run_on_a_small_stack, .timeout = SK_
     }
     expect_no_live_objects(0);
 }
+
+/* sk_signal_create_over: a custom operator is one deeper than its upstream,
+ * keeps it, and is refused past the limit with its context released. */
+static sk_disposable *relay_generator(void *ctx, sk_subscriber *subscriber) {
+    (void)subscriber;
+    (void)ctx;
+    return NULL;
+}
+
+Test(limits, custom_operators_count_toward_the_pipeline_depth, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    counter released;
+    counter_init(&released);
+    int built = 1;
+    int status = SK_OK;
+    while (status == SK_OK) {
+        sk_signal *next = NULL;
+        status = sk_signal_create_over(&next, signal, relay_generator, &released, counter_hit);
+        if (status == SK_OK) {
+            sk_signal_release(signal); /* `next` keeps it */
+            signal = next;
+            built++;
+        } else {
+            cr_assert_null(next);
+        }
+    }
+    cr_assert_eq(built, SK_SIGNAL_MAX_DEPTH);
+    cr_assert_eq(status, SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(counter_get(&released), 1);
+    sk_signal *refused = signal;
+    cr_assert_eq(sk_signal_create_over(&refused, NULL, relay_generator, &released, counter_hit), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(refused);
+    cr_assert_eq(counter_get(&released), 2);
+    sk_signal_release(signal);
+    cr_assert_eq(counter_get(&released), SK_SIGNAL_MAX_DEPTH + 1);
+    counter_destroy(&released);
+    expect_no_live_objects(0);
+}

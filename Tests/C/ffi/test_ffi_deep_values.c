@@ -143,3 +143,45 @@ Test(ffi_deep_values, trampoline_arguments_at_and_past_the_depth_limit) {
     sk_ffi_signature_release(two);
     expect_no_ffi_live_objects();
 }
+
+/* Typed operators count toward SK_SIGNAL_MAX_DEPTH like the core's (they
+ * are built with sk_signal_create_over): a chain one deeper than the limit
+ * is refused at the call, its context released once. Before, each typed map
+ * counted as a new source and 100 000 of them overflowed the stack. */
+static int64_t plus_one(int64_t n) { return n + 1; }
+
+static void count_release(void *ctx) { __atomic_add_fetch((int *)ctx, 1, __ATOMIC_RELAXED); }
+
+Test(ffi_deep_values, typed_operator_chains_are_bounded_by_the_pipeline_depth) {
+    sk_ffi_signature *map_sig = sig("i64(i64)");
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    int released = 0;
+    int built = 1;
+    int status = SK_OK;
+    while (status == SK_OK && built <= SK_SIGNAL_MAX_DEPTH) {
+        sk_signal *next = NULL;
+        status = sk_ffi_signal_map(&next, signal, map_sig, (sk_ffi_fn)plus_one, &released, count_release);
+        if (status == SK_OK) {
+            sk_signal_release(signal);
+            signal = next;
+            built++;
+        } else {
+            cr_assert_null(next);
+        }
+    }
+    cr_assert_eq(built, SK_SIGNAL_MAX_DEPTH);
+    cr_assert_eq(status, SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(released, 1, "the refused map's context was released %d times", released);
+    char expected[160];
+    snprintf(expected, sizeof expected, "sk_ffi_signal_map: sk_signal_create_over: the pipeline would be %d operators deep (the limit is SK_SIGNAL_MAX_DEPTH, %d)",
+             SK_SIGNAL_MAX_DEPTH + 1, SK_SIGNAL_MAX_DEPTH);
+    cr_assert_str_eq(sk_ffi_last_error_message(), expected);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    sk_ffi_signature_release(map_sig);
+    cr_assert_eq(released, SK_SIGNAL_MAX_DEPTH);
+    expect_no_ffi_live_objects();
+}
