@@ -742,7 +742,7 @@ Test(operators_control, synchronous_loops_stop_when_a_downstream_take_completes,
         } else {
             SK_OK_OR_FAIL(sk_signal_restart(&looped, source));
         }
-        int count = variant == 2 ? 100000 : 5;
+        int count = variant == 2 ? 20000 : 5;
         if (variant == 3) {
             SK_OK_OR_FAIL(sk_signal_map(&mapped, looped, identity_map, NULL, NULL));
         } else {
