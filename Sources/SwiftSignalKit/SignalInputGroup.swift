@@ -24,13 +24,14 @@ final class SignalInputGroup<T, E>: @unchecked Sendable {
     }
 
     /// Starts the inputs in order with `start(index)`, stopping at the first
-    /// error (inputs not started by then never are). Returns the disposable of
-    /// the whole group.
+    /// error, or as soon as the subscriber has terminated (a downstream
+    /// `take` completed it during this start): inputs not started by then
+    /// never are. Returns the disposable of the whole group.
     @inlinable
     func start(_ start: (Int) -> any Disposable) -> any Disposable {
         let count = self.withLock { self.remaining }
         for index in 0 ..< count {
-            if self.withLock({ self.failed }) {
+            if self.withLock({ self.failed }) || self.subscriber.isTerminated {
                 break
             }
             self.disposables.add(start(index))

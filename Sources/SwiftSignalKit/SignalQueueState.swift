@@ -82,6 +82,11 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     /// Handles a new inner signal according to the mode.
     @inlinable
     func enqueueSignal(_ signal: Signal<T, E>) {
+        if self.subscriber.isTerminated {
+            // Nothing more can be delivered (a downstream `take` completed
+            // the subscription during its start): start nothing.
+            return
+        }
         self.mutex.lock()
         if self.disposed {
             self.mutex.unlock()
@@ -225,6 +230,10 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
                 self.subscriber.putCompletion()
                 return
             case let .start(nextSignal, nextId):
+                if self.subscriber.isTerminated {
+                    // As in `enqueueSignal`: nothing more can be delivered.
+                    return
+                }
                 signal = nextSignal
                 id = nextId
             }

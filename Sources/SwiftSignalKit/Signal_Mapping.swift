@@ -78,8 +78,19 @@ public func mapError<T, E, R>(_ f: @escaping (E) -> R) -> (Signal<T, E>) -> Sign
 @inlinable
 public func castError<T, E>(_ type: E.Type) -> (Signal<T, NoError>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E>(fused: { makeNext, _, completed in
-            return signal.startFusing(makeNext, error: nil, completed: completed)
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            // The upstream cannot fail, so the error callback is never
+            // called; it is still held as long as the subscription (by the
+            // completion callback), as an unfused subscriber holds its
+            // callbacks: what it captures may live nowhere else (the loop of
+            // a `restartIfError` does).
+            guard let error else {
+                return signal.startFusing(makeNext, error: nil, completed: completed)
+            }
+            return signal.startFusing(makeNext, error: nil, completed: {
+                withExtendedLifetime(error) {}
+                completed?()
+            })
         })
     }
 }

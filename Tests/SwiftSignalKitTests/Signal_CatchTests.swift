@@ -225,6 +225,46 @@ final class Signal_CatchTests: XCTestCase {
         }
     }
 
+    func testRestartIfErrorOverASignalThatCannotFailIsDisposed() {
+        // The fused `castError` used to drop the error callback, the only
+        // holder of the resubscribing loop: the loop was freed at once and
+        // disposing the subscription disposed nothing (the source kept the
+        // inner subscription for good). Found by the model-based tester.
+        let source = TestPipe<Int, NoError>()
+        var values: [Int] = []
+        let disposable = restartIfError(source.signal() |> castError(Int.self)).start(next: { values.append($0) })
+        source.putNext(1)
+        XCTAssertEqual(source.subscriberCount, 1)
+        disposable.dispose()
+        XCTAssertEqual(source.subscriberCount, 0)
+        XCTAssertEqual(source.disposed, 1)
+        source.putNext(2)
+        XCTAssertEqual(values, [1])
+    }
+
+    func testOperatorsStartNothingOnceTheSubscriptionEndedDuringItsStart() {
+        // A downstream `take` that completes during the start: `merge`,
+        // `combineLatest` and `then` start none of their remaining inputs.
+        // Found by the model-based tester.
+        let starts = Counter()
+        let counted = Signal<Int, NoError> { _ in
+            starts.increment()
+            return EmptyDisposable
+        }
+        let cases: [(String, Signal<Int, NoError>)] = [
+            ("merge", merge([.single(1), counted]) |> take(1)),
+            ("combineLatest", combineLatest(Signal<Int, NoError>.single(1), 0, counted, 0) |> map { $0.0 + $0.1 } |> take(1)),
+            ("then", Signal<Int, NoError>.single(1) |> then(counted) |> take(1)),
+        ]
+        for (name, signal) in cases {
+            _ = starts.value.swap(0)
+            var values: [Int] = []
+            _ = signal.start(next: { values.append($0) })
+            XCTAssertEqual(values, [1], name)
+            XCTAssertEqual(starts.count, 0, name)
+        }
+    }
+
     func testRecurseBehavesLikeRestartAndIgnoresLatestValue() {
         let source = TestPipe<Int, Int>()
         var values: [Int] = []
