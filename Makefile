@@ -136,11 +136,12 @@ valgrind_check = status=$$?; if grep -l -q SK-VALGRIND-ERROR $(1)/*.log; then \
 		cat $$(grep -l SK-VALGRIND-ERROR $(1)/*.log); echo "valgrind found errors (above)"; exit 1; fi; exit $$status
 
 # The suites that exercise threads, timers and queues (threads, reentrancy,
-# operators_timing, queues, limits) run under the sanitizers only: under
-# valgrind they are slow (minutes) and their deadlines become flaky, and
-# what valgrind adds over ASan (uninitialised reads in the release build) is
-# in the value paths the other suites cover.
-VALGRIND_SUITES := !(threads|reentrancy|operators_timing|queues|limits)/*
+# operators_timing, queues, limits) and the concurrent_* tests of the others
+# run under the sanitizers only: under valgrind, which runs one thread at a
+# time, they are slow (minutes) and their deadlines become flaky, and what
+# valgrind adds over ASan (uninitialised reads in the release build) is in
+# the value paths the other tests cover.
+VALGRIND_SUITES := !(threads|reentrancy|operators_timing|queues|limits)/!(concurrent_*)
 
 test-c-valgrind: test-c
 	$(call san_reports,$(VALGRIND_LOGS))
