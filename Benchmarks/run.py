@@ -26,6 +26,10 @@ WORKLOADS = [
     ("W6", "100k live subs", "B/sub"),
     ("W7", "queue hop", "ns/event"),
 ]
+# W8 (Swift API only): subscribe N sinks to one pipe, put once, dispose them
+# all, for N = 1k (1,000 rounds) and 1M, in three dispose orders.
+W8_SIZES = ["1k", "1M"]
+W8_ORDERS = [("first", "first-made first"), ("last", "last-made first"), ("random", "random")]
 # The FFI path (typed subscriptions over libffi) runs W1, W3 and W7; its
 # program, when it exists, is $OUT/bench_ffi and prints impl "ffi" lines.
 FFI_WORKLOADS = {"W1", "W3", "W7"}
@@ -135,12 +139,29 @@ def bench(args):
             workload, name, unit, fmt(value("swift", workload)), fmt(value("c", workload)), ffi_cell,
             fmt(value("opencombine", workload)),
             fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3)))
+    for size in W8_SIZES:
+        for order, label in W8_ORDERS:
+            workload = "W8-%s-%s" % (size, order)
+            out.append("| W8 scale %s, %s | ns/sub | %s | n/a | n/a | n/a | %s, n/a, n/a |" % (
+                size, label, fmt(ns("swift", workload)), fmt(allocs("swift", workload), 3)))
     out.append("")
     out.append("Floors (ns/op): " + ", ".join("%s %s" % (k, fmt(v, 2)) for k, v in floor.items()))
     w6 = {impl: by.get((impl, "W6")) for impl in ("swift", "c", "opencombine")}
     out.append("W6 bytes/sub (live malloc bytes; glibc heap in use; RSS): " + "; ".join(
         "%s %s, %s, %s" % (impl, fmt(r["live_bytes_per_unit"]), fmt(r["heap_bytes_per_unit"]), fmt(r["rss_bytes_per_unit"]))
         for impl, r in w6.items() if r))
+    out.append("")
+    out.append("W8 by phase (Swift API, ns per subscription; the last column is the 1M figure over the 1k one):")
+    out.append("")
+    out.append("| dispose order | phase | 1k | 1M | 1M / 1k |")
+    out.append("|---|---|---:|---:|---:|")
+    for order, label in W8_ORDERS:
+        for phase in ("subscribe", "deliver", "dispose"):
+            small, large = by.get(("swift", "W8-1k-" + order)), by.get(("swift", "W8-1M-" + order))
+            a = small.get(phase + "_ns_median") if small else None
+            b = large.get(phase + "_ns_median") if large else None
+            r = ratio(b, a)
+            out.append("| %s | %s | %s | %s | %s |" % (label, phase, fmt(a), fmt(b), fmt(r, 2) if r is not None else "-"))
     out.append("")
     out.append("| target | measured | goal | |")
     out.append("|---|---:|---:|---|")
@@ -208,10 +229,10 @@ def check(args):
         else:
             status = "FAIL"
             failed += 1
-        print("%-36s %12.4f  max %-10s %s" % (name, value, "-" if limit is None else limit, status))
+        print("%-46s %12.4f  max %-10s %s" % (name, value, "-" if limit is None else limit, status))
     for name in thresholds:
         if name not in seen:
-            print("%-36s %12s  max %-10s FAIL (not measured)" % (name, "-", thresholds[name]))
+            print("%-46s %12s  max %-10s FAIL (not measured)" % (name, "-", thresholds[name]))
             failed += 1
     passed = sum(1 for name in thresholds if name in seen) - failed
     print("bench-check: %d passed, %d failed" % (max(passed, 0), failed))

@@ -48,6 +48,11 @@ import Synchronization
 /// given to `publish`, `withState` and `subscribe` run under the lock and must
 /// be library code only; anything they replace (the cached value, parts of the
 /// state) is released after the lock is dropped, as are removed subscriptions.
+/// - Complexity: subscribing and disposing O(1) amortized, whatever the order
+///   of the disposals (see `_BroadcasterSubscribers`); a publication O(1)
+///   under the lock (the snapshot is the bag's array, shared copy-on-write;
+///   O(n) while a subscription's replay is in progress) and O(n) to deliver,
+///   n counting the subscriptions and at most as many holes.
 @usableFromInline
 final class _Broadcaster<T, State>: @unchecked Sendable {
     @usableFromInline typealias Entry = _BroadcasterEntry<T, State>
@@ -55,9 +60,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     @usableFromInline
     struct Delivery {
         @usableFromInline let value: T
-        @usableFromInline let targets: [_BroadcasterEntryBase]
+        /// The subscriptions when the value was published, with holes (nil)
+        /// where some were removed (see `_BroadcasterSubscribers`).
+        @usableFromInline let targets: [_BroadcasterEntryBase?]
 
-        @inlinable init(value: T, targets: [_BroadcasterEntryBase]) {
+        @inlinable init(value: T, targets: [_BroadcasterEntryBase?]) {
             self.value = value
             self.targets = targets
         }
@@ -86,7 +93,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// Held as the non-generic base class, so that the removal (which runs
     /// unspecialized when called through `Disposable`) needs no generic
     /// metadata lookup.
-    @usableFromInline let subscribers = Bag<_BroadcasterEntryBase>()
+    @exclusivity(unchecked) @usableFromInline var subscribers = _BroadcasterSubscribers()
     @exclusivity(unchecked) @usableFromInline var replayingCount = 0
     @exclusivity(unchecked) @usableFromInline var closed = false
     /// The thread that delivers without contention (0 when none): set under
@@ -116,13 +123,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     func close() {
         self.mutex.lock()
         self.closed = true
-        let entries = self.subscribers.copyItems()
-        self.subscribers.removeAll()
+        let entries = self.subscribers.takeAll()
         let value = self.value
         self.value = nil
         self.mutex.unlock()
         withExtendedLifetime(value) {}
-        for entry in entries {
+        for case let entry? in entries {
             _ = unsafeDowncast(entry, to: Entry.self).end()
         }
     }
@@ -214,7 +220,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             _ = entry.end()
             return (EmptyDisposable, result)
         }
-        entry.key = self.subscribers.add(entry)
+        self.subscribers.add(entry)
         guard let current = self.value else {
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
@@ -260,13 +266,14 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         return (entry, result)
     }
 
-    /// Removes the subscription registered under `key`; a stale key is a no-op.
+    /// Removes `entry` from the subscriptions; a no-op if it is not there
+    /// (already removed, or the broadcaster closed). O(1) amortized.
     @inlinable
-    func unsubscribe(_ key: Int) {
+    func unsubscribe(_ entry: _BroadcasterEntryBase) {
         self.mutex.lock()
-        let removed = self.subscribers.take(key)
+        // The caller holds the entry: the bag's release of it frees nothing.
+        _ = self.subscribers.remove(entry)
         self.mutex.unlock()
-        withExtendedLifetime(removed) {}
     }
 
     /// The current thread as a word (never 0).
@@ -279,17 +286,18 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         #endif
     }
 
-    /// The subscribers to deliver `value` to; a subscriber whose replay is
+    /// The subscribers to deliver `value` to (the bag's array as it is: a
+    /// copy-on-write copy, holes included); a subscriber whose replay is
     /// being delivered gets it in its backlog instead. Called under the lock.
     @inlinable
-    func targets(for value: T) -> [_BroadcasterEntryBase] {
-        let all = self.subscribers.copyItems()
+    func targets(for value: T) -> [_BroadcasterEntryBase?] {
+        let all = self.subscribers.slots
         if self.replayingCount == 0 {
             return all
         }
-        var targets: [_BroadcasterEntryBase] = []
-        targets.reserveCapacity(all.count)
-        for entry in all {
+        var targets: [_BroadcasterEntryBase?] = []
+        targets.reserveCapacity(self.subscribers.count)
+        for case let entry? in all {
             if let backlog = unsafeDowncast(entry, to: Entry.self).backlog {
                 backlog.values.append(value)
             } else {
@@ -361,10 +369,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     static func run(_ delivery: Delivery) {
         // The snapshot holds every target for the whole delivery (nothing
         // mutates its buffer: the bag copies on write): each is used at +0,
-        // without a retain and release per subscription.
+        // without a retain and release per subscription. Holes (nil) are
+        // subscriptions removed before the value was published.
         delivery.targets.withUnsafeBufferPointer { targets in
-            for index in targets.indices {
-                Unmanaged.passUnretained(targets[index])._withUnsafeGuaranteedRef { entry in
+            for index in targets.indices where targets[index] != nil {
+                Unmanaged.passUnretained(targets[index].unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
                     unsafeDowncast(entry, to: Entry.self).deliver(delivery.value)
                 }
             }

@@ -13,9 +13,9 @@ import Synchronization
 /// the subscription ends.
 ///
 /// Thread-safety: `deliver` is called by the broadcaster only (outside its
-/// lock), possibly from several threads at once; `backlog` and `key` are
-/// guarded by the broadcaster's lock (`key` is written before the entry is
-/// published); `dispose` may be called from any thread, any number of times.
+/// lock), possibly from several threads at once; `backlog` (and the base's
+/// `slot`) are guarded by the broadcaster's lock; `dispose` may be called from
+/// any thread, any number of times.
 @usableFromInline
 final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unchecked Sendable {
     // The callbacks are written at init (before the entry is published) and
@@ -33,7 +33,6 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     /// (A box, not an optional array: the entry's deinit, which runs
     /// unspecialized, then destroys a plain reference.)
     @exclusivity(unchecked) @usableFromInline var backlog: _BroadcasterBacklog<T>?
-    @exclusivity(unchecked) @usableFromInline var key = 0
     /// Held strongly: the broadcaster holds its entries only until they end.
     @usableFromInline let owner: _Broadcaster<T, State>
 
@@ -61,7 +60,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     @inlinable
     func dispose() {
         if self.end() {
-            self.owner.unsubscribe(self.key)
+            self.owner.unsubscribe(self)
         }
     }
 

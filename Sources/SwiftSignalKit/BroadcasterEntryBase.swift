@@ -1,8 +1,13 @@
 /// What a broadcaster's bag holds: its subscriptions, as a non-generic type.
 ///
-/// Thread-safety: as `_SubscriptionFlags` (no state of its own).
+/// Thread-safety: as `_SubscriptionFlags`; `slot` is guarded by the
+/// broadcaster's lock.
 @usableFromInline
 class _BroadcasterEntryBase: _SubscriptionFlags, @unchecked Sendable {
+    /// Where the subscription is in its broadcaster's bag
+    /// (`_BroadcasterSubscribers`), -1 when it is in none. Kept by the bag.
+    @exclusivity(unchecked) @usableFromInline final var slot = -1
+
     @inlinable
     override init() {
         super.init()

@@ -7,13 +7,18 @@
 /// insertion order; it iterates a snapshot, so the bag may change meanwhile.
 ///
 /// Thread-safety: none; protect a `SparseBag` with a lock.
-/// - Complexity: `add`, `get` and `remove` O(1) amortized.
+/// - Complexity: `add`, `get` and `remove` O(1) amortized, in any order (the
+///   leading holes are counted, not rescanned, and trimmed once they are half
+///   the storage). Iteration is O(storage): holes inside stay until the bag
+///   empties.
 public final class SparseBag<T>: Sequence {
     public typealias Index = Int
 
     private var firstKey: Index = 0
     private var items: [T?] = []
     private var count = 0
+    /// The leading holes: `items[..<leading]` are all nil.
+    private var leading = 0
 
     public init() {
     }
@@ -43,15 +48,17 @@ public final class SparseBag<T>: Sequence {
         if self.count == 0 {
             self.firstKey += self.items.count
             self.items.removeAll(keepingCapacity: true)
+            self.leading = 0
             return
         }
-        var leading = 0
-        while self.items[leading] == nil {
-            leading += 1
+        // Each slot is passed over once before it is trimmed.
+        while self.items[self.leading] == nil {
+            self.leading += 1
         }
-        if leading > 0 && leading * 2 >= self.items.count {
-            self.items.removeFirst(leading)
-            self.firstKey += leading
+        if self.leading * 2 >= self.items.count {
+            self.items.removeFirst(self.leading)
+            self.firstKey += self.leading
+            self.leading = 0
         }
     }
 
@@ -59,6 +66,7 @@ public final class SparseBag<T>: Sequence {
         self.firstKey += self.items.count
         self.items.removeAll()
         self.count = 0
+        self.leading = 0
     }
 
     public var isEmpty: Bool {

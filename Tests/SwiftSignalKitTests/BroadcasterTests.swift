@@ -26,7 +26,8 @@ final class BroadcasterTests: XCTestCase {
         XCTAssertEqual(values, [1, 2])
         disposable.dispose()
         disposable.dispose() // no-op
-        broadcaster.unsubscribe(12345) // stale: no-op
+        broadcaster.unsubscribe(disposable as! _BroadcasterEntryBase) // removed already: no-op
+        broadcaster.unsubscribe(_BroadcasterEntryBase()) // never added: no-op
         broadcaster.publish { _, _ in 3 }
         XCTAssertEqual(values, [1, 2])
     }
@@ -156,5 +157,117 @@ final class BroadcasterTests: XCTestCase {
         XCTAssertEqual(received, [])
         late.dispose()
         broadcaster = nil
+    }
+
+    /// The bag of subscriptions against a model (the live entries in the
+    /// order they were added) over random additions and removals, in phases
+    /// that grow it past its kept storage and empty it again: every live
+    /// entry's `slot` finds it, the non-hole slots are the model in order,
+    /// removed entries are out (and removing them again is refused), and
+    /// the holes never outnumber the entries. The seed is in every failure.
+    func testSubscriptionSlotsMatchAModelThroughRandomChurn() {
+        for seed: UInt64 in [5, 6, 99] {
+            var random = SplitMix64(state: seed)
+            var bag = _BroadcasterSubscribers()
+            var model: [_BroadcasterEntryBase] = []
+            var removed: [_BroadcasterEntryBase] = []
+            var step = 0
+            func check() -> Bool {
+                let present = bag.slots.compactMap { $0 }
+                if present.count != model.count || zip(present, model).contains(where: { $0 !== $1 }) {
+                    XCTFail("seed \(seed), step \(step): the slots are not the live entries in order")
+                    return false
+                }
+                if bag.count != model.count || bag.slots.count - bag.count > bag.count || bag.slots.last.map({ $0 == nil }) == true {
+                    XCTFail("seed \(seed), step \(step): count \(bag.count), \(bag.slots.count) slots")
+                    return false
+                }
+                if let lost = model.first(where: { bag.slots[$0.slot] !== $0 }) {
+                    XCTFail("seed \(seed), step \(step): an entry's slot \(lost.slot) does not hold it")
+                    return false
+                }
+                return true
+            }
+            outer: for largest in [40, 4_500, 300] {
+                for growing in [true, false] {
+                    while growing ? model.count < largest : !model.isEmpty {
+                        step += 1
+                        if Int.random(in: 0 ..< 100, using: &random) < (growing ? 60 : 30) {
+                            let entry = _BroadcasterEntryBase()
+                            bag.add(entry)
+                            model.append(entry)
+                        } else if !model.isEmpty {
+                            let index: Int
+                            switch Int.random(in: 0 ..< 3, using: &random) {
+                            case 0: index = 0
+                            case 1: index = model.count - 1
+                            default: index = Int.random(in: 0 ..< model.count, using: &random)
+                            }
+                            let entry = model.remove(at: index)
+                            if !bag.remove(entry) || entry.slot != -1 {
+                                XCTFail("seed \(seed), step \(step): a live entry was not removed")
+                                break outer
+                            }
+                            removed.append(entry)
+                        }
+                        if !removed.isEmpty && Int.random(in: 0 ..< 10, using: &random) == 0 {
+                            let stale = removed[Int.random(in: 0 ..< removed.count, using: &random)]
+                            if bag.remove(stale) {
+                                XCTFail("seed \(seed), step \(step): a removed entry was removed again")
+                                break outer
+                            }
+                        }
+                        if (model.count < 64 || step % (model.count < 1_000 ? 101 : 2_003) == 0) && !check() {
+                            break outer
+                        }
+                    }
+                }
+            }
+            XCTAssertTrue(bag.slots.isEmpty, "seed \(seed)")
+            let left = _BroadcasterEntryBase()
+            bag.add(left)
+            XCTAssertEqual(bag.takeAll().count, 1)
+            XCTAssertEqual(left.slot, -1)
+            XCTAssertFalse(bag.remove(left))
+        }
+    }
+
+    func testADeliverySeesTheSubscriptionsPresentWhenItBeganWhateverHappensDuringIt() {
+        // Twenty subscriptions, two of them disposed first (holes in the
+        // snapshot). During the delivery of 1, subscription 1 disposes 0
+        // (already called), 8..<20 (not called yet: they must not be) and
+        // subscribes a new one (which must not get 1): the bag squeezes its
+        // holes out meanwhile, while the delivery goes on over its snapshot.
+        let broadcaster = _Broadcaster<Int, Int>(value: nil, state: 0)
+        var log: [String] = []
+        var disposables: [any Disposable] = []
+        var late: (any Disposable)?
+        for id in 0 ..< 20 {
+            let (disposable, _) = subscribe(broadcaster, { value in
+                log.append("\(id):\(value)")
+                if id == 1 && value == 1 {
+                    disposables[0].dispose()
+                    for other in 8 ..< 20 {
+                        disposables[other].dispose()
+                    }
+                    late = subscribe(broadcaster, { log.append("late:\($0)") }, { _, _ in }).0
+                }
+            }, { _, _ in })
+            disposables.append(disposable)
+        }
+        disposables[3].dispose()
+        disposables[7].dispose()
+        broadcaster.publish { _, _ in 1 }
+        XCTAssertEqual(log, ["0:1", "1:1", "2:1", "4:1", "5:1", "6:1"])
+        log = []
+        broadcaster.publish { _, _ in 2 }
+        XCTAssertEqual(log, ["1:2", "2:2", "4:2", "5:2", "6:2", "late:2"])
+        XCTAssertEqual(broadcaster.subscribers.count, 6)
+        log = []
+        // The squeezed bag goes on dropping holes in the order it keeps.
+        late?.dispose()
+        disposables[2].dispose()
+        broadcaster.publish { _, _ in 3 }
+        XCTAssertEqual(log, ["1:3", "4:3", "5:3", "6:3"])
     }
 }

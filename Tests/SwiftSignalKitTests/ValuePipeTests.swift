@@ -304,4 +304,36 @@ final class ValuePipeTests: XCTestCase {
     func testConcurrentPutSubscribeDisposeWithReplay() {
         self.stress(replay: true)
     }
+
+    func testDisposingInAnyOrderLeavesExactlyTheRestReceivingInOrder() {
+        // More subscriptions than the storage a pipe keeps (4,096 slots), so
+        // that its holes are dropped, squeezed out and its storage shrunk on
+        // the way; a put every 250 disposals must reach exactly the
+        // subscriptions left, in the order they were made.
+        let count = 5_000
+        var random = SplitMix64(state: 17)
+        let orders = [("first-made first", Array(0 ..< count)),
+                      ("last-made first", Array((0 ..< count).reversed())),
+                      ("random (seed 17)", Array(0 ..< count).shuffled(using: &random))]
+        for (name, order) in orders {
+            let pipe = ValuePipe<Int>()
+            var received: [Int] = []
+            var disposables: [(any Disposable)?] = []
+            for id in 0 ..< count {
+                disposables.append(pipe.signal().start(next: { _ in received.append(id) }))
+            }
+            var present = Array(repeating: true, count: count)
+            for (step, index) in order.enumerated() {
+                disposables[index]?.dispose()
+                disposables[index] = nil
+                present[index] = false
+                if step % 250 == 249 || step == count - 1 {
+                    received = []
+                    pipe.putNext(step)
+                    XCTAssertEqual(received, (0 ..< count).filter { present[$0] }, "\(name), after \(step + 1) disposals")
+                }
+            }
+            XCTAssertEqual(received, [], name)
+        }
+    }
 }

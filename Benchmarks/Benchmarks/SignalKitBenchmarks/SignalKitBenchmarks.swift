@@ -1,4 +1,4 @@
-// W1-W7 on SwiftSignalKit under ordo-one's package-benchmark:
+// W1-W8 on SwiftSignalKit under ordo-one's package-benchmark:
 //   cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 // Each benchmark runs one repetition per iteration; the workload's probe starts
 // and stops the harness's measurement around the timed section.
@@ -27,4 +27,12 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("W5 combine-latest") { b in check(SKWorkloads.w5(s.w5Puts, probe(b)), Expected.w5(s.w5Puts)) }
     Benchmark("W6 live subscriptions") { b in check(SKWorkloads.w6(s.w6Subscriptions, probe(b)), Expected.w6(s.w6Subscriptions)) }
     Benchmark("W7 queue hop") { b in check(SKWorkloads.w7(s.w7Events, probe(b)), Expected.sumBelow(s.w7Events)) }
+    for (label, subscriptions, rounds) in [("1k", s.w8Small, s.w8SmallRounds), ("1M", s.w8Large, 1)] {
+        for order in DisposeOrder.allCases {
+            Benchmark("W8 scale \(label), \(order.label)") { b in
+                check(SKWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, probe(b)),
+                      Expected.w8(subscriptions: subscriptions, rounds: rounds))
+            }
+        }
+    }
 }

@@ -80,3 +80,26 @@ let w6a = counts("w6", expected: Expected.w6(10_000)) { SKWorkloads.w6(10_000, $
 let w6b = counts("w6", expected: Expected.w6(20_000)) { SKWorkloads.w6(20_000, $0) }
 report("swift.w6.bytes_per_subscription", Double(w6b.liveBytes - w6a.liveBytes) / 10_000)
 report("swift.w6.allocs_per_subscription", Double(w6b.allocs - w6a.allocs) / 10_000)
+
+// W8: allocations per subscription (subscribe, one put, dispose) on a pipe
+// of 1,000 subscriptions (the difference between 20 and 10 rounds) and on
+// one of 1,000,000 (the difference between 1,000,000 and 500,000), for each
+// dispose order; the checked figure at each size is the largest of the three.
+// A subscription costs the same at both sizes: the bag's storage is kept
+// between rounds, and its growth and shrinking are amortized to nothing.
+_ = SKWorkloads.w8(subscriptions: 100, rounds: 2, order: .random, .none)
+for (label, small, large, rounds) in [("1k", 1_000, 1_000, (10, 20)), ("1m", 500_000, 1_000_000, (1, 1))] {
+    var worst = 0.0
+    for order in DisposeOrder.allCases {
+        let a = counts("w8", expected: Expected.w8(subscriptions: small, rounds: rounds.0)) {
+            SKWorkloads.w8(subscriptions: small, rounds: rounds.0, order: order, $0)
+        }
+        let b = counts("w8", expected: Expected.w8(subscriptions: large, rounds: rounds.1)) {
+            SKWorkloads.w8(subscriptions: large, rounds: rounds.1, order: order, $0)
+        }
+        let perSubscription = Double(b.allocs - a.allocs) / Double(large * rounds.1 - small * rounds.0)
+        report("swift.w8.allocs_per_subscription_\(label).\(order.rawValue)", perSubscription)
+        worst = max(worst, perSubscription)
+    }
+    report("swift.w8.allocs_per_subscription_\(label)", worst)
+}

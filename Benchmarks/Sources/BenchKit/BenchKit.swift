@@ -9,11 +9,20 @@ public struct Probe: @unchecked Sendable {
     /// Called by W6 between subscribing and its put, with every subscription
     /// still alive: the runner reads heap and RSS growth there.
     public let live: () -> Void
+    /// Called by W8 inside its timed section when a phase starts (`Phase`):
+    /// the runner splits the time among the phases there.
+    public let phase: (Phase) -> Void
 
-    public init(begin: @escaping () -> Void, end: @escaping () -> Void, live: @escaping () -> Void = {}) {
+    /// The phases of a W8 round.
+    public enum Phase: Int, Sendable {
+        case subscribe = 0, deliver = 1, dispose = 2
+    }
+
+    public init(begin: @escaping () -> Void, end: @escaping () -> Void, live: @escaping () -> Void = {}, phase: @escaping (Phase) -> Void = { _ in }) {
         self.begin = begin
         self.end = end
         self.live = live
+        self.phase = phase
     }
 
     /// A probe that measures nothing.
@@ -32,21 +41,30 @@ public struct Sizes: Sendable {
     public var w5Puts: Int
     public var w6Subscriptions: Int
     public var w7Events: Int
+    /// W8: the small pipe's subscriptions and its rounds, the large pipe's
+    /// subscriptions (one round); the same total either way.
+    public var w8Small: Int
+    public var w8SmallRounds: Int
+    public var w8Large: Int
 
     public static let standard = Sizes(
         w1Events: 5_000_000, w2Cycles: 1_000_000, w2PutEvery: 100_000, w3Sinks: 1_000, w3Puts: 10_000,
-        w4Events: 1_000_000, w5Puts: 1_000_000, w6Subscriptions: 100_000, w7Events: 1_000_000)
+        w4Events: 1_000_000, w5Puts: 1_000_000, w6Subscriptions: 100_000, w7Events: 1_000_000,
+        w8Small: 1_000, w8SmallRounds: 1_000, w8Large: 1_000_000)
 
     /// Every size divided by `d` (at least 1; W2 keeps its put interval at
-    /// most the cycle count), for profiling under valgrind.
+    /// most the cycle count; W8's small pipe keeps its size), for profiling
+    /// under valgrind.
     public func divided(by d: Int) -> Sizes {
         let cycles = max(1, self.w2Cycles / d)
         return Sizes(w1Events: max(1, self.w1Events / d), w2Cycles: cycles, w2PutEvery: max(1, min(self.w2PutEvery / d, cycles)),
                      w3Sinks: self.w3Sinks, w3Puts: max(1, self.w3Puts / d), w4Events: max(1, self.w4Events / d),
-                     w5Puts: max(2, self.w5Puts / d), w6Subscriptions: max(1, self.w6Subscriptions / d), w7Events: max(1, self.w7Events / d))
+                     w5Puts: max(2, self.w5Puts / d), w6Subscriptions: max(1, self.w6Subscriptions / d), w7Events: max(1, self.w7Events / d),
+                     w8Small: self.w8Small, w8SmallRounds: max(1, self.w8SmallRounds / d), w8Large: max(1, self.w8Large / d))
     }
 
-    public init(w1Events: Int, w2Cycles: Int, w2PutEvery: Int, w3Sinks: Int, w3Puts: Int, w4Events: Int, w5Puts: Int, w6Subscriptions: Int, w7Events: Int) {
+    public init(w1Events: Int, w2Cycles: Int, w2PutEvery: Int, w3Sinks: Int, w3Puts: Int, w4Events: Int, w5Puts: Int, w6Subscriptions: Int, w7Events: Int,
+                w8Small: Int, w8SmallRounds: Int, w8Large: Int) {
         self.w1Events = w1Events
         self.w2Cycles = w2Cycles
         self.w2PutEvery = w2PutEvery
@@ -56,6 +74,9 @@ public struct Sizes: Sendable {
         self.w5Puts = w5Puts
         self.w6Subscriptions = w6Subscriptions
         self.w7Events = w7Events
+        self.w8Small = w8Small
+        self.w8SmallRounds = w8SmallRounds
+        self.w8Large = w8Large
     }
 }
 
@@ -117,6 +138,67 @@ public enum Expected {
     /// W6: one put of 1, mapped to 2, reaches every subscription.
     public static func w6(_ subscriptions: Int) -> Int {
         return 2 * subscriptions
+    }
+
+    /// W8: round r (from 0) puts r + 1 to each of its `subscriptions`.
+    public static func w8(subscriptions: Int, rounds: Int) -> Int {
+        var sum = 0
+        for round in 0 ..< rounds {
+            sum &+= (round + 1) &* subscriptions
+        }
+        return sum
+    }
+}
+
+/// The order in which W8 disposes its subscriptions.
+public enum DisposeOrder: String, CaseIterable, Sendable {
+    /// First made, first disposed.
+    case first
+    /// Last made, first disposed.
+    case last
+    /// A fixed random permutation (`permutation(_:)`).
+    case random
+
+    /// "first-made first", "last-made first", "random".
+    public var label: String {
+        switch self {
+        case .first: return "first-made first"
+        case .last: return "last-made first"
+        case .random: return "random"
+        }
+    }
+
+    /// The indices 0..<n in this order; the random one is a Fisher-Yates
+    /// shuffle driven by SplitMix64 with the seed 0x5EED (the same every run).
+    public func permutation(_ n: Int) -> [Int] {
+        switch self {
+        case .first:
+            return Array(0 ..< n)
+        case .last:
+            return Array((0 ..< n).reversed())
+        case .random:
+            var indices = Array(0 ..< n)
+            var generator = SplitMix64(seed: 0x5EED)
+            indices.shuffle(using: &generator)
+            return indices
+        }
+    }
+}
+
+/// A small, fast, seeded generator (Steele, Lea and Flood's SplitMix64).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    var state: UInt64
+
+    public init(seed: UInt64) {
+        self.state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 

@@ -140,6 +140,37 @@ public enum SKWorkloads {
         return sum.value
     }
 
+    /// W8: `rounds` times: subscribe `subscriptions` summing sinks directly
+    /// to one pipe, put one value (round r puts r + 1), dispose them all in
+    /// `order`; then one more put that must reach nobody. The dispose order
+    /// (a permutation) and the array of disposables are made before the
+    /// timed section; the probe's `phase` marks the three phases of a round.
+    public static func w8(subscriptions: Int, rounds: Int, order: DisposeOrder, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let pipe = ValuePipe<Int>()
+        let signal = pipe.signal()
+        let permutation = order.permutation(subscriptions)
+        var disposables: [any Disposable] = []
+        disposables.reserveCapacity(subscriptions)
+        probe.begin()
+        for round in 0 ..< rounds {
+            probe.phase(.subscribe)
+            for _ in 0 ..< subscriptions {
+                disposables.append(signal.start(next: { sum.value &+= $0 }))
+            }
+            probe.phase(.deliver)
+            pipe.putNext(round + 1)
+            probe.phase(.dispose)
+            for index in permutation {
+                disposables[index].dispose()
+            }
+            disposables.removeAll(keepingCapacity: true)
+        }
+        pipe.putNext(1_000_000_000)
+        probe.end()
+        return sum.value
+    }
+
     /// W7: pipe → deliverOn(serial queue) → summing sink that signals on the
     /// last value; put `0..<n` on the calling thread and wait for the last.
     /// Timed: first put to last delivery.

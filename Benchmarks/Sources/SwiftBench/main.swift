@@ -10,6 +10,7 @@ import OCWorkloads
 import SKWorkloads
 
 struct Workload {
+    /// "W1"..."W7"; the W8 variants are "W8-<size>-<order>" (size "1k" or "1M").
     let id: String
     let unit: String
     let units: Int
@@ -34,7 +35,32 @@ func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
                  run: { sk ? SKWorkloads.w6(s.w6Subscriptions, $0) : OCWorkloads.w6(s.w6Subscriptions, $0) }),
         Workload(id: "W7", unit: "event", units: s.w7Events, expected: Expected.sumBelow(s.w7Events),
                  run: { sk ? SKWorkloads.w7(s.w7Events, $0) : OCWorkloads.w7(s.w7Events, $0) }),
-    ]
+    ] + (sk ? w8Workloads(s) : [])
+}
+
+/// W8 (SwiftSignalKit only): the small pipe over its rounds and the large one,
+/// each disposed in the three orders.
+func w8Workloads(_ s: Sizes) -> [Workload] {
+    var result: [Workload] = []
+    for (label, subscriptions, rounds) in [(sizeLabel(s.w8Small), s.w8Small, s.w8SmallRounds), (sizeLabel(s.w8Large), s.w8Large, 1)] {
+        for order in DisposeOrder.allCases {
+            result.append(Workload(id: "W8-\(label)-\(order.rawValue)", unit: "subscription", units: subscriptions * rounds,
+                                   expected: Expected.w8(subscriptions: subscriptions, rounds: rounds),
+                                   run: { SKWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, $0) }))
+        }
+    }
+    return result
+}
+
+/// 1000 -> "1k", 1000000 -> "1M" (other sizes as they are).
+func sizeLabel(_ n: Int) -> String {
+    if n >= 1_000_000 && n % 1_000_000 == 0 {
+        return "\(n / 1_000_000)M"
+    }
+    if n >= 1_000 && n % 1_000 == 0 {
+        return "\(n / 1_000)k"
+    }
+    return "\(n)"
 }
 
 struct Sample {
@@ -44,6 +70,8 @@ struct Sample {
     var liveBytes: Int64 = 0
     var heapBytes: Int64 = 0
     var rssBytes: Int64 = 0
+    /// W8: the time of each phase (`Probe.Phase`), summed over the rounds.
+    var phaseNs: [UInt64] = [0, 0, 0]
 }
 
 /// Runs `workload` once, returning what the probe saw; exits on a wrong checksum.
@@ -54,6 +82,8 @@ func measure(_ impl: String, _ workload: Workload) -> Sample {
     var startHeap: Int64 = 0
     var startRss: Int64 = 0
     var sawLive = false
+    var phase = -1
+    var phaseStart: UInt64 = 0
     let probe = Probe(begin: {
         startHeap = mc_heap_in_use()
         startRss = mc_rss_bytes()
@@ -63,6 +93,9 @@ func measure(_ impl: String, _ workload: Workload) -> Sample {
         let ns = mc_now_ns()
         let now = mc_read()
         sample.ns = ns - startNs
+        if phase >= 0 {
+            sample.phaseNs[phase] += ns - phaseStart
+        }
         if !sawLive {
             sample.mallocs = now.mallocs - start.mallocs
             sample.reallocs = now.reallocs - start.reallocs
@@ -76,6 +109,13 @@ func measure(_ impl: String, _ workload: Workload) -> Sample {
         sample.heapBytes = mc_heap_in_use() - startHeap
         sample.rssBytes = mc_rss_bytes() - startRss
         sawLive = true
+    }, phase: { next in
+        let ns = mc_now_ns()
+        if phase >= 0 {
+            sample.phaseNs[phase] += ns - phaseStart
+        }
+        phase = next.rawValue
+        phaseStart = ns
     })
     let checksum = workload.run(probe)
     if checksum != workload.expected {
@@ -100,17 +140,18 @@ var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--reps": reps = Int(arguments.next() ?? "") ?? reps
-    case "--workloads": only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
+    case "--workloads": only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))  // W8 selects every W8-*
     case "--impls": impls = (arguments.next() ?? "").split(separator: ",").map(String.init)
     case "--divide": divide = max(1, Int(arguments.next() ?? "") ?? 1)  // smaller sizes, for profiling
     default:
-        print("usage: SwiftBench [--reps N] [--workloads W1,W2] [--impls swift,opencombine] [--divide N]")
+        print("usage: SwiftBench [--reps N] [--workloads W1,W2,W8,W8-1M-random] [--impls swift,opencombine] [--divide N]")
         exit(2)
     }
 }
 
 for impl in impls {
-    for workload in workloads(impl, Sizes.standard.divided(by: divide)) where only?.contains(workload.id) ?? true {
+    for workload in workloads(impl, Sizes.standard.divided(by: divide))
+    where only.map({ $0.contains(workload.id) || $0.contains(String(workload.id.prefix { $0 != "-" })) }) ?? true {
         // Timed repetitions without counting (the counter's atomics would
         // weigh on the times), then one counted repetition.
         mc_set_enabled(0)
@@ -128,6 +169,11 @@ for impl in impls {
         line += ",\"reps\":\(reps),\"ns_median\":\(json(median(nsPerUnit))),\"ns_min\":\(json(nsPerUnit.min()!))"
         line += ",\"allocs_per_unit\":\(json(Double(counted.mallocs) / units))"
         line += ",\"reallocs_per_unit\":\(json(Double(counted.reallocs) / units))"
+        if workload.id.hasPrefix("W8") {
+            for (index, name) in ["subscribe", "deliver", "dispose"].enumerated() {
+                line += ",\"\(name)_ns_median\":\(json(median(samples.map { Double($0.phaseNs[index]) / units })))"
+            }
+        }
         if workload.id == "W6" {
             line += ",\"live_bytes_per_unit\":\(json(Double(counted.liveBytes) / units))"
             line += ",\"heap_bytes_per_unit\":\(json(Double(counted.heapBytes) / units))"

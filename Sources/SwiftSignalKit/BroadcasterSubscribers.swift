@@ -1,0 +1,116 @@
+/// The subscriptions of a `_Broadcaster`, in the order they were made. Each
+/// knows its own slot (`_BroadcasterEntryBase.slot`), so removing one finds it
+/// at once: subscribing, delivering to and disposing N subscriptions cost the
+/// same per subscription at any N, whatever order they are disposed in.
+///
+/// A removed subscription leaves a hole (nil) in its slot. Holes at the end go
+/// at once (so the last slot, if any, holds a subscription); the others are
+/// squeezed out (the survivors moved down, in order, their `slot` updated)
+/// once they outnumber the subscriptions, so the array is never more than
+/// twice as long as the subscriptions in it. Storage beyond 4,096 slots is
+/// given back when the bag shrinks to a quarter of it.
+///
+/// `slots` is also the delivery snapshot: a delivery holds the array as it
+/// was (a copy-on-write copy, no allocation) and skips its holes. A change
+/// made while a delivery holds it copies it first (O(n)), as it always has.
+///
+/// Thread-safety: guarded by the broadcaster's lock, as is the `slot` of its
+/// subscriptions.
+/// - Complexity: `add` O(1) amortized; `remove` O(1) amortized, in any order
+///   (the squeezing, O(n), follows at least n/2 removals); a snapshot O(1).
+@usableFromInline
+struct _BroadcasterSubscribers {
+    @usableFromInline var slots: [_BroadcasterEntryBase?] = []
+    /// The number of subscriptions (slots that are not holes).
+    @usableFromInline var count = 0
+
+    @inlinable
+    init() {
+    }
+
+    @inlinable
+    mutating func add(_ entry: _BroadcasterEntryBase) {
+        entry.slot = self.slots.count
+        self.slots.append(entry)
+        self.count += 1
+    }
+
+    /// Removes `entry`; false if it was not there (already removed, or the
+    /// bag was emptied by `takeAll`). The entry is released here: the caller
+    /// holds it.
+    @inlinable
+    mutating func remove(_ entry: _BroadcasterEntryBase) -> Bool {
+        let slot = entry.slot
+        // `slot` is exact while the entry is in a bag, -1 otherwise (and a
+        // subscription only ever leaves its own broadcaster's bag).
+        if slot < 0 {
+            return false
+        }
+        assert(self.slots[slot] === entry, "a subscription's slot lost track of it")
+        entry.slot = -1
+        self.count -= 1
+        if slot == self.slots.count - 1 {
+            // The holes before it go too (each hole goes once).
+            repeat {
+                self.slots.removeLast()
+            } while !self.slots.isEmpty && self.slots[self.slots.count - 1] == nil
+        } else {
+            self.slots[slot] = nil
+        }
+        if self.slots.count - self.count > self.count {
+            self.squeeze()
+        } else if self.slots.capacity > _bagKeptCapacity && self.slots.capacity > 4 * self.slots.count {
+            self.shrink()
+        }
+        return true
+    }
+
+    /// Empties the bag and returns what it held (holes included).
+    @inlinable
+    mutating func takeAll() -> [_BroadcasterEntryBase?] {
+        let slots = self.slots
+        self.slots = []
+        self.count = 0
+        for case let entry? in slots {
+            entry.slot = -1
+        }
+        return slots
+    }
+
+    /// Moves the subscriptions down over the holes, in order.
+    @inlinable
+    mutating func squeeze() {
+        let count = self.slots.withUnsafeMutableBufferPointer { slots -> Int in
+            var write = 0
+            for read in slots.indices {
+                guard let entry = slots[read] else {
+                    continue
+                }
+                if write != read {
+                    entry.slot = write
+                    slots.swapAt(write, read)
+                }
+                write += 1
+            }
+            return write
+        }
+        self.slots.removeSubrange(count...)
+        if self.slots.capacity > _bagKeptCapacity && self.slots.capacity > 4 * self.slots.count {
+            self.shrink()
+        }
+    }
+
+    /// Gives back most of the storage once the bag has shrunk to a quarter
+    /// of it (all of it when the bag is empty).
+    @inlinable
+    mutating func shrink() {
+        if self.slots.isEmpty {
+            self.slots = []
+            return
+        }
+        var slots: [_BroadcasterEntryBase?] = []
+        slots.reserveCapacity(2 * self.slots.count)
+        slots.append(contentsOf: self.slots)
+        self.slots = slots
+    }
+}
