@@ -29,7 +29,7 @@ struct LibraryResult {
 
 /// Builds the library signals of a case and runs its script.
 final class LibraryRunner {
-    let pipes: [ValuePipe<Int>] = (0 ..< modelPipeCount).map { _ in ValuePipe<Int>() }
+    let pipes: [ValuePipe<Int>] = (0 ..< modelPipeCount).map { ValuePipe<Int>(replay: modelPipeReplays($0)) }
     let subjects: [TestPipe<Int, Int>] = (0 ..< modelSubjectCount).map { _ in TestPipe<Int, Int>() }
 
     /// The current subscriptions of each pipe, then of each subject.

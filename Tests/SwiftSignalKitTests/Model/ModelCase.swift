@@ -9,9 +9,15 @@
 // Every description prints as Swift source, so that a shrunk failing case can
 // be pasted into ModelRegressionTests.swift as it is.
 
-/// How many `ValuePipe`s and test subjects a case can use.
-let modelPipeCount = 2
+/// How many `ValuePipe`s and test subjects a case can use. The last pipe
+/// replays (`ValuePipe(replay: true)`).
+let modelPipeCount = 3
 let modelSubjectCount = 2
+
+/// Whether pipe i gives a new subscriber the latest value put.
+func modelPipeReplays(_ i: Int) -> Bool {
+    return i == modelPipeCount - 1
+}
 
 /// What `last` emits (mapped from nil) when its upstream completed without a value.
 let modelNilMarker = -1_000_000
@@ -185,7 +191,8 @@ indirect enum ModelSignal: Equatable, CustomStringConvertible {
     case fail([Int], Int)
     /// Nothing, ever.
     case never
-    /// `ValuePipe` i: the values the script puts into it, from subscription on.
+    /// `ValuePipe` i: the values the script puts into it, from subscription
+    /// on (the last pipe, `modelPipeCount - 1`, first replays the latest one).
     case pipe(Int)
     /// Test subject i: a hot source the script can also complete or fail.
     case subject(Int)

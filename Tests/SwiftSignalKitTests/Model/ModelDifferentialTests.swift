@@ -17,7 +17,7 @@ import Darwin
 /// prints each case (to stderr) before running it.
 final class ModelDifferentialTests: XCTestCase {
     static let defaultSeed: UInt64 = 0x5EED_0001
-    static let defaultCases: UInt64 = 2000
+    static let defaultCases: UInt64 = 5000
 
     func testLibraryAgreesWithModelOnRandomCases() {
         let seed = modelEnvironmentNumber("SIGNALKIT_MODEL_SEED") ?? Self.defaultSeed

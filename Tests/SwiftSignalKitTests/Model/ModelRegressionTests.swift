@@ -49,6 +49,26 @@ final class ModelRegressionTests: XCTestCase {
         assertModelAgrees(ModelCase(signal: .meta(.mapToSignal, .subject(1), .just([0, 0])), script: [.sendOnNextEvent(1, 0), .send(1, 0)]))
     }
 
+    /// (The model was wrong: `take(n)` completes once every value it admitted
+    /// has been delivered, so when the n-th arrives from inside the callback
+    /// of an earlier one, the completion waits until that earlier delivery is
+    /// over; here the inner take(2) completes only after the outer take(1)
+    /// has, and the restart between them does not start again.) Found by the
+    /// C tester, seed 29385, shrunk.
+    func testTakeCompletesOnceEveryAdmittedValueWasDelivered() {
+        assertModelAgrees(ModelCase(signal: .take(1, .restart(.take(2, .subject(0)))), script: [.sendOnNextEvent(0, 0), .send(0, 0)]))
+    }
+
+    /// (The model was wrong: `reduceLeft` folds one value at a time, and a
+    /// value that arrives while another is being folded, here from inside
+    /// the callback of a value `emit` delivered, waits until that fold is
+    /// over.) Seeds 91105103, 91164827, 91165816, shrunk.
+    func testReduceLeftFoldsOneValueAtATime() {
+        assertModelAgrees(ModelCase(signal: .meta(.mapToSignal, .reduceLeftEmitting(0, .subject(1)), .just([0, 0])), script: [.sendOnNextEvent(1, 0), .send(1, 0)]))
+        assertModelAgrees(ModelCase(signal: .merge([.reduceLeftEmitting(0, .subject(0)), .meta(.mapToSignal, .just([1]), .subject(0))]), script: [.sendOnNextEvent(0, 0), .send(0, 0)]))
+        assertModelAgrees(ModelCase(signal: .takeUntil(.untilAtLeast3, .reduceLeftEmitting(0, .meta(.mapToSignal, .just([5]), .subject(1)))), script: [.sendOnNextEvent(1, -1), .send(1, 1)]))
+    }
+
     // MARK: - Semantics
 
     /// `take(n)` completes right after the n-th value.
@@ -87,6 +107,16 @@ final class ModelRegressionTests: XCTestCase {
     /// the order they subscribed; one made during the delivery gets nothing.
     func testPipeDeliversToASnapshotInSubscriptionOrder() {
         assertModelAgrees(ModelCase(signal: .merge([.then(.take(1, .pipe(0)), .pipe(0)), .map(.double, .pipe(0))]), script: [.put(0, 1), .put(0, 2)]))
+    }
+
+    /// A replaying pipe (pipe 2) gives a new subscriber the latest value at
+    /// once, even during its own delivery; a value put during that replay
+    /// reaches the new subscriber right after it.
+    func testReplayingPipe() {
+        assertModelAgrees(ModelCase(signal: .then(.take(1, .pipe(2)), .take(2, .pipe(2))), script: [.put(2, 1), .put(2, 2)]))
+        assertModelAgrees(ModelCase(signal: .then(.ignoreValues(.take(1, .pipe(0))), .merge([.pipe(2), .pipe(2)])), script: [.put(2, 5), .putOnNextEvent(2, 7), .put(0, 1)]))
+        XCTAssertEqual(ReferenceModel.run(ModelCase(signal: .then(.ignoreValues(.take(1, .pipe(0))), .merge([.pipe(2), .pipe(2)])), script: [.put(2, 5), .putOnNextEvent(2, 7), .put(0, 1)]))?.events,
+                       [ModelObservation(step: 2, event: .next(5)), ModelObservation(step: 2, event: .next(7)), ModelObservation(step: 2, event: .next(7))])
     }
 
     /// Disposing from inside the subscriber's callback stops everything at once.

@@ -12,7 +12,10 @@
 // A pipe or subject delivers to the live subscriptions it had when the value
 // was put, in the order they subscribed. A value put into a pipe while that
 // pipe is delivering (from inside a callback) waits until the delivery is
-// over; a subject delivers at once.
+// over; a subject delivers at once. A replaying pipe gives a new subscriber
+// the latest value put, at once (the pipe is delivering meanwhile); a value
+// put during that replay reaches the new subscriber right after it, before
+// the others get it.
 //
 // Nothing here calls the library. Every operator is a few lines below, its
 // semantics taken from the doc comments in Sources/SwiftSignalKit.
@@ -22,6 +25,8 @@ final class ReferenceModel {
     final class Node {
         var dead = false
         var children: [Node] = []
+        /// While a replaying pipe gives it its latest value: what is put meanwhile.
+        var backlog: [Int]?
         /// Where its events go: the parent's handler (or the recorder).
         var sink: (ModelEvent) -> Void
         let model: ReferenceModel
@@ -67,6 +72,7 @@ final class ReferenceModel {
     static let maxDepth = 300
     private var pipes: [[Node]] = Array(repeating: [], count: modelPipeCount)
     private var subjects: [[Node]] = Array(repeating: [], count: modelSubjectCount)
+    private var pipeLast: [Int?] = Array(repeating: nil, count: modelPipeCount)
     private var pipeDelivering: [Bool] = Array(repeating: false, count: modelPipeCount)
     /// Values put into a pipe while it was delivering, each with the
     /// subscribers the pipe had then.
@@ -76,8 +82,15 @@ final class ReferenceModel {
     private var outcome = ModelOutcome()
     private var step = -1
 
-    init(fuel: Int = 20_000) {
+    /// `primed`: the replaying pipes start with a latest value (0), so that
+    /// a subscription behaves as it would after any put.
+    init(fuel: Int = 20_000, primed: Bool = false) {
         self.fuel = fuel
+        if primed {
+            for i in 0 ..< modelPipeCount where modelPipeReplays(i) {
+                self.pipeLast[i] = 0
+            }
+        }
     }
 
     /// Spends one unit of work; false once the budget is exhausted.
@@ -91,8 +104,8 @@ final class ReferenceModel {
     }
 
     /// Runs `script` against a subscription to `signal`; nil if the budget ran out.
-    static func run(_ testCase: ModelCase, fuel: Int = 20_000) -> ModelOutcome? {
-        let model = ReferenceModel(fuel: fuel)
+    static func run(_ testCase: ModelCase, fuel: Int = 20_000, primed: Bool = false) -> ModelOutcome? {
+        let model = ReferenceModel(fuel: fuel, primed: primed)
         let outcome = model.run(testCase.signal, testCase.script)
         return model.exhausted ? nil : outcome
     }
@@ -143,18 +156,25 @@ final class ReferenceModel {
     private func perform(_ step: ModelStep) {
         switch step {
         case let .put(i, value):
-            let snapshot = self.pipes[i].filter { !$0.dead }
+            if modelPipeReplays(i) {
+                self.pipeLast[i] = value
+            }
+            // Subscriptions getting their replay get the value after it.
+            var snapshot: [Node] = []
+            for node in self.pipes[i] where !node.dead {
+                if node.backlog != nil {
+                    node.backlog?.append(value)
+                } else {
+                    snapshot.append(node)
+                }
+            }
             if self.pipeDelivering[i] {
                 self.pipePending[i].append((value, snapshot))
                 return
             }
             self.pipeDelivering[i] = true
             self.deliver(snapshot, .next(value))
-            while !self.pipePending[i].isEmpty {
-                let (value, snapshot) = self.pipePending[i].removeFirst()
-                self.deliver(snapshot, .next(value))
-            }
-            self.pipeDelivering[i] = false
+            self.finishDelivering(i)
             self.pipes[i].removeAll { $0.dead }
         case let .send(i, value):
             self.deliver(self.subjects[i].filter { !$0.dead }, .next(value))
@@ -168,6 +188,15 @@ final class ReferenceModel {
         default:
             break
         }
+    }
+
+    /// Delivers what was put into pipe i during its delivery, then ends it.
+    private func finishDelivering(_ i: Int) {
+        while !self.pipePending[i].isEmpty {
+            let (value, snapshot) = self.pipePending[i].removeFirst()
+            self.deliver(snapshot, .next(value))
+        }
+        self.pipeDelivering[i] = false
     }
 
     /// Delivers `event` to the subscribers a source has when it is put (the
@@ -231,6 +260,24 @@ final class ReferenceModel {
 
         case let .pipe(i):
             self.pipes[i].append(node)
+            if let latest = self.pipeLast[i] {
+                // The replay, then what was put meanwhile; the pipe is
+                // delivering all along.
+                let tookDelivery = !self.pipeDelivering[i]
+                self.pipeDelivering[i] = true
+                node.backlog = []
+                node.send(.next(latest))
+                while let backlog = node.backlog, !backlog.isEmpty {
+                    node.backlog = []
+                    for value in backlog {
+                        node.send(.next(value))
+                    }
+                }
+                node.backlog = nil
+                if tookDelivery {
+                    self.finishDelivering(i)
+                }
+            }
 
         case let .subject(i):
             self.subjects[i].append(node)
@@ -254,20 +301,25 @@ final class ReferenceModel {
             }
 
         case let .take(count, source):
-            // Completes right after the count-th value; with a count of 0 or
-            // less, passes nothing and ends with the upstream.
-            var taken = 0
+            // Passes the first `count` values and completes once all of them
+            // have been delivered: right after the count-th, or, when that one
+            // arrived while an earlier one was still being delivered (from
+            // inside its callback), once that earlier delivery is over. With a
+            // count of 0 or less, passes nothing and ends with the upstream.
+            var admitted = 0
+            var delivered = 0
             self.start(source, under: node) { event in
                 guard case let .next(value) = event else {
                     node.send(event)
                     return
                 }
-                if count <= 0 || taken >= count {
+                if count <= 0 || admitted >= count {
                     return
                 }
-                taken += 1
+                admitted += 1
                 node.send(.next(value))
-                if taken == count {
+                delivered += 1
+                if delivered == count {
                     node.send(.completed)
                 }
             }
@@ -305,35 +357,10 @@ final class ReferenceModel {
             }
 
         case let .reduceLeft(initial, source):
-            var sum = initial
-            self.start(source, under: node) { event in
-                switch event {
-                case let .next(value):
-                    sum = sum &+ value
-                case .error:
-                    node.send(event)
-                case .completed:
-                    node.send(.next(sum))
-                    node.send(.completed)
-                }
-            }
+            self.behaveReduce(initial, emitting: false, source, node)
 
         case let .reduceLeftEmitting(initial, source):
-            var sum = initial
-            self.start(source, under: node) { event in
-                switch event {
-                case let .next(value):
-                    sum = sum &+ value
-                    if value % 2 == 0 {
-                        node.send(.next(sum))
-                    }
-                case .error:
-                    node.send(event)
-                case .completed:
-                    node.send(.next(sum))
-                    node.send(.completed)
-                }
-            }
+            self.behaveReduce(initial, emitting: true, source, node)
 
         case let .last(source):
             var last: Int?
@@ -473,6 +500,41 @@ final class ReferenceModel {
             self.start(source, under: node) { event in
                 node.send(event)
             }
+        }
+    }
+
+    /// Folds the values with + (emitting the sum after an even value when
+    /// `emitting`); at the completion, emits the sum and completes. One event
+    /// at a time: one that arrives while another is being handled (from
+    /// inside the callback of an emitted value) waits until it is done.
+    private func behaveReduce(_ initial: Int, emitting: Bool, _ source: ModelSignal, _ node: Node) {
+        var sum = initial
+        var waiting: [ModelEvent] = []
+        var handling = false
+        var stopped = false
+        self.start(source, under: node) { event in
+            waiting.append(event)
+            if handling {
+                return
+            }
+            handling = true
+            while !stopped && !waiting.isEmpty {
+                switch waiting.removeFirst() {
+                case let .next(value):
+                    sum = sum &+ value
+                    if emitting && value % 2 == 0 {
+                        node.send(.next(sum))
+                    }
+                case let .error(error):
+                    stopped = true
+                    node.send(.error(error))
+                case .completed:
+                    stopped = true
+                    node.send(.next(sum))
+                    node.send(.completed)
+                }
+            }
+            handling = false
         }
     }
 
