@@ -18,10 +18,13 @@ import Darwin
 final class ModelDifferentialTests: XCTestCase {
     static let defaultSeed: UInt64 = 0x5EED_0001
     static let defaultCases: UInt64 = 5000
+    /// Under ThreadSanitizer (`make test-swift-tsan` sets `TSAN_OPTIONS`),
+    /// several times slower, and single-threaded here: fewer cases.
+    static let defaultCasesUnderTSan: UInt64 = 500
 
     func testLibraryAgreesWithModelOnRandomCases() {
         let seed = modelEnvironmentNumber("SIGNALKIT_MODEL_SEED") ?? Self.defaultSeed
-        let cases = modelEnvironmentNumber("SIGNALKIT_MODEL_CASES") ?? Self.defaultCases
+        let cases = modelEnvironmentNumber("SIGNALKIT_MODEL_CASES") ?? (getenv("TSAN_OPTIONS") != nil ? Self.defaultCasesUnderTSan : Self.defaultCases)
         let verbose = modelEnvironmentNumber("SIGNALKIT_MODEL_VERBOSE") ?? 0 != 0
         let started = DispatchTime.now()
         var failures = 0
