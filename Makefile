@@ -368,8 +368,10 @@ test-python: stage
 
 # ------------------------------------------------------------------------ #
 # Fuzzing (libFuzzer, the clang beside swift): Tests/fuzz/fuzz_api.c over  #
-# the C API, Tests/fuzz/fuzz_ffi.c over the ffi signature parser and value #
-# conversions. The core is built with SanitizerCoverage (--sanitize=fuzzer) #
+# the C API, Tests/fuzz/fuzz_model.c over the C API with the reference     #
+# model as oracle (Tests/README.md), Tests/fuzz/fuzz_ffi.c over the ffi    #
+# signature parser and value conversions. The core is built with           #
+# SanitizerCoverage (--sanitize=fuzzer)                                     #
 # and ASan, so libFuzzer is guided by the Swift code too; the ffi sources   #
 # are compiled into their harness.                                          #
 # ------------------------------------------------------------------------ #
@@ -390,6 +392,7 @@ fuzz-build:
 	mkdir -p $(FUZZ_OUT)
 	$(SWIFT) build --sanitize=fuzzer --sanitize=address --scratch-path .build-fuzz --product signalkit
 	$(CLANG) $(FUZZ_CFLAGS) Tests/fuzz/fuzz_api.c $(FUZZ_LINK) -o $(FUZZ_OUT)/fuzz_api
+	$(CLANG) $(FUZZ_CFLAGS) Tests/fuzz/fuzz_model.c $(FUZZ_LINK) -o $(FUZZ_OUT)/fuzz_model
 	$(CLANG) $(FUZZ_CFLAGS) -ISources/SignalKitFFI Tests/fuzz/fuzz_ffi.c $(FFI_SOURCES) \
 		$$(pkg-config --cflags --libs libffi) $(FUZZ_LINK) -lpthread -lm -o $(FUZZ_OUT)/fuzz_ffi
 
@@ -397,7 +400,7 @@ fuzz-build:
 # a bounded time from a copy of its corpus (the tree stays clean). A crash
 # leaves its input in $(FUZZ_OUT): add it to Tests/fuzz/regressions/.
 test-fuzz: fuzz-build
-	set -e; for h in api ffi; do \
+	set -e; for h in api ffi model; do \
 		$(FUZZ_ENV) $(FUZZ_OUT)/fuzz_$$h -runs=0 Tests/fuzz/regressions/$$h Tests/fuzz/corpus/$$h; \
 		rm -rf $(FUZZ_OUT)/corpus-$$h && mkdir -p $(FUZZ_OUT)/corpus-$$h && cp Tests/fuzz/corpus/$$h/* $(FUZZ_OUT)/corpus-$$h/; \
 		(cd $(FUZZ_OUT) && $(FUZZ_ENV) ./fuzz_$$h -max_total_time=$(FUZZ_CI_SECONDS) -timeout=10 \
@@ -408,7 +411,7 @@ test-fuzz: fuzz-build
 # A longer run for developers: FUZZ_SECONDS per harness (default 10 min),
 # keeping what it learns in $(FUZZ_OUT)/corpus-*.
 fuzz: fuzz-build
-	set -e; for h in api ffi; do mkdir -p $(FUZZ_OUT)/corpus-$$h; \
+	set -e; for h in api ffi model; do mkdir -p $(FUZZ_OUT)/corpus-$$h; \
 		(cd $(FUZZ_OUT) && $(FUZZ_ENV) ./fuzz_$$h -max_total_time=$(FUZZ_SECONDS) corpus-$$h ../../Tests/fuzz/corpus/$$h); done
 
 test: test-fuzz

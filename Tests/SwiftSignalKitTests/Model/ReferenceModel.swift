@@ -1,0 +1,639 @@
+// The reference model: what a subscriber to a `ModelSignal` sees when a
+// script drives it. Single-threaded and written for obviousness, not speed:
+// a subscription is a `Node` in a tree, events go up the tree by plain
+// calls, and the whole rule of ending is in one place:
+//
+//   - a node that is dead drops every event;
+//   - a node dies when it sends its terminal event or when it is disposed,
+//     and a dead node's whole subtree dies with it (what it subscribed to is
+//     disposed);
+//   - a node started under a dead node is dead from the start (never started).
+//
+// A pipe or subject delivers to the live subscriptions it had when the value
+// was put, in the order they subscribed. A value put into a pipe while that
+// pipe is delivering (from inside a callback) waits until the delivery is
+// over; a subject delivers at once. A replaying pipe gives a new subscriber
+// the latest value put, at once (the pipe is delivering meanwhile); a value
+// put during that replay reaches the new subscriber right after it, before
+// the others get it.
+//
+// Nothing here calls the library. Every operator is a few lines below, its
+// semantics taken from the doc comments in Sources/SwiftSignalKit.
+
+final class ReferenceModel {
+    /// One subscription.
+    final class Node {
+        var dead = false
+        var children: [Node] = []
+        /// While a replaying pipe gives it its latest value: what is put meanwhile.
+        var backlog: [Int]?
+        /// Where its events go: the parent's handler (or the recorder).
+        var sink: (ModelEvent) -> Void
+        let model: ReferenceModel
+
+        init(model: ReferenceModel, sink: @escaping (ModelEvent) -> Void) {
+            self.model = model
+            self.sink = sink
+        }
+
+        /// Sends an event up, unless dead; a terminal event ends this node.
+        func send(_ event: ModelEvent) {
+            if self.dead || !self.model.spend() {
+                return
+            }
+            if event.isTerminal {
+                self.kill()
+            }
+            self.sink(event)
+        }
+
+        /// Disposes this subscription and everything under it.
+        func kill() {
+            if self.dead {
+                return
+            }
+            self.dead = true
+            let children = self.children
+            self.children = []
+            for child in children {
+                child.kill()
+            }
+        }
+    }
+
+    /// The work budget of one run: a pipeline that loops forever (a `restart`
+    /// nothing stops) exhausts it, and the case is not a valid one.
+    private var fuel: Int
+    private(set) var exhausted = false
+    /// Subscriptions being started, one inside the other: a synchronous loop
+    /// nests them without end, and the model stops it here (the stack is
+    /// finite) as if the budget had run out.
+    private var depth = 0
+    static let maxDepth = 300
+    private var pipes: [[Node]] = Array(repeating: [], count: modelPipeCount)
+    private var subjects: [[Node]] = Array(repeating: [], count: modelSubjectCount)
+    private var pipeLast: [Int?] = Array(repeating: nil, count: modelPipeCount)
+    private var pipeDelivering: [Bool] = Array(repeating: false, count: modelPipeCount)
+    /// Values put into a pipe while it was delivering, each with the
+    /// subscribers the pipe had then.
+    private var pipePending: [[(Int, [Node])]] = Array(repeating: [], count: modelPipeCount)
+    private var subjectStarts: [Int] = Array(repeating: 0, count: modelSubjectCount)
+    private var allNodes: [Node] = []
+    private var outcome = ModelOutcome()
+    private var step = -1
+
+    /// `primed`: the replaying pipes start with a latest value (0), so that
+    /// a subscription behaves as it would after any put.
+    init(fuel: Int = 20_000, primed: Bool = false) {
+        self.fuel = fuel
+        if primed {
+            for i in 0 ..< modelPipeCount where modelPipeReplays(i) {
+                self.pipeLast[i] = 0
+            }
+        }
+    }
+
+    /// Spends one unit of work; false once the budget is exhausted.
+    func spend() -> Bool {
+        if self.fuel <= 0 {
+            self.exhausted = true
+            return false
+        }
+        self.fuel -= 1
+        return true
+    }
+
+    /// Runs `script` against a subscription to `signal`; nil if the budget ran out.
+    static func run(_ testCase: ModelCase, fuel: Int = 20_000, primed: Bool = false) -> ModelOutcome? {
+        let model = ReferenceModel(fuel: fuel, primed: primed)
+        let outcome = model.run(testCase.signal, testCase.script)
+        return model.exhausted ? nil : outcome
+    }
+
+    private func run(_ signal: ModelSignal, _ script: [ModelStep]) -> ModelOutcome {
+        var root: Node?
+        var disposeOnNext = false
+        var putOnNext: ModelStep?
+        root = self.start(signal, under: nil) { event in
+            self.outcome.events.append(ModelObservation(step: self.step, event: event))
+            if disposeOnNext {
+                disposeOnNext = false
+                root?.kill()
+            }
+            if let put = putOnNext {
+                putOnNext = nil
+                self.perform(put)
+            }
+        }
+        self.recordSubscriptions()
+        for (index, step) in script.enumerated() {
+            self.step = index
+            switch step {
+            case .dispose:
+                root?.kill()
+            case .disposeOnNextEvent:
+                disposeOnNext = true
+            case let .putOnNextEvent(i, value):
+                putOnNext = .put(i, value)
+            case let .sendOnNextEvent(i, value):
+                putOnNext = .send(i, value)
+            default:
+                self.perform(step)
+            }
+            self.recordSubscriptions()
+        }
+        // Break the cycles (node -> handler -> node) so that nothing leaks.
+        for node in self.allNodes {
+            node.sink = { _ in }
+            node.children = []
+        }
+        self.allNodes = []
+        root = nil
+        return self.outcome
+    }
+
+    /// Puts a value into a pipe or an event into a subject.
+    private func perform(_ step: ModelStep) {
+        switch step {
+        case let .put(i, value):
+            if modelPipeReplays(i) {
+                self.pipeLast[i] = value
+            }
+            // Subscriptions getting their replay get the value after it.
+            var snapshot: [Node] = []
+            for node in self.pipes[i] where !node.dead {
+                if node.backlog != nil {
+                    node.backlog?.append(value)
+                } else {
+                    snapshot.append(node)
+                }
+            }
+            if self.pipeDelivering[i] {
+                self.pipePending[i].append((value, snapshot))
+                return
+            }
+            self.pipeDelivering[i] = true
+            self.deliver(snapshot, .next(value))
+            self.finishDelivering(i)
+            self.pipes[i].removeAll { $0.dead }
+        case let .send(i, value):
+            self.deliver(self.subjects[i].filter { !$0.dead }, .next(value))
+            self.subjects[i].removeAll { $0.dead }
+        case let .complete(i):
+            self.deliver(self.subjects[i].filter { !$0.dead }, .completed)
+            self.subjects[i].removeAll { $0.dead }
+        case let .fail(i, error):
+            self.deliver(self.subjects[i].filter { !$0.dead }, .error(error))
+            self.subjects[i].removeAll { $0.dead }
+        default:
+            break
+        }
+    }
+
+    /// Delivers what was put into pipe i during its delivery, then ends it.
+    private func finishDelivering(_ i: Int) {
+        while !self.pipePending[i].isEmpty {
+            let (value, snapshot) = self.pipePending[i].removeFirst()
+            self.deliver(snapshot, .next(value))
+        }
+        self.pipeDelivering[i] = false
+    }
+
+    /// Delivers `event` to the subscribers a source has when it is put (the
+    /// ones that subscribe meanwhile get nothing); `send` skips those that
+    /// have died meanwhile.
+    private func deliver(_ snapshot: [Node], _ event: ModelEvent) {
+        for node in snapshot {
+            node.send(event)
+        }
+    }
+
+    private func recordSubscriptions() {
+        let counts = self.pipes.map { $0.filter { !$0.dead }.count } + self.subjects.map { $0.filter { !$0.dead }.count }
+        self.outcome.subscriptions.append(counts)
+        self.outcome.subjectStarts.append(self.subjectStarts)
+    }
+
+    /// Subscribes to `signal` as a child of `parent`; its events go to `sink`.
+    /// `created` gets the subscription before it starts.
+    @discardableResult
+    private func start(_ signal: ModelSignal, under parent: Node?, created: (Node) -> Void = { _ in }, _ sink: @escaping (ModelEvent) -> Void) -> Node {
+        let node = Node(model: self, sink: sink)
+        created(node)
+        self.allNodes.append(node)
+        if let parent {
+            if parent.dead {
+                node.dead = true
+                return node
+            }
+            parent.children.removeAll { $0.dead }
+            parent.children.append(node)
+        }
+        if !self.spend() || self.depth >= ReferenceModel.maxDepth {
+            self.exhausted = true
+            node.dead = true
+            return node
+        }
+        self.depth += 1
+        self.behave(signal, node)
+        self.depth -= 1
+        return node
+    }
+
+    /// What `node`, a subscription to `signal`, does when it starts and later.
+    private func behave(_ signal: ModelSignal, _ node: Node) {
+        switch signal {
+        case let .just(values):
+            for value in values {
+                node.send(.next(value))
+            }
+            node.send(.completed)
+
+        case let .fail(values, error):
+            for value in values {
+                node.send(.next(value))
+            }
+            node.send(.error(error))
+
+        case .never:
+            break
+
+        case let .pipe(i):
+            self.pipes[i].append(node)
+            if let latest = self.pipeLast[i] {
+                // The replay, then what was put meanwhile; the pipe is
+                // delivering all along.
+                let tookDelivery = !self.pipeDelivering[i]
+                self.pipeDelivering[i] = true
+                node.backlog = []
+                node.send(.next(latest))
+                while let backlog = node.backlog, !backlog.isEmpty {
+                    node.backlog = []
+                    for value in backlog {
+                        node.send(.next(value))
+                    }
+                }
+                node.backlog = nil
+                if tookDelivery {
+                    self.finishDelivering(i)
+                }
+            }
+
+        case let .subject(i):
+            self.subjects[i].append(node)
+            self.subjectStarts[i] += 1
+
+        case let .map(f, source):
+            self.start(source, under: node) { event in
+                if case let .next(value) = event {
+                    node.send(.next(f.apply(value)))
+                } else {
+                    node.send(event)
+                }
+            }
+
+        case let .filter(p, source):
+            self.start(source, under: node) { event in
+                if case let .next(value) = event, !p.test(value) {
+                    return
+                }
+                node.send(event)
+            }
+
+        case let .take(count, source):
+            // Passes the first `count` values and completes once all of them
+            // have been delivered: right after the count-th, or, when that one
+            // arrived while an earlier one was still being delivered (from
+            // inside its callback), once that earlier delivery is over. With a
+            // count of 0 or less, passes nothing and ends with the upstream.
+            var admitted = 0
+            var delivered = 0
+            self.start(source, under: node) { event in
+                guard case let .next(value) = event else {
+                    node.send(event)
+                    return
+                }
+                if count <= 0 || admitted >= count {
+                    return
+                }
+                admitted += 1
+                node.send(.next(value))
+                delivered += 1
+                if delivered == count {
+                    node.send(.completed)
+                }
+            }
+
+        case let .takeUntil(until, source):
+            var done = false
+            self.start(source, under: node) { event in
+                guard case let .next(value) = event else {
+                    node.send(event)
+                    return
+                }
+                if done {
+                    return
+                }
+                let decision = until.decide(value)
+                if decision.passthrough {
+                    node.send(.next(value))
+                }
+                if decision.complete {
+                    done = true
+                    node.send(.completed)
+                }
+            }
+
+        case let .distinctUntilChanged(source):
+            var previous: Int?
+            self.start(source, under: node) { event in
+                if case let .next(value) = event {
+                    if previous == value {
+                        return
+                    }
+                    previous = value
+                }
+                node.send(event)
+            }
+
+        case let .reduceLeft(initial, source):
+            self.behaveReduce(initial, emitting: false, source, node)
+
+        case let .reduceLeftEmitting(initial, source):
+            self.behaveReduce(initial, emitting: true, source, node)
+
+        case let .last(source):
+            var last: Int?
+            self.start(source, under: node) { event in
+                switch event {
+                case let .next(value):
+                    last = value
+                case .error:
+                    node.send(event)
+                case .completed:
+                    node.send(.next(last ?? modelNilMarker))
+                    node.send(.completed)
+                }
+            }
+
+        case let .ignoreValues(source):
+            self.start(source, under: node) { event in
+                if event.isTerminal {
+                    node.send(event)
+                }
+            }
+
+        case let .then(first, second):
+            self.start(first, under: node) { event in
+                if event == .completed {
+                    self.start(second, under: node) { event in
+                        node.send(event)
+                    }
+                } else {
+                    node.send(event)
+                }
+            }
+
+        case let .restart(source):
+            // Subscribes again each time it completes, while the subscription lives.
+            func round() {
+                self.start(source, under: node) { event in
+                    if event == .completed {
+                        if !node.dead {
+                            round()
+                        }
+                    } else {
+                        node.send(event)
+                    }
+                }
+            }
+            round()
+
+        case let .restartIfError(source):
+            // Subscribes again each time it fails, while the subscription lives.
+            func round() {
+                self.start(source, under: node) { event in
+                    if case .error = event {
+                        if !node.dead {
+                            round()
+                        }
+                    } else {
+                        node.send(event)
+                    }
+                }
+            }
+            round()
+
+        case let .catch(source, alternative):
+            self.start(source, under: node) { event in
+                if case .error = event {
+                    self.start(alternative, under: node) { event in
+                        node.send(event)
+                    }
+                } else {
+                    node.send(event)
+                }
+            }
+
+        case let .mapError(source):
+            self.start(source, under: node) { event in
+                if case let .error(error) = event {
+                    node.send(.error(error &+ 100))
+                } else {
+                    node.send(event)
+                }
+            }
+
+        case let .meta(kind, outer, inner):
+            self.behaveMeta(kind, outer, inner, node)
+
+        case let .combineLatest(a, b):
+            self.behaveCombine([a, b], initial: [nil, nil], node)
+
+        case let .combineLatestWithInitial(a, v1, b, v2):
+            self.behaveCombine([a, b], initial: [v1, v2], node)
+
+        case let .combineLatest3(a, b, c):
+            self.behaveCombine([a, b, c], initial: [nil, nil, nil], node)
+
+        case let .combineLatestArray(list):
+            self.behaveCombine(list, initial: list.map { _ in nil }, node)
+
+        case let .merge(list):
+            if list.isEmpty {
+                node.send(.completed)
+            }
+            var completed = 0
+            for source in list {
+                self.start(source, under: node) { event in
+                    if event == .completed {
+                        completed += 1
+                        if completed == list.count {
+                            node.send(.completed)
+                        }
+                    } else {
+                        node.send(event)
+                    }
+                }
+            }
+
+        case let .deferred(source):
+            self.start(source, under: node) { event in
+                node.send(event)
+            }
+
+        case let .dematerialize(source):
+            self.start(source, under: node) { event in
+                switch event {
+                case let .next(value):
+                    node.send(.next(value))
+                case let .error(error):
+                    node.send(.next(modelErrorMarker &+ error))
+                    node.send(.completed)
+                case .completed:
+                    node.send(.next(modelCompletionMarker))
+                    node.send(.completed)
+                }
+            }
+
+        case let .roundTrip(source):
+            self.start(source, under: node) { event in
+                node.send(event)
+            }
+        }
+    }
+
+    /// Folds the values with + (emitting the sum after an even value when
+    /// `emitting`); at the completion, emits the sum and completes. One event
+    /// at a time: one that arrives while another is being handled (from
+    /// inside the callback of an emitted value) waits until it is done.
+    private func behaveReduce(_ initial: Int, emitting: Bool, _ source: ModelSignal, _ node: Node) {
+        var sum = initial
+        var waiting: [ModelEvent] = []
+        var handling = false
+        var stopped = false
+        self.start(source, under: node) { event in
+            waiting.append(event)
+            if handling {
+                return
+            }
+            handling = true
+            while !stopped && !waiting.isEmpty {
+                switch waiting.removeFirst() {
+                case let .next(value):
+                    sum = sum &+ value
+                    if emitting && value % 2 == 0 {
+                        node.send(.next(sum))
+                    }
+                case let .error(error):
+                    stopped = true
+                    node.send(.error(error))
+                case .completed:
+                    stopped = true
+                    node.send(.next(sum))
+                    node.send(.completed)
+                }
+            }
+            handling = false
+        }
+    }
+
+    /// Latest values of each input; emits the combination once all have
+    /// one; completes when all have completed; the first error ends it.
+    /// Inputs are started in order (not at all once it has ended).
+    private func behaveCombine(_ inputs: [ModelSignal], initial: [Int?], _ node: Node) {
+        if inputs.isEmpty {
+            node.send(.next(modelCombine([])))
+            node.send(.completed)
+            return
+        }
+        var latest = initial
+        var completed = 0
+        for (index, input) in inputs.enumerated() {
+            self.start(input, under: node) { event in
+                switch event {
+                case let .next(value):
+                    latest[index] = value
+                    if latest.allSatisfy({ $0 != nil }) {
+                        node.send(.next(modelCombine(latest.map { $0! })))
+                    }
+                case .error:
+                    node.send(event)
+                case .completed:
+                    completed += 1
+                    if completed == inputs.count {
+                        node.send(.completed)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The meta operators. Switch mode: a new inner signal disposes the
+    /// running one, then starts. Queue mode: inner signals run one after
+    /// another, the others waiting in order (throttled: only the latest one
+    /// waits). Completes once the outer has completed and no inner signal
+    /// runs or waits; any error ends everything.
+    private func behaveMeta(_ kind: ModelMeta, _ outer: ModelSignal, _ inner: ModelSignal, _ node: Node) {
+        var waiting: [Int] = []
+        var running = false
+        var current: Node?
+        var generation = 0
+        var outerCompleted = false
+
+        func run(_ offset: Int) {
+            running = true
+            generation += 1
+            let mine = generation
+            // `current` is the new inner signal from the moment it starts: a
+            // value it emits while starting may replace it already.
+            self.start(inner, under: node, created: { current = $0 }) { event in
+                switch event {
+                case let .next(value):
+                    node.send(.next(value &+ offset))
+                case .error:
+                    node.send(event)
+                case .completed:
+                    if mine != generation {
+                        return
+                    }
+                    running = false
+                    current = nil
+                    if !waiting.isEmpty {
+                        run(waiting.removeFirst())
+                    } else if outerCompleted {
+                        node.send(.completed)
+                    }
+                }
+            }
+        }
+
+        self.start(outer, under: node) { event in
+            switch event {
+            case let .next(value):
+                if kind.queues {
+                    if running {
+                        if kind.throttles {
+                            waiting = [value]
+                        } else {
+                            waiting.append(value)
+                        }
+                    } else {
+                        run(value)
+                    }
+                } else {
+                    current?.kill()
+                    current = nil
+                    run(value)
+                }
+            case .error:
+                node.send(event)
+            case .completed:
+                outerCompleted = true
+                if !running {
+                    node.send(.completed)
+                }
+            }
+        }
+    }
+}
