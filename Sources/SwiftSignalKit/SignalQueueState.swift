@@ -248,18 +248,26 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         let inner = SignalQueueInner(state: self, id: id)
         if self.queueMode {
             // Only one inner signal runs at a time: no id check needed.
-            return signal.start(next: { value in
-                inner.state.subscriber.putNext(value)
+            return signal.startFusing({ upstream in
+                inner.upstream = upstream
+                return { value in
+                    inner.state.subscriber.putNext(value)
+                    inner.endIfDownstreamEnded()
+                }
             }, error: { error in
                 inner.state.putError(error)
             }, completed: {
                 inner.state.innerCompleted(inner.id)
             })
         } else {
-            return signal.start(next: { value in
-                let state = inner.state
-                if state.currentId.load(ordering: .acquiring) == inner.id {
-                    state.subscriber.putNext(value)
+            return signal.startFusing({ upstream in
+                inner.upstream = upstream
+                return { value in
+                    let state = inner.state
+                    if state.currentId.load(ordering: .acquiring) == inner.id {
+                        state.subscriber.putNext(value)
+                        inner.endIfDownstreamEnded()
+                    }
                 }
             }, error: { error in
                 let state = inner.state

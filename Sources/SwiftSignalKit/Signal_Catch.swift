@@ -14,6 +14,11 @@ public func `catch`<T, E, R>(_ f: @escaping (E) -> Signal<T, R>) -> (Signal<T, E
             mainDisposable.set(signal.start(next: { next in
                 subscriber.putNext(next)
             }, error: { error in
+                if subscriber.isTerminated {
+                    // The downstream ended (a `take` completed it during
+                    // this start): nothing to continue with.
+                    return
+                }
                 let alternative = f(error)
                 alternativeDisposable.set(alternative.start(next: { next in
                     subscriber.putNext(next)

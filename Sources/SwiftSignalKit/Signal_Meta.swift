@@ -5,8 +5,17 @@
 func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: Bool, _ f: @escaping (T) -> Signal<R, E>) -> Signal<R, E> {
     return Signal<R, E> { subscriber in
         let state = SignalQueueState<R, E>(subscriber: subscriber, queueMode: queueMode, throttleMode: throttleMode)
-        state.beginWithDisposable(signal.start(next: { next in
-            state.enqueueSignal(f(next))
+        state.beginWithDisposable(signal.startFusing({ outer in
+            return { next in
+                state.enqueueSignal(f(next))
+                if subscriber.isTerminated {
+                    // The inner signal ended the subscription (an error, or
+                    // a downstream `take`), possibly while the outer start is
+                    // still running: end the outer subscription now, so that
+                    // it starts nothing more (see `_disposeEarly`).
+                    _disposeEarly(outer)
+                }
+            }
         }, error: { error in
             state.putError(error)
         }, completed: {

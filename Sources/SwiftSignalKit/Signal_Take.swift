@@ -57,6 +57,7 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 ///
 /// Called from inside the subscription's value callback, which its
 /// subscriber owns: the unretained flags are valid for the call.
+@usableFromInline
 func _disposeEarly(_ upstream: _SubscriberLiveness) {
     upstream.flags._withUnsafeGuaranteedRef { flags in
         (flags as? SubscriberDisposable)?.dispose()

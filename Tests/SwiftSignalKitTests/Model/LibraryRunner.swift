@@ -37,7 +37,7 @@ final class LibraryRunner {
         let pipeCounts = self.pipes.map { pipe -> Int in
             let broadcaster = pipe.broadcaster
             broadcaster.mutex.lock()
-            let count = broadcaster.subscribers.copyItems().count
+            let count = broadcaster.subscribers.count
             broadcaster.mutex.unlock()
             return count
         }
