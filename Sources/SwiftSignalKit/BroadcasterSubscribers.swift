@@ -4,11 +4,13 @@
 /// same per subscription at any N, whatever order they are disposed in.
 ///
 /// A removed subscription leaves a hole (nil) in its slot. Holes at the end go
-/// at once (so the last slot, if any, holds a subscription); the others are
-/// squeezed out (the survivors moved down, in order, their `slot` updated)
-/// once they outnumber the subscriptions, so the array is never more than
-/// twice as long as the subscriptions in it. Storage beyond 4,096 slots is
-/// given back when the bag shrinks to a quarter of it.
+/// at once (so the last slot, if any, holds a subscription); holes at the
+/// start are counted (`head`) and dropped once they are half the array,
+/// without touching the subscriptions (their `slot` counts from `base`); the
+/// others are squeezed out (the survivors moved down, in order, their `slot`
+/// updated) once the holes outnumber the subscriptions. So the array is
+/// never more than twice as long as the subscriptions in it. Storage beyond
+/// 4,096 slots is given back when the bag shrinks to a quarter of it.
 ///
 /// `slots` is also the delivery snapshot: a delivery holds the array as it
 /// was (a copy-on-write copy, no allocation) and skips its holes. A change
@@ -17,12 +19,18 @@
 /// Thread-safety: guarded by the broadcaster's lock, as is the `slot` of its
 /// subscriptions.
 /// - Complexity: `add` O(1) amortized; `remove` O(1) amortized, in any order
-///   (the squeezing, O(n), follows at least n/2 removals); a snapshot O(1).
+///   (a squeeze or a drop of the leading holes, O(n), follows at least n/2
+///   removals); a snapshot O(1).
 @usableFromInline
 struct _BroadcasterSubscribers {
     @usableFromInline var slots: [_BroadcasterEntryBase?] = []
     /// The number of subscriptions (slots that are not holes).
     @usableFromInline var count = 0
+    /// The leading holes: `slots[..<head]` are nil (0 when the bag is empty).
+    @usableFromInline var head = 0
+    /// The `slot` of whatever is in `slots[0]`: a subscription is at
+    /// `slots[slot - base]`.
+    @usableFromInline var base = 0
 
     @inlinable
     init() {
@@ -30,7 +38,7 @@ struct _BroadcasterSubscribers {
 
     @inlinable
     mutating func add(_ entry: _BroadcasterEntryBase) {
-        entry.slot = self.slots.count
+        entry.slot = self.base + self.slots.count
         self.slots.append(entry)
         self.count += 1
     }
@@ -40,22 +48,38 @@ struct _BroadcasterSubscribers {
     /// holds it.
     @inlinable
     mutating func remove(_ entry: _BroadcasterEntryBase) -> Bool {
-        let slot = entry.slot
         // `slot` is exact while the entry is in a bag, -1 otherwise (and a
         // subscription only ever leaves its own broadcaster's bag).
-        if slot < 0 {
+        if entry.slot < 0 {
             return false
         }
-        assert(self.slots[slot] === entry, "a subscription's slot lost track of it")
+        let position = entry.slot - self.base
+        assert(position >= 0 && position < self.slots.count && self.slots[position] === entry,
+               "a subscription's slot lost track of it")
         entry.slot = -1
         self.count -= 1
-        if slot == self.slots.count - 1 {
+        if position == self.slots.count - 1 {
             // The holes before it go too (each hole goes once).
             repeat {
                 self.slots.removeLast()
             } while !self.slots.isEmpty && self.slots[self.slots.count - 1] == nil
+            if self.slots.isEmpty {
+                self.head = 0
+            }
         } else {
-            self.slots[slot] = nil
+            self.slots[position] = nil
+            if position == self.head {
+                // A subscription is left after it, so this stops there.
+                repeat {
+                    self.head += 1
+                } while self.slots[self.head] == nil
+            }
+        }
+        if self.head > 0 && 2 * self.head >= self.slots.count {
+            // No more subscriptions are left than holes go: O(1) amortized.
+            self.slots.removeFirst(self.head)
+            self.base += self.head
+            self.head = 0
         }
         if self.slots.count - self.count > self.count {
             self.squeeze()
@@ -69,8 +93,7 @@ struct _BroadcasterSubscribers {
     @inlinable
     mutating func takeAll() -> [_BroadcasterEntryBase?] {
         let slots = self.slots
-        self.slots = []
-        self.count = 0
+        self = _BroadcasterSubscribers()
         for case let entry? in slots {
             entry.slot = -1
         }
@@ -80,6 +103,7 @@ struct _BroadcasterSubscribers {
     /// Moves the subscriptions down over the holes, in order.
     @inlinable
     mutating func squeeze() {
+        let base = self.base
         let count = self.slots.withUnsafeMutableBufferPointer { slots -> Int in
             var write = 0
             for read in slots.indices {
@@ -87,7 +111,7 @@ struct _BroadcasterSubscribers {
                     continue
                 }
                 if write != read {
-                    entry.slot = write
+                    entry.slot = base + write
                     slots.swapAt(write, read)
                 }
                 write += 1
@@ -95,6 +119,7 @@ struct _BroadcasterSubscribers {
             return write
         }
         self.slots.removeSubrange(count...)
+        self.head = 0
         if self.slots.capacity > _bagKeptCapacity && self.slots.capacity > 4 * self.slots.count {
             self.shrink()
         }

@@ -182,8 +182,12 @@ final class BroadcasterTests: XCTestCase {
                     XCTFail("seed \(seed), step \(step): count \(bag.count), \(bag.slots.count) slots")
                     return false
                 }
-                if let lost = model.first(where: { bag.slots[$0.slot] !== $0 }) {
-                    XCTFail("seed \(seed), step \(step): an entry's slot \(lost.slot) does not hold it")
+                if let lost = model.first(where: { bag.slots[$0.slot - bag.base] !== $0 }) {
+                    XCTFail("seed \(seed), step \(step): an entry's slot \(lost.slot) (base \(bag.base)) does not hold it")
+                    return false
+                }
+                if bag.slots[..<bag.head].contains(where: { $0 != nil }) || (!bag.slots.isEmpty && bag.slots[bag.head] == nil) {
+                    XCTFail("seed \(seed), step \(step): \(bag.head) leading holes is wrong")
                     return false
                 }
                 return true
