@@ -18,7 +18,10 @@ let package = Package(
         .target(
             name: "SwiftSignalKit",
             dependencies: ["_SwiftSignalKitShims"],
-            path: "Sources/SwiftSignalKit"
+            path: "Sources/SwiftSignalKit",
+            // Writes Operators/Signal_Combine+Arity.swift (run it by hand
+            // after changing it; its output is committed).
+            exclude: ["Operators/generate-combine.py"]
         ),
         // include/signalkit.h as a Clang module, plus the C parts of the C layer.
         .target(

@@ -1,16 +1,15 @@
 #!/usr/bin/env python3
-"""Writes Sources/SwiftSignalKit/Signal_Combine+Arity.swift: the combineLatest
+"""Writes Signal_Combine+Arity.swift beside this script: the combineLatest
 overloads for 3 to 26 signals, all going through combineLatestCore over [Any].
 
-Run from anywhere: python3 .ci/generate-combine.py
+Run from anywhere: python3 Sources/SwiftSignalKit/Operators/generate-combine.py
 """
 import os
 
 MIN_ARITY = 3
 MAX_ARITY = 26
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUTPUT = os.path.join(ROOT, "Sources", "SwiftSignalKit", "Signal_Combine+Arity.swift")
+OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Signal_Combine+Arity.swift")
 
 
 def overload(n):
@@ -34,8 +33,8 @@ def overload(n):
 
 def main():
     parts = [
-        "// GENERATED FILE, DO NOT EDIT: written by .ci/generate-combine.py\n"
-        "// (run `python3 .ci/generate-combine.py` to regenerate).\n"
+        "// GENERATED FILE, DO NOT EDIT: written by Sources/SwiftSignalKit/Operators/generate-combine.py\n"
+        "// (run `python3 Sources/SwiftSignalKit/Operators/generate-combine.py` to regenerate).\n"
         "//\n"
         "// combineLatest for %d to %d signals. Each overload goes through the shared\n"
         "// combineLatestCore (Signal_Combine.swift) over [Any] and casts the latest\n"
