@@ -3,7 +3,7 @@ import SwiftSignalKit
 
 /// Operators whose state object is what their generator returns (reduce,
 /// mapToSignal/switchToLatest/queue/throttled, restart/retry/then, loops)
-/// hand it out through `WeakDisposable`: a subscription whose disposable is
+/// hand it out through `_WeakDisposable`: a subscription whose disposable is
 /// dropped undisposed is freed, callbacks included, once its sources let go
 /// (the leak the C API fuzzer found with reduce-left).
 final class WeakDisposableTests: XCTestCase {

@@ -7,12 +7,12 @@
 /// keeps an undisposed subscription alive after its sources have let go of it.
 /// The state lives as long as something can still deliver through it (the
 /// upstream and inner subscriptions' callbacks capture it), as a subscriber
-/// lives as long as its source holds it (see `SubscriberDisposable`).
+/// lives as long as its source holds it (see `_SubscriberDisposable`).
 ///
 /// Thread-safety: `dispose` may be called from any thread, any number of
 /// times; the state's own `dispose` decides what repeated calls do.
 @usableFromInline
-final class WeakDisposable: Disposable, @unchecked Sendable {
+final class _WeakDisposable: Disposable, @unchecked Sendable {
     @usableFromInline weak var target: (AnyObject & Disposable)?
 
     @inlinable

@@ -18,7 +18,7 @@
 /// Thread-safety: `put` may be called from any thread; the mutex guards only
 /// the buffer and the scheduled flag, never a delivery or a release.
 @usableFromInline
-final class DeliverOnQueueState<T, E>: @unchecked Sendable {
+final class _DeliverOnQueueState<T, E>: @unchecked Sendable {
     @usableFromInline
     enum Event {
         case next(T)

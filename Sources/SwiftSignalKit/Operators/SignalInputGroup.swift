@@ -8,7 +8,7 @@
 /// Thread-safety: `error` and `completed` may be called from any thread; the
 /// mutex guards only the counters, never a delivery.
 @usableFromInline
-final class SignalInputGroup<T, E>: @unchecked Sendable {
+final class _SignalInputGroup<T, E>: @unchecked Sendable {
     @usableFromInline let mutex = _Mutex()
     @exclusivity(unchecked) @usableFromInline var remaining: Int
     @exclusivity(unchecked) @usableFromInline var failed = false

@@ -1,9 +1,9 @@
-/// What the callbacks of one inner signal of a `SignalQueueState` capture.
+/// What the callbacks of one inner signal of a `_SignalQueueState` capture.
 ///
 /// Thread-safety: immutable.
 @usableFromInline
-final class SignalQueueInner<T, E>: @unchecked Sendable {
-    @usableFromInline let state: SignalQueueState<T, E>
+final class _SignalQueueInner<T, E>: @unchecked Sendable {
+    @usableFromInline let state: _SignalQueueState<T, E>
     @usableFromInline let id: Int
     /// The inner subscription, known before the inner signal's start runs:
     /// a value that ends the downstream (a `take` completing it) ends the
@@ -12,7 +12,7 @@ final class SignalQueueInner<T, E>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var upstream: _SubscriberLiveness?
 
     @inlinable
-    init(state: SignalQueueState<T, E>, id: Int) {
+    init(state: _SignalQueueState<T, E>, id: Int) {
         self.state = state
         self.id = id
     }

@@ -24,7 +24,7 @@ import Synchronization
 /// guarded by a mutex that is never held while a signal starts, a disposable is
 /// disposed, an event is delivered or a signal is released.
 @usableFromInline
-final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
+final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     @usableFromInline
     enum Step {
         case none
@@ -245,7 +245,7 @@ final class SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         // The callbacks capture one object (a closure whose only capture is
         // one object needs no context of its own): two fewer allocations per
         // inner signal than closures capturing the state and the id.
-        let inner = SignalQueueInner(state: self, id: id)
+        let inner = _SignalQueueInner(state: self, id: id)
         if self.queueMode {
             // Only one inner signal runs at a time: no id check needed.
             return signal.startFusing({ upstream in

@@ -60,7 +60,7 @@ public func restart<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
                 loop.next()
             })
         }
-        return WeakDisposable(loop)
+        return _WeakDisposable(loop)
     }
 }
 
@@ -102,7 +102,7 @@ public func retry<T, E>(_ delayIncrement: Double, maxDelay: Double, onQueue queu
                     subscriber.putCompletion()
                 })
             }
-            return WeakDisposable(loop)
+            return _WeakDisposable(loop)
         }
     }
 }
@@ -149,7 +149,7 @@ public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Dou
                     subscriber.putCompletion()
                 })
             }
-            return WeakDisposable(loop)
+            return _WeakDisposable(loop)
         }
     }
 }
@@ -171,6 +171,6 @@ public func restartIfError<T, E>(_ signal: Signal<T, E>) -> Signal<T, NoError> {
                 subscriber.putCompletion()
             })
         }
-        return WeakDisposable(loop)
+        return _WeakDisposable(loop)
     }
 }

@@ -4,7 +4,7 @@
 /// Thread-safety: every method may be called from any thread; the mutex is
 /// held only to update the state, never while a value is delivered or released.
 @usableFromInline
-final class CombineLatest2State<T1, T2>: @unchecked Sendable {
+final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
     @usableFromInline let mutex = _Mutex()
     @exclusivity(unchecked) @usableFromInline var value1: T1?
     @exclusivity(unchecked) @usableFromInline var value2: T2?
@@ -49,9 +49,9 @@ final class CombineLatest2State<T1, T2>: @unchecked Sendable {
 /// The latest values of N signals of one type, for the array form and, over
 /// `Any`, for the arities 3 to 26.
 ///
-/// Thread-safety: as `CombineLatest2State`.
+/// Thread-safety: as `_CombineLatest2State`.
 @usableFromInline
-final class CombineLatestArrayState<T>: @unchecked Sendable {
+final class _CombineLatestArrayState<T>: @unchecked Sendable {
     @usableFromInline let mutex = _Mutex()
     @exclusivity(unchecked) @usableFromInline var values: [T?]
     @exclusivity(unchecked) @usableFromInline var missing: Int
@@ -106,8 +106,8 @@ func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter
         }
     }
     return Signal<R, E> { subscriber in
-        let state = CombineLatestArrayState<T>(count: count)
-        let group = SignalInputGroup(count: count, subscriber: subscriber, queue: queue)
+        let state = _CombineLatestArrayState<T>(count: count)
+        let group = _SignalInputGroup(count: count, subscriber: subscriber, queue: queue)
         let next: (Int, T) -> Void = { index, value in
             let (values, replaced) = state.put(index, value)
             if let values {
@@ -134,8 +134,8 @@ func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter
 @inlinable
 func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<T2, E>, _ v1: T1?, _ v2: T2?) -> Signal<(T1, T2), E> {
     return Signal<(T1, T2), E> { subscriber in
-        let state = CombineLatest2State<T1, T2>(value1: v1, value2: v2)
-        let group = SignalInputGroup(count: 2, subscriber: subscriber, queue: queue)
+        let state = _CombineLatest2State<T1, T2>(value1: v1, value2: v2)
+        let group = _SignalInputGroup(count: 2, subscriber: subscriber, queue: queue)
         let next1: (T1) -> Void = { value in
             let (pair, replaced) = state.put1(value)
             if let pair {

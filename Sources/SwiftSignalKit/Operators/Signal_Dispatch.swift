@@ -8,7 +8,7 @@
 /// waiting is dropped when its turn comes.
 ///
 /// Events waiting for the queue are batched: a burst costs one piece of queue
-/// work, not one per event (see `DeliverOnQueueState`). Relative to other work
+/// work, not one per event (see `_DeliverOnQueueState`). Relative to other work
 /// on the queue, an event is never delivered later than a dispatch of its own
 /// would deliver it (the original's way), but it can be delivered earlier: an
 /// event emitted while a delivery is waiting or running joins it, ahead of work
@@ -18,7 +18,7 @@
 public func deliverOn<T, E>(_ queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            let state = DeliverOnQueueState(queue: queue, subscriber: subscriber)
+            let state = _DeliverOnQueueState(queue: queue, subscriber: subscriber)
             return signal.start(next: { next in
                 state.put(.next(next))
             }, error: { error in

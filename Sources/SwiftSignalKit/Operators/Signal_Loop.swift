@@ -62,8 +62,8 @@ public func feedbackLoop<R1, R, E>(once: @escaping (SignalFeedbackLoopState<R1>)
                     return false
                 }
             }
-            return WeakDisposable(drain.subscribe(to: signal))
+            return _WeakDisposable(drain.subscribe(to: signal))
         }
-        return WeakDisposable(loop)
+        return _WeakDisposable(loop)
     }
 }

@@ -14,7 +14,7 @@ public func merge<T, E>(_ signals: [Signal<T, E>]) -> Signal<T, E> {
             subscriber.putCompletion()
             return EmptyDisposable
         }
-        let group = SignalInputGroup(count: signals.count, subscriber: subscriber)
+        let group = _SignalInputGroup(count: signals.count, subscriber: subscriber)
         return group.start { index in
             signals[index].start(next: { next in
                 subscriber.putNext(next)

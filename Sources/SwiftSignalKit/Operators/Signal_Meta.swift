@@ -1,10 +1,10 @@
 /// Starts `signal`, maps each of its values to an inner signal with `f` (called
-/// outside any lock) and hands the inner signals to a `SignalQueueState` of the
+/// outside any lock) and hands the inner signals to a `_SignalQueueState` of the
 /// given mode.
 @inlinable
 func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: Bool, _ f: @escaping (T) -> Signal<R, E>) -> Signal<R, E> {
     return Signal<R, E> { subscriber in
-        let state = SignalQueueState<R, E>(subscriber: subscriber, queueMode: queueMode, throttleMode: throttleMode)
+        let state = _SignalQueueState<R, E>(subscriber: subscriber, queueMode: queueMode, throttleMode: throttleMode)
         state.beginWithDisposable(signal.startFusing({ outer in
             return { next in
                 state.enqueueSignal(f(next))
@@ -21,7 +21,7 @@ func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: 
         }, completed: {
             state.beginCompletion()
         }))
-        return WeakDisposable(state)
+        return _WeakDisposable(state)
     }
 }
 
@@ -84,13 +84,13 @@ public func mapToSignal<T, R, E>(_ f: @escaping (T) -> Signal<R, E>) -> (Signal<
 public func mapToSignalPromotingError<T, R, E>(_ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, NoError>) -> Signal<R, E> {
     return { signal in
         return Signal<R, E> { subscriber in
-            let state = SignalQueueState<R, E>(subscriber: subscriber, queueMode: false, throttleMode: false)
+            let state = _SignalQueueState<R, E>(subscriber: subscriber, queueMode: false, throttleMode: false)
             state.beginWithDisposable(signal.start(next: { next in
                 state.enqueueSignal(f(next))
             }, completed: {
                 state.beginCompletion()
             }))
-            return WeakDisposable(state)
+            return _WeakDisposable(state)
         }
     }
 }

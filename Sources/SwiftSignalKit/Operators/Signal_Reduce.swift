@@ -24,7 +24,7 @@ public func reduceLeft<T, E>(value: T, f: @escaping (T, T) -> T) -> (Signal<T, E
                     return false
                 }
             }
-            return WeakDisposable(drain.subscribe(to: signal))
+            return _WeakDisposable(drain.subscribe(to: signal))
         }
     }
 }
@@ -53,7 +53,7 @@ public func reduceLeft<T, E>(value: T, f: @escaping (T, T, (T) -> Void) -> T) ->
                     return false
                 }
             }
-            return WeakDisposable(drain.subscribe(to: signal))
+            return _WeakDisposable(drain.subscribe(to: signal))
         }
     }
 }
@@ -94,7 +94,7 @@ public func reduceLeft<T, E>(_ value: T, generator: @escaping (T, T) -> Signal<(
             }, completed: {
                 state.upstreamCompleted()
             }))
-            return WeakDisposable(state)
+            return _WeakDisposable(state)
         }
     }
 }

@@ -60,7 +60,7 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 @usableFromInline
 func _disposeEarly(_ upstream: _SubscriberLiveness) {
     upstream.flags._withUnsafeGuaranteedRef { flags in
-        (flags as? SubscriberDisposable)?.dispose()
+        (flags as? _SubscriberDisposable)?.dispose()
     }
 }
 

@@ -5,7 +5,7 @@
 /// as nested signals, it would nest N subscribers (N starts deep, and every
 /// value forwarded through N levels); instead `sequence()` walks the tree with
 /// an explicit stack and the `then` signal runs its leaves, in order, in one
-/// queue (`SignalQueueState`): the same events, the same start order, constant
+/// queue (`_SignalQueueState`): the same events, the same start order, constant
 /// stack. The deinit takes the tree apart the same way, so that releasing a
 /// deep chain does not recurse either.
 ///
@@ -24,12 +24,12 @@ final class _ThenParts<T, E>: @unchecked Sendable {
 
     /// Runs the leaves one after another into `subscriber`.
     func run(_ subscriber: Subscriber<T, E>) -> any Disposable {
-        let state = SignalQueueState<T, E>(subscriber: subscriber, queueMode: true, throttleMode: false)
+        let state = _SignalQueueState<T, E>(subscriber: subscriber, queueMode: true, throttleMode: false)
         for part in self.sequence() {
             state.enqueueSignal(part)
         }
         state.beginCompletion()
-        return WeakDisposable(state)
+        return _WeakDisposable(state)
     }
 
     /// The signals that are not `then` signals, left to right.

@@ -137,7 +137,7 @@ public final class Signal<T, E>: @unchecked Sendable {
         // is published to the generator. The disposable's upstream comes
         // after; an operator that holds the disposable through the liveness
         // (`take`) may dispose it before (see `setUpstream`).
-        let disposable = SubscriberDisposable(subscriber: subscriber)
+        let disposable = _SubscriberDisposable(subscriber: subscriber)
         subscriber.handle = disposable
         subscriber.next = makeNext(_SubscriberLiveness(disposable))
         if let generator = self.generatorFunction {

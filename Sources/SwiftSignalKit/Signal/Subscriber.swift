@@ -40,10 +40,10 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     @exclusivity(unchecked) @usableFromInline var keepAliveObjects: [AnyObject]?
     // The disposable `start` hands out for this subscriber, which refers to it
     // unretained: held for the subscriber's whole life, so that its deinit can
-    // tell it (see `SubscriberDisposable`). Written once by `start` before the
+    // tell it (see `_SubscriberDisposable`). Written once by `start` before the
     // generator runs; disposed on termination once `hasDisposableFlag` is set
     // (by `assignDisposable`, after the generator has returned).
-    @exclusivity(unchecked) @usableFromInline var handle: SubscriberDisposable?
+    @exclusivity(unchecked) @usableFromInline var handle: _SubscriberDisposable?
 
     @inlinable
     public init(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) {

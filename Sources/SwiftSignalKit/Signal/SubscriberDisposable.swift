@@ -30,7 +30,7 @@ import _SwiftSignalKitShims
 /// would run unspecialized. The part that knows the subscriber's type is
 /// `terminate`, a function without captures built (specialized) by `start`.
 @usableFromInline
-final class SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringConvertible, @unchecked Sendable {
+final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringConvertible, @unchecked Sendable {
     /// Set in the state word by the first `dispose`.
     @usableFromInline static var disposedFlag: Int { 1 << 61 }
     /// Set in the state word once `start` has stored the generator's
@@ -47,7 +47,7 @@ final class SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringCo
     /// `upstreamSetFlag` set second (and by deinit).
     @exclusivity(unchecked) @usableFromInline var upstream: (any Disposable)?
     /// Terminates the subscriber, if it is still there (see above).
-    @usableFromInline let terminate: (SubscriberDisposable) -> Void
+    @usableFromInline let terminate: (_SubscriberDisposable) -> Void
 
     /// The upstream is set by `start` once the generator has returned, before
     /// this object can be reached by anyone else.
@@ -73,13 +73,13 @@ final class SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringCo
 
     @usableFromInline
     func dispose() {
-        let previous = self.state.bitwiseOr(SubscriberDisposable.disposedFlag, ordering: .acquiringAndReleasing).oldValue
-        if previous & SubscriberDisposable.disposedFlag != 0 {
+        let previous = self.state.bitwiseOr(_SubscriberDisposable.disposedFlag, ordering: .acquiringAndReleasing).oldValue
+        if previous & _SubscriberDisposable.disposedFlag != 0 {
             return
         }
         // Terminates the subscriber first (no callback starts after this).
         self.terminate(self)
-        if previous & SubscriberDisposable.upstreamSetFlag != 0 {
+        if previous & _SubscriberDisposable.upstreamSetFlag != 0 {
             self.disposeUpstream()
         }
         // Otherwise the generator is still running: `setUpstream` disposes
@@ -92,8 +92,8 @@ final class SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringCo
     @inlinable
     func setUpstream(_ upstream: any Disposable) {
         self.upstream = upstream
-        let previous = self.state.bitwiseOr(SubscriberDisposable.upstreamSetFlag, ordering: .acquiringAndReleasing).oldValue
-        if previous & SubscriberDisposable.disposedFlag != 0 {
+        let previous = self.state.bitwiseOr(_SubscriberDisposable.upstreamSetFlag, ordering: .acquiringAndReleasing).oldValue
+        if previous & _SubscriberDisposable.disposedFlag != 0 {
             self.disposeUpstream()
         }
     }
@@ -107,7 +107,7 @@ final class SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringCo
 
     @usableFromInline
     var description: String {
-        return "SubscriberDisposable(disposed: \(self.state.load(ordering: .relaxed) & SubscriberDisposable.disposedFlag != 0))"
+        return "_SubscriberDisposable(disposed: \(self.state.load(ordering: .relaxed) & _SubscriberDisposable.disposedFlag != 0))"
     }
 }
 

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// `terminatedFlag` is set once the subscription has received its terminal
 /// event or been disposed; the subclasses use the other bits as they need
-/// (`SubscriberDisposable` a disposed flag, `_BroadcasterEntry` the rest of
+/// (`_SubscriberDisposable` a disposed flag, `_BroadcasterEntry` the rest of
 /// `_InFlightCalls`: its count of calls in flight and a released flag).
 ///
 /// Thread-safety: the word is atomic; it may be read from any thread.

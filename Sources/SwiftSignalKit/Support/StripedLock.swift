@@ -19,7 +19,7 @@ private let stripeCount = 64
 enum _StripeFamily: Int {
     /// `Subscriber.keepAlive`'s objects.
     case keepAlive = 0
-    /// The link between a `SubscriberDisposable` and its subscriber.
+    /// The link between a `_SubscriberDisposable` and its subscriber.
     case subscription = 1
 }
 

@@ -11,7 +11,7 @@ final class ModelRegressionTests: XCTestCase {
     /// error type (`pipe.signal() |> castError(Int.self)`): the fused
     /// `castError` drops the error callback, the only one that held the
     /// resubscribing loop, so the loop is released at once and the
-    /// `WeakDisposable` that `start` returned disposes nothing: the pipe keeps
+    /// `_WeakDisposable` that `start` returned disposes nothing: the pipe keeps
     /// the subscription (and its callbacks) after the final dispose.
     /// Seed 1592590399, shrunk.
     func testRestartIfErrorOverACastSignalIsDisposed() {
