@@ -112,11 +112,11 @@ test-c: stage
 	! ldd $(LIB) | grep -v -E 'linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux'
 	$(RUN_STAGED) $(OUT)/c-tests --jobs 2
 
-# The whole C suite under memcheck, every test process traced (the release
-# library, debug info stripped). Measured on 2 shared cores: 3 to 4 min with
-# 2 jobs, nearly twice that with 1 (the cost is valgrind starting a process
-# per test, not the tests; the slowest test body takes 9 s of its 20). The
-# whole `make test` from `make clean`: about 7 min.
+# The C suite under memcheck, every test process traced (the release
+# library, debug info stripped), but for the suites listed below. The cost
+# is valgrind starting a process per test (2 to 3 s each), not the tests:
+# 7 min with 2 jobs on 2 cores shared with another build (2026-11-23). The
+# whole `make test` times are in README.md.
 # Definite leaks only: --show-possibly-lost=no silences the Swift runtime's
 # metadata caches, which live until exit. Criterion does not look at a test
 # process's exit status once the test has reported, so --error-exitcode
