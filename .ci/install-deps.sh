@@ -1,0 +1,39 @@
+#!/bin/sh
+# The Debian packages SignalKit's build and tests need beside the Swift
+# toolchain: what CI runs first (.ci/run) and what a new user runs once.
+# Installs only what is missing (apt-get, through sudo when not root): fast
+# and harmless when everything is there.
+#
+#   .ci/install-deps.sh           install what is missing
+#   .ci/install-deps.sh --check   only say what is missing (exit 1 if any);
+#                                 `make test` runs this first
+set -eu
+
+missing=""
+need() { # need PACKAGE TEST...: PACKAGE is missing when the test fails
+    package=$1
+    shift
+    "$@" >/dev/null 2>&1 || missing="$missing $package"
+}
+need pkg-config command -v pkg-config
+need libcriterion-dev pkg-config --exists criterion
+need libffi-dev pkg-config --exists libffi
+need valgrind command -v valgrind
+need python3 command -v python3
+need binutils command -v objcopy
+need g++ command -v c++
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+    echo "missing Debian packages:$missing" >&2
+    echo "install them with .ci/install-deps.sh (or make deps)" >&2
+    exit 1
+fi
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
+echo "installing:$missing"
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing

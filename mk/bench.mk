@@ -1,0 +1,48 @@
+# Benchmarks (Benchmarks/README.md). Two Swift packages: Benchmarks/ holds the
+# workloads and the allocation check (it depends on the main package only:
+# `make bench-check`, part of `make test`, resolves nothing else), and
+# Benchmarks/Suite/ the timed suite, with OpenCombine and package-benchmark.
+# The C programs are built as a user builds them, through pkg-config against
+# the staged install; MallocCounter.c (the same file the Swift runners use)
+# counts allocations inside each program. The floors need libffi and the
+# toolchain's libdispatch, hence the clang beside swift (dispatch.h needs its
+# extensions; libffi casts between function and object pointers, so no
+# -pedantic there).
+
+BENCH_OUT := $(OUT)/bench
+BENCH_REPS ?= 5
+SWIFT_DISPATCH := $(SWIFT_BIN)../lib/swift
+BENCH_COUNTER := Benchmarks/Sources/MallocCounter/MallocCounter.c -IBenchmarks/Sources/MallocCounter/include
+
+.PHONY: bench bench-c bench-capi bench-ffi bench-check
+
+bench-capi: stage ## the C API benchmark program (Benchmarks/c/bench_capi.c)
+	mkdir -p $(BENCH_OUT)
+	$(CC) -O2 $(CWARN) -D_DEFAULT_SOURCE Benchmarks/c/bench_capi.c $(BENCH_COUNTER) \
+		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(BENCH_OUT)/bench_capi
+
+# bench_ffi: the same program with typed (libffi) sinks.
+bench-ffi: stage ## the same program with typed libffi sinks
+	mkdir -p $(BENCH_OUT)
+	$(CC) -O2 $(CWARN) -D_DEFAULT_SOURCE -DBENCH_FFI Benchmarks/c/bench_capi.c $(BENCH_COUNTER) \
+		$$($(STAGE_PKG) --cflags --libs signalkit-ffi) -lpthread -o $(BENCH_OUT)/bench_ffi
+
+bench-c: bench-capi bench-ffi ## the C benchmark programs and the floors
+	$(CLANG) -O2 -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE \
+		-DBENCH_HAVE_FFI $$(pkg-config --cflags libffi) \
+		-DBENCH_HAVE_DISPATCH -I$(SWIFT_DISPATCH) Benchmarks/c/floors.c $(BENCH_COUNTER) \
+		$$(pkg-config --libs libffi) \
+		-L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) -lpthread -o $(BENCH_OUT)/floors
+
+bench: bench-c ## the benchmark suite: every workload, every implementation, one table
+	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
+	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
+		--swift Benchmarks/Suite/.build/release/SwiftBench
+
+# Deterministic allocation counts against Benchmarks/thresholds.json; no clock.
+bench-check: bench-capi ## allocation counts of the workloads against Benchmarks/thresholds.json
+	$(begin)
+	cd Benchmarks && $(SWIFT) build -c release --product AllocCheck
+	$(PYTHON) Benchmarks/run.py check --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
+		--alloc-check Benchmarks/.build/release/AllocCheck
+	$(end)

@@ -1,0 +1,54 @@
+# Fuzzing (libFuzzer, the clang beside swift): Tests/fuzz/fuzz_api.c over the
+# C API, Tests/fuzz/fuzz_model.c over the C API with the reference model as
+# oracle (Tests/README.md), Tests/fuzz/fuzz_ffi.c over the ffi signature
+# parser and value conversions. They link against the ASan core of mk/sanitizers.mk, built
+# with SanitizerCoverage too, so libFuzzer is guided by the Swift code; the
+# ffi sources are compiled into their harness. The same harnesses, without
+# libFuzzer, replay the corpora under valgrind (test-valgrind-c, -ffi).
+
+FUZZ_OUT := $(OUT)/fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_CI_SECONDS ?= 25
+FUZZ_HARNESSES := api model ffi
+FUZZ_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fuse-ld=lld -Iinclude -ITests/common \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LINK := -L$(ASAN_CORE) -lsignalkit -Wl,-rpath,$(CURDIR)/$(ASAN_CORE) -Wl,-rpath,$(SWIFT_LIBDIR)
+# No Swift backtracer on a crash (libFuzzer prints the stack), no leak check
+# at exit of the fuzzing process (the harnesses check leaks themselves).
+FUZZ_ENV := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
+
+.PHONY: fuzz-build test-fuzz $(FUZZ_HARNESSES:%=test-fuzz-%) fuzz
+
+fuzz-build: asan-core ## the three libFuzzer harnesses, against the ASan core
+	$(begin)
+	mkdir -p $(FUZZ_OUT)
+	$(CLANG) $(FUZZ_CFLAGS) Tests/fuzz/fuzz_api.c $(FUZZ_LINK) -o $(FUZZ_OUT)/fuzz_api
+	$(CLANG) $(FUZZ_CFLAGS) Tests/fuzz/fuzz_model.c $(FUZZ_LINK) -o $(FUZZ_OUT)/fuzz_model
+	$(CLANG) $(FUZZ_CFLAGS) -ISources/SignalKitFFI Tests/fuzz/fuzz_ffi.c $(FFI_SOURCES) \
+		$$(pkg-config --cflags --libs libffi) $(FUZZ_LINK) -lpthread -lm -o $(FUZZ_OUT)/fuzz_ffi
+	$(end)
+
+test-fuzz: $(FUZZ_HARNESSES:%=test-fuzz-%) ## every harness: replay, then FUZZ_CI_SECONDS of fuzzing each
+
+test-fuzz-api: ## fuzz_api: replay its corpora, then fuzz the C API
+test-fuzz-model: ## fuzz_model: replay its corpora, then fuzz the C API against the model
+test-fuzz-ffi: ## fuzz_ffi: replay its corpora, then fuzz the ffi parser and conversions
+
+# Replays the regressions and the seed corpus, then fuzzes for a bounded time
+# from a copy of the corpus (the tree stays clean); with 2 jobs two harnesses
+# run at once. A crash leaves its input in $(FUZZ_OUT): add it to
+# Tests/fuzz/regressions/.
+$(FUZZ_HARNESSES:%=test-fuzz-%): test-fuzz-%: fuzz-build
+	$(begin)
+	$(FUZZ_ENV) $(FUZZ_OUT)/fuzz_$* -runs=0 Tests/fuzz/regressions/$* Tests/fuzz/corpus/$*
+	rm -rf $(FUZZ_OUT)/corpus-$* && mkdir -p $(FUZZ_OUT)/corpus-$* && cp Tests/fuzz/corpus/$*/* $(FUZZ_OUT)/corpus-$*/
+	(cd $(FUZZ_OUT) && $(FUZZ_ENV) ./fuzz_$* -max_total_time=$(FUZZ_CI_SECONDS) -timeout=10 \
+		-print_final_stats=1 corpus-$* > fuzz-$*.log 2>&1) || { tail -60 $(FUZZ_OUT)/fuzz-$*.log; exit 1; }
+	tail -4 $(FUZZ_OUT)/fuzz-$*.log
+	$(end)
+
+# A longer run for developers: FUZZ_SECONDS per harness (default 10 min),
+# keeping what it learns in $(FUZZ_OUT)/corpus-*.
+fuzz: fuzz-build ## fuzz each harness for FUZZ_SECONDS (600), keeping the corpus
+	set -e; for h in $(FUZZ_HARNESSES); do mkdir -p $(FUZZ_OUT)/corpus-$$h; \
+		(cd $(FUZZ_OUT) && $(FUZZ_ENV) ./fuzz_$$h -max_total_time=$(FUZZ_SECONDS) corpus-$$h ../../Tests/fuzz/corpus/$$h); done
