@@ -118,18 +118,22 @@ $(OUT)/asan/lib/libsignalkit-ffi.so $(OUT)/tsan/lib/libsignalkit-ffi.so: $(OUT)/
 # Swift runtime linked in, debug info stripped: valgrind 3.19 cannot read
 # the toolchain's DWARF 5); the sanitizers run debug builds, and no
 # MemorySanitizer build of the Swift runtime exists. It traces single
-# processes (starting one costs 2-3 s under valgrind, so a Criterion suite,
-# a process per test, is left to the sanitizers but for a few suites):
+# processes; starting one costs 2-3 s under valgrind, so of the Criterion
+# suites, a process per test, only a few tests run here (the rest run under
+# the sanitizers):
 #   test-valgrind-c    every C example and the demo; the soak with
 #                      VALGRIND_SOAK_ITERATIONS per thread; the fuzz corpora
 #                      and regressions of fuzz_api replayed in one process
-#                      (Tests/fuzz/replay.c), every value kind and operator;
-#                      those of fuzz_model likewise (pipelines against the model);
-#                      the C suites of VALGRIND_C_SUITES;
+#                      (Tests/fuzz/replay.c: every value kind, operator,
+#                      disposal and release order the fuzzer kept); the
+#                      tests VALGRIND_C_TESTS (status strings and error
+#                      messages, every value accessor on every kind, the
+#                      deepest arrays); the same for fuzz_model's corpora
+#                      (pipelines and scripts against the reference model);
 #   test-valgrind-ffi  the ffi quick start; the fuzz_ffi corpora and
 #                      regressions replayed (signatures, every conversion);
-#                      the ffi suites of VALGRIND_FFI_SUITES (trampolines,
-#                      typed operators, callback failures: no fuzzing there).
+#                      the tests VALGRIND_FFI_TESTS (trampolines and typed
+#                      operators, which the fuzzers do not reach).
 # Definite leaks fail too (--show-possibly-lost=no silences the Swift
 # runtime's metadata caches, which live until exit). Every process logs to
 # its own file and an error marker in any of them fails the target (checked
