@@ -7,8 +7,10 @@
 #   make test           the whole test suite (what CI runs: .ci/run)
 #   make install        install into $(DESTDIR)$(PREFIX)
 #
-# The Debian packages the tests need (Criterion, valgrind, libffi, ...) are
-# installed by .ci/install-deps.sh (`make deps` runs it), never from here.
+# The Debian packages the build and tests need (Criterion, valgrind, libffi,
+# ...) are installed by .ci/install-deps.sh, which `make demo` and `make test`
+# run first (it installs only what is missing, through sudo when not root;
+# nothing when everything is there). make itself never calls sudo.
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -81,15 +83,15 @@ stage: lib ffi ## install into .build-c/stage (what the tests build against)
 	$(call install_ffi,$(STAGE),/usr/lib,/usr/include,/usr)
 	$(end)
 
-demo: stage ## build examples/c/search.c through pkg-config against the stage and run it
+demo: deps stage ## build examples/c/search.c through pkg-config against the stage and run it
 	$(CC) $(CWARN) -D_DEFAULT_SOURCE examples/c/search.c $$($(STAGE_PKG) --cflags --libs signalkit) -o $(OUT)/search
 	$(RUN_STAGED) $(OUT)/search
 
 demo-swift: ## the same demonstration in Swift (examples/swift, a package of its own)
 	cd examples/swift && $(SWIFT) run -c release SearchDemo
 
-deps: ## install the Debian packages the tests need (.ci/install-deps.sh)
-	sh .ci/install-deps.sh
+deps: ## install the missing Debian packages the build and tests need (.ci/install-deps.sh)
+	@sh .ci/install-deps.sh
 
 clean: ## remove every build folder
 	rm -rf .build .build-release .build-tsan .build-asan .build-fuzz .build-c examples/swift/.build \

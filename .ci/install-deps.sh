@@ -5,8 +5,8 @@
 # and harmless when everything is there.
 #
 #   .ci/install-deps.sh           install what is missing
-#   .ci/install-deps.sh --check   only say what is missing (exit 1 if any);
-#                                 `make test` runs this first
+#   .ci/install-deps.sh --check   only say what is missing (exit 1 if any)
+#   (`make demo` and `make test` run it first, without --check)
 set -eu
 
 missing=""

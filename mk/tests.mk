@@ -20,17 +20,15 @@ TEST_STAGES := test-c test-swift-tsan test-ffi test-valgrind-c test-valgrind-ffi
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-swift test-examples bench-check test-header
 
-.PHONY: test check-deps test-header test-swift test-c test-examples test-doc-tests
+.PHONY: test test-header test-swift test-c test-examples test-doc-tests
 
 # -k: a failing stage does not stop the others; its output is printed whole
 # (--output-sync) and the run fails after the table.
-test: check-deps ## the whole test suite (what CI runs); each stage's time at the end
+test: deps ## the whole test suite (what CI runs); each stage's time at the end
 	@rm -rf $(TIMES) && mkdir -p $(TIMES) && date +%s.%N > $(TIMES)/start
 	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_STAGES); \
 	status=$$?; sh .ci/stage-times.sh $(TIMES) $(TEST_STAGES); exit $$status
 
-check-deps: ## fail with what to install when a package the tests need is missing
-	@sh .ci/install-deps.sh --check
 
 # The public header alone, strictly, as C and as C++.
 test-header: ## signalkit.h alone, as C99 and as C++11
