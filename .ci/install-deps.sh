@@ -1,6 +1,6 @@
 #!/bin/sh
 # The Debian packages SignalKit's build and tests need beside the Swift
-# toolchain: what CI runs first (.ci/run) and what a new user runs once.
+# toolchain: what `make demo` and `make test` (so CI) run first, and what a new user may run once.
 # Installs only what is missing (apt-get, through sudo when not root): fast
 # and harmless when everything is there.
 #
