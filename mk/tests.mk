@@ -30,14 +30,12 @@ test: deps ## the whole test suite (what CI runs); each stage's time at the end
 	status=$$?; sh .ci/stage-times.sh $(TIMES) $(TEST_STAGES); exit $$status
 
 
-# The public header alone, strictly, as C and as C++.
+# The public header alone, strictly, as C and as C++ (Tests/header).
 test-header: ## signalkit.h alone, as C99 and as C++11
 	$(begin)
 	mkdir -p $(OUT)
-	printf '#include "signalkit.h"\nint main(void) { return 0; }\n' > $(OUT)/header.c
-	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -c $(OUT)/header.c -o $(OUT)/header-c.o
-	cp $(OUT)/header.c $(OUT)/header.cpp
-	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -c $(OUT)/header.cpp -o $(OUT)/header-cpp.o
+	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -c Tests/header/header_c.c -o $(OUT)/header-c.o
+	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -c Tests/header/header_cpp.cpp -o $(OUT)/header-cpp.o
 	$(end)
 
 test-swift: ## the Swift tests (XCTest), warnings as errors
