@@ -2,8 +2,9 @@
  * signalkit.h alone, as a C++ program sees it (make test-header): this file
  * must compile as C++11 with -Wall -Wextra -pedantic -Werror and nothing but
  * include/ on the include path. It touches the header's inline functions and
- * a few declarations, so that a header that declared them wrongly for C++ (casts from void *, designated initialisers, missing extern "C") would
- * not compile. Compiled only, never linked.
+ * a few declarations, so that a header that declared them wrongly for C++
+ * (casts from void *, designated initialisers, no extern "C") would not
+ * compile. Compiled only, never linked.
  */
 #include <signalkit.h>
 
