@@ -20,6 +20,10 @@ class ExampleTests(unittest.TestCase):
         for line in lines + ("live objects: 0 ffi live objects: 0",):
             self.assertIn(line + "\n", out, f"{name} printed:\n{out}")
 
+    def test_quickstart(self):
+        code, out, err = run_example("quickstart.py")
+        self.assertEqual((code, out, err), (0, "20\n30\n", ""))
+
     def test_pipeline(self):
         self.check("pipeline.py", "odd squares: [1, 9, 25, 49, 'completed']",
                    "conversion error: [1, ('error', 'sk_ffi: next: argument 0 (i32): int64 1099511627776 "
