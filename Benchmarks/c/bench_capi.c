@@ -1,4 +1,4 @@
-/* W1-W7 of BENCHMARKS.md on the C API (libsignalkit.so through pkg-config,
+/* W1-W7 of Benchmarks/README.md on the C API (libsignalkit.so through pkg-config,
  * against the staged install), with C callbacks and int64 sk_values.
  *
  *   bench_capi [--reps N] [--workloads W1,W3] [--divide N]
@@ -408,7 +408,7 @@ static int64_t w7(int64_t n, bench_probe *p) {
 
 /* ---- driver ---- */
 
-/* The sizes of BENCHMARKS.md; `--divide N` divides them (W3's sink count
+/* The sizes of Benchmarks/README.md; `--divide N` divides them (W3's sink count
  * excepted), for profiling under callgrind. */
 static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000,
                W4_EVENTS = 1000000, W5_PUTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000;

@@ -1,4 +1,4 @@
-/* The floors of BENCHMARKS.md, measured in the same run as the workloads:
+/* The floors of Benchmarks/README.md, measured in the same run as the workloads:
  * what the machine costs for the primitive each workload is built on.
  *
  *   call          a call through a function pointer with a context argument

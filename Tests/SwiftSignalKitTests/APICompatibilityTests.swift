@@ -3,7 +3,7 @@ import SwiftSignalKit
 import XCTest
 
 /// Code written the way code for Telegram's SwiftSignalKit is written: every
-/// declaration of SWIFT-API.md used with its exact labels, defaults and
+/// public declaration of the original (Telegram's SwiftSignalKit) used with its exact labels, defaults and
 /// generic shape. It proves source compatibility by compiling; the test runs a
 /// few of the calls to check they behave.
 final class APICompatibilityTests: XCTestCase {

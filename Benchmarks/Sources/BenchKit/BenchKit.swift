@@ -29,7 +29,7 @@ public struct Probe: @unchecked Sendable {
     public static let none = Probe(begin: {}, end: {})
 }
 
-/// The sizes of the workloads (BENCHMARKS.md); `scaled` gives smaller ones for
+/// The sizes of the workloads (README.md); `scaled` gives smaller ones for
 /// quick checks that count allocations per event.
 public struct Sizes: Sendable {
     public var w1Events: Int

@@ -7,7 +7,7 @@ final class Sum: @unchecked Sendable {
     var value = 0
 }
 
-/// The workloads of BENCHMARKS.md on SwiftSignalKit's Swift API. Each runs one
+/// The workloads of Benchmarks/README.md on SwiftSignalKit's Swift API. Each runs one
 /// repetition, calls `probe.begin()`/`probe.end()` around the timed section
 /// and returns the checksum.
 public enum SKWorkloads {

@@ -7,7 +7,7 @@ final class Sum: @unchecked Sendable {
     var value = 0
 }
 
-/// The workloads of BENCHMARKS.md on OpenCombine 0.14.0, written as a Swift
+/// The workloads of Benchmarks/README.md on OpenCombine 0.14.0, written as a Swift
 /// user would with its operators. See SKWorkloads for what each times.
 public enum OCWorkloads {
     /// W1: `(0..<n).publisher` → map → filter → map → sink.
