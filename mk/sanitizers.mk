@@ -158,7 +158,7 @@ valgrind_failed = { $(valgrind_check); echo "failed under valgrind"; exit 1; }
 test-valgrind: test-valgrind-c test-valgrind-ffi ## valgrind on the release libraries (both targets below)
 
 test-valgrind-c: REPORTS := $(VALGRIND_OUT)/c
-test-valgrind-c: test-c ## valgrind: C examples, demo, soak, fuzz_api replay, a C suite
+test-valgrind-c: test-c ## valgrind: C examples, demo, soak, fuzz_api and fuzz_model replays, a few C tests
 	$(begin)
 	rm -rf $(REPORTS) && mkdir -p $(REPORTS)
 	set -e; for e in $(C_EXAMPLES) search; do \
