@@ -11,6 +11,38 @@ int _sks_try_retain(void *object) {
     return swift_tryRetain(object) != NULL;
 }
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SKS_TSAN 1
+#endif
+#endif
+
+#if defined(SKS_TSAN)
+/* The TSan runtime's annotation interface (sanitizer/tsan_interface.h). */
+void __tsan_release(void *address);
+void __tsan_acquire(void *address);
+
+const int _sks_tsan_active = 1;
+
+void _sks_tsan_release(const void *address) {
+    __tsan_release((void *)address);
+}
+
+void _sks_tsan_acquire(const void *address) {
+    __tsan_acquire((void *)address);
+}
+#else
+const int _sks_tsan_active = 0;
+
+void _sks_tsan_release(const void *address) {
+    (void)address;
+}
+
+void _sks_tsan_acquire(const void *address) {
+    (void)address;
+}
+#endif
+
 #if defined(__linux__)
 #include <errno.h>
 #include <stdint.h>

@@ -31,4 +31,16 @@ void _sks_event_close(int fd);
  * loading a weak reference relies on). */
 int _sks_try_retain(void *object);
 
+/* ThreadSanitizer annotations. `_sks_tsan_active` is nonzero in a build with
+ * ThreadSanitizer (SwiftPM compiles this target with it, so the C compiler
+ * knows; the Swift compiler does not tell its code), where
+ * `_sks_tsan_release` / `_sks_tsan_acquire` forward to the TSan runtime's
+ * __tsan_release / __tsan_acquire on `address`; in any other build they do
+ * nothing and the Swift side does not call them. For hand-offs TSan cannot
+ * see: the Swift runtime's reference counts (copy-on-write uniqueness) are
+ * not instrumented. See Support/TSan.swift. */
+extern const int _sks_tsan_active;
+void _sks_tsan_release(const void *address);
+void _sks_tsan_acquire(const void *address);
+
 #endif

@@ -377,6 +377,8 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
                     unsafeDowncast(entry, to: Entry.self).deliver(delivery.value)
                 }
             }
+            // The reads of the snapshot end here (see _BroadcasterSubscribers).
+            _TSan.release(UnsafeRawPointer(targets.baseAddress))
         }
     }
 }

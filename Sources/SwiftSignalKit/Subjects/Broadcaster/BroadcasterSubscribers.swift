@@ -1,3 +1,5 @@
+import _SwiftSignalKitShims
+
 /// The subscriptions of a `_Broadcaster`, in the order they were made. Each
 /// knows its own slot (`_BroadcasterEntryBase.slot`), so removing one finds it
 /// at once: subscribing, delivering to and disposing N subscriptions cost the
@@ -15,6 +17,10 @@
 /// `slots` is also the delivery snapshot: a delivery holds the array as it
 /// was (a copy-on-write copy, no allocation) and skips its holes. A change
 /// made while a delivery holds it copies it first (O(n)), as it always has.
+/// A change made in place after the last delivery let go of the buffer is
+/// ordered after that delivery's reads by the runtime's reference count,
+/// which ThreadSanitizer cannot see: every change announces itself with
+/// `_TSan.acquire` and every delivery ends with `_TSan.release` (Support/TSan.swift).
 ///
 /// Thread-safety: guarded by the broadcaster's lock, as is the `slot` of its
 /// subscriptions.
@@ -36,8 +42,24 @@ struct _BroadcasterSubscribers {
     init() {
     }
 
+    /// Before a change: orders it after the reads of every delivery that
+    /// held this buffer (a no-op but under ThreadSanitizer). The buffer is
+    /// made unique first (copied if a delivery still holds it, the copy the
+    /// change would make anyway), so every delivery that held it has
+    /// announced the end of its reads before this acquires them.
+    @inlinable
+    @inline(__always)
+    mutating func willChange() {
+        if _sks_tsan_active != 0 {
+            self.slots.withUnsafeMutableBufferPointer { slots in
+                _TSan.acquire(UnsafeRawPointer(slots.baseAddress))
+            }
+        }
+    }
+
     @inlinable
     mutating func add(_ entry: _BroadcasterEntryBase) {
+        self.willChange()
         entry.slot = self.base + self.slots.count
         self.slots.append(entry)
         self.count += 1
@@ -53,6 +75,7 @@ struct _BroadcasterSubscribers {
         if entry.slot < 0 {
             return false
         }
+        self.willChange()
         let position = entry.slot - self.base
         assert(position >= 0 && position < self.slots.count && self.slots[position] === entry,
                "a subscription's slot lost track of it")
@@ -92,6 +115,7 @@ struct _BroadcasterSubscribers {
     /// Empties the bag and returns what it held (holes included).
     @inlinable
     mutating func takeAll() -> [_BroadcasterEntryBase?] {
+        self.willChange()
         let slots = self.slots
         self = _BroadcasterSubscribers()
         for case let entry? in slots {
