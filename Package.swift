@@ -35,9 +35,17 @@ let package = Package(
             path: "Sources/SignalKitC",
             exclude: ["signalkit.map"]
         ),
+        // What the Swift tests share: recorders, hand-driven sources, threads,
+        // waits with deadlines (imports XCTest). A target, not a product: only
+        // the tests link it, and users never see it.
+        .target(
+            name: "SwiftSignalKitTestSupport",
+            dependencies: ["SwiftSignalKit"],
+            path: "Tests/SwiftSignalKitTestSupport"
+        ),
         .testTarget(
             name: "SwiftSignalKitTests",
-            dependencies: ["SwiftSignalKit"],
+            dependencies: ["SwiftSignalKit", "SwiftSignalKitTestSupport"],
             path: "Tests/SwiftSignalKitTests"
         ),
     ],

@@ -1,5 +1,6 @@
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 import XCTest
 
 /// Code written the way code for Telegram's SwiftSignalKit is written: every

@@ -1,5 +1,6 @@
 import XCTest
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class BagTests: XCTestCase {
     func testNewBagIsEmpty() {

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 @testable import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// Subscribes a callback as a pipe would (without keeping anything alive).
 @discardableResult

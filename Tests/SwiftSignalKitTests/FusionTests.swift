@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 @testable import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// `map` and `filter` are fused: a chain of them is started as one
 /// subscription to its source, with the functions composed. These tests pin

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class LockTests: XCTestCase {
     private struct SomeError: Error, Equatable {

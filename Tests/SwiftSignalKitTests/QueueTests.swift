@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class QueueTests: XCTestCase {
     /// True on the process's main thread, found independently of the library:

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 @testable import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class SignalTests: XCTestCase {
     private enum TestError: Error, Equatable {

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class Signal_CatchTests: XCTestCase {
     // MARK: catch

@@ -1,6 +1,7 @@
 import Dispatch
 import XCTest
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// The elements of a tuple, as `Int`s.
 private func ints(_ tuple: Any) -> [Int] {

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// Waits for `semaphore`; only for dispatch threads, never for a task.
 private func waitFor(_ semaphore: DispatchSemaphore) -> DispatchTimeoutResult {

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class Signal_LoopTests: XCTestCase {
     private func describe(_ state: SignalFeedbackLoopState<Int>) -> String {

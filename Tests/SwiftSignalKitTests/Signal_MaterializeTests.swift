@@ -1,5 +1,6 @@
 import XCTest
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class Signal_MaterializeTests: XCTestCase {
     private func describe(_ event: SignalEvent<Int, Int>) -> String {

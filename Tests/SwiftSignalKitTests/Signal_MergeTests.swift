@@ -1,6 +1,7 @@
 import Dispatch
 import XCTest
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class Signal_MergeTests: XCTestCase {
     func testForwardsAllValuesAndCompletesWhenAllComplete() {

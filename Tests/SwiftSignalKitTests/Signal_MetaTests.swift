@@ -1,6 +1,7 @@
 import Dispatch
 import XCTest
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// The address of a local of a fresh frame: the stack grows down, so the
 /// smaller the address, the deeper the stack.

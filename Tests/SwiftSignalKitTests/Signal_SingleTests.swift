@@ -1,5 +1,6 @@
 import XCTest
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class Signal_SingleTests: XCTestCase {
     private struct TestError: Equatable {

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// The two rate limiters: what they share is checked once, for both.
 private enum Limiter {

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 @testable import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class StrictDisposableTests: XCTestCase {
     private let reports = Atomic<[String]>(value: [])

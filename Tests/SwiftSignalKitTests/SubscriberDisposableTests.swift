@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// The disposable `start` returns refers to its subscriber without keeping it
 /// alive; the subscriber's deinit and a dispose may race.

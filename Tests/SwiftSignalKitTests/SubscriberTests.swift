@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class SubscriberTests: XCTestCase {
     private enum TestError: Error, Equatable {

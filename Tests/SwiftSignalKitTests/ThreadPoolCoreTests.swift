@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// `ThreadPoolCore` is internal: these tests drive it through the public API,
 /// on a one-thread pool, where its scheduling order is fully determined.

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 // XCTest re-exports Foundation, whose `Timer` would make the bare name
 // ambiguous: every use below says `SwiftSignalKit.Timer`.

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 private struct Stamp: Equatable {
     let thread: Int

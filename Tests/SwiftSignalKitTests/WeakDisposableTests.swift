@@ -1,5 +1,6 @@
 import XCTest
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// Operators whose state object is what their generator returns (reduce,
 /// mapToSignal/switchToLatest/queue/throttled, restart/retry/then, loops)

@@ -1,5 +1,6 @@
 import XCTest
 @testable import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 // The other side of the differential test: the same `ModelCase` run through
 // the real library (`Signal`, the operators, `ValuePipe`), observed the same

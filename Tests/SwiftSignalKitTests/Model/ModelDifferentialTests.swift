@@ -1,5 +1,6 @@
 import XCTest
 import Dispatch
+import SwiftSignalKitTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
