@@ -840,3 +840,25 @@ void expect_release_after_the_subscription(const char *name, callback_builder bu
     counter_destroy(&released);
     manual_destroy(&s);
 }
+
+void pipeline_init(pipeline *p) {
+    memset(p, 0, sizeof *p);
+    manual_init(&p->source);
+    p->upstream = manual_signal(&p->source);
+}
+
+void pipeline_start(pipeline *p) {
+    cr_assert_not_null(p->op, "pipeline_start: no operator built");
+    p->d = recorder_start(&p->r, p->op);
+}
+
+sk_subscriber *pipeline_subscriber(pipeline *p) {
+    return manual_subscriber(&p->source, 0);
+}
+
+void pipeline_finish(pipeline *p) {
+    recorder_finish(&p->r, p->d);
+    sk_signal_release(p->op);
+    sk_signal_release(p->upstream);
+    manual_destroy(&p->source);
+}

@@ -364,6 +364,27 @@ void drain_until(sk_queue *host, bool (*done)(void *arg), void *arg);
 /* The same until `r` has logged at least `count` events. */
 void drain_until_events(sk_queue *host, recorder *r, size_t count);
 
+/* A pipeline under test: a manual source, its signal `upstream`, the
+ * operator `op` the test builds over it, and a recorder `r` subscribed to
+ * `op` through the disposable `d`. pipeline_init sets up the source and
+ * `upstream` (+1); the test builds `op` (+1) over `upstream`, then calls
+ * pipeline_start; pipeline_finish disposes and releases everything (and
+ * asserts the observer's release ran once). Check the source's counters
+ * before pipeline_finish: it destroys them. */
+typedef struct pipeline {
+    manual_source source;
+    sk_signal *upstream;
+    sk_signal *op;
+    recorder r;
+    sk_disposable *d;
+} pipeline;
+
+void pipeline_init(pipeline *p);
+void pipeline_start(pipeline *p);
+/* The subscriber of the upstream's first start (borrowed). */
+sk_subscriber *pipeline_subscriber(pipeline *p);
+void pipeline_finish(pipeline *p);
+
 /* Builds the `which`-th operator of a family over `source`, a manual signal
  * over `s` (for operators that start a signal of their own), and names it in
  * `*name`. @return the operator's signal (+1), or NULL once past the last. */

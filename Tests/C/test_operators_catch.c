@@ -159,51 +159,39 @@ Test(operators_catch, catch_non_signal_handle_is_an_error, .timeout = SK_TEST_TI
 /* ------------------------------------------------------------------------ */
 
 Test(operators_catch, restart_on_each_completion_until_disposed, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *restarted = NULL;
-    SK_OK_OR_FAIL(sk_signal_restart(&restarted, source));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, restarted);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_restart(&p.op, p.upstream));
+    pipeline_start(&p);
     for (size_t i = 0; i < 3; i++) {
-        cr_assert_eq(counter_get(&s.starts), (int)i + 1);
-        subscriber_put_int(manual_subscriber(&s, i), (int64_t)i);
-        SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, i)));
-        cr_assert_eq(counter_get(&s.disposed), (int)i + 1, "each completed run is disposed");
+        cr_assert_eq(counter_get(&p.source.starts), (int)i + 1);
+        subscriber_put_int(manual_subscriber(&p.source, i), (int64_t)i);
+        SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&p.source, i)));
+        cr_assert_eq(counter_get(&p.source.disposed), (int)i + 1, "each completed run is disposed");
     }
     const int64_t expected[] = { 0, 1, 2 };
-    recorder_expect(&r, "nnn", expected, 3); /* never completes */
-    sk_disposable_dispose(d);
-    cr_assert_eq(counter_get(&s.disposed), 4, "disposing disposes the running start");
-    cr_assert_eq(counter_get(&s.starts), 4);
-    recorder_expect(&r, "nnnr", expected, 3);
-    recorder_finish(&r, d);
-    sk_signal_release(restarted);
-    sk_signal_release(source);
-    manual_destroy(&s);
+    recorder_expect(&p.r, "nnn", expected, 3); /* never completes */
+    sk_disposable_dispose(p.d);
+    cr_assert_eq(counter_get(&p.source.disposed), 4, "disposing disposes the running start");
+    cr_assert_eq(counter_get(&p.source.starts), 4);
+    recorder_expect(&p.r, "nnnr", expected, 3);
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 
 Test(operators_catch, restart_error_ends_the_loop, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *restarted = NULL;
-    SK_OK_OR_FAIL(sk_signal_restart(&restarted, source));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, restarted);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_restart(&p.op, p.upstream));
+    pipeline_start(&p);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
     sk_value error = string_value("stop");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 1), &error));
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
-    cr_assert_eq(counter_get(&s.starts), 2, "not restarted after the error");
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&p.source, 1), &error));
+    recorder_expect(&p.r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&p.r, 0)->value, &error));
+    cr_assert_eq(counter_get(&p.source.starts), 2, "not p.op after the error");
     sk_value_release(&error);
-    recorder_finish(&r, d);
-    sk_signal_release(restarted);
-    sk_signal_release(source);
-    manual_destroy(&s);
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 

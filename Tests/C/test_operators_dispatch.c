@@ -23,52 +23,40 @@ Test(operators_dispatch, deliver_on_host_queue_delivers_on_draining_thread, .tim
     SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.deliver"));
     int fd = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *delivered = NULL;
-    SK_OK_OR_FAIL(sk_signal_deliver_on(&delivered, source, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, delivered);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_deliver_on(&p.op, p.upstream, host));
+    pipeline_start(&p);
 
     /* Emitted from another thread: nothing arrives until this thread drains. */
     pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, NULL, emit_three_and_complete, manual_subscriber(&s, 0)), 0);
+    cr_assert_eq(pthread_create(&thread, NULL, emit_three_and_complete, pipeline_subscriber(&p)), 0);
     pthread_join(thread, NULL);
-    recorder_expect(&r, "", NULL, 0);
+    recorder_expect(&p.r, "", NULL, 0);
     cr_assert(fd_readable_now(fd));
     SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
     const int64_t expected[] = { 1, 2, 3 };
-    recorder_expect(&r, "nnncr", expected, 3);
+    recorder_expect(&p.r, "nnncr", expected, 3);
     for (size_t i = 0; i < 5; i++) {
-        cr_assert(pthread_equal(recorder_event(&r, i)->thread, pthread_self()), "event %zu not on the draining thread", i);
+        cr_assert(pthread_equal(recorder_event(&p.r, i)->thread, pthread_self()), "event %zu not on the draining thread", i);
     }
     cr_assert(!fd_readable_now(fd));
-    recorder_finish(&r, d);
-    sk_signal_release(delivered);
-    sk_signal_release(source);
-    manual_destroy(&s);
+    pipeline_finish(&p);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_dispatch, deliver_on_drops_pending_events_after_dispose, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = NULL;
     SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *delivered = NULL;
-    SK_OK_OR_FAIL(sk_signal_deliver_on(&delivered, source, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, delivered);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    sk_disposable_dispose(d);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_deliver_on(&p.op, p.upstream, host));
+    pipeline_start(&p);
+    subscriber_put_int(pipeline_subscriber(&p), 1);
+    sk_disposable_dispose(p.d);
     flush_queue(host);
-    recorder_expect(&r, "r", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(delivered);
-    sk_signal_release(source);
-    manual_destroy(&s);
+    recorder_expect(&p.r, "r", NULL, 0);
+    pipeline_finish(&p);
     expect_no_live_objects(1, host);
 }
 

@@ -165,25 +165,19 @@ Test(operators_meta, switch_to_latest_of_signal_values, .timeout = SK_TEST_TIMEO
 }
 
 Test(operators_meta, switch_to_latest_non_signal_value_is_an_error, .timeout = SK_TEST_TIMEOUT) {
-    manual_source outer;
-    manual_init(&outer);
-    sk_signal *source = manual_signal(&outer);
-    sk_signal *switched = NULL;
-    SK_OK_OR_FAIL(sk_signal_switch_to_latest(&switched, source));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, switched);
-    subscriber_put_int(manual_subscriber(&outer, 0), 5);
-    recorder_expect(&r, "er", NULL, 0);
-    const sk_value *error = &recorder_event(&r, 0)->value;
-    cr_assert_eq(sk_value_kind(error), SK_KIND_STRING, "the error has kind %d", sk_value_kind(error));
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_switch_to_latest(&p.op, p.upstream));
+    pipeline_start(&p);
+    subscriber_put_int(pipeline_subscriber(&p), 5);
+    recorder_expect(&p.r, "er", NULL, 0);
+    const sk_value *error = &recorder_event(&p.r, 0)->value;
+    cr_assert_eq(sk_value_kind(error), SK_KIND_STRING, "the error has kind %p.d", sk_value_kind(error));
     const char *text = NULL;
     size_t length = 0;
     SK_OK_OR_FAIL(sk_value_get_string(error, &text, &length));
     cr_assert_gt(length, 0, "the error string is empty");
-    cr_assert_eq(counter_get(&outer.disposed), 1, "the error ends the subscription");
-    recorder_finish(&r, d);
-    sk_signal_release(switched);
-    sk_signal_release(source);
-    manual_destroy(&outer);
+    cr_assert_eq(counter_get(&p.source.disposed), 1, "the error ends the subscription");
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }

@@ -10,27 +10,21 @@
 /* ------------------------------------------------------------------------ */
 
 Test(operators_take, take_first_values_then_complete, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *taken = NULL;
-    SK_OK_OR_FAIL(sk_signal_take(&taken, source, 3));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, taken);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_take(&p.op, p.upstream, 3));
+    pipeline_start(&p);
     for (int64_t i = 1; i <= 3; i++) {
-        cr_assert_eq(counter_get(&s.disposed), 0);
-        subscriber_put_int(manual_subscriber(&s, 0), i);
+        cr_assert_eq(counter_get(&p.source.disposed), 0);
+        subscriber_put_int(pipeline_subscriber(&p), i);
     }
     /* Completed right after the third value, and the upstream disposed. */
     const int64_t expected[] = { 1, 2, 3 };
-    recorder_expect(&r, "nnncr", expected, 3);
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    subscriber_put_int(manual_subscriber(&s, 0), 4);
-    recorder_expect(&r, "nnncr", expected, 3);
-    recorder_finish(&r, d);
-    sk_signal_release(taken);
-    sk_signal_release(source);
-    manual_destroy(&s);
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    cr_assert_eq(counter_get(&p.source.disposed), 1);
+    subscriber_put_int(pipeline_subscriber(&p), 4);
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 
@@ -158,28 +152,22 @@ Test(operators_take, take_until_passes_error_and_completion, .timeout = SK_TEST_
     counter calls;
     counter_init(&calls);
     for (int ending = 0; ending < 2; ending++) {
-        manual_source s;
-        manual_init(&s);
-        sk_signal *source = manual_signal(&s);
-        sk_signal *taken = NULL;
-        SK_OK_OR_FAIL(sk_signal_take_until(&taken, source, take_rule, &calls, NULL));
-        recorder r;
-        sk_disposable *d = recorder_start(&r, taken);
-        subscriber_put_int(manual_subscriber(&s, 0), 1);
+        pipeline p;
+        pipeline_init(&p);
+        SK_OK_OR_FAIL(sk_signal_take_until(&p.op, p.upstream, take_rule, &calls, NULL));
+        pipeline_start(&p);
+        subscriber_put_int(pipeline_subscriber(&p), 1);
         sk_value error = string_value("boom");
         if (ending == 0) {
-            SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-            recorder_expect(&r, "ner", NULL, 0);
-            cr_assert(sk_value_equal(&recorder_event(&r, 1)->value, &error));
+            SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber(&p), &error));
+            recorder_expect(&p.r, "ner", NULL, 0);
+            cr_assert(sk_value_equal(&recorder_event(&p.r, 1)->value, &error));
         } else {
-            SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-            recorder_expect(&r, "ncr", NULL, 0);
+            SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
+            recorder_expect(&p.r, "ncr", NULL, 0);
         }
         sk_value_release(&error);
-        recorder_finish(&r, d);
-        sk_signal_release(taken);
-        sk_signal_release(source);
-        manual_destroy(&s);
+        pipeline_finish(&p);
     }
     counter_destroy(&calls);
     expect_no_live_objects(0);
@@ -190,26 +178,20 @@ Test(operators_take, take_until_passes_error_and_completion, .timeout = SK_TEST_
 /* ------------------------------------------------------------------------ */
 
 Test(operators_take, last_emits_last_value_on_completion, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *last = NULL;
-    SK_OK_OR_FAIL(sk_signal_last(&last, source));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, last);
-    sk_subscriber *sub = manual_subscriber(&s, 0);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_last(&p.op, p.upstream));
+    pipeline_start(&p);
+    sk_subscriber *sub = pipeline_subscriber(&p);
     subscriber_put_int(sub, 1);
     sk_value text = string_value("latest");
     SK_OK_OR_FAIL(sk_subscriber_put_next(sub, &text));
-    recorder_expect(&r, "", NULL, 0);
+    recorder_expect(&p.r, "", NULL, 0);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(sub));
-    recorder_expect(&r, "ncr", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &text), "the last value, a string, survived");
+    recorder_expect(&p.r, "ncr", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&p.r, 0)->value, &text), "the p.op value, a string, survived");
     sk_value_release(&text);
-    recorder_finish(&r, d);
-    sk_signal_release(last);
-    sk_signal_release(source);
-    manual_destroy(&s);
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 

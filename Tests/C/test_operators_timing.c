@@ -29,36 +29,30 @@ static void expect_on_this_thread(recorder *r) {
 Test(operators_timing, debounce_on_host_queue_keeps_latest_of_burst, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = NULL;
     SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.debounce"));
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *debounced = NULL;
-    SK_OK_OR_FAIL(sk_signal_debounce(&debounced, source, 0.05, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, debounced);
-    sk_subscriber *sub = manual_subscriber(&s, 0);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_debounce(&p.op, p.upstream, 0.05, host));
+    pipeline_start(&p);
+    sk_subscriber *sub = pipeline_subscriber(&p);
 
     /* A burst. The host queue is not drained meanwhile, so even a timer of an
      * earlier value that fired cannot deliver: only the latest survives. */
     subscriber_put_int(sub, 1);
     subscriber_put_int(sub, 2);
     subscriber_put_int(sub, 3);
-    drain_until_events(host, &r, 1);
+    drain_until_events(host, &p.r, 1);
     const int64_t first[] = { 3 };
-    recorder_expect(&r, "n", first, 1);
-    cr_assert(pthread_equal(recorder_event(&r, 0)->thread, pthread_self()));
+    recorder_expect(&p.r, "n", first, 1);
+    cr_assert(pthread_equal(recorder_event(&p.r, 0)->thread, pthread_self()));
 
     /* A second burst, ended by the completion: it flushes the pending value. */
     subscriber_put_int(sub, 4);
     subscriber_put_int(sub, 5);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(sub));
-    drain_until_events(host, &r, 4);
+    drain_until_events(host, &p.r, 4);
     const int64_t all[] = { 3, 5 };
-    recorder_expect(&r, "nncr", all, 2);
-    recorder_finish(&r, d);
-    sk_signal_release(debounced);
-    sk_signal_release(source);
-    manual_destroy(&s);
+    recorder_expect(&p.r, "nncr", all, 2);
+    pipeline_finish(&p);
     expect_no_live_objects(1, host);
 }
 
