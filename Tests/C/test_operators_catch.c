@@ -459,25 +459,19 @@ Test(operators_catch, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_T
     cr_assert_eq(expect_disposal_disposes_upstream(catch_operator), 4, "not every operator ran");
 
     /* Catch, after switching: the returned signal is disposed. */
-    manual_source s;
-    manual_init(&s);
+    pipeline p;
+    pipeline_init(&p);
     catcher c;
     catcher_init(&c);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *caught = NULL;
-    SK_OK_OR_FAIL(sk_signal_catch(&caught, source, catch_error, &c, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, caught);
+    SK_OK_OR_FAIL(sk_signal_catch(&p.op, p.upstream, catch_error, &c, NULL));
+    pipeline_start(&p);
     sk_value one = int_value(1);
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &one));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber(&p), &one));
     cr_assert_eq(counter_get(&c.inners[1].starts), 1);
-    sk_disposable_dispose(d);
+    sk_disposable_dispose(p.d);
     cr_assert_eq(counter_get(&c.inners[1].disposed), 1);
-    recorder_expect(&r, "r", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(caught);
-    sk_signal_release(source);
-    manual_destroy(&s);
+    recorder_expect(&p.r, "r", NULL, 0);
+    pipeline_finish(&p);
     catcher_destroy(&c);
     expect_no_live_objects(0);
 }

@@ -327,44 +327,30 @@ Test(operators_mapping, plain_operators_argument_errors, .timeout = SK_TEST_TIME
     sk_queue *not_queue = (sk_queue *)(void *)pipe;
     sk_signal *out = (sk_signal *)&out;
 
-#define EXPECT_ERROR(call, expected)                                             \
-    do {                                                                         \
-        out = (sk_signal *)&out;                                                 \
-        int status_ = (call);                                                    \
-        cr_assert_eq(status_, (expected), "%s returned %d", #call, status_);     \
-    } while (0)
-#define EXPECT_ERROR_OUT_NULL(call, expected)                                    \
-    do {                                                                         \
-        EXPECT_ERROR(call, expected);                                            \
-        cr_assert_null(out, "%s left out set", #call);                           \
-    } while (0)
+    EXPECT_FAILURE_NULL_OUT(sk_signal_distinct_until_changed(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_distinct_until_changed(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_distinct_until_changed(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
 
-    EXPECT_ERROR(sk_signal_distinct_until_changed(NULL, never), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_distinct_until_changed(&out, NULL), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_distinct_until_changed(&out, not_signal), SK_ERR_WRONG_KIND);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_take(NULL, never, 1), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_take(&out, NULL, 1), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_take(&out, not_signal, 1), SK_ERR_WRONG_KIND, NULL);
 
-    EXPECT_ERROR(sk_signal_take(NULL, never, 1), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_take(&out, NULL, 1), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_take(&out, not_signal, 1), SK_ERR_WRONG_KIND);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_switch_to_latest(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_switch_to_latest(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_switch_to_latest(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
 
-    EXPECT_ERROR(sk_signal_switch_to_latest(NULL, never), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_switch_to_latest(&out, NULL), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_switch_to_latest(&out, not_signal), SK_ERR_WRONG_KIND);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_deliver_on(NULL, never, host), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_deliver_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_deliver_on(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_deliver_on(&out, not_signal, host), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_deliver_on(&out, never, not_queue), SK_ERR_WRONG_KIND, NULL);
 
-    EXPECT_ERROR(sk_signal_deliver_on(NULL, never, host), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_deliver_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_deliver_on(&out, never, NULL), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_deliver_on(&out, not_signal, host), SK_ERR_WRONG_KIND);
-    EXPECT_ERROR_OUT_NULL(sk_signal_deliver_on(&out, never, not_queue), SK_ERR_WRONG_KIND);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_debounce(NULL, never, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_debounce(&out, NULL, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_debounce(&out, never, 0.1, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_debounce(&out, not_signal, 0.1, host), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_debounce(&out, never, 0.1, not_queue), SK_ERR_WRONG_KIND, NULL);
 
-    EXPECT_ERROR(sk_signal_debounce(NULL, never, 0.1, host), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_debounce(&out, NULL, 0.1, host), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_debounce(&out, never, 0.1, NULL), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_debounce(&out, not_signal, 0.1, host), SK_ERR_WRONG_KIND);
-    EXPECT_ERROR_OUT_NULL(sk_signal_debounce(&out, never, 0.1, not_queue), SK_ERR_WRONG_KIND);
-
-#undef EXPECT_ERROR
-#undef EXPECT_ERROR_OUT_NULL
     sk_pipe_release(pipe);
     sk_signal_release(never);
     expect_no_live_objects(1, host);

@@ -39,16 +39,13 @@ static void inner_sources_destroy(inner_sources *t) {
 }
 
 Test(operators_meta, map_to_signal_switches_to_latest_inner, .timeout = SK_TEST_TIMEOUT) {
-    manual_source outer;
-    manual_init(&outer);
+    pipeline p;
+    pipeline_init(&p);
     inner_sources t;
     inner_sources_init(&t);
-    sk_signal *source = manual_signal(&outer);
-    sk_signal *switched = NULL;
-    SK_OK_OR_FAIL(sk_signal_map_to_signal(&switched, source, to_inner, &t, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, switched);
-    sk_subscriber *o = manual_subscriber(&outer, 0);
+    SK_OK_OR_FAIL(sk_signal_map_to_signal(&p.op, p.upstream, to_inner, &t, NULL));
+    pipeline_start(&p);
+    sk_subscriber *o = pipeline_subscriber(&p);
 
     subscriber_put_int(o, 0);
     cr_assert_eq(counter_get(&t.inners[0].starts), 1);
@@ -61,22 +58,19 @@ Test(operators_meta, map_to_signal_switches_to_latest_inner, .timeout = SK_TEST_
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&t.inners[1], 0)));
     /* An inner's completion does not complete the result. */
     const int64_t so_far[] = { 100, 200 };
-    recorder_expect(&r, "nn", so_far, 2);
+    recorder_expect(&p.r, "nn", so_far, 2);
 
     subscriber_put_int(o, 2);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
-    recorder_expect(&r, "nn", so_far, 2); /* inner 2 still running */
+    recorder_expect(&p.r, "nn", so_far, 2); /* inner 2 still running */
     subscriber_put_int(manual_subscriber(&t.inners[2], 0), 300);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&t.inners[2], 0)));
     const int64_t all[] = { 100, 200, 300 };
-    recorder_expect(&r, "nnncr", all, 3);
+    recorder_expect(&p.r, "nnncr", all, 3);
     cr_assert_eq(counter_get(&t.calls), 3);
     cr_assert_eq(counter_get(&t.inners[1].disposed), 1);
     cr_assert_eq(counter_get(&t.inners[2].disposed), 1);
-    recorder_finish(&r, d);
-    sk_signal_release(switched);
-    sk_signal_release(source);
-    manual_destroy(&outer);
+    pipeline_finish(&p);
     inner_sources_destroy(&t);
     expect_no_live_objects(0);
 }
@@ -100,24 +94,18 @@ Test(operators_meta, map_to_signal_null_means_empty, .timeout = SK_TEST_TIMEOUT)
 }
 
 Test(operators_meta, map_to_signal_dispose_disposes_outer_and_inner, .timeout = SK_TEST_TIMEOUT) {
-    manual_source outer;
-    manual_init(&outer);
+    pipeline p;
+    pipeline_init(&p);
     inner_sources t;
     inner_sources_init(&t);
-    sk_signal *source = manual_signal(&outer);
-    sk_signal *switched = NULL;
-    SK_OK_OR_FAIL(sk_signal_map_to_signal(&switched, source, to_inner, &t, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, switched);
-    subscriber_put_int(manual_subscriber(&outer, 0), 3);
-    sk_disposable_dispose(d);
-    cr_assert_eq(counter_get(&outer.disposed), 1);
+    SK_OK_OR_FAIL(sk_signal_map_to_signal(&p.op, p.upstream, to_inner, &t, NULL));
+    pipeline_start(&p);
+    subscriber_put_int(pipeline_subscriber(&p), 3);
+    sk_disposable_dispose(p.d);
+    cr_assert_eq(counter_get(&p.source.disposed), 1);
     cr_assert_eq(counter_get(&t.inners[3].disposed), 1);
-    recorder_expect(&r, "r", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(switched);
-    sk_signal_release(source);
-    manual_destroy(&outer);
+    recorder_expect(&p.r, "r", NULL, 0);
+    pipeline_finish(&p);
     inner_sources_destroy(&t);
     expect_no_live_objects(0);
 }
@@ -127,21 +115,18 @@ Test(operators_meta, map_to_signal_dispose_disposes_outer_and_inner, .timeout = 
 /* ------------------------------------------------------------------------ */
 
 Test(operators_meta, switch_to_latest_of_signal_values, .timeout = SK_TEST_TIMEOUT) {
-    manual_source outer;
-    manual_init(&outer);
+    pipeline p;
+    pipeline_init(&p);
     manual_source inner;
     manual_init(&inner);
-    sk_signal *source = manual_signal(&outer);
-    sk_signal *switched = NULL;
-    SK_OK_OR_FAIL(sk_signal_switch_to_latest(&switched, source));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, switched);
+    SK_OK_OR_FAIL(sk_signal_switch_to_latest(&p.op, p.upstream));
+    pipeline_start(&p);
 
     sk_signal *first = manual_signal(&inner);
     sk_value v;
     SK_OK_OR_FAIL(sk_value_set_signal(&v, first));
     sk_signal_release(first);
-    SK_OK_OR_FAIL(sk_subscriber_put_next(manual_subscriber(&outer, 0), &v));
+    SK_OK_OR_FAIL(sk_subscriber_put_next(pipeline_subscriber(&p), &v));
     sk_value_release(&v);
     subscriber_put_int(manual_subscriber(&inner, 0), 1);
 
@@ -149,17 +134,14 @@ Test(operators_meta, switch_to_latest_of_signal_values, .timeout = SK_TEST_TIMEO
     sk_signal *second = ints_signal(two, 1);
     SK_OK_OR_FAIL(sk_value_set_signal(&v, second));
     sk_signal_release(second);
-    SK_OK_OR_FAIL(sk_subscriber_put_next(manual_subscriber(&outer, 0), &v));
+    SK_OK_OR_FAIL(sk_subscriber_put_next(pipeline_subscriber(&p), &v));
     sk_value_release(&v);
     cr_assert_eq(counter_get(&inner.disposed), 1, "the previous inner was not disposed");
     subscriber_put_int(manual_subscriber(&inner, 0), 99);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&outer, 0)));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
     const int64_t expected[] = { 1, 2 };
-    recorder_expect(&r, "nncr", expected, 2);
-    recorder_finish(&r, d);
-    sk_signal_release(switched);
-    sk_signal_release(source);
-    manual_destroy(&outer);
+    recorder_expect(&p.r, "nncr", expected, 2);
+    pipeline_finish(&p);
     manual_destroy(&inner);
     expect_no_live_objects(0);
 }

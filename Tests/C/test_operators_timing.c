@@ -333,37 +333,23 @@ Test(operators_timing, argument_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *not_queue = (sk_queue *)(void *)pipe;
     sk_signal *out = NULL;
 
-#define EXPECT_ERROR(call, expected)                                                      \
-    do {                                                                                  \
-        out = (sk_signal *)&out;                                                          \
-        int status_ = (call);                                                             \
-        cr_assert_eq(status_, (expected), "%s returned %d (%s)", #call, status_,          \
-                     sk_last_error_message());                                            \
-        cr_assert(strlen(sk_last_error_message()) > 0);                                   \
-    } while (0)
-#define EXPECT_ERROR_OUT_NULL(call, expected)                                             \
-    do {                                                                                  \
-        EXPECT_ERROR(call, expected);                                                     \
-        cr_assert_null(out, "%s left out set", #call);                                    \
-    } while (0)
-
-    EXPECT_ERROR(sk_signal_run_on(NULL, never, host), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_run_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_run_on(&out, never, NULL), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_run_on(&out, not_signal, host), SK_ERR_WRONG_KIND);
-    EXPECT_ERROR_OUT_NULL(sk_signal_run_on(&out, never, not_queue), SK_ERR_WRONG_KIND);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_run_on(NULL, never, host), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_run_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_run_on(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_run_on(&out, not_signal, host), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_run_on(&out, never, not_queue), SK_ERR_WRONG_KIND, NULL);
 
     for (int which = 0; which < 3; which++) {
         int (*op)(sk_signal **, sk_signal *, double, sk_queue *) =
             which == 0 ? sk_signal_delay : which == 1 ? sk_signal_throttle : sk_signal_debounce;
-        EXPECT_ERROR(op(NULL, never, 0.1, host), SK_ERR_NULL_ARGUMENT);
-        EXPECT_ERROR_OUT_NULL(op(&out, NULL, 0.1, host), SK_ERR_NULL_ARGUMENT);
-        EXPECT_ERROR_OUT_NULL(op(&out, never, 0.1, NULL), SK_ERR_NULL_ARGUMENT);
-        EXPECT_ERROR_OUT_NULL(op(&out, not_signal, 0.1, host), SK_ERR_WRONG_KIND);
-        EXPECT_ERROR_OUT_NULL(op(&out, never, 0.1, not_queue), SK_ERR_WRONG_KIND);
-        EXPECT_ERROR_OUT_NULL(op(&out, never, -0.001, host), SK_ERR_INVALID_ARGUMENT);
-        EXPECT_ERROR_OUT_NULL(op(&out, never, NAN, host), SK_ERR_INVALID_ARGUMENT);
-        EXPECT_ERROR_OUT_NULL(op(&out, never, -INFINITY, host), SK_ERR_INVALID_ARGUMENT);
+        EXPECT_FAILURE_NULL_OUT(op(NULL, never, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
+        EXPECT_FAILURE(op(&out, NULL, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
+        EXPECT_FAILURE(op(&out, never, 0.1, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+        EXPECT_FAILURE(op(&out, not_signal, 0.1, host), SK_ERR_WRONG_KIND, NULL);
+        EXPECT_FAILURE(op(&out, never, 0.1, not_queue), SK_ERR_WRONG_KIND, NULL);
+        EXPECT_FAILURE(op(&out, never, -0.001, host), SK_ERR_INVALID_ARGUMENT, NULL);
+        EXPECT_FAILURE(op(&out, never, NAN, host), SK_ERR_INVALID_ARGUMENT, NULL);
+        EXPECT_FAILURE(op(&out, never, -INFINITY, host), SK_ERR_INVALID_ARGUMENT, NULL);
         /* Zero and infinity are durations. */
         SK_OK_OR_FAIL(op(&out, never, 0, host));
         sk_signal_release(out);
@@ -371,18 +357,16 @@ Test(operators_timing, argument_errors, .timeout = SK_TEST_TIMEOUT) {
         sk_signal_release(out);
     }
 
-    EXPECT_ERROR(sk_signal_timeout(NULL, never, 0.1, host, never), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_timeout(&out, NULL, 0.1, host, never), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_timeout(&out, never, 0.1, NULL, never), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_timeout(&out, never, 0.1, host, NULL), SK_ERR_NULL_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_timeout(&out, not_signal, 0.1, host, never), SK_ERR_WRONG_KIND);
-    EXPECT_ERROR_OUT_NULL(sk_signal_timeout(&out, never, 0.1, not_queue, never), SK_ERR_WRONG_KIND);
-    EXPECT_ERROR_OUT_NULL(sk_signal_timeout(&out, never, 0.1, host, not_signal), SK_ERR_WRONG_KIND);
-    EXPECT_ERROR_OUT_NULL(sk_signal_timeout(&out, never, -1, host, never), SK_ERR_INVALID_ARGUMENT);
-    EXPECT_ERROR_OUT_NULL(sk_signal_timeout(&out, never, NAN, host, never), SK_ERR_INVALID_ARGUMENT);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_timeout(NULL, never, 0.1, host, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_timeout(&out, NULL, 0.1, host, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_timeout(&out, never, 0.1, NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_timeout(&out, never, 0.1, host, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_timeout(&out, not_signal, 0.1, host, never), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_timeout(&out, never, 0.1, not_queue, never), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_timeout(&out, never, 0.1, host, not_signal), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_timeout(&out, never, -1, host, never), SK_ERR_INVALID_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_timeout(&out, never, NAN, host, never), SK_ERR_INVALID_ARGUMENT, NULL);
 
-#undef EXPECT_ERROR
-#undef EXPECT_ERROR_OUT_NULL
     sk_pipe_release(pipe);
     sk_signal_release(never);
     expect_no_live_objects(1, host);
