@@ -435,16 +435,6 @@ void expect_no_live_objects(size_t count, ...) {
     }
     va_end(queues);
     long live = sk_live_objects();
-#if defined(SK_KNOWN_BUG_LIVE_COUNT_LAGS_RELEASE) || defined(SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD)
-    /* Known bugs: an object whose release ran on another thread may still be
-     * counted for a moment. There is nothing to wait on, so yield (never
-     * sleep) until it is gone or a short deadline passes. */
-    double deadline = now_seconds() + 2.0;
-    while (live != 0 && now_seconds() < deadline) {
-        sched_yield();
-        live = sk_live_objects();
-    }
-#endif
     cr_assert_eq(live, 0, "%ld library objects still alive at the end of the test", live);
 }
 
@@ -630,4 +620,245 @@ int wait_fd_count_at_most(int limit) {
         count = open_fd_count();
     }
     return count;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Operator fixtures                                                         */
+/* ------------------------------------------------------------------------ */
+
+static sk_disposable *countdown_generator(void *ctx, sk_subscriber *subscriber) {
+    countdown *c = ctx;
+    pthread_mutex_lock(&c->mutex);
+    int n = ++c->starts;
+    if (c->expected_queue != NULL && !sk_queue_is_current(c->expected_queue)) {
+        c->off_queue++;
+    }
+    bool hold = n > c->limit && c->held == NULL;
+    if (hold) {
+        c->held = sk_subscriber_retain(subscriber);
+    }
+    pthread_mutex_unlock(&c->mutex);
+    counter_hit(&c->start_count);
+    if (n <= c->limit) {
+        sk_value v = int_value(n);
+        SK_OK_OR_ABORT(sk_subscriber_put_next(subscriber, &v));
+        if (c->fail) {
+            SK_OK_OR_ABORT(sk_subscriber_put_error(subscriber, &v));
+        } else {
+            SK_OK_OR_ABORT(sk_subscriber_put_completion(subscriber));
+        }
+        return NULL;
+    }
+    sk_disposable *d = NULL;
+    SK_OK_OR_ABORT(sk_disposable_action(&d, counter_hit, &c->disposed, NULL));
+    return d;
+}
+
+static void countdown_ctx_release(void *ctx) {
+    counter_hit(&((countdown *)ctx)->released);
+}
+
+void countdown_init(countdown *c, int limit, bool fail) {
+    memset(c, 0, sizeof *c);
+    pthread_mutex_init(&c->mutex, NULL);
+    c->limit = limit;
+    c->fail = fail;
+    counter_init(&c->start_count);
+    counter_init(&c->disposed);
+    counter_init(&c->released);
+}
+
+void countdown_destroy(countdown *c) {
+    sk_subscriber_release(c->held);
+    counter_destroy(&c->start_count);
+    counter_destroy(&c->disposed);
+    counter_destroy(&c->released);
+    pthread_mutex_destroy(&c->mutex);
+}
+
+sk_signal *countdown_signal_counted(countdown *c) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_create(&signal, countdown_generator, c, countdown_ctx_release));
+    return signal;
+}
+
+int countdown_starts(countdown *c) {
+    pthread_mutex_lock(&c->mutex);
+    int n = c->starts;
+    pthread_mutex_unlock(&c->mutex);
+    return n;
+}
+
+void start_loop(void *arg) {
+    loop_run *run = arg;
+    sk_observer observer = recorder_observer(run->r);
+    SK_OK_OR_ABORT(sk_signal_start(&run->d, run->signal, &observer));
+}
+
+void expect_string_error(recorder *r, size_t index, const char *needle) {
+    const rec_event *e = recorder_event(r, index);
+    cr_assert_not_null(e);
+    cr_assert_eq(e->kind, REC_ERROR);
+    const char *text = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(&e->value, &text, NULL));
+    cr_assert(strstr(text, needle) != NULL, "error \"%s\" does not mention \"%s\"", text, needle);
+}
+
+static sk_disposable *probe_generator(void *ctx, sk_subscriber *subscriber) {
+    probe_source *p = ctx;
+    bool on_queue = p->queue != NULL && sk_queue_is_current(p->queue);
+    pthread_mutex_lock(&p->mutex);
+    p->starts++;
+    p->starts_on_queue += on_queue ? 1 : 0;
+    p->thread = pthread_self();
+    sk_subscriber *previous = p->subscriber;
+    p->subscriber = sk_subscriber_retain(subscriber);
+    pthread_mutex_unlock(&p->mutex);
+    sk_subscriber_release(previous);
+    sk_disposable *d = NULL;
+    SK_OK_OR_ABORT(sk_disposable_action(&d, counter_hit, &p->disposed, NULL));
+    return d;
+}
+
+static void probe_release(void *ctx) {
+    counter_hit(&((probe_source *)ctx)->released);
+}
+
+void probe_source_init(probe_source *p, sk_queue *queue) {
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&p->mutex, NULL);
+    p->queue = queue;
+    counter_init(&p->disposed);
+    counter_init(&p->released);
+}
+
+void probe_source_destroy(probe_source *p) {
+    sk_subscriber_release(p->subscriber);
+    counter_destroy(&p->disposed);
+    counter_destroy(&p->released);
+    pthread_mutex_destroy(&p->mutex);
+}
+
+sk_signal *probe_signal(probe_source *p) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_create(&signal, probe_generator, p, probe_release));
+    return signal;
+}
+
+int probe_starts(probe_source *p) {
+    pthread_mutex_lock(&p->mutex);
+    int n = p->starts;
+    pthread_mutex_unlock(&p->mutex);
+    return n;
+}
+
+bool probe_started(void *arg) {
+    return probe_starts(arg) >= 1;
+}
+
+sk_queue *host_queue(const char *name) {
+    sk_queue *host = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&host, name));
+    return host;
+}
+
+void drain_until(sk_queue *host, bool (*done)(void *arg), void *arg) {
+    int fd = -1;
+    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    double deadline = now_seconds() + SK_WAIT_SECONDS;
+    while (!done(arg)) {
+        cr_assert(now_seconds() < deadline, "timed out draining the host queue");
+        if (fd_wait_readable(fd, deadline - now_seconds())) {
+            SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+        }
+    }
+}
+
+typedef struct event_goal {
+    recorder *r;
+    size_t count;
+} event_goal;
+
+static bool has_events(void *arg) {
+    event_goal *goal = arg;
+    pthread_mutex_lock(&goal->r->mutex);
+    size_t have = goal->r->event_count;
+    pthread_mutex_unlock(&goal->r->mutex);
+    return have >= goal->count;
+}
+
+void drain_until_events(sk_queue *host, recorder *r, size_t count) {
+    event_goal goal = { r, count };
+    drain_until(host, has_events, &goal);
+}
+
+int expect_disposal_disposes_upstream(operator_builder build) {
+    const char *name = "";
+    int which = 0;
+    for (;; which++) {
+        manual_source s;
+        manual_init(&s);
+        sk_signal *source = manual_signal(&s);
+        sk_signal *op = build(which, source, &s, &name);
+        if (op == NULL) {
+            sk_signal_release(source);
+            manual_destroy(&s);
+            break;
+        }
+        recorder r;
+        sk_disposable *d = recorder_start(&r, op);
+        cr_assert_eq(counter_get(&s.starts), 1, "%s: not started", name);
+        sk_disposable_dispose(d);
+        cr_assert_eq(counter_get(&s.disposed), 1, "%s: upstream not disposed", name);
+        subscriber_put_int(manual_subscriber(&s, 0), 1);
+        SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+        recorder_expect(&r, "r", NULL, 0);
+        cr_assert_eq(counter_get(&s.starts), 1, "%s: started again after the dispose", name);
+        recorder_finish(&r, d);
+        sk_signal_release(op);
+        sk_signal_release(source);
+        manual_destroy(&s);
+    }
+    return which;
+}
+
+void expect_release_after_the_subscription(const char *name, callback_builder build) {
+    manual_source s;
+    manual_init(&s);
+    sk_signal *source = manual_signal(&s);
+    counter released;
+    counter_init(&released);
+    sk_signal *op = build(source, &released, counter_hit);
+    recorder r;
+    sk_disposable *d = recorder_start(&r, op);
+    sk_signal_release(op);
+    sk_signal_release(source);
+    cr_assert_eq(counter_get(&released), 0, "%s: released while subscribed", name);
+    sk_disposable_dispose(d);
+    cr_assert_eq(counter_get(&released), 1, "%s: release ran %d times", name, counter_get(&released));
+    recorder_finish(&r, d);
+    counter_destroy(&released);
+    manual_destroy(&s);
+}
+
+void pipeline_init(pipeline *p) {
+    memset(p, 0, sizeof *p);
+    manual_init(&p->source);
+    p->upstream = manual_signal(&p->source);
+}
+
+void pipeline_start(pipeline *p) {
+    cr_assert_not_null(p->op, "pipeline_start: no operator built");
+    p->d = recorder_start(&p->r, p->op);
+}
+
+sk_subscriber *pipeline_subscriber(pipeline *p) {
+    return manual_subscriber(&p->source, 0);
+}
+
+void pipeline_finish(pipeline *p) {
+    recorder_finish(&p->r, p->d);
+    sk_signal_release(p->op);
+    sk_signal_release(p->upstream);
+    manual_destroy(&p->source);
 }

@@ -22,76 +22,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 #include <signalkit.h>
-
-/* ------------------------------------------------------------------------ */
-/* Known library bugs                                                        */
-/* ------------------------------------------------------------------------ */
-/* Each guard skips the test(s) that expose one library bug, so that the rest
- * of the suite stays green until it is fixed. Remove the define to run them.
- * See the comment at each test for the reproducer. */
-
-/* sk_value_equal() compares two SK_KIND_POINTER values by the identity of the
- * library's internal box, not by the user pointer: two values made with
- * sk_value_set_pointer(&v, p, NULL) from the same `p` are not equal (nor
- * dropped by distinct_until_changed / an ignore_repeated value promise).
- * Sources/SignalKitC/Value.swift, SKValue.== (the `default:` case).
- * Test: values::equality_of_pointers_wrapping_the_same_address. */
-/* fixed: SK_KNOWN_BUG_POINTER_EQUALITY */
-
-/* sk_queue_sync() on a host-drained queue, called from a thread other than
- * the draining one, crashes the process now and then (SIGILL: "closure
- * argument was escaped in withoutActuallyEscaping block"): the drain still
- * holds the task closure in its batch when the syncing thread, woken by the
- * semaphore, leaves withoutActuallyEscaping.
- * Sources/SwiftSignalKit/Queue.swift, Queue.sync (host branch).
- * Test: queues::host_sync_from_another_thread_waits_for_drain. */
-/* fixed: SK_KNOWN_BUG_HOST_SYNC_ESCAPE */
-
-/* sk_queue_after() on a host-drained queue: the work's `release(ctx)` may
- * run on a libdispatch thread, after sk_queue_host_drain() has returned,
- * instead of on the draining thread (the asyncAfter block that hopped the
- * work onto the host queue still holds it). A single-threaded host loop then
- * sees its context released concurrently, from a foreign thread.
- * Sources/SignalKitC/Queues.swift sk_queue_after, with Queue.after /
- * enterFromDispatch in Sources/SwiftSignalKit/Queue.swift.
- * Test: queues::host_after_release_runs_on_the_draining_thread. */
-/* fixed: SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD */
-
-/* sk_live_objects() is decremented after an object's release(ctx) callback
- * has run (SKContext.deinit calls it, SKObject.deinit decrements later), so a
- * thread woken by a release that ran on another thread can still see the
- * object counted. Sources/SignalKitC/Objects.swift, SKContext / SKObject.
- * Test: queues::live_objects_not_counting_released_work. While this (or
- * SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD) is defined, expect_no_live_objects()
- * gives objects whose release ran elsewhere a short deadline to finish. */
-/* fixed: SK_KNOWN_BUG_LIVE_COUNT_LAGS_RELEASE */
-
-/* The same lag for pointer values: SKPointer.deinit runs the value's release
- * function before SKObject.deinit uncounts it, so a thread woken by the
- * release of a pointer value dropped on another thread can still see it in
- * sk_live_objects() (about 7 times in 10 on a 2-CPU machine).
- * Sources/SignalKitC/Value.swift, SKPointer.deinit.
- * Test: values::pointer_uncounted_before_its_release_runs. */
-/* fixed: SK_KNOWN_BUG_POINTER_COUNT_LAGS_RELEASE */
-
-/* size_t arguments above PTRDIFF_MAX (impossible buffer sizes, so detectable
- * misuse) trap the process (SIGILL, a Swift range/precondition failure)
- * instead of returning SK_ERR_INVALID_ARGUMENT: sk_value_set_string_n,
- * sk_value_set_bytes, sk_value_set_array (length/count), and
- * sk_signal_combine_latest, sk_signal_merge (count). size_t arrives in Swift
- * as Int, so SIZE_MAX becomes -1. Sources/SignalKitC/Values.swift,
- * Operators_Combine.swift (borrowSignals).
- * Tests: values::huge_lengths_rejected, operators::huge_counts_rejected. */
-/* fixed: SK_KNOWN_BUG_HUGE_SIZES_TRAP */
-
-/* sk_signal_take() with a count above INT64_MAX (SIZE_MAX: "no limit") passes
- * no value at all: the count becomes negative in Swift and take(<= 0) passes
- * nothing. Sources/SignalKitC/Operators_Take.swift.
- * Test: operators::take_huge_count_passes_everything. */
-/* fixed: SK_KNOWN_BUG_TAKE_HUGE_COUNT */
 
 /* The per-test timeout: a hang fails the test instead of blocking CI. */
 #define SK_TEST_TIMEOUT 20
@@ -350,5 +284,152 @@ void manual_drop_subscriber(manual_source *s, size_t index);
  * (Criterion assertions cannot abort a test from another thread). */
 void pipe_put_int(sk_pipe *pipe, int64_t n);
 void subscriber_put_int(sk_subscriber *subscriber, int64_t n);
+
+/* ------------------------------------------------------------------------ */
+/* Operator fixtures                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A long synchronous loop must not grow the stack: the body runs on a thread
+ * whose stack (SMALL_STACK_BYTES) is far smaller than LOOPS nested
+ * iterations would need. */
+#define LOOPS 10000
+
+/* A source whose first `limit` starts each emit the start's number, then
+ * complete (or fail, with the number as error) synchronously; the starts
+ * after that hold their subscriber open (the first one is kept in `held`)
+ * and return a disposable counted in `disposed`. */
+typedef struct countdown {
+    pthread_mutex_t mutex;
+    int limit;
+    bool fail;
+    int starts;
+    sk_queue *expected_queue; /* when set: count starts not on it in `off_queue` */
+    int off_queue;
+    sk_subscriber *held;
+    counter start_count;
+    counter disposed;
+    counter released; /* the signal's context */
+} countdown;
+
+void countdown_init(countdown *c, int limit, bool fail);
+/* Releases `held` and destroys the counters. */
+void countdown_destroy(countdown *c);
+/* A new signal (+1) over `c`; its context release counts in `released`. */
+sk_signal *countdown_signal_counted(countdown *c);
+int countdown_starts(countdown *c);
+
+/* What start_loop runs: starts `signal` into `r` (initialised by the
+ * caller), the disposable (+1, the caller finishes it) into `d`. */
+typedef struct loop_run {
+    sk_signal *signal;
+    recorder *r;
+    sk_disposable *d;
+} loop_run;
+
+/* A body for run_on_small_stack; `arg` is a loop_run. */
+void start_loop(void *arg);
+
+/* Asserts that the `index`-th event of `r` is an error whose string value
+ * contains `needle`. */
+void expect_string_error(recorder *r, size_t index, const char *needle);
+
+/* A source that records where it was started, keeps its latest subscriber
+ * (+1, released by probe_source_destroy) and returns a disposable whose disposal it
+ * counts; `released` counts its signals' context releases. */
+typedef struct probe_source {
+    pthread_mutex_t mutex;
+    sk_queue *queue; /* borrowed: the queue starts are expected on */
+    int starts;
+    int starts_on_queue;
+    pthread_t thread; /* of the latest start */
+    sk_subscriber *subscriber;
+    counter disposed;
+    counter released;
+} probe_source;
+
+void probe_source_init(probe_source *p, sk_queue *queue);
+void probe_source_destroy(probe_source *p);
+/* A new signal (+1) over `p`. */
+sk_signal *probe_signal(probe_source *p);
+int probe_starts(probe_source *p);
+/* A drain_until condition: the probe `arg` started at least once. */
+bool probe_started(void *arg);
+
+/* A new host-drained queue (+1) named `name` (may be NULL). */
+sk_queue *host_queue(const char *name);
+
+/* Waits for the host queue's fd and drains it, on the calling thread, until
+ * `done(arg)` holds; fails the test after SK_WAIT_SECONDS. */
+void drain_until(sk_queue *host, bool (*done)(void *arg), void *arg);
+/* The same until `r` has logged at least `count` events. */
+void drain_until_events(sk_queue *host, recorder *r, size_t count);
+
+/* A pipeline under test: a manual source, its signal `upstream`, the
+ * operator `op` the test builds over it, and a recorder `r` subscribed to
+ * `op` through the disposable `d`. pipeline_init sets up the source and
+ * `upstream` (+1); the test builds `op` (+1) over `upstream`, then calls
+ * pipeline_start; pipeline_finish disposes and releases everything (and
+ * asserts the observer's release ran once). Check the source's counters
+ * before pipeline_finish: it destroys them. */
+typedef struct pipeline {
+    manual_source source;
+    sk_signal *upstream;
+    sk_signal *op;
+    recorder r;
+    sk_disposable *d;
+} pipeline;
+
+void pipeline_init(pipeline *p);
+void pipeline_start(pipeline *p);
+/* The subscriber of the upstream's first start (borrowed). */
+sk_subscriber *pipeline_subscriber(pipeline *p);
+void pipeline_finish(pipeline *p);
+
+/* Builds the `which`-th operator of a family over `source`, a manual signal
+ * over `s` (for operators that start a signal of their own), and names it in
+ * `*name`. @return the operator's signal (+1), or NULL once past the last. */
+typedef sk_signal *(*operator_builder)(int which, sk_signal *source, manual_source *s, const char **name);
+
+/* For each operator `build` makes, over a new manual source: starts it,
+ * disposes the subscription, and asserts that the upstream was started once
+ * and disposed, that what it emits afterwards reaches nobody and that it is
+ * not started again. Releases everything it made. @return how many
+ * operators it checked. */
+int expect_disposal_disposes_upstream(operator_builder build);
+
+/* Builds a callback operator over `source` whose callback context is `ctx`
+ * and release `release`. @return its signal (+1). */
+typedef sk_signal *(*callback_builder)(sk_signal *source, void *ctx, sk_release_fn release);
+
+/* Builds `build`'s operator over a manual source, starts it, releases the
+ * signals, and asserts that the callback's release runs once, when the
+ * subscription is disposed (the source still holds its subscriber), and not
+ * before. `name` is for the messages. */
+void expect_release_after_the_subscription(const char *name, callback_builder build);
+
+/* Argument-error checks for operator constructors. The caller declares
+ * `sk_signal *out`. EXPECT_FAILURE_NULL_OUT runs `call` with `out` preset to
+ * garbage and asserts the status `expected`, a non-empty error message and,
+ * when `released` (a counter *) is not NULL, exactly one release counted by
+ * it; EXPECT_FAILURE also asserts that the call set `out` to NULL (use
+ * EXPECT_FAILURE_NULL_OUT for calls that pass NULL for it). */
+#define EXPECT_FAILURE_NULL_OUT(call, expected, released)                                      \
+    do {                                                                                       \
+        out = (sk_signal *)&out;                                                               \
+        int before_ = (released) != NULL ? counter_get(released) : 0;                          \
+        int status_ = (call);                                                                  \
+        cr_assert_eq(status_, (expected), "%s returned %d (%s)", #call, status_,               \
+                     sk_last_error_message());                                                 \
+        cr_assert(strlen(sk_last_error_message()) > 0);                                        \
+        if ((released) != NULL) {                                                              \
+            cr_assert_eq(counter_get(released) - before_, 1, "%s: release ran %d times", #call, \
+                         counter_get(released) - before_);                                     \
+        }                                                                                      \
+    } while (0)
+#define EXPECT_FAILURE(call, expected, released)                                               \
+    do {                                                                                       \
+        EXPECT_FAILURE_NULL_OUT(call, expected, released);                                     \
+        cr_assert_null(out, "%s left out set", #call);                                         \
+    } while (0)
 
 #endif /* SK_TEST_SUPPORT_H */

@@ -453,7 +453,6 @@ Test(queues, host_async_inline_when_current, .timeout = SK_TEST_TIMEOUT) {
 }
 
 /* sk_queue_sync on a host queue from another thread waits for the drain. */
-#ifndef SK_KNOWN_BUG_HOST_SYNC_ESCAPE
 typedef struct sync_waiter {
     sk_queue *host;
     job j;
@@ -469,12 +468,8 @@ static void *sync_from_thread(void *arg) {
 
 /* Repeated so that a race in the hand-over shows up. */
 #define HOST_SYNC_ROUNDS 2000
-#endif
 
 Test(queues, host_sync_from_another_thread_waits_for_drain, .timeout = SK_TEST_TIMEOUT) {
-#ifdef SK_KNOWN_BUG_HOST_SYNC_ESCAPE
-    cr_skip_test("SK_KNOWN_BUG_HOST_SYNC_ESCAPE: sk_queue_sync on a host queue from another thread can crash");
-#else
     sk_queue *host = new_host_queue(NULL);
     int fd = host_fd(host);
     for (int round = 0; round < HOST_SYNC_ROUNDS; round++) {
@@ -497,13 +492,11 @@ Test(queues, host_sync_from_another_thread_waits_for_drain, .timeout = SK_TEST_T
         job_destroy(&w.j);
     }
     expect_no_live_objects(1, host);
-#endif
 }
 
 /* The release of work scheduled with sk_queue_after on a host queue runs
  * with the work, on the draining thread, before the drain returns. Repeated:
  * the failure is a race (about 1 in 1000 rounds). */
-#ifndef SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD
 static int release_thread_ok;
 static int release_count;
 
@@ -518,12 +511,8 @@ static void note_release(void *ctx) {
 static void nothing_work(void *ctx) {
     (void)ctx;
 }
-#endif
 
 Test(queues, host_after_release_runs_on_the_draining_thread, .timeout = SK_TEST_TIMEOUT) {
-#ifdef SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD
-    cr_skip_test("SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD: after() on a host queue may release on a dispatch thread");
-#else
     sk_queue *host = new_host_queue(NULL);
     int fd = host_fd(host);
     pthread_t self = pthread_self();
@@ -538,7 +527,6 @@ Test(queues, host_after_release_runs_on_the_draining_thread, .timeout = SK_TEST_
         cr_assert(__atomic_load_n(&release_thread_ok, __ATOMIC_SEQ_CST), "round %d: released on another thread", round);
     }
     expect_no_live_objects(1, host);
-#endif
 }
 
 /* Work put on a host queue with sk_queue_async from another thread: its
@@ -689,7 +677,7 @@ Test(queues, host_functions_on_other_queues, .timeout = SK_TEST_TIMEOUT) {
 /* ------------------------------------------------------------------------ */
 
 /* Waits for the host queue's fd and drains, until `c` reaches `count`. */
-static void drain_until(sk_queue *host, counter *c, int count) {
+static void drain_until_ran(sk_queue *host, counter *c, int count) {
     int fd = host_fd(host);
     double deadline = now_seconds() + SK_WAIT_SECONDS;
     while (counter_get(c) < count) {
@@ -715,7 +703,7 @@ Test(queues, timer_one_shot_on_host_queue, .timeout = SK_TEST_TIMEOUT) {
     job j;
     double start = now_seconds();
     sk_disposable *timer = start_job_timer(&j, host, 0.02, false);
-    drain_until(host, &j.ran, 1);
+    drain_until_ran(host, &j.ran, 1);
     cr_assert_geq(now_seconds() - start, 0.015);
     cr_assert(pthread_equal(j.thread, pthread_self()));
     cr_assert(j.on_queue);
@@ -745,7 +733,7 @@ Test(queues, timer_repeating_until_disposed, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = new_host_queue(NULL);
     job j;
     sk_disposable *timer = start_job_timer(&j, host, 0.005, true);
-    drain_until(host, &j.ran, 3);
+    drain_until_ran(host, &j.ran, 3);
     cr_assert_eq(counter_get(&j.released), 0, "released while running");
     sk_disposable_dispose(timer);
     cr_assert(counter_wait(&j.released, 1, SK_WAIT_SECONDS), "no release after dispose");
@@ -764,7 +752,7 @@ Test(queues, timer_repeating_stopped_by_release, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = new_host_queue(NULL);
     job j;
     sk_disposable *timer = start_job_timer(&j, host, 0.005, true);
-    drain_until(host, &j.ran, 2);
+    drain_until_ran(host, &j.ran, 2);
     sk_disposable_release(timer);
     cr_assert(counter_wait(&j.released, 1, SK_WAIT_SECONDS), "no release after releasing the disposable");
     int fired = counter_get(&j.ran);
@@ -826,9 +814,6 @@ Test(queues, timer_errors_run_release, .timeout = SK_TEST_TIMEOUT) {
 /* Once a work item's release has run, sk_live_objects() no longer counts it.
  * The release runs on a pool thread here; this thread wakes up from it. */
 Test(queues, live_objects_not_counting_released_work, .timeout = SK_TEST_TIMEOUT) {
-#ifdef SK_KNOWN_BUG_LIVE_COUNT_LAGS_RELEASE
-    cr_skip_test("SK_KNOWN_BUG_LIVE_COUNT_LAGS_RELEASE: sk_live_objects() lags behind release callbacks");
-#else
     sk_queue *global = NULL;
     SK_OK_OR_FAIL(sk_queue_concurrent_default(&global));
     long base = sk_live_objects(); /* the queue handle */
@@ -843,7 +828,6 @@ Test(queues, live_objects_not_counting_released_work, .timeout = SK_TEST_TIMEOUT
     }
     sk_queue_release(global);
     expect_no_live_objects(0);
-#endif
 }
 
 /* A pipeline with a deliver-on delivery pending on a host queue: every

@@ -387,9 +387,6 @@ Test(values, array_null_arguments, .timeout = SK_TEST_TIMEOUT) {
 /* A length or count no buffer can have (above PTRDIFF_MAX) is detectable
  * misuse: an error, out set to nil, no crash and nothing read. */
 Test(values, huge_lengths_rejected, .timeout = SK_TEST_TIMEOUT) {
-#ifdef SK_KNOWN_BUG_HUGE_SIZES_TRAP
-    cr_skip_test("SK_KNOWN_BUG_HUGE_SIZES_TRAP: lengths above PTRDIFF_MAX crash the process");
-#else
     const size_t huge[] = { SIZE_MAX, SIZE_MAX / 2 + 1 };
     sk_value items[2] = { int_value(1), int_value(2) };
     for (size_t i = 0; i < 2; i++) {
@@ -404,7 +401,6 @@ Test(values, huge_lengths_rejected, .timeout = SK_TEST_TIMEOUT) {
         cr_assert_eq(sk_value_kind(&v), SK_KIND_NIL);
     }
     cr_assert_eq(sk_live_objects(), 0);
-#endif
 }
 
 /* ------------------------------------------------------------------------ */
@@ -496,17 +492,12 @@ Test(values, pointer_release_runs_on_the_dropping_thread, .timeout = SK_TEST_TIM
 /* Once a pointer value's release has run, sk_live_objects() no longer counts
  * the value, even when another thread dropped it and this one was woken by
  * the release. Repeated: the failure is a race. */
-#ifndef SK_KNOWN_BUG_POINTER_COUNT_LAGS_RELEASE
 static void *drop_value_only(void *arg) {
     sk_value_release(arg);
     return NULL;
 }
-#endif
 
 Test(values, pointer_uncounted_before_its_release_runs, .timeout = SK_TEST_TIMEOUT) {
-#ifdef SK_KNOWN_BUG_POINTER_COUNT_LAGS_RELEASE
-    cr_skip_test("SK_KNOWN_BUG_POINTER_COUNT_LAGS_RELEASE: a pointer value is uncounted after its release runs");
-#else
     for (int round = 0; round < 500; round++) {
         counter released;
         counter_init(&released);
@@ -521,7 +512,6 @@ Test(values, pointer_uncounted_before_its_release_runs, .timeout = SK_TEST_TIMEO
         counter_destroy(&released);
     }
     expect_no_live_objects(0);
-#endif
 }
 
 /* ------------------------------------------------------------------------ */
@@ -758,9 +748,6 @@ Test(values, equality_of_pointer_copies, .timeout = SK_TEST_TIMEOUT) {
  * values wrapping the same address are equal. The library compares its
  * internal boxes instead. */
 Test(values, equality_of_pointers_wrapping_the_same_address, .timeout = SK_TEST_TIMEOUT) {
-#ifdef SK_KNOWN_BUG_POINTER_EQUALITY
-    cr_skip_test("SK_KNOWN_BUG_POINTER_EQUALITY: sk_value_equal compares pointer boxes, not pointers");
-#else
     int x = 0;
     sk_value a, b;
     SK_OK_OR_FAIL(sk_value_set_pointer(&a, &x, NULL));
@@ -770,7 +757,6 @@ Test(values, equality_of_pointers_wrapping_the_same_address, .timeout = SK_TEST_
     sk_value_release(&b);
     cr_assert(equal, "two pointer values wrapping the same address are not equal");
     cr_assert_eq(sk_live_objects(), 0);
-#endif
 }
 
 /* ------------------------------------------------------------------------ */

@@ -1,13 +1,13 @@
-/* test_side_effects.c - before-next, after-next, before-started,
- * before-completed, after-completed and after-disposed: when each callback
- * runs relative to the events delivered (one shared trace), on which thread,
- * how often, its release, disposal, and argument errors. */
-#include <string.h>
+/* test_operators_side_effects.c - before-next, after-next, before-started,
+ * before-completed, after-completed and after-disposed (the C layer's
+ * Operators_SideEffects.swift): when each callback runs relative to the
+ * events delivered (one shared trace), on which thread, how often, its
+ * release, disposal, and argument errors. */
 
 #include "support.h"
 
 /* ------------------------------------------------------------------------ */
-/* Helpers                                                                   */
+/* Helpers                                                                  */
 /* ------------------------------------------------------------------------ */
 
 /* A side effect's context. Its callbacks and the recorder's hooks append to
@@ -180,42 +180,42 @@ static void expect_effect_trace(int which, const char *expected, int calls) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* Order of the effects                                                      */
+/* Order of the effects                                                     */
 /* ------------------------------------------------------------------------ */
 
-Test(side_effects, before_next_runs_before_each_delivery, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, before_next_runs_before_each_delivery, .timeout = SK_TEST_TIMEOUT) {
     expect_effect_trace(BEFORE_NEXT, "SvNvNC", 2);
     expect_no_live_objects(0);
 }
 
-Test(side_effects, after_next_runs_after_each_delivery, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, after_next_runs_after_each_delivery, .timeout = SK_TEST_TIMEOUT) {
     expect_effect_trace(AFTER_NEXT, "SNvNvC", 2);
     expect_no_live_objects(0);
 }
 
-Test(side_effects, before_started_runs_before_the_upstream_starts, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, before_started_runs_before_the_upstream_starts, .timeout = SK_TEST_TIMEOUT) {
     expect_effect_trace(BEFORE_STARTED, "wSNNC", 1);
     expect_no_live_objects(0);
 }
 
-Test(side_effects, before_completed_runs_before_the_completion, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, before_completed_runs_before_the_completion, .timeout = SK_TEST_TIMEOUT) {
     expect_effect_trace(BEFORE_COMPLETED, "SNNwC", 1);
     expect_no_live_objects(0);
 }
 
-Test(side_effects, after_completed_runs_after_the_completion, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, after_completed_runs_after_the_completion, .timeout = SK_TEST_TIMEOUT) {
     expect_effect_trace(AFTER_COMPLETED, "SNNCw", 1);
     expect_no_live_objects(0);
 }
 
 /* A signal terminating synchronously inside its start ends its subscription
  * before sk_signal_start returns: after_disposed has run by then. */
-Test(side_effects, after_disposed_runs_after_a_synchronous_completion, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, after_disposed_runs_after_a_synchronous_completion, .timeout = SK_TEST_TIMEOUT) {
     expect_effect_trace(AFTER_DISPOSED, "SNNCw", 1);
     expect_no_live_objects(0);
 }
 
-Test(side_effects, value_effects_see_each_value, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, value_effects_see_each_value, .timeout = SK_TEST_TIMEOUT) {
     for (int which = BEFORE_NEXT; which <= AFTER_NEXT; which++) {
         const int64_t input[] = { 5, -6, 7 };
         sk_signal *ints = ints_signal(input, 3);
@@ -239,7 +239,7 @@ Test(side_effects, value_effects_see_each_value, .timeout = SK_TEST_TIMEOUT) {
  * after that are neither delivered nor seen. (A source emitting synchronously
  * inside its start cannot be disposed before the start returns, so its later
  * values would still reach after_next: an asynchronous source here.) */
-Test(side_effects, after_next_runs_when_the_delivery_ended_the_subscription, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, after_next_runs_when_the_delivery_ended_the_subscription, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
     manual_init(&s);
     sk_signal *source = manual_signal(&s);
@@ -267,7 +267,7 @@ Test(side_effects, after_next_runs_when_the_delivery_ended_the_subscription, .ti
     expect_no_live_objects(0);
 }
 
-Test(side_effects, before_started_runs_at_each_start, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, before_started_runs_at_each_start, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
     manual_init(&s);
     sk_signal *source = manual_signal(&s);
@@ -292,10 +292,10 @@ Test(side_effects, before_started_runs_at_each_start, .timeout = SK_TEST_TIMEOUT
 }
 
 /* ------------------------------------------------------------------------ */
-/* Errors and disposal skip the completion effects                           */
+/* Errors and disposal skip the completion effects                          */
 /* ------------------------------------------------------------------------ */
 
-Test(side_effects, completion_effects_skip_errors_and_disposal, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, completion_effects_skip_errors_and_disposal, .timeout = SK_TEST_TIMEOUT) {
     for (int which = BEFORE_COMPLETED; which <= AFTER_COMPLETED; which++) {
         for (int ending = 0; ending < 2; ending++) { /* 0: error, 1: dispose */
             manual_source s;
@@ -328,7 +328,7 @@ Test(side_effects, completion_effects_skip_errors_and_disposal, .timeout = SK_TE
     expect_no_live_objects(0);
 }
 
-Test(side_effects, after_disposed_runs_once_per_subscription, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, after_disposed_runs_once_per_subscription, .timeout = SK_TEST_TIMEOUT) {
     for (int ending = 0; ending < 3; ending++) { /* 0: dispose, 1: error, 2: completion */
         manual_source s;
         manual_init(&s);
@@ -366,7 +366,7 @@ Test(side_effects, after_disposed_runs_once_per_subscription, .timeout = SK_TEST
 }
 
 /* ------------------------------------------------------------------------ */
-/* Threads                                                                   */
+/* Threads                                                                  */
 /* ------------------------------------------------------------------------ */
 
 typedef struct emitter {
@@ -383,7 +383,7 @@ static void *emit_and_complete(void *arg) {
     return NULL;
 }
 
-Test(side_effects, effects_run_on_the_emitting_thread, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, effects_run_on_the_emitting_thread, .timeout = SK_TEST_TIMEOUT) {
     const int which_ones[] = { BEFORE_NEXT, AFTER_NEXT, BEFORE_COMPLETED, AFTER_COMPLETED, AFTER_DISPOSED };
     for (size_t i = 0; i < sizeof which_ones / sizeof which_ones[0]; i++) {
         int which = which_ones[i];
@@ -412,10 +412,10 @@ Test(side_effects, effects_run_on_the_emitting_thread, .timeout = SK_TEST_TIMEOU
 }
 
 /* ------------------------------------------------------------------------ */
-/* Disposal and releases                                                     */
+/* Disposal and releases                                                    */
 /* ------------------------------------------------------------------------ */
 
-Test(side_effects, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIMEOUT) {
     for (int which = 0; which < EFFECT_COUNT; which++) {
         manual_source s;
         manual_init(&s);
@@ -448,7 +448,7 @@ Test(side_effects, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIME
     expect_no_live_objects(0);
 }
 
-Test(side_effects, release_when_the_signal_is_never_started, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, release_when_the_signal_is_never_started, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *never = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&never));
     for (int which = 0; which < EFFECT_COUNT; which++) {
@@ -468,7 +468,7 @@ Test(side_effects, release_when_the_signal_is_never_started, .timeout = SK_TEST_
     expect_no_live_objects(0);
 }
 
-Test(side_effects, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
+Test(operators_side_effects, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *never = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&never));
     sk_pipe *pipe = NULL;

@@ -1,0 +1,531 @@
+/* test_operators_catch.c - catch, restart, restart-if-error and retry (the C
+ * layer's Operators_Catch.swift): what each continues with, long synchronous
+ * loops on a small stack, retries on a queue, disposal, releases and
+ * argument errors. */
+#include <math.h>
+
+#include "support.h"
+
+/* ------------------------------------------------------------------------ */
+/* Catch                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The error (an int64 n) selects what to continue with: n >= 0 a manual
+ * signal over inners[n], -1 NULL (empty), -2 the signal `replacement`. */
+typedef struct catcher {
+    manual_source inners[2];
+    sk_signal *replacement;
+    counter calls;
+    counter released;
+    sk_value last_error;
+} catcher;
+
+static void catcher_init(catcher *c) {
+    memset(c, 0, sizeof *c);
+    manual_init(&c->inners[0]);
+    manual_init(&c->inners[1]);
+    counter_init(&c->calls);
+    counter_init(&c->released);
+}
+
+static void catcher_destroy(catcher *c) {
+    manual_destroy(&c->inners[0]);
+    manual_destroy(&c->inners[1]);
+    counter_destroy(&c->calls);
+    counter_destroy(&c->released);
+    sk_value_release(&c->last_error);
+}
+
+static void catcher_release(void *ctx) {
+    counter_hit(&((catcher *)ctx)->released);
+}
+
+static sk_signal *catch_error(void *ctx, const sk_value *error) {
+    catcher *c = ctx;
+    counter_hit(&c->calls);
+    sk_value_release(&c->last_error);
+    SK_OK_OR_ABORT(sk_value_copy(&c->last_error, error));
+    int64_t n = 0;
+    SK_OK_OR_ABORT(sk_value_get_int64(error, &n));
+    if (n >= 0) {
+        return manual_signal(&c->inners[n]);
+    }
+    if (n == -1) {
+        return NULL;
+    }
+    return sk_signal_retain(c->replacement);
+}
+
+Test(operators_catch, catch_continues_with_the_returned_signal, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    catcher c;
+    catcher_init(&c);
+    sk_signal *source = manual_signal(&s);
+    sk_signal *caught = NULL;
+    SK_OK_OR_FAIL(sk_signal_catch(&caught, source, catch_error, &c, catcher_release));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, caught);
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    sk_value error = int_value(0);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
+    cr_assert_eq(counter_get(&c.calls), 1);
+    cr_assert(sk_value_equal(&c.last_error, &error), "fn received the error");
+    cr_assert_eq(counter_get(&s.disposed), 1, "the failed upstream is disposed");
+    cr_assert_eq(counter_get(&c.inners[0].starts), 1);
+    subscriber_put_int(manual_subscriber(&c.inners[0], 0), 2);
+    subscriber_put_int(manual_subscriber(&c.inners[0], 0), 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&c.inners[0], 0)));
+    const int64_t expected[] = { 1, 2, 3 };
+    recorder_expect(&r, "nnncr", expected, 3);
+    recorder_finish(&r, d);
+    cr_assert_eq(counter_get(&c.released), 0);
+    sk_signal_release(caught);
+    cr_assert_eq(counter_get(&c.released), 1, "the release ran %d times", counter_get(&c.released));
+    sk_signal_release(source);
+    manual_destroy(&s);
+    catcher_destroy(&c);
+    expect_no_live_objects(0);
+}
+
+Test(operators_catch, catch_null_completes_and_second_error_passes, .timeout = SK_TEST_TIMEOUT) {
+    catcher c;
+    catcher_init(&c);
+    sk_value minus_one = int_value(-1), minus_two = int_value(-2), inner_error = string_value("inner");
+    SK_OK_OR_FAIL(sk_signal_fail(&c.replacement, &inner_error));
+    sk_signal *failing = NULL, *caught = NULL;
+    /* NULL from fn: the result completes at once. */
+    SK_OK_OR_FAIL(sk_signal_fail(&failing, &minus_one));
+    SK_OK_OR_FAIL(sk_signal_catch(&caught, failing, catch_error, &c, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, caught);
+    recorder_expect(&r, "cr", NULL, 0);
+    recorder_finish(&r, d);
+    sk_signal_release(caught);
+    sk_signal_release(failing);
+
+    /* The error of the returned signal passes through. */
+    SK_OK_OR_FAIL(sk_signal_fail(&failing, &minus_two));
+    SK_OK_OR_FAIL(sk_signal_catch(&caught, failing, catch_error, &c, NULL));
+    d = recorder_start(&r, caught);
+    recorder_expect(&r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &inner_error));
+    recorder_finish(&r, d);
+    sk_signal_release(caught);
+    sk_signal_release(failing);
+
+    /* No error: values and completion pass, fn is not called. */
+    const int64_t input[] = { 4, 5 };
+    sk_signal *ints = ints_signal(input, 2);
+    SK_OK_OR_FAIL(sk_signal_catch(&caught, ints, catch_error, &c, NULL));
+    d = recorder_start(&r, caught);
+    recorder_expect(&r, "nncr", input, 2);
+    recorder_finish(&r, d);
+    cr_assert_eq(counter_get(&c.calls), 2);
+    sk_signal_release(caught);
+    sk_signal_release(ints);
+
+    sk_signal_release(c.replacement);
+    sk_value_release(&inner_error);
+    catcher_destroy(&c);
+    expect_no_live_objects(0);
+}
+
+static sk_signal *return_a_pipe(void *ctx, const sk_value *error) {
+    (void)error;
+    return (sk_signal *)(void *)sk_pipe_retain(ctx);
+}
+
+Test(operators_catch, catch_non_signal_handle_is_an_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_value error = int_value(1);
+    sk_signal *failing = NULL, *caught = NULL;
+    SK_OK_OR_FAIL(sk_signal_fail(&failing, &error));
+    SK_OK_OR_FAIL(sk_signal_catch(&caught, failing, return_a_pipe, pipe, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, caught);
+    recorder_expect(&r, "er", NULL, 0);
+    expect_string_error(&r, 0, "sk_signal_catch");
+    recorder_finish(&r, d);
+    sk_signal_release(caught);
+    sk_signal_release(failing);
+    sk_pipe_release(pipe); /* the handle fn handed over was released by the library */
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Restart and restart if error                                             */
+/* ------------------------------------------------------------------------ */
+
+Test(operators_catch, restart_on_each_completion_until_disposed, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_restart(&p.op, p.upstream));
+    pipeline_start(&p);
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(counter_get(&p.source.starts), (int)i + 1);
+        subscriber_put_int(manual_subscriber(&p.source, i), (int64_t)i);
+        SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&p.source, i)));
+        cr_assert_eq(counter_get(&p.source.disposed), (int)i + 1, "each completed run is disposed");
+    }
+    const int64_t expected[] = { 0, 1, 2 };
+    recorder_expect(&p.r, "nnn", expected, 3); /* never completes */
+    sk_disposable_dispose(p.d);
+    cr_assert_eq(counter_get(&p.source.disposed), 4, "disposing disposes the running start");
+    cr_assert_eq(counter_get(&p.source.starts), 4);
+    recorder_expect(&p.r, "nnnr", expected, 3);
+    pipeline_finish(&p);
+    expect_no_live_objects(0);
+}
+
+Test(operators_catch, restart_error_ends_the_loop, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_restart(&p.op, p.upstream));
+    pipeline_start(&p);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
+    sk_value error = string_value("stop");
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&p.source, 1), &error));
+    recorder_expect(&p.r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&p.r, 0)->value, &error));
+    cr_assert_eq(counter_get(&p.source.starts), 2, "not p.op after the error");
+    sk_value_release(&error);
+    pipeline_finish(&p);
+    expect_no_live_objects(0);
+}
+
+Test(operators_catch, restart_loops_synchronously_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
+    countdown c;
+    countdown_init(&c, LOOPS, false);
+    sk_signal *source = countdown_signal_counted(&c);
+    sk_signal *restarted = NULL;
+    SK_OK_OR_FAIL(sk_signal_restart(&restarted, source));
+    recorder r;
+    recorder_init(&r);
+    loop_run run = { restarted, &r, NULL };
+    run_on_small_stack(start_loop, &run);
+    cr_assert_eq(countdown_starts(&c), LOOPS + 1);
+    cr_assert_eq(recorder_nexts(&r), LOOPS);
+    int64_t values[REC_MAX_EVENTS];
+    size_t n = recorder_ints(&r, values, REC_MAX_EVENTS);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(values[i], (int64_t)i + 1, "value %zu is %lld", i, (long long)values[i]);
+    }
+    sk_value error = int_value(-1);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(c.held, &error));
+    cr_assert_eq(r.errors, 1);
+    cr_assert_eq(r.completions, 0);
+    cr_assert(recorder_wait_release(&r));
+    cr_assert_eq(counter_get(&c.disposed), 1);
+    recorder_finish(&r, run.d);
+    sk_signal_release(restarted);
+    sk_signal_release(source);
+    cr_assert_eq(counter_get(&c.released), 1);
+    countdown_destroy(&c);
+    expect_no_live_objects(0);
+}
+
+Test(operators_catch, restart_if_error_loops_synchronously_and_passes_completion, .timeout = SK_TEST_TIMEOUT) {
+    countdown c;
+    countdown_init(&c, LOOPS, true);
+    sk_signal *source = countdown_signal_counted(&c);
+    sk_signal *restarted = NULL;
+    SK_OK_OR_FAIL(sk_signal_restart_if_error(&restarted, source));
+    recorder r;
+    recorder_init(&r);
+    loop_run run = { restarted, &r, NULL };
+    run_on_small_stack(start_loop, &run);
+    cr_assert_eq(countdown_starts(&c), LOOPS + 1);
+    cr_assert_eq(recorder_nexts(&r), LOOPS);
+    cr_assert_eq(r.errors, 0, "errors never pass");
+    subscriber_put_int(c.held, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(c.held));
+    cr_assert_eq(r.completions, 1);
+    cr_assert_eq(recorder_nexts(&r), LOOPS + 1);
+    cr_assert_eq(counter_get(&c.disposed), 1);
+    recorder_finish(&r, run.d);
+    sk_signal_release(restarted);
+    sk_signal_release(source);
+    countdown_destroy(&c);
+    expect_no_live_objects(0);
+}
+
+/* A source that emits its start count, then ends at once, always: with
+ * `fail`, with an error (for restart-if-error), else with a completion. */
+typedef struct forever_source {
+    int starts;
+    bool fail;
+} forever_source;
+
+static sk_disposable *forever_generator(void *ctx, sk_subscriber *subscriber) {
+    forever_source *s = ctx;
+    s->starts += 1;
+    subscriber_put_int(subscriber, s->starts);
+    if (s->fail) {
+        sk_value error = int_value(-1);
+        SK_OK_OR_ABORT(sk_subscriber_put_error(subscriber, &error));
+    } else {
+        SK_OK_OR_ABORT(sk_subscriber_put_completion(subscriber));
+    }
+    return NULL;
+}
+
+static void identity_map(void *ctx, const sk_value *in, sk_value *out) {
+    (void)ctx;
+    SK_OK_OR_ABORT(sk_value_copy(out, in));
+}
+
+static int take_through_five(void *ctx, const sk_value *value) {
+    (void)ctx;
+    return value_int(value) < 5 ? SK_TAKE_PASS : SK_TAKE_PASS | SK_TAKE_COMPLETE;
+}
+
+/* A loop that never leaves its start (the source always ends synchronously)
+ * stops as soon as a downstream take completes, in every resubscribing
+ * operator, directly or through map; before, none of these returned. */
+Test(operators_catch, synchronous_loops_stop_when_a_downstream_take_completes, .timeout = SK_TEST_TIMEOUT) {
+    for (int variant = 0; variant < 5; variant++) {
+        forever_source s = { 0, variant == 1 };
+        sk_signal *source = NULL, *looped = NULL, *mapped = NULL, *taken = NULL;
+        SK_OK_OR_FAIL(sk_signal_create(&source, forever_generator, &s, NULL));
+        if (variant == 1) {
+            SK_OK_OR_FAIL(sk_signal_restart_if_error(&looped, source));
+        } else {
+            SK_OK_OR_FAIL(sk_signal_restart(&looped, source));
+        }
+        int count = variant == 2 ? 20000 : 5;
+        if (variant == 3) {
+            SK_OK_OR_FAIL(sk_signal_map(&mapped, looped, identity_map, NULL, NULL));
+        } else {
+            mapped = looped;
+            sk_signal_retain(mapped);
+        }
+        if (variant == 4) {
+            SK_OK_OR_FAIL(sk_signal_take_until(&taken, mapped, take_through_five, NULL, NULL));
+        } else {
+            SK_OK_OR_FAIL(sk_signal_take(&taken, mapped, (size_t)count));
+        }
+        recorder r;
+        sk_disposable *d = recorder_start(&r, taken);
+        cr_assert_eq(recorder_nexts(&r), count, "variant %d: %d values", variant, recorder_nexts(&r));
+        cr_assert_eq(r.completions, 1, "variant %d", variant);
+        cr_assert_eq(s.starts, count, "variant %d: started %d times for %d values", variant, s.starts, count);
+        recorder_finish(&r, d);
+        sk_signal_release(taken);
+        sk_signal_release(mapped);
+        sk_signal_release(looped);
+        sk_signal_release(source);
+        expect_no_live_objects(0);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Retry                                                                    */
+/* ------------------------------------------------------------------------ */
+
+Test(operators_catch, retry_restarts_on_its_queue_after_errors, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry"));
+    countdown c;
+    countdown_init(&c, 3, true);
+    sk_signal *source = countdown_signal_counted(&c);
+    sk_signal *retried = NULL;
+    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0.001, 0.002, queue));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, retried);
+    cr_assert(counter_wait(&c.start_count, 4, SK_WAIT_SECONDS), "not retried 3 times");
+    flush_queue(queue);
+    cr_assert_eq(recorder_nexts(&r), 3);
+    const int64_t expected[] = { 1, 2, 3 };
+    recorder_expect(&r, "nnn", expected, 3); /* errors never pass */
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(c.held));
+    recorder_expect(&r, "nnncr", expected, 3);
+    recorder_finish(&r, d);
+    sk_signal_release(retried);
+    sk_signal_release(source);
+    countdown_destroy(&c);
+    expect_no_live_objects(1, queue);
+}
+
+Test(operators_catch, retry_starts_again_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.retry.host"));
+    int fd = -1;
+    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    countdown c;
+    countdown_init(&c, 1, true);
+    sk_signal *source = countdown_signal_counted(&c);
+    sk_signal *retried = NULL;
+    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0, 0, host));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, retried);
+    cr_assert_eq(countdown_starts(&c), 1);
+    /* The retry waits for this thread to drain the host queue. */
+    cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "no retry scheduled");
+    cr_assert_eq(countdown_starts(&c), 1);
+    c.expected_queue = host;
+    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+    cr_assert_eq(countdown_starts(&c), 2);
+    cr_assert_eq(c.off_queue, 0, "the retry did not start on the queue");
+    const int64_t expected[] = { 1 };
+    recorder_expect(&r, "n", expected, 1);
+    recorder_finish(&r, d);
+    cr_assert_eq(counter_get(&c.disposed), 1);
+    sk_signal_release(retried);
+    sk_signal_release(source);
+    countdown_destroy(&c);
+    expect_no_live_objects(1, host);
+}
+
+Test(operators_catch, retry_dispose_cancels_pending_retry, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    int fd = -1;
+    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    countdown c;
+    countdown_init(&c, 1, true);
+    sk_signal *source = countdown_signal_counted(&c);
+    sk_signal *retried = NULL;
+    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0, 0, host));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, retried);
+    cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "no retry scheduled");
+    sk_disposable_dispose(d);
+    flush_queue(host);
+    cr_assert_eq(countdown_starts(&c), 1, "restarted after the dispose");
+    recorder_expect(&r, "nr", NULL, 0);
+    recorder_finish(&r, d);
+    sk_signal_release(retried);
+    sk_signal_release(source);
+    countdown_destroy(&c);
+    expect_no_live_objects(1, host);
+}
+
+Test(operators_catch, retry_many_times, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry.many"));
+    countdown c;
+    countdown_init(&c, LOOPS, true);
+    sk_signal *source = countdown_signal_counted(&c);
+    sk_signal *retried = NULL;
+    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0, 0, queue));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, retried);
+    cr_assert(counter_wait(&c.start_count, LOOPS + 1, SK_WAIT_SECONDS), "%d starts", countdown_starts(&c));
+    flush_queue(queue);
+    cr_assert_eq(recorder_nexts(&r), LOOPS);
+    cr_assert_eq(r.errors, 0);
+    recorder_finish(&r, d);
+    cr_assert_eq(counter_get(&c.disposed), 1);
+    sk_signal_release(retried);
+    sk_signal_release(source);
+    countdown_destroy(&c);
+    expect_no_live_objects(1, queue);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Disposal, releases and argument errors                                   */
+/* ------------------------------------------------------------------------ */
+
+static sk_signal *catch_nothing(void *ctx, const sk_value *error) {
+    (void)ctx;
+    (void)error;
+    return NULL;
+}
+
+/* The family's operators, for expect_disposal_disposes_upstream. */
+static sk_signal *catch_operator(int which, sk_signal *source, manual_source *s, const char **name) {
+    (void)s;
+    sk_signal *out = NULL;
+    switch (which) {
+    case 0: *name = "catch"; SK_OK_OR_FAIL(sk_signal_catch(&out, source, catch_nothing, NULL, NULL)); break;
+    case 1: *name = "restart"; SK_OK_OR_FAIL(sk_signal_restart(&out, source)); break;
+    case 2: *name = "restart_if_error"; SK_OK_OR_FAIL(sk_signal_restart_if_error(&out, source)); break;
+    case 3: {
+        *name = "retry";
+        sk_queue *queue = NULL;
+        SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+        SK_OK_OR_FAIL(sk_signal_retry(&out, source, 0, 0, queue));
+        sk_queue_release(queue);
+        break;
+    }
+    default: return NULL;
+    }
+    return out;
+}
+
+Test(operators_catch, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(expect_disposal_disposes_upstream(catch_operator), 4, "not every operator ran");
+
+    /* Catch, after switching: the returned signal is disposed. */
+    pipeline p;
+    pipeline_init(&p);
+    catcher c;
+    catcher_init(&c);
+    SK_OK_OR_FAIL(sk_signal_catch(&p.op, p.upstream, catch_error, &c, NULL));
+    pipeline_start(&p);
+    sk_value one = int_value(1);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber(&p), &one));
+    cr_assert_eq(counter_get(&c.inners[1].starts), 1);
+    sk_disposable_dispose(p.d);
+    cr_assert_eq(counter_get(&c.inners[1].disposed), 1);
+    recorder_expect(&p.r, "r", NULL, 0);
+    pipeline_finish(&p);
+    catcher_destroy(&c);
+    expect_no_live_objects(0);
+}
+
+static sk_signal *catching_nothing(sk_signal *source, void *ctx, sk_release_fn release) {
+    sk_signal *out = NULL;
+    SK_OK_OR_FAIL(sk_signal_catch(&out, source, catch_nothing, ctx, release));
+    return out;
+}
+
+/* The release runs after the signal and its subscriptions are gone, also
+ * when the source still holds its subscriber. */
+Test(operators_catch, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
+    expect_release_after_the_subscription("catch", catching_nothing);
+    expect_no_live_objects(0);
+}
+
+Test(operators_catch, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *never = NULL;
+    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_queue *queue = host_queue(NULL);
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *not_signal = (sk_signal *)(void *)pipe;
+    sk_queue *not_queue = (sk_queue *)(void *)pipe;
+    counter released;
+    counter_init(&released);
+    sk_signal *out = NULL;
+
+    EXPECT_FAILURE_NULL_OUT(sk_signal_catch(NULL, never, catch_nothing, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE(sk_signal_catch(&out, NULL, catch_nothing, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE(sk_signal_catch(&out, never, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE(sk_signal_catch(&out, not_signal, catch_nothing, &released, counter_hit), SK_ERR_WRONG_KIND, &released);
+
+    EXPECT_FAILURE_NULL_OUT(sk_signal_restart(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_restart(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_restart(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_restart_if_error(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_restart_if_error(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_restart_if_error(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+
+    EXPECT_FAILURE_NULL_OUT(sk_signal_retry(NULL, never, 0, 0, queue), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry(&out, NULL, 0, 0, queue), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry(&out, never, 0, 0, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry(&out, not_signal, 0, 0, queue), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_retry(&out, never, 0, 0, not_queue), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_retry(&out, never, -1, 0, queue), SK_ERR_INVALID_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry(&out, never, NAN, 0, queue), SK_ERR_INVALID_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry(&out, never, 0, -0.5, queue), SK_ERR_INVALID_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry(&out, never, 0, NAN, queue), SK_ERR_INVALID_ARGUMENT, NULL);
+
+    cr_assert_eq(counter_get(&released), 4);
+    counter_destroy(&released);
+    sk_pipe_release(pipe);
+    sk_signal_release(never);
+    expect_no_live_objects(1, queue);
+}

@@ -1,0 +1,153 @@
+/* test_operators_dispatch.c - deliver-on and run-on (the C layer's
+ * Operators_Dispatch.swift): on which thread and queue events are delivered
+ * and the upstream is started, and what a disposal drops. */
+
+#include "support.h"
+
+/* ------------------------------------------------------------------------ */
+/* Deliver on                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void *emit_three_and_complete(void *arg) {
+    sk_subscriber *subscriber = arg;
+    for (int64_t i = 1; i <= 3; i++) {
+        sk_value v = int_value(i);
+        SK_OK_OR_ABORT(sk_subscriber_put_next(subscriber, &v));
+    }
+    SK_OK_OR_ABORT(sk_subscriber_put_completion(subscriber));
+    return NULL;
+}
+
+Test(operators_dispatch, deliver_on_host_queue_delivers_on_draining_thread, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.deliver"));
+    int fd = -1;
+    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_deliver_on(&p.op, p.upstream, host));
+    pipeline_start(&p);
+
+    /* Emitted from another thread: nothing arrives until this thread drains. */
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, NULL, emit_three_and_complete, pipeline_subscriber(&p)), 0);
+    pthread_join(thread, NULL);
+    recorder_expect(&p.r, "", NULL, 0);
+    cr_assert(fd_readable_now(fd));
+    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+    const int64_t expected[] = { 1, 2, 3 };
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    for (size_t i = 0; i < 5; i++) {
+        cr_assert(pthread_equal(recorder_event(&p.r, i)->thread, pthread_self()), "event %zu not on the draining thread", i);
+    }
+    cr_assert(!fd_readable_now(fd));
+    pipeline_finish(&p);
+    expect_no_live_objects(1, host);
+}
+
+Test(operators_dispatch, deliver_on_drops_pending_events_after_dispose, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_deliver_on(&p.op, p.upstream, host));
+    pipeline_start(&p);
+    subscriber_put_int(pipeline_subscriber(&p), 1);
+    sk_disposable_dispose(p.d);
+    flush_queue(host);
+    recorder_expect(&p.r, "r", NULL, 0);
+    pipeline_finish(&p);
+    expect_no_live_objects(1, host);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Run on                                                                   */
+/* ------------------------------------------------------------------------ */
+
+Test(operators_dispatch, run_on_starts_the_upstream_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = host_queue("test.run_on");
+    int fd = -1;
+    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    probe_source p;
+    probe_source_init(&p, host);
+    sk_signal *source = probe_signal(&p);
+    sk_signal *moved = NULL;
+    SK_OK_OR_FAIL(sk_signal_run_on(&moved, source, host));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, moved);
+    cr_assert_eq(probe_starts(&p), 0, "started before the queue ran");
+    cr_assert(fd_readable_now(fd), "the start was not enqueued");
+    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+    cr_assert_eq(probe_starts(&p), 1);
+    cr_assert_eq(p.starts_on_queue, 1, "not started on the queue");
+    cr_assert(pthread_equal(p.thread, pthread_self()), "not started on the draining thread");
+    /* Events are delivered where they are emitted: here, outside the queue. */
+    subscriber_put_int(p.subscriber, 7);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(p.subscriber));
+    const int64_t expected[] = { 7 };
+    recorder_expect(&r, "ncr", expected, 1);
+    cr_assert_eq(counter_get(&p.disposed), 1);
+    recorder_finish(&r, d);
+    sk_signal_release(moved);
+    sk_signal_release(source);
+    cr_assert_eq(counter_get(&p.released), 1);
+    probe_source_destroy(&p);
+    expect_no_live_objects(1, host);
+}
+
+Test(operators_dispatch, run_on_disposed_before_the_queue_runs_never_starts, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = host_queue(NULL);
+    probe_source p;
+    probe_source_init(&p, host);
+    sk_signal *source = probe_signal(&p);
+    sk_signal *moved = NULL;
+    SK_OK_OR_FAIL(sk_signal_run_on(&moved, source, host));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, moved);
+    sk_disposable_dispose(d);
+    flush_queue(host);
+    cr_assert_eq(probe_starts(&p), 0, "started after the dispose");
+    recorder_expect(&r, "r", NULL, 0);
+    recorder_finish(&r, d);
+    sk_signal_release(moved);
+    sk_signal_release(source);
+    probe_source_destroy(&p);
+    expect_no_live_objects(1, host);
+}
+
+typedef struct inline_start {
+    sk_signal *signal;
+    probe_source *p;
+    recorder *r;
+    sk_disposable *d;
+    int starts_when_start_returned;
+} inline_start;
+
+static void start_from_the_queue(void *arg) {
+    inline_start *s = arg;
+    sk_observer observer = recorder_observer(s->r);
+    SK_OK_OR_ABORT(sk_signal_start(&s->d, s->signal, &observer));
+    s->starts_when_start_returned = probe_starts(s->p);
+}
+
+Test(operators_dispatch, run_on_starts_inline_when_already_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.run_on.inline"));
+    probe_source p;
+    probe_source_init(&p, queue);
+    sk_signal *source = probe_signal(&p);
+    sk_signal *moved = NULL;
+    SK_OK_OR_FAIL(sk_signal_run_on(&moved, source, queue));
+    recorder r;
+    recorder_init(&r);
+    inline_start s = { moved, &p, &r, NULL, -1 };
+    SK_OK_OR_FAIL(sk_queue_sync(queue, start_from_the_queue, &s, NULL));
+    cr_assert_eq(s.starts_when_start_returned, 1, "not started inline");
+    cr_assert_eq(p.starts_on_queue, 1);
+    recorder_finish(&r, s.d);
+    cr_assert_eq(counter_get(&p.disposed), 1);
+    sk_signal_release(moved);
+    sk_signal_release(source);
+    probe_source_destroy(&p);
+    expect_no_live_objects(1, queue);
+}

@@ -1,0 +1,165 @@
+/* test_operators_meta.c - map-to-signal and switch-to-latest (the C layer's
+ * Operators_Meta.swift): switching to the latest inner signal, disposal of
+ * the outer and inner subscriptions, and values that are not signals. */
+
+#include "support.h"
+
+/* ------------------------------------------------------------------------ */
+/* Map to signal                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* value n >= 0 -> a manual signal over inners[n]; n < 0 -> NULL (empty). */
+typedef struct inner_sources {
+    manual_source inners[4];
+    counter calls;
+} inner_sources;
+
+static sk_signal *to_inner(void *ctx, const sk_value *value) {
+    inner_sources *t = ctx;
+    counter_hit(&t->calls);
+    int64_t n = value_int(value);
+    if (n < 0) {
+        return NULL;
+    }
+    return manual_signal(&t->inners[n]);
+}
+
+static void inner_sources_init(inner_sources *t) {
+    for (size_t i = 0; i < 4; i++) {
+        manual_init(&t->inners[i]);
+    }
+    counter_init(&t->calls);
+}
+
+static void inner_sources_destroy(inner_sources *t) {
+    for (size_t i = 0; i < 4; i++) {
+        manual_destroy(&t->inners[i]);
+    }
+    counter_destroy(&t->calls);
+}
+
+Test(operators_meta, map_to_signal_switches_to_latest_inner, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    inner_sources t;
+    inner_sources_init(&t);
+    SK_OK_OR_FAIL(sk_signal_map_to_signal(&p.op, p.upstream, to_inner, &t, NULL));
+    pipeline_start(&p);
+    sk_subscriber *o = pipeline_subscriber(&p);
+
+    subscriber_put_int(o, 0);
+    cr_assert_eq(counter_get(&t.inners[0].starts), 1);
+    subscriber_put_int(manual_subscriber(&t.inners[0], 0), 100);
+    subscriber_put_int(o, 1);
+    cr_assert_eq(counter_get(&t.inners[0].disposed), 1, "the previous inner was not disposed");
+    cr_assert_eq(counter_get(&t.inners[1].starts), 1);
+    subscriber_put_int(manual_subscriber(&t.inners[0], 0), 101); /* replaced: dropped */
+    subscriber_put_int(manual_subscriber(&t.inners[1], 0), 200);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&t.inners[1], 0)));
+    /* An inner's completion does not complete the result. */
+    const int64_t so_far[] = { 100, 200 };
+    recorder_expect(&p.r, "nn", so_far, 2);
+
+    subscriber_put_int(o, 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
+    recorder_expect(&p.r, "nn", so_far, 2); /* inner 2 still running */
+    subscriber_put_int(manual_subscriber(&t.inners[2], 0), 300);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&t.inners[2], 0)));
+    const int64_t all[] = { 100, 200, 300 };
+    recorder_expect(&p.r, "nnncr", all, 3);
+    cr_assert_eq(counter_get(&t.calls), 3);
+    cr_assert_eq(counter_get(&t.inners[1].disposed), 1);
+    cr_assert_eq(counter_get(&t.inners[2].disposed), 1);
+    pipeline_finish(&p);
+    inner_sources_destroy(&t);
+    expect_no_live_objects(0);
+}
+
+Test(operators_meta, map_to_signal_null_means_empty, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { -1, -1 };
+    sk_signal *source = ints_signal(input, 2);
+    inner_sources t;
+    inner_sources_init(&t);
+    sk_signal *switched = NULL;
+    SK_OK_OR_FAIL(sk_signal_map_to_signal(&switched, source, to_inner, &t, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, switched);
+    recorder_expect(&r, "cr", input, 0);
+    cr_assert_eq(counter_get(&t.calls), 2);
+    recorder_finish(&r, d);
+    sk_signal_release(switched);
+    sk_signal_release(source);
+    inner_sources_destroy(&t);
+    expect_no_live_objects(0);
+}
+
+Test(operators_meta, map_to_signal_dispose_disposes_outer_and_inner, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    inner_sources t;
+    inner_sources_init(&t);
+    SK_OK_OR_FAIL(sk_signal_map_to_signal(&p.op, p.upstream, to_inner, &t, NULL));
+    pipeline_start(&p);
+    subscriber_put_int(pipeline_subscriber(&p), 3);
+    sk_disposable_dispose(p.d);
+    cr_assert_eq(counter_get(&p.source.disposed), 1);
+    cr_assert_eq(counter_get(&t.inners[3].disposed), 1);
+    recorder_expect(&p.r, "r", NULL, 0);
+    pipeline_finish(&p);
+    inner_sources_destroy(&t);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Switch to latest                                                         */
+/* ------------------------------------------------------------------------ */
+
+Test(operators_meta, switch_to_latest_of_signal_values, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    manual_source inner;
+    manual_init(&inner);
+    SK_OK_OR_FAIL(sk_signal_switch_to_latest(&p.op, p.upstream));
+    pipeline_start(&p);
+
+    sk_signal *first = manual_signal(&inner);
+    sk_value v;
+    SK_OK_OR_FAIL(sk_value_set_signal(&v, first));
+    sk_signal_release(first);
+    SK_OK_OR_FAIL(sk_subscriber_put_next(pipeline_subscriber(&p), &v));
+    sk_value_release(&v);
+    subscriber_put_int(manual_subscriber(&inner, 0), 1);
+
+    const int64_t two[] = { 2 };
+    sk_signal *second = ints_signal(two, 1);
+    SK_OK_OR_FAIL(sk_value_set_signal(&v, second));
+    sk_signal_release(second);
+    SK_OK_OR_FAIL(sk_subscriber_put_next(pipeline_subscriber(&p), &v));
+    sk_value_release(&v);
+    cr_assert_eq(counter_get(&inner.disposed), 1, "the previous inner was not disposed");
+    subscriber_put_int(manual_subscriber(&inner, 0), 99);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
+    const int64_t expected[] = { 1, 2 };
+    recorder_expect(&p.r, "nncr", expected, 2);
+    pipeline_finish(&p);
+    manual_destroy(&inner);
+    expect_no_live_objects(0);
+}
+
+Test(operators_meta, switch_to_latest_non_signal_value_is_an_error, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_switch_to_latest(&p.op, p.upstream));
+    pipeline_start(&p);
+    subscriber_put_int(pipeline_subscriber(&p), 5);
+    recorder_expect(&p.r, "er", NULL, 0);
+    const sk_value *error = &recorder_event(&p.r, 0)->value;
+    cr_assert_eq(sk_value_kind(error), SK_KIND_STRING, "the error has kind %p.d", sk_value_kind(error));
+    const char *text = NULL;
+    size_t length = 0;
+    SK_OK_OR_FAIL(sk_value_get_string(error, &text, &length));
+    cr_assert_gt(length, 0, "the error string is empty");
+    cr_assert_eq(counter_get(&p.source.disposed), 1, "the error ends the subscription");
+    pipeline_finish(&p);
+    expect_no_live_objects(0);
+}

@@ -1,0 +1,598 @@
+/* test_operators_sequence.c - ignore-values, reduce-left, queue, throttled,
+ * then and deferred (the C layer's Operators_Sequence.swift): values and
+ * order, terminal events, releases, long synchronous sequences on a small
+ * stack, disposal and argument errors. */
+#include <stdio.h>
+
+#include "support.h"
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* A signal value wrapping `signal` (borrowed); +1, release it. */
+static sk_value signal_value(sk_signal *signal) {
+    sk_value v;
+    SK_OK_OR_FAIL(sk_value_set_signal(&v, signal));
+    return v;
+}
+
+/* Puts a value wrapping `signal` (which this consumes) into `subscriber`. */
+static void put_signal(sk_subscriber *subscriber, sk_signal *signal) {
+    sk_value v = signal_value(signal);
+    sk_signal_release(signal);
+    SK_OK_OR_FAIL(sk_subscriber_put_next(subscriber, &v));
+    sk_value_release(&v);
+}
+
+static sk_signal *single_int(int64_t n) {
+    sk_value v = int_value(n);
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&signal, &v));
+    return signal;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ignore values                                                            */
+/* ------------------------------------------------------------------------ */
+
+Test(operators_sequence, ignore_values_passes_terminal_events_only, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3 };
+    sk_signal *ints = ints_signal(input, 3);
+    sk_signal *ignored = NULL;
+    SK_OK_OR_FAIL(sk_signal_ignore_values(&ignored, ints));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, ignored);
+    recorder_expect(&r, "cr", NULL, 0);
+    recorder_finish(&r, d);
+    sk_signal_release(ignored);
+
+    manual_source s;
+    manual_init(&s);
+    sk_signal *source = manual_signal(&s);
+    SK_OK_OR_FAIL(sk_signal_ignore_values(&ignored, source));
+    d = recorder_start(&r, ignored);
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    sk_value error = string_value("bad");
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
+    recorder_expect(&r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    sk_value_release(&error);
+    recorder_finish(&r, d);
+    sk_signal_release(ignored);
+    sk_signal_release(source);
+    sk_signal_release(ints);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reduce left                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* accumulator * 10 + value; counts calls; checks that out is nil on entry. */
+static void fold_digits(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    counter_hit(ctx);
+    if (sk_value_kind(out) != SK_KIND_NIL) {
+        sk_test_abort("reduce_left: out is not nil on entry", SK_ERR_INVALID_ARGUMENT);
+    }
+    sk_value_set_int64(out, value_int(accumulator) * 10 + value_int(value));
+}
+
+/* accumulator (a string) with the value's digit appended: heap values. */
+static void append_digit(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    const char *text = NULL;
+    SK_OK_OR_ABORT(sk_value_get_string(accumulator, &text, NULL));
+    char buffer[64];
+    snprintf(buffer, sizeof buffer, "%s%lld", text, (long long)value_int(value));
+    SK_OK_OR_ABORT(sk_value_set_string(out, buffer));
+}
+
+static void write_nothing(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    (void)accumulator;
+    (void)value;
+    (void)out;
+}
+
+Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3, 4 };
+    sk_signal *ints = ints_signal(input, 4);
+    counter calls, released;
+    counter_init(&calls);
+    counter_init(&released);
+    sk_value initial = int_value(9);
+    sk_signal *folded = NULL;
+    SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, ints, &initial, fold_digits, &calls, NULL));
+    /* Two subscriptions: each starts again from the initial value. */
+    for (int i = 0; i < 2; i++) {
+        recorder r;
+        sk_disposable *d = recorder_start(&r, folded);
+        const int64_t expected[] = { 91234 };
+        recorder_expect(&r, "ncr", expected, 1);
+        recorder_finish(&r, d);
+    }
+    cr_assert_eq(counter_get(&calls), 8);
+    sk_signal_release(folded);
+
+    /* Heap values: the initial string is borrowed (released right away here). */
+    sk_value prefix = string_value(">");
+    SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, ints, &prefix, append_digit, &released, counter_hit));
+    sk_value_release(&prefix);
+    recorder r;
+    sk_disposable *d = recorder_start(&r, folded);
+    recorder_expect(&r, "ncr", NULL, 0);
+    const char *text = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &text, NULL));
+    cr_assert_str_eq(text, ">1234");
+    recorder_finish(&r, d);
+    cr_assert_eq(counter_get(&released), 0);
+    sk_signal_release(folded);
+    cr_assert_eq(counter_get(&released), 1, "the release ran %d times", counter_get(&released));
+
+    /* Writing nothing makes the accumulator nil. */
+    SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, ints, &initial, write_nothing, NULL, NULL));
+    d = recorder_start(&r, folded);
+    recorder_expect(&r, "ncr", NULL, 0);
+    cr_assert_eq(sk_value_kind(&recorder_event(&r, 0)->value), SK_KIND_NIL);
+    recorder_finish(&r, d);
+    sk_signal_release(folded);
+
+    sk_signal_release(ints);
+    counter_destroy(&calls);
+    counter_destroy(&released);
+    expect_no_live_objects(0);
+}
+
+Test(operators_sequence, reduce_left_of_nothing_and_errors, .timeout = SK_TEST_TIMEOUT) {
+    counter calls;
+    counter_init(&calls);
+    sk_value initial = int_value(5);
+    sk_signal *empty = NULL, *folded = NULL;
+    SK_OK_OR_FAIL(sk_signal_complete(&empty));
+    SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, empty, &initial, fold_digits, &calls, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, folded);
+    const int64_t five[] = { 5 };
+    recorder_expect(&r, "ncr", five, 1);
+    recorder_finish(&r, d);
+    sk_signal_release(folded);
+
+    manual_source s;
+    manual_init(&s);
+    sk_signal *source = manual_signal(&s);
+    SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, source, &initial, fold_digits, &calls, NULL));
+    d = recorder_start(&r, folded);
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    sk_value error = string_value("broken");
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
+    recorder_expect(&r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    sk_value_release(&error);
+    cr_assert_eq(counter_get(&calls), 1);
+    recorder_finish(&r, d);
+    sk_signal_release(folded);
+    sk_signal_release(source);
+    sk_signal_release(empty);
+    manual_destroy(&s);
+    counter_destroy(&calls);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Queue and throttled                                                      */
+/* ------------------------------------------------------------------------ */
+
+Test(operators_sequence, queue_runs_inner_signals_one_after_another, .timeout = SK_TEST_TIMEOUT) {
+    manual_source outer, a, c;
+    manual_init(&outer);
+    manual_init(&a);
+    manual_init(&c);
+    sk_signal *source = manual_signal(&outer);
+    sk_signal *queued = NULL;
+    SK_OK_OR_FAIL(sk_signal_queue(&queued, source));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, queued);
+    sk_subscriber *o = manual_subscriber(&outer, 0);
+    put_signal(o, manual_signal(&a));
+    put_signal(o, single_int(2));
+    put_signal(o, manual_signal(&c));
+    cr_assert_eq(counter_get(&a.starts), 1);
+    cr_assert_eq(counter_get(&c.starts), 0, "started before its turn");
+    subscriber_put_int(manual_subscriber(&a, 0), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
+    cr_assert_eq(counter_get(&c.starts), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
+    subscriber_put_int(manual_subscriber(&c, 0), 3);
+    const int64_t expected[] = { 1, 2, 3 };
+    recorder_expect(&r, "nnn", expected, 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&c, 0)));
+    recorder_expect(&r, "nnncr", expected, 3);
+    recorder_finish(&r, d);
+    sk_signal_release(queued);
+    sk_signal_release(source);
+    manual_destroy(&outer);
+    manual_destroy(&a);
+    manual_destroy(&c);
+    expect_no_live_objects(0);
+}
+
+Test(operators_sequence, queue_non_signal_value_fails_in_its_turn, .timeout = SK_TEST_TIMEOUT) {
+    manual_source outer, a;
+    manual_init(&outer);
+    manual_init(&a);
+    sk_signal *source = manual_signal(&outer);
+    sk_signal *queued = NULL;
+    SK_OK_OR_FAIL(sk_signal_queue(&queued, source));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, queued);
+    sk_subscriber *o = manual_subscriber(&outer, 0);
+    put_signal(o, manual_signal(&a));
+    subscriber_put_int(o, 42);
+    recorder_expect(&r, "", NULL, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
+    recorder_expect(&r, "er", NULL, 0);
+    expect_string_error(&r, 0, "sk_signal_queue");
+    cr_assert_eq(counter_get(&outer.disposed), 1, "the error ends the subscription");
+    recorder_finish(&r, d);
+
+    /* First in line: fails at once. */
+    d = recorder_start(&r, queued);
+    subscriber_put_int(manual_subscriber(&outer, 1), 42);
+    recorder_expect(&r, "er", NULL, 0);
+    expect_string_error(&r, 0, "expected a signal");
+    recorder_finish(&r, d);
+    sk_signal_release(queued);
+    sk_signal_release(source);
+    manual_destroy(&outer);
+    manual_destroy(&a);
+    expect_no_live_objects(0);
+}
+
+typedef struct queue_loop {
+    sk_subscriber *first;
+} queue_loop;
+
+static void complete_first(void *arg) {
+    SK_OK_OR_ABORT(sk_subscriber_put_completion(((queue_loop *)arg)->first));
+}
+
+Test(operators_sequence, queue_of_many_synchronous_signals_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
+    manual_source outer, a;
+    manual_init(&outer);
+    manual_init(&a);
+    sk_signal *source = manual_signal(&outer);
+    sk_signal *queued = NULL;
+    SK_OK_OR_FAIL(sk_signal_queue(&queued, source));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, queued);
+    sk_subscriber *o = manual_subscriber(&outer, 0);
+    put_signal(o, manual_signal(&a));
+    for (int64_t i = 1; i <= LOOPS; i++) {
+        put_signal(o, single_int(i));
+    }
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
+    cr_assert_eq(recorder_nexts(&r), 0);
+    /* Completing the first runs the 10 000 waiting ones, on a small stack. */
+    queue_loop loop = { manual_subscriber(&a, 0) };
+    run_on_small_stack(complete_first, &loop);
+    cr_assert_eq(recorder_nexts(&r), LOOPS);
+    cr_assert_eq(r.completions, 1);
+    int64_t values[REC_MAX_EVENTS];
+    size_t n = recorder_ints(&r, values, REC_MAX_EVENTS);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(values[i], (int64_t)i + 1);
+    }
+    recorder_finish(&r, d);
+    sk_signal_release(queued);
+    sk_signal_release(source);
+    manual_destroy(&outer);
+    manual_destroy(&a);
+    expect_no_live_objects(0);
+}
+
+Test(operators_sequence, throttled_keeps_only_the_latest_waiting_signal, .timeout = SK_TEST_TIMEOUT) {
+    manual_source outer, a, b, c;
+    manual_init(&outer);
+    manual_init(&a);
+    manual_init(&b);
+    manual_init(&c);
+    sk_signal *source = manual_signal(&outer);
+    sk_signal *throttled = NULL;
+    SK_OK_OR_FAIL(sk_signal_throttled(&throttled, source));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, throttled);
+    sk_subscriber *o = manual_subscriber(&outer, 0);
+    put_signal(o, manual_signal(&a));
+    put_signal(o, manual_signal(&b));
+    subscriber_put_int(o, 99); /* waiting, replaced: dropped whatever its kind */
+    put_signal(o, manual_signal(&c));
+    subscriber_put_int(manual_subscriber(&a, 0), 1);
+    cr_assert_eq(counter_get(&a.disposed), 0, "the running one is never interrupted");
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
+    cr_assert_eq(counter_get(&b.starts), 0, "a replaced signal started");
+    cr_assert_eq(counter_get(&c.starts), 1);
+    subscriber_put_int(manual_subscriber(&c, 0), 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&c, 0)));
+    const int64_t expected[] = { 1, 3 };
+    recorder_expect(&r, "nncr", expected, 2);
+    recorder_finish(&r, d);
+
+    /* A non-signal value that gets its turn fails. */
+    d = recorder_start(&r, throttled);
+    subscriber_put_int(manual_subscriber(&outer, 1), 7);
+    recorder_expect(&r, "er", NULL, 0);
+    expect_string_error(&r, 0, "sk_signal_throttled");
+    recorder_finish(&r, d);
+
+    sk_signal_release(throttled);
+    sk_signal_release(source);
+    manual_destroy(&outer);
+    manual_destroy(&a);
+    manual_destroy(&b);
+    manual_destroy(&c);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Then and deferred                                                        */
+/* ------------------------------------------------------------------------ */
+
+Test(operators_sequence, then_runs_next_after_completion, .timeout = SK_TEST_TIMEOUT) {
+    manual_source first, next;
+    manual_init(&first);
+    manual_init(&next);
+    sk_signal *a = manual_signal(&first), *b = manual_signal(&next);
+    sk_signal *chained = NULL;
+    SK_OK_OR_FAIL(sk_signal_then(&chained, a, b));
+    sk_signal_release(b); /* borrowed: the result retains it */
+    recorder r;
+    sk_disposable *d = recorder_start(&r, chained);
+    subscriber_put_int(manual_subscriber(&first, 0), 1);
+    cr_assert_eq(counter_get(&next.starts), 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&first, 0)));
+    cr_assert_eq(counter_get(&next.starts), 1);
+    subscriber_put_int(manual_subscriber(&next, 0), 2);
+    recorder_expect(&r, "nn", NULL, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&next, 0)));
+    const int64_t expected[] = { 1, 2 };
+    recorder_expect(&r, "nncr", expected, 2);
+    recorder_finish(&r, d);
+
+    /* An error of the first: passes, the next never starts. */
+    d = recorder_start(&r, chained);
+    sk_value error = string_value("first failed");
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&first, 1), &error));
+    recorder_expect(&r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    cr_assert_eq(counter_get(&next.starts), 1);
+    sk_value_release(&error);
+    recorder_finish(&r, d);
+
+    /* Disposal while the next runs disposes it. */
+    d = recorder_start(&r, chained);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&first, 2)));
+    cr_assert_eq(counter_get(&next.starts), 2);
+    sk_disposable_dispose(d);
+    cr_assert_eq(counter_get(&next.disposed), 2);
+    recorder_expect(&r, "r", NULL, 0);
+    recorder_finish(&r, d);
+
+    sk_signal_release(chained);
+    sk_signal_release(a);
+    manual_destroy(&first);
+    manual_destroy(&next);
+    expect_no_live_objects(0);
+}
+
+Test(operators_sequence, then_in_a_synchronous_restart_loop_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
+    countdown c;
+    countdown_init(&c, LOOPS, false);
+    sk_signal *source = countdown_signal_counted(&c);
+    sk_signal *zero = single_int(0);
+    sk_signal *chained = NULL, *looped = NULL;
+    SK_OK_OR_FAIL(sk_signal_then(&chained, source, zero));
+    SK_OK_OR_FAIL(sk_signal_restart(&looped, chained));
+    recorder r;
+    recorder_init(&r);
+    loop_run run = { looped, &r, NULL };
+    run_on_small_stack(start_loop, &run);
+    cr_assert_eq(countdown_starts(&c), LOOPS + 1);
+    cr_assert_eq(recorder_nexts(&r), 2 * LOOPS);
+    int64_t values[8];
+    size_t n = recorder_ints(&r, values, 8);
+    const int64_t expected[] = { 1, 0, 2, 0, 3, 0, 4, 0 };
+    cr_assert_eq(n, 8);
+    cr_assert_arr_eq(values, expected, sizeof expected);
+    recorder_finish(&r, run.d);
+    cr_assert_eq(counter_get(&c.disposed), 1);
+    sk_signal_release(looped);
+    sk_signal_release(chained);
+    sk_signal_release(zero);
+    sk_signal_release(source);
+    countdown_destroy(&c);
+    expect_no_live_objects(0);
+}
+
+/* ctx: a manual source, or NULL to return NULL; counts nothing itself. */
+typedef struct deferrer {
+    manual_source *source;
+    counter calls;
+    counter released;
+    pthread_t thread;
+} deferrer;
+
+static sk_signal *make_deferred(void *ctx) {
+    deferrer *f = ctx;
+    f->thread = pthread_self();
+    counter_hit(&f->calls);
+    return f->source != NULL ? manual_signal(f->source) : NULL;
+}
+
+static void deferrer_release(void *ctx) {
+    counter_hit(&((deferrer *)ctx)->released);
+}
+
+Test(operators_sequence, deferred_calls_fn_at_each_start, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    manual_init(&s);
+    deferrer f;
+    memset(&f, 0, sizeof f);
+    f.source = &s;
+    counter_init(&f.calls);
+    counter_init(&f.released);
+    sk_signal *deferred = NULL;
+    SK_OK_OR_FAIL(sk_signal_deferred(&deferred, make_deferred, &f, deferrer_release));
+    cr_assert_eq(counter_get(&f.calls), 0, "called before any start");
+    recorder r1, r2;
+    sk_disposable *d1 = recorder_start(&r1, deferred);
+    cr_assert(pthread_equal(f.thread, pthread_self()));
+    sk_disposable *d2 = recorder_start(&r2, deferred);
+    cr_assert_eq(counter_get(&f.calls), 2);
+    cr_assert_eq(counter_get(&s.starts), 2);
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    subscriber_put_int(manual_subscriber(&s, 1), 2);
+    const int64_t one[] = { 1 }, two[] = { 2 };
+    recorder_expect(&r1, "ncr", one, 1);
+    recorder_expect(&r2, "n", two, 1);
+    sk_disposable_dispose(d2);
+    cr_assert_eq(counter_get(&s.disposed), 2);
+    recorder_finish(&r1, d1);
+    recorder_finish(&r2, d2);
+    cr_assert_eq(counter_get(&f.released), 0);
+    sk_signal_release(deferred);
+    cr_assert_eq(counter_get(&f.released), 1, "the release ran %d times", counter_get(&f.released));
+
+    /* NULL from fn: completes at once. */
+    f.source = NULL;
+    SK_OK_OR_FAIL(sk_signal_deferred(&deferred, make_deferred, &f, NULL));
+    d1 = recorder_start(&r1, deferred);
+    recorder_expect(&r1, "cr", NULL, 0);
+    recorder_finish(&r1, d1);
+    sk_signal_release(deferred);
+
+    counter_destroy(&f.calls);
+    counter_destroy(&f.released);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Disposal, releases and argument errors                                   */
+/* ------------------------------------------------------------------------ */
+
+static sk_signal *defer_manual(void *ctx) {
+    return manual_signal(ctx);
+}
+
+/* The family's operators, for expect_disposal_disposes_upstream. */
+static sk_signal *sequence_operator(int which, sk_signal *source, manual_source *s, const char **name) {
+    sk_signal *out = NULL;
+    sk_value zero = int_value(0);
+    switch (which) {
+    case 0: *name = "ignore_values"; SK_OK_OR_FAIL(sk_signal_ignore_values(&out, source)); break;
+    case 1: *name = "reduce_left"; SK_OK_OR_FAIL(sk_signal_reduce_left(&out, source, &zero, write_nothing, NULL, NULL)); break;
+    case 2: *name = "then"; SK_OK_OR_FAIL(sk_signal_then(&out, source, source)); break;
+    case 3: *name = "deferred"; SK_OK_OR_FAIL(sk_signal_deferred(&out, defer_manual, s, NULL)); break;
+    default: return NULL;
+    }
+    return out;
+}
+
+Test(operators_sequence, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(expect_disposal_disposes_upstream(sequence_operator), 4, "not every operator ran");
+
+    /* Queue and throttled: the outer, the running inner; a waiting inner
+     * is never started. */
+    for (int throttled = 0; throttled < 2; throttled++) {
+        manual_source outer, a, b;
+        manual_init(&outer);
+        manual_init(&a);
+        manual_init(&b);
+        sk_signal *source = manual_signal(&outer);
+        sk_signal *op = NULL;
+        SK_OK_OR_FAIL(throttled ? sk_signal_throttled(&op, source) : sk_signal_queue(&op, source));
+        recorder r;
+        sk_disposable *d = recorder_start(&r, op);
+        put_signal(manual_subscriber(&outer, 0), manual_signal(&a));
+        put_signal(manual_subscriber(&outer, 0), manual_signal(&b));
+        sk_disposable_dispose(d);
+        cr_assert_eq(counter_get(&outer.disposed), 1);
+        cr_assert_eq(counter_get(&a.disposed), 1);
+        cr_assert_eq(counter_get(&b.starts), 0);
+        recorder_expect(&r, "r", NULL, 0);
+        recorder_finish(&r, d);
+        sk_signal_release(op);
+        sk_signal_release(source);
+        manual_destroy(&outer);
+        manual_destroy(&a);
+        manual_destroy(&b);
+    }
+    expect_no_live_objects(0);
+}
+
+static sk_signal *reducing_nothing(sk_signal *source, void *ctx, sk_release_fn release) {
+    sk_value zero = int_value(0);
+    sk_signal *out = NULL;
+    SK_OK_OR_FAIL(sk_signal_reduce_left(&out, source, &zero, write_nothing, ctx, release));
+    return out;
+}
+
+/* The release runs after the signal and its subscriptions are gone, also
+ * when the source still holds its subscriber. */
+Test(operators_sequence, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
+    expect_release_after_the_subscription("reduce_left", reducing_nothing);
+    expect_no_live_objects(0);
+}
+
+Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *never = NULL;
+    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *not_signal = (sk_signal *)(void *)pipe;
+    sk_value zero = int_value(0);
+    sk_value malformed;
+    memset(&malformed, 0, sizeof malformed);
+    malformed.kind = (sk_kind)99;
+    counter released;
+    counter_init(&released);
+    sk_signal *out = NULL;
+
+    EXPECT_FAILURE_NULL_OUT(sk_signal_reduce_left(NULL, never, &zero, fold_digits, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, NULL, &zero, fold_digits, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, NULL, fold_digits, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &malformed, fold_digits, &released, counter_hit), SK_ERR_INVALID_ARGUMENT, &released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &zero, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, not_signal, &zero, fold_digits, &released, counter_hit), SK_ERR_WRONG_KIND, &released);
+
+    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, defer_manual, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE(sk_signal_deferred(&out, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    /* NULL out and NULL fn together: still one release. */
+    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+
+    EXPECT_FAILURE_NULL_OUT(sk_signal_ignore_values(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_ignore_values(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_ignore_values(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_queue(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_queue(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_queue(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_throttled(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_throttled(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_throttled(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+
+    EXPECT_FAILURE_NULL_OUT(sk_signal_then(NULL, never, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_then(&out, NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_then(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_then(&out, not_signal, never), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_then(&out, never, not_signal), SK_ERR_WRONG_KIND, NULL);
+
+    cr_assert_eq(counter_get(&released), 9);
+    counter_destroy(&released);
+    sk_pipe_release(pipe);
+    sk_signal_release(never);
+    expect_no_live_objects(0);
+}
