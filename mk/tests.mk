@@ -30,12 +30,16 @@ test: deps ## the whole test suite (what CI runs); each stage's time at the end
 	status=$$?; sh .ci/stage-times.sh $(TIMES) $(TEST_STAGES); exit $$status
 
 
-# The public header alone, strictly, as C and as C++ (Tests/header).
-test-header: ## signalkit.h alone, as C99 and as C++11
+# The public headers alone, strictly, as C and as C++ (Tests/header);
+# signalkit_ffi.h includes nothing but signalkit.h.
+test-header: ## signalkit.h and signalkit_ffi.h alone, as C99 and as C++11
 	$(begin)
-	mkdir -p $(OUT)
-	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -c Tests/header/header_c.c -o $(OUT)/header-c.o
-	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -c Tests/header/header_cpp.cpp -o $(OUT)/header-cpp.o
+	mkdir -p $(OUT)/header
+	set -e; for h in header header_ffi; do \
+		$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -c Tests/header/$${h}_c.c -o $(OUT)/header/$${h}_c.o; \
+		$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -c Tests/header/$${h}_cpp.cpp -o $(OUT)/header/$${h}_cpp.o; \
+	done
+	! grep -n '#include' include/signalkit_ffi.h | grep -v '"signalkit.h"'
 	$(end)
 
 test-swift: ## the Swift tests (XCTest), warnings as errors
