@@ -43,7 +43,7 @@ RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
 
 .DEFAULT_GOAL := all
-.PHONY: all lib install stage demo demo-swift deps clean help
+.PHONY: all lib install uninstall stage demo demo-swift deps clean help
 
 all: lib ## the release libsignalkit.so and signalkit.pc (the default goal)
 
@@ -58,29 +58,76 @@ lib: ## the release libsignalkit.so (static Swift runtime, sk_* only)
 	sed -e 's|@VERSION@|$(VERSION)|g' pkgconfig/signalkit-uninstalled.pc.in > $(OUT)/lib/pkgconfig/signalkit-uninstalled.pc
 	$(end)
 
-# $(call install_core,DESTDIR,LIBDIR,INCLUDEDIR,PREFIX)
-define install_core
-	install -d $(1)$(2)/pkgconfig $(1)$(3)
-	install -m 0755 $(LIB) $(1)$(2)/libsignalkit.so.$(VERSION)
-	ln -sf libsignalkit.so.$(VERSION) $(1)$(2)/libsignalkit.so.$(SOVERSION)
-	ln -sf libsignalkit.so.$(SOVERSION) $(1)$(2)/libsignalkit.so
-	install -m 0644 include/signalkit.h $(1)$(3)/signalkit.h
-	sed -e 's|@PREFIX@|$(4)|g' -e 's|@LIBDIR@|$(2)|g' \
-		-e 's|@INCLUDEDIR@|$(3)|g' -e 's|@VERSION@|$(VERSION)|g' \
-		pkgconfig/signalkit.pc.in > $(1)$(2)/pkgconfig/signalkit.pc
+# $(call install_tree,DESTDIR,PREFIX,LIBDIR,INCLUDEDIR): both libraries with
+# their soname links, both headers, the .pc files and the CMake package
+# (LIBDIR/cmake/SignalKit). Paths inside the tree are written relative to
+# PREFIX when LIBDIR and INCLUDEDIR are inside it (the default): the .pc files
+# as ${prefix}/lib, the CMake package from its own location. So nothing of
+# the build machine is in them and the tree may be moved as a whole.
+empty :=
+space := $(empty) $(empty)
+# $(call under,DIR,PATH): PATH relative to DIR if it is inside DIR, else empty.
+under = $(patsubst $(1)/%,%,$(filter $(1)/%,$(2)))
+# $(call pc_path,PREFIX,PATH): how a .pc file names PATH.
+pc_path = $(if $(call under,$(1),$(2)),$${prefix}/$(call under,$(1),$(2)),$(2))
+# $(call cmake_prefix,PREFIX,LIBDIR): how the CMake package finds PREFIX.
+cmake_prefix = $(if $(call under,$(1),$(2)),$${CMAKE_CURRENT_LIST_DIR}/$(subst $(space),,$(patsubst %,../,$(subst /, ,$(call under,$(1),$(2))) cmake SignalKit)),$(1))
+# $(call cmake_path,PREFIX,PATH): how the CMake package names PATH.
+cmake_path = $(if $(call under,$(1),$(2)),$${_signalkit_prefix}/$(call under,$(1),$(2)),$(2))
+INSTALL_SED = sed -e 's|@PREFIX@|$(2)|g' -e 's|@LIBDIR_PC@|$(call pc_path,$(2),$(3))|g' \
+	-e 's|@INCLUDEDIR_PC@|$(call pc_path,$(2),$(4))|g' -e 's|@VERSION@|$(VERSION)|g' \
+	-e 's|@PREFIX_EXPR@|$(call cmake_prefix,$(2),$(3))|g' -e 's|@LIBDIR_EXPR@|$(call cmake_path,$(2),$(3))|g' \
+	-e 's|@INCLUDEDIR_EXPR@|$(call cmake_path,$(2),$(4))|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+	-e 's|@FFI_SOVERSION@|$(FFI_SOVERSION)|g' -e 's|@VERSION_MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|g' \
+	-e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g'
+define install_tree
+	install -d $(1)$(3)/pkgconfig $(1)$(3)/cmake/SignalKit $(1)$(4)
+	install -m 0755 $(LIB) $(1)$(3)/libsignalkit.so.$(VERSION)
+	ln -sf libsignalkit.so.$(VERSION) $(1)$(3)/libsignalkit.so.$(SOVERSION)
+	ln -sf libsignalkit.so.$(SOVERSION) $(1)$(3)/libsignalkit.so
+	install -m 0755 $(FFI_LIB) $(1)$(3)/libsignalkit-ffi.so.$(VERSION)
+	ln -sf libsignalkit-ffi.so.$(VERSION) $(1)$(3)/libsignalkit-ffi.so.$(FFI_SOVERSION)
+	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(1)$(3)/libsignalkit-ffi.so
+	install -m 0644 include/signalkit.h include/signalkit_ffi.h $(1)$(4)/
+	$(INSTALL_SED) pkgconfig/signalkit.pc.in > $(1)$(3)/pkgconfig/signalkit.pc
+	$(INSTALL_SED) pkgconfig/signalkit-ffi.pc.in > $(1)$(3)/pkgconfig/signalkit-ffi.pc
+	$(INSTALL_SED) pkgconfig/SignalKitConfig.cmake.in > $(1)$(3)/cmake/SignalKit/SignalKitConfig.cmake
+	$(INSTALL_SED) pkgconfig/SignalKitConfigVersion.cmake.in > $(1)$(3)/cmake/SignalKit/SignalKitConfigVersion.cmake
 endef
 
-install: lib ffi ## install both libraries, headers and .pc files into $(DESTDIR)$(PREFIX)
-	$(call install_core,$(DESTDIR),$(LIBDIR),$(INCLUDEDIR),$(PREFIX))
-	$(call install_ffi,$(DESTDIR),$(LIBDIR),$(INCLUDEDIR),$(PREFIX))
+# What install_tree installs, for uninstall.
+INSTALLED_FILES = $(foreach l,signalkit signalkit-ffi,$(LIBDIR)/lib$(l).so.$(VERSION) $(LIBDIR)/lib$(l).so \
+	$(LIBDIR)/pkgconfig/$(l).pc) $(LIBDIR)/libsignalkit.so.$(SOVERSION) $(LIBDIR)/libsignalkit-ffi.so.$(FFI_SOVERSION) \
+	$(LIBDIR)/cmake/SignalKit/SignalKitConfig.cmake $(LIBDIR)/cmake/SignalKit/SignalKitConfigVersion.cmake \
+	$(INCLUDEDIR)/signalkit.h $(INCLUDEDIR)/signalkit_ffi.h
+
+# After an install into the running system (no DESTDIR): the loader's cache
+# is refreshed when LIBDIR is one of the directories it searches and we are
+# root; otherwise it says what to do.
+define refresh_loader
+	@if [ -n "$(DESTDIR)" ]; then exit 0; fi; \
+	if ldconfig -v -N 2>/dev/null | grep -q '^$(LIBDIR):'; then \
+		if [ "$$(id -u)" = 0 ]; then ldconfig && echo "ran ldconfig: the loader's cache is up to date for $(LIBDIR)"; \
+		else echo "note: run 'sudo ldconfig' so that programs find libsignalkit.so.$(SOVERSION) in $(LIBDIR)"; fi; \
+	else echo "note: $(LIBDIR) is not searched by the loader: link programs with -Wl,-rpath,$(LIBDIR)" \
+		"or run them with LD_LIBRARY_PATH=$(LIBDIR)"; fi
+endef
+
+install: lib ffi ## install both libraries, headers, .pc files and the CMake package into $(DESTDIR)$(PREFIX)
+	$(call install_tree,$(DESTDIR),$(PREFIX),$(LIBDIR),$(INCLUDEDIR))
+	$(refresh_loader)
+
+uninstall: ## remove what install installed from $(DESTDIR)$(PREFIX)
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
+	-rmdir $(DESTDIR)$(LIBDIR)/cmake/SignalKit 2>/dev/null
+	$(refresh_loader)
 
 # An install with PREFIX=/usr under .build-c/stage, used the way a user would
 # use it: the C tests, examples, Python and benchmarks build against it.
 stage: lib ffi ## install into .build-c/stage (what the tests build against)
 	$(begin)
 	rm -rf $(STAGE)
-	$(call install_core,$(STAGE),/usr/lib,/usr/include,/usr)
-	$(call install_ffi,$(STAGE),/usr/lib,/usr/include,/usr)
+	$(call install_tree,$(STAGE),/usr,/usr/lib,/usr/include)
 	$(end)
 
 demo: deps stage ## build examples/c/search.c through pkg-config against the stage and run it

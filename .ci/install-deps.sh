@@ -22,6 +22,7 @@ need valgrind command -v valgrind
 need python3 command -v python3
 need binutils command -v objcopy
 need g++ command -v c++
+need cmake command -v cmake
 
 if [ -z "$missing" ]; then
     exit 0

@@ -1,7 +1,8 @@
 # libsignalkit-ffi: native callback types and trampolines through libffi
 # (include/signalkit_ffi.h, Sources/SignalKitFFI), its C suite (Tests/C/ffi)
 # and the Python examples (examples/python). Its sanitizer and valgrind runs
-# are in mk/sanitizers.mk; `install` and `stage` install it (install_ffi).
+# are in mk/sanitizers.mk; `install` and `stage` install it (install_tree in
+# the Makefile).
 
 FFI_SOVERSION := 0
 FFI_LIB := $(OUT)/lib/libsignalkit-ffi.so.$(VERSION)
@@ -16,6 +17,8 @@ FFI_PKG := PKG_CONFIG_PATH=$(OUT)/lib/pkgconfig pkg-config
 
 ffi: lib ## the release libsignalkit-ffi.so, against the in-tree core
 	$(begin)
+	@pkg-config --exists libffi || { echo "libsignalkit-ffi (and so make install) needs libffi's" \
+		"development files: Debian's libffi-dev (make deps installs it)" >&2; exit 1; }
 	mkdir -p $(OUT)/lib
 	$(CC) $(CWARN) $(FFI_CFLAGS) -O2 -shared $(FFI_SOURCES) \
 		$$($(FFI_PKG) --cflags --libs signalkit-uninstalled libffi) -lpthread \
@@ -23,18 +26,6 @@ ffi: lib ## the release libsignalkit-ffi.so, against the in-tree core
 	ln -sf libsignalkit-ffi.so.$(VERSION) $(OUT)/lib/libsignalkit-ffi.so.$(FFI_SOVERSION)
 	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(OUT)/lib/libsignalkit-ffi.so
 	$(end)
-
-# $(call install_ffi,DESTDIR,LIBDIR,INCLUDEDIR,PREFIX), as install_core.
-define install_ffi
-	install -d $(1)$(2)/pkgconfig $(1)$(3)
-	install -m 0755 $(FFI_LIB) $(1)$(2)/libsignalkit-ffi.so.$(VERSION)
-	ln -sf libsignalkit-ffi.so.$(VERSION) $(1)$(2)/libsignalkit-ffi.so.$(FFI_SOVERSION)
-	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(1)$(2)/libsignalkit-ffi.so
-	install -m 0644 include/signalkit_ffi.h $(1)$(3)/signalkit_ffi.h
-	sed -e 's|@PREFIX@|$(4)|g' -e 's|@LIBDIR@|$(2)|g' \
-		-e 's|@INCLUDEDIR@|$(3)|g' -e 's|@VERSION@|$(VERSION)|g' \
-		pkgconfig/signalkit-ffi.pc.in > $(1)$(2)/pkgconfig/signalkit-ffi.pc
-endef
 
 # The ffi suite, compiled as a user compiles: against the staged install;
 # the exports, the soname, the quick start (the header alone: test-header).

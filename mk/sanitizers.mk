@@ -144,8 +144,6 @@ VALGRIND_OUT := $(OUT)/valgrind
 VALGRIND_SOAK_ITERATIONS ?= 1000
 VALGRIND_C_TESTS := errors/* values/every_accessor_on_every_wrong_kind values/arrays_nest_at_most_the_documented_depth
 VALGRIND_FFI_TESTS := ffi_trampoline/* ffi_operators/*
-empty :=
-space := $(empty) $(empty)
 # Criterion's --filter for a list of suite/test globs.
 criterion_filter = '@($(subst $(space),|,$(strip $(1))))'
 valgrind = $(RUN_STAGED) valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \

@@ -18,9 +18,9 @@ end = @date +%s.%N > $(TIMES)/$@.end
 
 TEST_STAGES := test-c test-swift-tsan test-ffi test-valgrind-c test-valgrind-ffi test-python test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
-	test-swift test-examples bench-check test-header
+	test-swift test-examples bench-check test-header test-cmake
 
-.PHONY: test test-header test-swift test-c test-examples test-doc-tests
+.PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests
 
 # -k: a failing stage does not stop the others; its output is printed whole
 # (--output-sync) and the run fails after the table.
@@ -83,6 +83,38 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 		diff -u examples/swift/$$e.expected $(OUT)/$$e.out; \
 	done
 	$(PYTHON) .ci/check-readme.py README.md
+	$(end)
+
+# The CMake package as a CMake user meets it: installed (DESTDIR, PREFIX
+# /opt/signalkit), then the installed tree moved elsewhere, which it must
+# survive (relocatable; no path of this checkout in its text files); the
+# example project configured against it, built and run (output checked);
+# version requests met and refused as README.md's policy says; the moved
+# .pc files used with pkg-config --define-prefix.
+CMAKE_TEST := $(OUT)/cmake-test
+CMAKE_PREFIX := $(CMAKE_TEST)/moved
+
+test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmake against it, build, run
+	$(begin)
+	rm -rf $(CMAKE_TEST) && mkdir -p $(CMAKE_TEST)
+	$(call install_tree,$(CMAKE_TEST)/destdir,/opt/signalkit,/opt/signalkit/lib,/opt/signalkit/include)
+	mv $(CMAKE_TEST)/destdir/opt/signalkit $(CMAKE_PREFIX)
+	! grep -rn -e '$(CURDIR)' -e '/opt/signalkit/' $(CMAKE_PREFIX)/lib/cmake $(CMAKE_PREFIX)/lib/pkgconfig $(CMAKE_PREFIX)/include
+	cmake -S examples/cmake -B $(CMAKE_TEST)/build -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) -Wdev -Werror=dev > $(CMAKE_TEST)/configure.log
+	cmake --build $(CMAKE_TEST)/build > $(CMAKE_TEST)/build.log
+	$(CMAKE_TEST)/build/app > $(CMAKE_TEST)/app.out
+	diff -u examples/cmake/app.expected $(CMAKE_TEST)/app.out
+	set -e; for request in 0.1 0.1.0 0.1...0.3 "0.0...<0.2"; do \
+		cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" > /dev/null; \
+		rm -rf $(CMAKE_TEST)/version; done
+	set -e; for request in 0.2 1.0 0.1.1 0.2...0.3; do \
+		if cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" \
+			> /dev/null 2>&1; then echo "find_package(SignalKit $$request) was met by $(VERSION)"; exit 1; fi; \
+		rm -rf $(CMAKE_TEST)/version; done
+	test "$$(echo $$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --cflags --libs signalkit))" = \
+		"-I$(CMAKE_PREFIX)/include -L$(CMAKE_PREFIX)/lib -lsignalkit"
+	test "$$(echo $$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --libs signalkit-ffi))" = \
+		"-L$(CMAKE_PREFIX)/lib -lsignalkit-ffi -lsignalkit"
 	$(end)
 
 # Every test the README's misuse table names exists.
