@@ -37,7 +37,7 @@
  * library's internal box, not by the user pointer: two values made with
  * sk_value_set_pointer(&v, p, NULL) from the same `p` are not equal (nor
  * dropped by distinct_until_changed / an ignore_repeated value promise).
- * Sources/SignalKitC/Value.swift, SKValue.== (the `default:` case).
+ * Sources/SignalKitCAPI/SKValue.swift, SKValue.== (the `default:` case).
  * Test: values::equality_of_pointers_wrapping_the_same_address. */
 /* fixed: SK_KNOWN_BUG_POINTER_EQUALITY */
 
@@ -46,7 +46,7 @@
  * argument was escaped in withoutActuallyEscaping block"): the drain still
  * holds the task closure in its batch when the syncing thread, woken by the
  * semaphore, leaves withoutActuallyEscaping.
- * Sources/SwiftSignalKit/Queue.swift, Queue.sync (host branch).
+ * Sources/SwiftSignalKit/Queues/Queue.swift, Queue.sync (host branch).
  * Test: queues::host_sync_from_another_thread_waits_for_drain. */
 /* fixed: SK_KNOWN_BUG_HOST_SYNC_ESCAPE */
 
@@ -55,15 +55,15 @@
  * instead of on the draining thread (the asyncAfter block that hopped the
  * work onto the host queue still holds it). A single-threaded host loop then
  * sees its context released concurrently, from a foreign thread.
- * Sources/SignalKitC/Queues.swift sk_queue_after, with Queue.after /
- * enterFromDispatch in Sources/SwiftSignalKit/Queue.swift.
+ * Sources/SignalKitCAPI/Queues.swift sk_queue_after, with Queue.after /
+ * enterFromDispatch in Sources/SwiftSignalKit/Queues/Queue.swift.
  * Test: queues::host_after_release_runs_on_the_draining_thread. */
 /* fixed: SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD */
 
 /* sk_live_objects() is decremented after an object's release(ctx) callback
  * has run (SKContext.deinit calls it, SKObject.deinit decrements later), so a
  * thread woken by a release that ran on another thread can still see the
- * object counted. Sources/SignalKitC/Objects.swift, SKContext / SKObject.
+ * object counted. Sources/SignalKitCAPI/Objects.swift, SKContext / SKObject.
  * Test: queues::live_objects_not_counting_released_work. While this (or
  * SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD) is defined, expect_no_live_objects()
  * gives objects whose release ran elsewhere a short deadline to finish. */
@@ -73,7 +73,7 @@
  * function before SKObject.deinit uncounts it, so a thread woken by the
  * release of a pointer value dropped on another thread can still see it in
  * sk_live_objects() (about 7 times in 10 on a 2-CPU machine).
- * Sources/SignalKitC/Value.swift, SKPointer.deinit.
+ * Sources/SignalKitCAPI/SKValue.swift, SKPointer.deinit.
  * Test: values::pointer_uncounted_before_its_release_runs. */
 /* fixed: SK_KNOWN_BUG_POINTER_COUNT_LAGS_RELEASE */
 
@@ -82,14 +82,14 @@
  * instead of returning SK_ERR_INVALID_ARGUMENT: sk_value_set_string_n,
  * sk_value_set_bytes, sk_value_set_array (length/count), and
  * sk_signal_combine_latest, sk_signal_merge (count). size_t arrives in Swift
- * as Int, so SIZE_MAX becomes -1. Sources/SignalKitC/Values.swift,
+ * as Int, so SIZE_MAX becomes -1. Sources/SignalKitCAPI/ValueFunctions.swift,
  * Operators_Combine.swift (borrowSignals).
  * Tests: values::huge_lengths_rejected, operators::huge_counts_rejected. */
 /* fixed: SK_KNOWN_BUG_HUGE_SIZES_TRAP */
 
 /* sk_signal_take() with a count above INT64_MAX (SIZE_MAX: "no limit") passes
  * no value at all: the count becomes negative in Swift and take(<= 0) passes
- * nothing. Sources/SignalKitC/Operators_Take.swift.
+ * nothing. Sources/SignalKitCAPI/Operators_Take.swift.
  * Test: operators::take_huge_count_passes_everything. */
 /* fixed: SK_KNOWN_BUG_TAKE_HUGE_COUNT */
 

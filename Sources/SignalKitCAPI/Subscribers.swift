@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// An `sk_subscriber` handle.

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 
 /// Records `message` as the calling thread's last error and returns `status`
 /// as the C status code.

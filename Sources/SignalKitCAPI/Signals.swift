@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// The signal a C caller sees: values and errors are `SKValue`s.

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// An `sk_disposable` handle: a Swift disposable, and which container it is.

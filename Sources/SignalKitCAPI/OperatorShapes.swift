@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// A C callback of type `F` with its context; `release(ctx)` runs when the

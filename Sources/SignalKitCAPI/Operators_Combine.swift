@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// Borrows `count` signals from a C array.

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import Synchronization
 
 /// The number of library objects alive: handles, heap values and callback

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 @c @implementation

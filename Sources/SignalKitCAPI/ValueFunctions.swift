@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import Glibc
 
 private func setPrimitive(_ out: UnsafeMutablePointer<sk_value>?, _ fill: (inout sk_value) -> Void) {
