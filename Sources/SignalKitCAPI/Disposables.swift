@@ -20,16 +20,6 @@ final class SKDisposable: SKObject {
     }
 }
 
-/// An action disposable's C function with its context.
-final class SKAction: SKContext {
-    let action: sk_work_fn
-
-    init(_ action: sk_work_fn, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
-        self.action = action
-        super.init(ctx: ctx, release: release)
-    }
-}
-
 private func outputDisposable(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ function: String, _ make: () -> SKDisposable) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
@@ -83,10 +73,10 @@ public func sk_disposable_action(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
         SKContext(ctx: ctx, release: release).ignore()
         return fail(SK_ERR_NULL_ARGUMENT, "sk_disposable_action: action is NULL")
     }
-    let context = SKAction(action, ctx: ctx, release: release)
+    let context = SKFunction(action, ctx: ctx, release: release)
     return outputDisposable(out, "sk_disposable_action") {
         SKDisposable(ActionDisposable {
-            context.action(context.ctx)
+            context.run()
         }, kind: .plain)
     }
 }

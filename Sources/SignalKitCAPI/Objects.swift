@@ -171,6 +171,34 @@ class SKContext: SKObject {
     }
 }
 
+/// A C callback of type `F` (`sk_map_fn`, `sk_work_fn`, `sk_generator_fn`...)
+/// with its context; `release(ctx)` runs as `SKContext` says: when the last
+/// signal, subscription, disposable or queue holding it lets it go, or
+/// earlier through `releaseNow()`.
+final class SKFunction<F>: SKContext {
+    let function: F
+
+    init(_ function: F, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
+        self.function = function
+        super.init(ctx: ctx, release: release)
+    }
+}
+
+/// A unit of work: an action disposable's, a queue's, a timer's.
+extension SKFunction where F == sk_work_fn {
+    func run() {
+        self.function(self.ctx)
+    }
+
+    /// Runs the work, then its release, both on the calling thread: for work
+    /// that runs once (async, sync, after). Whoever still holds the object
+    /// afterwards (the submitting thread, a dispatch block) no longer matters.
+    func runOnce() {
+        self.function(self.ctx)
+        self.releaseNow()
+    }
+}
+
 @c @implementation
 public func sk_set_handle_checking(_ enabled: Bool) -> Int32 {
     HandleRegistry.applyEnvironment()

@@ -1,17 +1,6 @@
 import SignalKitHeader
 import SwiftSignalKit
 
-/// A C callback of type `F` with its context; `release(ctx)` runs when the
-/// last signal or subscription using it is gone.
-final class SKFunction<F>: SKContext {
-    let function: F
-
-    init(_ function: F, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
-        self.function = function
-        super.init(ctx: ctx, release: release)
-    }
-}
-
 /// The shared shape of an operator entry point: checks `out`, the input signal
 /// and the optional callback, and the depth of the result over the input and
 /// `others` (see `pipelineDepth`), then hands back `make(signal)`. The

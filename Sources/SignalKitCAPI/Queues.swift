@@ -22,28 +22,6 @@ final class SKQueue: SKObject {
     }
 }
 
-/// A unit of work and its context, released after it ran (or instead of it).
-final class SKWork: SKContext {
-    let function: sk_work_fn
-
-    init(_ function: sk_work_fn, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
-        self.function = function
-        super.init(ctx: ctx, release: release)
-    }
-
-    func run() {
-        self.function(self.ctx)
-    }
-
-    /// Runs the work, then its release, both on the calling thread: for work
-    /// that runs once (async, sync, after). Whoever still holds the object
-    /// afterwards (the submitting thread, a dispatch block) no longer matters.
-    func runOnce() {
-        self.function(self.ctx)
-        self.releaseNow()
-    }
-}
-
 func borrowQueue(_ function: String, _ name: String, _ handle: OpaquePointer?) -> (SKQueue?, Int32) {
     return borrowHandle(function, name, handle, as: SKQueue.self, "a queue")
 }
@@ -126,12 +104,12 @@ public func sk_queue_host_drain(_ queue: OpaquePointer?, _ maxTasks: Int, _ outR
 }
 
 /// Validates the common arguments of the work-submitting functions.
-private func submit(_ function: String, _ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, _ body: (Queue, SKWork) -> Void) -> Int32 {
+private func submit(_ function: String, _ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, _ body: (Queue, SKFunction<sk_work_fn>) -> Void) -> Int32 {
     guard let fn else {
         SKContext(ctx: ctx, release: release).ignore()
         return fail(SK_ERR_NULL_ARGUMENT, "\(function): fn is NULL")
     }
-    let work = SKWork(fn, ctx: ctx, release: release)
+    let work = SKFunction(fn, ctx: ctx, release: release)
     let (handle, status) = borrowQueue(function, "queue", queue)
     guard let handle else {
         return status

@@ -38,16 +38,6 @@ final class SKObserver: SKContext {
     }
 }
 
-/// A C generator with its context.
-final class SKGenerator: SKContext {
-    let generator: sk_generator_fn
-
-    init(_ generator: sk_generator_fn, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
-        self.generator = generator
-        super.init(ctx: ctx, release: release)
-    }
-}
-
 /// Hands `signal` to C through `out` (+1); `depth` and `isThen` as in `SKSignal`.
 func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false) -> Int32 {
     out.pointee = SKSignal(signal, depth: depth, isThen: isThen).retainedHandle()
@@ -127,12 +117,12 @@ private func createSignal(_ name: String, _ out: UnsafeMutablePointer<OpaquePoin
         depth = upstreamDepth
         upstream = handle
     }
-    let function = SKGenerator(generator, ctx: ctx, release: nil)
+    let callback = SKFunction(generator, ctx: ctx, release: nil)
     return output(out, CSignal { subscriber in
         withExtendedLifetime(upstream) {}
         let handle = SKSubscriber(subscriber)
         let disposable = withExtendedLifetime(context) {
-            function.generator(function.ctx, OpaquePointer(Unmanaged.passUnretained(handle).toOpaque()))
+            callback.function(callback.ctx, OpaquePointer(Unmanaged.passUnretained(handle).toOpaque()))
         }
         guard let disposable else {
             return EmptyDisposable
