@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SignalKitHeader
 import SwiftSignalKit
 import Synchronization
 
@@ -79,4 +80,23 @@ enum HandleRegistry {
             addresses[stripe].contains(address)
         }
     }
+}
+
+@c @implementation
+public func sk_set_handle_checking(_ enabled: Bool) -> Int32 {
+    HandleRegistry.applyEnvironment()
+    if HandleRegistry.isEnabled == enabled {
+        return SKOK
+    }
+    if liveObjectCount.load(ordering: .acquiring) != 0 {
+        return fail(SK_ERR_BUSY, "library objects are alive (\(liveObjectCount.load(ordering: .relaxed))); switch before creating any")
+    }
+    handleCheckingEnabled.store(enabled, ordering: .releasing)
+    return SKOK
+}
+
+@c @implementation
+public func sk_handle_checking() -> Bool {
+    HandleRegistry.applyEnvironment()
+    return HandleRegistry.isEnabled
 }

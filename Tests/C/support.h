@@ -63,7 +63,7 @@
 /* sk_live_objects() is decremented after an object's release(ctx) callback
  * has run (SKContext.deinit calls it, SKObject.deinit decrements later), so a
  * thread woken by a release that ran on another thread can still see the
- * object counted. Sources/SignalKitCAPI/Objects.swift, SKContext / SKObject.
+ * object counted. Sources/SignalKitCAPI/SKContext.swift, SKObject.swift.
  * Test: queues::live_objects_not_counting_released_work. While this (or
  * SK_KNOWN_BUG_HOST_AFTER_RELEASE_THREAD) is defined, expect_no_live_objects()
  * gives objects whose release ran elsewhere a short deadline to finish. */
