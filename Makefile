@@ -39,7 +39,7 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # own scratch path keeps these flags away from the debug build.
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xswiftc -static-stdlib \
-	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitC/signalkit.map \
+	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
 
 .DEFAULT_GOAL := all

@@ -8,7 +8,7 @@ let package = Package(
         .library(name: "SwiftSignalKit", targets: ["SwiftSignalKit"]),
         // The C library, libsignalkit.so (include/signalkit.h). `make` builds
         // the release form: Swift runtime linked in, soname, sk_* exports only.
-        .library(name: "signalkit", type: .dynamic, targets: ["SignalKitC"]),
+        .library(name: "signalkit", type: .dynamic, targets: ["SignalKitCAPI"]),
     ],
     targets: [
         .target(
@@ -25,14 +25,14 @@ let package = Package(
         ),
         // include/signalkit.h as a Clang module, plus the C parts of the C layer.
         .target(
-            name: "CSignalKit",
-            path: "Sources/CSignalKit"
+            name: "SignalKitHeader",
+            path: "Sources/SignalKitHeader"
         ),
         // The C layer: @c exports checked against include/signalkit.h.
         .target(
-            name: "SignalKitC",
-            dependencies: ["CSignalKit", "SwiftSignalKit"],
-            path: "Sources/SignalKitC",
+            name: "SignalKitCAPI",
+            dependencies: ["SignalKitHeader", "SwiftSignalKit"],
+            path: "Sources/SignalKitCAPI",
             exclude: ["signalkit.map"]
         ),
         // What the Swift tests share: recorders, hand-driven sources, threads,

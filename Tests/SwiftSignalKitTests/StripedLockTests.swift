@@ -41,4 +41,29 @@ final class StripedLockTests: XCTestCase {
         }
         XCTAssertEqual(objects.reduce(0) { $0 + $1.value }, threadCount * perThread)
     }
+
+    func testStripedLockForAddressHandsItsStripe() {
+        let object = Unprotected()
+        let address = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(object)))
+        let first = _stripedLock(forAddress: address, .handleRegistry) { $0 }
+        let second = _stripedLock(forAddress: address, .handleRegistry) { $0 }
+        XCTAssertEqual(first, second)
+        XCTAssertTrue((0 ..< _stripesPerFamily).contains(first))
+    }
+
+    func testStripedLockForAddressIsMutuallyExclusiveForOneAddress() {
+        let threadCount = 8
+        let perThread = 10_000
+        let state = Unprotected()
+        let address = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(state)))
+        runThreads(threadCount) { _ in
+            for _ in 0 ..< perThread {
+                _stripedLock(forAddress: address, .handleRegistry) { _ in
+                    state.update()
+                }
+            }
+        }
+        XCTAssertEqual(state.value, threadCount * perThread)
+        XCTAssertEqual(state.overlaps, 0)
+    }
 }

@@ -1,9 +1,9 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 @c @implementation
 public func sk_signal_before_next(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_value_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator("sk_signal_before_next", out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> beforeNext { value in
             value.withC { callback.function(callback.ctx, $0) }
         }
@@ -12,7 +12,7 @@ public func sk_signal_before_next(_ out: UnsafeMutablePointer<OpaquePointer?>?, 
 
 @c @implementation
 public func sk_signal_after_next(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_value_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator("sk_signal_after_next", out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> afterNext { value in
             value.withC { callback.function(callback.ctx, $0) }
         }
@@ -21,7 +21,7 @@ public func sk_signal_after_next(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
 
 @c @implementation
 public func sk_signal_before_started(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator("sk_signal_before_started", out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> beforeStarted {
             callback.function(callback.ctx)
         }
@@ -30,7 +30,7 @@ public func sk_signal_before_started(_ out: UnsafeMutablePointer<OpaquePointer?>
 
 @c @implementation
 public func sk_signal_before_completed(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator("sk_signal_before_completed", out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> beforeCompleted {
             callback.function(callback.ctx)
         }
@@ -39,7 +39,7 @@ public func sk_signal_before_completed(_ out: UnsafeMutablePointer<OpaquePointer
 
 @c @implementation
 public func sk_signal_after_completed(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator("sk_signal_after_completed", out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> afterCompleted {
             callback.function(callback.ctx)
         }
@@ -48,7 +48,7 @@ public func sk_signal_after_completed(_ out: UnsafeMutablePointer<OpaquePointer?
 
 @c @implementation
 public func sk_signal_after_disposed(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator("sk_signal_after_disposed", out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> afterDisposed {
             callback.function(callback.ctx)
         }

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import Synchronization
 
 /// The number of library objects alive: handles, heap values and callback
@@ -66,12 +66,12 @@ class SKObject {
 
     /// Drops one reference held by C. With handle checking, a handle that is
     /// not live is left alone and reported through the last error.
-    static func release(_ handle: OpaquePointer?, _ function: String = #function) {
+    static func release(_ handle: OpaquePointer?, function: StaticString = #function) {
         guard let handle else {
             return
         }
         guard isLive(handle) else {
-            fail(SK_ERR_RELEASED, "\(function.prefix { $0 != "(" }): the handle was already released (or never was one)")
+            fail(SK_ERR_RELEASED, "the handle was already released (or never was one)", function: function)
             return
         }
         Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).release()
@@ -79,12 +79,12 @@ class SKObject {
 
     /// Adds one reference held by C; nil (with the last error set) for a
     /// handle that is not live, with handle checking.
-    static func retain(_ handle: OpaquePointer?, _ function: String = #function) -> OpaquePointer? {
+    static func retain(_ handle: OpaquePointer?, function: StaticString = #function) -> OpaquePointer? {
         guard let handle else {
             return nil
         }
         guard isLive(handle) else {
-            fail(SK_ERR_RELEASED, "\(function.prefix { $0 != "(" }): the handle was already released (or never was one)")
+            fail(SK_ERR_RELEASED, "the handle was already released (or never was one)", function: function)
             return nil
         }
         _ = Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).retain()
@@ -96,15 +96,15 @@ class SKObject {
 /// SK_ERR_RELEASED (with handle checking) for a handle that is not live,
 /// SK_ERR_WRONG_KIND for a handle of another class (`what` names the class
 /// expected, with its article: "a signal").
-func borrowHandle<H: SKObject>(_ function: String, _ name: String, _ handle: OpaquePointer?, as type: H.Type, _ what: String) -> (H?, Int32) {
+func borrowHandle<H: SKObject>(_ name: String, _ handle: OpaquePointer?, as type: H.Type, _ what: String, function: StaticString = #function) -> (H?, Int32) {
     guard let handle else {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(name) is NULL", function: function))
     }
     guard SKObject.isLive(handle) else {
-        return (nil, fail(SK_ERR_RELEASED, "\(function): \(name) was already released (or never was a handle)"))
+        return (nil, fail(SK_ERR_RELEASED, "\(name) was already released (or never was a handle)", function: function))
     }
     guard let object = SKObject.borrow(handle, as: type) else {
-        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): \(name) is not \(what)"))
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(name) is not \(what)", function: function))
     }
     return (object, SKOK)
 }
@@ -127,67 +127,6 @@ func withPrimitiveFastPath<H: SKObject>(_ handle: OpaquePointer?, _ value: Unsaf
         body(unsafeDowncast(object, to: H.self), SKValue(borrowing: value))
         return true
     }
-}
-
-/// A C context pointer with its optional release function, which runs exactly
-/// once: when the last Swift reference to this object goes away, or earlier
-/// through `releaseNow()`.
-///
-/// Thread-safety: `releaseNow()` may race with other calls of it and with the
-/// last reference going away; exactly one of them runs the release function.
-class SKContext: SKObject {
-    let ctx: UnsafeMutableRawPointer?
-    let releaseFunction: sk_release_fn?
-    private let released = Synchronization.Atomic<Bool>(false)
-
-    init(ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
-        self.ctx = ctx
-        self.releaseFunction = release
-        liveObjectCount.wrappingAdd(1, ordering: .relaxed)
-        super.init(counted: false)
-    }
-
-    deinit {
-        self.releaseNow()
-    }
-
-    /// Runs the release function now, on the calling thread, unless it already
-    /// ran. For one-shot work, so that the release runs where the work ran,
-    /// whichever thread drops the last reference afterwards.
-    final func releaseNow() {
-        if self.released.exchange(true, ordering: .acquiringAndReleasing) {
-            return
-        }
-        // Uncounted before the release function runs, so that whoever the
-        // release wakes sees the object gone.
-        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
-        self.releaseFunction?(self.ctx)
-    }
-
-    /// Lets the context go at once: its release function runs now. Used when a
-    /// call fails before anything kept the context.
-    final func ignore() {
-        self.releaseNow()
-    }
-}
-
-@c @implementation
-public func sk_set_handle_checking(_ enabled: Bool) -> Int32 {
-    HandleRegistry.applyEnvironment()
-    if HandleRegistry.isEnabled == enabled {
-        return SKOK
-    }
-    if liveObjectCount.load(ordering: .acquiring) != 0 {
-        return fail(SK_ERR_BUSY, "sk_set_handle_checking: library objects are alive (\(liveObjectCount.load(ordering: .relaxed))); switch before creating any")
-    }
-    handleCheckingEnabled.store(enabled, ordering: .releasing)
-    return SKOK
-}
-
-@c @implementation
-public func sk_handle_checking() -> Bool {
-    HandleRegistry.applyEnvironment()
-    return HandleRegistry.isEnabled
 }
 
 @c @implementation

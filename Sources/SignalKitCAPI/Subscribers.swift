@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// An `sk_subscriber` handle.
@@ -11,8 +11,8 @@ final class SKSubscriber: SKObject {
     }
 }
 
-private func borrowSubscriber(_ function: String, _ handle: OpaquePointer?) -> (SKSubscriber?, Int32) {
-    return borrowHandle(function, "subscriber", handle, as: SKSubscriber.self, "a subscriber")
+private func borrowSubscriber(_ handle: OpaquePointer?, function: StaticString = #function) -> (SKSubscriber?, Int32) {
+    return borrowHandle("subscriber", handle, as: SKSubscriber.self, "a subscriber", function: function)
 }
 
 @c @implementation
@@ -22,11 +22,11 @@ public func sk_subscriber_put_next(_ subscriber: OpaquePointer?, _ value: Unsafe
     }) {
         return SKOK
     }
-    let (handle, status) = borrowSubscriber("sk_subscriber_put_next", subscriber)
+    let (handle, status) = borrowSubscriber(subscriber)
     guard let handle else {
         return status
     }
-    let (borrowed, valueStatus) = borrowValue("sk_subscriber_put_next", "value", value)
+    let (borrowed, valueStatus) = borrowValue("value", value)
     guard let borrowed else {
         return valueStatus
     }
@@ -36,11 +36,11 @@ public func sk_subscriber_put_next(_ subscriber: OpaquePointer?, _ value: Unsafe
 
 @c @implementation
 public func sk_subscriber_put_error(_ subscriber: OpaquePointer?, _ error: UnsafePointer<sk_value>?) -> Int32 {
-    let (handle, status) = borrowSubscriber("sk_subscriber_put_error", subscriber)
+    let (handle, status) = borrowSubscriber(subscriber)
     guard let handle else {
         return status
     }
-    let (borrowed, valueStatus) = borrowValue("sk_subscriber_put_error", "error", error)
+    let (borrowed, valueStatus) = borrowValue("error", error)
     guard let borrowed else {
         return valueStatus
     }
@@ -50,7 +50,7 @@ public func sk_subscriber_put_error(_ subscriber: OpaquePointer?, _ error: Unsaf
 
 @c @implementation
 public func sk_subscriber_put_completion(_ subscriber: OpaquePointer?) -> Int32 {
-    let (handle, status) = borrowSubscriber("sk_subscriber_put_completion", subscriber)
+    let (handle, status) = borrowSubscriber(subscriber)
     guard let handle else {
         return status
     }

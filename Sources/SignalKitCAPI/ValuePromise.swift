@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// An `sk_value_promise` handle.
@@ -11,18 +11,18 @@ final class SKValuePromise: SKObject {
     }
 }
 
-private func borrowValuePromise(_ function: String, _ handle: OpaquePointer?) -> (SKValuePromise?, Int32) {
-    return borrowHandle(function, "promise", handle, as: SKValuePromise.self, "a value promise")
+private func borrowValuePromise(_ handle: OpaquePointer?, function: StaticString = #function) -> (SKValuePromise?, Int32) {
+    return borrowHandle("promise", handle, as: SKValuePromise.self, "a value promise", function: function)
 }
 
 @c @implementation
 public func sk_value_promise_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ initial: UnsafePointer<sk_value>?, _ ignoreRepeated: Bool) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_promise_create: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
     if let initial {
-        let (value, status) = borrowValue("sk_value_promise_create", "initial", initial)
+        let (value, status) = borrowValue("initial", initial)
         guard let value else {
             return status
         }
@@ -35,11 +35,11 @@ public func sk_value_promise_create(_ out: UnsafeMutablePointer<OpaquePointer?>?
 
 @c @implementation
 public func sk_value_promise_set(_ promise: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
-    let (handle, status) = borrowValuePromise("sk_value_promise_set", promise)
+    let (handle, status) = borrowValuePromise(promise)
     guard let handle else {
         return status
     }
-    let (borrowed, valueStatus) = borrowValue("sk_value_promise_set", "value", value)
+    let (borrowed, valueStatus) = borrowValue("value", value)
     guard let borrowed else {
         return valueStatus
     }
@@ -50,10 +50,10 @@ public func sk_value_promise_set(_ promise: OpaquePointer?, _ value: UnsafePoint
 @c @implementation
 public func sk_value_promise_get(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ promise: OpaquePointer?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_promise_get: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    let (handle, status) = borrowValuePromise("sk_value_promise_get", promise)
+    let (handle, status) = borrowValuePromise(promise)
     guard let handle else {
         return status
     }

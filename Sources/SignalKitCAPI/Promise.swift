@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// An `sk_promise` handle.
@@ -6,14 +6,14 @@ final class SKPromise: SKObject {
     let promise = Promise<SKValue>()
 }
 
-private func borrowPromise(_ function: String, _ handle: OpaquePointer?) -> (SKPromise?, Int32) {
-    return borrowHandle(function, "promise", handle, as: SKPromise.self, "a promise")
+private func borrowPromise(_ handle: OpaquePointer?, function: StaticString = #function) -> (SKPromise?, Int32) {
+    return borrowHandle("promise", handle, as: SKPromise.self, "a promise", function: function)
 }
 
 @c @implementation
 public func sk_promise_create(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_promise_create: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = SKPromise().retainedHandle()
     return SKOK
@@ -21,11 +21,11 @@ public func sk_promise_create(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> I
 
 @c @implementation
 public func sk_promise_set(_ promise: OpaquePointer?, _ signal: OpaquePointer?) -> Int32 {
-    let (handle, status) = borrowPromise("sk_promise_set", promise)
+    let (handle, status) = borrowPromise(promise)
     guard let handle else {
         return status
     }
-    let (source, signalStatus) = borrowSignal("sk_promise_set", "signal", signal)
+    let (source, signalStatus) = borrowSignal("signal", signal)
     guard let source else {
         return signalStatus
     }
@@ -46,10 +46,10 @@ public func sk_promise_set(_ promise: OpaquePointer?, _ signal: OpaquePointer?) 
 @c @implementation
 public func sk_promise_get(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ promise: OpaquePointer?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_promise_get: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    let (handle, status) = borrowPromise("sk_promise_get", promise)
+    let (handle, status) = borrowPromise(promise)
     guard let handle else {
         return status
     }

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 
 /// The Swift side of an `sk_value`: the C struct plus, for heap kinds, the
 /// object it points at, kept alive by ARC. Copying an `SKValue` retains the

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import Glibc
 
 private func setPrimitive(_ out: UnsafeMutablePointer<sk_value>?, _ fill: (inout sk_value) -> Void) {
@@ -38,11 +38,11 @@ private func setObject(_ out: UnsafeMutablePointer<sk_value>, _ object: SKObject
 @c @implementation
 public func sk_value_set_string(_ out: UnsafeMutablePointer<sk_value>?, _ text: UnsafePointer<CChar>?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = sk_value()
     guard let text else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string: text is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "text is NULL")
     }
     return setObject(out, SKString(bytes: UnsafeRawBufferPointer(start: text, count: strlen(text))), SK_KIND_STRING)
 }
@@ -50,15 +50,15 @@ public func sk_value_set_string(_ out: UnsafeMutablePointer<sk_value>?, _ text: 
 @c @implementation
 public func sk_value_set_string_n(_ out: UnsafeMutablePointer<sk_value>?, _ text: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string_n: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = sk_value()
     if length < 0 {
         // size_t above PTRDIFF_MAX: no buffer can be that large.
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_string_n: length is larger than any buffer")
+        return fail(SK_ERR_INVALID_ARGUMENT, "length is larger than any buffer")
     }
     if text == nil && length != 0 {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_string_n: text is NULL and length is not 0")
+        return fail(SK_ERR_NULL_ARGUMENT, "text is NULL and length is not 0")
     }
     return setObject(out, SKString(bytes: UnsafeRawBufferPointer(start: text, count: length)), SK_KIND_STRING)
 }
@@ -66,15 +66,15 @@ public func sk_value_set_string_n(_ out: UnsafeMutablePointer<sk_value>?, _ text
 @c @implementation
 public func sk_value_set_bytes(_ out: UnsafeMutablePointer<sk_value>?, _ data: UnsafeRawPointer?, _ length: Int) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_bytes: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = sk_value()
     if length < 0 {
         // size_t above PTRDIFF_MAX: no buffer can be that large.
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_bytes: length is larger than any buffer")
+        return fail(SK_ERR_INVALID_ARGUMENT, "length is larger than any buffer")
     }
     if data == nil && length != 0 {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_bytes: data is NULL and length is not 0")
+        return fail(SK_ERR_NULL_ARGUMENT, "data is NULL and length is not 0")
     }
     return setObject(out, SKBytes(bytes: UnsafeRawBufferPointer(start: data, count: length)), SK_KIND_BYTES)
 }
@@ -82,28 +82,28 @@ public func sk_value_set_bytes(_ out: UnsafeMutablePointer<sk_value>?, _ data: U
 @c @implementation
 public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: UnsafePointer<sk_value>?, _ count: Int) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_array: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = sk_value()
     if count < 0 {
         // size_t above PTRDIFF_MAX: no buffer can be that large.
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_array: count is larger than any buffer")
+        return fail(SK_ERR_INVALID_ARGUMENT, "count is larger than any buffer")
     }
     if items == nil && count != 0 {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_array: items is NULL and count is not 0")
+        return fail(SK_ERR_NULL_ARGUMENT, "items is NULL and count is not 0")
     }
     var values: [SKValue] = []
     values.reserveCapacity(count)
     for index in 0 ..< count {
         let item = items! + index  // Invariant: checked above (count > 0 here).
         if let problem = SKValue.validate(item) {
-            return fail(problem.status, "sk_value_set_array: item \(index): \(problem.message)")
+            return fail(problem.status, "item \(index): \(problem.message)")
         }
         values.append(SKValue(borrowing: item))
     }
     let depth = SKArray.depth(of: values)
     if depth > Int(SK_VALUE_MAX_DEPTH) {
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_set_array: arrays nested \(depth) deep (the limit is SK_VALUE_MAX_DEPTH, \(SK_VALUE_MAX_DEPTH))")
+        return fail(SK_ERR_INVALID_ARGUMENT, "arrays nested \(depth) deep (the limit is SK_VALUE_MAX_DEPTH, \(SK_VALUE_MAX_DEPTH))")
     }
     return setObject(out, SKArray(values, depth: depth), SK_KIND_ARRAY)
 }
@@ -112,7 +112,7 @@ public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: 
 public func sk_value_set_pointer(_ out: UnsafeMutablePointer<sk_value>?, _ pointer: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     let box = SKPointer(pointer, release: release)
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_pointer: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     return setObject(out, box, SK_KIND_POINTER)
 }
@@ -120,11 +120,11 @@ public func sk_value_set_pointer(_ out: UnsafeMutablePointer<sk_value>?, _ point
 @c @implementation
 public func sk_value_set_signal(_ out: UnsafeMutablePointer<sk_value>?, _ signal: OpaquePointer?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_set_signal: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = sk_value()
     guard let handle = SKObject.borrow(signal, as: SKSignal.self) else {
-        return fail(signal == nil ? SK_ERR_NULL_ARGUMENT : SK_ERR_WRONG_KIND, "sk_value_set_signal: signal is \(signal == nil ? "NULL" : "not a signal")")
+        return fail(signal == nil ? SK_ERR_NULL_ARGUMENT : SK_ERR_WRONG_KIND, "signal is \(signal == nil ? "NULL" : "not a signal")")
     }
     return setObject(out, handle, SK_KIND_SIGNAL)
 }
@@ -132,14 +132,14 @@ public func sk_value_set_signal(_ out: UnsafeMutablePointer<sk_value>?, _ signal
 @c @implementation
 public func sk_value_copy(_ dst: UnsafeMutablePointer<sk_value>?, _ src: UnsafePointer<sk_value>?) -> Int32 {
     guard let dst else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_copy: dst is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "dst is NULL")
     }
     dst.pointee = sk_value()
     guard let src else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_value_copy: src is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "src is NULL")
     }
     if let problem = SKValue.validate(src) {
-        return fail(problem.status, "sk_value_copy: src: \(problem.message)")
+        return fail(problem.status, "src: \(problem.message)")
     }
     SKValue(borrowing: src).copy(into: dst)
     return SKOK
@@ -154,7 +154,7 @@ public func sk_value_release(_ value: UnsafeMutablePointer<sk_value>?) {
         if HandleRegistry.isLive(pointer) {
             Unmanaged<SKObject>.fromOpaque(pointer).release()
         } else {
-            fail(SK_ERR_RELEASED, "sk_value_release: the value was already released")
+            fail(SK_ERR_RELEASED, "the value was already released")
         }
     }
     value.pointee = sk_value()
@@ -178,18 +178,18 @@ public func sk_value_equal(_ a: UnsafePointer<sk_value>?, _ b: UnsafePointer<sk_
 
 /// The shape of every accessor: validates `value` and `out`, checks the kind,
 /// then stores `read(value)` into `*out`.
-private func access<Out>(_ function: String, _ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Out>?, _ kind: sk_kind, _ read: (UnsafePointer<sk_value>) -> Out) -> Int32 {
+private func access<Out>(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Out>?, _ kind: sk_kind, function: StaticString = #function, _ read: (UnsafePointer<sk_value>) -> Out) -> Int32 {
     guard let value else {
-        return fail(SK_ERR_NULL_ARGUMENT, "\(function): value is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "value is NULL", function: function)
     }
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     if value.pointee.kind != kind {
-        return fail(SK_ERR_WRONG_KIND, "\(function): value has kind \(value.pointee.kind.rawValue), expected \(kind.rawValue)")
+        return fail(SK_ERR_WRONG_KIND, "value has kind \(value.pointee.kind.rawValue), expected \(kind.rawValue)", function: function)
     }
     if let problem = SKValue.validate(value) {
-        return fail(problem.status, "\(function): \(problem.message)")
+        return fail(problem.status, problem.message, function: function)
     }
     out.pointee = read(value)
     return SKOK
@@ -208,7 +208,7 @@ public func sk_value_get_bool(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMu
         out.pointee = value.pointee.u.boolean
         return SKOK
     }
-    return access("sk_value_get_bool", value, out, SK_KIND_BOOL) { $0.pointee.u.boolean }
+    return access(value, out, SK_KIND_BOOL) { $0.pointee.u.boolean }
 }
 
 @c @implementation
@@ -218,7 +218,7 @@ public func sk_value_get_int64(_ value: UnsafePointer<sk_value>?, _ out: UnsafeM
         out.pointee = value.pointee.u.int64
         return SKOK
     }
-    return access("sk_value_get_int64", value, out, SK_KIND_INT64) { $0.pointee.u.int64 }
+    return access(value, out, SK_KIND_INT64) { $0.pointee.u.int64 }
 }
 
 @c @implementation
@@ -228,12 +228,12 @@ public func sk_value_get_double(_ value: UnsafePointer<sk_value>?, _ out: Unsafe
         out.pointee = value.pointee.u.real
         return SKOK
     }
-    return access("sk_value_get_double", value, out, SK_KIND_DOUBLE) { $0.pointee.u.real }
+    return access(value, out, SK_KIND_DOUBLE) { $0.pointee.u.real }
 }
 
 @c @implementation
 public func sk_value_get_string(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?) -> Int32 {
-    return access("sk_value_get_string", value, out, SK_KIND_STRING) { value in
+    return access(value, out, SK_KIND_STRING) { value in
         let string = object(value, as: SKString.self)
         length?.pointee = string.bytes.count
         return UnsafePointer(string.storage)
@@ -242,7 +242,7 @@ public func sk_value_get_string(_ value: UnsafePointer<sk_value>?, _ out: Unsafe
 
 @c @implementation
 public func sk_value_get_bytes(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafeRawPointer?>?, _ length: UnsafeMutablePointer<Int>?) -> Int32 {
-    return access("sk_value_get_bytes", value, out, SK_KIND_BYTES) { value in
+    return access(value, out, SK_KIND_BYTES) { value in
         let bytes = object(value, as: SKBytes.self)
         length?.pointee = bytes.bytes.count
         return UnsafeRawPointer(bytes.storage)
@@ -251,30 +251,30 @@ public func sk_value_get_bytes(_ value: UnsafePointer<sk_value>?, _ out: UnsafeM
 
 @c @implementation
 public func sk_value_get_array_count(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Int>?) -> Int32 {
-    return access("sk_value_get_array_count", value, out, SK_KIND_ARRAY) { object($0, as: SKArray.self).items.count }
+    return access(value, out, SK_KIND_ARRAY) { object($0, as: SKArray.self).items.count }
 }
 
 @c @implementation
 public func sk_value_get_array_item(_ value: UnsafePointer<sk_value>?, _ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?) -> Int32 {
     var inRange = true
-    let status = access("sk_value_get_array_item", value, out, SK_KIND_ARRAY) { value -> UnsafePointer<sk_value>? in
+    let status = access(value, out, SK_KIND_ARRAY) { value -> UnsafePointer<sk_value>? in
         let array = object(value, as: SKArray.self)
         inRange = index >= 0 && index < array.items.count
         return inRange ? UnsafePointer(array.storage + index) : nil
     }
     if status == SKOK && !inRange {
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_value_get_array_item: index \(index) out of range 0..<\(object(value!, as: SKArray.self).items.count)")
+        return fail(SK_ERR_INVALID_ARGUMENT, "index \(index) out of range 0..<\(object(value!, as: SKArray.self).items.count)")
     }
     return status
 }
 
 @c @implementation
 public func sk_value_get_pointer(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 {
-    return access("sk_value_get_pointer", value, out, SK_KIND_POINTER) { object($0, as: SKPointer.self).pointer }
+    return access(value, out, SK_KIND_POINTER) { object($0, as: SKPointer.self).pointer }
 }
 
 @c @implementation
 public func sk_value_get_signal(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     // Invariant: `access` validated the value (its object is not NULL).
-    return access("sk_value_get_signal", value, out, SK_KIND_SIGNAL) { OpaquePointer($0.pointee.u.object!) }
+    return access(value, out, SK_KIND_SIGNAL) { OpaquePointer($0.pointee.u.object!) }
 }

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// The signal a C caller sees: values and errors are `SKValue`s.
@@ -38,16 +38,6 @@ final class SKObserver: SKContext {
     }
 }
 
-/// A C generator with its context.
-final class SKGenerator: SKContext {
-    let generator: sk_generator_fn
-
-    init(_ generator: sk_generator_fn, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
-        self.generator = generator
-        super.init(ctx: ctx, release: release)
-    }
-}
-
 /// Hands `signal` to C through `out` (+1); `depth` and `isThen` as in `SKSignal`.
 func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false) -> Int32 {
     out.pointee = SKSignal(signal, depth: depth, isThen: isThen).retainedHandle()
@@ -59,37 +49,37 @@ func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, dept
 /// the error status when that passes SK_SIGNAL_MAX_DEPTH: a chain built
 /// deeper would overflow the stack of whatever thread starts it or delivers
 /// through it.
-func pipelineDepth(_ function: String, over inputs: [SKSignal], isThen: Bool = false) -> (Int, Int32) {
+func pipelineDepth(over inputs: [SKSignal], isThen: Bool = false, function: StaticString = #function) -> (Int, Int32) {
     var deepest = 0
     for input in inputs {
         deepest = max(deepest, isThen && input.isThen ? input.depth - 1 : input.depth)
     }
     let depth = deepest + 1
     if depth > Int(SK_SIGNAL_MAX_DEPTH) {
-        return (depth, fail(SK_ERR_INVALID_ARGUMENT, "\(function): the pipeline would be \(depth) operators deep (the limit is SK_SIGNAL_MAX_DEPTH, \(SK_SIGNAL_MAX_DEPTH))"))
+        return (depth, fail(SK_ERR_INVALID_ARGUMENT, "the pipeline would be \(depth) operators deep (the limit is SK_SIGNAL_MAX_DEPTH, \(SK_SIGNAL_MAX_DEPTH))", function: function))
     }
     return (depth, SKOK)
 }
 
 /// Borrows a value argument, reporting NULL and malformed values.
-func borrowValue(_ function: String, _ name: String, _ value: UnsafePointer<sk_value>?) -> (SKValue?, Int32) {
+func borrowValue(_ name: String, _ value: UnsafePointer<sk_value>?, function: StaticString = #function) -> (SKValue?, Int32) {
     guard let value else {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): \(name) is NULL"))
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(name) is NULL", function: function))
     }
     if let problem = SKValue.validate(value) {
-        return (nil, fail(problem.status, "\(function): \(name): \(problem.message)"))
+        return (nil, fail(problem.status, "\(name): \(problem.message)", function: function))
     }
     return (SKValue(borrowing: value), SKOK)
 }
 
 /// Borrows a signal argument, reporting NULL and handles of another kind.
-func borrowSignal(_ function: String, _ name: String, _ handle: OpaquePointer?) -> (SKSignal?, Int32) {
-    return borrowHandle(function, name, handle, as: SKSignal.self, "a signal")
+func borrowSignal(_ name: String, _ handle: OpaquePointer?, function: StaticString = #function) -> (SKSignal?, Int32) {
+    return borrowHandle(name, handle, as: SKSignal.self, "a signal", function: function)
 }
 
 @c @implementation
 public func sk_signal_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ generator: sk_generator_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return createSignal("sk_signal_create", out, over: nil, generator, ctx, release)
+    return createSignal(out, over: nil, generator, ctx, release)
 }
 
 @c @implementation
@@ -97,42 +87,42 @@ public func sk_signal_create_over(_ out: UnsafeMutablePointer<OpaquePointer?>?, 
     guard let upstream else {
         SKContext(ctx: ctx, release: release).ignore()
         out?.pointee = nil
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_create_over: upstream is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "upstream is NULL")
     }
-    return createSignal("sk_signal_create_over", out, over: upstream, generator, ctx, release)
+    return createSignal(out, over: upstream, generator, ctx, release)
 }
 
 /// sk_signal_create, and with `upstream` sk_signal_create_over: the signal's
 /// depth is one more than the upstream's, and it keeps the upstream.
-private func createSignal(_ name: String, _ out: UnsafeMutablePointer<OpaquePointer?>?, over upstreamHandle: OpaquePointer?, _ generator: sk_generator_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+private func createSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, over upstreamHandle: OpaquePointer?, _ generator: sk_generator_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function) -> Int32 {
     let context = SKContext(ctx: ctx, release: release)
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "\(name): out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     out.pointee = nil
     guard let generator else {
-        return fail(SK_ERR_NULL_ARGUMENT, "\(name): generator is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "generator is NULL", function: function)
     }
     var depth = 1
     var upstream: SKSignal?
     if let upstreamHandle {
-        let (handle, status) = borrowSignal(name, "upstream", upstreamHandle)
+        let (handle, status) = borrowSignal("upstream", upstreamHandle, function: function)
         guard let handle else {
             return status
         }
-        let (upstreamDepth, depthStatus) = pipelineDepth(name, over: [handle])
+        let (upstreamDepth, depthStatus) = pipelineDepth(over: [handle], function: function)
         if depthStatus != SKOK {
             return depthStatus
         }
         depth = upstreamDepth
         upstream = handle
     }
-    let function = SKGenerator(generator, ctx: ctx, release: nil)
+    let callback = SKFunction(generator, ctx: ctx, release: nil)
     return output(out, CSignal { subscriber in
         withExtendedLifetime(upstream) {}
         let handle = SKSubscriber(subscriber)
         let disposable = withExtendedLifetime(context) {
-            function.generator(function.ctx, OpaquePointer(Unmanaged.passUnretained(handle).toOpaque()))
+            callback.function(callback.ctx, OpaquePointer(Unmanaged.passUnretained(handle).toOpaque()))
         }
         guard let disposable else {
             return EmptyDisposable
@@ -148,10 +138,10 @@ private func createSignal(_ name: String, _ out: UnsafeMutablePointer<OpaquePoin
 @c @implementation
 public func sk_signal_single(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ value: UnsafePointer<sk_value>?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_single: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    let (borrowed, status) = borrowValue("sk_signal_single", "value", value)
+    let (borrowed, status) = borrowValue("value", value)
     guard let borrowed else {
         return status
     }
@@ -161,7 +151,7 @@ public func sk_signal_single(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ val
 @c @implementation
 public func sk_signal_complete(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_complete: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     return output(out, CSignal.complete())
 }
@@ -169,10 +159,10 @@ public func sk_signal_complete(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> 
 @c @implementation
 public func sk_signal_fail(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ error: UnsafePointer<sk_value>?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_fail: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    let (borrowed, status) = borrowValue("sk_signal_fail", "error", error)
+    let (borrowed, status) = borrowValue("error", error)
     guard let borrowed else {
         return status
     }
@@ -182,7 +172,7 @@ public func sk_signal_fail(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ error
 @c @implementation
 public func sk_signal_never(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_never: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     return output(out, CSignal.never())
 }
@@ -191,10 +181,10 @@ public func sk_signal_never(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int
 public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ observer: UnsafePointer<sk_observer>?) -> Int32 {
     out?.pointee = nil
     guard let observer else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_start: observer is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "observer is NULL")
     }
     let callbacks = SKObserver(observer.pointee)
-    let (handle, status) = borrowSignal("sk_signal_start", "signal", signal)
+    let (handle, status) = borrowSignal("signal", signal)
     guard let handle else {
         return status
     }

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// An `sk_disposable` handle: a Swift disposable, and which container it is.
@@ -20,41 +20,31 @@ final class SKDisposable: SKObject {
     }
 }
 
-/// An action disposable's C function with its context.
-final class SKAction: SKContext {
-    let action: sk_work_fn
-
-    init(_ action: sk_work_fn, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
-        self.action = action
-        super.init(ctx: ctx, release: release)
-    }
-}
-
-private func outputDisposable(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ function: String, _ make: () -> SKDisposable) -> Int32 {
+private func outputDisposable(_ out: UnsafeMutablePointer<OpaquePointer?>?, function: StaticString = #function, _ make: () -> SKDisposable) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     out.pointee = make().retainedHandle()
     return SKOK
 }
 
 /// Borrows a container of the given kind and an optional disposable argument.
-private func borrowContainer(_ function: String, _ handle: OpaquePointer?, _ kind: SKDisposable.Kind, _ name: String) -> (SKDisposable?, Int32) {
-    let (container, status) = borrowHandle(function, name, handle, as: SKDisposable.self, "a \(name) disposable")
+private func borrowContainer(_ handle: OpaquePointer?, _ kind: SKDisposable.Kind, _ name: String, function: StaticString = #function) -> (SKDisposable?, Int32) {
+    let (container, status) = borrowHandle(name, handle, as: SKDisposable.self, "a \(name) disposable", function: function)
     guard let container else {
         return (nil, status)
     }
     guard container.kind == kind else {
-        return (nil, fail(SK_ERR_WRONG_KIND, "\(function): \(name) is not a \(name) disposable"))
+        return (nil, fail(SK_ERR_WRONG_KIND, "\(name) is not a \(name) disposable", function: function))
     }
     return (container, SKOK)
 }
 
-private func borrowOptionalDisposable(_ function: String, _ handle: OpaquePointer?) -> (SKDisposable?, Int32) {
+private func borrowOptionalDisposable(_ handle: OpaquePointer?, function: StaticString = #function) -> (SKDisposable?, Int32) {
     guard handle != nil else {
         return (nil, SKOK)
     }
-    return borrowHandle(function, "disposable", handle, as: SKDisposable.self, "a disposable")
+    return borrowHandle("disposable", handle, as: SKDisposable.self, "a disposable", function: function)
 }
 
 @c @implementation
@@ -62,7 +52,7 @@ public func sk_disposable_dispose(_ disposable: OpaquePointer?) {
     guard disposable != nil else {
         return
     }
-    let (handle, _) = borrowHandle("sk_disposable_dispose", "disposable", disposable, as: SKDisposable.self, "a disposable")
+    let (handle, _) = borrowHandle("disposable", disposable, as: SKDisposable.self, "a disposable")
     handle?.disposable.dispose()
 }
 
@@ -81,28 +71,28 @@ public func sk_disposable_action(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
     guard let action else {
         out?.pointee = nil
         SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_disposable_action: action is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "action is NULL")
     }
-    let context = SKAction(action, ctx: ctx, release: release)
-    return outputDisposable(out, "sk_disposable_action") {
+    let context = SKFunction(action, ctx: ctx, release: release)
+    return outputDisposable(out) {
         SKDisposable(ActionDisposable {
-            context.action(context.ctx)
+            context.run()
         }, kind: .plain)
     }
 }
 
 @c @implementation
 public func sk_disposable_meta(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    return outputDisposable(out, "sk_disposable_meta") { SKDisposable(MetaDisposable(), kind: .meta) }
+    return outputDisposable(out) { SKDisposable(MetaDisposable(), kind: .meta) }
 }
 
 @c @implementation
 public func sk_disposable_meta_set(_ meta: OpaquePointer?, _ disposable: OpaquePointer?) -> Int32 {
-    let (container, status) = borrowContainer("sk_disposable_meta_set", meta, .meta, "meta")
+    let (container, status) = borrowContainer(meta, .meta, "meta")
     guard let container else {
         return status
     }
-    let (item, itemStatus) = borrowOptionalDisposable("sk_disposable_meta_set", disposable)
+    let (item, itemStatus) = borrowOptionalDisposable(disposable)
     if itemStatus != SKOK {
         return itemStatus
     }
@@ -113,19 +103,19 @@ public func sk_disposable_meta_set(_ meta: OpaquePointer?, _ disposable: OpaqueP
 
 @c @implementation
 public func sk_disposable_set(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    return outputDisposable(out, "sk_disposable_set") { SKDisposable(DisposableSet(), kind: .set) }
+    return outputDisposable(out) { SKDisposable(DisposableSet(), kind: .set) }
 }
 
 @c @implementation
 public func sk_disposable_set_add(_ set: OpaquePointer?, _ disposable: OpaquePointer?) -> Int32 {
-    let (container, status) = borrowContainer("sk_disposable_set_add", set, .set, "set")
+    let (container, status) = borrowContainer(set, .set, "set")
     guard let container else {
         return status
     }
     guard disposable != nil else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_disposable_set_add: disposable is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "disposable is NULL")
     }
-    let (item, itemStatus) = borrowOptionalDisposable("sk_disposable_set_add", disposable)
+    let (item, itemStatus) = borrowOptionalDisposable(disposable)
     guard let item else {
         return itemStatus
     }
@@ -136,14 +126,14 @@ public func sk_disposable_set_add(_ set: OpaquePointer?, _ disposable: OpaquePoi
 
 @c @implementation
 public func sk_disposable_set_remove(_ set: OpaquePointer?, _ disposable: OpaquePointer?) -> Int32 {
-    let (container, status) = borrowContainer("sk_disposable_set_remove", set, .set, "set")
+    let (container, status) = borrowContainer(set, .set, "set")
     guard let container else {
         return status
     }
     guard disposable != nil else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_disposable_set_remove: disposable is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "disposable is NULL")
     }
-    let (item, itemStatus) = borrowOptionalDisposable("sk_disposable_set_remove", disposable)
+    let (item, itemStatus) = borrowOptionalDisposable(disposable)
     guard let item else {
         return itemStatus
     }
@@ -154,19 +144,19 @@ public func sk_disposable_set_remove(_ set: OpaquePointer?, _ disposable: Opaque
 
 @c @implementation
 public func sk_disposable_dict(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    return outputDisposable(out, "sk_disposable_dict") { SKDisposable(DisposableDict<String>(), kind: .dict) }
+    return outputDisposable(out) { SKDisposable(DisposableDict<String>(), kind: .dict) }
 }
 
 @c @implementation
 public func sk_disposable_dict_set(_ dict: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ disposable: OpaquePointer?) -> Int32 {
-    let (container, status) = borrowContainer("sk_disposable_dict_set", dict, .dict, "dict")
+    let (container, status) = borrowContainer(dict, .dict, "dict")
     guard let container else {
         return status
     }
     guard let key else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_disposable_dict_set: key is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "key is NULL")
     }
-    let (item, itemStatus) = borrowOptionalDisposable("sk_disposable_dict_set", disposable)
+    let (item, itemStatus) = borrowOptionalDisposable(disposable)
     if itemStatus != SKOK {
         return itemStatus
     }

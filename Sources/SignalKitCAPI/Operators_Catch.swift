@@ -1,25 +1,25 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 @c @implementation
 public func sk_signal_catch(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_signal_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator("sk_signal_catch", out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> `catch` { error in
-            adoptSignal("sk_signal_catch", error.withC { callback.function(callback.ctx, $0) })
+            adoptSignal(error.withC { callback.function(callback.ctx, $0) })
         }
     }
 }
 
 @c @implementation
 public func sk_signal_restart(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
-    return unaryOperator("sk_signal_restart", out, signal) { signal in
+    return unaryOperator(out, signal) { signal in
         restart(signal)
     }
 }
 
 @c @implementation
 public func sk_signal_restart_if_error(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
-    return unaryOperator("sk_signal_restart_if_error", out, signal) { signal in
+    return unaryOperator(out, signal) { signal in
         restartIfError(signal) |> castError(SKValue.self)
     }
 }
@@ -27,16 +27,16 @@ public func sk_signal_restart_if_error(_ out: UnsafeMutablePointer<OpaquePointer
 @c @implementation
 public func sk_signal_retry(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ delayIncrement: Double, _ maxDelay: Double, _ queue: OpaquePointer?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_retry: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
     if !(delayIncrement >= 0) {
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_signal_retry: delay_increment must be >= 0")
+        return fail(SK_ERR_INVALID_ARGUMENT, "delay_increment must be >= 0")
     }
     if !(maxDelay >= 0) {
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_signal_retry: max_delay must be >= 0")
+        return fail(SK_ERR_INVALID_ARGUMENT, "max_delay must be >= 0")
     }
-    return queueOperator("sk_signal_retry", out, signal, queue) { signal, queue in
+    return queueOperator(out, signal, queue) { signal, queue in
         signal |> retry(delayIncrement, maxDelay: maxDelay, onQueue: queue) |> castError(SKValue.self)
     }
 }

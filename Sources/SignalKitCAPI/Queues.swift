@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import Dispatch
 import Glibc
 import SwiftSignalKit
@@ -22,35 +22,13 @@ final class SKQueue: SKObject {
     }
 }
 
-/// A unit of work and its context, released after it ran (or instead of it).
-final class SKWork: SKContext {
-    let function: sk_work_fn
-
-    init(_ function: sk_work_fn, ctx: UnsafeMutableRawPointer?, release: sk_release_fn?) {
-        self.function = function
-        super.init(ctx: ctx, release: release)
-    }
-
-    func run() {
-        self.function(self.ctx)
-    }
-
-    /// Runs the work, then its release, both on the calling thread: for work
-    /// that runs once (async, sync, after). Whoever still holds the object
-    /// afterwards (the submitting thread, a dispatch block) no longer matters.
-    func runOnce() {
-        self.function(self.ctx)
-        self.releaseNow()
-    }
+func borrowQueue(_ name: String, _ handle: OpaquePointer?, function: StaticString = #function) -> (SKQueue?, Int32) {
+    return borrowHandle(name, handle, as: SKQueue.self, "a queue", function: function)
 }
 
-func borrowQueue(_ function: String, _ name: String, _ handle: OpaquePointer?) -> (SKQueue?, Int32) {
-    return borrowHandle(function, name, handle, as: SKQueue.self, "a queue")
-}
-
-private func outputQueue(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ function: String, _ make: () -> Queue) -> Int32 {
+private func outputQueue(_ out: UnsafeMutablePointer<OpaquePointer?>?, function: StaticString = #function, _ make: () -> Queue) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "\(function): out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     out.pointee = SKQueue(make()).retainedHandle()
     return SKOK
@@ -58,22 +36,22 @@ private func outputQueue(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ functio
 
 @c @implementation
 public func sk_queue_main(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    return outputQueue(out, "sk_queue_main") { Queue.mainQueue() }
+    return outputQueue(out) { Queue.mainQueue() }
 }
 
 @c @implementation
 public func sk_queue_concurrent_default(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    return outputQueue(out, "sk_queue_concurrent_default") { Queue.concurrentDefaultQueue() }
+    return outputQueue(out) { Queue.concurrentDefaultQueue() }
 }
 
 @c @implementation
 public func sk_queue_concurrent_background(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    return outputQueue(out, "sk_queue_concurrent_background") { Queue.concurrentBackgroundQueue() }
+    return outputQueue(out) { Queue.concurrentBackgroundQueue() }
 }
 
 @c @implementation
 public func sk_queue_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?) -> Int32 {
-    return outputQueue(out, "sk_queue_create") { Queue(name: name.map { String(cString: $0) }) }
+    return outputQueue(out) { Queue(name: name.map { String(cString: $0) }) }
 }
 
 @c @implementation
@@ -84,23 +62,23 @@ public func sk_queue_create_host(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
         queue = try Queue.makeHostDrained(name: name.map { String(cString: $0) })
     } catch {
         let status = error.errno == ENOMEM ? SK_ERR_NO_MEMORY : SK_ERR_RESOURCE
-        return fail(status, "sk_queue_create_host: \(error)")
+        return fail(status, "\(error)")
     }
-    return outputQueue(out, "sk_queue_create_host") { queue }
+    return outputQueue(out) { queue }
 }
 
 @c @implementation
 public func sk_queue_host_fd(_ queue: OpaquePointer?, _ outFd: UnsafeMutablePointer<Int32>?) -> Int32 {
-    let (handle, status) = borrowQueue("sk_queue_host_fd", "queue", queue)
+    let (handle, status) = borrowQueue("queue", queue)
     guard let handle else {
         return status
     }
     guard let outFd else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_queue_host_fd: out_fd is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out_fd is NULL")
     }
     guard let fd = handle.queue.hostFileDescriptor else {
         outFd.pointee = -1
-        return fail(SK_ERR_WRONG_KIND, "sk_queue_host_fd: queue is not host-drained")
+        return fail(SK_ERR_WRONG_KIND, "queue is not host-drained")
     }
     outFd.pointee = fd
     return SKOK
@@ -109,7 +87,7 @@ public func sk_queue_host_fd(_ queue: OpaquePointer?, _ outFd: UnsafeMutablePoin
 @c @implementation
 public func sk_queue_host_drain(_ queue: OpaquePointer?, _ maxTasks: Int, _ outRan: UnsafeMutablePointer<Int>?) -> Int32 {
     outRan?.pointee = 0
-    let (handle, status) = borrowQueue("sk_queue_host_drain", "queue", queue)
+    let (handle, status) = borrowQueue("queue", queue)
     guard let handle else {
         return status
     }
@@ -119,20 +97,20 @@ public func sk_queue_host_drain(_ queue: OpaquePointer?, _ maxTasks: Int, _ outR
         outRan?.pointee = ran
         return SKOK
     } catch .alreadyDraining {
-        return fail(SK_ERR_BUSY, "sk_queue_host_drain: another thread is draining this queue")
+        return fail(SK_ERR_BUSY, "another thread is draining this queue")
     } catch {
-        return fail(SK_ERR_WRONG_KIND, "sk_queue_host_drain: queue is not host-drained")
+        return fail(SK_ERR_WRONG_KIND, "queue is not host-drained")
     }
 }
 
 /// Validates the common arguments of the work-submitting functions.
-private func submit(_ function: String, _ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, _ body: (Queue, SKWork) -> Void) -> Int32 {
+private func submit(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function, _ body: (Queue, SKFunction<sk_work_fn>) -> Void) -> Int32 {
     guard let fn else {
         SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_NULL_ARGUMENT, "\(function): fn is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function)
     }
-    let work = SKWork(fn, ctx: ctx, release: release)
-    let (handle, status) = borrowQueue(function, "queue", queue)
+    let work = SKFunction(fn, ctx: ctx, release: release)
+    let (handle, status) = borrowQueue("queue", queue, function: function)
     guard let handle else {
         return status
     }
@@ -142,7 +120,7 @@ private func submit(_ function: String, _ queue: OpaquePointer?, _ fn: sk_work_f
 
 @c @implementation
 public func sk_queue_async(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return submit("sk_queue_async", queue, fn, ctx, release) { queue, work in
+    return submit(queue, fn, ctx, release) { queue, work in
         queue.async {
             work.runOnce()
         }
@@ -151,7 +129,7 @@ public func sk_queue_async(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: Un
 
 @c @implementation
 public func sk_queue_sync(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return submit("sk_queue_sync", queue, fn, ctx, release) { queue, work in
+    return submit(queue, fn, ctx, release) { queue, work in
         queue.sync {
             work.runOnce()
         }
@@ -162,9 +140,9 @@ public func sk_queue_sync(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: Uns
 public func sk_queue_after(_ queue: OpaquePointer?, _ seconds: Double, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     if !(seconds >= 0) {
         SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_queue_after: seconds must be >= 0")
+        return fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0")
     }
-    return submit("sk_queue_after", queue, fn, ctx, release) { queue, work in
+    return submit(queue, fn, ctx, release) { queue, work in
         queue.after(seconds) {
             work.runOnce()
         }
@@ -191,13 +169,13 @@ public func sk_timer_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue
     out?.pointee = nil
     guard let out else {
         SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_timer_start: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     if !(seconds >= 0) {
         SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_INVALID_ARGUMENT, "sk_timer_start: seconds must be >= 0")
+        return fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0")
     }
-    return submit("sk_timer_start", queue, fn, ctx, release) { queue, work in
+    return submit(queue, fn, ctx, release) { queue, work in
         let timer = SwiftSignalKit.Timer(timeout: seconds, repeat: repeats, completion: {
             work.run()
         }, queue: queue)

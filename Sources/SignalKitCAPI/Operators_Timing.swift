@@ -1,16 +1,16 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 @c @implementation
 public func sk_signal_debounce(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?) -> Int32 {
-    return timedOperator("sk_signal_debounce", out, signal, seconds, queue) { signal, queue in
+    return timedOperator(out, signal, seconds, queue) { signal, queue in
         signal |> debounce(seconds, queue: queue)
     }
 }
 
 @c @implementation
 public func sk_signal_delay(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?) -> Int32 {
-    return timedOperator("sk_signal_delay", out, signal, seconds, queue) { signal, queue in
+    return timedOperator(out, signal, seconds, queue) { signal, queue in
         signal |> delay(seconds, queue: queue)
     }
 }
@@ -18,21 +18,21 @@ public func sk_signal_delay(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
 @c @implementation
 public func sk_signal_timeout(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?, _ alternate: OpaquePointer?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_timeout: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    let (handle, status) = borrowSignal("sk_signal_timeout", "alternate", alternate)
+    let (handle, status) = borrowSignal("alternate", alternate)
     guard let handle else {
         return status
     }
-    return timedOperator("sk_signal_timeout", out, signal, seconds, queue, others: [handle]) { signal, queue in
+    return timedOperator(out, signal, seconds, queue, others: [handle]) { signal, queue in
         signal |> timeout(seconds, queue: queue, alternate: handle.signal)
     }
 }
 
 @c @implementation
 public func sk_signal_throttle(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?) -> Int32 {
-    return timedOperator("sk_signal_throttle", out, signal, seconds, queue) { signal, queue in
+    return timedOperator(out, signal, seconds, queue) { signal, queue in
         signal |> throttle(seconds, queue: queue)
     }
 }

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// An `sk_pipe` handle.
@@ -11,14 +11,14 @@ final class SKPipe: SKObject {
     }
 }
 
-private func borrowPipe(_ function: String, _ handle: OpaquePointer?) -> (SKPipe?, Int32) {
-    return borrowHandle(function, "pipe", handle, as: SKPipe.self, "a pipe")
+private func borrowPipe(_ handle: OpaquePointer?, function: StaticString = #function) -> (SKPipe?, Int32) {
+    return borrowHandle("pipe", handle, as: SKPipe.self, "a pipe", function: function)
 }
 
 @c @implementation
 public func sk_pipe_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ replay: Bool) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_pipe_create: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = SKPipe(replay: replay).retainedHandle()
     return SKOK
@@ -31,11 +31,11 @@ public func sk_pipe_put(_ pipe: OpaquePointer?, _ value: UnsafePointer<sk_value>
     }) {
         return SKOK
     }
-    let (handle, status) = borrowPipe("sk_pipe_put", pipe)
+    let (handle, status) = borrowPipe(pipe)
     guard let handle else {
         return status
     }
-    let (borrowed, valueStatus) = borrowValue("sk_pipe_put", "value", value)
+    let (borrowed, valueStatus) = borrowValue("value", value)
     guard let borrowed else {
         return valueStatus
     }
@@ -46,10 +46,10 @@ public func sk_pipe_put(_ pipe: OpaquePointer?, _ value: UnsafePointer<sk_value>
 @c @implementation
 public func sk_pipe_signal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ pipe: OpaquePointer?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_pipe_signal: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    let (handle, status) = borrowPipe("sk_pipe_signal", pipe)
+    let (handle, status) = borrowPipe(pipe)
     guard let handle else {
         return status
     }

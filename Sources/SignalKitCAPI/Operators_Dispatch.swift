@@ -1,21 +1,21 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 @c @implementation
 public func sk_signal_deliver_on(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?) -> Int32 {
     out?.pointee = nil
-    let (handle, status) = borrowQueue("sk_signal_deliver_on", "queue", queue)
+    let (handle, status) = borrowQueue("queue", queue)
     guard let handle else {
         return status
     }
-    return unaryOperator("sk_signal_deliver_on", out, signal) { signal in
+    return unaryOperator(out, signal) { signal in
         signal |> deliverOn(handle.queue)
     }
 }
 
 @c @implementation
 public func sk_signal_run_on(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?) -> Int32 {
-    return queueOperator("sk_signal_run_on", out, signal, queue) { signal, queue in
+    return queueOperator(out, signal, queue) { signal, queue in
         signal |> runOn(queue)
     }
 }

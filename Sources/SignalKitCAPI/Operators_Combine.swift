@@ -1,19 +1,19 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 /// Borrows `count` signals from a C array.
-private func borrowSignals(_ function: String, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> ([SKSignal]?, Int32) {
+private func borrowSignals(_ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, function: StaticString = #function) -> ([SKSignal]?, Int32) {
     if count < 0 {
-        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "\(function): count is larger than any array"))
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "count is larger than any array", function: function))
     }
     if signals == nil && count != 0 {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(function): signals is NULL and count is not 0"))
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "signals is NULL and count is not 0", function: function))
     }
     var result: [SKSignal] = []
     result.reserveCapacity(count)
     for index in 0 ..< count {
         // Invariant: `signals` is not NULL when count > 0 (checked above).
-        let (handle, status) = borrowSignal(function, "signals[\(index)]", signals![index])
+        let (handle, status) = borrowSignal("signals[\(index)]", signals![index], function: function)
         guard let handle else {
             return (nil, status)
         }
@@ -25,22 +25,22 @@ private func borrowSignals(_ function: String, _ signals: UnsafePointer<OpaquePo
 @c @implementation
 public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, _ queue: OpaquePointer?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_combine_latest: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
     var deliveryQueue: Queue?
     if queue != nil {
-        let (handle, status) = borrowQueue("sk_signal_combine_latest", "queue", queue)
+        let (handle, status) = borrowQueue("queue", queue)
         guard let handle else {
             return status
         }
         deliveryQueue = handle.queue
     }
-    let (inputs, status) = borrowSignals("sk_signal_combine_latest", signals, count)
+    let (inputs, status) = borrowSignals(signals, count)
     guard let inputs else {
         return status
     }
-    let (depth, depthStatus) = pipelineDepth("sk_signal_combine_latest", over: inputs)
+    let (depth, depthStatus) = pipelineDepth(over: inputs)
     if depthStatus != SKOK {
         return depthStatus
     }
@@ -52,14 +52,14 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
 @c @implementation
 public func sk_signal_merge(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_merge: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    let (inputs, status) = borrowSignals("sk_signal_merge", signals, count)
+    let (inputs, status) = borrowSignals(signals, count)
     guard let inputs else {
         return status
     }
-    let (depth, depthStatus) = pipelineDepth("sk_signal_merge", over: inputs)
+    let (depth, depthStatus) = pipelineDepth(over: inputs)
     if depthStatus != SKOK {
         return depthStatus
     }

@@ -1,4 +1,4 @@
-import CSignalKit
+import SignalKitHeader
 
 @c @implementation
 public func sk_version_number() -> UInt32 {

@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SignalKitHeader
+import SwiftSignalKit
 import Synchronization
 
 /// Whether handle checking is on. A global with a constant initializer (no
@@ -16,18 +18,21 @@ let handleCheckingEnabled = Synchronization.Atomic<Bool>(false)
 /// (or a pointer that never was one) is reported as `SK_ERR_RELEASED` instead
 /// of being dereferenced. Lookups never touch the object itself.
 ///
-/// Checking costs a striped lock and a hash lookup per handle argument and per
-/// object created or freed; off (the default), it costs one relaxed load.
+/// Checking costs a striped lock (the core's scheme, family `.handleRegistry`)
+/// and a hash lookup per handle argument and per object created or freed;
+/// off (the default), it costs one relaxed load.
 ///
 /// Thread-safety: every method may be called from any thread. Switching
 /// checking (`sk_set_handle_checking`) is refused while objects are alive, so
 /// an object is registered exactly when it was created with checking on.
 enum HandleRegistry {
-    private final class Stripe: Sendable {
-        let addresses = Mutex<Set<UInt>>([])
-    }
-
-    private static let stripes: [Stripe] = (0 ..< 64).map { _ in Stripe() }
+    /// The live addresses, one set per stripe of the `.handleRegistry`
+    /// family, each read and written only under its stripe's lock.
+    nonisolated(unsafe) private static let addresses: UnsafeMutablePointer<Set<UInt>> = {
+        let sets = UnsafeMutablePointer<Set<UInt>>.allocate(capacity: _stripesPerFamily)
+        sets.initialize(repeating: [], count: _stripesPerFamily)
+        return sets
+    }()
 
     /// Applies `SIGNALKIT_CHECK_HANDLES` once: called before the first object
     /// is created and by the functions that read or switch the setting (a
@@ -49,18 +54,16 @@ enum HandleRegistry {
         return handleCheckingEnabled.load(ordering: .relaxed)
     }
 
-    private static func stripe(_ address: UInt) -> Stripe {
-        // Objects are 16-byte aligned: mix the bits above the alignment.
-        let mixed = (address >> 4) ^ (address >> 10) ^ (address >> 16)
-        return stripes[Int(mixed & 63)]
-    }
-
     static func register(_ address: UInt) {
-        _ = stripe(address).addresses.withLock { $0.insert(address) }
+        _stripedLock(forAddress: address, .handleRegistry) { stripe in
+            _ = addresses[stripe].insert(address)
+        }
     }
 
     static func unregister(_ address: UInt) {
-        _ = stripe(address).addresses.withLock { $0.remove(address) }
+        _stripedLock(forAddress: address, .handleRegistry) { stripe in
+            _ = addresses[stripe].remove(address)
+        }
     }
 
     /// True when checking is off, or when `pointer` is a live object.
@@ -73,6 +76,27 @@ enum HandleRegistry {
     }
 
     private static func isRegistered(_ address: UInt) -> Bool {
-        return stripe(address).addresses.withLock { $0.contains(address) }
+        return _stripedLock(forAddress: address, .handleRegistry) { stripe in
+            addresses[stripe].contains(address)
+        }
     }
+}
+
+@c @implementation
+public func sk_set_handle_checking(_ enabled: Bool) -> Int32 {
+    HandleRegistry.applyEnvironment()
+    if HandleRegistry.isEnabled == enabled {
+        return SKOK
+    }
+    if liveObjectCount.load(ordering: .acquiring) != 0 {
+        return fail(SK_ERR_BUSY, "library objects are alive (\(liveObjectCount.load(ordering: .relaxed))); switch before creating any")
+    }
+    handleCheckingEnabled.store(enabled, ordering: .releasing)
+    return SKOK
+}
+
+@c @implementation
+public func sk_handle_checking() -> Bool {
+    HandleRegistry.applyEnvironment()
+    return HandleRegistry.isEnabled
 }

@@ -1,11 +1,21 @@
-import CSignalKit
+import SignalKitHeader
 
-/// Records `message` as the calling thread's last error and returns `status`
-/// as the C status code.
+/// Records "`function`'s C name: `message`" as the calling thread's last
+/// error and returns `status` as the C status code. `function` is the
+/// exported function's `#function`, which a helper receives from its caller
+/// (a `function: StaticString = #function` parameter) and hands on.
 @discardableResult
-func fail(_ status: sk_status, _ message: String) -> Int32 {
-    message.withCString { sk__set_last_error($0) }
+func fail(_ status: sk_status, _ message: String, function: StaticString = #function) -> Int32 {
+    "\(cName(function)): \(message)".withCString { sk__set_last_error($0) }
     return status.rawValue
+}
+
+/// The C name of the function whose `#function` is `function`: inside
+/// `sk_pipe_put(_:_:)`, `#function` is "sk_pipe_put(_:_:)" and the C name
+/// "sk_pipe_put". Only error paths call it: passing `#function` on the
+/// success path costs a constant.
+func cName(_ function: StaticString) -> Substring {
+    return function.description.prefix { $0 != "(" }
 }
 
 let SKOK: Int32 = SK_OK.rawValue

@@ -1,31 +1,31 @@
-import CSignalKit
+import SignalKitHeader
 import SwiftSignalKit
 
 @c @implementation
 public func sk_signal_queue(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
-    return unaryOperator("sk_signal_queue", out, signal) { signal in
-        signal |> mapToQueue { innerSignal("sk_signal_queue", $0) }
+    return unaryOperator(out, signal) { signal in
+        signal |> mapToQueue { innerSignal($0) }
     }
 }
 
 @c @implementation
 public func sk_signal_throttled(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
-    return unaryOperator("sk_signal_throttled", out, signal) { signal in
-        signal |> mapToThrottled { innerSignal("sk_signal_throttled", $0) }
+    return unaryOperator(out, signal) { signal in
+        signal |> mapToThrottled { innerSignal($0) }
     }
 }
 
 @c @implementation
 public func sk_signal_then(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ next: OpaquePointer?) -> Int32 {
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_then: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    let (handle, status) = borrowSignal("sk_signal_then", "next", next)
+    let (handle, status) = borrowSignal("next", next)
     guard let handle else {
         return status
     }
-    return unaryOperator("sk_signal_then", out, signal, others: [handle], isThen: true) { signal in
+    return unaryOperator(out, signal, others: [handle], isThen: true) { signal in
         signal |> then(handle.signal)
     }
 }
@@ -35,21 +35,21 @@ public func sk_signal_deferred(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ f
     guard let fn else {
         SKContext(ctx: ctx, release: release).ignore()
         out?.pointee = nil
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_deferred: fn is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL")
     }
     // From here on, dropping `callback` runs `release`.
     let callback = SKFunction(fn, ctx: ctx, release: release)
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_deferred: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     return output(out, deferred {
-        adoptSignal("sk_signal_deferred", callback.function(callback.ctx))
+        adoptSignal(callback.function(callback.ctx))
     })
 }
 
 @c @implementation
 public func sk_signal_ignore_values(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
-    return unaryOperator("sk_signal_ignore_values", out, signal) { signal in
+    return unaryOperator(out, signal) { signal in
         // The values are `Never`: the map is only there for the type.
         ignoreValues(signal) |> map { (_: Never) -> SKValue in }
     }
@@ -59,15 +59,15 @@ public func sk_signal_ignore_values(_ out: UnsafeMutablePointer<OpaquePointer?>?
 public func sk_signal_reduce_left(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ initial: UnsafePointer<sk_value>?, _ fn: sk_reduce_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     guard let out else {
         SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_NULL_ARGUMENT, "sk_signal_reduce_left: out is NULL")
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = nil
-    let (initialValue, status) = borrowValue("sk_signal_reduce_left", "initial", initial)
+    let (initialValue, status) = borrowValue("initial", initial)
     guard let initialValue else {
         SKContext(ctx: ctx, release: release).ignore()
         return status
     }
-    return callbackOperator("sk_signal_reduce_left", out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> reduceLeft(value: initialValue) { accumulator, next in
             var result = sk_value()
             accumulator.withC { a in next.withC { b in callback.function(callback.ctx, a, b, &result) } }
