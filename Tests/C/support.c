@@ -77,6 +77,21 @@ bool fd_wait_readable(int fd, double seconds) {
     }
 }
 
+/* `*value`, read under `mutex`. */
+static int locked_int(pthread_mutex_t *mutex, const int *value) {
+    pthread_mutex_lock(mutex);
+    int n = *value;
+    pthread_mutex_unlock(mutex);
+    return n;
+}
+
+/* A new signal (+1) over `generator`, failing the test if it cannot be made. */
+static sk_signal *new_signal(sk_generator_fn generator, void *ctx, sk_release_fn release) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_create(&signal, generator, ctx, release));
+    return signal;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Recorder                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -240,17 +255,11 @@ bool recorder_wait_terminated(recorder *r) {
 }
 
 int recorder_nexts(recorder *r) {
-    pthread_mutex_lock(&r->mutex);
-    int n = r->nexts;
-    pthread_mutex_unlock(&r->mutex);
-    return n;
+    return locked_int(&r->mutex, &r->nexts);
 }
 
 int recorder_releases(recorder *r) {
-    pthread_mutex_lock(&r->mutex);
-    int n = r->releases;
-    pthread_mutex_unlock(&r->mutex);
-    return n;
+    return locked_int(&r->mutex, &r->releases);
 }
 
 const char *recorder_log(recorder *r, char *buffer, size_t size) {
@@ -347,10 +356,7 @@ void counter_hit(void *ctx) {
 }
 
 int counter_get(counter *c) {
-    pthread_mutex_lock(&c->mutex);
-    int n = c->hits;
-    pthread_mutex_unlock(&c->mutex);
-    return n;
+    return locked_int(&c->mutex, &c->hits);
 }
 
 bool counter_wait(counter *c, int count, double seconds) {
@@ -371,34 +377,19 @@ bool counter_wait(counter *c, int count, double seconds) {
 /* ------------------------------------------------------------------------ */
 
 void gate_init(gate *g) {
-    pthread_mutex_init(&g->mutex, NULL);
-    init_monotonic_cond(&g->cond);
-    g->open = false;
+    counter_init(&g->opened);
 }
 
 void gate_destroy(gate *g) {
-    pthread_cond_destroy(&g->cond);
-    pthread_mutex_destroy(&g->mutex);
+    counter_destroy(&g->opened);
 }
 
 void gate_open(gate *g) {
-    pthread_mutex_lock(&g->mutex);
-    g->open = true;
-    pthread_cond_broadcast(&g->cond);
-    pthread_mutex_unlock(&g->mutex);
+    counter_hit(&g->opened);
 }
 
 bool gate_wait(gate *g, double seconds) {
-    struct timespec deadline = deadline_after(seconds);
-    pthread_mutex_lock(&g->mutex);
-    while (!g->open) {
-        if (pthread_cond_timedwait(&g->cond, &g->mutex, &deadline) == ETIMEDOUT) {
-            break;
-        }
-    }
-    bool open = g->open;
-    pthread_mutex_unlock(&g->mutex);
-    return open;
+    return counter_wait(&g->opened, 1, seconds);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -482,9 +473,7 @@ sk_signal *ints_signal(const int64_t *values, size_t count) {
     if (count > 0) {
         memcpy(ctx->values, values, count * sizeof(int64_t));
     }
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, ints_generator, ctx, free));
-    return signal;
+    return new_signal(ints_generator, ctx, free);
 }
 
 void pipe_put_int(sk_pipe *pipe, int64_t n) {
@@ -533,6 +522,12 @@ static void manual_ctx_release(void *ctx) {
     counter_hit(&((manual_source *)ctx)->ctx_released);
 }
 
+sk_disposable *manual_action(manual_source *s) {
+    sk_disposable *disposable = NULL;
+    SK_OK_OR_ABORT(sk_disposable_action(&disposable, manual_dispose_action, s, manual_disposable_release));
+    return disposable;
+}
+
 static sk_disposable *manual_generator(void *ctx, sk_subscriber *subscriber) {
     manual_source *s = ctx;
     pthread_mutex_lock(&s->mutex);
@@ -542,15 +537,11 @@ static sk_disposable *manual_generator(void *ctx, sk_subscriber *subscriber) {
     s->started++;
     pthread_mutex_unlock(&s->mutex);
     counter_hit(&s->starts);
-    sk_disposable *disposable = NULL;
-    SK_OK_OR_ABORT(sk_disposable_action(&disposable, manual_dispose_action, s, manual_disposable_release));
-    return disposable;
+    return manual_action(s);
 }
 
 sk_signal *manual_signal(manual_source *s) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, manual_generator, s, manual_ctx_release));
-    return signal;
+    return new_signal(manual_generator, s, manual_ctx_release);
 }
 
 sk_subscriber *manual_subscriber(manual_source *s, size_t index) {
@@ -677,16 +668,11 @@ void countdown_destroy(countdown *c) {
 }
 
 sk_signal *countdown_signal_counted(countdown *c) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, countdown_generator, c, countdown_ctx_release));
-    return signal;
+    return new_signal(countdown_generator, c, countdown_ctx_release);
 }
 
 int countdown_starts(countdown *c) {
-    pthread_mutex_lock(&c->mutex);
-    int n = c->starts;
-    pthread_mutex_unlock(&c->mutex);
-    return n;
+    return locked_int(&c->mutex, &c->starts);
 }
 
 void start_loop(void *arg) {
@@ -740,16 +726,11 @@ void probe_source_destroy(probe_source *p) {
 }
 
 sk_signal *probe_signal(probe_source *p) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, probe_generator, p, probe_release));
-    return signal;
+    return new_signal(probe_generator, p, probe_release);
 }
 
 int probe_starts(probe_source *p) {
-    pthread_mutex_lock(&p->mutex);
-    int n = p->starts;
-    pthread_mutex_unlock(&p->mutex);
-    return n;
+    return locked_int(&p->mutex, &p->starts);
 }
 
 bool probe_started(void *arg) {

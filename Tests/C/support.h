@@ -199,10 +199,9 @@ bool counter_wait(counter *c, int count, double seconds);
 /* Gate: a one-shot event another thread can wait for                         */
 /* ------------------------------------------------------------------------ */
 
+/* A counter underneath: gate_open counts a hit, gate_wait waits for one. */
 typedef struct gate {
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    bool open;
+    counter opened;
 } gate;
 
 void gate_init(gate *g);
@@ -275,6 +274,10 @@ void manual_init(manual_source *s);
 void manual_destroy(manual_source *s);
 /* A new signal (+1) over `s`. */
 sk_signal *manual_signal(manual_source *s);
+/* A new action disposable (+1) whose action counts in `s->disposed` and
+ * whose release counts in `s->disposable_released`, as a start's does. Safe
+ * on any thread. */
+sk_disposable *manual_action(manual_source *s);
 /* The subscriber of the `index`-th start (borrowed), or NULL. */
 sk_subscriber *manual_subscriber(manual_source *s, size_t index);
 /* Drops the reference `s` holds on the `index`-th subscriber. */
