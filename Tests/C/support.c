@@ -915,3 +915,19 @@ void expect_unary_argument_errors(const char *name, unary_operator_fn fn, sk_sig
     expect_unary_failure(name, "a NULL signal", fn, false, NULL, SK_ERR_NULL_ARGUMENT);
     expect_unary_failure(name, "a non-signal", fn, false, not_signal, SK_ERR_WRONG_KIND);
 }
+
+/* Makes the signal (+1) and the pipe (+1) bad_args_destroy releases. */
+void bad_args_init(bad_args *a) {
+    memset(a, 0, sizeof *a);
+    SK_OK_OR_FAIL(sk_signal_never(&a->never));
+    SK_OK_OR_FAIL(sk_pipe_create(&a->pipe, false));
+    a->not_signal = (sk_signal *)(void *)a->pipe;
+    a->not_queue = (sk_queue *)(void *)a->pipe;
+    counter_init(&a->released);
+}
+
+void bad_args_destroy(bad_args *a) {
+    counter_destroy(&a->released);
+    sk_pipe_release(a->pipe);
+    sk_signal_release(a->never);
+}

@@ -455,6 +455,22 @@ void expect_release_after_the_subscription(const char *name, callback_builder bu
         cr_assert_null(out, "%s left out set", #call);                                         \
     } while (0)
 
+/* What argument-error tests pass: a valid signal `never`, handles of the
+ * wrong kind `not_signal` and `not_queue` (both the pipe `pipe` cast), and a
+ * counter `released` for the callback releases the failed calls must run.
+ * bad_args_init makes them; bad_args_destroy releases the signal and the
+ * pipe and destroys the counter. */
+typedef struct bad_args {
+    sk_signal *never;
+    sk_pipe *pipe;
+    sk_signal *not_signal;
+    sk_queue *not_queue;
+    counter released;
+} bad_args;
+
+void bad_args_init(bad_args *a);
+void bad_args_destroy(bad_args *a);
+
 /* A constructor of a one-signal operator: sk_signal_last, sk_signal_queue... */
 typedef int (*unary_operator_fn)(sk_signal **out, sk_signal *signal);
 

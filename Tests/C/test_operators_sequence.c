@@ -492,30 +492,26 @@ Test(operators_sequence, callback_release_waits_for_subscriptions, .timeout = SK
 }
 
 Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
-    sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *not_signal = (sk_signal *)(void *)pipe;
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    counter *released = &args.released;
     sk_value zero = int_value(0);
     sk_value malformed;
     memset(&malformed, 0, sizeof malformed);
     malformed.kind = (sk_kind)99;
-    counter released;
-    counter_init(&released);
-    sk_signal *out = NULL;
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_reduce_left(NULL, never, &zero, fold_digits, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, NULL, &zero, fold_digits, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, NULL, fold_digits, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &malformed, fold_digits, &released, counter_hit), SK_ERR_INVALID_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &zero, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, not_signal, &zero, fold_digits, &released, counter_hit), SK_ERR_WRONG_KIND, &released);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_reduce_left(NULL, never, &zero, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, NULL, &zero, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, NULL, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &malformed, fold_digits, released, counter_hit), SK_ERR_INVALID_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &zero, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, not_signal, &zero, fold_digits, released, counter_hit), SK_ERR_WRONG_KIND, released);
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, defer_manual, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_deferred(&out, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, defer_manual, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_deferred(&out, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
     /* NULL out and NULL fn together: still one release. */
-    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
 
     expect_unary_argument_errors("ignore_values", sk_signal_ignore_values, never, not_signal);
     expect_unary_argument_errors("queue", sk_signal_queue, never, not_signal);
@@ -527,9 +523,7 @@ Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TI
     EXPECT_FAILURE(sk_signal_then(&out, not_signal, never), SK_ERR_WRONG_KIND, NULL);
     EXPECT_FAILURE(sk_signal_then(&out, never, not_signal), SK_ERR_WRONG_KIND, NULL);
 
-    cr_assert_eq(counter_get(&released), 9);
-    counter_destroy(&released);
-    sk_pipe_release(pipe);
-    sk_signal_release(never);
+    cr_assert_eq(counter_get(released), 9);
+    bad_args_destroy(&args);
     expect_no_live_objects(0);
 }
