@@ -35,6 +35,33 @@ static sk_signal *new_pipe_signal(sk_pipe **pipe, bool replay) {
     return signal;
 }
 
+/* A new promise (+1, into `promise`) and its signal (+1, returned). */
+static sk_signal *new_promise_signal(sk_promise **promise) {
+    *promise = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(promise));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_promise_get(&signal, *promise));
+    return signal;
+}
+
+/* A new value promise (+1, into `promise`) and its signal (+1, returned). */
+static sk_signal *new_value_promise_signal(sk_value_promise **promise, const sk_value *initial, bool ignore_repeated) {
+    *promise = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_create(promise, initial, ignore_repeated));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_get(&signal, *promise));
+    return signal;
+}
+
+/* Subscribes to `signal`, asserts that the new subscription got exactly
+ * `latest` at once (the replay of the latest value), and unsubscribes. */
+static void expect_replay(sk_signal *signal, int64_t latest) {
+    subscription late;
+    subscribe(&late, signal);
+    recorder_expect(&late.r, "n", &latest, 1);
+    unsubscribe(&late);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Pipe                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -257,9 +284,7 @@ Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
 
 Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TIMEOUT) {
     sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    sk_signal *got = new_promise_signal(&promise);
 
     subscription before;
     subscribe(&before, got); /* no source yet: nothing */
@@ -307,11 +332,7 @@ Test(subjects, promise_keeps_value_after_source_completes, .timeout = SK_TEST_TI
     sk_signal_release(single);
     sk_signal *got = NULL;
     SK_OK_OR_FAIL(sk_promise_get(&got, promise));
-    subscription a;
-    subscribe(&a, got);
-    const int64_t expected[] = { 11 };
-    recorder_expect(&a.r, "n", expected, 1);
-    unsubscribe(&a);
+    expect_replay(got, 11);
     sk_signal_release(got);
     sk_promise_release(promise);
     expect_no_live_objects(0);
@@ -319,9 +340,7 @@ Test(subjects, promise_keeps_value_after_source_completes, .timeout = SK_TEST_TI
 
 Test(subjects, promise_set_replaces_and_disposes_previous_source, .timeout = SK_TEST_TIMEOUT) {
     sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    sk_signal *got = new_promise_signal(&promise);
     subscription a;
     subscribe(&a, got);
 
@@ -339,14 +358,9 @@ Test(subjects, promise_set_replaces_and_disposes_previous_source, .timeout = SK_
     subscriber_put_int(manual_subscriber(&second, 0), 2);
     const int64_t expected[] = { 1, 2 };
     recorder_expect(&a.r, "nn", expected, 2);
-
-    subscription late;
-    subscribe(&late, got);
-    const int64_t latest[] = { 2 };
-    recorder_expect(&late.r, "n", latest, 1);
+    expect_replay(got, 2);
 
     unsubscribe(&a);
-    unsubscribe(&late);
     sk_signal_release(got);
     sk_signal_release(s1);
     sk_signal_release(s2);
@@ -413,9 +427,7 @@ Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
 Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
     sk_value initial = int_value(1);
     sk_value_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_create(&promise, &initial, false));
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_get(&got, promise));
+    sk_signal *got = new_value_promise_signal(&promise, &initial, false);
     subscription a;
     subscribe(&a, got);
     const int64_t first[] = { 1 };
@@ -426,14 +438,9 @@ Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_value_promise_set(promise, &v)); /* not ignored: delivered again */
     const int64_t all[] = { 1, 2, 2 };
     recorder_expect(&a.r, "nnn", all, 3);
-
-    subscription late;
-    subscribe(&late, got);
-    const int64_t current[] = { 2 };
-    recorder_expect(&late.r, "n", current, 1);
+    expect_replay(got, 2);
 
     unsubscribe(&a);
-    unsubscribe(&late);
     sk_signal_release(got);
     sk_value_promise_release(promise);
     expect_no_live_objects(0);
@@ -441,9 +448,7 @@ Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
 
 Test(subjects, value_promise_without_initial_value, .timeout = SK_TEST_TIMEOUT) {
     sk_value_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_create(&promise, NULL, true));
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_get(&got, promise));
+    sk_signal *got = new_value_promise_signal(&promise, NULL, true);
     subscription a;
     subscribe(&a, got);
     recorder_expect(&a.r, "", NULL, 0);
@@ -463,10 +468,8 @@ Test(subjects, value_promise_without_initial_value, .timeout = SK_TEST_TIMEOUT) 
 Test(subjects, value_promise_ignore_repeated, .timeout = SK_TEST_TIMEOUT) {
     sk_value initial = string_value("a");
     sk_value_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_create(&promise, &initial, true));
+    sk_signal *got = new_value_promise_signal(&promise, &initial, true);
     sk_value_release(&initial);
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_get(&got, promise));
     subscription sub;
     subscribe(&sub, got);
 
