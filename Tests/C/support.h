@@ -471,6 +471,16 @@ typedef struct bad_args {
 void bad_args_init(bad_args *a);
 void bad_args_destroy(bad_args *a);
 
+/* Asserts that `retain` (sk_pipe_retain...) returns the handle it is given,
+ * balances that with `release`, and that both take NULL as a no-op. */
+#define EXPECT_RETAIN_RELEASE(retain, release, handle)                         \
+    do {                                                                       \
+        cr_assert_eq(retain(handle), (handle), "%s does not return its argument", #retain); \
+        release(handle);                                                       \
+        cr_assert_null(retain(NULL), "%s(NULL) is not NULL", #retain);         \
+        release(NULL);                                                         \
+    } while (0)
+
 /* A constructor of a one-signal operator: sk_signal_last, sk_signal_queue... */
 typedef int (*unary_operator_fn)(sk_signal **out, sk_signal *signal);
 

@@ -35,6 +35,13 @@ static sk_signal *new_pipe_signal(sk_pipe **pipe, bool replay) {
     return signal;
 }
 
+/* Releases what new_pipe_signal made, then checks that nothing is left. */
+static void release_pipe_and_check(sk_pipe *pipe, sk_signal *signal) {
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
 /* A new promise (+1, into `promise`) and its signal (+1, returned). */
 static sk_signal *new_promise_signal(sk_promise **promise) {
     *promise = NULL;
@@ -95,9 +102,7 @@ Test(subjects, pipe_delivers_to_every_current_subscriber, .timeout = SK_TEST_TIM
 
     unsubscribe(&a);
     unsubscribe(&c);
-    sk_signal_release(signal);
-    sk_pipe_release(pipe);
-    expect_no_live_objects(0);
+    release_pipe_and_check(pipe, signal);
 }
 
 Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
@@ -117,9 +122,7 @@ Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_str_eq(got, "hello");
     unsubscribe(&a);
     unsubscribe(&b);
-    sk_signal_release(signal);
-    sk_pipe_release(pipe);
-    expect_no_live_objects(0);
+    release_pipe_and_check(pipe, signal);
 }
 
 Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
@@ -146,9 +149,7 @@ Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
 
     unsubscribe(&early);
     unsubscribe(&late);
-    sk_signal_release(signal);
-    sk_pipe_release(pipe);
-    expect_no_live_objects(0);
+    release_pipe_and_check(pipe, signal);
 }
 
 Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
@@ -248,9 +249,7 @@ Test(subjects, pipe_put_from_inside_a_callback, .timeout = SK_TEST_TIMEOUT) {
     cr_assert(got[0] + got[1] == 3 && got[0] * got[1] == 2, "b got %lld, %lld", (long long)got[0], (long long)got[1]);
     unsubscribe(&a);
     unsubscribe(&b);
-    sk_signal_release(signal);
-    sk_pipe_release(pipe);
-    expect_no_live_objects(0);
+    release_pipe_and_check(pipe, signal);
 }
 
 Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
@@ -269,11 +268,8 @@ Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_pipe_put((sk_pipe *)(void *)never, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_pipe_signal(&signal, (sk_pipe *)(void *)never), SK_ERR_WRONG_KIND);
     cr_assert_null(signal);
-    cr_assert_eq(sk_pipe_retain(pipe), pipe);
+    EXPECT_RETAIN_RELEASE(sk_pipe_retain, sk_pipe_release, pipe);
     sk_pipe_release(pipe);
-    sk_pipe_release(pipe);
-    cr_assert_null(sk_pipe_retain(NULL));
-    sk_pipe_release(NULL);
     sk_signal_release(never);
     expect_no_live_objects(0);
 }
@@ -411,10 +407,7 @@ Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_promise_get(&got, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_null(got);
     cr_assert_eq(sk_promise_get(NULL, promise), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_promise_retain(promise), promise);
-    sk_promise_release(promise);
-    cr_assert_null(sk_promise_retain(NULL));
-    sk_promise_release(NULL);
+    EXPECT_RETAIN_RELEASE(sk_promise_retain, sk_promise_release, promise);
     sk_promise_release(promise);
     sk_signal_release(never);
     expect_no_live_objects(0);
@@ -519,10 +512,7 @@ Test(subjects, value_promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOU
     cr_assert_eq(sk_value_promise_set((sk_value_promise *)(void *)plain, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_value_promise_get(&got, (sk_value_promise *)(void *)plain), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_promise_get(&got, (sk_promise *)(void *)promise), SK_ERR_WRONG_KIND);
-    cr_assert_eq(sk_value_promise_retain(promise), promise);
-    sk_value_promise_release(promise);
-    cr_assert_null(sk_value_promise_retain(NULL));
-    sk_value_promise_release(NULL);
+    EXPECT_RETAIN_RELEASE(sk_value_promise_retain, sk_value_promise_release, promise);
     sk_value_promise_release(promise);
     sk_promise_release(plain);
     expect_no_live_objects(0);
