@@ -154,7 +154,7 @@ Test(operators_meta, switch_to_latest_non_signal_value_is_an_error, .timeout = S
     subscriber_put_int(pipeline_subscriber(&p), 5);
     recorder_expect(&p.r, "er", NULL, 0);
     const sk_value *error = &recorder_event(&p.r, 0)->value;
-    cr_assert_eq(sk_value_kind(error), SK_KIND_STRING, "the error has kind %p.d", sk_value_kind(error));
+    cr_assert_eq(sk_value_kind(error), SK_KIND_STRING, "the error has kind %d", (int)sk_value_kind(error));
     const char *text = NULL;
     size_t length = 0;
     SK_OK_OR_FAIL(sk_value_get_string(error, &text, &length));
