@@ -32,6 +32,18 @@ static sk_signal *single_int(int64_t n) {
     return signal;
 }
 
+/* Starts `p` (its operator built), emits 1 then the error `text` into its
+ * upstream, and asserts that only that error reached the recorder. */
+static void expect_only_the_error(pipeline *p, const char *text) {
+    pipeline_start(p);
+    subscriber_put_int(pipeline_subscriber(p), 1);
+    sk_value error = string_value(text);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber(p), &error));
+    recorder_expect(&p->r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&p->r, 0)->value, &error));
+    sk_value_release(&error);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Ignore values                                                            */
 /* ------------------------------------------------------------------------ */
@@ -47,22 +59,12 @@ Test(operators_sequence, ignore_values_passes_terminal_events_only, .timeout = S
     recorder_finish(&r, d);
     sk_signal_release(ignored);
 
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    SK_OK_OR_FAIL(sk_signal_ignore_values(&ignored, source));
-    d = recorder_start(&r, ignored);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    sk_value error = string_value("bad");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
-    sk_value_release(&error);
-    recorder_finish(&r, d);
-    sk_signal_release(ignored);
-    sk_signal_release(source);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_ignore_values(&p.op, p.upstream));
+    expect_only_the_error(&p, "bad");
+    pipeline_finish(&p);
     sk_signal_release(ints);
-    manual_destroy(&s);
     expect_no_live_objects(0);
 }
 
@@ -159,23 +161,13 @@ Test(operators_sequence, reduce_left_of_nothing_and_errors, .timeout = SK_TEST_T
     recorder_finish(&r, d);
     sk_signal_release(folded);
 
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, source, &initial, fold_digits, &calls, NULL));
-    d = recorder_start(&r, folded);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    sk_value error = string_value("broken");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
-    sk_value_release(&error);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_reduce_left(&p.op, p.upstream, &initial, fold_digits, &calls, NULL));
+    expect_only_the_error(&p, "broken");
     cr_assert_eq(counter_get(&calls), 1);
-    recorder_finish(&r, d);
-    sk_signal_release(folded);
-    sk_signal_release(source);
+    pipeline_finish(&p);
     sk_signal_release(empty);
-    manual_destroy(&s);
     counter_destroy(&calls);
     expect_no_live_objects(0);
 }
