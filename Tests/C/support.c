@@ -77,6 +77,21 @@ bool fd_wait_readable(int fd, double seconds) {
     }
 }
 
+/* `*value`, read under `mutex`. */
+static int locked_int(pthread_mutex_t *mutex, const int *value) {
+    pthread_mutex_lock(mutex);
+    int n = *value;
+    pthread_mutex_unlock(mutex);
+    return n;
+}
+
+/* A new signal (+1) over `generator`, failing the test if it cannot be made. */
+static sk_signal *new_signal(sk_generator_fn generator, void *ctx, sk_release_fn release) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_create(&signal, generator, ctx, release));
+    return signal;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Recorder                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -240,17 +255,11 @@ bool recorder_wait_terminated(recorder *r) {
 }
 
 int recorder_nexts(recorder *r) {
-    pthread_mutex_lock(&r->mutex);
-    int n = r->nexts;
-    pthread_mutex_unlock(&r->mutex);
-    return n;
+    return locked_int(&r->mutex, &r->nexts);
 }
 
 int recorder_releases(recorder *r) {
-    pthread_mutex_lock(&r->mutex);
-    int n = r->releases;
-    pthread_mutex_unlock(&r->mutex);
-    return n;
+    return locked_int(&r->mutex, &r->releases);
 }
 
 const char *recorder_log(recorder *r, char *buffer, size_t size) {
@@ -347,10 +356,7 @@ void counter_hit(void *ctx) {
 }
 
 int counter_get(counter *c) {
-    pthread_mutex_lock(&c->mutex);
-    int n = c->hits;
-    pthread_mutex_unlock(&c->mutex);
-    return n;
+    return locked_int(&c->mutex, &c->hits);
 }
 
 bool counter_wait(counter *c, int count, double seconds) {
@@ -366,39 +372,45 @@ bool counter_wait(counter *c, int count, double seconds) {
     return ok;
 }
 
+/* counter_init / counter_destroy on each of the `count` counter * that follow. */
+static void counters_apply(void (*fn)(counter *c), size_t count, va_list counters) {
+    for (size_t i = 0; i < count; i++) {
+        fn(va_arg(counters, counter *));
+    }
+}
+
+void counters_init(size_t count, ...) {
+    va_list counters;
+    va_start(counters, count);
+    counters_apply(counter_init, count, counters);
+    va_end(counters);
+}
+
+void counters_destroy(size_t count, ...) {
+    va_list counters;
+    va_start(counters, count);
+    counters_apply(counter_destroy, count, counters);
+    va_end(counters);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Gate                                                                      */
 /* ------------------------------------------------------------------------ */
 
 void gate_init(gate *g) {
-    pthread_mutex_init(&g->mutex, NULL);
-    init_monotonic_cond(&g->cond);
-    g->open = false;
+    counter_init(&g->opened);
 }
 
 void gate_destroy(gate *g) {
-    pthread_cond_destroy(&g->cond);
-    pthread_mutex_destroy(&g->mutex);
+    counter_destroy(&g->opened);
 }
 
 void gate_open(gate *g) {
-    pthread_mutex_lock(&g->mutex);
-    g->open = true;
-    pthread_cond_broadcast(&g->cond);
-    pthread_mutex_unlock(&g->mutex);
+    counter_hit(&g->opened);
 }
 
 bool gate_wait(gate *g, double seconds) {
-    struct timespec deadline = deadline_after(seconds);
-    pthread_mutex_lock(&g->mutex);
-    while (!g->open) {
-        if (pthread_cond_timedwait(&g->cond, &g->mutex, &deadline) == ETIMEDOUT) {
-            break;
-        }
-    }
-    bool open = g->open;
-    pthread_mutex_unlock(&g->mutex);
-    return open;
+    return counter_wait(&g->opened, 1, seconds);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -482,9 +494,7 @@ sk_signal *ints_signal(const int64_t *values, size_t count) {
     if (count > 0) {
         memcpy(ctx->values, values, count * sizeof(int64_t));
     }
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, ints_generator, ctx, free));
-    return signal;
+    return new_signal(ints_generator, ctx, free);
 }
 
 void pipe_put_int(sk_pipe *pipe, int64_t n) {
@@ -504,20 +514,14 @@ void subscriber_put_int(sk_subscriber *subscriber, int64_t n) {
 void manual_init(manual_source *s) {
     memset(s, 0, sizeof *s);
     pthread_mutex_init(&s->mutex, NULL);
-    counter_init(&s->starts);
-    counter_init(&s->disposed);
-    counter_init(&s->disposable_released);
-    counter_init(&s->ctx_released);
+    counters_init(4, &s->starts, &s->disposed, &s->disposable_released, &s->ctx_released);
 }
 
 void manual_destroy(manual_source *s) {
     for (size_t i = 0; i < MANUAL_MAX_STARTS; i++) {
         manual_drop_subscriber(s, i);
     }
-    counter_destroy(&s->starts);
-    counter_destroy(&s->disposed);
-    counter_destroy(&s->disposable_released);
-    counter_destroy(&s->ctx_released);
+    counters_destroy(4, &s->starts, &s->disposed, &s->disposable_released, &s->ctx_released);
     pthread_mutex_destroy(&s->mutex);
 }
 
@@ -533,6 +537,12 @@ static void manual_ctx_release(void *ctx) {
     counter_hit(&((manual_source *)ctx)->ctx_released);
 }
 
+sk_disposable *manual_action(manual_source *s) {
+    sk_disposable *disposable = NULL;
+    SK_OK_OR_ABORT(sk_disposable_action(&disposable, manual_dispose_action, s, manual_disposable_release));
+    return disposable;
+}
+
 static sk_disposable *manual_generator(void *ctx, sk_subscriber *subscriber) {
     manual_source *s = ctx;
     pthread_mutex_lock(&s->mutex);
@@ -542,15 +552,11 @@ static sk_disposable *manual_generator(void *ctx, sk_subscriber *subscriber) {
     s->started++;
     pthread_mutex_unlock(&s->mutex);
     counter_hit(&s->starts);
-    sk_disposable *disposable = NULL;
-    SK_OK_OR_ABORT(sk_disposable_action(&disposable, manual_dispose_action, s, manual_disposable_release));
-    return disposable;
+    return manual_action(s);
 }
 
 sk_signal *manual_signal(manual_source *s) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, manual_generator, s, manual_ctx_release));
-    return signal;
+    return new_signal(manual_generator, s, manual_ctx_release);
 }
 
 sk_subscriber *manual_subscriber(manual_source *s, size_t index) {
@@ -663,30 +669,21 @@ void countdown_init(countdown *c, int limit, bool fail) {
     pthread_mutex_init(&c->mutex, NULL);
     c->limit = limit;
     c->fail = fail;
-    counter_init(&c->start_count);
-    counter_init(&c->disposed);
-    counter_init(&c->released);
+    counters_init(3, &c->start_count, &c->disposed, &c->released);
 }
 
 void countdown_destroy(countdown *c) {
     sk_subscriber_release(c->held);
-    counter_destroy(&c->start_count);
-    counter_destroy(&c->disposed);
-    counter_destroy(&c->released);
+    counters_destroy(3, &c->start_count, &c->disposed, &c->released);
     pthread_mutex_destroy(&c->mutex);
 }
 
 sk_signal *countdown_signal_counted(countdown *c) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, countdown_generator, c, countdown_ctx_release));
-    return signal;
+    return new_signal(countdown_generator, c, countdown_ctx_release);
 }
 
 int countdown_starts(countdown *c) {
-    pthread_mutex_lock(&c->mutex);
-    int n = c->starts;
-    pthread_mutex_unlock(&c->mutex);
-    return n;
+    return locked_int(&c->mutex, &c->starts);
 }
 
 void start_loop(void *arg) {
@@ -728,28 +725,21 @@ void probe_source_init(probe_source *p, sk_queue *queue) {
     memset(p, 0, sizeof *p);
     pthread_mutex_init(&p->mutex, NULL);
     p->queue = queue;
-    counter_init(&p->disposed);
-    counter_init(&p->released);
+    counters_init(2, &p->disposed, &p->released);
 }
 
 void probe_source_destroy(probe_source *p) {
     sk_subscriber_release(p->subscriber);
-    counter_destroy(&p->disposed);
-    counter_destroy(&p->released);
+    counters_destroy(2, &p->disposed, &p->released);
     pthread_mutex_destroy(&p->mutex);
 }
 
 sk_signal *probe_signal(probe_source *p) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, probe_generator, p, probe_release));
-    return signal;
+    return new_signal(probe_generator, p, probe_release);
 }
 
 int probe_starts(probe_source *p) {
-    pthread_mutex_lock(&p->mutex);
-    int n = p->starts;
-    pthread_mutex_unlock(&p->mutex);
-    return n;
+    return locked_int(&p->mutex, &p->starts);
 }
 
 bool probe_started(void *arg) {
@@ -841,24 +831,103 @@ void expect_release_after_the_subscription(const char *name, callback_builder bu
     manual_destroy(&s);
 }
 
+/* Sets up the manual sources and signals and initialises the recorder; the
+ * caller builds p->op, then pipeline_start; pipeline_finish releases all. */
 void pipeline_init(pipeline *p) {
     memset(p, 0, sizeof *p);
     manual_init(&p->source);
     p->upstream = manual_signal(&p->source);
+    for (size_t i = 0; i < PIPELINE_INNER; i++) {
+        manual_init(&p->inner[i]);
+        p->inner_signal[i] = manual_signal(&p->inner[i]);
+    }
+    recorder_init(&p->r);
 }
 
+/* Starts p->op into the recorder pipeline_init (or pipeline_restart)
+ * initialised; the disposable goes to p->d. */
 void pipeline_start(pipeline *p) {
     cr_assert_not_null(p->op, "pipeline_start: no operator built");
-    p->d = recorder_start(&p->r, p->op);
+    sk_observer observer = recorder_observer(&p->r);
+    p->d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&p->d, p->op, &observer));
+    cr_assert_not_null(p->d);
+}
+
+/* Finishes the running subscription (disposes it, checks the release,
+ * destroys the recorder) and starts p->op again into a fresh recorder. */
+void pipeline_restart(pipeline *p) {
+    recorder_finish(&p->r, p->d);
+    recorder_init(&p->r);
+    pipeline_start(p);
 }
 
 sk_subscriber *pipeline_subscriber(pipeline *p) {
     return manual_subscriber(&p->source, 0);
 }
 
-void pipeline_finish(pipeline *p) {
+sk_subscriber *pipeline_subscriber_at(pipeline *p, size_t index) {
+    return manual_subscriber(&p->source, index);
+}
+
+sk_subscriber *pipeline_inner_subscriber(pipeline *p, size_t which) {
+    cr_assert_lt(which, PIPELINE_INNER);
+    return manual_subscriber(&p->inner[which], 0);
+}
+
+/* Ends the subscription as recorder_finish does; p->d is NULL after it. */
+void pipeline_stop(pipeline *p) {
+    cr_assert_not_null(p->d, "pipeline_stop: not started");
     recorder_finish(&p->r, p->d);
+    p->d = NULL;
+}
+
+/* Ends the subscription (unless pipeline_stop did) and releases what
+ * pipeline_init and the test's operator hold: the caller releases nothing
+ * more. */
+void pipeline_finish(pipeline *p) {
+    if (p->d != NULL) {
+        pipeline_stop(p);
+    }
     sk_signal_release(p->op);
     sk_signal_release(p->upstream);
     manual_destroy(&p->source);
+    for (size_t i = 0; i < PIPELINE_INNER; i++) {
+        sk_signal_release(p->inner_signal[i]);
+        manual_destroy(&p->inner[i]);
+    }
+}
+
+/* One argument-error call of expect_unary_argument_errors. */
+static void expect_unary_failure(const char *name, const char *what, unary_operator_fn fn, bool null_out,
+                                 sk_signal *signal, int expected) {
+    sk_signal *out = (sk_signal *)&out;
+    int status = fn(null_out ? NULL : &out, signal);
+    cr_assert_eq(status, expected, "%s with %s returned %d (%s)", name, what, status, sk_last_error_message());
+    cr_assert(strlen(sk_last_error_message()) > 0, "%s with %s: no error message", name, what);
+    if (!null_out) {
+        cr_assert_null(out, "%s with %s left out set", name, what);
+    }
+}
+
+void expect_unary_argument_errors(const char *name, unary_operator_fn fn, sk_signal *valid, sk_signal *not_signal) {
+    expect_unary_failure(name, "a NULL out", fn, true, valid, SK_ERR_NULL_ARGUMENT);
+    expect_unary_failure(name, "a NULL signal", fn, false, NULL, SK_ERR_NULL_ARGUMENT);
+    expect_unary_failure(name, "a non-signal", fn, false, not_signal, SK_ERR_WRONG_KIND);
+}
+
+/* Makes the signal (+1) and the pipe (+1) bad_args_destroy releases. */
+void bad_args_init(bad_args *a) {
+    memset(a, 0, sizeof *a);
+    SK_OK_OR_FAIL(sk_signal_never(&a->never));
+    SK_OK_OR_FAIL(sk_pipe_create(&a->pipe, false));
+    a->not_signal = (sk_signal *)(void *)a->pipe;
+    a->not_queue = (sk_queue *)(void *)a->pipe;
+    counter_init(&a->released);
+}
+
+void bad_args_destroy(bad_args *a) {
+    counter_destroy(&a->released);
+    sk_pipe_release(a->pipe);
+    sk_signal_release(a->never);
 }

@@ -194,15 +194,17 @@ void counter_hit(void *c);
 int counter_get(counter *c);
 /* Waits until at least `count` hits or `seconds` pass. @return whether reached. */
 bool counter_wait(counter *c, int count, double seconds);
+/* counter_init (counter_destroy) on each of the `count` counter * that follow. */
+void counters_init(size_t count, ...);
+void counters_destroy(size_t count, ...);
 
 /* ------------------------------------------------------------------------ */
 /* Gate: a one-shot event another thread can wait for                         */
 /* ------------------------------------------------------------------------ */
 
+/* A counter underneath: gate_open counts a hit, gate_wait waits for one. */
 typedef struct gate {
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    bool open;
+    counter opened;
 } gate;
 
 void gate_init(gate *g);
@@ -275,6 +277,10 @@ void manual_init(manual_source *s);
 void manual_destroy(manual_source *s);
 /* A new signal (+1) over `s`. */
 sk_signal *manual_signal(manual_source *s);
+/* A new action disposable (+1) whose action counts in `s->disposed` and
+ * whose release counts in `s->disposable_released`, as a start's does. Safe
+ * on any thread. */
+sk_disposable *manual_action(manual_source *s);
 /* The subscriber of the `index`-th start (borrowed), or NULL. */
 sk_subscriber *manual_subscriber(manual_source *s, size_t index);
 /* Drops the reference `s` holds on the `index`-th subscriber. */
@@ -366,14 +372,25 @@ void drain_until_events(sk_queue *host, recorder *r, size_t count);
 
 /* A pipeline under test: a manual source, its signal `upstream`, the
  * operator `op` the test builds over it, and a recorder `r` subscribed to
- * `op` through the disposable `d`. pipeline_init sets up the source and
- * `upstream` (+1); the test builds `op` (+1) over `upstream`, then calls
- * pipeline_start; pipeline_finish disposes and releases everything (and
- * asserts the observer's release ran once). Check the source's counters
- * before pipeline_finish: it destroys them. */
+ * `op` through the disposable `d`; for operators over several signals, or
+ * signals of signals, PIPELINE_INNER more manual sources `inner`, each with
+ * a signal `inner_signal` (+1).
+ *
+ * pipeline_init sets up the sources, their signals and `r` (initialised: the
+ * test may set its hooks before the start); the test builds `op` (+1) over
+ * them, then calls pipeline_start; pipeline_restart ends that subscription
+ * (as recorder_finish) and starts `op` again into a fresh `r`;
+ * pipeline_stop only ends it (for checks between the subscription's end
+ * and the signals' release); pipeline_finish disposes and releases everything (and asserts the
+ * observer's release ran once). Check the sources' counters before
+ * pipeline_finish: it destroys them. */
+#define PIPELINE_INNER 3
+
 typedef struct pipeline {
     manual_source source;
     sk_signal *upstream;
+    manual_source inner[PIPELINE_INNER];
+    sk_signal *inner_signal[PIPELINE_INNER];
     sk_signal *op;
     recorder r;
     sk_disposable *d;
@@ -381,8 +398,14 @@ typedef struct pipeline {
 
 void pipeline_init(pipeline *p);
 void pipeline_start(pipeline *p);
+void pipeline_restart(pipeline *p);
+void pipeline_stop(pipeline *p);
 /* The subscriber of the upstream's first start (borrowed). */
 sk_subscriber *pipeline_subscriber(pipeline *p);
+/* The subscriber of the upstream's `index`-th start (borrowed). */
+sk_subscriber *pipeline_subscriber_at(pipeline *p, size_t index);
+/* The subscriber of the `which`-th inner source's first start (borrowed). */
+sk_subscriber *pipeline_inner_subscriber(pipeline *p, size_t which);
 void pipeline_finish(pipeline *p);
 
 /* Builds the `which`-th operator of a family over `source`, a manual signal
@@ -431,5 +454,41 @@ void expect_release_after_the_subscription(const char *name, callback_builder bu
         EXPECT_FAILURE_NULL_OUT(call, expected, released);                                     \
         cr_assert_null(out, "%s left out set", #call);                                         \
     } while (0)
+
+/* What argument-error tests pass: a valid signal `never`, handles of the
+ * wrong kind `not_signal` and `not_queue` (both the pipe `pipe` cast), and a
+ * counter `released` for the callback releases the failed calls must run.
+ * bad_args_init makes them; bad_args_destroy releases the signal and the
+ * pipe and destroys the counter. */
+typedef struct bad_args {
+    sk_signal *never;
+    sk_pipe *pipe;
+    sk_signal *not_signal;
+    sk_queue *not_queue;
+    counter released;
+} bad_args;
+
+void bad_args_init(bad_args *a);
+void bad_args_destroy(bad_args *a);
+
+/* Asserts that `retain` (sk_pipe_retain...) returns the handle it is given,
+ * balances that with `release`, and that both take NULL as a no-op. */
+#define EXPECT_RETAIN_RELEASE(retain, release, handle)                         \
+    do {                                                                       \
+        cr_assert_eq(retain(handle), (handle), "%s does not return its argument", #retain); \
+        release(handle);                                                       \
+        cr_assert_null(retain(NULL), "%s(NULL) is not NULL", #retain);         \
+        release(NULL);                                                         \
+    } while (0)
+
+/* A constructor of a one-signal operator: sk_signal_last, sk_signal_queue... */
+typedef int (*unary_operator_fn)(sk_signal **out, sk_signal *signal);
+
+/* Asserts the argument errors of `fn` (named `name` in the messages): NULL
+ * out, NULL signal, and `not_signal` (a handle of another kind) as the
+ * signal, with `valid` where a signal is needed; each call must fail with a
+ * non-empty message and set out to NULL where it has one. Makes nothing to
+ * release. */
+void expect_unary_argument_errors(const char *name, unary_operator_fn fn, sk_signal *valid, sk_signal *not_signal);
 
 #endif /* SK_TEST_SUPPORT_H */

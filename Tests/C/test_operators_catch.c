@@ -490,28 +490,19 @@ Test(operators_catch, callback_release_waits_for_subscriptions, .timeout = SK_TE
 }
 
 Test(operators_catch, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
-    sk_queue *queue = host_queue(NULL);
-    sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *not_signal = (sk_signal *)(void *)pipe;
-    sk_queue *not_queue = (sk_queue *)(void *)pipe;
-    counter released;
-    counter_init(&released);
-    sk_signal *out = NULL;
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    sk_queue *queue = host_queue(NULL), *not_queue = args.not_queue;
+    counter *released = &args.released;
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_catch(NULL, never, catch_nothing, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_catch(&out, NULL, catch_nothing, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_catch(&out, never, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_catch(&out, not_signal, catch_nothing, &released, counter_hit), SK_ERR_WRONG_KIND, &released);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_catch(NULL, never, catch_nothing, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_catch(&out, NULL, catch_nothing, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_catch(&out, never, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_catch(&out, not_signal, catch_nothing, released, counter_hit), SK_ERR_WRONG_KIND, released);
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_restart(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_restart(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_restart(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
-    EXPECT_FAILURE_NULL_OUT(sk_signal_restart_if_error(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_restart_if_error(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_restart_if_error(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+    expect_unary_argument_errors("restart", sk_signal_restart, never, not_signal);
+    expect_unary_argument_errors("restart_if_error", sk_signal_restart_if_error, never, not_signal);
 
     EXPECT_FAILURE_NULL_OUT(sk_signal_retry(NULL, never, 0, 0, queue), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_retry(&out, NULL, 0, 0, queue), SK_ERR_NULL_ARGUMENT, NULL);
@@ -523,9 +514,7 @@ Test(operators_catch, argument_errors_run_release_once, .timeout = SK_TEST_TIMEO
     EXPECT_FAILURE(sk_signal_retry(&out, never, 0, -0.5, queue), SK_ERR_INVALID_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_retry(&out, never, 0, NAN, queue), SK_ERR_INVALID_ARGUMENT, NULL);
 
-    cr_assert_eq(counter_get(&released), 4);
-    counter_destroy(&released);
-    sk_pipe_release(pipe);
-    sk_signal_release(never);
+    cr_assert_eq(counter_get(released), 4);
+    bad_args_destroy(&args);
     expect_no_live_objects(1, queue);
 }

@@ -317,27 +317,18 @@ Test(operators_mapping, callback_operators_errors_run_release_once, .timeout = S
 }
 
 Test(operators_mapping, plain_operators_argument_errors, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
-    sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *not_signal = (sk_signal *)(void *)pipe;
-    sk_queue *not_queue = (sk_queue *)(void *)pipe;
-    sk_signal *out = (sk_signal *)&out;
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    sk_queue *host = host_queue(NULL), *not_queue = args.not_queue;
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_distinct_until_changed(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_distinct_until_changed(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_distinct_until_changed(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+    expect_unary_argument_errors("distinct_until_changed", sk_signal_distinct_until_changed, never, not_signal);
 
     EXPECT_FAILURE_NULL_OUT(sk_signal_take(NULL, never, 1), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_take(&out, NULL, 1), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_take(&out, not_signal, 1), SK_ERR_WRONG_KIND, NULL);
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_switch_to_latest(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_switch_to_latest(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_switch_to_latest(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+    expect_unary_argument_errors("switch_to_latest", sk_signal_switch_to_latest, never, not_signal);
 
     EXPECT_FAILURE_NULL_OUT(sk_signal_deliver_on(NULL, never, host), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_deliver_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT, NULL);
@@ -351,8 +342,7 @@ Test(operators_mapping, plain_operators_argument_errors, .timeout = SK_TEST_TIME
     EXPECT_FAILURE(sk_signal_debounce(&out, not_signal, 0.1, host), SK_ERR_WRONG_KIND, NULL);
     EXPECT_FAILURE(sk_signal_debounce(&out, never, 0.1, not_queue), SK_ERR_WRONG_KIND, NULL);
 
-    sk_pipe_release(pipe);
-    sk_signal_release(never);
+    bad_args_destroy(&args);
     expect_no_live_objects(1, host);
 }
 

@@ -32,6 +32,18 @@ static sk_signal *single_int(int64_t n) {
     return signal;
 }
 
+/* Starts `p` (its operator built), emits 1 then the error `text` into its
+ * upstream, and asserts that only that error reached the recorder. */
+static void expect_only_the_error(pipeline *p, const char *text) {
+    pipeline_start(p);
+    subscriber_put_int(pipeline_subscriber(p), 1);
+    sk_value error = string_value(text);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber(p), &error));
+    recorder_expect(&p->r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&p->r, 0)->value, &error));
+    sk_value_release(&error);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Ignore values                                                            */
 /* ------------------------------------------------------------------------ */
@@ -47,22 +59,12 @@ Test(operators_sequence, ignore_values_passes_terminal_events_only, .timeout = S
     recorder_finish(&r, d);
     sk_signal_release(ignored);
 
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    SK_OK_OR_FAIL(sk_signal_ignore_values(&ignored, source));
-    d = recorder_start(&r, ignored);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    sk_value error = string_value("bad");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
-    sk_value_release(&error);
-    recorder_finish(&r, d);
-    sk_signal_release(ignored);
-    sk_signal_release(source);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_ignore_values(&p.op, p.upstream));
+    expect_only_the_error(&p, "bad");
+    pipeline_finish(&p);
     sk_signal_release(ints);
-    manual_destroy(&s);
     expect_no_live_objects(0);
 }
 
@@ -159,23 +161,13 @@ Test(operators_sequence, reduce_left_of_nothing_and_errors, .timeout = SK_TEST_T
     recorder_finish(&r, d);
     sk_signal_release(folded);
 
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, source, &initial, fold_digits, &calls, NULL));
-    d = recorder_start(&r, folded);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    sk_value error = string_value("broken");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
-    sk_value_release(&error);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_reduce_left(&p.op, p.upstream, &initial, fold_digits, &calls, NULL));
+    expect_only_the_error(&p, "broken");
     cr_assert_eq(counter_get(&calls), 1);
-    recorder_finish(&r, d);
-    sk_signal_release(folded);
-    sk_signal_release(source);
+    pipeline_finish(&p);
     sk_signal_release(empty);
-    manual_destroy(&s);
     counter_destroy(&calls);
     expect_no_live_objects(0);
 }
@@ -184,69 +176,58 @@ Test(operators_sequence, reduce_left_of_nothing_and_errors, .timeout = SK_TEST_T
 /* Queue and throttled                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Starts `p`'s operator (a queue or throttled over the pipeline's upstream)
+ * again and checks that `value`, a non-signal first in line, fails the new
+ * subscription at once with an error mentioning `needle`. */
+static void expect_non_signal_fails(pipeline *p, int64_t value, const char *needle) {
+    pipeline_restart(p);
+    subscriber_put_int(pipeline_subscriber_at(p, 1), value);
+    recorder_expect(&p->r, "er", NULL, 0);
+    expect_string_error(&p->r, 0, needle);
+}
+
 Test(operators_sequence, queue_runs_inner_signals_one_after_another, .timeout = SK_TEST_TIMEOUT) {
-    manual_source outer, a, c;
-    manual_init(&outer);
-    manual_init(&a);
-    manual_init(&c);
-    sk_signal *source = manual_signal(&outer);
-    sk_signal *queued = NULL;
-    SK_OK_OR_FAIL(sk_signal_queue(&queued, source));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, queued);
-    sk_subscriber *o = manual_subscriber(&outer, 0);
-    put_signal(o, manual_signal(&a));
+    pipeline p;
+    pipeline_init(&p);
+    manual_source *a = &p.inner[0], *c = &p.inner[1];
+    SK_OK_OR_FAIL(sk_signal_queue(&p.op, p.upstream));
+    pipeline_start(&p);
+    sk_subscriber *o = pipeline_subscriber(&p);
+    put_signal(o, manual_signal(a));
     put_signal(o, single_int(2));
-    put_signal(o, manual_signal(&c));
-    cr_assert_eq(counter_get(&a.starts), 1);
-    cr_assert_eq(counter_get(&c.starts), 0, "started before its turn");
-    subscriber_put_int(manual_subscriber(&a, 0), 1);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
-    cr_assert_eq(counter_get(&c.starts), 1);
+    put_signal(o, manual_signal(c));
+    cr_assert_eq(counter_get(&a->starts), 1);
+    cr_assert_eq(counter_get(&c->starts), 0, "started before its turn");
+    subscriber_put_int(manual_subscriber(a, 0), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(a, 0)));
+    cr_assert_eq(counter_get(&c->starts), 1);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
-    subscriber_put_int(manual_subscriber(&c, 0), 3);
+    subscriber_put_int(manual_subscriber(c, 0), 3);
     const int64_t expected[] = { 1, 2, 3 };
-    recorder_expect(&r, "nnn", expected, 3);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&c, 0)));
-    recorder_expect(&r, "nnncr", expected, 3);
-    recorder_finish(&r, d);
-    sk_signal_release(queued);
-    sk_signal_release(source);
-    manual_destroy(&outer);
-    manual_destroy(&a);
-    manual_destroy(&c);
+    recorder_expect(&p.r, "nnn", expected, 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(c, 0)));
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 
 Test(operators_sequence, queue_non_signal_value_fails_in_its_turn, .timeout = SK_TEST_TIMEOUT) {
-    manual_source outer, a;
-    manual_init(&outer);
-    manual_init(&a);
-    sk_signal *source = manual_signal(&outer);
-    sk_signal *queued = NULL;
-    SK_OK_OR_FAIL(sk_signal_queue(&queued, source));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, queued);
-    sk_subscriber *o = manual_subscriber(&outer, 0);
-    put_signal(o, manual_signal(&a));
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_queue(&p.op, p.upstream));
+    pipeline_start(&p);
+    sk_subscriber *o = pipeline_subscriber(&p);
+    put_signal(o, manual_signal(&p.inner[0]));
     subscriber_put_int(o, 42);
-    recorder_expect(&r, "", NULL, 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
-    recorder_expect(&r, "er", NULL, 0);
-    expect_string_error(&r, 0, "sk_signal_queue");
-    cr_assert_eq(counter_get(&outer.disposed), 1, "the error ends the subscription");
-    recorder_finish(&r, d);
+    recorder_expect(&p.r, "", NULL, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_inner_subscriber(&p, 0)));
+    recorder_expect(&p.r, "er", NULL, 0);
+    expect_string_error(&p.r, 0, "sk_signal_queue");
+    cr_assert_eq(counter_get(&p.source.disposed), 1, "the error ends the subscription");
 
     /* First in line: fails at once. */
-    d = recorder_start(&r, queued);
-    subscriber_put_int(manual_subscriber(&outer, 1), 42);
-    recorder_expect(&r, "er", NULL, 0);
-    expect_string_error(&r, 0, "expected a signal");
-    recorder_finish(&r, d);
-    sk_signal_release(queued);
-    sk_signal_release(source);
-    manual_destroy(&outer);
-    manual_destroy(&a);
+    expect_non_signal_fails(&p, 42, "expected a signal");
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 
@@ -259,80 +240,56 @@ static void complete_first(void *arg) {
 }
 
 Test(operators_sequence, queue_of_many_synchronous_signals_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
-    manual_source outer, a;
-    manual_init(&outer);
-    manual_init(&a);
-    sk_signal *source = manual_signal(&outer);
-    sk_signal *queued = NULL;
-    SK_OK_OR_FAIL(sk_signal_queue(&queued, source));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, queued);
-    sk_subscriber *o = manual_subscriber(&outer, 0);
-    put_signal(o, manual_signal(&a));
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_queue(&p.op, p.upstream));
+    pipeline_start(&p);
+    sk_subscriber *o = pipeline_subscriber(&p);
+    put_signal(o, manual_signal(&p.inner[0]));
     for (int64_t i = 1; i <= LOOPS; i++) {
         put_signal(o, single_int(i));
     }
     SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
-    cr_assert_eq(recorder_nexts(&r), 0);
+    cr_assert_eq(recorder_nexts(&p.r), 0);
     /* Completing the first runs the 10 000 waiting ones, on a small stack. */
-    queue_loop loop = { manual_subscriber(&a, 0) };
+    queue_loop loop = { pipeline_inner_subscriber(&p, 0) };
     run_on_small_stack(complete_first, &loop);
-    cr_assert_eq(recorder_nexts(&r), LOOPS);
-    cr_assert_eq(r.completions, 1);
+    cr_assert_eq(recorder_nexts(&p.r), LOOPS);
+    cr_assert_eq(p.r.completions, 1);
     int64_t values[REC_MAX_EVENTS];
-    size_t n = recorder_ints(&r, values, REC_MAX_EVENTS);
+    size_t n = recorder_ints(&p.r, values, REC_MAX_EVENTS);
     for (size_t i = 0; i < n; i++) {
         cr_assert_eq(values[i], (int64_t)i + 1);
     }
-    recorder_finish(&r, d);
-    sk_signal_release(queued);
-    sk_signal_release(source);
-    manual_destroy(&outer);
-    manual_destroy(&a);
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 
 Test(operators_sequence, throttled_keeps_only_the_latest_waiting_signal, .timeout = SK_TEST_TIMEOUT) {
-    manual_source outer, a, b, c;
-    manual_init(&outer);
-    manual_init(&a);
-    manual_init(&b);
-    manual_init(&c);
-    sk_signal *source = manual_signal(&outer);
-    sk_signal *throttled = NULL;
-    SK_OK_OR_FAIL(sk_signal_throttled(&throttled, source));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, throttled);
-    sk_subscriber *o = manual_subscriber(&outer, 0);
-    put_signal(o, manual_signal(&a));
-    put_signal(o, manual_signal(&b));
+    pipeline p;
+    pipeline_init(&p);
+    manual_source *a = &p.inner[0], *b = &p.inner[1], *c = &p.inner[2];
+    SK_OK_OR_FAIL(sk_signal_throttled(&p.op, p.upstream));
+    pipeline_start(&p);
+    sk_subscriber *o = pipeline_subscriber(&p);
+    put_signal(o, manual_signal(a));
+    put_signal(o, manual_signal(b));
     subscriber_put_int(o, 99); /* waiting, replaced: dropped whatever its kind */
-    put_signal(o, manual_signal(&c));
-    subscriber_put_int(manual_subscriber(&a, 0), 1);
-    cr_assert_eq(counter_get(&a.disposed), 0, "the running one is never interrupted");
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
-    cr_assert_eq(counter_get(&b.starts), 0, "a replaced signal started");
-    cr_assert_eq(counter_get(&c.starts), 1);
-    subscriber_put_int(manual_subscriber(&c, 0), 3);
+    put_signal(o, manual_signal(c));
+    subscriber_put_int(manual_subscriber(a, 0), 1);
+    cr_assert_eq(counter_get(&a->disposed), 0, "the running one is never interrupted");
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(a, 0)));
+    cr_assert_eq(counter_get(&b->starts), 0, "a replaced signal started");
+    cr_assert_eq(counter_get(&c->starts), 1);
+    subscriber_put_int(manual_subscriber(c, 0), 3);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&c, 0)));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(c, 0)));
     const int64_t expected[] = { 1, 3 };
-    recorder_expect(&r, "nncr", expected, 2);
-    recorder_finish(&r, d);
+    recorder_expect(&p.r, "nncr", expected, 2);
 
     /* A non-signal value that gets its turn fails. */
-    d = recorder_start(&r, throttled);
-    subscriber_put_int(manual_subscriber(&outer, 1), 7);
-    recorder_expect(&r, "er", NULL, 0);
-    expect_string_error(&r, 0, "sk_signal_throttled");
-    recorder_finish(&r, d);
-
-    sk_signal_release(throttled);
-    sk_signal_release(source);
-    manual_destroy(&outer);
-    manual_destroy(&a);
-    manual_destroy(&b);
-    manual_destroy(&c);
+    expect_non_signal_fails(&p, 7, "sk_signal_throttled");
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 
@@ -341,49 +298,40 @@ Test(operators_sequence, throttled_keeps_only_the_latest_waiting_signal, .timeou
 /* ------------------------------------------------------------------------ */
 
 Test(operators_sequence, then_runs_next_after_completion, .timeout = SK_TEST_TIMEOUT) {
-    manual_source first, next;
-    manual_init(&first);
-    manual_init(&next);
-    sk_signal *a = manual_signal(&first), *b = manual_signal(&next);
-    sk_signal *chained = NULL;
-    SK_OK_OR_FAIL(sk_signal_then(&chained, a, b));
-    sk_signal_release(b); /* borrowed: the result retains it */
-    recorder r;
-    sk_disposable *d = recorder_start(&r, chained);
-    subscriber_put_int(manual_subscriber(&first, 0), 1);
-    cr_assert_eq(counter_get(&next.starts), 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&first, 0)));
-    cr_assert_eq(counter_get(&next.starts), 1);
-    subscriber_put_int(manual_subscriber(&next, 0), 2);
-    recorder_expect(&r, "nn", NULL, 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&next, 0)));
+    pipeline p;
+    pipeline_init(&p);
+    manual_source *next = &p.inner[0];
+    SK_OK_OR_FAIL(sk_signal_then(&p.op, p.upstream, p.inner_signal[0]));
+    sk_signal_release(p.inner_signal[0]); /* borrowed: the result retains it */
+    p.inner_signal[0] = NULL;
+    pipeline_start(&p);
+    subscriber_put_int(pipeline_subscriber(&p), 1);
+    cr_assert_eq(counter_get(&next->starts), 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
+    cr_assert_eq(counter_get(&next->starts), 1);
+    subscriber_put_int(manual_subscriber(next, 0), 2);
+    recorder_expect(&p.r, "nn", NULL, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(next, 0)));
     const int64_t expected[] = { 1, 2 };
-    recorder_expect(&r, "nncr", expected, 2);
-    recorder_finish(&r, d);
+    recorder_expect(&p.r, "nncr", expected, 2);
 
     /* An error of the first: passes, the next never starts. */
-    d = recorder_start(&r, chained);
+    pipeline_restart(&p);
     sk_value error = string_value("first failed");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&first, 1), &error));
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
-    cr_assert_eq(counter_get(&next.starts), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber_at(&p, 1), &error));
+    recorder_expect(&p.r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&p.r, 0)->value, &error));
+    cr_assert_eq(counter_get(&next->starts), 1);
     sk_value_release(&error);
-    recorder_finish(&r, d);
 
     /* Disposal while the next runs disposes it. */
-    d = recorder_start(&r, chained);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&first, 2)));
-    cr_assert_eq(counter_get(&next.starts), 2);
-    sk_disposable_dispose(d);
-    cr_assert_eq(counter_get(&next.disposed), 2);
-    recorder_expect(&r, "r", NULL, 0);
-    recorder_finish(&r, d);
-
-    sk_signal_release(chained);
-    sk_signal_release(a);
-    manual_destroy(&first);
-    manual_destroy(&next);
+    pipeline_restart(&p);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber_at(&p, 2)));
+    cr_assert_eq(counter_get(&next->starts), 2);
+    sk_disposable_dispose(p.d);
+    cr_assert_eq(counter_get(&next->disposed), 2);
+    recorder_expect(&p.r, "r", NULL, 0);
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 
@@ -436,47 +384,44 @@ static void deferrer_release(void *ctx) {
 }
 
 Test(operators_sequence, deferred_calls_fn_at_each_start, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    manual_init(&s);
+    pipeline p;
+    pipeline_init(&p);
     deferrer f;
     memset(&f, 0, sizeof f);
-    f.source = &s;
-    counter_init(&f.calls);
-    counter_init(&f.released);
-    sk_signal *deferred = NULL;
-    SK_OK_OR_FAIL(sk_signal_deferred(&deferred, make_deferred, &f, deferrer_release));
+    f.source = &p.source;
+    counters_init(2, &f.calls, &f.released);
+    SK_OK_OR_FAIL(sk_signal_deferred(&p.op, make_deferred, &f, deferrer_release));
     cr_assert_eq(counter_get(&f.calls), 0, "called before any start");
-    recorder r1, r2;
-    sk_disposable *d1 = recorder_start(&r1, deferred);
+    pipeline_start(&p);
     cr_assert(pthread_equal(f.thread, pthread_self()));
-    sk_disposable *d2 = recorder_start(&r2, deferred);
+    recorder r2;
+    sk_disposable *d2 = recorder_start(&r2, p.op);
     cr_assert_eq(counter_get(&f.calls), 2);
-    cr_assert_eq(counter_get(&s.starts), 2);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    subscriber_put_int(manual_subscriber(&s, 1), 2);
+    cr_assert_eq(counter_get(&p.source.starts), 2);
+    subscriber_put_int(pipeline_subscriber_at(&p, 0), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber_at(&p, 0)));
+    subscriber_put_int(pipeline_subscriber_at(&p, 1), 2);
     const int64_t one[] = { 1 }, two[] = { 2 };
-    recorder_expect(&r1, "ncr", one, 1);
+    recorder_expect(&p.r, "ncr", one, 1);
     recorder_expect(&r2, "n", two, 1);
     sk_disposable_dispose(d2);
-    cr_assert_eq(counter_get(&s.disposed), 2);
-    recorder_finish(&r1, d1);
+    cr_assert_eq(counter_get(&p.source.disposed), 2);
+    pipeline_stop(&p);
     recorder_finish(&r2, d2);
     cr_assert_eq(counter_get(&f.released), 0);
-    sk_signal_release(deferred);
-    cr_assert_eq(counter_get(&f.released), 1, "the release ran %d times", counter_get(&f.released));
 
     /* NULL from fn: completes at once. */
     f.source = NULL;
-    SK_OK_OR_FAIL(sk_signal_deferred(&deferred, make_deferred, &f, NULL));
-    d1 = recorder_start(&r1, deferred);
-    recorder_expect(&r1, "cr", NULL, 0);
-    recorder_finish(&r1, d1);
-    sk_signal_release(deferred);
+    sk_signal *null_deferred = NULL;
+    SK_OK_OR_FAIL(sk_signal_deferred(&null_deferred, make_deferred, &f, NULL));
+    sk_disposable *d = recorder_start(&r2, null_deferred);
+    recorder_expect(&r2, "cr", NULL, 0);
+    recorder_finish(&r2, d);
+    sk_signal_release(null_deferred);
 
-    counter_destroy(&f.calls);
-    counter_destroy(&f.released);
-    manual_destroy(&s);
+    pipeline_finish(&p);
+    cr_assert_eq(counter_get(&f.released), 1, "the release ran %d times", counter_get(&f.released));
+    counters_destroy(2, &f.calls, &f.released);
     expect_no_live_objects(0);
 }
 
@@ -508,28 +453,18 @@ Test(operators_sequence, disposal_stops_and_disposes_upstream, .timeout = SK_TES
     /* Queue and throttled: the outer, the running inner; a waiting inner
      * is never started. */
     for (int throttled = 0; throttled < 2; throttled++) {
-        manual_source outer, a, b;
-        manual_init(&outer);
-        manual_init(&a);
-        manual_init(&b);
-        sk_signal *source = manual_signal(&outer);
-        sk_signal *op = NULL;
-        SK_OK_OR_FAIL(throttled ? sk_signal_throttled(&op, source) : sk_signal_queue(&op, source));
-        recorder r;
-        sk_disposable *d = recorder_start(&r, op);
-        put_signal(manual_subscriber(&outer, 0), manual_signal(&a));
-        put_signal(manual_subscriber(&outer, 0), manual_signal(&b));
-        sk_disposable_dispose(d);
-        cr_assert_eq(counter_get(&outer.disposed), 1);
-        cr_assert_eq(counter_get(&a.disposed), 1);
-        cr_assert_eq(counter_get(&b.starts), 0);
-        recorder_expect(&r, "r", NULL, 0);
-        recorder_finish(&r, d);
-        sk_signal_release(op);
-        sk_signal_release(source);
-        manual_destroy(&outer);
-        manual_destroy(&a);
-        manual_destroy(&b);
+        pipeline p;
+        pipeline_init(&p);
+        SK_OK_OR_FAIL(throttled ? sk_signal_throttled(&p.op, p.upstream) : sk_signal_queue(&p.op, p.upstream));
+        pipeline_start(&p);
+        put_signal(pipeline_subscriber(&p), manual_signal(&p.inner[0]));
+        put_signal(pipeline_subscriber(&p), manual_signal(&p.inner[1]));
+        sk_disposable_dispose(p.d);
+        cr_assert_eq(counter_get(&p.source.disposed), 1);
+        cr_assert_eq(counter_get(&p.inner[0].disposed), 1);
+        cr_assert_eq(counter_get(&p.inner[1].starts), 0);
+        recorder_expect(&p.r, "r", NULL, 0);
+        pipeline_finish(&p);
     }
     expect_no_live_objects(0);
 }
@@ -549,40 +484,30 @@ Test(operators_sequence, callback_release_waits_for_subscriptions, .timeout = SK
 }
 
 Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
-    sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *not_signal = (sk_signal *)(void *)pipe;
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    counter *released = &args.released;
     sk_value zero = int_value(0);
     sk_value malformed;
     memset(&malformed, 0, sizeof malformed);
     malformed.kind = (sk_kind)99;
-    counter released;
-    counter_init(&released);
-    sk_signal *out = NULL;
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_reduce_left(NULL, never, &zero, fold_digits, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, NULL, &zero, fold_digits, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, NULL, fold_digits, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &malformed, fold_digits, &released, counter_hit), SK_ERR_INVALID_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &zero, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, not_signal, &zero, fold_digits, &released, counter_hit), SK_ERR_WRONG_KIND, &released);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_reduce_left(NULL, never, &zero, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, NULL, &zero, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, NULL, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &malformed, fold_digits, released, counter_hit), SK_ERR_INVALID_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &zero, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_reduce_left(&out, not_signal, &zero, fold_digits, released, counter_hit), SK_ERR_WRONG_KIND, released);
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, defer_manual, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_deferred(&out, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, defer_manual, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_deferred(&out, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
     /* NULL out and NULL fn together: still one release. */
-    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_ignore_values(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_ignore_values(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_ignore_values(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
-    EXPECT_FAILURE_NULL_OUT(sk_signal_queue(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_queue(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_queue(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
-    EXPECT_FAILURE_NULL_OUT(sk_signal_throttled(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_throttled(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_throttled(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+    expect_unary_argument_errors("ignore_values", sk_signal_ignore_values, never, not_signal);
+    expect_unary_argument_errors("queue", sk_signal_queue, never, not_signal);
+    expect_unary_argument_errors("throttled", sk_signal_throttled, never, not_signal);
 
     EXPECT_FAILURE_NULL_OUT(sk_signal_then(NULL, never, never), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_then(&out, NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
@@ -590,9 +515,7 @@ Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TI
     EXPECT_FAILURE(sk_signal_then(&out, not_signal, never), SK_ERR_WRONG_KIND, NULL);
     EXPECT_FAILURE(sk_signal_then(&out, never, not_signal), SK_ERR_WRONG_KIND, NULL);
 
-    cr_assert_eq(counter_get(&released), 9);
-    counter_destroy(&released);
-    sk_pipe_release(pipe);
-    sk_signal_release(never);
+    cr_assert_eq(counter_get(released), 9);
+    bad_args_destroy(&args);
     expect_no_live_objects(0);
 }

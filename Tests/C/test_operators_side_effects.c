@@ -103,13 +103,18 @@ static void hook_completed(recorder *r, const sk_value *value) {
     trace_add(r->user, 'C');
 }
 
-/* Starts `signal` into `r`, whose events are traced into `e`. */
-static sk_disposable *start_traced(recorder *r, effect *e, sk_signal *signal) {
-    recorder_init(r);
+/* Makes `r` (initialised, not started) trace its events into `e`. */
+static void trace_events(recorder *r, effect *e) {
     r->user = e;
     r->on_next = hook_next;
     r->on_error = hook_error;
     r->on_completed = hook_completed;
+}
+
+/* Starts `signal` into `r`, whose events are traced into `e`. */
+static sk_disposable *start_traced(recorder *r, effect *e, sk_signal *signal) {
+    recorder_init(r);
+    trace_events(r, e);
     sk_observer observer = recorder_observer(r);
     sk_disposable *d = NULL;
     SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
@@ -158,6 +163,21 @@ static sk_signal *traced_source(effect *e) {
     return signal;
 }
 
+/* Sets up a pipeline (support.h) whose operator is the side effect `which`
+ * over the pipeline's manual upstream, with `e` (initialised here) as the
+ * effect's context; the caller may set e->observed and the recorder's hooks,
+ * then calls pipeline_start. effect_pipeline_finish releases both. */
+static void effect_pipeline_init(pipeline *p, effect *e, int which) {
+    pipeline_init(p);
+    effect_init(e);
+    p->op = effect_signal(which, p->upstream, e);
+}
+
+static void effect_pipeline_finish(pipeline *p, effect *e) {
+    pipeline_finish(p);
+    effect_destroy(e);
+}
+
 /* Runs operator `which` over the traced source and checks the trace. */
 static void expect_effect_trace(int which, const char *expected, int calls) {
     effect e;
@@ -183,37 +203,23 @@ static void expect_effect_trace(int which, const char *expected, int calls) {
 /* Order of the effects                                                     */
 /* ------------------------------------------------------------------------ */
 
-Test(operators_side_effects, before_next_runs_before_each_delivery, .timeout = SK_TEST_TIMEOUT) {
-    expect_effect_trace(BEFORE_NEXT, "SvNvNC", 2);
-    expect_no_live_objects(0);
-}
+/* One test per operator, a row each: the operator, the trace the traced
+ * source's run must leave, how many times the effect runs. Failure messages
+ * name the operator (expect_effect_trace) and Criterion the test. */
+#define EFFECT_TRACE_TEST(name, which, trace, calls)                                  \
+    Test(operators_side_effects, name, .timeout = SK_TEST_TIMEOUT) {                  \
+        expect_effect_trace(which, trace, calls);                                     \
+        expect_no_live_objects(0);                                                    \
+    }
 
-Test(operators_side_effects, after_next_runs_after_each_delivery, .timeout = SK_TEST_TIMEOUT) {
-    expect_effect_trace(AFTER_NEXT, "SNvNvC", 2);
-    expect_no_live_objects(0);
-}
-
-Test(operators_side_effects, before_started_runs_before_the_upstream_starts, .timeout = SK_TEST_TIMEOUT) {
-    expect_effect_trace(BEFORE_STARTED, "wSNNC", 1);
-    expect_no_live_objects(0);
-}
-
-Test(operators_side_effects, before_completed_runs_before_the_completion, .timeout = SK_TEST_TIMEOUT) {
-    expect_effect_trace(BEFORE_COMPLETED, "SNNwC", 1);
-    expect_no_live_objects(0);
-}
-
-Test(operators_side_effects, after_completed_runs_after_the_completion, .timeout = SK_TEST_TIMEOUT) {
-    expect_effect_trace(AFTER_COMPLETED, "SNNCw", 1);
-    expect_no_live_objects(0);
-}
-
+EFFECT_TRACE_TEST(before_next_runs_before_each_delivery, BEFORE_NEXT, "SvNvNC", 2)
+EFFECT_TRACE_TEST(after_next_runs_after_each_delivery, AFTER_NEXT, "SNvNvC", 2)
+EFFECT_TRACE_TEST(before_started_runs_before_the_upstream_starts, BEFORE_STARTED, "wSNNC", 1)
+EFFECT_TRACE_TEST(before_completed_runs_before_the_completion, BEFORE_COMPLETED, "SNNwC", 1)
+EFFECT_TRACE_TEST(after_completed_runs_after_the_completion, AFTER_COMPLETED, "SNNCw", 1)
 /* A signal terminating synchronously inside its start ends its subscription
  * before sk_signal_start returns: after_disposed has run by then. */
-Test(operators_side_effects, after_disposed_runs_after_a_synchronous_completion, .timeout = SK_TEST_TIMEOUT) {
-    expect_effect_trace(AFTER_DISPOSED, "SNNCw", 1);
-    expect_no_live_objects(0);
-}
+EFFECT_TRACE_TEST(after_disposed_runs_after_a_synchronous_completion, AFTER_DISPOSED, "SNNCw", 1)
 
 Test(operators_side_effects, value_effects_see_each_value, .timeout = SK_TEST_TIMEOUT) {
     for (int which = BEFORE_NEXT; which <= AFTER_NEXT; which++) {
@@ -268,26 +274,19 @@ Test(operators_side_effects, after_next_runs_when_the_delivery_ended_the_subscri
 }
 
 Test(operators_side_effects, before_started_runs_at_each_start, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
+    pipeline p;
     effect e;
-    effect_init(&e);
-    e.observed = &s.starts;
-    sk_signal *op = effect_signal(BEFORE_STARTED, source, &e);
-    recorder r1, r2;
-    sk_disposable *d1 = recorder_start(&r1, op);
+    effect_pipeline_init(&p, &e, BEFORE_STARTED);
+    e.observed = &p.source.starts;
+    pipeline_start(&p);
     cr_assert_eq(e.observed_at_call, 0, "called after the upstream started");
-    sk_disposable *d2 = recorder_start(&r2, op);
+    recorder r2;
+    sk_disposable *d2 = recorder_start(&r2, p.op);
     cr_assert_eq(e.observed_at_call, 1);
     cr_assert_eq(counter_get(&e.calls), 2);
-    cr_assert_eq(counter_get(&s.starts), 2);
-    recorder_finish(&r1, d1);
+    cr_assert_eq(counter_get(&p.source.starts), 2);
     recorder_finish(&r2, d2);
-    sk_signal_release(op);
-    sk_signal_release(source);
-    manual_destroy(&s);
-    effect_destroy(&e);
+    effect_pipeline_finish(&p, &e);
     expect_no_live_objects(0);
 }
 
@@ -298,30 +297,24 @@ Test(operators_side_effects, before_started_runs_at_each_start, .timeout = SK_TE
 Test(operators_side_effects, completion_effects_skip_errors_and_disposal, .timeout = SK_TEST_TIMEOUT) {
     for (int which = BEFORE_COMPLETED; which <= AFTER_COMPLETED; which++) {
         for (int ending = 0; ending < 2; ending++) { /* 0: error, 1: dispose */
-            manual_source s;
-            manual_init(&s);
-            sk_signal *source = manual_signal(&s);
+            pipeline p;
             effect e;
-            effect_init(&e);
-            sk_signal *op = effect_signal(which, source, &e);
-            recorder r;
-            sk_disposable *d = start_traced(&r, &e, op);
-            subscriber_put_int(manual_subscriber(&s, 0), 1);
+            effect_pipeline_init(&p, &e, which);
+            trace_events(&p.r, &e);
+            pipeline_start(&p);
+            subscriber_put_int(pipeline_subscriber(&p), 1);
             if (ending == 0) {
                 sk_value error = int_value(-1);
-                SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
+                SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber(&p), &error));
                 expect_trace(&e, "NE");
             } else {
-                sk_disposable_dispose(d);
-                SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+                sk_disposable_dispose(p.d);
+                SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
                 expect_trace(&e, "N");
             }
             cr_assert_eq(counter_get(&e.calls), 0, "%s called (ending %d)", effect_names[which], ending);
-            recorder_finish(&r, d);
-            sk_signal_release(op);
-            sk_signal_release(source);
+            pipeline_finish(&p);
             cr_assert_eq(counter_get(&e.released), 1);
-            manual_destroy(&s);
             effect_destroy(&e);
         }
     }
@@ -330,36 +323,31 @@ Test(operators_side_effects, completion_effects_skip_errors_and_disposal, .timeo
 
 Test(operators_side_effects, after_disposed_runs_once_per_subscription, .timeout = SK_TEST_TIMEOUT) {
     for (int ending = 0; ending < 3; ending++) { /* 0: dispose, 1: error, 2: completion */
-        manual_source s;
-        manual_init(&s);
-        sk_signal *source = manual_signal(&s);
+        pipeline p;
         effect e;
-        effect_init(&e);
-        e.observed = &s.disposed;
-        sk_signal *op = effect_signal(AFTER_DISPOSED, source, &e);
-        recorder r;
-        sk_disposable *d = start_traced(&r, &e, op);
-        subscriber_put_int(manual_subscriber(&s, 0), 1);
+        effect_pipeline_init(&p, &e, AFTER_DISPOSED);
+        e.observed = &p.source.disposed;
+        trace_events(&p.r, &e);
+        pipeline_start(&p);
+        sk_subscriber *upstream = pipeline_subscriber(&p);
+        subscriber_put_int(upstream, 1);
         expect_trace(&e, "N");
         sk_value error = int_value(-1);
         switch (ending) {
-        case 0: sk_disposable_dispose(d); expect_trace(&e, "Nw"); break;
-        case 1: SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error)); expect_trace(&e, "NEw"); break;
-        default: SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0))); expect_trace(&e, "NCw"); break;
+        case 0: sk_disposable_dispose(p.d); expect_trace(&e, "Nw"); break;
+        case 1: SK_OK_OR_FAIL(sk_subscriber_put_error(upstream, &error)); expect_trace(&e, "NEw"); break;
+        default: SK_OK_OR_FAIL(sk_subscriber_put_completion(upstream)); expect_trace(&e, "NCw"); break;
         }
         /* In every case, after the upstream's disposal. */
         cr_assert_eq(e.observed_at_call, 1, "ending %d: upstream disposals at the call", ending);
-        cr_assert_eq(counter_get(&s.disposed), 1);
+        cr_assert_eq(counter_get(&p.source.disposed), 1);
         cr_assert(pthread_equal(e.thread, pthread_self()));
         /* Disposing again (and releasing) does not call it again. */
-        sk_disposable_dispose(d);
+        sk_disposable_dispose(p.d);
         cr_assert_eq(counter_get(&e.calls), 1, "ending %d: %d calls", ending, counter_get(&e.calls));
-        recorder_finish(&r, d);
-        sk_signal_release(op);
-        sk_signal_release(source);
+        pipeline_finish(&p);
         cr_assert_eq(counter_get(&e.calls), 1);
         cr_assert_eq(counter_get(&e.released), 1);
-        manual_destroy(&s);
         effect_destroy(&e);
     }
     expect_no_live_objects(0);
@@ -387,26 +375,18 @@ Test(operators_side_effects, effects_run_on_the_emitting_thread, .timeout = SK_T
     const int which_ones[] = { BEFORE_NEXT, AFTER_NEXT, BEFORE_COMPLETED, AFTER_COMPLETED, AFTER_DISPOSED };
     for (size_t i = 0; i < sizeof which_ones / sizeof which_ones[0]; i++) {
         int which = which_ones[i];
-        manual_source s;
-        manual_init(&s);
-        sk_signal *source = manual_signal(&s);
+        pipeline p;
         effect e;
-        effect_init(&e);
-        sk_signal *op = effect_signal(which, source, &e);
-        recorder r;
-        sk_disposable *d = recorder_start(&r, op);
-        emitter em = { manual_subscriber(&s, 0), pthread_self() };
+        effect_pipeline_init(&p, &e, which);
+        pipeline_start(&p);
+        emitter em = { pipeline_subscriber(&p), pthread_self() };
         pthread_t thread;
         cr_assert_eq(pthread_create(&thread, NULL, emit_and_complete, &em), 0);
         cr_assert_eq(pthread_join(thread, NULL), 0);
         cr_assert_eq(counter_get(&e.calls), 1, "%s: %d calls", effect_names[which], counter_get(&e.calls));
         cr_assert(pthread_equal(e.thread, em.thread), "%s: not on the emitting thread", effect_names[which]);
-        recorder_expect(&r, "ncr", NULL, 0);
-        recorder_finish(&r, d);
-        sk_signal_release(op);
-        sk_signal_release(source);
-        manual_destroy(&s);
-        effect_destroy(&e);
+        recorder_expect(&p.r, "ncr", NULL, 0);
+        effect_pipeline_finish(&p, &e);
     }
     expect_no_live_objects(0);
 }
@@ -417,33 +397,29 @@ Test(operators_side_effects, effects_run_on_the_emitting_thread, .timeout = SK_T
 
 Test(operators_side_effects, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIMEOUT) {
     for (int which = 0; which < EFFECT_COUNT; which++) {
-        manual_source s;
-        manual_init(&s);
-        sk_signal *source = manual_signal(&s);
+        pipeline p;
         effect e;
-        effect_init(&e);
-        sk_signal *op = effect_signal(which, source, &e);
-        recorder r;
-        sk_disposable *d = recorder_start(&r, op);
-        sk_signal_release(op);
-        sk_signal_release(source);
+        effect_pipeline_init(&p, &e, which);
+        pipeline_start(&p);
+        /* The signals go first: pipeline_finish releases nothing more. */
+        sk_signal_release(p.op);
+        sk_signal_release(p.upstream);
+        p.op = p.upstream = NULL;
         /* before_started never calls fn once the start has returned: its
          * release may (and does) run as soon as the signal is gone. */
         int released_early = which == BEFORE_STARTED ? 1 : 0;
         cr_assert_eq(counter_get(&e.released), released_early, "%s: released while subscribed", effect_names[which]);
-        sk_disposable_dispose(d);
-        cr_assert_eq(counter_get(&s.disposed), 1, "%s: upstream not disposed", effect_names[which]);
+        sk_disposable_dispose(p.d);
+        cr_assert_eq(counter_get(&p.source.disposed), 1, "%s: upstream not disposed", effect_names[which]);
         /* The source still holds its subscriber: the subscription let go of
          * the callback anyway. */
         cr_assert_eq(counter_get(&e.released), 1, "%s: release ran %d times", effect_names[which], counter_get(&e.released));
-        subscriber_put_int(manual_subscriber(&s, 0), 1);
-        SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-        recorder_expect(&r, "r", NULL, 0);
+        subscriber_put_int(pipeline_subscriber(&p), 1);
+        SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
+        recorder_expect(&p.r, "r", NULL, 0);
         int expected_calls = which == BEFORE_STARTED || which == AFTER_DISPOSED ? 1 : 0;
         cr_assert_eq(counter_get(&e.calls), expected_calls, "%s: %d calls", effect_names[which], counter_get(&e.calls));
-        recorder_finish(&r, d);
-        manual_destroy(&s);
-        effect_destroy(&e);
+        effect_pipeline_finish(&p, &e);
     }
     expect_no_live_objects(0);
 }

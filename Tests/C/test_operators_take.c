@@ -261,27 +261,19 @@ Test(operators_take, callback_release_waits_for_subscriptions, .timeout = SK_TES
 }
 
 Test(operators_take, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
-    sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *not_signal = (sk_signal *)(void *)pipe;
-    counter released;
-    counter_init(&released);
-    sk_signal *out = NULL;
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    counter *released = &args.released;
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_take_until(NULL, never, take_rule, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_take_until(&out, NULL, take_rule, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_take_until(&out, never, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, &released);
-    EXPECT_FAILURE(sk_signal_take_until(&out, not_signal, take_rule, &released, counter_hit), SK_ERR_WRONG_KIND, &released);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_take_until(NULL, never, take_rule, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_take_until(&out, NULL, take_rule, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_take_until(&out, never, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_take_until(&out, not_signal, take_rule, released, counter_hit), SK_ERR_WRONG_KIND, released);
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_last(NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_last(&out, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_last(&out, not_signal), SK_ERR_WRONG_KIND, NULL);
+    expect_unary_argument_errors("last", sk_signal_last, never, not_signal);
 
-    cr_assert_eq(counter_get(&released), 4);
-    counter_destroy(&released);
-    sk_pipe_release(pipe);
-    sk_signal_release(never);
+    cr_assert_eq(counter_get(released), 4);
+    bad_args_destroy(&args);
     expect_no_live_objects(0);
 }

@@ -324,14 +324,10 @@ Test(operators_timing, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_
 /* ------------------------------------------------------------------------ */
 
 Test(operators_timing, argument_errors, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
-    sk_queue *host = host_queue(NULL);
-    sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *not_signal = (sk_signal *)(void *)pipe;
-    sk_queue *not_queue = (sk_queue *)(void *)pipe;
-    sk_signal *out = NULL;
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    sk_queue *host = host_queue(NULL), *not_queue = args.not_queue;
 
     EXPECT_FAILURE_NULL_OUT(sk_signal_run_on(NULL, never, host), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_run_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT, NULL);
@@ -367,7 +363,6 @@ Test(operators_timing, argument_errors, .timeout = SK_TEST_TIMEOUT) {
     EXPECT_FAILURE(sk_signal_timeout(&out, never, -1, host, never), SK_ERR_INVALID_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_timeout(&out, never, NAN, host, never), SK_ERR_INVALID_ARGUMENT, NULL);
 
-    sk_pipe_release(pipe);
-    sk_signal_release(never);
+    bad_args_destroy(&args);
     expect_no_live_objects(1, host);
 }

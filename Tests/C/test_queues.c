@@ -247,10 +247,7 @@ Test(queues, create_and_global_queues, .timeout = SK_TEST_TIMEOUT) {
         expect_job_done(&s);
         job_destroy(&s);
     }
-    cr_assert_eq(sk_queue_retain(def), def);
-    sk_queue_release(def);
-    cr_assert_null(sk_queue_retain(NULL));
-    sk_queue_release(NULL);
+    EXPECT_RETAIN_RELEASE(sk_queue_retain, sk_queue_release, def);
     /* Releasing the shared queues is harmless. */
     sk_queue_release(main_queue);
     sk_queue_release(def);

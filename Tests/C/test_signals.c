@@ -234,22 +234,12 @@ Test(signals, create_runs_the_generator_per_start, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
-static void count_dispose(void *ctx) {
-    counter_hit(&((manual_source *)ctx)->disposed);
-}
-
-static void count_disposable_release(void *ctx) {
-    counter_hit(&((manual_source *)ctx)->disposable_released);
-}
-
 /* A generator that completes before returning its disposable, an action
  * counted in the manual source given as ctx. */
 static sk_disposable *complete_then_return_action(void *ctx, sk_subscriber *subscriber) {
     manual_source *s = ctx;
     SK_OK_OR_ABORT(sk_subscriber_put_completion(subscriber));
-    sk_disposable *d = NULL;
-    SK_OK_OR_ABORT(sk_disposable_action(&d, count_dispose, s, count_disposable_release));
-    return d;
+    return manual_action(s);
 }
 
 Test(signals, generator_disposable_disposed_once_on_synchronous_completion, .timeout = SK_TEST_TIMEOUT) {

@@ -35,6 +35,40 @@ static sk_signal *new_pipe_signal(sk_pipe **pipe, bool replay) {
     return signal;
 }
 
+/* Releases what new_pipe_signal made, then checks that nothing is left. */
+static void release_pipe_and_check(sk_pipe *pipe, sk_signal *signal) {
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+/* A new promise (+1, into `promise`) and its signal (+1, returned). */
+static sk_signal *new_promise_signal(sk_promise **promise) {
+    *promise = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(promise));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_promise_get(&signal, *promise));
+    return signal;
+}
+
+/* A new value promise (+1, into `promise`) and its signal (+1, returned). */
+static sk_signal *new_value_promise_signal(sk_value_promise **promise, const sk_value *initial, bool ignore_repeated) {
+    *promise = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_create(promise, initial, ignore_repeated));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_value_promise_get(&signal, *promise));
+    return signal;
+}
+
+/* Subscribes to `signal`, asserts that the new subscription got exactly
+ * `latest` at once (the replay of the latest value), and unsubscribes. */
+static void expect_replay(sk_signal *signal, int64_t latest) {
+    subscription late;
+    subscribe(&late, signal);
+    recorder_expect(&late.r, "n", &latest, 1);
+    unsubscribe(&late);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Pipe                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -68,9 +102,7 @@ Test(subjects, pipe_delivers_to_every_current_subscriber, .timeout = SK_TEST_TIM
 
     unsubscribe(&a);
     unsubscribe(&c);
-    sk_signal_release(signal);
-    sk_pipe_release(pipe);
-    expect_no_live_objects(0);
+    release_pipe_and_check(pipe, signal);
 }
 
 Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
@@ -90,9 +122,7 @@ Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_str_eq(got, "hello");
     unsubscribe(&a);
     unsubscribe(&b);
-    sk_signal_release(signal);
-    sk_pipe_release(pipe);
-    expect_no_live_objects(0);
+    release_pipe_and_check(pipe, signal);
 }
 
 Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
@@ -119,9 +149,7 @@ Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
 
     unsubscribe(&early);
     unsubscribe(&late);
-    sk_signal_release(signal);
-    sk_pipe_release(pipe);
-    expect_no_live_objects(0);
+    release_pipe_and_check(pipe, signal);
 }
 
 Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
@@ -221,9 +249,7 @@ Test(subjects, pipe_put_from_inside_a_callback, .timeout = SK_TEST_TIMEOUT) {
     cr_assert(got[0] + got[1] == 3 && got[0] * got[1] == 2, "b got %lld, %lld", (long long)got[0], (long long)got[1]);
     unsubscribe(&a);
     unsubscribe(&b);
-    sk_signal_release(signal);
-    sk_pipe_release(pipe);
-    expect_no_live_objects(0);
+    release_pipe_and_check(pipe, signal);
 }
 
 Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
@@ -242,11 +268,8 @@ Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_pipe_put((sk_pipe *)(void *)never, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_pipe_signal(&signal, (sk_pipe *)(void *)never), SK_ERR_WRONG_KIND);
     cr_assert_null(signal);
-    cr_assert_eq(sk_pipe_retain(pipe), pipe);
+    EXPECT_RETAIN_RELEASE(sk_pipe_retain, sk_pipe_release, pipe);
     sk_pipe_release(pipe);
-    sk_pipe_release(pipe);
-    cr_assert_null(sk_pipe_retain(NULL));
-    sk_pipe_release(NULL);
     sk_signal_release(never);
     expect_no_live_objects(0);
 }
@@ -257,9 +280,7 @@ Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
 
 Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TIMEOUT) {
     sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    sk_signal *got = new_promise_signal(&promise);
 
     subscription before;
     subscribe(&before, got); /* no source yet: nothing */
@@ -307,11 +328,7 @@ Test(subjects, promise_keeps_value_after_source_completes, .timeout = SK_TEST_TI
     sk_signal_release(single);
     sk_signal *got = NULL;
     SK_OK_OR_FAIL(sk_promise_get(&got, promise));
-    subscription a;
-    subscribe(&a, got);
-    const int64_t expected[] = { 11 };
-    recorder_expect(&a.r, "n", expected, 1);
-    unsubscribe(&a);
+    expect_replay(got, 11);
     sk_signal_release(got);
     sk_promise_release(promise);
     expect_no_live_objects(0);
@@ -319,9 +336,7 @@ Test(subjects, promise_keeps_value_after_source_completes, .timeout = SK_TEST_TI
 
 Test(subjects, promise_set_replaces_and_disposes_previous_source, .timeout = SK_TEST_TIMEOUT) {
     sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    sk_signal *got = new_promise_signal(&promise);
     subscription a;
     subscribe(&a, got);
 
@@ -339,14 +354,9 @@ Test(subjects, promise_set_replaces_and_disposes_previous_source, .timeout = SK_
     subscriber_put_int(manual_subscriber(&second, 0), 2);
     const int64_t expected[] = { 1, 2 };
     recorder_expect(&a.r, "nn", expected, 2);
-
-    subscription late;
-    subscribe(&late, got);
-    const int64_t latest[] = { 2 };
-    recorder_expect(&late.r, "n", latest, 1);
+    expect_replay(got, 2);
 
     unsubscribe(&a);
-    unsubscribe(&late);
     sk_signal_release(got);
     sk_signal_release(s1);
     sk_signal_release(s2);
@@ -397,10 +407,7 @@ Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_promise_get(&got, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_null(got);
     cr_assert_eq(sk_promise_get(NULL, promise), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_promise_retain(promise), promise);
-    sk_promise_release(promise);
-    cr_assert_null(sk_promise_retain(NULL));
-    sk_promise_release(NULL);
+    EXPECT_RETAIN_RELEASE(sk_promise_retain, sk_promise_release, promise);
     sk_promise_release(promise);
     sk_signal_release(never);
     expect_no_live_objects(0);
@@ -413,9 +420,7 @@ Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
 Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
     sk_value initial = int_value(1);
     sk_value_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_create(&promise, &initial, false));
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_get(&got, promise));
+    sk_signal *got = new_value_promise_signal(&promise, &initial, false);
     subscription a;
     subscribe(&a, got);
     const int64_t first[] = { 1 };
@@ -426,14 +431,9 @@ Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_value_promise_set(promise, &v)); /* not ignored: delivered again */
     const int64_t all[] = { 1, 2, 2 };
     recorder_expect(&a.r, "nnn", all, 3);
-
-    subscription late;
-    subscribe(&late, got);
-    const int64_t current[] = { 2 };
-    recorder_expect(&late.r, "n", current, 1);
+    expect_replay(got, 2);
 
     unsubscribe(&a);
-    unsubscribe(&late);
     sk_signal_release(got);
     sk_value_promise_release(promise);
     expect_no_live_objects(0);
@@ -441,9 +441,7 @@ Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
 
 Test(subjects, value_promise_without_initial_value, .timeout = SK_TEST_TIMEOUT) {
     sk_value_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_create(&promise, NULL, true));
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_get(&got, promise));
+    sk_signal *got = new_value_promise_signal(&promise, NULL, true);
     subscription a;
     subscribe(&a, got);
     recorder_expect(&a.r, "", NULL, 0);
@@ -463,10 +461,8 @@ Test(subjects, value_promise_without_initial_value, .timeout = SK_TEST_TIMEOUT) 
 Test(subjects, value_promise_ignore_repeated, .timeout = SK_TEST_TIMEOUT) {
     sk_value initial = string_value("a");
     sk_value_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_create(&promise, &initial, true));
+    sk_signal *got = new_value_promise_signal(&promise, &initial, true);
     sk_value_release(&initial);
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_value_promise_get(&got, promise));
     subscription sub;
     subscribe(&sub, got);
 
@@ -516,10 +512,7 @@ Test(subjects, value_promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOU
     cr_assert_eq(sk_value_promise_set((sk_value_promise *)(void *)plain, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_value_promise_get(&got, (sk_value_promise *)(void *)plain), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_promise_get(&got, (sk_promise *)(void *)promise), SK_ERR_WRONG_KIND);
-    cr_assert_eq(sk_value_promise_retain(promise), promise);
-    sk_value_promise_release(promise);
-    cr_assert_null(sk_value_promise_retain(NULL));
-    sk_value_promise_release(NULL);
+    EXPECT_RETAIN_RELEASE(sk_value_promise_retain, sk_value_promise_release, promise);
     sk_value_promise_release(promise);
     sk_promise_release(plain);
     expect_no_live_objects(0);
