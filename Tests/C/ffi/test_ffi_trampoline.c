@@ -6,10 +6,15 @@
 
 TestSuite(ffi_trampoline, .timeout = SK_TEST_TIMEOUT);
 
-/* A pipe, its signal, a recorder subscribed to it and a trampoline of
- * `text` feeding the pipe. */
+/* A signal, a recorder subscribed to it and a trampoline of `text` feeding
+ * it: piped_open makes a pipe, its signal and a trampoline over the pipe;
+ * subscribed_open a manual source, its signal and a trampoline over the
+ * source's first subscriber. piped_close releases what either made (after
+ * disposing the subscription and waiting for the observer's release). */
 typedef struct piped {
-    sk_pipe *pipe;
+    sk_pipe *pipe;         /* piped_open only */
+    manual_source source;  /* subscribed_open only */
+    bool manual;
     sk_signal *signal;
     sk_disposable *subscription;
     recorder r;
@@ -17,14 +22,27 @@ typedef struct piped {
     sk_ffi_trampoline *trampoline;
 } piped;
 
+static void piped_subscribe(piped *p, const char *text) {
+    p->subscription = recorder_start(&p->r, p->signal);
+    p->signature = sig(text);
+}
+
 static void piped_open(piped *p, const char *text) {
+    p->manual = false;
     SK_OK_OR_FAIL(sk_pipe_create(&p->pipe, false));
     SK_OK_OR_FAIL(sk_pipe_signal(&p->signal, p->pipe));
-    recorder_init(&p->r);
-    sk_observer o = recorder_observer(&p->r);
-    SK_OK_OR_FAIL(sk_signal_start(&p->subscription, p->signal, &o));
-    p->signature = sig(text);
+    piped_subscribe(p, text);
     SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&p->trampoline, p->pipe, p->signature));
+    cr_assert_not_null(sk_ffi_trampoline_function(p->trampoline));
+}
+
+static void subscribed_open(piped *p, const char *text) {
+    p->manual = true;
+    p->pipe = NULL;
+    manual_init(&p->source);
+    p->signal = manual_signal(&p->source);
+    piped_subscribe(p, text);
+    SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&p->trampoline, manual_subscriber(&p->source, 0), p->signature));
     cr_assert_not_null(sk_ffi_trampoline_function(p->trampoline));
 }
 
@@ -35,7 +53,11 @@ static void piped_close(piped *p) {
     cr_assert(recorder_wait_release(&p->r));
     sk_disposable_release(p->subscription);
     sk_signal_release(p->signal);
-    sk_pipe_release(p->pipe);
+    if (p->manual) {
+        manual_destroy(&p->source);
+    } else {
+        sk_pipe_release(p->pipe);
+    }
     recorder_destroy(&p->r);
 }
 
@@ -146,60 +168,34 @@ Test(ffi_trampoline, every_argument_type_becomes_a_value) {
 }
 
 Test(ffi_trampoline, subscriber_trampoline_is_a_no_op_after_termination) {
-    manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
-    recorder r;
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &o));
-    sk_ffi_signature *s = sig("void(i64)");
-    sk_ffi_trampoline *t = NULL;
-    SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&t, manual_subscriber(&source, 0), s));
-    void (*put)(int64_t) = (void (*)(int64_t))sk_ffi_trampoline_function(t);
+    piped p;
+    subscribed_open(&p, "void(i64)");
+    void (*put)(int64_t) = (void (*)(int64_t))sk_ffi_trampoline_function(p.trampoline);
     put(1);
     put(2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&source, 0)));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&p.source, 0)));
     put(3); /* after the terminal event: nothing */
     put(4);
-    cr_assert(recorder_wait_release(&r));
+    cr_assert(recorder_wait_release(&p.r));
     int64_t expected[] = {1, 2};
-    recorder_expect(&r, "nncr", expected, 2);
-    sk_ffi_trampoline_release(t);
-    sk_ffi_signature_release(s);
-    sk_signal_release(signal);
-    manual_destroy(&source);
-    recorder_destroy(&r);
+    recorder_expect(&p.r, "nncr", expected, 2);
+    piped_close(&p);
     expect_no_ffi_live_objects();
 }
 
 Test(ffi_trampoline, unconvertible_argument_ends_a_subscriber_with_an_error) {
-    manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
-    recorder r;
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &o));
-    sk_ffi_signature *s = sig("void(u64)");
-    sk_ffi_trampoline *t = NULL;
-    SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&t, manual_subscriber(&source, 0), s));
-    void (*put)(uint64_t) = (void (*)(uint64_t))sk_ffi_trampoline_function(t);
+    piped p;
+    subscribed_open(&p, "void(u64)");
+    void (*put)(uint64_t) = (void (*)(uint64_t))sk_ffi_trampoline_function(p.trampoline);
     put(5);
     put(UINT64_MAX);
     put(6);
-    cr_assert(recorder_wait_release(&r));
-    recorder_expect(&r, "ner", NULL, 0);
-    cr_assert_eq(value_int(&recorder_event(&r, 0)->value), 5);
-    const char *message = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 1)->value, &message, NULL));
-    cr_assert_str_eq(message, "sk_ffi: trampoline: argument 0 (u64): u64 18446744073709551615 out of range of int64");
-    cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS));
-    sk_ffi_trampoline_release(t);
-    sk_ffi_signature_release(s);
-    sk_signal_release(signal);
-    manual_destroy(&source);
-    recorder_destroy(&r);
+    cr_assert(recorder_wait_release(&p.r));
+    recorder_expect(&p.r, "ner", NULL, 0);
+    cr_assert_eq(value_int(&recorder_event(&p.r, 0)->value), 5);
+    expect_event_string(&p.r, 1, "sk_ffi: trampoline: argument 0 (u64): u64 18446744073709551615 out of range of int64");
+    cr_assert(counter_wait(&p.source.disposed, 1, SK_WAIT_SECONDS));
+    piped_close(&p);
     expect_no_ffi_live_objects();
 }
 
@@ -212,18 +208,11 @@ static void add_next(recorder *r, const sk_value *value) {
     __atomic_add_fetch(&sum_seen, n, __ATOMIC_RELAXED);
 }
 
-typedef struct {
-    void (*fn)(int64_t);
-    int calls;
-    int64_t value;
-} call_job;
-
-static void *call_worker(void *arg) {
-    call_job *job = arg;
-    for (int i = 0; i < job->calls; i++) {
-        job->fn(job->value);
-    }
-    return NULL;
+/* A round of run_rounds_on_threads: calls the function `arg` points to
+ * with the thread's number + 1. */
+static void call_with_thread_number(void *arg, int thread) {
+    void (*fn)(int64_t) = *(void (**)(int64_t))arg;
+    fn(thread + 1);
 }
 
 Test(ffi_trampoline, called_from_many_threads_at_once) {
@@ -232,17 +221,8 @@ Test(ffi_trampoline, called_from_many_threads_at_once) {
     p.r.keep_values = false;
     p.r.on_next = add_next;
     enum { THREADS = 6, CALLS = 5000 };
-    call_job jobs[THREADS];
-    pthread_t threads[THREADS];
-    for (int t = 0; t < THREADS; t++) {
-        jobs[t].fn = (void (*)(int64_t))sk_ffi_trampoline_function(p.trampoline);
-        jobs[t].calls = CALLS;
-        jobs[t].value = t + 1;
-        pthread_create(&threads[t], NULL, call_worker, &jobs[t]);
-    }
-    for (int t = 0; t < THREADS; t++) {
-        pthread_join(threads[t], NULL);
-    }
+    void (*fn)(int64_t) = (void (*)(int64_t))sk_ffi_trampoline_function(p.trampoline);
+    run_rounds_on_threads(THREADS, CALLS, call_with_thread_number, &fn);
     cr_assert_eq(recorder_nexts(&p.r), THREADS * CALLS);
     cr_assert_eq(__atomic_load_n(&sum_seen, __ATOMIC_RELAXED), (long)CALLS * THREADS * (THREADS + 1) / 2);
     cr_assert_eq(sk_ffi_trampoline_calls(p.trampoline), (uint64_t)THREADS * CALLS);
