@@ -70,29 +70,23 @@ static void plan_completed(void *ctx) {
  * the error text `error`, the upstream disposed, and the function not
  * called after the failure. */
 static void check_operator(plan *p, bool filter, const char *expected, const int64_t *values, size_t count, const char *error) {
-    manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
-    sk_signal *out = filter ? typed_operator(signal, true, "bool(ctx,i64)", FN(plan_filter), p)
-                            : typed_operator(signal, false, "i64(ctx,i64)", FN(plan_map), p);
-    recorder r;
-    sk_disposable *d = recorder_start(&r, out);
-    sk_subscriber *subscriber = manual_subscriber(&source, 0);
-    subscriber_put_int(subscriber, 1);
-    subscriber_put_int(subscriber, 2);
-    subscriber_put_int(subscriber, 3);
-    cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS), "upstream not disposed");
-    subscriber_put_int(subscriber, 4);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
-    cr_assert(recorder_wait_release(&r));
-    recorder_expect(&r, expected, values, count);
-    expect_event_string(&r, count, error);
+    pipeline pl;
+    pipeline_init(&pl);
+    pl.op = typed_operator(pl.upstream, filter, filter ? "bool(ctx,i64)" : "i64(ctx,i64)",
+                           filter ? FN(plan_filter) : FN(plan_map), p);
+    pipeline_start(&pl);
+    for (int64_t n = 1; n <= 3; n++) {
+        subscriber_put_int(pipeline_subscriber(&pl), n);
+    }
+    cr_assert(counter_wait(&pl.source.disposed, 1, SK_WAIT_SECONDS), "upstream not disposed");
+    subscriber_put_int(pipeline_subscriber(&pl), 4);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&pl)));
+    cr_assert(recorder_wait_release(&pl.r));
+    recorder_expect(&pl.r, expected, values, count);
+    expect_event_string(&pl.r, count, error);
     cr_assert_eq(p->calls, p->fail_at, "the function ran %d times", p->calls); /* not after the failure */
     cr_assert_eq(p->status, SK_OK);
-    recorder_finish(&r, d);
-    sk_signal_release(out);
-    sk_signal_release(signal);
-    manual_destroy(&source);
+    pipeline_finish(&pl);
     /* The frame is gone once the callback returned. */
     EXPECT_FFI_ERROR(sk_ffi_callback_fail("late"), SK_ERR_UNSUPPORTED, "no typed callback");
 }
@@ -182,33 +176,33 @@ Test(ffi_callback_fail, next_failure_disposes_and_reaches_the_error_callback) {
     expect_no_ffi_live_objects();
 }
 
+/* Starts a typed subscription over `signal` (released here) with a plan
+ * failing at `fail_at` with `message`, waits for `entries` log entries and
+ * the release, and asserts the log `expected`, SK_OK from the failing call
+ * and a single release. */
+static void check_terminal_failure(sk_signal *signal, int64_t fail_at, const char *message, int entries, const char *expected) {
+    plan p;
+    plan_init(&p, fail_at, message);
+    start_plan(NULL, signal, &p);
+    sk_signal_release(signal);
+    cr_assert(tlog_wait(&p.log, entries, 1), "%s: no release", expected);
+    tlog_expect(&p.log, expected);
+    cr_assert_eq(p.status, SK_OK);
+    cr_assert_eq(tlog_releases(&p.log), 1);
+    tlog_destroy(&p.log);
+}
+
 Test(ffi_callback_fail, error_and_completed_failures_end_nothing_more) {
     /* The error callback fails: release still runs once, nothing after. */
-    plan p;
-    plan_init(&p, -1, "in error");
     sk_value error = string_value("boom");
     sk_signal *failing = NULL;
     SK_OK_OR_FAIL(sk_signal_fail(&failing, &error));
     sk_value_release(&error);
-    start_plan(NULL, failing, &p);
-    sk_signal_release(failing);
-    cr_assert(tlog_wait(&p.log, 1, 1));
-    tlog_expect(&p.log, "e:boom ");
-    cr_assert_eq(p.status, SK_OK);
-    cr_assert_eq(tlog_releases(&p.log), 1);
-    tlog_destroy(&p.log);
+    check_terminal_failure(failing, -1, "in error", 1, "e:boom ");
 
     /* The completed callback fails: likewise. */
-    plan_init(&p, -2, "in completed");
     int64_t values[] = {5};
-    sk_signal *signal = ints_signal(values, 1);
-    start_plan(NULL, signal, &p);
-    sk_signal_release(signal);
-    cr_assert(tlog_wait(&p.log, 2, 1));
-    tlog_expect(&p.log, "n:5 c ");
-    cr_assert_eq(p.status, SK_OK);
-    cr_assert_eq(tlog_releases(&p.log), 1);
-    tlog_destroy(&p.log);
+    check_terminal_failure(ints_signal(values, 1), -2, "in completed", 2, "n:5 c ");
     EXPECT_FFI_ERROR(sk_ffi_callback_fail("late"), SK_ERR_UNSUPPORTED, "no typed callback");
     expect_no_ffi_live_objects();
 }

@@ -68,6 +68,15 @@ static const sk_value *nth(piped *p, size_t i) {
     return &e->value;
 }
 
+/* Asserts that the first two nexts `p` recorded are the string `expected`
+ * and nil. */
+static void expect_string_then_nil(piped *p, const char *expected) {
+    const char *text = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(nth(p, 0), &text, NULL));
+    cr_assert_str_eq(text, expected);
+    cr_assert_eq(sk_value_kind(nth(p, 1)), SK_KIND_NIL);
+}
+
 Test(ffi_trampoline, every_argument_type_becomes_a_value) {
     piped p;
     bool b = false;
@@ -119,9 +128,7 @@ Test(ffi_trampoline, every_argument_type_becomes_a_value) {
     ((void (*)(const char *))sk_ffi_trampoline_function(p.trampoline))(text);
     text[0] = 'X'; /* the value holds a copy */
     ((void (*)(const char *))sk_ffi_trampoline_function(p.trampoline))(NULL);
-    SK_OK_OR_FAIL(sk_value_get_string(nth(&p, 0), &s, NULL));
-    cr_assert_str_eq(s, "copied");
-    cr_assert_eq(sk_value_kind(nth(&p, 1)), SK_KIND_NIL);
+    expect_string_then_nil(&p, "copied");
     piped_close(&p);
 
     piped_open(&p, "void(ptr)");
@@ -135,9 +142,7 @@ Test(ffi_trampoline, every_argument_type_becomes_a_value) {
     ((void (*)(const sk_value *))sk_ffi_trampoline_function(p.trampoline))(&v);
     sk_value_release(&v);
     ((void (*)(const sk_value *))sk_ffi_trampoline_function(p.trampoline))(NULL);
-    SK_OK_OR_FAIL(sk_value_get_string(nth(&p, 0), &s, NULL));
-    cr_assert_str_eq(s, "boxed");
-    cr_assert_eq(sk_value_kind(nth(&p, 1)), SK_KIND_NIL);
+    expect_string_then_nil(&p, "boxed");
     piped_close(&p);
 
     piped_open(&p, "void()");
@@ -167,32 +172,48 @@ Test(ffi_trampoline, every_argument_type_becomes_a_value) {
     expect_no_ffi_live_objects();
 }
 
-Test(ffi_trampoline, subscriber_trampoline_is_a_no_op_after_termination) {
-    piped p;
-    subscribed_open(&p, "void(i64)");
-    void (*put)(int64_t) = (void (*)(int64_t))sk_ffi_trampoline_function(p.trampoline);
+/* Opens a subscriber trampoline of `text` into `p` (subscribed_open), has
+ * feed(p, function) call it until the subscription ends, waits for the
+ * observer's release and asserts the log `expected` with the int64 values
+ * `values`. The caller asserts more on p->r, then piped_close()s p. */
+static void check_subscribed(piped *p, const char *text, void (*feed)(piped *p, sk_ffi_fn function), const char *expected, const int64_t *values, size_t count) {
+    subscribed_open(p, text);
+    feed(p, sk_ffi_trampoline_function(p->trampoline));
+    cr_assert(recorder_wait_release(&p->r), "%s: the subscription did not end", text);
+    recorder_expect(&p->r, expected, values, count);
+}
+
+/* "void(i64)": 1, 2, the source completes, then 3, 4. */
+static void feed_across_completion(piped *p, sk_ffi_fn function) {
+    void (*put)(int64_t) = (void (*)(int64_t))function;
     put(1);
     put(2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&p.source, 0)));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&p->source, 0)));
     put(3); /* after the terminal event: nothing */
     put(4);
-    cr_assert(recorder_wait_release(&p.r));
+}
+
+Test(ffi_trampoline, subscriber_trampoline_is_a_no_op_after_termination) {
+    piped p;
     int64_t expected[] = {1, 2};
-    recorder_expect(&p.r, "nncr", expected, 2);
+    check_subscribed(&p, "void(i64)", feed_across_completion, "nncr", expected, 2);
     piped_close(&p);
     expect_no_ffi_live_objects();
 }
 
-Test(ffi_trampoline, unconvertible_argument_ends_a_subscriber_with_an_error) {
-    piped p;
-    subscribed_open(&p, "void(u64)");
-    void (*put)(uint64_t) = (void (*)(uint64_t))sk_ffi_trampoline_function(p.trampoline);
+/* "void(u64)": 5, UINT64_MAX (out of range of int64), then 6. */
+static void feed_one_unconvertible(piped *p, sk_ffi_fn function) {
+    (void)p;
+    void (*put)(uint64_t) = (void (*)(uint64_t))function;
     put(5);
     put(UINT64_MAX);
     put(6);
-    cr_assert(recorder_wait_release(&p.r));
-    recorder_expect(&p.r, "ner", NULL, 0);
-    cr_assert_eq(value_int(&recorder_event(&p.r, 0)->value), 5);
+}
+
+Test(ffi_trampoline, unconvertible_argument_ends_a_subscriber_with_an_error) {
+    piped p;
+    int64_t five[] = {5};
+    check_subscribed(&p, "void(u64)", feed_one_unconvertible, "ner", five, 1);
     expect_event_string(&p.r, 1, "sk_ffi: trampoline: argument 0 (u64): u64 18446744073709551615 out of range of int64");
     cr_assert(counter_wait(&p.source.disposed, 1, SK_WAIT_SECONDS));
     piped_close(&p);
