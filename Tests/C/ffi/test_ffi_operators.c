@@ -257,42 +257,47 @@ Test(ffi_operators, native_pipeline_and_release_order) {
     expect_no_ffi_live_objects();
 }
 
+/* sk_ffi_signal_map (with `filter`, sk_ffi_signal_filter) of `signal`
+ * through `fn` over the signature parsed from `text` (NULL: none), with
+ * `released` as ctx and counter_hit as release (neither when `released` is
+ * NULL). @return its status. The signature is released after the call. */
+static int typed_call(sk_signal **out, bool filter, sk_signal *signal, const char *text, sk_ffi_fn fn, counter *released) {
+    sk_ffi_signature *signature = text != NULL ? sig(text) : NULL;
+    sk_release_fn release = released != NULL ? counter_hit : NULL;
+    int status = filter ? sk_ffi_signal_filter(out, signal, signature, fn, released, release)
+                        : sk_ffi_signal_map(out, signal, signature, fn, released, release);
+    sk_ffi_signature_release(signature);
+    return status;
+}
+
 Test(ffi_operators, misuse_is_reported_and_release_runs_once) {
     int64_t one[] = {1};
     sk_signal *signal = ints_signal(one, 1);
-    sk_ffi_signature *good = sig("i64(i64)");
-    sk_ffi_signature *void_result = sig("void(i64)");
-    sk_ffi_signature *two = sig("i64(i64,i64)");
-    sk_ffi_signature *none = sig("i64(ctx)");
     counter released;
     counter_init(&released);
     sk_signal *out = (sk_signal *)&out;
     int expected = 0;
 
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(NULL, signal, good, FN(twice), &released, counter_hit), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: out is NULL");
+    EXPECT_FFI_ERROR(typed_call(NULL, false, signal, "i64(i64)", FN(twice), &released), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: out is NULL");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, NULL, good, FN(twice), &released, counter_hit), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: signal is NULL");
+    EXPECT_FFI_ERROR(typed_call(&out, false, NULL, "i64(i64)", FN(twice), &released), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: signal is NULL");
     cr_assert_null(out);
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, NULL, FN(twice), &released, counter_hit), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: signature is NULL");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, NULL, FN(twice), &released), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: signature is NULL");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, good, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: fn is NULL");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(i64)", NULL, &released), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: fn is NULL");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, void_result, FN(twice), &released, counter_hit), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: must return a value, returns void");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "void(i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: must return a value, returns void");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, two, FN(twice), &released, counter_hit), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: takes 2 value arguments, 1 to 1 allowed");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(i64,i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: takes 2 value arguments, 1 to 1 allowed");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, none, FN(twice), &released, counter_hit), SK_ERR_INVALID_ARGUMENT, "takes 0 value arguments, 1 to 1 allowed");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(ctx)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "takes 0 value arguments, 1 to 1 allowed");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_filter(&out, signal, good, FN(twice), &released, counter_hit), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_filter: signature: must return bool, returns i64");
+    EXPECT_FFI_ERROR(typed_call(&out, true, signal, "i64(i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_filter: signature: must return bool, returns i64");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_filter(&out, NULL, good, FN(twice), NULL, NULL), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_filter: signal is NULL");
+    EXPECT_FFI_ERROR(typed_call(&out, true, NULL, "i64(i64)", FN(twice), NULL), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_filter: signal is NULL");
     cr_assert_eq(counter_get(&released), expected);
 
-    sk_ffi_signature_release(good);
-    sk_ffi_signature_release(void_result);
-    sk_ffi_signature_release(two);
-    sk_ffi_signature_release(none);
     sk_signal_release(signal);
     counter_destroy(&released);
     expect_no_ffi_live_objects();
