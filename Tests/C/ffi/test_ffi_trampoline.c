@@ -22,6 +22,8 @@ typedef struct piped {
     sk_ffi_trampoline *trampoline;
 } piped;
 
+/* What both openings share: subscribes p->r to p->signal (the disposable
+ * in p->subscription) and parses p->signature; piped_close releases both. */
 static void piped_subscribe(piped *p, const char *text) {
     p->subscription = recorder_start(&p->r, p->signal);
     p->signature = sig(text);
