@@ -8,6 +8,10 @@
  * - sig(): parses a signature and fails the test if it does not parse.
  * - expect_no_ffi_live_objects(): the end-of-test leak check of both
  *   libraries.
+ * - typed_operator(): a typed map or filter built from a signature text.
+ * - record_to_end(), expect_event_string(): a recorder run over a signal to
+ *   its end, and the string an event of it carries.
+ * - run_rounds_on_threads(): the same work on several threads at once.
  */
 #ifndef SK_FFI_TEST_SUPPORT_H
 #define SK_FFI_TEST_SUPPORT_H
@@ -131,6 +135,80 @@ static inline sk_ffi_signature *sig(const char *text) {
 static inline void expect_no_ffi_live_objects(void) {
     cr_assert_eq(sk_ffi_live_objects(), 0, "%ld ffi objects still alive", sk_ffi_live_objects());
     expect_no_live_objects(0);
+}
+
+/* A new signal (+1, the caller releases it): sk_ffi_signal_map of `source`
+ * through `fn`, described by the signature `text`, with `ctx` and no release
+ * function; with `filter`, sk_ffi_signal_filter. Fails the test if the call
+ * fails. The signature is released: the operator keeps what it needs. */
+static inline sk_signal *typed_operator(sk_signal *source, bool filter, const char *text, sk_ffi_fn fn, void *ctx) {
+    sk_ffi_signature *signature = sig(text);
+    sk_signal *out = NULL;
+    if (filter) {
+        SK_OK_OR_FAIL(sk_ffi_signal_filter(&out, source, signature, fn, ctx, NULL));
+    } else {
+        SK_OK_OR_FAIL(sk_ffi_signal_map(&out, source, signature, fn, ctx, NULL));
+    }
+    sk_ffi_signature_release(signature);
+    return out;
+}
+
+/* Initialises `r`, starts `signal` into it and waits until the observer's
+ * release ran (the signal ended). The caller asserts on `r`, then
+ * recorder_destroy()s it; the subscription is over, nothing else to
+ * release. */
+static inline void record_to_end(recorder *r, sk_signal *signal) {
+    recorder_init(r);
+    sk_observer observer = recorder_observer(r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
+    cr_assert(recorder_wait_release(r), "the observer was not released");
+}
+
+/* Asserts that the `index`-th event of `r` carries the string `expected`
+ * (a next or an error value). Nothing to release. */
+static inline void expect_event_string(recorder *r, size_t index, const char *expected) {
+    const rec_event *event = recorder_event(r, index);
+    cr_assert_not_null(event, "no event %zu", index);
+    const char *text = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(&event->value, &text, NULL));
+    cr_assert_str_eq(text, expected, "event %zu", index);
+}
+
+/* run_rounds_on_threads(): `threads` new threads (at most
+ * FFI_MAX_THREADS) each call round(arg, thread) `rounds` times, all at
+ * once, `thread` numbering them from 0; it returns once every thread has
+ * finished. The threads are joined: nothing to release. `round` runs off the
+ * test's thread: it aborts rather than asserts. */
+#define FFI_MAX_THREADS 8
+
+typedef void (*thread_round_fn)(void *arg, int thread);
+
+typedef struct thread_rounds {
+    thread_round_fn round;
+    void *arg;
+    int thread;
+    int rounds;
+} thread_rounds;
+
+static inline void *thread_rounds_main(void *context) {
+    const thread_rounds *job = context;
+    for (int left = job->rounds; left > 0; left--) {
+        job->round(job->arg, job->thread);
+    }
+    return NULL;
+}
+
+static inline void run_rounds_on_threads(int threads, int rounds, thread_round_fn round, void *arg) {
+    cr_assert(threads > 0 && threads <= FFI_MAX_THREADS, "%d threads", threads);
+    thread_rounds jobs[FFI_MAX_THREADS];
+    pthread_t ids[FFI_MAX_THREADS];
+    for (int t = 0; t < threads; t++) {
+        jobs[t] = (thread_rounds){round, arg, t, rounds};
+        cr_assert_eq(pthread_create(&ids[t], NULL, thread_rounds_main, &jobs[t]), 0);
+    }
+    for (int t = 0; t < threads; t++) {
+        pthread_join(ids[t], NULL);
+    }
 }
 
 /* A function pointer of any type as sk_ffi_fn. */

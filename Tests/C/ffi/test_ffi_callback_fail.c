@@ -70,66 +70,50 @@ static void plan_completed(void *ctx) {
  * the error text `error`, the upstream disposed, and the function not
  * called after the failure. */
 static void check_operator(plan *p, bool filter, const char *expected, const int64_t *values, size_t count, const char *error) {
-    manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
-    sk_ffi_signature *s = sig(filter ? "bool(ctx,i64)" : "i64(ctx,i64)");
-    sk_signal *out = NULL;
-    if (filter) {
-        SK_OK_OR_FAIL(sk_ffi_signal_filter(&out, signal, s, FN(plan_filter), p, NULL));
-    } else {
-        SK_OK_OR_FAIL(sk_ffi_signal_map(&out, signal, s, FN(plan_map), p, NULL));
+    pipeline pl;
+    pipeline_init(&pl);
+    pl.op = typed_operator(pl.upstream, filter, filter ? "bool(ctx,i64)" : "i64(ctx,i64)",
+                           filter ? FN(plan_filter) : FN(plan_map), p);
+    pipeline_start(&pl);
+    for (int64_t n = 1; n <= 3; n++) {
+        subscriber_put_int(pipeline_subscriber(&pl), n);
     }
-    sk_ffi_signature_release(s);
-    recorder r;
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, out, &o));
-    sk_subscriber *subscriber = manual_subscriber(&source, 0);
-    subscriber_put_int(subscriber, 1);
-    subscriber_put_int(subscriber, 2);
-    subscriber_put_int(subscriber, 3);
-    cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS), "upstream not disposed");
-    subscriber_put_int(subscriber, 4);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
-    cr_assert(recorder_wait_release(&r));
-    recorder_expect(&r, expected, values, count);
-    const char *message = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, count)->value, &message, NULL));
-    cr_assert_str_eq(message, error);
+    cr_assert(counter_wait(&pl.source.disposed, 1, SK_WAIT_SECONDS), "upstream not disposed");
+    subscriber_put_int(pipeline_subscriber(&pl), 4);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&pl)));
+    cr_assert(recorder_wait_release(&pl.r));
+    recorder_expect(&pl.r, expected, values, count);
+    expect_event_string(&pl.r, count, error);
     cr_assert_eq(p->calls, p->fail_at, "the function ran %d times", p->calls); /* not after the failure */
     cr_assert_eq(p->status, SK_OK);
-    recorder_destroy(&r);
-    sk_signal_release(out);
-    sk_signal_release(signal);
-    manual_destroy(&source);
+    pipeline_finish(&pl);
     /* The frame is gone once the callback returned. */
     EXPECT_FFI_ERROR(sk_ffi_callback_fail("late"), SK_ERR_UNSUPPORTED, "no typed callback");
 }
 
-Test(ffi_callback_fail, map_failure_ends_with_the_message) {
+/* check_operator with a plan of its own that fails at `fail_at` with
+ * `message`. */
+static void check_failing_operator(int64_t fail_at, const char *message, bool filter, const char *expected, const int64_t *values, size_t count, const char *error) {
     plan p;
-    plan_init(&p, 3, "three is not allowed");
-    int64_t tens[] = {10, 20};
-    check_operator(&p, false, "nner", tens, 2, "sk_ffi: map: callback failed: three is not allowed");
+    plan_init(&p, fail_at, message);
+    check_operator(&p, filter, expected, values, count, error);
     tlog_destroy(&p.log);
+}
+
+Test(ffi_callback_fail, map_failure_ends_with_the_message) {
+    int64_t tens[] = {10, 20};
+    check_failing_operator(3, "three is not allowed", false, "nner", tens, 2, "sk_ffi: map: callback failed: three is not allowed");
     expect_no_ffi_live_objects();
 }
 
 Test(ffi_callback_fail, filter_failure_ends_with_the_message) {
-    plan p;
-    plan_init(&p, 3, "bad predicate");
     int64_t kept[] = {1, 2};
-    check_operator(&p, true, "nner", kept, 2, "sk_ffi: filter: callback failed: bad predicate");
-    tlog_destroy(&p.log);
+    check_failing_operator(3, "bad predicate", true, "nner", kept, 2, "sk_ffi: filter: callback failed: bad predicate");
     expect_no_ffi_live_objects();
 }
 
 Test(ffi_callback_fail, null_message_and_second_call) {
-    plan p;
-    plan_init(&p, 1, NULL);
-    check_operator(&p, false, "er", NULL, 0, "sk_ffi: map: callback failed");
-    tlog_destroy(&p.log);
+    check_failing_operator(1, NULL, false, "er", NULL, 0, "sk_ffi: map: callback failed");
 
     /* A long message is never truncated. */
     char long_message[2000];
@@ -137,12 +121,11 @@ Test(ffi_callback_fail, null_message_and_second_call) {
     long_message[sizeof long_message - 1] = '\0';
     char expected[2100];
     snprintf(expected, sizeof expected, "sk_ffi: filter: callback failed: %s", long_message);
-    plan_init(&p, 2, long_message);
     int64_t kept[] = {1};
-    check_operator(&p, true, "ner", kept, 1, expected);
-    tlog_destroy(&p.log);
+    check_failing_operator(2, long_message, true, "ner", kept, 1, expected);
 
     /* Only the first call counts; the second still returns SK_OK. */
+    plan p;
     plan_init(&p, 2, "first message");
     p.again = true;
     int64_t ten[] = {10};
@@ -193,33 +176,33 @@ Test(ffi_callback_fail, next_failure_disposes_and_reaches_the_error_callback) {
     expect_no_ffi_live_objects();
 }
 
+/* Starts a typed subscription over `signal` (released here) with a plan
+ * failing at `fail_at` with `message`, waits for `entries` log entries and
+ * the release, and asserts the log `expected`, SK_OK from the failing call
+ * and a single release. */
+static void check_terminal_failure(sk_signal *signal, int64_t fail_at, const char *message, int entries, const char *expected) {
+    plan p;
+    plan_init(&p, fail_at, message);
+    start_plan(NULL, signal, &p);
+    sk_signal_release(signal);
+    cr_assert(tlog_wait(&p.log, entries, 1), "%s: no release", expected);
+    tlog_expect(&p.log, expected);
+    cr_assert_eq(p.status, SK_OK);
+    cr_assert_eq(tlog_releases(&p.log), 1);
+    tlog_destroy(&p.log);
+}
+
 Test(ffi_callback_fail, error_and_completed_failures_end_nothing_more) {
     /* The error callback fails: release still runs once, nothing after. */
-    plan p;
-    plan_init(&p, -1, "in error");
     sk_value error = string_value("boom");
     sk_signal *failing = NULL;
     SK_OK_OR_FAIL(sk_signal_fail(&failing, &error));
     sk_value_release(&error);
-    start_plan(NULL, failing, &p);
-    sk_signal_release(failing);
-    cr_assert(tlog_wait(&p.log, 1, 1));
-    tlog_expect(&p.log, "e:boom ");
-    cr_assert_eq(p.status, SK_OK);
-    cr_assert_eq(tlog_releases(&p.log), 1);
-    tlog_destroy(&p.log);
+    check_terminal_failure(failing, -1, "in error", 1, "e:boom ");
 
     /* The completed callback fails: likewise. */
-    plan_init(&p, -2, "in completed");
     int64_t values[] = {5};
-    sk_signal *signal = ints_signal(values, 1);
-    start_plan(NULL, signal, &p);
-    sk_signal_release(signal);
-    cr_assert(tlog_wait(&p.log, 2, 1));
-    tlog_expect(&p.log, "n:5 c ");
-    cr_assert_eq(p.status, SK_OK);
-    cr_assert_eq(tlog_releases(&p.log), 1);
-    tlog_destroy(&p.log);
+    check_terminal_failure(ints_signal(values, 1), -2, "in completed", 2, "n:5 c ");
     EXPECT_FFI_ERROR(sk_ffi_callback_fail("late"), SK_ERR_UNSUPPORTED, "no typed callback");
     expect_no_ffi_live_objects();
 }
@@ -264,20 +247,12 @@ static void check_nest(int64_t outer_fail_at, bool outer_fails_first, int64_t in
 
     int64_t in[] = {1, 2, 3};
     sk_signal *source = ints_signal(in, 3);
-    sk_ffi_signature *s = sig("i64(ctx,i64)");
-    sk_signal *mapped = NULL;
-    SK_OK_OR_FAIL(sk_ffi_signal_map(&mapped, source, s, FN(nest_map), &x, NULL));
-    sk_ffi_signature_release(s);
+    sk_signal *mapped = typed_operator(source, false, "i64(ctx,i64)", FN(nest_map), &x);
     recorder r;
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, mapped, &o));
-    cr_assert(recorder_wait_release(&r));
+    record_to_end(&r, mapped);
     recorder_expect(&r, expected, values, count);
     if (error != NULL) {
-        const char *message = NULL;
-        SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, count)->value, &message, NULL));
-        cr_assert_str_eq(message, error);
+        expect_event_string(&r, count, error);
         cr_assert_eq(x.outer_status, SK_OK);
     }
     recorder_destroy(&r);
@@ -343,15 +318,9 @@ Test(ffi_callback_fail, misuse_outside_a_typed_callback) {
     int status = 1;
     int64_t in[] = {1, 2};
     sk_signal *source = ints_signal(in, 2);
-    sk_ffi_signature *s = sig("i64(ctx,i64)");
-    sk_signal *mapped = NULL;
-    SK_OK_OR_FAIL(sk_ffi_signal_map(&mapped, source, s, FN(map_failing_from_another_thread), &status, NULL));
-    sk_ffi_signature_release(s);
+    sk_signal *mapped = typed_operator(source, false, "i64(ctx,i64)", FN(map_failing_from_another_thread), &status);
     recorder r;
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, mapped, &o));
-    cr_assert(recorder_wait_release(&r));
+    record_to_end(&r, mapped);
     int64_t plus_one[] = {2, 3};
     recorder_expect(&r, "nncr", plus_one, 2);
     recorder_destroy(&r);

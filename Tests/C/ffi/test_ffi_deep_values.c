@@ -152,6 +152,22 @@ static int64_t plus_one(int64_t n) { return n + 1; }
 
 static void count_release(void *ctx) { __atomic_add_fetch((int *)ctx, 1, __ATOMIC_RELAXED); }
 
+/* Maps *signal once more through plus_one (ctx `released`, released by
+ * count_release). On success the new signal replaces *signal, whose
+ * reference it takes over (the new one keeps the old alive); on failure
+ * *signal is left as it was. @return the call's status. */
+static int map_once_more(sk_signal **signal, sk_ffi_signature *map_sig, int *released) {
+    sk_signal *next = NULL;
+    int status = sk_ffi_signal_map(&next, *signal, map_sig, FN(plus_one), released, count_release);
+    if (status != SK_OK) {
+        cr_assert_null(next);
+        return status;
+    }
+    sk_signal_release(*signal);
+    *signal = next;
+    return SK_OK;
+}
+
 Test(ffi_deep_values, typed_operator_chains_are_bounded_by_the_pipeline_depth) {
     sk_ffi_signature *map_sig = sig("i64(i64)");
     sk_pipe *pipe = NULL;
@@ -161,16 +177,8 @@ Test(ffi_deep_values, typed_operator_chains_are_bounded_by_the_pipeline_depth) {
     int released = 0;
     int built = 1;
     int status = SK_OK;
-    while (status == SK_OK && built <= SK_SIGNAL_MAX_DEPTH) {
-        sk_signal *next = NULL;
-        status = sk_ffi_signal_map(&next, signal, map_sig, (sk_ffi_fn)plus_one, &released, count_release);
-        if (status == SK_OK) {
-            sk_signal_release(signal);
-            signal = next;
-            built++;
-        } else {
-            cr_assert_null(next);
-        }
+    while (built <= SK_SIGNAL_MAX_DEPTH && (status = map_once_more(&signal, map_sig, &released)) == SK_OK) {
+        built++;
     }
     cr_assert_eq(built, SK_SIGNAL_MAX_DEPTH);
     cr_assert_eq(status, SK_ERR_INVALID_ARGUMENT);

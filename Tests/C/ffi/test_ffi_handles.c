@@ -23,6 +23,20 @@ static void error_str(void *ctx, const char *s) { tlog_add(ctx, "e:%s", s); }
         cr_assert_str_eq(sk_ffi_last_error_message(), (message), "%s", #call);    \
     } while (0)
 
+/* Asserts that a trampoline of `s` feeding `target` (a subscriber, or with
+ * `pipe` a pipe) is refused with `status` and exactly `message`, and that
+ * the call set its `*out` to NULL. It creates nothing: nothing to
+ * release. */
+static void expect_trampoline_refused(bool pipe, void *target, sk_ffi_signature *s, int status, const char *message) {
+    sk_ffi_trampoline *t = (sk_ffi_trampoline *)&t;
+    if (pipe) {
+        EXPECT_FFI_EXACT(sk_ffi_trampoline_pipe(&t, target, s), status, message);
+    } else {
+        EXPECT_FFI_EXACT(sk_ffi_trampoline_subscriber(&t, target, s), status, message);
+    }
+    cr_assert_null(t);
+}
+
 /* Every ffi function that takes a signal, given `bad` instead: `status` and
  * "FUNCTION: signal WHAT" at once, `*out` NULL, release run exactly once
  * per call, nothing created. */
@@ -101,25 +115,14 @@ Test(ffi_handles, wrong_kind_trampoline_target_is_refused) {
     SK_OK_OR_FAIL(sk_signal_start(&d, manual, &nothing));
     cr_assert_not_null(subscriber);
 
-    sk_ffi_trampoline *t = (sk_ffi_trampoline *)&t;
-    EXPECT_FFI_EXACT(sk_ffi_trampoline_subscriber(&t, (sk_subscriber *)pipe, s), SK_ERR_WRONG_KIND,
-                     "sk_ffi_trampoline_subscriber: subscriber is not a subscriber");
-    cr_assert_null(t);
-    t = (sk_ffi_trampoline *)&t;
-    EXPECT_FFI_EXACT(sk_ffi_trampoline_subscriber(&t, (sk_subscriber *)signal, s), SK_ERR_WRONG_KIND,
-                     "sk_ffi_trampoline_subscriber: subscriber is not a subscriber");
-    cr_assert_null(t);
-    t = (sk_ffi_trampoline *)&t;
-    EXPECT_FFI_EXACT(sk_ffi_trampoline_pipe(&t, (sk_pipe *)signal, s), SK_ERR_WRONG_KIND,
-                     "sk_ffi_trampoline_pipe: pipe is not a pipe");
-    cr_assert_null(t);
-    t = (sk_ffi_trampoline *)&t;
-    EXPECT_FFI_EXACT(sk_ffi_trampoline_pipe(&t, (sk_pipe *)subscriber, s), SK_ERR_WRONG_KIND,
-                     "sk_ffi_trampoline_pipe: pipe is not a pipe");
-    cr_assert_null(t);
+    expect_trampoline_refused(false, pipe, s, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_subscriber: subscriber is not a subscriber");
+    expect_trampoline_refused(false, signal, s, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_subscriber: subscriber is not a subscriber");
+    expect_trampoline_refused(true, signal, s, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_pipe: pipe is not a pipe");
+    expect_trampoline_refused(true, subscriber, s, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_pipe: pipe is not a pipe");
     cr_assert_eq(sk_ffi_live_objects(), 1, "only the signature is alive");
 
     /* The right kinds still work, and checking them changed nothing. */
+    sk_ffi_trampoline *t = NULL;
     SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&t, subscriber, s));
     sk_ffi_trampoline_release(t);
     SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&t, pipe, s));
@@ -149,14 +152,9 @@ Test(ffi_handles, released_handles_are_reported_with_handle_checking) {
     sk_pipe *pipe = NULL;
     SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
     sk_pipe_release(pipe);
-    sk_ffi_trampoline *t = (sk_ffi_trampoline *)&t;
-    EXPECT_FFI_EXACT(sk_ffi_trampoline_pipe(&t, pipe, s), SK_ERR_RELEASED,
-                     "sk_ffi_trampoline_pipe: pipe was already released (or never was a handle)");
-    cr_assert_null(t);
-    t = (sk_ffi_trampoline *)&t;
-    EXPECT_FFI_EXACT(sk_ffi_trampoline_subscriber(&t, (sk_subscriber *)&not_a_handle, s), SK_ERR_RELEASED,
-                     "sk_ffi_trampoline_subscriber: subscriber was already released (or never was a handle)");
-    cr_assert_null(t);
+    expect_trampoline_refused(true, pipe, s, SK_ERR_RELEASED, "sk_ffi_trampoline_pipe: pipe was already released (or never was a handle)");
+    expect_trampoline_refused(false, &not_a_handle, s, SK_ERR_RELEASED,
+                              "sk_ffi_trampoline_subscriber: subscriber was already released (or never was a handle)");
     sk_ffi_signature_release(s);
     expect_no_ffi_live_objects();
 }
@@ -186,10 +184,7 @@ Test(ffi_handles, core_handle_is_not_a_signature_nor_a_trampoline) {
     EXPECT_FFI_EXACT(sk_ffi_signal_start(NULL, signal, &observer), SK_ERR_WRONG_KIND,
                      "sk_ffi_signal_start: observer->next_signature is not a signature");
     cr_assert_eq(tlog_releases(&log), 3);
-    sk_ffi_trampoline *t = (sk_ffi_trampoline *)&t;
-    EXPECT_FFI_EXACT(sk_ffi_trampoline_pipe(&t, pipe, not_signature), SK_ERR_WRONG_KIND,
-                     "sk_ffi_trampoline_pipe: signature is not a signature");
-    cr_assert_null(t);
+    expect_trampoline_refused(true, pipe, not_signature, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_pipe: signature is not a signature");
 
     cr_assert_null(sk_ffi_signature_retain(not_signature));
     sk_ffi_signature_release(not_signature);

@@ -29,49 +29,37 @@ typedef struct {
 } length_ctx;
 static bool longer_than(void *ctx, const char *s) { return strlen(s) > ((length_ctx *)ctx)->limit; }
 
-/* Maps the int64 `values` through (`text`, `fn`, `ctx`) and records the
- * output into `r` until it terminates. */
+/* Maps (filters) the int64 `values` through (`text`, `fn`, `ctx`) and
+ * records the output into `r` (initialised here; the caller
+ * recorder_destroy()s it) until it terminates. */
 static void run_map(recorder *r, const int64_t *values, size_t count, const char *text, sk_ffi_fn fn, void *ctx, bool filter) {
     sk_signal *source = ints_signal(values, count);
-    sk_ffi_signature *s = sig(text);
-    sk_signal *mapped = NULL;
-    if (filter) {
-        SK_OK_OR_FAIL(sk_ffi_signal_filter(&mapped, source, s, fn, ctx, NULL));
-    } else {
-        SK_OK_OR_FAIL(sk_ffi_signal_map(&mapped, source, s, fn, ctx, NULL));
-    }
-    sk_ffi_signature_release(s);
+    sk_signal *mapped = typed_operator(source, filter, text, fn, ctx);
     sk_signal_release(source);
-    sk_observer o = recorder_observer(r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, mapped, &o));
+    record_to_end(r, mapped);
     sk_signal_release(mapped);
-    cr_assert(recorder_wait_release(r));
 }
 
 Test(ffi_operators, map_integer_results) {
     int64_t in[] = {1, -2, 3};
     recorder r;
-    recorder_init(&r);
     run_map(&r, in, 3, "i64(i64)", FN(twice), NULL, false);
     int64_t doubled[] = {2, -4, 6};
     recorder_expect(&r, "nnncr", doubled, 3);
     recorder_destroy(&r);
 
     int64_t offset = 100;
-    recorder_init(&r);
     run_map(&r, in, 3, "i64(ctx,i64)", FN(add_ctx), &offset, false);
     int64_t added[] = {101, 98, 103};
     recorder_expect(&r, "nnncr", added, 3);
     recorder_destroy(&r);
 
-    recorder_init(&r);
     run_map(&r, in, 3, "i32(i64)", FN(to_i32), NULL, false);
     int64_t minus[] = {0, -3, 2};
     recorder_expect(&r, "nnncr", minus, 3);
     recorder_destroy(&r);
 
     int64_t positive[] = {1, 5};
-    recorder_init(&r);
     run_map(&r, positive, 2, "u64(i64)", FN(to_u64), NULL, false);
     int64_t tripled[] = {3, 15};
     recorder_expect(&r, "nncr", tripled, 2);
@@ -82,7 +70,6 @@ Test(ffi_operators, map_integer_results) {
 Test(ffi_operators, map_other_results) {
     int64_t in[] = {0, 1};
     recorder r;
-    recorder_init(&r);
     run_map(&r, in, 2, "bool(i64)", FN(is_even), NULL, false);
     recorder_expect(&r, "nncr", NULL, 0);
     bool b = false;
@@ -92,7 +79,6 @@ Test(ffi_operators, map_other_results) {
     cr_assert_not(b);
     recorder_destroy(&r);
 
-    recorder_init(&r);
     run_map(&r, in, 2, "ptr(i64)", FN(as_pointer), NULL, false);
     recorder_expect(&r, "nncr", NULL, 0);
     void *p = NULL;
@@ -100,7 +86,6 @@ Test(ffi_operators, map_other_results) {
     cr_assert_eq(p, as_pointer(1));
     recorder_destroy(&r);
 
-    recorder_init(&r);
     run_map(&r, in, 2, "value(value)", FN(same_value), NULL, false);
     recorder_expect(&r, "nncr", in, 2);
     recorder_destroy(&r);
@@ -116,10 +101,7 @@ Test(ffi_operators, map_doubles_and_strings) {
     sk_signal *halved = NULL;
     SK_OK_OR_FAIL(sk_ffi_signal_map(&halved, doubles, half_sig, FN(halve), NULL, NULL));
     recorder r;
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, halved, &o));
-    cr_assert(recorder_wait_release(&r));
+    record_to_end(&r, halved);
     recorder_expect(&r, "ncr", NULL, 0);
     double out = 0;
     SK_OK_OR_FAIL(sk_value_get_double(&recorder_event(&r, 0)->value, &out));
@@ -134,14 +116,11 @@ Test(ffi_operators, map_doubles_and_strings) {
     sk_ffi_signature *shout_sig = sig("str(ctx,str)");
     sk_signal *shouted = NULL;
     SK_OK_OR_FAIL(sk_ffi_signal_map(&shouted, strings, shout_sig, FN(shout), buffer, NULL));
-    recorder_init(&r);
-    o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, shouted, &o));
-    cr_assert(recorder_wait_release(&r));
+    record_to_end(&r, shouted);
     recorder_expect(&r, "ncr", NULL, 0);
+    expect_event_string(&r, 0, "hey!");
     const char *text = NULL;
     SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &text, NULL));
-    cr_assert_str_eq(text, "hey!");
     cr_assert_neq(text, buffer, "the result string is copied");
     recorder_destroy(&r);
 
@@ -157,31 +136,18 @@ Test(ffi_operators, map_doubles_and_strings) {
 /* Runs a map over a manual source, puts `value`, and expects an error whose
  * text is `expected`, the upstream disposed, and nothing after. */
 static void check_map_failure(const char *text, sk_ffi_fn fn, sk_value value, const char *expected) {
-    manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
-    sk_ffi_signature *s = sig(text);
-    sk_signal *mapped = NULL;
-    SK_OK_OR_FAIL(sk_ffi_signal_map(&mapped, signal, s, fn, NULL, NULL));
-    recorder r;
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, mapped, &o));
-    sk_subscriber *subscriber = manual_subscriber(&source, 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_next(subscriber, &value));
-    cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS), "%s: upstream not disposed", text);
-    subscriber_put_int(subscriber, 2);
-    cr_assert(recorder_wait_release(&r));
-    recorder_expect(&r, "er", NULL, 0);
-    const char *message = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &message, NULL));
-    cr_assert_str_eq(message, expected);
-    recorder_destroy(&r);
+    pipeline p;
+    pipeline_init(&p);
+    p.op = typed_operator(p.upstream, false, text, fn, NULL);
+    pipeline_start(&p);
+    SK_OK_OR_FAIL(sk_subscriber_put_next(pipeline_subscriber(&p), &value));
     sk_value_release(&value);
-    sk_ffi_signature_release(s);
-    sk_signal_release(signal);
-    sk_signal_release(mapped);
-    manual_destroy(&source);
+    cr_assert(counter_wait(&p.source.disposed, 1, SK_WAIT_SECONDS), "%s: upstream not disposed", text);
+    subscriber_put_int(pipeline_subscriber(&p), 2);
+    cr_assert(recorder_wait_release(&p.r));
+    recorder_expect(&p.r, "er", NULL, 0);
+    expect_event_string(&p.r, 0, expected);
+    pipeline_finish(&p);
 }
 
 Test(ffi_operators, map_conversion_failures_end_with_an_error) {
@@ -196,13 +162,11 @@ Test(ffi_operators, map_conversion_failures_end_with_an_error) {
 Test(ffi_operators, filter_with_native_predicates) {
     int64_t in[] = {1, 2, 3, 4};
     recorder r;
-    recorder_init(&r);
     run_map(&r, in, 4, "bool(i64)", FN(is_even), NULL, true);
     int64_t evens[] = {2, 4};
     recorder_expect(&r, "nncr", evens, 2);
     recorder_destroy(&r);
 
-    recorder_init(&r);
     run_map(&r, in, 4, "bool(f64)", FN(big), NULL, true);
     int64_t bigs[] = {2, 3, 4};
     recorder_expect(&r, "nnncr", bigs, 3);
@@ -222,16 +186,10 @@ Test(ffi_operators, filter_with_native_predicates) {
     sk_ffi_signature *s = sig("bool(ctx,str)");
     sk_signal *longer = NULL;
     SK_OK_OR_FAIL(sk_ffi_signal_filter(&longer, merged, s, FN(longer_than), &ctx, counter_hit));
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, longer, &o));
-    cr_assert(recorder_wait_release(&r));
+    record_to_end(&r, longer);
     recorder_expect(&r, "nncr", NULL, 0);
-    const char *text = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &text, NULL));
-    cr_assert_str_eq(text, "abc");
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 1)->value, &text, NULL));
-    cr_assert_str_eq(text, "ab");
+    expect_event_string(&r, 0, "abc");
+    expect_event_string(&r, 1, "ab");
     recorder_destroy(&r);
     cr_assert_eq(counter_get(&ctx.released), 0, "released while the signal is alive");
     sk_signal_release(longer);
@@ -299,42 +257,47 @@ Test(ffi_operators, native_pipeline_and_release_order) {
     expect_no_ffi_live_objects();
 }
 
+/* sk_ffi_signal_map (with `filter`, sk_ffi_signal_filter) of `signal`
+ * through `fn` over the signature parsed from `text` (NULL: none), with
+ * `released` as ctx and counter_hit as release (neither when `released` is
+ * NULL). @return its status. The signature is released after the call. */
+static int typed_call(sk_signal **out, bool filter, sk_signal *signal, const char *text, sk_ffi_fn fn, counter *released) {
+    sk_ffi_signature *signature = text != NULL ? sig(text) : NULL;
+    sk_release_fn release = released != NULL ? counter_hit : NULL;
+    int status = filter ? sk_ffi_signal_filter(out, signal, signature, fn, released, release)
+                        : sk_ffi_signal_map(out, signal, signature, fn, released, release);
+    sk_ffi_signature_release(signature);
+    return status;
+}
+
 Test(ffi_operators, misuse_is_reported_and_release_runs_once) {
     int64_t one[] = {1};
     sk_signal *signal = ints_signal(one, 1);
-    sk_ffi_signature *good = sig("i64(i64)");
-    sk_ffi_signature *void_result = sig("void(i64)");
-    sk_ffi_signature *two = sig("i64(i64,i64)");
-    sk_ffi_signature *none = sig("i64(ctx)");
     counter released;
     counter_init(&released);
     sk_signal *out = (sk_signal *)&out;
     int expected = 0;
 
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(NULL, signal, good, FN(twice), &released, counter_hit), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: out is NULL");
+    EXPECT_FFI_ERROR(typed_call(NULL, false, signal, "i64(i64)", FN(twice), &released), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: out is NULL");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, NULL, good, FN(twice), &released, counter_hit), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: signal is NULL");
+    EXPECT_FFI_ERROR(typed_call(&out, false, NULL, "i64(i64)", FN(twice), &released), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: signal is NULL");
     cr_assert_null(out);
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, NULL, FN(twice), &released, counter_hit), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: signature is NULL");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, NULL, FN(twice), &released), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: signature is NULL");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, good, NULL, &released, counter_hit), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: fn is NULL");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(i64)", NULL, &released), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_map: fn is NULL");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, void_result, FN(twice), &released, counter_hit), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: must return a value, returns void");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "void(i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: must return a value, returns void");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, two, FN(twice), &released, counter_hit), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: takes 2 value arguments, 1 to 1 allowed");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(i64,i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: takes 2 value arguments, 1 to 1 allowed");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_map(&out, signal, none, FN(twice), &released, counter_hit), SK_ERR_INVALID_ARGUMENT, "takes 0 value arguments, 1 to 1 allowed");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(ctx)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "takes 0 value arguments, 1 to 1 allowed");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_filter(&out, signal, good, FN(twice), &released, counter_hit), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_filter: signature: must return bool, returns i64");
+    EXPECT_FFI_ERROR(typed_call(&out, true, signal, "i64(i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_filter: signature: must return bool, returns i64");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(sk_ffi_signal_filter(&out, NULL, good, FN(twice), NULL, NULL), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_filter: signal is NULL");
+    EXPECT_FFI_ERROR(typed_call(&out, true, NULL, "i64(i64)", FN(twice), NULL), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_filter: signal is NULL");
     cr_assert_eq(counter_get(&released), expected);
 
-    sk_ffi_signature_release(good);
-    sk_ffi_signature_release(void_result);
-    sk_ffi_signature_release(two);
-    sk_ffi_signature_release(none);
     sk_signal_release(signal);
     counter_destroy(&released);
     expect_no_ffi_live_objects();

@@ -139,36 +139,24 @@ Test(ffi_signature, error_messages_are_per_thread) {
     expect_no_ffi_live_objects();
 }
 
-typedef struct {
-    sk_ffi_signature *shared;
-    int rounds;
-} share_job;
-
-static void *share_worker(void *arg) {
-    share_job *job = arg;
-    for (int i = 0; i < job->rounds; i++) {
-        sk_ffi_signature *mine = sk_ffi_signature_retain(job->shared);
-        if (sk_ffi_signature_arg(mine, 1) != SK_FFI_INT64) {
-            abort();
-        }
-        sk_ffi_signature_release(mine);
+/* A round of run_rounds_on_threads: retains the signature `arg`, reads it,
+ * releases it. */
+static void share_round(void *arg, int thread) {
+    (void)thread;
+    sk_ffi_signature *mine = sk_ffi_signature_retain(arg);
+    if (sk_ffi_signature_arg(mine, 1) != SK_FFI_INT64) {
+        abort();
     }
-    return NULL;
+    sk_ffi_signature_release(mine);
 }
 
 Test(ffi_signature, shared_between_threads_released_once) {
-    share_job job = {sig("void(ctx,i64)"), 20000};
-    pthread_t threads[4];
-    for (int t = 0; t < 4; t++) {
-        pthread_create(&threads[t], NULL, share_worker, &job);
-    }
-    for (int t = 0; t < 4; t++) {
-        pthread_join(threads[t], NULL);
-    }
+    sk_ffi_signature *shared = sig("void(ctx,i64)");
+    run_rounds_on_threads(4, 20000, share_round, shared);
     cr_assert_eq(sk_ffi_live_objects(), 1);
-    cr_assert_eq(sk_ffi_signature_retain(job.shared), job.shared);
-    sk_ffi_signature_release(job.shared);
+    cr_assert_eq(sk_ffi_signature_retain(shared), shared);
+    sk_ffi_signature_release(shared);
     cr_assert_eq(sk_ffi_live_objects(), 1);
-    sk_ffi_signature_release(job.shared);
+    sk_ffi_signature_release(shared);
     expect_no_ffi_live_objects();
 }

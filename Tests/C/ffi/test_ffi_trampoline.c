@@ -6,10 +6,15 @@
 
 TestSuite(ffi_trampoline, .timeout = SK_TEST_TIMEOUT);
 
-/* A pipe, its signal, a recorder subscribed to it and a trampoline of
- * `text` feeding the pipe. */
+/* A signal, a recorder subscribed to it and a trampoline of `text` feeding
+ * it: piped_open makes a pipe, its signal and a trampoline over the pipe;
+ * subscribed_open a manual source, its signal and a trampoline over the
+ * source's first subscriber. piped_close releases what either made (after
+ * disposing the subscription and waiting for the observer's release). */
 typedef struct piped {
-    sk_pipe *pipe;
+    sk_pipe *pipe;         /* piped_open only */
+    manual_source source;  /* subscribed_open only */
+    bool manual;
     sk_signal *signal;
     sk_disposable *subscription;
     recorder r;
@@ -17,14 +22,29 @@ typedef struct piped {
     sk_ffi_trampoline *trampoline;
 } piped;
 
+/* What both openings share: subscribes p->r to p->signal (the disposable
+ * in p->subscription) and parses p->signature; piped_close releases both. */
+static void piped_subscribe(piped *p, const char *text) {
+    p->subscription = recorder_start(&p->r, p->signal);
+    p->signature = sig(text);
+}
+
 static void piped_open(piped *p, const char *text) {
+    p->manual = false;
     SK_OK_OR_FAIL(sk_pipe_create(&p->pipe, false));
     SK_OK_OR_FAIL(sk_pipe_signal(&p->signal, p->pipe));
-    recorder_init(&p->r);
-    sk_observer o = recorder_observer(&p->r);
-    SK_OK_OR_FAIL(sk_signal_start(&p->subscription, p->signal, &o));
-    p->signature = sig(text);
+    piped_subscribe(p, text);
     SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&p->trampoline, p->pipe, p->signature));
+    cr_assert_not_null(sk_ffi_trampoline_function(p->trampoline));
+}
+
+static void subscribed_open(piped *p, const char *text) {
+    p->manual = true;
+    p->pipe = NULL;
+    manual_init(&p->source);
+    p->signal = manual_signal(&p->source);
+    piped_subscribe(p, text);
+    SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&p->trampoline, manual_subscriber(&p->source, 0), p->signature));
     cr_assert_not_null(sk_ffi_trampoline_function(p->trampoline));
 }
 
@@ -35,7 +55,11 @@ static void piped_close(piped *p) {
     cr_assert(recorder_wait_release(&p->r));
     sk_disposable_release(p->subscription);
     sk_signal_release(p->signal);
-    sk_pipe_release(p->pipe);
+    if (p->manual) {
+        manual_destroy(&p->source);
+    } else {
+        sk_pipe_release(p->pipe);
+    }
     recorder_destroy(&p->r);
 }
 
@@ -44,6 +68,15 @@ static const sk_value *nth(piped *p, size_t i) {
     cr_assert_not_null(e);
     cr_assert_eq(e->kind, REC_NEXT);
     return &e->value;
+}
+
+/* Asserts that the first two nexts `p` recorded are the string `expected`
+ * and nil. */
+static void expect_string_then_nil(piped *p, const char *expected) {
+    const char *text = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(nth(p, 0), &text, NULL));
+    cr_assert_str_eq(text, expected);
+    cr_assert_eq(sk_value_kind(nth(p, 1)), SK_KIND_NIL);
 }
 
 Test(ffi_trampoline, every_argument_type_becomes_a_value) {
@@ -97,9 +130,7 @@ Test(ffi_trampoline, every_argument_type_becomes_a_value) {
     ((void (*)(const char *))sk_ffi_trampoline_function(p.trampoline))(text);
     text[0] = 'X'; /* the value holds a copy */
     ((void (*)(const char *))sk_ffi_trampoline_function(p.trampoline))(NULL);
-    SK_OK_OR_FAIL(sk_value_get_string(nth(&p, 0), &s, NULL));
-    cr_assert_str_eq(s, "copied");
-    cr_assert_eq(sk_value_kind(nth(&p, 1)), SK_KIND_NIL);
+    expect_string_then_nil(&p, "copied");
     piped_close(&p);
 
     piped_open(&p, "void(ptr)");
@@ -113,9 +144,7 @@ Test(ffi_trampoline, every_argument_type_becomes_a_value) {
     ((void (*)(const sk_value *))sk_ffi_trampoline_function(p.trampoline))(&v);
     sk_value_release(&v);
     ((void (*)(const sk_value *))sk_ffi_trampoline_function(p.trampoline))(NULL);
-    SK_OK_OR_FAIL(sk_value_get_string(nth(&p, 0), &s, NULL));
-    cr_assert_str_eq(s, "boxed");
-    cr_assert_eq(sk_value_kind(nth(&p, 1)), SK_KIND_NIL);
+    expect_string_then_nil(&p, "boxed");
     piped_close(&p);
 
     piped_open(&p, "void()");
@@ -145,61 +174,51 @@ Test(ffi_trampoline, every_argument_type_becomes_a_value) {
     expect_no_ffi_live_objects();
 }
 
-Test(ffi_trampoline, subscriber_trampoline_is_a_no_op_after_termination) {
-    manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
-    recorder r;
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &o));
-    sk_ffi_signature *s = sig("void(i64)");
-    sk_ffi_trampoline *t = NULL;
-    SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&t, manual_subscriber(&source, 0), s));
-    void (*put)(int64_t) = (void (*)(int64_t))sk_ffi_trampoline_function(t);
+/* Opens a subscriber trampoline of `text` into `p` (subscribed_open), has
+ * feed(p, function) call it until the subscription ends, waits for the
+ * observer's release and asserts the log `expected` with the int64 values
+ * `values`. The caller asserts more on p->r, then piped_close()s p. */
+static void check_subscribed(piped *p, const char *text, void (*feed)(piped *p, sk_ffi_fn function), const char *expected, const int64_t *values, size_t count) {
+    subscribed_open(p, text);
+    feed(p, sk_ffi_trampoline_function(p->trampoline));
+    cr_assert(recorder_wait_release(&p->r), "%s: the subscription did not end", text);
+    recorder_expect(&p->r, expected, values, count);
+}
+
+/* "void(i64)": 1, 2, the source completes, then 3, 4. */
+static void feed_across_completion(piped *p, sk_ffi_fn function) {
+    void (*put)(int64_t) = (void (*)(int64_t))function;
     put(1);
     put(2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&source, 0)));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&p->source, 0)));
     put(3); /* after the terminal event: nothing */
     put(4);
-    cr_assert(recorder_wait_release(&r));
+}
+
+Test(ffi_trampoline, subscriber_trampoline_is_a_no_op_after_termination) {
+    piped p;
     int64_t expected[] = {1, 2};
-    recorder_expect(&r, "nncr", expected, 2);
-    sk_ffi_trampoline_release(t);
-    sk_ffi_signature_release(s);
-    sk_signal_release(signal);
-    manual_destroy(&source);
-    recorder_destroy(&r);
+    check_subscribed(&p, "void(i64)", feed_across_completion, "nncr", expected, 2);
+    piped_close(&p);
     expect_no_ffi_live_objects();
 }
 
-Test(ffi_trampoline, unconvertible_argument_ends_a_subscriber_with_an_error) {
-    manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
-    recorder r;
-    recorder_init(&r);
-    sk_observer o = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &o));
-    sk_ffi_signature *s = sig("void(u64)");
-    sk_ffi_trampoline *t = NULL;
-    SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&t, manual_subscriber(&source, 0), s));
-    void (*put)(uint64_t) = (void (*)(uint64_t))sk_ffi_trampoline_function(t);
+/* "void(u64)": 5, UINT64_MAX (out of range of int64), then 6. */
+static void feed_one_unconvertible(piped *p, sk_ffi_fn function) {
+    (void)p;
+    void (*put)(uint64_t) = (void (*)(uint64_t))function;
     put(5);
     put(UINT64_MAX);
     put(6);
-    cr_assert(recorder_wait_release(&r));
-    recorder_expect(&r, "ner", NULL, 0);
-    cr_assert_eq(value_int(&recorder_event(&r, 0)->value), 5);
-    const char *message = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 1)->value, &message, NULL));
-    cr_assert_str_eq(message, "sk_ffi: trampoline: argument 0 (u64): u64 18446744073709551615 out of range of int64");
-    cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS));
-    sk_ffi_trampoline_release(t);
-    sk_ffi_signature_release(s);
-    sk_signal_release(signal);
-    manual_destroy(&source);
-    recorder_destroy(&r);
+}
+
+Test(ffi_trampoline, unconvertible_argument_ends_a_subscriber_with_an_error) {
+    piped p;
+    int64_t five[] = {5};
+    check_subscribed(&p, "void(u64)", feed_one_unconvertible, "ner", five, 1);
+    expect_event_string(&p.r, 1, "sk_ffi: trampoline: argument 0 (u64): u64 18446744073709551615 out of range of int64");
+    cr_assert(counter_wait(&p.source.disposed, 1, SK_WAIT_SECONDS));
+    piped_close(&p);
     expect_no_ffi_live_objects();
 }
 
@@ -212,18 +231,11 @@ static void add_next(recorder *r, const sk_value *value) {
     __atomic_add_fetch(&sum_seen, n, __ATOMIC_RELAXED);
 }
 
-typedef struct {
-    void (*fn)(int64_t);
-    int calls;
-    int64_t value;
-} call_job;
-
-static void *call_worker(void *arg) {
-    call_job *job = arg;
-    for (int i = 0; i < job->calls; i++) {
-        job->fn(job->value);
-    }
-    return NULL;
+/* A round of run_rounds_on_threads: calls the function `arg` points to
+ * with the thread's number + 1. */
+static void call_with_thread_number(void *arg, int thread) {
+    void (*fn)(int64_t) = *(void (**)(int64_t))arg;
+    fn(thread + 1);
 }
 
 Test(ffi_trampoline, called_from_many_threads_at_once) {
@@ -232,17 +244,8 @@ Test(ffi_trampoline, called_from_many_threads_at_once) {
     p.r.keep_values = false;
     p.r.on_next = add_next;
     enum { THREADS = 6, CALLS = 5000 };
-    call_job jobs[THREADS];
-    pthread_t threads[THREADS];
-    for (int t = 0; t < THREADS; t++) {
-        jobs[t].fn = (void (*)(int64_t))sk_ffi_trampoline_function(p.trampoline);
-        jobs[t].calls = CALLS;
-        jobs[t].value = t + 1;
-        pthread_create(&threads[t], NULL, call_worker, &jobs[t]);
-    }
-    for (int t = 0; t < THREADS; t++) {
-        pthread_join(threads[t], NULL);
-    }
+    void (*fn)(int64_t) = (void (*)(int64_t))sk_ffi_trampoline_function(p.trampoline);
+    run_rounds_on_threads(THREADS, CALLS, call_with_thread_number, &fn);
     cr_assert_eq(recorder_nexts(&p.r), THREADS * CALLS);
     cr_assert_eq(__atomic_load_n(&sum_seen, __ATOMIC_RELAXED), (long)CALLS * THREADS * (THREADS + 1) / 2);
     cr_assert_eq(sk_ffi_trampoline_calls(p.trampoline), (uint64_t)THREADS * CALLS);

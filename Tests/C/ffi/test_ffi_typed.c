@@ -30,19 +30,54 @@ static void next_i64(int64_t n) { tlog_add(&global_log, "n:%lld", (long long)n);
 static void error_str(const char *s) { tlog_add(&global_log, "e:%s", s); }
 static void completed_plain(void) { tlog_add(&global_log, "c"); }
 
-/* An observer over `log`: next as given, a "void(ctx,str)" error and a
- * "void(ctx)" completion. The signatures are released at once: the library
- * retains what it keeps. */
-static int start_typed(sk_disposable **out, sk_signal *signal, tlog *log, const char *next_text, sk_ffi_fn next) {
+/* sk_ffi_signal_start (into `out`, which may be NULL) over an observer of
+ * the signatures parsed from the texts (NULL: none) and the functions given,
+ * with `log` as ctx and, with `release`, tlog_release. @return its status.
+ * The signatures are released at once: the library retains what it keeps. */
+static int start_observer(sk_disposable **out, sk_signal *signal, const char *next_text, sk_ffi_fn next,
+                          const char *error_text, sk_ffi_fn error, const char *completed_text,
+                          sk_ffi_fn completed, tlog *log, bool release) {
     sk_ffi_signature *next_sig = next_text ? sig(next_text) : NULL;
-    sk_ffi_signature *error_sig = sig("void(ctx,str)");
-    sk_ffi_signature *completed_sig = sig("void(ctx)");
-    sk_ffi_observer observer = {next_sig, next, error_sig, FN(error_ctx_str), completed_sig, FN(completed_ctx), log, tlog_release};
+    sk_ffi_signature *error_sig = error_text ? sig(error_text) : NULL;
+    sk_ffi_signature *completed_sig = completed_text ? sig(completed_text) : NULL;
+    sk_ffi_observer observer = {next_sig, next, error_sig, error, completed_sig, completed, log, release ? tlog_release : NULL};
     int status = sk_ffi_signal_start(out, signal, &observer);
     sk_ffi_signature_release(next_sig);
     sk_ffi_signature_release(error_sig);
     sk_ffi_signature_release(completed_sig);
     return status;
+}
+
+/* An observer over `log`: next as given, a "void(ctx,str)" error and a
+ * "void(ctx)" completion. */
+static int start_typed(sk_disposable **out, sk_signal *signal, tlog *log, const char *next_text, sk_ffi_fn next) {
+    return start_observer(out, signal, next_text, next, "void(ctx,str)", FN(error_ctx_str), "void(ctx)", FN(completed_ctx), log, true);
+}
+
+/* A manual source and a typed subscription (start_typed) to its signal,
+ * logging into `log`. manual_typed_close releases all of it; the caller
+ * ends the subscription first. */
+typedef struct manual_typed {
+    tlog log;
+    manual_source source;
+    sk_signal *signal;
+    sk_disposable *subscription;
+} manual_typed;
+
+static void manual_typed_open(manual_typed *m, const char *next_text, sk_ffi_fn next) {
+    tlog_init(&m->log);
+    manual_init(&m->source);
+    m->signal = manual_signal(&m->source);
+    m->subscription = NULL;
+    SK_OK_OR_FAIL(start_typed(&m->subscription, m->signal, &m->log, next_text, next));
+    cr_assert_not_null(manual_subscriber(&m->source, 0));
+}
+
+static void manual_typed_close(manual_typed *m) {
+    sk_disposable_release(m->subscription);
+    sk_signal_release(m->signal);
+    manual_destroy(&m->source);
+    tlog_destroy(&m->log);
 }
 
 /* Delivers `value` (consumed) then completion to a typed `next`, and
@@ -169,26 +204,19 @@ Test(ffi_typed, conversion_failure_ends_the_subscription_through_error) {
     CASE("void(ctx,i64)", next_ctx_i64, nil_value(), "e:sk_ffi: next: argument 1 (i64): nil does not convert to i64 ");
 #undef CASE
     for (size_t c = 0; c < n; c++) {
-        tlog log;
-        tlog_init(&log);
-        manual_source source;
-        manual_init(&source);
-        sk_signal *signal = manual_signal(&source);
-        SK_OK_OR_FAIL(start_typed(NULL, signal, &log, cases[c].signature, cases[c].fn));
-        sk_subscriber *subscriber = manual_subscriber(&source, 0);
-        cr_assert_not_null(subscriber);
+        manual_typed m;
+        manual_typed_open(&m, cases[c].signature, cases[c].fn);
+        sk_subscriber *subscriber = manual_subscriber(&m.source, 0);
         SK_OK_OR_FAIL(sk_subscriber_put_next(subscriber, &cases[c].value));
         /* The subscription ended: upstream disposed, nothing more called. */
-        cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS), "%s: upstream not disposed", cases[c].signature);
+        cr_assert(counter_wait(&m.source.disposed, 1, SK_WAIT_SECONDS), "%s: upstream not disposed", cases[c].signature);
         subscriber_put_int(subscriber, 1);
         SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
-        cr_assert(tlog_wait(&log, 1, 1));
-        tlog_expect(&log, cases[c].expected);
-        cr_assert_eq(tlog_releases(&log), 1);
+        cr_assert(tlog_wait(&m.log, 1, 1));
+        tlog_expect(&m.log, cases[c].expected);
+        cr_assert_eq(tlog_releases(&m.log), 1);
         sk_value_release(&cases[c].value);
-        sk_signal_release(signal);
-        manual_destroy(&source);
-        tlog_destroy(&log);
+        manual_typed_close(&m);
     }
     expect_no_ffi_live_objects();
 }
@@ -199,12 +227,7 @@ static void check_error(sk_value error, const char *error_text, sk_ffi_fn fn, co
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_fail(&signal, &error));
     sk_value_release(&error);
-    sk_ffi_signature *error_sig = sig(error_text);
-    sk_ffi_signature *completed_sig = sig("void(ctx)");
-    sk_ffi_observer observer = {NULL, NULL, error_sig, fn, completed_sig, FN(completed_ctx), &log, tlog_release};
-    SK_OK_OR_FAIL(sk_ffi_signal_start(NULL, signal, &observer));
-    sk_ffi_signature_release(error_sig);
-    sk_ffi_signature_release(completed_sig);
+    SK_OK_OR_FAIL(start_observer(NULL, signal, NULL, NULL, error_text, fn, "void(ctx)", FN(completed_ctx), &log, true));
     sk_signal_release(signal);
     cr_assert(tlog_wait(&log, 1, 1));
     tlog_expect(&log, expected);
@@ -221,27 +244,19 @@ Test(ffi_typed, error_callback_types) {
 }
 
 Test(ffi_typed, dispose_stops_the_callbacks) {
-    tlog log;
-    tlog_init(&log);
-    manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
-    sk_disposable *d = NULL;
-    SK_OK_OR_FAIL(start_typed(&d, signal, &log, "void(ctx,i64)", FN(next_ctx_i64)));
-    sk_subscriber *subscriber = manual_subscriber(&source, 0);
+    manual_typed m;
+    manual_typed_open(&m, "void(ctx,i64)", FN(next_ctx_i64));
+    sk_subscriber *subscriber = manual_subscriber(&m.source, 0);
     subscriber_put_int(subscriber, 1);
-    cr_assert_eq(tlog_releases(&log), 0);
-    sk_disposable_dispose(d);
-    cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS));
+    cr_assert_eq(tlog_releases(&m.log), 0);
+    sk_disposable_dispose(m.subscription);
+    cr_assert(counter_wait(&m.source.disposed, 1, SK_WAIT_SECONDS));
     subscriber_put_int(subscriber, 2);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
-    cr_assert(tlog_wait(&log, 1, 1));
-    tlog_expect(&log, "n:1 ");
-    cr_assert_eq(tlog_releases(&log), 1);
-    sk_disposable_release(d);
-    sk_signal_release(signal);
-    manual_destroy(&source);
-    tlog_destroy(&log);
+    cr_assert(tlog_wait(&m.log, 1, 1));
+    tlog_expect(&m.log, "n:1 ");
+    cr_assert_eq(tlog_releases(&m.log), 1);
+    manual_typed_close(&m);
     expect_no_ffi_live_objects();
 }
 
@@ -252,18 +267,11 @@ static void next_count(void *ctx, int64_t n) {
     __atomic_add_fetch(&total_seen, n, __ATOMIC_RELAXED);
 }
 
-typedef struct {
-    sk_pipe *pipe;
-    int count;
-} put_job;
-
-static void *put_worker(void *arg) {
-    put_job *job = arg;
-    for (int i = 0; i < job->count; i++) {
-        sk_value v = int_value(1);
-        SK_OK_OR_ABORT(sk_pipe_put(job->pipe, &v));
-    }
-    return NULL;
+/* A round of run_rounds_on_threads: puts 1 into the pipe `arg`. */
+static void put_one(void *arg, int thread) {
+    (void)thread;
+    sk_value v = int_value(1);
+    SK_OK_OR_ABORT(sk_pipe_put(arg, &v));
 }
 
 Test(ffi_typed, values_from_many_threads_all_arrive) {
@@ -275,14 +283,7 @@ Test(ffi_typed, values_from_many_threads_all_arrive) {
     SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
     sk_disposable *d = NULL;
     SK_OK_OR_FAIL(start_typed(&d, signal, &log, "void(ctx,i64)", FN(next_count)));
-    put_job job = {pipe, 5000};
-    pthread_t threads[4];
-    for (int t = 0; t < 4; t++) {
-        pthread_create(&threads[t], NULL, put_worker, &job);
-    }
-    for (int t = 0; t < 4; t++) {
-        pthread_join(threads[t], NULL);
-    }
+    run_rounds_on_threads(4, 5000, put_one, pipe);
     cr_assert_eq(__atomic_load_n(&total_seen, __ATOMIC_RELAXED), 20000);
     sk_disposable_dispose(d);
     cr_assert(tlog_wait(&log, 0, 1));
@@ -298,58 +299,44 @@ Test(ffi_typed, misuse_is_reported_and_release_runs_once) {
     tlog_init(&log);
     int64_t one[] = {1};
     sk_signal *signal = ints_signal(one, 1);
-    sk_ffi_signature *good = sig("void(ctx,i64)");
-    sk_ffi_signature *returns = sig("i64(ctx,i64)");
-    sk_ffi_signature *two = sig("void(ctx,i64,i64)");
-    sk_ffi_signature *int_error = sig("void(ctx,i64)");
-    sk_ffi_signature *valued_completion = sig("void(ctx,i64)");
     sk_disposable *d = (sk_disposable *)&d;
-    int expected_releases = 0;
-
     EXPECT_FFI_ERROR(sk_ffi_signal_start(&d, signal, NULL), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_start: observer is NULL");
     cr_assert_null(d);
 
-    sk_ffi_observer o = {good, FN(next_ctx_i64), NULL, NULL, NULL, NULL, &log, tlog_release};
-    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, NULL, &o), SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_start: signal is NULL");
-    cr_assert_eq(tlog_releases(&log), ++expected_releases);
+    /* Refused observers (next is next_ctx_i64 in all): each call runs the
+     * observer's release once, when it has one. */
+    const struct {
+        bool null_signal;
+        const char *next;
+        const char *error;
+        sk_ffi_fn error_fn;
+        const char *completed;
+        sk_ffi_fn completed_fn;
+        bool release;
+        int status;
+        const char *message;
+    } cases[] = {
+        {true, "void(ctx,i64)", NULL, NULL, NULL, NULL, true, SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_start: signal is NULL"},
+        {false, NULL, NULL, NULL, NULL, NULL, true, SK_ERR_NULL_ARGUMENT, "observer->next_signature is NULL"},
+        {false, "i64(ctx,i64)", NULL, NULL, NULL, NULL, true, SK_ERR_INVALID_ARGUMENT, "observer->next_signature: must return void, returns i64"},
+        {false, "void(ctx,i64,i64)", NULL, NULL, NULL, NULL, true, SK_ERR_INVALID_ARGUMENT, "observer->next_signature: takes 2 value arguments, 0 to 1 allowed"},
+        {false, "void(ctx,i64)", "void(ctx,i64)", FN(error_ctx_str), NULL, NULL, true, SK_ERR_INVALID_ARGUMENT, "observer->error_signature: argument 1 has type i64, only str or value allowed"},
+        /* An error signature without its function is not checked. */
+        {false, "void(ctx,i64)", "void(ctx,i64)", NULL, NULL, FN(completed_ctx), true, SK_ERR_NULL_ARGUMENT, "observer->completed_signature is NULL"},
+        {false, "void(ctx,i64)", "void(ctx,i64)", NULL, "void(ctx,i64)", FN(completed_ctx), true, SK_ERR_INVALID_ARGUMENT, "observer->completed_signature: takes 1 value arguments, 0 to 0 allowed"},
+        /* A failing call with no release function is fine too. */
+        {false, "void(ctx,i64)", "void(ctx,i64)", NULL, "void(ctx,i64)", FN(completed_ctx), false, SK_ERR_INVALID_ARGUMENT, "observer->completed_signature"},
+    };
+    int expected_releases = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        EXPECT_FFI_ERROR(start_observer(NULL, cases[c].null_signal ? NULL : signal, cases[c].next, FN(next_ctx_i64),
+                                        cases[c].error, cases[c].error_fn, cases[c].completed, cases[c].completed_fn,
+                                        &log, cases[c].release),
+                         cases[c].status, cases[c].message);
+        expected_releases += cases[c].release ? 1 : 0;
+        cr_assert_eq(tlog_releases(&log), expected_releases, "case %zu", c);
+    }
 
-    o.next_signature = NULL;
-    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_NULL_ARGUMENT, "observer->next_signature is NULL");
-    cr_assert_eq(tlog_releases(&log), ++expected_releases);
-
-    o.next_signature = returns;
-    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->next_signature: must return void, returns i64");
-    cr_assert_eq(tlog_releases(&log), ++expected_releases);
-
-    o.next_signature = two;
-    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->next_signature: takes 2 value arguments, 0 to 1 allowed");
-    cr_assert_eq(tlog_releases(&log), ++expected_releases);
-
-    o.next_signature = good;
-    o.error_signature = int_error;
-    o.error = FN(error_ctx_str);
-    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->error_signature: argument 1 has type i64, only str or value allowed");
-    cr_assert_eq(tlog_releases(&log), ++expected_releases);
-
-    o.error = NULL;
-    o.completed = FN(completed_ctx);
-    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_NULL_ARGUMENT, "observer->completed_signature is NULL");
-    cr_assert_eq(tlog_releases(&log), ++expected_releases);
-
-    o.completed_signature = valued_completion;
-    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->completed_signature: takes 1 value arguments, 0 to 0 allowed");
-    cr_assert_eq(tlog_releases(&log), ++expected_releases);
-
-    /* A failing call with no release function is fine too. */
-    o.release = NULL;
-    EXPECT_FFI_ERROR(sk_ffi_signal_start(NULL, signal, &o), SK_ERR_INVALID_ARGUMENT, "observer->completed_signature");
-    cr_assert_eq(tlog_releases(&log), expected_releases);
-
-    sk_ffi_signature_release(good);
-    sk_ffi_signature_release(returns);
-    sk_ffi_signature_release(two);
-    sk_ffi_signature_release(int_error);
-    sk_ffi_signature_release(valued_completion);
     sk_signal_release(signal);
     tlog_expect(&log, "");
     tlog_destroy(&log);
