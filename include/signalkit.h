@@ -1,12 +1,19 @@
-/*
- * signalkit.h - the C interface of SignalKit.
+/**
+ * @mainpage SignalKit: the C interface
  *
  * SignalKit is a reactive-streams library: a signal is a cold stream of values
  * ending with at most one terminal event (an error or a completion); starting
  * it runs its generator, which pushes events into a subscriber; the start call
  * returns a disposable that cancels the subscription.
  *
- * Conventions, valid for every function unless its comment says otherwise:
+ * The C interface is include/signalkit.h (libsignalkit, pkg-config
+ * signalkit); include/signalkit_ffi.h (libsignalkit-ffi, pkg-config
+ * signalkit-ffi) adds native callback types through libffi. Their functions
+ * are listed by section under "Modules".
+ *
+ * @section conventions Conventions
+ *
+ * Valid for every function unless its comment says otherwise:
  *
  * - Handles (sk_signal, sk_subscriber, sk_disposable, sk_queue, sk_pipe,
  *   sk_promise, sk_value_promise) are opaque and reference counted.
@@ -39,6 +46,24 @@
  *   a _release or dispose function given one does nothing but set the last
  *   error message. A freed address the allocator has reused for a new object
  *   of the library cannot be told apart from that object.
+ *
+ * @section shape The shape of a function's comment
+ *
+ * Every function is documented in one shape: a one-line `@brief` (what it
+ * does); the details (semantics, what happens on dispose, ...); one `@param`
+ * per parameter saying who owns it (borrowed, copied, +1 handed back through
+ * `out`, consumed) and, for a callback, when it runs; `@return` with SK_OK and
+ * each error; and a "Thread safety" paragraph that also names the thread
+ * callbacks run on. What a comment does not restate, the conventions above
+ * say.
+ */
+
+/**
+ * @file signalkit.h
+ * @brief The C interface of SignalKit (libsignalkit).
+ *
+ * See the @ref conventions "conventions" on the main page: they hold for
+ * every function declared here.
  */
 #ifndef SIGNALKIT_H
 #define SIGNALKIT_H
@@ -55,176 +80,456 @@ extern "C" {
 /* Version                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/**
+ * @defgroup version Version
+ * @brief The version of the header and of the library loaded at run time.
+ * @{
+ */
+
+/** @brief The major version of this header. */
 #define SK_VERSION_MAJOR 0
+/** @brief The minor version of this header. */
 #define SK_VERSION_MINOR 1
+/** @brief The patch version of this header. */
 #define SK_VERSION_PATCH 0
-/* The version as one number: major * 10000 + minor * 100 + patch. */
+/** @brief The version as one number: major * 10000 + minor * 100 + patch. */
 #define SK_VERSION_NUMBER (SK_VERSION_MAJOR * 10000 + SK_VERSION_MINOR * 100 + SK_VERSION_PATCH)
-/* True when the header is at least version major.minor.patch. */
+/**
+ * @brief True when the header is at least version major.minor.patch.
+ * @param major  The major version to compare with.
+ * @param minor  The minor version to compare with.
+ * @param patch  The patch version to compare with.
+ */
 #define SK_VERSION_AT_LEAST(major, minor, patch) \
     (SK_VERSION_NUMBER >= ((major) * 10000 + (minor) * 100 + (patch)))
 
-/* The version of the library loaded at run time, as SK_VERSION_NUMBER.
+/**
+ * @brief The version of the library loaded at run time, as SK_VERSION_NUMBER.
+ *
  * Compare with SK_VERSION_NUMBER to detect a header/library mismatch.
- * Thread-safe; never fails. */
+ *
+ * @return major * 10000 + minor * 100 + patch. Never fails.
+ * @par Thread safety
+ *   Any thread.
+ */
 unsigned sk_version_number(void);
 
-/* The version of the library loaded at run time as "major.minor.patch".
- * @return a static string owned by the library. Thread-safe; never fails. */
+/**
+ * @brief The version of the library loaded at run time as "major.minor.patch".
+ * @return A static string owned by the library. Never fails.
+ * @par Thread safety
+ *   Any thread.
+ */
 const char *sk_version_string(void);
+
+/** @} */
 
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Status codes. Every function that can fail returns SK_OK or one of these. */
+/**
+ * @defgroup errors Errors
+ * @brief Status codes and the last error message.
+ * @{
+ */
+
+/** @brief Status codes. Every function that can fail returns SK_OK or one of these. */
 typedef enum sk_status {
-    SK_OK = 0,
-    SK_ERR_NULL_ARGUMENT = -1,    /* a required handle, pointer or function was NULL */
-    SK_ERR_WRONG_KIND = -2,       /* a value or handle of another kind was expected */
-    SK_ERR_INVALID_ARGUMENT = -3, /* an argument is out of range or malformed */
-    SK_ERR_NO_MEMORY = -4,        /* an allocation failed */
-    SK_ERR_BUSY = -5,             /* another thread is already doing this (host queue drain) */
-    SK_ERR_UNSUPPORTED = -6,      /* not possible on this queue or platform */
-    SK_ERR_RELEASED = -7,         /* a handle or value used after its last release
+    SK_OK = 0,                    /**< success */
+    SK_ERR_NULL_ARGUMENT = -1,    /**< a required handle, pointer or function was NULL */
+    SK_ERR_WRONG_KIND = -2,       /**< a value or handle of another kind was expected */
+    SK_ERR_INVALID_ARGUMENT = -3, /**< an argument is out of range or malformed */
+    SK_ERR_NO_MEMORY = -4,        /**< an allocation failed */
+    SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
+    SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
+    SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
                                      (reported only while handle checking is on) */
-    SK_ERR_RESOURCE = -8          /* the operating system refused a resource the call
+    SK_ERR_RESOURCE = -8          /**< the operating system refused a resource the call
                                      needs (a descriptor at RLIMIT_NOFILE, a thread) */
 } sk_status;
 
-/* A short English description of `status` ("ok", "null argument", ...).
- * @return a static string owned by the library; "unknown status" for values
- *         that are not an sk_status. Thread-safe; never fails. */
+/**
+ * @brief A short English description of a status ("ok", "null argument", ...).
+ * @param status  Any int; need not be an sk_status.
+ * @return A static string owned by the library; "unknown status" for values
+ *         that are not an sk_status. Never fails.
+ * @par Thread safety
+ *   Any thread.
+ */
 const char *sk_status_string(int status);
 
-/* The message of the last error on the calling thread, naming the function
- * and the offending argument ("sk_signal_map: fn is NULL").
- * @return a thread-local string owned by the library, valid until the next
- *         failing call on this thread; "" when no error happened yet. A
- *         successful call does not clear it. Thread-safe (per thread). */
+/**
+ * @brief The message of the last error on the calling thread.
+ *
+ * It names the function and the offending argument
+ * ("sk_signal_map: fn is NULL"). A successful call does not clear it.
+ *
+ * @return A thread-local string owned by the library, valid until the next
+ *         failing call on this thread; "" when no error happened yet. Never
+ *         fails.
+ * @par Thread safety
+ *   Any thread (the message is per thread).
+ */
 const char *sk_last_error_message(void);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Handles                                                                   */
 /* ------------------------------------------------------------------------ */
 
-typedef struct sk_signal sk_signal;         /* a cold stream of values */
-typedef struct sk_subscriber sk_subscriber; /* the receiving end a generator emits into */
-typedef struct sk_disposable sk_disposable; /* cancels something; action, meta, set or dict */
-typedef struct sk_queue sk_queue;           /* where work and deliveries run */
-typedef struct sk_pipe sk_pipe;             /* a hot source: values put in reach current subscribers */
-typedef struct sk_promise sk_promise;       /* holds the latest value of a signal set into it */
-typedef struct sk_value_promise sk_value_promise; /* holds a value set directly */
+/**
+ * @defgroup handles Handles
+ * @brief The opaque, reference-counted handle types.
+ *
+ * Each is released with its own _release function (which accepts NULL), and
+ * retained with its _retain function. See the @ref conventions "conventions".
+ * @{
+ */
+
+typedef struct sk_signal sk_signal;         /**< @brief A cold stream of values. */
+typedef struct sk_subscriber sk_subscriber; /**< @brief The receiving end a generator emits into. */
+typedef struct sk_disposable sk_disposable; /**< @brief Cancels something; action, meta, set or dict. */
+typedef struct sk_queue sk_queue;           /**< @brief Where work and deliveries run. */
+typedef struct sk_pipe sk_pipe;             /**< @brief A hot source: values put in reach current subscribers. */
+typedef struct sk_promise sk_promise;       /**< @brief Holds the latest value of a signal set into it. */
+typedef struct sk_value_promise sk_value_promise; /**< @brief Holds a value set directly. */
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Values                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* The kinds of sk_value. */
+/**
+ * @defgroup values Values
+ * @brief sk_value: a tagged value, its constructors and accessors.
+ *
+ * Constructors (sk_value_set_...) each write a new value into `*out`,
+ * overwriting it without releasing what it held. The primitive ones cannot
+ * fail (a NULL `out` is ignored); the others return SK_OK, or an error with
+ * `*out` set to nil.
+ *
+ * Accessors (sk_value_get_...) each read `value` (borrowed) into `*out` and
+ * return SK_OK, or SK_ERR_NULL_ARGUMENT, or SK_ERR_WRONG_KIND when `value`
+ * has another kind (nothing is converted). Returned pointers are borrowed:
+ * valid while `value` (or a copy of it) is alive.
+ *
+ * Constructors and accessors are thread-safe.
+ * @{
+ */
+
+/** @brief The kinds of sk_value. */
 typedef enum sk_kind {
-    SK_KIND_NIL = 0,
-    SK_KIND_BOOL = 1,
-    SK_KIND_INT64 = 2,
-    SK_KIND_DOUBLE = 3,
-    SK_KIND_STRING = 4,  /* UTF-8 text, immutable, NUL-terminated */
-    SK_KIND_BYTES = 5,   /* immutable bytes */
-    SK_KIND_ARRAY = 6,   /* immutable array of values */
-    SK_KIND_POINTER = 7, /* a user pointer with an optional release function */
-    SK_KIND_SIGNAL = 8   /* an sk_signal */
+    SK_KIND_NIL = 0,     /**< no value (a zero-initialised sk_value) */
+    SK_KIND_BOOL = 1,    /**< a bool, stored inline */
+    SK_KIND_INT64 = 2,   /**< an int64_t, stored inline */
+    SK_KIND_DOUBLE = 3,  /**< a double, stored inline */
+    SK_KIND_STRING = 4,  /**< UTF-8 text, immutable, NUL-terminated */
+    SK_KIND_BYTES = 5,   /**< immutable bytes */
+    SK_KIND_ARRAY = 6,   /**< immutable array of values */
+    SK_KIND_POINTER = 7, /**< a user pointer with an optional release function */
+    SK_KIND_SIGNAL = 8   /**< an sk_signal */
 } sk_kind;
 
-/* A tagged value. Nil, bool, int64 and double are stored inline and never
- * allocate. The other kinds hold one reference to an immutable, thread-safe
- * library object: an sk_value that a function hands to you (through an `out`
- * parameter) owns that reference and must be dropped with sk_value_release().
- * A value a callback receives (`const sk_value *`) is borrowed for the call.
- * Read values through the accessors; treat `u.object` as opaque.
- * An sk_value is plain data: zero-initialised it is nil. */
+/**
+ * @brief A tagged value.
+ *
+ * Nil, bool, int64 and double are stored inline and never allocate. The other
+ * kinds hold one reference to an immutable, thread-safe library object: an
+ * sk_value that a function hands to you (through an `out` parameter) owns
+ * that reference and must be dropped with sk_value_release(). A value a
+ * callback receives (`const sk_value *`) is borrowed for the call. Read
+ * values through the accessors; treat `u.object` as opaque. An sk_value is
+ * plain data: zero-initialised it is nil.
+ */
 typedef struct sk_value {
-    sk_kind kind;
+    sk_kind kind;            /**< The kind; read it with sk_value_kind(). */
     union {
-        bool boolean;
-        int64_t int64;
-        double real;
-        void *object;
-    } u;
+        bool boolean;        /**< The value of an SK_KIND_BOOL. */
+        int64_t int64;       /**< The value of an SK_KIND_INT64. */
+        double real;         /**< The value of an SK_KIND_DOUBLE. */
+        void *object;        /**< The library object of the other kinds: opaque. */
+    } u;                     /**< The contents; read them through the accessors. */
 } sk_value;
 
-/* The release function of a user pointer or of a callback context. */
+/**
+ * @brief The release function of a user pointer or of a callback context.
+ * @param ctx  The pointer or context to release.
+ */
 typedef void (*sk_release_fn)(void *ctx);
 
-/* Constructors. Each writes a new value into `*out`, overwriting it without
- * releasing what it held. The primitive ones cannot fail (a NULL `out` is
- * ignored); the others return SK_OK, or an error with `*out` set to nil.
- * Thread-safe. */
+/**
+ * @brief Makes `*out` nil.
+ * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @par Thread safety
+ *   Any thread. Never fails.
+ */
 void sk_value_set_nil(sk_value *out);
+/**
+ * @brief Makes `*out` a bool.
+ * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param value     The bool.
+ * @par Thread safety
+ *   Any thread. Never fails.
+ */
 void sk_value_set_bool(sk_value *out, bool value);
+/**
+ * @brief Makes `*out` an int64.
+ * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param value     The integer.
+ * @par Thread safety
+ *   Any thread. Never fails.
+ */
 void sk_value_set_int64(sk_value *out, int64_t value);
+/**
+ * @brief Makes `*out` a double.
+ * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param value     The double.
+ * @par Thread safety
+ *   Any thread. Never fails.
+ */
 void sk_value_set_double(sk_value *out, double value);
-/* Copies the NUL-terminated UTF-8 string `text` (borrowed).
- * @return SK_ERR_NULL_ARGUMENT if `out` or `text` is NULL. */
+/**
+ * @brief Makes `*out` a string: a copy of a NUL-terminated UTF-8 string.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param text      NUL-terminated UTF-8. Borrowed (copied).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `text` is NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_string(sk_value *out, const char *text);
-/* Copies `length` bytes of UTF-8 text (embedded NULs allowed); `text` may be
- * NULL only when `length` is 0. */
+/**
+ * @brief Makes `*out` a string: a copy of `length` bytes of UTF-8 text
+ *        (embedded NULs allowed).
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param text      Borrowed (copied); may be NULL only when `length` is 0.
+ * @param length    The number of bytes.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `text` is NULL
+ *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
+ *         than any buffer.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_string_n(sk_value *out, const char *text, size_t length);
-/* Copies `length` bytes; `data` may be NULL only when `length` is 0. */
+/**
+ * @brief Makes `*out` bytes: a copy of `length` bytes.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param data      Borrowed (copied); may be NULL only when `length` is 0.
+ * @param length    The number of bytes.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `data` is NULL
+ *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
+ *         than any buffer.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
-/* The deepest nesting of arrays a value may have: an array of no arrays is 1
- * level deep, an array holding one is 2, and so on. Every operation over a
- * value (release, copy, equality, conversions) is safe at any depth the
- * library accepts, on any thread's stack. */
+/**
+ * @brief The deepest nesting of arrays a value may have.
+ *
+ * An array of no arrays is 1 level deep, an array holding one is 2, and so
+ * on. Every operation over a value (release, copy, equality, conversions) is
+ * safe at any depth the library accepts, on any thread's stack.
+ */
 #define SK_VALUE_MAX_DEPTH 128
 
-/* Makes an array of `count` values copied from `items` (borrowed; heap kinds
- * are retained). `items` may be NULL only when `count` is 0.
- * @return SK_ERR_INVALID_ARGUMENT, with `*out` nil, when the array would nest
- *         more than SK_VALUE_MAX_DEPTH levels deep ("sk_value_set_array:
- *         arrays nested 129 deep (the limit is SK_VALUE_MAX_DEPTH, 128)"). */
+/**
+ * @brief Makes `*out` an array of `count` values copied from `items`.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param items     Borrowed; heap kinds are retained. May be NULL only when
+ *                  `count` is 0.
+ * @param count     The number of items.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `items` is NULL
+ *         with `count` not 0; SK_ERR_INVALID_ARGUMENT, with `*out` nil, when
+ *         the array would nest more than SK_VALUE_MAX_DEPTH levels deep
+ *         ("sk_value_set_array: arrays nested 129 deep (the limit is SK_VALUE_MAX_DEPTH, 128)").
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_array(sk_value *out, const sk_value *items, size_t count);
-/* Wraps a user pointer. `release`, if not NULL, runs exactly once with
- * `pointer` when the last copy of the value is released, on the thread that
- * drops it; it also runs (before returning) if this call fails. */
+/**
+ * @brief Makes `*out` a value wrapping a user pointer.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param pointer   The user pointer; the library never dereferences it.
+ * @param release   May be NULL. Otherwise runs exactly once with `pointer`
+ *                  when the last copy of the value is released, on the thread
+ *                  that drops it; it also runs (before returning) if this call
+ *                  fails.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread. `release` runs on the thread that drops the last copy.
+ */
 int sk_value_set_pointer(sk_value *out, void *pointer, sk_release_fn release);
-/* Wraps a signal (borrowed; the value retains it). */
+/**
+ * @brief Makes `*out` a value wrapping a signal.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param signal    Borrowed; the value retains it.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `signal` is NULL;
+ *         SK_ERR_WRONG_KIND if `signal` is not a signal.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_signal(sk_value *out, sk_signal *signal);
 
-/* Makes `*dst` a new reference to the value `src` (borrowed). `dst` is
- * overwritten without being released. @return SK_ERR_NULL_ARGUMENT if either
- * is NULL (then `*dst`, if given, is nil). */
+/**
+ * @brief Makes `*dst` a new reference to the value `src`.
+ * @param[out] dst  Receives the copy (release it with sk_value_release());
+ *                  overwritten without being released.
+ * @param src       Borrowed.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if either is NULL (then `*dst`, if
+ *         given, is nil).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_copy(sk_value *dst, const sk_value *src);
 
-/* Drops the reference `*value` holds, if any, and sets it to nil. NULL and nil
- * are no-ops. Not thread-safe for the same sk_value variable. */
+/**
+ * @brief Drops the reference `*value` holds, if any, and sets it to nil.
+ * @param value  The variable to release; NULL and nil are no-ops.
+ * @par Thread safety
+ *   Any thread, but not thread-safe for the same sk_value variable.
+ */
 void sk_value_release(sk_value *value);
 
-/* The kind of `value`; SK_KIND_NIL for NULL. */
+/**
+ * @brief The kind of a value.
+ * @param value  Borrowed; may be NULL.
+ * @return The kind; SK_KIND_NIL for NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 sk_kind sk_value_kind(const sk_value *value);
 
-/* Structural equality: same kind and equal contents (strings, bytes and arrays
- * compare element by element; doubles with ==; pointers and signals by
- * identity). NULL equals only NULL. */
+/**
+ * @brief Structural equality: same kind and equal contents.
+ *
+ * Strings, bytes and arrays compare element by element; doubles with ==;
+ * pointers and signals by identity. NULL equals only NULL.
+ *
+ * @param a  Borrowed; may be NULL.
+ * @param b  Borrowed; may be NULL.
+ * @return Whether `a` and `b` are equal.
+ * @par Thread safety
+ *   Any thread.
+ */
 bool sk_value_equal(const sk_value *a, const sk_value *b);
 
-/* Accessors. Each reads `value` (borrowed) into `*out` and returns SK_OK, or
- * SK_ERR_NULL_ARGUMENT, or SK_ERR_WRONG_KIND when `value` has another kind
- * (nothing is converted). Returned pointers are borrowed: valid while `value`
- * (or a copy of it) is alive. */
+/**
+ * @brief Reads a bool.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the bool.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_bool(const sk_value *value, bool *out);
+/**
+ * @brief Reads an int64.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the integer.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_int64(const sk_value *value, int64_t *out);
+/**
+ * @brief Reads a double.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the double.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_double(const sk_value *value, double *out);
-/* `*out` is NUL-terminated; `length` (may be NULL) receives its byte length. */
+/**
+ * @brief Reads a string.
+ * @param value      Borrowed.
+ * @param[out] out   Receives the text, NUL-terminated, borrowed: valid while
+ *                   `value` (or a copy of it) is alive.
+ * @param[out] length  May be NULL; receives the text's byte length.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_string(const sk_value *value, const char **out, size_t *length);
+/**
+ * @brief Reads bytes.
+ * @param value        Borrowed.
+ * @param[out] out     Receives the bytes, borrowed: valid while `value` (or a
+ *                     copy of it) is alive.
+ * @param[out] length  Receives the number of bytes.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_bytes(const sk_value *value, const void **out, size_t *length);
+/**
+ * @brief Reads the number of items of an array.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the count.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_array_count(const sk_value *value, size_t *out);
-/* `*out` points at element `index`, borrowed from the array.
- * @return SK_ERR_INVALID_ARGUMENT when `index` is out of range. */
+/**
+ * @brief Reads item `index` of an array.
+ * @param value     Borrowed.
+ * @param index     From 0.
+ * @param[out] out  Points at element `index`, borrowed from the array: valid
+ *                  while `value` (or a copy of it) is alive.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind; SK_ERR_INVALID_ARGUMENT when `index` is out of range.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_array_item(const sk_value *value, size_t index, const sk_value **out);
+/**
+ * @brief Reads a user pointer.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the pointer given to sk_value_set_pointer().
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_pointer(const sk_value *value, void **out);
-/* `*out` is borrowed: sk_signal_retain() it to keep it. */
+/**
+ * @brief Reads a signal.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the signal, borrowed: sk_signal_retain() it to
+ *                  keep it.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_signal(const sk_value *value, sk_signal **out);
 
-/* Inline fast paths of the primitive constructors and accessors. The calls
+/**
+ * @name Inline fast paths
+ *
+ * Inline fast paths of the primitive constructors and accessors. The calls
  * above are function-like macros over these: the common case (a value of the
  * expected kind, non-NULL pointers) is handled in the caller, without a call
  * into the library; anything else goes to the exported function, which
@@ -232,14 +537,29 @@ int sk_value_get_signal(const sk_value *value, sk_signal **out);
  * functions, which stay available under their names: a parenthesised name
  * such as `(sk_value_get_int64)(v, &n)` or `&sk_value_get_int64` calls or
  * takes the exported one (as an FFI does). Define SK_NO_INLINE_ACCESSORS
- * before including this header to call the exported functions always. */
+ * before including this header to call the exported functions always.
+ * @{
+ */
 #ifndef SK_NO_INLINE_ACCESSORS
+/**
+ * @brief The inline fast path of sk_value_set_nil() (see @ref values).
+ * @param[out] out  As for sk_value_set_nil().
+ * @par Thread safety
+ *   As sk_value_set_nil().
+ */
 static inline void sk_inline_value_set_nil(sk_value *out) {
     if (out != NULL) {
         out->kind = SK_KIND_NIL;
         out->u.int64 = 0;
     }
 }
+/**
+ * @brief The inline fast path of sk_value_set_bool().
+ * @param[out] out  As for sk_value_set_bool().
+ * @param value     As for sk_value_set_bool().
+ * @par Thread safety
+ *   As sk_value_set_bool().
+ */
 static inline void sk_inline_value_set_bool(sk_value *out, bool value) {
     if (out != NULL) {
         out->kind = SK_KIND_BOOL;
@@ -247,18 +567,41 @@ static inline void sk_inline_value_set_bool(sk_value *out, bool value) {
         out->u.boolean = value;
     }
 }
+/**
+ * @brief The inline fast path of sk_value_set_int64().
+ * @param[out] out  As for sk_value_set_int64().
+ * @param value     As for sk_value_set_int64().
+ * @par Thread safety
+ *   As sk_value_set_int64().
+ */
 static inline void sk_inline_value_set_int64(sk_value *out, int64_t value) {
     if (out != NULL) {
         out->kind = SK_KIND_INT64;
         out->u.int64 = value;
     }
 }
+/**
+ * @brief The inline fast path of sk_value_set_double().
+ * @param[out] out  As for sk_value_set_double().
+ * @param value     As for sk_value_set_double().
+ * @par Thread safety
+ *   As sk_value_set_double().
+ */
 static inline void sk_inline_value_set_double(sk_value *out, double value) {
     if (out != NULL) {
         out->kind = SK_KIND_DOUBLE;
         out->u.real = value;
     }
 }
+/**
+ * @brief The inline fast path of sk_value_get_bool(); anything but a bool
+ *        read into a non-NULL `out` calls the exported function.
+ * @param value     As for sk_value_get_bool().
+ * @param[out] out  As for sk_value_get_bool().
+ * @return As sk_value_get_bool().
+ * @par Thread safety
+ *   As sk_value_get_bool().
+ */
 static inline int sk_inline_value_get_bool(const sk_value *value, bool *out) {
     if (value != NULL && out != NULL && value->kind == SK_KIND_BOOL) {
         *out = value->u.boolean;
@@ -266,6 +609,15 @@ static inline int sk_inline_value_get_bool(const sk_value *value, bool *out) {
     }
     return (sk_value_get_bool)(value, out);
 }
+/**
+ * @brief The inline fast path of sk_value_get_int64(); anything but an int64
+ *        read into a non-NULL `out` calls the exported function.
+ * @param value     As for sk_value_get_int64().
+ * @param[out] out  As for sk_value_get_int64().
+ * @return As sk_value_get_int64().
+ * @par Thread safety
+ *   As sk_value_get_int64().
+ */
 static inline int sk_inline_value_get_int64(const sk_value *value, int64_t *out) {
     if (value != NULL && out != NULL && value->kind == SK_KIND_INT64) {
         *out = value->u.int64;
@@ -273,6 +625,15 @@ static inline int sk_inline_value_get_int64(const sk_value *value, int64_t *out)
     }
     return (sk_value_get_int64)(value, out);
 }
+/**
+ * @brief The inline fast path of sk_value_get_double(); anything but a double
+ *        read into a non-NULL `out` calls the exported function.
+ * @param value     As for sk_value_get_double().
+ * @param[out] out  As for sk_value_get_double().
+ * @return As sk_value_get_double().
+ * @par Thread safety
+ *   As sk_value_get_double().
+ */
 static inline int sk_inline_value_get_double(const sk_value *value, double *out) {
     if (value != NULL && out != NULL && value->kind == SK_KIND_DOUBLE) {
         *out = value->u.real;
@@ -280,15 +641,24 @@ static inline int sk_inline_value_get_double(const sk_value *value, double *out)
     }
     return (sk_value_get_double)(value, out);
 }
+/** @brief sk_value_set_nil() through sk_inline_value_set_nil(). @param out As for sk_value_set_nil(). */
 #define sk_value_set_nil(out) sk_inline_value_set_nil(out)
+/** @brief sk_value_set_bool() through sk_inline_value_set_bool(). @param out As for sk_value_set_bool(). @param value As for sk_value_set_bool(). */
 #define sk_value_set_bool(out, value) sk_inline_value_set_bool((out), (value))
+/** @brief sk_value_set_int64() through sk_inline_value_set_int64(). @param out As for sk_value_set_int64(). @param value As for sk_value_set_int64(). */
 #define sk_value_set_int64(out, value) sk_inline_value_set_int64((out), (value))
+/** @brief sk_value_set_double() through sk_inline_value_set_double(). @param out As for sk_value_set_double(). @param value As for sk_value_set_double(). */
 #define sk_value_set_double(out, value) sk_inline_value_set_double((out), (value))
+/** @brief sk_value_get_bool() through sk_inline_value_get_bool(). @param value As for sk_value_get_bool(). @param out As for sk_value_get_bool(). */
 #define sk_value_get_bool(value, out) sk_inline_value_get_bool((value), (out))
+/** @brief sk_value_get_int64() through sk_inline_value_get_int64(). @param value As for sk_value_get_int64(). @param out As for sk_value_get_int64(). */
 #define sk_value_get_int64(value, out) sk_inline_value_get_int64((value), (out))
+/** @brief sk_value_get_double() through sk_inline_value_get_double(). @param value As for sk_value_get_double(). @param out As for sk_value_get_double(). */
 #define sk_value_get_double(value, out) sk_inline_value_get_double((value), (out))
 #endif
+/** @} */
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Observers and signals                                                     */
 /* ------------------------------------------------------------------------ */
