@@ -6,6 +6,7 @@
 #   make demo           stage the libraries, run examples/c/search.c
 #   make test           the whole test suite (what CI runs: .ci/run)
 #   make install        install into $(DESTDIR)$(PREFIX)
+#   make docs           the C reference (Doxygen), .build-c/docs/html
 #
 # The Debian packages the build and tests need (Criterion, valgrind, libffi,
 # ...) are installed by .ci/install-deps.sh, which `make demo` and `make test`
@@ -149,4 +150,4 @@ help: ## this list
 		/^[a-zA-Z0-9_.-]+:.*## / { if (file) { print file ":"; file = "" } printf "  %-18s %s\n", $$1, $$2 }' \
 		$(MAKEFILE_LIST)
 
-include mk/ffi.mk mk/tests.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk
+include mk/ffi.mk mk/tests.mk mk/docs.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk

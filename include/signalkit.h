@@ -1,12 +1,19 @@
-/*
- * signalkit.h - the C interface of SignalKit.
+/**
+ * @mainpage SignalKit: the C interface
  *
  * SignalKit is a reactive-streams library: a signal is a cold stream of values
  * ending with at most one terminal event (an error or a completion); starting
  * it runs its generator, which pushes events into a subscriber; the start call
  * returns a disposable that cancels the subscription.
  *
- * Conventions, valid for every function unless its comment says otherwise:
+ * The C interface is include/signalkit.h (libsignalkit, pkg-config
+ * signalkit); include/signalkit_ffi.h (libsignalkit-ffi, pkg-config
+ * signalkit-ffi) adds native callback types through libffi. Their functions
+ * are listed by section under "Modules".
+ *
+ * @section conventions Conventions
+ *
+ * Valid for every function unless its comment says otherwise:
  *
  * - Handles (sk_signal, sk_subscriber, sk_disposable, sk_queue, sk_pipe,
  *   sk_promise, sk_value_promise) are opaque and reference counted.
@@ -39,6 +46,24 @@
  *   a _release or dispose function given one does nothing but set the last
  *   error message. A freed address the allocator has reused for a new object
  *   of the library cannot be told apart from that object.
+ *
+ * @section shape The shape of a function's comment
+ *
+ * Every function is documented in one shape: a one-line `@brief` (what it
+ * does); the details (semantics, what happens on dispose, ...); one `@param`
+ * per parameter saying who owns it (borrowed, copied, +1 handed back through
+ * `out`, consumed) and, for a callback, when it runs; `@return` with SK_OK and
+ * each error; and a "Thread safety" paragraph that also names the thread
+ * callbacks run on. What a comment does not restate, the conventions above
+ * say.
+ */
+
+/**
+ * @file signalkit.h
+ * @brief The C interface of SignalKit (libsignalkit).
+ *
+ * See the @ref conventions "conventions" on the main page: they hold for
+ * every function declared here.
  */
 #ifndef SIGNALKIT_H
 #define SIGNALKIT_H
@@ -55,176 +80,456 @@ extern "C" {
 /* Version                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/**
+ * @defgroup version Version
+ * @brief The version of the header and of the library loaded at run time.
+ * @{
+ */
+
+/** @brief The major version of this header. */
 #define SK_VERSION_MAJOR 0
+/** @brief The minor version of this header. */
 #define SK_VERSION_MINOR 1
+/** @brief The patch version of this header. */
 #define SK_VERSION_PATCH 0
-/* The version as one number: major * 10000 + minor * 100 + patch. */
+/** @brief The version as one number: major * 10000 + minor * 100 + patch. */
 #define SK_VERSION_NUMBER (SK_VERSION_MAJOR * 10000 + SK_VERSION_MINOR * 100 + SK_VERSION_PATCH)
-/* True when the header is at least version major.minor.patch. */
+/**
+ * @brief True when the header is at least version major.minor.patch.
+ * @param major  The major version to compare with.
+ * @param minor  The minor version to compare with.
+ * @param patch  The patch version to compare with.
+ */
 #define SK_VERSION_AT_LEAST(major, minor, patch) \
     (SK_VERSION_NUMBER >= ((major) * 10000 + (minor) * 100 + (patch)))
 
-/* The version of the library loaded at run time, as SK_VERSION_NUMBER.
+/**
+ * @brief The version of the library loaded at run time, as SK_VERSION_NUMBER.
+ *
  * Compare with SK_VERSION_NUMBER to detect a header/library mismatch.
- * Thread-safe; never fails. */
+ *
+ * @return major * 10000 + minor * 100 + patch. Never fails.
+ * @par Thread safety
+ *   Any thread.
+ */
 unsigned sk_version_number(void);
 
-/* The version of the library loaded at run time as "major.minor.patch".
- * @return a static string owned by the library. Thread-safe; never fails. */
+/**
+ * @brief The version of the library loaded at run time as "major.minor.patch".
+ * @return A static string owned by the library. Never fails.
+ * @par Thread safety
+ *   Any thread.
+ */
 const char *sk_version_string(void);
+
+/** @} */
 
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Status codes. Every function that can fail returns SK_OK or one of these. */
+/**
+ * @defgroup errors Errors
+ * @brief Status codes and the last error message.
+ * @{
+ */
+
+/** @brief Status codes. Every function that can fail returns SK_OK or one of these. */
 typedef enum sk_status {
-    SK_OK = 0,
-    SK_ERR_NULL_ARGUMENT = -1,    /* a required handle, pointer or function was NULL */
-    SK_ERR_WRONG_KIND = -2,       /* a value or handle of another kind was expected */
-    SK_ERR_INVALID_ARGUMENT = -3, /* an argument is out of range or malformed */
-    SK_ERR_NO_MEMORY = -4,        /* an allocation failed */
-    SK_ERR_BUSY = -5,             /* another thread is already doing this (host queue drain) */
-    SK_ERR_UNSUPPORTED = -6,      /* not possible on this queue or platform */
-    SK_ERR_RELEASED = -7,         /* a handle or value used after its last release
+    SK_OK = 0,                    /**< success */
+    SK_ERR_NULL_ARGUMENT = -1,    /**< a required handle, pointer or function was NULL */
+    SK_ERR_WRONG_KIND = -2,       /**< a value or handle of another kind was expected */
+    SK_ERR_INVALID_ARGUMENT = -3, /**< an argument is out of range or malformed */
+    SK_ERR_NO_MEMORY = -4,        /**< an allocation failed */
+    SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
+    SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
+    SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
                                      (reported only while handle checking is on) */
-    SK_ERR_RESOURCE = -8          /* the operating system refused a resource the call
+    SK_ERR_RESOURCE = -8          /**< the operating system refused a resource the call
                                      needs (a descriptor at RLIMIT_NOFILE, a thread) */
 } sk_status;
 
-/* A short English description of `status` ("ok", "null argument", ...).
- * @return a static string owned by the library; "unknown status" for values
- *         that are not an sk_status. Thread-safe; never fails. */
+/**
+ * @brief A short English description of a status ("ok", "null argument", ...).
+ * @param status  Any int; need not be an sk_status.
+ * @return A static string owned by the library; "unknown status" for values
+ *         that are not an sk_status. Never fails.
+ * @par Thread safety
+ *   Any thread.
+ */
 const char *sk_status_string(int status);
 
-/* The message of the last error on the calling thread, naming the function
- * and the offending argument ("sk_signal_map: fn is NULL").
- * @return a thread-local string owned by the library, valid until the next
- *         failing call on this thread; "" when no error happened yet. A
- *         successful call does not clear it. Thread-safe (per thread). */
+/**
+ * @brief The message of the last error on the calling thread.
+ *
+ * It names the function and the offending argument
+ * ("sk_signal_map: fn is NULL"). A successful call does not clear it.
+ *
+ * @return A thread-local string owned by the library, valid until the next
+ *         failing call on this thread; "" when no error happened yet. Never
+ *         fails.
+ * @par Thread safety
+ *   Any thread (the message is per thread).
+ */
 const char *sk_last_error_message(void);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Handles                                                                   */
 /* ------------------------------------------------------------------------ */
 
-typedef struct sk_signal sk_signal;         /* a cold stream of values */
-typedef struct sk_subscriber sk_subscriber; /* the receiving end a generator emits into */
-typedef struct sk_disposable sk_disposable; /* cancels something; action, meta, set or dict */
-typedef struct sk_queue sk_queue;           /* where work and deliveries run */
-typedef struct sk_pipe sk_pipe;             /* a hot source: values put in reach current subscribers */
-typedef struct sk_promise sk_promise;       /* holds the latest value of a signal set into it */
-typedef struct sk_value_promise sk_value_promise; /* holds a value set directly */
+/**
+ * @defgroup handles Handles
+ * @brief The opaque, reference-counted handle types.
+ *
+ * Each is released with its own _release function (which accepts NULL), and
+ * retained with its _retain function. See the @ref conventions "conventions".
+ * @{
+ */
+
+typedef struct sk_signal sk_signal;         /**< @brief A cold stream of values. */
+typedef struct sk_subscriber sk_subscriber; /**< @brief The receiving end a generator emits into. */
+typedef struct sk_disposable sk_disposable; /**< @brief Cancels something; action, meta, set or dict. */
+typedef struct sk_queue sk_queue;           /**< @brief Where work and deliveries run. */
+typedef struct sk_pipe sk_pipe;             /**< @brief A hot source: values put in reach current subscribers. */
+typedef struct sk_promise sk_promise;       /**< @brief Holds the latest value of a signal set into it. */
+typedef struct sk_value_promise sk_value_promise; /**< @brief Holds a value set directly. */
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Values                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* The kinds of sk_value. */
+/**
+ * @defgroup values Values
+ * @brief sk_value: a tagged value, its constructors and accessors.
+ *
+ * Constructors (sk_value_set_...) each write a new value into `*out`,
+ * overwriting it without releasing what it held. The primitive ones cannot
+ * fail (a NULL `out` is ignored); the others return SK_OK, or an error with
+ * `*out` set to nil.
+ *
+ * Accessors (sk_value_get_...) each read `value` (borrowed) into `*out` and
+ * return SK_OK, or SK_ERR_NULL_ARGUMENT, or SK_ERR_WRONG_KIND when `value`
+ * has another kind (nothing is converted). Returned pointers are borrowed:
+ * valid while `value` (or a copy of it) is alive.
+ *
+ * Constructors and accessors are thread-safe.
+ * @{
+ */
+
+/** @brief The kinds of sk_value. */
 typedef enum sk_kind {
-    SK_KIND_NIL = 0,
-    SK_KIND_BOOL = 1,
-    SK_KIND_INT64 = 2,
-    SK_KIND_DOUBLE = 3,
-    SK_KIND_STRING = 4,  /* UTF-8 text, immutable, NUL-terminated */
-    SK_KIND_BYTES = 5,   /* immutable bytes */
-    SK_KIND_ARRAY = 6,   /* immutable array of values */
-    SK_KIND_POINTER = 7, /* a user pointer with an optional release function */
-    SK_KIND_SIGNAL = 8   /* an sk_signal */
+    SK_KIND_NIL = 0,     /**< no value (a zero-initialised sk_value) */
+    SK_KIND_BOOL = 1,    /**< a bool, stored inline */
+    SK_KIND_INT64 = 2,   /**< an int64_t, stored inline */
+    SK_KIND_DOUBLE = 3,  /**< a double, stored inline */
+    SK_KIND_STRING = 4,  /**< UTF-8 text, immutable, NUL-terminated */
+    SK_KIND_BYTES = 5,   /**< immutable bytes */
+    SK_KIND_ARRAY = 6,   /**< immutable array of values */
+    SK_KIND_POINTER = 7, /**< a user pointer with an optional release function */
+    SK_KIND_SIGNAL = 8   /**< an sk_signal */
 } sk_kind;
 
-/* A tagged value. Nil, bool, int64 and double are stored inline and never
- * allocate. The other kinds hold one reference to an immutable, thread-safe
- * library object: an sk_value that a function hands to you (through an `out`
- * parameter) owns that reference and must be dropped with sk_value_release().
- * A value a callback receives (`const sk_value *`) is borrowed for the call.
- * Read values through the accessors; treat `u.object` as opaque.
- * An sk_value is plain data: zero-initialised it is nil. */
+/**
+ * @brief A tagged value.
+ *
+ * Nil, bool, int64 and double are stored inline and never allocate. The other
+ * kinds hold one reference to an immutable, thread-safe library object: an
+ * sk_value that a function hands to you (through an `out` parameter) owns
+ * that reference and must be dropped with sk_value_release(). A value a
+ * callback receives (`const sk_value *`) is borrowed for the call. Read
+ * values through the accessors; treat `u.object` as opaque. An sk_value is
+ * plain data: zero-initialised it is nil.
+ */
 typedef struct sk_value {
-    sk_kind kind;
+    sk_kind kind;            /**< The kind; read it with sk_value_kind(). */
     union {
-        bool boolean;
-        int64_t int64;
-        double real;
-        void *object;
-    } u;
+        bool boolean;        /**< The value of an SK_KIND_BOOL. */
+        int64_t int64;       /**< The value of an SK_KIND_INT64. */
+        double real;         /**< The value of an SK_KIND_DOUBLE. */
+        void *object;        /**< The library object of the other kinds: opaque. */
+    } u;                     /**< The contents; read them through the accessors. */
 } sk_value;
 
-/* The release function of a user pointer or of a callback context. */
+/**
+ * @brief The release function of a user pointer or of a callback context.
+ * @param ctx  The pointer or context to release.
+ */
 typedef void (*sk_release_fn)(void *ctx);
 
-/* Constructors. Each writes a new value into `*out`, overwriting it without
- * releasing what it held. The primitive ones cannot fail (a NULL `out` is
- * ignored); the others return SK_OK, or an error with `*out` set to nil.
- * Thread-safe. */
+/**
+ * @brief Makes `*out` nil.
+ * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @par Thread safety
+ *   Any thread. Never fails.
+ */
 void sk_value_set_nil(sk_value *out);
+/**
+ * @brief Makes `*out` a bool.
+ * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param value     The bool.
+ * @par Thread safety
+ *   Any thread. Never fails.
+ */
 void sk_value_set_bool(sk_value *out, bool value);
+/**
+ * @brief Makes `*out` an int64.
+ * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param value     The integer.
+ * @par Thread safety
+ *   Any thread. Never fails.
+ */
 void sk_value_set_int64(sk_value *out, int64_t value);
+/**
+ * @brief Makes `*out` a double.
+ * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
+ * @param value     The double.
+ * @par Thread safety
+ *   Any thread. Never fails.
+ */
 void sk_value_set_double(sk_value *out, double value);
-/* Copies the NUL-terminated UTF-8 string `text` (borrowed).
- * @return SK_ERR_NULL_ARGUMENT if `out` or `text` is NULL. */
+/**
+ * @brief Makes `*out` a string: a copy of a NUL-terminated UTF-8 string.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param text      NUL-terminated UTF-8. Borrowed (copied).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `text` is NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_string(sk_value *out, const char *text);
-/* Copies `length` bytes of UTF-8 text (embedded NULs allowed); `text` may be
- * NULL only when `length` is 0. */
+/**
+ * @brief Makes `*out` a string: a copy of `length` bytes of UTF-8 text
+ *        (embedded NULs allowed).
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param text      Borrowed (copied); may be NULL only when `length` is 0.
+ * @param length    The number of bytes.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `text` is NULL
+ *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
+ *         than any buffer.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_string_n(sk_value *out, const char *text, size_t length);
-/* Copies `length` bytes; `data` may be NULL only when `length` is 0. */
+/**
+ * @brief Makes `*out` bytes: a copy of `length` bytes.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param data      Borrowed (copied); may be NULL only when `length` is 0.
+ * @param length    The number of bytes.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `data` is NULL
+ *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
+ *         than any buffer.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
-/* The deepest nesting of arrays a value may have: an array of no arrays is 1
- * level deep, an array holding one is 2, and so on. Every operation over a
- * value (release, copy, equality, conversions) is safe at any depth the
- * library accepts, on any thread's stack. */
+/**
+ * @brief The deepest nesting of arrays a value may have.
+ *
+ * An array of no arrays is 1 level deep, an array holding one is 2, and so
+ * on. Every operation over a value (release, copy, equality, conversions) is
+ * safe at any depth the library accepts, on any thread's stack.
+ */
 #define SK_VALUE_MAX_DEPTH 128
 
-/* Makes an array of `count` values copied from `items` (borrowed; heap kinds
- * are retained). `items` may be NULL only when `count` is 0.
- * @return SK_ERR_INVALID_ARGUMENT, with `*out` nil, when the array would nest
- *         more than SK_VALUE_MAX_DEPTH levels deep ("sk_value_set_array:
- *         arrays nested 129 deep (the limit is SK_VALUE_MAX_DEPTH, 128)"). */
+/**
+ * @brief Makes `*out` an array of `count` values copied from `items`.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param items     Borrowed; heap kinds are retained. May be NULL only when
+ *                  `count` is 0.
+ * @param count     The number of items.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `items` is NULL
+ *         with `count` not 0; SK_ERR_INVALID_ARGUMENT, with `*out` nil, when
+ *         the array would nest more than SK_VALUE_MAX_DEPTH levels deep
+ *         ("sk_value_set_array: arrays nested 129 deep (the limit is SK_VALUE_MAX_DEPTH, 128)").
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_array(sk_value *out, const sk_value *items, size_t count);
-/* Wraps a user pointer. `release`, if not NULL, runs exactly once with
- * `pointer` when the last copy of the value is released, on the thread that
- * drops it; it also runs (before returning) if this call fails. */
+/**
+ * @brief Makes `*out` a value wrapping a user pointer.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param pointer   The user pointer; the library never dereferences it.
+ * @param release   May be NULL. Otherwise runs exactly once with `pointer`
+ *                  when the last copy of the value is released, on the thread
+ *                  that drops it; it also runs (before returning) if this call
+ *                  fails.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread. `release` runs on the thread that drops the last copy.
+ */
 int sk_value_set_pointer(sk_value *out, void *pointer, sk_release_fn release);
-/* Wraps a signal (borrowed; the value retains it). */
+/**
+ * @brief Makes `*out` a value wrapping a signal.
+ * @param[out] out  Receives the new value (release it with
+ *                  sk_value_release()); overwritten without releasing what it
+ *                  held; nil on error.
+ * @param signal    Borrowed; the value retains it.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `signal` is NULL;
+ *         SK_ERR_WRONG_KIND if `signal` is not a signal.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_set_signal(sk_value *out, sk_signal *signal);
 
-/* Makes `*dst` a new reference to the value `src` (borrowed). `dst` is
- * overwritten without being released. @return SK_ERR_NULL_ARGUMENT if either
- * is NULL (then `*dst`, if given, is nil). */
+/**
+ * @brief Makes `*dst` a new reference to the value `src`.
+ * @param[out] dst  Receives the copy (release it with sk_value_release());
+ *                  overwritten without being released.
+ * @param src       Borrowed.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if either is NULL (then `*dst`, if
+ *         given, is nil).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_copy(sk_value *dst, const sk_value *src);
 
-/* Drops the reference `*value` holds, if any, and sets it to nil. NULL and nil
- * are no-ops. Not thread-safe for the same sk_value variable. */
+/**
+ * @brief Drops the reference `*value` holds, if any, and sets it to nil.
+ * @param value  The variable to release; NULL and nil are no-ops.
+ * @par Thread safety
+ *   Any thread, but not thread-safe for the same sk_value variable.
+ */
 void sk_value_release(sk_value *value);
 
-/* The kind of `value`; SK_KIND_NIL for NULL. */
+/**
+ * @brief The kind of a value.
+ * @param value  Borrowed; may be NULL.
+ * @return The kind; SK_KIND_NIL for NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 sk_kind sk_value_kind(const sk_value *value);
 
-/* Structural equality: same kind and equal contents (strings, bytes and arrays
- * compare element by element; doubles with ==; pointers and signals by
- * identity). NULL equals only NULL. */
+/**
+ * @brief Structural equality: same kind and equal contents.
+ *
+ * Strings, bytes and arrays compare element by element; doubles with ==;
+ * pointers and signals by identity. NULL equals only NULL.
+ *
+ * @param a  Borrowed; may be NULL.
+ * @param b  Borrowed; may be NULL.
+ * @return Whether `a` and `b` are equal.
+ * @par Thread safety
+ *   Any thread.
+ */
 bool sk_value_equal(const sk_value *a, const sk_value *b);
 
-/* Accessors. Each reads `value` (borrowed) into `*out` and returns SK_OK, or
- * SK_ERR_NULL_ARGUMENT, or SK_ERR_WRONG_KIND when `value` has another kind
- * (nothing is converted). Returned pointers are borrowed: valid while `value`
- * (or a copy of it) is alive. */
+/**
+ * @brief Reads a bool.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the bool.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_bool(const sk_value *value, bool *out);
+/**
+ * @brief Reads an int64.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the integer.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_int64(const sk_value *value, int64_t *out);
+/**
+ * @brief Reads a double.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the double.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_double(const sk_value *value, double *out);
-/* `*out` is NUL-terminated; `length` (may be NULL) receives its byte length. */
+/**
+ * @brief Reads a string.
+ * @param value      Borrowed.
+ * @param[out] out   Receives the text, NUL-terminated, borrowed: valid while
+ *                   `value` (or a copy of it) is alive.
+ * @param[out] length  May be NULL; receives the text's byte length.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_string(const sk_value *value, const char **out, size_t *length);
+/**
+ * @brief Reads bytes.
+ * @param value        Borrowed.
+ * @param[out] out     Receives the bytes, borrowed: valid while `value` (or a
+ *                     copy of it) is alive.
+ * @param[out] length  Receives the number of bytes.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_bytes(const sk_value *value, const void **out, size_t *length);
+/**
+ * @brief Reads the number of items of an array.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the count.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_array_count(const sk_value *value, size_t *out);
-/* `*out` points at element `index`, borrowed from the array.
- * @return SK_ERR_INVALID_ARGUMENT when `index` is out of range. */
+/**
+ * @brief Reads item `index` of an array.
+ * @param value     Borrowed.
+ * @param index     From 0.
+ * @param[out] out  Points at element `index`, borrowed from the array: valid
+ *                  while `value` (or a copy of it) is alive.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind; SK_ERR_INVALID_ARGUMENT when `index` is out of range.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_array_item(const sk_value *value, size_t index, const sk_value **out);
+/**
+ * @brief Reads a user pointer.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the pointer given to sk_value_set_pointer().
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_pointer(const sk_value *value, void **out);
-/* `*out` is borrowed: sk_signal_retain() it to keep it. */
+/**
+ * @brief Reads a signal.
+ * @param value     Borrowed.
+ * @param[out] out  Receives the signal, borrowed: sk_signal_retain() it to
+ *                  keep it.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND when `value` has
+ *         another kind (nothing is converted).
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_get_signal(const sk_value *value, sk_signal **out);
 
-/* Inline fast paths of the primitive constructors and accessors. The calls
+/**
+ * @name Inline fast paths
+ *
+ * Inline fast paths of the primitive constructors and accessors. The calls
  * above are function-like macros over these: the common case (a value of the
  * expected kind, non-NULL pointers) is handled in the caller, without a call
  * into the library; anything else goes to the exported function, which
@@ -232,14 +537,29 @@ int sk_value_get_signal(const sk_value *value, sk_signal **out);
  * functions, which stay available under their names: a parenthesised name
  * such as `(sk_value_get_int64)(v, &n)` or `&sk_value_get_int64` calls or
  * takes the exported one (as an FFI does). Define SK_NO_INLINE_ACCESSORS
- * before including this header to call the exported functions always. */
+ * before including this header to call the exported functions always.
+ * @{
+ */
 #ifndef SK_NO_INLINE_ACCESSORS
+/**
+ * @brief The inline fast path of sk_value_set_nil() (see @ref values).
+ * @param[out] out  As for sk_value_set_nil().
+ * @par Thread safety
+ *   As sk_value_set_nil().
+ */
 static inline void sk_inline_value_set_nil(sk_value *out) {
     if (out != NULL) {
         out->kind = SK_KIND_NIL;
         out->u.int64 = 0;
     }
 }
+/**
+ * @brief The inline fast path of sk_value_set_bool().
+ * @param[out] out  As for sk_value_set_bool().
+ * @param value     As for sk_value_set_bool().
+ * @par Thread safety
+ *   As sk_value_set_bool().
+ */
 static inline void sk_inline_value_set_bool(sk_value *out, bool value) {
     if (out != NULL) {
         out->kind = SK_KIND_BOOL;
@@ -247,18 +567,41 @@ static inline void sk_inline_value_set_bool(sk_value *out, bool value) {
         out->u.boolean = value;
     }
 }
+/**
+ * @brief The inline fast path of sk_value_set_int64().
+ * @param[out] out  As for sk_value_set_int64().
+ * @param value     As for sk_value_set_int64().
+ * @par Thread safety
+ *   As sk_value_set_int64().
+ */
 static inline void sk_inline_value_set_int64(sk_value *out, int64_t value) {
     if (out != NULL) {
         out->kind = SK_KIND_INT64;
         out->u.int64 = value;
     }
 }
+/**
+ * @brief The inline fast path of sk_value_set_double().
+ * @param[out] out  As for sk_value_set_double().
+ * @param value     As for sk_value_set_double().
+ * @par Thread safety
+ *   As sk_value_set_double().
+ */
 static inline void sk_inline_value_set_double(sk_value *out, double value) {
     if (out != NULL) {
         out->kind = SK_KIND_DOUBLE;
         out->u.real = value;
     }
 }
+/**
+ * @brief The inline fast path of sk_value_get_bool(); anything but a bool
+ *        read into a non-NULL `out` calls the exported function.
+ * @param value     As for sk_value_get_bool().
+ * @param[out] out  As for sk_value_get_bool().
+ * @return As sk_value_get_bool().
+ * @par Thread safety
+ *   As sk_value_get_bool().
+ */
 static inline int sk_inline_value_get_bool(const sk_value *value, bool *out) {
     if (value != NULL && out != NULL && value->kind == SK_KIND_BOOL) {
         *out = value->u.boolean;
@@ -266,6 +609,15 @@ static inline int sk_inline_value_get_bool(const sk_value *value, bool *out) {
     }
     return (sk_value_get_bool)(value, out);
 }
+/**
+ * @brief The inline fast path of sk_value_get_int64(); anything but an int64
+ *        read into a non-NULL `out` calls the exported function.
+ * @param value     As for sk_value_get_int64().
+ * @param[out] out  As for sk_value_get_int64().
+ * @return As sk_value_get_int64().
+ * @par Thread safety
+ *   As sk_value_get_int64().
+ */
 static inline int sk_inline_value_get_int64(const sk_value *value, int64_t *out) {
     if (value != NULL && out != NULL && value->kind == SK_KIND_INT64) {
         *out = value->u.int64;
@@ -273,6 +625,15 @@ static inline int sk_inline_value_get_int64(const sk_value *value, int64_t *out)
     }
     return (sk_value_get_int64)(value, out);
 }
+/**
+ * @brief The inline fast path of sk_value_get_double(); anything but a double
+ *        read into a non-NULL `out` calls the exported function.
+ * @param value     As for sk_value_get_double().
+ * @param[out] out  As for sk_value_get_double().
+ * @return As sk_value_get_double().
+ * @par Thread safety
+ *   As sk_value_get_double().
+ */
 static inline int sk_inline_value_get_double(const sk_value *value, double *out) {
     if (value != NULL && out != NULL && value->kind == SK_KIND_DOUBLE) {
         *out = value->u.real;
@@ -280,514 +641,1477 @@ static inline int sk_inline_value_get_double(const sk_value *value, double *out)
     }
     return (sk_value_get_double)(value, out);
 }
+/** @brief sk_value_set_nil() through sk_inline_value_set_nil(). @param out As for sk_value_set_nil(). */
 #define sk_value_set_nil(out) sk_inline_value_set_nil(out)
+/** @brief sk_value_set_bool() through sk_inline_value_set_bool(). @param out As for sk_value_set_bool(). @param value As for sk_value_set_bool(). */
 #define sk_value_set_bool(out, value) sk_inline_value_set_bool((out), (value))
+/** @brief sk_value_set_int64() through sk_inline_value_set_int64(). @param out As for sk_value_set_int64(). @param value As for sk_value_set_int64(). */
 #define sk_value_set_int64(out, value) sk_inline_value_set_int64((out), (value))
+/** @brief sk_value_set_double() through sk_inline_value_set_double(). @param out As for sk_value_set_double(). @param value As for sk_value_set_double(). */
 #define sk_value_set_double(out, value) sk_inline_value_set_double((out), (value))
+/** @brief sk_value_get_bool() through sk_inline_value_get_bool(). @param value As for sk_value_get_bool(). @param out As for sk_value_get_bool(). */
 #define sk_value_get_bool(value, out) sk_inline_value_get_bool((value), (out))
+/** @brief sk_value_get_int64() through sk_inline_value_get_int64(). @param value As for sk_value_get_int64(). @param out As for sk_value_get_int64(). */
 #define sk_value_get_int64(value, out) sk_inline_value_get_int64((value), (out))
+/** @brief sk_value_get_double() through sk_inline_value_get_double(). @param value As for sk_value_get_double(). @param out As for sk_value_get_double(). */
 #define sk_value_get_double(value, out) sk_inline_value_get_double((value), (out))
 #endif
+/** @} */
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Observers and signals                                                     */
 /* ------------------------------------------------------------------------ */
 
+/**
+ * @defgroup signals Observers and signals
+ * @brief Creating, starting and reference counting signals.
+ * @{
+ */
+
+/**
+ * @brief Receives a value of a subscription.
+ * @param ctx    The observer's `ctx`.
+ * @param value  Borrowed for the call: copy with sk_value_copy() to keep it.
+ */
 typedef void (*sk_next_fn)(void *ctx, const sk_value *value);
+/**
+ * @brief Receives the error that ends a subscription.
+ * @param ctx    The observer's `ctx`.
+ * @param error  Borrowed for the call: copy with sk_value_copy() to keep it.
+ */
 typedef void (*sk_error_fn)(void *ctx, const sk_value *error);
+/**
+ * @brief Receives the completion that ends a subscription.
+ * @param ctx  The observer's `ctx`.
+ */
 typedef void (*sk_completed_fn)(void *ctx);
 
-/* The callbacks of a subscription. Any of next, error, completed may be NULL.
- * `release`, if not NULL, runs exactly once with `ctx` after the last of them
- * has returned: after the terminal event, after the subscription is disposed
- * and no callback is running, or as soon as nothing can deliver to it any
- * more, because its source let go of it (a generator that kept no reference
- * to its subscriber, sk_signal_never(), a pipe that was released). The
- * subscription's disposable does not keep it alive: holding it only lets
- * you cancel. */
+/**
+ * @brief The callbacks of a subscription.
+ *
+ * Any of next, error, completed may be NULL. `release`, if not NULL, runs
+ * exactly once with `ctx` after the last of them has returned: after the
+ * terminal event, after the subscription is disposed and no callback is
+ * running, or as soon as nothing can deliver to it any more, because its
+ * source let go of it (a generator that kept no reference to its subscriber,
+ * sk_signal_never(), a pipe that was released). The subscription's
+ * disposable does not keep it alive: holding it only lets you cancel.
+ */
 typedef struct sk_observer {
-    sk_next_fn next;
-    sk_error_fn error;
-    sk_completed_fn completed;
-    void *ctx;
-    sk_release_fn release;
+    sk_next_fn next;           /**< Called with each value; may be NULL. */
+    sk_error_fn error;         /**< Called with the error; may be NULL. */
+    sk_completed_fn completed; /**< Called on completion; may be NULL. */
+    void *ctx;                 /**< Passed to every callback and to `release`. */
+    sk_release_fn release;     /**< Runs exactly once with `ctx` after the last callback; may be NULL. */
 } sk_observer;
 
-/* A generator: called once per start with the new subscriber (borrowed for
- * the call: sk_subscriber_retain() it to emit later, from any thread). It
- * returns a disposable (+1, handed to the library) that is disposed when the
- * subscription ends, or NULL when there is nothing to cancel. */
+/**
+ * @brief A generator: called once per start with the new subscriber.
+ * @param ctx         The `ctx` given to sk_signal_create().
+ * @param subscriber  Borrowed for the call: sk_subscriber_retain() it to emit
+ *                    later, from any thread.
+ * @return A disposable (+1, handed to the library) that is disposed when the
+ *         subscription ends, or NULL when there is nothing to cancel.
+ */
 typedef sk_disposable *(*sk_generator_fn)(void *ctx, sk_subscriber *subscriber);
 
-/* Creates a signal whose start calls `generator(ctx, subscriber)` on the
- * starting thread. `release(ctx)` runs once, when the signal is gone: its
- * last reference released (signals built on it by operators hold one) and no
- * start of it running. What a subscription needs after its generator has
- * returned, the generator keeps itself (through the subscriber it retained
- * and the disposable it returned).
- * @return SK_ERR_NULL_ARGUMENT if `out` or `generator` is NULL. */
+/**
+ * @brief Creates a signal whose start calls `generator(ctx, subscriber)`.
+ *
+ * What a subscription needs after its generator has returned, the generator
+ * keeps itself (through the subscriber it retained and the disposable it
+ * returned).
+ *
+ * @param[out] out   Receives the new signal (+1): release it with
+ *                   sk_signal_release(); NULL on error.
+ * @param generator  Called once per start, on the starting thread.
+ * @param ctx        Passed to `generator` and `release`.
+ * @param release    May be NULL. Runs once, when the signal is gone: its last
+ *                   reference released (signals built on it by operators
+ *                   hold one) and no start of it running.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `generator` is NULL.
+ * @par Thread safety
+ *   Any thread. `generator` runs on the starting thread.
+ */
 int sk_signal_create(sk_signal **out, sk_generator_fn generator, void *ctx, sk_release_fn release);
 
-/* A custom operator: as sk_signal_create, for a generator that starts
- * `upstream` (borrowed; the new signal retains it until it is gone). The new
- * signal counts as one operator deeper than `upstream` (see
+/**
+ * @brief A custom operator: as sk_signal_create(), for a generator that
+ *        starts `upstream`.
+ *
+ * The new signal counts as one operator deeper than `upstream` (see
  * SK_SIGNAL_MAX_DEPTH), so chains of custom operators are bounded like the
- * library's own. Thread-safety, callback thread and `release` as for
- * sk_signal_create.
- * @return SK_ERR_NULL_ARGUMENT if `out`, `upstream` or `generator` is NULL;
- *         SK_ERR_WRONG_KIND if `upstream` is not a signal;
+ * library's own.
+ *
+ * @param[out] out   Receives the new signal (+1): release it with
+ *                   sk_signal_release(); NULL on error.
+ * @param upstream   Borrowed; the new signal retains it until it is gone.
+ * @param generator  As for sk_signal_create().
+ * @param ctx        Passed to `generator` and `release`.
+ * @param release    As for sk_signal_create().
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out`, `upstream` or `generator` is
+ *         NULL; SK_ERR_WRONG_KIND if `upstream` is not a signal;
  *         SK_ERR_INVALID_ARGUMENT if the result would be deeper than
- *         SK_SIGNAL_MAX_DEPTH. Then `*out` is NULL and `release` has run. */
+ *         SK_SIGNAL_MAX_DEPTH. Then `*out` is NULL and `release` has run.
+ * @par Thread safety
+ *   As sk_signal_create(); callback thread and `release` as for it too.
+ */
 int sk_signal_create_over(sk_signal **out, sk_signal *upstream, sk_generator_fn generator, void *ctx, sk_release_fn release);
 
-/* A signal that emits a copy of `value` (borrowed), then completes. */
+/**
+ * @brief A signal that emits a copy of `value`, then completes.
+ * @param[out] out  Receives the new signal (+1); NULL on error.
+ * @param value     Borrowed (copied).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `value` is NULL.
+ * @par Thread safety
+ *   Any thread. Events are delivered on the starting thread.
+ */
 int sk_signal_single(sk_signal **out, const sk_value *value);
-/* A signal that completes at once. */
+/**
+ * @brief A signal that completes at once.
+ * @param[out] out  Receives the new signal (+1); NULL on error.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread. The completion is delivered on the starting thread.
+ */
 int sk_signal_complete(sk_signal **out);
-/* A signal that fails at once with a copy of `error` (borrowed). */
+/**
+ * @brief A signal that fails at once with a copy of `error`.
+ * @param[out] out  Receives the new signal (+1); NULL on error.
+ * @param error     Borrowed (copied).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `error` is NULL.
+ * @par Thread safety
+ *   Any thread. The error is delivered on the starting thread.
+ */
 int sk_signal_fail(sk_signal **out, const sk_value *error);
-/* A signal that never emits nor terminates. */
+/**
+ * @brief A signal that never emits nor terminates.
+ * @param[out] out  Receives the new signal (+1); NULL on error.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread. No callback ever runs; an observer's `release` runs once
+ *   nothing can deliver to it (see sk_observer).
+ */
 int sk_signal_never(sk_signal **out);
 
-/* Starts `signal` (borrowed): runs its generator on the calling thread and
- * delivers its events to `observer` (copied; the struct may be on the stack).
- * `*out` receives the subscription's disposable (+1); pass NULL for `out` to
- * let the subscription run until it terminates. Disposing it cancels the
- * subscription: once sk_disposable_dispose() has returned, no callback starts
- * on the disposing thread, and `observer->release` runs once the callbacks in
- * progress elsewhere have returned.
- * @return SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL (then
- *         observer->release, if any, has run). */
+/**
+ * @brief Starts a signal: runs its generator on the calling thread and
+ *        delivers its events to an observer.
+ *
+ * Disposing the disposable cancels the subscription: once
+ * sk_disposable_dispose() has returned, no callback starts on the disposing
+ * thread, and `observer->release` runs once the callbacks in progress
+ * elsewhere have returned.
+ *
+ * @param[out] out  Receives the subscription's disposable (+1): release it
+ *                  with sk_disposable_release(). Pass NULL to let the
+ *                  subscription run until it terminates.
+ * @param signal    Borrowed.
+ * @param observer  Copied (the struct may be on the stack).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL (then
+ *         observer->release, if any, has run).
+ * @par Thread safety
+ *   Any thread. The generator runs on the calling thread; the callbacks run
+ *   on the thread that emits each event.
+ */
 int sk_signal_start(sk_disposable **out, sk_signal *signal, const sk_observer *observer);
 
-sk_signal *sk_signal_retain(sk_signal *signal);   /* @return `signal`; NULL is a no-op */
-void sk_signal_release(sk_signal *signal);        /* NULL is a no-op */
+/**
+ * @brief Adds a reference to a signal.
+ * @param signal  Borrowed; gains one reference. NULL is a no-op.
+ * @return `signal`.
+ * @par Thread safety
+ *   Any thread.
+ */
+sk_signal *sk_signal_retain(sk_signal *signal);
+/**
+ * @brief Drops a reference to a signal.
+ * @param signal  The reference to drop (owned by the caller, consumed). NULL
+ *                is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
+void sk_signal_release(sk_signal *signal);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Subscribers                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Emit into a subscriber (borrowed) from any thread. Values are borrowed and
- * copied as needed. After a terminal event, or after the subscription was
- * disposed, these do nothing and return SK_OK.
- * @return SK_ERR_NULL_ARGUMENT if `subscriber` or `value`/`error` is NULL. */
+/**
+ * @defgroup subscribers Subscribers
+ * @brief Emitting into a subscriber, from any thread.
+ *
+ * Values are borrowed and copied as needed. After a terminal event, or after
+ * the subscription was disposed, the put functions do nothing and return
+ * SK_OK.
+ * @{
+ */
+
+/**
+ * @brief Emits a value into a subscriber.
+ * @param subscriber  Borrowed.
+ * @param value       Borrowed; copied as needed.
+ * @return SK_OK (also after a terminal event or disposal: then nothing
+ *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `value` is NULL.
+ * @par Thread safety
+ *   Any thread. The observer's next callback runs on the calling thread.
+ */
 int sk_subscriber_put_next(sk_subscriber *subscriber, const sk_value *value);
+/**
+ * @brief Ends a subscription with an error.
+ * @param subscriber  Borrowed.
+ * @param error       Borrowed; copied as needed.
+ * @return SK_OK (also after a terminal event or disposal: then nothing
+ *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `error` is NULL.
+ * @par Thread safety
+ *   Any thread. The observer's error callback runs on the calling thread.
+ */
 int sk_subscriber_put_error(sk_subscriber *subscriber, const sk_value *error);
+/**
+ * @brief Ends a subscription with a completion.
+ * @param subscriber  Borrowed.
+ * @return SK_OK (also after a terminal event or disposal: then nothing
+ *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` is NULL.
+ * @par Thread safety
+ *   Any thread. The observer's completed callback runs on the calling thread.
+ */
 int sk_subscriber_put_completion(sk_subscriber *subscriber);
 
+/**
+ * @brief Adds a reference to a subscriber (to emit after the generator has
+ *        returned).
+ * @param subscriber  Borrowed; gains one reference. NULL is a no-op.
+ * @return `subscriber`.
+ * @par Thread safety
+ *   Any thread.
+ */
 sk_subscriber *sk_subscriber_retain(sk_subscriber *subscriber);
+/**
+ * @brief Drops a reference to a subscriber.
+ * @param subscriber  The reference to drop (owned by the caller, consumed).
+ *                    NULL is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
 void sk_subscriber_release(sk_subscriber *subscriber);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Disposables                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Disposes `disposable` (borrowed). Only the first call has an effect; later
- * ones, and NULL, are no-ops. May be called from inside any callback. */
+/**
+ * @defgroup disposables Disposables
+ * @brief Cancelling: actions, meta disposables, sets and dictionaries.
+ * @{
+ */
+
+/**
+ * @brief Disposes a disposable.
+ *
+ * Only the first call has an effect; later ones are no-ops. May be called
+ * from inside any callback.
+ *
+ * @param disposable  Borrowed. NULL is a no-op.
+ * @par Thread safety
+ *   Any thread. What disposing runs (an action, the disposables held) runs on
+ *   the calling thread.
+ */
 void sk_disposable_dispose(sk_disposable *disposable);
 
+/**
+ * @brief Adds a reference to a disposable.
+ * @param disposable  Borrowed; gains one reference. NULL is a no-op.
+ * @return `disposable`.
+ * @par Thread safety
+ *   Any thread.
+ */
 sk_disposable *sk_disposable_retain(sk_disposable *disposable);
-/* Drops a reference. Releasing does not dispose. */
+/**
+ * @brief Drops a reference to a disposable. Releasing does not dispose.
+ * @param disposable  The reference to drop (owned by the caller, consumed).
+ *                    NULL is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
 void sk_disposable_release(sk_disposable *disposable);
 
-/* A disposable that calls `action(ctx)` on its first dispose, on the disposing
- * thread; `release(ctx)` runs after that, or when the disposable is freed
- * without having been disposed.
- * @return SK_ERR_NULL_ARGUMENT if `out` or `action` is NULL. */
+/**
+ * @brief A disposable that calls `action(ctx)` on its first dispose.
+ * @param[out] out  Receives the new disposable (+1); NULL on error.
+ * @param action    Called once, on the first dispose, on the disposing
+ *                  thread.
+ * @param ctx       Passed to `action` and `release`.
+ * @param release   May be NULL. Runs once with `ctx`: after `action`, or when
+ *                  the disposable is freed without having been disposed.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `action` is NULL.
+ * @par Thread safety
+ *   Any thread. `action` runs on the disposing thread.
+ */
 int sk_disposable_action(sk_disposable **out, void (*action)(void *ctx), void *ctx, sk_release_fn release);
 
-/* A slot holding one disposable at a time (SwiftSignalKit's MetaDisposable). */
+/**
+ * @brief A slot holding one disposable at a time (SwiftSignalKit's
+ *        MetaDisposable).
+ * @param[out] out  Receives the new meta disposable (+1); NULL on error.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_disposable_meta(sk_disposable **out);
-/* Puts `disposable` (borrowed, may be NULL to empty the slot) into `meta`,
- * disposing the one it replaces; if `meta` is already disposed, disposes
- * `disposable` at once. @return SK_ERR_WRONG_KIND if `meta` is not a meta
- * disposable. */
+/**
+ * @brief Puts a disposable into a meta disposable, disposing the one it
+ *        replaces.
+ *
+ * If `meta` is already disposed, disposes `disposable` at once.
+ *
+ * @param meta        Borrowed.
+ * @param disposable  Borrowed (retained by `meta`); may be NULL to empty the
+ *                    slot.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `meta` is NULL; SK_ERR_WRONG_KIND if
+ *         `meta` is not a meta disposable.
+ * @par Thread safety
+ *   Any thread. The replaced disposable is disposed on the calling thread.
+ */
 int sk_disposable_meta_set(sk_disposable *meta, sk_disposable *disposable);
 
-/* A set of disposables disposed together. */
+/**
+ * @brief A set of disposables disposed together.
+ * @param[out] out  Receives the new set (+1); NULL on error.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_disposable_set(sk_disposable **out);
-/* Adds `disposable` (borrowed); if the set is already disposed, disposes it
- * at once. @return SK_ERR_WRONG_KIND if `set` is not a set. */
+/**
+ * @brief Adds a disposable to a set.
+ *
+ * If the set is already disposed, disposes `disposable` at once.
+ *
+ * @param set         Borrowed.
+ * @param disposable  Borrowed (retained by the set).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT for a NULL argument; SK_ERR_WRONG_KIND
+ *         if `set` is not a set.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_disposable_set_add(sk_disposable *set, sk_disposable *disposable);
-/* Removes `disposable` (by identity) without disposing it; absent is a no-op. */
+/**
+ * @brief Removes a disposable (by identity) from a set without disposing it.
+ * @param set         Borrowed.
+ * @param disposable  Borrowed; absent is a no-op.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT for a NULL argument; SK_ERR_WRONG_KIND
+ *         if `set` is not a set.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_disposable_set_remove(sk_disposable *set, sk_disposable *disposable);
 
-/* Disposables indexed by a string key. */
+/**
+ * @brief Disposables indexed by a string key.
+ * @param[out] out  Receives the new dictionary (+1); NULL on error.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_disposable_dict(sk_disposable **out);
-/* Puts `disposable` (borrowed, may be NULL) under `key` (borrowed,
- * NUL-terminated), disposing what the key held. If `dict` is disposed,
- * disposes `disposable` at once. */
+/**
+ * @brief Puts a disposable under a key, disposing what the key held.
+ *
+ * If `dict` is disposed, disposes `disposable` at once.
+ *
+ * @param dict        Borrowed.
+ * @param key         Borrowed (copied), NUL-terminated.
+ * @param disposable  Borrowed (retained by `dict`); may be NULL.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `dict` or `key` is NULL;
+ *         SK_ERR_WRONG_KIND if `dict` is not a dictionary.
+ * @par Thread safety
+ *   Any thread. The replaced disposable is disposed on the calling thread.
+ */
 int sk_disposable_dict_set(sk_disposable *dict, const char *key, sk_disposable *disposable);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Subjects                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Subjects follow the file's conventions: `out` receives +1, arguments are
+/**
+ * @defgroup subjects Subjects: pipes and promises
+ * @brief Hot sources: a pipe, a promise, a value promise.
+ *
+ * Subjects follow the file's conventions: `out` receives +1, arguments are
  * borrowed, every function is thread-safe, and each returns
  * SK_ERR_NULL_ARGUMENT for a NULL handle, `out` or value, SK_ERR_WRONG_KIND
  * for a handle of another type, SK_ERR_INVALID_ARGUMENT for a malformed
  * value. Subscribers' callbacks run on the thread that puts or sets (or on the
- * subscribing thread for a replayed value), never under a lock. */
+ * subscribing thread for a replayed value), never under a lock.
+ * @{
+ */
 
-/* A pipe: sk_pipe_put() delivers to the current subscribers of its signal.
- * With `replay`, a new subscriber first receives the latest value put. */
+/**
+ * @brief Creates a pipe: sk_pipe_put() delivers to the current subscribers
+ *        of its signal.
+ * @param[out] out  Receives the new pipe (+1): release it with
+ *                  sk_pipe_release(); NULL on error.
+ * @param replay    When true, a new subscriber first receives the latest
+ *                  value put.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread. A replayed value is delivered on the subscribing thread.
+ */
 int sk_pipe_create(sk_pipe **out, bool replay);
-/* Delivers a copy of `value` (borrowed) to every current subscriber, on the
- * calling thread, outside any lock. Puts from several threads at once reach
- * a subscriber concurrently: put from one thread when order matters. */
+/**
+ * @brief Delivers a copy of a value to every current subscriber.
+ *
+ * Puts from several threads at once reach a subscriber concurrently: put
+ * from one thread when order matters.
+ *
+ * @param pipe   Borrowed.
+ * @param value  Borrowed (copied).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND,
+ *         SK_ERR_INVALID_ARGUMENT as for every subject (see @ref subjects).
+ * @par Thread safety
+ *   Any thread. Subscribers' callbacks run on the calling thread, outside any
+ *   lock.
+ */
 int sk_pipe_put(sk_pipe *pipe, const sk_value *value);
-/* The pipe's signal (+1). Neither it nor its subscriptions keep the pipe
- * alive: once the pipe is released they receive nothing more and never
- * terminate (a later subscription receives nothing either); their
- * observers' release runs then, on the releasing thread (nothing can deliver
- * to them any more), and disposing them stays harmless. */
+/**
+ * @brief The pipe's signal.
+ *
+ * Neither it nor its subscriptions keep the pipe alive: once the pipe is
+ * released they receive nothing more and never terminate (a later
+ * subscription receives nothing either); their observers' release runs then,
+ * on the releasing thread (nothing can deliver to them any more), and
+ * disposing them stays harmless.
+ *
+ * @param[out] out  Receives the signal (+1): release it with
+ *                  sk_signal_release(); NULL on error.
+ * @param pipe      Borrowed; not kept alive by the signal.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
+ *         subject (see @ref subjects).
+ * @par Thread safety
+ *   Any thread. Callbacks run on the putting thread (the subscribing thread
+ *   for a replayed value).
+ */
 int sk_pipe_signal(sk_signal **out, sk_pipe *pipe);
+/**
+ * @brief Adds a reference to a pipe.
+ * @param pipe  Borrowed; gains one reference. NULL is a no-op.
+ * @return `pipe`.
+ * @par Thread safety
+ *   Any thread.
+ */
 sk_pipe *sk_pipe_retain(sk_pipe *pipe);
+/**
+ * @brief Drops a reference to a pipe (see sk_pipe_signal() for what the last
+ *        release does to its subscriptions).
+ * @param pipe  The reference to drop (owned by the caller, consumed). NULL is
+ *              a no-op.
+ * @par Thread safety
+ *   Any thread. With the last reference, the subscriptions' observers'
+ *   release runs on the releasing thread.
+ */
 void sk_pipe_release(sk_pipe *pipe);
 
-/* A promise: sk_promise_set() subscribes to a signal and keeps its latest
- * value; its signal replays that value, then every new one. */
+/**
+ * @brief Creates a promise: sk_promise_set() subscribes to a signal and keeps
+ *        its latest value; its signal replays that value, then every new one.
+ * @param[out] out  Receives the new promise (+1): release it with
+ *                  sk_promise_release(); NULL on error.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_promise_create(sk_promise **out);
-/* Replaces the promise's source with `signal` (borrowed), disposing the
- * previous source and forgetting its latest value. The source is started on
- * the calling thread; an error from it ends it like a completion. */
+/**
+ * @brief Replaces the promise's source with a signal.
+ *
+ * Disposes the previous source and forgets its latest value. The source is
+ * started on the calling thread; an error from it ends it like a completion.
+ *
+ * @param promise  Borrowed.
+ * @param signal   Borrowed (the promise keeps what it needs).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
+ *         subject (see @ref subjects).
+ * @par Thread safety
+ *   Any thread. Subscribers' callbacks run on the thread where the source
+ *   emits.
+ */
 int sk_promise_set(sk_promise *promise, sk_signal *signal);
-/* The promise's signal (+1): the latest value, if any, then every new one.
- * Its subscriptions keep the promise alive until they are disposed. */
+/**
+ * @brief The promise's signal: the latest value, if any, then every new one.
+ *
+ * Its subscriptions keep the promise alive until they are disposed.
+ *
+ * @param[out] out  Receives the signal (+1): release it with
+ *                  sk_signal_release(); NULL on error.
+ * @param promise   Borrowed.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
+ *         subject (see @ref subjects).
+ * @par Thread safety
+ *   Any thread. The replayed value is delivered on the subscribing thread.
+ */
 int sk_promise_get(sk_signal **out, sk_promise *promise);
+/**
+ * @brief Adds a reference to a promise.
+ * @param promise  Borrowed; gains one reference. NULL is a no-op.
+ * @return `promise`.
+ * @par Thread safety
+ *   Any thread.
+ */
 sk_promise *sk_promise_retain(sk_promise *promise);
+/**
+ * @brief Drops a reference to a promise.
+ * @param promise  The reference to drop (owned by the caller, consumed). NULL
+ *                 is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
 void sk_promise_release(sk_promise *promise);
 
-/* A value promise: holds a value set directly; with `ignore_repeated`, setting
- * a value equal (sk_value_equal) to the current one notifies nobody.
- * `initial` (borrowed) may be NULL for "no value yet". */
+/**
+ * @brief Creates a value promise: it holds a value set directly.
+ * @param[out] out        Receives the new value promise (+1): release it with
+ *                        sk_value_promise_release(); NULL on error.
+ * @param initial         Borrowed (copied); may be NULL for "no value yet".
+ * @param ignore_repeated When true, setting a value equal (sk_value_equal())
+ *                        to the current one notifies nobody.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL;
+ *         SK_ERR_INVALID_ARGUMENT for a malformed value.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_value_promise_create(sk_value_promise **out, const sk_value *initial, bool ignore_repeated);
-/* Stores a copy of `value` (borrowed) and delivers it to every subscriber on
- * the calling thread (unless ignored as a repeat). */
+/**
+ * @brief Stores a copy of a value and delivers it to every subscriber
+ *        (unless ignored as a repeat).
+ * @param promise  Borrowed.
+ * @param value    Borrowed (copied).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND,
+ *         SK_ERR_INVALID_ARGUMENT as for every subject (see @ref subjects).
+ * @par Thread safety
+ *   Any thread. Subscribers' callbacks run on the calling thread.
+ */
 int sk_value_promise_set(sk_value_promise *promise, const sk_value *value);
-/* The value promise's signal (+1): the current value, if any, then every new
- * one. */
+/**
+ * @brief The value promise's signal: the current value, if any, then every
+ *        new one.
+ * @param[out] out  Receives the signal (+1): release it with
+ *                  sk_signal_release(); NULL on error.
+ * @param promise   Borrowed.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
+ *         subject (see @ref subjects).
+ * @par Thread safety
+ *   Any thread. The current value is delivered on the subscribing thread.
+ */
 int sk_value_promise_get(sk_signal **out, sk_value_promise *promise);
+/**
+ * @brief Adds a reference to a value promise.
+ * @param promise  Borrowed; gains one reference. NULL is a no-op.
+ * @return `promise`.
+ * @par Thread safety
+ *   Any thread.
+ */
 sk_value_promise *sk_value_promise_retain(sk_value_promise *promise);
+/**
+ * @brief Drops a reference to a value promise.
+ * @param promise  The reference to drop (owned by the caller, consumed). NULL
+ *                 is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
 void sk_value_promise_release(sk_value_promise *promise);
+
+/** @} */
 
 
 /* ------------------------------------------------------------------------ */
 /* Queues and timers                                                         */
 /* ------------------------------------------------------------------------ */
 
-/* A unit of work: `fn(ctx)`; `release(ctx)` runs once right after it, on the
- * same thread (the queue's, or the draining thread of a host-drained queue),
- * or instead of it when the work never runs (the call failed: then on the
- * calling thread, before the call returns). */
+/**
+ * @defgroup queues Queues and timers
+ * @brief Where work and deliveries run: global, serial and host-drained
+ *        queues, delayed work, timers.
+ * @{
+ */
+
+/**
+ * @brief A unit of work: `fn(ctx)`.
+ *
+ * The `release(ctx)` given with it runs once right after it, on the same
+ * thread (the queue's, or the draining thread of a host-drained queue), or
+ * instead of it when the work never runs (the call failed: then on the
+ * calling thread, before the call returns).
+ *
+ * @param ctx  The context given with the work.
+ */
 typedef void (*sk_work_fn)(void *ctx);
 
-/* The shared global queues (+1 references; releasing them is harmless).
+/**
+ * @brief The shared main queue.
+ *
  * Main-queue work runs only while the process's main thread drains the main
- * dispatch queue (dispatch_main(), or a run loop that drains it). */
+ * dispatch queue (dispatch_main(), or a run loop that drains it).
+ *
+ * @param[out] out  Receives a +1 reference (releasing it is harmless).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread. Its work runs on the main thread.
+ */
 int sk_queue_main(sk_queue **out);
+/**
+ * @brief The shared global concurrent queue of default priority.
+ * @param[out] out  Receives a +1 reference (releasing it is harmless).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread. Its work runs on library-managed threads.
+ */
 int sk_queue_concurrent_default(sk_queue **out);
+/**
+ * @brief The shared global concurrent queue of background priority.
+ * @param[out] out  Receives a +1 reference (releasing it is harmless).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread. Its work runs on library-managed threads.
+ */
 int sk_queue_concurrent_background(sk_queue **out);
 
-/* A new serial queue running on a library-managed thread. `name` (borrowed,
- * may be NULL) labels it for debuggers. */
+/**
+ * @brief A new serial queue running on a library-managed thread.
+ * @param[out] out  Receives the new queue (+1): release it with
+ *                  sk_queue_release(); NULL on error.
+ * @param name      Borrowed (copied), may be NULL: labels it for debuggers.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_queue_create(sk_queue **out, const char *name);
 
-/* A host-drained serial queue: its work runs only inside sk_queue_host_drain(),
- * on the thread that calls it. Its file descriptor (sk_queue_host_fd) is
- * readable while work is pending, so an epoll/poll/GLib/libuv/asyncio loop can
- * watch it and drain when it fires. Only its handles can drain it: releasing
- * the last one closes the queue, whatever is pending (the pending work is
- * dropped without running, each `release(ctx)` runs on the releasing thread,
- * the descriptor is closed; deliveries still headed for it are dropped).
- * @return SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) with `*out` NULL when the system
- *         refuses its descriptor ("sk_queue_create_host: eventfd failed: Too
- *         many open files (errno 24)" at RLIMIT_NOFILE). */
+/**
+ * @brief A host-drained serial queue: its work runs only inside
+ *        sk_queue_host_drain(), on the thread that calls it.
+ *
+ * Its file descriptor (sk_queue_host_fd()) is readable while work is
+ * pending, so an epoll/poll/GLib/libuv/asyncio loop can watch it and drain
+ * when it fires. Only its handles can drain it: releasing the last one
+ * closes the queue, whatever is pending (the pending work is dropped without
+ * running, each `release(ctx)` runs on the releasing thread, the descriptor
+ * is closed; deliveries still headed for it are dropped).
+ *
+ * @param[out] out  Receives the new queue (+1): release it with
+ *                  sk_queue_release(); NULL on error.
+ * @param name      Borrowed (copied), may be NULL: labels it for debuggers.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL; SK_ERR_RESOURCE
+ *         (SK_ERR_NO_MEMORY) with `*out` NULL when the system refuses its
+ *         descriptor ("sk_queue_create_host: eventfd failed: Too many open files (errno 24)"
+ *         at RLIMIT_NOFILE).
+ * @par Thread safety
+ *   Any thread. Its work runs on the thread that calls sk_queue_host_drain().
+ */
 int sk_queue_create_host(sk_queue **out, const char *name);
-/* The descriptor of a host-drained queue, owned by the queue (do not close
- * it). @return SK_ERR_WRONG_KIND for other queues. */
+/**
+ * @brief The descriptor of a host-drained queue.
+ * @param queue       Borrowed.
+ * @param[out] out_fd Receives the descriptor, owned by the queue (do not
+ *                    close it).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT for a NULL argument; SK_ERR_WRONG_KIND
+ *         for other queues.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_queue_host_fd(sk_queue *queue, int *out_fd);
-/* Runs up to `max_tasks` pending tasks (0 means all that are pending when the
- * call starts) on the calling thread, and stores how many ran in `*out_ran`
- * (may be NULL). Work those tasks enqueue with sk_queue_after, or that other
- * threads enqueue meanwhile, waits for the next drain; sk_queue_async onto
- * this same queue from one of its tasks runs inline, as on any queue.
- * @return SK_ERR_WRONG_KIND for other queues; SK_ERR_BUSY if another thread is
- *         draining the same queue (nothing ran). */
+/**
+ * @brief Runs pending tasks of a host-drained queue on the calling thread.
+ *
+ * Work those tasks enqueue with sk_queue_after(), or that other threads
+ * enqueue meanwhile, waits for the next drain; sk_queue_async() onto this
+ * same queue from one of its tasks runs inline, as on any queue.
+ *
+ * @param queue         Borrowed.
+ * @param max_tasks     Runs up to this many tasks; 0 means all that are
+ *                      pending when the call starts.
+ * @param[out] out_ran  May be NULL; receives how many ran.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` is NULL; SK_ERR_WRONG_KIND
+ *         for other queues; SK_ERR_BUSY if another thread is draining the
+ *         same queue (nothing ran).
+ * @par Thread safety
+ *   Any thread, one at a time per queue. The tasks run on the calling thread.
+ */
 int sk_queue_host_drain(sk_queue *queue, size_t max_tasks, size_t *out_ran);
 
-/* Runs `fn(ctx)` on `queue`: inline when the caller is already on it,
- * otherwise later on the queue's thread. */
+/**
+ * @brief Runs `fn(ctx)` on a queue: inline when the caller is already on it,
+ *        otherwise later on the queue's thread.
+ * @param queue    Borrowed.
+ * @param fn       The work.
+ * @param ctx      Passed to `fn` and `release`.
+ * @param release  May be NULL; runs once, as for sk_work_fn.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL (then
+ *         `release` has run).
+ * @par Thread safety
+ *   Any thread. `fn` runs on the queue.
+ */
 int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn release);
-/* Runs `fn(ctx)` on `queue` and waits for it (inline when already on it).
+/**
+ * @brief Runs `fn(ctx)` on a queue and waits for it (inline when already on
+ *        it).
+ *
  * For the main queue and host-drained queues this blocks until the thread
- * that drains them runs the work: calling it from that thread while it is not
- * draining would wait forever. */
+ * that drains them runs the work: calling it from that thread while it is
+ * not draining would wait forever.
+ *
+ * @param queue    Borrowed.
+ * @param fn       The work.
+ * @param ctx      Passed to `fn` and `release`.
+ * @param release  May be NULL; runs once, as for sk_work_fn.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL (then
+ *         `release` has run).
+ * @par Thread safety
+ *   Any thread (see above for the main and host-drained queues). `fn` runs
+ *   on the queue.
+ */
 int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn release);
-/* Runs `fn(ctx)` on `queue` after `seconds` (>= 0; SK_ERR_INVALID_ARGUMENT
- * otherwise, with `release` run). Until it runs, the work holds its context
- * (counted by sk_live_objects). A delay beyond what the clock can represent
- * (about 292 years; INFINITY) means never: the work is dropped and `release`
- * runs at once. */
+/**
+ * @brief Runs `fn(ctx)` on a queue after a delay.
+ *
+ * Until it runs, the work holds its context (counted by sk_live_objects()).
+ * A delay beyond what the clock can represent (about 292 years; INFINITY)
+ * means never: the work is dropped and `release` runs at once.
+ *
+ * @param queue    Borrowed.
+ * @param seconds  The delay, >= 0.
+ * @param fn       The work.
+ * @param ctx      Passed to `fn` and `release`.
+ * @param release  May be NULL; runs once, as for sk_work_fn.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL;
+ *         SK_ERR_INVALID_ARGUMENT for a negative or NaN `seconds`. On error
+ *         `release` has run.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the queue.
+ */
 int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk_release_fn release);
-/* True when the caller runs on `queue` (false for NULL). */
+/**
+ * @brief Whether the caller runs on a queue.
+ * @param queue  Borrowed; may be NULL.
+ * @return True when the caller runs on `queue`; false for NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 bool sk_queue_is_current(sk_queue *queue);
 
+/**
+ * @brief Adds a reference to a queue.
+ * @param queue  Borrowed; gains one reference. NULL is a no-op.
+ * @return `queue`.
+ * @par Thread safety
+ *   Any thread.
+ */
 sk_queue *sk_queue_retain(sk_queue *queue);
+/**
+ * @brief Drops a reference to a queue (for a host-drained queue, see
+ *        sk_queue_create_host() for what the last release does).
+ * @param queue  The reference to drop (owned by the caller, consumed). NULL
+ *               is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
 void sk_queue_release(sk_queue *queue);
 
-/* Starts a timer that calls `fn(ctx)` on `queue` after `seconds` (>= 0), and
- * again every `seconds` when `repeat`. `*out` (required) receives the
- * disposable that stops it; releasing that disposable without disposing it
- * stops the timer too. `release(ctx)` runs once the timer is stopped and no
- * call is running (for a one-shot timer that has fired: when its disposable is
- * disposed or released).
- * @return SK_ERR_NULL_ARGUMENT (out, queue, fn), SK_ERR_INVALID_ARGUMENT
- *         (negative or NaN seconds); `release` has run. */
+/**
+ * @brief Starts a timer that calls `fn(ctx)` on a queue after `seconds`, and
+ *        again every `seconds` when `repeat`.
+ *
+ * Releasing the disposable without disposing it stops the timer too.
+ *
+ * @param[out] out  Required. Receives the disposable (+1) that stops the
+ *                  timer.
+ * @param queue     Borrowed.
+ * @param seconds   The delay and period, >= 0.
+ * @param repeat    Whether the timer fires again every `seconds`.
+ * @param fn        Called on `queue` each time the timer fires.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL. Runs once the timer is stopped and no call is
+ *                  running (for a one-shot timer that has fired: when its
+ *                  disposable is disposed or released).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT (out, queue, fn),
+ *         SK_ERR_INVALID_ARGUMENT (negative or NaN seconds); on error
+ *         `release` has run.
+ * @par Thread safety
+ *   Any thread. `fn` runs on `queue`.
+ */
 int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool repeat, sk_work_fn fn, void *ctx, sk_release_fn release);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Operators                                                                 */
 /* ------------------------------------------------------------------------ */
-/* Each operator takes its input signal borrowed and hands back a new signal
+
+/**
+ * @defgroup operators Operators
+ * @brief Signals built on signals: mapping, combining, taking, errors,
+ *        sequencing, threads and time, side effects.
+ *
+ * Each operator takes its input signal borrowed and hands back a new signal
  * (+1) through `out`. Callbacks given to an operator run on the thread that
  * delivers the event, once per event per subscription; their `release(ctx)`
  * runs when the returned signal and all its subscriptions are gone (or at
  * once if the call fails). Other signal and queue arguments are borrowed too:
  * the returned signal retains what it needs. Durations are in seconds, >= 0
  * (INFINITY: never elapses); timers and delayed work run on the queue given.
- * Errors, for every operator: SK_ERR_NULL_ARGUMENT when `out` or a required
- * signal, function, queue or value is NULL; SK_ERR_WRONG_KIND for a handle of
- * another type; SK_ERR_INVALID_ARGUMENT for a negative or NaN duration, a
- * malformed value, or a result deeper than SK_SIGNAL_MAX_DEPTH. Then `*out`
- * (if given) is NULL and `release` has run.
  *
- * Depth: a source (pipe, promise, sk_signal_create, constants) is 1 deep; an
- * operator's result is one deeper than its deepest input signal (sk_signal_then
- * over sk_signal_then results runs them as one flat sequence and adds one
- * level in all). Starting a signal and delivering through it nest calls in
- * proportion to its depth, so operators refuse to build past
- * SK_SIGNAL_MAX_DEPTH ("sk_signal_map: the pipeline would be 513 operators
- * deep (the limit is SK_SIGNAL_MAX_DEPTH, 512)"): deep enough for any real
- * pipeline, shallow enough for a 512 KB thread stack. */
+ * @par Errors, for every operator
+ * SK_ERR_NULL_ARGUMENT when `out` or a required signal, function, queue or
+ * value is NULL; SK_ERR_WRONG_KIND for a handle of another type;
+ * SK_ERR_INVALID_ARGUMENT for a negative or NaN duration, a malformed value,
+ * or a result deeper than SK_SIGNAL_MAX_DEPTH. Then `*out` (if given) is
+ * NULL and `release` has run.
+ *
+ * @par Depth
+ * A source (pipe, promise, sk_signal_create, constants) is 1 deep; an
+ * operator's result is one deeper than its deepest input signal
+ * (sk_signal_then over sk_signal_then results runs them as one flat sequence
+ * and adds one level in all). Starting a signal and delivering through it
+ * nest calls in proportion to its depth, so operators refuse to build past
+ * SK_SIGNAL_MAX_DEPTH
+ * ("sk_signal_map: the pipeline would be 513 operators deep (the limit is SK_SIGNAL_MAX_DEPTH, 512)"):
+ * deep enough for any real pipeline, shallow enough for a 512 KB thread
+ * stack.
+ *
+ * Every operator below: `out` receives the new signal (+1), NULL on error;
+ * it returns SK_OK or one of the errors above; it may be called from any
+ * thread.
+ * @{
+ */
+
+/** @brief The deepest an operator's result may be (see @ref operators, "Depth"). */
 #define SK_SIGNAL_MAX_DEPTH 512
 
-/* Writes the transformed value into `*out` (nil on entry); the library takes
- * the reference written there. */
+/**
+ * @brief Transforms a value.
+ * @param ctx       The operator's `ctx`.
+ * @param value     Borrowed for the call.
+ * @param[out] out  Nil on entry; receives the transformed value, whose
+ *                  reference the library takes.
+ */
 typedef void (*sk_map_fn)(void *ctx, const sk_value *value, sk_value *out);
+/**
+ * @brief Decides about a value.
+ * @param ctx    The operator's `ctx`.
+ * @param value  Borrowed for the call.
+ * @return Whether the value passes.
+ */
 typedef bool (*sk_predicate_fn)(void *ctx, const sk_value *value);
-/* Returns a signal (+1, handed to the library) for `value`; NULL means an
- * empty signal that completes at once. */
+/**
+ * @brief Makes a signal for a value.
+ * @param ctx    The operator's `ctx`.
+ * @param value  Borrowed for the call.
+ * @return A signal (+1, handed to the library) for `value`; NULL means an
+ *         empty signal that completes at once.
+ */
 typedef sk_signal *(*sk_signal_fn)(void *ctx, const sk_value *value);
 
-/* Values transformed by `fn`. */
+/**
+ * @brief Values transformed by `fn`.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Called once per value per subscription.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators ("sk_signal_map: fn is NULL").
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value.
+ */
 int sk_signal_map(sk_signal **out, sk_signal *signal, sk_map_fn fn, void *ctx, sk_release_fn release);
-/* Only the values for which `fn` returns true. */
+/**
+ * @brief Only the values for which `fn` returns true.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Called once per value per subscription.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value.
+ */
 int sk_signal_filter(sk_signal **out, sk_signal *signal, sk_predicate_fn fn, void *ctx, sk_release_fn release);
-/* Drops a value equal (sk_value_equal) to the one delivered before it. */
+/**
+ * @brief Drops a value equal (sk_value_equal()) to the one delivered before it.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events pass on the thread that delivers them.
+ */
 int sk_signal_distinct_until_changed(sk_signal **out, sk_signal *signal);
-/* The first `count` values, then completion right after the count-th.
- * With `count` 0 no value passes and the result completes when `signal`
- * does (as the original's take(0)); SIZE_MAX means no limit. */
+/**
+ * @brief The first `count` values, then completion right after the
+ *        count-th.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param count     With 0 no value passes and the result completes when
+ *                  `signal` does (as the original's take(0)); SIZE_MAX means
+ *                  no limit.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events pass on the thread that delivers them.
+ */
 int sk_signal_take(sk_signal **out, sk_signal *signal, size_t count);
-/* Each value mapped to a signal by `fn`; only the latest inner signal runs
- * (the previous one is disposed). */
+/**
+ * @brief Each value mapped to a signal by `fn`; only the latest inner signal
+ *        runs (the previous one is disposed).
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Called once per value per subscription.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value.
+ */
 int sk_signal_map_to_signal(sk_signal **out, sk_signal *signal, sk_signal_fn fn, void *ctx, sk_release_fn release);
-/* For a signal of signals (values of SK_KIND_SIGNAL): runs the latest.
+/**
+ * @brief For a signal of signals (values of SK_KIND_SIGNAL): runs the latest.
+ *
  * A value of another kind ends the subscription with an error value of kind
- * SK_KIND_STRING describing it. */
+ * SK_KIND_STRING describing it.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events pass on the thread that delivers them.
+ */
 int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
-/* Arrays of the latest value of each of `count` signals (borrowed), once all
- * have emitted; completes when all complete. `queue` (may be NULL) is where
- * the inputs are delivered first. `signals` may be NULL only when `count` is 0
- * (the result emits an empty array, then completes). */
+/**
+ * @brief Arrays of the latest value of each of `count` signals, once all have
+ *        emitted; completes when all complete.
+ * @param[out] out  The new signal (+1).
+ * @param signals   `count` signals, borrowed. May be NULL only when `count`
+ *                  is 0 (the result emits an empty array, then completes).
+ * @param count     The number of signals.
+ * @param queue     Borrowed, may be NULL: where the inputs are delivered
+ *                  first.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events are delivered on `queue` when given, otherwise on the
+ *   thread that delivers each input's event.
+ */
 int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t count, sk_queue *queue);
-/* All values of `count` signals (borrowed); completes when all complete. */
+/**
+ * @brief All values of `count` signals; completes when all complete.
+ * @param[out] out  The new signal (+1).
+ * @param signals   `count` signals, borrowed.
+ * @param count     The number of signals.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events pass on the thread that delivers them.
+ */
 int sk_signal_merge(sk_signal **out, sk_signal *const *signals, size_t count);
-/* Every event delivered on `queue` (borrowed), in the order emitted by each
- * thread; inline when emitted on `queue` itself. Events waiting for the queue
- * are delivered in batches by one piece of queue work: never later than a
- * dispatch per event would deliver them, possibly ahead of other work
- * enqueued on `queue` meanwhile. Nothing is delivered after the subscription
- * is disposed. */
+/**
+ * @brief Every event delivered on `queue`.
+ *
+ * In the order emitted by each thread; inline when emitted on `queue` itself.
+ * Events waiting for the queue are delivered in batches by one piece of queue
+ * work: never later than a dispatch per event would deliver them, possibly
+ * ahead of other work enqueued on `queue` meanwhile. Nothing is delivered
+ * after the subscription is disposed.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param queue     Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Callbacks run on `queue`.
+ */
 int sk_signal_deliver_on(sk_signal **out, sk_signal *signal, sk_queue *queue);
-/* The latest value once `seconds` pass without a new one, delivered on
- * `queue`; completion flushes the pending value first. */
+/**
+ * @brief The latest value once `seconds` pass without a new one.
+ *
+ * Completion flushes the pending value first.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param seconds   The quiet time, >= 0.
+ * @param queue     Borrowed: where the value is delivered.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. The debounced value is delivered on `queue`.
+ */
 int sk_signal_debounce(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
 
 /* --- Taking and terminating ---------------------------------------------- */
 
-/* What an sk_take_until_fn decides about a value: a bitwise OR of these
- * flags (0 drops the value and goes on). */
+/**
+ * @brief What an sk_take_until_fn decides about a value: a bitwise OR of
+ *        these flags (0 drops the value and goes on).
+ */
 typedef enum sk_take_action {
-    SK_TAKE_PASS = 1,    /* deliver the value */
-    SK_TAKE_COMPLETE = 2 /* then complete */
+    SK_TAKE_PASS = 1,    /**< deliver the value */
+    SK_TAKE_COMPLETE = 2 /**< then complete */
 } sk_take_action;
 
-/* Returns a bitwise OR of sk_take_action flags for `value`; other bits are
- * ignored. */
+/**
+ * @brief Decides about a value for sk_signal_take_until().
+ * @param ctx    The operator's `ctx`.
+ * @param value  Borrowed for the call.
+ * @return A bitwise OR of sk_take_action flags for `value`; other bits are
+ *         ignored.
+ */
 typedef int (*sk_take_until_fn)(void *ctx, const sk_value *value);
 
-/* Asks `fn` about each value, on the thread that delivers it: delivers the
- * value when the answer has SK_TAKE_PASS, then, when it has SK_TAKE_COMPLETE,
- * completes and disposes `signal`. Once `fn` asked to complete, it is not
- * called again in that subscription. Errors and the completion of `signal`
- * pass through. */
+/**
+ * @brief Asks `fn` about each value: passes it, completes, or both.
+ *
+ * Delivers the value when the answer has SK_TAKE_PASS, then, when it has
+ * SK_TAKE_COMPLETE, completes and disposes `signal`. Once `fn` asked to
+ * complete, it is not called again in that subscription. Errors and the
+ * completion of `signal` pass through.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Called once per value per subscription.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value.
+ */
 int sk_signal_take_until(sk_signal **out, sk_signal *signal, sk_take_until_fn fn, void *ctx, sk_release_fn release);
-/* Nothing while `signal` runs; when it completes, its last value (a nil value
+/**
+ * @brief Only the last value, when `signal` completes.
+ *
+ * Nothing while `signal` runs; when it completes, its last value (a nil value
  * when it emitted none, which a last value that was nil looks like too), then
- * the completion. An error passes through without a value. */
+ * the completion. An error passes through without a value.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events are delivered on the thread of the terminal event.
+ */
 int sk_signal_last(sk_signal **out, sk_signal *signal);
-/* Drops every value; passes only the error or the completion. */
+/**
+ * @brief Drops every value; passes only the error or the completion.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. The terminal event passes on the thread that delivers it.
+ */
 int sk_signal_ignore_values(sk_signal **out, sk_signal *signal);
-/* Folds the values: the accumulator starts as a copy of `initial` (borrowed);
- * `fn` receives it and each value, one at a time in arrival order, and writes
- * the new accumulator into `*out` (nil on entry; the library takes the
- * reference written there; writing nothing makes it nil). Nothing is emitted
- * while `signal` runs; when it completes, the accumulator, then the
- * completion. An error passes through without a value. `fn` runs on the
- * thread that delivers the value (or, when values arrive concurrently, on the
- * thread already folding), never concurrently with itself within a
- * subscription. */
+/**
+ * @brief Folds an accumulator with a value, for sk_signal_reduce_left().
+ * @param ctx          The operator's `ctx`.
+ * @param accumulator  Borrowed for the call.
+ * @param value        Borrowed for the call.
+ * @param[out] out     Nil on entry; receives the new accumulator, whose
+ *                     reference the library takes (writing nothing makes it
+ *                     nil).
+ */
 typedef void (*sk_reduce_fn)(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out);
+/**
+ * @brief Folds the values; emits the accumulator when `signal` completes.
+ *
+ * The accumulator starts as a copy of `initial`; `fn` receives it and each
+ * value, one at a time in arrival order, and writes the new accumulator into
+ * `*out`. Nothing is emitted while `signal` runs; when it completes, the
+ * accumulator, then the completion. An error passes through without a value.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param initial   Borrowed (copied).
+ * @param fn        Called once per value per subscription.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value (or, when
+ *   values arrive concurrently, on the thread already folding), never
+ *   concurrently with itself within a subscription.
+ */
 int sk_signal_reduce_left(sk_signal **out, sk_signal *signal, const sk_value *initial, sk_reduce_fn fn, void *ctx, sk_release_fn release);
 
 /* --- Errors and repetition ----------------------------------------------- */
 
-/* On error, calls `fn` with the error (on the thread that delivers it) and
- * continues with the signal `fn` returns (+1, handed to the library; NULL
- * means an empty signal: the result completes at once): its values, error and
- * completion pass through. Values and the completion of `signal` pass
- * through. `fn` is not called for an error arriving after the subscription
- * was disposed; disposing disposes `signal` and the signal `fn` returned. */
+/**
+ * @brief On error, continues with the signal `fn` returns for it.
+ *
+ * `fn` receives the error and returns a signal (+1, handed to the library;
+ * NULL means an empty signal: the result completes at once) whose values,
+ * error and completion pass through. Values and the completion of `signal`
+ * pass through. `fn` is not called for an error arriving after the
+ * subscription was disposed; disposing disposes `signal` and the signal `fn`
+ * returned.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Called with the error.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the error.
+ */
 int sk_signal_catch(sk_signal **out, sk_signal *signal, sk_signal_fn fn, void *ctx, sk_release_fn release);
-/* Starts `signal` again each time it completes, forever: the result never
- * completes. Values pass through; an error passes through and ends the loop.
- * A signal completing synchronously is restarted by a loop, not by recursion
- * (the stack does not grow). Dispose to stop it; the loop also stops, before
+/**
+ * @brief Starts `signal` again each time it completes, forever: the result
+ *        never completes.
+ *
+ * Values pass through; an error passes through and ends the loop. A signal
+ * completing synchronously is restarted by a loop, not by recursion (the
+ * stack does not grow). Dispose to stop it; the loop also stops, before
  * starting `signal` again, once the downstream is done: a downstream
  * sk_signal_take / sk_signal_take_until that completes (directly or through
  * map and filter) ends even a loop that never leaves its start (a signal
- * that always completes synchronously), where SwiftSignalKit loops forever. */
+ * that always completes synchronously), where SwiftSignalKit loops forever.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. A restart runs on the thread where `signal` completed.
+ */
 int sk_signal_restart(sk_signal **out, sk_signal *signal);
-/* Starts `signal` again at once each time it fails; errors never pass.
+/**
+ * @brief Starts `signal` again at once each time it fails; errors never
+ *        pass.
+ *
  * Values and the completion pass through. Synchronous failures loop, and the
- * loop stops, as in sk_signal_restart. */
+ * loop stops, as in sk_signal_restart().
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. A restart runs on the thread where `signal` failed.
+ */
 int sk_signal_restart_if_error(sk_signal **out, sk_signal *signal);
-/* On error, starts `signal` again after a delay, on `queue` (where the new
- * start runs); errors never pass. The n-th retry waits
- * min(max_delay, n * delay_increment) seconds (the delay never resets).
- * Values and the completion pass through. Disposing cancels a pending retry.
- * `delay_increment` and `max_delay` must be >= 0. */
+/**
+ * @brief On error, starts `signal` again after a delay; errors never pass.
+ *
+ * The n-th retry waits min(max_delay, n * delay_increment) seconds (the delay
+ * never resets). Values and the completion pass through. Disposing cancels a
+ * pending retry.
+ *
+ * @param[out] out        The new signal (+1).
+ * @param signal          Borrowed.
+ * @param delay_increment Seconds added per retry, >= 0.
+ * @param max_delay       The longest wait in seconds, >= 0.
+ * @param queue           Borrowed: where the new start runs.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Each retry starts `signal` on `queue`.
+ */
 int sk_signal_retry(sk_signal **out, sk_signal *signal, double delay_increment, double max_delay, sk_queue *queue);
 
 /* --- Sequencing ---------------------------------------------------------- */
 
-/* For a signal of signals (values of SK_KIND_SIGNAL): runs them one after
- * another, in arrival order, each started once all earlier ones completed
- * (on the thread where its predecessor completed, or the one that emitted
- * it). Completes when `signal` and every inner signal have completed; an
- * error of any of them passes through and disposes everything (waiting ones
- * are dropped unstarted). Inner signals completing synchronously do not grow
- * the stack. A value of another kind is run, in its turn, as a signal that
- * fails at once with an error value of kind SK_KIND_STRING describing it. */
+/**
+ * @brief For a signal of signals (values of SK_KIND_SIGNAL): runs them one
+ *        after another, in arrival order.
+ *
+ * Each is started once all earlier ones completed. Completes when `signal`
+ * and every inner signal have completed; an error of any of them passes
+ * through and disposes everything (waiting ones are dropped unstarted). Inner
+ * signals completing synchronously do not grow the stack. A value of another
+ * kind is run, in its turn, as a signal that fails at once with an error
+ * value of kind SK_KIND_STRING describing it.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Each inner signal is started on the thread where its
+ *   predecessor completed, or the one that emitted it.
+ */
 int sk_signal_queue(sk_signal **out, sk_signal *signal);
-/* As sk_signal_queue, but only the latest waiting signal is kept: one
- * arriving while another runs replaces the one waiting (dropped unstarted,
- * whatever its kind). The running one is never interrupted. */
+/**
+ * @brief As sk_signal_queue(), but only the latest waiting signal is kept.
+ *
+ * One arriving while another runs replaces the one waiting (dropped
+ * unstarted, whatever its kind). The running one is never interrupted.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   As sk_signal_queue().
+ */
 int sk_signal_throttled(sk_signal **out, sk_signal *signal);
-/* The values of `signal`, then, once it has completed, those of `next`
- * (borrowed, required), then the completion of `next`. An error of either
- * passes through (`next` is not started after an error of `signal`). `next`
- * is started after the start of `signal` returned, never from inside its
- * synchronous completion. */
+/**
+ * @brief The values of `signal`, then, once it has completed, those of
+ *        `next`, then the completion of `next`.
+ *
+ * An error of either passes through (`next` is not started after an error of
+ * `signal`). `next` is started after the start of `signal` returned, never
+ * from inside its synchronous completion.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param next      Borrowed, required.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events pass on the thread that delivers them.
+ */
 int sk_signal_then(sk_signal **out, sk_signal *signal, sk_signal *next);
 
-/* Returns the signal to run (+1, handed to the library); NULL means an empty
- * signal that completes at once. */
+/**
+ * @brief Makes the signal a deferred signal runs.
+ * @param ctx  The `ctx` given to sk_signal_deferred().
+ * @return The signal to run (+1, handed to the library); NULL means an empty
+ *         signal that completes at once.
+ */
 typedef sk_signal *(*sk_deferred_fn)(void *ctx);
-/* A signal that calls `fn` at each start, on the starting thread, and passes
- * through the events of the signal it returns. `release(ctx)` runs once the
- * returned signal is gone (its last reference released, signals built on it
- * included) and no start of it is running. */
+/**
+ * @brief A signal that calls `fn` at each start and passes through the
+ *        events of the signal it returns.
+ * @param[out] out  The new signal (+1).
+ * @param fn        Called at each start.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL. Runs once the returned signal is gone (its
+ *                  last reference released, signals built on it included)
+ *                  and no start of it is running.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the starting thread.
+ */
 int sk_signal_deferred(sk_signal **out, sk_deferred_fn fn, void *ctx, sk_release_fn release);
 
 /* --- Threads and time ---------------------------------------------------- */
 
-/* Starts `signal` (runs its generator) on `queue`: inline when started on
- * `queue` already, otherwise enqueued, and never started if disposed before
- * that work runs. Events are delivered wherever `signal` emits them (add
- * sk_signal_deliver_on to move them). */
+/**
+ * @brief Starts `signal` (runs its generator) on `queue`.
+ *
+ * Inline when started on `queue` already, otherwise enqueued, and never
+ * started if disposed before that work runs. Events are delivered wherever
+ * `signal` emits them (add sk_signal_deliver_on() to move them).
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param queue     Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. The generator runs on `queue`.
+ */
 int sk_signal_run_on(sk_signal **out, sk_signal *signal, sk_queue *queue);
-/* Starts `signal` `seconds` after the start, from a timer on `queue` (so
- * its generator runs there); values are not delayed individually. Disposing
- * before the timer fires means `signal` is never started. */
+/**
+ * @brief Starts `signal` `seconds` after the start.
+ *
+ * Values are not delayed individually. Disposing before the timer fires
+ * means `signal` is never started.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param seconds   The delay, >= 0.
+ * @param queue     Borrowed: the timer's queue.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. The start, from a timer on `queue`, runs the generator there.
+ */
 int sk_signal_delay(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
-/* Starts `signal` at once and a timer of `seconds` on `queue`. If `signal`
+/**
+ * @brief `signal`, or `alternate` if `signal` delivers nothing within
+ *        `seconds`.
+ *
+ * Starts `signal` at once and a timer of `seconds` on `queue`. If `signal`
  * delivers its first event (value, error or completion) first, it passes
  * through untouched; otherwise, when the timer fires, `signal` is disposed
- * and `alternate` (borrowed, required) is started on `queue` and passes
- * through instead. Exactly one of them wins. */
+ * and `alternate` is started on `queue` and passes through instead. Exactly
+ * one of them wins.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param seconds   The time allowed, >= 0.
+ * @param queue     Borrowed: the timer's queue.
+ * @param alternate Borrowed, required.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `alternate` starts on `queue`.
+ */
 int sk_signal_timeout(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue, sk_signal *alternate);
-/* At most one value per `seconds`, on the trailing edge: a value arriving
- * when no window is open opens one; when it ends, the latest value seen
- * during it is delivered on `queue`. The completion flushes the pending value
- * first; an error drops it. Every event is delivered on `queue`. */
+/**
+ * @brief At most one value per `seconds`, on the trailing edge.
+ *
+ * A value arriving when no window is open opens one; when it ends, the
+ * latest value seen during it is delivered. The completion flushes the
+ * pending value first; an error drops it.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param seconds   The window, >= 0.
+ * @param queue     Borrowed: where every event is delivered.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Every event is delivered on `queue`.
+ */
 int sk_signal_throttle(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
 
 /* --- Side effects -------------------------------------------------------- */
 /* Each calls `fn` at one point of every subscription and otherwise passes
  * every event through untouched. */
 
+/**
+ * @brief A side effect on a value.
+ * @param ctx    The operator's `ctx`.
+ * @param value  Borrowed for the call.
+ */
 typedef void (*sk_value_fn)(void *ctx, const sk_value *value);
 
-/* `fn(ctx, value)` just before each value is delivered, on its thread. */
+/**
+ * @brief Calls `fn(ctx, value)` just before each value is delivered;
+ *        otherwise passes every event through untouched.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        The side effect.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the value's thread.
+ */
 int sk_signal_before_next(sk_signal **out, sk_signal *signal, sk_value_fn fn, void *ctx, sk_release_fn release);
-/* `fn(ctx, value)` right after each value was delivered (after the
- * downstream callback returned), on its thread; also when that delivery
- * ended the subscription. */
+/**
+ * @brief Calls `fn(ctx, value)` right after each value was delivered (after
+ *        the downstream callback returned); otherwise passes every event
+ *        through untouched.
+ *
+ * Also when that delivery ended the subscription.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        The side effect.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the value's thread.
+ */
 int sk_signal_after_next(sk_signal **out, sk_signal *signal, sk_value_fn fn, void *ctx, sk_release_fn release);
-/* `fn(ctx)` at each start, on the starting thread, before `signal` is
- * started. As a subscription never calls `fn` once its start has returned,
- * `release(ctx)` runs as soon as the returned signal is gone and no start of
- * it is running. */
+/**
+ * @brief Calls `fn(ctx)` at each start, before `signal` is started;
+ *        otherwise passes every event through untouched.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        The side effect.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL. As a subscription never calls `fn` once its
+ *                  start has returned, `release(ctx)` runs as soon as the
+ *                  returned signal is gone and no start of it is running.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the starting thread.
+ */
 int sk_signal_before_started(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
-/* `fn(ctx)` when `signal` completes, just before the completion is
- * delivered, on its thread. Not called on error nor on disposal. */
+/**
+ * @brief Calls `fn(ctx)` when `signal` completes, just before the completion
+ *        is delivered; otherwise passes every event through untouched.
+ *
+ * Not called on error nor on disposal.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        The side effect.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the completion's thread.
+ */
 int sk_signal_before_completed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
-/* `fn(ctx)` when `signal` completes, right after the completion was delivered
- * (after the downstream callback returned), on its thread. Not called on
- * error nor on disposal. */
+/**
+ * @brief Calls `fn(ctx)` when `signal` completes, right after the completion
+ *        was delivered (after the downstream callback returned); otherwise
+ *        passes every event through untouched.
+ *
+ * Not called on error nor on disposal.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        The side effect.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the completion's thread.
+ */
 int sk_signal_after_completed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
-/* `fn(ctx)` exactly once per subscription, when it ends, right after the
- * subscription to `signal` was disposed: when it is disposed, on the
- * disposing thread; when it terminates, on the thread of the terminal event,
- * after the downstream error or completion callback returned, or, for a
- * signal terminating synchronously inside its start, before sk_signal_start
- * returns. */
+/**
+ * @brief Calls `fn(ctx)` exactly once per subscription, when it ends, right
+ *        after the subscription to `signal` was disposed; otherwise passes
+ *        every event through untouched.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        The side effect.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. When the subscription is disposed, `fn` runs on the
+ *   disposing thread; when it terminates, on the thread of the terminal
+ *   event, after the downstream error or completion callback returned, or,
+ *   for a signal terminating synchronously inside its start, before
+ *   sk_signal_start returns.
+ */
 int sk_signal_after_disposed(sk_signal **out, sk_signal *signal, sk_work_fn fn, void *ctx, sk_release_fn release);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Diagnostics                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Turns handle checking (see the conventions at the top) on or off. It costs
- * a hash lookup under a striped lock per handle argument and per object
- * created or freed: meant for tests and debugging. Initially on when the
- * environment variable SIGNALKIT_CHECK_HANDLES is set to a value other than
- * "" or "0" when the library is first used. Call it before any other thread
- * uses the library.
+/**
+ * @defgroup diagnostics Diagnostics
+ * @brief Handle checking and the count of live objects.
+ * @{
+ */
+
+/**
+ * @brief Turns handle checking (see the @ref conventions "conventions") on or
+ *        off.
+ *
+ * It costs a hash lookup under a striped lock per handle argument and per
+ * object created or freed: meant for tests and debugging. Initially on when
+ * the environment variable SIGNALKIT_CHECK_HANDLES is set to a value other
+ * than "" or "0" when the library is first used.
+ *
+ * @param enabled  Whether to check handles.
  * @return SK_OK (also when already in that state); SK_ERR_BUSY, with nothing
- *         changed, while library objects are alive (sk_live_objects() > 0). */
+ *         changed, while library objects are alive (sk_live_objects() > 0).
+ * @par Thread safety
+ *   Call it before any other thread uses the library.
+ */
 int sk_set_handle_checking(bool enabled);
-/* Whether handle checking is on. Thread-safe. */
+/**
+ * @brief Whether handle checking is on.
+ * @return True when handle checking is on.
+ * @par Thread safety
+ *   Any thread.
+ */
 bool sk_handle_checking(void);
 
-/* The number of library objects currently alive (handles and heap values).
+/**
+ * @brief The number of library objects currently alive (handles and heap
+ *        values).
+ *
  * 0 once everything created has been released and every subscription ended.
- * Thread-safe. */
+ *
+ * @return The count (>= 0).
+ * @par Thread safety
+ *   Any thread.
+ */
 long sk_live_objects(void);
+
+/** @} */
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
-/*
- * signalkit_ffi.h - native callback types for SignalKit, through libffi.
+/**
+ * @file signalkit_ffi.h
+ * @brief Native callback types for SignalKit, through libffi.
  *
  * libsignalkit-ffi (pkg-config signalkit-ffi) lets C and any language with a
  * foreign-function interface (Python's ctypes, Ruby's Fiddle, LuaJIT, ...)
@@ -20,20 +21,23 @@
  *
  * Handle arguments are checked when the call is made, as signalkit.h checks
  * them, never later inside a stream: NULL is SK_ERR_NULL_ARGUMENT
- * ("sk_ffi_signal_map: signal is NULL"); a handle of another kind (a pipe
+ * (`"sk_ffi_signal_map: signal is NULL"`); a handle of another kind (a pipe
  * passed as a signal, a signal as a pipe or a subscriber, a core handle as
- * a signature or a trampoline) is SK_ERR_WRONG_KIND ("sk_ffi_signal_map:
- * signal is not a signal"); with handle checking on (signalkit.h), a core
- * handle used after its last release is SK_ERR_RELEASED
- * ("sk_ffi_signal_map: signal was already released (or never was a
- * handle)"). A call that fails so runs the `release` it was handed, once,
- * before returning. The functions that return no status treat a handle of
- * another kind like NULL (and set the message). Handles of
- * this library used after their last release are undefined behaviour,
- * handle checking or not.
+ * a signature or a trampoline) is SK_ERR_WRONG_KIND (`"sk_ffi_signal_map: signal is not a signal"`);
+ * with handle checking on (signalkit.h), a core handle used after its last
+ * release is SK_ERR_RELEASED
+ * (`"sk_ffi_signal_map: signal was already released (or never was a handle)"`).
+ * A call that fails so runs the `release` it was handed, once, before
+ * returning. The functions that return no status treat a handle of another
+ * kind like NULL (and set the message). Handles of this library used after
+ * their last release are undefined behaviour, handle checking or not.
  *
  * Nothing of libffi appears in this header: a program needs only
  * `pkg-config --cflags --libs signalkit-ffi`.
+ *
+ * Every function is documented in one shape: a one-line brief, the details,
+ * each parameter with its ownership, `@return` with the errors, and a
+ * "Thread safety" paragraph that names the thread callbacks run on.
  */
 #ifndef SIGNALKIT_FFI_H
 #define SIGNALKIT_FFI_H
@@ -48,104 +52,210 @@ extern "C" {
 /* Errors and diagnostics                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* The message of the last error of an sk_ffi_ function on the calling
- * thread, naming the function and the offending argument, and for
- * signatures the offending position ("sk_ffi_signature_parse: text: unknown
- * type 'int' for the argument 0 (offset 5)").
- * @return a thread-local string owned by the library, valid until the next
- *         failing sk_ffi_ call on this thread; "" when none failed yet. A
- *         successful call does not clear it. Thread-safe (per thread). */
+/**
+ * @defgroup ffi_errors FFI errors and diagnostics
+ * @brief The last error message of the sk_ffi_ functions, and a leak count.
+ * @{
+ */
+
+/**
+ * @brief The message of the last error of an sk_ffi_ function on the calling
+ *        thread.
+ *
+ * The message names the function and the offending argument, and for
+ * signatures the offending position
+ * (`"sk_ffi_signature_parse: text: unknown type 'int' for the argument 0 (offset 5)"`).
+ * A successful call does not clear it.
+ *
+ * @return A thread-local string owned by the library, valid until the next
+ *         failing sk_ffi_ call on this thread; "" when none failed yet.
+ *         Never fails.
+ * @par Thread safety
+ *   Any thread (the message is per thread).
+ */
 const char *sk_ffi_last_error_message(void);
 
-/* The number of objects of this library currently alive: signatures,
- * typed callback sets and their subscriptions, trampolines. 0 once
- * everything created has been released and every subscription ended.
- * Thread-safe. */
+/**
+ * @brief The number of objects of this library currently alive.
+ *
+ * Counts signatures, typed callback sets and their subscriptions,
+ * trampolines: 0 once everything created has been released and every
+ * subscription ended.
+ *
+ * @return The count (>= 0). Never fails.
+ * @par Thread safety
+ *   Any thread.
+ */
 long sk_ffi_live_objects(void);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Signatures                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* The native types a signature can name. The short name used by the string
- * form is given for each. */
+/**
+ * @defgroup ffi_signatures Signatures
+ * @brief The native types of a callback: a return type and argument types.
+ * @{
+ */
+
+/**
+ * @brief The native types a signature can name.
+ *
+ * The short name used by the string form (sk_ffi_signature_parse()) is given
+ * for each, then the C type, then the sk_value kinds that convert to it.
+ */
 typedef enum sk_ffi_type {
-    SK_FFI_VOID = 0,   /* "void": return type only; no value */
-    SK_FFI_BOOL = 1,   /* "bool": C99 bool; SK_KIND_BOOL */
-    SK_FFI_INT32 = 2,  /* "i32": int32_t; SK_KIND_INT64 in [INT32_MIN, INT32_MAX] */
-    SK_FFI_INT64 = 3,  /* "i64": int64_t; SK_KIND_INT64 */
-    SK_FFI_UINT64 = 4, /* "u64": uint64_t; SK_KIND_INT64 >= 0 (a return above INT64_MAX fails) */
-    SK_FFI_DOUBLE = 5, /* "f64": double; SK_KIND_DOUBLE, or an SK_KIND_INT64 that a double
+    SK_FFI_VOID = 0,   /**< "void": return type only; no value */
+    SK_FFI_BOOL = 1,   /**< "bool": C99 bool; SK_KIND_BOOL */
+    SK_FFI_INT32 = 2,  /**< "i32": int32_t; SK_KIND_INT64 in [INT32_MIN, INT32_MAX] */
+    SK_FFI_INT64 = 3,  /**< "i64": int64_t; SK_KIND_INT64 */
+    SK_FFI_UINT64 = 4, /**< "u64": uint64_t; SK_KIND_INT64 >= 0 (a return above INT64_MAX fails) */
+    SK_FFI_DOUBLE = 5, /**< "f64": double; SK_KIND_DOUBLE, or an SK_KIND_INT64 that a double
                           holds exactly (|n| <= 2^53) */
-    SK_FFI_STRING = 6, /* "str": const char *, NUL-terminated UTF-8; SK_KIND_STRING without
+    SK_FFI_STRING = 6, /**< "str": const char *, NUL-terminated UTF-8; SK_KIND_STRING without
                           embedded NUL (never truncated) */
-    SK_FFI_POINTER = 7,/* "ptr": void *; SK_KIND_POINTER (its user pointer), or SK_KIND_NIL
+    SK_FFI_POINTER = 7,/**< "ptr": void *; SK_KIND_POINTER (its user pointer), or SK_KIND_NIL
                           as NULL */
-    SK_FFI_VALUE = 8,  /* "value": const sk_value *; any kind, unconverted */
-    SK_FFI_CTX = 9     /* "ctx": void *; first argument only: receives the `ctx` given
+    SK_FFI_VALUE = 8,  /**< "value": const sk_value *; any kind, unconverted */
+    SK_FFI_CTX = 9     /**< "ctx": void *; first argument only: receives the `ctx` given
                           with the function, no value */
 } sk_ffi_type;
 
-/* The most arguments a signature may have. */
+/** @brief The most arguments a signature may have. */
 #define SK_FFI_MAX_ARGS 16
 
-/* A prepared signature: a return type and up to SK_FFI_MAX_ARGS argument
- * types, with libffi's call interface prepared once. Immutable, reference
- * counted, shareable between any number of callbacks and threads. */
+/**
+ * @brief A prepared signature: a return type and up to SK_FFI_MAX_ARGS
+ *        argument types, with libffi's call interface prepared once.
+ *
+ * Immutable, reference counted (sk_ffi_signature_retain(),
+ * sk_ffi_signature_release()), shareable between any number of callbacks and
+ * threads.
+ */
 typedef struct sk_ffi_signature sk_ffi_signature;
 
-/* Creates a signature returning `result` and taking the `count` argument
- * types of `args` (borrowed; may be NULL only when `count` is 0).
+/**
+ * @brief Creates a signature from a result type and argument types.
+ *
  * Rules: `result` is any type but SK_FFI_CTX; arguments are any type but
  * SK_FFI_VOID; SK_FFI_CTX only as argument 0.
- * @return SK_ERR_NULL_ARGUMENT (`out`, or `args` with `count` > 0),
+ *
+ * @param[out] out  Receives the new signature (+1): release it with
+ *                  sk_ffi_signature_release(); NULL on error.
+ * @param result    The return type.
+ * @param args      The `count` argument types. Borrowed (copied); may be NULL
+ *                  only when `count` is 0.
+ * @param count     The number of arguments, at most SK_FFI_MAX_ARGS.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, or `args` with `count` > 0);
  *         SK_ERR_INVALID_ARGUMENT naming the offending argument index
  *         ("args[2]") or "result" for a type out of range or misplaced, or
  *         `count` above SK_FFI_MAX_ARGS; SK_ERR_UNSUPPORTED if libffi refuses
- *         the interface; SK_ERR_NO_MEMORY. Thread-safe. */
+ *         the interface; SK_ERR_NO_MEMORY.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_ffi_signature_create(sk_ffi_signature **out, sk_ffi_type result, const sk_ffi_type *args, size_t count);
 
-/* Parses the string form of a signature (`text`, borrowed, NUL-terminated):
+/**
+ * @brief Parses the string form of a signature.
  *
- *     signature := ws type ws "(" ws [ type ws { "," ws type ws } ] ")" ws
- *     type      := "void" | "bool" | "i32" | "i64" | "u64" | "f64"
- *                | "str" | "ptr" | "value" | "ctx"
- *     ws        := { " " | "\t" }
- *
- * with the rules of sk_ffi_signature_create ("void" as the result only,
+ * The grammar:
+ * @verbatim
+    signature := ws type ws "(" ws [ type ws { "," ws type ws } ] ")" ws
+    type      := "void" | "bool" | "i32" | "i64" | "u64" | "f64"
+               | "str" | "ptr" | "value" | "ctx"
+    ws        := { " " | "\t" }
+   @endverbatim
+ * with the rules of sk_ffi_signature_create() ("void" as the result only,
  * "ctx" as the first argument only). An empty list "()" takes no argument;
  * "(void)" is rejected. Examples: "void(ctx,i64)", "i64(i64)", "bool(f64)",
  * "void(str)", "str(ctx, str)", "void()".
- * @return as sk_ffi_signature_create; SK_ERR_INVALID_ARGUMENT's message names
- *         the character offset (from 0) and, for a type in the list, the
- *         argument index: "sk_ffi_signature_parse: text: 'ctx' must be the
- *         first argument (argument 1, offset 9)". Thread-safe. */
+ *
+ * @param[out] out  Receives the new signature (+1): release it with
+ *                  sk_ffi_signature_release(); NULL on error.
+ * @param text      The string form. Borrowed, NUL-terminated.
+ * @return As sk_ffi_signature_create(); SK_ERR_INVALID_ARGUMENT's message
+ *         names the character offset (from 0) and, for a type in the list,
+ *         the argument index:
+ *         `"sk_ffi_signature_parse: text: 'ctx' must be the first argument (argument 1, offset 9)"`.
+ * @par Thread safety
+ *   Any thread.
+ */
 int sk_ffi_signature_parse(sk_ffi_signature **out, const char *text);
 
-/* Reading a signature (borrowed). For NULL (or a handle of another kind):
- * SK_FFI_VOID, 0, SK_FFI_VOID.
- * sk_ffi_signature_arg returns SK_FFI_VOID for an index out of range.
- * Thread-safe (a signature never changes); never fail. */
+/**
+ * @brief The return type of a signature.
+ * @param signature  Borrowed. NULL (or a handle of another kind) is accepted.
+ * @return The return type; SK_FFI_VOID for NULL or a handle of another
+ *         kind. Never fails.
+ * @par Thread safety
+ *   Any thread (a signature never changes).
+ */
 sk_ffi_type sk_ffi_signature_result(const sk_ffi_signature *signature);
+
+/**
+ * @brief The number of arguments of a signature.
+ * @param signature  Borrowed. NULL (or a handle of another kind) is accepted.
+ * @return The number of arguments; 0 for NULL or a
+ *         handle of another kind. Never fails.
+ * @par Thread safety
+ *   Any thread (a signature never changes).
+ */
 size_t sk_ffi_signature_arg_count(const sk_ffi_signature *signature);
+
+/**
+ * @brief The type of argument `index` of a signature.
+ * @param signature  Borrowed. NULL (or a handle of another kind) is accepted.
+ * @param index      The argument's index, from 0.
+ * @return The argument's type; SK_FFI_VOID for an index out of range, and
+ *         for NULL or a handle of another kind. Never fails.
+ * @par Thread safety
+ *   Any thread (a signature never changes).
+ */
 sk_ffi_type sk_ffi_signature_arg(const sk_ffi_signature *signature, size_t index);
 
-/* Reference counting, thread-safe. A signature is freed when its last
- * reference goes: callbacks, operators and trampolines using it hold their
- * own, so the creator may release it right after handing it over. */
-sk_ffi_signature *sk_ffi_signature_retain(sk_ffi_signature *signature); /* @return `signature`; NULL is a no-op */
-void sk_ffi_signature_release(sk_ffi_signature *signature);            /* NULL is a no-op */
+/**
+ * @brief Adds a reference to a signature.
+ *
+ * A signature is freed when its last reference goes: callbacks, operators
+ * and trampolines using it hold their own, so the creator may release it
+ * right after handing it over.
+ *
+ * @param signature  Borrowed; gains one reference. NULL is a no-op.
+ * @return `signature`.
+ * @par Thread safety
+ *   Any thread.
+ */
+sk_ffi_signature *sk_ffi_signature_retain(sk_ffi_signature *signature);
+
+/**
+ * @brief Drops a reference to a signature.
+ *
+ * The signature is freed with its last reference (see
+ * sk_ffi_signature_retain()).
+ *
+ * @param signature  The reference to drop (owned by the caller, consumed).
+ *                   NULL is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
+void sk_ffi_signature_release(sk_ffi_signature *signature);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Typed callbacks                                                           */
 /* ------------------------------------------------------------------------ */
 
-/* Any C function, cast to this type; its real type is described by the
- * signature passed with it. Calling a function through a signature that does
- * not describe it is undefined behaviour, as with a wrong cast in C. */
-typedef void (*sk_ffi_fn)(void);
-
-/* How a value that does not convert to the type a callback takes (a string
+/**
+ * @defgroup ffi_callbacks Typed callbacks
+ * @brief Subscriptions and operators calling plain C functions through a
+ *        signature.
+ *
+ * @par Values that do not convert
+ * How a value that does not convert to the type a callback takes (a string
  * for "i64", 2^40 for "i32", -1 for "u64", a string with an embedded NUL for
  * "str", ...) or a result that does not convert back (a NULL "str", a "u64"
  * above INT64_MAX) is handled, everywhere in this library:
@@ -153,21 +263,35 @@ typedef void (*sk_ffi_fn)(void);
  * - the function is not called with that value (for a result: the result
  *   is dropped); values before it were delivered as usual;
  * - the subscription ends with an error whose value is an SK_KIND_STRING
- *   "sk_ffi: ROLE: POSITION (TYPE): REASON", where ROLE is next, map,
+ *   `"sk_ffi: ROLE: POSITION (TYPE): REASON"`, where ROLE is next, map,
  *   filter or trampoline, POSITION is "argument N" (N counts from 0, a
- *   leading ctx included) or "result", e.g. "sk_ffi: next: argument 1
- *   (i32): int64 5000000000 out of range of i32"; the upstream subscription
- *   is disposed, so later values and its own terminal event are dropped;
+ *   leading ctx included) or "result", e.g.
+ *   `"sk_ffi: next: argument 1 (i32): int64 5000000000 out of range of i32"`;
+ *   the upstream subscription is disposed, so later values and its own
+ *   terminal event are dropped;
  * - for a typed subscription, that error reaches the error callback like
- *   any other error (below), then nothing more is called and `release`
- *   runs; for map and filter it reaches whatever subscribed downstream.
+ *   any other error (sk_ffi_observer), then nothing more is called and
+ *   `release` runs; for map and filter it reaches whatever subscribed
+ *   downstream.
  *
  * Nothing is ever truncated or converted silently. A callback that fails
- * on its own (sk_ffi_callback_fail(), below) ends the subscription the same
- * way. */
+ * on its own (sk_ffi_callback_fail()) ends the subscription the same way.
+ * @{
+ */
 
-/* Fails the delivery that the calling typed callback is handling: for
- * languages whose callbacks raise exceptions (a callback must not unwind
+/**
+ * @brief Any C function, cast to this type; its real type is described by
+ *        the signature passed with it.
+ *
+ * Calling a function through a signature that does not describe it is
+ * undefined behaviour, as with a wrong cast in C.
+ */
+typedef void (*sk_ffi_fn)(void);
+
+/**
+ * @brief Fails the delivery that the calling typed callback is handling.
+ *
+ * For languages whose callbacks raise exceptions (a callback must not unwind
  * through the library; its wrapper catches and calls this instead), or for
  * C code that meets an error it cannot express in its result.
  *
@@ -185,8 +309,8 @@ typedef void (*sk_ffi_fn)(void);
  * returned, and:
  *
  * - map, filter: the subscription ends with an error whose value is an
- *   SK_KIND_STRING "sk_ffi: ROLE: callback failed: MESSAGE" (ROLE is map
- *   or filter; "sk_ffi: map: callback failed" when `message` is NULL),
+ *   SK_KIND_STRING `"sk_ffi: ROLE: callback failed: MESSAGE"` (ROLE is map
+ *   or filter; `"sk_ffi: map: callback failed"` when `message` is NULL),
  *   delivered to whatever subscribed downstream; the upstream subscription
  *   is disposed, so later values and its terminal event are dropped; no
  *   value is put for the failed call;
@@ -195,159 +319,294 @@ typedef void (*sk_ffi_fn)(void);
  *   subscription's error callback (if any) receives that error, then
  *   `release` runs. The error callback is called because this is how the
  *   library already ends a typed subscription that cannot go on (a value
- *   that does not convert, above), so a program that handles abnormal ends
- *   in its error callback sees this one too; the callback that failed knows
- *   already and is not called again;
+ *   that does not convert, see @ref ffi_callbacks), so a program that
+ *   handles abnormal ends in its error callback sees this one too; the
+ *   callback that failed knows already and is not called again;
  * - error, completed: nothing more (the subscription is ending anyway;
  *   `release` runs as usual).
  *
- * `message` (borrowed, NUL-terminated UTF-8; NULL for none) is copied, never
- * truncated. Only the first call during one callback counts; later calls
- * during the same callback return SK_OK and change nothing. If copying the
- * message runs out of memory, the delivery still fails, with MESSAGE
- * "(message lost: out of memory)".
+ * Only the first call during one callback counts; later calls during the
+ * same callback return SK_OK and change nothing. If copying the message runs
+ * out of memory, the delivery still fails, with MESSAGE
+ * `"(message lost: out of memory)"`.
+ *
+ * @param message  Borrowed, NUL-terminated UTF-8; NULL for none. Copied,
+ *                 never truncated.
  * @return SK_OK; SK_ERR_UNSUPPORTED when no typed callback is running on the
- *         calling thread (sk_ffi_last_error_message() says so; nothing
- *         else happens). Thread-safe (the state is per thread). */
+ *         calling thread (sk_ffi_last_error_message() says so; nothing else
+ *         happens).
+ * @par Thread safety
+ *   Any thread (the state is per thread); it affects only a typed callback
+ *   running on the calling thread.
+ */
 int sk_ffi_callback_fail(const char *message);
 
-/* The callbacks of a typed subscription. Each of next, error, completed may
- * be NULL; when a function is given, its signature is required. Signatures
- * are borrowed (retained by the library as needed).
+/**
+ * @brief The callbacks of a typed subscription (sk_ffi_signal_start()).
+ *
+ * Each of next, error, completed may be NULL; when a function is given, its
+ * signature is required. Signatures are borrowed (retained by the library as
+ * needed).
  *
  * - next: returns void; takes an optional leading ctx and at most one value
  *   argument of any type (none: it is only notified), e.g. "void(i64)",
  *   "void(ctx,str)", "void(ctx)".
  * - error: returns void; an optional leading ctx and at most one argument of
- *   type str or value. A str argument receives the error converted as above
- *   or, when the error is not a string (or holds an embedded NUL), a
- *   description of it: "sk_ffi: error of kind KIND", followed for a bool,
- *   int64, double or string by its value ("sk_ffi: error of kind int64: 7";
- *   a string quoted, NUL written \0, 40 bytes at most:
- *   "sk_ffi: error of kind string: \"a\\0b\""), for bytes and arrays by
- *   their size ("sk_ffi: error of kind array: 2 items", "...: 3 bytes");
- *   a value argument receives the error unconverted.
+ *   type str or value. A str argument receives the error converted as in
+ *   @ref ffi_callbacks or, when the error is not a string (or holds an
+ *   embedded NUL), a description of it: `"sk_ffi: error of kind KIND"`,
+ *   followed for a bool, int64, double or string by its value
+ *   (`"sk_ffi: error of kind int64: 7"`; a string quoted, NUL written `\0`,
+ *   40 bytes at most: `"sk_ffi: error of kind string: \"a\\0b\""`), for
+ *   bytes and arrays by their size (`"sk_ffi: error of kind array: 2 items"`,
+ *   `"...: 3 bytes"`); a value argument receives the error unconverted.
  * - completed: "void()" or "void(ctx)".
  *
  * `release(ctx)`, if not NULL, runs exactly once after the last callback of
- * the set has returned (or before a failing call returns). */
+ * the set has returned (or before a failing call returns).
+ */
 typedef struct sk_ffi_observer {
-    sk_ffi_signature *next_signature;
-    sk_ffi_fn next;
-    sk_ffi_signature *error_signature;
-    sk_ffi_fn error;
-    sk_ffi_signature *completed_signature;
-    sk_ffi_fn completed;
-    void *ctx;
-    sk_release_fn release;
+    sk_ffi_signature *next_signature;      /**< The signature of `next`; required when `next` is given. Borrowed. */
+    sk_ffi_fn next;                        /**< Called with each value; may be NULL. */
+    sk_ffi_signature *error_signature;     /**< The signature of `error`; required when `error` is given. Borrowed. */
+    sk_ffi_fn error;                       /**< Called with the error; may be NULL. */
+    sk_ffi_signature *completed_signature; /**< The signature of `completed`; required when `completed` is given. Borrowed. */
+    sk_ffi_fn completed;                   /**< Called on completion; may be NULL. */
+    void *ctx;                             /**< Passed to a leading ctx argument and to `release`. */
+    sk_release_fn release;                 /**< Runs exactly once with `ctx` after the last callback; may be NULL. */
 } sk_ffi_observer;
 
-/* Starts `signal` (borrowed) like sk_signal_start(), calling the typed
- * callbacks of `observer` (copied) on the thread that delivers each event.
- * `*out` (may be NULL) receives the subscription's disposable (+1).
- * @return SK_ERR_NULL_ARGUMENT (`signal`, `observer`, a function without its
- *         signature), SK_ERR_WRONG_KIND (`signal` is not a signal, a
- *         signature is not a signature), SK_ERR_RELEASED (`signal`, with
- *         handle checking), SK_ERR_INVALID_ARGUMENT for a signature that
- *         does not fit its callback (naming "next_signature", ... and why),
- *         SK_ERR_NO_MEMORY; `observer->release` has run (unless `observer`
- *         itself is NULL). */
+/**
+ * @brief Starts a signal, calling typed callbacks.
+ *
+ * Like sk_signal_start(), but calls the typed callbacks of `observer`.
+ *
+ * @param[out] out  Receives the subscription's disposable (+1): dispose it to
+ *                  cancel, release it with sk_disposable_release(). May be
+ *                  NULL.
+ * @param signal    The signal to start. Borrowed.
+ * @param observer  The callbacks. Copied (the struct may be on the stack);
+ *                  its signatures are borrowed.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT (`signal`, `observer`, a function
+ *         without its signature), SK_ERR_WRONG_KIND (`signal` is not a
+ *         signal, a signature is not a signature), SK_ERR_RELEASED
+ *         (`signal`, with handle checking), SK_ERR_INVALID_ARGUMENT for a
+ *         signature that does not fit its callback (naming "next_signature",
+ *         ... and why), SK_ERR_NO_MEMORY; on error `observer->release` has
+ *         run (unless `observer` itself is NULL).
+ * @par Thread safety
+ *   Any thread. The callbacks run on the thread that delivers each event.
+ */
 int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_observer *observer);
 
-/* Values transformed by `fn`, described by `signature`: a non-void result,
- * an optional leading ctx and exactly one value argument, e.g. "i64(i64)",
- * "str(ctx,str)", "f64(value)". The result is converted back to a value
- * (i32/i64/u64 -> int64, f64 -> double, bool, str -> a copy of the string,
- * which stays owned by the function, ptr -> a pointer value without release
- * function, value -> a copy of the borrowed `const sk_value *` returned).
- * `signature` is borrowed. `fn` runs on the thread that delivers each value;
- * `release(ctx)` as for sk_signal_map().
- * @return SK_ERR_NULL_ARGUMENT (`out`, `signal`, `signature`, `fn`),
+/**
+ * @brief Values transformed by a typed function.
+ *
+ * `signature` has a non-void result, an optional leading ctx and exactly one
+ * value argument, e.g. "i64(i64)", "str(ctx,str)", "f64(value)". The result
+ * is converted back to a value (i32/i64/u64 -> int64, f64 -> double, bool,
+ * str -> a copy of the string, which stays owned by the function, ptr -> a
+ * pointer value without release function, value -> a copy of the borrowed
+ * `const sk_value *` returned).
+ *
+ * @param[out] out   Receives the new signal (+1): release it with
+ *                   sk_signal_release(); NULL on error.
+ * @param signal     The input signal. Borrowed.
+ * @param signature  The signature of `fn`. Borrowed.
+ * @param fn         The function, cast to sk_ffi_fn.
+ * @param ctx        Passed to a leading ctx argument of `fn`, and to `release`.
+ * @param release    May be NULL; runs once with `ctx` as for sk_signal_map():
+ *                   when the returned signal and all its subscriptions are
+ *                   gone, or before a failing call returns.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, `signal`, `signature`, `fn`),
  *         SK_ERR_WRONG_KIND (`signal` is not a signal, `signature` not a
  *         signature), SK_ERR_RELEASED (`signal`, with handle checking),
- *         SK_ERR_INVALID_ARGUMENT (a signature of another shape);
- *         `release` has run. */
+ *         SK_ERR_INVALID_ARGUMENT (a signature of another shape); on error
+ *         `release` has run.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers each value.
+ */
 int sk_ffi_signal_map(sk_signal **out, sk_signal *signal, sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, sk_release_fn release);
 
-/* Only the values for which `fn` returns true; `signature` returns bool and
- * takes an optional leading ctx and exactly one value argument, e.g.
- * "bool(f64)", "bool(ctx,str)". Otherwise as sk_ffi_signal_map(). */
+/**
+ * @brief Only the values for which a typed function returns true.
+ *
+ * `signature` returns bool and takes an optional leading ctx and exactly one
+ * value argument, e.g. "bool(f64)", "bool(ctx,str)". Otherwise as
+ * sk_ffi_signal_map().
+ *
+ * @param[out] out   Receives the new signal (+1): release it with
+ *                   sk_signal_release(); NULL on error.
+ * @param signal     The input signal. Borrowed.
+ * @param signature  The signature of `fn`. Borrowed.
+ * @param fn         The predicate, cast to sk_ffi_fn.
+ * @param ctx        Passed to a leading ctx argument of `fn`, and to `release`.
+ * @param release    May be NULL; runs once with `ctx`, as for
+ *                   sk_ffi_signal_map().
+ * @return As sk_ffi_signal_map().
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers each value.
+ */
 int sk_ffi_signal_filter(sk_signal **out, sk_signal *signal, sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, sk_release_fn release);
+
+/** @} */
 
 /* ------------------------------------------------------------------------ */
 /* Trampolines                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* A trampoline is a real C function, made at run time, of the type described
- * by its signature, that puts the arguments it is called with into a
- * subscriber or a pipe: for producers that accept only a bare function
- * pointer, without a user-data argument.
+/**
+ * @defgroup ffi_trampolines Trampolines
+ * @brief Real C functions, made at run time, that put their arguments into a
+ *        subscriber or a pipe.
+ * @{
+ */
+
+/**
+ * @brief A trampoline: a real C function, made at run time, of the type
+ *        described by its signature, that puts the arguments it is called
+ *        with into a subscriber or a pipe.
+ *
+ * For producers that accept only a bare function pointer, without a
+ * user-data argument.
  *
  * Its signature returns void and takes no ctx; its arguments become the
  * value put: none -> nil, one -> that argument as a value (i32/i64/u64 ->
- * int64, f64 -> double, bool, str -> a copy
- * of the string (NULL -> nil), ptr -> a pointer value without release
- * function, value -> a copy (NULL -> nil)), several -> an array of them.
- * A u64 argument above INT64_MAX does not convert: a subscriber receives an
- * error describing it (its subscription ends), a pipe puts nothing.
+ * int64, f64 -> double, bool, str -> a copy of the string (NULL -> nil),
+ * ptr -> a pointer value without release function, value -> a copy (NULL ->
+ * nil)), several -> an array of them. A u64 argument above INT64_MAX does
+ * not convert: a subscriber receives an error describing it (its
+ * subscription ends), a pipe puts nothing.
  *
- * Threads: the function may be called from any number of threads at once;
- * each call puts on the calling thread, outside any lock, and returns when
- * the put has returned (subscribers' callbacks ran).
+ * @par Threads
+ * The function may be called from any number of threads at once; each call
+ * puts on the calling thread, outside any lock, and returns when the put has
+ * returned (subscribers' callbacks ran).
  *
- * Lifetime: the handle is reference counted; every call in progress holds a
- * reference of its own, so releasing the last reference while calls are in
- * flight is safe: the executable memory is freed exactly once, when the last
- * of them returns. A call that *starts* after the last reference has been
- * released jumps into freed memory (undefined behaviour, as with free()):
- * unregister the function from its producer first, or use
- * sk_ffi_trampoline_close() to make it a no-op while the producer may still
- * call it. A call after the subscriber terminated (or its subscription was
- * disposed) is a harmless no-op, as sk_subscriber_put_next() is.
+ * @par Lifetime
+ * The handle is reference counted; every call in progress holds a reference
+ * of its own, so releasing the last reference while calls are in flight is
+ * safe: the executable memory is freed exactly once, when the last of them
+ * returns. A call that *starts* after the last reference has been released
+ * jumps into freed memory (undefined behaviour, as with free()): unregister
+ * the function from its producer first, or use sk_ffi_trampoline_close() to
+ * make it a no-op while the producer may still call it. A call after the
+ * subscriber terminated (or its subscription was disposed) is a harmless
+ * no-op, as sk_subscriber_put_next() is.
  *
- * Executable memory: trampolines use libffi closures.
- * Where writable+executable mappings are forbidden (W^X policies, SELinux
- * without execmem, PaX MPROTECT) libffi falls back to a double mapping of a
- * temporary file or to static trampolines; if neither is allowed, creating
- * a trampoline fails with SK_ERR_UNSUPPORTED. After fork() the child shares
- * the parent's closure pages only through copy-on-write (a double-mapped
- * file is shared): call trampolines in the child only if the child does not
- * create or free trampolines, or create new ones after exec. */
+ * @par Executable memory
+ * Trampolines use libffi closures. Where writable+executable mappings are
+ * forbidden (W^X policies, SELinux without execmem, PaX MPROTECT) libffi
+ * falls back to a double mapping of a temporary file or to static
+ * trampolines; if neither is allowed, creating a trampoline fails with
+ * SK_ERR_UNSUPPORTED. After fork() the child shares the parent's closure
+ * pages only through copy-on-write (a double-mapped file is shared): call
+ * trampolines in the child only if the child does not create or free
+ * trampolines, or create new ones after exec.
+ */
 typedef struct sk_ffi_trampoline sk_ffi_trampoline;
 
-/* A trampoline putting into `subscriber` (borrowed; retained until the
- * trampoline is closed or freed) with sk_subscriber_put_next().
- * @return SK_ERR_NULL_ARGUMENT (`out`, `subscriber`, `signature`),
+/**
+ * @brief Makes a trampoline putting into a subscriber with
+ *        sk_subscriber_put_next().
+ *
+ * @param[out] out    Receives the new trampoline (+1): release it with
+ *                    sk_ffi_trampoline_release(); NULL on error.
+ * @param subscriber  Borrowed; retained until the trampoline is closed or
+ *                    freed.
+ * @param signature   The function's type: returns void, takes no ctx.
+ *                    Borrowed.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, `subscriber`, `signature`),
  *         SK_ERR_WRONG_KIND (`subscriber` is not a subscriber, `signature`
  *         not a signature), SK_ERR_RELEASED (`subscriber`, with handle
  *         checking), SK_ERR_INVALID_ARGUMENT (a non-void result, a ctx
- *         argument),
- *         SK_ERR_UNSUPPORTED (no executable memory), SK_ERR_NO_MEMORY. */
+ *         argument), SK_ERR_UNSUPPORTED (no executable memory),
+ *         SK_ERR_NO_MEMORY.
+ * @par Thread safety
+ *   Any thread. The subscriber's callbacks run on the thread that calls the
+ *   trampoline's function.
+ */
 int sk_ffi_trampoline_subscriber(sk_ffi_trampoline **out, sk_subscriber *subscriber, sk_ffi_signature *signature);
 
-/* A trampoline putting into `pipe` (borrowed; retained until the trampoline
- * is closed or freed) with sk_pipe_put(). Errors as above
- * ("sk_ffi_trampoline_pipe: pipe is not a pipe"). */
+/**
+ * @brief Makes a trampoline putting into a pipe with sk_pipe_put().
+ *
+ * @param[out] out   Receives the new trampoline (+1): release it with
+ *                   sk_ffi_trampoline_release(); NULL on error.
+ * @param pipe       Borrowed; retained until the trampoline is closed or
+ *                   freed.
+ * @param signature  The function's type: returns void, takes no ctx.
+ *                   Borrowed.
+ * @return Errors as sk_ffi_trampoline_subscriber(), for `pipe`
+ *         (`"sk_ffi_trampoline_pipe: pipe is not a pipe"`).
+ * @par Thread safety
+ *   Any thread. The pipe's subscribers' callbacks run on the thread that
+ *   calls the trampoline's function.
+ */
 int sk_ffi_trampoline_pipe(sk_ffi_trampoline **out, sk_pipe *pipe, sk_ffi_signature *signature);
 
-/* The function itself, valid while the trampoline is alive: cast it to the
- * function type its signature describes. NULL for NULL. Thread-safe. */
+/**
+ * @brief The trampoline's function itself.
+ *
+ * Valid while the trampoline is alive: cast it to the function type its
+ * signature describes.
+ *
+ * @param trampoline  Borrowed.
+ * @return The function; NULL for NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 sk_ffi_fn sk_ffi_trampoline_function(sk_ffi_trampoline *trampoline);
 
-/* Detaches the trampoline from its subscriber or pipe (dropping the
- * reference it held): later calls do nothing. Calls in progress finish their
- * put. The function stays valid until the last release. Idempotent; NULL is
- * a no-op. Thread-safe. */
+/**
+ * @brief Detaches a trampoline from its subscriber or pipe.
+ *
+ * Drops the reference it held: later calls do nothing. Calls in progress
+ * finish their put. The function stays valid until the last release.
+ * Idempotent.
+ *
+ * @param trampoline  Borrowed. NULL is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
 void sk_ffi_trampoline_close(sk_ffi_trampoline *trampoline);
 
-/* The number of calls that put a value into the subscriber or pipe (not the
- * calls after close, nor those whose arguments did not convert; a put into
- * a terminated subscriber counts, as it cannot be told apart).
- * Thread-safe; 0 for NULL. */
+/**
+ * @brief The number of calls that put a value into the subscriber or pipe.
+ *
+ * Not the calls after close, nor those whose arguments did not convert; a
+ * put into a terminated subscriber counts, as it cannot be told apart.
+ *
+ * @param trampoline  Borrowed.
+ * @return The count; 0 for NULL.
+ * @par Thread safety
+ *   Any thread.
+ */
 uint64_t sk_ffi_trampoline_calls(sk_ffi_trampoline *trampoline);
 
-sk_ffi_trampoline *sk_ffi_trampoline_retain(sk_ffi_trampoline *trampoline); /* @return `trampoline`; NULL is a no-op */
-void sk_ffi_trampoline_release(sk_ffi_trampoline *trampoline);             /* NULL is a no-op */
+/**
+ * @brief Adds a reference to a trampoline.
+ * @param trampoline  Borrowed; gains one reference. NULL is a no-op.
+ * @return `trampoline`.
+ * @par Thread safety
+ *   Any thread.
+ */
+sk_ffi_trampoline *sk_ffi_trampoline_retain(sk_ffi_trampoline *trampoline);
+
+/**
+ * @brief Drops a reference to a trampoline.
+ *
+ * The last one frees it once no call is in progress (see
+ * sk_ffi_trampoline).
+ *
+ * @param trampoline  The reference to drop (owned by the caller, consumed).
+ *                    NULL is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
+void sk_ffi_trampoline_release(sk_ffi_trampoline *trampoline);
+
+/** @} */
 
 #ifdef __cplusplus
 }
