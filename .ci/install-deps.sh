@@ -23,6 +23,7 @@ need python3 command -v python3
 need binutils command -v objcopy
 need g++ command -v c++
 need cmake command -v cmake
+need abigail-tools command -v abidw
 
 if [ -z "$missing" ]; then
     exit 0
