@@ -12,8 +12,8 @@
 # header type kept. abidw of the twin is one ABI corpus holding both halves:
 # the symbols (names, versions) and their C types (prototypes; the layout of
 # sk_value, sk_observer, sk_ffi_observer...; the enumerations). The twin is
-# tied to the real library by comparing their exports (name@version, kind):
-# removing a symbol from the version script removes it from both.
+# tied to the real library by comparing their exports (name@version, kind)
+# and sonames: removing a symbol from the version script removes it from both.
 #
 #   abidw --no-corpus-path --no-comp-dir-path --no-show-locs: no path or line
 #       of this checkout in the records (a comment moving code does not change
@@ -73,6 +73,8 @@ define abi_twin
 	@diff -u --label "exported by $(notdir $(ABI_LIB_$(1)))" --label "declared in include/$(ABI_HEADER_$(1))" \
 		$(ABI_OUT)/$(1).exports $(ABI_OUT)/$(1)-twin.exports || { echo "error: $(1): the library's exports (-) and" \
 		"its header's functions (+) differ: declare each export, export each declaration" >&2; exit 1; }
+	@readelf -d $(ABI_LIB_$(1)) | grep -q 'SONAME.*\[$(ABI_SONAME_$(1))\]' || { echo "error: $(1):" \
+		"$(ABI_LIB_$(1)) does not have the soname $(ABI_SONAME_$(1))" >&2; exit 1; }
 	$(ABIDW) --out-file $(ABI_OUT)/$(1).abi $(ABI_OUT)/$(1)-twin.so
 endef
 
