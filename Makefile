@@ -142,7 +142,7 @@ deps: ## install the missing Debian packages the build and tests need (.ci/insta
 	@sh .ci/install-deps.sh
 
 clean: ## remove every build folder
-	rm -rf .build .build-release .build-tsan .build-asan .build-fuzz .build-c examples/swift/.build \
+	rm -rf .build .build-release .build-tsan .build-asan .build-fuzz .build-docc .build-c examples/swift/.build \
 		Benchmarks/.build Benchmarks/Suite/.build
 
 help: ## this list
@@ -150,4 +150,5 @@ help: ## this list
 		/^[a-zA-Z0-9_.-]+:.*## / { if (file) { print file ":"; file = "" } printf "  %-18s %s\n", $$1, $$2 }' \
 		$(MAKEFILE_LIST)
 
-include mk/ffi.mk mk/tests.mk mk/docs.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk
+include mk/ffi.mk mk/tests.mk mk/docs.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk mk/abi.mk \
+	mk/docs-swift.mk

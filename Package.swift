@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// swift-docc-plugin only when SIGNALKIT_DOCC=1 (`make docs-swift` sets it):
+// it serves only to build this package's documentation, so a package that
+// depends on SwiftSignalKit must not resolve it, nor anything it needs.
+let documentationDependencies: [Package.Dependency] =
+    Context.environment["SIGNALKIT_DOCC"] == "1"
+    ? [.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")]
+    : []
+
 let package = Package(
     name: "SwiftSignalKit",
     products: [
@@ -10,6 +18,7 @@ let package = Package(
         // the release form: Swift runtime linked in, soname, sk_* exports only.
         .library(name: "signalkit", type: .dynamic, targets: ["SignalKitCAPI"]),
     ],
+    dependencies: documentationDependencies,
     targets: [
         .target(
             name: "_SwiftSignalKitShims",

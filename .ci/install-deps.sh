@@ -24,6 +24,7 @@ need binutils command -v objcopy
 need g++ command -v c++
 need cmake command -v cmake
 need doxygen command -v doxygen
+need abigail-tools command -v abidw
 
 if [ -z "$missing" ]; then
     exit 0

@@ -1,5 +1,6 @@
-# `make test`: every stage below and those of mk/sanitizers.mk, mk/ffi.mk, mk/docs.mk,
-# mk/fuzz.mk, mk/soak.mk and mk/bench.mk, TEST_JOBS at a time, then a table
+# `make test`: every stage below and those of mk/sanitizers.mk, mk/ffi.mk,
+# mk/docs.mk, mk/fuzz.mk, mk/soak.mk, mk/bench.mk and mk/abi.mk, TEST_JOBS at a
+# time, then a table
 # of each stage's wall time. Each stage also runs on its own (make test-c).
 #
 # make starts the stages in the order of TEST_STAGES, as soon as what they
@@ -18,7 +19,7 @@ end = @date +%s.%N > $(TIMES)/$@.end
 
 TEST_STAGES := test-c test-swift-tsan test-ffi test-valgrind-c test-valgrind-ffi test-python test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
-	test-swift test-examples bench-check test-header test-docs test-cmake
+	test-swift test-examples bench-check test-header test-docs test-cmake test-abi
 
 .PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests
 

@@ -12,10 +12,12 @@ public final class ActionDisposable: Disposable, @unchecked Sendable {
     private let disposed = Synchronization.Atomic<Bool>(false)
     private var action: (() -> Void)?
 
+    /// Makes a disposable that calls `action` on its first `dispose()`.
     public init(action: @escaping () -> Void) {
         self.action = action
     }
 
+    /// Calls the action, the first time only; later calls do nothing.
     public func dispose() {
         if self.disposed.exchange(true, ordering: .acquiringAndReleasing) {
             return

@@ -4,6 +4,7 @@
 /// the first call has an effect. Every disposable in this library follows that
 /// rule.
 public protocol Disposable: AnyObject {
+    /// Cancels what the disposable stands for. Calling it again does nothing.
     func dispose()
 }
 

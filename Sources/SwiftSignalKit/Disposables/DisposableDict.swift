@@ -10,9 +10,12 @@ public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable 
     private var disposed = false
     private var disposables: [T: any Disposable] = [:]
 
+    /// Makes an empty dictionary of disposables.
     public init() {
     }
 
+    /// Stores `disposable` under `key`, disposing what the key held before;
+    /// `nil` disposes and removes it. After `dispose()`, `disposable` is disposed at once.
     public func set(_ disposable: (any Disposable)?, forKey key: T) {
         self.mutex.lock()
         let disposeImmediately = self.disposed
@@ -30,6 +33,7 @@ public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable 
         }
     }
 
+    /// Disposes every disposable held, and any set later.
     public func dispose() {
         self.mutex.lock()
         var disposables: [T: any Disposable] = [:]

@@ -10,9 +10,11 @@ public final class DisposableSet: Disposable, @unchecked Sendable {
     private var disposed = false
     private var disposables: [any Disposable] = []
 
+    /// Makes an empty set of disposables.
     public init() {
     }
 
+    /// Adds `disposable`, or disposes it at once when the set has been disposed.
     public func add(_ disposable: any Disposable) {
         self.mutex.lock()
         let disposeImmediately = self.disposed
@@ -25,6 +27,7 @@ public final class DisposableSet: Disposable, @unchecked Sendable {
         }
     }
 
+    /// Takes `disposable` (by identity) out of the set without disposing it.
     public func remove(_ disposable: any Disposable) {
         self.mutex.lock()
         if let index = self.disposables.firstIndex(where: { $0 === disposable }) {
@@ -33,6 +36,7 @@ public final class DisposableSet: Disposable, @unchecked Sendable {
         self.mutex.unlock()
     }
 
+    /// Disposes every disposable in the set, and any added later.
     public func dispose() {
         self.mutex.lock()
         var disposables: [any Disposable] = []

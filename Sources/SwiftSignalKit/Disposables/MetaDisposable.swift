@@ -11,6 +11,7 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
     private var disposed = false
     private var disposable: (any Disposable)?
 
+    /// Makes a meta disposable that holds nothing yet.
     public init() {
     }
 
@@ -34,6 +35,7 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
         }
     }
 
+    /// Disposes the disposable held, and any set later.
     public func dispose() {
         self.mutex.lock()
         var disposable: (any Disposable)?

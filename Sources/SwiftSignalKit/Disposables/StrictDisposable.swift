@@ -16,6 +16,8 @@ public final class StrictDisposable: Disposable, @unchecked Sendable {
     /// through `assertionFailure`.
     nonisolated(unsafe) static var leakHandler: ((String, Int) -> Void)?
 
+    /// Wraps `disposable`; `file` and `line` are where the subscription was
+    /// started, named in the leak report of a debug build.
     public init(_ disposable: any Disposable, file: String, line: Int) {
         self.disposable = disposable
         #if DEBUG
@@ -37,6 +39,8 @@ public final class StrictDisposable: Disposable, @unchecked Sendable {
         #endif
     }
 
+    /// Disposes the wrapped disposable (and marks this one as disposed, so it
+    /// is not reported as leaked).
     public func dispose() {
         #if DEBUG
         self.isDisposed.swap(true)

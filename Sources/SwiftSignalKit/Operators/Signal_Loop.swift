@@ -3,7 +3,9 @@
 ///
 /// Thread-safety: an immutable value; as safe to share as its payload.
 public enum SignalFeedbackLoopState<T> {
+    /// No value has been produced yet.
     case initial
+    /// The value accumulated so far.
     case loop(T)
 }
 

@@ -4,8 +4,11 @@
 ///
 /// Thread-safety: an immutable value; as safe to share as its payloads.
 public enum SignalEvent<T, E> {
+    /// A value.
     case Next(T)
+    /// The error that ended the signal.
     case Error(E)
+    /// The completion that ended the signal.
     case Completion
 }
 

@@ -64,7 +64,9 @@ public func reduceLeft<T, E>(value: T, f: @escaping (T, T, (T) -> Void) -> T) ->
 ///
 /// Thread-safety: an immutable value; as safe to share as its payload.
 public enum Passthrough<T> {
+    /// Emit nothing for this step.
     case None
+    /// Emit the given value downstream.
     case Some(T)
 }
 

@@ -75,6 +75,7 @@ public struct SignalTakeAction: Sendable {
     /// `passthrough` is also true).
     public let complete: Bool
 
+    /// Makes a decision: deliver the value or not, complete or not.
     public init(passthrough: Bool, complete: Bool) {
         self.passthrough = passthrough
         self.complete = complete

@@ -21,10 +21,12 @@ public struct QueueCreationError: Error, Equatable, CustomStringConvertible {
     /// descriptor limit, ENFILE at the system's, ENOMEM).
     public let errno: Int32
 
+    /// Makes the error for the `errno` of a failed `eventfd` call.
     public init(errno: Int32) {
         self.errno = errno
     }
 
+    /// A message naming the failed call and `errno`.
     public var description: String {
         return "eventfd failed: \(String(cString: strerror(self.errno))) (errno \(self.errno))"
     }

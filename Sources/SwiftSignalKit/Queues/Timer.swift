@@ -18,6 +18,9 @@ public final class Timer: @unchecked Sendable {
     private let completion: (Timer) -> Void
     private let queue: Queue
 
+    /// Makes a timer that calls `completion` on `queue` `timeout` seconds after
+    /// `start()`, and every `timeout` seconds after that when `repeat` is true.
+    /// It does not run until `start()`.
     public init(timeout: Double, `repeat`: Bool, completion: @escaping () -> Void, queue: Queue) {
         self.timeout = timeout
         self.repeat = `repeat`
@@ -25,6 +28,9 @@ public final class Timer: @unchecked Sendable {
         self.queue = queue
     }
 
+    /// Makes a timer that calls `completion` with itself on `queue` `timeout`
+    /// seconds after `start()`, and every `timeout` seconds after that when
+    /// `repeat` is true. It does not run until `start()`.
     public init(timeout: Double, `repeat`: Bool, completion: @escaping (Timer) -> Void, queue: Queue) {
         self.timeout = timeout
         self.repeat = `repeat`

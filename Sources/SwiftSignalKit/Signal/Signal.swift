@@ -58,6 +58,9 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// nested chain of `then` runs as one flat sequence (see `_ThenParts`).
     @usableFromInline let thenParts: _ThenParts<T, E>?
 
+    /// Makes a cold signal: each `start` calls `generator` with a new
+    /// subscriber to emit into, and the disposable it returns cancels that
+    /// subscription.
     @inlinable
     public init(_ generator: @escaping (Subscriber<T, E>) -> any Disposable) {
         self.generatorFunction = generator

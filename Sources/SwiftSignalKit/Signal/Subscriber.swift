@@ -45,6 +45,8 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     // (by `assignDisposable`, after the generator has returned).
     @exclusivity(unchecked) @usableFromInline var handle: _SubscriberDisposable?
 
+    /// Makes a subscriber that calls `next` for each value, then `error` or
+    /// `completed` at most once; a `nil` callback ignores its events.
     @inlinable
     public init(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) {
         self.next = next
@@ -60,6 +62,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         }
     }
 
+    /// The subscriber's value and error types, and whether it has terminated.
     public var description: String {
         let state = self.state.load(ordering: .relaxed)
         return "Subscriber<\(T.self), \(E.self)>(terminated: \(state & Subscriber.terminatedFlag != 0))"

@@ -27,6 +27,7 @@ public final class Multicast<T>: @unchecked Sendable {
     private let mutex = _Mutex()
     private var instances: [String: Instance] = [:]
 
+    /// Makes a multicast with no running signal.
     public init() {
     }
 
@@ -115,6 +116,7 @@ public final class MulticastPromise<T>: @unchecked Sendable {
     /// The last value; guard with `lock`.
     public var value: T?
 
+    /// Makes a promise with no value and no subscribers.
     public init() {
     }
 }

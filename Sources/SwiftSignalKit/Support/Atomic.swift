@@ -8,6 +8,7 @@ import Darwin
 
 /// The error thrown by `Atomic.tryWith` when the value is locked by another caller.
 public enum AtomicLockError: Error {
+    /// The value is locked by another caller.
     case isLocked
 }
 
@@ -20,6 +21,7 @@ public final class Atomic<T>: @unchecked Sendable {
     @usableFromInline let mutex = _Mutex()
     @usableFromInline var value: T
 
+    /// Makes an atomic holding `value`.
     public init(value: T) {
         self.value = value
     }

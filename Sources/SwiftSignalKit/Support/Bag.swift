@@ -17,6 +17,7 @@
 ///   `first` O(1). `copyItems` O(n) after a change, then O(1) until the next
 ///   one (the copy is kept); `copyItemsWithIndices` O(n); `removeAll` O(n).
 public final class Bag<T> {
+    /// The key `add` returns for an item.
     public typealias Index = Int
 
     @exclusivity(unchecked) @usableFromInline var nextIndex: Index = 0
@@ -32,10 +33,12 @@ public final class Bag<T> {
     /// What `copyItems` returned, until the next change.
     @exclusivity(unchecked) @usableFromInline var copiedItems: [T]?
 
+    /// Makes an empty bag.
     @inlinable
     public init() {
     }
 
+    /// Adds `item` at the end and returns its key.
     @inlinable
     public func add(_ item: T) -> Index {
         let key = self.nextIndex
@@ -79,6 +82,7 @@ public final class Bag<T> {
         return nil
     }
 
+    /// The item of key `index`, or `nil` when it was removed (or never added).
     @inlinable
     public func get(_ index: Index) -> T? {
         guard let position = self.position(of: index) else {
@@ -87,6 +91,7 @@ public final class Bag<T> {
         return self.slots[position]
     }
 
+    /// Removes the item of key `index`; a stale key does nothing.
     @inlinable
     public func remove(_ index: Index) {
         // The item is released here, as the bag lets it go.
@@ -170,6 +175,7 @@ public final class Bag<T> {
         self.slotKeys = slotKeys
     }
 
+    /// Removes every item. Keys already handed out are not reused.
     @inlinable
     public func removeAll() {
         self.slots.removeAll()
@@ -179,6 +185,7 @@ public final class Bag<T> {
         self.copiedItems = nil
     }
 
+    /// The items, in insertion order.
     @inlinable
     public func copyItems() -> [T] {
         if let items = self.copiedItems {
@@ -195,6 +202,7 @@ public final class Bag<T> {
         return items
     }
 
+    /// The items with their keys, in insertion order.
     @inlinable
     public func copyItemsWithIndices() -> [(Index, T)] {
         var items: [(Index, T)] = []
@@ -207,11 +215,13 @@ public final class Bag<T> {
         return items
     }
 
+    /// Whether the bag holds no item.
     @inlinable
     public var isEmpty: Bool {
         return self.liveCount == 0
     }
 
+    /// The oldest item and its key, or `nil` when the bag is empty.
     @inlinable
     public var first: (Index, T)? {
         if self.liveCount == 0 {

@@ -13,6 +13,7 @@ import Darwin
 public final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
+    /// Makes an unlocked lock.
     public init() {
         self.mutex = .allocate(capacity: 1)
         self.mutex.initialize(to: pthread_mutex_t())

@@ -12,6 +12,7 @@
 ///   the storage). Iteration is O(storage): holes inside stay until the bag
 ///   empties.
 public final class SparseBag<T>: Sequence {
+    /// The key `add` returns for an item.
     public typealias Index = Int
 
     private var firstKey: Index = 0
@@ -20,9 +21,11 @@ public final class SparseBag<T>: Sequence {
     /// The leading holes: `items[..<leading]` are all nil.
     private var leading = 0
 
+    /// Makes an empty bag.
     public init() {
     }
 
+    /// Adds `item` at the end and returns its key.
     public func add(_ item: T) -> Index {
         let key = self.firstKey + self.items.count
         self.items.append(item)
@@ -30,6 +33,7 @@ public final class SparseBag<T>: Sequence {
         return key
     }
 
+    /// The item of key `index`, or `nil` when it was removed (or never added).
     public func get(_ index: Index) -> T? {
         let position = index - self.firstKey
         if position < 0 || position >= self.items.count {
@@ -38,6 +42,7 @@ public final class SparseBag<T>: Sequence {
         return self.items[position]
     }
 
+    /// Removes the item of key `index`; a stale key does nothing.
     public func remove(_ index: Index) {
         let position = index - self.firstKey
         if position < 0 || position >= self.items.count || self.items[position] == nil {
@@ -62,6 +67,7 @@ public final class SparseBag<T>: Sequence {
         }
     }
 
+    /// Removes every item. Keys already handed out are not reused.
     public func removeAll() {
         self.firstKey += self.items.count
         self.items.removeAll()
@@ -69,10 +75,12 @@ public final class SparseBag<T>: Sequence {
         self.leading = 0
     }
 
+    /// Whether the bag holds no item.
     public var isEmpty: Bool {
         return self.count == 0
     }
 
+    /// An iterator over a snapshot of the items, in insertion order.
     public func makeIterator() -> AnyIterator<T> {
         var iterator = self.items.makeIterator()
         return AnyIterator {
