@@ -64,7 +64,7 @@ define install_core
 	install -m 0755 $(LIB) $(1)$(2)/libsignalkit.so.$(VERSION)
 	ln -sf libsignalkit.so.$(VERSION) $(1)$(2)/libsignalkit.so.$(SOVERSION)
 	ln -sf libsignalkit.so.$(SOVERSION) $(1)$(2)/libsignalkit.so
-	install -m 0644 include/signalkit.h $(1)$(3)/signalkit.h
+	install -m 0644 include/signalkit.h include/signalkit.hpp $(1)$(3)/
 	sed -e 's|@PREFIX@|$(4)|g' -e 's|@LIBDIR@|$(2)|g' \
 		-e 's|@INCLUDEDIR@|$(3)|g' -e 's|@VERSION@|$(VERSION)|g' \
 		pkgconfig/signalkit.pc.in > $(1)$(2)/pkgconfig/signalkit.pc
