@@ -102,4 +102,4 @@ help: ## this list
 		/^[a-zA-Z0-9_.-]+:.*## / { if (file) { print file ":"; file = "" } printf "  %-18s %s\n", $$1, $$2 }' \
 		$(MAKEFILE_LIST)
 
-include mk/ffi.mk mk/tests.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk
+include mk/ffi.mk mk/tests.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk mk/cpp.mk

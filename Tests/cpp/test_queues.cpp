@@ -98,7 +98,7 @@ SK_TEST(queues, global_queues) {
     auto m = sk::queue::main();
     cr_assert(q && b && m);
     auto done = std::make_shared<flag>();
-    b.async([done] { done->raise(); });
+    b.async(track([done] { done->raise(); }));
     cr_assert(done->wait());
 }
 

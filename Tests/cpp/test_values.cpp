@@ -77,7 +77,8 @@ SK_TEST(values, copies_share_and_moves_empty) {
     b = std::move(c);
     cr_assert(c.is_nil());
     cr_assert(a == b);
-    a = a;
+    auto &same = a;
+    a = same;
     cr_assert(a == b);
     sk_value raw = b.detach();
     cr_assert(b.is_nil());
