@@ -49,7 +49,7 @@ $(foreach san,asan tsan,$(eval $(call sanitizer_test,cpp,$(san))))
 
 $(OUT)/tsan/criterion_arena.o: $(tsan_CRITERION)
 	mkdir -p $(@D)
-	$(CPP_CLANG_C) $(SAN_CFLAGS) $(tsan_CFLAGS) -c $< -o $@
+	$(CPP_CLANG_C) $(filter-out -fuse-ld=lld,$(SAN_CFLAGS)) $(tsan_CFLAGS) -c $< -o $@
 
 # W1-W3 of Benchmarks/README.md through the header, as bench_capi measures
 # them through the C API (same sizes, same JSON lines, impl "cpp").
