@@ -105,10 +105,19 @@ private:
 };
 
 namespace detail {
+/* Out of line, so that the calls that check a status stay small. */
+#if defined(__GNUC__)
+#define SIGNALKIT_COLD __attribute__((noinline, cold))
+#else
+#define SIGNALKIT_COLD
+#endif
+[[noreturn]] SIGNALKIT_COLD inline void throw_status(int status) {
+    const char *message = sk_last_error_message();
+    throw error(status, (message != nullptr && message[0] != '\0') ? message : sk_status_string(status));
+}
 inline void check(int status) {
     if (status != SK_OK) {
-        const char *message = sk_last_error_message();
-        throw error(status, (message != nullptr && message[0] != '\0') ? message : sk_status_string(status));
+        throw_status(status);
     }
 }
 } // namespace detail
