@@ -19,7 +19,8 @@ end = @date +%s.%N > $(TIMES)/$@.end
 
 TEST_STAGES := test-c test-swift-tsan test-ffi test-valgrind-c test-valgrind-ffi test-python test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
-	test-swift test-examples bench-check test-header test-docs test-cmake test-abi
+	test-swift test-examples bench-check test-header test-docs test-cmake test-abi \
+	test-cpp test-cpp-asan test-cpp-tsan
 
 .PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests
 

@@ -1,0 +1,160 @@
+/* W1-W3 of Benchmarks/README.md through the C++ header (signalkit.hpp over
+ * libsignalkit.so, through pkg-config against the staged install): the same
+ * pipelines, sizes, checksums and JSON lines as bench_capi.c, with lambdas
+ * for every callback (typed int64_t parameters, converted by the header) and
+ * RAII handles; impl "cpp". Compare with bench_capi's lines of the same run
+ * (Benchmarks/README.md): the header is meant to add nothing per event.
+ *
+ *   bench_cpp [--reps N] [--workloads W1,W3] [--divide N]
+ *
+ * bench.h is C; it compiles as C++ unchanged. */
+#include <signalkit.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "bench.h"
+
+namespace sk = signalkit;
+
+#define BENCH_IMPL "cpp"
+
+/* Wrapping addition, as the spec asks of sinks. */
+static int64_t wrapping_add(int64_t a, int64_t b) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
+static int64_t expected_w1(int64_t n) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if ((i + 1) % 2 == 0) {
+            sum = wrapping_add(sum, (i + 1) * 2);
+        }
+    }
+    return sum;
+}
+
+static int64_t expected_w2(int64_t cycles, int64_t every) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < cycles; i++) {
+        if (i % every == 0) {
+            sum = wrapping_add(sum, i + 1);
+        }
+    }
+    return sum;
+}
+
+static int64_t sum_below(int64_t n) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        sum = wrapping_add(sum, i);
+    }
+    return sum;
+}
+
+/* A cold synchronous source of 0..<n, then completion. */
+static sk::signal range(int64_t n) {
+    return sk::create([n](const sk::subscriber &s) {
+        for (int64_t i = 0; i < n; i++) {
+            s.put_next(i);
+        }
+        s.put_completion();
+    });
+}
+
+/* W1: build, subscribe, run, dispose. */
+static int64_t w1(int64_t n, bench_probe *p) {
+    int64_t sum = 0;
+    probe_begin(p);
+    {
+        auto chain = range(n) | sk::map([](int64_t x) { return x + 1; })
+                     | sk::filter([](int64_t x) { return x % 2 == 0; })
+                     | sk::map([](int64_t x) { return x * 2; });
+        chain.start([&sum](int64_t x) { sum = wrapping_add(sum, x); }).dispose();
+    }
+    probe_end(p);
+    return sum;
+}
+
+/* W2: subscribe the (prebuilt) mapped pipe signal, maybe put, dispose. */
+static int64_t w2(int64_t cycles, int64_t every, bench_probe *p) {
+    int64_t sum = 0;
+    auto pipe = sk::pipe::create();
+    auto mapped = pipe.signal() | sk::map([](int64_t x) { return x + 1; });
+    probe_begin(p);
+    for (int64_t i = 0; i < cycles; i++) {
+        auto subscription = mapped.start([&sum](int64_t x) { sum = wrapping_add(sum, x); });
+        if (i % every == 0) {
+            pipe.put(i);
+        }
+        subscription.dispose();
+    }
+    pipe.put(1000000000);
+    probe_end(p);
+    return sum;
+}
+
+/* W3: `sinks` sinks on one pipe; the puts only are timed. */
+static int64_t w3(int64_t sinks, int64_t puts, bench_probe *p) {
+    int64_t sum = 0;
+    auto pipe = sk::pipe::create();
+    auto signal = pipe.signal();
+    std::vector<sk::disposable> subscriptions;
+    subscriptions.reserve(static_cast<size_t>(sinks));
+    for (int64_t i = 0; i < sinks; i++) {
+        subscriptions.push_back(signal.start([&sum](int64_t x) { sum = wrapping_add(sum, x); }));
+    }
+    probe_begin(p);
+    for (int64_t i = 0; i < puts; i++) {
+        pipe.put(i);
+    }
+    probe_end(p);
+    for (auto &s : subscriptions) {
+        s.dispose();
+    }
+    return sum;
+}
+
+static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000;
+
+static int64_t at_least(int64_t value, int64_t minimum) { return value < minimum ? minimum : value; }
+
+static const char *selected_workloads;
+
+static int selected(const char *id) { return selected_workloads == nullptr || strstr(selected_workloads, id) != nullptr; }
+
+#define RUN(id, unit, units, with_bytes, expected, call)                                          \
+    do {                                                                                          \
+        if (selected(id)) {                                                                       \
+            BENCH_RUN(BENCH_IMPL, id, unit, units, with_bytes, expected, probe_, call);           \
+        }                                                                                         \
+    } while (0)
+
+int main(int argc, char **argv) {
+    int reps = bench_reps(argc, argv);
+    bench_probe probe_;
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--divide") == 0 && atoi(argv[i + 1]) > 1) {
+            int64_t d = atoi(argv[i + 1]);
+            W1_EVENTS = at_least(W1_EVENTS / d, 1);
+            W2_CYCLES = at_least(W2_CYCLES / d, 1);
+            W2_EVERY = at_least(W2_EVERY / d, 1);
+            W3_PUTS = at_least(W3_PUTS / d, 1);
+        } else if (strcmp(argv[i], "--workloads") == 0) {
+            selected_workloads = argv[i + 1];
+        }
+    }
+    try {
+        RUN("W1", "event", W1_EVENTS, 0, expected_w1(W1_EVENTS), w1(W1_EVENTS, &probe_));
+        RUN("W2", "cycle", W2_CYCLES, 0, expected_w2(W2_CYCLES, W2_EVERY), w2(W2_CYCLES, W2_EVERY, &probe_));
+        RUN("W3", "delivery", W3_SINKS * W3_PUTS, 0, W3_SINKS * sum_below(W3_PUTS), w3(W3_SINKS, W3_PUTS, &probe_));
+    } catch (const sk::error &e) {
+        fprintf(stderr, "signalkit error %d: %s\n", e.code(), e.what());
+        return 1;
+    }
+    if (sk_live_objects() != 0) {
+        fprintf(stderr, "live objects left: %ld\n", sk_live_objects());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,197 @@
+/* Handles: reference counting (copy = retain, destruction = release, move
+ * free), adopt / borrow / detach interop with C, disposables, subjects
+ * (pipe, promise, value_promise), and the lifetime of every kind of
+ * callable: destroyed exactly once, when and where the C contract says. */
+#include "support.hpp"
+
+using sk_test::events;
+using sk_test::ints;
+using sk_test::record;
+using sk_test::track;
+using sk_test::v;
+
+SK_TEST(handles, copies_retain_and_moves_are_free) {
+    auto p = sk::pipe::create();
+    long base = sk::live_objects();
+    sk::pipe copy = p;
+    cr_assert(copy == p);
+    sk::pipe moved = std::move(copy);
+    cr_assert_not(copy);
+    cr_assert(moved == p);
+    cr_assert_eq(sk::live_objects(), base);
+    copy = moved;
+    moved = sk::pipe();
+    cr_assert_not(moved);
+    cr_assert(copy == p);
+    auto &same = p; /* self-assignment keeps the handle */
+    p = same;
+    cr_assert(p);
+}
+
+SK_TEST(handles, a_handle_outlives_its_copies) {
+    sk::signal s;
+    {
+        auto p = sk::pipe::create();
+        s = p.signal();
+    }
+    cr_assert(s);
+    auto log = std::make_shared<events>();
+    record(s, log); /* the pipe is gone: nothing will come, the observer is released */
+    cr_assert_eq(log->values.size(), 0u);
+}
+
+SK_TEST(handles, adopt_borrow_detach_interoperate_with_c) {
+    sk_signal *raw = nullptr;
+    cr_assert_eq(sk_signal_never(&raw), SK_OK);
+    sk::signal borrowed = sk::signal::borrow(raw); /* +1 */
+    sk::signal adopted = sk::signal::adopt(raw);   /* takes the original */
+    cr_assert(borrowed.get() == raw && adopted.get() == raw);
+    sk_signal *given = adopted.detach();
+    cr_assert_not(adopted);
+    sk_signal_release(given);
+    sk_disposable *d = nullptr;
+    sk_observer o = {nullptr, nullptr, nullptr, nullptr, nullptr};
+    cr_assert_eq(sk_signal_start(&d, borrowed.get(), &o), SK_OK);
+    sk::disposable::adopt(d).dispose();
+}
+
+SK_TEST(handles, releasing_a_disposable_does_not_dispose) {
+    auto p = sk::pipe::create();
+    auto log = std::make_shared<events>();
+    record(p.signal(), log); /* its disposable dropped at once */
+    p.put(1);
+    cr_assert(log->ints() == v({1}));
+}
+
+SK_TEST(handles, scoped_disposable_disposes) {
+    auto p = sk::pipe::create();
+    auto log = std::make_shared<events>();
+    {
+        sk::scoped_disposable scope = record(p.signal(), log);
+        p.put(1);
+    }
+    p.put(2);
+    cr_assert(log->ints() == v({1}));
+}
+
+SK_TEST(handles, disposable_action_runs_once_and_dies) {
+    int ran = 0;
+    auto d = sk::disposable::action(track([&] { ran++; }));
+    d.dispose();
+    d.dispose();
+    cr_assert_eq(ran, 1);
+    cr_assert_eq(sk_test::alive(), 0);
+    {
+        auto never = sk::disposable::action(track([&] { ran++; }));
+    }
+    cr_assert_eq(ran, 1);
+    cr_assert_eq(sk_test::alive(), 0, "released undisposed: destroyed without running");
+}
+
+SK_TEST(handles, meta_set_and_dict) {
+    int a = 0, b = 0, c = 0;
+    auto meta = sk::disposable::meta();
+    meta.meta_set(sk::disposable::action([&] { a++; }));
+    meta.meta_set(sk::disposable::action([&] { b++; }));
+    cr_assert_eq(a, 1);
+    auto set = sk::disposable::set();
+    auto x = sk::disposable::action([&] { c++; });
+    set.add(x);
+    set.add(meta);
+    set.remove(x);
+    set.dispose();
+    cr_assert_eq(b, 1);
+    cr_assert_eq(c, 0);
+    auto dict = sk::disposable::dict();
+    dict.dict_set("k", x);
+    dict.dict_set("k", sk::disposable());
+    cr_assert_eq(c, 1);
+    dict.dispose();
+}
+
+SK_TEST(handles, pipe_with_replay) {
+    auto p = sk::pipe::create(true);
+    p.put(1);
+    p.put(2);
+    auto log = std::make_shared<events>();
+    auto d = record(p.signal(), log);
+    p.put(3);
+    cr_assert(log->ints() == v({2, 3}));
+    d.dispose();
+}
+
+SK_TEST(handles, promise) {
+    auto promise = sk::promise::create();
+    auto source = sk::pipe::create();
+    promise.set(source.signal());
+    source.put(1);
+    auto log = std::make_shared<events>();
+    auto d = record(promise.signal(), log);
+    source.put(2);
+    cr_assert(log->ints() == v({1, 2}));
+    d.dispose();
+}
+
+SK_TEST(handles, value_promise) {
+    auto empty = sk::value_promise::create();
+    auto p = sk::value_promise::create(1, true);
+    auto log = std::make_shared<events>();
+    auto d = record(p.signal(), log);
+    auto e = record(empty.signal(), log);
+    p.set(1);
+    p.set(2);
+    empty.set(3);
+    cr_assert(log->ints() == v({1, 2, 3}));
+    d.dispose();
+    e.dispose();
+}
+
+/* ---- lifetime of callables ---- */
+
+SK_TEST(handles, observer_callables_die_at_completion) {
+    ints({1}).start(track([](std::int64_t) {}), track([](sk::value_view) {}), track([] {}));
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
+SK_TEST(handles, observer_callables_die_at_dispose) {
+    auto p = sk::pipe::create();
+    auto d = p.signal().start(track([](std::int64_t) {}));
+    cr_assert_eq(sk_test::alive(), 1);
+    d.dispose();
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
+SK_TEST(handles, observer_callables_die_with_the_pipe) {
+    auto p = sk::pipe::create();
+    auto d = p.signal().start(track([](std::int64_t) {}));
+    p.reset();
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
+SK_TEST(handles, generator_dies_with_its_last_signal) {
+    auto s = sk::create(track([](sk::subscriber) {}));
+    auto mapped = s | sk::map(track([](sk::value_view x) { return x; }));
+    s.reset();
+    cr_assert_eq(sk_test::alive(), 2, "the mapped signal holds the source");
+    mapped.reset();
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
+SK_TEST(handles, callables_released_on_another_thread) {
+    auto q = sk::queue::serial("cpp.release");
+    auto log = std::make_shared<events>();
+    {
+        auto d = record(ints({1}) | sk::map(track([](std::int64_t n) { return n; })) | sk::deliver_on(q), log);
+        cr_assert(log->wait_terminated());
+    }
+    q.sync([] {});
+    cr_assert(sk_test::tracker::shared().wait_alive_at_most(0));
+}
+
+SK_TEST(handles, a_failed_call_destroys_its_callable) {
+    sk::signal empty;
+    cr_assert_throw(empty.map(track([](std::int64_t n) { return n; })), sk::error);
+    cr_assert_throw(empty.start(track([](std::int64_t) {}), track([](sk::value_view) {})), sk::error);
+    cr_assert_throw(sk::queue().async(track([] {})), sk::error);
+    cr_assert_eq(sk_test::alive(), 0);
+}

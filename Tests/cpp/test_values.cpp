@@ -1,0 +1,164 @@
+/* signalkit::value and value_view: constructors, kinds, typed getters,
+ * copies and moves, equality, and conversions at callback boundaries. */
+#include "support.hpp"
+
+#include <cstring>
+
+using sk_test::track;
+
+SK_TEST(values, constructors_give_each_kind) {
+    cr_assert(sk::value().kind() == sk::kind::nil);
+    cr_assert(sk::value(nullptr).is_nil());
+    cr_assert(sk::value(true).kind() == sk::kind::boolean);
+    cr_assert(sk::value(42).kind() == sk::kind::int64);
+    cr_assert(sk::value(std::int64_t{-7}).kind() == sk::kind::int64);
+    cr_assert(sk::value(static_cast<unsigned char>(7)).kind() == sk::kind::int64);
+    cr_assert(sk::value(1.5).kind() == sk::kind::real);
+    cr_assert(sk::value(1.5f).kind() == sk::kind::real);
+    cr_assert(sk::value("text").kind() == sk::kind::string);
+    cr_assert(sk::value(std::string("text")).kind() == sk::kind::string);
+    cr_assert(sk::value(std::string_view("text")).kind() == sk::kind::string);
+    cr_assert(sk::value(sk::bytes{1, 2, 3}).kind() == sk::kind::bytes);
+    cr_assert(sk::value::from_bytes("ab", 2).kind() == sk::kind::bytes);
+    cr_assert(sk::value(std::vector<sk::value>{1, "two", 3.0}).kind() == sk::kind::array);
+    cr_assert(sk::value(sk::never()).kind() == sk::kind::signal);
+    cr_assert(sk::value::pointer(nullptr).kind() == sk::kind::pointer);
+}
+
+SK_TEST(values, typed_getters_read_the_contents) {
+    cr_assert_eq(sk::value(true).as<bool>(), true);
+    cr_assert_eq(sk::value(42).as<std::int64_t>(), 42);
+    cr_assert_eq(sk::value(42).as<int>(), 42);
+    cr_assert_eq(sk::value(-3).as<short>(), -3);
+    cr_assert_eq(sk::value(2.5).as<double>(), 2.5);
+    cr_assert(sk::value("héllo").as<std::string>() == "héllo");
+    cr_assert(sk::value(std::string_view("a\0b", 3)).as<std::string_view>() == std::string_view("a\0b", 3));
+    cr_assert(sk::value(sk::bytes{1, 0, 255}).as<sk::bytes>() == (sk::bytes{1, 0, 255}));
+    auto items = sk::value(std::vector<sk::value>{1, "two", std::vector<sk::value>{3.0}});
+    cr_assert_eq(items.size(), 3u);
+    cr_assert_eq(items[0].as<int>(), 1);
+    cr_assert(items[1].as<std::string>() == "two");
+    cr_assert_eq(items[2][0].as<double>(), 3.0);
+    auto copy = items.as<std::vector<sk::value>>();
+    cr_assert_eq(copy.size(), 3u);
+    cr_assert(copy[1] == sk::value("two"));
+    int x = 0;
+    cr_assert_eq(sk::value::pointer(&x).as<void *>(), static_cast<void *>(&x));
+    sk::signal s = sk::never();
+    cr_assert(sk::value(s).as<sk::signal>() == s);
+}
+
+SK_TEST(values, a_getter_of_another_kind_throws_wrong_kind) {
+    try {
+        (void)sk::value(1).as<std::string>();
+        cr_assert_fail("no exception");
+    } catch (const sk::error &e) {
+        cr_assert_eq(e.code(), SK_ERR_WRONG_KIND);
+        cr_assert(std::strstr(e.what(), "sk_value_get_string") != nullptr, "%s", e.what());
+    }
+    cr_assert_throw((void)sk::value("x").as<std::int64_t>(), sk::error);
+    cr_assert_throw((void)sk::value(1).as<double>(), sk::error);
+    cr_assert_throw((void)sk::value().as<bool>(), sk::error);
+    cr_assert_throw((void)sk::value(1).size(), sk::error);
+    cr_assert_throw((void)sk::value(std::vector<sk::value>{}).operator[](0), sk::error);
+    cr_assert_throw((void)sk::value(300).as<std::uint8_t>(), sk::error);
+}
+
+SK_TEST(values, copies_share_and_moves_empty) {
+    sk::value a("a string long enough to be a heap object of the library");
+    long base = sk::live_objects();
+    sk::value b = a;
+    cr_assert(a == b);
+    cr_assert_eq(sk::live_objects(), base, "a copy retains, it allocates nothing");
+    sk::value c = std::move(a);
+    cr_assert(a.is_nil());
+    cr_assert(c == b);
+    a = c;
+    b = std::move(c);
+    cr_assert(c.is_nil());
+    cr_assert(a == b);
+    auto &same = a;
+    a = same;
+    cr_assert(a == b);
+    sk_value raw = b.detach();
+    cr_assert(b.is_nil());
+    sk::value adopted = sk::value::adopt(raw);
+    cr_assert(adopted == a);
+    sk::value borrowed = sk::value::borrow(adopted.get());
+    cr_assert(borrowed == adopted);
+}
+
+SK_TEST(values, equality_is_structural) {
+    cr_assert(sk::value(1) == sk::value(1));
+    cr_assert(sk::value(1) != sk::value(2));
+    cr_assert(sk::value(1) != sk::value(1.0));
+    cr_assert(sk::value("x") == sk::value(std::string("x")));
+    cr_assert(sk::value(std::vector<sk::value>{1, "x"}) == sk::value(std::vector<sk::value>{1, "x"}));
+}
+
+static void count_release(void *p) { ++*static_cast<int *>(p); }
+
+SK_TEST(values, a_pointer_release_runs_once_with_the_last_copy) {
+    int released = 0;
+    {
+        sk::value a = sk::value::pointer(&released, count_release);
+        sk::value b = a;
+        a = sk::value();
+        cr_assert_eq(released, 0);
+    }
+    cr_assert_eq(released, 1);
+}
+
+SK_TEST(values, callbacks_convert_by_parameter_type) {
+    auto p = sk::pipe::create();
+    auto signal = p.signal();
+    std::vector<std::string> seen;
+    auto d1 = signal.start(track([&](std::int64_t n) { seen.push_back("i" + std::to_string(n)); }));
+    auto d2 = (signal | sk::filter([](sk::value_view v) { return v.kind() == sk::kind::string; }))
+                  .start(track([&](std::string_view t) { seen.push_back("s" + std::string(t)); }));
+    auto d3 = (signal | sk::filter([](const sk::value &v) { return v.kind() == sk::kind::real; }))
+                  .start(track([&](double x) { seen.push_back("d" + std::to_string(static_cast<int>(x))); }));
+    auto d4 = (signal | sk::filter([](auto v) { return v.kind() == sk::kind::boolean; }))
+                  .start(track([&](bool b) { seen.push_back(b ? "true" : "false"); }));
+    p.put(1);
+    d1.dispose(); /* an int64_t parameter is a promise: a string would terminate */
+    p.put("x");
+    p.put(2.0);
+    p.put(true);
+    cr_assert_eq(seen.size(), 4u);
+    cr_assert(seen[0] == "i1");
+    cr_assert(seen[1] == "sx");
+    cr_assert(seen[2] == "d2");
+    cr_assert(seen[3] == "true");
+    d2.dispose();
+    d3.dispose();
+    d4.dispose();
+}
+
+SK_TEST(values, results_convert_from_any_value_type) {
+    auto source = sk_test::ints({1, 2});
+    auto log = std::make_shared<sk_test::events>();
+    sk_test::record(source | sk::map([](std::int64_t n) { return n * 10; }), log);
+    sk_test::record(source | sk::map([](std::int64_t n) { return std::to_string(n); }), log);
+    sk_test::record(source | sk::map([](std::int64_t n) { return n > 1; }), log);
+    sk_test::record(source | sk::map([](std::int64_t n) { return n / 2.0; }), log);
+    sk_test::record(source | sk::map([](std::int64_t) { return nullptr; }), log);
+    sk_test::record(source | sk::map([](std::int64_t n) { return std::vector<sk::value>{n, n}; }), log);
+    sk_test::record(source | sk::map([](sk::value_view v) { return v; }), log);
+    cr_assert_eq(log->values.size(), 14u);
+    cr_assert(log->values[0] == sk::value(10));
+    cr_assert(log->values[3] == sk::value("2"));
+    cr_assert(log->values[5] == sk::value(true));
+    cr_assert(log->values[6] == sk::value(0.5));
+    cr_assert(log->values[8].is_nil());
+    cr_assert(log->values[11] == sk::value(std::vector<sk::value>{2, 2}));
+    cr_assert(log->values[13] == sk::value(2));
+    cr_assert_eq(log->completions, 7);
+}
+
+SK_TEST(values, a_signal_value_carries_the_signal) {
+    auto inner = sk::single(5);
+    auto log = std::make_shared<sk_test::events>();
+    sk_test::record(sk::single(sk::value(inner)) | sk::switch_to_latest(), log);
+    cr_assert(log->ints() == sk_test::v({5}));
+}

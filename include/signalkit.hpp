@@ -1,0 +1,1178 @@
+/*
+ * signalkit.hpp - a header-only C++17 interface over the C ABI of SignalKit
+ * (signalkit.h, which stays the contract: read it for what each operation
+ * does). No C++ is compiled into the library; this header includes only
+ * signalkit.h and the standard library.
+ *
+ *     #include <signalkit.hpp>
+ *     namespace sk = signalkit;
+ *     auto p = sk::pipe::create();
+ *     auto d = (p.signal() | sk::map([](int64_t n) { return n + 1; })
+ *                          | sk::filter([](int64_t n) { return n % 2 == 0; }))
+ *                  .start([](int64_t n) { std::printf("%lld\n", (long long)n); });
+ *     p.put(41);                                    // prints 42
+ *     d.dispose();
+ *
+ * Design, in short:
+ *
+ * - Handles. signal, subscriber, disposable, queue, pipe, promise and
+ *   value_promise are reference-counted like their C handles: a copy calls the
+ *   C _retain, the destructor the C _release, a move costs nothing; a
+ *   default-constructed or moved-from handle is empty (false). `.get()` gives
+ *   the borrowed C pointer, `.detach()` hands the reference over to C code;
+ *   `T::adopt(p)` takes over a +1 C reference, `T::borrow(p)` retains one.
+ *   Releasing a handle never disposes anything (as in C): a subscription runs
+ *   until disposed or terminated, whatever happens to its disposable object.
+ *
+ * - Errors. Every call that returns a status in C throws signalkit::error (a
+ *   std::runtime_error carrying the sk_status, code(), and the text of
+ *   sk_last_error_message()) when the status is not SK_OK. Nothing else
+ *   throws but value::as<T>() on a value of another kind (error with
+ *   SK_ERR_WRONG_KIND) and std::bad_alloc.
+ *
+ * - Callables. Every callback takes any callable (lambda, function object,
+ *   function pointer). Each is moved into one heap box handed to C as `ctx`;
+ *   the C `release(ctx)` deletes the box, so each callable is destroyed
+ *   exactly once, on the thread and at the time signalkit.h gives for that
+ *   release (e.g. when the last subscription of an operator's signal is gone).
+ *   The per-event path is a direct, inlinable call: no std::function, no
+ *   allocation, no virtual call. A callable that throws inside a callback
+ *   (where C would have to unwind through the library) calls std::terminate:
+ *   the trampolines are noexcept. Use `catch_error` and values of errors to
+ *   report failures through the stream instead. (queue::sync is the
+ *   exception: it runs to completion before returning, so it carries the
+ *   callable's result or exception back to the caller.)
+ *
+ * - Values. signalkit::value owns an sk_value (copy = a retain of heap kinds,
+ *   destruction = sk_value_release; nil, bool, int64 and double never touch
+ *   the library). value_view is a borrowed, non-owning sk_value, what
+ *   callbacks receive. Both read with kind() and as<T>() for T among bool,
+ *   any integer type (from int64), double, std::string, std::string_view,
+ *   bytes (std::vector<std::uint8_t>), std::vector<value>, signal, void *.
+ *   A callback's parameter type picks the conversion: `value_view` (free) or
+ *   `value` / `const value &` (a copy, free for the inline kinds) receive the
+ *   value as it is; any other type T receives `as<T>()` (int64_t, double,
+ *   std::string_view, ...), where a value of another kind throws, hence
+ *   terminates: a typed lambda is a promise about the stream. Generic lambdas
+ *   (`auto`) receive value_view. A result (map, reduce_left) may be anything
+ *   a value is constructible from.
+ *
+ * - Operators. Each sk_signal_* operator is a member of signal (s.map(f)) and
+ *   a free function returning a pipeable (s | map(f) | take(3)). Names follow
+ *   the C ones, except: catch_error (sk_signal_catch), queue_signals
+ *   (sk_signal_queue). Durations are seconds as double or any
+ *   std::chrono::duration. Queues are borrowed where C borrows them: the
+ *   signal retains what it needs.
+ *
+ * Thread-safety is the C library's: handles may be used from any thread;
+ * a single handle object (like a std::shared_ptr) must not be assigned from
+ * one thread while used from another.
+ */
+#ifndef SIGNALKIT_HPP
+#define SIGNALKIT_HPP
+
+#include <signalkit.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace signalkit {
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A failed C call: code() is its sk_status, what() the library's message. */
+class error : public std::runtime_error {
+public:
+    error(int code, const std::string &message) : std::runtime_error(message), code_(code) {}
+    int code() const noexcept { return code_; }
+    const char *status_string() const noexcept { return sk_status_string(code_); }
+
+private:
+    int code_;
+};
+
+namespace detail {
+/* Out of line, so that the calls that check a status stay small. */
+#if defined(__GNUC__)
+#define SIGNALKIT_COLD __attribute__((noinline, cold))
+#else
+#define SIGNALKIT_COLD
+#endif
+[[noreturn]] SIGNALKIT_COLD inline void throw_status(int status) {
+    const char *message = sk_last_error_message();
+    throw error(status, (message != nullptr && message[0] != '\0') ? message : sk_status_string(status));
+}
+inline void check(int status) {
+    if (status != SK_OK) {
+        throw_status(status);
+    }
+}
+} // namespace detail
+
+/* ------------------------------------------------------------------------ */
+/* Handles                                                                   */
+/* ------------------------------------------------------------------------ */
+
+namespace detail {
+template <class T> struct ref_traits;
+#define SIGNALKIT_REF_TRAITS(type)                                             \
+    template <> struct ref_traits<type> {                                      \
+        static void retain(type *p) noexcept { type##_retain(p); }             \
+        static void release(type *p) noexcept { type##_release(p); }           \
+    };
+SIGNALKIT_REF_TRAITS(sk_signal)
+SIGNALKIT_REF_TRAITS(sk_subscriber)
+SIGNALKIT_REF_TRAITS(sk_disposable)
+SIGNALKIT_REF_TRAITS(sk_queue)
+SIGNALKIT_REF_TRAITS(sk_pipe)
+SIGNALKIT_REF_TRAITS(sk_promise)
+SIGNALKIT_REF_TRAITS(sk_value_promise)
+#undef SIGNALKIT_REF_TRAITS
+
+/* The shared part of every handle class: one C reference, or none. */
+template <class T, class Derived> class handle {
+public:
+    using c_type = T;
+    handle() noexcept = default;
+    handle(const handle &other) noexcept : p_(other.p_) { ref_traits<T>::retain(p_); }
+    handle(handle &&other) noexcept : p_(other.p_) { other.p_ = nullptr; }
+    handle &operator=(const handle &other) noexcept {
+        T *old = p_;
+        p_ = other.p_;
+        ref_traits<T>::retain(p_);
+        ref_traits<T>::release(old);
+        return *this;
+    }
+    handle &operator=(handle &&other) noexcept {
+        if (this != &other) {
+            T *old = p_;
+            p_ = other.p_;
+            other.p_ = nullptr;
+            ref_traits<T>::release(old);
+        }
+        return *this;
+    }
+    ~handle() { ref_traits<T>::release(p_); }
+
+    /* Takes over a +1 reference. */
+    static Derived adopt(T *p) noexcept {
+        Derived d;
+        d.p_ = p;
+        return d;
+    }
+    /* Retains a borrowed pointer. */
+    static Derived borrow(T *p) noexcept {
+        ref_traits<T>::retain(p);
+        return adopt(p);
+    }
+    /* The C pointer, borrowed (valid while this handle holds it). */
+    T *get() const noexcept { return p_; }
+    /* Gives the reference up (+1 for the caller); the handle becomes empty. */
+    T *detach() noexcept {
+        T *p = p_;
+        p_ = nullptr;
+        return p;
+    }
+    /* Drops the reference now. */
+    void reset() noexcept { ref_traits<T>::release(detach()); }
+    explicit operator bool() const noexcept { return p_ != nullptr; }
+    friend bool operator==(const handle &a, const handle &b) noexcept { return a.p_ == b.p_; }
+    friend bool operator!=(const handle &a, const handle &b) noexcept { return a.p_ != b.p_; }
+
+protected:
+    T *p_ = nullptr;
+};
+} // namespace detail
+
+class value;
+class value_view;
+class signal;
+class subscriber;
+class disposable;
+class queue;
+
+/* ------------------------------------------------------------------------ */
+/* Durations                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Seconds, from a double or any std::chrono::duration. */
+struct seconds_t {
+    double count;
+    seconds_t(double s) noexcept : count(s) {}
+    template <class Rep, class Period>
+    seconds_t(std::chrono::duration<Rep, Period> d) noexcept
+        : count(std::chrono::duration_cast<std::chrono::duration<double>>(d).count()) {}
+};
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                    */
+/* ------------------------------------------------------------------------ */
+
+enum class kind {
+    nil = SK_KIND_NIL,
+    boolean = SK_KIND_BOOL,
+    int64 = SK_KIND_INT64,
+    real = SK_KIND_DOUBLE,
+    string = SK_KIND_STRING,
+    bytes = SK_KIND_BYTES,
+    array = SK_KIND_ARRAY,
+    pointer = SK_KIND_POINTER,
+    signal = SK_KIND_SIGNAL
+};
+
+/* A byte string, as value::as<bytes>() returns it. */
+using bytes = std::vector<std::uint8_t>;
+
+namespace detail {
+template <class T> struct reader_as;
+
+/* The read side shared by value and value_view. */
+template <class Derived> class reader {
+public:
+    signalkit::kind kind() const noexcept { return static_cast<signalkit::kind>(sk_value_kind(raw())); }
+    bool is_nil() const noexcept { return kind() == signalkit::kind::nil; }
+    /* The contents as T (see the top of the file); throws error
+     * (SK_ERR_WRONG_KIND) when the value has another kind. */
+    template <class T> T as() const { return reader_as<T>::get(raw()); }
+    /* The number of items of an array (throws for other kinds). */
+    std::size_t size() const {
+        std::size_t n = 0;
+        check(sk_value_get_array_count(raw(), &n));
+        return n;
+    }
+    /* Item `index` of an array, borrowed from it. */
+    value_view operator[](std::size_t index) const;
+
+    template <class Other> bool operator==(const reader<Other> &other) const noexcept {
+        return sk_value_equal(raw(), other.raw());
+    }
+    template <class Other> bool operator!=(const reader<Other> &other) const noexcept {
+        return !sk_value_equal(raw(), other.raw());
+    }
+    const sk_value *raw() const noexcept { return static_cast<const Derived *>(this)->get(); }
+};
+} // namespace detail
+
+/* A borrowed sk_value: what callbacks receive. Valid while the value it
+ * points at is (for a callback: during the call); copy it into a value to
+ * keep it. */
+class value_view : public detail::reader<value_view> {
+public:
+    explicit value_view(const sk_value *v) noexcept : v_(v) {}
+    const sk_value *get() const noexcept { return v_; }
+
+private:
+    const sk_value *v_;
+};
+
+/* An owned sk_value. */
+class value : public detail::reader<value> {
+public:
+    value() noexcept { set_nil(); }
+    value(std::nullptr_t) noexcept { set_nil(); }
+    value(bool b) noexcept {
+        v_.kind = SK_KIND_BOOL;
+        v_.u.int64 = 0;
+        v_.u.boolean = b;
+    }
+    template <class I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
+    value(I n) noexcept {
+        v_.kind = SK_KIND_INT64;
+        v_.u.int64 = static_cast<std::int64_t>(n);
+    }
+    value(double d) noexcept {
+        v_.kind = SK_KIND_DOUBLE;
+        v_.u.real = d;
+    }
+    value(const char *text) {
+        set_nil();
+        detail::check(sk_value_set_string(&v_, text));
+    }
+    value(std::string_view text) {
+        set_nil();
+        detail::check(sk_value_set_string_n(&v_, text.data(), text.size()));
+    }
+    value(const std::string &text) : value(std::string_view(text)) {}
+    value(const bytes &data) {
+        set_nil();
+        detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
+    }
+    value(const std::vector<value> &items) {
+        set_nil();
+        static_assert(sizeof(value) == sizeof(sk_value), "value is an sk_value");
+        detail::check(sk_value_set_array(&v_, items.empty() ? nullptr : items.front().get(), items.size()));
+    }
+    value(const signal &s);
+
+    /* Bytes from memory (copied). */
+    static value from_bytes(const void *data, std::size_t length) {
+        value v;
+        detail::check(sk_value_set_bytes(&v.v_, data, length));
+        return v;
+    }
+    /* A user pointer; `release(pointer)`, if given, runs when the last copy
+     * is released (also if this call throws). */
+    static value pointer(void *p, sk_release_fn release = nullptr) {
+        value v;
+        detail::check(sk_value_set_pointer(&v.v_, p, release));
+        return v;
+    }
+    /* Takes over an owned sk_value. */
+    static value adopt(const sk_value &owned) noexcept {
+        value v;
+        v.v_ = owned;
+        return v;
+    }
+    /* Copies a borrowed sk_value (a retain for heap kinds). */
+    static value borrow(const sk_value *borrowed) {
+        value v;
+        v.copy_from(borrowed);
+        return v;
+    }
+
+    value(const value &other) { copy_from(&other.v_); }
+    value(value_view other) { copy_from(other.get()); }
+    value(value &&other) noexcept : v_(other.v_) { other.set_nil(); }
+    value &operator=(const value &other) {
+        if (this != &other) {
+            value copy(other);
+            swap(copy);
+        }
+        return *this;
+    }
+    value &operator=(value &&other) noexcept {
+        value moved(std::move(other));
+        swap(moved);
+        return *this;
+    }
+    ~value() {
+        if (v_.kind > SK_KIND_DOUBLE) {
+            sk_value_release(&v_);
+        }
+    }
+    void swap(value &other) noexcept { std::swap(v_, other.v_); }
+
+    const sk_value *get() const noexcept { return &v_; }
+    /* Gives the owned sk_value up; this value becomes nil. */
+    sk_value detach() noexcept {
+        sk_value v = v_;
+        set_nil();
+        return v;
+    }
+
+private:
+    void set_nil() noexcept {
+        v_.kind = SK_KIND_NIL;
+        v_.u.int64 = 0;
+    }
+    void copy_from(const sk_value *src) {
+        if (src != nullptr && src->kind <= SK_KIND_DOUBLE) {
+            v_ = *src;
+        } else {
+            set_nil();
+            detail::check(sk_value_copy(&v_, src));
+        }
+    }
+    sk_value v_;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Callables                                                                 */
+/* ------------------------------------------------------------------------ */
+
+namespace detail {
+/* One heap box per callable, passed as ctx; `release` deletes it. */
+template <class F> struct box {
+    F f;
+    template <class G> explicit box(G &&g) : f(std::forward<G>(g)) {}
+    static void release(void *ctx) noexcept { delete static_cast<box *>(ctx); }
+    static F &of(void *ctx) noexcept { return static_cast<box *>(ctx)->f; }
+};
+template <class F> void *make_box(F &&f) { return new box<std::decay_t<F>>(std::forward<F>(f)); }
+
+/* The parameter types of a callable: its operator() or function type;
+ * `generic` for overloaded or template ones. */
+struct generic {};
+template <class T> struct signature_of { using args = generic; };
+#define SIGNALKIT_SIGNATURE(...)                                                \
+    template <class R, class... A> struct signature_of<__VA_ARGS__> { using args = std::tuple<A...>; };
+SIGNALKIT_SIGNATURE(R(A...))
+SIGNALKIT_SIGNATURE(R (*)(A...))
+SIGNALKIT_SIGNATURE(R(A...) noexcept)
+SIGNALKIT_SIGNATURE(R (*)(A...) noexcept)
+#undef SIGNALKIT_SIGNATURE
+#define SIGNALKIT_MEMBER_SIGNATURE(...)                                         \
+    template <class R, class C, class... A> struct signature_of<R (C::*)(A...) __VA_ARGS__> {      \
+        using args = std::tuple<A...>;                                          \
+    };
+SIGNALKIT_MEMBER_SIGNATURE()
+SIGNALKIT_MEMBER_SIGNATURE(const)
+SIGNALKIT_MEMBER_SIGNATURE(&)
+SIGNALKIT_MEMBER_SIGNATURE(const &)
+SIGNALKIT_MEMBER_SIGNATURE(noexcept)
+SIGNALKIT_MEMBER_SIGNATURE(const noexcept)
+SIGNALKIT_MEMBER_SIGNATURE(& noexcept)
+SIGNALKIT_MEMBER_SIGNATURE(const & noexcept)
+#undef SIGNALKIT_MEMBER_SIGNATURE
+
+template <class F, class = void> struct args_of { using type = typename signature_of<F>::args; };
+template <class F> struct args_of<F, std::void_t<decltype(&F::operator())>> {
+    using type = typename signature_of<decltype(&F::operator())>::args;
+};
+
+/* The type argument I of F receives. */
+template <class Args, std::size_t I, class = void> struct arg_at { using type = value_view; };
+template <class Args, std::size_t I>
+struct arg_at<Args, I, std::enable_if_t<(I < std::tuple_size<Args>::value)>> {
+    using type = std::decay_t<std::tuple_element_t<I, Args>>;
+};
+template <std::size_t I> struct arg_at<generic, I, void> { using type = value_view; };
+template <class F, std::size_t I> using arg_t = typename arg_at<typename args_of<std::decay_t<F>>::type, I>::type;
+
+/* A borrowed sk_value as argument type A. */
+template <class A> struct from_c {
+    static A get(const sk_value *v) { return value_view(v).as<A>(); }
+};
+template <> struct from_c<value_view> {
+    static value_view get(const sk_value *v) noexcept { return value_view(v); }
+};
+template <> struct from_c<value> {
+    static value get(const sk_value *v) { return value::borrow(v); }
+};
+
+/* Writes a callable's result into an out sk_value (nil on entry). */
+template <class R> inline void to_c(R &&result, sk_value *out) {
+    value v(std::forward<R>(result));
+    *out = v.detach();
+}
+} // namespace detail
+
+/* What a take_until callable returns: a bitwise OR of these (or an int). */
+enum take_action : int { take_drop = 0, take_pass = SK_TAKE_PASS, take_complete = SK_TAKE_COMPLETE };
+constexpr take_action operator|(take_action a, take_action b) noexcept {
+    return static_cast<take_action>(static_cast<int>(a) | static_cast<int>(b));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Disposables, subscribers, queues                                          */
+/* ------------------------------------------------------------------------ */
+
+class disposable : public detail::handle<sk_disposable, disposable> {
+public:
+    disposable() noexcept = default;
+    /* Only the first call has an effect; an empty handle is a no-op. */
+    void dispose() const noexcept { sk_disposable_dispose(p_); }
+
+    /* Calls `f()` on the first dispose; `f` is destroyed after that, or when
+     * the disposable is freed undisposed. */
+    template <class F> static disposable action(F &&f) {
+        using B = detail::box<std::decay_t<F>>;
+        sk_disposable *d = nullptr;
+        detail::check(sk_disposable_action(&d, &run<B>, detail::make_box(std::forward<F>(f)), &B::release));
+        return adopt(d);
+    }
+    /* SwiftSignalKit's MetaDisposable, DisposableSet, DisposableDict. */
+    static disposable meta() { return make(&sk_disposable_meta); }
+    static disposable set() { return make(&sk_disposable_set); }
+    static disposable dict() { return make(&sk_disposable_dict); }
+    void meta_set(const disposable &d) const { detail::check(sk_disposable_meta_set(p_, d.get())); }
+    void add(const disposable &d) const { detail::check(sk_disposable_set_add(p_, d.get())); }
+    void remove(const disposable &d) const { detail::check(sk_disposable_set_remove(p_, d.get())); }
+    void dict_set(const std::string &key, const disposable &d) const {
+        detail::check(sk_disposable_dict_set(p_, key.c_str(), d.get()));
+    }
+
+private:
+    template <class B> static void run(void *ctx) noexcept { B::of(ctx)(); }
+    static disposable make(int (*fn)(sk_disposable **)) {
+        sk_disposable *d = nullptr;
+        detail::check(fn(&d));
+        return adopt(d);
+    }
+};
+
+/* Disposes its disposable when it goes out of scope (move-only). */
+class scoped_disposable {
+public:
+    scoped_disposable() noexcept = default;
+    scoped_disposable(disposable d) noexcept : d_(std::move(d)) {}
+    scoped_disposable(scoped_disposable &&) noexcept = default;
+    scoped_disposable &operator=(scoped_disposable &&other) noexcept {
+        if (this != &other) {
+            d_.dispose();
+            d_ = std::move(other.d_);
+        }
+        return *this;
+    }
+    ~scoped_disposable() { d_.dispose(); }
+    const disposable &get() const noexcept { return d_; }
+    disposable release() noexcept { return std::move(d_); }
+
+private:
+    disposable d_;
+};
+
+/* The receiving end a generator emits into (from any thread). */
+class subscriber : public detail::handle<sk_subscriber, subscriber> {
+public:
+    subscriber() noexcept = default;
+    void put_next(const value &v) const { detail::check(sk_subscriber_put_next(p_, v.get())); }
+    void put_error(const value &e) const { detail::check(sk_subscriber_put_error(p_, e.get())); }
+    void put_completion() const { detail::check(sk_subscriber_put_completion(p_)); }
+};
+
+class queue : public detail::handle<sk_queue, queue> {
+public:
+    queue() noexcept = default;
+    /* A serial queue on a library thread. */
+    static queue serial(const char *name = nullptr) {
+        sk_queue *q = nullptr;
+        detail::check(sk_queue_create(&q, name));
+        return adopt(q);
+    }
+    /* A host-drained serial queue: its work runs inside drain(); fd() is
+     * readable while work is pending. */
+    static queue host(const char *name = nullptr) {
+        sk_queue *q = nullptr;
+        detail::check(sk_queue_create_host(&q, name));
+        return adopt(q);
+    }
+    static queue main() { return make(&sk_queue_main); }
+    static queue concurrent_default() { return make(&sk_queue_concurrent_default); }
+    static queue concurrent_background() { return make(&sk_queue_concurrent_background); }
+
+    int fd() const {
+        int fd = -1;
+        detail::check(sk_queue_host_fd(p_, &fd));
+        return fd;
+    }
+    /* Runs up to `max_tasks` pending tasks (0: all pending); how many ran. */
+    std::size_t drain(std::size_t max_tasks = 0) const {
+        std::size_t ran = 0;
+        detail::check(sk_queue_host_drain(p_, max_tasks, &ran));
+        return ran;
+    }
+    bool is_current() const noexcept { return sk_queue_is_current(p_); }
+
+    /* Runs `f()` on the queue (inline when already on it). */
+    template <class F> void async(F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        detail::check(sk_queue_async(p_, &run<B>, detail::make_box(std::forward<F>(f)), &B::release));
+    }
+    /* Runs `f()` on the queue after `delay`. */
+    template <class F> void after(seconds_t delay, F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        detail::check(sk_queue_after(p_, delay.count, &run<B>, detail::make_box(std::forward<F>(f)), &B::release));
+    }
+    /* Runs `f()` on the queue, waits, and returns its result or rethrows its
+     * exception (see sk_queue_sync for the main and host-drained queues). */
+    template <class F> auto sync(F &&f) const -> decltype(f()) {
+        using R = decltype(f());
+        sync_state<std::remove_reference_t<F>, R> state(f);
+        detail::check(sk_queue_sync(p_, &sync_run<std::remove_reference_t<F>, R>, &state, nullptr));
+        if (state.exception) {
+            std::rethrow_exception(state.exception);
+        }
+        return state.take();
+    }
+
+private:
+    template <class B> static void run(void *ctx) noexcept { B::of(ctx)(); }
+    template <class F, class R> struct sync_state {
+        explicit sync_state(F &fn) : f(fn) {}
+        F &f;
+        std::exception_ptr exception{};
+        alignas(R) unsigned char storage[sizeof(R)];
+        bool has = false;
+        void call() {
+            new (storage) R(f());
+            has = true;
+        }
+        R take() {
+            R *r = std::launder(reinterpret_cast<R *>(storage));
+            R out(std::move(*r));
+            r->~R();
+            has = false;
+            return out;
+        }
+        ~sync_state() {
+            if (has) {
+                std::launder(reinterpret_cast<R *>(storage))->~R();
+            }
+        }
+    };
+    template <class F> struct sync_state<F, void> {
+        explicit sync_state(F &fn) : f(fn) {}
+        F &f;
+        std::exception_ptr exception{};
+        void call() { f(); }
+        void take() {}
+    };
+    template <class F, class R> static void sync_run(void *ctx) noexcept {
+        auto *state = static_cast<sync_state<F, R> *>(ctx);
+        try {
+            state->call();
+        } catch (...) {
+            state->exception = std::current_exception();
+        }
+    }
+    static queue make(int (*fn)(sk_queue **)) {
+        sk_queue *q = nullptr;
+        detail::check(fn(&q));
+        return adopt(q);
+    }
+};
+
+/* Calls `f()` on `q` after `delay`, and every `delay` when `repeat`; the
+ * disposable stops it (releasing it undisposed stops it too). */
+template <class F> disposable start_timer(const queue &q, seconds_t delay, bool repeat, F &&f) {
+    using B = detail::box<std::decay_t<F>>;
+    sk_disposable *d = nullptr;
+    detail::check(sk_timer_start(&d, q.get(), delay.count, repeat,
+                                 [](void *ctx) noexcept { B::of(ctx)(); },
+                                 detail::make_box(std::forward<F>(f)), &B::release));
+    return disposable::adopt(d);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Signals                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The absent callback of start(). */
+struct none_t {};
+constexpr none_t none{};
+
+namespace detail {
+template <class N, class E, class C> struct observer_box {
+    N next;
+    E error;
+    C completed;
+    static void release(void *ctx) noexcept { delete static_cast<observer_box *>(ctx); }
+    static void on_next(void *ctx, const sk_value *v) noexcept {
+        auto &f = static_cast<observer_box *>(ctx)->next;
+        f(from_c<arg_t<N, 0>>::get(v));
+    }
+    static void on_error(void *ctx, const sk_value *v) noexcept {
+        auto &f = static_cast<observer_box *>(ctx)->error;
+        f(from_c<arg_t<E, 0>>::get(v));
+    }
+    static void on_completed(void *ctx) noexcept { static_cast<observer_box *>(ctx)->completed(); }
+};
+template <class B, class N, class E, class C> sk_observer make_observer(B *b) {
+    sk_observer o{nullptr, nullptr, nullptr, b, &B::release};
+    if constexpr (!std::is_same<N, none_t>::value) {
+        o.next = &B::on_next;
+    }
+    if constexpr (!std::is_same<E, none_t>::value) {
+        o.error = &B::on_error;
+    }
+    if constexpr (!std::is_same<C, none_t>::value) {
+        o.completed = &B::on_completed;
+    }
+    return o;
+}
+} // namespace detail
+
+class signal : public detail::handle<sk_signal, signal> {
+public:
+    signal() noexcept = default;
+
+    /* ---- sources ---- */
+
+    /* A signal whose start calls `generator(subscriber)`; the generator
+     * returns void, or a disposable disposed when the subscription ends.
+     * The generator is destroyed once the signal is gone. */
+    template <class G> static signal create(G &&generator) {
+        using B = detail::box<std::decay_t<G>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_create(&s, &generate<B>, detail::make_box(std::forward<G>(generator)), &B::release));
+        return adopt(s);
+    }
+    /* A custom operator: create() for a generator that starts `upstream`. */
+    template <class G> static signal create_over(const signal &upstream, G &&generator) {
+        using B = detail::box<std::decay_t<G>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_create_over(&s, upstream.get(), &generate<B>,
+                                            detail::make_box(std::forward<G>(generator)), &B::release));
+        return adopt(s);
+    }
+    static signal single(const value &v) { return make(&sk_signal_single, v.get()); }
+    static signal fail(const value &e) { return make(&sk_signal_fail, e.get()); }
+    static signal complete() { return make0(&sk_signal_complete); }
+    static signal never() { return make0(&sk_signal_never); }
+    /* Calls `f()` (returning a signal; empty means complete at once) at each
+     * start. */
+    template <class F> static signal deferred(F &&f) {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_deferred(&s, [](void *ctx) noexcept -> sk_signal * {
+            signal r = B::of(ctx)();
+            return r.detach();
+        }, detail::make_box(std::forward<F>(f)), &B::release));
+        return adopt(s);
+    }
+    static signal combine_latest(const std::vector<signal> &signals, const queue &q = queue()) {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_combine_latest(&s, raw_array(signals), signals.size(), q.get()));
+        return adopt(s);
+    }
+    static signal merge(const std::vector<signal> &signals) {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_merge(&s, raw_array(signals), signals.size()));
+        return adopt(s);
+    }
+
+    /* ---- subscribing ---- */
+
+    /* Starts the signal with up to three callables (`none` for an absent
+     * one): on_next(value as its parameter type), on_error(likewise),
+     * on_completed(). They are destroyed together, once, after the last of
+     * them returned (see sk_observer). The subscription runs until it
+     * terminates or the returned disposable is disposed. */
+    template <class N = none_t, class E = none_t, class C = none_t>
+    disposable start(N &&on_next = N(), E &&on_error = E(), C &&on_completed = C()) const {
+        using B = detail::observer_box<std::decay_t<N>, std::decay_t<E>, std::decay_t<C>>;
+        B *b = new B{std::forward<N>(on_next), std::forward<E>(on_error), std::forward<C>(on_completed)};
+        sk_observer o = detail::make_observer<B, std::decay_t<N>, std::decay_t<E>, std::decay_t<C>>(b);
+        sk_disposable *d = nullptr;
+        detail::check(sk_signal_start(&d, p_, &o));
+        return disposable::adopt(d);
+    }
+    template <class N = none_t, class E = none_t, class C = none_t>
+    disposable subscribe(N &&on_next = N(), E &&on_error = E(), C &&on_completed = C()) const {
+        return start(std::forward<N>(on_next), std::forward<E>(on_error), std::forward<C>(on_completed));
+    }
+
+    /* ---- operators (signalkit.h describes each) ---- */
+
+    template <class F> signal map(F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        return with_fn(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
+            auto &g = B::of(ctx);
+            detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
+        }, std::forward<F>(f));
+    }
+    template <class F> signal filter(F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        return with_fn(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
+            auto &g = B::of(ctx);
+            return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+        }, std::forward<F>(f));
+    }
+    signal distinct_until_changed() const { return op(&sk_signal_distinct_until_changed); }
+    signal take(std::size_t count) const { return op(&sk_signal_take, count); }
+    template <class F> signal map_to_signal(F &&f) const {
+        return with_fn(&sk_signal_map_to_signal, &to_signal<detail::box<std::decay_t<F>>, F>, std::forward<F>(f));
+    }
+    signal switch_to_latest() const { return op(&sk_signal_switch_to_latest); }
+    signal deliver_on(const queue &q) const { return op(&sk_signal_deliver_on, q.get()); }
+    signal debounce(seconds_t delay, const queue &q) const { return op(&sk_signal_debounce, delay.count, q.get()); }
+    template <class F> signal take_until(F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        return with_fn(&sk_signal_take_until, [](void *ctx, const sk_value *v) noexcept -> int {
+            auto &g = B::of(ctx);
+            return static_cast<int>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+        }, std::forward<F>(f));
+    }
+    signal last() const { return op(&sk_signal_last); }
+    signal ignore_values() const { return op(&sk_signal_ignore_values); }
+    /* `f(accumulator, value)` returns the new accumulator. */
+    template <class F> signal reduce_left(const value &initial, F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_reduce_left(&s, p_, initial.get(),
+            [](void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {
+                auto &g = B::of(ctx);
+                detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(acc),
+                               detail::from_c<detail::arg_t<F, 1>>::get(v)), out);
+            }, detail::make_box(std::forward<F>(f)), &B::release));
+        return adopt(s);
+    }
+    /* `f(error)` returns the signal to continue with (sk_signal_catch). */
+    template <class F> signal catch_error(F &&f) const {
+        return with_fn(&sk_signal_catch, &to_signal<detail::box<std::decay_t<F>>, F>, std::forward<F>(f));
+    }
+    signal restart() const { return op(&sk_signal_restart); }
+    signal restart_if_error() const { return op(&sk_signal_restart_if_error); }
+    signal retry(seconds_t delay_increment, seconds_t max_delay, const queue &q) const {
+        return op(&sk_signal_retry, delay_increment.count, max_delay.count, q.get());
+    }
+    /* sk_signal_queue: a signal of signals run one after another. */
+    signal queue_signals() const { return op(&sk_signal_queue); }
+    signal throttled() const { return op(&sk_signal_throttled); }
+    signal then(const signal &next) const { return op(&sk_signal_then, next.get()); }
+    signal run_on(const queue &q) const { return op(&sk_signal_run_on, q.get()); }
+    signal delay(seconds_t delay, const queue &q) const { return op(&sk_signal_delay, delay.count, q.get()); }
+    signal timeout(seconds_t delay, const queue &q, const signal &alternate) const {
+        return op(&sk_signal_timeout, delay.count, q.get(), alternate.get());
+    }
+    signal throttle(seconds_t window, const queue &q) const { return op(&sk_signal_throttle, window.count, q.get()); }
+    template <class F> signal before_next(F &&f) const {
+        return with_fn(&sk_signal_before_next, &value_call<detail::box<std::decay_t<F>>, F>, std::forward<F>(f));
+    }
+    template <class F> signal after_next(F &&f) const {
+        return with_fn(&sk_signal_after_next, &value_call<detail::box<std::decay_t<F>>, F>, std::forward<F>(f));
+    }
+    template <class F> signal before_started(F &&f) const {
+        return with_fn(&sk_signal_before_started, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
+    }
+    template <class F> signal before_completed(F &&f) const {
+        return with_fn(&sk_signal_before_completed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
+    }
+    template <class F> signal after_completed(F &&f) const {
+        return with_fn(&sk_signal_after_completed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
+    }
+    template <class F> signal after_disposed(F &&f) const {
+        return with_fn(&sk_signal_after_disposed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
+    }
+
+private:
+    template <class B> static sk_disposable *generate(void *ctx, sk_subscriber *s) noexcept {
+        auto &g = B::of(ctx);
+        using R = decltype(g(std::declval<subscriber>()));
+        if constexpr (std::is_void<R>::value) {
+            g(subscriber::borrow(s));
+            return nullptr;
+        } else {
+            disposable d = g(subscriber::borrow(s));
+            return d.detach();
+        }
+    }
+    template <class B, class F> static sk_signal *to_signal(void *ctx, const sk_value *v) noexcept {
+        signal r = B::of(ctx)(detail::from_c<detail::arg_t<F, 0>>::get(v));
+        return r.detach();
+    }
+    template <class B, class F> static void value_call(void *ctx, const sk_value *v) noexcept {
+        B::of(ctx)(detail::from_c<detail::arg_t<F, 0>>::get(v));
+    }
+    template <class B> static void work_call(void *ctx) noexcept { B::of(ctx)(); }
+
+    static sk_signal *const *raw_array(const std::vector<signal> &signals) noexcept {
+        static_assert(sizeof(signal) == sizeof(sk_signal *), "signal is an sk_signal pointer");
+        return signals.empty() ? nullptr : reinterpret_cast<sk_signal *const *>(signals.data());
+    }
+    template <class T> struct same { using type = T; };
+    template <class... A> signal op(int (*fn)(sk_signal **, sk_signal *, A...), typename same<A>::type... args) const {
+        sk_signal *s = nullptr;
+        detail::check(fn(&s, p_, args...));
+        return adopt(s);
+    }
+    template <class Fn, class Tr, class F> signal with_fn(Fn fn, Tr trampoline, F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(fn(&s, p_, trampoline, detail::make_box(std::forward<F>(f)), &B::release));
+        return adopt(s);
+    }
+    static signal make(int (*fn)(sk_signal **, const sk_value *), const sk_value *v) {
+        sk_signal *s = nullptr;
+        detail::check(fn(&s, v));
+        return adopt(s);
+    }
+    static signal make0(int (*fn)(sk_signal **)) {
+        sk_signal *s = nullptr;
+        detail::check(fn(&s));
+        return adopt(s);
+    }
+};
+
+inline value::value(const signal &s) {
+    set_nil();
+    detail::check(sk_value_set_signal(&v_, s.get()));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Subjects                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* A hot source: put() reaches the current subscribers of signal(). */
+class pipe : public detail::handle<sk_pipe, pipe> {
+public:
+    pipe() noexcept = default;
+    static pipe create(bool replay = false) {
+        sk_pipe *p = nullptr;
+        detail::check(sk_pipe_create(&p, replay));
+        return adopt(p);
+    }
+    void put(const value &v) const { detail::check(sk_pipe_put(p_, v.get())); }
+    signalkit::signal signal() const {
+        sk_signal *s = nullptr;
+        detail::check(sk_pipe_signal(&s, p_));
+        return signalkit::signal::adopt(s);
+    }
+};
+
+/* Holds the latest value of the signal set into it. */
+class promise : public detail::handle<sk_promise, promise> {
+public:
+    promise() noexcept = default;
+    static promise create() {
+        sk_promise *p = nullptr;
+        detail::check(sk_promise_create(&p));
+        return adopt(p);
+    }
+    void set(const signalkit::signal &source) const { detail::check(sk_promise_set(p_, source.get())); }
+    signalkit::signal signal() const {
+        sk_signal *s = nullptr;
+        detail::check(sk_promise_get(&s, p_));
+        return signalkit::signal::adopt(s);
+    }
+};
+
+/* Holds a value set directly. */
+class value_promise : public detail::handle<sk_value_promise, value_promise> {
+public:
+    value_promise() noexcept = default;
+    /* No value yet. */
+    static value_promise create(bool ignore_repeated = false) { return make(nullptr, ignore_repeated); }
+    static value_promise create(const value &initial, bool ignore_repeated = false) {
+        return make(initial.get(), ignore_repeated);
+    }
+    void set(const value &v) const { detail::check(sk_value_promise_set(p_, v.get())); }
+    signalkit::signal signal() const {
+        sk_signal *s = nullptr;
+        detail::check(sk_value_promise_get(&s, p_));
+        return signalkit::signal::adopt(s);
+    }
+
+private:
+    static value_promise make(const sk_value *initial, bool ignore_repeated) {
+        sk_value_promise *p = nullptr;
+        detail::check(sk_value_promise_create(&p, initial, ignore_repeated));
+        return adopt(p);
+    }
+};
+
+/* ------------------------------------------------------------------------ */
+/* Reading values                                                            */
+/* ------------------------------------------------------------------------ */
+
+namespace detail {
+template <class Derived> value_view reader<Derived>::operator[](std::size_t index) const {
+    const sk_value *item = nullptr;
+    check(sk_value_get_array_item(raw(), index, &item));
+    return value_view(item);
+}
+template <class T> struct reader_as {
+    static_assert(std::is_integral<T>::value, "value::as<T>: T is not a type a value converts to");
+    static T get(const sk_value *v) {
+        std::int64_t n = 0;
+        check(sk_value_get_int64(v, &n));
+        if (!std::is_same<T, std::int64_t>::value && static_cast<std::int64_t>(static_cast<T>(n)) != n) {
+            throw error(SK_ERR_INVALID_ARGUMENT, "signalkit::value::as: the int64 value is out of the type's range");
+        }
+        return static_cast<T>(n);
+    }
+};
+template <> struct reader_as<bool> {
+    static bool get(const sk_value *v) {
+        bool b = false;
+        check(sk_value_get_bool(v, &b));
+        return b;
+    }
+};
+template <> struct reader_as<double> {
+    static double get(const sk_value *v) {
+        double d = 0;
+        check(sk_value_get_double(v, &d));
+        return d;
+    }
+};
+template <> struct reader_as<std::string_view> {
+    static std::string_view get(const sk_value *v) {
+        const char *text = nullptr;
+        std::size_t length = 0;
+        check(sk_value_get_string(v, &text, &length));
+        return std::string_view(text, length);
+    }
+};
+template <> struct reader_as<std::string> {
+    static std::string get(const sk_value *v) { return std::string(reader_as<std::string_view>::get(v)); }
+};
+template <> struct reader_as<bytes> {
+    static bytes get(const sk_value *v) {
+        const void *data = nullptr;
+        std::size_t length = 0;
+        check(sk_value_get_bytes(v, &data, &length));
+        const auto *b = static_cast<const std::uint8_t *>(data);
+        return bytes(b, b + length);
+    }
+};
+template <> struct reader_as<std::vector<value>> {
+    static std::vector<value> get(const sk_value *v) {
+        std::size_t n = 0;
+        check(sk_value_get_array_count(v, &n));
+        std::vector<value> items;
+        items.reserve(n);
+        for (std::size_t i = 0; i < n; i++) {
+            const sk_value *item = nullptr;
+            check(sk_value_get_array_item(v, i, &item));
+            items.push_back(value::borrow(item));
+        }
+        return items;
+    }
+};
+template <> struct reader_as<signal> {
+    static signal get(const sk_value *v) {
+        sk_signal *s = nullptr;
+        check(sk_value_get_signal(v, &s));
+        return signal::borrow(s);
+    }
+};
+template <> struct reader_as<void *> {
+    static void *get(const sk_value *v) {
+        void *p = nullptr;
+        check(sk_value_get_pointer(v, &p));
+        return p;
+    }
+};
+template <> struct reader_as<value> {
+    static value get(const sk_value *v) { return value::borrow(v); }
+};
+template <> struct reader_as<value_view> {
+    static value_view get(const sk_value *v) noexcept { return value_view(v); }
+};
+} // namespace detail
+
+/* ------------------------------------------------------------------------ */
+/* Pipeable operators                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* An operator waiting for its input signal: `s | op` is op(s). */
+template <class F> struct pipeable {
+    F apply;
+};
+template <class F> pipeable<std::decay_t<F>> make_pipeable(F &&f) { return {std::forward<F>(f)}; }
+template <class F> signal operator|(const signal &s, const pipeable<F> &op) { return op.apply(s); }
+template <class F> signal operator|(const signal &s, pipeable<F> &&op) { return std::move(op.apply)(s); }
+
+namespace detail {
+/* An operator holding one callable: moved into the signal when the pipeable
+ * is an rvalue (the usual `s | map(f)`), copied when it is reused. */
+template <class Apply, class F> struct callable_op {
+    F f;
+    signal operator()(const signal &s) const & { return Apply()(s, f); }
+    signal operator()(const signal &s) && { return Apply()(s, std::move(f)); }
+};
+} // namespace detail
+
+#define SIGNALKIT_CALLABLE_OPERATOR(name)                                                         \
+    namespace detail {                                                                            \
+    struct name##_apply {                                                                         \
+        template <class G> signal operator()(const signal &s, G &&g) const {                      \
+            return s.name(std::forward<G>(g));                                                    \
+        }                                                                                         \
+    };                                                                                            \
+    }                                                                                             \
+    template <class F> pipeable<detail::callable_op<detail::name##_apply, std::decay_t<F>>> name(F &&f) { \
+        return {detail::callable_op<detail::name##_apply, std::decay_t<F>>{std::forward<F>(f)}};  \
+    }
+SIGNALKIT_CALLABLE_OPERATOR(map)
+SIGNALKIT_CALLABLE_OPERATOR(filter)
+SIGNALKIT_CALLABLE_OPERATOR(map_to_signal)
+SIGNALKIT_CALLABLE_OPERATOR(take_until)
+SIGNALKIT_CALLABLE_OPERATOR(catch_error)
+SIGNALKIT_CALLABLE_OPERATOR(before_next)
+SIGNALKIT_CALLABLE_OPERATOR(after_next)
+SIGNALKIT_CALLABLE_OPERATOR(before_started)
+SIGNALKIT_CALLABLE_OPERATOR(before_completed)
+SIGNALKIT_CALLABLE_OPERATOR(after_completed)
+SIGNALKIT_CALLABLE_OPERATOR(after_disposed)
+#undef SIGNALKIT_CALLABLE_OPERATOR
+
+template <class F> auto reduce_left(value initial, F &&f) {
+    struct op {
+        value initial;
+        std::decay_t<F> f;
+        signal operator()(const signal &s) const & { return s.reduce_left(initial, f); }
+        signal operator()(const signal &s) && { return s.reduce_left(initial, std::move(f)); }
+    };
+    return pipeable<op>{op{std::move(initial), std::forward<F>(f)}};
+}
+
+inline auto distinct_until_changed() {
+    return make_pipeable([](const signal &s) { return s.distinct_until_changed(); });
+}
+inline auto take(std::size_t count) {
+    return make_pipeable([count](const signal &s) { return s.take(count); });
+}
+inline auto switch_to_latest() {
+    return make_pipeable([](const signal &s) { return s.switch_to_latest(); });
+}
+inline auto deliver_on(queue q) {
+    return make_pipeable([q = std::move(q)](const signal &s) { return s.deliver_on(q); });
+}
+inline auto debounce(seconds_t delay, queue q) {
+    return make_pipeable([delay, q = std::move(q)](const signal &s) { return s.debounce(delay, q); });
+}
+inline auto last() {
+    return make_pipeable([](const signal &s) { return s.last(); });
+}
+inline auto ignore_values() {
+    return make_pipeable([](const signal &s) { return s.ignore_values(); });
+}
+inline auto restart() {
+    return make_pipeable([](const signal &s) { return s.restart(); });
+}
+inline auto restart_if_error() {
+    return make_pipeable([](const signal &s) { return s.restart_if_error(); });
+}
+inline auto retry(seconds_t delay_increment, seconds_t max_delay, queue q) {
+    return make_pipeable([delay_increment, max_delay, q = std::move(q)](const signal &s) {
+        return s.retry(delay_increment, max_delay, q);
+    });
+}
+inline auto queue_signals() {
+    return make_pipeable([](const signal &s) { return s.queue_signals(); });
+}
+inline auto throttled() {
+    return make_pipeable([](const signal &s) { return s.throttled(); });
+}
+inline auto then(signal next) {
+    return make_pipeable([next = std::move(next)](const signal &s) { return s.then(next); });
+}
+inline auto run_on(queue q) {
+    return make_pipeable([q = std::move(q)](const signal &s) { return s.run_on(q); });
+}
+inline auto delay(seconds_t delay, queue q) {
+    return make_pipeable([delay, q = std::move(q)](const signal &s) { return s.delay(delay, q); });
+}
+inline auto timeout(seconds_t delay, queue q, signal alternate) {
+    return make_pipeable([delay, q = std::move(q), alternate = std::move(alternate)](const signal &s) {
+        return s.timeout(delay, q, alternate);
+    });
+}
+inline auto throttle(seconds_t window, queue q) {
+    return make_pipeable([window, q = std::move(q)](const signal &s) { return s.throttle(window, q); });
+}
+
+/* Free-function forms of the sources. */
+template <class G> signal create(G &&generator) { return signal::create(std::forward<G>(generator)); }
+template <class F> signal deferred(F &&f) { return signal::deferred(std::forward<F>(f)); }
+inline signal single(const value &v) { return signal::single(v); }
+inline signal fail(const value &e) { return signal::fail(e); }
+inline signal complete() { return signal::complete(); }
+inline signal never() { return signal::never(); }
+inline signal merge(const std::vector<signal> &signals) { return signal::merge(signals); }
+inline signal combine_latest(const std::vector<signal> &signals, const queue &q = queue()) {
+    return signal::combine_latest(signals, q);
+}
+
+/* The library's count of live objects (sk_live_objects). */
+inline long live_objects() noexcept { return sk_live_objects(); }
+
+} // namespace signalkit
+
+#endif /* SIGNALKIT_HPP */

@@ -1,0 +1,62 @@
+# The C++ interface, include/signalkit.hpp (header-only, over the C ABI; no
+# C++ in the library): its suite (Tests/cpp, Criterion, one process per
+# test), its example (examples/cpp) and its benchmark (Benchmarks/c).
+#
+#   test-cpp       the suite and the example with g++ and with the clang
+#                  beside swift, -std=c++17 -Wall -Wextra -pedantic -Werror,
+#                  through pkg-config against the staged install (as test-c)
+#   test-cpp-asan  the suite against the ASan+UBSan core (mk/sanitizers.mk)
+#   test-cpp-tsan  the suite against the TSan core
+#   bench-cpp      Benchmarks/c/bench_cpp.cpp, W1-W3 beside bench_capi
+
+CPP_TESTS := $(wildcard Tests/cpp/test_*.cpp)
+CPP_STD := -std=c++17 -Wall -Wextra -pedantic -Werror
+# The C compiler beside swift, kept before test-cpp-*san set CLANG to clang++.
+CPP_CLANG_C := $(CLANG)
+CPP_COMPILERS := g++ $(CLANG)++
+CPP_OUT := $(OUT)/cpp
+
+.PHONY: test-cpp test-cpp-asan test-cpp-tsan bench-cpp
+
+test-cpp: stage ## the C++ header's suite and example, g++ and clang++, against the staged install
+	$(begin)
+	mkdir -p $(CPP_OUT)
+	set -e; for cxx in $(CPP_COMPILERS); do \
+		name=$$(basename $$cxx); \
+		$$cxx $(CPP_STD) $(CPP_TESTS) $$($(STAGE_PKG) --cflags --libs signalkit) $(CRITERION_FLAGS) \
+			-o $(CPP_OUT)/tests-$$name; \
+		$(RUN_STAGED) $(CPP_OUT)/tests-$$name --jobs 2; \
+		$$cxx $(CPP_STD) examples/cpp/quickstart.cpp $$($(STAGE_PKG) --cflags --libs signalkit) \
+			-o $(CPP_OUT)/quickstart-$$name; \
+		$(RUN_STAGED) $(CPP_OUT)/quickstart-$$name > $(CPP_OUT)/quickstart-$$name.out; \
+		diff -u examples/cpp/quickstart.expected $(CPP_OUT)/quickstart-$$name.out; \
+	done
+	$(end)
+
+# The sanitizer runs: the template of mk/sanitizers.mk, with the clang++
+# beside swift (its sanitizer runtimes match Swift's) and the header from
+# include/. Under TSan, Criterion needs tsan_CRITERION (a C file: compiled
+# apart, with the C compiler).
+cpp_SOURCES = $(CPP_TESTS) $(if $(filter tsan,$(SAN)),$(OUT)/tsan/criterion_arena.o)
+cpp_CFLAGS = $(CPP_STD) -g -fno-omit-frame-pointer -fuse-ld=lld -Iinclude
+cpp_LIBS = $(CRITERION_FLAGS)
+cpp_NEEDS = $(if $(filter tsan,$(1)),$(OUT)/tsan/criterion_arena.o)
+cpp_ARGS := --jobs 2
+test-cpp-asan test-cpp-tsan: CLANG := $(CLANG)++
+test-cpp-asan: ## the C++ suite against the ASan+UBSan core (leaks included)
+test-cpp-tsan: ## the C++ suite against the TSan core (any report fails)
+$(foreach san,asan tsan,$(eval $(call sanitizer_test,cpp,$(san))))
+
+$(OUT)/tsan/criterion_arena.o: $(tsan_CRITERION)
+	mkdir -p $(@D)
+	$(CPP_CLANG_C) $(filter-out -fuse-ld=lld,$(SAN_CFLAGS)) $(tsan_CFLAGS) -c $< -o $@
+
+# W1-W3 of Benchmarks/README.md through the header, as bench_capi measures
+# them through the C API (same sizes, same JSON lines, impl "cpp").
+bench-cpp: stage ## the C++ header's benchmark program (Benchmarks/c/bench_cpp.cpp)
+	mkdir -p $(BENCH_OUT)
+	$(CC) -O2 -std=gnu99 -Wall -Wextra -Werror -c Benchmarks/Sources/MallocCounter/MallocCounter.c \
+		-IBenchmarks/Sources/MallocCounter/include -o $(BENCH_OUT)/MallocCounter.o
+	g++ -O2 $(CPP_STD) Benchmarks/c/bench_cpp.cpp $(BENCH_OUT)/MallocCounter.o \
+		-IBenchmarks/Sources/MallocCounter/include \
+		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(BENCH_OUT)/bench_cpp
