@@ -99,9 +99,10 @@ def bench(args):
     records += run_lines([os.path.join(args.out, "floors"), "--reps", str(args.reps)])
     env = staged_env(args.stage)
     records += run_lines([os.path.join(args.out, "bench_capi"), "--reps", str(args.reps)], env)
-    ffi = os.path.join(args.out, "bench_ffi")
-    if os.path.exists(ffi):
-        records += run_lines([ffi, "--reps", str(args.reps)], env)
+    for program in ("bench_ffi", "bench_cpp"):
+        path = os.path.join(args.out, program)
+        if os.path.exists(path):
+            records += run_lines([path, "--reps", str(args.reps)], env)
     records += run_lines([args.swift, "--reps", str(args.reps)])
 
     by = {(r["impl"], r["workload"]): r for r in records}
@@ -128,21 +129,22 @@ def bench(args):
     out.append("SignalKit benchmarks, %s" % datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
     out.append("machine: %s; median of %d repetitions after a warm-up" % (machine(), args.reps))
     out.append("")
-    header = "| workload | unit | Swift API | C API | FFI | OpenCombine | allocs/unit Swift, C, OC |"
+    header = "| workload | unit | Swift API | C API | C++ header | FFI | OpenCombine | allocs/unit Swift, C, OC |"
     out.append(header)
-    out.append("|---|---|---:|---:|---:|---:|---|")
+    out.append("|---|---|---:|---:|---:|---:|---:|---|")
     for workload, name, unit in WORKLOADS:
         ffi_cell = fmt(value("ffi", workload)) if workload in FFI_WORKLOADS else "n/a"
         if workload in FFI_WORKLOADS and value("ffi", workload) is None:
             ffi_cell = "(slot)"
-        out.append("| %s %s | %s | %s | %s | %s | %s | %s, %s, %s |" % (
-            workload, name, unit, fmt(value("swift", workload)), fmt(value("c", workload)), ffi_cell,
+        cpp_cell = fmt(value("cpp", workload)) if workload in CPP_WORKLOADS else "n/a"
+        out.append("| %s %s | %s | %s | %s | %s | %s | %s | %s, %s, %s |" % (
+            workload, name, unit, fmt(value("swift", workload)), fmt(value("c", workload)), cpp_cell, ffi_cell,
             fmt(value("opencombine", workload)),
             fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3)))
     for size in W8_SIZES:
         for order, label in W8_ORDERS:
             workload = "W8-%s-%s" % (size, order)
-            out.append("| W8 scale %s, %s | ns/sub | %s | n/a | n/a | n/a | %s, n/a, n/a |" % (
+            out.append("| W8 scale %s, %s | ns/sub | %s | n/a | n/a | n/a | n/a | %s, n/a, n/a |" % (
                 size, label, fmt(ns("swift", workload)), fmt(allocs("swift", workload), 3)))
     out.append("")
     out.append("Floors (ns/op): " + ", ".join("%s %s" % (k, fmt(v, 2)) for k, v in floor.items()))
@@ -188,6 +190,10 @@ def bench(args):
     target("W7 Swift / dispatch_async_f hop", ratio(ns("swift", "W7"), floor["dispatch_hop"]), 2, False)
     for workload, _, _ in WORKLOADS:
         target("%s C API / Swift API" % workload, ratio(value("c", workload), value("swift", workload)), 1.5, False)
+    # The C++ header over the C API: the same pipeline through its RAII
+    # handles and templated trampolines, measured in the same run.
+    for workload in sorted(CPP_WORKLOADS):
+        target("%s C++ header / C API" % workload, ratio(ns("cpp", workload), ns("c", workload)), 1.1, False)
     # The typed sink's cost per call: what the FFI run adds to the C API run
     # (same pipeline, the sink called through libffi instead of directly),
     # per sink call (in W1 half the source events reach the sink).
@@ -206,6 +212,9 @@ def bench(args):
         json.dump(records, f, indent=1)
     print("\n(written to %s/latest.md and latest.json)" % args.out)
 
+
+# The workloads bench_cpp measures (Benchmarks/c/bench_cpp.cpp).
+CPP_WORKLOADS = {"W1", "W2", "W3"}
 
 # Sink calls per workload unit (W1: the filter lets half the events through).
 SINK_CALLS_PER_UNIT = {"W1": 0.5, "W3": 1.0, "W7": 1.0}

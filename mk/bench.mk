@@ -34,7 +34,7 @@ bench-c: bench-capi bench-ffi ## the C benchmark programs and the floors
 		$$(pkg-config --libs libffi) \
 		-L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) -lpthread -o $(BENCH_OUT)/floors
 
-bench: bench-c ## the benchmark suite: every workload, every implementation, one table
+bench: bench-c bench-cpp ## the benchmark suite: every workload, every implementation, one table
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
 		--swift Benchmarks/Suite/.build/release/SwiftBench
