@@ -394,6 +394,36 @@ void counters_destroy(size_t count, ...) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Char log                                                                  */
+/* ------------------------------------------------------------------------ */
+
+void char_log_init(char_log *l) {
+    memset(l, 0, sizeof *l);
+    pthread_mutex_init(&l->mutex, NULL);
+}
+
+void char_log_destroy(char_log *l) {
+    pthread_mutex_destroy(&l->mutex);
+}
+
+void char_log_append(char_log *l, char c) {
+    pthread_mutex_lock(&l->mutex);
+    if (l->length + 1 < sizeof l->text) {
+        l->text[l->length++] = c;
+        l->text[l->length] = '\0';
+    }
+    pthread_mutex_unlock(&l->mutex);
+}
+
+void char_log_expect(char_log *l, const char *expected, const char *what) {
+    char text[sizeof l->text];
+    pthread_mutex_lock(&l->mutex);
+    memcpy(text, l->text, sizeof text);
+    pthread_mutex_unlock(&l->mutex);
+    cr_assert_str_eq(text, expected, "%s: log \"%s\", expected \"%s\"", what, text, expected);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Gate                                                                      */
 /* ------------------------------------------------------------------------ */
 

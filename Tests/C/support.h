@@ -199,6 +199,24 @@ void counters_init(size_t count, ...);
 void counters_destroy(size_t count, ...);
 
 /* ------------------------------------------------------------------------ */
+/* Char log: which callbacks ran, in order, one letter each                   */
+/* ------------------------------------------------------------------------ */
+
+/* A thread-safe string that callbacks append letters to (the first 63). */
+typedef struct char_log {
+    pthread_mutex_t mutex;
+    char text[64];
+    size_t length;
+} char_log;
+
+/* char_log_init makes an empty log; char_log_destroy destroys its lock. */
+void char_log_init(char_log *l);
+void char_log_destroy(char_log *l);
+void char_log_append(char_log *l, char c);
+/* Asserts the log reads `expected`; `what` names the moment in the message. */
+void char_log_expect(char_log *l, const char *expected, const char *what);
+
+/* ------------------------------------------------------------------------ */
 /* Gate: a one-shot event another thread can wait for                         */
 /* ------------------------------------------------------------------------ */
 

@@ -15,8 +15,7 @@
  * next delivered, 'E' error delivered, 'C' completion delivered. */
 typedef struct effect {
     pthread_mutex_t mutex;
-    char trace[64];
-    size_t length;
+    char_log trace;
     int64_t values[16];
     size_t value_count;
     pthread_t thread;     /* of the latest effect call */
@@ -29,6 +28,7 @@ typedef struct effect {
 static void effect_init(effect *e) {
     memset(e, 0, sizeof *e);
     pthread_mutex_init(&e->mutex, NULL);
+    char_log_init(&e->trace);
     e->observed_at_call = -1;
     counter_init(&e->calls);
     counter_init(&e->released);
@@ -37,24 +37,16 @@ static void effect_init(effect *e) {
 static void effect_destroy(effect *e) {
     counter_destroy(&e->calls);
     counter_destroy(&e->released);
+    char_log_destroy(&e->trace);
     pthread_mutex_destroy(&e->mutex);
 }
 
 static void trace_add(effect *e, char c) {
-    pthread_mutex_lock(&e->mutex);
-    if (e->length + 1 < sizeof e->trace) {
-        e->trace[e->length++] = c;
-        e->trace[e->length] = '\0';
-    }
-    pthread_mutex_unlock(&e->mutex);
+    char_log_append(&e->trace, c);
 }
 
 static void expect_trace(effect *e, const char *expected) {
-    pthread_mutex_lock(&e->mutex);
-    char trace[64];
-    memcpy(trace, e->trace, sizeof trace);
-    pthread_mutex_unlock(&e->mutex);
-    cr_assert_str_eq(trace, expected, "trace \"%s\", expected \"%s\"", trace, expected);
+    char_log_expect(&e->trace, expected, "trace");
 }
 
 static void effect_called(effect *e, char c) {
