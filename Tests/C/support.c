@@ -722,6 +722,41 @@ void start_loop(void *arg) {
     SK_OK_OR_ABORT(sk_signal_start(&run->d, run->signal, &observer));
 }
 
+void countdown_run_init(countdown_run *t, int limit, bool fail) {
+    countdown_init(&t->c, limit, fail);
+    t->source = countdown_signal_counted(&t->c);
+    t->op = NULL;
+    t->d = NULL;
+    t->stopped = false;
+}
+
+void countdown_run_start(countdown_run *t) {
+    t->d = recorder_start(&t->r, t->op);
+}
+
+void countdown_run_start_looping(countdown_run *t) {
+    recorder_init(&t->r);
+    loop_run run = { t->op, &t->r, NULL };
+    run_on_small_stack(start_loop, &run);
+    t->d = run.d;
+    cr_assert_eq(countdown_starts(&t->c), t->c.limit + 1);
+}
+
+void countdown_run_stop(countdown_run *t) {
+    recorder_finish(&t->r, t->d);
+    t->stopped = true;
+}
+
+void countdown_run_finish(countdown_run *t) {
+    if (!t->stopped) {
+        countdown_run_stop(t);
+    }
+    sk_signal_release(t->op);
+    sk_signal_release(t->source);
+    t->released_at_finish = counter_get(&t->c.released);
+    countdown_destroy(&t->c);
+}
+
 void expect_string_error(recorder *r, size_t index, const char *needle) {
     const rec_event *e = recorder_event(r, index);
     cr_assert_not_null(e);

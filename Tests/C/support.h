@@ -353,6 +353,32 @@ typedef struct loop_run {
 /* A body for run_on_small_stack; `arg` is a loop_run. */
 void start_loop(void *arg);
 
+/* An operator over a countdown, subscribed: countdown_run_init initialises
+ * `c` (countdown_init's `limit` and `fail`) and `source`, its signal (+1);
+ * the test builds `op` (+1) over `source`, then starts it into `r` with
+ * countdown_run_start (on the calling thread) or countdown_run_start_looping
+ * (on a small stack: for loops that must not grow it), which asserts that
+ * the loop started the source `limit` + 1 times. countdown_run_stop ends
+ * the subscription (as recorder_finish: for checks after its end);
+ * countdown_run_finish ends it unless stopped, releases `op` and `source`, keeps
+ * in `released_at_finish` how many times the source's context had been
+ * released by then, and destroys `c`. */
+typedef struct countdown_run {
+    countdown c;
+    sk_signal *source;
+    sk_signal *op;
+    recorder r;
+    sk_disposable *d;
+    bool stopped;
+    int released_at_finish;
+} countdown_run;
+
+void countdown_run_init(countdown_run *t, int limit, bool fail);
+void countdown_run_start(countdown_run *t);
+void countdown_run_start_looping(countdown_run *t);
+void countdown_run_stop(countdown_run *t);
+void countdown_run_finish(countdown_run *t);
+
 /* Asserts that the `index`-th event of `r` is an error whose string value
  * contains `needle`. */
 void expect_string_error(recorder *r, size_t index, const char *needle);

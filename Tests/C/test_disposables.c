@@ -284,28 +284,27 @@ Test(disposables, meta_releasing_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
 Test(disposables, set_add_remove_dispose, .timeout = SK_TEST_TIMEOUT) {
     probes t;
     probes_init(&t);
-    char_log *pa = &t.log[0], *pb = &t.log[1], *pc = &t.log[2];
     sk_disposable *a = t.item[0], *b = t.item[1], *c = t.item[2];
     sk_disposable *set = new_set();
     SK_OK_OR_FAIL(sk_disposable_set_add(set, a));
     SK_OK_OR_FAIL(sk_disposable_set_add(set, b));
     SK_OK_OR_FAIL(sk_disposable_set_add(set, c));
     SK_OK_OR_FAIL(sk_disposable_set_remove(set, a));
-    char_log_expect(pa, "", "removed: not disposed");
+    char_log_expect(&t.log[0], "", "removed: not disposed");
     SK_OK_OR_FAIL(sk_disposable_set_remove(set, a)); /* absent: a no-op */
     sk_disposable_release(b);
     sk_disposable_release(c);
 
     sk_disposable_dispose(set);
-    char_log_expect(pa, "", "removed before the set was disposed");
-    char_log_expect(pb, "ar", "b disposed with the set");
-    char_log_expect(pc, "ar", "c disposed with the set");
+    char_log_expect(&t.log[0], "", "removed before the set was disposed");
+    char_log_expect(&t.log[1], "ar", "b disposed with the set");
+    char_log_expect(&t.log[2], "ar", "c disposed with the set");
     sk_disposable_dispose(set);
-    char_log_expect(pb, "ar", "set disposed twice");
+    char_log_expect(&t.log[1], "ar", "set disposed twice");
 
     /* The removed one is still ours and still works. */
     sk_disposable_dispose(a);
-    char_log_expect(pa, "ar", "a disposed by hand");
+    char_log_expect(&t.log[0], "ar", "a disposed by hand");
     sk_disposable_release(a);
     sk_disposable_release(set);
     probes_finish(&t);
@@ -356,7 +355,6 @@ Test(disposables, member_disposing_its_set_from_its_action, .timeout = SK_TEST_T
 Test(disposables, dict_per_key, .timeout = SK_TEST_TIMEOUT) {
     probes t;
     probes_init(&t);
-    char_log *pa = &t.log[0], *pa2 = &t.log[1], *pb = &t.log[2];
     sk_disposable *a = t.item[0], *a2 = t.item[1], *b = t.item[2];
     sk_disposable *dict = new_dict();
 
@@ -364,16 +362,16 @@ Test(disposables, dict_per_key, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, key, a));
     memcpy(key, "zzzzz", 5); /* the key was copied */
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "beta", b));
-    char_log_expect(pa, "", "a set");
+    char_log_expect(&t.log[0], "", "a set");
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "alpha", a2));
-    char_log_expect(pa, "ar", "alpha replaced");
-    char_log_expect(pb, "", "other key untouched");
+    char_log_expect(&t.log[0], "ar", "alpha replaced");
+    char_log_expect(&t.log[2], "", "other key untouched");
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "beta", NULL));
-    char_log_expect(pb, "ar", "beta cleared");
+    char_log_expect(&t.log[2], "ar", "beta cleared");
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "nothing", NULL)); /* clearing an absent key */
 
     sk_disposable_dispose(dict);
-    char_log_expect(pa2, "ar", "dict disposed");
+    char_log_expect(&t.log[1], "ar", "dict disposed");
     expect_late_item_disposed(dict, dict_add, "set into a disposed dict");
 
     sk_disposable_release(a);

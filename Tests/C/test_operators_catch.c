@@ -196,58 +196,40 @@ Test(operators_catch, restart_error_ends_the_loop, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(operators_catch, restart_loops_synchronously_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
-    countdown c;
-    countdown_init(&c, LOOPS, false);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *restarted = NULL;
-    SK_OK_OR_FAIL(sk_signal_restart(&restarted, source));
-    recorder r;
-    recorder_init(&r);
-    loop_run run = { restarted, &r, NULL };
-    run_on_small_stack(start_loop, &run);
-    cr_assert_eq(countdown_starts(&c), LOOPS + 1);
-    cr_assert_eq(recorder_nexts(&r), LOOPS);
+    countdown_run t;
+    countdown_run_init(&t, LOOPS, false);
+    SK_OK_OR_FAIL(sk_signal_restart(&t.op, t.source));
+    countdown_run_start_looping(&t);
+    cr_assert_eq(recorder_nexts(&t.r), LOOPS);
     int64_t values[REC_MAX_EVENTS];
-    size_t n = recorder_ints(&r, values, REC_MAX_EVENTS);
+    size_t n = recorder_ints(&t.r, values, REC_MAX_EVENTS);
     for (size_t i = 0; i < n; i++) {
         cr_assert_eq(values[i], (int64_t)i + 1, "value %zu is %lld", i, (long long)values[i]);
     }
     sk_value error = int_value(-1);
-    SK_OK_OR_FAIL(sk_subscriber_put_error(c.held, &error));
-    cr_assert_eq(r.errors, 1);
-    cr_assert_eq(r.completions, 0);
-    cr_assert(recorder_wait_release(&r));
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    recorder_finish(&r, run.d);
-    sk_signal_release(restarted);
-    sk_signal_release(source);
-    cr_assert_eq(counter_get(&c.released), 1);
-    countdown_destroy(&c);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(t.c.held, &error));
+    cr_assert_eq(t.r.errors, 1);
+    cr_assert_eq(t.r.completions, 0);
+    cr_assert(recorder_wait_release(&t.r));
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
+    countdown_run_finish(&t);
+    cr_assert_eq(t.released_at_finish, 1);
     expect_no_live_objects(0);
 }
 
 Test(operators_catch, restart_if_error_loops_synchronously_and_passes_completion, .timeout = SK_TEST_TIMEOUT) {
-    countdown c;
-    countdown_init(&c, LOOPS, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *restarted = NULL;
-    SK_OK_OR_FAIL(sk_signal_restart_if_error(&restarted, source));
-    recorder r;
-    recorder_init(&r);
-    loop_run run = { restarted, &r, NULL };
-    run_on_small_stack(start_loop, &run);
-    cr_assert_eq(countdown_starts(&c), LOOPS + 1);
-    cr_assert_eq(recorder_nexts(&r), LOOPS);
-    cr_assert_eq(r.errors, 0, "errors never pass");
-    subscriber_put_int(c.held, 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(c.held));
-    cr_assert_eq(r.completions, 1);
-    cr_assert_eq(recorder_nexts(&r), LOOPS + 1);
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    recorder_finish(&r, run.d);
-    sk_signal_release(restarted);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    countdown_run t;
+    countdown_run_init(&t, LOOPS, true);
+    SK_OK_OR_FAIL(sk_signal_restart_if_error(&t.op, t.source));
+    countdown_run_start_looping(&t);
+    cr_assert_eq(recorder_nexts(&t.r), LOOPS);
+    cr_assert_eq(t.r.errors, 0, "errors never pass");
+    subscriber_put_int(t.c.held, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(t.c.held));
+    cr_assert_eq(t.r.completions, 1);
+    cr_assert_eq(recorder_nexts(&t.r), LOOPS + 1);
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
+    countdown_run_finish(&t);
     expect_no_live_objects(0);
 }
 
@@ -327,24 +309,18 @@ Test(operators_catch, synchronous_loops_stop_when_a_downstream_take_completes, .
 Test(operators_catch, retry_restarts_on_its_queue_after_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = NULL;
     SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry"));
-    countdown c;
-    countdown_init(&c, 3, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *retried = NULL;
-    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0.001, 0.002, queue));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, retried);
-    cr_assert(counter_wait(&c.start_count, 4, SK_WAIT_SECONDS), "not retried 3 times");
+    countdown_run t;
+    countdown_run_init(&t, 3, true);
+    SK_OK_OR_FAIL(sk_signal_retry(&t.op, t.source, 0.001, 0.002, queue));
+    countdown_run_start(&t);
+    cr_assert(counter_wait(&t.c.start_count, 4, SK_WAIT_SECONDS), "not retried 3 times");
     flush_queue(queue);
-    cr_assert_eq(recorder_nexts(&r), 3);
+    cr_assert_eq(recorder_nexts(&t.r), 3);
     const int64_t expected[] = { 1, 2, 3 };
-    recorder_expect(&r, "nnn", expected, 3); /* errors never pass */
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(c.held));
-    recorder_expect(&r, "nnncr", expected, 3);
-    recorder_finish(&r, d);
-    sk_signal_release(retried);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    recorder_expect(&t.r, "nnn", expected, 3); /* errors never pass */
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(t.c.held));
+    recorder_expect(&t.r, "nnncr", expected, 3);
+    countdown_run_finish(&t);
     expect_no_live_objects(1, queue);
 }
 
@@ -353,28 +329,23 @@ Test(operators_catch, retry_starts_again_on_the_queue, .timeout = SK_TEST_TIMEOU
     SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.retry.host"));
     int fd = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
-    countdown c;
-    countdown_init(&c, 1, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *retried = NULL;
-    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0, 0, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, retried);
-    cr_assert_eq(countdown_starts(&c), 1);
+    countdown_run t;
+    countdown_run_init(&t, 1, true);
+    SK_OK_OR_FAIL(sk_signal_retry(&t.op, t.source, 0, 0, host));
+    countdown_run_start(&t);
+    cr_assert_eq(countdown_starts(&t.c), 1);
     /* The retry waits for this thread to drain the host queue. */
     cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "no retry scheduled");
-    cr_assert_eq(countdown_starts(&c), 1);
-    c.expected_queue = host;
+    cr_assert_eq(countdown_starts(&t.c), 1);
+    t.c.expected_queue = host;
     SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
-    cr_assert_eq(countdown_starts(&c), 2);
-    cr_assert_eq(c.off_queue, 0, "the retry did not start on the queue");
+    cr_assert_eq(countdown_starts(&t.c), 2);
+    cr_assert_eq(t.c.off_queue, 0, "the retry did not start on the queue");
     const int64_t expected[] = { 1 };
-    recorder_expect(&r, "n", expected, 1);
-    recorder_finish(&r, d);
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    sk_signal_release(retried);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    recorder_expect(&t.r, "n", expected, 1);
+    countdown_run_stop(&t);
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
+    countdown_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
@@ -383,44 +354,33 @@ Test(operators_catch, retry_dispose_cancels_pending_retry, .timeout = SK_TEST_TI
     SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
     int fd = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
-    countdown c;
-    countdown_init(&c, 1, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *retried = NULL;
-    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0, 0, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, retried);
+    countdown_run t;
+    countdown_run_init(&t, 1, true);
+    SK_OK_OR_FAIL(sk_signal_retry(&t.op, t.source, 0, 0, host));
+    countdown_run_start(&t);
     cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "no retry scheduled");
-    sk_disposable_dispose(d);
+    sk_disposable_dispose(t.d);
     flush_queue(host);
-    cr_assert_eq(countdown_starts(&c), 1, "restarted after the dispose");
-    recorder_expect(&r, "nr", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(retried);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    cr_assert_eq(countdown_starts(&t.c), 1, "restarted after the dispose");
+    recorder_expect(&t.r, "nr", NULL, 0);
+    countdown_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_catch, retry_many_times, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = NULL;
     SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry.many"));
-    countdown c;
-    countdown_init(&c, LOOPS, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *retried = NULL;
-    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0, 0, queue));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, retried);
-    cr_assert(counter_wait(&c.start_count, LOOPS + 1, SK_WAIT_SECONDS), "%d starts", countdown_starts(&c));
+    countdown_run t;
+    countdown_run_init(&t, LOOPS, true);
+    SK_OK_OR_FAIL(sk_signal_retry(&t.op, t.source, 0, 0, queue));
+    countdown_run_start(&t);
+    cr_assert(counter_wait(&t.c.start_count, LOOPS + 1, SK_WAIT_SECONDS), "%d starts", countdown_starts(&t.c));
     flush_queue(queue);
-    cr_assert_eq(recorder_nexts(&r), LOOPS);
-    cr_assert_eq(r.errors, 0);
-    recorder_finish(&r, d);
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    sk_signal_release(retried);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    cr_assert_eq(recorder_nexts(&t.r), LOOPS);
+    cr_assert_eq(t.r.errors, 0);
+    countdown_run_stop(&t);
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
+    countdown_run_finish(&t);
     expect_no_live_objects(1, queue);
 }
 

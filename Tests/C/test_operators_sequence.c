@@ -336,31 +336,24 @@ Test(operators_sequence, then_runs_next_after_completion, .timeout = SK_TEST_TIM
 }
 
 Test(operators_sequence, then_in_a_synchronous_restart_loop_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
-    countdown c;
-    countdown_init(&c, LOOPS, false);
-    sk_signal *source = countdown_signal_counted(&c);
+    countdown_run t;
+    countdown_run_init(&t, LOOPS, false);
     sk_signal *zero = single_int(0);
-    sk_signal *chained = NULL, *looped = NULL;
-    SK_OK_OR_FAIL(sk_signal_then(&chained, source, zero));
-    SK_OK_OR_FAIL(sk_signal_restart(&looped, chained));
-    recorder r;
-    recorder_init(&r);
-    loop_run run = { looped, &r, NULL };
-    run_on_small_stack(start_loop, &run);
-    cr_assert_eq(countdown_starts(&c), LOOPS + 1);
-    cr_assert_eq(recorder_nexts(&r), 2 * LOOPS);
+    sk_signal *chained = NULL;
+    SK_OK_OR_FAIL(sk_signal_then(&chained, t.source, zero));
+    SK_OK_OR_FAIL(sk_signal_restart(&t.op, chained));
+    countdown_run_start_looping(&t);
+    cr_assert_eq(recorder_nexts(&t.r), 2 * LOOPS);
     int64_t values[8];
-    size_t n = recorder_ints(&r, values, 8);
+    size_t n = recorder_ints(&t.r, values, 8);
     const int64_t expected[] = { 1, 0, 2, 0, 3, 0, 4, 0 };
     cr_assert_eq(n, 8);
     cr_assert_arr_eq(values, expected, sizeof expected);
-    recorder_finish(&r, run.d);
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    sk_signal_release(looped);
+    countdown_run_stop(&t);
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
     sk_signal_release(chained);
     sk_signal_release(zero);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    countdown_run_finish(&t);
     expect_no_live_objects(0);
 }
 
