@@ -528,6 +528,10 @@ void bad_args_destroy(bad_args *a);
 /* A constructor of a one-signal operator: sk_signal_last, sk_signal_queue... */
 typedef int (*unary_operator_fn)(sk_signal **out, sk_signal *signal);
 
+/* pipeline_init(p), builds `p->op` with `fn` over `p->upstream`, then
+ * pipeline_start(p); the caller ends with pipeline_finish. */
+void pipeline_start_unary(pipeline *p, unary_operator_fn fn);
+
 /* Asserts the argument errors of `fn` (named `name` in the messages): NULL
  * out, NULL signal, and `not_signal` (a handle of another kind) as the
  * signal, with `valid` where a signal is needed; each call must fail with a

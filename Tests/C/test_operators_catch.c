@@ -160,9 +160,7 @@ Test(operators_catch, catch_non_signal_handle_is_an_error, .timeout = SK_TEST_TI
 
 Test(operators_catch, restart_on_each_completion_until_disposed, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_restart(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_restart);
     for (size_t i = 0; i < 3; i++) {
         cr_assert_eq(counter_get(&p.source.starts), (int)i + 1);
         subscriber_put_int(manual_subscriber(&p.source, i), (int64_t)i);
@@ -181,9 +179,7 @@ Test(operators_catch, restart_on_each_completion_until_disposed, .timeout = SK_T
 
 Test(operators_catch, restart_error_ends_the_loop, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_restart(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_restart);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
     sk_value error = string_value("stop");
     SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&p.source, 1), &error));

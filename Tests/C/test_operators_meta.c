@@ -148,9 +148,7 @@ Test(operators_meta, switch_to_latest_of_signal_values, .timeout = SK_TEST_TIMEO
 
 Test(operators_meta, switch_to_latest_non_signal_value_is_an_error, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_switch_to_latest(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_switch_to_latest);
     subscriber_put_int(pipeline_subscriber(&p), 5);
     recorder_expect(&p.r, "er", NULL, 0);
     const sk_value *error = &recorder_event(&p.r, 0)->value;

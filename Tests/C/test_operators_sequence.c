@@ -213,9 +213,7 @@ Test(operators_sequence, queue_runs_inner_signals_one_after_another, .timeout = 
 
 Test(operators_sequence, queue_non_signal_value_fails_in_its_turn, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_queue(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_queue);
     sk_subscriber *o = pipeline_subscriber(&p);
     put_signal(o, manual_signal(&p.inner[0]));
     subscriber_put_int(o, 42);
@@ -241,9 +239,7 @@ static void complete_first(void *arg) {
 
 Test(operators_sequence, queue_of_many_synchronous_signals_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_queue(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_queue);
     sk_subscriber *o = pipeline_subscriber(&p);
     put_signal(o, manual_signal(&p.inner[0]));
     for (int64_t i = 1; i <= LOOPS; i++) {

@@ -179,9 +179,7 @@ Test(operators_take, take_until_passes_error_and_completion, .timeout = SK_TEST_
 
 Test(operators_take, last_emits_last_value_on_completion, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_last(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_last);
     sk_subscriber *sub = pipeline_subscriber(&p);
     subscriber_put_int(sub, 1);
     sk_value text = string_value("latest");
