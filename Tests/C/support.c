@@ -742,6 +742,12 @@ void countdown_run_start_looping(countdown_run *t) {
     cr_assert_eq(countdown_starts(&t->c), t->c.limit + 1);
 }
 
+void countdown_run_loop(countdown_run *t, bool fail, int (*fn)(sk_signal **out, sk_signal *signal)) {
+    countdown_run_init(t, LOOPS, fail);
+    SK_OK_OR_FAIL(fn(&t->op, t->source));
+    countdown_run_start_looping(t);
+}
+
 void countdown_run_stop(countdown_run *t) {
     recorder_finish(&t->r, t->d);
     t->stopped = true;

@@ -378,6 +378,9 @@ void countdown_run_start(countdown_run *t);
 void countdown_run_start_looping(countdown_run *t);
 void countdown_run_stop(countdown_run *t);
 void countdown_run_finish(countdown_run *t);
+/* countdown_run_init with LOOPS starts, builds `op` with `fn` over `source`,
+ * then countdown_run_start_looping. */
+void countdown_run_loop(countdown_run *t, bool fail, int (*fn)(sk_signal **out, sk_signal *signal));
 
 /* Asserts that the `index`-th event of `r` is an error whose string value
  * contains `needle`. */

@@ -193,9 +193,7 @@ Test(operators_catch, restart_error_ends_the_loop, .timeout = SK_TEST_TIMEOUT) {
 
 Test(operators_catch, restart_loops_synchronously_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
     countdown_run t;
-    countdown_run_init(&t, LOOPS, false);
-    SK_OK_OR_FAIL(sk_signal_restart(&t.op, t.source));
-    countdown_run_start_looping(&t);
+    countdown_run_loop(&t, false, sk_signal_restart);
     cr_assert_eq(recorder_nexts(&t.r), LOOPS);
     int64_t values[REC_MAX_EVENTS];
     size_t n = recorder_ints(&t.r, values, REC_MAX_EVENTS);
@@ -215,9 +213,7 @@ Test(operators_catch, restart_loops_synchronously_without_stack_growth, .timeout
 
 Test(operators_catch, restart_if_error_loops_synchronously_and_passes_completion, .timeout = SK_TEST_TIMEOUT) {
     countdown_run t;
-    countdown_run_init(&t, LOOPS, true);
-    SK_OK_OR_FAIL(sk_signal_restart_if_error(&t.op, t.source));
-    countdown_run_start_looping(&t);
+    countdown_run_loop(&t, true, sk_signal_restart_if_error);
     cr_assert_eq(recorder_nexts(&t.r), LOOPS);
     cr_assert_eq(t.r.errors, 0, "errors never pass");
     subscriber_put_int(t.c.held, 0);
