@@ -917,18 +917,18 @@ void pipeline_init(pipeline *p) {
 
 /* Starts p->op into the recorder pipeline_init (or pipeline_restart)
  * initialised; the disposable goes to p->d. */
-void pipeline_start_unary(pipeline *p, unary_operator_fn fn) {
-    pipeline_init(p);
-    SK_OK_OR_FAIL(fn(&p->op, p->upstream));
-    pipeline_start(p);
-}
-
 void pipeline_start(pipeline *p) {
     cr_assert_not_null(p->op, "pipeline_start: no operator built");
     sk_observer observer = recorder_observer(&p->r);
     p->d = NULL;
     SK_OK_OR_FAIL(sk_signal_start(&p->d, p->op, &observer));
     cr_assert_not_null(p->d);
+}
+
+void pipeline_start_unary(pipeline *p, unary_operator_fn fn) {
+    pipeline_init(p);
+    SK_OK_OR_FAIL(fn(&p->op, p->upstream));
+    pipeline_start(p);
 }
 
 /* Finishes the running subscription (disposes it, checks the release,
