@@ -61,6 +61,22 @@ static void world_init(world *w, action act, bool elsewhere) {
     sk_signal_release(pipe_signal);
 }
 
+/* world_init, then starts `w->signal` into `r` (initialised here) as the
+ * subscription `w->own` the action works on. The caller ends with
+ * world_finish and recorder_destroy. */
+static void world_start_recorded(world *w, recorder *r, action act, bool elsewhere) {
+    world_init(w, act, elsewhere);
+    w->own = recorder_start(r, w->signal);
+}
+
+/* Runs `run_case` for every action, acting here and on another thread. */
+static void run_action_matrix(void (*run_case)(action act_kind, bool elsewhere)) {
+    for (int a = 0; a < ACT_COUNT; a++) {
+        run_case((action)a, false);
+        run_case((action)a, true);
+    }
+}
+
 /* Takes a pointer field under the world's lock (each is used once). */
 static void *take(world *w, void **field) {
     pthread_mutex_lock(&w->mutex);
@@ -325,26 +341,25 @@ static void value_release_acts(void *ctx) {
 
 /* A user pointer value put into the subscription: its release runs when the
  * last copy goes (here: when the put returns), and acts from there. */
+static void run_value_release_case(action act_kind, bool elsewhere) {
+    world w;
+    recorder r;
+    world_start_recorded(&w, &r, act_kind, elsewhere);
+    r.keep_values = false; /* so that the put's copy is the last one */
+    sk_value pointer;
+    SK_OK_OR_FAIL(sk_value_set_pointer(&pointer, &w, value_release_acts));
+    SK_OK_OR_FAIL(sk_subscriber_put_next(manual_subscriber(&w.source, 0), &pointer));
+    sk_value_release(&pointer);
+    cr_assert(counter_wait(&w.acted, 1, SK_WAIT_SECONDS));
+    world_finish(&w, elsewhere ? "value release, acting on another thread" : "value release");
+    cr_assert_eq(recorder_nexts(&r), 1);
+    cr_assert_eq(recorder_releases(&r), 1);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
 Test(reentrancy, from_value_release, .timeout = SK_TEST_TIMEOUT) {
-    for (int a = 0; a < ACT_COUNT; a++) {
-        for (int elsewhere = 0; elsewhere < 2; elsewhere++) {
-            world w;
-            world_init(&w, (action)a, elsewhere);
-            recorder r;
-            w.own = recorder_start(&r, w.signal);
-            r.keep_values = false; /* so that the put's copy is the last one */
-            sk_value pointer;
-            SK_OK_OR_FAIL(sk_value_set_pointer(&pointer, &w, value_release_acts));
-            SK_OK_OR_FAIL(sk_subscriber_put_next(manual_subscriber(&w.source, 0), &pointer));
-            sk_value_release(&pointer);
-            cr_assert(counter_wait(&w.acted, 1, SK_WAIT_SECONDS));
-            world_finish(&w, elsewhere ? "value release, acting on another thread" : "value release");
-            cr_assert_eq(recorder_nexts(&r), 1);
-            cr_assert_eq(recorder_releases(&r), 1);
-            recorder_destroy(&r);
-            expect_no_live_objects(0);
-        }
-    }
+    run_action_matrix(run_value_release_case);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -429,34 +444,33 @@ static void timer_fired(void *ctx) {
     act(t->w);
 }
 
+static void run_timer_case(action act_kind, bool elsewhere) {
+    world w;
+    recorder r;
+    world_start_recorded(&w, &r, act_kind, elsewhere);
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, "timer"));
+    timer_case t;
+    t.w = &w;
+    t.timer = NULL;
+    pthread_mutex_init(&t.mutex, NULL);
+    counter_init(&t.released);
+    /* The timer's handle is set under the lock the callback takes. */
+    pthread_mutex_lock(&t.mutex);
+    SK_OK_OR_FAIL(sk_timer_start(&t.timer, queue, 0.001, true, timer_fired, &t, timer_released));
+    pthread_mutex_unlock(&t.mutex);
+    cr_assert(counter_wait(&w.acted, 1, SK_WAIT_SECONDS), "timer: no progress");
+    cr_assert(counter_wait(&t.released, 1, SK_WAIT_SECONDS), "the timer's release did not run");
+    flush_queue(queue);
+    world_finish(&w, elsewhere ? "timer, acting on another thread" : "timer");
+    cr_assert_eq(counter_get(&w.acted), 1, "the repeating timer fired again after disposing itself");
+    recorder_destroy(&r);
+    expect_no_live_objects(1, queue);
+    cr_assert_eq(counter_get(&t.released), 1);
+    pthread_mutex_destroy(&t.mutex);
+    counter_destroy(&t.released);
+}
+
 Test(reentrancy, from_a_timer, .timeout = SK_TEST_TIMEOUT) {
-    for (int a = 0; a < ACT_COUNT; a++) {
-        for (int elsewhere = 0; elsewhere < 2; elsewhere++) {
-            world w;
-            world_init(&w, (action)a, elsewhere);
-            recorder r;
-            w.own = recorder_start(&r, w.signal);
-            sk_queue *queue = NULL;
-            SK_OK_OR_FAIL(sk_queue_create(&queue, "timer"));
-            timer_case t;
-            t.w = &w;
-            t.timer = NULL;
-            pthread_mutex_init(&t.mutex, NULL);
-            counter_init(&t.released);
-            /* The timer's handle is set under the lock the callback takes. */
-            pthread_mutex_lock(&t.mutex);
-            SK_OK_OR_FAIL(sk_timer_start(&t.timer, queue, 0.001, true, timer_fired, &t, timer_released));
-            pthread_mutex_unlock(&t.mutex);
-            cr_assert(counter_wait(&w.acted, 1, SK_WAIT_SECONDS), "timer: no progress");
-            cr_assert(counter_wait(&t.released, 1, SK_WAIT_SECONDS), "the timer's release did not run");
-            flush_queue(queue);
-            world_finish(&w, elsewhere ? "timer, acting on another thread" : "timer");
-            cr_assert_eq(counter_get(&w.acted), 1, "the repeating timer fired again after disposing itself");
-            recorder_destroy(&r);
-            expect_no_live_objects(1, queue);
-            cr_assert_eq(counter_get(&t.released), 1);
-            pthread_mutex_destroy(&t.mutex);
-            counter_destroy(&t.released);
-        }
-    }
+    run_action_matrix(run_timer_case);
 }
