@@ -300,6 +300,9 @@ Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
 /* ------------------------------------------------------------------------ */
 
 typedef struct race {
+    manual_source source;
+    sk_signal *signal;
+    sk_disposable *d;             /* the subscription */
     sk_subscriber *subscriber;
     pthread_t disposer;
     int dispose_returned;         /* atomic */
@@ -327,6 +330,32 @@ static void race_release(void *ctx) {
     watch_release(&((race *)ctx)->watch);
 }
 
+/* One round: race_start zeroes `r`, starts an observer over a new manual
+ * source into `r->d` (+1) with the test's thread as `disposer`, and keeps the
+ * source's subscriber; race_finish (after the emitters stopped) asserts that
+ * the release ran once after the last callback and that the source's
+ * disposable was disposed once, then releases and destroys all of it. */
+static void race_start(race *r) {
+    memset(r, 0, sizeof *r);
+    manual_init(&r->source);
+    r->signal = manual_signal(&r->source);
+    gate_init(&r->first_value);
+    r->disposer = pthread_self();
+    sk_observer observer = { race_next, NULL, NULL, r, race_release };
+    SK_OK_OR_FAIL(sk_signal_start(&r->d, r->signal, &observer));
+    r->subscriber = manual_subscriber(&r->source, 0);
+}
+
+static void race_finish(race *r, int round) {
+    watch_expect(&r->watch, "round", round);
+    cr_assert_eq(counter_get(&r->source.disposed), 1, "round %d: the generator's disposable disposed %d times", round,
+                 counter_get(&r->source.disposed));
+    sk_disposable_release(r->d);
+    sk_signal_release(r->signal);
+    manual_destroy(&r->source);
+    gate_destroy(&r->first_value);
+}
+
 static void *race_emit(void *arg) {
     race *r = arg;
     int64_t i = 0;
@@ -341,24 +370,15 @@ enum { RACE_ROUNDS = 100, RACE_EMITTERS = 2 };
 
 Test(threads, dispose_racing_put_next, .timeout = SK_TEST_TIMEOUT) {
     for (int round = 0; round < RACE_ROUNDS; round++) {
-        manual_source s;
-        manual_init(&s);
-        sk_signal *signal = manual_signal(&s);
         race r;
-        memset(&r, 0, sizeof r);
-        gate_init(&r.first_value);
-        r.disposer = pthread_self();
-        sk_observer observer = { race_next, NULL, NULL, &r, race_release };
-        sk_disposable *d = NULL;
-        SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
-        r.subscriber = manual_subscriber(&s, 0);
+        race_start(&r);
 
         pthread_t emitters[RACE_EMITTERS];
         for (int i = 0; i < RACE_EMITTERS; i++) {
             cr_assert_eq(pthread_create(&emitters[i], NULL, race_emit, &r), 0);
         }
         cr_assert(gate_wait(&r.first_value, SK_WAIT_SECONDS), "no value arrived");
-        sk_disposable_dispose(d);
+        sk_disposable_dispose(r.d);
         __atomic_store_n(&r.dispose_returned, 1, __ATOMIC_SEQ_CST);
         /* Emitting from the disposing thread now reaches nobody. */
         for (int i = 0; i < 10; i++) {
@@ -372,12 +392,7 @@ Test(threads, dispose_racing_put_next, .timeout = SK_TEST_TIMEOUT) {
         }
         /* The emitters are done: the release has run, once, after the last
          * callback, and the generator's disposable was disposed once. */
-        watch_expect(&r.watch, "round", round);
-        cr_assert_eq(counter_get(&s.disposed), 1);
-        sk_disposable_release(d);
-        sk_signal_release(signal);
-        manual_destroy(&s);
-        gate_destroy(&r.first_value);
+        race_finish(&r, round);
     }
     expect_no_live_objects(0);
 }
@@ -397,20 +412,11 @@ static void *dispose_at_line(void *arg) {
 
 Test(threads, concurrent_disposals_release_once, .timeout = SK_TEST_TIMEOUT) {
     for (int round = 0; round < 100; round++) {
-        manual_source s;
-        manual_init(&s);
-        sk_signal *signal = manual_signal(&s);
         race r;
-        memset(&r, 0, sizeof r);
-        gate_init(&r.first_value);
-        sk_observer observer = { race_next, NULL, NULL, &r, race_release };
-        sk_disposable *d = NULL;
-        SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
-        r.subscriber = manual_subscriber(&s, 0);
-        r.disposer = pthread_self(); /* not one of the disposing threads: no check */
+        race_start(&r); /* the disposer is not one of the disposing threads: no check */
         start_line line;
         start_line_init(&line, 2);
-        double_dispose dd = { d, &line };
+        double_dispose dd = { r.d, &line };
         pthread_t emitter, a, b;
         cr_assert_eq(pthread_create(&emitter, NULL, race_emit, &r), 0);
         cr_assert(gate_wait(&r.first_value, SK_WAIT_SECONDS));
@@ -420,14 +426,8 @@ Test(threads, concurrent_disposals_release_once, .timeout = SK_TEST_TIMEOUT) {
         pthread_join(b, NULL);
         __atomic_store_n(&r.stop, 1, __ATOMIC_SEQ_CST);
         pthread_join(emitter, NULL);
-        watch_expect(&r.watch, "round", round);
-        cr_assert_eq(counter_get(&s.disposed), 1, "round %d: the generator's disposable disposed %d times", round,
-                     counter_get(&s.disposed));
-        sk_disposable_release(d);
-        sk_signal_release(signal);
-        manual_destroy(&s);
+        race_finish(&r, round);
         start_line_destroy(&line);
-        gate_destroy(&r.first_value);
     }
     expect_no_live_objects(0);
 }
