@@ -823,9 +823,14 @@ sk_queue *host_queue(const char *name) {
     return host;
 }
 
-void drain_until(sk_queue *host, bool (*done)(void *arg), void *arg) {
+int host_queue_fd(sk_queue *host) {
     int fd = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    return fd;
+}
+
+void drain_until(sk_queue *host, bool (*done)(void *arg), void *arg) {
+    int fd = host_queue_fd(host);
     double deadline = now_seconds() + SK_WAIT_SECONDS;
     while (!done(arg)) {
         cr_assert(now_seconds() < deadline, "timed out draining the host queue");

@@ -411,6 +411,10 @@ bool probe_started(void *arg);
 /* A new host-drained queue (+1) named `name` (may be NULL). */
 sk_queue *host_queue(const char *name);
 
+/* The descriptor of the host-drained queue `host` (asserting success; owned
+ * by the queue: nothing to close). */
+int host_queue_fd(sk_queue *host);
+
 /* Waits for the host queue's fd and drains it, on the calling thread, until
  * `done(arg)` holds; fails the test after SK_WAIT_SECONDS. */
 void drain_until(sk_queue *host, bool (*done)(void *arg), void *arg);

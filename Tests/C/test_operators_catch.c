@@ -298,13 +298,20 @@ Test(operators_catch, synchronous_loops_stop_when_a_downstream_take_completes, .
 /* Retry                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* Retry (its delays `delay` and `max_delay`, on `queue`) over a countdown
+ * whose first `limit` starts fail, started on this thread; the caller ends
+ * with countdown_run_finish and releases `queue`. */
+static void retry_start(countdown_run *t, int limit, double delay, double max_delay, sk_queue *queue) {
+    countdown_run_init(t, limit, true);
+    SK_OK_OR_FAIL(sk_signal_retry(&t->op, t->source, delay, max_delay, queue));
+    countdown_run_start(t);
+}
+
 Test(operators_catch, retry_restarts_on_its_queue_after_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = NULL;
     SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry"));
     countdown_run t;
-    countdown_run_init(&t, 3, true);
-    SK_OK_OR_FAIL(sk_signal_retry(&t.op, t.source, 0.001, 0.002, queue));
-    countdown_run_start(&t);
+    retry_start(&t, 3, 0.001, 0.002, queue);
     cr_assert(counter_wait(&t.c.start_count, 4, SK_WAIT_SECONDS), "not retried 3 times");
     flush_queue(queue);
     cr_assert_eq(recorder_nexts(&t.r), 3);
@@ -319,12 +326,9 @@ Test(operators_catch, retry_restarts_on_its_queue_after_errors, .timeout = SK_TE
 Test(operators_catch, retry_starts_again_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = NULL;
     SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.retry.host"));
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    int fd = host_queue_fd(host);
     countdown_run t;
-    countdown_run_init(&t, 1, true);
-    SK_OK_OR_FAIL(sk_signal_retry(&t.op, t.source, 0, 0, host));
-    countdown_run_start(&t);
+    retry_start(&t, 1, 0, 0, host);
     cr_assert_eq(countdown_starts(&t.c), 1);
     /* The retry waits for this thread to drain the host queue. */
     cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "no retry scheduled");
@@ -344,12 +348,9 @@ Test(operators_catch, retry_starts_again_on_the_queue, .timeout = SK_TEST_TIMEOU
 Test(operators_catch, retry_dispose_cancels_pending_retry, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = NULL;
     SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    int fd = host_queue_fd(host);
     countdown_run t;
-    countdown_run_init(&t, 1, true);
-    SK_OK_OR_FAIL(sk_signal_retry(&t.op, t.source, 0, 0, host));
-    countdown_run_start(&t);
+    retry_start(&t, 1, 0, 0, host);
     cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "no retry scheduled");
     sk_disposable_dispose(t.d);
     flush_queue(host);
@@ -363,9 +364,7 @@ Test(operators_catch, retry_many_times, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = NULL;
     SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry.many"));
     countdown_run t;
-    countdown_run_init(&t, LOOPS, true);
-    SK_OK_OR_FAIL(sk_signal_retry(&t.op, t.source, 0, 0, queue));
-    countdown_run_start(&t);
+    retry_start(&t, LOOPS, 0, 0, queue);
     cr_assert(counter_wait(&t.c.start_count, LOOPS + 1, SK_WAIT_SECONDS), "%d starts", countdown_starts(&t.c));
     flush_queue(queue);
     cr_assert_eq(recorder_nexts(&t.r), LOOPS);

@@ -21,8 +21,7 @@ static void *emit_three_and_complete(void *arg) {
 Test(operators_dispatch, deliver_on_host_queue_delivers_on_draining_thread, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = NULL;
     SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.deliver"));
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    int fd = host_queue_fd(host);
     pipeline p;
     pipeline_init(&p);
     SK_OK_OR_FAIL(sk_signal_deliver_on(&p.op, p.upstream, host));
@@ -99,8 +98,7 @@ static void run_on_finish(run_on_fixture *t) {
 
 Test(operators_dispatch, run_on_starts_the_upstream_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.run_on");
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    int fd = host_queue_fd(host);
     run_on_fixture t;
     run_on_init(&t, host);
     t.d = recorder_start(&t.r, t.moved);

@@ -211,8 +211,7 @@ Test(operators_timing, timeout_switches_to_the_alternate_on_the_queue, .timeout 
 
 Test(operators_timing, throttle_delivers_the_latest_value_of_each_window, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.throttle");
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    int fd = host_queue_fd(host);
     probe_source p;
     probe_source_init(&p, NULL);
     sk_signal *source = probe_signal(&p);

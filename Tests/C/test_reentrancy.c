@@ -398,8 +398,7 @@ static void run_queue_case(bool host, bool in_release, action act_kind, bool els
     if (host) {
         double deadline = now_seconds() + SK_WAIT_SECONDS;
         while (counter_get(&w.acted) < 1 && now_seconds() < deadline) {
-            int fd = -1;
-            SK_OK_OR_FAIL(sk_queue_host_fd(queue, &fd));
+            int fd = host_queue_fd(queue);
             fd_wait_readable(fd, 0.1);
             SK_OK_OR_FAIL(sk_queue_host_drain(queue, 0, NULL));
         }
