@@ -157,44 +157,36 @@ static void leave_callback(recorder *r) {
     pthread_mutex_unlock(&r->mutex);
 }
 
-static void rec_next(void *ctx, const sk_value *value) {
-    recorder *r = ctx;
+/* One callback of the recorder's observer: records an event of `kind` (its
+ * `value`, NULL for a completion), then runs `hook` if set. A next or an
+ * error without a value counts as a fault. */
+static void rec_callback(recorder *r, rec_event_kind kind, const sk_value *value, rec_hook_fn hook) {
     enter_callback(r);
-    if (value == NULL) {
+    if (value == NULL && kind != REC_COMPLETED) {
         pthread_mutex_lock(&r->mutex);
         r->faults++;
         pthread_mutex_unlock(&r->mutex);
     }
-    record(r, REC_NEXT, value);
-    if (r->on_next != NULL) {
-        r->on_next(r, value);
+    record(r, kind, value);
+    if (hook != NULL) {
+        hook(r, value);
     }
     leave_callback(r);
+}
+
+static void rec_next(void *ctx, const sk_value *value) {
+    recorder *r = ctx;
+    rec_callback(r, REC_NEXT, value, r->on_next);
 }
 
 static void rec_error(void *ctx, const sk_value *error) {
     recorder *r = ctx;
-    enter_callback(r);
-    if (error == NULL) {
-        pthread_mutex_lock(&r->mutex);
-        r->faults++;
-        pthread_mutex_unlock(&r->mutex);
-    }
-    record(r, REC_ERROR, error);
-    if (r->on_error != NULL) {
-        r->on_error(r, error);
-    }
-    leave_callback(r);
+    rec_callback(r, REC_ERROR, error, r->on_error);
 }
 
 static void rec_completed(void *ctx) {
     recorder *r = ctx;
-    enter_callback(r);
-    record(r, REC_COMPLETED, NULL);
-    if (r->on_completed != NULL) {
-        r->on_completed(r, NULL);
-    }
-    leave_callback(r);
+    rec_callback(r, REC_COMPLETED, NULL, r->on_completed);
 }
 
 static void rec_release(void *ctx) {

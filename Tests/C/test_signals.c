@@ -31,6 +31,30 @@ static void finish_manual(sk_signal *signal, manual_source *s, recorder *r) {
     expect_no_live_objects(0);
 }
 
+/* A signal started once into a recorder: recorded_start takes over `signal`
+ * (+1), initialises `r` and starts the signal into it, keeping the
+ * subscription's disposable in `d` (+1) when `keep` is set, else passing NULL
+ * for it. recorded_finish releases `d` (without disposing it), destroys `r`,
+ * releases the signal and runs the leak check. */
+typedef struct recorded {
+    sk_signal *signal;
+    recorder r;
+    sk_disposable *d;
+} recorded;
+
+static void recorded_start(recorded *t, sk_signal *signal, bool keep) {
+    t->signal = signal;
+    t->d = NULL;
+    record_start(&t->r, signal, keep ? &t->d : NULL);
+}
+
+static void recorded_finish(recorded *t) {
+    sk_disposable_release(t->d);
+    recorder_destroy(&t->r);
+    sk_signal_release(t->signal);
+    expect_no_live_objects(0);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Basic signals                                                             */
 /* ------------------------------------------------------------------------ */
@@ -63,40 +87,32 @@ Test(signals, single_of_an_int, .timeout = SK_TEST_TIMEOUT) {
     sk_value v = int_value(42);
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_single(&signal, &v));
-    recorder r;
-    record_start(&r, signal, NULL);
+    recorded t;
+    recorded_start(&t, signal, false);
     const int64_t expected[] = { 42 };
-    recorder_expect(&r, "ncr", expected, 1);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorder_expect(&t.r, "ncr", expected, 1);
+    recorded_finish(&t);
 }
 
 Test(signals, complete_completes_at_once, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_complete(&signal));
-    recorder r;
-    sk_disposable *subscription = NULL;
-    record_start(&r, signal, &subscription);
-    recorder_expect(&r, "cr", NULL, 0);
-    sk_disposable_release(subscription);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorded t;
+    recorded_start(&t, signal, true);
+    recorder_expect(&t.r, "cr", NULL, 0);
+    recorded_finish(&t);
 }
 
 Test(signals, fail_delivers_a_copy_of_the_error, .timeout = SK_TEST_TIMEOUT) {
     sk_value error = string_value("broken");
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_fail(&signal, &error));
-    recorder r;
-    record_start(&r, signal, NULL);
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    recorded t;
+    recorded_start(&t, signal, false);
+    recorder_expect(&t.r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&t.r, 0)->value, &error));
     sk_value_release(&error);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorded_finish(&t);
 }
 
 /* never() keeps no reference to its subscriber, and a subscription's
@@ -105,18 +121,14 @@ Test(signals, fail_delivers_a_copy_of_the_error, .timeout = SK_TEST_TIMEOUT) {
 Test(signals, never_emits_nothing_and_lets_go_at_once, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&signal));
-    recorder r;
-    sk_disposable *subscription = NULL;
-    record_start(&r, signal, &subscription);
-    recorder_expect(&r, "r", NULL, 0);
-    sk_disposable_dispose(subscription);
-    sk_disposable_dispose(subscription); /* double dispose: a no-op */
-    recorder_expect(&r, "r", NULL, 0);
-    cr_assert_eq(recorder_releases(&r), 1);
-    sk_disposable_release(subscription);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorded t;
+    recorded_start(&t, signal, true);
+    recorder_expect(&t.r, "r", NULL, 0);
+    sk_disposable_dispose(t.d);
+    sk_disposable_dispose(t.d); /* double dispose: a no-op */
+    recorder_expect(&t.r, "r", NULL, 0);
+    cr_assert_eq(recorder_releases(&t.r), 1);
+    recorded_finish(&t);
 }
 
 /* A generator that keeps its subscriber: the observer is released on dispose
@@ -184,19 +196,14 @@ Test(signals, retain_returns_the_same_handle, .timeout = SK_TEST_TIMEOUT) {
 
 Test(signals, create_emits_values_then_completes, .timeout = SK_TEST_TIMEOUT) {
     const int64_t values[] = { 1, 2, 3 };
-    sk_signal *signal = ints_signal(values, 3);
-    recorder r;
-    sk_disposable *subscription = NULL;
-    record_start(&r, signal, &subscription);
-    recorder_expect(&r, "nnncr", values, 3);
+    recorded t;
+    recorded_start(&t, ints_signal(values, 3), true);
+    recorder_expect(&t.r, "nnncr", values, 3);
     for (size_t i = 0; i < 4; i++) {
-        cr_assert(pthread_equal(recorder_event(&r, i)->thread, pthread_self()),
+        cr_assert(pthread_equal(recorder_event(&t.r, i)->thread, pthread_self()),
                   "the generator runs, and emits, on the starting thread");
     }
-    sk_disposable_release(subscription);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorded_finish(&t);
 }
 
 Test(signals, create_runs_the_generator_per_start, .timeout = SK_TEST_TIMEOUT) {
