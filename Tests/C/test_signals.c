@@ -13,21 +13,30 @@ static void record_start(recorder *r, sk_signal *signal, sk_disposable **subscri
     SK_OK_OR_FAIL(sk_signal_start(subscription, signal, &observer));
 }
 
-/* A signal (+1) driven by hand through `s`, started once with `r` recording
- * (see record_start). */
-static sk_signal *start_manual(manual_source *s, recorder *r, sk_disposable **subscription) {
-    manual_init(s);
-    sk_signal *signal = manual_signal(s);
-    record_start(r, signal, subscription);
-    return signal;
+/* A signal driven by hand, started once: manual_run_start initialises the
+ * source `s`, makes `signal` (+1) over it and starts it with `r` recording
+ * (see record_start), the subscription's disposable into `d` (+1) when
+ * `keep` is set (the test releases it), else NULL. manual_run_finish
+ * releases the signal, destroys `s` and `r` (the subscription is over by
+ * now), then checks that nothing is left alive. */
+typedef struct manual_run {
+    manual_source s;
+    sk_signal *signal;
+    recorder r;
+    sk_disposable *d;
+} manual_run;
+
+static void manual_run_start(manual_run *m, bool keep) {
+    manual_init(&m->s);
+    m->signal = manual_signal(&m->s);
+    m->d = NULL;
+    record_start(&m->r, m->signal, keep ? &m->d : NULL);
 }
 
-/* The end of such a test: releases the signal, destroys `s` and `r` (the
- * subscription is over by now), then checks that nothing is left alive. */
-static void finish_manual(sk_signal *signal, manual_source *s, recorder *r) {
-    sk_signal_release(signal);
-    manual_destroy(s);
-    recorder_destroy(r);
+static void manual_run_finish(manual_run *m) {
+    sk_signal_release(m->signal);
+    manual_destroy(&m->s);
+    recorder_destroy(&m->r);
     expect_no_live_objects(0);
 }
 
@@ -271,80 +280,72 @@ Test(signals, generator_disposable_disposed_once_on_synchronous_completion, .tim
 }
 
 Test(signals, generator_disposable_disposed_once_on_later_completion, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
-    cr_assert_eq(counter_get(&s.disposed), 0);
-    subscriber_put_int(manual_subscriber(&s, 0), 5);
-    cr_assert_eq(counter_get(&s.disposed), 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    cr_assert_eq(counter_get(&s.disposable_released), 1);
+    manual_run m;
+    manual_run_start(&m, true);
+    cr_assert_eq(counter_get(&m.s.disposed), 0);
+    subscriber_put_int(manual_subscriber(&m.s, 0), 5);
+    cr_assert_eq(counter_get(&m.s.disposed), 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    cr_assert_eq(counter_get(&m.s.disposable_released), 1);
     const int64_t expected[] = { 5 };
-    recorder_expect(&r, "ncr", expected, 1);
-    sk_disposable_dispose(subscription);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    sk_disposable_release(subscription);
-    finish_manual(signal, &s, &r);
+    recorder_expect(&m.r, "ncr", expected, 1);
+    sk_disposable_dispose(m.d);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    sk_disposable_release(m.d);
+    manual_run_finish(&m);
 }
 
 Test(signals, generator_disposable_disposed_once_on_error, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_signal *signal = start_manual(&s, &r, NULL);
+    manual_run m;
+    manual_run_start(&m, false);
     sk_value error = string_value("bad");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&m.s, 0), &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&m.s, 0), &error));
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    recorder_expect(&m.r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&m.r, 0)->value, &error));
     sk_value_release(&error);
-    finish_manual(signal, &s, &r);
+    manual_run_finish(&m);
 }
 
 Test(signals, generator_disposable_disposed_once_on_dispose, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    sk_disposable_dispose(subscription);
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    cr_assert_eq(counter_get(&s.disposable_released), 1);
+    manual_run m;
+    manual_run_start(&m, true);
+    subscriber_put_int(manual_subscriber(&m.s, 0), 1);
+    sk_disposable_dispose(m.d);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    cr_assert_eq(counter_get(&m.s.disposable_released), 1);
     const int64_t expected[] = { 1 };
-    recorder_expect(&r, "nr", expected, 1);
-    sk_disposable_dispose(subscription);
-    sk_disposable_dispose(subscription);
-    cr_assert_eq(counter_get(&s.disposed), 1);
+    recorder_expect(&m.r, "nr", expected, 1);
+    sk_disposable_dispose(m.d);
+    sk_disposable_dispose(m.d);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
     /* Disposed: further emissions return SK_OK and are dropped. */
-    subscriber_put_int(manual_subscriber(&s, 0), 2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    recorder_expect(&r, "nr", expected, 1);
-    sk_disposable_release(subscription);
-    finish_manual(signal, &s, &r);
+    subscriber_put_int(manual_subscriber(&m.s, 0), 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
+    recorder_expect(&m.r, "nr", expected, 1);
+    sk_disposable_release(m.d);
+    manual_run_finish(&m);
 }
 
 Test(signals, releasing_the_subscription_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
-    sk_disposable_release(subscription);
-    cr_assert_eq(counter_get(&s.disposed), 0);
-    subscriber_put_int(manual_subscriber(&s, 0), 7);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    manual_run m;
+    manual_run_start(&m, true);
+    sk_disposable_release(m.d);
+    cr_assert_eq(counter_get(&m.s.disposed), 0);
+    subscriber_put_int(manual_subscriber(&m.s, 0), 7);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
     const int64_t expected[] = { 7 };
-    recorder_expect(&r, "ncr", expected, 1);
-    finish_manual(signal, &s, &r);
+    recorder_expect(&m.r, "ncr", expected, 1);
+    manual_run_finish(&m);
 }
 
 Test(signals, put_after_completion_is_ignored, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_signal *signal = start_manual(&s, &r, NULL);
-    sk_subscriber *subscriber = manual_subscriber(&s, 0);
+    manual_run m;
+    manual_run_start(&m, false);
+    sk_subscriber *subscriber = manual_subscriber(&m.s, 0);
     subscriber_put_int(subscriber, 1);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
     /* All of these return SK_OK and deliver nothing. */
@@ -353,15 +354,14 @@ Test(signals, put_after_completion_is_ignored, .timeout = SK_TEST_TIMEOUT) {
     sk_value error = int_value(-1);
     SK_OK_OR_FAIL(sk_subscriber_put_error(subscriber, &error));
     const int64_t expected[] = { 1 };
-    recorder_expect(&r, "ncr", expected, 1);
-    finish_manual(signal, &s, &r);
+    recorder_expect(&m.r, "ncr", expected, 1);
+    manual_run_finish(&m);
 }
 
 Test(signals, subscriber_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_signal *signal = start_manual(&s, &r, NULL);
-    sk_subscriber *subscriber = manual_subscriber(&s, 0);
+    manual_run m;
+    manual_run_start(&m, false);
+    sk_subscriber *subscriber = manual_subscriber(&m.s, 0);
     sk_value v = int_value(1);
     cr_assert_eq(sk_subscriber_put_next(NULL, &v), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_subscriber_put_error(NULL, &v), SK_ERR_NULL_ARGUMENT);
@@ -369,15 +369,15 @@ Test(signals, subscriber_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_subscriber_put_next(subscriber, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_subscriber_put_error(subscriber, NULL), SK_ERR_NULL_ARGUMENT);
     /* A handle of another kind. */
-    cr_assert_eq(sk_subscriber_put_next((sk_subscriber *)(void *)signal, &v), SK_ERR_WRONG_KIND);
-    cr_assert_eq(sk_subscriber_put_completion((sk_subscriber *)(void *)signal), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_subscriber_put_next((sk_subscriber *)(void *)m.signal, &v), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_subscriber_put_completion((sk_subscriber *)(void *)m.signal), SK_ERR_WRONG_KIND);
     cr_assert_null(sk_subscriber_retain(NULL));
     sk_subscriber_release(NULL);
     /* None of that reached the observer. */
-    recorder_expect(&r, "", NULL, 0);
+    recorder_expect(&m.r, "", NULL, 0);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
-    recorder_expect(&r, "cr", NULL, 0);
-    finish_manual(signal, &s, &r);
+    recorder_expect(&m.r, "cr", NULL, 0);
+    manual_run_finish(&m);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -481,19 +481,18 @@ Test(signals, start_null_observer, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(signals, start_without_out_runs_until_termination, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_signal *signal = start_manual(&s, &r, NULL);
-    sk_signal_release(signal);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    subscriber_put_int(manual_subscriber(&s, 0), 2);
-    cr_assert_eq(recorder_releases(&r), 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    manual_run m;
+    manual_run_start(&m, false);
+    sk_signal_release(m.signal);
+    subscriber_put_int(manual_subscriber(&m.s, 0), 1);
+    subscriber_put_int(manual_subscriber(&m.s, 0), 2);
+    cr_assert_eq(recorder_releases(&m.r), 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
     const int64_t expected[] = { 1, 2 };
-    recorder_expect(&r, "nncr", expected, 2);
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    manual_destroy(&s);
-    recorder_destroy(&r);
+    recorder_expect(&m.r, "nncr", expected, 2);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    manual_destroy(&m.s);
+    recorder_destroy(&m.r);
     expect_no_live_objects(0);
 }
 
@@ -518,30 +517,28 @@ Test(signals, create_null_generator_runs_release, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(signals, generator_context_released_when_signal_gone, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
+    manual_run m;
+    manual_run_start(&m, true);
 
-    /* An operator's signal holds a reference. */
+    /* An operator's m.signal holds a reference. */
     sk_signal *taken = NULL;
-    SK_OK_OR_FAIL(sk_signal_take(&taken, signal, 10));
-    sk_signal_release(signal);
-    cr_assert_eq(counter_get(&s.ctx_released), 0, "released while an operator's signal holds it");
+    SK_OK_OR_FAIL(sk_signal_take(&taken, m.signal, 10));
+    sk_signal_release(m.signal);
+    cr_assert_eq(counter_get(&m.s.ctx_released), 0, "released while an operator's m.signal holds it");
     sk_signal_release(taken);
-    /* The signal is gone; the live subscription keeps what it needs itself
+    /* The m.signal is gone; the live m.d keeps what it needs itself
      * (the retained subscriber, the returned disposable). */
-    cr_assert_eq(counter_get(&s.ctx_released), 1);
-    subscriber_put_int(manual_subscriber(&s, 0), 8);
+    cr_assert_eq(counter_get(&m.s.ctx_released), 1);
+    subscriber_put_int(manual_subscriber(&m.s, 0), 8);
     const int64_t expected[] = { 8 };
-    recorder_expect(&r, "n", expected, 1);
-    sk_disposable_dispose(subscription);
-    recorder_expect(&r, "nr", expected, 1);
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    cr_assert_eq(counter_get(&s.ctx_released), 1);
-    sk_disposable_release(subscription);
-    manual_destroy(&s);
-    recorder_destroy(&r);
+    recorder_expect(&m.r, "n", expected, 1);
+    sk_disposable_dispose(m.d);
+    recorder_expect(&m.r, "nr", expected, 1);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    cr_assert_eq(counter_get(&m.s.ctx_released), 1);
+    sk_disposable_release(m.d);
+    manual_destroy(&m.s);
+    recorder_destroy(&m.r);
     expect_no_live_objects(0);
 }
 
@@ -715,14 +712,12 @@ static void *emit_later(void *arg) {
 }
 
 Test(signals, retained_subscriber_emits_from_another_thread, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
-    sk_signal_release(signal);
+    manual_run m;
+    manual_run_start(&m, true);
+    sk_signal_release(m.signal);
     pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, NULL, emit_later, &s), 0);
-    cr_assert(recorder_wait_release(&r), "no release within the deadline");
+    cr_assert_eq(pthread_create(&thread, NULL, emit_later, &m.s), 0);
+    cr_assert(recorder_wait_release(&m.r), "no release within the deadline");
     pthread_join(thread, NULL);
 
     int64_t expected[FROM_THREAD_COUNT];
@@ -732,13 +727,13 @@ Test(signals, retained_subscriber_emits_from_another_thread, .timeout = SK_TEST_
         log[i] = 'n';
     }
     strcpy(log + FROM_THREAD_COUNT, "cr");
-    recorder_expect(&r, log, expected, FROM_THREAD_COUNT);
+    recorder_expect(&m.r, log, expected, FROM_THREAD_COUNT);
     for (size_t i = 0; i < FROM_THREAD_COUNT + 2; i++) {
-        cr_assert(pthread_equal(recorder_event(&r, i)->thread, thread), "event %zu not on the emitting thread", i);
+        cr_assert(pthread_equal(recorder_event(&m.r, i)->thread, thread), "event %zu not on the emitting thread", i);
     }
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    sk_disposable_release(subscription);
-    manual_destroy(&s);
-    recorder_destroy(&r);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    sk_disposable_release(m.d);
+    manual_destroy(&m.s);
+    recorder_destroy(&m.r);
     expect_no_live_objects(0);
 }
