@@ -509,6 +509,13 @@ static sk_disposable *ints_generator(void *ctx, sk_subscriber *subscriber) {
     return NULL;
 }
 
+sk_signal *made_signal(int (*make)(sk_signal **out)) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(make(&signal));
+    cr_assert_not_null(signal);
+    return signal;
+}
+
 sk_signal *ints_signal(const int64_t *values, size_t count) {
     ints_ctx *ctx = malloc(sizeof *ctx + count * sizeof(int64_t));
     cr_assert_not_null(ctx);

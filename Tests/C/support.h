@@ -271,6 +271,10 @@ sk_value string_value(const char *text);
 /* The int64 in `value`; fails the test if it holds another kind. */
 int64_t value_int(const sk_value *value);
 
+/* A new signal (+1) from a constructor that takes nothing but its out
+ * (sk_signal_never, sk_signal_complete), asserting success. */
+sk_signal *made_signal(int (*make)(sk_signal **out));
+
 /* A signal that emits the `count` int64 values of `values`, then completes. */
 sk_signal *ints_signal(const int64_t *values, size_t count);
 

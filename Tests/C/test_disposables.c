@@ -413,8 +413,7 @@ Test(disposables, wrong_kind_handles, .timeout = SK_TEST_TIMEOUT) {
     char_log_init(&p);
     sk_disposable *meta = new_meta(), *set = new_set(), *dict = new_dict();
     sk_disposable *action = probe_disposable(&p);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     sk_disposable *not_a_disposable = (sk_disposable *)(void *)signal;
 
     /* A container of another kind. */

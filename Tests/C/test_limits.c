@@ -52,8 +52,7 @@ Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TE
         SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
         sk_signal *timed[5] = { NULL, NULL, NULL, NULL, NULL };
         SK_OK_OR_FAIL(sk_signal_delay(&timed[0], source, seconds, serial));
-        sk_signal *alternate = NULL;
-        SK_OK_OR_FAIL(sk_signal_complete(&alternate));
+        sk_signal *alternate = made_signal(sk_signal_complete);
         SK_OK_OR_FAIL(sk_signal_timeout(&timed[1], source, seconds, serial, alternate));
         sk_signal_release(alternate);
         SK_OK_OR_FAIL(sk_signal_debounce(&timed[2], source, seconds, serial));
@@ -197,8 +196,7 @@ Test(limits, timed_pipelines_abandoned_with_timers_pending, .timeout = SK_TEST_T
             switch (k) {
             case 0: SK_OK_OR_FAIL(sk_signal_delay(&timed, source, 3600, serial)); break;
             case 1: {
-                sk_signal *alternate = NULL;
-                SK_OK_OR_FAIL(sk_signal_complete(&alternate));
+                sk_signal *alternate = made_signal(sk_signal_complete);
                 SK_OK_OR_FAIL(sk_signal_timeout(&timed, source, 3600, serial, alternate));
                 sk_signal_release(alternate);
                 break;
@@ -358,8 +356,7 @@ static sk_disposable *relay_generator(void *ctx, sk_subscriber *subscriber) {
 }
 
 Test(limits, custom_operators_count_toward_the_pipeline_depth, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     counter released;
     counter_init(&released);
     int built = 1;

@@ -140,8 +140,7 @@ Test(operators_combine, merge_completes_when_all_complete, .timeout = SK_TEST_TI
 /* ------------------------------------------------------------------------ */
 
 Test(operators_combine, combine_and_merge_argument_errors, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     sk_signal *with_null[2] = { never, NULL };
     sk_signal *wrong[2] = { never, (sk_signal *)(void *)never };
     sk_pipe *pipe = NULL;
@@ -173,8 +172,7 @@ Test(operators_combine, combine_and_merge_argument_errors, .timeout = SK_TEST_TI
 
 /* A count no array can have (above PTRDIFF_MAX) is detectable misuse. */
 Test(operators_combine, huge_counts_rejected, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     sk_signal *inputs[1] = { never };
     sk_signal *out = (sk_signal *)&out;
     cr_assert_eq(sk_signal_combine_latest(&out, inputs, SIZE_MAX, NULL), SK_ERR_INVALID_ARGUMENT);

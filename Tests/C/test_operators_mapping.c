@@ -281,8 +281,7 @@ static int call_map_to_signal(sk_signal **out, sk_signal *signal, void *fn, void
 Test(operators_mapping, callback_operators_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
     const callback_operator operators[] = { call_map, call_filter, call_map_to_signal };
     const char *names[] = { "map", "filter", "map_to_signal" };
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     sk_pipe *pipe = NULL;
     SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
     void *some_fn = (void *)1; /* "give the real function" */
@@ -347,8 +346,7 @@ Test(operators_mapping, plain_operators_argument_errors, .timeout = SK_TEST_TIME
 }
 
 Test(operators_mapping, callback_release_when_signal_unused, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     for (int which = 0; which < 3; which++) {
         counted c;
         counted_init(&c);
@@ -402,8 +400,7 @@ Test(operators_mapping, callback_release_waits_for_subscriptions, .timeout = SK_
 }
 
 Test(operators_mapping, callback_release_waits_for_derived_signals, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     counted c;
     counted_init(&c);
     sk_signal *mapped = counted_operator(0, never, &c);

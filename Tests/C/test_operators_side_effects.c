@@ -417,8 +417,7 @@ Test(operators_side_effects, disposal_stops_and_disposes_upstream, .timeout = SK
 }
 
 Test(operators_side_effects, release_when_the_signal_is_never_started, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     for (int which = 0; which < EFFECT_COUNT; which++) {
         effect e;
         effect_init(&e);
@@ -437,8 +436,7 @@ Test(operators_side_effects, release_when_the_signal_is_never_started, .timeout 
 }
 
 Test(operators_side_effects, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     sk_pipe *pipe = NULL;
     SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
     for (int which = 0; which < EFFECT_COUNT; which++) {

@@ -59,8 +59,7 @@ Test(operators_timing, debounce_on_host_queue_keeps_latest_of_burst, .timeout = 
 /* The header documents no range for debounce's seconds; a negative or NaN
  * delay is detectable misuse, so it must fail without crashing. */
 Test(operators_timing, debounce_rejects_negative_and_nan, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     sk_queue *host = NULL;
     SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
     sk_signal *out = (sk_signal *)&out;

@@ -191,8 +191,7 @@ Test(queues, after_rejects_negative_and_nan, .timeout = SK_TEST_TIMEOUT) {
 /* Every submitting function with a NULL or wrong queue, or a NULL fn: an
  * error, the work never runs, the release runs once before the return. */
 Test(queues, submit_errors_run_release, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *not_a_queue = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&not_a_queue));
+    sk_signal *not_a_queue = made_signal(sk_signal_never);
     sk_queue *queue = new_queue(NULL);
     for (int which = 0; which < 3; which++) {
         for (int mistake = 0; mistake < 3; mistake++) {
@@ -660,8 +659,7 @@ Test(queues, host_functions_on_other_queues, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_queue_host_drain(NULL, 0, NULL), SK_ERR_NULL_ARGUMENT);
     sk_queue *host = new_host_queue(NULL);
     cr_assert_eq(sk_queue_host_fd(host, NULL), SK_ERR_NULL_ARGUMENT);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     cr_assert_eq(sk_queue_host_fd((sk_queue *)(void *)signal, &fd), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_queue_host_drain((sk_queue *)(void *)signal, 0, NULL), SK_ERR_WRONG_KIND);
     sk_signal_release(signal);
@@ -773,8 +771,7 @@ Test(queues, timer_disposed_before_firing, .timeout = SK_TEST_TIMEOUT) {
 
 Test(queues, timer_errors_run_release, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = new_queue(NULL);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     struct {
         bool null_out;
         sk_queue *queue;

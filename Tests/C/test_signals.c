@@ -104,10 +104,8 @@ Test(signals, single_of_an_int, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(signals, complete_completes_at_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_complete(&signal));
     recorded t;
-    recorded_start(&t, signal, true);
+    recorded_start(&t, made_signal(sk_signal_complete), true);
     recorder_expect(&t.r, "cr", NULL, 0);
     recorded_finish(&t);
 }
@@ -128,10 +126,8 @@ Test(signals, fail_delivers_a_copy_of_the_error, .timeout = SK_TEST_TIMEOUT) {
  * disposable does not keep it alive: nothing can deliver, so the observer is
  * released as soon as the start returns. */
 Test(signals, never_emits_nothing_and_lets_go_at_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
     recorded t;
-    recorded_start(&t, signal, true);
+    recorded_start(&t, made_signal(sk_signal_never), true);
     recorder_expect(&t.r, "r", NULL, 0);
     sk_disposable_dispose(t.d);
     sk_disposable_dispose(t.d); /* double dispose: a no-op */

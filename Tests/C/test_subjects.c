@@ -263,8 +263,7 @@ Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_pipe_signal(&signal, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_null(signal);
     cr_assert_eq(sk_pipe_signal(NULL, pipe), SK_ERR_NULL_ARGUMENT);
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     cr_assert_eq(sk_pipe_put((sk_pipe *)(void *)never, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_pipe_signal(&signal, (sk_pipe *)(void *)never), SK_ERR_WRONG_KIND);
     cr_assert_null(signal);
@@ -397,8 +396,7 @@ Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_promise_create(NULL), SK_ERR_NULL_ARGUMENT);
     sk_promise *promise = NULL;
     SK_OK_OR_FAIL(sk_promise_create(&promise));
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     cr_assert_eq(sk_promise_set(NULL, never), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_promise_set(promise, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_promise_set((sk_promise *)(void *)never, never), SK_ERR_WRONG_KIND);

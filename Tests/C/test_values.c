@@ -571,8 +571,7 @@ Test(values, signal_value_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_value_set_int64(&v, 1);
     cr_assert_eq(sk_value_set_signal(&v, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_value_kind(&v), SK_KIND_NIL);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     cr_assert_eq(sk_value_set_signal(NULL, signal), SK_ERR_NULL_ARGUMENT);
     /* A handle of another kind. */
     sk_pipe *pipe = NULL;
@@ -800,8 +799,7 @@ static sk_kind accessor_kind(int which) {
 }
 
 Test(values, every_accessor_on_every_wrong_kind, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     sk_value values[9];
     sk_value_set_nil(&values[0]);
     sk_value_set_bool(&values[1], true);
