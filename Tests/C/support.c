@@ -302,6 +302,11 @@ void recorder_finish(recorder *r, sk_disposable *d) {
     recorder_destroy(r);
 }
 
+void recorder_expect_error(recorder *r, const sk_value *error) {
+    recorder_expect(r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(r, 0)->value, error), "not the error put");
+}
+
 void recorder_expect(recorder *r, const char *expected, const int64_t *values, size_t count) {
     char log[REC_MAX_EVENTS + 1];
     recorder_log(r, log, sizeof log);
