@@ -302,6 +302,10 @@ void recorder_finish(recorder *r, sk_disposable *d) {
     recorder_destroy(r);
 }
 
+void recorder_expect_one(recorder *r, const char *expected, int64_t value) {
+    recorder_expect(r, expected, &value, 1);
+}
+
 void recorder_expect_error(recorder *r, const sk_value *error) {
     recorder_expect(r, "er", NULL, 0);
     cr_assert(sk_value_equal(&recorder_event(r, 0)->value, error), "not the error put");

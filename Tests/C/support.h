@@ -176,6 +176,9 @@ void recorder_finish(recorder *r, sk_disposable *d);
  * events carried exactly the `count` int64 values of `values`. */
 void recorder_expect(recorder *r, const char *expected, const int64_t *values, size_t count);
 
+/* recorder_expect with one next event, carrying the int64 `value`. */
+void recorder_expect_one(recorder *r, const char *expected, int64_t value);
+
 /* Asserts the log reads "er" (only an error, then the release) and that the
  * error equals `error`. */
 void recorder_expect_error(recorder *r, const sk_value *error);

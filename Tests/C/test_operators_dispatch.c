@@ -111,8 +111,7 @@ Test(operators_dispatch, run_on_starts_the_upstream_on_the_queue, .timeout = SK_
     /* Events are delivered where they are emitted: here, outside the queue. */
     subscriber_put_int(t.p.subscriber, 7);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(t.p.subscriber));
-    const int64_t expected[] = { 7 };
-    recorder_expect(&t.r, "ncr", expected, 1);
+    recorder_expect_one(&t.r, "ncr", 7);
     cr_assert_eq(counter_get(&t.p.disposed), 1);
     run_on_finish(&t);
     cr_assert_eq(t.released, 1);

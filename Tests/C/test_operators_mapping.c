@@ -166,8 +166,7 @@ Test(operators_mapping, map_and_filter_pass_errors, .timeout = SK_TEST_TIMEOUT) 
     subscriber_put_int(manual_subscriber(&s, 0), 3);
     sk_value error = string_value("boom");
     SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    const int64_t expected[] = { 20 };
-    recorder_expect(&r, "ner", expected, 1);
+    recorder_expect_one(&r, "ner", 20);
     cr_assert(sk_value_equal(&recorder_event(&r, 1)->value, &error), "the error is passed unchanged");
     cr_assert_eq(counter_get(&s.disposed), 1);
     sk_value_release(&error);

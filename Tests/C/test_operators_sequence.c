@@ -111,8 +111,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
     for (int i = 0; i < 2; i++) {
         recorder r;
         sk_disposable *d = recorder_start(&r, folded);
-        const int64_t expected[] = { 91234 };
-        recorder_expect(&r, "ncr", expected, 1);
+        recorder_expect_one(&r, "ncr", 91234);
         recorder_finish(&r, d);
     }
     cr_assert_eq(counter_get(&calls), 8);
@@ -156,8 +155,7 @@ Test(operators_sequence, reduce_left_of_nothing_and_errors, .timeout = SK_TEST_T
     SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, empty, &initial, fold_digits, &calls, NULL));
     recorder r;
     sk_disposable *d = recorder_start(&r, folded);
-    const int64_t five[] = { 5 };
-    recorder_expect(&r, "ncr", five, 1);
+    recorder_expect_one(&r, "ncr", 5);
     recorder_finish(&r, d);
     sk_signal_release(folded);
 

@@ -253,8 +253,7 @@ Test(operators_side_effects, after_next_runs_when_the_delivery_ended_the_subscri
     cr_assert_eq(counter_get(&s.disposed), 1);
     subscriber_put_int(manual_subscriber(&s, 0), 2);
     expect_trace(&e, "NCv");
-    const int64_t one[] = { 1 };
-    recorder_expect(&r, "ncr", one, 1);
+    recorder_expect_one(&r, "ncr", 1);
     recorder_finish(&r, d);
     sk_signal_release(first);
     sk_signal_release(op);

@@ -41,8 +41,7 @@ Test(operators_timing, debounce_on_host_queue_keeps_latest_of_burst, .timeout = 
     subscriber_put_int(sub, 2);
     subscriber_put_int(sub, 3);
     drain_until_events(host, &p.r, 1);
-    const int64_t first[] = { 3 };
-    recorder_expect(&p.r, "n", first, 1);
+    recorder_expect_one(&p.r, "n", 3);
     cr_assert(pthread_equal(recorder_event(&p.r, 0)->thread, pthread_self()));
 
     /* A second burst, ended by the completion: it flushes the pending value. */
@@ -192,8 +191,7 @@ Test(operators_timing, timeout_switches_to_the_alternate_on_the_queue, .timeout 
     subscriber_put_int(upstream.subscriber, 1); /* too late: dropped */
     subscriber_put_int(alternate.subscriber, 5);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(alternate.subscriber));
-    const int64_t expected[] = { 5 };
-    recorder_expect(&r, "ncr", expected, 1);
+    recorder_expect_one(&r, "ncr", 5);
     cr_assert_eq(counter_get(&alternate.disposed), 1);
     recorder_finish(&r, d);
     sk_signal_release(timed);

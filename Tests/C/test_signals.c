@@ -98,8 +98,7 @@ Test(signals, single_of_an_int, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_signal_single(&signal, &v));
     recorded t;
     recorded_start(&t, signal, false);
-    const int64_t expected[] = { 42 };
-    recorder_expect(&t.r, "ncr", expected, 1);
+    recorder_expect_one(&t.r, "ncr", 42);
     recorded_finish(&t);
 }
 
@@ -283,8 +282,7 @@ Test(signals, generator_disposable_disposed_once_on_later_completion, .timeout =
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
     cr_assert_eq(counter_get(&m.s.disposed), 1);
     cr_assert_eq(counter_get(&m.s.disposable_released), 1);
-    const int64_t expected[] = { 5 };
-    recorder_expect(&m.r, "ncr", expected, 1);
+    recorder_expect_one(&m.r, "ncr", 5);
     sk_disposable_dispose(m.d);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
     cr_assert_eq(counter_get(&m.s.disposed), 1);
@@ -331,8 +329,7 @@ Test(signals, releasing_the_subscription_does_not_dispose, .timeout = SK_TEST_TI
     cr_assert_eq(counter_get(&m.s.disposed), 0);
     subscriber_put_int(manual_subscriber(&m.s, 0), 7);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
-    const int64_t expected[] = { 7 };
-    recorder_expect(&m.r, "ncr", expected, 1);
+    recorder_expect_one(&m.r, "ncr", 7);
     manual_run_finish(&m);
 }
 
@@ -347,8 +344,7 @@ Test(signals, put_after_completion_is_ignored, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
     sk_value error = int_value(-1);
     SK_OK_OR_FAIL(sk_subscriber_put_error(subscriber, &error));
-    const int64_t expected[] = { 1 };
-    recorder_expect(&m.r, "ncr", expected, 1);
+    recorder_expect_one(&m.r, "ncr", 1);
     manual_run_finish(&m);
 }
 
@@ -424,8 +420,7 @@ Test(signals, observer_copied_from_the_stack, .timeout = SK_TEST_TIMEOUT) {
     }
     subscriber_put_int(manual_subscriber(&s, 0), 3);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    const int64_t expected[] = { 3 };
-    recorder_expect(&r, "ncr", expected, 1);
+    recorder_expect_one(&r, "ncr", 3);
     sk_signal_release(signal);
     manual_destroy(&s);
     recorder_destroy(&r);
@@ -574,8 +569,7 @@ Test(signals, generator_context_outlives_start_in_progress, .timeout = SK_TEST_T
     cr_assert_eq(t.ran, 1);
     cr_assert_eq(t.released_during_start, 0, "the context was released while its generator ran");
     cr_assert_eq(counter_get(&t.released), 1);
-    const int64_t expected[] = { 1 };
-    recorder_expect(&r, "ncr", expected, 1);
+    recorder_expect_one(&r, "ncr", 1);
     recorder_destroy(&r);
     counter_destroy(&t.released);
     expect_no_live_objects(0);
@@ -639,8 +633,7 @@ Test(signals, complete_from_inside_next, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
     subscriber_put_int(manual_subscriber(&s, 0), 1);
     subscriber_put_int(manual_subscriber(&s, 0), 2);
-    const int64_t expected[] = { 1 };
-    recorder_expect(&r, "ncr", expected, 1);
+    recorder_expect_one(&r, "ncr", 1);
     cr_assert_eq(counter_get(&s.disposed), 1);
     sk_signal_release(signal);
     manual_destroy(&s);
@@ -669,8 +662,7 @@ Test(signals, emit_from_inside_next_into_another_subscriber, .timeout = SK_TEST_
     SK_OK_OR_FAIL(sk_signal_start(NULL, sb, &ob));
     subscriber_put_int(manual_subscriber(&a, 0), 1);
     /* Delivered synchronously, nested inside a's callback. */
-    const int64_t eb[] = { 101 };
-    recorder_expect(&rb, "n", eb, 1);
+    recorder_expect_one(&rb, "n", 101);
     subscriber_put_int(manual_subscriber(&a, 0), 2);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&b, 0)));

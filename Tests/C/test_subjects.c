@@ -139,8 +139,7 @@ Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
     subscription late;
     subscribe(&late, signal);
     /* The replay arrived during start, on this thread. */
-    const int64_t replayed[] = { 3 };
-    recorder_expect(&late.r, "n", replayed, 1);
+    recorder_expect_one(&late.r, "n", 3);
     cr_assert(pthread_equal(recorder_event(&late.r, 0)->thread, pthread_self()));
     pipe_put_int(pipe, 4);
     const int64_t late_all[] = { 3, 4 }, early_all[] = { 1, 2, 3, 4 };
@@ -165,8 +164,7 @@ Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
     subscription after;
     subscribe(&after, signal); /* a pipe that is gone: never emits */
     recorder_expect(&after.r, "r", NULL, 0);
-    const int64_t one[] = { 1 };
-    recorder_expect(&alive.r, "nr", one, 1);
+    recorder_expect_one(&alive.r, "nr", 1);
 
     /* Both can still be disposed (harmless), each release ran once. */
     unsubscribe(&alive);
@@ -297,8 +295,7 @@ Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TI
 
     subscription after;
     subscribe(&after, got);
-    const int64_t latest[] = { 2 };
-    recorder_expect(&after.r, "n", latest, 1);
+    recorder_expect_one(&after.r, "n", 2);
     subscriber_put_int(manual_subscriber(&s, 0), 3);
     const int64_t after_all[] = { 2, 3 }, before_all[] = { 1, 2, 3 };
     recorder_expect(&after.r, "nn", after_all, 2);
@@ -383,8 +380,7 @@ Test(subjects, promise_get_subscription_outlives_promise_handle, .timeout = SK_T
     sk_promise_release(promise);
     /* The subscription still receives the source's values. */
     subscriber_put_int(manual_subscriber(&s, 0), 4);
-    const int64_t expected[] = { 4 };
-    recorder_expect(&a.r, "n", expected, 1);
+    recorder_expect_one(&a.r, "n", 4);
     unsubscribe(&a);
     /* Once it is gone, so is the promise, and its source is disposed. */
     cr_assert_eq(counter_get(&s.disposed), 1);
@@ -421,8 +417,7 @@ Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *got = new_value_promise_signal(&promise, &initial, false);
     subscription a;
     subscribe(&a, got);
-    const int64_t first[] = { 1 };
-    recorder_expect(&a.r, "n", first, 1);
+    recorder_expect_one(&a.r, "n", 1);
 
     sk_value v = int_value(2);
     SK_OK_OR_FAIL(sk_value_promise_set(promise, &v));
