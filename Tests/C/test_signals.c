@@ -16,7 +16,8 @@ static void record_start(recorder *r, sk_signal *signal, sk_disposable **subscri
 /* A signal driven by hand, started once: manual_run_start initialises the
  * source `s`, makes `signal` (+1) over it and starts it with `r` recording
  * (see record_start), the subscription's disposable into `d` (+1) when
- * `keep` is set (the test releases it), else NULL. manual_run_finish
+ * `keep` is set (the test releases it), else NULL, and its subscriber
+ * (borrowed) into `subscriber`. manual_run_finish
  * releases the signal, destroys `s` and `r` (the subscription is over by
  * now), then checks that nothing is left alive. */
 typedef struct manual_run {
@@ -24,6 +25,7 @@ typedef struct manual_run {
     sk_signal *signal;
     recorder r;
     sk_disposable *d;
+    sk_subscriber *subscriber;
 } manual_run;
 
 static void manual_run_start(manual_run *m, bool keep) {
@@ -31,6 +33,7 @@ static void manual_run_start(manual_run *m, bool keep) {
     m->signal = manual_signal(&m->s);
     m->d = NULL;
     record_start(&m->r, m->signal, keep ? &m->d : NULL);
+    m->subscriber = manual_subscriber(&m->s, 0);
 }
 
 static void manual_run_finish(manual_run *m) {
@@ -277,14 +280,14 @@ Test(signals, generator_disposable_disposed_once_on_later_completion, .timeout =
     manual_run m;
     manual_run_start(&m, true);
     cr_assert_eq(counter_get(&m.s.disposed), 0);
-    subscriber_put_int(manual_subscriber(&m.s, 0), 5);
+    subscriber_put_int(m.subscriber, 5);
     cr_assert_eq(counter_get(&m.s.disposed), 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     cr_assert_eq(counter_get(&m.s.disposed), 1);
     cr_assert_eq(counter_get(&m.s.disposable_released), 1);
     recorder_expect_one(&m.r, "ncr", 5);
     sk_disposable_dispose(m.d);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     cr_assert_eq(counter_get(&m.s.disposed), 1);
     sk_disposable_release(m.d);
     manual_run_finish(&m);
@@ -294,8 +297,8 @@ Test(signals, generator_disposable_disposed_once_on_error, .timeout = SK_TEST_TI
     manual_run m;
     manual_run_start(&m, false);
     sk_value error = string_value("bad");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&m.s, 0), &error));
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&m.s, 0), &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(m.subscriber, &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(m.subscriber, &error));
     cr_assert_eq(counter_get(&m.s.disposed), 1);
     recorder_expect_error(&m.r, &error);
     sk_value_release(&error);
@@ -305,7 +308,7 @@ Test(signals, generator_disposable_disposed_once_on_error, .timeout = SK_TEST_TI
 Test(signals, generator_disposable_disposed_once_on_dispose, .timeout = SK_TEST_TIMEOUT) {
     manual_run m;
     manual_run_start(&m, true);
-    subscriber_put_int(manual_subscriber(&m.s, 0), 1);
+    subscriber_put_int(m.subscriber, 1);
     sk_disposable_dispose(m.d);
     cr_assert_eq(counter_get(&m.s.disposed), 1);
     cr_assert_eq(counter_get(&m.s.disposable_released), 1);
@@ -315,8 +318,8 @@ Test(signals, generator_disposable_disposed_once_on_dispose, .timeout = SK_TEST_
     sk_disposable_dispose(m.d);
     cr_assert_eq(counter_get(&m.s.disposed), 1);
     /* Disposed: further emissions return SK_OK and are dropped. */
-    subscriber_put_int(manual_subscriber(&m.s, 0), 2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
+    subscriber_put_int(m.subscriber, 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     recorder_expect(&m.r, "nr", expected, 1);
     sk_disposable_release(m.d);
     manual_run_finish(&m);
@@ -327,8 +330,8 @@ Test(signals, releasing_the_subscription_does_not_dispose, .timeout = SK_TEST_TI
     manual_run_start(&m, true);
     sk_disposable_release(m.d);
     cr_assert_eq(counter_get(&m.s.disposed), 0);
-    subscriber_put_int(manual_subscriber(&m.s, 0), 7);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
+    subscriber_put_int(m.subscriber, 7);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     recorder_expect_one(&m.r, "ncr", 7);
     manual_run_finish(&m);
 }
@@ -336,14 +339,13 @@ Test(signals, releasing_the_subscription_does_not_dispose, .timeout = SK_TEST_TI
 Test(signals, put_after_completion_is_ignored, .timeout = SK_TEST_TIMEOUT) {
     manual_run m;
     manual_run_start(&m, false);
-    sk_subscriber *subscriber = manual_subscriber(&m.s, 0);
-    subscriber_put_int(subscriber, 1);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    subscriber_put_int(m.subscriber, 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     /* All of these return SK_OK and deliver nothing. */
-    subscriber_put_int(subscriber, 2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    subscriber_put_int(m.subscriber, 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     sk_value error = int_value(-1);
-    SK_OK_OR_FAIL(sk_subscriber_put_error(subscriber, &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(m.subscriber, &error));
     recorder_expect_one(&m.r, "ncr", 1);
     manual_run_finish(&m);
 }
@@ -351,13 +353,12 @@ Test(signals, put_after_completion_is_ignored, .timeout = SK_TEST_TIMEOUT) {
 Test(signals, subscriber_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     manual_run m;
     manual_run_start(&m, false);
-    sk_subscriber *subscriber = manual_subscriber(&m.s, 0);
     sk_value v = int_value(1);
     cr_assert_eq(sk_subscriber_put_next(NULL, &v), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_subscriber_put_error(NULL, &v), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_subscriber_put_completion(NULL), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_subscriber_put_next(subscriber, NULL), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_subscriber_put_error(subscriber, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_subscriber_put_next(m.subscriber, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_subscriber_put_error(m.subscriber, NULL), SK_ERR_NULL_ARGUMENT);
     /* A handle of another kind. */
     cr_assert_eq(sk_subscriber_put_next((sk_subscriber *)(void *)m.signal, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_subscriber_put_completion((sk_subscriber *)(void *)m.signal), SK_ERR_WRONG_KIND);
@@ -365,7 +366,7 @@ Test(signals, subscriber_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     sk_subscriber_release(NULL);
     /* None of that reached the observer. */
     recorder_expect(&m.r, "", NULL, 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     recorder_expect(&m.r, "cr", NULL, 0);
     manual_run_finish(&m);
 }
@@ -473,10 +474,10 @@ Test(signals, start_without_out_runs_until_termination, .timeout = SK_TEST_TIMEO
     manual_run m;
     manual_run_start(&m, false);
     sk_signal_release(m.signal);
-    subscriber_put_int(manual_subscriber(&m.s, 0), 1);
-    subscriber_put_int(manual_subscriber(&m.s, 0), 2);
+    subscriber_put_int(m.subscriber, 1);
+    subscriber_put_int(m.subscriber, 2);
     cr_assert_eq(recorder_releases(&m.r), 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&m.s, 0)));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     const int64_t expected[] = { 1, 2 };
     recorder_expect(&m.r, "nncr", expected, 2);
     cr_assert_eq(counter_get(&m.s.disposed), 1);
@@ -516,9 +517,9 @@ Test(signals, generator_context_released_when_signal_gone, .timeout = SK_TEST_TI
     cr_assert_eq(counter_get(&m.s.ctx_released), 0, "released while an operator's m.signal holds it");
     sk_signal_release(taken);
     /* The m.signal is gone; the live m.d keeps what it needs itself
-     * (the retained subscriber, the returned disposable). */
+     * (the retained m.subscriber, the returned disposable). */
     cr_assert_eq(counter_get(&m.s.ctx_released), 1);
-    subscriber_put_int(manual_subscriber(&m.s, 0), 8);
+    subscriber_put_int(m.subscriber, 8);
     const int64_t expected[] = { 8 };
     recorder_expect(&m.r, "n", expected, 1);
     sk_disposable_dispose(m.d);
