@@ -575,6 +575,11 @@ static void manual_ctx_release(void *ctx) {
     counter_hit(&((manual_source *)ctx)->ctx_released);
 }
 
+sk_signal *manual_init_signal(manual_source *s) {
+    manual_init(s);
+    return manual_signal(s);
+}
+
 sk_disposable *manual_action(manual_source *s) {
     sk_disposable *disposable = NULL;
     SK_OK_OR_ABORT(sk_disposable_action(&disposable, manual_dispose_action, s, manual_disposable_release));

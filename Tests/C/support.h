@@ -306,6 +306,8 @@ void manual_init(manual_source *s);
 void manual_destroy(manual_source *s);
 /* A new signal (+1) over `s`. */
 sk_signal *manual_signal(manual_source *s);
+/* manual_init(s), then a new signal (+1) over it: the usual pair. */
+sk_signal *manual_init_signal(manual_source *s);
 /* A new action disposable (+1) whose action counts in `s->disposed` and
  * whose release counts in `s->disposable_released`, as a start's does. Safe
  * on any thread. */

@@ -68,8 +68,7 @@ Test(handles, released_pipe_subscriber_disposable_queue, .timeout = SK_TEST_TIME
     expect_released(sk_pipe_put(pipe, &v), "sk_pipe_put");
 
     manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
+    sk_signal *signal = manual_init_signal(&source);
     sk_disposable *d = NULL;
     sk_observer nothing = { 0 };
     SK_OK_OR_FAIL(sk_signal_start(&d, signal, &nothing));

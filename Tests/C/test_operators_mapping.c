@@ -155,8 +155,7 @@ Test(operators_mapping, map_writing_nothing_delivers_nil, .timeout = SK_TEST_TIM
 
 Test(operators_mapping, map_and_filter_pass_errors, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
+    sk_signal *source = manual_init_signal(&s);
     sk_signal *evens = NULL, *mapped = NULL;
     SK_OK_OR_FAIL(sk_signal_filter(&evens, source, is_even, NULL, NULL));
     SK_OK_OR_FAIL(sk_signal_map(&mapped, evens, times_ten, NULL, NULL));
@@ -367,8 +366,7 @@ Test(operators_mapping, callback_release_waits_for_subscriptions, .timeout = SK_
     for (int which = 0; which < 3; which++) {
         for (int ending = 0; ending < 2; ending++) { /* 0: dispose, 1: completion */
             manual_source s;
-            manual_init(&s);
-            sk_signal *source = manual_signal(&s);
+            sk_signal *source = manual_init_signal(&s);
             counted c;
             counted_init(&c);
             sk_signal *op = counted_operator(which, source, &c);

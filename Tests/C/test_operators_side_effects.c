@@ -239,8 +239,7 @@ Test(operators_side_effects, value_effects_see_each_value, .timeout = SK_TEST_TI
  * values would still reach after_next: an asynchronous source here.) */
 Test(operators_side_effects, after_next_runs_when_the_delivery_ended_the_subscription, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
+    sk_signal *source = manual_init_signal(&s);
     effect e;
     effect_init(&e);
     sk_signal *op = effect_signal(AFTER_NEXT, source, &e);

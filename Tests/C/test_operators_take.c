@@ -102,8 +102,7 @@ static void counter_hit_released(void *ctx) {
 
 Test(operators_take, take_until_passes_drops_and_completes, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
+    sk_signal *source = manual_init_signal(&s);
     counter calls, released;
     counter_init(&calls);
     counter_init(&released);

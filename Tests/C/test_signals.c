@@ -141,8 +141,7 @@ Test(signals, never_emits_nothing_and_lets_go_at_once, .timeout = SK_TEST_TIMEOU
  * only, and the generator's disposable is disposed once. */
 Test(signals, kept_subscriber_released_on_dispose_only, .timeout = SK_TEST_TIMEOUT) {
     manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
+    sk_signal *signal = manual_init_signal(&source);
     recorder r;
     recorder_init(&r);
     sk_observer observer = recorder_observer(&r);
@@ -185,8 +184,7 @@ Test(signals, constructors_null_arguments, .timeout = SK_TEST_TIMEOUT) {
 
 Test(signals, retain_returns_the_same_handle, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     cr_assert_eq(sk_signal_retain(signal), signal);
     sk_signal_release(signal);
     cr_assert_eq(counter_get(&s.ctx_released), 0);
@@ -214,8 +212,7 @@ Test(signals, create_emits_values_then_completes, .timeout = SK_TEST_TIMEOUT) {
 
 Test(signals, create_runs_the_generator_per_start, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     cr_assert_eq(counter_get(&s.starts), 0, "the generator ran before any start");
     recorder r1, r2;
     recorder_init(&r1);
@@ -410,8 +407,7 @@ Test(signals, observer_with_only_some_callbacks, .timeout = SK_TEST_TIMEOUT) {
 
 Test(signals, observer_copied_from_the_stack, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     recorder r;
     recorder_init(&r);
     {
@@ -459,8 +455,7 @@ Test(signals, start_wrong_kind_runs_observer_release, .timeout = SK_TEST_TIMEOUT
 
 Test(signals, start_null_observer, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     sk_disposable *subscription = (sk_disposable *)&subscription;
     cr_assert_eq(sk_signal_start(&subscription, signal, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_null(subscription);
@@ -592,8 +587,7 @@ static void dispose_on_first_next(recorder *r, const sk_value *value) {
 
 Test(signals, dispose_from_inside_next, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     recorder r;
     recorder_init(&r);
     dispose_inside d = { NULL };
@@ -624,8 +618,7 @@ static void complete_own_subscriber(recorder *r, const sk_value *value) {
 
 Test(signals, complete_from_inside_next, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     recorder r;
     recorder_init(&r);
     r.user = &s;

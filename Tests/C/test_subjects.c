@@ -284,8 +284,7 @@ Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TI
     recorder_expect(&before.r, "", NULL, 0);
 
     manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
+    sk_signal *source = manual_init_signal(&s);
     SK_OK_OR_FAIL(sk_promise_set(promise, source));
     cr_assert_eq(counter_get(&s.starts), 1, "set subscribes to the source");
     subscriber_put_int(manual_subscriber(&s, 0), 1);
@@ -368,8 +367,7 @@ Test(subjects, promise_get_subscription_outlives_promise_handle, .timeout = SK_T
     sk_promise *promise = NULL;
     SK_OK_OR_FAIL(sk_promise_create(&promise));
     manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
+    sk_signal *source = manual_init_signal(&s);
     SK_OK_OR_FAIL(sk_promise_set(promise, source));
     sk_signal_release(source);
     sk_signal *got = NULL;
