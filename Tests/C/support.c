@@ -1026,3 +1026,34 @@ void bad_args_destroy(bad_args *a) {
     sk_pipe_release(a->pipe);
     sk_signal_release(a->never);
 }
+
+void expect_callback_argument_errors(const char *name, callback_operator_call call, bad_args *a) {
+    static const struct {
+        const char *what;
+        bool null_out;
+        bool null_signal;
+        bool with_callback;
+        bool wrong_kind;
+        int expected;
+    } cases[] = {
+        { "a NULL out", true, false, true, false, SK_ERR_NULL_ARGUMENT },
+        { "a NULL signal", false, true, true, false, SK_ERR_NULL_ARGUMENT },
+        { "a NULL callback", false, false, false, false, SK_ERR_NULL_ARGUMENT },
+        { "a non-signal", false, false, true, true, SK_ERR_WRONG_KIND },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sk_signal *out = (sk_signal *)&out;
+        sk_signal *signal = cases[i].null_signal ? NULL : cases[i].wrong_kind ? a->not_signal : a->never;
+        int before = counter_get(&a->released);
+        int status = call(cases[i].null_out ? NULL : &out, signal, cases[i].with_callback, &a->released, counter_hit);
+        const char *what = cases[i].what;
+        cr_assert_eq(status, cases[i].expected, "%s with %s returned %d (%s)", name, what, status,
+                     sk_last_error_message());
+        cr_assert(strlen(sk_last_error_message()) > 0, "%s with %s: no error message", name, what);
+        if (!cases[i].null_out) {
+            cr_assert_null(out, "%s with %s left out set", name, what);
+        }
+        int ran = counter_get(&a->released) - before;
+        cr_assert_eq(ran, 1, "%s with %s: the release ran %d times", name, what, ran);
+    }
+}

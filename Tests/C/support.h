@@ -559,4 +559,19 @@ void pipeline_start_unary(pipeline *p, unary_operator_fn fn);
  * release. */
 void expect_unary_argument_errors(const char *name, unary_operator_fn fn, sk_signal *valid, sk_signal *not_signal);
 
+/* Calls a callback operator's constructor (sk_signal_catch,
+ * sk_signal_take_until...) with `out` (may be NULL), `signal`, a valid
+ * callback or, when `with_callback` is false, NULL, and `ctx` and `release`.
+ * @return its status. */
+typedef int (*callback_operator_call)(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx,
+                                      sk_release_fn release);
+
+/* Asserts the argument errors of such a constructor (named `name` in the
+ * messages): NULL out, NULL signal, NULL callback and `a->not_signal` as the
+ * signal, with `a->never` where a signal is needed. Each call must fail with
+ * a non-empty message, set out to NULL where it has one, and run the release
+ * once (counted in `a->released`: four hits in all). Makes nothing to
+ * release. */
+void expect_callback_argument_errors(const char *name, callback_operator_call call, bad_args *a);
+
 #endif /* SK_TEST_SUPPORT_H */

@@ -469,22 +469,24 @@ Test(operators_sequence, callback_release_waits_for_subscriptions, .timeout = SK
     expect_no_live_objects(0);
 }
 
+/* sk_signal_reduce_left (from 0) for expect_callback_argument_errors. */
+static int reduce_left_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    sk_value zero = int_value(0);
+    return sk_signal_reduce_left(out, signal, &zero, with_callback ? fold_digits : NULL, ctx, release);
+}
+
 Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
     bad_args args;
     bad_args_init(&args);
     sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
     counter *released = &args.released;
-    sk_value zero = int_value(0);
     sk_value malformed;
     memset(&malformed, 0, sizeof malformed);
     malformed.kind = (sk_kind)99;
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_reduce_left(NULL, never, &zero, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, NULL, &zero, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    expect_callback_argument_errors("reduce_left", reduce_left_call, &args);
     EXPECT_FAILURE(sk_signal_reduce_left(&out, never, NULL, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
     EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &malformed, fold_digits, released, counter_hit), SK_ERR_INVALID_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &zero, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, not_signal, &zero, fold_digits, released, counter_hit), SK_ERR_WRONG_KIND, released);
 
     EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, defer_manual, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
     EXPECT_FAILURE(sk_signal_deferred(&out, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);

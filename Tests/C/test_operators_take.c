@@ -256,20 +256,17 @@ Test(operators_take, callback_release_waits_for_subscriptions, .timeout = SK_TES
     expect_no_live_objects(0);
 }
 
+/* sk_signal_take_until for expect_callback_argument_errors. */
+static int take_until_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_take_until(out, signal, with_callback ? take_rule : NULL, ctx, release);
+}
+
 Test(operators_take, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
     bad_args args;
     bad_args_init(&args);
-    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
-    counter *released = &args.released;
-
-    EXPECT_FAILURE_NULL_OUT(sk_signal_take_until(NULL, never, take_rule, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_take_until(&out, NULL, take_rule, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_take_until(&out, never, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_take_until(&out, not_signal, take_rule, released, counter_hit), SK_ERR_WRONG_KIND, released);
-
-    expect_unary_argument_errors("last", sk_signal_last, never, not_signal);
-
-    cr_assert_eq(counter_get(released), 4);
+    expect_callback_argument_errors("take_until", take_until_call, &args);
+    expect_unary_argument_errors("last", sk_signal_last, args.never, args.not_signal);
+    cr_assert_eq(counter_get(&args.released), 4);
     bad_args_destroy(&args);
     expect_no_live_objects(0);
 }
