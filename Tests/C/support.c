@@ -901,13 +901,14 @@ int expect_disposal_disposes_upstream(operator_builder build) {
     return which;
 }
 
-void expect_release_after_the_subscription(const char *name, callback_builder build) {
+void expect_release_after_the_subscription(const char *name, callback_operator_call call) {
     manual_source s;
     manual_init(&s);
     sk_signal *source = manual_signal(&s);
     counter released;
     counter_init(&released);
-    sk_signal *op = build(source, &released, counter_hit);
+    sk_signal *op = NULL;
+    SK_OK_OR_FAIL(call(&op, source, true, &released, counter_hit));
     recorder r;
     sk_disposable *d = recorder_start(&r, op);
     sk_signal_release(op);

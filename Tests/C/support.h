@@ -484,15 +484,18 @@ typedef sk_signal *(*operator_builder)(int which, sk_signal *source, manual_sour
  * operators it checked. */
 int expect_disposal_disposes_upstream(operator_builder build);
 
-/* Builds a callback operator over `source` whose callback context is `ctx`
- * and release `release`. @return its signal (+1). */
-typedef sk_signal *(*callback_builder)(sk_signal *source, void *ctx, sk_release_fn release);
+/* Calls a callback operator's constructor (sk_signal_catch,
+ * sk_signal_take_until...) with `out` (may be NULL), `signal`, a valid
+ * callback or, when `with_callback` is false, NULL, and `ctx` and `release`.
+ * @return its status. */
+typedef int (*callback_operator_call)(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx,
+                                      sk_release_fn release);
 
-/* Builds `build`'s operator over a manual source, starts it, releases the
- * signals, and asserts that the callback's release runs once, when the
- * subscription is disposed (the source still holds its subscriber), and not
- * before. `name` is for the messages. */
-void expect_release_after_the_subscription(const char *name, callback_builder build);
+/* Builds `call`'s operator (with its callback) over a manual source, starts
+ * it, releases the signals, and asserts that the callback's release runs
+ * once, when the subscription is disposed (the source still holds its
+ * subscriber), and not before. `name` is for the messages. */
+void expect_release_after_the_subscription(const char *name, callback_operator_call call);
 
 /* Argument-error checks for operator constructors. The caller declares
  * `sk_signal *out`. EXPECT_FAILURE_NULL_OUT runs `call` with `out` preset to
@@ -558,13 +561,6 @@ void pipeline_start_unary(pipeline *p, unary_operator_fn fn);
  * non-empty message and set out to NULL where it has one. Makes nothing to
  * release. */
 void expect_unary_argument_errors(const char *name, unary_operator_fn fn, sk_signal *valid, sk_signal *not_signal);
-
-/* Calls a callback operator's constructor (sk_signal_catch,
- * sk_signal_take_until...) with `out` (may be NULL), `signal`, a valid
- * callback or, when `with_callback` is false, NULL, and `ctx` and `release`.
- * @return its status. */
-typedef int (*callback_operator_call)(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx,
-                                      sk_release_fn release);
 
 /* Asserts the argument errors of such a constructor (named `name` in the
  * messages): NULL out, NULL signal, NULL callback and `a->not_signal` as the

@@ -425,22 +425,16 @@ Test(operators_catch, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_T
     expect_no_live_objects(0);
 }
 
-static sk_signal *catching_nothing(sk_signal *source, void *ctx, sk_release_fn release) {
-    sk_signal *out = NULL;
-    SK_OK_OR_FAIL(sk_signal_catch(&out, source, catch_nothing, ctx, release));
-    return out;
+/* sk_signal_catch for the callback operator checks. */
+static int catch_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_catch(out, signal, with_callback ? catch_nothing : NULL, ctx, release);
 }
 
 /* The release runs after the signal and its subscriptions are gone, also
  * when the source still holds its subscriber. */
 Test(operators_catch, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
-    expect_release_after_the_subscription("catch", catching_nothing);
+    expect_release_after_the_subscription("catch", catch_call);
     expect_no_live_objects(0);
-}
-
-/* sk_signal_catch for expect_callback_argument_errors. */
-static int catch_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
-    return sk_signal_catch(out, signal, with_callback ? catch_nothing : NULL, ctx, release);
 }
 
 Test(operators_catch, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {

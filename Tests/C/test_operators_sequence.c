@@ -455,24 +455,17 @@ Test(operators_sequence, disposal_stops_and_disposes_upstream, .timeout = SK_TES
     expect_no_live_objects(0);
 }
 
-static sk_signal *reducing_nothing(sk_signal *source, void *ctx, sk_release_fn release) {
+/* sk_signal_reduce_left (from 0) for the callback operator checks. */
+static int reduce_left_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
     sk_value zero = int_value(0);
-    sk_signal *out = NULL;
-    SK_OK_OR_FAIL(sk_signal_reduce_left(&out, source, &zero, write_nothing, ctx, release));
-    return out;
+    return sk_signal_reduce_left(out, signal, &zero, with_callback ? fold_digits : NULL, ctx, release);
 }
 
 /* The release runs after the signal and its subscriptions are gone, also
  * when the source still holds its subscriber. */
 Test(operators_sequence, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
-    expect_release_after_the_subscription("reduce_left", reducing_nothing);
+    expect_release_after_the_subscription("reduce_left", reduce_left_call);
     expect_no_live_objects(0);
-}
-
-/* sk_signal_reduce_left (from 0) for expect_callback_argument_errors. */
-static int reduce_left_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
-    sk_value zero = int_value(0);
-    return sk_signal_reduce_left(out, signal, &zero, with_callback ? fold_digits : NULL, ctx, release);
 }
 
 Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {

@@ -243,22 +243,16 @@ Test(operators_take, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TI
     expect_no_live_objects(0);
 }
 
-static sk_signal *take_until_passing(sk_signal *source, void *ctx, sk_release_fn release) {
-    sk_signal *out = NULL;
-    SK_OK_OR_FAIL(sk_signal_take_until(&out, source, keep_passing, ctx, release));
-    return out;
+/* sk_signal_take_until for the callback operator checks. */
+static int take_until_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_take_until(out, signal, with_callback ? take_rule : NULL, ctx, release);
 }
 
 /* The release runs after the signal and its subscriptions are gone, also
  * when the source still holds its subscriber. */
 Test(operators_take, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
-    expect_release_after_the_subscription("take_until", take_until_passing);
+    expect_release_after_the_subscription("take_until", take_until_call);
     expect_no_live_objects(0);
-}
-
-/* sk_signal_take_until for expect_callback_argument_errors. */
-static int take_until_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
-    return sk_signal_take_until(out, signal, with_callback ? take_rule : NULL, ctx, release);
 }
 
 Test(operators_take, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
