@@ -302,6 +302,14 @@ void recorder_finish(recorder *r, sk_disposable *d) {
     recorder_destroy(r);
 }
 
+void expect_signal_log(sk_signal *signal, const char *expected, const int64_t *values, size_t count) {
+    recorder r;
+    sk_disposable *d = recorder_start(&r, signal);
+    recorder_expect(&r, expected, values, count);
+    recorder_finish(&r, d);
+    sk_signal_release(signal);
+}
+
 void recorder_expect_one(recorder *r, const char *expected, int64_t value) {
     recorder_expect(r, expected, &value, 1);
 }

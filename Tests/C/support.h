@@ -176,6 +176,12 @@ void recorder_finish(recorder *r, sk_disposable *d);
  * events carried exactly the `count` int64 values of `values`. */
 void recorder_expect(recorder *r, const char *expected, const int64_t *values, size_t count);
 
+/* Starts `signal` (+1: taken over, released here) into a new recorder,
+ * asserts with recorder_expect that the log reads `expected` (and the
+ * values), then ends the subscription (as recorder_finish). For signals
+ * that end within the start. */
+void expect_signal_log(sk_signal *signal, const char *expected, const int64_t *values, size_t count);
+
 /* recorder_expect with one next event, carrying the int64 `value`. */
 void recorder_expect_one(recorder *r, const char *expected, int64_t value);
 

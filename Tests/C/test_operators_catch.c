@@ -97,19 +97,15 @@ Test(operators_catch, catch_null_completes_and_second_error_passes, .timeout = S
     /* NULL from fn: the result completes at once. */
     SK_OK_OR_FAIL(sk_signal_fail(&failing, &minus_one));
     SK_OK_OR_FAIL(sk_signal_catch(&caught, failing, catch_error, &c, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, caught);
-    recorder_expect(&r, "cr", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(caught);
+    expect_signal_log(caught, "cr", NULL, 0);
     sk_signal_release(failing);
 
     /* The error of the returned signal passes through. */
     SK_OK_OR_FAIL(sk_signal_fail(&failing, &minus_two));
     SK_OK_OR_FAIL(sk_signal_catch(&caught, failing, catch_error, &c, NULL));
-    d = recorder_start(&r, caught);
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &inner_error));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, caught);
+    recorder_expect_error(&r, &inner_error);
     recorder_finish(&r, d);
     sk_signal_release(caught);
     sk_signal_release(failing);
@@ -118,11 +114,8 @@ Test(operators_catch, catch_null_completes_and_second_error_passes, .timeout = S
     const int64_t input[] = { 4, 5 };
     sk_signal *ints = ints_signal(input, 2);
     SK_OK_OR_FAIL(sk_signal_catch(&caught, ints, catch_error, &c, NULL));
-    d = recorder_start(&r, caught);
-    recorder_expect(&r, "nncr", input, 2);
-    recorder_finish(&r, d);
+    expect_signal_log(caught, "nncr", input, 2);
     cr_assert_eq(counter_get(&c.calls), 2);
-    sk_signal_release(caught);
     sk_signal_release(ints);
 
     sk_signal_release(c.replacement);

@@ -53,11 +53,7 @@ Test(operators_sequence, ignore_values_passes_terminal_events_only, .timeout = S
     sk_signal *ints = ints_signal(input, 3);
     sk_signal *ignored = NULL;
     SK_OK_OR_FAIL(sk_signal_ignore_values(&ignored, ints));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, ignored);
-    recorder_expect(&r, "cr", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(ignored);
+    expect_signal_log(ignored, "cr", NULL, 0);
 
     pipeline p;
     pipeline_init(&p);

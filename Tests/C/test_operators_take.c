@@ -28,49 +28,36 @@ Test(operators_take, take_first_values_then_complete, .timeout = SK_TEST_TIMEOUT
     expect_no_live_objects(0);
 }
 
+/* Takes `count` of the `n` values of `input` (ints_signal) and asserts that
+ * the log reads `expected`, the first `passed` of them as nexts. Releases
+ * all it made. */
+static void expect_take(const int64_t *input, size_t n, size_t count, const char *expected, size_t passed) {
+    sk_signal *source = ints_signal(input, n);
+    sk_signal *taken = NULL;
+    SK_OK_OR_FAIL(sk_signal_take(&taken, source, count));
+    expect_signal_log(taken, expected, input, passed);
+    sk_signal_release(source);
+}
+
 Test(operators_take, take_more_than_available, .timeout = SK_TEST_TIMEOUT) {
     const int64_t input[] = { 1, 2 };
-    sk_signal *source = ints_signal(input, 2);
-    sk_signal *taken = NULL;
-    SK_OK_OR_FAIL(sk_signal_take(&taken, source, 5));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, taken);
-    recorder_expect(&r, "nncr", input, 2);
-    recorder_finish(&r, d);
-    sk_signal_release(taken);
-    sk_signal_release(source);
+    expect_take(input, 2, 5, "nncr", 2);
     expect_no_live_objects(0);
 }
 
 Test(operators_take, take_zero_passes_no_value, .timeout = SK_TEST_TIMEOUT) {
     const int64_t input[] = { 1, 2 };
-    sk_signal *source = ints_signal(input, 2);
-    sk_signal *taken = NULL;
-    SK_OK_OR_FAIL(sk_signal_take(&taken, source, 0));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, taken);
-    recorder_expect(&r, "cr", input, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(taken);
-    sk_signal_release(source);
+    expect_take(input, 2, 0, "cr", 0);
     expect_no_live_objects(0);
 }
 
 /* SIZE_MAX is "no limit": every value passes. */
 Test(operators_take, take_huge_count_passes_everything, .timeout = SK_TEST_TIMEOUT) {
     const int64_t input[] = { 1, 2, 3 };
-    sk_signal *source = ints_signal(input, 3);
     const size_t counts[] = { SIZE_MAX, (size_t)INT64_MAX + 1 };
     for (size_t i = 0; i < 2; i++) {
-        sk_signal *taken = NULL;
-        SK_OK_OR_FAIL(sk_signal_take(&taken, source, counts[i]));
-        recorder r;
-        sk_disposable *d = recorder_start(&r, taken);
-        recorder_expect(&r, "nnncr", input, 3);
-        recorder_finish(&r, d);
-        sk_signal_release(taken);
+        expect_take(input, 3, counts[i], "nnncr", 3);
     }
-    sk_signal_release(source);
     expect_no_live_objects(0);
 }
 
