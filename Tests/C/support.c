@@ -838,6 +838,38 @@ bool probe_started(void *arg) {
     return probe_starts(arg) >= 1;
 }
 
+void probe_run_init(probe_run *t, sk_queue *queue) {
+    memset(t, 0, sizeof *t);
+    probe_source_init(&t->p, queue);
+    probe_source_init(&t->alternate, queue);
+    t->source = probe_signal(&t->p);
+    t->fallback = probe_signal(&t->alternate);
+}
+
+void probe_run_start(probe_run *t) {
+    cr_assert_not_null(t->op, "probe_run_start: no operator built");
+    t->d = recorder_start(&t->r, t->op);
+}
+
+void probe_run_stop(probe_run *t) {
+    recorder_finish(&t->r, t->d);
+    t->stopped = true;
+}
+
+void probe_run_finish(probe_run *t) {
+    if (!t->stopped) {
+        probe_run_stop(t);
+    }
+    sk_signal_release(t->op);
+    sk_signal_release(t->source);
+    sk_signal_release(t->fallback);
+    t->disposed = counter_get(&t->p.disposed);
+    t->released = counter_get(&t->p.released);
+    t->alternate_released = counter_get(&t->alternate.released);
+    probe_source_destroy(&t->p);
+    probe_source_destroy(&t->alternate);
+}
+
 sk_queue *host_queue(const char *name) {
     sk_queue *host = NULL;
     SK_OK_OR_FAIL(sk_queue_create_host(&host, name));

@@ -427,6 +427,35 @@ int probe_starts(probe_source *p);
 /* A drain_until condition: the probe `arg` started at least once. */
 bool probe_started(void *arg);
 
+/* An operator over probe sources, subscribed: probe_run_init initialises
+ * `p` and `alternate` (probe_source_init with `queue`) and their signals
+ * `source` and `fallback` (+1 each); the test builds `op` (+1) over them,
+ * then probe_run_start starts it into `r` (the disposable `d`, +1).
+ * probe_run_stop ends the subscription (as recorder_finish: for checks
+ * after its end); probe_run_finish ends it unless stopped, releases `op`,
+ * `source` and `fallback` (unless NULL), keeps in `disposed`, `released`
+ * and `alternate_released` how many times `p`'s start disposable had been
+ * disposed and the sources' contexts released by then, and destroys both
+ * sources. The caller releases `queue`. */
+typedef struct probe_run {
+    probe_source p;
+    probe_source alternate;
+    sk_signal *source;
+    sk_signal *fallback;
+    sk_signal *op;
+    recorder r;
+    sk_disposable *d;
+    bool stopped;
+    int disposed;
+    int released;
+    int alternate_released;
+} probe_run;
+
+void probe_run_init(probe_run *t, sk_queue *queue);
+void probe_run_start(probe_run *t);
+void probe_run_stop(probe_run *t);
+void probe_run_finish(probe_run *t);
+
 /* A new host-drained queue (+1) named `name` (may be NULL). */
 sk_queue *host_queue(const char *name);
 

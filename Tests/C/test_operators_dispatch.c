@@ -63,45 +63,18 @@ Test(operators_dispatch, deliver_on_drops_pending_events_after_dispose, .timeout
 /* Run on                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Run-on over a probe source: run_on_init initialises `p` (expecting its
- * starts on `queue`), `source`, its signal (+1), and `moved`, run-on over it
- * on `queue` (+1); run_on_finish ends the subscription `d` of `r` (as
- * recorder_finish), releases both signals, keeps in `disposed` and
- * `released` how many times the start's disposable had been disposed and the
- * source's context released by then, and destroys `p`.
- * The caller releases `queue`. */
-typedef struct run_on_fixture {
-    probe_source p;
-    sk_signal *source;
-    sk_signal *moved;
-    recorder r;
-    sk_disposable *d;
-    int disposed;
-    int released;
-} run_on_fixture;
-
-static void run_on_init(run_on_fixture *t, sk_queue *queue) {
-    probe_source_init(&t->p, queue);
-    t->source = probe_signal(&t->p);
-    t->moved = NULL;
-    SK_OK_OR_FAIL(sk_signal_run_on(&t->moved, t->source, queue));
-}
-
-static void run_on_finish(run_on_fixture *t) {
-    recorder_finish(&t->r, t->d);
-    sk_signal_release(t->moved);
-    sk_signal_release(t->source);
-    t->disposed = counter_get(&t->p.disposed);
-    t->released = counter_get(&t->p.released);
-    probe_source_destroy(&t->p);
+/* Run-on on `queue` over the probe source of `t` (probe_run_init). */
+static void run_on_init(probe_run *t, sk_queue *queue) {
+    probe_run_init(t, queue);
+    SK_OK_OR_FAIL(sk_signal_run_on(&t->op, t->source, queue));
 }
 
 Test(operators_dispatch, run_on_starts_the_upstream_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.run_on");
     int fd = host_queue_fd(host);
-    run_on_fixture t;
+    probe_run t;
     run_on_init(&t, host);
-    t.d = recorder_start(&t.r, t.moved);
+    probe_run_start(&t);
     cr_assert_eq(probe_starts(&t.p), 0, "started before the queue ran");
     cr_assert(fd_readable_now(fd), "the start was not enqueued");
     SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
@@ -113,21 +86,21 @@ Test(operators_dispatch, run_on_starts_the_upstream_on_the_queue, .timeout = SK_
     SK_OK_OR_FAIL(sk_subscriber_put_completion(t.p.subscriber));
     recorder_expect_one(&t.r, "ncr", 7);
     cr_assert_eq(counter_get(&t.p.disposed), 1);
-    run_on_finish(&t);
+    probe_run_finish(&t);
     cr_assert_eq(t.released, 1);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_dispatch, run_on_disposed_before_the_queue_runs_never_starts, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    run_on_fixture t;
+    probe_run t;
     run_on_init(&t, host);
-    t.d = recorder_start(&t.r, t.moved);
+    probe_run_start(&t);
     sk_disposable_dispose(t.d);
     flush_queue(host);
     cr_assert_eq(probe_starts(&t.p), 0, "started after the dispose");
     recorder_expect(&t.r, "r", NULL, 0);
-    run_on_finish(&t);
+    probe_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
@@ -149,15 +122,15 @@ static void start_from_the_queue(void *arg) {
 Test(operators_dispatch, run_on_starts_inline_when_already_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = NULL;
     SK_OK_OR_FAIL(sk_queue_create(&queue, "test.run_on.inline"));
-    run_on_fixture t;
+    probe_run t;
     run_on_init(&t, queue);
     recorder_init(&t.r);
-    inline_start s = { t.moved, &t.p, &t.r, NULL, -1 };
+    inline_start s = { t.op, &t.p, &t.r, NULL, -1 };
     SK_OK_OR_FAIL(sk_queue_sync(queue, start_from_the_queue, &s, NULL));
     cr_assert_eq(s.starts_when_start_returned, 1, "not started inline");
     cr_assert_eq(t.p.starts_on_queue, 1);
     t.d = s.d;
-    run_on_finish(&t);
+    probe_run_finish(&t);
     cr_assert_eq(t.disposed, 1);
     expect_no_live_objects(1, queue);
 }
