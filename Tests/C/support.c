@@ -876,6 +876,12 @@ sk_queue *host_queue(const char *name) {
     return host;
 }
 
+sk_queue *serial_queue(const char *name) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, name));
+    return queue;
+}
+
 int host_queue_fd(sk_queue *host) {
     int fd = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));

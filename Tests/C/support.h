@@ -459,6 +459,9 @@ void probe_run_finish(probe_run *t);
 /* A new host-drained queue (+1) named `name` (may be NULL). */
 sk_queue *host_queue(const char *name);
 
+/* A new serial queue (+1) named `name` (may be NULL). */
+sk_queue *serial_queue(const char *name);
+
 /* The descriptor of the host-drained queue `host` (asserting success; owned
  * by the queue: nothing to close). */
 int host_queue_fd(sk_queue *host);

@@ -84,8 +84,7 @@ Test(handles, released_pipe_subscriber_disposable_queue, .timeout = SK_TEST_TIME
     cr_assert(counter_wait(&source.ctx_released, 1, SK_WAIT_SECONDS));
     manual_destroy(&source);
 
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&queue, NULL));
+    sk_queue *queue = host_queue(NULL);
     sk_queue_release(queue);
     counter c;
     counter_init(&c);

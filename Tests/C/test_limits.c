@@ -33,8 +33,7 @@ static void pair_release(void *ctx) {
  * time that never comes, and disposing or releasing it frees everything. */
 Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TEST_TIMEOUT) {
     const double durations[] = { 1e9, 1e18, 1e300, INFINITY };
-    sk_queue *serial = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&serial, "test.limits"));
+    sk_queue *serial = serial_queue("test.limits");
     for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
         double seconds = durations[i];
         counter ran, released;

@@ -300,8 +300,7 @@ static void retry_start(countdown_run *t, int limit, double delay, double max_de
 }
 
 Test(operators_catch, retry_restarts_on_its_queue_after_errors, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry"));
+    sk_queue *queue = serial_queue("test.retry");
     countdown_run t;
     retry_start(&t, 3, 0.001, 0.002, queue);
     cr_assert(counter_wait(&t.c.start_count, 4, SK_WAIT_SECONDS), "not retried 3 times");
@@ -316,8 +315,7 @@ Test(operators_catch, retry_restarts_on_its_queue_after_errors, .timeout = SK_TE
 }
 
 Test(operators_catch, retry_starts_again_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.retry.host"));
+    sk_queue *host = host_queue("test.retry.host");
     int fd = host_queue_fd(host);
     countdown_run t;
     retry_start(&t, 1, 0, 0, host);
@@ -337,8 +335,7 @@ Test(operators_catch, retry_starts_again_on_the_queue, .timeout = SK_TEST_TIMEOU
 }
 
 Test(operators_catch, retry_dispose_cancels_pending_retry, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = host_queue(NULL);
     int fd = host_queue_fd(host);
     countdown_run t;
     retry_start(&t, 1, 0, 0, host);
@@ -352,8 +349,7 @@ Test(operators_catch, retry_dispose_cancels_pending_retry, .timeout = SK_TEST_TI
 }
 
 Test(operators_catch, retry_many_times, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry.many"));
+    sk_queue *queue = serial_queue("test.retry.many");
     countdown_run t;
     retry_start(&t, LOOPS, 0, 0, queue);
     cr_assert(counter_wait(&t.c.start_count, LOOPS + 1, SK_WAIT_SECONDS), "%d starts", countdown_starts(&t.c));
@@ -386,8 +382,7 @@ static sk_signal *catch_operator(int which, sk_signal *source, manual_source *s,
     case 2: *name = "restart_if_error"; SK_OK_OR_FAIL(sk_signal_restart_if_error(&out, source)); break;
     case 3: {
         *name = "retry";
-        sk_queue *queue = NULL;
-        SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+        sk_queue *queue = serial_queue(NULL);
         SK_OK_OR_FAIL(sk_signal_retry(&out, source, 0, 0, queue));
         sk_queue_release(queue);
         break;

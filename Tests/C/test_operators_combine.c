@@ -85,8 +85,7 @@ static void check_on_queue(recorder *r, const sk_value *value) {
 }
 
 Test(operators_combine, combine_latest_on_a_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.combine"));
+    sk_queue *queue = serial_queue("test.combine");
     pipeline p;
     pipeline_init(&p);
     SK_OK_OR_FAIL(sk_signal_combine_latest(&p.op, p.inner_signal, 2, queue));

@@ -19,8 +19,7 @@ static void *emit_three_and_complete(void *arg) {
 }
 
 Test(operators_dispatch, deliver_on_host_queue_delivers_on_draining_thread, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.deliver"));
+    sk_queue *host = host_queue("test.deliver");
     int fd = host_queue_fd(host);
     pipeline p;
     pipeline_init(&p);
@@ -45,8 +44,7 @@ Test(operators_dispatch, deliver_on_host_queue_delivers_on_draining_thread, .tim
 }
 
 Test(operators_dispatch, deliver_on_drops_pending_events_after_dispose, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = host_queue(NULL);
     pipeline p;
     pipeline_init(&p);
     SK_OK_OR_FAIL(sk_signal_deliver_on(&p.op, p.upstream, host));
@@ -120,8 +118,7 @@ static void start_from_the_queue(void *arg) {
 }
 
 Test(operators_dispatch, run_on_starts_inline_when_already_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.run_on.inline"));
+    sk_queue *queue = serial_queue("test.run_on.inline");
     probe_run t;
     run_on_init(&t, queue);
     recorder_init(&t.r);

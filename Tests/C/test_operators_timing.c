@@ -27,8 +27,7 @@ static void expect_on_this_thread(recorder *r) {
 /* ------------------------------------------------------------------------ */
 
 Test(operators_timing, debounce_on_host_queue_keeps_latest_of_burst, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.debounce"));
+    sk_queue *host = host_queue("test.debounce");
     pipeline p;
     pipeline_init(&p);
     SK_OK_OR_FAIL(sk_signal_debounce(&p.op, p.upstream, 0.05, host));
@@ -59,8 +58,7 @@ Test(operators_timing, debounce_on_host_queue_keeps_latest_of_burst, .timeout = 
  * delay is detectable misuse, so it must fail without crashing. */
 Test(operators_timing, debounce_rejects_negative_and_nan, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *never = made_signal(sk_signal_never);
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = host_queue(NULL);
     sk_signal *out = (sk_signal *)&out;
     cr_assert_neq(sk_signal_debounce(&out, never, -1, host), SK_OK);
     cr_assert_null(out);
@@ -126,14 +124,20 @@ Test(operators_timing, delay_disposed_before_the_timer_never_starts, .timeout = 
 /* Timeout                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* Timeout (`seconds`, on `host`) over the probe source of `t`, falling back
+ * to its alternate, started (probe_run_init, probe_run_start). */
+static void timeout_start(probe_run *t, double seconds, sk_queue *host) {
+    probe_run_init(t, host);
+    SK_OK_OR_FAIL(sk_signal_timeout(&t->op, t->source, seconds, host, t->fallback));
+    probe_run_start(t);
+}
+
 Test(operators_timing, timeout_lets_an_upstream_that_answers_in_time_pass, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.timeout");
     probe_run t;
-    probe_run_init(&t, host);
-    SK_OK_OR_FAIL(sk_signal_timeout(&t.op, t.source, 1000.0, host, t.fallback));
+    timeout_start(&t, 1000.0, host);
     sk_signal_release(t.fallback); /* borrowed: the result retains it */
     t.fallback = NULL;
-    probe_run_start(&t);
     cr_assert_eq(probe_starts(&t.p), 1, "the upstream starts at once");
     subscriber_put_int(t.p.subscriber, 1);
     subscriber_put_int(t.p.subscriber, 2);
@@ -167,9 +171,7 @@ Test(operators_timing, timeout_lets_an_upstream_that_answers_in_time_pass, .time
 Test(operators_timing, timeout_switches_to_the_alternate_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.timeout.fire");
     probe_run t;
-    probe_run_init(&t, host);
-    SK_OK_OR_FAIL(sk_signal_timeout(&t.op, t.source, 0.02, host, t.fallback));
-    probe_run_start(&t);
+    timeout_start(&t, 0.02, host);
     drain_until(host, probe_started, &t.alternate);
     cr_assert_eq(t.alternate.starts_on_queue, 1, "the alternate did not start on the queue");
     cr_assert_eq(counter_get(&t.p.disposed), 1, "the silent upstream is disposed");

@@ -9,14 +9,12 @@
 
 /* A new serial queue / host-drained queue (+1), asserting success. */
 static sk_queue *new_queue(const char *label) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, label));
+    sk_queue *queue = serial_queue(label);
     return queue;
 }
 
 static sk_queue *new_host_queue(const char *label) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&queue, label));
+    sk_queue *queue = host_queue(label);
     return queue;
 }
 
@@ -546,8 +544,7 @@ static void *submit_async_works(void *arg) {
 }
 
 Test(queues, host_async_release_runs_on_the_draining_thread, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = host_queue(NULL);
     pthread_t self = pthread_self();
     release_thread_ok = 1;
     release_count = 0;

@@ -447,8 +447,7 @@ static void run_timer_case(action act_kind, bool elsewhere) {
     world w;
     recorder r;
     world_start_recorded(&w, &r, act_kind, elsewhere);
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "timer"));
+    sk_queue *queue = serial_queue("timer");
     timer_case t;
     t.w = &w;
     t.timer = NULL;
