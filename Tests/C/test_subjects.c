@@ -42,13 +42,32 @@ static void release_pipe_and_check(sk_pipe *pipe, sk_signal *signal) {
     expect_no_live_objects(0);
 }
 
+/* A new promise (+1), asserting success. */
+static sk_promise *new_promise(void) {
+    sk_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    return promise;
+}
+
+/* The signal (+1) of `promise`. */
+static sk_signal *promise_signal(sk_promise *promise) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_promise_get(&signal, promise));
+    return signal;
+}
+
+/* Sets a signal over the manual source `s` (initialised here) as the source
+ * of `promise`. @return that signal (+1). */
+static sk_signal *set_manual_source(sk_promise *promise, manual_source *s) {
+    sk_signal *source = manual_init_signal(s);
+    SK_OK_OR_FAIL(sk_promise_set(promise, source));
+    return source;
+}
+
 /* A new promise (+1, into `promise`) and its signal (+1, returned). */
 static sk_signal *new_promise_signal(sk_promise **promise) {
-    *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(promise));
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&signal, *promise));
-    return signal;
+    *promise = new_promise();
+    return promise_signal(*promise);
 }
 
 /* A new value promise (+1, into `promise`) and its signal (+1, returned). */
@@ -284,8 +303,7 @@ Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TI
     recorder_expect(&before.r, "", NULL, 0);
 
     manual_source s;
-    sk_signal *source = manual_init_signal(&s);
-    SK_OK_OR_FAIL(sk_promise_set(promise, source));
+    sk_signal *source = set_manual_source(promise, &s);
     cr_assert_eq(counter_get(&s.starts), 1, "set subscribes to the source");
     subscriber_put_int(manual_subscriber(&s, 0), 1);
     subscriber_put_int(manual_subscriber(&s, 0), 2);
@@ -314,15 +332,13 @@ Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TI
 }
 
 Test(subjects, promise_keeps_value_after_source_completes, .timeout = SK_TEST_TIMEOUT) {
-    sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    sk_promise *promise = new_promise();
     sk_value v = int_value(11);
     sk_signal *single = NULL;
     SK_OK_OR_FAIL(sk_signal_single(&single, &v));
     SK_OK_OR_FAIL(sk_promise_set(promise, single));
     sk_signal_release(single);
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    sk_signal *got = promise_signal(promise);
     expect_replay(got, 11);
     sk_signal_release(got);
     sk_promise_release(promise);
@@ -364,14 +380,11 @@ Test(subjects, promise_set_replaces_and_disposes_previous_source, .timeout = SK_
 }
 
 Test(subjects, promise_get_subscription_outlives_promise_handle, .timeout = SK_TEST_TIMEOUT) {
-    sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    sk_promise *promise = new_promise();
     manual_source s;
-    sk_signal *source = manual_init_signal(&s);
-    SK_OK_OR_FAIL(sk_promise_set(promise, source));
+    sk_signal *source = set_manual_source(promise, &s);
     sk_signal_release(source);
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    sk_signal *got = promise_signal(promise);
     subscription a;
     subscribe(&a, got);
     sk_signal_release(got);
@@ -388,8 +401,7 @@ Test(subjects, promise_get_subscription_outlives_promise_handle, .timeout = SK_T
 
 Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_promise_create(NULL), SK_ERR_NULL_ARGUMENT);
-    sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    sk_promise *promise = new_promise();
     sk_signal *never = made_signal(sk_signal_never);
     cr_assert_eq(sk_promise_set(NULL, never), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_promise_set(promise, NULL), SK_ERR_NULL_ARGUMENT);
@@ -498,8 +510,7 @@ Test(subjects, value_promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOU
     cr_assert_eq(sk_value_promise_get(&got, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_null(got);
     cr_assert_eq(sk_value_promise_get(NULL, promise), SK_ERR_NULL_ARGUMENT);
-    sk_promise *plain = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&plain));
+    sk_promise *plain = new_promise();
     cr_assert_eq(sk_value_promise_set((sk_value_promise *)(void *)plain, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_value_promise_get(&got, (sk_value_promise *)(void *)plain), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_promise_get(&got, (sk_promise *)(void *)promise), SK_ERR_WRONG_KIND);
