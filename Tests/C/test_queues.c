@@ -687,80 +687,93 @@ static sk_disposable *start_job_timer(job *j, sk_queue *queue, double seconds, b
     return timer;
 }
 
-Test(queues, timer_one_shot_on_host_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = host_queue(NULL);
+/* A job run by a timer: timed_job_start starts a timer (+1, into `timer`)
+ * of `seconds`, repeating when `repeat`, that runs `j` (initialised here) on
+ * `queue` (the test's). timed_job_finish releases the timer unless the test
+ * did (and set it to NULL), destroys `j` and runs the leak check, which
+ * flushes and releases `queue`. */
+typedef struct timed_job {
+    sk_queue *queue;
     job j;
+    sk_disposable *timer;
+} timed_job;
+
+static void timed_job_start(timed_job *t, sk_queue *queue, double seconds, bool repeat) {
+    t->queue = queue;
+    t->timer = start_job_timer(&t->j, queue, seconds, repeat);
+}
+
+static void timed_job_finish(timed_job *t) {
+    sk_disposable_release(t->timer);
+    job_destroy(&t->j);
+    expect_no_live_objects(1, t->queue);
+}
+
+Test(queues, timer_one_shot_on_host_queue, .timeout = SK_TEST_TIMEOUT) {
+    timed_job t;
     double start = now_seconds();
-    sk_disposable *timer = start_job_timer(&j, host, 0.02, false);
-    drain_until_ran(host, &j.ran, 1);
+    timed_job_start(&t, host_queue(NULL), 0.02, false);
+    drain_until_ran(t.queue, &t.j.ran, 1);
     cr_assert_geq(now_seconds() - start, 0.015);
-    cr_assert(pthread_equal(j.thread, pthread_self()));
-    cr_assert(j.on_queue);
+    cr_assert(pthread_equal(t.j.thread, pthread_self()));
+    cr_assert(t.j.on_queue);
     /* A fired one-shot timer releases its context when its disposable is
      * disposed (or released). */
-    sk_disposable_dispose(timer);
-    expect_job_done(&j);
-    sk_disposable_release(timer);
-    cr_assert_eq(counter_get(&j.released), 1);
-    job_destroy(&j);
-    expect_no_live_objects(1, host);
+    sk_disposable_dispose(t.timer);
+    expect_job_done(&t.j);
+    sk_disposable_release(t.timer);
+    t.timer = NULL;
+    cr_assert_eq(counter_get(&t.j.released), 1);
+    timed_job_finish(&t);
 }
 
 Test(queues, timer_one_shot_released_without_dispose, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = serial_queue(NULL);
-    job j;
-    sk_disposable *timer = start_job_timer(&j, queue, 0.01, false);
-    cr_assert(counter_wait(&j.ran, 1, SK_WAIT_SECONDS));
-    cr_assert(j.on_queue, "a timer on a serial queue fires on it");
-    sk_disposable_release(timer);
-    expect_job_done(&j);
-    job_destroy(&j);
-    expect_no_live_objects(1, queue);
+    timed_job t;
+    timed_job_start(&t, serial_queue(NULL), 0.01, false);
+    cr_assert(counter_wait(&t.j.ran, 1, SK_WAIT_SECONDS));
+    cr_assert(t.j.on_queue, "a timer on a serial queue fires on it");
+    sk_disposable_release(t.timer);
+    t.timer = NULL;
+    expect_job_done(&t.j);
+    timed_job_finish(&t);
 }
 
 Test(queues, timer_repeating_until_disposed, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = host_queue(NULL);
-    job j;
-    sk_disposable *timer = start_job_timer(&j, host, 0.005, true);
-    drain_until_ran(host, &j.ran, 3);
-    cr_assert_eq(counter_get(&j.released), 0, "released while running");
-    sk_disposable_dispose(timer);
-    cr_assert(counter_wait(&j.released, 1, SK_WAIT_SECONDS), "no release after dispose");
-    int fired = counter_get(&j.ran);
+    timed_job t;
+    timed_job_start(&t, host_queue(NULL), 0.005, true);
+    drain_until_ran(t.queue, &t.j.ran, 3);
+    cr_assert_eq(counter_get(&t.j.released), 0, "released while running");
+    sk_disposable_dispose(t.timer);
+    cr_assert(counter_wait(&t.j.released, 1, SK_WAIT_SECONDS), "no release after dispose");
+    int fired = counter_get(&t.j.ran);
     /* Whatever was already pending runs nothing. */
-    flush_queue(host);
-    cr_assert_eq(counter_get(&j.ran), fired, "the timer fired after dispose returned");
-    cr_assert_eq(counter_get(&j.released), 1);
-    cr_assert_eq(j.released_before_run, 0);
-    sk_disposable_release(timer);
-    job_destroy(&j);
-    expect_no_live_objects(1, host);
+    flush_queue(t.queue);
+    cr_assert_eq(counter_get(&t.j.ran), fired, "the timer fired after dispose returned");
+    cr_assert_eq(counter_get(&t.j.released), 1);
+    cr_assert_eq(t.j.released_before_run, 0);
+    timed_job_finish(&t);
 }
 
 Test(queues, timer_repeating_stopped_by_release, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = host_queue(NULL);
-    job j;
-    sk_disposable *timer = start_job_timer(&j, host, 0.005, true);
-    drain_until_ran(host, &j.ran, 2);
-    sk_disposable_release(timer);
-    cr_assert(counter_wait(&j.released, 1, SK_WAIT_SECONDS), "no release after releasing the disposable");
-    int fired = counter_get(&j.ran);
-    flush_queue(host);
-    cr_assert_eq(counter_get(&j.ran), fired, "the timer fired after its disposable was released");
-    job_destroy(&j);
-    expect_no_live_objects(1, host);
+    timed_job t;
+    timed_job_start(&t, host_queue(NULL), 0.005, true);
+    drain_until_ran(t.queue, &t.j.ran, 2);
+    sk_disposable_release(t.timer);
+    t.timer = NULL;
+    cr_assert(counter_wait(&t.j.released, 1, SK_WAIT_SECONDS), "no release after releasing the disposable");
+    int fired = counter_get(&t.j.ran);
+    flush_queue(t.queue);
+    cr_assert_eq(counter_get(&t.j.ran), fired, "the timer fired after its disposable was released");
+    timed_job_finish(&t);
 }
 
 Test(queues, timer_disposed_before_firing, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = host_queue(NULL);
-    job j;
-    sk_disposable *timer = start_job_timer(&j, host, 30, false);
-    sk_disposable_dispose(timer);
-    cr_assert(counter_wait(&j.released, 1, SK_WAIT_SECONDS));
-    cr_assert_eq(counter_get(&j.ran), 0);
-    sk_disposable_release(timer);
-    job_destroy(&j);
-    expect_no_live_objects(1, host);
+    timed_job t;
+    timed_job_start(&t, host_queue(NULL), 30, false);
+    sk_disposable_dispose(t.timer);
+    cr_assert(counter_wait(&t.j.released, 1, SK_WAIT_SECONDS));
+    cr_assert_eq(counter_get(&t.j.ran), 0);
+    timed_job_finish(&t);
 }
 
 Test(queues, timer_errors_run_release, .timeout = SK_TEST_TIMEOUT) {
