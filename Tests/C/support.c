@@ -85,8 +85,7 @@ static int locked_int(pthread_mutex_t *mutex, const int *value) {
     return n;
 }
 
-/* A new signal (+1) over `generator`, failing the test if it cannot be made. */
-static sk_signal *new_signal(sk_generator_fn generator, void *ctx, sk_release_fn release) {
+sk_signal *new_signal(sk_generator_fn generator, void *ctx, sk_release_fn release) {
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_create(&signal, generator, ctx, release));
     return signal;
@@ -306,6 +305,15 @@ void expect_signal_log(sk_signal *signal, const char *expected, const int64_t *v
     recorder r;
     sk_disposable *d = recorder_start(&r, signal);
     recorder_expect(&r, expected, values, count);
+    recorder_finish(&r, d);
+    sk_signal_release(signal);
+}
+
+void expect_one_nil(sk_signal *signal) {
+    recorder r;
+    sk_disposable *d = recorder_start(&r, signal);
+    recorder_expect(&r, "ncr", NULL, 0);
+    cr_assert_eq(sk_value_kind(&recorder_event(&r, 0)->value), SK_KIND_NIL);
     recorder_finish(&r, d);
     sk_signal_release(signal);
 }

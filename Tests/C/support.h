@@ -182,6 +182,9 @@ void recorder_expect(recorder *r, const char *expected, const int64_t *values, s
  * that end within the start. */
 void expect_signal_log(sk_signal *signal, const char *expected, const int64_t *values, size_t count);
 
+/* expect_signal_log for a signal that emits one nil value, then completes. */
+void expect_one_nil(sk_signal *signal);
+
 /* recorder_expect with one next event, carrying the int64 `value`. */
 void recorder_expect_one(recorder *r, const char *expected, int64_t value);
 
@@ -283,6 +286,9 @@ sk_value int_value(int64_t n);
 sk_value string_value(const char *text);
 /* The int64 in `value`; fails the test if it holds another kind. */
 int64_t value_int(const sk_value *value);
+
+/* A new signal (+1) over `generator` (sk_signal_create), asserting success. */
+sk_signal *new_signal(sk_generator_fn generator, void *ctx, sk_release_fn release);
 
 /* A new signal (+1) from a constructor that takes nothing but its out
  * (sk_signal_never, sk_signal_complete), asserting success. */

@@ -150,8 +150,7 @@ static sk_disposable *traced_generator(void *ctx, sk_subscriber *subscriber) {
 }
 
 static sk_signal *traced_source(effect *e) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, traced_generator, e, NULL));
+    sk_signal *signal = new_signal(traced_generator, e, NULL);
     return signal;
 }
 

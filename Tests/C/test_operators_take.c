@@ -180,21 +180,16 @@ Test(operators_take, last_emits_last_value_on_completion, .timeout = SK_TEST_TIM
 }
 
 Test(operators_take, last_of_nothing_is_nil_and_errors_pass, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *empty = NULL, *last = NULL;
-    SK_OK_OR_FAIL(sk_signal_complete(&empty));
+    sk_signal *empty = made_signal(sk_signal_complete), *last = NULL;
     SK_OK_OR_FAIL(sk_signal_last(&last, empty));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, last);
-    recorder_expect(&r, "ncr", NULL, 0);
-    cr_assert_eq(sk_value_kind(&recorder_event(&r, 0)->value), SK_KIND_NIL);
-    recorder_finish(&r, d);
-    sk_signal_release(last);
+    expect_one_nil(last);
 
     sk_value error = int_value(-7);
     sk_signal *failing = NULL;
     SK_OK_OR_FAIL(sk_signal_fail(&failing, &error));
     SK_OK_OR_FAIL(sk_signal_last(&last, failing));
-    d = recorder_start(&r, last);
+    recorder r;
+    sk_disposable *d = recorder_start(&r, last);
     recorder_expect_error(&r, &error);
     recorder_finish(&r, d);
     sk_signal_release(last);

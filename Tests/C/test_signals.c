@@ -255,8 +255,7 @@ static sk_disposable *complete_then_return_action(void *ctx, sk_subscriber *subs
 Test(signals, generator_disposable_disposed_once_on_synchronous_completion, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
     manual_init(&s);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, complete_then_return_action, &s, NULL));
+    sk_signal *signal = new_signal(complete_then_return_action, &s, NULL);
     recorder r;
     sk_disposable *subscription = NULL;
     record_start(&r, signal, &subscription);

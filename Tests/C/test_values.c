@@ -527,8 +527,7 @@ static sk_disposable *complete_at_once(void *ctx, sk_subscriber *subscriber) {
 Test(values, signal_value_retains_the_signal, .timeout = SK_TEST_TIMEOUT) {
     counter released;
     counter_init(&released);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, complete_at_once, &released, counter_hit));
+    sk_signal *signal = new_signal(complete_at_once, &released, counter_hit);
     sk_value v;
     SK_OK_OR_FAIL(sk_value_set_signal(&v, signal));
     cr_assert_eq(sk_value_kind(&v), SK_KIND_SIGNAL);
