@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -1110,5 +1111,68 @@ void expect_callback_argument_errors(const char *name, callback_operator_call ca
         }
         int ran = counter_get(&a->released) - before;
         cr_assert_eq(ran, 1, "%s with %s: the release ran %d times", name, what, ran);
+    }
+}
+
+/* One failed call of an argument-error check: asserts `status` is
+ * `expected` with a non-empty message and, unless the call had no out, that
+ * it set `out` to NULL. */
+static void expect_failed_call(const char *name, const char *what, int status, int expected, bool null_out,
+                               const sk_signal *out) {
+    cr_assert_eq(status, expected, "%s with %s returned %d (%s)", name, what, status, sk_last_error_message());
+    cr_assert(strlen(sk_last_error_message()) > 0, "%s with %s: no error message", name, what);
+    if (!null_out) {
+        cr_assert_null(out, "%s with %s left out set", name, what);
+    }
+}
+
+/* The argument mistakes of a queue or timed operator. */
+typedef struct queue_mistake {
+    const char *what;
+    bool null_out;
+    bool null_signal;
+    bool wrong_signal;
+    bool null_queue;
+    bool wrong_queue;
+    double seconds;
+    int expected;
+} queue_mistake;
+
+static const queue_mistake queue_mistakes[] = {
+    { "a NULL out", true, false, false, false, false, 0.1, SK_ERR_NULL_ARGUMENT },
+    { "a NULL signal", false, true, false, false, false, 0.1, SK_ERR_NULL_ARGUMENT },
+    { "a NULL queue", false, false, false, true, false, 0.1, SK_ERR_NULL_ARGUMENT },
+    { "a non-signal", false, false, true, false, false, 0.1, SK_ERR_WRONG_KIND },
+    { "a non-queue", false, false, false, false, true, 0.1, SK_ERR_WRONG_KIND },
+    { "a negative duration", false, false, false, false, false, -0.001, SK_ERR_INVALID_ARGUMENT },
+    { "a NaN duration", false, false, false, false, false, NAN, SK_ERR_INVALID_ARGUMENT },
+    { "a minus infinite duration", false, false, false, false, false, -INFINITY, SK_ERR_INVALID_ARGUMENT },
+};
+
+/* Runs the first `count` mistakes through `queue_fn` (or `timed_fn`). */
+static void expect_queue_mistakes(const char *name, queue_operator_fn queue_fn, timed_operator_fn timed_fn,
+                                  size_t count, bad_args *a, sk_queue *queue) {
+    for (size_t i = 0; i < count; i++) {
+        const queue_mistake *m = &queue_mistakes[i];
+        sk_signal *out = (sk_signal *)&out;
+        sk_signal **out_arg = m->null_out ? NULL : &out;
+        sk_signal *signal = m->null_signal ? NULL : m->wrong_signal ? a->not_signal : a->never;
+        sk_queue *on = m->null_queue ? NULL : m->wrong_queue ? a->not_queue : queue;
+        int status = timed_fn != NULL ? timed_fn(out_arg, signal, m->seconds, on) : queue_fn(out_arg, signal, on);
+        expect_failed_call(name, m->what, status, m->expected, m->null_out, out);
+    }
+}
+
+void expect_queue_operator_argument_errors(const char *name, queue_operator_fn fn, bad_args *a, sk_queue *queue) {
+    expect_queue_mistakes(name, fn, NULL, 5, a, queue);
+}
+
+void expect_timed_operator_argument_errors(const char *name, timed_operator_fn fn, bad_args *a, sk_queue *queue) {
+    expect_queue_mistakes(name, NULL, fn, sizeof queue_mistakes / sizeof queue_mistakes[0], a, queue);
+    const double durations[] = { 0, INFINITY };
+    for (size_t i = 0; i < 2; i++) {
+        sk_signal *out = NULL;
+        SK_OK_OR_FAIL(fn(&out, a->never, durations[i], queue));
+        sk_signal_release(out);
     }
 }

@@ -614,4 +614,24 @@ void expect_unary_argument_errors(const char *name, unary_operator_fn fn, sk_sig
  * release. */
 void expect_callback_argument_errors(const char *name, callback_operator_call call, bad_args *a);
 
+/* A constructor of an operator that delivers or starts on a queue:
+ * sk_signal_deliver_on, sk_signal_run_on. */
+typedef int (*queue_operator_fn)(sk_signal **out, sk_signal *signal, sk_queue *queue);
+
+/* Asserts the argument errors of `fn` (named `name`): NULL out, NULL
+ * signal, NULL queue, `a->not_signal` as the signal and `a->not_queue` as
+ * the queue, with `a->never` and `queue` where valid ones are needed; each
+ * call must fail with a non-empty message and set out to NULL where it has
+ * one. Makes nothing to release. */
+void expect_queue_operator_argument_errors(const char *name, queue_operator_fn fn, bad_args *a, sk_queue *queue);
+
+/* A constructor of a timed operator: sk_signal_delay, sk_signal_throttle,
+ * sk_signal_debounce. */
+typedef int (*timed_operator_fn)(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
+
+/* The same for `fn`, with 0.1 s where a valid duration is needed, and also:
+ * a negative, NaN or minus infinite duration fails (SK_ERR_INVALID_ARGUMENT)
+ * while zero and infinity are durations (built, then released). */
+void expect_timed_operator_argument_errors(const char *name, timed_operator_fn fn, bad_args *a, sk_queue *queue);
+
 #endif /* SK_TEST_SUPPORT_H */

@@ -312,7 +312,7 @@ Test(operators_mapping, plain_operators_argument_errors, .timeout = SK_TEST_TIME
     bad_args args;
     bad_args_init(&args);
     sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
-    sk_queue *host = host_queue(NULL), *not_queue = args.not_queue;
+    sk_queue *host = host_queue(NULL);
 
     expect_unary_argument_errors("distinct_until_changed", sk_signal_distinct_until_changed, never, not_signal);
 
@@ -322,17 +322,8 @@ Test(operators_mapping, plain_operators_argument_errors, .timeout = SK_TEST_TIME
 
     expect_unary_argument_errors("switch_to_latest", sk_signal_switch_to_latest, never, not_signal);
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_deliver_on(NULL, never, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_deliver_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_deliver_on(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_deliver_on(&out, not_signal, host), SK_ERR_WRONG_KIND, NULL);
-    EXPECT_FAILURE(sk_signal_deliver_on(&out, never, not_queue), SK_ERR_WRONG_KIND, NULL);
-
-    EXPECT_FAILURE_NULL_OUT(sk_signal_debounce(NULL, never, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_debounce(&out, NULL, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_debounce(&out, never, 0.1, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_debounce(&out, not_signal, 0.1, host), SK_ERR_WRONG_KIND, NULL);
-    EXPECT_FAILURE(sk_signal_debounce(&out, never, 0.1, not_queue), SK_ERR_WRONG_KIND, NULL);
+    expect_queue_operator_argument_errors("deliver_on", sk_signal_deliver_on, &args, host);
+    expect_timed_operator_argument_errors("debounce", sk_signal_debounce, &args, host);
 
     bad_args_destroy(&args);
     expect_no_live_objects(1, host);

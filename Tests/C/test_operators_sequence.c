@@ -130,11 +130,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
 
     /* Writing nothing makes the accumulator nil. */
     SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, ints, &initial, write_nothing, NULL, NULL));
-    d = recorder_start(&r, folded);
-    recorder_expect(&r, "ncr", NULL, 0);
-    cr_assert_eq(sk_value_kind(&recorder_event(&r, 0)->value), SK_KIND_NIL);
-    recorder_finish(&r, d);
-    sk_signal_release(folded);
+    expect_one_nil(folded);
 
     sk_signal_release(ints);
     counter_destroy(&calls);

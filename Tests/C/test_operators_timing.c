@@ -284,29 +284,10 @@ Test(operators_timing, argument_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
     sk_queue *host = host_queue(NULL), *not_queue = args.not_queue;
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_run_on(NULL, never, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_run_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_run_on(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_run_on(&out, not_signal, host), SK_ERR_WRONG_KIND, NULL);
-    EXPECT_FAILURE(sk_signal_run_on(&out, never, not_queue), SK_ERR_WRONG_KIND, NULL);
-
-    for (int which = 0; which < 3; which++) {
-        int (*op)(sk_signal **, sk_signal *, double, sk_queue *) =
-            which == 0 ? sk_signal_delay : which == 1 ? sk_signal_throttle : sk_signal_debounce;
-        EXPECT_FAILURE_NULL_OUT(op(NULL, never, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, NULL, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, never, 0.1, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, not_signal, 0.1, host), SK_ERR_WRONG_KIND, NULL);
-        EXPECT_FAILURE(op(&out, never, 0.1, not_queue), SK_ERR_WRONG_KIND, NULL);
-        EXPECT_FAILURE(op(&out, never, -0.001, host), SK_ERR_INVALID_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, never, NAN, host), SK_ERR_INVALID_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, never, -INFINITY, host), SK_ERR_INVALID_ARGUMENT, NULL);
-        /* Zero and infinity are durations. */
-        SK_OK_OR_FAIL(op(&out, never, 0, host));
-        sk_signal_release(out);
-        SK_OK_OR_FAIL(op(&out, never, INFINITY, host));
-        sk_signal_release(out);
-    }
+    expect_queue_operator_argument_errors("run_on", sk_signal_run_on, &args, host);
+    expect_timed_operator_argument_errors("delay", sk_signal_delay, &args, host);
+    expect_timed_operator_argument_errors("throttle", sk_signal_throttle, &args, host);
+    expect_timed_operator_argument_errors("debounce", sk_signal_debounce, &args, host);
 
     EXPECT_FAILURE_NULL_OUT(sk_signal_timeout(NULL, never, 0.1, host, never), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_timeout(&out, NULL, 0.1, host, never), SK_ERR_NULL_ARGUMENT, NULL);
