@@ -97,25 +97,19 @@ Test(operators_timing, delay_starts_the_upstream_from_a_timer_on_the_queue, .tim
 
 Test(operators_timing, delay_disposed_before_the_timer_never_starts, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    probe_source p;
-    probe_source_init(&p, host);
-    sk_signal *source = probe_signal(&p);
     /* A long delay, and an infinite one (a timer that never fires). */
     const double delays[] = { 1000.0, INFINITY };
     for (size_t i = 0; i < 2; i++) {
-        sk_signal *delayed = NULL;
-        SK_OK_OR_FAIL(sk_signal_delay(&delayed, source, delays[i], host));
-        recorder r;
-        sk_disposable *d = recorder_start(&r, delayed);
-        sk_disposable_dispose(d);
+        probe_run t;
+        probe_run_init(&t, host);
+        SK_OK_OR_FAIL(sk_signal_delay(&t.op, t.source, delays[i], host));
+        probe_run_start(&t);
+        sk_disposable_dispose(t.d);
         flush_queue(host);
-        recorder_expect(&r, "r", NULL, 0);
-        recorder_finish(&r, d);
-        sk_signal_release(delayed);
+        recorder_expect(&t.r, "r", NULL, 0);
+        cr_assert_eq(probe_starts(&t.p), 0);
+        probe_run_finish(&t);
     }
-    cr_assert_eq(probe_starts(&p), 0);
-    sk_signal_release(source);
-    probe_source_destroy(&p);
     /* The timers are gone with the subscriptions. */
     expect_no_live_objects(1, host);
 }
