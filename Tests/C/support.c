@@ -508,6 +508,15 @@ sk_value int_value(int64_t n) {
     return v;
 }
 
+void values_release(size_t count, ...) {
+    va_list values;
+    va_start(values, count);
+    for (size_t i = 0; i < count; i++) {
+        sk_value_release(va_arg(values, sk_value *));
+    }
+    va_end(values);
+}
+
 sk_value string_value(const char *text) {
     sk_value v;
     SK_OK_OR_FAIL(sk_value_set_string(&v, text));

@@ -282,6 +282,8 @@ bool running_under_valgrind(void);
 /* ------------------------------------------------------------------------ */
 
 sk_value int_value(int64_t n);
+/* sk_value_release on each of the `count` sk_value * that follow. */
+void values_release(size_t count, ...);
 /* A new string value (+1: sk_value_release it). */
 sk_value string_value(const char *text);
 /* The int64 in `value`; fails the test if it holds another kind. */

@@ -207,30 +207,28 @@ typedef struct acting_observer {
     counter released;
 } acting_observer;
 
-static void on_next(void *ctx, const sk_value *value) {
-    (void)value;
+/* One callback of kind `kind` of the acting observer `ctx`: counts it and
+ * acts if it is the observer's kind. */
+static void observer_called(void *ctx, callback_kind kind) {
     acting_observer *o = ctx;
     counter_hit(&o->calls);
-    if (o->kind == CB_NEXT) {
+    if (o->kind == kind) {
         act(o->w);
     }
+}
+
+static void on_next(void *ctx, const sk_value *value) {
+    (void)value;
+    observer_called(ctx, CB_NEXT);
 }
 
 static void on_error(void *ctx, const sk_value *error) {
     (void)error;
-    acting_observer *o = ctx;
-    counter_hit(&o->calls);
-    if (o->kind == CB_ERROR) {
-        act(o->w);
-    }
+    observer_called(ctx, CB_ERROR);
 }
 
 static void on_completed(void *ctx) {
-    acting_observer *o = ctx;
-    counter_hit(&o->calls);
-    if (o->kind == CB_COMPLETED) {
-        act(o->w);
-    }
+    observer_called(ctx, CB_COMPLETED);
 }
 
 static void on_release(void *ctx) {
