@@ -257,54 +257,28 @@ static sk_signal *counted_operator(int which, sk_signal *source, counted *c) {
     return out;
 }
 
-typedef int (*callback_operator)(sk_signal **out, sk_signal *signal, void *fn, void *ctx, sk_release_fn release);
-
-static int call_map(sk_signal **out, sk_signal *signal, void *fn, void *ctx, sk_release_fn release) {
-    return sk_signal_map(out, signal, fn != NULL ? times_ten : NULL, ctx, release);
+/* The callback operators, for expect_callback_argument_errors. */
+static int call_map(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_map(out, signal, with_callback ? times_ten : NULL, ctx, release);
 }
 
-static int call_filter(sk_signal **out, sk_signal *signal, void *fn, void *ctx, sk_release_fn release) {
-    return sk_signal_filter(out, signal, fn != NULL ? is_even : NULL, ctx, release);
+static int call_filter(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_filter(out, signal, with_callback ? is_even : NULL, ctx, release);
 }
 
-static int call_map_to_signal(sk_signal **out, sk_signal *signal, void *fn, void *ctx, sk_release_fn release) {
-    return sk_signal_map_to_signal(out, signal, fn != NULL ? counted_single : NULL, ctx, release);
+static int call_map_to_signal(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx,
+                              sk_release_fn release) {
+    return sk_signal_map_to_signal(out, signal, with_callback ? counted_single : NULL, ctx, release);
 }
 
 Test(operators_mapping, callback_operators_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    const callback_operator operators[] = { call_map, call_filter, call_map_to_signal };
-    const char *names[] = { "map", "filter", "map_to_signal" };
-    sk_signal *never = made_signal(sk_signal_never);
-    sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    void *some_fn = (void *)1; /* "give the real function" */
-    for (size_t i = 0; i < 3; i++) {
-        struct {
-            bool null_out;
-            sk_signal *signal;
-            void *fn;
-            int expected;
-        } cases[] = {
-            { true, never, some_fn, SK_ERR_NULL_ARGUMENT },
-            { false, NULL, some_fn, SK_ERR_NULL_ARGUMENT },
-            { false, never, NULL, SK_ERR_NULL_ARGUMENT },
-            { false, (sk_signal *)(void *)pipe, some_fn, SK_ERR_WRONG_KIND },
-        };
-        for (size_t c = 0; c < 4; c++) {
-            counter released;
-            counter_init(&released);
-            sk_signal *out = (sk_signal *)&out;
-            int status = operators[i](cases[c].null_out ? NULL : &out, cases[c].signal, cases[c].fn, &released, counter_hit);
-            cr_assert_eq(status, cases[c].expected, "%s case %zu: %d", names[i], c, status);
-            cr_assert_eq(counter_get(&released), 1, "%s case %zu: release ran %d times", names[i], c, counter_get(&released));
-            if (!cases[c].null_out) {
-                cr_assert_null(out, "%s case %zu: out not NULL", names[i], c);
-            }
-            counter_destroy(&released);
-        }
-    }
-    sk_pipe_release(pipe);
-    sk_signal_release(never);
+    bad_args args;
+    bad_args_init(&args);
+    expect_callback_argument_errors("map", call_map, &args);
+    expect_callback_argument_errors("filter", call_filter, &args);
+    expect_callback_argument_errors("map_to_signal", call_map_to_signal, &args);
+    cr_assert_eq(counter_get(&args.released), 12);
+    bad_args_destroy(&args);
     expect_no_live_objects(0);
 }
 
