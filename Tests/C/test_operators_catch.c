@@ -56,34 +56,37 @@ static sk_signal *catch_error(void *ctx, const sk_value *error) {
     return sk_signal_retain(c->replacement);
 }
 
+/* Catch with `c` (initialised here; `release` its release) over the
+ * pipeline's upstream, started (pipeline_init, pipeline_start). The caller
+ * ends with pipeline_finish and catcher_destroy. */
+static void catch_start(pipeline *p, catcher *c, sk_release_fn release) {
+    pipeline_init(p);
+    catcher_init(c);
+    SK_OK_OR_FAIL(sk_signal_catch(&p->op, p->upstream, catch_error, c, release));
+    pipeline_start(p);
+}
+
 Test(operators_catch, catch_continues_with_the_returned_signal, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    manual_init(&s);
+    pipeline p;
     catcher c;
-    catcher_init(&c);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *caught = NULL;
-    SK_OK_OR_FAIL(sk_signal_catch(&caught, source, catch_error, &c, catcher_release));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, caught);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    catch_start(&p, &c, catcher_release);
+    sk_subscriber *upstream = pipeline_subscriber(&p);
+    subscriber_put_int(upstream, 1);
     sk_value error = int_value(0);
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(upstream, &error));
     cr_assert_eq(counter_get(&c.calls), 1);
     cr_assert(sk_value_equal(&c.last_error, &error), "fn received the error");
-    cr_assert_eq(counter_get(&s.disposed), 1, "the failed upstream is disposed");
+    cr_assert_eq(counter_get(&p.source.disposed), 1, "the failed upstream is disposed");
     cr_assert_eq(counter_get(&c.inners[0].starts), 1);
     subscriber_put_int(manual_subscriber(&c.inners[0], 0), 2);
     subscriber_put_int(manual_subscriber(&c.inners[0], 0), 3);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&c.inners[0], 0)));
     const int64_t expected[] = { 1, 2, 3 };
-    recorder_expect(&r, "nnncr", expected, 3);
-    recorder_finish(&r, d);
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    pipeline_stop(&p);
     cr_assert_eq(counter_get(&c.released), 0);
-    sk_signal_release(caught);
+    pipeline_finish(&p);
     cr_assert_eq(counter_get(&c.released), 1, "the release ran %d times", counter_get(&c.released));
-    sk_signal_release(source);
-    manual_destroy(&s);
     catcher_destroy(&c);
     expect_no_live_objects(0);
 }
@@ -397,11 +400,8 @@ Test(operators_catch, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_T
 
     /* Catch, after switching: the returned signal is disposed. */
     pipeline p;
-    pipeline_init(&p);
     catcher c;
-    catcher_init(&c);
-    SK_OK_OR_FAIL(sk_signal_catch(&p.op, p.upstream, catch_error, &c, NULL));
-    pipeline_start(&p);
+    catch_start(&p, &c, NULL);
     sk_value one = int_value(1);
     SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber(&p), &one));
     cr_assert_eq(counter_get(&c.inners[1].starts), 1);

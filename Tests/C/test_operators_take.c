@@ -88,49 +88,44 @@ static void counter_hit_released(void *ctx) {
 }
 
 Test(operators_take, take_until_passes_drops_and_completes, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    sk_signal *source = manual_init_signal(&s);
+    pipeline p;
+    pipeline_init(&p);
     counter calls, released;
-    counter_init(&calls);
-    counter_init(&released);
+    counters_init(2, &calls, &released);
     take_released = &released;
-    sk_signal *taken = NULL;
-    SK_OK_OR_FAIL(sk_signal_take_until(&taken, source, take_rule, &calls, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, taken);
-    sk_subscriber *sub = manual_subscriber(&s, 0);
+    SK_OK_OR_FAIL(sk_signal_take_until(&p.op, p.upstream, take_rule, &calls, NULL));
+    pipeline_start(&p);
+    sk_subscriber *sub = pipeline_subscriber(&p);
     subscriber_put_int(sub, 1);
     subscriber_put_int(sub, 2);
     subscriber_put_int(sub, 6);
-    cr_assert_eq(counter_get(&s.disposed), 0);
+    cr_assert_eq(counter_get(&p.source.disposed), 0);
     subscriber_put_int(sub, 3);
     const int64_t expected[] = { 1, 6, 3 };
-    recorder_expect(&r, "nnncr", expected, 3);
-    cr_assert_eq(counter_get(&s.disposed), 1, "completing disposes the upstream");
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    cr_assert_eq(counter_get(&p.source.disposed), 1, "completing disposes the upstream");
     subscriber_put_int(sub, 4);
     cr_assert_eq(counter_get(&calls), 4, "fn called %d times; not again after completing", counter_get(&calls));
-    recorder_expect(&r, "nnncr", expected, 3);
-    recorder_finish(&r, d);
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    pipeline_stop(&p);
 
     /* SK_TAKE_COMPLETE alone: the value is dropped. */
     const int64_t input[] = { 1, 5, 1 };
     sk_signal *ints = ints_signal(input, 3);
-    sk_signal *taken2 = NULL;
-    SK_OK_OR_FAIL(sk_signal_take_until(&taken2, ints, take_rule, &calls, counter_hit_released));
-    d = recorder_start(&r, taken2);
+    sk_signal *taken = NULL;
+    SK_OK_OR_FAIL(sk_signal_take_until(&taken, ints, take_rule, &calls, counter_hit_released));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, taken);
     recorder_expect(&r, "ncr", input, 1);
     recorder_finish(&r, d);
     cr_assert_eq(counter_get(&calls), 6);
     cr_assert_eq(counter_get(&released), 0);
-    sk_signal_release(taken2);
+    sk_signal_release(taken);
     cr_assert_eq(counter_get(&released), 1, "the release ran when the signal went away");
 
     sk_signal_release(ints);
-    sk_signal_release(taken);
-    sk_signal_release(source);
-    manual_destroy(&s);
-    counter_destroy(&calls);
-    counter_destroy(&released);
+    pipeline_finish(&p);
+    counters_destroy(2, &calls, &released);
     expect_no_live_objects(0);
 }
 
