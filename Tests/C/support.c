@@ -802,6 +802,14 @@ void countdown_run_finish(countdown_run *t) {
     countdown_destroy(&t->c);
 }
 
+void expect_string_event(recorder *r, size_t index, const char *expected) {
+    const rec_event *e = recorder_event(r, index);
+    cr_assert_not_null(e, "no event %zu", index);
+    const char *text = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(&e->value, &text, NULL));
+    cr_assert_str_eq(text, expected, "event %zu is \"%s\", expected \"%s\"", index, text, expected);
+}
+
 void expect_string_error(recorder *r, size_t index, const char *needle) {
     const rec_event *e = recorder_event(r, index);
     cr_assert_not_null(e);

@@ -409,6 +409,10 @@ void countdown_run_finish(countdown_run *t);
  * then countdown_run_start_looping. */
 void countdown_run_loop(countdown_run *t, bool fail, int (*fn)(sk_signal **out, sk_signal *signal));
 
+/* Asserts that the `index`-th event of `r` carries a string value equal to
+ * `expected`. */
+void expect_string_event(recorder *r, size_t index, const char *expected);
+
 /* Asserts that the `index`-th event of `r` is an error whose string value
  * contains `needle`. */
 void expect_string_error(recorder *r, size_t index, const char *needle);

@@ -111,11 +111,8 @@ Test(operators_mapping, map_writing_heap_values, .timeout = SK_TEST_TIMEOUT) {
     recorder r;
     sk_disposable *d = recorder_start(&r, strings);
     recorder_expect(&r, "nncr", NULL, 0);
-    const char *text = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &text, NULL));
-    cr_assert_str_eq(text, "v7");
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 1)->value, &text, NULL));
-    cr_assert_str_eq(text, "v-3");
+    expect_string_event(&r, 0, "v7");
+    expect_string_event(&r, 1, "v-3");
     recorder_finish(&r, d);
 
     d = recorder_start(&r, pairs);
@@ -127,6 +124,7 @@ Test(operators_mapping, map_writing_heap_values, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_value_get_array_item(&recorder_event(&r, 1)->value, 0, &item));
     cr_assert_eq(value_int(item), -3);
     SK_OK_OR_FAIL(sk_value_get_array_item(&recorder_event(&r, 1)->value, 1, &item));
+    const char *text = NULL;
     SK_OK_OR_FAIL(sk_value_get_string(item, &text, NULL));
     cr_assert_str_eq(text, "v-3");
     recorder_finish(&r, d);

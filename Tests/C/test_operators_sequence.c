@@ -120,9 +120,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
     recorder r;
     sk_disposable *d = recorder_start(&r, folded);
     recorder_expect(&r, "ncr", NULL, 0);
-    const char *text = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &text, NULL));
-    cr_assert_str_eq(text, ">1234");
+    expect_string_event(&r, 0, ">1234");
     recorder_finish(&r, d);
     cr_assert_eq(counter_get(&released), 0);
     sk_signal_release(folded);

@@ -83,9 +83,7 @@ Test(signals, single_emits_a_copy_then_completes, .timeout = SK_TEST_TIMEOUT) {
         record_start(&r, signal, &subscription);
         cr_assert_not_null(subscription);
         recorder_expect(&r, "ncr", NULL, 0);
-        const char *got = NULL;
-        SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &got, NULL));
-        cr_assert_str_eq(got, "once");
+        expect_string_event(&r, 0, "once");
         sk_disposable_dispose(subscription); /* after termination: a no-op */
         sk_disposable_release(subscription);
         cr_assert_eq(recorder_releases(&r), 1);
