@@ -215,7 +215,7 @@ void counters_init(size_t count, ...);
 void counters_destroy(size_t count, ...);
 
 /* ------------------------------------------------------------------------ */
-/* Char log: which callbacks ran, in order, one letter each                   */
+/* Char log: which callbacks ran, in order, one letter each                 */
 /* ------------------------------------------------------------------------ */
 
 /* A thread-safe string that callbacks append letters to (the first 63). */
@@ -284,6 +284,7 @@ bool running_under_valgrind(void);
 sk_value int_value(int64_t n);
 /* sk_value_release on each of the `count` sk_value * that follow. */
 void values_release(size_t count, ...);
+
 /* A new string value (+1: sk_value_release it). */
 sk_value string_value(const char *text);
 /* The int64 in `value`; fails the test if it holds another kind. */
@@ -322,6 +323,7 @@ void manual_destroy(manual_source *s);
 sk_signal *manual_signal(manual_source *s);
 /* manual_init(s), then a new signal (+1) over it: the usual pair. */
 sk_signal *manual_init_signal(manual_source *s);
+
 /* A new action disposable (+1) whose action counts in `s->disposed` and
  * whose release counts in `s->disposable_released`, as a start's does. Safe
  * on any thread. */
@@ -387,9 +389,9 @@ void start_loop(void *arg);
  * (on a small stack: for loops that must not grow it), which asserts that
  * the loop started the source `limit` + 1 times. countdown_run_stop ends
  * the subscription (as recorder_finish: for checks after its end);
- * countdown_run_finish ends it unless stopped, releases `op` and `source`, keeps
- * in `released_at_finish` how many times the source's context had been
- * released by then, and destroys `c`. */
+ * countdown_run_finish ends it unless stopped, releases `op` and `source`,
+ * keeps in `released_at_finish` how many times the source's context had
+ * been released by then, and destroys `c`. */
 typedef struct countdown_run {
     countdown c;
     sk_signal *source;
@@ -405,6 +407,7 @@ void countdown_run_start(countdown_run *t);
 void countdown_run_start_looping(countdown_run *t);
 void countdown_run_stop(countdown_run *t);
 void countdown_run_finish(countdown_run *t);
+
 /* countdown_run_init with LOOPS starts, builds `op` with `fn` over `source`,
  * then countdown_run_start_looping. */
 void countdown_run_loop(countdown_run *t, bool fail, int (*fn)(sk_signal **out, sk_signal *signal));
