@@ -215,7 +215,7 @@ void counters_init(size_t count, ...);
 void counters_destroy(size_t count, ...);
 
 /* ------------------------------------------------------------------------ */
-/* Char log: which callbacks ran, in order, one letter each                 */
+/* Char log: which callbacks ran, in order, one letter each                  */
 /* ------------------------------------------------------------------------ */
 
 /* A thread-safe string that callbacks append letters to (the first 63). */
