@@ -24,15 +24,13 @@ static void catcher_init(catcher *c) {
     memset(c, 0, sizeof *c);
     manual_init(&c->inners[0]);
     manual_init(&c->inners[1]);
-    counter_init(&c->calls);
-    counter_init(&c->released);
+    counters_init(2, &c->calls, &c->released);
 }
 
 static void catcher_destroy(catcher *c) {
     manual_destroy(&c->inners[0]);
     manual_destroy(&c->inners[1]);
-    counter_destroy(&c->calls);
-    counter_destroy(&c->released);
+    counters_destroy(2, &c->calls, &c->released);
     sk_value_release(&c->last_error);
 }
 

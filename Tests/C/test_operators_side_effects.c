@@ -30,13 +30,11 @@ static void effect_init(effect *e) {
     pthread_mutex_init(&e->mutex, NULL);
     char_log_init(&e->trace);
     e->observed_at_call = -1;
-    counter_init(&e->calls);
-    counter_init(&e->released);
+    counters_init(2, &e->calls, &e->released);
 }
 
 static void effect_destroy(effect *e) {
-    counter_destroy(&e->calls);
-    counter_destroy(&e->released);
+    counters_destroy(2, &e->calls, &e->released);
     char_log_destroy(&e->trace);
     pthread_mutex_destroy(&e->mutex);
 }
