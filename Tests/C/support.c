@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -85,8 +86,7 @@ static int locked_int(pthread_mutex_t *mutex, const int *value) {
     return n;
 }
 
-/* A new signal (+1) over `generator`, failing the test if it cannot be made. */
-static sk_signal *new_signal(sk_generator_fn generator, void *ctx, sk_release_fn release) {
+sk_signal *new_signal(sk_generator_fn generator, void *ctx, sk_release_fn release) {
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_create(&signal, generator, ctx, release));
     return signal;
@@ -157,44 +157,36 @@ static void leave_callback(recorder *r) {
     pthread_mutex_unlock(&r->mutex);
 }
 
-static void rec_next(void *ctx, const sk_value *value) {
-    recorder *r = ctx;
+/* One callback of the recorder's observer: records an event of `kind` (its
+ * `value`, NULL for a completion), then runs `hook` if set. A next or an
+ * error without a value counts as a fault. */
+static void rec_callback(recorder *r, rec_event_kind kind, const sk_value *value, rec_hook_fn hook) {
     enter_callback(r);
-    if (value == NULL) {
+    if (value == NULL && kind != REC_COMPLETED) {
         pthread_mutex_lock(&r->mutex);
         r->faults++;
         pthread_mutex_unlock(&r->mutex);
     }
-    record(r, REC_NEXT, value);
-    if (r->on_next != NULL) {
-        r->on_next(r, value);
+    record(r, kind, value);
+    if (hook != NULL) {
+        hook(r, value);
     }
     leave_callback(r);
+}
+
+static void rec_next(void *ctx, const sk_value *value) {
+    recorder *r = ctx;
+    rec_callback(r, REC_NEXT, value, r->on_next);
 }
 
 static void rec_error(void *ctx, const sk_value *error) {
     recorder *r = ctx;
-    enter_callback(r);
-    if (error == NULL) {
-        pthread_mutex_lock(&r->mutex);
-        r->faults++;
-        pthread_mutex_unlock(&r->mutex);
-    }
-    record(r, REC_ERROR, error);
-    if (r->on_error != NULL) {
-        r->on_error(r, error);
-    }
-    leave_callback(r);
+    rec_callback(r, REC_ERROR, error, r->on_error);
 }
 
 static void rec_completed(void *ctx) {
     recorder *r = ctx;
-    enter_callback(r);
-    record(r, REC_COMPLETED, NULL);
-    if (r->on_completed != NULL) {
-        r->on_completed(r, NULL);
-    }
-    leave_callback(r);
+    rec_callback(r, REC_COMPLETED, NULL, r->on_completed);
 }
 
 static void rec_release(void *ctx) {
@@ -310,6 +302,32 @@ void recorder_finish(recorder *r, sk_disposable *d) {
     recorder_destroy(r);
 }
 
+void expect_signal_log(sk_signal *signal, const char *expected, const int64_t *values, size_t count) {
+    recorder r;
+    sk_disposable *d = recorder_start(&r, signal);
+    recorder_expect(&r, expected, values, count);
+    recorder_finish(&r, d);
+    sk_signal_release(signal);
+}
+
+void expect_one_nil(sk_signal *signal) {
+    recorder r;
+    sk_disposable *d = recorder_start(&r, signal);
+    recorder_expect(&r, "ncr", NULL, 0);
+    cr_assert_eq(sk_value_kind(&recorder_event(&r, 0)->value), SK_KIND_NIL);
+    recorder_finish(&r, d);
+    sk_signal_release(signal);
+}
+
+void recorder_expect_one(recorder *r, const char *expected, int64_t value) {
+    recorder_expect(r, expected, &value, 1);
+}
+
+void recorder_expect_error(recorder *r, const sk_value *error) {
+    recorder_expect(r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(r, 0)->value, error), "not the error put");
+}
+
 void recorder_expect(recorder *r, const char *expected, const int64_t *values, size_t count) {
     char log[REC_MAX_EVENTS + 1];
     recorder_log(r, log, sizeof log);
@@ -394,6 +412,36 @@ void counters_destroy(size_t count, ...) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Char log                                                                  */
+/* ------------------------------------------------------------------------ */
+
+void char_log_init(char_log *l) {
+    memset(l, 0, sizeof *l);
+    pthread_mutex_init(&l->mutex, NULL);
+}
+
+void char_log_destroy(char_log *l) {
+    pthread_mutex_destroy(&l->mutex);
+}
+
+void char_log_append(char_log *l, char c) {
+    pthread_mutex_lock(&l->mutex);
+    if (l->length + 1 < sizeof l->text) {
+        l->text[l->length++] = c;
+        l->text[l->length] = '\0';
+    }
+    pthread_mutex_unlock(&l->mutex);
+}
+
+void char_log_expect(char_log *l, const char *expected, const char *what) {
+    char text[sizeof l->text];
+    pthread_mutex_lock(&l->mutex);
+    memcpy(text, l->text, sizeof text);
+    pthread_mutex_unlock(&l->mutex);
+    cr_assert_str_eq(text, expected, "%s: log \"%s\", expected \"%s\"", what, text, expected);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Gate                                                                      */
 /* ------------------------------------------------------------------------ */
 
@@ -460,6 +508,15 @@ sk_value int_value(int64_t n) {
     return v;
 }
 
+void values_release(size_t count, ...) {
+    va_list values;
+    va_start(values, count);
+    for (size_t i = 0; i < count; i++) {
+        sk_value_release(va_arg(values, sk_value *));
+    }
+    va_end(values);
+}
+
 sk_value string_value(const char *text) {
     sk_value v;
     SK_OK_OR_FAIL(sk_value_set_string(&v, text));
@@ -485,6 +542,13 @@ static sk_disposable *ints_generator(void *ctx, sk_subscriber *subscriber) {
     }
     SK_OK_OR_ABORT(sk_subscriber_put_completion(subscriber));
     return NULL;
+}
+
+sk_signal *made_signal(int (*make)(sk_signal **out)) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(make(&signal));
+    cr_assert_not_null(signal);
+    return signal;
 }
 
 sk_signal *ints_signal(const int64_t *values, size_t count) {
@@ -535,6 +599,11 @@ static void manual_disposable_release(void *ctx) {
 
 static void manual_ctx_release(void *ctx) {
     counter_hit(&((manual_source *)ctx)->ctx_released);
+}
+
+sk_signal *manual_init_signal(manual_source *s) {
+    manual_init(s);
+    return manual_signal(s);
 }
 
 sk_disposable *manual_action(manual_source *s) {
@@ -692,6 +761,55 @@ void start_loop(void *arg) {
     SK_OK_OR_ABORT(sk_signal_start(&run->d, run->signal, &observer));
 }
 
+void countdown_run_init(countdown_run *t, int limit, bool fail) {
+    countdown_init(&t->c, limit, fail);
+    t->source = countdown_signal_counted(&t->c);
+    t->op = NULL;
+    t->d = NULL;
+    t->stopped = false;
+}
+
+void countdown_run_start(countdown_run *t) {
+    t->d = recorder_start(&t->r, t->op);
+}
+
+void countdown_run_start_looping(countdown_run *t) {
+    recorder_init(&t->r);
+    loop_run run = { t->op, &t->r, NULL };
+    run_on_small_stack(start_loop, &run);
+    t->d = run.d;
+    cr_assert_eq(countdown_starts(&t->c), t->c.limit + 1);
+}
+
+void countdown_run_loop(countdown_run *t, bool fail, int (*fn)(sk_signal **out, sk_signal *signal)) {
+    countdown_run_init(t, LOOPS, fail);
+    SK_OK_OR_FAIL(fn(&t->op, t->source));
+    countdown_run_start_looping(t);
+}
+
+void countdown_run_stop(countdown_run *t) {
+    recorder_finish(&t->r, t->d);
+    t->stopped = true;
+}
+
+void countdown_run_finish(countdown_run *t) {
+    if (!t->stopped) {
+        countdown_run_stop(t);
+    }
+    sk_signal_release(t->op);
+    sk_signal_release(t->source);
+    t->released_at_finish = counter_get(&t->c.released);
+    countdown_destroy(&t->c);
+}
+
+void expect_string_event(recorder *r, size_t index, const char *expected) {
+    const rec_event *e = recorder_event(r, index);
+    cr_assert_not_null(e, "no event %zu", index);
+    const char *text = NULL;
+    SK_OK_OR_FAIL(sk_value_get_string(&e->value, &text, NULL));
+    cr_assert_str_eq(text, expected, "event %zu is \"%s\", expected \"%s\"", index, text, expected);
+}
+
 void expect_string_error(recorder *r, size_t index, const char *needle) {
     const rec_event *e = recorder_event(r, index);
     cr_assert_not_null(e);
@@ -746,15 +864,58 @@ bool probe_started(void *arg) {
     return probe_starts(arg) >= 1;
 }
 
+void probe_run_init(probe_run *t, sk_queue *queue) {
+    memset(t, 0, sizeof *t);
+    probe_source_init(&t->p, queue);
+    probe_source_init(&t->alternate, queue);
+    t->source = probe_signal(&t->p);
+    t->fallback = probe_signal(&t->alternate);
+}
+
+void probe_run_start(probe_run *t) {
+    cr_assert_not_null(t->op, "probe_run_start: no operator built");
+    t->d = recorder_start(&t->r, t->op);
+}
+
+void probe_run_stop(probe_run *t) {
+    recorder_finish(&t->r, t->d);
+    t->stopped = true;
+}
+
+void probe_run_finish(probe_run *t) {
+    if (!t->stopped) {
+        probe_run_stop(t);
+    }
+    sk_signal_release(t->op);
+    sk_signal_release(t->source);
+    sk_signal_release(t->fallback);
+    t->disposed = counter_get(&t->p.disposed);
+    t->released = counter_get(&t->p.released);
+    t->alternate_released = counter_get(&t->alternate.released);
+    probe_source_destroy(&t->p);
+    probe_source_destroy(&t->alternate);
+}
+
 sk_queue *host_queue(const char *name) {
     sk_queue *host = NULL;
     SK_OK_OR_FAIL(sk_queue_create_host(&host, name));
     return host;
 }
 
-void drain_until(sk_queue *host, bool (*done)(void *arg), void *arg) {
+sk_queue *serial_queue(const char *name) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&queue, name));
+    return queue;
+}
+
+int host_queue_fd(sk_queue *host) {
     int fd = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    return fd;
+}
+
+void drain_until(sk_queue *host, bool (*done)(void *arg), void *arg) {
+    int fd = host_queue_fd(host);
     double deadline = now_seconds() + SK_WAIT_SECONDS;
     while (!done(arg)) {
         cr_assert(now_seconds() < deadline, "timed out draining the host queue");
@@ -812,13 +973,14 @@ int expect_disposal_disposes_upstream(operator_builder build) {
     return which;
 }
 
-void expect_release_after_the_subscription(const char *name, callback_builder build) {
+void expect_release_after_the_subscription(const char *name, callback_operator_call call) {
     manual_source s;
     manual_init(&s);
     sk_signal *source = manual_signal(&s);
     counter released;
     counter_init(&released);
-    sk_signal *op = build(source, &released, counter_hit);
+    sk_signal *op = NULL;
+    SK_OK_OR_FAIL(call(&op, source, true, &released, counter_hit));
     recorder r;
     sk_disposable *d = recorder_start(&r, op);
     sk_signal_release(op);
@@ -852,6 +1014,12 @@ void pipeline_start(pipeline *p) {
     p->d = NULL;
     SK_OK_OR_FAIL(sk_signal_start(&p->d, p->op, &observer));
     cr_assert_not_null(p->d);
+}
+
+void pipeline_start_unary(pipeline *p, unary_operator_fn fn) {
+    pipeline_init(p);
+    SK_OK_OR_FAIL(fn(&p->op, p->upstream));
+    pipeline_start(p);
 }
 
 /* Finishes the running subscription (disposes it, checks the release,
@@ -930,4 +1098,98 @@ void bad_args_destroy(bad_args *a) {
     counter_destroy(&a->released);
     sk_pipe_release(a->pipe);
     sk_signal_release(a->never);
+}
+
+void expect_callback_argument_errors(const char *name, callback_operator_call call, bad_args *a) {
+    static const struct {
+        const char *what;
+        bool null_out;
+        bool null_signal;
+        bool with_callback;
+        bool wrong_kind;
+        int expected;
+    } cases[] = {
+        { "a NULL out", true, false, true, false, SK_ERR_NULL_ARGUMENT },
+        { "a NULL signal", false, true, true, false, SK_ERR_NULL_ARGUMENT },
+        { "a NULL callback", false, false, false, false, SK_ERR_NULL_ARGUMENT },
+        { "a non-signal", false, false, true, true, SK_ERR_WRONG_KIND },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sk_signal *out = (sk_signal *)&out;
+        sk_signal *signal = cases[i].null_signal ? NULL : cases[i].wrong_kind ? a->not_signal : a->never;
+        int before = counter_get(&a->released);
+        int status = call(cases[i].null_out ? NULL : &out, signal, cases[i].with_callback, &a->released, counter_hit);
+        const char *what = cases[i].what;
+        cr_assert_eq(status, cases[i].expected, "%s with %s returned %d (%s)", name, what, status,
+                     sk_last_error_message());
+        cr_assert(strlen(sk_last_error_message()) > 0, "%s with %s: no error message", name, what);
+        if (!cases[i].null_out) {
+            cr_assert_null(out, "%s with %s left out set", name, what);
+        }
+        int ran = counter_get(&a->released) - before;
+        cr_assert_eq(ran, 1, "%s with %s: the release ran %d times", name, what, ran);
+    }
+}
+
+/* One failed call of an argument-error check: asserts `status` is
+ * `expected` with a non-empty message and, unless the call had no out, that
+ * it set `out` to NULL. */
+static void expect_failed_call(const char *name, const char *what, int status, int expected, bool null_out,
+                               const sk_signal *out) {
+    cr_assert_eq(status, expected, "%s with %s returned %d (%s)", name, what, status, sk_last_error_message());
+    cr_assert(strlen(sk_last_error_message()) > 0, "%s with %s: no error message", name, what);
+    if (!null_out) {
+        cr_assert_null(out, "%s with %s left out set", name, what);
+    }
+}
+
+/* The argument mistakes of a queue or timed operator. */
+typedef struct queue_mistake {
+    const char *what;
+    bool null_out;
+    bool null_signal;
+    bool wrong_signal;
+    bool null_queue;
+    bool wrong_queue;
+    double seconds;
+    int expected;
+} queue_mistake;
+
+static const queue_mistake queue_mistakes[] = {
+    { "a NULL out", true, false, false, false, false, 0.1, SK_ERR_NULL_ARGUMENT },
+    { "a NULL signal", false, true, false, false, false, 0.1, SK_ERR_NULL_ARGUMENT },
+    { "a NULL queue", false, false, false, true, false, 0.1, SK_ERR_NULL_ARGUMENT },
+    { "a non-signal", false, false, true, false, false, 0.1, SK_ERR_WRONG_KIND },
+    { "a non-queue", false, false, false, false, true, 0.1, SK_ERR_WRONG_KIND },
+    { "a negative duration", false, false, false, false, false, -0.001, SK_ERR_INVALID_ARGUMENT },
+    { "a NaN duration", false, false, false, false, false, NAN, SK_ERR_INVALID_ARGUMENT },
+    { "a minus infinite duration", false, false, false, false, false, -INFINITY, SK_ERR_INVALID_ARGUMENT },
+};
+
+/* Runs the first `count` mistakes through `queue_fn` (or `timed_fn`). */
+static void expect_queue_mistakes(const char *name, queue_operator_fn queue_fn, timed_operator_fn timed_fn,
+                                  size_t count, bad_args *a, sk_queue *queue) {
+    for (size_t i = 0; i < count; i++) {
+        const queue_mistake *m = &queue_mistakes[i];
+        sk_signal *out = (sk_signal *)&out;
+        sk_signal **out_arg = m->null_out ? NULL : &out;
+        sk_signal *signal = m->null_signal ? NULL : m->wrong_signal ? a->not_signal : a->never;
+        sk_queue *on = m->null_queue ? NULL : m->wrong_queue ? a->not_queue : queue;
+        int status = timed_fn != NULL ? timed_fn(out_arg, signal, m->seconds, on) : queue_fn(out_arg, signal, on);
+        expect_failed_call(name, m->what, status, m->expected, m->null_out, out);
+    }
+}
+
+void expect_queue_operator_argument_errors(const char *name, queue_operator_fn fn, bad_args *a, sk_queue *queue) {
+    expect_queue_mistakes(name, fn, NULL, 5, a, queue);
+}
+
+void expect_timed_operator_argument_errors(const char *name, timed_operator_fn fn, bad_args *a, sk_queue *queue) {
+    expect_queue_mistakes(name, NULL, fn, sizeof queue_mistakes / sizeof queue_mistakes[0], a, queue);
+    const double durations[] = { 0, INFINITY };
+    for (size_t i = 0; i < 2; i++) {
+        sk_signal *out = NULL;
+        SK_OK_OR_FAIL(fn(&out, a->never, durations[i], queue));
+        sk_signal_release(out);
+    }
 }

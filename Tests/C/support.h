@@ -176,6 +176,22 @@ void recorder_finish(recorder *r, sk_disposable *d);
  * events carried exactly the `count` int64 values of `values`. */
 void recorder_expect(recorder *r, const char *expected, const int64_t *values, size_t count);
 
+/* Starts `signal` (+1: taken over, released here) into a new recorder,
+ * asserts with recorder_expect that the log reads `expected` (and the
+ * values), then ends the subscription (as recorder_finish). For signals
+ * that end within the start. */
+void expect_signal_log(sk_signal *signal, const char *expected, const int64_t *values, size_t count);
+
+/* expect_signal_log for a signal that emits one nil value, then completes. */
+void expect_one_nil(sk_signal *signal);
+
+/* recorder_expect with one next event, carrying the int64 `value`. */
+void recorder_expect_one(recorder *r, const char *expected, int64_t value);
+
+/* Asserts the log reads "er" (only an error, then the release) and that the
+ * error equals `error`. */
+void recorder_expect_error(recorder *r, const sk_value *error);
+
 /* ------------------------------------------------------------------------ */
 /* Counter                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -197,6 +213,24 @@ bool counter_wait(counter *c, int count, double seconds);
 /* counter_init (counter_destroy) on each of the `count` counter * that follow. */
 void counters_init(size_t count, ...);
 void counters_destroy(size_t count, ...);
+
+/* ------------------------------------------------------------------------ */
+/* Char log: which callbacks ran, in order, one letter each                  */
+/* ------------------------------------------------------------------------ */
+
+/* A thread-safe string that callbacks append letters to (the first 63). */
+typedef struct char_log {
+    pthread_mutex_t mutex;
+    char text[64];
+    size_t length;
+} char_log;
+
+/* char_log_init makes an empty log; char_log_destroy destroys its lock. */
+void char_log_init(char_log *l);
+void char_log_destroy(char_log *l);
+void char_log_append(char_log *l, char c);
+/* Asserts the log reads `expected`; `what` names the moment in the message. */
+void char_log_expect(char_log *l, const char *expected, const char *what);
 
 /* ------------------------------------------------------------------------ */
 /* Gate: a one-shot event another thread can wait for                         */
@@ -248,10 +282,20 @@ bool running_under_valgrind(void);
 /* ------------------------------------------------------------------------ */
 
 sk_value int_value(int64_t n);
+/* sk_value_release on each of the `count` sk_value * that follow. */
+void values_release(size_t count, ...);
+
 /* A new string value (+1: sk_value_release it). */
 sk_value string_value(const char *text);
 /* The int64 in `value`; fails the test if it holds another kind. */
 int64_t value_int(const sk_value *value);
+
+/* A new signal (+1) over `generator` (sk_signal_create), asserting success. */
+sk_signal *new_signal(sk_generator_fn generator, void *ctx, sk_release_fn release);
+
+/* A new signal (+1) from a constructor that takes nothing but its out
+ * (sk_signal_never, sk_signal_complete), asserting success. */
+sk_signal *made_signal(int (*make)(sk_signal **out));
 
 /* A signal that emits the `count` int64 values of `values`, then completes. */
 sk_signal *ints_signal(const int64_t *values, size_t count);
@@ -277,6 +321,9 @@ void manual_init(manual_source *s);
 void manual_destroy(manual_source *s);
 /* A new signal (+1) over `s`. */
 sk_signal *manual_signal(manual_source *s);
+/* manual_init(s), then a new signal (+1) over it: the usual pair. */
+sk_signal *manual_init_signal(manual_source *s);
+
 /* A new action disposable (+1) whose action counts in `s->disposed` and
  * whose release counts in `s->disposable_released`, as a start's does. Safe
  * on any thread. */
@@ -335,6 +382,40 @@ typedef struct loop_run {
 /* A body for run_on_small_stack; `arg` is a loop_run. */
 void start_loop(void *arg);
 
+/* An operator over a countdown, subscribed: countdown_run_init initialises
+ * `c` (countdown_init's `limit` and `fail`) and `source`, its signal (+1);
+ * the test builds `op` (+1) over `source`, then starts it into `r` with
+ * countdown_run_start (on the calling thread) or countdown_run_start_looping
+ * (on a small stack: for loops that must not grow it), which asserts that
+ * the loop started the source `limit` + 1 times. countdown_run_stop ends
+ * the subscription (as recorder_finish: for checks after its end);
+ * countdown_run_finish ends it unless stopped, releases `op` and `source`,
+ * keeps in `released_at_finish` how many times the source's context had
+ * been released by then, and destroys `c`. */
+typedef struct countdown_run {
+    countdown c;
+    sk_signal *source;
+    sk_signal *op;
+    recorder r;
+    sk_disposable *d;
+    bool stopped;
+    int released_at_finish;
+} countdown_run;
+
+void countdown_run_init(countdown_run *t, int limit, bool fail);
+void countdown_run_start(countdown_run *t);
+void countdown_run_start_looping(countdown_run *t);
+void countdown_run_stop(countdown_run *t);
+void countdown_run_finish(countdown_run *t);
+
+/* countdown_run_init with LOOPS starts, builds `op` with `fn` over `source`,
+ * then countdown_run_start_looping. */
+void countdown_run_loop(countdown_run *t, bool fail, int (*fn)(sk_signal **out, sk_signal *signal));
+
+/* Asserts that the `index`-th event of `r` carries a string value equal to
+ * `expected`. */
+void expect_string_event(recorder *r, size_t index, const char *expected);
+
 /* Asserts that the `index`-th event of `r` is an error whose string value
  * contains `needle`. */
 void expect_string_error(recorder *r, size_t index, const char *needle);
@@ -361,8 +442,44 @@ int probe_starts(probe_source *p);
 /* A drain_until condition: the probe `arg` started at least once. */
 bool probe_started(void *arg);
 
+/* An operator over probe sources, subscribed: probe_run_init initialises
+ * `p` and `alternate` (probe_source_init with `queue`) and their signals
+ * `source` and `fallback` (+1 each); the test builds `op` (+1) over them,
+ * then probe_run_start starts it into `r` (the disposable `d`, +1).
+ * probe_run_stop ends the subscription (as recorder_finish: for checks
+ * after its end); probe_run_finish ends it unless stopped, releases `op`,
+ * `source` and `fallback` (unless NULL), keeps in `disposed`, `released`
+ * and `alternate_released` how many times `p`'s start disposable had been
+ * disposed and the sources' contexts released by then, and destroys both
+ * sources. The caller releases `queue`. */
+typedef struct probe_run {
+    probe_source p;
+    probe_source alternate;
+    sk_signal *source;
+    sk_signal *fallback;
+    sk_signal *op;
+    recorder r;
+    sk_disposable *d;
+    bool stopped;
+    int disposed;
+    int released;
+    int alternate_released;
+} probe_run;
+
+void probe_run_init(probe_run *t, sk_queue *queue);
+void probe_run_start(probe_run *t);
+void probe_run_stop(probe_run *t);
+void probe_run_finish(probe_run *t);
+
 /* A new host-drained queue (+1) named `name` (may be NULL). */
 sk_queue *host_queue(const char *name);
+
+/* A new serial queue (+1) named `name` (may be NULL). */
+sk_queue *serial_queue(const char *name);
+
+/* The descriptor of the host-drained queue `host` (asserting success; owned
+ * by the queue: nothing to close). */
+int host_queue_fd(sk_queue *host);
 
 /* Waits for the host queue's fd and drains it, on the calling thread, until
  * `done(arg)` holds; fails the test after SK_WAIT_SECONDS. */
@@ -420,15 +537,18 @@ typedef sk_signal *(*operator_builder)(int which, sk_signal *source, manual_sour
  * operators it checked. */
 int expect_disposal_disposes_upstream(operator_builder build);
 
-/* Builds a callback operator over `source` whose callback context is `ctx`
- * and release `release`. @return its signal (+1). */
-typedef sk_signal *(*callback_builder)(sk_signal *source, void *ctx, sk_release_fn release);
+/* Calls a callback operator's constructor (sk_signal_catch,
+ * sk_signal_take_until...) with `out` (may be NULL), `signal`, a valid
+ * callback or, when `with_callback` is false, NULL, and `ctx` and `release`.
+ * @return its status. */
+typedef int (*callback_operator_call)(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx,
+                                      sk_release_fn release);
 
-/* Builds `build`'s operator over a manual source, starts it, releases the
- * signals, and asserts that the callback's release runs once, when the
- * subscription is disposed (the source still holds its subscriber), and not
- * before. `name` is for the messages. */
-void expect_release_after_the_subscription(const char *name, callback_builder build);
+/* Builds `call`'s operator (with its callback) over a manual source, starts
+ * it, releases the signals, and asserts that the callback's release runs
+ * once, when the subscription is disposed (the source still holds its
+ * subscriber), and not before. `name` is for the messages. */
+void expect_release_after_the_subscription(const char *name, callback_operator_call call);
 
 /* Argument-error checks for operator constructors. The caller declares
  * `sk_signal *out`. EXPECT_FAILURE_NULL_OUT runs `call` with `out` preset to
@@ -484,11 +604,43 @@ void bad_args_destroy(bad_args *a);
 /* A constructor of a one-signal operator: sk_signal_last, sk_signal_queue... */
 typedef int (*unary_operator_fn)(sk_signal **out, sk_signal *signal);
 
+/* pipeline_init(p), builds `p->op` with `fn` over `p->upstream`, then
+ * pipeline_start(p); the caller ends with pipeline_finish. */
+void pipeline_start_unary(pipeline *p, unary_operator_fn fn);
+
 /* Asserts the argument errors of `fn` (named `name` in the messages): NULL
  * out, NULL signal, and `not_signal` (a handle of another kind) as the
  * signal, with `valid` where a signal is needed; each call must fail with a
  * non-empty message and set out to NULL where it has one. Makes nothing to
  * release. */
 void expect_unary_argument_errors(const char *name, unary_operator_fn fn, sk_signal *valid, sk_signal *not_signal);
+
+/* Asserts the argument errors of such a constructor (named `name` in the
+ * messages): NULL out, NULL signal, NULL callback and `a->not_signal` as the
+ * signal, with `a->never` where a signal is needed. Each call must fail with
+ * a non-empty message, set out to NULL where it has one, and run the release
+ * once (counted in `a->released`: four hits in all). Makes nothing to
+ * release. */
+void expect_callback_argument_errors(const char *name, callback_operator_call call, bad_args *a);
+
+/* A constructor of an operator that delivers or starts on a queue:
+ * sk_signal_deliver_on, sk_signal_run_on. */
+typedef int (*queue_operator_fn)(sk_signal **out, sk_signal *signal, sk_queue *queue);
+
+/* Asserts the argument errors of `fn` (named `name`): NULL out, NULL
+ * signal, NULL queue, `a->not_signal` as the signal and `a->not_queue` as
+ * the queue, with `a->never` and `queue` where valid ones are needed; each
+ * call must fail with a non-empty message and set out to NULL where it has
+ * one. Makes nothing to release. */
+void expect_queue_operator_argument_errors(const char *name, queue_operator_fn fn, bad_args *a, sk_queue *queue);
+
+/* A constructor of a timed operator: sk_signal_delay, sk_signal_throttle,
+ * sk_signal_debounce. */
+typedef int (*timed_operator_fn)(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
+
+/* The same for `fn`, with 0.1 s where a valid duration is needed, and also:
+ * a negative, NaN or minus infinite duration fails (SK_ERR_INVALID_ARGUMENT)
+ * while zero and infinity are durations (built, then released). */
+void expect_timed_operator_argument_errors(const char *name, timed_operator_fn fn, bad_args *a, sk_queue *queue);
 
 #endif /* SK_TEST_SUPPORT_H */

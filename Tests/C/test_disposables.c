@@ -3,43 +3,19 @@
 
 #include "support.h"
 
-/* An action disposable that logs 'a' when its action runs and 'r' when its
- * release runs, into a per-test log. */
-typedef struct probe {
-    pthread_mutex_t mutex;
-    char log[64];
-    size_t length;
-} probe;
-
-static void probe_init(probe *p) {
-    memset(p, 0, sizeof *p);
-    pthread_mutex_init(&p->mutex, NULL);
-}
-
-static void probe_destroy(probe *p) {
-    pthread_mutex_destroy(&p->mutex);
-}
-
-static void probe_append(probe *p, char c) {
-    pthread_mutex_lock(&p->mutex);
-    if (p->length + 1 < sizeof p->log) {
-        p->log[p->length++] = c;
-        p->log[p->length] = '\0';
-    }
-    pthread_mutex_unlock(&p->mutex);
-}
-
+/* An action disposable whose action logs 'a' and whose release logs 'r'
+ * into `log` (a per-test char_log). */
 static void probe_action(void *ctx) {
-    probe_append(ctx, 'a');
+    char_log_append(ctx, 'a');
 }
 
 static void probe_release(void *ctx) {
-    probe_append(ctx, 'r');
+    char_log_append(ctx, 'r');
 }
 
-static sk_disposable *probe_disposable(probe *p) {
+static sk_disposable *probe_disposable(char_log *log) {
     sk_disposable *d = NULL;
-    SK_OK_OR_FAIL(sk_disposable_action(&d, probe_action, p, probe_release));
+    SK_OK_OR_FAIL(sk_disposable_action(&d, probe_action, log, probe_release));
     cr_assert_not_null(d);
     return d;
 }
@@ -63,12 +39,86 @@ static sk_disposable *new_dict(void) {
     return d;
 }
 
-static void expect_log(probe *p, const char *expected, const char *what) {
-    pthread_mutex_lock(&p->mutex);
-    char log[64];
-    memcpy(log, p->log, sizeof log);
-    pthread_mutex_unlock(&p->mutex);
-    cr_assert_str_eq(log, expected, "%s: log \"%s\", expected \"%s\"", what, log, expected);
+/* Adds `item` to `container` the way of one container kind. */
+typedef int (*container_add_fn)(sk_disposable *container, sk_disposable *item);
+
+static int meta_add(sk_disposable *container, sk_disposable *item) {
+    return sk_disposable_meta_set(container, item);
+}
+
+static int set_add(sk_disposable *container, sk_disposable *item) {
+    return sk_disposable_set_add(container, item);
+}
+
+static int dict_add(sk_disposable *container, sk_disposable *item) {
+    return sk_disposable_dict_set(container, "gamma", item);
+}
+
+/* A container holding one probe disposable: held_init initialises `log`,
+ * keeps `box` (a new container, +1) and adds to it with `add` a probe
+ * disposable over `log`, whose own handle it then releases (the container
+ * holds the only reference). held_finish releases `box`, asserts that the
+ * log then reads `expected`, destroys the log and runs the leak check. */
+typedef struct held {
+    char_log log;
+    sk_disposable *box;
+} held;
+
+static void held_init(held *h, sk_disposable *box, container_add_fn add) {
+    char_log_init(&h->log);
+    h->box = box;
+    sk_disposable *item = probe_disposable(&h->log);
+    SK_OK_OR_FAIL(add(box, item));
+    sk_disposable_release(item);
+}
+
+/* The end of a test over one probe: releases `d`, asserts that `log` then
+ * reads `expected`, destroys the log and runs the leak check. */
+static void release_and_finish(sk_disposable *d, char_log *log, const char *expected, const char *what) {
+    sk_disposable_release(d);
+    char_log_expect(log, expected, what);
+    char_log_destroy(log);
+    expect_no_live_objects(0);
+}
+
+static void held_finish(held *h, const char *expected, const char *what) {
+    release_and_finish(h->box, &h->log, expected, what);
+}
+
+/* Three logs, each with a probe disposable over it: probes_init initialises
+ * the logs and makes the disposables (+1 each: the test releases them);
+ * probes_finish destroys the logs and runs the leak check. */
+typedef struct probes {
+    char_log log[3];
+    sk_disposable *item[3];
+} probes;
+
+static void probes_init(probes *t) {
+    for (size_t i = 0; i < 3; i++) {
+        char_log_init(&t->log[i]);
+        t->item[i] = probe_disposable(&t->log[i]);
+    }
+}
+
+static void probes_finish(probes *t) {
+    for (size_t i = 0; i < 3; i++) {
+        char_log_destroy(&t->log[i]);
+    }
+    expect_no_live_objects(0);
+}
+
+/* Adds a new probe disposable to `container` (disposed already; borrowed)
+ * with `add` and asserts that it was disposed at once. Releases the item
+ * and its log. */
+static void expect_late_item_disposed(sk_disposable *container, container_add_fn add, const char *what) {
+    char_log log;
+    char_log_init(&log);
+    sk_disposable *late = probe_disposable(&log);
+    SK_OK_OR_FAIL(add(container, late));
+    char_log_expect(&log, "ar", what);
+    sk_disposable_release(late);
+    char_log_expect(&log, "ar", "late item released");
+    char_log_destroy(&log);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -76,34 +126,28 @@ static void expect_log(probe *p, const char *expected, const char *what) {
 /* ------------------------------------------------------------------------ */
 
 Test(disposables, action_runs_once_then_release, .timeout = SK_TEST_TIMEOUT) {
-    probe p;
-    probe_init(&p);
+    char_log p;
+    char_log_init(&p);
     sk_disposable *d = probe_disposable(&p);
-    expect_log(&p, "", "created");
+    char_log_expect(&p, "", "created");
     sk_disposable_dispose(d);
-    expect_log(&p, "ar", "disposed: action, then release");
+    char_log_expect(&p, "ar", "disposed: action, then release");
     sk_disposable_dispose(d);
     sk_disposable_dispose(d);
-    expect_log(&p, "ar", "disposed again");
-    sk_disposable_release(d);
-    expect_log(&p, "ar", "released");
-    probe_destroy(&p);
-    expect_no_live_objects(0);
+    char_log_expect(&p, "ar", "disposed again");
+    release_and_finish(d, &p, "ar", "released");
 }
 
 Test(disposables, action_released_without_dispose, .timeout = SK_TEST_TIMEOUT) {
-    probe p;
-    probe_init(&p);
+    char_log p;
+    char_log_init(&p);
     sk_disposable *d = probe_disposable(&p);
     sk_disposable *again = sk_disposable_retain(d);
     cr_assert_eq(again, d);
     sk_disposable_release(d);
-    expect_log(&p, "", "one reference left");
+    char_log_expect(&p, "", "one reference left");
     cr_assert_gt(sk_live_objects(), 0);
-    sk_disposable_release(again);
-    expect_log(&p, "r", "freed without dispose: release only");
-    probe_destroy(&p);
-    expect_no_live_objects(0);
+    release_and_finish(again, &p, "r", "freed without dispose: release only");
 }
 
 Test(disposables, action_null_arguments_run_release, .timeout = SK_TEST_TIMEOUT) {
@@ -156,8 +200,8 @@ static void *dispose_when_open(void *arg) {
 Test(disposables, concurrent_dispose_runs_action_once, .timeout = SK_TEST_TIMEOUT) {
     enum { THREADS = 8, ROUNDS = 50 };
     for (int round = 0; round < ROUNDS; round++) {
-        probe p;
-        probe_init(&p);
+        char_log p;
+        char_log_init(&p);
         racing_dispose r;
         r.target = probe_disposable(&p);
         gate_init(&r.go);
@@ -169,10 +213,10 @@ Test(disposables, concurrent_dispose_runs_action_once, .timeout = SK_TEST_TIMEOU
         for (int i = 0; i < THREADS; i++) {
             pthread_join(threads[i], NULL);
         }
-        expect_log(&p, "ar", "disposed from 8 threads at once");
+        char_log_expect(&p, "ar", "disposed from 8 threads at once");
         sk_disposable_release(r.target);
         gate_destroy(&r.go);
-        probe_destroy(&p);
+        char_log_destroy(&p);
     }
     expect_no_live_objects(0);
 }
@@ -182,74 +226,55 @@ Test(disposables, concurrent_dispose_runs_action_once, .timeout = SK_TEST_TIMEOU
 /* ------------------------------------------------------------------------ */
 
 Test(disposables, meta_set_disposes_previous, .timeout = SK_TEST_TIMEOUT) {
-    probe pa, pb;
-    probe_init(&pa);
-    probe_init(&pb);
+    char_log pa, pb;
+    char_log_init(&pa);
+    char_log_init(&pb);
     sk_disposable *meta = new_meta();
     sk_disposable *a = probe_disposable(&pa), *b = probe_disposable(&pb);
 
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, a));
-    expect_log(&pa, "", "a set");
+    char_log_expect(&pa, "", "a set");
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, b));
-    expect_log(&pa, "ar", "a replaced by b");
-    expect_log(&pb, "", "b set");
+    char_log_expect(&pa, "ar", "a replaced by b");
+    char_log_expect(&pb, "", "b set");
     /* The meta holds b: dropping our handle does not free it. */
     sk_disposable_release(b);
-    expect_log(&pb, "", "b's handle released");
+    char_log_expect(&pb, "", "b's handle released");
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, NULL));
-    expect_log(&pb, "ar", "slot emptied");
+    char_log_expect(&pb, "ar", "slot emptied");
 
     sk_disposable_dispose(meta);
     sk_disposable_dispose(meta);
-    expect_log(&pa, "ar", "meta disposed");
+    char_log_expect(&pa, "ar", "meta disposed");
     sk_disposable_release(a);
     sk_disposable_release(meta);
-    probe_destroy(&pa);
-    probe_destroy(&pb);
+    char_log_destroy(&pa);
+    char_log_destroy(&pb);
     expect_no_live_objects(0);
 }
 
 Test(disposables, meta_dispose_disposes_current, .timeout = SK_TEST_TIMEOUT) {
-    probe p;
-    probe_init(&p);
-    sk_disposable *meta = new_meta();
-    sk_disposable *a = probe_disposable(&p);
-    SK_OK_OR_FAIL(sk_disposable_meta_set(meta, a));
-    sk_disposable_release(a);
-    sk_disposable_dispose(meta);
-    expect_log(&p, "ar", "meta disposed");
-    sk_disposable_release(meta);
-    probe_destroy(&p);
-    expect_no_live_objects(0);
+    held h;
+    held_init(&h, new_meta(), meta_add);
+    sk_disposable_dispose(h.box);
+    char_log_expect(&h.log, "ar", "meta disposed");
+    held_finish(&h, "ar", "meta released");
 }
 
 Test(disposables, meta_set_after_dispose_disposes_at_once, .timeout = SK_TEST_TIMEOUT) {
-    probe p;
-    probe_init(&p);
     sk_disposable *meta = new_meta();
     sk_disposable_dispose(meta);
-    sk_disposable *late = probe_disposable(&p);
-    SK_OK_OR_FAIL(sk_disposable_meta_set(meta, late));
-    expect_log(&p, "ar", "set into a disposed meta");
+    expect_late_item_disposed(meta, meta_add, "set into a disposed meta");
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, NULL));
-    sk_disposable_release(late);
     sk_disposable_release(meta);
-    probe_destroy(&p);
     expect_no_live_objects(0);
 }
 
 Test(disposables, meta_releasing_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
-    probe p;
-    probe_init(&p);
-    sk_disposable *meta = new_meta();
-    sk_disposable *a = probe_disposable(&p);
-    SK_OK_OR_FAIL(sk_disposable_meta_set(meta, a));
-    sk_disposable_release(a);
-    sk_disposable_release(meta);
+    held h;
+    held_init(&h, new_meta(), meta_add);
     /* Releasing the meta frees what it held without disposing it. */
-    expect_log(&p, "r", "meta released");
-    probe_destroy(&p);
-    expect_no_live_objects(0);
+    held_finish(&h, "r", "meta released");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -257,65 +282,47 @@ Test(disposables, meta_releasing_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
 /* ------------------------------------------------------------------------ */
 
 Test(disposables, set_add_remove_dispose, .timeout = SK_TEST_TIMEOUT) {
-    probe pa, pb, pc;
-    probe_init(&pa);
-    probe_init(&pb);
-    probe_init(&pc);
+    probes t;
+    probes_init(&t);
+    sk_disposable *a = t.item[0], *b = t.item[1], *c = t.item[2];
     sk_disposable *set = new_set();
-    sk_disposable *a = probe_disposable(&pa), *b = probe_disposable(&pb), *c = probe_disposable(&pc);
     SK_OK_OR_FAIL(sk_disposable_set_add(set, a));
     SK_OK_OR_FAIL(sk_disposable_set_add(set, b));
     SK_OK_OR_FAIL(sk_disposable_set_add(set, c));
     SK_OK_OR_FAIL(sk_disposable_set_remove(set, a));
-    expect_log(&pa, "", "removed: not disposed");
+    char_log_expect(&t.log[0], "", "removed: not disposed");
     SK_OK_OR_FAIL(sk_disposable_set_remove(set, a)); /* absent: a no-op */
     sk_disposable_release(b);
     sk_disposable_release(c);
 
     sk_disposable_dispose(set);
-    expect_log(&pa, "", "removed before the set was disposed");
-    expect_log(&pb, "ar", "b disposed with the set");
-    expect_log(&pc, "ar", "c disposed with the set");
+    char_log_expect(&t.log[0], "", "removed before the set was disposed");
+    char_log_expect(&t.log[1], "ar", "b disposed with the set");
+    char_log_expect(&t.log[2], "ar", "c disposed with the set");
     sk_disposable_dispose(set);
-    expect_log(&pb, "ar", "set disposed twice");
+    char_log_expect(&t.log[1], "ar", "set disposed twice");
 
     /* The removed one is still ours and still works. */
     sk_disposable_dispose(a);
-    expect_log(&pa, "ar", "a disposed by hand");
+    char_log_expect(&t.log[0], "ar", "a disposed by hand");
     sk_disposable_release(a);
     sk_disposable_release(set);
-    probe_destroy(&pa);
-    probe_destroy(&pb);
-    probe_destroy(&pc);
-    expect_no_live_objects(0);
+    probes_finish(&t);
 }
 
 Test(disposables, set_add_after_dispose_disposes_at_once, .timeout = SK_TEST_TIMEOUT) {
-    probe p;
-    probe_init(&p);
     sk_disposable *set = new_set();
     sk_disposable_dispose(set);
-    sk_disposable *late = probe_disposable(&p);
-    SK_OK_OR_FAIL(sk_disposable_set_add(set, late));
-    expect_log(&p, "ar", "added to a disposed set");
-    sk_disposable_release(late);
+    expect_late_item_disposed(set, set_add, "added to a disposed set");
     sk_disposable_release(set);
-    probe_destroy(&p);
     expect_no_live_objects(0);
 }
 
 Test(disposables, set_released_frees_members_without_dispose, .timeout = SK_TEST_TIMEOUT) {
-    probe p;
-    probe_init(&p);
-    sk_disposable *set = new_set();
-    sk_disposable *a = probe_disposable(&p);
-    SK_OK_OR_FAIL(sk_disposable_set_add(set, a));
-    sk_disposable_release(a);
-    expect_log(&p, "", "held by the set");
-    sk_disposable_release(set);
-    expect_log(&p, "r", "set released");
-    probe_destroy(&p);
-    expect_no_live_objects(0);
+    held h;
+    held_init(&h, new_set(), set_add);
+    char_log_expect(&h.log, "", "held by the set");
+    held_finish(&h, "r", "set released");
 }
 
 /* An action that disposes the set that contains it (re-entrancy). */
@@ -324,8 +331,8 @@ static void dispose_the_set(void *ctx) {
 }
 
 Test(disposables, member_disposing_its_set_from_its_action, .timeout = SK_TEST_TIMEOUT) {
-    probe p;
-    probe_init(&p);
+    char_log p;
+    char_log_init(&p);
     sk_disposable *set = new_set();
     sk_disposable *reentrant = NULL;
     SK_OK_OR_FAIL(sk_disposable_action(&reentrant, dispose_the_set, set, NULL));
@@ -333,11 +340,11 @@ Test(disposables, member_disposing_its_set_from_its_action, .timeout = SK_TEST_T
     SK_OK_OR_FAIL(sk_disposable_set_add(set, reentrant));
     SK_OK_OR_FAIL(sk_disposable_set_add(set, other));
     sk_disposable_dispose(set);
-    expect_log(&p, "ar", "sibling disposed");
+    char_log_expect(&p, "ar", "sibling disposed");
     sk_disposable_release(reentrant);
     sk_disposable_release(other);
     sk_disposable_release(set);
-    probe_destroy(&p);
+    char_log_destroy(&p);
     expect_no_live_objects(0);
 }
 
@@ -346,42 +353,32 @@ Test(disposables, member_disposing_its_set_from_its_action, .timeout = SK_TEST_T
 /* ------------------------------------------------------------------------ */
 
 Test(disposables, dict_per_key, .timeout = SK_TEST_TIMEOUT) {
-    probe pa, pa2, pb, pc;
-    probe_init(&pa);
-    probe_init(&pa2);
-    probe_init(&pb);
-    probe_init(&pc);
+    probes t;
+    probes_init(&t);
+    sk_disposable *a = t.item[0], *a2 = t.item[1], *b = t.item[2];
     sk_disposable *dict = new_dict();
-    sk_disposable *a = probe_disposable(&pa), *a2 = probe_disposable(&pa2), *b = probe_disposable(&pb);
 
     char key[8] = "alpha";
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, key, a));
     memcpy(key, "zzzzz", 5); /* the key was copied */
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "beta", b));
-    expect_log(&pa, "", "a set");
+    char_log_expect(&t.log[0], "", "a set");
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "alpha", a2));
-    expect_log(&pa, "ar", "alpha replaced");
-    expect_log(&pb, "", "other key untouched");
+    char_log_expect(&t.log[0], "ar", "alpha replaced");
+    char_log_expect(&t.log[2], "", "other key untouched");
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "beta", NULL));
-    expect_log(&pb, "ar", "beta cleared");
+    char_log_expect(&t.log[2], "ar", "beta cleared");
     SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "nothing", NULL)); /* clearing an absent key */
 
     sk_disposable_dispose(dict);
-    expect_log(&pa2, "ar", "dict disposed");
-    sk_disposable *c = probe_disposable(&pc);
-    SK_OK_OR_FAIL(sk_disposable_dict_set(dict, "gamma", c));
-    expect_log(&pc, "ar", "set into a disposed dict");
+    char_log_expect(&t.log[1], "ar", "dict disposed");
+    expect_late_item_disposed(dict, dict_add, "set into a disposed dict");
 
     sk_disposable_release(a);
     sk_disposable_release(a2);
     sk_disposable_release(b);
-    sk_disposable_release(c);
     sk_disposable_release(dict);
-    probe_destroy(&pa);
-    probe_destroy(&pa2);
-    probe_destroy(&pb);
-    probe_destroy(&pc);
-    expect_no_live_objects(0);
+    probes_finish(&t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -392,8 +389,8 @@ Test(disposables, containers_null_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_disposable_meta(NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_disposable_set(NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_disposable_dict(NULL), SK_ERR_NULL_ARGUMENT);
-    probe p;
-    probe_init(&p);
+    char_log p;
+    char_log_init(&p);
     sk_disposable *a = probe_disposable(&p);
     cr_assert_eq(sk_disposable_meta_set(NULL, a), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_disposable_set_add(NULL, a), SK_ERR_NULL_ARGUMENT);
@@ -405,22 +402,18 @@ Test(disposables, containers_null_arguments, .timeout = SK_TEST_TIMEOUT) {
     /* Failed calls neither disposed nor kept it. */
     sk_disposable_dispose(set);
     sk_disposable_dispose(dict);
-    expect_log(&p, "", "after failed calls");
-    sk_disposable_release(a);
-    expect_log(&p, "r", "released");
+    char_log_expect(&p, "", "after failed calls");
     sk_disposable_release(set);
     sk_disposable_release(dict);
-    probe_destroy(&p);
-    expect_no_live_objects(0);
+    release_and_finish(a, &p, "r", "released");
 }
 
 Test(disposables, wrong_kind_handles, .timeout = SK_TEST_TIMEOUT) {
-    probe p;
-    probe_init(&p);
+    char_log p;
+    char_log_init(&p);
     sk_disposable *meta = new_meta(), *set = new_set(), *dict = new_dict();
     sk_disposable *action = probe_disposable(&p);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     sk_disposable *not_a_disposable = (sk_disposable *)(void *)signal;
 
     /* A container of another kind. */
@@ -450,21 +443,21 @@ Test(disposables, wrong_kind_handles, .timeout = SK_TEST_TIMEOUT) {
     sk_disposable_dispose(meta);
     sk_disposable_dispose(set);
     sk_disposable_dispose(dict);
-    expect_log(&p, "", "after wrong-kind calls");
+    char_log_expect(&p, "", "after wrong-kind calls");
 
     sk_disposable_release(action);
     sk_disposable_release(meta);
     sk_disposable_release(set);
     sk_disposable_release(dict);
     sk_signal_release(signal);
-    probe_destroy(&p);
+    char_log_destroy(&p);
     expect_no_live_objects(0);
 }
 
 Test(disposables, containers_nest, .timeout = SK_TEST_TIMEOUT) {
-    probe p1, p2;
-    probe_init(&p1);
-    probe_init(&p2);
+    char_log p1, p2;
+    char_log_init(&p1);
+    char_log_init(&p2);
     sk_disposable *outer = new_set(), *meta = new_meta(), *dict = new_dict();
     sk_disposable *d1 = probe_disposable(&p1), *d2 = probe_disposable(&p2);
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, d1));
@@ -476,11 +469,11 @@ Test(disposables, containers_nest, .timeout = SK_TEST_TIMEOUT) {
     sk_disposable_release(meta);
     sk_disposable_release(dict);
     sk_disposable_dispose(outer);
-    expect_log(&p1, "ar", "meta inside the set");
-    expect_log(&p2, "ar", "dict inside the set");
+    char_log_expect(&p1, "ar", "meta inside the set");
+    char_log_expect(&p2, "ar", "dict inside the set");
     sk_disposable_release(outer);
-    probe_destroy(&p1);
-    probe_destroy(&p2);
+    char_log_destroy(&p1);
+    char_log_destroy(&p2);
     expect_no_live_objects(0);
 }
 

@@ -58,8 +58,7 @@ Test(errors, no_error_yet_is_empty, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(errors, message_names_function_and_argument, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     sk_signal *out = (sk_signal *)&out; /* must be overwritten with NULL */
     cr_assert_eq(sk_signal_map(&out, never, NULL, NULL, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_null(out);

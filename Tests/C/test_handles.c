@@ -20,8 +20,7 @@ static void expect_released(int status, const char *function) {
 
 Test(handles, off_by_default_and_switchable_only_when_nothing_lives, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_not(sk_handle_checking());
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     cr_assert_eq(sk_set_handle_checking(true), SK_ERR_BUSY);
     cr_assert_not(sk_handle_checking());
     cr_assert(strstr(sk_last_error_message(), "sk_set_handle_checking") != NULL);
@@ -36,8 +35,7 @@ Test(handles, off_by_default_and_switchable_only_when_nothing_lives, .timeout = 
 
 Test(handles, released_signal_is_reported_everywhere, .timeout = SK_TEST_TIMEOUT) {
     checking_on();
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     sk_signal_release(signal);
     cr_assert_eq(sk_live_objects(), 0);
 
@@ -70,8 +68,7 @@ Test(handles, released_pipe_subscriber_disposable_queue, .timeout = SK_TEST_TIME
     expect_released(sk_pipe_put(pipe, &v), "sk_pipe_put");
 
     manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
+    sk_signal *signal = manual_init_signal(&source);
     sk_disposable *d = NULL;
     sk_observer nothing = { 0 };
     SK_OK_OR_FAIL(sk_signal_start(&d, signal, &nothing));
@@ -87,8 +84,7 @@ Test(handles, released_pipe_subscriber_disposable_queue, .timeout = SK_TEST_TIME
     cr_assert(counter_wait(&source.ctx_released, 1, SK_WAIT_SECONDS));
     manual_destroy(&source);
 
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&queue, NULL));
+    sk_queue *queue = host_queue(NULL);
     sk_queue_release(queue);
     counter c;
     counter_init(&c);

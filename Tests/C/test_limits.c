@@ -33,8 +33,7 @@ static void pair_release(void *ctx) {
  * time that never comes, and disposing or releasing it frees everything. */
 Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TEST_TIMEOUT) {
     const double durations[] = { 1e9, 1e18, 1e300, INFINITY };
-    sk_queue *serial = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&serial, "test.limits"));
+    sk_queue *serial = serial_queue("test.limits");
     for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
         double seconds = durations[i];
         counter ran, released;
@@ -52,8 +51,7 @@ Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TE
         SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
         sk_signal *timed[5] = { NULL, NULL, NULL, NULL, NULL };
         SK_OK_OR_FAIL(sk_signal_delay(&timed[0], source, seconds, serial));
-        sk_signal *alternate = NULL;
-        SK_OK_OR_FAIL(sk_signal_complete(&alternate));
+        sk_signal *alternate = made_signal(sk_signal_complete);
         SK_OK_OR_FAIL(sk_signal_timeout(&timed[1], source, seconds, serial, alternate));
         sk_signal_release(alternate);
         SK_OK_OR_FAIL(sk_signal_debounce(&timed[2], source, seconds, serial));
@@ -197,8 +195,7 @@ Test(limits, timed_pipelines_abandoned_with_timers_pending, .timeout = SK_TEST_T
             switch (k) {
             case 0: SK_OK_OR_FAIL(sk_signal_delay(&timed, source, 3600, serial)); break;
             case 1: {
-                sk_signal *alternate = NULL;
-                SK_OK_OR_FAIL(sk_signal_complete(&alternate));
+                sk_signal *alternate = made_signal(sk_signal_complete);
                 SK_OK_OR_FAIL(sk_signal_timeout(&timed, source, 3600, serial, alternate));
                 sk_signal_release(alternate);
                 break;
@@ -358,8 +355,7 @@ static sk_disposable *relay_generator(void *ctx, sk_subscriber *subscriber) {
 }
 
 Test(limits, custom_operators_count_toward_the_pipeline_depth, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     counter released;
     counter_init(&released);
     int built = 1;

@@ -54,8 +54,7 @@ static void report_failure(const mcase *c, uint64_t seed, const mtext *report) {
                  "Case: %s\n  script: %s\n%s"
                  "Shrunk: %s\n  script: %s\n%s"
                  "Regression test for Tests/C/test_model.c:\n"
-                 "Test(model, shrunk_from_seed_%" PRIu64 ", .timeout = SK_TEST_TIMEOUT) {\n"
-                 "    expect_agreement(\"%s\",\n                     \"%s\");\n}\n",
+                 "AGREEMENT_TEST(shrunk_from_seed_%" PRIu64 ",\n               \"%s\", \"%s\")\n",
                  seed, seed, pipeline, script, report->s != NULL ? report->s : "", shrunk_pipeline, shrunk_script,
                  shrunk_report.s != NULL ? shrunk_report.s : "", seed, shrunk_pipeline, shrunk_script);
     free(pipeline);
@@ -132,6 +131,23 @@ static void expect_open_bug(int bug, const char *name, const char *pipeline, con
                  pipeline, script);
 }
 
+/* expect_agreement on each of the `count` cases of `cases`, given as
+ * pipeline, script, pipeline, script... */
+static void expect_agreements(const char *const *cases, size_t count) {
+    cr_assert_eq(count % 2, 0, "a pipeline without its script");
+    for (size_t i = 0; i + 1 < count; i += 2) {
+        expect_agreement(cases[i], cases[i + 1]);
+    }
+}
+
+/* A regression test, a row each: its name, then one or more cases as
+ * pipeline, script pairs that the library and the model must agree on. */
+#define AGREEMENT_TEST(name, ...)                                              \
+    Test(model, name, .timeout = SK_TEST_TIMEOUT) {                            \
+        static const char *const cases[] = { __VA_ARGS__ };                    \
+        expect_agreements(cases, sizeof cases / sizeof cases[0]);              \
+    }
+
 /* ------------------------------------------------------------------------ */
 /* The tester itself                                                          */
 /* ------------------------------------------------------------------------ */
@@ -196,71 +212,56 @@ Test(model, shrinker_reduces_a_failing_case, .timeout = SK_TEST_TIMEOUT) {
 /* Semantics the model relies on                                             */
 /* ------------------------------------------------------------------------ */
 
-Test(model, take_completes_right_after_the_nth_value, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("take(2, pipe(0))", "put(0, 1) put(0, 2) put(0, 3)");
-}
+AGREEMENT_TEST(take_completes_right_after_the_nth_value, "take(2, pipe(0))", "put(0, 1) put(0, 2) put(0, 3)")
 
-Test(model, take_stops_a_synchronous_restart, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("take(3, restart(just([1, 2])))", "");
-    expect_agreement("take(2, restart_if_error(fail([5], 1)))", "");
-}
+AGREEMENT_TEST(take_stops_a_synchronous_restart,
+               "take(3, restart(just([1, 2])))", "",
+               "take(2, restart_if_error(fail([5], 1)))", "")
 
-Test(model, then_runs_the_second_after_the_first, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("then(take(1, pipe(0)), merge([just([7]), pipe(0)]))", "put(0, 1) put(0, 2)");
-}
+AGREEMENT_TEST(then_runs_the_second_after_the_first,
+               "then(take(1, pipe(0)), merge([just([7]), pipe(0)]))", "put(0, 1) put(0, 2)")
 
-Test(model, an_error_ends_everything, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("combine([pipe(0), subject(0)])", "put(0, 1) send(0, 2) fail(0, 4) put(0, 3)");
-}
+AGREEMENT_TEST(an_error_ends_everything, "combine([pipe(0), subject(0)])", "put(0, 1) send(0, 2) fail(0, 4) put(0, 3)")
 
-Test(model, last_of_nothing_is_nil, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("last(just([]))", "");
-    expect_agreement("last(subject(0))", "send(0, 1) send(0, 2) complete(0)");
-}
+AGREEMENT_TEST(last_of_nothing_is_nil,
+               "last(just([]))", "",
+               "last(subject(0))", "send(0, 1) send(0, 2) complete(0)")
 
-Test(model, distinct_compares_with_the_previous_value, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("distinct(pipe(0))", "put(0, 1) put(0, 1) put(0, 2) put(0, 1)");
-}
+AGREEMENT_TEST(distinct_compares_with_the_previous_value,
+               "distinct(pipe(0))", "put(0, 1) put(0, 1) put(0, 2) put(0, 1)")
 
-Test(model, switch_to_latest_over_signal_values, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("meta(switch_to_latest, pipe(0), merge([just([10]), pipe(1)]))",
-                     "put(0, 1) put(1, 5) put(0, 2) put(1, 6)");
-    expect_agreement("meta(queue, pipe(0), take(1, pipe(1)))", "put(0, 1) put(0, 2) put(1, 5) put(1, 6)");
-    expect_agreement("meta(throttled, pipe(0), take(1, pipe(1)))", "put(0, 1) put(0, 2) put(0, 3) put(1, 5) put(1, 6)");
-}
+AGREEMENT_TEST(switch_to_latest_over_signal_values,
+               "meta(switch_to_latest, pipe(0), merge([just([10]), pipe(1)]))", "put(0, 1) put(1, 5) put(0, 2) put(1, 6)",
+               "meta(queue, pipe(0), take(1, pipe(1)))", "put(0, 1) put(0, 2) put(1, 5) put(1, 6)",
+               "meta(throttled, pipe(0), take(1, pipe(1)))", "put(0, 1) put(0, 2) put(0, 3) put(1, 5) put(1, 6)")
 
-Test(model, a_pipe_delivers_to_a_snapshot_in_subscription_order, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("merge([then(take(1, pipe(0)), pipe(0)), map(double, pipe(0))])", "put(0, 1) put(0, 2)");
-}
+AGREEMENT_TEST(a_pipe_delivers_to_a_snapshot_in_subscription_order,
+               "merge([then(take(1, pipe(0)), pipe(0)), map(double, pipe(0))])", "put(0, 1) put(0, 2)")
 
 /* Pipe 2 replays: a new subscriber gets the latest value at once, even
  * during the pipe's own delivery; a value put during that replay reaches the
  * new subscriber right after it. */
-Test(model, replaying_pipe, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("then(take(1, pipe(2)), take(2, pipe(2)))", "put(2, 1) put(2, 2)");
-    expect_agreement("then(ignore(take(1, pipe(0))), merge([pipe(2), pipe(2)]))", "put(2, 5) put_on_next(2, 7) put(0, 1)");
-}
+AGREEMENT_TEST(replaying_pipe,
+               "then(take(1, pipe(2)), take(2, pipe(2)))", "put(2, 1) put(2, 2)",
+               "then(ignore(take(1, pipe(0))), merge([pipe(2), pipe(2)]))", "put(2, 5) put_on_next(2, 7) put(0, 1)")
 
-Test(model, dispose_and_put_inside_a_callback, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("merge([pipe(0), pipe(0), pipe(0)])", "dispose_on_next put(0, 1) put(0, 2)");
-    expect_agreement("merge([pipe(0), map(increment, pipe(0))])", "put_on_next(0, 7) put(0, 1) put(0, 2)");
-}
+AGREEMENT_TEST(dispose_and_put_inside_a_callback,
+               "merge([pipe(0), pipe(0), pipe(0)])", "dispose_on_next put(0, 1) put(0, 2)",
+               "merge([pipe(0), map(increment, pipe(0))])", "put_on_next(0, 7) put(0, 1) put(0, 2)")
 
 /* An inner signal of map_to_signal replaced while it was still starting (by
  * a value it emitted): the rest of what it emits is dropped. (Found in the
  * Swift tester, where the model had it wrong.) */
-Test(model, an_inner_signal_replaced_while_starting_is_dropped, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("meta(map_to_signal, subject(1), just([0, 0]))", "send_on_next(1, 0) send(1, 0)");
-}
+AGREEMENT_TEST(an_inner_signal_replaced_while_starting_is_dropped,
+               "meta(map_to_signal, subject(1), just([0, 0]))", "send_on_next(1, 0) send(1, 0)")
 
 /* take(n) completes once every value it admitted has been delivered: when
  * the n-th arrives from inside the callback of an earlier one, the
  * completion waits until that earlier delivery is over (here the inner
  * take(2) completes only after the outer take(1) has, and restart does not
  * start again). (The model had it wrong.) Seed 29385, shrunk. */
-Test(model, take_completes_once_every_admitted_value_was_delivered, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("take(1, restart(take(2, subject(0))))", "send_on_next(0, 0) send(0, 0)");
-}
+AGREEMENT_TEST(take_completes_once_every_admitted_value_was_delivered,
+               "take(1, restart(take(2, subject(0))))", "send_on_next(0, 0) send(0, 0)")
 
 /* ------------------------------------------------------------------------ */
 /* Open library bugs (see Tests/common/model_oracle.h)                       */
@@ -271,10 +272,9 @@ Test(model, take_completes_once_every_admitted_value_was_delivered, .timeout = S
  * (here map's context, released only when the pipe goes), or in the
  * subject. (Over a bare pipe, the observer is released all the same, and
  * only the pipe's memory shows the leak.) */
-Test(model, restart_if_error_over_a_pipe_is_disposed, .timeout = SK_TEST_TIMEOUT) {
-    expect_agreement("restart_if_error(map(increment, pipe(0)))", "put(0, 1)");
-    expect_agreement("restart_if_error(restart_if_error(subject(0)))", "");
-}
+AGREEMENT_TEST(restart_if_error_over_a_pipe_is_disposed,
+               "restart_if_error(map(increment, pipe(0)))", "put(0, 1)",
+               "restart_if_error(restart_if_error(subject(0)))", "")
 
 /* After the subscription ended during its start (take_until or take
  * completed, an error reached it), then and merge still start (and at once

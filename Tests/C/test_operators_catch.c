@@ -24,15 +24,13 @@ static void catcher_init(catcher *c) {
     memset(c, 0, sizeof *c);
     manual_init(&c->inners[0]);
     manual_init(&c->inners[1]);
-    counter_init(&c->calls);
-    counter_init(&c->released);
+    counters_init(2, &c->calls, &c->released);
 }
 
 static void catcher_destroy(catcher *c) {
     manual_destroy(&c->inners[0]);
     manual_destroy(&c->inners[1]);
-    counter_destroy(&c->calls);
-    counter_destroy(&c->released);
+    counters_destroy(2, &c->calls, &c->released);
     sk_value_release(&c->last_error);
 }
 
@@ -56,34 +54,37 @@ static sk_signal *catch_error(void *ctx, const sk_value *error) {
     return sk_signal_retain(c->replacement);
 }
 
+/* Catch with `c` (initialised here; `release` its release) over the
+ * pipeline's upstream, started (pipeline_init, pipeline_start). The caller
+ * ends with pipeline_finish and catcher_destroy. */
+static void catch_start(pipeline *p, catcher *c, sk_release_fn release) {
+    pipeline_init(p);
+    catcher_init(c);
+    SK_OK_OR_FAIL(sk_signal_catch(&p->op, p->upstream, catch_error, c, release));
+    pipeline_start(p);
+}
+
 Test(operators_catch, catch_continues_with_the_returned_signal, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    manual_init(&s);
+    pipeline p;
     catcher c;
-    catcher_init(&c);
-    sk_signal *source = manual_signal(&s);
-    sk_signal *caught = NULL;
-    SK_OK_OR_FAIL(sk_signal_catch(&caught, source, catch_error, &c, catcher_release));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, caught);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    catch_start(&p, &c, catcher_release);
+    sk_subscriber *upstream = pipeline_subscriber(&p);
+    subscriber_put_int(upstream, 1);
     sk_value error = int_value(0);
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(upstream, &error));
     cr_assert_eq(counter_get(&c.calls), 1);
     cr_assert(sk_value_equal(&c.last_error, &error), "fn received the error");
-    cr_assert_eq(counter_get(&s.disposed), 1, "the failed upstream is disposed");
+    cr_assert_eq(counter_get(&p.source.disposed), 1, "the failed upstream is disposed");
     cr_assert_eq(counter_get(&c.inners[0].starts), 1);
     subscriber_put_int(manual_subscriber(&c.inners[0], 0), 2);
     subscriber_put_int(manual_subscriber(&c.inners[0], 0), 3);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&c.inners[0], 0)));
     const int64_t expected[] = { 1, 2, 3 };
-    recorder_expect(&r, "nnncr", expected, 3);
-    recorder_finish(&r, d);
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    pipeline_stop(&p);
     cr_assert_eq(counter_get(&c.released), 0);
-    sk_signal_release(caught);
+    pipeline_finish(&p);
     cr_assert_eq(counter_get(&c.released), 1, "the release ran %d times", counter_get(&c.released));
-    sk_signal_release(source);
-    manual_destroy(&s);
     catcher_destroy(&c);
     expect_no_live_objects(0);
 }
@@ -97,19 +98,15 @@ Test(operators_catch, catch_null_completes_and_second_error_passes, .timeout = S
     /* NULL from fn: the result completes at once. */
     SK_OK_OR_FAIL(sk_signal_fail(&failing, &minus_one));
     SK_OK_OR_FAIL(sk_signal_catch(&caught, failing, catch_error, &c, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, caught);
-    recorder_expect(&r, "cr", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(caught);
+    expect_signal_log(caught, "cr", NULL, 0);
     sk_signal_release(failing);
 
     /* The error of the returned signal passes through. */
     SK_OK_OR_FAIL(sk_signal_fail(&failing, &minus_two));
     SK_OK_OR_FAIL(sk_signal_catch(&caught, failing, catch_error, &c, NULL));
-    d = recorder_start(&r, caught);
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &inner_error));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, caught);
+    recorder_expect_error(&r, &inner_error);
     recorder_finish(&r, d);
     sk_signal_release(caught);
     sk_signal_release(failing);
@@ -118,11 +115,8 @@ Test(operators_catch, catch_null_completes_and_second_error_passes, .timeout = S
     const int64_t input[] = { 4, 5 };
     sk_signal *ints = ints_signal(input, 2);
     SK_OK_OR_FAIL(sk_signal_catch(&caught, ints, catch_error, &c, NULL));
-    d = recorder_start(&r, caught);
-    recorder_expect(&r, "nncr", input, 2);
-    recorder_finish(&r, d);
+    expect_signal_log(caught, "nncr", input, 2);
     cr_assert_eq(counter_get(&c.calls), 2);
-    sk_signal_release(caught);
     sk_signal_release(ints);
 
     sk_signal_release(c.replacement);
@@ -160,9 +154,7 @@ Test(operators_catch, catch_non_signal_handle_is_an_error, .timeout = SK_TEST_TI
 
 Test(operators_catch, restart_on_each_completion_until_disposed, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_restart(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_restart);
     for (size_t i = 0; i < 3; i++) {
         cr_assert_eq(counter_get(&p.source.starts), (int)i + 1);
         subscriber_put_int(manual_subscriber(&p.source, i), (int64_t)i);
@@ -181,14 +173,11 @@ Test(operators_catch, restart_on_each_completion_until_disposed, .timeout = SK_T
 
 Test(operators_catch, restart_error_ends_the_loop, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_restart(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_restart);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
     sk_value error = string_value("stop");
     SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&p.source, 1), &error));
-    recorder_expect(&p.r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&p.r, 0)->value, &error));
+    recorder_expect_error(&p.r, &error);
     cr_assert_eq(counter_get(&p.source.starts), 2, "not p.op after the error");
     sk_value_release(&error);
     pipeline_finish(&p);
@@ -196,58 +185,36 @@ Test(operators_catch, restart_error_ends_the_loop, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(operators_catch, restart_loops_synchronously_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
-    countdown c;
-    countdown_init(&c, LOOPS, false);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *restarted = NULL;
-    SK_OK_OR_FAIL(sk_signal_restart(&restarted, source));
-    recorder r;
-    recorder_init(&r);
-    loop_run run = { restarted, &r, NULL };
-    run_on_small_stack(start_loop, &run);
-    cr_assert_eq(countdown_starts(&c), LOOPS + 1);
-    cr_assert_eq(recorder_nexts(&r), LOOPS);
+    countdown_run t;
+    countdown_run_loop(&t, false, sk_signal_restart);
+    cr_assert_eq(recorder_nexts(&t.r), LOOPS);
     int64_t values[REC_MAX_EVENTS];
-    size_t n = recorder_ints(&r, values, REC_MAX_EVENTS);
+    size_t n = recorder_ints(&t.r, values, REC_MAX_EVENTS);
     for (size_t i = 0; i < n; i++) {
         cr_assert_eq(values[i], (int64_t)i + 1, "value %zu is %lld", i, (long long)values[i]);
     }
     sk_value error = int_value(-1);
-    SK_OK_OR_FAIL(sk_subscriber_put_error(c.held, &error));
-    cr_assert_eq(r.errors, 1);
-    cr_assert_eq(r.completions, 0);
-    cr_assert(recorder_wait_release(&r));
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    recorder_finish(&r, run.d);
-    sk_signal_release(restarted);
-    sk_signal_release(source);
-    cr_assert_eq(counter_get(&c.released), 1);
-    countdown_destroy(&c);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(t.c.held, &error));
+    cr_assert_eq(t.r.errors, 1);
+    cr_assert_eq(t.r.completions, 0);
+    cr_assert(recorder_wait_release(&t.r));
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
+    countdown_run_finish(&t);
+    cr_assert_eq(t.released_at_finish, 1);
     expect_no_live_objects(0);
 }
 
 Test(operators_catch, restart_if_error_loops_synchronously_and_passes_completion, .timeout = SK_TEST_TIMEOUT) {
-    countdown c;
-    countdown_init(&c, LOOPS, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *restarted = NULL;
-    SK_OK_OR_FAIL(sk_signal_restart_if_error(&restarted, source));
-    recorder r;
-    recorder_init(&r);
-    loop_run run = { restarted, &r, NULL };
-    run_on_small_stack(start_loop, &run);
-    cr_assert_eq(countdown_starts(&c), LOOPS + 1);
-    cr_assert_eq(recorder_nexts(&r), LOOPS);
-    cr_assert_eq(r.errors, 0, "errors never pass");
-    subscriber_put_int(c.held, 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(c.held));
-    cr_assert_eq(r.completions, 1);
-    cr_assert_eq(recorder_nexts(&r), LOOPS + 1);
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    recorder_finish(&r, run.d);
-    sk_signal_release(restarted);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    countdown_run t;
+    countdown_run_loop(&t, true, sk_signal_restart_if_error);
+    cr_assert_eq(recorder_nexts(&t.r), LOOPS);
+    cr_assert_eq(t.r.errors, 0, "errors never pass");
+    subscriber_put_int(t.c.held, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(t.c.held));
+    cr_assert_eq(t.r.completions, 1);
+    cr_assert_eq(recorder_nexts(&t.r), LOOPS + 1);
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
+    countdown_run_finish(&t);
     expect_no_live_objects(0);
 }
 
@@ -324,103 +291,75 @@ Test(operators_catch, synchronous_loops_stop_when_a_downstream_take_completes, .
 /* Retry                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* Retry (its delays `delay` and `max_delay`, on `queue`) over a countdown
+ * whose first `limit` starts fail, started on this thread; the caller ends
+ * with countdown_run_finish and releases `queue`. */
+static void retry_start(countdown_run *t, int limit, double delay, double max_delay, sk_queue *queue) {
+    countdown_run_init(t, limit, true);
+    SK_OK_OR_FAIL(sk_signal_retry(&t->op, t->source, delay, max_delay, queue));
+    countdown_run_start(t);
+}
+
 Test(operators_catch, retry_restarts_on_its_queue_after_errors, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry"));
-    countdown c;
-    countdown_init(&c, 3, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *retried = NULL;
-    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0.001, 0.002, queue));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, retried);
-    cr_assert(counter_wait(&c.start_count, 4, SK_WAIT_SECONDS), "not retried 3 times");
+    sk_queue *queue = serial_queue("test.retry");
+    countdown_run t;
+    retry_start(&t, 3, 0.001, 0.002, queue);
+    cr_assert(counter_wait(&t.c.start_count, 4, SK_WAIT_SECONDS), "not retried 3 times");
     flush_queue(queue);
-    cr_assert_eq(recorder_nexts(&r), 3);
+    cr_assert_eq(recorder_nexts(&t.r), 3);
     const int64_t expected[] = { 1, 2, 3 };
-    recorder_expect(&r, "nnn", expected, 3); /* errors never pass */
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(c.held));
-    recorder_expect(&r, "nnncr", expected, 3);
-    recorder_finish(&r, d);
-    sk_signal_release(retried);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    recorder_expect(&t.r, "nnn", expected, 3); /* errors never pass */
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(t.c.held));
+    recorder_expect(&t.r, "nnncr", expected, 3);
+    countdown_run_finish(&t);
     expect_no_live_objects(1, queue);
 }
 
 Test(operators_catch, retry_starts_again_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.retry.host"));
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
-    countdown c;
-    countdown_init(&c, 1, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *retried = NULL;
-    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0, 0, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, retried);
-    cr_assert_eq(countdown_starts(&c), 1);
+    sk_queue *host = host_queue("test.retry.host");
+    int fd = host_queue_fd(host);
+    countdown_run t;
+    retry_start(&t, 1, 0, 0, host);
+    cr_assert_eq(countdown_starts(&t.c), 1);
     /* The retry waits for this thread to drain the host queue. */
     cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "no retry scheduled");
-    cr_assert_eq(countdown_starts(&c), 1);
-    c.expected_queue = host;
+    cr_assert_eq(countdown_starts(&t.c), 1);
+    t.c.expected_queue = host;
     SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
-    cr_assert_eq(countdown_starts(&c), 2);
-    cr_assert_eq(c.off_queue, 0, "the retry did not start on the queue");
-    const int64_t expected[] = { 1 };
-    recorder_expect(&r, "n", expected, 1);
-    recorder_finish(&r, d);
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    sk_signal_release(retried);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    cr_assert_eq(countdown_starts(&t.c), 2);
+    cr_assert_eq(t.c.off_queue, 0, "the retry did not start on the queue");
+    recorder_expect_one(&t.r, "n", 1);
+    countdown_run_stop(&t);
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
+    countdown_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_catch, retry_dispose_cancels_pending_retry, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
-    countdown c;
-    countdown_init(&c, 1, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *retried = NULL;
-    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0, 0, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, retried);
+    sk_queue *host = host_queue(NULL);
+    int fd = host_queue_fd(host);
+    countdown_run t;
+    retry_start(&t, 1, 0, 0, host);
     cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "no retry scheduled");
-    sk_disposable_dispose(d);
+    sk_disposable_dispose(t.d);
     flush_queue(host);
-    cr_assert_eq(countdown_starts(&c), 1, "restarted after the dispose");
-    recorder_expect(&r, "nr", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(retried);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    cr_assert_eq(countdown_starts(&t.c), 1, "restarted after the dispose");
+    recorder_expect(&t.r, "nr", NULL, 0);
+    countdown_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_catch, retry_many_times, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.retry.many"));
-    countdown c;
-    countdown_init(&c, LOOPS, true);
-    sk_signal *source = countdown_signal_counted(&c);
-    sk_signal *retried = NULL;
-    SK_OK_OR_FAIL(sk_signal_retry(&retried, source, 0, 0, queue));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, retried);
-    cr_assert(counter_wait(&c.start_count, LOOPS + 1, SK_WAIT_SECONDS), "%d starts", countdown_starts(&c));
+    sk_queue *queue = serial_queue("test.retry.many");
+    countdown_run t;
+    retry_start(&t, LOOPS, 0, 0, queue);
+    cr_assert(counter_wait(&t.c.start_count, LOOPS + 1, SK_WAIT_SECONDS), "%d starts", countdown_starts(&t.c));
     flush_queue(queue);
-    cr_assert_eq(recorder_nexts(&r), LOOPS);
-    cr_assert_eq(r.errors, 0);
-    recorder_finish(&r, d);
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    sk_signal_release(retried);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    cr_assert_eq(recorder_nexts(&t.r), LOOPS);
+    cr_assert_eq(t.r.errors, 0);
+    countdown_run_stop(&t);
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
+    countdown_run_finish(&t);
     expect_no_live_objects(1, queue);
 }
 
@@ -444,8 +383,7 @@ static sk_signal *catch_operator(int which, sk_signal *source, manual_source *s,
     case 2: *name = "restart_if_error"; SK_OK_OR_FAIL(sk_signal_restart_if_error(&out, source)); break;
     case 3: {
         *name = "retry";
-        sk_queue *queue = NULL;
-        SK_OK_OR_FAIL(sk_queue_create(&queue, NULL));
+        sk_queue *queue = serial_queue(NULL);
         SK_OK_OR_FAIL(sk_signal_retry(&out, source, 0, 0, queue));
         sk_queue_release(queue);
         break;
@@ -460,11 +398,8 @@ Test(operators_catch, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_T
 
     /* Catch, after switching: the returned signal is disposed. */
     pipeline p;
-    pipeline_init(&p);
     catcher c;
-    catcher_init(&c);
-    SK_OK_OR_FAIL(sk_signal_catch(&p.op, p.upstream, catch_error, &c, NULL));
-    pipeline_start(&p);
+    catch_start(&p, &c, NULL);
     sk_value one = int_value(1);
     SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber(&p), &one));
     cr_assert_eq(counter_get(&c.inners[1].starts), 1);
@@ -476,30 +411,24 @@ Test(operators_catch, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_T
     expect_no_live_objects(0);
 }
 
-static sk_signal *catching_nothing(sk_signal *source, void *ctx, sk_release_fn release) {
-    sk_signal *out = NULL;
-    SK_OK_OR_FAIL(sk_signal_catch(&out, source, catch_nothing, ctx, release));
-    return out;
+/* sk_signal_catch for the callback operator checks. */
+static int catch_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_catch(out, signal, with_callback ? catch_nothing : NULL, ctx, release);
 }
 
 /* The release runs after the signal and its subscriptions are gone, also
  * when the source still holds its subscriber. */
 Test(operators_catch, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
-    expect_release_after_the_subscription("catch", catching_nothing);
+    expect_release_after_the_subscription("catch", catch_call);
     expect_no_live_objects(0);
 }
 
 Test(operators_catch, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
     bad_args args;
     bad_args_init(&args);
+    expect_callback_argument_errors("catch", catch_call, &args);
     sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
     sk_queue *queue = host_queue(NULL), *not_queue = args.not_queue;
-    counter *released = &args.released;
-
-    EXPECT_FAILURE_NULL_OUT(sk_signal_catch(NULL, never, catch_nothing, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_catch(&out, NULL, catch_nothing, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_catch(&out, never, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_catch(&out, not_signal, catch_nothing, released, counter_hit), SK_ERR_WRONG_KIND, released);
 
     expect_unary_argument_errors("restart", sk_signal_restart, never, not_signal);
     expect_unary_argument_errors("restart_if_error", sk_signal_restart_if_error, never, not_signal);
@@ -514,7 +443,7 @@ Test(operators_catch, argument_errors_run_release_once, .timeout = SK_TEST_TIMEO
     EXPECT_FAILURE(sk_signal_retry(&out, never, 0, -0.5, queue), SK_ERR_INVALID_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_retry(&out, never, 0, NAN, queue), SK_ERR_INVALID_ARGUMENT, NULL);
 
-    cr_assert_eq(counter_get(released), 4);
+    cr_assert_eq(counter_get(&args.released), 4);
     bad_args_destroy(&args);
     expect_no_live_objects(1, queue);
 }

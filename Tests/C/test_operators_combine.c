@@ -36,33 +36,25 @@ static void expect_pair(recorder *r, size_t index, int64_t a, int64_t b) {
 /* ------------------------------------------------------------------------ */
 
 Test(operators_combine, combine_latest_arrays, .timeout = SK_TEST_TIMEOUT) {
-    manual_source a, b;
-    manual_init(&a);
-    manual_init(&b);
-    sk_signal *inputs[2] = { manual_signal(&a), manual_signal(&b) };
-    sk_signal *combined = NULL;
-    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, 2, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, combined);
-    subscriber_put_int(manual_subscriber(&a, 0), 1);
-    subscriber_put_int(manual_subscriber(&a, 0), 2);
-    recorder_expect(&r, "", NULL, 0); /* b has not emitted yet */
-    subscriber_put_int(manual_subscriber(&b, 0), 10);
-    subscriber_put_int(manual_subscriber(&a, 0), 3);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
-    subscriber_put_int(manual_subscriber(&b, 0), 20);
-    recorder_expect(&r, "nnn", NULL, 0); /* a's completion alone does not complete */
-    expect_pair(&r, 0, 2, 10);
-    expect_pair(&r, 1, 3, 10);
-    expect_pair(&r, 2, 3, 20);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&b, 0)));
-    recorder_expect(&r, "nnncr", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(combined);
-    sk_signal_release(inputs[0]);
-    sk_signal_release(inputs[1]);
-    manual_destroy(&a);
-    manual_destroy(&b);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_combine_latest(&p.op, p.inner_signal, 2, NULL));
+    pipeline_start(&p);
+    sk_subscriber *a = pipeline_inner_subscriber(&p, 0), *b = pipeline_inner_subscriber(&p, 1);
+    subscriber_put_int(a, 1);
+    subscriber_put_int(a, 2);
+    recorder_expect(&p.r, "", NULL, 0); /* b has not emitted yet */
+    subscriber_put_int(b, 10);
+    subscriber_put_int(a, 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(a));
+    subscriber_put_int(b, 20);
+    recorder_expect(&p.r, "nnn", NULL, 0); /* a's completion alone does not complete */
+    expect_pair(&p.r, 0, 2, 10);
+    expect_pair(&p.r, 1, 3, 10);
+    expect_pair(&p.r, 2, 3, 20);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(b));
+    recorder_expect(&p.r, "nnncr", NULL, 0);
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 
@@ -93,37 +85,25 @@ static void check_on_queue(recorder *r, const sk_value *value) {
 }
 
 Test(operators_combine, combine_latest_on_a_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.combine"));
-    manual_source a, b;
-    manual_init(&a);
-    manual_init(&b);
-    sk_signal *inputs[2] = { manual_signal(&a), manual_signal(&b) };
-    sk_signal *combined = NULL;
-    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, 2, queue));
-    recorder r;
-    recorder_init(&r);
-    r.user = queue;
-    r.on_next = check_on_queue;
-    sk_observer observer = recorder_observer(&r);
-    sk_disposable *d = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&d, combined, &observer));
-    subscriber_put_int(manual_subscriber(&a, 0), 1);
-    subscriber_put_int(manual_subscriber(&b, 0), 2);
-    subscriber_put_int(manual_subscriber(&b, 0), 3);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&b, 0)));
-    cr_assert(recorder_wait_release(&r), "no completion within the deadline");
-    recorder_expect(&r, "nncr", NULL, 0); /* also checks faults: every next was on the queue */
-    expect_pair(&r, 0, 1, 2);
-    expect_pair(&r, 1, 1, 3);
-    cr_assert(!pthread_equal(recorder_event(&r, 0)->thread, pthread_self()), "delivered on the emitting thread");
-    recorder_finish(&r, d);
-    sk_signal_release(combined);
-    sk_signal_release(inputs[0]);
-    sk_signal_release(inputs[1]);
-    manual_destroy(&a);
-    manual_destroy(&b);
+    sk_queue *queue = serial_queue("test.combine");
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_combine_latest(&p.op, p.inner_signal, 2, queue));
+    p.r.user = queue;
+    p.r.on_next = check_on_queue;
+    pipeline_start(&p);
+    sk_subscriber *a = pipeline_inner_subscriber(&p, 0), *b = pipeline_inner_subscriber(&p, 1);
+    subscriber_put_int(a, 1);
+    subscriber_put_int(b, 2);
+    subscriber_put_int(b, 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(a));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(b));
+    cr_assert(recorder_wait_release(&p.r), "no completion within the deadline");
+    recorder_expect(&p.r, "nncr", NULL, 0); /* also checks faults: every next was on the queue */
+    expect_pair(&p.r, 0, 1, 2);
+    expect_pair(&p.r, 1, 1, 3);
+    cr_assert(!pthread_equal(recorder_event(&p.r, 0)->thread, pthread_self()), "delivered on the emitting thread");
+    pipeline_finish(&p);
     expect_no_live_objects(1, queue);
 }
 
@@ -132,33 +112,25 @@ Test(operators_combine, combine_latest_on_a_queue, .timeout = SK_TEST_TIMEOUT) {
 /* ------------------------------------------------------------------------ */
 
 Test(operators_combine, merge_completes_when_all_complete, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s[3];
-    sk_signal *inputs[3];
-    for (size_t i = 0; i < 3; i++) {
-        manual_init(&s[i]);
-        inputs[i] = manual_signal(&s[i]);
-    }
-    sk_signal *merged = NULL;
-    SK_OK_OR_FAIL(sk_signal_merge(&merged, inputs, 3));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, merged);
-    subscriber_put_int(manual_subscriber(&s[1], 0), 10);
-    subscriber_put_int(manual_subscriber(&s[0], 0), 1);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s[0], 0)));
-    subscriber_put_int(manual_subscriber(&s[2], 0), 20);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s[2], 0)));
-    subscriber_put_int(manual_subscriber(&s[1], 0), 11);
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_merge(&p.op, p.inner_signal, 3));
+    pipeline_start(&p);
+    subscriber_put_int(pipeline_inner_subscriber(&p, 1), 10);
+    subscriber_put_int(pipeline_inner_subscriber(&p, 0), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_inner_subscriber(&p, 0)));
+    subscriber_put_int(pipeline_inner_subscriber(&p, 2), 20);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_inner_subscriber(&p, 2)));
+    subscriber_put_int(pipeline_inner_subscriber(&p, 1), 11);
     const int64_t so_far[] = { 10, 1, 20, 11 };
-    recorder_expect(&r, "nnnn", so_far, 4);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s[1], 0)));
-    recorder_expect(&r, "nnnncr", so_far, 4);
-    recorder_finish(&r, d);
-    sk_signal_release(merged);
+    recorder_expect(&p.r, "nnnn", so_far, 4);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_inner_subscriber(&p, 1)));
+    recorder_expect(&p.r, "nnnncr", so_far, 4);
+    pipeline_stop(&p);
     for (size_t i = 0; i < 3; i++) {
-        sk_signal_release(inputs[i]);
-        cr_assert_eq(counter_get(&s[i].disposed), 1);
-        manual_destroy(&s[i]);
+        cr_assert_eq(counter_get(&p.inner[i].disposed), 1);
     }
+    pipeline_finish(&p);
     expect_no_live_objects(0);
 }
 
@@ -167,8 +139,7 @@ Test(operators_combine, merge_completes_when_all_complete, .timeout = SK_TEST_TI
 /* ------------------------------------------------------------------------ */
 
 Test(operators_combine, combine_and_merge_argument_errors, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     sk_signal *with_null[2] = { never, NULL };
     sk_signal *wrong[2] = { never, (sk_signal *)(void *)never };
     sk_pipe *pipe = NULL;
@@ -200,8 +171,7 @@ Test(operators_combine, combine_and_merge_argument_errors, .timeout = SK_TEST_TI
 
 /* A count no array can have (above PTRDIFF_MAX) is detectable misuse. */
 Test(operators_combine, huge_counts_rejected, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     sk_signal *inputs[1] = { never };
     sk_signal *out = (sk_signal *)&out;
     cr_assert_eq(sk_signal_combine_latest(&out, inputs, SIZE_MAX, NULL), SK_ERR_INVALID_ARGUMENT);

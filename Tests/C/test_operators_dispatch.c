@@ -19,10 +19,8 @@ static void *emit_three_and_complete(void *arg) {
 }
 
 Test(operators_dispatch, deliver_on_host_queue_delivers_on_draining_thread, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.deliver"));
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    sk_queue *host = host_queue("test.deliver");
+    int fd = host_queue_fd(host);
     pipeline p;
     pipeline_init(&p);
     SK_OK_OR_FAIL(sk_signal_deliver_on(&p.op, p.upstream, host));
@@ -46,8 +44,7 @@ Test(operators_dispatch, deliver_on_host_queue_delivers_on_draining_thread, .tim
 }
 
 Test(operators_dispatch, deliver_on_drops_pending_events_after_dispose, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_queue *host = host_queue(NULL);
     pipeline p;
     pipeline_init(&p);
     SK_OK_OR_FAIL(sk_signal_deliver_on(&p.op, p.upstream, host));
@@ -64,54 +61,44 @@ Test(operators_dispatch, deliver_on_drops_pending_events_after_dispose, .timeout
 /* Run on                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Run-on on `queue` over the probe source of `t` (probe_run_init). */
+static void run_on_init(probe_run *t, sk_queue *queue) {
+    probe_run_init(t, queue);
+    SK_OK_OR_FAIL(sk_signal_run_on(&t->op, t->source, queue));
+}
+
 Test(operators_dispatch, run_on_starts_the_upstream_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.run_on");
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
-    probe_source p;
-    probe_source_init(&p, host);
-    sk_signal *source = probe_signal(&p);
-    sk_signal *moved = NULL;
-    SK_OK_OR_FAIL(sk_signal_run_on(&moved, source, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, moved);
-    cr_assert_eq(probe_starts(&p), 0, "started before the queue ran");
+    int fd = host_queue_fd(host);
+    probe_run t;
+    run_on_init(&t, host);
+    probe_run_start(&t);
+    cr_assert_eq(probe_starts(&t.p), 0, "started before the queue ran");
     cr_assert(fd_readable_now(fd), "the start was not enqueued");
     SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
-    cr_assert_eq(probe_starts(&p), 1);
-    cr_assert_eq(p.starts_on_queue, 1, "not started on the queue");
-    cr_assert(pthread_equal(p.thread, pthread_self()), "not started on the draining thread");
+    cr_assert_eq(probe_starts(&t.p), 1);
+    cr_assert_eq(t.p.starts_on_queue, 1, "not started on the queue");
+    cr_assert(pthread_equal(t.p.thread, pthread_self()), "not started on the draining thread");
     /* Events are delivered where they are emitted: here, outside the queue. */
-    subscriber_put_int(p.subscriber, 7);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(p.subscriber));
-    const int64_t expected[] = { 7 };
-    recorder_expect(&r, "ncr", expected, 1);
-    cr_assert_eq(counter_get(&p.disposed), 1);
-    recorder_finish(&r, d);
-    sk_signal_release(moved);
-    sk_signal_release(source);
-    cr_assert_eq(counter_get(&p.released), 1);
-    probe_source_destroy(&p);
+    subscriber_put_int(t.p.subscriber, 7);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(t.p.subscriber));
+    recorder_expect_one(&t.r, "ncr", 7);
+    cr_assert_eq(counter_get(&t.p.disposed), 1);
+    probe_run_finish(&t);
+    cr_assert_eq(t.released, 1);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_dispatch, run_on_disposed_before_the_queue_runs_never_starts, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    probe_source p;
-    probe_source_init(&p, host);
-    sk_signal *source = probe_signal(&p);
-    sk_signal *moved = NULL;
-    SK_OK_OR_FAIL(sk_signal_run_on(&moved, source, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, moved);
-    sk_disposable_dispose(d);
+    probe_run t;
+    run_on_init(&t, host);
+    probe_run_start(&t);
+    sk_disposable_dispose(t.d);
     flush_queue(host);
-    cr_assert_eq(probe_starts(&p), 0, "started after the dispose");
-    recorder_expect(&r, "r", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(moved);
-    sk_signal_release(source);
-    probe_source_destroy(&p);
+    cr_assert_eq(probe_starts(&t.p), 0, "started after the dispose");
+    recorder_expect(&t.r, "r", NULL, 0);
+    probe_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
@@ -131,23 +118,16 @@ static void start_from_the_queue(void *arg) {
 }
 
 Test(operators_dispatch, run_on_starts_inline_when_already_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = NULL;
-    SK_OK_OR_FAIL(sk_queue_create(&queue, "test.run_on.inline"));
-    probe_source p;
-    probe_source_init(&p, queue);
-    sk_signal *source = probe_signal(&p);
-    sk_signal *moved = NULL;
-    SK_OK_OR_FAIL(sk_signal_run_on(&moved, source, queue));
-    recorder r;
-    recorder_init(&r);
-    inline_start s = { moved, &p, &r, NULL, -1 };
+    sk_queue *queue = serial_queue("test.run_on.inline");
+    probe_run t;
+    run_on_init(&t, queue);
+    recorder_init(&t.r);
+    inline_start s = { t.op, &t.p, &t.r, NULL, -1 };
     SK_OK_OR_FAIL(sk_queue_sync(queue, start_from_the_queue, &s, NULL));
     cr_assert_eq(s.starts_when_start_returned, 1, "not started inline");
-    cr_assert_eq(p.starts_on_queue, 1);
-    recorder_finish(&r, s.d);
-    cr_assert_eq(counter_get(&p.disposed), 1);
-    sk_signal_release(moved);
-    sk_signal_release(source);
-    probe_source_destroy(&p);
+    cr_assert_eq(t.p.starts_on_queue, 1);
+    t.d = s.d;
+    probe_run_finish(&t);
+    cr_assert_eq(t.disposed, 1);
     expect_no_live_objects(1, queue);
 }

@@ -111,11 +111,8 @@ Test(operators_mapping, map_writing_heap_values, .timeout = SK_TEST_TIMEOUT) {
     recorder r;
     sk_disposable *d = recorder_start(&r, strings);
     recorder_expect(&r, "nncr", NULL, 0);
-    const char *text = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &text, NULL));
-    cr_assert_str_eq(text, "v7");
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 1)->value, &text, NULL));
-    cr_assert_str_eq(text, "v-3");
+    expect_string_event(&r, 0, "v7");
+    expect_string_event(&r, 1, "v-3");
     recorder_finish(&r, d);
 
     d = recorder_start(&r, pairs);
@@ -127,6 +124,7 @@ Test(operators_mapping, map_writing_heap_values, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_value_get_array_item(&recorder_event(&r, 1)->value, 0, &item));
     cr_assert_eq(value_int(item), -3);
     SK_OK_OR_FAIL(sk_value_get_array_item(&recorder_event(&r, 1)->value, 1, &item));
+    const char *text = NULL;
     SK_OK_OR_FAIL(sk_value_get_string(item, &text, NULL));
     cr_assert_str_eq(text, "v-3");
     recorder_finish(&r, d);
@@ -143,20 +141,14 @@ Test(operators_mapping, map_writing_nothing_delivers_nil, .timeout = SK_TEST_TIM
     sk_signal *source = ints_signal(input, 1);
     sk_signal *mapped = NULL;
     SK_OK_OR_FAIL(sk_signal_map(&mapped, source, write_nothing, NULL, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, mapped);
-    recorder_expect(&r, "ncr", NULL, 0);
-    cr_assert_eq(sk_value_kind(&recorder_event(&r, 0)->value), SK_KIND_NIL);
-    recorder_finish(&r, d);
-    sk_signal_release(mapped);
+    expect_one_nil(mapped);
     sk_signal_release(source);
     expect_no_live_objects(0);
 }
 
 Test(operators_mapping, map_and_filter_pass_errors, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
+    sk_signal *source = manual_init_signal(&s);
     sk_signal *evens = NULL, *mapped = NULL;
     SK_OK_OR_FAIL(sk_signal_filter(&evens, source, is_even, NULL, NULL));
     SK_OK_OR_FAIL(sk_signal_map(&mapped, evens, times_ten, NULL, NULL));
@@ -166,8 +158,7 @@ Test(operators_mapping, map_and_filter_pass_errors, .timeout = SK_TEST_TIMEOUT) 
     subscriber_put_int(manual_subscriber(&s, 0), 3);
     sk_value error = string_value("boom");
     SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    const int64_t expected[] = { 20 };
-    recorder_expect(&r, "ner", expected, 1);
+    recorder_expect_one(&r, "ner", 20);
     cr_assert(sk_value_equal(&recorder_event(&r, 1)->value, &error), "the error is passed unchanged");
     cr_assert_eq(counter_get(&s.disposed), 1);
     sk_value_release(&error);
@@ -264,55 +255,28 @@ static sk_signal *counted_operator(int which, sk_signal *source, counted *c) {
     return out;
 }
 
-typedef int (*callback_operator)(sk_signal **out, sk_signal *signal, void *fn, void *ctx, sk_release_fn release);
-
-static int call_map(sk_signal **out, sk_signal *signal, void *fn, void *ctx, sk_release_fn release) {
-    return sk_signal_map(out, signal, fn != NULL ? times_ten : NULL, ctx, release);
+/* The callback operators, for expect_callback_argument_errors. */
+static int call_map(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_map(out, signal, with_callback ? times_ten : NULL, ctx, release);
 }
 
-static int call_filter(sk_signal **out, sk_signal *signal, void *fn, void *ctx, sk_release_fn release) {
-    return sk_signal_filter(out, signal, fn != NULL ? is_even : NULL, ctx, release);
+static int call_filter(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_filter(out, signal, with_callback ? is_even : NULL, ctx, release);
 }
 
-static int call_map_to_signal(sk_signal **out, sk_signal *signal, void *fn, void *ctx, sk_release_fn release) {
-    return sk_signal_map_to_signal(out, signal, fn != NULL ? counted_single : NULL, ctx, release);
+static int call_map_to_signal(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx,
+                              sk_release_fn release) {
+    return sk_signal_map_to_signal(out, signal, with_callback ? counted_single : NULL, ctx, release);
 }
 
 Test(operators_mapping, callback_operators_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    const callback_operator operators[] = { call_map, call_filter, call_map_to_signal };
-    const char *names[] = { "map", "filter", "map_to_signal" };
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
-    sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    void *some_fn = (void *)1; /* "give the real function" */
-    for (size_t i = 0; i < 3; i++) {
-        struct {
-            bool null_out;
-            sk_signal *signal;
-            void *fn;
-            int expected;
-        } cases[] = {
-            { true, never, some_fn, SK_ERR_NULL_ARGUMENT },
-            { false, NULL, some_fn, SK_ERR_NULL_ARGUMENT },
-            { false, never, NULL, SK_ERR_NULL_ARGUMENT },
-            { false, (sk_signal *)(void *)pipe, some_fn, SK_ERR_WRONG_KIND },
-        };
-        for (size_t c = 0; c < 4; c++) {
-            counter released;
-            counter_init(&released);
-            sk_signal *out = (sk_signal *)&out;
-            int status = operators[i](cases[c].null_out ? NULL : &out, cases[c].signal, cases[c].fn, &released, counter_hit);
-            cr_assert_eq(status, cases[c].expected, "%s case %zu: %d", names[i], c, status);
-            cr_assert_eq(counter_get(&released), 1, "%s case %zu: release ran %d times", names[i], c, counter_get(&released));
-            if (!cases[c].null_out) {
-                cr_assert_null(out, "%s case %zu: out not NULL", names[i], c);
-            }
-            counter_destroy(&released);
-        }
-    }
-    sk_pipe_release(pipe);
-    sk_signal_release(never);
+    bad_args args;
+    bad_args_init(&args);
+    expect_callback_argument_errors("map", call_map, &args);
+    expect_callback_argument_errors("filter", call_filter, &args);
+    expect_callback_argument_errors("map_to_signal", call_map_to_signal, &args);
+    cr_assert_eq(counter_get(&args.released), 12);
+    bad_args_destroy(&args);
     expect_no_live_objects(0);
 }
 
@@ -320,7 +284,7 @@ Test(operators_mapping, plain_operators_argument_errors, .timeout = SK_TEST_TIME
     bad_args args;
     bad_args_init(&args);
     sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
-    sk_queue *host = host_queue(NULL), *not_queue = args.not_queue;
+    sk_queue *host = host_queue(NULL);
 
     expect_unary_argument_errors("distinct_until_changed", sk_signal_distinct_until_changed, never, not_signal);
 
@@ -330,25 +294,15 @@ Test(operators_mapping, plain_operators_argument_errors, .timeout = SK_TEST_TIME
 
     expect_unary_argument_errors("switch_to_latest", sk_signal_switch_to_latest, never, not_signal);
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_deliver_on(NULL, never, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_deliver_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_deliver_on(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_deliver_on(&out, not_signal, host), SK_ERR_WRONG_KIND, NULL);
-    EXPECT_FAILURE(sk_signal_deliver_on(&out, never, not_queue), SK_ERR_WRONG_KIND, NULL);
-
-    EXPECT_FAILURE_NULL_OUT(sk_signal_debounce(NULL, never, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_debounce(&out, NULL, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_debounce(&out, never, 0.1, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_debounce(&out, not_signal, 0.1, host), SK_ERR_WRONG_KIND, NULL);
-    EXPECT_FAILURE(sk_signal_debounce(&out, never, 0.1, not_queue), SK_ERR_WRONG_KIND, NULL);
+    expect_queue_operator_argument_errors("deliver_on", sk_signal_deliver_on, &args, host);
+    expect_timed_operator_argument_errors("debounce", sk_signal_debounce, &args, host);
 
     bad_args_destroy(&args);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_mapping, callback_release_when_signal_unused, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     for (int which = 0; which < 3; which++) {
         counted c;
         counted_init(&c);
@@ -370,8 +324,7 @@ Test(operators_mapping, callback_release_waits_for_subscriptions, .timeout = SK_
     for (int which = 0; which < 3; which++) {
         for (int ending = 0; ending < 2; ending++) { /* 0: dispose, 1: completion */
             manual_source s;
-            manual_init(&s);
-            sk_signal *source = manual_signal(&s);
+            sk_signal *source = manual_init_signal(&s);
             counted c;
             counted_init(&c);
             sk_signal *op = counted_operator(which, source, &c);
@@ -402,8 +355,7 @@ Test(operators_mapping, callback_release_waits_for_subscriptions, .timeout = SK_
 }
 
 Test(operators_mapping, callback_release_waits_for_derived_signals, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     counted c;
     counted_init(&c);
     sk_signal *mapped = counted_operator(0, never, &c);

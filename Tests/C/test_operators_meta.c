@@ -38,13 +38,26 @@ static void inner_sources_destroy(inner_sources *t) {
     counter_destroy(&t->calls);
 }
 
+/* Map-to-signal over the pipeline's upstream into `t`'s inner sources,
+ * started (pipeline_start); map_to_inner_finish ends and releases both and
+ * runs the leak check. */
+static void map_to_inner_start(pipeline *p, inner_sources *t) {
+    pipeline_init(p);
+    inner_sources_init(t);
+    SK_OK_OR_FAIL(sk_signal_map_to_signal(&p->op, p->upstream, to_inner, t, NULL));
+    pipeline_start(p);
+}
+
+static void map_to_inner_finish(pipeline *p, inner_sources *t) {
+    pipeline_finish(p);
+    inner_sources_destroy(t);
+    expect_no_live_objects(0);
+}
+
 Test(operators_meta, map_to_signal_switches_to_latest_inner, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
     inner_sources t;
-    inner_sources_init(&t);
-    SK_OK_OR_FAIL(sk_signal_map_to_signal(&p.op, p.upstream, to_inner, &t, NULL));
-    pipeline_start(&p);
+    map_to_inner_start(&p, &t);
     sk_subscriber *o = pipeline_subscriber(&p);
 
     subscriber_put_int(o, 0);
@@ -70,9 +83,7 @@ Test(operators_meta, map_to_signal_switches_to_latest_inner, .timeout = SK_TEST_
     cr_assert_eq(counter_get(&t.calls), 3);
     cr_assert_eq(counter_get(&t.inners[1].disposed), 1);
     cr_assert_eq(counter_get(&t.inners[2].disposed), 1);
-    pipeline_finish(&p);
-    inner_sources_destroy(&t);
-    expect_no_live_objects(0);
+    map_to_inner_finish(&p, &t);
 }
 
 Test(operators_meta, map_to_signal_null_means_empty, .timeout = SK_TEST_TIMEOUT) {
@@ -82,12 +93,8 @@ Test(operators_meta, map_to_signal_null_means_empty, .timeout = SK_TEST_TIMEOUT)
     inner_sources_init(&t);
     sk_signal *switched = NULL;
     SK_OK_OR_FAIL(sk_signal_map_to_signal(&switched, source, to_inner, &t, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, switched);
-    recorder_expect(&r, "cr", input, 0);
+    expect_signal_log(switched, "cr", input, 0);
     cr_assert_eq(counter_get(&t.calls), 2);
-    recorder_finish(&r, d);
-    sk_signal_release(switched);
     sk_signal_release(source);
     inner_sources_destroy(&t);
     expect_no_live_objects(0);
@@ -95,19 +102,14 @@ Test(operators_meta, map_to_signal_null_means_empty, .timeout = SK_TEST_TIMEOUT)
 
 Test(operators_meta, map_to_signal_dispose_disposes_outer_and_inner, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
     inner_sources t;
-    inner_sources_init(&t);
-    SK_OK_OR_FAIL(sk_signal_map_to_signal(&p.op, p.upstream, to_inner, &t, NULL));
-    pipeline_start(&p);
+    map_to_inner_start(&p, &t);
     subscriber_put_int(pipeline_subscriber(&p), 3);
     sk_disposable_dispose(p.d);
     cr_assert_eq(counter_get(&p.source.disposed), 1);
     cr_assert_eq(counter_get(&t.inners[3].disposed), 1);
     recorder_expect(&p.r, "r", NULL, 0);
-    pipeline_finish(&p);
-    inner_sources_destroy(&t);
-    expect_no_live_objects(0);
+    map_to_inner_finish(&p, &t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -116,19 +118,16 @@ Test(operators_meta, map_to_signal_dispose_disposes_outer_and_inner, .timeout = 
 
 Test(operators_meta, switch_to_latest_of_signal_values, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    manual_source inner;
-    manual_init(&inner);
-    SK_OK_OR_FAIL(sk_signal_switch_to_latest(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_switch_to_latest);
+    manual_source *inner = &p.inner[0];
 
-    sk_signal *first = manual_signal(&inner);
+    sk_signal *first = sk_signal_retain(p.inner_signal[0]);
     sk_value v;
     SK_OK_OR_FAIL(sk_value_set_signal(&v, first));
     sk_signal_release(first);
     SK_OK_OR_FAIL(sk_subscriber_put_next(pipeline_subscriber(&p), &v));
     sk_value_release(&v);
-    subscriber_put_int(manual_subscriber(&inner, 0), 1);
+    subscriber_put_int(manual_subscriber(inner, 0), 1);
 
     const int64_t two[] = { 2 };
     sk_signal *second = ints_signal(two, 1);
@@ -136,21 +135,18 @@ Test(operators_meta, switch_to_latest_of_signal_values, .timeout = SK_TEST_TIMEO
     sk_signal_release(second);
     SK_OK_OR_FAIL(sk_subscriber_put_next(pipeline_subscriber(&p), &v));
     sk_value_release(&v);
-    cr_assert_eq(counter_get(&inner.disposed), 1, "the previous inner was not disposed");
-    subscriber_put_int(manual_subscriber(&inner, 0), 99);
+    cr_assert_eq(counter_get(&inner->disposed), 1, "the previous inner was not disposed");
+    subscriber_put_int(manual_subscriber(inner, 0), 99);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
     const int64_t expected[] = { 1, 2 };
     recorder_expect(&p.r, "nncr", expected, 2);
     pipeline_finish(&p);
-    manual_destroy(&inner);
     expect_no_live_objects(0);
 }
 
 Test(operators_meta, switch_to_latest_non_signal_value_is_an_error, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_switch_to_latest(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_switch_to_latest);
     subscriber_put_int(pipeline_subscriber(&p), 5);
     recorder_expect(&p.r, "er", NULL, 0);
     const sk_value *error = &recorder_event(&p.r, 0)->value;

@@ -53,11 +53,7 @@ Test(operators_sequence, ignore_values_passes_terminal_events_only, .timeout = S
     sk_signal *ints = ints_signal(input, 3);
     sk_signal *ignored = NULL;
     SK_OK_OR_FAIL(sk_signal_ignore_values(&ignored, ints));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, ignored);
-    recorder_expect(&r, "cr", NULL, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(ignored);
+    expect_signal_log(ignored, "cr", NULL, 0);
 
     pipeline p;
     pipeline_init(&p);
@@ -111,8 +107,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
     for (int i = 0; i < 2; i++) {
         recorder r;
         sk_disposable *d = recorder_start(&r, folded);
-        const int64_t expected[] = { 91234 };
-        recorder_expect(&r, "ncr", expected, 1);
+        recorder_expect_one(&r, "ncr", 91234);
         recorder_finish(&r, d);
     }
     cr_assert_eq(counter_get(&calls), 8);
@@ -125,9 +120,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
     recorder r;
     sk_disposable *d = recorder_start(&r, folded);
     recorder_expect(&r, "ncr", NULL, 0);
-    const char *text = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &text, NULL));
-    cr_assert_str_eq(text, ">1234");
+    expect_string_event(&r, 0, ">1234");
     recorder_finish(&r, d);
     cr_assert_eq(counter_get(&released), 0);
     sk_signal_release(folded);
@@ -135,11 +128,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
 
     /* Writing nothing makes the accumulator nil. */
     SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, ints, &initial, write_nothing, NULL, NULL));
-    d = recorder_start(&r, folded);
-    recorder_expect(&r, "ncr", NULL, 0);
-    cr_assert_eq(sk_value_kind(&recorder_event(&r, 0)->value), SK_KIND_NIL);
-    recorder_finish(&r, d);
-    sk_signal_release(folded);
+    expect_one_nil(folded);
 
     sk_signal_release(ints);
     counter_destroy(&calls);
@@ -156,8 +145,7 @@ Test(operators_sequence, reduce_left_of_nothing_and_errors, .timeout = SK_TEST_T
     SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, empty, &initial, fold_digits, &calls, NULL));
     recorder r;
     sk_disposable *d = recorder_start(&r, folded);
-    const int64_t five[] = { 5 };
-    recorder_expect(&r, "ncr", five, 1);
+    recorder_expect_one(&r, "ncr", 5);
     recorder_finish(&r, d);
     sk_signal_release(folded);
 
@@ -213,9 +201,7 @@ Test(operators_sequence, queue_runs_inner_signals_one_after_another, .timeout = 
 
 Test(operators_sequence, queue_non_signal_value_fails_in_its_turn, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_queue(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_queue);
     sk_subscriber *o = pipeline_subscriber(&p);
     put_signal(o, manual_signal(&p.inner[0]));
     subscriber_put_int(o, 42);
@@ -241,9 +227,7 @@ static void complete_first(void *arg) {
 
 Test(operators_sequence, queue_of_many_synchronous_signals_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_queue(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_queue);
     sk_subscriber *o = pipeline_subscriber(&p);
     put_signal(o, manual_signal(&p.inner[0]));
     for (int64_t i = 1; i <= LOOPS; i++) {
@@ -319,8 +303,7 @@ Test(operators_sequence, then_runs_next_after_completion, .timeout = SK_TEST_TIM
     pipeline_restart(&p);
     sk_value error = string_value("first failed");
     SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber_at(&p, 1), &error));
-    recorder_expect(&p.r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&p.r, 0)->value, &error));
+    recorder_expect_error(&p.r, &error);
     cr_assert_eq(counter_get(&next->starts), 1);
     sk_value_release(&error);
 
@@ -336,31 +319,24 @@ Test(operators_sequence, then_runs_next_after_completion, .timeout = SK_TEST_TIM
 }
 
 Test(operators_sequence, then_in_a_synchronous_restart_loop_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
-    countdown c;
-    countdown_init(&c, LOOPS, false);
-    sk_signal *source = countdown_signal_counted(&c);
+    countdown_run t;
+    countdown_run_init(&t, LOOPS, false);
     sk_signal *zero = single_int(0);
-    sk_signal *chained = NULL, *looped = NULL;
-    SK_OK_OR_FAIL(sk_signal_then(&chained, source, zero));
-    SK_OK_OR_FAIL(sk_signal_restart(&looped, chained));
-    recorder r;
-    recorder_init(&r);
-    loop_run run = { looped, &r, NULL };
-    run_on_small_stack(start_loop, &run);
-    cr_assert_eq(countdown_starts(&c), LOOPS + 1);
-    cr_assert_eq(recorder_nexts(&r), 2 * LOOPS);
+    sk_signal *chained = NULL;
+    SK_OK_OR_FAIL(sk_signal_then(&chained, t.source, zero));
+    SK_OK_OR_FAIL(sk_signal_restart(&t.op, chained));
+    countdown_run_start_looping(&t);
+    cr_assert_eq(recorder_nexts(&t.r), 2 * LOOPS);
     int64_t values[8];
-    size_t n = recorder_ints(&r, values, 8);
+    size_t n = recorder_ints(&t.r, values, 8);
     const int64_t expected[] = { 1, 0, 2, 0, 3, 0, 4, 0 };
     cr_assert_eq(n, 8);
     cr_assert_arr_eq(values, expected, sizeof expected);
-    recorder_finish(&r, run.d);
-    cr_assert_eq(counter_get(&c.disposed), 1);
-    sk_signal_release(looped);
+    countdown_run_stop(&t);
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
     sk_signal_release(chained);
     sk_signal_release(zero);
-    sk_signal_release(source);
-    countdown_destroy(&c);
+    countdown_run_finish(&t);
     expect_no_live_objects(0);
 }
 
@@ -469,17 +445,16 @@ Test(operators_sequence, disposal_stops_and_disposes_upstream, .timeout = SK_TES
     expect_no_live_objects(0);
 }
 
-static sk_signal *reducing_nothing(sk_signal *source, void *ctx, sk_release_fn release) {
+/* sk_signal_reduce_left (from 0) for the callback operator checks. */
+static int reduce_left_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
     sk_value zero = int_value(0);
-    sk_signal *out = NULL;
-    SK_OK_OR_FAIL(sk_signal_reduce_left(&out, source, &zero, write_nothing, ctx, release));
-    return out;
+    return sk_signal_reduce_left(out, signal, &zero, with_callback ? fold_digits : NULL, ctx, release);
 }
 
 /* The release runs after the signal and its subscriptions are gone, also
  * when the source still holds its subscriber. */
 Test(operators_sequence, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
-    expect_release_after_the_subscription("reduce_left", reducing_nothing);
+    expect_release_after_the_subscription("reduce_left", reduce_left_call);
     expect_no_live_objects(0);
 }
 
@@ -488,17 +463,13 @@ Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TI
     bad_args_init(&args);
     sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
     counter *released = &args.released;
-    sk_value zero = int_value(0);
     sk_value malformed;
     memset(&malformed, 0, sizeof malformed);
     malformed.kind = (sk_kind)99;
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_reduce_left(NULL, never, &zero, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, NULL, &zero, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    expect_callback_argument_errors("reduce_left", reduce_left_call, &args);
     EXPECT_FAILURE(sk_signal_reduce_left(&out, never, NULL, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
     EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &malformed, fold_digits, released, counter_hit), SK_ERR_INVALID_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &zero, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_reduce_left(&out, not_signal, &zero, fold_digits, released, counter_hit), SK_ERR_WRONG_KIND, released);
 
     EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, defer_manual, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
     EXPECT_FAILURE(sk_signal_deferred(&out, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);

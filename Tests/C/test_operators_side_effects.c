@@ -15,8 +15,7 @@
  * next delivered, 'E' error delivered, 'C' completion delivered. */
 typedef struct effect {
     pthread_mutex_t mutex;
-    char trace[64];
-    size_t length;
+    char_log trace;
     int64_t values[16];
     size_t value_count;
     pthread_t thread;     /* of the latest effect call */
@@ -29,32 +28,23 @@ typedef struct effect {
 static void effect_init(effect *e) {
     memset(e, 0, sizeof *e);
     pthread_mutex_init(&e->mutex, NULL);
+    char_log_init(&e->trace);
     e->observed_at_call = -1;
-    counter_init(&e->calls);
-    counter_init(&e->released);
+    counters_init(2, &e->calls, &e->released);
 }
 
 static void effect_destroy(effect *e) {
-    counter_destroy(&e->calls);
-    counter_destroy(&e->released);
+    counters_destroy(2, &e->calls, &e->released);
+    char_log_destroy(&e->trace);
     pthread_mutex_destroy(&e->mutex);
 }
 
 static void trace_add(effect *e, char c) {
-    pthread_mutex_lock(&e->mutex);
-    if (e->length + 1 < sizeof e->trace) {
-        e->trace[e->length++] = c;
-        e->trace[e->length] = '\0';
-    }
-    pthread_mutex_unlock(&e->mutex);
+    char_log_append(&e->trace, c);
 }
 
 static void expect_trace(effect *e, const char *expected) {
-    pthread_mutex_lock(&e->mutex);
-    char trace[64];
-    memcpy(trace, e->trace, sizeof trace);
-    pthread_mutex_unlock(&e->mutex);
-    cr_assert_str_eq(trace, expected, "trace \"%s\", expected \"%s\"", trace, expected);
+    char_log_expect(&e->trace, expected, "trace");
 }
 
 static void effect_called(effect *e, char c) {
@@ -158,8 +148,7 @@ static sk_disposable *traced_generator(void *ctx, sk_subscriber *subscriber) {
 }
 
 static sk_signal *traced_source(effect *e) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, traced_generator, e, NULL));
+    sk_signal *signal = new_signal(traced_generator, e, NULL);
     return signal;
 }
 
@@ -247,8 +236,7 @@ Test(operators_side_effects, value_effects_see_each_value, .timeout = SK_TEST_TI
  * values would still reach after_next: an asynchronous source here.) */
 Test(operators_side_effects, after_next_runs_when_the_delivery_ended_the_subscription, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
+    sk_signal *source = manual_init_signal(&s);
     effect e;
     effect_init(&e);
     sk_signal *op = effect_signal(AFTER_NEXT, source, &e);
@@ -261,8 +249,7 @@ Test(operators_side_effects, after_next_runs_when_the_delivery_ended_the_subscri
     cr_assert_eq(counter_get(&s.disposed), 1);
     subscriber_put_int(manual_subscriber(&s, 0), 2);
     expect_trace(&e, "NCv");
-    const int64_t one[] = { 1 };
-    recorder_expect(&r, "ncr", one, 1);
+    recorder_expect_one(&r, "ncr", 1);
     recorder_finish(&r, d);
     sk_signal_release(first);
     sk_signal_release(op);
@@ -425,8 +412,7 @@ Test(operators_side_effects, disposal_stops_and_disposes_upstream, .timeout = SK
 }
 
 Test(operators_side_effects, release_when_the_signal_is_never_started, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     for (int which = 0; which < EFFECT_COUNT; which++) {
         effect e;
         effect_init(&e);
@@ -445,8 +431,7 @@ Test(operators_side_effects, release_when_the_signal_is_never_started, .timeout 
 }
 
 Test(operators_side_effects, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     sk_pipe *pipe = NULL;
     SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
     for (int which = 0; which < EFFECT_COUNT; which++) {

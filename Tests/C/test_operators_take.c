@@ -28,49 +28,36 @@ Test(operators_take, take_first_values_then_complete, .timeout = SK_TEST_TIMEOUT
     expect_no_live_objects(0);
 }
 
+/* Takes `count` of the `n` values of `input` (ints_signal) and asserts that
+ * the log reads `expected`, the first `passed` of them as nexts. Releases
+ * all it made. */
+static void expect_take(const int64_t *input, size_t n, size_t count, const char *expected, size_t passed) {
+    sk_signal *source = ints_signal(input, n);
+    sk_signal *taken = NULL;
+    SK_OK_OR_FAIL(sk_signal_take(&taken, source, count));
+    expect_signal_log(taken, expected, input, passed);
+    sk_signal_release(source);
+}
+
 Test(operators_take, take_more_than_available, .timeout = SK_TEST_TIMEOUT) {
     const int64_t input[] = { 1, 2 };
-    sk_signal *source = ints_signal(input, 2);
-    sk_signal *taken = NULL;
-    SK_OK_OR_FAIL(sk_signal_take(&taken, source, 5));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, taken);
-    recorder_expect(&r, "nncr", input, 2);
-    recorder_finish(&r, d);
-    sk_signal_release(taken);
-    sk_signal_release(source);
+    expect_take(input, 2, 5, "nncr", 2);
     expect_no_live_objects(0);
 }
 
 Test(operators_take, take_zero_passes_no_value, .timeout = SK_TEST_TIMEOUT) {
     const int64_t input[] = { 1, 2 };
-    sk_signal *source = ints_signal(input, 2);
-    sk_signal *taken = NULL;
-    SK_OK_OR_FAIL(sk_signal_take(&taken, source, 0));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, taken);
-    recorder_expect(&r, "cr", input, 0);
-    recorder_finish(&r, d);
-    sk_signal_release(taken);
-    sk_signal_release(source);
+    expect_take(input, 2, 0, "cr", 0);
     expect_no_live_objects(0);
 }
 
 /* SIZE_MAX is "no limit": every value passes. */
 Test(operators_take, take_huge_count_passes_everything, .timeout = SK_TEST_TIMEOUT) {
     const int64_t input[] = { 1, 2, 3 };
-    sk_signal *source = ints_signal(input, 3);
     const size_t counts[] = { SIZE_MAX, (size_t)INT64_MAX + 1 };
     for (size_t i = 0; i < 2; i++) {
-        sk_signal *taken = NULL;
-        SK_OK_OR_FAIL(sk_signal_take(&taken, source, counts[i]));
-        recorder r;
-        sk_disposable *d = recorder_start(&r, taken);
-        recorder_expect(&r, "nnncr", input, 3);
-        recorder_finish(&r, d);
-        sk_signal_release(taken);
+        expect_take(input, 3, counts[i], "nnncr", 3);
     }
-    sk_signal_release(source);
     expect_no_live_objects(0);
 }
 
@@ -101,50 +88,44 @@ static void counter_hit_released(void *ctx) {
 }
 
 Test(operators_take, take_until_passes_drops_and_completes, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
+    pipeline p;
+    pipeline_init(&p);
     counter calls, released;
-    counter_init(&calls);
-    counter_init(&released);
+    counters_init(2, &calls, &released);
     take_released = &released;
-    sk_signal *taken = NULL;
-    SK_OK_OR_FAIL(sk_signal_take_until(&taken, source, take_rule, &calls, NULL));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, taken);
-    sk_subscriber *sub = manual_subscriber(&s, 0);
+    SK_OK_OR_FAIL(sk_signal_take_until(&p.op, p.upstream, take_rule, &calls, NULL));
+    pipeline_start(&p);
+    sk_subscriber *sub = pipeline_subscriber(&p);
     subscriber_put_int(sub, 1);
     subscriber_put_int(sub, 2);
     subscriber_put_int(sub, 6);
-    cr_assert_eq(counter_get(&s.disposed), 0);
+    cr_assert_eq(counter_get(&p.source.disposed), 0);
     subscriber_put_int(sub, 3);
     const int64_t expected[] = { 1, 6, 3 };
-    recorder_expect(&r, "nnncr", expected, 3);
-    cr_assert_eq(counter_get(&s.disposed), 1, "completing disposes the upstream");
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    cr_assert_eq(counter_get(&p.source.disposed), 1, "completing disposes the upstream");
     subscriber_put_int(sub, 4);
     cr_assert_eq(counter_get(&calls), 4, "fn called %d times; not again after completing", counter_get(&calls));
-    recorder_expect(&r, "nnncr", expected, 3);
-    recorder_finish(&r, d);
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    pipeline_stop(&p);
 
     /* SK_TAKE_COMPLETE alone: the value is dropped. */
     const int64_t input[] = { 1, 5, 1 };
     sk_signal *ints = ints_signal(input, 3);
-    sk_signal *taken2 = NULL;
-    SK_OK_OR_FAIL(sk_signal_take_until(&taken2, ints, take_rule, &calls, counter_hit_released));
-    d = recorder_start(&r, taken2);
+    sk_signal *taken = NULL;
+    SK_OK_OR_FAIL(sk_signal_take_until(&taken, ints, take_rule, &calls, counter_hit_released));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, taken);
     recorder_expect(&r, "ncr", input, 1);
     recorder_finish(&r, d);
     cr_assert_eq(counter_get(&calls), 6);
     cr_assert_eq(counter_get(&released), 0);
-    sk_signal_release(taken2);
+    sk_signal_release(taken);
     cr_assert_eq(counter_get(&released), 1, "the release ran when the signal went away");
 
     sk_signal_release(ints);
-    sk_signal_release(taken);
-    sk_signal_release(source);
-    manual_destroy(&s);
-    counter_destroy(&calls);
-    counter_destroy(&released);
+    pipeline_finish(&p);
+    counters_destroy(2, &calls, &released);
     expect_no_live_objects(0);
 }
 
@@ -179,9 +160,7 @@ Test(operators_take, take_until_passes_error_and_completion, .timeout = SK_TEST_
 
 Test(operators_take, last_emits_last_value_on_completion, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
-    pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_last(&p.op, p.upstream));
-    pipeline_start(&p);
+    pipeline_start_unary(&p, sk_signal_last);
     sk_subscriber *sub = pipeline_subscriber(&p);
     subscriber_put_int(sub, 1);
     sk_value text = string_value("latest");
@@ -196,23 +175,17 @@ Test(operators_take, last_emits_last_value_on_completion, .timeout = SK_TEST_TIM
 }
 
 Test(operators_take, last_of_nothing_is_nil_and_errors_pass, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *empty = NULL, *last = NULL;
-    SK_OK_OR_FAIL(sk_signal_complete(&empty));
+    sk_signal *empty = made_signal(sk_signal_complete), *last = NULL;
     SK_OK_OR_FAIL(sk_signal_last(&last, empty));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, last);
-    recorder_expect(&r, "ncr", NULL, 0);
-    cr_assert_eq(sk_value_kind(&recorder_event(&r, 0)->value), SK_KIND_NIL);
-    recorder_finish(&r, d);
-    sk_signal_release(last);
+    expect_one_nil(last);
 
     sk_value error = int_value(-7);
     sk_signal *failing = NULL;
     SK_OK_OR_FAIL(sk_signal_fail(&failing, &error));
     SK_OK_OR_FAIL(sk_signal_last(&last, failing));
-    d = recorder_start(&r, last);
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, last);
+    recorder_expect_error(&r, &error);
     recorder_finish(&r, d);
     sk_signal_release(last);
     sk_signal_release(failing);
@@ -247,33 +220,24 @@ Test(operators_take, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TI
     expect_no_live_objects(0);
 }
 
-static sk_signal *take_until_passing(sk_signal *source, void *ctx, sk_release_fn release) {
-    sk_signal *out = NULL;
-    SK_OK_OR_FAIL(sk_signal_take_until(&out, source, keep_passing, ctx, release));
-    return out;
+/* sk_signal_take_until for the callback operator checks. */
+static int take_until_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_take_until(out, signal, with_callback ? take_rule : NULL, ctx, release);
 }
 
 /* The release runs after the signal and its subscriptions are gone, also
  * when the source still holds its subscriber. */
 Test(operators_take, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
-    expect_release_after_the_subscription("take_until", take_until_passing);
+    expect_release_after_the_subscription("take_until", take_until_call);
     expect_no_live_objects(0);
 }
 
 Test(operators_take, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
     bad_args args;
     bad_args_init(&args);
-    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
-    counter *released = &args.released;
-
-    EXPECT_FAILURE_NULL_OUT(sk_signal_take_until(NULL, never, take_rule, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_take_until(&out, NULL, take_rule, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_take_until(&out, never, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
-    EXPECT_FAILURE(sk_signal_take_until(&out, not_signal, take_rule, released, counter_hit), SK_ERR_WRONG_KIND, released);
-
-    expect_unary_argument_errors("last", sk_signal_last, never, not_signal);
-
-    cr_assert_eq(counter_get(released), 4);
+    expect_callback_argument_errors("take_until", take_until_call, &args);
+    expect_unary_argument_errors("last", sk_signal_last, args.never, args.not_signal);
+    cr_assert_eq(counter_get(&args.released), 4);
     bad_args_destroy(&args);
     expect_no_live_objects(0);
 }

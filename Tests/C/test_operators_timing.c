@@ -27,8 +27,7 @@ static void expect_on_this_thread(recorder *r) {
 /* ------------------------------------------------------------------------ */
 
 Test(operators_timing, debounce_on_host_queue_keeps_latest_of_burst, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, "test.debounce"));
+    sk_queue *host = host_queue("test.debounce");
     pipeline p;
     pipeline_init(&p);
     SK_OK_OR_FAIL(sk_signal_debounce(&p.op, p.upstream, 0.05, host));
@@ -41,8 +40,7 @@ Test(operators_timing, debounce_on_host_queue_keeps_latest_of_burst, .timeout = 
     subscriber_put_int(sub, 2);
     subscriber_put_int(sub, 3);
     drain_until_events(host, &p.r, 1);
-    const int64_t first[] = { 3 };
-    recorder_expect(&p.r, "n", first, 1);
+    recorder_expect_one(&p.r, "n", 3);
     cr_assert(pthread_equal(recorder_event(&p.r, 0)->thread, pthread_self()));
 
     /* A second burst, ended by the completion: it flushes the pending value. */
@@ -59,10 +57,8 @@ Test(operators_timing, debounce_on_host_queue_keeps_latest_of_burst, .timeout = 
 /* The header documents no range for debounce's seconds; a negative or NaN
  * delay is detectable misuse, so it must fail without crashing. */
 Test(operators_timing, debounce_rejects_negative_and_nan, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
-    sk_queue *host = NULL;
-    SK_OK_OR_FAIL(sk_queue_create_host(&host, NULL));
+    sk_signal *never = made_signal(sk_signal_never);
+    sk_queue *host = host_queue(NULL);
     sk_signal *out = (sk_signal *)&out;
     cr_assert_neq(sk_signal_debounce(&out, never, -1, host), SK_OK);
     cr_assert_null(out);
@@ -79,53 +75,41 @@ Test(operators_timing, debounce_rejects_negative_and_nan, .timeout = SK_TEST_TIM
 
 Test(operators_timing, delay_starts_the_upstream_from_a_timer_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.delay");
-    probe_source p;
-    probe_source_init(&p, host);
-    sk_signal *source = probe_signal(&p);
-    sk_signal *delayed = NULL;
-    SK_OK_OR_FAIL(sk_signal_delay(&delayed, source, 0.02, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, delayed);
-    cr_assert_eq(probe_starts(&p), 0, "started at once");
-    drain_until(host, probe_started, &p);
-    cr_assert_eq(probe_starts(&p), 1);
-    cr_assert_eq(p.starts_on_queue, 1, "not started on the queue");
+    probe_run t;
+    probe_run_init(&t, host);
+    SK_OK_OR_FAIL(sk_signal_delay(&t.op, t.source, 0.02, host));
+    probe_run_start(&t);
+    cr_assert_eq(probe_starts(&t.p), 0, "started at once");
+    drain_until(host, probe_started, &t.p);
+    cr_assert_eq(probe_starts(&t.p), 1);
+    cr_assert_eq(t.p.starts_on_queue, 1, "not started on the queue");
     /* Values are not delayed. */
-    subscriber_put_int(p.subscriber, 1);
-    subscriber_put_int(p.subscriber, 2);
+    subscriber_put_int(t.p.subscriber, 1);
+    subscriber_put_int(t.p.subscriber, 2);
     const int64_t expected[] = { 1, 2 };
-    recorder_expect(&r, "nn", expected, 2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(p.subscriber));
-    recorder_expect(&r, "nncr", expected, 2);
-    expect_on_this_thread(&r);
-    recorder_finish(&r, d);
-    sk_signal_release(delayed);
-    sk_signal_release(source);
-    probe_source_destroy(&p);
+    recorder_expect(&t.r, "nn", expected, 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(t.p.subscriber));
+    recorder_expect(&t.r, "nncr", expected, 2);
+    expect_on_this_thread(&t.r);
+    probe_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_timing, delay_disposed_before_the_timer_never_starts, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    probe_source p;
-    probe_source_init(&p, host);
-    sk_signal *source = probe_signal(&p);
     /* A long delay, and an infinite one (a timer that never fires). */
     const double delays[] = { 1000.0, INFINITY };
     for (size_t i = 0; i < 2; i++) {
-        sk_signal *delayed = NULL;
-        SK_OK_OR_FAIL(sk_signal_delay(&delayed, source, delays[i], host));
-        recorder r;
-        sk_disposable *d = recorder_start(&r, delayed);
-        sk_disposable_dispose(d);
+        probe_run t;
+        probe_run_init(&t, host);
+        SK_OK_OR_FAIL(sk_signal_delay(&t.op, t.source, delays[i], host));
+        probe_run_start(&t);
+        sk_disposable_dispose(t.d);
         flush_queue(host);
-        recorder_expect(&r, "r", NULL, 0);
-        recorder_finish(&r, d);
-        sk_signal_release(delayed);
+        recorder_expect(&t.r, "r", NULL, 0);
+        cr_assert_eq(probe_starts(&t.p), 0);
+        probe_run_finish(&t);
     }
-    cr_assert_eq(probe_starts(&p), 0);
-    sk_signal_release(source);
-    probe_source_destroy(&p);
     /* The timers are gone with the subscriptions. */
     expect_no_live_objects(1, host);
 }
@@ -134,74 +118,63 @@ Test(operators_timing, delay_disposed_before_the_timer_never_starts, .timeout = 
 /* Timeout                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* Timeout (`seconds`, on `host`) over the probe source of `t`, falling back
+ * to its alternate, started (probe_run_init, probe_run_start). */
+static void timeout_start(probe_run *t, double seconds, sk_queue *host) {
+    probe_run_init(t, host);
+    SK_OK_OR_FAIL(sk_signal_timeout(&t->op, t->source, seconds, host, t->fallback));
+    probe_run_start(t);
+}
+
 Test(operators_timing, timeout_lets_an_upstream_that_answers_in_time_pass, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.timeout");
-    probe_source upstream, alternate;
-    probe_source_init(&upstream, host);
-    probe_source_init(&alternate, host);
-    sk_signal *source = probe_signal(&upstream), *fallback = probe_signal(&alternate);
-    sk_signal *timed = NULL;
-    SK_OK_OR_FAIL(sk_signal_timeout(&timed, source, 1000.0, host, fallback));
-    sk_signal_release(fallback); /* borrowed: the result retains it */
-    recorder r;
-    sk_disposable *d = recorder_start(&r, timed);
-    cr_assert_eq(probe_starts(&upstream), 1, "the upstream starts at once");
-    subscriber_put_int(upstream.subscriber, 1);
-    subscriber_put_int(upstream.subscriber, 2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(upstream.subscriber));
+    probe_run t;
+    timeout_start(&t, 1000.0, host);
+    sk_signal_release(t.fallback); /* borrowed: the result retains it */
+    t.fallback = NULL;
+    cr_assert_eq(probe_starts(&t.p), 1, "the upstream starts at once");
+    subscriber_put_int(t.p.subscriber, 1);
+    subscriber_put_int(t.p.subscriber, 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(t.p.subscriber));
     const int64_t expected[] = { 1, 2 };
-    recorder_expect(&r, "nncr", expected, 2);
+    recorder_expect(&t.r, "nncr", expected, 2);
     flush_queue(host);
-    cr_assert_eq(probe_starts(&alternate), 0, "the alternate started");
-    recorder_finish(&r, d);
-    sk_signal_release(timed);
-    sk_signal_release(source);
+    cr_assert_eq(probe_starts(&t.alternate), 0, "the alternate started");
+    probe_run_stop(&t);
 
     /* An upstream answering synchronously wins even against a zero timeout
      * (its timer's work cannot run before this thread drains). */
     const int64_t input[] = { 3 };
     sk_signal *ints = ints_signal(input, 1);
-    fallback = probe_signal(&alternate);
+    sk_signal *fallback = probe_signal(&t.alternate), *timed = NULL;
     SK_OK_OR_FAIL(sk_signal_timeout(&timed, ints, 0, host, fallback));
-    d = recorder_start(&r, timed);
+    recorder r;
+    sk_disposable *d = recorder_start(&r, timed);
     recorder_expect(&r, "ncr", input, 1);
     flush_queue(host);
-    cr_assert_eq(probe_starts(&alternate), 0, "the alternate started");
+    cr_assert_eq(probe_starts(&t.alternate), 0, "the alternate started");
     recorder_finish(&r, d);
     sk_signal_release(timed);
     sk_signal_release(fallback);
     sk_signal_release(ints);
-    cr_assert_eq(counter_get(&alternate.released), 2);
-    probe_source_destroy(&upstream);
-    probe_source_destroy(&alternate);
+    probe_run_finish(&t);
+    cr_assert_eq(t.alternate_released, 2);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_timing, timeout_switches_to_the_alternate_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.timeout.fire");
-    probe_source upstream, alternate;
-    probe_source_init(&upstream, host);
-    probe_source_init(&alternate, host);
-    sk_signal *source = probe_signal(&upstream), *fallback = probe_signal(&alternate);
-    sk_signal *timed = NULL;
-    SK_OK_OR_FAIL(sk_signal_timeout(&timed, source, 0.02, host, fallback));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, timed);
-    drain_until(host, probe_started, &alternate);
-    cr_assert_eq(alternate.starts_on_queue, 1, "the alternate did not start on the queue");
-    cr_assert_eq(counter_get(&upstream.disposed), 1, "the silent upstream is disposed");
-    subscriber_put_int(upstream.subscriber, 1); /* too late: dropped */
-    subscriber_put_int(alternate.subscriber, 5);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(alternate.subscriber));
-    const int64_t expected[] = { 5 };
-    recorder_expect(&r, "ncr", expected, 1);
-    cr_assert_eq(counter_get(&alternate.disposed), 1);
-    recorder_finish(&r, d);
-    sk_signal_release(timed);
-    sk_signal_release(source);
-    sk_signal_release(fallback);
-    probe_source_destroy(&upstream);
-    probe_source_destroy(&alternate);
+    probe_run t;
+    timeout_start(&t, 0.02, host);
+    drain_until(host, probe_started, &t.alternate);
+    cr_assert_eq(t.alternate.starts_on_queue, 1, "the alternate did not start on the queue");
+    cr_assert_eq(counter_get(&t.p.disposed), 1, "the silent upstream is disposed");
+    subscriber_put_int(t.p.subscriber, 1); /* too late: dropped */
+    subscriber_put_int(t.alternate.subscriber, 5);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(t.alternate.subscriber));
+    recorder_expect_one(&t.r, "ncr", 5);
+    cr_assert_eq(counter_get(&t.alternate.disposed), 1);
+    probe_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
@@ -211,23 +184,18 @@ Test(operators_timing, timeout_switches_to_the_alternate_on_the_queue, .timeout 
 
 Test(operators_timing, throttle_delivers_the_latest_value_of_each_window, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.throttle");
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
-    probe_source p;
-    probe_source_init(&p, NULL);
-    sk_signal *source = probe_signal(&p);
-    sk_signal *throttled = NULL;
-    SK_OK_OR_FAIL(sk_signal_throttle(&throttled, source, 0.02, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, throttled);
-    sk_subscriber *sub = p.subscriber;
+    int fd = host_queue_fd(host);
+    probe_run t;
+    probe_run_init(&t, NULL);
+    SK_OK_OR_FAIL(sk_signal_throttle(&t.op, t.source, 0.02, host));
+    probe_run_start(&t);
+    sk_subscriber *sub = t.p.subscriber;
 
     /* A burst in one window: its latest value at the end of the window. */
     subscriber_put_int(sub, 1);
     subscriber_put_int(sub, 2);
-    drain_until_events(host, &r, 1);
-    const int64_t first[] = { 2 };
-    recorder_expect(&r, "n", first, 1);
+    drain_until_events(host, &t.r, 1);
+    recorder_expect_one(&t.r, "n", 2);
 
     /* A value arriving after the window's timer fired but before its work
      * ran still belongs to that window: the window is not restarted by new
@@ -237,42 +205,32 @@ Test(operators_timing, throttle_delivers_the_latest_value_of_each_window, .timeo
     subscriber_put_int(sub, 4);
     SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
     const int64_t second[] = { 2, 4 };
-    recorder_expect(&r, "nn", second, 2);
+    recorder_expect(&t.r, "nn", second, 2);
 
     /* The completion flushes the pending value first. */
     subscriber_put_int(sub, 5);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(sub));
-    drain_until_events(host, &r, 5);
+    drain_until_events(host, &t.r, 5);
     const int64_t all[] = { 2, 4, 5 };
-    recorder_expect(&r, "nnncr", all, 3);
-    expect_on_this_thread(&r);
-    recorder_finish(&r, d);
-    sk_signal_release(throttled);
-    sk_signal_release(source);
-    probe_source_destroy(&p);
+    recorder_expect(&t.r, "nnncr", all, 3);
+    expect_on_this_thread(&t.r);
+    probe_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
 Test(operators_timing, throttle_error_drops_the_pending_value, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    probe_source p;
-    probe_source_init(&p, NULL);
-    sk_signal *source = probe_signal(&p);
-    sk_signal *throttled = NULL;
-    SK_OK_OR_FAIL(sk_signal_throttle(&throttled, source, 1000.0, host));
-    recorder r;
-    sk_disposable *d = recorder_start(&r, throttled);
-    subscriber_put_int(p.subscriber, 1);
+    probe_run t;
+    probe_run_init(&t, NULL);
+    SK_OK_OR_FAIL(sk_signal_throttle(&t.op, t.source, 1000.0, host));
+    probe_run_start(&t);
+    subscriber_put_int(t.p.subscriber, 1);
     sk_value error = string_value("failed");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(p.subscriber, &error));
-    drain_until_events(host, &r, 2);
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(t.p.subscriber, &error));
+    drain_until_events(host, &t.r, 2);
+    recorder_expect_error(&t.r, &error);
     sk_value_release(&error);
-    recorder_finish(&r, d);
-    sk_signal_release(throttled);
-    sk_signal_release(source);
-    probe_source_destroy(&p);
+    probe_run_finish(&t);
     expect_no_live_objects(1, host);
 }
 
@@ -283,38 +241,29 @@ Test(operators_timing, throttle_error_drops_the_pending_value, .timeout = SK_TES
 Test(operators_timing, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
     for (int which = 0; which < 4; which++) {
-        probe_source p, alternate;
-        probe_source_init(&p, host);
-        probe_source_init(&alternate, host);
-        sk_signal *source = probe_signal(&p), *fallback = probe_signal(&alternate);
-        sk_signal *op = NULL;
+        probe_run t;
+        probe_run_init(&t, host);
         switch (which) {
-        case 0: SK_OK_OR_FAIL(sk_signal_run_on(&op, source, host)); break;
-        case 1: SK_OK_OR_FAIL(sk_signal_delay(&op, source, 0, host)); break;
-        case 2: SK_OK_OR_FAIL(sk_signal_timeout(&op, source, 1000.0, host, fallback)); break;
-        default: SK_OK_OR_FAIL(sk_signal_throttle(&op, source, 0, host)); break;
+        case 0: SK_OK_OR_FAIL(sk_signal_run_on(&t.op, t.source, host)); break;
+        case 1: SK_OK_OR_FAIL(sk_signal_delay(&t.op, t.source, 0, host)); break;
+        case 2: SK_OK_OR_FAIL(sk_signal_timeout(&t.op, t.source, 1000.0, host, t.fallback)); break;
+        default: SK_OK_OR_FAIL(sk_signal_throttle(&t.op, t.source, 0, host)); break;
         }
-        recorder r;
-        sk_disposable *d = recorder_start(&r, op);
-        drain_until(host, probe_started, &p);
+        probe_run_start(&t);
+        drain_until(host, probe_started, &t.p);
         /* A value pending in throttle's window is dropped by the dispose. */
-        subscriber_put_int(p.subscriber, 1);
-        sk_disposable_dispose(d);
-        cr_assert_eq(counter_get(&p.disposed), 1, "operator %d: upstream not disposed", which);
-        subscriber_put_int(p.subscriber, 2);
-        SK_OK_OR_FAIL(sk_subscriber_put_completion(p.subscriber));
+        subscriber_put_int(t.p.subscriber, 1);
+        sk_disposable_dispose(t.d);
+        cr_assert_eq(counter_get(&t.p.disposed), 1, "operator %d: upstream not disposed", which);
+        subscriber_put_int(t.p.subscriber, 2);
+        SK_OK_OR_FAIL(sk_subscriber_put_completion(t.p.subscriber));
         flush_queue(host);
         char log[16];
-        recorder_log(&r, log, sizeof log);
+        recorder_log(&t.r, log, sizeof log);
         const char *expected = which == 3 ? "r" : "nr";
         cr_assert_str_eq(log, expected, "operator %d: log %s", which, log);
-        cr_assert_eq(probe_starts(&alternate), 0);
-        recorder_finish(&r, d);
-        sk_signal_release(op);
-        sk_signal_release(source);
-        sk_signal_release(fallback);
-        probe_source_destroy(&p);
-        probe_source_destroy(&alternate);
+        cr_assert_eq(probe_starts(&t.alternate), 0);
+        probe_run_finish(&t);
     }
     expect_no_live_objects(1, host);
 }
@@ -329,29 +278,10 @@ Test(operators_timing, argument_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
     sk_queue *host = host_queue(NULL), *not_queue = args.not_queue;
 
-    EXPECT_FAILURE_NULL_OUT(sk_signal_run_on(NULL, never, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_run_on(&out, NULL, host), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_run_on(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-    EXPECT_FAILURE(sk_signal_run_on(&out, not_signal, host), SK_ERR_WRONG_KIND, NULL);
-    EXPECT_FAILURE(sk_signal_run_on(&out, never, not_queue), SK_ERR_WRONG_KIND, NULL);
-
-    for (int which = 0; which < 3; which++) {
-        int (*op)(sk_signal **, sk_signal *, double, sk_queue *) =
-            which == 0 ? sk_signal_delay : which == 1 ? sk_signal_throttle : sk_signal_debounce;
-        EXPECT_FAILURE_NULL_OUT(op(NULL, never, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, NULL, 0.1, host), SK_ERR_NULL_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, never, 0.1, NULL), SK_ERR_NULL_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, not_signal, 0.1, host), SK_ERR_WRONG_KIND, NULL);
-        EXPECT_FAILURE(op(&out, never, 0.1, not_queue), SK_ERR_WRONG_KIND, NULL);
-        EXPECT_FAILURE(op(&out, never, -0.001, host), SK_ERR_INVALID_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, never, NAN, host), SK_ERR_INVALID_ARGUMENT, NULL);
-        EXPECT_FAILURE(op(&out, never, -INFINITY, host), SK_ERR_INVALID_ARGUMENT, NULL);
-        /* Zero and infinity are durations. */
-        SK_OK_OR_FAIL(op(&out, never, 0, host));
-        sk_signal_release(out);
-        SK_OK_OR_FAIL(op(&out, never, INFINITY, host));
-        sk_signal_release(out);
-    }
+    expect_queue_operator_argument_errors("run_on", sk_signal_run_on, &args, host);
+    expect_timed_operator_argument_errors("delay", sk_signal_delay, &args, host);
+    expect_timed_operator_argument_errors("throttle", sk_signal_throttle, &args, host);
+    expect_timed_operator_argument_errors("debounce", sk_signal_debounce, &args, host);
 
     EXPECT_FAILURE_NULL_OUT(sk_signal_timeout(NULL, never, 0.1, host, never), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_timeout(&out, NULL, 0.1, host, never), SK_ERR_NULL_ARGUMENT, NULL);

@@ -61,6 +61,22 @@ static void world_init(world *w, action act, bool elsewhere) {
     sk_signal_release(pipe_signal);
 }
 
+/* world_init, then starts `w->signal` into `r` (initialised here) as the
+ * subscription `w->own` the action works on. The caller ends with
+ * world_finish and recorder_destroy. */
+static void world_start_recorded(world *w, recorder *r, action act, bool elsewhere) {
+    world_init(w, act, elsewhere);
+    w->own = recorder_start(r, w->signal);
+}
+
+/* Runs `run_case` for every action, acting here and on another thread. */
+static void run_action_matrix(void (*run_case)(action act_kind, bool elsewhere)) {
+    for (int a = 0; a < ACT_COUNT; a++) {
+        run_case((action)a, false);
+        run_case((action)a, true);
+    }
+}
+
 /* Takes a pointer field under the world's lock (each is used once). */
 static void *take(world *w, void **field) {
     pthread_mutex_lock(&w->mutex);
@@ -191,30 +207,28 @@ typedef struct acting_observer {
     counter released;
 } acting_observer;
 
-static void on_next(void *ctx, const sk_value *value) {
-    (void)value;
+/* One callback of kind `kind` of the acting observer `ctx`: counts it and
+ * acts if it is the observer's kind. */
+static void observer_called(void *ctx, callback_kind kind) {
     acting_observer *o = ctx;
     counter_hit(&o->calls);
-    if (o->kind == CB_NEXT) {
+    if (o->kind == kind) {
         act(o->w);
     }
+}
+
+static void on_next(void *ctx, const sk_value *value) {
+    (void)value;
+    observer_called(ctx, CB_NEXT);
 }
 
 static void on_error(void *ctx, const sk_value *error) {
     (void)error;
-    acting_observer *o = ctx;
-    counter_hit(&o->calls);
-    if (o->kind == CB_ERROR) {
-        act(o->w);
-    }
+    observer_called(ctx, CB_ERROR);
 }
 
 static void on_completed(void *ctx) {
-    acting_observer *o = ctx;
-    counter_hit(&o->calls);
-    if (o->kind == CB_COMPLETED) {
-        act(o->w);
-    }
+    observer_called(ctx, CB_COMPLETED);
 }
 
 static void on_release(void *ctx) {
@@ -325,26 +339,25 @@ static void value_release_acts(void *ctx) {
 
 /* A user pointer value put into the subscription: its release runs when the
  * last copy goes (here: when the put returns), and acts from there. */
+static void run_value_release_case(action act_kind, bool elsewhere) {
+    world w;
+    recorder r;
+    world_start_recorded(&w, &r, act_kind, elsewhere);
+    r.keep_values = false; /* so that the put's copy is the last one */
+    sk_value pointer;
+    SK_OK_OR_FAIL(sk_value_set_pointer(&pointer, &w, value_release_acts));
+    SK_OK_OR_FAIL(sk_subscriber_put_next(manual_subscriber(&w.source, 0), &pointer));
+    sk_value_release(&pointer);
+    cr_assert(counter_wait(&w.acted, 1, SK_WAIT_SECONDS));
+    world_finish(&w, elsewhere ? "value release, acting on another thread" : "value release");
+    cr_assert_eq(recorder_nexts(&r), 1);
+    cr_assert_eq(recorder_releases(&r), 1);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
 Test(reentrancy, from_value_release, .timeout = SK_TEST_TIMEOUT) {
-    for (int a = 0; a < ACT_COUNT; a++) {
-        for (int elsewhere = 0; elsewhere < 2; elsewhere++) {
-            world w;
-            world_init(&w, (action)a, elsewhere);
-            recorder r;
-            w.own = recorder_start(&r, w.signal);
-            r.keep_values = false; /* so that the put's copy is the last one */
-            sk_value pointer;
-            SK_OK_OR_FAIL(sk_value_set_pointer(&pointer, &w, value_release_acts));
-            SK_OK_OR_FAIL(sk_subscriber_put_next(manual_subscriber(&w.source, 0), &pointer));
-            sk_value_release(&pointer);
-            cr_assert(counter_wait(&w.acted, 1, SK_WAIT_SECONDS));
-            world_finish(&w, elsewhere ? "value release, acting on another thread" : "value release");
-            cr_assert_eq(recorder_nexts(&r), 1);
-            cr_assert_eq(recorder_releases(&r), 1);
-            recorder_destroy(&r);
-            expect_no_live_objects(0);
-        }
-    }
+    run_action_matrix(run_value_release_case);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -383,8 +396,7 @@ static void run_queue_case(bool host, bool in_release, action act_kind, bool els
     if (host) {
         double deadline = now_seconds() + SK_WAIT_SECONDS;
         while (counter_get(&w.acted) < 1 && now_seconds() < deadline) {
-            int fd = -1;
-            SK_OK_OR_FAIL(sk_queue_host_fd(queue, &fd));
+            int fd = host_queue_fd(queue);
             fd_wait_readable(fd, 0.1);
             SK_OK_OR_FAIL(sk_queue_host_drain(queue, 0, NULL));
         }
@@ -429,34 +441,32 @@ static void timer_fired(void *ctx) {
     act(t->w);
 }
 
+static void run_timer_case(action act_kind, bool elsewhere) {
+    world w;
+    recorder r;
+    world_start_recorded(&w, &r, act_kind, elsewhere);
+    sk_queue *queue = serial_queue("timer");
+    timer_case t;
+    t.w = &w;
+    t.timer = NULL;
+    pthread_mutex_init(&t.mutex, NULL);
+    counter_init(&t.released);
+    /* The timer's handle is set under the lock the callback takes. */
+    pthread_mutex_lock(&t.mutex);
+    SK_OK_OR_FAIL(sk_timer_start(&t.timer, queue, 0.001, true, timer_fired, &t, timer_released));
+    pthread_mutex_unlock(&t.mutex);
+    cr_assert(counter_wait(&w.acted, 1, SK_WAIT_SECONDS), "timer: no progress");
+    cr_assert(counter_wait(&t.released, 1, SK_WAIT_SECONDS), "the timer's release did not run");
+    flush_queue(queue);
+    world_finish(&w, elsewhere ? "timer, acting on another thread" : "timer");
+    cr_assert_eq(counter_get(&w.acted), 1, "the repeating timer fired again after disposing itself");
+    recorder_destroy(&r);
+    expect_no_live_objects(1, queue);
+    cr_assert_eq(counter_get(&t.released), 1);
+    pthread_mutex_destroy(&t.mutex);
+    counter_destroy(&t.released);
+}
+
 Test(reentrancy, from_a_timer, .timeout = SK_TEST_TIMEOUT) {
-    for (int a = 0; a < ACT_COUNT; a++) {
-        for (int elsewhere = 0; elsewhere < 2; elsewhere++) {
-            world w;
-            world_init(&w, (action)a, elsewhere);
-            recorder r;
-            w.own = recorder_start(&r, w.signal);
-            sk_queue *queue = NULL;
-            SK_OK_OR_FAIL(sk_queue_create(&queue, "timer"));
-            timer_case t;
-            t.w = &w;
-            t.timer = NULL;
-            pthread_mutex_init(&t.mutex, NULL);
-            counter_init(&t.released);
-            /* The timer's handle is set under the lock the callback takes. */
-            pthread_mutex_lock(&t.mutex);
-            SK_OK_OR_FAIL(sk_timer_start(&t.timer, queue, 0.001, true, timer_fired, &t, timer_released));
-            pthread_mutex_unlock(&t.mutex);
-            cr_assert(counter_wait(&w.acted, 1, SK_WAIT_SECONDS), "timer: no progress");
-            cr_assert(counter_wait(&t.released, 1, SK_WAIT_SECONDS), "the timer's release did not run");
-            flush_queue(queue);
-            world_finish(&w, elsewhere ? "timer, acting on another thread" : "timer");
-            cr_assert_eq(counter_get(&w.acted), 1, "the repeating timer fired again after disposing itself");
-            recorder_destroy(&r);
-            expect_no_live_objects(1, queue);
-            cr_assert_eq(counter_get(&t.released), 1);
-            pthread_mutex_destroy(&t.mutex);
-            counter_destroy(&t.released);
-        }
-    }
+    run_action_matrix(run_timer_case);
 }

@@ -13,21 +13,57 @@ static void record_start(recorder *r, sk_signal *signal, sk_disposable **subscri
     SK_OK_OR_FAIL(sk_signal_start(subscription, signal, &observer));
 }
 
-/* A signal (+1) driven by hand through `s`, started once with `r` recording
- * (see record_start). */
-static sk_signal *start_manual(manual_source *s, recorder *r, sk_disposable **subscription) {
-    manual_init(s);
-    sk_signal *signal = manual_signal(s);
-    record_start(r, signal, subscription);
-    return signal;
+/* A signal driven by hand, started once: manual_run_start initialises the
+ * source `s`, makes `signal` (+1) over it and starts it with `r` recording
+ * (see record_start), the subscription's disposable into `d` (+1) when
+ * `keep` is set (the test releases it), else NULL, and its subscriber
+ * (borrowed) into `subscriber`. manual_run_finish
+ * releases the signal, destroys `s` and `r` (the subscription is over by
+ * now), then checks that nothing is left alive. */
+typedef struct manual_run {
+    manual_source s;
+    sk_signal *signal;
+    recorder r;
+    sk_disposable *d;
+    sk_subscriber *subscriber;
+} manual_run;
+
+static void manual_run_start(manual_run *m, bool keep) {
+    manual_init(&m->s);
+    m->signal = manual_signal(&m->s);
+    m->d = NULL;
+    record_start(&m->r, m->signal, keep ? &m->d : NULL);
+    m->subscriber = manual_subscriber(&m->s, 0);
 }
 
-/* The end of such a test: releases the signal, destroys `s` and `r` (the
- * subscription is over by now), then checks that nothing is left alive. */
-static void finish_manual(sk_signal *signal, manual_source *s, recorder *r) {
-    sk_signal_release(signal);
-    manual_destroy(s);
-    recorder_destroy(r);
+static void manual_run_finish(manual_run *m) {
+    sk_signal_release(m->signal);
+    manual_destroy(&m->s);
+    recorder_destroy(&m->r);
+    expect_no_live_objects(0);
+}
+
+/* A signal started once into a recorder: recorded_start takes over `signal`
+ * (+1), initialises `r` and starts the signal into it, keeping the
+ * subscription's disposable in `d` (+1) when `keep` is set, else passing NULL
+ * for it. recorded_finish releases `d` (without disposing it), destroys `r`,
+ * releases the signal and runs the leak check. */
+typedef struct recorded {
+    sk_signal *signal;
+    recorder r;
+    sk_disposable *d;
+} recorded;
+
+static void recorded_start(recorded *t, sk_signal *signal, bool keep) {
+    t->signal = signal;
+    t->d = NULL;
+    record_start(&t->r, signal, keep ? &t->d : NULL);
+}
+
+static void recorded_finish(recorded *t) {
+    sk_disposable_release(t->d);
+    recorder_destroy(&t->r);
+    sk_signal_release(t->signal);
     expect_no_live_objects(0);
 }
 
@@ -47,9 +83,7 @@ Test(signals, single_emits_a_copy_then_completes, .timeout = SK_TEST_TIMEOUT) {
         record_start(&r, signal, &subscription);
         cr_assert_not_null(subscription);
         recorder_expect(&r, "ncr", NULL, 0);
-        const char *got = NULL;
-        SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &got, NULL));
-        cr_assert_str_eq(got, "once");
+        expect_string_event(&r, 0, "once");
         sk_disposable_dispose(subscription); /* after termination: a no-op */
         sk_disposable_release(subscription);
         cr_assert_eq(recorder_releases(&r), 1);
@@ -63,68 +97,49 @@ Test(signals, single_of_an_int, .timeout = SK_TEST_TIMEOUT) {
     sk_value v = int_value(42);
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_single(&signal, &v));
-    recorder r;
-    record_start(&r, signal, NULL);
-    const int64_t expected[] = { 42 };
-    recorder_expect(&r, "ncr", expected, 1);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorded t;
+    recorded_start(&t, signal, false);
+    recorder_expect_one(&t.r, "ncr", 42);
+    recorded_finish(&t);
 }
 
 Test(signals, complete_completes_at_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_complete(&signal));
-    recorder r;
-    sk_disposable *subscription = NULL;
-    record_start(&r, signal, &subscription);
-    recorder_expect(&r, "cr", NULL, 0);
-    sk_disposable_release(subscription);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorded t;
+    recorded_start(&t, made_signal(sk_signal_complete), true);
+    recorder_expect(&t.r, "cr", NULL, 0);
+    recorded_finish(&t);
 }
 
 Test(signals, fail_delivers_a_copy_of_the_error, .timeout = SK_TEST_TIMEOUT) {
     sk_value error = string_value("broken");
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_fail(&signal, &error));
-    recorder r;
-    record_start(&r, signal, NULL);
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    recorded t;
+    recorded_start(&t, signal, false);
+    recorder_expect_error(&t.r, &error);
     sk_value_release(&error);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorded_finish(&t);
 }
 
 /* never() keeps no reference to its subscriber, and a subscription's
  * disposable does not keep it alive: nothing can deliver, so the observer is
  * released as soon as the start returns. */
 Test(signals, never_emits_nothing_and_lets_go_at_once, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
-    recorder r;
-    sk_disposable *subscription = NULL;
-    record_start(&r, signal, &subscription);
-    recorder_expect(&r, "r", NULL, 0);
-    sk_disposable_dispose(subscription);
-    sk_disposable_dispose(subscription); /* double dispose: a no-op */
-    recorder_expect(&r, "r", NULL, 0);
-    cr_assert_eq(recorder_releases(&r), 1);
-    sk_disposable_release(subscription);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorded t;
+    recorded_start(&t, made_signal(sk_signal_never), true);
+    recorder_expect(&t.r, "r", NULL, 0);
+    sk_disposable_dispose(t.d);
+    sk_disposable_dispose(t.d); /* double dispose: a no-op */
+    recorder_expect(&t.r, "r", NULL, 0);
+    cr_assert_eq(recorder_releases(&t.r), 1);
+    recorded_finish(&t);
 }
 
 /* A generator that keeps its subscriber: the observer is released on dispose
  * only, and the generator's disposable is disposed once. */
 Test(signals, kept_subscriber_released_on_dispose_only, .timeout = SK_TEST_TIMEOUT) {
     manual_source source;
-    manual_init(&source);
-    sk_signal *signal = manual_signal(&source);
+    sk_signal *signal = manual_init_signal(&source);
     recorder r;
     recorder_init(&r);
     sk_observer observer = recorder_observer(&r);
@@ -167,8 +182,7 @@ Test(signals, constructors_null_arguments, .timeout = SK_TEST_TIMEOUT) {
 
 Test(signals, retain_returns_the_same_handle, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     cr_assert_eq(sk_signal_retain(signal), signal);
     sk_signal_release(signal);
     cr_assert_eq(counter_get(&s.ctx_released), 0);
@@ -184,25 +198,19 @@ Test(signals, retain_returns_the_same_handle, .timeout = SK_TEST_TIMEOUT) {
 
 Test(signals, create_emits_values_then_completes, .timeout = SK_TEST_TIMEOUT) {
     const int64_t values[] = { 1, 2, 3 };
-    sk_signal *signal = ints_signal(values, 3);
-    recorder r;
-    sk_disposable *subscription = NULL;
-    record_start(&r, signal, &subscription);
-    recorder_expect(&r, "nnncr", values, 3);
+    recorded t;
+    recorded_start(&t, ints_signal(values, 3), true);
+    recorder_expect(&t.r, "nnncr", values, 3);
     for (size_t i = 0; i < 4; i++) {
-        cr_assert(pthread_equal(recorder_event(&r, i)->thread, pthread_self()),
+        cr_assert(pthread_equal(recorder_event(&t.r, i)->thread, pthread_self()),
                   "the generator runs, and emits, on the starting thread");
     }
-    sk_disposable_release(subscription);
-    recorder_destroy(&r);
-    sk_signal_release(signal);
-    expect_no_live_objects(0);
+    recorded_finish(&t);
 }
 
 Test(signals, create_runs_the_generator_per_start, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     cr_assert_eq(counter_get(&s.starts), 0, "the generator ran before any start");
     recorder r1, r2;
     recorder_init(&r1);
@@ -245,8 +253,7 @@ static sk_disposable *complete_then_return_action(void *ctx, sk_subscriber *subs
 Test(signals, generator_disposable_disposed_once_on_synchronous_completion, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
     manual_init(&s);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, complete_then_return_action, &s, NULL));
+    sk_signal *signal = new_signal(complete_then_return_action, &s, NULL);
     recorder r;
     sk_disposable *subscription = NULL;
     record_start(&r, signal, &subscription);
@@ -264,113 +271,98 @@ Test(signals, generator_disposable_disposed_once_on_synchronous_completion, .tim
 }
 
 Test(signals, generator_disposable_disposed_once_on_later_completion, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
-    cr_assert_eq(counter_get(&s.disposed), 0);
-    subscriber_put_int(manual_subscriber(&s, 0), 5);
-    cr_assert_eq(counter_get(&s.disposed), 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    cr_assert_eq(counter_get(&s.disposable_released), 1);
-    const int64_t expected[] = { 5 };
-    recorder_expect(&r, "ncr", expected, 1);
-    sk_disposable_dispose(subscription);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    sk_disposable_release(subscription);
-    finish_manual(signal, &s, &r);
+    manual_run m;
+    manual_run_start(&m, true);
+    cr_assert_eq(counter_get(&m.s.disposed), 0);
+    subscriber_put_int(m.subscriber, 5);
+    cr_assert_eq(counter_get(&m.s.disposed), 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    cr_assert_eq(counter_get(&m.s.disposable_released), 1);
+    recorder_expect_one(&m.r, "ncr", 5);
+    sk_disposable_dispose(m.d);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    sk_disposable_release(m.d);
+    manual_run_finish(&m);
 }
 
 Test(signals, generator_disposable_disposed_once_on_error, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_signal *signal = start_manual(&s, &r, NULL);
+    manual_run m;
+    manual_run_start(&m, false);
     sk_value error = string_value("bad");
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &error));
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    recorder_expect(&r, "er", NULL, 0);
-    cr_assert(sk_value_equal(&recorder_event(&r, 0)->value, &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(m.subscriber, &error));
+    SK_OK_OR_FAIL(sk_subscriber_put_error(m.subscriber, &error));
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    recorder_expect_error(&m.r, &error);
     sk_value_release(&error);
-    finish_manual(signal, &s, &r);
+    manual_run_finish(&m);
 }
 
 Test(signals, generator_disposable_disposed_once_on_dispose, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    sk_disposable_dispose(subscription);
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    cr_assert_eq(counter_get(&s.disposable_released), 1);
+    manual_run m;
+    manual_run_start(&m, true);
+    subscriber_put_int(m.subscriber, 1);
+    sk_disposable_dispose(m.d);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    cr_assert_eq(counter_get(&m.s.disposable_released), 1);
     const int64_t expected[] = { 1 };
-    recorder_expect(&r, "nr", expected, 1);
-    sk_disposable_dispose(subscription);
-    sk_disposable_dispose(subscription);
-    cr_assert_eq(counter_get(&s.disposed), 1);
+    recorder_expect(&m.r, "nr", expected, 1);
+    sk_disposable_dispose(m.d);
+    sk_disposable_dispose(m.d);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
     /* Disposed: further emissions return SK_OK and are dropped. */
-    subscriber_put_int(manual_subscriber(&s, 0), 2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    recorder_expect(&r, "nr", expected, 1);
-    sk_disposable_release(subscription);
-    finish_manual(signal, &s, &r);
+    subscriber_put_int(m.subscriber, 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
+    recorder_expect(&m.r, "nr", expected, 1);
+    sk_disposable_release(m.d);
+    manual_run_finish(&m);
 }
 
 Test(signals, releasing_the_subscription_does_not_dispose, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
-    sk_disposable_release(subscription);
-    cr_assert_eq(counter_get(&s.disposed), 0);
-    subscriber_put_int(manual_subscriber(&s, 0), 7);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    const int64_t expected[] = { 7 };
-    recorder_expect(&r, "ncr", expected, 1);
-    finish_manual(signal, &s, &r);
+    manual_run m;
+    manual_run_start(&m, true);
+    sk_disposable_release(m.d);
+    cr_assert_eq(counter_get(&m.s.disposed), 0);
+    subscriber_put_int(m.subscriber, 7);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
+    recorder_expect_one(&m.r, "ncr", 7);
+    manual_run_finish(&m);
 }
 
 Test(signals, put_after_completion_is_ignored, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_signal *signal = start_manual(&s, &r, NULL);
-    sk_subscriber *subscriber = manual_subscriber(&s, 0);
-    subscriber_put_int(subscriber, 1);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    manual_run m;
+    manual_run_start(&m, false);
+    subscriber_put_int(m.subscriber, 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     /* All of these return SK_OK and deliver nothing. */
-    subscriber_put_int(subscriber, 2);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
+    subscriber_put_int(m.subscriber, 2);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     sk_value error = int_value(-1);
-    SK_OK_OR_FAIL(sk_subscriber_put_error(subscriber, &error));
-    const int64_t expected[] = { 1 };
-    recorder_expect(&r, "ncr", expected, 1);
-    finish_manual(signal, &s, &r);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(m.subscriber, &error));
+    recorder_expect_one(&m.r, "ncr", 1);
+    manual_run_finish(&m);
 }
 
 Test(signals, subscriber_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_signal *signal = start_manual(&s, &r, NULL);
-    sk_subscriber *subscriber = manual_subscriber(&s, 0);
+    manual_run m;
+    manual_run_start(&m, false);
     sk_value v = int_value(1);
     cr_assert_eq(sk_subscriber_put_next(NULL, &v), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_subscriber_put_error(NULL, &v), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_subscriber_put_completion(NULL), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_subscriber_put_next(subscriber, NULL), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_subscriber_put_error(subscriber, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_subscriber_put_next(m.subscriber, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_subscriber_put_error(m.subscriber, NULL), SK_ERR_NULL_ARGUMENT);
     /* A handle of another kind. */
-    cr_assert_eq(sk_subscriber_put_next((sk_subscriber *)(void *)signal, &v), SK_ERR_WRONG_KIND);
-    cr_assert_eq(sk_subscriber_put_completion((sk_subscriber *)(void *)signal), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_subscriber_put_next((sk_subscriber *)(void *)m.signal, &v), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_subscriber_put_completion((sk_subscriber *)(void *)m.signal), SK_ERR_WRONG_KIND);
     cr_assert_null(sk_subscriber_retain(NULL));
     sk_subscriber_release(NULL);
     /* None of that reached the observer. */
-    recorder_expect(&r, "", NULL, 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(subscriber));
-    recorder_expect(&r, "cr", NULL, 0);
-    finish_manual(signal, &s, &r);
+    recorder_expect(&m.r, "", NULL, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
+    recorder_expect(&m.r, "cr", NULL, 0);
+    manual_run_finish(&m);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -412,8 +404,7 @@ Test(signals, observer_with_only_some_callbacks, .timeout = SK_TEST_TIMEOUT) {
 
 Test(signals, observer_copied_from_the_stack, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     recorder r;
     recorder_init(&r);
     {
@@ -423,8 +414,7 @@ Test(signals, observer_copied_from_the_stack, .timeout = SK_TEST_TIMEOUT) {
     }
     subscriber_put_int(manual_subscriber(&s, 0), 3);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
-    const int64_t expected[] = { 3 };
-    recorder_expect(&r, "ncr", expected, 1);
+    recorder_expect_one(&r, "ncr", 3);
     sk_signal_release(signal);
     manual_destroy(&s);
     recorder_destroy(&r);
@@ -462,8 +452,7 @@ Test(signals, start_wrong_kind_runs_observer_release, .timeout = SK_TEST_TIMEOUT
 
 Test(signals, start_null_observer, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     sk_disposable *subscription = (sk_disposable *)&subscription;
     cr_assert_eq(sk_signal_start(&subscription, signal, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_null(subscription);
@@ -474,19 +463,18 @@ Test(signals, start_null_observer, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(signals, start_without_out_runs_until_termination, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_signal *signal = start_manual(&s, &r, NULL);
-    sk_signal_release(signal);
-    subscriber_put_int(manual_subscriber(&s, 0), 1);
-    subscriber_put_int(manual_subscriber(&s, 0), 2);
-    cr_assert_eq(recorder_releases(&r), 0);
-    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    manual_run m;
+    manual_run_start(&m, false);
+    sk_signal_release(m.signal);
+    subscriber_put_int(m.subscriber, 1);
+    subscriber_put_int(m.subscriber, 2);
+    cr_assert_eq(recorder_releases(&m.r), 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(m.subscriber));
     const int64_t expected[] = { 1, 2 };
-    recorder_expect(&r, "nncr", expected, 2);
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    manual_destroy(&s);
-    recorder_destroy(&r);
+    recorder_expect(&m.r, "nncr", expected, 2);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    manual_destroy(&m.s);
+    recorder_destroy(&m.r);
     expect_no_live_objects(0);
 }
 
@@ -511,30 +499,28 @@ Test(signals, create_null_generator_runs_release, .timeout = SK_TEST_TIMEOUT) {
 }
 
 Test(signals, generator_context_released_when_signal_gone, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
+    manual_run m;
+    manual_run_start(&m, true);
 
-    /* An operator's signal holds a reference. */
+    /* An operator's m.signal holds a reference. */
     sk_signal *taken = NULL;
-    SK_OK_OR_FAIL(sk_signal_take(&taken, signal, 10));
-    sk_signal_release(signal);
-    cr_assert_eq(counter_get(&s.ctx_released), 0, "released while an operator's signal holds it");
+    SK_OK_OR_FAIL(sk_signal_take(&taken, m.signal, 10));
+    sk_signal_release(m.signal);
+    cr_assert_eq(counter_get(&m.s.ctx_released), 0, "released while an operator's m.signal holds it");
     sk_signal_release(taken);
-    /* The signal is gone; the live subscription keeps what it needs itself
-     * (the retained subscriber, the returned disposable). */
-    cr_assert_eq(counter_get(&s.ctx_released), 1);
-    subscriber_put_int(manual_subscriber(&s, 0), 8);
+    /* The m.signal is gone; the live m.d keeps what it needs itself
+     * (the retained m.subscriber, the returned disposable). */
+    cr_assert_eq(counter_get(&m.s.ctx_released), 1);
+    subscriber_put_int(m.subscriber, 8);
     const int64_t expected[] = { 8 };
-    recorder_expect(&r, "n", expected, 1);
-    sk_disposable_dispose(subscription);
-    recorder_expect(&r, "nr", expected, 1);
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    cr_assert_eq(counter_get(&s.ctx_released), 1);
-    sk_disposable_release(subscription);
-    manual_destroy(&s);
-    recorder_destroy(&r);
+    recorder_expect(&m.r, "n", expected, 1);
+    sk_disposable_dispose(m.d);
+    recorder_expect(&m.r, "nr", expected, 1);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    cr_assert_eq(counter_get(&m.s.ctx_released), 1);
+    sk_disposable_release(m.d);
+    manual_destroy(&m.s);
+    recorder_destroy(&m.r);
     expect_no_live_objects(0);
 }
 
@@ -576,8 +562,7 @@ Test(signals, generator_context_outlives_start_in_progress, .timeout = SK_TEST_T
     cr_assert_eq(t.ran, 1);
     cr_assert_eq(t.released_during_start, 0, "the context was released while its generator ran");
     cr_assert_eq(counter_get(&t.released), 1);
-    const int64_t expected[] = { 1 };
-    recorder_expect(&r, "ncr", expected, 1);
+    recorder_expect_one(&r, "ncr", 1);
     recorder_destroy(&r);
     counter_destroy(&t.released);
     expect_no_live_objects(0);
@@ -599,8 +584,7 @@ static void dispose_on_first_next(recorder *r, const sk_value *value) {
 
 Test(signals, dispose_from_inside_next, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     recorder r;
     recorder_init(&r);
     dispose_inside d = { NULL };
@@ -631,8 +615,7 @@ static void complete_own_subscriber(recorder *r, const sk_value *value) {
 
 Test(signals, complete_from_inside_next, .timeout = SK_TEST_TIMEOUT) {
     manual_source s;
-    manual_init(&s);
-    sk_signal *signal = manual_signal(&s);
+    sk_signal *signal = manual_init_signal(&s);
     recorder r;
     recorder_init(&r);
     r.user = &s;
@@ -641,8 +624,7 @@ Test(signals, complete_from_inside_next, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_signal_start(NULL, signal, &observer));
     subscriber_put_int(manual_subscriber(&s, 0), 1);
     subscriber_put_int(manual_subscriber(&s, 0), 2);
-    const int64_t expected[] = { 1 };
-    recorder_expect(&r, "ncr", expected, 1);
+    recorder_expect_one(&r, "ncr", 1);
     cr_assert_eq(counter_get(&s.disposed), 1);
     sk_signal_release(signal);
     manual_destroy(&s);
@@ -671,8 +653,7 @@ Test(signals, emit_from_inside_next_into_another_subscriber, .timeout = SK_TEST_
     SK_OK_OR_FAIL(sk_signal_start(NULL, sb, &ob));
     subscriber_put_int(manual_subscriber(&a, 0), 1);
     /* Delivered synchronously, nested inside a's callback. */
-    const int64_t eb[] = { 101 };
-    recorder_expect(&rb, "n", eb, 1);
+    recorder_expect_one(&rb, "n", 101);
     subscriber_put_int(manual_subscriber(&a, 0), 2);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&a, 0)));
     SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&b, 0)));
@@ -708,14 +689,12 @@ static void *emit_later(void *arg) {
 }
 
 Test(signals, retained_subscriber_emits_from_another_thread, .timeout = SK_TEST_TIMEOUT) {
-    manual_source s;
-    recorder r;
-    sk_disposable *subscription = NULL;
-    sk_signal *signal = start_manual(&s, &r, &subscription);
-    sk_signal_release(signal);
+    manual_run m;
+    manual_run_start(&m, true);
+    sk_signal_release(m.signal);
     pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, NULL, emit_later, &s), 0);
-    cr_assert(recorder_wait_release(&r), "no release within the deadline");
+    cr_assert_eq(pthread_create(&thread, NULL, emit_later, &m.s), 0);
+    cr_assert(recorder_wait_release(&m.r), "no release within the deadline");
     pthread_join(thread, NULL);
 
     int64_t expected[FROM_THREAD_COUNT];
@@ -725,13 +704,13 @@ Test(signals, retained_subscriber_emits_from_another_thread, .timeout = SK_TEST_
         log[i] = 'n';
     }
     strcpy(log + FROM_THREAD_COUNT, "cr");
-    recorder_expect(&r, log, expected, FROM_THREAD_COUNT);
+    recorder_expect(&m.r, log, expected, FROM_THREAD_COUNT);
     for (size_t i = 0; i < FROM_THREAD_COUNT + 2; i++) {
-        cr_assert(pthread_equal(recorder_event(&r, i)->thread, thread), "event %zu not on the emitting thread", i);
+        cr_assert(pthread_equal(recorder_event(&m.r, i)->thread, thread), "event %zu not on the emitting thread", i);
     }
-    cr_assert_eq(counter_get(&s.disposed), 1);
-    sk_disposable_release(subscription);
-    manual_destroy(&s);
-    recorder_destroy(&r);
+    cr_assert_eq(counter_get(&m.s.disposed), 1);
+    sk_disposable_release(m.d);
+    manual_destroy(&m.s);
+    recorder_destroy(&m.r);
     expect_no_live_objects(0);
 }

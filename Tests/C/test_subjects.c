@@ -42,13 +42,32 @@ static void release_pipe_and_check(sk_pipe *pipe, sk_signal *signal) {
     expect_no_live_objects(0);
 }
 
+/* A new promise (+1), asserting success. */
+static sk_promise *new_promise(void) {
+    sk_promise *promise = NULL;
+    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    return promise;
+}
+
+/* The signal (+1) of `promise`. */
+static sk_signal *promise_signal(sk_promise *promise) {
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_promise_get(&signal, promise));
+    return signal;
+}
+
+/* Sets a signal over the manual source `s` (initialised here) as the source
+ * of `promise`. @return that signal (+1). */
+static sk_signal *set_manual_source(sk_promise *promise, manual_source *s) {
+    sk_signal *source = manual_init_signal(s);
+    SK_OK_OR_FAIL(sk_promise_set(promise, source));
+    return source;
+}
+
 /* A new promise (+1, into `promise`) and its signal (+1, returned). */
 static sk_signal *new_promise_signal(sk_promise **promise) {
-    *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(promise));
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&signal, *promise));
-    return signal;
+    *promise = new_promise();
+    return promise_signal(*promise);
 }
 
 /* A new value promise (+1, into `promise`) and its signal (+1, returned). */
@@ -117,9 +136,7 @@ Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
     subscribe(&b, signal);
     recorder_expect(&a.r, "n", NULL, 0);
     recorder_expect(&b.r, "n", NULL, 0);
-    const char *got = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&b.r, 0)->value, &got, NULL));
-    cr_assert_str_eq(got, "hello");
+    expect_string_event(&b.r, 0, "hello");
     unsubscribe(&a);
     unsubscribe(&b);
     release_pipe_and_check(pipe, signal);
@@ -139,8 +156,7 @@ Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
     subscription late;
     subscribe(&late, signal);
     /* The replay arrived during start, on this thread. */
-    const int64_t replayed[] = { 3 };
-    recorder_expect(&late.r, "n", replayed, 1);
+    recorder_expect_one(&late.r, "n", 3);
     cr_assert(pthread_equal(recorder_event(&late.r, 0)->thread, pthread_self()));
     pipe_put_int(pipe, 4);
     const int64_t late_all[] = { 3, 4 }, early_all[] = { 1, 2, 3, 4 };
@@ -165,8 +181,7 @@ Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
     subscription after;
     subscribe(&after, signal); /* a pipe that is gone: never emits */
     recorder_expect(&after.r, "r", NULL, 0);
-    const int64_t one[] = { 1 };
-    recorder_expect(&alive.r, "nr", one, 1);
+    recorder_expect_one(&alive.r, "nr", 1);
 
     /* Both can still be disposed (harmless), each release ran once. */
     unsubscribe(&alive);
@@ -263,8 +278,7 @@ Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_pipe_signal(&signal, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_null(signal);
     cr_assert_eq(sk_pipe_signal(NULL, pipe), SK_ERR_NULL_ARGUMENT);
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_signal *never = made_signal(sk_signal_never);
     cr_assert_eq(sk_pipe_put((sk_pipe *)(void *)never, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_pipe_signal(&signal, (sk_pipe *)(void *)never), SK_ERR_WRONG_KIND);
     cr_assert_null(signal);
@@ -287,9 +301,7 @@ Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TI
     recorder_expect(&before.r, "", NULL, 0);
 
     manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    SK_OK_OR_FAIL(sk_promise_set(promise, source));
+    sk_signal *source = set_manual_source(promise, &s);
     cr_assert_eq(counter_get(&s.starts), 1, "set subscribes to the source");
     subscriber_put_int(manual_subscriber(&s, 0), 1);
     subscriber_put_int(manual_subscriber(&s, 0), 2);
@@ -298,8 +310,7 @@ Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TI
 
     subscription after;
     subscribe(&after, got);
-    const int64_t latest[] = { 2 };
-    recorder_expect(&after.r, "n", latest, 1);
+    recorder_expect_one(&after.r, "n", 2);
     subscriber_put_int(manual_subscriber(&s, 0), 3);
     const int64_t after_all[] = { 2, 3 }, before_all[] = { 1, 2, 3 };
     recorder_expect(&after.r, "nn", after_all, 2);
@@ -319,15 +330,13 @@ Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TI
 }
 
 Test(subjects, promise_keeps_value_after_source_completes, .timeout = SK_TEST_TIMEOUT) {
-    sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    sk_promise *promise = new_promise();
     sk_value v = int_value(11);
     sk_signal *single = NULL;
     SK_OK_OR_FAIL(sk_signal_single(&single, &v));
     SK_OK_OR_FAIL(sk_promise_set(promise, single));
     sk_signal_release(single);
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    sk_signal *got = promise_signal(promise);
     expect_replay(got, 11);
     sk_signal_release(got);
     sk_promise_release(promise);
@@ -369,23 +378,18 @@ Test(subjects, promise_set_replaces_and_disposes_previous_source, .timeout = SK_
 }
 
 Test(subjects, promise_get_subscription_outlives_promise_handle, .timeout = SK_TEST_TIMEOUT) {
-    sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
+    sk_promise *promise = new_promise();
     manual_source s;
-    manual_init(&s);
-    sk_signal *source = manual_signal(&s);
-    SK_OK_OR_FAIL(sk_promise_set(promise, source));
+    sk_signal *source = set_manual_source(promise, &s);
     sk_signal_release(source);
-    sk_signal *got = NULL;
-    SK_OK_OR_FAIL(sk_promise_get(&got, promise));
+    sk_signal *got = promise_signal(promise);
     subscription a;
     subscribe(&a, got);
     sk_signal_release(got);
     sk_promise_release(promise);
     /* The subscription still receives the source's values. */
     subscriber_put_int(manual_subscriber(&s, 0), 4);
-    const int64_t expected[] = { 4 };
-    recorder_expect(&a.r, "n", expected, 1);
+    recorder_expect_one(&a.r, "n", 4);
     unsubscribe(&a);
     /* Once it is gone, so is the promise, and its source is disposed. */
     cr_assert_eq(counter_get(&s.disposed), 1);
@@ -395,10 +399,8 @@ Test(subjects, promise_get_subscription_outlives_promise_handle, .timeout = SK_T
 
 Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_promise_create(NULL), SK_ERR_NULL_ARGUMENT);
-    sk_promise *promise = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&promise));
-    sk_signal *never = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&never));
+    sk_promise *promise = new_promise();
+    sk_signal *never = made_signal(sk_signal_never);
     cr_assert_eq(sk_promise_set(NULL, never), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_promise_set(promise, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_promise_set((sk_promise *)(void *)never, never), SK_ERR_WRONG_KIND);
@@ -423,8 +425,7 @@ Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *got = new_value_promise_signal(&promise, &initial, false);
     subscription a;
     subscribe(&a, got);
-    const int64_t first[] = { 1 };
-    recorder_expect(&a.r, "n", first, 1);
+    recorder_expect_one(&a.r, "n", 1);
 
     sk_value v = int_value(2);
     SK_OK_OR_FAIL(sk_value_promise_set(promise, &v));
@@ -449,9 +450,7 @@ Test(subjects, value_promise_without_initial_value, .timeout = SK_TEST_TIMEOUT) 
     SK_OK_OR_FAIL(sk_value_promise_set(promise, &v));
     sk_value_release(&v);
     recorder_expect(&a.r, "n", NULL, 0);
-    const char *text = NULL;
-    SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&a.r, 0)->value, &text, NULL));
-    cr_assert_str_eq(text, "first");
+    expect_string_event(&a.r, 0, "first");
     unsubscribe(&a);
     sk_signal_release(got);
     sk_value_promise_release(promise);
@@ -477,9 +476,7 @@ Test(subjects, value_promise_ignore_repeated, .timeout = SK_TEST_TIMEOUT) {
     recorder_expect(&sub.r, "nnnn", NULL, 0);
     const char *expected[] = { "a", "b", "a", "c" };
     for (size_t i = 0; i < 4; i++) {
-        const char *text = NULL;
-        SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&sub.r, i)->value, &text, NULL));
-        cr_assert_str_eq(text, expected[i], "value %zu", i);
+        expect_string_event(&sub.r, i, expected[i]);
     }
 
     /* Ints and kinds: 1 then 1.0 are different kinds, so both are delivered. */
@@ -507,8 +504,7 @@ Test(subjects, value_promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOU
     cr_assert_eq(sk_value_promise_get(&got, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_null(got);
     cr_assert_eq(sk_value_promise_get(NULL, promise), SK_ERR_NULL_ARGUMENT);
-    sk_promise *plain = NULL;
-    SK_OK_OR_FAIL(sk_promise_create(&plain));
+    sk_promise *plain = new_promise();
     cr_assert_eq(sk_value_promise_set((sk_value_promise *)(void *)plain, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_value_promise_get(&got, (sk_value_promise *)(void *)plain), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_promise_get(&got, (sk_promise *)(void *)promise), SK_ERR_WRONG_KIND);

@@ -132,32 +132,62 @@ Test(threads, many_putters_many_subscribers_exact_counts, .timeout = SK_TEST_TIM
 
 enum { CHURN_PUTTERS = 2, CHURNERS = 3, CHURN_ROUNDS = 300 };
 
+/* What an observer saw of its own release, each field atomic: callbacks
+ * under way, releases, callbacks begun after the release, and releases that
+ * came during a callback. watch_enter and watch_leave bracket a callback,
+ * watch_release is the observer's release; watch_expect asserts that the
+ * release ran once, after the last callback (`who` and `index` name the
+ * observer in the messages). Zero it to start; nothing to release. */
+typedef struct callback_watch {
+    int in_callback;
+    int released;
+    int after_release;
+    int release_during_callback;
+} callback_watch;
+
+static void watch_enter(callback_watch *w) {
+    __atomic_add_fetch(&w->in_callback, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&w->released, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_add_fetch(&w->after_release, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+static void watch_leave(callback_watch *w) {
+    __atomic_sub_fetch(&w->in_callback, 1, __ATOMIC_SEQ_CST);
+}
+
+static void watch_release(callback_watch *w) {
+    if (__atomic_load_n(&w->in_callback, __ATOMIC_SEQ_CST) != 0) {
+        __atomic_add_fetch(&w->release_during_callback, 1, __ATOMIC_SEQ_CST);
+    }
+    __atomic_add_fetch(&w->released, 1, __ATOMIC_SEQ_CST);
+}
+
+static void watch_expect(callback_watch *w, const char *who, int index) {
+    int released = __atomic_load_n(&w->released, __ATOMIC_SEQ_CST);
+    int after = __atomic_load_n(&w->after_release, __ATOMIC_SEQ_CST);
+    cr_assert_eq(released, 1, "%s %d: released %d times", who, index, released);
+    cr_assert_eq(after, 0, "%s %d: %d callbacks after the release", who, index, after);
+    cr_assert_eq(__atomic_load_n(&w->release_during_callback, __ATOMIC_SEQ_CST), 0,
+                 "%s %d: released during a callback", who, index);
+}
+
 /* One short-lived observer. */
 typedef struct churn_observer {
-    int released;          /* atomic */
-    int in_callback;       /* atomic */
-    int nexts;             /* atomic */
-    int after_release;     /* callbacks that began after the release: atomic */
-    int release_during_callback; /* atomic */
+    callback_watch watch;
+    int nexts; /* atomic */
 } churn_observer;
 
 static void churn_next(void *ctx, const sk_value *value) {
     churn_observer *o = ctx;
     (void)value;
-    __atomic_add_fetch(&o->in_callback, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&o->released, __ATOMIC_SEQ_CST) != 0) {
-        __atomic_add_fetch(&o->after_release, 1, __ATOMIC_SEQ_CST);
-    }
+    watch_enter(&o->watch);
     __atomic_add_fetch(&o->nexts, 1, __ATOMIC_SEQ_CST);
-    __atomic_sub_fetch(&o->in_callback, 1, __ATOMIC_SEQ_CST);
+    watch_leave(&o->watch);
 }
 
 static void churn_release(void *ctx) {
-    churn_observer *o = ctx;
-    if (__atomic_load_n(&o->in_callback, __ATOMIC_SEQ_CST) != 0) {
-        __atomic_add_fetch(&o->release_during_callback, 1, __ATOMIC_SEQ_CST);
-    }
-    __atomic_add_fetch(&o->released, 1, __ATOMIC_SEQ_CST);
+    watch_release(&((churn_observer *)ctx)->watch);
 }
 
 typedef struct churn {
@@ -252,9 +282,7 @@ Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
     int total_nexts = 0;
     for (int i = 0; i < CHURNERS * CHURN_ROUNDS; i++) {
         churn_observer *o = &c.observers[i];
-        cr_assert_eq(o->released, 1, "observer %d released %d times", i, o->released);
-        cr_assert_eq(o->after_release, 0, "observer %d: %d callbacks after its release", i, o->after_release);
-        cr_assert_eq(o->release_during_callback, 0, "observer %d: released during a callback", i);
+        watch_expect(&o->watch, "observer", i);
         total_nexts += o->nexts;
     }
     cr_assert_geq(c.puts, 100);
@@ -272,14 +300,14 @@ Test(threads, subscribe_and_dispose_while_putting, .timeout = SK_TEST_TIMEOUT) {
 /* ------------------------------------------------------------------------ */
 
 typedef struct race {
+    manual_source source;
+    sk_signal *signal;
+    sk_disposable *d;             /* the subscription */
     sk_subscriber *subscriber;
     pthread_t disposer;
     int dispose_returned;         /* atomic */
     int on_disposer_after;        /* callbacks on the disposing thread after dispose returned */
-    int after_release;            /* callbacks begun after the release */
-    int in_callback;              /* atomic */
-    int release_during_callback;
-    int released;                 /* atomic */
+    callback_watch watch;
     int delivered;                /* atomic */
     int stop;                     /* atomic */
     gate first_value;
@@ -288,25 +316,44 @@ typedef struct race {
 static void race_next(void *ctx, const sk_value *value) {
     race *r = ctx;
     (void)value;
-    __atomic_add_fetch(&r->in_callback, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&r->released, __ATOMIC_SEQ_CST)) {
-        __atomic_add_fetch(&r->after_release, 1, __ATOMIC_SEQ_CST);
-    }
+    watch_enter(&r->watch);
     if (pthread_equal(pthread_self(), r->disposer) && __atomic_load_n(&r->dispose_returned, __ATOMIC_SEQ_CST)) {
         __atomic_add_fetch(&r->on_disposer_after, 1, __ATOMIC_SEQ_CST);
     }
     if (__atomic_add_fetch(&r->delivered, 1, __ATOMIC_SEQ_CST) == 1) {
         gate_open(&r->first_value);
     }
-    __atomic_sub_fetch(&r->in_callback, 1, __ATOMIC_SEQ_CST);
+    watch_leave(&r->watch);
 }
 
 static void race_release(void *ctx) {
-    race *r = ctx;
-    if (__atomic_load_n(&r->in_callback, __ATOMIC_SEQ_CST) != 0) {
-        __atomic_add_fetch(&r->release_during_callback, 1, __ATOMIC_SEQ_CST);
-    }
-    __atomic_add_fetch(&r->released, 1, __ATOMIC_SEQ_CST);
+    watch_release(&((race *)ctx)->watch);
+}
+
+/* One round: race_start zeroes `r`, starts an observer over a new manual
+ * source into `r->d` (+1) with the test's thread as `disposer`, and keeps the
+ * source's subscriber; race_finish (after the emitters stopped) asserts that
+ * the release ran once after the last callback and that the source's
+ * disposable was disposed once, then releases and destroys all of it. */
+static void race_start(race *r) {
+    memset(r, 0, sizeof *r);
+    manual_init(&r->source);
+    r->signal = manual_signal(&r->source);
+    gate_init(&r->first_value);
+    r->disposer = pthread_self();
+    sk_observer observer = { race_next, NULL, NULL, r, race_release };
+    SK_OK_OR_FAIL(sk_signal_start(&r->d, r->signal, &observer));
+    r->subscriber = manual_subscriber(&r->source, 0);
+}
+
+static void race_finish(race *r, int round) {
+    watch_expect(&r->watch, "round", round);
+    cr_assert_eq(counter_get(&r->source.disposed), 1, "round %d: the generator's disposable disposed %d times", round,
+                 counter_get(&r->source.disposed));
+    sk_disposable_release(r->d);
+    sk_signal_release(r->signal);
+    manual_destroy(&r->source);
+    gate_destroy(&r->first_value);
 }
 
 static void *race_emit(void *arg) {
@@ -323,24 +370,15 @@ enum { RACE_ROUNDS = 100, RACE_EMITTERS = 2 };
 
 Test(threads, dispose_racing_put_next, .timeout = SK_TEST_TIMEOUT) {
     for (int round = 0; round < RACE_ROUNDS; round++) {
-        manual_source s;
-        manual_init(&s);
-        sk_signal *signal = manual_signal(&s);
         race r;
-        memset(&r, 0, sizeof r);
-        gate_init(&r.first_value);
-        r.disposer = pthread_self();
-        sk_observer observer = { race_next, NULL, NULL, &r, race_release };
-        sk_disposable *d = NULL;
-        SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
-        r.subscriber = manual_subscriber(&s, 0);
+        race_start(&r);
 
         pthread_t emitters[RACE_EMITTERS];
         for (int i = 0; i < RACE_EMITTERS; i++) {
             cr_assert_eq(pthread_create(&emitters[i], NULL, race_emit, &r), 0);
         }
         cr_assert(gate_wait(&r.first_value, SK_WAIT_SECONDS), "no value arrived");
-        sk_disposable_dispose(d);
+        sk_disposable_dispose(r.d);
         __atomic_store_n(&r.dispose_returned, 1, __ATOMIC_SEQ_CST);
         /* Emitting from the disposing thread now reaches nobody. */
         for (int i = 0; i < 10; i++) {
@@ -354,14 +392,7 @@ Test(threads, dispose_racing_put_next, .timeout = SK_TEST_TIMEOUT) {
         }
         /* The emitters are done: the release has run, once, after the last
          * callback, and the generator's disposable was disposed once. */
-        cr_assert_eq(r.released, 1, "round %d: released %d times", round, r.released);
-        cr_assert_eq(r.after_release, 0, "round %d: callbacks after the release", round);
-        cr_assert_eq(r.release_during_callback, 0, "round %d: released during a callback", round);
-        cr_assert_eq(counter_get(&s.disposed), 1);
-        sk_disposable_release(d);
-        sk_signal_release(signal);
-        manual_destroy(&s);
-        gate_destroy(&r.first_value);
+        race_finish(&r, round);
     }
     expect_no_live_objects(0);
 }
@@ -381,20 +412,11 @@ static void *dispose_at_line(void *arg) {
 
 Test(threads, concurrent_disposals_release_once, .timeout = SK_TEST_TIMEOUT) {
     for (int round = 0; round < 100; round++) {
-        manual_source s;
-        manual_init(&s);
-        sk_signal *signal = manual_signal(&s);
         race r;
-        memset(&r, 0, sizeof r);
-        gate_init(&r.first_value);
-        sk_observer observer = { race_next, NULL, NULL, &r, race_release };
-        sk_disposable *d = NULL;
-        SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
-        r.subscriber = manual_subscriber(&s, 0);
-        r.disposer = pthread_self(); /* not one of the disposing threads: no check */
+        race_start(&r); /* the disposer is not one of the disposing threads: no check */
         start_line line;
         start_line_init(&line, 2);
-        double_dispose dd = { d, &line };
+        double_dispose dd = { r.d, &line };
         pthread_t emitter, a, b;
         cr_assert_eq(pthread_create(&emitter, NULL, race_emit, &r), 0);
         cr_assert(gate_wait(&r.first_value, SK_WAIT_SECONDS));
@@ -404,16 +426,8 @@ Test(threads, concurrent_disposals_release_once, .timeout = SK_TEST_TIMEOUT) {
         pthread_join(b, NULL);
         __atomic_store_n(&r.stop, 1, __ATOMIC_SEQ_CST);
         pthread_join(emitter, NULL);
-        cr_assert_eq(r.released, 1, "round %d: released %d times", round, r.released);
-        cr_assert_eq(r.after_release, 0);
-        cr_assert_eq(r.release_during_callback, 0);
-        cr_assert_eq(counter_get(&s.disposed), 1, "round %d: the generator's disposable disposed %d times", round,
-                     counter_get(&s.disposed));
-        sk_disposable_release(d);
-        sk_signal_release(signal);
-        manual_destroy(&s);
+        race_finish(&r, round);
         start_line_destroy(&line);
-        gate_destroy(&r.first_value);
     }
     expect_no_live_objects(0);
 }

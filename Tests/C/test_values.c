@@ -215,11 +215,7 @@ Test(values, string_with_embedded_nul, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(length, 3);
     cr_assert_str_eq(text, "abc");
 
-    sk_value_release(&v);
-    sk_value_release(&w);
-    sk_value_release(&prefix);
-    sk_value_release(&same);
-    sk_value_release(&part);
+    values_release(5, &v, &w, &prefix, &same, &part);
     cr_assert_eq(sk_live_objects(), 0);
 }
 
@@ -270,10 +266,7 @@ Test(values, bytes_round_trip, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_value_set_bytes(&bytes, "ab", 2));
     cr_assert(!sk_value_equal(&text, &bytes));
 
-    sk_value_release(&v);
-    sk_value_release(&empty);
-    sk_value_release(&text);
-    sk_value_release(&bytes);
+    values_release(4, &v, &empty, &text, &bytes);
     cr_assert_eq(sk_live_objects(), 0);
 }
 
@@ -299,9 +292,7 @@ Test(values, nested_arrays, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_live_objects(), 4);
 
     /* The array retained the heap items: dropping ours keeps them alive. */
-    sk_value_release(&items[1]);
-    sk_value_release(&items[2]);
-    sk_value_release(&items[3]);
+    values_release(3, &items[1], &items[2], &items[3]);
     cr_assert_eq(sk_live_objects(), 4);
 
     size_t count = 0;
@@ -527,8 +518,7 @@ static sk_disposable *complete_at_once(void *ctx, sk_subscriber *subscriber) {
 Test(values, signal_value_retains_the_signal, .timeout = SK_TEST_TIMEOUT) {
     counter released;
     counter_init(&released);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_create(&signal, complete_at_once, &released, counter_hit));
+    sk_signal *signal = new_signal(complete_at_once, &released, counter_hit);
     sk_value v;
     SK_OK_OR_FAIL(sk_value_set_signal(&v, signal));
     cr_assert_eq(sk_value_kind(&v), SK_KIND_SIGNAL);
@@ -571,8 +561,7 @@ Test(values, signal_value_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_value_set_int64(&v, 1);
     cr_assert_eq(sk_value_set_signal(&v, NULL), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(sk_value_kind(&v), SK_KIND_NIL);
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     cr_assert_eq(sk_value_set_signal(NULL, signal), SK_ERR_NULL_ARGUMENT);
     /* A handle of another kind. */
     sk_pipe *pipe = NULL;
@@ -721,9 +710,7 @@ Test(values, equality_of_signals_is_identity, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_value_set_signal(&c, s2));
     cr_assert(sk_value_equal(&a, &b));
     cr_assert(!sk_value_equal(&a, &c));
-    sk_value_release(&a);
-    sk_value_release(&b);
-    sk_value_release(&c);
+    values_release(3, &a, &b, &c);
     sk_signal_release(s1);
     sk_signal_release(s2);
     cr_assert_eq(sk_live_objects(), 0);
@@ -737,9 +724,7 @@ Test(values, equality_of_pointer_copies, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_value_set_pointer(&other, &y, NULL));
     cr_assert(sk_value_equal(&a, &copy));
     cr_assert(!sk_value_equal(&a, &other));
-    sk_value_release(&a);
-    sk_value_release(&copy);
-    sk_value_release(&other);
+    values_release(3, &a, &copy, &other);
     cr_assert_eq(sk_live_objects(), 0);
 }
 
@@ -800,8 +785,7 @@ static sk_kind accessor_kind(int which) {
 }
 
 Test(values, every_accessor_on_every_wrong_kind, .timeout = SK_TEST_TIMEOUT) {
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_signal_never(&signal));
+    sk_signal *signal = made_signal(sk_signal_never);
     sk_value values[9];
     sk_value_set_nil(&values[0]);
     sk_value_set_bool(&values[1], true);
@@ -987,10 +971,7 @@ static void deep_values(void *arg) {
     SK_OK_OR_ABORT(sk_value_copy(&copy, &a));
     job->equal = sk_value_equal(&a, &b) && sk_value_equal(&copy, &b);
     job->unequal = !sk_value_equal(&a, &c);
-    sk_value_release(&a);
-    sk_value_release(&b);
-    sk_value_release(&c);
-    sk_value_release(&copy);
+    values_release(4, &a, &b, &c, &copy);
 }
 
 Test(values, arrays_nest_at_most_the_documented_depth, .timeout = SK_TEST_TIMEOUT) {
