@@ -100,6 +100,11 @@ static void search_release(void *ctx) {
     }
 }
 
+/* Nothing: run by sk_queue_sync once the work queued before it is done. */
+static void worker_idle(void *ctx) {
+    (void)ctx;
+}
+
 /* The generator of one search signal. */
 static sk_disposable *search_start(void *ctx, sk_subscriber *subscriber) {
     search *s = calloc(1, sizeof *s);
@@ -210,6 +215,10 @@ int main(void) {
     sk_signal_release(typed);
     sk_pipe_release(keystrokes);
     sk_queue_release(loop);
+    /* The search that answered may still be finishing on the worker (its
+     * release runs after its answer): wait for the worker to be idle, so that
+     * nothing of the library is in use when the process exits. */
+    CHECK(sk_queue_sync(worker, worker_idle, NULL, NULL));
     sk_queue_release(worker);
     return 0;
 }
