@@ -141,10 +141,8 @@ Test(signals, kept_subscriber_released_on_dispose_only, .timeout = SK_TEST_TIMEO
     manual_source source;
     sk_signal *signal = manual_init_signal(&source);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    record_start(&r, signal, &subscription);
     recorder_expect(&r, "", NULL, 0);
     sk_disposable_release(subscription); /* releasing does not dispose */
     recorder_expect(&r, "", NULL, 0);
@@ -559,9 +557,7 @@ Test(signals, generator_context_outlives_start_in_progress, .timeout = SK_TEST_T
     counter_init(&t.released);
     SK_OK_OR_FAIL(sk_signal_create(&t.signal, release_own_signal, &t, self_releasing_release));
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, t.signal, &observer));
+    record_start(&r, t.signal, NULL);
     cr_assert_eq(t.ran, 1);
     cr_assert_eq(t.released_during_start, 0, "the context was released while its generator ran");
     cr_assert_eq(counter_get(&t.released), 1);
