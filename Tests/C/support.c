@@ -911,6 +911,7 @@ sk_queue *serial_queue(const char *name) {
 int host_queue_fd(sk_queue *host) {
     int fd = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    cr_assert_geq(fd, 0);
     return fd;
 }
 

@@ -477,8 +477,8 @@ sk_queue *host_queue(const char *name);
 /* A new serial queue (+1) named `name` (may be NULL). */
 sk_queue *serial_queue(const char *name);
 
-/* The descriptor of the host-drained queue `host` (asserting success; owned
- * by the queue: nothing to close). */
+/* The descriptor of the host-drained queue `host` (asserting success and a
+ * descriptor >= 0; owned by the queue: nothing to close). */
 int host_queue_fd(sk_queue *host);
 
 /* Waits for the host queue's fd and drains it, on the calling thread, until
