@@ -469,6 +469,11 @@ typedef struct probe_run {
 void probe_run_init(probe_run *t, sk_queue *queue);
 void probe_run_start(probe_run *t);
 void probe_run_stop(probe_run *t);
+/* For operators that start their upstream from `queue` (run_on, delay):
+ * starts the operator (probe_run_start), disposes the subscription before
+ * `queue` ran the upstream's start, flushes `queue`, and asserts that the
+ * upstream never started and that the observer saw only its release. */
+void probe_run_dispose_before_the_start(probe_run *t, sk_queue *queue);
 void probe_run_finish(probe_run *t);
 
 /* A new host-drained queue (+1) named `name` (may be NULL). */
