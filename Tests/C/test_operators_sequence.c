@@ -98,8 +98,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
     const int64_t input[] = { 1, 2, 3, 4 };
     sk_signal *ints = ints_signal(input, 4);
     counter calls, released;
-    counter_init(&calls);
-    counter_init(&released);
+    counters_init(2, &calls, &released);
     sk_value initial = int_value(9);
     sk_signal *folded = NULL;
     SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, ints, &initial, fold_digits, &calls, NULL));
@@ -131,8 +130,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
     expect_one_nil(folded);
 
     sk_signal_release(ints);
-    counter_destroy(&calls);
-    counter_destroy(&released);
+    counters_destroy(2, &calls, &released);
     expect_no_live_objects(0);
 }
 

@@ -20,13 +20,11 @@ typedef struct job {
 static void job_init(job *j, sk_queue *queue) {
     memset(j, 0, sizeof *j);
     j->queue = queue;
-    counter_init(&j->ran);
-    counter_init(&j->released);
+    counters_init(2, &j->ran, &j->released);
 }
 
 static void job_destroy(job *j) {
-    counter_destroy(&j->ran);
-    counter_destroy(&j->released);
+    counters_destroy(2, &j->ran, &j->released);
 }
 
 static void job_run(void *ctx) {
