@@ -637,20 +637,20 @@ void expect_callback_argument_errors(const char *name, callback_operator_call ca
  * then `more(&args)` (a void (bad_args *) with the suite's other argument
  * errors; it releases what it makes), then asserts that `args.released`
  * counted `releases` hits in all and that nothing is left. */
-#define CALLBACK_OPERATOR_TESTS(suite, name, call, more, releases)                                  \
-    Test(suite, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {            \
-        expect_release_after_the_subscription(name, call);                                        \
-        expect_no_live_objects(0);                                                                \
-    }                                                                                             \
-    Test(suite, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {                   \
-        bad_args args;                                                                            \
-        bad_args_init(&args);                                                                     \
-        expect_callback_argument_errors(name, call, &args);                                       \
-        more(&args);                                                                              \
-        cr_assert_eq(counter_get(&args.released), (releases), "%s: the releases ran %d times", name, \
-                     counter_get(&args.released));                                                \
-        bad_args_destroy(&args);                                                                  \
-        expect_no_live_objects(0);                                                                \
+#define CALLBACK_OPERATOR_TESTS(suite, name, call, more, releases)                                      \
+    Test(suite, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {                 \
+        expect_release_after_the_subscription(name, call);                                              \
+        expect_no_live_objects(0);                                                                      \
+    }                                                                                                   \
+    Test(suite, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {                         \
+        bad_args args;                                                                                  \
+        bad_args_init(&args);                                                                           \
+        expect_callback_argument_errors(name, call, &args);                                             \
+        more(&args);                                                                                    \
+        cr_assert_eq(counter_get(&args.released), (releases), "%s: the releases ran %d times", name,    \
+                     counter_get(&args.released));                                                      \
+        bad_args_destroy(&args);                                                                        \
+        expect_no_live_objects(0);                                                                      \
     }
 
 /* A constructor of an operator that delivers or starts on a queue:

@@ -45,8 +45,8 @@ static void release_pipe_and_check(sk_pipe *pipe, sk_signal *signal) {
 /* Asserts that `fn`, a two-argument call of a subject (sk_pipe_put,
  * sk_promise_set, sk_value_promise_get...), fails with SK_ERR_NULL_ARGUMENT
  * when either argument is NULL, the other being `first` or `second`. */
-#define EXPECT_EITHER_NULL_FAILS(fn, first, second)                                              \
-    do {                                                                                         \
+#define EXPECT_EITHER_NULL_FAILS(fn, first, second)                                                 \
+    do {                                                                                            \
         cr_assert_eq(fn(NULL, second), SK_ERR_NULL_ARGUMENT, "%s with a NULL first argument", #fn); \
         cr_assert_eq(fn(first, NULL), SK_ERR_NULL_ARGUMENT, "%s with a NULL second argument", #fn); \
     } while (0)
