@@ -882,6 +882,14 @@ void probe_run_stop(probe_run *t) {
     t->stopped = true;
 }
 
+void probe_run_dispose_before_the_start(probe_run *t, sk_queue *queue) {
+    probe_run_start(t);
+    sk_disposable_dispose(t->d);
+    flush_queue(queue);
+    cr_assert_eq(probe_starts(&t->p), 0, "started after the dispose");
+    recorder_expect(&t->r, "r", NULL, 0);
+}
+
 void probe_run_finish(probe_run *t) {
     if (!t->stopped) {
         probe_run_stop(t);
@@ -911,6 +919,7 @@ sk_queue *serial_queue(const char *name) {
 int host_queue_fd(sk_queue *host) {
     int fd = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &fd));
+    cr_assert_geq(fd, 0);
     return fd;
 }
 

@@ -469,6 +469,11 @@ typedef struct probe_run {
 void probe_run_init(probe_run *t, sk_queue *queue);
 void probe_run_start(probe_run *t);
 void probe_run_stop(probe_run *t);
+/* For operators that start their upstream from `queue` (run_on, delay):
+ * starts the operator (probe_run_start), disposes the subscription before
+ * `queue` ran the upstream's start, flushes `queue`, and asserts that the
+ * upstream never started and that the observer saw only its release. */
+void probe_run_dispose_before_the_start(probe_run *t, sk_queue *queue);
 void probe_run_finish(probe_run *t);
 
 /* A new host-drained queue (+1) named `name` (may be NULL). */
@@ -477,8 +482,8 @@ sk_queue *host_queue(const char *name);
 /* A new serial queue (+1) named `name` (may be NULL). */
 sk_queue *serial_queue(const char *name);
 
-/* The descriptor of the host-drained queue `host` (asserting success; owned
- * by the queue: nothing to close). */
+/* The descriptor of the host-drained queue `host` (asserting success and a
+ * descriptor >= 0; owned by the queue: nothing to close). */
 int host_queue_fd(sk_queue *host);
 
 /* Waits for the host queue's fd and drains it, on the calling thread, until
@@ -622,6 +627,31 @@ void expect_unary_argument_errors(const char *name, unary_operator_fn fn, sk_sig
  * once (counted in `a->released`: four hits in all). Makes nothing to
  * release. */
 void expect_callback_argument_errors(const char *name, callback_operator_call call, bad_args *a);
+
+/* A callback operator's two common tests, for `call` (its constructor, a
+ * callback_operator_call) named `name` in the messages:
+ * suite::callback_release_waits_for_subscriptions, whose callback release
+ * runs after the signal and its subscriptions are gone, also when the source
+ * still holds its subscriber (expect_release_after_the_subscription); and
+ * suite::argument_errors_run_release_once: expect_callback_argument_errors,
+ * then `more(&args)` (a void (bad_args *) with the suite's other argument
+ * errors; it releases what it makes), then asserts that `args.released`
+ * counted `releases` hits in all and that nothing is left. */
+#define CALLBACK_OPERATOR_TESTS(suite, name, call, more, releases)                                      \
+    Test(suite, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {                 \
+        expect_release_after_the_subscription(name, call);                                              \
+        expect_no_live_objects(0);                                                                      \
+    }                                                                                                   \
+    Test(suite, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {                         \
+        bad_args args;                                                                                  \
+        bad_args_init(&args);                                                                           \
+        expect_callback_argument_errors(name, call, &args);                                             \
+        more(&args);                                                                                    \
+        cr_assert_eq(counter_get(&args.released), (releases), "%s: the releases ran %d times", name,    \
+                     counter_get(&args.released));                                                      \
+        bad_args_destroy(&args);                                                                        \
+        expect_no_live_objects(0);                                                                      \
+    }
 
 /* A constructor of an operator that delivers or starts on a queue:
  * sk_signal_deliver_on, sk_signal_run_on. */

@@ -37,8 +37,7 @@ Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TE
     for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
         double seconds = durations[i];
         counter ran, released;
-        counter_init(&ran);
-        counter_init(&released);
+        counters_init(2, &ran, &released);
         SK_OK_OR_FAIL(sk_queue_after(serial, seconds, counter_hit_ran, &(struct pair){ &ran, &released }, pair_release));
         sk_disposable *timer = NULL;
         SK_OK_OR_FAIL(sk_timer_start(&timer, serial, seconds, true, nothing, NULL, NULL));
@@ -78,8 +77,7 @@ Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TE
         } else {
             cr_assert(counter_wait(&released, 1, SK_WAIT_SECONDS), "%g s: the context was never released", seconds);
         }
-        counter_destroy(&ran);
-        counter_destroy(&released);
+        counters_destroy(2, &ran, &released);
     }
     sk_queue_release(serial);
 }

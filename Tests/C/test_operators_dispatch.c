@@ -93,11 +93,7 @@ Test(operators_dispatch, run_on_disposed_before_the_queue_runs_never_starts, .ti
     sk_queue *host = host_queue(NULL);
     probe_run t;
     run_on_init(&t, host);
-    probe_run_start(&t);
-    sk_disposable_dispose(t.d);
-    flush_queue(host);
-    cr_assert_eq(probe_starts(&t.p), 0, "started after the dispose");
-    recorder_expect(&t.r, "r", NULL, 0);
+    probe_run_dispose_before_the_start(&t, host);
     probe_run_finish(&t);
     expect_no_live_objects(1, host);
 }

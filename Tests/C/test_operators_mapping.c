@@ -56,8 +56,7 @@ Test(operators_mapping, map_filter_chain, .timeout = SK_TEST_TIMEOUT) {
     const int64_t input[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
     sk_signal *source = ints_signal(input, 10);
     counter filtered, mapped;
-    counter_init(&filtered);
-    counter_init(&mapped);
+    counters_init(2, &filtered, &mapped);
     sk_signal *evens = NULL, *scaled = NULL;
     SK_OK_OR_FAIL(sk_signal_filter(&evens, source, is_even, &filtered, NULL));
     SK_OK_OR_FAIL(sk_signal_map(&scaled, evens, times_ten, &mapped, NULL));
@@ -71,8 +70,7 @@ Test(operators_mapping, map_filter_chain, .timeout = SK_TEST_TIMEOUT) {
     sk_signal_release(scaled);
     sk_signal_release(evens);
     sk_signal_release(source);
-    counter_destroy(&filtered);
-    counter_destroy(&mapped);
+    counters_destroy(2, &filtered, &mapped);
     expect_no_live_objects(0);
 }
 
@@ -214,13 +212,11 @@ typedef struct counted {
 } counted;
 
 static void counted_init(counted *c) {
-    counter_init(&c->calls);
-    counter_init(&c->released);
+    counters_init(2, &c->calls, &c->released);
 }
 
 static void counted_destroy(counted *c) {
-    counter_destroy(&c->calls);
-    counter_destroy(&c->released);
+    counters_destroy(2, &c->calls, &c->released);
 }
 
 static void counted_release(void *ctx) {

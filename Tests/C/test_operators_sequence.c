@@ -98,8 +98,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
     const int64_t input[] = { 1, 2, 3, 4 };
     sk_signal *ints = ints_signal(input, 4);
     counter calls, released;
-    counter_init(&calls);
-    counter_init(&released);
+    counters_init(2, &calls, &released);
     sk_value initial = int_value(9);
     sk_signal *folded = NULL;
     SK_OK_OR_FAIL(sk_signal_reduce_left(&folded, ints, &initial, fold_digits, &calls, NULL));
@@ -131,8 +130,7 @@ Test(operators_sequence, reduce_left_folds_in_order_per_subscription, .timeout =
     expect_one_nil(folded);
 
     sk_signal_release(ints);
-    counter_destroy(&calls);
-    counter_destroy(&released);
+    counters_destroy(2, &calls, &released);
     expect_no_live_objects(0);
 }
 
@@ -451,23 +449,15 @@ static int reduce_left_call(sk_signal **out, sk_signal *signal, bool with_callba
     return sk_signal_reduce_left(out, signal, &zero, with_callback ? fold_digits : NULL, ctx, release);
 }
 
-/* The release runs after the signal and its subscriptions are gone, also
- * when the source still holds its subscriber. */
-Test(operators_sequence, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
-    expect_release_after_the_subscription("reduce_left", reduce_left_call);
-    expect_no_live_objects(0);
-}
-
-Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    bad_args args;
-    bad_args_init(&args);
-    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
-    counter *released = &args.released;
+/* The argument errors of reduce_left's other arguments and of the family's
+ * other operators. */
+static void sequence_family_argument_errors(bad_args *args) {
+    sk_signal *never = args->never, *not_signal = args->not_signal, *out = NULL;
+    counter *released = &args->released;
     sk_value malformed;
     memset(&malformed, 0, sizeof malformed);
     malformed.kind = (sk_kind)99;
 
-    expect_callback_argument_errors("reduce_left", reduce_left_call, &args);
     EXPECT_FAILURE(sk_signal_reduce_left(&out, never, NULL, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
     EXPECT_FAILURE(sk_signal_reduce_left(&out, never, &malformed, fold_digits, released, counter_hit), SK_ERR_INVALID_ARGUMENT, released);
 
@@ -485,8 +475,6 @@ Test(operators_sequence, argument_errors_run_release_once, .timeout = SK_TEST_TI
     EXPECT_FAILURE(sk_signal_then(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
     EXPECT_FAILURE(sk_signal_then(&out, not_signal, never), SK_ERR_WRONG_KIND, NULL);
     EXPECT_FAILURE(sk_signal_then(&out, never, not_signal), SK_ERR_WRONG_KIND, NULL);
-
-    cr_assert_eq(counter_get(released), 9);
-    bad_args_destroy(&args);
-    expect_no_live_objects(0);
 }
+
+CALLBACK_OPERATOR_TESTS(operators_sequence, "reduce_left", reduce_left_call, sequence_family_argument_errors, 9)

@@ -225,19 +225,9 @@ static int take_until_call(sk_signal **out, sk_signal *signal, bool with_callbac
     return sk_signal_take_until(out, signal, with_callback ? take_rule : NULL, ctx, release);
 }
 
-/* The release runs after the signal and its subscriptions are gone, also
- * when the source still holds its subscriber. */
-Test(operators_take, callback_release_waits_for_subscriptions, .timeout = SK_TEST_TIMEOUT) {
-    expect_release_after_the_subscription("take_until", take_until_call);
-    expect_no_live_objects(0);
+/* The argument errors of the family's other operator. */
+static void take_family_argument_errors(bad_args *args) {
+    expect_unary_argument_errors("last", sk_signal_last, args->never, args->not_signal);
 }
 
-Test(operators_take, argument_errors_run_release_once, .timeout = SK_TEST_TIMEOUT) {
-    bad_args args;
-    bad_args_init(&args);
-    expect_callback_argument_errors("take_until", take_until_call, &args);
-    expect_unary_argument_errors("last", sk_signal_last, args.never, args.not_signal);
-    cr_assert_eq(counter_get(&args.released), 4);
-    bad_args_destroy(&args);
-    expect_no_live_objects(0);
-}
+CALLBACK_OPERATOR_TESTS(operators_take, "take_until", take_until_call, take_family_argument_errors, 4)

@@ -22,6 +22,15 @@ static void expect_on_this_thread(recorder *r) {
     }
 }
 
+/* `fn` (sk_signal_delay, sk_signal_throttle) for `seconds` on `host` over the
+ * probe source of `t`, started (probe_run_init with `starts_on`, the queue
+ * the upstream's starts are expected on, then probe_run_start). */
+static void timed_start(probe_run *t, timed_operator_fn fn, double seconds, sk_queue *host, sk_queue *starts_on) {
+    probe_run_init(t, starts_on);
+    SK_OK_OR_FAIL(fn(&t->op, t->source, seconds, host));
+    probe_run_start(t);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Debounce                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -76,9 +85,7 @@ Test(operators_timing, debounce_rejects_negative_and_nan, .timeout = SK_TEST_TIM
 Test(operators_timing, delay_starts_the_upstream_from_a_timer_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.delay");
     probe_run t;
-    probe_run_init(&t, host);
-    SK_OK_OR_FAIL(sk_signal_delay(&t.op, t.source, 0.02, host));
-    probe_run_start(&t);
+    timed_start(&t, sk_signal_delay, 0.02, host, host);
     cr_assert_eq(probe_starts(&t.p), 0, "started at once");
     drain_until(host, probe_started, &t.p);
     cr_assert_eq(probe_starts(&t.p), 1);
@@ -103,11 +110,7 @@ Test(operators_timing, delay_disposed_before_the_timer_never_starts, .timeout = 
         probe_run t;
         probe_run_init(&t, host);
         SK_OK_OR_FAIL(sk_signal_delay(&t.op, t.source, delays[i], host));
-        probe_run_start(&t);
-        sk_disposable_dispose(t.d);
-        flush_queue(host);
-        recorder_expect(&t.r, "r", NULL, 0);
-        cr_assert_eq(probe_starts(&t.p), 0);
+        probe_run_dispose_before_the_start(&t, host);
         probe_run_finish(&t);
     }
     /* The timers are gone with the subscriptions. */
@@ -186,9 +189,7 @@ Test(operators_timing, throttle_delivers_the_latest_value_of_each_window, .timeo
     sk_queue *host = host_queue("test.throttle");
     int fd = host_queue_fd(host);
     probe_run t;
-    probe_run_init(&t, NULL);
-    SK_OK_OR_FAIL(sk_signal_throttle(&t.op, t.source, 0.02, host));
-    probe_run_start(&t);
+    timed_start(&t, sk_signal_throttle, 0.02, host, NULL);
     sk_subscriber *sub = t.p.subscriber;
 
     /* A burst in one window: its latest value at the end of the window. */
@@ -221,9 +222,7 @@ Test(operators_timing, throttle_delivers_the_latest_value_of_each_window, .timeo
 Test(operators_timing, throttle_error_drops_the_pending_value, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
     probe_run t;
-    probe_run_init(&t, NULL);
-    SK_OK_OR_FAIL(sk_signal_throttle(&t.op, t.source, 1000.0, host));
-    probe_run_start(&t);
+    timed_start(&t, sk_signal_throttle, 1000.0, host, NULL);
     subscriber_put_int(t.p.subscriber, 1);
     sk_value error = string_value("failed");
     SK_OK_OR_FAIL(sk_subscriber_put_error(t.p.subscriber, &error));

@@ -20,13 +20,11 @@ typedef struct job {
 static void job_init(job *j, sk_queue *queue) {
     memset(j, 0, sizeof *j);
     j->queue = queue;
-    counter_init(&j->ran);
-    counter_init(&j->released);
+    counters_init(2, &j->ran, &j->released);
 }
 
 static void job_destroy(job *j) {
-    counter_destroy(&j->ran);
-    counter_destroy(&j->released);
+    counters_destroy(2, &j->ran, &j->released);
 }
 
 static void job_run(void *ctx) {
@@ -260,16 +258,19 @@ Test(queues, create_and_global_queues, .timeout = SK_TEST_TIMEOUT) {
 /* Host-drained queues                                                       */
 /* ------------------------------------------------------------------------ */
 
-static int host_fd(sk_queue *queue) {
-    int fd = -1;
-    SK_OK_OR_FAIL(sk_queue_host_fd(queue, &fd));
-    cr_assert_geq(fd, 0);
-    return fd;
+/* Drains `host` (at most `max_tasks` tasks; 0: all that are pending) and
+ * asserts that the drain said it ran `expected` of them; `why` (may be NULL)
+ * is for the message. */
+static void drain_expect(sk_queue *host, size_t max_tasks, size_t expected, const char *why) {
+    size_t ran = SIZE_MAX;
+    SK_OK_OR_FAIL(sk_queue_host_drain(host, max_tasks, &ran));
+    cr_assert_eq(ran, expected, "the drain ran %zu tasks, not %zu%s%s", ran, expected, why != NULL ? ": " : "",
+                 why != NULL ? why : "");
 }
 
 Test(queues, host_fd_readable_while_work_pending, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue("test.host");
-    int fd = host_fd(host);
+    int fd = host_queue_fd(host);
     int again = -1;
     SK_OK_OR_FAIL(sk_queue_host_fd(host, &again));
     cr_assert_eq(again, fd, "the descriptor changed");
@@ -282,9 +283,7 @@ Test(queues, host_fd_readable_while_work_pending, .timeout = SK_TEST_TIMEOUT) {
     cr_assert(fd_readable_now(fd), "reading readiness consumed it");
     cr_assert_eq(counter_get(&j.ran), 0, "host work ran outside a drain");
 
-    size_t ran = 99;
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, &ran));
-    cr_assert_eq(ran, 1);
+    drain_expect(host, 0, 1, NULL);
     cr_assert_eq(counter_get(&j.ran), 1);
     cr_assert(pthread_equal(j.thread, pthread_self()), "drained work ran on another thread");
     cr_assert(j.on_queue, "sk_queue_is_current false inside a drain");
@@ -293,9 +292,7 @@ Test(queues, host_fd_readable_while_work_pending, .timeout = SK_TEST_TIMEOUT) {
     expect_job_done(&j);
 
     /* Nothing pending: a drain runs nothing. */
-    ran = 99;
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, &ran));
-    cr_assert_eq(ran, 0);
+    drain_expect(host, 0, 0, NULL);
     SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
     job_destroy(&j);
     expect_no_live_objects(1, host);
@@ -303,20 +300,16 @@ Test(queues, host_fd_readable_while_work_pending, .timeout = SK_TEST_TIMEOUT) {
 
 Test(queues, host_drain_max_tasks, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    int fd = host_fd(host);
+    int fd = host_queue_fd(host);
     order_count = 0;
     for (intptr_t i = 0; i < 5; i++) {
         SK_OK_OR_FAIL(sk_queue_async(host, append_order, (void *)i, NULL));
     }
-    size_t ran = 0;
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 2, &ran));
-    cr_assert_eq(ran, 2);
+    drain_expect(host, 2, 2, NULL);
     cr_assert_eq(order_count, 2);
     cr_assert(fd_readable_now(fd), "work is still pending");
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 1, &ran));
-    cr_assert_eq(ran, 1);
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 10, &ran));
-    cr_assert_eq(ran, 2, "max_tasks above the pending count runs what is pending");
+    drain_expect(host, 1, 1, NULL);
+    drain_expect(host, 10, 2, "max_tasks above the pending count runs what is pending");
     cr_assert(!fd_readable_now(fd));
     cr_assert_eq(order_count, 5);
     for (size_t i = 0; i < 5; i++) {
@@ -356,19 +349,16 @@ static void first_task(void *ctx) {
 
 Test(queues, host_work_enqueued_during_drain_waits_for_next_drain, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    int fd = host_fd(host);
+    int fd = host_queue_fd(host);
     requeue q;
     memset(&q, 0, sizeof q);
     q.host = host;
     counter_init(&q.second_ran);
     SK_OK_OR_FAIL(sk_queue_async(host, first_task, &q, NULL));
-    size_t ran = 0;
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, &ran));
-    cr_assert_eq(ran, 1, "the drain ran work enqueued while it ran");
+    drain_expect(host, 0, 1, "the drain ran work enqueued while it ran");
     cr_assert_eq(counter_get(&q.second_ran), 0);
     cr_assert(fd_readable_now(fd), "the new work is pending: the fd must be readable");
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, &ran));
-    cr_assert_eq(ran, 1);
+    drain_expect(host, 0, 1, NULL);
     cr_assert_eq(counter_get(&q.second_ran), 1);
     cr_assert(!fd_readable_now(fd));
     counter_destroy(&q.second_ran);
@@ -392,18 +382,15 @@ static void schedule_later(void *ctx) {
 
 Test(queues, host_after_from_a_task_runs_in_a_later_drain, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    int fd = host_fd(host);
+    int fd = host_queue_fd(host);
     after_inside a;
     a.host = host;
     counter_init(&a.later);
     SK_OK_OR_FAIL(sk_queue_async(host, schedule_later, &a, NULL));
-    size_t ran = 0;
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, &ran));
-    cr_assert_eq(ran, 1);
+    drain_expect(host, 0, 1, NULL);
     cr_assert_eq(counter_get(&a.later), 0, "after(0) ran inside the drain that scheduled it");
     cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "the fd never became readable");
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, &ran));
-    cr_assert_eq(ran, 1);
+    drain_expect(host, 0, 1, NULL);
     cr_assert_eq(counter_get(&a.later), 1);
     cr_assert(pthread_equal(a.later.last_thread, pthread_self()));
     counter_destroy(&a.later);
@@ -434,12 +421,10 @@ Test(queues, host_async_inline_when_current, .timeout = SK_TEST_TIMEOUT) {
     memset(&h, 0, sizeof h);
     h.host = host;
     SK_OK_OR_FAIL(sk_queue_async(host, host_outer, &h, NULL));
-    size_t ran = 0;
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, &ran));
-    cr_assert_eq(ran, 1);
+    drain_expect(host, 0, 1, NULL);
     cr_assert_eq(h.inner_before_return, 1);
     cr_assert_eq(h.inner, 2, "sync from the host queue's own task did not run inline");
-    cr_assert(!fd_readable_now(host_fd(host)));
+    cr_assert(!fd_readable_now(host_queue_fd(host)));
     expect_no_live_objects(1, host);
 }
 
@@ -462,7 +447,7 @@ static void *sync_from_thread(void *arg) {
 
 Test(queues, host_sync_from_another_thread_waits_for_drain, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    int fd = host_fd(host);
+    int fd = host_queue_fd(host);
     for (int round = 0; round < HOST_SYNC_ROUNDS; round++) {
         sync_waiter w;
         memset(&w, 0, sizeof w);
@@ -472,9 +457,7 @@ Test(queues, host_sync_from_another_thread_waits_for_drain, .timeout = SK_TEST_T
         cr_assert_eq(pthread_create(&thread, NULL, sync_from_thread, &w), 0);
         cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "the sync's work never became pending");
         cr_assert_eq(__atomic_load_n(&w.returned, __ATOMIC_SEQ_CST), 0, "sync returned before the drain");
-        size_t ran = 0;
-        SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, &ran));
-        cr_assert_eq(ran, 1);
+        drain_expect(host, 0, 1, NULL);
         pthread_join(thread, NULL);
         cr_assert_eq(w.returned, 1);
         cr_assert(pthread_equal(w.j.thread, pthread_self()), "the work ran on the draining thread");
@@ -505,7 +488,7 @@ static void nothing_work(void *ctx) {
 
 Test(queues, host_after_release_runs_on_the_draining_thread, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *host = host_queue(NULL);
-    int fd = host_fd(host);
+    int fd = host_queue_fd(host);
     pthread_t self = pthread_self();
     release_thread_ok = 1;
     for (int round = 0; round < 20000; round++) {
@@ -550,7 +533,7 @@ Test(queues, host_async_release_runs_on_the_draining_thread, .timeout = SK_TEST_
     cr_assert_eq(pthread_create(&thread, NULL, submit_async_works, &a), 0);
     double deadline = now_seconds() + SK_WAIT_SECONDS;
     while (__atomic_load_n(&release_count, __ATOMIC_SEQ_CST) < a.rounds && now_seconds() < deadline) {
-        fd_wait_readable(host_fd(host), 0.1);
+        fd_wait_readable(host_queue_fd(host), 0.1);
         SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
     }
     pthread_join(thread, NULL);
@@ -608,8 +591,7 @@ Test(queues, host_drain_busy_on_a_second_thread, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(b.first_status, SK_OK);
     cr_assert_eq(b.first_ran, 1);
     /* Now the job drains normally. */
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, &ran));
-    cr_assert_eq(ran, 1);
+    drain_expect(host, 0, 1, NULL);
     expect_job_done(&j);
     job_destroy(&j);
     gate_destroy(&b.inside);
@@ -667,7 +649,7 @@ Test(queues, host_functions_on_other_queues, .timeout = SK_TEST_TIMEOUT) {
 
 /* Waits for the host queue's fd and drains, until `c` reaches `count`. */
 static void drain_until_ran(sk_queue *host, counter *c, int count) {
-    int fd = host_fd(host);
+    int fd = host_queue_fd(host);
     double deadline = now_seconds() + SK_WAIT_SECONDS;
     while (counter_get(c) < count) {
         cr_assert(now_seconds() < deadline, "timed out at %d of %d", counter_get(c), count);
@@ -856,7 +838,7 @@ static void abandon_once(const int *order, bool dispose) {
     recorder r;
     sk_disposable *d = recorder_start(&r, delivered);
     pipe_put_int(pipe, 1);
-    cr_assert(fd_readable_now(host_fd(host)), "no delivery pending");
+    cr_assert(fd_readable_now(host_queue_fd(host)), "no delivery pending");
     if (dispose) {
         sk_disposable_dispose(d);
     }

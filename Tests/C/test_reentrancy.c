@@ -277,8 +277,7 @@ static void run_observer_case(callback_kind kind, action act_kind, bool elsewher
     acting_observer o;
     o.w = &w;
     o.kind = kind;
-    counter_init(&o.calls);
-    counter_init(&o.released);
+    counters_init(2, &o.calls, &o.released);
     sk_observer observer = { on_next, on_error, on_completed, &o, on_release };
     SK_OK_OR_FAIL(sk_signal_start(&w.own, w.signal, &observer));
     driver d = { &w, kind };
@@ -300,8 +299,7 @@ static void run_observer_case(callback_kind kind, action act_kind, bool elsewher
                  action_names[act_kind], counter_get(&o.released));
     cr_assert_eq(counter_get(&o.calls), 1, "%s, %s: %d callbacks", where, action_names[act_kind],
                  counter_get(&o.calls));
-    counter_destroy(&o.calls);
-    counter_destroy(&o.released);
+    counters_destroy(2, &o.calls, &o.released);
     expect_no_live_objects(0);
 }
 

@@ -141,10 +141,8 @@ Test(signals, kept_subscriber_released_on_dispose_only, .timeout = SK_TEST_TIMEO
     manual_source source;
     sk_signal *signal = manual_init_signal(&source);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
     sk_disposable *subscription = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    record_start(&r, signal, &subscription);
     recorder_expect(&r, "", NULL, 0);
     sk_disposable_release(subscription); /* releasing does not dispose */
     recorder_expect(&r, "", NULL, 0);
@@ -421,14 +419,22 @@ Test(signals, observer_copied_from_the_stack, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
+/* Starts `signal` into `r` (initialised here), the disposable's out preset
+ * to garbage, and asserts that the start fails with `expected`, sets the out
+ * to NULL and runs the observer's release (the log reads "r"). */
+static void expect_start_fails(recorder *r, sk_signal *signal, int expected) {
+    recorder_init(r);
+    sk_observer observer = recorder_observer(r);
+    sk_disposable *subscription = (sk_disposable *)&subscription;
+    cr_assert_eq(sk_signal_start(&subscription, signal, &observer), expected);
+    cr_assert_null(subscription);
+    recorder_expect(r, "r", NULL, 0);
+}
+
 Test(signals, start_null_signal_runs_observer_release, .timeout = SK_TEST_TIMEOUT) {
     recorder r;
-    recorder_init(&r);
+    expect_start_fails(&r, NULL, SK_ERR_NULL_ARGUMENT);
     sk_observer observer = recorder_observer(&r);
-    sk_disposable *subscription = (sk_disposable *)&subscription;
-    cr_assert_eq(sk_signal_start(&subscription, NULL, &observer), SK_ERR_NULL_ARGUMENT);
-    cr_assert_null(subscription);
-    recorder_expect(&r, "r", NULL, 0);
     cr_assert_eq(sk_signal_start(NULL, NULL, &observer), SK_ERR_NULL_ARGUMENT);
     cr_assert_eq(recorder_releases(&r), 2, "each failed start runs the release once");
     recorder_destroy(&r);
@@ -439,12 +445,7 @@ Test(signals, start_wrong_kind_runs_observer_release, .timeout = SK_TEST_TIMEOUT
     sk_pipe *pipe = NULL;
     SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    sk_disposable *subscription = (sk_disposable *)&subscription;
-    cr_assert_eq(sk_signal_start(&subscription, (sk_signal *)(void *)pipe, &observer), SK_ERR_WRONG_KIND);
-    cr_assert_null(subscription);
-    recorder_expect(&r, "r", NULL, 0);
+    expect_start_fails(&r, (sk_signal *)(void *)pipe, SK_ERR_WRONG_KIND);
     sk_pipe_release(pipe);
     recorder_destroy(&r);
     expect_no_live_objects(0);
@@ -556,9 +557,7 @@ Test(signals, generator_context_outlives_start_in_progress, .timeout = SK_TEST_T
     counter_init(&t.released);
     SK_OK_OR_FAIL(sk_signal_create(&t.signal, release_own_signal, &t, self_releasing_release));
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    SK_OK_OR_FAIL(sk_signal_start(NULL, t.signal, &observer));
+    record_start(&r, t.signal, NULL);
     cr_assert_eq(t.ran, 1);
     cr_assert_eq(t.released_during_start, 0, "the context was released while its generator ran");
     cr_assert_eq(counter_get(&t.released), 1);

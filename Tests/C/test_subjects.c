@@ -10,20 +10,13 @@ typedef struct subscription {
 } subscription;
 
 static void subscribe(subscription *s, sk_signal *signal) {
-    recorder_init(&s->r);
-    sk_observer observer = recorder_observer(&s->r);
-    s->disposable = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&s->disposable, signal, &observer));
-    cr_assert_not_null(s->disposable);
+    s->disposable = recorder_start(&s->r, signal);
 }
 
 /* Disposes, checks that the release ran exactly once, and frees. */
 static void unsubscribe(subscription *s) {
-    sk_disposable_dispose(s->disposable);
-    sk_disposable_release(s->disposable);
+    recorder_finish(&s->r, s->disposable);
     s->disposable = NULL;
-    cr_assert_eq(recorder_releases(&s->r), 1, "the observer's release did not run exactly once on dispose");
-    recorder_destroy(&s->r);
 }
 
 /* A new pipe (+1, into `pipe`) and its signal (+1, returned). */
@@ -35,12 +28,28 @@ static sk_signal *new_pipe_signal(sk_pipe **pipe, bool replay) {
     return signal;
 }
 
+/* new_pipe_signal, then `a` subscribed to that signal (returned, +1). */
+static sk_signal *subscribe_new_pipe(sk_pipe **pipe, bool replay, subscription *a) {
+    sk_signal *signal = new_pipe_signal(pipe, replay);
+    subscribe(a, signal);
+    return signal;
+}
+
 /* Releases what new_pipe_signal made, then checks that nothing is left. */
 static void release_pipe_and_check(sk_pipe *pipe, sk_signal *signal) {
     sk_signal_release(signal);
     sk_pipe_release(pipe);
     expect_no_live_objects(0);
 }
+
+/* Asserts that `fn`, a two-argument call of a subject (sk_pipe_put,
+ * sk_promise_set, sk_value_promise_get...), fails with SK_ERR_NULL_ARGUMENT
+ * when either argument is NULL, the other being `first` or `second`. */
+#define EXPECT_EITHER_NULL_FAILS(fn, first, second)                                                 \
+    do {                                                                                            \
+        cr_assert_eq(fn(NULL, second), SK_ERR_NULL_ARGUMENT, "%s with a NULL first argument", #fn); \
+        cr_assert_eq(fn(first, NULL), SK_ERR_NULL_ARGUMENT, "%s with a NULL second argument", #fn); \
+    } while (0)
 
 /* A new promise (+1), asserting success. */
 static sk_promise *new_promise(void) {
@@ -70,6 +79,13 @@ static sk_signal *new_promise_signal(sk_promise **promise) {
     return promise_signal(*promise);
 }
 
+/* new_promise_signal, then `a` subscribed to that signal (returned, +1). */
+static sk_signal *subscribe_new_promise(sk_promise **promise, subscription *a) {
+    sk_signal *got = new_promise_signal(promise);
+    subscribe(a, got);
+    return got;
+}
+
 /* A new value promise (+1, into `promise`) and its signal (+1, returned). */
 static sk_signal *new_value_promise_signal(sk_value_promise **promise, const sk_value *initial, bool ignore_repeated) {
     *promise = NULL;
@@ -77,6 +93,24 @@ static sk_signal *new_value_promise_signal(sk_value_promise **promise, const sk_
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_value_promise_get(&signal, *promise));
     return signal;
+}
+
+/* new_value_promise_signal, then `a` subscribed to that signal (returned,
+ * +1). */
+static sk_signal *subscribe_new_value_promise(sk_value_promise **promise, subscription *a, const sk_value *initial,
+                                              bool ignore_repeated) {
+    sk_signal *got = new_value_promise_signal(promise, initial, ignore_repeated);
+    subscribe(a, got);
+    return got;
+}
+
+/* Ends what subscribe_new_value_promise made, then checks that nothing is
+ * left (as release_pipe_and_check). */
+static void release_value_promise_and_check(subscription *a, sk_signal *got, sk_value_promise *promise) {
+    unsubscribe(a);
+    sk_signal_release(got);
+    sk_value_promise_release(promise);
+    expect_no_live_objects(0);
 }
 
 /* Subscribes to `signal`, asserts that the new subscription got exactly
@@ -126,9 +160,8 @@ Test(subjects, pipe_delivers_to_every_current_subscriber, .timeout = SK_TEST_TIM
 
 Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    sk_signal *signal = new_pipe_signal(&pipe, true);
     subscription a;
-    subscribe(&a, signal);
+    sk_signal *signal = subscribe_new_pipe(&pipe, true, &a);
     sk_value text = string_value("hello");
     SK_OK_OR_FAIL(sk_pipe_put(pipe, &text));
     sk_value_release(&text); /* the pipe keeps its own copy (for replay) */
@@ -144,10 +177,8 @@ Test(subjects, pipe_values_are_copies, .timeout = SK_TEST_TIMEOUT) {
 
 Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    sk_signal *signal = new_pipe_signal(&pipe, true);
-
-    subscription early;
-    subscribe(&early, signal); /* nothing put yet: nothing replayed */
+    subscription early; /* nothing put yet: nothing replayed */
+    sk_signal *signal = subscribe_new_pipe(&pipe, true, &early);
     recorder_expect(&early.r, "", NULL, 0);
     pipe_put_int(pipe, 1);
     pipe_put_int(pipe, 2);
@@ -170,9 +201,8 @@ Test(subjects, pipe_replay_gives_the_latest_value, .timeout = SK_TEST_TIMEOUT) {
 
 Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    sk_signal *signal = new_pipe_signal(&pipe, true);
     subscription alive;
-    subscribe(&alive, signal);
+    sk_signal *signal = subscribe_new_pipe(&pipe, true, &alive);
     pipe_put_int(pipe, 1);
     /* The signal and its subscriptions do not keep the pipe alive: once it
      * is gone nothing can deliver, so the observers are released. */
@@ -195,17 +225,12 @@ Test(subjects, pipe_signal_outlives_the_pipe, .timeout = SK_TEST_TIMEOUT) {
  * subscription, through an operator, alive). */
 Test(subjects, pipe_undisposed_subscription_freed_with_the_pipe, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
-    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
-    sk_signal *signal = NULL;
-    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_signal *signal = new_pipe_signal(&pipe, false);
     sk_signal *distinct = NULL;
     SK_OK_OR_FAIL(sk_signal_distinct_until_changed(&distinct, signal));
     sk_signal_release(signal);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    sk_disposable *d = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&d, distinct, &observer));
+    sk_disposable *d = recorder_start(&r, distinct);
     sk_signal_release(distinct);
     pipe_put_int(pipe, 3);
     sk_disposable_release(d);
@@ -222,10 +247,7 @@ Test(subjects, pipe_releasing_the_subscription_does_not_dispose, .timeout = SK_T
     sk_pipe *pipe = NULL;
     sk_signal *signal = new_pipe_signal(&pipe, false);
     recorder r;
-    recorder_init(&r);
-    sk_observer observer = recorder_observer(&r);
-    sk_disposable *d = NULL;
-    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    sk_disposable *d = recorder_start(&r, signal);
     sk_signal_release(signal);
     sk_disposable *kept = sk_disposable_retain(d);
     pipe_put_int(pipe, 5);
@@ -272,12 +294,10 @@ Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe *pipe = NULL;
     SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
     sk_value v = int_value(1);
-    cr_assert_eq(sk_pipe_put(NULL, &v), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_pipe_put(pipe, NULL), SK_ERR_NULL_ARGUMENT);
+    EXPECT_EITHER_NULL_FAILS(sk_pipe_put, pipe, &v);
     sk_signal *signal = (sk_signal *)&signal;
-    cr_assert_eq(sk_pipe_signal(&signal, NULL), SK_ERR_NULL_ARGUMENT);
+    EXPECT_EITHER_NULL_FAILS(sk_pipe_signal, &signal, pipe);
     cr_assert_null(signal);
-    cr_assert_eq(sk_pipe_signal(NULL, pipe), SK_ERR_NULL_ARGUMENT);
     sk_signal *never = made_signal(sk_signal_never);
     cr_assert_eq(sk_pipe_put((sk_pipe *)(void *)never, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_pipe_signal(&signal, (sk_pipe *)(void *)never), SK_ERR_WRONG_KIND);
@@ -294,10 +314,8 @@ Test(subjects, pipe_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
 
 Test(subjects, promise_replays_latest_value_of_its_source, .timeout = SK_TEST_TIMEOUT) {
     sk_promise *promise = NULL;
-    sk_signal *got = new_promise_signal(&promise);
-
-    subscription before;
-    subscribe(&before, got); /* no source yet: nothing */
+    subscription before; /* no source yet: nothing */
+    sk_signal *got = subscribe_new_promise(&promise, &before);
     recorder_expect(&before.r, "", NULL, 0);
 
     manual_source s;
@@ -345,9 +363,8 @@ Test(subjects, promise_keeps_value_after_source_completes, .timeout = SK_TEST_TI
 
 Test(subjects, promise_set_replaces_and_disposes_previous_source, .timeout = SK_TEST_TIMEOUT) {
     sk_promise *promise = NULL;
-    sk_signal *got = new_promise_signal(&promise);
     subscription a;
-    subscribe(&a, got);
+    sk_signal *got = subscribe_new_promise(&promise, &a);
 
     manual_source first, second;
     manual_init(&first);
@@ -401,14 +418,12 @@ Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_promise_create(NULL), SK_ERR_NULL_ARGUMENT);
     sk_promise *promise = new_promise();
     sk_signal *never = made_signal(sk_signal_never);
-    cr_assert_eq(sk_promise_set(NULL, never), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_promise_set(promise, NULL), SK_ERR_NULL_ARGUMENT);
+    EXPECT_EITHER_NULL_FAILS(sk_promise_set, promise, never);
     cr_assert_eq(sk_promise_set((sk_promise *)(void *)never, never), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_promise_set(promise, (sk_signal *)(void *)promise), SK_ERR_WRONG_KIND);
     sk_signal *got = (sk_signal *)&got;
-    cr_assert_eq(sk_promise_get(&got, NULL), SK_ERR_NULL_ARGUMENT);
+    EXPECT_EITHER_NULL_FAILS(sk_promise_get, &got, promise);
     cr_assert_null(got);
-    cr_assert_eq(sk_promise_get(NULL, promise), SK_ERR_NULL_ARGUMENT);
     EXPECT_RETAIN_RELEASE(sk_promise_retain, sk_promise_release, promise);
     sk_promise_release(promise);
     sk_signal_release(never);
@@ -422,9 +437,8 @@ Test(subjects, promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
 Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
     sk_value initial = int_value(1);
     sk_value_promise *promise = NULL;
-    sk_signal *got = new_value_promise_signal(&promise, &initial, false);
     subscription a;
-    subscribe(&a, got);
+    sk_signal *got = subscribe_new_value_promise(&promise, &a, &initial, false);
     recorder_expect_one(&a.r, "n", 1);
 
     sk_value v = int_value(2);
@@ -434,36 +448,28 @@ Test(subjects, value_promise_with_initial_value, .timeout = SK_TEST_TIMEOUT) {
     recorder_expect(&a.r, "nnn", all, 3);
     expect_replay(got, 2);
 
-    unsubscribe(&a);
-    sk_signal_release(got);
-    sk_value_promise_release(promise);
-    expect_no_live_objects(0);
+    release_value_promise_and_check(&a, got, promise);
 }
 
 Test(subjects, value_promise_without_initial_value, .timeout = SK_TEST_TIMEOUT) {
     sk_value_promise *promise = NULL;
-    sk_signal *got = new_value_promise_signal(&promise, NULL, true);
     subscription a;
-    subscribe(&a, got);
+    sk_signal *got = subscribe_new_value_promise(&promise, &a, NULL, true);
     recorder_expect(&a.r, "", NULL, 0);
     sk_value v = string_value("first");
     SK_OK_OR_FAIL(sk_value_promise_set(promise, &v));
     sk_value_release(&v);
     recorder_expect(&a.r, "n", NULL, 0);
     expect_string_event(&a.r, 0, "first");
-    unsubscribe(&a);
-    sk_signal_release(got);
-    sk_value_promise_release(promise);
-    expect_no_live_objects(0);
+    release_value_promise_and_check(&a, got, promise);
 }
 
 Test(subjects, value_promise_ignore_repeated, .timeout = SK_TEST_TIMEOUT) {
     sk_value initial = string_value("a");
     sk_value_promise *promise = NULL;
-    sk_signal *got = new_value_promise_signal(&promise, &initial, true);
-    sk_value_release(&initial);
     subscription sub;
-    subscribe(&sub, got);
+    sk_signal *got = subscribe_new_value_promise(&promise, &sub, &initial, true);
+    sk_value_release(&initial);
 
     /* Equal by sk_value_equal (a different string object with the same
      * text): nobody is notified. */
@@ -487,10 +493,7 @@ Test(subjects, value_promise_ignore_repeated, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_value_promise_set(promise, &d1));
     recorder_expect(&sub.r, "nnnnnn", NULL, 0);
 
-    unsubscribe(&sub);
-    sk_signal_release(got);
-    sk_value_promise_release(promise);
-    expect_no_live_objects(0);
+    release_value_promise_and_check(&sub, got, promise);
 }
 
 Test(subjects, value_promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOUT) {
@@ -498,12 +501,10 @@ Test(subjects, value_promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOU
     sk_value_promise *promise = NULL;
     SK_OK_OR_FAIL(sk_value_promise_create(&promise, NULL, false));
     sk_value v = int_value(1);
-    cr_assert_eq(sk_value_promise_set(NULL, &v), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_value_promise_set(promise, NULL), SK_ERR_NULL_ARGUMENT);
+    EXPECT_EITHER_NULL_FAILS(sk_value_promise_set, promise, &v);
     sk_signal *got = (sk_signal *)&got;
-    cr_assert_eq(sk_value_promise_get(&got, NULL), SK_ERR_NULL_ARGUMENT);
+    EXPECT_EITHER_NULL_FAILS(sk_value_promise_get, &got, promise);
     cr_assert_null(got);
-    cr_assert_eq(sk_value_promise_get(NULL, promise), SK_ERR_NULL_ARGUMENT);
     sk_promise *plain = new_promise();
     cr_assert_eq(sk_value_promise_set((sk_value_promise *)(void *)plain, &v), SK_ERR_WRONG_KIND);
     cr_assert_eq(sk_value_promise_get(&got, (sk_value_promise *)(void *)plain), SK_ERR_WRONG_KIND);
