@@ -128,7 +128,8 @@ $(OUT)/asan/lib/libsignalkit-ffi.so $(OUT)/tsan/lib/libsignalkit-ffi.so: $(OUT)/
 #                      disposal and release order the fuzzer kept); the
 #                      tests VALGRIND_C_TESTS (status strings and error
 #                      messages, every value accessor on every kind, the
-#                      deepest arrays); the same for fuzz_model's corpora
+#                      deepest arrays, the model's random cases); the same
+#                      for fuzz_model's corpora
 #                      (pipelines and scripts against the reference model);
 #   test-valgrind-ffi  the ffi quick start; the fuzz_ffi corpora and
 #                      regressions replayed (signatures, every conversion);
@@ -142,7 +143,8 @@ $(OUT)/asan/lib/libsignalkit-ffi.so $(OUT)/tsan/lib/libsignalkit-ffi.so: $(OUT)/
 
 VALGRIND_OUT := $(OUT)/valgrind
 VALGRIND_SOAK_ITERATIONS ?= 1000
-VALGRIND_C_TESTS := errors/* values/every_accessor_on_every_wrong_kind values/arrays_nest_at_most_the_documented_depth
+VALGRIND_C_TESTS := errors/* values/every_accessor_on_every_wrong_kind values/arrays_nest_at_most_the_documented_depth \
+	model/library_agrees_with_model_on_random_cases
 VALGRIND_FFI_TESTS := ffi_trampoline/* ffi_operators/*
 # Criterion's --filter for a list of suite/test globs.
 criterion_filter = '@($(subst $(space),|,$(strip $(1))))'
