@@ -164,6 +164,19 @@ inline sk::signal ints(std::vector<std::int64_t> items) {
 
 inline std::vector<std::int64_t> v(std::initializer_list<std::int64_t> items) { return items; }
 
+/* A source that fails with "again" on its first two starts, then sends the
+ * attempt's number (3) and completes; *attempts counts the starts. */
+inline sk::signal fails_twice(const std::shared_ptr<int> &attempts) {
+    return sk::create(track([attempts](sk::subscriber sub) {
+        if (++*attempts < 3) {
+            sub.put_error("again");
+        } else {
+            sub.put_next(*attempts);
+            sub.put_completion();
+        }
+    }));
+}
+
 /* Drains the host-drained queue `q` as its descriptor fires (poll, with the
  * suite's deadline) until `done()` holds. @return whether it did. */
 template <class P> bool drain_until(const sk::queue &q, P done) {

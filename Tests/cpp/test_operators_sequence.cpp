@@ -6,6 +6,7 @@
 #include "support.hpp"
 
 using sk_test::events;
+using sk_test::fails_twice;
 using sk_test::ints;
 using sk_test::record;
 using sk_test::track;
@@ -81,14 +82,7 @@ SK_TEST(sequence, restart_stops_with_a_downstream_take) {
 
 SK_TEST(sequence, restart_if_error) {
     auto attempts = std::make_shared<int>(0);
-    auto s = sk::create(track([attempts](sk::subscriber sub) {
-        if (++*attempts < 3) {
-            sub.put_error("again");
-        } else {
-            sub.put_next(*attempts);
-            sub.put_completion();
-        }
-    }));
+    auto s = fails_twice(attempts);
     auto log = std::make_shared<events>();
     record(s | sk::restart_if_error(), log);
     cr_assert(log->ints() == v({3}));

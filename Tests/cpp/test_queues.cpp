@@ -8,6 +8,7 @@
 
 using sk_test::drain_until;
 using sk_test::events;
+using sk_test::fails_twice;
 using sk_test::ints;
 using sk_test::record;
 using sk_test::track;
@@ -178,14 +179,7 @@ SK_TEST(queues, throttle_and_debounce) {
 SK_TEST(queues, retry_after_errors) {
     auto q = sk::queue::host("cpp.retry");
     auto attempts = std::make_shared<int>(0);
-    auto s = sk::create(track([attempts](sk::subscriber sub) {
-        if (++*attempts < 3) {
-            sub.put_error("again");
-        } else {
-            sub.put_next(*attempts);
-            sub.put_completion();
-        }
-    }));
+    auto s = fails_twice(attempts);
     auto log = std::make_shared<events>();
     record(s | sk::retry(0.001, 0.002, q), log);
     cr_assert(drain_until(q, [&] { return log->completions == 1; }));
