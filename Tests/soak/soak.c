@@ -53,6 +53,14 @@ static void violation(const char *what) {
     }
 }
 
+/* A violation about one observer's callback: which callback, and on which
+ * pipeline (an index into pipelines[], see build_world). */
+static void callback_violation(const char *what, const char *callback, int pipeline) {
+    char text[160];
+    snprintf(text, sizeof text, "%s (%s callback, pipeline %d)", what, callback, pipeline);
+    violation(text);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Tracked observers                                                         */
 /* ------------------------------------------------------------------------ */
@@ -64,26 +72,27 @@ typedef struct observer {
     pthread_t disposer;
     atomic_int dispose_inside;    /* dispose from inside the next callback */
     _Atomic(sk_disposable *) own; /* retained: for disposing from inside */
+    int pipeline;                 /* the index in pipelines[] it was started on */
 } observer;
 
 static observer *observers[MAX_OBSERVERS];
 static atomic_int observer_count;
 
-static void check_callback(observer *o, const char *what) {
+static void check_callback(observer *o, const char *callback) {
     if (atomic_load(&o->releases) != 0) {
-        violation(what);
+        callback_violation("a callback after the release", callback, o->pipeline);
     }
     if (atomic_load(&o->disposed) && pthread_equal(o->disposer, pthread_self())) {
-        violation("a callback on the disposing thread after dispose returned");
+        callback_violation("a callback on the disposing thread after dispose returned", callback, o->pipeline);
     }
 }
 
 static void on_next(void *ctx, const sk_value *value) {
     observer *o = ctx;
     (void)value;
-    check_callback(o, "next after the release");
+    check_callback(o, "next");
     if (atomic_load(&o->terminated)) {
-        violation("next after the terminal event");
+        callback_violation("next after the terminal event", "next", o->pipeline);
     }
     if (atomic_exchange(&o->dispose_inside, 0)) {
         sk_disposable *d = atomic_exchange(&o->own, NULL);
@@ -92,20 +101,20 @@ static void on_next(void *ctx, const sk_value *value) {
     }
 }
 
-static void on_terminal(observer *o) {
-    check_callback(o, "terminal event after the release");
+static void on_terminal(observer *o, const char *callback) {
+    check_callback(o, callback);
     if (atomic_exchange(&o->terminated, 1)) {
-        violation("a second terminal event");
+        callback_violation("a second terminal event", callback, o->pipeline);
     }
 }
 
 static void on_error(void *ctx, const sk_value *error) {
     (void)error;
-    on_terminal(ctx);
+    on_terminal(ctx, "error");
 }
 
 static void on_completed(void *ctx) {
-    on_terminal(ctx);
+    on_terminal(ctx, "completed");
 }
 
 static void on_release(void *ctx) {
@@ -230,9 +239,10 @@ static void start_one(worker *w) {
     }
     observers[index] = o;
     atomic_store(&o->dispose_inside, (r & 0x30) == 0);
+    o->pipeline = (int)((r >> 8) % PIPELINES);
     sk_observer callbacks = { on_next, on_error, on_completed, o, on_release };
     sk_disposable *d = NULL;
-    CHECK(sk_signal_start(&d, pipelines[(r >> 8) % PIPELINES], &callbacks));
+    CHECK(sk_signal_start(&d, pipelines[o->pipeline], &callbacks));
     /* The callbacks may already have run (and released); the inside-dispose
      * path gets its own reference, dropped by whoever takes it. */
     sk_disposable *previous = atomic_exchange(&o->own, sk_disposable_retain(d));
