@@ -67,6 +67,11 @@ let package = Package(
             dependencies: ["SwiftSignalKit", "SwiftSignalKitTestSupport"],
             path: "Tests/SwiftSignalKitTests"
         ),
+        .testTarget(
+            name: "SwiftSignalKitTestingTests",
+            dependencies: ["SwiftSignalKitTesting"],
+            path: "Tests/SwiftSignalKitTestingTests"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
