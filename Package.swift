@@ -17,6 +17,9 @@ let package = Package(
         // The C library, libsignalkit.so (include/signalkit.h). `make` builds
         // the release form: Swift runtime linked in, soname, sk_* exports only.
         .library(name: "signalkit", type: .dynamic, targets: ["SignalKitCAPI"]),
+        // Marble diagrams for a user's tests: `import SwiftSignalKitTesting`
+        // in a test target (apart, as RxTest is from RxSwift).
+        .library(name: "SwiftSignalKitTesting", targets: ["SwiftSignalKitTesting"]),
     ],
     dependencies: documentationDependencies,
     targets: [
@@ -44,6 +47,13 @@ let package = Package(
             path: "Sources/SignalKitCAPI",
             exclude: ["signalkit.map"]
         ),
+        // Marble diagrams: parse, print, show a mismatch. No XCTest: a user's
+        // test target brings its own test framework.
+        .target(
+            name: "SwiftSignalKitTesting",
+            dependencies: ["SwiftSignalKit"],
+            path: "Sources/SwiftSignalKitTesting"
+        ),
         // What the Swift tests share: recorders, hand-driven sources, threads,
         // waits with deadlines (imports XCTest). A target, not a product: only
         // the tests link it, and users never see it.
@@ -56,6 +66,11 @@ let package = Package(
             name: "SwiftSignalKitTests",
             dependencies: ["SwiftSignalKit", "SwiftSignalKitTestSupport"],
             path: "Tests/SwiftSignalKitTests"
+        ),
+        .testTarget(
+            name: "SwiftSignalKitTestingTests",
+            dependencies: ["SwiftSignalKitTesting"],
+            path: "Tests/SwiftSignalKitTestingTests"
         ),
     ],
     swiftLanguageModes: [.v6]
