@@ -69,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwiftSignalKitTestingTests",
-            dependencies: ["SwiftSignalKitTesting"],
+            dependencies: ["SwiftSignalKitTesting", "SwiftSignalKitTestSupport"],
             path: "Tests/SwiftSignalKitTestingTests"
         ),
     ],

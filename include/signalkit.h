@@ -756,7 +756,9 @@ int sk_signal_create(sk_signal **out, sk_generator_fn generator, void *ctx, sk_r
  *         SK_ERR_INVALID_ARGUMENT if the result would be deeper than
  *         SK_SIGNAL_MAX_DEPTH. Then `*out` is NULL and `release` has run.
  * @par Thread safety
- *   As sk_signal_create(); callback thread and `release` as for it too.
+ *   Any thread. `generator` runs on the starting thread; `release` runs on
+ *   the thread that lets the signal go (its last reference released, no
+ *   start running).
  */
 int sk_signal_create_over(sk_signal **out, sk_signal *upstream, sk_generator_fn generator, void *ctx, sk_release_fn release);
 
@@ -1844,7 +1846,8 @@ int sk_signal_queue(sk_signal **out, sk_signal *signal);
  * @param signal    Borrowed.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
- *   As sk_signal_queue().
+ *   Any thread. Each inner signal is started on the thread where its
+ *   predecessor completed, or the one that emitted it.
  */
 int sk_signal_throttled(sk_signal **out, sk_signal *signal);
 /**

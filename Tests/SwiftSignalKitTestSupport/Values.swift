@@ -69,4 +69,9 @@ package struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A number in 0 ..< bound (the modulo bias is irrelevant to tests).
+    package mutating func below(_ bound: Int) -> Int {
+        return Int(self.next() % UInt64(bound))
+    }
 }

@@ -1,26 +1,23 @@
 import XCTest
+import SwiftSignalKitTestSupport
 import SwiftSignalKitTesting
 
-/// SplitMix64 (Steele, Lea and Flood), written out so that a seed replays the
-/// same case on any toolchain and platform.
+/// The draws the generators below need, over the support target's SplitMix64,
+/// so that a seed replays the same case on any toolchain and platform.
 struct SeededGenerator {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     init(seed: UInt64) {
-        self.state = seed
+        self.generator = SplitMix64(state: seed)
     }
 
     mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        return self.generator.next()
     }
 
-    /// A number in 0 ..< bound (the modulo bias is irrelevant here).
+    /// A number in 0 ..< bound.
     mutating func below(_ bound: Int) -> Int {
-        return Int(self.next() % UInt64(bound))
+        return self.generator.below(bound)
     }
 
     mutating func oneIn(_ n: Int) -> Bool {

@@ -1,4 +1,5 @@
 import XCTest
+import SwiftSignalKitTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,27 +9,24 @@ import Darwin
 // Random cases (pipelines and scripts) from a seed, the check of one case
 // (model against library), and the shrinker that reduces a failing case.
 
-/// SplitMix64, with the few draws the generator needs. Written out here (not
-/// the standard library's `random(in:using:)`, whose algorithm may change
-/// between toolchains) so that a seed replays the same case everywhere.
+/// The few draws the generator needs, over the support target's SplitMix64
+/// (written out, not the standard library's `random(in:using:)`, whose
+/// algorithm may change between toolchains, so that a seed replays the same
+/// case everywhere).
 struct ModelRandom {
-    var state: UInt64
+    var generator: SplitMix64
 
     init(seed: UInt64) {
-        self.state = seed
+        self.generator = SplitMix64(state: seed)
     }
 
     mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        return self.generator.next()
     }
 
     /// 0 ..< n.
     mutating func below(_ n: Int) -> Int {
-        return Int(self.next() % UInt64(n))
+        return self.generator.below(n)
     }
 
     /// True with probability percent / 100.
