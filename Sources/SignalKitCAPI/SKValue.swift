@@ -155,19 +155,28 @@ final class SKString: SKObject {
     let bytes: [UInt8]
     let storage: UnsafeMutablePointer<CChar>
 
-    init(bytes: UnsafeRawBufferPointer) {
-        self.bytes = Array(bytes)
-        self.storage = .allocate(capacity: bytes.count + 1)
-        if let base = bytes.baseAddress {
-            UnsafeMutableRawPointer(self.storage).copyMemory(from: base, byteCount: bytes.count)
-        }
-        self.storage[bytes.count] = 0
-        super.init()
+    convenience init(bytes: UnsafeRawBufferPointer) {
+        self.init(array: Array(bytes))
     }
 
     convenience init(_ string: String) {
-        var string = string
-        self.init(bytes: string.withUTF8 { UnsafeRawBufferPointer($0) })
+        // Not `string.withUTF8 { UnsafeRawBufferPointer($0) }`: that pointer
+        // does not outlive the closure (a small string's bytes are a
+        // temporary copy), and it was read after it.
+        self.init(array: Array(string.utf8))
+    }
+
+    private init(array bytes: [UInt8]) {
+        let storage = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        bytes.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress {
+                UnsafeMutableRawPointer(storage).copyMemory(from: base, byteCount: bytes.count)
+            }
+        }
+        storage[bytes.count] = 0
+        self.bytes = bytes
+        self.storage = storage
+        super.init()
     }
 
     deinit {

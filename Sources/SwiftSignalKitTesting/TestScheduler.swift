@@ -30,11 +30,28 @@ public final class TestScheduler: @unchecked Sendable {
 
     /// A scheduler on a new virtual-time queue whose frames last `frame`
     /// seconds, rounded to whole nanoseconds (at least one).
-    public init(frame: Double = 0.001) {
-        let nanoseconds = max(1, Int64((max(0, min(frame, 1e9)) * 1e9).rounded()))
+    public convenience init(frame: Double = 0.001) {
+        self.init(virtualTimeQueue: Queue.virtualTime(name: "SwiftSignalKitTesting.TestScheduler"), frame: frame)
+    }
+
+    /// A scheduler on `queue`, an existing virtual-time queue (its frame 0
+    /// is the clock's 0), whose frames last `frame` seconds, rounded to
+    /// whole nanoseconds (at least one; at most 10^9 seconds).
+    ///
+    /// - Throws: `VirtualTimeError.notVirtualTime` for another queue.
+    public convenience init(queue: Queue, frame: Double = 0.001) throws(VirtualTimeError) {
+        guard queue.isVirtualTime else {
+            throw .notVirtualTime
+        }
+        self.init(virtualTimeQueue: queue, frame: frame)
+    }
+
+    private init(virtualTimeQueue queue: Queue, frame: Double) {
+        let clamped = frame.isNaN ? 0 : max(0, min(frame, 1e9))
+        let nanoseconds = max(1, Int64((clamped * 1e9).rounded()))
         self.frameNanoseconds = nanoseconds
         self.frame = Double(nanoseconds) / 1e9
-        self.queue = Queue.virtualTime(name: "SwiftSignalKitTesting.TestScheduler")
+        self.queue = queue
     }
 
     /// `frames` frames in seconds, for the durations given to operators.
