@@ -71,7 +71,7 @@ test-c: stage ## the C suite (Criterion) against the staged install, plus export
 # Every C example but the demo, built through pkg-config, run, and its output
 # compared with examples/c/NAME.expected; the Swift example package, output
 # compared with examples/swift/NAME.expected; every code block of README.md.
-C_EXAMPLES := quickstart threads combine errors
+C_EXAMPLES := quickstart threads combine errors marbles
 
 test-examples: stage ## the C and Swift examples (output checked) and README.md's code blocks
 	$(begin)

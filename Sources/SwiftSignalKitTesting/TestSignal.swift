@@ -215,3 +215,42 @@ extension TestScheduler {
         return self.hot(try Marbles.parse(diagram, error: error))
     }
 }
+
+extension TestScheduler {
+    /// A cold test signal that cannot fail, playing `diagram` (no `#`),
+    /// whose letters and digits are their own values.
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse or
+    ///   has a `#`.
+    public func cold(_ diagram: String) throws(MarbleSyntaxError) -> TestSignal<Character, NoError> {
+        return self.cold(try infallibleTimeline(diagram))
+    }
+
+    /// A hot test signal that cannot fail, playing `diagram` (no `#`) from
+    /// the current frame, which is its `^`.
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse or
+    ///   has a `#`.
+    public func hot(_ diagram: String) throws(MarbleSyntaxError) -> TestSignal<Character, NoError> {
+        return self.hot(try infallibleTimeline(diagram))
+    }
+}
+
+/// The timeline of `diagram` for a signal that cannot fail: a `#` is a
+/// syntax error.
+private func infallibleTimeline(_ diagram: String) throws(MarbleSyntaxError) -> MarbleTimeline<Character, NoError> {
+    let parsed = try Marbles.parse(diagram, error: "#")
+    var events: [TimelineEvent<Character, NoError>] = []
+    for event in parsed.events {
+        switch event.kind {
+        case let .next(value):
+            events.append(.next(value, at: event.time))
+        case .completed:
+            events.append(.completed(at: event.time))
+        case .error:
+            let position = diagram.distance(from: diagram.startIndex, to: diagram.firstIndex(of: "#") ?? diagram.startIndex)
+            throw MarbleSyntaxError(diagram: diagram, position: position, message: "`#` in the diagram of a signal that cannot fail (NoError)")
+        }
+    }
+    return MarbleTimeline(events, subscriptionOffset: parsed.subscriptionOffset)
+}

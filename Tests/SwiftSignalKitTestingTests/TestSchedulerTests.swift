@@ -92,4 +92,17 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertThrowsError(try scheduler.advance(frames: -1))
         XCTAssertThrowsError(try scheduler.advance(toFrame: 2)) { XCTAssertEqual($0 as? VirtualTimeError, .timeInPast(now: 0.09, requested: 0.02)) }
     }
+
+    func testSourcesThatCannotFailRejectAnErrorInTheirDiagram() throws {
+        let scheduler = TestScheduler()
+        XCTAssertThrowsError(try scheduler.cold("-a-#")) { error in
+            XCTAssertEqual((error as? MarbleSyntaxError)?.position, 3)
+        }
+        XCTAssertThrowsError(try scheduler.hot("^-#"))
+        let source = try scheduler.hot("a^-b|")
+        let recorder = scheduler.record(source.signal)
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("-b|"))
+    }
+
 }
