@@ -70,8 +70,14 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     /// The signal: subscribe to it as to any other.
     public var signal: Signal<Value, Failure> {
         return Signal { [self] subscriber in
-            let index = self.log.with { $0.count }
-            _ = self.log.modify { $0 + [SubscriptionLog(subscribed: self.scheduler.now)] }
+            let frame = self.scheduler.now
+            var index = 0
+            // One critical section: the index is this subscription's entry
+            // even when others subscribe at the same time.
+            _ = self.log.modify { log in
+                index = log.count
+                return log + [SubscriptionLog(subscribed: frame)]
+            }
             let disposed = Atomic<Bool>(value: false)
             let stop: () -> Void
             if self.isHot {
