@@ -329,8 +329,8 @@ def _box(obj: object, out: Any) -> None:
 def _put_object(obj: object, out: Any) -> None:
     """Writes a new value (owned by the caller) for `obj` into the Value
     `out`: None, bool, int (int64: OverflowError outside), float, str and
-    bytes as values of their kinds; any other object by reference (a pointer
-    value holding it)."""
+    bytes as values of their kinds, a Signal as a signal value; any other
+    object by reference (a pointer value holding it)."""
     kind = type(obj)
     if kind is int:
         if not _INT64_MIN <= obj <= _INT64_MAX:  # type: ignore[operator]
@@ -350,6 +350,8 @@ def _put_object(obj: object, out: Any) -> None:
         _check(C.value_set_string_n(byref(out), data, len(data)))
     elif kind is bytes:
         _check(C.value_set_bytes(byref(out), obj, len(obj)))  # type: ignore[arg-type]
+    elif getattr(kind, "_signal_value", False):  # a Signal: a signal value, for switch_to_latest / queue
+        _check(C.value_set_signal(byref(out), obj.pointer))  # type: ignore[attr-defined]
     elif isinstance(obj, Value):
         raise TypeError("signalkit: a raw Value cannot be carried")
     else:
@@ -813,25 +815,14 @@ def _detach_traceback(exc: BaseException, where: str) -> None:
         chain += [current.__cause__, current.__context__]
 
 
-def _clear_traceback(exc: BaseException) -> None:
-    """Keeps `exc`'s traceback, but without this package's own frame (the
-    callback that caught it, still running) and with the locals of the
-    user's finished frames cleared: the traceback shows where it was raised
-    and keeps no handle alive (no reference cycle through the frames)."""
-    seen = set()
-    chain: List[Optional[BaseException]] = [exc]
-    while chain:
-        current = chain.pop()
-        if current is None or id(current) in seen:
-            continue
-        seen.add(id(current))
-        tb = current.__traceback__
-        while tb is not None and tb.tb_frame.f_code in _interrupts.THUNK_CODES:
-            tb = tb.tb_next
-        current.__traceback__ = tb
-        if tb is not None:
-            traceback.clear_frames(tb)
-        chain += [current.__cause__, current.__context__]
+def _trim_traceback(exc: BaseException) -> None:
+    """Drops this package's own frames (the callback that caught `exc`)
+    from the front of its traceback: the receiver sees where it was raised.
+    The traceback is detached (_detach_traceback) once it was delivered."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code in _interrupts.THUNK_CODES:
+        tb = tb.tb_next
+    exc.__traceback__ = tb
 
 
 def _kept(exc: BaseException, where: str, failures: Optional[_Failures]) -> None:

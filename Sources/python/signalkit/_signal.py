@@ -15,7 +15,7 @@ from typing import (Any, AsyncIterator, Callable, Deque, Generator, Generic, Ite
 
 from . import _core
 from ._core import (C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
-                    _clear_traceback, _deferred_fn, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
+                    _deferred_fn, _detach_traceback, _trim_traceback, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
                     _interrupts, _map_fn, _next_fn, _object_of, _Observer, _predicate_fn, _put_object,
                     _reduce_fn, _register_subscription, _release_ctx, _release_fn, _report, _retain_callbacks,
                     _set_owner, _signal_fn, _state, _take_until_fn, _work_fn, from_value, to_value)
@@ -203,24 +203,29 @@ class _Sink:
         (disposed), and on_error receives it (or callback_error_hook when
         there is none). A KeyboardInterrupt goes to the caller instead."""
         self.ended = True
-        _clear_traceback(exc)
+        _trim_traceback(exc)
         self.failures.record(exc)
         if self.disposable:
             C.disposable_dispose(self.disposable)
-        if isinstance(exc, KeyboardInterrupt):
-            _interrupts.defer(exc)
-            return
-        if self.on_error is not None and where != "error":
-            try:
-                self.on_error(exc)
+        try:
+            if isinstance(exc, KeyboardInterrupt):
+                _interrupts.defer(exc)
                 return
-            except BaseException as second:
-                _clear_traceback(second)
-                exc = second
-                if isinstance(exc, KeyboardInterrupt):
-                    _interrupts.defer(exc)
+            if self.on_error is not None and where != "error":
+                try:
+                    self.on_error(exc)
                     return
-        _report(exc, where)
+                except BaseException as second:
+                    _trim_traceback(second)
+                    if isinstance(second, KeyboardInterrupt):
+                        _interrupts.defer(second)
+                    else:
+                        _report(second, "error")
+                    _detach_traceback(second, "error")
+                    return
+            _report(exc, where)
+        finally:
+            _detach_traceback(exc, where)
 
 
 def _sink_next(ctx: int, value: Any) -> None:
@@ -338,7 +343,7 @@ def _stage_next(ctx: int, value: Any) -> None:
             C.value_release(byref(out))
     except BaseException as exc:
         _sk_user = False
-        _clear_traceback(exc)
+        _trim_traceback(exc)
         run.failures.record(exc)
         if isinstance(exc, KeyboardInterrupt):
             _interrupts.defer(exc)
@@ -346,6 +351,7 @@ def _stage_next(ctx: int, value: Any) -> None:
             run.put_error(exc)
         except BaseException:
             pass
+        _detach_traceback(exc, "map")
 
 
 def _stage_error(ctx: int, value: Any) -> None:
@@ -400,7 +406,12 @@ def _start_observer(signal: int, sink: _Sink, next_fn: Any, error_fn: Any, compl
     status = C.signal_start(byref(out), signal, byref(observer))
     _check(status)
     if out.value:
-        sink.disposable = C.disposable_retain(out.value)
+        retained = C.disposable_retain(out.value)
+        with _core._keep_lock:
+            if ctx in _core._keep:  # not released yet: the release (on_release) drops it
+                sink.disposable, retained = retained, None
+        if retained:  # it ended while it started
+            C.disposable_release(retained)
         if sink.ended:  # it failed while it started
             C.disposable_dispose(out.value)
     return out.value
@@ -458,7 +469,7 @@ class _IterRun:
                 C.subscriber_put_completion(subscriber)
         except BaseException as exc:
             _sk_user = False
-            _clear_traceback(exc)
+            _trim_traceback(exc)
             self.failures.record(exc)
             if isinstance(exc, KeyboardInterrupt):
                 _interrupts.defer(exc)
@@ -470,6 +481,7 @@ class _IterRun:
                     C.value_release(byref(error))
                 except BaseException:
                     pass
+            _detach_traceback(exc, "generator")
         finally:
             self._release_subscriber()
 
@@ -590,11 +602,12 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
         _sk_user = False
     except BaseException as exc:
         _sk_user = False
-        _clear_traceback(exc)
+        _trim_traceback(exc)
         failures.record(exc)
         if isinstance(exc, KeyboardInterrupt):
             _interrupts.defer(exc)
         handle.on_error(exc)
+        _detach_traceback(exc, "create")
         return None
     if cancel is None:
         return None
@@ -637,7 +650,8 @@ class _Failed:
 
 
 def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> None:
-    _clear_traceback(exc)
+    _trim_traceback(exc)
+    _detach_traceback(exc, where)  # kept (as an error value, an accumulator): no frames
     callback.failures.record(exc)
     if isinstance(exc, KeyboardInterrupt):
         _interrupts.defer(exc)
@@ -1000,6 +1014,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     from_iterable iterator, ...), if any."""
     _release = staticmethod(C.signal_release)
     _stage_source: Optional[_StageSource] = None
+    _signal_value = True  # carried as a signal value (switch_to_latest, queue)
 
     # --- sources --------------------------------------------------------------
 
@@ -1227,18 +1242,16 @@ class Signal(Generic[T_co], _Failing, _Handle):
         result._failures = folded._failures
         return result
 
-    def map_to_signal(self, fn: Callable[[T_co], Optional["Signal[U]"]]) -> "Signal[Signal[U]]":
+    def map_to_signal(self, fn: Callable[[T_co], Optional["Signal[U]"]]) -> "Signal[U]":
         """Each value mapped to a signal by fn(value) (None: an empty one;
-        an exception: one failing with it); combine with switch_to_latest."""
+        an exception: one failing with it); only the latest inner signal
+        runs (the previous one is disposed): a switch-map."""
         return self._with_callback(C.signal_map_to_signal, _c_signal_callback, fn)
 
     def switch_to_latest(self) -> "Signal[Any]":
-        """For a signal of signals: the values of the latest inner signal."""
+        """For a signal of signals (Signal objects as values): the values
+        of the latest inner signal."""
         return _new_signal(C.signal_switch_to_latest, self.pointer)
-
-    def flat_map_latest(self, fn: Callable[[T_co], Optional["Signal[U]"]]) -> "Signal[U]":
-        """map_to_signal(fn) then switch_to_latest()."""
-        return self.map_to_signal(fn).switch_to_latest()
 
     def catch(self, fn: Callable[[BaseException], Optional["Signal[U]"]]) -> "Signal[Union[T_co, U]]":
         """On error, continues with the signal fn(error) returns (None:
@@ -1258,11 +1271,12 @@ class Signal(Generic[T_co], _Failing, _Handle):
         each time (at most max_delay), on `queue`."""
         return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, _queue(queue).pointer)
 
-    def queue(self) -> "Signal[T_co]":
-        """For a signal of signals: runs them one after the other (sk_signal_queue)."""
+    def queue(self) -> "Signal[Any]":
+        """For a signal of signals: runs them one after the other, each to
+        its end (sk_signal_queue): a concat-map."""
         return _new_signal(C.signal_queue, self.pointer)
 
-    def throttled(self) -> "Signal[T_co]":
+    def throttled(self) -> "Signal[Any]":
         """For a signal of signals: runs the first, then only the latest
         arrived meanwhile (sk_signal_throttled)."""
         return _new_signal(C.signal_throttled, self.pointer)
@@ -1295,8 +1309,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
                 queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
         """This, or `alternate` (by default a signal failing with
         TimeoutError) if this delivers nothing within `seconds`."""
-        if alternate is None:
-            alternate = Signal.fail(TimeoutError(f"signalkit: nothing within {seconds} s"))
+        if alternate is None:  # a new exception per subscription: the library never holds a raised one
+            message = f"signalkit: nothing within {seconds} s"
+            alternate = Signal.deferred(lambda: Signal.fail(TimeoutError(message)))
         return _new_signal(C.signal_timeout, self.pointer, seconds, _queue(queue).pointer, alternate.pointer)
 
     def before_next(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
