@@ -786,6 +786,26 @@ class _Failures:
             if self.exception is None:
                 self.exception = exc
 
+    def recorder(self) -> "_Recorder":
+        """What the callbacks (held by the library, through the registry)
+        record into: a weak reference, so that an exception kept here, whose
+        traceback may come to hold the frames of the code that raised it
+        again (and their handles), makes no cycle through the library."""
+        return _Recorder(self)
+
+
+class _Recorder:
+    """Records into a _Failures while its owner (a Python handle) lives."""
+    __slots__ = ("_ref",)
+
+    def __init__(self, failures: _Failures) -> None:
+        self._ref = weakref.ref(failures)
+
+    def record(self, exc: BaseException) -> None:
+        failures = self._ref()
+        if failures is not None:
+            failures.record(exc)
+
 
 def _add_note(exc: BaseException, note: str) -> None:
     add_note = getattr(exc, "add_note", None)
@@ -825,7 +845,7 @@ def _trim_traceback(exc: BaseException) -> None:
     exc.__traceback__ = tb
 
 
-def _kept(exc: BaseException, where: str, failures: Optional[_Failures]) -> None:
+def _kept(exc: BaseException, where: str, failures: Optional[_Failures | _Recorder]) -> None:
     """An exception a native-form callback caught: reported (a
     KeyboardInterrupt is deferred to the caller instead), then kept without
     its frames."""
@@ -838,7 +858,7 @@ def _kept(exc: BaseException, where: str, failures: Optional[_Failures]) -> None
         failures.record(exc)
 
 
-def _fail_interrupted(failures: Optional[_Failures]) -> None:
+def _fail_interrupted(failures: Optional[_Failures | _Recorder]) -> None:
     """Fails the delivery in progress because of the pending interrupt."""
     exc = _interrupts.pending
     assert exc is not None
@@ -847,7 +867,7 @@ def _fail_interrupted(failures: Optional[_Failures]) -> None:
         failures.record(exc)
 
 
-def _callback_failed(exc: BaseException, where: str, failures: Optional[_Failures]) -> None:
+def _callback_failed(exc: BaseException, where: str, failures: Optional[_Failures | _Recorder]) -> None:
     """An exception escaped a typed callback: fail the delivery, keep and
     report the exception. Never raises."""
     try:

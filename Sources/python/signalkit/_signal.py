@@ -14,7 +14,7 @@ from typing import (Any, AsyncIterator, Callable, Deque, Generator, Generic, Ite
                     TypeVar, Union, overload)
 
 from . import _core
-from ._core import (C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
+from ._core import (_Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
                     _deferred_fn, _detach_traceback, _trim_traceback, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
                     _interrupts, _map_fn, _next_fn, _object_of, _Observer, _predicate_fn, _put_object,
                     _reduce_fn, _register_subscription, _release_ctx, _release_fn, _report, _retain_callbacks,
@@ -182,7 +182,7 @@ class _Sink:
                  "__weakref__")
 
     def __init__(self, stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], on_next: Any, on_error: Any,
-                 on_completed: Any, failures: _Failures) -> None:
+                 on_completed: Any, failures: _Recorder) -> None:
         self.stages = stages
         self.on_next = on_next
         self.on_error = on_error
@@ -297,7 +297,7 @@ class _StageRun(_Sink):
     __slots__ = ("subscriber",)
 
     def __init__(self, stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], subscriber: int,
-                 failures: _Failures) -> None:
+                 failures: _Recorder) -> None:
         super().__init__(stages, None, None, None, failures)
         self.subscriber = subscriber
 
@@ -378,7 +378,7 @@ class _StageSource:
     __slots__ = ("upstream", "stages", "failures")
 
     def __init__(self, upstream: "Signal[Any]", stages: Tuple[Tuple[int, Callable[[Any], Any]], ...],
-                 failures: _Failures) -> None:
+                 failures: _Recorder) -> None:
         self.upstream = upstream
         self.stages = stages
         self.failures = failures
@@ -430,7 +430,7 @@ class _IterRun:
     a time, and the flag its disposable sets."""
     __slots__ = ("iterable", "subscriber", "stopped", "failures", "__weakref__")
 
-    def __init__(self, iterable: Iterable[Any], subscriber: int, failures: _Failures) -> None:
+    def __init__(self, iterable: Iterable[Any], subscriber: int, failures: _Recorder) -> None:
         self.iterable = iterable
         self.subscriber = subscriber
         self.stopped = False
@@ -457,16 +457,17 @@ class _IterRun:
         interrupted = _interrupts.local
         try:
             iterator = iter(self.iterable)
-            for item in iterator:
-                if self.stopped or _state.closing:
+            while not self.stopped and not _state.closing:  # checked before each pull
+                try:
+                    item = next(iterator)
+                except StopIteration:
+                    C.subscriber_put_completion(subscriber)
                     return
                 _put_object(item, out)
                 put_next(subscriber, byref(out))
                 value_release(byref(out))
                 if interrupted.pending is not None:
                     raise interrupted.pending
-            if not self.stopped:
-                C.subscriber_put_completion(subscriber)
         except BaseException as exc:
             _sk_user = False
             _trim_traceback(exc)
@@ -635,7 +636,7 @@ class _Callback:
     take_until, map_to_signal, catch, deferred, side effects)."""
     __slots__ = ("fn", "failures")
 
-    def __init__(self, fn: Callable[..., Any], failures: _Failures) -> None:
+    def __init__(self, fn: Callable[..., Any], failures: Union[_Failures, _Recorder]) -> None:
         self.fn = fn
         self.failures = failures
 
@@ -885,7 +886,7 @@ _CFuncPtr: Any = getattr(ctypes, "_CFuncPtr")
 _CLOSING_MESSAGE = b"signalkit: the interpreter is exiting"
 
 
-def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Failures] = None) -> Any:
+def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recorder] = None) -> Any:
     """A C function pointer for `fn` under `signature`: `fn` itself when it
     is already a ctypes function, else a CFUNCTYPE wrapping the callable
     (str arguments arrive as Python str, value arguments as Python objects;
@@ -899,7 +900,7 @@ def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Failu
     return signature.cfunctype()(_thunk(signature.args, signature.result, fn, where, failures))
 
 
-def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional[_Failures]) -> Callable[..., Any]:
+def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional[_Recorder]) -> Callable[..., Any]:
     fallback = _fallback_of[result]
     local = threading.local()
     delivery = where in ("next", "map", "filter")
@@ -1029,7 +1030,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         exception raised by the iterator ends the stream with it; Ctrl-C
         stops it (KeyboardInterrupt in the caller)."""
         failures = _Failures()
-        ctx = _retain_callbacks((items, failures))
+        ctx = _retain_callbacks((items, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_create, _c_iter_generator, ctx, _release_ctx)
         signal._failures = failures
         _set_owner(ctx, signal)
@@ -1043,7 +1044,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         when the subscription is disposed. An exception it raises ends the
         stream with it."""
         failures = _Failures()
-        ctx = _retain_callbacks((function, failures))
+        ctx = _retain_callbacks((function, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_create, _c_create_generator, ctx, _release_ctx)
         signal._failures = failures
         _set_owner(ctx, signal)
@@ -1085,7 +1086,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         """A signal that calls function() at each start and runs the signal
         it returns (None: completes at once; an exception: fails with it)."""
         failures = _Failures()
-        ctx = _retain_callbacks(_Callback(function, failures))
+        ctx = _retain_callbacks(_Callback(function, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_deferred, _c_deferred_callback, ctx, _release_ctx)
         signal._failures = failures
         _set_owner(ctx, signal)
@@ -1127,7 +1128,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         else:
             upstream, stages = self, (stage,)
         failures = _Failures()
-        source = _StageSource(upstream, stages, failures)
+        source = _StageSource(upstream, stages, failures.recorder())
         ctx = _retain_callbacks(source)
         signal: Signal[Any] = _new_signal(C.signal_create_over, upstream.pointer, _c_stage_generator, ctx,
                                           _release_ctx)
@@ -1179,7 +1180,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         signature = _signature(spec)
         pointer, signature_pointer = self.pointer, signature.pointer  # closed: raise before retaining
         failures = _Failures()
-        native = _native(signature, fn, where, failures)
+        native = _native(signature, fn, where, failures.recorder())
         ctx = _retain_callbacks(_NativeSet(native, signature))
         out = c_void_p()
         status = function(byref(out), pointer, signature_pointer, _fn_address(native), ctx, _release_ctx)
@@ -1194,7 +1195,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def _with_callback(self, function: Any, cfn: Any, fn: Callable[..., Any], *before: Any) -> "Signal[Any]":
         pointer = self.pointer
         failures = _Failures()
-        ctx = _retain_callbacks(_Callback(fn, failures))
+        ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
         signal = _new_signal(function, pointer, *before, cfn, ctx, _release_ctx)
         signal._failures = failures
         _set_owner(ctx, signal)
@@ -1382,7 +1383,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         else:
             signal, stages = self.pointer, ()
         failures = _Failures()
-        sink = _Sink(stages, on_next, on_error, on_completed, failures)
+        sink = _Sink(stages, on_next, on_error, on_completed, failures.recorder())
         pointer = None
         try:
             pointer = _draining(_start_observer, signal, sink, _c_sink_next, _c_sink_error, _c_sink_completed)
@@ -1409,7 +1410,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
             if fn is None:
                 continue
             signature = _signature(spec)
-            native = _native(signature, fn, slot, failures)
+            native = _native(signature, fn, slot, failures.recorder())
             keep += [signature, native]
             setattr(observer, slot + "_signature", signature.pointer)
             setattr(observer, slot, _fn_address(native))
