@@ -297,6 +297,15 @@ _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 # Python objects as values (by reference)
 # --------------------------------------------------------------------------
 
+# Releases running Python code, on any thread (callback sets, carried
+# objects). The atexit hook waits until none does: a library thread that
+# gives the GIL up inside one (a ctypes call, a lock, the interpreter's
+# switch interval) and takes it again once the interpreter finalizes is
+# stopped in a way that crashes the process. Changed with no call after the
+# decrement: a thread switch happens only at a call, a loop or a function
+# start.
+_releases_running = [0]
+
 # Objects carried by reference in pointer values: id -> [object, copies].
 # The pointer is the object's id; each value made holds one count, dropped
 # by its release (_box_release), which may run on any thread.
@@ -306,11 +315,16 @@ _boxes: Dict[int, List[Any]] = {}
 def _box_release_function(key: Optional[int], _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
     if _is_finalizing() or key is None:
         return
-    entry = _boxes.get(key)
-    if entry is not None:
-        entry[1] -= 1
-        if entry[1] == 0:
-            del _boxes[key]
+    _releases_running[0] += 1
+    try:
+        entry = _boxes.get(key)
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _boxes[key]
+                del entry  # the object's destructor runs here, inside the guard
+    finally:
+        _releases_running[0] -= 1
 
 
 _box_release = _release_fn(_box_release_function)
@@ -566,15 +580,6 @@ def _register_subscription(ctx: int, disposable: int) -> None:
             retained = None
     if retained:  # the subscription already ended
         C.disposable_release(retained)
-
-
-# Releases running Python code, on any thread. The atexit hook waits until
-# none does: a library thread that gives the GIL up inside one (a ctypes
-# call, a lock, the interpreter's switch interval) and takes it again once
-# the interpreter finalizes is stopped in a way that crashes the process.
-# Changed with no call after the decrement: a thread switch happens only at
-# a call, a loop or a function start.
-_releases_running = [0]
 
 
 def _release_ctx_function(ctx: Optional[int], _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
@@ -916,6 +921,18 @@ def _shutdown() -> None:
                     break
                 _keep_changed.wait(min(remaining, 0.01))
             held = list(_keep.values())
+        # Values the library's threads still hold (deliveries queued when
+        # the subscriptions were disposed) release the objects they carry
+        # on those threads: wait while that goes on (the count falls), up to
+        # the same deadline. Objects Python itself holds through the library
+        # (a replaying pipe's value) stay, and are released at finalization.
+        steady = 0
+        count = len(_boxes)
+        while count and steady < 3 and time.monotonic() < deadline:
+            time.sleep(0.005)
+            current = len(_boxes)
+            steady = steady + 1 if current == count and not _releases_running[0] else 0
+            count = current
         # What the library may still call stays callable until the process
         # ends: the module's globals are cleared while the interpreter
         # finalizes, and a freed ctypes callback would be a jump into freed

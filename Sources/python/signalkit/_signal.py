@@ -574,7 +574,7 @@ class Subscriber(Generic[T]):
 def _cancel_action(ctx: int) -> None:
     _sk_user = False
     holder = _core._keep.get(ctx)
-    if holder is None or _state.closing:
+    if holder is None or sys.is_finalizing():  # runs while closing too: a cancel stops library threads
         return
     try:
         action = holder[0]
