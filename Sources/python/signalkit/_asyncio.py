@@ -53,6 +53,9 @@ async def first_value(signal: "Signal[T]") -> T:
 
     delivered = signal.take(1).deliver_on(asyncio_queue(loop))
     subscription = delivered.subscribe(on_next, on_error, on_completed)
+    # An error the library holds (Signal.fail's) is raised from here: the
+    # frames of its traceback must not hold the signals that hold it.
+    del signal, delivered
     try:
         return await future
     finally:
@@ -67,7 +70,7 @@ class SignalIterator(Generic[T]):
     _END = object()
 
     def __init__(self, signal: "Signal[T]") -> None:
-        self._signal = signal
+        self._signal: Optional[Signal[T]] = signal
         self._events: "Optional[asyncio.Queue[Tuple[int, Any]]]" = None
         self._subscription: Optional[Disposable] = None
 
@@ -78,7 +81,10 @@ class SignalIterator(Generic[T]):
         loop = asyncio.get_running_loop()
         events: "asyncio.Queue[Tuple[int, Any]]" = asyncio.Queue()
         self._events = events
-        delivered = self._signal.deliver_on(asyncio_queue(loop))
+        signal, self._signal = self._signal, None  # as in first_value: no frame holds it once started
+        assert signal is not None
+        delivered = signal.deliver_on(asyncio_queue(loop))
+        del signal
         self._subscription = delivered.subscribe(lambda value: events.put_nowait((0, value)),
                                                  lambda error: events.put_nowait((1, error)),
                                                  lambda: events.put_nowait((2, None)))

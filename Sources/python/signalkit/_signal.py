@@ -1471,6 +1471,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         with self.subscribe(values.append, on_error, done.set):
             if not done.wait(timeout):
                 raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
+        del self  # an error the library holds (Signal.fail's) is raised: its frames must not hold the signal
         if errors:
             error = errors.pop()  # no cycle: this frame, in its traceback, no longer holds it
             try:
