@@ -5,13 +5,23 @@
 PY_OUT := $(OUT)/python
 PY_VENV := $(PY_OUT)/venv
 PY_RUN := $(PY_OUT)/run
-# The test tools, pinned: installed from PyPI into the fresh venv by test-python.
+# The test tools, pinned: installed from PyPI by this file into a venv of
+# their own (PY_TOOLS), made again when this file changes.
 PY_TEST_TOOLS := pytest==9.0.2 hypothesis==6.170.15 mypy==1.19.1
+PY_TOOLS := $(PY_OUT)/tools
+PY_TOOLS_STAMP := $(PY_TOOLS)/pins.txt
+PY_PIP := $(PY_TOOLS)/bin/python -m pip --disable-pip-version-check
 
 .PHONY: python-native python-wheel test-python bench-python
 
+$(PY_TOOLS_STAMP): mk/python.mk
+	rm -rf $(PY_TOOLS)
+	$(PYTHON) -m venv $(PY_TOOLS)
+	$(PY_PIP) install -q $(PY_TEST_TOOLS)
+	echo "$(PY_TEST_TOOLS)" > $@
+
 # The libraries the wheel carries, under their sonames: the release core as
-# it is, and libsignalkit-ffi linked again with an rpath of $ORIGIN, so that
+# it is, and libsignalkit-ffi linked again with an rpath of $$ORIGIN, so that
 # it finds the core beside it wherever the package is installed.
 python-native: lib ## the two libraries the Python wheel carries (.build-c/python)
 	mkdir -p $(PY_OUT)
@@ -23,22 +33,23 @@ python-native: lib ## the two libraries the Python wheel carries (.build-c/pytho
 
 # The wheel, built as pip builds it (the in-tree backend), from the
 # libraries python-native just made.
-python-wheel: python-native ## the Python wheel, into .build-c/python/dist
+python-wheel: python-native $(PY_TOOLS_STAMP) ## the Python wheel, into .build-c/python/dist
 	rm -rf $(PY_OUT)/dist
-	SIGNALKIT_PREBUILT_DIR=$(PY_OUT) $(PYTHON) -m pip wheel -q --no-deps --no-build-isolation \
+	SIGNALKIT_PREBUILT_DIR=$(PY_OUT) $(PY_PIP) wheel -q --no-deps --no-build-isolation \
 		-w $(PY_OUT)/dist ./Sources/python
 
-# The package's tests against the installed wheel: a fresh venv, the wheel
-# and the pinned tools installed into it, the tests copied out of the
-# checkout and run from there (so only the installed package is importable:
-# a file missing from the wheel fails), then mypy --strict on the installed
-# package and on the examples.
+# The package's tests against the installed wheel: a fresh venv with the
+# wheel installed into it (and the pinned tools' venv on its path, through a
+# .pth file), the tests copied out of the checkout and run from there (so
+# only the installed package is importable: a file missing from the wheel
+# fails), then mypy --strict on the installed package and on the examples.
 test-python: python-wheel ## the Python package's tests (pytest) and mypy --strict, against its installed wheel
 	$(begin)
 	rm -rf $(PY_VENV) $(PY_RUN)
-	$(PYTHON) -m venv $(PY_VENV)
-	$(PY_VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_TEST_TOOLS)
-	$(PY_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-index $(PY_OUT)/dist/signalkit-*.whl
+	$(PYTHON) -m venv --without-pip $(PY_VENV)
+	$(PY_VENV)/bin/python -c 'import sys, sysconfig; print(sysconfig.get_path("purelib", vars={"base": sys.argv[1]}))' \
+		$(PY_TOOLS) > "$$($(PY_VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/tools.pth"
+	$(PY_PIP) --python $(PY_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
 	mkdir -p $(PY_RUN) && cp -r Sources/python/tests $(PY_RUN)/tests
 	cd $(PY_RUN) && SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
 		$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests

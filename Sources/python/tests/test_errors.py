@@ -133,7 +133,7 @@ def test_ctrl_c_during_a_synchronous_emission_reaches_the_caller():
 
 @pytest.mark.parametrize("queue", ["serial", "concurrent", "host"])
 def test_exit_with_live_subscriptions_on_each_queue_kind(queue):
-    for run in range(5):
+    for run in range(3):
         result = run_child(f"""
             import threading
             import signalkit as sk

@@ -699,7 +699,7 @@ class InterruptTests(QuietTestCase):
 class ExitTests(unittest.TestCase):
     """(d) The interpreter exits cleanly while a library (dispatch) queue is
     delivering to Python callbacks."""
-    RUNS = 10
+    RUNS = 6
 
     def check_runs(self, code):
         for run in range(self.RUNS):
