@@ -75,6 +75,7 @@ class SignalIterator(Generic[T]):
         self._subscription: Optional[Disposable] = None
 
     def __aiter__(self) -> "SignalIterator[T]":
+        """The iterator itself (the subscription starts at the first read)."""
         return self
 
     def _start(self) -> "asyncio.Queue[Tuple[int, Any]]":
@@ -91,6 +92,7 @@ class SignalIterator(Generic[T]):
         return events
 
     async def __anext__(self) -> T:
+        """The next value; StopAsyncIteration at the completion; the error raised."""
         events = self._events if self._events is not None else self._start()
         try:
             kind, payload = await events.get()
