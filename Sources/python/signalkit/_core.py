@@ -84,6 +84,7 @@ class _ValueUnion(Union):
 class Value(Structure):
     """The C struct sk_value (signalkit.h): a kind and its contents."""
     _fields_ = [("kind", c_int), ("u", _ValueUnion)]
+    _anonymous_ = ("u",)  # value.int64, value.real, ... read in place: no union object per access
 
 
 _ValueP = POINTER(Value)
@@ -350,15 +351,15 @@ def _put_object(obj: object, out: Any) -> None:
         if not _INT64_MIN <= obj <= _INT64_MAX:  # type: ignore[operator]
             raise OverflowError(f"signalkit: int {obj} out of range of int64")
         out.kind = KIND_INT64
-        out.u.int64 = obj
+        out.int64 = obj
     elif kind is float:
         out.kind = KIND_DOUBLE
-        out.u.real = obj
+        out.real = obj
     elif obj is None:
         out.kind = KIND_NIL
     elif kind is bool:
         out.kind = KIND_BOOL
-        out.u.boolean = obj
+        out.boolean = obj
     elif kind is str:
         data = obj.encode()  # type: ignore[attr-defined]
         _check(C.value_set_string_n(byref(out), data, len(data)))
@@ -380,7 +381,7 @@ def _object_of(pointer: Any) -> Any:
     value = pointer.contents
     kind = value.kind
     if kind == KIND_INT64:
-        return value.u.int64
+        return value.int64
     if kind == KIND_POINTER:
         address = c_void_p()
         C.value_get_pointer(pointer, byref(address))
@@ -388,11 +389,11 @@ def _object_of(pointer: Any) -> Any:
         entry = _boxes.get(key)
         return entry[0] if entry is not None else key
     if kind == KIND_DOUBLE:
-        return value.u.real
+        return value.real
     if kind == KIND_NIL:
         return None
     if kind == KIND_BOOL:
-        return bool(value.u.boolean)
+        return bool(value.boolean)
     return from_value(pointer)
 
 
@@ -465,11 +466,11 @@ def _scalar_from(pointer: Any, value: Any) -> Any:
     if kind == KIND_NIL:
         return None
     if kind == KIND_BOOL:
-        return bool(value.u.boolean)
+        return bool(value.boolean)
     if kind == KIND_INT64:
-        return value.u.int64
+        return value.int64
     if kind == KIND_DOUBLE:
-        return value.u.real
+        return value.real
     if kind == KIND_STRING:
         text, length = c_char_p(), c_size_t()
         _check(C.value_get_string(pointer, byref(text), byref(length)))

@@ -113,6 +113,10 @@ class _Trampoline(threading.local):
     downstream (take, take_until, a dispose from a callback) can stop it."""
     active = False
     jobs: Optional[Deque[Callable[[], None]]] = None
+    # A subscription being started right on a from_iterable signal: its
+    # emission hands the values to the subscription's Python callback
+    # itself (no library operator in between to see them).
+    direct: Optional["_Sink"] = None
 
 
 _trampoline = _Trampoline()
@@ -427,14 +431,19 @@ for _function in (_sink_next, _sink_error, _sink_completed, _stage_next, _stage_
 
 class _IterRun:
     """One subscription of from_iterable: the iterator, pulled one item at
-    a time, and the flag its disposable sets."""
-    __slots__ = ("iterable", "subscriber", "stopped", "failures", "__weakref__")
+    a time, and the flag its disposable sets. With `sink` (the subscription
+    was started right on this signal from Python: no library operator
+    between), the values go to the sink's stages and on_next in Python;
+    the end still goes through the library's subscriber."""
+    __slots__ = ("iterable", "subscriber", "stopped", "failures", "sink", "__weakref__")
 
-    def __init__(self, iterable: Iterable[Any], subscriber: int, failures: _Recorder) -> None:
+    def __init__(self, iterable: Iterable[Any], subscriber: int, failures: _Recorder,
+                 sink: Optional[_Sink] = None) -> None:
         self.iterable = iterable
         self.subscriber = subscriber
         self.stopped = False
         self.failures = failures
+        self.sink = sink
 
     def on_release(self) -> None:
         self.stopped = True
@@ -457,6 +466,9 @@ class _IterRun:
         interrupted = _interrupts.local
         try:
             iterator = iter(self.iterable)
+            if self.sink is not None:
+                self._direct(iterator)
+                return
             while not self.stopped and not _state.closing:  # checked before each pull
                 try:
                     item = next(iterator)
@@ -487,6 +499,38 @@ class _IterRun:
             self._release_subscriber()
 
 
+    def _direct(self, iterator: Any) -> None:
+        """The values straight to the sink (stages, then on_next): what
+        _sink_next would do with each, without the round trip through C."""
+        sink = self.sink
+        assert sink is not None
+        stages, on_next, interrupted = sink.stages, sink.on_next, _interrupts.local
+        _sk_user = False
+        while not self.stopped and not sink.ended and not _state.closing:
+            try:
+                item = next(iterator)
+            except StopIteration:
+                C.subscriber_put_completion(self.subscriber)
+                return
+            try:
+                _sk_user = True
+                if stages:
+                    item = _apply(stages, item)
+                    if item is _DROP:
+                        _sk_user = False
+                        continue
+                if on_next is not None:
+                    on_next(item)
+                _sk_user = False
+            except BaseException as exc:
+                _sk_user = False
+                sink.fail(exc, "next")
+                return
+            if interrupted.pending is not None:
+                sink.fail(interrupted.pending, "next")
+                return
+
+
 def _stop_run(ctx: int) -> None:
     run = _core._keep.get(ctx)
     if run is not None:
@@ -501,7 +545,9 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
     if source is None or _state.closing or sys.is_finalizing():
         return None
     iterable, failures = source
-    run = _IterRun(iterable, C.subscriber_retain(subscriber), failures)
+    local = _trampoline
+    direct, local.direct = local.direct, None
+    run = _IterRun(iterable, C.subscriber_retain(subscriber), failures, direct)
     out = c_void_p()
     try:
         _check(C.disposable_action(byref(out), _c_stop_run, _retain_callbacks(run), _release_ctx))
@@ -509,7 +555,6 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
         run.cancel()
         _report(exc, "generator")
         return None
-    local = _trampoline
     if local.active and local.jobs is not None:
         local.jobs.append(run)  # runs once this start has returned
     else:
@@ -519,6 +564,7 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
 
 _c_iter_generator = _generator_fn(_iter_generator)
 _interrupts.THUNK_CODES.add(_IterRun.__call__.__code__)
+_interrupts.THUNK_CODES.add(_IterRun._direct.__code__)
 
 
 # --- create(fn) ---------------------------------------------------------------
@@ -1016,6 +1062,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     _release = staticmethod(C.signal_release)
     _stage_source: Optional[_StageSource] = None
     _signal_value = True  # carried as a signal value (switch_to_latest, queue)
+    _iterable_source = False  # made by from_iterable
 
     # --- sources --------------------------------------------------------------
 
@@ -1033,6 +1080,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         ctx = _retain_callbacks((items, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_create, _c_iter_generator, ctx, _release_ctx)
         signal._failures = failures
+        signal._iterable_source = True
         _set_owner(ctx, signal)
         return signal
 
@@ -1385,9 +1433,13 @@ class Signal(Generic[T_co], _Failing, _Handle):
         failures = _Failures()
         sink = _Sink(stages, on_next, on_error, on_completed, failures.recorder())
         pointer = None
+        source = base.upstream if base is not None else self
         try:
+            if source._iterable_source and not _trampoline.active:
+                _trampoline.direct = sink  # taken by its generator, called by this start
             pointer = _draining(_start_observer, signal, sink, _c_sink_next, _c_sink_error, _c_sink_completed)
         finally:
+            _trampoline.direct = None
             disposable = Disposable(pointer)
             disposable._failures = failures
             if pointer:

@@ -141,3 +141,23 @@ def test_timer_and_interval():
     with pytest.raises(ValueError):
         sk.Signal.timer(-1, queue)
     del queue
+
+
+def test_a_failing_on_next_stops_the_pull_of_a_direct_subscription():
+    # from_iterable subscribed right away (the values go to on_next without
+    # crossing C): an exception in on_next still ends it at once.
+    pulled, errors = [], []
+
+    def numbers():
+        for n in itertools.count():
+            pulled.append(n)
+            yield n
+
+    def on_next(n):
+        if n == 3:
+            raise ValueError("three")
+
+    with sk.Signal.from_iterable(numbers()).map(lambda n: n).subscribe(on_next, errors.append) as subscription:
+        assert isinstance(subscription.exception, ValueError)
+    assert pulled == [0, 1, 2, 3]
+    assert [str(e) for e in errors] == ["three"]
