@@ -57,3 +57,16 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
 		$(CURDIR)/examples/python/*.py
 	$(end)
+
+# The issue's workloads on this package and on RxPY (reactivex, pinned) in
+# one run, with the ratios (Sources/python/bench/bench.py); not part of
+# `make test`. BENCH_PYTHON_SCALE multiplies every count.
+PY_BENCH_VENV := $(PY_OUT)/bench-venv
+BENCH_PYTHON_SCALE ?= 1
+
+bench-python: python-wheel ## the Python package against RxPY on the issue's workloads (prints a table)
+	rm -rf $(PY_BENCH_VENV)
+	$(PYTHON) -m venv --without-pip $(PY_BENCH_VENV)
+	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q reactivex==6.1.0
+	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
+	cd $(PY_OUT) && $(PY_BENCH_VENV)/bin/python $(CURDIR)/Sources/python/bench/bench.py --scale $(BENCH_PYTHON_SCALE)
