@@ -14,7 +14,7 @@ from typing import (Any, AsyncIterator, Callable, Deque, Generator, Generic, Ite
                     TypeVar, Union, overload)
 
 from . import _core
-from ._core import (_Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
+from ._core import (KIND_DOUBLE, _Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
                     _deferred_fn, _detach_traceback, _trim_traceback, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
                     _interrupts, _map_fn, _next_fn, _object_of, _Observer, _predicate_fn, _put_object,
                     _reduce_fn, _register_subscription, _release_ctx, _release_fn, _report, _retain_callbacks,
@@ -232,14 +232,15 @@ class _Sink:
             _detach_traceback(exc, where)
 
 
-def _sink_next(ctx: int, value: Any) -> None:
+def _sink_next(ctx: int, value: Any, _keep: Any = _core._keep, _local: Any = _interrupts.local,
+               _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
     _sk_user = False
-    sink = _core._keep.get(ctx)
-    if sink is None or sink.ended or _state.closing or sys.is_finalizing():
+    sink = _keep.get(ctx)
+    if sink is None or sink.ended or _state.closing or _is_finalizing():
         return
     try:
-        if _interrupts.local.pending is not None:
-            sink.fail(_interrupts.local.pending, "next")
+        if _local.pending is not None:
+            sink.fail(_local.pending, "next")
             return
         item = _object_of(value)
         _sk_user = True
@@ -344,7 +345,8 @@ def _stage_next(ctx: int, value: Any) -> None:
         try:
             C.subscriber_put_next(run.subscriber, byref(out))
         finally:
-            C.value_release(byref(out))
+            if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
+                C.value_release(byref(out))
     except BaseException as exc:
         _sk_user = False
         _trim_traceback(exc)
@@ -477,7 +479,8 @@ class _IterRun:
                     return
                 _put_object(item, out)
                 put_next(subscriber, byref(out))
-                value_release(byref(out))
+                if out.kind > KIND_DOUBLE:
+                    value_release(byref(out))
                 if interrupted.pending is not None:
                     raise interrupted.pending
         except BaseException as exc:
@@ -1569,6 +1572,9 @@ class _Timer:
 # Pipes, promises, queues
 # --------------------------------------------------------------------------
 
+_pipe_put = C.pipe_put
+
+
 class Pipe(Generic[T], _Handle):
     """A hot source: put(value) reaches the current subscribers of
     signal(), on the putting thread. With replay=True a new subscriber
@@ -1583,15 +1589,23 @@ class Pipe(Generic[T], _Handle):
     def put(self, value: T) -> None:
         """Delivers `value` to the current subscribers, on this thread
         (their callbacks run before put returns)."""
-        pointer = self.pointer
+        pointer = self._pointer
+        if not pointer:
+            raise ValueError("Pipe is closed")
         out = Value()
         _put_object(value, out)
         try:
-            status = _draining(C.pipe_put, pointer, byref(out))
+            if _trampoline.active:  # inside a call that drains already
+                status = _pipe_put(pointer, byref(out))
+            else:
+                status = _draining(_pipe_put, pointer, byref(out))
         finally:
-            C.value_release(byref(out))
-        _after_call()
-        _check(status)
+            if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
+                C.value_release(byref(out))
+        if _interrupts.local.pending is not None or _interrupts.installed:
+            _after_call()
+        if status:
+            _check(status)
 
     def signal(self) -> Signal[T]:
         """The signal of the values put from now on."""
