@@ -300,7 +300,7 @@ def main():
         return max(1, int(base * args.scale))
 
     rows = [
-        ("1M ints: from_iterable, map, filter, map, sum (Python lambdas; ours: sum in on_next)", "us/event",
+        ("ints: from_iterable, map(+1), filter(even), map(*2), sum (Python lambdas; ours: the sum in on_next)", "us/event",
          lambda: p1_ours(count(1_000_000)), lambda: p1_rx(count(1_000_000))),
         ("same, ours with reduce() as the sum (a library operator)", "us/event",
          lambda: p1_reduce_ours(count(200_000)), lambda: p1_rx(count(200_000))),
