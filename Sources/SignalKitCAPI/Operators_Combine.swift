@@ -44,8 +44,18 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
     if depthStatus != SKOK {
         return depthStatus
     }
-    return output(out, combineLatest(queue: deliveryQueue, inputs.map { $0.signal }) |> map { values in
-        SKValue(object: SKArray(values), kind: SK_KIND_ARRAY)
+    // Each subscription emits its arrays through an `SKArrayReuse` of its
+    // own: an emission that nobody kept is refilled for the next one.
+    let combined = combineLatest(queue: deliveryQueue, inputs.map { $0.signal })
+    return output(out, CSignal { subscriber in
+        let arrays = SKArrayReuse()
+        return combined.start(next: { values in
+            subscriber.putNext(arrays.value(of: values))
+        }, error: { error in
+            subscriber.putError(error)
+        }, completed: {
+            subscriber.putCompletion()
+        })
     }, depth: depth)
 }
 

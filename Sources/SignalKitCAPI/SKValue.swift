@@ -1,4 +1,5 @@
 import SignalKitHeader
+import Synchronization
 
 /// The Swift side of an `sk_value`: the C struct plus, for heap kinds, the
 /// object it points at, kept alive by ARC. Copying an `SKValue` retains the
@@ -195,14 +196,18 @@ final class SKBytes: SKObject {
 }
 
 /// An immutable array of values, with a C view of its elements.
+///
+/// Immutable as far as anyone holding it can tell: `refill` rewrites an array
+/// only while nothing but its `SKArrayReuse` holds it.
 final class SKArray: SKObject {
-    let items: [SKValue]
+    /// Written at init and by `refill` only (see there).
+    @exclusivity(unchecked) private(set) var items: [SKValue]
     let storage: UnsafeMutablePointer<sk_value>
     /// Levels of arrays, this one included (1 for an array of no arrays):
     /// what `sk_value_set_array` bounds by SK_VALUE_MAX_DEPTH, so that the
     /// recursive operations over values (release, equality, the conversions
     /// of the ffi layer and of bindings) stay far from any stack's limit.
-    let depth: Int
+    @exclusivity(unchecked) private(set) var depth: Int
 
     /// The depth an array of `items` would have.
     static func depth(of items: [SKValue]) -> Int {
@@ -225,8 +230,70 @@ final class SKArray: SKObject {
         super.init()
     }
 
+    /// An array of the same items that shares no storage with `items` (whose
+    /// buffer its owner may want to update in place), so that `refill` can
+    /// rewrite its own.
+    convenience init(copying items: [SKValue]) {
+        var copy: [SKValue] = []
+        copy.reserveCapacity(items.count)
+        copy.append(contentsOf: items)
+        self.init(copy)
+    }
+
     deinit {
         self.storage.deallocate()
+    }
+
+    /// Replaces the items with `items` (as many as the array has), in place.
+    /// Only for an array that nothing else holds (its last emission let it
+    /// go), so that no reader can see it change.
+    func refill(_ items: [SKValue]) {
+        // Invariant: `SKArrayReuse` refills an array with as many items as it
+        // was made with (one combination's inputs).
+        precondition(items.count == self.items.count, "an array refilled with another number of items")
+        for index in 0 ..< items.count {
+            self.items[index] = items[index]
+            self.storage[index] = items[index].raw
+        }
+        self.depth = SKArray.depth(of: items)
+    }
+}
+
+/// The array values that one subscription emits (sk_signal_combine_latest):
+/// an array whose emission let it go (the callbacks only borrowed it, as they
+/// borrow every value) is refilled and emitted again, so that an emission
+/// allocates nothing; one that is still held (copied with sk_value_copy,
+/// waiting on a queue, kept by an operator) is left alone and a new one made.
+///
+/// Thread-safety: `value(of:)` may be called from several threads at once
+/// (inputs emitting concurrently): the spare array is taken by one of them,
+/// the others make new ones.
+final class SKArrayReuse: @unchecked Sendable {
+    /// The array last emitted (+1), or nil while a caller has taken it.
+    private let spare = Synchronization.Atomic<UnsafeMutableRawPointer?>(nil)
+
+    deinit {
+        if let spare = self.spare.load(ordering: .acquiring) {
+            Unmanaged<SKArray>.fromOpaque(spare).release()
+        }
+    }
+
+    /// The array value holding `items`.
+    func value(of items: [SKValue]) -> SKValue {
+        var array: SKArray?
+        if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
+            var candidate = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
+            if isKnownUniquelyReferenced(&candidate) {
+                candidate.refill(items)
+                array = candidate
+            }
+        }
+        let emitted = array ?? SKArray(copying: items)
+        let kept = Unmanaged.passRetained(emitted).toOpaque()
+        if let replaced = self.spare.exchange(kept, ordering: .acquiringAndReleasing) {
+            Unmanaged<SKArray>.fromOpaque(replaced).release()
+        }
+        return SKValue(object: emitted, kind: SK_KIND_ARRAY)
     }
 }
 
