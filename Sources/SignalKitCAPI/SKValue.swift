@@ -245,8 +245,8 @@ final class SKArray: SKObject {
     }
 
     /// Replaces the items with `items` (as many as the array has), in place.
-    /// Only for an array that nothing else holds (its last emission let it
-    /// go), so that no reader can see it change.
+    /// Only for an array that nothing else holds (see `SKArrayReuse`), so that
+    /// no reader can see it change.
     func refill(_ items: [SKValue]) {
         // Invariant: `SKArrayReuse` refills an array with as many items as it
         // was made with (one combination's inputs).
@@ -260,16 +260,25 @@ final class SKArray: SKObject {
 }
 
 /// The array values that one subscription emits (sk_signal_combine_latest):
-/// an array whose emission let it go (the callbacks only borrowed it, as they
-/// borrow every value) is refilled and emitted again, so that an emission
-/// allocates nothing; one that is still held (copied with sk_value_copy,
-/// waiting on a queue, kept by an operator) is left alone and a new one made.
+/// an array that nothing held any more once its emission returned (the
+/// callbacks only borrowed it, as they borrow every value) is refilled for a
+/// later emission, so that an emission allocates nothing; one that is still
+/// held then (copied with sk_value_copy, waiting on a queue, kept by an
+/// operator) is left to its holders, and a new one made next time.
 ///
-/// Thread-safety: `value(of:)` may be called from several threads at once
-/// (inputs emitting concurrently): the spare array is taken by one of them,
+/// The check is made by the emitting thread once the emission has returned,
+/// and the array passes to the next emission through an atomic slot: every
+/// read of the array by the emission that let it go happens before the
+/// refill, in ways ThreadSanitizer can see too (the emitting thread's order,
+/// the slot's release and acquire), except for a reader on another thread
+/// that let go of it through the reference count alone before the emission
+/// returned (ThreadSanitizer does not see the Swift runtime's atomics).
+///
+/// Thread-safety: `take` and `giveBack` may be called from several threads at
+/// once (inputs emitting concurrently): the spare array goes to one of them,
 /// the others make new ones.
 final class SKArrayReuse: @unchecked Sendable {
-    /// The array last emitted (+1), or nil while a caller has taken it.
+    /// An array nothing else holds (+1), or nil.
     private let spare = Synchronization.Atomic<UnsafeMutableRawPointer?>(nil)
 
     deinit {
@@ -278,22 +287,27 @@ final class SKArrayReuse: @unchecked Sendable {
         }
     }
 
-    /// The array value holding `items`.
-    func value(of items: [SKValue]) -> SKValue {
-        var array: SKArray?
+    /// An array holding `items`: the spare one refilled, or a new one.
+    func take(_ items: [SKValue]) -> SKArray {
         if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
-            var candidate = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
-            if isKnownUniquelyReferenced(&candidate) {
-                candidate.refill(items)
-                array = candidate
-            }
+            // Nothing but the slot held it (see `giveBack`).
+            let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
+            array.refill(items)
+            return array
         }
-        let emitted = array ?? SKArray(copying: items)
-        let kept = Unmanaged.passRetained(emitted).toOpaque()
+        return SKArray(copying: items)
+    }
+
+    /// Keeps `array` for a later `take` if its emission (which has returned)
+    /// left no other holder; else lets it go to its holders.
+    func giveBack(_ array: consuming SKArray) {
+        guard isKnownUniquelyReferenced(&array) else {
+            return
+        }
+        let kept = Unmanaged.passRetained(array).toOpaque()
         if let replaced = self.spare.exchange(kept, ordering: .acquiringAndReleasing) {
             Unmanaged<SKArray>.fromOpaque(replaced).release()
         }
-        return SKValue(object: emitted, kind: SK_KIND_ARRAY)
     }
 }
 
