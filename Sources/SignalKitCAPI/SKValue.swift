@@ -100,8 +100,33 @@ struct SKValue: Equatable, @unchecked Sendable {
         }
     }
 
+    /// A valid C value of a primitive kind (nil, bool, int64, double): no
+    /// object to look at, the bool's unused bytes cleared (as
+    /// `init(borrowing:)` does). Inlined: the per-event paths take it.
+    @inline(__always)
+    init(primitive value: sk_value) {
+        var raw = value
+        if raw.kind == SK_KIND_BOOL {
+            let boolean = raw.u.boolean
+            raw.u.int64 = 0
+            raw.u.boolean = boolean
+        }
+        self.init(raw: raw, object: nil)
+    }
+
     /// Adopts the reference a C value owns (written by a user callback).
+    @inline(__always)
     init(taking value: sk_value) {
+        if value.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
+            // Primitive: nothing to adopt (the common case, inlined).
+            self.init(raw: value, object: nil)
+            return
+        }
+        self.init(takingObjectOf: value)
+    }
+
+    /// `init(taking:)` for a value that is not primitive.
+    private init(takingObjectOf value: sk_value) {
         if SKValue.isHeapKind(value.kind), let pointer = value.u.object {
             self.init(raw: value, object: Unmanaged<SKObject>.fromOpaque(pointer).takeRetainedValue())
         } else {
