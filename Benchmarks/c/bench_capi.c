@@ -478,6 +478,10 @@ static void run_checks(void) {
     bench_expect("c", "W4", w4(20000, &b), sum_below(20000));
     check_line("c.w4.allocs_per_event", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
 
+    bench_expect("c", "W5", w5(10000, &a), expected_w5(10000));
+    bench_expect("c", "W5", w5(20000, &b), expected_w5(20000));
+    check_line("c.w5.allocs_per_put", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+
     bench_expect("c", "W6", w6(10000, &a), 20000);
     bench_expect("c", "W6", w6(20000, &b), 40000);
     check_line("c.w6.bytes_per_subscription", (double)(b.sample.live_bytes - a.sample.live_bytes) / 10000);

@@ -2,7 +2,22 @@ import SignalKitHeader
 import SwiftSignalKit
 
 /// An `sk_disposable` handle: a Swift disposable, and which container it is.
-final class SKDisposable: SKObject {
+///
+/// The disposable of a subscription started by `sk_signal_start` whose
+/// observer has no release function is also that subscription's observer
+/// (one object instead of two): it holds the callbacks and their context, and
+/// the closures the subscription holds capture it alone. Nothing can tell
+/// when such an observer is let go (no release function runs), so it may
+/// live as long as the handle, and the handle as long as the subscription
+/// holds its callbacks; an observer with a release function gets an
+/// `SKObserver` of its own, let go when the subscription ends (see
+/// `sk_observer`), and so does every observer while handle checking is on
+/// (a handle released by C must then be reported as released, not kept
+/// alive by the subscription).
+///
+/// Thread-safety: immutable once handed out (`disposable` is set once, by the
+/// thread that makes the handle, before it hands it out).
+final class SKDisposable: SKObject, SKObserverFields {
     enum Kind {
         case plain
         case meta
@@ -10,13 +25,40 @@ final class SKDisposable: SKObject {
         case dict
     }
 
-    let disposable: any Disposable
+    // `kind` first: it fits beside the base's two flags.
     let kind: Kind
+    @exclusivity(unchecked) private(set) var disposable: any Disposable
+    let next: sk_next_fn?
+    let error: sk_error_fn?
+    let completed: sk_completed_fn?
+    let ctx: UnsafeMutableRawPointer?
 
     init(_ disposable: any Disposable, kind: Kind) {
-        self.disposable = disposable
         self.kind = kind
+        self.disposable = disposable
+        self.next = nil
+        self.error = nil
+        self.completed = nil
+        self.ctx = nil
         super.init()
+    }
+
+    /// The handle of a subscription observed by `observer` (which has no
+    /// release function), before it starts: `start` sets the disposable.
+    init(observing observer: sk_observer) {
+        self.kind = .plain
+        self.disposable = EmptyDisposable
+        self.next = observer.next
+        self.error = observer.error
+        self.completed = observer.completed
+        self.ctx = observer.ctx
+        super.init()
+    }
+
+    /// Sets the subscription's disposable; called once, before the handle
+    /// is handed out.
+    func start(_ disposable: any Disposable) {
+        self.disposable = disposable
     }
 }
 

@@ -44,9 +44,29 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
     if depthStatus != SKOK {
         return depthStatus
     }
-    return output(out, combineLatest(queue: deliveryQueue, inputs.map { $0.signal }) |> map { values in
-        SKValue(object: SKArray(values), kind: SK_KIND_ARRAY)
+    // Each subscription emits its arrays through an `SKArrayReuse` of its
+    // own: an array that nothing kept once its emission returned is refilled
+    // for a later one.
+    let combined = combineLatest(queue: deliveryQueue, inputs.map { $0.signal })
+    return output(out, CSignal { subscriber in
+        let arrays = SKArrayReuse()
+        return combined.start(next: { values in
+            let array = arrays.take(values)
+            emit(SKValue(object: array, kind: SK_KIND_ARRAY), to: subscriber)
+            arrays.giveBack(array)
+        }, error: { error in
+            subscriber.putError(error)
+        }, completed: {
+            subscriber.putCompletion()
+        })
     }, depth: depth)
+}
+
+/// Emits `value` and lets it go before returning (so that the caller sees
+/// whether anything else kept it).
+@inline(never)
+private func emit(_ value: consuming SKValue, to subscriber: Subscriber<SKValue, SKValue>) {
+    subscriber.putNext(value)
 }
 
 @c @implementation

@@ -124,7 +124,7 @@ func withPrimitiveFastPath<H: SKObject>(_ handle: OpaquePointer?, _ value: Unsaf
         guard Swift.type(of: object) == H.self else {
             return false
         }
-        body(unsafeDowncast(object, to: H.self), SKValue(borrowing: value))
+        body(unsafeDowncast(object, to: H.self), SKValue(primitive: value.pointee))
         return true
     }
 }

@@ -1,4 +1,5 @@
 import SignalKitHeader
+import Synchronization
 
 /// The Swift side of an `sk_value`: the C struct plus, for heap kinds, the
 /// object it points at, kept alive by ARC. Copying an `SKValue` retains the
@@ -99,8 +100,33 @@ struct SKValue: Equatable, @unchecked Sendable {
         }
     }
 
+    /// A valid C value of a primitive kind (nil, bool, int64, double): no
+    /// object to look at, the bool's unused bytes cleared (as
+    /// `init(borrowing:)` does). Inlined: the per-event paths take it.
+    @inline(__always)
+    init(primitive value: sk_value) {
+        var raw = value
+        if raw.kind == SK_KIND_BOOL {
+            let boolean = raw.u.boolean
+            raw.u.int64 = 0
+            raw.u.boolean = boolean
+        }
+        self.init(raw: raw, object: nil)
+    }
+
     /// Adopts the reference a C value owns (written by a user callback).
+    @inline(__always)
     init(taking value: sk_value) {
+        if value.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
+            // Primitive: nothing to adopt (the common case, inlined).
+            self.init(raw: value, object: nil)
+            return
+        }
+        self.init(takingObjectOf: value)
+    }
+
+    /// `init(taking:)` for a value that is not primitive.
+    private init(takingObjectOf value: sk_value) {
         if SKValue.isHeapKind(value.kind), let pointer = value.u.object {
             self.init(raw: value, object: Unmanaged<SKObject>.fromOpaque(pointer).takeRetainedValue())
         } else {
@@ -204,14 +230,18 @@ final class SKBytes: SKObject {
 }
 
 /// An immutable array of values, with a C view of its elements.
+///
+/// Immutable as far as anyone holding it can tell: `refill` rewrites an array
+/// only while nothing but its `SKArrayReuse` holds it.
 final class SKArray: SKObject {
-    let items: [SKValue]
+    /// Written at init and by `refill` only (see there).
+    @exclusivity(unchecked) private(set) var items: [SKValue]
     let storage: UnsafeMutablePointer<sk_value>
     /// Levels of arrays, this one included (1 for an array of no arrays):
     /// what `sk_value_set_array` bounds by SK_VALUE_MAX_DEPTH, so that the
     /// recursive operations over values (release, equality, the conversions
     /// of the ffi layer and of bindings) stay far from any stack's limit.
-    let depth: Int
+    @exclusivity(unchecked) private(set) var depth: Int
 
     /// The depth an array of `items` would have.
     static func depth(of items: [SKValue]) -> Int {
@@ -234,8 +264,84 @@ final class SKArray: SKObject {
         super.init()
     }
 
+    /// An array of the same items that shares no storage with `items` (whose
+    /// buffer its owner may want to update in place), so that `refill` can
+    /// rewrite its own.
+    convenience init(copying items: [SKValue]) {
+        var copy: [SKValue] = []
+        copy.reserveCapacity(items.count)
+        copy.append(contentsOf: items)
+        self.init(copy)
+    }
+
     deinit {
         self.storage.deallocate()
+    }
+
+    /// Replaces the items with `items` (as many as the array has), in place.
+    /// Only for an array that nothing else holds (see `SKArrayReuse`), so that
+    /// no reader can see it change.
+    func refill(_ items: [SKValue]) {
+        // Invariant: `SKArrayReuse` refills an array with as many items as it
+        // was made with (one combination's inputs).
+        precondition(items.count == self.items.count, "an array refilled with another number of items")
+        for index in 0 ..< items.count {
+            self.items[index] = items[index]
+            self.storage[index] = items[index].raw
+        }
+        self.depth = SKArray.depth(of: items)
+    }
+}
+
+/// The array values that one subscription emits (sk_signal_combine_latest):
+/// an array that nothing held any more once its emission returned (the
+/// callbacks only borrowed it, as they borrow every value) is refilled for a
+/// later emission, so that an emission allocates nothing; one that is still
+/// held then (copied with sk_value_copy, waiting on a queue, kept by an
+/// operator) is left to its holders, and a new one made next time.
+///
+/// The check is made by the emitting thread once the emission has returned,
+/// and the array passes to the next emission through an atomic slot: every
+/// read of the array by the emission that let it go happens before the
+/// refill, in ways ThreadSanitizer can see too (the emitting thread's order,
+/// the slot's release and acquire), except for a reader on another thread
+/// that let go of it through the reference count alone before the emission
+/// returned (ThreadSanitizer does not see the Swift runtime's atomics).
+///
+/// Thread-safety: `take` and `giveBack` may be called from several threads at
+/// once (inputs emitting concurrently): the spare array goes to one of them,
+/// the others make new ones.
+final class SKArrayReuse: @unchecked Sendable {
+    /// An array nothing else holds (+1), or nil.
+    private let spare = Synchronization.Atomic<UnsafeMutableRawPointer?>(nil)
+
+    deinit {
+        if let spare = self.spare.load(ordering: .acquiring) {
+            Unmanaged<SKArray>.fromOpaque(spare).release()
+        }
+    }
+
+    /// An array holding `items`: the spare one refilled, or a new one.
+    func take(_ items: [SKValue]) -> SKArray {
+        if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
+            // Nothing but the slot held it (see `giveBack`).
+            let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
+            array.refill(items)
+            return array
+        }
+        return SKArray(copying: items)
+    }
+
+    /// Keeps `array` for a later `take` if its emission (which has returned)
+    /// left no other holder; else lets it go to its holders.
+    func giveBack(_ array: consuming SKArray) {
+        guard isKnownUniquelyReferenced(&array) else {
+            return
+        }
+        let kept = Unmanaged.passRetained(array).toOpaque()
+        if let replaced = self.spare.exchange(kept, ordering: .acquiringAndReleasing) {
+            Unmanaged<SKArray>.fromOpaque(replaced).release()
+        }
     }
 }
 
