@@ -10,7 +10,8 @@ import OCWorkloads
 import SKWorkloads
 
 struct Workload {
-    /// "W1"..."W7"; the W8 variants are "W8-<size>-<order>" (size "1k" or "1M").
+    /// "W1"..."W7"; the W8 variants are "W8-<size>-<order>" (size "1k" or
+    /// "1M"), W9's "W9-1t" and "W9-2t" (one thread, two).
     let id: String
     let unit: String
     let units: Int
@@ -35,7 +36,16 @@ func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
                  run: { sk ? SKWorkloads.w6(s.w6Subscriptions, $0) : OCWorkloads.w6(s.w6Subscriptions, $0) }),
         Workload(id: "W7", unit: "event", units: s.w7Events, expected: Expected.sumBelow(s.w7Events),
                  run: { sk ? SKWorkloads.w7(s.w7Events, $0) : OCWorkloads.w7(s.w7Events, $0) }),
-    ] + (sk ? w8Workloads(s) : [])
+    ] + (sk ? w8Workloads(s) + w9Workloads(s) : [])
+}
+
+/// W9 (SwiftSignalKit only): the puts from one thread, then from two at once.
+func w9Workloads(_ s: Sizes) -> [Workload] {
+    return [1, 2].map { threads in
+        Workload(id: "W9-\(threads)t", unit: "delivery", units: s.w9Sinks * s.w9Puts,
+                 expected: Expected.w9(sinks: s.w9Sinks, puts: s.w9Puts),
+                 run: { SKWorkloads.w9(threads: threads, sinks: s.w9Sinks, puts: s.w9Puts, $0) })
+    }
 }
 
 /// W8 (SwiftSignalKit only): the small pipe over its rounds and the large one,
@@ -140,11 +150,11 @@ var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--reps": reps = Int(arguments.next() ?? "") ?? reps
-    case "--workloads": only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))  // W8 selects every W8-*
+    case "--workloads": only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))  // W8 selects every W8-*, W9 every W9-*
     case "--impls": impls = (arguments.next() ?? "").split(separator: ",").map(String.init)
     case "--divide": divide = max(1, Int(arguments.next() ?? "") ?? 1)  // smaller sizes, for profiling
     default:
-        print("usage: SwiftBench [--reps N] [--workloads W1,W2,W8,W8-1M-random] [--impls swift,opencombine] [--divide N]")
+        print("usage: SwiftBench [--reps N] [--workloads W1,W2,W8,W8-1M-random,W9] [--impls swift,opencombine] [--divide N]")
         exit(2)
     }
 }
