@@ -165,6 +165,13 @@ def bench(args):
     out.append("")
     out.append("Floors (ns/op): " + ", ".join("%s %s" % (k, fmt(v, 2)) for k, v in floor.items()))
     w6 = {impl: by.get((impl, "W6")) for impl in ("swift", "c", "opencombine")}
+    seq = []
+    for workload in ("W1", "W4"):
+        a, b = ns("opencombine", workload + "-seq"), ns("opencombine", workload)
+        if a is not None:
+            seq.append("%s %s ns/event (%s x the %s column's)" % (workload, fmt(a), fmt(ratio(a, b), 2), workload))
+    if seq:
+        out.append("OpenCombine with (0..<n).publisher as the source (its map and filter are eager; README): " + ", ".join(seq))
     out.append("W6 bytes/sub (live malloc bytes; glibc heap in use; RSS): " + "; ".join(
         "%s %s, %s, %s" % (impl, fmt(r["live_bytes_per_unit"]), fmt(r["heap_bytes_per_unit"]), fmt(r["rss_bytes_per_unit"]))
         for impl, r in w6.items() if r))

@@ -8,10 +8,40 @@ final class Sum: @unchecked Sendable {
 }
 
 /// The workloads of Benchmarks/README.md on OpenCombine 0.14.0, written as a Swift
-/// user would with its operators. See SKWorkloads for what each times.
+/// user would with its operators (Benchmarks/README.md, "How each peer's
+/// workloads are written"). See SKWorkloads for what each times.
 public enum OCWorkloads {
-    /// W1: `(0..<n).publisher` → map → filter → map → sink.
+    /// W1: a `PassthroughSubject` → map → filter → map → sink, fed `0..<n`
+    /// by a loop, then finished: every event goes through OpenCombine's
+    /// `Map`, `Filter`, `Map` and `Sink` (as every event of our W1 goes
+    /// through the generator's subscriber and the three stages). See
+    /// `w1Sequence` for the form with `(0..<n).publisher`.
     public static func w1(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        probe.begin()
+        let subject = PassthroughSubject<Int, Never>()
+        let cancellable = subject
+            .map { $0 + 1 }
+            .filter { $0 % 2 == 0 }
+            .map { $0 * 2 }
+            .sink { sum.value &+= $0 }
+        for i in 0 ..< n {
+            subject.send(i)
+        }
+        subject.send(completion: .finished)
+        cancellable.cancel()
+        probe.end()
+        return sum.value
+    }
+
+    /// W1 as `(0..<n).publisher` → map → filter → map → sink. On a
+    /// `Publishers.Sequence`, OpenCombine's (and Combine's) `map` and
+    /// `filter` are overloads that map and filter the sequence eagerly into
+    /// arrays, before anything subscribes; they run the standard library's
+    /// `Sequence.map` and `filter` unspecialized (OpenCombine's code is not
+    /// inlinable), which is most of this form's time. Kept for comparison
+    /// (`make bench` prints it below the table), not the W1 column.
+    public static func w1Sequence(_ n: Int, _ probe: Probe) -> Int {
         let sum = Sum()
         probe.begin()
         let cancellable = (0 ..< n).publisher
@@ -63,8 +93,30 @@ public enum OCWorkloads {
         return sum.value
     }
 
-    /// W4: `(0..<n).publisher.map { Just($0) }.switchToLatest()`.
+    /// W4: a `PassthroughSubject` fed `0..<n` by a loop, then finished,
+    /// `.map { Just($0) }.switchToLatest()` → sink (the source as in `w1`;
+    /// `w4Sequence` is the `(0..<n).publisher` form, whose `map` is eager).
     public static func w4(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        probe.begin()
+        let subject = PassthroughSubject<Int, Never>()
+        let cancellable = subject
+            .map { Just($0) }
+            .switchToLatest()
+            .sink { sum.value &+= $0 }
+        for i in 0 ..< n {
+            subject.send(i)
+        }
+        subject.send(completion: .finished)
+        cancellable.cancel()
+        probe.end()
+        return sum.value
+    }
+
+    /// W4 as `(0..<n).publisher.map { Just($0) }.switchToLatest()`: the
+    /// `map` builds an array of `n` `Just`s before subscribing (see
+    /// `w1Sequence`). Kept for comparison.
+    public static func w4Sequence(_ n: Int, _ probe: Probe) -> Int {
         let sum = Sum()
         probe.begin()
         let cancellable = (0 ..< n).publisher
@@ -79,7 +131,10 @@ public enum OCWorkloads {
     /// W5: OpenCombine 0.14.0 has neither CombineLatest nor Merge; the
     /// equivalent built from its operators: the two subjects' values, tagged,
     /// merged with `flatMap`, the latest pair kept by `scan`, emitted by
-    /// `compactMap` once both sides have a value.
+    /// `compactMap` once both sides have a value. The erasures cost nothing
+    /// per event (`AnyPublisher` hands the subscriber to its base); without
+    /// the three after the merge, OpenCombine's unspecialized stages run 7%
+    /// more instructions per put (callgrind, 2026-11-23), so they stay.
     public static func w5(_ n: Int, _ probe: Probe) -> Int {
         let sum = Sum()
         let a = PassthroughSubject<Int, Never>()

@@ -36,7 +36,19 @@ func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
                  run: { sk ? SKWorkloads.w6(s.w6Subscriptions, $0) : OCWorkloads.w6(s.w6Subscriptions, $0) }),
         Workload(id: "W7", unit: "event", units: s.w7Events, expected: Expected.sumBelow(s.w7Events),
                  run: { sk ? SKWorkloads.w7(s.w7Events, $0) : OCWorkloads.w7(s.w7Events, $0) }),
-    ] + (sk ? w8Workloads(s) + w9Workloads(s) : [])
+    ] + (sk ? w8Workloads(s) + w9Workloads(s) : ocSequenceWorkloads(s))
+}
+
+/// W1 and W4 on OpenCombine written with `(0..<n).publisher` as the source
+/// (whose `map` and `filter` are eager: see OCWorkloads.w1Sequence), for
+/// comparison with the W1 and W4 columns: "W1-seq", "W4-seq".
+func ocSequenceWorkloads(_ s: Sizes) -> [Workload] {
+    return [
+        Workload(id: "W1-seq", unit: "event", units: s.w1Events, expected: Expected.w1(s.w1Events),
+                 run: { OCWorkloads.w1Sequence(s.w1Events, $0) }),
+        Workload(id: "W4-seq", unit: "event", units: s.w4Events, expected: Expected.sumBelow(s.w4Events),
+                 run: { OCWorkloads.w4Sequence(s.w4Events, $0) }),
+    ]
 }
 
 /// W9 (SwiftSignalKit only): the puts from one thread, then from two at once.
