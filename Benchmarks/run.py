@@ -163,7 +163,10 @@ def bench(args):
             name, unit, fmt(ns("swift", workload)), fmt(ns("c", workload)), c_over_swift(workload),
             fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3)))
     out.append("")
-    out.append("Floors (ns/op): " + ", ".join("%s %s" % (k, fmt(v, 2)) for k, v in floor.items()))
+    out.append("Floors (ns/op): " + ", ".join("%s %s" % (k, fmt(v, 2)) for k, v in floor.items()) +
+               "; W8's (ns per object, 1k / 1M): " + ", ".join(
+                   "%s %s / %s" % (order, fmt(ns("floor", "w8_1k_" + order)), fmt(ns("floor", "w8_1M_" + order)))
+                   for order, _ in W8_ORDERS))
     w6 = {impl: by.get((impl, "W6")) for impl in ("swift", "c", "opencombine")}
     seq = []
     for workload in ("W1", "W4"):
@@ -178,10 +181,12 @@ def bench(args):
     out.append("")
     out.append("W8 by phase (ns per subscription; 1M / 1k is the 1M figure over the 1k one, flat is <= 2):")
     out.append("")
-    out.append("| dispose order | phase | Swift 1k | Swift 1M | Swift 1M / 1k | C 1k | C 1M | C 1M / 1k |")
-    out.append("|---|---|---:|---:|---:|---:|---:|---:|")
+    out.append("| dispose order | phase | Swift 1k | Swift 1M | Swift 1M / 1k | C 1k | C 1M | C 1M / 1k | floor 1k | floor 1M | floor 1M / 1k |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     def phase_ns(impl, size, order, phase):
+        if impl == "floor":
+            return ns("floor", "w8_%s_%s" % (size, order)) if phase == "total" else None
         r = by.get((impl, "W8-%s-%s" % (size, order)))
         if r is None:
             return None
@@ -190,7 +195,7 @@ def bench(args):
     for order, label in W8_ORDERS:
         for phase in W8_PHASES + ("total",):
             cells = []
-            for impl in ("swift", "c"):
+            for impl in ("swift", "c", "floor"):
                 a, b = phase_ns(impl, "1k", order, phase), phase_ns(impl, "1M", order, phase)
                 r = ratio(b, a)
                 cells += [fmt(a), fmt(b), fmt(r, 2) if r is not None else "-"]
@@ -237,9 +242,12 @@ def bench(args):
                ratio(value("opencombine", workload), value("swift", workload)), 1, True)
     # Issue 18, scale: the 1M figures within 2x of the 1k ones (each order, each
     # phase's sum); W9: what a second putting thread does to a delivery's cost.
+    # The floor's own 1M / 1k (malloc, touch and free N blocks in the same
+    # order: the memory hierarchy's share) is printed beside each.
     for impl, label in (("swift", "Swift"), ("c", "C")):
         for order, order_label in W8_ORDERS:
-            target("W8 %s 1M / 1k, %s" % (label, order_label),
+            floor_ratio = ratio(phase_ns("floor", "1M", order, "total"), phase_ns("floor", "1k", order, "total"))
+            target("W8 %s 1M / 1k, %s (floor's: %s)" % (label, order_label, fmt(floor_ratio, 2)),
                    ratio(phase_ns(impl, "1M", order, "total"), phase_ns(impl, "1k", order, "total")), 2, False)
     for impl, label in (("swift", "Swift"), ("c", "C")):
         r = ratio(ns(impl, "W9-2t"), ns(impl, "W9-1t"))

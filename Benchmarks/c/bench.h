@@ -159,6 +159,39 @@ static inline void bench_report(const char *impl, const char *workload, const ch
         bench_report(impl, id, unit, (double)(units), samples_, reps, &counted_, extras); \
     } while (0)
 
+/* The order in which W8 disposes: first-made first, last-made first, or a
+ * fixed random permutation. */
+typedef enum dispose_order { ORDER_FIRST, ORDER_LAST, ORDER_RANDOM } dispose_order;
+
+static const char *const ORDER_NAMES[3] = { "first", "last", "random" };
+
+/* SplitMix64 (Steele, Lea and Flood), as BenchKit's. */
+static inline uint64_t splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The indices 0..<n in `order` (malloc'd): the same permutation as
+ * BenchKit's DisposeOrder.permutation (Fisher-Yates from the end, SplitMix64
+ * seeded 0x5EED, j = next() % (i + 1)). */
+static inline size_t *dispose_permutation(size_t n, dispose_order order) {
+    size_t *indices = (size_t *)malloc((n ? n : 1) * sizeof *indices), i;
+    uint64_t state = 0x5EED;
+    for (i = 0; i < n; i++) {
+        indices[i] = order == ORDER_LAST ? n - 1 - i : i;
+    }
+    if (order == ORDER_RANDOM) {
+        for (i = n; i-- > 1;) {
+            size_t j = (size_t)(splitmix64(&state) % (uint64_t)(i + 1)), t = indices[i];
+            indices[i] = indices[j];
+            indices[j] = t;
+        }
+    }
+    return indices;
+}
+
 /* Fails the run on a wrong checksum. */
 static inline void bench_expect(const char *impl, const char *workload, int64_t got, int64_t expected) {
     if (got != expected) {
