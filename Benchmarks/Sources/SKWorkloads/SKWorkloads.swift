@@ -157,7 +157,7 @@ public enum SKWorkloads {
         let pipe = ValuePipe<Int>()
         let mapped = pipe.signal() |> map { $0 + 1 }
         let permutation = order.permutation(subscriptions)
-        var disposables: [any Disposable] = []
+        var disposables: [(any Disposable)?] = []
         disposables.reserveCapacity(subscriptions)
         probe.begin()
         for round in 0 ..< rounds {
@@ -168,8 +168,12 @@ public enum SKWorkloads {
             probe.phase(.deliver)
             pipe.putNext(round)
             probe.phase(.dispose)
+            // Each disposable is dropped as it is disposed (as the C version
+            // releases its handle), so the subscriptions are freed in the
+            // dispose order too.
             for index in permutation {
-                disposables[index].dispose()
+                disposables[index]?.dispose()
+                disposables[index] = nil
             }
             disposables.removeAll(keepingCapacity: true)
         }
