@@ -2,9 +2,22 @@ import BenchKit
 import Dispatch
 import OpenCombine
 import OpenCombineDispatch
+import Synchronization
 
 final class Sum: @unchecked Sendable {
     var value = 0
+}
+
+/// W9's subject, shared by the putting threads: OpenCombine's
+/// `PassthroughSubject.send` takes the subject's lock (it may be called from
+/// any thread), but the class is not declared `Sendable`.
+final class SharedSubject: @unchecked Sendable {
+    let subject = PassthroughSubject<Int, Never>()
+}
+
+/// W9's sink accumulator (a sink may run on two threads at once).
+final class AtomicSum: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 /// The workloads of Benchmarks/README.md on OpenCombine 0.14.0, written as a Swift
@@ -218,5 +231,60 @@ public enum OCWorkloads {
         probe.end()
         cancellable.cancel()
         return sum.value
+    }
+
+    /// W8: `rounds` times: `subscriptions` sinks on `subject.map {$0 + 1}`
+    /// (built once), one send (round r sends r), every `AnyCancellable`
+    /// cancelled and dropped in `order`; then one send that must reach
+    /// nobody. As SKWorkloads.w8.
+    public static func w8(subscriptions: Int, rounds: Int, order: DisposeOrder, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let subject = PassthroughSubject<Int, Never>()
+        let mapped = subject.map { $0 + 1 }
+        let permutation = order.permutation(subscriptions)
+        var cancellables: [AnyCancellable?] = []
+        cancellables.reserveCapacity(subscriptions)
+        probe.begin()
+        for round in 0 ..< rounds {
+            probe.phase(.subscribe)
+            for _ in 0 ..< subscriptions {
+                cancellables.append(mapped.sink { sum.value &+= $0 })
+            }
+            probe.phase(.deliver)
+            subject.send(round)
+            probe.phase(.dispose)
+            for index in permutation {
+                cancellables[index]?.cancel()
+                cancellables[index] = nil
+            }
+            cancellables.removeAll(keepingCapacity: true)
+        }
+        subject.send(1_000_000_000)
+        probe.end()
+        return sum.value
+    }
+
+    /// W9: `sinks` sinks on one `PassthroughSubject` (whose `send` may be
+    /// called from several threads), `puts` values sent by `threads` threads
+    /// at once. As SKWorkloads.w9.
+    public static func w9(threads: Int, sinks: Int, puts: Int, _ probe: Probe) -> Int {
+        let shared = SharedSubject()
+        let sums = (0 ..< sinks).map { _ in AtomicSum() }
+        let cancellables = sums.map { sum in
+            shared.subject.sink { sum.value.wrappingAdd($0, ordering: .relaxed) }
+        }
+        let share = puts / threads
+        probe.begin()
+        onThreads(threads) { thread in
+            let end = thread == threads - 1 ? puts : (thread + 1) * share
+            for value in thread * share ..< end {
+                shared.subject.send(value)
+            }
+        }
+        probe.end()
+        for cancellable in cancellables {
+            cancellable.cancel()
+        }
+        return sums.reduce(0) { $0 &+ $1.value.load(ordering: .relaxed) }
     }
 }

@@ -17,6 +17,10 @@ struct Workload {
     let units: Int
     let expected: Int
     let run: (Probe) -> Int
+    /// False for what runs only when `--workloads` names it: OpenCombine's
+    /// W8, whose subscriptions cost some 12 µs each (seven runs of a million
+    /// would add minutes to `make bench`).
+    var byDefault = true
 }
 
 func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
@@ -36,7 +40,7 @@ func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
                  run: { sk ? SKWorkloads.w6(s.w6Subscriptions, $0) : OCWorkloads.w6(s.w6Subscriptions, $0) }),
         Workload(id: "W7", unit: "event", units: s.w7Events, expected: Expected.sumBelow(s.w7Events),
                  run: { sk ? SKWorkloads.w7(s.w7Events, $0) : OCWorkloads.w7(s.w7Events, $0) }),
-    ] + (sk ? w8Workloads(s) + w9Workloads(s) : ocSequenceWorkloads(s))
+    ] + w8Workloads(impl, s) + w9Workloads(impl, s) + (sk ? [] : ocSequenceWorkloads(s))
 }
 
 /// W1 and W4 on OpenCombine written with `(0..<n).publisher` as the source
@@ -51,24 +55,30 @@ func ocSequenceWorkloads(_ s: Sizes) -> [Workload] {
     ]
 }
 
-/// W9 (SwiftSignalKit only): the puts from one thread, then from two at once.
-func w9Workloads(_ s: Sizes) -> [Workload] {
+/// W9: the puts from one thread, then from two at once.
+func w9Workloads(_ impl: String, _ s: Sizes) -> [Workload] {
     return [1, 2].map { threads in
         Workload(id: "W9-\(threads)t", unit: "delivery", units: s.w9Sinks * s.w9Puts,
                  expected: Expected.w9(sinks: s.w9Sinks, puts: s.w9Puts),
-                 run: { SKWorkloads.w9(threads: threads, sinks: s.w9Sinks, puts: s.w9Puts, $0) })
+                 run: {
+                     impl == "swift" ? SKWorkloads.w9(threads: threads, sinks: s.w9Sinks, puts: s.w9Puts, $0)
+                         : OCWorkloads.w9(threads: threads, sinks: s.w9Sinks, puts: s.w9Puts, $0)
+                 })
     }
 }
 
-/// W8 (SwiftSignalKit only): the small pipe over its rounds and the large one,
-/// each disposed in the three orders.
-func w8Workloads(_ s: Sizes) -> [Workload] {
+/// W8: the small pipe over its rounds and the large one, each disposed in
+/// the three orders.
+func w8Workloads(_ impl: String, _ s: Sizes) -> [Workload] {
     var result: [Workload] = []
     for (label, subscriptions, rounds) in [(sizeLabel(s.w8Small), s.w8Small, s.w8SmallRounds), (sizeLabel(s.w8Large), s.w8Large, 1)] {
         for order in DisposeOrder.allCases {
             result.append(Workload(id: "W8-\(label)-\(order.rawValue)", unit: "subscription", units: subscriptions * rounds,
                                    expected: Expected.w8(subscriptions: subscriptions, rounds: rounds),
-                                   run: { SKWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, $0) }))
+                                   run: {
+                                       impl == "swift" ? SKWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, $0)
+                                           : OCWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, $0)
+                                   }, byDefault: impl == "swift"))
         }
     }
     return result
@@ -173,7 +183,7 @@ while let argument = arguments.next() {
 
 for impl in impls {
     for workload in workloads(impl, Sizes.standard.divided(by: divide))
-    where only.map({ $0.contains(workload.id) || $0.contains(String(workload.id.prefix { $0 != "-" })) }) ?? true {
+    where only.map({ $0.contains(workload.id) || $0.contains(String(workload.id.prefix { $0 != "-" })) }) ?? workload.byDefault {
         // Timed repetitions without counting (the counter's atomics would
         // weigh on the times), then one counted repetition.
         mc_set_enabled(0)
