@@ -16,7 +16,7 @@
  * sk_test_recorder *recorder;
  * char actual[64];
  * sk_queue_create_virtual(&queue, "test");
- * sk_test_signal_cold(&source, queue, 0.001, "-a-b-------c|", NULL, 0, NULL);
+ * sk_test_signal_cold(&source, NULL, queue, 0.001, "-a-b-------c|", NULL, 0, NULL);
  * sk_signal_debounce(&debounced, source, 0.003, queue);
  * sk_test_record(&recorder, debounced, queue, 0.001);
  * sk_queue_virtual_run(queue, 0, NULL);
@@ -178,6 +178,7 @@ typedef struct sk_marble_value {
 } sk_marble_value;
 
 typedef struct sk_test_recorder sk_test_recorder; /**< @brief Records what a signal delivered, with virtual times. */
+typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subscription log of a test signal. */
 
 /**
  * @brief A cold test signal: each subscription plays the diagram from its
@@ -190,6 +191,10 @@ typedef struct sk_test_recorder sk_test_recorder; /**< @brief Records what a sig
  *
  * @param[out] out  Receives the signal (+1): release it with
  *                  sk_signal_release(); NULL on error.
+ * @param[out] out_subscriptions  May be NULL. Receives the signal's
+ *                  subscription log (+1): read it with
+ *                  sk_test_subscriptions_text(), release it with
+ *                  sk_test_subscriptions_release(); NULL on error.
  * @param queue     Borrowed: a virtual-time queue (sk_queue_create_virtual()).
  * @param frame     How long a frame lasts, in seconds (> 0).
  * @param diagram   Borrowed, NUL-terminated: the diagram (see the file's
@@ -207,8 +212,8 @@ typedef struct sk_test_recorder sk_test_recorder; /**< @brief Records what a sig
  *   Any thread. Its events are delivered on the thread that advances
  *   `queue`.
  */
-int sk_test_signal_cold(sk_signal **out, sk_queue *queue, double frame, const char *diagram,
-                        const sk_marble_value *values, size_t count, const sk_value *error);
+int sk_test_signal_cold(sk_signal **out, sk_test_subscriptions **out_subscriptions, sk_queue *queue, double frame,
+                        const char *diagram, const sk_marble_value *values, size_t count, const sk_value *error);
 
 /**
  * @brief A hot test signal: the diagram plays once on a virtual-time queue,
@@ -222,6 +227,7 @@ int sk_test_signal_cold(sk_signal **out, sk_queue *queue, double frame, const ch
  *
  * @param[out] out  Receives the signal (+1): release it with
  *                  sk_signal_release(); NULL on error.
+ * @param[out] out_subscriptions  May be NULL; as for sk_test_signal_cold().
  * @param queue     Borrowed: a virtual-time queue.
  * @param frame     How long a frame lasts, in seconds (> 0).
  * @param diagram   Borrowed, NUL-terminated: the diagram.
@@ -233,8 +239,39 @@ int sk_test_signal_cold(sk_signal **out, sk_queue *queue, double frame, const ch
  *   Any thread. Its events are delivered on the thread that advances
  *   `queue`.
  */
-int sk_test_signal_hot(sk_signal **out, sk_queue *queue, double frame, const char *diagram,
-                       const sk_marble_value *values, size_t count, const sk_value *error);
+int sk_test_signal_hot(sk_signal **out, sk_test_subscriptions **out_subscriptions, sk_queue *queue, double frame,
+                       const char *diagram, const sk_marble_value *values, size_t count, const sk_value *error);
+
+/**
+ * @brief Prints a test signal's subscription log: when each subscription
+ *        started and was disposed, in frames.
+ *
+ * One entry per subscription, in the order they started, separated by
+ * spaces: `^S !D` (subscribed at frame S, disposed at frame D), or `^S`
+ * while still subscribed; "" when there was none. "^0 !2 ^4 !6": two
+ * subscriptions, the second from frame 4 to frame 6.
+ *
+ * @param subscriptions   Borrowed.
+ * @param[out] buffer     Receives the text, NUL-terminated, truncated to
+ *                        `size - 1` characters; may be NULL when `size` is 0.
+ * @param size            The size of `buffer` in bytes.
+ * @param[out] out_length May be NULL; receives the text's full length.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT (subscriptions, or buffer with size
+ *         not 0); SK_ERR_WRONG_KIND when `subscriptions` is not a
+ *         subscription log.
+ * @par Thread safety
+ *   Any thread.
+ */
+int sk_test_subscriptions_text(sk_test_subscriptions *subscriptions, char *buffer, size_t size, size_t *out_length);
+
+/**
+ * @brief Drops a reference to a subscription log.
+ * @param subscriptions  The reference to drop (owned by the caller,
+ *                       consumed). NULL is a no-op.
+ * @par Thread safety
+ *   Any thread.
+ */
+void sk_test_subscriptions_release(sk_test_subscriptions *subscriptions);
 
 /**
  * @brief Subscribes to a signal now and records what it delivers, with the

@@ -163,7 +163,8 @@ private struct MarbleTable {
 }
 
 /// The shared body of sk_test_signal_cold and sk_test_signal_hot.
-private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue: OpaquePointer?, _ frame: Double, _ diagram: UnsafePointer<CChar>?, _ values: UnsafePointer<sk_marble_value>?, _ count: Int, _ error: UnsafePointer<sk_value>?, hot: Bool, function: StaticString) -> Int32 {
+private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubscriptions: UnsafeMutablePointer<OpaquePointer?>?, _ queue: OpaquePointer?, _ frame: Double, _ diagram: UnsafePointer<CChar>?, _ values: UnsafePointer<sk_marble_value>?, _ count: Int, _ error: UnsafePointer<sk_value>?, hot: Bool, function: StaticString) -> Int32 {
+    outSubscriptions?.pointee = nil
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
@@ -206,17 +207,66 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue: O
     // Invariant: the queue is a virtual-time queue (checked above).
     let scheduler = try! TestScheduler(queue: queueHandle, frame: frame)
     let source = hot ? scheduler.hot(timeline) : scheduler.cold(timeline)
+    outSubscriptions?.pointee = SKTestSubscriptions(source).retainedHandle()
     return output(out, source.signal)
 }
 
-@c @implementation
-public func sk_test_signal_cold(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue: OpaquePointer?, _ frame: Double, _ diagram: UnsafePointer<CChar>?, _ values: UnsafePointer<sk_marble_value>?, _ count: Int, _ error: UnsafePointer<sk_value>?) -> Int32 {
-    return testSignal(out, queue, frame, diagram, values, count, error, hot: false, function: #function)
+/// An `sk_test_subscriptions` handle: the subscription log of a test signal.
+final class SKTestSubscriptions: SKObject {
+    let source: TestSignal<SKValue, SKValue>
+
+    init(_ source: TestSignal<SKValue, SKValue>) {
+        self.source = source
+        super.init()
+    }
+}
+
+/// Writes `text` into a caller's buffer as the header describes (truncated,
+/// NUL-terminated, the full length through `outLength`); fails for a NULL
+/// buffer with a size.
+private func writeText(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ outLength: UnsafeMutablePointer<Int>?, function: StaticString) -> Int32 {
+    if buffer == nil && size != 0 {
+        return fail(SK_ERR_NULL_ARGUMENT, "buffer is NULL and size is not 0", function: function)
+    }
+    let bytes = Array(text.utf8)
+    outLength?.pointee = bytes.count
+    if let buffer, size > 0 {
+        let written = min(bytes.count, size - 1)
+        for index in 0 ..< written {
+            buffer[index] = CChar(bitPattern: bytes[index])
+        }
+        buffer[written] = 0
+    }
+    return SKOK
 }
 
 @c @implementation
-public func sk_test_signal_hot(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue: OpaquePointer?, _ frame: Double, _ diagram: UnsafePointer<CChar>?, _ values: UnsafePointer<sk_marble_value>?, _ count: Int, _ error: UnsafePointer<sk_value>?) -> Int32 {
-    return testSignal(out, queue, frame, diagram, values, count, error, hot: true, function: #function)
+public func sk_test_subscriptions_text(_ subscriptions: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    outLength?.pointee = 0
+    if let buffer, size > 0 {
+        buffer.pointee = 0
+    }
+    let (handle, status) = borrowHandle("subscriptions", subscriptions, as: SKTestSubscriptions.self, "a subscription log")
+    guard let handle else {
+        return status
+    }
+    let text = handle.source.subscriptions.map(\.description).joined(separator: " ")
+    return writeText(text, buffer, size, outLength, function: #function)
+}
+
+@c @implementation
+public func sk_test_subscriptions_release(_ subscriptions: OpaquePointer?) {
+    SKObject.release(subscriptions)
+}
+
+@c @implementation
+public func sk_test_signal_cold(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubscriptions: UnsafeMutablePointer<OpaquePointer?>?, _ queue: OpaquePointer?, _ frame: Double, _ diagram: UnsafePointer<CChar>?, _ values: UnsafePointer<sk_marble_value>?, _ count: Int, _ error: UnsafePointer<sk_value>?) -> Int32 {
+    return testSignal(out, outSubscriptions, queue, frame, diagram, values, count, error, hot: false, function: #function)
+}
+
+@c @implementation
+public func sk_test_signal_hot(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubscriptions: UnsafeMutablePointer<OpaquePointer?>?, _ queue: OpaquePointer?, _ frame: Double, _ diagram: UnsafePointer<CChar>?, _ values: UnsafePointer<sk_marble_value>?, _ count: Int, _ error: UnsafePointer<sk_value>?) -> Int32 {
+    return testSignal(out, outSubscriptions, queue, frame, diagram, values, count, error, hot: true, function: #function)
 }
 
 /// An `sk_test_recorder` handle; its last release disposes the recording.
@@ -273,16 +323,8 @@ public func sk_test_recorder_diagram(_ recorder: OpaquePointer?, _ values: Unsaf
     guard let table else {
         return tableStatus
     }
-    let diagram = Array(Marbles.print(handle.recorder.timeline, values: { table.character(of: $0) }).utf8)
-    outLength?.pointee = diagram.count
-    if let buffer, size > 0 {
-        let written = min(diagram.count, size - 1)
-        for index in 0 ..< written {
-            buffer[index] = CChar(bitPattern: diagram[index])
-        }
-        buffer[written] = 0
-    }
-    return SKOK
+    let diagram = Marbles.print(handle.recorder.timeline, values: { table.character(of: $0) })
+    return writeText(diagram, buffer, size, outLength, function: #function)
 }
 
 @c @implementation

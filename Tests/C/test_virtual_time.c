@@ -23,12 +23,26 @@ static sk_queue *virtual_queue(void) {
     return queue;
 }
 
-static sk_signal *cold(sk_queue *queue, const char *diagram) {
+/* A cold test signal of `diagram` whose `#` is the string "boom"; its
+ * subscription log into `*log` when `log` is not NULL. */
+static sk_signal *cold_logged(sk_queue *queue, const char *diagram, sk_test_subscriptions **log) {
     sk_signal *signal = NULL;
     sk_value error = string_value("boom");
-    SK_OK_OR_FAIL(sk_test_signal_cold(&signal, queue, FRAME, diagram, NULL, 0, &error));
+    SK_OK_OR_FAIL(sk_test_signal_cold(&signal, log, queue, FRAME, diagram, NULL, 0, &error));
     sk_value_release(&error);
     return signal;
+}
+
+static sk_signal *cold(sk_queue *queue, const char *diagram) {
+    return cold_logged(queue, diagram, NULL);
+}
+
+/* Asserts that a subscription log reads `expected`, and releases it. */
+static void expect_subscriptions(sk_test_subscriptions *log, const char *expected) {
+    char actual[128];
+    SK_OK_OR_FAIL(sk_test_subscriptions_text(log, actual, sizeof actual, NULL));
+    cr_assert_str_eq(actual, expected, "\nexpected subscriptions: %s\nactual:                 %s", expected, actual);
+    sk_test_subscriptions_release(log);
 }
 
 static sk_test_recorder *record(sk_signal *signal, sk_queue *queue) {
@@ -181,12 +195,14 @@ Test(virtual_time, releasing_the_queue_drops_pending_work_and_releases_it, .time
  * completion at 12 flushes c, pending since 11. */
 Test(virtual_time, debounce, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = virtual_queue();
-    sk_signal *source = cold(queue, "-a-b-------c|");
+    sk_test_subscriptions *log = NULL;
+    sk_signal *source = cold_logged(queue, "-a-b-------c|", &log);
     sk_signal *debounced = NULL;
     SK_OK_OR_FAIL(sk_signal_debounce(&debounced, source, frames(3), queue));
     sk_test_recorder *recorder = record(debounced, queue);
     run(queue);
     expect_marbles(recorder, "------b-----(c|)");
+    expect_subscriptions(log, "^0 !12");
     sk_test_recorder_release(recorder);
     sk_signal_release(debounced);
     sk_signal_release(source);
@@ -253,12 +269,14 @@ Test(virtual_time, throttle, .timeout = SK_TEST_TIMEOUT) {
 
 Test(virtual_time, delay_delays_the_subscription, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = virtual_queue();
-    sk_signal *source = cold(queue, "a-b|");
+    sk_test_subscriptions *log = NULL;
+    sk_signal *source = cold_logged(queue, "a-b|", &log);
     sk_signal *delayed = NULL;
     SK_OK_OR_FAIL(sk_signal_delay(&delayed, source, frames(2), queue));
     sk_test_recorder *recorder = record(delayed, queue);
     run(queue);
     expect_marbles(recorder, "--a-b|");
+    expect_subscriptions(log, "^2 !5");
     sk_test_recorder_release(recorder);
     sk_signal_release(delayed);
     sk_signal_release(source);
@@ -267,13 +285,15 @@ Test(virtual_time, delay_delays_the_subscription, .timeout = SK_TEST_TIMEOUT) {
 
 Test(virtual_time, timeout_passes_an_upstream_that_answers_in_time, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = virtual_queue();
+    sk_test_subscriptions *alternate_log = NULL;
     sk_signal *source = cold(queue, "--a-b|");
-    sk_signal *alternate = cold(queue, "x|");
+    sk_signal *alternate = cold_logged(queue, "x|", &alternate_log);
     sk_signal *guarded = NULL;
     SK_OK_OR_FAIL(sk_signal_timeout(&guarded, source, frames(3), queue, alternate));
     sk_test_recorder *recorder = record(guarded, queue);
     run(queue);
     expect_marbles(recorder, "--a-b|");
+    expect_subscriptions(alternate_log, "");
     sk_test_recorder_release(recorder);
     sk_signal_release(guarded);
     sk_signal_release(alternate);
@@ -283,13 +303,16 @@ Test(virtual_time, timeout_passes_an_upstream_that_answers_in_time, .timeout = S
 
 Test(virtual_time, timeout_switches_to_the_alternate_when_the_upstream_is_silent, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = virtual_queue();
-    sk_signal *source = cold(queue, "-----a|");
-    sk_signal *alternate = cold(queue, "x-y|");
+    sk_test_subscriptions *source_log = NULL, *alternate_log = NULL;
+    sk_signal *source = cold_logged(queue, "-----a|", &source_log);
+    sk_signal *alternate = cold_logged(queue, "x-y|", &alternate_log);
     sk_signal *guarded = NULL;
     SK_OK_OR_FAIL(sk_signal_timeout(&guarded, source, frames(3), queue, alternate));
     sk_test_recorder *recorder = record(guarded, queue);
     run(queue);
     expect_marbles(recorder, "---x-y|");
+    expect_subscriptions(source_log, "^0 !3");
+    expect_subscriptions(alternate_log, "^3 !6");
     sk_test_recorder_release(recorder);
     sk_signal_release(guarded);
     sk_signal_release(alternate);
@@ -301,7 +324,8 @@ Test(virtual_time, timeout_switches_to_the_alternate_when_the_upstream_is_silent
  * failing 2 frames in; disposed at 14, before the retry due at 18. */
 Test(virtual_time, retry_with_a_growing_delay, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = virtual_queue();
-    sk_signal *source = cold(queue, "-a#");
+    sk_test_subscriptions *log = NULL;
+    sk_signal *source = cold_logged(queue, "-a#", &log);
     sk_signal *retried = NULL;
     SK_OK_OR_FAIL(sk_signal_retry(&retried, source, frames(2), frames(10), queue));
     sk_test_recorder *recorder = record(retried, queue);
@@ -309,6 +333,7 @@ Test(virtual_time, retry_with_a_growing_delay, .timeout = SK_TEST_TIMEOUT) {
     sk_test_recorder_dispose(recorder);
     run(queue);
     expect_marbles(recorder, "-a---a-----a");
+    expect_subscriptions(log, "^0 !2 ^4 !6 ^10 !12");
     sk_test_recorder_release(recorder);
     sk_signal_release(retried);
     sk_signal_release(source);
@@ -414,14 +439,15 @@ Test(virtual_time, search_as_you_type, .timeout = SK_TEST_TIMEOUT) {
     results[1].value = string_value("SW");
     sk_marble_value answer[3] = { { 'r', { 0 } }, { 'r', { 0 } }, { 'r', { 0 } } };
     searches s = { { "s", "sig", "sw" }, { NULL, NULL, NULL } };
+    sk_test_subscriptions *logs[3] = { NULL, NULL, NULL };
     const char *answers[3] = { "S", "SIG", "SW" };
     for (size_t i = 0; i < 3; i++) {
         answer[i].value = string_value(answers[i]);
-        SK_OK_OR_FAIL(sk_test_signal_cold(&s.signals[i], queue, FRAME, "-----(r|)", &answer[i], 1, NULL));
+        SK_OK_OR_FAIL(sk_test_signal_cold(&s.signals[i], &logs[i], queue, FRAME, "-----(r|)", &answer[i], 1, NULL));
     }
 
     sk_signal *keystrokes = NULL, *lowered = NULL, *distinct = NULL, *debounced = NULL, *searched = NULL, *delivered = NULL;
-    SK_OK_OR_FAIL(sk_test_signal_hot(&keystrokes, queue, FRAME, "-siIg------s---w---------|", keys, 5, NULL));
+    SK_OK_OR_FAIL(sk_test_signal_hot(&keystrokes, NULL, queue, FRAME, "-siIg------s---w---------|", keys, 5, NULL));
     SK_OK_OR_FAIL(sk_signal_map(&lowered, keystrokes, lowercase, NULL, NULL));
     SK_OK_OR_FAIL(sk_signal_distinct_until_changed(&distinct, lowered));
     SK_OK_OR_FAIL(sk_signal_debounce(&debounced, distinct, frames(3), queue));
@@ -430,6 +456,9 @@ Test(virtual_time, search_as_you_type, .timeout = SK_TEST_TIMEOUT) {
     sk_test_recorder *recorder = record(delivered, queue);
     run(queue);
     expect_marbles_with(recorder, results, 2, "------------G----------W-|");
+    expect_subscriptions(logs[0], "^14 !18"); /* "s": cancelled by "sw" */
+    expect_subscriptions(logs[1], "^7 !12");
+    expect_subscriptions(logs[2], "^18 !23");
 
     sk_test_recorder_release(recorder);
     sk_signal_release(delivered);
@@ -460,7 +489,7 @@ Test(virtual_time, value_tables_map_characters_to_values_both_ways, .timeout = S
     in[1].value = int_value(20);
     sk_value error = int_value(-1);
     sk_signal *source = NULL;
-    SK_OK_OR_FAIL(sk_test_signal_cold(&source, queue, FRAME, "-1-(21)#", in, 2, &error));
+    SK_OK_OR_FAIL(sk_test_signal_cold(&source, NULL, queue, FRAME, "-1-(21)#", in, 2, &error));
     sk_test_recorder *recorder = record(source, queue);
     run(queue);
     expect_marbles_with(recorder, in, 2, "-1-(21)#");
@@ -485,13 +514,15 @@ Test(virtual_time, value_tables_map_characters_to_values_both_ways, .timeout = S
 Test(virtual_time, a_hot_signal_plays_once_from_its_subscription_point, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = virtual_queue();
     sk_signal *source = NULL;
-    SK_OK_OR_FAIL(sk_test_signal_hot(&source, queue, FRAME, "-x^-a-b-c|", NULL, 0, NULL));
+    sk_test_subscriptions *log = NULL;
+    SK_OK_OR_FAIL(sk_test_signal_hot(&source, &log, queue, FRAME, "-x^-a-b-c|", NULL, 0, NULL));
     sk_test_recorder *early = record(source, queue);
     SK_OK_OR_FAIL(sk_queue_virtual_advance_to(queue, frames(2), NULL));
     sk_test_recorder *late = record(source, queue);
     run(queue);
     expect_marbles(early, "-a-b-c|");
     expect_marbles(late, "---b-c|");
+    expect_subscriptions(log, "^0 !6 ^2 !6");
     sk_test_recorder_release(early);
     sk_test_recorder_release(late);
     sk_signal_release(source);
@@ -503,20 +534,22 @@ Test(virtual_time, test_functions_reject_bad_arguments, .timeout = SK_TEST_TIMEO
     sk_queue *real = NULL;
     SK_OK_OR_FAIL(sk_queue_create(&real, "test.real"));
     sk_signal *signal = (sk_signal *)0x1;
-    cr_assert_eq(sk_test_signal_cold(&signal, queue, FRAME, "-a-(b", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    sk_test_subscriptions *log = (sk_test_subscriptions *)0x1;
+    cr_assert_eq(sk_test_signal_cold(&signal, &log, queue, FRAME, "-a-(b", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
     cr_assert_null(signal);
+    cr_assert_null(log);
     cr_assert(strstr(sk_last_error_message(), "sk_test_signal_cold") != NULL, "%s", sk_last_error_message());
     cr_assert(strstr(sk_last_error_message(), "never closed") != NULL, "%s", sk_last_error_message());
-    cr_assert_eq(sk_test_signal_hot(&signal, queue, FRAME, "a|b", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(sk_test_signal_cold(&signal, real, FRAME, "a|", NULL, 0, NULL), SK_ERR_WRONG_KIND);
-    cr_assert_eq(sk_test_signal_cold(&signal, queue, 0.0, "a|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(sk_test_signal_cold(&signal, queue, FRAME, NULL, NULL, 0, NULL), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_test_signal_cold(&signal, queue, FRAME, "a|", NULL, 2, NULL), SK_ERR_NULL_ARGUMENT);
-    cr_assert_eq(sk_test_signal_cold(NULL, queue, FRAME, "a|", NULL, 0, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_test_signal_hot(&signal, NULL, queue, FRAME, "a|b", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, real, FRAME, "a|", NULL, 0, NULL), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, 0.0, "a|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, NULL, NULL, 0, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "a|", NULL, 2, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_test_signal_cold(NULL, NULL, queue, FRAME, "a|", NULL, 0, NULL), SK_ERR_NULL_ARGUMENT);
     /* A character the table does not have. */
     sk_marble_value one[1] = { { 'a', { 0 } } };
     one[0].value = int_value(1);
-    cr_assert_eq(sk_test_signal_cold(&signal, queue, FRAME, "a-b|", one, 1, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "a-b|", one, 1, NULL), SK_ERR_INVALID_ARGUMENT);
 
     sk_signal *good = cold(queue, "a|");
     sk_test_recorder *recorder = (sk_test_recorder *)0x1;
@@ -532,6 +565,16 @@ Test(virtual_time, test_functions_reject_bad_arguments, .timeout = SK_TEST_TIMEO
     cr_assert_eq(sk_test_recorder_diagram(NULL, NULL, 0, buffer, sizeof buffer, NULL), SK_ERR_NULL_ARGUMENT);
     sk_test_recorder_dispose(NULL);
     sk_test_recorder_release(NULL);
+    cr_assert_eq(sk_test_subscriptions_text(NULL, buffer, sizeof buffer, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_test_subscriptions_text((sk_test_subscriptions *)good, buffer, sizeof buffer, NULL), SK_ERR_WRONG_KIND);
+    sk_test_subscriptions_release(NULL);
+    sk_signal *logged = cold_logged(queue, "a|", &log);
+    cr_assert_eq(sk_test_subscriptions_text(log, NULL, 4, NULL), SK_ERR_NULL_ARGUMENT);
+    size_t length = 99;
+    SK_OK_OR_FAIL(sk_test_subscriptions_text(log, NULL, 0, &length));
+    cr_assert_eq(length, 0);
+    sk_signal_release(logged);
+    sk_test_subscriptions_release(log);
     sk_test_recorder_release(recorder);
     sk_signal_release(good);
     expect_no_live_objects(2, queue, real);

@@ -18,7 +18,7 @@ int header_test_c_uses_the_declarations(void) {
     int status = sk_queue_create_virtual(&queue, "header");
     values[0].symbol = 'a';
     sk_value_set_int64(&values[0].value, 1);
-    status |= sk_test_signal_cold(&signal, queue, 0.001, "-a|", values, 1, NULL);
+    status |= sk_test_signal_cold(&signal, NULL, queue, 0.001, "-a|", values, 1, NULL);
     status |= sk_test_record(&recorder, signal, queue, 0.001);
     status |= sk_queue_virtual_run(queue, 0, &ran);
     status |= sk_test_recorder_diagram(recorder, values, 1, diagram, sizeof diagram, NULL);

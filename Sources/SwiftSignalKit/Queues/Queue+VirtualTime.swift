@@ -10,6 +10,9 @@
 /// task's deadline. Work scheduled by running work runs in the same advance
 /// when its deadline is not past the advance's end. `isCurrent()` is true
 /// inside that work, so `async` from it runs inline, as on a serial queue.
+/// `sync` from outside runs the work due now, then its block, on the
+/// calling thread (or waits for the thread advancing the queue to run them).
+/// `closeHostDrained()` drops the pending work and all later work.
 ///
 ///     let queue = Queue.virtualTime()
 ///     let values = ValuePipe<Int>()
