@@ -210,24 +210,30 @@ class TestScheduler:
     advance_by() or run(). The queue's work runs only then, on the thread
     that moves the clock, in deadline order, ties in the order the work was
     scheduled. Moving the clock from work of the queue itself, or from two
-    threads at once, raises SignalKitError.
+    threads at once, raises SignalKitError. A KeyboardInterrupt (Ctrl-C) met
+    by a callback ends the stream it ran in (in its frame) and is raised
+    when the call that moved the clock returns.
 
     A frame lasts `frame` seconds (1 ms unless given), rounded to whole
     nanoseconds, so frame arithmetic is exact. close() (or the end of a
     `with` block) releases the queue, dropping the work still pending."""
     __test__ = False  # not a pytest test class
 
+    queue: Queue
+    """The virtual-time queue: give it to the operators under test."""
+    frame: float
+    """How long a frame lasts, in seconds (a whole number of nanoseconds)."""
+    frame_nanoseconds: int
+    """How long a frame lasts, in nanoseconds."""
+
     def __init__(self, frame: float = 0.001, name: str = "signalkit.testing") -> None:
         if not isinstance(frame, (int, float)) or not math.isfinite(frame) or frame <= 0:
             raise ValueError(f"signalkit.testing: frame must be > 0 seconds, not {frame!r}")
-        self.frame_nanoseconds: int = max(1, round(frame * 1e9))
-        """How long a frame lasts, in nanoseconds."""
-        self.frame: float = self.frame_nanoseconds / 1e9
-        """How long a frame lasts, in seconds (a whole number of nanoseconds)."""
+        self.frame_nanoseconds = max(1, round(frame * 1e9))
+        self.frame = self.frame_nanoseconds / 1e9
         pointer = c_void_p()
         _check(C.queue_create_virtual(byref(pointer), name.encode()))
-        self.queue: Queue = Queue(pointer.value)
-        """The virtual-time queue: give it to the operators under test."""
+        self.queue = Queue(pointer.value)
 
     # --- time ------------------------------------------------------------------
 

@@ -375,6 +375,7 @@ def test_a_hot_signal_plays_once_from_its_subscription_point(scheduler):
     early = scheduler.record(source)
     scheduler.advance_to(2)
     late = scheduler.record(source)
+    assert source.subscriptions == "^0 ^2"  # both still subscribed
     scheduler.run()
     expect(early, "-a-b-c|")
     expect(late, "---b-c|")
@@ -468,6 +469,19 @@ def test_an_exception_in_a_map_ends_the_stream_in_its_frame(scheduler):
     assert isinstance(mapped.exception, ValueError) and str(mapped.exception) == "no b"
 
 
+def test_an_exception_in_on_next_disposes_the_subscription_in_its_frame(scheduler):
+    def on_next(key):
+        if key == "b":
+            raise ValueError("no b")
+
+    errors = []
+    source = scheduler.cold("a-b-c|")
+    with source.subscribe(on_next, errors.append) as subscription:
+        scheduler.run()
+        assert [str(e) for e in errors] == ["no b"] and subscription.exception is errors[0]
+    assert source.subscriptions == "^0 !2"
+
+
 def test_an_exception_in_scheduled_work_goes_to_the_hook(scheduler, hook_calls):
     def explode():
         raise KeyError("work")
@@ -487,6 +501,18 @@ def test_an_exception_in_a_side_effect_goes_to_the_hook_and_the_values_go_on(sch
     scheduler.run()
     expect(recorder, "a-b|")
     assert [(str(e), where) for e, where in hook_calls] == [("a", "side effect"), ("b", "side effect")]
+
+
+def test_ctrl_c_in_a_callback_ends_its_stream_and_reaches_the_caller(scheduler):
+    def interrupt(key):
+        if key == "b":
+            raise KeyboardInterrupt
+
+    recorder = scheduler.record(scheduler.cold("a-b-c|").tap(interrupt))
+    with pytest.raises(KeyboardInterrupt):
+        scheduler.run()
+    expect(recorder, "a-#")
+    assert scheduler.advance(1) == 0  # nothing pending is left over
 
 
 # --------------------------------------------------------------------------
