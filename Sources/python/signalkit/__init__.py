@@ -67,6 +67,11 @@ running, waits (up to SHUTDOWN_WAIT_SECONDS) for the callbacks in progress
 and for the release of every callback set no Python object holds, and from
 then on callbacks do nothing.
 
+Testing time. The module signalkit.testing (import it on its own) tests the
+time operators on virtual time with marble diagrams: TestScheduler (a
+virtual-time queue with a frame size; cold, hot, record, advance, run),
+TestSignal, TestRecorder.
+
 Loading. The package loads its own copies of libsignalkit.so.0 and
 libsignalkit-ffi.so.0 (in signalkit/_lib); the environment variable
 SIGNALKIT_LIB_DIR, read at import, names another folder, or `system` for

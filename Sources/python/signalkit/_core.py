@@ -234,6 +234,36 @@ _ffi_api: Dict[str, Tuple[Any, ...]] = {
 }
 
 
+class _MarbleValue(Structure):
+    """The C struct sk_marble_value (signalkit_test.h): a diagram's
+    character and the value it stands for."""
+    _fields_ = [("symbol", ctypes.c_char), ("value", Value)]
+
+
+_MarbleP = POINTER(_MarbleValue)
+_SizeP = POINTER(c_size_t)
+# signalkit_test.h (in libsignalkit since 0.2.0), and sk_queue_after:
+# bound only when the loaded library has them all (signalkit.testing says
+# so at its import otherwise).
+_test_api: Dict[str, Tuple[Any, ...]] = {
+    "sk_queue_after": (c_int, _P, c_double, _work_fn, *_CB),
+    "sk_queue_create_virtual": (c_int, _PP, c_char_p),
+    "sk_queue_virtual_advance_by": (c_int, _P, c_double, _SizeP),
+    "sk_queue_virtual_advance_to": (c_int, _P, c_double, _SizeP),
+    "sk_queue_virtual_run": (c_int, _P, c_size_t, _SizeP),
+    "sk_queue_virtual_now": (c_int, _P, POINTER(c_int64)),
+    "sk_queue_virtual_pending": (c_int, _P, _SizeP),
+    "sk_test_signal_cold": (c_int, _PP, _PP, _P, c_double, c_char_p, _MarbleP, c_size_t, _ValueP),
+    "sk_test_signal_hot": (c_int, _PP, _PP, _P, c_double, c_char_p, _MarbleP, c_size_t, _ValueP),
+    "sk_test_subscriptions_text": (c_int, _P, c_char_p, c_size_t, _SizeP),
+    "sk_test_subscriptions_release": (None, _P),
+    "sk_test_record": (c_int, _PP, _P, _P, c_double),
+    "sk_test_recorder_diagram": (c_int, _P, _MarbleP, c_size_t, c_char_p, c_size_t, _SizeP),
+    "sk_test_recorder_dispose": (None, _P),
+    "sk_test_recorder_release": (None, _P),
+}
+
+
 class _Api:
     """The C functions, by name without their sk_ prefix (C.pipe_put)."""
 
@@ -246,6 +276,9 @@ for _name, (_restype, *_argtypes) in _core_api.items():
     setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
 for _name, (_restype, *_argtypes) in _ffi_api.items():
     setattr(C, _name[3:], _proto(_ffi, _name, _restype, *_argtypes))
+if all(hasattr(_core, _name) for _name in _test_api):
+    for _name, (_restype, *_argtypes) in _test_api.items():
+        setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
 
 
 class SignalKitError(Exception):
