@@ -29,7 +29,9 @@ final class SKDisposable: SKObject, SKObserverFields {
 
     // `kind` first: it fits beside the base's two flags.
     let kind: Kind
-    @exclusivity(unchecked) private(set) var disposable: any Disposable
+    /// Nil only while a disposable that observes is being started (see
+    /// `start`): no placeholder to retain and release.
+    @exclusivity(unchecked) private var started: (any Disposable)?
     let next: sk_next_fn?
     let ctx: UnsafeMutableRawPointer?
 
@@ -43,9 +45,15 @@ final class SKDisposable: SKObject, SKObserverFields {
         return nil
     }
 
+    /// The Swift disposable.
+    var disposable: any Disposable {
+        // Invariant: set before the handle is handed out (see `start`).
+        return self.started!
+    }
+
     init(_ disposable: any Disposable, kind: Kind) {
         self.kind = kind
-        self.disposable = disposable
+        self.started = disposable
         self.next = nil
         self.ctx = nil
         super.init()
@@ -55,7 +63,7 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// with `ctx`, before it starts: `start` sets the disposable.
     init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?) {
         self.kind = .plain
-        self.disposable = EmptyDisposable
+        self.started = nil
         self.next = next
         self.ctx = ctx
         super.init()
@@ -64,7 +72,7 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// Sets the subscription's disposable; called once, before the handle
     /// is handed out.
     func start(_ disposable: any Disposable) {
-        self.disposable = disposable
+        self.started = disposable
     }
 }
 
