@@ -264,32 +264,39 @@ final class SKArray: SKObject {
         super.init()
     }
 
-    /// An array of the same items that shares no storage with `items` (whose
-    /// buffer its owner may want to update in place), so that `refill` can
-    /// rewrite its own.
-    convenience init(copying items: [SKValue]) {
-        var copy: [SKValue] = []
-        copy.reserveCapacity(items.count)
-        copy.append(contentsOf: items)
-        self.init(copy)
+    /// An array of the `count` items `item(index)` gives, in a buffer of its
+    /// own (never one its caller may want to update in place), so that
+    /// `refill` can rewrite it.
+    @inline(__always)
+    convenience init(count: Int, _ item: (Int) -> SKValue) {
+        var items: [SKValue] = []
+        items.reserveCapacity(count)
+        for index in 0 ..< count {
+            items.append(item(index))
+        }
+        self.init(items)
     }
 
     deinit {
         self.storage.deallocate()
     }
 
-    /// Replaces the items with `items` (as many as the array has), in place.
-    /// Only for an array that nothing else holds (see `SKArrayReuse`), so that
-    /// no reader can see it change.
-    func refill(_ items: [SKValue]) {
+    /// Replaces the items with the `count` items `item(index)` gives (as
+    /// many as the array has), in place. Only for an array that nothing else
+    /// holds (see `SKArrayReuse`), so that no reader can see it change.
+    @inline(__always)
+    func refill(count: Int, _ item: (Int) -> SKValue) {
         // Invariant: `SKArrayReuse` refills an array with as many items as it
         // was made with (one combination's inputs).
-        precondition(items.count == self.items.count, "an array refilled with another number of items")
-        for index in 0 ..< items.count {
-            self.items[index] = items[index]
-            self.storage[index] = items[index].raw
+        precondition(count == self.items.count, "an array refilled with another number of items")
+        var nested = false
+        for index in 0 ..< count {
+            let value = item(index)
+            nested = nested || value.kind == SK_KIND_ARRAY
+            self.storage[index] = value.raw
+            self.items[index] = value
         }
-        self.depth = SKArray.depth(of: items)
+        self.depth = nested ? SKArray.depth(of: self.items) : 1
     }
 }
 
@@ -321,15 +328,17 @@ final class SKArrayReuse: @unchecked Sendable {
         }
     }
 
-    /// An array holding `items`: the spare one refilled, or a new one.
-    func take(_ items: [SKValue]) -> SKArray {
+    /// An array of the `count` items `item(index)` gives: the spare one
+    /// refilled, or a new one.
+    @inline(__always)
+    func take(count: Int, _ item: (Int) -> SKValue) -> SKArray {
         if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
             // Nothing but the slot held it (see `giveBack`).
             let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
-            array.refill(items)
+            array.refill(count: count, item)
             return array
         }
-        return SKArray(copying: items)
+        return SKArray(count: count, item)
     }
 
     /// Keeps `array` for a later `take` if its emission (which has returned)

@@ -243,16 +243,18 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
     guard let observer else {
         return fail(SK_ERR_NULL_ARGUMENT, "observer is NULL")
     }
-    if let out, observer.pointee.release == nil, !HandleRegistry.isEnabled {
-        // Nothing to release: the disposable handed out is the observer too
-        // (see `SKDisposable`). Not with handle checking on: the closures
-        // keep the object alive after its last release by C until the
-        // subscription ends, and a released handle must read as released.
+    let fields = observer.pointee
+    if let out, fields.release == nil, fields.error == nil, fields.completed == nil, !HandleRegistry.isEnabled {
+        // A value callback and nothing to release: the disposable handed out
+        // is the observer too (see `SKDisposable`). Not with handle checking
+        // on: the closure keeps the object alive after its last release by C
+        // until the subscription ends, and a released handle must read as
+        // released.
         let (handle, status) = borrowSignal("signal", signal)
         guard let handle else {
             return status
         }
-        let subscription = SKDisposable(observing: observer.pointee)
+        let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx)
         subscription.start(startObserving(handle.signal, subscription))
         out.pointee = subscription.retainedHandle()
         return SKOK
