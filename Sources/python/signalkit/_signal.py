@@ -14,7 +14,7 @@ from typing import (Any, AsyncIterator, Callable, Deque, Generator, Generic, Ite
                     TypeVar, Union, overload)
 
 from . import _core
-from ._core import (KIND_DOUBLE, _Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
+from ._core import (KIND_DOUBLE, KIND_INT64, _Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
                     _deferred_fn, _detach_traceback, _trim_traceback, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
                     _interrupts, _map_fn, _next_fn, _object_of, _Observer, _predicate_fn, _put_object,
                     _reduce_fn, _register_subscription, _release_ctx, _release_fn, _report, _retain_callbacks,
@@ -112,7 +112,9 @@ class _Trampoline(threading.local):
     its disposable first and emits afterwards, so that an operator
     downstream (take, take_until, a dispose from a callback) can stop it."""
     active = False
-    jobs: Optional[Deque[Callable[[], None]]] = None
+
+    def __init__(self) -> None:  # runs once per thread, at its first use
+        self.jobs: Deque[Callable[[], None]] = collections.deque()
     # A subscription being started right on a from_iterable signal: its
     # emission hands the values to the subscription's Python callback
     # itself (no library operator in between to see them).
@@ -129,8 +131,6 @@ def _draining(function: Callable[..., Any], *args: Any) -> Any:
     if local.active:
         return function(*args)
     local.active = True
-    if local.jobs is None:
-        local.jobs = collections.deque()
     jobs = local.jobs
     try:
         result = function(*args)
@@ -139,11 +139,18 @@ def _draining(function: Callable[..., Any], *args: Any) -> Any:
         return result
     finally:
         local.active = False
-        while jobs:  # only after an exception escaped: the rest never emit
-            job = jobs.popleft()
-            cancel = getattr(job, "cancel", None)
-            if cancel is not None:
-                cancel()
+        _cancel_jobs(local)
+
+
+def _cancel_jobs(local: _Trampoline) -> None:
+    """After an exception escaped a draining call: the emissions it left
+    never run (each lets its subscriber go)."""
+    jobs = local.jobs
+    while jobs:
+        job = jobs.popleft()
+        cancel = getattr(job, "cancel", None)
+        if cancel is not None:
+            cancel()
 
 
 # --------------------------------------------------------------------------
@@ -558,7 +565,7 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
         run.cancel()
         _report(exc, "generator")
         return None
-    if local.active and local.jobs is not None:
+    if local.active:
         local.jobs.append(run)  # runs once this start has returned
     else:
         run()  # started by the library itself (another thread): emits now
@@ -1593,12 +1600,25 @@ class Pipe(Generic[T], _Handle):
         if not pointer:
             raise ValueError("Pipe is closed")
         out = Value()
-        _put_object(value, out)
+        if type(value) is int and -0x8000000000000000 <= value <= 0x7FFFFFFFFFFFFFFF:
+            out.kind = KIND_INT64
+            out.int64 = value
+        else:
+            _put_object(value, out)
+        local = _trampoline
         try:
-            if _trampoline.active:  # inside a call that drains already
+            if local.active:  # inside a call that drains already
                 status = _pipe_put(pointer, byref(out))
-            else:
-                status = _draining(_pipe_put, pointer, byref(out))
+            else:  # _draining, inline: this is the hot path of a hot source
+                local.active = True
+                try:
+                    status = _pipe_put(pointer, byref(out))
+                    jobs = local.jobs
+                    while jobs:
+                        jobs.popleft()()
+                finally:
+                    local.active = False
+                    _cancel_jobs(local)
         finally:
             if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
                 C.value_release(byref(out))
