@@ -84,7 +84,6 @@ from ._core import (ENV_VAR, MAX_DEPTH, SHUTDOWN_WAIT_SECONDS, TAKE_COMPLETE, TA
                     Value, boxed_objects, default_callback_error_hook, ffi_live_objects, from_value, library_paths,
                     live_objects, pending_callbacks, release_value, to_value, version)
 from ._signal import Disposable, Pipe, Promise, Queue, Signal, Signature, Subscriber, Trampoline, ValuePromise
-from ctypes import c_void_p
 
 callback_error_hook = _core.callback_error_hook
 """Called with (exception, where) for an exception a callback raised that
@@ -97,5 +96,5 @@ __all__ = [
     "SignalIterator", "asyncio_queue", "SignalError", "SignalKitError", "Value", "TAKE_PASS", "TAKE_COMPLETE",
     "MAX_DEPTH", "SHUTDOWN_WAIT_SECONDS", "ENV_VAR", "live_objects", "ffi_live_objects", "pending_callbacks",
     "boxed_objects", "from_value", "to_value", "release_value", "version", "library_paths",
-    "default_callback_error_hook", "callback_error_hook", "c_void_p",
+    "default_callback_error_hook", "callback_error_hook",
 ]

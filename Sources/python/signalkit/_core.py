@@ -431,13 +431,18 @@ def _object_of(pointer: Any) -> Any:
 
 
 def _scalar_value(obj: object) -> Value:
-    """A new sk_value for an object that is not a list or tuple."""
+    """A new sk_value of the library's own kind for an object that is not a
+    list or tuple (subclasses such as IntEnum as their base type)."""
     value = Value()
-    if isinstance(obj, (list, tuple)):
-        raise TypeError("signalkit: not a scalar")
-    if isinstance(obj, (bool, int, float, str, bytes)) or obj is None:
-        _put_object(obj if not isinstance(obj, bytearray) else bytes(obj), value)
-    elif isinstance(obj, bytearray):
+    if obj is None or isinstance(obj, bool):
+        _put_object(obj, value)
+    elif isinstance(obj, int):
+        _put_object(int(obj), value)
+    elif isinstance(obj, float):
+        _put_object(float(obj), value)
+    elif isinstance(obj, str):
+        _put_object(str(obj), value)
+    elif isinstance(obj, (bytes, bytearray)):
         _put_object(bytes(obj), value)
     else:
         raise TypeError(f"signalkit: no value kind for {type(obj).__name__}")

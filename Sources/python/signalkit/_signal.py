@@ -14,7 +14,7 @@ from typing import (Any, AsyncIterator, Callable, Deque, Generator, Generic, Ite
                     TypeVar, Union, overload)
 
 from . import _core
-from ._core import (KIND_DOUBLE, _Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
+from ._core import (KIND_DOUBLE, KIND_INT64, KIND_NIL, _Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
                     _deferred_fn, _detach_traceback, _trim_traceback, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
                     _interrupts, _map_fn, _next_fn, _object_of, _Observer, _predicate_fn, _put_object,
                     _reduce_fn, _register_subscription, _release_ctx, _release_fn, _report, _retain_callbacks,
@@ -105,32 +105,48 @@ class Disposable(_Failing, _Handle):
 # The trampoline: synchronous sources run after the start that asked for them
 # --------------------------------------------------------------------------
 
-class _Trampoline(threading.local):
-    """Per thread: whether a package call that starts signals is running
-    (`active`), and the synchronous emissions (from_iterable) waiting for it
-    to return from the library. A source started under such a call returns
-    its disposable first and emits afterwards, so that an operator
-    downstream (take, take_until, a dispose from a callback) can stop it."""
-    active = False
-    jobs: Optional[Deque[Callable[[], None]]] = None
-    # A subscription being started right on a from_iterable signal: its
-    # emission hands the values to the subscription's Python callback
-    # itself (no library operator in between to see them).
-    direct: Optional["_Sink"] = None
+class _Trampoline:
+    """Per thread (_thread_trampoline): whether a package call that starts
+    signals is running (`active`), and the synchronous emissions
+    (from_iterable) waiting for it to return from the library. A source
+    started under such a call returns its disposable first and emits
+    afterwards, so that an operator downstream (take, take_until, a dispose
+    from a callback) can stop it. `direct`: a subscription being started
+    right on a from_iterable signal, whose emission then hands the values to
+    the subscription's Python callback itself (no library operator between
+    to see them). A plain object, reached through one thread-local read per
+    call (each read of a threading.local attribute costs that much)."""
+    __slots__ = ("active", "jobs", "direct", "value", "value_ref")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.jobs: Deque[Callable[[], None]] = collections.deque()
+        self.direct: Optional[_Sink] = None
+        # A value for the outermost put of this thread (the library copies
+        # what it needs during the call, so it is free again after it).
+        self.value = Value()
+        self.value_ref = byref(self.value)
 
 
-_trampoline = _Trampoline()
+_thread_local = threading.local()
+
+
+def _thread_trampoline() -> _Trampoline:
+    """This thread's _Trampoline, made at its first use."""
+    try:
+        trampoline: _Trampoline = _thread_local.trampoline
+    except AttributeError:
+        trampoline = _thread_local.trampoline = _Trampoline()
+    return trampoline
 
 
 def _draining(function: Callable[..., Any], *args: Any) -> Any:
     """Calls function(*args) (a C call that may start signals), then runs
     the emissions it scheduled on this thread, in order."""
-    local = _trampoline
+    local = _thread_trampoline()
     if local.active:
         return function(*args)
     local.active = True
-    if local.jobs is None:
-        local.jobs = collections.deque()
     jobs = local.jobs
     try:
         result = function(*args)
@@ -139,11 +155,18 @@ def _draining(function: Callable[..., Any], *args: Any) -> Any:
         return result
     finally:
         local.active = False
-        while jobs:  # only after an exception escaped: the rest never emit
-            job = jobs.popleft()
-            cancel = getattr(job, "cancel", None)
-            if cancel is not None:
-                cancel()
+        _cancel_jobs(local)
+
+
+def _cancel_jobs(local: _Trampoline) -> None:
+    """After an exception escaped a draining call: the emissions it left
+    never run (each lets its subscriber go)."""
+    jobs = local.jobs
+    while jobs:
+        job = jobs.popleft()
+        cancel = getattr(job, "cancel", None)
+        if cancel is not None:
+            cancel()
 
 
 # --------------------------------------------------------------------------
@@ -242,7 +265,8 @@ def _sink_next(ctx: int, value: Any, _keep: Any = _core._keep, _local: Any = _in
         if _local.pending is not None:
             sink.fail(_local.pending, "next")
             return
-        item = _object_of(value)
+        contents = value.contents
+        item = contents.int64 if contents.kind == KIND_INT64 else _object_of(value)
         _sk_user = True
         if sink.stages:
             item = _apply(sink.stages, item)
@@ -548,7 +572,7 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
     if source is None or _state.closing or sys.is_finalizing():
         return None
     iterable, failures = source
-    local = _trampoline
+    local = _thread_trampoline()
     direct, local.direct = local.direct, None
     run = _IterRun(iterable, C.subscriber_retain(subscriber), failures, direct)
     out = c_void_p()
@@ -558,7 +582,7 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
         run.cancel()
         _report(exc, "generator")
         return None
-    if local.active and local.jobs is not None:
+    if local.active:
         local.jobs.append(run)  # runs once this start has returned
     else:
         run()  # started by the library itself (another thread): emits now
@@ -1438,11 +1462,12 @@ class Signal(Generic[T_co], _Failing, _Handle):
         pointer = None
         source = base.upstream if base is not None else self
         try:
-            if source._iterable_source and not _trampoline.active:
-                _trampoline.direct = sink  # taken by its generator, called by this start
+            local = _thread_trampoline()
+            if source._iterable_source and not local.active:
+                local.direct = sink  # taken by its generator, called by this start
             pointer = _draining(_start_observer, signal, sink, _c_sink_next, _c_sink_error, _c_sink_completed)
         finally:
-            _trampoline.direct = None
+            _thread_trampoline().direct = None
             disposable = Disposable(pointer)
             disposable._failures = failures
             if pointer:
@@ -1592,17 +1617,36 @@ class Pipe(Generic[T], _Handle):
         pointer = self._pointer
         if not pointer:
             raise ValueError("Pipe is closed")
-        out = Value()
-        _put_object(value, out)
-        try:
-            if _trampoline.active:  # inside a call that drains already
+        local = _thread_trampoline()
+        if local.active:  # inside a call that drains already (a callback's put): a value of its own
+            out = Value()
+            _put_object(value, out)
+            try:
                 status = _pipe_put(pointer, byref(out))
+            finally:
+                if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
+                    C.value_release(byref(out))
+        else:  # the outermost put of this thread: _draining, inline (the hot path of a hot source)
+            out = local.value
+            if type(value) is int and -0x8000000000000000 <= value <= 0x7FFFFFFFFFFFFFFF:
+                out.kind = KIND_INT64
+                out.int64 = value
             else:
-                status = _draining(_pipe_put, pointer, byref(out))
-        finally:
-            if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
-                C.value_release(byref(out))
-        if _interrupts.local.pending is not None or _interrupts.installed:
+                _put_object(value, out)
+            local.active = True
+            try:
+                status = _pipe_put(pointer, local.value_ref)
+                jobs = local.jobs
+                while jobs:
+                    jobs.popleft()()
+            finally:
+                local.active = False
+                if local.jobs:
+                    _cancel_jobs(local)
+                if out.kind > KIND_DOUBLE:
+                    C.value_release(local.value_ref)
+                out.kind = KIND_NIL
+        if _interrupts.local.pending is not None:
             _after_call()
         if status:
             _check(status)

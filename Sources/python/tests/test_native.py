@@ -20,7 +20,7 @@ import threading
 import traceback
 import unittest
 import weakref
-from ctypes import CFUNCTYPE, c_double, c_int, c_int64
+from ctypes import CFUNCTYPE, c_double, c_int, c_int64, c_void_p
 
 import signalkit as sk
 
@@ -45,7 +45,7 @@ class TypedApiTests(SignalKitTestCase):
 
     def test_cfunctype_callbacks_with_ctx(self):
         seen = []
-        on_next = CFUNCTYPE(None, sk.c_void_p, c_double)(lambda ctx, d: seen.append((ctx is not None, d)))
+        on_next = CFUNCTYPE(None, c_void_p, c_double)(lambda ctx, d: seen.append((ctx is not None, d)))
         half = CFUNCTYPE(c_double, c_int64)(lambda n: n / 2)
         with sk.Signal.from_iterable([1, 3]) as source, source.map("f64(i64)", half) as halves, \
                 halves.subscribe("void(ctx,f64)", on_next):

@@ -226,3 +226,57 @@ def test_time_operators_on_a_serial_queue():
     queue.run(drained.set)
     assert drained.wait(10)
     del queue
+
+
+def test_retry_starts_again_after_a_delay():
+    queue = sk.Queue.serial("retry")
+    attempts = itertools.count()
+
+    def flaky():
+        if next(attempts) < 2:
+            return sk.Signal.fail(RuntimeError("not yet"))
+        return sk.Signal.from_iterable(["ok"])
+
+    assert sk.Signal.deferred(flaky).retry(0.001, 0.01, queue).to_list(timeout=10) == ["ok"]
+    assert next(attempts) == 3
+    barrier_queue(queue)
+    del queue
+
+
+def test_throttle_keeps_the_latest_per_period():
+    queue = sk.Queue.serial("throttle")
+    with sk.Pipe() as pipe:
+        seen, done = [], threading.Event()
+
+        def on_next(value):
+            seen.append(value)
+            if value == 3:
+                done.set()
+
+        with pipe.signal().throttle(0.05, queue).subscribe(on_next):
+            for n in (1, 2, 3):
+                pipe.put(n)
+            assert done.wait(10)
+        # The trailing edge: the latest put arrives, in order, no value twice
+        # (how many of 1 and 2 pass depends on how fast the puts ran).
+        assert seen[-1] == 3 and seen == sorted(set(seen))
+    barrier_queue(queue)
+    del queue
+
+
+def test_throttled_runs_the_first_then_the_latest_waiting():
+    with sk.Pipe() as first_done:
+        signals = [first_done.signal().take(1).map(lambda _: "first"), sk.Signal.single("second"),
+                   sk.Signal.single("third")]
+        seen = []
+        with sk.Pipe() as outer, outer.signal().throttled().subscribe(seen.append):
+            for signal in signals:
+                outer.put(signal)
+            first_done.put(None)
+        assert seen == ["first", "third"]
+
+
+def barrier_queue(queue):
+    drained = threading.Event()
+    queue.run(drained.set)
+    assert drained.wait(10)
