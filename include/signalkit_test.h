@@ -64,9 +64,10 @@ extern "C" {
  * scheduled, on the advancing thread, with the clock at each task's
  * deadline. sk_queue_is_current() is true inside that work, so
  * sk_queue_async() from it runs inline. sk_queue_sync() from outside runs
- * the work due now, then `fn`, on the calling thread. Releasing the last
- * handle drops the pending work (each `release(ctx)` runs on the releasing
- * thread) and any later work.
+ * the work due now, then `fn`, on the calling thread (while another thread
+ * advances the queue, that thread runs `fn` and the caller waits for it).
+ * Releasing the last handle drops the pending work (each `release(ctx)`
+ * runs on the releasing thread) and any later work.
  *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.

@@ -80,7 +80,8 @@ public func sk_queue_virtual_advance_to(_ queue: OpaquePointer?, _ seconds: Doub
 @c @implementation
 public func sk_queue_virtual_run(_ queue: OpaquePointer?, _ maxTasks: Int, _ outRan: UnsafeMutablePointer<Int>?) -> Int32 {
     return advance(queue, outRan) { queue throws(VirtualTimeError) in
-        try queue.run(limit: maxTasks == 0 ? Queue.defaultVirtualTaskLimit : maxTasks)
+        // A size_t past Int.max arrives negative: as good as no limit.
+        try queue.run(limit: maxTasks == 0 ? Queue.defaultVirtualTaskLimit : maxTasks < 0 ? Int.max : maxTasks)
     }
 }
 
@@ -251,6 +252,8 @@ final class SKTestSubscriptions: SKObject {
 /// NUL-terminated, the full length through `outLength`); fails for a NULL
 /// buffer with a size.
 private func writeText(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ outLength: UnsafeMutablePointer<Int>?, function: StaticString) -> Int32 {
+    // A size_t past Int.max (SIZE_MAX for "large enough") arrives negative.
+    let size = size < 0 ? Int.max : size
     if buffer == nil && size != 0 {
         return fail(SK_ERR_NULL_ARGUMENT, "buffer is NULL and size is not 0", function: function)
     }
@@ -269,7 +272,7 @@ private func writeText(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _
 @c @implementation
 public func sk_test_subscriptions_text(_ subscriptions: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     outLength?.pointee = 0
-    if let buffer, size > 0 {
+    if let buffer, size != 0 {
         buffer.pointee = 0
     }
     let (handle, status) = borrowHandle("subscriptions", subscriptions, as: SKTestSubscriptions.self, "a subscription log")
@@ -335,7 +338,7 @@ public func sk_test_record(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
 @c @implementation
 public func sk_test_recorder_diagram(_ recorder: OpaquePointer?, _ values: UnsafePointer<sk_marble_value>?, _ count: Int, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     outLength?.pointee = 0
-    if let buffer, size > 0 {
+    if let buffer, size != 0 {
         buffer.pointee = 0
     }
     let (handle, status) = borrowHandle("recorder", recorder, as: SKTestRecorder.self, "a test recorder")
@@ -359,7 +362,13 @@ public func sk_test_recorder_diagram(_ recorder: OpaquePointer?, _ values: Unsaf
 
 @c @implementation
 public func sk_test_recorder_dispose(_ recorder: OpaquePointer?) {
-    SKObject.borrow(recorder, as: SKTestRecorder.self)?.recorder.dispose()
+    guard recorder != nil else {
+        return
+    }
+    // Through borrowHandle: a released handle (with handle checking) or one
+    // of another kind sets the last error, as the conventions promise.
+    let (handle, _) = borrowHandle("recorder", recorder, as: SKTestRecorder.self, "a test recorder")
+    handle?.recorder.dispose()
 }
 
 @c @implementation

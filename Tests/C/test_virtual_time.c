@@ -705,3 +705,55 @@ Test(virtual_time, recording_is_linear_in_the_number_of_events, .timeout = SK_TE
     sk_signal_release(signal);
     expect_no_live_objects(1, queue);
 }
+
+static void count_call(void *ctx) { (*(int *)ctx)++; }
+
+/* A size_t past INT64_MAX arrived as a negative Int: SIZE_MAX tasks ran none
+ * (SK_ERR_RESOURCE), a buffer of SIZE_MAX bytes was left as it was. */
+Test(virtual_time, sizes_past_int64_max_mean_no_limit, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    int calls = 0;
+    SK_OK_OR_FAIL(sk_queue_after(queue, frames(1), count_call, &calls, NULL));
+    SK_OK_OR_FAIL(sk_queue_after(queue, frames(2), count_call, &calls, NULL));
+    size_t ran = 0;
+    SK_OK_OR_FAIL(sk_queue_virtual_run(queue, SIZE_MAX, &ran));
+    cr_assert_eq(ran, 2);
+    cr_assert_eq(calls, 2);
+    sk_test_subscriptions *log = NULL;
+    sk_signal *signal = cold_logged(queue, "a|", &log);
+    sk_test_recorder *recorder = record(signal, queue);
+    run(queue);
+    char buffer[16];
+    memset(buffer, 'X', sizeof buffer);
+    size_t length = 0;
+    SK_OK_OR_FAIL(sk_test_subscriptions_text(log, buffer, SIZE_MAX, &length));
+    cr_assert_str_eq(buffer, "^2 !3");
+    cr_assert_eq(length, 5);
+    memset(buffer, 'X', sizeof buffer);
+    SK_OK_OR_FAIL(sk_test_recorder_diagram(recorder, NULL, 0, buffer, SIZE_MAX, &length));
+    cr_assert_str_eq(buffer, "--a|");
+    cr_assert_eq(length, 4);
+    sk_test_recorder_release(recorder);
+    sk_signal_release(signal);
+    sk_test_subscriptions_release(log);
+    expect_no_live_objects(1, queue);
+}
+
+/* sk_test_recorder_dispose() given a released recorder did nothing but left
+ * the last error as it was; the conventions promise a message. */
+Test(virtual_time, disposing_a_released_recorder_sets_the_last_error, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(sk_live_objects(), 0);
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = cold(queue, "a|");
+    sk_test_recorder *recorder = record(signal, queue);
+    sk_test_recorder_release(recorder);
+    sk_queue_release(NULL);
+    cr_assert_eq(sk_queue_virtual_run(NULL, 0, NULL), SK_ERR_NULL_ARGUMENT);
+    sk_test_recorder_dispose(recorder);
+    cr_assert(strstr(sk_last_error_message(), "sk_test_recorder_dispose") != NULL, "%s", sk_last_error_message());
+    sk_test_recorder_dispose((sk_test_recorder *)signal);
+    cr_assert(strstr(sk_last_error_message(), "test recorder") != NULL, "%s", sk_last_error_message());
+    sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}
