@@ -757,3 +757,41 @@ Test(virtual_time, disposing_a_released_recorder_sets_the_last_error, .timeout =
     sk_signal_release(signal);
     expect_no_live_objects(1, queue);
 }
+
+struct advancer {
+    sk_queue *queue;
+    int unexpected; /* statuses other than SK_OK and SK_ERR_BUSY */
+    int status;
+};
+
+static void *advance_by_a_nanosecond(void *arg) {
+    struct advancer *advancer = arg;
+    for (int i = 0; i < 300000; i++) {
+        int status = sk_queue_virtual_advance_by(advancer->queue, 1e-9, NULL);
+        if (status != SK_OK && status != SK_ERR_BUSY) {
+            advancer->unexpected++;
+            advancer->status = status;
+        }
+    }
+    return NULL;
+}
+
+/* advance_by read the clock, then advanced to that time plus the duration:
+ * another thread's advance in between made that a time in the past, and a
+ * valid duration failed with SK_ERR_INVALID_ARGUMENT (about once in 100,000
+ * calls of two threads). */
+Test(virtual_time, advancing_by_from_two_threads_is_ok_or_busy, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    struct advancer advancers[2] = { { queue, 0, SK_OK }, { queue, 0, SK_OK } };
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(pthread_create(&threads[i], NULL, advance_by_a_nanosecond, &advancers[i]), 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        pthread_join(threads[i], NULL);
+    }
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(advancers[i].unexpected, 0, "thread %d: %d calls returned another status, such as %d", i, advancers[i].unexpected, advancers[i].status);
+    }
+    expect_no_live_objects(1, queue);
+}
