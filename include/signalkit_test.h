@@ -64,9 +64,10 @@ extern "C" {
  * scheduled, on the advancing thread, with the clock at each task's
  * deadline. sk_queue_is_current() is true inside that work, so
  * sk_queue_async() from it runs inline. sk_queue_sync() from outside runs
- * the work due now, then `fn`, on the calling thread. Releasing the last
- * handle drops the pending work (each `release(ctx)` runs on the releasing
- * thread) and any later work.
+ * the work due now, then `fn`, on the calling thread (while another thread
+ * advances the queue, that thread runs `fn` and the caller waits for it).
+ * Releasing the last handle drops the pending work (each `release(ctx)`
+ * runs on the releasing thread) and any later work.
  *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.
@@ -168,9 +169,9 @@ int sk_queue_virtual_pending(sk_queue *queue, size_t *out_count);
  * @brief One entry of a value table: the value a diagram's character stands
  *        for.
  *
- * A table is an array of entries, each character at most once. Without a
- * table (NULL, 0), a letter or digit stands for itself as a one-character
- * string value.
+ * A table is an array of entries, each character (an ASCII letter or
+ * digit) at most once. Without a table (NULL, 0), a letter or digit stands
+ * for itself as a one-character string value.
  */
 typedef struct sk_marble_value {
     char symbol;     /**< A letter or digit of the diagrams. */
@@ -196,7 +197,8 @@ typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subs
  *                  sk_test_subscriptions_text(), release it with
  *                  sk_test_subscriptions_release(); NULL on error.
  * @param queue     Borrowed: a virtual-time queue (sk_queue_create_virtual()).
- * @param frame     How long a frame lasts, in seconds (> 0).
+ * @param frame     How long a frame lasts, in seconds, rounded to whole
+ *                  nanoseconds: at least 1 ns, at most 1e9 s.
  * @param diagram   Borrowed, NUL-terminated: the diagram (see the file's
  *                  documentation).
  * @param values    Borrowed (the values are copied): the value table, or
@@ -205,9 +207,11 @@ typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subs
  * @param error     Borrowed (copied): the error of `#`; may be NULL for nil.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (out, queue, diagram, or values with
  *         count not 0); SK_ERR_WRONG_KIND when `queue` is not a virtual-time
- *         queue; SK_ERR_INVALID_ARGUMENT for a frame that is not > 0, a
- *         malformed value, or a diagram that does not parse (the message
- *         names the position: "sk_test_signal_cold: position 3: ...").
+ *         queue; SK_ERR_INVALID_ARGUMENT for a frame out of that range, a
+ *         malformed value, a table symbol that is not an ASCII letter or
+ *         digit or is there twice, a diagram that does not parse (the
+ *         message names the position: "sk_test_signal_cold: position 3:
+ *         ..."), or one whose last frame is past the clock's end (2^63 ns).
  * @par Thread safety
  *   Any thread. Its events are delivered on the thread that advances
  *   `queue`.
@@ -229,7 +233,7 @@ int sk_test_signal_cold(sk_signal **out, sk_test_subscriptions **out_subscriptio
  *                  sk_signal_release(); NULL on error.
  * @param[out] out_subscriptions  May be NULL; as for sk_test_signal_cold().
  * @param queue     Borrowed: a virtual-time queue.
- * @param frame     How long a frame lasts, in seconds (> 0).
+ * @param frame     As for sk_test_signal_cold().
  * @param diagram   Borrowed, NUL-terminated: the diagram.
  * @param values    Borrowed: the value table, or NULL.
  * @param count     The number of entries of `values`.
@@ -281,10 +285,11 @@ void sk_test_subscriptions_release(sk_test_subscriptions *subscriptions);
  * @param signal    Borrowed; started at once, on the calling thread.
  * @param queue     Borrowed: the virtual-time queue whose clock times the
  *                  events.
- * @param frame     How long a frame lasts, in seconds (> 0).
+ * @param frame     How long a frame lasts, in seconds, rounded to whole
+ *                  nanoseconds: at least 1 ns, at most 1e9 s.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (out, signal, queue);
  *         SK_ERR_WRONG_KIND when `queue` is not a virtual-time queue;
- *         SK_ERR_INVALID_ARGUMENT for a frame that is not > 0.
+ *         SK_ERR_INVALID_ARGUMENT for a frame out of that range.
  * @par Thread safety
  *   Any thread. Events are recorded on whatever thread delivers them.
  */
@@ -310,8 +315,10 @@ int sk_test_record(sk_test_recorder **out, sk_signal *signal, sk_queue *queue, d
  *                        (without the NUL), so a caller can size a buffer.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (recorder, or values with count not 0,
  *         or buffer with size not 0); SK_ERR_WRONG_KIND when `recorder` is
- *         not a recorder; SK_ERR_INVALID_ARGUMENT for a malformed value in
- *         the table.
+ *         not a recorder; SK_ERR_INVALID_ARGUMENT for a malformed table (as
+ *         for sk_test_signal_cold()); SK_ERR_RESOURCE, with `*out_length`
+ *         0, for an event in frame 2^24 or later: the diagram would be
+ *         longer than 2^24 characters (a clock advanced far from its 0).
  * @par Thread safety
  *   Any thread.
  */

@@ -80,7 +80,8 @@ public func sk_queue_virtual_advance_to(_ queue: OpaquePointer?, _ seconds: Doub
 @c @implementation
 public func sk_queue_virtual_run(_ queue: OpaquePointer?, _ maxTasks: Int, _ outRan: UnsafeMutablePointer<Int>?) -> Int32 {
     return advance(queue, outRan) { queue throws(VirtualTimeError) in
-        try queue.run(limit: maxTasks == 0 ? Queue.defaultVirtualTaskLimit : maxTasks)
+        // A size_t past Int.max arrives negative: as good as no limit.
+        try queue.run(limit: maxTasks == 0 ? Queue.defaultVirtualTaskLimit : maxTasks < 0 ? Int.max : maxTasks)
     }
 }
 
@@ -110,6 +111,23 @@ public func sk_queue_virtual_pending(_ queue: OpaquePointer?, _ outCount: Unsafe
     return SKOK
 }
 
+/// Whether `frame` is a frame length TestScheduler keeps as given: at least
+/// one nanosecond once rounded to whole ones, at most 10^9 seconds (it would
+/// clamp others silently).
+private func isValidFrame(_ frame: Double) -> Bool {
+    return frame.isFinite && frame <= 1e9 && (frame * 1e9).rounded() >= 1
+}
+
+/// The error of a frame `isValidFrame` rejects.
+private func failFrame(_ frame: Double, function: StaticString = #function) -> Int32 {
+    return fail(SK_ERR_INVALID_ARGUMENT, "frame must be at least 1 ns (rounded to whole nanoseconds) and at most 1e9 s, not \(frame)", function: function)
+}
+
+/// The longest diagram sk_test_recorder_diagram prints: an event in a later
+/// frame (a clock far from its 0, such as one run to a timer 292 years
+/// away) would make a diagram of that many characters.
+private let maxDiagramFrames = 1 << 24
+
 /// A value table read from C: character → value (copied), and the reverse
 /// for printing (the first character of a value, in table order).
 private struct MarbleTable {
@@ -132,7 +150,14 @@ private struct MarbleTable {
         var entries: [(Character, SKValue)] = []
         for index in 0 ..< count {
             let entry = values + index
-            let symbol = Character(Unicode.Scalar(UInt8(bitPattern: entry.pointee.symbol)))
+            let byte = UInt8(bitPattern: entry.pointee.symbol)
+            let symbol = Character(Unicode.Scalar(byte))
+            guard byte < 0x80, symbol.isLetter || symbol.isNumber else {
+                return (nil, fail(SK_ERR_INVALID_ARGUMENT, "values[\(index)].symbol: \(byte) is not an ASCII letter or digit", function: function))
+            }
+            if let first = entries.firstIndex(where: { $0.0 == symbol }) {
+                return (nil, fail(SK_ERR_INVALID_ARGUMENT, "values[\(index)].symbol: `\(symbol)` is also values[\(first)].symbol", function: function))
+            }
             // A shallow copy of the C struct: borrowValue retains what it keeps.
             var raw = entry.pointee.value
             let (value, status) = withUnsafePointer(to: &raw) {
@@ -141,9 +166,7 @@ private struct MarbleTable {
             guard let value else {
                 return (nil, status)
             }
-            if table[symbol] == nil {
-                table[symbol] = value
-            }
+            table[symbol] = value
             entries.append((symbol, value))
         }
         return (MarbleTable(values: table, entries: entries), SKOK)
@@ -173,8 +196,8 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
     guard let queueHandle else {
         return queueStatus
     }
-    guard frame > 0, frame.isFinite else {
-        return fail(SK_ERR_INVALID_ARGUMENT, "frame must be > 0", function: function)
+    guard isValidFrame(frame) else {
+        return failFrame(frame, function: function)
     }
     guard let diagram else {
         return fail(SK_ERR_NULL_ARGUMENT, "diagram is NULL", function: function)
@@ -206,6 +229,10 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
     }
     // Invariant: the queue is a virtual-time queue (checked above).
     let scheduler = try! TestScheduler(queue: queueHandle, frame: frame)
+    let last = timeline.events.map(\.time).max() ?? 0
+    if Int64(last).multipliedReportingOverflow(by: scheduler.frameNanoseconds).overflow {
+        return fail(SK_ERR_INVALID_ARGUMENT, "frame \(last) of the diagram is past the clock's end (2^63 ns) with frames of \(scheduler.frame) s", function: function)
+    }
     let source = hot ? scheduler.hot(timeline) : scheduler.cold(timeline)
     outSubscriptions?.pointee = SKTestSubscriptions(source).retainedHandle()
     return output(out, source.signal)
@@ -225,6 +252,8 @@ final class SKTestSubscriptions: SKObject {
 /// NUL-terminated, the full length through `outLength`); fails for a NULL
 /// buffer with a size.
 private func writeText(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ outLength: UnsafeMutablePointer<Int>?, function: StaticString) -> Int32 {
+    // A size_t past Int.max (SIZE_MAX for "large enough") arrives negative.
+    let size = size < 0 ? Int.max : size
     if buffer == nil && size != 0 {
         return fail(SK_ERR_NULL_ARGUMENT, "buffer is NULL and size is not 0", function: function)
     }
@@ -243,7 +272,7 @@ private func writeText(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _
 @c @implementation
 public func sk_test_subscriptions_text(_ subscriptions: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     outLength?.pointee = 0
-    if let buffer, size > 0 {
+    if let buffer, size != 0 {
         buffer.pointee = 0
     }
     let (handle, status) = borrowHandle("subscriptions", subscriptions, as: SKTestSubscriptions.self, "a subscription log")
@@ -297,8 +326,8 @@ public func sk_test_record(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
     guard let queueHandle else {
         return queueStatus
     }
-    guard frame > 0, frame.isFinite else {
-        return fail(SK_ERR_INVALID_ARGUMENT, "frame must be > 0")
+    guard isValidFrame(frame) else {
+        return failFrame(frame)
     }
     // Invariant: the queue is a virtual-time queue (checked above).
     let scheduler = try! TestScheduler(queue: queueHandle, frame: frame)
@@ -309,7 +338,7 @@ public func sk_test_record(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
 @c @implementation
 public func sk_test_recorder_diagram(_ recorder: OpaquePointer?, _ values: UnsafePointer<sk_marble_value>?, _ count: Int, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     outLength?.pointee = 0
-    if let buffer, size > 0 {
+    if let buffer, size != 0 {
         buffer.pointee = 0
     }
     let (handle, status) = borrowHandle("recorder", recorder, as: SKTestRecorder.self, "a test recorder")
@@ -323,13 +352,23 @@ public func sk_test_recorder_diagram(_ recorder: OpaquePointer?, _ values: Unsaf
     guard let table else {
         return tableStatus
     }
-    let diagram = Marbles.print(handle.recorder.timeline, values: { table.character(of: $0) })
+    let timeline = handle.recorder.timeline
+    if let last = timeline.events.map(\.time).max(), last >= maxDiagramFrames {
+        return fail(SK_ERR_RESOURCE, "an event in frame \(last): the diagram would be longer than \(maxDiagramFrames) characters")
+    }
+    let diagram = Marbles.print(timeline, values: { table.character(of: $0) })
     return writeText(diagram, buffer, size, outLength, function: #function)
 }
 
 @c @implementation
 public func sk_test_recorder_dispose(_ recorder: OpaquePointer?) {
-    SKObject.borrow(recorder, as: SKTestRecorder.self)?.recorder.dispose()
+    guard recorder != nil else {
+        return
+    }
+    // Through borrowHandle: a released handle (with handle checking) or one
+    // of another kind sets the last error, as the conventions promise.
+    let (handle, _) = borrowHandle("recorder", recorder, as: SKTestRecorder.self, "a test recorder")
+    handle?.recorder.dispose()
 }
 
 @c @implementation

@@ -14,7 +14,13 @@ import SwiftSignalKit
 /// arrive on any thread; `dispose` may be called from any thread.
 public final class TestRecorder<Value, Failure>: @unchecked Sendable {
     private let scheduler: TestScheduler
-    private let recorded = Atomic<[(nanoseconds: Int64, event: SignalEvent<Value, Failure>)]>(value: [])
+    /// The events, appended in place under the atomic's lock (an append
+    /// that copied the array would make a recording quadratic).
+    private final class Log {
+        var events: [(nanoseconds: Int64, event: SignalEvent<Value, Failure>)] = []
+    }
+
+    private let recorded = Atomic<Log>(value: Log())
     private let subscription = MetaDisposable()
 
     init(scheduler: TestScheduler) {
@@ -23,7 +29,7 @@ public final class TestRecorder<Value, Failure>: @unchecked Sendable {
 
     /// The events so far, each with the clock's time in nanoseconds.
     public var events: [(nanoseconds: Int64, event: SignalEvent<Value, Failure>)] {
-        return self.recorded.with { $0 }
+        return self.recorded.with { $0.events }
     }
 
     /// The events so far as a timeline in frames (no subscription offset).
@@ -39,7 +45,7 @@ public final class TestRecorder<Value, Failure>: @unchecked Sendable {
 
     func append(_ event: SignalEvent<Value, Failure>) {
         let now = self.scheduler.queue.virtualNowNanoseconds ?? 0
-        _ = self.recorded.modify { $0 + [(now, event)] }
+        self.recorded.with { $0.events.append((now, event)) }
     }
 
     func start(_ signal: Signal<Value, Failure>) {

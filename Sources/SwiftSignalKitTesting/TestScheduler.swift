@@ -54,9 +54,19 @@ public final class TestScheduler: @unchecked Sendable {
         self.queue = queue
     }
 
-    /// `frames` frames in seconds, for the durations given to operators.
+    /// `frames` frames in seconds, for the durations given to operators
+    /// (exact while `frames` frames fit the clock's 2^63 nanoseconds).
     public func seconds(_ frames: Int) -> Double {
-        return Double(Int64(frames) * self.frameNanoseconds) / 1e9
+        guard let nanoseconds = self.nanoseconds(frames) else {
+            return Double(frames) * Double(self.frameNanoseconds) / 1e9
+        }
+        return Double(nanoseconds) / 1e9
+    }
+
+    /// `frames` frames in nanoseconds; nil when that overflows the clock.
+    private func nanoseconds(_ frames: Int) -> Int64? {
+        let (product, overflow) = Int64(frames).multipliedReportingOverflow(by: self.frameNanoseconds)
+        return overflow ? nil : product
     }
 
     /// The frame the clock is in (the clock's time divided by the frame,
@@ -77,10 +87,13 @@ public final class TestScheduler: @unchecked Sendable {
     /// - Throws: `VirtualTimeError` as `Queue.advance(by:)`.
     @discardableResult
     public func advance(frames: Int, limit: Int = Queue.defaultVirtualTaskLimit) throws(VirtualTimeError) -> Int {
-        if frames < 0 {
+        guard frames >= 0, let duration = self.nanoseconds(frames) else {
             throw .invalidTime(self.seconds(frames))
         }
-        let target = (self.queue.virtualNowNanoseconds ?? 0) + Int64(frames) * self.frameNanoseconds
+        let (target, overflow) = (self.queue.virtualNowNanoseconds ?? 0).addingReportingOverflow(duration)
+        if overflow {
+            throw .invalidTime(self.seconds(frames))
+        }
         return try self.queue.advance(to: Double(target) / 1e9, limit: limit)
     }
 
@@ -101,10 +114,16 @@ public final class TestScheduler: @unchecked Sendable {
     }
 
     /// Runs `work` on the queue at the start of frame `frame` (at once, in
-    /// the next advance, when that frame has begun).
+    /// the next advance, when that frame has begun). A frame past the clock's
+    /// end (2^63 nanoseconds) never comes: `work` is dropped.
     public func schedule(at frame: Int, _ work: @escaping () -> Void) {
+        guard let deadline = self.nanoseconds(frame) else {
+            if frame < 0 {
+                self.queue.after(0, work)
+            }
+            return
+        }
         let now = self.queue.virtualNowNanoseconds ?? 0
-        let delay = max(0, Int64(frame) * self.frameNanoseconds - now)
-        self.queue.after(Double(delay) / 1e9, work)
+        self.queue.after(Double(max(0, deadline - now)) / 1e9, work)
     }
 }

@@ -106,7 +106,12 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     private func playCold(to subscriber: Subscriber<Value, Failure>, unless disposed: Atomic<Bool>) {
         let start = self.scheduler.now
         for event in self.timeline.events {
-            self.scheduler.schedule(at: start + max(0, event.time)) {
+            // A frame past Int.max is past the clock's end: never played.
+            let (frame, overflow) = start.addingReportingOverflow(max(0, event.time))
+            if overflow {
+                continue
+            }
+            self.scheduler.schedule(at: frame) {
                 if disposed.with({ $0 }) {
                     return
                 }
@@ -144,7 +149,12 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     private func scheduleHot() {
         let start = self.scheduler.now
         for event in self.timeline.events where event.time >= 0 {
-            self.scheduler.schedule(at: start + event.time) { [weak self] in
+            // A frame past Int.max is past the clock's end: never played.
+            let (frame, overflow) = start.addingReportingOverflow(event.time)
+            if overflow {
+                continue
+            }
+            self.scheduler.schedule(at: frame) { [weak self] in
                 guard let self else {
                     return
                 }

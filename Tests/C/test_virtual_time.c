@@ -5,6 +5,7 @@
  * clock: a frame is 1 ms of virtual time, and the test thread moves it. */
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include <signalkit_test.h>
 
@@ -578,4 +579,219 @@ Test(virtual_time, test_functions_reject_bad_arguments, .timeout = SK_TEST_TIMEO
     sk_test_recorder_release(recorder);
     sk_signal_release(good);
     expect_no_live_objects(2, queue, real);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Limits                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A frame that rounds to no nanosecond, or longer than 1e9 s, was clamped
+ * silently (to 1 ns, to 1e9 s). */
+Test(virtual_time, a_frame_below_a_nanosecond_or_above_1e9_seconds_is_an_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = (sk_signal *)0x1;
+    const double bad[] = { 1e-12, 4e-10, 1e10, 1e300 };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, bad[i], "a|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT, "frame %g", bad[i]);
+        cr_assert_null(signal);
+        cr_assert(strstr(sk_last_error_message(), "frame") != NULL, "%s", sk_last_error_message());
+        cr_assert_eq(sk_test_signal_hot(&signal, NULL, queue, bad[i], "a|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT, "frame %g", bad[i]);
+    }
+    sk_signal *good = cold(queue, "a|");
+    sk_test_recorder *recorder = (sk_test_recorder *)0x1;
+    cr_assert_eq(sk_test_record(&recorder, good, queue, 1e-12), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_null(recorder);
+    cr_assert_eq(sk_test_record(&recorder, good, queue, 1e10), SK_ERR_INVALID_ARGUMENT);
+    sk_signal *nanosecond = NULL;
+    SK_OK_OR_FAIL(sk_test_signal_cold(&nanosecond, NULL, queue, 6e-10, "a|", NULL, 0, NULL));
+    sk_signal_release(nanosecond);
+    sk_signal_release(good);
+    expect_no_live_objects(1, queue);
+}
+
+/* Frames of 1e9 s reach the clock's end (2^63 ns) at frame 10: a cold
+ * signal trapped on the overflow when subscribed, a hot one when made. */
+Test(virtual_time, a_diagram_past_the_clocks_end_is_an_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = (sk_signal *)0x1;
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, 1e9, "----------a|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_null(signal);
+    cr_assert(strstr(sk_last_error_message(), "clock's end") != NULL, "%s", sk_last_error_message());
+    cr_assert_eq(sk_test_signal_hot(&signal, NULL, queue, 1e9, "^----------a|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    SK_OK_OR_FAIL(sk_test_signal_cold(&signal, NULL, queue, 1e9, "--------a|", NULL, 0, NULL));
+    sk_test_recorder *recorder = NULL;
+    SK_OK_OR_FAIL(sk_test_record(&recorder, signal, queue, 1e9));
+    run(queue);
+    expect_marbles(recorder, "--------a|");
+    sk_test_recorder_release(recorder);
+    sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}
+
+/* A table with a character twice, or one no diagram can hold, was taken
+ * (the first entry won). */
+Test(virtual_time, a_value_table_holds_letters_and_digits_each_once, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = (sk_signal *)0x1;
+    sk_marble_value table[2] = { { 'a', { 0 } }, { 'a', { 0 } } };
+    table[0].value = int_value(1);
+    table[1].value = int_value(2);
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "a|", table, 2, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_null(signal);
+    cr_assert(strstr(sk_last_error_message(), "values[1].symbol") != NULL, "%s", sk_last_error_message());
+    const char bad[] = { '-', '|', '#', '(', '^', ' ', '\0', (char)0xe9 };
+    for (size_t i = 0; i < sizeof bad; i++) {
+        table[1].symbol = bad[i];
+        cr_assert_eq(sk_test_signal_hot(&signal, NULL, queue, FRAME, "a|", table, 2, NULL), SK_ERR_INVALID_ARGUMENT, "symbol %d", bad[i]);
+    }
+    table[1].symbol = '7';
+    SK_OK_OR_FAIL(sk_test_signal_cold(&signal, NULL, queue, FRAME, "a7|", table, 2, NULL));
+    sk_test_recorder *recorder = record(signal, queue);
+    run(queue);
+    expect_marbles_with(recorder, table, 2, "a7|");
+    table[1].symbol = 'a';
+    char buffer[8];
+    cr_assert_eq(sk_test_recorder_diagram(recorder, table, 2, buffer, sizeof buffer, NULL), SK_ERR_INVALID_ARGUMENT);
+    sk_test_recorder_release(recorder);
+    sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}
+
+/* Printing an event 2e7 frames from the clock's 0 built a string of 2e7
+ * characters; one 292 years away (a clock run to a far timer) never ended. */
+Test(virtual_time, a_diagram_too_long_to_print_is_an_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    SK_OK_OR_FAIL(sk_queue_virtual_advance_to(queue, 20000.0, NULL));
+    sk_signal *signal = cold(queue, "a|");
+    sk_test_recorder *recorder = record(signal, queue);
+    run(queue);
+    char buffer[8];
+    size_t length = 99;
+    cr_assert_eq(sk_test_recorder_diagram(recorder, NULL, 0, buffer, sizeof buffer, &length), SK_ERR_RESOURCE);
+    cr_assert_eq(length, 0);
+    cr_assert_str_empty(buffer);
+    cr_assert(strstr(sk_last_error_message(), "longer than") != NULL, "%s", sk_last_error_message());
+    sk_test_recorder_release(recorder);
+    sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}
+
+/* Each recorded event copied the whole recording: 40,000 events took 16 s,
+ * 100,000 more than the test's timeout. */
+Test(virtual_time, recording_is_linear_in_the_number_of_events, .timeout = SK_TEST_TIMEOUT) {
+    enum { count = 100000 };
+    char *diagram = malloc(count + 2);
+    cr_assert_not_null(diagram);
+    for (size_t i = 0; i < count; i++) {
+        diagram[i] = (char)('a' + i % 26);
+    }
+    diagram[count] = '|';
+    diagram[count + 1] = '\0';
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = cold(queue, diagram);
+    sk_test_recorder *recorder = record(signal, queue);
+    size_t ran = 0;
+    SK_OK_OR_FAIL(sk_queue_virtual_run(queue, 0, &ran));
+    cr_assert_eq(ran, count + 1);
+    char *actual = malloc(count + 2);
+    cr_assert_not_null(actual);
+    size_t length = 0;
+    SK_OK_OR_FAIL(sk_test_recorder_diagram(recorder, NULL, 0, actual, count + 2, &length));
+    cr_assert_eq(length, count + 1);
+    cr_assert_str_eq(actual, diagram);
+    free(actual);
+    free(diagram);
+    sk_test_recorder_release(recorder);
+    sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}
+
+static void count_call(void *ctx) { (*(int *)ctx)++; }
+
+/* A size_t past INT64_MAX arrived as a negative Int: SIZE_MAX tasks ran none
+ * (SK_ERR_RESOURCE), a buffer of SIZE_MAX bytes was left as it was. */
+Test(virtual_time, sizes_past_int64_max_mean_no_limit, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    int calls = 0;
+    SK_OK_OR_FAIL(sk_queue_after(queue, frames(1), count_call, &calls, NULL));
+    SK_OK_OR_FAIL(sk_queue_after(queue, frames(2), count_call, &calls, NULL));
+    size_t ran = 0;
+    SK_OK_OR_FAIL(sk_queue_virtual_run(queue, SIZE_MAX, &ran));
+    cr_assert_eq(ran, 2);
+    cr_assert_eq(calls, 2);
+    sk_test_subscriptions *log = NULL;
+    sk_signal *signal = cold_logged(queue, "a|", &log);
+    sk_test_recorder *recorder = record(signal, queue);
+    run(queue);
+    char buffer[16];
+    memset(buffer, 'X', sizeof buffer);
+    size_t length = 0;
+    SK_OK_OR_FAIL(sk_test_subscriptions_text(log, buffer, SIZE_MAX, &length));
+    cr_assert_str_eq(buffer, "^2 !3");
+    cr_assert_eq(length, 5);
+    memset(buffer, 'X', sizeof buffer);
+    SK_OK_OR_FAIL(sk_test_recorder_diagram(recorder, NULL, 0, buffer, SIZE_MAX, &length));
+    cr_assert_str_eq(buffer, "--a|");
+    cr_assert_eq(length, 4);
+    sk_test_recorder_release(recorder);
+    sk_signal_release(signal);
+    sk_test_subscriptions_release(log);
+    expect_no_live_objects(1, queue);
+}
+
+/* sk_test_recorder_dispose() given a released recorder did nothing but left
+ * the last error as it was; the conventions promise a message. */
+Test(virtual_time, disposing_a_released_recorder_sets_the_last_error, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(sk_live_objects(), 0);
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = cold(queue, "a|");
+    sk_test_recorder *recorder = record(signal, queue);
+    sk_test_recorder_release(recorder);
+    sk_queue_release(NULL);
+    cr_assert_eq(sk_queue_virtual_run(NULL, 0, NULL), SK_ERR_NULL_ARGUMENT);
+    sk_test_recorder_dispose(recorder);
+    cr_assert(strstr(sk_last_error_message(), "sk_test_recorder_dispose") != NULL, "%s", sk_last_error_message());
+    sk_test_recorder_dispose((sk_test_recorder *)signal);
+    cr_assert(strstr(sk_last_error_message(), "test recorder") != NULL, "%s", sk_last_error_message());
+    sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}
+
+struct advancer {
+    sk_queue *queue;
+    int unexpected; /* statuses other than SK_OK and SK_ERR_BUSY */
+    int status;
+};
+
+static void *advance_by_a_nanosecond(void *arg) {
+    struct advancer *advancer = arg;
+    for (int i = 0; i < 300000; i++) {
+        int status = sk_queue_virtual_advance_by(advancer->queue, 1e-9, NULL);
+        if (status != SK_OK && status != SK_ERR_BUSY) {
+            advancer->unexpected++;
+            advancer->status = status;
+        }
+    }
+    return NULL;
+}
+
+/* advance_by read the clock, then advanced to that time plus the duration:
+ * another thread's advance in between made that a time in the past, and a
+ * valid duration failed with SK_ERR_INVALID_ARGUMENT (about once in 100,000
+ * calls of two threads). */
+Test(virtual_time, advancing_by_from_two_threads_is_ok_or_busy, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    struct advancer advancers[2] = { { queue, 0, SK_OK }, { queue, 0, SK_OK } };
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(pthread_create(&threads[i], NULL, advance_by_a_nanosecond, &advancers[i]), 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        pthread_join(threads[i], NULL);
+    }
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(advancers[i].unexpected, 0, "thread %d: %d calls returned another status, such as %d", i, advancers[i].unexpected, advancers[i].status);
+    }
+    expect_no_live_objects(1, queue);
 }

@@ -105,4 +105,27 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertNil(recorder.mismatch("-b|"))
     }
 
+    // Frames past the clock's end (2^63 ns) trapped on Int64 overflow.
+    func testFramesPastTheClocksEndNeverComeAndDoNotTrap() throws {
+        let scheduler = TestScheduler(frame: 1e9)
+        XCTAssertEqual(scheduler.seconds(Int.max), Double(Int.max) * 1e9)
+        XCTAssertThrowsError(try scheduler.advance(frames: Int.max)) { XCTAssertEqual($0 as? VirtualTimeError, .invalidTime(Double(Int.max) * 1e9)) }
+        try scheduler.advance(frames: 9)
+        XCTAssertThrowsError(try scheduler.advance(frames: 1))
+        XCTAssertEqual(scheduler.now, 9)
+        var ran = false
+        scheduler.schedule(at: Int.max) {
+            ran = true
+        }
+        let source = try scheduler.cold("----------a|")
+        let recorder = scheduler.record(source.signal)
+        let hot = try scheduler.hot("^----------a|")
+        let hotRecorder = scheduler.record(hot.signal)
+        try scheduler.run()
+        XCTAssertFalse(ran)
+        XCTAssertTrue(recorder.events.isEmpty)
+        XCTAssertTrue(hotRecorder.events.isEmpty)
+        XCTAssertEqual(scheduler.queue.pendingVirtualWork, 0)
+    }
+
 }

@@ -83,11 +83,10 @@ extension Queue {
         guard seconds >= 0, let delta = VirtualTimeExecutor.nanoseconds(seconds) else {
             throw .invalidTime(seconds)
         }
-        let (target, overflow) = executor.nanoseconds.addingReportingOverflow(delta)
-        if overflow {
-            throw .invalidTime(seconds)
-        }
-        return try executor.advance(to: .time(target), limit: limit)
+        // The end is computed from the clock under the executor's lock: read
+        // here, another thread's advance in between made it a time in the
+        // past (`timeInPast` for a valid duration).
+        return try executor.advance(to: .after(delta, seconds: seconds), limit: limit)
     }
 
     /// Moves the clock of a virtual-time queue to `time` seconds since it was

@@ -151,6 +151,10 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
     enum Target {
         /// At this time (nanoseconds).
         case time(Int64)
+        /// This many nanoseconds after the clock's time when the advance
+        /// starts (`seconds`: the duration as given, for the error of one
+        /// past the clock's end).
+        case after(Int64, seconds: Double)
         /// At the clock's current time: only the work due now runs.
         case current
         /// When no work is left, at the last task's deadline.
@@ -169,6 +173,13 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
         let target: Int64?
         switch end {
         case let .time(time):
+            target = time
+        case let .after(delta, seconds):
+            let (time, overflow) = self.now.addingReportingOverflow(delta)
+            if overflow {
+                self.mutex.unlock()
+                throw .invalidTime(seconds)
+            }
             target = time
         case .current:
             target = self.now
