@@ -227,8 +227,11 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
     } catch {
         return fail(SK_ERR_INVALID_ARGUMENT, "\(error)", function: function)
     }
-    // Invariant: the queue is a virtual-time queue (checked above).
-    let scheduler = try! TestScheduler(queue: queueHandle, frame: frame)
+    // The queue is a virtual-time queue (checked above); a status all the
+    // same rather than a trap, should the two checks ever disagree.
+    guard let scheduler = try? TestScheduler(queue: queueHandle, frame: frame) else {
+        return fail(SK_ERR_WRONG_KIND, "queue is not a virtual-time queue", function: function)
+    }
     let last = timeline.events.map(\.time).max() ?? 0
     if Int64(last).multipliedReportingOverflow(by: scheduler.frameNanoseconds).overflow {
         return fail(SK_ERR_INVALID_ARGUMENT, "frame \(last) of the diagram is past the clock's end (2^63 ns) with frames of \(scheduler.frame) s", function: function)
@@ -329,8 +332,11 @@ public func sk_test_record(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
     guard isValidFrame(frame) else {
         return failFrame(frame)
     }
-    // Invariant: the queue is a virtual-time queue (checked above).
-    let scheduler = try! TestScheduler(queue: queueHandle, frame: frame)
+    // The queue is a virtual-time queue (checked above); a status all the
+    // same rather than a trap, should the two checks ever disagree.
+    guard let scheduler = try? TestScheduler(queue: queueHandle, frame: frame) else {
+        return fail(SK_ERR_WRONG_KIND, "queue is not a virtual-time queue")
+    }
     out.pointee = SKTestRecorder(scheduler.record(signalHandle.signal)).retainedHandle()
     return SKOK
 }

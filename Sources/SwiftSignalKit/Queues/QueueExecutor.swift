@@ -20,6 +20,8 @@ class QueueExecutor: @unchecked Sendable {
 
     /// Runs `task` later, as work of this executor. Subclasses override it.
     func enqueue(_ task: @escaping () -> Void) {
+        // Invariant (the library's own): every executor subclass overrides
+        // this; no caller can reach the base class's version.
         preconditionFailure("QueueExecutor.enqueue is overridden by every executor")
     }
 
