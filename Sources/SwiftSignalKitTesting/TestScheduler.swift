@@ -90,11 +90,9 @@ public final class TestScheduler: @unchecked Sendable {
         guard frames >= 0, let duration = self.nanoseconds(frames) else {
             throw .invalidTime(self.seconds(frames))
         }
-        let (target, overflow) = (self.queue.virtualNowNanoseconds ?? 0).addingReportingOverflow(duration)
-        if overflow {
-            throw .invalidTime(self.seconds(frames))
-        }
-        return try self.queue.advance(to: Double(target) / 1e9, limit: limit)
+        // The end is computed from the clock under the queue's lock: read
+        // here, another thread's advance in between made it a time in the past.
+        return try self.queue.advance(byNanoseconds: duration, seconds: self.seconds(frames), limit: limit)
     }
 
     /// Moves the clock to the start of frame `frame`, running what is due.

@@ -1,6 +1,7 @@
 import XCTest
 import SwiftSignalKit
 import SwiftSignalKitTesting
+import SwiftSignalKitTestSupport
 
 struct Boom: Error, Equatable, CustomStringConvertible {
     var description: String {
@@ -91,6 +92,35 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.queue.virtualNowNanoseconds, 90_000_000)
         XCTAssertThrowsError(try scheduler.advance(frames: -1))
         XCTAssertThrowsError(try scheduler.advance(toFrame: 2)) { XCTAssertEqual($0 as? VirtualTimeError, .timeInPast(now: 0.09, requested: 0.02)) }
+    }
+
+    // advance(frames:) read the clock, then advanced to that time plus the
+    // frames: another thread's advance in between made that a time in the
+    // past, and a valid advance failed with `timeInPast`.
+    func testAdvancingFramesFromTwoThreadsEndsOrIsBusy() {
+        let scheduler = TestScheduler(frame: 1e-9)
+        final class Outcome: @unchecked Sendable {
+            var unexpected: [VirtualTimeError] = []
+        }
+        let outcomes = [Outcome(), Outcome()]
+        let threads = outcomes.map { outcome in
+            spawnThread {
+                for _ in 0 ..< 100_000 {
+                    do throws(VirtualTimeError) {
+                        try scheduler.advance(frames: 1)
+                    } catch .alreadyAdvancing {
+                    } catch {
+                        outcome.unexpected.append(error)
+                    }
+                }
+            }
+        }
+        for thread in threads {
+            pthread_join(thread, nil)
+        }
+        for outcome in outcomes {
+            XCTAssertEqual(outcome.unexpected.count, 0, "first: \(String(describing: outcome.unexpected.first))")
+        }
     }
 
     func testSourcesThatCannotFailRejectAnErrorInTheirDiagram() throws {

@@ -89,6 +89,18 @@ extension Queue {
         return try executor.advance(to: .after(delta, seconds: seconds), limit: limit)
     }
 
+    /// `advance(by:)` with an exact duration in nanoseconds (`seconds`: the
+    /// same duration, for the error of one past the clock's end), for
+    /// SwiftSignalKitTesting's frames: the end is computed under the
+    /// executor's lock, as `advance(by:)` computes it.
+    package func advance(byNanoseconds delta: Int64, seconds: Double, limit: Int) throws(VirtualTimeError) -> Int {
+        let executor = try self.requireVirtualTime()
+        guard delta >= 0 else {
+            throw .invalidTime(seconds)
+        }
+        return try executor.advance(to: .after(delta, seconds: seconds), limit: limit)
+    }
+
     /// Moves the clock of a virtual-time queue to `time` seconds since it was
     /// made, running every task due by then. Returns how many ran.
     ///
