@@ -352,7 +352,13 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `items` is NULL
  *         with `count` not 0; SK_ERR_INVALID_ARGUMENT, with `*out` nil, when
  *         the array would nest more than SK_VALUE_MAX_DEPTH levels deep
- *         ("sk_value_set_array: arrays nested 129 deep (the limit is SK_VALUE_MAX_DEPTH, 128)").
+ *         ("sk_value_set_array: arrays nested 129 deep (the limit is SK_VALUE_MAX_DEPTH, 128)"),
+ *         or when an item is not a valid value (an unknown kind, such as
+ *         uninitialised memory: "sk_value_set_array: item 0: unknown value kind 2880154539";
+ *         a heap kind with a NULL object or another kind's object);
+ *         SK_ERR_RELEASED, with `*out` nil, when an item was already
+ *         released (reported while handle checking is on, see
+ *         sk_set_handle_checking()). On error no item is retained.
  * @par Thread safety
  *   Any thread.
  */
@@ -1610,7 +1616,8 @@ int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t 
 /**
  * @brief All values of `count` signals; completes when all complete.
  * @param[out] out  The new signal (+1).
- * @param signals   `count` signals, borrowed.
+ * @param signals   `count` signals, borrowed. May be NULL only when `count`
+ *                  is 0 (the result completes at once).
  * @param count     The number of signals.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety

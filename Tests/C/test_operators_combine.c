@@ -77,6 +77,13 @@ Test(operators_combine, combine_latest_of_nothing, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
+Test(operators_combine, merge_of_nothing_completes_at_once, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *merged = NULL;
+    SK_OK_OR_FAIL(sk_signal_merge(&merged, NULL, 0));
+    expect_signal_log(merged, "cr", NULL, 0);
+    expect_no_live_objects(0);
+}
+
 /* Counts nexts delivered on the queue in r->user. */
 static void check_on_queue(recorder *r, const sk_value *value) {
     (void)value;

@@ -375,6 +375,35 @@ Test(values, array_null_arguments, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_live_objects(), 0);
 }
 
+/* An item that is not a value (an unknown kind, a heap kind without its
+ * object, a released string) is an error naming the item; the valid items
+ * before it are not kept (nothing alive afterwards). */
+Test(values, array_of_invalid_items_is_an_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_value items[2];
+    SK_OK_OR_FAIL(sk_value_set_string(&items[0], "kept?"));
+    memset(&items[1], 0xab, sizeof items[1]);
+    sk_value v = int_value(5);
+    cr_assert_eq(sk_value_set_array(&v, items, 2), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(sk_value_kind(&v), SK_KIND_NIL);
+    cr_assert(strstr(sk_last_error_message(), "item 1: unknown value kind") != NULL, "%s", sk_last_error_message());
+    memset(&items[1], 0, sizeof items[1]);
+    items[1].kind = SK_KIND_STRING;
+    cr_assert_eq(sk_value_set_array(&v, items, 2), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(sk_last_error_message(), "item 1: ") != NULL, "%s", sk_last_error_message());
+    sk_value_release(&items[0]);
+    cr_assert_eq(sk_live_objects(), 0);
+
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    sk_value released;
+    SK_OK_OR_FAIL(sk_value_set_string(&released, "gone"));
+    sk_value stale = released;
+    sk_value_release(&released);
+    cr_assert_eq(sk_value_set_array(&v, &stale, 1), SK_ERR_RELEASED);
+    cr_assert_eq(sk_value_kind(&v), SK_KIND_NIL);
+    SK_OK_OR_FAIL(sk_set_handle_checking(false));
+    cr_assert_eq(sk_live_objects(), 0);
+}
+
 /* A length or count no buffer can have (above PTRDIFF_MAX) is detectable
  * misuse: an error, out set to nil, no crash and nothing read. */
 Test(values, huge_lengths_rejected, .timeout = SK_TEST_TIMEOUT) {
