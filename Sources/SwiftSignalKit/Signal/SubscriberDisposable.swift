@@ -75,6 +75,17 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     func dispose() {
         let previous = self.state.bitwiseOr(_SubscriberDisposable.disposedFlag, ordering: .acquiringAndReleasing).oldValue
         if previous & _SubscriberDisposable.disposedFlag != 0 {
+            // Another dispose won (or the subscriber's own termination
+            // called back here). It disposes the upstream, but may not have
+            // terminated the subscriber yet: another thread's dispose can
+            // be preempted between the flag and `terminate`. This dispose
+            // must not return before the subscriber is terminated (no
+            // callback may start on this thread after it returns), so it
+            // terminates it too, unless the mirrored flag already says it
+            // is (always so when called back from the termination).
+            if previous & _SubscriptionFlags.terminatedFlag == 0 {
+                self.terminate(self)
+            }
             return
         }
         // Terminates the subscriber first (no callback starts after this).
