@@ -82,9 +82,10 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     /// Handles a new inner signal according to the mode.
     @inlinable
     func enqueueSignal(_ signal: Signal<T, E>) {
-        if self.subscriber.isTerminated {
+        if self.subscriber.isEnded {
             // Nothing more can be delivered (a downstream `take` completed
-            // the subscription during its start): start nothing.
+            // the subscription during its start, maybe through operators in
+            // between): start nothing.
             return
         }
         self.mutex.lock()
@@ -230,7 +231,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
                 self.subscriber.putCompletion()
                 return
             case let .start(nextSignal, nextId):
-                if self.subscriber.isTerminated {
+                if self.subscriber.isEnded {
                     // As in `enqueueSignal`: nothing more can be delivered.
                     return
                 }
@@ -250,6 +251,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
             // Only one inner signal runs at a time: no id check needed.
             return signal.startFusing({ upstream in
                 inner.upstream = upstream
+                upstream.linkDownstream(self.subscriber)
                 return { value in
                     inner.state.subscriber.putNext(value)
                     inner.endIfDownstreamEnded()
@@ -262,6 +264,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         } else {
             return signal.startFusing({ upstream in
                 inner.upstream = upstream
+                upstream.linkDownstream(self.subscriber)
                 return { value in
                     let state = inner.state
                     if state.currentId.load(ordering: .acquiring) == inner.id {

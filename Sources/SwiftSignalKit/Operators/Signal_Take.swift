@@ -24,6 +24,7 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
         return Signal<T, E> { subscriber in
             let counters = SignalTakeCounters()
             return signal.startFusing({ upstream in
+                upstream.linkDownstream(subscriber)
                 return { next in
                     if count <= 0 || counters.admitted.load(ordering: .relaxed) >= count {
                         return
@@ -96,6 +97,7 @@ public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E
         return Signal<T, E> { subscriber in
             let state = SignalTakeUntilState()
             return signal.startFusing({ upstream in
+                upstream.linkDownstream(subscriber)
                 return { next in
                     if state.completed.load(ordering: .acquiring) {
                         return
@@ -125,7 +127,7 @@ public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E
 public func last<T, E>(signal: Signal<T, E>) -> Signal<T?, E> {
     return Signal<T?, E> { subscriber in
         let value = Atomic<T?>(value: nil)
-        return signal.start(next: { next in
+        return signal.start(downstream: subscriber, next: { next in
             let _ = value.swap(next)
         }, error: { error in
             subscriber.putError(error)
