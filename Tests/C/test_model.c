@@ -275,3 +275,10 @@ Test(model, nothing_starts_after_the_subscription_ended_during_its_start, .timeo
     expect_agreement("take_until(until_at_least_3, distinct(catch(fail([3], 0), subject(0))))", "");
     expect_agreement("take(1, distinct(meta(map_to_signal, just([0]), merge([just([1]), subject(0)]))))", "");
 }
+
+/* The same for an inner signal of map_to_signal replaced while it is still
+ * starting (a value it emitted went round to the outer subject): its catch
+ * used to start the alternative all the same. Seed 1592590688, shrunk. */
+AGREEMENT_TEST(nothing_starts_in_an_inner_signal_replaced_while_starting,
+               "meta(map_to_signal, subject(0), catch(fail([-2], 0), subject(0)))", "send_on_next(0, 0) send(0, 0)",
+               "meta(map_to_signal, subject(0), merge([just([1]), subject(1)]))", "send_on_next(0, 0) send(0, 0)")

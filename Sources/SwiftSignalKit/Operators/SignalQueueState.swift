@@ -47,6 +47,8 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     // The current inner signal completed before its start returned; the
     // starter handles the completion.
     @exclusivity(unchecked) @usableFromInline var completedWhileStarting = false
+    // The thread that starts the current inner signal (see `replaceStarting`).
+    @exclusivity(unchecked) @usableFromInline var startingThread: UInt = 0
     @exclusivity(unchecked) @usableFromInline var outerDisposable: (any Disposable)?
     @exclusivity(unchecked) @usableFromInline var currentDisposable: (any Disposable)?
     // FIFO of waiting signals: slots before `pendingHead` are consumed (nil).
@@ -56,6 +58,10 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     // The id of the current inner signal. Written under `mutex`; read without
     // it by the value path of switch mode to drop values of replaced signals.
     @usableFromInline let currentId = Synchronization.Atomic<Int>(0)
+    // The inner signal being started, unretained (its start holds it): an
+    // `Unmanaged` pointer's bits, written by the starting thread before the
+    // start and followed only by that thread (`replaceStarting`).
+    @usableFromInline let startingInner = Synchronization.Atomic<UInt>(0)
 
     @inlinable
     init(subscriber: Subscriber<T, E>, queueMode: Bool, throttleMode: Bool) {
@@ -105,12 +111,16 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
             withExtendedLifetime(dropped) {}
             return
         }
+        let replaced = self.replaceStarting()
         let id = self.beginNextLocked()
         let previous = self.currentDisposable
         self.currentDisposable = nil
         self.mutex.unlock()
 
         previous?.dispose()
+        if let replaced {
+            _disposeEarly(replaced)
+        }
         self.run(signal, id)
     }
 
@@ -167,7 +177,32 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         self.executing = true
         self.starting = true
         self.completedWhileStarting = false
+        if !self.queueMode {
+            // Until `startInner` stores the new one: none.
+            self.startingInner.store(0, ordering: .relaxed)
+            self.startingThread = _currentThread()
+        }
         return id
+    }
+
+    /// Switch mode, about to replace the current inner signal: when that one
+    /// is still starting on this thread (the new one comes from inside its
+    /// start: a value it emitted went round to the outer signal), returns its
+    /// subscription, for the caller to end at once (`_disposeEarly`, outside
+    /// the lock), so that it starts nothing more, as if its disposable had
+    /// been disposed (nobody holds that yet). Its start is running further
+    /// down this thread's stack, which holds the inner and the subscription.
+    /// Called under `mutex`.
+    @inlinable
+    func replaceStarting() -> _SubscriberLiveness? {
+        if self.queueMode || !self.executing || !self.starting || self.startingThread != _currentThread() {
+            return nil
+        }
+        let bits = self.startingInner.load(ordering: .relaxed)
+        guard let pointer = UnsafeRawPointer(bitPattern: bits) else {
+            return nil
+        }
+        return Unmanaged<_SignalQueueInner<T, E>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.upstream }
     }
 
     /// The current inner signal has completed: picks what comes next. Called
@@ -247,6 +282,9 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         // one object needs no context of its own): two fewer allocations per
         // inner signal than closures capturing the state and the id.
         let inner = _SignalQueueInner(state: self, id: id)
+        if !self.queueMode {
+            self.startingInner.store(UInt(bitPattern: Unmanaged.passUnretained(inner).toOpaque()), ordering: .relaxed)
+        }
         if self.queueMode {
             // Only one inner signal runs at a time: no id check needed.
             return signal.startFusing({ upstream in

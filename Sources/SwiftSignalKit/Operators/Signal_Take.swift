@@ -57,7 +57,9 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 /// disposable, as before).
 ///
 /// Called from inside the subscription's value callback, which its
-/// subscriber owns: the unretained flags are valid for the call.
+/// subscriber owns: the unretained flags are valid for the call. (Or, by
+/// `switchToLatest`, on the thread where the subscription's start is still
+/// running: see `_SignalQueueState.replaceStarting`.)
 @usableFromInline
 func _disposeEarly(_ upstream: _SubscriberLiveness) {
     upstream.flags._withUnsafeGuaranteedRef { flags in

@@ -40,6 +40,17 @@ final class ModelRegressionTests: XCTestCase {
         assertModelAgrees(ModelCase(signal: .take(1, .restart(.then(.just([0]), .subject(0)))), script: []))
     }
 
+    /// Bug 2, the same for an inner signal of `mapToSignal` replaced while it
+    /// is still starting (a value it emitted goes round to the outer signal):
+    /// its subscription ends there, and its `catch` used to start the
+    /// alternative all the same (disposed when the start returned). Found by
+    /// the C tester once the known bug no longer hid it, seed 1592590688,
+    /// shrunk.
+    func testNothingStartsInAnInnerSignalReplacedWhileStarting() {
+        assertModelAgrees(ModelCase(signal: .meta(.mapToSignal, .subject(0), .catch(.fail([-2], 0), .subject(0))), script: [.sendOnNextEvent(0, 0), .send(0, 0)]))
+        assertModelAgrees(ModelCase(signal: .meta(.mapToSignal, .subject(0), .merge([.just([1]), .subject(1)])), script: [.sendOnNextEvent(0, 0), .send(0, 0)]))
+    }
+
     func testNothingStartsAfterTheSubscriptionEndedDuringItsStart() {
         assertModelAgrees(ModelCase(signal: .takeUntil(.untilAtLeast3, .catch(.fail([3], 0), .subject(0))), script: []))
         assertModelAgrees(ModelCase(signal: .takeUntil(.stopBeforeNegative, .meta(.mapToSignal, .just([0]), .merge([.last(.just([])), .subject(0)]))), script: []))
