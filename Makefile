@@ -13,7 +13,7 @@
 # run first (it installs only what is missing, through sudo when not root;
 # nothing when everything is there). make itself never calls sudo.
 
-VERSION := 0.1.0
+VERSION := 0.2.0
 SOVERSION := 0
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
@@ -89,7 +89,7 @@ define install_tree
 	install -m 0755 $(FFI_LIB) $(1)$(3)/libsignalkit-ffi.so.$(VERSION)
 	ln -sf libsignalkit-ffi.so.$(VERSION) $(1)$(3)/libsignalkit-ffi.so.$(FFI_SOVERSION)
 	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(1)$(3)/libsignalkit-ffi.so
-	install -m 0644 include/signalkit.h include/signalkit.hpp include/signalkit_ffi.h $(1)$(4)/
+	install -m 0644 include/signalkit.h include/signalkit_test.h include/signalkit.hpp include/signalkit_ffi.h $(1)$(4)/
 	$(INSTALL_SED) pkgconfig/signalkit.pc.in > $(1)$(3)/pkgconfig/signalkit.pc
 	$(INSTALL_SED) pkgconfig/signalkit-ffi.pc.in > $(1)$(3)/pkgconfig/signalkit-ffi.pc
 	$(INSTALL_SED) pkgconfig/SignalKitConfig.cmake.in > $(1)$(3)/cmake/SignalKit/SignalKitConfig.cmake
@@ -100,7 +100,7 @@ endef
 INSTALLED_FILES = $(foreach l,signalkit signalkit-ffi,$(LIBDIR)/lib$(l).so.$(VERSION) $(LIBDIR)/lib$(l).so \
 	$(LIBDIR)/pkgconfig/$(l).pc) $(LIBDIR)/libsignalkit.so.$(SOVERSION) $(LIBDIR)/libsignalkit-ffi.so.$(FFI_SOVERSION) \
 	$(LIBDIR)/cmake/SignalKit/SignalKitConfig.cmake $(LIBDIR)/cmake/SignalKit/SignalKitConfigVersion.cmake \
-	$(INCLUDEDIR)/signalkit.h $(INCLUDEDIR)/signalkit.hpp $(INCLUDEDIR)/signalkit_ffi.h
+	$(INCLUDEDIR)/signalkit.h $(INCLUDEDIR)/signalkit_test.h $(INCLUDEDIR)/signalkit.hpp $(INCLUDEDIR)/signalkit_ffi.h
 
 # After an install into the running system (no DESTDIR): the loader's cache
 # is refreshed when LIBDIR is one of the directories it searches and we are
@@ -151,4 +151,4 @@ help: ## this list
 		$(MAKEFILE_LIST)
 
 include mk/ffi.mk mk/tests.mk mk/docs.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk mk/abi.mk \
-	mk/docs-swift.mk mk/cpp.mk
+	mk/docs-swift.mk mk/cpp.mk mk/python.mk

@@ -43,7 +43,8 @@ let package = Package(
         // The C layer: @c exports checked against include/signalkit.h.
         .target(
             name: "SignalKitCAPI",
-            dependencies: ["SignalKitHeader", "SwiftSignalKit"],
+            // SwiftSignalKitTesting: the marble functions of signalkit_test.h.
+            dependencies: ["SignalKitHeader", "SwiftSignalKit", "SwiftSignalKitTesting"],
             path: "Sources/SignalKitCAPI",
             exclude: ["signalkit.map"]
         ),

@@ -20,6 +20,7 @@ need libcriterion-dev pkg-config --exists criterion
 need libffi-dev pkg-config --exists libffi
 need valgrind command -v valgrind
 need python3 command -v python3
+need python3-venv python3 -c "import ensurepip"
 need binutils command -v objcopy
 need g++ command -v c++
 need cmake command -v cmake

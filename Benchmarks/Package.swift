@@ -1,6 +1,6 @@
 // swift-tools-version:6.1
 // The allocation check (`make bench-check`, part of `make test`) and the
-// workloads W1-W8 (README.md here defines them) on SwiftSignalKit, which the
+// workloads W1-W9 (README.md here defines them) on SwiftSignalKit, which the
 // timed suite in Suite/ (`make bench`) shares. It depends on the main package
 // only, so that the check resolves and builds nothing else; OpenCombine and
 // package-benchmark are Suite/'s. See README.md.

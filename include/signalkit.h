@@ -89,7 +89,7 @@ extern "C" {
 /** @brief The major version of this header. */
 #define SK_VERSION_MAJOR 0
 /** @brief The minor version of this header. */
-#define SK_VERSION_MINOR 1
+#define SK_VERSION_MINOR 2
 /** @brief The patch version of this header. */
 #define SK_VERSION_PATCH 0
 /** @brief The version as one number: major * 10000 + minor * 100 + patch. */

@@ -36,9 +36,9 @@ ABI_CC := gcc
 ABIDW := abidw --no-corpus-path --no-comp-dir-path --no-show-locs --load-all-types --type-id-style hash
 ABI_RECORDED_VERSION := $(shell cat $(ABI_DIR)/version 2>/dev/null || echo 0.0.0)
 
-# Per library: its header, the built library, its soname, its link flags,
-# and where its soname's major is set.
-ABI_HEADER_libsignalkit := signalkit.h
+# Per library: its headers (the last includes the others), the built
+# library, its soname, its link flags, and where its soname's major is set.
+ABI_HEADER_libsignalkit := signalkit.h signalkit_test.h
 ABI_LIB_libsignalkit = $(LIB)
 ABI_SONAME_libsignalkit = libsignalkit.so.$(SOVERSION)
 ABI_LDFLAGS_libsignalkit := -Wl,--version-script=Sources/SignalKitCAPI/signalkit.map
@@ -58,19 +58,19 @@ abi_exports = readelf -W --dyn-syms $(1) | awk '$$7 != "UND" && ($$5 == "GLOBAL"
 # becomes a definition, "unsigned int (sk_version_number) (void) { ... }"
 # (-std=c2x: parameters without names). Every prototype must convert.
 define abi_twin
-	printf '#define SK_NO_INLINE_ACCESSORS\n#include "$(ABI_HEADER_$(1))"\n' | \
+	printf '#define SK_NO_INLINE_ACCESSORS\n#include "$(lastword $(ABI_HEADER_$(1)))"\n' | \
 		$(ABI_CC) -std=c99 -Iinclude -fsyntax-only -aux-info $(ABI_OUT)/$(1).aux -x c -
-	grep -E '^/\* include/$(ABI_HEADER_$(1)):[0-9]+:NC \*/ extern ' $(ABI_OUT)/$(1).aux > $(ABI_OUT)/$(1).decls
+	grep -E '^/\* include/($(subst $(space),|,$(ABI_HEADER_$(1)))):[0-9]+:NC \*/ extern ' $(ABI_OUT)/$(1).aux > $(ABI_OUT)/$(1).decls
 	sed -n 's|^/\* [^ ]* \*/ extern \(.*[^a-zA-Z0-9_]\)\(sk_[a-z0-9_]*\) (\(.*\));$$|\1(\2) (\3) { __builtin_trap(); }|p' \
 		$(ABI_OUT)/$(1).decls > $(ABI_OUT)/$(1)-stubs.h
 	@test $$(wc -l < $(ABI_OUT)/$(1).decls) -eq $$(wc -l < $(ABI_OUT)/$(1)-stubs.h) || { echo "$(ABI_OUT)/$(1).decls:" \
-		"a prototype of include/$(ABI_HEADER_$(1)) that mk/abi.mk cannot turn into a stub" >&2; exit 1; }
+		"a prototype of $(ABI_HEADER_$(1)) that mk/abi.mk cannot turn into a stub" >&2; exit 1; }
 	$(ABI_CC) -std=c2x -Wall -Wextra -Werror -g -O0 -fPIC -shared -fno-eliminate-unused-debug-types -Iinclude -I$(ABI_OUT) \
-		-DABI_HEADER='"$(ABI_HEADER_$(1))"' -DABI_STUBS='"$(1)-stubs.h"' $(ABI_DIR)/twin.c \
+		-DABI_HEADER='"$(lastword $(ABI_HEADER_$(1)))"' -DABI_STUBS='"$(1)-stubs.h"' $(ABI_DIR)/twin.c \
 		$(ABI_LDFLAGS_$(1)) -Wl,-soname,$(ABI_SONAME_$(1)) -o $(ABI_OUT)/$(1)-twin.so
 	$(call abi_exports,$(ABI_LIB_$(1))) > $(ABI_OUT)/$(1).exports
 	$(call abi_exports,$(ABI_OUT)/$(1)-twin.so) > $(ABI_OUT)/$(1)-twin.exports
-	@diff -u --label "exported by $(notdir $(ABI_LIB_$(1)))" --label "declared in include/$(ABI_HEADER_$(1))" \
+	@diff -u --label "exported by $(notdir $(ABI_LIB_$(1)))" --label "declared in $(ABI_HEADER_$(1))" \
 		$(ABI_OUT)/$(1).exports $(ABI_OUT)/$(1)-twin.exports || { echo "error: $(1): the library's exports (-) and" \
 		"its header's functions (+) differ: declare each export, export each declaration" >&2; exit 1; }
 	@readelf -d $(ABI_LIB_$(1)) | grep -q 'SONAME.*\[$(ABI_SONAME_$(1))\]' || { echo "error: $(1):" \

@@ -11,6 +11,9 @@
 
 BENCH_OUT := $(OUT)/bench
 BENCH_REPS ?= 5
+# BENCH_DIVIDE=N: every workload N times smaller (a quick look at the table,
+# not a measurement: the floors keep their sizes).
+BENCH_DIVIDE ?= 1
 SWIFT_DISPATCH := $(SWIFT_BIN)../lib/swift
 BENCH_COUNTER := Benchmarks/Sources/MallocCounter/MallocCounter.c -IBenchmarks/Sources/MallocCounter/include
 
@@ -36,7 +39,7 @@ bench-c: bench-capi bench-ffi ## the C benchmark programs and the floors
 
 bench: bench-c bench-cpp ## the benchmark suite: every workload, every implementation, one table
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
-	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
+	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
 		--swift Benchmarks/Suite/.build/release/SwiftBench
 
 # Deterministic allocation counts against Benchmarks/thresholds.json; no clock.

@@ -1,6 +1,6 @@
 # libsignalkit-ffi: native callback types and trampolines through libffi
-# (include/signalkit_ffi.h, Sources/SignalKitFFI), its C suite (Tests/C/ffi)
-# and the Python examples (examples/python). Its sanitizer and valgrind runs
+# (include/signalkit_ffi.h, Sources/SignalKitFFI) and its C suite (Tests/C/ffi);
+# the Python package is in mk/python.mk. Its sanitizer and valgrind runs
 # are in mk/sanitizers.mk; `install` and `stage` install it (install_tree in
 # the Makefile).
 
@@ -13,7 +13,7 @@ FFI_CFLAGS := -fPIC -fvisibility=hidden -D_DEFAULT_SOURCE
 # install cannot be the base, since `stage` installs this library too.
 FFI_PKG := PKG_CONFIG_PATH=$(OUT)/lib/pkgconfig pkg-config
 
-.PHONY: ffi test-ffi test-python
+.PHONY: ffi test-ffi
 
 ffi: lib ## the release libsignalkit-ffi.so, against the in-tree core
 	$(begin)
@@ -39,11 +39,4 @@ test-ffi: stage ## the ffi suite (Criterion) against the staged install, plus ex
 	$(RUN_STAGED) $(OUT)/ffi-tests --jobs 2
 	$(CC) $(CWARN) examples/c/ffi_quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit-ffi) -o $(OUT)/ffi_quickstart
 	test "$$($(RUN_STAGED) $(OUT)/ffi_quickstart)" = "2 4 6"
-	$(end)
-
-# The Python examples and their tests (ctypes only), against the staged
-# install: SIGNALKIT_LIB_DIR tells signalkit.py where the libraries are.
-test-python: stage ## the Python examples and their unittest suite, against the stage
-	$(begin)
-	cd examples/python && PYTHONDONTWRITEBYTECODE=1 SIGNALKIT_LIB_DIR=$(STAGE)/usr/lib $(PYTHON) -m unittest -v
 	$(end)

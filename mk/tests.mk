@@ -33,15 +33,16 @@ test: deps ## the whole test suite (what CI runs); each stage's time at the end
 
 
 # The public headers alone, strictly, as C and as C++ (Tests/header);
-# signalkit_ffi.h includes nothing but signalkit.h.
-test-header: ## signalkit.h and signalkit_ffi.h alone, as C99 and as C++11
+# signalkit_ffi.h and signalkit_test.h include nothing but signalkit.h.
+test-header: ## signalkit.h, signalkit_ffi.h and signalkit_test.h alone, as C99 and as C++11
 	$(begin)
 	mkdir -p $(OUT)/header
-	set -e; for h in header header_ffi; do \
+	set -e; for h in header header_ffi header_test; do \
 		$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -c Tests/header/$${h}_c.c -o $(OUT)/header/$${h}_c.o; \
 		$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -c Tests/header/$${h}_cpp.cpp -o $(OUT)/header/$${h}_cpp.o; \
 	done
 	! grep -n '#include' include/signalkit_ffi.h | grep -v '"signalkit.h"'
+	! grep -n '#include' include/signalkit_test.h | grep -v '"signalkit.h"'
 	$(end)
 
 test-swift: ## the Swift tests (XCTest), warnings as errors
@@ -70,7 +71,7 @@ test-c: stage ## the C suite (Criterion) against the staged install, plus export
 # Every C example but the demo, built through pkg-config, run, and its output
 # compared with examples/c/NAME.expected; the Swift example package, output
 # compared with examples/swift/NAME.expected; every code block of README.md.
-C_EXAMPLES := quickstart threads combine errors
+C_EXAMPLES := quickstart threads combine errors marbles
 
 test-examples: stage ## the C and Swift examples (output checked) and README.md's code blocks
 	$(begin)
@@ -106,10 +107,10 @@ test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmak
 	cmake --build $(CMAKE_TEST)/build > $(CMAKE_TEST)/build.log
 	$(CMAKE_TEST)/build/app > $(CMAKE_TEST)/app.out
 	diff -u examples/cmake/app.expected $(CMAKE_TEST)/app.out
-	set -e; for request in 0.1 0.1.0 0.1...0.3 "0.0...<0.2"; do \
+	set -e; for request in 0.2 0.2.0 0.1...0.3 "0.0...<0.3"; do \
 		cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" > /dev/null; \
 		rm -rf $(CMAKE_TEST)/version; done
-	set -e; for request in 0.2 1.0 0.1.1 0.2...0.3; do \
+	set -e; for request in 0.1 0.3 1.0 0.2.1 0.3...0.4; do \
 		if cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" \
 			> /dev/null 2>&1; then echo "find_package(SignalKit $$request) was met by $(VERSION)"; exit 1; fi; \
 		rm -rf $(CMAKE_TEST)/version; done

@@ -1,4 +1,4 @@
-/* W1-W7 of Benchmarks/README.md on the C API (libsignalkit.so through pkg-config,
+/* W1-W9 of Benchmarks/README.md on the C API (libsignalkit.so through pkg-config,
  * against the staged install), with C callbacks and int64 sk_values.
  *
  *   bench_capi [--reps N] [--workloads W1,W3] [--divide N]
@@ -11,6 +11,8 @@
  * "void(ctx,i64)", a libffi call per value); impl "ffi".
  *
  * See Benchmarks/README.md for what each workload times. */
+#include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signalkit.h>
 
@@ -344,6 +346,141 @@ static int64_t w6(int64_t count, bench_probe *p) {
 
 #endif
 
+#ifndef BENCH_FFI
+static int64_t expected_w8(int64_t subscriptions, int64_t rounds) {
+    int64_t round, sum = 0;
+    for (round = 0; round < rounds; round++) {
+        sum = wrapping_add(sum, (round + 1) * subscriptions);
+    }
+    return sum;
+}
+
+/* W8: `rounds` times subscribe `subscriptions` summing sinks to the (prebuilt)
+ * mapped pipe signal, put the round number, dispose (and release) them all in
+ * `order`; then one put that must reach nobody. The permutation and the array
+ * of handles are made before the timed section. */
+static int64_t w8(int64_t subscriptions, int64_t rounds, dispose_order order, bench_probe *p) {
+    int64_t sum = 0, round, i;
+    sk_pipe *pipe;
+    sk_signal *signal, *mapped;
+    sk_value value;
+    sk_observer observer = sum_observer(&sum);
+    size_t *permutation = dispose_permutation((size_t)subscriptions, order);
+    sk_disposable **handles = calloc((size_t)subscriptions, sizeof *handles);
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&signal, pipe));
+    CHECK(sk_signal_map(&mapped, signal, add_one, NULL, NULL));
+    probe_begin(p);
+    for (round = 0; round < rounds; round++) {
+        probe_phase(p, BENCH_SUBSCRIBE);
+        for (i = 0; i < subscriptions; i++) {
+            CHECK(sk_signal_start(&handles[i], mapped, &observer));
+        }
+        probe_phase(p, BENCH_DELIVER);
+        sk_value_set_int64(&value, round);
+        CHECK(sk_pipe_put(pipe, &value));
+        probe_phase(p, BENCH_DISPOSE);
+        for (i = 0; i < subscriptions; i++) {
+            sk_disposable *handle = handles[permutation[i]];
+            sk_disposable_dispose(handle);
+            sk_disposable_release(handle);
+        }
+    }
+    sk_value_set_int64(&value, 1000000000);
+    CHECK(sk_pipe_put(pipe, &value));
+    probe_end(p);
+    free(handles);
+    free(permutation);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
+/* W9: a summing sink that may run on several threads at once adds to its
+ * own counter atomically (relaxed). */
+static void atomic_sum_next(void *ctx, const sk_value *value) {
+    __atomic_fetch_add((uint64_t *)ctx, (uint64_t)int_of(value), __ATOMIC_RELAXED);
+}
+
+#define W9_MAX_THREADS 8
+#define W9_MAX_SINKS 64
+
+/* One putting thread of W9: its slice of 0..<puts, after the start line. */
+typedef struct w9_thread {
+    pthread_t thread;
+    sk_pipe *pipe;
+    int64_t from, to;
+    int *waiting;
+} w9_thread;
+
+static void *w9_put(void *arg) {
+    w9_thread *job = arg;
+    int64_t i;
+    sk_value value;
+    __atomic_fetch_sub(job->waiting, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(job->waiting, __ATOMIC_ACQUIRE) > 0) {
+        sched_yield();
+    }
+    for (i = job->from; i < job->to; i++) {
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(job->pipe, &value));
+    }
+    return NULL;
+}
+
+/* W9: `sinks` summing sinks directly on one pipe; `puts` values put by
+ * `threads` threads at once (the calling thread is thread 0; thread t puts the
+ * t-th slice of 0..<puts). Timed: starting the threads, the puts, joining. */
+static int64_t w9(int threads, int64_t sinks, int64_t puts, bench_probe *p) {
+    int64_t sum = 0, i, share = puts / threads;
+    sk_pipe *pipe;
+    sk_signal *signal;
+    w9_thread jobs[W9_MAX_THREADS];
+    int waiting = threads, t;
+    uint64_t *sums[W9_MAX_SINKS]; /* each sink's own, allocated apart (as a Swift object) */
+    sk_disposable **subscriptions = calloc((size_t)sinks, sizeof *subscriptions);
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&signal, pipe));
+    if (threads < 1 || threads > W9_MAX_THREADS || sinks > W9_MAX_SINKS) {
+        fprintf(stderr, "w9: at most %d threads and %d sinks\n", W9_MAX_THREADS, W9_MAX_SINKS);
+        exit(1);
+    }
+    for (i = 0; i < sinks; i++) {
+        sk_observer observer = { atomic_sum_next, NULL, NULL, NULL, NULL };
+        sums[i] = calloc(1, sizeof *sums[i]);
+        observer.ctx = sums[i];
+        CHECK(sk_signal_start(&subscriptions[i], signal, &observer));
+    }
+    probe_begin(p);
+    for (t = 0; t < threads; t++) {
+        jobs[t].pipe = pipe;
+        jobs[t].from = t * share;
+        jobs[t].to = t == threads - 1 ? puts : (t + 1) * share;
+        jobs[t].waiting = &waiting;
+        if (t > 0 && pthread_create(&jobs[t].thread, NULL, w9_put, &jobs[t]) != 0) {
+            fprintf(stderr, "pthread_create failed\n");
+            exit(1);
+        }
+    }
+    w9_put(&jobs[0]);
+    for (t = 1; t < threads; t++) {
+        pthread_join(jobs[t].thread, NULL);
+    }
+    probe_end(p);
+    for (i = 0; i < sinks; i++) {
+        sk_disposable_dispose(subscriptions[i]);
+        sk_disposable_release(subscriptions[i]);
+        sum = wrapping_add(sum, (int64_t)__atomic_load_n(sums[i], __ATOMIC_RELAXED));
+        free(sums[i]);
+    }
+    free(subscriptions);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return sum;
+}
+#endif
+
 typedef struct w7_state {
     int64_t sum;
     int64_t last;
@@ -408,10 +545,15 @@ static int64_t w7(int64_t n, bench_probe *p) {
 
 /* ---- driver ---- */
 
-/* The sizes of Benchmarks/README.md; `--divide N` divides them (W3's sink count
- * excepted), for profiling under callgrind. */
+/* The sizes of Benchmarks/README.md (BenchKit's Sizes.standard); `--divide N`
+ * divides them as Sizes.divided(by:) does (W3's and W9's sink counts and W8's
+ * small pipe excepted; W9's puts stay even), for profiling under callgrind. */
 static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000,
-               W4_EVENTS = 1000000, W5_PUTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000;
+               W4_EVENTS = 1000000, W5_PUTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000,
+               W8_SMALL_ROUNDS = 1000, W8_LARGE = 1000000, W9_PUTS = 1000000;
+#ifndef BENCH_FFI
+static const int64_t W8_SMALL = 1000, W9_SINKS = 10;
+#endif
 
 static int64_t at_least(int64_t value, int64_t minimum) {
     return value < minimum ? minimum : value;
@@ -426,14 +568,44 @@ static void divide_sizes(int64_t d) {
     W5_PUTS = at_least(W5_PUTS / d, 2);
     W6_SUBSCRIPTIONS = at_least(W6_SUBSCRIPTIONS / d, 1);
     W7_EVENTS = at_least(W7_EVENTS / d, 1);
+    W8_SMALL_ROUNDS = at_least(W8_SMALL_ROUNDS / d, 1);
+    W8_LARGE = at_least(W8_LARGE / d, 1);
+    W9_PUTS = at_least(W9_PUTS / d / 2 * 2, 2);
 }
 
-/* Whether workload `id` was selected (`--workloads W1,W3`; all by default). */
+/* Whether workload `id` was selected (`--workloads W1,W3`; all by default):
+ * the list names it, or the part of it before its first '-' (`W8` selects
+ * every `W8-...`). */
 static const char *selected_workloads;
 
 static int selected(const char *id) {
-    return selected_workloads == NULL || strstr(selected_workloads, id) != NULL;
+    const char *item = selected_workloads;
+    size_t whole = strlen(id), prefix = strcspn(id, "-");
+    if (item == NULL) {
+        return 1;
+    }
+    while (*item != '\0') {
+        size_t length = strcspn(item, ",");
+        if ((length == whole && strncmp(item, id, whole) == 0) || (length == prefix && strncmp(item, id, prefix) == 0)) {
+            return 1;
+        }
+        item += length + (item[length] == ',');
+    }
+    return 0;
 }
+
+#ifndef BENCH_FFI
+/* "1k" for 1000, "1M" for 1000000, else the number. */
+static void size_label(char *out, size_t size, int64_t n) {
+    if (n >= 1000000 && n % 1000000 == 0) {
+        snprintf(out, size, "%lldM", (long long)(n / 1000000));
+    } else if (n >= 1000 && n % 1000 == 0) {
+        snprintf(out, size, "%lldk", (long long)(n / 1000));
+    } else {
+        snprintf(out, size, "%lld", (long long)n);
+    }
+}
+#endif
 
 #define RUN(id, unit, units, with_bytes, expected, call)                      \
     do {                                                                     \
@@ -478,10 +650,37 @@ static void run_checks(void) {
     bench_expect("c", "W4", w4(20000, &b), sum_below(20000));
     check_line("c.w4.allocs_per_event", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
 
+    bench_expect("c", "W5", w5(10000, &a), expected_w5(10000));
+    bench_expect("c", "W5", w5(20000, &b), expected_w5(20000));
+    check_line("c.w5.allocs_per_put", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+
     bench_expect("c", "W6", w6(10000, &a), 20000);
     bench_expect("c", "W6", w6(20000, &b), 40000);
     check_line("c.w6.bytes_per_subscription", (double)(b.sample.live_bytes - a.sample.live_bytes) / 10000);
     check_line("c.w6.allocs_per_subscription", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+
+    {
+        /* W8 at 1,000 subscriptions: the difference between 20 and 10 rounds,
+         * per subscription, for each order; the checked figure is the largest. */
+        double worst = 0;
+        int order;
+        char name[64];
+        for (order = 0; order < 3; order++) {
+            double per_subscription;
+            bench_expect("c", "W8", w8(1000, 10, (dispose_order)order, &a), expected_w8(1000, 10));
+            bench_expect("c", "W8", w8(1000, 20, (dispose_order)order, &b), expected_w8(1000, 20));
+            per_subscription = (double)(allocs_of(&b) - allocs_of(&a)) / 10000;
+            snprintf(name, sizeof name, "c.w8.allocs_per_subscription_1k.%s", ORDER_NAMES[order]);
+            check_line(name, per_subscription);
+            worst = per_subscription > worst ? per_subscription : worst;
+        }
+        check_line("c.w8.allocs_per_subscription_1k", worst);
+    }
+
+    /* W9 from one thread: per delivery (ten sinks, 20,000 against 10,000 puts). */
+    bench_expect("c", "W9", w9(1, 10, 10000, &a), 10 * sum_below(10000));
+    bench_expect("c", "W9", w9(1, 10, 20000, &b), 10 * sum_below(20000));
+    check_line("c.w9.allocs_per_delivery", (double)(allocs_of(&b) - allocs_of(&a)) / 100000);
     fflush(stdout);
 }
 #endif
@@ -519,6 +718,28 @@ int main(int argc, char **argv) {
     RUN("W5", "put", W5_PUTS, 0, expected_w5(W5_PUTS), w5(W5_PUTS, &probe_));
     RUN("W6", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, &probe_));
     RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));
+    {
+        /* W8: the small pipe over its rounds and the large one, each disposed
+         * in the three orders: "W8-1k-first" ... "W8-1M-random". */
+        int64_t sizes[2][2] = { { W8_SMALL, W8_SMALL_ROUNDS }, { W8_LARGE, 1 } };
+        int size, order, threads;
+        char id[64], label[32];
+        for (size = 0; size < 2; size++) {
+            int64_t n = sizes[size][0], rounds = sizes[size][1];
+            size_label(label, sizeof label, n);
+            for (order = 0; order < 3; order++) {
+                snprintf(id, sizeof id, "W8-%s-%s", label, ORDER_NAMES[order]);
+                RUN(id, "subscription", n * rounds, BENCH_PHASES, expected_w8(n, rounds),
+                    w8(n, rounds, (dispose_order)order, &probe_));
+            }
+        }
+        /* W9: the puts from one thread, then from two at once. */
+        for (threads = 1; threads <= 2; threads++) {
+            snprintf(id, sizeof id, "W9-%dt", threads);
+            RUN(id, "delivery", W9_SINKS * W9_PUTS, 0, W9_SINKS * sum_below(W9_PUTS),
+                w9(threads, W9_SINKS, W9_PUTS, &probe_));
+        }
+    }
 #endif
     if (sk_live_objects() != 0) {
         fprintf(stderr, "live objects left: %ld\n", sk_live_objects());

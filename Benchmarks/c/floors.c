@@ -9,6 +9,12 @@
  *   ffi_closure   a call through an ffi_closure of that type (idem)
  *   dispatch_hop  dispatch_async_f of 1,000,000 items to a serial queue,
  *                 waiting for the last (W7's floor; libdispatch of the toolchain)
+ *   w8_<N>_<order>  W8's floor: per object, malloc N blocks of 128 bytes (about
+ *                 what a subscription holds), write a word into each in the
+ *                 order made (the put), then read and free them in W8's
+ *                 dispose order; N = 1k (1,000 rounds) or 1M (one round), the
+ *                 orders first, last, random (the same permutation as W8's).
+ *                 What the memory hierarchy charges for N scattered objects.
  *
  * One JSON line each (impl "floor"), median of --reps repetitions after a
  * warm-up, ns per operation. */
@@ -172,6 +178,34 @@ static int64_t floor_dispatch_hop(int64_t n, bench_probe *p) {
 }
 #endif
 
+/* W8's floor (see the top of the file). Returns the sum of the words read. */
+static int64_t floor_w8(int64_t n, int64_t rounds, dispose_order order, bench_probe *p) {
+    size_t *permutation = dispose_permutation((size_t)n, order);
+    int64_t **blocks = calloc((size_t)n, sizeof *blocks), sum = 0, round, i;
+    probe_begin(p);
+    for (round = 0; round < rounds; round++) {
+        for (i = 0; i < n; i++) {
+            blocks[i] = malloc(128);
+        }
+        for (i = 0; i < n; i++) {
+            blocks[i][0] = round + 1;
+        }
+        for (i = 0; i < n; i++) {
+            int64_t *block = blocks[permutation[i]];
+            sum += block[0];
+            free(block);
+        }
+    }
+    probe_end(p);
+    free(blocks);
+    free(permutation);
+    return sum;
+}
+
+static int64_t expected_w8(int64_t n, int64_t rounds) {
+    return n * rounds * (rounds + 1) / 2;
+}
+
 static int64_t sum_below(int64_t n) {
     return n * (n - 1) / 2;
 }
@@ -193,5 +227,19 @@ int main(int argc, char **argv) {
 #ifdef BENCH_HAVE_DISPATCH
     FLOOR("dispatch_hop", 1000000, sum_below(1000000), floor_dispatch_hop);
 #endif
+    {
+        static const char *const sizes[2] = { "1k", "1M" };
+        static const int64_t counts[2][2] = { { 1000, 1000 }, { 1000000, 1 } };
+        int size, order;
+        char name[32];
+        for (size = 0; size < 2; size++) {
+            for (order = 0; order < 3; order++) {
+                int64_t n = counts[size][0], rounds = counts[size][1];
+                snprintf(name, sizeof name, "w8_%s_%s", sizes[size], ORDER_NAMES[order]);
+                BENCH_RUN("floor", name, "op", n * rounds, 0, expected_w8(n, rounds), probe_,
+                          floor_w8(n, rounds, (dispose_order)order, &probe_));
+            }
+        }
+    }
     return 0;
 }

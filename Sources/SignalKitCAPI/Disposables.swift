@@ -2,7 +2,24 @@ import SignalKitHeader
 import SwiftSignalKit
 
 /// An `sk_disposable` handle: a Swift disposable, and which container it is.
-final class SKDisposable: SKObject {
+///
+/// The disposable of a subscription started by `sk_signal_start` whose
+/// observer has a value callback only (no error or completion callback, no
+/// release function) is also that subscription's observer (one object
+/// instead of two): it holds the callback and its context, and the closure
+/// the subscription holds captures it alone. Nothing can tell when such an
+/// observer is let go (no release function runs), so it may live as long as
+/// the handle, and the handle as long as the subscription holds its
+/// callback. Any other observer gets an `SKObserver` of its own, let go when
+/// the subscription ends (see `sk_observer`), and so does every observer
+/// while handle checking is on (a handle released by C must then be reported
+/// as released, not kept alive by the subscription). Seven words (header,
+/// the base's flags and the kind, the existential, the callback and its
+/// context), so that it fits the allocator's 64-byte chunk.
+///
+/// Thread-safety: immutable once handed out (`disposable` is set once, by the
+/// thread that makes the handle, before it hands it out).
+final class SKDisposable: SKObject, SKObserverFields {
     enum Kind {
         case plain
         case meta
@@ -10,13 +27,52 @@ final class SKDisposable: SKObject {
         case dict
     }
 
-    let disposable: any Disposable
+    // `kind` first: it fits beside the base's two flags.
     let kind: Kind
+    /// Nil only while a disposable that observes is being started (see
+    /// `start`): no placeholder to retain and release.
+    @exclusivity(unchecked) private var started: (any Disposable)?
+    let next: sk_next_fn?
+    let ctx: UnsafeMutableRawPointer?
+
+    /// Never set on a disposable that observes (see above).
+    var error: sk_error_fn? {
+        return nil
+    }
+
+    /// Never set on a disposable that observes (see above).
+    var completed: sk_completed_fn? {
+        return nil
+    }
+
+    /// The Swift disposable.
+    var disposable: any Disposable {
+        // Invariant: set before the handle is handed out (see `start`).
+        return self.started!
+    }
 
     init(_ disposable: any Disposable, kind: Kind) {
-        self.disposable = disposable
         self.kind = kind
+        self.started = disposable
+        self.next = nil
+        self.ctx = nil
         super.init()
+    }
+
+    /// The handle of a subscription observed by the value callback `next`
+    /// with `ctx`, before it starts: `start` sets the disposable.
+    init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?) {
+        self.kind = .plain
+        self.started = nil
+        self.next = next
+        self.ctx = ctx
+        super.init()
+    }
+
+    /// Sets the subscription's disposable; called once, before the handle
+    /// is handed out.
+    func start(_ disposable: any Disposable) {
+        self.started = disposable
     }
 }
 

@@ -44,9 +44,45 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
     if depthStatus != SKOK {
         return depthStatus
     }
-    return output(out, combineLatest(queue: deliveryQueue, inputs.map { $0.signal }) |> map { values in
-        SKValue(object: SKArray(values), kind: SK_KIND_ARRAY)
+    // Each subscription emits its arrays through an `SKArrayReuse` of its
+    // own: an array that nothing kept once its emission returned is refilled
+    // for a later one. Two signals (the common case) are combined by the
+    // core's typed pair, which keeps no array of its own.
+    if inputs.count == 2 {
+        let combined = combineLatest(queue: deliveryQueue, inputs[0].signal, inputs[1].signal)
+        return output(out, CSignal { subscriber in
+            let arrays = SKArrayReuse()
+            return combined.start(next: { pair in
+                let array = arrays.take(count: 2) { $0 == 0 ? pair.0 : pair.1 }
+                emit(SKValue(object: array, kind: SK_KIND_ARRAY), to: subscriber)
+                arrays.giveBack(array)
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }, depth: depth)
+    }
+    let combined = combineLatest(queue: deliveryQueue, inputs.map { $0.signal })
+    return output(out, CSignal { subscriber in
+        let arrays = SKArrayReuse()
+        return combined.start(next: { values in
+            let array = arrays.take(count: values.count) { values[$0] }
+            emit(SKValue(object: array, kind: SK_KIND_ARRAY), to: subscriber)
+            arrays.giveBack(array)
+        }, error: { error in
+            subscriber.putError(error)
+        }, completed: {
+            subscriber.putCompletion()
+        })
     }, depth: depth)
+}
+
+/// Emits `value` and lets it go before returning (so that the caller sees
+/// whether anything else kept it).
+@inline(never)
+private func emit(_ value: consuming SKValue, to subscriber: Subscriber<SKValue, SKValue>) {
+    subscriber.putNext(value)
 }
 
 @c @implementation

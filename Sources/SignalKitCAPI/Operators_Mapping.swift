@@ -4,9 +4,16 @@ import SwiftSignalKit
 @c @implementation
 public func sk_signal_map(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_map_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
-        signal |> map { value -> SKValue in
+        // The function and its context are captured as they are (read from
+        // the closure's own context on every value); `callback` keeps the
+        // context's release until the signal is gone.
+        let function = callback.function
+        let context = callback.ctx
+        return signal |> map { value -> SKValue in
             var result = sk_value()
-            value.withC { callback.function(callback.ctx, $0, &result) }
+            withExtendedLifetime(callback) {
+                value.withC { function(context, $0, &result) }
+            }
             return SKValue(taking: result)
         }
     }
@@ -15,8 +22,13 @@ public func sk_signal_map(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal
 @c @implementation
 public func sk_signal_filter(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_predicate_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
-        signal |> filter { value in
-            value.withC { callback.function(callback.ctx, $0) }
+        // As sk_signal_map.
+        let function = callback.function
+        let context = callback.ctx
+        return signal |> filter { value in
+            withExtendedLifetime(callback) {
+                value.withC { function(context, $0) }
+            }
         }
     }
 }

@@ -96,7 +96,24 @@ class SKObject {
 /// SK_ERR_RELEASED (with handle checking) for a handle that is not live,
 /// SK_ERR_WRONG_KIND for a handle of another class (`what` names the class
 /// expected, with its article: "a signal").
+///
+/// Inlined with its fast path (handle checking off, a handle of exactly
+/// class `H`: one load and a compare); everything else, errors included,
+/// goes through `borrowHandleChecked`.
+@inline(__always)
 func borrowHandle<H: SKObject>(_ name: String, _ handle: OpaquePointer?, as type: H.Type, _ what: String, function: StaticString = #function) -> (H?, Int32) {
+    if let handle, !HandleRegistry.isEnabled {
+        let object = Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+        if Swift.type(of: object) == H.self {
+            return (unsafeDowncast(object, to: H.self), SKOK)
+        }
+    }
+    return borrowHandleChecked(name, handle, as: type, what, function: function)
+}
+
+/// `borrowHandle` with every check.
+@inline(never)
+func borrowHandleChecked<H: SKObject>(_ name: String, _ handle: OpaquePointer?, as type: H.Type, _ what: String, function: StaticString) -> (H?, Int32) {
     guard let handle else {
         return (nil, fail(SK_ERR_NULL_ARGUMENT, "\(name) is NULL", function: function))
     }
@@ -124,7 +141,7 @@ func withPrimitiveFastPath<H: SKObject>(_ handle: OpaquePointer?, _ value: Unsaf
         guard Swift.type(of: object) == H.self else {
             return false
         }
-        body(unsafeDowncast(object, to: H.self), SKValue(borrowing: value))
+        body(unsafeDowncast(object, to: H.self), SKValue(primitive: value.pointee))
         return true
     }
 }

@@ -1,4 +1,5 @@
 import SignalKitHeader
+import Synchronization
 
 /// The Swift side of an `sk_value`: the C struct plus, for heap kinds, the
 /// object it points at, kept alive by ARC. Copying an `SKValue` retains the
@@ -99,8 +100,33 @@ struct SKValue: Equatable, @unchecked Sendable {
         }
     }
 
+    /// A valid C value of a primitive kind (nil, bool, int64, double): no
+    /// object to look at, the bool's unused bytes cleared (as
+    /// `init(borrowing:)` does). Inlined: the per-event paths take it.
+    @inline(__always)
+    init(primitive value: sk_value) {
+        var raw = value
+        if raw.kind == SK_KIND_BOOL {
+            let boolean = raw.u.boolean
+            raw.u.int64 = 0
+            raw.u.boolean = boolean
+        }
+        self.init(raw: raw, object: nil)
+    }
+
     /// Adopts the reference a C value owns (written by a user callback).
+    @inline(__always)
     init(taking value: sk_value) {
+        if value.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
+            // Primitive: nothing to adopt (the common case, inlined).
+            self.init(raw: value, object: nil)
+            return
+        }
+        self.init(takingObjectOf: value)
+    }
+
+    /// `init(taking:)` for a value that is not primitive.
+    private init(takingObjectOf value: sk_value) {
         if SKValue.isHeapKind(value.kind), let pointer = value.u.object {
             self.init(raw: value, object: Unmanaged<SKObject>.fromOpaque(pointer).takeRetainedValue())
         } else {
@@ -155,19 +181,28 @@ final class SKString: SKObject {
     let bytes: [UInt8]
     let storage: UnsafeMutablePointer<CChar>
 
-    init(bytes: UnsafeRawBufferPointer) {
-        self.bytes = Array(bytes)
-        self.storage = .allocate(capacity: bytes.count + 1)
-        if let base = bytes.baseAddress {
-            UnsafeMutableRawPointer(self.storage).copyMemory(from: base, byteCount: bytes.count)
-        }
-        self.storage[bytes.count] = 0
-        super.init()
+    convenience init(bytes: UnsafeRawBufferPointer) {
+        self.init(array: Array(bytes))
     }
 
     convenience init(_ string: String) {
-        var string = string
-        self.init(bytes: string.withUTF8 { UnsafeRawBufferPointer($0) })
+        // Not `string.withUTF8 { UnsafeRawBufferPointer($0) }`: that pointer
+        // does not outlive the closure (a small string's bytes are a
+        // temporary copy), and it was read after it.
+        self.init(array: Array(string.utf8))
+    }
+
+    private init(array bytes: [UInt8]) {
+        let storage = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        bytes.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress {
+                UnsafeMutableRawPointer(storage).copyMemory(from: base, byteCount: bytes.count)
+            }
+        }
+        storage[bytes.count] = 0
+        self.bytes = bytes
+        self.storage = storage
+        super.init()
     }
 
     deinit {
@@ -195,14 +230,18 @@ final class SKBytes: SKObject {
 }
 
 /// An immutable array of values, with a C view of its elements.
+///
+/// Immutable as far as anyone holding it can tell: `refill` rewrites an array
+/// only while nothing but its `SKArrayReuse` holds it.
 final class SKArray: SKObject {
-    let items: [SKValue]
+    /// Written at init and by `refill` only (see there).
+    @exclusivity(unchecked) private(set) var items: [SKValue]
     let storage: UnsafeMutablePointer<sk_value>
     /// Levels of arrays, this one included (1 for an array of no arrays):
     /// what `sk_value_set_array` bounds by SK_VALUE_MAX_DEPTH, so that the
     /// recursive operations over values (release, equality, the conversions
     /// of the ffi layer and of bindings) stay far from any stack's limit.
-    let depth: Int
+    @exclusivity(unchecked) private(set) var depth: Int
 
     /// The depth an array of `items` would have.
     static func depth(of items: [SKValue]) -> Int {
@@ -225,8 +264,93 @@ final class SKArray: SKObject {
         super.init()
     }
 
+    /// An array of the `count` items `item(index)` gives, in a buffer of its
+    /// own (never one its caller may want to update in place), so that
+    /// `refill` can rewrite it.
+    @inline(__always)
+    convenience init(count: Int, _ item: (Int) -> SKValue) {
+        var items: [SKValue] = []
+        items.reserveCapacity(count)
+        for index in 0 ..< count {
+            items.append(item(index))
+        }
+        self.init(items)
+    }
+
     deinit {
         self.storage.deallocate()
+    }
+
+    /// Replaces the items with the `count` items `item(index)` gives (as
+    /// many as the array has), in place. Only for an array that nothing else
+    /// holds (see `SKArrayReuse`), so that no reader can see it change.
+    @inline(__always)
+    func refill(count: Int, _ item: (Int) -> SKValue) {
+        // Invariant: `SKArrayReuse` refills an array with as many items as it
+        // was made with (one combination's inputs).
+        precondition(count == self.items.count, "an array refilled with another number of items")
+        var nested = false
+        for index in 0 ..< count {
+            let value = item(index)
+            nested = nested || value.kind == SK_KIND_ARRAY
+            self.storage[index] = value.raw
+            self.items[index] = value
+        }
+        self.depth = nested ? SKArray.depth(of: self.items) : 1
+    }
+}
+
+/// The array values that one subscription emits (sk_signal_combine_latest):
+/// an array that nothing held any more once its emission returned (the
+/// callbacks only borrowed it, as they borrow every value) is refilled for a
+/// later emission, so that an emission allocates nothing; one that is still
+/// held then (copied with sk_value_copy, waiting on a queue, kept by an
+/// operator) is left to its holders, and a new one made next time.
+///
+/// The check is made by the emitting thread once the emission has returned,
+/// and the array passes to the next emission through an atomic slot: every
+/// read of the array by the emission that let it go happens before the
+/// refill, in ways ThreadSanitizer can see too (the emitting thread's order,
+/// the slot's release and acquire), except for a reader on another thread
+/// that let go of it through the reference count alone before the emission
+/// returned (ThreadSanitizer does not see the Swift runtime's atomics).
+///
+/// Thread-safety: `take` and `giveBack` may be called from several threads at
+/// once (inputs emitting concurrently): the spare array goes to one of them,
+/// the others make new ones.
+final class SKArrayReuse: @unchecked Sendable {
+    /// An array nothing else holds (+1), or nil.
+    private let spare = Synchronization.Atomic<UnsafeMutableRawPointer?>(nil)
+
+    deinit {
+        if let spare = self.spare.load(ordering: .acquiring) {
+            Unmanaged<SKArray>.fromOpaque(spare).release()
+        }
+    }
+
+    /// An array of the `count` items `item(index)` gives: the spare one
+    /// refilled, or a new one.
+    @inline(__always)
+    func take(count: Int, _ item: (Int) -> SKValue) -> SKArray {
+        if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
+            // Nothing but the slot held it (see `giveBack`).
+            let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
+            array.refill(count: count, item)
+            return array
+        }
+        return SKArray(count: count, item)
+    }
+
+    /// Keeps `array` for a later `take` if its emission (which has returned)
+    /// left no other holder; else lets it go to its holders.
+    func giveBack(_ array: consuming SKArray) {
+        guard isKnownUniquelyReferenced(&array) else {
+            return
+        }
+        let kept = Unmanaged.passRetained(array).toOpaque()
+        if let replaced = self.spare.exchange(kept, ordering: .acquiringAndReleasing) {
+            Unmanaged<SKArray>.fromOpaque(replaced).release()
+        }
     }
 }
 

@@ -23,19 +23,79 @@ final class SKSignal: SKObject {
     }
 }
 
-/// An observer's callbacks; `release(ctx)` runs when the subscriber lets go of
-/// them, which is after the last callback has returned.
-final class SKObserver: SKContext {
+/// The callbacks of an observer and their context, as the closures of its
+/// subscription read them (`startObserving`): each closure captures the
+/// object holding them and nothing else, so that it needs no context of its
+/// own.
+protocol SKObserverFields: AnyObject {
+    var next: sk_next_fn? { get }
+    var error: sk_error_fn? { get }
+    var completed: sk_completed_fn? { get }
+    var ctx: UnsafeMutableRawPointer? { get }
+}
+
+/// An observer's callbacks; `release(ctx)` runs when the subscription lets go
+/// of them (the object is the one context of the closures `sk_signal_start`
+/// subscribes with), which is after the last callback has returned.
+///
+/// Not an `SKObject`: it is never handed to C, so it needs no handle
+/// registration, and it counts itself in `sk_live_objects()` as a callback
+/// registration (the same count, the same order: uncounted before the release
+/// function runs). Five words, so that it fits the allocator's 56-byte
+/// chunk.
+///
+/// Thread-safety: immutable; the release runs once, in deinit.
+final class SKObserver: SKObserverFields {
     let next: sk_next_fn?
     let error: sk_error_fn?
     let completed: sk_completed_fn?
+    let ctx: UnsafeMutableRawPointer?
+    let releaseFunction: sk_release_fn?
 
     init(_ observer: sk_observer) {
         self.next = observer.next
         self.error = observer.error
         self.completed = observer.completed
-        super.init(ctx: observer.ctx, release: observer.release)
+        self.ctx = observer.ctx
+        self.releaseFunction = observer.release
+        liveObjectCount.wrappingAdd(1, ordering: .relaxed)
     }
+
+    deinit {
+        // Uncounted before the release function runs (as SKContext), so that
+        // whoever the release wakes sees the registration gone.
+        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+        self.releaseFunction?(self.ctx)
+    }
+}
+
+/// Starts `signal` with the callbacks of `callbacks`, which the subscription
+/// holds until it ends. The value callback is always given: it holds the
+/// object (whose release, for an `SKObserver`, runs when the subscription
+/// ends). The others only when set: a callback that is not there costs
+/// nothing to hold. Each closure captures `callbacks` alone: its context is
+/// that object itself.
+@inline(__always)
+func startObserving<O: SKObserverFields>(_ signal: CSignal, _ callbacks: O) -> any Disposable {
+    var onError: ((SKValue) -> Void)?
+    if callbacks.error != nil {
+        onError = { error in
+            if let function = callbacks.error {
+                error.withC { function(callbacks.ctx, $0) }
+            }
+        }
+    }
+    var onCompleted: (() -> Void)?
+    if callbacks.completed != nil {
+        onCompleted = {
+            callbacks.completed?(callbacks.ctx)
+        }
+    }
+    return signal.start(next: { value in
+        if let next = callbacks.next {
+            value.withC { next(callbacks.ctx, $0) }
+        }
+    }, error: onError, completed: onCompleted)
 }
 
 /// Hands `signal` to C through `out` (+1); `depth` and `isThen` as in `SKSignal`.
@@ -183,34 +243,28 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
     guard let observer else {
         return fail(SK_ERR_NULL_ARGUMENT, "observer is NULL")
     }
+    let fields = observer.pointee
+    if let out, fields.release == nil, fields.error == nil, fields.completed == nil, !HandleRegistry.isEnabled {
+        // A value callback and nothing to release: the disposable handed out
+        // is the observer too (see `SKDisposable`). Not with handle checking
+        // on: the closure keeps the object alive after its last release by C
+        // until the subscription ends, and a released handle must read as
+        // released.
+        let (handle, status) = borrowSignal("signal", signal)
+        guard let handle else {
+            return status
+        }
+        let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx)
+        subscription.start(startObserving(handle.signal, subscription))
+        out.pointee = subscription.retainedHandle()
+        return SKOK
+    }
     let callbacks = SKObserver(observer.pointee)
     let (handle, status) = borrowSignal("signal", signal)
     guard let handle else {
         return status
     }
-    // The value callback is always given: it holds the observer (whose
-    // release runs when the subscription ends). The others only when set:
-    // a callback that is not there costs nothing to hold. (Each closure
-    // captures the observer alone: its context is the observer itself.)
-    var onError: ((SKValue) -> Void)?
-    if callbacks.error != nil {
-        onError = { error in
-            if let function = callbacks.error {
-                error.withC { function(callbacks.ctx, $0) }
-            }
-        }
-    }
-    var onCompleted: (() -> Void)?
-    if callbacks.completed != nil {
-        onCompleted = {
-            callbacks.completed?(callbacks.ctx)
-        }
-    }
-    let disposable = handle.signal.start(next: { value in
-        if let next = callbacks.next {
-            value.withC { next(callbacks.ctx, $0) }
-        }
-    }, error: onError, completed: onCompleted)
+    let disposable = startObserving(handle.signal, callbacks)
     out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle()
     return SKOK
 }

@@ -249,13 +249,47 @@ public func sk_value_get_bytes(_ value: UnsafePointer<sk_value>?, _ out: UnsafeM
     }
 }
 
+/// The fast path of the array accessors: with handle checking off, runs
+/// `body` with the array of a value of kind array whose object is one (an
+/// exact class match: one load and a compare, where `validate` casts
+/// dynamically), borrowed without a retain (the caller's value keeps it
+/// alive), and returns what `body` returns; false, having run nothing, in
+/// every other case: the caller then takes its checked path, which reports.
+@inline(__always)
+private func withFastArray(_ value: UnsafePointer<sk_value>?, _ body: (SKArray) -> Bool) -> Bool {
+    guard let value, value.pointee.kind == SK_KIND_ARRAY, !HandleRegistry.isEnabled, let pointer = value.pointee.u.object else {
+        return false
+    }
+    return Unmanaged<SKObject>.fromOpaque(pointer)._withUnsafeGuaranteedRef { object -> Bool in
+        guard Swift.type(of: object) == SKArray.self else {
+            return false
+        }
+        return body(unsafeDowncast(object, to: SKArray.self))
+    }
+}
+
 @c @implementation
 public func sk_value_get_array_count(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutablePointer<Int>?) -> Int32 {
+    if let out, withFastArray(value, { array in
+        out.pointee = array.items.count
+        return true
+    }) {
+        return SKOK
+    }
     return access(value, out, SK_KIND_ARRAY) { object($0, as: SKArray.self).items.count }
 }
 
 @c @implementation
 public func sk_value_get_array_item(_ value: UnsafePointer<sk_value>?, _ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?) -> Int32 {
+    if let out, withFastArray(value, { array in
+        guard index >= 0 && index < array.items.count else {
+            return false
+        }
+        out.pointee = UnsafePointer(array.storage + index)
+        return true
+    }) {
+        return SKOK
+    }
     var inRange = true
     let status = access(value, out, SK_KIND_ARRAY) { value -> UnsafePointer<sk_value>? in
         let array = object(value, as: SKArray.self)

@@ -4,6 +4,8 @@
  * argument errors. */
 #include <math.h>
 
+#include <signalkit_test.h>
+
 #include "support.h"
 
 /* ------------------------------------------------------------------------ */
@@ -300,13 +302,21 @@ static void retry_start(countdown_run *t, int limit, double delay, double max_de
     countdown_run_start(t);
 }
 
+/* On a virtual-time queue (signalkit_test.h): the n-th retry waits
+ * min(max_delay, n * delay), so with 1 ms and at most 2 ms the starts come
+ * at 0, 1, 3 and 5 ms, none a nanosecond early. */
 Test(operators_catch, retry_restarts_on_its_queue_after_errors, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = serial_queue("test.retry");
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&queue, "test.retry"));
     countdown_run t;
     retry_start(&t, 3, 0.001, 0.002, queue);
-    cr_assert(counter_wait(&t.c.start_count, 4, SK_WAIT_SECONDS), "not retried 3 times");
-    flush_queue(queue);
-    cr_assert_eq(recorder_nexts(&t.r), 3);
+    const double due[] = { 0.001, 0.003, 0.005 };
+    for (int i = 0; i < 3; i++) {
+        SK_OK_OR_FAIL(sk_queue_virtual_advance_to(queue, due[i] - 1e-9, NULL));
+        cr_assert_eq(countdown_starts(&t.c), i + 1, "retry %d came early", i + 1);
+        SK_OK_OR_FAIL(sk_queue_virtual_advance_to(queue, due[i], NULL));
+        cr_assert_eq(countdown_starts(&t.c), i + 2, "retry %d did not come at %g s", i + 1, due[i]);
+    }
     const int64_t expected[] = { 1, 2, 3 };
     recorder_expect(&t.r, "nnn", expected, 3); /* errors never pass */
     SK_OK_OR_FAIL(sk_subscriber_put_completion(t.c.held));
@@ -350,11 +360,14 @@ Test(operators_catch, retry_dispose_cancels_pending_retry, .timeout = SK_TEST_TI
 }
 
 Test(operators_catch, retry_many_times, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *queue = serial_queue("test.retry.many");
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&queue, "test.retry.many"));
     countdown_run t;
     retry_start(&t, LOOPS, 0, 0, queue);
-    cr_assert(counter_wait(&t.c.start_count, LOOPS + 1, SK_WAIT_SECONDS), "%d starts", countdown_starts(&t.c));
-    flush_queue(queue);
+    size_t ran = 0;
+    SK_OK_OR_FAIL(sk_queue_virtual_run(queue, 0, &ran));
+    cr_assert_eq(ran, LOOPS, "one task per retry");
+    cr_assert_eq(countdown_starts(&t.c), LOOPS + 1);
     cr_assert_eq(recorder_nexts(&t.r), LOOPS);
     cr_assert_eq(t.r.errors, 0);
     countdown_run_stop(&t);

@@ -1,7 +1,10 @@
 /* test_operators_combine.c - combine-latest and merge (the C layer's
  * Operators_Combine.swift): the arrays combined, completion when every
  * input completed, delivery on a queue, and argument errors. */
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "support.h"
 
@@ -105,6 +108,236 @@ Test(operators_combine, combine_latest_on_a_queue, .timeout = SK_TEST_TIMEOUT) {
     cr_assert(!pthread_equal(recorder_event(&p.r, 0)->thread, pthread_self()), "delivered on the emitting thread");
     pipeline_finish(&p);
     expect_no_live_objects(1, queue);
+}
+
+/* Arrays that callbacks only borrow are reused by the library (an emission
+ * nobody kept is refilled for the next one): what a callback reads must be
+ * the combination of that put, whether earlier emissions were kept or not,
+ * and a kept copy must never change afterwards. */
+
+#define REUSE_MAX_INPUTS 3
+#define REUSE_PUTS 2000
+#define REUSE_KEPT 64
+
+typedef struct reuse_sink {
+    size_t inputs;
+    int64_t seen[REUSE_PUTS][REUSE_MAX_INPUTS]; /* read while borrowed */
+    size_t count;
+    sk_value kept[REUSE_KEPT]; /* copies of some emissions */
+    size_t kept_at[REUSE_KEPT]; /* the emission each copy is of */
+    size_t kept_count;
+    uint64_t keep_mask; /* keep emission i when bit (i % 64) is set */
+} reuse_sink;
+
+static void reuse_next(void *ctx, const sk_value *value) {
+    reuse_sink *sink = ctx;
+    cr_assert_lt(sink->count, REUSE_PUTS);
+    cr_assert_eq(array_ints(value, sink->seen[sink->count], REUSE_MAX_INPUTS), sink->inputs);
+    if (((sink->keep_mask >> (sink->count % 64)) & 1) && sink->kept_count < REUSE_KEPT) {
+        SK_OK_OR_FAIL(sk_value_copy(&sink->kept[sink->kept_count], value));
+        sink->kept_at[sink->kept_count++] = sink->count;
+    }
+    sink->count++;
+}
+
+static uint64_t reuse_random(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* Two inputs (the library combines them as a pair) and three (as an array),
+ * with emissions kept never, always, at two, and at random. */
+Test(operators_combine, combine_latest_reused_arrays_match_a_model, .timeout = SK_TEST_TIMEOUT) {
+    const uint64_t masks[] = { 0, UINT64_MAX, 0x8000000000000001u, 0 };
+    for (size_t run = 0; run < 2 * sizeof masks / sizeof masks[0]; run++) {
+        size_t inputs_count = run < 4 ? 2 : 3;
+        uint64_t random = 0x5EED + run;
+        static reuse_sink sink;
+        memset(&sink, 0, sizeof sink);
+        sink.inputs = inputs_count;
+        sink.keep_mask = run % 4 == 3 ? reuse_random(&random) : masks[run % 4];
+        sk_pipe *pipes[REUSE_MAX_INPUTS];
+        sk_signal *inputs[REUSE_MAX_INPUTS], *combined = NULL;
+        for (size_t i = 0; i < inputs_count; i++) {
+            SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+            SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
+        }
+        SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, inputs_count, NULL));
+        sk_observer observer = { reuse_next, NULL, NULL, &sink, NULL };
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&d, combined, &observer));
+        /* The model: the latest value of each input, and every combination. */
+        int64_t latest[REUSE_MAX_INPUTS] = { 0 };
+        size_t known = 0;
+        bool seen_input[REUSE_MAX_INPUTS] = { false };
+        static int64_t expected[REUSE_PUTS][REUSE_MAX_INPUTS];
+        size_t emissions = 0;
+        for (int64_t n = 0; n < REUSE_PUTS; n++) {
+            size_t input = (size_t)(reuse_random(&random) % inputs_count);
+            pipe_put_int(pipes[input], n);
+            latest[input] = n;
+            if (!seen_input[input]) {
+                seen_input[input] = true;
+                known++;
+            }
+            if (known == inputs_count) {
+                memcpy(expected[emissions++], latest, sizeof latest);
+            }
+        }
+        cr_assert_eq(sink.count, emissions, "run %zu: %zu emissions, expected %zu", run, sink.count, emissions);
+        for (size_t e = 0; e < emissions; e++) {
+            cr_assert(memcmp(sink.seen[e], expected[e], inputs_count * sizeof(int64_t)) == 0,
+                      "run %zu: emission %zu read [%lld, %lld, %lld], expected [%lld, %lld, %lld]", run, e,
+                      (long long)sink.seen[e][0], (long long)sink.seen[e][1], (long long)sink.seen[e][2],
+                      (long long)expected[e][0], (long long)expected[e][1], (long long)expected[e][2]);
+        }
+        cr_assert(run % 4 == 0 || sink.kept_count > 0, "run %zu kept nothing", run);
+        for (size_t k = 0; k < sink.kept_count; k++) {
+            int64_t got[REUSE_MAX_INPUTS];
+            cr_assert_eq(array_ints(&sink.kept[k], got, REUSE_MAX_INPUTS), inputs_count);
+            cr_assert(memcmp(got, expected[sink.kept_at[k]], inputs_count * sizeof(int64_t)) == 0,
+                      "run %zu: the copy of emission %zu changed after it was kept", run, sink.kept_at[k]);
+            sk_value_release(&sink.kept[k]);
+        }
+        sk_disposable_dispose(d);
+        sk_disposable_release(d);
+        sk_signal_release(combined);
+        for (size_t i = 0; i < inputs_count; i++) {
+            sk_signal_release(inputs[i]);
+            sk_pipe_release(pipes[i]);
+        }
+        expect_no_live_objects(0);
+    }
+}
+
+/* Heap items in reused arrays: each string a callback reads is the one put,
+ * and none outlives the subscription. */
+typedef struct string_sink {
+    char seen[8][16];
+    size_t count;
+} string_sink;
+
+static void string_pair_next(void *ctx, const sk_value *value) {
+    string_sink *sink = ctx;
+    const sk_value *a = NULL, *b = NULL;
+    const char *ta = NULL, *tb = NULL;
+    SK_OK_OR_FAIL(sk_value_get_array_item(value, 0, &a));
+    SK_OK_OR_FAIL(sk_value_get_array_item(value, 1, &b));
+    SK_OK_OR_FAIL(sk_value_get_string(a, &ta, NULL));
+    SK_OK_OR_FAIL(sk_value_get_string(b, &tb, NULL));
+    cr_assert_lt(sink->count, 8);
+    snprintf(sink->seen[sink->count++], sizeof sink->seen[0], "%s%s", ta, tb);
+}
+
+Test(operators_combine, combine_latest_reused_arrays_of_strings, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipes[2];
+    sk_signal *inputs[2], *combined = NULL;
+    for (size_t i = 0; i < 2; i++) {
+        SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
+    }
+    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, 2, NULL));
+    string_sink sink = { .count = 0 };
+    sk_observer observer = { string_pair_next, NULL, NULL, &sink, NULL };
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, combined, &observer));
+    const char *puts[][2] = { { "0", "a" }, { "1", "b" }, { "1", "c" }, { "0", "d" }, { "1", "e" } };
+    for (size_t i = 0; i < 5; i++) {
+        sk_value text = string_value(puts[i][1]);
+        SK_OK_OR_FAIL(sk_pipe_put(pipes[puts[i][0][0] - '0'], &text));
+        sk_value_release(&text);
+    }
+    const char *expected[] = { "ab", "ac", "dc", "de" };
+    cr_assert_eq(sink.count, 4);
+    for (size_t i = 0; i < 4; i++) {
+        cr_assert_str_eq(sink.seen[i], expected[i]);
+    }
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(combined);
+    for (size_t i = 0; i < 2; i++) {
+        sk_signal_release(inputs[i]);
+        sk_pipe_release(pipes[i]);
+    }
+    expect_no_live_objects(0);
+}
+
+/* Two threads putting into the two inputs at once (no queue: the emissions
+ * run concurrently): every callback reads a combination that does not change
+ * while it reads it, each item from its own input, and (under TSan) nothing
+ * races. */
+#define CONCURRENT_PUTS 20000
+
+typedef struct concurrent_sink {
+    pthread_mutex_t mutex;
+    int faults;
+    int64_t calls;
+} concurrent_sink;
+
+static void concurrent_next(void *ctx, const sk_value *value) {
+    concurrent_sink *sink = ctx;
+    int64_t first[2], again[2];
+    array_ints(value, first, 2);
+    for (volatile int spin = 0; spin < 50; spin++) {
+    }
+    array_ints(value, again, 2);
+    pthread_mutex_lock(&sink->mutex);
+    if (first[0] != again[0] || first[1] != again[1] || first[0] < 0 || first[1] < CONCURRENT_PUTS) {
+        sink->faults++;
+    }
+    sink->calls++;
+    pthread_mutex_unlock(&sink->mutex);
+}
+
+typedef struct concurrent_putter {
+    sk_pipe *pipe;
+    int64_t base;
+} concurrent_putter;
+
+static void *concurrent_put(void *arg) {
+    concurrent_putter *putter = arg;
+    for (int64_t n = 0; n < CONCURRENT_PUTS; n++) {
+        pipe_put_int(putter->pipe, putter->base + n);
+    }
+    return NULL;
+}
+
+Test(operators_combine, combine_latest_reused_arrays_across_threads, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipes[2];
+    sk_signal *inputs[2], *combined = NULL;
+    for (size_t i = 0; i < 2; i++) {
+        SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
+    }
+    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, 2, NULL));
+    concurrent_sink sink = { .faults = 0, .calls = 0 };
+    pthread_mutex_init(&sink.mutex, NULL);
+    sk_observer observer = { concurrent_next, NULL, NULL, &sink, NULL };
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, combined, &observer));
+    pipe_put_int(pipes[0], 0);
+    pipe_put_int(pipes[1], CONCURRENT_PUTS);
+    concurrent_putter putters[2] = { { pipes[0], 1 }, { pipes[1], CONCURRENT_PUTS + 1 } };
+    pthread_t threads[2];
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_eq(pthread_create(&threads[i], NULL, concurrent_put, &putters[i]), 0);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        pthread_join(threads[i], NULL);
+    }
+    cr_assert_eq(sink.calls, 1 + 2 * CONCURRENT_PUTS);
+    cr_assert_eq(sink.faults, 0, "%d combinations changed while read (or were out of range)", sink.faults);
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(combined);
+    for (size_t i = 0; i < 2; i++) {
+        sk_signal_release(inputs[i]);
+        sk_pipe_release(pipes[i]);
+    }
+    pthread_mutex_destroy(&sink.mutex);
+    expect_no_live_objects(0);
 }
 
 /* ------------------------------------------------------------------------ */

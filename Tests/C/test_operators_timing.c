@@ -1,16 +1,30 @@
 /* test_operators_timing.c - debounce, delay, timeout and throttle (the C
  * layer's Operators_Timing.swift): when the upstream starts, which events
- * pass, disposal, and argument errors (with run-on's). Timers are short
- * (0.02 s) and waited for with deadlines on a host-drained queue, so that
- * the test thread decides when their work runs; the tests assert ordering,
- * never durations. */
+ * pass, disposal, and argument errors (with run-on's). Timers run on a
+ * virtual-time queue (signalkit_test.h) that the test thread advances: the
+ * tests assert orderings and exact deadlines, and no test waits on a real
+ * timer. (Tests/C/test_virtual_time.c has the same operators as marble
+ * tests.) */
 #include <math.h>
+
+#include <signalkit_test.h>
 
 #include "support.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
 /* ------------------------------------------------------------------------ */
+
+static sk_queue *virtual_queue(const char *name) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&queue, name));
+    return queue;
+}
+
+/* Moves the virtual clock of `queue` to `seconds`, running what is due. */
+static void advance_to(sk_queue *queue, double seconds) {
+    SK_OK_OR_FAIL(sk_queue_virtual_advance_to(queue, seconds, NULL));
+}
 
 static void expect_on_this_thread(recorder *r) {
     for (size_t i = 0;; i++) {
@@ -35,32 +49,38 @@ static void timed_start(probe_run *t, timed_operator_fn fn, double seconds, sk_q
 /* Debounce                                                                 */
 /* ------------------------------------------------------------------------ */
 
-Test(operators_timing, debounce_on_host_queue_keeps_latest_of_burst, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = host_queue("test.debounce");
+Test(operators_timing, debounce_keeps_the_latest_of_a_burst_after_a_quiet_spell, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue("test.debounce");
     pipeline p;
     pipeline_init(&p);
-    SK_OK_OR_FAIL(sk_signal_debounce(&p.op, p.upstream, 0.05, host));
+    SK_OK_OR_FAIL(sk_signal_debounce(&p.op, p.upstream, 0.05, queue));
     pipeline_start(&p);
     sk_subscriber *sub = pipeline_subscriber(&p);
 
-    /* A burst. The host queue is not drained meanwhile, so even a timer of an
-     * earlier value that fired cannot deliver: only the latest survives. */
+    /* A burst at 0: only the latest, 50 ms later, not a nanosecond before. */
     subscriber_put_int(sub, 1);
     subscriber_put_int(sub, 2);
     subscriber_put_int(sub, 3);
-    drain_until_events(host, &p.r, 1);
+    advance_to(queue, 0.049999999);
+    cr_assert_eq(recorder_nexts(&p.r), 0);
+    advance_to(queue, 0.05);
     recorder_expect_one(&p.r, "n", 3);
     cr_assert(pthread_equal(recorder_event(&p.r, 0)->thread, pthread_self()));
 
-    /* A second burst, ended by the completion: it flushes the pending value. */
+    /* 4 at 0.06, 5 at 0.09 restarts the countdown (to 0.14): nothing at
+     * 0.11; the completion at 0.12 flushes 5 at once. */
+    advance_to(queue, 0.06);
     subscriber_put_int(sub, 4);
+    advance_to(queue, 0.09);
     subscriber_put_int(sub, 5);
+    advance_to(queue, 0.12);
+    cr_assert_eq(recorder_nexts(&p.r), 1);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(sub));
-    drain_until_events(host, &p.r, 4);
+    advance_to(queue, 0.12);
     const int64_t all[] = { 3, 5 };
     recorder_expect(&p.r, "nncr", all, 2);
     pipeline_finish(&p);
-    expect_no_live_objects(1, host);
+    expect_no_live_objects(1, queue);
 }
 
 /* The header documents no range for debounce's seconds; a negative or NaN
@@ -83,11 +103,13 @@ Test(operators_timing, debounce_rejects_negative_and_nan, .timeout = SK_TEST_TIM
 /* ------------------------------------------------------------------------ */
 
 Test(operators_timing, delay_starts_the_upstream_from_a_timer_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = host_queue("test.delay");
+    sk_queue *queue = virtual_queue("test.delay");
     probe_run t;
-    timed_start(&t, sk_signal_delay, 0.02, host, host);
+    timed_start(&t, sk_signal_delay, 0.02, queue, queue);
     cr_assert_eq(probe_starts(&t.p), 0, "started at once");
-    drain_until(host, probe_started, &t.p);
+    advance_to(queue, 0.019999999);
+    cr_assert_eq(probe_starts(&t.p), 0, "started early");
+    advance_to(queue, 0.02);
     cr_assert_eq(probe_starts(&t.p), 1);
     cr_assert_eq(t.p.starts_on_queue, 1, "not started on the queue");
     /* Values are not delayed. */
@@ -99,7 +121,7 @@ Test(operators_timing, delay_starts_the_upstream_from_a_timer_on_the_queue, .tim
     recorder_expect(&t.r, "nncr", expected, 2);
     expect_on_this_thread(&t.r);
     probe_run_finish(&t);
-    expect_no_live_objects(1, host);
+    expect_no_live_objects(1, queue);
 }
 
 Test(operators_timing, delay_disposed_before_the_timer_never_starts, .timeout = SK_TEST_TIMEOUT) {
@@ -166,10 +188,14 @@ Test(operators_timing, timeout_lets_an_upstream_that_answers_in_time_pass, .time
 }
 
 Test(operators_timing, timeout_switches_to_the_alternate_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = host_queue("test.timeout.fire");
+    sk_queue *queue = virtual_queue("test.timeout.fire");
     probe_run t;
-    timeout_start(&t, 0.02, host);
-    drain_until(host, probe_started, &t.alternate);
+    timeout_start(&t, 0.02, queue);
+    advance_to(queue, 0.019999999);
+    cr_assert_eq(probe_starts(&t.alternate), 0, "the alternate started early");
+    cr_assert_eq(counter_get(&t.p.disposed), 0);
+    advance_to(queue, 0.02);
+    cr_assert_eq(probe_starts(&t.alternate), 1);
     cr_assert_eq(t.alternate.starts_on_queue, 1, "the alternate did not start on the queue");
     cr_assert_eq(counter_get(&t.p.disposed), 1, "the silent upstream is disposed");
     subscriber_put_int(t.p.subscriber, 1); /* too late: dropped */
@@ -178,7 +204,7 @@ Test(operators_timing, timeout_switches_to_the_alternate_on_the_queue, .timeout 
     recorder_expect_one(&t.r, "ncr", 5);
     cr_assert_eq(counter_get(&t.alternate.disposed), 1);
     probe_run_finish(&t);
-    expect_no_live_objects(1, host);
+    expect_no_live_objects(1, queue);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -186,37 +212,40 @@ Test(operators_timing, timeout_switches_to_the_alternate_on_the_queue, .timeout 
 /* ------------------------------------------------------------------------ */
 
 Test(operators_timing, throttle_delivers_the_latest_value_of_each_window, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = host_queue("test.throttle");
-    int fd = host_queue_fd(host);
+    sk_queue *queue = virtual_queue("test.throttle");
     probe_run t;
-    timed_start(&t, sk_signal_throttle, 0.02, host, NULL);
+    timed_start(&t, sk_signal_throttle, 0.02, queue, NULL);
     sk_subscriber *sub = t.p.subscriber;
 
-    /* A burst in one window: its latest value at the end of the window. */
+    /* A burst at 0 opens a window: its latest value at the window's end. */
     subscriber_put_int(sub, 1);
     subscriber_put_int(sub, 2);
-    drain_until_events(host, &t.r, 1);
+    advance_to(queue, 0.019999999);
+    cr_assert_eq(recorder_nexts(&t.r), 0);
+    advance_to(queue, 0.02);
     recorder_expect_one(&t.r, "n", 2);
 
-    /* A value arriving after the window's timer fired but before its work
-     * ran still belongs to that window: the window is not restarted by new
-     * values (which is what tells throttle from debounce). */
+    /* 3 at 0.025 opens the next window (to 0.045); 4 at 0.035 does not
+     * restart it (which is what tells throttle from debounce). */
+    advance_to(queue, 0.025);
     subscriber_put_int(sub, 3);
-    cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "the window did not end");
+    advance_to(queue, 0.035);
     subscriber_put_int(sub, 4);
-    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+    advance_to(queue, 0.044999999);
+    cr_assert_eq(recorder_nexts(&t.r), 1);
+    advance_to(queue, 0.045);
     const int64_t second[] = { 2, 4 };
     recorder_expect(&t.r, "nn", second, 2);
 
     /* The completion flushes the pending value first. */
     subscriber_put_int(sub, 5);
     SK_OK_OR_FAIL(sk_subscriber_put_completion(sub));
-    drain_until_events(host, &t.r, 5);
+    advance_to(queue, 0.045);
     const int64_t all[] = { 2, 4, 5 };
     recorder_expect(&t.r, "nnncr", all, 3);
     expect_on_this_thread(&t.r);
     probe_run_finish(&t);
-    expect_no_live_objects(1, host);
+    expect_no_live_objects(1, queue);
 }
 
 Test(operators_timing, throttle_error_drops_the_pending_value, .timeout = SK_TEST_TIMEOUT) {
@@ -238,7 +267,7 @@ Test(operators_timing, throttle_error_drops_the_pending_value, .timeout = SK_TES
 /* ------------------------------------------------------------------------ */
 
 Test(operators_timing, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIMEOUT) {
-    sk_queue *host = host_queue(NULL);
+    sk_queue *host = virtual_queue(NULL);
     for (int which = 0; which < 4; which++) {
         probe_run t;
         probe_run_init(&t, host);
@@ -249,7 +278,10 @@ Test(operators_timing, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_
         default: SK_OK_OR_FAIL(sk_signal_throttle(&t.op, t.source, 0, host)); break;
         }
         probe_run_start(&t);
-        drain_until(host, probe_started, &t.p);
+        /* The work due now (run-on's start, delay 0's timer), not the
+         * timeout's timer, due in 1000 s. */
+        SK_OK_OR_FAIL(sk_queue_virtual_advance_by(host, 0, NULL));
+        cr_assert_eq(probe_starts(&t.p), 1, "operator %d: upstream not started", which);
         /* A value pending in throttle's window is dropped by the dispose. */
         subscriber_put_int(t.p.subscriber, 1);
         sk_disposable_dispose(t.d);

@@ -713,3 +713,187 @@ Test(signals, retained_subscriber_emits_from_another_thread, .timeout = SK_TEST_
     recorder_destroy(&m.r);
     expect_no_live_objects(0);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Observers without a release function                                     */
+/* ------------------------------------------------------------------------ */
+
+/* An observer with a value callback only (no error or completion callback,
+ * no release function): the library makes its subscription's disposable the
+ * observer too (one object). What C can see must not change: events,
+ * dispose, the disposable of a source that let go, releasing the handle
+ * before the subscription ends, disposing and releasing it from inside its
+ * own callback, and nothing left alive at the end. (Observers without a
+ * release function but with the other callbacks keep two objects: the error
+ * and completion test.) */
+
+typedef struct bare_sink {
+    int64_t sum;
+    int nexts, errors, completions;
+    sk_disposable *self; /* for bare_dispose_self_on_next */
+} bare_sink;
+
+static void bare_next(void *ctx, const sk_value *value) {
+    bare_sink *sink = ctx;
+    sink->sum += value_int(value);
+    sink->nexts++;
+}
+
+static void bare_error(void *ctx, const sk_value *error) {
+    bare_sink *sink = ctx;
+    sink->sum += value_int(error);
+    sink->errors++;
+}
+
+static void bare_completed(void *ctx) {
+    ((bare_sink *)ctx)->completions++;
+}
+
+static sk_observer bare_observer(bare_sink *sink) {
+    sk_observer observer = { bare_next, bare_error, bare_completed, sink, NULL };
+    return observer;
+}
+
+static sk_observer next_only_observer(bare_sink *sink) {
+    sk_observer observer = { bare_next, NULL, NULL, sink, NULL };
+    return observer;
+}
+
+Test(signals, bare_observer_events_and_dispose, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    sk_signal *signal = manual_init_signal(&s);
+    bare_sink sink = { 0 };
+    sk_observer observer = next_only_observer(&sink);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    cr_assert_not_null(d);
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 2);
+    sk_disposable_dispose(d);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 4);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    cr_assert(sink.sum == 3 && sink.nexts == 2 && sink.completions == 0, "sum %lld, %d nexts, %d completions",
+              (long long)sink.sum, sink.nexts, sink.completions);
+    sk_disposable_dispose(d);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+Test(signals, bare_observer_error_and_completion, .timeout = SK_TEST_TIMEOUT) {
+    bare_sink sink = { 0 };
+    sk_observer observer = bare_observer(&sink);
+    sk_value error = int_value(40);
+    sk_signal *failing = NULL, *completing = NULL;
+    SK_OK_OR_FAIL(sk_signal_fail(&failing, &error));
+    SK_OK_OR_FAIL(sk_signal_complete(&completing));
+    sk_disposable *d1 = NULL, *d2 = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d1, failing, &observer));
+    SK_OK_OR_FAIL(sk_signal_start(&d2, completing, &observer));
+    cr_assert(sink.sum == 40 && sink.errors == 1 && sink.completions == 1 && sink.nexts == 0);
+    /* Ended: disposing does nothing more. */
+    sk_disposable_dispose(d1);
+    sk_disposable_dispose(d2);
+    cr_assert(sink.errors == 1 && sink.completions == 1);
+    sk_disposable_release(d1);
+    sk_disposable_release(d2);
+    sk_signal_release(failing);
+    sk_signal_release(completing);
+    expect_no_live_objects(0);
+}
+
+/* The source lets go of its subscriber (so of the callbacks) while the handle
+ * is held: disposing the handle still disposes what the generator returned. */
+Test(signals, bare_observer_dispose_after_the_source_let_go, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    sk_signal *signal = manual_init_signal(&s);
+    bare_sink sink = { 0 };
+    sk_observer observer = next_only_observer(&sink);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    subscriber_put_int(manual_subscriber(&s, 0), 5);
+    manual_drop_subscriber(&s, 0);
+    cr_assert_eq(counter_get(&s.disposed), 0);
+    cr_assert_gt(sk_live_objects(), 0, "the handle is not counted");
+    sk_disposable_dispose(d);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    cr_assert(sink.sum == 5 && sink.nexts == 1);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+/* The handle released first: the subscription goes on (releasing does not
+ * dispose) until its pipe is released, and then nothing is left alive. */
+Test(signals, bare_observer_handle_released_before_the_end, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    bare_sink sink = { 0 };
+    sk_observer observer = next_only_observer(&sink);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    pipe_put_int(pipe, 1);
+    sk_disposable_release(d);
+    pipe_put_int(pipe, 2);
+    cr_assert(sink.sum == 3 && sink.nexts == 2);
+    sk_signal_release(signal);
+    cr_assert_gt(sk_live_objects(), 0, "the live subscription is not counted");
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+static void bare_dispose_self_on_next(void *ctx, const sk_value *value) {
+    bare_sink *sink = ctx;
+    bare_next(ctx, value);
+    sk_disposable *self = sink->self;
+    sink->self = NULL;
+    sk_disposable_dispose(self);
+    sk_disposable_release(self); /* the last reference C holds */
+}
+
+/* Disposed and released from inside its own callback: the callback returns
+ * normally, nothing more is delivered, nothing is left alive. */
+Test(signals, bare_observer_disposed_and_released_inside_next, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    bare_sink sink = { 0 };
+    sk_observer observer = { bare_dispose_self_on_next, NULL, NULL, &sink, NULL };
+    SK_OK_OR_FAIL(sk_signal_start(&sink.self, signal, &observer));
+    pipe_put_int(pipe, 7);
+    pipe_put_int(pipe, 8);
+    cr_assert(sink.sum == 7 && sink.nexts == 1 && sink.self == NULL);
+    cr_assert_eq(sk_live_objects(), 2, "%ld objects alive, expected the pipe and its signal", sk_live_objects());
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+/* With handle checking on, a handle released by C reads as released even
+ * while its subscription still runs. */
+Test(signals, bare_observer_released_handle_is_reported_with_checking, .timeout = SK_TEST_TIMEOUT) {
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    bare_sink sink = { 0 };
+    sk_observer observer = next_only_observer(&sink);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    sk_disposable_release(d);
+    cr_assert_eq(sk_disposable_meta_set(d, NULL), SK_ERR_RELEASED);
+    pipe_put_int(pipe, 3);
+    cr_assert(sink.sum == 3 && sink.nexts == 1);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+    SK_OK_OR_FAIL(sk_set_handle_checking(false));
+}

@@ -28,6 +28,9 @@ package final class Recorder<T, E>: @unchecked Sendable {
     package let events = Atomic<[String]>(value: [])
     /// When each event of the text log arrived.
     package let times = Atomic<[DispatchTime]>(value: [])
+    /// When `queue` is a virtual-time queue: its clock (seconds) at each
+    /// event of the text log.
+    package let virtualTimes = Atomic<[Double]>(value: [])
     /// The events that arrived off `queue`.
     package let offQueue = Counter()
     /// Releases of the callbacks handed out (each set counts once).
@@ -65,6 +68,9 @@ package final class Recorder<T, E>: @unchecked Sendable {
         }
         let now = DispatchTime.now()
         self.times.modify { $0 + [now] }
+        if let virtualNow = self.queue?.virtualNow {
+            self.virtualTimes.modify { $0 + [virtualNow] }
+        }
         self.events.modify { $0 + [event] }
         self.eventArrived.signal()
     }
@@ -124,6 +130,14 @@ package final class Recorder<T, E>: @unchecked Sendable {
     /// The text log.
     package var recorded: [String] {
         return self.events.with { $0 }
+    }
+
+    /// The text log with the virtual time of each event, in milliseconds
+    /// ("100@50"), for a recorder of a virtual-time queue.
+    package var recordedAt: [String] {
+        let events = self.events.with { $0 }
+        let times = self.virtualTimes.with { $0 }
+        return zip(events, times).map { "\($0)@\(Int(($1 * 1000).rounded()))" }
     }
 }
 

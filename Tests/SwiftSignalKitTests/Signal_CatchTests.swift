@@ -412,14 +412,19 @@ final class Signal_CatchTests: XCTestCase {
 
     // MARK: retry
 
-    func testRetryResubscribesOnQueueAfterErrors() {
-        let queue = Queue()
+    // The retries wait on a virtual-time queue: the tests assert when each
+    // re-subscription happens (virtual milliseconds), without a real timer.
+
+    func testRetryResubscribesOnQueueAfterErrors() throws {
+        let queue = Queue.virtualTime()
         let subscriptions = Counter()
         let onQueue = Atomic<[Bool]>(value: [])
+        let times = Atomic<[Int64]>(value: [])
         let source = Signal<Int, Int> { subscriber in
             let index = subscriptions.increment()
             let _ = onQueue.modify { $0 + [queue.isCurrent()] }
-            if index <= 3 {
+            let _ = times.modify { $0 + [queue.virtualNowNanoseconds! / 1_000_000] }
+            if index <= 4 {
                 subscriber.putError(index)
             } else {
                 subscriber.putNext(42)
@@ -427,24 +432,26 @@ final class Signal_CatchTests: XCTestCase {
             }
             return EmptyDisposable
         }
-        let done = DispatchSemaphore(value: 0)
         let values = Atomic<[Int]>(value: [])
-        let disposable = (source |> retry(0.001, maxDelay: 0.004, onQueue: queue)).start(next: { value in
+        let completions = Counter()
+        let disposable = (source |> retry(0.001, maxDelay: 0.003, onQueue: queue)).start(next: { value in
             let _ = values.modify { $0 + [value] }
         }, completed: {
-            done.signal()
+            completions.increment()
         })
         // The retry is never synchronous.
-        XCTAssertLessThanOrEqual(subscriptions.count, 1)
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(subscriptions.count, 1)
+        try queue.run()
         XCTAssertEqual(values.with { $0 }, [42])
-        XCTAssertEqual(subscriptions.count, 4)
-        XCTAssertEqual(onQueue.with { $0 }, [false, true, true, true])
+        XCTAssertEqual(completions.count, 1)
+        XCTAssertEqual(onQueue.with { $0 }, [false, true, true, true, true])
+        // Waits of 1, 2, 3 ms, then 3 (the maximum).
+        XCTAssertEqual(times.with { $0 }, [0, 1, 3, 6, 9])
         disposable.dispose()
     }
 
-    func testRetryManyRetries() {
-        let queue = Queue()
+    func testRetryManyRetries() throws {
+        let queue = Queue.virtualTime()
         let subscriptions = Counter()
         let source = Signal<Int, Int> { subscriber in
             let index = subscriptions.increment()
@@ -455,17 +462,19 @@ final class Signal_CatchTests: XCTestCase {
             }
             return EmptyDisposable
         }
-        let done = DispatchSemaphore(value: 0)
+        let completions = Counter()
         let disposable = (source |> retry(0.0, maxDelay: 0.0, onQueue: queue)).start(completed: {
-            done.signal()
+            completions.increment()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(try queue.run(), 1000)
+        XCTAssertEqual(completions.count, 1)
         XCTAssertEqual(subscriptions.count, 1001)
+        XCTAssertEqual(queue.virtualNow, 0)
         disposable.dispose()
     }
 
-    func testRetryDisposeCancelsPendingRetryAndReleasesClosures() {
-        let queue = Queue()
+    func testRetryDisposeCancelsPendingRetryAndReleasesClosures() throws {
+        let queue = Queue.virtualTime()
         let subscriptions = Counter()
         let deallocated = Counter()
         var disposable: (any Disposable)?
@@ -483,21 +492,18 @@ final class Signal_CatchTests: XCTestCase {
             }, delayIncrement: 0.02, maxDelay: 0.02, maxRetries: 10, onQueue: queue)).start()
         }
         XCTAssertEqual(subscriptions.count, 1)
+        XCTAssertEqual(queue.pendingVirtualWork, 1)
         disposable?.dispose()
         XCTAssertEqual(deallocated.count, 1)
-        // Let the (cancelled) retry timer fire, then check nothing was resubscribed.
-        let fired = DispatchSemaphore(value: 0)
-        queue.after(0.1) {
-            fired.signal()
-        }
-        XCTAssertEqual(fired.wait(timeout: .now() + 10), .success)
+        // The (cancelled) retry's work runs, and resubscribes nothing.
+        XCTAssertEqual(try queue.run(), 1)
         XCTAssertEqual(subscriptions.count, 1)
         withExtendedLifetime(disposable) {
         }
     }
 
-    func testRetryWithMaxRetriesPassesLastError() {
-        let queue = Queue()
+    func testRetryWithMaxRetriesPassesLastError() throws {
+        let queue = Queue.virtualTime()
         let subscriptions = Counter()
         let source = Signal<Int, Int> { subscriber in
             let index = subscriptions.increment()
@@ -505,8 +511,7 @@ final class Signal_CatchTests: XCTestCase {
             subscriber.putError(index)
             return EmptyDisposable
         }
-        let done = DispatchSemaphore(value: 0)
-        let errors = Atomic<[Int]>(value: [])
+        let errors = Atomic<[String]>(value: [])
         let values = Atomic<[Int]>(value: [])
         let asked = Counter()
         let disposable = (source |> retry(retryOnError: { _ in
@@ -515,13 +520,13 @@ final class Signal_CatchTests: XCTestCase {
         }, delayIncrement: 0.001, maxDelay: 0.01, maxRetries: 3, onQueue: queue)).start(next: { value in
             let _ = values.modify { $0 + [value] }
         }, error: { error in
-            let _ = errors.modify { $0 + [error] }
-            done.signal()
+            let _ = errors.modify { $0 + ["\(error)@\(queue.virtualNowNanoseconds! / 1_000_000)"] }
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        try queue.run()
         XCTAssertEqual(subscriptions.count, 4)
         XCTAssertEqual(values.with { $0 }, [10, 20, 30, 40])
-        XCTAssertEqual(errors.with { $0 }, [4])
+        // Retries after 1, 2 and 3 ms: the fourth error, at 6 ms, passes.
+        XCTAssertEqual(errors.with { $0 }, ["4@6"])
         XCTAssertEqual(asked.count, 4)
         disposable.dispose()
     }
@@ -551,22 +556,20 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertEqual(subscriptions.count, 2)
     }
 
-    func testRetryOnErrorSelectsWhichErrorsRetry() {
-        let queue = Queue()
+    func testRetryOnErrorSelectsWhichErrorsRetry() throws {
+        let queue = Queue.virtualTime()
         let subscriptions = Counter()
         // Errors 1 and 2 are retryable, 3 is not.
         let source = Signal<Int, Int> { subscriber in
             subscriber.putError(subscriptions.increment())
             return EmptyDisposable
         }
-        let done = DispatchSemaphore(value: 0)
-        let errors = Atomic<[Int]>(value: [])
+        let errors = Atomic<[String]>(value: [])
         let disposable = (source |> retry(retryOnError: { $0 < 3 }, delayIncrement: 0.001, maxDelay: 0.01, maxRetries: 10, onQueue: queue)).start(error: { error in
-            let _ = errors.modify { $0 + [error] }
-            done.signal()
+            let _ = errors.modify { $0 + ["\(error)@\(queue.virtualNowNanoseconds! / 1_000_000)"] }
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(errors.with { $0 }, [3])
+        try queue.run()
+        XCTAssertEqual(errors.with { $0 }, ["3@3"])
         XCTAssertEqual(subscriptions.count, 3)
         disposable.dispose()
     }

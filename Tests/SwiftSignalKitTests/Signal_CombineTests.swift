@@ -181,6 +181,78 @@ final class Signal_CombineTests: XCTestCase {
         XCTAssertEqual(values, [[0, 1, 2], [0, 11, 2]])
     }
 
+    /// The array form emits its latest values as one array that it updates
+    /// in place once no emission holds it any more: every emission read must
+    /// be the model's combination, and an array a subscriber kept must never
+    /// change afterwards (kept at every emission, every third, or none).
+    func testArrayFormEmissionsMatchAModelWhetherKeptOrNot() {
+        var random = SplitMix64(state: 0x5EED)
+        for keepEvery in [0, 1, 3] {
+            let pipes = (0 ..< 4).map { _ in TestPipe<Int, NoError>() }
+            var read: [[Int]] = []
+            var kept: [(index: Int, values: [Int])] = []
+            let disposable = combineLatest(pipes.map { $0.signal() }).start(next: { values in
+                if keepEvery > 0 && read.count % keepEvery == 0 {
+                    kept.append((read.count, values))
+                }
+                read.append(values.map { $0 })
+            })
+            var latest: [Int?] = Array(repeating: nil, count: pipes.count)
+            var expected: [[Int]] = []
+            for n in 0 ..< 1000 {
+                let input = random.below(pipes.count)
+                pipes[input].putNext(n)
+                latest[input] = n
+                if latest.allSatisfy({ $0 != nil }) {
+                    expected.append(latest.map { $0! })
+                }
+            }
+            XCTAssertEqual(read, expected, "keeping every \(keepEvery)")
+            XCTAssertEqual(kept.isEmpty, keepEvery == 0)
+            for (index, values) in kept {
+                XCTAssertEqual(values, expected[index], "emission \(index) changed after it was kept")
+            }
+            disposable.dispose()
+        }
+    }
+
+    /// A replaced value is released once its emission is done, whether the
+    /// latest values are updated in place or copied (an earlier emission kept).
+    func testArrayFormReleasesReplacedValues() {
+        final class Token {}
+        let pipes = (0 ..< 2).map { _ in TestPipe<Token, NoError>() }
+        var keep = false
+        var kept: [[Token]] = []
+        let disposable = combineLatest(pipes.map { $0.signal() }).start(next: { values in
+            if keep {
+                kept.append(values)
+            }
+        })
+        weak var first: Token?
+        weak var second: Token?
+        do {
+            let a = Token()
+            let b = Token()
+            first = a
+            second = b
+            pipes[0].putNext(a)
+            pipes[1].putNext(Token())
+            pipes[1].putNext(b)
+        }
+        XCTAssertNotNil(first)
+        pipes[0].putNext(Token())
+        XCTAssertNil(first, "the replaced value outlived its emission")
+        keep = true
+        pipes[0].putNext(Token())
+        keep = false
+        pipes[1].putNext(Token())
+        XCTAssertNotNil(second, "a value of a kept emission was released")
+        kept.removeAll()
+        pipes[0].putNext(Token())
+        XCTAssertNil(second, "the value outlived the emission that kept it")
+        disposable.dispose()
+    }
+
     func testQueueParameterDeliversOnTheQueue() {
         let queue = Queue(name: "combine-test")
         let done = DispatchSemaphore(value: 0)

@@ -18,61 +18,67 @@ private enum Limiter {
     }
 }
 
-/// A pipe limited by `limiter` on a queue named `queueName`, and a recorder of
-/// the limited signal that expects every event on that queue.
-private func startLimited<E>(_ limiter: Limiter, _ delay: Double, queueName: String, errors: E.Type) -> (queue: Queue, pipe: TestPipe<Int, E>, recorder: Recorder<Int, E>, disposable: any Disposable) {
-    let queue = Queue(name: queueName)
+/// A pipe limited by `limiter` on a virtual-time queue, and a recorder of the
+/// limited signal that expects every event on that queue (with its virtual
+/// time: `recordedAt`).
+private func startLimited<E>(_ limiter: Limiter, _ delay: Double, errors: E.Type) -> (queue: Queue, pipe: TestPipe<Int, E>, recorder: Recorder<Int, E>, disposable: any Disposable) {
+    let queue = Queue.virtualTime()
     let pipe = TestPipe<Int, E>()
     let recorder = Recorder<Int, E>(queue: queue)
     let disposable = recorder.start(pipe.signal() |> limiter(delay, queue: queue))
     return (queue, pipe, recorder, disposable)
 }
 
-/// Puts `values` into `pipe` while `queue` is blocked: they all arrive before
-/// any timer on the queue can fire.
-private func burst<E>(_ values: ClosedRange<Int>, into pipe: TestPipe<Int, E>, blocking queue: Queue) {
-    whileBlocking(queue) {
-        for i in values {
-            pipe.putNext(i)
-        }
+/// Puts `values` into `pipe`, from the test thread, while the virtual clock
+/// stands still.
+private func burst<E>(_ values: ClosedRange<Int>, into pipe: TestPipe<Int, E>) {
+    for i in values {
+        pipe.putNext(i)
     }
 }
 
+/// Orderings and deadlines on a virtual-time queue (times in the logs are
+/// virtual milliseconds); the real clock is used only where the behaviour
+/// under test is a race with a real timer.
 final class Signal_ThrottleTests: XCTestCase {
     // MARK: shared by debounce and throttle
 
     /// The upstream completes with two values pending: the later one is
-    /// emitted at once, then the completion.
-    private func checkCompletionFlushesPendingValueThenCompletes(_ limiter: Limiter, queueName: String, values: (Int, Int), file: StaticString = #filePath, line: UInt = #line) {
-        let (_, pipe, recorder, disposable) = startLimited(limiter, 10.0, queueName: queueName, errors: NoError.self)
+    /// emitted at once (at the completion's time, not the countdown's), then
+    /// the completion.
+    private func checkCompletionFlushesPendingValueThenCompletes(_ limiter: Limiter, values: (Int, Int), file: StaticString = #filePath, line: UInt = #line) throws {
+        let (queue, pipe, recorder, disposable) = startLimited(limiter, 10.0, errors: NoError.self)
+        try queue.advance(by: 0.005)
         pipe.putNext(values.0)
         pipe.putNext(values.1)
         pipe.putCompletion()
-        recorder.expectEvents(2, file: file, line: line)
-        XCTAssertEqual(recorder.recorded, ["\(values.1)", "completed"], file: file, line: line)
+        try queue.advance(by: 0)
+        XCTAssertEqual(recorder.recordedAt, ["\(values.1)@5", "completed@5"], file: file, line: line)
         XCTAssertEqual(recorder.offQueue.count, 0, file: file, line: line)
         XCTAssertEqual(pipe.subscriberCount, 0, file: file, line: line)
+        XCTAssertEqual(queue.pendingVirtualWork, 0, "the countdown was dropped", file: file, line: line)
         disposable.dispose()
     }
 
     /// An error drops the pending value, passes through, and ends the
-    /// subscription: a later value goes nowhere.
-    private func checkErrorDropsPendingValue(_ limiter: Limiter, queueName: String, error: Int, file: StaticString = #filePath, line: UInt = #line) {
-        let (queue, pipe, recorder, disposable) = startLimited(limiter, 0.05, queueName: queueName, errors: Int.self)
+    /// subscription: a later value goes nowhere, and no countdown is left.
+    private func checkErrorDropsPendingValue(_ limiter: Limiter, error: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let (queue, pipe, recorder, disposable) = startLimited(limiter, 0.05, errors: Int.self)
         pipe.putNext(1)
         pipe.putError(error)
         pipe.putNext(2)
-        recorder.expectEvents(file: file, line: line)
-        drain(queue, after: 0.2, file: file, line: line)
-        XCTAssertEqual(recorder.recorded, ["error \(error)"], file: file, line: line)
+        XCTAssertEqual(queue.pendingVirtualWork, 1, "the error waits for the queue", file: file, line: line)
+        try queue.run()
+        XCTAssertEqual(recorder.recordedAt, ["error \(error)@0"], file: file, line: line)
         XCTAssertEqual(recorder.offQueue.count, 0, file: file, line: line)
         disposable.dispose()
     }
 
     /// A value replaced by a newer one is released at once; disposing drops
-    /// the pending one and the countdown holding it, and disposes the upstream.
-    private func checkDisposeDropsPendingValueAndDisposesUpstream(_ limiter: Limiter, queueName: String, file: StaticString = #filePath, line: UInt = #line) {
-        let queue = Queue(name: queueName)
+    /// the pending one and the countdown holding it (its task leaves the
+    /// queue), and disposes the upstream.
+    private func checkDisposeDropsPendingValueAndDisposesUpstream(_ limiter: Limiter, file: StaticString = #filePath, line: UInt = #line) throws {
+        let queue = Queue.virtualTime()
         let pipe = TestPipe<DeinitTracker, NoError>()
         let delivered = Counter()
         let released = Counter()
@@ -83,45 +89,69 @@ final class Signal_ThrottleTests: XCTestCase {
         XCTAssertEqual(released.count, 0, file: file, line: line)
         pipe.putNext(DeinitTracker(released))
         XCTAssertEqual(released.count, 1, file: file, line: line)
+        XCTAssertEqual(queue.pendingVirtualWork, 1, file: file, line: line)
         disposable.dispose()
         XCTAssertEqual(released.count, 2, file: file, line: line)
         XCTAssertEqual(pipe.subscriberCount, 0, file: file, line: line)
-        drain(queue, after: 0.2, file: file, line: line)
+        XCTAssertEqual(queue.pendingVirtualWork, 0, file: file, line: line)
+        try queue.run()
         XCTAssertEqual(delivered.count, 0, file: file, line: line)
     }
 
     // MARK: debounce
 
-    func testDebounceEmitsOnlyTheLatestOfABurst() {
-        let (queue, pipe, recorder, disposable) = startLimited(.debounce, 0.05, queueName: "debounce.burst", errors: NoError.self)
-        burst(1 ... 100, into: pipe, blocking: queue)
-        recorder.expectEvents()
-        drain(queue, after: 0.2)
+    func testDebounceEmitsOnlyTheLatestOfABurstAfterItsDelay() throws {
+        let (queue, pipe, recorder, disposable) = startLimited(.debounce, 0.05, errors: NoError.self)
+        burst(1 ... 100, into: pipe)
+        try queue.advance(by: 0.049)
+        XCTAssertEqual(recorder.recorded, [])
+        try queue.advance(by: 0.001)
+        XCTAssertEqual(recorder.recordedAt, ["100@50"])
+        try queue.advance(by: 1)
         pipe.putCompletion()
-        recorder.expectEvents()
+        try queue.advance(by: 0)
         // Nothing was pending at completion: no second value.
-        XCTAssertEqual(recorder.recorded, ["100", "completed"])
+        XCTAssertEqual(recorder.recordedAt, ["100@50", "completed@1050"])
         XCTAssertEqual(recorder.offQueue.count, 0)
         disposable.dispose()
     }
 
-    func testDebounceEmitsEachValueAfterAQuietPeriod() {
-        let (_, pipe, recorder, disposable) = startLimited(.debounce, 0.02, queueName: "debounce.quiet", errors: NoError.self)
+    func testDebounceEmitsEachValueAfterAQuietPeriod() throws {
+        let (queue, pipe, recorder, disposable) = startLimited(.debounce, 0.02, errors: NoError.self)
         for i in 1 ... 3 {
             pipe.putNext(i)
-            recorder.expectEvents()
+            try queue.advance(by: 0.03)
         }
-        XCTAssertEqual(recorder.recorded, ["1", "2", "3"])
+        XCTAssertEqual(recorder.recordedAt, ["1@20", "2@50", "3@80"])
         XCTAssertEqual(recorder.offQueue.count, 0)
         disposable.dispose()
     }
 
-    func testDebounceNewValueRestartsTheCountdown() {
-        // Value 1's countdown ends while the queue is blocked; value 2 arrives
-        // before the queue can act on it: only 2 is emitted, and only after a
-        // full countdown of its own (a throttle would emit it at once).
+    /// Each value restarts the countdown: values 10 ms apart never let a
+    /// 20 ms countdown end; the last one is emitted 20 ms after it.
+    func testDebounceNewValueRestartsTheCountdown() throws {
+        let (queue, pipe, recorder, disposable) = startLimited(.debounce, 0.02, errors: NoError.self)
+        for i in 1 ... 5 {
+            pipe.putNext(i)
+            try queue.advance(by: 0.01)
+        }
+        XCTAssertEqual(recorder.recorded, [])
+        XCTAssertEqual(queue.pendingVirtualWork, 1, "one countdown, the others were dropped")
+        try queue.run()
+        XCTAssertEqual(recorder.recordedAt, ["5@60"])
+        disposable.dispose()
+    }
+
+    /// A real-timer race, which virtual time cannot produce: value 1's
+    /// countdown ends while the queue is blocked (its firing waits for the
+    /// queue); value 2 arrives before the queue can act on it. Only 2 is
+    /// emitted, and only after a full countdown of its own.
+    func testDebounceStaleFiringOfARealTimerIsIgnored() {
         let delay = 0.05
-        let (queue, pipe, recorder, disposable) = startLimited(.debounce, delay, queueName: "debounce.restart", errors: NoError.self)
+        let queue = Queue(name: "debounce.restart")
+        let pipe = TestPipe<Int, NoError>()
+        let recorder = Recorder<Int, NoError>(queue: queue)
+        let disposable = recorder.start(pipe.signal() |> debounce(delay, queue: queue))
         let gate = block(queue)
         pipe.putNext(1)
         drain(Queue(name: "debounce.restart.clock"), after: delay * 3)
@@ -136,20 +166,20 @@ final class Signal_ThrottleTests: XCTestCase {
         disposable.dispose()
     }
 
-    func testDebounceCompletionFlushesPendingValueThenCompletes() {
-        self.checkCompletionFlushesPendingValueThenCompletes(.debounce, queueName: "debounce.flush", values: (1, 2))
+    func testDebounceCompletionFlushesPendingValueThenCompletes() throws {
+        try self.checkCompletionFlushesPendingValueThenCompletes(.debounce, values: (1, 2))
     }
 
-    func testDebounceErrorDropsPendingValue() {
-        self.checkErrorDropsPendingValue(.debounce, queueName: "debounce.error", error: 5)
+    func testDebounceErrorDropsPendingValue() throws {
+        try self.checkErrorDropsPendingValue(.debounce, error: 5)
     }
 
-    func testDebounceDisposeDropsPendingValueAndDisposesUpstream() {
-        self.checkDisposeDropsPendingValueAndDisposesUpstream(.debounce, queueName: "debounce.dispose")
+    func testDebounceDisposeDropsPendingValueAndDisposesUpstream() throws {
+        try self.checkDisposeDropsPendingValueAndDisposesUpstream(.debounce)
     }
 
-    func testDebounceCallbackMayDisposeItsSubscriptionAndEmit() {
-        let queue = Queue(name: "debounce.reentrant")
+    func testDebounceCallbackMayDisposeItsSubscriptionAndEmit() throws {
+        let queue = Queue.virtualTime()
         let pipe = TestPipe<Int, NoError>()
         let recorder = Recorder<Int, NoError>(queue: queue)
         let box = DisposableBox()
@@ -164,14 +194,16 @@ final class Signal_ThrottleTests: XCTestCase {
             }
         }))
         pipe.putNext(1)
-        recorder.expectEvents(2)
-        drain(queue, after: 0.1)
-        XCTAssertEqual(recorder.recorded, ["1", "2"])
+        try queue.run()
+        XCTAssertEqual(recorder.recordedAt, ["1@20", "2@40"])
         XCTAssertEqual(pipe.subscriberCount, 0)
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
     }
 
-    func testDebounceConcurrentEmittersDeliverTheLastValue() {
-        let (_, pipe, recorder, disposable) = startLimited(.debounce, 0.05, queueName: "debounce.stress", errors: NoError.self)
+    /// Emitters on 8 threads while the virtual clock stands still: no
+    /// countdown can end, so the completion flushes exactly the last value.
+    func testDebounceConcurrentEmittersDeliverTheLastValue() throws {
+        let (queue, pipe, recorder, disposable) = startLimited(.debounce, 0.05, errors: NoError.self)
         DispatchQueue.concurrentPerform(iterations: 8) { emitter in
             for i in 0 ..< 500 {
                 pipe.putNext(emitter * 1_000 + i)
@@ -179,86 +211,67 @@ final class Signal_ThrottleTests: XCTestCase {
         }
         pipe.putNext(-1)
         pipe.putCompletion()
-        recorder.expectEvents(2)
-        // Whatever the timers did during the burst, the last value is flushed
-        // (or emitted) exactly once, followed by the completion.
-        let recorded = recorder.recorded
-        XCTAssertEqual(recorded.suffix(2), ["-1", "completed"])
-        XCTAssertEqual(recorded.filter { $0 == "-1" }.count, 1)
+        try queue.run()
+        XCTAssertEqual(recorder.recordedAt, ["-1@0", "completed@0"])
         XCTAssertEqual(recorder.offQueue.count, 0)
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
         disposable.dispose()
     }
 
     // MARK: throttle
 
-    func testThrottleEmitsTheLatestValueOfEachWindow() {
-        let (queue, pipe, recorder, disposable) = startLimited(.throttle, 0.05, queueName: "throttle.windows", errors: NoError.self)
-        burst(1 ... 50, into: pipe, blocking: queue)
-        recorder.expectEvents()
-        burst(51 ... 100, into: pipe, blocking: queue)
-        recorder.expectEvents()
-        drain(queue, after: 0.15)
+    func testThrottleEmitsTheLatestValueOfEachWindow() throws {
+        let (queue, pipe, recorder, disposable) = startLimited(.throttle, 0.05, errors: NoError.self)
+        burst(1 ... 50, into: pipe)
+        try queue.advance(by: 0.05)
+        burst(51 ... 100, into: pipe)
+        try queue.advance(by: 0.1)
         pipe.putCompletion()
-        recorder.expectEvents()
-        XCTAssertEqual(recorder.recorded, ["50", "100", "completed"])
+        try queue.advance(by: 0)
+        XCTAssertEqual(recorder.recordedAt, ["50@50", "100@100", "completed@150"])
         XCTAssertEqual(recorder.offQueue.count, 0)
         disposable.dispose()
     }
 
-    func testThrottleDoesNotRestartWindowOnEveryValue() {
-        // Unlike debounce, a steady stream still yields an emission per window.
-        let (queue, pipe, recorder, disposable) = startLimited(.throttle, 0.02, queueName: "throttle.steady", errors: NoError.self)
-        let producer = DispatchSemaphore(value: 0)
-        let last = Atomic<Int>(value: 0)
-        DispatchQueue.global().async {
-            var i = 0
-            // Emit without pause until three windows have been emitted.
-            while recorder.recorded.count < 3 {
-                i += 1
-                pipe.putNext(i)
-            }
-            _ = last.swap(i)
-            pipe.putCompletion()
-            producer.signal()
+    /// Unlike debounce, a steady stream still yields an emission per window:
+    /// a value every 10 ms through a 20 ms throttle comes out every 20 ms.
+    func testThrottleDoesNotRestartWindowOnEveryValue() throws {
+        let (queue, pipe, recorder, disposable) = startLimited(.throttle, 0.02, errors: NoError.self)
+        for i in 1 ... 9 {
+            pipe.putNext(i)
+            try queue.advance(by: 0.01)
         }
-        XCTAssertEqual(producer.wait(timeout: .now() + 10), .success)
-        drain(queue, after: 0.1)
-        let recorded = recorder.recorded
-        XCTAssertEqual(recorded.last, "completed")
-        let values = recorded.dropLast().map { Int($0)! }
-        XCTAssertGreaterThanOrEqual(values.count, 3)
-        XCTAssertLessThanOrEqual(values.count, 5)
-        XCTAssertEqual(values, values.sorted())
-        XCTAssertEqual(Set(values).count, values.count)
-        XCTAssertEqual(values.last, last.with { $0 })
+        pipe.putCompletion()
+        try queue.advance(by: 0)
+        XCTAssertEqual(recorder.recordedAt, ["2@20", "4@40", "6@60", "8@80", "9@90", "completed@90"])
         XCTAssertEqual(recorder.offQueue.count, 0)
         disposable.dispose()
     }
 
-    func testThrottleCompletionFlushesPendingValueThenCompletes() {
-        self.checkCompletionFlushesPendingValueThenCompletes(.throttle, queueName: "throttle.flush", values: (7, 8))
+    func testThrottleCompletionFlushesPendingValueThenCompletes() throws {
+        try self.checkCompletionFlushesPendingValueThenCompletes(.throttle, values: (7, 8))
     }
 
-    func testThrottleCompletionWithoutPendingValueJustCompletes() {
-        let queue = Queue(name: "throttle.empty")
+    func testThrottleCompletionWithoutPendingValueJustCompletes() throws {
+        let queue = Queue.virtualTime()
         let recorder = Recorder<Int, NoError>(queue: queue)
         let disposable = recorder.start(Signal<Int, NoError>.complete() |> throttle(0.05, queue: queue))
-        recorder.expectEvents()
-        XCTAssertEqual(recorder.recorded, ["completed"])
+        try queue.run()
+        XCTAssertEqual(recorder.recordedAt, ["completed@0"])
         XCTAssertEqual(recorder.offQueue.count, 0)
         disposable.dispose()
     }
 
-    func testThrottleErrorDropsPendingValue() {
-        self.checkErrorDropsPendingValue(.throttle, queueName: "throttle.error", error: 4)
+    func testThrottleErrorDropsPendingValue() throws {
+        try self.checkErrorDropsPendingValue(.throttle, error: 4)
     }
 
-    func testThrottleDisposeDropsPendingValueAndDisposesUpstream() {
-        self.checkDisposeDropsPendingValueAndDisposesUpstream(.throttle, queueName: "throttle.dispose")
+    func testThrottleDisposeDropsPendingValueAndDisposesUpstream() throws {
+        try self.checkDisposeDropsPendingValueAndDisposesUpstream(.throttle)
     }
 
-    func testThrottleCallbackMayDisposeItsSubscription() {
-        let queue = Queue(name: "throttle.reentrant")
+    func testThrottleCallbackMayDisposeItsSubscription() throws {
+        let queue = Queue.virtualTime()
         let pipe = TestPipe<Int, NoError>()
         let recorder = Recorder<Int, NoError>(queue: queue)
         let box = DisposableBox()
@@ -268,9 +281,9 @@ final class Signal_ThrottleTests: XCTestCase {
             pipe.putNext(value + 1)
         }))
         pipe.putNext(1)
-        recorder.expectEvents()
-        drain(queue, after: 0.1)
-        XCTAssertEqual(recorder.recorded, ["1"])
+        try queue.run()
+        XCTAssertEqual(recorder.recordedAt, ["1@20"])
         XCTAssertEqual(pipe.subscriberCount, 0)
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
     }
 }

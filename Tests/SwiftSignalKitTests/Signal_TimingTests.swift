@@ -3,18 +3,21 @@ import Dispatch
 import SwiftSignalKit
 import SwiftSignalKitTestSupport
 
+/// Orderings and deadlines on a virtual-time queue; the real clock is used
+/// only where the behaviour under test is a race with a real timer.
 final class Signal_TimingTests: XCTestCase {
     // MARK: delay
 
-    private func checkDelaysSubscription(_ operatorUnderTest: (Signal<Int, NoError>) -> Signal<Int, NoError>, queue: Queue, timeout: Double, file: StaticString = #filePath, line: UInt = #line) {
+    /// The upstream starts on `queue` exactly `timeout` after the
+    /// subscription, not a nanosecond earlier; its values then pass at once.
+    private func checkDelaysSubscription(_ operatorUnderTest: (Signal<Int, NoError>) -> Signal<Int, NoError>, queue: Queue, timeout: Double, file: StaticString = #filePath, line: UInt = #line) throws {
         let starts = Counter()
         let startedOnQueue = Atomic<Bool?>(value: nil)
-        let elapsedAtStart = Atomic<Double>(value: -1)
+        let startedAt = Atomic<Int64>(value: -1)
         let values = Atomic<[Int]>(value: [])
-        let done = DispatchSemaphore(value: 0)
-        let begin = DispatchTime.now()
+        let completions = Counter()
         let upstream = Signal<Int, NoError> { subscriber in
-            _ = elapsedAtStart.swap(seconds(from: begin))
+            _ = startedAt.swap(queue.virtualNowNanoseconds ?? -1)
             _ = startedOnQueue.swap(queue.isCurrent())
             starts.increment()
             subscriber.putNext(1)
@@ -25,18 +28,22 @@ final class Signal_TimingTests: XCTestCase {
         let disposable = operatorUnderTest(upstream).start(next: { value in
             _ = values.modify { $0 + [value] }
         }, completed: {
-            done.signal()
+            completions.increment()
         })
-        XCTAssertEqual(starts.count, 0, "started synchronously", file: file, line: line)
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, file: file, line: line)
+        let deadline = Int64((timeout * 1e9).rounded())
+        try queue.advance(to: Double(deadline - 1) / 1e9)
+        XCTAssertEqual(starts.count, 0, "started early", file: file, line: line)
+        try queue.run()
         XCTAssertEqual(starts.count, 1, file: file, line: line)
+        XCTAssertEqual(startedAt.with { $0 }, deadline, file: file, line: line)
         XCTAssertEqual(startedOnQueue.with { $0 }, true, file: file, line: line)
-        XCTAssertGreaterThanOrEqual(elapsedAtStart.with { $0 }, timeout * 0.9, file: file, line: line)
         XCTAssertEqual(values.with { $0 }, [1, 2], file: file, line: line)
+        XCTAssertEqual(completions.count, 1, file: file, line: line)
+        XCTAssertEqual(queue.pendingVirtualWork, 0, "a timer is left", file: file, line: line)
         disposable.dispose()
     }
 
-    private func checkDisposeBeforeFiringNeverStarts(_ operatorUnderTest: (Signal<Int, NoError>) -> Signal<Int, NoError>, queue: Queue, file: StaticString = #filePath, line: UInt = #line) {
+    private func checkDisposeBeforeFiringNeverStarts(_ operatorUnderTest: (Signal<Int, NoError>) -> Signal<Int, NoError>, queue: Queue, file: StaticString = #filePath, line: UInt = #line) throws {
         let starts = Counter()
         let released = Counter()
         do {
@@ -47,132 +54,126 @@ final class Signal_TimingTests: XCTestCase {
                 return EmptyDisposable
             }
             let disposable = operatorUnderTest(upstream).start()
+            XCTAssertEqual(queue.pendingVirtualWork, 1, file: file, line: line)
             disposable.dispose()
         }
-        // The invalidated timer and everything it captured are gone at once.
+        // The invalidated timer and everything it captured are gone at once,
+        // its task too.
         XCTAssertEqual(released.count, 1, file: file, line: line)
-        drain(queue, after: 0.25, file: file, line: line)
+        XCTAssertEqual(queue.pendingVirtualWork, 0, file: file, line: line)
+        try queue.advance(by: 10)
         XCTAssertEqual(starts.count, 0, file: file, line: line)
     }
 
-    func testDelayStartsUpstreamOnQueueAfterTimeout() {
-        let queue = Queue(name: "delay.start")
-        checkDelaysSubscription({ $0 |> delay(0.1, queue: queue) }, queue: queue, timeout: 0.1)
+    func testDelayStartsUpstreamOnQueueAfterTimeout() throws {
+        let queue = Queue.virtualTime()
+        try checkDelaysSubscription({ $0 |> delay(0.1, queue: queue) }, queue: queue, timeout: 0.1)
     }
 
-    func testDelayDisposedBeforeFiringNeverStartsUpstream() {
-        let queue = Queue(name: "delay.dispose")
-        checkDisposeBeforeFiringNeverStarts({ $0 |> delay(0.05, queue: queue) }, queue: queue)
+    func testDelayDisposedBeforeFiringNeverStartsUpstream() throws {
+        let queue = Queue.virtualTime()
+        try checkDisposeBeforeFiringNeverStarts({ $0 |> delay(0.05, queue: queue) }, queue: queue)
     }
 
-    func testDelayPassesErrorThroughAndDisposeAfterStartDisposesUpstream() {
-        let queue = Queue(name: "delay.error")
+    func testDelayPassesErrorThroughAndDisposeAfterStartDisposesUpstream() throws {
+        let queue = Queue.virtualTime()
         let errors = Atomic<[Int]>(value: [])
-        let done = DispatchSemaphore(value: 0)
         let failing = Signal<Int, Int>.fail(3) |> delay(0.02, queue: queue)
         let d1 = failing.start(error: { error in
             _ = errors.modify { $0 + [error] }
-            done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        try queue.run()
         XCTAssertEqual(errors.with { $0 }, [3])
         d1.dispose()
 
         let pipe = TestPipe<Int, Int>()
-        let started = DispatchSemaphore(value: 0)
         let upstream = Signal<Int, Int> { subscriber in
-            let disposable = pipe.signal().start(next: { subscriber.putNext($0) })
-            started.signal()
-            return disposable
+            return pipe.signal().start(next: { subscriber.putNext($0) })
         }
         let d2 = (upstream |> delay(0.02, queue: queue)).start()
-        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        try queue.run()
         XCTAssertEqual(pipe.subscriberCount, 1)
         d2.dispose()
-        // The upstream's disposable is handed over on the queue, right after its start.
-        queue.sync {
-        }
         XCTAssertEqual(pipe.subscriberCount, 0)
     }
 
     // MARK: suspendAwareDelay
 
-    func testSuspendAwareDelayStartsUpstreamOnQueueAfterTimeout() {
-        let queue = Queue(name: "suspendAwareDelay.start")
-        checkDelaysSubscription({ $0 |> suspendAwareDelay(0.1, granularity: 0.01, queue: queue) }, queue: queue, timeout: 0.1)
+    func testSuspendAwareDelayStartsUpstreamOnQueueAfterTimeout() throws {
+        let queue = Queue.virtualTime()
+        try checkDelaysSubscription({ $0 |> suspendAwareDelay(0.1, granularity: 0.01, queue: queue) }, queue: queue, timeout: 0.1)
     }
 
-    func testSuspendAwareDelayWithCoarseGranularityIsNotLate() {
-        // With the default granularity of 4 s, a short delay must still end on
-        // time: the tick period never exceeds the timeout.
-        let queue = Queue(name: "suspendAwareDelay.coarse")
-        let late = Atomic<Bool>(value: false)
-        queue.after(1.5) {
-            _ = late.swap(true)
-        }
-        let lateAtStart = Atomic<Bool?>(value: nil)
-        let done = DispatchSemaphore(value: 0)
-        let upstream = Signal<Int, NoError> { subscriber in
-            _ = lateAtStart.swap(late.with { $0 })
-            subscriber.putCompletion()
+    /// With the default granularity of 4 s, a short delay must still end on
+    /// time: the tick period never exceeds the timeout.
+    func testSuspendAwareDelayWithCoarseGranularityIsNotLate() throws {
+        let queue = Queue.virtualTime()
+        try checkDelaysSubscription({ $0 |> suspendAwareDelay(0.05, queue: queue) }, queue: queue, timeout: 0.05)
+    }
+
+    /// The first tick at or past the delay starts the upstream: with ticks
+    /// every 30 ms, a delay of 100 ms starts at 120 ms.
+    func testSuspendAwareDelayStartsAtTheFirstTickPastTheDelay() throws {
+        let queue = Queue.virtualTime()
+        let startedAt = Atomic<Double?>(value: nil)
+        let upstream = Signal<Int, NoError> { _ in
+            _ = startedAt.swap(queue.virtualNow)
             return EmptyDisposable
         }
-        let disposable = (upstream |> suspendAwareDelay(0.05, queue: queue)).start(completed: {
-            done.signal()
-        })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(lateAtStart.with { $0 }, false)
+        let disposable = (upstream |> suspendAwareDelay(0.1, granularity: 0.03, queue: queue)).start()
+        try queue.run()
+        XCTAssertEqual(startedAt.with { $0 }, 0.12)
         disposable.dispose()
     }
 
-    func testSuspendAwareDelayDisposedBeforeFiringNeverStartsUpstream() {
-        let queue = Queue(name: "suspendAwareDelay.dispose")
-        checkDisposeBeforeFiringNeverStarts({ $0 |> suspendAwareDelay(0.05, granularity: 0.01, queue: queue) }, queue: queue)
+    func testSuspendAwareDelayDisposedBeforeFiringNeverStartsUpstream() throws {
+        let queue = Queue.virtualTime()
+        try checkDisposeBeforeFiringNeverStarts({ $0 |> suspendAwareDelay(0.05, granularity: 0.01, queue: queue) }, queue: queue)
     }
 
-    func testSuspendAwareDelayStartsUpstreamOnce() {
-        // The repeating timer must stop after starting the upstream.
-        let queue = Queue(name: "suspendAwareDelay.once")
+    func testSuspendAwareDelayStartsUpstreamOnce() throws {
+        // The repeating timer must stop after starting the upstream: run()
+        // would otherwise never find the queue idle.
+        let queue = Queue.virtualTime()
         let starts = Counter()
         let upstream = Signal<Int, NoError> { _ in
             starts.increment()
             return EmptyDisposable
         }
         let disposable = (upstream |> suspendAwareDelay(0.02, granularity: 0.005, queue: queue)).start()
-        drain(queue, after: 0.2)
+        try queue.run()
         XCTAssertEqual(starts.count, 1)
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
         disposable.dispose()
     }
 
     // MARK: timeout
 
-    func testTimeoutSwitchesToAlternateWhenUpstreamIsSilent() {
-        let queue = Queue(name: "timeout.switch")
+    func testTimeoutSwitchesToAlternateWhenUpstreamIsSilent() throws {
+        let queue = Queue.virtualTime()
         let pipe = TestPipe<Int, NoError>()
         let log = Atomic<[String]>(value: [])
-        let done = DispatchSemaphore(value: 0)
         let alternate = Signal<Int, NoError> { subscriber in
-            _ = log.modify { $0 + ["alternate started on queue: \(queue.isCurrent()), upstream subscribers: \(pipe.subscriberCount)"] }
+            _ = log.modify { $0 + ["alternate started on queue: \(queue.isCurrent()) at \(queue.virtualNow!), upstream subscribers: \(pipe.subscriberCount)"] }
             subscriber.putNext(42)
             return EmptyDisposable
         }
         let disposable = (pipe.signal() |> timeout(0.05, queue: queue, alternate: alternate)).start(next: { value in
             _ = log.modify { $0 + ["\(value)"] }
-            done.signal()
         }, completed: {
             _ = log.modify { $0 + ["completed"] }
         })
         XCTAssertEqual(pipe.subscriberCount, 1)
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        try queue.run()
         // The upstream was disposed before the alternate started; it is ignored now.
         pipe.putNext(1)
         pipe.putCompletion()
-        XCTAssertEqual(log.with { $0 }, ["alternate started on queue: true, upstream subscribers: 0", "42"])
+        XCTAssertEqual(log.with { $0 }, ["alternate started on queue: true at 0.05, upstream subscribers: 0", "42"])
         disposable.dispose()
     }
 
-    func testTimeoutFirstUpstreamValueCancelsTimer() {
-        let queue = Queue(name: "timeout.value")
+    func testTimeoutFirstUpstreamValueCancelsTimer() throws {
+        let queue = Queue.virtualTime()
         let pipe = TestPipe<Int, NoError>()
         let alternateStarts = Counter()
         let values = Atomic<[Int]>(value: [])
@@ -184,8 +185,10 @@ final class Signal_TimingTests: XCTestCase {
         let disposable = (pipe.signal() |> timeout(0.05, queue: queue, alternate: alternate)).start(next: { value in
             _ = values.modify { $0 + [value] }
         })
+        try queue.advance(by: 0.049)
         pipe.putNext(1)
-        drain(queue, after: 0.25)
+        XCTAssertEqual(queue.pendingVirtualWork, 0, "the timer was dropped")
+        try queue.advance(by: 10)
         XCTAssertEqual(alternateStarts.count, 0)
         // Still subscribed to the upstream, long after the timeout.
         pipe.putNext(2)
@@ -194,8 +197,8 @@ final class Signal_TimingTests: XCTestCase {
         XCTAssertEqual(pipe.subscriberCount, 0)
     }
 
-    func testTimeoutUpstreamTerminalEventFirstCancelsTimer() {
-        let queue = Queue(name: "timeout.terminal")
+    func testTimeoutUpstreamTerminalEventFirstCancelsTimer() throws {
+        let queue = Queue.virtualTime()
         let alternateStarts = Counter()
         let alternate = Signal<Int, Int> { subscriber in
             alternateStarts.increment()
@@ -217,13 +220,14 @@ final class Signal_TimingTests: XCTestCase {
         }, completed: {
             _ = events.modify { $0 + ["completed"] }
         })
-        drain(queue, after: 0.2)
+        XCTAssertEqual(queue.pendingVirtualWork, 0, "both timers were dropped")
+        try queue.advance(by: 10)
         XCTAssertEqual(events.with { $0 }, ["completed", "error 9"])
         XCTAssertEqual(alternateStarts.count, 0)
     }
 
-    func testTimeoutDisposedBeforeFiringDisposesUpstreamAndNeverStartsAlternate() {
-        let queue = Queue(name: "timeout.dispose")
+    func testTimeoutDisposedBeforeFiringDisposesUpstreamAndNeverStartsAlternate() throws {
+        let queue = Queue.virtualTime()
         let pipe = TestPipe<Int, NoError>()
         let alternateStarts = Counter()
         let released = Counter()
@@ -240,10 +244,13 @@ final class Signal_TimingTests: XCTestCase {
         }
         XCTAssertEqual(pipe.subscriberCount, 0)
         XCTAssertEqual(released.count, 1)
-        drain(queue, after: 0.25)
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
+        try queue.advance(by: 10)
         XCTAssertEqual(alternateStarts.count, 0)
     }
 
+    /// A race between a real timer and events from another thread, which
+    /// virtual time cannot produce: stays on the real clock.
     func testTimeoutRaceHasExactlyOneWinner() {
         let queue = Queue(name: "timeout.race")
         let subscriptions = 300

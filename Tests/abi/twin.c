@@ -24,7 +24,8 @@
  * exports (name, version, kind): a function declared in the header and not
  * exported, or exported and not declared, fails before any ABI comparison.
  *
- * ABI_HEADER: "signalkit.h" or "signalkit_ffi.h". The inline accessors are
+ * ABI_HEADER: "signalkit_test.h" (which includes signalkit.h) or
+ * "signalkit_ffi.h". The inline accessors are
  * left out: inlined into the user's code, they are not exports (the layout
  * and kinds they read are recorded through sk_value and sk_kind).
  */

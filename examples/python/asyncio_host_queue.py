@@ -1,56 +1,54 @@
 #!/usr/bin/env python3
 """Receiving callbacks on the asyncio loop's thread.
 
-A worker thread puts values into a pipe. The pipeline is delivered on a
-host-drained queue: its work runs only when someone drains it, and its file
-descriptor is readable while work is pending. The asyncio loop watches that
-descriptor (loop.add_reader) and drains the queue when it fires, so every
-callback runs on the loop's thread, where it may touch loop state freely.
+A worker thread puts values into a pipe. The pipeline is delivered on the
+loop's own host-drained queue (sk.asyncio_queue()): its work runs only when
+the queue is drained, and the package has the loop drain it whenever its
+descriptor is readable (loop.add_reader), so every callback runs on the
+loop's thread, where it may touch loop state freely. `async for` reads the
+same way.
 
-Run with SIGNALKIT_LIB_DIR pointing at the libraries (`make test-python`
-does), or with them installed.
+Run it with the package installed (pip install ./Sources/python).
 """
 import asyncio
 import threading
+from typing import List, Set, Tuple
 
 import signalkit as sk
 
 
-async def run(count=20):
+async def run(count: int = 20) -> Tuple[List[int], bool]:
     """Returns (values received, whether every callback ran on the loop's
     thread)."""
     loop = asyncio.get_running_loop()
     loop_thread = threading.get_ident()
     done = loop.create_future()
-    received = []
-    threads = set()
+    received: List[int] = []
+    threads: Set[int] = set()
 
-    def on_next(n):
+    def on_next(n: int) -> None:
         threads.add(threading.get_ident())
         received.append(n)
 
-    def on_completed():
+    def on_completed() -> None:
         threads.add(threading.get_ident())
         done.set_result(True)  # safe: we are on the loop's thread
 
-    with sk.Queue.host("asyncio") as queue, sk.Pipe() as pipe, pipe.signal() as source, \
-            source.map("i64(i64)", lambda n: n * 3) as tripled, tripled.take(count) as taken, \
-            taken.deliver_on(queue) as delivered:
-        loop.add_reader(queue.fileno(), queue.drain)
-        try:
-            with delivered.subscribe("void(i64)", on_next, on_completed=on_completed):
-                def produce():
-                    for n in range(count):
-                        pipe.put(n)
+    pipe: sk.Pipe[int] = sk.Pipe()
+    tripled = pipe.signal().map(lambda n: n * 3).take(count).deliver_on(sk.asyncio_queue())
+    with tripled.subscribe(on_next, on_completed=on_completed):
+        def produce() -> None:
+            for n in range(count):
+                pipe.put(n)
 
-                worker = threading.Thread(target=produce)
-                worker.start()
-                await asyncio.wait_for(done, timeout=10)
-                worker.join()
-        finally:
-            loop.remove_reader(queue.fileno())
-            queue.drain()  # whatever the disposal left (releases run there too)
-    return received, threads == {loop_thread}
+        worker = threading.Thread(target=produce)
+        worker.start()
+        await asyncio.wait_for(done, timeout=10)
+        worker.join()
+
+    # The same values, read with `async for` (the loop ends at the completion).
+    again = [n async for n in sk.Signal.from_iterable(range(count)).map(lambda n: n * 3)]
+    return received if again == received else [], threads == {loop_thread}
 
 
 if __name__ == "__main__":

@@ -7,10 +7,10 @@ where the visits should go. A trampoline is a real C function of the type
 "void(ptr,i32,i32)", made at run time, that puts its arguments (as an array
 value) into a pipe; the pipe's subscribers receive the walk as a stream.
 
-Run with SIGNALKIT_LIB_DIR pointing at the libraries (`make test-python`
-does), or with them installed.
+Run it with the package installed (pip install ./Sources/python).
 """
 import ctypes
+from typing import Any, List, Sequence, Tuple
 from ctypes import CFUNCTYPE, POINTER, byref, c_int, c_int64, c_void_p
 
 import signalkit as sk
@@ -26,14 +26,16 @@ libc.tdestroy.argtypes = [c_void_p, c_void_p]
 POSTORDER, LEAF = 1, 3  # glibc's VISIT: preorder, postorder, endorder, leaf
 
 
-@COMPARE
-def compare(a, b):
+def _compare(a: int, b: int) -> int:
     x = ctypes.cast(a, POINTER(c_int64))[0]
     y = ctypes.cast(b, POINTER(c_int64))[0]
-    return (x > y) - (x < y)
+    return int(x > y) - int(x < y)
 
 
-def run(keys=(50, 20, 80, 10, 30, 70, 90)):
+compare = COMPARE(_compare)
+
+
+def run(keys: Sequence[int] = (50, 20, 80, 10, 30, 70, 90)) -> Tuple[List[Tuple[int, int]], int]:
     """Inserts `keys` into a tsearch tree and returns them as a stream
     produced by twalk() through a trampoline: in order, with their depth."""
     storage = (c_int64 * len(keys))(*keys)
@@ -41,9 +43,9 @@ def run(keys=(50, 20, 80, 10, 30, 70, 90)):
     for i in range(len(keys)):
         libc.tsearch(ctypes.addressof(storage) + i * ctypes.sizeof(c_int64), byref(root), compare)
 
-    received = []
+    received: List[Tuple[int, int]] = []
 
-    def on_visit(visit):
+    def on_visit(visit: Any) -> None:
         node, which, depth = visit
         if which in (POSTORDER, LEAF):  # in-order: between the subtrees, or a leaf
             key = ctypes.cast(node, POINTER(POINTER(c_int64)))[0][0]
@@ -59,7 +61,7 @@ def run(keys=(50, 20, 80, 10, 30, 70, 90)):
     # tdestroy() frees the nodes and calls `free_node(key)` for each key: the
     # keys live in `storage`, so a second trampoline ("void(ptr)") just
     # reports them into another pipe.
-    released = []
+    released: List[int] = []
     with sk.Pipe() as pipe, pipe.signal() as signal, \
             signal.subscribe("void(ptr)", released.append) as subscription, \
             sk.Trampoline(pipe, "void(ptr)") as free_node:

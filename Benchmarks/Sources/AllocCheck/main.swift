@@ -81,12 +81,13 @@ let w6b = counts("w6", expected: Expected.w6(20_000)) { SKWorkloads.w6(20_000, $
 report("swift.w6.bytes_per_subscription", Double(w6b.liveBytes - w6a.liveBytes) / 10_000)
 report("swift.w6.allocs_per_subscription", Double(w6b.allocs - w6a.allocs) / 10_000)
 
-// W8: allocations per subscription (subscribe, one put, dispose) on a pipe
+// W8: allocations per subscription (subscribe map -> sink, one put, dispose) on a pipe
 // of 1,000 subscriptions (the difference between 20 and 10 rounds) and on
 // one of 1,000,000 (the difference between 1,000,000 and 500,000), for each
 // dispose order; the checked figure at each size is the largest of the three.
 // A subscription costs the same at both sizes: the bag's storage is kept
 // between rounds, and its growth and shrinking are amortized to nothing.
+// (bench_capi --check does the same on the C API at 1,000.)
 _ = SKWorkloads.w8(subscriptions: 100, rounds: 2, order: .random, .none)
 for (label, small, large, rounds) in [("1k", 1_000, 1_000, (10, 20)), ("1m", 500_000, 1_000_000, (1, 1))] {
     var worst = 0.0
@@ -103,3 +104,10 @@ for (label, small, large, rounds) in [("1k", 1_000, 1_000, (10, 20)), ("1m", 500
     }
     report("swift.w8.allocs_per_subscription_\(label)", worst)
 }
+
+// W9: allocations per delivery, ten sinks on a pipe, the puts from one
+// thread (the difference between 20,000 and 10,000 puts). Two threads are
+// not checked: what they allocate depends on how often their puts overlap.
+let w9a = counts("w9", expected: Expected.w9(sinks: 10, puts: 10_000)) { SKWorkloads.w9(threads: 1, sinks: 10, puts: 10_000, $0) }
+let w9b = counts("w9", expected: Expected.w9(sinks: 10, puts: 20_000)) { SKWorkloads.w9(threads: 1, sinks: 10, puts: 20_000, $0) }
+report("swift.w9.allocs_per_delivery", Double(w9b.allocs - w9a.allocs) / 100_000)

@@ -1,3 +1,6 @@
+import Glibc
+import Synchronization
+
 /// What a workload reports to. A workload calls `begin()` right before its
 /// timed section and `end()` right after it (once each, on the calling
 /// thread), and returns its checksum. The runner's probe reads the clock and
@@ -46,25 +49,29 @@ public struct Sizes: Sendable {
     public var w8Small: Int
     public var w8SmallRounds: Int
     public var w8Large: Int
+    /// W9: the sinks on the pipe and the puts (split evenly among the threads).
+    public var w9Sinks: Int
+    public var w9Puts: Int
 
     public static let standard = Sizes(
         w1Events: 5_000_000, w2Cycles: 1_000_000, w2PutEvery: 100_000, w3Sinks: 1_000, w3Puts: 10_000,
         w4Events: 1_000_000, w5Puts: 1_000_000, w6Subscriptions: 100_000, w7Events: 1_000_000,
-        w8Small: 1_000, w8SmallRounds: 1_000, w8Large: 1_000_000)
+        w8Small: 1_000, w8SmallRounds: 1_000, w8Large: 1_000_000, w9Sinks: 10, w9Puts: 1_000_000)
 
     /// Every size divided by `d` (at least 1; W2 keeps its put interval at
-    /// most the cycle count; W8's small pipe keeps its size), for profiling
-    /// under valgrind.
+    /// most the cycle count; W8's small pipe and W9's sinks keep their size;
+    /// W9's puts stay even), for profiling under valgrind.
     public func divided(by d: Int) -> Sizes {
         let cycles = max(1, self.w2Cycles / d)
         return Sizes(w1Events: max(1, self.w1Events / d), w2Cycles: cycles, w2PutEvery: max(1, min(self.w2PutEvery / d, cycles)),
                      w3Sinks: self.w3Sinks, w3Puts: max(1, self.w3Puts / d), w4Events: max(1, self.w4Events / d),
                      w5Puts: max(2, self.w5Puts / d), w6Subscriptions: max(1, self.w6Subscriptions / d), w7Events: max(1, self.w7Events / d),
-                     w8Small: self.w8Small, w8SmallRounds: max(1, self.w8SmallRounds / d), w8Large: max(1, self.w8Large / d))
+                     w8Small: self.w8Small, w8SmallRounds: max(1, self.w8SmallRounds / d), w8Large: max(1, self.w8Large / d),
+                     w9Sinks: self.w9Sinks, w9Puts: max(2, self.w9Puts / d / 2 * 2))
     }
 
     public init(w1Events: Int, w2Cycles: Int, w2PutEvery: Int, w3Sinks: Int, w3Puts: Int, w4Events: Int, w5Puts: Int, w6Subscriptions: Int, w7Events: Int,
-                w8Small: Int, w8SmallRounds: Int, w8Large: Int) {
+                w8Small: Int, w8SmallRounds: Int, w8Large: Int, w9Sinks: Int, w9Puts: Int) {
         self.w1Events = w1Events
         self.w2Cycles = w2Cycles
         self.w2PutEvery = w2PutEvery
@@ -77,6 +84,8 @@ public struct Sizes: Sendable {
         self.w8Small = w8Small
         self.w8SmallRounds = w8SmallRounds
         self.w8Large = w8Large
+        self.w9Sinks = w9Sinks
+        self.w9Puts = w9Puts
     }
 }
 
@@ -140,13 +149,20 @@ public enum Expected {
         return 2 * subscriptions
     }
 
-    /// W8: round r (from 0) puts r + 1 to each of its `subscriptions`.
+    /// W8: round r (from 0) puts r, mapped to r + 1, to each of its
+    /// `subscriptions`.
     public static func w8(subscriptions: Int, rounds: Int) -> Int {
         var sum = 0
         for round in 0 ..< rounds {
             sum &+= (round + 1) &* subscriptions
         }
         return sum
+    }
+
+    /// W9: every sink receives every value of `0..<puts`, whichever thread
+    /// put it.
+    public static func w9(sinks: Int, puts: Int) -> Int {
+        return w3(sinks: sinks, puts: puts)
     }
 }
 
@@ -169,7 +185,11 @@ public enum DisposeOrder: String, CaseIterable, Sendable {
     }
 
     /// The indices 0..<n in this order; the random one is a Fisher-Yates
-    /// shuffle driven by SplitMix64 with the seed 0x5EED (the same every run).
+    /// shuffle driven by SplitMix64 with the seed 0x5EED (the same every run),
+    /// written out rather than `shuffle(using:)` so that `bench_capi.c`
+    /// (`dispose_order`) makes the same permutation: for i from n - 1 down
+    /// to 1, swap i with `next() % (i + 1)` (the modulo's bias, under 2^-43
+    /// for n = 1M, does not matter here).
     public func permutation(_ n: Int) -> [Int] {
         switch self {
         case .first:
@@ -179,7 +199,12 @@ public enum DisposeOrder: String, CaseIterable, Sendable {
         case .random:
             var indices = Array(0 ..< n)
             var generator = SplitMix64(seed: 0x5EED)
-            indices.shuffle(using: &generator)
+            var i = n - 1
+            while i > 0 {
+                let j = Int(generator.next() % UInt64(i + 1))
+                indices.swapAt(i, j)
+                i -= 1
+            }
             return indices
         }
     }
@@ -199,6 +224,62 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// Runs `body(t)` for t in 0..<count on `count` threads at once (the calling
+/// thread is thread 0, the others are started with `pthread_create`) and
+/// returns when all have finished. The threads wait for each other before
+/// calling `body` (a spinning start line), so that their work overlaps from
+/// the start; thread creation and joining are the caller's to time or not.
+public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let start = StartLine(count)
+    var threads: [pthread_t] = []
+    for index in 1 ..< max(count, 1) {
+        let context = Unmanaged.passRetained(ThreadStart(index: index, start: start, body: body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { context in
+            let job = Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue()
+            job.start.arrive()
+            job.body(job.index)
+            return nil
+        }, context)
+        precondition(status == 0, "pthread_create failed: \(status)")
+        threads.append(thread)
+    }
+    start.arrive()
+    body(0)
+    for thread in threads {
+        pthread_join(thread, nil)
+    }
+}
+
+/// What a thread started by `onThreads` runs.
+private final class ThreadStart: @unchecked Sendable {
+    let index: Int
+    let start: StartLine
+    let body: @Sendable (Int) -> Void
+
+    init(index: Int, start: StartLine, body: @escaping @Sendable (Int) -> Void) {
+        self.index = index
+        self.start = start
+        self.body = body
+    }
+}
+
+/// A one-use barrier: `arrive` returns once `count` threads have arrived.
+private final class StartLine: Sendable {
+    private let waiting: Atomic<Int>
+
+    init(_ count: Int) {
+        self.waiting = Atomic(count)
+    }
+
+    func arrive() {
+        self.waiting.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+        while self.waiting.load(ordering: .acquiring) > 0 {
+            sched_yield()
+        }
     }
 }
 

@@ -1,10 +1,16 @@
 import BenchKit
 import Dispatch
 import SwiftSignalKit
+import Synchronization
 
 /// A summing sink's accumulator (shared by the closures of one run).
 final class Sum: @unchecked Sendable {
     var value = 0
+}
+
+/// A summing sink's accumulator when the sink may run on several threads at once.
+final class AtomicSum: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 /// The workloads of Benchmarks/README.md on SwiftSignalKit's Swift API. Each runs one
@@ -140,35 +146,67 @@ public enum SKWorkloads {
         return sum.value
     }
 
-    /// W8: `rounds` times: subscribe `subscriptions` summing sinks directly
-    /// to one pipe, put one value (round r puts r + 1), dispose them all in
-    /// `order`; then one more put that must reach nobody. The dispose order
-    /// (a permutation) and the array of disposables are made before the
-    /// timed section; the probe's `phase` marks the three phases of a round.
+    /// W8: `rounds` times: subscribe `subscriptions` summing sinks to
+    /// `pipe |> map {$0 + 1}` (the mapped signal built once, as in W2 and
+    /// W6), put one value (round r puts r), dispose them all in `order`;
+    /// then one more put that must reach nobody. The dispose order (a
+    /// permutation) and the array of disposables are made before the timed
+    /// section; the probe's `phase` marks the three phases of a round.
     public static func w8(subscriptions: Int, rounds: Int, order: DisposeOrder, _ probe: Probe) -> Int {
         let sum = Sum()
         let pipe = ValuePipe<Int>()
-        let signal = pipe.signal()
+        let mapped = pipe.signal() |> map { $0 + 1 }
         let permutation = order.permutation(subscriptions)
-        var disposables: [any Disposable] = []
+        var disposables: [(any Disposable)?] = []
         disposables.reserveCapacity(subscriptions)
         probe.begin()
         for round in 0 ..< rounds {
             probe.phase(.subscribe)
             for _ in 0 ..< subscriptions {
-                disposables.append(signal.start(next: { sum.value &+= $0 }))
+                disposables.append(mapped.start(next: { sum.value &+= $0 }))
             }
             probe.phase(.deliver)
-            pipe.putNext(round + 1)
+            pipe.putNext(round)
             probe.phase(.dispose)
+            // Each disposable is dropped as it is disposed (as the C version
+            // releases its handle), so the subscriptions are freed in the
+            // dispose order too.
             for index in permutation {
-                disposables[index].dispose()
+                disposables[index]?.dispose()
+                disposables[index] = nil
             }
             disposables.removeAll(keepingCapacity: true)
         }
         pipe.putNext(1_000_000_000)
         probe.end()
         return sum.value
+    }
+
+    /// W9: `sinks` summing sinks directly on one pipe; `puts` values put
+    /// by `threads` threads at once (thread t puts its share, the t-th
+    /// slice of `0..<puts`), so that deliveries to the same sinks race.
+    /// A sink may run on either thread, so each adds to its own atomic
+    /// (relaxed). Timed: starting the threads, the puts, joining.
+    public static func w9(threads: Int, sinks: Int, puts: Int, _ probe: Probe) -> Int {
+        let pipe = ValuePipe<Int>()
+        let signal = pipe.signal()
+        let sums = (0 ..< sinks).map { _ in AtomicSum() }
+        let disposables = sums.map { sum in
+            signal.start(next: { sum.value.wrappingAdd($0, ordering: .relaxed) })
+        }
+        let share = puts / threads
+        probe.begin()
+        onThreads(threads) { thread in
+            let end = thread == threads - 1 ? puts : (thread + 1) * share
+            for value in thread * share ..< end {
+                pipe.putNext(value)
+            }
+        }
+        probe.end()
+        for disposable in disposables {
+            disposable.dispose()
+        }
+        return sums.reduce(0) { $0 &+ $1.value.load(ordering: .relaxed) }
     }
 
     /// W7: pipe → deliverOn(serial queue) → summing sink that signals on the

@@ -49,12 +49,22 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
 /// The latest values of N signals of one type, for the array form and, over
 /// `Any`, for the arities 3 to 26.
 ///
+/// Once every input has a value, the array a combination emits is `latest`
+/// itself, shared copy-on-write: when the emission that held it has let it go
+/// (the usual case: a subscriber that reads the values and keeps none), the
+/// next value is stored in place and the emission allocates nothing; while it
+/// is still held (kept by a subscriber, or in flight on another thread), the
+/// store copies it first, so an emitted array never changes.
+///
 /// Thread-safety: as `_CombineLatest2State`.
 @usableFromInline
 final class _CombineLatestArrayState<T>: @unchecked Sendable {
     @usableFromInline let mutex = _Mutex()
+    /// The values so far, until every input has one (then emptied).
     @exclusivity(unchecked) @usableFromInline var values: [T?]
     @exclusivity(unchecked) @usableFromInline var missing: Int
+    /// The latest values once every input has one.
+    @exclusivity(unchecked) @usableFromInline var latest: [T] = []
 
     @inlinable
     init(count: Int) {
@@ -67,6 +77,13 @@ final class _CombineLatestArrayState<T>: @unchecked Sendable {
     @inlinable
     func put(_ index: Int, _ value: T) -> (values: [T]?, replaced: T?) {
         self.mutex.lock()
+        if self.missing == 0 {
+            let previous = self.latest[index]
+            self.latest[index] = value
+            let result = self.latest
+            self.mutex.unlock()
+            return (result, previous)
+        }
         let previous = self.values[index]
         if previous == nil {
             self.missing -= 1
@@ -74,7 +91,9 @@ final class _CombineLatestArrayState<T>: @unchecked Sendable {
         self.values[index] = value
         var result: [T]?
         if self.missing == 0 {
-            result = self.values.map { $0! }
+            self.latest = self.values.map { $0! }
+            self.values = []
+            result = self.latest
         }
         self.mutex.unlock()
         return (result, previous)

@@ -53,7 +53,8 @@ public func delay<T, E>(_ timeout: Double, queue: Queue) -> (Signal<T, E>) -> Si
 ///
 /// Otherwise it behaves as `delay`: the subscription is delayed, values are
 /// not, the upstream starts on `queue`, and disposing before it has started
-/// means it never starts. A tick period is at least one millisecond.
+/// means it never starts. A tick period is at least one millisecond. On a
+/// virtual-time queue both clocks are the queue's virtual clock.
 public func suspendAwareDelay<T, E>(_ timeout: Double, granularity: Double = 4.0, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
@@ -63,9 +64,9 @@ public func suspendAwareDelay<T, E>(_ timeout: Double, granularity: Double = 4.0
             // Timers are not early in practice, but a tick landing a hair
             // before the deadline must not cost a whole extra period.
             let tolerance = period * 0.1
-            let begin = suspendAwareNow()
+            let begin = suspendAwareNow(queue)
             let timer = Timer(timeout: period, repeat: true, completion: { timer in
-                let now = suspendAwareNow()
+                let now = suspendAwareNow(queue)
                 let elapsed = max(now.monotonic - begin.monotonic, now.wall - begin.wall)
                 if elapsed + tolerance < timeout {
                     return
@@ -178,8 +179,12 @@ private func startPassingThrough<T, E>(_ signal: Signal<T, E>, to subscriber: Su
 }
 
 /// Seconds on a monotonic clock that keeps counting while the system is
-/// suspended, and on the wall clock.
-private func suspendAwareNow() -> (monotonic: Double, wall: Double) {
+/// suspended, and on the wall clock; on a virtual-time queue, its clock for
+/// both.
+private func suspendAwareNow(_ queue: Queue) -> (monotonic: Double, wall: Double) {
+    if let now = queue.virtualNow {
+        return (now, now)
+    }
     #if os(Linux)
     let monotonicClock = clockid_t(CLOCK_BOOTTIME)
     #else

@@ -46,19 +46,25 @@ public struct QueueCreationError: Error, Equatable, CustomStringConvertible {
 /// from any thread, one at a time (a concurrent drain fails with
 /// `alreadyDraining`). Tasks run, and dropped tasks are released, outside the
 /// lock.
-final class HostQueueExecutor: @unchecked Sendable {
+final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
     private let mutex = _Mutex()
     private var tasks: [() -> Void] = []
     private var draining = false
     // Guarded by `mutex`; -1 once closed.
     private var descriptor: Int32
 
-    init() throws(QueueCreationError) {
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+        super.init()
+    }
+
+    /// An executor with a fresh eventfd, or the error of `eventfd`.
+    static func make() throws(QueueCreationError) -> HostQueueExecutor {
         let descriptor = _sks_event_create()
         if descriptor < 0 {
             throw QueueCreationError(errno: errno)
         }
-        self.descriptor = descriptor
+        return HostQueueExecutor(descriptor: descriptor)
     }
 
     deinit {
@@ -76,7 +82,7 @@ final class HostQueueExecutor: @unchecked Sendable {
 
     /// Drops the pending work and closes the descriptor (see above). Later
     /// calls do nothing.
-    func close() {
+    override func close() {
         self.mutex.lock()
         let dropped = self.tasks
         self.tasks = []
@@ -90,12 +96,7 @@ final class HostQueueExecutor: @unchecked Sendable {
         _ = dropped
     }
 
-    /// True when the calling thread is inside this executor's `drain`.
-    var isCurrent: Bool {
-        return _sks_current_host_queue() == Unmanaged.passUnretained(self).toOpaque()
-    }
-
-    func enqueue(_ task: @escaping () -> Void) {
+    override func enqueue(_ task: @escaping () -> Void) {
         self.mutex.lock()
         if self.descriptor < 0 {
             // Closed: nobody can drain it any more. `task` is released by the

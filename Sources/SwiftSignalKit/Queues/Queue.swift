@@ -39,12 +39,17 @@ private func isMainThread() -> Bool {
 /// `drain()`, on the thread that calls it; their `hostFileDescriptor` is
 /// readable while work is pending, so an event loop can watch it.
 ///
+/// Virtual-time queues (`Queue.virtualTime()`, for tests) run their work,
+/// timers included, only when a test advances their clock (`advance(by:)`,
+/// `advance(to:)`, `run()`), on the advancing thread, in deadline order.
+///
 /// Thread-safety: every method may be called from any thread.
 public final class Queue: @unchecked Sendable {
     private let nativeQueue: DispatchQueue
     private let specific: QueueSpecific?
     private let specialIsMainQueue: Bool
-    private let host: HostQueueExecutor?
+    // A host-drained or virtual-time queue's executor; nil for dispatch queues.
+    private let executor: QueueExecutor?
     /// The raw specific value (the overlay's box around `specific`) seen on
     /// this queue, learned the first time `isCurrent` confirms it the slow
     /// way; 0 until then. The box lives as long as the dispatch queue, which
@@ -78,7 +83,7 @@ public final class Queue: @unchecked Sendable {
     private init(queue: DispatchQueue, specialIsMainQueue: Bool) {
         self.nativeQueue = queue
         self.specialIsMainQueue = specialIsMainQueue
-        self.host = nil
+        self.executor = nil
         if specialIsMainQueue {
             let specific = QueueSpecific()
             queue.setSpecific(key: queueSpecificKey, value: specific)
@@ -95,7 +100,7 @@ public final class Queue: @unchecked Sendable {
     public init(queue: DispatchQueue) {
         self.nativeQueue = queue
         self.specialIsMainQueue = false
-        self.host = nil
+        self.executor = nil
         if let existing = queue.getSpecific(key: queueSpecificKey) {
             self.specific = existing
         } else {
@@ -109,7 +114,7 @@ public final class Queue: @unchecked Sendable {
     public init(name: String? = nil, qos: DispatchQoS = .default) {
         self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.Queue", qos: qos)
         self.specialIsMainQueue = false
-        self.host = nil
+        self.executor = nil
         let specific = QueueSpecific()
         self.nativeQueue.setSpecific(key: queueSpecificKey, value: specific)
         self.specific = specific
@@ -120,7 +125,24 @@ public final class Queue: @unchecked Sendable {
         self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.HostQueue")
         self.specialIsMainQueue = false
         self.specific = nil
-        self.host = host
+        self.executor = host
+    }
+
+    init(virtualTime: VirtualTimeExecutor, name: String?) {
+        // Never given work: every path of a virtual-time queue goes to its
+        // executor. It exists for `queue`, which callers may read.
+        self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.VirtualTimeQueue")
+        self.specialIsMainQueue = false
+        self.specific = nil
+        self.executor = virtualTime
+    }
+
+    /// The executor of a virtual-time queue; nil for other queues.
+    var virtualTimeExecutor: VirtualTimeExecutor? {
+        guard let executor = self.executor else {
+            return nil
+        }
+        return executor as? VirtualTimeExecutor
     }
 
     /// Creates a host-drained serial queue: its work runs only inside
@@ -141,14 +163,14 @@ public final class Queue: @unchecked Sendable {
     /// Creates a host-drained serial queue, as `hostDrained(name:)` does, or
     /// throws when the system refuses its descriptor (EMFILE, ENFILE, ENOMEM).
     public static func makeHostDrained(name: String? = nil) throws(QueueCreationError) -> Queue {
-        return Queue(host: try HostQueueExecutor(), name: name)
+        return Queue(host: try HostQueueExecutor.make(), name: name)
     }
 
     /// For a host-drained queue, a descriptor (owned by the queue; do not close
     /// it) that is readable exactly while work is pending; nil otherwise, and
     /// nil once `closeHostDrained()` has run.
     public var hostFileDescriptor: Int32? {
-        guard let host = self.host else {
+        guard let host = self.executor as? HostQueueExecutor else {
             return nil
         }
         let descriptor = host.fileDescriptor
@@ -162,8 +184,11 @@ public final class Queue: @unchecked Sendable {
     /// more). Pending work usually holds what enqueued it, and through it the
     /// queue: without this, an undrained queue keeps itself, its descriptor
     /// and that work alive. No effect on other queues, or when called again.
+    ///
+    /// For a virtual-time queue, the same: its pending work is dropped
+    /// (released on the calling thread) and later work is dropped at once.
     public func closeHostDrained() {
-        self.host?.close()
+        self.executor?.close()
     }
 
     /// Runs pending work of a host-drained queue on the calling thread: up to
@@ -173,7 +198,7 @@ public final class Queue: @unchecked Sendable {
     /// nothing ran) and `notHostDrained` for other queues.
     @discardableResult
     public func drain(maxTasks: Int = 0) throws(QueueDrainError) -> Int {
-        guard let host = self.host else {
+        guard let host = self.executor as? HostQueueExecutor else {
             throw .notHostDrained
         }
         return try host.drain(maxTasks: maxTasks)
@@ -182,18 +207,26 @@ public final class Queue: @unchecked Sendable {
     /// Runs `f`, which was called on `queue` by Dispatch (a timer source), on
     /// this queue: at once for dispatch queues, enqueued for host-drained ones.
     func enterFromDispatch(_ f: @escaping () -> Void) {
-        if let host = self.host {
-            host.enqueue(f)
+        if let executor = self.executor {
+            Queue.enqueue(f, on: executor)
         } else {
             f()
         }
     }
 
+    /// Hands `f` to a host-drained or virtual-time queue's executor. Out of
+    /// line so that the executor's dynamic dispatch does not cost the
+    /// dispatch-queue paths of the callers a saved register.
+    @inline(never)
+    private static func enqueue(_ f: @escaping () -> Void, on executor: QueueExecutor) {
+        executor.enqueue(f)
+    }
+
     /// True when called from work running on this queue (or, for the main
     /// queue, from the main thread).
     public func isCurrent() -> Bool {
-        if let host = self.host {
-            return host.isCurrent
+        if let executor = self.executor {
+            return executor.isCurrent
         }
         if let specific = self.specific {
             // The cheap check first: the raw specific of the current queue,
@@ -220,8 +253,8 @@ public final class Queue: @unchecked Sendable {
     public func async(_ f: @escaping () -> Void) {
         if self.isCurrent() {
             f()
-        } else if let host = self.host {
-            host.enqueue(f)
+        } else if let executor = self.executor {
+            Queue.enqueue(f, on: executor)
         } else {
             nonisolated(unsafe) let f = f
             self.nativeQueue.async {
@@ -234,19 +267,10 @@ public final class Queue: @unchecked Sendable {
     public func sync(_ f: () -> Void) {
         if self.isCurrent() {
             f()
-        } else if let host = self.host {
-            // Waits until the host drains the queue. The task holds `f` only
-            // through the box, which lets go of it before waking this thread:
-            // the drain may keep the task itself a little longer.
-            withoutActuallyEscaping(f) { f in
-                let box = TransferBox(f)
-                let done = DispatchSemaphore(value: 0)
-                host.enqueue {
-                    box.take()?()
-                    done.signal()
-                }
-                done.wait()
-            }
+        } else if let executor = self.executor {
+            // Waits until the host drains the queue (for a virtual-time
+            // queue: runs the work due now, `f` last, on this thread).
+            executor.sync(f)
         } else {
             withoutActuallyEscaping(f) { f in
                 nonisolated(unsafe) let f = f
@@ -259,8 +283,8 @@ public final class Queue: @unchecked Sendable {
 
     /// Enqueues `f`, even when already on the queue.
     public func justDispatch(_ f: @escaping () -> Void) {
-        if let host = self.host {
-            host.enqueue(f)
+        if let executor = self.executor {
+            Queue.enqueue(f, on: executor)
             return
         }
         nonisolated(unsafe) let f = f
@@ -271,8 +295,8 @@ public final class Queue: @unchecked Sendable {
 
     /// Enqueues `f` with the given quality of service, even when already on the queue.
     public func justDispatchWithQoS(qos: DispatchQoS, _ f: @escaping () -> Void) {
-        if let host = self.host {
-            host.enqueue(f)
+        if let executor = self.executor {
+            Queue.enqueue(f, on: executor)
             return
         }
         nonisolated(unsafe) let f = f
@@ -290,6 +314,10 @@ public final class Queue: @unchecked Sendable {
         }
         // The dispatch block hands `f` over instead of keeping it, so that for
         // a host-drained queue `f` is released on the draining thread.
+        if let virtualTime = self.virtualTimeExecutor {
+            virtualTime.schedule(after: delay, f)
+            return
+        }
         let box = TransferBox(f)
         self.nativeQueue.asyncAfter(deadline: DispatchTime.now() + delay) {
             self.enterFromDispatch {

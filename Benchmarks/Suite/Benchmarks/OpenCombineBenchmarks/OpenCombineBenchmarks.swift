@@ -1,4 +1,4 @@
-// W1-W7 on OpenCombine 0.14.0 under ordo-one's package-benchmark:
+// W1-W7 on OpenCombine 0.14.0 (W8 and W9: SwiftBench, see Benchmarks/README.md) under ordo-one's package-benchmark:
 //   cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 // Each benchmark runs one repetition per iteration; the workload's probe starts
 // and stops the harness's measurement around the timed section.

@@ -1,4 +1,4 @@
-// W1-W8 on SwiftSignalKit under ordo-one's package-benchmark:
+// W1-W9 on SwiftSignalKit under ordo-one's package-benchmark:
 //   cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 // Each benchmark runs one repetition per iteration; the workload's probe starts
 // and stops the harness's measurement around the timed section.
@@ -33,6 +33,11 @@ let benchmarks: @Sendable () -> Void = {
                 check(SKWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, probe(b)),
                       Expected.w8(subscriptions: subscriptions, rounds: rounds))
             }
+        }
+    }
+    for threads in [1, 2] {
+        Benchmark("W9 contention, \(threads) putting thread\(threads == 1 ? "" : "s")") { b in
+            check(SKWorkloads.w9(threads: threads, sinks: s.w9Sinks, puts: s.w9Puts, probe(b)), Expected.w9(sinks: s.w9Sinks, puts: s.w9Puts))
         }
     }
 }

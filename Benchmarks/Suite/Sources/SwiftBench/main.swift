@@ -10,12 +10,17 @@ import OCWorkloads
 import SKWorkloads
 
 struct Workload {
-    /// "W1"..."W7"; the W8 variants are "W8-<size>-<order>" (size "1k" or "1M").
+    /// "W1"..."W7"; the W8 variants are "W8-<size>-<order>" (size "1k" or
+    /// "1M"), W9's "W9-1t" and "W9-2t" (one thread, two).
     let id: String
     let unit: String
     let units: Int
     let expected: Int
     let run: (Probe) -> Int
+    /// False for what runs only when `--workloads` names it: OpenCombine's
+    /// W8, whose subscriptions cost some 12 µs each (seven runs of a million
+    /// would add minutes to `make bench`).
+    var byDefault = true
 }
 
 func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
@@ -35,18 +40,45 @@ func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
                  run: { sk ? SKWorkloads.w6(s.w6Subscriptions, $0) : OCWorkloads.w6(s.w6Subscriptions, $0) }),
         Workload(id: "W7", unit: "event", units: s.w7Events, expected: Expected.sumBelow(s.w7Events),
                  run: { sk ? SKWorkloads.w7(s.w7Events, $0) : OCWorkloads.w7(s.w7Events, $0) }),
-    ] + (sk ? w8Workloads(s) : [])
+    ] + w8Workloads(impl, s) + w9Workloads(impl, s) + (sk ? [] : ocSequenceWorkloads(s))
 }
 
-/// W8 (SwiftSignalKit only): the small pipe over its rounds and the large one,
-/// each disposed in the three orders.
-func w8Workloads(_ s: Sizes) -> [Workload] {
+/// W1 and W4 on OpenCombine written with `(0..<n).publisher` as the source
+/// (whose `map` and `filter` are eager: see OCWorkloads.w1Sequence), for
+/// comparison with the W1 and W4 columns: "W1-seq", "W4-seq".
+func ocSequenceWorkloads(_ s: Sizes) -> [Workload] {
+    return [
+        Workload(id: "W1-seq", unit: "event", units: s.w1Events, expected: Expected.w1(s.w1Events),
+                 run: { OCWorkloads.w1Sequence(s.w1Events, $0) }),
+        Workload(id: "W4-seq", unit: "event", units: s.w4Events, expected: Expected.sumBelow(s.w4Events),
+                 run: { OCWorkloads.w4Sequence(s.w4Events, $0) }),
+    ]
+}
+
+/// W9: the puts from one thread, then from two at once.
+func w9Workloads(_ impl: String, _ s: Sizes) -> [Workload] {
+    return [1, 2].map { threads in
+        Workload(id: "W9-\(threads)t", unit: "delivery", units: s.w9Sinks * s.w9Puts,
+                 expected: Expected.w9(sinks: s.w9Sinks, puts: s.w9Puts),
+                 run: {
+                     impl == "swift" ? SKWorkloads.w9(threads: threads, sinks: s.w9Sinks, puts: s.w9Puts, $0)
+                         : OCWorkloads.w9(threads: threads, sinks: s.w9Sinks, puts: s.w9Puts, $0)
+                 })
+    }
+}
+
+/// W8: the small pipe over its rounds and the large one, each disposed in
+/// the three orders.
+func w8Workloads(_ impl: String, _ s: Sizes) -> [Workload] {
     var result: [Workload] = []
     for (label, subscriptions, rounds) in [(sizeLabel(s.w8Small), s.w8Small, s.w8SmallRounds), (sizeLabel(s.w8Large), s.w8Large, 1)] {
         for order in DisposeOrder.allCases {
             result.append(Workload(id: "W8-\(label)-\(order.rawValue)", unit: "subscription", units: subscriptions * rounds,
                                    expected: Expected.w8(subscriptions: subscriptions, rounds: rounds),
-                                   run: { SKWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, $0) }))
+                                   run: {
+                                       impl == "swift" ? SKWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, $0)
+                                           : OCWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, $0)
+                                   }, byDefault: impl == "swift"))
         }
     }
     return result
@@ -140,18 +172,18 @@ var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--reps": reps = Int(arguments.next() ?? "") ?? reps
-    case "--workloads": only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))  // W8 selects every W8-*
+    case "--workloads": only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))  // W8 selects every W8-*, W9 every W9-*
     case "--impls": impls = (arguments.next() ?? "").split(separator: ",").map(String.init)
     case "--divide": divide = max(1, Int(arguments.next() ?? "") ?? 1)  // smaller sizes, for profiling
     default:
-        print("usage: SwiftBench [--reps N] [--workloads W1,W2,W8,W8-1M-random] [--impls swift,opencombine] [--divide N]")
+        print("usage: SwiftBench [--reps N] [--workloads W1,W2,W8,W8-1M-random,W9] [--impls swift,opencombine] [--divide N]")
         exit(2)
     }
 }
 
 for impl in impls {
     for workload in workloads(impl, Sizes.standard.divided(by: divide))
-    where only.map({ $0.contains(workload.id) || $0.contains(String(workload.id.prefix { $0 != "-" })) }) ?? true {
+    where only.map({ $0.contains(workload.id) || $0.contains(String(workload.id.prefix { $0 != "-" })) }) ?? workload.byDefault {
         // Timed repetitions without counting (the counter's atomics would
         // weigh on the times), then one counted repetition.
         mc_set_enabled(0)

@@ -1,0 +1,129 @@
+import SwiftSignalKit
+
+/// A virtual-time queue with a frame size: the stage of a marble test.
+///
+/// Give `queue` to the operators under test (`debounce(scheduler.seconds(3),
+/// queue: scheduler.queue)`), build sources with `cold` and `hot`, record
+/// what a signal delivers with `record`, then move the clock with
+/// `advance(frames:)` or `run()` and compare the recording with a diagram:
+///
+///     let scheduler = TestScheduler()
+///     let input = try scheduler.cold("-a-b-------c|", error: TestError())
+///     let recorder = scheduler.record(input.signal |> debounce(scheduler.seconds(3), queue: scheduler.queue))
+///     try scheduler.run()
+///     XCTAssertNil(recorder.mismatch("------b-----(c|)"))
+///
+/// A frame lasts `frame` seconds (1 ms unless given) of the queue's virtual
+/// clock; frame 0 is the clock's 0. Frames are whole nanoseconds, so frame
+/// arithmetic is exact.
+///
+/// Thread-safety: `advance` and `run` follow `Queue.advance` (one thread at a
+/// time, never from work of the queue); the other members may be called from
+/// any thread.
+public final class TestScheduler: @unchecked Sendable {
+    /// The virtual-time queue: give it to the operators under test.
+    public let queue: Queue
+    /// How long a frame lasts, in seconds (a whole number of nanoseconds).
+    public let frame: Double
+    /// How long a frame lasts, in nanoseconds.
+    public let frameNanoseconds: Int64
+
+    /// A scheduler on a new virtual-time queue whose frames last `frame`
+    /// seconds, rounded to whole nanoseconds (at least one).
+    public convenience init(frame: Double = 0.001) {
+        self.init(virtualTimeQueue: Queue.virtualTime(name: "SwiftSignalKitTesting.TestScheduler"), frame: frame)
+    }
+
+    /// A scheduler on `queue`, an existing virtual-time queue (its frame 0
+    /// is the clock's 0), whose frames last `frame` seconds, rounded to
+    /// whole nanoseconds (at least one; at most 10^9 seconds).
+    ///
+    /// - Throws: `VirtualTimeError.notVirtualTime` for another queue.
+    public convenience init(queue: Queue, frame: Double = 0.001) throws(VirtualTimeError) {
+        guard queue.isVirtualTime else {
+            throw .notVirtualTime
+        }
+        self.init(virtualTimeQueue: queue, frame: frame)
+    }
+
+    private init(virtualTimeQueue queue: Queue, frame: Double) {
+        let clamped = frame.isNaN ? 0 : max(0, min(frame, 1e9))
+        let nanoseconds = max(1, Int64((clamped * 1e9).rounded()))
+        self.frameNanoseconds = nanoseconds
+        self.frame = Double(nanoseconds) / 1e9
+        self.queue = queue
+    }
+
+    /// `frames` frames in seconds, for the durations given to operators
+    /// (exact while `frames` frames fit the clock's 2^63 nanoseconds).
+    public func seconds(_ frames: Int) -> Double {
+        guard let nanoseconds = self.nanoseconds(frames) else {
+            return Double(frames) * Double(self.frameNanoseconds) / 1e9
+        }
+        return Double(nanoseconds) / 1e9
+    }
+
+    /// `frames` frames in nanoseconds; nil when that overflows the clock.
+    private func nanoseconds(_ frames: Int) -> Int64? {
+        let (product, overflow) = Int64(frames).multipliedReportingOverflow(by: self.frameNanoseconds)
+        return overflow ? nil : product
+    }
+
+    /// The frame the clock is in (the clock's time divided by the frame,
+    /// rounded down).
+    public var now: Int {
+        return self.frame(ofNanoseconds: self.queue.virtualNowNanoseconds ?? 0)
+    }
+
+    /// The frame of a clock time in nanoseconds (rounded down).
+    public func frame(ofNanoseconds nanoseconds: Int64) -> Int {
+        let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: self.frameNanoseconds)
+        return Int(remainder < 0 ? quotient - 1 : quotient)
+    }
+
+    /// Moves the clock `frames` frames forward, running what is due (see
+    /// `Queue.advance(by:)`). Returns how many tasks ran.
+    ///
+    /// - Throws: `VirtualTimeError` as `Queue.advance(by:)`.
+    @discardableResult
+    public func advance(frames: Int, limit: Int = Queue.defaultVirtualTaskLimit) throws(VirtualTimeError) -> Int {
+        guard frames >= 0, let duration = self.nanoseconds(frames) else {
+            throw .invalidTime(self.seconds(frames))
+        }
+        let (target, overflow) = (self.queue.virtualNowNanoseconds ?? 0).addingReportingOverflow(duration)
+        if overflow {
+            throw .invalidTime(self.seconds(frames))
+        }
+        return try self.queue.advance(to: Double(target) / 1e9, limit: limit)
+    }
+
+    /// Moves the clock to the start of frame `frame`, running what is due.
+    ///
+    /// - Throws: `VirtualTimeError` as `Queue.advance(to:)`.
+    @discardableResult
+    public func advance(toFrame frame: Int, limit: Int = Queue.defaultVirtualTaskLimit) throws(VirtualTimeError) -> Int {
+        return try self.queue.advance(to: self.seconds(frame), limit: limit)
+    }
+
+    /// Runs the queue until no work is left (see `Queue.run()`).
+    ///
+    /// - Throws: `VirtualTimeError` as `Queue.run()`.
+    @discardableResult
+    public func run(limit: Int = Queue.defaultVirtualTaskLimit) throws(VirtualTimeError) -> Int {
+        return try self.queue.run(limit: limit)
+    }
+
+    /// Runs `work` on the queue at the start of frame `frame` (at once, in
+    /// the next advance, when that frame has begun). A frame past the clock's
+    /// end (2^63 nanoseconds) never comes: `work` is dropped.
+    public func schedule(at frame: Int, _ work: @escaping () -> Void) {
+        guard let deadline = self.nanoseconds(frame) else {
+            if frame < 0 {
+                self.queue.after(0, work)
+            }
+            return
+        }
+        let now = self.queue.virtualNowNanoseconds ?? 0
+        self.queue.after(Double(max(0, deadline - now)) / 1e9, work)
+    }
+}

@@ -1,0 +1,272 @@
+import SwiftSignalKit
+
+/// When one subscription to a test signal started and was disposed, in
+/// frames of its scheduler.
+///
+/// Thread-safety: an immutable value.
+public struct SubscriptionLog: Equatable, Sendable, CustomStringConvertible {
+    /// The frame of the subscription.
+    public let subscribed: Int
+    /// The frame of the disposal, or nil while it is still subscribed.
+    public let disposed: Int?
+
+    /// A subscription from frame `subscribed` to `disposed` (nil: not yet).
+    public init(subscribed: Int, disposed: Int? = nil) {
+        self.subscribed = subscribed
+        self.disposed = disposed
+    }
+
+    /// `^3 !7`, or `^3` while subscribed.
+    public var description: String {
+        if let disposed = self.disposed {
+            return "^\(self.subscribed) !\(disposed)"
+        }
+        return "^\(self.subscribed)"
+    }
+}
+
+/// A signal that plays a timeline on a `TestScheduler`'s queue, and logs its
+/// subscriptions.
+///
+/// - Cold (`TestScheduler.cold`): each subscription plays the whole
+///   timeline from its own start: an event at frame t comes t frames after
+///   the subscription.
+/// - Hot (`TestScheduler.hot`): the timeline plays once, from the frame the
+///   signal was made at (its `^`), whoever listens: an event at frame t
+///   comes at that frame plus t, to the subscribers present then. Events
+///   before `^` (negative times) happened before anyone could subscribe: no
+///   one sees them. A subscription after the terminal event sees nothing.
+///
+/// Events are delivered on the scheduler's queue, each as a task of its
+/// frame: those of one frame in the timeline's order. Disposing a
+/// subscription stops its events at once and logs the frame.
+///
+/// Thread-safety: `signal` may be subscribed and disposed from any thread;
+/// `subscriptions` may be read from any thread.
+public final class TestSignal<Value, Failure>: @unchecked Sendable {
+    /// The timeline it plays.
+    public let timeline: MarbleTimeline<Value, Failure>
+    /// Whether it is hot (see the type's documentation).
+    public let isHot: Bool
+    private let scheduler: TestScheduler
+    private let log = Atomic<[SubscriptionLog]>(value: [])
+    // Hot: the subscribers present, by id, and whether the timeline ended.
+    private let hotState = Atomic<(next: Int, subscribers: [Int: Subscriber<Value, Failure>], ended: Bool)>(value: (0, [:], false))
+
+    init(scheduler: TestScheduler, timeline: MarbleTimeline<Value, Failure>, hot: Bool) {
+        self.scheduler = scheduler
+        self.timeline = timeline
+        self.isHot = hot
+        if hot {
+            self.scheduleHot()
+        }
+    }
+
+    /// Every subscription so far, in the order they started.
+    public var subscriptions: [SubscriptionLog] {
+        return self.log.with { $0 }
+    }
+
+    /// The signal: subscribe to it as to any other.
+    public var signal: Signal<Value, Failure> {
+        return Signal { [self] subscriber in
+            let frame = self.scheduler.now
+            var index = 0
+            // One critical section: the index is this subscription's entry
+            // even when others subscribe at the same time.
+            _ = self.log.modify { log in
+                index = log.count
+                return log + [SubscriptionLog(subscribed: frame)]
+            }
+            let disposed = Atomic<Bool>(value: false)
+            let stop: () -> Void
+            if self.isHot {
+                stop = self.subscribeHot(subscriber)
+            } else {
+                self.playCold(to: subscriber, unless: disposed)
+                stop = {}
+            }
+            return ActionDisposable { [self] in
+                if disposed.swap(true) {
+                    return
+                }
+                stop()
+                let frame = self.scheduler.now
+                _ = self.log.modify { log in
+                    var log = log
+                    if index < log.count {
+                        log[index] = SubscriptionLog(subscribed: log[index].subscribed, disposed: frame)
+                    }
+                    return log
+                }
+            }
+        }
+    }
+
+    private func playCold(to subscriber: Subscriber<Value, Failure>, unless disposed: Atomic<Bool>) {
+        let start = self.scheduler.now
+        for event in self.timeline.events {
+            // A frame past Int.max is past the clock's end: never played.
+            let (frame, overflow) = start.addingReportingOverflow(max(0, event.time))
+            if overflow {
+                continue
+            }
+            self.scheduler.schedule(at: frame) {
+                if disposed.with({ $0 }) {
+                    return
+                }
+                TestSignal.deliver(event.kind, to: subscriber)
+            }
+        }
+    }
+
+    private func subscribeHot(_ subscriber: Subscriber<Value, Failure>) -> () -> Void {
+        var id: Int?
+        _ = self.hotState.modify { state in
+            var state = state
+            if !state.ended {
+                id = state.next
+                state.subscribers[state.next] = subscriber
+                state.next += 1
+            }
+            return state
+        }
+        guard let id else {
+            return {}
+        }
+        return { [self] in
+            var removed: Subscriber<Value, Failure>?
+            _ = self.hotState.modify { state in
+                var state = state
+                removed = state.subscribers.removeValue(forKey: id)
+                return state
+            }
+            // Released here, outside the lock.
+            _ = removed
+        }
+    }
+
+    private func scheduleHot() {
+        let start = self.scheduler.now
+        for event in self.timeline.events where event.time >= 0 {
+            // A frame past Int.max is past the clock's end: never played.
+            let (frame, overflow) = start.addingReportingOverflow(event.time)
+            if overflow {
+                continue
+            }
+            self.scheduler.schedule(at: frame) { [weak self] in
+                guard let self else {
+                    return
+                }
+                var subscribers: [Subscriber<Value, Failure>] = []
+                _ = self.hotState.modify { state in
+                    var state = state
+                    subscribers = state.subscribers.sorted { $0.key < $1.key }.map(\.value)
+                    if event.kind.isTerminal {
+                        state.ended = true
+                        state.subscribers = [:]
+                    }
+                    return state
+                }
+                for subscriber in subscribers {
+                    TestSignal.deliver(event.kind, to: subscriber)
+                }
+            }
+        }
+    }
+
+    private static func deliver(_ kind: TimelineEvent<Value, Failure>.Kind, to subscriber: Subscriber<Value, Failure>) {
+        switch kind {
+        case let .next(value):
+            subscriber.putNext(value)
+        case let .error(error):
+            subscriber.putError(error)
+        case .completed:
+            subscriber.putCompletion()
+        }
+    }
+}
+
+extension TestScheduler {
+    /// A cold test signal playing `timeline` (its times relative to each
+    /// subscription; negative times count as 0).
+    public func cold<Value, Failure>(_ timeline: MarbleTimeline<Value, Failure>) -> TestSignal<Value, Failure> {
+        return TestSignal(scheduler: self, timeline: timeline, hot: false)
+    }
+
+    /// A cold test signal playing `diagram` (see `Marbles.parse`).
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse.
+    public func cold<Value, Failure>(_ diagram: String, values: [Character: Value], error: Failure) throws(MarbleSyntaxError) -> TestSignal<Value, Failure> {
+        return self.cold(try Marbles.parse(diagram, values: values, error: error))
+    }
+
+    /// A cold test signal playing `diagram`, whose letters and digits are
+    /// their own values.
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse.
+    public func cold<Failure>(_ diagram: String, error: Failure) throws(MarbleSyntaxError) -> TestSignal<Character, Failure> {
+        return self.cold(try Marbles.parse(diagram, error: error))
+    }
+
+    /// A hot test signal playing `timeline` from the current frame, its time
+    /// 0 (the diagram's `^`).
+    public func hot<Value, Failure>(_ timeline: MarbleTimeline<Value, Failure>) -> TestSignal<Value, Failure> {
+        return TestSignal(scheduler: self, timeline: timeline, hot: true)
+    }
+
+    /// A hot test signal playing `diagram` from the current frame, which is
+    /// its `^` (or its first frame when it has none).
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse.
+    public func hot<Value, Failure>(_ diagram: String, values: [Character: Value], error: Failure) throws(MarbleSyntaxError) -> TestSignal<Value, Failure> {
+        return self.hot(try Marbles.parse(diagram, values: values, error: error))
+    }
+
+    /// A hot test signal playing `diagram`, whose letters and digits are
+    /// their own values.
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse.
+    public func hot<Failure>(_ diagram: String, error: Failure) throws(MarbleSyntaxError) -> TestSignal<Character, Failure> {
+        return self.hot(try Marbles.parse(diagram, error: error))
+    }
+}
+
+extension TestScheduler {
+    /// A cold test signal that cannot fail, playing `diagram` (no `#`),
+    /// whose letters and digits are their own values.
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse or
+    ///   has a `#`.
+    public func cold(_ diagram: String) throws(MarbleSyntaxError) -> TestSignal<Character, NoError> {
+        return self.cold(try infallibleTimeline(diagram))
+    }
+
+    /// A hot test signal that cannot fail, playing `diagram` (no `#`) from
+    /// the current frame, which is its `^`.
+    ///
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse or
+    ///   has a `#`.
+    public func hot(_ diagram: String) throws(MarbleSyntaxError) -> TestSignal<Character, NoError> {
+        return self.hot(try infallibleTimeline(diagram))
+    }
+}
+
+/// The timeline of `diagram` for a signal that cannot fail: a `#` is a
+/// syntax error.
+private func infallibleTimeline(_ diagram: String) throws(MarbleSyntaxError) -> MarbleTimeline<Character, NoError> {
+    let parsed = try Marbles.parse(diagram, error: "#")
+    var events: [TimelineEvent<Character, NoError>] = []
+    for event in parsed.events {
+        switch event.kind {
+        case let .next(value):
+            events.append(.next(value, at: event.time))
+        case .completed:
+            events.append(.completed(at: event.time))
+        case .error:
+            let position = diagram.distance(from: diagram.startIndex, to: diagram.firstIndex(of: "#") ?? diagram.startIndex)
+            throw MarbleSyntaxError(diagram: diagram, position: position, message: "`#` in the diagram of a signal that cannot fail (NoError)")
+        }
+    }
+    return MarbleTimeline(events, subscriptionOffset: parsed.subscriptionOffset)
+}

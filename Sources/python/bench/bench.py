@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""The issue's six workloads (and a native-stage one) on signalkit and on
+RxPY (reactivex), in one run, with the ratio of each: `make bench-python`
+runs it in a venv holding both (not part of `make test`).
+
+Times are wall-clock (time.perf_counter) on a shared machine: compare the
+two columns of one run, not runs with each other. Memory is the growth of
+the resident set (/proc/self/statm) per live subscription, each side in a
+child interpreter of its own.
+
+Usage: bench.py [--scale S] [--markdown]   (S multiplies every count)
+"""
+import argparse
+import asyncio
+import gc
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import reactivex as rx
+from reactivex import operators as ops
+from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
+from reactivex.subject import Subject
+
+import signalkit as sk
+
+
+def timed(function):
+    gc.collect()
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+# 1. from_iterable -> map(+1) -> filter(even) -> map(*2) -> sum, Python lambdas.
+
+def p1_ours(n):
+    total = [0]
+
+    def add(value):
+        total[0] += value
+
+    def run():
+        sk.Signal.from_iterable(range(n)).map(lambda v: v + 1).filter(lambda v: v % 2 == 0) \
+            .map(lambda v: v * 2).subscribe(add)
+    seconds = timed(run)
+    assert total[0] == sum((v + 1) * 2 for v in range(n) if (v + 1) % 2 == 0)
+    return seconds / n
+
+
+def p1_reduce_ours(n):
+    out = []
+
+    def run():
+        sk.Signal.from_iterable(range(n)).map(lambda v: v + 1).filter(lambda v: v % 2 == 0) \
+            .map(lambda v: v * 2).reduce(lambda a, b: a + b, 0).subscribe(out.append)
+    seconds = timed(run)
+    assert out == [sum((v + 1) * 2 for v in range(n) if (v + 1) % 2 == 0)]
+    return seconds / n
+
+
+def p1_rx(n):
+    out = []
+
+    def run():
+        rx.from_iterable(range(n)).pipe(ops.map(lambda v: v + 1), ops.filter(lambda v: v % 2 == 0),
+                                        ops.map(lambda v: v * 2), ops.sum()).subscribe(out.append)
+    seconds = timed(run)
+    assert out == [sum((v + 1) * 2 for v in range(n) if (v + 1) % 2 == 0)]
+    return seconds / n
+
+
+# 2. The same chain on a hot source: a Python loop of puts.
+
+def hot_ours(n):
+    total = [0]
+
+    def add(value):
+        total[0] += value
+
+    pipe = sk.Pipe()
+    subscription = pipe.signal().map(lambda v: v + 1).filter(lambda v: v % 2 == 0).map(lambda v: v * 2) \
+        .subscribe(add)
+    put = pipe.put
+
+    def run():
+        for v in range(n):
+            put(v)
+    seconds = timed(run)
+    subscription.dispose()
+    assert total[0] == sum((v + 1) * 2 for v in range(n) if (v + 1) % 2 == 0)
+    return seconds / n
+
+
+def hot_rx(n):
+    total = [0]
+
+    def add(value):
+        total[0] += value
+
+    subject = Subject()
+    subscription = subject.pipe(ops.map(lambda v: v + 1), ops.filter(lambda v: v % 2 == 0),
+                                ops.map(lambda v: v * 2)).subscribe(add)
+    on_next = subject.on_next
+
+    def run():
+        for v in range(n):
+            on_next(v)
+    seconds = timed(run)
+    subscription.dispose()
+    assert total[0] == sum((v + 1) * 2 for v in range(n) if (v + 1) % 2 == 0)
+    return seconds / n
+
+
+# 3. 100 subscribers on one subject, puts: time per delivery.
+
+def fanout_ours(puts, subscribers=100):
+    count = [0]
+
+    def seen(value):
+        count[0] += 1
+
+    pipe = sk.Pipe()
+    signal = pipe.signal()
+    subscriptions = [signal.subscribe(seen) for _ in range(subscribers)]
+    seconds = timed(lambda: [pipe.put(v) for v in range(puts)])
+    for subscription in subscriptions:
+        subscription.dispose()
+    assert count[0] == puts * subscribers
+    return seconds / (puts * subscribers)
+
+
+def fanout_rx(puts, subscribers=100):
+    count = [0]
+
+    def seen(value):
+        count[0] += 1
+
+    subject = Subject()
+    subscriptions = [subject.subscribe(seen) for _ in range(subscribers)]
+    seconds = timed(lambda: [subject.on_next(v) for v in range(puts)])
+    for subscription in subscriptions:
+        subscription.dispose()
+    assert count[0] == puts * subscribers
+    return seconds / (puts * subscribers)
+
+
+# 4. subscribe + dispose on subject -> map: time per cycle.
+
+def cycles_ours(n):
+    pipe = sk.Pipe()
+    mapped = pipe.signal().map(lambda v: v + 1)
+
+    def run():
+        for _ in range(n):
+            mapped.subscribe(None).dispose()
+    return timed(run) / n
+
+
+def cycles_rx(n):
+    subject = Subject()
+    mapped = subject.pipe(ops.map(lambda v: v + 1))
+
+    def run():
+        for _ in range(n):
+            mapped.subscribe(lambda v: None).dispose()
+    return timed(run) / n
+
+
+# 5. Memory per live subscription (subject -> map -> subscribe), in a child.
+
+MEMORY_CHILD = """
+import gc, os, sys
+side, n = sys.argv[1], int(sys.argv[2])
+page = os.sysconf("SC_PAGE_SIZE")
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * page
+if side == "ours":
+    import signalkit as sk
+    source = sk.Pipe()
+    mapped = source.signal().map(lambda v: v + 1)
+    subscribe = lambda: mapped.subscribe(lambda v: None)
+else:
+    import reactivex as rx
+    from reactivex import operators as ops
+    from reactivex.subject import Subject
+    source = Subject()
+    mapped = source.pipe(ops.map(lambda v: v + 1))
+    subscribe = lambda: mapped.subscribe(lambda v: None)
+held = [subscribe() for _ in range(100)]
+gc.collect()
+before = rss()
+held += [subscribe() for _ in range(n)]
+gc.collect()
+print((rss() - before) / n)
+"""
+
+
+def memory(side, n):
+    result = subprocess.run([sys.executable, "-c", MEMORY_CHILD, side, str(n)], capture_output=True, text=True,
+                            check=True, timeout=600)
+    return float(result.stdout)
+
+
+# 6. asyncio: values put by a worker thread, delivered on the loop.
+
+def asyncio_ours(n):
+    async def main():
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        count = [0]
+
+        def seen(value):
+            count[0] += 1
+            if count[0] == n:
+                done.set_result(None)
+
+        pipe = sk.Pipe()
+        subscription = pipe.signal().deliver_on(sk.asyncio_queue()).subscribe(seen)
+        start = time.perf_counter()
+        worker = threading.Thread(target=lambda: [pipe.put(v) for v in range(n)])
+        worker.start()
+        await done
+        seconds = time.perf_counter() - start
+        worker.join()
+        subscription.dispose()
+        return seconds / n
+    return asyncio.run(main())
+
+
+def asyncio_rx(n):
+    async def main():
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        count = [0]
+
+        def seen(value):
+            count[0] += 1
+            if count[0] == n:
+                done.set_result(None)
+
+        subject = Subject()
+        subscription = subject.pipe(ops.observe_on(AsyncIOThreadSafeScheduler(loop))).subscribe(seen)
+        start = time.perf_counter()
+        worker = threading.Thread(target=lambda: [subject.on_next(v) for v in range(n)])
+        worker.start()
+        await done
+        seconds = time.perf_counter() - start
+        worker.join()
+        subscription.dispose()
+        return seconds / n
+    return asyncio.run(main())
+
+
+# 7. Native stages: hot puts -> a C function (labs, "i64(i64)") -> the
+#    library's distinct_until_changed -> last; RxPY with the same operators.
+
+def native_ours(n):
+    import ctypes
+    libc = ctypes.CDLL(None)
+    labs = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(("labs", libc))
+    out = []
+    pipe = sk.Pipe()
+    subscription = pipe.signal().map("i64(i64)", labs).distinct_until_changed().take(2 ** 64 - 1).last() \
+        .subscribe(out.append)
+    put = pipe.put
+
+    def run():
+        for v in range(n):
+            put(-(v // 2))
+    seconds = timed(run)
+    subscription.dispose()
+    return seconds / n
+
+
+def native_rx(n):
+    out = []
+    subject = Subject()
+    subscription = subject.pipe(ops.map(abs), ops.distinct_until_changed(), ops.last()).subscribe(out.append)
+    on_next = subject.on_next
+
+    def run():
+        for v in range(n):
+            on_next(-(v // 2))
+    seconds = timed(run)
+    subscription.dispose()
+    return seconds / n
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+
+    def count(base):
+        return max(1, int(base * args.scale))
+
+    rows = [
+        ("ints: from_iterable, map(+1), filter(even), map(*2), sum (Python lambdas; ours: the sum in on_next)", "us/event",
+         lambda: p1_ours(count(1_000_000)), lambda: p1_rx(count(1_000_000))),
+        ("same, ours with reduce() as the sum (a library operator)", "us/event",
+         lambda: p1_reduce_ours(count(200_000)), lambda: p1_rx(count(200_000))),
+        ("same chain, hot source (a Python loop of puts)", "us/event",
+         lambda: hot_ours(count(200_000)), lambda: hot_rx(count(200_000))),
+        ("100 subscribers on one subject, puts", "us/delivery",
+         lambda: fanout_ours(count(10_000)), lambda: fanout_rx(count(10_000))),
+        ("subscribe + dispose on subject -> map", "us/cycle",
+         lambda: cycles_ours(count(100_000)), lambda: cycles_rx(count(100_000))),
+        ("memory per live subscription (RSS)", "bytes",
+         lambda: memory("ours", count(20_000)), lambda: memory("rx", count(20_000))),
+        ("asyncio: values from a worker thread onto the loop", "us/value",
+         lambda: asyncio_ours(count(10_000)), lambda: asyncio_rx(count(10_000))),
+        ("native stages: hot puts, labs (C), distinct, last", "us/event",
+         lambda: native_ours(count(200_000)), lambda: native_rx(count(200_000))),
+    ]
+    print(f"signalkit {sk.__version__} (C library {sk.version()}), reactivex {rx.__version__}, "
+          f"Python {sys.version.split()[0]}, scale {args.scale}, load {os.getloadavg()[0]:.1f}")
+    print("| workload | unit | ours | RxPY | ours / RxPY |")
+    print("|---|---|---:|---:|---:|")
+    for name, unit, ours, theirs in rows:
+        a, b = ours(), theirs()
+        if unit != "bytes":
+            a, b = a * 1e6, b * 1e6
+            shown = f"{a:.2f} | {b:.2f}"
+        else:
+            shown = f"{a:.0f} | {b:.0f}"
+        print(f"| {name} | {unit} | {shown} | {a / b:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

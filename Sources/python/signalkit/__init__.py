@@ -1,0 +1,100 @@
+"""signalkit: reactive streams for Python over SignalKit's C library.
+
+A Signal is a cold stream: nothing runs until subscribe(), and each
+subscription runs it anew. Operators (map, filter, take, debounce, ...)
+return new signals; every operator of the C API is here, each a call into
+it. Sources: Signal.from_iterable (lazy), Signal.create, Signal.single /
+complete / fail / never / deferred / interval / timer / merge /
+combine_latest, Pipe (hot), Promise and ValuePromise.
+
+Values. None, bool, int (int64: OverflowError outside), float, str and
+bytes cross the library as its own value kinds; any other object (a dict, a
+dataclass, a list, an exception) is carried by reference: the very object
+arrives. Lists from the library (arrays: combine_latest) arrive as lists.
+
+Threads. Callbacks run on the thread that delivers the event: the thread
+that put the value (Pipe.put, a Subscriber's on_next) or started the
+signal, or a queue's thread (deliver_on, run_on, the time operators).
+Queue.serial() is one library thread in order, Queue.concurrent() the
+library's thread pool, Queue.host() runs only when drained; asyncio_queue()
+is a host queue the running asyncio loop drains by itself. `await signal`
+gives its first value (so `await s.first()`, `await s.last()`), `async for
+value in signal` its values, both delivered on the loop's thread.
+
+Fusion. A chain of Python map / filter / tap stages is composed: each event
+crosses from C into Python once for the whole chain (and once more into the
+subscriber's on_next when the chain ends in a subscribe: none, since the
+subscription runs the stages itself).
+
+Errors. An exception raised by a Python function of a stream (a map or
+filter function, an iterator of from_iterable, a create function, reduce,
+map_to_signal, catch, deferred) ends the stream with it: on_error receives
+that exception object, with its traceback (this package's own frame is
+dropped from it and the locals of the frames are cleared, so no handle or
+local is kept alive through it). An exception in on_next disposes the
+subscription and goes to on_error; one in on_error or on_completed, in a
+side effect (before_next, after_completed, ...), or in take_until's function
+(which then completes the stream) goes to the hook `callback_error_hook(exc,
+where)` (default: printed through sys.unraisablehook; assign
+signalkit.callback_error_hook to collect them, or None). An error value that
+is not an exception (a string from the C library) arrives as SignalError.
+`exception` on a Disposable or an operator's Signal is the first exception
+its callbacks raised. A failing library call raises SignalKitError.
+
+The native forms take a signature string and a ctypes function or a Python
+callable: map("i64(i64)", fn), filter("bool(f64)", fn), subscribe(
+"void(i64)", on_next, on_error, on_completed) (libsignalkit-ffi's typed
+callbacks), Trampoline (a real C function pointer feeding a pipe). There an
+exception fails the delivery through sk_ffi_callback_fail: the stream ends
+with the error string "sk_ffi: map: callback failed: ValueError: ..." and
+the exception is kept as `exception` without its frames (their text is
+kept as a note) and passed to callback_error_hook; a result that does not
+fit its type raises inside the wrapper (TypeError, OverflowError,
+ValueError) and fails the call the same way.
+
+KeyboardInterrupt (Ctrl-C). A KeyboardInterrupt raised in a callback (or a
+SIGINT arriving while the library runs between two callbacks) stops the
+emission in progress: no later value reaches a callback while it is
+pending, from_iterable stops pulling, and it is raised again in the caller
+when the package call that ran the callbacks returns (subscribe, Pipe.put,
+Queue.drain, ...). While Python callbacks are held, the package installs
+its own SIGINT handler on the main thread (when Python's default one is in
+place), which defers the interrupt at the points where ctypes would lose it.
+
+Interpreter exit. Library threads must not call into Python once the
+interpreter finalizes. An atexit hook disposes every subscription still
+running, waits (up to SHUTDOWN_WAIT_SECONDS) for the callbacks in progress
+and for the release of every callback set no Python object holds, and from
+then on callbacks do nothing.
+
+Testing time. The module signalkit.testing (import it on its own) tests the
+time operators on virtual time with marble diagrams: TestScheduler (a
+virtual-time queue with a frame size; cold, hot, record, advance, run),
+TestSignal, TestRecorder.
+
+Loading. The package loads its own copies of libsignalkit.so.0 and
+libsignalkit-ffi.so.0 (in signalkit/_lib); the environment variable
+SIGNALKIT_LIB_DIR, read at import, names another folder, or `system` for
+the installed copies the loader finds (library_paths() says which).
+"""
+
+from . import _core
+from ._asyncio import SignalIterator, asyncio_queue
+from ._core import (ENV_VAR, MAX_DEPTH, SHUTDOWN_WAIT_SECONDS, TAKE_COMPLETE, TAKE_PASS, SignalError, SignalKitError,
+                    Value, boxed_objects, default_callback_error_hook, ffi_live_objects, from_value, library_paths,
+                    live_objects, pending_callbacks, release_value, to_value, version)
+from ._signal import Disposable, Pipe, Promise, Queue, Signal, Signature, Subscriber, Trampoline, ValuePromise
+
+callback_error_hook = _core.callback_error_hook
+"""Called with (exception, where) for an exception a callback raised that
+no error callback receives; assign a function, or None to keep quiet."""
+
+__version__ = version()
+
+__all__ = [
+    "Signal", "Subscriber", "Disposable", "Pipe", "Promise", "ValuePromise", "Queue", "Signature", "Trampoline",
+    "SignalIterator", "asyncio_queue", "SignalError", "SignalKitError", "Value", "TAKE_PASS", "TAKE_COMPLETE",
+    "MAX_DEPTH", "SHUTDOWN_WAIT_SECONDS", "ENV_VAR", "live_objects", "ffi_live_objects", "pending_callbacks",
+    "boxed_objects", "from_value", "to_value", "release_value", "version", "library_paths",
+    "default_callback_error_hook", "callback_error_hook",
+]

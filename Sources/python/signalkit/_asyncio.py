@@ -1,0 +1,127 @@
+"""asyncio integration: a host-drained queue wired into the running loop
+(loop.add_reader on its descriptor), `await signal` and `async for`."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from typing import Any, AsyncIterator, Generic, Optional, Tuple, TypeVar
+
+from ._signal import Disposable, Queue, Signal
+
+T = TypeVar("T")
+
+# loop -> its queue, held weakly: the loop's reader holds the queue, so the
+# queue goes (and is released) with the loop's selector when the loop closes.
+_queues: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.ref[Queue]]" = weakref.WeakKeyDictionary()
+
+
+def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
+    """The host-drained queue of `loop` (default: the running loop): work
+    and deliveries put on it run on the loop's thread, drained by the loop
+    itself when the queue's descriptor is readable (loop.add_reader). Made
+    on first use, one per loop; signal.deliver_on(asyncio_queue()) delivers
+    a signal's events where loop state may be touched freely."""
+    if loop is None:
+        loop = asyncio.get_running_loop()
+    held = _queues.get(loop)
+    queue = held() if held is not None else None
+    if queue is None:
+        queue = Queue.host("asyncio")
+        loop.add_reader(queue.fileno(), queue.drain)
+        _queues[loop] = weakref.ref(queue)
+    return queue
+
+
+async def first_value(signal: "Signal[T]") -> T:
+    """The first value of `signal`, delivered on the running loop; its
+    error raised; LookupError if it completes without a value."""
+    loop = asyncio.get_running_loop()
+    future: "asyncio.Future[T]" = loop.create_future()
+
+    def on_next(value: T) -> None:
+        if not future.done():
+            future.set_result(value)
+
+    def on_error(error: BaseException) -> None:
+        if not future.done():
+            future.set_exception(error)
+
+    def on_completed() -> None:
+        if not future.done():
+            future.set_exception(LookupError("signalkit: the signal completed without a value"))
+
+    delivered = signal.take(1).deliver_on(asyncio_queue(loop))
+    subscription = delivered.subscribe(on_next, on_error, on_completed)
+    # An error the library holds (Signal.fail's) is raised from here: the
+    # frames of its traceback must not hold the signals that hold it.
+    del signal, delivered
+    try:
+        return await future
+    finally:
+        subscription.dispose()
+        subscription.close()
+
+
+class SignalIterator(Generic[T]):
+    """`async for value in signal`: the subscription and its buffer (values
+    are kept until read: a fast signal and a slow loop body make it grow)."""
+
+    _END = object()
+
+    def __init__(self, signal: "Signal[T]") -> None:
+        self._signal: Optional[Signal[T]] = signal
+        self._events: "Optional[asyncio.Queue[Tuple[int, Any]]]" = None
+        self._subscription: Optional[Disposable] = None
+
+    def __aiter__(self) -> "SignalIterator[T]":
+        """The iterator itself (the subscription starts at the first read)."""
+        return self
+
+    def _start(self) -> "asyncio.Queue[Tuple[int, Any]]":
+        loop = asyncio.get_running_loop()
+        events: "asyncio.Queue[Tuple[int, Any]]" = asyncio.Queue()
+        self._events = events
+        signal, self._signal = self._signal, None  # as in first_value: no frame holds it once started
+        assert signal is not None
+        delivered = signal.deliver_on(asyncio_queue(loop))
+        del signal
+        self._subscription = delivered.subscribe(lambda value: events.put_nowait((0, value)),
+                                                 lambda error: events.put_nowait((1, error)),
+                                                 lambda: events.put_nowait((2, None)))
+        return events
+
+    async def __anext__(self) -> T:
+        """The next value; StopAsyncIteration at the completion; the error raised."""
+        events = self._events if self._events is not None else self._start()
+        try:
+            kind, payload = await events.get()
+        except BaseException:
+            self._stop()
+            raise
+        if kind == 0:
+            value: T = payload
+            return value
+        self._stop()
+        if kind == 1:
+            raise payload
+        raise StopAsyncIteration
+
+    def _stop(self) -> None:
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            subscription.dispose()
+            subscription.close()
+
+    async def aclose(self) -> None:
+        """Disposes the subscription (what leaving an `async for` early does
+        once the iterator is collected; call it to do it at once)."""
+        self._stop()
+
+    def __del__(self) -> None:
+        try:
+            self._stop()
+        except Exception:
+            pass
+
+

@@ -1,0 +1,986 @@
+"""The low level of the signalkit package: loading the two libraries, their
+C functions (ctypes prototypes), values, the registry that keeps Python
+callbacks alive until the library releases them, exceptions raised by
+callbacks, KeyboardInterrupt, and interpreter exit.
+
+See the package docstring (signalkit/__init__.py) for the rules these
+implement; the public names are re-exported there.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import itertools
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+import types
+import weakref
+from ctypes import (CFUNCTYPE, POINTER, Structure, Union, byref, c_bool, c_char_p, c_double, c_int, c_int64,
+                    c_long, c_size_t, c_uint64, c_void_p)
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+# --------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------
+
+ENV_VAR = "SIGNALKIT_LIB_DIR"
+_LIBRARIES = ("libsignalkit.so.0", "libsignalkit-ffi.so.0")
+
+
+def library_paths() -> Tuple[str, str]:
+    """The two libraries this package loads (read once, at import).
+
+    Its own copies (the folder ``_lib`` beside this module, put there by the
+    wheel), unless the environment variable SIGNALKIT_LIB_DIR names a folder
+    holding libsignalkit.so.0 and libsignalkit-ffi.so.0, or is ``system``:
+    the copies the system's loader finds (an installed SignalKit)."""
+    directory = os.environ.get(ENV_VAR, "")
+    if directory == "system":
+        return _LIBRARIES
+    if not directory:
+        directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib")
+    return os.path.join(directory, _LIBRARIES[0]), os.path.join(directory, _LIBRARIES[1])
+
+
+def _load() -> Tuple[ctypes.CDLL, ctypes.CDLL]:
+    paths = library_paths()
+    for path in paths:
+        if os.path.isabs(path) and not os.path.exists(path):
+            raise ImportError(f"signalkit: {path} not found ({ENV_VAR}={os.environ.get(ENV_VAR, '')!r}); "
+                              f"reinstall the package (pip install Sources/python), or set {ENV_VAR} to the "
+                              f"folder holding {_LIBRARIES[0]} and {_LIBRARIES[1]}, or to 'system' for an "
+                              f"installed copy")
+    try:
+        # The core first, globally: the ffi library's dependency on it is then
+        # met by the copy already loaded, wherever it came from.
+        core = ctypes.CDLL(paths[0], mode=ctypes.RTLD_GLOBAL)
+        ffi = ctypes.CDLL(paths[1])
+    except OSError as error:
+        raise ImportError(f"signalkit: cannot load the libraries ({error}); set {ENV_VAR} to the folder "
+                          f"holding {_LIBRARIES[0]} and {_LIBRARIES[1]}, or to 'system' for an installed "
+                          f"copy") from error
+    return core, ffi
+
+
+_core, _ffi = _load()
+
+# --------------------------------------------------------------------------
+# Values and prototypes
+# --------------------------------------------------------------------------
+
+KIND_NIL, KIND_BOOL, KIND_INT64, KIND_DOUBLE, KIND_STRING, KIND_BYTES, KIND_ARRAY, KIND_POINTER, KIND_SIGNAL = range(9)
+TAKE_PASS, TAKE_COMPLETE = 1, 2
+
+
+class _ValueUnion(Union):
+    _fields_ = [("boolean", c_bool), ("int64", c_int64), ("real", c_double), ("object", c_void_p)]
+
+
+class Value(Structure):
+    """The C struct sk_value (signalkit.h): a kind and its contents."""
+    _fields_ = [("kind", c_int), ("u", _ValueUnion)]
+    _anonymous_ = ("u",)  # value.int64, value.real, ... read in place: no union object per access
+
+
+_ValueP = POINTER(Value)
+_release_fn = CFUNCTYPE(None, c_void_p)
+_work_fn = CFUNCTYPE(None, c_void_p)
+_generator_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p)
+_next_fn = CFUNCTYPE(None, c_void_p, _ValueP)
+_completed_fn = CFUNCTYPE(None, c_void_p)
+_map_fn = CFUNCTYPE(None, c_void_p, _ValueP, _ValueP)
+_predicate_fn = CFUNCTYPE(c_bool, c_void_p, _ValueP)
+_signal_fn = CFUNCTYPE(c_void_p, c_void_p, _ValueP)
+_take_until_fn = CFUNCTYPE(c_int, c_void_p, _ValueP)
+_reduce_fn = CFUNCTYPE(None, c_void_p, _ValueP, _ValueP, _ValueP)
+_deferred_fn = CFUNCTYPE(c_void_p, c_void_p)
+
+
+class _Observer(Structure):
+    _fields_ = [("next", _next_fn), ("error", _next_fn), ("completed", _completed_fn),
+                ("ctx", c_void_p), ("release", _release_fn)]
+
+
+class _FfiObserver(Structure):
+    _fields_ = [("next_signature", c_void_p), ("next", c_void_p),
+                ("error_signature", c_void_p), ("error", c_void_p),
+                ("completed_signature", c_void_p), ("completed", c_void_p),
+                ("ctx", c_void_p), ("release", _release_fn)]
+
+
+def _proto(lib: ctypes.CDLL, name: str, restype: Any, *argtypes: Any) -> Any:
+    function = getattr(lib, name)
+    function.restype = restype
+    function.argtypes = list(argtypes)
+    return function
+
+
+_P = c_void_p
+_PP = POINTER(c_void_p)
+_OP = (c_int, _PP, _P)  # int sk_signal_OP(sk_signal **out, sk_signal *signal, ...)
+_CB = (c_void_p, _release_fn)  # ..., void *ctx, sk_release_fn release)
+_core_api: Dict[str, Tuple[Any, ...]] = {
+    "sk_last_error_message": (c_char_p,),
+    "sk_status_string": (c_char_p, c_int),
+    "sk_version_string": (c_char_p,),
+    "sk_live_objects": (c_long,),
+    "sk_value_set_nil": (None, _ValueP),
+    "sk_value_set_string_n": (c_int, _ValueP, c_char_p, c_size_t),
+    "sk_value_set_bytes": (c_int, _ValueP, c_char_p, c_size_t),
+    "sk_value_set_array": (c_int, _ValueP, _ValueP, c_size_t),
+    "sk_value_set_pointer": (c_int, _ValueP, c_void_p, _release_fn),
+    "sk_value_set_signal": (c_int, _ValueP, _P),
+    "sk_value_release": (None, _ValueP),
+    "sk_value_get_string": (c_int, _ValueP, POINTER(c_char_p), POINTER(c_size_t)),
+    "sk_value_get_bytes": (c_int, _ValueP, POINTER(c_void_p), POINTER(c_size_t)),
+    "sk_value_get_array_count": (c_int, _ValueP, POINTER(c_size_t)),
+    "sk_value_get_array_item": (c_int, _ValueP, c_size_t, POINTER(_ValueP)),
+    "sk_value_get_pointer": (c_int, _ValueP, POINTER(c_void_p)),
+    "sk_value_get_signal": (c_int, _ValueP, POINTER(c_void_p)),
+    "sk_signal_create": (c_int, _PP, _generator_fn, *_CB),
+    "sk_signal_create_over": (*_OP, _generator_fn, *_CB),
+    "sk_signal_single": (c_int, _PP, _ValueP),
+    "sk_signal_complete": (c_int, _PP),
+    "sk_signal_fail": (c_int, _PP, _ValueP),
+    "sk_signal_never": (c_int, _PP),
+    "sk_signal_start": (c_int, _PP, _P, POINTER(_Observer)),
+    "sk_signal_release": (None, _P),
+    "sk_signal_retain": (_P, _P),
+    "sk_signal_map": (*_OP, _map_fn, *_CB),
+    "sk_signal_filter": (*_OP, _predicate_fn, *_CB),
+    "sk_signal_distinct_until_changed": _OP,
+    "sk_signal_take": (*_OP, c_size_t),
+    "sk_signal_map_to_signal": (*_OP, _signal_fn, *_CB),
+    "sk_signal_switch_to_latest": _OP,
+    "sk_signal_combine_latest": (c_int, _PP, _PP, c_size_t, _P),
+    "sk_signal_merge": (c_int, _PP, _PP, c_size_t),
+    "sk_signal_deliver_on": (*_OP, _P),
+    "sk_signal_debounce": (*_OP, c_double, _P),
+    "sk_signal_take_until": (*_OP, _take_until_fn, *_CB),
+    "sk_signal_last": _OP,
+    "sk_signal_ignore_values": _OP,
+    "sk_signal_reduce_left": (*_OP, _ValueP, _reduce_fn, *_CB),
+    "sk_signal_catch": (*_OP, _signal_fn, *_CB),
+    "sk_signal_restart": _OP,
+    "sk_signal_restart_if_error": _OP,
+    "sk_signal_retry": (*_OP, c_double, c_double, _P),
+    "sk_signal_queue": _OP,
+    "sk_signal_throttled": _OP,
+    "sk_signal_then": (*_OP, _P),
+    "sk_signal_deferred": (c_int, _PP, _deferred_fn, *_CB),
+    "sk_signal_run_on": (*_OP, _P),
+    "sk_signal_delay": (*_OP, c_double, _P),
+    "sk_signal_timeout": (*_OP, c_double, _P, _P),
+    "sk_signal_throttle": (*_OP, c_double, _P),
+    "sk_signal_before_next": (*_OP, _next_fn, *_CB),
+    "sk_signal_after_next": (*_OP, _next_fn, *_CB),
+    "sk_signal_before_started": (*_OP, _work_fn, *_CB),
+    "sk_signal_before_completed": (*_OP, _work_fn, *_CB),
+    "sk_signal_after_completed": (*_OP, _work_fn, *_CB),
+    "sk_signal_after_disposed": (*_OP, _work_fn, *_CB),
+    "sk_subscriber_put_next": (c_int, _P, _ValueP),
+    "sk_subscriber_put_error": (c_int, _P, _ValueP),
+    "sk_subscriber_put_completion": (c_int, _P),
+    "sk_subscriber_retain": (_P, _P),
+    "sk_subscriber_release": (None, _P),
+    "sk_disposable_dispose": (None, _P),
+    "sk_disposable_retain": (_P, _P),
+    "sk_disposable_release": (None, _P),
+    "sk_disposable_action": (c_int, _PP, _work_fn, *_CB),
+    "sk_pipe_create": (c_int, _PP, c_bool),
+    "sk_pipe_put": (c_int, _P, _ValueP),
+    "sk_pipe_signal": (c_int, _PP, _P),
+    "sk_pipe_release": (None, _P),
+    "sk_promise_create": (c_int, _PP),
+    "sk_promise_set": (c_int, _P, _P),
+    "sk_promise_get": (c_int, _PP, _P),
+    "sk_promise_release": (None, _P),
+    "sk_value_promise_create": (c_int, _PP, _ValueP, c_bool),
+    "sk_value_promise_set": (c_int, _P, _ValueP),
+    "sk_value_promise_get": (c_int, _PP, _P),
+    "sk_value_promise_release": (None, _P),
+    "sk_queue_main": (c_int, _PP),
+    "sk_queue_concurrent_default": (c_int, _PP),
+    "sk_queue_concurrent_background": (c_int, _PP),
+    "sk_queue_create": (c_int, _PP, c_char_p),
+    "sk_queue_create_host": (c_int, _PP, c_char_p),
+    "sk_queue_host_fd": (c_int, _P, POINTER(c_int)),
+    "sk_queue_host_drain": (c_int, _P, c_size_t, POINTER(c_size_t)),
+    "sk_queue_async": (c_int, _P, _work_fn, *_CB),
+    "sk_queue_is_current": (c_bool, _P),
+    "sk_queue_release": (None, _P),
+    "sk_timer_start": (c_int, _PP, _P, c_double, c_bool, _work_fn, *_CB),
+}
+_ffi_api: Dict[str, Tuple[Any, ...]] = {
+    "sk_ffi_last_error_message": (c_char_p,),
+    "sk_ffi_live_objects": (c_long,),
+    "sk_ffi_callback_fail": (c_int, c_char_p),
+    "sk_ffi_signature_parse": (c_int, _PP, c_char_p),
+    "sk_ffi_signature_release": (None, _P),
+    "sk_ffi_signal_start": (c_int, _PP, _P, POINTER(_FfiObserver)),
+    "sk_ffi_signal_map": (c_int, _PP, _P, _P, c_void_p, c_void_p, _release_fn),
+    "sk_ffi_signal_filter": (c_int, _PP, _P, _P, c_void_p, c_void_p, _release_fn),
+    "sk_ffi_trampoline_subscriber": (c_int, _PP, _P, _P),
+    "sk_ffi_trampoline_pipe": (c_int, _PP, _P, _P),
+    "sk_ffi_trampoline_function": (c_void_p, _P),
+    "sk_ffi_trampoline_close": (None, _P),
+    "sk_ffi_trampoline_calls": (c_uint64, _P),
+    "sk_ffi_trampoline_release": (None, _P),
+}
+
+
+class _MarbleValue(Structure):
+    """The C struct sk_marble_value (signalkit_test.h): a diagram's
+    character and the value it stands for."""
+    _fields_ = [("symbol", ctypes.c_char), ("value", Value)]
+
+
+_MarbleP = POINTER(_MarbleValue)
+_SizeP = POINTER(c_size_t)
+# signalkit_test.h (in libsignalkit since 0.2.0), and sk_queue_after:
+# bound only when the loaded library has them all (signalkit.testing says
+# so at its import otherwise).
+_test_api: Dict[str, Tuple[Any, ...]] = {
+    "sk_queue_after": (c_int, _P, c_double, _work_fn, *_CB),
+    "sk_queue_create_virtual": (c_int, _PP, c_char_p),
+    "sk_queue_virtual_advance_by": (c_int, _P, c_double, _SizeP),
+    "sk_queue_virtual_advance_to": (c_int, _P, c_double, _SizeP),
+    "sk_queue_virtual_run": (c_int, _P, c_size_t, _SizeP),
+    "sk_queue_virtual_now": (c_int, _P, POINTER(c_int64)),
+    "sk_queue_virtual_pending": (c_int, _P, _SizeP),
+    "sk_test_signal_cold": (c_int, _PP, _PP, _P, c_double, c_char_p, _MarbleP, c_size_t, _ValueP),
+    "sk_test_signal_hot": (c_int, _PP, _PP, _P, c_double, c_char_p, _MarbleP, c_size_t, _ValueP),
+    "sk_test_subscriptions_text": (c_int, _P, c_char_p, c_size_t, _SizeP),
+    "sk_test_subscriptions_release": (None, _P),
+    "sk_test_record": (c_int, _PP, _P, _P, c_double),
+    "sk_test_recorder_diagram": (c_int, _P, _MarbleP, c_size_t, c_char_p, c_size_t, _SizeP),
+    "sk_test_recorder_dispose": (None, _P),
+    "sk_test_recorder_release": (None, _P),
+}
+
+
+class _Api:
+    """The C functions, by name without their sk_ prefix (C.pipe_put)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(name)
+
+
+C: Any = _Api()
+for _name, (_restype, *_argtypes) in _core_api.items():
+    setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
+for _name, (_restype, *_argtypes) in _ffi_api.items():
+    setattr(C, _name[3:], _proto(_ffi, _name, _restype, *_argtypes))
+if all(hasattr(_core, _name) for _name in _test_api):
+    for _name, (_restype, *_argtypes) in _test_api.items():
+        setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
+
+
+class SignalKitError(Exception):
+    """A failing library call: `status` is the negative sk_status, `message`
+    the library's message naming the function and the argument."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"{message} ({C.status_string(status).decode()}, status {status})")
+        self.status = status
+        self.message = message
+
+
+class SignalError(Exception):
+    """What an error callback receives for an error value that is not a
+    Python exception (a string from the C library, such as a typed
+    callback's failure, or a value given to Signal.fail): `value` is it."""
+
+    def __init__(self, value: object) -> None:
+        super().__init__(value)
+        self.value = value
+
+
+def _check(status: int, ffi: bool = False) -> None:
+    if status != 0:
+        raw = C.ffi_last_error_message() if ffi else C.last_error_message()
+        raise SignalKitError(status, raw.decode("utf-8", "replace"))
+
+
+def live_objects() -> int:
+    """sk_live_objects(): library objects alive (0 when everything is released)."""
+    return int(C.live_objects())
+
+
+def ffi_live_objects() -> int:
+    """sk_ffi_live_objects(): ffi objects alive (signatures, typed callbacks, trampolines)."""
+    return int(C.ffi_live_objects())
+
+
+def version() -> str:
+    """The C library's version string (sk_version_string)."""
+    return str(C.version_string().decode())
+
+
+# The deepest nesting of arrays a value may have (SK_VALUE_MAX_DEPTH of
+# signalkit.h): an array of no arrays is 1 level deep.
+MAX_DEPTH = 128
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+# --------------------------------------------------------------------------
+# Python objects as values (by reference)
+# --------------------------------------------------------------------------
+
+# Releases running Python code, on any thread (callback sets, carried
+# objects). The atexit hook waits until none does: a library thread that
+# gives the GIL up inside one (a ctypes call, a lock, the interpreter's
+# switch interval) and takes it again once the interpreter finalizes is
+# stopped in a way that crashes the process. Changed with no call after the
+# decrement: a thread switch happens only at a call, a loop or a function
+# start.
+_releases_running = [0]
+
+# Objects carried by reference in pointer values: id -> [object, copies].
+# The pointer is the object's id; each value made holds one count, dropped
+# by its release (_box_release), which may run on any thread.
+_boxes: Dict[int, List[Any]] = {}
+
+
+def _box_release_function(key: Optional[int], _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
+    if _is_finalizing() or key is None:
+        return
+    _releases_running[0] += 1
+    try:
+        entry = _boxes.get(key)
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _boxes[key]
+                del entry  # the object's destructor runs here, inside the guard
+    finally:
+        _releases_running[0] -= 1
+
+
+_box_release = _release_fn(_box_release_function)
+
+
+def _box(obj: object, out: Any) -> None:
+    key = id(obj)
+    entry = _boxes.get(key)
+    if entry is None:
+        _boxes[key] = [obj, 1]
+    else:
+        entry[1] += 1
+    C.value_set_pointer(out, key, _box_release)
+
+
+def _put_object(obj: object, out: Any) -> None:
+    """Writes a new value (owned by the caller) for `obj` into the Value
+    `out`: None, bool, int (int64: OverflowError outside), float, str and
+    bytes as values of their kinds, a Signal as a signal value; any other
+    object by reference (a pointer value holding it)."""
+    kind = type(obj)
+    if kind is int:
+        if not _INT64_MIN <= obj <= _INT64_MAX:  # type: ignore[operator]
+            raise OverflowError(f"signalkit: int {obj} out of range of int64")
+        out.kind = KIND_INT64
+        out.int64 = obj
+    elif kind is float:
+        out.kind = KIND_DOUBLE
+        out.real = obj
+    elif obj is None:
+        out.kind = KIND_NIL
+    elif kind is bool:
+        out.kind = KIND_BOOL
+        out.boolean = obj
+    elif kind is str:
+        data = obj.encode()  # type: ignore[attr-defined]
+        _check(C.value_set_string_n(byref(out), data, len(data)))
+    elif kind is bytes:
+        _check(C.value_set_bytes(byref(out), obj, len(obj)))  # type: ignore[arg-type]
+    elif getattr(kind, "_signal_value", False):  # a Signal: a signal value, for switch_to_latest / queue
+        _check(C.value_set_signal(byref(out), obj.pointer))  # type: ignore[attr-defined]
+    elif isinstance(obj, Value):
+        raise TypeError("signalkit: a raw Value cannot be carried")
+    else:
+        _box(obj, byref(out))
+
+
+def _object_of(pointer: Any) -> Any:
+    """The Python object for a borrowed `const sk_value *` (a ctypes
+    pointer): the object itself for a value carried by reference, None,
+    bool, int, float, str, bytes, a list for an array, a Signal for a signal
+    value (imported lazily), the address (int) of a foreign pointer value."""
+    value = pointer.contents
+    kind = value.kind
+    if kind == KIND_INT64:
+        return value.int64
+    if kind == KIND_POINTER:
+        address = c_void_p()
+        C.value_get_pointer(pointer, byref(address))
+        key = address.value or 0
+        entry = _boxes.get(key)
+        return entry[0] if entry is not None else key
+    if kind == KIND_DOUBLE:
+        return value.real
+    if kind == KIND_NIL:
+        return None
+    if kind == KIND_BOOL:
+        return bool(value.boolean)
+    return from_value(pointer)
+
+
+def _scalar_value(obj: object) -> Value:
+    """A new sk_value of the library's own kind for an object that is not a
+    list or tuple (subclasses such as IntEnum as their base type)."""
+    value = Value()
+    if obj is None or isinstance(obj, bool):
+        _put_object(obj, value)
+    elif isinstance(obj, int):
+        _put_object(int(obj), value)
+    elif isinstance(obj, float):
+        _put_object(float(obj), value)
+    elif isinstance(obj, str):
+        _put_object(str(obj), value)
+    elif isinstance(obj, (bytes, bytearray)):
+        _put_object(bytes(obj), value)
+    else:
+        raise TypeError(f"signalkit: no value kind for {type(obj).__name__}")
+    return value
+
+
+def _release_items(items: Any, count: int) -> None:
+    for i in range(count):
+        C.value_release(byref(items[i]))
+
+
+def to_value(obj: object) -> Value:
+    """A new sk_value (owned: release it with release_value) converted from
+    a Python object: None, bool, int (int64: OverflowError outside), float,
+    str, bytes, and a list or tuple as an array (at most MAX_DEPTH levels
+    deep: ValueError). Nested lists are converted without recursion. This is
+    the conversion of the native (signature-string) forms; the Pythonic
+    forms carry other objects by reference instead."""
+    if not isinstance(obj, (list, tuple)):
+        return _scalar_value(obj)
+    # One frame per array being built: [sequence, its items so far, count].
+    stack: List[List[Any]] = [[obj, (Value * max(len(obj), 1))(), 0]]
+    try:
+        while True:
+            frame = stack[-1]
+            sequence, items, index = frame
+            if index < len(sequence):
+                item = sequence[index]
+                if isinstance(item, (list, tuple)):
+                    if len(stack) >= MAX_DEPTH:
+                        raise ValueError(f"signalkit: arrays nested more than {MAX_DEPTH} levels deep")
+                    stack.append([item, (Value * max(len(item), 1))(), 0])
+                else:
+                    items[index] = _scalar_value(item)
+                    frame[2] = index + 1
+                continue
+            value = Value()
+            _check(C.value_set_array(byref(value), items, len(sequence)))
+            stack.pop()
+            _release_items(items, len(sequence))  # the array holds its own references
+            if not stack:
+                return value
+            parent = stack[-1]
+            parent[1][parent[2]] = value
+            parent[2] += 1
+    except BaseException:
+        for _, items, index in stack:
+            _release_items(items, index)
+        raise
+
+
+def release_value(value: Value) -> None:
+    """Drops a value made by to_value (sk_value_release)."""
+    C.value_release(byref(value))
+
+
+def _scalar_from(pointer: Any, value: Any) -> Any:
+    kind = value.kind
+    if kind == KIND_NIL:
+        return None
+    if kind == KIND_BOOL:
+        return bool(value.boolean)
+    if kind == KIND_INT64:
+        return value.int64
+    if kind == KIND_DOUBLE:
+        return value.real
+    if kind == KIND_STRING:
+        text, length = c_char_p(), c_size_t()
+        _check(C.value_get_string(pointer, byref(text), byref(length)))
+        return ctypes.string_at(text, length.value).decode("utf-8", "replace")
+    if kind == KIND_BYTES:
+        data, length = c_void_p(), c_size_t()
+        _check(C.value_get_bytes(pointer, byref(data), byref(length)))
+        return ctypes.string_at(data, length.value) if length.value else b""
+    if kind == KIND_POINTER:
+        address = c_void_p()
+        _check(C.value_get_pointer(pointer, byref(address)))
+        key = address.value or 0
+        entry = _boxes.get(key)
+        return entry[0] if entry is not None else key
+    if kind == KIND_SIGNAL:
+        out = c_void_p()
+        _check(C.value_get_signal(pointer, byref(out)))
+        from ._signal import Signal  # the module that defines it imports this one
+        return Signal(C.signal_retain(out.value))
+    return value
+
+
+def _array_count(pointer: Any) -> int:
+    count = c_size_t()
+    _check(C.value_get_array_count(pointer, byref(count)))
+    return count.value
+
+
+def from_value(pointer: Any) -> Any:
+    """The Python object for a borrowed `const sk_value *` (a ctypes pointer
+    or an address): None, bool, int, float, str, bytes, list (an array), the
+    object a pointer value carries by reference (or, for a foreign pointer,
+    its address), a Signal for a signal value. Nested arrays are converted
+    without recursion."""
+    if not pointer:
+        return None
+    if isinstance(pointer, int):
+        pointer = ctypes.cast(pointer, _ValueP)
+    value = pointer.contents
+    if value.kind != KIND_ARRAY:
+        return _scalar_from(pointer, value)
+    result: List[Any] = []
+    # One frame per array being read: [array, item count, next index, list].
+    stack: List[List[Any]] = [[pointer, _array_count(pointer), 0, result]]
+    while stack:
+        frame = stack[-1]
+        array, count, index, items = frame
+        if index == count:
+            stack.pop()
+            continue
+        frame[2] = index + 1
+        item = _ValueP()
+        _check(C.value_get_array_item(array, index, byref(item)))
+        contents = item.contents
+        if contents.kind == KIND_ARRAY:
+            inner: List[Any] = []
+            items.append(inner)
+            stack.append([item, _array_count(item), 0, inner])
+        else:
+            items.append(_scalar_from(item, contents))
+    return result
+
+
+# --------------------------------------------------------------------------
+# Keeping Python callbacks alive until the library releases them
+# --------------------------------------------------------------------------
+
+class _State:
+    closing = False  # set by the atexit hook: callbacks do nothing from then on
+
+
+_state = _State()
+_keep: Dict[int, Any] = {}  # ctx -> the objects the library's callbacks need
+_owners: Dict[int, Any] = {}  # ctx -> weak reference to the Python handle whose release releases ctx
+_subscriptions: Dict[int, int] = {}  # ctx -> a reference (retained here) to the subscription's disposable
+_keep_lock = threading.Lock()
+_keep_changed = threading.Condition(_keep_lock)
+_ids = itertools.count(1)
+
+
+def _retain_callbacks(state: Any) -> int:
+    """Keeps `state` alive; returns the ctx to hand to the library, whose
+    release (_release_ctx) drops it."""
+    if _state.closing:
+        raise RuntimeError("signalkit: the interpreter is exiting: no new callbacks")
+    _interrupts.install()
+    key = next(_ids)
+    with _keep_lock:
+        _keep[key] = state
+    return key
+
+
+def _set_owner(ctx: int, handle: object) -> None:
+    """`handle` (a Signal) releases ctx when it goes, unless a subscription
+    still holds it."""
+    with _keep_lock:
+        if ctx in _keep:
+            _owners[ctx] = weakref.ref(handle)
+
+
+def _register_subscription(ctx: int, disposable: int) -> None:
+    """Keeps a reference to the subscription of ctx, so that the atexit hook
+    can dispose it; dropped by its release."""
+    retained = C.disposable_retain(disposable)
+    with _keep_lock:
+        if ctx in _keep:
+            _subscriptions[ctx] = retained
+            retained = None
+    if retained:  # the subscription already ended
+        C.disposable_release(retained)
+
+
+def _release_ctx_function(ctx: Optional[int], _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
+    if _is_finalizing() or ctx is None:  # touch nothing: the process is ending
+        return
+    _releases_running[0] += 1
+    try:
+        with _keep_changed:
+            dropped = _keep.pop(ctx, None)
+            _owners.pop(ctx, None)
+            subscription = _subscriptions.pop(ctx, None)
+            _keep_changed.notify_all()
+        if subscription:
+            C.disposable_release(subscription)
+        release = getattr(dropped, "on_release", None)
+        if release is not None:
+            release()
+        del dropped  # their destructors run here, inside the guard
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            _interrupts.defer(exc)
+        else:
+            _report(exc, "release")
+    finally:
+        _releases_running[0] -= 1
+
+
+_release_ctx = _release_fn(_release_ctx_function)
+
+
+def pending_callbacks() -> int:
+    """How many callback sets the library still holds (0 when every
+    subscription ended and every operator signal was released)."""
+    with _keep_lock:
+        return len(_keep)
+
+
+def boxed_objects() -> int:
+    """How many Python objects values carry by reference now (0 when every
+    value holding one was released)."""
+    return len(_boxes)
+
+
+# --------------------------------------------------------------------------
+# KeyboardInterrupt
+# --------------------------------------------------------------------------
+
+class _Interrupts:
+    """KeyboardInterrupts that met a callback, and the SIGINT handler that
+    keeps them from reaching ctypes (package docstring).
+
+    `pending` (per thread) is the KeyboardInterrupt a callback of this
+    thread met, to be raised again in the caller when the package call that
+    ran the callbacks returns (raise_pending). The handler looks at the
+    stack it interrupts: below the innermost callback of this package (a
+    frame of one of the functions ctypes calls, THUNK_CODES), it raises only
+    while that callback runs the user's function (its local `_sk_user` is
+    True: the callback catches it); anywhere else in a callback it defers
+    the interrupt (pending), and the callback fails its delivery at its next
+    check. Outside callbacks it is Python's default handler."""
+
+    THUNK_CODES: "set[types.CodeType]" = set()
+
+    class Local(threading.local):
+        pending: Optional[BaseException] = None  # a plain attribute: no Python call, no thread switch
+
+    def __init__(self) -> None:
+        self.local = self.Local()
+        self.installed = False
+
+    @property
+    def pending(self) -> Optional[BaseException]:
+        return self.local.pending
+
+    def defer(self, exc: Optional[BaseException] = None) -> None:
+        if self.local.pending is None:
+            self.local.pending = exc if exc is not None else KeyboardInterrupt()
+
+    def raise_pending(self) -> None:
+        """Raises the pending KeyboardInterrupt, as a copy (same type, args
+        and notes, among them the callback's traceback): the one kept as
+        `exception` must not get the caller's frames through a traceback."""
+        exc = self.local.pending
+        if exc is not None:
+            self.local.pending = None
+            try:
+                copy = type(exc)(*exc.args)
+            except BaseException:
+                copy = KeyboardInterrupt(*exc.args)
+            notes = getattr(exc, "__notes__", None)
+            if notes:
+                copy.__notes__ = list(notes)
+            raise copy
+
+    def handler(self, signum: int, frame: Optional[types.FrameType]) -> None:
+        while frame is not None:
+            if frame.f_code in self.THUNK_CODES:
+                if frame.f_locals.get("_sk_user") is True:
+                    break  # in the user's function: the callback catches it
+                self.defer()
+                return
+            frame = frame.f_back
+        signal.default_int_handler(signum, frame)
+
+    def install(self) -> None:
+        """On the main thread, while Python callbacks are held, with Python's
+        default SIGINT handler in place: this one instead."""
+        if self.installed or threading.current_thread() is not threading.main_thread():
+            return
+        try:
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                signal.signal(signal.SIGINT, self.handler)
+                self.installed = True
+        except (ValueError, OSError):  # not the main interpreter, or no signals here
+            pass
+
+    def uninstall_if_idle(self) -> None:
+        """Puts the default handler back once no callback is held."""
+        if not self.installed or _keep or self.pending is not None or _state.closing \
+                or threading.current_thread() is not threading.main_thread():
+            return
+        self.installed = False
+        try:
+            if signal.getsignal(signal.SIGINT) == self.handler:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+        except (ValueError, OSError):
+            pass
+
+
+_interrupts = _Interrupts()
+_interrupts.THUNK_CODES.add(_release_ctx_function.__code__)
+
+
+def _after_call() -> None:
+    """After a package call that may have run callbacks on this thread: the
+    KeyboardInterrupt they met, raised here."""
+    if _interrupts.local.pending is not None:
+        _interrupts.raise_pending()
+    if _interrupts.installed and not _keep:
+        _interrupts.uninstall_if_idle()
+
+
+# --------------------------------------------------------------------------
+# Exceptions raised by callbacks
+# --------------------------------------------------------------------------
+
+def _unraisable(exc: BaseException, err_msg: str) -> None:
+    """Reports `exc` as sys.unraisablehook does. The built-in hook accepts
+    only its own argument type, which cannot be made from Python: while it
+    is in place, its output is written the same way; a hook installed by the
+    program receives an object with the same attributes."""
+    hook = sys.unraisablehook
+    if hook is not sys.__unraisablehook__:
+        hook(types.SimpleNamespace(exc_type=type(exc), exc_value=exc,
+                                   exc_traceback=exc.__traceback__, err_msg=err_msg, object=None))
+        return
+    stream = sys.stderr
+    if stream is not None:
+        stream.write(err_msg + ":\n")
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=stream)
+        stream.flush()
+
+
+def default_callback_error_hook(exc: BaseException, where: str) -> None:
+    """The default callback_error_hook: reports `exc` as an unraisable
+    exception (sys.unraisablehook), with the message "Exception in signalkit
+    WHERE callback" and its traceback."""
+    _unraisable(exc, f"Exception in signalkit {where} callback")
+
+
+callback_error_hook: Optional[Callable[[BaseException, str], None]] = default_callback_error_hook
+
+
+def _report(exc: BaseException, where: str) -> None:
+    """Passes `exc` to callback_error_hook (read from the package, where a
+    program assigns it); a failing hook goes to sys.unraisablehook. Never
+    raises."""
+    try:
+        package = sys.modules.get("signalkit")
+        hook = getattr(package, "callback_error_hook", callback_error_hook)
+        if hook is not None:
+            hook(exc, where)
+    except BaseException as hook_exc:
+        try:
+            _unraisable(hook_exc, "Exception in signalkit.callback_error_hook")
+        except BaseException:
+            pass
+
+
+def _describe(exc: BaseException) -> str:
+    """ "ExceptionType: message" (or "ExceptionType" for an empty message)."""
+    name = type(exc).__name__
+    try:
+        text = str(exc)
+    except BaseException:
+        text = "(str() of the exception failed)"
+    return f"{name}: {text}" if text else name
+
+
+class _Failures:
+    """The first exception raised by the callbacks of one object."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.exception: Optional[BaseException] = None
+
+    def record(self, exc: BaseException) -> None:
+        with self._lock:
+            if self.exception is None:
+                self.exception = exc
+
+    def recorder(self) -> "_Recorder":
+        """What the callbacks (held by the library, through the registry)
+        record into: a weak reference, so that an exception kept here, whose
+        traceback may come to hold the frames of the code that raised it
+        again (and their handles), makes no cycle through the library."""
+        return _Recorder(self)
+
+
+class _Recorder:
+    """Records into a _Failures while its owner (a Python handle) lives."""
+    __slots__ = ("_ref",)
+
+    def __init__(self, failures: _Failures) -> None:
+        self._ref = weakref.ref(failures)
+
+    def record(self, exc: BaseException) -> None:
+        failures = self._ref()
+        if failures is not None:
+            failures.record(exc)
+
+
+def _add_note(exc: BaseException, note: str) -> None:
+    add_note = getattr(exc, "add_note", None)
+    if add_note is not None:
+        add_note(note)
+    else:  # before Python 3.11: kept, not printed
+        exc.__notes__ = getattr(exc, "__notes__", []) + [note]
+
+
+def _detach_traceback(exc: BaseException, where: str) -> None:
+    """Drops the frames that `exc` and the exceptions chained to it keep
+    through their tracebacks (the caller's frames, and through them its
+    handles and locals, would live as long as the exception), keeping each
+    traceback's text as a note."""
+    seen = set()
+    chain: List[Optional[BaseException]] = [exc]
+    while chain:
+        current = chain.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        tb = current.__traceback__
+        if tb is not None:
+            text = "".join(traceback.format_tb(tb)).rstrip("\n")
+            current.__traceback__ = None
+            _add_note(current, f"Traceback of the signalkit {where} callback (most recent call last):\n{text}")
+        chain += [current.__cause__, current.__context__]
+
+
+def _trim_traceback(exc: BaseException) -> None:
+    """Drops this package's own frames (the callback that caught `exc`)
+    from the front of its traceback: the receiver sees where it was raised.
+    The traceback is detached (_detach_traceback) once it was delivered."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code in _interrupts.THUNK_CODES:
+        tb = tb.tb_next
+    exc.__traceback__ = tb
+
+
+def _kept(exc: BaseException, where: str, failures: Optional[_Failures | _Recorder]) -> None:
+    """An exception a native-form callback caught: reported (a
+    KeyboardInterrupt is deferred to the caller instead), then kept without
+    its frames."""
+    if isinstance(exc, KeyboardInterrupt):
+        _interrupts.defer(exc)
+    else:
+        _report(exc, where)
+    _detach_traceback(exc, where)
+    if failures is not None:
+        failures.record(exc)
+
+
+def _fail_interrupted(failures: Optional[_Failures | _Recorder]) -> None:
+    """Fails the delivery in progress because of the pending interrupt."""
+    exc = _interrupts.pending
+    assert exc is not None
+    C.ffi_callback_fail(_describe(exc).encode("utf-8", "replace"))
+    if failures is not None:
+        failures.record(exc)
+
+
+def _callback_failed(exc: BaseException, where: str, failures: Optional[_Failures | _Recorder]) -> None:
+    """An exception escaped a typed callback: fail the delivery, keep and
+    report the exception. Never raises."""
+    try:
+        C.ffi_callback_fail(_describe(exc).replace("\0", "\\0").encode("utf-8", "replace"))
+    except BaseException:
+        pass
+    try:
+        _kept(exc, where, failures)
+    except BaseException:
+        pass
+
+
+# --------------------------------------------------------------------------
+# Interpreter exit
+# --------------------------------------------------------------------------
+
+SHUTDOWN_WAIT_SECONDS = 5.0
+_immortal: List[Any] = []
+
+
+def _unfinished(ctx: int) -> bool:
+    """A callback set that a library thread may still call or release: a
+    subscription, or one no Python handle holds any more."""
+    if ctx in _subscriptions:
+        return True
+    owner = _owners.get(ctx)
+    return owner is None or owner() is None
+
+
+def _shutdown() -> None:
+    """atexit: no library thread may call into Python once the interpreter
+    finalizes (package docstring)."""
+    try:
+        _state.closing = True  # callbacks do nothing from now on
+        with _keep_lock:
+            subscriptions = list(_subscriptions.values())
+        for disposable in subscriptions:
+            C.disposable_dispose(disposable)
+        deadline = time.monotonic() + SHUTDOWN_WAIT_SECONDS
+        with _keep_changed:  # waits without the GIL: callbacks in progress finish
+            # A release notifies before it has left Python: the count of
+            # releases running is polled (at exit only, briefly).
+            while any(_unfinished(ctx) for ctx in _keep) or _releases_running[0]:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                _keep_changed.wait(min(remaining, 0.01))
+            held = list(_keep.values())
+        # Values the library's threads still hold (deliveries queued when
+        # the subscriptions were disposed) release the objects they carry
+        # on those threads: wait while that goes on (the count falls), up to
+        # the same deadline. Objects Python itself holds through the library
+        # (a replaying pipe's value) stay, and are released at finalization.
+        steady = 0
+        count = len(_boxes)
+        while count and steady < 3 and time.monotonic() < deadline:
+            time.sleep(0.005)
+            current = len(_boxes)
+            steady = steady + 1 if current == count and not _releases_running[0] else 0
+            count = current
+        # What the library may still call stays callable until the process
+        # ends: the module's globals are cleared while the interpreter
+        # finalizes, and a freed ctypes callback would be a jump into freed
+        # memory. So do the objects values still carry (their releases may
+        # run on a library thread).
+        _immortal.extend([held, _release_ctx, _box_release, dict(_boxes)])
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(_immortal))
+    except BaseException:
+        pass
+
+
+atexit.register(_shutdown)

@@ -1,0 +1,1860 @@
+"""Handles over the C library: signals and their operators, subscriptions,
+pipes, promises, queues, and the native (signature-string) forms with their
+trampolines. See the package docstring for the rules."""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import operator
+import sys
+import threading
+from ctypes import CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p
+from typing import (Any, AsyncIterator, Callable, Deque, Generator, Generic, Iterable, List, Optional, Tuple,
+                    TypeVar, Union, overload)
+
+from . import _core
+from ._core import (KIND_DOUBLE, KIND_INT64, KIND_NIL, _Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
+                    _deferred_fn, _detach_traceback, _trim_traceback, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
+                    _interrupts, _map_fn, _next_fn, _object_of, _Observer, _predicate_fn, _put_object,
+                    _reduce_fn, _register_subscription, _release_ctx, _release_fn, _report, _retain_callbacks,
+                    _set_owner, _signal_fn, _state, _take_until_fn, _work_fn, from_value, to_value)
+
+T = TypeVar("T")
+U = TypeVar("U")
+T_co = TypeVar("T_co", covariant=True)
+
+# --------------------------------------------------------------------------
+# Handles
+# --------------------------------------------------------------------------
+
+
+class _Handle:
+    """A reference to a library object, dropped by close(), at the end of a
+    `with` block, or when garbage collected."""
+    _release: Any = None  # the C release function, set by subclasses
+
+    def __init__(self, pointer: Optional[int]) -> None:
+        self._pointer = pointer
+
+    @property
+    def pointer(self) -> int:
+        """The C handle (an address); ValueError once closed."""
+        if not self._pointer:
+            raise ValueError(f"{type(self).__name__} is closed")
+        return self._pointer
+
+    def _drop(self) -> None:
+        pointer, self._pointer = self._pointer, None
+        if pointer:
+            type(self)._release(pointer)
+
+    def close(self) -> None:
+        """Drops the reference this object holds (idempotent)."""
+        self._drop()
+        _after_call()
+
+    def __enter__(self: Any) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self._drop()  # an interrupt met here waits for the next call
+        except Exception:  # interpreter shutdown: the library may be gone
+            pass
+
+
+class _Failing:
+    """`exception`: the first exception raised by this object's callbacks."""
+    _failures: Optional[_Failures] = None
+
+    @property
+    def exception(self) -> Optional[BaseException]:
+        """The first exception raised by this object's Python callbacks
+        (None while none was); see the package docstring."""
+        return self._failures.exception if self._failures is not None else None
+
+
+class Disposable(_Failing, _Handle):
+    """A subscription: dispose() cancels it; a `with` block disposes it and
+    releases the handle at its end; close() only releases the handle.
+    `exception` is the first exception raised by its callbacks."""
+    _release = staticmethod(C.disposable_release)
+
+    def dispose(self) -> None:
+        """Cancels the subscription: no later event reaches its callbacks
+        (idempotent; safe from any thread and from its own callbacks)."""
+        if self._pointer:
+            C.disposable_dispose(self._pointer)
+        _after_call()
+
+    def __enter__(self) -> "Disposable":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.dispose()
+        finally:
+            self.close()
+
+
+# --------------------------------------------------------------------------
+# The trampoline: synchronous sources run after the start that asked for them
+# --------------------------------------------------------------------------
+
+class _Trampoline:
+    """Per thread (_thread_trampoline): whether a package call that starts
+    signals is running (`active`), and the synchronous emissions
+    (from_iterable) waiting for it to return from the library. A source
+    started under such a call returns its disposable first and emits
+    afterwards, so that an operator downstream (take, take_until, a dispose
+    from a callback) can stop it. `direct`: a subscription being started
+    right on a from_iterable signal, whose emission then hands the values to
+    the subscription's Python callback itself (no library operator between
+    to see them). A plain object, reached through one thread-local read per
+    call (each read of a threading.local attribute costs that much)."""
+    __slots__ = ("active", "jobs", "direct", "value", "value_ref")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.jobs: Deque[Callable[[], None]] = collections.deque()
+        self.direct: Optional[_Sink] = None
+        # A value for the outermost put of this thread (the library copies
+        # what it needs during the call, so it is free again after it).
+        self.value = Value()
+        self.value_ref = byref(self.value)
+
+
+_thread_local = threading.local()
+
+
+def _thread_trampoline() -> _Trampoline:
+    """This thread's _Trampoline, made at its first use."""
+    try:
+        trampoline: _Trampoline = _thread_local.trampoline
+    except AttributeError:
+        trampoline = _thread_local.trampoline = _Trampoline()
+    return trampoline
+
+
+def _draining(function: Callable[..., Any], *args: Any) -> Any:
+    """Calls function(*args) (a C call that may start signals), then runs
+    the emissions it scheduled on this thread, in order."""
+    local = _thread_trampoline()
+    if local.active:
+        return function(*args)
+    local.active = True
+    jobs = local.jobs
+    try:
+        result = function(*args)
+        while jobs:
+            jobs.popleft()()
+        return result
+    finally:
+        local.active = False
+        _cancel_jobs(local)
+
+
+def _cancel_jobs(local: _Trampoline) -> None:
+    """After an exception escaped a draining call: the emissions it left
+    never run (each lets its subscriber go)."""
+    jobs = local.jobs
+    while jobs:
+        job = jobs.popleft()
+        cancel = getattr(job, "cancel", None)
+        if cancel is not None:
+            cancel()
+
+
+# --------------------------------------------------------------------------
+# The Pythonic callbacks: one static C function per role, the per-use state
+# found through ctx in the registry (_core._keep)
+# --------------------------------------------------------------------------
+
+_MAP, _FILTER, _TAP = 0, 1, 2
+_DROP = object()  # a filtered-out value inside a fused chain
+
+
+def _apply(stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], value: Any) -> Any:
+    """The fused chain of Python map / filter / tap stages over one value:
+    its result, or _DROP."""
+    for kind, fn in stages:
+        if kind == _MAP:
+            value = fn(value)
+        elif kind == _FILTER:
+            if not fn(value):
+                return _DROP
+        else:
+            fn(value)
+    return value
+
+
+def _error_object(pointer: Any) -> BaseException:
+    """What an error callback receives for an error value: the exception it
+    carries, or a SignalError holding the value."""
+    error = _object_of(pointer)
+    if isinstance(error, BaseException):
+        return error
+    return SignalError(error)
+
+
+class _Sink:
+    """A Python subscription's state: its callbacks, the fused stages in
+    front of on_next (map / filter of the signal it subscribed to), its
+    disposable once known, and whether it ended."""
+    __slots__ = ("stages", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "ctx",
+                 "__weakref__")
+
+    def __init__(self, stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], on_next: Any, on_error: Any,
+                 on_completed: Any, failures: _Recorder) -> None:
+        self.stages = stages
+        self.on_next = on_next
+        self.on_error = on_error
+        self.on_completed = on_completed
+        self.failures = failures
+        self.disposable: Optional[int] = None
+        self.ended = False
+        self.ctx = 0
+
+    def on_release(self) -> None:
+        """The library let go of the callbacks: drop the disposable kept."""
+        disposable, self.disposable = self.disposable, None
+        if disposable:
+            C.disposable_release(disposable)
+
+    def fail(self, exc: BaseException, where: str) -> None:
+        """An exception escaped on_next or a stage: the subscription ends
+        (disposed), and on_error receives it (or callback_error_hook when
+        there is none). A KeyboardInterrupt goes to the caller instead."""
+        self.ended = True
+        _trim_traceback(exc)
+        self.failures.record(exc)
+        if self.disposable:
+            C.disposable_dispose(self.disposable)
+        try:
+            if isinstance(exc, KeyboardInterrupt):
+                _interrupts.defer(exc)
+                return
+            if self.on_error is not None and where != "error":
+                try:
+                    self.on_error(exc)
+                    return
+                except BaseException as second:
+                    _trim_traceback(second)
+                    if isinstance(second, KeyboardInterrupt):
+                        _interrupts.defer(second)
+                    else:
+                        _report(second, "error")
+                    _detach_traceback(second, "error")
+                    return
+            _report(exc, where)
+        finally:
+            _detach_traceback(exc, where)
+
+
+def _sink_next(ctx: int, value: Any, _keep: Any = _core._keep, _local: Any = _interrupts.local,
+               _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
+    _sk_user = False
+    sink = _keep.get(ctx)
+    if sink is None or sink.ended or _state.closing or _is_finalizing():
+        return
+    try:
+        if _local.pending is not None:
+            sink.fail(_local.pending, "next")
+            return
+        contents = value.contents
+        item = contents.int64 if contents.kind == KIND_INT64 else _object_of(value)
+        _sk_user = True
+        if sink.stages:
+            item = _apply(sink.stages, item)
+            if item is _DROP:
+                return
+        if sink.on_next is not None:
+            sink.on_next(item)
+        _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        sink.fail(exc, "next")
+
+
+def _sink_error(ctx: int, value: Any) -> None:
+    _sk_user = False
+    sink = _core._keep.get(ctx)
+    if sink is None or sink.ended or _state.closing or sys.is_finalizing():
+        return
+    sink.ended = True
+    try:
+        error = _error_object(value)
+        if sink.on_error is not None:
+            _sk_user = True
+            sink.on_error(error)
+            _sk_user = False
+        else:
+            _report(error, "error")
+    except BaseException as exc:
+        _sk_user = False
+        sink.fail(exc, "error")
+
+
+def _sink_completed(ctx: int) -> None:
+    _sk_user = False
+    sink = _core._keep.get(ctx)
+    if sink is None or sink.ended or _state.closing or sys.is_finalizing():
+        return
+    sink.ended = True
+    try:
+        if sink.on_completed is not None:
+            _sk_user = True
+            sink.on_completed()
+            _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        sink.fail(exc, "completed")
+
+
+_c_sink_next = _next_fn(_sink_next)
+_c_sink_error = _next_fn(_sink_error)
+_c_sink_completed = CFUNCTYPE(None, c_void_p)(_sink_completed)
+
+
+class _StageRun(_Sink):
+    """One subscription of a fused Python stage signal: the stages applied
+    to each value of the upstream, the results put into the subscriber."""
+    __slots__ = ("subscriber",)
+
+    def __init__(self, stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], subscriber: int,
+                 failures: _Recorder) -> None:
+        super().__init__(stages, None, None, None, failures)
+        self.subscriber = subscriber
+
+    def on_release(self) -> None:
+        subscriber, self.subscriber = self.subscriber, 0
+        if subscriber:
+            C.subscriber_release(subscriber)
+        super().on_release()
+
+    def put_error(self, error: object) -> None:
+        self.ended = True
+        out = Value()
+        _put_object(error, out)
+        try:
+            C.subscriber_put_error(self.subscriber, byref(out))
+        finally:
+            C.value_release(byref(out))
+        if self.disposable:
+            C.disposable_dispose(self.disposable)
+
+
+def _stage_next(ctx: int, value: Any) -> None:
+    _sk_user = False
+    run = _core._keep.get(ctx)
+    if run is None or run.ended or _state.closing or sys.is_finalizing():
+        return
+    try:
+        if _interrupts.local.pending is not None:
+            run.failures.record(_interrupts.local.pending)
+            run.put_error(_interrupts.local.pending)
+            return
+        item = _object_of(value)
+        _sk_user = True
+        item = _apply(run.stages, item)
+        _sk_user = False
+        if item is _DROP:
+            return
+        out = Value()
+        _put_object(item, out)
+        try:
+            C.subscriber_put_next(run.subscriber, byref(out))
+        finally:
+            if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
+                C.value_release(byref(out))
+    except BaseException as exc:
+        _sk_user = False
+        _trim_traceback(exc)
+        run.failures.record(exc)
+        if isinstance(exc, KeyboardInterrupt):
+            _interrupts.defer(exc)
+        try:
+            run.put_error(exc)
+        except BaseException:
+            pass
+        _detach_traceback(exc, "map")
+
+
+def _stage_error(ctx: int, value: Any) -> None:
+    run = _core._keep.get(ctx)
+    if run is not None and not run.ended:
+        run.ended = True
+        C.subscriber_put_error(run.subscriber, value)
+
+
+def _stage_completed(ctx: int) -> None:
+    run = _core._keep.get(ctx)
+    if run is not None and not run.ended:
+        run.ended = True
+        C.subscriber_put_completion(run.subscriber)
+
+
+_c_stage_next = _next_fn(_stage_next)
+_c_stage_error = _next_fn(_stage_error)
+_c_stage_completed = CFUNCTYPE(None, c_void_p)(_stage_completed)
+
+
+class _StageSource:
+    """A fused Python stage signal: its upstream and stages."""
+    __slots__ = ("upstream", "stages", "failures")
+
+    def __init__(self, upstream: "Signal[Any]", stages: Tuple[Tuple[int, Callable[[Any], Any]], ...],
+                 failures: _Recorder) -> None:
+        self.upstream = upstream
+        self.stages = stages
+        self.failures = failures
+
+
+def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
+    source = _core._keep.get(ctx)
+    if source is None or _state.closing or sys.is_finalizing():
+        return None
+    try:
+        run = _StageRun(source.stages, C.subscriber_retain(subscriber), source.failures)
+        return _start_observer(source.upstream.pointer, run, _c_stage_next, _c_stage_error, _c_stage_completed)
+    except BaseException as exc:
+        _report(exc, "generator")
+        return None
+
+
+def _start_observer(signal: int, sink: _Sink, next_fn: Any, error_fn: Any, completed_fn: Any) -> Optional[int]:
+    """Starts `signal` with the static callbacks and `sink` as their state;
+    returns the subscription's disposable (+1), also kept (retained) in
+    sink.disposable so the callbacks can dispose it."""
+    ctx = sink.ctx = _retain_callbacks(sink)
+    observer = _Observer(next_fn, error_fn, completed_fn, ctx, _release_ctx)
+    out = c_void_p()
+    status = C.signal_start(byref(out), signal, byref(observer))
+    _check(status)
+    if out.value:
+        retained = C.disposable_retain(out.value)
+        with _core._keep_lock:
+            if ctx in _core._keep:  # not released yet: the release (on_release) drops it
+                sink.disposable, retained = retained, None
+        if retained:  # it ended while it started
+            C.disposable_release(retained)
+        if sink.ended:  # it failed while it started
+            C.disposable_dispose(out.value)
+    return out.value
+
+
+_c_stage_generator = _generator_fn(_stage_generator)
+for _function in (_sink_next, _sink_error, _sink_completed, _stage_next, _stage_error, _stage_completed,
+                  _stage_generator):
+    _interrupts.THUNK_CODES.add(_function.__code__)
+
+
+# --- from_iterable: lazy, stopped by disposal ---------------------------------
+
+class _IterRun:
+    """One subscription of from_iterable: the iterator, pulled one item at
+    a time, and the flag its disposable sets. With `sink` (the subscription
+    was started right on this signal from Python: no library operator
+    between), the values go to the sink's stages and on_next in Python;
+    the end still goes through the library's subscriber."""
+    __slots__ = ("iterable", "subscriber", "stopped", "failures", "sink", "__weakref__")
+
+    def __init__(self, iterable: Iterable[Any], subscriber: int, failures: _Recorder,
+                 sink: Optional[_Sink] = None) -> None:
+        self.iterable = iterable
+        self.subscriber = subscriber
+        self.stopped = False
+        self.failures = failures
+        self.sink = sink
+
+    def on_release(self) -> None:
+        self.stopped = True
+
+    def cancel(self) -> None:
+        """Never runs (the call that scheduled it failed): lets go."""
+        self.stopped = True
+        self._release_subscriber()
+
+    def _release_subscriber(self) -> None:
+        subscriber, self.subscriber = self.subscriber, 0
+        if subscriber:
+            C.subscriber_release(subscriber)
+
+    def __call__(self) -> None:
+        _sk_user = False
+        subscriber = self.subscriber
+        out = Value()
+        put_next, value_release = C.subscriber_put_next, C.value_release
+        interrupted = _interrupts.local
+        try:
+            iterator = iter(self.iterable)
+            if self.sink is not None:
+                self._direct(iterator)
+                return
+            while not self.stopped and not _state.closing:  # checked before each pull
+                try:
+                    item = next(iterator)
+                except StopIteration:
+                    C.subscriber_put_completion(subscriber)
+                    return
+                _put_object(item, out)
+                put_next(subscriber, byref(out))
+                if out.kind > KIND_DOUBLE:
+                    value_release(byref(out))
+                if interrupted.pending is not None:
+                    raise interrupted.pending
+        except BaseException as exc:
+            _sk_user = False
+            _trim_traceback(exc)
+            self.failures.record(exc)
+            if isinstance(exc, KeyboardInterrupt):
+                _interrupts.defer(exc)
+            if not self.stopped:
+                try:
+                    error = Value()
+                    _put_object(exc, error)
+                    C.subscriber_put_error(subscriber, byref(error))
+                    C.value_release(byref(error))
+                except BaseException:
+                    pass
+            _detach_traceback(exc, "generator")
+        finally:
+            self._release_subscriber()
+
+
+    def _direct(self, iterator: Any) -> None:
+        """The values straight to the sink (stages, then on_next): what
+        _sink_next would do with each, without the round trip through C."""
+        sink = self.sink
+        assert sink is not None
+        stages, on_next, interrupted = sink.stages, sink.on_next, _interrupts.local
+        _sk_user = False
+        while not self.stopped and not sink.ended and not _state.closing:
+            try:
+                item = next(iterator)
+            except StopIteration:
+                C.subscriber_put_completion(self.subscriber)
+                return
+            try:
+                _sk_user = True
+                if stages:
+                    item = _apply(stages, item)
+                    if item is _DROP:
+                        _sk_user = False
+                        continue
+                if on_next is not None:
+                    on_next(item)
+                _sk_user = False
+            except BaseException as exc:
+                _sk_user = False
+                sink.fail(exc, "next")
+                return
+            if interrupted.pending is not None:
+                sink.fail(interrupted.pending, "next")
+                return
+
+
+def _stop_run(ctx: int) -> None:
+    run = _core._keep.get(ctx)
+    if run is not None:
+        run.stopped = True
+
+
+_c_stop_run = _work_fn(_stop_run)
+
+
+def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
+    source = _core._keep.get(ctx)
+    if source is None or _state.closing or sys.is_finalizing():
+        return None
+    iterable, failures = source
+    local = _thread_trampoline()
+    direct, local.direct = local.direct, None
+    run = _IterRun(iterable, C.subscriber_retain(subscriber), failures, direct)
+    out = c_void_p()
+    try:
+        _check(C.disposable_action(byref(out), _c_stop_run, _retain_callbacks(run), _release_ctx))
+    except BaseException as exc:
+        run.cancel()
+        _report(exc, "generator")
+        return None
+    if local.active:
+        local.jobs.append(run)  # runs once this start has returned
+    else:
+        run()  # started by the library itself (another thread): emits now
+    return out.value
+
+
+_c_iter_generator = _generator_fn(_iter_generator)
+_interrupts.THUNK_CODES.add(_IterRun.__call__.__code__)
+_interrupts.THUNK_CODES.add(_IterRun._direct.__code__)
+
+
+# --- create(fn) ---------------------------------------------------------------
+
+class Subscriber(Generic[T]):
+    """The receiving end a create() function emits into, from any thread:
+    on_next(value), on_error(exception), on_completed(). After the end (or
+    once the subscription was disposed) they do nothing."""
+
+    def __init__(self, pointer: int) -> None:
+        self._pointer: Optional[int] = C.subscriber_retain(pointer)
+
+    def _put(self, function: Any, obj: object) -> None:
+        pointer = self._pointer
+        if not pointer:
+            return
+        out = Value()
+        _put_object(obj, out)
+        try:
+            _draining(function, pointer, byref(out))
+        finally:
+            C.value_release(byref(out))
+        _after_call()
+
+    def on_next(self, value: T) -> None:
+        """Emits a value (carried by reference unless a plain kind)."""
+        self._put(C.subscriber_put_next, value)
+
+    def on_error(self, error: BaseException) -> None:
+        """Ends the subscription with an error (an exception, by reference)."""
+        self._put(C.subscriber_put_error, error)
+
+    def on_completed(self) -> None:
+        """Ends the subscription with a completion."""
+        pointer = self._pointer
+        if pointer:
+            _draining(C.subscriber_put_completion, pointer)
+            _after_call()
+
+    def close(self) -> None:
+        """Drops this handle (also done when it is garbage collected)."""
+        pointer, self._pointer = self._pointer, None
+        if pointer:
+            C.subscriber_release(pointer)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _cancel_action(ctx: int) -> None:
+    _sk_user = False
+    holder = _core._keep.get(ctx)
+    if holder is None or sys.is_finalizing():  # runs while closing too: a cancel stops library threads
+        return
+    try:
+        action = holder[0]
+        holder[0] = None
+        if action is not None:
+            _sk_user = True
+            action()
+    except BaseException as exc:
+        _report(exc, "dispose")
+
+
+_c_cancel_action = _work_fn(_cancel_action)
+_interrupts.THUNK_CODES.add(_cancel_action.__code__)
+
+
+def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
+    _sk_user = False
+    source = _core._keep.get(ctx)
+    if source is None or _state.closing or sys.is_finalizing():
+        return None
+    function, failures = source
+    handle: Subscriber[Any] = Subscriber(subscriber)
+    try:
+        _sk_user = True
+        cancel = function(handle)
+        _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        _trim_traceback(exc)
+        failures.record(exc)
+        if isinstance(exc, KeyboardInterrupt):
+            _interrupts.defer(exc)
+        handle.on_error(exc)
+        _detach_traceback(exc, "create")
+        return None
+    if cancel is None:
+        return None
+    if isinstance(cancel, Disposable):
+        action: Callable[[], None] = cancel.dispose
+    elif callable(cancel):
+        action = cancel
+    else:
+        _report(TypeError(f"signalkit: create: the function returned {type(cancel).__name__}, "
+                          "not None, a Disposable or a callable"), "generator")
+        return None
+    out = c_void_p()
+    _check(C.disposable_action(byref(out), _c_cancel_action, _retain_callbacks([action]), _release_ctx))
+    return out.value
+
+
+_c_create_generator = _generator_fn(_create_generator)
+_interrupts.THUNK_CODES.add(_create_generator.__code__)
+
+
+# --- callbacks of the library's operators -------------------------------------
+
+class _Callback:
+    """A Python function an operator of the library calls (reduce,
+    take_until, map_to_signal, catch, deferred, side effects)."""
+    __slots__ = ("fn", "failures")
+
+    def __init__(self, fn: Callable[..., Any], failures: Union[_Failures, _Recorder]) -> None:
+        self.fn = fn
+        self.failures = failures
+
+
+class _Failed:
+    """An accumulator of reduce whose function raised: passed through to
+    the end, where it becomes the stream's error."""
+    __slots__ = ("exception",)
+
+    def __init__(self, exception: BaseException) -> None:
+        self.exception = exception
+
+
+def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> None:
+    _trim_traceback(exc)
+    _detach_traceback(exc, where)  # kept (as an error value, an accumulator): no frames
+    callback.failures.record(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        _interrupts.defer(exc)
+
+
+def _failing_signal(exc: BaseException) -> Optional[int]:
+    out = c_void_p()
+    error = Value()
+    _put_object(exc, error)
+    try:
+        C.signal_fail(byref(out), byref(error))
+    finally:
+        C.value_release(byref(error))
+    return out.value
+
+
+def _owned_signal(result: object) -> Optional[int]:
+    """A signal returned by a user's function, +1 for the library (None:
+    an empty signal)."""
+    if result is None:
+        return None
+    if not isinstance(result, Signal):
+        raise TypeError(f"signalkit: the function returned {type(result).__name__}, not a Signal")
+    return int(C.signal_retain(result.pointer))
+
+
+def _signal_callback(ctx: int, value: Any) -> Optional[int]:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return None
+    try:
+        argument = _error_object(value) if callback.fn.__class__ is _CatchFn else _object_of(value)
+        _sk_user = True
+        result = callback.fn(argument)
+        _sk_user = False
+        return _owned_signal(result)
+    except BaseException as exc:
+        _sk_user = False
+        _callback_raised(callback, exc, "signal")
+        return _failing_signal(exc)
+
+
+class _CatchFn:
+    """Marks catch's function: it receives the error as an exception."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[BaseException], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, error: BaseException) -> Any:
+        return self.fn(error)
+
+
+def _deferred_callback(ctx: int) -> Optional[int]:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return None
+    try:
+        _sk_user = True
+        result = callback.fn()
+        _sk_user = False
+        return _owned_signal(result)
+    except BaseException as exc:
+        _sk_user = False
+        _callback_raised(callback, exc, "deferred")
+        return _failing_signal(exc)
+
+
+def _reduce_callback(ctx: int, accumulator: Any, value: Any, out: Any) -> None:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    try:
+        current = _object_of(accumulator)
+        if isinstance(current, _Failed):
+            result = current
+        else:
+            _sk_user = True
+            result = callback.fn(current, _object_of(value))
+            _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        _callback_raised(callback, exc, "reduce")
+        result = _Failed(exc)
+    try:
+        _put_object(result, out.contents)
+    except BaseException as exc:
+        _callback_raised(callback, exc, "reduce")
+        _put_object(_Failed(exc), out.contents)
+
+
+def _take_until_callback(ctx: int, value: Any) -> int:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return TAKE_COMPLETE
+    try:
+        _sk_user = True
+        action = int(callback.fn(_object_of(value)))
+        _sk_user = False
+        return action & (TAKE_PASS | TAKE_COMPLETE)
+    except BaseException as exc:
+        _sk_user = False
+        _callback_raised(callback, exc, "take_until")
+        _report(exc, "take_until")
+        return TAKE_COMPLETE
+
+
+def _value_callback(ctx: int, value: Any) -> None:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    try:
+        _sk_user = True
+        callback.fn(_object_of(value))
+        _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        _callback_raised(callback, exc, "side effect")
+        if not isinstance(exc, KeyboardInterrupt):
+            _report(exc, "side effect")
+
+
+def _work_callback(ctx: int) -> None:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    try:
+        _sk_user = True
+        callback.fn()
+        _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        _callback_raised(callback, exc, "side effect")
+        if not isinstance(exc, KeyboardInterrupt):
+            _report(exc, "side effect")
+
+
+_c_signal_callback = _signal_fn(_signal_callback)
+_c_deferred_callback = _deferred_fn(_deferred_callback)
+_c_reduce_callback = _reduce_fn(_reduce_callback)
+_c_take_until_callback = _take_until_fn(_take_until_callback)
+_c_value_callback = _next_fn(_value_callback)
+_c_work_callback = _work_fn(_work_callback)
+for _operator_callback in (_signal_callback, _deferred_callback, _reduce_callback, _take_until_callback,
+                           _value_callback, _work_callback):
+    _interrupts.THUNK_CODES.add(_operator_callback.__code__)
+
+
+def _raise_failed(value: Any) -> Any:
+    if isinstance(value, _Failed):
+        raise value.exception
+    return value
+
+
+# --------------------------------------------------------------------------
+# The native (signature-string) forms
+# --------------------------------------------------------------------------
+
+_ctypes_of = {
+    "void": None, "bool": c_bool, "i32": c_int32, "i64": c_int64, "u64": c_uint64, "f64": c_double,
+    "str": c_char_p, "ptr": c_void_p, "value": c_void_p, "ctx": c_void_p,
+}
+
+
+class Signature(_Handle):
+    """A prepared native signature parsed from its string form
+    ("void(ctx,i64)"; grammar in signalkit_ffi.h)."""
+    _release = staticmethod(C.ffi_signature_release)
+
+    def __init__(self, text: str) -> None:
+        pointer = c_void_p()
+        _check(C.ffi_signature_parse(byref(pointer), text.encode()), ffi=True)
+        super().__init__(pointer.value)
+        self.text = text
+        result, _, rest = text.replace(" ", "").replace("\t", "").partition("(")
+        self.result = result
+        self.args = [a for a in rest.rstrip(")").split(",") if a]
+
+    def cfunctype(self) -> Any:
+        """The ctypes CFUNCTYPE for this signature. A "str" result is
+        declared c_void_p (ctypes cannot return a char * from a callback)."""
+        result: Any = _ctypes_of[self.result]
+        if self.result in ("str", "value"):
+            result = c_void_p
+        arguments: List[Any] = [_ctypes_of[a] for a in self.args]
+        return CFUNCTYPE(result, *arguments)
+
+    def __repr__(self) -> str:
+        return f"Signature({self.text!r})"
+
+
+def _signature(spec: Union[str, Signature]) -> Signature:
+    return spec if isinstance(spec, Signature) else Signature(spec)
+
+
+_integer_ranges = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1), "u64": (0, 2 ** 64 - 1),
+                   "ptr": (0, 2 ** 64 - 1)}
+# What a failed call returns to C (ignored by the library).
+_fallback_of = {"void": None, "bool": False, "i32": 0, "i64": 0, "u64": 0, "f64": 0.0, "str": None,
+                "ptr": None, "value": None}
+
+
+def _native_result(kind: str, out: Any) -> Any:
+    """`out` checked for the result type `kind`, as ctypes will pass it on:
+    raises TypeError / OverflowError / ValueError instead of letting ctypes
+    convert (or print and replace) it."""
+    if kind == "bool":
+        return bool(out)
+    if kind in _integer_ranges:
+        if kind == "ptr" and out is None:
+            return None
+        number = operator.index(out)
+        low, high = _integer_ranges[kind]
+        if not low <= number <= high:
+            raise OverflowError(f"{number} out of range of {kind}")
+        return number
+    if kind == "f64":
+        if not isinstance(out, (int, float)):
+            raise TypeError(f"f64 result must be int or float, not {type(out).__name__}")
+        return float(out)
+    return out
+
+
+_CFuncPtr: Any = getattr(ctypes, "_CFuncPtr")
+_CLOSING_MESSAGE = b"signalkit: the interpreter is exiting"
+
+
+def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recorder] = None) -> Any:
+    """A C function pointer for `fn` under `signature`: `fn` itself when it
+    is already a ctypes function, else a CFUNCTYPE wrapping the callable
+    (str arguments arrive as Python str, value arguments as Python objects;
+    a str or value result is kept alive per thread until the next call).
+    An exception escaping `fn`, or a result that does not fit, fails the
+    call (package docstring), recorded in `failures`. A delivery (next,
+    map, filter) that starts or ends with a KeyboardInterrupt pending fails
+    too: a value never goes on while the caller is being interrupted."""
+    if isinstance(fn, _CFuncPtr):
+        return fn
+    return signature.cfunctype()(_thunk(signature.args, signature.result, fn, where, failures))
+
+
+def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional[_Recorder]) -> Callable[..., Any]:
+    fallback = _fallback_of[result]
+    local = threading.local()
+    delivery = where in ("next", "map", "filter")
+    # What the callback needs once the interpreter exits, bound here: module
+    # globals are cleared while the interpreter finalizes.
+    state, interrupted, is_finalizing, fail = _state, _interrupts.local, sys.is_finalizing, C.ffi_callback_fail
+
+    def call(*raw: Any) -> Any:
+        # The SIGINT handler reads _sk_user: True only while `fn` runs.
+        _sk_user = False
+        try:
+            if state.closing or is_finalizing():
+                if delivery:
+                    fail(_CLOSING_MESSAGE)
+                return fallback
+            if delivery and interrupted.pending is not None:
+                _fail_interrupted(failures)
+                return fallback
+            converted = []
+            for kind, arg in zip(args, raw):
+                if kind == "str":
+                    converted.append(None if arg is None else arg.decode("utf-8", "replace"))
+                elif kind == "value":
+                    converted.append(from_value(arg))
+                else:
+                    converted.append(arg)
+            _sk_user = True
+            out = fn(*converted)
+            _sk_user = False
+            native: Any
+            if result == "str":
+                if out is None:
+                    native = None  # the library reports a NULL str result
+                elif not isinstance(out, str):
+                    raise TypeError(f"str result must be str, not {type(out).__name__}")
+                elif "\0" in out:
+                    raise ValueError("str result holds a NUL character")
+                else:
+                    local.buffer = ctypes.create_string_buffer(out.encode())
+                    native = ctypes.addressof(local.buffer)
+            elif result == "value":
+                local.value = _OwnedValue(out)  # drops the previous one
+                native = ctypes.addressof(local.value.value)
+            else:
+                native = _native_result(result, out)
+            if delivery and interrupted.pending is not None:
+                _fail_interrupted(failures)
+                return fallback
+            return native
+        except BaseException as exc:
+            _sk_user = False
+            _callback_failed(exc, where, failures)
+            return fallback
+
+    _interrupts.THUNK_CODES.add(call.__code__)
+    return call
+
+
+class _OwnedValue:
+    """An sk_value owned by Python: released when collected."""
+    value: Optional[Value] = None
+
+    def __init__(self, obj: object) -> None:
+        self.value = to_value(obj)
+
+    def __del__(self) -> None:
+        try:
+            if self.value is not None:
+                C.value_release(byref(self.value))
+        except Exception:  # interpreter shutdown
+            pass
+
+
+def _fn_address(cfunc: Any) -> Optional[int]:
+    address: Optional[int] = ctypes.cast(cfunc, c_void_p).value
+    return address
+
+
+class _NativeSet:
+    """The objects a native-form callback set needs while the library holds it."""
+    __slots__ = ("objects",)
+
+    def __init__(self, *objects: Any) -> None:
+        self.objects = objects
+
+
+# --------------------------------------------------------------------------
+# Signal
+# --------------------------------------------------------------------------
+
+Stage = Tuple[int, Callable[[Any], Any]]
+NextFn = Callable[[T], object]
+ErrorFn = Callable[[BaseException], object]
+CompletedFn = Callable[[], object]
+
+
+def _new_signal(function: Any, *args: Any) -> "Signal[Any]":
+    out = c_void_p()
+    _check(function(byref(out), *args))
+    return Signal(out.value)
+
+
+class Signal(Generic[T_co], _Failing, _Handle):
+    """A cold stream of values of type T: nothing runs until subscribe(),
+    and each subscription runs the stream anew.
+
+    Operators return new signals (the receiver is unchanged). Values are
+    Python objects: None, bool, int (int64), float, str and bytes cross the
+    C library as its own value kinds; any other object is carried by
+    reference (the same object arrives). `exception` is the first exception
+    raised by this signal's own Python function (map, filter, create, a
+    from_iterable iterator, ...), if any."""
+    _release = staticmethod(C.signal_release)
+    _stage_source: Optional[_StageSource] = None
+    _signal_value = True  # carried as a signal value (switch_to_latest, queue)
+    _iterable_source = False  # made by from_iterable
+
+    # --- sources --------------------------------------------------------------
+
+    @staticmethod
+    def from_iterable(items: Iterable[U]) -> "Signal[U]":
+        """A signal that emits the items of `items`, pulled one at a time on
+        the starting thread, then completes. Lazy: nothing is read before a
+        subscription starts, each subscription iterates `items` again (an
+        iterator is consumed by the first), and the emission stops as soon
+        as the subscription is disposed (take, take_until, a dispose from a
+        callback): an infinite generator with take(1) returns at once. An
+        exception raised by the iterator ends the stream with it; Ctrl-C
+        stops it (KeyboardInterrupt in the caller)."""
+        failures = _Failures()
+        ctx = _retain_callbacks((items, failures.recorder()))
+        signal: Signal[U] = _new_signal(C.signal_create, _c_iter_generator, ctx, _release_ctx)
+        signal._failures = failures
+        signal._iterable_source = True
+        _set_owner(ctx, signal)
+        return signal
+
+    @staticmethod
+    def create(function: Callable[[Subscriber[U]], Any]) -> "Signal[U]":
+        """A signal whose every start calls function(subscriber): it emits
+        through subscriber.on_next / on_error / on_completed, now or later
+        from any thread, and returns None, a Disposable, or a callable run
+        when the subscription is disposed. An exception it raises ends the
+        stream with it."""
+        failures = _Failures()
+        ctx = _retain_callbacks((function, failures.recorder()))
+        signal: Signal[U] = _new_signal(C.signal_create, _c_create_generator, ctx, _release_ctx)
+        signal._failures = failures
+        _set_owner(ctx, signal)
+        return signal
+
+    @staticmethod
+    def single(value: U) -> "Signal[U]":
+        """A signal that emits `value`, then completes."""
+        out = Value()
+        _put_object(value, out)
+        try:
+            return _new_signal(C.signal_single, byref(out))
+        finally:
+            C.value_release(byref(out))
+
+    @staticmethod
+    def complete() -> "Signal[Any]":
+        """A signal that completes at once."""
+        return _new_signal(C.signal_complete)
+
+    @staticmethod
+    def fail(error: BaseException) -> "Signal[Any]":
+        """A signal that fails at once with `error` (an exception, carried
+        by reference)."""
+        out = Value()
+        _put_object(error, out)
+        try:
+            return _new_signal(C.signal_fail, byref(out))
+        finally:
+            C.value_release(byref(out))
+
+    @staticmethod
+    def never() -> "Signal[Any]":
+        """A signal that never emits nor ends."""
+        return _new_signal(C.signal_never)
+
+    @staticmethod
+    def deferred(function: Callable[[], Optional["Signal[U]"]]) -> "Signal[U]":
+        """A signal that calls function() at each start and runs the signal
+        it returns (None: completes at once; an exception: fails with it)."""
+        failures = _Failures()
+        ctx = _retain_callbacks(_Callback(function, failures.recorder()))
+        signal: Signal[U] = _new_signal(C.signal_deferred, _c_deferred_callback, ctx, _release_ctx)
+        signal._failures = failures
+        _set_owner(ctx, signal)
+        return signal
+
+    @staticmethod
+    def merge(*signals: "Signal[U]") -> "Signal[U]":
+        """The values of all `signals` as they arrive; completes when all
+        have, fails with the first error."""
+        array = (c_void_p * max(len(signals), 1))(*[s.pointer for s in signals])
+        return _new_signal(C.signal_merge, array, len(signals))
+
+    @staticmethod
+    def combine_latest(*signals: "Signal[Any]", queue: Optional["Queue"] = None) -> "Signal[List[Any]]":
+        """Once each of `signals` has emitted, a list of their latest values
+        at each new value of any; `queue` (optional) is where the combining
+        runs."""
+        array = (c_void_p * max(len(signals), 1))(*[s.pointer for s in signals])
+        return _new_signal(C.signal_combine_latest, array, len(signals), queue.pointer if queue else None)
+
+    @staticmethod
+    def interval(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":
+        """0, 1, 2, ... one every `seconds`, on `queue` (by default the
+        library's concurrent queue); never completes."""
+        return Signal.create(_Timer(seconds, queue, True))
+
+    @staticmethod
+    def timer(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":
+        """0 after `seconds`, on `queue` (by default the library's
+        concurrent queue), then completes."""
+        return Signal.create(_Timer(seconds, queue, False))
+
+    # --- Python stages (fused) ------------------------------------------------
+
+    def _stage(self, stage: Stage) -> "Signal[Any]":
+        base = self._stage_source
+        if base is not None:  # compose: each event enters Python once for the whole chain
+            upstream, stages = base.upstream, base.stages + (stage,)
+        else:
+            upstream, stages = self, (stage,)
+        failures = _Failures()
+        source = _StageSource(upstream, stages, failures.recorder())
+        ctx = _retain_callbacks(source)
+        signal: Signal[Any] = _new_signal(C.signal_create_over, upstream.pointer, _c_stage_generator, ctx,
+                                          _release_ctx)
+        signal._failures = failures
+        signal._stage_source = source
+        _set_owner(ctx, signal)
+        return signal
+
+    @overload
+    def map(self, fn: Callable[[T_co], U]) -> "Signal[U]": ...
+
+    @overload
+    def map(self, fn: Union[str, Signature], native: Any) -> "Signal[Any]": ...
+
+    def map(self, fn: Any, native: Any = None) -> "Signal[Any]":
+        """Each value transformed by fn(value).
+
+        A chain of Python map / filter / tap stages is composed: each event
+        crosses from C into Python once for the whole chain. An exception
+        in `fn` ends the stream with it (the upstream is disposed).
+
+        Native form: map(signature, function) with a signature string such
+        as "i64(i64)" and a ctypes function or a Python callable
+        (sk_ffi_signal_map; package docstring)."""
+        if isinstance(fn, (str, Signature)):
+            return self._native_operator(C.ffi_signal_map, "map", fn, native)
+        return self._stage((_MAP, fn))
+
+    @overload
+    def filter(self, fn: Callable[[T_co], object]) -> "Signal[T_co]": ...
+
+    @overload
+    def filter(self, fn: Union[str, Signature], native: Any) -> "Signal[Any]": ...
+
+    def filter(self, fn: Any, native: Any = None) -> "Signal[Any]":
+        """Only the values for which fn(value) is true (composed with the
+        neighbouring Python stages, as map). Native form: filter(signature,
+        function), e.g. "bool(f64)"."""
+        if isinstance(fn, (str, Signature)):
+            return self._native_operator(C.ffi_signal_filter, "filter", fn, native)
+        return self._stage((_FILTER, fn))
+
+    def tap(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
+        """Calls fn(value) for each value, which passes on unchanged (a
+        Python stage, composed as map); an exception ends the stream."""
+        return self._stage((_TAP, fn))
+
+    def _native_operator(self, function: Any, where: str, spec: Union[str, Signature], fn: Any) -> "Signal[Any]":
+        signature = _signature(spec)
+        pointer, signature_pointer = self.pointer, signature.pointer  # closed: raise before retaining
+        failures = _Failures()
+        native = _native(signature, fn, where, failures.recorder())
+        ctx = _retain_callbacks(_NativeSet(native, signature))
+        out = c_void_p()
+        status = function(byref(out), pointer, signature_pointer, _fn_address(native), ctx, _release_ctx)
+        _check(status, ffi=True)
+        signal: Signal[Any] = Signal(out.value)
+        signal._failures = failures
+        _set_owner(ctx, signal)
+        return signal
+
+    # --- the library's operators ------------------------------------------------
+
+    def _with_callback(self, function: Any, cfn: Any, fn: Callable[..., Any], *before: Any) -> "Signal[Any]":
+        pointer = self.pointer
+        failures = _Failures()
+        ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
+        signal = _new_signal(function, pointer, *before, cfn, ctx, _release_ctx)
+        signal._failures = failures
+        _set_owner(ctx, signal)
+        return signal
+
+    def take(self, count: int) -> "Signal[T_co]":
+        """The first `count` values, then completes (0 <= count < 2**64)."""
+        count = operator.index(count)
+        if count < 0:
+            raise ValueError(f"signalkit: take count {count} is negative")
+        if count > 2 ** 64 - 1:
+            raise OverflowError(f"signalkit: take count {count} out of range of size_t")
+        return _new_signal(C.signal_take, self.pointer, count)
+
+    def take_until(self, fn: Callable[[T_co], int]) -> "Signal[T_co]":
+        """Asks fn(value) about each value: a bitwise OR of TAKE_PASS
+        (deliver it) and TAKE_COMPLETE (then complete); 0 drops it. An
+        exception in `fn` completes the stream (and is reported)."""
+        return self._with_callback(C.signal_take_until, _c_take_until_callback, fn)
+
+    def distinct_until_changed(self) -> "Signal[T_co]":
+        """Drops a value equal to the one before (plain kinds by value,
+        objects carried by reference by identity)."""
+        return _new_signal(C.signal_distinct_until_changed, self.pointer)
+
+    def last(self) -> "Signal[Optional[T_co]]":
+        """Only the last value (None if there was none), when this completes."""
+        return _new_signal(C.signal_last, self.pointer)
+
+    def ignore_values(self) -> "Signal[Any]":
+        """Only the end: no value, then the completion or the error."""
+        return _new_signal(C.signal_ignore_values, self.pointer)
+
+    def reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
+        """Folds the values with fn(accumulator, value) from `initial`;
+        emits the result when this completes. An exception in `fn` becomes
+        the stream's error (the rest of the values are not folded)."""
+        out = Value()
+        _put_object(initial, out)
+        try:
+            folded = self._with_callback(C.signal_reduce_left, _c_reduce_callback, fn, byref(out))
+        finally:
+            C.value_release(byref(out))
+        result = folded.map(_raise_failed)
+        result._failures = folded._failures
+        return result
+
+    def map_to_signal(self, fn: Callable[[T_co], Optional["Signal[U]"]]) -> "Signal[U]":
+        """Each value mapped to a signal by fn(value) (None: an empty one;
+        an exception: one failing with it); only the latest inner signal
+        runs (the previous one is disposed): a switch-map."""
+        return self._with_callback(C.signal_map_to_signal, _c_signal_callback, fn)
+
+    def switch_to_latest(self) -> "Signal[Any]":
+        """For a signal of signals (Signal objects as values): the values
+        of the latest inner signal."""
+        return _new_signal(C.signal_switch_to_latest, self.pointer)
+
+    def catch(self, fn: Callable[[BaseException], Optional["Signal[U]"]]) -> "Signal[Union[T_co, U]]":
+        """On error, continues with the signal fn(error) returns (None:
+        completes; an exception: fails with it)."""
+        return self._with_callback(C.signal_catch, _c_signal_callback, _CatchFn(fn))
+
+    def restart(self) -> "Signal[T_co]":
+        """Starts this again each time it completes (never completes)."""
+        return _new_signal(C.signal_restart, self.pointer)
+
+    def restart_if_error(self) -> "Signal[T_co]":
+        """Starts this again each time it fails."""
+        return _new_signal(C.signal_restart_if_error, self.pointer)
+
+    def retry(self, delay_increment: float, max_delay: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
+        """Starts this again after each error, waiting delay_increment more
+        each time (at most max_delay), on `queue`."""
+        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, _queue(queue).pointer)
+
+    def queue(self) -> "Signal[Any]":
+        """For a signal of signals: runs them one after the other, each to
+        its end (sk_signal_queue): a concat-map."""
+        return _new_signal(C.signal_queue, self.pointer)
+
+    def throttled(self) -> "Signal[Any]":
+        """For a signal of signals: runs the first, then only the latest
+        arrived meanwhile (sk_signal_throttled)."""
+        return _new_signal(C.signal_throttled, self.pointer)
+
+    def then(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]":
+        """This, then `next_signal` once this completes."""
+        return _new_signal(C.signal_then, self.pointer, next_signal.pointer)
+
+    def deliver_on(self, queue: "Queue") -> "Signal[T_co]":
+        """Every event delivered on `queue` (e.g. a host queue an event loop drains)."""
+        return _new_signal(C.signal_deliver_on, self.pointer, queue.pointer)
+
+    def run_on(self, queue: "Queue") -> "Signal[T_co]":
+        """Starts this (runs its generator) on `queue`."""
+        return _new_signal(C.signal_run_on, self.pointer, queue.pointer)
+
+    def debounce(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
+        """The latest value once `seconds` pass without a new one, on `queue`."""
+        return _new_signal(C.signal_debounce, self.pointer, seconds, _queue(queue).pointer)
+
+    def throttle(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
+        """At most one value per `seconds` (the latest), on `queue`."""
+        return _new_signal(C.signal_throttle, self.pointer, seconds, _queue(queue).pointer)
+
+    def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
+        """Every event `seconds` later, on `queue`."""
+        return _new_signal(C.signal_delay, self.pointer, seconds, _queue(queue).pointer)
+
+    def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
+                queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
+        """This, or `alternate` (by default a signal failing with
+        TimeoutError) if this delivers nothing within `seconds`."""
+        if alternate is None:  # a new exception per subscription: the library never holds a raised one
+            message = f"signalkit: nothing within {seconds} s"
+            alternate = Signal.deferred(lambda: Signal.fail(TimeoutError(message)))
+        return _new_signal(C.signal_timeout, self.pointer, seconds, _queue(queue).pointer, alternate.pointer)
+
+    def before_next(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
+        """Calls fn(value) before each value goes on (an exception is reported, not delivered)."""
+        return self._with_callback(C.signal_before_next, _c_value_callback, fn)
+
+    def after_next(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
+        """Calls fn(value) after each value went on."""
+        return self._with_callback(C.signal_after_next, _c_value_callback, fn)
+
+    def before_started(self, fn: Callable[[], object]) -> "Signal[T_co]":
+        """Calls fn() at each start, before this starts."""
+        return self._with_callback(C.signal_before_started, _c_work_callback, fn)
+
+    def before_completed(self, fn: Callable[[], object]) -> "Signal[T_co]":
+        """Calls fn() before the completion goes on."""
+        return self._with_callback(C.signal_before_completed, _c_work_callback, fn)
+
+    def after_completed(self, fn: Callable[[], object]) -> "Signal[T_co]":
+        """Calls fn() after the completion went on."""
+        return self._with_callback(C.signal_after_completed, _c_work_callback, fn)
+
+    def after_disposed(self, fn: Callable[[], object]) -> "Signal[T_co]":
+        """Calls fn() once a subscription is disposed (or ended)."""
+        return self._with_callback(C.signal_after_disposed, _c_work_callback, fn)
+
+    # --- subscribing -----------------------------------------------------------
+
+    @overload
+    def subscribe(self, on_next: Optional[Callable[[T_co], object]] = None,
+                  on_error: Optional[Callable[[BaseException], object]] = None,
+                  on_completed: Optional[Callable[[], object]] = None) -> Disposable: ...
+
+    @overload
+    def subscribe(self, on_next: Union[str, Signature], next_fn: Any = None, on_error: Any = None,
+                  on_completed: Any = None, error_signature: Union[str, Signature] = "void(str)",
+                  completed_signature: Union[str, Signature] = "void()") -> Disposable: ...
+
+    def subscribe(self, on_next: Any = None, *args: Any, **kwargs: Any) -> Disposable:
+        """Starts this signal: on_next(value) for each value, then
+        on_error(exception) or on_completed(). Returns the subscription (a
+        Disposable; a `with` block disposes it at its end).
+
+        Callbacks run on the thread that delivers the event (the one that
+        emitted, or a queue's: see deliver_on). An exception in on_next ends
+        the subscription (disposed) and goes to on_error; one in on_error or
+        on_completed goes to callback_error_hook. An error value that is not
+        an exception arrives as SignalError. Ctrl-C in a callback stops the
+        emission and reaches the caller as KeyboardInterrupt.
+
+        Native form: subscribe(next_signature, on_next, on_error,
+        on_completed, error_signature="void(str)", completed_signature=
+        "void()") with typed callbacks (sk_ffi_signal_start)."""
+        if isinstance(on_next, (str, Signature)):
+            return self._native_subscribe(on_next, *args, **kwargs)
+        if len(args) > 2:
+            raise TypeError("subscribe() takes on_next, on_error, on_completed")
+        on_error = args[0] if len(args) > 0 else kwargs.pop("on_error", None)
+        on_completed = args[1] if len(args) > 1 else kwargs.pop("on_completed", None)
+        if kwargs:
+            raise TypeError(f"subscribe() got unexpected arguments {sorted(kwargs)}")
+        return self._subscribe(on_next, on_error, on_completed)
+
+    def _subscribe(self, on_next: Any, on_error: Any, on_completed: Any) -> Disposable:
+        base = self._stage_source
+        if base is not None:  # the stages run in this subscription's own callback
+            signal, stages = base.upstream.pointer, base.stages
+        else:
+            signal, stages = self.pointer, ()
+        failures = _Failures()
+        sink = _Sink(stages, on_next, on_error, on_completed, failures.recorder())
+        pointer = None
+        source = base.upstream if base is not None else self
+        try:
+            local = _thread_trampoline()
+            if source._iterable_source and not local.active:
+                local.direct = sink  # taken by its generator, called by this start
+            pointer = _draining(_start_observer, signal, sink, _c_sink_next, _c_sink_error, _c_sink_completed)
+        finally:
+            _thread_trampoline().direct = None
+            disposable = Disposable(pointer)
+            disposable._failures = failures
+            if pointer:
+                _register_subscription(sink.ctx, int(pointer))
+            if _interrupts.local.pending is not None:
+                # Interrupted while it started: the call fails, leaving nothing running.
+                disposable.dispose()
+        _after_call()
+        return disposable
+
+    def _native_subscribe(self, next_signature: Union[str, Signature], on_next: Any = None, on_error: Any = None,
+                          on_completed: Any = None, error_signature: Union[str, Signature] = "void(str)",
+                          completed_signature: Union[str, Signature] = "void()") -> Disposable:
+        pointer = self.pointer  # closed: raise before retaining anything
+        keep: List[Any] = []
+        failures = _Failures()
+        observer = _FfiObserver()
+        for slot, spec, fn in (("next", next_signature, on_next), ("error", error_signature, on_error),
+                               ("completed", completed_signature, on_completed)):
+            if fn is None:
+                continue
+            signature = _signature(spec)
+            native = _native(signature, fn, slot, failures.recorder())
+            keep += [signature, native]
+            setattr(observer, slot + "_signature", signature.pointer)
+            setattr(observer, slot, _fn_address(native))
+        ctx = _retain_callbacks(_NativeSet(*keep))
+        observer.ctx = ctx
+        observer.release = _release_ctx
+        out = c_void_p()
+        status = _draining(C.ffi_signal_start, byref(out), pointer, byref(observer))
+        disposable = None
+        if status == 0:
+            _register_subscription(ctx, int(out.value or 0))
+            disposable = Disposable(out.value)
+            disposable._failures = failures
+        if _interrupts.local.pending is not None:
+            # Interrupted while it started: the call fails, leaving nothing running.
+            if disposable is not None:
+                C.disposable_dispose(disposable.pointer)
+                disposable._drop()
+            _interrupts.raise_pending()
+        _check(status, ffi=True)
+        assert disposable is not None
+        return disposable
+
+    # --- asyncio --------------------------------------------------------------
+
+    def __await__(self) -> Generator[Any, None, T_co]:
+        """`await signal`: its first value, delivered on the running loop
+        (the subscription is disposed then). LookupError if it completes
+        without a value; its error is raised. So `await s.first()` and
+        `await s.last()`."""
+        from ._asyncio import first_value
+        return first_value(self).__await__()
+
+    def __aiter__(self) -> AsyncIterator[T_co]:
+        """`async for value in signal`: its values, delivered on the running
+        loop (buffered until read); the loop ends at its completion, raises
+        its error, and disposes the subscription when left early."""
+        from ._asyncio import SignalIterator
+        return SignalIterator(self)
+
+    def first(self) -> "Signal[T_co]":
+        """The first value, then completes (take(1)); `await s.first()`."""
+        return self.take(1)
+
+    def to_list(self, timeout: Optional[float] = None) -> List[T_co]:
+        """Subscribes and blocks until the end: the values as a list, or the
+        error raised. TimeoutError (and the subscription disposed) after
+        `timeout` seconds when given. Not on a thread whose queue delivers
+        it (a host queue this thread drains would never run)."""
+        values: List[T_co] = []
+        errors: List[BaseException] = []
+        done = threading.Event()
+
+        def on_error(error: BaseException) -> None:
+            errors.append(error)
+            done.set()
+
+        with self.subscribe(values.append, on_error, done.set):
+            if not done.wait(timeout):
+                raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
+        del self  # an error the library holds (Signal.fail's) is raised: its frames must not hold the signal
+        if errors:
+            error = errors.pop()  # no cycle: this frame, in its traceback, no longer holds it
+            try:
+                raise error
+            finally:
+                del error
+        return values
+
+
+# --------------------------------------------------------------------------
+# Timers
+# --------------------------------------------------------------------------
+
+class _Timer:
+    """The create() function of interval / timer: a library timer that
+    emits 0, 1, 2, ... (once for timer, then completes)."""
+
+    def __init__(self, seconds: float, queue: Optional["Queue"], repeat: bool) -> None:
+        if seconds < 0:
+            raise ValueError(f"signalkit: timer seconds {seconds} is negative")
+        self.seconds = seconds
+        self.queue = _queue(queue)
+        self.repeat = repeat
+
+    def __call__(self, subscriber: Subscriber[int]) -> Callable[[], None]:
+        count = [0]
+
+        def fire() -> None:
+            subscriber.on_next(count[0])
+            count[0] += 1
+            if not self.repeat:
+                subscriber.on_completed()
+
+        ctx = _retain_callbacks(_Callback(fire, _Failures()))
+        out = c_void_p()
+        _check(C.timer_start(byref(out), self.queue.pointer, self.seconds, self.repeat, _c_work_callback, ctx,
+                             _release_ctx))
+        timer = Disposable(out.value)
+        return timer.dispose
+
+
+# --------------------------------------------------------------------------
+# Pipes, promises, queues
+# --------------------------------------------------------------------------
+
+_pipe_put = C.pipe_put
+
+
+class Pipe(Generic[T], _Handle):
+    """A hot source: put(value) reaches the current subscribers of
+    signal(), on the putting thread. With replay=True a new subscriber
+    first receives the latest value put."""
+    _release = staticmethod(C.pipe_release)
+
+    def __init__(self, replay: bool = False) -> None:
+        pointer = c_void_p()
+        _check(C.pipe_create(byref(pointer), replay))
+        super().__init__(pointer.value)
+
+    def put(self, value: T) -> None:
+        """Delivers `value` to the current subscribers, on this thread
+        (their callbacks run before put returns)."""
+        pointer = self._pointer
+        if not pointer:
+            raise ValueError("Pipe is closed")
+        local = _thread_trampoline()
+        if local.active:  # inside a call that drains already (a callback's put): a value of its own
+            out = Value()
+            _put_object(value, out)
+            try:
+                status = _pipe_put(pointer, byref(out))
+            finally:
+                if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
+                    C.value_release(byref(out))
+        else:  # the outermost put of this thread: _draining, inline (the hot path of a hot source)
+            out = local.value
+            if type(value) is int and -0x8000000000000000 <= value <= 0x7FFFFFFFFFFFFFFF:
+                out.kind = KIND_INT64
+                out.int64 = value
+            else:
+                _put_object(value, out)
+            local.active = True
+            try:
+                status = _pipe_put(pointer, local.value_ref)
+                jobs = local.jobs
+                while jobs:
+                    jobs.popleft()()
+            finally:
+                local.active = False
+                if local.jobs:
+                    _cancel_jobs(local)
+                if out.kind > KIND_DOUBLE:
+                    C.value_release(local.value_ref)
+                out.kind = KIND_NIL
+        if _interrupts.local.pending is not None:
+            _after_call()
+        if status:
+            _check(status)
+
+    def signal(self) -> Signal[T]:
+        """The signal of the values put from now on."""
+        return _new_signal(C.pipe_signal, self.pointer)
+
+
+class Promise(Generic[T], _Handle):
+    """Holds the latest value of the signal set into it (sk_promise):
+    get() is a signal of that value and of each later one."""
+    _release = staticmethod(C.promise_release)
+
+    def __init__(self) -> None:
+        pointer = c_void_p()
+        _check(C.promise_create(byref(pointer)))
+        super().__init__(pointer.value)
+
+    def set(self, signal: Signal[T]) -> None:
+        """Follows `signal` from now on (the previous one is disposed);
+        its error or completion ends nothing: the promise keeps its value."""
+        _check(_draining(C.promise_set, self.pointer, signal.pointer))
+        _after_call()
+
+    def get(self) -> Signal[T]:
+        """The current value (once there is one), then each new one."""
+        return _new_signal(C.promise_get, self.pointer)
+
+
+class ValuePromise(Generic[T], _Handle):
+    """Holds a value set directly (sk_value_promise): get() is a signal of
+    the current value and of each later one; with ignore_repeated a value
+    equal to the current one is not delivered again."""
+    _release = staticmethod(C.value_promise_release)
+
+    def __init__(self, initial: T, ignore_repeated: bool = False) -> None:
+        out = Value()
+        _put_object(initial, out)
+        pointer = c_void_p()
+        try:
+            _check(C.value_promise_create(byref(pointer), byref(out), ignore_repeated))
+        finally:
+            C.value_release(byref(out))
+        super().__init__(pointer.value)
+
+    def set(self, value: T) -> None:
+        """Sets the value: the subscribers of get() receive it on this thread."""
+        out = Value()
+        _put_object(value, out)
+        try:
+            status = _draining(C.value_promise_set, self.pointer, byref(out))
+        finally:
+            C.value_release(byref(out))
+        _after_call()
+        _check(status)
+
+    def get(self) -> Signal[T]:
+        """The current value, then each new one."""
+        return _new_signal(C.value_promise_get, self.pointer)
+
+
+def _work_run(ctx: int) -> None:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    try:
+        _sk_user = True
+        _draining(callback.fn)
+        _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        _callback_raised(callback, exc, "work")
+        if not isinstance(exc, KeyboardInterrupt):
+            _report(exc, "work")
+
+
+_c_work_run = _work_fn(_work_run)
+_interrupts.THUNK_CODES.add(_work_run.__code__)
+
+
+class Queue(_Handle):
+    """Where work and deliveries run: Queue.serial() (one library thread,
+    in order), Queue.concurrent() (the library's thread pool),
+    Queue.host() (runs only when drained: drain() from an event loop,
+    which watches fileno(); see signalkit.asyncio_queue)."""
+    _release = staticmethod(C.queue_release)
+
+    @classmethod
+    def host(cls, name: str = "python") -> "Queue":
+        """A host-drained queue: its work runs on the thread that calls drain()."""
+        pointer = c_void_p()
+        _check(C.queue_create_host(byref(pointer), name.encode()))
+        return cls(pointer.value)
+
+    @classmethod
+    def serial(cls, name: str = "python") -> "Queue":
+        """A serial queue whose work runs in order on a library-managed thread."""
+        pointer = c_void_p()
+        _check(C.queue_create(byref(pointer), name.encode()))
+        return cls(pointer.value)
+
+    @classmethod
+    def concurrent(cls, background: bool = False) -> "Queue":
+        """The library's concurrent queue (a thread pool; `background`: the low-priority one)."""
+        pointer = c_void_p()
+        _check((C.queue_concurrent_background if background else C.queue_concurrent_default)(byref(pointer)))
+        return cls(pointer.value)
+
+    def fileno(self) -> int:
+        """A host queue's descriptor: readable while work is pending."""
+        fd = c_int()
+        _check(C.queue_host_fd(self.pointer, byref(fd)))
+        return fd.value
+
+    def drain(self, max_tasks: int = 0) -> int:
+        """Runs a host queue's pending work on the calling thread (at most
+        max_tasks; 0: all); returns how many ran."""
+        ran = c_size_t()
+        status = _draining(C.queue_host_drain, self.pointer, max_tasks, byref(ran))
+        _after_call()
+        _check(status)
+        return ran.value
+
+    def run(self, fn: Callable[[], object]) -> None:
+        """Runs fn() on the queue, later (sk_queue_async); an exception goes
+        to callback_error_hook."""
+        ctx = _retain_callbacks(_Callback(fn, _Failures()))
+        _check(C.queue_async(self.pointer, _c_work_run, ctx, _release_ctx))
+
+    def is_current(self) -> bool:
+        """Whether the calling thread is running this queue's work."""
+        return bool(C.queue_is_current(self.pointer))
+
+
+_default_queue: List[Queue] = []
+
+
+def _queue(queue: Optional[Queue]) -> Queue:
+    if queue is not None:
+        return queue
+    if not _default_queue:
+        _default_queue.append(Queue.concurrent())
+    return _default_queue[0]
+
+
+# --------------------------------------------------------------------------
+# Trampolines
+# --------------------------------------------------------------------------
+
+class Trampoline(_Handle):
+    """A real C function pointer of a described signature ("void(i64)")
+    that puts its arguments into a pipe or a subscriber."""
+    _release = staticmethod(C.ffi_trampoline_release)
+
+    def __init__(self, target: Union[Pipe[Any], int], signature: Union[str, Signature]) -> None:
+        self.signature: Optional[Signature] = _signature(signature)
+        pointer = c_void_p()
+        if isinstance(target, Pipe):
+            _check(C.ffi_trampoline_pipe(byref(pointer), target.pointer, self.signature.pointer), ffi=True)
+        else:  # a raw sk_subscriber * (int), e.g. from a generator
+            _check(C.ffi_trampoline_subscriber(byref(pointer), target, self.signature.pointer), ffi=True)
+        super().__init__(pointer.value)
+
+    @property
+    def address(self) -> int:
+        """The function's address, to hand to a C API."""
+        return int(C.ffi_trampoline_function(self.pointer))
+
+    def function(self) -> Callable[..., Any]:
+        """The function as a Python callable (calls go through C): integer
+        arguments are checked against their native types first
+        (OverflowError, never wrapped), and a KeyboardInterrupt met by the
+        callbacks a call runs is raised when it returns."""
+        assert self.signature is not None
+        cfunc = self.signature.cfunctype()(self.address)
+        checks = [(i, kind) + _integer_ranges[kind] for i, kind in enumerate(self.signature.args)
+                  if kind in _integer_ranges]
+
+        def call(*args: Any) -> Any:
+            for i, kind, low, high in checks:
+                if i < len(args) and isinstance(args[i], int) and not low <= args[i] <= high:
+                    raise OverflowError(f"signalkit: {args[i]} out of range of {kind} (argument {i})")
+            result = _draining(cfunc, *args)
+            _after_call()
+            return result
+
+        call.cfunc = cfunc  # type: ignore[attr-defined]
+        return call
+
+    @property
+    def calls(self) -> int:
+        """How many times the function was called."""
+        return int(C.ffi_trampoline_calls(self.pointer))
+
+    def detach(self) -> None:
+        """sk_ffi_trampoline_close: later calls do nothing."""
+        C.ffi_trampoline_close(self.pointer)
+
+    def _drop(self) -> None:
+        pointer, self._pointer = self._pointer, None
+        if pointer:
+            C.ffi_trampoline_release(pointer)
+        signature, self.signature = getattr(self, "signature", None), None
+        if signature is not None:
+            signature._drop()
+
+
+__all__ = ["Signal", "Subscriber", "Disposable", "Pipe", "Promise", "ValuePromise", "Queue", "Signature",
+           "Trampoline"]

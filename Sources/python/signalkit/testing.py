@@ -1,0 +1,383 @@
+"""signalkit.testing: virtual time and marble tests (signalkit_test.h).
+
+Anything with time in it (debounce, throttle, delay, timeout, retry with a
+delay, timer, interval, deliver_on, run_on) can be tested without a real
+clock. A TestScheduler is a virtual-time queue with a frame size: give its
+`queue` to the operators under test, and their work, timers and deliveries
+run only when the test moves the clock (advance, advance_to, run), in
+deadline order (ties in the order they were scheduled), on the test's
+thread. Test signals play marble diagrams on it (cold, hot), and a recorder
+prints what a signal delivered as a diagram:
+
+    from signalkit.testing import TestScheduler
+
+    scheduler = TestScheduler()                   # a frame is 1 ms of virtual time
+    keys = scheduler.cold("-a-b-------c|")
+    results = scheduler.record(keys.debounce(scheduler.seconds(3), scheduler.queue))
+    scheduler.run()                               # no real clock: microseconds
+    assert results.diagram() == "------b-----(c|)"
+    assert keys.subscriptions == "^0 !12"
+
+Diagrams, one character a frame: `-` a frame passes; a letter or digit a
+value, then a frame passes; `|` the completion; `#` the error; `(ab)`
+several events in one frame; `^` a hot signal's subscription point, taking
+no frame; spaces are ignored. Frame 0 is the clock's 0.
+
+Values. Without a table, a letter or digit stands for itself as a
+one-character str. A table (a mapping from characters to any Python
+objects) gives each character its value, carried as the package carries
+values: None, bool, int, float, str and bytes as the library's kinds
+(compared by value when a recorder prints them), any other object by
+reference (the very object arrives; compared by identity).
+
+Everything here is a thin layer over the C functions of signalkit_test.h:
+a malformed diagram or table raises SignalKitError with the library's
+message (which names the position), or TypeError / ValueError for what
+cannot be passed to C at all. Callbacks follow the package's rules (see
+help(signalkit)): a Python function of a stream that raises ends it with
+its exception (the recorder prints `#`), work given to schedule() that
+raises goes to callback_error_hook. Handles release their library
+reference when closed, at the end of a `with` block, or when garbage
+collected; closing a scheduler drops the work still pending on its queue.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import operator
+from ctypes import byref, c_int64, c_size_t, c_void_p
+from typing import Any, Callable, Mapping, Optional, TypeVar, overload
+
+from ._core import C, Value, _after_call, _check, _Failures, _MarbleValue, _put_object, _release_ctx, _retain_callbacks
+from ._signal import Queue, Signal, _c_work_run, _Callback, _draining, _Handle
+
+if not hasattr(C, "test_record"):
+    raise ImportError("signalkit.testing: the loaded libsignalkit has no virtual time (signalkit_test.h, "
+                      "SignalKit 0.2.0 and later)")
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+__all__ = ["TestScheduler", "TestSignal", "TestRecorder"]
+
+
+# --------------------------------------------------------------------------
+# Value tables and texts
+# --------------------------------------------------------------------------
+
+class _Table:
+    """A value table as the C functions read it: an array of
+    sk_marble_value holding a new value for each entry, released by
+    release()."""
+
+    def __init__(self, values: Optional[Mapping[str, Any]]) -> None:
+        self.count = 0
+        self.array: Any = None
+        if values is None:
+            return
+        if not isinstance(values, Mapping):
+            raise TypeError(f"signalkit.testing: values must be a mapping of characters to values, "
+                            f"not {type(values).__name__}")
+        items = list(values.items())
+        for symbol, _ in items:
+            if not isinstance(symbol, str):
+                raise TypeError(f"signalkit.testing: values: key {symbol!r} is not a str")
+            if len(symbol) != 1 or not symbol.isascii() or not symbol.isalnum():
+                raise ValueError(f"signalkit.testing: values: key {symbol!r} is not one ASCII letter or digit")
+        self.array = (_MarbleValue * max(len(items), 1))()
+        try:
+            for index, (symbol, obj) in enumerate(items):
+                entry = self.array[index]
+                entry.symbol = symbol.encode("ascii")
+                _put_object(obj, entry.value)
+                self.count = index + 1
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self) -> None:
+        """Drops the values made (idempotent)."""
+        for index in range(self.count):
+            C.value_release(byref(self.array[index].value))
+        self.count = 0
+
+    def __enter__(self) -> "_Table":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _read_text(function: Any, *args: Any) -> str:
+    """The text a C function writes as sk_test_recorder_diagram does (into
+    a buffer, with the full length): read whole, however long."""
+    size = 128
+    length = c_size_t()
+    while True:
+        buffer = ctypes.create_string_buffer(size)
+        _check(function(*args, buffer, size, byref(length)))
+        if length.value < size:
+            return buffer.raw[:length.value].decode("utf-8", "replace")
+        size = length.value + 1
+
+
+def _diagram_bytes(diagram: str) -> bytes:
+    if not isinstance(diagram, str):
+        raise TypeError(f"signalkit.testing: a diagram is a str, not {type(diagram).__name__}")
+    if "\0" in diagram:
+        raise ValueError("signalkit.testing: a diagram cannot hold a NUL character")
+    return diagram.encode("utf-8")
+
+
+# --------------------------------------------------------------------------
+# Test signals and recorders
+# --------------------------------------------------------------------------
+
+class TestSignal(Signal[T_co]):
+    """A signal played from a marble diagram on a TestScheduler's queue
+    (TestScheduler.cold / hot): use it as any Signal; `subscriptions` is
+    its subscription log."""
+    __test__ = False  # not a pytest test class
+    _log: Optional[int] = None
+
+    @property
+    def subscriptions(self) -> str:
+        """When each subscription started and was disposed, in frames, in
+        the order they started: "^0 !2 ^4" is one from frame 0 to frame 2,
+        then one from frame 4, still subscribed; "" when there was none."""
+        if not self._log:
+            raise ValueError("TestSignal is closed")
+        return _read_text(C.test_subscriptions_text, self._log)
+
+    def _drop(self) -> None:
+        super()._drop()
+        log, self._log = self._log, None
+        if log:
+            C.test_subscriptions_release(log)
+
+
+class TestRecorder(_Handle):
+    """What a signal delivered, with the virtual time of each event
+    (TestScheduler.record): diagram() prints it. Its last reference (close,
+    the end of a `with` block, garbage collection) disposes the recorded
+    subscription."""
+    __test__ = False  # not a pytest test class
+    _release = staticmethod(C.test_recorder_release)
+
+    def diagram(self, values: Optional[Mapping[str, Any]] = None) -> str:
+        """What was recorded so far, as a diagram: each event in the frame
+        it fell in, several in one frame as a group, every error as `#`. A
+        value prints as its character in `values` (compared as the
+        library's values: by value for None, bool, int, float, str and
+        bytes, by identity for objects carried by reference), or without a
+        table as itself when it is a one-character str of a letter or
+        digit; otherwise as `?`, which no diagram contains."""
+        pointer = self.pointer
+        with _Table(values) as table:
+            return _read_text(C.test_recorder_diagram, pointer, table.array, table.count)
+
+    def assert_diagram(self, expected: str, values: Optional[Mapping[str, Any]] = None) -> None:
+        """Raises AssertionError, with the expected diagram above the
+        actual one, unless diagram(values) is `expected` (spaces in it
+        ignored; written as diagram() prints: a group only for several
+        events of one frame)."""
+        actual = self.diagram(values)
+        if actual != expected.replace(" ", ""):
+            raise AssertionError(f"the diagrams differ\nexpected: {expected}\nactual:   {actual}")
+
+    def dispose(self) -> None:
+        """Disposes the recorded subscription: nothing more is recorded
+        (idempotent)."""
+        if self._pointer:
+            C.test_recorder_dispose(self._pointer)
+        _after_call()
+
+    def __enter__(self) -> "TestRecorder":
+        return self
+
+
+# --------------------------------------------------------------------------
+# The scheduler
+# --------------------------------------------------------------------------
+
+class TestScheduler:
+    """A virtual-time queue with a frame size: the stage of a marble test.
+
+    Give `queue` to the operators under test (debounce(scheduler.seconds(3),
+    scheduler.queue)); build sources with cold() and hot(); record what a
+    signal delivers with record(); move the clock with advance(), advance_to(),
+    advance_by() or run(). The queue's work runs only then, on the thread
+    that moves the clock, in deadline order, ties in the order the work was
+    scheduled. Moving the clock from work of the queue itself, or from two
+    threads at once, raises SignalKitError. A KeyboardInterrupt (Ctrl-C) met
+    by a callback ends the stream it ran in (in its frame) and is raised
+    when the call that moved the clock returns.
+
+    A frame lasts `frame` seconds (1 ms unless given), rounded to whole
+    nanoseconds, so frame arithmetic is exact. close() (or the end of a
+    `with` block) releases the queue, dropping the work still pending."""
+    __test__ = False  # not a pytest test class
+
+    queue: Queue
+    """The virtual-time queue: give it to the operators under test."""
+    frame: float
+    """How long a frame lasts, in seconds (a whole number of nanoseconds)."""
+    frame_nanoseconds: int
+    """How long a frame lasts, in nanoseconds."""
+
+    def __init__(self, frame: float = 0.001, name: str = "signalkit.testing") -> None:
+        if not isinstance(frame, (int, float)) or not math.isfinite(frame) or frame <= 0:
+            raise ValueError(f"signalkit.testing: frame must be > 0 seconds, not {frame!r}")
+        self.frame_nanoseconds = max(1, round(frame * 1e9))
+        self.frame = self.frame_nanoseconds / 1e9
+        pointer = c_void_p()
+        _check(C.queue_create_virtual(byref(pointer), name.encode()))
+        self.queue = Queue(pointer.value)
+
+    # --- time ------------------------------------------------------------------
+
+    def seconds(self, frames: int) -> float:
+        """`frames` frames in seconds, for the durations given to operators."""
+        return operator.index(frames) * self.frame_nanoseconds / 1e9
+
+    @property
+    def now_nanoseconds(self) -> int:
+        """The clock, in nanoseconds since the queue was made (inside work:
+        the work's deadline)."""
+        now = c_int64()
+        _check(C.queue_virtual_now(self.queue.pointer, byref(now)))
+        return now.value
+
+    @property
+    def now(self) -> int:
+        """The frame the clock is in (its time divided by the frame,
+        rounded down)."""
+        return self.now_nanoseconds // self.frame_nanoseconds
+
+    @property
+    def pending(self) -> int:
+        """How many tasks are scheduled and have neither run nor been
+        cancelled."""
+        count = c_size_t()
+        _check(C.queue_virtual_pending(self.queue.pointer, byref(count)))
+        return count.value
+
+    def _move(self, function: Any, *args: Any) -> int:
+        ran = c_size_t()
+        status = _draining(function, self.queue.pointer, *args, byref(ran))
+        _after_call()
+        _check(status)
+        return ran.value
+
+    def advance(self, frames: int = 1) -> int:
+        """Moves the clock `frames` frames forward, running every task due
+        by then (those they schedule included); returns how many ran.
+        SignalKitError for a negative count, from work of this queue, or
+        past 1,000,000 tasks (the clock then stays at the last one's
+        deadline)."""
+        target = self.now_nanoseconds + operator.index(frames) * self.frame_nanoseconds
+        return self._move(C.queue_virtual_advance_to, target / 1e9)
+
+    def advance_to(self, frame: int) -> int:
+        """Moves the clock to the start of frame `frame`, running what is
+        due; returns how many tasks ran. SignalKitError for a frame before
+        the clock's, and as advance()."""
+        return self._move(C.queue_virtual_advance_to, self.seconds(frame))
+
+    def advance_by(self, seconds: float) -> int:
+        """Moves the clock `seconds` forward (rounded to whole nanoseconds),
+        running what is due; returns how many tasks ran. SignalKitError for
+        a negative, NaN or too large duration, and as advance()."""
+        return self._move(C.queue_virtual_advance_by, float(seconds))
+
+    def run(self, max_tasks: int = 0) -> int:
+        """Runs the queue until no work is left, moving the clock to each
+        task's deadline in turn; returns how many tasks ran. SignalKitError
+        when it stopped at `max_tasks` (0: 1,000,000) with more due (work
+        that always schedules more, such as interval()), and as advance()."""
+        return self._move(C.queue_virtual_run, operator.index(max_tasks))
+
+    def schedule(self, fn: Callable[[], object], at: Optional[int] = None) -> None:
+        """Runs fn() as work of the queue at the start of frame `at` (by
+        default now: at the next advance); a frame already begun also runs
+        at the next advance. An exception goes to callback_error_hook."""
+        delay = 0 if at is None else max(0, operator.index(at) * self.frame_nanoseconds - self.now_nanoseconds)
+        ctx = _retain_callbacks(_Callback(fn, _Failures()))
+        _check(C.queue_after(self.queue.pointer, delay / 1e9, _c_work_run, ctx, _release_ctx))
+
+    # --- test signals -------------------------------------------------------------
+
+    def _test_signal(self, function: Any, diagram: str, values: Optional[Mapping[str, Any]],
+                     error: object) -> TestSignal[Any]:
+        text = _diagram_bytes(diagram)
+        failure = Value()
+        _put_object(error, failure)
+        try:
+            with _Table(values) as table:
+                out, log = c_void_p(), c_void_p()
+                status = function(byref(out), byref(log), self.queue.pointer, self.frame, text, table.array,
+                                  table.count, byref(failure))
+        finally:
+            C.value_release(byref(failure))
+        _check(status)
+        signal: TestSignal[Any] = TestSignal(out.value)
+        signal._log = log.value
+        return signal
+
+    @overload
+    def cold(self, diagram: str, values: None = None, error: object = None) -> TestSignal[str]: ...
+
+    @overload
+    def cold(self, diagram: str, values: Mapping[str, T], error: object = None) -> TestSignal[T]: ...
+
+    def cold(self, diagram: str, values: Optional[Mapping[str, Any]] = None, error: object = None) -> TestSignal[Any]:
+        """A cold test signal: each subscription plays `diagram` from its
+        own start (an event at frame t of the diagram comes t frames after
+        the subscription, as work of the queue; those of frame 0 at the
+        next advance when subscribed from outside the queue). `values`
+        maps its characters to values (default: each letter or digit is
+        itself as a str); `error` is what `#` fails with (an exception, or
+        any value; None by default, which on_error receives as
+        SignalError(None)). SignalKitError for a diagram that does not
+        parse (the message names the position) or a character the table
+        does not have."""
+        return self._test_signal(C.test_signal_cold, diagram, values, error)
+
+    @overload
+    def hot(self, diagram: str, values: None = None, error: object = None) -> TestSignal[str]: ...
+
+    @overload
+    def hot(self, diagram: str, values: Mapping[str, T], error: object = None) -> TestSignal[T]: ...
+
+    def hot(self, diagram: str, values: Optional[Mapping[str, Any]] = None, error: object = None) -> TestSignal[Any]:
+        """A hot test signal: `diagram` plays once, from the clock's
+        current time (its `^`, or its start), to whoever is subscribed
+        then: events before `^` reach no one, a subscription after the end
+        sees nothing; events and a subscription in one frame: the events
+        first. `values` and `error` as for cold()."""
+        return self._test_signal(C.test_signal_hot, diagram, values, error)
+
+    def record(self, signal: Signal[Any]) -> TestRecorder:
+        """Subscribes to `signal` now (on this thread) and records what it
+        delivers, with the frame of each event: the recorder's diagram()
+        prints it. The subscription lasts until the recorder is disposed or
+        released."""
+        out = c_void_p()
+        status = _draining(C.test_record, byref(out), signal.pointer, self.queue.pointer, self.frame)
+        _after_call()
+        _check(status)
+        return TestRecorder(out.value)
+
+    # --- lifetime ---------------------------------------------------------------
+
+    def close(self) -> None:
+        """Releases the queue (idempotent): the work still pending on it is
+        dropped, never run."""
+        self.queue.close()
+
+    def __enter__(self) -> "TestScheduler":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,28 @@
+"""What the package's tests share: where the examples are (SIGNALKIT_EXAMPLES,
+set by `make test-python`; else the checkout's examples/python beside this
+package), and the check that a test left nothing alive."""
+import gc
+import os
+import sys
+
+import pytest
+
+import signalkit as sk
+
+EXAMPLES = os.environ.get("SIGNALKIT_EXAMPLES") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "python")
+if not os.path.isdir(EXAMPLES):
+    raise RuntimeError(f"the examples are not at {EXAMPLES}: set SIGNALKIT_EXAMPLES")
+sys.path.insert(0, EXAMPLES)
+
+
+@pytest.fixture
+def clean():
+    """Asserts, after the test, that no library object, ffi object,
+    callback set or carried Python object is left."""
+    yield
+    gc.collect()
+    assert sk.live_objects() == 0, "library objects still alive"
+    assert sk.ffi_live_objects() == 0, "ffi objects still alive"
+    assert sk.pending_callbacks() == 0, "callbacks still held by the library"
+    assert sk.boxed_objects() == 0, "objects still carried by values"

@@ -1,0 +1,103 @@
+"""asyncio: await a signal, async for, and the loop's own host queue."""
+import asyncio
+import itertools
+import threading
+
+import pytest
+
+import signalkit as sk
+
+pytestmark = pytest.mark.usefixtures("clean")
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, timeout=20))
+
+
+def test_await_first_and_last():
+    async def main():
+        numbers = sk.Signal.from_iterable(range(5)).map(lambda n: n * n)
+        return await numbers.first(), await numbers.last(), await sk.Signal.from_iterable(itertools.count()).first()
+
+    assert run(main()) == (0, 16, 0)
+
+
+def test_await_raises_the_error_and_lookup_error_when_empty():
+    async def failing():
+        await sk.Signal.fail(ValueError("nope"))
+
+    async def empty():
+        await sk.Signal.complete()
+
+    with pytest.raises(ValueError, match="nope"):
+        run(failing())
+    with pytest.raises(LookupError):
+        run(empty())
+
+
+def test_async_for_from_a_worker_thread_runs_on_the_loop_thread():
+    async def main():
+        loop_thread = threading.get_ident()
+        pipe = sk.Pipe()
+        received, threads = [], set()
+        signal = pipe.signal().take(100).before_next(lambda n: None)
+
+        async def consume():
+            async for value in signal:
+                threads.add(threading.get_ident())
+                received.append(value)
+
+        task = asyncio.ensure_future(consume())
+        await asyncio.sleep(0)  # the subscription starts in consume
+        worker = threading.Thread(target=lambda: [pipe.put({"n": n}) for n in range(100)])
+        worker.start()
+        await task
+        worker.join()
+        return received, threads == {loop_thread}
+
+    received, on_loop = run(main())
+    assert [item["n"] for item in received] == list(range(100))
+    assert on_loop
+
+
+def test_leaving_async_for_early_disposes():
+    pulled = []
+
+    def numbers():
+        for n in itertools.count():
+            pulled.append(n)
+            yield n
+
+    async def main():
+        seen = []
+        iterator = sk.Signal.from_iterable(numbers()).take(1000).__aiter__()
+        async for value in iterator:
+            seen.append(value)
+            if value == 2:
+                break
+        await iterator.aclose()
+        return seen
+
+    assert run(main()) == [0, 1, 2]
+
+
+def test_async_for_raises_the_error():
+    async def main():
+        seen = []
+        with pytest.raises(ArithmeticError):
+            async for value in sk.Signal.from_iterable([1, 0]).map(lambda n: 1 // n):
+                seen.append(value)
+        return seen
+
+    assert run(main()) == [1]
+
+
+def test_the_loop_queue_is_one_per_loop_and_drained_by_the_loop():
+    async def main():
+        queue = sk.asyncio_queue()
+        assert sk.asyncio_queue() is queue
+        done = asyncio.get_running_loop().create_future()
+        threading.Thread(target=lambda: queue.run(lambda: done.set_result(threading.get_ident()))).start()
+        return await done == threading.get_ident()
+
+    assert run(main())

@@ -1,0 +1,154 @@
+"""Errors of the Pythonic forms: the exception object reaches on_error with
+its traceback, nothing is kept alive through it, on_next failures end the
+subscription, and Ctrl-C / interpreter exit (in child interpreters)."""
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+import traceback
+import weakref
+
+import pytest
+
+import signalkit as sk
+
+pytestmark = pytest.mark.usefixtures("clean")
+
+
+def run_child(code, timeout=120):
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=dict(os.environ),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_on_error_receives_the_exception_with_its_traceback():
+    def explode(n):
+        raise ValueError(f"bad {n}")
+
+    received = []
+
+    def on_error(error):
+        received.append((error, "".join(traceback.format_tb(error.__traceback__))))
+
+    with sk.Signal.from_iterable([7]).map(explode).take(3).subscribe(None, on_error):
+        pass
+    error, text = received[0]
+    assert isinstance(error, ValueError) and str(error) == "bad 7"
+    assert "in explode" in text and 'raise ValueError(f"bad {n}")' in text
+    # Afterwards it keeps no frame: the text stays as a note.
+    assert error.__traceback__ is None
+    assert any("in explode" in note for note in error.__notes__)
+
+
+def test_an_exception_keeps_no_handle_alive():
+    class Marker:
+        pass
+
+    marker = Marker()
+    alive = weakref.ref(marker)
+
+    def explode(n, kept=marker):
+        raise RuntimeError("boom")
+
+    errors = []
+    signal = sk.Signal.from_iterable([1]).map(explode)
+    with signal.subscribe(None, errors.append):
+        pass
+    del signal, explode, marker
+    gc.collect()
+    assert alive() is None
+    assert isinstance(errors[0], RuntimeError)
+
+
+def test_exception_in_on_next_disposes_and_reaches_on_error():
+    seen, errors = [], []
+
+    def on_next(n):
+        seen.append(n)
+        if n == 2:
+            raise KeyError("stop")
+
+    with sk.Pipe() as pipe:
+        with pipe.signal().subscribe(on_next, errors.append) as subscription:
+            for n in range(1, 5):
+                pipe.put(n)
+            assert isinstance(subscription.exception, KeyError)
+    assert seen == [1, 2] and len(errors) == 1 and isinstance(errors[0], KeyError)
+
+
+def test_error_without_on_error_goes_to_the_hook():
+    reported = []
+    import signalkit._core as core
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda exc, where: reported.append((type(exc), where))
+    try:
+        with sk.Signal.fail(OSError("gone")).subscribe(None):
+            pass
+        with sk.Signal.single(1).subscribe(None, None, lambda: 1 / 0):
+            pass
+    finally:
+        sk.callback_error_hook = saved
+        core.callback_error_hook = saved
+    assert reported == [(OSError, "error"), (ZeroDivisionError, "completed")]
+
+
+def test_a_library_error_string_arrives_as_signal_error():
+    errors = []
+    with sk.Signal.from_iterable([1]).map("str(i64)", lambda n: None).subscribe(None, errors.append):
+        pass
+    assert isinstance(errors[0], sk.SignalError)
+    assert errors[0].value == "sk_ffi: map: result (str): NULL returned as str"
+
+
+def test_reduce_failure_becomes_the_error():
+    errors = []
+    with sk.Signal.from_iterable([1, 2, 3]).reduce(lambda acc, n: acc / (n - 2), 1.0).subscribe(
+            pytest.fail, errors.append):
+        pass
+    assert isinstance(errors[0], ZeroDivisionError)
+
+
+def test_ctrl_c_during_a_synchronous_emission_reaches_the_caller():
+    result = run_child("""
+        import itertools, signal
+        import signalkit as sk
+        seen = []
+        def plus_one(n):
+            if n == 1000:
+                signal.raise_signal(signal.SIGINT)
+            return n + 1
+        try:
+            sk.Signal.from_iterable(itertools.count()).map(plus_one).subscribe(seen.append)
+        except KeyboardInterrupt:
+            print("interrupted after", len(seen))
+        import gc
+        gc.collect()  # the interrupt's traceback held the frames (a cycle of Python objects)
+        print("live", sk.live_objects(), sk.pending_callbacks())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] in ("interrupted after 1000", "interrupted after 1001")
+    assert result.stdout.splitlines()[1] == "live 0 0"
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("queue", ["serial", "concurrent", "host"])
+def test_exit_with_live_subscriptions_on_each_queue_kind(queue):
+    for run in range(3):
+        result = run_child(f"""
+            import threading
+            import signalkit as sk
+            queue = {{"serial": sk.Queue.serial, "concurrent": sk.Queue.concurrent, "host": sk.Queue.host}}["{queue}"]()
+            started = threading.Event()
+            pipe = sk.Pipe()
+            pipe.signal().map(lambda n: {{"n": n}}).deliver_on(queue).subscribe(lambda v: started.set())
+            sk.Signal.interval(0.0001, queue).map(str).subscribe(lambda v: started.set())
+            for n in range(5000):
+                pipe.put(n)
+            if "{queue}" == "host":
+                queue.drain()
+            started.wait(30)
+            print("exiting mid-stream", flush=True)
+        """)
+        assert result.returncode == 0, f"run {run}: status {result.returncode}\n{result.stderr}"
+        assert result.stderr == "", f"run {run}"
+        assert result.stdout == "exiting mid-stream\n"

@@ -1,0 +1,163 @@
+"""Sources: from_iterable (lazy, stopped by disposal), create, Pipe,
+interval and timer."""
+import itertools
+import threading
+
+import pytest
+
+import signalkit as sk
+
+pytestmark = pytest.mark.usefixtures("clean")
+
+
+def test_from_iterable_pulls_nothing_before_a_subscription():
+    pulled = []
+
+    def numbers():
+        for n in itertools.count():
+            pulled.append(n)
+            yield n
+
+    signal = sk.Signal.from_iterable(numbers())
+    assert pulled == []
+    assert signal.take(3).to_list() == [0, 1, 2]
+    assert pulled == [0, 1, 2]  # take's completion disposed it: no fourth pull
+
+
+def test_infinite_generator_with_take_one_returns_at_once():
+    assert sk.Signal.from_iterable(itertools.count()).take(1).to_list() == [0]
+    assert sk.Signal.from_iterable(itertools.count()).map(lambda n: n * 2).filter(lambda n: n > 10).take(2) \
+        .to_list() == [12, 14]
+
+
+def test_dispose_from_a_callback_stops_the_pull():
+    pulled = []
+
+    def numbers():
+        for n in itertools.count():
+            pulled.append(n)
+            yield n
+
+    seen = []
+    holder = []
+
+    def on_next(n):
+        seen.append(n)
+        if n == 4:
+            holder[0].dispose()
+
+    # The subscription's disposable exists before the first value: the
+    # emission runs once subscribe has it (the trampoline).
+    signal = sk.Signal.from_iterable(numbers())
+    with sk.Pipe() as start:
+        started = start.signal().map_to_signal(lambda _: signal)
+        holder.append(started.subscribe(on_next))
+        start.put(None)
+        assert seen == [0, 1, 2, 3, 4]
+        assert pulled == [0, 1, 2, 3, 4]
+        holder.pop().close()
+
+
+def test_each_subscription_iterates_again():
+    signal = sk.Signal.from_iterable(range(3))
+    assert signal.to_list() == [0, 1, 2]
+    assert signal.to_list() == [0, 1, 2]
+
+
+def test_an_exception_of_the_iterator_ends_the_stream_with_it():
+    def numbers():
+        yield 1
+        raise LookupError("no more")
+
+    signal = sk.Signal.from_iterable(numbers())
+    with pytest.raises(LookupError, match="no more"):
+        signal.to_list()
+    assert isinstance(signal.exception, LookupError)
+
+
+def test_create_emits_and_cancels():
+    cancelled = threading.Event()
+    kept = []
+
+    def start(subscriber):
+        subscriber.on_next("a")
+        subscriber.on_next({"b": 2})
+        kept.append(subscriber)  # emits later, from another thread
+        return cancelled.set
+
+    signal = sk.Signal.create(start)
+    seen = []
+    with signal.subscribe(seen.append):
+        worker = threading.Thread(target=lambda: kept[0].on_next("c"))
+        worker.start()
+        worker.join()
+    assert seen == ["a", {"b": 2}, "c"]
+    assert cancelled.is_set()
+    kept[0].on_next("after the end")  # does nothing
+    assert seen == ["a", {"b": 2}, "c"]
+    kept.clear()
+
+
+def test_create_function_that_raises_fails_the_stream():
+    def start(subscriber):
+        raise PermissionError("denied")
+
+    with pytest.raises(PermissionError):
+        sk.Signal.create(start).to_list()
+
+
+def test_create_rejects_a_wrong_return_with_a_report():
+    reports = []
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda exc, where: reports.append((type(exc), where))
+    import signalkit._core as core
+    core_saved = core.callback_error_hook
+    try:
+        with sk.Signal.create(lambda subscriber: 42).subscribe(None):
+            pass
+    finally:
+        sk.callback_error_hook = saved
+        core.callback_error_hook = core_saved
+    assert reports == [(TypeError, "generator")]
+
+
+def test_pipe_replay_delivers_the_latest_to_a_new_subscriber():
+    with sk.Pipe(replay=True) as pipe:
+        pipe.put(1)
+        pipe.put(2)
+        seen = []
+        with pipe.signal().subscribe(seen.append):
+            pipe.put(3)
+        assert seen == [2, 3]
+
+
+def test_timer_and_interval():
+    queue = sk.Queue.serial("timers")
+    assert sk.Signal.timer(0.001, queue).to_list(timeout=10) == [0]
+    assert sk.Signal.interval(0.001, queue).take(4).to_list(timeout=10) == [0, 1, 2, 3]
+    drained = threading.Event()
+    queue.run(drained.set)
+    assert drained.wait(10)
+    with pytest.raises(ValueError):
+        sk.Signal.timer(-1, queue)
+    del queue
+
+
+def test_a_failing_on_next_stops_the_pull_of_a_direct_subscription():
+    # from_iterable subscribed right away (the values go to on_next without
+    # crossing C): an exception in on_next still ends it at once.
+    pulled, errors = [], []
+
+    def numbers():
+        for n in itertools.count():
+            pulled.append(n)
+            yield n
+
+    def on_next(n):
+        if n == 3:
+            raise ValueError("three")
+
+    with sk.Signal.from_iterable(numbers()).map(lambda n: n).subscribe(on_next, errors.append) as subscription:
+        assert isinstance(subscription.exception, ValueError)
+    assert pulled == [0, 1, 2, 3]
+    assert [str(e) for e in errors] == ["three"]

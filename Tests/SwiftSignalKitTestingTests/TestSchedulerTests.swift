@@ -1,0 +1,131 @@
+import XCTest
+import SwiftSignalKit
+import SwiftSignalKitTesting
+
+struct Boom: Error, Equatable, CustomStringConvertible {
+    var description: String {
+        return "Boom"
+    }
+}
+
+/// The stage of a marble test: test sources, their subscription logs, the
+/// recorder and its mismatch message.
+final class TestSchedulerTests: XCTestCase {
+    func testAColdSignalPlaysItsTimelineFromEachSubscription() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.cold("-a-(bc)|", error: Boom())
+        let first = scheduler.record(source.signal)
+        let second = scheduler.record(source.signal, subscribeAt: 3)
+        try scheduler.run()
+        XCTAssertNil(first.mismatch("-a-(bc)|", error: Boom()))
+        XCTAssertNil(second.mismatch("----a-(bc)|", error: Boom()))
+        XCTAssertEqual(source.subscriptions, [SubscriptionLog(subscribed: 0, disposed: 4), SubscriptionLog(subscribed: 3, disposed: 7)])
+    }
+
+    func testAHotSignalPlaysOnceFromItsSubscriptionPointToWhoeverListens() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.hot("-x^-a-b-c|", error: Boom())
+        let early = scheduler.record(source.signal)
+        let late = scheduler.record(source.signal, subscribeAt: 3)
+        let afterEnd = scheduler.record(source.signal, subscribeAt: 8)
+        try scheduler.run()
+        // x, before the subscription point, is seen by no one.
+        XCTAssertNil(early.mismatch("-a-b-c|", error: Boom()))
+        // b at 3 was scheduled when the source was made, before the late
+        // subscription: ties run in submission order, so it misses b.
+        XCTAssertNil(late.mismatch("-----c|", error: Boom()))
+        XCTAssertNil(afterEnd.mismatch("", error: Boom()))
+        XCTAssertEqual(source.subscriptions.map(\.subscribed), [0, 3, 8])
+        XCTAssertEqual(source.subscriptions.map(\.disposed), [6, 6, nil])
+    }
+
+    func testDisposingARecordingStopsItsEventsAndLogsTheFrame() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.cold("a-b-c-d|", error: Boom())
+        let recorder = scheduler.record(source.signal, disposeAt: 3)
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("a-b", error: Boom()))
+        XCTAssertEqual(source.subscriptions, [SubscriptionLog(subscribed: 0, disposed: 3)])
+        XCTAssertEqual(source.subscriptions.description, "[^0 !3]")
+    }
+
+    func testErrorsAndValueTables() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.cold("-1-2#", values: ["1": 10, "2": 20], error: Boom())
+        let recorder = scheduler.record(source.signal |> map { $0 + 1 })
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("-x-y#", values: ["x": 11, "y": 21], error: Boom()))
+        XCTAssertEqual(recorder.events.map(\.nanoseconds), [1_000_000, 3_000_000, 4_000_000])
+    }
+
+    func testAMismatchShowsBothDiagramsOneAboveTheOther() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.cold("-a-b|", error: Boom())
+        let recorder = scheduler.record(source.signal)
+        try scheduler.run()
+        XCTAssertEqual(recorder.mismatch("-a--b|", error: Boom()), "expected: -a--b|\nactual:   -a-b|")
+        XCTAssertEqual(recorder.mismatch("-a-(", error: Boom())?.hasPrefix("the expected diagram does not parse"), true)
+    }
+
+    func testSignalsThatCannotFailCompareWithDiagrams() throws {
+        let scheduler = TestScheduler()
+        let pipe = ValuePipe<Character>()
+        let recorder = scheduler.record(pipe.signal())
+        scheduler.schedule(at: 2) {
+            pipe.putNext("a")
+        }
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("--a"))
+        XCTAssertEqual(recorder.mismatch("--b"), "expected: --b\nactual:   --a")
+        XCTAssertNotNil(recorder.mismatch("--#"))
+    }
+
+    func testFramesAreWholeNanosecondsAndTheClockCountsThem() throws {
+        let scheduler = TestScheduler(frame: 0.01)
+        XCTAssertEqual(scheduler.frameNanoseconds, 10_000_000)
+        XCTAssertEqual(scheduler.seconds(3), 0.03)
+        try scheduler.advance(frames: 7)
+        XCTAssertEqual(scheduler.now, 7)
+        try scheduler.advance(toFrame: 9)
+        XCTAssertEqual(scheduler.now, 9)
+        XCTAssertEqual(scheduler.queue.virtualNowNanoseconds, 90_000_000)
+        XCTAssertThrowsError(try scheduler.advance(frames: -1))
+        XCTAssertThrowsError(try scheduler.advance(toFrame: 2)) { XCTAssertEqual($0 as? VirtualTimeError, .timeInPast(now: 0.09, requested: 0.02)) }
+    }
+
+    func testSourcesThatCannotFailRejectAnErrorInTheirDiagram() throws {
+        let scheduler = TestScheduler()
+        XCTAssertThrowsError(try scheduler.cold("-a-#")) { error in
+            XCTAssertEqual((error as? MarbleSyntaxError)?.position, 3)
+        }
+        XCTAssertThrowsError(try scheduler.hot("^-#"))
+        let source = try scheduler.hot("a^-b|")
+        let recorder = scheduler.record(source.signal)
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("-b|"))
+    }
+
+    // Frames past the clock's end (2^63 ns) trapped on Int64 overflow.
+    func testFramesPastTheClocksEndNeverComeAndDoNotTrap() throws {
+        let scheduler = TestScheduler(frame: 1e9)
+        XCTAssertEqual(scheduler.seconds(Int.max), Double(Int.max) * 1e9)
+        XCTAssertThrowsError(try scheduler.advance(frames: Int.max)) { XCTAssertEqual($0 as? VirtualTimeError, .invalidTime(Double(Int.max) * 1e9)) }
+        try scheduler.advance(frames: 9)
+        XCTAssertThrowsError(try scheduler.advance(frames: 1))
+        XCTAssertEqual(scheduler.now, 9)
+        var ran = false
+        scheduler.schedule(at: Int.max) {
+            ran = true
+        }
+        let source = try scheduler.cold("----------a|")
+        let recorder = scheduler.record(source.signal)
+        let hot = try scheduler.hot("^----------a|")
+        let hotRecorder = scheduler.record(hot.signal)
+        try scheduler.run()
+        XCTAssertFalse(ran)
+        XCTAssertTrue(recorder.events.isEmpty)
+        XCTAssertTrue(hotRecorder.events.isEmpty)
+        XCTAssertEqual(scheduler.queue.pendingVirtualWork, 0)
+    }
+
+}

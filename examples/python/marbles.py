@@ -1,0 +1,20 @@
+"""The README's marble test in Python: debounce on virtual time. Run it with
+pytest (python -m pytest marbles.py), or as a script.
+
+Install the package first (pip install ./Sources/python).
+"""
+from signalkit.testing import TestScheduler
+
+
+def test_debounce_waits_for_three_quiet_frames() -> None:
+    scheduler = TestScheduler()                   # a frame is 1 ms of virtual time
+    keys = scheduler.cold("-a-b-------c|")
+    results = scheduler.record(keys.debounce(scheduler.seconds(3), scheduler.queue))
+    scheduler.run()                               # no real clock: microseconds
+    assert results.diagram() == "------b-----(c|)"
+    assert keys.subscriptions == "^0 !12"
+
+
+if __name__ == "__main__":
+    test_debounce_waits_for_three_quiet_frames()
+    print("passed")
