@@ -48,16 +48,16 @@
  * count the cases that hit it instead of failing, and its regression test in
  * test_model.c is skipped while the bug reproduces (and fails once it does
  * not). Remove the define once the bug is fixed. */
-/* (Fixed: restart_if_error over a signal whose error callback the fused
- * castError dropped was never disposed; SK_KNOWN_BUG_RESTART_IF_ERROR_CAST.)
- * Still open where an operator sits between the one that ends the
- * subscription and the one still starting: a subscription that ends during
- * its own synchronous start (a take above completes it) through, say,
- * distinct_until_changed: merge, combine_latest and then below it still
- * start their remaining inputs. Fixed where they sit right below the take
- * (Sources/SwiftSignalKit/SignalInputGroup.swift, SignalQueueState.swift,
- * Signal_Catch.swift, Signal_Meta.swift). */
-#define SK_KNOWN_BUG_STARTS_AFTER_END
+/* None is open. (Fixed: restart_if_error over a signal whose error callback
+ * the fused castError dropped was never disposed,
+ * SK_KNOWN_BUG_RESTART_IF_ERROR_CAST; a subscription that ended during its
+ * own synchronous start, a take above completing it, still had merge,
+ * combine_latest, then and the others below it start their remaining
+ * inputs when another operator, say distinct_until_changed, sat between,
+ * SK_KNOWN_BUG_STARTS_AFTER_END: every operator now starts its upstream
+ * linked to its own subscription, Signal.start(downstream:) in
+ * Sources/SwiftSignalKit/Signal/Signal.swift, and Subscriber.isEnded follows
+ * those links.) */
 
 /* Pipes 0 and 1 are plain; pipe 2 replays its latest value to a new
  * subscriber. */

@@ -31,7 +31,7 @@ final class _SignalInputGroup<T, E>: @unchecked Sendable {
     func start(_ start: (Int) -> any Disposable) -> any Disposable {
         let count = self.withLock { self.remaining }
         for index in 0 ..< count {
-            if self.withLock({ self.failed }) || self.subscriber.isTerminated {
+            if self.withLock({ self.failed }) || self.subscriber.isEnded {
                 break
             }
             self.disposables.add(start(index))

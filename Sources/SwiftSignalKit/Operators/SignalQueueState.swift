@@ -47,6 +47,8 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     // The current inner signal completed before its start returned; the
     // starter handles the completion.
     @exclusivity(unchecked) @usableFromInline var completedWhileStarting = false
+    // The thread that starts the current inner signal (see `replaceStarting`).
+    @exclusivity(unchecked) @usableFromInline var startingThread: UInt = 0
     @exclusivity(unchecked) @usableFromInline var outerDisposable: (any Disposable)?
     @exclusivity(unchecked) @usableFromInline var currentDisposable: (any Disposable)?
     // FIFO of waiting signals: slots before `pendingHead` are consumed (nil).
@@ -56,6 +58,10 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     // The id of the current inner signal. Written under `mutex`; read without
     // it by the value path of switch mode to drop values of replaced signals.
     @usableFromInline let currentId = Synchronization.Atomic<Int>(0)
+    // The inner signal being started, unretained (its start holds it): an
+    // `Unmanaged` pointer's bits, written by the starting thread before the
+    // start and followed only by that thread (`replaceStarting`).
+    @usableFromInline let startingInner = Synchronization.Atomic<UInt>(0)
 
     @inlinable
     init(subscriber: Subscriber<T, E>, queueMode: Bool, throttleMode: Bool) {
@@ -82,9 +88,10 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
     /// Handles a new inner signal according to the mode.
     @inlinable
     func enqueueSignal(_ signal: Signal<T, E>) {
-        if self.subscriber.isTerminated {
+        if self.subscriber.isEnded {
             // Nothing more can be delivered (a downstream `take` completed
-            // the subscription during its start): start nothing.
+            // the subscription during its start, maybe through operators in
+            // between): start nothing.
             return
         }
         self.mutex.lock()
@@ -104,12 +111,16 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
             withExtendedLifetime(dropped) {}
             return
         }
+        let replaced = self.replaceStarting()
         let id = self.beginNextLocked()
         let previous = self.currentDisposable
         self.currentDisposable = nil
         self.mutex.unlock()
 
         previous?.dispose()
+        if let replaced {
+            _disposeEarly(replaced)
+        }
         self.run(signal, id)
     }
 
@@ -166,7 +177,32 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         self.executing = true
         self.starting = true
         self.completedWhileStarting = false
+        if !self.queueMode {
+            // Until `startInner` stores the new one: none.
+            self.startingInner.store(0, ordering: .relaxed)
+            self.startingThread = _currentThread()
+        }
         return id
+    }
+
+    /// Switch mode, about to replace the current inner signal: when that one
+    /// is still starting on this thread (the new one comes from inside its
+    /// start: a value it emitted went round to the outer signal), returns its
+    /// subscription, for the caller to end at once (`_disposeEarly`, outside
+    /// the lock), so that it starts nothing more, as if its disposable had
+    /// been disposed (nobody holds that yet). Its start is running further
+    /// down this thread's stack, which holds the inner and the subscription.
+    /// Called under `mutex`.
+    @inlinable
+    func replaceStarting() -> _SubscriberLiveness? {
+        if self.queueMode || !self.executing || !self.starting || self.startingThread != _currentThread() {
+            return nil
+        }
+        let bits = self.startingInner.load(ordering: .relaxed)
+        guard let pointer = UnsafeRawPointer(bitPattern: bits) else {
+            return nil
+        }
+        return Unmanaged<_SignalQueueInner<T, E>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.upstream }
     }
 
     /// The current inner signal has completed: picks what comes next. Called
@@ -230,7 +266,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
                 self.subscriber.putCompletion()
                 return
             case let .start(nextSignal, nextId):
-                if self.subscriber.isTerminated {
+                if self.subscriber.isEnded {
                     // As in `enqueueSignal`: nothing more can be delivered.
                     return
                 }
@@ -246,10 +282,14 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         // one object needs no context of its own): two fewer allocations per
         // inner signal than closures capturing the state and the id.
         let inner = _SignalQueueInner(state: self, id: id)
+        if !self.queueMode {
+            self.startingInner.store(UInt(bitPattern: Unmanaged.passUnretained(inner).toOpaque()), ordering: .relaxed)
+        }
         if self.queueMode {
             // Only one inner signal runs at a time: no id check needed.
             return signal.startFusing({ upstream in
                 inner.upstream = upstream
+                upstream.linkDownstream(self.subscriber)
                 return { value in
                     inner.state.subscriber.putNext(value)
                     inner.endIfDownstreamEnded()
@@ -262,6 +302,7 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         } else {
             return signal.startFusing({ upstream in
                 inner.upstream = upstream
+                upstream.linkDownstream(self.subscriber)
                 return { value in
                     let state = inner.state
                     if state.currentId.load(ordering: .acquiring) == inner.id {

@@ -62,9 +62,10 @@ final class SignalSerialDrain<Event>: Disposable, @unchecked Sendable {
 
     /// Subscribes to `signal`, pushing its events as `SignalEvent`s, and
     /// returns this drain as the subscription's disposable: disposing it
-    /// disposes the upstream subscription and closes the drain.
-    func subscribe<T, E>(to signal: Signal<T, E>) -> SignalSerialDrain<Event> where Event == SignalEvent<T, E> {
-        let disposable = signal.start(next: { next in
+    /// disposes the upstream subscription and closes the drain. The
+    /// subscription is started for `downstream` (`Signal.start(downstream:)`).
+    func subscribe<T, E, U, F>(to signal: Signal<T, E>, for downstream: Subscriber<U, F>) -> SignalSerialDrain<Event> where Event == SignalEvent<T, E> {
+        let disposable = signal.start(downstream: downstream, next: { next in
             self.push(.Next(next))
         }, error: { error in
             self.push(.Error(error))

@@ -11,16 +11,17 @@ public func `catch`<T, E, R>(_ f: @escaping (E) -> Signal<T, R>) -> (Signal<T, E
             let mainDisposable = MetaDisposable()
             let alternativeDisposable = MetaDisposable()
 
-            mainDisposable.set(signal.start(next: { next in
+            mainDisposable.set(signal.start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: { error in
-                if subscriber.isTerminated {
+                if subscriber.isEnded {
                     // The downstream ended (a `take` completed it during
-                    // this start): nothing to continue with.
+                    // this start, maybe through operators in between):
+                    // nothing to continue with.
                     return
                 }
                 let alternative = f(error)
-                alternativeDisposable.set(alternative.start(next: { next in
+                alternativeDisposable.set(alternative.start(downstream: subscriber, next: { next in
                     subscriber.putNext(next)
                 }, error: { error in
                     subscriber.putError(error)
@@ -50,9 +51,9 @@ public func `catch`<T, E, R>(_ f: @escaping (E) -> Signal<T, R>) -> (Signal<T, E
 /// `filter`) ends it at once, where the original would loop forever.
 public func restart<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
     return Signal<T, E> { subscriber in
-        let loop = SignalResubscriber(until: { subscriber.isTerminated })
+        let loop = SignalResubscriber(until: { subscriber.isEnded })
         loop.start { loop in
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: { error in
                 subscriber.putError(error)
@@ -86,10 +87,10 @@ public func recurse<T, E>(_ latestValue: T?) -> (Signal<T, E>) -> Signal<T, E> {
 public func retry<T, E>(_ delayIncrement: Double, maxDelay: Double, onQueue queue: Queue) -> (Signal<T, E>) -> Signal<T, NoError> {
     return { signal in
         return Signal<T, NoError> { subscriber in
-            let loop = SignalResubscriber(until: { subscriber.isTerminated })
+            let loop = SignalResubscriber(until: { subscriber.isEnded })
             let currentDelay = Atomic<Double>(value: 0.0)
             loop.start { loop in
-                return signal.start(next: { next in
+                return signal.start(downstream: subscriber, next: { next in
                     subscriber.putNext(next)
                 }, error: { _ in
                     let delay = currentDelay.modify { value in
@@ -117,11 +118,11 @@ public func retry<T, E>(_ delayIncrement: Double, maxDelay: Double, onQueue queu
 public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Double, maxDelay: Double, maxRetries: Int, onQueue queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            let loop = SignalResubscriber(until: { subscriber.isTerminated })
+            let loop = SignalResubscriber(until: { subscriber.isEnded })
             // (current delay, retries made so far)
             let retryState = Atomic<(Double, Int)>(value: (0.0, 0))
             loop.start { loop in
-                return signal.start(next: { next in
+                return signal.start(downstream: subscriber, next: { next in
                     subscriber.putNext(next)
                 }, error: { error in
                     if !retryOnError(error) {
@@ -161,9 +162,9 @@ public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Dou
 /// recursion: the stack does not grow with the number of retries.
 public func restartIfError<T, E>(_ signal: Signal<T, E>) -> Signal<T, NoError> {
     return Signal<T, NoError> { subscriber in
-        let loop = SignalResubscriber(until: { subscriber.isTerminated })
+        let loop = SignalResubscriber(until: { subscriber.isEnded })
         loop.start { loop in
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: { _ in
                 loop.next()

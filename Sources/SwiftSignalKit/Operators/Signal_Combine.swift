@@ -100,14 +100,15 @@ final class _CombineLatestArrayState<T>: @unchecked Sendable {
     }
 }
 
-/// Starts one input of a combination with the given callbacks.
+/// Starts one input of a combination with the given callbacks, for the
+/// combination's subscription (`Signal.start(downstream:)`).
 @usableFromInline
-typealias CombineLatestStarter<T, E> = (@escaping (T) -> Void, @escaping (E) -> Void, @escaping () -> Void) -> any Disposable
+typealias CombineLatestStarter<T, E> = (_SubscriberDisposable?, @escaping (T) -> Void, @escaping (E) -> Void, @escaping () -> Void) -> any Disposable
 
 /// Wraps a signal of any value type as a starter delivering `Any`.
 func combineLatestStarter<T, E>(_ signal: Signal<T, E>) -> CombineLatestStarter<Any, E> {
-    return { next, error, completed in
-        return signal.start(next: { value in
+    return { downstream, next, error, completed in
+        return signal.start(downstream: downstream, next: { value in
             next(value)
         }, error: error, completed: completed)
     }
@@ -136,11 +137,11 @@ func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter
         }
         return group.start { index in
             guard let queue else {
-                return starters[index]({ value in
+                return starters[index](subscriber.handle, { value in
                     next(index, value)
                 }, group.error, group.completed)
             }
-            return starters[index]({ value in
+            return starters[index](subscriber.handle, { value in
                 queue.async {
                     next(index, value)
                 }
@@ -172,17 +173,17 @@ func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<
         return group.start { index in
             switch (index, queue) {
             case (0, nil):
-                return s1.start(next: next1, error: group.error, completed: group.completed)
+                return s1.start(downstream: subscriber, next: next1, error: group.error, completed: group.completed)
             case (0, let queue?):
-                return s1.start(next: { value in
+                return s1.start(downstream: subscriber, next: { value in
                     queue.async {
                         next1(value)
                     }
                 }, error: group.error, completed: group.completed)
             case (_, nil):
-                return s2.start(next: next2, error: group.error, completed: group.completed)
+                return s2.start(downstream: subscriber, next: next2, error: group.error, completed: group.completed)
             case (_, let queue?):
-                return s2.start(next: { value in
+                return s2.start(downstream: subscriber, next: { value in
                     queue.async {
                         next2(value)
                     }
@@ -229,8 +230,8 @@ public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _
 @inlinable
 public func combineLatest<T, E>(queue: Queue? = nil, _ signals: [Signal<T, E>]) -> Signal<[T], E> {
     let starters: [CombineLatestStarter<T, E>] = signals.map { signal in
-        return { next, error, completed in
-            return signal.start(next: next, error: error, completed: completed)
+        return { downstream, next, error, completed in
+            return signal.start(downstream: downstream, next: next, error: error, completed: completed)
         }
     }
     return combineLatestCore(queue: queue, starters, combine: { $0 })

@@ -19,7 +19,7 @@ public func deliverOn<T, E>(_ queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
             let state = _DeliverOnQueueState(queue: queue, subscriber: subscriber)
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 state.put(.next(next))
             }, error: { error in
                 state.put(.error(error))
@@ -46,7 +46,7 @@ public func deliverOn<T, E>(_ threadPool: ThreadPool) -> (Signal<T, E>) -> Signa
         return Signal<T, E> { subscriber in
             let queue = threadPool.nextQueue()
             let cancelled = Atomic<Bool>(value: false)
-            let upstream = signal.start(next: { next in
+            let upstream = signal.start(downstream: subscriber, next: { next in
                 queue.addTask(ThreadPoolTask { state in
                     if !cancelled.with({ $0 }) && !state.cancelled.with({ $0 }) {
                         subscriber.putNext(next)
@@ -84,7 +84,7 @@ public func runOn<T, E>(_ queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
             if queue.isCurrent() {
-                return signal.start(next: { next in
+                return signal.start(downstream: subscriber, next: { next in
                     subscriber.putNext(next)
                 }, error: { error in
                     subscriber.putError(error)
@@ -101,7 +101,7 @@ public func runOn<T, E>(_ queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
                 if cancelled.with({ $0 }) {
                     return
                 }
-                disposable.set(signal.start(next: { next in
+                disposable.set(signal.start(downstream: subscriber, next: { next in
                     subscriber.putNext(next)
                 }, error: { error in
                     subscriber.putError(error)
@@ -129,7 +129,7 @@ public func runOn<T, E>(_ threadPool: ThreadPool) -> (Signal<T, E>) -> Signal<T,
                 if state.cancelled.with({ $0 }) {
                     return
                 }
-                disposable.set(signal.start(next: { next in
+                disposable.set(signal.start(downstream: subscriber, next: { next in
                     subscriber.putNext(next)
                 }, error: { error in
                     subscriber.putError(error)

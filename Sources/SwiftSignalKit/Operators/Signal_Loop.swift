@@ -34,7 +34,7 @@ extension SignalFeedbackLoopState: Sendable where T: Sendable {
 /// loop.
 public func feedbackLoop<R1, R, E>(once: @escaping (SignalFeedbackLoopState<R1>) -> Signal<R1, E>?, reduce: @escaping (R1, R1) -> R1) -> Signal<R, E> {
     return Signal<R, E> { subscriber in
-        let loop = SignalResubscriber(until: { subscriber.isTerminated })
+        let loop = SignalResubscriber(until: { subscriber.isEnded })
         let state = Atomic<SignalFeedbackLoopState<R1>>(value: .initial)
         loop.start { loop in
             guard let signal = once(state.with { $0 }) else {
@@ -64,7 +64,7 @@ public func feedbackLoop<R1, R, E>(once: @escaping (SignalFeedbackLoopState<R1>)
                     return false
                 }
             }
-            return _WeakDisposable(drain.subscribe(to: signal))
+            return _WeakDisposable(drain.subscribe(to: signal, for: subscriber))
         }
         return _WeakDisposable(loop)
     }

@@ -42,7 +42,7 @@ public func filter<T, E>(_ f: @escaping (T) -> Bool) -> (Signal<T, E>) -> Signal
 public func flatMap<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T?, E>) -> Signal<R?, E> {
     return { signal in
         return Signal<R?, E> { subscriber in
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 if let next {
                     subscriber.putNext(f(next))
                 } else {
@@ -61,7 +61,7 @@ public func flatMap<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T?, E>) -> Sign
 public func mapError<T, E, R>(_ f: @escaping (E) -> R) -> (Signal<T, E>) -> Signal<T, R> {
     return { signal in
         return Signal<T, R> { subscriber in
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: { error in
                 subscriber.putError(f(error))
@@ -106,7 +106,7 @@ public func distinctUntilChanged<T, E>(isEqual: @escaping (T, T) -> Bool) -> (Si
     return { signal in
         return Signal<T, E> { subscriber in
             let previous = Atomic<T?>(value: nil)
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 if let last = previous.with({ $0 }), isEqual(last, next) {
                     return
                 }

@@ -24,7 +24,7 @@ extension SignalEvent: Sendable where T: Sendable, E: Sendable {
 /// written for the original compiles and behaves the same.
 public func dematerialize<T, E>(signal: Signal<T, E>) -> Signal<SignalEvent<T, E>, NoError> {
     return Signal<SignalEvent<T, E>, NoError> { subscriber in
-        return signal.start(next: { next in
+        return signal.start(downstream: subscriber, next: { next in
             subscriber.putNext(.Next(next))
         }, error: { error in
             subscriber.putNext(.Error(error))
@@ -46,7 +46,7 @@ public func dematerialize<T, E>(signal: Signal<T, E>) -> Signal<SignalEvent<T, E
 /// called `materialize` here, and the other way round.
 public func materialize<T, E>(signal: Signal<SignalEvent<T, E>, NoError>) -> Signal<T, E> {
     return Signal<T, E> { subscriber in
-        return signal.start(next: { event in
+        return signal.start(downstream: subscriber, next: { event in
             switch event {
             case let .Next(next):
                 subscriber.putNext(next)

@@ -16,7 +16,7 @@ public func merge<T, E>(_ signals: [Signal<T, E>]) -> Signal<T, E> {
         }
         let group = _SignalInputGroup(count: signals.count, subscriber: subscriber)
         return group.start { index in
-            signals[index].start(next: { next in
+            signals[index].start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: group.error, completed: group.completed)
         }

@@ -6,6 +6,7 @@ func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: 
     return Signal<R, E> { subscriber in
         let state = _SignalQueueState<R, E>(subscriber: subscriber, queueMode: queueMode, throttleMode: throttleMode)
         state.beginWithDisposable(signal.startFusing({ outer in
+            outer.linkDownstream(subscriber)
             return { next in
                 state.enqueueSignal(f(next))
                 if subscriber.isTerminated {
@@ -85,7 +86,7 @@ public func mapToSignalPromotingError<T, R, E>(_ f: @escaping (T) -> Signal<R, E
     return { signal in
         return Signal<R, E> { subscriber in
             let state = _SignalQueueState<R, E>(subscriber: subscriber, queueMode: false, throttleMode: false)
-            state.beginWithDisposable(signal.start(next: { next in
+            state.beginWithDisposable(signal.start(downstream: subscriber, next: { next in
                 state.enqueueSignal(f(next))
             }, completed: {
                 state.beginCompletion()
@@ -135,7 +136,7 @@ public func then<T, E>(_ nextSignal: Signal<T, E>) -> (Signal<T, E>) -> Signal<T
 /// events of the signal it returns. `generator` runs on the starting thread.
 public func deferred<T, E>(_ generator: @escaping () -> Signal<T, E>) -> Signal<T, E> {
     return Signal<T, E> { subscriber in
-        return generator().start(next: { next in
+        return generator().start(downstream: subscriber, next: { next in
             subscriber.putNext(next)
         }, error: { error in
             subscriber.putError(error)
@@ -148,7 +149,7 @@ public func deferred<T, E>(_ generator: @escaping () -> Signal<T, E>) -> Signal<
 /// Drops every value; passes only the terminal event (error or completion).
 public func ignoreValues<T, E>(_ signal: Signal<T, E>) -> Signal<Never, E> {
     return Signal<Never, E> { subscriber in
-        return signal.start(error: { error in
+        return signal.start(downstream: subscriber, error: { error in
             subscriber.putError(error)
         }, completed: {
             subscriber.putCompletion()

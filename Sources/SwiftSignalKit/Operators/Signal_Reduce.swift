@@ -24,7 +24,7 @@ public func reduceLeft<T, E>(value: T, f: @escaping (T, T) -> T) -> (Signal<T, E
                     return false
                 }
             }
-            return _WeakDisposable(drain.subscribe(to: signal))
+            return _WeakDisposable(drain.subscribe(to: signal, for: subscriber))
         }
     }
 }
@@ -53,7 +53,7 @@ public func reduceLeft<T, E>(value: T, f: @escaping (T, T, (T) -> Void) -> T) ->
                     return false
                 }
             }
-            return _WeakDisposable(drain.subscribe(to: signal))
+            return _WeakDisposable(drain.subscribe(to: signal, for: subscriber))
         }
     }
 }
@@ -89,7 +89,7 @@ public func reduceLeft<T, E>(_ value: T, generator: @escaping (T, T) -> Signal<(
     return { signal in
         return Signal<T, E> { subscriber in
             let state = SignalReduceQueueState<T, E>(value: value, generator: generator, subscriber: subscriber)
-            state.setUpstream(signal.start(next: { next in
+            state.setUpstream(signal.start(downstream: subscriber, next: { next in
                 state.enqueue(next)
             }, error: { error in
                 subscriber.putError(error)
@@ -221,7 +221,7 @@ private final class SignalReduceQueueState<T, E>: Disposable, @unchecked Sendabl
 
                 // The generated signal's callbacks keep the state alive (what
                 // the generator returned holds it only weakly).
-                let disposable = generator(currentValue, next).start(next: { next in
+                let disposable = generator(currentValue, next).start(downstream: subscriber, next: { next in
                     self.updateValue(next.0)
                     if case let .Some(value) = next.1 {
                         subscriber.putNext(value)

@@ -3,7 +3,7 @@
 public func beforeNext<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 let _ = f(next)
                 subscriber.putNext(next)
             }, error: { error in
@@ -24,7 +24,7 @@ public func beforeNext<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T, E>) -> Si
 public func afterNext<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
                 let _ = f(next)
             }, error: { error in
@@ -42,7 +42,7 @@ public func beforeStarted<T, E>(_ f: @escaping () -> Void) -> (Signal<T, E>) -> 
     return { signal in
         return Signal<T, E> { subscriber in
             f()
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: { error in
                 subscriber.putError(error)
@@ -58,7 +58,7 @@ public func beforeStarted<T, E>(_ f: @escaping () -> Void) -> (Signal<T, E>) -> 
 public func beforeCompleted<T, E>(_ f: @escaping () -> Void) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: { error in
                 subscriber.putError(error)
@@ -76,7 +76,7 @@ public func beforeCompleted<T, E>(_ f: @escaping () -> Void) -> (Signal<T, E>) -
 public func afterCompleted<T, E>(_ f: @escaping () -> Void) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            return signal.start(next: { next in
+            return signal.start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: { error in
                 subscriber.putError(error)
@@ -102,7 +102,7 @@ public func afterCompleted<T, E>(_ f: @escaping () -> Void) -> (Signal<T, E>) ->
 public func afterDisposed<T, E, R>(_ f: @escaping () -> R) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            let disposable = signal.start(next: { next in
+            let disposable = signal.start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: { error in
                 subscriber.putError(error)
@@ -132,7 +132,7 @@ public func afterDisposed<T, E, R>(_ f: @escaping () -> R) -> (Signal<T, E>) -> 
 public func withState<T, E, S>(_ signal: Signal<T, E>, _ initialState: @escaping () -> S, next: @escaping (T, S) -> Void = { _, _ in }, error: @escaping (E, S) -> Void = { _, _ in }, completed: @escaping (S) -> Void = { _ in }, disposed: @escaping (S) -> Void = { _ in }) -> Signal<T, E> {
     return Signal<T, E> { subscriber in
         let state = initialState()
-        let disposable = signal.start(next: { vNext in
+        let disposable = signal.start(downstream: subscriber, next: { vNext in
             next(vNext, state)
             subscriber.putNext(vNext)
         }, error: { vError in

@@ -24,6 +24,7 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
         return Signal<T, E> { subscriber in
             let counters = SignalTakeCounters()
             return signal.startFusing({ upstream in
+                upstream.linkDownstream(subscriber)
                 return { next in
                     if count <= 0 || counters.admitted.load(ordering: .relaxed) >= count {
                         return
@@ -56,7 +57,9 @@ public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 /// disposable, as before).
 ///
 /// Called from inside the subscription's value callback, which its
-/// subscriber owns: the unretained flags are valid for the call.
+/// subscriber owns: the unretained flags are valid for the call. (Or, by
+/// `switchToLatest`, on the thread where the subscription's start is still
+/// running: see `_SignalQueueState.replaceStarting`.)
 @usableFromInline
 func _disposeEarly(_ upstream: _SubscriberLiveness) {
     upstream.flags._withUnsafeGuaranteedRef { flags in
@@ -96,6 +99,7 @@ public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E
         return Signal<T, E> { subscriber in
             let state = SignalTakeUntilState()
             return signal.startFusing({ upstream in
+                upstream.linkDownstream(subscriber)
                 return { next in
                     if state.completed.load(ordering: .acquiring) {
                         return
@@ -125,7 +129,7 @@ public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E
 public func last<T, E>(signal: Signal<T, E>) -> Signal<T?, E> {
     return Signal<T?, E> { subscriber in
         let value = Atomic<T?>(value: nil)
-        return signal.start(next: { next in
+        return signal.start(downstream: subscriber, next: { next in
             let _ = value.swap(next)
         }, error: { error in
             subscriber.putError(error)

@@ -37,7 +37,7 @@ private func timedGate<T, E>(_ delay: Double, queue: Queue, restartOnEveryValue:
     return { signal in
         return Signal<T, E> { subscriber in
             let state = TimedGateState<T>()
-            let upstream = signal.start(next: { next in
+            let upstream = signal.start(downstream: subscriber, next: { next in
                 let makeTimer = {
                     return Timer(timeout: delay, repeat: false, completion: { timer in
                         if let value = state.fire(timer) {

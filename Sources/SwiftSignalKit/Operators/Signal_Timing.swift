@@ -113,7 +113,7 @@ public func timeout<T, E>(_ timeout: Double, queue: Queue, alternate: Signal<T, 
             // synchronously can invalidate it.
             timer.start()
             if race.state.load(ordering: .acquiring) != TimeoutRace.timedOut {
-                upstreamDisposable.set(signal.start(next: { next in
+                upstreamDisposable.set(signal.start(downstream: subscriber, next: { next in
                     if race.upstreamWins(invalidating: timer) {
                         subscriber.putNext(next)
                     }
@@ -169,7 +169,7 @@ private final class TimeoutRace: Sendable {
 
 /// Starts `signal`, forwarding every event to `subscriber`.
 private func startPassingThrough<T, E>(_ signal: Signal<T, E>, to subscriber: Subscriber<T, E>) -> any Disposable {
-    return signal.start(next: { next in
+    return signal.start(downstream: subscriber, next: { next in
         subscriber.putNext(next)
     }, error: { error in
         subscriber.putError(error)

@@ -125,6 +125,27 @@ public final class Signal<T, E>: @unchecked Sendable {
         return self.startFusing({ _ in next }, error: error, completed: completed)
     }
 
+    /// `start` for an operator's upstream: links the subscription it makes
+    /// to `downstream`, the operator's own subscriber, for which it is
+    /// started, so that an operator still starting inputs further up learns
+    /// that the subscription ended below (`Subscriber.isEnded`). Every
+    /// operator that starts a signal for its subscriber starts it this way
+    /// (or links in its own `startFusing`); a user's generator that calls
+    /// `start` makes no link, and nothing stops early through it.
+    @inlinable
+    func start<U, F>(downstream: Subscriber<U, F>, next: ((T) -> Void)? = nil, error: ((E) -> Void)? = nil, completed: (() -> Void)? = nil) -> any Disposable {
+        return self.start(downstream: downstream.handle, next: next, error: error, completed: completed)
+    }
+
+    /// `start(downstream:)` given the downstream subscriber's handle.
+    @inlinable
+    func start(downstream: _SubscriberDisposable?, next: ((T) -> Void)? = nil, error: ((E) -> Void)? = nil, completed: (() -> Void)? = nil) -> any Disposable {
+        return self.startFusing({ upstream in
+            upstream.linkDownstream(downstream)
+            return next
+        }, error: error, completed: completed)
+    }
+
     /// The one way a signal is started (`start` passes its value callback
     /// through): subscribes with the value callback that `makeNext` builds
     /// around the subscription (so that the composed stages of a fused chain

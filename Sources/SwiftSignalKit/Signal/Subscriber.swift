@@ -77,6 +77,26 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         return self.state.load(ordering: .acquiring) & Subscriber.terminatedFlag != 0
     }
 
+    /// Whether nothing more should be started for this subscriber: it has
+    /// terminated, or its start is running on this thread and a subscription
+    /// downstream of it has ended (a `take` completed it, an error reached
+    /// it), through any operators in between that started their upstream
+    /// with `Signal.start(downstream:)` (`_SubscriberDisposable.linkDownstream`).
+    /// What the operators that start several signals read before starting
+    /// the next one (`merge`, `combineLatest`, `then`, `catch`, the meta
+    /// operators, the resubscribing loops). Reads no lock and calls no user
+    /// code; a subscriber that no operator linked costs one more load.
+    @inlinable
+    var isEnded: Bool {
+        if self.isTerminated {
+            return true
+        }
+        guard let handle = self.handle, handle.downstream != nil else {
+            return false
+        }
+        return handle.downstreamHasEnded()
+    }
+
     /// Delivers a value, unless the subscriber has terminated or been disposed.
     @inlinable
     public func putNext(_ next: T) {

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 import _SwiftSignalKitShims
 
@@ -48,6 +55,13 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     @exclusivity(unchecked) @usableFromInline var upstream: (any Disposable)?
     /// Terminates the subscriber, if it is still there (see above).
     @usableFromInline let terminate: (_SubscriberDisposable) -> Void
+    /// The subscription of the operator that is starting this one as its
+    /// upstream (see `linkDownstream`), unretained, and the thread that runs
+    /// this subscription's start. Written once, before the generator runs
+    /// (so before anyone else can reach this object); the link is followed
+    /// only by that thread while the start runs (`downstreamHasEnded`).
+    @exclusivity(unchecked) @usableFromInline var downstream: Unmanaged<_SubscriberDisposable>?
+    @exclusivity(unchecked) @usableFromInline var startingThread: UInt = 0
 
     /// The upstream is set by `start` once the generator has returned, before
     /// this object can be reached by anyone else.
@@ -69,6 +83,57 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
             }
         }
         super.init()
+    }
+
+    /// Links this subscription to `downstream`, the subscription of the
+    /// operator that is starting this one as its upstream (from its
+    /// generator, or from a callback of an upstream of its own: an inner
+    /// signal, a `catch` alternative, a `then` part). Called by
+    /// `Signal.start(downstream:)` before this subscription's generator runs,
+    /// on the thread that runs it.
+    ///
+    /// While this subscription's start runs, the operator that links it
+    /// holds `downstream`'s subscriber (it is starting its upstream for it),
+    /// so the unretained link is valid there; and while `downstream` is still
+    /// starting on the same thread, its own link is valid too. That chain is
+    /// how an operator still starting its inputs learns that the
+    /// subscription ended further down, through any operators in between
+    /// (`Subscriber.isEnded`).
+    @usableFromInline
+    override func linkDownstream(_ downstream: _SubscriberDisposable?) {
+        guard let downstream else {
+            return
+        }
+        self.downstream = Unmanaged.passUnretained(downstream)
+        self.startingThread = _currentThread()
+    }
+
+    /// Whether a subscription downstream of this one has terminated, seen
+    /// from the thread that runs this subscription's start, while it runs:
+    /// follows the links (`linkDownstream`) for as long as each subscription
+    /// on the way is still starting on this thread (then the next one is
+    /// alive: see above). False anywhere else (another thread, or once the
+    /// start has returned): there the ordinary disposal reaches this
+    /// subscription.
+    @usableFromInline
+    final func downstreamHasEnded() -> Bool {
+        let thread = _currentThread()
+        var node = Unmanaged.passUnretained(self)
+        while true {
+            let link = node._withUnsafeGuaranteedRef { node -> Unmanaged<_SubscriberDisposable>? in
+                if node.startingThread != thread || node.state.load(ordering: .relaxed) & _SubscriberDisposable.upstreamSetFlag != 0 {
+                    return nil
+                }
+                return node.downstream
+            }
+            guard let link else {
+                return false
+            }
+            if link._withUnsafeGuaranteedRef({ $0.isTerminated }) {
+                return true
+            }
+            node = link
+        }
     }
 
     @usableFromInline
@@ -122,3 +187,13 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     }
 }
 
+
+/// The calling thread as a word (never 0).
+@inlinable
+func _currentThread() -> UInt {
+    #if canImport(Darwin)
+    return UInt(bitPattern: pthread_self())
+    #else
+    return UInt(pthread_self())
+    #endif
+}

@@ -32,4 +32,17 @@ struct _SubscriberLiveness {
     var isTerminated: Bool {
         return self.flags._withUnsafeGuaranteedRef { $0.isTerminated }
     }
+
+    /// Links the subscription to `downstream`'s, the subscriber of the
+    /// operator that is starting it (see `_SubscriberDisposable.linkDownstream`).
+    @inlinable
+    func linkDownstream<T, E>(_ downstream: Subscriber<T, E>) {
+        self.linkDownstream(downstream.handle)
+    }
+
+    /// The same, given the downstream subscriber's handle.
+    @inlinable
+    func linkDownstream(_ downstream: _SubscriberDisposable?) {
+        self.flags._withUnsafeGuaranteedRef { $0.linkDownstream(downstream) }
+    }
 }

@@ -24,6 +24,15 @@ class _SubscriptionFlags: @unchecked Sendable {
     final var isTerminated: Bool {
         return self.state.load(ordering: .acquiring) & _SubscriptionFlags.terminatedFlag != 0
     }
+
+    /// Records that this subscription is the upstream of `downstream`, an
+    /// operator's subscription that is starting it (see
+    /// `_SubscriberDisposable.linkDownstream`). Only a generator's
+    /// subscription keeps the link: a broadcaster's or a constant signal's
+    /// starts nothing, so it has nothing to stop.
+    @usableFromInline
+    func linkDownstream(_ downstream: _SubscriberDisposable?) {
+    }
 }
 
 /// The flags of a subscription that nothing can end while its callbacks run
