@@ -96,12 +96,19 @@ public func castError<T, E>(_ type: E.Type) -> (Signal<T, NoError>) -> Signal<T,
 }
 
 /// Drops a value equal to the one delivered just before it.
+///
+/// Inlinable, so that it is specialized for the caller's value type (run
+/// unspecialized, generic code looks up type metadata on every value).
+@inlinable
 public func distinctUntilChanged<T: Equatable, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
     return signal |> distinctUntilChanged(isEqual: { $0 == $1 })
 }
 
 /// Drops a value that `isEqual` says equals the last value delivered.
 /// `isEqual` is called outside any lock.
+///
+/// Inlinable, as `distinctUntilChanged(_:)`.
+@inlinable
 public func distinctUntilChanged<T, E>(isEqual: @escaping (T, T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
