@@ -177,6 +177,9 @@ def bench(args):
             seq.append("%s %s ns/event (%s x the %s column's)" % (workload, fmt(a), fmt(ratio(a, b), 2), workload))
     if seq:
         out.append("OpenCombine with (0..<n).publisher as the source (its map and filter are eager; README): " + ", ".join(seq))
+    if ns("ffi", "NP") is not None:
+        out.append("NP, issue 15's native pipeline (pipe -> typed map \"i64(i64)\" -> distinct -> take -> last; README): "
+                   "%s ns/value, %s allocations/value" % (fmt(ns("ffi", "NP")), fmt(by[("ffi", "NP")]["allocs_per_unit"], 3)))
     out.append("W6 bytes/sub (live malloc bytes; glibc heap in use; RSS): " + "; ".join(
         "%s %s, %s, %s" % (impl, fmt(r["live_bytes_per_unit"]), fmt(r["heap_bytes_per_unit"]), fmt(r["rss_bytes_per_unit"]))
         for impl, r in w6.items() if r))

@@ -283,8 +283,11 @@ Test(model, nothing_starts_after_the_subscription_ended_during_its_start, .timeo
     expect_agreement("meta(map_to_signal, merge([just([0]), subject(0)]), fail([], 0))", "");
     expect_agreement("take_until(until_at_least_3, then(just([3]), subject(0)))", "");
     expect_agreement("take(1, merge([just([1]), subject(0)]))", "");
+    /* Through distinct_until_changed, fused (no subscriber of its own, so
+     * the take's end is the merge's): fixed. */
+    expect_agreement("take(1, distinct(merge([just([1]), subject(0)])))", "");
     expect_open_bug(M_BUG_STARTS_AFTER_END, "SK_KNOWN_BUG_STARTS_AFTER_END",
-                    "take(1, distinct(merge([just([1]), subject(0)])))", "");
+                    "take(1, restart(then(just([0]), subject(0))))", "");
 #ifdef SK_KNOWN_BUG_STARTS_AFTER_END
     cr_skip_test("SK_KNOWN_BUG_STARTS_AFTER_END: inputs started after the subscription ended during its start");
 #endif

@@ -50,11 +50,12 @@
  * not). Remove the define once the bug is fixed. */
 /* (Fixed: restart_if_error over a signal whose error callback the fused
  * castError dropped was never disposed; SK_KNOWN_BUG_RESTART_IF_ERROR_CAST.)
- * Still open where an operator sits between the one that ends the
- * subscription and the one still starting: a subscription that ends during
- * its own synchronous start (a take above completes it) through, say,
- * distinct_until_changed: merge, combine_latest and then below it still
- * start their remaining inputs. Fixed where they sit right below the take
+ * Still open where an operator with a subscriber of its own sits between
+ * the one that ends the subscription and the one still starting: a
+ * subscription that ends during its own synchronous start (a take above
+ * completes it) through, say, restart: merge, combine_latest and then below
+ * it still start their remaining inputs (through distinct_until_changed,
+ * fused since, it is fixed). Fixed where they sit right below the take
  * (Sources/SwiftSignalKit/SignalInputGroup.swift, SignalQueueState.swift,
  * Signal_Catch.swift, Signal_Meta.swift). */
 #define SK_KNOWN_BUG_STARTS_AFTER_END
