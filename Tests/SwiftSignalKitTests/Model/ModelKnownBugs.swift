@@ -8,7 +8,9 @@ enum ModelKnownBugs {
     // is fixed where the operator that ends the subscription sits right
     // above the one still starting (merge, combineLatest, then, catch, the
     // meta operators), and still open through an operator in between
-    // (`take(1)` over `distinctUntilChanged` over a `merge` still starting).
+    // that has a subscriber of its own (`take(1)` over `restart` over a
+    // `then` still starting; through the fused `distinctUntilChanged` it
+    // is fixed).
 
     /// A case that would hit a known bug, recognized before running it.
     static func match(_ testCase: ModelCase) -> String? {
