@@ -47,20 +47,21 @@ int sk_ffi__direct_shape(sk_ffi_type result, const sk_ffi_type *args, size_t cou
 #define SK_FFI__STORE_I64(r) (result->i64 = (r))
 #define SK_FFI__STORE_F64(r) (result->real = (r))
 
-/* One case per shape: the function type, the call, the store. */
-#define SK_FFI__CASE_CTX(A, ATYPE, AFIELD, R, RTYPE, STORE)                                  \
+/* The two cases of a shape, with and without the leading ctx: the function
+ * type, the call, the store of the result. */
+#define SK_FFI__CASES_VALUE(A, ATYPE, AFIELD, R, RTYPE, STORE)                              \
     case SK_FFI__DIRECT(1, A, R): {                                                         \
-        RTYPE (*typed)(void *, ATYPE) = (RTYPE (*)(void *, ATYPE))fn;                        \
+        RTYPE (*typed)(void *, ATYPE) = (RTYPE (*)(void *, ATYPE))fn;                       \
         STORE(typed(ctx, arg->AFIELD));                                                     \
         return;                                                                             \
     }                                                                                       \
     case SK_FFI__DIRECT(0, A, R): {                                                         \
-        RTYPE (*typed)(ATYPE) = (RTYPE (*)(ATYPE))fn;                                        \
+        RTYPE (*typed)(ATYPE) = (RTYPE (*)(ATYPE))fn;                                       \
         STORE(typed(arg->AFIELD));                                                          \
         return;                                                                             \
     }
 
-#define SK_FFI__CASE_VOID(A, ATYPE, AFIELD)                                                 \
+#define SK_FFI__CASES_VOID(A, ATYPE, AFIELD)                                                \
     case SK_FFI__DIRECT(1, A, SK_FFI__RESULT_VOID):                                         \
         ((void (*)(void *, ATYPE))fn)(ctx, arg->AFIELD);                                    \
         return;                                                                             \
@@ -70,14 +71,14 @@ int sk_ffi__direct_shape(sk_ffi_type result, const sk_ffi_type *args, size_t cou
 
 void sk_ffi__call_direct(int shape, void (*fn)(void), void *ctx, const sk_ffi_slot *arg, sk_ffi_slot *result) {
     switch (shape) {
-    SK_FFI__CASE_VOID(SK_FFI__ARG_I64, int64_t, i64)
-    SK_FFI__CASE_VOID(SK_FFI__ARG_F64, double, real)
-    SK_FFI__CASE_CTX(SK_FFI__ARG_I64, int64_t, i64, SK_FFI__RESULT_BOOL, bool, SK_FFI__STORE_BOOL)
-    SK_FFI__CASE_CTX(SK_FFI__ARG_F64, double, real, SK_FFI__RESULT_BOOL, bool, SK_FFI__STORE_BOOL)
-    SK_FFI__CASE_CTX(SK_FFI__ARG_I64, int64_t, i64, SK_FFI__RESULT_I64, int64_t, SK_FFI__STORE_I64)
-    SK_FFI__CASE_CTX(SK_FFI__ARG_F64, double, real, SK_FFI__RESULT_I64, int64_t, SK_FFI__STORE_I64)
-    SK_FFI__CASE_CTX(SK_FFI__ARG_I64, int64_t, i64, SK_FFI__RESULT_F64, double, SK_FFI__STORE_F64)
-    SK_FFI__CASE_CTX(SK_FFI__ARG_F64, double, real, SK_FFI__RESULT_F64, double, SK_FFI__STORE_F64)
+    SK_FFI__CASES_VOID(SK_FFI__ARG_I64, int64_t, i64)
+    SK_FFI__CASES_VOID(SK_FFI__ARG_F64, double, real)
+    SK_FFI__CASES_VALUE(SK_FFI__ARG_I64, int64_t, i64, SK_FFI__RESULT_BOOL, bool, SK_FFI__STORE_BOOL)
+    SK_FFI__CASES_VALUE(SK_FFI__ARG_F64, double, real, SK_FFI__RESULT_BOOL, bool, SK_FFI__STORE_BOOL)
+    SK_FFI__CASES_VALUE(SK_FFI__ARG_I64, int64_t, i64, SK_FFI__RESULT_I64, int64_t, SK_FFI__STORE_I64)
+    SK_FFI__CASES_VALUE(SK_FFI__ARG_F64, double, real, SK_FFI__RESULT_I64, int64_t, SK_FFI__STORE_I64)
+    SK_FFI__CASES_VALUE(SK_FFI__ARG_I64, int64_t, i64, SK_FFI__RESULT_F64, double, SK_FFI__STORE_F64)
+    SK_FFI__CASES_VALUE(SK_FFI__ARG_F64, double, real, SK_FFI__RESULT_F64, double, SK_FFI__STORE_F64)
     default:
         return; /* not a direct shape: the caller checked */
     }
