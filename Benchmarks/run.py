@@ -5,6 +5,7 @@ bench-check`). Every program prints JSON lines; see Benchmarks/README.md.
 
   run.py bench --reps N --out DIR --stage LIBDIR --swift PATH [--divide N]
   run.py check --out DIR --stage LIBDIR --alloc-check PATH
+                (needs valgrind: NP's instructions per value are counted by callgrind)
 """
 import argparse
 import datetime
@@ -176,6 +177,9 @@ def bench(args):
             seq.append("%s %s ns/event (%s x the %s column's)" % (workload, fmt(a), fmt(ratio(a, b), 2), workload))
     if seq:
         out.append("OpenCombine with (0..<n).publisher as the source (its map and filter are eager; README): " + ", ".join(seq))
+    if ns("ffi", "NP") is not None:
+        out.append("NP, issue 15's native pipeline (pipe -> typed map \"i64(i64)\" -> distinct -> take -> last; README): "
+                   "%s ns/value, %s allocations/value" % (fmt(ns("ffi", "NP")), fmt(by[("ffi", "NP")]["allocs_per_unit"], 3)))
     out.append("W6 bytes/sub (live malloc bytes; glibc heap in use; RSS): " + "; ".join(
         "%s %s, %s, %s" % (impl, fmt(r["live_bytes_per_unit"]), fmt(r["heap_bytes_per_unit"]), fmt(r["rss_bytes_per_unit"]))
         for impl, r in w6.items() if r))
@@ -289,9 +293,36 @@ CPP_WORKLOADS = {"W1", "W2", "W3"}
 SINK_CALLS_PER_UNIT = {"W1": 0.5, "W3": 1.0, "W7": 1.0}
 
 
+def callgrind_instructions(command, env):
+    """The instructions `command` runs under callgrind (its "Collected" total)."""
+    print("+ valgrind --tool=callgrind " + " ".join(command), file=sys.stderr, flush=True)
+    result = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + command,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        sys.exit("FAILED: callgrind of %s exited with %d:\n%s" % (command[0], result.returncode, result.stderr))
+    for line in result.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1].strip())
+    sys.exit("FAILED: no instruction count from callgrind of %s" % command[0])
+
+
+def ffi_checks(args):
+    """NP (bench_ffi): allocations per value, and instructions per value under
+    callgrind (20,000 against 10,000 puts: the difference is the puts alone,
+    exact and independent of the machine's load)."""
+    program = os.path.join(args.out, "bench_ffi")
+    env = staged_env(args.stage)
+    records = run_lines([program, "--check"], env)
+    small = callgrind_instructions([program, "--np-only", "10000"], env)
+    large = callgrind_instructions([program, "--np-only", "20000"], env)
+    records.append({"check": "ffi.np.instructions_per_value", "value": (large - small) / 10000})
+    return records
+
+
 def check(args):
     records = run_lines([args.alloc_check])
     records += run_lines([os.path.join(args.out, "bench_capi"), "--check"], staged_env(args.stage))
+    records += ffi_checks(args)
     with open(THRESHOLDS) as f:
         thresholds = json.load(f)["max"]
     failed = 0

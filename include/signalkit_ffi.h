@@ -8,7 +8,10 @@
  * function together with a *signature* that describes its return and
  * argument types ("void(ctx,i64)", "bool(f64)", ...). The library converts
  * values to and from those types, checking every conversion, and calls the
- * function through libffi. It also makes real C function pointers
+ * function through libffi (or, for the common shapes of an optional ctx, one
+ * i64 or f64 argument and a void, bool, i64 or f64 result, directly through
+ * a function pointer of that type: the same call, without libffi's cost).
+ * It also makes real C function pointers
  * (trampolines) that feed a subscriber or a pipe, for producers that accept a
  * bare function pointer without a user-data argument.
  *

@@ -77,6 +77,13 @@ static void sum_i64(void *ctx, int64_t n) {
     *sum = wrapping_add(*sum, n);
 }
 
+/* NP's sink: a plain sk_value observer (the pipeline's end, as the Python
+ * package's subscriber sees it, once). */
+static void np_sum_next(void *ctx, const sk_value *value) {
+    int64_t *sum = ctx;
+    *sum = wrapping_add(*sum, int_of(value));
+}
+
 /* Subscribes `fn(ctx, value)` through a typed subscription. */
 static void start_sink(sk_disposable **out, sk_signal *signal, void (*fn)(void *, int64_t), void *ctx) {
     sk_ffi_observer observer = { sink_signature, (sk_ffi_fn)fn, NULL, NULL, NULL, NULL, ctx, NULL };
@@ -543,6 +550,54 @@ static int64_t w7(int64_t n, bench_probe *p) {
     return state.sum;
 }
 
+#ifdef BENCH_FFI
+/* The "i64(i64)" signature of NP's map (parsed in main). */
+static sk_ffi_signature *np_signature;
+
+/* NP's native function: a plain C function of the signature "i64(i64)", as
+ * the Python package passes libc's labs through ctypes. */
+static int64_t np_abs(int64_t n) {
+    return n < 0 ? -n : n;
+}
+
+/* NP, the native pipeline of issue 15 (the Python package's "native stages"
+ * benchmark, without Python): one pipe -> the typed map "i64(i64)" (np_abs)
+ * -> distinct-until-changed -> take(n) -> last -> a summing sink. The puts
+ * (+-i, every value distinct after the map) are timed; take's n-th value
+ * completes the chain and last delivers n - 1. */
+static int64_t np(int64_t n, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipe;
+    sk_signal *source, *mapped, *distinct, *taken, *last;
+    sk_disposable *subscription;
+    sk_value value;
+    sk_observer observer = { NULL, NULL, NULL, &sum, NULL };
+    observer.next = np_sum_next;
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&source, pipe));
+    CHECK(sk_ffi_signal_map(&mapped, source, np_signature, (sk_ffi_fn)np_abs, NULL, NULL));
+    CHECK(sk_signal_distinct_until_changed(&distinct, mapped));
+    CHECK(sk_signal_take(&taken, distinct, (size_t)n));
+    CHECK(sk_signal_last(&last, taken));
+    CHECK(sk_signal_start(&subscription, last, &observer));
+    probe_begin(p);
+    for (i = 0; i < n; i++) {
+        sk_value_set_int64(&value, i % 2 == 0 ? i : -i);
+        CHECK(sk_pipe_put(pipe, &value));
+    }
+    probe_end(p);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(last);
+    sk_signal_release(taken);
+    sk_signal_release(distinct);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    return sum;
+}
+#endif
+
 /* ---- driver ---- */
 
 /* The sizes of Benchmarks/README.md (BenchKit's Sizes.standard); `--divide N`
@@ -550,7 +605,7 @@ static int64_t w7(int64_t n, bench_probe *p) {
  * small pipe excepted; W9's puts stay even), for profiling under callgrind. */
 static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000,
                W4_EVENTS = 1000000, W5_PUTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000,
-               W8_SMALL_ROUNDS = 1000, W8_LARGE = 1000000, W9_PUTS = 1000000;
+               W8_SMALL_ROUNDS = 1000, W8_LARGE = 1000000, W9_PUTS = 1000000, NP_VALUES = 1000000;
 #ifndef BENCH_FFI
 static const int64_t W8_SMALL = 1000, W9_SINKS = 10;
 #endif
@@ -571,6 +626,7 @@ static void divide_sizes(int64_t d) {
     W8_SMALL_ROUNDS = at_least(W8_SMALL_ROUNDS / d, 1);
     W8_LARGE = at_least(W8_LARGE / d, 1);
     W9_PUTS = at_least(W9_PUTS / d / 2 * 2, 2);
+    NP_VALUES = at_least(NP_VALUES / d, 1);
 }
 
 /* Whether workload `id` was selected (`--workloads W1,W3`; all by default):
@@ -614,7 +670,6 @@ static void size_label(char *out, size_t size, int64_t n) {
         }                                                                    \
     } while (0)
 
-#ifndef BENCH_FFI
 /* The check mode: differences between two sizes (see AllocCheck). */
 static void check_line(const char *name, double value) {
     printf("{\"check\":\"%s\",\"value\":%.4f}\n", name, value);
@@ -623,6 +678,23 @@ static void check_line(const char *name, double value) {
 static int64_t allocs_of(const bench_probe *p) {
     return (int64_t)(p->sample.mallocs + p->sample.reallocs);
 }
+
+#ifdef BENCH_FFI
+/* bench_ffi --np-only N: NP alone, once (0: the usual run). */
+static int64_t np_only;
+
+/* bench_ffi --check: NP's allocations per value (20,000 against 10,000
+ * puts). Its instructions per value are counted by run.py under callgrind
+ * (bench_ffi --np-only). */
+static void run_ffi_checks(void) {
+    bench_probe a, b;
+    bench_expect("ffi", "NP", np(100, &a), 99);
+    bench_expect("ffi", "NP", np(10000, &a), 9999);
+    bench_expect("ffi", "NP", np(20000, &b), 19999);
+    check_line("ffi.np.allocs_per_value", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+    fflush(stdout);
+}
+#else
 
 static void run_checks(void) {
     bench_probe a, b, c;
@@ -694,13 +766,27 @@ int main(int argc, char **argv) {
             divide_sizes(atoi(argv[i + 1]));
         } else if (strcmp(argv[i], "--workloads") == 0) {
             selected_workloads = argv[i + 1];
+#ifdef BENCH_FFI
+        } else if (strcmp(argv[i], "--np-only") == 0) {
+            np_only = atoll(argv[i + 1]);
+#endif
         }
     }
 #ifdef BENCH_FFI
     CHECK(sk_ffi_signature_parse(&sink_signature, "void(ctx,i64)"));
-    RUN("W1", "event", W1_EVENTS, 0, expected_w1(W1_EVENTS), w1(W1_EVENTS, &probe_));
-    RUN("W3", "delivery", (int64_t)W3_SINKS * W3_PUTS, 0, W3_SINKS * sum_below(W3_PUTS), w3(W3_SINKS, W3_PUTS, &probe_));
-    RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));
+    CHECK(sk_ffi_signature_parse(&np_signature, "i64(i64)"));
+    if (bench_has_flag(argc, argv, "--check")) {
+        run_ffi_checks();
+    } else if (np_only > 0) {
+        /* One run of NP alone, for instruction counts (run.py check). */
+        bench_expect("ffi", "NP", np(np_only, &probe_), np_only - 1);
+    } else {
+        RUN("W1", "event", W1_EVENTS, 0, expected_w1(W1_EVENTS), w1(W1_EVENTS, &probe_));
+        RUN("W3", "delivery", (int64_t)W3_SINKS * W3_PUTS, 0, W3_SINKS * sum_below(W3_PUTS), w3(W3_SINKS, W3_PUTS, &probe_));
+        RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));
+        RUN("NP", "value", NP_VALUES, 0, NP_VALUES - 1, np(NP_VALUES, &probe_));
+    }
+    sk_ffi_signature_release(np_signature);
     sk_ffi_signature_release(sink_signature);
     if (sk_ffi_live_objects() != 0) {
         fprintf(stderr, "ffi objects left: %ld\n", sk_ffi_live_objects());

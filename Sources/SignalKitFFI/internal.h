@@ -58,7 +58,9 @@ struct sk_ffi_signature {
     sk_ffi_type args[SK_FFI_MAX_ARGS];
     ffi_type *ffi_args[SK_FFI_MAX_ARGS];
     ffi_cif cif;
+    int direct; /* a shape of sk_ffi__direct_shape(), or 0: called through libffi */
 };
+
 
 /* True for a live signature of this library (NULL: false). */
 static inline int sk_ffi__is_signature(const sk_ffi_signature *signature) {
@@ -82,6 +84,25 @@ typedef union sk_ffi_slot {
     void *pointer;
     const sk_value *value;
 } sk_ffi_slot;
+
+/* direct.c --------------------------------------------------------------- */
+
+/* The shapes a callback is called in directly, through a C function pointer
+ * of its exact type, instead of through ffi_call: an optional leading ctx,
+ * one value argument of type i64 or f64, a result of type void, bool, i64 or
+ * f64 (the signatures a map, a filter or a typed next of numbers has). The
+ * shape is computed once, when the signature is made: 0 for any other
+ * signature, else SK_FFI__DIRECT(ctx, argument, result). */
+enum { SK_FFI__ARG_I64 = 1, SK_FFI__ARG_F64 = 2 };
+enum { SK_FFI__RESULT_VOID = 1, SK_FFI__RESULT_BOOL = 2, SK_FFI__RESULT_I64 = 3, SK_FFI__RESULT_F64 = 4 };
+#define SK_FFI__DIRECT(ctx, argument, result) (1 | ((ctx) << 1) | ((argument) << 2) | ((result) << 4))
+
+int sk_ffi__direct_shape(sk_ffi_type result, const sk_ffi_type *args, size_t count);
+
+/* Calls `fn` in its direct `shape` with `ctx` and the converted value
+ * argument `arg`, writing the result into `result` as ffi_call writes it
+ * (a bool widened to ffi_arg). */
+void sk_ffi__call_direct(int shape, void (*fn)(void), void *ctx, const sk_ffi_slot *arg, sk_ffi_slot *result);
 
 /* Converts `value` (borrowed) to the native `type` into `*slot`. Returns 0,
  * or -1 with a description ("int64 5000000000 out of range") in `why`. The

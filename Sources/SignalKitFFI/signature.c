@@ -65,6 +65,7 @@ static int sk_ffi__make(sk_ffi_signature **out, sk_ffi_type result, const sk_ffi
         free(signature);
         return sk_ffi__fail(SK_ERR_UNSUPPORTED, "%s: libffi cannot prepare this call interface", where);
     }
+    signature->direct = sk_ffi__direct_shape(result, args, count);
     sk_ffi__live_add();
     *out = signature;
     return SK_OK;

@@ -88,7 +88,12 @@ static int sk_ffi__call(sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, co
     }
     memset(result, 0, sizeof *result);
     sk_ffi__frame_push(frame);
-    ffi_call(&signature->cif, fn, result, avalues);
+    if (signature->direct != 0) {
+        /* One value argument, after the ctx if there is one (direct.c). */
+        sk_ffi__call_direct(signature->direct, fn, ctx, &slots[signature->count - 1], result);
+    } else {
+        ffi_call(&signature->cif, fn, result, avalues);
+    }
     sk_ffi__frame_pop(frame);
     return 0;
 }

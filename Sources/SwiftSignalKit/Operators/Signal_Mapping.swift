@@ -96,27 +96,37 @@ public func castError<T, E>(_ type: E.Type) -> (Signal<T, NoError>) -> Signal<T,
 }
 
 /// Drops a value equal to the one delivered just before it.
+///
+/// Inlinable, so that it is specialized for the caller's value type (run
+/// unspecialized, generic code looks up type metadata on every value).
+@inlinable
 public func distinctUntilChanged<T: Equatable, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
     return signal |> distinctUntilChanged(isEqual: { $0 == $1 })
 }
 
 /// Drops a value that `isEqual` says equals the last value delivered.
 /// `isEqual` is called outside any lock.
+///
+/// Fused, as `filter`: a filter with a state per subscription (the last
+/// value delivered, made when the subscription starts), so it adds no
+/// subscriber of its own to a chain. Inlinable, as `distinctUntilChanged(_:)`.
+@inlinable
 public func distinctUntilChanged<T, E>(isEqual: @escaping (T, T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E> { subscriber in
-            let previous = Atomic<T?>(value: nil)
-            return signal.start(downstream: subscriber, next: { next in
-                if let last = previous.with({ $0 }), isEqual(last, next) {
-                    return
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            return signal.startFusing({ liveness in
+                let next = makeNext(liveness)
+                let previous = Atomic<T?>(value: nil)
+                return { value in
+                    if let last = previous.with({ $0 }), isEqual(last, value) {
+                        return
+                    }
+                    previous.swap(value)
+                    if !liveness.isTerminated {
+                        next?(value)
+                    }
                 }
-                previous.swap(next)
-                subscriber.putNext(next)
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
-        }
+            }, error: error, completed: completed)
+        })
     }
 }

@@ -2,9 +2,13 @@ import Synchronization
 
 /// The per-subscription counters of `take(_:)`: how many values were admitted
 /// and how many of the admitted ones have been delivered.
-private final class SignalTakeCounters: Sendable {
-    let admitted = Synchronization.Atomic<Int>(0)
-    let delivered = Synchronization.Atomic<Int>(0)
+@usableFromInline
+final class _SignalTakeCounters: Sendable {
+    @usableFromInline let admitted = Synchronization.Atomic<Int>(0)
+    @usableFromInline let delivered = Synchronization.Atomic<Int>(0)
+
+    @inlinable
+    init() {}
 }
 
 /// Passes the first `count` values, then completes right after delivering the
@@ -19,10 +23,14 @@ private final class SignalTakeCounters: Sendable {
 /// When the upstream emits from several threads at once, exactly `count`
 /// values are admitted, and the completion is delivered only after every
 /// admitted value has been delivered.
+///
+/// Inlinable, so that it is specialized for the caller's value type (run
+/// unspecialized, generic code looks up type metadata on every value).
+@inlinable
 public func take<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
-            let counters = SignalTakeCounters()
+            let counters = _SignalTakeCounters()
             return signal.startFusing({ upstream in
                 upstream.linkDownstream(subscriber)
                 return { next in
@@ -126,6 +134,9 @@ public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E
 /// Emits nothing while the upstream runs; when it completes, emits the last
 /// value it produced (nil if it produced none), then completes. An error
 /// passes through without a value.
+///
+/// Inlinable, as `take(_:)`.
+@inlinable
 public func last<T, E>(signal: Signal<T, E>) -> Signal<T?, E> {
     return Signal<T?, E> { subscriber in
         let value = Atomic<T?>(value: nil)

@@ -30,8 +30,9 @@ public func |> <T, U>(value: T, function: ((T) -> U)) -> U {
 /// Nothing runs until `start`: each call runs the generator anew with a fresh
 /// `Subscriber` and returns a `Disposable` that cancels that subscription.
 /// (The library's own sources — pipes, promises, `single` and the other
-/// constant signals — and its stateless operators `map`, `filter` and
-/// `castError` are started without a `Subscriber` of their own, delivering
+/// constant signals — and its synchronous operators `map`, `filter`,
+/// `castError` and `distinctUntilChanged` are started without a `Subscriber`
+/// of their own, delivering
 /// the same events: see `_SubscriberLiveness`.)
 ///
 /// Thread-safety: a `Signal` is immutable; it may be started from any thread,
@@ -49,8 +50,8 @@ public final class Signal<T, E>: @unchecked Sendable {
 
     /// The generator given to `init(_:)`; nil for a fused signal.
     @usableFromInline let generatorFunction: ((Subscriber<T, E>) -> any Disposable)?
-    /// Set by the synchronous, stateless operators (`map`, `filter`,
-    /// `castError`), the broadcasters' signals and the constant signals
+    /// Set by the synchronous operators (`map`, `filter`, `castError`,
+    /// `distinctUntilChanged`), the broadcasters' signals and the constant signals
     /// (`single`, `complete`, `fail`, `never`): how to start this signal
     /// without a `Subscriber`.
     @usableFromInline let fused: FusedStart?

@@ -19,7 +19,10 @@ public enum AtomicLockError: Error {
 /// is not recursive) and should be short.
 public final class Atomic<T>: @unchecked Sendable {
     @usableFromInline let mutex = _Mutex()
-    @usableFromInline var value: T
+    /// Read and written only with `mutex` held, so the runtime's dynamic
+    /// exclusivity check (a call per access in a client module that inlines
+    /// these methods) has nothing to find.
+    @exclusivity(unchecked) @usableFromInline var value: T
 
     /// Makes an atomic holding `value`.
     public init(value: T) {
