@@ -53,7 +53,7 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
         return output(out, CSignal { subscriber in
             let arrays = SKArrayReuse()
             return combined.start(next: { pair in
-                let array = arrays.take(count: 2) { $0 == 0 ? pair.0 : pair.1 }
+                let array = arrays.take(pair.0, pair.1)
                 emit(SKValue(object: array, kind: SK_KIND_ARRAY), to: subscriber)
                 arrays.giveBack(array)
             }, error: { error in
