@@ -20,8 +20,10 @@ public func sk_signal_filter(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sig
 // liveness checks): the C function is called from the composed value
 // callback itself, with no Swift closure between, and a primitive result is
 // passed on as a value without object (nothing to release afterwards). The
-// function and its context are captured as they are; `callback` keeps the
-// context's release until the signal is gone.
+// composed callback captures `callback` alone (which keeps the context's
+// release until the signal is gone) and reads the function and its context
+// from it on every value: capturing those two as well made every
+// subscription's callback context 16 bytes larger (C W6 197 -> 213 bytes).
 //
 // Generic over the value type, though only ever used with `SKValue` (the
 // casts below are no-ops then, and checked otherwise): a stage's composed
@@ -34,16 +36,12 @@ public func sk_signal_filter(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sig
 @inline(__always)
 private func fusedMap<T>(_ signal: Signal<T, SKValue>, _ callback: SKFunction<sk_map_fn>) -> Signal<T, SKValue> {
     precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
-    let function = callback.function
-    let context = callback.ctx
     return Signal<T, SKValue>(fused: { makeNext, error, completed in
         return signal.startFusing({ liveness in
             let next = makeNext(liveness)
             return { value in
                 var result = sk_value()
-                withExtendedLifetime(callback) {
-                    unsafeBitCast(value, to: SKValue.self).withC { function(context, $0, &result) }
-                }
+                unsafeBitCast(value, to: SKValue.self).withC { callback.function(callback.ctx, $0, &result) }
                 if result.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
                     // Primitive (the common case): a value without object.
                     if !liveness.isTerminated {
@@ -64,15 +62,11 @@ private func fusedMap<T>(_ signal: Signal<T, SKValue>, _ callback: SKFunction<sk
 @inline(__always)
 private func fusedFilter<T>(_ signal: Signal<T, SKValue>, _ callback: SKFunction<sk_predicate_fn>) -> Signal<T, SKValue> {
     precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
-    let function = callback.function
-    let context = callback.ctx
     return Signal<T, SKValue>(fused: { makeNext, error, completed in
         return signal.startFusing({ liveness in
             let next = makeNext(liveness)
             return { value in
-                let passes = withExtendedLifetime(callback) {
-                    unsafeBitCast(value, to: SKValue.self).withC { function(context, $0) }
-                }
+                let passes = unsafeBitCast(value, to: SKValue.self).withC { callback.function(callback.ctx, $0) }
                 if passes && !liveness.isTerminated {
                     next?(value)
                 }
