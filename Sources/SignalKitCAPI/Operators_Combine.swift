@@ -55,22 +55,42 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
     // typed pair, which keeps no array of its own.
     if inputs.count == 2 {
         let combined = combineLatest(queue: deliveryQueue, inputs[0].signal, inputs[1].signal)
-        return output(out, CSignal(fused: { makeNext, error, completed in
-            let arrays = SKArrayReuse()
-            return combined.startFusing({ liveness in
-                guard let next = makeNext(liveness) else {
-                    return nil
-                }
-                return { pair in
-                    let array = arrays.take(pair.0, pair.1)
-                    lend(array, to: next)
-                    arrays.giveBack(array)
-                }
-            }, error: error, completed: completed)
-        }), depth: depth)
+        return output(out, fusedCombination(combined), depth: depth)
     }
     let combined = combineLatest(queue: deliveryQueue, inputs.map { $0.signal })
-    return output(out, CSignal(fused: { makeNext, error, completed in
+    return output(out, fusedCombination(combined), depth: depth)
+}
+
+// The fused stages over the core's combinations, generic over the value
+// type they emit, though only ever used with `SKValue` (the cast is a no-op
+// then, and checked otherwise), so that the downstream's callback is called
+// as the generic `Signal` holds it, with no reabstraction thunk between (see
+// `fusedMap`).
+
+/// The stage over the core's pair (two signals).
+@inline(__always)
+private func fusedCombination<R>(_ combined: Signal<(SKValue, SKValue), SKValue>) -> Signal<R, SKValue> {
+    precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
+    return Signal<R, SKValue>(fused: { makeNext, error, completed in
+        let arrays = SKArrayReuse()
+        return combined.startFusing({ liveness in
+            guard let next = makeNext(liveness) else {
+                return nil
+            }
+            return { pair in
+                let array = arrays.take(pair.0, pair.1)
+                lend(array, to: next)
+                arrays.giveBack(array)
+            }
+        }, error: error, completed: completed)
+    })
+}
+
+/// The stage over the core's array of values (any other number of signals).
+@inline(__always)
+private func fusedCombination<R>(_ combined: Signal<[SKValue], SKValue>) -> Signal<R, SKValue> {
+    precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
+    return Signal<R, SKValue>(fused: { makeNext, error, completed in
         let arrays = SKArrayReuse()
         return combined.startFusing({ liveness in
             guard let next = makeNext(liveness) else {
@@ -82,14 +102,14 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
                 arrays.giveBack(array)
             }
         }, error: error, completed: completed)
-    }), depth: depth)
+    })
 }
 
 /// Calls `next` with `array` as a value, and lets that value go before
 /// returning (so that the caller sees whether anything else kept the array).
 @inline(never)
-private func lend(_ array: SKArray, to next: (SKValue) -> Void) {
-    next(SKValue(object: array, kind: SK_KIND_ARRAY))
+private func lend<R>(_ array: SKArray, to next: (R) -> Void) {
+    next(unsafeBitCast(SKValue(object: array, kind: SK_KIND_ARRAY), to: R.self))
 }
 
 @c @implementation
