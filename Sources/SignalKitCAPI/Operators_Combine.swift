@@ -44,45 +44,72 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
     if depthStatus != SKOK {
         return depthStatus
     }
+    // A fused stage over the core's combination (`Signal.init(fused:)`, as
+    // the core's `map`): no subscriber of the C layer's own between the
+    // combination and the downstream; the combination's subscriber is the
+    // one the downstream's fused stages check (its liveness is passed on).
     // Each subscription emits its arrays through an `SKArrayReuse` of its
-    // own: an array that nothing kept once its emission returned is refilled
-    // for a later one. Two signals (the common case) are combined by the
-    // core's typed pair, which keeps no array of its own.
+    // own: the array is lent to the downstream for the call, and one that
+    // nothing kept once the call returned is refilled for a later
+    // emission. Two signals (the common case) are combined by the core's
+    // typed pair, which keeps no array of its own.
     if inputs.count == 2 {
         let combined = combineLatest(queue: deliveryQueue, inputs[0].signal, inputs[1].signal)
-        return output(out, CSignal { subscriber in
-            let arrays = SKArrayReuse()
-            return combined.start(next: { pair in
-                let array = arrays.take(count: 2) { $0 == 0 ? pair.0 : pair.1 }
-                emit(SKValue(object: array, kind: SK_KIND_ARRAY), to: subscriber)
-                arrays.giveBack(array)
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
-        }, depth: depth)
+        return output(out, fusedCombination(combined), depth: depth)
     }
     let combined = combineLatest(queue: deliveryQueue, inputs.map { $0.signal })
-    return output(out, CSignal { subscriber in
-        let arrays = SKArrayReuse()
-        return combined.start(next: { values in
-            let array = arrays.take(count: values.count) { values[$0] }
-            emit(SKValue(object: array, kind: SK_KIND_ARRAY), to: subscriber)
-            arrays.giveBack(array)
-        }, error: { error in
-            subscriber.putError(error)
-        }, completed: {
-            subscriber.putCompletion()
-        })
-    }, depth: depth)
+    return output(out, fusedCombination(combined), depth: depth)
 }
 
-/// Emits `value` and lets it go before returning (so that the caller sees
-/// whether anything else kept it).
+// The fused stages over the core's combinations, generic over the value
+// type they emit, though only ever used with `SKValue` (the cast is a no-op
+// then, and checked otherwise), so that the downstream's callback is called
+// as the generic `Signal` holds it, with no reabstraction thunk between (see
+// `fusedMap`).
+
+/// The stage over the core's pair (two signals).
+@inline(__always)
+private func fusedCombination<R>(_ combined: Signal<(SKValue, SKValue), SKValue>) -> Signal<R, SKValue> {
+    precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
+    return Signal<R, SKValue>(fused: { makeNext, error, completed in
+        let arrays = SKArrayReuse()
+        return combined.startFusing({ liveness in
+            guard let next = makeNext(liveness) else {
+                return nil
+            }
+            return { pair in
+                let array = arrays.take(pair.0, pair.1)
+                lend(array, to: next)
+                arrays.giveBack(array)
+            }
+        }, error: error, completed: completed)
+    })
+}
+
+/// The stage over the core's array of values (any other number of signals).
+@inline(__always)
+private func fusedCombination<R>(_ combined: Signal<[SKValue], SKValue>) -> Signal<R, SKValue> {
+    precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
+    return Signal<R, SKValue>(fused: { makeNext, error, completed in
+        let arrays = SKArrayReuse()
+        return combined.startFusing({ liveness in
+            guard let next = makeNext(liveness) else {
+                return nil
+            }
+            return { values in
+                let array = arrays.take(count: values.count) { values[$0] }
+                lend(array, to: next)
+                arrays.giveBack(array)
+            }
+        }, error: error, completed: completed)
+    })
+}
+
+/// Calls `next` with `array` as a value, and lets that value go before
+/// returning (so that the caller sees whether anything else kept the array).
 @inline(never)
-private func emit(_ value: consuming SKValue, to subscriber: Subscriber<SKValue, SKValue>) {
-    subscriber.putNext(value)
+private func lend<R>(_ array: SKArray, to next: (R) -> Void) {
+    next(unsafeBitCast(SKValue(object: array, kind: SK_KIND_ARRAY), to: R.self))
 }
 
 @c @implementation

@@ -7,7 +7,7 @@ final class SKPipe: SKObject {
 
     init(replay: Bool) {
         self.pipe = ValuePipe<SKValue>(replay: replay)
-        super.init()
+        super.init(fastKind: .pipe)
     }
 }
 
@@ -26,16 +26,23 @@ public func sk_pipe_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ repla
 
 @c @implementation
 public func sk_pipe_put(_ pipe: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
-    if withPrimitiveFastPath(pipe, value, as: SKPipe.self, { handle, value in
+    if withPrimitiveFastPath(pipe, value, as: SKPipe.self, .pipe, { handle, value in
         handle.pipe.putNext(value)
     }) {
         return SKOK
     }
-    let (handle, status) = borrowPipe(pipe)
+    return putChecked(pipe, value)
+}
+
+/// sk_pipe_put's checked path, out of line so that the fast path saves no
+/// registers for it.
+@inline(never)
+private func putChecked(_ pipe: OpaquePointer?, _ value: UnsafePointer<sk_value>?, function: StaticString = #function) -> Int32 {
+    let (handle, status) = borrowPipe(pipe, function: function)
     guard let handle else {
         return status
     }
-    let (borrowed, valueStatus) = borrowValue("value", value)
+    let (borrowed, valueStatus) = borrowValue("value", value, function: function)
     guard let borrowed else {
         return valueStatus
     }

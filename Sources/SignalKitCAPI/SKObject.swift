@@ -15,10 +15,26 @@ class SKObject {
     /// Whether the object is in the handle registry (created while handle
     /// checking was on).
     private let registered: Bool
+    /// Which of the final classes the per-event fast paths take the object
+    /// is (`withPrimitiveFastPath`, `withFastArray`): they read this byte
+    /// instead of comparing the class, which calls the class's metadata
+    /// accessor (a call that made those paths save every register). Fits
+    /// beside the two flags above.
+    final let fastKind: FastKind
 
-    init(counted: Bool = true) {
+    /// The classes the per-event fast paths recognize (each final), and
+    /// `other` for every other object.
+    enum FastKind: UInt8 {
+        case other
+        case array
+        case subscriber
+        case pipe
+    }
+
+    init(counted: Bool = true, fastKind: FastKind = .other) {
         HandleRegistry.applyEnvironment()
         self.counted = counted
+        self.fastKind = fastKind
         self.registered = HandleRegistry.isEnabled
         if counted {
             liveObjectCount.wrappingAdd(1, ordering: .relaxed)
@@ -128,17 +144,18 @@ func borrowHandleChecked<H: SKObject>(_ name: String, _ handle: OpaquePointer?, 
 
 /// The per-event fast path of the functions that take a handle and a value
 /// (`sk_subscriber_put_next`, `sk_pipe_put`): with handle checking off, a
-/// handle of exactly class `H` and a primitive value, runs `body` with the
+/// handle of exactly class `H` (whose objects are of `fastKind`) and a
+/// primitive value, runs `body` with the
 /// object borrowed without a retain (the caller's reference keeps it alive
 /// for the call) and returns true. Returns false, having run nothing, in
 /// every other case: the caller then takes its checked path.
 @inline(__always)
-func withPrimitiveFastPath<H: SKObject>(_ handle: OpaquePointer?, _ value: UnsafePointer<sk_value>?, as type: H.Type, _ body: (H, SKValue) -> Void) -> Bool {
+func withPrimitiveFastPath<H: SKObject>(_ handle: OpaquePointer?, _ value: UnsafePointer<sk_value>?, as type: H.Type, _ fastKind: SKObject.FastKind, _ body: (H, SKValue) -> Void) -> Bool {
     guard let handle, let value, !HandleRegistry.isEnabled, value.pointee.kind.rawValue <= SK_KIND_DOUBLE.rawValue else {
         return false
     }
     return Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle))._withUnsafeGuaranteedRef { object -> Bool in
-        guard Swift.type(of: object) == H.self else {
+        guard object.fastKind == fastKind else {
             return false
         }
         body(unsafeDowncast(object, to: H.self), SKValue(primitive: value.pointee))

@@ -261,7 +261,7 @@ final class SKArray: SKObject {
         for (index, item) in items.enumerated() {
             (self.storage + index).initialize(to: item.raw)
         }
-        super.init()
+        super.init(fastKind: .array)
     }
 
     /// An array of the `count` items `item(index)` gives, in a buffer of its
@@ -279,6 +279,22 @@ final class SKArray: SKObject {
 
     deinit {
         self.storage.deallocate()
+    }
+
+    /// `refill` for an array of two items, the two-signal combination's:
+    /// no closure per item, one uniqueness check of the items' buffer (which
+    /// nothing but this array holds).
+    @inline(__always)
+    func refill(_ first: SKValue, _ second: SKValue) {
+        // Invariant: as `refill(count:_:)`.
+        precondition(self.items.count == 2, "an array refilled with another number of items")
+        self.storage[0] = first.raw
+        self.storage[1] = second.raw
+        self.items.withUnsafeMutableBufferPointer { items in
+            items[0] = first
+            items[1] = second
+        }
+        self.depth = first.kind == SK_KIND_ARRAY || second.kind == SK_KIND_ARRAY ? SKArray.depth(of: self.items) : 1
     }
 
     /// Replaces the items with the `count` items `item(index)` gives (as
@@ -339,6 +355,18 @@ final class SKArrayReuse: @unchecked Sendable {
             return array
         }
         return SKArray(count: count, item)
+    }
+
+    /// `take(count: 2)` with the items given.
+    @inline(__always)
+    func take(_ first: SKValue, _ second: SKValue) -> SKArray {
+        if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
+            // Nothing but the slot held it (see `giveBack`).
+            let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
+            array.refill(first, second)
+            return array
+        }
+        return SKArray([first, second])
     }
 
     /// Keeps `array` for a later `take` if its emission (which has returned)

@@ -7,7 +7,7 @@ final class SKSubscriber: SKObject {
 
     init(_ subscriber: Subscriber<SKValue, SKValue>) {
         self.subscriber = subscriber
-        super.init()
+        super.init(fastKind: .subscriber)
     }
 }
 
@@ -17,16 +17,23 @@ private func borrowSubscriber(_ handle: OpaquePointer?, function: StaticString =
 
 @c @implementation
 public func sk_subscriber_put_next(_ subscriber: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
-    if withPrimitiveFastPath(subscriber, value, as: SKSubscriber.self, { handle, value in
+    if withPrimitiveFastPath(subscriber, value, as: SKSubscriber.self, .subscriber, { handle, value in
         handle.subscriber.putNext(value)
     }) {
         return SKOK
     }
-    let (handle, status) = borrowSubscriber(subscriber)
+    return putNextChecked(subscriber, value)
+}
+
+/// sk_subscriber_put_next's checked path, out of line so that the fast path
+/// saves no registers for it.
+@inline(never)
+private func putNextChecked(_ subscriber: OpaquePointer?, _ value: UnsafePointer<sk_value>?, function: StaticString = #function) -> Int32 {
+    let (handle, status) = borrowSubscriber(subscriber, function: function)
     guard let handle else {
         return status
     }
-    let (borrowed, valueStatus) = borrowValue("value", value)
+    let (borrowed, valueStatus) = borrowValue("value", value, function: function)
     guard let borrowed else {
         return valueStatus
     }

@@ -250,8 +250,8 @@ public func sk_value_get_bytes(_ value: UnsafePointer<sk_value>?, _ out: UnsafeM
 }
 
 /// The fast path of the array accessors: with handle checking off, runs
-/// `body` with the array of a value of kind array whose object is one (an
-/// exact class match: one load and a compare, where `validate` casts
+/// `body` with the array of a value of kind array whose object is one (its
+/// `fastKind`: one load and a test, where `validate` casts
 /// dynamically), borrowed without a retain (the caller's value keeps it
 /// alive), and returns what `body` returns; false, having run nothing, in
 /// every other case: the caller then takes its checked path, which reports.
@@ -261,7 +261,9 @@ private func withFastArray(_ value: UnsafePointer<sk_value>?, _ body: (SKArray) 
         return false
     }
     return Unmanaged<SKObject>.fromOpaque(pointer)._withUnsafeGuaranteedRef { object -> Bool in
-        guard Swift.type(of: object) == SKArray.self else {
+        // A stored flag, not the class: comparing the class calls its
+        // metadata accessor, and the call made this path save every register.
+        guard object.fastKind == .array else {
             return false
         }
         return body(unsafeDowncast(object, to: SKArray.self))
@@ -290,14 +292,21 @@ public func sk_value_get_array_item(_ value: UnsafePointer<sk_value>?, _ index: 
     }) {
         return SKOK
     }
+    return arrayItemChecked(value, index, out)
+}
+
+/// sk_value_get_array_item's checked path, out of line so that the fast path
+/// saves no registers for it.
+@inline(never)
+private func arrayItemChecked(_ value: UnsafePointer<sk_value>?, _ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<sk_value>?>?, function: StaticString = #function) -> Int32 {
     var inRange = true
-    let status = access(value, out, SK_KIND_ARRAY) { value -> UnsafePointer<sk_value>? in
+    let status = access(value, out, SK_KIND_ARRAY, function: function) { value -> UnsafePointer<sk_value>? in
         let array = object(value, as: SKArray.self)
         inRange = index >= 0 && index < array.items.count
         return inRange ? UnsafePointer(array.storage + index) : nil
     }
     if status == SKOK && !inRange {
-        return fail(SK_ERR_INVALID_ARGUMENT, "index \(index) out of range 0..<\(object(value!, as: SKArray.self).items.count)")
+        return fail(SK_ERR_INVALID_ARGUMENT, "index \(index) out of range 0..<\(object(value!, as: SKArray.self).items.count)", function: function)
     }
     return status
 }

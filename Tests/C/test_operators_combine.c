@@ -271,6 +271,65 @@ Test(operators_combine, combine_latest_reused_arrays_of_strings, .timeout = SK_T
     expect_no_live_objects(0);
 }
 
+/* A stage after the combination (a C map) whose function disposes the
+ * subscription: the value it returns for that put reaches nobody, nothing
+ * is delivered afterwards, and every object goes away. The map checks the
+ * combination's subscription between its function and the observer, so the
+ * combination must hand it its own subscription's state. */
+typedef struct disposing_map {
+    sk_disposable *subscription; /* set once sk_signal_start returned */
+    int64_t dispose_at; /* the sum of the pair at which to dispose */
+    int calls;
+} disposing_map;
+
+static void sum_pair_disposing(void *ctx, const sk_value *value, sk_value *out) {
+    disposing_map *m = ctx;
+    int64_t pair[2];
+    cr_assert_geq(array_ints(value, pair, 2), 2);
+    m->calls++;
+    if (pair[0] + pair[1] == m->dispose_at) {
+        sk_disposable_dispose(m->subscription);
+    }
+    sk_value_set_int64(out, pair[0] + pair[1]);
+}
+
+Test(operators_combine, combine_latest_then_a_stage_that_disposes, .timeout = SK_TEST_TIMEOUT) {
+    for (size_t inputs_count = 2; inputs_count <= 3; inputs_count++) {
+        sk_pipe *pipes[3];
+        sk_signal *inputs[3], *combined = NULL, *summed = NULL;
+        for (size_t i = 0; i < inputs_count; i++) {
+            SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+            SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
+        }
+        /* Two inputs are combined as a pair, three as an array (the map sums
+         * the first two items; the third input is put 0 first). */
+        SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, inputs_count, NULL));
+        disposing_map m = { NULL, 23, 0 };
+        SK_OK_OR_FAIL(sk_signal_map(&summed, combined, sum_pair_disposing, &m, NULL));
+        recorder r;
+        m.subscription = recorder_start(&r, summed);
+        for (size_t i = 2; i < inputs_count; i++) {
+            pipe_put_int(pipes[i], 0);
+        }
+        pipe_put_int(pipes[0], 1);
+        pipe_put_int(pipes[1], 10); /* 11 */
+        pipe_put_int(pipes[0], 3);  /* 13 */
+        pipe_put_int(pipes[1], 20); /* 23: disposes in the map */
+        pipe_put_int(pipes[0], 5);  /* after dispose: not combined */
+        cr_assert_eq(m.calls, 3, "%zu inputs: the map ran %d times, expected 3", inputs_count, m.calls);
+        int64_t expected[] = { 11, 13 };
+        recorder_expect(&r, "nnr", expected, 2);
+        recorder_finish(&r, m.subscription);
+        sk_signal_release(summed);
+        sk_signal_release(combined);
+        for (size_t i = 0; i < inputs_count; i++) {
+            sk_signal_release(inputs[i]);
+            sk_pipe_release(pipes[i]);
+        }
+        expect_no_live_objects(0);
+    }
+}
+
 /* Two threads putting into the two inputs at once (no queue: the emissions
  * run concurrently): every callback reads a combination that does not change
  * while it reads it, each item from its own input, and (under TSan) nothing

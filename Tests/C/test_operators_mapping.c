@@ -3,6 +3,8 @@
  * callbacks, errors passing through, the callbacks' releases and argument
  * errors, with those of the other plain operators. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "support.h"
 
@@ -366,4 +368,88 @@ Test(operators_mapping, callback_release_waits_for_derived_signals, .timeout = S
     counted_destroy(&c);
     sk_signal_release(never);
     expect_no_live_objects(0);
+}
+
+/* A chain of maps and filters whose functions dispose the subscription at a
+ * given input (a primitive result, a string result, a filter): the value of
+ * that input reaches no later stage, nothing is delivered afterwards, and
+ * the string the map wrote is released all the same. */
+typedef struct disposing_stage {
+    sk_disposable *subscription; /* set once sk_signal_start returned */
+    int64_t dispose_at;
+    int calls;
+} disposing_stage;
+
+static void add_one_disposing(void *ctx, const sk_value *value, sk_value *out) {
+    disposing_stage *s = ctx;
+    s->calls++;
+    if (value_int(value) == s->dispose_at) {
+        sk_disposable_dispose(s->subscription);
+    }
+    sk_value_set_int64(out, value_int(value) + 1);
+}
+
+static void text_disposing(void *ctx, const sk_value *value, sk_value *out) {
+    disposing_stage *s = ctx;
+    s->calls++;
+    if (value_int(value) == s->dispose_at) {
+        sk_disposable_dispose(s->subscription);
+    }
+    char text[32];
+    snprintf(text, sizeof text, "v%lld", (long long)value_int(value));
+    SK_OK_OR_FAIL(sk_value_set_string(out, text));
+}
+
+static bool pass_disposing(void *ctx, const sk_value *value) {
+    disposing_stage *s = ctx;
+    s->calls++;
+    if (value_int(value) == s->dispose_at) {
+        sk_disposable_dispose(s->subscription);
+    }
+    return true;
+}
+
+static void back_to_int(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    int64_t n = 0;
+    if (sk_value_kind(value) == SK_KIND_STRING) {
+        const char *text = NULL;
+        SK_OK_OR_FAIL(sk_value_get_string(value, &text, NULL));
+        n = strtoll(text + 1, NULL, 10);
+    } else {
+        n = value_int(value);
+    }
+    sk_value_set_int64(out, n);
+}
+
+Test(operators_mapping, a_stage_that_disposes_ends_the_chain, .timeout = SK_TEST_TIMEOUT) {
+    for (int kind = 0; kind < 3; kind++) { /* 0: map to int, 1: map to string, 2: filter */
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL, *stage = NULL, *last = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        disposing_stage s = { NULL, 2, 0 };
+        if (kind == 0) {
+            SK_OK_OR_FAIL(sk_signal_map(&stage, source, add_one_disposing, &s, NULL));
+        } else if (kind == 1) {
+            SK_OK_OR_FAIL(sk_signal_map(&stage, source, text_disposing, &s, NULL));
+        } else {
+            SK_OK_OR_FAIL(sk_signal_filter(&stage, source, pass_disposing, &s, NULL));
+        }
+        SK_OK_OR_FAIL(sk_signal_map(&last, stage, back_to_int, NULL, NULL));
+        recorder r;
+        s.subscription = recorder_start(&r, last);
+        pipe_put_int(pipe, 1);
+        pipe_put_int(pipe, 2); /* disposes in the first stage */
+        pipe_put_int(pipe, 3);
+        cr_assert_eq(s.calls, 2, "stage %d ran %d times, expected 2", kind, s.calls);
+        int64_t expected = kind == 0 ? 2 : 1;
+        recorder_expect(&r, "nr", &expected, 1);
+        recorder_finish(&r, s.subscription);
+        sk_signal_release(last);
+        sk_signal_release(stage);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+        expect_no_live_objects(0);
+    }
 }

@@ -42,7 +42,10 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// Starts a fused signal (see `_SubscriberLiveness`): given the factory of the
     /// value callback, the error and the completion callbacks, subscribes the
     /// source with the operator's work composed into the value callback.
-    @usableFromInline typealias FusedStart = (
+    ///
+    /// `package`, as `init(fused:)` and `startFusing`: the C layer's stages
+    /// (SignalKitCAPI) fuse into a chain as the core's own operators do.
+    @usableFromInline package typealias FusedStart = (
         _ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?,
         _ error: ((E) -> Void)?,
         _ completed: (() -> Void)?
@@ -72,7 +75,7 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// A fused signal: `start` uses `fused`; `generator` (for a caller that
     /// hands the signal a subscriber of its own) forwards to it.
     @inlinable
-    init(fused: @escaping FusedStart) {
+    package init(fused: @escaping FusedStart) {
         self.generatorFunction = nil
         self.fused = fused
         self.thenParts = nil
@@ -153,7 +156,7 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// can tell when it has terminated). A fused signal passes the request on
     /// to its own source.
     @inlinable
-    func startFusing(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?) -> any Disposable {
+    package func startFusing(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?) -> any Disposable {
         if let fused = self.fused {
             return fused(makeNext, error, completed)
         }

@@ -15,8 +15,10 @@
 /// The reference is unretained: the composed callback that holds it is owned
 /// by that subscriber, which holds its disposable for its whole life (or by
 /// the broadcaster entry whose flags it reads, for a pipe or a promise).
+///
+/// `package`: the C layer's fused stages (SignalKitCAPI) receive it too.
 @usableFromInline
-struct _SubscriberLiveness {
+package struct _SubscriberLiveness {
     /// The subscription's flags: those of the subscriber's disposable, to
     /// which the subscriber mirrors its termination, or the broadcaster
     /// entry that is the subscription of a pipe or a promise. Unretained:
@@ -29,7 +31,7 @@ struct _SubscriberLiveness {
     }
 
     @inlinable
-    var isTerminated: Bool {
+    package var isTerminated: Bool {
         return self.flags._withUnsafeGuaranteedRef { $0.isTerminated }
     }
 
