@@ -184,12 +184,20 @@ def _apply(stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], value: Any) -> 
     for kind, fn in stages:
         if kind == _MAP:
             value = fn(value)
+            if value.__class__ is int and not -0x8000000000000000 <= value <= 0x7FFFFFFFFFFFFFFF:
+                _int64_overflow(value)
         elif kind == _FILTER:
             if not fn(value):
                 return _DROP
         else:
             fn(value)
     return value
+
+
+def _int64_overflow(value: int) -> None:
+    """Every int a stream carries fits int64, whether or not it crosses the
+    library (the rule of _put_object)."""
+    raise OverflowError(f"signalkit: int {value} out of range of int64")
 
 
 def _error_object(pointer: Any) -> BaseException:
@@ -538,6 +546,11 @@ class _IterRun:
                 item = next(iterator)
             except StopIteration:
                 C.subscriber_put_completion(self.subscriber)
+                return
+            if item.__class__ is int and not -0x8000000000000000 <= item <= 0x7FFFFFFFFFFFFFFF:
+                exc = OverflowError(f"signalkit: int {item} out of range of int64")
+                self.failures.record(exc)
+                sink.fail(exc, "generator")
                 return
             try:
                 _sk_user = True
@@ -1076,6 +1089,41 @@ def _new_signal(function: Any, *args: Any) -> "Signal[Any]":
     return Signal(out.value)
 
 
+# Arguments: a wrong type is a TypeError at the call (never an
+# AttributeError, nor a failure later on a library thread).
+
+def _signal_arg(obj: object, where: str, index: int = 0) -> int:
+    """The pointer of `obj`, a Signal (TypeError otherwise)."""
+    if not isinstance(obj, Signal):
+        which = f"argument {index}" if index else "the argument"
+        raise TypeError(f"signalkit: {where}: {which} is {type(obj).__name__}, not a Signal")
+    return obj.pointer
+
+
+def _signal_array(signals: Tuple[object, ...], where: str) -> Any:
+    pointers = [_signal_arg(s, where, i + 1) for i, s in enumerate(signals)]
+    return (c_void_p * max(len(pointers), 1))(*pointers)
+
+
+def _callable_arg(fn: object, where: str, optional: bool = False) -> None:
+    """TypeError unless `fn` is callable (or None, when optional)."""
+    if fn is None and optional:
+        return
+    if not callable(fn):
+        raise TypeError(f"signalkit: {where}: the function is {type(fn).__name__}, not a callable")
+
+
+def _seconds_arg(seconds: object, where: str, name: str = "seconds") -> float:
+    """A duration: an int or a float, not negative nor NaN (TypeError,
+    ValueError)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise TypeError(f"signalkit: {where}: {name} is {type(seconds).__name__}, not a number")
+    value = float(seconds)
+    if not value >= 0:  # negative, or NaN
+        raise ValueError(f"signalkit: {where}: {name} {seconds} is negative or NaN")
+    return value
+
+
 class Signal(Generic[T_co], _Failing, _Handle):
     """A cold stream of values of type T: nothing runs until subscribe(),
     and each subscription runs the stream anew.
@@ -1102,7 +1150,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         as the subscription is disposed (take, take_until, a dispose from a
         callback): an infinite generator with take(1) returns at once. An
         exception raised by the iterator ends the stream with it; Ctrl-C
-        stops it (KeyboardInterrupt in the caller)."""
+        stops it (KeyboardInterrupt in the caller). TypeError at the call
+        when `items` is not iterable."""
+        kind = type(items)
+        if not (hasattr(kind, "__iter__") or hasattr(kind, "__getitem__")):
+            raise TypeError(f"signalkit: from_iterable: {kind.__name__} is not iterable")
         failures = _Failures()
         ctx = _retain_callbacks((items, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_create, _c_iter_generator, ctx, _release_ctx)
@@ -1118,6 +1170,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         from any thread, and returns None, a Disposable, or a callable run
         when the subscription is disposed. An exception it raises ends the
         stream with it."""
+        _callable_arg(function, "create")
         failures = _Failures()
         ctx = _retain_callbacks((function, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_create, _c_create_generator, ctx, _release_ctx)
@@ -1160,6 +1213,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def deferred(function: Callable[[], Optional["Signal[U]"]]) -> "Signal[U]":
         """A signal that calls function() at each start and runs the signal
         it returns (None: completes at once; an exception: fails with it)."""
+        _callable_arg(function, "deferred")
         failures = _Failures()
         ctx = _retain_callbacks(_Callback(function, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_deferred, _c_deferred_callback, ctx, _release_ctx)
@@ -1171,7 +1225,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def merge(*signals: "Signal[U]") -> "Signal[U]":
         """The values of all `signals` as they arrive; completes when all
         have, fails with the first error."""
-        array = (c_void_p * max(len(signals), 1))(*[s.pointer for s in signals])
+        array = _signal_array(signals, "merge")
         return _new_signal(C.signal_merge, array, len(signals))
 
     @staticmethod
@@ -1179,8 +1233,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
         """Once each of `signals` has emitted, a list of their latest values
         at each new value of any; `queue` (optional) is where the combining
         runs."""
-        array = (c_void_p * max(len(signals), 1))(*[s.pointer for s in signals])
-        return _new_signal(C.signal_combine_latest, array, len(signals), queue.pointer if queue else None)
+        array = _signal_array(signals, "combine_latest")
+        queue_pointer = _queue_arg(queue, "combine_latest").pointer if queue is not None else None
+        return _new_signal(C.signal_combine_latest, array, len(signals), queue_pointer)
 
     @staticmethod
     def interval(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":
@@ -1230,6 +1285,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         (sk_ffi_signal_map; package docstring)."""
         if isinstance(fn, (str, Signature)):
             return self._native_operator(C.ffi_signal_map, "map", fn, native)
+        _callable_arg(fn, "map")
         return self._stage((_MAP, fn))
 
     @overload
@@ -1244,11 +1300,13 @@ class Signal(Generic[T_co], _Failing, _Handle):
         function), e.g. "bool(f64)"."""
         if isinstance(fn, (str, Signature)):
             return self._native_operator(C.ffi_signal_filter, "filter", fn, native)
+        _callable_arg(fn, "filter")
         return self._stage((_FILTER, fn))
 
     def tap(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
         """Calls fn(value) for each value, which passes on unchanged (a
         Python stage, composed as map); an exception ends the stream."""
+        _callable_arg(fn, "tap")
         return self._stage((_TAP, fn))
 
     def _native_operator(self, function: Any, where: str, spec: Union[str, Signature], fn: Any) -> "Signal[Any]":
@@ -1268,6 +1326,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     # --- the library's operators ------------------------------------------------
 
     def _with_callback(self, function: Any, cfn: Any, fn: Callable[..., Any], *before: Any) -> "Signal[Any]":
+        _callable_arg(fn.fn if isinstance(fn, _CatchFn) else fn, function.__name__[len("sk_signal_"):])
         pointer = self.pointer
         failures = _Failures()
         ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
@@ -1308,6 +1367,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         """Folds the values with fn(accumulator, value) from `initial`;
         emits the result when this completes. An exception in `fn` becomes
         the stream's error (the rest of the values are not folded)."""
+        _callable_arg(fn, "reduce")
         out = Value()
         _put_object(initial, out)
         try:
@@ -1345,7 +1405,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def retry(self, delay_increment: float, max_delay: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Starts this again after each error, waiting delay_increment more
         each time (at most max_delay), on `queue`."""
-        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, _queue(queue).pointer)
+        delay_increment = _seconds_arg(delay_increment, "retry", "delay_increment")
+        max_delay = _seconds_arg(max_delay, "retry", "max_delay")
+        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, _queue(queue, "retry").pointer)
 
     def queue(self) -> "Signal[Any]":
         """For a signal of signals: runs them one after the other, each to
@@ -1359,36 +1421,43 @@ class Signal(Generic[T_co], _Failing, _Handle):
 
     def then(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]":
         """This, then `next_signal` once this completes."""
-        return _new_signal(C.signal_then, self.pointer, next_signal.pointer)
+        return _new_signal(C.signal_then, self.pointer, _signal_arg(next_signal, "then"))
 
     def deliver_on(self, queue: "Queue") -> "Signal[T_co]":
         """Every event delivered on `queue` (e.g. a host queue an event loop drains)."""
-        return _new_signal(C.signal_deliver_on, self.pointer, queue.pointer)
+        return _new_signal(C.signal_deliver_on, self.pointer, _queue_arg(queue, "deliver_on").pointer)
 
     def run_on(self, queue: "Queue") -> "Signal[T_co]":
         """Starts this (runs its generator) on `queue`."""
-        return _new_signal(C.signal_run_on, self.pointer, queue.pointer)
+        return _new_signal(C.signal_run_on, self.pointer, _queue_arg(queue, "run_on").pointer)
 
     def debounce(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """The latest value once `seconds` pass without a new one, on `queue`."""
-        return _new_signal(C.signal_debounce, self.pointer, seconds, _queue(queue).pointer)
+        seconds = _seconds_arg(seconds, "debounce")
+        return _new_signal(C.signal_debounce, self.pointer, seconds, _queue(queue, "debounce").pointer)
 
     def throttle(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """At most one value per `seconds` (the latest), on `queue`."""
-        return _new_signal(C.signal_throttle, self.pointer, seconds, _queue(queue).pointer)
+        seconds = _seconds_arg(seconds, "throttle")
+        return _new_signal(C.signal_throttle, self.pointer, seconds, _queue(queue, "throttle").pointer)
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Every event `seconds` later, on `queue`."""
-        return _new_signal(C.signal_delay, self.pointer, seconds, _queue(queue).pointer)
+        seconds = _seconds_arg(seconds, "delay")
+        return _new_signal(C.signal_delay, self.pointer, seconds, _queue(queue, "delay").pointer)
 
     def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
                 queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
         """This, or `alternate` (by default a signal failing with
         TimeoutError) if this delivers nothing within `seconds`."""
+        seconds = _seconds_arg(seconds, "timeout")
+        alternate_pointer = _signal_arg(alternate, "timeout", 2) if alternate is not None else None
+        queue_pointer = _queue(queue, "timeout").pointer
         if alternate is None:  # a new exception per subscription: the library never holds a raised one
             message = f"signalkit: nothing within {seconds} s"
             alternate = Signal.deferred(lambda: Signal.fail(TimeoutError(message)))
-        return _new_signal(C.signal_timeout, self.pointer, seconds, _queue(queue).pointer, alternate.pointer)
+            alternate_pointer = alternate.pointer
+        return _new_signal(C.signal_timeout, self.pointer, seconds, queue_pointer, alternate_pointer)
 
     def before_next(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
         """Calls fn(value) before each value goes on (an exception is reported, not delivered)."""
@@ -1449,6 +1518,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
         on_completed = args[1] if len(args) > 1 else kwargs.pop("on_completed", None)
         if kwargs:
             raise TypeError(f"subscribe() got unexpected arguments {sorted(kwargs)}")
+        _callable_arg(on_next, "subscribe: on_next", optional=True)
+        _callable_arg(on_error, "subscribe: on_error", optional=True)
+        _callable_arg(on_completed, "subscribe: on_completed", optional=True)
         return self._subscribe(on_next, on_error, on_completed)
 
     def _subscribe(self, on_next: Any, on_error: Any, on_completed: Any) -> Disposable:
@@ -1540,6 +1612,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         error raised. TimeoutError (and the subscription disposed) after
         `timeout` seconds when given. Not on a thread whose queue delivers
         it (a host queue this thread drains would never run)."""
+        wait: Optional[float] = None
+        if timeout is not None:
+            wait = _seconds_arg(timeout, "to_list", "timeout")
+            if wait == float("inf"):
+                wait = None
         values: List[T_co] = []
         errors: List[BaseException] = []
         done = threading.Event()
@@ -1549,7 +1626,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
             done.set()
 
         with self.subscribe(values.append, on_error, done.set):
-            if not done.wait(timeout):
+            if not done.wait(wait):
                 raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
         del self  # an error the library holds (Signal.fail's) is raised: its frames must not hold the signal
         if errors:
@@ -1570,10 +1647,8 @@ class _Timer:
     emits 0, 1, 2, ... (once for timer, then completes)."""
 
     def __init__(self, seconds: float, queue: Optional["Queue"], repeat: bool) -> None:
-        if seconds < 0:
-            raise ValueError(f"signalkit: timer seconds {seconds} is negative")
-        self.seconds = seconds
-        self.queue = _queue(queue)
+        self.seconds = _seconds_arg(seconds, "interval" if repeat else "timer")
+        self.queue = _queue(queue, "interval" if repeat else "timer")
         self.repeat = repeat
 
     def __call__(self, subscriber: Subscriber[int]) -> Callable[[], None]:
@@ -1669,7 +1744,7 @@ class Promise(Generic[T], _Handle):
     def set(self, signal: Signal[T]) -> None:
         """Follows `signal` from now on (the previous one is disposed);
         its error or completion ends nothing: the promise keeps its value."""
-        _check(_draining(C.promise_set, self.pointer, signal.pointer))
+        _check(_draining(C.promise_set, self.pointer, _signal_arg(signal, "Promise.set")))
         _after_call()
 
     def get(self) -> Signal[T]:
@@ -1740,14 +1815,14 @@ class Queue(_Handle):
     def host(cls, name: str = "python") -> "Queue":
         """A host-drained queue: its work runs on the thread that calls drain()."""
         pointer = c_void_p()
-        _check(C.queue_create_host(byref(pointer), name.encode()))
+        _check(C.queue_create_host(byref(pointer), _name_arg(name, "Queue.host")))
         return cls(pointer.value)
 
     @classmethod
     def serial(cls, name: str = "python") -> "Queue":
         """A serial queue whose work runs in order on a library-managed thread."""
         pointer = c_void_p()
-        _check(C.queue_create(byref(pointer), name.encode()))
+        _check(C.queue_create(byref(pointer), _name_arg(name, "Queue.serial")))
         return cls(pointer.value)
 
     @classmethod
@@ -1774,9 +1849,11 @@ class Queue(_Handle):
 
     def run(self, fn: Callable[[], object]) -> None:
         """Runs fn() on the queue, later (sk_queue_async); an exception goes
-        to callback_error_hook."""
+        to callback_error_hook. TypeError at the call unless `fn` is callable."""
+        _callable_arg(fn, "Queue.run")
+        pointer = self.pointer
         ctx = _retain_callbacks(_Callback(fn, _Failures()))
-        _check(C.queue_async(self.pointer, _c_work_run, ctx, _release_ctx))
+        _check(C.queue_async(pointer, _c_work_run, ctx, _release_ctx))
 
     def is_current(self) -> bool:
         """Whether the calling thread is running this queue's work."""
@@ -1786,9 +1863,25 @@ class Queue(_Handle):
 _default_queue: List[Queue] = []
 
 
-def _queue(queue: Optional[Queue]) -> Queue:
+def _queue_arg(queue: object, where: str) -> Queue:
+    """`queue`, a Queue (TypeError otherwise)."""
+    if not isinstance(queue, Queue):
+        raise TypeError(f"signalkit: {where}: the queue is {type(queue).__name__}, not a Queue")
+    return queue
+
+
+def _name_arg(name: object, where: str) -> bytes:
+    """A queue's name, a str without NUL (TypeError, ValueError), encoded."""
+    if not isinstance(name, str):
+        raise TypeError(f"signalkit: {where}: the name is {type(name).__name__}, not a str")
+    if "\0" in name:
+        raise ValueError(f"signalkit: {where}: the name holds a NUL character")
+    return name.encode()
+
+
+def _queue(queue: Optional[Queue], where: str) -> Queue:
     if queue is not None:
-        return queue
+        return _queue_arg(queue, where)
     if not _default_queue:
         _default_queue.append(Queue.concurrent())
     return _default_queue[0]
