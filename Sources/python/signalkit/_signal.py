@@ -10,14 +10,15 @@ import operator
 import sys
 import threading
 from ctypes import CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p
-from typing import (Any, AsyncIterator, Callable, Deque, Generator, Generic, Iterable, List, Optional, Tuple,
-                    TypeVar, Union, overload)
+from typing import (Any, AsyncIterator, Callable, Deque, Dict, Generator, Generic, Iterable, List, Optional,
+                    Tuple, TypeVar, Union, overload)
 
-from . import _core
+from . import _core, _speedups
 from ._core import (KIND_DOUBLE, KIND_INT64, KIND_NIL, _Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
                     _deferred_fn, _detach_traceback, _trim_traceback, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
                     _interrupts, _map_fn, _next_fn, _object_of, _Observer, _predicate_fn, _put_object,
-                    _reduce_fn, _register_subscription, _release_ctx, _release_fn, _report, _retain_callbacks,
+                    _reduce_fn, _register_subscription, _release_ctx, _release_ctx_function, _release_fn, _report,
+                    _retain_callbacks, _completed_fn, _ValueP,
                     _set_owner, _signal_fn, _state, _take_until_fn, _work_fn, from_value, to_value)
 
 T = TypeVar("T")
@@ -116,16 +117,12 @@ class _Trampoline:
     the subscription's Python callback itself (no library operator between
     to see them). A plain object, reached through one thread-local read per
     call (each read of a threading.local attribute costs that much)."""
-    __slots__ = ("active", "jobs", "direct", "value", "value_ref")
+    __slots__ = ("active", "jobs", "direct")
 
     def __init__(self) -> None:
         self.active = False
         self.jobs: Deque[Callable[[], None]] = collections.deque()
         self.direct: Optional[_Sink] = None
-        # A value for the outermost put of this thread (the library copies
-        # what it needs during the call, so it is free again after it).
-        self.value = Value()
-        self.value_ref = byref(self.value)
 
 
 _thread_local = threading.local()
@@ -200,6 +197,46 @@ def _int64_overflow(value: int) -> None:
     raise OverflowError(f"signalkit: int {value} out of range of int64")
 
 
+# A chain of Python stages composed into one function, so that an event
+# enters Python once for the whole chain: the code of each shape (the kinds
+# of its stages) is made once, and each use binds its functions.
+_CHAIN_FILE = "<signalkit chain>"
+_chain_makers: Dict[Tuple[int, ...], Callable[..., Callable[[Any], Any]]] = {}
+
+
+def _chain(stages: Tuple[Tuple[int, Callable[[Any], Any]], ...],
+           tail: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """One function for `stages` then tail(value): a filtered-out value
+    stops there; a map's int result outside int64 raises OverflowError."""
+    if not stages:
+        return tail
+    kinds = tuple(kind for kind, _ in stages)
+    make = _chain_makers.get(kinds)
+    if make is None:
+        names = [f"f{i}" for i in range(len(kinds))]
+        lines = [f"def make(tail, {', '.join(names)}):", "    def chain(v):"]
+        for name, kind in zip(names, kinds):
+            if kind == _MAP:
+                lines += [f"        v = {name}(v)",
+                          "        if v.__class__ is int and not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:",
+                          "            overflow(v)"]
+            elif kind == _FILTER:
+                lines += [f"        if not {name}(v):", "            return"]
+            else:
+                lines += [f"        {name}(v)"]
+        lines += ["        tail(v)", "    return chain"]
+        namespace: Dict[str, Any] = {"overflow": _int64_overflow}
+        exec(compile("\n".join(lines), _CHAIN_FILE, "exec"), namespace)
+        if len(_chain_makers) >= 256:  # shapes are few; never an unbounded cache
+            _chain_makers.clear()
+        make = _chain_makers[kinds] = namespace["make"]
+    return make(tail, *[fn for _, fn in stages])
+
+
+def _ignore(value: object) -> None:
+    """The tail of a chain whose subscription has no on_next."""
+
+
 def _error_object(pointer: Any) -> BaseException:
     """What an error callback receives for an error value: the exception it
     carries, or a SignalError holding the value."""
@@ -214,7 +251,7 @@ class _Sink:
     front of on_next (map / filter of the signal it subscribed to), its
     disposable once known, and whether it ended."""
     __slots__ = ("stages", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "ctx",
-                 "__weakref__")
+                 "cell", "__weakref__")
 
     def __init__(self, stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], on_next: Any, on_error: Any,
                  on_completed: Any, failures: _Recorder) -> None:
@@ -226,6 +263,16 @@ class _Sink:
         self.disposable: Optional[int] = None
         self.ended = False
         self.ctx = 0
+        # The extension's callback list (_speedups.c): [on_value, on_fail,
+        # on_error, on_completed, on_release]; on_value None once ended.
+        self.cell: Optional[List[Any]] = None
+
+    def end(self) -> None:
+        """No later event reaches the callbacks."""
+        self.ended = True
+        cell = self.cell
+        if cell is not None:
+            cell[0] = None
 
     def on_release(self) -> None:
         """The library let go of the callbacks: drop the disposable kept."""
@@ -237,7 +284,7 @@ class _Sink:
         """An exception escaped on_next or a stage: the subscription ends
         (disposed), and on_error receives it (or callback_error_hook when
         there is none). A KeyboardInterrupt goes to the caller instead."""
-        self.ended = True
+        self.end()
         _trim_traceback(exc)
         self.failures.record(exc)
         if self.disposable:
@@ -262,70 +309,77 @@ class _Sink:
         finally:
             _detach_traceback(exc, where)
 
-
-def _sink_next(ctx: int, value: Any, _keep: Any = _core._keep, _local: Any = _interrupts.local,
-               _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
-    _sk_user = False
-    sink = _keep.get(ctx)
-    if sink is None or sink.ended or _state.closing or _is_finalizing():
-        return
-    try:
-        if _local.pending is not None:
-            sink.fail(_local.pending, "next")
+    def failed(self, exc: Optional[BaseException]) -> None:
+        """on_fail: the chain or on_next raised `exc` (None: a KeyboardInterrupt
+        is pending on this thread, and the delivery does not go on)."""
+        if self.ended:
             return
-        contents = value.contents
-        item = contents.int64 if contents.kind == KIND_INT64 else _object_of(value)
-        _sk_user = True
-        if sink.stages:
-            item = _apply(sink.stages, item)
-            if item is _DROP:
-                return
-        if sink.on_next is not None:
-            sink.on_next(item)
-        _sk_user = False
-    except BaseException as exc:
-        _sk_user = False
-        sink.fail(exc, "next")
+        if exc is None:
+            exc = _interrupts.local.pending or KeyboardInterrupt()
+        self.fail(exc, "next")
 
-
-def _sink_error(ctx: int, value: Any) -> None:
-    _sk_user = False
-    sink = _core._keep.get(ctx)
-    if sink is None or sink.ended or _state.closing or sys.is_finalizing():
-        return
-    sink.ended = True
-    try:
-        error = _error_object(value)
-        if sink.on_error is not None:
-            _sk_user = True
-            sink.on_error(error)
+    def error_at(self, address: int) -> None:
+        """on_error: the error value at `address`, to on_error."""
+        _sk_user = False
+        if self.ended or _state.closing:
+            return
+        self.end()
+        try:
+            error = _error_object(ctypes.cast(address, _ValueP))
+            if self.on_error is not None:
+                _sk_user = True
+                self.on_error(error)
+                _sk_user = False
+            else:
+                _report(error, "error")
+        except BaseException as exc:
             _sk_user = False
-        else:
-            _report(error, "error")
-    except BaseException as exc:
+            self.fail(exc, "error")
+
+
+    def completed(self) -> None:
+        """on_completed: the completion, to on_completed."""
         _sk_user = False
-        sink.fail(exc, "error")
-
-
-def _sink_completed(ctx: int) -> None:
-    _sk_user = False
-    sink = _core._keep.get(ctx)
-    if sink is None or sink.ended or _state.closing or sys.is_finalizing():
-        return
-    sink.ended = True
-    try:
-        if sink.on_completed is not None:
-            _sk_user = True
-            sink.on_completed()
+        if self.ended or _state.closing:
+            return
+        self.end()
+        try:
+            if self.on_completed is not None:
+                _sk_user = True
+                self.on_completed()
+                _sk_user = False
+        except BaseException as exc:
             _sk_user = False
-    except BaseException as exc:
-        _sk_user = False
-        sink.fail(exc, "completed")
+            self.fail(exc, "completed")
 
 
-_c_sink_next = _next_fn(_sink_next)
-_c_sink_error = _next_fn(_sink_error)
-_c_sink_completed = CFUNCTYPE(None, c_void_p)(_sink_completed)
+    def released(self) -> None:
+        """on_release: the library let go of the callbacks."""
+        cell = self.cell
+        _release_ctx_function(self.ctx)
+        if cell is not None:  # no cycle left between the sink and its list
+            cell[1:] = [None, None, None, None]
+
+
+# The extension's callbacks, as the observer's function pointers.
+_sp_next = _next_fn(_speedups.NEXT)
+_sp_error = _next_fn(_speedups.ERROR)
+_sp_completed = _completed_fn(_speedups.COMPLETED)
+_sp_release = _release_fn(_speedups.RELEASE)
+
+
+def _start_sink(signal: int, sink: _Sink) -> Optional[int]:
+    """Starts `signal` for a Python subscription, through the extension:
+    each value goes to the composed chain of its stages and on_next."""
+    ctx = sink.ctx = _retain_callbacks(sink)
+    handler: Optional[Callable[[Any], Any]] = None
+    if sink.on_next is not None or sink.stages:
+        handler = _chain(sink.stages, sink.on_next if sink.on_next is not None else _ignore)
+    cell = sink.cell = [handler, sink.failed, sink.error_at, sink.completed, sink.released]
+    if sink.ended:
+        cell[0] = None
+    observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold(cell), _sp_release)
+    return _started(signal, sink, ctx, observer)
 
 
 class _StageRun(_Sink):
@@ -439,7 +493,10 @@ def _start_observer(signal: int, sink: _Sink, next_fn: Any, error_fn: Any, compl
     returns the subscription's disposable (+1), also kept (retained) in
     sink.disposable so the callbacks can dispose it."""
     ctx = sink.ctx = _retain_callbacks(sink)
-    observer = _Observer(next_fn, error_fn, completed_fn, ctx, _release_ctx)
+    return _started(signal, sink, ctx, _Observer(next_fn, error_fn, completed_fn, ctx, _release_ctx))
+
+
+def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optional[int]:
     out = c_void_p()
     status = C.signal_start(byref(out), signal, byref(observer))
     _check(status)
@@ -456,8 +513,8 @@ def _start_observer(signal: int, sink: _Sink, next_fn: Any, error_fn: Any, compl
 
 
 _c_stage_generator = _generator_fn(_stage_generator)
-for _function in (_sink_next, _sink_error, _sink_completed, _stage_next, _stage_error, _stage_completed,
-                  _stage_generator):
+for _function in (_Sink.failed, _Sink.error_at, _Sink.completed, _Sink.released, _stage_next, _stage_error,
+                  _stage_completed, _stage_generator):
     _interrupts.THUNK_CODES.add(_function.__code__)
 
 
@@ -539,7 +596,9 @@ class _IterRun:
         _sink_next would do with each, without the round trip through C."""
         sink = self.sink
         assert sink is not None
-        stages, on_next, interrupted = sink.stages, sink.on_next, _interrupts.local
+        handler = _chain(sink.stages, sink.on_next) if sink.on_next is not None else (
+            _chain(sink.stages, _ignore) if sink.stages else None)
+        interrupted = _interrupts.local
         _sk_user = False
         while not self.stopped and not sink.ended and not _state.closing:
             try:
@@ -554,13 +613,8 @@ class _IterRun:
                 return
             try:
                 _sk_user = True
-                if stages:
-                    item = _apply(stages, item)
-                    if item is _DROP:
-                        _sk_user = False
-                        continue
-                if on_next is not None:
-                    on_next(item)
+                if handler is not None:
+                    handler(item)
                 _sk_user = False
             except BaseException as exc:
                 _sk_user = False
@@ -631,7 +685,10 @@ class Subscriber(Generic[T]):
 
     def on_next(self, value: T) -> None:
         """Emits a value (carried by reference unless a plain kind)."""
-        self._put(C.subscriber_put_next, value)
+        pointer = self._pointer
+        if pointer:
+            _draining(_subscriber_put_next, pointer, value)
+            _after_call()
 
     def on_error(self, error: BaseException) -> None:
         """Ends the subscription with an error (an exception, by reference)."""
@@ -655,6 +712,15 @@ class Subscriber(Generic[T]):
             self.close()
         except Exception:
             pass
+
+
+def _subscriber_put_next(pointer: int, value: object) -> int:
+    """sk_subscriber_put_next: through the extension for a value of the
+    library's kinds, else by reference."""
+    status: int = _speedups.subscriber_put_next(pointer, value)
+    if status is NotImplemented:
+        status = _put_by_reference(C.subscriber_put_next, pointer, value)
+    return status
 
 
 def _cancel_action(ctx: int) -> None:
@@ -1537,7 +1603,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
             local = _thread_trampoline()
             if source._iterable_source and not local.active:
                 local.direct = sink  # taken by its generator, called by this start
-            pointer = _draining(_start_observer, signal, sink, _c_sink_next, _c_sink_error, _c_sink_completed)
+            pointer = _draining(_start_sink, signal, sink)
         finally:
             _thread_trampoline().direct = None
             disposable = Disposable(pointer)
@@ -1673,6 +1739,23 @@ class _Timer:
 # --------------------------------------------------------------------------
 
 _pipe_put = C.pipe_put
+# A value of the library's own kinds goes in through the extension (the GIL
+# kept: the callbacks the put runs on this thread cost no GIL switch);
+# NotImplemented for any other object, carried by reference here.
+_fast_pipe_put = _speedups.pipe_put
+
+
+def _put_by_reference(function: Any, pointer: int, value: object) -> int:
+    """function(pointer, value) through ctypes, for an object the extension
+    does not convert (carried by reference, or a Signal)."""
+    out = Value()
+    _put_object(value, out)
+    try:
+        status: int = function(pointer, byref(out))
+    finally:
+        if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
+            C.value_release(byref(out))
+    return status
 
 
 class Pipe(Generic[T], _Handle):
@@ -1693,24 +1776,16 @@ class Pipe(Generic[T], _Handle):
         if not pointer:
             raise ValueError("Pipe is closed")
         local = _thread_trampoline()
-        if local.active:  # inside a call that drains already (a callback's put): a value of its own
-            out = Value()
-            _put_object(value, out)
-            try:
-                status = _pipe_put(pointer, byref(out))
-            finally:
-                if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
-                    C.value_release(byref(out))
+        if local.active:  # inside a call that drains already (a callback's put)
+            status = _fast_pipe_put(pointer, value)
+            if status is NotImplemented:
+                status = _put_by_reference(_pipe_put, pointer, value)
         else:  # the outermost put of this thread: _draining, inline (the hot path of a hot source)
-            out = local.value
-            if type(value) is int and -0x8000000000000000 <= value <= 0x7FFFFFFFFFFFFFFF:
-                out.kind = KIND_INT64
-                out.int64 = value
-            else:
-                _put_object(value, out)
             local.active = True
             try:
-                status = _pipe_put(pointer, local.value_ref)
+                status = _fast_pipe_put(pointer, value)
+                if status is NotImplemented:
+                    status = _put_by_reference(_pipe_put, pointer, value)
                 jobs = local.jobs
                 while jobs:
                     jobs.popleft()()
@@ -1718,9 +1793,6 @@ class Pipe(Generic[T], _Handle):
                 local.active = False
                 if local.jobs:
                     _cancel_jobs(local)
-                if out.kind > KIND_DOUBLE:
-                    C.value_release(local.value_ref)
-                out.kind = KIND_NIL
         if _interrupts.local.pending is not None:
             _after_call()
         if status:
