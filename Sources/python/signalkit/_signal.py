@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import functools
 import operator
 import sys
 import threading
@@ -167,34 +168,18 @@ def _cancel_jobs(local: _Trampoline) -> None:
 
 
 # --------------------------------------------------------------------------
-# The Pythonic callbacks: one static C function per role, the per-use state
-# found through ctx in the registry (_core._keep)
+# The Pythonic callbacks: the extension's (_speedups.c) call, per value, the
+# subscription's composed chain of stages (and on_next, or the put into the
+# next subscriber); the other events go to the sink's methods. The sink is
+# also in the registry (_core._keep), for the exit hook.
 # --------------------------------------------------------------------------
 
 _MAP, _FILTER, _TAP = 0, 1, 2
-_DROP = object()  # a filtered-out value inside a fused chain
 
 
-def _apply(stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], value: Any) -> Any:
-    """The fused chain of Python map / filter / tap stages over one value:
-    its result, or _DROP."""
-    for kind, fn in stages:
-        if kind == _MAP:
-            value = fn(value)
-            if value.__class__ is int and not -0x8000000000000000 <= value <= 0x7FFFFFFFFFFFFFFF:
-                _int64_overflow(value)
-        elif kind == _FILTER:
-            if not fn(value):
-                return _DROP
-        else:
-            fn(value)
-    return value
-
-
-def _int64_overflow(value: int) -> None:
-    """Every int a stream carries fits int64, whether or not it crosses the
-    library (the rule of _put_object)."""
-    raise OverflowError(f"signalkit: int {value} out of range of int64")
+# Every int a stream carries fits int64, whether or not it crosses the
+# library (the rule of _put_object): OverflowError otherwise.
+_check_int64 = _speedups.check_int64
 
 
 # A chain of Python stages composed into one function, so that an event
@@ -207,30 +192,29 @@ _chain_makers: Dict[Tuple[int, ...], Callable[..., Callable[[Any], Any]]] = {}
 def _chain(stages: Tuple[Tuple[int, Callable[[Any], Any]], ...],
            tail: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """One function for `stages` then tail(value): a filtered-out value
-    stops there; a map's int result outside int64 raises OverflowError."""
+    stops there; a map's int result outside int64 raises OverflowError
+    (_speedups.check_int64)."""
     if not stages:
         return tail
     kinds = tuple(kind for kind, _ in stages)
     make = _chain_makers.get(kinds)
     if make is None:
         names = [f"f{i}" for i in range(len(kinds))]
-        lines = [f"def make(tail, {', '.join(names)}):", "    def chain(v):"]
+        lines = [f"def make(tail, check, {', '.join(names)}):", "    def chain(v):"]
         for name, kind in zip(names, kinds):
             if kind == _MAP:
-                lines += [f"        v = {name}(v)",
-                          "        if v.__class__ is int and not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:",
-                          "            overflow(v)"]
+                lines += [f"        v = {name}(v)", "        check(v)"]
             elif kind == _FILTER:
                 lines += [f"        if not {name}(v):", "            return"]
             else:
                 lines += [f"        {name}(v)"]
         lines += ["        tail(v)", "    return chain"]
-        namespace: Dict[str, Any] = {"overflow": _int64_overflow}
+        namespace: Dict[str, Any] = {}
         exec(compile("\n".join(lines), _CHAIN_FILE, "exec"), namespace)
         if len(_chain_makers) >= 256:  # shapes are few; never an unbounded cache
             _chain_makers.clear()
         make = _chain_makers[kinds] = namespace["make"]
-    return make(tail, *[fn for _, fn in stages])
+    return make(tail, _check_int64, *[fn for _, fn in stages])
 
 
 def _ignore(value: object) -> None:
@@ -309,6 +293,13 @@ class _Sink:
         finally:
             _detach_traceback(exc, where)
 
+    def handler(self) -> Optional[Callable[[Any], Any]]:
+        """What each value goes to: the stages composed with on_next (None:
+        nothing to call)."""
+        if self.on_next is not None:
+            return _chain(self.stages, self.on_next)
+        return _chain(self.stages, _ignore) if self.stages else None
+
     def failed(self, exc: Optional[BaseException]) -> None:
         """on_fail: the chain or on_next raised `exc` (None: a KeyboardInterrupt
         is pending on this thread, and the delivery does not go on)."""
@@ -372,10 +363,7 @@ def _start_sink(signal: int, sink: _Sink) -> Optional[int]:
     """Starts `signal` for a Python subscription, through the extension:
     each value goes to the composed chain of its stages and on_next."""
     ctx = sink.ctx = _retain_callbacks(sink)
-    handler: Optional[Callable[[Any], Any]] = None
-    if sink.on_next is not None or sink.stages:
-        handler = _chain(sink.stages, sink.on_next if sink.on_next is not None else _ignore)
-    cell = sink.cell = [handler, sink.failed, sink.error_at, sink.completed, sink.released]
+    cell = sink.cell = [sink.handler(), sink.failed, sink.error_at, sink.completed, sink.released]
     if sink.ended:
         cell[0] = None
     observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold(cell), _sp_release)
@@ -398,8 +386,44 @@ class _StageRun(_Sink):
             C.subscriber_release(subscriber)
         super().on_release()
 
+    def handler(self) -> Optional[Callable[[Any], Any]]:
+        """The stages, then the put of the result into the subscriber."""
+        return _chain(self.stages, functools.partial(_subscriber_put_next, self.subscriber))
+
+    def failed(self, exc: Optional[BaseException]) -> None:
+        """on_fail: a stage (or the put) raised `exc`, or (None) a
+        KeyboardInterrupt is pending: the stream fails with it."""
+        if self.ended:
+            return
+        if exc is None:
+            pending = _interrupts.local.pending or KeyboardInterrupt()
+            self.failures.record(pending)
+            self.put_error(pending)
+            return
+        _trim_traceback(exc)
+        self.failures.record(exc)
+        if isinstance(exc, KeyboardInterrupt):
+            _interrupts.defer(exc)
+        try:
+            self.put_error(exc)
+        except BaseException:
+            pass
+        _detach_traceback(exc, "map")
+
+    def error_at(self, address: int) -> None:
+        """on_error: the upstream's error, passed on."""
+        if not self.ended:
+            self.end()
+            C.subscriber_put_error(self.subscriber, ctypes.cast(address, _ValueP))
+
+    def completed(self) -> None:
+        """on_completed: the upstream's completion, passed on."""
+        if not self.ended:
+            self.end()
+            C.subscriber_put_completion(self.subscriber)
+
     def put_error(self, error: object) -> None:
-        self.ended = True
+        self.end()
         out = Value()
         _put_object(error, out)
         try:
@@ -408,61 +432,6 @@ class _StageRun(_Sink):
             C.value_release(byref(out))
         if self.disposable:
             C.disposable_dispose(self.disposable)
-
-
-def _stage_next(ctx: int, value: Any) -> None:
-    _sk_user = False
-    run = _core._keep.get(ctx)
-    if run is None or run.ended or _state.closing or sys.is_finalizing():
-        return
-    try:
-        if _interrupts.local.pending is not None:
-            run.failures.record(_interrupts.local.pending)
-            run.put_error(_interrupts.local.pending)
-            return
-        item = _object_of(value)
-        _sk_user = True
-        item = _apply(run.stages, item)
-        _sk_user = False
-        if item is _DROP:
-            return
-        out = Value()
-        _put_object(item, out)
-        try:
-            C.subscriber_put_next(run.subscriber, byref(out))
-        finally:
-            if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
-                C.value_release(byref(out))
-    except BaseException as exc:
-        _sk_user = False
-        _trim_traceback(exc)
-        run.failures.record(exc)
-        if isinstance(exc, KeyboardInterrupt):
-            _interrupts.defer(exc)
-        try:
-            run.put_error(exc)
-        except BaseException:
-            pass
-        _detach_traceback(exc, "map")
-
-
-def _stage_error(ctx: int, value: Any) -> None:
-    run = _core._keep.get(ctx)
-    if run is not None and not run.ended:
-        run.ended = True
-        C.subscriber_put_error(run.subscriber, value)
-
-
-def _stage_completed(ctx: int) -> None:
-    run = _core._keep.get(ctx)
-    if run is not None and not run.ended:
-        run.ended = True
-        C.subscriber_put_completion(run.subscriber)
-
-
-_c_stage_next = _next_fn(_stage_next)
-_c_stage_error = _next_fn(_stage_error)
-_c_stage_completed = CFUNCTYPE(None, c_void_p)(_stage_completed)
 
 
 class _StageSource:
@@ -482,18 +451,10 @@ def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
         return None
     try:
         run = _StageRun(source.stages, C.subscriber_retain(subscriber), source.failures)
-        return _start_observer(source.upstream.pointer, run, _c_stage_next, _c_stage_error, _c_stage_completed)
+        return _start_sink(source.upstream.pointer, run)
     except BaseException as exc:
         _report(exc, "generator")
         return None
-
-
-def _start_observer(signal: int, sink: _Sink, next_fn: Any, error_fn: Any, completed_fn: Any) -> Optional[int]:
-    """Starts `signal` with the static callbacks and `sink` as their state;
-    returns the subscription's disposable (+1), also kept (retained) in
-    sink.disposable so the callbacks can dispose it."""
-    ctx = sink.ctx = _retain_callbacks(sink)
-    return _started(signal, sink, ctx, _Observer(next_fn, error_fn, completed_fn, ctx, _release_ctx))
 
 
 def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optional[int]:
@@ -513,8 +474,8 @@ def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optiona
 
 
 _c_stage_generator = _generator_fn(_stage_generator)
-for _function in (_Sink.failed, _Sink.error_at, _Sink.completed, _Sink.released, _stage_next, _stage_error,
-                  _stage_completed, _stage_generator):
+for _function in (_Sink.failed, _Sink.error_at, _Sink.completed, _Sink.released, _StageRun.failed,
+                  _StageRun.error_at, _StageRun.completed, _stage_generator):
     _interrupts.THUNK_CODES.add(_function.__code__)
 
 
@@ -596,9 +557,8 @@ class _IterRun:
         _sink_next would do with each, without the round trip through C."""
         sink = self.sink
         assert sink is not None
-        handler = _chain(sink.stages, sink.on_next) if sink.on_next is not None else (
-            _chain(sink.stages, _ignore) if sink.stages else None)
-        interrupted = _interrupts.local
+        handler = sink.handler()
+        interrupted, check = _interrupts.local, _check_int64
         _sk_user = False
         while not self.stopped and not sink.ended and not _state.closing:
             try:
@@ -606,8 +566,9 @@ class _IterRun:
             except StopIteration:
                 C.subscriber_put_completion(self.subscriber)
                 return
-            if item.__class__ is int and not -0x8000000000000000 <= item <= 0x7FFFFFFFFFFFFFFF:
-                exc = OverflowError(f"signalkit: int {item} out of range of int64")
+            try:
+                check(item)
+            except OverflowError as exc:
                 self.failures.record(exc)
                 sink.fail(exc, "generator")
                 return

@@ -348,6 +348,25 @@ static PyObject *subscriber_put_next(PyObject *self, PyObject *args)
     return put(args, subscriber_put_fn);
 }
 
+/* check_int64(value): OverflowError for an int (exactly) outside int64;
+ * None for anything else. Every int a stream carries fits int64, also one
+ * that never crosses the library (a chain of Python stages). */
+static PyObject *check_int64(PyObject *self, PyObject *object)
+{
+    (void)self;
+    if (PyLong_CheckExact(object)) {
+        int overflow = 0;
+        long long number = PyLong_AsLongLongAndOverflow(object, &overflow);
+        if (overflow) {
+            PyErr_Format(PyExc_OverflowError, "signalkit: int %S out of range of int64", object);
+            return NULL;
+        }
+        if (number == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *set_converter(PyObject *self, PyObject *function)
 {
     (void)self;
@@ -406,6 +425,7 @@ static PyMethodDef methods[] = {
     {"pipe_put", pipe_put, METH_VARARGS, "pipe_put(pipe, value) -> status, or NotImplemented."},
     {"subscriber_put_next", subscriber_put_next, METH_VARARGS,
      "subscriber_put_next(subscriber, value) -> status, or NotImplemented."},
+    {"check_int64", check_int64, METH_O, "check_int64(value): OverflowError for an int outside int64."},
     {"set_converter", set_converter, METH_O, "set_converter(fn): fn(address) converts the other kinds."},
     {"set_pending", set_pending, METH_O, "set_pending(flag): a KeyboardInterrupt waits on this thread."},
     {"set_closing", set_closing, METH_NOARGS, "set_closing(): deliveries call no Python from now on."},
