@@ -3,14 +3,15 @@
 It needs nothing from PyPI: `pip install Sources/python`, `pip wheel` and
 `python -m build` work offline. The wheel carries the two native libraries
 (libsignalkit.so.0, libsignalkit-ffi.so.0 with an rpath of $ORIGIN) in
-signalkit/_lib, and the extension module signalkit/_speedups.abi3.so (the
-crossing between the library and Python, _speedups.c), compiled here with
-the system's C compiler (CC, else cc) against the running Python's headers
+signalkit/_lib, and the extension module signalkit/_speedups (the crossing
+between the library and Python, _speedups.c), compiled here with the
+system's C compiler (CC, else cc) against the running Python's headers
 (Python.h: Debian's python3-dev) and linked to libsignalkit.so.0 (an rpath
-of $ORIGIN/_lib). The extension uses the stable ABI of CPython 3.9, so the
-wheel is tagged cp39-abi3-PLATFORM: any CPython 3.9 or later on this
-platform, no Swift toolchain nor compiler at run time. SIGNALKIT_WERROR=1
-(set by `make python-wheel`) makes a compiler warning fail the build.
+of $ORIGIN/_lib). The extension is built for the running CPython's ABI
+(_speedups.c says why not the stable one), so the wheel is tagged
+cpXY-cpXY-PLATFORM: that CPython on this platform, no Swift toolchain nor
+compiler at run time. SIGNALKIT_WERROR=1 (set by `make python-wheel`) makes
+a compiler warning fail the build.
 
 Where the libraries come from:
 - SIGNALKIT_PREBUILT_DIR, when set: a folder already holding both (what
@@ -44,10 +45,11 @@ NAME = "signalkit"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRARIES = ("libsignalkit.so.0", "libsignalkit-ffi.so.0")
 EXTENSION_SOURCE = "_speedups.c"
-EXTENSION = "_speedups.abi3.so"
-# The stable ABI the extension is written against (Py_LIMITED_API in
-# _speedups.c): CPython 3.9 and later.
-ABI_TAG = "cp39-abi3"
+# The extension's file name and the wheel's python-abi tag: those of the
+# running CPython (cpython-311-x86_64-linux-gnu; cp311-cp311).
+EXTENSION = "_speedups" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+ABI_TAG = (f"cp{sys.version_info[0]}{sys.version_info[1]}-"
+           f"cp{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}")
 # What of the SignalKit tree the sdist carries (tree-relative paths).
 TREE_ENTRIES = ("Package.swift", "Makefile", "Sources", "include", "mk", "pkgconfig", "Tests", ".ci/install-deps.sh")
 # What of this folder the sdist and the wheel carry.

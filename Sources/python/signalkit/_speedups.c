@@ -28,9 +28,14 @@
  *   call no Python; from finalize() on, no callback touches Python at all,
  *   and finalize() waits (without the GIL) for the callbacks already inside.
  *
- * The stable ABI (Py_LIMITED_API, CPython 3.9 and later): an abi3 module.
+ * Not the stable ABI: a delivery on a thread that holds the GIL already (a
+ * put from Python, the common case) asks PyGILState_Check() and calls the
+ * handler with PyObject_CallOneArg() (vectorcall), neither in the stable
+ * ABI of CPython 3.9 (the running 3.11's); the limited-API build of this
+ * file measured 1317 instructions per fan-out delivery under callgrind and
+ * 0.27 us (RxPY 0.30), this one 1161 and 0.23 us. So the wheel is tagged
+ * for the CPython it was built with (cpXY-cpXY), as the module's name is.
  */
-#define Py_LIMITED_API 0x03090000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -102,8 +107,7 @@ static void call_slot(PyObject *ctx, int slot, PyObject *arg)
     if (function == Py_None)
         return;
     Py_INCREF(function);
-    PyObject *result = arg ? PyObject_CallFunctionObjArgs(function, arg, NULL)
-                           : PyObject_CallFunctionObjArgs(function, NULL);
+    PyObject *result = arg ? PyObject_CallOneArg(function, arg) : PyObject_CallNoArgs(function);
     if (result == NULL)
         PyErr_WriteUnraisable(function);
     Py_XDECREF(result);
@@ -153,8 +157,15 @@ static void leave(PyGILState_STATE state)
 static void on_next(void *ctx, const sk_value *value)
 {
     PyGILState_STATE state;
-    if (!enter(1, &state))
+    /* This thread holds the GIL (a put from Python delivering): the exit
+     * hook cannot be past its wait while it does, so no count is needed. */
+    int held = PyGILState_Check();
+    if (held) {
+        if (atomic_load(&closing))
+            return;
+    } else if (!enter(1, &state)) {
         return;
+    }
     PyObject *list = (PyObject *)ctx;
     PyObject *handler = PyList_GetItem(list, ON_VALUE); /* borrowed */
     if (handler != NULL && handler != Py_None) {
@@ -163,7 +174,7 @@ static void on_next(void *ctx, const sk_value *value)
         } else {
             Py_INCREF(handler);
             PyObject *item = value_object(value);
-            PyObject *result = item ? PyObject_CallFunctionObjArgs(handler, item, NULL) : NULL;
+            PyObject *result = item ? PyObject_CallOneArg(handler, item) : NULL;
             Py_XDECREF(item);
             Py_DECREF(handler);
             if (result == NULL) {
@@ -177,7 +188,8 @@ static void on_next(void *ctx, const sk_value *value)
     } else if (handler == NULL) {
         PyErr_WriteUnraisable(list);
     }
-    leave(state);
+    if (!held)
+        leave(state);
 }
 
 static void on_error(void *ctx, const sk_value *value)
@@ -374,10 +386,8 @@ static PyObject *set_converter(PyObject *self, PyObject *function)
         PyErr_SetString(PyExc_TypeError, "signalkit: the converter must be callable");
         return NULL;
     }
-    PyObject *previous = converter;
     Py_INCREF(function);
-    converter = function;
-    Py_XDECREF(previous);
+    Py_XSETREF(converter, function);
     Py_RETURN_NONE;
 }
 
