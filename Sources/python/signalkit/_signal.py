@@ -247,8 +247,8 @@ class _Sink:
         self.disposable: Optional[int] = None
         self.ended = False
         self.ctx = 0
-        # The extension's callback list (_speedups.c): [on_value, on_fail,
-        # on_error, on_completed, on_release]; on_value None once ended.
+        # The extension's callback list (_speedups.c): [handler, sink];
+        # the handler None once ended.
         self.cell: Optional[List[Any]] = None
 
     def end(self) -> None:
@@ -349,7 +349,7 @@ class _Sink:
         cell = self.cell
         _release_ctx_function(self.ctx)
         if cell is not None:  # no cycle left between the sink and its list
-            cell[1:] = [None, None, None, None]
+            cell[1] = None
 
 
 # The extension's callbacks, as the observer's function pointers.
@@ -363,7 +363,7 @@ def _start_sink(signal: int, sink: _Sink) -> Optional[int]:
     """Starts `signal` for a Python subscription, through the extension:
     each value goes to the composed chain of its stages and on_next."""
     ctx = sink.ctx = _retain_callbacks(sink)
-    cell = sink.cell = [sink.handler(), sink.failed, sink.error_at, sink.completed, sink.released]
+    cell = sink.cell = [sink.handler(), sink]
     if sink.ended:
         cell[0] = None
     observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold(cell), _sp_release)

@@ -13,12 +13,11 @@
  *
  * What it holds:
  * - four callbacks of an sk_observer (next, error, completed, release) whose
- *   ctx is a Python list [on_value, on_fail, on_error, on_completed,
- *   on_release] held by the library (hold()): next converts the value and
- *   calls on_value(value) (None there: the subscription ended, nothing is
- *   called), and on_fail(exception) if it raised; error calls
- *   on_error(address of the value); completed on_completed(); release
- *   on_release(), then drops the list;
+ *   ctx is a Python list [handler, sink] held by the library (hold()): next
+ *   converts the value and calls handler(value) (None there: nothing to
+ *   call), and sink.failed(exception) if it raised; error calls
+ *   sink.error_at(address of the value); completed sink.completed();
+ *   release sink.released(), then drops the list;
  * - puts of a Python value into a pipe or a subscriber, for the values of
  *   the library's own kinds (None, bool, int, float, str, bytes; exact
  *   types): NotImplemented for any other object, which the package carries
@@ -57,7 +56,9 @@ static _Thread_local int pending;
 /* The package's converter of the other kinds: converter(address). */
 static PyObject *converter;
 
-enum { ON_VALUE, ON_FAIL, ON_ERROR, ON_COMPLETED, ON_RELEASE, SLOTS };
+enum { HANDLER, SINK, SLOTS };
+/* The sink's methods the callbacks call (interned at import). */
+static PyObject *name_failed, *name_error_at, *name_completed, *name_released;
 
 static PyObject *value_object(const sk_value *value)
 {
@@ -95,23 +96,23 @@ static PyObject *value_object(const sk_value *value)
     return PyObject_CallFunction(converter, "K", (unsigned long long)(uintptr_t)value);
 }
 
-/* Calls slot(arg) (arg NULL: slot()); an exception escaping it is
- * reported as unraisable (the package's functions catch their own). */
-static void call_slot(PyObject *ctx, int slot, PyObject *arg)
+/* Calls sink.name(arg) (arg NULL: sink.name()); an exception escaping it
+ * is reported as unraisable (the package's methods catch their own). */
+static void call_sink(PyObject *ctx, PyObject *name, PyObject *arg)
 {
-    PyObject *function = PyList_GetItem(ctx, slot); /* borrowed */
-    if (function == NULL) {
+    PyObject *sink = PyList_GetItem(ctx, SINK); /* borrowed */
+    if (sink == NULL) {
         PyErr_WriteUnraisable(ctx);
         return;
     }
-    if (function == Py_None)
+    if (sink == Py_None)
         return;
-    Py_INCREF(function);
-    PyObject *result = arg ? PyObject_CallOneArg(function, arg) : PyObject_CallNoArgs(function);
+    Py_INCREF(sink);
+    PyObject *result = arg ? PyObject_CallMethodOneArg(sink, name, arg) : PyObject_CallMethodNoArgs(sink, name);
     if (result == NULL)
-        PyErr_WriteUnraisable(function);
+        PyErr_WriteUnraisable(sink);
     Py_XDECREF(result);
-    Py_DECREF(function);
+    Py_DECREF(sink);
 }
 
 /* The exception being raised, normalized, with its traceback attached. */
@@ -167,10 +168,10 @@ static void on_next(void *ctx, const sk_value *value)
         return;
     }
     PyObject *list = (PyObject *)ctx;
-    PyObject *handler = PyList_GetItem(list, ON_VALUE); /* borrowed */
+    PyObject *handler = PyList_GetItem(list, HANDLER); /* borrowed */
     if (handler != NULL && handler != Py_None) {
         if (pending) {
-            call_slot(list, ON_FAIL, Py_None); /* None: the pending interrupt */
+            call_sink(list, name_failed, Py_None); /* None: the pending interrupt */
         } else {
             Py_INCREF(handler);
             PyObject *item = value_object(value);
@@ -179,7 +180,7 @@ static void on_next(void *ctx, const sk_value *value)
             Py_DECREF(handler);
             if (result == NULL) {
                 PyObject *exc = fetch_exception();
-                call_slot(list, ON_FAIL, exc);
+                call_sink(list, name_failed, exc);
                 Py_DECREF(exc);
             } else {
                 Py_DECREF(result);
@@ -199,7 +200,7 @@ static void on_error(void *ctx, const sk_value *value)
         return;
     PyObject *address = PyLong_FromVoidPtr((void *)value);
     if (address != NULL) {
-        call_slot((PyObject *)ctx, ON_ERROR, address);
+        call_sink((PyObject *)ctx, name_error_at, address);
         Py_DECREF(address);
     } else {
         PyErr_WriteUnraisable((PyObject *)ctx);
@@ -212,7 +213,7 @@ static void on_completed(void *ctx)
     PyGILState_STATE state;
     if (!enter(1, &state))
         return;
-    call_slot((PyObject *)ctx, ON_COMPLETED, NULL);
+    call_sink((PyObject *)ctx, name_completed, NULL);
     leave(state);
 }
 
@@ -223,7 +224,7 @@ static void on_release(void *ctx)
     PyGILState_STATE state;
     if (!enter(0, &state))
         return;
-    call_slot((PyObject *)ctx, ON_RELEASE, NULL);
+    call_sink((PyObject *)ctx, name_released, NULL);
     Py_DECREF((PyObject *)ctx);
     leave(state);
 }
@@ -234,7 +235,7 @@ static PyObject *hold(PyObject *self, PyObject *list)
 {
     (void)self;
     if (!PyList_Check(list) || PyList_Size(list) != SLOTS) {
-        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.hold takes a list of 5 callables");
+        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.hold takes a list [handler, sink]");
         return NULL;
     }
     Py_INCREF(list);
@@ -463,6 +464,12 @@ static int add_address(PyObject *m, const char *name, uintptr_t address)
 
 PyMODINIT_FUNC PyInit__speedups(void)
 {
+    name_failed = PyUnicode_InternFromString("failed");
+    name_error_at = PyUnicode_InternFromString("error_at");
+    name_completed = PyUnicode_InternFromString("completed");
+    name_released = PyUnicode_InternFromString("released");
+    if (!name_failed || !name_error_at || !name_completed || !name_released)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
