@@ -1,0 +1,88 @@
+"""The extension (signalkit._speedups: the crossing between the library and
+Python) as installed by the wheel, and the build backend's errors."""
+import importlib.util
+import os
+import sys
+import sysconfig
+
+import pytest
+
+import signalkit as sk
+from conftest import EXAMPLES
+from signalkit import _speedups
+
+BACKEND = os.path.join(EXAMPLES, "..", "..", "Sources", "python", "_build", "signalkit_build.py")
+
+
+def mapped_libraries():
+    with open("/proc/self/maps", encoding="utf-8") as maps:
+        return {line.split()[-1] for line in maps if "libsignalkit.so" in line}
+
+
+def test_the_extension_is_in_the_package_and_uses_the_loaded_library():
+    assert os.path.dirname(_speedups.__file__) == os.path.dirname(sk.__file__)
+    assert _speedups.__file__.endswith(sysconfig.get_config_var("EXT_SUFFIX"))
+    # One copy of the C library in the process: the one the package loaded.
+    assert mapped_libraries() == {os.path.realpath(sk.library_paths()[0])}
+
+
+@pytest.mark.usefixtures("clean")
+def test_values_of_every_kind_cross_both_ways():
+    class Box:
+        pass
+
+    box = Box()
+    values = [None, True, False, 0, -2 ** 63, 2 ** 63 - 1, 1.5, "", "text é", b"", b"\0raw", box, (1, "x")]
+    seen = []
+    with sk.Pipe() as pipe, pipe.signal().subscribe(seen.append):
+        for value in values:
+            pipe.put(value)
+    assert seen == values and seen[11] is box
+    assert [type(v) for v in seen] == [type(v) for v in values]
+
+
+@pytest.mark.usefixtures("clean")
+def test_a_put_of_a_subclass_is_carried_by_reference():
+    class Number(int):
+        pass
+
+    number = Number(2 ** 70)  # not an int of the library's kind: no OverflowError, the very object
+    seen = []
+    with sk.Pipe() as pipe, pipe.signal().subscribe(seen.append):
+        pipe.put(number)
+    assert seen[0] is number
+
+
+def test_the_check_of_ints():
+    _speedups.check_int64(2 ** 63 - 1)
+    _speedups.check_int64("not an int")
+    with pytest.raises(OverflowError, match="out of range of int64"):
+        _speedups.check_int64(2 ** 63)
+
+
+def test_hold_takes_only_its_list():
+    with pytest.raises(TypeError):
+        _speedups.hold([1, 2, 3])
+    with pytest.raises(TypeError):
+        _speedups.hold("not a list")
+
+
+def load_backend():
+    spec = importlib.util.spec_from_file_location("signalkit_build_under_test", BACKEND)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_backend_names_the_missing_python_headers(tmp_path, monkeypatch):
+    backend = load_backend()
+    monkeypatch.setattr(backend.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
+    with pytest.raises(RuntimeError, match="Python.h is not in .*python3-dev"):
+        backend._extension(str(tmp_path))
+
+
+def test_the_backend_tags_the_wheel_for_this_cpython():
+    backend = load_backend()
+    major, minor = sys.version_info[:2]
+    assert backend._wheel_tag().startswith(f"cp{major}{minor}-cp{major}{minor}")
+    assert backend.EXTENSION == "_speedups" + sysconfig.get_config_var("EXT_SUFFIX")
