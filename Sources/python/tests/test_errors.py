@@ -179,7 +179,8 @@ def test_ctrl_c_in_a_hot_fan_out_stops_the_put_and_reaches_the_caller():
         print([type(s.exception).__name__ for s in subscriptions])
         for s in subscriptions:
             s.dispose()
-        del subscriptions
+        del subscriptions, s
+        pipe.close()
         import gc
         gc.collect()
         print("live", sk.live_objects(), sk.pending_callbacks())
