@@ -86,3 +86,40 @@ def test_the_backend_tags_the_wheel_for_this_cpython():
     major, minor = sys.version_info[:2]
     assert backend._wheel_tag().startswith(f"cp{major}{minor}-cp{major}{minor}")
     assert backend.EXTENSION == "_speedups" + sysconfig.get_config_var("EXT_SUFFIX")
+
+
+@pytest.mark.usefixtures("clean")
+@pytest.mark.parametrize("shape", ["plain", "stages", "stages under an operator", "ended by an error"])
+def test_nothing_of_a_subscription_is_kept_after_it_ends(shape):
+    import gc
+    import weakref
+
+    class Receiver:
+        def __init__(self):
+            self.values = []
+
+        def __call__(self, value):
+            self.values.append(value)
+
+    def fail(value):
+        raise ValueError(value)
+
+    receiver, errors = Receiver(), []
+    alive = weakref.ref(receiver)
+    with sk.Pipe() as pipe:
+        signal = pipe.signal()
+        if shape == "stages":
+            signal = signal.map(lambda n: n + 1).filter(lambda n: True)
+        elif shape == "stages under an operator":
+            signal = signal.map(lambda n: n + 1).take(10)
+        elif shape == "ended by an error":
+            signal = signal.map(fail)
+        with signal.subscribe(receiver, errors.append):
+            pipe.put(1)
+        del signal
+    expected = [] if shape == "ended by an error" else [1 if shape == "plain" else 2]
+    assert receiver.values == expected
+    assert (len(errors) == 1) == (shape == "ended by an error")
+    del receiver, errors
+    gc.collect()
+    assert alive() is None
