@@ -513,8 +513,7 @@ class _IterRun:
     def __call__(self) -> None:
         _sk_user = False
         subscriber = self.subscriber
-        out = Value()
-        put_next, value_release = C.subscriber_put_next, C.value_release
+        fast_put, put = _speedups.subscriber_put_next, _subscriber_put_next
         interrupted = _interrupts.local
         try:
             iterator = iter(self.iterable)
@@ -527,10 +526,8 @@ class _IterRun:
                 except StopIteration:
                     C.subscriber_put_completion(subscriber)
                     return
-                _put_object(item, out)
-                put_next(subscriber, byref(out))
-                if out.kind > KIND_DOUBLE:
-                    value_release(byref(out))
+                if fast_put(subscriber, item) is NotImplemented:  # an object carried by reference
+                    put(subscriber, item)
                 if interrupted.pending is not None:
                     raise interrupted.pending
         except BaseException as exc:
