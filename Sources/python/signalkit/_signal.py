@@ -833,28 +833,34 @@ def _deferred_callback(ctx: int) -> Optional[int]:
         return _failing_signal(exc)
 
 
-def _reduce_callback(ctx: int, accumulator: Any, value: Any, out: Any) -> None:
-    _sk_user = False
-    callback = _core._keep.get(ctx)
-    if callback is None or _state.closing or sys.is_finalizing():
-        return
-    try:
-        current = _object_of(accumulator)
-        if isinstance(current, _Failed):
-            result = current
-        else:
-            _sk_user = True
-            result = callback.fn(current, _object_of(value))
-            _sk_user = False
-    except BaseException as exc:
-        _sk_user = False
-        _callback_raised(callback, exc, "reduce")
-        result = _Failed(exc)
-    try:
-        _put_object(result, out.contents)
-    except BaseException as exc:
-        _callback_raised(callback, exc, "reduce")
-        _put_object(_Failed(exc), out.contents)
+class _Fold:
+    """reduce's function, called by the extension (_speedups.c, on_reduce)
+    with the accumulator and the value; these methods are its other ends."""
+    __slots__ = ("callback", "ctx", "cell", "__weakref__")
+
+    def __init__(self, callback: _Callback) -> None:
+        self.callback = callback
+        self.ctx = 0
+        self.cell: List[Any] = [callback.fn, self]
+
+    def reduce_failed(self, exc: BaseException) -> "_Failed":
+        """The function (or the conversion of its result) raised `exc`: the
+        accumulator becomes a failure, the stream's error at the end."""
+        _callback_raised(self.callback, exc, "reduce")
+        return _Failed(exc)
+
+    def put_into(self, result: object, address: int) -> None:
+        """An accumulator carried by reference, written into the out value."""
+        _put_object(result, ctypes.cast(address, _ValueP).contents)
+
+    def released(self) -> None:
+        """The library let go of the function."""
+        _release_ctx_function(self.ctx)
+        self.cell[1] = None  # no cycle left
+
+
+_speedups.set_failed_type(_Failed)
+_sp_reduce = _reduce_fn(_speedups.REDUCE)
 
 
 def _take_until_callback(ctx: int, value: Any) -> int:
@@ -908,11 +914,11 @@ def _work_callback(ctx: int) -> None:
 
 _c_signal_callback = _signal_fn(_signal_callback)
 _c_deferred_callback = _deferred_fn(_deferred_callback)
-_c_reduce_callback = _reduce_fn(_reduce_callback)
 _c_take_until_callback = _take_until_fn(_take_until_callback)
 _c_value_callback = _next_fn(_value_callback)
 _c_work_callback = _work_fn(_work_callback)
-for _operator_callback in (_signal_callback, _deferred_callback, _reduce_callback, _take_until_callback,
+for _operator_callback in (_signal_callback, _deferred_callback, _Fold.reduce_failed, _Fold.put_into,
+                           _Fold.released, _take_until_callback,
                            _value_callback, _work_callback):
     _interrupts.THUNK_CODES.add(_operator_callback.__code__)
 
@@ -1392,10 +1398,17 @@ class Signal(Generic[T_co], _Failing, _Handle):
         emits the result when this completes. An exception in `fn` becomes
         the stream's error (the rest of the values are not folded)."""
         _callable_arg(fn, "reduce")
+        pointer = self.pointer
         out = Value()
         _put_object(initial, out)
         try:
-            folded = self._with_callback(C.signal_reduce_left, _c_reduce_callback, fn, byref(out))
+            failures = _Failures()
+            fold = _Fold(_Callback(fn, failures.recorder()))
+            ctx = fold.ctx = _retain_callbacks(fold)
+            folded = _new_signal(C.signal_reduce_left, pointer, byref(out), _sp_reduce,
+                                 _speedups.hold(fold.cell), _sp_release)
+            folded._failures = failures
+            _set_owner(ctx, folded)
         finally:
             C.value_release(byref(out))
         result = folded.map(_raise_failed)

@@ -18,6 +18,11 @@
  *   call), and sink.failed(exception) if it raised; error calls
  *   sink.error_at(address of the value); completed sink.completed();
  *   release sink.released(), then drops the list;
+ * - the fold function of sk_signal_reduce_left with the same kind of ctx:
+ *   handler(accumulator, value) written into the out value (an accumulator
+ *   of the package's failure type passes through unchanged; an exception
+ *   becomes sink.reduce_failed(exception), a failure object; an object not
+ *   of the library's kinds goes in through sink.put_into(object, address));
  * - puts of a Python value into a pipe or a subscriber, for the values of
  *   the library's own kinds (None, bool, int, float, str, bytes; exact
  *   types): NotImplemented for any other object, which the package carries
@@ -58,7 +63,10 @@ static PyObject *converter;
 
 enum { HANDLER, SINK, SLOTS };
 /* The sink's methods the callbacks call (interned at import). */
-static PyObject *name_failed, *name_error_at, *name_completed, *name_released;
+static PyObject *name_failed, *name_error_at, *name_completed, *name_released, *name_reduce_failed,
+    *name_put_into;
+/* The package's type of a failed accumulator (set_failed_type). */
+static PyObject *failed_type;
 
 static PyObject *value_object(const sk_value *value)
 {
@@ -215,6 +223,88 @@ static void on_completed(void *ctx)
         return;
     call_sink((PyObject *)ctx, name_completed, NULL);
     leave(state);
+}
+
+static int object_value(PyObject *object, sk_value *out);
+
+/* sink.name(arg): a new reference, or NULL with the exception reported. */
+static PyObject *sink_result(PyObject *ctx, PyObject *name, PyObject *arg)
+{
+    PyObject *sink = PyList_GetItem(ctx, SINK); /* borrowed */
+    if (sink == NULL || sink == Py_None) {
+        PyErr_WriteUnraisable(ctx);
+        return NULL;
+    }
+    PyObject *result = PyObject_CallMethodOneArg(sink, name, arg);
+    if (result == NULL)
+        PyErr_WriteUnraisable(sink);
+    return result;
+}
+
+static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out)
+{
+    PyGILState_STATE state;
+    int held = PyGILState_Check();
+    if (held) {
+        if (atomic_load(&closing))
+            return;
+    } else if (!enter(1, &state)) {
+        return;
+    }
+    PyObject *list = (PyObject *)ctx;
+    PyObject *fn = PyList_GetItem(list, HANDLER); /* borrowed */
+    if (fn == NULL) {
+        PyErr_WriteUnraisable(list);
+    } else if (fn != Py_None) {
+        Py_INCREF(fn);
+        PyObject *result = NULL;
+        PyObject *acc = value_object(accumulator);
+        if (acc != NULL && failed_type != NULL && PyObject_IsInstance(acc, failed_type) == 1) {
+            result = acc; /* a failure passes through to the end */
+            acc = NULL;
+        } else if (acc != NULL && !PyErr_Occurred()) {
+            PyObject *item = value_object(value);
+            if (item != NULL) {
+                PyObject *args[2] = {acc, item};
+                result = PyObject_Vectorcall(fn, args, 2, NULL);
+                Py_DECREF(item);
+            }
+        }
+        Py_XDECREF(acc);
+        Py_DECREF(fn);
+        int made = result ? object_value(result, out) : -1;
+        if (made < 0) {
+            Py_XDECREF(result);
+            PyObject *exc = fetch_exception();
+            result = sink_result(list, name_reduce_failed, exc);
+            Py_DECREF(exc);
+            made = result ? object_value(result, out) : 1;
+        }
+        if (made == 0) { /* carried by reference: the package boxes it */
+            PyObject *address = PyLong_FromVoidPtr(out);
+            if (address != NULL) {
+                PyObject *args[2] = {result, address};
+                PyObject *sink = PyList_GetItem(list, SINK);
+                PyObject *done = NULL;
+                if (sink != NULL && sink != Py_None) {
+                    PyObject *method = PyObject_GetAttr(sink, name_put_into);
+                    if (method != NULL) {
+                        done = PyObject_Vectorcall(method, args, 2, NULL);
+                        Py_DECREF(method);
+                    }
+                }
+                if (done == NULL)
+                    PyErr_WriteUnraisable(list);
+                Py_XDECREF(done);
+                Py_DECREF(address);
+            } else {
+                PyErr_WriteUnraisable(list);
+            }
+        }
+        Py_XDECREF(result);
+    }
+    if (!held)
+        leave(state);
 }
 
 /* Runs while closing too (the exit hook waits for the releases), not once
@@ -392,6 +482,18 @@ static PyObject *set_converter(PyObject *self, PyObject *function)
     Py_RETURN_NONE;
 }
 
+static PyObject *set_failed_type(PyObject *self, PyObject *type)
+{
+    (void)self;
+    if (!PyType_Check(type)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: set_failed_type takes a type");
+        return NULL;
+    }
+    Py_INCREF(type);
+    Py_XSETREF(failed_type, type);
+    Py_RETURN_NONE;
+}
+
 static PyObject *set_pending(PyObject *self, PyObject *flag)
 {
     (void)self;
@@ -438,6 +540,7 @@ static PyMethodDef methods[] = {
      "subscriber_put_next(subscriber, value) -> status, or NotImplemented."},
     {"check_int64", check_int64, METH_O, "check_int64(value): OverflowError for an int outside int64."},
     {"set_converter", set_converter, METH_O, "set_converter(fn): fn(address) converts the other kinds."},
+    {"set_failed_type", set_failed_type, METH_O, "set_failed_type(type): reduce's failed accumulator."},
     {"set_pending", set_pending, METH_O, "set_pending(flag): a KeyboardInterrupt waits on this thread."},
     {"set_closing", set_closing, METH_NOARGS, "set_closing(): deliveries call no Python from now on."},
     {"finalize", finalize, METH_O, "finalize(seconds) -> bool: no callback touches Python from now on."},
@@ -468,7 +571,10 @@ PyMODINIT_FUNC PyInit__speedups(void)
     name_error_at = PyUnicode_InternFromString("error_at");
     name_completed = PyUnicode_InternFromString("completed");
     name_released = PyUnicode_InternFromString("released");
-    if (!name_failed || !name_error_at || !name_completed || !name_released)
+    name_reduce_failed = PyUnicode_InternFromString("reduce_failed");
+    name_put_into = PyUnicode_InternFromString("put_into");
+    if (!name_failed || !name_error_at || !name_completed || !name_released || !name_reduce_failed ||
+        !name_put_into)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -476,9 +582,10 @@ PyMODINIT_FUNC PyInit__speedups(void)
     sk_next_fn next_fn = on_next, error_fn = on_error;
     sk_completed_fn completed_fn = on_completed;
     sk_release_fn release_fn = on_release;
+    sk_reduce_fn reduce_fn = on_reduce;
     if (add_address(m, "NEXT", (uintptr_t)next_fn) < 0 || add_address(m, "ERROR", (uintptr_t)error_fn) < 0 ||
         add_address(m, "COMPLETED", (uintptr_t)completed_fn) < 0 ||
-        add_address(m, "RELEASE", (uintptr_t)release_fn) < 0) {
+        add_address(m, "RELEASE", (uintptr_t)release_fn) < 0 || add_address(m, "REDUCE", (uintptr_t)reduce_fn) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -123,3 +123,31 @@ def test_nothing_of_a_subscription_is_kept_after_it_ends(shape):
     del receiver, errors
     gc.collect()
     assert alive() is None
+
+
+@pytest.mark.usefixtures("clean")
+def test_reduce_through_the_extension_carries_objects_and_fails_with_overflow():
+    # An accumulator of any object travels by reference (the very list).
+    folded = events_of(sk.Signal.from_iterable([1, 2, 3]).reduce(lambda acc, n: acc + [n], []))
+    assert folded == [[1, 2, 3], "done"]
+    first = []
+    events_of(sk.Signal.from_iterable([1, 2]).reduce(lambda acc, n: first.append(acc) or acc, first))
+    assert first[0] is first
+    # An int accumulator outside int64 fails the stream with OverflowError;
+    # the values after it are not folded.
+    calls = []
+
+    def grow(acc, n):
+        calls.append(n)
+        return acc * 2 ** 40
+
+    seen = events_of(sk.Signal.from_iterable([1, 2, 3, 4]).reduce(grow, 1))
+    assert len(seen) == 1 and isinstance(seen[0][1], OverflowError)
+    assert calls == [1, 2]
+
+
+def events_of(signal):
+    seen = []
+    with signal.subscribe(seen.append, lambda e: seen.append(("error", e)), lambda: seen.append("done")):
+        pass
+    return seen
