@@ -15,12 +15,12 @@ from typing import (Any, AsyncIterator, Callable, Deque, Dict, Generator, Generi
                     Tuple, TypeVar, Union, overload)
 
 from . import _core, _speedups
-from ._core import (KIND_DOUBLE, KIND_INT64, KIND_NIL, _Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
-                    _deferred_fn, _detach_traceback, _trim_traceback, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
-                    _interrupts, _map_fn, _next_fn, _object_of, _Observer, _predicate_fn, _put_object,
+from ._core import (KIND_DOUBLE, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed,
+                    _check, _completed_fn, _deferred_fn, _detach_traceback, _fail_interrupted, _Failures,
+                    _FfiObserver, _generator_fn, _interrupts, _next_fn, _object_of, _Observer, _put_object, _Recorder,
                     _reduce_fn, _register_subscription, _release_ctx, _release_ctx_function, _release_fn, _report,
-                    _retain_callbacks, _completed_fn, _ValueP,
-                    _set_owner, _signal_fn, _state, _take_until_fn, _work_fn, from_value, to_value)
+                    _retain_callbacks, _set_owner, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
+                    _work_fn, from_value, to_value)
 
 T = TypeVar("T")
 U = TypeVar("U")
