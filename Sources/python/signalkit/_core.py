@@ -366,7 +366,10 @@ def _box_release_function(key: Optional[int], _is_finalizing: Callable[[], bool]
         _releases_running[0] -= 1
 
 
-_box_release = _release_fn(_box_release_function)
+# Through the extension (BOX_RELEASE): a library thread that runs it once the
+# interpreter finalizes touches no Python (a ctypes callback would take the
+# GIL, and a thread taking it then is ended under libdispatch's feet).
+_box_release = _release_fn(_speedups.BOX_RELEASE)
 
 
 def _box(obj: object, out: Any) -> None:
@@ -660,7 +663,8 @@ def _release_ctx_function(ctx: Optional[int], _is_finalizing: Callable[[], bool]
         _releases_running[0] -= 1
 
 
-_release_ctx = _release_fn(_release_ctx_function)
+_release_ctx = _release_fn(_speedups.CTX_RELEASE)  # as _box_release
+_speedups.set_releases(_box_release_function, _release_ctx_function)
 
 
 def pending_callbacks() -> int:

@@ -28,6 +28,10 @@
  *   types): NotImplemented for any other object, which the package carries
  *   by reference through its ctypes path. The GIL stays held during the
  *   put: callbacks it runs on this thread take it again at no cost;
+ * - the release functions of the values carrying Python objects and of
+ *   the package's other callback sets (ctx: a key), which library threads
+ *   run, also at exit (a queued delivery dropped): key_release(key) calls
+ *   the package's function, under the exit rules below;
  * - the exit rules (package docstring): from set_closing() on, deliveries
  *   call no Python; from finalize() on, no callback touches Python at all,
  *   and finalize() waits (without the GIL) for the callbacks already inside.
@@ -67,6 +71,9 @@ static PyObject *name_failed, *name_error_at, *name_completed, *name_released, *
     *name_put_into;
 /* The package's type of a failed accumulator (set_failed_type). */
 static PyObject *failed_type;
+/* The package's release functions of a carried object and of a callback
+ * set, by key (set_releases). */
+static PyObject *box_release_fn, *ctx_release_fn;
 
 static PyObject *value_object(const sk_value *value)
 {
@@ -319,6 +326,34 @@ static void on_release(void *ctx)
     leave(state);
 }
 
+/* function(key), under the exit rules: runs while closing (the exit hook
+ * waits for the releases), not once finalizing. */
+static void key_release(PyObject **function, void *key)
+{
+    PyGILState_STATE state;
+    if (!enter(0, &state))
+        return;
+    if (*function != NULL) {
+        PyObject *number = PyLong_FromVoidPtr(key);
+        PyObject *result = number ? PyObject_CallOneArg(*function, number) : NULL;
+        if (result == NULL)
+            PyErr_WriteUnraisable(*function);
+        Py_XDECREF(result);
+        Py_XDECREF(number);
+    }
+    leave(state);
+}
+
+static void box_release(void *key)
+{
+    key_release(&box_release_fn, key);
+}
+
+static void ctx_release(void *key)
+{
+    key_release(&ctx_release_fn, key);
+}
+
 /* hold(list): a new reference to the callback list, as the ctx (address)
  * the library hands to the callbacks; dropped by on_release. */
 static PyObject *hold(PyObject *self, PyObject *list)
@@ -494,6 +529,23 @@ static PyObject *set_failed_type(PyObject *self, PyObject *type)
     Py_RETURN_NONE;
 }
 
+static PyObject *set_releases(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *box, *ctx;
+    if (!PyArg_UnpackTuple(args, "set_releases", 2, 2, &box, &ctx))
+        return NULL;
+    if (!PyCallable_Check(box) || !PyCallable_Check(ctx)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: set_releases takes two callables");
+        return NULL;
+    }
+    Py_INCREF(box);
+    Py_XSETREF(box_release_fn, box);
+    Py_INCREF(ctx);
+    Py_XSETREF(ctx_release_fn, ctx);
+    Py_RETURN_NONE;
+}
+
 static PyObject *set_pending(PyObject *self, PyObject *flag)
 {
     (void)self;
@@ -541,6 +593,8 @@ static PyMethodDef methods[] = {
     {"check_int64", check_int64, METH_O, "check_int64(value): OverflowError for an int outside int64."},
     {"set_converter", set_converter, METH_O, "set_converter(fn): fn(address) converts the other kinds."},
     {"set_failed_type", set_failed_type, METH_O, "set_failed_type(type): reduce's failed accumulator."},
+    {"set_releases", set_releases, METH_VARARGS,
+     "set_releases(box, ctx): the release functions BOX_RELEASE and CTX_RELEASE call with the key."},
     {"set_pending", set_pending, METH_O, "set_pending(flag): a KeyboardInterrupt waits on this thread."},
     {"set_closing", set_closing, METH_NOARGS, "set_closing(): deliveries call no Python from now on."},
     {"finalize", finalize, METH_O, "finalize(seconds) -> bool: no callback touches Python from now on."},
@@ -583,9 +637,12 @@ PyMODINIT_FUNC PyInit__speedups(void)
     sk_completed_fn completed_fn = on_completed;
     sk_release_fn release_fn = on_release;
     sk_reduce_fn reduce_fn = on_reduce;
+    sk_release_fn box_release_address = box_release, ctx_release_address = ctx_release;
     if (add_address(m, "NEXT", (uintptr_t)next_fn) < 0 || add_address(m, "ERROR", (uintptr_t)error_fn) < 0 ||
         add_address(m, "COMPLETED", (uintptr_t)completed_fn) < 0 ||
-        add_address(m, "RELEASE", (uintptr_t)release_fn) < 0 || add_address(m, "REDUCE", (uintptr_t)reduce_fn) < 0) {
+        add_address(m, "RELEASE", (uintptr_t)release_fn) < 0 || add_address(m, "REDUCE", (uintptr_t)reduce_fn) < 0 ||
+        add_address(m, "BOX_RELEASE", (uintptr_t)box_release_address) < 0 ||
+        add_address(m, "CTX_RELEASE", (uintptr_t)ctx_release_address) < 0) {
         Py_DECREF(m);
         return NULL;
     }
