@@ -189,18 +189,22 @@ _CHAIN_FILE = "<signalkit chain>"
 _chain_makers: Dict[Tuple[int, ...], Callable[..., Callable[[Any], Any]]] = {}
 
 
-def _chain(stages: Tuple[Tuple[int, Callable[[Any], Any]], ...],
-           tail: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """One function for `stages` then tail(value): a filtered-out value
-    stops there; a map's int result outside int64 raises OverflowError
-    (_speedups.check_int64)."""
+Stages = Tuple[Tuple[int, Callable[[Any], Any]], ...]
+ChainMaker = Callable[[Callable[[Any], Any]], Callable[[Any], Any]]
+
+
+def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
+    """What makes, for a tail, one function for `stages` then tail(value)
+    (None for no stages): a filtered-out value stops there; a map's int
+    result outside int64 raises OverflowError (_speedups.check_int64).
+    Made once per stage signal; each subscription binds its tail."""
     if not stages:
-        return tail
+        return None
     kinds = tuple(kind for kind, _ in stages)
     make = _chain_makers.get(kinds)
     if make is None:
         names = [f"f{i}" for i in range(len(kinds))]
-        lines = [f"def make(tail, check, {', '.join(names)}):", "    def chain(v):"]
+        lines = [f"def make(check, {', '.join(names)}, tail):", "    def chain(v):"]
         for name, kind in zip(names, kinds):
             if kind == _MAP:
                 lines += [f"        v = {name}(v)", "        check(v)"]
@@ -214,7 +218,8 @@ def _chain(stages: Tuple[Tuple[int, Callable[[Any], Any]], ...],
         if len(_chain_makers) >= 256:  # shapes are few; never an unbounded cache
             _chain_makers.clear()
         make = _chain_makers[kinds] = namespace["make"]
-    return make(tail, _check_int64, *[fn for _, fn in stages])
+    maker: ChainMaker = functools.partial(make, _check_int64, *[fn for _, fn in stages])
+    return maker
 
 
 def _ignore(value: object) -> None:
@@ -234,12 +239,12 @@ class _Sink:
     """A Python subscription's state: its callbacks, the fused stages in
     front of on_next (map / filter of the signal it subscribed to), its
     disposable once known, and whether it ended."""
-    __slots__ = ("stages", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "ctx",
+    __slots__ = ("maker", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "ctx",
                  "cell", "__weakref__")
 
-    def __init__(self, stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], on_next: Any, on_error: Any,
-                 on_completed: Any, failures: _Recorder) -> None:
-        self.stages = stages
+    def __init__(self, maker: Optional[ChainMaker], on_next: Any, on_error: Any, on_completed: Any,
+                 failures: _Recorder) -> None:
+        self.maker = maker
         self.on_next = on_next
         self.on_error = on_error
         self.on_completed = on_completed
@@ -296,9 +301,10 @@ class _Sink:
     def handler(self) -> Optional[Callable[[Any], Any]]:
         """What each value goes to: the stages composed with on_next (None:
         nothing to call)."""
+        maker = self.maker
         if self.on_next is not None:
-            return _chain(self.stages, self.on_next)
-        return _chain(self.stages, _ignore) if self.stages else None
+            return maker(self.on_next) if maker is not None else self.on_next
+        return maker(_ignore) if maker is not None else None
 
     def failed(self, exc: Optional[BaseException]) -> None:
         """on_fail: the chain or on_next raised `exc` (None: a KeyboardInterrupt
@@ -375,9 +381,8 @@ class _StageRun(_Sink):
     to each value of the upstream, the results put into the subscriber."""
     __slots__ = ("subscriber",)
 
-    def __init__(self, stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], subscriber: int,
-                 failures: _Recorder) -> None:
-        super().__init__(stages, None, None, None, failures)
+    def __init__(self, maker: Optional[ChainMaker], subscriber: int, failures: _Recorder) -> None:
+        super().__init__(maker, None, None, None, failures)
         self.subscriber = subscriber
 
     def on_release(self) -> None:
@@ -388,7 +393,8 @@ class _StageRun(_Sink):
 
     def handler(self) -> Optional[Callable[[Any], Any]]:
         """The stages, then the put of the result into the subscriber."""
-        return _chain(self.stages, functools.partial(_subscriber_put_next, self.subscriber))
+        tail = functools.partial(_subscriber_put_next, self.subscriber)
+        return self.maker(tail) if self.maker is not None else tail
 
     def failed(self, exc: Optional[BaseException]) -> None:
         """on_fail: a stage (or the put) raised `exc`, or (None) a
@@ -435,13 +441,14 @@ class _StageRun(_Sink):
 
 
 class _StageSource:
-    """A fused Python stage signal: its upstream and stages."""
-    __slots__ = ("upstream", "stages", "failures")
+    """A fused Python stage signal: its upstream and stages, and the maker
+    of their composed function."""
+    __slots__ = ("upstream", "stages", "maker", "failures")
 
-    def __init__(self, upstream: "Signal[Any]", stages: Tuple[Tuple[int, Callable[[Any], Any]], ...],
-                 failures: _Recorder) -> None:
+    def __init__(self, upstream: "Signal[Any]", stages: Stages, failures: _Recorder) -> None:
         self.upstream = upstream
         self.stages = stages
+        self.maker = _chain_maker(stages)
         self.failures = failures
 
 
@@ -450,7 +457,7 @@ def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
     if source is None or _state.closing or sys.is_finalizing():
         return None
     try:
-        run = _StageRun(source.stages, C.subscriber_retain(subscriber), source.failures)
+        run = _StageRun(source.maker, C.subscriber_retain(subscriber), source.failures)
         return _start_sink(source.upstream.pointer, run)
     except BaseException as exc:
         _report(exc, "generator")
@@ -1563,11 +1570,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def _subscribe(self, on_next: Any, on_error: Any, on_completed: Any) -> Disposable:
         base = self._stage_source
         if base is not None:  # the stages run in this subscription's own callback
-            signal, stages = base.upstream.pointer, base.stages
+            signal, maker = base.upstream.pointer, base.maker
         else:
-            signal, stages = self.pointer, ()
+            signal, maker = self.pointer, None
         failures = _Failures()
-        sink = _Sink(stages, on_next, on_error, on_completed, failures.recorder())
+        sink = _Sink(maker, on_next, on_error, on_completed, failures.recorder())
         pointer = None
         source = base.upstream if base is not None else self
         try:
