@@ -36,13 +36,14 @@
  *   call no Python; from finalize() on, no callback touches Python at all,
  *   and finalize() waits (without the GIL) for the callbacks already inside.
  *
- * Not the stable ABI: a delivery on a thread that holds the GIL already (a
- * put from Python, the common case) asks PyGILState_Check() and calls the
- * handler with PyObject_CallOneArg() (vectorcall), neither in the stable
- * ABI of CPython 3.9 (the running 3.11's); the limited-API build of this
- * file measured 1317 instructions per fan-out delivery under callgrind and
- * 0.27 us (RxPY 0.30), this one 1161 and 0.23 us. So the wheel is tagged
- * for the CPython it was built with (cpXY-cpXY), as the module's name is.
+ * A delivery during a put of this module (the common case) knows the GIL
+ * is held (`putting`), so it skips the exit count and PyGILState_Ensure; it
+ * calls the handler through vectorcall (PyObject_CallOneArg), which is not
+ * in the stable ABI of CPython 3.9. The limited-API build of this file
+ * (PyObject_CallFunctionObjArgs, the GIL always ensured) measured 1317
+ * instructions per fan-out delivery under callgrind and 0.27 us (RxPY
+ * 0.30), this one 1161 and 0.23 us. So it is built for the running CPython's
+ * ABI, and the wheel tagged for it (cpXY-cpXY), as the module's name is.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -62,6 +63,10 @@ static atomic_long inside;
 /* A KeyboardInterrupt met on this thread is waiting for its caller (set by
  * the package with set_pending): a delivery fails instead of going on. */
 static _Thread_local int pending;
+/* 1 while this thread is inside a put of this module, which holds the GIL,
+ * and not inside Python code called from there (every callback sets it to
+ * 0 while it runs Python: a ctypes call from there lets the GIL go). */
+static _Thread_local int putting;
 /* The package's converter of the other kinds: converter(address). */
 static PyObject *converter;
 
@@ -148,7 +153,7 @@ static PyObject *fetch_exception(void)
 }
 
 /* Enters Python for a callback: 0 (and nothing to undo) when it must not. */
-static int enter(int delivery, PyGILState_STATE *state)
+static int enter(int delivery, PyGILState_STATE *state, int *saved)
 {
     atomic_fetch_add(&inside, 1);
     if (atomic_load(&finalizing) || (delivery && atomic_load(&closing))) {
@@ -161,11 +166,14 @@ static int enter(int delivery, PyGILState_STATE *state)
         atomic_fetch_sub(&inside, 1);
         return 0;
     }
+    *saved = putting;
+    putting = 0;
     return 1;
 }
 
-static void leave(PyGILState_STATE state)
+static void leave(PyGILState_STATE state, int saved)
 {
+    putting = saved;
     PyGILState_Release(state);
     atomic_fetch_sub(&inside, 1);
 }
@@ -173,13 +181,15 @@ static void leave(PyGILState_STATE state)
 static void on_next(void *ctx, const sk_value *value)
 {
     PyGILState_STATE state;
-    /* This thread holds the GIL (a put from Python delivering): the exit
-     * hook cannot be past its wait while it does, so no count is needed. */
-    int held = PyGILState_Check();
+    int saved = 0;
+    /* A put of this module delivering on its thread, the GIL held: the exit
+     * hook cannot be past its wait while it is, so no count is needed. */
+    int held = putting;
     if (held) {
         if (atomic_load(&closing))
             return;
-    } else if (!enter(1, &state)) {
+        putting = 0;
+    } else if (!enter(1, &state, &saved)) {
         return;
     }
     PyObject *list = (PyObject *)ctx;
@@ -204,14 +214,17 @@ static void on_next(void *ctx, const sk_value *value)
     } else if (handler == NULL) {
         PyErr_WriteUnraisable(list);
     }
-    if (!held)
-        leave(state);
+    if (held)
+        putting = 1;
+    else
+        leave(state, saved);
 }
 
 static void on_error(void *ctx, const sk_value *value)
 {
     PyGILState_STATE state;
-    if (!enter(1, &state))
+    int saved;
+    if (!enter(1, &state, &saved))
         return;
     PyObject *address = PyLong_FromVoidPtr((void *)value);
     if (address != NULL) {
@@ -220,16 +233,17 @@ static void on_error(void *ctx, const sk_value *value)
     } else {
         PyErr_WriteUnraisable((PyObject *)ctx);
     }
-    leave(state);
+    leave(state, saved);
 }
 
 static void on_completed(void *ctx)
 {
     PyGILState_STATE state;
-    if (!enter(1, &state))
+    int saved;
+    if (!enter(1, &state, &saved))
         return;
     call_sink((PyObject *)ctx, name_completed, NULL);
-    leave(state);
+    leave(state, saved);
 }
 
 static int object_value(PyObject *object, sk_value *out);
@@ -251,11 +265,13 @@ static PyObject *sink_result(PyObject *ctx, PyObject *name, PyObject *arg)
 static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out)
 {
     PyGILState_STATE state;
-    int held = PyGILState_Check();
+    int saved = 0;
+    int held = putting;
     if (held) {
         if (atomic_load(&closing))
             return;
-    } else if (!enter(1, &state)) {
+        putting = 0;
+    } else if (!enter(1, &state, &saved)) {
         return;
     }
     PyObject *list = (PyObject *)ctx;
@@ -310,8 +326,10 @@ static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *va
         }
         Py_XDECREF(result);
     }
-    if (!held)
-        leave(state);
+    if (held)
+        putting = 1;
+    else
+        leave(state, saved);
 }
 
 /* Runs while closing too (the exit hook waits for the releases), not once
@@ -319,11 +337,12 @@ static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *va
 static void on_release(void *ctx)
 {
     PyGILState_STATE state;
-    if (!enter(0, &state))
+    int saved;
+    if (!enter(0, &state, &saved))
         return;
     call_sink((PyObject *)ctx, name_released, NULL);
     Py_DECREF((PyObject *)ctx);
-    leave(state);
+    leave(state, saved);
 }
 
 /* function(key), under the exit rules: runs while closing (the exit hook
@@ -331,7 +350,8 @@ static void on_release(void *ctx)
 static void key_release(PyObject **function, void *key)
 {
     PyGILState_STATE state;
-    if (!enter(0, &state))
+    int saved;
+    if (!enter(0, &state, &saved))
         return;
     if (*function != NULL) {
         PyObject *number = PyLong_FromVoidPtr(key);
@@ -341,7 +361,7 @@ static void key_release(PyObject **function, void *key)
         Py_XDECREF(result);
         Py_XDECREF(number);
     }
-    leave(state);
+    leave(state, saved);
 }
 
 static void box_release(void *key)
@@ -454,7 +474,10 @@ static PyObject *put(PyObject *args, put_fn function)
         Py_INCREF(Py_NotImplemented);
         return Py_NotImplemented;
     }
+    int saved = putting;
+    putting = 1;
     int status = function(pointer, &value);
+    putting = saved;
     if (value.kind > SK_KIND_DOUBLE)
         sk_value_release(&value);
     if (PyErr_Occurred()) /* never left by a callback, but never hidden either */

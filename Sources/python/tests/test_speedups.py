@@ -151,3 +151,27 @@ def events_of(signal):
     with signal.subscribe(seen.append, lambda e: seen.append(("error", e)), lambda: seen.append("done")):
         pass
     return seen
+
+
+@pytest.mark.usefixtures("clean")
+def test_deliveries_nested_in_a_callback_through_ctypes_calls():
+    # A callback of a put (the GIL held through it) calls what goes through
+    # ctypes (the GIL let go): a put of an object carried by reference, a
+    # ValuePromise.set. Their deliveries on this thread must take the GIL
+    # again (a stale "GIL held" would run Python without it: a crash).
+    class Box:
+        pass
+
+    seen = []
+    with sk.Pipe() as outer, sk.Pipe() as inner, sk.ValuePromise(0) as promise:
+        def relay(n):
+            inner.put(Box())
+            promise.set(n)
+            seen.append(("outer", n))
+
+        with outer.signal().subscribe(relay), inner.signal().subscribe(lambda b: seen.append(type(b).__name__)), \
+                promise.get().subscribe(lambda n: seen.append(("promise", n))):
+            for n in range(1, 4):
+                outer.put(n)
+    assert seen == [("promise", 0)] + [item for n in range(1, 4)
+                                       for item in ("Box", ("promise", n), ("outer", n))]
