@@ -7,10 +7,9 @@ signalkit/_lib, and the extension module signalkit/_speedups (the crossing
 between the library and Python, _speedups.c), compiled here with the
 system's C compiler (CC, else cc) against the running Python's headers
 (Python.h: Debian's python3-dev) and linked to libsignalkit.so.0 (an rpath
-of $ORIGIN/_lib). The extension is built for the running CPython's ABI
-(_speedups.c says why not the stable one), so the wheel is tagged
-cpXY-cpXY-PLATFORM: that CPython on this platform, no Swift toolchain nor
-compiler at run time. SIGNALKIT_WERROR=1 (set by `make python-wheel`) makes
+of $ORIGIN/_lib). The extension uses the stable ABI of CPython 3.9
+(Py_LIMITED_API), so the wheel is tagged cp39-abi3-PLATFORM: any CPython
+3.9 or later on this platform, no Swift toolchain nor compiler at run time. SIGNALKIT_WERROR=1 (set by `make python-wheel`) makes
 a compiler warning fail the build.
 
 Where the libraries come from:
@@ -45,11 +44,10 @@ NAME = "signalkit"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRARIES = ("libsignalkit.so.0", "libsignalkit-ffi.so.0")
 EXTENSION_SOURCE = "_speedups.c"
-# The extension's file name and the wheel's python-abi tag: those of the
-# running CPython (cpython-311-x86_64-linux-gnu; cp311-cp311).
-EXTENSION = "_speedups" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
-ABI_TAG = (f"cp{sys.version_info[0]}{sys.version_info[1]}-"
-           f"cp{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}")
+EXTENSION = "_speedups.abi3.so"
+# The stable ABI the extension is written against (Py_LIMITED_API in
+# _speedups.c): CPython 3.9 and later.
+ABI_TAG = "cp39-abi3"
 # What of the SignalKit tree the sdist carries (tree-relative paths).
 TREE_ENTRIES = ("Package.swift", "Makefile", "Sources", "include", "mk", "pkgconfig", "Tests", ".ci/install-deps.sh")
 # What of this folder the sdist and the wheel carry.
@@ -104,8 +102,9 @@ def _extension(native):
     """The extension module, compiled from signalkit/_speedups.c against this
     Python's headers and the tree's include/signalkit.h, linked to the
     libsignalkit.so.0 in `native`: its bytes."""
-    if sys.implementation.name != "cpython":
-        raise RuntimeError(f"signalkit: the package's extension needs CPython, not {sys.implementation.name}")
+    if sys.implementation.name != "cpython" or sys.version_info < (3, 9):
+        raise RuntimeError(f"signalkit: the package's extension needs CPython 3.9 or later, not "
+                           f"{sys.implementation.name} {sys.version.split()[0]}")
     include = sysconfig.get_paths()["include"]
     if not os.path.isfile(os.path.join(include, "Python.h")):
         version = f"{sys.version_info[0]}.{sys.version_info[1]}"

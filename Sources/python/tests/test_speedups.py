@@ -2,7 +2,6 @@
 Python) as installed by the wheel, and the build backend's errors."""
 import importlib.util
 import os
-import sys
 import sysconfig
 
 import pytest
@@ -21,7 +20,7 @@ def mapped_libraries():
 
 def test_the_extension_is_in_the_package_and_uses_the_loaded_library():
     assert os.path.dirname(_speedups.__file__) == os.path.dirname(sk.__file__)
-    assert _speedups.__file__.endswith(sysconfig.get_config_var("EXT_SUFFIX"))
+    assert _speedups.__file__.endswith(".abi3.so")  # the stable ABI (Py_LIMITED_API)
     # One copy of the C library in the process: the one the package loaded.
     assert mapped_libraries() == {os.path.realpath(sk.library_paths()[0])}
 
@@ -81,11 +80,11 @@ def test_the_backend_names_the_missing_python_headers(tmp_path, monkeypatch):
         backend._extension(str(tmp_path))
 
 
-def test_the_backend_tags_the_wheel_for_this_cpython():
+def test_the_backend_tags_the_wheel_for_the_stable_abi():
     backend = load_backend()
-    major, minor = sys.version_info[:2]
-    assert backend._wheel_tag().startswith(f"cp{major}{minor}-cp{major}{minor}")
-    assert backend.EXTENSION == "_speedups" + sysconfig.get_config_var("EXT_SUFFIX")
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    assert backend._wheel_tag() == f"cp39-abi3-{platform}"
+    assert backend.EXTENSION == "_speedups.abi3.so"
 
 
 @pytest.mark.usefixtures("clean")
