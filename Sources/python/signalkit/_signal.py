@@ -1947,7 +1947,11 @@ class Trampoline(_Handle):
     _release = staticmethod(C.ffi_trampoline_release)
 
     def __init__(self, target: Union[Pipe[Any], int], signature: Union[str, Signature]) -> None:
-        self.signature: Optional[Signature] = _signature(signature)
+        if not isinstance(target, Pipe) and (isinstance(target, bool) or not isinstance(target, int)):
+            raise TypeError(f"signalkit: Trampoline: the target is {type(target).__name__}, not a Pipe "
+                            "or a subscriber's address (int)")
+        self.signature: Optional[Signature] = None
+        self.signature = _signature(signature)
         pointer = c_void_p()
         if isinstance(target, Pipe):
             _check(C.ffi_trampoline_pipe(byref(pointer), target.pointer, self.signature.pointer), ffi=True)

@@ -151,3 +151,18 @@ def test_an_int_outside_int64_is_an_overflow_error_on_every_route(number):
         pipe.put(1)
         assert len(seen) == 1 and isinstance(seen[0], OverflowError)
         assert sub.exception is seen[0]
+
+
+@pytest.mark.parametrize("bad", (1, None, "text"))
+def test_the_other_public_functions_check_their_arguments_at_the_call(bad):
+    from signalkit.testing import TestScheduler
+
+    with TestScheduler() as scheduler:
+        with pytest.raises(TypeError, match="Signal"):
+            scheduler.record(bad)
+        with pytest.raises(TypeError, match="callable"):
+            scheduler.schedule(bad)
+    with pytest.raises(TypeError, match="Pipe"):
+        sk.Trampoline(1.5 if bad == 1 else bad, "void(i64)")
+    with pytest.raises(TypeError, match="loop"):
+        sk.asyncio_queue(bad if bad is not None else 1)
