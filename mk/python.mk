@@ -32,10 +32,11 @@ python-native: lib ## the two libraries the Python wheel carries (.build-c/pytho
 		-o $(PY_OUT)/libsignalkit-ffi.so.$(FFI_SOVERSION)
 
 # The wheel, built as pip builds it (the in-tree backend), from the
-# libraries python-native just made.
+# libraries python-native just made; the backend compiles the package's
+# extension (signalkit/_speedups.c), a warning failing the build here.
 python-wheel: python-native $(PY_TOOLS_STAMP) ## the Python wheel, into .build-c/python/dist
 	rm -rf $(PY_OUT)/dist
-	SIGNALKIT_PREBUILT_DIR=$(PY_OUT) $(PY_PIP) wheel -q --no-deps --no-build-isolation \
+	SIGNALKIT_PREBUILT_DIR=$(PY_OUT) SIGNALKIT_WERROR=1 $(PY_PIP) wheel -q --no-deps --no-build-isolation \
 		-w $(PY_OUT)/dist ./Sources/python
 
 # The package's tests against the installed wheel: a fresh venv with the

@@ -3,8 +3,14 @@
 It needs nothing from PyPI: `pip install Sources/python`, `pip wheel` and
 `python -m build` work offline. The wheel carries the two native libraries
 (libsignalkit.so.0, libsignalkit-ffi.so.0 with an rpath of $ORIGIN) in
-signalkit/_lib, and is tagged py3-none-PLATFORM: pure Python through ctypes,
-any CPython 3 on this platform, no Swift toolchain at run time.
+signalkit/_lib, and the extension module signalkit/_speedups (the crossing
+between the library and Python, _speedups.c), compiled here with the
+system's C compiler (CC, else cc) against the running Python's headers
+(Python.h: Debian's python3-dev) and linked to libsignalkit.so.0 (an rpath
+of $ORIGIN/_lib). The extension uses the stable ABI of CPython 3.9
+(Py_LIMITED_API), so the wheel is tagged cp39-abi3-PLATFORM: any CPython
+3.9 or later on this platform, no Swift toolchain nor compiler at run time. SIGNALKIT_WERROR=1 (set by `make python-wheel`) makes
+a compiler warning fail the build.
 
 Where the libraries come from:
 - SIGNALKIT_PREBUILT_DIR, when set: a folder already holding both (what
@@ -25,16 +31,23 @@ import hashlib
 import io
 import os
 import re
+import shlex
 import subprocess
 import sys
 import sysconfig
 import tarfile
+import tempfile
 import time
 import zipfile
 
 NAME = "signalkit"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRARIES = ("libsignalkit.so.0", "libsignalkit-ffi.so.0")
+EXTENSION_SOURCE = "_speedups.c"
+EXTENSION = "_speedups.abi3.so"
+# The stable ABI the extension is written against (Py_LIMITED_API in
+# _speedups.c): CPython 3.9 and later.
+ABI_TAG = "cp39-abi3"
 # What of the SignalKit tree the sdist carries (tree-relative paths).
 TREE_ENTRIES = ("Package.swift", "Makefile", "Sources", "include", "mk", "pkgconfig", "Tests", ".ci/install-deps.sh")
 # What of this folder the sdist and the wheel carry.
@@ -81,6 +94,43 @@ def _platform_tag():
     return re.sub(r"[^A-Za-z0-9]", "_", sysconfig.get_platform())
 
 
+def _wheel_tag():
+    return f"{ABI_TAG}-{_platform_tag()}"
+
+
+def _extension(native):
+    """The extension module, compiled from signalkit/_speedups.c against this
+    Python's headers and the tree's include/signalkit.h, linked to the
+    libsignalkit.so.0 in `native`: its bytes."""
+    if sys.implementation.name != "cpython" or sys.version_info < (3, 9):
+        raise RuntimeError(f"signalkit: the package's extension needs CPython 3.9 or later, not "
+                           f"{sys.implementation.name} {sys.version.split()[0]}")
+    include = sysconfig.get_paths()["include"]
+    if not os.path.isfile(os.path.join(include, "Python.h")):
+        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        raise RuntimeError(f"signalkit: Python.h is not in {include}: the package's extension needs the "
+                           f"headers of this Python (Debian: apt-get install python3-dev, or python{version}-dev "
+                           f"for this interpreter; .ci/install-deps.sh installs it)")
+    headers = os.path.join(_tree(), "include")
+    if not os.path.isfile(os.path.join(headers, "signalkit.h")):
+        raise RuntimeError(f"signalkit: signalkit.h is not in {headers}")
+    source = os.path.join(HERE, NAME, EXTENSION_SOURCE)
+    compiler = shlex.split(os.environ.get("CC") or "cc")
+    warnings = ["-Wall", "-Wextra", "-pedantic"] + (["-Werror"] if os.environ.get("SIGNALKIT_WERROR") == "1" else [])
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, EXTENSION)
+        command = compiler + ["-std=c11", "-O2", "-fPIC", "-shared", *warnings, "-I", include, "-I", headers,
+                              source, "-L", native, "-l:libsignalkit.so.0", "-Wl,-rpath,$ORIGIN/_lib", "-o", out]
+        print("signalkit: building the extension: " + " ".join(shlex.quote(c) for c in command), file=sys.stderr)
+        try:
+            subprocess.run(command, check=True, stdout=sys.stderr)
+        except FileNotFoundError as error:
+            raise RuntimeError(f"signalkit: no C compiler ({compiler[0]}): install one (Debian: gcc), "
+                               f"or set CC") from error
+        with open(out, "rb") as built:
+            return built.read()
+
+
 def _native_libraries():
     """The folder holding both libraries, built if need be."""
     prebuilt = os.environ.get("SIGNALKIT_PREBUILT_DIR")
@@ -118,7 +168,7 @@ def _record_line(name, data):
 
 def _dist_info(version):
     """(name, data) of the dist-info files but RECORD."""
-    tag = f"py3-none-{_platform_tag()}"
+    tag = _wheel_tag()
     dist_info = f"{NAME}-{version}.dist-info"
     return [
         (f"{dist_info}/METADATA", _metadata(version).encode()),
@@ -130,7 +180,7 @@ def _dist_info(version):
 
 def _write_wheel(wheel_directory, entries):
     version = _version()
-    tag = f"py3-none-{_platform_tag()}"
+    tag = _wheel_tag()
     dist_info = f"{NAME}-{version}.dist-info"
     filename = f"{NAME}-{version}-{tag}.whl"
     entries = list(entries) + [(name, data, 0o644) for name, data in _dist_info(version)]
@@ -170,12 +220,16 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    """The wheel: the package, its py.typed, and both native libraries."""
+    """The wheel: the package, its py.typed, both native libraries, and the
+    extension (not its C source)."""
     native = _native_libraries()
     entries = []
     for name, path in _package_files():
+        if name.endswith((".c", ".so")):
+            continue
         with open(path, "rb") as source:
             entries.append((name, source.read(), 0o644))
+    entries.append((f"{NAME}/{EXTENSION}", _extension(native), 0o755))
     for library in LIBRARIES:
         with open(os.path.join(native, library), "rb") as source:
             entries.append((f"{NAME}/_lib/{library}", source.read(), 0o755))

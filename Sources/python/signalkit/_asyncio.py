@@ -24,6 +24,8 @@ def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
     a signal's events where loop state may be touched freely."""
     if loop is None:
         loop = asyncio.get_running_loop()
+    elif not isinstance(loop, asyncio.AbstractEventLoop):
+        raise TypeError(f"signalkit: asyncio_queue: {type(loop).__name__} is not an asyncio event loop")
     held = _queues.get(loop)
     queue = held() if held is not None else None
     if queue is None:

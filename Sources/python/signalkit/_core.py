@@ -69,6 +69,11 @@ def _load() -> Tuple[ctypes.CDLL, ctypes.CDLL]:
 
 _core, _ffi = _load()
 
+# The crossing between the library and Python (callbacks of Python
+# subscriptions, puts): a CPython extension beside this module, linked to
+# the libsignalkit.so.0 already loaded (_speedups.c says why it exists).
+from . import _speedups  # noqa: E402  (after the libraries: it needs libsignalkit.so.0 loaded)
+
 # --------------------------------------------------------------------------
 # Values and prototypes
 # --------------------------------------------------------------------------
@@ -361,7 +366,10 @@ def _box_release_function(key: Optional[int], _is_finalizing: Callable[[], bool]
         _releases_running[0] -= 1
 
 
-_box_release = _release_fn(_box_release_function)
+# Through the extension (BOX_RELEASE): a library thread that runs it once the
+# interpreter finalizes touches no Python (a ctypes callback would take the
+# GIL, and a thread taking it then is ended under libdispatch's feet).
+_box_release = _release_fn(_speedups.BOX_RELEASE)
 
 
 def _box(obj: object, out: Any) -> None:
@@ -428,6 +436,15 @@ def _object_of(pointer: Any) -> Any:
     if kind == KIND_BOOL:
         return bool(value.boolean)
     return from_value(pointer)
+
+
+def _object_at(address: int) -> Any:
+    """_object_of for the address of a borrowed `const sk_value *` (the
+    extension's converter of the kinds it does not convert itself)."""
+    return _object_of(ctypes.cast(address, _ValueP))
+
+
+_speedups.set_converter(_object_at)
 
 
 def _scalar_value(obj: object) -> Value:
@@ -646,7 +663,8 @@ def _release_ctx_function(ctx: Optional[int], _is_finalizing: Callable[[], bool]
         _releases_running[0] -= 1
 
 
-_release_ctx = _release_fn(_release_ctx_function)
+_release_ctx = _release_fn(_speedups.CTX_RELEASE)  # as _box_release
+_speedups.set_releases(_box_release_function, _release_ctx_function)
 
 
 def pending_callbacks() -> int:
@@ -696,6 +714,7 @@ class _Interrupts:
     def defer(self, exc: Optional[BaseException] = None) -> None:
         if self.local.pending is None:
             self.local.pending = exc if exc is not None else KeyboardInterrupt()
+            _speedups.set_pending(True)  # the extension's deliveries on this thread fail from now on
 
     def raise_pending(self) -> None:
         """Raises the pending KeyboardInterrupt, as a copy (same type, args
@@ -704,6 +723,7 @@ class _Interrupts:
         exc = self.local.pending
         if exc is not None:
             self.local.pending = None
+            _speedups.set_pending(False)
             try:
                 copy = type(exc)(*exc.args)
             except BaseException:
@@ -884,7 +904,8 @@ def _trim_traceback(exc: BaseException) -> None:
     from the front of its traceback: the receiver sees where it was raised.
     The traceback is detached (_detach_traceback) once it was delivered."""
     tb = exc.__traceback__
-    while tb is not None and tb.tb_frame.f_code in _interrupts.THUNK_CODES:
+    while tb is not None and (tb.tb_frame.f_code in _interrupts.THUNK_CODES
+                              or tb.tb_frame.f_code.co_filename == "<signalkit chain>"):
         tb = tb.tb_next
     exc.__traceback__ = tb
 
@@ -946,6 +967,7 @@ def _shutdown() -> None:
     finalizes (package docstring)."""
     try:
         _state.closing = True  # callbacks do nothing from now on
+        _speedups.set_closing()  # nor do the extension's deliveries
         with _keep_lock:
             subscriptions = list(_subscriptions.values())
         for disposable in subscriptions:
@@ -977,6 +999,9 @@ def _shutdown() -> None:
         # finalizes, and a freed ctypes callback would be a jump into freed
         # memory. So do the objects values still carry (their releases may
         # run on a library thread).
+        # The extension's callbacks touch Python no more, once those inside
+        # have left (waited for without the GIL).
+        _speedups.finalize(max(deadline - time.monotonic(), 0.5))
         _immortal.extend([held, _release_ctx, _box_release, dict(_boxes)])
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(_immortal))
     except BaseException:

@@ -6,19 +6,21 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import functools
 import operator
 import sys
 import threading
 from ctypes import CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p
-from typing import (Any, AsyncIterator, Callable, Deque, Generator, Generic, Iterable, List, Optional, Tuple,
-                    TypeVar, Union, overload)
+from typing import (Any, AsyncIterator, Callable, Deque, Dict, Generator, Generic, Iterable, List, Optional,
+                    Tuple, TypeVar, Union, overload)
 
-from . import _core
-from ._core import (KIND_DOUBLE, KIND_INT64, KIND_NIL, _Recorder, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed, _check,
-                    _deferred_fn, _detach_traceback, _trim_traceback, _fail_interrupted, _Failures, _FfiObserver, _generator_fn,
-                    _interrupts, _map_fn, _next_fn, _object_of, _Observer, _predicate_fn, _put_object,
-                    _reduce_fn, _register_subscription, _release_ctx, _release_fn, _report, _retain_callbacks,
-                    _set_owner, _signal_fn, _state, _take_until_fn, _work_fn, from_value, to_value)
+from . import _core, _speedups
+from ._core import (KIND_DOUBLE, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed,
+                    _check, _completed_fn, _deferred_fn, _detach_traceback, _fail_interrupted, _Failures,
+                    _FfiObserver, _generator_fn, _interrupts, _next_fn, _object_of, _Observer, _put_object, _Recorder,
+                    _reduce_fn, _register_subscription, _release_ctx, _release_ctx_function, _release_fn, _report,
+                    _retain_callbacks, _set_owner, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
+                    _work_fn, from_value, to_value)
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -116,16 +118,12 @@ class _Trampoline:
     the subscription's Python callback itself (no library operator between
     to see them). A plain object, reached through one thread-local read per
     call (each read of a threading.local attribute costs that much)."""
-    __slots__ = ("active", "jobs", "direct", "value", "value_ref")
+    __slots__ = ("active", "jobs", "direct")
 
     def __init__(self) -> None:
         self.active = False
         self.jobs: Deque[Callable[[], None]] = collections.deque()
         self.direct: Optional[_Sink] = None
-        # A value for the outermost put of this thread (the library copies
-        # what it needs during the call, so it is free again after it).
-        self.value = Value()
-        self.value_ref = byref(self.value)
 
 
 _thread_local = threading.local()
@@ -170,26 +168,62 @@ def _cancel_jobs(local: _Trampoline) -> None:
 
 
 # --------------------------------------------------------------------------
-# The Pythonic callbacks: one static C function per role, the per-use state
-# found through ctx in the registry (_core._keep)
+# The Pythonic callbacks: the extension's (_speedups.c) call, per value, the
+# subscription's composed chain of stages (and on_next, or the put into the
+# next subscriber); the other events go to the sink's methods. The sink is
+# also in the registry (_core._keep), for the exit hook.
 # --------------------------------------------------------------------------
 
 _MAP, _FILTER, _TAP = 0, 1, 2
-_DROP = object()  # a filtered-out value inside a fused chain
 
 
-def _apply(stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], value: Any) -> Any:
-    """The fused chain of Python map / filter / tap stages over one value:
-    its result, or _DROP."""
-    for kind, fn in stages:
-        if kind == _MAP:
-            value = fn(value)
-        elif kind == _FILTER:
-            if not fn(value):
-                return _DROP
-        else:
-            fn(value)
-    return value
+# Every int a stream carries fits int64, whether or not it crosses the
+# library (the rule of _put_object): OverflowError otherwise.
+_check_int64 = _speedups.check_int64
+
+
+# A chain of Python stages composed into one function, so that an event
+# enters Python once for the whole chain: the code of each shape (the kinds
+# of its stages) is made once, and each use binds its functions.
+_CHAIN_FILE = "<signalkit chain>"
+_chain_makers: Dict[Tuple[int, ...], Callable[..., Callable[[Any], Any]]] = {}
+
+
+Stages = Tuple[Tuple[int, Callable[[Any], Any]], ...]
+ChainMaker = Callable[[Callable[[Any], Any]], Callable[[Any], Any]]
+
+
+def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
+    """What makes, for a tail, one function for `stages` then tail(value)
+    (None for no stages): a filtered-out value stops there; a map's int
+    result outside int64 raises OverflowError (_speedups.check_int64).
+    Made once per stage signal; each subscription binds its tail."""
+    if not stages:
+        return None
+    kinds = tuple(kind for kind, _ in stages)
+    make = _chain_makers.get(kinds)
+    if make is None:
+        names = [f"f{i}" for i in range(len(kinds))]
+        lines = [f"def make(check, {', '.join(names)}, tail):", "    def chain(v):"]
+        for name, kind in zip(names, kinds):
+            if kind == _MAP:
+                lines += [f"        v = {name}(v)", "        check(v)"]
+            elif kind == _FILTER:
+                lines += [f"        if not {name}(v):", "            return"]
+            else:
+                lines += [f"        {name}(v)"]
+        lines += ["        tail(v)", "    return chain"]
+        namespace: Dict[str, Any] = {}
+        exec(compile("\n".join(lines), _CHAIN_FILE, "exec"), namespace)
+        if len(_chain_makers) >= 256:  # shapes are few; never an unbounded cache
+            _chain_makers.clear()
+        make = _chain_makers[kinds] = namespace["make"]
+    maker: ChainMaker = functools.partial(make, _check_int64, *[fn for _, fn in stages])
+    return maker
+
+
+def _ignore(value: object) -> None:
+    """The tail of a chain whose subscription has no on_next."""
 
 
 def _error_object(pointer: Any) -> BaseException:
@@ -205,12 +239,12 @@ class _Sink:
     """A Python subscription's state: its callbacks, the fused stages in
     front of on_next (map / filter of the signal it subscribed to), its
     disposable once known, and whether it ended."""
-    __slots__ = ("stages", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "ctx",
-                 "__weakref__")
+    __slots__ = ("maker", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "ctx",
+                 "cell", "__weakref__")
 
-    def __init__(self, stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], on_next: Any, on_error: Any,
-                 on_completed: Any, failures: _Recorder) -> None:
-        self.stages = stages
+    def __init__(self, maker: Optional[ChainMaker], on_next: Any, on_error: Any, on_completed: Any,
+                 failures: _Recorder) -> None:
+        self.maker = maker
         self.on_next = on_next
         self.on_error = on_error
         self.on_completed = on_completed
@@ -218,6 +252,16 @@ class _Sink:
         self.disposable: Optional[int] = None
         self.ended = False
         self.ctx = 0
+        # The extension's callback list (_speedups.c): [handler, sink];
+        # the handler None once ended.
+        self.cell: Optional[List[Any]] = None
+
+    def end(self) -> None:
+        """No later event reaches the callbacks."""
+        self.ended = True
+        cell = self.cell
+        if cell is not None:
+            cell[0] = None
 
     def on_release(self) -> None:
         """The library let go of the callbacks: drop the disposable kept."""
@@ -229,7 +273,7 @@ class _Sink:
         """An exception escaped on_next or a stage: the subscription ends
         (disposed), and on_error receives it (or callback_error_hook when
         there is none). A KeyboardInterrupt goes to the caller instead."""
-        self.ended = True
+        self.end()
         _trim_traceback(exc)
         self.failures.record(exc)
         if self.disposable:
@@ -254,70 +298,82 @@ class _Sink:
         finally:
             _detach_traceback(exc, where)
 
+    def handler(self) -> Optional[Callable[[Any], Any]]:
+        """What each value goes to: the stages composed with on_next (None:
+        nothing to call)."""
+        maker = self.maker
+        if self.on_next is not None:
+            return maker(self.on_next) if maker is not None else self.on_next
+        return maker(_ignore) if maker is not None else None
 
-def _sink_next(ctx: int, value: Any, _keep: Any = _core._keep, _local: Any = _interrupts.local,
-               _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
-    _sk_user = False
-    sink = _keep.get(ctx)
-    if sink is None or sink.ended or _state.closing or _is_finalizing():
-        return
-    try:
-        if _local.pending is not None:
-            sink.fail(_local.pending, "next")
+    def failed(self, exc: Optional[BaseException]) -> None:
+        """on_fail: the chain or on_next raised `exc` (None: a KeyboardInterrupt
+        is pending on this thread, and the delivery does not go on)."""
+        if self.ended:
             return
-        contents = value.contents
-        item = contents.int64 if contents.kind == KIND_INT64 else _object_of(value)
-        _sk_user = True
-        if sink.stages:
-            item = _apply(sink.stages, item)
-            if item is _DROP:
-                return
-        if sink.on_next is not None:
-            sink.on_next(item)
-        _sk_user = False
-    except BaseException as exc:
-        _sk_user = False
-        sink.fail(exc, "next")
+        if exc is None:
+            exc = _interrupts.local.pending or KeyboardInterrupt()
+        self.fail(exc, "next")
 
-
-def _sink_error(ctx: int, value: Any) -> None:
-    _sk_user = False
-    sink = _core._keep.get(ctx)
-    if sink is None or sink.ended or _state.closing or sys.is_finalizing():
-        return
-    sink.ended = True
-    try:
-        error = _error_object(value)
-        if sink.on_error is not None:
-            _sk_user = True
-            sink.on_error(error)
+    def error_at(self, address: int) -> None:
+        """on_error: the error value at `address`, to on_error."""
+        _sk_user = False
+        if self.ended or _state.closing:
+            return
+        self.end()
+        try:
+            error = _error_object(ctypes.cast(address, _ValueP))
+            if self.on_error is not None:
+                _sk_user = True
+                self.on_error(error)
+                _sk_user = False
+            else:
+                _report(error, "error")
+        except BaseException as exc:
             _sk_user = False
-        else:
-            _report(error, "error")
-    except BaseException as exc:
+            self.fail(exc, "error")
+
+
+    def completed(self) -> None:
+        """on_completed: the completion, to on_completed."""
         _sk_user = False
-        sink.fail(exc, "error")
-
-
-def _sink_completed(ctx: int) -> None:
-    _sk_user = False
-    sink = _core._keep.get(ctx)
-    if sink is None or sink.ended or _state.closing or sys.is_finalizing():
-        return
-    sink.ended = True
-    try:
-        if sink.on_completed is not None:
-            _sk_user = True
-            sink.on_completed()
+        if self.ended or _state.closing:
+            return
+        self.end()
+        try:
+            if self.on_completed is not None:
+                _sk_user = True
+                self.on_completed()
+                _sk_user = False
+        except BaseException as exc:
             _sk_user = False
-    except BaseException as exc:
-        _sk_user = False
-        sink.fail(exc, "completed")
+            self.fail(exc, "completed")
 
 
-_c_sink_next = _next_fn(_sink_next)
-_c_sink_error = _next_fn(_sink_error)
-_c_sink_completed = CFUNCTYPE(None, c_void_p)(_sink_completed)
+    def released(self) -> None:
+        """on_release: the library let go of the callbacks."""
+        cell = self.cell
+        _release_ctx_function(self.ctx)
+        if cell is not None:  # no cycle left between the sink and its list
+            cell[1] = None
+
+
+# The extension's callbacks, as the observer's function pointers.
+_sp_next = _next_fn(_speedups.NEXT)
+_sp_error = _next_fn(_speedups.ERROR)
+_sp_completed = _completed_fn(_speedups.COMPLETED)
+_sp_release = _release_fn(_speedups.RELEASE)
+
+
+def _start_sink(signal: int, sink: _Sink) -> Optional[int]:
+    """Starts `signal` for a Python subscription, through the extension:
+    each value goes to the composed chain of its stages and on_next."""
+    ctx = sink.ctx = _retain_callbacks(sink)
+    cell = sink.cell = [sink.handler(), sink]
+    if sink.ended:
+        cell[0] = None
+    observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold(cell), _sp_release)
+    return _started(signal, sink, ctx, observer)
 
 
 class _StageRun(_Sink):
@@ -325,9 +381,8 @@ class _StageRun(_Sink):
     to each value of the upstream, the results put into the subscriber."""
     __slots__ = ("subscriber",)
 
-    def __init__(self, stages: Tuple[Tuple[int, Callable[[Any], Any]], ...], subscriber: int,
-                 failures: _Recorder) -> None:
-        super().__init__(stages, None, None, None, failures)
+    def __init__(self, maker: Optional[ChainMaker], subscriber: int, failures: _Recorder) -> None:
+        super().__init__(maker, None, None, None, failures)
         self.subscriber = subscriber
 
     def on_release(self) -> None:
@@ -336,8 +391,45 @@ class _StageRun(_Sink):
             C.subscriber_release(subscriber)
         super().on_release()
 
+    def handler(self) -> Optional[Callable[[Any], Any]]:
+        """The stages, then the put of the result into the subscriber."""
+        tail = functools.partial(_subscriber_put_next, self.subscriber)
+        return self.maker(tail) if self.maker is not None else tail
+
+    def failed(self, exc: Optional[BaseException]) -> None:
+        """on_fail: a stage (or the put) raised `exc`, or (None) a
+        KeyboardInterrupt is pending: the stream fails with it."""
+        if self.ended:
+            return
+        if exc is None:
+            pending = _interrupts.local.pending or KeyboardInterrupt()
+            self.failures.record(pending)
+            self.put_error(pending)
+            return
+        _trim_traceback(exc)
+        self.failures.record(exc)
+        if isinstance(exc, KeyboardInterrupt):
+            _interrupts.defer(exc)
+        try:
+            self.put_error(exc)
+        except BaseException:
+            pass
+        _detach_traceback(exc, "map")
+
+    def error_at(self, address: int) -> None:
+        """on_error: the upstream's error, passed on."""
+        if not self.ended:
+            self.end()
+            C.subscriber_put_error(self.subscriber, ctypes.cast(address, _ValueP))
+
+    def completed(self) -> None:
+        """on_completed: the upstream's completion, passed on."""
+        if not self.ended:
+            self.end()
+            C.subscriber_put_completion(self.subscriber)
+
     def put_error(self, error: object) -> None:
-        self.ended = True
+        self.end()
         out = Value()
         _put_object(error, out)
         try:
@@ -348,69 +440,15 @@ class _StageRun(_Sink):
             C.disposable_dispose(self.disposable)
 
 
-def _stage_next(ctx: int, value: Any) -> None:
-    _sk_user = False
-    run = _core._keep.get(ctx)
-    if run is None or run.ended or _state.closing or sys.is_finalizing():
-        return
-    try:
-        if _interrupts.local.pending is not None:
-            run.failures.record(_interrupts.local.pending)
-            run.put_error(_interrupts.local.pending)
-            return
-        item = _object_of(value)
-        _sk_user = True
-        item = _apply(run.stages, item)
-        _sk_user = False
-        if item is _DROP:
-            return
-        out = Value()
-        _put_object(item, out)
-        try:
-            C.subscriber_put_next(run.subscriber, byref(out))
-        finally:
-            if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
-                C.value_release(byref(out))
-    except BaseException as exc:
-        _sk_user = False
-        _trim_traceback(exc)
-        run.failures.record(exc)
-        if isinstance(exc, KeyboardInterrupt):
-            _interrupts.defer(exc)
-        try:
-            run.put_error(exc)
-        except BaseException:
-            pass
-        _detach_traceback(exc, "map")
-
-
-def _stage_error(ctx: int, value: Any) -> None:
-    run = _core._keep.get(ctx)
-    if run is not None and not run.ended:
-        run.ended = True
-        C.subscriber_put_error(run.subscriber, value)
-
-
-def _stage_completed(ctx: int) -> None:
-    run = _core._keep.get(ctx)
-    if run is not None and not run.ended:
-        run.ended = True
-        C.subscriber_put_completion(run.subscriber)
-
-
-_c_stage_next = _next_fn(_stage_next)
-_c_stage_error = _next_fn(_stage_error)
-_c_stage_completed = CFUNCTYPE(None, c_void_p)(_stage_completed)
-
-
 class _StageSource:
-    """A fused Python stage signal: its upstream and stages."""
-    __slots__ = ("upstream", "stages", "failures")
+    """A fused Python stage signal: its upstream and stages, and the maker
+    of their composed function."""
+    __slots__ = ("upstream", "stages", "maker", "failures")
 
-    def __init__(self, upstream: "Signal[Any]", stages: Tuple[Tuple[int, Callable[[Any], Any]], ...],
-                 failures: _Recorder) -> None:
+    def __init__(self, upstream: "Signal[Any]", stages: Stages, failures: _Recorder) -> None:
         self.upstream = upstream
         self.stages = stages
+        self.maker = _chain_maker(stages)
         self.failures = failures
 
 
@@ -419,19 +457,14 @@ def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
     if source is None or _state.closing or sys.is_finalizing():
         return None
     try:
-        run = _StageRun(source.stages, C.subscriber_retain(subscriber), source.failures)
-        return _start_observer(source.upstream.pointer, run, _c_stage_next, _c_stage_error, _c_stage_completed)
+        run = _StageRun(source.maker, C.subscriber_retain(subscriber), source.failures)
+        return _start_sink(source.upstream.pointer, run)
     except BaseException as exc:
         _report(exc, "generator")
         return None
 
 
-def _start_observer(signal: int, sink: _Sink, next_fn: Any, error_fn: Any, completed_fn: Any) -> Optional[int]:
-    """Starts `signal` with the static callbacks and `sink` as their state;
-    returns the subscription's disposable (+1), also kept (retained) in
-    sink.disposable so the callbacks can dispose it."""
-    ctx = sink.ctx = _retain_callbacks(sink)
-    observer = _Observer(next_fn, error_fn, completed_fn, ctx, _release_ctx)
+def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optional[int]:
     out = c_void_p()
     status = C.signal_start(byref(out), signal, byref(observer))
     _check(status)
@@ -448,8 +481,8 @@ def _start_observer(signal: int, sink: _Sink, next_fn: Any, error_fn: Any, compl
 
 
 _c_stage_generator = _generator_fn(_stage_generator)
-for _function in (_sink_next, _sink_error, _sink_completed, _stage_next, _stage_error, _stage_completed,
-                  _stage_generator):
+for _function in (_Sink.failed, _Sink.error_at, _Sink.completed, _Sink.released, _StageRun.failed,
+                  _StageRun.error_at, _StageRun.completed, _stage_generator):
     _interrupts.THUNK_CODES.add(_function.__code__)
 
 
@@ -487,8 +520,7 @@ class _IterRun:
     def __call__(self) -> None:
         _sk_user = False
         subscriber = self.subscriber
-        out = Value()
-        put_next, value_release = C.subscriber_put_next, C.value_release
+        fast_put, put = _speedups.subscriber_put_next, _subscriber_put_next
         interrupted = _interrupts.local
         try:
             iterator = iter(self.iterable)
@@ -501,10 +533,8 @@ class _IterRun:
                 except StopIteration:
                     C.subscriber_put_completion(subscriber)
                     return
-                _put_object(item, out)
-                put_next(subscriber, byref(out))
-                if out.kind > KIND_DOUBLE:
-                    value_release(byref(out))
+                if fast_put(subscriber, item) is NotImplemented:  # an object carried by reference
+                    put(subscriber, item)
                 if interrupted.pending is not None:
                     raise interrupted.pending
         except BaseException as exc:
@@ -531,7 +561,8 @@ class _IterRun:
         _sink_next would do with each, without the round trip through C."""
         sink = self.sink
         assert sink is not None
-        stages, on_next, interrupted = sink.stages, sink.on_next, _interrupts.local
+        handler = sink.handler()
+        interrupted, check = _interrupts.local, _check_int64
         _sk_user = False
         while not self.stopped and not sink.ended and not _state.closing:
             try:
@@ -540,14 +571,15 @@ class _IterRun:
                 C.subscriber_put_completion(self.subscriber)
                 return
             try:
+                check(item)
+            except OverflowError as exc:
+                self.failures.record(exc)
+                sink.fail(exc, "generator")
+                return
+            try:
                 _sk_user = True
-                if stages:
-                    item = _apply(stages, item)
-                    if item is _DROP:
-                        _sk_user = False
-                        continue
-                if on_next is not None:
-                    on_next(item)
+                if handler is not None:
+                    handler(item)
                 _sk_user = False
             except BaseException as exc:
                 _sk_user = False
@@ -618,7 +650,10 @@ class Subscriber(Generic[T]):
 
     def on_next(self, value: T) -> None:
         """Emits a value (carried by reference unless a plain kind)."""
-        self._put(C.subscriber_put_next, value)
+        pointer = self._pointer
+        if pointer:
+            _draining(_subscriber_put_next, pointer, value)
+            _after_call()
 
     def on_error(self, error: BaseException) -> None:
         """Ends the subscription with an error (an exception, by reference)."""
@@ -642,6 +677,15 @@ class Subscriber(Generic[T]):
             self.close()
         except Exception:
             pass
+
+
+def _subscriber_put_next(pointer: int, value: object) -> int:
+    """sk_subscriber_put_next: through the extension for a value of the
+    library's kinds, else by reference."""
+    status: int = _speedups.subscriber_put_next(pointer, value)
+    if status is NotImplemented:
+        status = _put_by_reference(C.subscriber_put_next, pointer, value)
+    return status
 
 
 def _cancel_action(ctx: int) -> None:
@@ -796,28 +840,34 @@ def _deferred_callback(ctx: int) -> Optional[int]:
         return _failing_signal(exc)
 
 
-def _reduce_callback(ctx: int, accumulator: Any, value: Any, out: Any) -> None:
-    _sk_user = False
-    callback = _core._keep.get(ctx)
-    if callback is None or _state.closing or sys.is_finalizing():
-        return
-    try:
-        current = _object_of(accumulator)
-        if isinstance(current, _Failed):
-            result = current
-        else:
-            _sk_user = True
-            result = callback.fn(current, _object_of(value))
-            _sk_user = False
-    except BaseException as exc:
-        _sk_user = False
-        _callback_raised(callback, exc, "reduce")
-        result = _Failed(exc)
-    try:
-        _put_object(result, out.contents)
-    except BaseException as exc:
-        _callback_raised(callback, exc, "reduce")
-        _put_object(_Failed(exc), out.contents)
+class _Fold:
+    """reduce's function, called by the extension (_speedups.c, on_reduce)
+    with the accumulator and the value; these methods are its other ends."""
+    __slots__ = ("callback", "ctx", "cell", "__weakref__")
+
+    def __init__(self, callback: _Callback) -> None:
+        self.callback = callback
+        self.ctx = 0
+        self.cell: List[Any] = [callback.fn, self]
+
+    def reduce_failed(self, exc: BaseException) -> "_Failed":
+        """The function (or the conversion of its result) raised `exc`: the
+        accumulator becomes a failure, the stream's error at the end."""
+        _callback_raised(self.callback, exc, "reduce")
+        return _Failed(exc)
+
+    def put_into(self, result: object, address: int) -> None:
+        """An accumulator carried by reference, written into the out value."""
+        _put_object(result, ctypes.cast(address, _ValueP).contents)
+
+    def released(self) -> None:
+        """The library let go of the function."""
+        _release_ctx_function(self.ctx)
+        self.cell[1] = None  # no cycle left
+
+
+_speedups.set_failed_type(_Failed)
+_sp_reduce = _reduce_fn(_speedups.REDUCE)
 
 
 def _take_until_callback(ctx: int, value: Any) -> int:
@@ -871,11 +921,11 @@ def _work_callback(ctx: int) -> None:
 
 _c_signal_callback = _signal_fn(_signal_callback)
 _c_deferred_callback = _deferred_fn(_deferred_callback)
-_c_reduce_callback = _reduce_fn(_reduce_callback)
 _c_take_until_callback = _take_until_fn(_take_until_callback)
 _c_value_callback = _next_fn(_value_callback)
 _c_work_callback = _work_fn(_work_callback)
-for _operator_callback in (_signal_callback, _deferred_callback, _reduce_callback, _take_until_callback,
+for _operator_callback in (_signal_callback, _deferred_callback, _Fold.reduce_failed, _Fold.put_into,
+                           _Fold.released, _take_until_callback,
                            _value_callback, _work_callback):
     _interrupts.THUNK_CODES.add(_operator_callback.__code__)
 
@@ -1076,6 +1126,41 @@ def _new_signal(function: Any, *args: Any) -> "Signal[Any]":
     return Signal(out.value)
 
 
+# Arguments: a wrong type is a TypeError at the call (never an
+# AttributeError, nor a failure later on a library thread).
+
+def _signal_arg(obj: object, where: str, index: int = 0) -> int:
+    """The pointer of `obj`, a Signal (TypeError otherwise)."""
+    if not isinstance(obj, Signal):
+        which = f"argument {index}" if index else "the argument"
+        raise TypeError(f"signalkit: {where}: {which} is {type(obj).__name__}, not a Signal")
+    return obj.pointer
+
+
+def _signal_array(signals: Tuple[object, ...], where: str) -> Any:
+    pointers = [_signal_arg(s, where, i + 1) for i, s in enumerate(signals)]
+    return (c_void_p * max(len(pointers), 1))(*pointers)
+
+
+def _callable_arg(fn: object, where: str, optional: bool = False) -> None:
+    """TypeError unless `fn` is callable (or None, when optional)."""
+    if fn is None and optional:
+        return
+    if not callable(fn):
+        raise TypeError(f"signalkit: {where}: the function is {type(fn).__name__}, not a callable")
+
+
+def _seconds_arg(seconds: object, where: str, name: str = "seconds") -> float:
+    """A duration: an int or a float, not negative nor NaN (TypeError,
+    ValueError)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise TypeError(f"signalkit: {where}: {name} is {type(seconds).__name__}, not a number")
+    value = float(seconds)
+    if not value >= 0:  # negative, or NaN
+        raise ValueError(f"signalkit: {where}: {name} {seconds} is negative or NaN")
+    return value
+
+
 class Signal(Generic[T_co], _Failing, _Handle):
     """A cold stream of values of type T: nothing runs until subscribe(),
     and each subscription runs the stream anew.
@@ -1102,7 +1187,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         as the subscription is disposed (take, take_until, a dispose from a
         callback): an infinite generator with take(1) returns at once. An
         exception raised by the iterator ends the stream with it; Ctrl-C
-        stops it (KeyboardInterrupt in the caller)."""
+        stops it (KeyboardInterrupt in the caller). TypeError at the call
+        when `items` is not iterable."""
+        kind = type(items)
+        if not (hasattr(kind, "__iter__") or hasattr(kind, "__getitem__")):
+            raise TypeError(f"signalkit: from_iterable: {kind.__name__} is not iterable")
         failures = _Failures()
         ctx = _retain_callbacks((items, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_create, _c_iter_generator, ctx, _release_ctx)
@@ -1118,6 +1207,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         from any thread, and returns None, a Disposable, or a callable run
         when the subscription is disposed. An exception it raises ends the
         stream with it."""
+        _callable_arg(function, "create")
         failures = _Failures()
         ctx = _retain_callbacks((function, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_create, _c_create_generator, ctx, _release_ctx)
@@ -1160,6 +1250,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def deferred(function: Callable[[], Optional["Signal[U]"]]) -> "Signal[U]":
         """A signal that calls function() at each start and runs the signal
         it returns (None: completes at once; an exception: fails with it)."""
+        _callable_arg(function, "deferred")
         failures = _Failures()
         ctx = _retain_callbacks(_Callback(function, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_deferred, _c_deferred_callback, ctx, _release_ctx)
@@ -1171,7 +1262,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def merge(*signals: "Signal[U]") -> "Signal[U]":
         """The values of all `signals` as they arrive; completes when all
         have, fails with the first error."""
-        array = (c_void_p * max(len(signals), 1))(*[s.pointer for s in signals])
+        array = _signal_array(signals, "merge")
         return _new_signal(C.signal_merge, array, len(signals))
 
     @staticmethod
@@ -1179,8 +1270,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
         """Once each of `signals` has emitted, a list of their latest values
         at each new value of any; `queue` (optional) is where the combining
         runs."""
-        array = (c_void_p * max(len(signals), 1))(*[s.pointer for s in signals])
-        return _new_signal(C.signal_combine_latest, array, len(signals), queue.pointer if queue else None)
+        array = _signal_array(signals, "combine_latest")
+        queue_pointer = _queue_arg(queue, "combine_latest").pointer if queue is not None else None
+        return _new_signal(C.signal_combine_latest, array, len(signals), queue_pointer)
 
     @staticmethod
     def interval(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":
@@ -1230,6 +1322,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         (sk_ffi_signal_map; package docstring)."""
         if isinstance(fn, (str, Signature)):
             return self._native_operator(C.ffi_signal_map, "map", fn, native)
+        _callable_arg(fn, "map")
         return self._stage((_MAP, fn))
 
     @overload
@@ -1244,11 +1337,13 @@ class Signal(Generic[T_co], _Failing, _Handle):
         function), e.g. "bool(f64)"."""
         if isinstance(fn, (str, Signature)):
             return self._native_operator(C.ffi_signal_filter, "filter", fn, native)
+        _callable_arg(fn, "filter")
         return self._stage((_FILTER, fn))
 
     def tap(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
         """Calls fn(value) for each value, which passes on unchanged (a
         Python stage, composed as map); an exception ends the stream."""
+        _callable_arg(fn, "tap")
         return self._stage((_TAP, fn))
 
     def _native_operator(self, function: Any, where: str, spec: Union[str, Signature], fn: Any) -> "Signal[Any]":
@@ -1268,6 +1363,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     # --- the library's operators ------------------------------------------------
 
     def _with_callback(self, function: Any, cfn: Any, fn: Callable[..., Any], *before: Any) -> "Signal[Any]":
+        _callable_arg(fn.fn if isinstance(fn, _CatchFn) else fn, function.__name__[len("sk_signal_"):])
         pointer = self.pointer
         failures = _Failures()
         ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
@@ -1308,10 +1404,18 @@ class Signal(Generic[T_co], _Failing, _Handle):
         """Folds the values with fn(accumulator, value) from `initial`;
         emits the result when this completes. An exception in `fn` becomes
         the stream's error (the rest of the values are not folded)."""
+        _callable_arg(fn, "reduce")
+        pointer = self.pointer
         out = Value()
         _put_object(initial, out)
         try:
-            folded = self._with_callback(C.signal_reduce_left, _c_reduce_callback, fn, byref(out))
+            failures = _Failures()
+            fold = _Fold(_Callback(fn, failures.recorder()))
+            ctx = fold.ctx = _retain_callbacks(fold)
+            folded = _new_signal(C.signal_reduce_left, pointer, byref(out), _sp_reduce,
+                                 _speedups.hold(fold.cell), _sp_release)
+            folded._failures = failures
+            _set_owner(ctx, folded)
         finally:
             C.value_release(byref(out))
         result = folded.map(_raise_failed)
@@ -1345,7 +1449,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def retry(self, delay_increment: float, max_delay: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Starts this again after each error, waiting delay_increment more
         each time (at most max_delay), on `queue`."""
-        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, _queue(queue).pointer)
+        delay_increment = _seconds_arg(delay_increment, "retry", "delay_increment")
+        max_delay = _seconds_arg(max_delay, "retry", "max_delay")
+        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, _queue(queue, "retry").pointer)
 
     def queue(self) -> "Signal[Any]":
         """For a signal of signals: runs them one after the other, each to
@@ -1359,36 +1465,43 @@ class Signal(Generic[T_co], _Failing, _Handle):
 
     def then(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]":
         """This, then `next_signal` once this completes."""
-        return _new_signal(C.signal_then, self.pointer, next_signal.pointer)
+        return _new_signal(C.signal_then, self.pointer, _signal_arg(next_signal, "then"))
 
     def deliver_on(self, queue: "Queue") -> "Signal[T_co]":
         """Every event delivered on `queue` (e.g. a host queue an event loop drains)."""
-        return _new_signal(C.signal_deliver_on, self.pointer, queue.pointer)
+        return _new_signal(C.signal_deliver_on, self.pointer, _queue_arg(queue, "deliver_on").pointer)
 
     def run_on(self, queue: "Queue") -> "Signal[T_co]":
         """Starts this (runs its generator) on `queue`."""
-        return _new_signal(C.signal_run_on, self.pointer, queue.pointer)
+        return _new_signal(C.signal_run_on, self.pointer, _queue_arg(queue, "run_on").pointer)
 
     def debounce(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """The latest value once `seconds` pass without a new one, on `queue`."""
-        return _new_signal(C.signal_debounce, self.pointer, seconds, _queue(queue).pointer)
+        seconds = _seconds_arg(seconds, "debounce")
+        return _new_signal(C.signal_debounce, self.pointer, seconds, _queue(queue, "debounce").pointer)
 
     def throttle(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """At most one value per `seconds` (the latest), on `queue`."""
-        return _new_signal(C.signal_throttle, self.pointer, seconds, _queue(queue).pointer)
+        seconds = _seconds_arg(seconds, "throttle")
+        return _new_signal(C.signal_throttle, self.pointer, seconds, _queue(queue, "throttle").pointer)
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Every event `seconds` later, on `queue`."""
-        return _new_signal(C.signal_delay, self.pointer, seconds, _queue(queue).pointer)
+        seconds = _seconds_arg(seconds, "delay")
+        return _new_signal(C.signal_delay, self.pointer, seconds, _queue(queue, "delay").pointer)
 
     def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
                 queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
         """This, or `alternate` (by default a signal failing with
         TimeoutError) if this delivers nothing within `seconds`."""
+        seconds = _seconds_arg(seconds, "timeout")
+        alternate_pointer = _signal_arg(alternate, "timeout", 2) if alternate is not None else None
+        queue_pointer = _queue(queue, "timeout").pointer
         if alternate is None:  # a new exception per subscription: the library never holds a raised one
             message = f"signalkit: nothing within {seconds} s"
             alternate = Signal.deferred(lambda: Signal.fail(TimeoutError(message)))
-        return _new_signal(C.signal_timeout, self.pointer, seconds, _queue(queue).pointer, alternate.pointer)
+            alternate_pointer = alternate.pointer
+        return _new_signal(C.signal_timeout, self.pointer, seconds, queue_pointer, alternate_pointer)
 
     def before_next(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
         """Calls fn(value) before each value goes on (an exception is reported, not delivered)."""
@@ -1449,23 +1562,26 @@ class Signal(Generic[T_co], _Failing, _Handle):
         on_completed = args[1] if len(args) > 1 else kwargs.pop("on_completed", None)
         if kwargs:
             raise TypeError(f"subscribe() got unexpected arguments {sorted(kwargs)}")
+        _callable_arg(on_next, "subscribe: on_next", optional=True)
+        _callable_arg(on_error, "subscribe: on_error", optional=True)
+        _callable_arg(on_completed, "subscribe: on_completed", optional=True)
         return self._subscribe(on_next, on_error, on_completed)
 
     def _subscribe(self, on_next: Any, on_error: Any, on_completed: Any) -> Disposable:
         base = self._stage_source
         if base is not None:  # the stages run in this subscription's own callback
-            signal, stages = base.upstream.pointer, base.stages
+            signal, maker = base.upstream.pointer, base.maker
         else:
-            signal, stages = self.pointer, ()
+            signal, maker = self.pointer, None
         failures = _Failures()
-        sink = _Sink(stages, on_next, on_error, on_completed, failures.recorder())
+        sink = _Sink(maker, on_next, on_error, on_completed, failures.recorder())
         pointer = None
         source = base.upstream if base is not None else self
         try:
             local = _thread_trampoline()
             if source._iterable_source and not local.active:
                 local.direct = sink  # taken by its generator, called by this start
-            pointer = _draining(_start_observer, signal, sink, _c_sink_next, _c_sink_error, _c_sink_completed)
+            pointer = _draining(_start_sink, signal, sink)
         finally:
             _thread_trampoline().direct = None
             disposable = Disposable(pointer)
@@ -1540,6 +1656,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         error raised. TimeoutError (and the subscription disposed) after
         `timeout` seconds when given. Not on a thread whose queue delivers
         it (a host queue this thread drains would never run)."""
+        wait: Optional[float] = None
+        if timeout is not None:
+            wait = _seconds_arg(timeout, "to_list", "timeout")
+            if wait == float("inf"):
+                wait = None
         values: List[T_co] = []
         errors: List[BaseException] = []
         done = threading.Event()
@@ -1549,7 +1670,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
             done.set()
 
         with self.subscribe(values.append, on_error, done.set):
-            if not done.wait(timeout):
+            if not done.wait(wait):
                 raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
         del self  # an error the library holds (Signal.fail's) is raised: its frames must not hold the signal
         if errors:
@@ -1570,10 +1691,8 @@ class _Timer:
     emits 0, 1, 2, ... (once for timer, then completes)."""
 
     def __init__(self, seconds: float, queue: Optional["Queue"], repeat: bool) -> None:
-        if seconds < 0:
-            raise ValueError(f"signalkit: timer seconds {seconds} is negative")
-        self.seconds = seconds
-        self.queue = _queue(queue)
+        self.seconds = _seconds_arg(seconds, "interval" if repeat else "timer")
+        self.queue = _queue(queue, "interval" if repeat else "timer")
         self.repeat = repeat
 
     def __call__(self, subscriber: Subscriber[int]) -> Callable[[], None]:
@@ -1598,6 +1717,23 @@ class _Timer:
 # --------------------------------------------------------------------------
 
 _pipe_put = C.pipe_put
+# A value of the library's own kinds goes in through the extension (the GIL
+# kept: the callbacks the put runs on this thread cost no GIL switch);
+# NotImplemented for any other object, carried by reference here.
+_fast_pipe_put = _speedups.pipe_put
+
+
+def _put_by_reference(function: Any, pointer: int, value: object) -> int:
+    """function(pointer, value) through ctypes, for an object the extension
+    does not convert (carried by reference, or a Signal)."""
+    out = Value()
+    _put_object(value, out)
+    try:
+        status: int = function(pointer, byref(out))
+    finally:
+        if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
+            C.value_release(byref(out))
+    return status
 
 
 class Pipe(Generic[T], _Handle):
@@ -1618,24 +1754,16 @@ class Pipe(Generic[T], _Handle):
         if not pointer:
             raise ValueError("Pipe is closed")
         local = _thread_trampoline()
-        if local.active:  # inside a call that drains already (a callback's put): a value of its own
-            out = Value()
-            _put_object(value, out)
-            try:
-                status = _pipe_put(pointer, byref(out))
-            finally:
-                if out.kind > KIND_DOUBLE:  # nil, bool, int64 and double hold nothing to release
-                    C.value_release(byref(out))
+        if local.active:  # inside a call that drains already (a callback's put)
+            status = _fast_pipe_put(pointer, value)
+            if status is NotImplemented:
+                status = _put_by_reference(_pipe_put, pointer, value)
         else:  # the outermost put of this thread: _draining, inline (the hot path of a hot source)
-            out = local.value
-            if type(value) is int and -0x8000000000000000 <= value <= 0x7FFFFFFFFFFFFFFF:
-                out.kind = KIND_INT64
-                out.int64 = value
-            else:
-                _put_object(value, out)
             local.active = True
             try:
-                status = _pipe_put(pointer, local.value_ref)
+                status = _fast_pipe_put(pointer, value)
+                if status is NotImplemented:
+                    status = _put_by_reference(_pipe_put, pointer, value)
                 jobs = local.jobs
                 while jobs:
                     jobs.popleft()()
@@ -1643,9 +1771,6 @@ class Pipe(Generic[T], _Handle):
                 local.active = False
                 if local.jobs:
                     _cancel_jobs(local)
-                if out.kind > KIND_DOUBLE:
-                    C.value_release(local.value_ref)
-                out.kind = KIND_NIL
         if _interrupts.local.pending is not None:
             _after_call()
         if status:
@@ -1669,7 +1794,7 @@ class Promise(Generic[T], _Handle):
     def set(self, signal: Signal[T]) -> None:
         """Follows `signal` from now on (the previous one is disposed);
         its error or completion ends nothing: the promise keeps its value."""
-        _check(_draining(C.promise_set, self.pointer, signal.pointer))
+        _check(_draining(C.promise_set, self.pointer, _signal_arg(signal, "Promise.set")))
         _after_call()
 
     def get(self) -> Signal[T]:
@@ -1740,14 +1865,14 @@ class Queue(_Handle):
     def host(cls, name: str = "python") -> "Queue":
         """A host-drained queue: its work runs on the thread that calls drain()."""
         pointer = c_void_p()
-        _check(C.queue_create_host(byref(pointer), name.encode()))
+        _check(C.queue_create_host(byref(pointer), _name_arg(name, "Queue.host")))
         return cls(pointer.value)
 
     @classmethod
     def serial(cls, name: str = "python") -> "Queue":
         """A serial queue whose work runs in order on a library-managed thread."""
         pointer = c_void_p()
-        _check(C.queue_create(byref(pointer), name.encode()))
+        _check(C.queue_create(byref(pointer), _name_arg(name, "Queue.serial")))
         return cls(pointer.value)
 
     @classmethod
@@ -1774,9 +1899,11 @@ class Queue(_Handle):
 
     def run(self, fn: Callable[[], object]) -> None:
         """Runs fn() on the queue, later (sk_queue_async); an exception goes
-        to callback_error_hook."""
+        to callback_error_hook. TypeError at the call unless `fn` is callable."""
+        _callable_arg(fn, "Queue.run")
+        pointer = self.pointer
         ctx = _retain_callbacks(_Callback(fn, _Failures()))
-        _check(C.queue_async(self.pointer, _c_work_run, ctx, _release_ctx))
+        _check(C.queue_async(pointer, _c_work_run, ctx, _release_ctx))
 
     def is_current(self) -> bool:
         """Whether the calling thread is running this queue's work."""
@@ -1786,9 +1913,25 @@ class Queue(_Handle):
 _default_queue: List[Queue] = []
 
 
-def _queue(queue: Optional[Queue]) -> Queue:
+def _queue_arg(queue: object, where: str) -> Queue:
+    """`queue`, a Queue (TypeError otherwise)."""
+    if not isinstance(queue, Queue):
+        raise TypeError(f"signalkit: {where}: the queue is {type(queue).__name__}, not a Queue")
+    return queue
+
+
+def _name_arg(name: object, where: str) -> bytes:
+    """A queue's name, a str without NUL (TypeError, ValueError), encoded."""
+    if not isinstance(name, str):
+        raise TypeError(f"signalkit: {where}: the name is {type(name).__name__}, not a str")
+    if "\0" in name:
+        raise ValueError(f"signalkit: {where}: the name holds a NUL character")
+    return name.encode()
+
+
+def _queue(queue: Optional[Queue], where: str) -> Queue:
     if queue is not None:
-        return queue
+        return _queue_arg(queue, where)
     if not _default_queue:
         _default_queue.append(Queue.concurrent())
     return _default_queue[0]
@@ -1804,7 +1947,11 @@ class Trampoline(_Handle):
     _release = staticmethod(C.ffi_trampoline_release)
 
     def __init__(self, target: Union[Pipe[Any], int], signature: Union[str, Signature]) -> None:
-        self.signature: Optional[Signature] = _signature(signature)
+        if not isinstance(target, Pipe) and (isinstance(target, bool) or not isinstance(target, int)):
+            raise TypeError(f"signalkit: Trampoline: the target is {type(target).__name__}, not a Pipe "
+                            "or a subscriber's address (int)")
+        self.signature: Optional[Signature] = None
+        self.signature = _signature(signature)
         pointer = c_void_p()
         if isinstance(target, Pipe):
             _check(C.ffi_trampoline_pipe(byref(pointer), target.pointer, self.signature.pointer), ffi=True)

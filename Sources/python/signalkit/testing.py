@@ -50,7 +50,7 @@ from ctypes import byref, c_int64, c_size_t, c_void_p
 from typing import Any, Callable, Mapping, Optional, TypeVar, overload
 
 from ._core import C, Value, _after_call, _check, _Failures, _MarbleValue, _put_object, _release_ctx, _retain_callbacks
-from ._signal import Queue, Signal, _c_work_run, _Callback, _draining, _Handle
+from ._signal import Queue, Signal, _c_work_run, _Callback, _callable_arg, _draining, _Handle, _signal_arg
 
 if not hasattr(C, "test_record"):
     raise ImportError("signalkit.testing: the loaded libsignalkit has no virtual time (signalkit_test.h, "
@@ -301,7 +301,9 @@ class TestScheduler:
     def schedule(self, fn: Callable[[], object], at: Optional[int] = None) -> None:
         """Runs fn() as work of the queue at the start of frame `at` (by
         default now: at the next advance); a frame already begun also runs
-        at the next advance. An exception goes to callback_error_hook."""
+        at the next advance. An exception goes to callback_error_hook;
+        TypeError at the call unless `fn` is callable."""
+        _callable_arg(fn, "TestScheduler.schedule")
         delay = 0 if at is None else max(0, operator.index(at) * self.frame_nanoseconds - self.now_nanoseconds)
         ctx = _retain_callbacks(_Callback(fn, _Failures()))
         _check(C.queue_after(self.queue.pointer, delay / 1e9, _c_work_run, ctx, _release_ctx))
@@ -363,8 +365,9 @@ class TestScheduler:
         delivers, with the frame of each event: the recorder's diagram()
         prints it. The subscription lasts until the recorder is disposed or
         released."""
+        pointer = _signal_arg(signal, "TestScheduler.record")
         out = c_void_p()
-        status = _draining(C.test_record, byref(out), signal.pointer, self.queue.pointer, self.frame)
+        status = _draining(C.test_record, byref(out), pointer, self.queue.pointer, self.frame)
         _after_call()
         _check(status)
         return TestRecorder(out.value)

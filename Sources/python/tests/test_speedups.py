@@ -1,0 +1,176 @@
+"""The extension (signalkit._speedups: the crossing between the library and
+Python) as installed by the wheel, and the build backend's errors."""
+import importlib.util
+import os
+import sysconfig
+
+import pytest
+
+import signalkit as sk
+from conftest import EXAMPLES
+from signalkit import _speedups
+
+BACKEND = os.path.join(EXAMPLES, "..", "..", "Sources", "python", "_build", "signalkit_build.py")
+
+
+def mapped_libraries():
+    with open("/proc/self/maps", encoding="utf-8") as maps:
+        return {line.split()[-1] for line in maps if "libsignalkit.so" in line}
+
+
+def test_the_extension_is_in_the_package_and_uses_the_loaded_library():
+    assert os.path.dirname(_speedups.__file__) == os.path.dirname(sk.__file__)
+    assert _speedups.__file__.endswith(".abi3.so")  # the stable ABI (Py_LIMITED_API)
+    # One copy of the C library in the process: the one the package loaded.
+    assert mapped_libraries() == {os.path.realpath(sk.library_paths()[0])}
+
+
+@pytest.mark.usefixtures("clean")
+def test_values_of_every_kind_cross_both_ways():
+    class Box:
+        pass
+
+    box = Box()
+    values = [None, True, False, 0, -2 ** 63, 2 ** 63 - 1, 1.5, "", "text é", b"", b"\0raw", box, (1, "x")]
+    seen = []
+    with sk.Pipe() as pipe, pipe.signal().subscribe(seen.append):
+        for value in values:
+            pipe.put(value)
+    assert seen == values and seen[11] is box
+    assert [type(v) for v in seen] == [type(v) for v in values]
+
+
+@pytest.mark.usefixtures("clean")
+def test_a_put_of_a_subclass_is_carried_by_reference():
+    class Number(int):
+        pass
+
+    number = Number(2 ** 70)  # not an int of the library's kind: no OverflowError, the very object
+    seen = []
+    with sk.Pipe() as pipe, pipe.signal().subscribe(seen.append):
+        pipe.put(number)
+    assert seen[0] is number
+
+
+def test_the_check_of_ints():
+    _speedups.check_int64(2 ** 63 - 1)
+    _speedups.check_int64("not an int")
+    with pytest.raises(OverflowError, match="out of range of int64"):
+        _speedups.check_int64(2 ** 63)
+
+
+def test_hold_takes_only_its_list():
+    with pytest.raises(TypeError):
+        _speedups.hold([1, 2, 3])
+    with pytest.raises(TypeError):
+        _speedups.hold("not a list")
+
+
+def load_backend():
+    spec = importlib.util.spec_from_file_location("signalkit_build_under_test", BACKEND)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_backend_names_the_missing_python_headers(tmp_path, monkeypatch):
+    backend = load_backend()
+    monkeypatch.setattr(backend.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
+    with pytest.raises(RuntimeError, match="Python.h is not in .*python3-dev"):
+        backend._extension(str(tmp_path))
+
+
+def test_the_backend_tags_the_wheel_for_the_stable_abi():
+    backend = load_backend()
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    assert backend._wheel_tag() == f"cp39-abi3-{platform}"
+    assert backend.EXTENSION == "_speedups.abi3.so"
+
+
+@pytest.mark.usefixtures("clean")
+@pytest.mark.parametrize("shape", ["plain", "stages", "stages under an operator", "ended by an error"])
+def test_nothing_of_a_subscription_is_kept_after_it_ends(shape):
+    import gc
+    import weakref
+
+    class Receiver:
+        def __init__(self):
+            self.values = []
+
+        def __call__(self, value):
+            self.values.append(value)
+
+    def fail(value):
+        raise ValueError(value)
+
+    receiver, errors = Receiver(), []
+    alive = weakref.ref(receiver)
+    with sk.Pipe() as pipe:
+        signal = pipe.signal()
+        if shape == "stages":
+            signal = signal.map(lambda n: n + 1).filter(lambda n: True)
+        elif shape == "stages under an operator":
+            signal = signal.map(lambda n: n + 1).take(10)
+        elif shape == "ended by an error":
+            signal = signal.map(fail)
+        with signal.subscribe(receiver, errors.append):
+            pipe.put(1)
+        del signal
+    expected = [] if shape == "ended by an error" else [1 if shape == "plain" else 2]
+    assert receiver.values == expected
+    assert (len(errors) == 1) == (shape == "ended by an error")
+    del receiver, errors
+    gc.collect()
+    assert alive() is None
+
+
+@pytest.mark.usefixtures("clean")
+def test_reduce_through_the_extension_carries_objects_and_fails_with_overflow():
+    # An accumulator of any object travels by reference (the very list).
+    folded = events_of(sk.Signal.from_iterable([1, 2, 3]).reduce(lambda acc, n: acc + [n], []))
+    assert folded == [[1, 2, 3], "done"]
+    first = []
+    events_of(sk.Signal.from_iterable([1, 2]).reduce(lambda acc, n: first.append(acc) or acc, first))
+    assert first[0] is first
+    # An int accumulator outside int64 fails the stream with OverflowError;
+    # the values after it are not folded.
+    calls = []
+
+    def grow(acc, n):
+        calls.append(n)
+        return acc * 2 ** 40
+
+    seen = events_of(sk.Signal.from_iterable([1, 2, 3, 4]).reduce(grow, 1))
+    assert len(seen) == 1 and isinstance(seen[0][1], OverflowError)
+    assert calls == [1, 2]
+
+
+def events_of(signal):
+    seen = []
+    with signal.subscribe(seen.append, lambda e: seen.append(("error", e)), lambda: seen.append("done")):
+        pass
+    return seen
+
+
+@pytest.mark.usefixtures("clean")
+def test_deliveries_nested_in_a_callback_through_ctypes_calls():
+    # A callback of a put (the GIL held through it) calls what goes through
+    # ctypes (the GIL let go): a put of an object carried by reference, a
+    # ValuePromise.set. Their deliveries on this thread must take the GIL
+    # again (a stale "GIL held" would run Python without it: a crash).
+    class Box:
+        pass
+
+    seen = []
+    with sk.Pipe() as outer, sk.Pipe() as inner, sk.ValuePromise(0) as promise:
+        def relay(n):
+            inner.put(Box())
+            promise.set(n)
+            seen.append(("outer", n))
+
+        with outer.signal().subscribe(relay), inner.signal().subscribe(lambda b: seen.append(type(b).__name__)), \
+                promise.get().subscribe(lambda n: seen.append(("promise", n))):
+            for n in range(1, 4):
+                outer.put(n)
+    assert seen == [("promise", 0)] + [item for n in range(1, 4)
+                                       for item in ("Box", ("promise", n), ("outer", n))]
