@@ -5,6 +5,9 @@
 PY_OUT := $(OUT)/python
 PY_VENV := $(PY_OUT)/venv
 PY_RUN := $(PY_OUT)/run
+# The package as a new user installs it: `pip install Sources/python` (the
+# backend builds what it needs in this checkout), no environment variable.
+PY_SRC_VENV := $(PY_OUT)/source-venv
 # The test tools, pinned: installed from PyPI by this file into a venv of
 # their own (PY_TOOLS), made again when this file changes.
 PY_TEST_TOOLS := pytest==9.0.2 hypothesis==6.170.15 mypy==1.19.1
@@ -43,7 +46,10 @@ python-wheel: python-native $(PY_TOOLS_STAMP) ## the Python wheel, into .build-c
 # wheel installed into it (and the pinned tools' venv on its path, through a
 # .pth file), the tests copied out of the checkout and run from there (so
 # only the installed package is importable: a file missing from the wheel
-# fails), then mypy --strict on the installed package and on the examples.
+# fails), then mypy --strict on the installed package and on the examples;
+# last, the package installed from its folder as a new user installs it
+# (`pip install Sources/python` into another fresh venv, no environment
+# variable) and the README's quick start run with it.
 test-python: python-wheel ## the Python package's tests (pytest) and mypy --strict, against its installed wheel
 	$(begin)
 	rm -rf $(PY_VENV) $(PY_RUN)
@@ -57,6 +63,11 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null -p signalkit
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
 		$(CURDIR)/examples/python/*.py
+	rm -rf $(PY_SRC_VENV)
+	$(PYTHON) -m venv --without-pip $(PY_SRC_VENV)
+	cd $(PY_RUN) && env -u SIGNALKIT_PREBUILT_DIR -u SIGNALKIT_LIB_DIR -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		$(PY_PIP) --python $(PY_SRC_VENV)/bin/python install -q --no-index $(CURDIR)/Sources/python
+	cd $(PY_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_SRC_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
 	$(end)
 
 # The issue's workloads on this package and on RxPY (reactivex, pinned) in

@@ -61,3 +61,13 @@ package func runThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
 package func startDetachedThread(stackSize: Int, _ body: @escaping () -> Void) {
     pthread_detach(spawnThread(stackSize: stackSize, body))
 }
+
+/// True when the ThreadSanitizer runtime is linked in (`make
+/// test-swift-tsan`).
+package let threadSanitizerIsActive: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+
+/// Why a single-threaded test skips itself under ThreadSanitizer: it has no
+/// second thread, so there is no race to find, and the plain run
+/// (`make test-swift`) asserts the same behaviour. (Skipping the heaviest of
+/// them keeps `make test` within CI's time.)
+package let singleThreadedUnderThreadSanitizer = "single-threaded: nothing for ThreadSanitizer to check (make test-swift runs it)"

@@ -133,7 +133,8 @@ final class BagTests: XCTestCase {
         XCTAssertEqual(copyWithIndices.count, 1)
     }
 
-    func testLargeCounts() {
+    func testLargeCounts() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let bag = Bag<Int>()
         let count = 20_000
         var keys: [Int] = []
@@ -157,7 +158,8 @@ final class BagTests: XCTestCase {
         XCTAssertEqual(bag.add(-1), count)
     }
 
-    func testRandomOperationsMatchAModel() {
+    func testRandomOperationsMatchAModel() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         var random = SplitMix64(state: 42)
         let bag = Bag<Int>()
         var model: [(key: Int, value: Int)] = []
@@ -198,7 +200,8 @@ final class BagTests: XCTestCase {
                 ("random (seed \(seed))", Array(0 ..< count).shuffled(using: &random))]
     }
 
-    func testRemovingInEachOrderLeavesTheRestInOrderUnderTheirKeys() {
+    func testRemovingInEachOrderLeavesTheRestInOrderUnderTheirKeys() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         // More items than the storage a bag keeps (4,096 slots): the holes are
         // dropped at the end, skipped at the start, squeezed out and the
         // storage shrunk along the way.
@@ -275,7 +278,8 @@ final class BagTests: XCTestCase {
     /// (key, value) pairs searched linearly), in phases that grow the bag past
     /// its kept storage and then empty it, so that every way of dropping
     /// holes runs. The seed is in every failure message.
-    func testRandomOperationsMatchAModelWhileGrowingAndShrinking() {
+    func testRandomOperationsMatchAModelWhileGrowingAndShrinking() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         for seed: UInt64 in [1, 2, 3, 2024] {
             self.checkAgainstModel(seed: seed, rounds: seed == 2024 ? 1 : 3, largest: seed == 2024 ? 4_200 : 200)
         }

@@ -154,7 +154,8 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertEqual(source.subscriberCount, 0)
     }
 
-    func testRestartManySynchronousIterationsDoNotGrowTheStack() {
+    func testRestartManySynchronousIterationsDoNotGrowTheStack() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let iterations = 100_000
         let subscriptions = Counter()
         let lastDisposed = Counter()
@@ -193,7 +194,8 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertNil(open.with { $0 })
     }
 
-    func testSynchronousLoopsStopWhenADownstreamTakeCompletes() {
+    func testSynchronousLoopsStopWhenADownstreamTakeCompletes() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         // Sources that end synchronously on every start: the loops never leave
         // their start, so only the downstream's completion can stop them.
         let starts = Counter()
@@ -266,7 +268,8 @@ final class Signal_CatchTests: XCTestCase {
         }
     }
 
-    func testRecurseBehavesLikeRestartAndIgnoresLatestValue() {
+    func testRecurseBehavesLikeRestartAndIgnoresLatestValue() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let source = TestPipe<Int, Int>()
         var values: [Int] = []
         var errors: [Int] = []
@@ -380,7 +383,8 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertEqual(source.subscriberCount, 0)
     }
 
-    func testRestartIfErrorManySynchronousErrors() {
+    func testRestartIfErrorManySynchronousErrors() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let iterations = 100_000
         let subscriptions = Counter()
         let source = Signal<Int, Int> { subscriber in

@@ -92,7 +92,8 @@ final class Signal_LoopTests: XCTestCase {
         XCTAssertEqual(source.subscriberCount, 0)
     }
 
-    func testManySynchronousIterationsDoNotGrowTheStack() {
+    func testManySynchronousIterationsDoNotGrowTheStack() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let iterations = 100_000
         var calls = 0
         var completed = 0

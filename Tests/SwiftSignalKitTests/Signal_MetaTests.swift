@@ -833,8 +833,3 @@ final class Signal_MetaTests: XCTestCase {
         XCTAssertEqual(created.with { $0 }, subscribers * iterations)
     }
 }
-
-/// True when the ThreadSanitizer runtime is linked in.
-private func isThreadSanitizerActive() -> Bool {
-    return dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
-}

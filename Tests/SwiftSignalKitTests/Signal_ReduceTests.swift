@@ -236,7 +236,8 @@ final class Signal_ReduceTests: XCTestCase {
         XCTAssertEqual(generated.subscriberCount, 0)
     }
 
-    func testGeneratorReduceManySynchronousSignalsDoNotGrowTheStack() {
+    func testGeneratorReduceManySynchronousSignalsDoNotGrowTheStack() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let count = 100_000
         let upstream = TestPipe<Int, Int>()
         let first = TestPipe<(Int, Passthrough<Int>), Int>()

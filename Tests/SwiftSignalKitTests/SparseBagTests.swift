@@ -145,7 +145,8 @@ final class SparseBagTests: XCTestCase {
         XCTAssertNil(second)
     }
 
-    func testLargeCounts() {
+    func testLargeCounts() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let bag = SparseBag<Int>()
         let count = 100_000
         let keys = (0 ..< count).map { bag.add($0) }
@@ -163,7 +164,8 @@ final class SparseBagTests: XCTestCase {
         XCTAssertGreaterThan(bag.add(-1), keys[count - 1])
     }
 
-    func testRandomOperationsMatchAModel() {
+    func testRandomOperationsMatchAModel() throws {
+        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         var random = SplitMix64(state: 7)
         let bag = SparseBag<Int>()
         var model: [(key: Int, value: Int)] = []
