@@ -49,7 +49,8 @@ python-wheel: python-native $(PY_TOOLS_STAMP) ## the Python wheel, into .build-c
 # fails), then mypy --strict on the installed package and on the examples;
 # last, the package installed from its folder as a new user installs it
 # (`pip install Sources/python` into another fresh venv, no environment
-# variable) and the README's quick start run with it.
+# variable) and the README's quick start run with it (the make the backend
+# runs keeps its stage stamps apart: SIGNALKIT_STAGE_TIMES, mk/tests.mk).
 test-python: python-wheel ## the Python package's tests (pytest) and mypy --strict, against its installed wheel
 	$(begin)
 	rm -rf $(PY_VENV) $(PY_RUN)
@@ -65,7 +66,7 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 		$(CURDIR)/examples/python/*.py
 	rm -rf $(PY_SRC_VENV)
 	$(PYTHON) -m venv --without-pip $(PY_SRC_VENV)
-	cd $(PY_RUN) && env -u SIGNALKIT_PREBUILT_DIR -u SIGNALKIT_LIB_DIR -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	cd $(PY_RUN) && env -u SIGNALKIT_PREBUILT_DIR -u SIGNALKIT_LIB_DIR SIGNALKIT_STAGE_TIMES=$(PY_OUT)/pip-times \
 		$(PY_PIP) --python $(PY_SRC_VENV)/bin/python install -q --no-index $(CURDIR)/Sources/python
 	cd $(PY_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_SRC_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
 	$(end)

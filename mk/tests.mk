@@ -10,7 +10,9 @@
 # one Swift build at a time rather than two builds side by side.
 
 TEST_JOBS ?= 2
-TIMES := $(OUT)/times
+# SIGNALKIT_STAGE_TIMES: another folder for the stamps (the make that
+# test-python's `pip install Sources/python` runs keeps its own there).
+TIMES := $(or $(SIGNALKIT_STAGE_TIMES),$(OUT)/times)
 
 # Every stage's recipe starts with $(begin) and ends with $(end): the table
 # is made from these stamps (a stage that began and did not end failed).
