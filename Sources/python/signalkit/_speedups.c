@@ -528,6 +528,17 @@ static PyObject *check_int64(PyObject *self, PyObject *object)
     Py_RETURN_NONE;
 }
 
+/* Points a module global at `value` (a new reference), dropping the
+ * reference it held (the previous value is released last: its release may
+ * run Python that reads the global). */
+static void replace_global(PyObject **slot, PyObject *value)
+{
+    PyObject *previous = *slot;
+    Py_INCREF(value);
+    *slot = value;
+    Py_XDECREF(previous);
+}
+
 static PyObject *set_converter(PyObject *self, PyObject *function)
 {
     (void)self;
@@ -535,10 +546,7 @@ static PyObject *set_converter(PyObject *self, PyObject *function)
         PyErr_SetString(PyExc_TypeError, "signalkit: the converter must be callable");
         return NULL;
     }
-    PyObject *previous = converter;
-    Py_INCREF(function);
-    converter = function;
-    Py_XDECREF(previous);
+    replace_global(&converter, function);
     Py_RETURN_NONE;
 }
 
@@ -549,10 +557,7 @@ static PyObject *set_failed_type(PyObject *self, PyObject *type)
         PyErr_SetString(PyExc_TypeError, "signalkit: set_failed_type takes a type");
         return NULL;
     }
-    PyObject *previous = failed_type;
-    Py_INCREF(type);
-    failed_type = type;
-    Py_XDECREF(previous);
+    replace_global(&failed_type, type);
     Py_RETURN_NONE;
 }
 
@@ -566,13 +571,8 @@ static PyObject *set_releases(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "signalkit: set_releases takes two callables");
         return NULL;
     }
-    PyObject *previous_box = box_release_fn, *previous_ctx = ctx_release_fn;
-    Py_INCREF(box);
-    box_release_fn = box;
-    Py_INCREF(ctx);
-    ctx_release_fn = ctx;
-    Py_XDECREF(previous_box);
-    Py_XDECREF(previous_ctx);
+    replace_global(&box_release_fn, box);
+    replace_global(&ctx_release_fn, ctx);
     Py_RETURN_NONE;
 }
 
