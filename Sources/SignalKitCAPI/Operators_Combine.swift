@@ -70,6 +70,7 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
 /// The stage over the core's pair (two signals).
 @inline(__always)
 private func fusedCombination<R>(_ combined: Signal<(SKValue, SKValue), SKValue>) -> Signal<R, SKValue> {
+    // Invariant (the library's own): its only callers, in this file, emit SKValue.
     precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
     return Signal<R, SKValue>(fused: { makeNext, error, completed in
         let arrays = SKArrayReuse()
@@ -89,6 +90,7 @@ private func fusedCombination<R>(_ combined: Signal<(SKValue, SKValue), SKValue>
 /// The stage over the core's array of values (any other number of signals).
 @inline(__always)
 private func fusedCombination<R>(_ combined: Signal<[SKValue], SKValue>) -> Signal<R, SKValue> {
+    // Invariant (the library's own): its only callers, in this file, emit SKValue.
     precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
     return Signal<R, SKValue>(fused: { makeNext, error, completed in
         let arrays = SKArrayReuse()

@@ -35,6 +35,7 @@ public func sk_signal_filter(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sig
 /// sk_signal_map's stage.
 @inline(__always)
 private func fusedMap<T>(_ signal: Signal<T, SKValue>, _ callback: SKFunction<sk_map_fn>) -> Signal<T, SKValue> {
+    // Invariant (the library's own): its only callers, in this file, pass SKValue signals.
     precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
     return Signal<T, SKValue>(fused: { makeNext, error, completed in
         return signal.startFusing({ liveness in
@@ -61,6 +62,7 @@ private func fusedMap<T>(_ signal: Signal<T, SKValue>, _ callback: SKFunction<sk
 /// sk_signal_filter's stage.
 @inline(__always)
 private func fusedFilter<T>(_ signal: Signal<T, SKValue>, _ callback: SKFunction<sk_predicate_fn>) -> Signal<T, SKValue> {
+    // Invariant (the library's own): its only callers, in this file, pass SKValue signals.
     precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
     return Signal<T, SKValue>(fused: { makeNext, error, completed in
         return signal.startFusing({ liveness in

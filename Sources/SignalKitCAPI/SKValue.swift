@@ -286,7 +286,8 @@ final class SKArray: SKObject {
     /// nothing but this array holds).
     @inline(__always)
     func refill(_ first: SKValue, _ second: SKValue) {
-        // Invariant: as `refill(count:_:)`.
+        // Invariant (the library's own, as `refill(count:_:)`): SKArrayReuse
+        // hands this out only for arrays made with two items.
         precondition(self.items.count == 2, "an array refilled with another number of items")
         self.storage[0] = first.raw
         self.storage[1] = second.raw

@@ -178,20 +178,36 @@ static void leave(PyGILState_STATE state, int saved)
     atomic_fetch_sub(&inside, 1);
 }
 
+/* Enters Python for a delivery (next, reduce): 0 when it must not. During a
+ * put of this module on this thread (`putting`) the GIL is held and the exit
+ * hook cannot be past its wait, so neither the count nor PyGILState is
+ * needed; `*held` says which way it entered, for leave_delivery. */
+static int enter_delivery(int *held, PyGILState_STATE *state, int *saved)
+{
+    *held = putting;
+    if (*held) {
+        if (atomic_load(&closing))
+            return 0;
+        putting = 0;
+        return 1;
+    }
+    return enter(1, state, saved);
+}
+
+static void leave_delivery(int held, PyGILState_STATE state, int saved)
+{
+    if (held)
+        putting = 1;
+    else
+        leave(state, saved);
+}
+
 static void on_next(void *ctx, const sk_value *value)
 {
-    PyGILState_STATE state;
-    int saved = 0;
-    /* A put of this module delivering on its thread, the GIL held: the exit
-     * hook cannot be past its wait while it is, so no count is needed. */
-    int held = putting;
-    if (held) {
-        if (atomic_load(&closing))
-            return;
-        putting = 0;
-    } else if (!enter(1, &state, &saved)) {
+    PyGILState_STATE state = PyGILState_UNLOCKED;
+    int saved = 0, held = 0;
+    if (!enter_delivery(&held, &state, &saved))
         return;
-    }
     PyObject *list = (PyObject *)ctx;
     PyObject *handler = PyList_GetItem(list, HANDLER); /* borrowed */
     if (handler != NULL && handler != Py_None) {
@@ -214,10 +230,7 @@ static void on_next(void *ctx, const sk_value *value)
     } else if (handler == NULL) {
         PyErr_WriteUnraisable(list);
     }
-    if (held)
-        putting = 1;
-    else
-        leave(state, saved);
+    leave_delivery(held, state, saved);
 }
 
 static void on_error(void *ctx, const sk_value *value)
@@ -264,16 +277,10 @@ static PyObject *sink_result(PyObject *ctx, PyObject *name, PyObject *arg)
 
 static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out)
 {
-    PyGILState_STATE state;
-    int saved = 0;
-    int held = putting;
-    if (held) {
-        if (atomic_load(&closing))
-            return;
-        putting = 0;
-    } else if (!enter(1, &state, &saved)) {
+    PyGILState_STATE state = PyGILState_UNLOCKED;
+    int saved = 0, held = 0;
+    if (!enter_delivery(&held, &state, &saved))
         return;
-    }
     PyObject *list = (PyObject *)ctx;
     PyObject *fn = PyList_GetItem(list, HANDLER); /* borrowed */
     if (fn == NULL) {
@@ -326,10 +333,7 @@ static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *va
         }
         Py_XDECREF(result);
     }
-    if (held)
-        putting = 1;
-    else
-        leave(state, saved);
+    leave_delivery(held, state, saved);
 }
 
 /* Runs while closing too (the exit hook waits for the releases), not once
