@@ -922,12 +922,15 @@ void sk_subscriber_release(sk_subscriber *subscriber);
 /**
  * @brief Disposes a disposable.
  *
- * Only the first call has an effect; later ones are no-ops, except that on
- * a subscription's disposable a call made while the first one still runs on
- * another thread does not return before the subscription's callbacks are
- * stopped: once any call has returned on a thread, no callback of the
- * subscription starts on that thread (see sk_signal_start()). May be called
- * from inside any callback.
+ * Only the first call has an effect; later ones are no-ops, except that a
+ * call made while the first one still runs (on another thread, or from a
+ * callback the first one caused) does not return before that dispose's work
+ * is done: on a subscription's disposable, before the subscription's
+ * callbacks are stopped (once any call has returned on a thread, no callback
+ * of the subscription starts on that thread; see sk_signal_start()); on a
+ * meta disposable, a set or a dictionary, before every disposable it holds
+ * has been disposed (each still exactly once). May be called from inside any
+ * callback.
  *
  * @param disposable  Borrowed. NULL is a no-op.
  * @par Thread safety

@@ -348,6 +348,83 @@ Test(disposables, member_disposing_its_set_from_its_action, .timeout = SK_TEST_T
     expect_no_live_objects(0);
 }
 
+/* A second dispose of a container made while the first one is still on
+ * its way through the members (here: called back from the first member's
+ * action, as another thread would call it at that moment) returns only once
+ * every member is disposed (sk_disposable_dispose). `second_dispose` records
+ * what the sibling's log read when that call returned. */
+typedef struct second_dispose {
+    sk_disposable *container;
+    char_log *sibling;
+    int calls;
+    char seen[8];
+} second_dispose;
+
+static void dispose_again_then_look(void *ctx) {
+    second_dispose *s = ctx;
+    if (s->calls++ > 0) {
+        return;
+    }
+    sk_disposable_dispose(s->container);
+    pthread_mutex_lock(&s->sibling->mutex);
+    memcpy(s->seen, s->sibling->text, s->sibling->length < sizeof s->seen - 1 ? s->sibling->length : sizeof s->seen - 1);
+    pthread_mutex_unlock(&s->sibling->mutex);
+}
+
+/* Builds `outer` holding (through `add`, or `add_second` for the sibling)
+ * the reentrant action and a probe, disposes `outer`, and asserts that the
+ * reentrant dispose returned after the probe's action. */
+static void check_second_dispose(sk_disposable *outer, sk_disposable *holder,
+                                 int (*add_first)(sk_disposable *, sk_disposable *),
+                                 int (*add_second)(sk_disposable *, sk_disposable *), const char *what) {
+    char_log sibling;
+    char_log_init(&sibling);
+    second_dispose s = {.container = outer, .sibling = &sibling, .calls = 0, .seen = {0}};
+    sk_disposable *reentrant = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&reentrant, dispose_again_then_look, &s, NULL));
+    sk_disposable *other = probe_disposable(&sibling);
+    SK_OK_OR_FAIL(add_first(holder, reentrant));
+    SK_OK_OR_FAIL(add_second(holder, other));
+    sk_disposable_release(reentrant);
+    sk_disposable_release(other);
+    sk_disposable_dispose(outer);
+    /* A probe logs its release right after its action. */
+    cr_expect_str_eq(s.seen, "ar", "%s: the second dispose returned before the sibling was disposed (its log read \"%s\")", what, s.seen);
+    cr_expect_eq(s.calls, 1, "%s: the action ran %d times", what, s.calls);
+    sk_disposable_dispose(outer);
+    if (holder != outer) {
+        sk_disposable_release(holder);
+    }
+    sk_disposable_release(outer);
+    char_log_expect(&sibling, "ar", what);
+    char_log_destroy(&sibling);
+    expect_no_live_objects(0);
+}
+
+static int dict_add_alpha(sk_disposable *container, sk_disposable *item) {
+    return sk_disposable_dict_set(container, "alpha", item);
+}
+
+static int dict_add_beta(sk_disposable *container, sk_disposable *item) {
+    return sk_disposable_dict_set(container, "beta", item);
+}
+
+Test(disposables, second_dispose_returns_after_every_member, .timeout = SK_TEST_TIMEOUT) {
+    sk_disposable *set = new_set();
+    check_second_dispose(set, set, set_add, set_add, "set");
+    /* A dictionary's order is its own: the action does its second dispose
+     * whichever of the two it disposes first. */
+    sk_disposable *dict = new_dict();
+    check_second_dispose(dict, dict, dict_add_alpha, dict_add_beta, "dict");
+    dict = new_dict();
+    check_second_dispose(dict, dict, dict_add_beta, dict_add_alpha, "dict, the other keys");
+    /* A meta disposable holding a set of the two. */
+    sk_disposable *meta = new_meta();
+    sk_disposable *inner = new_set();
+    SK_OK_OR_FAIL(sk_disposable_meta_set(meta, inner));
+    check_second_dispose(meta, inner, set_add, set_add, "meta");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Dict                                                                      */
 /* ------------------------------------------------------------------------ */

@@ -4,10 +4,15 @@
 /// anything set is disposed at once.
 ///
 /// Thread-safety: all methods may be called from any thread; disposals run
-/// outside the lock.
+/// outside the lock. A `dispose()` that finds another one still running
+/// disposes what the dictionary holds too: no call returns before every
+/// disposable held has been disposed.
 public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable {
     private let mutex = _Mutex()
     private var disposed = false
+    /// The disposes still running: the dictionary keeps its disposables until
+    /// the last one has returned (see `dispose`).
+    private var disposing = 0
     private var disposables: [T: any Disposable] = [:]
 
     /// Makes an empty dictionary of disposables.
@@ -34,17 +39,29 @@ public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable 
     }
 
     /// Disposes every disposable held, and any set later.
+    ///
+    /// The disposables stay until every dispose running has returned: one
+    /// that starts meanwhile disposes them too, instead of returning before
+    /// they are disposed.
     public func dispose() {
-        self.mutex.lock()
-        var disposables: [T: any Disposable] = [:]
-        if !self.disposed {
+        let disposables = self.mutex.withLock {
             self.disposed = true
-            disposables = self.disposables
-            self.disposables = [:]
+            self.disposing += 1
+            return self.disposables
         }
-        self.mutex.unlock()
         for (_, disposable) in disposables {
             disposable.dispose()
         }
+        // Dropped after the lock is released.
+        let finished: [T: any Disposable] = self.mutex.withLock {
+            self.disposing -= 1
+            if self.disposing > 0 {
+                return [:]
+            }
+            let finished = self.disposables
+            self.disposables = [:]
+            return finished
+        }
+        withExtendedLifetime(finished) {}
     }
 }

@@ -5,10 +5,15 @@
 /// way to keep "the latest subscription only".
 ///
 /// Thread-safety: all methods may be called from any thread. Disposals run
-/// outside the lock, so a disposable may call back into this object.
+/// outside the lock, so a disposable may call back into this object. A
+/// `dispose()` that finds another one still running disposes the held
+/// disposable too: no call returns before it has been disposed.
 public final class MetaDisposable: Disposable, @unchecked Sendable {
     private let mutex = _Mutex()
     private var disposed = false
+    /// The disposes still running: the slot keeps its disposable until the
+    /// last one has returned (see `dispose`).
+    private var disposing = 0
     private var disposable: (any Disposable)?
 
     /// Makes a meta disposable that holds nothing yet.
@@ -36,15 +41,27 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
     }
 
     /// Disposes the disposable held, and any set later.
+    ///
+    /// The disposable stays in the slot until every dispose running has
+    /// returned: one that starts meanwhile disposes it too, instead of
+    /// returning before it is disposed.
     public func dispose() {
-        self.mutex.lock()
-        var disposable: (any Disposable)?
-        if !self.disposed {
+        let disposable = self.mutex.withLock {
             self.disposed = true
-            disposable = self.disposable
-            self.disposable = nil
+            self.disposing += 1
+            return self.disposable
         }
-        self.mutex.unlock()
         disposable?.dispose()
+        // Dropped after the lock is released.
+        let finished: (any Disposable)? = self.mutex.withLock {
+            self.disposing -= 1
+            if self.disposing > 0 {
+                return nil
+            }
+            let finished = self.disposable
+            self.disposable = nil
+            return finished
+        }
+        withExtendedLifetime(finished) {}
     }
 }
