@@ -323,6 +323,7 @@ def check(args):
     records = run_lines([args.alloc_check])
     records += run_lines([os.path.join(args.out, "bench_capi"), "--check"], staged_env(args.stage))
     records += ffi_checks(args)
+    records += run_lines([os.path.join(args.out, "bench_cpp"), "--check"], staged_env(args.stage))
     with open(THRESHOLDS) as f:
         thresholds = json.load(f)["max"]
     failed = 0

@@ -76,6 +76,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <new>
@@ -671,6 +672,31 @@ template <class N, class E, class C> struct observer_box {
     }
     static void on_completed(void *ctx) noexcept { static_cast<observer_box *>(ctx)->completed(); }
 };
+/* A value callback that travels in the observer's ctx itself, with no box
+ * and no release function (then sk_signal_start makes one object per
+ * subscription instead of two, and nothing is allocated here): a callable
+ * that fits in a pointer, is trivially copyable and destructible, and is
+ * called as const (a lambda capturing one reference or pointer, a function
+ * pointer). Each call reads a copy of those bytes; nothing is destroyed. */
+template <class N, class = void> struct next_in_ctx : std::false_type {};
+template <class N>
+struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N) <= alignof(void *) &&
+                                        std::is_trivially_copyable<N>::value &&
+                                        std::is_trivially_destructible<N>::value &&
+                                        std::is_invocable<const N &, arg_t<N, 0>>::value)>> : std::true_type {
+    static void *pack(const N &f) noexcept {
+        void *ctx = nullptr;
+        std::memcpy(&ctx, &f, sizeof(N));
+        return ctx;
+    }
+    static void on_next(void *ctx, const sk_value *v) noexcept {
+        alignas(N) unsigned char bytes[sizeof(N)];
+        std::memcpy(bytes, &ctx, sizeof(N));
+        const N &f = *std::launder(reinterpret_cast<const N *>(bytes));
+        f(from_c<arg_t<N, 0>>::get(v));
+    }
+};
+
 template <class B, class N, class E, class C> sk_observer make_observer(B *b) {
     sk_observer o{nullptr, nullptr, nullptr, b, &B::release};
     if constexpr (!std::is_same<N, none_t>::value) {
@@ -744,9 +770,17 @@ public:
      * terminates or the returned disposable is disposed. */
     template <class N = none_t, class E = none_t, class C = none_t>
     disposable start(N &&on_next = N(), E &&on_error = E(), C &&on_completed = C()) const {
-        using B = detail::observer_box<std::decay_t<N>, std::decay_t<E>, std::decay_t<C>>;
-        B *b = new B{std::forward<N>(on_next), std::forward<E>(on_error), std::forward<C>(on_completed)};
-        sk_observer o = detail::make_observer<B, std::decay_t<N>, std::decay_t<E>, std::decay_t<C>>(b);
+        using DN = std::decay_t<N>;
+        sk_observer o;
+        if constexpr (std::conjunction<std::negation<std::is_same<DN, none_t>>, std::is_same<std::decay_t<E>, none_t>,
+                                       std::is_same<std::decay_t<C>, none_t>, detail::next_in_ctx<DN>>::value) {
+            o = sk_observer{&detail::next_in_ctx<DN>::on_next, nullptr, nullptr,
+                            detail::next_in_ctx<DN>::pack(on_next), nullptr};
+        } else {
+            using B = detail::observer_box<DN, std::decay_t<E>, std::decay_t<C>>;
+            B *b = new B{std::forward<N>(on_next), std::forward<E>(on_error), std::forward<C>(on_completed)};
+            o = detail::make_observer<B, DN, std::decay_t<E>, std::decay_t<C>>(b);
+        }
         sk_disposable *d = nullptr;
         detail::check(sk_signal_start(&d, p_, &o));
         return disposable::adopt(d);

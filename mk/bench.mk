@@ -45,7 +45,7 @@ bench: bench-c bench-cpp ## the benchmark suite: every workload, every implement
 # Deterministic allocation counts against Benchmarks/thresholds.json; no clock.
 # bench_ffi's NP (the native pipeline) also has its instructions per value
 # counted under callgrind (valgrind is one of `make deps`).
-bench-check: bench-capi bench-ffi ## allocation counts of the workloads against Benchmarks/thresholds.json
+bench-check: bench-capi bench-ffi bench-cpp ## allocation counts of the workloads against Benchmarks/thresholds.json
 	$(begin)
 	cd Benchmarks && $(SWIFT) build -c release --product AllocCheck
 	$(PYTHON) Benchmarks/run.py check --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \

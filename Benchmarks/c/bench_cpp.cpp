@@ -6,6 +6,7 @@
  * (Benchmarks/README.md): the header is meant to add nothing per event.
  *
  *   bench_cpp [--reps N] [--workloads W1,W3] [--divide N]
+ *   bench_cpp --check     W1's and W2's allocations per unit (make bench-check)
  *
  * bench.h is C; it compiles as C++ unchanged. */
 #include <signalkit.hpp>
@@ -130,7 +131,33 @@ static int selected(const char *id) { return selected_workloads == nullptr || st
         }                                                                                         \
     } while (0)
 
+/* The check mode (make bench-check): allocations per unit, differences
+ * between two sizes as in bench_capi --check. */
+static int64_t allocs_of(const bench_probe *p) { return static_cast<int64_t>(p->sample.mallocs + p->sample.reallocs); }
+
+static void run_checks() {
+    bench_probe a, b;
+    bench_expect("cpp", "W1", w1(100000, &a), expected_w1(100000));
+    bench_expect("cpp", "W1", w1(200000, &b), expected_w1(200000));
+    printf("{\"check\":\"cpp.w1.allocs_per_event\",\"value\":%.4f}\n",
+           static_cast<double>(allocs_of(&b) - allocs_of(&a)) / 100000);
+    bench_expect("cpp", "W2", w2(10000, 1000000, &a), expected_w2(10000, 1000000));
+    bench_expect("cpp", "W2", w2(20000, 1000000, &b), expected_w2(20000, 1000000));
+    printf("{\"check\":\"cpp.w2.allocs_per_cycle\",\"value\":%.4f}\n",
+           static_cast<double>(allocs_of(&b) - allocs_of(&a)) / 10000);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv) {
+    if (bench_has_flag(argc, argv, "--check")) {
+        try {
+            run_checks();
+        } catch (const sk::error &e) {
+            fprintf(stderr, "signalkit error %d: %s\n", e.code(), e.what());
+            return 1;
+        }
+        return sk_live_objects() == 0 ? 0 : (fprintf(stderr, "live objects left: %ld\n", sk_live_objects()), 1);
+    }
     int reps = bench_reps(argc, argv);
     bench_probe probe_;
     for (int i = 1; i + 1 < argc; i++) {

@@ -161,6 +161,34 @@ SK_TEST(handles, observer_callables_die_at_dispose) {
     cr_assert_eq(sk_test::alive(), 0);
 }
 
+/* A value callback that fits in a pointer and is called as const travels in
+ * the observer's ctx (no box, no release: one object per subscription);
+ * anything else, a mutable lambda included, keeps its own state in a box. */
+static std::int64_t seen_by_function;
+static void add_to_seen(std::int64_t n) { seen_by_function += n; }
+static std::int64_t calls_seen_by_mutable;
+
+SK_TEST(handles, small_value_callbacks_and_mutable_ones) {
+    auto p = sk::pipe::create();
+    std::int64_t total = 0;
+    seen_by_function = 0;
+    calls_seen_by_mutable = 0;
+    auto by_reference = p.signal().start([&total](std::int64_t n) { total += n; });
+    auto by_pointer = p.signal().start(&add_to_seen);
+    auto captureless = p.signal().start([](std::int64_t n) { seen_by_function += 10 * n; });
+    auto counting = p.signal().start([calls = std::int64_t(0)](std::int64_t) mutable { calls_seen_by_mutable = ++calls; });
+    p.put(1);
+    p.put(2);
+    p.put(3);
+    cr_assert_eq(total, 6);
+    cr_assert_eq(seen_by_function, 66);
+    cr_assert_eq(calls_seen_by_mutable, 3, "a mutable lambda's state was lost between calls");
+    by_reference.dispose();
+    p.put(4);
+    cr_assert_eq(total, 6, "delivered after dispose");
+    cr_assert_eq(calls_seen_by_mutable, 4);
+}
+
 SK_TEST(handles, observer_callables_die_with_the_pipe) {
     auto p = sk::pipe::create();
     auto d = p.signal().start(track([](std::int64_t) {}));
