@@ -60,8 +60,9 @@ lib: ## the release libsignalkit.so (static Swift runtime, sk_* only)
 	$(end)
 
 # $(call install_tree,DESTDIR,PREFIX,LIBDIR,INCLUDEDIR): both libraries with
-# their soname links, both headers, the .pc files and the CMake package
-# (LIBDIR/cmake/SignalKit). Paths inside the tree are written relative to
+# their soname links, both headers, the .pc files, the CMake package
+# (LIBDIR/cmake/SignalKit) and the valgrind suppressions
+# (PREFIX/share/signalkit/valgrind/signalkit.supp). Paths inside the tree are written relative to
 # PREFIX when LIBDIR and INCLUDEDIR are inside it (the default): the .pc files
 # as ${prefix}/lib, the CMake package from its own location. So nothing of
 # the build machine is in them and the tree may be moved as a whole.
@@ -90,6 +91,8 @@ define install_tree
 	ln -sf libsignalkit-ffi.so.$(VERSION) $(1)$(3)/libsignalkit-ffi.so.$(FFI_SOVERSION)
 	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(1)$(3)/libsignalkit-ffi.so
 	install -m 0644 include/signalkit.h include/signalkit_test.h include/signalkit.hpp include/signalkit_ffi.h $(1)$(4)/
+	install -d $(1)$(2)/share/signalkit/valgrind
+	install -m 0644 Sources/valgrind/signalkit.supp $(1)$(2)/share/signalkit/valgrind/
 	$(INSTALL_SED) pkgconfig/signalkit.pc.in > $(1)$(3)/pkgconfig/signalkit.pc
 	$(INSTALL_SED) pkgconfig/signalkit-ffi.pc.in > $(1)$(3)/pkgconfig/signalkit-ffi.pc
 	$(INSTALL_SED) pkgconfig/SignalKitConfig.cmake.in > $(1)$(3)/cmake/SignalKit/SignalKitConfig.cmake
@@ -100,7 +103,8 @@ endef
 INSTALLED_FILES = $(foreach l,signalkit signalkit-ffi,$(LIBDIR)/lib$(l).so.$(VERSION) $(LIBDIR)/lib$(l).so \
 	$(LIBDIR)/pkgconfig/$(l).pc) $(LIBDIR)/libsignalkit.so.$(SOVERSION) $(LIBDIR)/libsignalkit-ffi.so.$(FFI_SOVERSION) \
 	$(LIBDIR)/cmake/SignalKit/SignalKitConfig.cmake $(LIBDIR)/cmake/SignalKit/SignalKitConfigVersion.cmake \
-	$(INCLUDEDIR)/signalkit.h $(INCLUDEDIR)/signalkit_test.h $(INCLUDEDIR)/signalkit.hpp $(INCLUDEDIR)/signalkit_ffi.h
+	$(INCLUDEDIR)/signalkit.h $(INCLUDEDIR)/signalkit_test.h $(INCLUDEDIR)/signalkit.hpp $(INCLUDEDIR)/signalkit_ffi.h \
+	$(PREFIX)/share/signalkit/valgrind/signalkit.supp
 
 # After an install into the running system (no DESTDIR): the loader's cache
 # is refreshed when LIBDIR is one of the directories it searches and we are
@@ -120,7 +124,7 @@ install: lib ffi ## install both libraries, headers, .pc files and the CMake pac
 
 uninstall: ## remove what install installed from $(DESTDIR)$(PREFIX)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
-	-rmdir $(DESTDIR)$(LIBDIR)/cmake/SignalKit 2>/dev/null
+	-rmdir $(DESTDIR)$(LIBDIR)/cmake/SignalKit $(DESTDIR)$(PREFIX)/share/signalkit/valgrind $(DESTDIR)$(PREFIX)/share/signalkit 2>/dev/null
 	$(refresh_loader)
 
 # An install with PREFIX=/usr under .build-c/stage, used the way a user would

@@ -120,6 +120,7 @@ test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmak
 		"-I$(CMAKE_PREFIX)/include -L$(CMAKE_PREFIX)/lib -lsignalkit"
 	test "$$(echo $$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --libs signalkit-ffi))" = \
 		"-L$(CMAKE_PREFIX)/lib -lsignalkit-ffi -lsignalkit"
+	test -f "$$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --variable=valgrind_suppressions signalkit)"
 	$(end)
 
 # Every test the README's misuse table names exists.
