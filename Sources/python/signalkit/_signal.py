@@ -465,7 +465,8 @@ def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
         run = _StageRun(source.maker, C.subscriber_retain(subscriber), source.failures)
         return _start_sink(source.upstream.pointer, run)
     except BaseException as exc:
-        _report(exc, "generator")
+        if not _state.closing:  # else the exit began meanwhile: nothing to report
+            _report(exc, "generator")
         return None
 
 
@@ -620,7 +621,8 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
         _check(C.disposable_action(byref(out), _c_stop_run, _retain_callbacks(run), _release_ctx))
     except BaseException as exc:
         run.cancel()
-        _report(exc, "generator")
+        if not _state.closing:  # else the exit began meanwhile: nothing to report
+            _report(exc, "generator")
         return None
     if local.active:
         local.jobs.append(run)  # runs once this start has returned
@@ -746,7 +748,15 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
                           "not None, a Disposable or a callable"), "generator")
         return None
     out = c_void_p()
-    _check(C.disposable_action(byref(out), _c_cancel_action, _retain_callbacks([action]), _release_ctx))
+    try:
+        ctx = _retain_callbacks([action])
+    except RuntimeError:  # the exit began while the function ran: nothing will dispose it later
+        try:
+            action()
+        except BaseException as exc:
+            _report(exc, "dispose")
+        return None
+    _check(C.disposable_action(byref(out), _c_cancel_action, ctx, _release_ctx))
     return out.value
 
 
