@@ -332,7 +332,7 @@ class _Sink:
                 _sk_user = True
                 self.on_error(error)
                 _sk_user = False
-            else:
+            elif not isinstance(error, KeyboardInterrupt):  # that one is raised in the emission's caller
                 _report(error, "error")
         except BaseException as exc:
             _sk_user = False
@@ -901,7 +901,8 @@ def _take_until_callback(ctx: int, value: Any) -> int:
     except BaseException as exc:
         _sk_user = False
         _callback_raised(callback, exc, "take_until")
-        _report(exc, "take_until")
+        if not isinstance(exc, KeyboardInterrupt):  # that one goes to the caller
+            _report(exc, "take_until")
         return TAKE_COMPLETE
 
 

@@ -131,6 +131,36 @@ def test_ctrl_c_during_a_synchronous_emission_reaches_the_caller():
     assert result.stderr == ""
 
 
+def test_ctrl_c_in_an_operator_callback_reaches_the_caller():
+    # A side effect, take_until's and map_to_signal's functions (library
+    # operators, crossing through the extension): the emission stops and the
+    # caller gets the KeyboardInterrupt, reported nowhere else.
+    result = run_child("""
+        import itertools, signal
+        import signalkit as sk
+        seen = []
+        def effect(n):
+            if n == 100:
+                signal.raise_signal(signal.SIGINT)
+        count = lambda: sk.Signal.from_iterable(itertools.count())
+        for signal_ in (count().before_next(effect), count().take_until(lambda n: effect(n) or sk.TAKE_PASS),
+                        count().map_to_signal(lambda n: effect(n) or sk.Signal.single(n))):
+            seen.clear()
+            try:
+                signal_.subscribe(seen.append)
+                print("not interrupted")
+            except KeyboardInterrupt:
+                print("interrupted after", len(seen))
+        del signal_
+        import gc
+        gc.collect()
+        print("live", sk.live_objects(), sk.pending_callbacks())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["interrupted after 100"] * 3 + ["live 0 0"]
+    assert result.stderr == ""
+
+
 @pytest.mark.parametrize("queue", ["serial", "concurrent", "host"])
 def test_exit_with_live_subscriptions_on_each_queue_kind(queue):
     for run in range(3):
