@@ -22,7 +22,12 @@ Where the libraries come from:
 
 The sdist carries the package and that copy of the tree (the Swift, C and
 build files, not the examples, benchmarks or this package twice), so that a
-wheel built from it (what `python -m build` does) needs nothing else.
+wheel built from it (what `python -m build` does) needs nothing else
+(mk/check_python_sdist.py checks it in `make test-python`).
+
+An editable install (`pip install -e`, PEP 660: build_editable) builds the
+libraries and the extension into this folder's package and installs a .pth
+file naming this folder.
 """
 
 import base64

@@ -220,7 +220,7 @@ def test_errors_in_operator_callbacks_reach_on_error_or_the_hook(monkeypatch):
     assert reported == [(ValueError, "work")]
 
 
-@pytest.mark.parametrize("queue", ["serial", "concurrent", "host"])
+@pytest.mark.parametrize("queue", ["serial", "concurrent", "background", "host", "virtual"])
 def test_exit_with_live_operator_callbacks_on_each_queue_kind_needs_no_wait(queue):
     # Timers, side effects, take_until, map_to_signal, deferred, catch,
     # create(fn), queue jobs and after_disposed running on a queue at exit.
@@ -234,7 +234,11 @@ def test_exit_with_live_operator_callbacks_on_each_queue_kind_needs_no_wait(queu
             import signalkit as sk
             from signalkit import _core
             _core.SHUTDOWN_WAIT_SECONDS = 0.0
-            queue = {{"serial": sk.Queue.serial, "concurrent": sk.Queue.concurrent, "host": sk.Queue.host}}["{queue}"]()
+            from signalkit.testing import TestScheduler
+            scheduler = TestScheduler()
+            queue = {{"serial": sk.Queue.serial, "concurrent": sk.Queue.concurrent,
+                      "background": lambda: sk.Queue.concurrent(True), "host": sk.Queue.host,
+                      "virtual": lambda: scheduler.queue}}["{queue}"]()
             started = threading.Event()
             def tick(*args):
                 started.set()
@@ -250,6 +254,9 @@ def test_exit_with_live_operator_callbacks_on_each_queue_kind_needs_no_wait(queu
             if "{queue}" == "host":
                 for _ in range(20):
                     queue.drain()
+                started.set()
+            if "{queue}" == "virtual":
+                scheduler.advance(50)
                 started.set()
             started.wait(30)
             print("exiting mid-stream", flush=True)
