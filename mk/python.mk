@@ -8,14 +8,18 @@ PY_RUN := $(PY_OUT)/run
 # The package as a new user installs it: `pip install Sources/python` (the
 # backend builds what it needs in this checkout), no environment variable.
 PY_SRC_VENV := $(PY_OUT)/source-venv
+# The package installed as a developer installs it: `pip install -e`.
+PY_EDIT_VENV := $(PY_OUT)/editable-venv
+PY_SDIST := $(PY_OUT)/sdist
 # The test tools, pinned: installed from PyPI by this file into a venv of
 # their own (PY_TOOLS), made again when this file changes.
-PY_TEST_TOOLS := pytest==9.0.2 hypothesis==6.170.15 mypy==1.19.1
+# (build: the PyPA frontend, `python -m build`, for the sdist check.)
+PY_TEST_TOOLS := pytest==9.0.2 hypothesis==6.170.15 mypy==1.19.1 build==1.6.1
 PY_TOOLS := $(PY_OUT)/tools
 PY_TOOLS_STAMP := $(PY_TOOLS)/pins.txt
 PY_PIP := $(PY_TOOLS)/bin/python -m pip --disable-pip-version-check
 
-.PHONY: python-native python-wheel test-python bench-python
+.PHONY: python-native python-wheel test-python test-python-sdist bench-python
 
 $(PY_TOOLS_STAMP): mk/python.mk
 	rm -rf $(PY_TOOLS)
@@ -69,7 +73,32 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 	cd $(PY_RUN) && env -u SIGNALKIT_PREBUILT_DIR -u SIGNALKIT_LIB_DIR SIGNALKIT_STAGE_TIMES=$(PY_OUT)/pip-times \
 		$(PY_PIP) --python $(PY_SRC_VENV)/bin/python install -q --no-index $(CURDIR)/Sources/python
 	cd $(PY_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_SRC_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
+	rm -rf $(PY_EDIT_VENV)
+	$(PYTHON) -m venv --without-pip $(PY_EDIT_VENV)
+	cd $(PY_RUN) && SIGNALKIT_PREBUILT_DIR=$(PY_OUT) SIGNALKIT_WERROR=1 \
+		$(PY_PIP) --python $(PY_EDIT_VENV)/bin/python install -q --no-index -e $(CURDIR)/Sources/python
+	cd $(PY_RUN) && env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python -c \
+		'import signalkit, sys; assert signalkit.__file__ == sys.argv[1], signalkit.__file__' \
+		$(CURDIR)/Sources/python/signalkit/__init__.py
+	cd $(PY_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
+	rm -rf $(PY_SDIST)
+	$(PY_TOOLS)/bin/python -m build -q --sdist --no-isolation --outdir $(PY_SDIST) Sources/python
+	$(PY_TOOLS)/bin/python mk/check_python_sdist.py $(PY_SDIST)/signalkit-*.tar.gz $(CURDIR)
 	$(end)
+
+# `python -m build` as a packager runs it from Sources/python: the sdist,
+# then the wheel built from that sdist alone (its copy of the tree builds
+# the native libraries: about a minute here), installed into a fresh venv
+# and the quick start run with it. Not part of `make test` (its cost);
+# test-python checks the sdist's contents instead.
+PY_ROUND_TRIP := $(PY_OUT)/round-trip
+test-python-sdist: $(PY_TOOLS_STAMP) ## python -m build (sdist, then the wheel from it), installed, the quick start run
+	rm -rf $(PY_ROUND_TRIP)
+	cd Sources/python && env -u SIGNALKIT_PREBUILT_DIR SIGNALKIT_WERROR=1 \
+		$(PY_TOOLS)/bin/python -m build -q --outdir $(PY_ROUND_TRIP)/dist .
+	$(PYTHON) -m venv --without-pip $(PY_ROUND_TRIP)/venv
+	$(PY_PIP) --python $(PY_ROUND_TRIP)/venv/bin/python install -q --no-deps --no-index $(PY_ROUND_TRIP)/dist/signalkit-*.whl
+	cd $(PY_ROUND_TRIP) && test "$$(env -u SIGNALKIT_LIB_DIR venv/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
 
 # The issue's workloads on this package and on RxPY (reactivex, pinned) in
 # one run, with the ratios (Sources/python/bench/bench.py); not part of

@@ -22,7 +22,12 @@ Where the libraries come from:
 
 The sdist carries the package and that copy of the tree (the Swift, C and
 build files, not the examples, benchmarks or this package twice), so that a
-wheel built from it (what `python -m build` does) needs nothing else.
+wheel built from it (what `python -m build` does) needs nothing else
+(mk/check_python_sdist.py checks it in `make test-python`).
+
+An editable install (`pip install -e`, PEP 660: build_editable) builds the
+libraries and the extension into this folder's package and installs a .pth
+file naming this folder.
 """
 
 import base64
@@ -52,7 +57,10 @@ ABI_TAG = "cp39-abi3"
 TREE_ENTRIES = ("Package.swift", "Makefile", "Sources", "include", "mk", "pkgconfig", "Tests", ".ci/install-deps.sh")
 # What of this folder the sdist and the wheel carry.
 PACKAGE_FILES = ("pyproject.toml", "README.md", "_build/signalkit_build.py")
-SKIPPED = re.compile(r"(^|/)(__pycache__|\.build[^/]*|\.swiftpm|\.mypy_cache|\.pytest_cache|[^/]*\.egg-info)(/|$)|\.pyc$")
+# Never carried: caches, build folders, and what an editable install built
+# into this folder (signalkit/_lib, the compiled extension).
+SKIPPED = re.compile(r"(^|/)(__pycache__|\.build[^/]*|\.swiftpm|\.mypy_cache|\.pytest_cache|[^/]*\.egg-info)(/|$)"
+                     r"|\.pyc$|\.so(\.[0-9]+)*$")
 
 
 def _tree():
@@ -234,6 +242,43 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         with open(os.path.join(native, library), "rb") as source:
             entries.append((f"{NAME}/_lib/{library}", source.read(), 0o755))
     return _write_wheel(wheel_directory, entries)
+
+
+def get_requires_for_build_editable(config_settings=None):
+    """Nothing: the backend uses the standard library only."""
+    return []
+
+
+def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):
+    """The dist-info folder alone, as for a wheel."""
+    return prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+
+
+def _replace_file(path, data, mode):
+    """Writes `path` whole or not at all (a running Python may have it loaded)."""
+    scratch = f"{path}.tmp{os.getpid()}"
+    with open(scratch, "wb") as out:
+        out.write(data)
+    os.chmod(scratch, mode)
+    os.replace(scratch, path)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    """An editable wheel (PEP 660, `pip install -e Sources/python`): the
+    native libraries and the extension are built into this folder's package
+    (signalkit/_lib, signalkit/_speedups.abi3.so, both ignored by git), and
+    the wheel holds only a .pth file that puts this folder on sys.path: an
+    edit of a .py file takes effect at the next import; a change of
+    _speedups.c or of the native sources needs the install run again."""
+    native = _native_libraries()
+    package = os.path.join(HERE, NAME)
+    os.makedirs(os.path.join(package, "_lib"), exist_ok=True)
+    for library in LIBRARIES:
+        with open(os.path.join(native, library), "rb") as source:
+            _replace_file(os.path.join(package, "_lib", library), source.read(), 0o755)
+    _replace_file(os.path.join(package, EXTENSION), _extension(native), 0o755)
+    pth = f"__editable__.{NAME}-{_version()}.pth"
+    return _write_wheel(wheel_directory, [(pth, (HERE + "\n").encode(), 0o644)])
 
 
 def build_sdist(sdist_directory, config_settings=None):

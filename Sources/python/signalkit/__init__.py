@@ -65,9 +65,12 @@ Interpreter exit. Library threads must not call into Python once the
 interpreter finalizes. An atexit hook disposes every subscription still
 running, waits (up to SHUTDOWN_WAIT_SECONDS) for the callbacks in progress
 and for the release of every callback set no Python object holds, and from
-then on callbacks do nothing (those of the extension signalkit._speedups,
-which carries each value between C and Python, touch Python no more once the
-ones in progress have left).
+then on callbacks do nothing. Every callback of the Pythonic forms (values,
+operator functions, side effects, generators, timers, queue jobs, releases)
+crosses through the extension signalkit._speedups, which touches Python no
+more once the ones in progress have left: the exit is clean whether or not
+the wait ran out. The native (signature-string) forms' callbacks are libffi
+closures, which rely on the wait.
 
 Testing time. The module signalkit.testing (import it on its own) tests the
 time operators on virtual time with marble diagrams: TestScheduler (a

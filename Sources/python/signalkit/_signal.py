@@ -229,7 +229,12 @@ def _ignore(value: object) -> None:
 def _error_object(pointer: Any) -> BaseException:
     """What an error callback receives for an error value: the exception it
     carries, or a SignalError holding the value."""
-    error = _object_of(pointer)
+    return _as_error(_object_of(pointer))
+
+
+def _as_error(error: object) -> BaseException:
+    """The exception an error value's object stands for: itself, or a
+    SignalError holding it."""
     if isinstance(error, BaseException):
         return error
     return SignalError(error)
@@ -327,7 +332,7 @@ class _Sink:
                 _sk_user = True
                 self.on_error(error)
                 _sk_user = False
-            else:
+            elif not isinstance(error, KeyboardInterrupt):  # that one is raised in the emission's caller
                 _report(error, "error")
         except BaseException as exc:
             _sk_user = False
@@ -460,7 +465,8 @@ def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
         run = _StageRun(source.maker, C.subscriber_retain(subscriber), source.failures)
         return _start_sink(source.upstream.pointer, run)
     except BaseException as exc:
-        _report(exc, "generator")
+        if not _state.closing:  # else the exit began meanwhile: nothing to report
+            _report(exc, "generator")
         return None
 
 
@@ -480,7 +486,10 @@ def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optiona
     return out.value
 
 
-_c_stage_generator = _generator_fn(_stage_generator)
+# The library's callbacks of this module are the extension's (_speedups.c,
+# operator): each calls its Python function with the registry key (and the
+# value as an object, or the subscriber's address), under the exit rules.
+_c_stage_generator = _generator_fn(_speedups.operator("stage", _stage_generator))
 for _function in (_Sink.failed, _Sink.error_at, _Sink.completed, _Sink.released, _StageRun.failed,
                   _StageRun.error_at, _StageRun.completed, _stage_generator):
     _interrupts.THUNK_CODES.add(_function.__code__)
@@ -596,7 +605,7 @@ def _stop_run(ctx: int) -> None:
         run.stopped = True
 
 
-_c_stop_run = _work_fn(_stop_run)
+_c_stop_run = _work_fn(_speedups.operator("stop", _stop_run))
 
 
 def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
@@ -612,7 +621,8 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
         _check(C.disposable_action(byref(out), _c_stop_run, _retain_callbacks(run), _release_ctx))
     except BaseException as exc:
         run.cancel()
-        _report(exc, "generator")
+        if not _state.closing:  # else the exit began meanwhile: nothing to report
+            _report(exc, "generator")
         return None
     if local.active:
         local.jobs.append(run)  # runs once this start has returned
@@ -621,7 +631,7 @@ def _iter_generator(ctx: int, subscriber: int) -> Optional[int]:
     return out.value
 
 
-_c_iter_generator = _generator_fn(_iter_generator)
+_c_iter_generator = _generator_fn(_speedups.operator("iter", _iter_generator))
 _interrupts.THUNK_CODES.add(_IterRun.__call__.__code__)
 _interrupts.THUNK_CODES.add(_IterRun._direct.__code__)
 
@@ -703,7 +713,7 @@ def _cancel_action(ctx: int) -> None:
         _report(exc, "dispose")
 
 
-_c_cancel_action = _work_fn(_cancel_action)
+_c_cancel_action = _work_fn(_speedups.operator("cancel", _cancel_action))
 _interrupts.THUNK_CODES.add(_cancel_action.__code__)
 
 
@@ -738,11 +748,19 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
                           "not None, a Disposable or a callable"), "generator")
         return None
     out = c_void_p()
-    _check(C.disposable_action(byref(out), _c_cancel_action, _retain_callbacks([action]), _release_ctx))
+    try:
+        ctx = _retain_callbacks([action])
+    except RuntimeError:  # the exit began while the function ran: nothing will dispose it later
+        try:
+            action()
+        except BaseException as exc:
+            _report(exc, "dispose")
+        return None
+    _check(C.disposable_action(byref(out), _c_cancel_action, ctx, _release_ctx))
     return out.value
 
 
-_c_create_generator = _generator_fn(_create_generator)
+_c_create_generator = _generator_fn(_speedups.operator("create", _create_generator))
 _interrupts.THUNK_CODES.add(_create_generator.__code__)
 
 
@@ -802,7 +820,7 @@ def _signal_callback(ctx: int, value: Any) -> Optional[int]:
     if callback is None or _state.closing or sys.is_finalizing():
         return None
     try:
-        argument = _error_object(value) if callback.fn.__class__ is _CatchFn else _object_of(value)
+        argument = _as_error(value) if callback.fn.__class__ is _CatchFn else value
         _sk_user = True
         result = callback.fn(argument)
         _sk_user = False
@@ -877,13 +895,14 @@ def _take_until_callback(ctx: int, value: Any) -> int:
         return TAKE_COMPLETE
     try:
         _sk_user = True
-        action = int(callback.fn(_object_of(value)))
+        action = int(callback.fn(value))
         _sk_user = False
         return action & (TAKE_PASS | TAKE_COMPLETE)
     except BaseException as exc:
         _sk_user = False
         _callback_raised(callback, exc, "take_until")
-        _report(exc, "take_until")
+        if not isinstance(exc, KeyboardInterrupt):  # that one goes to the caller
+            _report(exc, "take_until")
         return TAKE_COMPLETE
 
 
@@ -894,7 +913,7 @@ def _value_callback(ctx: int, value: Any) -> None:
         return
     try:
         _sk_user = True
-        callback.fn(_object_of(value))
+        callback.fn(value)
         _sk_user = False
     except BaseException as exc:
         _sk_user = False
@@ -919,11 +938,11 @@ def _work_callback(ctx: int) -> None:
             _report(exc, "side effect")
 
 
-_c_signal_callback = _signal_fn(_signal_callback)
-_c_deferred_callback = _deferred_fn(_deferred_callback)
-_c_take_until_callback = _take_until_fn(_take_until_callback)
-_c_value_callback = _next_fn(_value_callback)
-_c_work_callback = _work_fn(_work_callback)
+_c_signal_callback = _signal_fn(_speedups.operator("signal", _signal_callback))
+_c_deferred_callback = _deferred_fn(_speedups.operator("deferred", _deferred_callback))
+_c_take_until_callback = _take_until_fn(_speedups.operator("take_until", _take_until_callback))
+_c_value_callback = _next_fn(_speedups.operator("value", _value_callback))
+_c_work_callback = _work_fn(_speedups.operator("work", _work_callback))
 for _operator_callback in (_signal_callback, _deferred_callback, _Fold.reduce_failed, _Fold.put_into,
                            _Fold.released, _take_until_callback,
                            _value_callback, _work_callback):
@@ -1850,7 +1869,7 @@ def _work_run(ctx: int) -> None:
             _report(exc, "work")
 
 
-_c_work_run = _work_fn(_work_run)
+_c_work_run = _work_fn(_speedups.operator("run", _work_run))
 _interrupts.THUNK_CODES.add(_work_run.__code__)
 
 

@@ -9,7 +9,9 @@
  * through ctypes 1.50 us (it also lets the GIL go and takes it again); the
  * same crossing written against the C API costs 0.18-0.29 us per delivery
  * and 0.16 us per put (measured on branch pyffi,
- * Sources/python/bench/ffi/README.md). Everything else stays ctypes.
+ * Sources/python/bench/ffi/README.md). Every callback of a Pythonic form
+ * crosses here; the calls into the library and the native
+ * (signature-string) forms stay ctypes / libffi.
  *
  * What it holds:
  * - four callbacks of an sk_observer (next, error, completed, release) whose
@@ -32,6 +34,12 @@
  *   the package's other callback sets (ctx: a key), which library threads
  *   run, also at exit (a queued delivery dropped): key_release(key) calls
  *   the package's function, under the exit rules below;
+ * - the library operators' other callbacks (take_until, side effects,
+ *   map_to_signal / catch, deferred, the generators of create(fn),
+ *   from_iterable and the Python stages, timer fires, queue jobs, the
+ *   actions of the package's disposables), whose ctx is a key: each calls
+ *   the package's function of its kind (operator()) with (key[, value or
+ *   address]) and hands its result back to the library;
  * - the exit rules (package docstring): from set_closing() on, deliveries
  *   call no Python; from finalize() on, no callback touches Python at all,
  *   and finalize() waits (without the GIL) for the callbacks already inside.
@@ -52,6 +60,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 /* 1 from set_closing(): deliveries do nothing. */
@@ -61,7 +70,7 @@ static atomic_int finalizing;
 /* Callbacks between their check of `finalizing` and their end. */
 static atomic_long inside;
 /* A KeyboardInterrupt met on this thread is waiting for its caller (set by
- * the package with set_pending): a delivery fails instead of going on. */
+ * the package with set_pending): a delivery calls nothing until then. */
 static _Thread_local int pending;
 /* 1 while this thread is inside a put of this module, which holds the GIL,
  * and not inside Python code called from there (every callback sets it to
@@ -135,9 +144,30 @@ static void call_sink(PyObject *ctx, PyObject *name, PyObject *arg)
     Py_DECREF(sink);
 }
 
+/* PyErr_GetRaisedException (one object, traceback attached) replaces the
+ * PyErr_Fetch / PyErr_NormalizeException triple, deprecated from CPython
+ * 3.12. Its header declares it only when the limited API level asked for is
+ * 3.12 or later (pyerrors.h: !defined(Py_LIMITED_API) || Py_LIMITED_API+0 >=
+ * 0x030c0000), so this abi3 module for 3.9 keeps the old calls, which stay
+ * in the stable ABI; a build for 3.12+ (a higher Py_LIMITED_API, or none)
+ * takes the new one. */
+#if PY_VERSION_HEX >= 0x030C0000 && (!defined(Py_LIMITED_API) || Py_LIMITED_API + 0 >= 0x030C0000)
+#define SK_HAVE_RAISED_EXCEPTION 1
+#else
+#define SK_HAVE_RAISED_EXCEPTION 0
+#endif
+
 /* The exception being raised, normalized, with its traceback attached. */
 static PyObject *fetch_exception(void)
 {
+#if SK_HAVE_RAISED_EXCEPTION
+    PyObject *exc = PyErr_GetRaisedException();
+    if (exc == NULL) {
+        Py_INCREF(Py_None);
+        exc = Py_None;
+    }
+    return exc;
+#else
     PyObject *type, *exc, *traceback;
     PyErr_Fetch(&type, &exc, &traceback);
     PyErr_NormalizeException(&type, &exc, &traceback);
@@ -150,6 +180,7 @@ static PyObject *fetch_exception(void)
         exc = Py_None;
     }
     return exc;
+#endif
 }
 
 /* Enters Python for a callback: 0 (and nothing to undo) when it must not. */
@@ -212,7 +243,10 @@ static void on_next(void *ctx, const sk_value *value)
     PyObject *handler = PyList_GetItem(list, HANDLER); /* borrowed */
     if (handler != NULL && handler != Py_None) {
         if (pending) {
-            call_sink(list, name_failed, Py_None); /* None: the pending interrupt */
+            /* A KeyboardInterrupt waits for the caller of this emission: the
+             * emission stops here (this subscriber does not get the value,
+             * and stays subscribed), as a loop over listeners stops at an
+             * exception. */
         } else {
             Py_INCREF(handler);
             PyObject *item = value_object(value);
@@ -619,6 +653,268 @@ static PyObject *finalize(PyObject *self, PyObject *seconds_object)
     return PyBool_FromLong(left == 0);
 }
 
+/* --------------------------------------------------------------------------
+ * The library operators' other callbacks: take_until, the side effects,
+ * map_to_signal and catch, deferred, the generators of create(fn),
+ * from_iterable and the Python stages, timer fires, queue jobs, and the
+ * actions of the package's disposables. Their ctx is a registry key of the
+ * package; each calls the package's function of its kind (set by
+ * operator(name, fn)) with (key) or (key, argument) under the exit rules,
+ * and translates the result back for the library: a translation, no logic.
+ * ------------------------------------------------------------------------ */
+
+enum {
+    OP_WORK, OP_RUN, OP_STOP, OP_CANCEL, OP_VALUE, OP_TAKE_UNTIL, OP_SIGNAL, OP_DEFERRED, OP_ITER, OP_CREATE,
+    OP_STAGE, OP_KINDS
+};
+/* The package's function of each kind (operator()). */
+static PyObject *operator_fns[OP_KINDS];
+
+/* How a crossing entered Python (enter_delivery or enter). */
+typedef struct crossing {
+    int delivery, held, saved;
+    PyGILState_STATE state;
+} crossing;
+
+/* Enters Python for an operator callback: a delivery (skipped from
+ * set_closing on) or an action that must still run while closing (stops and
+ * cancels: they end library work), never once finalizing. 0: must not. */
+static int cross_in(crossing *c, int delivery)
+{
+    c->delivery = delivery;
+    c->held = 0;
+    c->saved = 0;
+    c->state = PyGILState_UNLOCKED;
+    if (delivery)
+        return enter_delivery(&c->held, &c->state, &c->saved);
+    return enter(0, &c->state, &c->saved);
+}
+
+static void cross_out(crossing *c)
+{
+    if (c->delivery)
+        leave_delivery(c->held, c->state, c->saved);
+    else
+        leave(c->state, c->saved);
+}
+
+/* operator_fns[kind](key[, argument]) (argument NULL: none; an error in
+ * making it is reported, nothing called): a new reference, or NULL with
+ * the exception reported (the package's functions catch their own). */
+static PyObject *call_operator(int kind, void *ctx, PyObject *argument, int argument_failed)
+{
+    PyObject *function = operator_fns[kind];
+    if (argument_failed || function == NULL) {
+        if (!argument_failed)
+            PyErr_SetString(PyExc_RuntimeError, "signalkit: _speedups.operator was not called for this kind");
+        PyErr_WriteUnraisable(function);
+        return NULL;
+    }
+    PyObject *key = PyLong_FromVoidPtr(ctx);
+    PyObject *result = key ? PyObject_CallFunctionObjArgs(function, key, argument, NULL) : NULL;
+    Py_XDECREF(key);
+    if (result == NULL)
+        PyErr_WriteUnraisable(function);
+    return result;
+}
+
+/* The address a function returned (None: NULL); 0 on an error (reported). */
+static void *result_address(PyObject *function, PyObject *result)
+{
+    if (result == NULL || result == Py_None)
+        return NULL;
+    void *address = PyLong_AsVoidPtr(result);
+    if (address == NULL && PyErr_Occurred()) {
+        PyErr_WriteUnraisable(function);
+        address = NULL;
+    }
+    return address;
+}
+
+static void work(int kind, int delivery, void *ctx)
+{
+    crossing c;
+    if (!cross_in(&c, delivery))
+        return;
+    Py_XDECREF(call_operator(kind, ctx, NULL, 0));
+    cross_out(&c);
+}
+
+/* sk_work_fn: a side effect, a timer fire (a delivery). */
+static void op_work(void *ctx)
+{
+    work(OP_WORK, 1, ctx);
+}
+
+/* sk_work_fn: a queue job (Queue.run, a virtual queue's job). */
+static void op_run(void *ctx)
+{
+    work(OP_RUN, 1, ctx);
+}
+
+/* sk_work_fn: the disposable of a from_iterable run (also while closing). */
+static void op_stop(void *ctx)
+{
+    work(OP_STOP, 0, ctx);
+}
+
+/* sk_work_fn: the cancel action create(fn) returned (also while closing). */
+static void op_cancel(void *ctx)
+{
+    work(OP_CANCEL, 0, ctx);
+}
+
+/* Calls operator_fns[kind](key, value as an object), in Python already. */
+static PyObject *call_with_value(int kind, void *ctx, const sk_value *value)
+{
+    PyObject *item = value_object(value);
+    PyObject *result = call_operator(kind, ctx, item, item == NULL);
+    Py_XDECREF(item);
+    return result;
+}
+
+/* sk_value_fn (sk_next_fn): before_next / after_next. */
+static void op_value(void *ctx, const sk_value *value)
+{
+    crossing c;
+    if (!cross_in(&c, 1))
+        return;
+    Py_XDECREF(call_with_value(OP_VALUE, ctx, value));
+    cross_out(&c);
+}
+
+/* sk_take_until_fn: the function's answer (SK_TAKE_COMPLETE when it
+ * cannot be had). */
+static int op_take_until(void *ctx, const sk_value *value)
+{
+    crossing c;
+    if (!cross_in(&c, 1))
+        return SK_TAKE_COMPLETE;
+    int action = SK_TAKE_COMPLETE;
+    PyObject *result = call_with_value(OP_TAKE_UNTIL, ctx, value);
+    if (result != NULL) {
+        long number = PyLong_AsLong(result);
+        if (number == -1 && PyErr_Occurred())
+            PyErr_WriteUnraisable(operator_fns[OP_TAKE_UNTIL]);
+        else
+            action = (int)(number & (SK_TAKE_PASS | SK_TAKE_COMPLETE));
+        Py_DECREF(result);
+    }
+    cross_out(&c);
+    return action;
+}
+
+/* sk_signal_fn: map_to_signal's / catch's signal (+1), NULL for none. */
+static sk_signal *op_signal(void *ctx, const sk_value *value)
+{
+    crossing c;
+    if (!cross_in(&c, 1))
+        return NULL;
+    PyObject *result = call_with_value(OP_SIGNAL, ctx, value);
+    sk_signal *signal = result_address(operator_fns[OP_SIGNAL], result);
+    Py_XDECREF(result);
+    cross_out(&c);
+    return signal;
+}
+
+/* sk_deferred_fn: deferred's signal (+1), NULL for none. */
+static sk_signal *op_deferred(void *ctx)
+{
+    crossing c;
+    if (!cross_in(&c, 1))
+        return NULL;
+    PyObject *result = call_operator(OP_DEFERRED, ctx, NULL, 0);
+    sk_signal *signal = result_address(operator_fns[OP_DEFERRED], result);
+    Py_XDECREF(result);
+    cross_out(&c);
+    return signal;
+}
+
+static sk_disposable *generator(int kind, void *ctx, sk_subscriber *subscriber)
+{
+    crossing c;
+    if (!cross_in(&c, 1))
+        return NULL;
+    PyObject *address = PyLong_FromVoidPtr(subscriber);
+    PyObject *result = call_operator(kind, ctx, address, address == NULL);
+    Py_XDECREF(address);
+    sk_disposable *disposable = result_address(operator_fns[kind], result);
+    Py_XDECREF(result);
+    cross_out(&c);
+    return disposable;
+}
+
+/* sk_generator_fn: from_iterable's start. */
+static sk_disposable *op_iter(void *ctx, sk_subscriber *subscriber)
+{
+    return generator(OP_ITER, ctx, subscriber);
+}
+
+/* sk_generator_fn: create(fn)'s start. */
+static sk_disposable *op_create(void *ctx, sk_subscriber *subscriber)
+{
+    return generator(OP_CREATE, ctx, subscriber);
+}
+
+/* sk_generator_fn: a fused Python stage signal's start. */
+static sk_disposable *op_stage(void *ctx, sk_subscriber *subscriber)
+{
+    return generator(OP_STAGE, ctx, subscriber);
+}
+
+/* operator(name, fn) -> address: fn becomes the package's function of the
+ * callback kind `name`; the result is the address of the C callback that
+ * calls it. */
+static PyObject *set_operator(PyObject *self, PyObject *args)
+{
+    (void)self;
+    static const struct {
+        const char *name;
+        int kind;
+    } kinds[] = {
+        {"work", OP_WORK},       {"run", OP_RUN},       {"stop", OP_STOP},         {"cancel", OP_CANCEL},
+        {"value", OP_VALUE},     {"take_until", OP_TAKE_UNTIL}, {"signal", OP_SIGNAL}, {"deferred", OP_DEFERRED},
+        {"iter", OP_ITER},       {"create", OP_CREATE}, {"stage", OP_STAGE},
+    };
+    sk_work_fn work_fns[] = {[OP_WORK] = op_work, [OP_RUN] = op_run, [OP_STOP] = op_stop, [OP_CANCEL] = op_cancel};
+    sk_generator_fn generator_fns[] = {[OP_ITER] = op_iter, [OP_CREATE] = op_create, [OP_STAGE] = op_stage};
+    const char *name;
+    PyObject *function;
+    if (!PyArg_ParseTuple(args, "sO:operator", &name, &function))
+        return NULL;
+    if (!PyCallable_Check(function)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.operator takes a callable");
+        return NULL;
+    }
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (strcmp(kinds[i].name, name) != 0)
+            continue;
+        int kind = kinds[i].kind;
+        uintptr_t address;
+        if (kind <= OP_CANCEL) {
+            address = (uintptr_t)work_fns[kind];
+        } else if (kind >= OP_ITER) {
+            address = (uintptr_t)generator_fns[kind];
+        } else if (kind == OP_VALUE) {
+            sk_value_fn value_fn = op_value;
+            address = (uintptr_t)value_fn;
+        } else if (kind == OP_TAKE_UNTIL) {
+            sk_take_until_fn take_until_fn = op_take_until;
+            address = (uintptr_t)take_until_fn;
+        } else if (kind == OP_SIGNAL) {
+            sk_signal_fn signal_fn = op_signal;
+            address = (uintptr_t)signal_fn;
+        } else {
+            sk_deferred_fn deferred_fn = op_deferred;
+            address = (uintptr_t)deferred_fn;
+        }
+        replace_global(&operator_fns[kind], function);
+        return PyLong_FromUnsignedLongLong(address);
+    }
+    PyErr_Format(PyExc_ValueError, "signalkit: _speedups.operator: no callback kind %s", name);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"hold", hold, METH_O, "hold(list) -> ctx: the callback list, held for the library until on_release."},
     {"pipe_put", pipe_put, METH_VARARGS, "pipe_put(pipe, value) -> status, or NotImplemented."},
@@ -631,6 +927,9 @@ static PyMethodDef methods[] = {
      "set_releases(box, ctx): the release functions BOX_RELEASE and CTX_RELEASE call with the key."},
     {"set_pending", set_pending, METH_O, "set_pending(flag): a KeyboardInterrupt waits on this thread."},
     {"set_closing", set_closing, METH_NOARGS, "set_closing(): deliveries call no Python from now on."},
+    {"operator", set_operator, METH_VARARGS,
+     "operator(name, fn) -> address: the C callback of kind `name` (work, run, stop, cancel, value, take_until, "
+     "signal, deferred, iter, create, stage), which calls fn(key[, argument]) under the exit rules."},
     {"finalize", finalize, METH_O, "finalize(seconds) -> bool: no callback touches Python from now on."},
     {NULL, NULL, 0, NULL},
 };

@@ -131,6 +131,36 @@ def test_ctrl_c_during_a_synchronous_emission_reaches_the_caller():
     assert result.stderr == ""
 
 
+def test_ctrl_c_in_an_operator_callback_reaches_the_caller():
+    # A side effect, take_until's and map_to_signal's functions (library
+    # operators, crossing through the extension): the emission stops and the
+    # caller gets the KeyboardInterrupt, reported nowhere else.
+    result = run_child("""
+        import itertools, signal
+        import signalkit as sk
+        seen = []
+        def effect(n):
+            if n == 100:
+                signal.raise_signal(signal.SIGINT)
+        count = lambda: sk.Signal.from_iterable(itertools.count())
+        for signal_ in (count().before_next(effect), count().take_until(lambda n: effect(n) or sk.TAKE_PASS),
+                        count().map_to_signal(lambda n: effect(n) or sk.Signal.single(n))):
+            seen.clear()
+            try:
+                signal_.subscribe(seen.append)
+                print("not interrupted")
+            except KeyboardInterrupt:
+                print("interrupted after", len(seen))
+        del signal_
+        import gc
+        gc.collect()
+        print("live", sk.live_objects(), sk.pending_callbacks())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["interrupted after 100"] * 3 + ["live 0 0"]
+    assert result.stderr == ""
+
+
 @pytest.mark.parametrize("queue", ["serial", "concurrent", "host"])
 def test_exit_with_live_subscriptions_on_each_queue_kind(queue):
     for run in range(3):
@@ -146,6 +176,88 @@ def test_exit_with_live_subscriptions_on_each_queue_kind(queue):
                 pipe.put(n)
             if "{queue}" == "host":
                 queue.drain()
+            started.wait(30)
+            print("exiting mid-stream", flush=True)
+        """)
+        assert result.returncode == 0, f"run {run}: status {result.returncode}\n{result.stderr}"
+        assert result.stderr == "", f"run {run}"
+        assert result.stdout == "exiting mid-stream\n"
+
+
+def test_errors_in_operator_callbacks_reach_on_error_or_the_hook(monkeypatch):
+    # The library operators' Python callbacks cross through the extension
+    # (_speedups.c, operator()): an exception raised in one still reaches
+    # on_error (a function that returns the next signal) or the hook (a
+    # side effect, take_until, a queue job), with its own traceback.
+    reported = []
+    monkeypatch.setattr(sk, "callback_error_hook", lambda exc, where: reported.append((type(exc), where)))
+
+    def boom(*args):
+        raise ValueError("boom")
+
+    def errors_of(signal):
+        errors = []
+        with signal.subscribe(None, errors.append):
+            pass
+        return [(type(e), str(e)) for e in errors]
+
+    assert errors_of(sk.Signal.single(1).map_to_signal(boom)) == [(ValueError, "boom")]
+    assert errors_of(sk.Signal.fail(KeyError("k")).catch(boom)) == [(ValueError, "boom")]
+    assert errors_of(sk.Signal.deferred(boom)) == [(ValueError, "boom")]
+    assert errors_of(sk.Signal.create(boom)) == [(ValueError, "boom")]
+    values = []
+    with sk.Signal.from_iterable([1, 2]).before_next(boom).subscribe(values.append):
+        pass
+    assert values == [1, 2] and reported == [(ValueError, "side effect")] * 2
+    reported.clear()
+    with sk.Signal.from_iterable([1, 2]).take_until(boom).subscribe(values.append):
+        pass
+    assert values == [1, 2] and reported == [(ValueError, "take_until")]
+    reported.clear()
+    with sk.Queue.host() as queue:
+        queue.run(boom)
+        queue.drain()
+    assert reported == [(ValueError, "work")]
+
+
+@pytest.mark.parametrize("queue", ["serial", "concurrent", "background", "host", "virtual"])
+def test_exit_with_live_operator_callbacks_on_each_queue_kind_needs_no_wait(queue):
+    # Timers, side effects, take_until, map_to_signal, deferred, catch,
+    # create(fn), queue jobs and after_disposed running on a queue at exit.
+    # With no wait for them (SHUTDOWN_WAIT_SECONDS 0), the exit must still be
+    # clean: once the interpreter finalizes, the extension's callbacks touch
+    # Python no more (through ctypes, a library thread taking the GIL then
+    # was ended under libdispatch: a crash).
+    for run in range(3):
+        result = run_child(f"""
+            import threading
+            import signalkit as sk
+            from signalkit import _core
+            _core.SHUTDOWN_WAIT_SECONDS = 0.0
+            from signalkit.testing import TestScheduler
+            scheduler = TestScheduler()
+            queue = {{"serial": sk.Queue.serial, "concurrent": sk.Queue.concurrent,
+                      "background": lambda: sk.Queue.concurrent(True), "host": sk.Queue.host,
+                      "virtual": lambda: scheduler.queue}}["{queue}"]()
+            started = threading.Event()
+            def tick(*args):
+                started.set()
+            def boom(v):
+                raise ValueError(v)
+            ticks = sk.Signal.interval(0.0001, queue)
+            ticks.before_next(tick).after_next(tick).take_until(lambda v: sk.TAKE_PASS).subscribe(tick)
+            ticks.map_to_signal(lambda v: sk.Signal.deferred(lambda: sk.Signal.single(v))).subscribe(tick)
+            ticks.map(boom).catch(lambda e: sk.Signal.single(str(e))).restart().subscribe(tick)
+            sk.Signal.create(lambda s: s.on_next(1)).run_on(queue).restart().after_disposed(tick).subscribe(tick)
+            for _ in range(2000):
+                queue.run(tick)
+            if "{queue}" == "host":
+                for _ in range(20):
+                    queue.drain()
+                started.set()
+            if "{queue}" == "virtual":
+                scheduler.advance(50)
+                started.set()
             started.wait(30)
             print("exiting mid-stream", flush=True)
         """)
@@ -188,10 +300,11 @@ def test_ctrl_c_in_a_hot_fan_out_stops_the_put_and_reaches_the_caller():
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "interrupted [(0, 1), (1, 1), (2, 1)]"
-    # The emission stopped: the subscriptions it had not reached yet ended
-    # with the interrupt too (as the one that met it); the others go on.
-    assert lines[1] == "after [(0, 2), (1, 2)]"
-    assert lines[2] == "['NoneType', 'NoneType', 'KeyboardInterrupt', 'KeyboardInterrupt', 'KeyboardInterrupt']"
+    # The emission stopped there: the subscriptions it had not reached yet
+    # did not get the value, and stay subscribed (as listeners after the one
+    # that raised in a loop); only the one that met the interrupt ended.
+    assert lines[1] == "after [(0, 2), (1, 2), (3, 2), (4, 2)]"
+    assert lines[2] == "['NoneType', 'NoneType', 'KeyboardInterrupt', 'NoneType', 'NoneType']"
     assert lines[3] == "live 0 0"
     assert result.stderr == ""
 

@@ -1,0 +1,77 @@
+"""Checks the Python package's sdist without its native build (minutes of
+Swift): `python mk/check_python_sdist.py SDIST CHECKOUT` (make test-python).
+
+A wheel built from the sdist (what `python -m build` does after making it)
+runs `make python-native` in the sdist's folder `native`, the copy of the
+SignalKit tree. So the sdist must hold:
+- the package (its Python files, py.typed, the stub and the extension's C
+  source), pyproject.toml, README.md, the backend and PKG-INFO;
+- every file git tracks under the tree entries the backend copies
+  (TREE_ENTRIES of Sources/python/_build/signalkit_build.py), but the
+  Python package itself, and nothing else there;
+- a tree whose Makefile finds every prerequisite of python-native (make -n
+  names a missing one) and whose Package.swift SwiftPM reads (swift package
+  describe).
+Exits non-zero, naming what is wrong, otherwise prints one line.
+"""
+
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+PACKAGE_FILES = ("pyproject.toml", "README.md", "PKG-INFO", "_build/signalkit_build.py",
+                 "signalkit/__init__.py", "signalkit/_core.py", "signalkit/_signal.py", "signalkit/_asyncio.py",
+                 "signalkit/testing.py", "signalkit/_speedups.c", "signalkit/_speedups.pyi", "signalkit/py.typed")
+
+
+def tracked(checkout, entries):
+    """The files git tracks under `entries` (None: not a git checkout)."""
+    try:
+        listing = subprocess.run(["git", "-C", checkout, "ls-files", "-z", "--", *entries], check=True,
+                                 capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {name for name in listing.decode().split("\0") if name and not name.startswith("Sources/python/")}
+
+
+def main(sdist, checkout):
+    sys.path.insert(0, os.path.join(checkout, "Sources", "python", "_build"))
+    import signalkit_build  # the backend: what the sdist carries
+
+    problems = []
+    with tempfile.TemporaryDirectory() as scratch:
+        with tarfile.open(sdist) as archive:
+            members = archive.getmembers()
+            archive.extractall(scratch)  # our own archive, just made
+        names = [member.name for member in members]
+        roots = {name.split("/", 1)[0] for name in names}
+        if len(roots) != 1:
+            sys.exit(f"check_python_sdist: {sdist}: one top folder expected, not {sorted(roots)}")
+        root = roots.pop()
+        files = {m.name.split("/", 1)[1] for m in members if "/" in m.name and m.isfile()}
+        problems += [f"missing {name}" for name in PACKAGE_FILES if name not in files]
+        native = {name[len("native/"):] for name in files if name.startswith("native/")}
+        expected = tracked(checkout, signalkit_build.TREE_ENTRIES)
+        if expected is not None:
+            problems += [f"missing native/{name}" for name in sorted(expected - native)]
+            problems += [f"not tracked by git: native/{name}" for name in sorted(native - expected)]
+        tree = os.path.join(scratch, root, "native")
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+        for command in (["make", "-n", "-C", tree, "python-native"],
+                        ["swift", "package", "--package-path", tree, "describe"]):
+            result = subprocess.run(command, env=env, capture_output=True, text=True)
+            if result.returncode != 0:
+                problems.append(f"{' '.join(command[:3])} fails in the sdist's tree:\n{result.stderr.strip()}")
+    if problems:
+        sys.exit(f"check_python_sdist: {os.path.basename(sdist)}:\n  " + "\n  ".join(problems))
+    listed = "every tracked file of the tree" if expected is not None else "(no git: listing not compared)"
+    print(f"check_python_sdist: {os.path.basename(sdist)}: {len(files)} files, {listed}; "
+          f"make -n python-native and swift package describe pass in it")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: check_python_sdist.py SDIST CHECKOUT")
+    main(sys.argv[1], sys.argv[2])
