@@ -28,6 +28,10 @@
  *   types): NotImplemented for any other object, which the package carries
  *   by reference through its ctypes path. The GIL stays held during the
  *   put: callbacks it runs on this thread take it again at no cost;
+ * - Pipe.put itself (a method descriptor, pipe_put_method) and the
+ *   package's per-thread trampoline it reads (Trampoline,
+ *   thread_trampoline): the outermost put of a value of the library's kinds
+ *   costs no Python frame; every other case goes back to the package;
  * - the release functions of the values carrying Python objects and of
  *   the package's other callback sets (ctx: a key), which library threads
  *   run, also at exit (a queued delivery dropped): key_release(key) calls
