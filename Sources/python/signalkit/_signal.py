@@ -107,35 +107,20 @@ class Disposable(_Failing, _Handle):
 # The trampoline: synchronous sources run after the start that asked for them
 # --------------------------------------------------------------------------
 
-class _Trampoline:
-    """Per thread (_thread_trampoline): whether a package call that starts
-    signals is running (`active`), and the synchronous emissions
-    (from_iterable) waiting for it to return from the library. A source
-    started under such a call returns its disposable first and emits
-    afterwards, so that an operator downstream (take, take_until, a dispose
-    from a callback) can stop it. `direct`: a subscription being started
-    right on a from_iterable signal, whose emission then hands the values to
-    the subscription's Python callback itself (no library operator between
-    to see them). A plain object, reached through one thread-local read per
-    call (each read of a threading.local attribute costs that much)."""
-    __slots__ = ("active", "jobs", "direct")
+# Per thread: whether a package call that starts signals is running
+# (`active`), and the synchronous emissions (from_iterable) waiting for it
+# to return from the library (`jobs`, a deque). A source started under such
+# a call returns its disposable first and emits afterwards, so that an
+# operator downstream (take, take_until, a dispose from a callback) can stop
+# it. `direct`: a subscription being started right on a from_iterable
+# signal, whose emission then hands the values to the subscription's Python
+# callback itself (no library operator between to see them). The
+# extension's type (_speedups.c), so that Pipe.put reads and sets it from C.
+_Trampoline = _speedups.Trampoline
 
-    def __init__(self) -> None:
-        self.active = False
-        self.jobs: Deque[Callable[[], None]] = collections.deque()
-        self.direct: Optional[_Sink] = None
-
-
-_thread_local = threading.local()
-
-
-def _thread_trampoline() -> _Trampoline:
-    """This thread's _Trampoline, made at its first use."""
-    try:
-        trampoline: _Trampoline = _thread_local.trampoline
-    except AttributeError:
-        trampoline = _thread_local.trampoline = _Trampoline()
-    return trampoline
+# This thread's _Trampoline, made at its first use (kept in the thread
+# state: one C call per use).
+_thread_trampoline = _speedups.thread_trampoline
 
 
 def _draining(function: Callable[..., Any], *args: Any) -> Any:
@@ -1769,6 +1754,9 @@ class Pipe(Generic[T], _Handle):
     def put(self, value: T) -> None:
         """Delivers `value` to the current subscribers, on this thread
         (their callbacks run before put returns)."""
+        # The extension's put (_speedups.c, pipe_method_put, installed
+        # below as Pipe.put) does the common case without this frame: the
+        # outermost put of a value of the library's kinds. This is the rest.
         pointer = self._pointer
         if not pointer:
             raise ValueError("Pipe is closed")
@@ -1777,27 +1765,49 @@ class Pipe(Generic[T], _Handle):
             status = _fast_pipe_put(pointer, value)
             if status is NotImplemented:
                 status = _put_by_reference(_pipe_put, pointer, value)
-        else:  # the outermost put of this thread: _draining, inline (the hot path of a hot source)
-            local.active = True
-            try:
-                status = _fast_pipe_put(pointer, value)
-                if status is NotImplemented:
-                    status = _put_by_reference(_pipe_put, pointer, value)
-                jobs = local.jobs
-                while jobs:
-                    jobs.popleft()()
-            finally:
-                local.active = False
-                if local.jobs:
-                    _cancel_jobs(local)
-        if _interrupts.local.pending is not None:
-            _after_call()
-        if status:
-            _check(status)
+            if _interrupts.local.pending is not None:
+                _after_call()
+            if status:
+                _check(status)
+            return
+        local.active = True  # the outermost put of this thread: _draining, inline
+        try:
+            status = _fast_pipe_put(pointer, value)
+            if status is NotImplemented:
+                status = _put_by_reference(_pipe_put, pointer, value)
+        except BaseException:
+            local.active = False
+            _cancel_jobs(local)
+            raise
+        _finish_put(local, status)
 
     def signal(self) -> Signal[T]:
         """The signal of the values put from now on."""
         return _new_signal(C.pipe_signal, self.pointer)
+
+
+def _finish_put(local: _Trampoline, status: int) -> None:
+    """The end of the outermost put of a thread (`local.active` set): runs
+    the emissions it scheduled, then raises the interrupt a callback met and
+    the put's error status. The extension's Pipe.put calls it when its put
+    left one of these."""
+    try:
+        jobs = local.jobs
+        while jobs:
+            jobs.popleft()()
+    finally:
+        local.active = False
+        if local.jobs:
+            _cancel_jobs(local)
+    if _interrupts.local.pending is not None:
+        _after_call()
+    if status:
+        _check(status)
+
+
+# Pipe.put through the extension (no Python frame per put); the method
+# above stays its fallback, its signature and its documentation.
+setattr(Pipe, "put", _speedups.pipe_put_method(Pipe, Pipe.put, _finish_put, _cancel_jobs))
 
 
 class Promise(Generic[T], _Handle):

@@ -30,6 +30,10 @@
  *   types): NotImplemented for any other object, which the package carries
  *   by reference through its ctypes path. The GIL stays held during the
  *   put: callbacks it runs on this thread take it again at no cost;
+ * - Pipe.put itself (a method descriptor, pipe_put_method) and the
+ *   package's per-thread trampoline it reads (Trampoline,
+ *   thread_trampoline): the outermost put of a value of the library's kinds
+ *   costs no Python frame; every other case goes back to the package;
  * - the release functions of the values carrying Python objects and of
  *   the package's other callback sets (ctx: a key), which library threads
  *   run, also at exit (a queued delivery dropped): key_release(key) calls
@@ -55,6 +59,7 @@
 #define Py_LIMITED_API 0x03090000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 #include <signalkit.h>
 
@@ -915,6 +920,191 @@ static PyObject *set_operator(PyObject *self, PyObject *args)
     return NULL;
 }
 
+/* ------------------------------------------------------------------------
+ * Pipe.put without a Python frame. The package's per-thread trampoline
+ * (_signal.py: whether a draining package call runs, and the synchronous
+ * emissions waiting for it) is this type, so that the put reads and sets
+ * it from C. Pipe.put is pipe_method_put (a method descriptor made by
+ * pipe_put_method): the outermost put of a value of the library's kinds,
+ * with no interrupt pending, is done here (trampoline active around the
+ * put, as _draining does); when the put leaves something to do (emissions
+ * scheduled, a status, an interrupt) the package's finish(trampoline,
+ * status) ends it; everything else is the package's Python put.
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    char active;      /* a draining package call runs on this thread */
+    PyObject *jobs;   /* collections.deque of the waiting emissions */
+    PyObject *direct; /* see _signal.py's _Trampoline */
+} trampoline_object;
+
+/* This thread's trampoline (borrowed: the thread state's dict holds it;
+ * its dealloc clears this when it is the current one). */
+static _Thread_local trampoline_object *current_trampoline;
+static PyObject *trampoline_type, *deque_type, *name_pointer, *name_trampoline_key;
+/* The package's Python put, finish and cancel (pipe_put_method). */
+static PyObject *put_fallback, *put_finish, *put_cancel;
+
+static int trampoline_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    trampoline_object *t = (trampoline_object *)self;
+    Py_VISIT(t->jobs);
+    Py_VISIT(t->direct);
+    return 0;
+}
+
+static int trampoline_clear(PyObject *self)
+{
+    trampoline_object *t = (trampoline_object *)self;
+    Py_CLEAR(t->jobs);
+    Py_CLEAR(t->direct);
+    return 0;
+}
+
+static void trampoline_dealloc(PyObject *self)
+{
+    if (current_trampoline == (trampoline_object *)self)
+        current_trampoline = NULL;
+    PyObject_GC_UnTrack(self);
+    trampoline_clear(self);
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_Del(self);
+    Py_DECREF(type);
+}
+
+static PyMemberDef trampoline_members[] = {
+    {"active", T_BOOL, offsetof(trampoline_object, active), 0, "a draining package call runs"},
+    {"jobs", T_OBJECT_EX, offsetof(trampoline_object, jobs), 0, "the waiting emissions (a deque)"},
+    {"direct", T_OBJECT, offsetof(trampoline_object, direct), 0, "the sink a from_iterable start hands to"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+/* A type slot holds a function as a void pointer (the API's choice; ISO C
+ * leaves the conversion to the compiler, which supports it). */
+#define SLOT_FUNCTION(f) (__extension__(void *)(f))
+
+static PyType_Slot trampoline_slots[] = {
+    {Py_tp_doc, (void *)"Per thread: the package's trampoline state (see thread_trampoline)."},
+    {Py_tp_dealloc, SLOT_FUNCTION(trampoline_dealloc)},
+    {Py_tp_traverse, SLOT_FUNCTION(trampoline_traverse)},
+    {Py_tp_clear, SLOT_FUNCTION(trampoline_clear)},
+    {Py_tp_members, trampoline_members},
+    {0, NULL},
+};
+
+static PyType_Spec trampoline_spec = {
+    "signalkit._speedups.Trampoline", sizeof(trampoline_object), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, trampoline_slots,
+};
+
+/* thread_trampoline() -> this thread's trampoline, made at its first use
+ * and kept in the thread state's dict (dropped with the thread). */
+static PyObject *thread_trampoline(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (current_trampoline != NULL) {
+        Py_INCREF(current_trampoline);
+        return (PyObject *)current_trampoline;
+    }
+    PyObject *dict = PyThreadState_GetDict(); /* borrowed */
+    if (dict == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "signalkit: no thread state dict");
+        return NULL;
+    }
+    trampoline_object *t = (trampoline_object *)PyType_GenericAlloc((PyTypeObject *)trampoline_type, 0);
+    if (t == NULL)
+        return NULL;
+    t->active = 0;
+    t->direct = NULL;
+    t->jobs = PyObject_CallObject(deque_type, NULL);
+    if (t->jobs == NULL || PyDict_SetItem(dict, name_trampoline_key, (PyObject *)t) < 0) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    current_trampoline = t;
+    return (PyObject *)t;
+}
+
+static PyObject *pipe_method_put(PyObject *self, PyObject *object)
+{
+    trampoline_object *t = current_trampoline;
+    if (t == NULL || t->active || pending)
+        return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
+    PyObject *address = PyObject_GetAttr(self, name_pointer);
+    if (address == NULL)
+        return NULL;
+    void *pointer = PyLong_Check(address) ? PyLong_AsVoidPtr(address) : NULL;
+    Py_DECREF(address);
+    if (pointer == NULL) { /* closed (None), or not an address: the Python put says so */
+        PyErr_Clear();
+        return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
+    }
+    sk_value value = {0};
+    int made = object_value(object, &value);
+    if (made < 0)
+        return NULL;
+    if (made == 0) /* carried by reference: the Python put */
+        return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
+    Py_INCREF(t);
+    t->active = 1;
+    int saved = putting;
+    putting = 1;
+    int status = sk_pipe_put((sk_pipe *)pointer, &value);
+    putting = saved;
+    if (value.kind > SK_KIND_DOUBLE)
+        sk_value_release(&value);
+    PyObject *result;
+    if (PyErr_Occurred()) { /* never left by a callback, but never hidden either */
+        PyObject *type, *exc, *traceback;
+        PyErr_Fetch(&type, &exc, &traceback);
+        t->active = 0;
+        result = PyObject_CallFunctionObjArgs(put_cancel, (PyObject *)t, NULL);
+        Py_XDECREF(result);
+        PyErr_Restore(type, exc, traceback);
+        result = NULL;
+    } else if (status != 0 || pending || PyObject_Size(t->jobs) != 0) {
+        PyObject *status_object = PyLong_FromLong(status);
+        result = status_object ? PyObject_CallFunctionObjArgs(put_finish, (PyObject *)t, status_object, NULL)
+                               : NULL;
+        Py_XDECREF(status_object);
+        t->active = 0; /* finish did already; also when it could not be called */
+    } else {
+        t->active = 0;
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+    Py_DECREF(t);
+    return result;
+}
+
+static PyMethodDef pipe_put_def = {
+    "put", pipe_method_put, METH_O,
+    "put(value): delivers `value` to the current subscribers, on this thread (their callbacks run before put "
+    "returns).",
+};
+
+/* pipe_put_method(cls, fallback, finish, cancel) -> the descriptor of
+ * cls.put: fallback(pipe, value) is the package's put, finish(trampoline,
+ * status) ends a put that left work, cancel(trampoline) drops the waiting
+ * emissions after an exception. */
+static PyObject *pipe_put_method(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cls, *fallback, *finish, *cancel;
+    if (!PyArg_UnpackTuple(args, "pipe_put_method", 4, 4, &cls, &fallback, &finish, &cancel))
+        return NULL;
+    if (!PyType_Check(cls) || !PyCallable_Check(fallback) || !PyCallable_Check(finish) || !PyCallable_Check(cancel)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: pipe_put_method takes a type and three callables");
+        return NULL;
+    }
+    replace_global(&put_fallback, fallback);
+    replace_global(&put_finish, finish);
+    replace_global(&put_cancel, cancel);
+    return PyDescr_NewMethod((PyTypeObject *)cls, &pipe_put_def);
+}
+
 static PyMethodDef methods[] = {
     {"hold", hold, METH_O, "hold(list) -> ctx: the callback list, held for the library until on_release."},
     {"pipe_put", pipe_put, METH_VARARGS, "pipe_put(pipe, value) -> status, or NotImplemented."},
@@ -930,6 +1120,9 @@ static PyMethodDef methods[] = {
     {"operator", set_operator, METH_VARARGS,
      "operator(name, fn) -> address: the C callback of kind `name` (work, run, stop, cancel, value, take_until, "
      "signal, deferred, iter, create, stage), which calls fn(key[, argument]) under the exit rules."},
+    {"thread_trampoline", thread_trampoline, METH_NOARGS, "thread_trampoline() -> this thread's trampoline."},
+    {"pipe_put_method", pipe_put_method, METH_VARARGS,
+     "pipe_put_method(cls, fallback, finish, cancel) -> the descriptor of Pipe.put."},
     {"finalize", finalize, METH_O, "finalize(seconds) -> bool: no callback touches Python from now on."},
     {NULL, NULL, 0, NULL},
 };
@@ -963,9 +1156,29 @@ PyMODINIT_FUNC PyInit__speedups(void)
     if (!name_failed || !name_error_at || !name_completed || !name_released || !name_reduce_failed ||
         !name_put_into)
         return NULL;
+    name_pointer = PyUnicode_InternFromString("_pointer");
+    name_trampoline_key = PyUnicode_InternFromString("signalkit._speedups.trampoline");
+    if (!name_pointer || !name_trampoline_key)
+        return NULL;
+    PyObject *collections = PyImport_ImportModule("collections");
+    if (collections == NULL)
+        return NULL;
+    deque_type = PyObject_GetAttrString(collections, "deque");
+    Py_DECREF(collections);
+    if (deque_type == NULL)
+        return NULL;
+    trampoline_type = PyType_FromSpec(&trampoline_spec);
+    if (trampoline_type == NULL)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
+    Py_INCREF(trampoline_type);
+    if (PyModule_AddObject(m, "Trampoline", trampoline_type) < 0) {
+        Py_DECREF(trampoline_type);
+        Py_DECREF(m);
+        return NULL;
+    }
     sk_next_fn next_fn = on_next, error_fn = on_error;
     sk_completed_fn completed_fn = on_completed;
     sk_release_fn release_fn = on_release;

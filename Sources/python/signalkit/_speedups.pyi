@@ -1,6 +1,6 @@
 """Types of the extension module signalkit._speedups (_speedups.c): the
 crossing between SignalKit's C library and Python."""
-from typing import Any, List
+from typing import Any, Callable, Deque, List, Optional
 
 NEXT: int
 ERROR: int
@@ -11,6 +11,14 @@ BOX_RELEASE: int
 CTX_RELEASE: int
 
 
+class Trampoline:
+    active: bool
+    jobs: Deque[Callable[[], None]]
+    direct: Optional[Any]
+
+
+def thread_trampoline() -> Trampoline: ...
+def pipe_put_method(cls: type, fallback: Any, finish: Any, cancel: Any) -> Any: ...
 def hold(callbacks: List[Any]) -> int: ...
 def pipe_put(pipe: int, value: object) -> Any: ...
 def subscriber_put_next(subscriber: int, value: object) -> Any: ...

@@ -174,3 +174,42 @@ def test_deliveries_nested_in_a_callback_through_ctypes_calls():
                 outer.put(n)
     assert seen == [("promise", 0)] + [item for n in range(1, 4)
                                        for item in ("Box", ("promise", n), ("outer", n))]
+
+
+def test_pipe_put_is_the_extension_s_method():
+    # No Python frame between the caller and the C put (_speedups.c, pipe_method_put).
+    assert type(sk.Pipe.put).__name__ == "method_descriptor"
+    assert "delivers `value` to the current subscribers" in sk.Pipe.put.__doc__
+
+
+@pytest.mark.usefixtures("clean")
+def test_a_put_that_starts_a_source_runs_its_emissions_before_it_returns():
+    started = []
+
+    def on_next(value):
+        if not started:  # a synchronous source started under the put waits for the put to leave the library
+            sk.Signal.from_iterable([1, 2, 3]).subscribe(started.append)
+            assert started == []
+
+    with sk.Pipe() as pipe, pipe.signal().subscribe(on_next):
+        pipe.put(0)
+        assert started == [1, 2, 3]
+        assert _speedups.thread_trampoline().active is False
+        pipe.put(1)
+    assert started == [1, 2, 3]
+
+
+@pytest.mark.usefixtures("clean")
+def test_a_failed_put_leaves_the_thread_idle():
+    seen = []
+    pipe = sk.Pipe()
+    with pipe.signal().subscribe(seen.append):
+        with pytest.raises(OverflowError):
+            pipe.put(2 ** 63)
+        assert _speedups.thread_trampoline().active is False
+        pipe.put(5)
+        assert sk.Signal.from_iterable([7]).to_list() == [7]  # a draining call after it works
+    assert seen == [5]
+    pipe.close()
+    with pytest.raises(ValueError, match="Pipe is closed"):
+        pipe.put(1)
