@@ -154,12 +154,10 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     ///
     /// `next` is delivered borrowed, as the caller passed it: it is copied
     /// only to be cached, or when its delivery has to wait (a publication
-    /// from inside a callback, or while another thread delivers). Always
-    /// inlined, with `decide`: in the C layer's `sk_pipe_put`, the call and
-    /// the call of `decide` through a closure context cost more than the
-    /// rest of the lock section.
+    /// from inside a callback, or while another thread delivers). Neither is
+    /// the cache copied to be released later unless it is replaced (the
+    /// state is: it may hold references).
     @inlinable
-    @inline(__always)
     func publish(_ next: T, _ decide: (inout State) -> _BroadcasterPublication) {
         self.mutex.lock()
         let previousState = self.state
