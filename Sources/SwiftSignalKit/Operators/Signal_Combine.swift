@@ -1,14 +1,13 @@
 /// The latest values of two signals. Typed, so that the two-signal path
 /// boxes nothing.
 ///
-/// Each value lives in a slot of its own (allocated with the state), with a
-/// flag saying whether it holds one yet, rather than in an `Optional`: a put
-/// then moves the replaced value out and copies the other value once, with
-/// no copy or destroy of an `Optional` around them (for a value holding a
-/// reference, each of those is a call into the runtime: two copies and three
-/// destroys per put for the C API's `SKValue`, where these are a retain, the
-/// copy of the other value, and its release and the replaced value's after
-/// the emission).
+/// Each value lives in a slot of its own (two allocations per subscription),
+/// with a flag saying whether it holds one yet, rather than in an `Optional`:
+/// a put stores its value, moves the replaced one out and copies the other
+/// one for the pair, and nothing else. (Held as `Optional`s, the same put copied and
+/// destroyed `Optional`s through outlined code, 2 copies and 5 destroys per
+/// put: for a value holding a reference, as the C API's, each is a call into
+/// the runtime.)
 ///
 /// Thread-safety: every method may be called from any thread; the mutex is
 /// held only to update the state, never while a value is delivered or released.
