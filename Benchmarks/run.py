@@ -5,7 +5,8 @@ bench-check`). Every program prints JSON lines; see Benchmarks/README.md.
 
   run.py bench --reps N --out DIR --stage LIBDIR --swift PATH [--divide N]
   run.py check --out DIR --stage LIBDIR --alloc-check PATH
-                (needs valgrind: NP's instructions per value are counted by callgrind)
+                (needs valgrind: NP's instructions per value, and the C API's per
+                W1 event and W5 put, are counted by callgrind)
 """
 import argparse
 import datetime
@@ -319,9 +320,36 @@ def ffi_checks(args):
     return records
 
 
+# C API workloads whose instructions per unit are checked under callgrind:
+# the name of the check and the units of the workload at `--divide 100` (the
+# sizes of bench_capi.c divided as it divides them).
+CAPI_INSTRUCTION_CHECKS = {
+    "W1": ("c.w1.instructions_per_event", 50000),
+    "W5": ("c.w5.instructions_per_put", 10000),
+}
+
+
+def capi_instruction_checks(args):
+    """C API W1 and W5: instructions per unit under callgrind, the difference
+    between `--divide 50` and `--divide 100` runs of bench_capi (each runs the
+    workload three times: warm-up, one repetition and the measured run, so
+    the difference is three times the units at `--divide 100`), so that the
+    cost of building the pipeline cancels. Exact and independent of the
+    machine's load."""
+    program = os.path.join(args.out, "bench_capi")
+    env = staged_env(args.stage)
+    records = []
+    for workload, (name, units) in CAPI_INSTRUCTION_CHECKS.items():
+        def run(divide):
+            return callgrind_instructions([program, "--workloads", workload, "--reps", "1", "--divide", str(divide)], env)
+        records.append({"check": name, "value": (run(50) - run(100)) / (3 * units)})
+    return records
+
+
 def check(args):
     records = run_lines([args.alloc_check])
     records += run_lines([os.path.join(args.out, "bench_capi"), "--check"], staged_env(args.stage))
+    records += capi_instruction_checks(args)
     records += ffi_checks(args)
     records += run_lines([os.path.join(args.out, "bench_cpp"), "--check"], staged_env(args.stage))
     with open(THRESHOLDS) as f:

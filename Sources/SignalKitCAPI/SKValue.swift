@@ -141,6 +141,21 @@ struct SKValue: Equatable, @unchecked Sendable {
         return withUnsafePointer(to: &raw) { body($0) }
     }
 
+    /// Replaces the value at `slot` (initialized) with `value`. When neither
+    /// holds an object (primitives: a combination's usual items), only the C
+    /// value is written: assigning the whole `SKValue` costs a retain and a
+    /// release of nil, two calls into the runtime.
+    @inline(__always)
+    static func replace(_ slot: UnsafeMutablePointer<SKValue>, with value: SKValue) {
+        if value.object == nil && slot.pointee.object == nil {
+            // Invariant (the library's own): `raw` is a stored property.
+            let offset = MemoryLayout<SKValue>.offset(of: \SKValue.raw)!
+            UnsafeMutableRawPointer(slot).storeBytes(of: value.raw, toByteOffset: offset, as: sk_value.self)
+        } else {
+            slot.pointee = value
+        }
+    }
+
     /// Writes a new reference (+1) to the value into `out`.
     func copy(into out: UnsafeMutablePointer<sk_value>) {
         if let object = self.object {
@@ -292,8 +307,8 @@ final class SKArray: SKObject {
         self.storage[0] = first.raw
         self.storage[1] = second.raw
         self.items.withUnsafeMutableBufferPointer { items in
-            items[0] = first
-            items[1] = second
+            SKValue.replace(items.baseAddress.unsafelyUnwrapped, with: first)
+            SKValue.replace(items.baseAddress.unsafelyUnwrapped + 1, with: second)
         }
         self.depth = first.kind == SK_KIND_ARRAY || second.kind == SK_KIND_ARRAY ? SKArray.depth(of: self.items) : 1
     }
@@ -311,7 +326,9 @@ final class SKArray: SKObject {
             let value = item(index)
             nested = nested || value.kind == SK_KIND_ARRAY
             self.storage[index] = value.raw
-            self.items[index] = value
+            self.items.withUnsafeMutableBufferPointer { items in
+                SKValue.replace(items.baseAddress.unsafelyUnwrapped + index, with: value)
+            }
         }
         self.depth = nested ? SKArray.depth(of: self.items) : 1
     }
@@ -376,7 +393,10 @@ final class SKArrayReuse: @unchecked Sendable {
         guard isKnownUniquelyReferenced(&array) else {
             return
         }
-        let kept = Unmanaged.passRetained(array).toOpaque()
+        // The slot takes over the caller's reference: consumed here, where
+        // the retain is made, so that the compiler pairs it with the release
+        // (kept to the end of the function, the two were made).
+        let kept = Unmanaged.passRetained(consume array).toOpaque()
         if let replaced = self.spare.exchange(kept, ordering: .acquiringAndReleasing) {
             Unmanaged<SKArray>.fromOpaque(replaced).release()
         }

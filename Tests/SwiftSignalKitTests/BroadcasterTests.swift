@@ -10,26 +10,23 @@ private func subscribe<T, S, R>(_ broadcaster: _Broadcaster<T, S>, _ next: @esca
 }
 
 final class BroadcasterTests: XCTestCase {
-    func testPublishReturningNilDeliversNothing() {
+    func testPublishDecidingFalseDeliversNothing() {
         let broadcaster = _Broadcaster<Int, Int>(value: 1, state: 0)
         var values: [Int] = []
         let (disposable, _) = subscribe(broadcaster, { values.append($0) }, { _, _ in })
-        broadcaster.publish { _, state in
+        broadcaster.publish(9) { state in
             state = 5
-            return nil
+            return .drop
         }
         XCTAssertEqual(values, [1])
         XCTAssertEqual(broadcaster.withState { value, state in [value!, state] }, [1, 5])
-        broadcaster.publish { value, _ in
-            value = 2
-            return 2
-        }
+        broadcaster.publish(2) { _ in .cacheAndDeliver }
         XCTAssertEqual(values, [1, 2])
         disposable.dispose()
         disposable.dispose() // no-op
         broadcaster.unsubscribe(disposable as! _BroadcasterEntryBase) // removed already: no-op
         broadcaster.unsubscribe(_BroadcasterEntryBase()) // never added: no-op
-        broadcaster.publish { _, _ in 3 }
+        broadcaster.publish(3) { _ in .deliver }
         XCTAssertEqual(values, [1, 2])
     }
 
@@ -56,12 +53,12 @@ final class BroadcasterTests: XCTestCase {
             maxDepth = max(maxDepth, depth)
             first.append(value)
             if value < 5 {
-                broadcaster.publish { _, _ in value + 1 }
+                broadcaster.publish(value + 1) { _ in .deliver }
             }
             depth -= 1
         }, { _, _ in })
         subscribe(broadcaster, { second.append($0) }, { _, _ in })
-        broadcaster.publish { _, _ in 1 }
+        broadcaster.publish(1) { _ in .deliver }
         XCTAssertEqual(first, [1, 2, 3, 4, 5])
         XCTAssertEqual(second, [1, 2, 3, 4, 5])
         XCTAssertEqual(maxDepth, 1)
@@ -80,10 +77,7 @@ final class BroadcasterTests: XCTestCase {
                     broadcaster?.withState { _, state in state += 1 }
                     reentered.modify { $0 + 1 }
                 }
-                broadcaster.publish { current, _ in
-                    current = value
-                    return value
-                }
+                broadcaster.publish(value) { _ in .cacheAndDeliver }
             }
             // Resetting the cache through `withState` releases outside too.
             broadcaster.withState { current, _ in current = nil }
@@ -116,19 +110,19 @@ final class BroadcasterTests: XCTestCase {
                 log.modify { $0 + ["begin 2"] }
                 releaseA.signal()
                 _ = aDone.wait(timeout: .now() + 10)
-                broadcaster.publish { _, _ in 3 }
+                broadcaster.publish(3) { _ in .deliver }
                 log.modify { $0 + ["end 2"] }
             } else {
                 log.modify { $0 + ["\(value)"] }
             }
         }, { _, _ in })
         DispatchQueue(label: "BroadcasterTests.A").async {
-            broadcaster.publish { _, _ in 1 }
+            broadcaster.publish(1) { _ in .deliver }
             aDone.signal()
         }
         XCTAssertEqual(aInside.wait(timeout: .now() + 10), .success)
         DispatchQueue(label: "BroadcasterTests.B").async {
-            broadcaster.publish { _, _ in 2 }
+            broadcaster.publish(2) { _ in .deliver }
             bDone.signal()
         }
         XCTAssertEqual(bDone.wait(timeout: .now() + 10), .success)
@@ -154,7 +148,7 @@ final class BroadcasterTests: XCTestCase {
         XCTAssertNil(weakToken)
         var received: [Int] = []
         let (late, _) = subscribe(broadcaster!, { received.append($0) }, { _, _ in })
-        broadcaster?.publish { _, _ in 1 }
+        broadcaster?.publish(1) { _ in .deliver }
         XCTAssertEqual(received, [])
         late.dispose()
         broadcaster = nil
@@ -263,17 +257,17 @@ final class BroadcasterTests: XCTestCase {
         }
         disposables[3].dispose()
         disposables[7].dispose()
-        broadcaster.publish { _, _ in 1 }
+        broadcaster.publish(1) { _ in .deliver }
         XCTAssertEqual(log, ["0:1", "1:1", "2:1", "4:1", "5:1", "6:1"])
         log = []
-        broadcaster.publish { _, _ in 2 }
+        broadcaster.publish(2) { _ in .deliver }
         XCTAssertEqual(log, ["1:2", "2:2", "4:2", "5:2", "6:2", "late:2"])
         XCTAssertEqual(broadcaster.subscribers.count, 6)
         log = []
         // The squeezed bag goes on dropping holes in the order it keeps.
         late?.dispose()
         disposables[2].dispose()
-        broadcaster.publish { _, _ in 3 }
+        broadcaster.publish(3) { _ in .deliver }
         XCTAssertEqual(log, ["1:3", "4:3", "5:3", "6:3"])
     }
 }

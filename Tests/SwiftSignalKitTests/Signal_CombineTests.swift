@@ -253,6 +253,67 @@ final class Signal_CombineTests: XCTestCase {
         disposable.dispose()
     }
 
+    /// The pair form holds each latest value exactly as long as it is the
+    /// latest (or an emission holds it), on either side, initial values
+    /// included, and lets both go when the subscription ends.
+    func testPairFormHoldsEachLatestValueUntilReplacedOrDisposed() {
+        final class Token {}
+        let first = TestPipe<Token, NoError>()
+        let second = TestPipe<Token, NoError>()
+        var kept: [(Token, Token)] = []
+        weak var initial1: Token?
+        weak var initial2: Token?
+        weak var a: Token?
+        weak var b: Token?
+        var disposable: (any Disposable)?
+        do {
+            let v1 = Token()
+            let v2 = Token()
+            initial1 = v1
+            initial2 = v2
+            disposable = combineLatest(first.signal(), v1, second.signal(), v2).start(next: { pair in
+                kept.append(pair)
+            })
+        }
+        XCTAssertNotNil(initial1)
+        XCTAssertNotNil(initial2)
+        do {
+            let token = Token()
+            a = token
+            first.putNext(token)
+        }
+        XCTAssertNil(initial1, "the replaced initial value outlived its replacement")
+        kept.removeAll()
+        XCTAssertNotNil(initial2, "the latest second value (the initial one) was released")
+        do {
+            let token = Token()
+            b = token
+            second.putNext(token)
+        }
+        XCTAssertNil(initial2, "the replaced initial value outlived its replacement")
+        kept.removeAll()
+        XCTAssertNotNil(a, "the latest first value was released")
+        XCTAssertNotNil(b, "the latest second value was released")
+        second.putNext(Token())
+        kept.removeAll()
+        XCTAssertNil(b, "the replaced second value outlived its emission")
+        XCTAssertNotNil(a)
+        disposable?.dispose()
+        disposable = nil
+        XCTAssertNil(a, "the latest value outlived the subscription")
+
+        // Values that never made a pair (one side only) are released too.
+        weak var lone: Token?
+        do {
+            let token = Token()
+            lone = token
+            let subscription = combineLatest(first.signal(), second.signal()).start()
+            first.putNext(token)
+            subscription.dispose()
+        }
+        XCTAssertNil(lone, "a value that never made a pair outlived the subscription")
+    }
+
     func testQueueParameterDeliversOnTheQueue() {
         let queue = Queue(name: "combine-test")
         let done = DispatchSemaphore(value: 0)

@@ -1,48 +1,110 @@
-/// The latest values of two signals and how many of them have completed.
-/// Typed, so that the two-signal path boxes nothing.
+/// The latest values of two signals. Typed, so that the two-signal path
+/// boxes nothing.
+///
+/// Each value lives in a slot of its own (two allocations per subscription),
+/// with a flag saying whether it holds one yet, rather than in an `Optional`:
+/// a put stores its value, moves the replaced one out and copies the other
+/// one for the pair, and nothing else. (Held as `Optional`s, the same put copied and
+/// destroyed `Optional`s through outlined code, 2 copies and 5 destroys per
+/// put: for a value holding a reference, as the C API's, each is a call into
+/// the runtime.)
 ///
 /// Thread-safety: every method may be called from any thread; the mutex is
 /// held only to update the state, never while a value is delivered or released.
 @usableFromInline
 final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
     @usableFromInline let mutex = _Mutex()
-    @exclusivity(unchecked) @usableFromInline var value1: T1?
-    @exclusivity(unchecked) @usableFromInline var value2: T2?
+    /// Initialized while `has1` is true (guarded by `mutex`, as the flags).
+    @usableFromInline let slot1: UnsafeMutablePointer<T1>
+    @usableFromInline let slot2: UnsafeMutablePointer<T2>
+    @exclusivity(unchecked) @usableFromInline var has1: Bool
+    @exclusivity(unchecked) @usableFromInline var has2: Bool
 
     @inlinable
     init(value1: T1?, value2: T2?) {
-        self.value1 = value1
-        self.value2 = value2
+        self.slot1 = UnsafeMutablePointer<T1>.allocate(capacity: 1)
+        self.slot2 = UnsafeMutablePointer<T2>.allocate(capacity: 1)
+        self.has1 = value1 != nil
+        self.has2 = value2 != nil
+        if let value1 {
+            self.slot1.initialize(to: value1)
+        }
+        if let value2 {
+            self.slot2.initialize(to: value2)
+        }
     }
 
-    /// Stores the first value; returns the pair to emit, if both are known,
-    /// and the replaced value, for the caller to release after emitting.
-    @inlinable
-    func put1(_ value: T1) -> (pair: (T1, T2)?, replaced: T1?) {
-        self.mutex.lock()
-        let previous = self.value1
-        self.value1 = value
-        let other = self.value2
-        self.mutex.unlock()
-        if let other {
-            return ((value, other), previous)
+    deinit {
+        if self.has1 {
+            self.slot1.deinitialize(count: 1)
         }
-        return (nil, previous)
+        if self.has2 {
+            self.slot2.deinitialize(count: 1)
+        }
+        self.slot1.deallocate()
+        self.slot2.deallocate()
     }
 
-    /// Stores the second value; returns the pair to emit, if both are known,
-    /// and the replaced value, for the caller to release after emitting.
+    /// Stores the first value; then, if the second is known, calls `emit`
+    /// with the pair after unlocking. The replaced value is released after
+    /// the emission, outside the lock too.
     @inlinable
-    func put2(_ value: T2) -> (pair: (T1, T2)?, replaced: T2?) {
+    @inline(__always)
+    func put1(_ value: T1, _ emit: ((T1, T2)) -> Void) {
         self.mutex.lock()
-        let previous = self.value2
-        self.value2 = value
-        let other = self.value1
-        self.mutex.unlock()
-        if let other {
-            return ((other, value), previous)
+        if !self.has1 {
+            self.has1 = true
+            self.slot1.initialize(to: value)
+            guard self.has2 else {
+                self.mutex.unlock()
+                return
+            }
+            let pair = (value, self.slot2.pointee)
+            self.mutex.unlock()
+            emit(pair)
+            return
         }
-        return (nil, previous)
+        var replaced = value
+        swap(&replaced, &self.slot1.pointee)
+        guard self.has2 else {
+            self.mutex.unlock()
+            withExtendedLifetime(replaced) {}
+            return
+        }
+        let pair = (value, self.slot2.pointee)
+        self.mutex.unlock()
+        emit(pair)
+        withExtendedLifetime(replaced) {}
+    }
+
+    /// Stores the second value; as `put1`.
+    @inlinable
+    @inline(__always)
+    func put2(_ value: T2, _ emit: ((T1, T2)) -> Void) {
+        self.mutex.lock()
+        if !self.has2 {
+            self.has2 = true
+            self.slot2.initialize(to: value)
+            guard self.has1 else {
+                self.mutex.unlock()
+                return
+            }
+            let pair = (self.slot1.pointee, value)
+            self.mutex.unlock()
+            emit(pair)
+            return
+        }
+        var replaced = value
+        swap(&replaced, &self.slot2.pointee)
+        guard self.has1 else {
+            self.mutex.unlock()
+            withExtendedLifetime(replaced) {}
+            return
+        }
+        let pair = (self.slot1.pointee, value)
+        self.mutex.unlock()
+        emit(pair)
+        withExtendedLifetime(replaced) {}
     }
 }
 
@@ -157,18 +219,14 @@ func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<
         let state = _CombineLatest2State<T1, T2>(value1: v1, value2: v2)
         let group = _SignalInputGroup(count: 2, subscriber: subscriber, queue: queue)
         let next1: (T1) -> Void = { value in
-            let (pair, replaced) = state.put1(value)
-            if let pair {
+            state.put1(value) { pair in
                 subscriber.putNext(pair)
             }
-            withExtendedLifetime(replaced) {}
         }
         let next2: (T2) -> Void = { value in
-            let (pair, replaced) = state.put2(value)
-            if let pair {
+            state.put2(value) { pair in
                 subscriber.putNext(pair)
             }
-            withExtendedLifetime(replaced) {}
         }
         return group.start { index in
             switch (index, queue) {

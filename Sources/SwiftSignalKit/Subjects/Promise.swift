@@ -88,12 +88,8 @@ public final class Promise<T>: @unchecked Sendable {
 
     private func follow(_ signal: Signal<T, NoError>, generation: Int) {
         let disposable = signal.start(next: { [weak self] next in
-            self?.broadcaster.publish { value, state in
-                guard state.generation == generation else {
-                    return nil
-                }
-                value = next
-                return next
+            self?.broadcaster.publish(next) { state in
+                return state.generation == generation ? .cacheAndDeliver : .drop
             }
         })
         // Concurrent `set`s may finish starting in any order: only the source

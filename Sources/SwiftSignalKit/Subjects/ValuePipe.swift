@@ -63,11 +63,8 @@ public final class ValuePipe<T>: @unchecked Sendable {
     /// Delivers `next` to every current subscriber (and keeps it for replay).
     @inlinable
     public func putNext(_ next: T) {
-        self.broadcaster.publish { value, replay in
-            if replay {
-                value = next
-            }
-            return next
+        self.broadcaster.publish(next) { replay in
+            return replay ? .cacheAndDeliver : .deliver
         }
     }
 }

@@ -47,10 +47,9 @@ public final class ValuePromise<T: Equatable>: @unchecked Sendable {
     /// `ignoreRepeated` is set and `value` equals the current value.
     public func set(_ value: T) {
         if !self.ignoreRepeated {
-            self.broadcaster.publish { current, version in
+            self.broadcaster.publish(value) { version in
                 version &+= 1
-                current = value
-                return value
+                return .cacheAndDeliver
             }
             return
         }
@@ -60,14 +59,13 @@ public final class ValuePromise<T: Equatable>: @unchecked Sendable {
                 return
             }
             var stale = false
-            self.broadcaster.publish { current, currentVersion in
+            self.broadcaster.publish(value) { currentVersion in
                 guard currentVersion == version else {
                     stale = true
-                    return nil
+                    return .drop
                 }
                 currentVersion &+= 1
-                current = value
-                return value
+                return .cacheAndDeliver
             }
             if !stale {
                 return

@@ -144,44 +144,58 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         return result
     }
 
-    /// Runs `decide` under the lock; if it returns a value, delivers that value
-    /// to every current subscriber (`decide` updates the cache itself when the
-    /// owner caches). Returns after the delivery, unless called from inside a
+    /// Runs `decide` under the lock with the state; then, as it says,
+    /// delivers `next` to every current subscriber, and keeps it as the
+    /// cached value first if asked to (the value it replaces is released
+    /// after the lock is dropped, as is a copy of the state taken before
+    /// `decide` ran). Returns after the delivery, unless called from inside a
     /// callback of this broadcaster (then the value is delivered after the
     /// current delivery).
+    ///
+    /// `next` is delivered borrowed, as the caller passed it: it is copied
+    /// only to be cached, or when its delivery has to wait (a publication
+    /// from inside a callback, or while another thread delivers). Neither is
+    /// the cache copied to be released later unless it is replaced (the
+    /// state is: it may hold references).
     @inlinable
-    func publish(_ decide: (inout T?, inout State) -> T?) {
+    func publish(_ next: T, _ decide: (inout State) -> _BroadcasterPublication) {
         self.mutex.lock()
-        let previous = (self.value, self.state)
-        guard let next = decide(&self.value, &self.state) else {
+        let previousState = self.state
+        let publication = decide(&self.state)
+        if publication == .drop {
             self.mutex.unlock()
-            withExtendedLifetime(previous) {}
+            withExtendedLifetime(previousState) {}
             return
         }
-        let delivery = Delivery(value: next, targets: self.targets(for: next))
+        var replaced: T?
+        if publication == .cacheAndDeliver {
+            replaced = next
+            swap(&replaced, &self.value)
+        }
+        defer {
+            withExtendedLifetime((replaced, previousState)) {}
+        }
+        let targets = self.targets(for: next)
         let me = Self.currentThread()
         let owner = self.owner.load(ordering: .acquiring)
         if owner == me {
-            self.ownerPending.append(delivery)
+            self.ownerPending.append(Delivery(value: next, targets: targets))
             self.mutex.unlock()
-            withExtendedLifetime(previous) {}
             return
         }
         if owner == 0 && self.deliveringThreads.isEmpty {
             self.owner.store(me, ordering: .relaxed)
             self.mutex.unlock()
-            withExtendedLifetime(previous) {}
-            Self.run(delivery)
+            Self.run(next, to: targets)
             self.leaveOwner()
             return
         }
-        let nested = self.enterDelivering(queueing: delivery)
+        let nested = self.enterDelivering(queueing: Delivery(value: next, targets: targets))
         self.mutex.unlock()
-        withExtendedLifetime(previous) {}
         if nested {
             return
         }
-        Self.run(delivery)
+        Self.run(next, to: targets)
         self.leaveDelivering()
     }
 
@@ -317,7 +331,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.ownerPending = []
             self.mutex.unlock()
             for delivery in pending {
-                Self.run(delivery)
+                Self.run(delivery.value, to: delivery.targets)
             }
         }
         self.owner.store(0, ordering: .releasing)
@@ -368,21 +382,22 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.deliveringThreads[i].pending = []
             self.mutex.unlock()
             for delivery in pending {
-                Self.run(delivery)
+                Self.run(delivery.value, to: delivery.targets)
             }
         }
     }
 
+    /// Delivers `value` to `targets` (a snapshot of the subscriptions).
     @inlinable
-    static func run(_ delivery: Delivery) {
+    static func run(_ value: T, to targets: [_BroadcasterEntryBase?]) {
         // The snapshot holds every target for the whole delivery (nothing
         // mutates its buffer: the bag copies on write): each is used at +0,
         // without a retain and release per subscription. Holes (nil) are
         // subscriptions removed before the value was published.
-        delivery.targets.withUnsafeBufferPointer { targets in
+        targets.withUnsafeBufferPointer { targets in
             for index in targets.indices where targets[index] != nil {
                 Unmanaged.passUnretained(targets[index].unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
-                    unsafeDowncast(entry, to: Entry.self).deliver(delivery.value)
+                    unsafeDowncast(entry, to: Entry.self).deliver(value)
                 }
             }
             // The reads of the snapshot end here (see _BroadcasterSubscribers).
