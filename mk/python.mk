@@ -78,7 +78,7 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 	cd $(PY_RUN) && SIGNALKIT_PREBUILT_DIR=$(PY_OUT) SIGNALKIT_WERROR=1 \
 		$(PY_PIP) --python $(PY_EDIT_VENV)/bin/python install -q --no-index -e $(CURDIR)/Sources/python
 	cd $(PY_RUN) && env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python -c \
-		'import signalkit, sys; assert signalkit.__file__ == sys.argv[1], signalkit.__file__' \
+		'import os, signalkit, sys; here = os.path.dirname(os.path.dirname(sys.argv[1])); assert os.path.realpath(signalkit.__file__) == sys.argv[1], signalkit.__file__; assert here not in map(os.path.realpath, sys.path), "Sources/python itself is on sys.path (its tests and _build importable)"' \
 		$(CURDIR)/Sources/python/signalkit/__init__.py
 	cd $(PY_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
 	rm -rf $(PY_SDIST)

@@ -267,9 +267,12 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
     """An editable wheel (PEP 660, `pip install -e Sources/python`): the
     native libraries and the extension are built into this folder's package
     (signalkit/_lib, signalkit/_speedups.abi3.so, both ignored by git), and
-    the wheel holds only a .pth file that puts this folder on sys.path: an
-    edit of a .py file takes effect at the next import; a change of
-    _speedups.c or of the native sources needs the install run again."""
+    the wheel holds only a .pth file that puts `.editable` on sys.path, a
+    folder of this one (ignored by git) holding nothing but a link to the
+    package, so that `import signalkit` finds this folder's package and no
+    other name of this folder (tests, _build) becomes importable: an edit
+    of a .py file takes effect at the next import; a change of _speedups.c
+    or of the native sources needs the install run again."""
     native = _native_libraries()
     package = os.path.join(HERE, NAME)
     os.makedirs(os.path.join(package, "_lib"), exist_ok=True)
@@ -277,8 +280,14 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
         with open(os.path.join(native, library), "rb") as source:
             _replace_file(os.path.join(package, "_lib", library), source.read(), 0o755)
     _replace_file(os.path.join(package, EXTENSION), _extension(native), 0o755)
+    links = os.path.join(HERE, ".editable")
+    os.makedirs(links, exist_ok=True)
+    link = os.path.join(links, NAME)
+    if os.path.islink(link) or os.path.exists(link):
+        os.remove(link)
+    os.symlink(os.path.join("..", NAME), link)
     pth = f"__editable__.{NAME}-{_version()}.pth"
-    return _write_wheel(wheel_directory, [(pth, (HERE + "\n").encode(), 0o644)])
+    return _write_wheel(wheel_directory, [(pth, (links + "\n").encode(), 0o644)])
 
 
 def build_sdist(sdist_directory, config_settings=None):
