@@ -1407,8 +1407,14 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
         """Folds the values with fn(accumulator, value) from `initial`;
         emits the result when this completes. An exception in `fn` becomes
-        the stream's error (the rest of the values are not folded)."""
+        the stream's error (the rest of the values are not folded).
+
+        After Python stages (map / filter / tap), the fold joins their
+        composed chain: each value enters Python once for the stages and
+        the fold together, and the result crosses once, at the end."""
         _callable_arg(fn, "reduce")
+        if self._stage_source is not None:
+            return self._composed_reduce(fn, initial)
         pointer = self.pointer
         out = Value()
         _put_object(initial, out)
@@ -1424,6 +1430,39 @@ class Signal(Generic[T_co], _Failing, _Handle):
             C.value_release(byref(out))
         result = folded.map(_raise_failed)
         result._failures = folded._failures
+        return result
+
+    def _composed_reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
+        """reduce() after Python stages: per subscription, a filter stage
+        that folds each value into that subscription's accumulator (and
+        drops it) joins the chain, then the accumulator is emitted once the
+        upstream completes. The same rules as the library's fold: every
+        accumulator fits int64 (OverflowError ends the stream, the values
+        after it are not folded), an exception of fn ends the stream with
+        it and is this signal's `exception`."""
+        _check_int64(initial)
+        upstream = self
+        failures = _Failures()
+        recorder = failures.recorder()
+
+        def start() -> "Signal[U]":
+            accumulator = [initial]
+
+            def fold(value: Any) -> bool:
+                try:
+                    result = fn(accumulator[0], value)
+                    _check_int64(result)
+                except Exception as exc:
+                    recorder.record(exc)
+                    raise
+                accumulator[0] = result
+                return False
+
+            folded: Signal[U] = upstream._stage((_FILTER, fold))
+            return folded.then(Signal.deferred(lambda: Signal.single(accumulator[0])))
+
+        result: Signal[U] = Signal.deferred(start)
+        result._failures = failures
         return result
 
     def map_to_signal(self, fn: Callable[[T_co], Optional["Signal[U]"]]) -> "Signal[U]":

@@ -57,6 +57,59 @@ def test_reduce_is_a_fold(items):
         assert got == [expected, "done"]
 
 
+@PROPERTY
+@given(small, st.integers(min_value=-3, max_value=3))
+@example([532] + [0] * 34, 0)  # the accumulator leaves int64 after the stages
+@example([1, 2, 3, 4], 3)  # the function raises at the third value
+def test_reduce_after_python_stages_is_the_same_fold(items, fail_at):
+    # reduce() after a map joins the composed chain (one crossing per value):
+    # the same results, overflow and failure as the library's fold, per
+    # subscription, and the failure is the signal's `exception`.
+    calls = []
+
+    def step(acc, n):
+        calls.append(n)
+        if fail_at > 0 and len(calls) == fail_at:
+            raise ValueError("at %d" % n)
+        return acc * 3 + n
+
+    signal = sk.Signal.from_iterable(items).map(lambda n: n).reduce(step, 7)
+    for _ in range(2):  # each subscription folds from the initial value
+        calls.clear()
+        got = events(signal)
+        error, folded, result = _fold_failing(items, fail_at)
+        assert calls == folded
+        if error is None:
+            assert got == [result, "done"]
+        else:
+            assert len(got) == 1 and got[0][0] == "error" and isinstance(got[0][1], error), got
+    if error is ValueError:
+        assert isinstance(signal.exception, ValueError)
+
+
+def _fold_failing(items, fail_at):
+    """The plain fold of the test above: (the exception type or None, the
+    values the function was called with, the result)."""
+    acc = 7
+    for index, n in enumerate(items):
+        if fail_at > 0 and index + 1 == fail_at:
+            return ValueError, items[:index + 1], None
+        acc = acc * 3 + n
+        if not -2 ** 63 <= acc < 2 ** 63:
+            return OverflowError, items[:index + 1], None
+    return None, list(items), acc
+
+
+def test_reduce_after_python_stages_carries_objects_and_emits_the_initial_value():
+    assert events(sk.Signal.from_iterable([1, 2, 3]).map(lambda n: [n]).reduce(lambda acc, n: acc + n, [])) \
+        == [[1, 2, 3], "done"]
+    empty = []
+    got = events(sk.Signal.from_iterable([]).filter(bool).reduce(lambda acc, n: acc, empty))
+    assert got[0] is empty and got[1:] == ["done"]
+    with pytest.raises(OverflowError):
+        sk.Signal.from_iterable([1]).map(abs).reduce(lambda acc, n: acc, 2 ** 64)
+
+
 def _fold(items):
     """The plain fold, or None once the accumulator leaves int64 (every int
     a stream carries must fit: README, Errors)."""
