@@ -1292,13 +1292,16 @@ class Signal(Generic[T_co], _Failing, _Handle):
 
     # --- Python stages (fused) ------------------------------------------------
 
-    def _stage(self, stage: Stage) -> "Signal[Any]":
+    def _stage(self, stage: Stage, failures: Optional[_Failures] = None) -> "Signal[Any]":
+        """This signal with `stage` added to its Python stages (`failures`:
+        where their exceptions are recorded; the new signal's own by
+        default)."""
         base = self._stage_source
         if base is not None:  # compose: each event enters Python once for the whole chain
             upstream, stages = base.upstream, base.stages + (stage,)
         else:
             upstream, stages = self, (stage,)
-        failures = _Failures()
+        failures = failures if failures is not None else _Failures()
         source = _StageSource(upstream, stages, failures.recorder())
         ctx = _retain_callbacks(source)
         signal: Signal[Any] = _new_signal(C.signal_create_over, upstream.pointer, _c_stage_generator, ctx,
@@ -1443,22 +1446,16 @@ class Signal(Generic[T_co], _Failing, _Handle):
         _check_int64(initial)
         upstream = self
         failures = _Failures()
-        recorder = failures.recorder()
 
         def start() -> "Signal[U]":
             accumulator = [initial]
 
             def fold(value: Any) -> bool:
-                try:
-                    result = fn(accumulator[0], value)
-                    _check_int64(result)
-                except Exception as exc:
-                    recorder.record(exc)
-                    raise
-                accumulator[0] = result
+                accumulator[0] = fn(accumulator[0], value)
+                _check_int64(accumulator[0])
                 return False
 
-            folded: Signal[U] = upstream._stage((_FILTER, fold))
+            folded: Signal[U] = upstream._stage((_FILTER, fold), failures)
             return folded.then(Signal.deferred(lambda: Signal.single(accumulator[0])))
 
         result: Signal[U] = Signal.deferred(start)
@@ -1804,10 +1801,7 @@ class Pipe(Generic[T], _Handle):
             status = _fast_pipe_put(pointer, value)
             if status is NotImplemented:
                 status = _put_by_reference(_pipe_put, pointer, value)
-            if _interrupts.local.pending is not None:
-                _after_call()
-            if status:
-                _check(status)
+            _put_outcome(status)
             return
         local.active = True  # the outermost put of this thread: _draining, inline
         try:
@@ -1838,6 +1832,12 @@ def _finish_put(local: _Trampoline, status: int) -> None:
         local.active = False
         if local.jobs:
             _cancel_jobs(local)
+    _put_outcome(status)
+
+
+def _put_outcome(status: int) -> None:
+    """After a put: raises the interrupt a callback met, then the put's
+    error status."""
     if _interrupts.local.pending is not None:
         _after_call()
     if status:

@@ -188,6 +188,18 @@ static PyObject *fetch_exception(void)
 #endif
 }
 
+/* Raises `exc` again (from fetch_exception; the reference is taken). */
+static void restore_exception(PyObject *exc)
+{
+#if SK_HAVE_RAISED_EXCEPTION
+    PyErr_SetRaisedException(exc);
+#else
+    PyObject *type = (PyObject *)Py_TYPE(exc);
+    Py_INCREF(type);
+    PyErr_Restore(type, exc, PyException_GetTraceback(exc));
+#endif
+}
+
 /* Enters Python for a callback: 0 (and nothing to undo) when it must not. */
 static int enter(int delivery, PyGILState_STATE *state, int *saved)
 {
@@ -498,6 +510,20 @@ static int object_value(PyObject *object, sk_value *out)
 
 typedef int (*put_fn)(void *target, const sk_value *value);
 
+/* Puts `value` (made by object_value, released here) with `function`, the
+ * GIL held through the put (`putting`: the callbacks it runs on this thread
+ * know they have it); the library's status. */
+static int put_value(put_fn function, void *target, sk_value *value)
+{
+    int saved = putting;
+    putting = 1;
+    int status = function(target, value);
+    putting = saved;
+    if (value->kind > SK_KIND_DOUBLE)
+        sk_value_release(value);
+    return status;
+}
+
 static PyObject *put(PyObject *args, put_fn function)
 {
     PyObject *target, *object;
@@ -517,12 +543,7 @@ static PyObject *put(PyObject *args, put_fn function)
         Py_INCREF(Py_NotImplemented);
         return Py_NotImplemented;
     }
-    int saved = putting;
-    putting = 1;
-    int status = function(pointer, &value);
-    putting = saved;
-    if (value.kind > SK_KIND_DOUBLE)
-        sk_value_release(&value);
+    int status = put_value(function, pointer, &value);
     if (PyErr_Occurred()) /* never left by a callback, but never hidden either */
         return NULL;
     return PyLong_FromLong(status);
@@ -873,16 +894,25 @@ static sk_disposable *op_stage(void *ctx, sk_subscriber *subscriber)
 static PyObject *set_operator(PyObject *self, PyObject *args)
 {
     (void)self;
+    /* Each kind's name and C callback (of the library's type for that kind,
+     * held here as a generic function pointer). */
+    typedef void (*any_fn)(void);
     static const struct {
         const char *name;
-        int kind;
-    } kinds[] = {
-        {"work", OP_WORK},       {"run", OP_RUN},       {"stop", OP_STOP},         {"cancel", OP_CANCEL},
-        {"value", OP_VALUE},     {"take_until", OP_TAKE_UNTIL}, {"signal", OP_SIGNAL}, {"deferred", OP_DEFERRED},
-        {"iter", OP_ITER},       {"create", OP_CREATE}, {"stage", OP_STAGE},
+        any_fn callback;
+    } kinds[OP_KINDS] = {
+        [OP_WORK] = {"work", (any_fn)op_work},
+        [OP_RUN] = {"run", (any_fn)op_run},
+        [OP_STOP] = {"stop", (any_fn)op_stop},
+        [OP_CANCEL] = {"cancel", (any_fn)op_cancel},
+        [OP_VALUE] = {"value", (any_fn)op_value},
+        [OP_TAKE_UNTIL] = {"take_until", (any_fn)op_take_until},
+        [OP_SIGNAL] = {"signal", (any_fn)op_signal},
+        [OP_DEFERRED] = {"deferred", (any_fn)op_deferred},
+        [OP_ITER] = {"iter", (any_fn)op_iter},
+        [OP_CREATE] = {"create", (any_fn)op_create},
+        [OP_STAGE] = {"stage", (any_fn)op_stage},
     };
-    sk_work_fn work_fns[] = {[OP_WORK] = op_work, [OP_RUN] = op_run, [OP_STOP] = op_stop, [OP_CANCEL] = op_cancel};
-    sk_generator_fn generator_fns[] = {[OP_ITER] = op_iter, [OP_CREATE] = op_create, [OP_STAGE] = op_stage};
     const char *name;
     PyObject *function;
     if (!PyArg_ParseTuple(args, "sO:operator", &name, &function))
@@ -891,30 +921,11 @@ static PyObject *set_operator(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "signalkit: _speedups.operator takes a callable");
         return NULL;
     }
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        if (strcmp(kinds[i].name, name) != 0)
-            continue;
-        int kind = kinds[i].kind;
-        uintptr_t address;
-        if (kind <= OP_CANCEL) {
-            address = (uintptr_t)work_fns[kind];
-        } else if (kind >= OP_ITER) {
-            address = (uintptr_t)generator_fns[kind];
-        } else if (kind == OP_VALUE) {
-            sk_value_fn value_fn = op_value;
-            address = (uintptr_t)value_fn;
-        } else if (kind == OP_TAKE_UNTIL) {
-            sk_take_until_fn take_until_fn = op_take_until;
-            address = (uintptr_t)take_until_fn;
-        } else if (kind == OP_SIGNAL) {
-            sk_signal_fn signal_fn = op_signal;
-            address = (uintptr_t)signal_fn;
-        } else {
-            sk_deferred_fn deferred_fn = op_deferred;
-            address = (uintptr_t)deferred_fn;
+    for (int kind = 0; kind < OP_KINDS; kind++) {
+        if (strcmp(kinds[kind].name, name) == 0) {
+            replace_global(&operator_fns[kind], function);
+            return PyLong_FromUnsignedLongLong((uintptr_t)kinds[kind].callback);
         }
-        replace_global(&operator_fns[kind], function);
-        return PyLong_FromUnsignedLongLong(address);
     }
     PyErr_Format(PyExc_ValueError, "signalkit: _speedups.operator: no callback kind %s", name);
     return NULL;
@@ -1049,20 +1060,14 @@ static PyObject *pipe_method_put(PyObject *self, PyObject *object)
         return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
     Py_INCREF(t);
     t->active = 1;
-    int saved = putting;
-    putting = 1;
-    int status = sk_pipe_put((sk_pipe *)pointer, &value);
-    putting = saved;
-    if (value.kind > SK_KIND_DOUBLE)
-        sk_value_release(&value);
+    int status = put_value(pipe_put_fn, pointer, &value);
     PyObject *result;
     if (PyErr_Occurred()) { /* never left by a callback, but never hidden either */
-        PyObject *type, *exc, *traceback;
-        PyErr_Fetch(&type, &exc, &traceback);
+        PyObject *exc = fetch_exception();
         t->active = 0;
         result = PyObject_CallFunctionObjArgs(put_cancel, (PyObject *)t, NULL);
         Py_XDECREF(result);
-        PyErr_Restore(type, exc, traceback);
+        restore_exception(exc);
         result = NULL;
     } else if (status != 0 || pending || PyObject_Size(t->jobs) != 0) {
         PyObject *status_object = PyLong_FromLong(status);
