@@ -9,10 +9,8 @@
 /// disposable held has been disposed.
 public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable {
     private let mutex = _Mutex()
-    private var disposed = false
-    /// The disposes still running: the dictionary keeps its disposables until
-    /// the last one has returned (see `dispose`).
-    private var disposing = 0
+    /// See `_ContainerDisposal`.
+    private var disposal = _ContainerDisposal()
     private var disposables: [T: any Disposable] = [:]
 
     /// Makes an empty dictionary of disposables.
@@ -23,7 +21,7 @@ public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable 
     /// `nil` disposes and removes it. After `dispose()`, `disposable` is disposed at once.
     public func set(_ disposable: (any Disposable)?, forKey key: T) {
         self.mutex.lock()
-        let disposeImmediately = self.disposed
+        let disposeImmediately = self.disposal.disposed
         var previous: (any Disposable)?
         if !disposeImmediately {
             previous = self.disposables[key]
@@ -44,24 +42,11 @@ public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable 
     /// that starts meanwhile disposes them too, instead of returning before
     /// they are disposed.
     public func dispose() {
-        let disposables = self.mutex.withLock {
-            self.disposed = true
-            self.disposing += 1
-            return self.disposables
-        }
+        let disposables = self.mutex.withLock { self.disposal.begin(self.disposables) }
         for (_, disposable) in disposables {
             disposable.dispose()
         }
-        // Dropped after the lock is released.
-        let finished: [T: any Disposable] = self.mutex.withLock {
-            self.disposing -= 1
-            if self.disposing > 0 {
-                return [:]
-            }
-            let finished = self.disposables
-            self.disposables = [:]
-            return finished
-        }
-        withExtendedLifetime(finished) {}
+        // Released after the lock (a last release may run a deinit that calls back).
+        withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposables, empty: [:]) }) {}
     }
 }

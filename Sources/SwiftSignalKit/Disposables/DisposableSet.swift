@@ -11,10 +11,8 @@
 /// through the set).
 public final class DisposableSet: Disposable, @unchecked Sendable {
     private let mutex = _Mutex()
-    private var disposed = false
-    /// The disposes still running: the set keeps its disposables until the
-    /// last one has returned (see `dispose`).
-    private var disposing = 0
+    /// See `_ContainerDisposal`.
+    private var disposal = _ContainerDisposal()
     private var disposables: [any Disposable] = []
 
     /// Makes an empty set of disposables.
@@ -24,7 +22,7 @@ public final class DisposableSet: Disposable, @unchecked Sendable {
     /// Adds `disposable`, or disposes it at once when the set has been disposed.
     public func add(_ disposable: any Disposable) {
         self.mutex.lock()
-        let disposeImmediately = self.disposed
+        let disposeImmediately = self.disposal.disposed
         if !disposeImmediately {
             self.disposables.append(disposable)
         }
@@ -50,25 +48,11 @@ public final class DisposableSet: Disposable, @unchecked Sendable {
     /// once; a later call waits for nothing and finds them gone), instead of
     /// returning while the first is still on its way through them.
     public func dispose() {
-        let disposables = self.mutex.withLock {
-            self.disposed = true
-            self.disposing += 1
-            return self.disposables
-        }
+        let disposables = self.mutex.withLock { self.disposal.begin(self.disposables) }
         for disposable in disposables {
             disposable.dispose()
         }
-        // Dropped after the lock is released (a last release may run a deinit
-        // that calls back).
-        let finished: [any Disposable] = self.mutex.withLock {
-            self.disposing -= 1
-            if self.disposing > 0 {
-                return []
-            }
-            let finished = self.disposables
-            self.disposables = []
-            return finished
-        }
-        withExtendedLifetime(finished) {}
+        // Released after the lock (a last release may run a deinit that calls back).
+        withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposables, empty: []) }) {}
     }
 }

@@ -10,10 +10,8 @@
 /// disposable too: no call returns before it has been disposed.
 public final class MetaDisposable: Disposable, @unchecked Sendable {
     private let mutex = _Mutex()
-    private var disposed = false
-    /// The disposes still running: the slot keeps its disposable until the
-    /// last one has returned (see `dispose`).
-    private var disposing = 0
+    /// See `_ContainerDisposal`.
+    private var disposal = _ContainerDisposal()
     private var disposable: (any Disposable)?
 
     /// Makes a meta disposable that holds nothing yet.
@@ -24,7 +22,7 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
     /// disposes the previous one and leaves the slot empty.
     public func set(_ disposable: (any Disposable)?) {
         self.mutex.lock()
-        let disposeImmediately = self.disposed
+        let disposeImmediately = self.disposal.disposed
         var previous: (any Disposable)?
         if !disposeImmediately {
             previous = self.disposable
@@ -46,22 +44,9 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
     /// returned: one that starts meanwhile disposes it too, instead of
     /// returning before it is disposed.
     public func dispose() {
-        let disposable = self.mutex.withLock {
-            self.disposed = true
-            self.disposing += 1
-            return self.disposable
-        }
+        let disposable = self.mutex.withLock { self.disposal.begin(self.disposable) }
         disposable?.dispose()
-        // Dropped after the lock is released.
-        let finished: (any Disposable)? = self.mutex.withLock {
-            self.disposing -= 1
-            if self.disposing > 0 {
-                return nil
-            }
-            let finished = self.disposable
-            self.disposable = nil
-            return finished
-        }
-        withExtendedLifetime(finished) {}
+        // Released after the lock (a last release may run a deinit that calls back).
+        withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposable, empty: nil) }) {}
     }
 }
