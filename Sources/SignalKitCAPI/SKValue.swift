@@ -5,7 +5,8 @@ import Synchronization
 /// object it points at, kept alive by ARC. Copying an `SKValue` retains the
 /// object; primitive values carry no object and never allocate.
 struct SKValue: Equatable, @unchecked Sendable {
-    let raw: sk_value
+    /// Written alone only by `replace` (when neither value holds an object).
+    private(set) var raw: sk_value
     let object: SKObject?
 
     static let `nil` = SKValue(raw: sk_value(), object: nil)
@@ -148,9 +149,7 @@ struct SKValue: Equatable, @unchecked Sendable {
     @inline(__always)
     static func replace(_ slot: UnsafeMutablePointer<SKValue>, with value: SKValue) {
         if value.object == nil && slot.pointee.object == nil {
-            // Invariant (the library's own): `raw` is a stored property.
-            let offset = MemoryLayout<SKValue>.offset(of: \SKValue.raw)!
-            UnsafeMutableRawPointer(slot).storeBytes(of: value.raw, toByteOffset: offset, as: sk_value.self)
+            slot.pointee.raw = value.raw
         } else {
             slot.pointee = value
         }
