@@ -219,6 +219,17 @@ static inline int bench_reps(int argc, char **argv) {
     return reps;
 }
 
+/* The check mode (make bench-check): one figure, as a JSON line; figures
+ * are differences between two sizes (see AllocCheck). */
+static inline void check_line(const char *name, double value) {
+    printf("{\"check\":\"%s\",\"value\":%.4f}\n", name, value);
+}
+
+/* The allocations (malloc-family calls) of a probe's sample. */
+static inline int64_t allocs_of(const bench_probe *p) {
+    return (int64_t)(p->sample.mallocs + p->sample.reallocs);
+}
+
 static inline int bench_has_flag(int argc, char **argv, const char *flag) {
     int i;
     for (i = 1; i < argc; i++) {

@@ -670,14 +670,6 @@ static void size_label(char *out, size_t size, int64_t n) {
         }                                                                    \
     } while (0)
 
-/* The check mode: differences between two sizes (see AllocCheck). */
-static void check_line(const char *name, double value) {
-    printf("{\"check\":\"%s\",\"value\":%.4f}\n", name, value);
-}
-
-static int64_t allocs_of(const bench_probe *p) {
-    return (int64_t)(p->sample.mallocs + p->sample.reallocs);
-}
 
 #ifdef BENCH_FFI
 /* bench_ffi --np-only N: NP alone, once (0: the usual run). */

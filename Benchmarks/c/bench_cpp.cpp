@@ -133,18 +133,14 @@ static int selected(const char *id) { return selected_workloads == nullptr || st
 
 /* The check mode (make bench-check): allocations per unit, differences
  * between two sizes as in bench_capi --check. */
-static int64_t allocs_of(const bench_probe *p) { return static_cast<int64_t>(p->sample.mallocs + p->sample.reallocs); }
-
 static void run_checks() {
     bench_probe a, b;
     bench_expect("cpp", "W1", w1(100000, &a), expected_w1(100000));
     bench_expect("cpp", "W1", w1(200000, &b), expected_w1(200000));
-    printf("{\"check\":\"cpp.w1.allocs_per_event\",\"value\":%.4f}\n",
-           static_cast<double>(allocs_of(&b) - allocs_of(&a)) / 100000);
+    check_line("cpp.w1.allocs_per_event", static_cast<double>(allocs_of(&b) - allocs_of(&a)) / 100000);
     bench_expect("cpp", "W2", w2(10000, 1000000, &a), expected_w2(10000, 1000000));
     bench_expect("cpp", "W2", w2(20000, 1000000, &b), expected_w2(20000, 1000000));
-    printf("{\"check\":\"cpp.w2.allocs_per_cycle\",\"value\":%.4f}\n",
-           static_cast<double>(allocs_of(&b) - allocs_of(&a)) / 10000);
+    check_line("cpp.w2.allocs_per_cycle", static_cast<double>(allocs_of(&b) - allocs_of(&a)) / 10000);
     fflush(stdout);
 }
 
