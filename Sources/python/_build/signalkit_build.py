@@ -27,7 +27,8 @@ wheel built from it (what `python -m build` does) needs nothing else
 
 An editable install (`pip install -e`, PEP 660: build_editable) builds the
 libraries and the extension into this folder's package and installs a .pth
-file naming this folder.
+file naming `.editable`, a folder of this one holding only a link to the
+package.
 """
 
 import base64
