@@ -5,8 +5,20 @@ import SwiftSignalKit
 typealias CSignal = Signal<SKValue, SKValue>
 
 /// An `sk_signal` handle.
-final class SKSignal: SKObject {
-    let signal: CSignal
+///
+/// The handle of `sk_signal_single` keeps its value and no signal: its
+/// `signal` is built when it is used, capturing the handle alone (one object
+/// where a signal built at once would be two more, the signal and its
+/// start's context: a one-value inner signal made per value, as in
+/// `sk_signal_map_to_signal`, costs one allocation instead of three). A
+/// single started many times builds a signal per start.
+///
+/// Thread-safety: immutable.
+final class SKSignal: SKObject, _SingleValueHolder {
+    /// The signal; nil for a single (see above).
+    private let built: CSignal?
+    /// The single's value (`SKValue.nil` for any other signal).
+    let heldValue: SKValue
     /// How many operators deep the signal is built (1 for a source): starting
     /// it and delivering through it nest about that many calls, so operators
     /// refuse to build beyond SK_SIGNAL_MAX_DEPTH (see `pipelineDepth`).
@@ -16,10 +28,28 @@ final class SKSignal: SKObject {
     let isThen: Bool
 
     init(_ signal: CSignal, depth: Int = 1, isThen: Bool = false) {
-        self.signal = signal
+        self.built = signal
+        self.heldValue = .nil
         self.depth = depth
         self.isThen = isThen
         super.init()
+    }
+
+    /// The handle of a single emitting `value`.
+    init(single value: SKValue) {
+        self.built = nil
+        self.heldValue = value
+        self.depth = 1
+        self.isThen = false
+        super.init()
+    }
+
+    /// The Swift signal.
+    var signal: CSignal {
+        if let built = self.built {
+            return built
+        }
+        return CSignal.single(heldBy: self)
     }
 }
 
@@ -205,7 +235,13 @@ public func sk_signal_single(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ val
     guard let borrowed else {
         return status
     }
-    return output(out, CSignal.single(borrowed))
+    if HandleRegistry.isEnabled {
+        // With handle checking, a handle released by C must read as released
+        // at once: no signal may keep it (see `SKSignal`).
+        return output(out, CSignal.single(borrowed))
+    }
+    out.pointee = SKSignal(single: borrowed).retainedHandle()
+    return SKOK
 }
 
 @c @implementation

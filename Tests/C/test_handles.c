@@ -59,6 +59,28 @@ Test(handles, released_signal_is_reported_everywhere, .timeout = SK_TEST_TIMEOUT
     expect_no_live_objects(0);
 }
 
+/* A single's handle keeps its value and builds its signal when used (see
+ * sk_signal_single): what was built from it then holds the handle. With
+ * checking on, the handle must still read as released once C released it. */
+Test(handles, released_single_is_reported_while_what_was_built_from_it_lives, .timeout = SK_TEST_TIMEOUT) {
+    checking_on();
+    sk_value v = int_value(5);
+    sk_signal *single = NULL, *taken = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&single, &v));
+    SK_OK_OR_FAIL(sk_signal_take(&taken, single, 1));
+    sk_signal_release(single);
+    cr_assert_null(sk_signal_retain(single), "a released single's handle read as live");
+    cr_assert(strstr(sk_last_error_message(), "sk_signal_retain") != NULL);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(NULL, taken, &observer));
+    recorder_expect_one(&r, "ncr", 5);
+    recorder_destroy(&r);
+    sk_signal_release(taken);
+    expect_no_live_objects(0);
+}
+
 Test(handles, released_pipe_subscriber_disposable_queue, .timeout = SK_TEST_TIMEOUT) {
     checking_on();
     sk_pipe *pipe = NULL;

@@ -103,6 +103,29 @@ Test(signals, single_of_an_int, .timeout = SK_TEST_TIMEOUT) {
     recorded_finish(&t);
 }
 
+/* A single's value outlives its handle in whatever was built from it, and
+ * every start of that emits it again (the handle builds its signal when
+ * used: see sk_signal_single); nothing is left once the last is released. */
+Test(signals, single_outlives_its_handle_in_what_was_built_from_it, .timeout = SK_TEST_TIMEOUT) {
+    sk_value text = string_value("kept");
+    sk_signal *single = NULL, *taken = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&single, &text));
+    sk_value_release(&text);
+    SK_OK_OR_FAIL(sk_signal_take(&taken, single, 5));
+    sk_signal_release(single);
+    for (int round = 0; round < 3; round++) {
+        recorder r;
+        sk_disposable *subscription = NULL;
+        record_start(&r, taken, &subscription);
+        recorder_expect(&r, "ncr", NULL, 0);
+        expect_string_event(&r, 0, "kept");
+        sk_disposable_release(subscription);
+        recorder_destroy(&r);
+    }
+    sk_signal_release(taken);
+    expect_no_live_objects(0);
+}
+
 Test(signals, complete_completes_at_once, .timeout = SK_TEST_TIMEOUT) {
     recorded t;
     recorded_start(&t, made_signal(sk_signal_complete), true);

@@ -213,6 +213,19 @@ public final class Signal<T, E>: @unchecked Sendable {
         })
     }
 
+    /// `single` whose value `holder` keeps, read when the signal is started:
+    /// the start captures `holder` alone, so that the signal needs no
+    /// context of its own beside it (the C layer's `sk_signal_single` handle
+    /// holds its value and builds its signal this way when it is used).
+    @inlinable
+    package static func single<Holder: _SingleValueHolder>(heldBy holder: Holder) -> Signal<T, E> where Holder.Value == T {
+        return Signal<T, E>(fused: { makeNext, _, completed in
+            makeNext(_SubscriberLiveness(_neverTerminated))?(holder.heldValue)
+            completed?()
+            return EmptyDisposable
+        })
+    }
+
     /// Completes at once, without values.
     @inlinable
     public static func complete() -> Signal<T, E> {
@@ -238,4 +251,13 @@ public final class Signal<T, E>: @unchecked Sendable {
             return EmptyDisposable
         })
     }
+}
+
+/// An object that keeps the value of a `single` signal (see
+/// `Signal.single(heldBy:)`).
+@usableFromInline
+package protocol _SingleValueHolder: AnyObject {
+    associatedtype Value
+    /// The value; the same on every read.
+    var heldValue: Value { get }
 }
