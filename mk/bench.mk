@@ -19,6 +19,18 @@ BENCH_COUNTER := Benchmarks/Sources/MallocCounter/MallocCounter.c -IBenchmarks/S
 
 .PHONY: bench bench-c bench-capi bench-ffi bench-check
 
+# SwiftPM plans a path dependency's build again when its manifest changes,
+# not when a source file is added or removed: a nested package built before
+# then fails ("cannot find ... in scope"). So before each nested build: when
+# the core's list of files differs from that of the last build, drop the
+# nested package's build plan (its release.yaml; what was compiled stays).
+define replan_when_core_files_change
+	mkdir -p $(1)
+	find Sources/SwiftSignalKit -name '*.swift' | LC_ALL=C sort > $(1)/core-files.new
+	cmp -s $(1)/core-files.new $(1)/core-files || rm -f $(1)/release.yaml
+	mv $(1)/core-files.new $(1)/core-files
+endef
+
 bench-capi: stage ## the C API benchmark program (Benchmarks/c/bench_capi.c)
 	mkdir -p $(BENCH_OUT)
 	$(CC) -O2 $(CWARN) -D_DEFAULT_SOURCE Benchmarks/c/bench_capi.c $(BENCH_COUNTER) \
@@ -38,6 +50,7 @@ bench-c: bench-capi bench-ffi ## the C benchmark programs and the floors
 		-L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) -lpthread -o $(BENCH_OUT)/floors
 
 bench: bench-c bench-cpp ## the benchmark suite: every workload, every implementation, one table
+	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
 		--swift Benchmarks/Suite/.build/release/SwiftBench
@@ -47,6 +60,7 @@ bench: bench-c bench-cpp ## the benchmark suite: every workload, every implement
 # counted under callgrind (valgrind is one of `make deps`).
 bench-check: bench-capi bench-ffi bench-cpp ## allocation counts of the workloads against Benchmarks/thresholds.json
 	$(begin)
+	$(call replan_when_core_files_change,Benchmarks/.build)
 	cd Benchmarks && $(SWIFT) build -c release --product AllocCheck
 	$(PYTHON) Benchmarks/run.py check --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
 		--alloc-check Benchmarks/.build/release/AllocCheck
