@@ -67,7 +67,12 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// it for the whole call.
     private let stageFunction: Unmanaged<SKContext>?
     /// The liveness of the subscription of the absorbed stage's upstream,
-    /// set once by `startAbsorbing` before any value arrives.
+    /// set once by `startAbsorbing` before any value arrives. Its reference
+    /// to the subscription's flags is unretained (see
+    /// `_SubscriberLiveness`): it is read only by `deliver`, which only the
+    /// value callback calls, and that callback is owned by the object that
+    /// holds the flags; once the subscription has ended the handle may
+    /// outlive the flags, and nothing reads them any more.
     @exclusivity(unchecked) private var liveness: _SubscriberLiveness?
 
     /// Never set on a disposable that observes (see above).
