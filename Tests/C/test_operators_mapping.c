@@ -527,6 +527,114 @@ Test(operators_mapping, outer_stage_disposed_by_its_own_function, .timeout = SK_
     }
 }
 
+/* A filter over a map (the library may run both in the subscription's
+ * handle): values mapped then filtered; a map that disposes the
+ * subscription keeps that value from the filter (the stages check the
+ * subscription between them); a predicate that disposes it keeps the value
+ * from the observer; the releases run when the signals and the
+ * subscriptions are gone. */
+typedef struct map_then_filter {
+    lone_sink sink;
+    int64_t dispose_in_map;    /* the input value at which the map disposes */
+    int64_t dispose_in_filter; /* the mapped value at which the filter disposes */
+    int filter_calls;
+} map_then_filter;
+
+static void times_ten_for_chain(void *ctx, const sk_value *value, sk_value *out) {
+    map_then_filter *chain = ctx;
+    sk_value_set_int64(out, value_int(value) * 10);
+    if (value_int(value) == chain->dispose_in_map) {
+        sk_disposable_dispose(chain->sink.self);
+    }
+}
+
+static bool over_twenty_for_chain(void *ctx, const sk_value *value) {
+    map_then_filter *chain = ctx;
+    chain->filter_calls++;
+    if (value_int(value) == chain->dispose_in_filter) {
+        sk_disposable_dispose(chain->sink.self);
+    }
+    return value_int(value) > 20;
+}
+
+static void filter_over_map_case(int64_t dispose_in_map, int64_t dispose_in_filter, int expected_nexts,
+                                 int64_t expected_sum, int expected_filter_calls) {
+    map_then_filter chain;
+    memset(&chain, 0, sizeof chain);
+    lone_init(&chain.sink);
+    chain.dispose_in_map = dispose_in_map;
+    chain.dispose_in_filter = dispose_in_filter;
+    counter released;
+    counter_init(&released);
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *mapped = NULL, *filtered = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, source, times_ten_for_chain, &chain, NULL));
+    SK_OK_OR_FAIL(sk_signal_filter(&filtered, mapped, over_twenty_for_chain, &chain, NULL));
+    chain.sink.self = lone_start(&chain.sink, filtered);
+    for (int64_t i = 1; i <= 6; i++) {
+        pipe_put_int(pipe, i);
+    }
+    cr_assert(chain.sink.nexts == expected_nexts && chain.sink.sum == expected_sum &&
+                  chain.filter_calls == expected_filter_calls,
+              "dispose in map at %lld, in filter at %lld: %d nexts, sum %lld, %d filter calls", (long long)dispose_in_map,
+              (long long)dispose_in_filter, chain.sink.nexts, (long long)chain.sink.sum, chain.filter_calls);
+    sk_disposable_dispose(chain.sink.self);
+    sk_disposable_release(chain.sink.self);
+    sk_signal_release(filtered);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    lone_destroy(&chain.sink);
+    counter_destroy(&released);
+    expect_no_live_objects(0);
+}
+
+Test(operators_mapping, filter_over_map_with_a_value_callback_only, .timeout = SK_TEST_TIMEOUT) {
+    /* 30 + 40 + 50 + 60 */
+    filter_over_map_case(0, 0, 4, 180, 6);
+    /* Disposed in the map at 4: 30 delivered; the filter never sees 40. */
+    filter_over_map_case(4, 0, 1, 30, 3);
+    /* Disposed in the filter at 40: 30 delivered, 40 not. */
+    filter_over_map_case(0, 40, 1, 30, 4);
+}
+
+/* The releases of a filter over a map, each with or without a release
+ * function: each runs once its signal and every subscription are gone,
+ * even while an ended subscription's disposable is held. */
+Test(operators_mapping, filter_over_map_with_a_value_callback_only_releases, .timeout = SK_TEST_TIMEOUT) {
+    for (int which = 0; which < 3; which++) {
+        counter map_released, filter_released;
+        counters_init(2, &map_released, &filter_released);
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL, *mapped = NULL, *filtered = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        SK_OK_OR_FAIL(sk_signal_map(&mapped, source, times_ten_ignoring_ctx, &map_released,
+                                    which != 1 ? counter_hit : NULL));
+        SK_OK_OR_FAIL(sk_signal_filter(&filtered, mapped, is_even_ignoring_ctx, &filter_released,
+                                       which != 2 ? counter_hit : NULL));
+        lone_sink sink;
+        lone_init(&sink);
+        sk_disposable *d = lone_start(&sink, filtered);
+        pipe_put_int(pipe, 3);
+        cr_assert(sink.nexts == 1 && sink.sum == 30);
+        sk_signal_release(filtered);
+        sk_signal_release(mapped);
+        cr_assert(counter_get(&map_released) == 0 && counter_get(&filter_released) == 0, "released while subscribed");
+        sk_disposable_dispose(d);
+        cr_assert_eq(counter_get(&map_released), which != 1 ? 1 : 0, "case %d: the map's release", which);
+        cr_assert_eq(counter_get(&filter_released), which != 2 ? 1 : 0, "case %d: the filter's release", which);
+        sk_disposable_release(d);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+        lone_destroy(&sink);
+        counters_destroy(2, &map_released, &filter_released);
+        expect_no_live_objects(0);
+    }
+}
+
 /* Two threads subscribe to the same stage over one pipe, put, and dispose,
  * many times at once. Each thread's put reaches its own live subscription
  * exactly once (a pipe delivers on the putting thread), mapped; values of
