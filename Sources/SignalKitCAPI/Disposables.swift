@@ -23,10 +23,12 @@ import SwiftSignalKit
 /// the stage does (`fusedMap`, `fusedFilter`) and calls the observer
 /// (`deliver`). The stage's composed callback, an object per subscription,
 /// is not made: a subscription of `pipe |> map` is two objects (the pipe's
-/// entry and this handle), as in the Swift API. The handle holds the
-/// stage's function as long as it lives: only a function without release
-/// function is absorbed, so that no release runs later than the header
-/// says (see `sk_signal_start`). Nine words (header, the base's flags and
+/// entry and this handle), as in the Swift API. A filter over a map is
+/// absorbed as the two stages (`SKFilterOverMap`), over the map's upstream;
+/// no deeper chain is. The handle holds the stage's function as long as it
+/// lives: only functions without release function are absorbed, so that no
+/// release runs later than the header says (see `sk_signal_start`). Nine
+/// words (header, the base's flags and
 /// the kind, the existential, the callback and its context, the stage's
 /// function and the subscription's liveness): the allocator's 80-byte
 /// chunk.
@@ -47,6 +49,7 @@ final class SKDisposable: SKObject, SKObserverFields {
         case none
         case map
         case filter
+        case filterOverMap
     }
 
     // `kind` and `stageKind` first: they fit beside the base's flags.
@@ -58,14 +61,15 @@ final class SKDisposable: SKObject, SKObserverFields {
     let next: sk_next_fn?
     let ctx: UnsafeMutableRawPointer?
     /// The absorbed stage's function (see above), an `SKFunction` of
-    /// `sk_map_fn` or `sk_predicate_fn` as `stageKind` says, retained by
+    /// `sk_map_fn` or `sk_predicate_fn`, or an `SKFilterOverMap`, as
+    /// `stageKind` says, retained by
     /// `init(observing:ctx:stage:)` and released by `deinit`; nil
     /// otherwise. Unmanaged, and read without a retain, because the
     /// compiler retains and releases a function read from a strong property
     /// (or from an `SKStageFunction`'s payload) around the C call, one to
     /// three times per value (~20 instructions each), though the handle holds
     /// it for the whole call.
-    private let stageFunction: Unmanaged<SKContext>?
+    private let stageFunction: Unmanaged<AnyObject>?
     /// The liveness of the subscription of the absorbed stage's upstream,
     /// set once by `startAbsorbing` before any value arrives. Its reference
     /// to the subscription's flags is unretained (see
@@ -113,10 +117,13 @@ final class SKDisposable: SKObject, SKObserverFields {
         switch stage {
         case .map(let function)?:
             self.stageKind = .map
-            self.stageFunction = Unmanaged<SKContext>.passRetained(function)
+            self.stageFunction = Unmanaged<AnyObject>.passRetained(function)
         case .filter(let function)?:
             self.stageKind = .filter
-            self.stageFunction = Unmanaged<SKContext>.passRetained(function)
+            self.stageFunction = Unmanaged<AnyObject>.passRetained(function)
+        case .filterOverMap(let functions)?:
+            self.stageKind = .filterOverMap
+            self.stageFunction = Unmanaged<AnyObject>.passRetained(functions)
         case nil:
             self.stageKind = .none
             self.stageFunction = nil
@@ -181,6 +188,23 @@ final class SKDisposable: SKObject, SKObserverFields {
             let passes = value.withC { predicate(predicateContext, $0) }
             if passes && !liveness.isTerminated, let next = self.next {
                 value.withC { next(self.ctx, $0) }
+            }
+        case .filterOverMap:
+            // The two stages of `fusedMap` then `fusedFilter`, the
+            // subscription checked after each function.
+            let (map, mapContext, predicate, predicateContext) = self.stageFunction.unsafelyUnwrapped._withUnsafeGuaranteedRef { object in
+                let functions = unsafeDowncast(object, to: SKFilterOverMap.self)
+                return (functions.map.function, functions.map.ctx, functions.filter.function, functions.filter.ctx)
+            }
+            var result = sk_value()
+            value.withC { map(mapContext, $0, &result) }
+            let mapped = result.kind.rawValue <= SK_KIND_DOUBLE.rawValue ? SKValue(primitive: result) : SKValue(taking: result)
+            if liveness.isTerminated {
+                return
+            }
+            let passes = mapped.withC { predicate(predicateContext, $0) }
+            if passes && !liveness.isTerminated, let next = self.next {
+                mapped.withC { next(self.ctx, $0) }
             }
         case .none:
             // Invariant: `startAbsorbing` is only called on a handle with a stage.

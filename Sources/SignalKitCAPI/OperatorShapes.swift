@@ -21,7 +21,7 @@ func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
     if depthStatus != SKOK {
         return depthStatus
     }
-    let outerStage = stage.map { SKOuterStage(upstream: input.signal, function: $0) }
+    let outerStage = stage.map { SKOuterStage(over: input, $0) }
     return output(out, make(input.signal), depth: depth, isThen: isThen, outerStage: outerStage)
 }
 

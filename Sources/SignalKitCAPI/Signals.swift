@@ -29,21 +29,37 @@ final class SKSignal: SKObject {
     }
 }
 
-/// The C function of a map or filter stage (one word: the two cases' class
-/// references leave spare bits for the tag).
+/// The C function of a map or filter stage, or of a filter over a map (one
+/// word: the cases' class references leave spare bits for the tag).
 enum SKStageFunction {
     case map(SKFunction<sk_map_fn>)
     case filter(SKFunction<sk_predicate_fn>)
+    case filterOverMap(SKFilterOverMap)
+}
+
+/// The functions of an sk_signal_filter over an sk_signal_map, run together
+/// by a subscription's handle (see `SKDisposable`): made once per filter
+/// signal, shared by its subscriptions.
+final class SKFilterOverMap {
+    let map: SKFunction<sk_map_fn>
+    let filter: SKFunction<sk_predicate_fn>
+
+    init(map: SKFunction<sk_map_fn>, filter: SKFunction<sk_predicate_fn>) {
+        self.map = map
+        self.filter = filter
+    }
 }
 
 extension SKStageFunction {
-    /// Whether the function's context has no release function.
+    /// Whether the functions' contexts have no release function.
     var hasNoRelease: Bool {
         switch self {
         case .map(let function):
             return function.releaseFunction == nil
         case .filter(let function):
             return function.releaseFunction == nil
+        case .filterOverMap(let functions):
+            return functions.map.releaseFunction == nil && functions.filter.releaseFunction == nil
         }
     }
 }
@@ -60,6 +76,21 @@ extension SKStageFunction {
 struct SKOuterStage {
     let upstream: CSignal
     let function: SKStageFunction
+
+    /// The stage `function` over `input`. A filter over a map whose
+    /// function has no release function is recorded as both, over the
+    /// map's upstream, so that a handle can run the two; a map with a
+    /// release function is not taken in (the handle would hold it after the
+    /// subscription ended), and the filter is recorded alone.
+    init(over input: SKSignal, _ function: SKStageFunction) {
+        if case .filter(let filter) = function, let inner = input.outerStage, case .map(let map) = inner.function, map.releaseFunction == nil {
+            self.upstream = inner.upstream
+            self.function = .filterOverMap(SKFilterOverMap(map: map, filter: filter))
+            return
+        }
+        self.upstream = input.signal
+        self.function = function
+    }
 }
 
 /// The callbacks of an observer and their context, as the closures of its
