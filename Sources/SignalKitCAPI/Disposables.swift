@@ -28,10 +28,9 @@ import SwiftSignalKit
 /// no deeper chain is. The handle holds the stage's function as long as it
 /// lives: only functions without release function are absorbed, so that no
 /// release runs later than the header says (see `sk_signal_start`). Nine
-/// words (header, the base's flags and
-/// the kind, the existential, the callback and its context, the stage's
-/// function and the subscription's liveness): the allocator's 80-byte
-/// chunk.
+/// words (header, the base's flags and the two kinds, the existential, the
+/// callback and its context, the stage's function and the subscription's
+/// liveness): the allocator's 80-byte chunk.
 ///
 /// Thread-safety: immutable once handed out (`disposable` is set once, by the
 /// thread that makes the handle, before it hands it out; `liveness` once,
@@ -62,9 +61,9 @@ final class SKDisposable: SKObject, SKObserverFields {
     let ctx: UnsafeMutableRawPointer?
     /// The absorbed stage's function (see above), an `SKFunction` of
     /// `sk_map_fn` or `sk_predicate_fn`, or an `SKFilterOverMap`, as
-    /// `stageKind` says, retained by
-    /// `init(observing:ctx:stage:)` and released by `deinit`; nil
-    /// otherwise. Unmanaged, and read without a retain, because the
+    /// `stageKind` says, retained by `init(observing:ctx:stage:)` and
+    /// released by `deinit`; nil otherwise. Unmanaged, and read without a
+    /// retain, because the
     /// compiler retains and releases a function read from a strong property
     /// (or from an `SKStageFunction`'s payload) around the C call, one to
     /// three times per value (~20 instructions each), though the handle holds
