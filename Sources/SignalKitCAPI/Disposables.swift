@@ -63,11 +63,10 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// `sk_map_fn` or `sk_predicate_fn`, or an `SKFilterOverMap`, as
     /// `stageKind` says, retained by `init(observing:ctx:stage:)` and
     /// released by `deinit`; nil otherwise. Unmanaged, and read without a
-    /// retain, because the
-    /// compiler retains and releases a function read from a strong property
-    /// (or from an `SKStageFunction`'s payload) around the C call, one to
-    /// three times per value (~20 instructions each), though the handle holds
-    /// it for the whole call.
+    /// retain, because the compiler retains and releases a function read
+    /// from a strong property (or from an `SKStageFunction`'s payload)
+    /// around the C call, one to three times per value (~20 instructions
+    /// each), though the handle holds it for the whole call.
     private let stageFunction: Unmanaged<AnyObject>?
     /// The liveness of the subscription of the absorbed stage's upstream,
     /// set once by `startAbsorbing` before any value arrives. Its reference
