@@ -6,7 +6,7 @@ bench-check`). Every program prints JSON lines; see Benchmarks/README.md.
   run.py bench --reps N --out DIR --stage LIBDIR --swift PATH [--divide N]
   run.py check --out DIR --stage LIBDIR --alloc-check PATH
                 (needs valgrind: NP's instructions per value, and the C API's per
-                W1 event and W5 put, are counted by callgrind)
+                W1 event, W2 cycle and W5 put, are counted by callgrind)
 """
 import argparse
 import datetime
@@ -325,12 +325,13 @@ def ffi_checks(args):
 # sizes of bench_capi.c divided as it divides them).
 CAPI_INSTRUCTION_CHECKS = {
     "W1": ("c.w1.instructions_per_event", 50000),
+    "W2": ("c.w2.instructions_per_cycle", 10000),
     "W5": ("c.w5.instructions_per_put", 10000),
 }
 
 
 def capi_instruction_checks(args):
-    """C API W1 and W5: instructions per unit under callgrind, the difference
+    """C API W1, W2 and W5: instructions per unit under callgrind, the difference
     between `--divide 50` and `--divide 100` runs of bench_capi (each runs the
     workload three times: warm-up, one repetition and the measured run, so
     the difference is three times the units at `--divide 100`), so that the

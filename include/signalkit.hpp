@@ -677,7 +677,10 @@ template <class N, class E, class C> struct observer_box {
  * subscription instead of two, and nothing is allocated here): a callable
  * that fits in a pointer, is trivially copyable and destructible, and is
  * called as const (a lambda capturing one reference or pointer, a function
- * pointer). Each call reads a copy of those bytes; nothing is destroyed. */
+ * pointer). Each call reads a copy of those bytes; nothing is destroyed.
+ * map's and filter's functions travel the same way (then the library runs
+ * the outermost such stage in its subscriptions' handles: one object per
+ * subscription fewer). */
 template <class N, class = void> struct next_in_ctx : std::false_type {};
 template <class N>
 struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N) <= alignof(void *) &&
@@ -688,6 +691,12 @@ struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N
         void *ctx = nullptr;
         std::memcpy(&ctx, &f, sizeof(N));
         return ctx;
+    }
+    /* The callable packed in `ctx`, copied into `bytes` (alignas(N), at
+     * least sizeof(N) bytes, alive while the result is used). */
+    static const N &unpack(void *ctx, unsigned char *bytes) noexcept {
+        std::memcpy(bytes, &ctx, sizeof(N));
+        return *std::launder(reinterpret_cast<const N *>(bytes));
     }
     static void on_next(void *ctx, const sk_value *v) noexcept {
         alignas(N) unsigned char bytes[sizeof(N)];
@@ -793,18 +802,36 @@ public:
     /* ---- operators (signalkit.h describes each) ---- */
 
     template <class F> signal map(F &&f) const {
-        using B = detail::box<std::decay_t<F>>;
-        return with_fn(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
-            auto &g = B::of(ctx);
-            detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
-        }, std::forward<F>(f));
+        using DF = std::decay_t<F>;
+        if constexpr (detail::next_in_ctx<DF>::value) {
+            return with_ctx(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
+                alignas(DF) unsigned char bytes[sizeof(DF)];
+                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, bytes);
+                detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
+            }, detail::next_in_ctx<DF>::pack(f));
+        } else {
+            using B = detail::box<DF>;
+            return with_fn(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
+                auto &g = B::of(ctx);
+                detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
+            }, std::forward<F>(f));
+        }
     }
     template <class F> signal filter(F &&f) const {
-        using B = detail::box<std::decay_t<F>>;
-        return with_fn(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
-            auto &g = B::of(ctx);
-            return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
-        }, std::forward<F>(f));
+        using DF = std::decay_t<F>;
+        if constexpr (detail::next_in_ctx<DF>::value) {
+            return with_ctx(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
+                alignas(DF) unsigned char bytes[sizeof(DF)];
+                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, bytes);
+                return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+            }, detail::next_in_ctx<DF>::pack(f));
+        } else {
+            using B = detail::box<DF>;
+            return with_fn(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
+                auto &g = B::of(ctx);
+                return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+            }, std::forward<F>(f));
+        }
     }
     signal distinct_until_changed() const { return op(&sk_signal_distinct_until_changed); }
     signal take(std::size_t count) const { return op(&sk_signal_take, count); }
@@ -902,6 +929,12 @@ private:
     template <class... A> signal op(int (*fn)(sk_signal **, sk_signal *, A...), typename same<A>::type... args) const {
         sk_signal *s = nullptr;
         detail::check(fn(&s, p_, args...));
+        return adopt(s);
+    }
+    /* An operator whose function travels in `ctx` itself (no release). */
+    template <class Fn, class Tr> signal with_ctx(Fn fn, Tr trampoline, void *ctx) const {
+        sk_signal *s = nullptr;
+        detail::check(fn(&s, p_, trampoline, ctx, nullptr));
         return adopt(s);
     }
     template <class Fn, class Tr, class F> signal with_fn(Fn fn, Tr trampoline, F &&f) const {

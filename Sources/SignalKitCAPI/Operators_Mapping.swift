@@ -3,14 +3,14 @@ import SwiftSignalKit
 
 @c @implementation
 public func sk_signal_map(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_map_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release, stage: { .map($0) }) { signal, callback in
         return fusedMap(signal, callback)
     }
 }
 
 @c @implementation
 public func sk_signal_filter(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_predicate_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+    return callbackOperator(out, signal, fn, ctx, release, stage: { .filter($0) }) { signal, callback in
         return fusedFilter(signal, callback)
     }
 }

@@ -26,12 +26,18 @@ final class SKSignal: SKObject, _SingleValueHolder {
     /// Made by sk_signal_then, which runs nested `then`s as one flat
     /// sequence: another `then` over it adds no level.
     let isThen: Bool
+    /// Set by sk_signal_map and sk_signal_filter (nil for every other
+    /// signal): the stage this signal is, over its upstream, so that
+    /// `sk_signal_start` can run it in the subscription's handle (see
+    /// `SKOuterStage`).
+    let outerStage: SKOuterStage?
 
-    init(_ signal: CSignal, depth: Int = 1, isThen: Bool = false) {
+    init(_ signal: CSignal, depth: Int = 1, isThen: Bool = false, outerStage: SKOuterStage? = nil) {
         self.built = signal
         self.heldValue = .nil
         self.depth = depth
         self.isThen = isThen
+        self.outerStage = outerStage
         super.init()
     }
 
@@ -41,6 +47,7 @@ final class SKSignal: SKObject, _SingleValueHolder {
         self.heldValue = value
         self.depth = 1
         self.isThen = false
+        self.outerStage = nil
         super.init()
     }
 
@@ -50,6 +57,70 @@ final class SKSignal: SKObject, _SingleValueHolder {
             return built
         }
         return CSignal.single(heldBy: self)
+    }
+}
+
+/// The C function of a map or filter stage, or of a filter over a map (one
+/// word: the cases' class references leave spare bits for the tag).
+enum SKStageFunction {
+    case map(SKFunction<sk_map_fn>)
+    case filter(SKFunction<sk_predicate_fn>)
+    case filterOverMap(SKFilterOverMap)
+}
+
+/// The functions of an sk_signal_filter over an sk_signal_map, run together
+/// by a subscription's handle (see `SKDisposable`): made once per filter
+/// signal, shared by its subscriptions.
+final class SKFilterOverMap {
+    let map: SKFunction<sk_map_fn>
+    let filter: SKFunction<sk_predicate_fn>
+
+    init(map: SKFunction<sk_map_fn>, filter: SKFunction<sk_predicate_fn>) {
+        self.map = map
+        self.filter = filter
+    }
+}
+
+extension SKStageFunction {
+    /// Whether the functions' contexts have no release function.
+    var hasNoRelease: Bool {
+        switch self {
+        case .map(let function):
+            return function.releaseFunction == nil
+        case .filter(let function):
+            return function.releaseFunction == nil
+        case .filterOverMap(let functions):
+            return functions.map.releaseFunction == nil && functions.filter.releaseFunction == nil
+        }
+    }
+}
+
+/// A signal made by sk_signal_map or sk_signal_filter, as its parts: the
+/// upstream signal and the stage's function.
+///
+/// `sk_signal_start` uses it for an observer with a value callback only:
+/// instead of starting the stage (whose composed value callback is an object
+/// of its own per subscription), it starts the upstream with a value callback
+/// whose one capture is the subscription's `SKDisposable`, which holds the
+/// stage's function and runs the stage itself (`SKDisposable.deliver`): one
+/// object per subscription fewer, the same events.
+struct SKOuterStage {
+    let upstream: CSignal
+    let function: SKStageFunction
+
+    /// The stage `function` over `input`. A filter over a map whose
+    /// function has no release function is recorded as both, over the
+    /// map's upstream, so that a handle can run the two; a map with a
+    /// release function is not taken in (the handle would hold it after the
+    /// subscription ended), and the filter is recorded alone.
+    init(over input: SKSignal, _ function: SKStageFunction) {
+        if case .filter(let filter) = function, let inner = input.outerStage, case .map(let map) = inner.function, map.releaseFunction == nil {
+            self.upstream = inner.upstream
+            self.function = .filterOverMap(SKFilterOverMap(map: map, filter: filter))
+            return
+        }
+        self.upstream = input.signal
+        self.function = function
     }
 }
 
@@ -128,9 +199,10 @@ func startObserving<O: SKObserverFields>(_ signal: CSignal, _ callbacks: O) -> a
     }, error: onError, completed: onCompleted)
 }
 
-/// Hands `signal` to C through `out` (+1); `depth` and `isThen` as in `SKSignal`.
-func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false) -> Int32 {
-    out.pointee = SKSignal(signal, depth: depth, isThen: isThen).retainedHandle()
+/// Hands `signal` to C through `out` (+1); `depth`, `isThen` and
+/// `outerStage` as in `SKSignal`.
+func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false, outerStage: SKOuterStage? = nil) -> Int32 {
+    out.pointee = SKSignal(signal, depth: depth, isThen: isThen, outerStage: outerStage).retainedHandle()
     return SKOK
 }
 
@@ -289,6 +361,16 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         let (handle, status) = borrowSignal("signal", signal)
         guard let handle else {
             return status
+        }
+        if let stage = handle.outerStage, stage.function.hasNoRelease {
+            // A map or filter stage of the C layer: the handle runs it (see
+            // `SKDisposable`), over the stage's upstream. Not with a release
+            // function: the handle would hold it as long as C holds the
+            // handle, after the subscription ended.
+            let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx, stage: stage.function)
+            subscription.start(subscription.startAbsorbing(stage.upstream))
+            out.pointee = subscription.retainedHandle()
+            return SKOK
         }
         let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx)
         subscription.start(startObserving(handle.signal, subscription))

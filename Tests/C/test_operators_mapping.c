@@ -171,6 +171,551 @@ Test(operators_mapping, map_and_filter_pass_errors, .timeout = SK_TEST_TIMEOUT) 
 }
 
 /* ------------------------------------------------------------------------ */
+/* The outermost stage with an observer that has a value callback only      */
+/* ------------------------------------------------------------------------ */
+
+/* An observer with a value callback only (no error or completion callback,
+ * no release function) started on a map or filter signal: the library may
+ * run that stage in the subscription's own object (its disposable) instead
+ * of composing a callback object for it (see SKDisposable). Nothing C can
+ * see may differ from the recorder's observer above (which has every
+ * callback and takes the general path): the values, the stage's calls, the
+ * end of the subscription on an error or a completion, disposal from inside
+ * a callback (the observer's or the stage's own), the stage's release, the
+ * live objects, and many such subscriptions from two threads at once. */
+
+typedef struct lone_sink {
+    pthread_mutex_t mutex;
+    int64_t sum;
+    int nexts;
+    int strings; /* values that were strings "v<n>" with the right n */
+    sk_disposable *self; /* disposed (and released) by the callbacks below */
+} lone_sink;
+
+static void lone_init(lone_sink *sink) {
+    memset(sink, 0, sizeof *sink);
+    pthread_mutex_init(&sink->mutex, NULL);
+}
+
+static void lone_destroy(lone_sink *sink) {
+    pthread_mutex_destroy(&sink->mutex);
+}
+
+static void lone_next(void *ctx, const sk_value *value) {
+    lone_sink *sink = ctx;
+    pthread_mutex_lock(&sink->mutex);
+    if (sk_value_kind(value) == SK_KIND_STRING) {
+        const char *text = NULL;
+        SK_OK_OR_ABORT(sk_value_get_string(value, &text, NULL));
+        sink->strings += text[0] == 'v';
+        sink->sum += atoll(text + 1);
+    } else {
+        sink->sum += value_int(value);
+    }
+    sink->nexts++;
+    pthread_mutex_unlock(&sink->mutex);
+}
+
+static sk_observer lone_observer(lone_sink *sink) {
+    sk_observer observer = { lone_next, NULL, NULL, sink, NULL };
+    return observer;
+}
+
+static sk_disposable *lone_start(lone_sink *sink, sk_signal *signal) {
+    sk_observer observer = lone_observer(sink);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    cr_assert_not_null(d);
+    return d;
+}
+
+/* A pipe and its signal, with the stage `make` builds over it. */
+typedef struct staged_pipe {
+    sk_pipe *pipe;
+    sk_signal *source;
+    sk_signal *staged;
+} staged_pipe;
+
+static void staged_release(staged_pipe *p) {
+    sk_signal_release(p->staged);
+    sk_signal_release(p->source);
+    sk_pipe_release(p->pipe);
+}
+
+static staged_pipe staged_map(sk_map_fn fn, void *ctx, sk_release_fn release) {
+    staged_pipe p = { NULL, NULL, NULL };
+    SK_OK_OR_FAIL(sk_pipe_create(&p.pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&p.source, p.pipe));
+    SK_OK_OR_FAIL(sk_signal_map(&p.staged, p.source, fn, ctx, release));
+    return p;
+}
+
+static staged_pipe staged_filter(sk_predicate_fn fn, void *ctx, sk_release_fn release) {
+    staged_pipe p = { NULL, NULL, NULL };
+    SK_OK_OR_FAIL(sk_pipe_create(&p.pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&p.source, p.pipe));
+    SK_OK_OR_FAIL(sk_signal_filter(&p.staged, p.source, fn, ctx, release));
+    return p;
+}
+
+Test(operators_mapping, outer_map_with_a_value_callback_only, .timeout = SK_TEST_TIMEOUT) {
+    long start = sk_live_objects();
+    counter calls;
+    counter_init(&calls);
+    staged_pipe p = staged_map(times_ten, &calls, NULL);
+    lone_sink sink;
+    lone_init(&sink);
+    sk_disposable *d = lone_start(&sink, p.staged);
+    pipe_put_int(p.pipe, 1);
+    pipe_put_int(p.pipe, 2);
+    pipe_put_int(p.pipe, 3);
+    cr_assert(sink.sum == 60 && sink.nexts == 3, "sum %lld, %d nexts", (long long)sink.sum, sink.nexts);
+    cr_assert_eq(counter_get(&calls), 3, "the map runs once per value");
+    sk_disposable_dispose(d);
+    pipe_put_int(p.pipe, 4);
+    cr_assert(sink.sum == 60 && sink.nexts == 3, "a value after dispose was delivered");
+    cr_assert_eq(counter_get(&calls), 3, "the map ran after dispose");
+    sk_disposable_release(d);
+    staged_release(&p);
+    cr_assert_eq(sk_live_objects(), start, "%ld objects alive, %ld before", sk_live_objects(), start);
+    lone_destroy(&sink);
+    counter_destroy(&calls);
+    expect_no_live_objects(0);
+}
+
+Test(operators_mapping, outer_filter_with_a_value_callback_only, .timeout = SK_TEST_TIMEOUT) {
+    long start = sk_live_objects();
+    counter calls;
+    counter_init(&calls);
+    staged_pipe p = staged_filter(is_even, &calls, NULL);
+    lone_sink sink;
+    lone_init(&sink);
+    sk_disposable *d = lone_start(&sink, p.staged);
+    for (int64_t i = 1; i <= 6; i++) {
+        pipe_put_int(p.pipe, i);
+    }
+    cr_assert(sink.sum == 12 && sink.nexts == 3, "sum %lld, %d nexts", (long long)sink.sum, sink.nexts);
+    cr_assert_eq(counter_get(&calls), 6, "the predicate runs once per value");
+    sk_disposable_dispose(d);
+    pipe_put_int(p.pipe, 8);
+    cr_assert(sink.sum == 12 && sink.nexts == 3, "a value after dispose was delivered");
+    cr_assert_eq(counter_get(&calls), 6, "the predicate ran after dispose");
+    sk_disposable_release(d);
+    staged_release(&p);
+    cr_assert_eq(sk_live_objects(), start, "%ld objects alive, %ld before", sk_live_objects(), start);
+    lone_destroy(&sink);
+    counter_destroy(&calls);
+    expect_no_live_objects(0);
+}
+
+/* Heap values the map writes reach the observer borrowed, and are let go. */
+Test(operators_mapping, outer_map_writing_heap_values_with_a_value_callback_only, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 7, -3, 5 };
+    sk_signal *source = ints_signal(input, 3);
+    sk_signal *strings = NULL;
+    SK_OK_OR_FAIL(sk_signal_map(&strings, source, to_string, NULL, NULL));
+    lone_sink sink;
+    lone_init(&sink);
+    sk_disposable *d = lone_start(&sink, strings);
+    cr_assert(sink.strings == 3 && sink.nexts == 3 && sink.sum == 9, "%d strings, %d nexts, sum %lld", sink.strings,
+              sink.nexts, (long long)sink.sum);
+    sk_disposable_release(d);
+    sk_signal_release(strings);
+    sk_signal_release(source);
+    lone_destroy(&sink);
+    expect_no_live_objects(0);
+}
+
+/* An error or a completion passes through the stage and ends the
+ * subscription: the source's disposable is disposed, later values reach
+ * neither the stage nor the observer. */
+static void outer_stage_ends_on(bool error, bool filter) {
+    manual_source s;
+    sk_signal *source = manual_init_signal(&s);
+    counter calls;
+    counter_init(&calls);
+    sk_signal *staged = NULL;
+    if (filter) {
+        SK_OK_OR_FAIL(sk_signal_filter(&staged, source, is_even, &calls, NULL));
+    } else {
+        SK_OK_OR_FAIL(sk_signal_map(&staged, source, times_ten, &calls, NULL));
+    }
+    lone_sink sink;
+    lone_init(&sink);
+    sk_disposable *d = lone_start(&sink, staged);
+    subscriber_put_int(manual_subscriber(&s, 0), 2);
+    if (error) {
+        sk_value boom = string_value("boom");
+        SK_OK_OR_FAIL(sk_subscriber_put_error(manual_subscriber(&s, 0), &boom));
+        sk_value_release(&boom);
+    } else {
+        SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    }
+    cr_assert_eq(counter_get(&s.disposed), 1, "the terminal event did not end the subscription");
+    subscriber_put_int(manual_subscriber(&s, 0), 4);
+    cr_assert_eq(counter_get(&calls), 1, "the stage ran after the terminal event");
+    cr_assert(sink.nexts == 1 && sink.sum == (filter ? 2 : 20), "%d nexts, sum %lld", sink.nexts, (long long)sink.sum);
+    sk_disposable_dispose(d);
+    cr_assert_eq(counter_get(&s.disposed), 1);
+    sk_disposable_release(d);
+    sk_signal_release(staged);
+    sk_signal_release(source);
+    manual_destroy(&s);
+    lone_destroy(&sink);
+    counter_destroy(&calls);
+    expect_no_live_objects(0);
+}
+
+Test(operators_mapping, outer_stage_with_a_value_callback_only_ends_on_error, .timeout = SK_TEST_TIMEOUT) {
+    outer_stage_ends_on(true, false);
+    outer_stage_ends_on(true, true);
+}
+
+Test(operators_mapping, outer_stage_with_a_value_callback_only_ends_on_completion, .timeout = SK_TEST_TIMEOUT) {
+    outer_stage_ends_on(false, false);
+    outer_stage_ends_on(false, true);
+}
+
+/* The stage's release runs when the signal and every subscription are gone,
+ * whatever the order, and not before: a subscription that ended is gone even
+ * while C still holds its disposable. */
+static void times_ten_ignoring_ctx(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    times_ten(NULL, value, out);
+}
+
+static bool is_even_ignoring_ctx(void *ctx, const sk_value *value) {
+    (void)ctx;
+    return is_even(NULL, value);
+}
+
+static void outer_stage_release_order(bool filter, bool signal_first) {
+    counter released;
+    counter_init(&released);
+    staged_pipe p = filter ? staged_filter(is_even_ignoring_ctx, &released, counter_hit)
+                           : staged_map(times_ten_ignoring_ctx, &released, counter_hit);
+    lone_sink sink;
+    lone_init(&sink);
+    sk_disposable *d1 = lone_start(&sink, p.staged);
+    sk_disposable *d2 = lone_start(&sink, p.staged);
+    pipe_put_int(p.pipe, 2);
+    cr_assert_eq(sink.nexts, 2);
+    if (signal_first) {
+        sk_signal_release(p.staged);
+        cr_assert_eq(counter_get(&released), 0, "released while two subscriptions run");
+    }
+    sk_disposable_dispose(d1);
+    pipe_put_int(p.pipe, 4);
+    cr_assert_eq(sink.nexts, 3, "the other subscription stopped");
+    cr_assert_eq(counter_get(&released), 0, "released while a subscription runs");
+    sk_disposable_dispose(d2);
+    if (signal_first) {
+        /* Both ended, their disposables still held. */
+        cr_assert_eq(counter_get(&released), 1, "not released when the signal and every subscription are gone");
+    } else {
+        cr_assert_eq(counter_get(&released), 0, "released while the signal is alive");
+        sk_signal_release(p.staged);
+        cr_assert_eq(counter_get(&released), 1, "not released when the signal and every subscription are gone");
+    }
+    sk_disposable_release(d1);
+    sk_disposable_release(d2);
+    cr_assert_eq(counter_get(&released), 1, "released twice");
+    sk_signal_release(p.source);
+    sk_pipe_release(p.pipe);
+    lone_destroy(&sink);
+    counter_destroy(&released);
+    expect_no_live_objects(0);
+}
+
+Test(operators_mapping, outer_stage_with_a_value_callback_only_releases_its_function, .timeout = SK_TEST_TIMEOUT) {
+    outer_stage_release_order(false, true);
+    outer_stage_release_order(false, false);
+    outer_stage_release_order(true, true);
+    outer_stage_release_order(true, false);
+}
+
+/* Without a release function: the live objects drop as they do for the
+ * general path, and to the start value in the end, whichever goes first. */
+Test(operators_mapping, outer_stage_with_a_value_callback_only_live_objects, .timeout = SK_TEST_TIMEOUT) {
+    long start = sk_live_objects();
+    for (int order = 0; order < 2; order++) {
+        staged_pipe p = staged_map(times_ten, NULL, NULL);
+        lone_sink sink;
+        lone_init(&sink);
+        sk_disposable *d = lone_start(&sink, p.staged);
+        pipe_put_int(p.pipe, 1);
+        if (order == 0) {
+            sk_disposable_release(d); /* the subscription runs on */
+            pipe_put_int(p.pipe, 2);
+            cr_assert_eq(sink.sum, 30);
+            staged_release(&p);
+        } else {
+            staged_release(&p); /* the pipe let go of the subscription */
+            sk_disposable_dispose(d);
+            sk_disposable_release(d);
+        }
+        cr_assert_eq(sk_live_objects(), start, "order %d: %ld objects alive, %ld before", order, sk_live_objects(), start);
+        lone_destroy(&sink);
+    }
+    expect_no_live_objects(0);
+}
+
+static void lone_dispose_self(void *ctx, const sk_value *value) {
+    lone_sink *sink = ctx;
+    lone_next(ctx, value);
+    sk_disposable *self = sink->self;
+    sink->self = NULL;
+    if (self != NULL) {
+        sk_disposable_dispose(self);
+        sk_disposable_release(self); /* the last reference C holds */
+    }
+}
+
+/* Disposed and released from inside its own value callback: nothing more. */
+Test(operators_mapping, outer_stage_disposed_inside_the_value_callback, .timeout = SK_TEST_TIMEOUT) {
+    for (int filter = 0; filter < 2; filter++) {
+        staged_pipe p = filter ? staged_filter(is_even, NULL, NULL) : staged_map(times_ten, NULL, NULL);
+        lone_sink sink;
+        lone_init(&sink);
+        sk_observer observer = { lone_dispose_self, NULL, NULL, &sink, NULL };
+        SK_OK_OR_FAIL(sk_signal_start(&sink.self, p.staged, &observer));
+        pipe_put_int(p.pipe, 2);
+        pipe_put_int(p.pipe, 4);
+        cr_assert(sink.nexts == 1 && sink.self == NULL, "%d nexts", sink.nexts);
+        cr_assert_eq(sink.sum, filter ? 2 : 20);
+        staged_release(&p);
+        lone_destroy(&sink);
+        expect_no_live_objects(0);
+    }
+}
+
+/* The stage's own function disposes the subscription: the value it was
+ * called with is not delivered (the stage checks the subscription after its
+ * function returns, as a chain of subscribers would not pass it on). */
+static void times_ten_disposing(void *ctx, const sk_value *value, sk_value *out) {
+    lone_sink *sink = ctx;
+    sk_value_set_int64(out, value_int(value) * 10);
+    if (value_int(value) == 3) {
+        sk_disposable_dispose(sink->self);
+    }
+}
+
+static bool is_even_disposing(void *ctx, const sk_value *value) {
+    lone_sink *sink = ctx;
+    if (value_int(value) == 4) {
+        sk_disposable_dispose(sink->self);
+    }
+    return value_int(value) % 2 == 0;
+}
+
+Test(operators_mapping, outer_stage_disposed_by_its_own_function, .timeout = SK_TEST_TIMEOUT) {
+    for (int filter = 0; filter < 2; filter++) {
+        lone_sink sink;
+        lone_init(&sink);
+        staged_pipe p = filter ? staged_filter(is_even_disposing, &sink, NULL) : staged_map(times_ten_disposing, &sink, NULL);
+        sink.self = lone_start(&sink, p.staged);
+        for (int64_t i = 1; i <= 5; i++) {
+            pipe_put_int(p.pipe, i);
+        }
+        /* map: 10, 20 (30 disposed in the map); filter: 2 (4 disposed in the predicate). */
+        cr_assert(sink.nexts == (filter ? 1 : 2) && sink.sum == (filter ? 2 : 30), "filter %d: %d nexts, sum %lld",
+                  filter, sink.nexts, (long long)sink.sum);
+        sk_disposable_release(sink.self);
+        staged_release(&p);
+        lone_destroy(&sink);
+        expect_no_live_objects(0);
+    }
+}
+
+/* A filter over a map (the library may run both in the subscription's
+ * handle): values mapped then filtered; a map that disposes the
+ * subscription keeps that value from the filter (the stages check the
+ * subscription between them); a predicate that disposes it keeps the value
+ * from the observer; the releases run when the signals and the
+ * subscriptions are gone. */
+typedef struct map_then_filter {
+    lone_sink sink;
+    int64_t dispose_in_map;    /* the input value at which the map disposes */
+    int64_t dispose_in_filter; /* the mapped value at which the filter disposes */
+    int filter_calls;
+} map_then_filter;
+
+static void times_ten_for_chain(void *ctx, const sk_value *value, sk_value *out) {
+    map_then_filter *chain = ctx;
+    sk_value_set_int64(out, value_int(value) * 10);
+    if (value_int(value) == chain->dispose_in_map) {
+        sk_disposable_dispose(chain->sink.self);
+    }
+}
+
+static bool over_twenty_for_chain(void *ctx, const sk_value *value) {
+    map_then_filter *chain = ctx;
+    chain->filter_calls++;
+    if (value_int(value) == chain->dispose_in_filter) {
+        sk_disposable_dispose(chain->sink.self);
+    }
+    return value_int(value) > 20;
+}
+
+static void filter_over_map_case(int64_t dispose_in_map, int64_t dispose_in_filter, int expected_nexts,
+                                 int64_t expected_sum, int expected_filter_calls) {
+    map_then_filter chain;
+    memset(&chain, 0, sizeof chain);
+    lone_init(&chain.sink);
+    chain.dispose_in_map = dispose_in_map;
+    chain.dispose_in_filter = dispose_in_filter;
+    counter released;
+    counter_init(&released);
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *mapped = NULL, *filtered = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, source, times_ten_for_chain, &chain, NULL));
+    SK_OK_OR_FAIL(sk_signal_filter(&filtered, mapped, over_twenty_for_chain, &chain, NULL));
+    chain.sink.self = lone_start(&chain.sink, filtered);
+    for (int64_t i = 1; i <= 6; i++) {
+        pipe_put_int(pipe, i);
+    }
+    cr_assert(chain.sink.nexts == expected_nexts && chain.sink.sum == expected_sum &&
+                  chain.filter_calls == expected_filter_calls,
+              "dispose in map at %lld, in filter at %lld: %d nexts, sum %lld, %d filter calls", (long long)dispose_in_map,
+              (long long)dispose_in_filter, chain.sink.nexts, (long long)chain.sink.sum, chain.filter_calls);
+    sk_disposable_dispose(chain.sink.self);
+    sk_disposable_release(chain.sink.self);
+    sk_signal_release(filtered);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    lone_destroy(&chain.sink);
+    counter_destroy(&released);
+    expect_no_live_objects(0);
+}
+
+Test(operators_mapping, filter_over_map_with_a_value_callback_only, .timeout = SK_TEST_TIMEOUT) {
+    /* 30 + 40 + 50 + 60 */
+    filter_over_map_case(0, 0, 4, 180, 6);
+    /* Disposed in the map at 4: 30 delivered; the filter never sees 40. */
+    filter_over_map_case(4, 0, 1, 30, 3);
+    /* Disposed in the filter at 40: 30 delivered, 40 not. */
+    filter_over_map_case(0, 40, 1, 30, 4);
+}
+
+/* The releases of a filter over a map, each with or without a release
+ * function: each runs once its signal and every subscription are gone,
+ * even while an ended subscription's disposable is held. */
+Test(operators_mapping, filter_over_map_with_a_value_callback_only_releases, .timeout = SK_TEST_TIMEOUT) {
+    for (int which = 0; which < 3; which++) {
+        counter map_released, filter_released;
+        counters_init(2, &map_released, &filter_released);
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL, *mapped = NULL, *filtered = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        SK_OK_OR_FAIL(sk_signal_map(&mapped, source, times_ten_ignoring_ctx, &map_released,
+                                    which != 1 ? counter_hit : NULL));
+        SK_OK_OR_FAIL(sk_signal_filter(&filtered, mapped, is_even_ignoring_ctx, &filter_released,
+                                       which != 2 ? counter_hit : NULL));
+        lone_sink sink;
+        lone_init(&sink);
+        sk_disposable *d = lone_start(&sink, filtered);
+        pipe_put_int(pipe, 3);
+        cr_assert(sink.nexts == 1 && sink.sum == 30);
+        sk_signal_release(filtered);
+        sk_signal_release(mapped);
+        cr_assert(counter_get(&map_released) == 0 && counter_get(&filter_released) == 0, "released while subscribed");
+        sk_disposable_dispose(d);
+        cr_assert_eq(counter_get(&map_released), which != 1 ? 1 : 0, "case %d: the map's release", which);
+        cr_assert_eq(counter_get(&filter_released), which != 2 ? 1 : 0, "case %d: the filter's release", which);
+        sk_disposable_release(d);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+        lone_destroy(&sink);
+        counters_destroy(2, &map_released, &filter_released);
+        expect_no_live_objects(0);
+    }
+}
+
+/* Two threads subscribe to the same stage over one pipe, put, and dispose,
+ * many times at once. Each thread's put reaches its own live subscription
+ * exactly once (a pipe delivers on the putting thread), mapped; values of
+ * the other thread may arrive too. Everything is let go in the end. */
+#define OUTER_THREAD_CYCLES 2000
+
+typedef struct outer_job {
+    sk_pipe *pipe;
+    sk_signal *staged;
+    int64_t tag; /* 0 or 1: the low bit of every value this thread puts */
+    lone_sink own; /* values tagged with `tag` */
+    lone_sink foreign; /* the others */
+} outer_job;
+
+static void outer_job_next(void *ctx, const sk_value *value) {
+    outer_job *job = ctx;
+    int64_t put = value_int(value) / 10;
+    lone_next((put & 1) == job->tag ? &job->own : &job->foreign, value);
+}
+
+static void *outer_job_run(void *arg) {
+    outer_job *job = arg;
+    sk_observer observer = { outer_job_next, NULL, NULL, job, NULL };
+    for (int64_t i = 0; i < OUTER_THREAD_CYCLES; i++) {
+        sk_disposable *d = NULL;
+        SK_OK_OR_ABORT(sk_signal_start(&d, job->staged, &observer));
+        sk_value v = int_value(i * 2 + job->tag);
+        SK_OK_OR_ABORT(sk_pipe_put(job->pipe, &v));
+        sk_disposable_dispose(d);
+        sk_disposable_release(d);
+    }
+    return NULL;
+}
+
+static bool is_any(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return true;
+}
+
+Test(operators_mapping, outer_stage_started_from_two_threads, .timeout = SK_TEST_TIMEOUT) {
+    staged_pipe p = staged_map(times_ten, NULL, NULL);
+    for (int round = 0; round < 2; round++) {
+        sk_signal *staged = p.staged;
+        sk_signal *filtered = NULL;
+        if (round == 1) {
+            /* The same over a filter that lets every value pass. */
+            SK_OK_OR_FAIL(sk_signal_filter(&filtered, p.staged, is_any, NULL, NULL));
+            staged = filtered;
+        }
+        outer_job jobs[2];
+        pthread_t threads[2];
+        for (int t = 0; t < 2; t++) {
+            jobs[t].pipe = p.pipe;
+            jobs[t].staged = staged;
+            jobs[t].tag = t;
+            lone_init(&jobs[t].own);
+            lone_init(&jobs[t].foreign);
+        }
+        for (int t = 0; t < 2; t++) {
+            cr_assert_eq(pthread_create(&threads[t], NULL, outer_job_run, &jobs[t]), 0);
+        }
+        for (int t = 0; t < 2; t++) {
+            cr_assert_eq(pthread_join(threads[t], NULL), 0);
+        }
+        for (int t = 0; t < 2; t++) {
+            /* Own puts: sum over i of (2i + t) * 10. */
+            int64_t expected = 10 * ((int64_t)OUTER_THREAD_CYCLES * (OUTER_THREAD_CYCLES - 1) + t * OUTER_THREAD_CYCLES);
+            cr_assert(jobs[t].own.nexts == OUTER_THREAD_CYCLES && jobs[t].own.sum == expected,
+                      "round %d, thread %d: %d own values, sum %lld (expected %lld)", round, t, jobs[t].own.nexts,
+                      (long long)jobs[t].own.sum, (long long)expected);
+            lone_destroy(&jobs[t].own);
+            lone_destroy(&jobs[t].foreign);
+        }
+        sk_signal_release(filtered);
+    }
+    staged_release(&p);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Distinct until changed                                                   */
 /* ------------------------------------------------------------------------ */
 

@@ -61,6 +61,37 @@ SK_TEST(mapping, function_pointers) {
     cr_assert(log->ints() == v({6}));
 }
 
+/* Small callables (no capture, or one pointer) travel in the C ctx, with
+ * no box: map and filter over a pipe, started with a value callback alone
+ * (the path where the library runs the outermost stage in the
+ * subscription's handle) and with every callback, give the same values;
+ * disposing stops them; nothing is left alive. */
+SK_TEST(mapping, small_callables_over_a_pipe) {
+    std::int64_t offset = 100;
+    const std::int64_t *by = &offset;
+    auto p = sk::pipe::create();
+    auto mapped = p.signal() | sk::map([by](std::int64_t n) { return n + *by; });
+    auto evens = p.signal() | sk::filter([](std::int64_t n) { return n % 2 == 0; });
+    std::int64_t sum_mapped = 0, sum_evens = 0;
+    auto d1 = mapped.start([&sum_mapped](std::int64_t n) { sum_mapped += n; });
+    auto d2 = evens.start([&sum_evens](std::int64_t n) { sum_evens += n; });
+    auto log = std::make_shared<events>();
+    auto d3 = record(mapped, log);
+    for (std::int64_t i = 1; i <= 4; i++) {
+        p.put(i);
+    }
+    cr_assert_eq(sum_mapped, 410);
+    cr_assert_eq(sum_evens, 6);
+    cr_assert(log->ints() == v({101, 102, 103, 104}));
+    d1.dispose();
+    d2.dispose();
+    p.put(6);
+    cr_assert_eq(sum_mapped, 410, "a value after dispose");
+    cr_assert_eq(sum_evens, 6, "a value after dispose");
+    cr_assert(log->ints() == v({101, 102, 103, 104, 106}));
+    d3.dispose();
+}
+
 SK_TEST(mapping, distinct_until_changed) {
     auto log = std::make_shared<events>();
     record(ints({1, 1, 2, 2, 1}) | sk::distinct_until_changed(), log);
