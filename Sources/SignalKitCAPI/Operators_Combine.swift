@@ -79,9 +79,7 @@ private func fusedCombination<R>(_ combined: Signal<(SKValue, SKValue), SKValue>
                 return nil
             }
             return { pair in
-                let array = arrays.take(pair.0, pair.1)
-                lend(array, to: next)
-                arrays.giveBack(array)
+                arrays.giveBack(lend(arrays.take(pair.0, pair.1), to: next))
             }
         }, error: error, completed: completed)
     })
@@ -99,19 +97,22 @@ private func fusedCombination<R>(_ combined: Signal<[SKValue], SKValue>) -> Sign
                 return nil
             }
             return { values in
-                let array = arrays.take(count: values.count) { values[$0] }
-                lend(array, to: next)
-                arrays.giveBack(array)
+                arrays.giveBack(lend(arrays.take(count: values.count) { values[$0] }, to: next))
             }
         }, error: error, completed: completed)
     })
 }
 
-/// Calls `next` with `array` as a value, and lets that value go before
-/// returning (so that the caller sees whether anything else kept the array).
-@inline(never)
-private func lend<R>(_ array: SKArray, to next: (R) -> Void) {
-    next(unsafeBitCast(SKValue(object: array, kind: SK_KIND_ARRAY), to: R.self))
+/// Calls `next` with `array` as a value, borrowed for the call, and returns
+/// the array. The value takes over the caller's reference to the array and
+/// gives it back (no retain and release for the lending), so that the caller
+/// sees afterwards whether anything kept the array (a copy retains it).
+@inline(__always)
+private func lend<R>(_ array: consuming SKArray, to next: (R) -> Void) -> SKArray {
+    let value = SKValue(lending: array, kind: SK_KIND_ARRAY)
+    next(unsafeBitCast(value, to: R.self))
+    // Invariant: the value was made of an SKArray just above.
+    return unsafeDowncast(value.returningObject().unsafelyUnwrapped, to: SKArray.self)
 }
 
 @c @implementation

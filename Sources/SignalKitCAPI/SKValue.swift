@@ -155,6 +155,23 @@ struct SKValue: Equatable, @unchecked Sendable {
         }
     }
 
+    /// A value of `object` (of the heap `kind`) that takes over the caller's
+    /// reference (`consuming`: no retain), for `lent`.
+    @inline(__always)
+    init(lending object: consuming SKObject, kind: sk_kind) {
+        var raw = sk_value()
+        raw.kind = kind
+        raw.u.object = Unmanaged.passUnretained(object).toOpaque()
+        self.init(raw: raw, object: consume object)
+    }
+
+    /// The value's object, with the value's reference (`consuming`: no
+    /// retain and release): the end of a `init(lending:kind:)` value.
+    @inline(__always)
+    consuming func returningObject() -> SKObject? {
+        return self.object
+    }
+
     /// Writes a new reference (+1) to the value into `out`.
     func copy(into out: UnsafeMutablePointer<sk_value>) {
         if let object = self.object {

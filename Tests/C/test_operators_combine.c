@@ -330,6 +330,137 @@ Test(operators_combine, combine_latest_then_a_stage_that_disposes, .timeout = SK
     }
 }
 
+/* The recorded event `index` is an array of `count` items: a, b, then zeros. */
+static void expect_combination(size_t count, recorder *r, size_t index, int64_t a, int64_t b) {
+    const rec_event *e = recorder_event(r, index);
+    cr_assert_not_null(e);
+    cr_assert_eq(e->kind, REC_NEXT);
+    int64_t got[4] = { 0 };
+    cr_assert_eq(array_ints(&e->value, got, 4), count);
+    cr_assert(got[0] == a && got[1] == b && got[2] == 0, "event %zu is [%lld, %lld, %lld], expected [%lld, %lld, 0]",
+              index, (long long)got[0], (long long)got[1], (long long)got[2], (long long)a, (long long)b);
+}
+
+/* The array a combination hands on is lent for the call: a stage that keeps
+ * it (distinct-until-changed keeps the previous value, last the latest, the
+ * recorder a copy made with sk_value_copy) must keep the array it was given,
+ * unchanged by later puts, and the library must make a fresh array for the
+ * next emission rather than refill the kept one. Two inputs (the pair) and
+ * three (the array form). */
+Test(operators_combine, combine_latest_lent_arrays_kept_by_stages, .timeout = SK_TEST_TIMEOUT) {
+    long live_at_start = sk_live_objects();
+    for (size_t inputs_count = 2; inputs_count <= 3; inputs_count++) {
+        sk_pipe *pipes[3];
+        sk_signal *inputs[3], *combined = NULL, *distinct = NULL, *taken = NULL, *last = NULL;
+        for (size_t i = 0; i < inputs_count; i++) {
+            SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+            SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
+        }
+        SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, inputs_count, NULL));
+        SK_OK_OR_FAIL(sk_signal_distinct_until_changed(&distinct, combined));
+        SK_OK_OR_FAIL(sk_signal_take(&taken, combined, 3));
+        SK_OK_OR_FAIL(sk_signal_last(&last, taken));
+        recorder distinct_r, last_r, plain_r;
+        sk_disposable *distinct_d = recorder_start(&distinct_r, distinct);
+        sk_disposable *last_d = recorder_start(&last_r, last);
+        sk_disposable *plain_d = recorder_start(&plain_r, combined);
+        for (size_t i = 2; i < inputs_count; i++) {
+            pipe_put_int(pipes[i], 0);
+        }
+        pipe_put_int(pipes[0], 1);
+        pipe_put_int(pipes[1], 1); /* [1, 1] */
+        pipe_put_int(pipes[0], 1); /* [1, 1] again: not distinct */
+        pipe_put_int(pipes[1], 2); /* [1, 2]: the third, last's */
+        pipe_put_int(pipes[1], 2); /* [1, 2] again */
+        pipe_put_int(pipes[0], 3); /* [3, 2] */
+        /* Read after every put: each copy holds the values of its put. */
+        recorder_expect(&distinct_r, "nnn", NULL, 0);
+        expect_combination(inputs_count, &distinct_r, 0, 1, 1);
+        expect_combination(inputs_count, &distinct_r, 1, 1, 2);
+        expect_combination(inputs_count, &distinct_r, 2, 3, 2);
+        recorder_expect(&last_r, "ncr", NULL, 0);
+        expect_combination(inputs_count, &last_r, 0, 1, 2);
+        recorder_expect(&plain_r, "nnnnn", NULL, 0);
+        expect_combination(inputs_count, &plain_r, 0, 1, 1);
+        expect_combination(inputs_count, &plain_r, 1, 1, 1);
+        expect_combination(inputs_count, &plain_r, 2, 1, 2);
+        expect_combination(inputs_count, &plain_r, 3, 1, 2);
+        expect_combination(inputs_count, &plain_r, 4, 3, 2);
+        recorder_finish(&distinct_r, distinct_d);
+        recorder_finish(&last_r, last_d);
+        recorder_finish(&plain_r, plain_d);
+        sk_signal_release(last);
+        sk_signal_release(taken);
+        sk_signal_release(distinct);
+        sk_signal_release(combined);
+        for (size_t i = 0; i < inputs_count; i++) {
+            sk_signal_release(inputs[i]);
+            sk_pipe_release(pipes[i]);
+        }
+        cr_assert_eq(sk_live_objects(), live_at_start, "%zu inputs: %ld objects live, %ld at the start", inputs_count,
+                     sk_live_objects(), live_at_start);
+    }
+}
+
+/* A callback that only borrows the array reads each put's combination in
+ * it; one that copies it (sk_value_copy) and reads the copy after later
+ * puts sees the values of the put it copied. */
+typedef struct copying_sink {
+    sk_value copy; /* of the second emission */
+    size_t count;
+    int64_t borrowed[8][2];
+} copying_sink;
+
+static void copying_next(void *ctx, const sk_value *value) {
+    copying_sink *sink = ctx;
+    cr_assert_lt(sink->count, 8);
+    cr_assert_eq(array_ints(value, sink->borrowed[sink->count], 2), 2);
+    if (sink->count == 1) {
+        SK_OK_OR_FAIL(sk_value_copy(&sink->copy, value));
+    }
+    sink->count++;
+}
+
+Test(operators_combine, combine_latest_copy_of_a_lent_array_keeps_its_values, .timeout = SK_TEST_TIMEOUT) {
+    long live_at_start = sk_live_objects();
+    sk_pipe *pipes[2];
+    sk_signal *inputs[2], *combined = NULL;
+    for (size_t i = 0; i < 2; i++) {
+        SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
+    }
+    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, 2, NULL));
+    copying_sink sink = { .count = 0 };
+    sk_observer observer = { copying_next, NULL, NULL, &sink, NULL };
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, combined, &observer));
+    pipe_put_int(pipes[0], 1);
+    pipe_put_int(pipes[1], 10); /* [1, 10] */
+    pipe_put_int(pipes[0], 2);  /* [2, 10]: copied */
+    pipe_put_int(pipes[1], 20); /* [2, 20] */
+    pipe_put_int(pipes[0], 3);  /* [3, 20] */
+    pipe_put_int(pipes[1], 30); /* [3, 30] */
+    const int64_t expected[][2] = { { 1, 10 }, { 2, 10 }, { 2, 20 }, { 3, 20 }, { 3, 30 } };
+    cr_assert_eq(sink.count, 5);
+    for (size_t i = 0; i < 5; i++) {
+        cr_assert(sink.borrowed[i][0] == expected[i][0] && sink.borrowed[i][1] == expected[i][1],
+                  "emission %zu read [%lld, %lld]", i, (long long)sink.borrowed[i][0], (long long)sink.borrowed[i][1]);
+    }
+    int64_t copied[2];
+    cr_assert_eq(array_ints(&sink.copy, copied, 2), 2);
+    cr_assert(copied[0] == 2 && copied[1] == 10, "the copy reads [%lld, %lld] after later puts", (long long)copied[0],
+              (long long)copied[1]);
+    sk_value_release(&sink.copy);
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(combined);
+    for (size_t i = 0; i < 2; i++) {
+        sk_signal_release(inputs[i]);
+        sk_pipe_release(pipes[i]);
+    }
+    cr_assert_eq(sk_live_objects(), live_at_start);
+}
+
 /* Two threads putting into the two inputs at once (no queue: the emissions
  * run concurrently): every callback reads a combination that does not change
  * while it reads it, each item from its own input, and (under TSan) nothing

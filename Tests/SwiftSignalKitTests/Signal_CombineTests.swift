@@ -554,4 +554,192 @@ final class Signal_CombineTests: XCTestCase {
         XCTAssertEqual(b.subscriberCount, 0)
         XCTAssertEqual(released.with { $0 }, 3 * iterations)
     }
+
+    // The two-signal combination without a queue is a fused signal (no
+    // subscriber between its pair state and the downstream's stages): what
+    // that could break, checked on TestPipe inputs (generators) and on
+    // ValuePipe inputs (fused sources).
+
+    func testPairTakeOneDownstreamStopsBothInputs() {
+        let a = TestPipe<Int, NoError>()
+        let b = TestPipe<Int, NoError>()
+        var values: [[Int]] = []
+        var completions = 0
+        _ = (combineLatest(a.signal(), b.signal()) |> map { [$0.0, $0.1] } |> take(1)).start(next: { values.append($0) }, completed: { completions += 1 })
+        a.putNext(1)
+        XCTAssertEqual(a.subscriberCount, 1)
+        b.putNext(2)
+        XCTAssertEqual(values, [[1, 2]])
+        XCTAssertEqual(completions, 1)
+        XCTAssertEqual(a.subscriberCount, 0)
+        XCTAssertEqual(b.subscriberCount, 0)
+        a.putNext(3)
+        XCTAssertEqual(values, [[1, 2]])
+
+        // On pipes (fused sources).
+        let c = ValuePipe<Int>()
+        let d = ValuePipe<Int>()
+        var pairs: [[Int]] = []
+        _ = (combineLatest(c.signal(), d.signal()) |> take(2)).start(next: { pairs.append([$0.0, $0.1]) }, completed: { completions += 1 })
+        c.putNext(1)
+        d.putNext(2)
+        c.putNext(3)
+        c.putNext(4)
+        d.putNext(5)
+        XCTAssertEqual(pairs, [[1, 2], [3, 2]])
+        XCTAssertEqual(completions, 2)
+    }
+
+    func testPairTakeOneDuringTheStartStopsTheInputs() {
+        // The first input emits synchronously and, with initial values, the
+        // pair it makes completes the take during its start: the second input
+        // is never started, and the first one's loop stops.
+        var emitted = 0
+        let first = Signal<Int, NoError> { subscriber in
+            for i in 0 ..< 5 {
+                emitted += 1
+                subscriber.putNext(i)
+            }
+            return EmptyDisposable
+        }
+        var secondStarted = 0
+        let second = Signal<Int, NoError> { _ in
+            secondStarted += 1
+            return EmptyDisposable
+        }
+        var values: [[Int]] = []
+        var completions = 0
+        _ = (combineLatest(first, 10, second, 20) |> take(1)).start(next: { values.append([$0.0, $0.1]) }, completed: { completions += 1 })
+        XCTAssertEqual(values, [[0, 20]])
+        XCTAssertEqual(completions, 1)
+        XCTAssertEqual(secondStarted, 0)
+
+        // The pair made while starting the second input: it stops at once.
+        values = []
+        emitted = 0
+        _ = (combineLatest(Signal<Int, NoError>.single(7), first) |> take(2)).start(next: { values.append([$0.0, $0.1]) }, completed: { completions += 1 })
+        XCTAssertEqual(values, [[7, 0], [7, 1]])
+        XCTAssertEqual(completions, 2)
+        XCTAssertEqual(emitted, 5)
+    }
+
+    func testPairDisposeInsideADownstreamStageStopsDelivery() {
+        let a = ValuePipe<Int>()
+        let b = ValuePipe<Int>()
+        var disposable: (any Disposable)?
+        var mapped: [Int] = []
+        var values: [Int] = []
+        disposable = (combineLatest(a.signal(), b.signal()) |> map { pair -> Int in
+            mapped.append(pair.0)
+            if pair.0 == 2 {
+                disposable?.dispose()
+            }
+            return pair.0 + pair.1
+        }).start(next: { values.append($0) })
+        a.putNext(1)
+        b.putNext(10)
+        a.putNext(2)
+        a.putNext(3)
+        b.putNext(20)
+        XCTAssertEqual(mapped, [1, 2])
+        XCTAssertEqual(values, [11], "nothing after the dispose inside the map")
+    }
+
+    func testPairErrorAndCompletionThroughDownstreamStages() {
+        let a = ValuePipe<Int>()
+        let b = TestPipe<Int, TestError>()
+        var events: [String] = []
+        _ = (combineLatest(a.signal() |> castError(TestError.self), b.signal()) |> map { $0.0 + $0.1 } |> filter { $0 > 0 }).start(next: { events.append("\($0)") }, error: { events.append("error \($0)") }, completed: { events.append("completed") })
+        a.putNext(1)
+        b.putNext(1)
+        b.putError(.first)
+        a.putNext(5)
+        b.putNext(5)
+        XCTAssertEqual(events, ["2", "error first"])
+        XCTAssertEqual(b.subscriberCount, 0)
+
+        // Completion only once both completed; values still flow from the
+        // one that has not.
+        let c = TestPipe<Int, NoError>()
+        let d = TestPipe<Int, NoError>()
+        events = []
+        _ = (combineLatest(c.signal(), d.signal()) |> map { $0.0 * 10 + $0.1 }).start(next: { events.append("\($0)") }, completed: { events.append("completed") })
+        c.putNext(1)
+        c.putCompletion()
+        d.putNext(2)
+        d.putNext(3)
+        XCTAssertEqual(events, ["12", "13"])
+        d.putCompletion()
+        XCTAssertEqual(events, ["12", "13", "completed"])
+    }
+
+    func testPairDisposeFromAnotherThreadStopsValues() {
+        // The inputs emit on another thread; a value put there after
+        // `dispose` has returned here reaches nothing.
+        let a = ValuePipe<Int>()
+        let b = ValuePipe<Int>()
+        let late = Atomic<Int>(value: 0)
+        let released = Atomic<Int>(value: 0)
+        let disposable: any Disposable
+        do {
+            let tracker = DeinitTracker(released)
+            disposable = combineLatest(a.signal(), b.signal()).start(next: { pair in
+                _ = tracker
+                if pair.0 < 0 || pair.1 < 0 {
+                    late.modify { $0 + 1 }
+                }
+            })
+        }
+        a.putNext(0)
+        b.putNext(0)
+        let started = DispatchSemaphore(value: 0)
+        let stop = Atomic<Bool>(value: false)
+        let emitter = DispatchGroup()
+        DispatchQueue.global().async(group: emitter) {
+            var i = 0
+            started.signal()
+            while !stop.with({ $0 }) {
+                a.putNext(i)
+                b.putNext(i)
+                i += 1
+            }
+            // After the dispose returned (stop is set only then): dropped.
+            a.putNext(-1)
+            b.putNext(-1)
+        }
+        started.wait()
+        disposable.dispose()
+        stop.swap(true)
+        XCTAssertEqual(emitter.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(late.with { $0 }, 0)
+        XCTAssertEqual(released.with { $0 }, 1)
+    }
+
+    func testPairReleasesTheDownstreamCallbacks() {
+        // The downstream's composed callback is held by the inputs'
+        // subscriptions: released when the combination is disposed, fails or
+        // completes.
+        let counter = Atomic<Int>(value: 0)
+        let a = ValuePipe<Int>()
+        let b = TestPipe<Int, NoError>()
+        var disposable: (any Disposable)?
+        do {
+            let tracker = DeinitTracker(counter)
+            disposable = (combineLatest(a.signal(), b.signal()) |> map { $0.0 + $0.1 }).start(next: { _ in _ = tracker })
+        }
+        a.putNext(1)
+        b.putNext(1)
+        XCTAssertEqual(counter.with { $0 }, 0)
+        disposable?.dispose()
+        XCTAssertEqual(counter.with { $0 }, 1)
+
+        do {
+            let tracker = DeinitTracker(counter)
+            disposable = combineLatest(b.signal(), b.signal()).start(next: { _ in _ = tracker })
+        }
+        b.putNext(2)
+        b.putCompletion()
+        XCTAssertEqual(counter.with { $0 }, 2)
+        XCTAssertNotNil(disposable)
+    }
 }

@@ -213,8 +213,56 @@ func combineLatestCore<T, E, R>(queue: Queue?, _ starters: [CombineLatestStarter
 }
 
 /// The two-signal combination over typed state.
+///
+/// Without a queue it is a fused signal (`Signal.init(delivering:)`): the
+/// inputs' value callbacks hold the downstream's composed callback and call
+/// it with the pair, checking first that the combination's subscriber has
+/// not terminated, with no `Subscriber.putNext` between the pair state and
+/// the downstream's stages. Everything else (errors, completion, disposal,
+/// the liveness the downstream's stages read and the link through which a
+/// downstream `take` stops the inputs' start) is the subscriber's, as in the
+/// queue form. With a queue, the hop's blocks would hold the downstream's
+/// callbacks until they ran (past the subscription's end): that form keeps
+/// its subscriber.
 @inlinable
 func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<T2, E>, _ v1: T1?, _ v2: T2?) -> Signal<(T1, T2), E> {
+    guard let queue else {
+        return Signal<(T1, T2), E>(delivering: { subscriber, next in
+            let state = _CombineLatest2State<T1, T2>(value1: v1, value2: v2)
+            let group = _SignalInputGroup(count: 2, subscriber: subscriber)
+            let next1: (T1) -> Void
+            let next2: (T2) -> Void
+            if let next {
+                next1 = { value in
+                    state.put1(value) { pair in
+                        if !subscriber.isTerminated {
+                            next(pair)
+                        }
+                    }
+                }
+                next2 = { value in
+                    state.put2(value) { pair in
+                        if !subscriber.isTerminated {
+                            next(pair)
+                        }
+                    }
+                }
+            } else {
+                next1 = { value in
+                    state.put1(value) { _ in }
+                }
+                next2 = { value in
+                    state.put2(value) { _ in }
+                }
+            }
+            return group.start { index in
+                if index == 0 {
+                    return s1.start(downstream: subscriber, next: next1, error: group.error, completed: group.completed)
+                }
+                return s2.start(downstream: subscriber, next: next2, error: group.error, completed: group.completed)
+            }
+        })
+    }
     return Signal<(T1, T2), E> { subscriber in
         let state = _CombineLatest2State<T1, T2>(value1: v1, value2: v2)
         let group = _SignalInputGroup(count: 2, subscriber: subscriber, queue: queue)
@@ -229,24 +277,18 @@ func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<
             }
         }
         return group.start { index in
-            switch (index, queue) {
-            case (0, nil):
-                return s1.start(downstream: subscriber, next: next1, error: group.error, completed: group.completed)
-            case (0, let queue?):
+            if index == 0 {
                 return s1.start(downstream: subscriber, next: { value in
                     queue.async {
                         next1(value)
                     }
                 }, error: group.error, completed: group.completed)
-            case (_, nil):
-                return s2.start(downstream: subscriber, next: next2, error: group.error, completed: group.completed)
-            case (_, let queue?):
-                return s2.start(downstream: subscriber, next: { value in
-                    queue.async {
-                        next2(value)
-                    }
-                }, error: group.error, completed: group.completed)
             }
+            return s2.start(downstream: subscriber, next: { value in
+                queue.async {
+                    next2(value)
+                }
+            }, error: group.error, completed: group.completed)
         }
     }
 }

@@ -177,6 +177,39 @@ public final class Signal<T, E>: @unchecked Sendable {
         return disposable
     }
 
+    /// A fused signal that runs a generator of its own (the two-signal
+    /// `combineLatest`): each start makes a subscriber that carries the
+    /// terminal events, the termination and the disposal exactly as
+    /// `startFusing`'s does for a generator, but holds no value callback.
+    /// `generator` is given that subscriber and the downstream's composed
+    /// value callback (built by `makeNext` around this subscription's
+    /// liveness before the generator runs), which it hands to the callbacks
+    /// of its inputs, which hold it for as long as they live: a value reaches
+    /// the downstream with no `Subscriber.putNext` between. Whoever calls it
+    /// checks `subscriber.isTerminated` first, as `putNext` would, and holds
+    /// the subscriber (which holds the disposable whose flags the liveness
+    /// reads, unretained).
+    ///
+    /// Built here, where `T` is opaque: a fused start written where `T` is a
+    /// tuple would have its value callbacks reabstracted through thunks.
+    @inlinable
+    convenience init(delivering generator: @escaping (Subscriber<T, E>, _FusedNext<T>?) -> any Disposable) {
+        self.init(fused: { makeNext, error, completed in
+            let subscriber = Subscriber<T, E>(next: nil, error: error, completed: completed)
+            let disposable = _SubscriberDisposable(subscriber: subscriber)
+            subscriber.handle = disposable
+            // Not `Optional.map`: its closure would take the callback at the
+            // most general abstraction (two thunks on every call).
+            var next: _FusedNext<T>?
+            if let call = makeNext(_SubscriberLiveness(disposable)) {
+                next = _FusedNext(call)
+            }
+            disposable.setUpstream(generator(subscriber, next))
+            subscriber.assignDisposable()
+            return disposable
+        })
+    }
+
     /// Runs a `then` signal (see `_ThenParts`). Invariant: called only for a
     /// signal that has no generator and no fused start, which has parts.
     @usableFromInline
@@ -260,4 +293,26 @@ package protocol _SingleValueHolder: AnyObject {
     associatedtype Value
     /// The value; the same on every read.
     var heldValue: Value { get }
+}
+
+/// The downstream's composed value callback, as `Signal.startDelivering`
+/// hands it to a generator. A struct generic over the value type, so that
+/// the callback keeps the abstraction of `(T) -> Void` whatever `T` is: for
+/// a pair, a closure of the substituted type `((A, B)) -> Void` would be
+/// reabstracted through a thunk on the way in and on every call.
+@usableFromInline
+struct _FusedNext<T> {
+    @usableFromInline let call: (T) -> Void
+
+    @inlinable
+    init(_ call: @escaping (T) -> Void) {
+        self.call = call
+    }
+
+    /// Calls the callback with `value` (generic, so that the callback is
+    /// called as it is stored).
+    @inlinable
+    func callAsFunction(_ value: T) {
+        self.call(value)
+    }
 }
