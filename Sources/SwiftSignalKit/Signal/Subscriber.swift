@@ -101,6 +101,15 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// Delivers a value, unless the subscriber has terminated or been disposed.
     @inlinable
     public func putNext(_ next: T) {
+        self.putNextInlined(next)
+    }
+
+    /// `putNext`, always inlined into its caller: for the C layer's per-value
+    /// entry point (`sk_subscriber_put_next`), where a call of its own costs
+    /// a frame and the moves of the value around it. Swift callers use
+    /// `putNext`, which the compiler inlines or not as it sees fit.
+    @inlinable @inline(__always)
+    package func putNextInlined(_ next: T) {
         if _InFlightCalls.enter(self.state) {
             self.next.call(next)
         }
