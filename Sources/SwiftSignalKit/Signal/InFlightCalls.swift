@@ -50,8 +50,9 @@ enum _InFlightCalls {
     }
 }
 
-/// A value callback guarded by `_InFlightCalls` (a `Subscriber`'s), held so
-/// that a call borrows it in place instead of retaining its context.
+/// A value callback guarded by `_InFlightCalls` (a `Subscriber`'s, a
+/// `_BroadcasterEntry`'s), held so that a call borrows it in place instead
+/// of retaining its context.
 ///
 /// Reading a closure out of a class's `var` and calling it makes the compiler
 /// retain the closure's context for the call and release it afterwards (the
@@ -62,16 +63,20 @@ enum _InFlightCalls {
 ///
 /// Why the context stays alive for the call without that retain: the owner
 /// calls `call` only between `_InFlightCalls.enter` (which returned true) and
-/// `leave`, and writes the stored callback only at init (before the owner is
-/// published) and in its release (`take`), which runs once, on the thread
-/// that claimed it with `_InFlightCalls.claimRelease`: that claim succeeds
+/// `leave`, and writes the stored callback only before the owner is
+/// published (init, `startFusing`, `_Broadcaster.subscribe`) and in its
+/// release (`take`), which runs once, on the thread that claimed it with
+/// `_InFlightCalls.claimRelease` (or won it in `leave`): that claim succeeds
 /// only when the count of calls in flight is zero, so never while a call is
 /// running, on any thread, including a callback that disposes its own
 /// subscription (the count includes that call, so the release waits for its
 /// `leave`). The owner object itself is kept alive by the caller of its
 /// method. A termination on another thread therefore cannot free the
-/// context under a running call; `SubscriberConcurrencyTests` puts and
-/// disposes on two threads to show it under TSan.
+/// context under a running call. Shown by `SubscriberTests` (a dispose on
+/// another thread during a call; puts racing a dispose) and `ValuePipeTests`
+/// (`testDisposeDuringADeliveryReleasesTheCallbackOnlyAfterItReturns`), and
+/// under TSan by `make test-swift-tsan` and `make test-c-tsan`
+/// (`threads::dispose_racing_put_next`).
 @usableFromInline
 struct _BorrowedCallback<T>: ~Copyable {
     @usableFromInline var function: ((T) -> Void)?
