@@ -510,9 +510,14 @@ final class SubscriberTests: XCTestCase {
     func testDisposeOnAnotherThreadDuringACallReleasesTheCallbackAfterIt() {
         let source = HotSource<Int, TestError>()
         let released = Counter()
+        // The completion callback is released with the value callback: it
+        // shows when the release ran even where the compiler copies the
+        // value callback for the call (unoptimized builds).
+        let completionReleased = Counter()
         let entered = DispatchSemaphore(value: 0)
         let disposeReturned = DispatchSemaphore(value: 0)
         let releasedWhenDisposeReturned = Atomic<Int>(value: -1)
+        let completionReleasedWhenDisposeReturned = Atomic<Int>(value: -1)
         let releasedAtTheCallsEnd = Atomic<Int>(value: -1)
         let calls = Counter()
         let disposable = source.signal.start(next: { [trackerObject = DeinitTracker(released)] _ in
@@ -523,6 +528,8 @@ final class SubscriberTests: XCTestCase {
             // still alive.
             releasedAtTheCallsEnd.swap(released.count)
             withExtendedLifetime(trackerObject) {}
+        }, completed: { [trackerObject = DeinitTracker(completionReleased)] in
+            withExtendedLifetime(trackerObject) {}
         })
         let subscriber = source.current
         runThreads(2) { thread in
@@ -532,12 +539,15 @@ final class SubscriberTests: XCTestCase {
                 entered.wait()
                 disposable.dispose()
                 releasedWhenDisposeReturned.swap(released.count)
+                completionReleasedWhenDisposeReturned.swap(completionReleased.count)
                 disposeReturned.signal()
             }
         }
         XCTAssertEqual(releasedWhenDisposeReturned.with { $0 }, 0, "the callback was released while a call into it was running")
+        XCTAssertEqual(completionReleasedWhenDisposeReturned.with { $0 }, 0, "the callbacks were released while a call was running")
         XCTAssertEqual(releasedAtTheCallsEnd.with { $0 }, 0, "the callback's context was released under the call")
         XCTAssertEqual(released.count, 1, "the callback is released once the call has returned")
+        XCTAssertEqual(completionReleased.count, 1)
         subscriber.putNext(2)
         XCTAssertEqual(calls.count, 1, "a value delivered after dispose returned")
         XCTAssertEqual(source.upstream.count, 1)
