@@ -74,9 +74,11 @@ enum _InFlightCalls {
 /// method. A termination on another thread therefore cannot free the
 /// context under a running call. Shown by `SubscriberTests` (a dispose on
 /// another thread during a call; puts racing a dispose) and `ValuePipeTests`
-/// (`testDisposeDuringADeliveryReleasesTheCallbackOnlyAfterItReturns`), and
-/// under TSan by `make test-swift-tsan` and `make test-c-tsan`
-/// (`threads::dispose_racing_put_next`).
+/// (`testDisposeDuringADeliveryReleasesTheCallbackOnlyAfterItReturns`); the
+/// C suite's `threads::dispose_racing_put_next` runs the race under TSan.
+/// (The sanitizer targets build unoptimized, where the compiler still copies
+/// the callback for the call: the borrowed call itself is what an optimized
+/// build runs, `swift build -c release --sanitize=thread`.)
 @usableFromInline
 struct _BorrowedCallback<T>: ~Copyable {
     @usableFromInline var function: ((T) -> Void)?
