@@ -42,7 +42,9 @@ private func fusedMap<T>(_ signal: Signal<T, SKValue>, _ callback: SKFunction<sk
             let next = makeNext(liveness)
             return { value in
                 var result = sk_value()
-                unsafeBitCast(value, to: SKValue.self).withC { callback.function(callback.ctx, $0, &result) }
+                SKValue.withCOut(&result) { out in
+                    unsafeBitCast(value, to: SKValue.self).withC { callback.function(callback.ctx, $0, out) }
+                }
                 if result.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
                     // Primitive (the common case): a value without object.
                     if !liveness.isTerminated {

@@ -18,7 +18,7 @@ private func borrowSubscriber(_ handle: OpaquePointer?, function: StaticString =
 @c @implementation
 public func sk_subscriber_put_next(_ subscriber: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
     if withPrimitiveFastPath(subscriber, value, as: SKSubscriber.self, .subscriber, { handle, value in
-        handle.subscriber.putNext(value)
+        handle.subscriber.putNextInlined(value)
     }) {
         return SKOK
     }

@@ -469,6 +469,12 @@ final class SubscriberTests: XCTestCase {
                     if delivered.increment() == 100 {
                         enoughDelivered.signal()
                     }
+                    // The callback's context (its captures) lives until the
+                    // call returns, whatever the disposing thread has done:
+                    // the subscriber calls it borrowed, without a retain.
+                    if released.count != 0 {
+                        violations.increment()
+                    }
                 }
             })
             let subscriber = source.current
@@ -495,6 +501,56 @@ final class SubscriberTests: XCTestCase {
             XCTAssertEqual(source.upstream.count, 1)
             withExtendedLifetime((disposable, subscriber)) {}
         }
+    }
+
+    /// The value callback is called borrowed (no retain of its context for
+    /// the call): a dispose on another thread, returning while the call is
+    /// running, must not release the context under it. The release waits for
+    /// the call's return and runs then, on the calling thread.
+    func testDisposeOnAnotherThreadDuringACallReleasesTheCallbackAfterIt() {
+        let source = HotSource<Int, TestError>()
+        let released = Counter()
+        // The completion callback is released with the value callback: it
+        // shows when the release ran even where the compiler copies the
+        // value callback for the call (unoptimized builds).
+        let completionReleased = Counter()
+        let entered = DispatchSemaphore(value: 0)
+        let disposeReturned = DispatchSemaphore(value: 0)
+        let releasedWhenDisposeReturned = Atomic<Int>(value: -1)
+        let completionReleasedWhenDisposeReturned = Atomic<Int>(value: -1)
+        let releasedAtTheCallsEnd = Atomic<Int>(value: -1)
+        let calls = Counter()
+        let disposable = source.signal.start(next: { [trackerObject = DeinitTracker(released)] _ in
+            calls.increment()
+            entered.signal()
+            disposeReturned.wait()
+            // The other thread's dispose has returned: the captures are
+            // still alive.
+            releasedAtTheCallsEnd.swap(released.count)
+            withExtendedLifetime(trackerObject) {}
+        }, completed: { [trackerObject = DeinitTracker(completionReleased)] in
+            withExtendedLifetime(trackerObject) {}
+        })
+        let subscriber = source.current
+        runThreads(2) { thread in
+            if thread == 0 {
+                subscriber.putNext(1)
+            } else {
+                entered.wait()
+                disposable.dispose()
+                releasedWhenDisposeReturned.swap(released.count)
+                completionReleasedWhenDisposeReturned.swap(completionReleased.count)
+                disposeReturned.signal()
+            }
+        }
+        XCTAssertEqual(releasedWhenDisposeReturned.with { $0 }, 0, "the callback was released while a call into it was running")
+        XCTAssertEqual(completionReleasedWhenDisposeReturned.with { $0 }, 0, "the callbacks were released while a call was running")
+        XCTAssertEqual(releasedAtTheCallsEnd.with { $0 }, 0, "the callback's context was released under the call")
+        XCTAssertEqual(released.count, 1, "the callback is released once the call has returned")
+        XCTAssertEqual(completionReleased.count, 1)
+        subscriber.putNext(2)
+        XCTAssertEqual(calls.count, 1, "a value delivered after dispose returned")
+        XCTAssertEqual(source.upstream.count, 1)
     }
 
     func testConcurrentTerminalEventsDeliverExactlyOne() {

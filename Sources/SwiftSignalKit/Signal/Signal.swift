@@ -167,7 +167,7 @@ public final class Signal<T, E>: @unchecked Sendable {
         // (`take`) may dispose it before (see `setUpstream`).
         let disposable = _SubscriberDisposable(subscriber: subscriber)
         subscriber.handle = disposable
-        subscriber.next = makeNext(_SubscriberLiveness(disposable))
+        subscriber.next = _BorrowedCallback(makeNext(_SubscriberLiveness(disposable)))
         if let generator = self.generatorFunction {
             disposable.setUpstream(generator(subscriber))
         } else {

@@ -32,8 +32,9 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     // them (they cost a call into the runtime on every access).
     //
     // Written only at init and by the single thread that releases them, after
-    // every call in flight has returned (see `releaseIfIdle`).
-    @exclusivity(unchecked) @usableFromInline var next: ((T) -> Void)?
+    // every call in flight has returned (see `releaseIfIdle`). The value
+    // callback is called borrowed, without a retain (see `_BorrowedCallback`).
+    @exclusivity(unchecked) @usableFromInline var next: _BorrowedCallback<T>
     @exclusivity(unchecked) @usableFromInline var error: ((E) -> Void)?
     @exclusivity(unchecked) @usableFromInline var completed: (() -> Void)?
     // Guarded by the `keepAlive` stripe of this subscriber.
@@ -49,7 +50,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// `completed` at most once; a `nil` callback ignores its events.
     @inlinable
     public init(next: ((T) -> Void)! = nil, error: ((E) -> Void)! = nil, completed: (() -> Void)! = nil) {
-        self.next = next
+        self.next = _BorrowedCallback(next)
         self.error = error
         self.completed = completed
     }
@@ -100,8 +101,17 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// Delivers a value, unless the subscriber has terminated or been disposed.
     @inlinable
     public func putNext(_ next: T) {
+        self.putNextInlined(next)
+    }
+
+    /// `putNext`, always inlined into its caller: for the C layer's per-value
+    /// entry point (`sk_subscriber_put_next`), where a call of its own costs
+    /// a frame and the moves of the value around it. Swift callers use
+    /// `putNext`, which the compiler inlines or not as it sees fit.
+    @inlinable @inline(__always)
+    package func putNextInlined(_ next: T) {
         if _InFlightCalls.enter(self.state) {
-            self.next?(next)
+            self.next.call(next)
         }
         if let claimed = _InFlightCalls.leave(self.state) {
             self.release(claimed)
@@ -202,10 +212,9 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// claimed the release (`claimed` is the state word it saw).
     @inlinable
     func release(_ claimed: Int) {
-        let next = self.next
+        let next = self.next.take()
         let error = self.error
         let completed = self.completed
-        self.next = nil
         self.error = nil
         self.completed = nil
         var objects: [AnyObject]?

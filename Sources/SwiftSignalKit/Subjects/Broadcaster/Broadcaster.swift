@@ -224,7 +224,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             held = _BroadcasterHeld(keepAlive: keepAlive, callbacks: callbacks)
         }
         let entry = Entry(owner: self, held: held)
-        entry.next = makeNext(_SubscriberLiveness(entry))
+        entry.next = _BorrowedCallback(makeNext(_SubscriberLiveness(entry)))
         self.mutex.lock()
         let previous = (self.value, self.state)
         let result = body(&self.value, &self.state)

@@ -21,8 +21,10 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     // The callbacks are written at init (before the entry is published) and
     // then only by the single thread that releases them, after every call in
     // flight has returned (see `_InFlightCalls`): the state word orders the
-    // accesses, so the dynamic exclusivity checks are switched off.
-    @exclusivity(unchecked) @usableFromInline var next: ((T) -> Void)?
+    // accesses, so the dynamic exclusivity checks are switched off. The
+    // value callback is called borrowed, without a retain (see
+    // `_BorrowedCallback`).
+    @exclusivity(unchecked) @usableFromInline var next: _BorrowedCallback<T>
     /// What the subscription holds until it ends: the owner of a promise
     /// (whose subscribers keep it alive) and the callbacks that are never
     /// called. Nil when there is nothing (a pipe subscription with a value
@@ -40,6 +42,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     init(owner: _Broadcaster<T, State>, held: _BroadcasterHeld?) {
         self.owner = owner
         self.held = held
+        self.next = _BorrowedCallback(nil)
         super.init()
     }
 
@@ -47,11 +50,11 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     @inlinable
     func deliver(_ value: T) {
         if _InFlightCalls.enter(self.state) {
-            self.next?(value)
+            self.next.call(value)
         }
         if _InFlightCalls.leave(self.state) != nil {
-            // Released by the assignment (no lock is held here).
-            self.next = nil
+            // Released here (no lock is held).
+            _ = self.next.take()
         }
     }
 
@@ -72,10 +75,10 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         if previous & _SubscriptionFlags.terminatedFlag != 0 {
             return false
         }
-        // Released by the assignments (no lock is held here): the value
-        // callback now if no call is in flight, else by the last one.
+        // Released here (no lock is held): the value callback now if no
+        // call is in flight, else by the last one.
         if _InFlightCalls.claimRelease(self.state, observed: previous | _SubscriptionFlags.terminatedFlag) != nil {
-            self.next = nil
+            _ = self.next.take()
         }
         self.held = nil
         return true
