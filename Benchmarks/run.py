@@ -15,6 +15,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 THRESHOLDS = os.path.join(HERE, "thresholds.json")
@@ -294,64 +295,68 @@ CPP_WORKLOADS = {"W1", "W2", "W3"}
 SINK_CALLS_PER_UNIT = {"W1": 0.5, "W3": 1.0, "W7": 1.0}
 
 
-def callgrind_instructions(command, env):
-    """The instructions `command` runs under callgrind (its "Collected" total)."""
-    print("+ valgrind --tool=callgrind " + " ".join(command), file=sys.stderr, flush=True)
-    result = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + command,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if result.returncode != 0:
-        sys.exit("FAILED: callgrind of %s exited with %d:\n%s" % (command[0], result.returncode, result.stderr))
-    for line in result.stderr.splitlines():
-        if "Collected :" in line:
-            return int(line.split(":")[-1].strip())
-    sys.exit("FAILED: no instruction count from callgrind of %s" % command[0])
+def callgrind_counts(command, env):
+    """The instructions of the runs `command` counts under callgrind, by label.
+
+    The program (`--instructions`) turns callgrind's instrumentation on only
+    around the runs it counts and dumps each under a label (bench_capi.c,
+    COUNTED); everything else, the runtime's start-up included, runs
+    uninstrumented. Exact and independent of the machine's load."""
+    print("+ valgrind --tool=callgrind --instr-atstart=no " + " ".join(command), file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        result = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                                 "--callgrind-out-file=" + os.path.join(folder, "callgrind.out")] + command,
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if result.returncode != 0:
+            sys.exit("FAILED: callgrind of %s exited with %d:\n%s" % (command[0], result.returncode, result.stderr))
+        counts = {}
+        for name in os.listdir(folder):
+            label, total = None, None
+            with open(os.path.join(folder, name)) as f:
+                for line in f:
+                    if line.startswith("desc: Trigger: Client Request: "):
+                        label = line[len("desc: Trigger: Client Request: "):].strip()
+                    elif line.startswith("summary:") or line.startswith("totals:"):
+                        total = int(line.split()[1])
+            if label is not None and total is not None:
+                counts[label] = total
+        return counts
 
 
-def ffi_checks(args):
-    """NP (bench_ffi): allocations per value, and instructions per value under
-    callgrind (20,000 against 10,000 puts: the difference is the puts alone,
-    exact and independent of the machine's load)."""
-    program = os.path.join(args.out, "bench_ffi")
+# Instructions per unit under callgrind: the check's name, the program and
+# the workload's label in its `--instructions` run, and n (the units of its
+# smaller counted run; the larger is 2n).
+INSTRUCTION_CHECKS = [
+    ("c.w1.instructions_per_event", "bench_capi", "W1", 50000),
+    ("c.w2.instructions_per_cycle", "bench_capi", "W2", 10000),
+    ("c.w5.instructions_per_put", "bench_capi", "W5", 10000),
+    ("ffi.np.instructions_per_value", "bench_ffi", "NP", 10000),
+]
+
+
+def instruction_checks(args):
+    """C API W1, W2 and W5 and the FFI's NP: instructions per unit, the
+    difference between each workload's counted runs at 2n and n units
+    (one callgrind run per program), so that the cost of building the
+    pipeline cancels."""
     env = staged_env(args.stage)
-    records = run_lines([program, "--check"], env)
-    small = callgrind_instructions([program, "--np-only", "10000"], env)
-    large = callgrind_instructions([program, "--np-only", "20000"], env)
-    records.append({"check": "ffi.np.instructions_per_value", "value": (large - small) / 10000})
-    return records
-
-
-# C API workloads whose instructions per unit are checked under callgrind:
-# the name of the check and the units of the workload at `--divide 100` (the
-# sizes of bench_capi.c divided as it divides them).
-CAPI_INSTRUCTION_CHECKS = {
-    "W1": ("c.w1.instructions_per_event", 50000),
-    "W2": ("c.w2.instructions_per_cycle", 10000),
-    "W5": ("c.w5.instructions_per_put", 10000),
-}
-
-
-def capi_instruction_checks(args):
-    """C API W1, W2 and W5: instructions per unit under callgrind, the difference
-    between `--divide 50` and `--divide 100` runs of bench_capi (each runs the
-    workload three times: warm-up, one repetition and the measured run, so
-    the difference is three times the units at `--divide 100`), so that the
-    cost of building the pipeline cancels. Exact and independent of the
-    machine's load."""
-    program = os.path.join(args.out, "bench_capi")
-    env = staged_env(args.stage)
+    counts = {}
+    for program in sorted({program for _, program, _, _ in INSTRUCTION_CHECKS}):
+        counts[program] = callgrind_counts([os.path.join(args.out, program), "--instructions"], env)
     records = []
-    for workload, (name, units) in CAPI_INSTRUCTION_CHECKS.items():
-        def run(divide):
-            return callgrind_instructions([program, "--workloads", workload, "--reps", "1", "--divide", str(divide)], env)
-        records.append({"check": name, "value": (run(50) - run(100)) / (3 * units)})
+    for name, program, label, units in INSTRUCTION_CHECKS:
+        found = counts[program]
+        if label + " n" not in found or label + " 2n" not in found:
+            sys.exit("FAILED: %s --instructions dumped no counts for %s (got %s)" % (program, label, sorted(found)))
+        records.append({"check": name, "value": (found[label + " 2n"] - found[label + " n"]) / units})
     return records
 
 
 def check(args):
     records = run_lines([args.alloc_check])
     records += run_lines([os.path.join(args.out, "bench_capi"), "--check"], staged_env(args.stage))
-    records += capi_instruction_checks(args)
-    records += ffi_checks(args)
+    records += run_lines([os.path.join(args.out, "bench_ffi"), "--check"], staged_env(args.stage))
+    records += instruction_checks(args)
     records += run_lines([os.path.join(args.out, "bench_cpp"), "--check"], staged_env(args.stage))
     with open(THRESHOLDS) as f:
         thresholds = json.load(f)["max"]

@@ -4,6 +4,9 @@
  *   bench_capi [--reps N] [--workloads W1,W3] [--divide N]
  *                           one JSON line per workload (impl "c")
  *   bench_capi --check      the deterministic allocation figures only
+ *   bench_capi --instructions
+ *                           W1, W2 and W5 (bench_ffi: NP) for instruction
+ *                           counts under callgrind (run.py check; below)
  *
  * Compiled with -DBENCH_FFI (and signalkit-ffi), it is bench_ffi: W1, W3 and
  * W7 with the same pipelines, the sinks being plain `void (void *, int64_t)`
@@ -15,6 +18,8 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <signalkit.h>
+
+#include <valgrind/callgrind.h>
 
 #include "bench.h"
 
@@ -671,13 +676,53 @@ static void size_label(char *out, size_t size, int64_t n) {
     } while (0)
 
 
+/* --instructions, run by `valgrind --tool=callgrind --instr-atstart=no`
+ * (run.py check): callgrind counts only the runs wrapped in COUNTED, each
+ * dumped under its label ("W1 n", "W1 2n"): run.py takes the difference
+ * between a workload's runs at 2n and n units, per unit, so that building
+ * its pipeline cancels out. Each workload runs once uncounted first (lazy
+ * symbol binding and the runtime's first-use work). Outside callgrind the
+ * requests do nothing. */
+#define COUNTED(label, run)              \
+    do {                                 \
+        CALLGRIND_ZERO_STATS;            \
+        CALLGRIND_START_INSTRUMENTATION; \
+        run;                             \
+        CALLGRIND_STOP_INSTRUMENTATION;  \
+        CALLGRIND_DUMP_STATS_AT(label);  \
+    } while (0)
+
+#ifdef BENCH_FFI
+static void run_ffi_instructions(void) {
+    bench_probe a;
+    bench_expect("ffi", "NP", np(100, &a), 99);
+    COUNTED("NP n", bench_expect("ffi", "NP", np(10000, &a), 9999));
+    COUNTED("NP 2n", bench_expect("ffi", "NP", np(20000, &a), 19999));
+}
+#else
+static void run_instructions(void) {
+    bench_probe a;
+    bench_expect("c", "W1", w1(1000, &a), expected_w1(1000));
+    COUNTED("W1 n", bench_expect("c", "W1", w1(50000, &a), expected_w1(50000)));
+    COUNTED("W1 2n", bench_expect("c", "W1", w1(100000, &a), expected_w1(100000)));
+    /* A put every 1,000 cycles at n and every 2,000 at 2n: ten puts in
+     * each, so that the difference is subscriptions alone. */
+    bench_expect("c", "W2", w2(100, 10, &a), expected_w2(100, 10));
+    COUNTED("W2 n", bench_expect("c", "W2", w2(10000, 1000, &a), expected_w2(10000, 1000)));
+    COUNTED("W2 2n", bench_expect("c", "W2", w2(20000, 2000, &a), expected_w2(20000, 2000)));
+    bench_expect("c", "W5", w5(100, &a), expected_w5(100));
+    COUNTED("W5 n", bench_expect("c", "W5", w5(10000, &a), expected_w5(10000)));
+    COUNTED("W5 2n", bench_expect("c", "W5", w5(20000, &a), expected_w5(20000)));
+}
+#endif
+
 #ifdef BENCH_FFI
 /* bench_ffi --np-only N: NP alone, once (0: the usual run). */
 static int64_t np_only;
 
 /* bench_ffi --check: NP's allocations per value (20,000 against 10,000
  * puts). Its instructions per value are counted by run.py under callgrind
- * (bench_ffi --np-only). */
+ * (bench_ffi --instructions). */
 static void run_ffi_checks(void) {
     bench_probe a, b;
     bench_expect("ffi", "NP", np(100, &a), 99);
@@ -772,6 +817,8 @@ int main(int argc, char **argv) {
     CHECK(sk_ffi_signature_parse(&np_signature, "i64(i64)"));
     if (bench_has_flag(argc, argv, "--check")) {
         run_ffi_checks();
+    } else if (bench_has_flag(argc, argv, "--instructions")) {
+        run_ffi_instructions();
     } else if (np_only > 0) {
         /* One run of NP alone, for instruction counts (run.py check). */
         bench_expect("ffi", "NP", np(np_only, &probe_), np_only - 1);
@@ -790,6 +837,10 @@ int main(int argc, char **argv) {
 #else
     if (bench_has_flag(argc, argv, "--check")) {
         run_checks();
+        return sk_live_objects() == 0 ? 0 : (fprintf(stderr, "live objects left: %ld\n", sk_live_objects()), 1);
+    }
+    if (bench_has_flag(argc, argv, "--instructions")) {
+        run_instructions();
         return sk_live_objects() == 0 ? 0 : (fprintf(stderr, "live objects left: %ld\n", sk_live_objects()), 1);
     }
     RUN("W1", "event", W1_EVENTS, 0, expected_w1(W1_EVENTS), w1(W1_EVENTS, &probe_));
