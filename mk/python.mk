@@ -65,8 +65,9 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 	mkdir -p $(PY_RUN) && cp -r Sources/python/tests $(PY_RUN)/tests
 	cd $(PY_RUN) && SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
 		$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests
+	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null -p signalkit
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
-		-p signalkit $(CURDIR)/examples/python/*.py
+		$(CURDIR)/examples/python/*.py
 	rm -rf $(PY_SRC_VENV)
 	$(PYTHON) -m venv --without-pip $(PY_SRC_VENV)
 	cd $(PY_RUN) && env -u SIGNALKIT_PREBUILT_DIR -u SIGNALKIT_LIB_DIR SIGNALKIT_STAGE_TIMES=$(PY_OUT)/pip-times \
