@@ -8,7 +8,7 @@
 
 FUZZ_OUT := $(OUT)/fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_CI_SECONDS ?= 8
+FUZZ_CI_SECONDS ?= 5
 FUZZ_HARNESSES := api model ffi
 FUZZ_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fuse-ld=lld -Iinclude -ITests/common \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
