@@ -27,7 +27,7 @@ import SwiftSignalKit
 /// absorbed as the two stages (`SKFilterOverMap`), over the map's upstream;
 /// no deeper chain is. The handle holds the stage's function as long as it
 /// lives: only functions without release function are absorbed, so that no
-/// release runs later than the header says (see `sk_signal_start`). Nine
+/// release runs later than the header says (see `SKOuterStage`). Nine
 /// words (header, the base's flags and the two kinds, the existential, the
 /// callback and its context, the stage's function and the subscription's
 /// liveness): the allocator's 80-byte chunk.
@@ -139,7 +139,8 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// object per subscription).
     @inline(__always)
     func startAbsorbing<T>(_ upstream: Signal<T, SKValue>) -> any Disposable {
-        // Invariant (the library's own): `sk_signal_start` passes SKValue signals.
+        // Invariant (the library's own): its only caller, `sk_signal_start`,
+        // passes SKValue signals (`CSignal`); nothing a caller does can change that.
         precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
         return upstream.startFusing({ liveness in
             self.liveness = liveness
@@ -166,7 +167,9 @@ final class SKDisposable: SKObject, SKObserverFields {
                 return (callback.function, callback.ctx)
             }
             var result = sk_value()
-            value.withC { map(mapContext, $0, &result) }
+            SKValue.withCOut(&result) { out in
+                value.withC { map(mapContext, $0, out) }
+            }
             if result.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
                 // Primitive (the common case): a value without object.
                 if !liveness.isTerminated, let next = self.next {
@@ -195,7 +198,9 @@ final class SKDisposable: SKObject, SKObserverFields {
                 return (functions.map.function, functions.map.ctx, functions.filter.function, functions.filter.ctx)
             }
             var result = sk_value()
-            value.withC { map(mapContext, $0, &result) }
+            SKValue.withCOut(&result) { out in
+                value.withC { map(mapContext, $0, out) }
+            }
             let mapped = result.kind.rawValue <= SK_KIND_DOUBLE.rawValue ? SKValue(primitive: result) : SKValue(taking: result)
             if liveness.isTerminated {
                 return
@@ -205,7 +210,9 @@ final class SKDisposable: SKObject, SKObserverFields {
                 mapped.withC { next(self.ctx, $0) }
             }
         case .none:
-            // Invariant: `startAbsorbing` is only called on a handle with a stage.
+            // Invariant (the library's own): `sk_signal_start` calls
+            // `startAbsorbing` only on a handle it made with a stage, so no
+            // value reaches here; nothing a caller does can.
             preconditionFailure("an sk_disposable without a stage delivering through one")
         }
     }

@@ -7,7 +7,8 @@ import SwiftSignalKit
 /// callback's context is released if anything is wrong.
 ///
 /// `stage`, given by sk_signal_map and sk_signal_filter only, is recorded
-/// with the input as the result's `SKSignal.outerStage`.
+/// with the input as the result's `SKSignal.outerStage` (when it has no
+/// release function: see `SKOuterStage`).
 func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, stage: SKStageFunction? = nil, function: StaticString = #function, _ make: (CSignal) -> CSignal) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
@@ -21,7 +22,7 @@ func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
     if depthStatus != SKOK {
         return depthStatus
     }
-    let outerStage = stage.map { SKOuterStage(over: input, $0) }
+    let outerStage = stage.flatMap { SKOuterStage(over: input, $0) }
     return output(out, make(input.signal), depth: depth, isThen: isThen, outerStage: outerStage)
 }
 

@@ -81,22 +81,9 @@ final class SKFilterOverMap {
     }
 }
 
-extension SKStageFunction {
-    /// Whether the functions' contexts have no release function.
-    var hasNoRelease: Bool {
-        switch self {
-        case .map(let function):
-            return function.releaseFunction == nil
-        case .filter(let function):
-            return function.releaseFunction == nil
-        case .filterOverMap(let functions):
-            return functions.map.releaseFunction == nil && functions.filter.releaseFunction == nil
-        }
-    }
-}
-
-/// A signal made by sk_signal_map or sk_signal_filter, as its parts: the
-/// upstream signal and the stage's function.
+/// A signal made by sk_signal_map or sk_signal_filter whose function has no
+/// release function, as its parts: the upstream signal and the stage's
+/// function.
 ///
 /// `sk_signal_start` uses it for an observer with a value callback only:
 /// instead of starting the stage (whose composed value callback is an object
@@ -108,16 +95,30 @@ struct SKOuterStage {
     let upstream: CSignal
     let function: SKStageFunction
 
-    /// The stage `function` over `input`. A filter over a map whose
-    /// function has no release function is recorded as both, over the
-    /// map's upstream, so that a handle can run the two; a map with a
-    /// release function is not taken in (the handle would hold it after the
-    /// subscription ended), and the filter is recorded alone.
-    init(over input: SKSignal, _ function: SKStageFunction) {
-        if case .filter(let filter) = function, let inner = input.outerStage, case .map(let map) = inner.function, map.releaseFunction == nil {
-            self.upstream = inner.upstream
-            self.function = .filterOverMap(SKFilterOverMap(map: map, filter: filter))
-            return
+    /// The stage `function` over `input`; nil when the function has a
+    /// release function (a handle running the stage would hold it as long
+    /// as C holds the handle, after the subscription ended, later than the
+    /// header lets its release run). A filter over a map that is such a
+    /// stage itself (`input.outerStage`) is recorded as both, over the map's
+    /// upstream, so that a handle can run the two.
+    init?(over input: SKSignal, _ function: SKStageFunction) {
+        switch function {
+        case .map(let map):
+            if map.releaseFunction != nil {
+                return nil
+            }
+        case .filter(let filter):
+            if filter.releaseFunction != nil {
+                return nil
+            }
+            if let inner = input.outerStage, case .map(let map) = inner.function {
+                self.upstream = inner.upstream
+                self.function = .filterOverMap(SKFilterOverMap(map: map, filter: filter))
+                return
+            }
+        case .filterOverMap:
+            // Invariant: only this initializer makes that case.
+            break
         }
         self.upstream = input.signal
         self.function = function
@@ -362,11 +363,10 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         guard let handle else {
             return status
         }
-        if let stage = handle.outerStage, stage.function.hasNoRelease {
-            // A map or filter stage of the C layer: the handle runs it (see
-            // `SKDisposable`), over the stage's upstream. Not with a release
-            // function: the handle would hold it as long as C holds the
-            // handle, after the subscription ended.
+        if let stage = handle.outerStage {
+            // A map or filter stage of the C layer without release function:
+            // the handle runs it (see `SKDisposable`), over the stage's
+            // upstream.
             let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx, stage: stage.function)
             subscription.start(subscription.startAbsorbing(stage.upstream))
             out.pointee = subscription.retainedHandle()

@@ -295,8 +295,8 @@ package protocol _SingleValueHolder: AnyObject {
     var heldValue: Value { get }
 }
 
-/// The downstream's composed value callback, as `Signal.startDelivering`
-/// hands it to a generator. A struct generic over the value type, so that
+/// The downstream's composed value callback, as `Signal.init(delivering:)`
+/// hands it to its generator. A struct generic over the value type, so that
 /// the callback keeps the abstraction of `(T) -> Void` whatever `T` is: for
 /// a pair, a closure of the substituted type `((A, B)) -> Void` would be
 /// reabstracted through a thunk on the way in and on every call.
