@@ -968,10 +968,14 @@ def _shutdown() -> None:
     try:
         _state.closing = True  # callbacks do nothing from now on
         _speedups.set_closing()  # nor do the extension's deliveries
+        # A reference of its own to each: a subscription that ends on a
+        # library thread meanwhile releases the one _subscriptions holds
+        # (_release_ctx_function), which may be the last.
         with _keep_lock:
-            subscriptions = list(_subscriptions.values())
+            subscriptions = [C.disposable_retain(d) for d in _subscriptions.values()]
         for disposable in subscriptions:
             C.disposable_dispose(disposable)
+            C.disposable_release(disposable)
         deadline = time.monotonic() + SHUTDOWN_WAIT_SECONDS
         with _keep_changed:  # waits without the GIL: callbacks in progress finish
             # A release notifies before it has left Python: the count of

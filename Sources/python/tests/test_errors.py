@@ -333,3 +333,31 @@ def test_exit_with_queued_deliveries_under_load_is_clean():
                                  stderr=subprocess.PIPE, text=True) for _ in range(8)]
     results = [(child.wait(timeout=120), child.communicate()[1]) for child in children]
     assert results == [(0, "")] * 8
+
+
+def test_exit_disposes_a_subscription_whose_release_ran_meanwhile():
+    # The atexit hook disposes the subscriptions still running. One that
+    # ends on a library thread meanwhile has its release drop the reference
+    # the hook's list held, possibly the last: the hook must dispose through
+    # a reference of its own (with handle checking on, a released handle is
+    # reported instead of being a use after free, which crashed at exit about
+    # one run in fifty).
+    env = dict(os.environ, SIGNALKIT_CHECK_HANDLES="1")
+    code = textwrap.dedent("""
+        import sys
+        import signalkit as sk
+        from signalkit import _core
+        pipe = sk.Pipe()
+        pipe.signal().subscribe(lambda value: None)  # its handle is dropped at once
+        dispose = _core.C.disposable_dispose
+        def dispose_after_the_release(handle):
+            for ctx in list(_core._subscriptions):
+                _core._release_ctx_function(ctx)  # as if the subscription ended on a library thread
+            dispose(handle)
+            print("error:", _core.C.last_error_message(), file=sys.stderr, flush=True)
+        _core.C.disposable_dispose = dispose_after_the_release
+    """)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "error:" in result.stderr, "the hook disposed nothing"
+    assert "released" not in result.stderr, result.stderr
