@@ -93,6 +93,20 @@ void *_sks_dispatch_current_specific(const void *key) {
     return dispatch_get_specific(key);
 }
 
+static _Thread_local unsigned sks_terminal_deliveries;
+
+void _sks_terminal_delivery_begin(void) {
+    sks_terminal_deliveries++;
+}
+
+void _sks_terminal_delivery_end(void) {
+    sks_terminal_deliveries--;
+}
+
+int _sks_terminal_delivery_active(void) {
+    return sks_terminal_deliveries != 0;
+}
+
 static _Thread_local void *sks_current_host_queue;
 
 void *_sks_current_host_queue(void) {

@@ -282,3 +282,20 @@ Test(model, nothing_starts_after_the_subscription_ended_during_its_start, .timeo
 AGREEMENT_TEST(nothing_starts_in_an_inner_signal_replaced_while_starting,
                "meta(map_to_signal, subject(0), catch(fail([-2], 0), subject(0)))", "send_on_next(0, 0) send(0, 0)",
                "meta(map_to_signal, subject(0), merge([just([1]), subject(1)]))", "send_on_next(0, 0) send(0, 0)")
+
+/* A subscription that ended by its terminal event is disposed once that
+ * event has been delivered (SwiftSignalKit's order): meanwhile a value put
+ * into a pipe upstream, by a callback the terminal event caused (last's
+ * value, then's and catch's next signal), reached a meta operator that was
+ * not yet disposed, and it started its inner signal (disposed at once)
+ * for a subscription that was over. Directly under the ending operator,
+ * through operators in between, after an error from a combine_latest
+ * input. Found by fuzz_model in a CI run (the first case, shrunk). */
+AGREEMENT_TEST(nothing_starts_while_the_terminal_event_is_delivered,
+               "last(take_until(first, meta(map_to_signal, pipe(1), subject(0))))", "put(1, 0) put_on_next(1, 0) send(0, 0)",
+               "last(take(1, meta(map_to_signal, pipe(1), subject(0))))", "put(1, 0) put_on_next(1, 0) send(0, 0)",
+               "last(take(1, distinct(meta(map_to_signal, pipe(1), subject(0)))))", "put(1, 0) put_on_next(1, 0) send(0, 0)",
+               "last(take(1, distinct(distinct(meta(map_to_signal, pipe(1), subject(0))))))", "put(1, 0) put_on_next(1, 0) send(0, 0)",
+               "then(ignore(take(1, meta(map_to_signal, pipe(1), subject(0)))), just([7]))", "put(1, 0) put_on_next(1, 0) send(0, 0)",
+               "catch(combine([meta(map_to_signal, pipe(1), subject(0)), subject(1)]), just([1]))", "put(1, 0) put_on_next(1, 0) fail(1, 5)",
+               "last(take_until(first, merge([meta(map_to_signal, pipe(1), subject(0)), subject(1)])))", "put(1, 0) put_on_next(1, 0) send(1, 0)")

@@ -109,6 +109,91 @@ final class StartAfterEndTests: XCTestCase {
         XCTAssertEqual(failures, [], "\(failures.count) failures:\n" + failures.joined(separator: "\n"))
     }
 
+    /// Bug 3 of the model-based tester, as a class: a subscription that ended
+    /// by its terminal event keeps its upstream until the terminal callback
+    /// has returned (then disposes it, SwiftSignalKit's order). A value that
+    /// callback puts into a source up there must not make a meta operator
+    /// start an inner signal for the subscription that is over, whatever
+    /// operators stand in between. Every pipeline is
+    /// `ender(intermediate(pipe |> mapToSignal))`: the pipe's 0 starts a
+    /// manual source, whose 1 ends the subscription; the user's terminal
+    /// callback puts 1 into the pipe, which would start `counted`.
+    func testNothingStartsWhileTheTerminalEventIsDeliveredThroughAnyOperator() {
+        let starts = Counter()
+        let counted = S { _ in
+            _ = starts.increment()
+            return EmptyDisposable
+        }
+        // What ends the subscription on its first value, and what it delivers.
+        let enders: [(String, (S) -> S, [Int], String)] = self.enders.map { ($0.0, $0.1, [1], "completed") } + [
+            ("an error from an inner signal", { $0 |> mapToSignal { S.fail($0) } }, [], "error 1"),
+        ]
+        var failures: [String] = []
+        for (enderName, ender, expectedValues, expectedEnd) in enders {
+            for (intermediateName, intermediate) in self.intermediates {
+                let name = "\(enderName) over \(intermediateName)"
+                let pipe = ValuePipe<Int>()
+                let source = ManualSource<Int, Int>()
+                _ = starts.value.swap(0)
+                var values: [Int] = []
+                var end = ""
+                let starter = pipe.signal() |> castError(Int.self) |> mapToSignal { $0 == 0 ? source.signal() : counted }
+                let disposable = ender(intermediate(starter)).start(next: { values.append($0) }, error: { error in
+                    end = "error \(error)"
+                    pipe.putNext(1)
+                }, completed: {
+                    end = "completed"
+                    pipe.putNext(1)
+                })
+                pipe.putNext(0)
+                source.put(1)
+                disposable.dispose()
+                if values != expectedValues || end != expectedEnd {
+                    failures.append("\(name): delivered \(values), \(end)")
+                }
+                if starts.count != 0 {
+                    failures.append("\(name): \(starts.count) start(s) after the end")
+                }
+            }
+        }
+        XCTAssertEqual(failures, [], "\(failures.count) failures:\n" + failures.joined(separator: "\n"))
+    }
+
+    /// The walk `isEnded` makes while a terminal event is delivered (bug 3)
+    /// follows unretained links, each subscriber on the way pinned: here
+    /// another thread disposes the subscription while one thread delivers
+    /// its completion, from which the pipe is put into. Whoever wins,
+    /// nothing starts after the end and the inner subscription is disposed
+    /// exactly once (the sanitizer runs check the memory).
+    func testNothingStartsWhileTheTerminalEventIsDeliveredAndAnotherThreadDisposes() {
+        let rounds = threadSanitizerIsActive ? 300 : 2_000
+        let starts = Counter()
+        let counted = S { _ in
+            _ = starts.increment()
+            return EmptyDisposable
+        }
+        var disposals: [Int] = []
+        for _ in 0 ..< rounds {
+            let pipe = ValuePipe<Int>()
+            let source = ManualSource<Int, Int>()
+            let starter = pipe.signal() |> castError(Int.self) |> mapToSignal { $0 == 0 ? source.signal() : counted }
+            let disposable = (distinctUntilChanged(starter) |> take(1)).start(completed: {
+                pipe.putNext(1)
+            })
+            pipe.putNext(0)
+            runThreads(2) { index in
+                if index == 0 {
+                    source.put(1)
+                } else {
+                    disposable.dispose()
+                }
+            }
+            disposals.append(source.disposals.with { $0 })
+        }
+        XCTAssertEqual(starts.count, 0)
+        XCTAssertEqual(Set(disposals), [1])
+    }
+
     /// A subscription started from a callback (the user's, here on the
     /// completion of a subscription that is still starting) is not part of
     /// that subscription: it starts all its inputs.

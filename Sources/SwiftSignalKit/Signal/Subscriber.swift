@@ -79,10 +79,12 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Whether nothing more should be started for this subscriber: it has
-    /// terminated, or its start is running on this thread and a subscription
-    /// downstream of it has ended (a `take` completed it, an error reached
-    /// it), through any operators in between that started their upstream
-    /// with `Signal.start(downstream:)` (`_SubscriberDisposable.linkDownstream`).
+    /// terminated, or a subscription downstream of it has ended (a `take`
+    /// completed it, an error reached it) while its start is running on
+    /// this thread or while that subscription's terminal event is being
+    /// delivered (its upstream is disposed right after: `_TerminalDelivery`),
+    /// through any operators in between that started their upstream with
+    /// `Signal.start(downstream:)` (`_SubscriberDisposable.linkDownstream`).
     /// What the operators that start several signals read before starting
     /// the next one (`merge`, `combineLatest`, `then`, `catch`, the meta
     /// operators, the resubscribing loops). Reads no lock and calls no user
@@ -95,7 +97,13 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         guard let handle = self.handle, handle.downstream != nil else {
             return false
         }
-        return handle.downstreamHasEnded()
+        if handle.downstreamHasEnded() {
+            return true
+        }
+        // A subscription below may have terminated and be delivering its
+        // terminal event, its upstream (this one among them) not yet
+        // disposed: see `_TerminalDelivery`.
+        return _TerminalDelivery.isActive && self.downstreamTerminatedWhileDelivering()
     }
 
     /// Delivers a value, unless the subscriber has terminated or been disposed.
@@ -124,7 +132,11 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         guard let previous = self.beginTermination() else {
             return
         }
-        self.error?(error)
+        if let callback = self.error {
+            _TerminalDelivery.begin()
+            callback(error)
+            _TerminalDelivery.end()
+        }
         self.endTermination(previous)
     }
 
@@ -134,7 +146,11 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         guard let previous = self.beginTermination() else {
             return
         }
-        self.completed?()
+        if let callback = self.completed {
+            _TerminalDelivery.begin()
+            callback()
+            _TerminalDelivery.end()
+        }
         self.endTermination(previous)
     }
 

@@ -136,6 +136,48 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
         }
     }
 
+    /// Whether a subscription downstream of this one has terminated,
+    /// following the links (`linkDownstream`) as far as they go, from any
+    /// thread and at any time; the caller has pinned this subscription's
+    /// subscriber (`_PinnableSubscriber`). Each link is safe to follow while
+    /// the subscriber of the subscription it starts from is pinned: that
+    /// subscriber's callbacks are the linking operator's, which hold its own
+    /// subscriber, which holds the linked subscription. So each subscriber
+    /// on the way is pinned in turn (its callbacks registered as in use)
+    /// until the walk is over. A subscription whose subscriber has
+    /// terminated or is gone counts as ended. Runs only while a terminal
+    /// event is being delivered on this thread (`_TerminalDelivery`).
+    @usableFromInline
+    final func downstreamTerminatedPinned() -> Bool {
+        var pinned: [any _PinnableSubscriber] = []
+        defer {
+            for subscriber in pinned.reversed() {
+                subscriber.unpinCallbacks()
+            }
+        }
+        var node = self
+        while true {
+            guard let link = node.downstream else {
+                return false
+            }
+            let next = link.takeUnretainedValue()
+            if next.isTerminated {
+                return true
+            }
+            var retained: Unmanaged<AnyObject>?
+            _stripedLock(for: next, .subscription) {
+                if let subscriber = next.subscriber, _sks_try_retain(subscriber.toOpaque()) != 0 {
+                    retained = subscriber
+                }
+            }
+            guard let subscriber = retained?.takeRetainedValue() as? any _PinnableSubscriber, subscriber.pinCallbacks() else {
+                return true
+            }
+            pinned.append(subscriber)
+            node = next
+        }
+    }
+
     @usableFromInline
     func dispose() {
         let previous = self.state.bitwiseOr(_SubscriberDisposable.disposedFlag, ordering: .acquiringAndReleasing).oldValue

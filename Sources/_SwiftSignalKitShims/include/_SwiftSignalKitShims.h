@@ -15,6 +15,13 @@ void *_sks_dispatch_current_specific(const void *key);
 void *_sks_current_host_queue(void);
 void _sks_set_current_host_queue(void *queue);
 
+/* How many terminal events (errors, completions) the calling thread is
+ * delivering, nested: begin before a subscriber's terminal callback, end
+ * after it (see `_TerminalDelivery` in the Swift core). */
+void _sks_terminal_delivery_begin(void);
+void _sks_terminal_delivery_end(void);
+int _sks_terminal_delivery_active(void);
+
 /* A non-blocking, close-on-exec eventfd; -1 with errno set on failure
  * (a pipe's read end on systems without eventfd). */
 int _sks_event_create(void);

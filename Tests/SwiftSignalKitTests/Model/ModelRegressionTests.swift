@@ -51,6 +51,24 @@ final class ModelRegressionTests: XCTestCase {
         assertModelAgrees(ModelCase(signal: .meta(.mapToSignal, .subject(0), .merge([.just([1]), .subject(1)])), script: [.sendOnNextEvent(0, 0), .send(0, 0)]))
     }
 
+    /// Bug 3. A subscription that ended by its terminal event is disposed
+    /// once that event has been delivered (SwiftSignalKit's order, which
+    /// `afterDisposed` shows): meanwhile, a value put into a pipe upstream by
+    /// a callback the terminal event caused (`last` emitting its value,
+    /// `then` or `catch` starting their next signal) reached a meta operator
+    /// that was not yet disposed, and it started its inner signal (disposed
+    /// at once) for a subscription that was over. Directly under the ending
+    /// operator, through operators in between, after an input's error. Found
+    /// by the C tester's fuzzer in a CI run (the first case, shrunk).
+    func testNothingStartsWhileTheTerminalEventIsDelivered() {
+        let script: [ModelStep] = [.put(1, 0), .putOnNextEvent(1, 0), .send(0, 0)]
+        assertModelAgrees(ModelCase(signal: .last(.takeUntil(.first, .meta(.mapToSignal, .pipe(1), .subject(0)))), script: script))
+        assertModelAgrees(ModelCase(signal: .last(.take(1, .meta(.mapToSignal, .pipe(1), .subject(0)))), script: script))
+        assertModelAgrees(ModelCase(signal: .last(.take(1, .distinctUntilChanged(.distinctUntilChanged(.meta(.mapToSignal, .pipe(1), .subject(0)))))), script: script))
+        assertModelAgrees(ModelCase(signal: .then(.ignoreValues(.take(1, .meta(.mapToSignal, .pipe(1), .subject(0)))), .just([7])), script: script))
+        assertModelAgrees(ModelCase(signal: .catch(.combineLatest(.meta(.mapToSignal, .pipe(1), .subject(0)), .subject(1)), .just([1])), script: [.put(1, 0), .putOnNextEvent(1, 0), .fail(1, 5)]))
+    }
+
     func testNothingStartsAfterTheSubscriptionEndedDuringItsStart() {
         assertModelAgrees(ModelCase(signal: .takeUntil(.untilAtLeast3, .catch(.fail([3], 0), .subject(0))), script: []))
         assertModelAgrees(ModelCase(signal: .takeUntil(.stopBeforeNegative, .meta(.mapToSignal, .just([0]), .merge([.last(.just([])), .subject(0)]))), script: []))
