@@ -700,9 +700,7 @@ struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N
     }
     static void on_next(void *ctx, const sk_value *v) noexcept {
         alignas(N) unsigned char bytes[sizeof(N)];
-        std::memcpy(bytes, &ctx, sizeof(N));
-        const N &f = *std::launder(reinterpret_cast<const N *>(bytes));
-        f(from_c<arg_t<N, 0>>::get(v));
+        unpack(ctx, bytes)(from_c<arg_t<N, 0>>::get(v));
     }
 };
 
