@@ -21,17 +21,17 @@ import _SwiftSignalKitShims
 /// Thread-safety: a per-thread count; each thread sees only its own.
 @usableFromInline
 enum _TerminalDelivery {
-    @usableFromInline
+    @inlinable
     static func begin() {
         _sks_terminal_delivery_begin()
     }
 
-    @usableFromInline
+    @inlinable
     static func end() {
         _sks_terminal_delivery_end()
     }
 
-    @usableFromInline
+    @inlinable
     static var isActive: Bool {
         return _sks_terminal_delivery_active() != 0
     }
