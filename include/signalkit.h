@@ -930,7 +930,11 @@ void sk_subscriber_release(sk_subscriber *subscriber);
  * of the subscription starts on that thread; see sk_signal_start()); on a
  * meta disposable, a set or a dictionary, before every disposable it holds
  * has been disposed (each still exactly once). May be called from inside any
- * callback.
+ * callback. A container may hold itself, directly or through other
+ * containers: disposing it returns, each member disposed once (a dispose
+ * that reaches a container whose dispose is already under way further up
+ * the same thread's stack leaves that member to it), and lets go of its
+ * members, which ends the cycle of references.
  *
  * @param disposable  Borrowed. NULL is a no-op.
  * @par Thread safety

@@ -107,6 +107,16 @@ int _sks_terminal_delivery_active(void) {
     return sks_terminal_deliveries != 0;
 }
 
+static _Thread_local void *sks_dispose_frames;
+
+void *_sks_dispose_frames(void) {
+    return sks_dispose_frames;
+}
+
+void _sks_set_dispose_frames(void *frame) {
+    sks_dispose_frames = frame;
+}
+
 static _Thread_local void *sks_current_host_queue;
 
 void *_sks_current_host_queue(void) {

@@ -425,6 +425,77 @@ Test(disposables, second_dispose_returns_after_every_member, .timeout = SK_TEST_
     check_second_dispose(meta, inner, set_add, set_add, "meta");
 }
 
+/* A container that holds itself, directly or through other containers: its
+ * dispose reached itself again on the same thread and disposed its members
+ * again from there, without end (a stack overflow). A member whose dispose
+ * is already running on this thread is now skipped there: the dispose
+ * returns with every member disposed once, and the members are let go of,
+ * so the cycle of references ends with it. */
+static void expect_cycle_disposed(sk_disposable *outer, sk_disposable *inner, char_log *log, const char *what) {
+    sk_disposable_dispose(outer);
+    if (log != NULL) {
+        /* Disposed once, and released: the container let go of it. */
+        char_log_expect(log, "ar", what);
+        char_log_destroy(log);
+    }
+    sk_disposable_dispose(inner);
+    sk_disposable_release(inner);
+    if (inner != outer) {
+        sk_disposable_release(outer);
+    }
+    expect_no_live_objects(0);
+}
+
+Test(disposables, containers_holding_themselves_are_disposed_once, .timeout = SK_TEST_TIMEOUT) {
+    char_log log;
+    sk_disposable *probe, *a, *b;
+
+    /* A set holding a probe and itself. */
+    char_log_init(&log);
+    a = new_set();
+    probe = probe_disposable(&log);
+    SK_OK_OR_FAIL(set_add(a, probe));
+    sk_disposable_release(probe);
+    SK_OK_OR_FAIL(set_add(a, a));
+    expect_cycle_disposed(a, a, &log, "a set holding itself");
+
+    /* A dictionary holding a probe and, under another key, itself. */
+    char_log_init(&log);
+    a = new_dict();
+    probe = probe_disposable(&log);
+    SK_OK_OR_FAIL(dict_add(a, probe));
+    sk_disposable_release(probe);
+    SK_OK_OR_FAIL(dict_add_alpha(a, a));
+    expect_cycle_disposed(a, a, &log, "a dictionary holding itself");
+
+    /* A meta disposable holding itself. */
+    a = new_meta();
+    SK_OK_OR_FAIL(meta_add(a, a));
+    expect_cycle_disposed(a, a, NULL, "a meta disposable holding itself");
+
+    /* Two sets holding each other, a probe in the first. */
+    char_log_init(&log);
+    a = new_set();
+    b = new_set();
+    probe = probe_disposable(&log);
+    SK_OK_OR_FAIL(set_add(a, probe));
+    sk_disposable_release(probe);
+    SK_OK_OR_FAIL(set_add(a, b));
+    SK_OK_OR_FAIL(set_add(b, a));
+    expect_cycle_disposed(a, b, &log, "two sets holding each other");
+
+    /* A meta disposable holding a set that holds a probe and the meta. */
+    char_log_init(&log);
+    a = new_meta();
+    b = new_set();
+    probe = probe_disposable(&log);
+    SK_OK_OR_FAIL(set_add(b, probe));
+    sk_disposable_release(probe);
+    SK_OK_OR_FAIL(meta_add(a, b));
+    SK_OK_OR_FAIL(set_add(b, a));
+    expect_cycle_disposed(a, b, &log, "a meta disposable and a set holding each other");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Dict                                                                      */
 /* ------------------------------------------------------------------------ */

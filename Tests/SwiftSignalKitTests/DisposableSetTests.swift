@@ -136,4 +136,27 @@ final class DisposableSetTests: XCTestCase {
             }
         }
     }
+
+    /// A container holding itself, directly or through others: its dispose
+    /// reached itself again and disposed the members again without end (a
+    /// stack overflow). Now it returns, each member disposed once.
+    func testContainersHoldingThemselvesAreDisposedOnce() {
+        let count = Atomic(value: 0)
+        let set = DisposableSet()
+        set.add(ActionDisposable { count.modify { $0 + 1 } })
+        set.add(set)
+        set.dispose()
+        XCTAssertEqual(count.with { $0 }, 1)
+
+        let meta = MetaDisposable()
+        let inner = DisposableSet()
+        inner.add(ActionDisposable { count.modify { $0 + 1 } })
+        inner.add(meta)
+        meta.set(inner)
+        let dict = DisposableDict<Int>()
+        dict.set(dict, forKey: 0)
+        dict.set(meta, forKey: 1)
+        dict.dispose()
+        XCTAssertEqual(count.with { $0 }, 2)
+    }
 }

@@ -43,8 +43,10 @@ public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable 
     /// they are disposed.
     public func dispose() {
         let disposables = self.mutex.withLock { self.disposal.begin(self.disposables) }
-        for (_, disposable) in disposables {
-            disposable.dispose()
+        _ContainerDisposal.withFrame(of: self) { frame in
+            for (_, disposable) in disposables {
+                _ContainerDisposal.disposeMember(disposable, in: frame)
+            }
         }
         // Released after the lock (a last release may run a deinit that calls back).
         withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposables, empty: [:]) }) {}

@@ -49,8 +49,10 @@ public final class DisposableSet: Disposable, @unchecked Sendable {
     /// returning while the first is still on its way through them.
     public func dispose() {
         let disposables = self.mutex.withLock { self.disposal.begin(self.disposables) }
-        for disposable in disposables {
-            disposable.dispose()
+        _ContainerDisposal.withFrame(of: self) { frame in
+            for disposable in disposables {
+                _ContainerDisposal.disposeMember(disposable, in: frame)
+            }
         }
         // Released after the lock (a last release may run a deinit that calls back).
         withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposables, empty: []) }) {}

@@ -45,7 +45,11 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
     /// returning before it is disposed.
     public func dispose() {
         let disposable = self.mutex.withLock { self.disposal.begin(self.disposable) }
-        disposable?.dispose()
+        if let disposable {
+            _ContainerDisposal.withFrame(of: self) { frame in
+                _ContainerDisposal.disposeMember(disposable, in: frame)
+            }
+        }
         // Released after the lock (a last release may run a deinit that calls back).
         withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposable, empty: nil) }) {}
     }

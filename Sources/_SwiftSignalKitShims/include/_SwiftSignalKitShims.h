@@ -22,6 +22,12 @@ void _sks_terminal_delivery_begin(void);
 void _sks_terminal_delivery_end(void);
 int _sks_terminal_delivery_active(void);
 
+/* The innermost dispose of a disposable container running on the calling
+ * thread (a `_DisposeFrame` of the Swift core, which links to the one
+ * around it), or NULL. */
+void *_sks_dispose_frames(void);
+void _sks_set_dispose_frames(void *frame);
+
 /* A non-blocking, close-on-exec eventfd; -1 with errno set on failure
  * (a pipe's read end on systems without eventfd). */
 int _sks_event_create(void);
