@@ -1502,7 +1502,14 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * SK_SIGNAL_MAX_DEPTH
  * ("sk_signal_map: the pipeline would be 513 operators deep (the limit is SK_SIGNAL_MAX_DEPTH, 512)"):
  * deep enough for any real pipeline, shallow enough for a 512 KB thread
- * stack.
+ * stack. The bound covers a signal as built. A signal that an operator
+ * starts at run time (carried as a value to sk_signal_switch_to_latest and
+ * the other meta operators, or returned by the function of
+ * sk_signal_map_to_signal, sk_signal_catch, sk_signal_deferred) runs nested
+ * inside the subscription that starts it: their depths add up, which
+ * neither signal's depth shows. Keep such a nesting within
+ * SK_SIGNAL_MAX_DEPTH in all for a 512 KB stack, or run it on a thread with
+ * a larger stack (a process's main thread usually has 8 MB).
  *
  * Every operator below: `out` receives the new signal (+1), NULL on error;
  * it returns SK_OK or one of the errors above; it may be called from any
