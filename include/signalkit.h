@@ -1359,7 +1359,8 @@ int sk_queue_host_fd(sk_queue *queue, int *out_fd);
  * @param[out] out_ran  May be NULL; receives how many ran.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` is NULL; SK_ERR_WRONG_KIND
  *         for other queues; SK_ERR_BUSY if another thread is draining the
- *         same queue (nothing ran).
+ *         same queue, or this one is (a task of the queue called: drains do
+ *         not nest); nothing ran then.
  * @par Thread safety
  *   Any thread, one at a time per queue. The tasks run on the calling thread.
  */

@@ -97,6 +97,10 @@ public func sk_queue_host_drain(_ queue: OpaquePointer?, _ maxTasks: Int, _ outR
         outRan?.pointee = ran
         return SKOK
     } catch .alreadyDraining {
+        // On this thread, the drain running is the one whose task called.
+        if handle.queue.isCurrent() {
+            return fail(SK_ERR_BUSY, "this thread is draining this queue already (called from one of its tasks: drains do not nest)")
+        }
         return fail(SK_ERR_BUSY, "another thread is draining this queue")
     } catch {
         return fail(SK_ERR_WRONG_KIND, "queue is not host-drained")

@@ -543,6 +543,35 @@ Test(queues, host_async_release_runs_on_the_draining_thread, .timeout = SK_TEST_
     expect_no_live_objects(1, host);
 }
 
+/* A drain called from one of the queue's own tasks is busy too (drains do
+ * not nest), and says so: its message used to name another thread. */
+typedef struct nested_drain {
+    sk_queue *host;
+    int status;
+    size_t ran;
+    char message[256];
+} nested_drain;
+
+static void drain_from_a_task(void *ctx) {
+    nested_drain *n = ctx;
+    n->ran = 99;
+    n->status = sk_queue_host_drain(n->host, 0, &n->ran);
+    snprintf(n->message, sizeof n->message, "%s", sk_last_error_message());
+}
+
+Test(queues, host_drain_from_its_own_task_is_busy_and_says_so, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = host_queue(NULL);
+    nested_drain n;
+    memset(&n, 0, sizeof n);
+    n.host = host;
+    SK_OK_OR_FAIL(sk_queue_async(host, drain_from_a_task, &n, NULL));
+    drain_expect(host, 0, 1, NULL);
+    cr_assert_eq(n.status, SK_ERR_BUSY, "a nested drain returned %d", n.status);
+    cr_assert_eq(n.ran, 0, "out_ran must be 0 when busy");
+    cr_assert_not_null(strstr(n.message, "this thread is draining this queue already"), "%s", n.message);
+    expect_no_live_objects(1, host);
+}
+
 /* SK_ERR_BUSY: one thread is inside a task of a drain; another drains. */
 typedef struct busy {
     sk_queue *host;

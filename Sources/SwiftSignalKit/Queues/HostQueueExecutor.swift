@@ -5,10 +5,11 @@ import Glibc
 import Musl
 #endif
 
-/// The error thrown by `Queue.drain` when another thread is already draining
-/// the same host-drained queue.
+/// The error thrown by `Queue.drain` when the same host-drained queue is
+/// being drained already.
 public enum QueueDrainError: Error, Equatable {
-    /// Another thread is draining this queue; nothing ran.
+    /// A drain of this queue is running, on another thread or on this one
+    /// (called from one of its tasks: drains do not nest); nothing ran.
     case alreadyDraining
     /// The queue is not a host-drained queue.
     case notHostDrained
