@@ -87,8 +87,13 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// `Signal.start(downstream:)` (`_SubscriberDisposable.linkDownstream`).
     /// What the operators that start several signals read before starting
     /// the next one (`merge`, `combineLatest`, `then`, `catch`, the meta
-    /// operators, the resubscribing loops). Reads no lock and calls no user
-    /// code; a subscriber that no operator linked costs one more load.
+    /// operators, the resubscribing loops), never under a lock of theirs.
+    /// Reads no lock and calls no user code, but while a terminal event is
+    /// being delivered on this thread: then it pins the subscribers on the
+    /// links (a striped lock each, briefly), and unpinning one that
+    /// terminated meanwhile releases its callbacks, as the return of any
+    /// call into them would. A subscriber that no operator linked costs one
+    /// more load.
     @inlinable
     var isEnded: Bool {
         if self.isTerminated {
