@@ -71,6 +71,12 @@
 #ifndef SIGNALKIT_HPP
 #define SIGNALKIT_HPP
 
+/* MSVC reports the standard in _MSVC_LANG (__cplusplus only with
+ * /Zc:__cplusplus). */
+#if (defined(_MSVC_LANG) && _MSVC_LANG < 201703L) || (!defined(_MSVC_LANG) && __cplusplus < 201703L)
+#error "signalkit.hpp needs C++17 or later (-std=c++17; CMake: SignalKit::signalkit requires cxx_std_17)"
+#endif
+
 #include <signalkit.h>
 
 #include <chrono>
