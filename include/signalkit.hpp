@@ -698,15 +698,15 @@ struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N
         std::memcpy(&ctx, &f, sizeof(N));
         return ctx;
     }
-    /* The callable packed in `ctx`, copied into `bytes` (alignas(N), at
+    /* The callable packed in `ctx`, copied into `storage` (alignas(N), at
      * least sizeof(N) bytes, alive while the result is used). */
-    static const N &unpack(void *ctx, unsigned char *bytes) noexcept {
-        std::memcpy(bytes, &ctx, sizeof(N));
-        return *std::launder(reinterpret_cast<const N *>(bytes));
+    static const N &unpack(void *ctx, unsigned char *storage) noexcept {
+        std::memcpy(storage, &ctx, sizeof(N));
+        return *std::launder(reinterpret_cast<const N *>(storage));
     }
     static void on_next(void *ctx, const sk_value *v) noexcept {
-        alignas(N) unsigned char bytes[sizeof(N)];
-        unpack(ctx, bytes)(from_c<arg_t<N, 0>>::get(v));
+        alignas(N) unsigned char storage[sizeof(N)];
+        unpack(ctx, storage)(from_c<arg_t<N, 0>>::get(v));
     }
 };
 
@@ -809,8 +809,8 @@ public:
         using DF = std::decay_t<F>;
         if constexpr (detail::next_in_ctx<DF>::value) {
             return with_ctx(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
-                alignas(DF) unsigned char bytes[sizeof(DF)];
-                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, bytes);
+                alignas(DF) unsigned char storage[sizeof(DF)];
+                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
                 detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
@@ -825,8 +825,8 @@ public:
         using DF = std::decay_t<F>;
         if constexpr (detail::next_in_ctx<DF>::value) {
             return with_ctx(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
-                alignas(DF) unsigned char bytes[sizeof(DF)];
-                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, bytes);
+                alignas(DF) unsigned char storage[sizeof(DF)];
+                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
                 return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
@@ -1183,10 +1183,10 @@ inline auto switch_to_latest() {
     return make_pipeable([](const signal &s) { return s.switch_to_latest(); });
 }
 inline auto deliver_on(queue q) {
-    return make_pipeable([q = std::move(q)](const signal &s) { return s.deliver_on(q); });
+    return make_pipeable([q_ = std::move(q)](const signal &s) { return s.deliver_on(q_); });
 }
 inline auto debounce(seconds_t delay, queue q) {
-    return make_pipeable([delay, q = std::move(q)](const signal &s) { return s.debounce(delay, q); });
+    return make_pipeable([delay, q_ = std::move(q)](const signal &s) { return s.debounce(delay, q_); });
 }
 inline auto last() {
     return make_pipeable([](const signal &s) { return s.last(); });
@@ -1201,8 +1201,8 @@ inline auto restart_if_error() {
     return make_pipeable([](const signal &s) { return s.restart_if_error(); });
 }
 inline auto retry(seconds_t delay_increment, seconds_t max_delay, queue q) {
-    return make_pipeable([delay_increment, max_delay, q = std::move(q)](const signal &s) {
-        return s.retry(delay_increment, max_delay, q);
+    return make_pipeable([delay_increment, max_delay, q_ = std::move(q)](const signal &s) {
+        return s.retry(delay_increment, max_delay, q_);
     });
 }
 inline auto queue_signals() {
@@ -1212,21 +1212,21 @@ inline auto throttled() {
     return make_pipeable([](const signal &s) { return s.throttled(); });
 }
 inline auto then(signal next) {
-    return make_pipeable([next = std::move(next)](const signal &s) { return s.then(next); });
+    return make_pipeable([next_ = std::move(next)](const signal &s) { return s.then(next_); });
 }
 inline auto run_on(queue q) {
-    return make_pipeable([q = std::move(q)](const signal &s) { return s.run_on(q); });
+    return make_pipeable([q_ = std::move(q)](const signal &s) { return s.run_on(q_); });
 }
 inline auto delay(seconds_t delay, queue q) {
-    return make_pipeable([delay, q = std::move(q)](const signal &s) { return s.delay(delay, q); });
+    return make_pipeable([delay, q_ = std::move(q)](const signal &s) { return s.delay(delay, q_); });
 }
 inline auto timeout(seconds_t delay, queue q, signal alternate) {
-    return make_pipeable([delay, q = std::move(q), alternate = std::move(alternate)](const signal &s) {
-        return s.timeout(delay, q, alternate);
+    return make_pipeable([delay, q_ = std::move(q), alternate_ = std::move(alternate)](const signal &s) {
+        return s.timeout(delay, q_, alternate_);
     });
 }
 inline auto throttle(seconds_t window, queue q) {
-    return make_pipeable([window, q = std::move(q)](const signal &s) { return s.throttle(window, q); });
+    return make_pipeable([window, q_ = std::move(q)](const signal &s) { return s.throttle(window, q_); });
 }
 
 /* Free-function forms of the sources. */

@@ -4,16 +4,16 @@
 #
 #   test-cpp       the suite and the example with g++, and the example with
 #                  the clang beside swift, -std=c++17 -Wall -Wextra -pedantic
-#                  -Werror, through pkg-config against the staged install (as
-#                  test-c); the suite is compiled with that clang, with the
-#                  same flags, by the two sanitizer runs; then the
+#                  -Wshadow -Werror, through pkg-config against the staged
+#                  install (as test-c); the suite is compiled with that clang,
+#                  with the same flags, by the two sanitizer runs; then the
 #                  compile-fail checks (Tests/cpp/compile_fail, g++)
 #   test-cpp-asan  the suite against the ASan+UBSan core (mk/sanitizers.mk)
 #   test-cpp-tsan  the suite against the TSan core
 #   bench-cpp      Benchmarks/c/bench_cpp.cpp, W1-W3 beside bench_capi
 
 CPP_TESTS := $(wildcard Tests/cpp/test_*.cpp)
-CPP_STD := -std=c++17 -Wall -Wextra -pedantic -Werror
+CPP_STD := -std=c++17 -Wall -Wextra -pedantic -Wshadow -Werror
 # Misuses the header must reject at compile time: each file of
 # Tests/cpp/compile_fail must fail to compile (g++ -fsyntax-only, CPP_STD,
 # then the flags of its `// flags:` line, if any) with an error containing
