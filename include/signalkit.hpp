@@ -26,9 +26,17 @@
  *
  * - Errors. Every call that returns a status in C throws signalkit::error (a
  *   std::runtime_error carrying the sk_status, code(), and the text of
- *   sk_last_error_message()) when the status is not SK_OK. Nothing else
- *   throws but value::as<T>() on a value of another kind (error with
- *   SK_ERR_WRONG_KIND) and std::bad_alloc.
+ *   sk_last_error_message()) when the status is not SK_OK. Besides those,
+ *   exactly these throw: as<T>() (of value and value_view) on a value of
+ *   another kind (error with SK_ERR_WRONG_KIND), and, for an integer type
+ *   T, on an int64 out of T's range (error with SK_ERR_INVALID_ARGUMENT:
+ *   as<std::int8_t>() on 300, as<unsigned>() or as<std::uint64_t>() on -1);
+ *   value(n) for an unsigned 64-bit n above INT64_MAX (error with
+ *   SK_ERR_INVALID_ARGUMENT); queue::sync, which rethrows its callable's
+ *   exception; and std::bad_alloc. Inside a callback these end in
+ *   std::terminate (below): a typed callback (a parameter type T other than
+ *   value_view or value) given a value of another kind or out of T's range,
+ *   and a result (map, reduce_left) a value cannot hold.
  *
  * - Callables. Every callback takes any callable (lambda, function object,
  *   function pointer). Each is moved into one heap box handed to C as `ctx`;
@@ -52,10 +60,12 @@
  *   A callback's parameter type picks the conversion: `value_view` (free) or
  *   `value` / `const value &` (a copy, free for the inline kinds) receive the
  *   value as it is; any other type T receives `as<T>()` (int64_t, double,
- *   std::string_view, ...), where a value of another kind throws, hence
- *   terminates: a typed lambda is a promise about the stream. Generic lambdas
- *   (`auto`) receive value_view. A result (map, reduce_left) may be anything
- *   a value is constructible from.
+ *   std::string_view, ...), where a value of another kind, or an integer
+ *   out of T's range, throws, hence terminates: a typed lambda is a promise
+ *   about the stream. Generic lambdas (`auto`) receive value_view. A result
+ *   (map, reduce_left) may be anything a value is constructible from. A
+ *   pointer is not (it would silently be a bool): value(p) does not compile;
+ *   value::pointer(p) makes a user pointer.
  *
  * - Operators. Each sk_signal_* operator is a member of signal (s.map(f)) and
  *   a free function returning a pipeable (s | map(f) | take(3)). Names follow
@@ -244,6 +254,17 @@ enum class kind {
 using bytes = std::vector<std::uint8_t>;
 
 namespace detail {
+/* Whether integer type I has values above INT64_MAX (unsigned 64-bit). */
+template <class I>
+struct exceeds_int64
+    : std::bool_constant<(std::is_unsigned<I>::value && std::numeric_limits<I>::digits > 63)> {};
+/* Whether P is an object, function or member pointer other than a C string
+ * (char *), which value() rejects at compile time. */
+template <class P>
+struct is_non_string_pointer
+    : std::bool_constant<(std::is_member_pointer<P>::value ||
+                          (std::is_pointer<P>::value && !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>,
+                                                                      char>::value))> {};
 template <class T> struct reader_as;
 
 /* The read side shared by value and value_view. */
@@ -252,7 +273,9 @@ public:
     signalkit::kind kind() const noexcept { return static_cast<signalkit::kind>(sk_value_kind(raw())); }
     bool is_nil() const noexcept { return kind() == signalkit::kind::nil; }
     /* The contents as T (see the top of the file); throws error
-     * (SK_ERR_WRONG_KIND) when the value has another kind. */
+     * (SK_ERR_WRONG_KIND) when the value has another kind, and error
+     * (SK_ERR_INVALID_ARGUMENT) when T is an integer type that cannot hold
+     * the int64. */
     template <class T> T as() const { return reader_as<T>::get(raw()); }
     /* The number of items of an array (throws for other kinds). */
     std::size_t size() const {
@@ -295,10 +318,23 @@ public:
         v_.u.int64 = 0;
         v_.u.boolean = b;
     }
+    /* Any integer type, as int64; an unsigned 64-bit value above INT64_MAX
+     * throws error (SK_ERR_INVALID_ARGUMENT), the only integers that can. */
     template <class I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
-    value(I n) noexcept {
+    value(I n) noexcept(!detail::exceeds_int64<I>::value) {
+        if constexpr (detail::exceeds_int64<I>::value) {
+            if (n > static_cast<I>(std::numeric_limits<std::int64_t>::max())) {
+                throw error(SK_ERR_INVALID_ARGUMENT, "signalkit::value: the integer is out of the int64 range");
+            }
+        }
         v_.kind = SK_KIND_INT64;
         v_.u.int64 = static_cast<std::int64_t>(n);
+    }
+    /* A pointer is not a value (it would convert to bool): see below. */
+    template <class P, std::enable_if_t<detail::is_non_string_pointer<P>::value, int> = 0> value(P) {
+        static_assert(sizeof(P) == 0, "signalkit::value: a pointer does not convert to a value (C++ would make it "
+                                      "a bool); use signalkit::value::pointer(p) for a user pointer (a function "
+                                      "pointer: store it in an object and pass that object's address)");
     }
     value(double d) noexcept {
         v_.kind = SK_KIND_DOUBLE;
@@ -1041,7 +1077,8 @@ template <class T> struct reader_as {
     static T get(const sk_value *v) {
         std::int64_t n = 0;
         check(sk_value_get_int64(v, &n));
-        if (!std::is_same<T, std::int64_t>::value && static_cast<std::int64_t>(static_cast<T>(n)) != n) {
+        if (!std::is_same<T, std::int64_t>::value &&
+            ((std::is_unsigned<T>::value && n < 0) || static_cast<std::int64_t>(static_cast<T>(n)) != n)) {
             throw error(SK_ERR_INVALID_ARGUMENT, "signalkit::value::as: the int64 value is out of the type's range");
         }
         return static_cast<T>(n);
