@@ -1042,10 +1042,20 @@ public:
 class value_promise : public detail::handle<sk_value_promise, value_promise> {
 public:
     value_promise() noexcept = default;
-    /* No value yet. */
+    /* No value yet. A lone bool is `ignore_repeated`: a bool initial value
+     * is written create(value(true)) (or create(true, false)). */
     static value_promise create(bool ignore_repeated = false) { return make(nullptr, ignore_repeated); }
+    /* Holding `initial` (anything a value is constructible from: create(42),
+     * create("text"), create(2.5), create(some_value), ...). */
     static value_promise create(const value &initial, bool ignore_repeated = false) {
         return make(initial.get(), ignore_repeated);
+    }
+    template <class T, std::enable_if_t<!std::is_same<std::decay_t<T>, bool>::value &&
+                                            !std::is_same<std::decay_t<T>, value>::value &&
+                                            std::is_constructible<value, T>::value,
+                                        int> = 0>
+    static value_promise create(T &&initial, bool ignore_repeated = false) {
+        return create(value(std::forward<T>(initial)), ignore_repeated);
     }
     void set(const value &v) const { detail::check(sk_value_promise_set(p_, v.get())); }
     signalkit::signal signal() const {
