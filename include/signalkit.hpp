@@ -95,6 +95,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -621,7 +622,8 @@ public:
         detail::check(sk_queue_after(p_, delay.count, &run<B>, detail::make_box(std::forward<F>(f)), &B::release));
     }
     /* Runs `f()` on the queue, waits, and returns its result or rethrows its
-     * exception (see sk_queue_sync for the main and host-drained queues). */
+     * exception (see sk_queue_sync for the main and host-drained queues). A
+     * reference result is returned as that reference (to what f referred). */
     template <class F> auto sync(F &&f) const -> decltype(f()) {
         using R = decltype(f());
         sync_state<std::remove_reference_t<F>, R> state(f);
@@ -656,6 +658,25 @@ private:
                 std::launder(reinterpret_cast<R *>(storage))->~R();
             }
         }
+    };
+    template <class F, class R> struct sync_state<F, R &> {
+        explicit sync_state(F &fn) : f(fn) {}
+        F &f;
+        std::exception_ptr exception{};
+        R *result = nullptr;
+        void call() { result = std::addressof(f()); }
+        R &take() { return *result; }
+    };
+    template <class F, class R> struct sync_state<F, R &&> {
+        explicit sync_state(F &fn) : f(fn) {}
+        F &f;
+        std::exception_ptr exception{};
+        R *result = nullptr;
+        void call() {
+            R &&r = f();
+            result = std::addressof(r);
+        }
+        R &&take() { return static_cast<R &&>(*result); }
     };
     template <class F> struct sync_state<F, void> {
         explicit sync_state(F &fn) : f(fn) {}
