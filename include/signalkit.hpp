@@ -902,8 +902,14 @@ public:
     signal switch_to_latest() const { return op(&sk_signal_switch_to_latest); }
     signal deliver_on(const queue &q) const { return op(&sk_signal_deliver_on, q.get()); }
     signal debounce(seconds_t delay, const queue &q) const { return op(&sk_signal_debounce, delay.count, q.get()); }
+    /* `f(value)` returns a take_action (take_pass, take_complete, both OR-ed,
+     * or take_drop) or an int of those bits; not a bool. */
     template <class F> signal take_until(F &&f) const {
         using B = detail::box<std::decay_t<F>>;
+        static_assert(!std::is_same<std::decay_t<std::invoke_result_t<std::decay_t<F> &, detail::arg_t<F, 0>>>,
+                                    bool>::value,
+                      "signalkit::take_until: the callable returns bool; return take_pass, take_complete, "
+                      "take_pass | take_complete or take_drop (a bitwise OR of the take flags, or an int)");
         return with_fn(&sk_signal_take_until, [](void *ctx, const sk_value *v) noexcept -> int {
             auto &g = B::of(ctx);
             return static_cast<int>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
