@@ -26,9 +26,17 @@
  *
  * - Errors. Every call that returns a status in C throws signalkit::error (a
  *   std::runtime_error carrying the sk_status, code(), and the text of
- *   sk_last_error_message()) when the status is not SK_OK. Nothing else
- *   throws but value::as<T>() on a value of another kind (error with
- *   SK_ERR_WRONG_KIND) and std::bad_alloc.
+ *   sk_last_error_message()) when the status is not SK_OK. Besides those,
+ *   exactly these throw: as<T>() (of value and value_view) on a value of
+ *   another kind (error with SK_ERR_WRONG_KIND), and, for an integer type
+ *   T, on an int64 out of T's range (error with SK_ERR_INVALID_ARGUMENT:
+ *   as<std::int8_t>() on 300, as<unsigned>() or as<std::uint64_t>() on -1);
+ *   value(n) for an unsigned 64-bit n above INT64_MAX (error with
+ *   SK_ERR_INVALID_ARGUMENT); queue::sync, which rethrows its callable's
+ *   exception; and std::bad_alloc. Inside a callback these end in
+ *   std::terminate (below): a typed callback (a parameter type T other than
+ *   value_view or value) given a value of another kind or out of T's range,
+ *   and a result (map, reduce_left) a value cannot hold.
  *
  * - Callables. Every callback takes any callable (lambda, function object,
  *   function pointer). Each is moved into one heap box handed to C as `ctx`;
@@ -52,10 +60,12 @@
  *   A callback's parameter type picks the conversion: `value_view` (free) or
  *   `value` / `const value &` (a copy, free for the inline kinds) receive the
  *   value as it is; any other type T receives `as<T>()` (int64_t, double,
- *   std::string_view, ...), where a value of another kind throws, hence
- *   terminates: a typed lambda is a promise about the stream. Generic lambdas
- *   (`auto`) receive value_view. A result (map, reduce_left) may be anything
- *   a value is constructible from.
+ *   std::string_view, ...), where a value of another kind, or an integer
+ *   out of T's range, throws, hence terminates: a typed lambda is a promise
+ *   about the stream. Generic lambdas (`auto`) receive value_view. A result
+ *   (map, reduce_left) may be anything a value is constructible from. A
+ *   pointer is not (it would silently be a bool): value(p) does not compile;
+ *   value::pointer(p) makes a user pointer.
  *
  * - Operators. Each sk_signal_* operator is a member of signal (s.map(f)) and
  *   a free function returning a pipeable (s | map(f) | take(3)). Names follow
@@ -71,6 +81,12 @@
 #ifndef SIGNALKIT_HPP
 #define SIGNALKIT_HPP
 
+/* MSVC reports the standard in _MSVC_LANG (__cplusplus only with
+ * /Zc:__cplusplus). */
+#if (defined(_MSVC_LANG) && _MSVC_LANG < 201703L) || (!defined(_MSVC_LANG) && __cplusplus < 201703L)
+#error "signalkit.hpp needs C++17 or later (-std=c++17; CMake: SignalKit::signalkit requires cxx_std_17)"
+#endif
+
 #include <signalkit.h>
 
 #include <chrono>
@@ -79,6 +95,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -238,6 +255,17 @@ enum class kind {
 using bytes = std::vector<std::uint8_t>;
 
 namespace detail {
+/* Whether integer type I has values above INT64_MAX (unsigned 64-bit). */
+template <class I>
+struct exceeds_int64
+    : std::bool_constant<(std::is_unsigned<I>::value && std::numeric_limits<I>::digits > 63)> {};
+/* Whether P is an object, function or member pointer other than a C string
+ * (char *), which value() rejects at compile time. */
+template <class P>
+struct is_non_string_pointer
+    : std::bool_constant<(std::is_member_pointer<P>::value ||
+                          (std::is_pointer<P>::value && !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>,
+                                                                      char>::value))> {};
 template <class T> struct reader_as;
 
 /* The read side shared by value and value_view. */
@@ -246,7 +274,9 @@ public:
     signalkit::kind kind() const noexcept { return static_cast<signalkit::kind>(sk_value_kind(raw())); }
     bool is_nil() const noexcept { return kind() == signalkit::kind::nil; }
     /* The contents as T (see the top of the file); throws error
-     * (SK_ERR_WRONG_KIND) when the value has another kind. */
+     * (SK_ERR_WRONG_KIND) when the value has another kind, and error
+     * (SK_ERR_INVALID_ARGUMENT) when T is an integer type that cannot hold
+     * the int64. */
     template <class T> T as() const { return reader_as<T>::get(raw()); }
     /* The number of items of an array (throws for other kinds). */
     std::size_t size() const {
@@ -289,10 +319,23 @@ public:
         v_.u.int64 = 0;
         v_.u.boolean = b;
     }
+    /* Any integer type, as int64; an unsigned 64-bit value above INT64_MAX
+     * throws error (SK_ERR_INVALID_ARGUMENT), the only integers that can. */
     template <class I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
-    value(I n) noexcept {
+    value(I n) noexcept(!detail::exceeds_int64<I>::value) {
+        if constexpr (detail::exceeds_int64<I>::value) {
+            if (n > static_cast<I>(std::numeric_limits<std::int64_t>::max())) {
+                throw error(SK_ERR_INVALID_ARGUMENT, "signalkit::value: the integer is out of the int64 range");
+            }
+        }
         v_.kind = SK_KIND_INT64;
         v_.u.int64 = static_cast<std::int64_t>(n);
+    }
+    /* A pointer is not a value (it would convert to bool): see below. */
+    template <class P, std::enable_if_t<detail::is_non_string_pointer<P>::value, int> = 0> value(P) {
+        static_assert(sizeof(P) == 0, "signalkit::value: a pointer does not convert to a value (C++ would make it "
+                                      "a bool); use signalkit::value::pointer(p) for a user pointer (a function "
+                                      "pointer: store it in an object and pass that object's address)");
     }
     value(double d) noexcept {
         v_.kind = SK_KIND_DOUBLE;
@@ -579,7 +622,8 @@ public:
         detail::check(sk_queue_after(p_, delay.count, &run<B>, detail::make_box(std::forward<F>(f)), &B::release));
     }
     /* Runs `f()` on the queue, waits, and returns its result or rethrows its
-     * exception (see sk_queue_sync for the main and host-drained queues). */
+     * exception (see sk_queue_sync for the main and host-drained queues). A
+     * reference result is returned as that reference (to what f referred). */
     template <class F> auto sync(F &&f) const -> decltype(f()) {
         using R = decltype(f());
         sync_state<std::remove_reference_t<F>, R> state(f);
@@ -614,6 +658,25 @@ private:
                 std::launder(reinterpret_cast<R *>(storage))->~R();
             }
         }
+    };
+    template <class F, class R> struct sync_state<F, R &> {
+        explicit sync_state(F &fn) : f(fn) {}
+        F &f;
+        std::exception_ptr exception{};
+        R *result = nullptr;
+        void call() { result = std::addressof(f()); }
+        R &take() { return *result; }
+    };
+    template <class F, class R> struct sync_state<F, R &&> {
+        explicit sync_state(F &fn) : f(fn) {}
+        F &f;
+        std::exception_ptr exception{};
+        R *result = nullptr;
+        void call() {
+            R &&r = f();
+            result = std::addressof(r);
+        }
+        R &&take() { return static_cast<R &&>(*result); }
     };
     template <class F> struct sync_state<F, void> {
         explicit sync_state(F &fn) : f(fn) {}
@@ -692,15 +755,15 @@ struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N
         std::memcpy(&ctx, &f, sizeof(N));
         return ctx;
     }
-    /* The callable packed in `ctx`, copied into `bytes` (alignas(N), at
+    /* The callable packed in `ctx`, copied into `storage` (alignas(N), at
      * least sizeof(N) bytes, alive while the result is used). */
-    static const N &unpack(void *ctx, unsigned char *bytes) noexcept {
-        std::memcpy(bytes, &ctx, sizeof(N));
-        return *std::launder(reinterpret_cast<const N *>(bytes));
+    static const N &unpack(void *ctx, unsigned char *storage) noexcept {
+        std::memcpy(storage, &ctx, sizeof(N));
+        return *std::launder(reinterpret_cast<const N *>(storage));
     }
     static void on_next(void *ctx, const sk_value *v) noexcept {
-        alignas(N) unsigned char bytes[sizeof(N)];
-        unpack(ctx, bytes)(from_c<arg_t<N, 0>>::get(v));
+        alignas(N) unsigned char storage[sizeof(N)];
+        unpack(ctx, storage)(from_c<arg_t<N, 0>>::get(v));
     }
 };
 
@@ -803,8 +866,8 @@ public:
         using DF = std::decay_t<F>;
         if constexpr (detail::next_in_ctx<DF>::value) {
             return with_ctx(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
-                alignas(DF) unsigned char bytes[sizeof(DF)];
-                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, bytes);
+                alignas(DF) unsigned char storage[sizeof(DF)];
+                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
                 detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
@@ -819,8 +882,8 @@ public:
         using DF = std::decay_t<F>;
         if constexpr (detail::next_in_ctx<DF>::value) {
             return with_ctx(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
-                alignas(DF) unsigned char bytes[sizeof(DF)];
-                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, bytes);
+                alignas(DF) unsigned char storage[sizeof(DF)];
+                const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
                 return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
@@ -839,8 +902,14 @@ public:
     signal switch_to_latest() const { return op(&sk_signal_switch_to_latest); }
     signal deliver_on(const queue &q) const { return op(&sk_signal_deliver_on, q.get()); }
     signal debounce(seconds_t delay, const queue &q) const { return op(&sk_signal_debounce, delay.count, q.get()); }
+    /* `f(value)` returns a take_action (take_pass, take_complete, both OR-ed,
+     * or take_drop) or an int of those bits; not a bool. */
     template <class F> signal take_until(F &&f) const {
         using B = detail::box<std::decay_t<F>>;
+        static_assert(!std::is_same<std::decay_t<std::invoke_result_t<std::decay_t<F> &, detail::arg_t<F, 0>>>,
+                                    bool>::value,
+                      "signalkit::take_until: the callable returns bool; return take_pass, take_complete, "
+                      "take_pass | take_complete or take_drop (a bitwise OR of the take flags, or an int)");
         return with_fn(&sk_signal_take_until, [](void *ctx, const sk_value *v) noexcept -> int {
             auto &g = B::of(ctx);
             return static_cast<int>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
@@ -1000,10 +1069,20 @@ public:
 class value_promise : public detail::handle<sk_value_promise, value_promise> {
 public:
     value_promise() noexcept = default;
-    /* No value yet. */
+    /* No value yet. A lone bool is `ignore_repeated`: a bool initial value
+     * is written create(value(true)) (or create(true, false)). */
     static value_promise create(bool ignore_repeated = false) { return make(nullptr, ignore_repeated); }
+    /* Holding `initial` (anything a value is constructible from: create(42),
+     * create("text"), create(2.5), create(some_value), ...). */
     static value_promise create(const value &initial, bool ignore_repeated = false) {
         return make(initial.get(), ignore_repeated);
+    }
+    template <class T, std::enable_if_t<!std::is_same<std::decay_t<T>, bool>::value &&
+                                            !std::is_same<std::decay_t<T>, value>::value &&
+                                            std::is_constructible<value, T>::value,
+                                        int> = 0>
+    static value_promise create(T &&initial, bool ignore_repeated = false) {
+        return create(value(std::forward<T>(initial)), ignore_repeated);
     }
     void set(const value &v) const { detail::check(sk_value_promise_set(p_, v.get())); }
     signalkit::signal signal() const {
@@ -1035,7 +1114,8 @@ template <class T> struct reader_as {
     static T get(const sk_value *v) {
         std::int64_t n = 0;
         check(sk_value_get_int64(v, &n));
-        if (!std::is_same<T, std::int64_t>::value && static_cast<std::int64_t>(static_cast<T>(n)) != n) {
+        if (!std::is_same<T, std::int64_t>::value &&
+            ((std::is_unsigned<T>::value && n < 0) || static_cast<std::int64_t>(static_cast<T>(n)) != n)) {
             throw error(SK_ERR_INVALID_ARGUMENT, "signalkit::value::as: the int64 value is out of the type's range");
         }
         return static_cast<T>(n);
@@ -1177,10 +1257,10 @@ inline auto switch_to_latest() {
     return make_pipeable([](const signal &s) { return s.switch_to_latest(); });
 }
 inline auto deliver_on(queue q) {
-    return make_pipeable([q = std::move(q)](const signal &s) { return s.deliver_on(q); });
+    return make_pipeable([q_ = std::move(q)](const signal &s) { return s.deliver_on(q_); });
 }
 inline auto debounce(seconds_t delay, queue q) {
-    return make_pipeable([delay, q = std::move(q)](const signal &s) { return s.debounce(delay, q); });
+    return make_pipeable([delay, q_ = std::move(q)](const signal &s) { return s.debounce(delay, q_); });
 }
 inline auto last() {
     return make_pipeable([](const signal &s) { return s.last(); });
@@ -1195,8 +1275,8 @@ inline auto restart_if_error() {
     return make_pipeable([](const signal &s) { return s.restart_if_error(); });
 }
 inline auto retry(seconds_t delay_increment, seconds_t max_delay, queue q) {
-    return make_pipeable([delay_increment, max_delay, q = std::move(q)](const signal &s) {
-        return s.retry(delay_increment, max_delay, q);
+    return make_pipeable([delay_increment, max_delay, q_ = std::move(q)](const signal &s) {
+        return s.retry(delay_increment, max_delay, q_);
     });
 }
 inline auto queue_signals() {
@@ -1206,21 +1286,21 @@ inline auto throttled() {
     return make_pipeable([](const signal &s) { return s.throttled(); });
 }
 inline auto then(signal next) {
-    return make_pipeable([next = std::move(next)](const signal &s) { return s.then(next); });
+    return make_pipeable([next_ = std::move(next)](const signal &s) { return s.then(next_); });
 }
 inline auto run_on(queue q) {
-    return make_pipeable([q = std::move(q)](const signal &s) { return s.run_on(q); });
+    return make_pipeable([q_ = std::move(q)](const signal &s) { return s.run_on(q_); });
 }
 inline auto delay(seconds_t delay, queue q) {
-    return make_pipeable([delay, q = std::move(q)](const signal &s) { return s.delay(delay, q); });
+    return make_pipeable([delay, q_ = std::move(q)](const signal &s) { return s.delay(delay, q_); });
 }
 inline auto timeout(seconds_t delay, queue q, signal alternate) {
-    return make_pipeable([delay, q = std::move(q), alternate = std::move(alternate)](const signal &s) {
-        return s.timeout(delay, q, alternate);
+    return make_pipeable([delay, q_ = std::move(q), alternate_ = std::move(alternate)](const signal &s) {
+        return s.timeout(delay, q_, alternate_);
     });
 }
 inline auto throttle(seconds_t window, queue q) {
-    return make_pipeable([window, q = std::move(q)](const signal &s) { return s.throttle(window, q); });
+    return make_pipeable([window, q_ = std::move(q)](const signal &s) { return s.throttle(window, q_); });
 }
 
 /* Free-function forms of the sources. */

@@ -4,15 +4,21 @@
 #
 #   test-cpp       the suite and the example with g++, and the example with
 #                  the clang beside swift, -std=c++17 -Wall -Wextra -pedantic
-#                  -Werror, through pkg-config against the staged install (as
-#                  test-c); the suite is compiled with that clang, with the
-#                  same flags, by the two sanitizer runs
+#                  -Wshadow -Werror, through pkg-config against the staged
+#                  install (as test-c); the suite is compiled with that clang,
+#                  with the same flags, by the two sanitizer runs; then the
+#                  compile-fail checks (Tests/cpp/compile_fail, g++)
 #   test-cpp-asan  the suite against the ASan+UBSan core (mk/sanitizers.mk)
 #   test-cpp-tsan  the suite against the TSan core
 #   bench-cpp      Benchmarks/c/bench_cpp.cpp, W1-W3 beside bench_capi
 
 CPP_TESTS := $(wildcard Tests/cpp/test_*.cpp)
-CPP_STD := -std=c++17 -Wall -Wextra -pedantic -Werror
+CPP_STD := -std=c++17 -Wall -Wextra -pedantic -Wshadow -Werror
+# Misuses the header must reject at compile time: each file of
+# Tests/cpp/compile_fail must fail to compile (g++ -fsyntax-only, CPP_STD,
+# then the flags of its `// flags:` line, if any) with an error containing
+# the text of its `// expect:` line.
+CPP_COMPILE_FAIL := $(wildcard Tests/cpp/compile_fail/*.cpp)
 # The C compiler beside swift, kept before test-cpp-*san set CLANG to clang++.
 CPP_CLANG_C := $(CLANG)
 CPP_COMPILERS := g++ $(CLANG)++
@@ -31,6 +37,14 @@ test-cpp: stage ## the C++ header's suite (g++) and example (g++ and clang++), a
 			-o $(CPP_OUT)/quickstart-$$name; \
 		$(RUN_STAGED) $(CPP_OUT)/quickstart-$$name > $(CPP_OUT)/quickstart-$$name.out; \
 		diff -u examples/cpp/quickstart.expected $(CPP_OUT)/quickstart-$$name.out; \
+	done
+	set -e; for f in $(CPP_COMPILE_FAIL); do \
+		expect=$$(sed -n 's|^// expect: ||p' $$f); flags=$$(sed -n 's|^// flags: ||p' $$f); \
+		test -n "$$expect" || { echo "$$f: no // expect: line"; exit 1; }; \
+		err=$(CPP_OUT)/$$(basename $$f .cpp).err; \
+		if g++ $(CPP_STD) $$flags -fsyntax-only $$f $$($(STAGE_PKG) --cflags signalkit) 2> $$err; then \
+			echo "$$f: compiled, but must fail with: $$expect"; exit 1; fi; \
+		grep -qF -- "$$expect" $$err || { cat $$err; echo "$$f: the error is not: $$expect"; exit 1; }; \
 	done
 	$(end)
 

@@ -94,8 +94,9 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 # /opt/signalkit), then the installed tree moved elsewhere, which it must
 # survive (relocatable; no path of this checkout in its text files); the
 # example project configured against it, built and run (output checked);
-# version requests met and refused as README.md's policy says; the moved
-# .pc files used with pkg-config --define-prefix.
+# version requests met and refused as README.md's policy says, and
+# SignalKit::signalkit requiring cxx_std_17 (Tests/cmake); the moved .pc
+# files used with pkg-config --define-prefix.
 CMAKE_TEST := $(OUT)/cmake-test
 CMAKE_PREFIX := $(CMAKE_TEST)/moved
 

@@ -67,6 +67,23 @@ SK_TEST_WITH(errors, a_typed_callback_given_another_kind_terminates, .signal = S
     p.put("not a number");
 }
 
+/* As the header's Errors paragraph says: a typed callback given an int64
+ * out of its parameter type's range terminates (as<T> throws
+ * SK_ERR_INVALID_ARGUMENT inside a noexcept trampoline), for std::size_t
+ * given -1 too (it received 18446744073709551615). */
+SK_TEST_WITH(errors, a_typed_callback_given_an_integer_out_of_range_terminates, .signal = SIGABRT, .timeout = 20) {
+    auto p = sk::pipe::create();
+    auto d = p.signal().start([](std::int8_t) {});
+    plain_abort();
+    p.put(300);
+}
+SK_TEST_WITH(errors, a_size_t_callback_given_a_negative_integer_terminates, .signal = SIGABRT, .timeout = 20) {
+    auto p = sk::pipe::create();
+    auto d = p.signal().start([](std::size_t) {});
+    plain_abort();
+    p.put(-1);
+}
+
 SK_TEST(errors, catch_error_turns_failures_into_values) {
     auto log = std::make_shared<sk_test::events>();
     sk_test::record(sk::fail(sk::value(std::vector<sk::value>{"timeout", 3})) |

@@ -146,6 +146,40 @@ SK_TEST(handles, value_promise) {
     e.dispose();
 }
 
+/* create(initial) with anything a value is constructible from holds that
+ * value (an int, a string literal or a double once picked create(bool): an
+ * empty promise ignoring repeats); a lone bool stays ignore_repeated. */
+SK_TEST(handles, value_promise_create_takes_an_initial_value) {
+    auto first = [](const sk::value_promise &p) {
+        std::vector<sk::value> got;
+        p.signal().start([&got](const sk::value &v) { got.push_back(v); }).dispose();
+        return got;
+    };
+    auto i = first(sk::value_promise::create(42));
+    cr_assert(i.size() == 1 && i[0] == sk::value(42));
+    auto t = first(sk::value_promise::create("hello"));
+    cr_assert(t.size() == 1 && t[0].as<std::string>() == "hello");
+    auto d = first(sk::value_promise::create(2.5));
+    cr_assert(d.size() == 1 && d[0] == sk::value(2.5));
+    auto s = first(sk::value_promise::create(std::string("text")));
+    cr_assert(s.size() == 1 && s[0].as<std::string>() == "text");
+    auto u = first(sk::value_promise::create(std::uint8_t{7}, true));
+    cr_assert(u.size() == 1 && u[0] == sk::value(7));
+    auto b = first(sk::value_promise::create(sk::value(true)));
+    cr_assert(b.size() == 1 && b[0] == sk::value(true));
+    auto bt = first(sk::value_promise::create(true, false));
+    cr_assert(bt.size() == 1 && bt[0] == sk::value(true));
+    cr_assert(first(sk::value_promise::create()).empty());
+    cr_assert(first(sk::value_promise::create(true)).empty(), "create(bool): ignore_repeated, no value");
+    /* create(42) ignores nothing unless asked: a repeat reaches subscribers. */
+    auto p = sk::value_promise::create(42);
+    int n = 0;
+    auto sub = p.signal().start([&n](std::int64_t) { n++; });
+    p.set(42);
+    cr_assert_eq(n, 2);
+    sub.dispose();
+}
+
 /* ---- lifetime of callables ---- */
 
 SK_TEST(handles, observer_callables_die_at_completion) {

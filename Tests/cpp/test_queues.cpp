@@ -61,6 +61,23 @@ SK_TEST(queues, sync_returns_the_result_and_rethrows) {
     cr_assert_throw(q.sync([]() -> int { throw std::runtime_error("inside"); }), std::runtime_error);
 }
 
+/* A callable returning a reference: sync returns that reference (it did not
+ * compile: "forming pointer to reference type"). */
+static int shared_int;
+static int &shared_int_ref() { return shared_int; }
+SK_TEST(queues, sync_returns_a_reference) {
+    auto q = sk::queue::serial("cpp.sync.ref");
+    int &r = q.sync(shared_int_ref);
+    cr_assert_eq(&r, &shared_int);
+    q.sync(shared_int_ref) = 5;
+    cr_assert_eq(shared_int, 5);
+    std::string text = "abc";
+    const std::string &c = q.sync([&text]() -> const std::string & { return text; });
+    cr_assert_eq(&c, &text);
+    std::string &&m = q.sync([&text]() -> std::string && { return std::move(text); });
+    cr_assert_eq(&m, &text);
+}
+
 SK_TEST(queues, host_queue_runs_work_when_drained) {
     auto q = sk::queue::host("cpp.host");
     cr_assert_geq(q.fd(), 0);

@@ -3,6 +3,7 @@
 #include "support.hpp"
 
 #include <cstring>
+#include <limits>
 
 using sk_test::track;
 
@@ -62,6 +63,39 @@ SK_TEST(values, a_getter_of_another_kind_throws_wrong_kind) {
     cr_assert_throw((void)sk::value(1).size(), sk::error);
     cr_assert_throw((void)sk::value(std::vector<sk::value>{}).operator[](0), sk::error);
     cr_assert_throw((void)sk::value(300).as<std::uint8_t>(), sk::error);
+}
+
+/* Unsigned 64-bit integers are range-checked both ways, as the narrower
+ * types are when read: value(UINT64_MAX) was int64 -1, and
+ * value(-1).as<std::uint64_t>() was 18446744073709551615. */
+SK_TEST(values, unsigned_64_bit_integers_are_range_checked) {
+    constexpr auto int64_max = std::numeric_limits<std::int64_t>::max();
+    cr_assert_eq(sk::value(static_cast<std::uint64_t>(int64_max)).as<std::int64_t>(), int64_max);
+    cr_assert_eq(sk::value(std::uint64_t{7}).as<std::uint64_t>(), 7u);
+    cr_assert_eq(sk::value(int64_max).as<std::uint64_t>(), static_cast<std::uint64_t>(int64_max));
+    cr_assert_eq(sk::value(0).as<std::size_t>(), 0u);
+    auto code_of = [](auto f) -> int {
+        try {
+            f();
+        } catch (const sk::error &e) {
+            return e.code();
+        }
+        return SK_OK;
+    };
+    cr_assert_eq(code_of([] { sk::value v(std::numeric_limits<std::uint64_t>::max()); }), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(code_of([] { sk::value v(static_cast<std::uint64_t>(int64_max) + 1); }), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(code_of([] { sk::value v(std::numeric_limits<unsigned long long>::max()); }), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(code_of([] { (void)sk::value(-1).as<std::uint64_t>(); }), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(code_of([] { (void)sk::value(-1).as<std::size_t>(); }), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(code_of([] { (void)sk::value(std::numeric_limits<std::int64_t>::min()).as<unsigned long long>(); }),
+                 SK_ERR_INVALID_ARGUMENT);
+    /* As documented for the narrower types: out of range, not wrong kind. */
+    cr_assert_eq(code_of([] { (void)sk::value(300).as<std::int8_t>(); }), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(code_of([] { (void)sk::value(-1).as<unsigned>(); }), SK_ERR_INVALID_ARGUMENT);
+    /* Only those throw: the other integer constructors stay noexcept. */
+    static_assert(noexcept(sk::value(std::int64_t{1})) && noexcept(sk::value(1u)) && noexcept(sk::value(1)),
+                  "integers that fit in int64 construct without throwing");
+    static_assert(!noexcept(sk::value(std::uint64_t{1})), "an unsigned 64-bit integer may be out of range");
 }
 
 SK_TEST(values, copies_share_and_moves_empty) {
