@@ -942,3 +942,26 @@ Test(queues, host_queue_at_the_descriptor_limit_fails_cleanly, .timeout = SK_TES
     sk_queue_release(host);
     expect_no_live_objects(0);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Closing a host queue with timed work pending                              */
+/* ------------------------------------------------------------------------ */
+
+/* sk_queue_after with a deadline far away, then the last handle released:
+ * the work is dropped and released on the releasing thread, before
+ * sk_queue_release returns. Before: the dispatch timer behind `after` kept
+ * the work (and one live object) until the deadline, then released it on a
+ * dispatch thread. */
+Test(queues, host_queue_released_drops_after_work_not_yet_due, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = host_queue(NULL);
+    pthread_t self = pthread_self();
+    release_thread_ok = 1;
+    release_count = 0;
+    SK_OK_OR_FAIL(sk_queue_after(host, 100.0, nothing_work, &self, note_release));
+    cr_assert_eq(__atomic_load_n(&release_count, __ATOMIC_SEQ_CST), 0);
+    sk_queue_release(host);
+    cr_assert_eq(__atomic_load_n(&release_count, __ATOMIC_SEQ_CST), 1,
+                 "the release had not run when sk_queue_release returned");
+    cr_assert(__atomic_load_n(&release_thread_ok, __ATOMIC_SEQ_CST), "released on another thread");
+    cr_assert_eq(sk_live_objects(), 0, "%ld objects alive", sk_live_objects());
+}
