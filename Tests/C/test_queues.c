@@ -965,3 +965,99 @@ Test(queues, host_queue_released_drops_after_work_not_yet_due, .timeout = SK_TES
     cr_assert(__atomic_load_n(&release_thread_ok, __ATOMIC_SEQ_CST), "released on another thread");
     cr_assert_eq(sk_live_objects(), 0, "%ld objects alive", sk_live_objects());
 }
+
+/* The time-based operators over a pipe on a host queue, subscribed, one
+ * value put, then every handle released without a dispose or a drain: the
+ * observer is released exactly once, when the last handle goes, and nothing
+ * stays alive. `due` makes the operator's timer due (0 s, and its firing
+ * already waiting in the queue) instead of 100 s away. Before: the
+ * operator's state and its timer kept each other (and the observer) alive
+ * for good once the queue had closed. */
+typedef enum { TIMED_DEBOUNCE, TIMED_THROTTLE, TIMED_DELAY, TIMED_TIMEOUT, TIMED_TIMEOUT_SILENT, TIMED_COUNT } timed_op;
+
+static const char *timed_op_name(timed_op op) {
+    static const char *names[] = { "debounce", "throttle", "delay", "timeout", "timeout (silent upstream)" };
+    return names[op];
+}
+
+static sk_signal *timed_signal(timed_op op, sk_signal *source, double seconds, sk_queue *queue) {
+    sk_signal *out = NULL;
+    switch (op) {
+    case TIMED_DEBOUNCE: SK_OK_OR_FAIL(sk_signal_debounce(&out, source, seconds, queue)); break;
+    case TIMED_THROTTLE: SK_OK_OR_FAIL(sk_signal_throttle(&out, source, seconds, queue)); break;
+    case TIMED_DELAY: SK_OK_OR_FAIL(sk_signal_delay(&out, source, seconds, queue)); break;
+    default: SK_OK_OR_FAIL(sk_signal_timeout(&out, source, seconds, queue, source)); break;
+    }
+    return out;
+}
+
+static void abandon_timed_on_host(timed_op op, bool queue_first, bool due) {
+    sk_queue *host = host_queue("test.timed");
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    sk_signal *timed = timed_signal(op, source, due ? 0.0 : 100.0, host);
+    recorder r;
+    sk_disposable *d = recorder_start(&r, timed);
+    /* debounce and throttle start their timer with the value; delay and
+     * timeout at the subscription, and then the timer fires first. */
+    bool timer_at_value = op == TIMED_DEBOUNCE || op == TIMED_THROTTLE;
+    if (due && !timer_at_value) {
+        cr_assert(fd_wait_readable(host_queue_fd(host), SK_WAIT_SECONDS), "%s: the timer never fired", timed_op_name(op));
+    }
+    if (op != TIMED_TIMEOUT_SILENT) {
+        pipe_put_int(pipe, 1);
+    }
+    if (due && timer_at_value) {
+        cr_assert(fd_wait_readable(host_queue_fd(host), SK_WAIT_SECONDS), "%s: the timer never fired", timed_op_name(op));
+    }
+    if (queue_first) {
+        sk_queue_release(host);
+        sk_disposable_release(d);
+        sk_signal_release(timed);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+    } else {
+        sk_pipe_release(pipe);
+        sk_signal_release(source);
+        sk_signal_release(timed);
+        sk_disposable_release(d);
+        cr_assert_eq(recorder_releases(&r), 0, "%s: observer released with its queue still open", timed_op_name(op));
+        sk_queue_release(host);
+    }
+    /* timeout passes the upstream's value at once (the upstream answered in
+     * time); the others hold it for their timer. */
+    cr_assert_eq(recorder_nexts(&r), op == TIMED_TIMEOUT ? 1 : 0, "%s: %d values delivered without a drain", timed_op_name(op),
+                 recorder_nexts(&r));
+    cr_assert_eq(recorder_releases(&r), 1, "%s (queue %s, timer %s): observer released %d times", timed_op_name(op),
+                 queue_first ? "first" : "last", due ? "due" : "not due", recorder_releases(&r));
+    cr_assert_eq(sk_live_objects(), 0, "%s (queue %s, timer %s): %ld objects alive", timed_op_name(op),
+                 queue_first ? "first" : "last", due ? "due" : "not due", sk_live_objects());
+    recorder_destroy(&r);
+}
+
+static void abandon_timed_on_host_every_way(timed_op op) {
+    for (int queue_first = 0; queue_first < 2; queue_first++) {
+        for (int due = 0; due < 2; due++) {
+            abandon_timed_on_host(op, queue_first != 0, due != 0);
+        }
+    }
+}
+
+Test(queues, host_queue_abandoned_with_a_debounce_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed_on_host_every_way(TIMED_DEBOUNCE);
+}
+
+Test(queues, host_queue_abandoned_with_a_throttle_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed_on_host_every_way(TIMED_THROTTLE);
+}
+
+Test(queues, host_queue_abandoned_with_a_delay_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed_on_host_every_way(TIMED_DELAY);
+}
+
+Test(queues, host_queue_abandoned_with_a_timeout_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed_on_host_every_way(TIMED_TIMEOUT);
+    abandon_timed_on_host_every_way(TIMED_TIMEOUT_SILENT);
+}

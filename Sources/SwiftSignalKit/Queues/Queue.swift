@@ -137,6 +137,12 @@ public final class Queue: @unchecked Sendable {
         self.executor = virtualTime
     }
 
+    /// The executor of a host-drained or virtual-time queue (the queues that
+    /// can close); nil for dispatch queues.
+    var closableExecutor: QueueExecutor? {
+        return self.executor
+    }
+
     /// The executor of a virtual-time queue; nil for other queues.
     var virtualTimeExecutor: VirtualTimeExecutor? {
         guard let executor = self.executor else {
