@@ -1061,3 +1061,58 @@ Test(queues, host_queue_abandoned_with_a_timeout_pending_frees_everything, .time
     abandon_timed_on_host_every_way(TIMED_TIMEOUT);
     abandon_timed_on_host_every_way(TIMED_TIMEOUT_SILENT);
 }
+
+/* The close racing the timers it must end: one thread puts values into a
+ * pipe debounced on a host queue (each value starts a new timer, due at
+ * once or soon, and the timer it replaces dies), while this thread releases
+ * the queue's last handle. Whatever the interleaving: nothing runs without
+ * a drain, the observer is released exactly once, nothing stays alive.
+ * (For ThreadSanitizer above all: the close reads the timers' entries
+ * while timers start and die on the other thread.) */
+typedef struct close_race {
+    sk_pipe *pipe;
+    gate started;
+    int values;
+} close_race;
+
+static void *put_values(void *arg) {
+    close_race *c = arg;
+    for (int i = 0; i < c->values; i++) {
+        pipe_put_int(c->pipe, i);
+        if (i == c->values / 4) {
+            gate_open(&c->started);
+        }
+    }
+    return NULL;
+}
+
+Test(queues, host_queue_closing_while_a_debounce_restarts_its_timer, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < 50; round++) {
+        sk_queue *host = host_queue("test.close_race");
+        close_race c;
+        memset(&c, 0, sizeof c);
+        c.values = 200;
+        gate_init(&c.started);
+        sk_signal *source = NULL, *debounced = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&c.pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, c.pipe));
+        SK_OK_OR_FAIL(sk_signal_debounce(&debounced, source, round % 2 == 0 ? 0.0 : 0.0001, host));
+        recorder r;
+        sk_disposable *d = recorder_start(&r, debounced);
+        pthread_t thread;
+        cr_assert_eq(pthread_create(&thread, NULL, put_values, &c), 0);
+        cr_assert(gate_wait(&c.started, SK_WAIT_SECONDS));
+        sk_queue_release(host);
+        pthread_join(thread, NULL);
+        cr_assert_eq(recorder_releases(&r), 0, "round %d: observer released with its pipe alive", round);
+        sk_disposable_release(d);
+        sk_signal_release(debounced);
+        sk_signal_release(source);
+        sk_pipe_release(c.pipe);
+        cr_assert_eq(recorder_nexts(&r), 0, "round %d: a value was delivered without a drain", round);
+        cr_assert_eq(recorder_releases(&r), 1, "round %d: observer released %d times", round, recorder_releases(&r));
+        cr_assert_eq(sk_live_objects(), 0, "round %d: %ld objects alive", round, sk_live_objects());
+        recorder_destroy(&r);
+        gate_destroy(&c.started);
+    }
+}
