@@ -1116,3 +1116,31 @@ Test(queues, host_queue_closing_while_a_debounce_restarts_its_timer, .timeout = 
         gate_destroy(&c.started);
     }
 }
+
+/* A timer started on a host queue, not due (100 s) or repeating and due
+ * (its firing waiting in the queue), then the queue's last handle released
+ * while the timer's disposable is still held: the close stops the timer,
+ * and its release(ctx) runs on the releasing thread before
+ * sk_queue_release returns. Before: the context stayed until the
+ * disposable went. */
+Test(queues, host_queue_released_stops_its_timers, .timeout = SK_TEST_TIMEOUT) {
+    for (int due = 0; due < 2; due++) {
+        sk_queue *host = host_queue(NULL);
+        pthread_t self = pthread_self();
+        release_thread_ok = 1;
+        release_count = 0;
+        sk_disposable *timer = NULL;
+        SK_OK_OR_FAIL(sk_timer_start(&timer, host, due ? 0.001 : 100.0, due != 0, nothing_work, &self, note_release));
+        if (due) {
+            cr_assert(fd_wait_readable(host_queue_fd(host), SK_WAIT_SECONDS), "the timer never fired");
+        }
+        sk_queue_release(host);
+        cr_assert_eq(__atomic_load_n(&release_count, __ATOMIC_SEQ_CST), 1,
+                     "timer %s: the release had not run when sk_queue_release returned", due ? "due" : "not due");
+        cr_assert(__atomic_load_n(&release_thread_ok, __ATOMIC_SEQ_CST), "released on another thread");
+        sk_disposable_dispose(timer);
+        sk_disposable_release(timer);
+        cr_assert_eq(__atomic_load_n(&release_count, __ATOMIC_SEQ_CST), 1);
+        cr_assert_eq(sk_live_objects(), 0, "%ld objects alive", sk_live_objects());
+    }
+}

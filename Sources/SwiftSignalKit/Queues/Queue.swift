@@ -185,14 +185,16 @@ public final class Queue: @unchecked Sendable {
 
     /// Ends a host-drained queue for good, for an owner that will never drain
     /// it again: the work still pending is dropped (released on the calling
-    /// thread, without running), its descriptor is closed, and work enqueued
-    /// later is dropped at once (a `deliverOn` onto it delivers nothing
-    /// more). Pending work usually holds what enqueued it, and through it the
+    /// thread, without running), `after` work not yet due included, and so
+    /// are the completions of the `Timer`s started on it; its descriptor is
+    /// closed, and work enqueued later is dropped at once (a `deliverOn` onto
+    /// it delivers nothing more). Pending work usually holds what enqueued it, and through it the
     /// queue: without this, an undrained queue keeps itself, its descriptor
     /// and that work alive. No effect on other queues, or when called again.
     ///
-    /// For a virtual-time queue, the same: its pending work is dropped
-    /// (released on the calling thread) and later work is dropped at once.
+    /// For a virtual-time queue, the same: its pending work and its timers'
+    /// completions are dropped (released on the calling thread) and later
+    /// work is dropped at once.
     public func closeHostDrained() {
         self.executor?.close()
     }
