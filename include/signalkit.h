@@ -1448,7 +1448,10 @@ void sk_queue_release(sk_queue *queue);
  * @brief Starts a timer that calls `fn(ctx)` on a queue after `seconds`, and
  *        again every `seconds` when `repeat`.
  *
- * Releasing the disposable without disposing it stops the timer too.
+ * Releasing the disposable without disposing it stops the timer too. On a
+ * host-drained or virtual-time queue, so does closing the queue (releasing
+ * its last handle): `release` then runs on the releasing thread, and the
+ * disposable, still to be released, does nothing more.
  *
  * @param[out] out  Required. Receives the disposable (+1) that stops the
  *                  timer.

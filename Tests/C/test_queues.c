@@ -971,3 +971,205 @@ Test(queues, host_queue_at_the_descriptor_limit_fails_cleanly, .timeout = SK_TES
     sk_queue_release(host);
     expect_no_live_objects(0);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Closing a host queue with timed work pending                              */
+/* ------------------------------------------------------------------------ */
+
+/* sk_queue_after with a deadline far away, then the last handle released:
+ * the work is dropped and released on the releasing thread, before
+ * sk_queue_release returns. Before: the dispatch timer behind `after` kept
+ * the work (and one live object) until the deadline, then released it on a
+ * dispatch thread. */
+Test(queues, host_queue_released_drops_after_work_not_yet_due, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = host_queue(NULL);
+    pthread_t self = pthread_self();
+    release_thread_ok = 1;
+    release_count = 0;
+    SK_OK_OR_FAIL(sk_queue_after(host, 100.0, nothing_work, &self, note_release));
+    cr_assert_eq(__atomic_load_n(&release_count, __ATOMIC_SEQ_CST), 0);
+    sk_queue_release(host);
+    cr_assert_eq(__atomic_load_n(&release_count, __ATOMIC_SEQ_CST), 1,
+                 "the release had not run when sk_queue_release returned");
+    cr_assert(__atomic_load_n(&release_thread_ok, __ATOMIC_SEQ_CST), "released on another thread");
+    cr_assert_eq(sk_live_objects(), 0, "%ld objects alive", sk_live_objects());
+}
+
+/* The time-based operators over a pipe on a host queue, subscribed, one
+ * value put, then every handle released without a dispose or a drain: the
+ * observer is released exactly once, when the last handle goes, and nothing
+ * stays alive. `due` makes the operator's timer due (0 s, and its firing
+ * already waiting in the queue) instead of 100 s away. Before: the
+ * operator's state and its timer kept each other (and the observer) alive
+ * for good once the queue had closed. */
+typedef enum { TIMED_DEBOUNCE, TIMED_THROTTLE, TIMED_DELAY, TIMED_TIMEOUT, TIMED_TIMEOUT_SILENT, TIMED_COUNT } timed_op;
+
+static const char *timed_op_name(timed_op op) {
+    static const char *names[] = { "debounce", "throttle", "delay", "timeout", "timeout (silent upstream)" };
+    return names[op];
+}
+
+static sk_signal *timed_signal(timed_op op, sk_signal *source, double seconds, sk_queue *queue) {
+    sk_signal *out = NULL;
+    switch (op) {
+    case TIMED_DEBOUNCE: SK_OK_OR_FAIL(sk_signal_debounce(&out, source, seconds, queue)); break;
+    case TIMED_THROTTLE: SK_OK_OR_FAIL(sk_signal_throttle(&out, source, seconds, queue)); break;
+    case TIMED_DELAY: SK_OK_OR_FAIL(sk_signal_delay(&out, source, seconds, queue)); break;
+    default: SK_OK_OR_FAIL(sk_signal_timeout(&out, source, seconds, queue, source)); break;
+    }
+    return out;
+}
+
+static void abandon_timed_on_host(timed_op op, bool queue_first, bool due) {
+    sk_queue *host = host_queue("test.timed");
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    sk_signal *timed = timed_signal(op, source, due ? 0.0 : 100.0, host);
+    recorder r;
+    sk_disposable *d = recorder_start(&r, timed);
+    /* debounce and throttle start their timer with the value; delay and
+     * timeout at the subscription, and then the timer fires first. */
+    bool timer_at_value = op == TIMED_DEBOUNCE || op == TIMED_THROTTLE;
+    if (due && !timer_at_value) {
+        cr_assert(fd_wait_readable(host_queue_fd(host), SK_WAIT_SECONDS), "%s: the timer never fired", timed_op_name(op));
+    }
+    if (op != TIMED_TIMEOUT_SILENT) {
+        pipe_put_int(pipe, 1);
+    }
+    if (due && timer_at_value) {
+        cr_assert(fd_wait_readable(host_queue_fd(host), SK_WAIT_SECONDS), "%s: the timer never fired", timed_op_name(op));
+    }
+    if (queue_first) {
+        sk_queue_release(host);
+        sk_disposable_release(d);
+        sk_signal_release(timed);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+    } else {
+        sk_pipe_release(pipe);
+        sk_signal_release(source);
+        sk_signal_release(timed);
+        sk_disposable_release(d);
+        cr_assert_eq(recorder_releases(&r), 0, "%s: observer released with its queue still open", timed_op_name(op));
+        sk_queue_release(host);
+    }
+    /* timeout passes the upstream's value at once (the upstream answered in
+     * time); the others hold it for their timer. */
+    cr_assert_eq(recorder_nexts(&r), op == TIMED_TIMEOUT ? 1 : 0, "%s: %d values delivered without a drain", timed_op_name(op),
+                 recorder_nexts(&r));
+    cr_assert_eq(recorder_releases(&r), 1, "%s (queue %s, timer %s): observer released %d times", timed_op_name(op),
+                 queue_first ? "first" : "last", due ? "due" : "not due", recorder_releases(&r));
+    cr_assert_eq(sk_live_objects(), 0, "%s (queue %s, timer %s): %ld objects alive", timed_op_name(op),
+                 queue_first ? "first" : "last", due ? "due" : "not due", sk_live_objects());
+    recorder_destroy(&r);
+}
+
+static void abandon_timed_on_host_every_way(timed_op op) {
+    for (int queue_first = 0; queue_first < 2; queue_first++) {
+        for (int due = 0; due < 2; due++) {
+            abandon_timed_on_host(op, queue_first != 0, due != 0);
+        }
+    }
+}
+
+Test(queues, host_queue_abandoned_with_a_debounce_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed_on_host_every_way(TIMED_DEBOUNCE);
+}
+
+Test(queues, host_queue_abandoned_with_a_throttle_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed_on_host_every_way(TIMED_THROTTLE);
+}
+
+Test(queues, host_queue_abandoned_with_a_delay_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed_on_host_every_way(TIMED_DELAY);
+}
+
+Test(queues, host_queue_abandoned_with_a_timeout_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed_on_host_every_way(TIMED_TIMEOUT);
+    abandon_timed_on_host_every_way(TIMED_TIMEOUT_SILENT);
+}
+
+/* The close racing the timers it must end: one thread puts values into a
+ * pipe debounced on a host queue (each value starts a new timer, due at
+ * once or soon, and the timer it replaces dies), while this thread releases
+ * the queue's last handle. Whatever the interleaving: nothing runs without
+ * a drain, the observer is released exactly once, nothing stays alive.
+ * (For ThreadSanitizer above all: the close reads the timers' entries
+ * while timers start and die on the other thread.) */
+typedef struct close_race {
+    sk_pipe *pipe;
+    gate started;
+    int values;
+} close_race;
+
+static void *put_values(void *arg) {
+    close_race *c = arg;
+    for (int i = 0; i < c->values; i++) {
+        pipe_put_int(c->pipe, i);
+        if (i == c->values / 4) {
+            gate_open(&c->started);
+        }
+    }
+    return NULL;
+}
+
+Test(queues, host_queue_closing_while_a_debounce_restarts_its_timer, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < 50; round++) {
+        sk_queue *host = host_queue("test.close_race");
+        close_race c;
+        memset(&c, 0, sizeof c);
+        c.values = 200;
+        gate_init(&c.started);
+        sk_signal *source = NULL, *debounced = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&c.pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, c.pipe));
+        SK_OK_OR_FAIL(sk_signal_debounce(&debounced, source, round % 2 == 0 ? 0.0 : 0.0001, host));
+        recorder r;
+        sk_disposable *d = recorder_start(&r, debounced);
+        pthread_t thread;
+        cr_assert_eq(pthread_create(&thread, NULL, put_values, &c), 0);
+        cr_assert(gate_wait(&c.started, SK_WAIT_SECONDS));
+        sk_queue_release(host);
+        pthread_join(thread, NULL);
+        cr_assert_eq(recorder_releases(&r), 0, "round %d: observer released with its pipe alive", round);
+        sk_disposable_release(d);
+        sk_signal_release(debounced);
+        sk_signal_release(source);
+        sk_pipe_release(c.pipe);
+        cr_assert_eq(recorder_nexts(&r), 0, "round %d: a value was delivered without a drain", round);
+        cr_assert_eq(recorder_releases(&r), 1, "round %d: observer released %d times", round, recorder_releases(&r));
+        cr_assert_eq(sk_live_objects(), 0, "round %d: %ld objects alive", round, sk_live_objects());
+        recorder_destroy(&r);
+        gate_destroy(&c.started);
+    }
+}
+
+/* A timer started on a host queue, not due (100 s) or repeating and due
+ * (its firing waiting in the queue), then the queue's last handle released
+ * while the timer's disposable is still held: the close stops the timer,
+ * and its release(ctx) runs on the releasing thread before
+ * sk_queue_release returns. Before: the context stayed until the
+ * disposable went. */
+Test(queues, host_queue_released_stops_its_timers, .timeout = SK_TEST_TIMEOUT) {
+    for (int due = 0; due < 2; due++) {
+        sk_queue *host = host_queue(NULL);
+        pthread_t self = pthread_self();
+        release_thread_ok = 1;
+        release_count = 0;
+        sk_disposable *timer = NULL;
+        SK_OK_OR_FAIL(sk_timer_start(&timer, host, due ? 0.001 : 100.0, due != 0, nothing_work, &self, note_release));
+        if (due) {
+            cr_assert(fd_wait_readable(host_queue_fd(host), SK_WAIT_SECONDS), "the timer never fired");
+        }
+        sk_queue_release(host);
+        cr_assert_eq(__atomic_load_n(&release_count, __ATOMIC_SEQ_CST), 1,
+                     "timer %s: the release had not run when sk_queue_release returned", due ? "due" : "not due");
+        cr_assert(__atomic_load_n(&release_thread_ok, __ATOMIC_SEQ_CST), "released on another thread");
+        sk_disposable_dispose(timer);
+        sk_disposable_release(timer);
+        cr_assert_eq(__atomic_load_n(&release_count, __ATOMIC_SEQ_CST), 1);
+        cr_assert_eq(sk_live_objects(), 0, "%ld objects alive", sk_live_objects());
+    }
+}

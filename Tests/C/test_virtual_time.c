@@ -812,3 +812,80 @@ Test(virtual_time, advancing_by_from_two_threads_is_ok_or_busy, .timeout = SK_TE
     }
     expect_no_live_objects(1, queue);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Closing a virtual-time queue with a time-based operator pending           */
+/* ------------------------------------------------------------------------ */
+
+/* Each time-based operator over a pipe on a virtual-time queue, subscribed,
+ * one value put (its timer 10 frames away), then every handle released
+ * without a dispose: the observer is released exactly once, when the last
+ * handle goes, and nothing stays alive, whether the queue goes first or
+ * last. Before: the operator's state and its timer kept each other (and the
+ * observer) alive for good once the queue had closed. */
+typedef enum { TIMED_DEBOUNCE, TIMED_THROTTLE, TIMED_DELAY, TIMED_TIMEOUT, TIMED_TIMEOUT_SILENT } timed_op;
+
+static void abandon_timed(timed_op op, bool queue_first) {
+    static const char *names[] = { "debounce", "throttle", "delay", "timeout", "timeout (silent upstream)" };
+    sk_queue *queue = virtual_queue();
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *timed = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    switch (op) {
+    case TIMED_DEBOUNCE: SK_OK_OR_FAIL(sk_signal_debounce(&timed, source, frames(10), queue)); break;
+    case TIMED_THROTTLE: SK_OK_OR_FAIL(sk_signal_throttle(&timed, source, frames(10), queue)); break;
+    case TIMED_DELAY: SK_OK_OR_FAIL(sk_signal_delay(&timed, source, frames(10), queue)); break;
+    default: SK_OK_OR_FAIL(sk_signal_timeout(&timed, source, frames(10), queue, source)); break;
+    }
+    recorder r;
+    sk_disposable *d = recorder_start(&r, timed);
+    if (op != TIMED_TIMEOUT_SILENT) {
+        pipe_put_int(pipe, 1);
+    }
+    if (queue_first) {
+        sk_queue_release(queue);
+        sk_disposable_release(d);
+        sk_signal_release(timed);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+    } else {
+        sk_pipe_release(pipe);
+        sk_signal_release(source);
+        sk_signal_release(timed);
+        sk_disposable_release(d);
+        cr_assert_eq(recorder_releases(&r), 0, "%s: observer released with its queue still open", names[op]);
+        sk_queue_release(queue);
+    }
+    /* timeout passes the upstream's value at once (the upstream answered in
+     * time); the others hold it for their timer. */
+    cr_assert_eq(recorder_nexts(&r), op == TIMED_TIMEOUT ? 1 : 0, "%s: %d values delivered without an advance", names[op],
+                 recorder_nexts(&r));
+    cr_assert_eq(recorder_releases(&r), 1, "%s (queue %s): observer released %d times", names[op],
+                 queue_first ? "first" : "last", recorder_releases(&r));
+    cr_assert_eq(sk_live_objects(), 0, "%s (queue %s): %ld objects alive", names[op], queue_first ? "first" : "last",
+                 sk_live_objects());
+    recorder_destroy(&r);
+}
+
+Test(virtual_time, abandoning_a_debounce_with_its_timer_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed(TIMED_DEBOUNCE, true);
+    abandon_timed(TIMED_DEBOUNCE, false);
+}
+
+Test(virtual_time, abandoning_a_throttle_with_its_timer_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed(TIMED_THROTTLE, true);
+    abandon_timed(TIMED_THROTTLE, false);
+}
+
+Test(virtual_time, abandoning_a_delay_with_its_timer_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed(TIMED_DELAY, true);
+    abandon_timed(TIMED_DELAY, false);
+}
+
+Test(virtual_time, abandoning_a_timeout_with_its_timer_pending_frees_everything, .timeout = SK_TEST_TIMEOUT) {
+    abandon_timed(TIMED_TIMEOUT, true);
+    abandon_timed(TIMED_TIMEOUT, false);
+    abandon_timed(TIMED_TIMEOUT_SILENT, true);
+    abandon_timed(TIMED_TIMEOUT_SILENT, false);
+}

@@ -503,4 +503,42 @@ final class QueueTests: XCTestCase {
         XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
         XCTAssertEqual(result.with { $0 }, .success)
     }
+    /// `after` work on a host-drained queue, far from due, is dropped by the
+    /// queue's close and released on the closing thread (before: a dispatch
+    /// timer kept it until its deadline, then released it on its own thread).
+    func testClosingAHostDrainedQueueReleasesAfterWorkNotYetDue() throws {
+        let queue = try Queue.makeHostDrained(name: "QueueTests.closeAfter")
+        let ran = Counter()
+        weak var weakCapture: AfterCapture?
+        do {
+            let capture = AfterCapture()
+            weakCapture = capture
+            queue.after(100.0) {
+                withExtendedLifetime(capture) {
+                }
+                ran.increment()
+            }
+        }
+        XCTAssertNotNil(weakCapture)
+        queue.closeHostDrained()
+        XCTAssertNil(weakCapture, "the work was not released at the close")
+        XCTAssertEqual(ran.count, 0)
+        // On the queue closed already: released at once.
+        do {
+            let capture = AfterCapture()
+            weakCapture = capture
+            queue.after(100.0) {
+                withExtendedLifetime(capture) {
+                }
+                ran.increment()
+            }
+        }
+        XCTAssertNil(weakCapture)
+        XCTAssertEqual(ran.count, 0)
+    }
+}
+
+/// What the work of `testClosingAHostDrainedQueueReleasesAfterWorkNotYetDue`
+/// holds.
+private final class AfterCapture: @unchecked Sendable {
 }

@@ -254,4 +254,91 @@ final class TimerTests: XCTestCase {
         XCTAssertTrue(fired.with { $0 })
         withExtendedLifetime(timer) {}
     }
+    // Closing a host-drained or virtual-time queue ends the timers started
+    // on it: their completions are released on the closing thread. Each
+    // completion below holds what holds its timer, the cycle the time-based
+    // operators make (their state holds the timer, the completion the state);
+    // before, nothing broke it once the queue had closed.
+
+    /// Whether `descriptor` becomes readable within 10 seconds.
+    private func waitReadable(_ descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 10_000) == 1
+    }
+
+    /// Starts, on `queue`, a timer of `timeout` seconds whose completion
+    /// holds a `TimerHolder` that holds the timer; returns the holder
+    /// weakly (alive only through that cycle).
+    private func startCycle(_ timeout: Double, on queue: Queue, fired: Counter) -> () -> TimerHolder? {
+        let holder = TimerHolder()
+        let timer = SwiftSignalKit.Timer(timeout: timeout, repeat: false, completion: {
+            withExtendedLifetime(holder) {
+            }
+            fired.increment()
+        }, queue: queue)
+        holder.timer = timer
+        timer.start()
+        return { [weak holder] in holder }
+    }
+
+    func testClosingAHostDrainedQueueReleasesTheCompletionOfAStartedTimer() throws {
+        // Not due yet (a dispatch timer counting down), and due (its firing
+        // waiting in the queue for a drain).
+        for timeout in [100.0, 0.0] {
+            let queue = try Queue.makeHostDrained(name: "TimerTests.hostClose")
+            let fired = Counter()
+            let holder = self.startCycle(timeout, on: queue, fired: fired)
+            if timeout == 0 {
+                XCTAssertTrue(self.waitReadable(try XCTUnwrap(queue.hostFileDescriptor)), "the timer never fired")
+            }
+            XCTAssertNotNil(holder(), "timeout \(timeout): the cycle let go before the close")
+            queue.closeHostDrained()
+            XCTAssertNil(holder(), "timeout \(timeout): the completion was not released at the close")
+            XCTAssertEqual(fired.count, 0)
+        }
+    }
+
+    func testClosingAVirtualTimeQueueReleasesTheCompletionOfAStartedTimer() {
+        let queue = Queue.virtualTime()
+        let fired = Counter()
+        let holder = self.startCycle(0.01, on: queue, fired: fired)
+        XCTAssertNotNil(holder())
+        queue.closeHostDrained()
+        XCTAssertNil(holder(), "the completion was not released at the close")
+        XCTAssertEqual(fired.count, 0)
+    }
+
+    func testStartingATimerOnAClosedQueueReleasesItsCompletionAtOnce() throws {
+        let host = try Queue.makeHostDrained(name: "TimerTests.closedHost")
+        host.closeHostDrained()
+        let virtual = Queue.virtualTime()
+        virtual.closeHostDrained()
+        for queue in [host, virtual] {
+            let fired = Counter()
+            let holder = self.startCycle(0, on: queue, fired: fired)
+            XCTAssertNil(holder(), "the completion was kept by a timer on a closed queue")
+            XCTAssertEqual(fired.count, 0)
+        }
+    }
+
+    /// A timer on a host-drained queue that is neither closed nor drained
+    /// is not kept alive by the queue: releasing it still stops it.
+    func testReleasingAStartedTimerOnAHostDrainedQueueStopsIt() throws {
+        let queue = try Queue.makeHostDrained(name: "TimerTests.hostRelease")
+        let fired = Counter()
+        weak var weakTimer: SwiftSignalKit.Timer?
+        do {
+            let timer = self.countingTimer(0, on: queue, fired: fired)
+            weakTimer = timer
+            timer.start()
+        }
+        XCTAssertNil(weakTimer)
+        queue.closeHostDrained()
+        XCTAssertEqual(fired.count, 0)
+    }
+}
+
+/// Holds a timer (see `startCycle`).
+private final class TimerHolder: @unchecked Sendable {
+    var timer: SwiftSignalKit.Timer?
 }

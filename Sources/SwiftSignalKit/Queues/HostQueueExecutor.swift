@@ -38,7 +38,9 @@ public struct QueueCreationError: Error, Equatable, CustomStringConvertible {
 ///
 /// `close()` ends the queue for good: the pending tasks are dropped (released
 /// on the closing thread, outside the lock, without running), the descriptor
-/// is closed, and a task enqueued later is dropped at once. Pending tasks
+/// is closed, and a task enqueued later is dropped at once. So is what
+/// registered for the close (`QueueExecutor`): `Queue.after` work still
+/// counting down, and started timers. Pending tasks
 /// usually hold what enqueued them (a `deliverOn` subscription holds the
 /// queue), so without it an undrained queue and its descriptor would keep
 /// each other alive.
@@ -93,8 +95,11 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
         if descriptor >= 0 {
             _sks_event_close(descriptor)
         }
-        // The tasks (and what they hold) are released here, outside the lock.
-        _ = dropped
+        // The tasks (and what they hold) are released here, outside the lock,
+        // then what waits for a time to come (`after` work, timers).
+        withExtendedLifetime(dropped) {
+        }
+        self.dropRegisteredForClose()
     }
 
     override func enqueue(_ task: @escaping () -> Void) {

@@ -137,6 +137,12 @@ public final class Queue: @unchecked Sendable {
         self.executor = virtualTime
     }
 
+    /// The executor of a host-drained or virtual-time queue (the queues that
+    /// can close); nil for dispatch queues.
+    var closableExecutor: QueueExecutor? {
+        return self.executor
+    }
+
     /// The executor of a virtual-time queue; nil for other queues.
     var virtualTimeExecutor: VirtualTimeExecutor? {
         guard let executor = self.executor else {
@@ -179,14 +185,16 @@ public final class Queue: @unchecked Sendable {
 
     /// Ends a host-drained queue for good, for an owner that will never drain
     /// it again: the work still pending is dropped (released on the calling
-    /// thread, without running), its descriptor is closed, and work enqueued
-    /// later is dropped at once (a `deliverOn` onto it delivers nothing
-    /// more). Pending work usually holds what enqueued it, and through it the
+    /// thread, without running), `after` work not yet due included, and so
+    /// are the completions of the `Timer`s started on it; its descriptor is
+    /// closed, and work enqueued later is dropped at once (a `deliverOn` onto
+    /// it delivers nothing more). Pending work usually holds what enqueued it, and through it the
     /// queue: without this, an undrained queue keeps itself, its descriptor
     /// and that work alive. No effect on other queues, or when called again.
     ///
-    /// For a virtual-time queue, the same: its pending work is dropped
-    /// (released on the calling thread) and later work is dropped at once.
+    /// For a virtual-time queue, the same: its pending work and its timers'
+    /// completions are dropped (released on the calling thread) and later
+    /// work is dropped at once.
     public func closeHostDrained() {
         self.executor?.close()
     }
@@ -308,19 +316,49 @@ public final class Queue: @unchecked Sendable {
     /// Enqueues `f` to run after `delay` seconds. A delay the clock cannot
     /// represent (2^63 nanoseconds, about 292 years, or more; infinity)
     /// means never: `f` is dropped at once, without running.
+    ///
+    /// On a host-drained or virtual-time queue that closes before `f` has
+    /// run, `f` is dropped (released on the closing thread, without
+    /// running), however far its deadline; on one closed already, at once.
     public func after(_ delay: Double, _ f: @escaping () -> Void) {
         if !(delay * 1e9 < Double(Int64.max)) {
             return
         }
-        // The dispatch block hands `f` over instead of keeping it, so that for
-        // a host-drained queue `f` is released on the draining thread.
-        if let virtualTime = self.virtualTimeExecutor {
+        if let executor = self.executor {
+            Queue.after(delay, f, on: executor, timerQueue: self.nativeQueue)
+            return
+        }
+        // The dispatch block hands `f` over instead of keeping it.
+        let box = TransferBox(f)
+        self.nativeQueue.asyncAfter(deadline: DispatchTime.now() + delay) {
+            box.take()?()
+        }
+    }
+
+    /// `after` on a host-drained or virtual-time queue. Out of line, as
+    /// `enqueue`.
+    @inline(never)
+    private static func after(_ delay: Double, _ f: @escaping () -> Void, on executor: QueueExecutor, timerQueue: DispatchQueue) {
+        if let virtualTime = executor as? VirtualTimeExecutor {
+            // Its close drops its scheduled tasks.
             virtualTime.schedule(after: delay, f)
             return
         }
+        // Host-drained: a dispatch timer counts down, then the work is
+        // enqueued. `f` waits in a box that the executor's close empties
+        // (releasing `f` on the closing thread), so that it does not wait for
+        // its deadline in the dispatch block; whoever takes it first (the
+        // draining thread or the closing one) runs or drops it.
         let box = TransferBox(f)
-        self.nativeQueue.asyncAfter(deadline: DispatchTime.now() + delay) {
-            self.enterFromDispatch {
+        guard let token = executor.registerForClose(box) else {
+            // Closed already: `f` is released here, with the box.
+            return
+        }
+        // Weakly: a queue released meanwhile is not kept until the deadline
+        // (nor by its own pending task).
+        timerQueue.asyncAfter(deadline: DispatchTime.now() + delay) { [weak executor] in
+            executor?.enqueue { [weak executor] in
+                executor?.unregisterForClose(token)
                 box.take()?()
             }
         }

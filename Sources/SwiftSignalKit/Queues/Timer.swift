@@ -7,6 +7,14 @@ import Dispatch
 /// will not run. As in the original, the timer is active only while something
 /// holds it: releasing the last reference invalidates it.
 ///
+/// On a host-drained or virtual-time queue, closing the queue
+/// (`closeHostDrained()`, or releasing its last C handle) ends a timer that
+/// was started on it, for good: the timer is invalidated and its completion
+/// dropped without running, released on the closing thread (so what the
+/// completion holds, often what holds the timer, is freed then). Starting a
+/// timer on a queue closed already does the same at once, on the starting
+/// thread. The timer object itself stays valid; `start` does nothing more.
+///
 /// Thread-safety: `start` and `invalidate` may be called from any thread; the
 /// completion runs on the timer's queue, never under a lock.
 public final class Timer: @unchecked Sendable {
@@ -17,9 +25,15 @@ public final class Timer: @unchecked Sendable {
     // and the token of its scheduled task (to release it when invalidated).
     private var virtualArmed = false
     private var virtualToken: UInt64?
+    // On a host-drained or virtual-time queue: the token of this timer's
+    // entry in the executor's close registry (from the first start to the
+    // deinit), and whether the queue's close has ended the timer.
+    private var closeToken: UInt64?
+    private var endedByClose = false
     private let timeout: Double
     private let `repeat`: Bool
-    private let completion: (Timer) -> Void
+    // Guarded by `mutex`; nil once the queue's close dropped it.
+    private var completion: ((Timer) -> Void)?
     private let queue: Queue
 
     /// Makes a timer that calls `completion` on `queue` `timeout` seconds after
@@ -47,13 +61,21 @@ public final class Timer: @unchecked Sendable {
         if let token = self.virtualToken {
             self.queue.virtualTimeExecutor?.cancel(token)
         }
+        if let token = self.closeToken {
+            self.queue.closableExecutor?.unregisterForClose(token)
+        }
     }
 
     /// Schedules the timer, replacing any countdown in progress.
     public func start() {
-        if let virtualTime = self.queue.virtualTimeExecutor {
-            self.startVirtual(virtualTime)
-            return
+        if let executor = self.queue.closableExecutor {
+            if !self.registerForClose(executor) {
+                return
+            }
+            if let virtualTime = executor as? VirtualTimeExecutor {
+                self.startVirtual(virtualTime)
+                return
+            }
         }
         let timer = DispatchSource.makeTimerSource(queue: self.queue.queue)
         // A timeout too long for an Int of nanoseconds (about 292 years, or
@@ -62,10 +84,17 @@ public final class Timer: @unchecked Sendable {
         let interval: DispatchTimeInterval = nanoseconds < Double(Int.max) ? .nanoseconds(Int(nanoseconds)) : .never
         timer.schedule(deadline: DispatchTime.now() + interval, repeating: self.repeat ? interval : .never)
         self.mutex.lock()
-        self.generation += 1
-        let generation = self.generation
-        let previous = self.timer
-        self.timer = timer
+        // Only on a host-drained queue: its close ended the timer since
+        // `registerForClose` (then this source is cancelled at once).
+        let ended = self.endedByClose
+        var previous: DispatchSourceTimer?
+        var generation = 0
+        if !ended {
+            self.generation += 1
+            generation = self.generation
+            previous = self.timer
+            self.timer = timer
+        }
         self.mutex.unlock()
         let queue = self.queue
         timer.setEventHandler { [weak self] in
@@ -75,16 +104,19 @@ public final class Timer: @unchecked Sendable {
         }
         previous?.cancel()
         timer.resume()
+        if ended {
+            timer.cancel()
+        }
     }
 
     private func fire(_ generation: Int) {
         self.mutex.lock()
-        let current = self.timer != nil && self.generation == generation
+        let completion = self.timer != nil && self.generation == generation ? self.completion : nil
         self.mutex.unlock()
-        if !current {
+        guard let completion else {
             return
         }
-        self.completion(self)
+        completion(self)
         if !self.repeat {
             self.mutex.lock()
             var finished: DispatchSourceTimer?
@@ -94,6 +126,64 @@ public final class Timer: @unchecked Sendable {
             }
             self.mutex.unlock()
             finished?.cancel()
+        }
+    }
+
+    /// On a host-drained or virtual-time queue: registers the timer with the
+    /// queue's executor (once), so that the queue's close ends it
+    /// (`endByClose`). False when the queue's close has ended it, or ends it
+    /// now because the queue is closed already: then there is nothing to
+    /// start.
+    private func registerForClose(_ executor: QueueExecutor) -> Bool {
+        self.mutex.lock()
+        let ended = self.endedByClose
+        let registered = self.closeToken != nil
+        self.mutex.unlock()
+        if ended {
+            return false
+        }
+        if registered {
+            return true
+        }
+        // The entry holds the timer weakly: the registry must not keep it
+        // alive (releasing the last reference stops a timer).
+        guard let token = executor.registerForClose(TimerCloseEntry(self)) else {
+            self.endByClose()
+            return false
+        }
+        self.mutex.lock()
+        var extra: UInt64?
+        if self.closeToken == nil {
+            self.closeToken = token
+        } else {
+            // Another thread's first start registered it meanwhile.
+            extra = token
+        }
+        self.mutex.unlock()
+        if let extra {
+            executor.unregisterForClose(extra)
+        }
+        return true
+    }
+
+    /// The queue's close: invalidates the timer for good and drops its
+    /// completion, released here (on the closing thread), outside the lock.
+    fileprivate func endByClose() {
+        self.mutex.lock()
+        self.endedByClose = true
+        let timer = self.timer
+        self.timer = nil
+        self.virtualArmed = false
+        let token = self.virtualToken
+        self.virtualToken = nil
+        let completion = self.completion
+        self.completion = nil
+        self.mutex.unlock()
+        timer?.cancel()
+        if let token {
+            self.queue.virtualTimeExecutor?.cancel(token)
+        }
+        withExtendedLifetime(completion) {
         }
     }
 
@@ -120,6 +210,11 @@ public final class Timer: @unchecked Sendable {
 
     private func startVirtual(_ executor: VirtualTimeExecutor) {
         self.mutex.lock()
+        if self.endedByClose {
+            // The queue's close ended it since `registerForClose`.
+            self.mutex.unlock()
+            return
+        }
         self.generation += 1
         let generation = self.generation
         let previous = self.timer
@@ -162,17 +257,19 @@ public final class Timer: @unchecked Sendable {
     private func fireVirtual(_ executor: VirtualTimeExecutor, _ generation: Int) {
         self.mutex.lock()
         let current = self.virtualArmed && self.generation == generation
+        var completion: ((Timer) -> Void)?
         if current {
+            completion = self.completion
             self.virtualToken = nil
             if !self.repeat {
                 self.virtualArmed = false
             }
         }
         self.mutex.unlock()
-        if !current {
+        guard let completion else {
             return
         }
-        self.completion(self)
+        completion(self)
         if self.repeat {
             self.mutex.lock()
             let still = self.virtualArmed && self.generation == generation
@@ -181,5 +278,20 @@ public final class Timer: @unchecked Sendable {
                 self.scheduleVirtual(executor, generation)
             }
         }
+    }
+}
+
+/// A started timer's entry in its queue's close registry: holds the timer
+/// weakly, and ends it when the queue closes. A timer deinited meanwhile
+/// reads as nil (its deinit unregisters the entry).
+private final class TimerCloseEntry: QueueCloseDroppable {
+    private weak var timer: Timer?
+
+    init(_ timer: Timer) {
+        self.timer = timer
+    }
+
+    func dropForQueueClose() {
+        self.timer?.endByClose()
     }
 }

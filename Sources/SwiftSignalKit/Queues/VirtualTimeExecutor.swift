@@ -106,8 +106,10 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
         self.tasks = [:]
         self.heap = []
         self.mutex.unlock()
-        // Released here, outside the lock.
-        _ = dropped
+        // Released here, outside the lock; then the timers' completions.
+        withExtendedLifetime(dropped) {
+        }
+        self.dropRegisteredForClose()
     }
 
     /// Schedules `task` `delay` nanoseconds after the clock's current time;
