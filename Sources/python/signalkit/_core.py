@@ -235,6 +235,7 @@ _ffi_api: Dict[str, Tuple[Any, ...]] = {
     "sk_ffi_trampoline_function": (c_void_p, _P),
     "sk_ffi_trampoline_close": (None, _P),
     "sk_ffi_trampoline_calls": (c_uint64, _P),
+    "sk_ffi_trampoline_retain": (_P, _P),
     "sk_ffi_trampoline_release": (None, _P),
 }
 

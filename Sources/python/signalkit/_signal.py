@@ -2036,17 +2036,30 @@ class Trampoline(_Handle):
         """The function as a Python callable (calls go through C): integer
         arguments are checked against their native types first
         (OverflowError, never wrapped), and a KeyboardInterrupt met by the
-        callbacks a call runs is raised when it returns."""
+        callbacks a call runs is raised when it returns.
+
+        The callable keeps this Trampoline alive (dropping the Trampoline
+        and its Pipe leaves it usable), and each call holds a reference of
+        its own to the C trampoline while it runs; once the Trampoline was
+        closed, calling it raises ValueError ("Trampoline is closed"),
+        never a jump into freed memory."""
         assert self.signature is not None
         cfunc = self.signature.cfunctype()(self.address)
         checks = [(i, kind) + _integer_ranges[kind] for i, kind in enumerate(self.signature.args)
                   if kind in _integer_ranges]
+        trampoline = self  # kept alive by the callable: its function is valid while it lives
 
         def call(*args: Any) -> Any:
             for i, kind, low, high in checks:
                 if i < len(args) and isinstance(args[i], int) and not low <= args[i] <= high:
                     raise OverflowError(f"signalkit: {args[i]} out of range of {kind} (argument {i})")
-            result = _draining(cfunc, *args)
+            # A reference of this call's own (taken with the GIL held, so no
+            # close() on another thread can free it before the jump).
+            held = C.ffi_trampoline_retain(trampoline.pointer)  # ValueError once closed
+            try:
+                result = _draining(cfunc, *args)
+            finally:
+                C.ffi_trampoline_release(held)
             _after_call()
             return result
 
