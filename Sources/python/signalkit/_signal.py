@@ -1380,7 +1380,14 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return signal
 
     def take(self, count: int) -> "Signal[T_co]":
-        """The first `count` values, then completes (0 <= count < 2**64)."""
+        """The first `count` values, then completes right after the
+        count-th (0 <= count < 2**64), as sk_signal_take does.
+
+        take(0) passes no value and does NOT complete at once: it completes
+        when this signal completes (or fails with it), the library's rule
+        (the original's take(0)); so ``Signal.never().take(0)`` never ends.
+        For an empty signal use Signal.complete(). 2**64 - 1 (SIZE_MAX)
+        means no limit."""
         count = operator.index(count)
         if count < 0:
             raise ValueError(f"signalkit: take count {count} is negative")

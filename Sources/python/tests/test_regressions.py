@@ -63,3 +63,17 @@ def test_trampoline_function_after_close_raises():
     """)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+# --- 2. take(0) -----------------------------------------------------------------
+
+def test_take_zero_completes_when_the_source_does(clean):
+    # The library's rule (sk_signal_take, signalkit.h): take(0) passes no
+    # value and completes when its source completes, not at once. This pins
+    # it, and the docstring that said "then completes" now says so.
+    assert sk.Signal.from_iterable([1, 2]).take(0).to_list(timeout=5) == []
+    events = []
+    with sk.Signal.never().take(0).subscribe(events.append, events.append, lambda: events.append("C")):
+        assert events == []
+    doc = sk.Signal.take.__doc__
+    assert "take(0)" in doc and "never" in doc
