@@ -77,3 +77,29 @@ def test_take_zero_completes_when_the_source_does(clean):
         assert events == []
     doc = sk.Signal.take.__doc__
     assert "take(0)" in doc and "never" in doc
+
+
+# --- 3. SignalIterator.__anext__ after the end ------------------------------------
+
+def test_anext_after_the_end_raises_stop_async_iteration(clean):
+    # Before: a second __anext__ after the completion or the error waited
+    # forever (the timeouts below fired).
+    import asyncio
+
+    async def main():
+        it = sk.Signal.from_iterable([1, 2]).__aiter__()
+        assert [v async for v in it] == [1, 2]
+        for _ in range(2):
+            with pytest.raises(StopAsyncIteration):
+                await asyncio.wait_for(it.__anext__(), 5)
+        failing = sk.Signal.fail(ValueError("x")).__aiter__()
+        with pytest.raises(ValueError):
+            await asyncio.wait_for(failing.__anext__(), 5)
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(failing.__anext__(), 5)
+        closed = sk.Signal.never().__aiter__()
+        await closed.aclose()
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(closed.__anext__(), 5)
+
+    asyncio.run(main())
