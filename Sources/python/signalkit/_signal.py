@@ -1702,7 +1702,16 @@ class Signal(Generic[T_co], _Failing, _Handle):
         """Subscribes and blocks until the end: the values as a list, or the
         error raised. TimeoutError (and the subscription disposed) after
         `timeout` seconds when given. Not on a thread whose queue delivers
-        it (a host queue this thread drains would never run)."""
+        it (a host queue this thread drains would never run).
+
+        Inside a callback of a synchronous emission (on_next of a
+        from_iterable, a Pipe.put, another to_list...), the synchronous
+        sources this call starts run right here, inside the callback (this
+        thread's trampoline, which otherwise runs them after the current
+        emission returns, is set aside while it waits): nested to_list
+        calls return their lists. It still blocks for good if the signal
+        waits for something only this thread would do after the callback
+        returns (a later put of the outer emission): give a timeout."""
         wait: Optional[float] = None
         if timeout is not None:
             wait = _seconds_arg(timeout, "to_list", "timeout")
@@ -1716,9 +1725,21 @@ class Signal(Generic[T_co], _Failing, _Handle):
             errors.append(error)
             done.set()
 
-        with self.subscribe(values.append, on_error, done.set):
-            if not done.wait(wait):
-                raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
+        # Inside a draining call of this thread (a callback of a synchronous
+        # emission), the emissions this subscription schedules would wait in
+        # the trampoline's jobs until that call returns, and this wait would
+        # never end: the subscription drains a trampoline of its own.
+        local = _thread_trampoline()
+        outer_jobs = local.jobs if local.active else None
+        if outer_jobs is not None:
+            local.jobs, local.active = collections.deque(), False
+        try:
+            with self.subscribe(values.append, on_error, done.set):
+                if not done.wait(wait):
+                    raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
+        finally:
+            if outer_jobs is not None:
+                local.jobs, local.active = outer_jobs, True
         del self  # an error the library holds (Signal.fail's) is raised: its frames must not hold the signal
         if errors:
             error = errors.pop()  # no cycle: this frame, in its traceback, no longer holds it

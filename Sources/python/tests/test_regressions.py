@@ -103,3 +103,35 @@ def test_anext_after_the_end_raises_stop_async_iteration(clean):
             await asyncio.wait_for(closed.__anext__(), 5)
 
     asyncio.run(main())
+
+
+# --- 4. to_list inside a callback of a synchronous emission -------------------------
+
+def test_to_list_inside_a_synchronous_callback_returns(clean):
+    # Before: the inner from_iterable waited in the trampoline until the
+    # outer emission returned, and to_list waited for it: a deadlock (here,
+    # with the timeout, a TimeoutError).
+    out = []
+    errors = []
+    inner = sk.Signal.from_iterable([1, 2, 3])
+    with sk.Signal.single(1).subscribe(lambda v: out.append(inner.to_list(timeout=5)), errors.append):
+        pass
+    with sk.Signal.from_iterable("ab").subscribe(lambda v: out.append(inner.map(lambda n: n * 10).to_list(timeout=5)),
+                                                errors.append):
+        pass
+    with sk.Pipe() as pipe, pipe.signal() as signal, \
+            signal.subscribe(lambda v: out.append(sk.Signal.from_iterable([v]).to_list(timeout=5)), errors.append):
+        pipe.put(7)
+    assert errors == []
+    assert out == [[1, 2, 3], [10, 20, 30], [10, 20, 30], [7]]
+    # the outer emissions still run after their start returned (the trampoline is restored)
+    order = []
+
+    def on_next(v):
+        order.append(v)
+        if v == 1:
+            order.append(sk.Signal.from_iterable([9]).to_list(timeout=5))
+
+    with sk.Signal.from_iterable([1, 2]).subscribe(on_next):
+        pass
+    assert order == [1, [9], 2]
