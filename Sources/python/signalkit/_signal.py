@@ -1292,21 +1292,26 @@ class Signal(Generic[T_co], _Failing, _Handle):
 
     # --- Python stages (fused) ------------------------------------------------
 
-    def _stage(self, stage: Stage, failures: Optional[_Failures] = None) -> "Signal[Any]":
+    def _stage(self, stage: Stage, failures: Union[_Failures, _Recorder, None] = None) -> "Signal[Any]":
         """This signal with `stage` added to its Python stages (`failures`:
         where their exceptions are recorded; the new signal's own by
-        default)."""
+        default; a _Recorder: recorded there, weakly, and the new signal
+        has no `exception` of its own)."""
         base = self._stage_source
         if base is not None:  # compose: each event enters Python once for the whole chain
             upstream, stages = base.upstream, base.stages + (stage,)
         else:
             upstream, stages = self, (stage,)
-        failures = failures if failures is not None else _Failures()
-        source = _StageSource(upstream, stages, failures.recorder())
+        owned = failures if not isinstance(failures, _Recorder) else None
+        if failures is None:
+            owned = _Failures()
+        recorder = owned.recorder() if owned is not None else failures
+        assert isinstance(recorder, _Recorder)
+        source = _StageSource(upstream, stages, recorder)
         ctx = _retain_callbacks(source)
         signal: Signal[Any] = _new_signal(C.signal_create_over, upstream.pointer, _c_stage_generator, ctx,
                                           _release_ctx)
-        signal._failures = failures
+        signal._failures = owned
         signal._stage_source = source
         _set_owner(ctx, signal)
         return signal
@@ -1428,19 +1433,22 @@ class Signal(Generic[T_co], _Failing, _Handle):
         pointer = self.pointer
         out = Value()
         _put_object(initial, out)
+        # The exceptions are recorded (weakly, as everywhere) into the
+        # returned signal's failures only: the inner fold signal is held by
+        # the library (the stage's upstream, in the registry), and an
+        # exception it held, once raised again by the caller (to_list), would
+        # hold the caller's frames, and through them this signal: a cycle
+        # through the library that the GC never collects.
+        failures = _Failures()
         try:
-            failures = _Failures()
             fold = _Fold(_Callback(fn, failures.recorder()))
             ctx = fold.ctx = _retain_callbacks(fold)
             folded = _new_signal(C.signal_reduce_left, pointer, byref(out), _sp_reduce,
                                  _speedups.hold(fold.cell), _sp_release)
-            folded._failures = failures
             _set_owner(ctx, folded)
         finally:
             C.value_release(byref(out))
-        result = folded.map(_raise_failed)
-        result._failures = folded._failures
-        return result
+        return folded._stage((_MAP, _raise_failed), failures)
 
     def _composed_reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
         """reduce() after Python stages: per subscription, a filter stage
@@ -1453,6 +1461,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         _check_int64(initial)
         upstream = self
         failures = _Failures()
+        # start() is held by the library (deferred's callback set): it
+        # records through a weak recorder, so that an exception raised again
+        # by the caller (its frames holding the returned signal) makes no
+        # cycle through the library (see reduce).
+        recorder = failures.recorder()
 
         def start() -> "Signal[U]":
             accumulator = [initial]
@@ -1462,7 +1475,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
                 _check_int64(accumulator[0])
                 return False
 
-            folded: Signal[U] = upstream._stage((_FILTER, fold), failures)
+            folded: Signal[U] = upstream._stage((_FILTER, fold), recorder)
             return folded.then(Signal.deferred(lambda: Signal.single(accumulator[0])))
 
         result: Signal[U] = Signal.deferred(start)

@@ -135,3 +135,43 @@ def test_to_list_inside_a_synchronous_callback_returns(clean):
     with sk.Signal.from_iterable([1, 2]).subscribe(on_next):
         pass
     assert order == [1, [9], 2]
+
+
+# --- 5. a failing reduce kept its pipeline alive ---------------------------------
+
+class _Marker:
+    pass
+
+
+def _swallow(signal):
+    try:
+        return signal.to_list(timeout=5)
+    except (ZeroDivisionError, OverflowError):
+        return None
+
+
+@pytest.mark.parametrize("shape", ["raise", "overflow", "composed raise", "composed overflow"])
+def test_failing_reduce_keeps_nothing_alive(clean, shape):
+    # Before: the exception, raised again by to_list, held the caller's
+    # frames (and the signal), and the library held it through the inner
+    # fold signal (or deferred's function): 20 of 20 markers stayed alive.
+    import weakref
+    S = sk.Signal
+
+    def run():
+        m = _Marker()
+        if shape == "raise":
+            s = S.from_iterable([1, 2]).reduce(lambda acc, v: (m, 1 / 0), 0)
+        elif shape == "overflow":
+            s = S.from_iterable([2 ** 62, 2 ** 62]).reduce(lambda acc, v: (m, acc + v)[1], 0)
+        elif shape == "composed raise":
+            s = S.from_iterable([1, 2]).map(lambda v: v).reduce(lambda acc, v: (m, 1 / 0), 0)
+        else:
+            s = S.from_iterable([2 ** 62, 2 ** 62]).map(lambda v: (m, v)[1]).reduce(lambda acc, v: acc + v, 0)
+        assert _swallow(s) is None
+        assert isinstance(s.exception, (ZeroDivisionError, OverflowError))  # still recorded
+        return weakref.ref(m)
+
+    refs = [run() for _ in range(20)]
+    gc.collect()
+    assert sum(r() is not None for r in refs) == 0
