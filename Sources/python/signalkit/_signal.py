@@ -728,9 +728,11 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
         action: Callable[[], None] = cancel.dispose
     elif callable(cancel):
         action = cancel
-    else:
-        _report(TypeError(f"signalkit: create: the function returned {type(cancel).__name__}, "
-                          "not None, a Disposable or a callable"), "generator")
+    else:  # the stream fails with it, as deferred's does for a result that is not a Signal
+        error = TypeError(f"signalkit: create: the function returned {type(cancel).__name__}, "
+                          "not None, a Disposable or a callable")
+        failures.record(error)
+        handle.on_error(error)
         return None
     out = c_void_p()
     try:
@@ -1210,7 +1212,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
         through subscriber.on_next / on_error / on_completed, now or later
         from any thread, and returns None, a Disposable, or a callable run
         when the subscription is disposed. An exception it raises ends the
-        stream with it."""
+        stream with it; so does a TypeError when it returns anything else
+        (the signal's `exception` is that TypeError)."""
         _callable_arg(function, "create")
         failures = _Failures()
         ctx = _retain_callbacks((function, failures.recorder()))

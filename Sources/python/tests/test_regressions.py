@@ -175,3 +175,26 @@ def test_failing_reduce_keeps_nothing_alive(clean, shape):
     refs = [run() for _ in range(20)]
     gc.collect()
     assert sum(r() is not None for r in refs) == 0
+
+
+# --- 6. create's function returning an unsupported value -----------------------------
+
+def test_create_returning_an_unsupported_value_fails_the_stream(clean):
+    # Before: the TypeError went only to callback_error_hook and the stream
+    # never ended (to_list timed out).
+    hooked = []
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda e, w: hooked.append(e)
+    try:
+        s = sk.Signal.create(lambda sub: 5)
+        events = []
+        with s.subscribe(events.append, events.append, lambda: events.append("C")):
+            pass
+        assert len(events) == 1 and isinstance(events[0], TypeError), events
+        assert "returned int" in str(events[0])
+        assert s.exception is events[0]
+        with pytest.raises(TypeError):
+            s.to_list(timeout=5)
+        assert hooked == []
+    finally:
+        sk.callback_error_hook = saved
