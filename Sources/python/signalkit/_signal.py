@@ -82,23 +82,31 @@ class _Failing:
 
 class Disposable(_Failing, _Handle):
     """A subscription: dispose() cancels it; a `with` block disposes it and
-    releases the handle at its end; close() only releases the handle.
-    `exception` is the first exception raised by its callbacks."""
+    releases the handle at its end; close() only releases the handle (the
+    subscription goes on: after close(), dispose() raises ValueError, as
+    every closed handle's use does). `exception` is the first exception
+    raised by its callbacks."""
     _release = staticmethod(C.disposable_release)
 
     def dispose(self) -> None:
         """Cancels the subscription: no later event reaches its callbacks
-        (idempotent; safe from any thread and from its own callbacks)."""
-        if self._pointer:
-            C.disposable_dispose(self._pointer)
+        (idempotent; safe from any thread and from its own callbacks).
+        ValueError ("Disposable is closed") once close() released the
+        handle: it can no longer reach the subscription."""
+        C.disposable_dispose(self.pointer)
         _after_call()
 
     def __enter__(self) -> "Disposable":
+        """The subscription itself; the block's end disposes it and
+        releases the handle."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Disposes the subscription (unless the handle was closed in the
+        block) and releases the handle."""
         try:
-            self.dispose()
+            if self._pointer:
+                self.dispose()
         finally:
             self.close()
 

@@ -198,3 +198,21 @@ def test_create_returning_an_unsupported_value_fails_the_stream(clean):
         assert hooked == []
     finally:
         sk.callback_error_hook = saved
+
+
+# --- 7. Disposable.dispose() after close() ------------------------------------------
+
+def test_dispose_after_close_raises(clean):
+    # Before: dispose() after close() silently did nothing (the subscription
+    # went on receiving values).
+    got = []
+    with sk.Pipe() as pipe, pipe.signal() as signal:
+        d = signal.subscribe(got.append)
+        d.close()
+        with pytest.raises(ValueError, match="closed"):
+            d.dispose()
+        pipe.put(1)
+        assert got == [1]  # close() only released the handle, as documented
+        with signal.subscribe(got.append) as inner:
+            inner.close()  # the block's end does not dispose a closed handle
+    # the pipe's release ended the first subscription
