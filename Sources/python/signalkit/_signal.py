@@ -1034,6 +1034,7 @@ def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recor
     too: a value never goes on while the caller is being interrupted."""
     if isinstance(fn, _CFuncPtr):
         return fn
+    _callable_arg(fn, where)  # TypeError at the call, as the Pythonic forms
     return signature.cfunctype()(_thunk(signature.args, signature.result, fn, where, failures))
 
 

@@ -216,3 +216,20 @@ def test_dispose_after_close_raises(clean):
         with signal.subscribe(got.append) as inner:
             inner.close()  # the block's end does not dispose a closed handle
     # the pipe's release ended the first subscription
+
+
+# --- 8. native forms with a function that is not callable -----------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda s: s.map("i64(i64)", None),
+    lambda s: s.map("i64(i64)", "abc"),
+    lambda s: s.filter("bool(i64)", 5),
+    lambda s: s.subscribe("void(i64)", 5),
+    lambda s: s.subscribe("void(i64)", None, 5),
+])
+def test_native_forms_reject_a_non_callable_at_the_call(clean, make):
+    # Before: accepted; the stream failed later (or never called it).
+    signal = sk.Signal.from_iterable([1, 2, 3])
+    with pytest.raises(TypeError, match="not a callable"):
+        make(signal)
+    del signal
