@@ -966,6 +966,10 @@ class Signature(_Handle):
     _release = staticmethod(C.ffi_signature_release)
 
     def __init__(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise TypeError(f"signalkit: Signature: the text is {type(text).__name__}, not a str")
+        if "\0" in text:
+            raise ValueError("signalkit: Signature: the text holds a NUL character")
         pointer = c_void_p()
         _check(C.ffi_signature_parse(byref(pointer), text.encode()), ffi=True)
         super().__init__(pointer.value)
@@ -1163,6 +1167,22 @@ def _callable_arg(fn: object, where: str, optional: bool = False) -> None:
         return
     if not callable(fn):
         raise TypeError(f"signalkit: {where}: the function is {type(fn).__name__}, not a callable")
+
+
+def _count_arg(count: object, where: str, name: str) -> int:
+    """A size_t count: an int (TypeError otherwise, bool included), not
+    negative (ValueError), below 2**64 (OverflowError)."""
+    if isinstance(count, bool):
+        raise TypeError(f"signalkit: {where}: {name} is bool, not an int")
+    try:
+        number = operator.index(count)
+    except TypeError:
+        raise TypeError(f"signalkit: {where}: {name} is {type(count).__name__}, not an int") from None
+    if number < 0:
+        raise ValueError(f"signalkit: {where}: {name} {number} is negative")
+    if number > 2 ** 64 - 1:
+        raise OverflowError(f"signalkit: {where}: {name} {number} out of range of size_t")
+    return number
 
 
 def _seconds_arg(seconds: object, where: str, name: str = "seconds") -> float:
@@ -2011,7 +2031,10 @@ class Queue(_Handle):
 
     def drain(self, max_tasks: int = 0) -> int:
         """Runs a host queue's pending work on the calling thread (at most
-        max_tasks; 0: all); returns how many ran."""
+        max_tasks; 0: all); returns how many ran. TypeError unless
+        max_tasks is an int, ValueError when negative, OverflowError at
+        2**64 or above (never wrapped)."""
+        max_tasks = _count_arg(max_tasks, "Queue.drain", "max_tasks")
         ran = c_size_t()
         status = _draining(C.queue_host_drain, self.pointer, max_tasks, byref(ran))
         _after_call()

@@ -233,3 +233,34 @@ def test_native_forms_reject_a_non_callable_at_the_call(clean, make):
     with pytest.raises(TypeError, match="not a callable"):
         make(signal)
     del signal
+
+
+# --- 9. exception types of Signature and Queue.drain ----------------------------------
+
+def test_signature_of_a_non_str_is_a_type_error(clean):
+    # Before: AttributeError ('int' object has no attribute 'encode').
+    with pytest.raises(TypeError, match="not a str"):
+        sk.Signature(5)
+    with pytest.raises(ValueError, match="NUL"):
+        sk.Signature("void(i64)\0")
+
+
+def test_drain_checks_its_count(clean):
+    # Before: drain("a") raised ctypes.ArgumentError, drain(-1) drained
+    # everything, drain(2**64 + 2) wrapped to 2.
+    ran = []
+    with sk.Queue.host("h") as queue:
+        for i in range(5):
+            queue.run(lambda i=i: ran.append(i))
+        with pytest.raises(TypeError):
+            queue.drain("a")
+        with pytest.raises(TypeError):
+            queue.drain(True)
+        with pytest.raises(ValueError):
+            queue.drain(-1)
+        with pytest.raises(OverflowError):
+            queue.drain(2 ** 64 + 2)
+        assert ran == []
+        assert queue.drain(2) == 2
+        assert queue.drain(2 ** 64 - 1) == 3
+        assert ran == [0, 1, 2, 3, 4]
