@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import dis
 import functools
 import operator
 import sys
@@ -215,6 +216,21 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
     return maker
 
 
+def _raised_by_a_stage(exc: BaseException) -> bool:
+    """Whether `exc` escaped a composed chain from one of its stages (a map,
+    filter or tap function, or a map's result check), not from its tail (on_next):
+    the chain's frame in the traceback stopped on another line than its
+    last, the tail's call."""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == _CHAIN_FILE and code.co_name == "chain":
+            last = max(line for _, line in dis.findlinestarts(code) if line is not None)
+            return tb.tb_lineno != last
+        tb = tb.tb_next
+    return False
+
+
 def _ignore(value: object) -> None:
     """The tail of a chain whose subscription has no on_next."""
 
@@ -238,11 +254,15 @@ class _Sink:
     front of on_next (map / filter of the signal it subscribed to), its
     disposable once known, and whether it ended."""
     __slots__ = ("maker", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "ctx",
-                 "cell", "__weakref__")
+                 "cell", "stage_failures", "__weakref__")
 
     def __init__(self, maker: Optional[ChainMaker], on_next: Any, on_error: Any, on_completed: Any,
-                 failures: _Recorder) -> None:
+                 failures: _Recorder, stage_failures: Optional[_Recorder] = None) -> None:
         self.maker = maker
+        # The stage signal's (map / filter / tap) recorder, when the stages
+        # run in this subscription's chain: an exception of a stage is also
+        # that signal's `exception`.
+        self.stage_failures = stage_failures
         self.on_next = on_next
         self.on_error = on_error
         self.on_completed = on_completed
@@ -272,6 +292,8 @@ class _Sink:
         (disposed), and on_error receives it (or callback_error_hook when
         there is none). A KeyboardInterrupt goes to the caller instead."""
         self.end()
+        if self.stage_failures is not None and _raised_by_a_stage(exc):
+            self.stage_failures.record(exc)
         _trim_traceback(exc)
         self.failures.record(exc)
         if self.disposable:
@@ -1204,8 +1226,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
     Python objects: None, bool, int (int64), float, str and bytes cross the
     C library as its own value kinds; any other object is carried by
     reference (the same object arrives). `exception` is the first exception
-    raised by this signal's own Python function (map, filter, create, a
-    from_iterable iterator, ...), if any."""
+    raised by this signal's own Python function (map, filter, tap, create, a
+    from_iterable iterator, reduce, ...), if any, in any of its
+    subscriptions; map / filter / tap stages compose, so the signal
+    subscribed to records an exception of any stage of its chain (an
+    exception of on_next is the Disposable's only)."""
     _release = staticmethod(C.signal_release)
     _stage_source: Optional[_StageSource] = None
     _signal_value = True  # carried as a signal value (switch_to_latest, queue)
@@ -1666,7 +1691,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
         else:
             signal, maker = self.pointer, None
         failures = _Failures()
-        sink = _Sink(maker, on_next, on_error, on_completed, failures.recorder())
+        sink = _Sink(maker, on_next, on_error, on_completed, failures.recorder(),
+                     base.failures if base is not None else None)
         pointer = None
         source = base.upstream if base is not None else self
         try:

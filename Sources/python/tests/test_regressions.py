@@ -264,3 +264,36 @@ def test_drain_checks_its_count(clean):
         assert queue.drain(2) == 2
         assert queue.drain(2 ** 64 - 1) == 3
         assert ran == [0, 1, 2, 3, 4]
+
+
+# --- 10. `exception` of map / filter / tap signals -----------------------------------
+
+def test_stage_signals_record_their_exception(clean):
+    # Before: m.exception, f.exception and t.exception stayed None although
+    # their functions raised (only the Disposable recorded it).
+    S = sk.Signal
+    m = S.from_iterable([1, 2]).map(lambda v: 1 / 0)
+    f = S.from_iterable([1, 2]).filter(lambda v: 1 / 0)
+    t = S.from_iterable([1, 2]).tap(lambda v: 1 / 0)
+    for signal in (m, f, t):
+        with signal.subscribe(None, lambda e: None) as d:
+            assert isinstance(d.exception, ZeroDivisionError)
+        assert signal.exception is d.exception
+    m2 = S.from_iterable([1, 2]).map(lambda v: v).filter(lambda v: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        m2.to_list(timeout=5)
+    assert isinstance(m2.exception, ZeroDivisionError)
+    # through a library operator (the stages run in their own subscription)
+    m3 = S.from_iterable([1, 2]).map(lambda v: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        m3.take(5).to_list(timeout=5)
+    assert isinstance(m3.exception, ZeroDivisionError)
+    # an exception of on_next is the subscription's, not the signal's
+    ok = S.from_iterable([1, 2]).map(lambda v: v + 1)
+
+    def on_next(v):
+        raise KeyError(v)
+
+    with ok.subscribe(on_next, lambda e: None) as d:
+        assert isinstance(d.exception, KeyError)
+    assert ok.exception is None
