@@ -905,6 +905,21 @@ _speedups.set_failed_type(_Failed)
 _sp_reduce = _reduce_fn(_speedups.REDUCE)
 
 
+def _take_action(result: object) -> int:
+    """take_until's function's result, checked: an int from 0 to
+    TAKE_PASS | TAKE_COMPLETE (3); TypeError / ValueError otherwise (never
+    truncated nor wrapped)."""
+    try:
+        action = operator.index(result)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"signalkit: take_until: the function returned {type(result).__name__}, not an int "
+                        "(a bitwise OR of TAKE_PASS and TAKE_COMPLETE)") from None
+    if not 0 <= action <= TAKE_PASS | TAKE_COMPLETE:
+        raise ValueError(f"signalkit: take_until: the function returned {action}, not a bitwise OR of "
+                         "TAKE_PASS and TAKE_COMPLETE (0 to 3)")
+    return action
+
+
 def _take_until_callback(ctx: int, value: Any) -> int:
     _sk_user = False
     callback = _core._keep.get(ctx)
@@ -912,9 +927,9 @@ def _take_until_callback(ctx: int, value: Any) -> int:
         return TAKE_COMPLETE
     try:
         _sk_user = True
-        action = int(callback.fn(value))
+        result = callback.fn(value)
         _sk_user = False
-        return action & (TAKE_PASS | TAKE_COMPLETE)
+        return _take_action(result)
     except BaseException as exc:
         _sk_user = False
         _callback_raised(callback, exc, "take_until")
@@ -1460,7 +1475,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def take_until(self, fn: Callable[[T_co], int]) -> "Signal[T_co]":
         """Asks fn(value) about each value: a bitwise OR of TAKE_PASS
         (deliver it) and TAKE_COMPLETE (then complete); 0 drops it. An
-        exception in `fn` completes the stream (and is reported)."""
+        exception in `fn` completes the stream (and is reported); so does
+        any other result (a TypeError for one that is not an int, a
+        ValueError for an int outside 0..3: never truncated nor wrapped)."""
         return self._with_callback(C.signal_take_until, _c_take_until_callback, fn)
 
     def distinct_until_changed(self) -> "Signal[T_co]":

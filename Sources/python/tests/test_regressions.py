@@ -297,3 +297,27 @@ def test_stage_signals_record_their_exception(clean):
     with ok.subscribe(on_next, lambda e: None) as d:
         assert isinstance(d.exception, KeyError)
     assert ok.exception is None
+
+
+# --- 11. take_until's out-of-range results ----------------------------------------------
+
+@pytest.mark.parametrize("result, kind", [(2 ** 70, ValueError), (2 ** 64 + 1, ValueError), (2 ** 63, ValueError),
+                                          (4, ValueError), (-1, ValueError), ("x", TypeError), (1.0, TypeError)])
+def test_take_until_invalid_result_completes_and_reports(clean, result, kind):
+    # Before: 2**64 + 1 wrapped to TAKE_PASS (every value passed), 2**63 and
+    # 4 dropped every value silently, 1.0 passed as TAKE_PASS.
+    reported = []
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda e, w: reported.append((type(e), w))
+    try:
+        events = []
+        signal = sk.Signal.from_iterable(range(3)).take_until(lambda v: result)
+        with signal.subscribe(events.append, events.append, lambda: events.append("C")):
+            pass
+        assert events == ["C"]
+        assert reported == [(kind, "take_until")]
+        assert isinstance(signal.exception, kind)
+    finally:
+        sk.callback_error_hook = saved
+    for valid in (0, sk.TAKE_PASS, sk.TAKE_COMPLETE, sk.TAKE_PASS | sk.TAKE_COMPLETE, True):
+        assert sk.Signal.from_iterable([5, 6]).take_until(lambda v: valid).to_list(timeout=5) in ([], [5], [5, 6])
