@@ -76,6 +76,7 @@ class SignalIterator(Generic[T]):
     _END = object()
 
     def __init__(self, signal: "Signal[T]") -> None:
+        """An iterator over `signal` (subscribed at the first read)."""
         self._signal: Optional[Signal[T]] = signal
         self._events: "Optional[asyncio.Queue[Tuple[int, Any]]]" = None
         self._subscription: Optional[Disposable] = None

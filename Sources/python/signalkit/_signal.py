@@ -8,6 +8,7 @@ import collections
 import ctypes
 import dis
 import functools
+import inspect
 import operator
 import sys
 import threading
@@ -38,6 +39,7 @@ class _Handle:
     _release: Any = None  # the C release function, set by subclasses
 
     def __init__(self, pointer: Optional[int]) -> None:
+        """A handle owning one reference to the library object at `pointer`."""
         self._pointer = pointer
 
     @property
@@ -58,9 +60,11 @@ class _Handle:
         _after_call()
 
     def __enter__(self: Any) -> Any:
+        """The handle itself; the block's end closes it."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Closes the handle (close())."""
         self.close()
 
     def __del__(self) -> None:
@@ -659,6 +663,7 @@ class Subscriber(Generic[T]):
     once the subscription was disposed) they do nothing."""
 
     def __init__(self, pointer: int) -> None:
+        """A handle (a reference of its own) to the sk_subscriber at `pointer`."""
         self._pointer: Optional[int] = C.subscriber_retain(pointer)
 
     def _put(self, function: Any, obj: object) -> None:
@@ -1003,6 +1008,8 @@ class Signature(_Handle):
     _release = staticmethod(C.ffi_signature_release)
 
     def __init__(self, text: str) -> None:
+        """Parses `text` (TypeError unless a str; SignalKitError when the
+        library rejects it)."""
         if not isinstance(text, str):
             raise TypeError(f"signalkit: Signature: the text is {type(text).__name__}, not a str")
         if "\0" in text:
@@ -1838,6 +1845,20 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return values
 
 
+def _subscribe_signature(self: Any, on_next: Optional[Callable[[Any], object]] = None,
+                         on_error: Optional[Callable[[BaseException], object]] = None,
+                         on_completed: Optional[Callable[[], object]] = None, *native_args: Any,
+                         **native_options: Any) -> Disposable:
+    """What inspect.signature and help() show for Signal.subscribe (its
+    overloads are what type checkers see)."""
+    raise NotImplementedError
+
+
+# Signal.subscribe takes *args (the native form maps its positions
+# otherwise): inspect.signature / help() show the Pythonic parameters.
+setattr(Signal.subscribe, "__signature__", inspect.signature(_subscribe_signature))
+
+
 # --------------------------------------------------------------------------
 # Timers
 # --------------------------------------------------------------------------
@@ -1899,6 +1920,7 @@ class Pipe(Generic[T], _Handle):
     _release = staticmethod(C.pipe_release)
 
     def __init__(self, replay: bool = False) -> None:
+        """A new pipe (sk_pipe_create); `replay`: see the class."""
         pointer = c_void_p()
         _check(C.pipe_create(byref(pointer), replay))
         super().__init__(pointer.value)
@@ -1971,6 +1993,7 @@ class Promise(Generic[T], _Handle):
     _release = staticmethod(C.promise_release)
 
     def __init__(self) -> None:
+        """A new promise with no value yet (sk_promise_create)."""
         pointer = c_void_p()
         _check(C.promise_create(byref(pointer)))
         super().__init__(pointer.value)
@@ -1993,6 +2016,7 @@ class ValuePromise(Generic[T], _Handle):
     _release = staticmethod(C.value_promise_release)
 
     def __init__(self, initial: T, ignore_repeated: bool = False) -> None:
+        """A new promise holding `initial` (sk_value_promise_create)."""
         out = Value()
         _put_object(initial, out)
         pointer = c_void_p()
@@ -2134,6 +2158,8 @@ class Trampoline(_Handle):
     _release = staticmethod(C.ffi_trampoline_release)
 
     def __init__(self, target: Union[Pipe[Any], int], signature: Union[str, Signature]) -> None:
+        """A trampoline putting into `target` (a Pipe, or a subscriber's
+        address) with the function type `signature` (void result, no ctx)."""
         if not isinstance(target, Pipe) and (isinstance(target, bool) or not isinstance(target, int)):
             raise TypeError(f"signalkit: Trampoline: the target is {type(target).__name__}, not a Pipe "
                             "or a subscriber's address (int)")

@@ -321,3 +321,91 @@ def test_take_until_invalid_result_completes_and_reports(clean, result, kind):
         sk.callback_error_hook = saved
     for valid in (0, sk.TAKE_PASS, sk.TAKE_COMPLETE, sk.TAKE_PASS | sk.TAKE_COMPLETE, True):
         assert sk.Signal.from_iterable([5, 6]).take_until(lambda v: valid).to_list(timeout=5) in ([], [5], [5, 6])
+
+
+# --- 12. documentation: SystemExit, pool starvation, cycles, docstrings -----------------
+
+def _readme():
+    from conftest import EXAMPLES
+    with open(os.path.join(EXAMPLES, "..", "..", "Sources", "python", "README.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_system_exit_in_callbacks_is_an_ordinary_exception(clean):
+    # What the README's Errors section says: never unwinds through the
+    # library; the stream's error; raised again by to_list.
+    errors = []
+    with sk.Pipe() as pipe, pipe.signal() as signal, \
+            signal.subscribe(lambda v: sys.exit(3), errors.append) as d:
+        pipe.put(1)
+        assert len(errors) == 1 and isinstance(errors[0], SystemExit) and isinstance(d.exception, SystemExit)
+
+    def gen():
+        yield 1
+        sys.exit(4)
+
+    with pytest.raises(SystemExit):
+        sk.Signal.from_iterable(gen()).to_list(timeout=5)
+    text = _readme()
+    assert "SystemExit" in text and "KeyboardInterrupt" in text
+
+
+def test_closing_breaks_cycles_through_the_library(clean):
+    # The README: cycles through the C library are not collected; close()
+    # (or dispose()) breaks them.
+    import weakref
+
+    class Box:
+        pass
+
+    pipe = sk.Pipe()
+    box = Box()
+    box.pipe = pipe
+    box.d = pipe.signal().subscribe(lambda v, box=box: None)
+    ref = weakref.ref(box)
+    pipe.close()
+    del box, pipe
+    gc.collect()
+    assert ref() is None
+    for make in (lambda: sk.Pipe(replay=True), lambda: sk.ValuePromise(None)):
+        holder = make()
+        box = Box()
+        box.holder = holder
+        ref = weakref.ref(box)
+        (holder.put if isinstance(holder, sk.Pipe) else holder.set)(box)
+        holder.close()
+        del box, holder
+        gc.collect()
+        assert ref() is None
+    text = _readme()
+    assert "garbage collector" in text and "Queue.concurrent()" in text and "starve" in text
+
+
+def test_public_names_have_docstrings():
+    # Before: Value's fields, __enter__ / __exit__ of TestScheduler,
+    # TestRecorder and Disposable had none, and subscribe's signature showed
+    # only (on_next, *args, **kwargs).
+    import inspect
+    import signalkit.testing as testing
+    missing = []
+    for module in (sk, testing):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if (inspect.isclass(obj) or callable(obj)) and not (obj.__doc__ or "").strip():
+                missing.append(name)
+            if inspect.isclass(obj):
+                for attr in ("__init__", "__enter__", "__exit__", *[a for a in vars(obj) if not a.startswith("_")]):
+                    value = inspect.getattr_static(obj, attr, None)
+                    function = getattr(value, "__func__", value)
+                    if isinstance(function, property):
+                        function = function.fget
+                    if callable(function) and getattr(function, "__qualname__", "").startswith(("object.", "Exception.",
+                                                                                                "BaseException.")):
+                        continue  # inherited from Python itself
+                    if callable(function) and not (getattr(function, "__doc__", None) or "").strip():
+                        missing.append(f"{name}.{attr}")
+    assert missing == []
+    for field in ("kind", "u", "boolean", "int64", "real", "object"):
+        assert f"`{field}`" in sk.Value.__doc__
+    parameters = inspect.signature(sk.Signal.subscribe).parameters
+    assert "on_error" in parameters and "on_completed" in parameters
