@@ -1213,7 +1213,7 @@ def _callable_arg(fn: object, where: str, optional: bool = False) -> None:
         raise TypeError(f"signalkit: {where}: the function is {type(fn).__name__}, not a callable")
 
 
-def _count_arg(count: object, where: str, name: str) -> int:
+def _count_arg(count: Any, where: str, name: str) -> int:
     """A size_t count: an int (TypeError otherwise, bool included), not
     negative (ValueError), below 2**64 (OverflowError)."""
     if isinstance(count, bool):
