@@ -67,14 +67,20 @@ async def first_value(signal: "Signal[T]") -> T:
 
 class SignalIterator(Generic[T]):
     """`async for value in signal`: the subscription and its buffer (values
-    are kept until read: a fast signal and a slow loop body make it grow)."""
+    are kept until read: a fast signal and a slow loop body make it grow).
+
+    Once the iteration ended (the completion, the error raised once, a
+    cancelled read, or aclose()), every later __anext__ raises
+    StopAsyncIteration at once, as an exhausted async generator does."""
 
     _END = object()
 
     def __init__(self, signal: "Signal[T]") -> None:
+        """An iterator over `signal` (subscribed at the first read)."""
         self._signal: Optional[Signal[T]] = signal
         self._events: "Optional[asyncio.Queue[Tuple[int, Any]]]" = None
         self._subscription: Optional[Disposable] = None
+        self._ended = False
 
     def __aiter__(self) -> "SignalIterator[T]":
         """The iterator itself (the subscription starts at the first read)."""
@@ -94,7 +100,10 @@ class SignalIterator(Generic[T]):
         return events
 
     async def __anext__(self) -> T:
-        """The next value; StopAsyncIteration at the completion; the error raised."""
+        """The next value; StopAsyncIteration at the completion; the error
+        raised (once); StopAsyncIteration again on every call after the end."""
+        if self._ended:
+            raise StopAsyncIteration
         events = self._events if self._events is not None else self._start()
         try:
             kind, payload = await events.get()
@@ -110,6 +119,8 @@ class SignalIterator(Generic[T]):
         raise StopAsyncIteration
 
     def _stop(self) -> None:
+        self._ended = True
+        self._signal = None
         subscription, self._subscription = self._subscription, None
         if subscription is not None:
             subscription.dispose()

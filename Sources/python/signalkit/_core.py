@@ -87,7 +87,17 @@ class _ValueUnion(Union):
 
 
 class Value(Structure):
-    """The C struct sk_value (signalkit.h): a kind and its contents."""
+    """The C struct sk_value (signalkit.h): a kind and its contents.
+
+    Fields (ctypes fields, which carry no docstring of their own):
+    `kind` is the value's kind (0 nil, 1 bool, 2 int64, 3 double, 4
+    string, 5 bytes, 6 array, 7 pointer, 8 signal: SK_VALUE_*); `u` is the
+    union of its contents, whose members are also read in place on the
+    value: `boolean` (a bool), `int64` (an int64), `real` (a double) and
+    `object` (the address of a string, bytes, array, pointer or signal
+    payload, read through the library's sk_value_get_* functions). Make
+    one with to_value, read one with from_value, drop it with
+    release_value."""
     _fields_ = [("kind", c_int), ("u", _ValueUnion)]
     _anonymous_ = ("u",)  # value.int64, value.real, ... read in place: no union object per access
 
@@ -235,6 +245,7 @@ _ffi_api: Dict[str, Tuple[Any, ...]] = {
     "sk_ffi_trampoline_function": (c_void_p, _P),
     "sk_ffi_trampoline_close": (None, _P),
     "sk_ffi_trampoline_calls": (c_uint64, _P),
+    "sk_ffi_trampoline_retain": (_P, _P),
     "sk_ffi_trampoline_release": (None, _P),
 }
 
@@ -291,6 +302,7 @@ class SignalKitError(Exception):
     the library's message naming the function and the argument."""
 
     def __init__(self, status: int, message: str) -> None:
+        """The error of a library call that returned `status` with `message`."""
         super().__init__(f"{message} ({C.status_string(status).decode()}, status {status})")
         self.status = status
         self.message = message
@@ -302,6 +314,7 @@ class SignalError(Exception):
     callback's failure, or a value given to Signal.fail): `value` is it."""
 
     def __init__(self, value: object) -> None:
+        """The error standing for the error value `value`."""
         super().__init__(value)
         self.value = value
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import dis
 import functools
+import inspect
 import operator
 import sys
 import threading
@@ -37,6 +39,7 @@ class _Handle:
     _release: Any = None  # the C release function, set by subclasses
 
     def __init__(self, pointer: Optional[int]) -> None:
+        """A handle owning one reference to the library object at `pointer`."""
         self._pointer = pointer
 
     @property
@@ -57,9 +60,11 @@ class _Handle:
         _after_call()
 
     def __enter__(self: Any) -> Any:
+        """The handle itself; the block's end closes it."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Closes the handle (close())."""
         self.close()
 
     def __del__(self) -> None:
@@ -82,23 +87,31 @@ class _Failing:
 
 class Disposable(_Failing, _Handle):
     """A subscription: dispose() cancels it; a `with` block disposes it and
-    releases the handle at its end; close() only releases the handle.
-    `exception` is the first exception raised by its callbacks."""
+    releases the handle at its end; close() only releases the handle (the
+    subscription goes on: after close(), dispose() raises ValueError, as
+    every closed handle's use does). `exception` is the first exception
+    raised by its callbacks."""
     _release = staticmethod(C.disposable_release)
 
     def dispose(self) -> None:
         """Cancels the subscription: no later event reaches its callbacks
-        (idempotent; safe from any thread and from its own callbacks)."""
-        if self._pointer:
-            C.disposable_dispose(self._pointer)
+        (idempotent; safe from any thread and from its own callbacks).
+        ValueError ("Disposable is closed") once close() released the
+        handle: it can no longer reach the subscription."""
+        C.disposable_dispose(self.pointer)
         _after_call()
 
     def __enter__(self) -> "Disposable":
+        """The subscription itself; the block's end disposes it and
+        releases the handle."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Disposes the subscription (unless the handle was closed in the
+        block) and releases the handle."""
         try:
-            self.dispose()
+            if self._pointer:
+                self.dispose()
         finally:
             self.close()
 
@@ -207,6 +220,21 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
     return maker
 
 
+def _raised_by_a_stage(exc: BaseException) -> bool:
+    """Whether `exc` escaped a composed chain from one of its stages (a map,
+    filter or tap function, or a map's result check), not from its tail (on_next):
+    the chain's frame in the traceback stopped on another line than its
+    last, the tail's call."""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == _CHAIN_FILE and code.co_name == "chain":
+            last = max(line for _, line in dis.findlinestarts(code) if line is not None)
+            return tb.tb_lineno != last
+        tb = tb.tb_next
+    return False
+
+
 def _ignore(value: object) -> None:
     """The tail of a chain whose subscription has no on_next."""
 
@@ -230,11 +258,15 @@ class _Sink:
     front of on_next (map / filter of the signal it subscribed to), its
     disposable once known, and whether it ended."""
     __slots__ = ("maker", "on_next", "on_error", "on_completed", "failures", "disposable", "ended", "ctx",
-                 "cell", "__weakref__")
+                 "cell", "stage_failures", "__weakref__")
 
     def __init__(self, maker: Optional[ChainMaker], on_next: Any, on_error: Any, on_completed: Any,
-                 failures: _Recorder) -> None:
+                 failures: _Recorder, stage_failures: Optional[_Recorder] = None) -> None:
         self.maker = maker
+        # The stage signal's (map / filter / tap) recorder, when the stages
+        # run in this subscription's chain: an exception of a stage is also
+        # that signal's `exception`.
+        self.stage_failures = stage_failures
         self.on_next = on_next
         self.on_error = on_error
         self.on_completed = on_completed
@@ -264,6 +296,8 @@ class _Sink:
         (disposed), and on_error receives it (or callback_error_hook when
         there is none). A KeyboardInterrupt goes to the caller instead."""
         self.end()
+        if self.stage_failures is not None and _raised_by_a_stage(exc):
+            self.stage_failures.record(exc)
         _trim_traceback(exc)
         self.failures.record(exc)
         if self.disposable:
@@ -629,6 +663,7 @@ class Subscriber(Generic[T]):
     once the subscription was disposed) they do nothing."""
 
     def __init__(self, pointer: int) -> None:
+        """A handle (a reference of its own) to the sk_subscriber at `pointer`."""
         self._pointer: Optional[int] = C.subscriber_retain(pointer)
 
     def _put(self, function: Any, obj: object) -> None:
@@ -728,9 +763,11 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
         action: Callable[[], None] = cancel.dispose
     elif callable(cancel):
         action = cancel
-    else:
-        _report(TypeError(f"signalkit: create: the function returned {type(cancel).__name__}, "
-                          "not None, a Disposable or a callable"), "generator")
+    else:  # the stream fails with it, as deferred's does for a result that is not a Signal
+        error = TypeError(f"signalkit: create: the function returned {type(cancel).__name__}, "
+                          "not None, a Disposable or a callable")
+        failures.record(error)
+        handle.on_error(error)
         return None
     out = c_void_p()
     try:
@@ -873,6 +910,21 @@ _speedups.set_failed_type(_Failed)
 _sp_reduce = _reduce_fn(_speedups.REDUCE)
 
 
+def _take_action(result: object) -> int:
+    """take_until's function's result, checked: an int from 0 to
+    TAKE_PASS | TAKE_COMPLETE (3); TypeError / ValueError otherwise (never
+    truncated nor wrapped)."""
+    try:
+        action = operator.index(result)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"signalkit: take_until: the function returned {type(result).__name__}, not an int "
+                        "(a bitwise OR of TAKE_PASS and TAKE_COMPLETE)") from None
+    if not 0 <= action <= TAKE_PASS | TAKE_COMPLETE:
+        raise ValueError(f"signalkit: take_until: the function returned {action}, not a bitwise OR of "
+                         "TAKE_PASS and TAKE_COMPLETE (0 to 3)")
+    return action
+
+
 def _take_until_callback(ctx: int, value: Any) -> int:
     _sk_user = False
     callback = _core._keep.get(ctx)
@@ -880,9 +932,9 @@ def _take_until_callback(ctx: int, value: Any) -> int:
         return TAKE_COMPLETE
     try:
         _sk_user = True
-        action = int(callback.fn(value))
+        result = callback.fn(value)
         _sk_user = False
-        return action & (TAKE_PASS | TAKE_COMPLETE)
+        return _take_action(result)
     except BaseException as exc:
         _sk_user = False
         _callback_raised(callback, exc, "take_until")
@@ -956,6 +1008,12 @@ class Signature(_Handle):
     _release = staticmethod(C.ffi_signature_release)
 
     def __init__(self, text: str) -> None:
+        """Parses `text` (TypeError unless a str; SignalKitError when the
+        library rejects it)."""
+        if not isinstance(text, str):
+            raise TypeError(f"signalkit: Signature: the text is {type(text).__name__}, not a str")
+        if "\0" in text:
+            raise ValueError("signalkit: Signature: the text holds a NUL character")
         pointer = c_void_p()
         _check(C.ffi_signature_parse(byref(pointer), text.encode()), ffi=True)
         super().__init__(pointer.value)
@@ -1024,6 +1082,7 @@ def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recor
     too: a value never goes on while the caller is being interrupted."""
     if isinstance(fn, _CFuncPtr):
         return fn
+    _callable_arg(fn, where)  # TypeError at the call, as the Pythonic forms
     return signature.cfunctype()(_thunk(signature.args, signature.result, fn, where, failures))
 
 
@@ -1154,6 +1213,22 @@ def _callable_arg(fn: object, where: str, optional: bool = False) -> None:
         raise TypeError(f"signalkit: {where}: the function is {type(fn).__name__}, not a callable")
 
 
+def _count_arg(count: Any, where: str, name: str) -> int:
+    """A size_t count: an int (TypeError otherwise, bool included), not
+    negative (ValueError), below 2**64 (OverflowError)."""
+    if isinstance(count, bool):
+        raise TypeError(f"signalkit: {where}: {name} is bool, not an int")
+    try:
+        number = operator.index(count)
+    except TypeError:
+        raise TypeError(f"signalkit: {where}: {name} is {type(count).__name__}, not an int") from None
+    if number < 0:
+        raise ValueError(f"signalkit: {where}: {name} {number} is negative")
+    if number > 2 ** 64 - 1:
+        raise OverflowError(f"signalkit: {where}: {name} {number} out of range of size_t")
+    return number
+
+
 def _seconds_arg(seconds: object, where: str, name: str = "seconds") -> float:
     """A duration: an int or a float, not negative nor NaN (TypeError,
     ValueError)."""
@@ -1173,8 +1248,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
     Python objects: None, bool, int (int64), float, str and bytes cross the
     C library as its own value kinds; any other object is carried by
     reference (the same object arrives). `exception` is the first exception
-    raised by this signal's own Python function (map, filter, create, a
-    from_iterable iterator, ...), if any."""
+    raised by this signal's own Python function (map, filter, tap, create, a
+    from_iterable iterator, reduce, ...), if any, in any of its
+    subscriptions; map / filter / tap stages compose, so the signal
+    subscribed to records an exception of any stage of its chain (an
+    exception of on_next is the Disposable's only)."""
     _release = staticmethod(C.signal_release)
     _stage_source: Optional[_StageSource] = None
     _signal_value = True  # carried as a signal value (switch_to_latest, queue)
@@ -1210,7 +1288,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
         through subscriber.on_next / on_error / on_completed, now or later
         from any thread, and returns None, a Disposable, or a callable run
         when the subscription is disposed. An exception it raises ends the
-        stream with it."""
+        stream with it; so does a TypeError when it returns anything else
+        (the signal's `exception` is that TypeError)."""
         _callable_arg(function, "create")
         failures = _Failures()
         ctx = _retain_callbacks((function, failures.recorder()))
@@ -1292,21 +1371,26 @@ class Signal(Generic[T_co], _Failing, _Handle):
 
     # --- Python stages (fused) ------------------------------------------------
 
-    def _stage(self, stage: Stage, failures: Optional[_Failures] = None) -> "Signal[Any]":
+    def _stage(self, stage: Stage, failures: Union[_Failures, _Recorder, None] = None) -> "Signal[Any]":
         """This signal with `stage` added to its Python stages (`failures`:
         where their exceptions are recorded; the new signal's own by
-        default)."""
+        default; a _Recorder: recorded there, weakly, and the new signal
+        has no `exception` of its own)."""
         base = self._stage_source
         if base is not None:  # compose: each event enters Python once for the whole chain
             upstream, stages = base.upstream, base.stages + (stage,)
         else:
             upstream, stages = self, (stage,)
-        failures = failures if failures is not None else _Failures()
-        source = _StageSource(upstream, stages, failures.recorder())
+        owned = failures if not isinstance(failures, _Recorder) else None
+        if failures is None:
+            owned = _Failures()
+        recorder = owned.recorder() if owned is not None else failures
+        assert isinstance(recorder, _Recorder)
+        source = _StageSource(upstream, stages, recorder)
         ctx = _retain_callbacks(source)
         signal: Signal[Any] = _new_signal(C.signal_create_over, upstream.pointer, _c_stage_generator, ctx,
                                           _release_ctx)
-        signal._failures = failures
+        signal._failures = owned
         signal._stage_source = source
         _set_owner(ctx, signal)
         return signal
@@ -1380,7 +1464,14 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return signal
 
     def take(self, count: int) -> "Signal[T_co]":
-        """The first `count` values, then completes (0 <= count < 2**64)."""
+        """The first `count` values, then completes right after the
+        count-th (0 <= count < 2**64), as sk_signal_take does.
+
+        take(0) passes no value and does NOT complete at once: it completes
+        when this signal completes (or fails with it), the library's rule
+        (the original's take(0)); so ``Signal.never().take(0)`` never ends.
+        For an empty signal use Signal.complete(). 2**64 - 1 (SIZE_MAX)
+        means no limit."""
         count = operator.index(count)
         if count < 0:
             raise ValueError(f"signalkit: take count {count} is negative")
@@ -1391,7 +1482,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def take_until(self, fn: Callable[[T_co], int]) -> "Signal[T_co]":
         """Asks fn(value) about each value: a bitwise OR of TAKE_PASS
         (deliver it) and TAKE_COMPLETE (then complete); 0 drops it. An
-        exception in `fn` completes the stream (and is reported)."""
+        exception in `fn` completes the stream (and is reported); so does
+        any other result (a TypeError for one that is not an int, a
+        ValueError for an int outside 0..3: never truncated nor wrapped)."""
         return self._with_callback(C.signal_take_until, _c_take_until_callback, fn)
 
     def distinct_until_changed(self) -> "Signal[T_co]":
@@ -1421,19 +1514,22 @@ class Signal(Generic[T_co], _Failing, _Handle):
         pointer = self.pointer
         out = Value()
         _put_object(initial, out)
+        # The exceptions are recorded (weakly, as everywhere) into the
+        # returned signal's failures only: the inner fold signal is held by
+        # the library (the stage's upstream, in the registry), and an
+        # exception it held, once raised again by the caller (to_list), would
+        # hold the caller's frames, and through them this signal: a cycle
+        # through the library that the GC never collects.
+        failures = _Failures()
         try:
-            failures = _Failures()
             fold = _Fold(_Callback(fn, failures.recorder()))
             ctx = fold.ctx = _retain_callbacks(fold)
             folded = _new_signal(C.signal_reduce_left, pointer, byref(out), _sp_reduce,
                                  _speedups.hold(fold.cell), _sp_release)
-            folded._failures = failures
             _set_owner(ctx, folded)
         finally:
             C.value_release(byref(out))
-        result = folded.map(_raise_failed)
-        result._failures = folded._failures
-        return result
+        return folded._stage((_MAP, _raise_failed), failures)
 
     def _composed_reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
         """reduce() after Python stages: per subscription, a filter stage
@@ -1446,6 +1542,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         _check_int64(initial)
         upstream = self
         failures = _Failures()
+        # start() is held by the library (deferred's callback set): it
+        # records through a weak recorder, so that an exception raised again
+        # by the caller (its frames holding the returned signal) makes no
+        # cycle through the library (see reduce).
+        recorder = failures.recorder()
 
         def start() -> "Signal[U]":
             accumulator = [initial]
@@ -1455,7 +1556,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
                 _check_int64(accumulator[0])
                 return False
 
-            folded: Signal[U] = upstream._stage((_FILTER, fold), failures)
+            folded: Signal[U] = upstream._stage((_FILTER, fold), recorder)
             return folded.then(Signal.deferred(lambda: Signal.single(accumulator[0])))
 
         result: Signal[U] = Signal.deferred(start)
@@ -1614,7 +1715,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
         else:
             signal, maker = self.pointer, None
         failures = _Failures()
-        sink = _Sink(maker, on_next, on_error, on_completed, failures.recorder())
+        sink = _Sink(maker, on_next, on_error, on_completed, failures.recorder(),
+                     base.failures if base is not None else None)
         pointer = None
         source = base.upstream if base is not None else self
         try:
@@ -1695,7 +1797,16 @@ class Signal(Generic[T_co], _Failing, _Handle):
         """Subscribes and blocks until the end: the values as a list, or the
         error raised. TimeoutError (and the subscription disposed) after
         `timeout` seconds when given. Not on a thread whose queue delivers
-        it (a host queue this thread drains would never run)."""
+        it (a host queue this thread drains would never run).
+
+        Inside a callback of a synchronous emission (on_next of a
+        from_iterable, a Pipe.put, another to_list...), the synchronous
+        sources this call starts run right here, inside the callback (this
+        thread's trampoline, which otherwise runs them after the current
+        emission returns, is set aside while it waits): nested to_list
+        calls return their lists. It still blocks for good if the signal
+        waits for something only this thread would do after the callback
+        returns (a later put of the outer emission): give a timeout."""
         wait: Optional[float] = None
         if timeout is not None:
             wait = _seconds_arg(timeout, "to_list", "timeout")
@@ -1709,9 +1820,21 @@ class Signal(Generic[T_co], _Failing, _Handle):
             errors.append(error)
             done.set()
 
-        with self.subscribe(values.append, on_error, done.set):
-            if not done.wait(wait):
-                raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
+        # Inside a draining call of this thread (a callback of a synchronous
+        # emission), the emissions this subscription schedules would wait in
+        # the trampoline's jobs until that call returns, and this wait would
+        # never end: the subscription drains a trampoline of its own.
+        local = _thread_trampoline()
+        outer_jobs = local.jobs if local.active else None
+        if outer_jobs is not None:
+            local.jobs, local.active = collections.deque(), False
+        try:
+            with self.subscribe(values.append, on_error, done.set):
+                if not done.wait(wait):
+                    raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
+        finally:
+            if outer_jobs is not None:
+                local.jobs, local.active = outer_jobs, True
         del self  # an error the library holds (Signal.fail's) is raised: its frames must not hold the signal
         if errors:
             error = errors.pop()  # no cycle: this frame, in its traceback, no longer holds it
@@ -1720,6 +1843,20 @@ class Signal(Generic[T_co], _Failing, _Handle):
             finally:
                 del error
         return values
+
+
+def _subscribe_signature(self: Any, on_next: Optional[Callable[[Any], object]] = None,
+                         on_error: Optional[Callable[[BaseException], object]] = None,
+                         on_completed: Optional[Callable[[], object]] = None, *native_args: Any,
+                         **native_options: Any) -> Disposable:
+    """What inspect.signature and help() show for Signal.subscribe (its
+    overloads are what type checkers see)."""
+    raise NotImplementedError
+
+
+# Signal.subscribe takes *args (the native form maps its positions
+# otherwise): inspect.signature / help() show the Pythonic parameters.
+setattr(Signal.subscribe, "__signature__", inspect.signature(_subscribe_signature))
 
 
 # --------------------------------------------------------------------------
@@ -1783,6 +1920,7 @@ class Pipe(Generic[T], _Handle):
     _release = staticmethod(C.pipe_release)
 
     def __init__(self, replay: bool = False) -> None:
+        """A new pipe (sk_pipe_create); `replay`: see the class."""
         pointer = c_void_p()
         _check(C.pipe_create(byref(pointer), replay))
         super().__init__(pointer.value)
@@ -1855,6 +1993,7 @@ class Promise(Generic[T], _Handle):
     _release = staticmethod(C.promise_release)
 
     def __init__(self) -> None:
+        """A new promise with no value yet (sk_promise_create)."""
         pointer = c_void_p()
         _check(C.promise_create(byref(pointer)))
         super().__init__(pointer.value)
@@ -1877,6 +2016,7 @@ class ValuePromise(Generic[T], _Handle):
     _release = staticmethod(C.value_promise_release)
 
     def __init__(self, initial: T, ignore_repeated: bool = False) -> None:
+        """A new promise holding `initial` (sk_value_promise_create)."""
         out = Value()
         _put_object(initial, out)
         pointer = c_void_p()
@@ -1958,7 +2098,10 @@ class Queue(_Handle):
 
     def drain(self, max_tasks: int = 0) -> int:
         """Runs a host queue's pending work on the calling thread (at most
-        max_tasks; 0: all); returns how many ran."""
+        max_tasks; 0: all); returns how many ran. TypeError unless
+        max_tasks is an int, ValueError when negative, OverflowError at
+        2**64 or above (never wrapped)."""
+        max_tasks = _count_arg(max_tasks, "Queue.drain", "max_tasks")
         ran = c_size_t()
         status = _draining(C.queue_host_drain, self.pointer, max_tasks, byref(ran))
         _after_call()
@@ -2015,6 +2158,8 @@ class Trampoline(_Handle):
     _release = staticmethod(C.ffi_trampoline_release)
 
     def __init__(self, target: Union[Pipe[Any], int], signature: Union[str, Signature]) -> None:
+        """A trampoline putting into `target` (a Pipe, or a subscriber's
+        address) with the function type `signature` (void result, no ctx)."""
         if not isinstance(target, Pipe) and (isinstance(target, bool) or not isinstance(target, int)):
             raise TypeError(f"signalkit: Trampoline: the target is {type(target).__name__}, not a Pipe "
                             "or a subscriber's address (int)")
@@ -2036,17 +2181,30 @@ class Trampoline(_Handle):
         """The function as a Python callable (calls go through C): integer
         arguments are checked against their native types first
         (OverflowError, never wrapped), and a KeyboardInterrupt met by the
-        callbacks a call runs is raised when it returns."""
+        callbacks a call runs is raised when it returns.
+
+        The callable keeps this Trampoline alive (dropping the Trampoline
+        and its Pipe leaves it usable), and each call holds a reference of
+        its own to the C trampoline while it runs; once the Trampoline was
+        closed, calling it raises ValueError ("Trampoline is closed"),
+        never a jump into freed memory."""
         assert self.signature is not None
         cfunc = self.signature.cfunctype()(self.address)
         checks = [(i, kind) + _integer_ranges[kind] for i, kind in enumerate(self.signature.args)
                   if kind in _integer_ranges]
+        trampoline = self  # kept alive by the callable: its function is valid while it lives
 
         def call(*args: Any) -> Any:
             for i, kind, low, high in checks:
                 if i < len(args) and isinstance(args[i], int) and not low <= args[i] <= high:
                     raise OverflowError(f"signalkit: {args[i]} out of range of {kind} (argument {i})")
-            result = _draining(cfunc, *args)
+            # A reference of this call's own (taken with the GIL held, so no
+            # close() on another thread can free it before the jump).
+            held = C.ffi_trampoline_retain(trampoline.pointer)  # ValueError once closed
+            try:
+                result = _draining(cfunc, *args)
+            finally:
+                C.ffi_trampoline_release(held)
             _after_call()
             return result
 

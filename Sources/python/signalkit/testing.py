@@ -194,6 +194,8 @@ class TestRecorder(_Handle):
         _after_call()
 
     def __enter__(self) -> "TestRecorder":
+        """The recorder itself; the block's end releases it (which
+        disposes the recorded subscription)."""
         return self
 
 
@@ -227,6 +229,8 @@ class TestScheduler:
     """How long a frame lasts, in nanoseconds."""
 
     def __init__(self, frame: float = 0.001, name: str = "signalkit.testing") -> None:
+        """A new virtual-time queue named `name`, at time 0, whose frames
+        last `frame` seconds (ValueError unless a finite number > 0)."""
         if not isinstance(frame, (int, float)) or not math.isfinite(frame) or frame <= 0:
             raise ValueError(f"signalkit.testing: frame must be > 0 seconds, not {frame!r}")
         self.frame_nanoseconds = max(1, round(frame * 1e9))
@@ -380,7 +384,9 @@ class TestScheduler:
         self.queue.close()
 
     def __enter__(self) -> "TestScheduler":
+        """The scheduler itself; the block's end closes it."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Closes the scheduler (close(): the work still pending is dropped)."""
         self.close()

@@ -1,0 +1,411 @@
+"""Regression tests of defects found by a new user's exploration of the
+package (each test failed, hung or crashed before its fix).
+
+Run with `make test-python` (against the installed wheel)."""
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import signalkit as sk
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_child(code, timeout=60):
+    """Runs `code` in a child interpreter (-X dev); returns the CompletedProcess."""
+    return subprocess.run([sys.executable, "-X", "dev", "-c", textwrap.dedent(code)], env=dict(os.environ),
+                          cwd=HERE, capture_output=True, text=True, timeout=timeout)
+
+
+# --- 1. Trampoline.function() outliving its Trampoline -------------------------
+
+def test_trampoline_function_keeps_its_trampoline_alive():
+    # Before: the Trampoline (and its Pipe) collected, the callable jumped
+    # into freed memory (a segfault in about half the runs).
+    result = run_child("""
+        import gc, signalkit as sk
+        got = []
+        for i in range(50):
+            pipe = sk.Pipe()
+            d = pipe.signal().subscribe(got.append)
+            f = sk.Trampoline(pipe, "void(i64)").function()
+            del pipe
+            gc.collect()
+            f(i)
+            d.dispose()
+            del f, d
+        gc.collect()
+        print(len(got), sk.ffi_live_objects(), sk.live_objects())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["50", "0", "0"]
+
+
+def test_trampoline_function_after_close_raises():
+    # Before: f(1) after tr.close() was a use after free (segfault).
+    result = run_child("""
+        import signalkit as sk
+        for _ in range(20):
+            tr = sk.Trampoline(sk.Pipe(), "void(i64)")
+            f = tr.function()
+            tr.close()
+            try:
+                f(1)
+            except ValueError as e:
+                assert "closed" in str(e), e
+            else:
+                raise SystemExit("no ValueError")
+        print("ok")
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+# --- 2. take(0) -----------------------------------------------------------------
+
+def test_take_zero_completes_when_the_source_does(clean):
+    # The library's rule (sk_signal_take, signalkit.h): take(0) passes no
+    # value and completes when its source completes, not at once. This pins
+    # it, and the docstring that said "then completes" now says so.
+    assert sk.Signal.from_iterable([1, 2]).take(0).to_list(timeout=5) == []
+    events = []
+    with sk.Signal.never().take(0).subscribe(events.append, events.append, lambda: events.append("C")):
+        assert events == []
+    doc = sk.Signal.take.__doc__
+    assert "take(0)" in doc and "never" in doc
+
+
+# --- 3. SignalIterator.__anext__ after the end ------------------------------------
+
+def test_anext_after_the_end_raises_stop_async_iteration(clean):
+    # Before: a second __anext__ after the completion or the error waited
+    # forever (the timeouts below fired).
+    import asyncio
+
+    async def main():
+        it = sk.Signal.from_iterable([1, 2]).__aiter__()
+        assert [v async for v in it] == [1, 2]
+        for _ in range(2):
+            with pytest.raises(StopAsyncIteration):
+                await asyncio.wait_for(it.__anext__(), 5)
+        failing = sk.Signal.fail(ValueError("x")).__aiter__()
+        with pytest.raises(ValueError):
+            await asyncio.wait_for(failing.__anext__(), 5)
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(failing.__anext__(), 5)
+        closed = sk.Signal.never().__aiter__()
+        await closed.aclose()
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(closed.__anext__(), 5)
+
+    asyncio.run(main())
+
+
+# --- 4. to_list inside a callback of a synchronous emission -------------------------
+
+def test_to_list_inside_a_synchronous_callback_returns(clean):
+    # Before: the inner from_iterable waited in the trampoline until the
+    # outer emission returned, and to_list waited for it: a deadlock (here,
+    # with the timeout, a TimeoutError).
+    out = []
+    errors = []
+    inner = sk.Signal.from_iterable([1, 2, 3])
+    with sk.Signal.single(1).subscribe(lambda v: out.append(inner.to_list(timeout=5)), errors.append):
+        pass
+    with sk.Signal.from_iterable("ab").subscribe(lambda v: out.append(inner.map(lambda n: n * 10).to_list(timeout=5)),
+                                                errors.append):
+        pass
+    with sk.Pipe() as pipe, pipe.signal() as signal, \
+            signal.subscribe(lambda v: out.append(sk.Signal.from_iterable([v]).to_list(timeout=5)), errors.append):
+        pipe.put(7)
+    assert errors == []
+    assert out == [[1, 2, 3], [10, 20, 30], [10, 20, 30], [7]]
+    # the outer emissions still run after their start returned (the trampoline is restored)
+    order = []
+
+    def on_next(v):
+        order.append(v)
+        if v == 1:
+            order.append(sk.Signal.from_iterable([9]).to_list(timeout=5))
+
+    with sk.Signal.from_iterable([1, 2]).subscribe(on_next):
+        pass
+    assert order == [1, [9], 2]
+
+
+# --- 5. a failing reduce kept its pipeline alive ---------------------------------
+
+class _Marker:
+    pass
+
+
+def _swallow(signal):
+    try:
+        return signal.to_list(timeout=5)
+    except (ZeroDivisionError, OverflowError):
+        return None
+
+
+@pytest.mark.parametrize("shape", ["raise", "overflow", "composed raise", "composed overflow"])
+def test_failing_reduce_keeps_nothing_alive(clean, shape):
+    # Before: the exception, raised again by to_list, held the caller's
+    # frames (and the signal), and the library held it through the inner
+    # fold signal (or deferred's function): 20 of 20 markers stayed alive.
+    import weakref
+    S = sk.Signal
+
+    def run():
+        m = _Marker()
+        if shape == "raise":
+            s = S.from_iterable([1, 2]).reduce(lambda acc, v: (m, 1 / 0), 0)
+        elif shape == "overflow":
+            s = S.from_iterable([2 ** 62, 2 ** 62]).reduce(lambda acc, v: (m, acc + v)[1], 0)
+        elif shape == "composed raise":
+            s = S.from_iterable([1, 2]).map(lambda v: v).reduce(lambda acc, v: (m, 1 / 0), 0)
+        else:
+            s = S.from_iterable([2 ** 62, 2 ** 62]).map(lambda v: (m, v)[1]).reduce(lambda acc, v: acc + v, 0)
+        assert _swallow(s) is None
+        assert isinstance(s.exception, (ZeroDivisionError, OverflowError))  # still recorded
+        return weakref.ref(m)
+
+    refs = [run() for _ in range(20)]
+    gc.collect()
+    assert sum(r() is not None for r in refs) == 0
+
+
+# --- 6. create's function returning an unsupported value -----------------------------
+
+def test_create_returning_an_unsupported_value_fails_the_stream(clean):
+    # Before: the TypeError went only to callback_error_hook and the stream
+    # never ended (to_list timed out).
+    hooked = []
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda e, w: hooked.append(e)
+    try:
+        s = sk.Signal.create(lambda sub: 5)
+        events = []
+        with s.subscribe(events.append, events.append, lambda: events.append("C")):
+            pass
+        assert len(events) == 1 and isinstance(events[0], TypeError), events
+        assert "returned int" in str(events[0])
+        assert s.exception is events[0]
+        with pytest.raises(TypeError):
+            s.to_list(timeout=5)
+        assert hooked == []
+    finally:
+        sk.callback_error_hook = saved
+
+
+# --- 7. Disposable.dispose() after close() ------------------------------------------
+
+def test_dispose_after_close_raises(clean):
+    # Before: dispose() after close() silently did nothing (the subscription
+    # went on receiving values).
+    got = []
+    with sk.Pipe() as pipe, pipe.signal() as signal:
+        d = signal.subscribe(got.append)
+        d.close()
+        with pytest.raises(ValueError, match="closed"):
+            d.dispose()
+        pipe.put(1)
+        assert got == [1]  # close() only released the handle, as documented
+        with signal.subscribe(got.append) as inner:
+            inner.close()  # the block's end does not dispose a closed handle
+    # the pipe's release ended the first subscription
+
+
+# --- 8. native forms with a function that is not callable -----------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda s: s.map("i64(i64)", None),
+    lambda s: s.map("i64(i64)", "abc"),
+    lambda s: s.filter("bool(i64)", 5),
+    lambda s: s.subscribe("void(i64)", 5),
+    lambda s: s.subscribe("void(i64)", None, 5),
+])
+def test_native_forms_reject_a_non_callable_at_the_call(clean, make):
+    # Before: accepted; the stream failed later (or never called it).
+    signal = sk.Signal.from_iterable([1, 2, 3])
+    with pytest.raises(TypeError, match="not a callable"):
+        make(signal)
+    del signal
+
+
+# --- 9. exception types of Signature and Queue.drain ----------------------------------
+
+def test_signature_of_a_non_str_is_a_type_error(clean):
+    # Before: AttributeError ('int' object has no attribute 'encode').
+    with pytest.raises(TypeError, match="not a str"):
+        sk.Signature(5)
+    with pytest.raises(ValueError, match="NUL"):
+        sk.Signature("void(i64)\0")
+
+
+def test_drain_checks_its_count(clean):
+    # Before: drain("a") raised ctypes.ArgumentError, drain(-1) drained
+    # everything, drain(2**64 + 2) wrapped to 2.
+    ran = []
+    with sk.Queue.host("h") as queue:
+        for i in range(5):
+            queue.run(lambda i=i: ran.append(i))
+        with pytest.raises(TypeError):
+            queue.drain("a")
+        with pytest.raises(TypeError):
+            queue.drain(True)
+        with pytest.raises(ValueError):
+            queue.drain(-1)
+        with pytest.raises(OverflowError):
+            queue.drain(2 ** 64 + 2)
+        assert ran == []
+        assert queue.drain(2) == 2
+        assert queue.drain(2 ** 64 - 1) == 3
+        assert ran == [0, 1, 2, 3, 4]
+
+
+# --- 10. `exception` of map / filter / tap signals -----------------------------------
+
+def test_stage_signals_record_their_exception(clean):
+    # Before: m.exception, f.exception and t.exception stayed None although
+    # their functions raised (only the Disposable recorded it).
+    S = sk.Signal
+    m = S.from_iterable([1, 2]).map(lambda v: 1 / 0)
+    f = S.from_iterable([1, 2]).filter(lambda v: 1 / 0)
+    t = S.from_iterable([1, 2]).tap(lambda v: 1 / 0)
+    for signal in (m, f, t):
+        with signal.subscribe(None, lambda e: None) as d:
+            assert isinstance(d.exception, ZeroDivisionError)
+        assert signal.exception is d.exception
+    m2 = S.from_iterable([1, 2]).map(lambda v: v).filter(lambda v: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        m2.to_list(timeout=5)
+    assert isinstance(m2.exception, ZeroDivisionError)
+    # through a library operator (the stages run in their own subscription)
+    m3 = S.from_iterable([1, 2]).map(lambda v: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        m3.take(5).to_list(timeout=5)
+    assert isinstance(m3.exception, ZeroDivisionError)
+    # an exception of on_next is the subscription's, not the signal's
+    ok = S.from_iterable([1, 2]).map(lambda v: v + 1)
+
+    def on_next(v):
+        raise KeyError(v)
+
+    with ok.subscribe(on_next, lambda e: None) as d:
+        assert isinstance(d.exception, KeyError)
+    assert ok.exception is None
+
+
+# --- 11. take_until's out-of-range results ----------------------------------------------
+
+@pytest.mark.parametrize("result, kind", [(2 ** 70, ValueError), (2 ** 64 + 1, ValueError), (2 ** 63, ValueError),
+                                          (4, ValueError), (-1, ValueError), ("x", TypeError), (1.0, TypeError)])
+def test_take_until_invalid_result_completes_and_reports(clean, result, kind):
+    # Before: 2**64 + 1 wrapped to TAKE_PASS (every value passed), 2**63 and
+    # 4 dropped every value silently, 1.0 passed as TAKE_PASS.
+    reported = []
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda e, w: reported.append((type(e), w))
+    try:
+        events = []
+        signal = sk.Signal.from_iterable(range(3)).take_until(lambda v: result)
+        with signal.subscribe(events.append, events.append, lambda: events.append("C")):
+            pass
+        assert events == ["C"]
+        assert reported == [(kind, "take_until")]
+        assert isinstance(signal.exception, kind)
+    finally:
+        sk.callback_error_hook = saved
+    for valid in (0, sk.TAKE_PASS, sk.TAKE_COMPLETE, sk.TAKE_PASS | sk.TAKE_COMPLETE, True):
+        assert sk.Signal.from_iterable([5, 6]).take_until(lambda v: valid).to_list(timeout=5) in ([], [5], [5, 6])
+
+
+# --- 12. documentation: SystemExit, pool starvation, cycles, docstrings -----------------
+
+def _readme():
+    from conftest import EXAMPLES
+    with open(os.path.join(EXAMPLES, "..", "..", "Sources", "python", "README.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_system_exit_in_callbacks_is_an_ordinary_exception(clean):
+    # What the README's Errors section says: never unwinds through the
+    # library; the stream's error; raised again by to_list.
+    errors = []
+    with sk.Pipe() as pipe, pipe.signal() as signal, \
+            signal.subscribe(lambda v: sys.exit(3), errors.append) as d:
+        pipe.put(1)
+        assert len(errors) == 1 and isinstance(errors[0], SystemExit) and isinstance(d.exception, SystemExit)
+
+    def gen():
+        yield 1
+        sys.exit(4)
+
+    with pytest.raises(SystemExit):
+        sk.Signal.from_iterable(gen()).to_list(timeout=5)
+    text = _readme()
+    assert "SystemExit" in text and "KeyboardInterrupt" in text
+
+
+def test_closing_breaks_cycles_through_the_library(clean):
+    # The README: cycles through the C library are not collected; close()
+    # (or dispose()) breaks them.
+    import weakref
+
+    class Box:
+        pass
+
+    pipe = sk.Pipe()
+    box = Box()
+    box.pipe = pipe
+    box.d = pipe.signal().subscribe(lambda v, box=box: None)
+    ref = weakref.ref(box)
+    pipe.close()
+    del box, pipe
+    gc.collect()
+    assert ref() is None
+    for make in (lambda: sk.Pipe(replay=True), lambda: sk.ValuePromise(None)):
+        holder = make()
+        box = Box()
+        box.holder = holder
+        ref = weakref.ref(box)
+        (holder.put if isinstance(holder, sk.Pipe) else holder.set)(box)
+        holder.close()
+        del box, holder
+        gc.collect()
+        assert ref() is None
+    text = _readme()
+    assert "garbage collector" in text and "Queue.concurrent()" in text and "starve" in text
+
+
+def test_public_names_have_docstrings():
+    # Before: Value's fields, __enter__ / __exit__ of TestScheduler,
+    # TestRecorder and Disposable had none, and subscribe's signature showed
+    # only (on_next, *args, **kwargs).
+    import inspect
+    import signalkit.testing as testing
+    missing = []
+    for module in (sk, testing):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if (inspect.isclass(obj) or callable(obj)) and not (obj.__doc__ or "").strip():
+                missing.append(name)
+            if inspect.isclass(obj):
+                for attr in ("__init__", "__enter__", "__exit__", *[a for a in vars(obj) if not a.startswith("_")]):
+                    value = inspect.getattr_static(obj, attr, None)
+                    function = getattr(value, "__func__", value)
+                    if isinstance(function, property):
+                        function = function.fget
+                    if callable(function) and getattr(function, "__qualname__", "").startswith(("object.", "Exception.",
+                                                                                                "BaseException.")):
+                        continue  # inherited from Python itself
+                    if callable(function) and not (getattr(function, "__doc__", None) or "").strip():
+                        missing.append(f"{name}.{attr}")
+    assert missing == []
+    for field in ("kind", "u", "boolean", "int64", "real", "object"):
+        assert f"`{field}`" in sk.Value.__doc__
+    parameters = inspect.signature(sk.Signal.subscribe).parameters
+    assert "on_error" in parameters and "on_completed" in parameters
