@@ -32,6 +32,24 @@ final class Signal_ConcurrencyTests: XCTestCase {
         XCTAssertEqual(released.with { $0 }, 1)
     }
 
+    /// A source that keeps emitting synchronously (`restart` over a signal
+    /// that completes at once): the first value ends the call. Before, the
+    /// subscription was disposed only once its start returned, which it
+    /// never did: the call never returned (found by a new-user program).
+    func testGetAndFirstValueReturnOverASynchronousLoop() async {
+        let signal = Signal<Int, NoError>.single(1) |> restart
+        let returned = expectation(description: "get() and firstValue() returned")
+        let values = Atomic<[Int?]>(value: [])
+        Task {
+            let first = await signal.get()
+            let second = await signal.firstValue()
+            values.modify { $0 + [first, second] }
+            returned.fulfill()
+        }
+        await fulfillment(of: [returned], timeout: 10)
+        XCTAssertEqual(values.with { $0 }, [1, 1])
+    }
+
     func testGetWaitsForAValueFromAnotherThread() async {
         let source = ManualSource<Int, NoError>()
         let queue = DispatchQueue(label: "Signal_ConcurrencyTests.producer")

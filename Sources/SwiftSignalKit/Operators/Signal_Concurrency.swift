@@ -76,14 +76,20 @@ extension Signal {
     /// Subscribes, and ends `state` on the first value (resuming with it), and
     /// on an error or an empty completion (resuming with nil only when
     /// `resumeWithNil`).
+    ///
+    /// Through `take(1)`: the subscription ends with the first value, inside
+    /// the callback, so a source that keeps emitting synchronously (a
+    /// `restart` over a signal that completes at once) stops there; without
+    /// it such a start never returned, and the call never did.
     private func awaitFirst(resumeWithNil: Bool) async -> T? {
         let state = FirstValueState<T>()
+        let signal = self |> take(1)
         return await withTaskCancellationHandler(operation: {
             return await withUnsafeContinuation { (continuation: UnsafeContinuation<T?, Never>) in
                 guard state.install(continuation) else {
                     return
                 }
-                let disposable = self.start(next: { value in
+                let disposable = signal.start(next: { value in
                     state.finish(value)
                 }, error: { _ in
                     state.finish(nil, resume: resumeWithNil)
