@@ -20,12 +20,16 @@ private func isMainThread() -> Bool {
     return _sks_is_main_thread() != 0
 }
 
-/// A serial (or global concurrent) dispatch queue that knows when it is
-/// current.
+/// A dispatch queue that knows when it is current (a serial queue, the main
+/// queue, a host-drained or virtual-time queue), or one of the global
+/// concurrent queues, which cannot know it.
 ///
 /// `async` runs its work inline when called from the queue itself, so that a
 /// chain delivering on a queue it is already on costs nothing; `justDispatch`
-/// always enqueues.
+/// always enqueues. On the global concurrent queues (`concurrentDefaultQueue()`,
+/// `concurrentBackgroundQueue()`) `isCurrent()` is always false, as in the
+/// original (dispatch keeps no queue-specific data on them), so `async` from
+/// their own work enqueues.
 ///
 /// The main queue on Linux: `Queue.mainQueue()` wraps `DispatchQueue.main`.
 /// Work enqueued on it runs only when the main thread drains the main dispatch
@@ -33,7 +37,9 @@ private func isMainThread() -> Bool {
 /// Foundation's `RunLoop.main` (XCTest does so while it waits for
 /// expectations). A process that does neither never runs main-queue work.
 /// `isCurrent()` is true on the main thread and inside main-queue work, so
-/// `async` from the main thread runs inline.
+/// `async` from the main thread runs inline. (After `dispatchMain()`,
+/// libdispatch on Linux may run main-queue work on a thread of its own:
+/// `isCurrent()` is true there, `Thread.isMainThread` is not.)
 ///
 /// Host-drained queues (`Queue.hostDrained()`) run their work only inside
 /// `drain()`, on the thread that calls it; their `hostFileDescriptor` is
@@ -231,7 +237,8 @@ public final class Queue: @unchecked Sendable {
     }
 
     /// True when called from work running on this queue (or, for the main
-    /// queue, from the main thread).
+    /// queue, from the main thread). Always false on the global concurrent
+    /// queues, which cannot tell (see the type's comment).
     public func isCurrent() -> Bool {
         if let executor = self.executor {
             return executor.isCurrent
