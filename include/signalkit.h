@@ -925,7 +925,9 @@ void sk_subscriber_release(sk_subscriber *subscriber);
  * Only the first call has an effect; later ones are no-ops, except that a
  * call made while the first one still runs (on another thread, or from a
  * callback the first one caused) does not return before that dispose's work
- * is done: on a subscription's disposable, before the subscription's
+ * is done: on an action disposable, before its action (and its `release`)
+ * has returned, except on the thread running the action, where it returns at
+ * once (see sk_disposable_action()); on a subscription's disposable, before the subscription's
  * callbacks are stopped (once any call has returned on a thread, no callback
  * of the subscription starts on that thread; see sk_signal_start()); on a
  * meta disposable, a set or a dictionary, before every disposable it holds
@@ -970,7 +972,14 @@ void sk_disposable_release(sk_disposable *disposable);
  *                  the disposable is freed without having been disposed.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `action` is NULL.
  * @par Thread safety
- *   Any thread. `action` runs on the disposing thread.
+ *   Any thread. `action` runs on the disposing thread. A later dispose made
+ *   on another thread while `action` runs waits until it (and `release`)
+ *   has returned, so that a set, meta disposable or dictionary holding this
+ *   disposable returns from a concurrent dispose only once it is done; one
+ *   made on the thread running `action` (from `action`, or from something
+ *   it calls) returns at once. So `action` must not wait for another thread
+ *   that disposes this same disposable: that deadlocks. The wait holds no
+ *   lock of the library that user code runs under.
  */
 int sk_disposable_action(sk_disposable **out, void (*action)(void *ctx), void *ctx, sk_release_fn release);
 

@@ -335,8 +335,45 @@ final class SKArray: SKObject {
         self.init(items)
     }
 
+    /// Releasing an array of arrays must not recurse once per level (the
+    /// runtime's release of `items` would run the deinit of a child array it
+    /// held the last reference to, which releases its own items, and so on:
+    /// 128 levels overflow a small thread stack). So an array with arrays in
+    /// it (depth above 1) hands its items to this thread's release list
+    /// instead: the outermost such deinit on the thread releases them one
+    /// batch at a time, and a child array whose deinit that runs appends its
+    /// own items to the list and returns. The stack holds at most two array
+    /// deinits, whatever the depth. An array of no arrays releases its items
+    /// in place (no recursion through arrays can follow).
     deinit {
         self.storage.deallocate()
+        if self.depth > 1 {
+            SKArray.releaseNested(&self.items)
+        }
+    }
+
+    @inline(never)
+    private static func releaseNested(_ items: inout [SKValue]) {
+        var batch: [SKValue] = []
+        swap(&batch, &items)
+        if let current = sk__array_release_list() {
+            Unmanaged<SKArrayReleaseList>.fromOpaque(current).takeUnretainedValue().pending.append(batch)
+            return
+        }
+        let list = SKArrayReleaseList()
+        sk__set_array_release_list(Unmanaged.passUnretained(list).toOpaque())
+        while true {
+            // Releases the batch's items: the deinit of a child array that
+            // held its last reference appends the child's items to the list.
+            batch = []
+            guard let next = list.pending.popLast() else {
+                break
+            }
+            batch = next
+        }
+        sk__set_array_release_list(nil)
+        withExtendedLifetime(list) {
+        }
     }
 
     /// `refill` for an array of two items, the two-signal combination's:
@@ -375,6 +412,13 @@ final class SKArray: SKObject {
         }
         self.depth = nested ? SKArray.depth(of: self.items) : 1
     }
+}
+
+/// The item arrays of nested arrays waiting to be released on one thread
+/// (see `SKArray`'s deinit); reached through a thread-local, touched only by
+/// its thread.
+private final class SKArrayReleaseList {
+    var pending: [[SKValue]] = []
 }
 
 /// The array values that one subscription emits (sk_signal_combine_latest):

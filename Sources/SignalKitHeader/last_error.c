@@ -22,3 +22,14 @@ void sk__set_last_error(const char *message) {
 const char *sk_last_error_message(void) {
     return sk__last_error;
 }
+
+/* The nested arrays waiting to be released on this thread (SKValue.swift). */
+static _Thread_local void *sk__array_release_list_slot;
+
+void *sk__array_release_list(void) {
+    return sk__array_release_list_slot;
+}
+
+void sk__set_array_release_list(void *list) {
+    sk__array_release_list_slot = list;
+}

@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
 #include "_SwiftSignalKitShims.h"
 
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The Swift runtime's entry point (C calling convention): returns the object,
  * retained, or NULL when its deinitialization has begun. */
@@ -125,4 +127,36 @@ void *_sks_current_host_queue(void) {
 
 void _sks_set_current_host_queue(void *queue) {
     sks_current_host_queue = queue;
+}
+
+/* A token for the calling thread: the address of a thread-local, so nonzero
+   and a multiple of 8 (ActionDisposable keeps a flag in its low bits). */
+static _Thread_local uint64_t sks_thread_token_slot;
+
+uintptr_t _sks_thread_token(void) {
+    return (uintptr_t)&sks_thread_token_slot;
+}
+
+/* One lock and condition for every ActionDisposable whose dispose waits for
+   an action running on another thread (rare: a concurrent second dispose).
+   Nothing else is done under the lock, and no user code runs under it. */
+static pthread_mutex_t sks_dispose_wait_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sks_dispose_wait_cond = PTHREAD_COND_INITIALIZER;
+
+void _sks_dispose_wait_lock(void) {
+    pthread_mutex_lock(&sks_dispose_wait_mutex);
+}
+
+void _sks_dispose_wait_unlock(void) {
+    pthread_mutex_unlock(&sks_dispose_wait_mutex);
+}
+
+void _sks_dispose_wait(void) {
+    pthread_cond_wait(&sks_dispose_wait_cond, &sks_dispose_wait_mutex);
+}
+
+void _sks_dispose_wake_all(void) {
+    pthread_mutex_lock(&sks_dispose_wait_mutex);
+    pthread_cond_broadcast(&sks_dispose_wait_cond);
+    pthread_mutex_unlock(&sks_dispose_wait_mutex);
 }

@@ -1,5 +1,7 @@
 /* test_disposables.c - action, meta, set and dict disposables. */
+#include <semaphore.h>
 #include <string.h>
+#include <time.h>
 
 #include "support.h"
 
@@ -423,6 +425,91 @@ Test(disposables, second_dispose_returns_after_every_member, .timeout = SK_TEST_
     sk_disposable *inner = new_set();
     SK_OK_OR_FAIL(sk_disposable_meta_set(meta, inner));
     check_second_dispose(meta, inner, set_add, set_add, "meta");
+}
+
+/* The same on another thread: a second dispose of a container (or of the
+ * action disposable itself) made on another thread while the first one runs
+ * a member's action returns only once that action has returned. Before, the
+ * second dispose found the action disposable disposed already and returned
+ * while its action still ran. The action waits (with a deadline) for the
+ * second dispose to return: it never does while the action runs, so the
+ * wait ends at its deadline, and the action records whether it returned. */
+typedef struct concurrent_second {
+    sk_disposable *target;
+    sem_t started;
+    sem_t returned;
+    volatile int returned_early;
+    volatile int action_done;
+    volatile int done_when_returned;
+} concurrent_second;
+
+static void slow_action_watching(void *ctx) {
+    concurrent_second *c = ctx;
+    sem_post(&c->started);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_nsec += 300 * 1000 * 1000;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec += 1;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    if (sem_timedwait(&c->returned, &deadline) == 0) {
+        c->returned_early = 1;
+    }
+    c->action_done = 1;
+}
+
+static void *dispose_second_time(void *arg) {
+    concurrent_second *c = arg;
+    sem_wait(&c->started);
+    sk_disposable_dispose(c->target);
+    c->done_when_returned = c->action_done;
+    sem_post(&c->returned);
+    return NULL;
+}
+
+static void check_concurrent_second_dispose(sk_disposable *target, sk_disposable *holder,
+                                            int (*add)(sk_disposable *, sk_disposable *), const char *what) {
+    concurrent_second c = {.target = target};
+    sem_init(&c.started, 0, 0);
+    sem_init(&c.returned, 0, 0);
+    sk_disposable *action = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&action, slow_action_watching, &c, NULL));
+    if (holder != NULL) {
+        SK_OK_OR_FAIL(add(holder, action));
+    } else {
+        c.target = action;
+    }
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, NULL, dispose_second_time, &c), 0);
+    sk_disposable_dispose(c.target);
+    pthread_join(thread, NULL);
+    cr_expect_eq(c.returned_early, 0, "%s: the second dispose returned while the action ran", what);
+    cr_expect_eq(c.done_when_returned, 1, "%s: the second dispose returned before the action was done", what);
+    sem_destroy(&c.started);
+    sem_destroy(&c.returned);
+    sk_disposable_release(action);
+    if (holder != NULL && holder != target) {
+        sk_disposable_release(holder);
+    }
+    if (holder != NULL) {
+        sk_disposable_release(target);
+    }
+    expect_no_live_objects(0);
+}
+
+static int meta_set_as_add(sk_disposable *container, sk_disposable *item) {
+    return sk_disposable_meta_set(container, item);
+}
+
+Test(disposables, concurrent_second_dispose_waits_for_the_running_action, .timeout = SK_TEST_TIMEOUT) {
+    check_concurrent_second_dispose(NULL, NULL, NULL, "action");
+    sk_disposable *set = new_set();
+    check_concurrent_second_dispose(set, set, set_add, "set");
+    sk_disposable *meta = new_meta();
+    check_concurrent_second_dispose(meta, meta, meta_set_as_add, "meta");
+    sk_disposable *dict = new_dict();
+    check_concurrent_second_dispose(dict, dict, dict_add_alpha, "dict");
 }
 
 /* A container that holds itself, directly or through other containers: its

@@ -1003,6 +1003,42 @@ static void deep_values(void *arg) {
     values_release(4, &a, &b, &c, &copy);
 }
 
+/* Releasing an array nested SK_VALUE_MAX_DEPTH deep (the last reference) on
+ * a 32 KB thread stack: the release recursed once per level and overflowed
+ * it (a crash); it is iterative now. */
+static sk_value deep_to_release;
+
+static void *release_deep(void *arg) {
+    (void)arg;
+    sk_value_release(&deep_to_release);
+    return NULL;
+}
+
+Test(values, the_deepest_array_is_released_on_a_32k_stack, .timeout = SK_TEST_TIMEOUT) {
+    for (int width = 1; width <= 2; width++) {
+        if (width == 1) {
+            sk_value current = int_value(1);
+            for (int level = 1; level <= SK_VALUE_MAX_DEPTH; level++) {
+                sk_value next;
+                SK_OK_OR_FAIL(sk_value_set_array(&next, &current, 1));
+                sk_value_release(&current);
+                current = next;
+            }
+            deep_to_release = current;
+        } else {
+            cr_assert_eq(build_nested(&deep_to_release, SK_VALUE_MAX_DEPTH, 7), 0);
+        }
+        pthread_attr_t attr;
+        cr_assert_eq(pthread_attr_init(&attr), 0);
+        cr_assert_eq(pthread_attr_setstacksize(&attr, 32 * 1024), 0);
+        pthread_t thread;
+        cr_assert_eq(pthread_create(&thread, &attr, release_deep, NULL), 0);
+        cr_assert_eq(pthread_join(thread, NULL), 0);
+        pthread_attr_destroy(&attr);
+        expect_no_live_objects(0);
+    }
+}
+
 Test(values, arrays_nest_at_most_the_documented_depth, .timeout = SK_TEST_TIMEOUT) {
     deep_job job = { 0, false, false, false };
     run_on_small_stack(deep_values, &job);

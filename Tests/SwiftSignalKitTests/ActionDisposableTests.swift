@@ -1,5 +1,8 @@
 import XCTest
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import SwiftSignalKit
 import SwiftSignalKitTestSupport
 
@@ -81,5 +84,69 @@ final class ActionDisposableTests: XCTestCase {
             XCTAssertEqual(released.count, 1)
             withExtendedLifetime(disposable) {}
         }
+    }
+
+    /// A dispose made on another thread while the action runs returns only
+    /// once the action has returned, directly and through a set or a meta
+    /// disposable holding it (before: it returned at once, while the action
+    /// still ran). The action waits for that dispose to return, with a
+    /// deadline: it must reach the deadline, and the dispose must see the
+    /// action done.
+    func testSecondDisposeOnAnotherThreadWaitsForTheRunningAction() {
+        for form in 0 ..< 3 {
+            let started = DispatchSemaphore(value: 0)
+            let returned = DispatchSemaphore(value: 0)
+            let returnedEarly = Atomic<Bool>(value: false)
+            let actionDone = Atomic<Bool>(value: false)
+            let doneWhenReturned = Atomic<Bool>(value: false)
+            let action = ActionDisposable {
+                started.signal()
+                if returned.wait(timeout: .now() + 0.3) == .success {
+                    _ = returnedEarly.swap(true)
+                }
+                _ = actionDone.swap(true)
+            }
+            let target: Disposable
+            switch form {
+            case 0:
+                target = action
+            case 1:
+                let set = DisposableSet()
+                set.add(action)
+                target = set
+            default:
+                let meta = MetaDisposable()
+                meta.set(action)
+                target = meta
+            }
+            let thread = spawnThread {
+                XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+                target.dispose()
+                _ = doneWhenReturned.swap(actionDone.with { $0 })
+                returned.signal()
+            }
+            target.dispose()
+            pthread_join(thread, nil)
+            XCTAssertFalse(returnedEarly.with { $0 }, "form \(form): the second dispose returned while the action ran")
+            XCTAssertTrue(doneWhenReturned.with { $0 }, "form \(form): the second dispose returned before the action was done")
+        }
+    }
+
+    /// The action disposing its own disposable (on its own thread) returns
+    /// at once rather than waiting for itself.
+    func testDisposeFromTheActionItselfDoesNotWait() {
+        let runs = Counter()
+        let holder = Atomic<ActionDisposable?>(value: nil)
+        let set = DisposableSet()
+        let disposable = ActionDisposable {
+            runs.increment()
+            holder.with { $0 }?.dispose()
+            set.dispose()
+        }
+        set.add(disposable)
+        holder.swap(disposable)
+        set.dispose()
+        XCTAssertEqual(runs.count, 1)
+        holder.swap(nil)
     }
 }

@@ -240,6 +240,34 @@ final class Signal_DispatchTests: XCTestCase {
 
     // MARK: deliverOnMainQueue
 
+    /// A host-drained or virtual-time queue that closes drops the values a
+    /// `deliverOn` had buffered for it, and every value emitted later is
+    /// released as it arrives (before: they piled up in the buffer, unreleased,
+    /// until the subscription was disposed).
+    func testDeliverOnClosedQueueReleasesBufferedAndLaterValues() {
+        for queue in [Queue.hostDrained(), Queue.virtualTime()] {
+            let pipe = TestPipe<DeinitTracker, NoError>()
+            let released = Counter()
+            let delivered = Counter()
+            let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { _ in
+                delivered.increment()
+            })
+            // Buffered while the queue is open (nobody drains it).
+            for _ in 0 ..< 10 {
+                pipe.putNext(DeinitTracker(released))
+            }
+            XCTAssertEqual(released.count, 0)
+            queue.closeHostDrained()
+            XCTAssertEqual(released.count, 10, "the buffered values are released by the close")
+            for i in 0 ..< 1000 {
+                pipe.putNext(DeinitTracker(released))
+                XCTAssertEqual(released.count, 11 + i, "a value put after the close is released at once")
+            }
+            XCTAssertEqual(delivered.count, 0)
+            disposable.dispose()
+        }
+    }
+
     func testDeliverOnMainQueueDeliversOnMainQueue() {
         let pipe = TestPipe<Int, NoError>()
         let log = Atomic<[String]>(value: [])

@@ -6,4 +6,10 @@
 /* Stores `message` (copied, truncated) as the calling thread's last error. */
 void sk__set_last_error(const char *message);
 
+/* The calling thread's list of nested arrays waiting to be released (the
+ * Swift side's `SKArrayReleaseList`, unretained), or NULL while no array
+ * release is under way on the thread. See SKArray's deinit. */
+void *sk__array_release_list(void);
+void sk__set_array_release_list(void *list);
+
 #endif

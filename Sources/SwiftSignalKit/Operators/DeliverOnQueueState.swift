@@ -15,10 +15,17 @@
 /// the event). The price: a source that keeps emitting at least as fast as the
 /// queue delivers keeps other work on that queue waiting until it pauses.
 ///
+/// A host-drained or virtual-time queue that closes drops the drain without
+/// running it: the state is told (`queueDroppedWork`) and releases the events
+/// waiting, on the dropping thread. Every later event schedules a drain again,
+/// which the closed queue drops at once, so each is released as it arrives
+/// rather than piling up until the subscription ends. (Dispatch queues never
+/// drop work; their path is unchanged.)
+///
 /// Thread-safety: `put` may be called from any thread; the mutex guards only
 /// the buffer and the scheduled flag, never a delivery or a release.
 @usableFromInline
-final class _DeliverOnQueueState<T, E>: @unchecked Sendable {
+final class _DeliverOnQueueState<T, E>: QueueDropObserver, @unchecked Sendable {
     @usableFromInline
     enum Event {
         case next(T)
@@ -56,9 +63,23 @@ final class _DeliverOnQueueState<T, E>: @unchecked Sendable {
         self.scheduled = true
         self.mutex.unlock()
         if schedule {
-            self.queue.justDispatch {
+            self.queue.justDispatch({
                 self.drain()
-            }
+            }, ifDropped: self)
+        }
+    }
+
+    /// The queue dropped a drain without running it (it is closed): the
+    /// events waiting are released here, outside the mutex, and the next
+    /// event schedules a drain again (which a closed queue drops at once).
+    @usableFromInline
+    func queueDroppedWork() {
+        self.mutex.lock()
+        let dropped = self.pending
+        self.pending = []
+        self.scheduled = false
+        self.mutex.unlock()
+        withExtendedLifetime(dropped) {
         }
     }
 

@@ -308,6 +308,35 @@ public final class Queue: @unchecked Sendable {
         }
     }
 
+    /// `justDispatch(f)`, for work that keeps something waiting for it (a
+    /// `deliverOn` drain and its buffer): when a host-drained or virtual-time
+    /// queue drops `f` without running it (closed already, or closing before
+    /// it runs), `dropped.queueDroppedWork()` is called on the thread that
+    /// drops it (the enqueuing or the closing one), with no lock of the
+    /// library held. Dispatch queues never drop work: their path is
+    /// `justDispatch`'s, unchanged.
+    @usableFromInline
+    func justDispatch(_ f: @escaping () -> Void, ifDropped dropped: any QueueDropObserver) {
+        if let executor = self.executor {
+            Queue.enqueue(f, on: executor, ifDropped: dropped)
+            return
+        }
+        nonisolated(unsafe) let f = f
+        self.nativeQueue.async {
+            f()
+        }
+    }
+
+    /// `justDispatch(_:ifDropped:)` on a host-drained or virtual-time queue:
+    /// the task holds a ticket whose release without a run reports the drop.
+    @inline(never)
+    private static func enqueue(_ f: @escaping () -> Void, on executor: QueueExecutor, ifDropped dropped: any QueueDropObserver) {
+        let ticket = QueueDropTicket(dropped)
+        executor.enqueue {
+            ticket.run(f)
+        }
+    }
+
     /// Enqueues `f` with the given quality of service, even when already on the queue.
     public func justDispatchWithQoS(qos: DispatchQoS, _ f: @escaping () -> Void) {
         if let executor = self.executor {
@@ -369,5 +398,34 @@ public final class Queue: @unchecked Sendable {
                 box.take()?()
             }
         }
+    }
+}
+
+/// Told when a host-drained or virtual-time queue drops, without running it,
+/// work given to `Queue.justDispatch(_:ifDropped:)`.
+@usableFromInline
+protocol QueueDropObserver: AnyObject {
+    /// Called once per dropped task, on the dropping thread, with no lock of
+    /// the library held.
+    func queueDroppedWork()
+}
+
+/// Held by one task of `Queue.justDispatch(_:ifDropped:)`: released without
+/// having run, it tells its observer. The release follows the run (or the
+/// drop) on the thread that releases the task; nothing else touches it.
+private final class QueueDropTicket {
+    private var observer: (any QueueDropObserver)?
+
+    init(_ observer: any QueueDropObserver) {
+        self.observer = observer
+    }
+
+    func run(_ f: () -> Void) {
+        self.observer = nil
+        f()
+    }
+
+    deinit {
+        self.observer?.queueDroppedWork()
     }
 }

@@ -3,6 +3,8 @@
 
 /* Small C helpers for the Swift core; not part of any public API. */
 
+#include <stdint.h>
+
 /* Nonzero when the calling thread is the process's main thread. */
 int _sks_is_main_thread(void);
 
@@ -55,5 +57,17 @@ int _sks_try_retain(void *object);
 extern const int _sks_tsan_active;
 void _sks_tsan_release(const void *address);
 void _sks_tsan_acquire(const void *address);
+
+/* A nonzero token for the calling thread, a multiple of 8. */
+uintptr_t _sks_thread_token(void);
+
+/* The wait of an ActionDisposable's dispose for an action running on another
+ * thread: one process-wide lock and condition (see ActionDisposable.swift).
+ * `_sks_dispose_wait` waits on the condition with the lock held (it must be);
+ * `_sks_dispose_wake_all` takes the lock and wakes every waiter. */
+void _sks_dispose_wait_lock(void);
+void _sks_dispose_wait_unlock(void);
+void _sks_dispose_wait(void);
+void _sks_dispose_wake_all(void);
 
 #endif
