@@ -20,7 +20,11 @@
  *   Constructors and operators hand back a new reference (+1) through their
  *   first, `out` parameter; the caller owns it and drops it with the matching
  *   _release function. Handle arguments are borrowed: the library retains what
- *   it needs to keep. Every _release function accepts NULL.
+ *   it needs to keep. Every _release function accepts NULL. A _release or
+ *   _retain function given a handle of another kind (sk_signal_release() of a
+ *   pipe), or a handle that is not this library's (one of libsignalkit-ffi),
+ *   releases and retains nothing: it sets the last error message, naming the
+ *   kind expected, and _retain returns NULL.
  * - Functions return an `int` status: SK_OK (0) or a negative sk_status.
  *   On error, the out parameter is set to NULL (or left nil for values), a
  *   message is available from sk_last_error_message() on the same thread, and

@@ -288,7 +288,7 @@ public func sk_test_subscriptions_text(_ subscriptions: OpaquePointer?, _ buffer
 
 @c @implementation
 public func sk_test_subscriptions_release(_ subscriptions: OpaquePointer?) {
-    SKObject.release(subscriptions)
+    SKObject.release(subscriptions, as: SKTestSubscriptions.self, "a subscription log")
 }
 
 @c @implementation
@@ -379,5 +379,5 @@ public func sk_test_recorder_dispose(_ recorder: OpaquePointer?) {
 
 @c @implementation
 public func sk_test_recorder_release(_ recorder: OpaquePointer?) {
-    SKObject.release(recorder)
+    SKObject.release(recorder, as: SKTestRecorder.self, "a test recorder")
 }
