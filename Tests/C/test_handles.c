@@ -238,3 +238,20 @@ Test(handles, release_of_a_foreign_handle_is_refused_checking_off, .timeout = SK
     cr_assert_eq(memcmp(before, foreign, sizeof foreign), 0, "the library wrote into memory that is not its own");
     expect_no_live_objects(0);
 }
+
+/* sk_value_set_signal() given a released signal: SK_ERR_RELEASED, as every
+ * call given a released handle (it said SK_ERR_WRONG_KIND). */
+Test(handles, value_set_signal_of_a_released_signal, .timeout = SK_TEST_TIMEOUT) {
+    checking_on();
+    sk_signal *signal = made_signal(sk_signal_never);
+    sk_signal_release(signal);
+    sk_value v;
+    expect_released(sk_value_set_signal(&v, signal), "sk_value_set_signal");
+    cr_assert_eq(sk_value_kind(&v), SK_KIND_NIL);
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    cr_assert_eq(sk_value_set_signal(&v, (sk_signal *)(void *)pipe), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_value_set_signal(&v, NULL), SK_ERR_NULL_ARGUMENT);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
