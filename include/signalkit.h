@@ -428,7 +428,13 @@ sk_kind sk_value_kind(const sk_value *value);
  * @brief Structural equality: same kind and equal contents.
  *
  * Strings, bytes and arrays compare element by element; doubles with ==;
- * pointers and signals by identity. NULL equals only NULL.
+ * pointers and signals by identity. NULL equals only NULL. So a double NaN
+ * equals nothing, not even itself; but an array equals itself (the same
+ * array object, which the copies of a value share, also inside other
+ * arrays) without its elements being compared: an array holding a NaN
+ * equals its copies and not another array built alike. (Kept so that
+ * comparing a value with its copies, as sk_signal_distinct_until_changed()
+ * and a value promise's ignore_repeated do, costs the same for any array.)
  *
  * @param a  Borrowed; may be NULL.
  * @param b  Borrowed; may be NULL.
@@ -1460,7 +1466,11 @@ void sk_queue_release(sk_queue *queue);
  * @param[out] out  Required. Receives the disposable (+1) that stops the
  *                  timer.
  * @param queue     Borrowed.
- * @param seconds   The delay and period, >= 0.
+ * @param seconds   The delay and period, >= 0. A repeating timer's period
+ *                  rounds up to 1 ns: one of 0 s fires 1 ns after the start
+ *                  and then every nanosecond (on a virtual-time queue, every
+ *                  nanosecond of virtual time: sk_queue_virtual_run() stops
+ *                  at its task limit).
  * @param repeat    Whether the timer fires again every `seconds`.
  * @param fn        Called on `queue` each time the timer fires.
  * @param ctx       Passed to `fn` and `release`.
