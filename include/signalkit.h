@@ -20,7 +20,11 @@
  *   Constructors and operators hand back a new reference (+1) through their
  *   first, `out` parameter; the caller owns it and drops it with the matching
  *   _release function. Handle arguments are borrowed: the library retains what
- *   it needs to keep. Every _release function accepts NULL.
+ *   it needs to keep. Every _release function accepts NULL. A _release or
+ *   _retain function given a handle of another kind (sk_signal_release() of a
+ *   pipe), or a handle that is not this library's (one of libsignalkit-ffi),
+ *   releases and retains nothing: it sets the last error message, naming the
+ *   kind expected, and _retain returns NULL.
  * - Functions return an `int` status: SK_OK (0) or a negative sk_status.
  *   On error, the out parameter is set to NULL (or left nil for values), a
  *   message is available from sk_last_error_message() on the same thread, and
@@ -424,7 +428,13 @@ sk_kind sk_value_kind(const sk_value *value);
  * @brief Structural equality: same kind and equal contents.
  *
  * Strings, bytes and arrays compare element by element; doubles with ==;
- * pointers and signals by identity. NULL equals only NULL.
+ * pointers and signals by identity. NULL equals only NULL. So a double NaN
+ * equals nothing, not even itself; but an array equals itself (the same
+ * array object, which the copies of a value share, also inside other
+ * arrays) without its elements being compared: an array holding a NaN
+ * equals its copies and not another array built alike. (Kept so that
+ * comparing a value with its copies, as sk_signal_distinct_until_changed()
+ * and a value promise's ignore_repeated do, costs the same for any array.)
  *
  * @param a  Borrowed; may be NULL.
  * @param b  Borrowed; may be NULL.
@@ -1465,7 +1475,11 @@ void sk_queue_release(sk_queue *queue);
  * @param[out] out  Required. Receives the disposable (+1) that stops the
  *                  timer.
  * @param queue     Borrowed.
- * @param seconds   The delay and period, >= 0.
+ * @param seconds   The delay and period, >= 0. A repeating timer's period
+ *                  rounds up to 1 ns: one of 0 s fires 1 ns after the start
+ *                  and then every nanosecond (on a virtual-time queue, every
+ *                  nanosecond of virtual time: sk_queue_virtual_run() stops
+ *                  at its task limit).
  * @param repeat    Whether the timer fires again every `seconds`.
  * @param fn        Called on `queue` each time the timer fires.
  * @param ctx       Passed to `fn` and `release`.

@@ -359,8 +359,11 @@ int sk_ffi_callback_fail(const char *message);
  *   @ref ffi_callbacks or, when the error is not a string (or holds an
  *   embedded NUL), a description of it: `"sk_ffi: error of kind KIND"`,
  *   followed for a bool, int64, double or string by its value
- *   (`"sk_ffi: error of kind int64: 7"`; a string quoted, NUL written `\0`,
- *   40 bytes at most: `"sk_ffi: error of kind string: \"a\\0b\""`), for
+ *   (`"sk_ffi: error of kind int64: 7"`; a string quoted, a double quote or
+ *   a backslash in it preceded by a backslash, NUL written as a backslash
+ *   and 0, its first 40 bytes at most, cut back to a character boundary and
+ *   followed by `...` when cut, so that the text stays valid UTF-8; as a C
+ *   literal, for the 3 bytes a, NUL, b: `"sk_ffi: error of kind string: \"a\\0b\""`), for
  *   bytes and arrays by their size (`"sk_ffi: error of kind array: 2 items"`,
  *   `"...: 3 bytes"`); a value argument receives the error unconverted.
  * - completed: "void()" or "void(ctx)".

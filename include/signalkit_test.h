@@ -28,10 +28,12 @@
  * declared here. The diagrams are those of the Swift library
  * SwiftSignalKitTesting (`Marbles`), one character a frame:
  *
- * - `-`: a frame passes; a letter or digit: a value, then a frame passes;
- *   `|`: the completion; `#`: the error; `(ab)`: several events in one
- *   frame, which the group as a whole takes; `^`: the subscription point of
- *   a hot signal, taking no frame; spaces are ignored.
+ * - `-`: a frame passes; an ASCII letter or digit: a value, then a frame
+ *   passes; `|`: the completion; `#`: the error; `(ab)`: several events in
+ *   one frame, which the group as a whole takes; `^`: the subscription point
+ *   of a hot signal, taking no frame (in a cold diagram it is an error);
+ *   spaces are ignored. Any other character, a non-ASCII one (`é`) included,
+ *   is an error naming its position (in characters from 0).
  * - A frame lasts `frame` seconds of the queue's virtual clock, rounded to
  *   whole nanoseconds; frame 0 is the clock's 0.
  */
@@ -188,7 +190,10 @@ typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subs
  * An event at frame t of the diagram comes t frames after the subscription,
  * as work of `queue` (events of one frame in the diagram's order; those of
  * frame 0 at the next advance when subscribed from outside the queue).
- * Disposing a subscription stops its events.
+ * Disposing a subscription stops its events. A subscription made so late
+ * that some of its frames fall past the clock's end (2^63 ns) plays only the
+ * events before the end: the later ones, its terminal event included, never
+ * come (no error: the diagram was valid when made).
  *
  * @param[out] out  Receives the signal (+1): release it with
  *                  sk_signal_release(); NULL on error.
@@ -210,8 +215,10 @@ typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subs
  *         queue; SK_ERR_INVALID_ARGUMENT for a frame out of that range, a
  *         malformed value, a table symbol that is not an ASCII letter or
  *         digit or is there twice, a diagram that does not parse (the
- *         message names the position: "sk_test_signal_cold: position 3:
- *         ..."), or one whose last frame is past the clock's end (2^63 ns).
+ *         message names the position: "sk_test_signal_cold: marble
+ *         diagram: unexpected character `!` at position 3:", then the
+ *         diagram and a caret under the character on lines of their own),
+ *         or one whose last frame is past the clock's end (2^63 ns).
  * @par Thread safety
  *   Any thread. Its events are delivered on the thread that advances
  *   `queue`.
@@ -238,7 +245,9 @@ int sk_test_signal_cold(sk_signal **out, sk_test_subscriptions **out_subscriptio
  * @param values    Borrowed: the value table, or NULL.
  * @param count     The number of entries of `values`.
  * @param error     Borrowed (copied): the error of `#`; may be NULL for nil.
- * @return As sk_test_signal_cold().
+ * @return As sk_test_signal_cold(); its last frame is counted from the
+ *         clock's current frame, so that near the clock's end a diagram
+ *         whose events would not all come is SK_ERR_INVALID_ARGUMENT.
  * @par Thread safety
  *   Any thread. Its events are delivered on the thread that advances
  *   `queue`.

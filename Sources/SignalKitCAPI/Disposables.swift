@@ -266,12 +266,12 @@ public func sk_disposable_dispose(_ disposable: OpaquePointer?) {
 
 @c @implementation
 public func sk_disposable_retain(_ disposable: OpaquePointer?) -> OpaquePointer? {
-    return SKObject.retain(disposable)
+    return SKObject.retain(disposable, as: SKDisposable.self, "a disposable")
 }
 
 @c @implementation
 public func sk_disposable_release(_ disposable: OpaquePointer?) {
-    SKObject.release(disposable)
+    SKObject.release(disposable, as: SKDisposable.self, "a disposable")
 }
 
 @c @implementation

@@ -65,10 +65,10 @@ public func sk_pipe_signal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ pipe:
 
 @c @implementation
 public func sk_pipe_retain(_ pipe: OpaquePointer?) -> OpaquePointer? {
-    return SKObject.retain(pipe)
+    return SKObject.retain(pipe, as: SKPipe.self, "a pipe")
 }
 
 @c @implementation
 public func sk_pipe_release(_ pipe: OpaquePointer?) {
-    SKObject.release(pipe)
+    SKObject.release(pipe, as: SKPipe.self, "a pipe")
 }

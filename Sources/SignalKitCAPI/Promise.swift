@@ -58,10 +58,10 @@ public func sk_promise_get(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ promi
 
 @c @implementation
 public func sk_promise_retain(_ promise: OpaquePointer?) -> OpaquePointer? {
-    return SKObject.retain(promise)
+    return SKObject.retain(promise, as: SKPromise.self, "a promise")
 }
 
 @c @implementation
 public func sk_promise_release(_ promise: OpaquePointer?) {
-    SKObject.release(promise)
+    SKObject.release(promise, as: SKPromise.self, "a promise")
 }

@@ -160,12 +160,12 @@ public func sk_queue_is_current(_ queue: OpaquePointer?) -> Bool {
 
 @c @implementation
 public func sk_queue_retain(_ queue: OpaquePointer?) -> OpaquePointer? {
-    return SKObject.retain(queue)
+    return SKObject.retain(queue, as: SKQueue.self, "a queue")
 }
 
 @c @implementation
 public func sk_queue_release(_ queue: OpaquePointer?) {
-    SKObject.release(queue)
+    SKObject.release(queue, as: SKQueue.self, "a queue")
 }
 
 @c @implementation

@@ -80,31 +80,81 @@ class SKObject {
         return object as? H
     }
 
-    /// Drops one reference held by C. With handle checking, a handle that is
-    /// not live is left alone and reported through the last error.
-    static func release(_ handle: OpaquePointer?, function: StaticString = #function) {
+    /// Drops one reference held by C to a handle of class `H` (`what` names
+    /// it, with its article: "a signal"). NULL does nothing. A handle that is
+    /// not live (with handle checking), of another class, or not one of this
+    /// library's objects at all (a handle of libsignalkit-ffi) is left alone
+    /// and reported through the last error: the class is compared as the
+    /// borrow path does (the first word, never dereferenced), so such a
+    /// handle is never handed to the Swift runtime.
+    static func release<H: SKObject>(_ handle: OpaquePointer?, as type: H.Type, _ what: String, function: StaticString = #function) {
         guard let handle else {
             return
         }
-        guard isLive(handle) else {
-            fail(SK_ERR_RELEASED, "the handle was already released (or never was one)", function: function)
+        guard checkKind(handle, as: type, what, function: function) else {
             return
         }
         Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).release()
     }
 
-    /// Adds one reference held by C; nil (with the last error set) for a
-    /// handle that is not live, with handle checking.
-    static func retain(_ handle: OpaquePointer?, function: StaticString = #function) -> OpaquePointer? {
+    /// Adds one reference held by C to a handle of class `H`; nil (with the
+    /// last error set) for a handle that `release(_:as:_:)` would refuse.
+    static func retain<H: SKObject>(_ handle: OpaquePointer?, as type: H.Type, _ what: String, function: StaticString = #function) -> OpaquePointer? {
         guard let handle else {
             return nil
         }
-        guard isLive(handle) else {
-            fail(SK_ERR_RELEASED, "the handle was already released (or never was one)", function: function)
+        guard checkKind(handle, as: type, what, function: function) else {
             return nil
         }
         _ = Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).retain()
         return handle
+    }
+
+    /// Drops one reference to a handle a C callback handed over, whatever
+    /// its class among the handle classes; anything else (a handle of
+    /// libsignalkit-ffi, or with handle checking one that is not live) is
+    /// left alone and reported through the last error.
+    static func releaseAnyHandle(_ handle: OpaquePointer?, function: StaticString = #function) {
+        guard let handle else {
+            return
+        }
+        guard isLive(handle) else {
+            fail(SK_ERR_RELEASED, "the handle was already released (or never was one)", function: function)
+            return
+        }
+        let handleClasses: [AnyClass] = [
+            SKSignal.self, SKSubscriber.self, SKDisposable.self, SKQueue.self, SKPipe.self,
+            SKPromise.self, SKValuePromise.self, SKTestSubscriptions.self, SKTestRecorder.self,
+        ]
+        guard handleClasses.contains(where: { isExactly(handle, $0) }) else {
+            fail(SK_ERR_WRONG_KIND, "the handle is not one of this library's handles", function: function)
+            return
+        }
+        Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle)).release()
+    }
+
+    /// True when the first word of `handle` (a Swift object's type pointer)
+    /// is `type`'s metadata: read as a plain word, never dereferenced nor
+    /// handed to the Swift runtime, so that anything that is not one of this
+    /// library's objects (a handle of libsignalkit-ffi, whose first word is
+    /// a tag that is no address) is told apart without a crash.
+    private static func isExactly(_ handle: OpaquePointer, _ type: AnyClass) -> Bool {
+        return UnsafeRawPointer(handle).load(as: UnsafeRawPointer.self) == unsafeBitCast(type, to: UnsafeRawPointer.self)
+    }
+
+    /// True when `handle` (not NULL) is live and exactly of class `H` (the
+    /// handle classes are final); otherwise sets the last error and returns
+    /// false.
+    private static func checkKind<H: SKObject>(_ handle: OpaquePointer, as type: H.Type, _ what: String, function: StaticString) -> Bool {
+        guard isLive(handle) else {
+            fail(SK_ERR_RELEASED, "the handle was already released (or never was one)", function: function)
+            return false
+        }
+        guard isExactly(handle, H.self) else {
+            fail(SK_ERR_WRONG_KIND, "the handle is not \(what) (nothing was released or retained)", function: function)
+            return false
+        }
+        return true
     }
 }
 

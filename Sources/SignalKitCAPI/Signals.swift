@@ -293,7 +293,7 @@ private func createSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, over ups
         // The generator handed over a reference: take the Swift disposable and
         // drop the handle (anything that is not a disposable is just dropped).
         let taken = SKObject.borrow(disposable, as: SKDisposable.self)?.disposable
-        SKObject.release(disposable, function: function)
+        SKObject.releaseAnyHandle(disposable, function: function)
         return taken ?? EmptyDisposable
     }, depth: depth)
 }
@@ -389,10 +389,10 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
 
 @c @implementation
 public func sk_signal_retain(_ signal: OpaquePointer?) -> OpaquePointer? {
-    return SKObject.retain(signal)
+    return SKObject.retain(signal, as: SKSignal.self, "a signal")
 }
 
 @c @implementation
 public func sk_signal_release(_ signal: OpaquePointer?) {
-    SKObject.release(signal)
+    SKObject.release(signal, as: SKSignal.self, "a signal")
 }

@@ -67,10 +67,10 @@ public func sk_subscriber_put_completion(_ subscriber: OpaquePointer?) -> Int32 
 
 @c @implementation
 public func sk_subscriber_retain(_ subscriber: OpaquePointer?) -> OpaquePointer? {
-    return SKObject.retain(subscriber)
+    return SKObject.retain(subscriber, as: SKSubscriber.self, "a subscriber")
 }
 
 @c @implementation
 public func sk_subscriber_release(_ subscriber: OpaquePointer?) {
-    SKObject.release(subscriber)
+    SKObject.release(subscriber, as: SKSubscriber.self, "a subscriber")
 }

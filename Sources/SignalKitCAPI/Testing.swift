@@ -215,6 +215,18 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
         failure = value
     }
     let text = String(cString: diagram)
+    // Only ASCII letters and digits are values; `^` (the subscription point)
+    // only means something in a hot diagram. The parser would take `é` as a
+    // value and `^` in a cold diagram as a frame-0 marker: refused here, with
+    // the position, as the parser refuses other characters.
+    for (position, character) in text.enumerated() {
+        if !character.isASCII {
+            return fail(SK_ERR_INVALID_ARGUMENT, "\(MarbleSyntaxError(diagram: text, position: position, message: "`\(character)` is not an ASCII character (values are ASCII letters and digits)"))", function: function)
+        }
+        if character == "^" && !hot {
+            return fail(SK_ERR_INVALID_ARGUMENT, "\(MarbleSyntaxError(diagram: text, position: position, message: "the subscription point `^` in a cold diagram (it is for hot signals)"))", function: function)
+        }
+    }
     var characterValues = table.values
     if table.entries.isEmpty {
         for character in text where character.isLetter || character.isNumber {
@@ -235,6 +247,14 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
     let last = timeline.events.map(\.time).max() ?? 0
     if Int64(last).multipliedReportingOverflow(by: scheduler.frameNanoseconds).overflow {
         return fail(SK_ERR_INVALID_ARGUMENT, "frame \(last) of the diagram is past the clock's end (2^63 ns) with frames of \(scheduler.frame) s", function: function)
+    }
+    // A hot diagram plays from the clock's current frame: its last event
+    // must come before the clock's end too (it would be dropped unseen).
+    if hot {
+        let (end, overflow) = scheduler.now.addingReportingOverflow(max(0, last))
+        if overflow || Int64(end).multipliedReportingOverflow(by: scheduler.frameNanoseconds).overflow {
+            return fail(SK_ERR_INVALID_ARGUMENT, "frame \(last) of the diagram, played from frame \(scheduler.now) of the clock, is past the clock's end (2^63 ns) with frames of \(scheduler.frame) s", function: function)
+        }
     }
     let source = hot ? scheduler.hot(timeline) : scheduler.cold(timeline)
     outSubscriptions?.pointee = SKTestSubscriptions(source).retainedHandle()
@@ -288,7 +308,7 @@ public func sk_test_subscriptions_text(_ subscriptions: OpaquePointer?, _ buffer
 
 @c @implementation
 public func sk_test_subscriptions_release(_ subscriptions: OpaquePointer?) {
-    SKObject.release(subscriptions)
+    SKObject.release(subscriptions, as: SKTestSubscriptions.self, "a subscription log")
 }
 
 @c @implementation
@@ -379,5 +399,5 @@ public func sk_test_recorder_dispose(_ recorder: OpaquePointer?) {
 
 @c @implementation
 public func sk_test_recorder_release(_ recorder: OpaquePointer?) {
-    SKObject.release(recorder)
+    SKObject.release(recorder, as: SKTestRecorder.self, "a test recorder")
 }

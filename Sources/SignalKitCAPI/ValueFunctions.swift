@@ -123,8 +123,9 @@ public func sk_value_set_signal(_ out: UnsafeMutablePointer<sk_value>?, _ signal
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = sk_value()
-    guard let handle = SKObject.borrow(signal, as: SKSignal.self) else {
-        return fail(signal == nil ? SK_ERR_NULL_ARGUMENT : SK_ERR_WRONG_KIND, "signal is \(signal == nil ? "NULL" : "not a signal")")
+    let (handle, status) = borrowHandle("signal", signal, as: SKSignal.self, "a signal")
+    guard let handle else {
+        return status
     }
     return setObject(out, handle, SK_KIND_SIGNAL)
 }

@@ -62,10 +62,10 @@ public func sk_value_promise_get(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
 
 @c @implementation
 public func sk_value_promise_retain(_ promise: OpaquePointer?) -> OpaquePointer? {
-    return SKObject.retain(promise)
+    return SKObject.retain(promise, as: SKValuePromise.self, "a value promise")
 }
 
 @c @implementation
 public func sk_value_promise_release(_ promise: OpaquePointer?) {
-    SKObject.release(promise)
+    SKObject.release(promise, as: SKValuePromise.self, "a value promise")
 }

@@ -20,6 +20,53 @@ static const char *sk_ffi__kind_name(sk_kind kind) {
     return "unknown kind";
 }
 
+/* Writes `length` bytes of `text` quoted into `out` (`room` bytes, room > 0,
+ * always NUL-terminated): `"`, the first 40 bytes at most, cut back to the
+ * start of a UTF-8 character, with `"` written `\"`, `\` written `\\` and
+ * NUL written `\0`, then `"`, then `...` when bytes were left out. A
+ * character or escape that `room` cannot hold whole is left out with all that
+ * follows (then `...` too): the result is valid UTF-8 when `text` is. */
+static void sk_ffi__quote(char *out, size_t room, const char *text, size_t length) {
+    const unsigned char *bytes = (const unsigned char *)text;
+    size_t shown = length > 40 ? 40 : length;
+    while (shown < length && shown > 0 && (bytes[shown] & 0xC0) == 0x80) {
+        shown--; /* never cut inside a character */
+    }
+    size_t at = 0;
+    if (room < 6) { /* `"` `"` `...` and the NUL do not fit: nothing quoted */
+        out[0] = '\0';
+        return;
+    }
+    out[at++] = '"';
+    size_t i = 0;
+    while (i < shown) {
+        char piece[4];
+        size_t n = 0;
+        if (bytes[i] == '\0') {
+            piece[n++] = '\\';
+            piece[n++] = '0';
+            i++;
+        } else if (bytes[i] == '"' || bytes[i] == '\\') {
+            piece[n++] = '\\';
+            piece[n++] = (char)bytes[i];
+            i++;
+        } else {
+            piece[n++] = (char)bytes[i++];
+            while (i < shown && n < 4 && (bytes[i] & 0xC0) == 0x80) {
+                piece[n++] = (char)bytes[i++];
+            }
+        }
+        if (at + n + 5 > room) { /* room for the piece, `"...` and the NUL */
+            shown = 0;
+            length = 1;
+            break;
+        }
+        memcpy(out + at, piece, n);
+        at += n;
+    }
+    snprintf(out + at, room - at, "\"%s", length > shown ? "..." : "");
+}
+
 void sk_ffi__describe(const sk_value *value, char *buffer, size_t size) {
     sk_kind kind = sk_value_kind(value);
     switch (kind) {
@@ -45,7 +92,10 @@ void sk_ffi__describe(const sk_value *value, char *buffer, size_t size) {
         const char *text = "";
         size_t length = 0;
         sk_value_get_string(value, &text, &length);
-        snprintf(buffer, size, "string \"%.40s\"%s", text, length > 40 ? "..." : "");
+        int written = snprintf(buffer, size, "string ");
+        if (written >= 0 && (size_t)written < size) {
+            sk_ffi__quote(buffer + written, size - (size_t)written, text, length);
+        }
         return;
     }
     default:
@@ -82,26 +132,15 @@ void sk_ffi__describe_error(const sk_value *error, char *buffer, size_t size) {
         return;
     }
     case SK_KIND_STRING: {
-        /* Quoted, NUL bytes written \0, the first 40 bytes at most. */
+        /* Quoted as sk_ffi__quote() says. */
         const char *text = "";
         size_t length = 0;
         sk_value_get_string(error, &text, &length);
-        size_t at = 0;
-        const size_t shown = length > 40 ? 40 : length;
-        if (room > 3) {
-            rest[at++] = ':';
-            rest[at++] = ' ';
-            rest[at++] = '"';
+        if (room > 2) {
+            rest[0] = ':';
+            rest[1] = ' ';
+            sk_ffi__quote(rest + 2, room - 2, text, length);
         }
-        for (size_t i = 0; i < shown && at + 3 < room; i++) {
-            if (text[i] == '\0') {
-                rest[at++] = '\\';
-                rest[at++] = '0';
-            } else {
-                rest[at++] = text[i];
-            }
-        }
-        snprintf(rest + at, room - at, "\"%s", length > shown ? "..." : "");
         return;
     }
     case SK_KIND_BYTES: {

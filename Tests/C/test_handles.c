@@ -162,3 +162,96 @@ Test(handles, wrong_kind_still_reported_as_wrong_kind, .timeout = SK_TEST_TIMEOU
     sk_pipe_release(pipe);
     expect_no_live_objects(0);
 }
+
+/* A _release or _retain function given a handle of another kind refuses it:
+ * nothing is released or retained, the message names the function and the
+ * kind expected. Checking off, then on (the same rule either way). */
+static void expect_refused(const char *function, const char *what) {
+    cr_assert(strstr(sk_last_error_message(), function) != NULL, "message \"%s\" does not name %s",
+              sk_last_error_message(), function);
+    cr_assert(strstr(sk_last_error_message(), what) != NULL, "message \"%s\" does not say %s",
+              sk_last_error_message(), what);
+}
+
+static void release_of_another_kind_is_refused(void) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = made_signal(sk_signal_never);
+    size_t live = sk_live_objects();
+    sk_signal_release((sk_signal *)(void *)pipe);
+    expect_refused("sk_signal_release", "not a signal");
+    sk_subscriber_release((sk_subscriber *)(void *)pipe);
+    expect_refused("sk_subscriber_release", "not a subscriber");
+    sk_disposable_release((sk_disposable *)(void *)signal);
+    expect_refused("sk_disposable_release", "not a disposable");
+    sk_queue_release((sk_queue *)(void *)signal);
+    expect_refused("sk_queue_release", "not a queue");
+    sk_promise_release((sk_promise *)(void *)signal);
+    expect_refused("sk_promise_release", "not a promise");
+    sk_value_promise_release((sk_value_promise *)(void *)signal);
+    expect_refused("sk_value_promise_release", "not a value promise");
+    sk_pipe_release((sk_pipe *)(void *)signal);
+    expect_refused("sk_pipe_release", "not a pipe");
+    cr_assert_null(sk_signal_retain((sk_signal *)(void *)pipe));
+    expect_refused("sk_signal_retain", "not a signal");
+    cr_assert_null(sk_pipe_retain((sk_pipe *)(void *)signal));
+    expect_refused("sk_pipe_retain", "not a pipe");
+    cr_assert_eq(sk_live_objects(), live, "a refused release or retain changed the live objects");
+    /* Both still usable, each released once by its own function. */
+    sk_value v;
+    sk_value_set_int64(&v, 1);
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+    sk_pipe_release(pipe);
+    sk_signal_release(signal);
+    expect_no_live_objects(0);
+}
+
+Test(handles, release_of_another_kind_is_refused_checking_off, .timeout = SK_TEST_TIMEOUT) {
+    release_of_another_kind_is_refused();
+}
+
+Test(handles, release_of_another_kind_is_refused_checking_on, .timeout = SK_TEST_TIMEOUT) {
+    checking_on();
+    release_of_another_kind_is_refused();
+}
+
+/* Checking off: a pointer whose first word is no object's type (as the
+ * handles of libsignalkit-ffi, which start with a tag word) is refused by
+ * every _release and _retain function, never written to. */
+Test(handles, release_of_a_foreign_handle_is_refused_checking_off, .timeout = SK_TEST_TIMEOUT) {
+    uint64_t foreign[8] = { UINT64_C(0x5349474e5f464653), 1, 0, 0, 0, 0, 0, 0 };
+    uint64_t before[8];
+    memcpy(before, foreign, sizeof foreign);
+    sk_signal_release((sk_signal *)(void *)foreign);
+    expect_refused("sk_signal_release", "not a signal");
+    sk_subscriber_release((sk_subscriber *)(void *)foreign);
+    expect_refused("sk_subscriber_release", "not a subscriber");
+    sk_disposable_release((sk_disposable *)(void *)foreign);
+    sk_queue_release((sk_queue *)(void *)foreign);
+    sk_pipe_release((sk_pipe *)(void *)foreign);
+    sk_promise_release((sk_promise *)(void *)foreign);
+    sk_value_promise_release((sk_value_promise *)(void *)foreign);
+    cr_assert_null(sk_signal_retain((sk_signal *)(void *)foreign));
+    cr_assert_null(sk_subscriber_retain((sk_subscriber *)(void *)foreign));
+    cr_assert_null(sk_disposable_retain((sk_disposable *)(void *)foreign));
+    expect_refused("sk_disposable_retain", "not a disposable");
+    cr_assert_eq(memcmp(before, foreign, sizeof foreign), 0, "the library wrote into memory that is not its own");
+    expect_no_live_objects(0);
+}
+
+/* sk_value_set_signal() given a released signal: SK_ERR_RELEASED, as every
+ * call given a released handle (it said SK_ERR_WRONG_KIND). */
+Test(handles, value_set_signal_of_a_released_signal, .timeout = SK_TEST_TIMEOUT) {
+    checking_on();
+    sk_signal *signal = made_signal(sk_signal_never);
+    sk_signal_release(signal);
+    sk_value v;
+    expect_released(sk_value_set_signal(&v, signal), "sk_value_set_signal");
+    cr_assert_eq(sk_value_kind(&v), SK_KIND_NIL);
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    cr_assert_eq(sk_value_set_signal(&v, (sk_signal *)(void *)pipe), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_value_set_signal(&v, NULL), SK_ERR_NULL_ARGUMENT);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}

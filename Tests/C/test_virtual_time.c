@@ -889,3 +889,70 @@ Test(virtual_time, abandoning_a_timeout_with_its_timer_pending_frees_everything,
     abandon_timed(TIMED_TIMEOUT_SILENT, true);
     abandon_timed(TIMED_TIMEOUT_SILENT, false);
 }
+
+/* A hot diagram plays from the clock's current frame: near the clock's end
+ * (2^63 ns) one whose last frame falls past it is refused (it was accepted
+ * and its later events silently dropped). A cold signal subscribed that late
+ * plays only the events before the end: documented truncation. */
+static void count_next(void *ctx, const sk_value *value) {
+    (void)value;
+    (*(int *)ctx)++;
+}
+static void count_completed(void *ctx) { (*(int *)ctx) += 100; }
+
+Test(virtual_time, a_hot_diagram_past_the_clocks_end_from_now_is_an_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    SK_OK_OR_FAIL(sk_queue_virtual_advance_to(queue, 9.0e9, NULL)); /* frame 90 of 1e8 s; the end is past 92 */
+    sk_signal *signal = (sk_signal *)0x1;
+    cr_assert_eq(sk_test_signal_hot(&signal, NULL, queue, 1e8, "^a--b|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_null(signal);
+    cr_assert(strstr(sk_last_error_message(), "clock's end") != NULL, "%s", sk_last_error_message());
+    size_t pending = 1;
+    SK_OK_OR_FAIL(sk_queue_virtual_pending(queue, &pending));
+    cr_assert_eq(pending, 0);
+    /* Within the end: accepted, played whole. */
+    SK_OK_OR_FAIL(sk_test_signal_hot(&signal, NULL, queue, 1e8, "^a|", NULL, 0, NULL));
+    int seen = 0;
+    sk_observer observer = {count_next, NULL, count_completed, &seen, NULL};
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    run(queue);
+    cr_assert_eq(seen, 101);
+    sk_disposable_release(subscription);
+    sk_signal_release(signal);
+    /* A cold signal subscribed at frame 90 of 1e8 s: `a` comes, `b` and `|`
+     * (frames 93, 94) would be past the end and never come. */
+    SK_OK_OR_FAIL(sk_test_signal_cold(&signal, NULL, queue, 1e8, "a--b|", NULL, 0, NULL));
+    seen = 0;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    run(queue);
+    cr_assert_eq(seen, 1);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}
+
+/* Only ASCII letters and digits are values: a non-ASCII character is
+ * refused with its position (`é` was taken as a value, recorded back as
+ * `?`); `^` in a cold diagram is refused with its position ("a^b|" played
+ * as "(ab)|"). */
+Test(virtual_time, non_ascii_characters_and_a_cold_caret_are_refused_with_the_position, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = (sk_signal *)0x1;
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "a-\xc3\xa9|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_null(signal);
+    cr_assert(strstr(sk_last_error_message(), "at position 2:") != NULL, "%s", sk_last_error_message());
+    cr_assert_eq(sk_test_signal_hot(&signal, NULL, queue, FRAME, "^\xc3\xa9|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(sk_last_error_message(), "at position 1:") != NULL, "%s", sk_last_error_message());
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "\xff|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(sk_last_error_message(), "at position 0:") != NULL, "%s", sk_last_error_message());
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "ab^c|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(sk_last_error_message(), "at position 2:") != NULL, "%s", sk_last_error_message());
+    cr_assert(strstr(sk_last_error_message(), "`^`") != NULL, "%s", sk_last_error_message());
+    cr_assert_null(signal);
+    /* `^` in a hot diagram is its subscription point, as before. */
+    SK_OK_OR_FAIL(sk_test_signal_hot(&signal, NULL, queue, FRAME, "a^b|", NULL, 0, NULL));
+    sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}

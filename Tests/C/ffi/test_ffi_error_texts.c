@@ -226,6 +226,43 @@ Test(ffi_error_texts, error_of_another_kind_is_described) {
     expect_no_ffi_live_objects();
 }
 
+/* A string is quoted with `"` and `\` escaped (`\"`, `\\`) and NUL written
+ * `\0`, so that the quoted text reads back unambiguously, and is cut at 40
+ * bytes on a character boundary: the str argument is valid UTF-8. Before,
+ * the cut fell inside a 2-byte character and nothing was escaped. */
+Test(ffi_error_texts, string_description_is_escaped_and_cut_on_a_character) {
+    sk_value v;
+    static const char tricky[] = {'a', '\\', '0', 'b', '"', '\0'};
+    SK_OK_OR_FAIL(sk_value_set_string_n(&v, tricky, sizeof tricky));
+    check_error_description(v, "sk_ffi: error of kind string: \"a\\\\0b\\\"\\0\"");
+    char text[43];
+    memset(text, 'x', 39);
+    memcpy(text + 39, "\xc3\xa9", 2); /* U+00E9 over the 40-byte cut */
+    text[41] = '\0';
+    text[42] = 'z';
+    SK_OK_OR_FAIL(sk_value_set_string_n(&v, text, sizeof text));
+    check_error_description(v, "sk_ffi: error of kind string: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"...");
+    /* The same quoting in a conversion error (a string given to an i32). */
+    tlog log;
+    tlog_init(&log);
+    sk_value quoted;
+    SK_OK_OR_FAIL(sk_value_set_string(&quoted, "say \"hi\" \\ \xc3\xa9"));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&signal, &quoted));
+    sk_value_release(&quoted);
+    sk_ffi_signature *next = sig("void(ctx,i32)");
+    sk_ffi_signature *error = sig("void(ctx,str)");
+    sk_ffi_observer o = {next, FN(next_ctx_i32), error, FN(error_ctx_str), NULL, NULL, &log, tlog_release};
+    SK_OK_OR_FAIL(sk_ffi_signal_start(NULL, signal, &o));
+    cr_assert(tlog_wait(&log, 1, 1));
+    cr_assert(strstr(log.text, "string \"say \\\"hi\\\" \\\\ \xc3\xa9\"") != NULL, "%s", log.text);
+    sk_ffi_signature_release(next);
+    sk_ffi_signature_release(error);
+    sk_signal_release(signal);
+    tlog_destroy(&log);
+    expect_no_ffi_live_objects();
+}
+
 /* Handle arguments: "sk_ffi_signal_map: signal is NULL", "sk_ffi_signal_map:
  * signal is not a signal", "sk_ffi_trampoline_pipe: pipe is not a pipe". */
 static int64_t twice(int64_t n) { return 2 * n; }

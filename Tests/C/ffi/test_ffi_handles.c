@@ -213,3 +213,40 @@ Test(ffi_handles, core_handle_is_not_a_signature_nor_a_trampoline) {
     tlog_destroy(&log);
     expect_no_ffi_live_objects();
 }
+
+/* The reverse: a handle of this library (a signature, a trampoline) given to
+ * a core _release or _retain function, handle checking off. The core tells
+ * it is not one of its objects (as sk_pipe_put does: SK_ERR_WRONG_KIND) and
+ * does nothing but set its last error: before, sk_signal_release() and
+ * sk_subscriber_release() crashed on it. */
+Test(ffi_handles, ffi_handle_given_to_a_core_release_is_refused) {
+    sk_ffi_signature *s = sig("void(i64)");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_ffi_trampoline *t = NULL;
+    SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&t, pipe, s));
+    void *handles[] = {s, t};
+    for (size_t i = 0; i < 2; i++) {
+        sk_signal_release((sk_signal *)handles[i]);
+        cr_assert(strstr(sk_last_error_message(), "sk_signal_release: the handle is not a signal") != NULL, "%s",
+                  sk_last_error_message());
+        sk_subscriber_release((sk_subscriber *)handles[i]);
+        cr_assert(strstr(sk_last_error_message(), "sk_subscriber_release: the handle is not a subscriber") != NULL,
+                  "%s", sk_last_error_message());
+        sk_disposable_release((sk_disposable *)handles[i]);
+        sk_pipe_release((sk_pipe *)handles[i]);
+        sk_queue_release((sk_queue *)handles[i]);
+        sk_promise_release((sk_promise *)handles[i]);
+        sk_value_promise_release((sk_value_promise *)handles[i]);
+        cr_assert_null(sk_signal_retain((sk_signal *)handles[i]));
+        cr_assert_null(sk_subscriber_retain((sk_subscriber *)handles[i]));
+        cr_assert_null(sk_pipe_retain((sk_pipe *)handles[i]));
+    }
+    /* Both intact: the signature still parses calls, each freed once. */
+    cr_assert_eq(sk_ffi_signature_arg_count(s), 1);
+    cr_assert_not_null(sk_ffi_trampoline_function(t));
+    sk_ffi_trampoline_release(t);
+    sk_ffi_signature_release(s);
+    sk_pipe_release(pipe);
+    expect_no_ffi_live_objects();
+}
