@@ -177,7 +177,7 @@ static void release_of_another_kind_is_refused(void) {
     sk_pipe *pipe = NULL;
     SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
     sk_signal *signal = made_signal(sk_signal_never);
-    size_t live = sk_live_objects();
+    long live = sk_live_objects();
     sk_signal_release((sk_signal *)(void *)pipe);
     expect_refused("sk_signal_release", "not a signal");
     sk_subscriber_release((sk_subscriber *)(void *)pipe);
