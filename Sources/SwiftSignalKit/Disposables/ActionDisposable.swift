@@ -66,7 +66,11 @@ public final class ActionDisposable: Disposable, @unchecked Sendable {
             return
         }
         _sks_dispose_wait_lock()
-        var current = observed
+        // Read again under the lock: the state seen before it may be stale
+        // (the action may have finished, and its wake-up gone, meanwhile);
+        // the wake-up takes the lock, so it cannot fall between this read
+        // and the wait.
+        var current = self.state.load(ordering: .acquiring)
         while current != Self.finished {
             if current & Self.waiting == 0 {
                 let (marked, now) = self.state.compareExchange(expected: current, desired: current | Self.waiting, ordering: .acquiringAndReleasing)
