@@ -60,7 +60,7 @@ func adoptSignal(_ handle: OpaquePointer?, function: StaticString = #function) -
         return CSignal.complete()
     }
     let signal = SKObject.borrow(handle, as: SKSignal.self)?.signal
-    SKObject.releaseAnyHandle(handle, function: function)
+    SKObject.releaseAnyHandle(handle, expected: SKSignal.self, function: function)
     return signal ?? CSignal.fail(SKValue(string: "\(cName(function)): fn returned a handle that is not a signal"))
 }
 

@@ -110,11 +110,19 @@ class SKObject {
         return handle
     }
 
+    /// The classes of the handles C holds (each final).
+    private static let handleClasses: [AnyClass] = [
+        SKSignal.self, SKSubscriber.self, SKDisposable.self, SKQueue.self, SKPipe.self,
+        SKPromise.self, SKValuePromise.self, SKTestSubscriptions.self, SKTestRecorder.self,
+    ]
+
     /// Drops one reference to a handle a C callback handed over, whatever
-    /// its class among the handle classes; anything else (a handle of
-    /// libsignalkit-ffi, or with handle checking one that is not live) is
-    /// left alone and reported through the last error.
-    static func releaseAnyHandle(_ handle: OpaquePointer?, function: StaticString = #function) {
+    /// its class among the handle classes (`expected`, the class the caller
+    /// asked for, is compared first: the common case costs one comparison);
+    /// anything else (a handle of libsignalkit-ffi, or with handle checking
+    /// one that is not live) is left alone and reported through the last
+    /// error.
+    static func releaseAnyHandle(_ handle: OpaquePointer?, expected: AnyClass, function: StaticString = #function) {
         guard let handle else {
             return
         }
@@ -122,11 +130,7 @@ class SKObject {
             fail(SK_ERR_RELEASED, "the handle was already released (or never was one)", function: function)
             return
         }
-        let handleClasses: [AnyClass] = [
-            SKSignal.self, SKSubscriber.self, SKDisposable.self, SKQueue.self, SKPipe.self,
-            SKPromise.self, SKValuePromise.self, SKTestSubscriptions.self, SKTestRecorder.self,
-        ]
-        guard handleClasses.contains(where: { isExactly(handle, $0) }) else {
+        guard isExactly(handle, expected) || handleClasses.contains(where: { isExactly(handle, $0) }) else {
             fail(SK_ERR_WRONG_KIND, "the handle is not one of this library's handles", function: function)
             return
         }

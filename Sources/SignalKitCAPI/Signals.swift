@@ -293,7 +293,7 @@ private func createSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, over ups
         // The generator handed over a reference: take the Swift disposable and
         // drop the handle (anything that is not a disposable is just dropped).
         let taken = SKObject.borrow(disposable, as: SKDisposable.self)?.disposable
-        SKObject.releaseAnyHandle(disposable, function: function)
+        SKObject.releaseAnyHandle(disposable, expected: SKDisposable.self, function: function)
         return taken ?? EmptyDisposable
     }, depth: depth)
 }
