@@ -1525,7 +1525,9 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * operator's result is one deeper than its deepest input signal
  * (sk_signal_then over sk_signal_then results runs them as one flat sequence
  * and adds one level in all). Starting a signal and delivering through it
- * nest calls in proportion to its depth, so operators refuse to build past
+ * nest calls in proportion to its depth (a run of sk_signal_map and
+ * sk_signal_filter stages over one another counts one level per stage but
+ * delivers in one call), so operators refuse to build past
  * SK_SIGNAL_MAX_DEPTH
  * ("sk_signal_map: the pipeline would be 513 operators deep (the limit is SK_SIGNAL_MAX_DEPTH, 512)"):
  * deep enough for any real pipeline, shallow enough for a 512 KB thread

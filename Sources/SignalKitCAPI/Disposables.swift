@@ -15,22 +15,20 @@ import SwiftSignalKit
 /// while handle checking is on (a handle released by C must then be reported
 /// as released, not kept alive by the subscription).
 ///
-/// When the signal started that way is a map or filter stage of the C
-/// layer whose function has no release function (`SKSignal.outerStage`),
-/// the handle is that stage too: `sk_signal_start` starts the stage's
-/// upstream with a value callback that captures the handle alone, and the
-/// handle runs the stage's function, checks the subscription's liveness as
-/// the stage does (`fusedMap`, `fusedFilter`) and calls the observer
-/// (`deliver`). The stage's composed callback, an object per subscription,
-/// is not made: a subscription of `pipe |> map` is two objects (the pipe's
-/// entry and this handle), as in the Swift API. A filter over a map is
-/// absorbed as the two stages (`SKFilterOverMap`), over the map's upstream;
-/// no deeper chain is. The handle holds the stage's function as long as it
-/// lives: only functions without release function are absorbed, so that no
-/// release runs later than the header says (see `SKOuterStage`). Nine
-/// words (header, the base's flags and the two kinds, the existential, the
-/// callback and its context, the stage's function and the subscription's
-/// liveness): the allocator's 80-byte chunk.
+/// When the signal started that way is a run of map and filter stages of
+/// the C layer (`SKSignal.stages`) and no stage's function has a release
+/// function, the handle runs those stages too: `sk_signal_start` starts the
+/// run's upstream with a value callback that captures the handle alone, and
+/// the handle runs the stages as the run's own callback does
+/// (`SKStageChain.run`: the same calls, the same liveness checks) and calls
+/// the observer (`deliver`). The run's callback object is not made: a
+/// subscription of `pipe |> map` is two objects (the pipe's entry and this
+/// handle), as in the Swift API. The handle holds the run's functions as
+/// long as it lives: only runs without release functions are absorbed, so
+/// that no release runs later than the header says. Nine words (header, the
+/// base's flags and the kind, the existential, the callback and its
+/// context, the chain and the subscription's liveness): the allocator's
+/// 80-byte chunk.
 ///
 /// Thread-safety: immutable once handed out (`disposable` is set once, by the
 /// thread that makes the handle, before it hands it out; `liveness` once,
@@ -43,32 +41,20 @@ final class SKDisposable: SKObject, SKObserverFields {
         case dict
     }
 
-    /// The absorbed stage's kind (see above), beside `kind`.
-    enum StageKind: UInt8 {
-        case none
-        case map
-        case filter
-        case filterOverMap
-    }
-
-    // `kind` and `stageKind` first: they fit beside the base's flags.
+    // `kind` first: it fits beside the base's flags.
     let kind: Kind
-    let stageKind: StageKind
     /// Nil only while a disposable that observes is being started (see
     /// `start`): no placeholder to retain and release.
     @exclusivity(unchecked) private var started: (any Disposable)?
     let next: sk_next_fn?
     let ctx: UnsafeMutableRawPointer?
-    /// The absorbed stage's function (see above), an `SKFunction` of
-    /// `sk_map_fn` or `sk_predicate_fn`, or an `SKFilterOverMap`, as
-    /// `stageKind` says, retained by `init(observing:ctx:stage:)` and
-    /// released by `deinit`; nil otherwise. Unmanaged, and read without a
-    /// retain, because the compiler retains and releases a function read
-    /// from a strong property (or from an `SKStageFunction`'s payload)
-    /// around the C call, one to three times per value (~20 instructions
-    /// each), though the handle holds it for the whole call.
-    private let stageFunction: Unmanaged<AnyObject>?
-    /// The liveness of the subscription of the absorbed stage's upstream,
+    /// The absorbed run of stages (see above), retained by
+    /// `init(observing:ctx:stages:)` and released by `deinit`; nil otherwise.
+    /// Unmanaged, and read without a retain: the handle holds it for the
+    /// whole call, and the compiler would otherwise retain and release it
+    /// around the C calls.
+    private let stageChain: Unmanaged<SKStageChain>?
+    /// The liveness of the subscription of the absorbed run's upstream,
     /// set once by `startAbsorbing` before any value arrives. Its reference
     /// to the subscription's flags is unretained (see
     /// `_SubscriberLiveness`): it is read only by `deliver`, which only the
@@ -95,42 +81,28 @@ final class SKDisposable: SKObject, SKObserverFields {
 
     init(_ disposable: any Disposable, kind: Kind) {
         self.kind = kind
-        self.stageKind = .none
         self.started = disposable
         self.next = nil
         self.ctx = nil
-        self.stageFunction = nil
+        self.stageChain = nil
         self.liveness = nil
         super.init()
     }
 
     /// The handle of a subscription observed by the value callback `next`
     /// with `ctx`, before it starts: `start` sets the disposable. With
-    /// `stage`, the handle runs that stage before the callback (see above).
-    init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?, stage: SKStageFunction? = nil) {
+    /// `stages`, the handle runs them before the callback (see above).
+    init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?, stages: SKStageChain? = nil) {
         self.kind = .plain
         self.started = nil
         self.next = next
         self.ctx = ctx
-        switch stage {
-        case .map(let function)?:
-            self.stageKind = .map
-            self.stageFunction = Unmanaged<AnyObject>.passRetained(function)
-        case .filter(let function)?:
-            self.stageKind = .filter
-            self.stageFunction = Unmanaged<AnyObject>.passRetained(function)
-        case .filterOverMap(let functions)?:
-            self.stageKind = .filterOverMap
-            self.stageFunction = Unmanaged<AnyObject>.passRetained(functions)
-        case nil:
-            self.stageKind = .none
-            self.stageFunction = nil
-        }
+        self.stageChain = stages.map { Unmanaged.passRetained($0) }
         self.liveness = nil
         super.init()
     }
 
-    /// Starts `upstream` with a value callback that runs the absorbed stage
+    /// Starts `upstream` with a value callback that runs the absorbed stages
     /// in this handle (`deliver`) and captures the handle alone (so the
     /// callback has no context object of its own). Generic over the value
     /// type, though only used with `SKValue`, as the stages in
@@ -150,75 +122,28 @@ final class SKDisposable: SKObject, SKObserverFields {
         }, error: nil, completed: nil)
     }
 
-    /// Runs the absorbed stage on `value` and passes what it lets through
+    /// Runs the absorbed stages on `value` and passes what they let through
     /// to the observer: the same calls, in the same order, with the same
-    /// liveness checks, as the stage's composed callback (`fusedMap`,
-    /// `fusedFilter`) followed by the observer's (`startObserving`).
+    /// liveness checks, as the run's own callback (`SKStagesRun`) followed
+    /// by the observer's (`startObserving`).
     @inline(__always)
     private func deliver(_ value: SKValue) {
-        // Invariant: only a handle made with a stage starts absorbing, and
+        // Invariant: only a handle made with stages starts absorbing, and
         // the liveness is set before the source can deliver.
         let liveness = self.liveness.unsafelyUnwrapped
-        switch self.stageKind {
-        case .map:
-            // Invariant: `init(observing:ctx:stage:)` set the kind with the function.
-            let (map, mapContext) = self.stageFunction.unsafelyUnwrapped._withUnsafeGuaranteedRef { object in
-                let callback = unsafeDowncast(object, to: SKFunction<sk_map_fn>.self)
-                return (callback.function, callback.ctx)
-            }
-            var result = sk_value()
-            SKValue.withCOut(&result) { out in
-                value.withC { map(mapContext, $0, out) }
-            }
-            if result.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
-                // Primitive (the common case): a value without object.
-                if !liveness.isTerminated, let next = self.next {
-                    SKValue(primitive: result).withC { next(self.ctx, $0) }
-                }
-                return
-            }
-            let mapped = SKValue(taking: result)
-            if !liveness.isTerminated, let next = self.next {
-                mapped.withC { next(self.ctx, $0) }
-            }
-        case .filter:
-            let (predicate, predicateContext) = self.stageFunction.unsafelyUnwrapped._withUnsafeGuaranteedRef { object in
-                let callback = unsafeDowncast(object, to: SKFunction<sk_predicate_fn>.self)
-                return (callback.function, callback.ctx)
-            }
-            let passes = value.withC { predicate(predicateContext, $0) }
-            if passes && !liveness.isTerminated, let next = self.next {
-                value.withC { next(self.ctx, $0) }
-            }
-        case .filterOverMap:
-            // The two stages of `fusedMap` then `fusedFilter`, the
-            // subscription checked after each function.
-            let (map, mapContext, predicate, predicateContext) = self.stageFunction.unsafelyUnwrapped._withUnsafeGuaranteedRef { object in
-                let functions = unsafeDowncast(object, to: SKFilterOverMap.self)
-                return (functions.map.function, functions.map.ctx, functions.filter.function, functions.filter.ctx)
-            }
-            var result = sk_value()
-            SKValue.withCOut(&result) { out in
-                value.withC { map(mapContext, $0, out) }
-            }
-            let mapped = result.kind.rawValue <= SK_KIND_DOUBLE.rawValue ? SKValue(primitive: result) : SKValue(taking: result)
-            if liveness.isTerminated {
-                return
-            }
-            let passes = mapped.withC { predicate(predicateContext, $0) }
-            if passes && !liveness.isTerminated, let next = self.next {
-                mapped.withC { next(self.ctx, $0) }
-            }
-        case .none:
-            // Invariant (the library's own): `sk_signal_start` calls
-            // `startAbsorbing` only on a handle it made with a stage, so no
-            // value reaches here; nothing a caller does can.
-            preconditionFailure("an sk_disposable without a stage delivering through one")
+        let stages = self.stageChain.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.stages }
+        var current = value.raw
+        var owned: Unmanaged<SKObject>?
+        var mapped = false
+        if SKStageChain.run(stages, liveness, &current, &owned, &mapped), let next = self.next {
+            SKValue.withCIn(&current) { next(self.ctx, $0) }
         }
+        // A map's heap result, released once the callback has returned.
+        owned?.release()
     }
 
     deinit {
-        self.stageFunction?.release()
+        self.stageChain?.release()
     }
 
     /// Sets the subscription's disposable; called once, before the handle

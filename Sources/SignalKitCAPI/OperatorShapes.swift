@@ -5,11 +5,16 @@ import SwiftSignalKit
 /// and the optional callback, and the depth of the result over the input and
 /// `others` (see `pipelineDepth`), then hands back `make(signal)`. The
 /// callback's context is released if anything is wrong.
-///
-/// `stage`, given by sk_signal_map and sk_signal_filter only, is recorded
-/// with the input as the result's `SKSignal.outerStage` (when it has no
-/// release function: see `SKOuterStage`).
-func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, stage: SKStageFunction? = nil, function: StaticString = #function, _ make: (CSignal) -> CSignal) -> Int32 {
+func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, function: StaticString = #function, _ make: (CSignal) -> CSignal) -> Int32 {
+    return handleOperator(out, signal, others: others, isThen: isThen, function: function) { input in
+        return (make(input.signal), nil)
+    }
+}
+
+/// `unaryOperator` for an operator that sees the input's handle and may
+/// record a run of C stages in its result (sk_signal_map, sk_signal_filter:
+/// see `SKStages`).
+func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, function: StaticString = #function, _ make: (SKSignal) -> (CSignal, SKStages?)) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
@@ -22,21 +27,19 @@ func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
     if depthStatus != SKOK {
         return depthStatus
     }
-    let outerStage = stage.flatMap { SKOuterStage(over: input, $0) }
-    return output(out, make(input.signal), depth: depth, isThen: isThen, outerStage: outerStage)
+    let (made, stages) = make(input)
+    return output(out, made, depth: depth, isThen: isThen, stages: stages)
 }
 
-/// Like `unaryOperator`, for operators taking a C callback `fn`; `stage`
-/// (sk_signal_map and sk_signal_filter) makes the stage recorded in the
-/// result from the callback.
-func callbackOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, stage: ((SKFunction<F>) -> SKStageFunction)? = nil, function: StaticString = #function, _ make: (CSignal, SKFunction<F>) -> CSignal) -> Int32 {
+/// Like `unaryOperator`, for operators taking a C callback `fn`.
+func callbackOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function, _ make: (CSignal, SKFunction<F>) -> CSignal) -> Int32 {
     guard let fn else {
         SKContext(ctx: ctx, release: release).ignore()
         out?.pointee = nil
         return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function)
     }
     let callback = SKFunction(fn, ctx: ctx, release: release)
-    return unaryOperator(out, signal, stage: stage?(callback), function: function) { make($0, callback) }
+    return unaryOperator(out, signal, function: function) { make($0, callback) }
 }
 
 /// The error value describing a value of the wrong kind inside a pipeline.

@@ -65,7 +65,7 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
 // type they emit, though only ever used with `SKValue` (the cast is a no-op
 // then, and checked otherwise), so that the downstream's callback is called
 // as the generic `Signal` holds it, with no reabstraction thunk between (see
-// `fusedMap`).
+// `fusedStages`).
 
 /// The stage over the core's pair (two signals).
 @inline(__always)

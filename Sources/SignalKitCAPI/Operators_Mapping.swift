@@ -3,132 +3,213 @@ import SwiftSignalKit
 
 @c @implementation
 public func sk_signal_map(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_map_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator(out, signal, fn, ctx, release, stage: { .map($0) }) { signal, callback in
-        return fusedMap(signal, callback)
-    }
+    return stageOperator(out, signal, fn, ctx, release) { .map($0, $1) }
 }
 
 @c @implementation
 public func sk_signal_filter(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_predicate_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return callbackOperator(out, signal, fn, ctx, release, stage: { .filter($0) }) { signal, callback in
-        return fusedFilter(signal, callback)
-    }
+    return stageOperator(out, signal, fn, ctx, release) { .filter($0, $1) }
 }
 
-// sk_signal_map and sk_signal_filter are fused stages of the C layer's own
-// (`Signal.init(fused:)`, as the core's `map` and `filter`, with the same
-// liveness checks): the C function is called from the composed value
-// callback itself, with no Swift closure between, and a primitive result is
-// passed on as a value without object (nothing to release afterwards). The
-// composed callback captures one object per subscription, the stage
-// (`SKMapStage`, `SKFilterStage`: `callback`, which keeps the context's
-// release until the signal is gone, the liveness and the next callback),
-// and reads the function and its context from `callback` on every value:
-// capturing those two as well made every subscription's callback context
-// 16 bytes larger (C W6 197 -> 213 bytes). A closure capturing several
-// values has a box of them as its context, unpacked by a forwarder before
-// every call; one capturing a single object has that object as its context
-// (C W1 244.0 -> 231.5 instructions per event).
+// sk_signal_map and sk_signal_filter are stages of the C layer's own, run in
+// runs: a map or filter over a map or filter does not start its input's
+// stage, it extends its input's run of stages (`SKStages`: the first stage's
+// upstream and the C functions in order) by one, and its signal subscribes
+// to that upstream once, with one value callback that calls the C functions
+// of the whole run in a loop (`SKStageChain.run`). Each function is called
+// as a stage of its own would call it (`Signal.init(fused:)`, as the core's
+// `map` and `filter`): the subscription's liveness is checked after every
+// function, a value a filter drops or that reaches an ended subscription
+// goes no further, and a primitive result is passed on as a value without
+// object (nothing to release afterwards). So `pipe |> map |> filter |> map`
+// is one subscription of the pipe with one composed callback, whichever
+// observer starts it, where each stage was a callback object of its own
+// calling the next (C W1: 231.5 -> 208.5 instructions per event; see
+// Benchmarks/README.md, "What limits", W1); a run of N stages delivers in
+// one frame, not N nested ones.
 //
 // Generic over the value type, though only ever used with `SKValue` (the
-// casts below are no-ops then, and checked otherwise): a stage's composed
-// callback is a `(T) -> Void` of the generic `Signal`, and a closure written
-// in a generic context takes the value as such a callback is called, where a
+// casts below are no-ops then, and checked otherwise): the composed callback
+// is a `(T) -> Void` of the generic `Signal`, and a closure written in a
+// generic context takes the value as such a callback is called, where a
 // closure written for `SKValue` alone is wrapped in a conversion thunk (one
-// more call per stage and value).
+// more call per value).
 
-/// sk_signal_map's stage.
+/// The shared shape of sk_signal_map and sk_signal_filter: checks as
+/// `callbackOperator` does, then records the stage `stage(fn, ctx)` in a run
+/// of stages over the input (see above).
+private func stageOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function, _ stage: (F, UnsafeMutableRawPointer?) -> SKStage) -> Int32 {
+    guard let fn else {
+        SKContext(ctx: ctx, release: release).ignore()
+        out?.pointee = nil
+        return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function)
+    }
+    let callback = SKFunction(fn, ctx: ctx, release: release)
+    return handleOperator(out, signal, function: function) { input in
+        let stages = SKStages(over: input, stage(fn, ctx), holding: callback)
+        return (fusedStages(stages.upstream, stages.chain), stages)
+    }
+}
+
+/// One C stage of a run: the function and its context. Trivial (no
+/// reference): the run's `SKStageChain` holds the `SKFunction`s.
+enum SKStage {
+    case map(sk_map_fn, UnsafeMutableRawPointer?)
+    case filter(sk_predicate_fn, UnsafeMutableRawPointer?)
+}
+
+/// The run of C stages a signal made by sk_signal_map or sk_signal_filter
+/// is: the upstream of its first stage (a signal that is not such a stage)
+/// and the stages. `sk_signal_start` runs the stages in the subscription's
+/// handle for an observer with a value callback only, when no stage's
+/// function has a release function (see `SKDisposable`).
+struct SKStages {
+    let upstream: CSignal
+    let chain: SKStageChain
+
+    /// `stage` (whose function and context `function` holds) over `input`:
+    /// `input`'s run extended by one, or a run of one.
+    init(over input: SKSignal, _ stage: SKStage, holding function: SKContext) {
+        if let run = input.stages {
+            self.upstream = run.upstream
+            self.chain = SKStageChain(run.chain.stageList + [stage], run.chain.functions + [function])
+        } else {
+            self.upstream = input.signal
+            self.chain = SKStageChain([stage], [function])
+        }
+    }
+}
+
+/// The stages of a run, in order, shared by the signal and its
+/// subscriptions: a buffer of trivial `SKStage`s that the value callback
+/// walks without retaining anything, and the `SKFunction`s behind them,
+/// whose release functions run once the last signal or subscription holding
+/// the chain lets it go (as each stage's did when it held its own).
+///
+/// Thread-safety: immutable.
+final class SKStageChain {
+    let stages: UnsafeMutableBufferPointer<SKStage>
+    let functions: [SKContext]
+    /// Whether any stage's function has a release function: such a run is not
+    /// absorbed by a subscription's handle (see `SKDisposable`).
+    let hasReleaseFunction: Bool
+
+    init(_ stages: [SKStage], _ functions: [SKContext]) {
+        self.stages = UnsafeMutableBufferPointer<SKStage>.allocate(capacity: stages.count)
+        _ = self.stages.initialize(from: stages)
+        self.functions = functions
+        self.hasReleaseFunction = functions.contains { $0.releaseFunction != nil }
+    }
+
+    deinit {
+        self.stages.deinitialize()
+        self.stages.deallocate()
+    }
+
+    var stageList: [SKStage] {
+        return Array(self.stages)
+    }
+
+    /// Runs `stages` on the value `current` (whose object, if any, its
+    /// caller keeps alive), in order, checking `liveness` after each
+    /// function. Returns false when a filter dropped the value or the
+    /// subscription ended; otherwise `current` is the value to pass on.
+    /// `owned` is the reference to the object of the last map's heap result
+    /// (adopted from the C value; nil when no map ran or the last map's
+    /// result is primitive), which the caller releases after passing the
+    /// value on, whatever this returns: unmanaged, so that the common case,
+    /// primitives only, costs no release of nil. `mapped` tells whether a
+    /// map ran (when none did, `current` is the caller's value itself).
+    @inline(__always)
+    static func run(_ stages: UnsafeMutableBufferPointer<SKStage>, _ liveness: _SubscriberLiveness, _ current: inout sk_value, _ owned: inout Unmanaged<SKObject>?, _ mapped: inout Bool) -> Bool {
+        var index = 0
+        while index < stages.count {
+            switch stages[index] {
+            case .map(let function, let ctx):
+                var result = sk_value()
+                SKValue.withCOut(&result) { out in
+                    SKValue.withCIn(&current) { function(ctx, $0, out) }
+                }
+                if let previous = owned {
+                    // The previous map's heap result: this map has read it.
+                    previous.release()
+                    owned = nil
+                }
+                if result.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
+                    // Primitive (the common case): a value without object.
+                    current = SKValue(primitive: result).raw
+                } else {
+                    // Adopts the reference the C value owns (`SKValue(taking:)`).
+                    current = result
+                    if SKValue.isHeapKind(result.kind), let pointer = result.u.object {
+                        owned = Unmanaged<SKObject>.fromOpaque(pointer)
+                    }
+                }
+                mapped = true
+                if liveness.isTerminated {
+                    return false
+                }
+            case .filter(let function, let ctx):
+                let passes = SKValue.withCIn(&current) { function(ctx, $0) }
+                if !passes || liveness.isTerminated {
+                    return false
+                }
+            }
+            index += 1
+        }
+        return true
+    }
+}
+
+/// The signal of a run of stages over `upstream` (see above).
 @inline(__always)
-private func fusedMap<T>(_ signal: Signal<T, SKValue>, _ callback: SKFunction<sk_map_fn>) -> Signal<T, SKValue> {
-    // Invariant (the library's own): its only callers, in this file, pass SKValue signals.
+private func fusedStages<T>(_ upstream: Signal<T, SKValue>, _ chain: SKStageChain) -> Signal<T, SKValue> {
+    // Invariant (the library's own): its only caller, in this file, passes SKValue signals.
     precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
     return Signal<T, SKValue>(fused: { makeNext, error, completed in
-        return signal.startFusing({ liveness in
-            let stage = SKMapStage<T>(callback, liveness, makeNext(liveness))
+        return upstream.startFusing({ liveness in
+            let run = SKStagesRun<T>(chain, liveness, makeNext(liveness))
             return { value in
-                stage.run(value)
+                run.run(value)
             }
         }, error: error, completed: completed)
     })
 }
 
-/// One subscription's map stage: what its composed value callback needs, in
-/// one object that the callback captures alone. A closure capturing one
-/// object has that object as its context: no box of captures, and no
-/// forwarder unpacking one before every call (a box held the same three
-/// fields, so a subscription's memory is the same).
+/// One subscription of a run of stages: what its composed value callback
+/// needs, in one object that the callback captures alone (a closure
+/// capturing one object has that object as its context: no box of captures
+/// and no forwarder unpacking one before every call).
 ///
 /// Thread-safety: immutable once made; `run` may be called from any thread,
 /// as the upstream delivers.
-final class SKMapStage<T> {
-    let callback: SKFunction<sk_map_fn>
+final class SKStagesRun<T> {
+    let chain: SKStageChain
     let liveness: _SubscriberLiveness
     let next: ((T) -> Void)?
 
     @inline(__always)
-    init(_ callback: SKFunction<sk_map_fn>, _ liveness: _SubscriberLiveness, _ next: ((T) -> Void)?) {
-        self.callback = callback
+    init(_ chain: SKStageChain, _ liveness: _SubscriberLiveness, _ next: ((T) -> Void)?) {
+        self.chain = chain
         self.liveness = liveness
         self.next = next
     }
 
     @inline(__always)
     func run(_ value: T) {
-        var result = sk_value()
-        SKValue.withCOut(&result) { out in
-            unsafeBitCast(value, to: SKValue.self).withC { self.callback.function(self.callback.ctx, $0, out) }
-        }
-        if result.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
-            // Primitive (the common case): a value without object.
-            if !self.liveness.isTerminated {
-                self.next?(unsafeBitCast(SKValue(primitive: result), to: T.self))
+        var current = unsafeBitCast(value, to: SKValue.self).raw
+        var owned: Unmanaged<SKObject>?
+        var mapped = false
+        if SKStageChain.run(self.chain.stages, self.liveness, &current, &owned, &mapped), let next = self.next {
+            if current.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
+                next(unsafeBitCast(SKValue(raw: current, object: nil), to: T.self))
+            } else if mapped {
+                next(unsafeBitCast(SKValue(raw: current, object: owned?.takeUnretainedValue()), to: T.self))
+            } else {
+                next(value)
             }
-            return
         }
-        let mapped = SKValue(taking: result)
-        if !self.liveness.isTerminated {
-            self.next?(unsafeBitCast(mapped, to: T.self))
-        }
-    }
-}
-
-/// sk_signal_filter's stage.
-@inline(__always)
-private func fusedFilter<T>(_ signal: Signal<T, SKValue>, _ callback: SKFunction<sk_predicate_fn>) -> Signal<T, SKValue> {
-    // Invariant (the library's own): its only callers, in this file, pass SKValue signals.
-    precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
-    return Signal<T, SKValue>(fused: { makeNext, error, completed in
-        return signal.startFusing({ liveness in
-            let stage = SKFilterStage<T>(callback, liveness, makeNext(liveness))
-            return { value in
-                stage.run(value)
-            }
-        }, error: error, completed: completed)
-    })
-}
-
-/// One subscription's filter stage, as `SKMapStage`.
-///
-/// Thread-safety: immutable once made; `run` may be called from any thread,
-/// as the upstream delivers.
-final class SKFilterStage<T> {
-    let callback: SKFunction<sk_predicate_fn>
-    let liveness: _SubscriberLiveness
-    let next: ((T) -> Void)?
-
-    @inline(__always)
-    init(_ callback: SKFunction<sk_predicate_fn>, _ liveness: _SubscriberLiveness, _ next: ((T) -> Void)?) {
-        self.callback = callback
-        self.liveness = liveness
-        self.next = next
-    }
-
-    @inline(__always)
-    func run(_ value: T) {
-        let passes = unsafeBitCast(value, to: SKValue.self).withC { self.callback.function(self.callback.ctx, $0) }
-        if passes && !self.liveness.isTerminated {
-            self.next?(value)
-        }
+        owned?.release()
     }
 }
 

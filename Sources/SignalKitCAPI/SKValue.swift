@@ -154,6 +154,13 @@ struct SKValue: Equatable, @unchecked Sendable {
         return _withUnprotectedUnsafePointer(to: &raw) { body($0) }
     }
 
+    /// Calls `body` with a C view of `value` (a C stage's input), without
+    /// the canary (see `SKValue.withCOut`).
+    @inline(__always)
+    static func withCIn<R>(_ value: inout sk_value, _ body: (UnsafePointer<sk_value>) -> R) -> R {
+        return _withUnprotectedUnsafePointer(to: &value) { body($0) }
+    }
+
     /// Runs `body` with a pointer to `value` for a C callback to write one
     /// `sk_value` into (a map or reduce stage's result).
     ///

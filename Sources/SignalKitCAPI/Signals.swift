@@ -27,17 +27,18 @@ final class SKSignal: SKObject, _SingleValueHolder {
     /// sequence: another `then` over it adds no level.
     let isThen: Bool
     /// Set by sk_signal_map and sk_signal_filter (nil for every other
-    /// signal): the stage this signal is, over its upstream, so that
+    /// signal): the run of C stages this signal is, over the first stage's
+    /// upstream, so that a stage over it extends the run and
     /// `sk_signal_start` can run it in the subscription's handle (see
-    /// `SKOuterStage`).
-    let outerStage: SKOuterStage?
+    /// `SKStages`).
+    let stages: SKStages?
 
-    init(_ signal: CSignal, depth: Int = 1, isThen: Bool = false, outerStage: SKOuterStage? = nil) {
+    init(_ signal: CSignal, depth: Int = 1, isThen: Bool = false, stages: SKStages? = nil) {
         self.built = signal
         self.heldValue = .nil
         self.depth = depth
         self.isThen = isThen
-        self.outerStage = outerStage
+        self.stages = stages
         super.init()
     }
 
@@ -47,7 +48,7 @@ final class SKSignal: SKObject, _SingleValueHolder {
         self.heldValue = value
         self.depth = 1
         self.isThen = false
-        self.outerStage = nil
+        self.stages = nil
         super.init()
     }
 
@@ -57,71 +58,6 @@ final class SKSignal: SKObject, _SingleValueHolder {
             return built
         }
         return CSignal.single(heldBy: self)
-    }
-}
-
-/// The C function of a map or filter stage, or of a filter over a map (one
-/// word: the cases' class references leave spare bits for the tag).
-enum SKStageFunction {
-    case map(SKFunction<sk_map_fn>)
-    case filter(SKFunction<sk_predicate_fn>)
-    case filterOverMap(SKFilterOverMap)
-}
-
-/// The functions of an sk_signal_filter over an sk_signal_map, run together
-/// by a subscription's handle (see `SKDisposable`): made once per filter
-/// signal, shared by its subscriptions.
-final class SKFilterOverMap {
-    let map: SKFunction<sk_map_fn>
-    let filter: SKFunction<sk_predicate_fn>
-
-    init(map: SKFunction<sk_map_fn>, filter: SKFunction<sk_predicate_fn>) {
-        self.map = map
-        self.filter = filter
-    }
-}
-
-/// A signal made by sk_signal_map or sk_signal_filter whose function has no
-/// release function, as its parts: the upstream signal and the stage's
-/// function.
-///
-/// `sk_signal_start` uses it for an observer with a value callback only:
-/// instead of starting the stage (whose composed value callback is an object
-/// of its own per subscription), it starts the upstream with a value callback
-/// whose one capture is the subscription's `SKDisposable`, which holds the
-/// stage's function and runs the stage itself (`SKDisposable.deliver`): one
-/// object per subscription fewer, the same events.
-struct SKOuterStage {
-    let upstream: CSignal
-    let function: SKStageFunction
-
-    /// The stage `function` over `input`; nil when the function has a
-    /// release function (a handle running the stage would hold it as long
-    /// as C holds the handle, after the subscription ended, later than the
-    /// header lets its release run). A filter over a map that is such a
-    /// stage itself (`input.outerStage`) is recorded as both, over the map's
-    /// upstream, so that a handle can run the two.
-    init?(over input: SKSignal, _ function: SKStageFunction) {
-        switch function {
-        case .map(let map):
-            if map.releaseFunction != nil {
-                return nil
-            }
-        case .filter(let filter):
-            if filter.releaseFunction != nil {
-                return nil
-            }
-            if let inner = input.outerStage, case .map(let map) = inner.function {
-                self.upstream = inner.upstream
-                self.function = .filterOverMap(SKFilterOverMap(map: map, filter: filter))
-                return
-            }
-        case .filterOverMap:
-            // Invariant: only this initializer makes that case.
-            break
-        }
-        self.upstream = input.signal
-        self.function = function
     }
 }
 
@@ -201,9 +137,9 @@ func startObserving<O: SKObserverFields>(_ signal: CSignal, _ callbacks: O) -> a
 }
 
 /// Hands `signal` to C through `out` (+1); `depth`, `isThen` and
-/// `outerStage` as in `SKSignal`.
-func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false, outerStage: SKOuterStage? = nil) -> Int32 {
-    out.pointee = SKSignal(signal, depth: depth, isThen: isThen, outerStage: outerStage).retainedHandle()
+/// `stages` as in `SKSignal`.
+func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false, stages: SKStages? = nil) -> Int32 {
+    out.pointee = SKSignal(signal, depth: depth, isThen: isThen, stages: stages).retainedHandle()
     return SKOK
 }
 
@@ -363,12 +299,12 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         guard let handle else {
             return status
         }
-        if let stage = handle.outerStage {
-            // A map or filter stage of the C layer without release function:
-            // the handle runs it (see `SKDisposable`), over the stage's
-            // upstream.
-            let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx, stage: stage.function)
-            subscription.start(subscription.startAbsorbing(stage.upstream))
+        if let stages = handle.stages, !stages.chain.hasReleaseFunction {
+            // A run of map and filter stages of the C layer without release
+            // function: the handle runs them (see `SKDisposable`), over the
+            // first stage's upstream.
+            let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx, stages: stages.chain)
+            subscription.start(subscription.startAbsorbing(stages.upstream))
             out.pointee = subscription.retainedHandle()
             return SKOK
         }

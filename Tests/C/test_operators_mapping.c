@@ -998,3 +998,268 @@ Test(operators_mapping, a_stage_that_disposes_ends_the_chain, .timeout = SK_TEST
         expect_no_live_objects(0);
     }
 }
+
+/* ------------------------------------------------------------------------ */
+/* Runs of stages against a plain computation                               */
+/* ------------------------------------------------------------------------ */
+
+/* A map or filter over a map or filter extends its input's run of stages:
+ * one subscription of the run's upstream calls every function of the run in
+ * a loop, in the subscription's handle (an observer with a value callback
+ * only, no stage with a release function) or in the run's own callback
+ * (any other case). Random runs of int and string stages over a pipe, some
+ * with release functions, the signals of several of their prefixes started
+ * with either kind of observer, random values put: every subscription sees
+ * exactly what the stages computed by hand give, every release runs once,
+ * after the last signal and subscription holding it, and nothing is left. */
+
+enum run_op { RUN_ADD, RUN_MUL, RUN_MOD_FILTER, RUN_TO_STRING, RUN_FROM_STRING, RUN_ODD_LENGTH_FILTER };
+
+typedef struct run_stage {
+    enum run_op op;
+    int64_t k, m, r;
+    int releases;
+} run_stage;
+
+/* "s<n>" for the string stages. */
+static int64_t run_parse(const sk_value *value) {
+    const char *text;
+    size_t length;
+    SK_OK_OR_ABORT(sk_value_get_string(value, &text, &length));
+    cr_assert(length >= 2 && text[0] == 's', "not a run string: %.*s", (int)length, text);
+    return strtoll(text + 1, NULL, 10);
+}
+
+static void run_map(void *ctx, const sk_value *value, sk_value *out) {
+    const run_stage *stage = ctx;
+    char text[32];
+    switch (stage->op) {
+    case RUN_ADD:
+        sk_value_set_int64(out, value_int(value) + stage->k);
+        break;
+    case RUN_MUL:
+        sk_value_set_int64(out, value_int(value) * stage->k);
+        break;
+    case RUN_TO_STRING:
+        snprintf(text, sizeof text, "s%lld", (long long)value_int(value));
+        SK_OK_OR_ABORT(sk_value_set_string(out, text));
+        break;
+    case RUN_FROM_STRING:
+        sk_value_set_int64(out, run_parse(value));
+        break;
+    default:
+        cr_assert_fail("not a map: %d", (int)stage->op);
+    }
+}
+
+static bool run_filter(void *ctx, const sk_value *value) {
+    const run_stage *stage = ctx;
+    if (stage->op == RUN_MOD_FILTER) {
+        return ((value_int(value) % stage->m) + stage->m) % stage->m == stage->r;
+    }
+    char text[32];
+    int length = snprintf(text, sizeof text, "s%lld", (long long)run_parse(value));
+    return length % 2 == 1;
+}
+
+static void run_stage_release(void *ctx) {
+    ((run_stage *)ctx)->releases += 1;
+}
+
+/* What a sink saw: ints as they are, strings as 1e9 + their number. */
+#define RUN_MAX_VALUES 64
+typedef struct run_sink {
+    int64_t seen[RUN_MAX_VALUES];
+    size_t count;
+} run_sink;
+
+static void run_sink_next(void *ctx, const sk_value *value) {
+    run_sink *sink = ctx;
+    cr_assert_lt(sink->count, RUN_MAX_VALUES);
+    sink->seen[sink->count++] = sk_value_kind(value) == SK_KIND_STRING ? 1000000000 + run_parse(value) : value_int(value);
+}
+
+static void run_sink_completed(void *ctx) {
+    (void)ctx;
+    cr_assert_fail("a pipe does not complete");
+}
+
+/* The model: `value` through the first `count` stages; false when dropped. */
+static bool run_model(const run_stage *stages, size_t count, int64_t value, int64_t *out) {
+    bool string = false;
+    for (size_t i = 0; i < count; i++) {
+        switch (stages[i].op) {
+        case RUN_ADD: value += stages[i].k; break;
+        case RUN_MUL: value *= stages[i].k; break;
+        case RUN_TO_STRING: string = true; break;
+        case RUN_FROM_STRING: string = false; break;
+        case RUN_MOD_FILTER:
+            if (((value % stages[i].m) + stages[i].m) % stages[i].m != stages[i].r) {
+                return false;
+            }
+            break;
+        case RUN_ODD_LENGTH_FILTER: {
+            char text[32];
+            if (snprintf(text, sizeof text, "s%lld", (long long)value) % 2 == 0) {
+                return false;
+            }
+            break;
+        }
+        }
+    }
+    *out = string ? 1000000000 + value : value;
+    return true;
+}
+
+static uint64_t run_random(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+#define RUN_MAX_STAGES 8
+
+Test(operators_mapping, runs_of_stages_match_a_plain_computation, .timeout = SK_TEST_TIMEOUT) {
+    uint64_t state = 0x5EED5EED;
+    for (int round = 0; round < 400; round++) {
+        run_stage stages[RUN_MAX_STAGES];
+        size_t count = 1 + run_random(&state) % RUN_MAX_STAGES;
+        bool string = false;
+        bool with_release[RUN_MAX_STAGES];
+        for (size_t i = 0; i < count; i++) {
+            run_stage stage = { RUN_ADD, 0, 1, 0, 0 };
+            int choice = (int)(run_random(&state) % 4);
+            if (string) {
+                stage.op = choice < 2 ? RUN_FROM_STRING : RUN_ODD_LENGTH_FILTER;
+            } else if (choice == 0) {
+                stage.op = RUN_ADD;
+                stage.k = (int64_t)(run_random(&state) % 7) - 3;
+            } else if (choice == 1) {
+                stage.op = RUN_MUL;
+                stage.k = 1 + (int64_t)(run_random(&state) % 3);
+            } else if (choice == 2) {
+                stage.op = RUN_MOD_FILTER;
+                stage.m = 2 + (int64_t)(run_random(&state) % 3);
+                stage.r = (int64_t)(run_random(&state) % (uint64_t)stage.m);
+            } else {
+                stage.op = RUN_TO_STRING;
+            }
+            if (stage.op == RUN_TO_STRING) {
+                string = true;
+            } else if (stage.op == RUN_FROM_STRING) {
+                string = false;
+            }
+            stages[i] = stage;
+            with_release[i] = run_random(&state) % 4 == 0;
+        }
+
+        sk_pipe *pipe;
+        SK_OK_OR_ABORT(sk_pipe_create(&pipe, false));
+        sk_signal *signals[RUN_MAX_STAGES + 1];
+        SK_OK_OR_ABORT(sk_pipe_signal(&signals[0], pipe));
+        for (size_t i = 0; i < count; i++) {
+            bool is_filter = stages[i].op == RUN_MOD_FILTER || stages[i].op == RUN_ODD_LENGTH_FILTER;
+            sk_release_fn release = with_release[i] ? run_stage_release : NULL;
+            if (is_filter) {
+                SK_OK_OR_ABORT(sk_signal_filter(&signals[i + 1], signals[i], run_filter, &stages[i], release));
+            } else {
+                SK_OK_OR_ABORT(sk_signal_map(&signals[i + 1], signals[i], run_map, &stages[i], release));
+            }
+        }
+
+        /* The last signal always, each other prefix maybe; either observer. */
+        run_sink sinks[RUN_MAX_STAGES + 1];
+        sk_disposable *subscriptions[RUN_MAX_STAGES + 1] = { NULL };
+        memset(sinks, 0, sizeof sinks);
+        for (size_t j = 1; j <= count; j++) {
+            if (j != count && run_random(&state) % 2 == 0) {
+                continue;
+            }
+            sk_observer observer = { run_sink_next, NULL, NULL, &sinks[j], NULL };
+            if (run_random(&state) % 2 == 0) {
+                observer.completed = run_sink_completed;
+            }
+            SK_OK_OR_ABORT(sk_signal_start(&subscriptions[j], signals[j], &observer));
+        }
+
+        int64_t values[16];
+        size_t value_count = 1 + run_random(&state) % 16;
+        for (size_t v = 0; v < value_count; v++) {
+            values[v] = (int64_t)(run_random(&state) % 101) - 50;
+            sk_value value;
+            sk_value_set_int64(&value, values[v]);
+            SK_OK_OR_ABORT(sk_pipe_put(pipe, &value));
+        }
+
+        for (size_t j = 1; j <= count; j++) {
+            if (subscriptions[j] == NULL) {
+                continue;
+            }
+            size_t expected_count = 0;
+            for (size_t v = 0; v < value_count; v++) {
+                int64_t expected;
+                if (run_model(stages, j, values[v], &expected)) {
+                    cr_assert_lt(expected_count, sinks[j].count, "round %d, prefix %zu: value %zu missing", round, j, v);
+                    cr_assert_eq(sinks[j].seen[expected_count], expected, "round %d, prefix %zu, value %zu: got %lld, expected %lld",
+                                 round, j, v, (long long)sinks[j].seen[expected_count], (long long)expected);
+                    expected_count++;
+                }
+            }
+            cr_assert_eq(sinks[j].count, expected_count, "round %d, prefix %zu: %zu values, expected %zu", round, j, sinks[j].count, expected_count);
+        }
+
+        /* Released in a random order, subscriptions and signals mixed: each
+         * release function runs once, after the last holder is gone. */
+        void *handles[2 * (RUN_MAX_STAGES + 1)];
+        bool is_subscription[2 * (RUN_MAX_STAGES + 1)];
+        size_t prefix[2 * (RUN_MAX_STAGES + 1)];
+        size_t handle_count = 0;
+        for (size_t j = 0; j <= count; j++) {
+            handles[handle_count] = signals[j];
+            prefix[handle_count] = j;
+            is_subscription[handle_count++] = false;
+            if (subscriptions[j] != NULL) {
+                handles[handle_count] = subscriptions[j];
+                prefix[handle_count] = j;
+                is_subscription[handle_count++] = true;
+            }
+        }
+        for (size_t i = handle_count; i > 1; i--) {
+            size_t swap = run_random(&state) % i;
+            void *handle = handles[i - 1];
+            bool kind = is_subscription[i - 1];
+            size_t length = prefix[i - 1];
+            handles[i - 1] = handles[swap];
+            is_subscription[i - 1] = is_subscription[swap];
+            prefix[i - 1] = prefix[swap];
+            handles[swap] = handle;
+            is_subscription[swap] = kind;
+            prefix[swap] = length;
+        }
+        for (size_t h = 0; h < handle_count; h++) {
+            if (is_subscription[h]) {
+                sk_disposable_dispose(handles[h]);
+                sk_disposable_release(handles[h]);
+            } else {
+                sk_signal_release(handles[h]);
+            }
+            /* Stage i is held by every signal and subscription of a prefix
+             * longer than i: its release has not run while one is left. */
+            for (size_t i = 0; i < count; i++) {
+                bool held = false;
+                for (size_t later = h + 1; later < handle_count; later++) {
+                    held = held || prefix[later] > i;
+                }
+                if (held) {
+                    cr_assert_eq(stages[i].releases, 0, "round %d, stage %zu: released while held", round, i);
+                }
+            }
+        }
+        sk_pipe_release(pipe);
+        for (size_t i = 0; i < count; i++) {
+            cr_assert_eq(stages[i].releases, with_release[i] ? 1 : 0, "round %d, stage %zu: %d releases", round, i, stages[i].releases);
+        }
+        cr_assert_eq(sk_live_objects(), 0, "round %d: %ld live objects", round, sk_live_objects());
+    }
+}
