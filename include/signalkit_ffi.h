@@ -192,7 +192,9 @@ int sk_ffi_signature_parse(sk_ffi_signature **out, const char *text);
  * @brief The return type of a signature.
  * @param signature  Borrowed. NULL (or a handle of another kind) is accepted.
  * @return The return type; SK_FFI_VOID for NULL or a handle of another
- *         kind. Never fails.
+ *         kind, which also sets sk_ffi_last_error_message()
+ *         (`"sk_ffi_signature_result: signature is not a signature"`; NULL
+ *         sets nothing). Never fails.
  * @par Thread safety
  *   Any thread (a signature never changes).
  */
@@ -201,8 +203,10 @@ sk_ffi_type sk_ffi_signature_result(const sk_ffi_signature *signature);
 /**
  * @brief The number of arguments of a signature.
  * @param signature  Borrowed. NULL (or a handle of another kind) is accepted.
- * @return The number of arguments; 0 for NULL or a
- *         handle of another kind. Never fails.
+ * @return The number of arguments; 0 for NULL or a handle of another
+ *         kind, which also sets sk_ffi_last_error_message()
+ *         (`"sk_ffi_signature_arg_count: signature is not a signature"`;
+ *         NULL sets nothing). Never fails.
  * @par Thread safety
  *   Any thread (a signature never changes).
  */
@@ -213,7 +217,10 @@ size_t sk_ffi_signature_arg_count(const sk_ffi_signature *signature);
  * @param signature  Borrowed. NULL (or a handle of another kind) is accepted.
  * @param index      The argument's index, from 0.
  * @return The argument's type; SK_FFI_VOID for an index out of range, and
- *         for NULL or a handle of another kind. Never fails.
+ *         for NULL or a handle of another kind, which also sets
+ *         sk_ffi_last_error_message()
+ *         (`"sk_ffi_signature_arg: signature is not a signature"`; NULL and
+ *         an index out of range set nothing). Never fails.
  * @par Thread safety
  *   Any thread (a signature never changes).
  */

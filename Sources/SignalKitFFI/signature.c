@@ -198,18 +198,30 @@ SK_FFI_EXPORT int sk_ffi_signature_parse(sk_ffi_signature **out, const char *tex
     return sk_ffi__make(out, result, args, count, "sk_ffi_signature_parse");
 }
 
-/* The readers treat anything that is not a signature of this library as
- * NULL. */
+/* The signature a reader of `function` may read, or NULL: for NULL (no
+ * message: reading NULL is allowed) and for a handle of another kind (the
+ * message set, as signalkit_ffi.h promises for the functions that return
+ * no status: they have no other way to tell the caller). */
+static const sk_ffi_signature *sk_ffi__readable(const sk_ffi_signature *signature, const char *function) {
+    if (signature == NULL || sk_ffi__check_signature(function, "signature", signature) != SK_OK) {
+        return NULL;
+    }
+    return signature;
+}
+
 SK_FFI_EXPORT sk_ffi_type sk_ffi_signature_result(const sk_ffi_signature *signature) {
-    return sk_ffi__is_signature(signature) ? signature->result : SK_FFI_VOID;
+    signature = sk_ffi__readable(signature, "sk_ffi_signature_result");
+    return signature != NULL ? signature->result : SK_FFI_VOID;
 }
 
 SK_FFI_EXPORT size_t sk_ffi_signature_arg_count(const sk_ffi_signature *signature) {
-    return sk_ffi__is_signature(signature) ? signature->count : 0;
+    signature = sk_ffi__readable(signature, "sk_ffi_signature_arg_count");
+    return signature != NULL ? signature->count : 0;
 }
 
 SK_FFI_EXPORT sk_ffi_type sk_ffi_signature_arg(const sk_ffi_signature *signature, size_t index) {
-    if (!sk_ffi__is_signature(signature) || index >= signature->count) {
+    signature = sk_ffi__readable(signature, "sk_ffi_signature_arg");
+    if (signature == NULL || index >= signature->count) {
         return SK_FFI_VOID;
     }
     return signature->args[index];

@@ -250,3 +250,52 @@ Test(ffi_handles, ffi_handle_given_to_a_core_release_is_refused) {
     sk_pipe_release(pipe);
     expect_no_ffi_live_objects();
 }
+
+/* Sets the ffi library's last error message to a known text, so that a test
+ * can tell whether the call after it set one. */
+static void reset_ffi_message(void) {
+    cr_assert_eq(sk_ffi_signature_parse(NULL, "void()"), SK_ERR_NULL_ARGUMENT);
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_parse: out is NULL");
+}
+
+/* The signature readers return no status: given a handle of another kind
+ * (a core handle, a trampoline) they answer as for NULL and set the
+ * message, as the file comment of signalkit_ffi.h says; NULL itself sets
+ * none (a reader of NULL is not an error). */
+Test(ffi_handles, signature_readers_given_another_kind_set_the_message) {
+    sk_ffi_signature *s = sig("void(i64)");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_ffi_trampoline *t = NULL;
+    SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&t, pipe, s));
+    const sk_ffi_signature *others[] = {(sk_ffi_signature *)pipe, (sk_ffi_signature *)signal, (sk_ffi_signature *)t};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        reset_ffi_message();
+        cr_assert_eq(sk_ffi_signature_result(others[i]), SK_FFI_VOID);
+        cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_result: signature is not a signature", "handle %zu", i);
+        reset_ffi_message();
+        cr_assert_eq(sk_ffi_signature_arg_count(others[i]), 0);
+        cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_arg_count: signature is not a signature", "handle %zu", i);
+        reset_ffi_message();
+        cr_assert_eq(sk_ffi_signature_arg(others[i], 0), SK_FFI_VOID);
+        cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_arg: signature is not a signature", "handle %zu", i);
+    }
+    reset_ffi_message();
+    cr_assert_eq(sk_ffi_signature_result(NULL), SK_FFI_VOID);
+    cr_assert_eq(sk_ffi_signature_arg_count(NULL), 0);
+    cr_assert_eq(sk_ffi_signature_arg(NULL, 0), SK_FFI_VOID);
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_parse: out is NULL", "NULL set a message");
+    /* A real signature reads as before, and sets no message. */
+    cr_assert_eq(sk_ffi_signature_arg_count(s), 1);
+    cr_assert_eq(sk_ffi_signature_arg(s, 0), SK_FFI_INT64);
+    cr_assert_eq(sk_ffi_signature_result(s), SK_FFI_VOID);
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_parse: out is NULL");
+
+    sk_ffi_trampoline_release(t);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    sk_ffi_signature_release(s);
+    expect_no_ffi_live_objects();
+}
