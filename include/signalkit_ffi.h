@@ -115,8 +115,14 @@ typedef enum sk_ffi_type {
     SK_FFI_INT32 = 2,  /**< "i32": int32_t; SK_KIND_INT64 in [INT32_MIN, INT32_MAX] */
     SK_FFI_INT64 = 3,  /**< "i64": int64_t; SK_KIND_INT64 */
     SK_FFI_UINT64 = 4, /**< "u64": uint64_t; SK_KIND_INT64 >= 0 (a return above INT64_MAX fails) */
-    SK_FFI_DOUBLE = 5, /**< "f64": double; SK_KIND_DOUBLE, or an SK_KIND_INT64 that a double
-                          holds exactly (|n| <= 2^53) */
+    SK_FFI_DOUBLE = 5, /**< "f64": double; SK_KIND_DOUBLE, or an SK_KIND_INT64 in
+                          [-2^53, 2^53], the range in which a double holds every
+                          integer. Outside it some integers would be rounded
+                          (2^53 + 1), so every one is refused, even those a
+                          double holds (2^62): whether a stream converts does
+                          not depend on which values it carries. The message
+                          says `"int64 N is outside +-2^53 (the range in which a
+                          double holds every integer)"`. */
     SK_FFI_STRING = 6, /**< "str": const char *, NUL-terminated UTF-8; SK_KIND_STRING without
                           embedded NUL (never truncated) */
     SK_FFI_POINTER = 7,/**< "ptr": void *; SK_KIND_POINTER (its user pointer), or SK_KIND_NIL
