@@ -70,6 +70,15 @@ extern "C" {
  * (`"sk_ffi_signature_parse: text: unknown type 'int' for the argument 0 (offset 5)"`).
  * A successful call does not clear it.
  *
+ * The message is always valid UTF-8, so that a binding can decode it as
+ * such: a single byte of a text that it quotes is written as itself when it
+ * is printable ASCII and otherwise escaped as a backslash, x and two
+ * hexadecimal digits, since alone it may be part of a multi-byte character
+ * (for the text "void(é)":
+ * `"sk_ffi_signature_parse: text: expected a type for the argument 0, found '\xC3' (offset 5)"`,
+ * as a C literal); a message too long for the library's buffer is cut on a
+ * character boundary.
+ *
  * @return A thread-local string owned by the library, valid until the next
  *         failing sk_ffi_ call on this thread; "" when none failed yet.
  *         Never fails.

@@ -90,6 +90,25 @@ static int sk_ffi__is_word(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+/* The byte `c` of the text, quoted for a message into `buffer`: 'c' when
+ * it is printable ASCII, else escaped ('\xC3'), because a byte of a
+ * multi-byte character copied alone would make the message invalid UTF-8
+ * (and a control character would be invisible). */
+typedef struct sk_ffi_quoted {
+    char text[8];
+} sk_ffi_quoted;
+
+static sk_ffi_quoted sk_ffi__quote(char c) {
+    sk_ffi_quoted quoted;
+    unsigned char byte = (unsigned char)c;
+    if (byte >= 0x20 && byte < 0x7F) {
+        snprintf(quoted.text, sizeof quoted.text, "'%c'", c);
+    } else {
+        snprintf(quoted.text, sizeof quoted.text, "'\\x%02X'", byte);
+    }
+    return quoted;
+}
+
 #define PARSE_FAIL(...) sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "sk_ffi_signature_parse: text: " __VA_ARGS__)
 
 /* Reads a type name at text[*pos]; `what` is "result" or "argument N". */
@@ -103,7 +122,7 @@ static int sk_ffi__parse_type(const char *text, size_t *pos, sk_ffi_type *type, 
         if (text[start] == '\0') {
             return PARSE_FAIL("expected a type for the %s, found the end of the text (offset %zu)", what, start);
         }
-        return PARSE_FAIL("expected a type for the %s, found '%c' (offset %zu)", what, text[start], start);
+        return PARSE_FAIL("expected a type for the %s, found %s (offset %zu)", what, sk_ffi__quote(text[start]).text, start);
     }
     for (size_t i = 0; i < SK_FFI_TYPE_COUNT; i++) {
         size_t length = strlen(sk_ffi__names[i]);
@@ -143,7 +162,7 @@ SK_FFI_EXPORT int sk_ffi_signature_parse(sk_ffi_signature **out, const char *tex
         if (text[pos] == '\0') {
             return PARSE_FAIL("expected '(' after the result, found the end of the text (offset %zu)", pos);
         }
-        return PARSE_FAIL("expected '(' after the result, found '%c' (offset %zu)", text[pos], pos);
+        return PARSE_FAIL("expected '(' after the result, found %s (offset %zu)", sk_ffi__quote(text[pos]).text, pos);
     }
     pos++;
     sk_ffi_type args[SK_FFI_MAX_ARGS];
@@ -180,7 +199,7 @@ SK_FFI_EXPORT int sk_ffi_signature_parse(sk_ffi_signature **out, const char *tex
                 if (text[pos] == '\0') {
                     return PARSE_FAIL("expected ',' or ')' after %s, found the end of the text (offset %zu)", what, pos);
                 }
-                return PARSE_FAIL("expected ',' or ')' after %s, found '%c' (offset %zu)", what, text[pos], pos);
+                return PARSE_FAIL("expected ',' or ')' after %s, found %s (offset %zu)", what, sk_ffi__quote(text[pos]).text, pos);
             }
             pos++;
             while (sk_ffi__is_space(text[pos])) {
@@ -193,7 +212,7 @@ SK_FFI_EXPORT int sk_ffi_signature_parse(sk_ffi_signature **out, const char *tex
         pos++;
     }
     if (text[pos] != '\0') {
-        return PARSE_FAIL("unexpected '%c' after ')' (offset %zu)", text[pos], pos);
+        return PARSE_FAIL("unexpected %s after ')' (offset %zu)", sk_ffi__quote(text[pos]).text, pos);
     }
     return sk_ffi__make(out, result, args, count, "sk_ffi_signature_parse");
 }
