@@ -350,6 +350,14 @@ typedef void (*sk_ffi_fn)(void);
  * - error, completed: nothing more (the subscription is ending anyway;
  *   `release` runs as usual).
  *
+ * A dispose wins: a next callback that calls this and then disposes its
+ * own subscription (or disposes it first, then calls this, which still
+ * returns SK_OK) ends the subscription as a dispose does, without the
+ * error: the error callback is not called, and `release` runs as after
+ * any dispose. A disposed subscription delivers no event, and the failure
+ * is an event of the subscription (its error); the callback that failed
+ * knows of it already.
+ *
  * Only the first call during one callback counts; later calls during the
  * same callback return SK_OK and change nothing. If copying the message runs
  * out of memory, the delivery still fails, with MESSAGE
