@@ -23,17 +23,40 @@
  * signalkit.h call made by this library fails, its message is copied there).
  *
  * Handle arguments are checked when the call is made, as signalkit.h checks
- * them, never later inside a stream: NULL is SK_ERR_NULL_ARGUMENT
- * (`"sk_ffi_signal_map: signal is NULL"`); a handle of another kind (a pipe
- * passed as a signal, a signal as a pipe or a subscriber, a core handle as
- * a signature or a trampoline) is SK_ERR_WRONG_KIND (`"sk_ffi_signal_map: signal is not a signal"`);
- * with handle checking on (signalkit.h), a core handle used after its last
- * release is SK_ERR_RELEASED
- * (`"sk_ffi_signal_map: signal was already released (or never was a handle)"`).
+ * them, never later inside a stream, and the same way whether handle
+ * checking (signalkit.h) is on or off, except for released handles:
+ *
+ * - NULL is SK_ERR_NULL_ARGUMENT (`"sk_ffi_signal_map: signal is NULL"`);
+ * - a live handle of another kind (a pipe passed as a signal, a signal as a
+ *   pipe or a subscriber, a signature or a trampoline as a core handle or
+ *   as each other, a core handle as a signature or a trampoline) is
+ *   SK_ERR_WRONG_KIND (`"sk_ffi_signal_map: signal is not a signal"`).
+ *   This library keeps a registry of its own live handles, in both modes,
+ *   so it tells them apart without reading them;
+ * - with handle checking on, a handle of either library used after its last
+ *   release (or a pointer that never was a handle) is SK_ERR_RELEASED
+ *   (`"sk_ffi_signal_map: signal was already released (or never was a handle)"`);
+ * - with handle checking off, a core handle used after its last release is
+ *   undefined behaviour (as in signalkit.h), and a handle of this library
+ *   used after its last release is not found in the registry, never read,
+ *   and refused as a handle of another kind
+ *   (`"sk_ffi_signature_release: signature is not a signature"`).
+ *   In both modes a freed address the allocator has reused for a new handle
+ *   of this library cannot be told apart from that handle.
+ *
  * A call that fails so runs the `release` it was handed, once, before
  * returning. The functions that return no status treat a handle of another
- * kind like NULL (and set the message). Handles of this library used after
- * their last release are undefined behaviour, handle checking or not.
+ * kind (or a released one) like NULL and set the message; NULL itself sets
+ * none.
+ *
+ * The reverse, a signature or a trampoline passed to a signalkit.h
+ * function, is that library's to check, and its registry does not know this
+ * library's handles: it refuses one without touching it, as a handle of
+ * another kind (SK_ERR_WRONG_KIND, `"sk_pipe_release: the handle is not a
+ * pipe (nothing was released or retained)"`) with handle checking off, and
+ * as a released handle (SK_ERR_RELEASED,
+ * `"sk_pipe_release: the handle was already released (or never was one)"`)
+ * with it on. See the conventions of signalkit.h.
  *
  * Nothing of libffi appears in this header: a program needs only
  * `pkg-config --cflags --libs signalkit-ffi`.
@@ -426,7 +449,7 @@ typedef struct sk_ffi_observer {
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`signal`, `observer`, a function
  *         without its signature), SK_ERR_WRONG_KIND (`signal` is not a
  *         signal, a signature is not a signature), SK_ERR_RELEASED
- *         (`signal`, with handle checking), SK_ERR_INVALID_ARGUMENT for a
+ *         (`signal` or a signature, with handle checking), SK_ERR_INVALID_ARGUMENT for a
  *         signature that does not fit its callback (naming "next_signature",
  *         ... and why), SK_ERR_NO_MEMORY; on error `observer->release` has
  *         run (unless `observer` itself is NULL).
@@ -456,7 +479,7 @@ int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_obs
  *                   gone, or before a failing call returns.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, `signal`, `signature`, `fn`),
  *         SK_ERR_WRONG_KIND (`signal` is not a signal, `signature` not a
- *         signature), SK_ERR_RELEASED (`signal`, with handle checking),
+ *         signature), SK_ERR_RELEASED (`signal`, `signature`, with handle checking),
  *         SK_ERR_INVALID_ARGUMENT (a signature of another shape); on error
  *         `release` has run.
  * @par Thread safety
@@ -554,7 +577,7 @@ typedef struct sk_ffi_trampoline sk_ffi_trampoline;
  *                    Borrowed.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, `subscriber`, `signature`),
  *         SK_ERR_WRONG_KIND (`subscriber` is not a subscriber, `signature`
- *         not a signature), SK_ERR_RELEASED (`subscriber`, with handle
+ *         not a signature), SK_ERR_RELEASED (`subscriber`, `signature`, with handle
  *         checking), SK_ERR_INVALID_ARGUMENT (a non-void result, a ctx
  *         argument), SK_ERR_UNSUPPORTED (no executable memory),
  *         SK_ERR_NO_MEMORY.

@@ -53,7 +53,6 @@ static int sk_ffi__make(sk_ffi_signature **out, sk_ffi_type result, const sk_ffi
     if (signature == NULL) {
         return sk_ffi__fail(SK_ERR_NO_MEMORY, "%s: out of memory", where);
     }
-    signature->tag = SK_FFI_SIGNATURE_TAG;
     sk_ffi__ref_init(&signature->refs);
     signature->result = result;
     signature->count = count;
@@ -66,6 +65,7 @@ static int sk_ffi__make(sk_ffi_signature **out, sk_ffi_type result, const sk_ffi
         return sk_ffi__fail(SK_ERR_UNSUPPORTED, "%s: libffi cannot prepare this call interface", where);
     }
     signature->direct = sk_ffi__direct_shape(result, args, count);
+    sk_ffi__register(&signature->handle, SK_FFI_SIGNATURE_TAG);
     sk_ffi__live_add();
     *out = signature;
     return SK_OK;
@@ -263,7 +263,7 @@ SK_FFI_EXPORT void sk_ffi_signature_release(sk_ffi_signature *signature) {
     }
     if (sk_ffi__ref_release(&signature->refs)) {
         sk_ffi__live_remove();
-        signature->tag = 0;
+        sk_ffi__unregister(&signature->handle);
         free(signature);
     }
 }
