@@ -51,15 +51,19 @@
  *
  * The reverse, a signature or a trampoline passed to a signalkit.h
  * function, is that library's to check, and its registry does not know this
- * library's handles: it refuses one without touching it, as a handle of
- * another kind (SK_ERR_WRONG_KIND, `"sk_pipe_release: the handle is not a
- * pipe (nothing was released or retained)"`) with handle checking off, and
- * as a released handle (SK_ERR_RELEASED,
- * `"sk_pipe_release: the handle was already released (or never was one)"`)
- * with it on. See the conventions of signalkit.h.
+ * library's handles: it refuses a live one without releasing, retaining or
+ * writing to it, as a handle of another kind (SK_ERR_WRONG_KIND,
+ * `"sk_pipe_release: the handle is not a pipe (nothing was released or retained)"`)
+ * with handle checking off (it compares the handle's first word), and as a
+ * released handle (SK_ERR_RELEASED,
+ * `"sk_pipe_release: the handle was already released (or never was one)"`,
+ * the kind not named) with it on. A released one given to signalkit.h with
+ * checking off is undefined behaviour, as any released handle there. See
+ * the conventions of signalkit.h.
  *
  * Nothing of libffi appears in this header: a program needs only
- * `pkg-config --cflags --libs signalkit-ffi`.
+ * `pkg-config --cflags --libs signalkit-ffi`, which works without libffi's
+ * development files (`--static` adds -lffi).
  *
  * Every function is documented in one shape: a one-line brief, the details,
  * each parameter with its ownership, `@return` with the errors, and a
