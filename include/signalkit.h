@@ -24,7 +24,12 @@
  *   _retain function given a handle of another kind (sk_signal_release() of a
  *   pipe), or a handle that is not this library's (one of libsignalkit-ffi),
  *   releases and retains nothing: it sets the last error message, naming the
- *   kind expected, and _retain returns NULL.
+ *   kind expected, and _retain returns NULL. With handle checking on (below)
+ *   a handle of libsignalkit-ffi is not in this library's registry, so it is
+ *   reported as a released handle instead, for every function: the kind is
+ *   not named, and a function returning a status returns SK_ERR_RELEASED,
+ *   not SK_ERR_WRONG_KIND (libsignalkit-ffi's own functions, which know
+ *   their handles, say SK_ERR_WRONG_KIND in both modes).
  * - Functions return an `int` status: SK_OK (0) or a negative sk_status.
  *   On error, the out parameter is set to NULL (or left nil for values), a
  *   message is available from sk_last_error_message() on the same thread, and
@@ -46,7 +51,8 @@
  *   handle checking is on (sk_set_handle_checking(), or the environment
  *   variable SIGNALKIT_CHECK_HANDLES=1): then the library keeps a registry of
  *   its live objects, and every call given a released handle or value (or a
- *   pointer that never was one) returns SK_ERR_RELEASED without touching it;
+ *   pointer that never was one, a handle of libsignalkit-ffi included)
+ *   returns SK_ERR_RELEASED without touching it;
  *   a _release or dispose function given one does nothing but set the last
  *   error message. A freed address the allocator has reused for a new object
  *   of the library cannot be told apart from that object.

@@ -23,20 +23,47 @@
  * signalkit.h call made by this library fails, its message is copied there).
  *
  * Handle arguments are checked when the call is made, as signalkit.h checks
- * them, never later inside a stream: NULL is SK_ERR_NULL_ARGUMENT
- * (`"sk_ffi_signal_map: signal is NULL"`); a handle of another kind (a pipe
- * passed as a signal, a signal as a pipe or a subscriber, a core handle as
- * a signature or a trampoline) is SK_ERR_WRONG_KIND (`"sk_ffi_signal_map: signal is not a signal"`);
- * with handle checking on (signalkit.h), a core handle used after its last
- * release is SK_ERR_RELEASED
- * (`"sk_ffi_signal_map: signal was already released (or never was a handle)"`).
+ * them, never later inside a stream, and the same way whether handle
+ * checking (signalkit.h) is on or off, except for released handles:
+ *
+ * - NULL is SK_ERR_NULL_ARGUMENT (`"sk_ffi_signal_map: signal is NULL"`);
+ * - a live handle of another kind (a pipe passed as a signal, a signal as a
+ *   pipe or a subscriber, a signature or a trampoline as a core handle or
+ *   as each other, a core handle as a signature or a trampoline) is
+ *   SK_ERR_WRONG_KIND (`"sk_ffi_signal_map: signal is not a signal"`).
+ *   This library keeps a registry of its own live handles, in both modes,
+ *   so it tells them apart without reading them;
+ * - with handle checking on, a handle of either library used after its last
+ *   release (or a pointer that never was a handle) is SK_ERR_RELEASED
+ *   (`"sk_ffi_signal_map: signal was already released (or never was a handle)"`);
+ * - with handle checking off, a core handle used after its last release is
+ *   undefined behaviour (as in signalkit.h), and a handle of this library
+ *   used after its last release is not found in the registry, never read,
+ *   and refused as a handle of another kind
+ *   (`"sk_ffi_signature_release: signature is not a signature"`).
+ *   In both modes a freed address the allocator has reused for a new handle
+ *   of this library cannot be told apart from that handle.
+ *
  * A call that fails so runs the `release` it was handed, once, before
  * returning. The functions that return no status treat a handle of another
- * kind like NULL (and set the message). Handles of this library used after
- * their last release are undefined behaviour, handle checking or not.
+ * kind (or a released one) like NULL and set the message; NULL itself sets
+ * none.
+ *
+ * The reverse, a signature or a trampoline passed to a signalkit.h
+ * function, is that library's to check, and its registry does not know this
+ * library's handles: it refuses a live one without releasing, retaining or
+ * writing to it, as a handle of another kind (SK_ERR_WRONG_KIND,
+ * `"sk_pipe_release: the handle is not a pipe (nothing was released or retained)"`)
+ * with handle checking off (it compares the handle's first word), and as a
+ * released handle (SK_ERR_RELEASED,
+ * `"sk_pipe_release: the handle was already released (or never was one)"`,
+ * the kind not named) with it on. A released one given to signalkit.h with
+ * checking off is undefined behaviour, as any released handle there. See
+ * the conventions of signalkit.h.
  *
  * Nothing of libffi appears in this header: a program needs only
- * `pkg-config --cflags --libs signalkit-ffi`.
+ * `pkg-config --cflags --libs signalkit-ffi`, which works without libffi's
+ * development files (`--static` adds -lffi).
  *
  * Every function is documented in one shape: a one-line brief, the details,
  * each parameter with its ownership, `@return` with the errors, and a
@@ -69,6 +96,15 @@ extern "C" {
  * signatures the offending position
  * (`"sk_ffi_signature_parse: text: unknown type 'int' for the argument 0 (offset 5)"`).
  * A successful call does not clear it.
+ *
+ * The message is always valid UTF-8, so that a binding can decode it as
+ * such: a single byte of a text that it quotes is written as itself when it
+ * is printable ASCII and otherwise escaped as a backslash, x and two
+ * hexadecimal digits, since alone it may be part of a multi-byte character
+ * (for the text "void(é)":
+ * `"sk_ffi_signature_parse: text: expected a type for the argument 0, found '\xC3' (offset 5)"`,
+ * as a C literal); a message too long for the library's buffer is cut on a
+ * character boundary.
  *
  * @return A thread-local string owned by the library, valid until the next
  *         failing sk_ffi_ call on this thread; "" when none failed yet.
@@ -115,8 +151,14 @@ typedef enum sk_ffi_type {
     SK_FFI_INT32 = 2,  /**< "i32": int32_t; SK_KIND_INT64 in [INT32_MIN, INT32_MAX] */
     SK_FFI_INT64 = 3,  /**< "i64": int64_t; SK_KIND_INT64 */
     SK_FFI_UINT64 = 4, /**< "u64": uint64_t; SK_KIND_INT64 >= 0 (a return above INT64_MAX fails) */
-    SK_FFI_DOUBLE = 5, /**< "f64": double; SK_KIND_DOUBLE, or an SK_KIND_INT64 that a double
-                          holds exactly (|n| <= 2^53) */
+    SK_FFI_DOUBLE = 5, /**< "f64": double; SK_KIND_DOUBLE, or an SK_KIND_INT64 in
+                          [-2^53, 2^53], the range in which a double holds every
+                          integer. Outside it some integers would be rounded
+                          (2^53 + 1), so every one is refused, even those a
+                          double holds (2^62): whether a stream converts does
+                          not depend on which values it carries. The message
+                          says `"int64 N is outside +-2^53 (the range in which a
+                          double holds every integer)"`. */
     SK_FFI_STRING = 6, /**< "str": const char *, NUL-terminated UTF-8; SK_KIND_STRING without
                           embedded NUL (never truncated) */
     SK_FFI_POINTER = 7,/**< "ptr": void *; SK_KIND_POINTER (its user pointer), or SK_KIND_NIL
@@ -192,7 +234,9 @@ int sk_ffi_signature_parse(sk_ffi_signature **out, const char *text);
  * @brief The return type of a signature.
  * @param signature  Borrowed. NULL (or a handle of another kind) is accepted.
  * @return The return type; SK_FFI_VOID for NULL or a handle of another
- *         kind. Never fails.
+ *         kind, which also sets sk_ffi_last_error_message()
+ *         (`"sk_ffi_signature_result: signature is not a signature"`; NULL
+ *         sets nothing). Never fails.
  * @par Thread safety
  *   Any thread (a signature never changes).
  */
@@ -201,8 +245,10 @@ sk_ffi_type sk_ffi_signature_result(const sk_ffi_signature *signature);
 /**
  * @brief The number of arguments of a signature.
  * @param signature  Borrowed. NULL (or a handle of another kind) is accepted.
- * @return The number of arguments; 0 for NULL or a
- *         handle of another kind. Never fails.
+ * @return The number of arguments; 0 for NULL or a handle of another
+ *         kind, which also sets sk_ffi_last_error_message()
+ *         (`"sk_ffi_signature_arg_count: signature is not a signature"`;
+ *         NULL sets nothing). Never fails.
  * @par Thread safety
  *   Any thread (a signature never changes).
  */
@@ -213,7 +259,10 @@ size_t sk_ffi_signature_arg_count(const sk_ffi_signature *signature);
  * @param signature  Borrowed. NULL (or a handle of another kind) is accepted.
  * @param index      The argument's index, from 0.
  * @return The argument's type; SK_FFI_VOID for an index out of range, and
- *         for NULL or a handle of another kind. Never fails.
+ *         for NULL or a handle of another kind, which also sets
+ *         sk_ffi_last_error_message()
+ *         (`"sk_ffi_signature_arg: signature is not a signature"`; NULL and
+ *         an index out of range set nothing). Never fails.
  * @par Thread safety
  *   Any thread (a signature never changes).
  */
@@ -328,6 +377,14 @@ typedef void (*sk_ffi_fn)(void);
  * - error, completed: nothing more (the subscription is ending anyway;
  *   `release` runs as usual).
  *
+ * A dispose wins: a next callback that calls this and then disposes its
+ * own subscription (or disposes it first, then calls this, which still
+ * returns SK_OK) ends the subscription as a dispose does, without the
+ * error: the error callback is not called, and `release` runs as after
+ * any dispose. A disposed subscription delivers no event, and the failure
+ * is an event of the subscription (its error); the callback that failed
+ * knows of it already.
+ *
  * Only the first call during one callback counts; later calls during the
  * same callback return SK_OK and change nothing. If copying the message runs
  * out of memory, the delivery still fails, with MESSAGE
@@ -396,7 +453,7 @@ typedef struct sk_ffi_observer {
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`signal`, `observer`, a function
  *         without its signature), SK_ERR_WRONG_KIND (`signal` is not a
  *         signal, a signature is not a signature), SK_ERR_RELEASED
- *         (`signal`, with handle checking), SK_ERR_INVALID_ARGUMENT for a
+ *         (`signal` or a signature, with handle checking), SK_ERR_INVALID_ARGUMENT for a
  *         signature that does not fit its callback (naming "next_signature",
  *         ... and why), SK_ERR_NO_MEMORY; on error `observer->release` has
  *         run (unless `observer` itself is NULL).
@@ -426,7 +483,7 @@ int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_obs
  *                   gone, or before a failing call returns.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, `signal`, `signature`, `fn`),
  *         SK_ERR_WRONG_KIND (`signal` is not a signal, `signature` not a
- *         signature), SK_ERR_RELEASED (`signal`, with handle checking),
+ *         signature), SK_ERR_RELEASED (`signal`, `signature`, with handle checking),
  *         SK_ERR_INVALID_ARGUMENT (a signature of another shape); on error
  *         `release` has run.
  * @par Thread safety
@@ -524,7 +581,7 @@ typedef struct sk_ffi_trampoline sk_ffi_trampoline;
  *                    Borrowed.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (`out`, `subscriber`, `signature`),
  *         SK_ERR_WRONG_KIND (`subscriber` is not a subscriber, `signature`
- *         not a signature), SK_ERR_RELEASED (`subscriber`, with handle
+ *         not a signature), SK_ERR_RELEASED (`subscriber`, `signature`, with handle
  *         checking), SK_ERR_INVALID_ARGUMENT (a non-void result, a ctx
  *         argument), SK_ERR_UNSUPPORTED (no executable memory),
  *         SK_ERR_NO_MEMORY.

@@ -12,6 +12,11 @@ FFI_CFLAGS := -fPIC -fvisibility=hidden -D_DEFAULT_SOURCE
 # The in-tree core (signalkit-uninstalled.pc, written by `lib`): the staged
 # install cannot be the base, since `stage` installs this library too.
 FFI_PKG := PKG_CONFIG_PATH=$(OUT)/lib/pkgconfig pkg-config
+# pkg-config seeing the staged install and nothing else: a user's machine
+# with libffi's runtime but not its development files (no libffi.pc), where
+# signalkit-ffi.pc must still give the flags (test-ffi checks it, and that a
+# static link still gets -lffi).
+FFI_PC_ALONE := PKG_CONFIG_LIBDIR=$(STAGE)/usr/lib/pkgconfig PKG_CONFIG_PATH= PKG_CONFIG_SYSROOT_DIR=$(STAGE) pkg-config
 
 .PHONY: ffi test-ffi
 
@@ -28,8 +33,9 @@ ffi: lib ## the release libsignalkit-ffi.so, against the in-tree core
 	$(end)
 
 # The ffi suite, compiled as a user compiles: against the staged install;
-# the exports, the soname, the quick start (the header alone: test-header).
-test-ffi: stage ## the ffi suite (Criterion) against the staged install, plus exports, soname, quick start
+# the exports, the soname, the quick start (the header alone: test-header),
+# the .pc file without libffi's.
+test-ffi: stage ## the ffi suite (Criterion) against the staged install, plus exports, soname, quick start, .pc alone
 	$(begin)
 	nm -D --extern-only --defined-only $(FFI_LIB) | awk '{print $$3}' > $(OUT)/exports-ffi.txt
 	! grep -v -E '^sk_ffi_[a-z]' $(OUT)/exports-ffi.txt
@@ -39,4 +45,6 @@ test-ffi: stage ## the ffi suite (Criterion) against the staged install, plus ex
 	$(RUN_STAGED) $(OUT)/ffi-tests --jobs 2
 	$(CC) $(CWARN) examples/c/ffi_quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit-ffi) -o $(OUT)/ffi_quickstart
 	test "$$($(RUN_STAGED) $(OUT)/ffi_quickstart)" = "2 4 6"
+	$(FFI_PC_ALONE) --cflags --libs signalkit-ffi
+	$(FFI_PC_ALONE) --static --libs signalkit-ffi | grep -q -e '-lffi'
 	$(end)

@@ -214,9 +214,14 @@ int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot
         if (kind == SK_KIND_INT64) {
             int64_t n = 0;
             sk_value_get_int64(value, &n);
+            /* [-2^53, 2^53] is the range in which a double holds every
+             * integer; outside it some convert exactly (2^62) and some
+             * would be rounded (2^53 + 1). The whole range is the rule, not
+             * each value's exactness, so that whether a stream of int64
+             * converts to f64 does not depend on which values it carries. */
             const int64_t exact = (int64_t)1 << 53;
             if (n < -exact || n > exact) {
-                snprintf(why, size, "int64 %" PRId64 " not exactly representable as f64", n);
+                snprintf(why, size, "int64 %" PRId64 " is outside +-2^53 (the range in which a double holds every integer)", n);
                 return -1;
             }
             slot->real = (double)n;

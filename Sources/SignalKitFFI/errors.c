@@ -6,11 +6,33 @@
 
 static __thread char sk_ffi__last_error[512];
 
+/* Ends a message cut at `length` bytes on a character boundary: the bytes
+ * of a multi-byte character the cut split are dropped, so that the message
+ * stays valid UTF-8 (every piece of it is: the quoted bytes of a text are
+ * escaped, see signature.c). */
+static void sk_ffi__cut_on_character(char *message, size_t length) {
+    size_t start = length;
+    while (start > 0 && ((unsigned char)message[start - 1] & 0xC0) == 0x80 && length - start < 3) {
+        start--; /* continuation bytes */
+    }
+    if (start == 0) {
+        return;
+    }
+    unsigned char lead = (unsigned char)message[start - 1];
+    size_t needed = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (lead >= 0xC0 && length - (start - 1) < needed) {
+        message[start - 1] = '\0';
+    }
+}
+
 int sk_ffi__fail(int status, const char *format, ...) {
     va_list args;
     va_start(args, format);
-    vsnprintf(sk_ffi__last_error, sizeof sk_ffi__last_error, format, args);
+    int written = vsnprintf(sk_ffi__last_error, sizeof sk_ffi__last_error, format, args);
     va_end(args);
+    if (written >= (int)sizeof sk_ffi__last_error) {
+        sk_ffi__cut_on_character(sk_ffi__last_error, sizeof sk_ffi__last_error - 1);
+    }
     return status;
 }
 

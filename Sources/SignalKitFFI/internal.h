@@ -32,26 +32,53 @@ static inline int sk_ffi__ref_release(long *count) { return __atomic_sub_fetch(c
 /* handles.c --------------------------------------------------------------- */
 
 /* The tag words of this library's handles: not a user-space address, so
- * never the first word of a core handle (a Swift object's type pointer).
- * Cleared when the object is freed. */
+ * never the first word of a core handle (a Swift object's type pointer),
+ * which the core compares to tell a handle of this library from its own
+ * without dereferencing it. Cleared when the object is freed. */
 #define SK_FFI_SIGNATURE_TAG UINT64_C(0x5349474e5f464653)  /* "SFF_NGIS" */
 #define SK_FFI_TRAMPOLINE_TAG UINT64_C(0x504d41525f464653) /* "SFF_RAMP" */
 
+/* The first member of every handle of this library: its tag, and its link
+ * in the registry of live handles (handles.c). */
+typedef struct sk_ffi_handle {
+    uint64_t tag;
+    struct sk_ffi_handle *next;
+} sk_ffi_handle;
+
+/* Sets `handle`'s tag and adds it to the registry: once the object is ready
+ * to be handed out. */
+void sk_ffi__register(sk_ffi_handle *handle, uint64_t tag);
+/* Removes `handle` from the registry and clears its tag: before the object
+ * is freed. */
+void sk_ffi__unregister(sk_ffi_handle *handle);
+/* The tag of the live handle of this library at `pointer`, or 0 when there
+ * is none (NULL, a core handle, a released handle, anything else). Looks the
+ * address up; never dereferences `pointer`. */
+uint64_t sk_ffi__live_tag(const void *pointer);
+
 /* Check a handle argument `name` of `function` as signalkit.h does, before
  * anything else is done with it: SK_OK, or SK_ERR_NULL_ARGUMENT ("FUNCTION:
- * NAME is NULL"), SK_ERR_WRONG_KIND ("FUNCTION: NAME is not a signal"),
- * SK_ERR_RELEASED (with handle checking on: "FUNCTION: NAME was already
- * released (or never was a handle)") with the message set. */
+ * NAME is NULL"), SK_ERR_WRONG_KIND ("FUNCTION: NAME is not a signal"; also
+ * for a live handle of this library, in both modes), SK_ERR_RELEASED (with
+ * handle checking on: "FUNCTION: NAME was already released (or never was a
+ * handle)") with the message set. */
 int sk_ffi__check_signal(const char *function, const char *name, sk_signal *signal);
 int sk_ffi__check_pipe(const char *function, const char *name, sk_pipe *pipe);
 int sk_ffi__check_subscriber(const char *function, const char *name, sk_subscriber *subscriber);
-/* The same for a signature: NULL, or not a signature of this library. */
-int sk_ffi__check_signature(const char *function, const char *name, const sk_ffi_signature *signature);
+/* The same for a handle of this library with tag `tag` (`what`, with its
+ * article: "a signature"): SK_ERR_NULL_ARGUMENT; SK_ERR_WRONG_KIND for a
+ * live handle of the other kind, a live core handle, and (checking off)
+ * anything else; SK_ERR_RELEASED with handle checking on for a pointer that
+ * neither library knows as live. */
+int sk_ffi__check_own(const char *function, const char *name, const void *handle, uint64_t tag, const char *what);
+static inline int sk_ffi__check_signature(const char *function, const char *name, const sk_ffi_signature *signature) {
+    return sk_ffi__check_own(function, name, signature, SK_FFI_SIGNATURE_TAG, "a signature");
+}
 
 /* signature.c ------------------------------------------------------------- */
 
 struct sk_ffi_signature {
-    uint64_t tag; /* SK_FFI_SIGNATURE_TAG; first, as in every handle of this library */
+    sk_ffi_handle handle; /* first, as in every handle of this library */
     long refs;
     sk_ffi_type result;
     size_t count;
@@ -61,11 +88,6 @@ struct sk_ffi_signature {
     int direct; /* a shape of sk_ffi__direct_shape(), or 0: called through libffi */
 };
 
-
-/* True for a live signature of this library (NULL: false). */
-static inline int sk_ffi__is_signature(const sk_ffi_signature *signature) {
-    return signature != NULL && signature->tag == SK_FFI_SIGNATURE_TAG;
-}
 
 /* The short name of a type ("i64"), "?" when out of range. */
 const char *sk_ffi__type_name(sk_ffi_type type);

@@ -53,7 +53,6 @@ static int sk_ffi__make(sk_ffi_signature **out, sk_ffi_type result, const sk_ffi
     if (signature == NULL) {
         return sk_ffi__fail(SK_ERR_NO_MEMORY, "%s: out of memory", where);
     }
-    signature->tag = SK_FFI_SIGNATURE_TAG;
     sk_ffi__ref_init(&signature->refs);
     signature->result = result;
     signature->count = count;
@@ -66,6 +65,7 @@ static int sk_ffi__make(sk_ffi_signature **out, sk_ffi_type result, const sk_ffi
         return sk_ffi__fail(SK_ERR_UNSUPPORTED, "%s: libffi cannot prepare this call interface", where);
     }
     signature->direct = sk_ffi__direct_shape(result, args, count);
+    sk_ffi__register(&signature->handle, SK_FFI_SIGNATURE_TAG);
     sk_ffi__live_add();
     *out = signature;
     return SK_OK;
@@ -90,6 +90,25 @@ static int sk_ffi__is_word(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+/* The byte `c` of the text, quoted for a message into `buffer`: 'c' when
+ * it is printable ASCII, else escaped ('\xC3'), because a byte of a
+ * multi-byte character copied alone would make the message invalid UTF-8
+ * (and a control character would be invisible). */
+typedef struct sk_ffi_quoted {
+    char text[8];
+} sk_ffi_quoted;
+
+static sk_ffi_quoted sk_ffi__quote(char c) {
+    sk_ffi_quoted quoted;
+    unsigned char byte = (unsigned char)c;
+    if (byte >= 0x20 && byte < 0x7F) {
+        snprintf(quoted.text, sizeof quoted.text, "'%c'", c);
+    } else {
+        snprintf(quoted.text, sizeof quoted.text, "'\\x%02X'", byte);
+    }
+    return quoted;
+}
+
 #define PARSE_FAIL(...) sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "sk_ffi_signature_parse: text: " __VA_ARGS__)
 
 /* Reads a type name at text[*pos]; `what` is "result" or "argument N". */
@@ -103,7 +122,7 @@ static int sk_ffi__parse_type(const char *text, size_t *pos, sk_ffi_type *type, 
         if (text[start] == '\0') {
             return PARSE_FAIL("expected a type for the %s, found the end of the text (offset %zu)", what, start);
         }
-        return PARSE_FAIL("expected a type for the %s, found '%c' (offset %zu)", what, text[start], start);
+        return PARSE_FAIL("expected a type for the %s, found %s (offset %zu)", what, sk_ffi__quote(text[start]).text, start);
     }
     for (size_t i = 0; i < SK_FFI_TYPE_COUNT; i++) {
         size_t length = strlen(sk_ffi__names[i]);
@@ -143,7 +162,7 @@ SK_FFI_EXPORT int sk_ffi_signature_parse(sk_ffi_signature **out, const char *tex
         if (text[pos] == '\0') {
             return PARSE_FAIL("expected '(' after the result, found the end of the text (offset %zu)", pos);
         }
-        return PARSE_FAIL("expected '(' after the result, found '%c' (offset %zu)", text[pos], pos);
+        return PARSE_FAIL("expected '(' after the result, found %s (offset %zu)", sk_ffi__quote(text[pos]).text, pos);
     }
     pos++;
     sk_ffi_type args[SK_FFI_MAX_ARGS];
@@ -180,7 +199,7 @@ SK_FFI_EXPORT int sk_ffi_signature_parse(sk_ffi_signature **out, const char *tex
                 if (text[pos] == '\0') {
                     return PARSE_FAIL("expected ',' or ')' after %s, found the end of the text (offset %zu)", what, pos);
                 }
-                return PARSE_FAIL("expected ',' or ')' after %s, found '%c' (offset %zu)", what, text[pos], pos);
+                return PARSE_FAIL("expected ',' or ')' after %s, found %s (offset %zu)", what, sk_ffi__quote(text[pos]).text, pos);
             }
             pos++;
             while (sk_ffi__is_space(text[pos])) {
@@ -193,23 +212,35 @@ SK_FFI_EXPORT int sk_ffi_signature_parse(sk_ffi_signature **out, const char *tex
         pos++;
     }
     if (text[pos] != '\0') {
-        return PARSE_FAIL("unexpected '%c' after ')' (offset %zu)", text[pos], pos);
+        return PARSE_FAIL("unexpected %s after ')' (offset %zu)", sk_ffi__quote(text[pos]).text, pos);
     }
     return sk_ffi__make(out, result, args, count, "sk_ffi_signature_parse");
 }
 
-/* The readers treat anything that is not a signature of this library as
- * NULL. */
+/* The signature a reader of `function` may read, or NULL: for NULL (no
+ * message: reading NULL is allowed) and for a handle of another kind (the
+ * message set, as signalkit_ffi.h promises for the functions that return
+ * no status: they have no other way to tell the caller). */
+static const sk_ffi_signature *sk_ffi__readable(const sk_ffi_signature *signature, const char *function) {
+    if (signature == NULL || sk_ffi__check_signature(function, "signature", signature) != SK_OK) {
+        return NULL;
+    }
+    return signature;
+}
+
 SK_FFI_EXPORT sk_ffi_type sk_ffi_signature_result(const sk_ffi_signature *signature) {
-    return sk_ffi__is_signature(signature) ? signature->result : SK_FFI_VOID;
+    signature = sk_ffi__readable(signature, "sk_ffi_signature_result");
+    return signature != NULL ? signature->result : SK_FFI_VOID;
 }
 
 SK_FFI_EXPORT size_t sk_ffi_signature_arg_count(const sk_ffi_signature *signature) {
-    return sk_ffi__is_signature(signature) ? signature->count : 0;
+    signature = sk_ffi__readable(signature, "sk_ffi_signature_arg_count");
+    return signature != NULL ? signature->count : 0;
 }
 
 SK_FFI_EXPORT sk_ffi_type sk_ffi_signature_arg(const sk_ffi_signature *signature, size_t index) {
-    if (!sk_ffi__is_signature(signature) || index >= signature->count) {
+    signature = sk_ffi__readable(signature, "sk_ffi_signature_arg");
+    if (signature == NULL || index >= signature->count) {
         return SK_FFI_VOID;
     }
     return signature->args[index];
@@ -232,7 +263,7 @@ SK_FFI_EXPORT void sk_ffi_signature_release(sk_ffi_signature *signature) {
     }
     if (sk_ffi__ref_release(&signature->refs)) {
         sk_ffi__live_remove();
-        signature->tag = 0;
+        sk_ffi__unregister(&signature->handle);
         free(signature);
     }
 }

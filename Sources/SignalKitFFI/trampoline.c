@@ -8,7 +8,7 @@
 #include "internal.h"
 
 struct sk_ffi_trampoline {
-    uint64_t tag; /* SK_FFI_TRAMPOLINE_TAG */
+    sk_ffi_handle handle; /* first, as in every handle of this library */
     long refs; /* the handle's references plus one per call in progress */
     ffi_closure *closure;
     void *code;
@@ -21,6 +21,7 @@ struct sk_ffi_trampoline {
 
 static void sk_ffi__trampoline_free(sk_ffi_trampoline *trampoline) {
     sk_ffi__live_remove();
+    sk_ffi__unregister(&trampoline->handle);
     sk_subscriber_release(trampoline->subscriber);
     sk_pipe_release(trampoline->pipe);
     /* When the last reference is dropped by the handler itself, the closure
@@ -30,7 +31,6 @@ static void sk_ffi__trampoline_free(sk_ffi_trampoline *trampoline) {
     ffi_closure_free(trampoline->closure);
     sk_ffi_signature_release(trampoline->signature);
     pthread_mutex_destroy(&trampoline->mutex);
-    trampoline->tag = 0;
     free(trampoline);
 }
 
@@ -96,7 +96,11 @@ static void sk_ffi__trampoline_handler(ffi_cif *cif, void *ret, void **args, voi
     }
     sk_subscriber_release(subscriber);
     sk_pipe_release(pipe);
-    sk_ffi_trampoline_release(trampoline);
+    /* The call's own reference: the trampoline is known live (the
+     * reference kept it so), so no registry lookup on the per-call path. */
+    if (sk_ffi__ref_release(&trampoline->refs)) {
+        sk_ffi__trampoline_free(trampoline);
+    }
 }
 
 static int sk_ffi__trampoline_new(const char *function, sk_ffi_trampoline **out, sk_subscriber *subscriber, sk_pipe *pipe, sk_ffi_signature *signature) {
@@ -133,11 +137,11 @@ static int sk_ffi__trampoline_new(const char *function, sk_ffi_trampoline **out,
         return sk_ffi__fail(SK_ERR_UNSUPPORTED, "%s: libffi cannot prepare a closure", function);
     }
     pthread_mutex_init(&trampoline->mutex, NULL);
-    trampoline->tag = SK_FFI_TRAMPOLINE_TAG;
     sk_ffi__ref_init(&trampoline->refs);
     trampoline->signature = sk_ffi_signature_retain(signature);
     trampoline->subscriber = sk_subscriber_retain(subscriber);
     trampoline->pipe = sk_pipe_retain(pipe);
+    sk_ffi__register(&trampoline->handle, SK_FFI_TRAMPOLINE_TAG);
     sk_ffi__live_add();
     *out = trampoline;
     return SK_OK;
@@ -157,16 +161,11 @@ SK_FFI_EXPORT int sk_ffi_trampoline_pipe(sk_ffi_trampoline **out, sk_pipe *pipe,
     return sk_ffi__trampoline_new("sk_ffi_trampoline_pipe", out, NULL, pipe, signature);
 }
 
-/* A trampoline of this library, or NULL (for NULL, or a pointer that is
- * not one: `function` then sets the message, unless it is NULL). */
+/* A live trampoline of this library, or NULL: for NULL (no message), and
+ * for anything else (`function` sets the message, as sk_ffi__check_own
+ * words it). */
 static sk_ffi_trampoline *sk_ffi__trampoline(sk_ffi_trampoline *trampoline, const char *function) {
-    if (trampoline == NULL) {
-        return NULL;
-    }
-    if (trampoline->tag != SK_FFI_TRAMPOLINE_TAG) {
-        if (function != NULL) {
-            sk_ffi__fail(SK_ERR_WRONG_KIND, "%s: trampoline is not a trampoline", function);
-        }
+    if (trampoline == NULL || sk_ffi__check_own(function, "trampoline", trampoline, SK_FFI_TRAMPOLINE_TAG, "a trampoline") != SK_OK) {
         return NULL;
     }
     return trampoline;

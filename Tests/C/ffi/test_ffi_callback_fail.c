@@ -1,14 +1,17 @@
 /* sk_ffi_callback_fail: a typed callback failing the delivery it handles.
  * Every role (map, filter, next, error, completed), the message forms (given,
  * NULL, a second call), nested deliveries keeping their own failure state,
- * and misuse (no typed callback running on the calling thread). */
+ * a failing next that disposes its own subscription (the dispose wins), and
+ * misuse (no typed callback running on the calling thread). */
 #include "ffi_support.h"
 
 TestSuite(ffi_callback_fail, .timeout = SK_TEST_TIMEOUT);
 
 /* What a failing callback does: at the value `fail_at` it calls
  * sk_ffi_callback_fail(message) (and, with `again`, a second time with
- * another message), recording the statuses. */
+ * another message), recording the statuses; with `self` it also disposes
+ * *self (its own subscription), after the call or, with `dispose_first`,
+ * before it. */
 typedef struct plan {
     tlog log; /* first: the ctx is a tlog * for tlog_release */
     int64_t fail_at;
@@ -17,6 +20,8 @@ typedef struct plan {
     int calls;
     int status;
     int second_status;
+    sk_disposable **self;
+    bool dispose_first;
 } plan;
 
 static void plan_init(plan *p, int64_t fail_at, const char *message) {
@@ -27,14 +32,22 @@ static void plan_init(plan *p, int64_t fail_at, const char *message) {
     p->calls = 0;
     p->status = 1;
     p->second_status = 1;
+    p->self = NULL;
+    p->dispose_first = false;
 }
 
 static void plan_hit(plan *p, int64_t n) {
     p->calls++;
     if (n == p->fail_at) {
+        if (p->self != NULL && p->dispose_first) {
+            sk_disposable_dispose(*p->self);
+        }
         p->status = sk_ffi_callback_fail(p->message);
         if (p->again) {
             p->second_status = sk_ffi_callback_fail("second message");
+        }
+        if (p->self != NULL && !p->dispose_first) {
+            sk_disposable_dispose(*p->self);
         }
     }
 }
@@ -173,6 +186,38 @@ Test(ffi_callback_fail, next_failure_disposes_and_reaches_the_error_callback) {
     manual_destroy(&source);
     tlog_destroy(&p.log);
     EXPECT_FFI_ERROR(sk_ffi_callback_fail("late"), SK_ERR_UNSUPPORTED, "no typed callback");
+    expect_no_ffi_live_objects();
+}
+
+/* A next callback that fails and disposes its own subscription, in either
+ * order: the dispose wins (signalkit_ffi.h, sk_ffi_callback_fail): no error
+ * callback, `release` once, the failing call still SK_OK. */
+Test(ffi_callback_fail, next_failure_and_self_dispose_the_dispose_wins) {
+    for (int first = 0; first < 2; first++) {
+        plan p;
+        plan_init(&p, 2, "two");
+        sk_disposable *d = NULL;
+        p.self = &d;
+        p.dispose_first = first == 1;
+        manual_source source;
+        manual_init(&source);
+        sk_signal *signal = manual_signal(&source);
+        start_plan(&d, signal, &p);
+        sk_subscriber *subscriber = manual_subscriber(&source, 0);
+        subscriber_put_int(subscriber, 1);
+        subscriber_put_int(subscriber, 2);
+        cr_assert(counter_wait(&source.disposed, 1, SK_WAIT_SECONDS), "upstream not disposed");
+        cr_assert(tlog_wait(&p.log, 2, 1), "no release");
+        subscriber_put_int(subscriber, 3);
+        tlog_expect(&p.log, "n:1 n:2 ");
+        cr_assert_eq(tlog_releases(&p.log), 1);
+        cr_assert_eq(p.status, SK_OK);
+        cr_assert_eq(p.calls, 2, "dispose first: %d", first); /* no error callback */
+        sk_disposable_release(d);
+        sk_signal_release(signal);
+        manual_destroy(&source);
+        tlog_destroy(&p.log);
+    }
     expect_no_ffi_live_objects();
 }
 

@@ -304,6 +304,50 @@ Test(ffi_error_texts, released_handle_example) {
     expect_no_ffi_live_objects();
 }
 
+/* Handles of this library: released (checking off: "is not a signature",
+ * never read), and given to a signalkit.h function (off: the core's "not a
+ * pipe"; on: its "was already released"). */
+static void check_own_handle_examples(bool checking) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_ffi_signature *s = sig("void(i64)");
+    sk_pipe_release((sk_pipe *)s);
+    cr_assert_str_eq(sk_last_error_message(), checking ? "sk_pipe_release: the handle was already released (or never was one)"
+                                                       : "sk_pipe_release: the handle is not a pipe (nothing was released or retained)");
+    sk_ffi_signature_release(s);
+    sk_ffi_signature_release(s);
+    cr_assert_str_eq(sk_ffi_last_error_message(), checking ? "sk_ffi_signature_release: signature was already released (or never was a handle)"
+                                                           : "sk_ffi_signature_release: signature is not a signature");
+    sk_pipe_release(pipe);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_error_texts, own_handle_examples_checking_off) {
+    check_own_handle_examples(false);
+}
+
+Test(ffi_error_texts, own_handle_examples_checking_on) {
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    check_own_handle_examples(true);
+}
+
+/* The readers: "sk_ffi_signature_result: signature is not a signature". */
+Test(ffi_error_texts, signature_reader_example) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    cr_assert_eq(sk_ffi_signature_result((sk_ffi_signature *)pipe), SK_FFI_VOID);
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_result: signature is not a signature");
+    sk_pipe_release(pipe);
+    expect_no_ffi_live_objects();
+}
+
+/* sk_ffi_last_error_message: a quoted byte escaped, for "void(\xc3\xa9)". */
+Test(ffi_error_texts, escaped_byte_example) {
+    sk_ffi_signature *s = NULL;
+    EXPECT_FFI_TEXT(sk_ffi_signature_parse(&s, "void(\xc3\xa9)"), SK_ERR_INVALID_ARGUMENT,
+                    "sk_ffi_signature_parse: text: expected a type for the argument 0, found '\\xC3' (offset 5)");
+}
+
 /* ------------------------------------------------------------------------ */
 /* signalkit.h                                                               */
 /* ------------------------------------------------------------------------ */

@@ -4,7 +4,11 @@
  * a released one (with handle checking on) SK_ERR_RELEASED, each with a
  * message naming the ffi function and the argument, `release(ctx)` run once;
  * a core handle passed where a signature or a trampoline is expected is
- * refused the same way, never written to. */
+ * refused the same way, never written to. A handle of this library passed
+ * where another kind is expected is SK_ERR_WRONG_KIND with handle checking
+ * off and on; one used after its last release is never read (refused as
+ * another kind, or with checking on as released). The signature readers set
+ * the message for a handle of another kind. */
 #include "ffi_support.h"
 
 TestSuite(ffi_handles, .timeout = SK_TEST_TIMEOUT);
@@ -243,6 +247,187 @@ Test(ffi_handles, ffi_handle_given_to_a_core_release_is_refused) {
         cr_assert_null(sk_pipe_retain((sk_pipe *)handles[i]));
     }
     /* Both intact: the signature still parses calls, each freed once. */
+    cr_assert_eq(sk_ffi_signature_arg_count(s), 1);
+    cr_assert_not_null(sk_ffi_trampoline_function(t));
+    sk_ffi_trampoline_release(t);
+    sk_ffi_signature_release(s);
+    sk_pipe_release(pipe);
+    expect_no_ffi_live_objects();
+}
+
+/* Sets the ffi library's last error message to a known text, so that a test
+ * can tell whether the call after it set one. */
+static void reset_ffi_message(void) {
+    cr_assert_eq(sk_ffi_signature_parse(NULL, "void()"), SK_ERR_NULL_ARGUMENT);
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_parse: out is NULL");
+}
+
+/* The signature readers return no status: given a handle of another kind
+ * (a core handle, a trampoline) they answer as for NULL and set the
+ * message, as the file comment of signalkit_ffi.h says; NULL itself sets
+ * none (a reader of NULL is not an error). */
+Test(ffi_handles, signature_readers_given_another_kind_set_the_message) {
+    sk_ffi_signature *s = sig("void(i64)");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_ffi_trampoline *t = NULL;
+    SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&t, pipe, s));
+    const sk_ffi_signature *others[] = {(sk_ffi_signature *)pipe, (sk_ffi_signature *)signal, (sk_ffi_signature *)t};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        reset_ffi_message();
+        cr_assert_eq(sk_ffi_signature_result(others[i]), SK_FFI_VOID);
+        cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_result: signature is not a signature", "handle %zu", i);
+        reset_ffi_message();
+        cr_assert_eq(sk_ffi_signature_arg_count(others[i]), 0);
+        cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_arg_count: signature is not a signature", "handle %zu", i);
+        reset_ffi_message();
+        cr_assert_eq(sk_ffi_signature_arg(others[i], 0), SK_FFI_VOID);
+        cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_arg: signature is not a signature", "handle %zu", i);
+    }
+    reset_ffi_message();
+    cr_assert_eq(sk_ffi_signature_result(NULL), SK_FFI_VOID);
+    cr_assert_eq(sk_ffi_signature_arg_count(NULL), 0);
+    cr_assert_eq(sk_ffi_signature_arg(NULL, 0), SK_FFI_VOID);
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_parse: out is NULL", "NULL set a message");
+    /* A real signature reads as before, and sets no message. */
+    cr_assert_eq(sk_ffi_signature_arg_count(s), 1);
+    cr_assert_eq(sk_ffi_signature_arg(s, 0), SK_FFI_INT64);
+    cr_assert_eq(sk_ffi_signature_result(s), SK_FFI_VOID);
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_parse: out is NULL");
+
+    sk_ffi_trampoline_release(t);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    sk_ffi_signature_release(s);
+    expect_no_ffi_live_objects();
+}
+
+/* A handle of this library passed where a handle of another kind is
+ * expected: SK_ERR_WRONG_KIND naming the kind, with handle checking off
+ * and on alike (this library knows its live handles in both modes; with
+ * checking on the core's registry does not, and before, such a handle got
+ * the core's SK_ERR_RELEASED). Nothing is created or released; `release`
+ * runs once per call. */
+static void check_ffi_handles_are_wrong_kind(void) {
+    sk_ffi_signature *s = sig("void(i64)");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_ffi_trampoline *t = NULL;
+    SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&t, pipe, s));
+
+    check_bad_signal((sk_signal *)s, SK_ERR_WRONG_KIND, "is not a signal");
+    check_bad_signal((sk_signal *)t, SK_ERR_WRONG_KIND, "is not a signal");
+    expect_trampoline_refused(false, t, s, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_subscriber: subscriber is not a subscriber");
+    expect_trampoline_refused(false, s, s, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_subscriber: subscriber is not a subscriber");
+    expect_trampoline_refused(true, s, s, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_pipe: pipe is not a pipe");
+    expect_trampoline_refused(true, t, s, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_pipe: pipe is not a pipe");
+    /* A trampoline as a signature, a signature as a trampoline, and a live
+     * core handle as either. */
+    expect_trampoline_refused(true, pipe, (sk_ffi_signature *)t, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_pipe: signature is not a signature");
+    expect_trampoline_refused(true, pipe, (sk_ffi_signature *)pipe, SK_ERR_WRONG_KIND, "sk_ffi_trampoline_pipe: signature is not a signature");
+    cr_assert_null(sk_ffi_trampoline_function((sk_ffi_trampoline *)s));
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_trampoline_function: trampoline is not a trampoline");
+    cr_assert_eq(sk_ffi_trampoline_calls((sk_ffi_trampoline *)pipe), 0);
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_trampoline_calls: trampoline is not a trampoline");
+    cr_assert_eq(sk_ffi_signature_arg_count((sk_ffi_signature *)pipe), 0);
+    cr_assert_str_eq(sk_ffi_last_error_message(), "sk_ffi_signature_arg_count: signature is not a signature");
+    cr_assert_eq(sk_ffi_live_objects(), 2, "only the signature and the trampoline are alive");
+
+    /* Both intact, each freed by one release. */
+    cr_assert_eq(sk_ffi_signature_arg_count(s), 1);
+    cr_assert_not_null(sk_ffi_trampoline_function(t));
+    sk_ffi_trampoline_release(t);
+    sk_ffi_signature_release(s);
+    sk_pipe_release(pipe);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_handles, ffi_handle_of_another_kind_is_wrong_kind_checking_off) {
+    cr_assert(!sk_handle_checking());
+    check_ffi_handles_are_wrong_kind();
+}
+
+Test(ffi_handles, ffi_handle_of_another_kind_is_wrong_kind_checking_on) {
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    check_ffi_handles_are_wrong_kind();
+}
+
+/* A handle of this library after its last release is never dereferenced:
+ * this library keeps its live handles in a registry of its own (in both
+ * modes), so the address is simply not found. With handle checking on it
+ * is SK_ERR_RELEASED, like a released core handle; off, it cannot be told
+ * from a core handle without reading it, and is SK_ERR_WRONG_KIND. The
+ * readers and _release functions given one do nothing but set the
+ * message. (The addresses are not reused here: the test keeps no other
+ * handle of this library alive and creates none after the releases.) */
+static void check_released_ffi_handles(bool checking) {
+    int status = checking ? SK_ERR_RELEASED : SK_ERR_WRONG_KIND;
+    const char *released = "was already released (or never was a handle)";
+    const char *what = checking ? released : "is not a signature";
+    const char *what_trampoline = checking ? released : "is not a trampoline";
+    sk_ffi_signature *s = sig("void(i64)");
+    sk_ffi_signature *other = sig("void(i64)");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_ffi_trampoline *t = NULL;
+    SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&t, pipe, other));
+    sk_ffi_trampoline_release(t);
+    sk_ffi_signature_release(s);
+    cr_assert_eq(sk_ffi_live_objects(), 1);
+    char expected[160];
+
+    snprintf(expected, sizeof expected, "sk_ffi_trampoline_pipe: signature %s", what);
+    expect_trampoline_refused(true, pipe, s, status, expected);
+    sk_ffi_signature_release(s);
+    snprintf(expected, sizeof expected, "sk_ffi_signature_release: signature %s", what);
+    cr_assert_str_eq(sk_ffi_last_error_message(), expected);
+    cr_assert_eq(sk_ffi_signature_result(s), SK_FFI_VOID);
+    snprintf(expected, sizeof expected, "sk_ffi_signature_result: signature %s", what);
+    cr_assert_str_eq(sk_ffi_last_error_message(), expected);
+    sk_ffi_trampoline_release(t);
+    snprintf(expected, sizeof expected, "sk_ffi_trampoline_release: trampoline %s", what_trampoline);
+    cr_assert_str_eq(sk_ffi_last_error_message(), expected);
+    cr_assert_null(sk_ffi_trampoline_function(t));
+    cr_assert_eq(sk_ffi_live_objects(), 1, "a release of a released handle changed the count");
+
+    sk_ffi_signature_release(other);
+    sk_pipe_release(pipe);
+    expect_no_ffi_live_objects();
+}
+
+Test(ffi_handles, released_ffi_handles_are_refused_checking_off) {
+    check_released_ffi_handles(false);
+}
+
+Test(ffi_handles, released_ffi_handles_are_refused_checking_on) {
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    check_released_ffi_handles(true);
+}
+
+/* The core's side, which cannot know this library's handles: with handle
+ * checking on, a signature or a trampoline given to a core function is not
+ * in the core's registry, and is refused as a released handle
+ * (SK_ERR_RELEASED), never touched; off, as a handle of another kind (see
+ * ffi_handle_given_to_a_core_release_is_refused). signalkit.h says so. */
+Test(ffi_handles, ffi_handle_given_to_the_core_with_checking_on_is_released) {
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    sk_ffi_signature *s = sig("void(i64)");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_ffi_trampoline *t = NULL;
+    SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&t, pipe, s));
+    void *handles[] = {s, t};
+    for (size_t i = 0; i < 2; i++) {
+        sk_pipe_release((sk_pipe *)handles[i]);
+        cr_assert(strstr(sk_last_error_message(), "sk_pipe_release: the handle was already released (or never was one)") != NULL,
+                  "%s", sk_last_error_message());
+        cr_assert_null(sk_signal_retain((sk_signal *)handles[i]));
+        sk_value v;
+        sk_value_set_int64(&v, 1);
+        cr_assert_eq(sk_pipe_put((sk_pipe *)handles[i], &v), SK_ERR_RELEASED, "%s", sk_last_error_message());
+    }
     cr_assert_eq(sk_ffi_signature_arg_count(s), 1);
     cr_assert_not_null(sk_ffi_trampoline_function(t));
     sk_ffi_trampoline_release(t);

@@ -155,7 +155,7 @@ Test(ffi_operators, map_conversion_failures_end_with_an_error) {
     check_map_failure("str(i64)", FN(null_string), int_value(1), "sk_ffi: map: result (str): NULL returned as str");
     check_map_failure("value(value)", FN(null_value), int_value(1), "sk_ffi: map: result (value): NULL returned as value");
     check_map_failure("i32(i64)", FN(to_i32), string_value("x"), "sk_ffi: map: argument 0 (i64): string \"x\" does not convert to i64");
-    check_map_failure("f64(f64)", FN(halve), int_value(INT64_MAX), "sk_ffi: map: argument 0 (f64): int64 9223372036854775807 not exactly representable as f64");
+    check_map_failure("f64(f64)", FN(halve), int_value(INT64_MAX), "sk_ffi: map: argument 0 (f64): int64 9223372036854775807 is outside +-2^53 (the range in which a double holds every integer)");
     expect_no_ffi_live_objects();
 }
 

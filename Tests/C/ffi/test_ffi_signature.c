@@ -92,6 +92,53 @@ Test(ffi_signature, malformed_text_names_the_position) {
     expect_no_ffi_live_objects();
 }
 
+/* True when `text` is valid UTF-8 (no overlong forms, surrogates or code
+ * points above U+10FFFF). */
+static bool valid_utf8(const char *text) {
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p != 0) {
+        unsigned char c = *p;
+        size_t n = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 4;
+        if (n == 4 || (n == 1 && c < 0xC2) || (c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0) ||
+            (c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90) || c > 0xF4) {
+            return false;
+        }
+        for (size_t i = 1; i <= n; i++) {
+            if ((p[i] & 0xC0) != 0x80) {
+                return false;
+            }
+        }
+        p += n + 1;
+    }
+    return true;
+}
+
+/* A byte of the text quoted in a message is quoted as itself when it is
+ * printable ASCII, else escaped (\xC3): a message never holds part of a
+ * multi-byte character, so it is always valid UTF-8. */
+Test(ffi_signature, a_quoted_byte_is_escaped_unless_printable_ascii) {
+    static const struct {
+        const char *text;
+        const char *message;
+    } cases[] = {
+        {"void(\xc3\xa9)", "sk_ffi_signature_parse: text: expected a type for the argument 0, found '\\xC3' (offset 5)"},
+        {"\xe2\x82\xac()", "sk_ffi_signature_parse: text: expected a type for the result, found '\\xE2' (offset 0)"},
+        {"void\x01()", "sk_ffi_signature_parse: text: expected '(' after the result, found '\\x01' (offset 4)"},
+        {"void(i64\xc3\xa9)", "sk_ffi_signature_parse: text: expected ',' or ')' after argument 0, found '\\xC3' (offset 8)"},
+        {"void()\xc3\xa9", "sk_ffi_signature_parse: text: unexpected '\\xC3' after ')' (offset 6)"},
+        {"void(i64)\x7f", "sk_ffi_signature_parse: text: unexpected '\\x7F' after ')' (offset 9)"},
+        {"void(i64)\\", "sk_ffi_signature_parse: text: unexpected '\\' after ')' (offset 9)"},
+        {"void(i64)~", "sk_ffi_signature_parse: text: unexpected '~' after ')' (offset 9)"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        sk_ffi_signature *s = NULL;
+        cr_assert_eq(sk_ffi_signature_parse(&s, cases[c].text), SK_ERR_INVALID_ARGUMENT, "case %zu", c);
+        cr_assert_str_eq(sk_ffi_last_error_message(), cases[c].message, "case %zu", c);
+        cr_assert(valid_utf8(sk_ffi_last_error_message()), "case %zu: not UTF-8", c);
+    }
+    expect_no_ffi_live_objects();
+}
+
 Test(ffi_signature, invalid_kinds_name_the_argument_index) {
     sk_ffi_signature *s = NULL;
     sk_ffi_type void_arg[] = {SK_FFI_INT64, SK_FFI_INT64, SK_FFI_VOID};

@@ -168,6 +168,7 @@ Test(ffi_typed, every_argument_type_in) {
     check_in("void(ctx,f64)", FN(next_ctx_f64), double_value(2.5), "f64:2.5 c ");
     check_in("void(ctx,f64)", FN(next_ctx_f64), int_value(-3), "f64:-3 c ");
     check_in("void(ctx,f64)", FN(next_ctx_f64), int_value((int64_t)1 << 53), "f64:9007199254740992 c ");
+    check_in("void(ctx,f64)", FN(next_ctx_f64), int_value(-((int64_t)1 << 53)), "f64:-9007199254740992 c ");
     check_in("void(ctx,bool)", FN(next_ctx_bool), bool_value(true), "bool:1 c ");
     check_in("void(ctx,bool)", FN(next_ctx_bool), bool_value(false), "bool:0 c ");
     check_in("void(ctx,str)", FN(next_ctx_str), string_value("h\xc3\xa9llo"), "str:h\xc3\xa9llo c ");
@@ -187,7 +188,7 @@ Test(ffi_typed, conversion_failure_ends_the_subscription_through_error) {
         sk_ffi_fn fn;
         sk_value value;
         const char *expected;
-    } cases[10];
+    } cases[12];
     size_t n = 0;
 #define CASE(s, f, v, e) do { cases[n].signature = (s); cases[n].fn = FN(f); cases[n].value = (v); cases[n].expected = (e); n++; } while (0)
     CASE("void(ctx,i32)", next_ctx_i32, int_value((int64_t)1 << 40), "e:sk_ffi: next: argument 1 (i32): int64 1099511627776 out of range of i32 ");
@@ -197,7 +198,12 @@ Test(ffi_typed, conversion_failure_ends_the_subscription_through_error) {
     sk_value with_nul;
     SK_OK_OR_FAIL(sk_value_set_string_n(&with_nul, embedded, sizeof embedded));
     CASE("void(ctx,str)", next_ctx_str, with_nul, "e:sk_ffi: next: argument 1 (str): string with an embedded NUL at byte 1 ");
-    CASE("void(ctx,f64)", next_ctx_f64, int_value(((int64_t)1 << 53) + 1), "e:sk_ffi: next: argument 1 (f64): int64 9007199254740993 not exactly representable as f64 ");
+    CASE("void(ctx,f64)", next_ctx_f64, int_value(((int64_t)1 << 53) + 1), "e:sk_ffi: next: argument 1 (f64): int64 9007199254740993 is outside +-2^53 (the range in which a double holds every integer) ");
+    /* 2^62 is held exactly by a double, but is outside the range in which
+     * every integer is: refused, so that a stream's type does not depend on
+     * which of its values happen to be exact. */
+    CASE("void(ctx,f64)", next_ctx_f64, int_value((int64_t)1 << 62), "e:sk_ffi: next: argument 1 (f64): int64 4611686018427387904 is outside +-2^53 (the range in which a double holds every integer) ");
+    CASE("void(ctx,f64)", next_ctx_f64, int_value(-((int64_t)1 << 53) - 1), "e:sk_ffi: next: argument 1 (f64): int64 -9007199254740993 is outside +-2^53 (the range in which a double holds every integer) ");
     CASE("void(ctx,bool)", next_ctx_bool, int_value(1), "e:sk_ffi: next: argument 1 (bool): int64 1 does not convert to bool ");
     CASE("void(ctx,i64)", next_ctx_i64, double_value(1.5), "e:sk_ffi: next: argument 1 (i64): double 1.5 does not convert to i64 ");
     CASE("void(ctx,ptr)", next_ctx_ptr, string_value("p"), "e:sk_ffi: next: argument 1 (ptr): string \"p\" does not convert to ptr ");
