@@ -31,12 +31,15 @@
  *   another kind (error with SK_ERR_WRONG_KIND), and, for an integer type
  *   T, on an int64 out of T's range (error with SK_ERR_INVALID_ARGUMENT:
  *   as<std::int8_t>() on 300, as<unsigned>() or as<std::uint64_t>() on -1);
- *   value(n) for an unsigned 64-bit n above INT64_MAX (error with
- *   SK_ERR_INVALID_ARGUMENT); queue::sync, which rethrows its callable's
- *   exception; and std::bad_alloc. Inside a callback these end in
- *   std::terminate (below): a typed callback (a parameter type T other than
- *   value_view or value) given a value of another kind or out of T's range,
- *   and a result (map, reduce_left) a value cannot hold.
+ *   value(n) for an integer n out of the int64 range, never truncated
+ *   (error with SK_ERR_INVALID_ARGUMENT): an unsigned 64-bit n above
+ *   INT64_MAX, or, in the GNU dialects (-std=gnu++17) where __int128 is an
+ *   integer type, a wider n outside [INT64_MIN, INT64_MAX]; queue::sync,
+ *   which rethrows its callable's exception; and std::bad_alloc. Inside a
+ *   callback these end in std::terminate (below): a typed callback (a
+ *   parameter type T other than value_view or value) given a value of
+ *   another kind or out of T's range, and a result (map, reduce_left) a
+ *   value cannot hold (such as an __int128 out of the int64 range).
  *
  * - Callables. Every callback takes any callable (lambda, function object,
  *   function pointer). Each is moved into one heap box handed to C as `ctx`;
@@ -255,10 +258,21 @@ enum class kind {
 using bytes = std::vector<std::uint8_t>;
 
 namespace detail {
-/* Whether integer type I has values above INT64_MAX (unsigned 64-bit). */
-template <class I>
-struct exceeds_int64
-    : std::bool_constant<(std::is_unsigned<I>::value && std::numeric_limits<I>::digits > 63)> {};
+/* Whether integer type I has values out of the int64 range: an unsigned
+ * 64-bit type, and any type wider than 64 bits (__int128 and unsigned
+ * __int128 are integer types in the GNU dialects, -std=gnu++17: CMake's
+ * default). int64 has 63 value bits. */
+template <class I> struct exceeds_int64 : std::bool_constant<(std::numeric_limits<I>::digits > 63)> {};
+/* Whether n of such a type is in the int64 range. Only a signed type is
+ * checked against INT64_MIN: converted to an unsigned type it is 2^63. */
+template <class I> constexpr bool in_int64_range(I n) noexcept {
+    if constexpr (std::is_signed<I>::value) {
+        if (n < static_cast<I>(std::numeric_limits<std::int64_t>::min())) {
+            return false;
+        }
+    }
+    return n <= static_cast<I>(std::numeric_limits<std::int64_t>::max());
+}
 /* Whether P is an object, function or member pointer other than a C string
  * (char *), which value() rejects at compile time. */
 template <class P>
@@ -319,12 +333,14 @@ public:
         v_.u.int64 = 0;
         v_.u.boolean = b;
     }
-    /* Any integer type, as int64; an unsigned 64-bit value above INT64_MAX
-     * throws error (SK_ERR_INVALID_ARGUMENT), the only integers that can. */
+    /* Any integer type, as int64; an integer out of the int64 range (an
+     * unsigned 64-bit one above INT64_MAX; a wider one, such as __int128,
+     * outside [INT64_MIN, INT64_MAX]) throws error (SK_ERR_INVALID_ARGUMENT),
+     * the only integers that can. */
     template <class I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
     value(I n) noexcept(!detail::exceeds_int64<I>::value) {
         if constexpr (detail::exceeds_int64<I>::value) {
-            if (n > static_cast<I>(std::numeric_limits<std::int64_t>::max())) {
+            if (!detail::in_int64_range(n)) {
                 throw error(SK_ERR_INVALID_ARGUMENT, "signalkit::value: the integer is out of the int64 range");
             }
         }
