@@ -1253,14 +1253,22 @@ SIGNALKIT_CALLABLE_OPERATOR(after_completed)
 SIGNALKIT_CALLABLE_OPERATOR(after_disposed)
 #undef SIGNALKIT_CALLABLE_OPERATOR
 
-template <class F> auto reduce_left(value initial, F &&f) {
-    struct op {
-        value initial;
-        std::decay_t<F> f;
-        signal operator()(const signal &s) const & { return s.reduce_left(initial, f); }
-        signal operator()(const signal &s) && { return s.reduce_left(initial, std::move(f)); }
-    };
-    return pipeable<op>{op{std::move(initial), std::forward<F>(f)}};
+namespace detail {
+/* reduce_left's operator: a callable_op with the initial value beside the
+ * callable. At namespace scope, as callable_op, so that the copying
+ * overload is only instantiated when a pipeable is reused (every member of
+ * a local class of a function template is instantiated with it: a
+ * move-only callable did not compile). */
+template <class F> struct reduce_left_op {
+    value initial;
+    F f;
+    signal operator()(const signal &s) const & { return s.reduce_left(initial, f); }
+    signal operator()(const signal &s) && { return s.reduce_left(initial, std::move(f)); }
+};
+} // namespace detail
+
+template <class F> pipeable<detail::reduce_left_op<std::decay_t<F>>> reduce_left(value initial, F &&f) {
+    return {detail::reduce_left_op<std::decay_t<F>>{std::move(initial), std::forward<F>(f)}};
 }
 
 inline auto distinct_until_changed() {
