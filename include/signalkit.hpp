@@ -853,7 +853,16 @@ public:
      * one): on_next(value as its parameter type), on_error(likewise),
      * on_completed(). They are destroyed together, once, after the last of
      * them returned (see sk_observer). The subscription runs until it
-     * terminates or the returned disposable is disposed. */
+     * terminates or the returned disposable is disposed. That disposable
+     * exists only once start() returns: a callable run during the start,
+     * while a synchronous source emits (single(), a create() generator that
+     * emits before returning, a pipe with replay), cannot dispose its own
+     * subscription (a meta disposable it disposes, set to the disposable
+     * afterwards, disposes it only then, every value delivered). To stop
+     * such a source from a callable, put take(n) or take_until(f) before
+     * start(), f returning take_complete (say, once a flag the callable sets
+     * is up): nothing more is delivered, though the generator runs to its
+     * end. */
     template <class N = none_t, class E = none_t, class C = none_t>
     disposable start(N &&on_next = N(), E &&on_error = E(), C &&on_completed = C()) const {
         using DN = std::decay_t<N>;
