@@ -37,9 +37,20 @@
  * - Callbacks: every callback set carries a `void *ctx` and an optional
  *   `release(ctx)` function. `release` runs exactly once, after the last
  *   callback of the set has returned; it also runs when the call that received
- *   it fails, before that call returns. A callback may dispose its own
- *   subscription and may emit into any subscriber. The library never holds a
- *   lock while it calls user code.
+ *   it fails, before that call returns. A callback may emit into any
+ *   subscriber, and may dispose its own subscription once it can reach the
+ *   subscription's disposable, which sk_signal_start() hands out only when
+ *   it returns. So a callback run during the start, while a synchronous
+ *   source emits (sk_signal_single(), a generator that emits before
+ *   returning, a pipe with replay), cannot: a meta disposable, set or
+ *   dictionary the disposable is put into afterwards, disposed by the
+ *   callback, disposes the subscription only then, after every value of the
+ *   start was delivered. To stop such a source from a callback, end the
+ *   subscription inside the chain: sk_signal_take(), or
+ *   sk_signal_take_until() whose function answers SK_TAKE_COMPLETE (say,
+ *   once a flag the callback sets is up). Nothing more is delivered; the
+ *   generator still runs to its end, its put calls doing nothing. The
+ *   library never holds a lock while it calls user code.
  * - Values reach callbacks as `const sk_value *`, borrowed for the duration of
  *   the call: copy with sk_value_copy() to keep one.
  * - Thread-safety: every function may be called from any thread, concurrently,
@@ -827,7 +838,11 @@ int sk_signal_never(sk_signal **out);
  * Disposing the disposable cancels the subscription: once
  * sk_disposable_dispose() has returned, no callback starts on the disposing
  * thread, and `observer->release` runs once the callbacks in progress
- * elsewhere have returned.
+ * elsewhere have returned. The disposable exists only once this call
+ * returns, so nothing disposes the subscription during the call: what the
+ * generator emits before returning reaches the observer, unless an operator
+ * of the chain ends the subscription first (the @ref conventions
+ * "conventions" say how a callback stops such a source).
  *
  * @param[out] out  Receives the subscription's disposable (+1): release it
  *                  with sk_disposable_release(). Pass NULL to let the

@@ -31,12 +31,15 @@
  *   another kind (error with SK_ERR_WRONG_KIND), and, for an integer type
  *   T, on an int64 out of T's range (error with SK_ERR_INVALID_ARGUMENT:
  *   as<std::int8_t>() on 300, as<unsigned>() or as<std::uint64_t>() on -1);
- *   value(n) for an unsigned 64-bit n above INT64_MAX (error with
- *   SK_ERR_INVALID_ARGUMENT); queue::sync, which rethrows its callable's
- *   exception; and std::bad_alloc. Inside a callback these end in
- *   std::terminate (below): a typed callback (a parameter type T other than
- *   value_view or value) given a value of another kind or out of T's range,
- *   and a result (map, reduce_left) a value cannot hold.
+ *   value(n) for an integer n out of the int64 range, never truncated
+ *   (error with SK_ERR_INVALID_ARGUMENT): an unsigned 64-bit n above
+ *   INT64_MAX, or, in the GNU dialects (-std=gnu++17) where __int128 is an
+ *   integer type, a wider n outside [INT64_MIN, INT64_MAX]; queue::sync,
+ *   which rethrows its callable's exception; and std::bad_alloc. Inside a
+ *   callback these end in std::terminate (below): a typed callback (a
+ *   parameter type T other than value_view or value) given a value of
+ *   another kind or out of T's range, and a result (map, reduce_left) a
+ *   value cannot hold (such as an __int128 out of the int64 range).
  *
  * - Callables. Every callback takes any callable (lambda, function object,
  *   function pointer). Each is moved into one heap box handed to C as `ctx`;
@@ -255,10 +258,21 @@ enum class kind {
 using bytes = std::vector<std::uint8_t>;
 
 namespace detail {
-/* Whether integer type I has values above INT64_MAX (unsigned 64-bit). */
-template <class I>
-struct exceeds_int64
-    : std::bool_constant<(std::is_unsigned<I>::value && std::numeric_limits<I>::digits > 63)> {};
+/* Whether integer type I has values out of the int64 range: an unsigned
+ * 64-bit type, and any type wider than 64 bits (__int128 and unsigned
+ * __int128 are integer types in the GNU dialects, -std=gnu++17: CMake's
+ * default). int64 has 63 value bits. */
+template <class I> struct exceeds_int64 : std::bool_constant<(std::numeric_limits<I>::digits > 63)> {};
+/* Whether n of such a type is in the int64 range. Only a signed type is
+ * checked against INT64_MIN: converted to an unsigned type it is 2^63. */
+template <class I> constexpr bool in_int64_range(I n) noexcept {
+    if constexpr (std::is_signed<I>::value) {
+        if (n < static_cast<I>(std::numeric_limits<std::int64_t>::min())) {
+            return false;
+        }
+    }
+    return n <= static_cast<I>(std::numeric_limits<std::int64_t>::max());
+}
 /* Whether P is an object, function or member pointer other than a C string
  * (char *), which value() rejects at compile time. */
 template <class P>
@@ -319,12 +333,14 @@ public:
         v_.u.int64 = 0;
         v_.u.boolean = b;
     }
-    /* Any integer type, as int64; an unsigned 64-bit value above INT64_MAX
-     * throws error (SK_ERR_INVALID_ARGUMENT), the only integers that can. */
+    /* Any integer type, as int64; an integer out of the int64 range (an
+     * unsigned 64-bit one above INT64_MAX; a wider one, such as __int128,
+     * outside [INT64_MIN, INT64_MAX]) throws error (SK_ERR_INVALID_ARGUMENT),
+     * the only integers that can. */
     template <class I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
     value(I n) noexcept(!detail::exceeds_int64<I>::value) {
         if constexpr (detail::exceeds_int64<I>::value) {
-            if (n > static_cast<I>(std::numeric_limits<std::int64_t>::max())) {
+            if (!detail::in_int64_range(n)) {
                 throw error(SK_ERR_INVALID_ARGUMENT, "signalkit::value: the integer is out of the int64 range");
             }
         }
@@ -837,7 +853,16 @@ public:
      * one): on_next(value as its parameter type), on_error(likewise),
      * on_completed(). They are destroyed together, once, after the last of
      * them returned (see sk_observer). The subscription runs until it
-     * terminates or the returned disposable is disposed. */
+     * terminates or the returned disposable is disposed. That disposable
+     * exists only once start() returns: a callable run during the start,
+     * while a synchronous source emits (single(), a create() generator that
+     * emits before returning, a pipe with replay), cannot dispose its own
+     * subscription (a meta disposable it disposes, set to the disposable
+     * afterwards, disposes it only then, every value delivered). To stop
+     * such a source from a callable, put take(n) or take_until(f) before
+     * start(), f returning take_complete (say, once a flag the callable sets
+     * is up): nothing more is delivered, though the generator runs to its
+     * end. */
     template <class N = none_t, class E = none_t, class C = none_t>
     disposable start(N &&on_next = N(), E &&on_error = E(), C &&on_completed = C()) const {
         using DN = std::decay_t<N>;
@@ -1237,14 +1262,22 @@ SIGNALKIT_CALLABLE_OPERATOR(after_completed)
 SIGNALKIT_CALLABLE_OPERATOR(after_disposed)
 #undef SIGNALKIT_CALLABLE_OPERATOR
 
-template <class F> auto reduce_left(value initial, F &&f) {
-    struct op {
-        value initial;
-        std::decay_t<F> f;
-        signal operator()(const signal &s) const & { return s.reduce_left(initial, f); }
-        signal operator()(const signal &s) && { return s.reduce_left(initial, std::move(f)); }
-    };
-    return pipeable<op>{op{std::move(initial), std::forward<F>(f)}};
+namespace detail {
+/* reduce_left's operator: a callable_op with the initial value beside the
+ * callable. At namespace scope, as callable_op, so that the copying
+ * overload is only instantiated when a pipeable is reused (every member of
+ * a local class of a function template is instantiated with it: a
+ * move-only callable did not compile). */
+template <class F> struct reduce_left_op {
+    value initial;
+    F f;
+    signal operator()(const signal &s) const & { return s.reduce_left(initial, f); }
+    signal operator()(const signal &s) && { return s.reduce_left(initial, std::move(f)); }
+};
+} // namespace detail
+
+template <class F> pipeable<detail::reduce_left_op<std::decay_t<F>>> reduce_left(value initial, F &&f) {
+    return {detail::reduce_left_op<std::decay_t<F>>{std::move(initial), std::forward<F>(f)}};
 }
 
 inline auto distinct_until_changed() {

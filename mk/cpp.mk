@@ -6,14 +6,20 @@
 #                  the clang beside swift, -std=c++17 -Wall -Wextra -pedantic
 #                  -Wshadow -Werror, through pkg-config against the staged
 #                  install (as test-c); the suite is compiled with that clang,
-#                  with the same flags, by the two sanitizer runs; then the
-#                  compile-fail checks (Tests/cpp/compile_fail, g++)
+#                  with the same flags, by the two sanitizer runs; then
+#                  Tests/cpp/gnu with both compilers in the GNU dialect;
+#                  then the compile-fail checks (Tests/cpp/compile_fail, g++)
 #   test-cpp-asan  the suite against the ASan+UBSan core (mk/sanitizers.mk)
 #   test-cpp-tsan  the suite against the TSan core
 #   bench-cpp      Benchmarks/c/bench_cpp.cpp, W1-W3 beside bench_capi
 
 CPP_TESTS := $(wildcard Tests/cpp/test_*.cpp)
 CPP_STD := -std=c++17 -Wall -Wextra -pedantic -Wshadow -Werror
+# What only the GNU dialect (-std=gnu++17, CMake's default) has: __int128 as
+# an integer type. Its own program, built with each compiler of
+# CPP_COMPILERS, with CPP_STD's warnings.
+CPP_GNU_TESTS := $(wildcard Tests/cpp/gnu/test_*.cpp)
+CPP_GNU_STD := $(patsubst -std=c++17,-std=gnu++17,$(CPP_STD))
 # Misuses the header must reject at compile time: each file of
 # Tests/cpp/compile_fail must fail to compile (g++ -fsyntax-only, CPP_STD,
 # then the flags of its `// flags:` line, if any) with an error containing
@@ -37,6 +43,9 @@ test-cpp: stage ## the C++ header's suite (g++) and example (g++ and clang++), a
 			-o $(CPP_OUT)/quickstart-$$name; \
 		$(RUN_STAGED) $(CPP_OUT)/quickstart-$$name > $(CPP_OUT)/quickstart-$$name.out; \
 		diff -u examples/cpp/quickstart.expected $(CPP_OUT)/quickstart-$$name.out; \
+		$$cxx $(CPP_GNU_STD) $(CPP_GNU_TESTS) $$($(STAGE_PKG) --cflags --libs signalkit) $(CRITERION_FLAGS) \
+			-o $(CPP_OUT)/tests-gnu-$$name; \
+		$(RUN_STAGED) $(CPP_OUT)/tests-gnu-$$name --jobs 2; \
 	done
 	set -e; for f in $(CPP_COMPILE_FAIL); do \
 		expect=$$(sed -n 's|^// expect: ||p' $$f); flags=$$(sed -n 's|^// flags: ||p' $$f); \

@@ -20,6 +20,9 @@ FFI_PC_ALONE := PKG_CONFIG_LIBDIR=$(STAGE)/usr/lib/pkgconfig PKG_CONFIG_PATH= PK
 
 .PHONY: ffi test-ffi
 
+# Its runpath is $ORIGIN, as the core's (SwiftPM links every product with
+# -rpath=$ORIGIN): loaded alone by path (Python's ctypes.CDLL, dlopen), it
+# finds libsignalkit.so.0 beside it, with no LD_LIBRARY_PATH.
 ffi: lib ## the release libsignalkit-ffi.so, against the in-tree core
 	$(begin)
 	@pkg-config --exists libffi || { echo "libsignalkit-ffi (and so make install) needs libffi's" \
@@ -27,19 +30,23 @@ ffi: lib ## the release libsignalkit-ffi.so, against the in-tree core
 	mkdir -p $(OUT)/lib
 	$(CC) $(CWARN) $(FFI_CFLAGS) -O2 -shared $(FFI_SOURCES) \
 		$$($(FFI_PKG) --cflags --libs signalkit-uninstalled libffi) -lpthread \
-		-Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -Wl,--no-undefined -o $(FFI_LIB)
+		-Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $(FFI_LIB)
 	ln -sf libsignalkit-ffi.so.$(VERSION) $(OUT)/lib/libsignalkit-ffi.so.$(FFI_SOVERSION)
 	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(OUT)/lib/libsignalkit-ffi.so
 	$(end)
 
 # The ffi suite, compiled as a user compiles: against the staged install;
-# the exports, the soname, the quick start (the header alone: test-header),
-# the .pc file without libffi's.
-test-ffi: stage ## the ffi suite (Criterion) against the staged install, plus exports, soname, quick start, .pc alone
+# the exports, the soname, the $ORIGIN runpath (the staged library, loaded
+# with no LD_LIBRARY_PATH, finds the core beside it: ldd), the quick start
+# (the header alone: test-header), the .pc file without libffi's.
+test-ffi: stage ## the ffi suite (Criterion) against the staged install, plus exports, soname, runpath, quick start, .pc alone
 	$(begin)
 	nm -D --extern-only --defined-only $(FFI_LIB) | awk '{print $$3}' > $(OUT)/exports-ffi.txt
 	! grep -v -E '^sk_ffi_[a-z]' $(OUT)/exports-ffi.txt
 	readelf -d $(FFI_LIB) | grep -q 'SONAME.*libsignalkit-ffi.so.$(FFI_SOVERSION)'
+	readelf -d $(FFI_LIB) | grep -q 'RUNPATH.*\[\$$ORIGIN\]'
+	env -u LD_LIBRARY_PATH ldd $(STAGE)/usr/lib/libsignalkit-ffi.so.$(FFI_SOVERSION) \
+		| grep -q 'libsignalkit.so.$(SOVERSION) => $(STAGE)/usr/lib/libsignalkit.so.$(SOVERSION)'
 	$(CC) $(CWARN) -D_DEFAULT_SOURCE -ITests/C $(FFI_TESTS) Tests/C/support.c \
 		$$($(STAGE_PKG) --cflags --libs signalkit-ffi) $(CRITERION_FLAGS) -o $(OUT)/ffi-tests
 	$(RUN_STAGED) $(OUT)/ffi-tests --jobs 2

@@ -95,8 +95,11 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 # survive (relocatable; no path of this checkout in its text files); the
 # example project configured against it, built and run (output checked);
 # version requests met and refused as README.md's policy says, and
-# SignalKit::signalkit requiring cxx_std_17 (Tests/cmake); the moved .pc
-# files used with pkg-config --define-prefix.
+# SignalKit::signalkit requiring cxx_std_17 (Tests/cmake); components
+# requested, met and refused, and no target defined when not found, against
+# copies of the moved tree without the ffi or the core library
+# (Tests/cmake/components.sh); the moved .pc files used with pkg-config
+# --define-prefix.
 CMAKE_TEST := $(OUT)/cmake-test
 CMAKE_PREFIX := $(CMAKE_TEST)/moved
 
@@ -117,6 +120,7 @@ test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmak
 		if cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" \
 			> /dev/null 2>&1; then echo "find_package(SignalKit $$request) was met by $(VERSION)"; exit 1; fi; \
 		rm -rf $(CMAKE_TEST)/version; done
+	sh Tests/cmake/components.sh $(CMAKE_PREFIX) $(CMAKE_TEST)/components
 	test "$$(echo $$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --cflags --libs signalkit))" = \
 		"-I$(CMAKE_PREFIX)/include -L$(CMAKE_PREFIX)/lib -lsignalkit"
 	test "$$(echo $$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --libs signalkit-ffi))" = \

@@ -223,6 +223,49 @@ SK_TEST(handles, small_value_callbacks_and_mutable_ones) {
     cr_assert_eq(calls_seen_by_mutable, 4);
 }
 
+/* As signalkit.h's conventions and signal::start say: a callable run while
+ * a synchronous source emits during start() cannot dispose its own
+ * subscription (start() hands the disposable out after the generator ran:
+ * the meta disposable disposed at 2 held nothing yet, and disposes the
+ * subscription only when set, every value delivered); take_until, asked
+ * through a flag the callable sets, stops the deliveries, while the
+ * generator runs to its end. */
+SK_TEST(handles, a_synchronous_source_is_stopped_from_a_callback_by_take_until) {
+    int generated = 0;
+    auto source = sk::create(track([&generated](sk::subscriber s) {
+        for (int i = 0; i < 10; i++) {
+            generated++;
+            s.put_next(i);
+        }
+        s.put_completion();
+    }));
+    std::vector<std::int64_t> got;
+    int completions = 0;
+    auto meta = sk::disposable::meta();
+    meta.meta_set(source.start(track([meta, &got](std::int64_t n) {
+                                   got.push_back(n);
+                                   if (n == 2) {
+                                       meta.dispose();
+                                   }
+                               }),
+                               sk::none, track([&completions] { completions++; })));
+    cr_assert_eq(got.size(), 10u, "disposing during the start took effect");
+    cr_assert_eq(completions, 1);
+
+    got.clear();
+    generated = 0;
+    bool stop = false;
+    auto d = (source | sk::take_until(track([&stop](sk::value_view) { return stop ? sk::take_complete : sk::take_pass; })))
+                 .start(track([&got, &stop](std::int64_t n) {
+                            got.push_back(n);
+                            stop = (n == 2);
+                        }),
+                        sk::none, track([&completions] { completions++; }));
+    cr_assert(got == v({0, 1, 2}));
+    cr_assert_eq(completions, 2);
+    cr_assert_eq(generated, 10, "the generator runs to its end");
+}
+
 SK_TEST(handles, observer_callables_die_with_the_pipe) {
     auto p = sk::pipe::create();
     auto d = p.signal().start(track([](std::int64_t) {}));

@@ -52,6 +52,28 @@ SK_TEST(mapping, mutable_and_move_only_callables) {
     cr_assert(log->ints() == v({5, 6, 7}));
 }
 
+/* Every pipeable that takes a callable takes a move-only one (moved into
+ * its box, as the header says). The pipeable form of reduce_left did not
+ * compile with one: its operator was a local struct of a function template,
+ * whose members are all instantiated, the copying one (for a reused
+ * pipeable) included. */
+SK_TEST(mapping, every_pipeable_takes_a_move_only_callable) {
+    auto log = std::make_shared<events>();
+    auto one = [] { return std::make_unique<std::int64_t>(1); };
+    record(ints({1, 2, 3}) | sk::map([u = one()](std::int64_t n) { return n + *u; })
+               | sk::filter([u = one()](std::int64_t n) { return n > *u; })
+               | sk::take_until([u = one()](std::int64_t) { return sk::take_pass; })
+               | sk::map_to_signal([u = one()](std::int64_t n) { return sk::single(n * 10 + *u); })
+               | sk::catch_error([u = one()](sk::value_view) { return sk::complete(); })
+               | sk::before_next([u = one()](sk::value_view) {}) | sk::after_next([u = one()](sk::value_view) {})
+               | sk::before_started([u = one()] {}) | sk::before_completed([u = one()] {})
+               | sk::after_completed([u = one()] {}) | sk::after_disposed([u = one()] {})
+               | sk::reduce_left(0, [u = one()](std::int64_t acc, std::int64_t n) { return acc + n * *u; }),
+           log);
+    cr_assert(log->ints() == v({21 + 31 + 41}));
+    cr_assert_eq(log->completions, 1);
+}
+
 static std::int64_t triple(std::int64_t n) { return 3 * n; }
 static bool positive(std::int64_t n) { return n > 0; }
 
