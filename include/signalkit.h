@@ -145,7 +145,8 @@ typedef enum sk_status {
     SK_ERR_NULL_ARGUMENT = -1,    /**< a required handle, pointer or function was NULL */
     SK_ERR_WRONG_KIND = -2,       /**< a value or handle of another kind was expected */
     SK_ERR_INVALID_ARGUMENT = -3, /**< an argument is out of range or malformed */
-    SK_ERR_NO_MEMORY = -4,        /**< an allocation failed */
+    SK_ERR_NO_MEMORY = -4,        /**< an allocation failed (a copy of a large string,
+                                     bytes or array the process has no memory for) */
     SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
     SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
     SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
@@ -302,7 +303,9 @@ void sk_value_set_double(sk_value *out, double value);
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.
  * @param text      NUL-terminated UTF-8. Borrowed (copied).
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `text` is NULL.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `text` is NULL;
+ *         SK_ERR_NO_MEMORY when the copy cannot be allocated
+ *         ("sk_value_set_string: out of memory for a copy of 314572800 bytes").
  * @par Thread safety
  *   Any thread.
  */
@@ -317,7 +320,9 @@ int sk_value_set_string(sk_value *out, const char *text);
  * @param length    The number of bytes.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `text` is NULL
  *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
- *         than any buffer.
+ *         than any buffer (PTRDIFF_MAX or more: the copy adds a NUL);
+ *         SK_ERR_NO_MEMORY when the copy cannot be allocated (checked before
+ *         `text` is read).
  * @par Thread safety
  *   Any thread.
  */
@@ -331,7 +336,8 @@ int sk_value_set_string_n(sk_value *out, const char *text, size_t length);
  * @param length    The number of bytes.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `data` is NULL
  *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
- *         than any buffer.
+ *         than any buffer (above PTRDIFF_MAX); SK_ERR_NO_MEMORY when the
+ *         copy cannot be allocated (checked before `data` is read).
  * @par Thread safety
  *   Any thread.
  */
@@ -354,8 +360,11 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  *                  `count` is 0.
  * @param count     The number of items.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `items` is NULL
- *         with `count` not 0; SK_ERR_INVALID_ARGUMENT, with `*out` nil, when
- *         the array would nest more than SK_VALUE_MAX_DEPTH levels deep
+ *         with `count` not 0; SK_ERR_INVALID_ARGUMENT for a count larger
+ *         than any buffer (`count * sizeof(sk_value)` above PTRDIFF_MAX);
+ *         SK_ERR_NO_MEMORY, with `*out` nil, when the array cannot be
+ *         allocated (checked before any item is read); SK_ERR_INVALID_ARGUMENT,
+ *         with `*out` nil, when the array would nest more than SK_VALUE_MAX_DEPTH levels deep
  *         ("sk_value_set_array: arrays nested 129 deep (the limit is SK_VALUE_MAX_DEPTH, 128)"),
  *         or when an item is not a valid value (an unknown kind, such as
  *         uninitialised memory: "sk_value_set_array: item 0: unknown value kind 2880154539";

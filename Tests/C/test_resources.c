@@ -1,0 +1,142 @@
+/* test_resources.c - the library when the system refuses what a call needs:
+ * an allocation failing (and lengths no buffer can have). Each test is a
+ * process of its own (Criterion). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "support.h"
+
+/* Under a sanitizer the program reserves terabytes of shadow memory and
+ * aborts instead of returning NULL from malloc: no lowered RLIMIT_AS there. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SK_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SK_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef SK_TEST_SANITIZED
+#define SK_TEST_SANITIZED 0
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Memory. */
+
+/* Lengths and counts no buffer can have: refused before anything is read
+ * or allocated; lengths a buffer could have but this process cannot
+ * allocate: SK_ERR_NO_MEMORY. No abort either way, and *out is nil. */
+Test(resources, lengths_no_buffer_can_have_are_refused, .timeout = SK_TEST_TIMEOUT) {
+    const char text[] = "x";
+    sk_value value;
+    const size_t too_long[] = { SIZE_MAX, SIZE_MAX / 2 + 1, SIZE_MAX / 2 };
+    for (size_t i = 0; i < sizeof too_long / sizeof too_long[0]; i++) {
+        sk_value_set_int64(&value, 1);
+        cr_assert_eq(sk_value_set_string_n(&value, text, too_long[i]), SK_ERR_INVALID_ARGUMENT, "length %zu", too_long[i]);
+        cr_assert_eq(value.kind, SK_KIND_NIL);
+    }
+    const size_t bytes_too_long[] = { SIZE_MAX, SIZE_MAX / 2 + 1 };
+    for (size_t i = 0; i < sizeof bytes_too_long / sizeof bytes_too_long[0]; i++) {
+        sk_value_set_int64(&value, 1);
+        cr_assert_eq(sk_value_set_bytes(&value, text, bytes_too_long[i]), SK_ERR_INVALID_ARGUMENT);
+        cr_assert_eq(value.kind, SK_KIND_NIL);
+    }
+    sk_value items[1];
+    sk_value_set_nil(&items[0]);
+    const size_t count_too_large[] = { SIZE_MAX, SIZE_MAX / 2, SIZE_MAX / 2 / sizeof(sk_value) + 1 };
+    for (size_t i = 0; i < sizeof count_too_large / sizeof count_too_large[0]; i++) {
+        sk_value_set_int64(&value, 1);
+        cr_assert_eq(sk_value_set_array(&value, items, count_too_large[i]), SK_ERR_INVALID_ARGUMENT, "count %zu",
+            count_too_large[i]);
+        cr_assert_eq(value.kind, SK_KIND_NIL);
+    }
+    /* A length a buffer could have, but no machine has the memory: no
+     * byte of `text` beyond the first is read, the allocation comes first. */
+    sk_value_set_int64(&value, 1);
+    cr_assert_eq(sk_value_set_bytes(&value, text, SIZE_MAX / 2), SK_ERR_NO_MEMORY);
+    cr_assert_eq(value.kind, SK_KIND_NIL);
+    sk_value_set_int64(&value, 1);
+    cr_assert_eq(sk_value_set_string_n(&value, text, SIZE_MAX / 4), SK_ERR_NO_MEMORY);
+    cr_assert_eq(value.kind, SK_KIND_NIL);
+    sk_value_set_int64(&value, 1);
+    cr_assert_eq(sk_value_set_array(&value, items, SIZE_MAX / 2 / sizeof(sk_value)), SK_ERR_NO_MEMORY);
+    cr_assert_eq(value.kind, SK_KIND_NIL);
+    expect_no_live_objects(0);
+}
+
+/* The address space this process has mapped, in bytes. */
+static size_t mapped_bytes(void) {
+    FILE *statm = fopen("/proc/self/statm", "r");
+    cr_assert_not_null(statm);
+    unsigned long pages = 0;
+    cr_assert_eq(fscanf(statm, "%lu", &pages), 1);
+    fclose(statm);
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+enum { BIG = 64 << 20 };
+
+/* Copies of a big string, bytes and array, made while the address space
+ * has room for less than one: SK_ERR_NO_MEMORY with *out nil and nothing
+ * alive; with room again, the same calls succeed and the library works. */
+Test(resources, allocation_failure_is_no_memory, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind() || SK_TEST_SANITIZED) {
+        cr_skip_test("a sanitizer or valgrind does not return NULL from malloc under a lowered RLIMIT_AS");
+    }
+    char *text = malloc(BIG + 1);
+    cr_assert_not_null(text);
+    memset(text, 'a', BIG);
+    text[BIG] = '\0';
+    const size_t count = BIG / sizeof(sk_value);
+    sk_value *items = calloc(count, sizeof *items); /* all nil */
+    cr_assert_not_null(items);
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &saved), 0);
+    struct rlimit low = saved;
+    low.rlim_cur = (rlim_t)(mapped_bytes() + BIG / 4);
+    cr_assert_eq(setrlimit(RLIMIT_AS, &low), 0);
+    sk_value value;
+    sk_value_set_int64(&value, 1);
+    int bytes_status = sk_value_set_bytes(&value, text, BIG);
+    int bytes_kind = value.kind;
+    sk_value_set_int64(&value, 1);
+    int string_n_status = sk_value_set_string_n(&value, text, BIG);
+    int string_n_kind = value.kind;
+    sk_value_set_int64(&value, 1);
+    int string_status = sk_value_set_string(&value, text);
+    int string_kind = value.kind;
+    sk_value_set_int64(&value, 1);
+    int array_status = sk_value_set_array(&value, items, count);
+    int array_kind = value.kind;
+    cr_assert_eq(setrlimit(RLIMIT_AS, &saved), 0);
+    cr_assert_eq(bytes_status, SK_ERR_NO_MEMORY, "sk_value_set_bytes: %d", bytes_status);
+    cr_assert_eq(string_n_status, SK_ERR_NO_MEMORY, "sk_value_set_string_n: %d", string_n_status);
+    cr_assert_eq(string_status, SK_ERR_NO_MEMORY, "sk_value_set_string: %d", string_status);
+    cr_assert_eq(array_status, SK_ERR_NO_MEMORY, "sk_value_set_array: %d", array_status);
+    cr_assert(bytes_kind == SK_KIND_NIL && string_n_kind == SK_KIND_NIL && string_kind == SK_KIND_NIL
+        && array_kind == SK_KIND_NIL);
+    expect_no_live_objects(0);
+
+    SK_OK_OR_FAIL(sk_value_set_string(&value, text));
+    const char *read = NULL;
+    size_t length = 0;
+    SK_OK_OR_FAIL(sk_value_get_string(&value, &read, &length));
+    cr_assert_eq(length, (size_t)BIG);
+    cr_assert_eq(read[BIG - 1], 'a');
+    cr_assert_eq(read[BIG], '\0');
+    sk_value copy;
+    SK_OK_OR_FAIL(sk_value_set_bytes(&copy, text, BIG));
+    sk_value_release(&copy);
+    SK_OK_OR_FAIL(sk_value_set_array(&copy, items, count));
+    sk_value_release(&copy);
+    sk_value_release(&value);
+    free(items);
+    free(text);
+    expect_signal_log(ints_signal((const int64_t[]){ 1, 2 }, 2), "nncr", (const int64_t[]){ 1, 2 }, 2);
+    expect_no_live_objects(0);
+}
