@@ -152,7 +152,8 @@ typedef enum sk_status {
     SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
                                      (reported only while handle checking is on) */
     SK_ERR_RESOURCE = -8          /**< the operating system refused a resource the call
-                                     needs (a descriptor at RLIMIT_NOFILE, a thread) */
+                                     needs (a descriptor at RLIMIT_NOFILE, a thread; the
+                                     descriptors of the timers, see sk_queue_after()) */
 } sk_status;
 
 /**
@@ -1433,16 +1434,39 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
  * A delay beyond what the clock can represent (about 292 years; INFINITY)
  * means never: the work is dropped and `release` runs at once.
  *
+ * @par Timers and descriptors
+ * On Linux, libdispatch runs every timer of the process (this function's,
+ * sk_timer_start()'s, and those of the time operators: sk_signal_delay(),
+ * sk_signal_timeout(), sk_signal_debounce(), sk_signal_throttle(),
+ * sk_signal_retry()) from an event loop whose descriptors it makes at the
+ * process's first timer: an epoll instance, an eventfd and a timerfd (of
+ * CLOCK_MONOTONIC, the one clock the library's timers use). It cannot survive
+ * failing to make them (the process dies of SIGILL). So the first of these
+ * calls in a process (on a queue that is not a virtual-time one) checks that
+ * the three descriptors can be made, sets a 1 ms timer and waits for it to
+ * fire (at most 10 s): from then on the descriptors exist for the life of
+ * the process, and the check costs nothing. When the system refuses a
+ * descriptor (RLIMIT_NOFILE reached), the call returns SK_ERR_RESOURCE
+ * ("sk_queue_after: no descriptor for libdispatch's timers (an epoll
+ * instance, an eventfd, a timerfd): Too many open files (errno 24)") having
+ * made nothing and run `release`; a later call checks again. So does one
+ * whose timer did not fire in time (no thread for libdispatch's event loop).
+ * Untouched by the check: another thread of the process taking the last
+ * descriptors in the instant between the check and libdispatch's own calls.
+ *
  * @param queue    Borrowed.
  * @param seconds  The delay, >= 0.
  * @param fn       The work.
  * @param ctx      Passed to `fn` and `release`.
  * @param release  May be NULL; runs once, as for sk_work_fn.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL;
- *         SK_ERR_INVALID_ARGUMENT for a negative or NaN `seconds`. On error
+ *         SK_ERR_INVALID_ARGUMENT for a negative or NaN `seconds`;
+ *         SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when the process's timers
+ *         cannot be set up (see "Timers and descriptors" above). On error
  *         `release` has run.
  * @par Thread safety
- *   Any thread. `fn` runs on the queue.
+ *   Any thread. `fn` runs on the queue. The first call of a process may wait
+ *   for its probing timer (about 1 ms; see above).
  */
 int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk_release_fn release);
 /**
@@ -1496,8 +1520,10 @@ void sk_queue_release(sk_queue *queue);
  *                  running (for a one-shot timer that has fired: when its
  *                  disposable is disposed or released).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (out, queue, fn),
- *         SK_ERR_INVALID_ARGUMENT (negative or NaN seconds); on error
- *         `release` has run.
+ *         SK_ERR_INVALID_ARGUMENT (negative or NaN seconds), SK_ERR_RESOURCE
+ *         (SK_ERR_NO_MEMORY) when the process's timers cannot be set up
+ *         (see sk_queue_after(), "Timers and descriptors"); on error
+ *         `release` has run and `*out` is NULL.
  * @par Thread safety
  *   Any thread. `fn` runs on `queue`.
  */
@@ -1526,8 +1552,13 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * SK_ERR_NULL_ARGUMENT when `out` or a required signal, function, queue or
  * value is NULL; SK_ERR_WRONG_KIND for a handle of another type;
  * SK_ERR_INVALID_ARGUMENT for a negative or NaN duration, a malformed value,
- * or a result deeper than SK_SIGNAL_MAX_DEPTH. Then `*out` (if given) is
- * NULL and `release` has run.
+ * or a result deeper than SK_SIGNAL_MAX_DEPTH; for the operators that set
+ * timers (sk_signal_delay(), sk_signal_timeout(), sk_signal_debounce(),
+ * sk_signal_throttle(), sk_signal_retry()) on a queue that is not a
+ * virtual-time one, SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when the process's
+ * timers cannot be set up: checked when the operator is made, so that no
+ * event delivered later can meet the failure (see sk_queue_after(), "Timers
+ * and descriptors"). Then `*out` (if given) is NULL and `release` has run.
  *
  * @par Depth
  * A source (pipe, promise, sk_signal_create, constants) is 1 deep; an

@@ -1,6 +1,7 @@
 /* test_resources.c - the library when the system refuses what a call needs:
- * an allocation failing (and lengths no buffer can have). Each test is a
- * process of its own (Criterion). */
+ * no descriptor left for the timers' event loop at the first timer, an
+ * allocation failing (and lengths no buffer can have). Each test is a
+ * process of its own (Criterion), so "first" means first in it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -24,6 +25,126 @@
 #ifndef SK_TEST_SANITIZED
 #define SK_TEST_SANITIZED 0
 #endif
+
+/* A work context counting runs and releases. */
+struct pair {
+    counter ran;
+    counter released;
+};
+
+static void pair_ran(void *ctx) {
+    counter_hit(&((struct pair *)ctx)->ran);
+}
+
+static void pair_released(void *ctx) {
+    counter_hit(&((struct pair *)ctx)->released);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Descriptors. libdispatch makes its event loop's descriptors (an epoll
+ * instance, an eventfd, a timerfd for the clock) at the process's first
+ * timer, and crashes when it cannot. */
+
+enum { MAX_HELD = 256 };
+
+struct held {
+    int fds[MAX_HELD];
+    int count;
+    struct rlimit saved;
+};
+
+/* Lowers the descriptor limit a little above what is open and takes every
+ * descriptor left under it. */
+static void take_every_descriptor(struct held *held) {
+    cr_assert_eq(getrlimit(RLIMIT_NOFILE, &held->saved), 0);
+    struct rlimit low = held->saved;
+    low.rlim_cur = (rlim_t)open_fd_count() + 32;
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+    held->count = 0;
+    int fd;
+    while (held->count < MAX_HELD && (fd = dup(0)) >= 0) {
+        held->fds[held->count++] = fd;
+    }
+    cr_assert_lt(held->count, MAX_HELD);
+    cr_assert_eq(errno, EMFILE);
+}
+
+static void give_back_every_descriptor(struct held *held) {
+    for (int i = 0; i < held->count; i++) {
+        close(held->fds[i]);
+    }
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &held->saved), 0);
+}
+
+static void expect_resource_error(int status, const char *what) {
+    cr_assert_eq(status, SK_ERR_RESOURCE, "%s: status %d (%s)", what, status, sk_status_string(status));
+    cr_assert_neq(strstr(sk_last_error_message(), "descriptor"), NULL, "%s: message \"%s\"", what,
+        sk_last_error_message());
+}
+
+/* Every call that can set the process's first timer going, made with no
+ * descriptor left: SK_ERR_RESOURCE, its context released, nothing made;
+ * once descriptors are back, the same calls work. */
+Test(resources, first_timer_without_descriptors_is_a_resource_error, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind()) {
+        cr_skip_test("valgrind does not apply a lowered RLIMIT_NOFILE");
+    }
+    sk_queue *serial = serial_queue("test.resources");
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    struct pair work;
+    counters_init(2, &work.ran, &work.released);
+
+    struct held held;
+    take_every_descriptor(&held);
+    for (int round = 0; round < 2; round++) { /* refused again: nothing was half made */
+        expect_resource_error(sk_queue_after(serial, 0.001, pair_ran, &work, pair_released), "sk_queue_after");
+        cr_assert_eq(counter_get(&work.released), 2 * round + 1);
+        sk_disposable *timer = (sk_disposable *)&held;
+        expect_resource_error(sk_timer_start(&timer, serial, 0.001, false, pair_ran, &work, pair_released),
+            "sk_timer_start");
+        cr_assert_null(timer);
+        cr_assert_eq(counter_get(&work.released), 2 * round + 2);
+        sk_signal *timed = (sk_signal *)&held;
+        expect_resource_error(sk_signal_debounce(&timed, source, 0.001, serial), "sk_signal_debounce");
+        cr_assert_null(timed);
+        expect_resource_error(sk_signal_delay(&timed, source, 0.001, serial), "sk_signal_delay");
+        expect_resource_error(sk_signal_throttle(&timed, source, 0.001, serial), "sk_signal_throttle");
+        sk_signal *alternate = made_signal(sk_signal_complete);
+        expect_resource_error(sk_signal_timeout(&timed, source, 0.001, serial, alternate), "sk_signal_timeout");
+        sk_signal_release(alternate);
+        expect_resource_error(sk_signal_retry(&timed, source, 0.001, 0.01, serial), "sk_signal_retry");
+        cr_assert_null(timed);
+    }
+    cr_assert_eq(counter_get(&work.ran), 0);
+    give_back_every_descriptor(&held);
+
+    SK_OK_OR_FAIL(sk_queue_after(serial, 0.001, pair_ran, &work, pair_released));
+    cr_assert(counter_wait(&work.ran, 1, SK_WAIT_SECONDS), "sk_queue_after: the work never ran");
+    cr_assert(counter_wait(&work.released, 5, SK_WAIT_SECONDS));
+    sk_disposable *timer = NULL;
+    SK_OK_OR_FAIL(sk_timer_start(&timer, serial, 0.001, false, pair_ran, &work, pair_released));
+    cr_assert(counter_wait(&work.ran, 2, SK_WAIT_SECONDS), "sk_timer_start: the timer never fired");
+    sk_disposable_dispose(timer);
+    sk_disposable_release(timer);
+    sk_signal *debounced = NULL;
+    SK_OK_OR_FAIL(sk_signal_debounce(&debounced, source, 0.001, serial));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, debounced);
+    pipe_put_int(pipe, 7);
+    cr_assert(recorder_wait_nexts(&r, 1), "sk_signal_debounce: nothing delivered");
+    recorder_finish(&r, d);
+    sk_signal_release(debounced);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    flush_queue(serial);
+    sk_queue_release(serial);
+    cr_assert(counter_wait(&work.released, 6, SK_WAIT_SECONDS));
+    counters_destroy(2, &work.ran, &work.released);
+    expect_no_live_objects(0);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Memory. */
