@@ -40,6 +40,9 @@
  * - Thread-safety: every function may be called from any thread, concurrently,
  *   unless its comment says otherwise. Callbacks run on the thread that emits
  *   the event (the generator's thread, or the queue named by deliver-on).
+ * - Stacks: a thread that calls into the library needs SK_MIN_THREAD_STACK
+ *   bytes of stack (64 KB), callbacks' own use aside; pipelines near
+ *   SK_SIGNAL_MAX_DEPTH need more (see @ref operators, "Depth").
  * - Detectable misuse (NULL handle, NULL function, wrong value kind) returns an
  *   error and never crashes, hangs or leaks. Using a handle or a heap value
  *   after its last release is undefined behaviour, as with free(), unless
@@ -79,6 +82,22 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * @brief The least stack, in bytes, a thread calling into the library needs.
+ *
+ * The first call into the library in a process does the most: the Swift
+ * runtime sets up the library's type metadata on first use, recursively, on
+ * the calling thread. Measured on x86-64 (release library): the first calls
+ * of a typical program (values, a pipe, a map, a subscription, a queue and
+ * its timer) need 24 KB of stack, and 20 KB fail (SIGSEGV, which the library
+ * cannot detect); PTHREAD_STACK_MIN (16 KB) is not enough. 64 KB leaves more
+ * than twice that. A process's main thread (8 MB, usually) and threads made
+ * with default attributes (8 MB) have far more; set at least this much with
+ * pthread_attr_setstacksize() on a thread that calls the library. Operators
+ * nested deeply need more: see SK_SIGNAL_MAX_DEPTH.
+ */
+#define SK_MIN_THREAD_STACK 65536
 
 /* ------------------------------------------------------------------------ */
 /* Version                                                                   */
@@ -348,7 +367,8 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  *
  * An array of no arrays is 1 level deep, an array holding one is 2, and so
  * on. Every operation over a value (release, copy, equality, conversions) is
- * safe at any depth the library accepts, on any thread's stack.
+ * safe at any depth the library accepts, on any thread with the stack every
+ * caller needs (SK_MIN_THREAD_STACK).
  */
 #define SK_VALUE_MAX_DEPTH 128
 

@@ -1,7 +1,8 @@
 /* test_resources.c - the library when the system refuses what a call needs:
  * no descriptor left for the timers' event loop at the first timer, an
- * allocation failing (and lengths no buffer can have). Each test is a
- * process of its own (Criterion), so "first" means first in it. */
+ * allocation failing (and lengths no buffer can have), a thread with the
+ * documented minimum stack making the first call into the library. Each test
+ * is a process of its own (Criterion), so "first" means first in it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -259,5 +260,98 @@ Test(resources, allocation_failure_is_no_memory, .timeout = SK_TEST_TIMEOUT) {
     free(items);
     free(text);
     expect_signal_log(ints_signal((const int64_t[]){ 1, 2 }, 2), "nncr", (const int64_t[]){ 1, 2 }, 2);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Stacks. */
+
+static void nothing_next(void *ctx, const sk_value *value) {
+    (void)value;
+    counter_hit(ctx);
+}
+
+static void copy_map(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_copy(out, value);
+}
+
+/* The first calls of the process into the library: values (as deep as
+ * allowed), a pipeline, a queue and a timer. */
+static void *first_calls(void *arg) {
+    struct pair *work = arg;
+    counter *delivered = &work->ran;
+    sk_value value;
+    if (sk_value_set_string(&value, "first") != SK_OK) {
+        return (void *)"sk_value_set_string";
+    }
+    sk_value_release(&value);
+    /* Values as deep as SK_VALUE_MAX_DEPTH: built, copied, compared and
+     * released on this stack. */
+    sk_value_set_int64(&value, 1);
+    for (int level = 1; level <= SK_VALUE_MAX_DEPTH; level++) {
+        sk_value outer;
+        if (sk_value_set_array(&outer, &value, 1) != SK_OK) {
+            return (void *)"sk_value_set_array";
+        }
+        sk_value_release(&value);
+        value = outer;
+    }
+    sk_value copy;
+    if (sk_value_copy(&copy, &value) != SK_OK || !sk_value_equal(&copy, &value)) {
+        return (void *)"sk_value_copy / sk_value_equal";
+    }
+    sk_value_release(&copy);
+    sk_value_release(&value);
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    sk_signal *mapped = NULL;
+    sk_queue *queue = NULL;
+    sk_disposable *subscription = NULL;
+    if (sk_pipe_create(&pipe, false) != SK_OK || sk_pipe_signal(&source, pipe) != SK_OK
+        || sk_signal_map(&mapped, source, copy_map, NULL, NULL) != SK_OK
+        || sk_queue_create(&queue, "test.resources.stack") != SK_OK) {
+        return (void *)"building the pipeline";
+    }
+    sk_observer observer = { nothing_next, NULL, NULL, delivered, NULL };
+    if (sk_signal_start(&subscription, mapped, &observer) != SK_OK) {
+        return (void *)"sk_signal_start";
+    }
+    sk_value_set_int64(&value, 1);
+    if (sk_pipe_put(pipe, &value) != SK_OK || sk_queue_after(queue, 0.001, pair_ran, work, pair_released) != SK_OK) {
+        return (void *)"sk_pipe_put / sk_queue_after";
+    }
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    sk_queue_release(queue);
+    return NULL;
+}
+
+/* A thread with SK_MIN_THREAD_STACK bytes of stack makes the process's first
+ * calls into the library (the Swift runtime sets up its type metadata on
+ * first use, deeply). Under a sanitizer, whose frames are several times
+ * larger, the minimum is documented for the release library only. */
+Test(resources, first_calls_on_a_thread_with_the_minimum_stack, .timeout = SK_TEST_TIMEOUT) {
+    struct pair work;
+    counters_init(2, &work.ran, &work.released);
+    pthread_attr_t attributes;
+    cr_assert_eq(pthread_attr_init(&attributes), 0);
+    size_t stack = SK_MIN_THREAD_STACK;
+    if (SK_TEST_SANITIZED) {
+        stack *= 8;
+    }
+    cr_assert_eq(pthread_attr_setstacksize(&attributes, stack), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attributes, first_calls, &work), 0);
+    void *failed = NULL;
+    cr_assert_eq(pthread_join(thread, &failed), 0);
+    pthread_attr_destroy(&attributes);
+    cr_assert_null(failed, "%s failed", (const char *)failed);
+    cr_assert(counter_wait(&work.ran, 2, SK_WAIT_SECONDS)); /* the value, then the delayed work */
+    cr_assert(counter_wait(&work.released, 1, SK_WAIT_SECONDS));
+    counters_destroy(2, &work.ran, &work.released);
     expect_no_live_objects(0);
 }
