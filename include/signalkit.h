@@ -56,6 +56,9 @@
  * - Thread-safety: every function may be called from any thread, concurrently,
  *   unless its comment says otherwise. Callbacks run on the thread that emits
  *   the event (the generator's thread, or the queue named by deliver-on).
+ * - Stacks: a thread that calls into the library needs SK_MIN_THREAD_STACK
+ *   bytes of stack (64 KB), callbacks' own use aside; pipelines near
+ *   SK_SIGNAL_MAX_DEPTH need more (see @ref operators, "Depth").
  * - Detectable misuse (NULL handle, NULL function, wrong value kind) returns an
  *   error and never crashes, hangs or leaks. Using a handle or a heap value
  *   after its last release is undefined behaviour, as with free(), unless
@@ -96,6 +99,22 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * @brief The least stack, in bytes, a thread calling into the library needs.
+ *
+ * The first call into the library in a process does the most: the Swift
+ * runtime sets up the library's type metadata on first use, recursively, on
+ * the calling thread. Measured on x86-64 (release library): the first calls
+ * of a typical program (values, a pipe, a map, a subscription, a queue and
+ * its timer) need 24 KB of stack, and 20 KB fail (SIGSEGV, which the library
+ * cannot detect); PTHREAD_STACK_MIN (16 KB) is not enough. 64 KB leaves more
+ * than twice that. A process's main thread (8 MB, usually) and threads made
+ * with default attributes (8 MB) have far more; set at least this much with
+ * pthread_attr_setstacksize() on a thread that calls the library. Operators
+ * nested deeply need more: see SK_SIGNAL_MAX_DEPTH.
+ */
+#define SK_MIN_THREAD_STACK 65536
 
 /* ------------------------------------------------------------------------ */
 /* Version                                                                   */
@@ -162,13 +181,15 @@ typedef enum sk_status {
     SK_ERR_NULL_ARGUMENT = -1,    /**< a required handle, pointer or function was NULL */
     SK_ERR_WRONG_KIND = -2,       /**< a value or handle of another kind was expected */
     SK_ERR_INVALID_ARGUMENT = -3, /**< an argument is out of range or malformed */
-    SK_ERR_NO_MEMORY = -4,        /**< an allocation failed */
+    SK_ERR_NO_MEMORY = -4,        /**< an allocation failed (a copy of a large string,
+                                     bytes or array the process has no memory for) */
     SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
     SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
     SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
                                      (reported only while handle checking is on) */
     SK_ERR_RESOURCE = -8          /**< the operating system refused a resource the call
-                                     needs (a descriptor at RLIMIT_NOFILE, a thread) */
+                                     needs (a descriptor at RLIMIT_NOFILE, a thread; the
+                                     descriptors of the timers, see sk_queue_after()) */
 } sk_status;
 
 /**
@@ -319,7 +340,9 @@ void sk_value_set_double(sk_value *out, double value);
  *                  sk_value_release()); overwritten without releasing what it
  *                  held; nil on error.
  * @param text      NUL-terminated UTF-8. Borrowed (copied).
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `text` is NULL.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` or `text` is NULL;
+ *         SK_ERR_NO_MEMORY when the copy cannot be allocated
+ *         ("sk_value_set_string: out of memory for a copy of 314572800 bytes").
  * @par Thread safety
  *   Any thread.
  */
@@ -334,7 +357,9 @@ int sk_value_set_string(sk_value *out, const char *text);
  * @param length    The number of bytes.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `text` is NULL
  *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
- *         than any buffer.
+ *         than any buffer (PTRDIFF_MAX or more: the copy adds a NUL);
+ *         SK_ERR_NO_MEMORY when the copy cannot be allocated (checked before
+ *         `text` is read).
  * @par Thread safety
  *   Any thread.
  */
@@ -348,7 +373,8 @@ int sk_value_set_string_n(sk_value *out, const char *text, size_t length);
  * @param length    The number of bytes.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `data` is NULL
  *         with `length` not 0; SK_ERR_INVALID_ARGUMENT for a length larger
- *         than any buffer.
+ *         than any buffer (above PTRDIFF_MAX); SK_ERR_NO_MEMORY when the
+ *         copy cannot be allocated (checked before `data` is read).
  * @par Thread safety
  *   Any thread.
  */
@@ -358,7 +384,8 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  *
  * An array of no arrays is 1 level deep, an array holding one is 2, and so
  * on. Every operation over a value (release, copy, equality, conversions) is
- * safe at any depth the library accepts, on any thread's stack.
+ * safe at any depth the library accepts, on any thread with the stack every
+ * caller needs (SK_MIN_THREAD_STACK).
  */
 #define SK_VALUE_MAX_DEPTH 128
 
@@ -371,8 +398,11 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  *                  `count` is 0.
  * @param count     The number of items.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL, or `items` is NULL
- *         with `count` not 0; SK_ERR_INVALID_ARGUMENT, with `*out` nil, when
- *         the array would nest more than SK_VALUE_MAX_DEPTH levels deep
+ *         with `count` not 0; SK_ERR_INVALID_ARGUMENT for a count larger
+ *         than any buffer (`count * sizeof(sk_value)` above PTRDIFF_MAX);
+ *         SK_ERR_NO_MEMORY, with `*out` nil, when the array cannot be
+ *         allocated (checked before any item is read); SK_ERR_INVALID_ARGUMENT,
+ *         with `*out` nil, when the array would nest more than SK_VALUE_MAX_DEPTH levels deep
  *         ("sk_value_set_array: arrays nested 129 deep (the limit is SK_VALUE_MAX_DEPTH, 128)"),
  *         or when an item is not a valid value (an unknown kind, such as
  *         uninitialised memory: "sk_value_set_array: item 0: unknown value kind 2880154539";
@@ -1445,16 +1475,39 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
  * A delay beyond what the clock can represent (about 292 years; INFINITY)
  * means never: the work is dropped and `release` runs at once.
  *
+ * @par Timers and descriptors
+ * On Linux, libdispatch runs every timer of the process (this function's,
+ * sk_timer_start()'s, and those of the time operators: sk_signal_delay(),
+ * sk_signal_timeout(), sk_signal_debounce(), sk_signal_throttle(),
+ * sk_signal_retry()) from an event loop whose descriptors it makes at the
+ * process's first timer: an epoll instance, an eventfd and a timerfd (of
+ * CLOCK_MONOTONIC, the one clock the library's timers use). It cannot survive
+ * failing to make them (the process dies of SIGILL). So the first of these
+ * calls in a process (on a queue that is not a virtual-time one) checks that
+ * the three descriptors can be made, sets a 1 ms timer and waits for it to
+ * fire (at most 10 s): from then on the descriptors exist for the life of
+ * the process, and the check costs nothing. When the system refuses a
+ * descriptor (RLIMIT_NOFILE reached), the call returns SK_ERR_RESOURCE
+ * ("sk_queue_after: no descriptor for libdispatch's timers (an epoll
+ * instance, an eventfd, a timerfd): Too many open files (errno 24)") having
+ * made nothing and run `release`; a later call checks again. So does one
+ * whose timer did not fire in time (no thread for libdispatch's event loop).
+ * Untouched by the check: another thread of the process taking the last
+ * descriptors in the instant between the check and libdispatch's own calls.
+ *
  * @param queue    Borrowed.
  * @param seconds  The delay, >= 0.
  * @param fn       The work.
  * @param ctx      Passed to `fn` and `release`.
  * @param release  May be NULL; runs once, as for sk_work_fn.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL;
- *         SK_ERR_INVALID_ARGUMENT for a negative or NaN `seconds`. On error
+ *         SK_ERR_INVALID_ARGUMENT for a negative or NaN `seconds`;
+ *         SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when the process's timers
+ *         cannot be set up (see "Timers and descriptors" above). On error
  *         `release` has run.
  * @par Thread safety
- *   Any thread. `fn` runs on the queue.
+ *   Any thread. `fn` runs on the queue. The first call of a process may wait
+ *   for its probing timer (about 1 ms; see above).
  */
 int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk_release_fn release);
 /**
@@ -1508,8 +1561,10 @@ void sk_queue_release(sk_queue *queue);
  *                  running (for a one-shot timer that has fired: when its
  *                  disposable is disposed or released).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (out, queue, fn),
- *         SK_ERR_INVALID_ARGUMENT (negative or NaN seconds); on error
- *         `release` has run.
+ *         SK_ERR_INVALID_ARGUMENT (negative or NaN seconds), SK_ERR_RESOURCE
+ *         (SK_ERR_NO_MEMORY) when the process's timers cannot be set up
+ *         (see sk_queue_after(), "Timers and descriptors"); on error
+ *         `release` has run and `*out` is NULL.
  * @par Thread safety
  *   Any thread. `fn` runs on `queue`.
  */
@@ -1538,8 +1593,13 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * SK_ERR_NULL_ARGUMENT when `out` or a required signal, function, queue or
  * value is NULL; SK_ERR_WRONG_KIND for a handle of another type;
  * SK_ERR_INVALID_ARGUMENT for a negative or NaN duration, a malformed value,
- * or a result deeper than SK_SIGNAL_MAX_DEPTH. Then `*out` (if given) is
- * NULL and `release` has run.
+ * or a result deeper than SK_SIGNAL_MAX_DEPTH; for the operators that set
+ * timers (sk_signal_delay(), sk_signal_timeout(), sk_signal_debounce(),
+ * sk_signal_throttle(), sk_signal_retry()) on a queue that is not a
+ * virtual-time one, SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when the process's
+ * timers cannot be set up: checked when the operator is made, so that no
+ * event delivered later can meet the failure (see sk_queue_after(), "Timers
+ * and descriptors"). Then `*out` (if given) is NULL and `release` has run.
  *
  * @par Depth
  * A source (pipe, promise, sk_signal_create, constants) is 1 deep; an

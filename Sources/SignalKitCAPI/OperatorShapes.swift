@@ -68,7 +68,10 @@ func adoptSignal(_ handle: OpaquePointer?, function: StaticString = #function) -
 }
 
 /// Like `unaryOperator`, for operators that also take a queue (required).
-func queueOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, others: [SKSignal] = [], function: StaticString = #function, _ make: (CSignal, Queue) -> CSignal) -> Int32 {
+/// With `timers`, for an operator that sets timers on the queue, the
+/// process's dispatch timers are made ready first (`prepareTimers`; not for
+/// a virtual-time queue, whose timers are its own).
+func queueOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, others: [SKSignal] = [], timers: Bool = false, function: StaticString = #function, _ make: (CSignal, Queue) -> CSignal) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
@@ -76,6 +79,9 @@ func queueOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
     let (handle, status) = borrowQueue("queue", queue, function: function)
     guard let handle else {
         return status
+    }
+    if timers, !handle.queue.isVirtualTime, let refused = prepareTimers(function: function) {
+        return refused
     }
     return unaryOperator(out, signal, others: others, function: function) { make($0, handle.queue) }
 }
@@ -90,5 +96,5 @@ func timedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
     if !(seconds >= 0) {
         return fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0", function: function)
     }
-    return queueOperator(out, signal, queue, others: others, function: function, make)
+    return queueOperator(out, signal, queue, others: others, timers: true, function: function, make)
 }

@@ -36,7 +36,7 @@ public func sk_signal_retry(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
     if !(maxDelay >= 0) {
         return fail(SK_ERR_INVALID_ARGUMENT, "max_delay must be >= 0")
     }
-    return queueOperator(out, signal, queue) { signal, queue in
+    return queueOperator(out, signal, queue, timers: true) { signal, queue in
         signal |> retry(delayIncrement, maxDelay: maxDelay, onQueue: queue) |> castError(SKValue.self)
     }
 }

@@ -107,8 +107,26 @@ public func sk_queue_host_drain(_ queue: OpaquePointer?, _ maxTasks: Int, _ outR
     }
 }
 
-/// Validates the common arguments of the work-submitting functions.
-private func submit(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function, _ body: (Queue, SKFunction<sk_work_fn>) -> Void) -> Int32 {
+/// Makes the process's dispatch timers ready (`Queue.prepareTimers`: at the
+/// first call that succeeds, libdispatch makes the descriptors of its event
+/// loop, which it cannot survive failing to make later): nil when they are,
+/// else the status to return (SK_ERR_RESOURCE, SK_ERR_NO_MEMORY), with the
+/// message set. Every C function that can set a dispatch timer calls it
+/// before anything is made (not for a virtual-time queue, whose timers are
+/// its own).
+func prepareTimers(function: StaticString = #function) -> Int32? {
+    do {
+        try Queue.prepareTimers()
+        return nil
+    } catch {
+        return fail(error.errno == ENOMEM ? SK_ERR_NO_MEMORY : SK_ERR_RESOURCE, "\(error)", function: function)
+    }
+}
+
+/// Validates the common arguments of the work-submitting functions; with
+/// `timers`, for work set on a timer, makes the dispatch timers ready
+/// (`prepareTimers`). On error `ctx` is released.
+private func submit(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, timers: Bool = false, function: StaticString = #function, _ body: (Queue, SKFunction<sk_work_fn>) -> Void) -> Int32 {
     guard let fn else {
         SKContext(ctx: ctx, release: release).ignore()
         return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function)
@@ -117,6 +135,9 @@ private func submit(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMut
     let (handle, status) = borrowQueue("queue", queue, function: function)
     guard let handle else {
         return status
+    }
+    if timers, !handle.queue.isVirtualTime, let refused = prepareTimers(function: function) {
+        return refused
     }
     body(handle.queue, work)
     return SKOK
@@ -146,7 +167,7 @@ public func sk_queue_after(_ queue: OpaquePointer?, _ seconds: Double, _ fn: sk_
         SKContext(ctx: ctx, release: release).ignore()
         return fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0")
     }
-    return submit(queue, fn, ctx, release) { queue, work in
+    return submit(queue, fn, ctx, release, timers: true) { queue, work in
         queue.after(seconds) {
             work.runOnce()
         }
@@ -179,7 +200,7 @@ public func sk_timer_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue
         SKContext(ctx: ctx, release: release).ignore()
         return fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0")
     }
-    return submit(queue, fn, ctx, release) { queue, work in
+    return submit(queue, fn, ctx, release, timers: true) { queue, work in
         let timer = SwiftSignalKit.Timer(timeout: seconds, repeat: repeats, completion: {
             work.run()
         }, queue: queue)

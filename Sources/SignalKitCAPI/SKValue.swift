@@ -1,5 +1,6 @@
 import SignalKitHeader
 import Synchronization
+import Glibc
 
 /// The Swift side of an `sk_value`: the C struct plus, for heap kinds, the
 /// object it points at, kept alive by ARC. Copying an `SKValue` retains the
@@ -31,7 +32,7 @@ struct SKValue: Equatable, @unchecked Sendable {
     }
 
     init(string: String) {
-        self.init(object: SKString(string), kind: SK_KIND_STRING)
+        self.init(object: SKString.made(string), kind: SK_KIND_STRING)
     }
 
     var kind: sk_kind {
@@ -228,9 +229,15 @@ struct SKValue: Equatable, @unchecked Sendable {
         case SK_KIND_DOUBLE:
             return lhs.raw.u.real == rhs.raw.u.real
         case SK_KIND_STRING:
-            return (lhs.object as? SKString)?.bytes == (rhs.object as? SKString)?.bytes
+            guard let lhs = lhs.object as? SKString, let rhs = rhs.object as? SKString else {
+                return lhs.object === rhs.object
+            }
+            return lhs == rhs
         case SK_KIND_BYTES:
-            return (lhs.object as? SKBytes)?.bytes == (rhs.object as? SKBytes)?.bytes
+            guard let lhs = lhs.object as? SKBytes, let rhs = rhs.object as? SKBytes else {
+                return lhs.object === rhs.object
+            }
+            return lhs == rhs
         case SK_KIND_ARRAY:
             return (lhs.object as? SKArray)?.items == (rhs.object as? SKArray)?.items
         case SK_KIND_POINTER:
@@ -242,55 +249,94 @@ struct SKValue: Equatable, @unchecked Sendable {
 }
 
 /// An immutable UTF-8 string with a trailing NUL for C readers.
+///
+/// The bytes live in memory from `malloc`, which the object owns, and only
+/// there: a copy from C of any size the caller can ask for either succeeds or
+/// is `nil` (`init?(copying:)`), where a Swift allocation (an `[UInt8]`)
+/// would stop the process when the system refuses it.
 final class SKString: SKObject {
-    let bytes: [UInt8]
+    /// The number of bytes, without the trailing NUL.
+    let count: Int
     let storage: UnsafeMutablePointer<CChar>
 
-    convenience init(bytes: UnsafeRawBufferPointer) {
-        self.init(array: Array(bytes))
+    /// The bytes, without the trailing NUL; valid while the object lives.
+    var bytes: UnsafeRawBufferPointer {
+        return UnsafeRawBufferPointer(start: self.storage, count: self.count)
     }
 
-    convenience init(_ string: String) {
-        // Not `string.withUTF8 { UnsafeRawBufferPointer($0) }`: that pointer
-        // does not outlive the closure (a small string's bytes are a
-        // temporary copy), and it was read after it.
-        self.init(array: Array(string.utf8))
-    }
-
-    private init(array bytes: [UInt8]) {
-        let storage = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-        bytes.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress {
-                UnsafeMutableRawPointer(storage).copyMemory(from: base, byteCount: bytes.count)
-            }
+    /// A copy of `bytes` with a NUL after them, or nil when the memory for
+    /// it cannot be allocated (or `bytes.count + 1` overflows). Nothing of
+    /// `bytes` is read before the allocation has succeeded.
+    init?(copying bytes: UnsafeRawBufferPointer) {
+        guard bytes.count < Int.max, let raw = malloc(bytes.count + 1) else {
+            return nil
+        }
+        let storage = raw.bindMemory(to: CChar.self, capacity: bytes.count + 1)
+        if let base = bytes.baseAddress {
+            raw.copyMemory(from: base, byteCount: bytes.count)
         }
         storage[bytes.count] = 0
-        self.bytes = bytes
+        self.count = bytes.count
+        self.storage = storage
+        super.init()
+    }
+
+    /// A string the library makes (an error's message): small, so that a
+    /// failing allocation is the process being out of memory altogether,
+    /// which stops it as any Swift allocation would.
+    static func made(_ string: String) -> SKString {
+        var string = string
+        let made = string.withUTF8 { utf8 in
+            SKString(copying: UnsafeRawBufferPointer(utf8))
+        }
+        guard let made else {
+            fatalError("SignalKit: out of memory for a string of \(string.utf8.count) bytes")
+        }
+        return made
+    }
+
+    deinit {
+        free(self.storage)
+    }
+
+    static func == (lhs: SKString, rhs: SKString) -> Bool {
+        return lhs.count == rhs.count && memcmp(lhs.storage, rhs.storage, lhs.count) == 0
+    }
+}
+
+/// Immutable bytes, in memory from `malloc` that the object owns (see
+/// `SKString`).
+final class SKBytes: SKObject {
+    let count: Int
+    let storage: UnsafeMutableRawPointer
+
+    /// The bytes; valid while the object lives.
+    var bytes: UnsafeRawBufferPointer {
+        return UnsafeRawBufferPointer(start: self.storage, count: self.count)
+    }
+
+    /// A copy of `bytes`, or nil when the memory for it cannot be allocated.
+    /// Nothing of `bytes` is read before the allocation has succeeded.
+    init?(copying bytes: UnsafeRawBufferPointer) {
+        // malloc's alignment (16 on the 64-bit targets) is what the C side
+        // may assume of any buffer.
+        guard let storage = malloc(max(1, bytes.count)) else {
+            return nil
+        }
+        if let base = bytes.baseAddress {
+            storage.copyMemory(from: base, byteCount: bytes.count)
+        }
+        self.count = bytes.count
         self.storage = storage
         super.init()
     }
 
     deinit {
-        self.storage.deallocate()
-    }
-}
-
-/// Immutable bytes.
-final class SKBytes: SKObject {
-    let bytes: [UInt8]
-    let storage: UnsafeMutableRawPointer
-
-    init(bytes: UnsafeRawBufferPointer) {
-        self.bytes = Array(bytes)
-        self.storage = .allocate(byteCount: max(1, bytes.count), alignment: 16)
-        if let base = bytes.baseAddress {
-            self.storage.copyMemory(from: base, byteCount: bytes.count)
-        }
-        super.init()
+        free(self.storage)
     }
 
-    deinit {
-        self.storage.deallocate()
+    static func == (lhs: SKBytes, rhs: SKBytes) -> Bool {
+        return lhs.count == rhs.count && memcmp(lhs.storage, rhs.storage, lhs.count) == 0
     }
 }
 
@@ -319,14 +365,33 @@ final class SKArray: SKObject {
         return deepest + 1
     }
 
-    init(_ items: [SKValue], depth: Int? = nil) {
-        self.depth = depth ?? SKArray.depth(of: items)
+    /// An array of `items` that the library makes (small, as `SKString.made`).
+    convenience init(_ items: [SKValue], depth: Int? = nil) {
+        guard let storage = SKArray.allocateStorage(count: items.count) else {
+            fatalError("SignalKit: out of memory for an array of \(items.count) values")
+        }
+        self.init(items, depth: depth ?? SKArray.depth(of: items), storage: storage)
+    }
+
+    /// An array of `items` whose C view is `storage` (from `allocateStorage`,
+    /// for as many items; the array takes it over).
+    init(_ items: [SKValue], depth: Int, storage: UnsafeMutablePointer<sk_value>) {
+        self.depth = depth
         self.items = items
-        self.storage = .allocate(capacity: max(1, items.count))
+        self.storage = storage
         for (index, item) in items.enumerated() {
             (self.storage + index).initialize(to: item.raw)
         }
         super.init(fastKind: .array)
+    }
+
+    /// Memory from `malloc` for the C view of `count` items, or nil when it
+    /// cannot be allocated (`count` must be at most
+    /// `Int.max / MemoryLayout<sk_value>.stride`). Freed by the array that
+    /// takes it, or with `free`.
+    static func allocateStorage(count: Int) -> UnsafeMutablePointer<sk_value>? {
+        let byteCount = max(1, count) * MemoryLayout<sk_value>.stride
+        return malloc(byteCount)?.bindMemory(to: sk_value.self, capacity: max(1, count))
     }
 
     /// An array of the `count` items `item(index)` gives, in a buffer of its
@@ -353,7 +418,7 @@ final class SKArray: SKObject {
     /// deinits, whatever the depth. An array of no arrays releases its items
     /// in place (no recursion through arrays can follow).
     deinit {
-        self.storage.deallocate()
+        free(self.storage)
         if self.depth > 1 {
             SKArray.releaseNested(&self.items)
         }

@@ -35,6 +35,15 @@ private func setObject(_ out: UnsafeMutablePointer<sk_value>, _ object: SKObject
     return SKOK
 }
 
+/// `setObject` for a copy of the caller's data, nil when its memory could
+/// not be allocated (then SK_ERR_NO_MEMORY, `*out` left nil).
+private func setCopy(_ out: UnsafeMutablePointer<sk_value>, _ object: SKObject?, _ kind: sk_kind, length: Int, function: StaticString = #function) -> Int32 {
+    guard let object else {
+        return fail(SK_ERR_NO_MEMORY, "out of memory for a copy of \(length) bytes", function: function)
+    }
+    return setObject(out, object, kind)
+}
+
 @c @implementation
 public func sk_value_set_string(_ out: UnsafeMutablePointer<sk_value>?, _ text: UnsafePointer<CChar>?) -> Int32 {
     guard let out else {
@@ -44,7 +53,7 @@ public func sk_value_set_string(_ out: UnsafeMutablePointer<sk_value>?, _ text: 
     guard let text else {
         return fail(SK_ERR_NULL_ARGUMENT, "text is NULL")
     }
-    return setObject(out, SKString(bytes: UnsafeRawBufferPointer(start: text, count: strlen(text))), SK_KIND_STRING)
+    return setCopy(out, SKString(copying: UnsafeRawBufferPointer(start: text, count: strlen(text))), SK_KIND_STRING, length: strlen(text))
 }
 
 @c @implementation
@@ -53,14 +62,15 @@ public func sk_value_set_string_n(_ out: UnsafeMutablePointer<sk_value>?, _ text
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = sk_value()
-    if length < 0 {
-        // size_t above PTRDIFF_MAX: no buffer can be that large.
+    if length < 0 || length == Int.max {
+        // size_t above PTRDIFF_MAX: no buffer can be that large; PTRDIFF_MAX
+        // itself leaves no room for the NUL the copy ends with.
         return fail(SK_ERR_INVALID_ARGUMENT, "length is larger than any buffer")
     }
     if text == nil && length != 0 {
         return fail(SK_ERR_NULL_ARGUMENT, "text is NULL and length is not 0")
     }
-    return setObject(out, SKString(bytes: UnsafeRawBufferPointer(start: text, count: length)), SK_KIND_STRING)
+    return setCopy(out, SKString(copying: UnsafeRawBufferPointer(start: text, count: length)), SK_KIND_STRING, length: length)
 }
 
 @c @implementation
@@ -76,7 +86,7 @@ public func sk_value_set_bytes(_ out: UnsafeMutablePointer<sk_value>?, _ data: U
     if data == nil && length != 0 {
         return fail(SK_ERR_NULL_ARGUMENT, "data is NULL and length is not 0")
     }
-    return setObject(out, SKBytes(bytes: UnsafeRawBufferPointer(start: data, count: length)), SK_KIND_BYTES)
+    return setCopy(out, SKBytes(copying: UnsafeRawBufferPointer(start: data, count: length)), SK_KIND_BYTES, length: length)
 }
 
 @c @implementation
@@ -85,27 +95,42 @@ public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: 
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
     out.pointee = sk_value()
-    if count < 0 {
-        // size_t above PTRDIFF_MAX: no buffer can be that large.
+    if count < 0 || count > Int.max / MemoryLayout<sk_value>.stride {
+        // count * sizeof(sk_value) above PTRDIFF_MAX: no buffer can be that large.
         return fail(SK_ERR_INVALID_ARGUMENT, "count is larger than any buffer")
     }
     if items == nil && count != 0 {
         return fail(SK_ERR_NULL_ARGUMENT, "items is NULL and count is not 0")
     }
+    // The memory first, before any item is read: the C view from malloc;
+    // the Swift array of the items cannot fail without stopping the
+    // process, so malloc is asked for its size first (and the block given
+    // back): when that fails, so would the array.
+    guard let storage = SKArray.allocateStorage(count: count) else {
+        return fail(SK_ERR_NO_MEMORY, "out of memory for an array of \(count) values")
+    }
+    let (itemBytes, overflow) = count.multipliedReportingOverflow(by: MemoryLayout<SKValue>.stride)
+    guard !overflow, itemBytes <= Int.max - 64, let probe = malloc(itemBytes + 64) else {
+        free(storage)
+        return fail(SK_ERR_NO_MEMORY, "out of memory for an array of \(count) values")
+    }
+    free(probe)
     var values: [SKValue] = []
     values.reserveCapacity(count)
     for index in 0 ..< count {
         let item = items! + index  // Invariant: checked above (count > 0 here).
         if let problem = SKValue.validate(item) {
+            free(storage)
             return fail(problem.status, "item \(index): \(problem.message)")
         }
         values.append(SKValue(borrowing: item))
     }
     let depth = SKArray.depth(of: values)
     if depth > Int(SK_VALUE_MAX_DEPTH) {
+        free(storage)
         return fail(SK_ERR_INVALID_ARGUMENT, "arrays nested \(depth) deep (the limit is SK_VALUE_MAX_DEPTH, \(SK_VALUE_MAX_DEPTH))")
     }
-    return setObject(out, SKArray(values, depth: depth), SK_KIND_ARRAY)
+    return setObject(out, SKArray(values, depth: depth, storage: storage), SK_KIND_ARRAY)
 }
 
 @c @implementation

@@ -95,6 +95,145 @@ void *_sks_dispatch_current_specific(const void *key) {
     return dispatch_get_specific(key);
 }
 
+#if defined(__linux__)
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+/* libdispatch's C entry points (queues and times are pointers and 64-bit
+ * integers in its C ABI). */
+extern uint64_t dispatch_time(uint64_t when, int64_t delta);
+extern void *dispatch_queue_create(const char *label, void *attributes);
+extern void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *));
+
+static atomic_int sks_timers_ready;
+static pthread_mutex_t sks_timers_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The queue of the probing timer: a serial queue of its own, so that its
+ * handler gets a thread even when every worker of the global queues is busy
+ * (a serial queue targets the overcommitting root queue). */
+static void *sks_timers_queue;
+
+/* One probing timer: freed by whichever of the waiter and the handler is
+ * last (the handler, when the waiter gave up). */
+struct sks_timer_probe {
+    pthread_mutex_t lock;
+    pthread_cond_t fired_changed;
+    int fired;
+    int abandoned;
+};
+
+static void sks_timer_probe_fired(void *context) {
+    struct sks_timer_probe *probe = context;
+    pthread_mutex_lock(&probe->lock);
+    probe->fired = 1;
+    int abandoned = probe->abandoned;
+    pthread_cond_signal(&probe->fired_changed);
+    pthread_mutex_unlock(&probe->lock);
+    if (abandoned) {
+        pthread_cond_destroy(&probe->fired_changed);
+        pthread_mutex_destroy(&probe->lock);
+        free(probe);
+    }
+}
+
+/* 0 when an epoll instance, an eventfd and a timerfd of CLOCK_MONOTONIC
+ * (what libdispatch will make) can be made now, else the errno of the first
+ * refused; `held` receives the made ones (closed by the caller). */
+static int sks_timers_probe_descriptors(int held[3]) {
+    held[0] = epoll_create1(EPOLL_CLOEXEC);
+    held[1] = held[0] < 0 ? -1 : eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    held[2] = held[1] < 0 ? -1 : timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    return held[2] < 0 ? errno : 0;
+}
+
+static int sks_timers_prepare_locked(double wait_seconds) {
+    int held[3];
+    int refused = sks_timers_probe_descriptors(held);
+    struct sks_timer_probe *probe = refused ? NULL : calloc(1, sizeof *probe);
+    if (!refused && probe == NULL) {
+        refused = ENOMEM;
+    }
+    if (!refused && sks_timers_queue == NULL) {
+        sks_timers_queue = dispatch_queue_create("signalkit.timers", NULL);
+        if (sks_timers_queue == NULL) {
+            refused = ENOMEM;
+        }
+    }
+    if (refused) {
+        for (int i = 0; i < 3; i++) {
+            if (held[i] >= 0) {
+                close(held[i]);
+            }
+        }
+        free(probe);
+        return refused;
+    }
+    pthread_condattr_t attributes;
+    pthread_condattr_init(&attributes);
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
+    pthread_mutex_init(&probe->lock, NULL);
+    pthread_cond_init(&probe->fired_changed, &attributes);
+    pthread_condattr_destroy(&attributes);
+    /* The descriptors are given back just before libdispatch takes them
+     * (it makes its epoll instance and eventfd within dispatch_after_f, on
+     * this thread; the timerfd on its manager thread, at once): another
+     * thread of the process taking them in between is the one way left to
+     * reach libdispatch's stop, and the window is a few instructions. */
+    for (int i = 2; i >= 0; i--) {
+        close(held[i]);
+    }
+    dispatch_after_f(dispatch_time(0, 1000000), sks_timers_queue, probe, sks_timer_probe_fired);
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    double whole = (double)(time_t)wait_seconds;
+    deadline.tv_sec += (time_t)wait_seconds;
+    deadline.tv_nsec += (long)((wait_seconds - whole) * 1e9);
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&probe->lock);
+    while (!probe->fired) {
+        if (pthread_cond_timedwait(&probe->fired_changed, &probe->lock, &deadline) == ETIMEDOUT) {
+            break;
+        }
+    }
+    int fired = probe->fired;
+    probe->abandoned = !fired;
+    pthread_mutex_unlock(&probe->lock);
+    if (!fired) {
+        return ETIMEDOUT;
+    }
+    pthread_cond_destroy(&probe->fired_changed);
+    pthread_mutex_destroy(&probe->lock);
+    free(probe);
+    return 0;
+}
+
+int _sks_dispatch_timers_prepare(double wait_seconds) {
+    if (atomic_load_explicit(&sks_timers_ready, memory_order_acquire)) {
+        return 0;
+    }
+    pthread_mutex_lock(&sks_timers_lock);
+    int status = 0;
+    if (!atomic_load_explicit(&sks_timers_ready, memory_order_relaxed)) {
+        status = sks_timers_prepare_locked(wait_seconds);
+        if (status == 0) {
+            atomic_store_explicit(&sks_timers_ready, 1, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&sks_timers_lock);
+    return status;
+}
+#else
+int _sks_dispatch_timers_prepare(double wait_seconds) {
+    (void)wait_seconds;
+    return 0;
+}
+#endif
+
 static _Thread_local unsigned sks_terminal_deliveries;
 
 void _sks_terminal_delivery_begin(void) {

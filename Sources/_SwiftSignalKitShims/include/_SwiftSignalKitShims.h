@@ -39,6 +39,21 @@ void _sks_event_signal(int fd);
 void _sks_event_clear(int fd);
 void _sks_event_close(int fd);
 
+/* Makes sure libdispatch's timers can run in this process, once: on Linux
+ * libdispatch makes its event loop's descriptors (an epoll instance and an
+ * eventfd, at the first timer; a timerfd per clock, when a timer of that
+ * clock is first armed) lazily and stops the process when it cannot make the
+ * first two. The first call checks that three descriptors can be made, then
+ * sets a 1 ms timer of the uptime clock (the clock of DispatchTime, the only
+ * one the library uses) and waits up to `wait_seconds` for it to fire: from
+ * then on the descriptors exist for the life of the process, and later calls
+ * return 0 at once. Returns 0, or the errno of the refused descriptor
+ * (EMFILE, ENFILE, ENOMEM: nothing was scheduled, so a later call tries
+ * again), or ETIMEDOUT when the timer did not fire in time (its context is
+ * left to it; a later call tries again). Thread-safe; concurrent first
+ * calls wait for one another. */
+int _sks_dispatch_timers_prepare(double wait_seconds);
+
 /* Retains the Swift object and returns nonzero, unless its deinitialization
  * has begun (then 0 and nothing changes). The memory must be valid: the
  * caller guarantees the object has not been freed. Forwards to the Swift

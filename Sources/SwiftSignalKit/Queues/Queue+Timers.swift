@@ -1,0 +1,52 @@
+import _SwiftSignalKitShims
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The error thrown by `Queue.prepareTimers` when libdispatch's timers cannot
+/// be set up.
+public struct TimerSetupError: Error, Equatable, CustomStringConvertible {
+    /// EMFILE, ENFILE or ENOMEM: the system refused a descriptor the timers
+    /// need; ETIMEDOUT: the first timer did not fire in time.
+    public let errno: Int32
+
+    public init(errno: Int32) {
+        self.errno = errno
+    }
+
+    public var description: String {
+        if self.errno == ETIMEDOUT {
+            return "the process's first dispatch timer did not fire within \(Int(Queue.timerSetupWait)) s (no thread for libdispatch's event loop?)"
+        }
+        return "no descriptor for libdispatch's timers (an epoll instance, an eventfd, a timerfd): \(String(cString: strerror(self.errno))) (errno \(self.errno))"
+    }
+}
+
+extension Queue {
+    /// How long `prepareTimers` waits for its probing timer, in seconds.
+    static let timerSetupWait = 10.0
+
+    /// Makes sure dispatch timers (`after`, `Timer`, and the time operators
+    /// over a dispatch queue) can run in this process, or throws.
+    ///
+    /// On Linux, libdispatch makes the descriptors of its event loop (an
+    /// epoll instance and an eventfd, and a timerfd for the uptime clock,
+    /// the one `DispatchTime` and so this library use) at the process's
+    /// first timer, and stops the process (SIGILL) when the system refuses
+    /// one. The first call that succeeds checks that the three can be made,
+    /// then lets libdispatch make them with a 1 ms timer and waits for it
+    /// (at most `timerSetupWait` seconds): they then last as long as the
+    /// process, and every later call returns at once. A call that throws
+    /// scheduled nothing that can stop the process, and the next call tries
+    /// again. Elsewhere, nothing to do.
+    ///
+    /// Thread-safe; concurrent first calls wait for one another.
+    public static func prepareTimers() throws(TimerSetupError) {
+        let status = _sks_dispatch_timers_prepare(Queue.timerSetupWait)
+        if status != 0 {
+            throw TimerSetupError(errno: status)
+        }
+    }
+}

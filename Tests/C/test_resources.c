@@ -1,0 +1,364 @@
+/* test_resources.c - the library when the system refuses what a call needs:
+ * no descriptor left for the timers' event loop at the first timer, an
+ * allocation failing (and lengths no buffer can have), a thread with the
+ * documented minimum stack making the first call into the library. Each test
+ * is a process of its own (Criterion), so "first" means first in it. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "support.h"
+
+/* Under a sanitizer the program reserves terabytes of shadow memory, and
+ * malloc reports a request it cannot meet (or stops the process) instead of
+ * returning NULL: no lowered RLIMIT_AS and no impossible sizes there. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SK_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SK_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef SK_TEST_SANITIZED
+#define SK_TEST_SANITIZED 0
+#endif
+
+/* A work context counting runs and releases. */
+struct pair {
+    counter ran;
+    counter released;
+};
+
+static void pair_ran(void *ctx) {
+    counter_hit(&((struct pair *)ctx)->ran);
+}
+
+static void pair_released(void *ctx) {
+    counter_hit(&((struct pair *)ctx)->released);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Descriptors. libdispatch makes its event loop's descriptors (an epoll
+ * instance, an eventfd, a timerfd for the clock) at the process's first
+ * timer, and crashes when it cannot. */
+
+enum { MAX_HELD = 256 };
+
+struct held {
+    int fds[MAX_HELD];
+    int count;
+    struct rlimit saved;
+};
+
+/* Lowers the descriptor limit a little above what is open and takes every
+ * descriptor left under it. */
+static void take_every_descriptor(struct held *held) {
+    cr_assert_eq(getrlimit(RLIMIT_NOFILE, &held->saved), 0);
+    struct rlimit low = held->saved;
+    low.rlim_cur = (rlim_t)open_fd_count() + 32;
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+    held->count = 0;
+    int fd;
+    while (held->count < MAX_HELD && (fd = dup(0)) >= 0) {
+        held->fds[held->count++] = fd;
+    }
+    cr_assert_lt(held->count, MAX_HELD);
+    cr_assert_eq(errno, EMFILE);
+}
+
+static void give_back_every_descriptor(struct held *held) {
+    for (int i = 0; i < held->count; i++) {
+        close(held->fds[i]);
+    }
+    cr_assert_eq(setrlimit(RLIMIT_NOFILE, &held->saved), 0);
+}
+
+static void expect_resource_error(int status, const char *what) {
+    cr_assert_eq(status, SK_ERR_RESOURCE, "%s: status %d (%s)", what, status, sk_status_string(status));
+    cr_assert_neq(strstr(sk_last_error_message(), "descriptor"), NULL, "%s: message \"%s\"", what,
+        sk_last_error_message());
+}
+
+/* Every call that can set the process's first timer going, made with no
+ * descriptor left: SK_ERR_RESOURCE, its context released, nothing made;
+ * once descriptors are back, the same calls work. */
+Test(resources, first_timer_without_descriptors_is_a_resource_error, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind()) {
+        cr_skip_test("valgrind does not apply a lowered RLIMIT_NOFILE");
+    }
+    sk_queue *serial = serial_queue("test.resources");
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    struct pair work;
+    counters_init(2, &work.ran, &work.released);
+
+    struct held held;
+    take_every_descriptor(&held);
+    for (int round = 0; round < 2; round++) { /* refused again: nothing was half made */
+        expect_resource_error(sk_queue_after(serial, 0.001, pair_ran, &work, pair_released), "sk_queue_after");
+        cr_assert_eq(counter_get(&work.released), 2 * round + 1);
+        sk_disposable *timer = (sk_disposable *)&held;
+        expect_resource_error(sk_timer_start(&timer, serial, 0.001, false, pair_ran, &work, pair_released),
+            "sk_timer_start");
+        cr_assert_null(timer);
+        cr_assert_eq(counter_get(&work.released), 2 * round + 2);
+        sk_signal *timed = (sk_signal *)&held;
+        expect_resource_error(sk_signal_debounce(&timed, source, 0.001, serial), "sk_signal_debounce");
+        cr_assert_null(timed);
+        expect_resource_error(sk_signal_delay(&timed, source, 0.001, serial), "sk_signal_delay");
+        expect_resource_error(sk_signal_throttle(&timed, source, 0.001, serial), "sk_signal_throttle");
+        sk_signal *alternate = made_signal(sk_signal_complete);
+        expect_resource_error(sk_signal_timeout(&timed, source, 0.001, serial, alternate), "sk_signal_timeout");
+        sk_signal_release(alternate);
+        expect_resource_error(sk_signal_retry(&timed, source, 0.001, 0.01, serial), "sk_signal_retry");
+        cr_assert_null(timed);
+    }
+    cr_assert_eq(counter_get(&work.ran), 0);
+    give_back_every_descriptor(&held);
+
+    SK_OK_OR_FAIL(sk_queue_after(serial, 0.001, pair_ran, &work, pair_released));
+    cr_assert(counter_wait(&work.ran, 1, SK_WAIT_SECONDS), "sk_queue_after: the work never ran");
+    cr_assert(counter_wait(&work.released, 5, SK_WAIT_SECONDS));
+    sk_disposable *timer = NULL;
+    SK_OK_OR_FAIL(sk_timer_start(&timer, serial, 0.001, false, pair_ran, &work, pair_released));
+    cr_assert(counter_wait(&work.ran, 2, SK_WAIT_SECONDS), "sk_timer_start: the timer never fired");
+    sk_disposable_dispose(timer);
+    sk_disposable_release(timer);
+    sk_signal *debounced = NULL;
+    SK_OK_OR_FAIL(sk_signal_debounce(&debounced, source, 0.001, serial));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, debounced);
+    pipe_put_int(pipe, 7);
+    cr_assert(recorder_wait_nexts(&r, 1), "sk_signal_debounce: nothing delivered");
+    recorder_finish(&r, d);
+    sk_signal_release(debounced);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    flush_queue(serial);
+    sk_queue_release(serial);
+    cr_assert(counter_wait(&work.released, 6, SK_WAIT_SECONDS));
+    counters_destroy(2, &work.ran, &work.released);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory. */
+
+/* Lengths and counts no buffer can have: refused before anything is read
+ * or allocated; lengths a buffer could have but this process cannot
+ * allocate: SK_ERR_NO_MEMORY. No abort either way, and *out is nil. */
+Test(resources, lengths_no_buffer_can_have_are_refused, .timeout = SK_TEST_TIMEOUT) {
+    const char text[] = "x";
+    sk_value value;
+    const size_t too_long[] = { SIZE_MAX, SIZE_MAX / 2 + 1, SIZE_MAX / 2 };
+    for (size_t i = 0; i < sizeof too_long / sizeof too_long[0]; i++) {
+        sk_value_set_int64(&value, 1);
+        cr_assert_eq(sk_value_set_string_n(&value, text, too_long[i]), SK_ERR_INVALID_ARGUMENT, "length %zu", too_long[i]);
+        cr_assert_eq(value.kind, SK_KIND_NIL);
+    }
+    const size_t bytes_too_long[] = { SIZE_MAX, SIZE_MAX / 2 + 1 };
+    for (size_t i = 0; i < sizeof bytes_too_long / sizeof bytes_too_long[0]; i++) {
+        sk_value_set_int64(&value, 1);
+        cr_assert_eq(sk_value_set_bytes(&value, text, bytes_too_long[i]), SK_ERR_INVALID_ARGUMENT);
+        cr_assert_eq(value.kind, SK_KIND_NIL);
+    }
+    sk_value items[1];
+    sk_value_set_nil(&items[0]);
+    const size_t count_too_large[] = { SIZE_MAX, SIZE_MAX / 2, SIZE_MAX / 2 / sizeof(sk_value) + 1 };
+    for (size_t i = 0; i < sizeof count_too_large / sizeof count_too_large[0]; i++) {
+        sk_value_set_int64(&value, 1);
+        cr_assert_eq(sk_value_set_array(&value, items, count_too_large[i]), SK_ERR_INVALID_ARGUMENT, "count %zu",
+            count_too_large[i]);
+        cr_assert_eq(value.kind, SK_KIND_NIL);
+    }
+    /* A length a buffer could have, but no machine has the memory: no
+     * byte of `text` beyond the first is read, the allocation comes first.
+     * (Not under a sanitizer: its malloc reports such a request, or stops
+     * the process, instead of returning NULL.) */
+    if (SK_TEST_SANITIZED) {
+        expect_no_live_objects(0);
+        return;
+    }
+    sk_value_set_int64(&value, 1);
+    cr_assert_eq(sk_value_set_bytes(&value, text, SIZE_MAX / 2), SK_ERR_NO_MEMORY);
+    cr_assert_eq(value.kind, SK_KIND_NIL);
+    sk_value_set_int64(&value, 1);
+    cr_assert_eq(sk_value_set_string_n(&value, text, SIZE_MAX / 4), SK_ERR_NO_MEMORY);
+    cr_assert_eq(value.kind, SK_KIND_NIL);
+    sk_value_set_int64(&value, 1);
+    cr_assert_eq(sk_value_set_array(&value, items, SIZE_MAX / 2 / sizeof(sk_value)), SK_ERR_NO_MEMORY);
+    cr_assert_eq(value.kind, SK_KIND_NIL);
+    expect_no_live_objects(0);
+}
+
+/* The address space this process has mapped, in bytes. */
+static size_t mapped_bytes(void) {
+    FILE *statm = fopen("/proc/self/statm", "r");
+    cr_assert_not_null(statm);
+    unsigned long pages = 0;
+    cr_assert_eq(fscanf(statm, "%lu", &pages), 1);
+    fclose(statm);
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+enum { BIG = 64 << 20 };
+
+/* Copies of a big string, bytes and array, made while the address space
+ * has room for less than one: SK_ERR_NO_MEMORY with *out nil and nothing
+ * alive; with room again, the same calls succeed and the library works. */
+Test(resources, allocation_failure_is_no_memory, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind() || SK_TEST_SANITIZED) {
+        cr_skip_test("a sanitizer or valgrind does not return NULL from malloc under a lowered RLIMIT_AS");
+    }
+    char *text = malloc(BIG + 1);
+    cr_assert_not_null(text);
+    memset(text, 'a', BIG);
+    text[BIG] = '\0';
+    const size_t count = BIG / sizeof(sk_value);
+    sk_value *items = calloc(count, sizeof *items); /* all nil */
+    cr_assert_not_null(items);
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &saved), 0);
+    struct rlimit low = saved;
+    low.rlim_cur = (rlim_t)(mapped_bytes() + BIG / 4);
+    cr_assert_eq(setrlimit(RLIMIT_AS, &low), 0);
+    sk_value value;
+    sk_value_set_int64(&value, 1);
+    int bytes_status = sk_value_set_bytes(&value, text, BIG);
+    int bytes_kind = value.kind;
+    sk_value_set_int64(&value, 1);
+    int string_n_status = sk_value_set_string_n(&value, text, BIG);
+    int string_n_kind = value.kind;
+    sk_value_set_int64(&value, 1);
+    int string_status = sk_value_set_string(&value, text);
+    int string_kind = value.kind;
+    sk_value_set_int64(&value, 1);
+    int array_status = sk_value_set_array(&value, items, count);
+    int array_kind = value.kind;
+    cr_assert_eq(setrlimit(RLIMIT_AS, &saved), 0);
+    cr_assert_eq(bytes_status, SK_ERR_NO_MEMORY, "sk_value_set_bytes: %d", bytes_status);
+    cr_assert_eq(string_n_status, SK_ERR_NO_MEMORY, "sk_value_set_string_n: %d", string_n_status);
+    cr_assert_eq(string_status, SK_ERR_NO_MEMORY, "sk_value_set_string: %d", string_status);
+    cr_assert_eq(array_status, SK_ERR_NO_MEMORY, "sk_value_set_array: %d", array_status);
+    cr_assert(bytes_kind == SK_KIND_NIL && string_n_kind == SK_KIND_NIL && string_kind == SK_KIND_NIL
+        && array_kind == SK_KIND_NIL);
+    expect_no_live_objects(0);
+
+    SK_OK_OR_FAIL(sk_value_set_string(&value, text));
+    const char *read = NULL;
+    size_t length = 0;
+    SK_OK_OR_FAIL(sk_value_get_string(&value, &read, &length));
+    cr_assert_eq(length, (size_t)BIG);
+    cr_assert_eq(read[BIG - 1], 'a');
+    cr_assert_eq(read[BIG], '\0');
+    sk_value copy;
+    SK_OK_OR_FAIL(sk_value_set_bytes(&copy, text, BIG));
+    sk_value_release(&copy);
+    SK_OK_OR_FAIL(sk_value_set_array(&copy, items, count));
+    sk_value_release(&copy);
+    sk_value_release(&value);
+    free(items);
+    free(text);
+    expect_signal_log(ints_signal((const int64_t[]){ 1, 2 }, 2), "nncr", (const int64_t[]){ 1, 2 }, 2);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Stacks. */
+
+static void nothing_next(void *ctx, const sk_value *value) {
+    (void)value;
+    counter_hit(ctx);
+}
+
+static void copy_map(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_copy(out, value);
+}
+
+/* The first calls of the process into the library: values (as deep as
+ * allowed), a pipeline, a queue and a timer. */
+static void *first_calls(void *arg) {
+    struct pair *work = arg;
+    counter *delivered = &work->ran;
+    sk_value value;
+    if (sk_value_set_string(&value, "first") != SK_OK) {
+        return (void *)"sk_value_set_string";
+    }
+    sk_value_release(&value);
+    /* Values as deep as SK_VALUE_MAX_DEPTH: built, copied, compared and
+     * released on this stack. */
+    sk_value_set_int64(&value, 1);
+    for (int level = 1; level <= SK_VALUE_MAX_DEPTH; level++) {
+        sk_value outer;
+        if (sk_value_set_array(&outer, &value, 1) != SK_OK) {
+            return (void *)"sk_value_set_array";
+        }
+        sk_value_release(&value);
+        value = outer;
+    }
+    sk_value copy;
+    if (sk_value_copy(&copy, &value) != SK_OK || !sk_value_equal(&copy, &value)) {
+        return (void *)"sk_value_copy / sk_value_equal";
+    }
+    sk_value_release(&copy);
+    sk_value_release(&value);
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    sk_signal *mapped = NULL;
+    sk_queue *queue = NULL;
+    sk_disposable *subscription = NULL;
+    if (sk_pipe_create(&pipe, false) != SK_OK || sk_pipe_signal(&source, pipe) != SK_OK
+        || sk_signal_map(&mapped, source, copy_map, NULL, NULL) != SK_OK
+        || sk_queue_create(&queue, "test.resources.stack") != SK_OK) {
+        return (void *)"building the pipeline";
+    }
+    sk_observer observer = { nothing_next, NULL, NULL, delivered, NULL };
+    if (sk_signal_start(&subscription, mapped, &observer) != SK_OK) {
+        return (void *)"sk_signal_start";
+    }
+    sk_value_set_int64(&value, 1);
+    if (sk_pipe_put(pipe, &value) != SK_OK || sk_queue_after(queue, 0.001, pair_ran, work, pair_released) != SK_OK) {
+        return (void *)"sk_pipe_put / sk_queue_after";
+    }
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    sk_queue_release(queue);
+    return NULL;
+}
+
+/* A thread with SK_MIN_THREAD_STACK bytes of stack makes the process's first
+ * calls into the library (the Swift runtime sets up its type metadata on
+ * first use, deeply). Under a sanitizer, whose frames are several times
+ * larger, the minimum is documented for the release library only. */
+Test(resources, first_calls_on_a_thread_with_the_minimum_stack, .timeout = SK_TEST_TIMEOUT) {
+    struct pair work;
+    counters_init(2, &work.ran, &work.released);
+    pthread_attr_t attributes;
+    cr_assert_eq(pthread_attr_init(&attributes), 0);
+    size_t stack = SK_MIN_THREAD_STACK;
+    if (SK_TEST_SANITIZED) {
+        stack *= 8;
+    }
+    cr_assert_eq(pthread_attr_setstacksize(&attributes, stack), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attributes, first_calls, &work), 0);
+    void *failed = NULL;
+    cr_assert_eq(pthread_join(thread, &failed), 0);
+    pthread_attr_destroy(&attributes);
+    cr_assert_null(failed, "%s failed", (const char *)failed);
+    cr_assert(counter_wait(&work.ran, 2, SK_WAIT_SECONDS)); /* the value, then the delayed work */
+    cr_assert(counter_wait(&work.released, 1, SK_WAIT_SECONDS));
+    counters_destroy(2, &work.ran, &work.released);
+    expect_no_live_objects(0);
+}
