@@ -87,9 +87,12 @@ int sk_queue_create_virtual(sk_queue **out, const char *name);
  * @param seconds       The duration, >= 0, rounded to whole nanoseconds.
  * @param[out] out_ran  May be NULL; receives how many tasks ran.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` is NULL; SK_ERR_WRONG_KIND
- *         for other queues; SK_ERR_INVALID_ARGUMENT for a negative, NaN or
- *         too large duration; SK_ERR_UNSUPPORTED when called from work of
- *         the same queue; SK_ERR_BUSY when another thread is advancing it
+ *         for other queues; SK_ERR_INVALID_ARGUMENT for a negative,
+ *         infinite or NaN duration, or one that would move the clock past
+ *         its end (2^63 ns, about 292 years, from its start; the message,
+ *         sk_last_error_message(), says which); SK_ERR_UNSUPPORTED when
+ *         called from work of the same queue; SK_ERR_BUSY when another
+ *         thread is advancing it
  *         (in these cases nothing ran); SK_ERR_RESOURCE when 1,000,000 tasks
  *         ran and more were due (the clock stays at the last one's
  *         deadline).
@@ -105,7 +108,8 @@ int sk_queue_virtual_advance_by(sk_queue *queue, double seconds, size_t *out_ran
  * @param queue         Borrowed.
  * @param seconds       The time, not before the clock's.
  * @param[out] out_ran  May be NULL; receives how many tasks ran.
- * @return As sk_queue_virtual_advance_by(); SK_ERR_INVALID_ARGUMENT also for
+ * @return As sk_queue_virtual_advance_by() (SK_ERR_INVALID_ARGUMENT for a
+ *         time at or past the clock's end); SK_ERR_INVALID_ARGUMENT also for
  *         a time before the clock's (nothing ran).
  * @par Thread safety
  *   Any thread, one at a time per queue. The tasks run on the calling

@@ -84,7 +84,9 @@ public final class TestScheduler: @unchecked Sendable {
     /// Moves the clock `frames` frames forward, running what is due (see
     /// `Queue.advance(by:)`). Returns how many tasks ran.
     ///
-    /// - Throws: `VirtualTimeError` as `Queue.advance(by:)`.
+    /// - Throws: `VirtualTimeError` as `Queue.advance(by:)`: `invalidTime`
+    ///   for a negative count, and for one that would move the clock past its
+    ///   end (2^63 nanoseconds from its start).
     @discardableResult
     public func advance(frames: Int, limit: Int = Queue.defaultVirtualTaskLimit) throws(VirtualTimeError) -> Int {
         guard frames >= 0, let duration = self.nanoseconds(frames) else {
@@ -97,7 +99,9 @@ public final class TestScheduler: @unchecked Sendable {
 
     /// Moves the clock to the start of frame `frame`, running what is due.
     ///
-    /// - Throws: `VirtualTimeError` as `Queue.advance(to:)`.
+    /// - Throws: `VirtualTimeError` as `Queue.advance(to:)`: `invalidTime`
+    ///   for a negative frame, and for one that starts at or past the clock's
+    ///   end (2^63 nanoseconds); `timeInPast` for a frame before the clock's.
     @discardableResult
     public func advance(toFrame frame: Int, limit: Int = Queue.defaultVirtualTaskLimit) throws(VirtualTimeError) -> Int {
         return try self.queue.advance(to: self.seconds(frame), limit: limit)

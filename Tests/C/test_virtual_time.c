@@ -131,6 +131,25 @@ Test(virtual_time, advance_from_inside_work_is_an_error, .timeout = SK_TEST_TIME
     expect_no_live_objects(1, queue);
 }
 
+/* A finite, non-negative duration or time past the clock's end (2^63 ns
+ * from its start) is refused too, with a message that names the end (it
+ * said the value was not finite or negative); what is invalid whatever the
+ * clock keeps its message. */
+Test(virtual_time, past_the_clocks_end_is_an_error_naming_the_end, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    cr_assert_eq(sk_queue_virtual_advance_by(queue, 9.3e9, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(sk_last_error_message(), "past its end (2^63 ns") != NULL, "%s", sk_last_error_message());
+    cr_assert_eq(sk_queue_virtual_advance_to(queue, 1e12, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(sk_last_error_message(), "past its end (2^63 ns") != NULL, "%s", sk_last_error_message());
+    SK_OK_OR_FAIL(sk_queue_virtual_advance_by(queue, 9e9, NULL));
+    cr_assert_eq(sk_queue_virtual_advance_by(queue, 3e8, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(sk_last_error_message(), "past its end (2^63 ns") != NULL, "%s", sk_last_error_message());
+    cr_assert_eq(now_ns(queue), 9000000000000000000LL);
+    cr_assert_eq(sk_queue_virtual_advance_by(queue, -1.0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(sk_last_error_message(), "is not a valid duration or time") != NULL, "%s", sk_last_error_message());
+    expect_no_live_objects(1, queue);
+}
+
 Test(virtual_time, bad_arguments_are_errors, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = virtual_queue();
     sk_queue *real = NULL;

@@ -135,6 +135,27 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertNil(recorder.mismatch("-b|"))
     }
 
+    /// Frames past the clock's end are `invalidTime` with a message that
+    /// names the end (it said the duration was not finite or negative).
+    func testFramesPastTheClocksEndNameTheEndInTheError() throws {
+        let scheduler = TestScheduler(frame: 1e9)
+        XCTAssertThrowsError(try scheduler.advance(frames: Int.max)) {
+            XCTAssertTrue("\($0)".contains("past its end (2^63 ns"), "\($0)")
+        }
+        XCTAssertThrowsError(try scheduler.advance(toFrame: 10)) {
+            XCTAssertEqual($0 as? VirtualTimeError, .invalidTime(1e10))
+            XCTAssertTrue("\($0)".contains("past its end (2^63 ns"), "\($0)")
+        }
+        try scheduler.advance(frames: 9)
+        XCTAssertThrowsError(try scheduler.advance(frames: 1)) {
+            XCTAssertEqual($0 as? VirtualTimeError, .invalidTime(1e9))
+            XCTAssertTrue("\($0)".contains("past its end (2^63 ns"), "\($0)")
+        }
+        XCTAssertThrowsError(try scheduler.advance(frames: -1)) {
+            XCTAssertTrue("\($0)".contains("is not a valid duration or time"), "\($0)")
+        }
+    }
+
     // Frames past the clock's end (2^63 ns) trapped on Int64 overflow.
     func testFramesPastTheClocksEndNeverComeAndDoNotTrap() throws {
         let scheduler = TestScheduler(frame: 1e9)

@@ -8,6 +8,38 @@ private func waitFor(_ semaphore: DispatchSemaphore) -> DispatchTimeoutResult {
     return semaphore.wait(timeout: .now() + 10)
 }
 
+/// A task executor that runs its jobs one at a time on a serial dispatch
+/// queue and counts those not yet run, so that a test can wait, without
+/// sleeping, until every task on it is suspended or finished (`settle`):
+/// how a test tells that a task stays suspended.
+///
+/// Thread-safety: `enqueue` and `settle` may be called from any thread
+/// (`settle` not from a job of its own).
+private final class SettlingTaskExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "Signal_ConcurrencyTests.executor")
+    private let pending = Atomic(value: 0)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        self.pending.modify { $0 + 1 }
+        self.queue.async {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+            self.pending.modify { $0 - 1 }
+        }
+    }
+
+    /// Returns once no job is queued or running. A job is enqueued by a
+    /// task's creation, by a resumption (from a job, or from a thread that
+    /// resumes or cancels it, before that call returns): once the queue is
+    /// drained and the count is 0, nothing is left to run until something
+    /// outside resumes a task.
+    func settle() {
+        repeat {
+            self.queue.sync {}
+        } while self.pending.with { $0 } > 0
+    }
+}
+
 final class Signal_ConcurrencyTests: XCTestCase {
     private struct TestError: Error, Equatable {
         let code: Int
@@ -111,6 +143,81 @@ final class Signal_ConcurrencyTests: XCTestCase {
         let value = await task.value
         XCTAssertNil(value)
         XCTAssertEqual(source.starts.with { $0 }, 0)
+    }
+
+    /// `get()` in a task cancelled before it subscribes: as documented, it
+    /// never returns (the task stays suspended) and subscribes to nothing.
+    /// It trapped: the cancellation handler had ended the call before the
+    /// continuation was installed, and the installation resumed it with nil,
+    /// which `get()` unwrapped (found by a new-user program).
+    func testGetInACancelledTaskStaysSuspendedWithoutSubscribing() {
+        let executor = SettlingTaskExecutor()
+        let source = ManualSource<Int, NoError>()
+        let returned = Counter()
+        let task = Task.detached(executorPreference: executor) {
+            withUnsafeCurrentTask { $0?.cancel() }
+            _ = await source.signal().get()
+            returned.increment()
+        }
+        executor.settle()
+        XCTAssertEqual(returned.count, 0, "still suspended")
+        XCTAssertEqual(source.starts.with { $0 }, 0)
+        withExtendedLifetime(task) {}
+    }
+
+    /// Cancelled while subscribed: the subscription is disposed, the task
+    /// stays suspended, and a value coming later resumes nothing.
+    func testGetCancelledWhileSubscribedDisposesAndStaysSuspended() {
+        let executor = SettlingTaskExecutor()
+        let source = ManualSource<Int, NoError>()
+        let returned = Counter()
+        let task = Task.detached(executorPreference: executor) {
+            _ = await source.signal().get()
+            returned.increment()
+        }
+        XCTAssertEqual(waitFor(source.started), .success)
+        task.cancel()
+        // Disposed by the cancellation, or, when the start has not returned
+        // yet, as soon as it does, on the task's thread.
+        executor.settle()
+        XCTAssertEqual(source.disposals.with { $0 }, 1)
+        source.put(1)
+        executor.settle()
+        XCTAssertEqual(returned.count, 0, "still suspended")
+        XCTAssertEqual(source.disposals.with { $0 }, 1)
+        withExtendedLifetime(task) {}
+    }
+
+    /// The cancellation races the task's start, on another thread, for
+    /// every interleaving the scheduler gives (before the subscription,
+    /// during its start, after): `get()` never returns and every
+    /// subscription started is disposed once; `firstValue()` always returns
+    /// nil, its subscriptions disposed too. Either call trapped or hung
+    /// before in some interleaving (`get()` in the earliest one).
+    func testCancellationRacingTheStartOfGetAndFirstValue() {
+        let executor = SettlingTaskExecutor()
+        let source = ManualSource<Int, NoError>()
+        let returned = Counter()
+        let nils = Counter()
+        let count = 300
+        var tasks: [Task<Void, Never>] = []
+        for i in 0 ..< count {
+            let task = Task.detached(executorPreference: executor) {
+                if i % 2 == 0 {
+                    _ = await source.signal().get()
+                    returned.increment()
+                } else if await source.signal().firstValue() == nil {
+                    nils.increment()
+                }
+            }
+            task.cancel()
+            tasks.append(task)
+        }
+        executor.settle()
+        XCTAssertEqual(returned.count, 0, "get() never returns once cancelled")
+        XCTAssertEqual(nils.count, count / 2, "firstValue() returns nil")
+        XCTAssertEqual(source.disposals.with { $0 }, source.starts.with { $0 }, "every subscription is disposed")
+        withExtendedLifetime(tasks) {}
     }
 
     func testValuesStreamDeliversEverythingThenFinishes() async {

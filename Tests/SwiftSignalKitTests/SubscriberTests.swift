@@ -169,16 +169,131 @@ final class SubscriberTests: XCTestCase {
         withExtendedLifetime(disposable) {}
     }
 
-    func testKeptAliveObjectsLiveAsLongAsTheSubscriber() {
+    /// Nothing but the subscription's disposable holds the subscriber (the
+    /// generator returns `EmptyDisposable`): the kept object lives while the
+    /// subscription does. It was released when `start` returned (the
+    /// disposable refers to the subscriber unretained; found by a new-user
+    /// program).
+    func testKeptAliveObjectsLiveWhileTheSubscriptionIsLive() {
         let released = Counter()
         let disposable = Signal<Int, TestError> { subscriber in
             subscriber.keepAlive(DeinitTracker(released))
             return EmptyDisposable
         }.start()
-        // Nothing holds the subscriber (the disposable holds it weakly).
-        XCTAssertEqual(released.count, 1)
+        XCTAssertEqual(released.count, 0, "live and held: kept")
+        disposable.dispose()
+        XCTAssertEqual(released.count, 1, "released on dispose")
+        disposable.dispose()
+        XCTAssertEqual(released.count, 1, "exactly once")
+        withExtendedLifetime(disposable) {}
+    }
+
+    /// The same with an upstream disposable that does not capture the
+    /// subscriber, and through an operator (its subscription holds the
+    /// upstream one's disposable).
+    func testKeptAliveObjectsLiveWhileAnOperatorsSubscriptionIsLive() {
+        let released = Counter()
+        let upstream = CountingDisposable()
+        let disposable = (Signal<Int, TestError> { subscriber in
+            subscriber.keepAlive(DeinitTracker(released))
+            return upstream
+        } |> take(2)).start()
+        XCTAssertEqual(released.count, 0)
         disposable.dispose()
         XCTAssertEqual(released.count, 1)
+        XCTAssertEqual(upstream.count, 1)
+        withExtendedLifetime(disposable) {}
+    }
+
+    /// Once neither the disposable nor the source holds the subscription
+    /// (nothing can reach or dispose it any more), the kept objects go with
+    /// it, without `dispose()`, as the original releases a subscriber that
+    /// nothing holds.
+    func testKeptAliveObjectsAreReleasedWhenNothingHoldsTheSubscription() {
+        let released = Counter()
+        var disposable: (any Disposable)? = Signal<Int, TestError> { subscriber in
+            subscriber.keepAlive(DeinitTracker(released))
+            return EmptyDisposable
+        }.start()
+        XCTAssertEqual(released.count, 0)
+        XCTAssertNotNil(disposable)
+        disposable = nil
+        XCTAssertEqual(released.count, 1)
+    }
+
+    /// The source holds the subscriber, the disposable is dropped: the kept
+    /// objects live until the subscriber terminates (as in the original,
+    /// where the subscriber holds them; the subscriber holds its handle).
+    func testKeptAliveObjectsLiveWhileTheSourceHoldsTheSubscriber() {
+        let released = Counter()
+        let source = HotSource<Int, TestError>()
+        var disposable: (any Disposable)? = Signal<Int, TestError> { subscriber in
+            subscriber.keepAlive(DeinitTracker(released))
+            return source.signal.start(next: subscriber.putNext, error: subscriber.putError, completed: subscriber.putCompletion)
+        }.start()
+        XCTAssertNotNil(disposable)
+        disposable = nil
+        XCTAssertEqual(released.count, 0)
+        source.current.putCompletion()
+        XCTAssertEqual(released.count, 1)
+    }
+
+    func testKeptAliveObjectsOfAStartedSignalAreReleasedOnCompletionAndError() {
+        for fails in [false, true] {
+            let released = Counter()
+            let source = HotSource<Int, TestError>()
+            let disposable = Signal<Int, TestError> { subscriber in
+                subscriber.keepAlive(DeinitTracker(released))
+                return source.signal.start(next: subscriber.putNext, error: subscriber.putError, completed: subscriber.putCompletion)
+            }.start()
+            source.current.putNext(1)
+            XCTAssertEqual(released.count, 0)
+            if fails {
+                source.current.putError(.failed)
+            } else {
+                source.current.putCompletion()
+            }
+            XCTAssertEqual(released.count, 1, "released on the terminal event, the disposable still held")
+            disposable.dispose()
+            XCTAssertEqual(released.count, 1)
+            withExtendedLifetime(disposable) {}
+        }
+    }
+
+    func testKeepAliveAfterTheSubscriptionEndedReleasesTheObjectAtOnce() {
+        let released = Counter()
+        let kept = Atomic<Subscriber<Int, TestError>?>(value: nil)
+        let disposable = Signal<Int, TestError> { subscriber in
+            kept.swap(subscriber)
+            return EmptyDisposable
+        }.start()
+        disposable.dispose()
+        kept.with { $0 }!.keepAlive(DeinitTracker(released))
+        XCTAssertEqual(released.count, 1)
+        withExtendedLifetime(disposable) {}
+    }
+
+    /// A kept object's deinit may use the subscription (keep another object,
+    /// dispose it again): no lock of the subscription is held while kept
+    /// objects are released.
+    func testAKeptObjectsDeinitMayReenterTheSubscription() {
+        let released = Counter()
+        let kept = Atomic<Subscriber<Int, TestError>?>(value: nil)
+        let disposableBox = Atomic<(any Disposable)?>(value: nil)
+        let disposable = Signal<Int, TestError> { subscriber in
+            kept.swap(subscriber)
+            subscriber.keepAlive(DeinitTracker {
+                kept.with { $0 }?.keepAlive(DeinitTracker(released))
+                disposableBox.with { $0 }?.dispose()
+                released.increment()
+            })
+            return EmptyDisposable
+        }.start()
+        disposableBox.swap(disposable)
+        disposable.dispose()
+        XCTAssertEqual(released.count, 2)
+        kept.swap(nil)
+        disposableBox.swap(nil)
     }
 
     func testKeepAliveAfterTerminationReleasesTheObjectAtOnce() {
@@ -634,6 +749,35 @@ final class SubscriberTests: XCTestCase {
             // of the termination (or at once, when kept after it).
             XCTAssertEqual(released.count, threadCount * perThread)
             withExtendedLifetime(subscriber) {}
+        }
+    }
+
+    /// keepAlive on several threads racing the dispose of the subscription's
+    /// disposable (the subscriber held only by the generator's closure
+    /// capture, so only through the subscription): every object is released
+    /// exactly once, by the dispose or at once when kept after it.
+    func testConcurrentKeepAliveRacingDisposeReleasesEveryObjectOnce() {
+        let threadCount = 4
+        let perThread = 500
+        for _ in 0 ..< 10 {
+            let released = Counter()
+            let kept = Atomic<Subscriber<Int, TestError>?>(value: nil)
+            let disposable = Signal<Int, TestError> { subscriber in
+                kept.swap(subscriber)
+                return EmptyDisposable
+            }.start()
+            let subscriber = kept.swap(nil)!
+            runThreads(threadCount + 1) { thread in
+                if thread == threadCount {
+                    disposable.dispose()
+                } else {
+                    for _ in 0 ..< perThread {
+                        subscriber.keepAlive(DeinitTracker(released))
+                    }
+                }
+            }
+            XCTAssertEqual(released.count, threadCount * perThread)
+            withExtendedLifetime((subscriber, disposable)) {}
         }
     }
 }

@@ -148,6 +148,37 @@ final class VirtualTimeQueueTests: XCTestCase {
         }
     }
 
+    /// A finite, non-negative duration or time that takes the clock past its
+    /// end (2^63 ns from its start) is `invalidTime` too, and its message
+    /// says so: it said "not a valid duration or time (finite, >= 0)", which
+    /// the value it named was (found by a new-user program).
+    func testPastTheClocksEndIsInvalidTimeNamingTheEnd() throws {
+        let queue = Queue.virtualTime()
+        for seconds in [9.3e9, 1e12] {
+            XCTAssertThrowsError(try queue.advance(by: seconds)) {
+                XCTAssertEqual($0 as? VirtualTimeError, .invalidTime(seconds))
+                XCTAssertTrue("\($0)".contains("past its end (2^63 ns"), "\($0)")
+            }
+            XCTAssertThrowsError(try queue.advance(to: seconds)) {
+                XCTAssertEqual($0 as? VirtualTimeError, .invalidTime(seconds))
+                XCTAssertTrue("\($0)".contains("past its end (2^63 ns"), "\($0)")
+            }
+        }
+        // Within the end, but past it from where the clock is.
+        try queue.advance(by: 9e9)
+        XCTAssertThrowsError(try queue.advance(by: 3e8)) {
+            XCTAssertEqual($0 as? VirtualTimeError, .invalidTime(3e8))
+            XCTAssertTrue("\($0)".contains("past its end (2^63 ns"), "\($0)")
+        }
+        XCTAssertEqual(queue.virtualNow, 9e9, "nothing moved")
+        // What is invalid whatever the clock keeps its message.
+        for seconds in [-1, .infinity, .nan] {
+            XCTAssertThrowsError(try queue.advance(by: seconds)) {
+                XCTAssertTrue("\($0)".contains("is not a valid duration or time"), "\($0)")
+            }
+        }
+    }
+
     func testBadArgumentsAreErrors() {
         let queue = Queue.virtualTime()
         XCTAssertThrowsError(try queue.advance(by: -1)) { XCTAssertEqual($0 as? VirtualTimeError, .invalidTime(-1)) }

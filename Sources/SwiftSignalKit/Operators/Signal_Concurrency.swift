@@ -10,7 +10,8 @@
 // and no AsyncSequence of our own is needed.
 
 /// The shared state of one `get()` / `firstValue()` call: the continuation,
-/// whether the call is over, and the subscription to dispose when it is.
+/// whether the call is over and whether it resumes, and the subscription to
+/// dispose when it is over.
 ///
 /// Thread-safety: `@unchecked Sendable` because every field is under the lock;
 /// the continuation is resumed and the subscription disposed outside it.
@@ -18,15 +19,27 @@ private final class FirstValueState<T>: @unchecked Sendable {
     private let mutex = _Mutex()
     private var continuation: UnsafeContinuation<T?, Never>?
     private var finished = false
+    /// Whether the call resumes once over (the `resume` of the `finish` that
+    /// ended it): read by `install` when the call ended before it.
+    private var resumes = false
     private var disposable: (any Disposable)?
 
-    /// Installs the continuation; resumes it at once with nil if the call is
-    /// already over (the task was cancelled before it started).
+    /// Installs the continuation. If the call is already over (the task was
+    /// cancelled before it started), resumes it at once with nil when the
+    /// call resumes, and otherwise leaves it suspended for ever; returns
+    /// false then.
     func install(_ continuation: UnsafeContinuation<T?, Never>) -> Bool {
         self.mutex.lock()
         if self.finished {
+            let resumes = self.resumes
             self.mutex.unlock()
-            continuation.resume(returning: nil)
+            // Only the cancellation handler can end the call before this
+            // (nothing is subscribed yet), and it ends it with nil: `get()`
+            // must not resume then (it resumed with nil, and `get()` trapped
+            // unwrapping it).
+            if resumes {
+                continuation.resume(returning: nil)
+            }
             return false
         }
         self.continuation = continuation
@@ -56,6 +69,7 @@ private final class FirstValueState<T>: @unchecked Sendable {
             return
         }
         self.finished = true
+        self.resumes = resume
         let continuation = self.continuation
         let disposable = self.disposable
         self.continuation = nil
@@ -127,7 +141,9 @@ public extension Signal where E == NoError {
     /// itself is disposed). Use `firstValue()` to get nil instead.
     func get() async -> T {
         // Without a value there is no way to resume, so `awaitFirst` returns
-        // only with one.
+        // only with one, in every order of the cancellation, the
+        // continuation's installation and the subscription (see
+        // `FirstValueState.install`).
         return await self.awaitFirst(resumeWithNil: false)!
     }
 

@@ -72,7 +72,9 @@ extension Queue {
     /// documentation). Returns how many ran.
     ///
     /// - Throws: `VirtualTimeError`: `invalidTime` for a negative or
-    ///   non-finite duration, `advanceFromInsideWork` when called from work of
+    ///   non-finite duration, or one that would move the clock past its end
+    ///   (2^63 nanoseconds, about 292 years, from its start),
+    ///   `advanceFromInsideWork` when called from work of
     ///   this queue, `alreadyAdvancing` when another thread is advancing it,
     ///   `taskLimitReached` after `limit` tasks with more due, and
     ///   `notVirtualTime` for other queues. Nothing has run unless the error
@@ -104,8 +106,9 @@ extension Queue {
     /// Moves the clock of a virtual-time queue to `time` seconds since it was
     /// made, running every task due by then. Returns how many ran.
     ///
-    /// - Throws: as `advance(by:)`, and `timeInPast` for a time before the
-    ///   clock.
+    /// - Throws: as `advance(by:)` (`invalidTime` for a negative or
+    ///   non-finite time, or one at or past the clock's end, 2^63
+    ///   nanoseconds), and `timeInPast` for a time before the clock.
     @discardableResult
     public func advance(to time: Double, limit: Int = Queue.defaultVirtualTaskLimit) throws(VirtualTimeError) -> Int {
         let executor = try self.requireVirtualTime()

@@ -10,7 +10,10 @@ public enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
     case alreadyAdvancing
     /// `advance(to:)` to a time before the queue's clock; nothing ran.
     case timeInPast(now: Double, requested: Double)
-    /// A negative, infinite or not-a-number duration or time; nothing ran.
+    /// A negative, infinite or not-a-number duration or time, or a finite one
+    /// that would move the clock past its end (2^63 nanoseconds, about 292
+    /// years, from its start; for a duration, counted from where the clock
+    /// is); nothing ran. The message tells the two apart.
     case invalidTime(Double)
     /// `limit` tasks ran and more were due (work that keeps scheduling work,
     /// such as a repeating timer under `run()`): the clock stopped at the
@@ -29,6 +32,12 @@ public enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
         case let .timeInPast(now, requested):
             return "advance(to: \(requested)) is before the queue's clock (\(now))"
         case let .invalidTime(value):
+            // One case for both, not a new one: a new case would break the
+            // exhaustive switches of users. What is finite and not negative
+            // can only have been refused for the clock's end.
+            if value.isFinite && value >= 0 {
+                return "\(value) s moves the clock past its end (2^63 ns, about 292 years, from its start)"
+            }
             return "\(value) is not a valid duration or time (finite, >= 0)"
         case let .taskLimitReached(ran):
             return "\(ran) tasks ran and more were due: the task limit was reached"

@@ -22,7 +22,8 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     // terminated and released flags), plus two flags of the subscriber's own.
     @usableFromInline static var terminatedFlag: Int { _InFlightCalls.terminatedFlag }
     @usableFromInline static var hasDisposableFlag: Int { 1 << 60 }
-    /// Set once `keepAlive` has stored an object (the release then takes them).
+    /// Set once `keepAlive` has stored an object (the release then takes them,
+    /// from the handle or from `keepAliveObjects`).
     @usableFromInline static var keepAliveFlag: Int { 1 << 59 }
 
     @usableFromInline let state = Synchronization.Atomic<Int>(0)
@@ -37,7 +38,10 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     @exclusivity(unchecked) @usableFromInline var next: _BorrowedCallback<T>
     @exclusivity(unchecked) @usableFromInline var error: ((E) -> Void)?
     @exclusivity(unchecked) @usableFromInline var completed: (() -> Void)?
-    // Guarded by the `keepAlive` stripe of this subscriber.
+    // The objects `keepAlive` keeps for a subscriber that no `start` made
+    // (one made with `init` by the caller, which has no handle): a started
+    // subscriber keeps them in its handle (see `keepAlive`). Guarded by the
+    // `keepAlive` stripe of this subscriber.
     @exclusivity(unchecked) @usableFromInline var keepAliveObjects: [AnyObject]?
     // The disposable `start` hands out for this subscriber, which refers to it
     // unretained: held for the subscriber's whole life, so that its deinit can
@@ -160,14 +164,38 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     }
 
     /// Keeps `object` alive until the subscriber terminates or is disposed.
+    ///
+    /// While the subscription is live, `object` lives as long as the
+    /// subscriber or the disposable its `start` returned is held by anyone:
+    /// a generator that hands its subscriber to nothing (it returns
+    /// `EmptyDisposable`, or a disposable that does not capture it) keeps
+    /// `object` alive through the caller's disposable. (In the version of
+    /// the original that this port follows, whose disposable refers to the
+    /// subscriber weakly, `object` went with the subscriber: at the end of
+    /// `start` in that case, the subscription still live.) When
+    /// neither is held any more, the subscription can receive nothing and
+    /// can no longer be disposed: `object` is released with it, without a
+    /// dispose, as the original releases an unreferenced subscriber. Called
+    /// after the termination, it releases `object` at once. Kept objects
+    /// are released exactly once, on the thread that terminates or disposes
+    /// the subscription (or drops its last reference), under no lock: their
+    /// deinits may use it.
     public func keepAlive(_ object: AnyObject) {
         var dropped: AnyObject? = object
         if _InFlightCalls.enter(self.state) {
-            _stripedLock(for: self, .keepAlive) {
-                if self.keepAliveObjects == nil {
-                    self.keepAliveObjects = [object]
-                } else {
-                    self.keepAliveObjects!.append(object)
+            // In the handle, not here: the handle refers to the subscriber
+            // unretained (see `_SubscriberDisposable`), so the subscriber
+            // alone may be gone while its disposable, and so the
+            // subscription, is held and live.
+            if let handle = self.handle {
+                handle.keep(object)
+            } else {
+                _stripedLock(for: self, .keepAlive) {
+                    if self.keepAliveObjects == nil {
+                        self.keepAliveObjects = [object]
+                    } else {
+                        self.keepAliveObjects!.append(object)
+                    }
                 }
             }
             // Inside the call's window: the thread that releases (count 0)
@@ -240,9 +268,13 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         self.completed = nil
         var objects: [AnyObject]?
         if claimed & Subscriber.keepAliveFlag != 0 {
-            _stripedLock(for: self, .keepAlive) {
-                objects = self.keepAliveObjects
-                self.keepAliveObjects = nil
+            if let handle = self.handle {
+                handle.releaseKeptObjects()
+            } else {
+                _stripedLock(for: self, .keepAlive) {
+                    objects = self.keepAliveObjects
+                    self.keepAliveObjects = nil
+                }
             }
         }
         // The closures and kept objects are released here, outside any lock.
