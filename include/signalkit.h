@@ -149,7 +149,9 @@ typedef enum sk_status {
     SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
     SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
     SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
-                                     (reported only while handle checking is on) */
+                                     (reported only while handle checking is on);
+                                     from sk_queue_sync(): the queue was closed (its
+                                     last handle released) before the work ran */
     SK_ERR_RESOURCE = -8          /**< the operating system refused a resource the call
                                      needs (a descriptor at RLIMIT_NOFILE, a thread) */
 } sk_status;
@@ -1286,7 +1288,8 @@ void sk_value_promise_release(sk_value_promise *promise);
  * The `release(ctx)` given with it runs once right after it, on the same
  * thread (the queue's, or the draining thread of a host-drained queue), or
  * instead of it when the work never runs (the call failed: then on the
- * calling thread, before the call returns).
+ * calling thread, before the call returns; a host-drained or virtual-time
+ * queue closed before the work ran: then on the thread that closed it).
  *
  * @param ctx  The context given with the work.
  */
@@ -1406,12 +1409,19 @@ int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn rele
  * that drains them runs the work: calling it from that thread while it is
  * not draining would wait forever.
  *
+ * The wait does not keep `queue`: when a host-drained or virtual-time
+ * queue's last handle is released (on another thread) before the work ran,
+ * the close drops the work like any pending work (`release(ctx)` runs on
+ * the releasing thread, `fn` never runs) and this returns SK_ERR_RELEASED.
+ *
  * @param queue    Borrowed.
  * @param fn       The work.
  * @param ctx      Passed to `fn` and `release`.
  * @param release  May be NULL; runs once, as for sk_work_fn.
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL (then
- *         `release` has run).
+ * @return SK_OK once `fn` has run; SK_ERR_NULL_ARGUMENT if `queue` or `fn`
+ *         is NULL (then `release` has run); SK_ERR_RELEASED when the queue
+ *         was closed before `fn` ran (see above: `fn` did not run, `release`
+ *         has run).
  * @par Thread safety
  *   Any thread (see above for the main and host-drained queues). `fn` runs
  *   on the queue.

@@ -1,5 +1,6 @@
 /* test_queues.c - serial, global and host-drained queues; timers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -645,6 +646,62 @@ Test(queues, host_queue_released_with_pending_work, .timeout = SK_TEST_TIMEOUT) 
     job_destroy(&a);
     job_destroy(&b);
     expect_no_live_objects(0);
+}
+
+static bool fd_is_open(int fd) {
+    return fcntl(fd, F_GETFD) != -1;
+}
+
+/* A thread blocked in sk_queue_sync on a host queue whose last handle
+ * another thread releases: the close drops the sync's work like any pending
+ * work (its release runs on the releasing thread, before sk_queue_release
+ * returns; the descriptor is closed) and the sync returns SK_ERR_RELEASED.
+ * Before: the sync kept the queue's handle alive while it waited, so the
+ * release closed nothing and the sync waited for ever. */
+typedef struct closing_sync {
+    sk_queue *host;
+    job j;
+    int status;
+    char message[256];
+    gate returned;
+} closing_sync;
+
+static void *sync_until_closed(void *arg) {
+    closing_sync *c = arg;
+    c->status = sk_queue_sync(c->host, job_run, &c->j, job_release);
+    snprintf(c->message, sizeof c->message, "%s", sk_last_error_message());
+    gate_open(&c->returned);
+    return NULL;
+}
+
+#define CLOSING_SYNC_ROUNDS 100
+
+Test(queues, host_queue_released_while_a_sync_waits_drops_the_work_and_the_sync_returns, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < CLOSING_SYNC_ROUNDS; round++) {
+        closing_sync c;
+        memset(&c, 0, sizeof c);
+        c.host = host_queue(NULL);
+        job_init(&c.j, c.host);
+        gate_init(&c.returned);
+        int fd = host_queue_fd(c.host);
+        pthread_t thread;
+        cr_assert_eq(pthread_create(&thread, NULL, sync_until_closed, &c), 0);
+        cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "the sync's work never became pending");
+        sk_queue_release(c.host);
+        cr_assert_eq(counter_get(&c.j.released), 1, "round %d: the sync's work was not released by sk_queue_release", round);
+        cr_assert(pthread_equal(c.j.released.last_thread, pthread_self()), "the work was released on another thread");
+        cr_assert(!fd_is_open(fd), "round %d: the descriptor is still open after the last release", round);
+        cr_assert(gate_wait(&c.returned, SK_WAIT_SECONDS), "round %d: sk_queue_sync never returned after the close", round);
+        pthread_join(thread, NULL);
+        cr_assert_eq(c.status, SK_ERR_RELEASED, "round %d: sk_queue_sync returned %d (%s)", round, c.status, c.message);
+        cr_assert_not_null(strstr(c.message, "sk_queue_sync"), "%s", c.message);
+        cr_assert_not_null(strstr(c.message, "closed"), "%s", c.message);
+        cr_assert_eq(counter_get(&c.j.ran), 0, "the dropped work ran");
+        cr_assert_eq(counter_get(&c.j.released), 1);
+        job_destroy(&c.j);
+        gate_destroy(&c.returned);
+        cr_assert_eq(sk_live_objects(), 0, "round %d: %ld objects alive", round, sk_live_objects());
+    }
 }
 
 Test(queues, host_functions_on_other_queues, .timeout = SK_TEST_TIMEOUT) {

@@ -536,6 +536,37 @@ final class QueueTests: XCTestCase {
         XCTAssertNil(weakCapture)
         XCTAssertEqual(ran.count, 0)
     }
+
+    /// `sync` on a host-drained queue that another thread closes while the
+    /// sync waits for a drain: the close drops the sync's work and `sync`
+    /// returns without having run it (before: it waited for ever). On a
+    /// queue closed already, `sync` returns at once, without running it.
+    func testSyncOnAHostDrainedQueueReturnsWithoutRunningWhenTheQueueCloses() throws {
+        let queue = try Queue.makeHostDrained(name: "QueueTests.syncClose")
+        let descriptor = try XCTUnwrap(queue.hostFileDescriptor)
+        let ran = Counter()
+        let returned = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            queue.sync {
+                ran.increment()
+            }
+            returned.signal()
+        }
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&entry, 1, 10_000), 1, "the sync's work never became pending")
+        queue.closeHostDrained()
+        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "sync never returned after the close")
+        XCTAssertEqual(ran.count, 0)
+        // Closed already (on another thread, so that a hang fails the test).
+        DispatchQueue.global().async {
+            queue.sync {
+                ran.increment()
+            }
+            returned.signal()
+        }
+        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "sync on a closed queue never returned")
+        XCTAssertEqual(ran.count, 0)
+    }
 }
 
 /// What the work of `testClosingAHostDrainedQueueReleasesAfterWorkNotYetDue`

@@ -279,13 +279,31 @@ public final class Queue: @unchecked Sendable {
     }
 
     /// Runs `f` on the queue and waits for it: inline when already on it.
+    ///
+    /// On a host-drained queue, from another thread, this waits until the
+    /// host drains the queue (on a virtual-time queue it runs the work due
+    /// now, `f` last, on this thread, or waits for the thread advancing it).
+    /// When such a queue closes before `f` has run (`closeHostDrained()` on
+    /// another thread, or the last C handle released), or is closed already,
+    /// `f` is dropped like any pending work: `sync` returns without having
+    /// run it. A caller that must know sets a flag inside `f`.
     public func sync(_ f: () -> Void) {
+        self.sync(f, ifDropped: {
+        })
+    }
+
+    /// `sync(f)`, telling whether `f` ran: false when a host-drained or
+    /// virtual-time queue dropped it (closed before it ran, or closed
+    /// already); `dropped` has then run, once, on the thread that dropped
+    /// it (the closing one, or this one), with no lock of the library held,
+    /// before this returns. Always true on dispatch queues.
+    @discardableResult
+    package func sync(_ f: () -> Void, ifDropped dropped: () -> Void) -> Bool {
         if self.isCurrent() {
             f()
+            return true
         } else if let executor = self.executor {
-            // Waits until the host drains the queue (for a virtual-time
-            // queue: runs the work due now, `f` last, on this thread).
-            executor.sync(f)
+            return executor.sync(f, ifDropped: dropped)
         } else {
             withoutActuallyEscaping(f) { f in
                 nonisolated(unsafe) let f = f
@@ -293,6 +311,7 @@ public final class Queue: @unchecked Sendable {
                     f()
                 }
             }
+            return true
         }
     }
 
