@@ -1344,7 +1344,12 @@ int sk_queue_create(sk_queue **out, const char *name);
  * when it fires. Only its handles can drain it: releasing the last one
  * closes the queue, whatever is pending (the pending work is dropped without
  * running, each `release(ctx)` runs on the releasing thread, the descriptor
- * is closed; deliveries still headed for it are dropped).
+ * is closed; deliveries still headed for it are dropped). That holds also
+ * when the last handle is released during a drain, by one of the queue's
+ * tasks or by another thread: the drain stops after the task it is running
+ * (the tasks it had not reached are dropped with the rest) and returns; and
+ * when an sk_queue_sync() on another thread is waiting for its work: the
+ * work is dropped and the sync returns SK_ERR_RELEASED.
  *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.
@@ -1373,7 +1378,11 @@ int sk_queue_host_fd(sk_queue *queue, int *out_fd);
  *
  * Work those tasks enqueue with sk_queue_after(), or that other threads
  * enqueue meanwhile, waits for the next drain; sk_queue_async() onto this
- * same queue from one of its tasks runs inline, as on any queue.
+ * same queue from one of its tasks runs inline, as on any queue. When the
+ * queue's last handle is released during the drain (`queue` included: the
+ * drain does not keep it), the drain stops after the task running, the
+ * tasks not reached are dropped (see sk_queue_create_host()), and it returns
+ * SK_OK with the count of the tasks that ran.
  *
  * @param queue         Borrowed.
  * @param max_tasks     Runs up to this many tasks; 0 means all that are

@@ -99,18 +99,18 @@ private func queueOfHandle(_ handle: OpaquePointer?, function: StaticString = #f
 @c @implementation
 public func sk_queue_host_drain(_ queue: OpaquePointer?, _ maxTasks: Int, _ outRan: UnsafeMutablePointer<Int>?) -> Int32 {
     outRan?.pointee = 0
-    let (handle, status) = borrowQueue("queue", queue)
-    guard let handle else {
+    let (target, status) = queueOfHandle(queue)
+    guard let target else {
         return status
     }
     do {
         // Not `outRan?.pointee = try ...`: that would skip the drain when outRan is NULL.
-        let ran = try handle.queue.drain(maxTasks: maxTasks)
+        let ran = try target.drain(maxTasks: maxTasks)
         outRan?.pointee = ran
         return SKOK
     } catch .alreadyDraining {
         // On this thread, the drain running is the one whose task called.
-        if handle.queue.isCurrent() {
+        if target.isCurrent() {
             return fail(SK_ERR_BUSY, "this thread is draining this queue already (called from one of its tasks: drains do not nest)")
         }
         return fail(SK_ERR_BUSY, "another thread is draining this queue")

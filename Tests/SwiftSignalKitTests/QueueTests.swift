@@ -567,6 +567,33 @@ final class QueueTests: XCTestCase {
         XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "sync on a closed queue never returned")
         XCTAssertEqual(ran.count, 0)
     }
+
+    /// A host-drained queue closed by one of its own tasks during a drain:
+    /// the tasks that drain had not run yet are dropped, not run (before:
+    /// the drain had taken them out of the queue and ran them after the
+    /// close).
+    func testClosingAHostDrainedQueueFromItsTaskDropsTheRestOfTheDrain() throws {
+        let queue = try Queue.makeHostDrained(name: "QueueTests.closeInside")
+        let ran = Counter()
+        let released = Counter()
+        queue.justDispatch {
+            queue.closeHostDrained()
+        }
+        for _ in 0 ..< 2 {
+            let tracker = DeinitTracker {
+                released.increment()
+            }
+            queue.justDispatch {
+                withExtendedLifetime(tracker) {
+                }
+                ran.increment()
+            }
+        }
+        XCTAssertEqual(try queue.drain(), 1)
+        XCTAssertEqual(ran.count, 0, "work ran after the close")
+        XCTAssertEqual(released.count, 2, "the dropped work was not released during the drain")
+        XCTAssertNil(queue.hostFileDescriptor)
+    }
 }
 
 /// What the work of `testClosingAHostDrainedQueueReleasesAfterWorkNotYetDue`

@@ -194,7 +194,10 @@ public final class Queue: @unchecked Sendable {
     /// thread, without running), `after` work not yet due included, and so
     /// are the completions of the `Timer`s started on it; its descriptor is
     /// closed, and work enqueued later is dropped at once (a `deliverOn` onto
-    /// it delivers nothing more). Pending work usually holds what enqueued it, and through it the
+    /// it delivers nothing more). A drain in progress stops after the task it
+    /// is running (the tasks it had not reached are dropped with the rest),
+    /// and a `sync` waiting on another thread returns without running its
+    /// work. Pending work usually holds what enqueued it, and through it the
     /// queue: without this, an undrained queue keeps itself, its descriptor
     /// and that work alive. No effect on other queues, or when called again.
     ///
@@ -207,9 +210,12 @@ public final class Queue: @unchecked Sendable {
 
     /// Runs pending work of a host-drained queue on the calling thread: up to
     /// `maxTasks` tasks, or with 0 every task pending when the call starts
-    /// (work those tasks enqueue waits for the next drain). Returns how many
-    /// ran. Throws `alreadyDraining` when another thread is draining it (then
-    /// nothing ran) and `notHostDrained` for other queues.
+    /// (work those tasks enqueue waits for the next drain). A close during
+    /// the drain (`closeHostDrained()` from one of its tasks or another
+    /// thread) ends it after the task running: the tasks it had not reached
+    /// are dropped with the rest of the pending work, on the closing thread.
+    /// Returns how many ran. Throws `alreadyDraining` when another thread is
+    /// draining it (then nothing ran) and `notHostDrained` for other queues.
     @discardableResult
     public func drain(maxTasks: Int = 0) throws(QueueDrainError) -> Int {
         guard let host = self.executor as? HostQueueExecutor else {
