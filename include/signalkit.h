@@ -153,7 +153,11 @@ typedef enum sk_status {
                                      from sk_queue_sync(): the queue was closed (its
                                      last handle released) before the work ran */
     SK_ERR_RESOURCE = -8          /**< the operating system refused a resource the call
-                                     needs (a descriptor at RLIMIT_NOFILE, a thread) */
+                                     needs: a descriptor at RLIMIT_NOFILE, from
+                                     sk_queue_create_host(); or a limit of the call
+                                     was reached (signalkit_test.h: an advance's task
+                                     limit, a diagram too long). Never for a thread:
+                                     see "Threads" at sk_queue_create() */
 } sk_status;
 
 /**
@@ -1299,7 +1303,17 @@ typedef void (*sk_work_fn)(void *ctx);
  * @brief The shared main queue.
  *
  * Main-queue work runs only while the process's main thread drains the main
- * dispatch queue (dispatch_main(), or a run loop that drains it).
+ * dispatch queue (dispatch_main(), or a run loop that drains it). A C
+ * program cannot do that: libsignalkit.so does not export dispatch_main(),
+ * and this header has no function that drains the main queue. In a C
+ * program, work given to the main queue from another thread (sk_queue_async(),
+ * sk_queue_after(), a delivery) never runs, and sk_queue_sync() onto it from
+ * another thread never returns; only work submitted from the main thread
+ * itself runs (inline, as the main thread counts as on the main queue). To
+ * get work onto the main thread, create a host-drained queue
+ * (sk_queue_create_host()) and drain it from the main thread's loop when
+ * its descriptor is readable. (Swift programs, and hosts that run a
+ * CoreFoundation or Foundation run loop on the main thread, do drain it.)
  *
  * @param[out] out  Receives a +1 reference (releasing it is harmless).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
@@ -1325,7 +1339,29 @@ int sk_queue_concurrent_default(sk_queue **out);
 int sk_queue_concurrent_background(sk_queue **out);
 
 /**
- * @brief A new serial queue running on a library-managed thread.
+ * @brief A new serial queue: its work runs one task at a time, in order, on
+ *        library-managed threads.
+ *
+ * @par Threads
+ *   A serial queue has no thread of its own. The serial and the concurrent
+ *   queues run on the worker threads of libdispatch (linked into the
+ *   library), one pool per process of at most 255 threads: while about 255
+ *   tasks of different queues block (on I/O, a lock, a condition, another
+ *   queue's work), the work of every other serial or concurrent queue waits
+ *   until one of them returns. A program with hundreds of queues whose work
+ *   blocks may so starve itself (even deadlock, when the work that would
+ *   unblock them is among the waiting); work that blocks for long belongs on
+ *   the program's own threads (or a host-drained queue each, drained there).
+ *   When the system refuses a new worker thread (RLIMIT_NPROC reached, or
+ *   out of memory), libdispatch retries until it can make one: no function
+ *   returns an error for it. sk_queue_async(), sk_queue_after(),
+ *   sk_timer_start() and sk_queue_release() on a serial or concurrent queue,
+ *   and the operators that schedule on one, may then block the calling
+ *   thread for as long as the system refuses. Host-drained queues (their
+ *   work runs on the draining thread) and virtual-time queues make no
+ *   thread for their work; sk_queue_after() and sk_timer_start() on a
+ *   host-drained queue still count down on a libdispatch thread.
+ *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.
  * @param name      Borrowed (copied), may be NULL: labels it for debuggers.
