@@ -186,10 +186,16 @@ typedef enum sk_status {
     SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
     SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
     SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
-                                     (reported only while handle checking is on) */
+                                     (reported only while handle checking is on);
+                                     from sk_queue_sync(): the queue was closed (its
+                                     last handle released) before the work ran */
     SK_ERR_RESOURCE = -8          /**< the operating system refused a resource the call
-                                     needs (a descriptor at RLIMIT_NOFILE, a thread; the
-                                     descriptors of the timers, see sk_queue_after()) */
+                                     needs: a descriptor at RLIMIT_NOFILE, from
+                                     sk_queue_create_host() and from the first timer
+                                     (see sk_queue_after()); or a limit of the call
+                                     was reached (signalkit_test.h: an advance's task
+                                     limit, a diagram too long). Never for a thread:
+                                     see "Threads" at sk_queue_create() */
 } sk_status;
 
 /**
@@ -1337,7 +1343,8 @@ void sk_value_promise_release(sk_value_promise *promise);
  * The `release(ctx)` given with it runs once right after it, on the same
  * thread (the queue's, or the draining thread of a host-drained queue), or
  * instead of it when the work never runs (the call failed: then on the
- * calling thread, before the call returns).
+ * calling thread, before the call returns; a host-drained or virtual-time
+ * queue closed before the work ran: then on the thread that closed it).
  *
  * @param ctx  The context given with the work.
  */
@@ -1347,7 +1354,17 @@ typedef void (*sk_work_fn)(void *ctx);
  * @brief The shared main queue.
  *
  * Main-queue work runs only while the process's main thread drains the main
- * dispatch queue (dispatch_main(), or a run loop that drains it).
+ * dispatch queue (dispatch_main(), or a run loop that drains it). A C
+ * program cannot do that: libsignalkit.so does not export dispatch_main(),
+ * and this header has no function that drains the main queue. In a C
+ * program, work given to the main queue from another thread (sk_queue_async(),
+ * sk_queue_after(), a delivery) never runs, and sk_queue_sync() onto it from
+ * another thread never returns; only work submitted from the main thread
+ * itself runs (inline, as the main thread counts as on the main queue). To
+ * get work onto the main thread, create a host-drained queue
+ * (sk_queue_create_host()) and drain it from the main thread's loop when
+ * its descriptor is readable. (Swift programs, and hosts that run a
+ * CoreFoundation or Foundation run loop on the main thread, do drain it.)
  *
  * @param[out] out  Receives a +1 reference (releasing it is harmless).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
@@ -1373,7 +1390,29 @@ int sk_queue_concurrent_default(sk_queue **out);
 int sk_queue_concurrent_background(sk_queue **out);
 
 /**
- * @brief A new serial queue running on a library-managed thread.
+ * @brief A new serial queue: its work runs one task at a time, in order, on
+ *        library-managed threads.
+ *
+ * @par Threads
+ *   A serial queue has no thread of its own. The serial and the concurrent
+ *   queues run on the worker threads of libdispatch (linked into the
+ *   library), one pool per process of at most 255 threads: while about 255
+ *   tasks of different queues block (on I/O, a lock, a condition, another
+ *   queue's work), the work of every other serial or concurrent queue waits
+ *   until one of them returns. A program with hundreds of queues whose work
+ *   blocks may so starve itself (even deadlock, when the work that would
+ *   unblock them is among the waiting); work that blocks for long belongs on
+ *   the program's own threads (or a host-drained queue each, drained there).
+ *   When the system refuses a new worker thread (RLIMIT_NPROC reached, or
+ *   out of memory), libdispatch retries until it can make one: no function
+ *   returns an error for it. sk_queue_async(), sk_queue_after(),
+ *   sk_timer_start() and sk_queue_release() on a serial or concurrent queue,
+ *   and the operators that schedule on one, may then block the calling
+ *   thread for as long as the system refuses. Host-drained queues (their
+ *   work runs on the draining thread) and virtual-time queues make no
+ *   thread for their work; sk_queue_after() and sk_timer_start() on a
+ *   host-drained queue still count down on a libdispatch thread.
+ *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.
  * @param name      Borrowed (copied), may be NULL: labels it for debuggers.
@@ -1392,7 +1431,12 @@ int sk_queue_create(sk_queue **out, const char *name);
  * when it fires. Only its handles can drain it: releasing the last one
  * closes the queue, whatever is pending (the pending work is dropped without
  * running, each `release(ctx)` runs on the releasing thread, the descriptor
- * is closed; deliveries still headed for it are dropped).
+ * is closed; deliveries still headed for it are dropped). That holds also
+ * when the last handle is released during a drain, by one of the queue's
+ * tasks or by another thread: the drain stops after the task it is running
+ * (the tasks it had not reached are dropped with the rest) and returns; and
+ * when an sk_queue_sync() on another thread is waiting for its work: the
+ * work is dropped and the sync returns SK_ERR_RELEASED.
  *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.
@@ -1421,7 +1465,11 @@ int sk_queue_host_fd(sk_queue *queue, int *out_fd);
  *
  * Work those tasks enqueue with sk_queue_after(), or that other threads
  * enqueue meanwhile, waits for the next drain; sk_queue_async() onto this
- * same queue from one of its tasks runs inline, as on any queue.
+ * same queue from one of its tasks runs inline, as on any queue. When the
+ * queue's last handle is released during the drain (`queue` included: the
+ * drain does not keep it), the drain stops after the task running, the
+ * tasks not reached are dropped (see sk_queue_create_host()), and it returns
+ * SK_OK with the count of the tasks that ran.
  *
  * @param queue         Borrowed.
  * @param max_tasks     Runs up to this many tasks; 0 means all that are
@@ -1457,12 +1505,19 @@ int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn rele
  * that drains them runs the work: calling it from that thread while it is
  * not draining would wait forever.
  *
+ * The wait does not keep `queue`: when a host-drained or virtual-time
+ * queue's last handle is released (on another thread) before the work ran,
+ * the close drops the work like any pending work (`release(ctx)` runs on
+ * the releasing thread, `fn` never runs) and this returns SK_ERR_RELEASED.
+ *
  * @param queue    Borrowed.
  * @param fn       The work.
  * @param ctx      Passed to `fn` and `release`.
  * @param release  May be NULL; runs once, as for sk_work_fn.
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL (then
- *         `release` has run).
+ * @return SK_OK once `fn` has run; SK_ERR_NULL_ARGUMENT if `queue` or `fn`
+ *         is NULL (then `release` has run); SK_ERR_RELEASED when the queue
+ *         was closed before `fn` ran (see above: `fn` did not run, `release`
+ *         has run).
  * @par Thread safety
  *   Any thread (see above for the main and host-drained queues). `fn` runs
  *   on the queue.

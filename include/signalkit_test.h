@@ -69,7 +69,9 @@ extern "C" {
  * the work due now, then `fn`, on the calling thread (while another thread
  * advances the queue, that thread runs `fn` and the caller waits for it).
  * Releasing the last handle drops the pending work (each `release(ctx)`
- * runs on the releasing thread) and any later work.
+ * runs on the releasing thread) and any later work; an sk_queue_sync() that
+ * waits for another thread's advance meanwhile returns SK_ERR_RELEASED, its
+ * work dropped.
  *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.

@@ -84,21 +84,33 @@ public func sk_queue_host_fd(_ queue: OpaquePointer?, _ outFd: UnsafeMutablePoin
     return SKOK
 }
 
+/// The queue behind a queue argument, for a call that runs or waits for
+/// the queue's work (a drain, a sync): the handle object is not kept for the
+/// call, so that releasing the last handle meanwhile (from one of the tasks,
+/// or on another thread) closes the queue then, as documented, rather than
+/// when the call returns. Out of line so that the borrowed handle's
+/// reference ends here.
+@inline(never)
+private func queueOfHandle(_ handle: OpaquePointer?, function: StaticString = #function) -> (Queue?, Int32) {
+    let (object, status) = borrowQueue("queue", handle, function: function)
+    return (object?.queue, status)
+}
+
 @c @implementation
 public func sk_queue_host_drain(_ queue: OpaquePointer?, _ maxTasks: Int, _ outRan: UnsafeMutablePointer<Int>?) -> Int32 {
     outRan?.pointee = 0
-    let (handle, status) = borrowQueue("queue", queue)
-    guard let handle else {
+    let (target, status) = queueOfHandle(queue)
+    guard let target else {
         return status
     }
     do {
         // Not `outRan?.pointee = try ...`: that would skip the drain when outRan is NULL.
-        let ran = try handle.queue.drain(maxTasks: maxTasks)
+        let ran = try target.drain(maxTasks: maxTasks)
         outRan?.pointee = ran
         return SKOK
     } catch .alreadyDraining {
         // On this thread, the drain running is the one whose task called.
-        if handle.queue.isCurrent() {
+        if target.isCurrent() {
             return fail(SK_ERR_BUSY, "this thread is draining this queue already (called from one of its tasks: drains do not nest)")
         }
         return fail(SK_ERR_BUSY, "another thread is draining this queue")
@@ -154,11 +166,27 @@ public func sk_queue_async(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: Un
 
 @c @implementation
 public func sk_queue_sync(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    return submit(queue, fn, ctx, release) { queue, work in
-        queue.sync {
-            work.runOnce()
-        }
+    guard let fn else {
+        SKContext(ctx: ctx, release: release).ignore()
+        return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL")
     }
+    let work = SKFunction(fn, ctx: ctx, release: release)
+    // Not `submit`: the wait must not keep the handle (see `queueOfHandle`).
+    let (target, status) = queueOfHandle(queue)
+    guard let target else {
+        return status
+    }
+    let ran = target.sync({
+        work.runOnce()
+    }, ifDropped: {
+        // On the thread that dropped the work (the one releasing the last
+        // handle), as for any pending work of a closing queue.
+        work.releaseNow()
+    })
+    if !ran {
+        return fail(SK_ERR_RELEASED, "the queue was closed (its last handle released) before the work ran: the work was dropped and its release has run")
+    }
+    return SKOK
 }
 
 @c @implementation

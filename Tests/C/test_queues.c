@@ -1,5 +1,6 @@
 /* test_queues.c - serial, global and host-drained queues; timers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -644,6 +645,135 @@ Test(queues, host_queue_released_with_pending_work, .timeout = SK_TEST_TIMEOUT) 
     cr_assert_eq(counter_get(&a.released) + counter_get(&b.released), 2);
     job_destroy(&a);
     job_destroy(&b);
+    expect_no_live_objects(0);
+}
+
+static bool fd_is_open(int fd) {
+    return fcntl(fd, F_GETFD) != -1;
+}
+
+/* A thread blocked in sk_queue_sync on a host queue whose last handle
+ * another thread releases: the close drops the sync's work like any pending
+ * work (its release runs on the releasing thread, before sk_queue_release
+ * returns; the descriptor is closed) and the sync returns SK_ERR_RELEASED.
+ * Before: the sync kept the queue's handle alive while it waited, so the
+ * release closed nothing and the sync waited for ever. */
+typedef struct closing_sync {
+    sk_queue *host;
+    job j;
+    int status;
+    char message[256];
+    gate returned;
+} closing_sync;
+
+static void *sync_until_closed(void *arg) {
+    closing_sync *c = arg;
+    c->status = sk_queue_sync(c->host, job_run, &c->j, job_release);
+    snprintf(c->message, sizeof c->message, "%s", sk_last_error_message());
+    gate_open(&c->returned);
+    return NULL;
+}
+
+#define CLOSING_SYNC_ROUNDS 100
+
+Test(queues, host_queue_released_while_a_sync_waits_drops_the_work_and_the_sync_returns, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < CLOSING_SYNC_ROUNDS; round++) {
+        closing_sync c;
+        memset(&c, 0, sizeof c);
+        c.host = host_queue(NULL);
+        job_init(&c.j, c.host);
+        gate_init(&c.returned);
+        int fd = host_queue_fd(c.host);
+        pthread_t thread;
+        cr_assert_eq(pthread_create(&thread, NULL, sync_until_closed, &c), 0);
+        cr_assert(fd_wait_readable(fd, SK_WAIT_SECONDS), "the sync's work never became pending");
+        sk_queue_release(c.host);
+        cr_assert_eq(counter_get(&c.j.released), 1, "round %d: the sync's work was not released by sk_queue_release", round);
+        cr_assert(pthread_equal(c.j.released.last_thread, pthread_self()), "the work was released on another thread");
+        cr_assert(!fd_is_open(fd), "round %d: the descriptor is still open after the last release", round);
+        cr_assert(gate_wait(&c.returned, SK_WAIT_SECONDS), "round %d: sk_queue_sync never returned after the close", round);
+        pthread_join(thread, NULL);
+        cr_assert_eq(c.status, SK_ERR_RELEASED, "round %d: sk_queue_sync returned %d (%s)", round, c.status, c.message);
+        cr_assert_not_null(strstr(c.message, "sk_queue_sync"), "%s", c.message);
+        cr_assert_not_null(strstr(c.message, "closed"), "%s", c.message);
+        cr_assert_eq(counter_get(&c.j.ran), 0, "the dropped work ran");
+        cr_assert_eq(counter_get(&c.j.released), 1);
+        job_destroy(&c.j);
+        gate_destroy(&c.returned);
+        cr_assert_eq(sk_live_objects(), 0, "round %d: %ld objects alive", round, sk_live_objects());
+    }
+}
+
+/* The last handle released inside one of the queue's tasks, during a drain:
+ * the close happens there (the descriptor is closed before the release
+ * returns), and the tasks the drain had not run yet are dropped (released
+ * on the draining thread, before the drain returns), not run. Before: the
+ * drain kept the handle alive until it returned and ran them. */
+typedef struct self_close {
+    sk_queue *host;
+    int fd;
+    int fd_open_after_release;
+} self_close;
+
+static void release_host_inside(void *ctx) {
+    self_close *s = ctx;
+    sk_queue_release(s->host);
+    s->fd_open_after_release = fd_is_open(s->fd);
+}
+
+Test(queues, host_queue_released_inside_its_task_drops_the_rest_of_the_drain, .timeout = SK_TEST_TIMEOUT) {
+    self_close s;
+    memset(&s, 0, sizeof s);
+    s.host = host_queue(NULL);
+    s.fd = host_queue_fd(s.host);
+    job a, b;
+    job_init(&a, s.host);
+    job_init(&b, s.host);
+    SK_OK_OR_FAIL(sk_queue_async(s.host, release_host_inside, &s, NULL));
+    SK_OK_OR_FAIL(sk_queue_async(s.host, job_run, &a, job_release));
+    SK_OK_OR_FAIL(sk_queue_async(s.host, job_run, &b, job_release));
+    size_t ran = 99;
+    SK_OK_OR_FAIL(sk_queue_host_drain(s.host, 0, &ran));
+    cr_assert_eq(ran, 1, "the drain ran %zu tasks: work ran after the close", ran);
+    cr_assert(!s.fd_open_after_release, "the descriptor was still open after the last release");
+    cr_assert_eq(counter_get(&a.ran) + counter_get(&b.ran), 0, "work ran after the queue was closed");
+    cr_assert_eq(counter_get(&a.released), 1);
+    cr_assert_eq(counter_get(&b.released), 1);
+    cr_assert(pthread_equal(a.released.last_thread, pthread_self()));
+    cr_assert(pthread_equal(b.released.last_thread, pthread_self()));
+    job_destroy(&a);
+    job_destroy(&b);
+    expect_no_live_objects(0);
+}
+
+/* The last handle released by another thread while a drain runs one of the
+ * queue's tasks: the tasks that drain had not reached are dropped by the
+ * release (released on the releasing thread), and the drain returns after
+ * the task it was running. */
+Test(queues, host_queue_released_during_a_drain_drops_the_tasks_not_reached, .timeout = SK_TEST_TIMEOUT) {
+    busy b;
+    memset(&b, 0, sizeof b);
+    b.host = host_queue(NULL);
+    gate_init(&b.inside);
+    gate_init(&b.proceed);
+    job j;
+    job_init(&j, b.host);
+    SK_OK_OR_FAIL(sk_queue_async(b.host, blocking_task, &b, NULL));
+    SK_OK_OR_FAIL(sk_queue_async(b.host, job_run, &j, job_release));
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, NULL, drain_on_thread, &b), 0);
+    cr_assert(gate_wait(&b.inside, SK_WAIT_SECONDS), "the drain never ran its first task");
+    sk_queue_release(b.host);
+    cr_assert_eq(counter_get(&j.released), 1, "the task not reached was not released by sk_queue_release");
+    cr_assert(pthread_equal(j.released.last_thread, pthread_self()), "released on another thread");
+    gate_open(&b.proceed);
+    pthread_join(thread, NULL);
+    cr_assert_eq(b.first_status, SK_OK);
+    cr_assert_eq(b.first_ran, 1, "the drain ran %zu tasks", b.first_ran);
+    cr_assert_eq(counter_get(&j.ran), 0, "a task ran after the close");
+    job_destroy(&j);
+    gate_destroy(&b.inside);
+    gate_destroy(&b.proceed);
     expect_no_live_objects(0);
 }
 

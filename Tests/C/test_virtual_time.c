@@ -5,6 +5,8 @@
  * clock: a frame is 1 ms of virtual time, and the test thread moves it. */
 #include <ctype.h>
 #include <math.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <signalkit_test.h>
@@ -204,6 +206,91 @@ Test(virtual_time, releasing_the_queue_drops_pending_work_and_releases_it, .time
     sk_queue_release(queue);
     cr_assert_eq(counter_get(&hits), 1);
     counter_destroy(&hits);
+    expect_no_live_objects(0);
+}
+
+/* A sync waiting for another thread's advance (which is inside a task)
+ * when the queue's last handle is released: the close drops the sync's work
+ * (its release runs on the releasing thread) and the sync returns
+ * SK_ERR_RELEASED. Before: it waited for ever. */
+typedef struct virtual_closing {
+    sk_queue *queue;
+    gate inside;         /* the advancing thread runs its task */
+    gate proceed;        /* the task may return */
+    int advance_status;
+    counter ran;         /* the sync's work */
+    counter released;    /* its release */
+    int sync_status;
+    char message[256];
+    gate returned;       /* the sync returned */
+} virtual_closing;
+
+static void block_inside(void *ctx) {
+    virtual_closing *v = ctx;
+    gate_open(&v->inside);
+    gate_wait(&v->proceed, SK_WAIT_SECONDS);
+}
+
+static void *advance_past_the_block(void *arg) {
+    virtual_closing *v = arg;
+    v->advance_status = sk_queue_virtual_advance_by(v->queue, 0, NULL);
+    return NULL;
+}
+
+static void closing_work(void *ctx) {
+    counter_hit(&((virtual_closing *)ctx)->ran);
+}
+
+static void closing_release(void *ctx) {
+    counter_hit(&((virtual_closing *)ctx)->released);
+}
+
+static void *sync_while_advancing(void *arg) {
+    virtual_closing *v = arg;
+    v->sync_status = sk_queue_sync(v->queue, closing_work, v, closing_release);
+    snprintf(v->message, sizeof v->message, "%s", sk_last_error_message());
+    gate_open(&v->returned);
+    return NULL;
+}
+
+Test(virtual_time, releasing_the_queue_while_a_sync_waits_drops_its_work_and_the_sync_returns, .timeout = SK_TEST_TIMEOUT) {
+    virtual_closing v;
+    memset(&v, 0, sizeof v);
+    v.queue = virtual_queue();
+    gate_init(&v.inside);
+    gate_init(&v.proceed);
+    gate_init(&v.returned);
+    counters_init(2, &v.ran, &v.released);
+    SK_OK_OR_FAIL(sk_queue_after(v.queue, 0, block_inside, &v, NULL));
+    pthread_t advancer, syncer;
+    cr_assert_eq(pthread_create(&advancer, NULL, advance_past_the_block, &v), 0);
+    cr_assert(gate_wait(&v.inside, SK_WAIT_SECONDS), "the advance never ran its task");
+    cr_assert_eq(pthread_create(&syncer, NULL, sync_while_advancing, &v), 0);
+    /* Until the sync's work is scheduled (a deadline, not a delay). */
+    double deadline = now_seconds() + SK_WAIT_SECONDS;
+    size_t pending = 0;
+    while (pending == 0 && now_seconds() < deadline) {
+        SK_OK_OR_FAIL(sk_queue_virtual_pending(v.queue, &pending));
+        if (pending == 0) {
+            sched_yield();
+        }
+    }
+    cr_assert_eq(pending, 1, "the sync's work was never scheduled");
+    sk_queue_release(v.queue);
+    cr_assert_eq(counter_get(&v.released), 1, "the sync's work was not released by sk_queue_release");
+    cr_assert(pthread_equal(v.released.last_thread, pthread_self()), "released on another thread");
+    cr_assert(gate_wait(&v.returned, SK_WAIT_SECONDS), "sk_queue_sync never returned after the close");
+    pthread_join(syncer, NULL);
+    cr_assert_eq(v.sync_status, SK_ERR_RELEASED, "sk_queue_sync returned %d (%s)", v.sync_status, v.message);
+    cr_assert_not_null(strstr(v.message, "closed"), "%s", v.message);
+    gate_open(&v.proceed);
+    pthread_join(advancer, NULL);
+    cr_assert_eq(v.advance_status, SK_OK);
+    cr_assert_eq(counter_get(&v.ran), 0, "the dropped work ran");
+    counters_destroy(2, &v.ran, &v.released);
+    gate_destroy(&v.inside);
+    gate_destroy(&v.proceed);
+    gate_destroy(&v.returned);
     expect_no_live_objects(0);
 }
 

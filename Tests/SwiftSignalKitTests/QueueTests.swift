@@ -536,6 +536,64 @@ final class QueueTests: XCTestCase {
         XCTAssertNil(weakCapture)
         XCTAssertEqual(ran.count, 0)
     }
+
+    /// `sync` on a host-drained queue that another thread closes while the
+    /// sync waits for a drain: the close drops the sync's work and `sync`
+    /// returns without having run it (before: it waited for ever). On a
+    /// queue closed already, `sync` returns at once, without running it.
+    func testSyncOnAHostDrainedQueueReturnsWithoutRunningWhenTheQueueCloses() throws {
+        let queue = try Queue.makeHostDrained(name: "QueueTests.syncClose")
+        let descriptor = try XCTUnwrap(queue.hostFileDescriptor)
+        let ran = Counter()
+        let returned = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            queue.sync {
+                ran.increment()
+            }
+            returned.signal()
+        }
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&entry, 1, 10_000), 1, "the sync's work never became pending")
+        queue.closeHostDrained()
+        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "sync never returned after the close")
+        XCTAssertEqual(ran.count, 0)
+        // Closed already (on another thread, so that a hang fails the test).
+        DispatchQueue.global().async {
+            queue.sync {
+                ran.increment()
+            }
+            returned.signal()
+        }
+        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "sync on a closed queue never returned")
+        XCTAssertEqual(ran.count, 0)
+    }
+
+    /// A host-drained queue closed by one of its own tasks during a drain:
+    /// the tasks that drain had not run yet are dropped, not run (before:
+    /// the drain had taken them out of the queue and ran them after the
+    /// close).
+    func testClosingAHostDrainedQueueFromItsTaskDropsTheRestOfTheDrain() throws {
+        let queue = try Queue.makeHostDrained(name: "QueueTests.closeInside")
+        let ran = Counter()
+        let released = Counter()
+        queue.justDispatch {
+            queue.closeHostDrained()
+        }
+        for _ in 0 ..< 2 {
+            let tracker = DeinitTracker {
+                released.increment()
+            }
+            queue.justDispatch {
+                withExtendedLifetime(tracker) {
+                }
+                ran.increment()
+            }
+        }
+        XCTAssertEqual(try queue.drain(), 1)
+        XCTAssertEqual(ran.count, 0, "work ran after the close")
+        XCTAssertEqual(released.count, 2, "the dropped work was not released during the drain")
+        XCTAssertNil(queue.hostFileDescriptor)
+    }
 }
 
 /// What the work of `testClosingAHostDrainedQueueReleasesAfterWorkNotYetDue`

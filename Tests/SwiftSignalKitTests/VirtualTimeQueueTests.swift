@@ -329,6 +329,25 @@ final class VirtualTimeQueueTests: XCTestCase {
         XCTAssertFalse(ran)
     }
 
+    /// `sync` on a closed virtual-time queue returns at once without
+    /// running its block (before: it waited for ever for work the closed
+    /// queue had dropped). Called on another thread, so that a hang fails
+    /// the test.
+    func testSyncOnAClosedQueueReturnsWithoutRunning() {
+        let queue = Queue.virtualTime()
+        queue.closeHostDrained()
+        let ran = Counter()
+        let returned = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            queue.sync {
+                ran.increment()
+            }
+            returned.signal()
+        }
+        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "sync on a closed queue never returned")
+        XCTAssertEqual(ran.count, 0)
+    }
+
     func testDurationsAreRoundedToWholeNanosecondsSoFramesAddUpExactly() throws {
         let queue = Queue.virtualTime()
         var times: [Int64] = []

@@ -37,8 +37,11 @@ public struct QueueCreationError: Error, Equatable, CustomStringConvertible {
 /// exactly while work is pending.
 ///
 /// `close()` ends the queue for good: the pending tasks are dropped (released
-/// on the closing thread, outside the lock, without running), the descriptor
-/// is closed, and a task enqueued later is dropped at once. So is what
+/// on the closing thread, outside the lock, without running), the tasks of a
+/// drain in progress that it has not reached included (that drain stops
+/// after the task it is running), the descriptor is closed, and a task
+/// enqueued later is dropped at once (a `sync` waiting for one of those
+/// tasks returns: `QueueExecutor.sync(_:ifDropped:)`). So is what
 /// registered for the close (`QueueExecutor`): `Queue.after` work still
 /// counting down, and started timers. Pending tasks
 /// usually hold what enqueued them (a `deliverOn` subscription holds the
@@ -51,7 +54,12 @@ public struct QueueCreationError: Error, Equatable, CustomStringConvertible {
 /// lock.
 final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
     private let mutex = _Mutex()
+    // Guarded by `mutex`: the pending tasks are `tasks[head...]`; a drain
+    // takes them one at a time (each slot it took holds an empty closure), so that
+    // a close finds every task not run yet, and trims the taken slots when
+    // it ends.
     private var tasks: [() -> Void] = []
+    private var head = 0
     private var draining = false
     // Guarded by `mutex`; -1 once closed.
     private var descriptor: Int32
@@ -87,8 +95,9 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
     /// calls do nothing.
     override func close() {
         self.mutex.lock()
-        let dropped = self.tasks
+        let dropped = self.tasks[self.head...]
         self.tasks = []
+        self.head = 0
         let descriptor = self.descriptor
         self.descriptor = -1
         self.mutex.unlock()
@@ -110,7 +119,7 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
             self.mutex.unlock()
             return
         }
-        let wasEmpty = self.tasks.isEmpty
+        let wasEmpty = self.head == self.tasks.count
         self.tasks.append(task)
         if wasEmpty {
             self.signalPending()
@@ -119,7 +128,10 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
     }
 
     /// Runs up to `maxTasks` of the tasks pending when the call starts (0 means
-    /// all of them) on the calling thread; returns how many ran.
+    /// all of them) on the calling thread, one at a time, each taken out
+    /// under the lock just before it runs: a close meanwhile (from one of
+    /// them, or another thread) drops the others and ends the drain. Returns
+    /// how many ran.
     func drain(maxTasks: Int) throws(QueueDrainError) -> Int {
         self.mutex.lock()
         if self.draining {
@@ -127,29 +139,51 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
             throw .alreadyDraining
         }
         self.draining = true
-        let limit = maxTasks <= 0 ? self.tasks.count : min(maxTasks, self.tasks.count)
-        let batch = Array(self.tasks.prefix(limit))
-        self.tasks.removeFirst(limit)
+        let pending = self.tasks.count - self.head
+        let limit = maxTasks <= 0 ? pending : min(maxTasks, pending)
         self.mutex.unlock()
 
         let previous = _sks_current_host_queue()
         _sks_set_current_host_queue(Unmanaged.passUnretained(self).toOpaque())
-        for task in batch {
+        var ran = 0
+        while ran < limit, let task = self.takeNext() {
             task()
+            ran += 1
         }
         _sks_set_current_host_queue(previous)
 
         self.mutex.lock()
         self.draining = false
+        if self.head > 0 {
+            self.tasks.removeFirst(self.head)
+            self.head = 0
+        }
         if self.tasks.isEmpty && self.descriptor >= 0 {
             self.clearPending()
         }
         self.mutex.unlock()
-        return batch.count
+        return ran
+    }
+
+    /// The next pending task, taken out of the queue; nil once the queue is
+    /// closed (its tasks went with the close) or empty.
+    private func takeNext() -> (() -> Void)? {
+        self.mutex.lock()
+        defer { self.mutex.unlock() }
+        if self.descriptor < 0 || self.head == self.tasks.count {
+            return nil
+        }
+        let task = self.tasks[self.head]
+        // An empty closure (no context, nothing allocated) in its slot.
+        self.tasks[self.head] = {
+        }
+        self.head += 1
+        return task
     }
 
     // Called with the lock held, while open: the eventfd's counter is nonzero
-    // exactly while `tasks` is not empty.
+    // exactly while tasks are pending (between drains: while `tasks` is not
+    // empty).
     private func signalPending() {
         _sks_event_signal(self.descriptor)
     }

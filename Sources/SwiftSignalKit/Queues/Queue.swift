@@ -194,7 +194,10 @@ public final class Queue: @unchecked Sendable {
     /// thread, without running), `after` work not yet due included, and so
     /// are the completions of the `Timer`s started on it; its descriptor is
     /// closed, and work enqueued later is dropped at once (a `deliverOn` onto
-    /// it delivers nothing more). Pending work usually holds what enqueued it, and through it the
+    /// it delivers nothing more). A drain in progress stops after the task it
+    /// is running (the tasks it had not reached are dropped with the rest),
+    /// and a `sync` waiting on another thread returns without running its
+    /// work. Pending work usually holds what enqueued it, and through it the
     /// queue: without this, an undrained queue keeps itself, its descriptor
     /// and that work alive. No effect on other queues, or when called again.
     ///
@@ -207,9 +210,12 @@ public final class Queue: @unchecked Sendable {
 
     /// Runs pending work of a host-drained queue on the calling thread: up to
     /// `maxTasks` tasks, or with 0 every task pending when the call starts
-    /// (work those tasks enqueue waits for the next drain). Returns how many
-    /// ran. Throws `alreadyDraining` when another thread is draining it (then
-    /// nothing ran) and `notHostDrained` for other queues.
+    /// (work those tasks enqueue waits for the next drain). A close during
+    /// the drain (`closeHostDrained()` from one of its tasks or another
+    /// thread) ends it after the task running: the tasks it had not reached
+    /// are dropped with the rest of the pending work, on the closing thread.
+    /// Returns how many ran. Throws `alreadyDraining` when another thread is
+    /// draining it (then nothing ran) and `notHostDrained` for other queues.
     @discardableResult
     public func drain(maxTasks: Int = 0) throws(QueueDrainError) -> Int {
         guard let host = self.executor as? HostQueueExecutor else {
@@ -279,13 +285,31 @@ public final class Queue: @unchecked Sendable {
     }
 
     /// Runs `f` on the queue and waits for it: inline when already on it.
+    ///
+    /// On a host-drained queue, from another thread, this waits until the
+    /// host drains the queue (on a virtual-time queue it runs the work due
+    /// now, `f` last, on this thread, or waits for the thread advancing it).
+    /// When such a queue closes before `f` has run (`closeHostDrained()` on
+    /// another thread, or the last C handle released), or is closed already,
+    /// `f` is dropped like any pending work: `sync` returns without having
+    /// run it. A caller that must know sets a flag inside `f`.
     public func sync(_ f: () -> Void) {
+        self.sync(f, ifDropped: {
+        })
+    }
+
+    /// `sync(f)`, telling whether `f` ran: false when a host-drained or
+    /// virtual-time queue dropped it (closed before it ran, or closed
+    /// already); `dropped` has then run, once, on the thread that dropped
+    /// it (the closing one, or this one), with no lock of the library held,
+    /// before this returns. Always true on dispatch queues.
+    @discardableResult
+    package func sync(_ f: () -> Void, ifDropped dropped: () -> Void) -> Bool {
         if self.isCurrent() {
             f()
+            return true
         } else if let executor = self.executor {
-            // Waits until the host drains the queue (for a virtual-time
-            // queue: runs the work due now, `f` last, on this thread).
-            executor.sync(f)
+            return executor.sync(f, ifDropped: dropped)
         } else {
             withoutActuallyEscaping(f) { f in
                 nonisolated(unsafe) let f = f
@@ -293,6 +317,7 @@ public final class Queue: @unchecked Sendable {
                     f()
                 }
             }
+            return true
         }
     }
 

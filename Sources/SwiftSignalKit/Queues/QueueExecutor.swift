@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import _SwiftSignalKitShims
 
 /// What runs the work of a queue that is not a dispatch queue: a host-drained
@@ -87,20 +88,112 @@ class QueueExecutor: @unchecked Sendable {
 
     /// Runs `f` as work of this executor and waits for it (called when not
     /// current): enqueued, and waited for until whoever runs the executor's
-    /// work has run it.
-    func sync(_ f: () -> Void) {
-        // The task holds `f` only through the box, which lets go of it before
-        // waking this thread: the runner may keep the task itself a little
-        // longer.
-        withoutActuallyEscaping(f) { f in
-            let box = TransferBox(f)
-            let done = DispatchSemaphore(value: 0)
-            self.enqueue {
-                box.take()?()
-                done.signal()
+    /// work has run it. Returns true when `f` ran; false when the executor
+    /// dropped it instead (it closed before `f` ran, or was closed already):
+    /// then `dropped` has run, once, on the dropping thread (the closing one,
+    /// or this one), with no lock of the library held, before this returns.
+    func sync(_ f: () -> Void, ifDropped dropped: () -> Void) -> Bool {
+        return self.enqueueSync(f, ifDropped: dropped, beforeWaiting: {
+        })
+    }
+
+    /// Enqueues `f` as a `sync` task, runs `beforeWaiting` (a virtual-time
+    /// queue's advance), then waits until the task has run or been dropped;
+    /// returns whether it ran (see `sync(_:ifDropped:)`).
+    ///
+    /// The task is also in the close registry: the close drops it from
+    /// there, on the closing thread, whoever still holds the enqueued
+    /// closure at that moment (the enqueuing thread may, for an instant
+    /// after the task became pending). It never depends on the closure's
+    /// release, so `dropped` runs on the closing thread.
+    final func enqueueSync(_ f: () -> Void, ifDropped dropped: () -> Void, beforeWaiting: () -> Void) -> Bool {
+        return withoutActuallyEscaping(f) { f in
+            withoutActuallyEscaping(dropped) { dropped in
+                let waiter = SyncWaiter()
+                let task = SyncTask(f, ifDropped: dropped, waiter: waiter)
+                guard let token = self.registerForClose(task) else {
+                    // Closed already: dropped here.
+                    task.dropForQueueClose()
+                    return waiter.wait()
+                }
+                self.enqueue { [weak self] in
+                    if task.run() {
+                        // Unregistered before the waiter wakes: the sync
+                        // keeps this executor until then.
+                        self?.unregisterForClose(token)
+                        waiter.finish(ran: true)
+                    }
+                }
+                beforeWaiting()
+                return waiter.wait()
             }
-            done.wait()
         }
+    }
+}
+
+/// Wakes the thread of one `sync` call and tells it whether its work ran.
+///
+/// Thread-safety: `finish` once, from any thread; `wait` from the waiting one.
+private final class SyncWaiter: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let ran = Synchronization.Atomic<Bool>(false)
+
+    func finish(ran: Bool) {
+        self.ran.store(ran, ordering: .releasing)
+        self.done.signal()
+    }
+
+    func wait() -> Bool {
+        self.done.wait()
+        return self.ran.load(ordering: .acquiring)
+    }
+}
+
+/// The work of one `sync` call: run by whoever runs the executor's work, or
+/// dropped by the executor's close (through the close registry), whichever
+/// claims it first. The claim is taking the drop handler out of its box;
+/// each side lets go of both closures (which must not outlive the call:
+/// `withoutActuallyEscaping`) before the waiter is woken.
+///
+/// Thread-safety: `run` and `dropForQueueClose` may race, from any threads;
+/// one of them wins.
+private final class SyncTask: QueueCloseDroppable, @unchecked Sendable {
+    private let work: TransferBox<() -> Void>
+    private let dropped: TransferBox<() -> Void>
+    private let waiter: SyncWaiter
+
+    init(_ work: @escaping () -> Void, ifDropped dropped: @escaping () -> Void, waiter: SyncWaiter) {
+        self.work = TransferBox(work)
+        self.dropped = TransferBox(dropped)
+        self.waiter = waiter
+    }
+
+    /// Runs the work unless the close dropped it first; returns whether it
+    /// ran (the caller then wakes the waiter).
+    func run() -> Bool {
+        guard self.dropped.take() != nil else {
+            return false
+        }
+        self.work.take()?()
+        return true
+    }
+
+    /// The close's side: the work is released without running, the drop
+    /// handler runs, and the waiter wakes; nothing if the work ran.
+    func dropForQueueClose() {
+        if self.runDropHandler() {
+            self.waiter.finish(ran: false)
+        }
+    }
+
+    // The closures are released inside, before the waiter is woken.
+    private func runDropHandler() -> Bool {
+        guard let dropped = self.dropped.take() else {
+            return false
+        }
+        _ = self.work.take()
+        dropped()
+        return true
     }
 }
 

@@ -251,23 +251,18 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
     /// work already due now (as a serial queue's `sync` waits for the work
     /// before it), on the calling thread. When another thread is advancing
     /// the queue, that thread runs `f` (its deadline is not after that
-    /// advance's end) and this one waits for it.
-    override func sync(_ f: () -> Void) {
-        withoutActuallyEscaping(f) { f in
-            let box = TransferBox(f)
-            let done = DispatchSemaphore(value: 0)
-            self.enqueue {
-                box.take()?()
-                done.signal()
-            }
+    /// advance's end) and this one waits for it. Returns false, `f` not run,
+    /// when the queue closes before `f` runs or is closed already (see
+    /// `QueueExecutor.sync(_:ifDropped:)`).
+    override func sync(_ f: () -> Void, ifDropped dropped: () -> Void) -> Bool {
+        return self.enqueueSync(f, ifDropped: dropped, beforeWaiting: {
             do {
                 _ = try self.advance(to: .current, limit: Int.max)
             } catch {
                 // `alreadyAdvancing`: the other thread saw `f` before it
                 // could end its advance (the end is decided under the lock).
             }
-            done.wait()
-        }
+        })
     }
 
     // The heap: a binary min-heap of keys, with the lock held.

@@ -15,8 +15,11 @@ arrives. Lists from the library (arrays: combine_latest) arrive as lists.
 Threads. Callbacks run on the thread that delivers the event: the thread
 that put the value (Pipe.put, a Subscriber's on_next) or started the
 signal, or a queue's thread (deliver_on, run_on, the time operators).
-Queue.serial() is one library thread in order, Queue.concurrent() the
-library's thread pool, Queue.host() runs only when drained; asyncio_queue()
+Queue.serial() runs in order on the library's threads (no thread of its
+own: all serial and concurrent queues share a pool of at most 255 threads,
+so hundreds of queues whose work blocks starve each other),
+Queue.concurrent() is the library's thread pool, Queue.host() runs only
+when drained; asyncio_queue()
 is a host queue the running asyncio loop drains by itself. `await signal`
 gives its first value (so `await s.first()`, `await s.last()`), `async for
 value in signal` its values, both delivered on the loop's thread.

@@ -2063,8 +2063,8 @@ _interrupts.THUNK_CODES.add(_work_run.__code__)
 
 
 class Queue(_Handle):
-    """Where work and deliveries run: Queue.serial() (one library thread,
-    in order), Queue.concurrent() (the library's thread pool),
+    """Where work and deliveries run: Queue.serial() (in order, on the
+    library's threads), Queue.concurrent() (the library's thread pool),
     Queue.host() (runs only when drained: drain() from an event loop,
     which watches fileno(); see signalkit.asyncio_queue)."""
     _release = staticmethod(C.queue_release)
@@ -2078,7 +2078,14 @@ class Queue(_Handle):
 
     @classmethod
     def serial(cls, name: str = "python") -> "Queue":
-        """A serial queue whose work runs in order on a library-managed thread."""
+        """A serial queue whose work runs in order, one task at a time, on
+        library-managed threads.
+
+        It has no thread of its own: every serial and concurrent queue
+        shares one pool of at most 255 library threads, so while about 255
+        tasks of different queues block (sleep, I/O, a lock, another queue),
+        the other queues' work waits. Run work that blocks for long on
+        threads of your own, or on a host queue drained there."""
         pointer = c_void_p()
         _check(C.queue_create(byref(pointer), _name_arg(name, "Queue.serial")))
         return cls(pointer.value)
