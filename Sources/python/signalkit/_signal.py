@@ -294,7 +294,8 @@ class _Sink:
     def fail(self, exc: BaseException, where: str) -> None:
         """An exception escaped on_next or a stage: the subscription ends
         (disposed), and on_error receives it (or callback_error_hook when
-        there is none). A KeyboardInterrupt goes to the caller instead."""
+        there is none). A KeyboardInterrupt goes to the caller instead,
+        when there is one (not on a library thread: _Interrupts.defer)."""
         self.end()
         if self.stage_failures is not None and _raised_by_a_stage(exc):
             self.stage_failures.record(exc)
@@ -303,8 +304,7 @@ class _Sink:
         if self.disposable:
             C.disposable_dispose(self.disposable)
         try:
-            if isinstance(exc, KeyboardInterrupt):
-                _interrupts.defer(exc)
+            if isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc):
                 return
             if self.on_error is not None and where != "error":
                 try:
@@ -312,9 +312,7 @@ class _Sink:
                     return
                 except BaseException as second:
                     _trim_traceback(second)
-                    if isinstance(second, KeyboardInterrupt):
-                        _interrupts.defer(second)
-                    else:
+                    if not (isinstance(second, KeyboardInterrupt) and _interrupts.defer(second)):
                         _report(second, "error")
                     _detach_traceback(second, "error")
                     return
@@ -351,8 +349,8 @@ class _Sink:
                 _sk_user = True
                 self.on_error(error)
                 _sk_user = False
-            elif not isinstance(error, KeyboardInterrupt):  # that one is raised in the emission's caller
-                _report(error, "error")
+            elif not (isinstance(error, KeyboardInterrupt) and _interrupts.was_deferred(error)):
+                _report(error, "error")  # (a deferred one is raised in the emission's caller)
         except BaseException as exc:
             _sk_user = False
             self.fail(exc, "error")
@@ -754,7 +752,10 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
         failures.record(exc)
         if isinstance(exc, KeyboardInterrupt):
             _interrupts.defer(exc)
-        handle.on_error(exc)
+        try:
+            handle.on_error(exc)
+        except KeyboardInterrupt as again:  # the put raised the interrupt deferred above: still the caller's
+            _interrupts.defer(again)
         _detach_traceback(exc, "create")
         return None
     if cancel is None:
@@ -807,12 +808,13 @@ class _Failed:
         self.exception = exception
 
 
-def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> None:
+def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> bool:
+    """Records `exc`; True when it is a KeyboardInterrupt deferred to the
+    caller (nothing to report), False for an exception to pass on."""
     _trim_traceback(exc)
     _detach_traceback(exc, where)  # kept (as an error value, an accumulator): no frames
     callback.failures.record(exc)
-    if isinstance(exc, KeyboardInterrupt):
-        _interrupts.defer(exc)
+    return isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)
 
 
 def _failing_signal(exc: BaseException) -> Optional[int]:
@@ -937,8 +939,7 @@ def _take_until_callback(ctx: int, value: Any) -> int:
         return _take_action(result)
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "take_until")
-        if not isinstance(exc, KeyboardInterrupt):  # that one goes to the caller
+        if not _callback_raised(callback, exc, "take_until"):  # else it goes to the caller
             _report(exc, "take_until")
         return TAKE_COMPLETE
 
@@ -954,8 +955,7 @@ def _value_callback(ctx: int, value: Any) -> None:
         _sk_user = False
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "side effect")
-        if not isinstance(exc, KeyboardInterrupt):
+        if not _callback_raised(callback, exc, "side effect"):
             _report(exc, "side effect")
 
 
@@ -970,8 +970,7 @@ def _work_callback(ctx: int) -> None:
         _sk_user = False
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "side effect")
-        if not isinstance(exc, KeyboardInterrupt):
+        if not _callback_raised(callback, exc, "side effect"):
             _report(exc, "side effect")
 
 
@@ -1093,6 +1092,7 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
     # What the callback needs once the interpreter exits, bound here: module
     # globals are cleared while the interpreter finalizes.
     state, interrupted, is_finalizing, fail = _state, _interrupts.local, sys.is_finalizing, C.ffi_callback_fail
+    getframe, orphaned = sys._getframe, _interrupts.orphaned
 
     def call(*raw: Any) -> Any:
         # The SIGINT handler reads _sk_user: True only while `fn` runs.
@@ -1140,6 +1140,12 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
             _sk_user = False
             _callback_failed(exc, where, failures)
             return fallback
+        finally:
+            # No Python frame below: a library thread's callback, whose
+            # interrupt no package call will raise (the extension's
+            # callbacks do the same in _speedups.c, leave()).
+            if interrupted.pending is not None and getframe().f_back is None:
+                orphaned()  # left by a package call nested in `fn`: reported, cleared
 
     _interrupts.THUNK_CODES.add(call.__code__)
     return call
@@ -2053,8 +2059,7 @@ def _work_run(ctx: int) -> None:
         _sk_user = False
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "work")
-        if not isinstance(exc, KeyboardInterrupt):
+        if not _callback_raised(callback, exc, "work"):
             _report(exc, "work")
 
 
