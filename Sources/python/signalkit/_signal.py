@@ -12,6 +12,7 @@ import inspect
 import operator
 import sys
 import threading
+import time
 from ctypes import CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p
 from typing import (Any, AsyncIterator, Callable, Deque, Dict, Generator, Generic, Iterable, List, Optional,
                     Tuple, TypeVar, Union, overload)
@@ -1586,12 +1587,25 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return self._with_callback(C.signal_catch, _c_signal_callback, _CatchFn(fn))
 
     def restart(self) -> "Signal[T_co]":
-        """Starts this again each time it completes (never completes)."""
-        return _new_signal(C.signal_restart, self.pointer)
+        """Starts this again each time it completes (never completes).
+
+        Each start runs a check in Python first (once per start, nothing
+        per value): a signal that completes as soon as it starts
+        (Signal.complete(), an empty from_iterable) would otherwise be
+        started again for ever inside the library, where no Python code
+        runs. The loop stops (this signal is not started again) once a
+        KeyboardInterrupt is pending on the thread (Ctrl-C: the subscribe
+        call raises it), or once the timeout of a to_list() whose
+        subscribe call runs the loop has passed (it raises TimeoutError)."""
+        checked = _checked_restarts(self)  # held until the library holds it
+        return _new_signal(C.signal_restart, checked.pointer)
 
     def restart_if_error(self) -> "Signal[T_co]":
-        """Starts this again each time it fails."""
-        return _new_signal(C.signal_restart_if_error, self.pointer)
+        """Starts this again each time it fails; each start runs the check
+        restart() describes (Ctrl-C or a to_list() timeout ends the loop
+        of a signal that fails as soon as it starts)."""
+        checked = _checked_restarts(self)  # held until the library holds it
+        return _new_signal(C.signal_restart_if_error, checked.pointer)
 
     def retry(self, delay_increment: float, max_delay: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Starts this again after each error, waiting delay_increment more
@@ -1801,9 +1815,19 @@ class Signal(Generic[T_co], _Failing, _Handle):
 
     def to_list(self, timeout: Optional[float] = None) -> List[T_co]:
         """Subscribes and blocks until the end: the values as a list, or the
-        error raised. TimeoutError (and the subscription disposed) after
-        `timeout` seconds when given. Not on a thread whose queue delivers
-        it (a host queue this thread drains would never run).
+        error raised. TimeoutError (and the subscription disposed) once
+        `timeout` seconds have passed since the call, when given. Not on a
+        thread whose queue delivers it (a host queue this thread drains
+        would never run).
+
+        The timeout applies to the wait for the end, after the subscribe
+        call returned: a synchronous emission that the subscribe call runs
+        (a from_iterable of an endless iterator with no take, a library
+        operator looping inside its start) is not cut short by it, as no
+        waiting happens until it returns; Ctrl-C stops those. The one
+        exception is restart() / restart_if_error(), whose loop checks the
+        deadline at each start and stops, so that the TimeoutError is
+        raised in time.
 
         Inside a callback of a synchronous emission (on_next of a
         from_iterable, a Pipe.put, another to_list...), the synchronous
@@ -1818,6 +1842,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
             wait = _seconds_arg(timeout, "to_list", "timeout")
             if wait == float("inf"):
                 wait = None
+        deadline = None if wait is None else time.monotonic() + wait
         values: List[T_co] = []
         errors: List[BaseException] = []
         done = threading.Event()
@@ -1834,9 +1859,19 @@ class Signal(Generic[T_co], _Failing, _Handle):
         outer_jobs = local.jobs if local.active else None
         if outer_jobs is not None:
             local.jobs, local.active = collections.deque(), False
+        # The deadline also stops a restart() loop that its subscribe call
+        # runs (a signal completing at once, started again for ever).
+        sync = _sync_deadline
+        outer_deadline = sync.at
+        if deadline is not None and (outer_deadline is None or deadline < outer_deadline):
+            sync.at = deadline
         try:
-            with self.subscribe(values.append, on_error, done.set):
-                if not done.wait(wait):
+            try:
+                subscription = self.subscribe(values.append, on_error, done.set)
+            finally:
+                sync.at = outer_deadline
+            with subscription:
+                if not done.wait(None if deadline is None else max(deadline - time.monotonic(), 0.0)):
                     raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
         finally:
             if outer_jobs is not None:
@@ -1849,6 +1884,34 @@ class Signal(Generic[T_co], _Failing, _Handle):
             finally:
                 del error
         return values
+
+
+class _SyncDeadline(threading.local):
+    """The deadline (time.monotonic()) of the to_list() whose subscribe
+    call runs on this thread (None: none), read by restart()'s check."""
+    at: Optional[float] = None
+
+
+_sync_deadline = _SyncDeadline()
+
+
+def _checked_restarts(signal: Signal[T]) -> Signal[T]:
+    """`signal` behind a deferred whose function (one Python call per
+    start) gives it, or, once a KeyboardInterrupt is pending on the thread
+    or the deadline of the running to_list() has passed, a signal that
+    never ends: restart / restart_if_error then stop starting it, and the
+    call that started the loop returns (and raises the interrupt, or
+    to_list its TimeoutError). Running Python code there also lets the
+    SIGINT handler run (the package's, which defers the interrupt)."""
+    pending, deadline = _interrupts.local, _sync_deadline
+
+    def start() -> Signal[T]:
+        at = deadline.at
+        if pending.pending is not None or (at is not None and time.monotonic() >= at):
+            return Signal.never()
+        return signal
+
+    return Signal.deferred(start)
 
 
 def _subscribe_signature(self: Any, on_next: Optional[Callable[[Any], object]] = None,

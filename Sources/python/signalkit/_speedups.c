@@ -271,9 +271,7 @@ static int enter_delivery(int *held, PyGILState_STATE *state, int *saved)
     if (*held) {
         if (atomic_load(&closing))
             return 0;
-        putting = 0;
-        *saved = no_caller; /* a put of this module: called from Python */
-        no_caller = 0;
+        putting = 0; /* no_caller is read only by leave(), for its own enter() */
         return 1;
     }
     return enter(1, state, saved);
@@ -281,12 +279,10 @@ static int enter_delivery(int *held, PyGILState_STATE *state, int *saved)
 
 static void leave_delivery(int held, PyGILState_STATE state, int saved)
 {
-    if (held) {
+    if (held)
         putting = 1;
-        no_caller = saved;
-    } else {
+    else
         leave(state, saved);
-    }
 }
 
 static void on_next(void *ctx, const sk_value *value)
