@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from ctypes import CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p
-from typing import (Any, AsyncIterator, Callable, Deque, Dict, Generator, Generic, Iterable, List, Optional,
+from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Generator, Generic, Iterable, List, Optional,
                     Tuple, TypeVar, Union, overload)
 
 from . import _core, _speedups
@@ -24,6 +24,9 @@ from ._core import (KIND_DOUBLE, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value
                     _reduce_fn, _register_subscription, _release_ctx, _release_ctx_function, _release_fn, _report,
                     _retain_callbacks, _set_owner, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
                     _work_fn, from_value, to_value)
+
+if TYPE_CHECKING:  # _asyncio imports this module
+    from ._asyncio import SignalIterator
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -1576,9 +1579,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         runs (the previous one is disposed): a switch-map."""
         return self._with_callback(C.signal_map_to_signal, _c_signal_callback, fn)
 
-    def switch_to_latest(self) -> "Signal[Any]":
+    def switch_to_latest(self: "Signal[Signal[U]]") -> "Signal[U]":
         """For a signal of signals (Signal objects as values): the values
-        of the latest inner signal."""
+        of the latest inner signal. Type checkers accept it only on a
+        Signal[Signal[U]]; at run time a value that is not a Signal fails
+        the stream."""
         return _new_signal(C.signal_switch_to_latest, self.pointer)
 
     def catch(self, fn: Callable[[BaseException], Optional["Signal[U]"]]) -> "Signal[Union[T_co, U]]":
@@ -1614,14 +1619,16 @@ class Signal(Generic[T_co], _Failing, _Handle):
         max_delay = _seconds_arg(max_delay, "retry", "max_delay")
         return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, _queue(queue, "retry").pointer)
 
-    def queue(self) -> "Signal[Any]":
-        """For a signal of signals: runs them one after the other, each to
-        its end (sk_signal_queue): a concat-map."""
+    def queue(self: "Signal[Signal[U]]") -> "Signal[U]":
+        """For a signal of signals (a Signal[Signal[U]] for type checkers):
+        runs them one after the other, each to its end (sk_signal_queue): a
+        concat-map."""
         return _new_signal(C.signal_queue, self.pointer)
 
-    def throttled(self) -> "Signal[Any]":
-        """For a signal of signals: runs the first, then only the latest
-        arrived meanwhile (sk_signal_throttled)."""
+    def throttled(self: "Signal[Signal[U]]") -> "Signal[U]":
+        """For a signal of signals (a Signal[Signal[U]] for type checkers):
+        runs the first, then only the latest arrived meanwhile
+        (sk_signal_throttled)."""
         return _new_signal(C.signal_throttled, self.pointer)
 
     def then(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]":
@@ -1802,10 +1809,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         from ._asyncio import first_value
         return first_value(self).__await__()
 
-    def __aiter__(self) -> AsyncIterator[T_co]:
+    def __aiter__(self) -> "SignalIterator[T_co]":
         """`async for value in signal`: its values, delivered on the running
         loop (buffered until read); the loop ends at its completion, raises
-        its error, and disposes the subscription when left early."""
+        its error, and disposes the subscription when left early. The
+        SignalIterator it returns has aclose(), which disposes it at once."""
         from ._asyncio import SignalIterator
         return SignalIterator(self)
 
