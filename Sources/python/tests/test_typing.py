@@ -1,4 +1,4 @@
-"""The package's types as a program sees them: tests/typing/cases.py checked
+"""The package's types as a program sees them: tests/typecheck/cases.py checked
 with `mypy --strict` (the pinned mypy of the test tools) against the
 installed package. Each line marked `# E: <code>` must get that error, and
 no other line any error: the types reject wrong programs, and accept right
@@ -10,7 +10,7 @@ import pytest
 
 mypy_api = pytest.importorskip("mypy.api")
 
-CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "typing", "cases.py")
+CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "typecheck", "cases.py")
 
 
 def expected_errors():
