@@ -1617,7 +1617,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
         each time (at most max_delay), on `queue`."""
         delay_increment = _seconds_arg(delay_increment, "retry", "delay_increment")
         max_delay = _seconds_arg(max_delay, "retry", "max_delay")
-        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, _queue(queue, "retry").pointer)
+        on = _queue(queue, "retry")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, on.pointer)
 
     def queue(self: "Signal[Signal[U]]") -> "Signal[U]":
         """For a signal of signals (a Signal[Signal[U]] for type checkers):
@@ -1646,17 +1647,20 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def debounce(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """The latest value once `seconds` pass without a new one, on `queue`."""
         seconds = _seconds_arg(seconds, "debounce")
-        return _new_signal(C.signal_debounce, self.pointer, seconds, _queue(queue, "debounce").pointer)
+        on = _queue(queue, "debounce")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_debounce, self.pointer, seconds, on.pointer)
 
     def throttle(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """At most one value per `seconds` (the latest), on `queue`."""
         seconds = _seconds_arg(seconds, "throttle")
-        return _new_signal(C.signal_throttle, self.pointer, seconds, _queue(queue, "throttle").pointer)
+        on = _queue(queue, "throttle")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_throttle, self.pointer, seconds, on.pointer)
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Every event `seconds` later, on `queue`."""
         seconds = _seconds_arg(seconds, "delay")
-        return _new_signal(C.signal_delay, self.pointer, seconds, _queue(queue, "delay").pointer)
+        on = _queue(queue, "delay")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_delay, self.pointer, seconds, on.pointer)
 
     def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
                 queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
@@ -1664,7 +1668,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
         TimeoutError) if this delivers nothing within `seconds`."""
         seconds = _seconds_arg(seconds, "timeout")
         alternate_pointer = _signal_arg(alternate, "timeout", 2) if alternate is not None else None
-        queue_pointer = _queue(queue, "timeout").pointer
+        on = _queue(queue, "timeout")  # held through the call: a default queue's only handle
+        queue_pointer = on.pointer
         if alternate is None:  # a new exception per subscription: the library never holds a raised one
             message = f"signalkit: nothing within {seconds} s"
             alternate = Signal.deferred(lambda: Signal.fail(TimeoutError(message)))
@@ -2197,9 +2202,6 @@ class Queue(_Handle):
         return bool(C.queue_is_current(self.pointer))
 
 
-_default_queue: List[Queue] = []
-
-
 def _queue_arg(queue: object, where: str) -> Queue:
     """`queue`, a Queue (TypeError otherwise)."""
     if not isinstance(queue, Queue):
@@ -2217,11 +2219,15 @@ def _name_arg(name: object, where: str) -> bytes:
 
 
 def _queue(queue: Optional[Queue], where: str) -> Queue:
+    """`queue` (TypeError unless a Queue), or, for None, a new handle of
+    the library's concurrent queue: the time operators' default. The
+    operator's signal (or a timer's create function) holds what it needs of
+    it; the package keeps none, so that live_objects() returns to 0 once
+    everything is released. The caller holds the handle until the library
+    call that takes the queue has returned."""
     if queue is not None:
         return _queue_arg(queue, where)
-    if not _default_queue:
-        _default_queue.append(Queue.concurrent())
-    return _default_queue[0]
+    return Queue.concurrent()
 
 
 # --------------------------------------------------------------------------

@@ -462,3 +462,28 @@ def test_restart_still_starts_the_signal_again_at_each_completion(clean):
     attempts = sk.Signal.deferred(lambda: sk.Signal.single(len(errors)) if len(errors) >= 2 else
                                   sk.Signal.fail(ValueError(errors.append(1))))
     assert attempts.restart_if_error().take(1).to_list(timeout=30) == [2]
+
+
+# --- the default queue of the time operators --------------------------------------
+
+def test_time_operators_without_a_queue_leave_no_live_object():
+    # Before: the package kept a Queue.concurrent() handle for good once a
+    # time operator ran without a queue, so live_objects() never went back
+    # to 0 ("0 when everything is released"). Each use takes its own now.
+    result = run_child("""
+        import gc
+        import signalkit as sk
+        from signalkit import Signal
+        print(Signal.single(1).delay(0.001).to_list(timeout=30))
+        print(Signal.single(1).timeout(30).to_list(timeout=30))
+        print(Signal.single(1).debounce(0.001).throttle(0.001).to_list(timeout=30))
+        print(Signal.timer(0.001).to_list(timeout=30), Signal.interval(0.001).take(2).to_list(timeout=30))
+        failures = []
+        flaky = Signal.deferred(lambda: Signal.single(2) if failures else Signal.fail(ValueError(failures.append(1))))
+        print(flaky.retry(0.001, 0.001).to_list(timeout=30))
+        del flaky
+        gc.collect()
+        print("live", sk.live_objects(), sk.pending_callbacks())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[1]", "[1]", "[1]", "[0] [0, 1]", "[2]", "live 0 0"]
