@@ -1326,7 +1326,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
     @staticmethod
     def fail(error: BaseException) -> "Signal[Any]":
         """A signal that fails at once with `error` (an exception, carried
-        by reference)."""
+        by reference). TypeError at the call unless `error` is an exception
+        instance (a class, such as ValueError, is not: ValueError())."""
+        if not isinstance(error, BaseException):
+            what = f"the class {error.__name__}" if isinstance(error, type) else type(error).__name__
+            raise TypeError(f"signalkit: Signal.fail: the error is {what}, not an exception instance")
         out = Value()
         _put_object(error, out)
         try:
