@@ -63,6 +63,12 @@ when the package call that ran the callbacks returns (subscribe, Pipe.put,
 Queue.drain, ...). While Python callbacks are held, the package installs
 its own SIGINT handler on the main thread (when Python's default one is in
 place), which defers the interrupt at the points where ctypes would lose it.
+On a library thread (a serial queue's, the concurrent pool's, a timer's)
+there is no such caller: a KeyboardInterrupt a callback raises there is an
+exception like any other (the stream's error, on_error, or
+callback_error_hook; never the main thread's), and later deliveries on that
+thread go on; one a package call nested in such a callback left pending
+goes to callback_error_hook (where "interrupt") when the callback ends.
 
 Interpreter exit. Library threads must not call into Python once the
 interpreter finalizes. An atexit hook disposes every subscription still

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from typing import Any, AsyncIterator, Generic, Optional, Tuple, TypeVar
+from typing import Any, Generic, Optional, Tuple, TypeVar
 
 from ._signal import Disposable, Queue, Signal
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 # loop -> its queue, held weakly: the loop's reader holds the queue, so the
 # queue goes (and is released) with the loop's selector when the loop closes.
@@ -65,9 +66,11 @@ async def first_value(signal: "Signal[T]") -> T:
         subscription.close()
 
 
-class SignalIterator(Generic[T]):
+class SignalIterator(Generic[T_co]):
     """`async for value in signal`: the subscription and its buffer (values
     are kept until read: a fast signal and a slow loop body make it grow).
+    What Signal.__aiter__ returns: an AsyncIterator[T_co] (covariant, as
+    Signal), with aclose().
 
     Once the iteration ended (the completion, the error raised once, a
     cancelled read, or aclose()), every later __anext__ raises
@@ -75,14 +78,14 @@ class SignalIterator(Generic[T]):
 
     _END = object()
 
-    def __init__(self, signal: "Signal[T]") -> None:
+    def __init__(self, signal: "Signal[T_co]") -> None:
         """An iterator over `signal` (subscribed at the first read)."""
-        self._signal: Optional[Signal[T]] = signal
+        self._signal: Optional[Signal[T_co]] = signal
         self._events: "Optional[asyncio.Queue[Tuple[int, Any]]]" = None
         self._subscription: Optional[Disposable] = None
         self._ended = False
 
-    def __aiter__(self) -> "SignalIterator[T]":
+    def __aiter__(self) -> "SignalIterator[T_co]":
         """The iterator itself (the subscription starts at the first read)."""
         return self
 
@@ -92,14 +95,14 @@ class SignalIterator(Generic[T]):
         self._events = events
         signal, self._signal = self._signal, None  # as in first_value: no frame holds it once started
         assert signal is not None
-        delivered = signal.deliver_on(asyncio_queue(loop))
+        delivered: "Signal[Any]" = signal.deliver_on(asyncio_queue(loop))  # its values only go into `events`
         del signal
         self._subscription = delivered.subscribe(lambda value: events.put_nowait((0, value)),
                                                  lambda error: events.put_nowait((1, error)),
                                                  lambda: events.put_nowait((2, None)))
         return events
 
-    async def __anext__(self) -> T:
+    async def __anext__(self) -> T_co:
         """The next value; StopAsyncIteration at the completion; the error
         raised (once); StopAsyncIteration again on every call after the end."""
         if self._ended:
@@ -111,7 +114,7 @@ class SignalIterator(Generic[T]):
             self._stop()
             raise
         if kind == 0:
-            value: T = payload
+            value: T_co = payload
             return value
         self._stop()
         if kind == 1:

@@ -668,9 +668,7 @@ def _release_ctx_function(ctx: Optional[int], _is_finalizing: Callable[[], bool]
             release()
         del dropped  # their destructors run here, inside the guard
     except BaseException as exc:
-        if isinstance(exc, KeyboardInterrupt):
-            _interrupts.defer(exc)
-        else:
+        if not (isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)):
             _report(exc, "release")
     finally:
         _releases_running[0] -= 1
@@ -724,10 +722,45 @@ class _Interrupts:
     def pending(self) -> Optional[BaseException]:
         return self.local.pending
 
-    def defer(self, exc: Optional[BaseException] = None) -> None:
+    def defer(self, exc: Optional[BaseException] = None, caller: Optional[bool] = None) -> bool:
+        """Keeps `exc` (a KeyboardInterrupt) pending on this thread, to be
+        raised in the caller of the package call that ran the callback:
+        True. False, keeping nothing, when there is no such caller (`caller`
+        False, or, when None, no frame of the program's own code below:
+        a callback of a library thread, _has_caller): the exception is then
+        one like any other, which the callback passes where the rules send
+        it (the stream's error, on_error, callback_error_hook)."""
+        if caller is None:
+            caller = _has_caller()
+        if not caller:
+            return False
+        if exc is not None:
+            try:
+                setattr(exc, "_signalkit_deferred", True)  # raised in a caller (was_deferred)
+            except BaseException:
+                pass
         if self.local.pending is None:
             self.local.pending = exc if exc is not None else KeyboardInterrupt()
             _speedups.set_pending(True)  # the extension's deliveries on this thread fail from now on
+        return True
+
+    @staticmethod
+    def was_deferred(exc: BaseException) -> bool:
+        """Whether `exc` was deferred to a caller (raised there already, or
+        soon), rather than passed on as an ordinary exception."""
+        return getattr(exc, "_signalkit_deferred", False) is True
+
+    def orphaned(self) -> None:
+        """The end of a callback with no caller (on a library thread) that
+        left an interrupt pending (a package call nested in it deferred one
+        and did not raise it): reported to callback_error_hook (where
+        "interrupt") and cleared, so that later deliveries on this thread
+        are not dropped."""
+        exc = self.local.pending
+        self.local.pending = None
+        _speedups.set_pending(False)
+        if exc is not None and not _state.closing:
+            _report(exc, "interrupt")
 
     def raise_pending(self) -> None:
         """Raises the pending KeyboardInterrupt, as a copy (same type, args
@@ -751,7 +784,7 @@ class _Interrupts:
             if frame.f_code in self.THUNK_CODES:
                 if frame.f_locals.get("_sk_user") is True:
                     break  # in the user's function: the callback catches it
-                self.defer()
+                self.defer(caller=True)  # the main thread: its own code is below
                 return
             frame = frame.f_back
         signal.default_int_handler(signum, frame)
@@ -781,8 +814,28 @@ class _Interrupts:
             pass
 
 
+def _has_caller() -> bool:
+    """Whether a frame of the program's own code (not of this package, nor
+    a composed chain of stages) is below the running callback on this
+    thread: the caller of the package call that ran it, which raises a
+    pending KeyboardInterrupt again. None on a library thread (a queue's,
+    the pool's, a timer's), where only the library, then this package's
+    callback, run; the package's own code in between (a timer's fire, a
+    from_iterable run, a chain of stages) raises nothing in anyone's
+    caller. Walks the stack: called only for a KeyboardInterrupt."""
+    frame: Optional[types.FrameType] = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__")
+        if not (isinstance(module, str) and (module == "signalkit" or module.startswith("signalkit."))) \
+                and frame.f_code.co_filename != "<signalkit chain>":
+            return True
+        frame = frame.f_back
+    return False
+
+
 _interrupts = _Interrupts()
 _interrupts.THUNK_CODES.add(_release_ctx_function.__code__)
+_speedups.set_orphan(_interrupts.orphaned)
 
 
 def _after_call() -> None:
@@ -925,11 +978,9 @@ def _trim_traceback(exc: BaseException) -> None:
 
 def _kept(exc: BaseException, where: str, failures: Optional[_Failures | _Recorder]) -> None:
     """An exception a native-form callback caught: reported (a
-    KeyboardInterrupt is deferred to the caller instead), then kept without
-    its frames."""
-    if isinstance(exc, KeyboardInterrupt):
-        _interrupts.defer(exc)
-    else:
+    KeyboardInterrupt is deferred to the caller instead, when there is one:
+    _Interrupts.defer), then kept without its frames."""
+    if not (isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)):
         _report(exc, where)
     _detach_traceback(exc, where)
     if failures is not None:

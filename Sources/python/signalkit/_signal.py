@@ -12,8 +12,9 @@ import inspect
 import operator
 import sys
 import threading
+import time
 from ctypes import CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p
-from typing import (Any, AsyncIterator, Callable, Deque, Dict, Generator, Generic, Iterable, List, Optional,
+from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Generator, Generic, Iterable, List, Optional,
                     Tuple, TypeVar, Union, overload)
 
 from . import _core, _speedups
@@ -23,6 +24,9 @@ from ._core import (KIND_DOUBLE, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value
                     _reduce_fn, _register_subscription, _release_ctx, _release_ctx_function, _release_fn, _report,
                     _retain_callbacks, _set_owner, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
                     _work_fn, from_value, to_value)
+
+if TYPE_CHECKING:  # _asyncio imports this module
+    from ._asyncio import SignalIterator
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -294,7 +298,8 @@ class _Sink:
     def fail(self, exc: BaseException, where: str) -> None:
         """An exception escaped on_next or a stage: the subscription ends
         (disposed), and on_error receives it (or callback_error_hook when
-        there is none). A KeyboardInterrupt goes to the caller instead."""
+        there is none). A KeyboardInterrupt goes to the caller instead,
+        when there is one (not on a library thread: _Interrupts.defer)."""
         self.end()
         if self.stage_failures is not None and _raised_by_a_stage(exc):
             self.stage_failures.record(exc)
@@ -303,8 +308,7 @@ class _Sink:
         if self.disposable:
             C.disposable_dispose(self.disposable)
         try:
-            if isinstance(exc, KeyboardInterrupt):
-                _interrupts.defer(exc)
+            if isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc):
                 return
             if self.on_error is not None and where != "error":
                 try:
@@ -312,9 +316,7 @@ class _Sink:
                     return
                 except BaseException as second:
                     _trim_traceback(second)
-                    if isinstance(second, KeyboardInterrupt):
-                        _interrupts.defer(second)
-                    else:
+                    if not (isinstance(second, KeyboardInterrupt) and _interrupts.defer(second)):
                         _report(second, "error")
                     _detach_traceback(second, "error")
                     return
@@ -351,8 +353,8 @@ class _Sink:
                 _sk_user = True
                 self.on_error(error)
                 _sk_user = False
-            elif not isinstance(error, KeyboardInterrupt):  # that one is raised in the emission's caller
-                _report(error, "error")
+            elif not (isinstance(error, KeyboardInterrupt) and _interrupts.was_deferred(error)):
+                _report(error, "error")  # (a deferred one is raised in the emission's caller)
         except BaseException as exc:
             _sk_user = False
             self.fail(exc, "error")
@@ -754,7 +756,10 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
         failures.record(exc)
         if isinstance(exc, KeyboardInterrupt):
             _interrupts.defer(exc)
-        handle.on_error(exc)
+        try:
+            handle.on_error(exc)
+        except KeyboardInterrupt as again:  # the put raised the interrupt deferred above: still the caller's
+            _interrupts.defer(again)
         _detach_traceback(exc, "create")
         return None
     if cancel is None:
@@ -807,12 +812,13 @@ class _Failed:
         self.exception = exception
 
 
-def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> None:
+def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> bool:
+    """Records `exc`; True when it is a KeyboardInterrupt deferred to the
+    caller (nothing to report), False for an exception to pass on."""
     _trim_traceback(exc)
     _detach_traceback(exc, where)  # kept (as an error value, an accumulator): no frames
     callback.failures.record(exc)
-    if isinstance(exc, KeyboardInterrupt):
-        _interrupts.defer(exc)
+    return isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)
 
 
 def _failing_signal(exc: BaseException) -> Optional[int]:
@@ -937,8 +943,7 @@ def _take_until_callback(ctx: int, value: Any) -> int:
         return _take_action(result)
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "take_until")
-        if not isinstance(exc, KeyboardInterrupt):  # that one goes to the caller
+        if not _callback_raised(callback, exc, "take_until"):  # else it goes to the caller
             _report(exc, "take_until")
         return TAKE_COMPLETE
 
@@ -954,8 +959,7 @@ def _value_callback(ctx: int, value: Any) -> None:
         _sk_user = False
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "side effect")
-        if not isinstance(exc, KeyboardInterrupt):
+        if not _callback_raised(callback, exc, "side effect"):
             _report(exc, "side effect")
 
 
@@ -970,8 +974,7 @@ def _work_callback(ctx: int) -> None:
         _sk_user = False
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "side effect")
-        if not isinstance(exc, KeyboardInterrupt):
+        if not _callback_raised(callback, exc, "side effect"):
             _report(exc, "side effect")
 
 
@@ -1093,6 +1096,7 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
     # What the callback needs once the interpreter exits, bound here: module
     # globals are cleared while the interpreter finalizes.
     state, interrupted, is_finalizing, fail = _state, _interrupts.local, sys.is_finalizing, C.ffi_callback_fail
+    getframe, orphaned = sys._getframe, _interrupts.orphaned
 
     def call(*raw: Any) -> Any:
         # The SIGINT handler reads _sk_user: True only while `fn` runs.
@@ -1140,6 +1144,12 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
             _sk_user = False
             _callback_failed(exc, where, failures)
             return fallback
+        finally:
+            # No Python frame below: a library thread's callback, whose
+            # interrupt no package call will raise (the extension's
+            # callbacks do the same in _speedups.c, leave()).
+            if interrupted.pending is not None and getframe().f_back is None:
+                orphaned()  # left by a package call nested in `fn`: reported, cleared
 
     _interrupts.THUNK_CODES.add(call.__code__)
     return call
@@ -1316,7 +1326,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
     @staticmethod
     def fail(error: BaseException) -> "Signal[Any]":
         """A signal that fails at once with `error` (an exception, carried
-        by reference)."""
+        by reference). TypeError at the call unless `error` is an exception
+        instance (a class, such as ValueError, is not: ValueError())."""
+        if not isinstance(error, BaseException):
+            what = f"the class {error.__name__}" if isinstance(error, type) else type(error).__name__
+            raise TypeError(f"signalkit: Signal.fail: the error is {what}, not an exception instance")
         out = Value()
         _put_object(error, out)
         try:
@@ -1569,9 +1583,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         runs (the previous one is disposed): a switch-map."""
         return self._with_callback(C.signal_map_to_signal, _c_signal_callback, fn)
 
-    def switch_to_latest(self) -> "Signal[Any]":
+    def switch_to_latest(self: "Signal[Signal[U]]") -> "Signal[U]":
         """For a signal of signals (Signal objects as values): the values
-        of the latest inner signal."""
+        of the latest inner signal. Type checkers accept it only on a
+        Signal[Signal[U]]; at run time a value that is not a Signal fails
+        the stream."""
         return _new_signal(C.signal_switch_to_latest, self.pointer)
 
     def catch(self, fn: Callable[[BaseException], Optional["Signal[U]"]]) -> "Signal[Union[T_co, U]]":
@@ -1580,28 +1596,44 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return self._with_callback(C.signal_catch, _c_signal_callback, _CatchFn(fn))
 
     def restart(self) -> "Signal[T_co]":
-        """Starts this again each time it completes (never completes)."""
-        return _new_signal(C.signal_restart, self.pointer)
+        """Starts this again each time it completes (never completes).
+
+        Each start runs a check in Python first (once per start, nothing
+        per value): a signal that completes as soon as it starts
+        (Signal.complete(), an empty from_iterable) would otherwise be
+        started again for ever inside the library, where no Python code
+        runs. The loop stops (this signal is not started again) once a
+        KeyboardInterrupt is pending on the thread (Ctrl-C: the subscribe
+        call raises it), or once the timeout of a to_list() whose
+        subscribe call runs the loop has passed (it raises TimeoutError)."""
+        checked = _checked_restarts(self)  # held until the library holds it
+        return _new_signal(C.signal_restart, checked.pointer)
 
     def restart_if_error(self) -> "Signal[T_co]":
-        """Starts this again each time it fails."""
-        return _new_signal(C.signal_restart_if_error, self.pointer)
+        """Starts this again each time it fails; each start runs the check
+        restart() describes (Ctrl-C or a to_list() timeout ends the loop
+        of a signal that fails as soon as it starts)."""
+        checked = _checked_restarts(self)  # held until the library holds it
+        return _new_signal(C.signal_restart_if_error, checked.pointer)
 
     def retry(self, delay_increment: float, max_delay: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Starts this again after each error, waiting delay_increment more
         each time (at most max_delay), on `queue`."""
         delay_increment = _seconds_arg(delay_increment, "retry", "delay_increment")
         max_delay = _seconds_arg(max_delay, "retry", "max_delay")
-        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, _queue(queue, "retry").pointer)
+        on = _queue(queue, "retry")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, on.pointer)
 
-    def queue(self) -> "Signal[Any]":
-        """For a signal of signals: runs them one after the other, each to
-        its end (sk_signal_queue): a concat-map."""
+    def queue(self: "Signal[Signal[U]]") -> "Signal[U]":
+        """For a signal of signals (a Signal[Signal[U]] for type checkers):
+        runs them one after the other, each to its end (sk_signal_queue): a
+        concat-map."""
         return _new_signal(C.signal_queue, self.pointer)
 
-    def throttled(self) -> "Signal[Any]":
-        """For a signal of signals: runs the first, then only the latest
-        arrived meanwhile (sk_signal_throttled)."""
+    def throttled(self: "Signal[Signal[U]]") -> "Signal[U]":
+        """For a signal of signals (a Signal[Signal[U]] for type checkers):
+        runs the first, then only the latest arrived meanwhile
+        (sk_signal_throttled)."""
         return _new_signal(C.signal_throttled, self.pointer)
 
     def then(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]":
@@ -1619,17 +1651,20 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def debounce(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """The latest value once `seconds` pass without a new one, on `queue`."""
         seconds = _seconds_arg(seconds, "debounce")
-        return _new_signal(C.signal_debounce, self.pointer, seconds, _queue(queue, "debounce").pointer)
+        on = _queue(queue, "debounce")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_debounce, self.pointer, seconds, on.pointer)
 
     def throttle(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """At most one value per `seconds` (the latest), on `queue`."""
         seconds = _seconds_arg(seconds, "throttle")
-        return _new_signal(C.signal_throttle, self.pointer, seconds, _queue(queue, "throttle").pointer)
+        on = _queue(queue, "throttle")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_throttle, self.pointer, seconds, on.pointer)
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Every event `seconds` later, on `queue`."""
         seconds = _seconds_arg(seconds, "delay")
-        return _new_signal(C.signal_delay, self.pointer, seconds, _queue(queue, "delay").pointer)
+        on = _queue(queue, "delay")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_delay, self.pointer, seconds, on.pointer)
 
     def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
                 queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
@@ -1637,7 +1672,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
         TimeoutError) if this delivers nothing within `seconds`."""
         seconds = _seconds_arg(seconds, "timeout")
         alternate_pointer = _signal_arg(alternate, "timeout", 2) if alternate is not None else None
-        queue_pointer = _queue(queue, "timeout").pointer
+        on = _queue(queue, "timeout")  # held through the call: a default queue's only handle
+        queue_pointer = on.pointer
         if alternate is None:  # a new exception per subscription: the library never holds a raised one
             message = f"signalkit: nothing within {seconds} s"
             alternate = Signal.deferred(lambda: Signal.fail(TimeoutError(message)))
@@ -1782,10 +1818,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         from ._asyncio import first_value
         return first_value(self).__await__()
 
-    def __aiter__(self) -> AsyncIterator[T_co]:
+    def __aiter__(self) -> "SignalIterator[T_co]":
         """`async for value in signal`: its values, delivered on the running
         loop (buffered until read); the loop ends at its completion, raises
-        its error, and disposes the subscription when left early."""
+        its error, and disposes the subscription when left early. The
+        SignalIterator it returns has aclose(), which disposes it at once."""
         from ._asyncio import SignalIterator
         return SignalIterator(self)
 
@@ -1795,9 +1832,19 @@ class Signal(Generic[T_co], _Failing, _Handle):
 
     def to_list(self, timeout: Optional[float] = None) -> List[T_co]:
         """Subscribes and blocks until the end: the values as a list, or the
-        error raised. TimeoutError (and the subscription disposed) after
-        `timeout` seconds when given. Not on a thread whose queue delivers
-        it (a host queue this thread drains would never run).
+        error raised. TimeoutError (and the subscription disposed) once
+        `timeout` seconds have passed since the call, when given. Not on a
+        thread whose queue delivers it (a host queue this thread drains
+        would never run).
+
+        The timeout applies to the wait for the end, after the subscribe
+        call returned: a synchronous emission that the subscribe call runs
+        (a from_iterable of an endless iterator with no take, a library
+        operator looping inside its start) is not cut short by it, as no
+        waiting happens until it returns; Ctrl-C stops those. The one
+        exception is restart() / restart_if_error(), whose loop checks the
+        deadline at each start and stops, so that the TimeoutError is
+        raised in time.
 
         Inside a callback of a synchronous emission (on_next of a
         from_iterable, a Pipe.put, another to_list...), the synchronous
@@ -1812,6 +1859,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
             wait = _seconds_arg(timeout, "to_list", "timeout")
             if wait == float("inf"):
                 wait = None
+        deadline = None if wait is None else time.monotonic() + wait
         values: List[T_co] = []
         errors: List[BaseException] = []
         done = threading.Event()
@@ -1828,9 +1876,19 @@ class Signal(Generic[T_co], _Failing, _Handle):
         outer_jobs = local.jobs if local.active else None
         if outer_jobs is not None:
             local.jobs, local.active = collections.deque(), False
+        # The deadline also stops a restart() loop that its subscribe call
+        # runs (a signal completing at once, started again for ever).
+        sync = _sync_deadline
+        outer_deadline = sync.at
+        if deadline is not None and (outer_deadline is None or deadline < outer_deadline):
+            sync.at = deadline
         try:
-            with self.subscribe(values.append, on_error, done.set):
-                if not done.wait(wait):
+            try:
+                subscription = self.subscribe(values.append, on_error, done.set)
+            finally:
+                sync.at = outer_deadline
+            with subscription:
+                if not done.wait(None if deadline is None else max(deadline - time.monotonic(), 0.0)):
                     raise TimeoutError(f"signalkit: to_list: no end within {timeout} s")
         finally:
             if outer_jobs is not None:
@@ -1843,6 +1901,34 @@ class Signal(Generic[T_co], _Failing, _Handle):
             finally:
                 del error
         return values
+
+
+class _SyncDeadline(threading.local):
+    """The deadline (time.monotonic()) of the to_list() whose subscribe
+    call runs on this thread (None: none), read by restart()'s check."""
+    at: Optional[float] = None
+
+
+_sync_deadline = _SyncDeadline()
+
+
+def _checked_restarts(signal: Signal[T]) -> Signal[T]:
+    """`signal` behind a deferred whose function (one Python call per
+    start) gives it, or, once a KeyboardInterrupt is pending on the thread
+    or the deadline of the running to_list() has passed, a signal that
+    never ends: restart / restart_if_error then stop starting it, and the
+    call that started the loop returns (and raises the interrupt, or
+    to_list its TimeoutError). Running Python code there also lets the
+    SIGINT handler run (the package's, which defers the interrupt)."""
+    pending, deadline = _interrupts.local, _sync_deadline
+
+    def start() -> Signal[T]:
+        at = deadline.at
+        if pending.pending is not None or (at is not None and time.monotonic() >= at):
+            return Signal.never()
+        return signal
+
+    return Signal.deferred(start)
 
 
 def _subscribe_signature(self: Any, on_next: Optional[Callable[[Any], object]] = None,
@@ -2053,8 +2139,7 @@ def _work_run(ctx: int) -> None:
         _sk_user = False
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "work")
-        if not isinstance(exc, KeyboardInterrupt):
+        if not _callback_raised(callback, exc, "work"):
             _report(exc, "work")
 
 
@@ -2128,9 +2213,6 @@ class Queue(_Handle):
         return bool(C.queue_is_current(self.pointer))
 
 
-_default_queue: List[Queue] = []
-
-
 def _queue_arg(queue: object, where: str) -> Queue:
     """`queue`, a Queue (TypeError otherwise)."""
     if not isinstance(queue, Queue):
@@ -2148,11 +2230,15 @@ def _name_arg(name: object, where: str) -> bytes:
 
 
 def _queue(queue: Optional[Queue], where: str) -> Queue:
+    """`queue` (TypeError unless a Queue), or, for None, a new handle of
+    the library's concurrent queue: the time operators' default. The
+    operator's signal (or a timer's create function) holds what it needs of
+    it; the package keeps none, so that live_objects() returns to 0 once
+    everything is released. The caller holds the handle until the library
+    call that takes the queue has returned."""
     if queue is not None:
         return _queue_arg(queue, where)
-    if not _default_queue:
-        _default_queue.append(Queue.concurrent())
-    return _default_queue[0]
+    return Queue.concurrent()
 
 
 # --------------------------------------------------------------------------

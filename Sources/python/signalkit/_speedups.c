@@ -77,6 +77,18 @@ static atomic_long inside;
 /* A KeyboardInterrupt met on this thread is waiting for its caller (set by
  * the package with set_pending): a delivery calls nothing until then. */
 static _Thread_local int pending;
+/* 1 while the innermost callback of this thread was entered with no Python
+ * frame below it: a library thread (a queue's, the pool's, a timer's),
+ * where no package call waits to raise a KeyboardInterrupt again (the
+ * package treats one raised there as an exception like any other). An
+ * interrupt still pending when such a callback ends (a package call nested
+ * in it deferred one and did not raise it) goes to the package's orphan
+ * function (set_orphan), which reports it and clears it: it never outlives
+ * that callback, and later deliveries on the thread are not dropped. */
+static _Thread_local int no_caller;
+/* The package's function for an interrupt left pending by a callback with
+ * no caller (set_orphan). */
+static PyObject *orphan_fn;
 /* 1 while this thread is inside a put of this module, which holds the GIL,
  * and not inside Python code called from there (every callback sets it to
  * 0 while it runs Python: a ctypes call from there lets the GIL go). */
@@ -214,14 +226,37 @@ static int enter(int delivery, PyGILState_STATE *state, int *saved)
         atomic_fetch_sub(&inside, 1);
         return 0;
     }
-    *saved = putting;
+    *saved = putting | (no_caller << 1);
     putting = 0;
+    /* Below the callback: the frame of the Python code that made the
+     * package call (this thread's own frames), or none on a library
+     * thread. */
+    no_caller = PyEval_GetFrame() == NULL;
     return 1;
+}
+
+/* A KeyboardInterrupt still pending at the end of a callback with no caller
+ * (a nested package call deferred it and nothing raised it): reported and
+ * cleared by the package's orphan function, before the thread goes on. */
+static void end_orphan_interrupt(void)
+{
+    if (orphan_fn == NULL) {
+        pending = 0;
+        return;
+    }
+    PyObject *result = PyObject_CallFunctionObjArgs(orphan_fn, NULL);
+    if (result == NULL)
+        PyErr_WriteUnraisable(orphan_fn);
+    Py_XDECREF(result);
+    pending = 0;
 }
 
 static void leave(PyGILState_STATE state, int saved)
 {
-    putting = saved;
+    if (pending && no_caller)
+        end_orphan_interrupt();
+    putting = saved & 1;
+    no_caller = saved >> 1;
     PyGILState_Release(state);
     atomic_fetch_sub(&inside, 1);
 }
@@ -236,7 +271,7 @@ static int enter_delivery(int *held, PyGILState_STATE *state, int *saved)
     if (*held) {
         if (atomic_load(&closing))
             return 0;
-        putting = 0;
+        putting = 0; /* no_caller is read only by leave(), for its own enter() */
         return 1;
     }
     return enter(1, state, saved);
@@ -647,6 +682,17 @@ static PyObject *set_pending(PyObject *self, PyObject *flag)
     if (truth < 0)
         return NULL;
     pending = truth;
+    Py_RETURN_NONE;
+}
+
+static PyObject *set_orphan(PyObject *self, PyObject *function)
+{
+    (void)self;
+    if (!PyCallable_Check(function)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: set_orphan takes a callable");
+        return NULL;
+    }
+    replace_global(&orphan_fn, function);
     Py_RETURN_NONE;
 }
 
@@ -1121,6 +1167,8 @@ static PyMethodDef methods[] = {
     {"set_releases", set_releases, METH_VARARGS,
      "set_releases(box, ctx): the release functions BOX_RELEASE and CTX_RELEASE call with the key."},
     {"set_pending", set_pending, METH_O, "set_pending(flag): a KeyboardInterrupt waits on this thread."},
+    {"set_orphan", set_orphan, METH_O,
+     "set_orphan(fn): fn() reports and clears an interrupt a callback with no caller left pending."},
     {"set_closing", set_closing, METH_NOARGS, "set_closing(): deliveries call no Python from now on."},
     {"operator", set_operator, METH_VARARGS,
      "operator(name, fn) -> address: the C callback of kind `name` (work, run, stop, cancel, value, take_until, "

@@ -28,7 +28,10 @@ one-character str. A table (a mapping from characters to any Python
 objects) gives each character its value, carried as the package carries
 values: None, bool, int, float, str and bytes as the library's kinds
 (compared by value when a recorder prints them), any other object by
-reference (the very object arrives; compared by identity).
+reference (the very object arrives; compared by identity). A float NaN
+equals nothing, itself included: a NaN in a table never matches the NaN
+recorded (it prints as `?`); give the value as an object carried by
+reference (compared by identity), or check it apart.
 
 Everything here is a thin layer over the C functions of signalkit_test.h:
 a malformed diagram or table raises SignalKitError with the library's
@@ -50,7 +53,8 @@ from ctypes import byref, c_int64, c_size_t, c_void_p
 from typing import Any, Callable, Mapping, Optional, TypeVar, overload
 
 from ._core import C, Value, _after_call, _check, _Failures, _MarbleValue, _put_object, _release_ctx, _retain_callbacks
-from ._signal import Queue, Signal, _c_work_run, _Callback, _callable_arg, _draining, _Handle, _signal_arg
+from ._signal import (Queue, Signal, _c_work_run, _Callback, _callable_arg, _count_arg, _draining, _Handle,
+                      _signal_arg)
 
 if not hasattr(C, "test_record"):
     raise ImportError("signalkit.testing: the loaded libsignalkit has no virtual time (signalkit_test.h, "
@@ -170,7 +174,8 @@ class TestRecorder(_Handle):
         it fell in, several in one frame as a group, every error as `#`. A
         value prints as its character in `values` (compared as the
         library's values: by value for None, bool, int, float, str and
-        bytes, by identity for objects carried by reference), or without a
+        bytes, by identity for objects carried by reference; a float NaN
+        equals no value, not even a NaN), or without a
         table as itself when it is a one-character str of a letter or
         digit; otherwise as `?`, which no diagram contains."""
         pointer = self.pointer
@@ -203,6 +208,10 @@ class TestRecorder(_Handle):
 # The scheduler
 # --------------------------------------------------------------------------
 
+_MAX_FRAME = (2 ** 63 - 1) / 1e9
+"""The longest frame, in seconds: the clock counts int64 nanoseconds."""
+
+
 class TestScheduler:
     """A virtual-time queue with a frame size: the stage of a marble test.
 
@@ -230,9 +239,16 @@ class TestScheduler:
 
     def __init__(self, frame: float = 0.001, name: str = "signalkit.testing") -> None:
         """A new virtual-time queue named `name`, at time 0, whose frames
-        last `frame` seconds (ValueError unless a finite number > 0)."""
-        if not isinstance(frame, (int, float)) or not math.isfinite(frame) or frame <= 0:
+        last `frame` seconds: TypeError unless an int or a float, ValueError
+        unless finite, > 0 and at most 2**63 - 1 nanoseconds (about 292 years:
+        the clock counts int64 nanoseconds)."""
+        if isinstance(frame, bool) or not isinstance(frame, (int, float)):
+            raise TypeError(f"signalkit.testing: frame is {type(frame).__name__}, not a number of seconds")
+        if not math.isfinite(frame) or frame <= 0:
             raise ValueError(f"signalkit.testing: frame must be > 0 seconds, not {frame!r}")
+        if frame > _MAX_FRAME:
+            raise ValueError(f"signalkit.testing: frame {frame!r} is longer than {_MAX_FRAME} seconds (the clock "
+                             "counts int64 nanoseconds)")
         self.frame_nanoseconds = max(1, round(frame * 1e9))
         self.frame = self.frame_nanoseconds / 1e9
         pointer = c_void_p()
@@ -242,8 +258,12 @@ class TestScheduler:
     # --- time ------------------------------------------------------------------
 
     def seconds(self, frames: int) -> float:
-        """`frames` frames in seconds, for the durations given to operators."""
-        return operator.index(frames) * self.frame_nanoseconds / 1e9
+        """`frames` frames in seconds, for the durations given to operators.
+        TypeError unless an int; ValueError when negative (no duration is)."""
+        count = operator.index(frames)
+        if count < 0:
+            raise ValueError(f"signalkit.testing: frames {count} is negative")
+        return count * self.frame_nanoseconds / 1e9
 
     @property
     def now_nanoseconds(self) -> int:
@@ -285,8 +305,10 @@ class TestScheduler:
 
     def advance_to(self, frame: int) -> int:
         """Moves the clock to the start of frame `frame`, running what is
-        due; returns how many tasks ran. SignalKitError for a frame before
-        the clock's, and as advance()."""
+        due; returns how many tasks ran. ValueError for a negative frame,
+        SignalKitError for a frame before the clock's, and as advance()."""
+        if operator.index(frame) < 0:
+            raise ValueError(f"signalkit.testing: frame {frame} is negative")
         return self._move(C.queue_virtual_advance_to, self.seconds(frame))
 
     def advance_by(self, seconds: float) -> int:
@@ -299,16 +321,21 @@ class TestScheduler:
         """Runs the queue until no work is left, moving the clock to each
         task's deadline in turn; returns how many tasks ran. SignalKitError
         when it stopped at `max_tasks` (0: 1,000,000) with more due (work
-        that always schedules more, such as interval()), and as advance()."""
-        return self._move(C.queue_virtual_run, operator.index(max_tasks))
+        that always schedules more, such as interval()), and as advance().
+        TypeError unless max_tasks is an int, ValueError when negative."""
+        return self._move(C.queue_virtual_run, _count_arg(max_tasks, "TestScheduler.run", "max_tasks"))
 
     def schedule(self, fn: Callable[[], object], at: Optional[int] = None) -> None:
         """Runs fn() as work of the queue at the start of frame `at` (by
         default now: at the next advance); a frame already begun also runs
         at the next advance. An exception goes to callback_error_hook;
-        TypeError at the call unless `fn` is callable."""
+        TypeError at the call unless `fn` is callable and `at` None or an
+        int, ValueError for a negative `at` (no frame is)."""
         _callable_arg(fn, "TestScheduler.schedule")
-        delay = 0 if at is None else max(0, operator.index(at) * self.frame_nanoseconds - self.now_nanoseconds)
+        frame = None if at is None else operator.index(at)
+        if frame is not None and frame < 0:
+            raise ValueError(f"signalkit.testing: TestScheduler.schedule: at {frame} is negative")
+        delay = 0 if frame is None else max(0, frame * self.frame_nanoseconds - self.now_nanoseconds)
         ctx = _retain_callbacks(_Callback(fn, _Failures()))
         _check(C.queue_after(self.queue.pointer, delay / 1e9, _c_work_run, ctx, _release_ctx))
 

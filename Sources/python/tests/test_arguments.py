@@ -166,3 +166,40 @@ def test_the_other_public_functions_check_their_arguments_at_the_call(bad):
         sk.Trampoline(1.5 if bad == 1 else bad, "void(i64)")
     with pytest.raises(TypeError, match="loop"):
         sk.asyncio_queue(bad if bad is not None else 1)
+
+
+@pytest.mark.parametrize("bad", ["text", 5, None, ValueError, KeyboardInterrupt])
+def test_fail_takes_an_exception_instance(bad):
+    # Before: accepted (a class, a str...), the stream then failing with it
+    # as a SignalError or a class.
+    with pytest.raises(TypeError, match="Signal.fail"):
+        sk.Signal.fail(bad)
+
+
+def test_test_scheduler_checks_its_numbers_at_the_call():
+    from signalkit.testing import TestScheduler
+
+    # A frame too long for the clock's nanoseconds (an OverflowError from
+    # round() before); a frame of the wrong type.
+    for frame in (1e300, 1e10):
+        with pytest.raises(ValueError, match="frame"):
+            TestScheduler(frame)
+    for frame in ("1", None, True):
+        with pytest.raises(TypeError, match="frame"):
+            TestScheduler(frame)
+    with TestScheduler() as scheduler:
+        # Negative counts and frames: ValueError (before: run(-1) wrapped to
+        # a huge task limit, seconds(-1) gave a negative duration, and
+        # schedule(at=-1) ran at the next advance).
+        with pytest.raises(ValueError, match="max_tasks"):
+            scheduler.run(-1)
+        with pytest.raises(ValueError, match="frames"):
+            scheduler.seconds(-1)
+        with pytest.raises(ValueError, match="at"):
+            scheduler.schedule(lambda: None, at=-1)
+        with pytest.raises(ValueError, match="frame"):
+            scheduler.advance_to(-1)
+        with pytest.raises(TypeError):
+            scheduler.run(True)
+        assert scheduler.pending == 0
+        assert scheduler.seconds(0) == 0 and scheduler.run(0) == 0

@@ -409,3 +409,81 @@ def test_public_names_have_docstrings():
         assert f"`{field}`" in sk.Value.__doc__
     parameters = inspect.signature(sk.Signal.subscribe).parameters
     assert "on_error" in parameters and "on_completed" in parameters
+
+
+# --- restart() of a signal that completes at once -------------------------------
+
+@pytest.mark.parametrize("source", ["Signal.complete().restart()", "Signal.fail(ValueError('x')).restart_if_error()"])
+def test_to_list_timeout_stops_a_restart_loop_of_a_signal_ending_at_once(source):
+    # Before: the library started the signal again for ever inside the
+    # subscribe call, where no Python code ran: the timeout never applied
+    # (the child hung until killed). Each start now runs a check in Python.
+    result = run_child(f"""
+        import gc
+        import signalkit as sk
+        from signalkit import Signal
+        try:
+            print({source}.take(1).to_list(timeout=0.2))
+        except TimeoutError as exc:
+            print("TimeoutError", exc)
+        gc.collect()
+        print("live", sk.live_objects(), sk.pending_callbacks())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["TimeoutError signalkit: to_list: no end within 0.2 s", "live 0 0"]
+
+
+def test_ctrl_c_stops_a_restart_loop_of_a_signal_ending_at_once():
+    # SIGINT while the loop runs in the library (started by subscribe, on
+    # the main thread): the check at the next start lets the handler run,
+    # the loop stops and subscribe raises KeyboardInterrupt. The signal is
+    # sent by another thread once the loop runs (its first start).
+    result = run_child("""
+        import gc, os, signal, threading
+        import signalkit as sk
+        looping = threading.Event()
+        threading.Thread(target=lambda: (looping.wait(), os.kill(os.getpid(), signal.SIGINT)), daemon=True).start()
+        try:
+            sk.Signal.complete().before_started(looping.set).restart().subscribe(print)
+            print("returned")
+        except KeyboardInterrupt:
+            print("KeyboardInterrupt")
+        gc.collect()
+        print("live", sk.live_objects(), sk.pending_callbacks())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["KeyboardInterrupt", "live 0 0"]
+
+
+def test_restart_still_starts_the_signal_again_at_each_completion(clean):
+    values = sk.Signal.from_iterable([1, 2]).restart().take(5).to_list(timeout=30)
+    assert values == [1, 2, 1, 2, 1]
+    errors = []
+    attempts = sk.Signal.deferred(lambda: sk.Signal.single(len(errors)) if len(errors) >= 2 else
+                                  sk.Signal.fail(ValueError(errors.append(1))))
+    assert attempts.restart_if_error().take(1).to_list(timeout=30) == [2]
+
+
+# --- the default queue of the time operators --------------------------------------
+
+def test_time_operators_without_a_queue_leave_no_live_object():
+    # Before: the package kept a Queue.concurrent() handle for good once a
+    # time operator ran without a queue, so live_objects() never went back
+    # to 0 ("0 when everything is released"). Each use takes its own now.
+    result = run_child("""
+        import gc
+        import signalkit as sk
+        from signalkit import Signal
+        print(Signal.single(1).delay(0.001).to_list(timeout=30))
+        print(Signal.single(1).timeout(30).to_list(timeout=30))
+        print(Signal.single(1).debounce(0.001).throttle(0.001).to_list(timeout=30))
+        print(Signal.timer(0.001).to_list(timeout=30), Signal.interval(0.001).take(2).to_list(timeout=30))
+        failures = []
+        flaky = Signal.deferred(lambda: Signal.single(2) if failures else Signal.fail(ValueError(failures.append(1))))
+        print(flaky.retry(0.001, 0.001).to_list(timeout=30))
+        del flaky
+        gc.collect()
+        print("live", sk.live_objects(), sk.pending_callbacks())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[1]", "[1]", "[1]", "[0] [0, 1]", "[2]", "live 0 0"]

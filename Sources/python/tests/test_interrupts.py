@@ -1,0 +1,151 @@
+"""A KeyboardInterrupt raised by a callback on a library thread (a serial
+queue's, the concurrent pool's, a timer's), where no package call waits to
+raise it again: an exception like any other there (the stream's error,
+on_error, callback_error_hook), and the thread's later deliveries are not
+dropped. Each case runs in a child process: before the fix, the interrupt
+stayed pending on the library thread for good, and every later value
+delivered there was dropped (for the rest of the process)."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+PRELUDE = """
+import threading
+import signalkit as sk
+hooked = []
+hook_called = threading.Event()
+def hook(exc, where):
+    hooked.append((type(exc).__name__, where))
+    hook_called.set()
+sk.callback_error_hook = hook
+def ki(*args):
+    raise KeyboardInterrupt("from a callback")
+def queue_of(kind):
+    return {"serial": lambda: sk.Queue.serial("q"), "concurrent": sk.Queue.concurrent}[kind]()
+"""
+
+
+def run_child(code: str) -> list:
+    result = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)], env=dict(os.environ),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result.stdout.splitlines()
+
+
+@pytest.mark.parametrize("kind", ["serial", "concurrent"])
+def test_an_interrupt_in_a_queue_job_goes_to_the_hook_and_the_queue_goes_on(kind):
+    lines = run_child(f"""
+        queue = queue_of("{kind}")
+        queue.run(ki)
+        print(hook_called.wait(30), hooked)
+        # The pool has several threads: enough deliveries to meet the one
+        # that ran the job (each of them dropped every value before).
+        results = [sk.Signal.from_iterable([1, 2, 3]).deliver_on(queue).to_list(timeout=30) for _ in range(50)]
+        print(all(r == [1, 2, 3] for r in results), [r for r in results if r != [1, 2, 3]][:1])
+    """)
+    assert lines == ["True [('KeyboardInterrupt', 'work')]", "True []"]
+
+
+def test_an_interrupt_in_a_host_queue_job_is_raised_by_drain():
+    # A host queue runs in the caller of drain(): there the interrupt is
+    # the caller's, as for any synchronous emission.
+    lines = run_child("""
+        queue = sk.Queue.host("h")
+        queue.run(ki)
+        try:
+            queue.drain()
+            print("not raised")
+        except KeyboardInterrupt as exc:
+            print("raised", exc)
+        seen = []
+        sk.Signal.from_iterable([1, 2]).deliver_on(queue).subscribe(seen.append)
+        queue.drain()
+        print(seen, hooked)
+    """)
+    assert lines == ["raised from a callback", "[1, 2] []"]
+
+
+@pytest.mark.parametrize("kind", ["serial", "concurrent"])
+def test_an_interrupt_in_on_next_on_a_queue_ends_that_subscription_through_on_error(kind):
+    lines = run_child(f"""
+        queue = queue_of("{kind}")
+        seen, errors, ended = [], [], threading.Event()
+        def on_next(value):
+            seen.append(value)
+            ki()
+        def on_error(exc):
+            errors.append(type(exc).__name__)
+            ended.set()
+        sk.Signal.from_iterable([1, 2, 3]).deliver_on(queue).subscribe(on_next, on_error)
+        print(ended.wait(30), seen, errors)
+        results = [sk.Signal.from_iterable([1, 2, 3]).deliver_on(queue).to_list(timeout=30) for _ in range(50)]
+        print(all(r == [1, 2, 3] for r in results), hooked)
+    """)
+    assert lines == ["True [1] ['KeyboardInterrupt']", "True []"]
+
+
+def test_an_interrupt_in_a_map_function_on_a_timer_fails_the_stream():
+    # A timer fires on the concurrent pool by default: the map function
+    # raises there, the stream fails with the interrupt (on_error), and the
+    # pool's later timers and deliveries arrive.
+    lines = run_child("""
+        errors, ended = [], threading.Event()
+        sk.Signal.timer(0.001).map(ki).subscribe(None, lambda exc: (errors.append(type(exc).__name__), ended.set()))
+        print(ended.wait(30), errors)
+        timers = [sk.Signal.timer(0.0001).to_list(timeout=30) for _ in range(20)]
+        lists = [sk.Signal.from_iterable([1, 2, 3]).deliver_on(sk.Queue.concurrent()).to_list(timeout=30)
+                 for _ in range(50)]
+        print(all(t == [0] for t in timers), all(r == [1, 2, 3] for r in lists), hooked)
+    """)
+    assert lines == ["True ['KeyboardInterrupt']", "True True []"]
+
+
+@pytest.mark.parametrize("kind", ["serial", "concurrent"])
+def test_an_interrupt_in_a_side_effect_on_a_queue_goes_to_the_hook_and_the_values_go_on(kind):
+    # run_on: the whole emission runs on the queue's thread; the side
+    # effect's exception goes to callback_error_hook, as any other would,
+    # and the stream goes on (before, every value was dropped: []).
+    lines = run_child(f"""
+        queue = queue_of("{kind}")
+        def effect(value):
+            if value == 1:
+                ki()
+        print(sk.Signal.from_iterable([1, 2, 3]).before_next(effect).run_on(queue).to_list(timeout=30), hooked)
+    """)
+    assert lines == ["[1, 2, 3] [('KeyboardInterrupt', 'side effect')]"]
+
+
+def test_an_interrupt_left_pending_at_the_end_of_a_library_callback_is_reported_and_cleared():
+    # A package call nested in a library thread's callback may defer an
+    # interrupt to its caller and not raise it (a handle's release does
+    # not): at the end of the library's callback it goes to the hook
+    # (where "interrupt") and the thread's state is cleared.
+    lines = run_child("""
+        from signalkit import _core
+        queue = sk.Queue.serial("q")
+        queue.run(lambda: _core._interrupts.defer(KeyboardInterrupt("left"), caller=True))
+        print(hook_called.wait(30), hooked)
+        print(sk.Signal.from_iterable([1, 2, 3]).deliver_on(queue).to_list(timeout=30))
+    """)
+    assert lines == ["True [('KeyboardInterrupt', 'interrupt')]", "[1, 2, 3]"]
+
+
+def test_an_interrupt_in_a_create_function_reaches_the_caller_of_subscribe():
+    # On the caller's thread: the stream fails with it (on_error) and
+    # subscribe raises it. Before, the put of that error raised the pending
+    # interrupt inside the package's callback, where it was lost ("Exception
+    # ignored" on stderr, subscribe returned).
+    lines = run_child("""
+        errors = []
+        try:
+            sk.Signal.create(ki).subscribe(None, lambda exc: errors.append(type(exc).__name__))
+            print("not raised")
+        except KeyboardInterrupt as exc:
+            print("raised", exc)
+        print(errors, hooked)
+    """)
+    assert lines == ["raised from a callback", "['KeyboardInterrupt'] []"]
