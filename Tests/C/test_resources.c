@@ -137,7 +137,15 @@ Test(resources, first_timer_without_descriptors_is_a_resource_error, .timeout = 
     sk_disposable *d = recorder_start(&r, debounced);
     pipe_put_int(pipe, 7);
     cr_assert(recorder_wait_nexts(&r, 1), "sk_signal_debounce: nothing delivered");
-    recorder_finish(&r, d);
+    /* The value arrived on the queue's thread, whose callback may still be
+     * returning when the wait above ends: the observer's release runs once
+     * it has (the subscription lets go of its callbacks after the last one
+     * returned), so it is waited for, not expected at once. */
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    cr_assert(recorder_wait_release(&r), "sk_signal_debounce: the observer was never released");
+    cr_assert_eq(recorder_releases(&r), 1, "the observer's release ran %d times", recorder_releases(&r));
+    recorder_destroy(&r);
     sk_signal_release(debounced);
     sk_signal_release(source);
     sk_pipe_release(pipe);
