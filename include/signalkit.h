@@ -1112,10 +1112,14 @@ int sk_disposable_dict(sk_disposable **out);
 /**
  * @brief Puts a disposable under a key, disposing what the key held.
  *
+ * Keys are compared byte for byte, up to their NUL: they need not be UTF-8,
+ * and no normalization is applied ("e\xcc\x81" and "\xc3\xa9", the same
+ * text in Unicode, are two keys; so are "\xff" and "\xfe").
+ *
  * If `dict` is disposed, disposes `disposable` at once.
  *
  * @param dict        Borrowed.
- * @param key         Borrowed (copied), NUL-terminated.
+ * @param key         Borrowed (copied), NUL-terminated; any bytes.
  * @param disposable  Borrowed (retained by `dict`); may be NULL.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `dict` or `key` is NULL;
  *         SK_ERR_WRONG_KIND if `dict` is not a dictionary.
