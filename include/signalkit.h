@@ -2064,11 +2064,14 @@ int sk_signal_delay(sk_signal **out, sk_signal *signal, double seconds, sk_queue
  * @brief `signal`, or `alternate` if `signal` delivers nothing within
  *        `seconds`.
  *
- * Starts `signal` at once and a timer of `seconds` on `queue`. If `signal`
- * delivers its first event (value, error or completion) first, it passes
- * through untouched; otherwise, when the timer fires, `signal` is disposed
- * and `alternate` is started on `queue` and passes through instead. Exactly
- * one of them wins.
+ * Starts `signal` at once, then, when its start returns, a timer of
+ * `seconds` on `queue` (no timer if `signal` delivered an event during its
+ * start). If `signal` delivers its first event (value, error or completion)
+ * first, it passes through untouched; otherwise, when the timer fires,
+ * `signal` is disposed and `alternate` is started on `queue` and passes
+ * through instead. Exactly one of them wins. On a virtual-time queue, where
+ * work due at the same time runs in the order it was scheduled, an event of
+ * `signal` due when the timer is wins.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
