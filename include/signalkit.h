@@ -1228,8 +1228,21 @@ int sk_promise_create(sk_promise **out);
  * Disposes the previous source and forgets its latest value. The source is
  * started on the calling thread; an error from it ends it like a completion.
  *
+ * The promise holds its subscription to `signal` until the next
+ * sk_promise_set() or until the promise is freed. A `signal` that holds the
+ * promise (its own signal from sk_promise_get(), or a signal built over that
+ * one, such as its sk_signal_map()) makes a cycle: the subscription keeps the
+ * promise alive (see sk_promise_get()), and the promise keeps the
+ * subscription, so neither is ever freed, even after every handle is
+ * released. Break it before releasing the promise by setting another source
+ * (sk_signal_complete(), say). sk_live_objects() does not show such a cycle:
+ * it counts handles, not the promise behind them (a released promise handle
+ * is uncounted at once), and it reads 0 here if the cycle holds no heap value
+ * or C callback.
+ *
  * @param promise  Borrowed.
- * @param signal   Borrowed (the promise keeps what it needs).
+ * @param signal   Borrowed (the promise keeps what it needs: a subscription
+ *                 to it).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
  *         subject (see @ref subjects).
  * @par Thread safety
@@ -1240,11 +1253,15 @@ int sk_promise_set(sk_promise *promise, sk_signal *signal);
 /**
  * @brief The promise's signal: the latest value, if any, then every new one.
  *
- * Its subscriptions keep the promise alive until they are disposed.
+ * The signal keeps the promise alive as long as it lives, and its
+ * subscriptions until they are disposed, even when every promise handle has
+ * been released (unlike a pipe's signal, see sk_pipe_signal()): the promise,
+ * which can then no longer be set, goes on following its source. A promise
+ * whose source holds this signal is never freed (see sk_promise_set()).
  *
  * @param[out] out  Receives the signal (+1): release it with
  *                  sk_signal_release(); NULL on error.
- * @param promise   Borrowed.
+ * @param promise   Borrowed; kept alive by the signal.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
  *         subject (see @ref subjects).
  * @par Thread safety
@@ -1270,6 +1287,10 @@ void sk_promise_release(sk_promise *promise);
 
 /**
  * @brief Creates a value promise: it holds a value set directly.
+ *
+ * The value promise lives as long as a handle to it, its signal
+ * (sk_value_promise_get()) or a subscription to that signal does.
+ *
  * @param[out] out        Receives the new value promise (+1): release it with
  *                        sk_value_promise_release(); NULL on error.
  * @param initial         Borrowed (copied); may be NULL for "no value yet".
@@ -1295,9 +1316,19 @@ int sk_value_promise_set(sk_value_promise *promise, const sk_value *value);
 /**
  * @brief The value promise's signal: the current value, if any, then every
  *        new one.
+ *
+ * The signal keeps the value promise alive as long as it lives, and its
+ * subscriptions until they are disposed, even when every value promise handle
+ * has been released (unlike a pipe's signal, see sk_pipe_signal()): it then
+ * replays the last value set, and no new one can come. So a value promise
+ * holding, as its value, this signal (sk_value_set_signal()) or a signal built
+ * over it is a cycle that is never freed, even after every handle is
+ * released (sk_live_objects() counts the signal value it holds). Set another
+ * value before releasing the value promise to break the cycle.
+ *
  * @param[out] out  Receives the signal (+1): release it with
  *                  sk_signal_release(); NULL on error.
- * @param promise   Borrowed.
+ * @param promise   Borrowed; kept alive by the signal.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
  *         subject (see @ref subjects).
  * @par Thread safety
@@ -2245,10 +2276,16 @@ int sk_set_handle_checking(bool enabled);
 bool sk_handle_checking(void);
 
 /**
- * @brief The number of library objects currently alive (handles and heap
- *        values).
+ * @brief The number of library objects currently alive (handles, heap
+ *        values, and the C callbacks the library holds).
  *
  * 0 once everything created has been released and every subscription ended.
+ * It counts what the C layer hands out or holds for C, not the objects
+ * behind the handles: a handle is uncounted when its last reference is
+ * released, even if the object it stood for lives on (a promise kept alive by
+ * its signal, see sk_promise_get()). So a cycle of such objects that holds no
+ * heap value or C callback (a promise whose source is its own signal, see
+ * sk_promise_set()) is not seen: 0 does not prove that nothing leaked.
  *
  * @return The count (>= 0).
  * @par Thread safety
