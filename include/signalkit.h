@@ -916,7 +916,8 @@ void sk_signal_release(sk_signal *signal);
  *
  * Values are borrowed and copied as needed. After a terminal event, or after
  * the subscription was disposed, the put functions do nothing and return
- * SK_OK.
+ * SK_OK; their arguments are checked all the same (a malformed value is
+ * SK_ERR_INVALID_ARGUMENT then too).
  * @{
  */
 
@@ -925,7 +926,12 @@ void sk_signal_release(sk_signal *signal);
  * @param subscriber  Borrowed.
  * @param value       Borrowed; copied as needed.
  * @return SK_OK (also after a terminal event or disposal: then nothing
- *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `value` is NULL.
+ *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `value` is NULL;
+ *         SK_ERR_WRONG_KIND if `subscriber` is a handle of another type;
+ *         SK_ERR_INVALID_ARGUMENT for a malformed `value` (an unknown kind,
+ *         a heap kind with a NULL object or an object of another kind);
+ *         with handle checking on, SK_ERR_RELEASED if `subscriber` or
+ *         `value`'s object was released. Nothing is emitted on error.
  * @par Thread safety
  *   Any thread. The observer's next callback runs on the calling thread.
  */
@@ -935,7 +941,13 @@ int sk_subscriber_put_next(sk_subscriber *subscriber, const sk_value *value);
  * @param subscriber  Borrowed.
  * @param error       Borrowed; copied as needed.
  * @return SK_OK (also after a terminal event or disposal: then nothing
- *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `error` is NULL.
+ *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `error` is NULL;
+ *         SK_ERR_WRONG_KIND if `subscriber` is a handle of another type;
+ *         SK_ERR_INVALID_ARGUMENT for a malformed `error` (an unknown kind,
+ *         a heap kind with a NULL object or an object of another kind);
+ *         with handle checking on, SK_ERR_RELEASED if `subscriber` or
+ *         `error`'s object was released. Nothing is emitted on error: the
+ *         subscription does not end.
  * @par Thread safety
  *   Any thread. The observer's error callback runs on the calling thread.
  */
@@ -944,7 +956,10 @@ int sk_subscriber_put_error(sk_subscriber *subscriber, const sk_value *error);
  * @brief Ends a subscription with a completion.
  * @param subscriber  Borrowed.
  * @return SK_OK (also after a terminal event or disposal: then nothing
- *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` is NULL.
+ *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` is NULL;
+ *         SK_ERR_WRONG_KIND if it is a handle of another type; with handle
+ *         checking on, SK_ERR_RELEASED if it was released. The subscription
+ *         does not end on error.
  * @par Thread safety
  *   Any thread. The observer's completed callback runs on the calling thread.
  */
@@ -954,7 +969,9 @@ int sk_subscriber_put_completion(sk_subscriber *subscriber);
  * @brief Adds a reference to a subscriber (to emit after the generator has
  *        returned).
  * @param subscriber  Borrowed; gains one reference. NULL is a no-op.
- * @return `subscriber`.
+ * @return `subscriber`; NULL, with nothing retained and the last error
+ *         message set, for a handle of another type or, with handle checking
+ *         on, a released one.
  * @par Thread safety
  *   Any thread.
  */
