@@ -922,7 +922,8 @@ void sk_signal_release(sk_signal *signal);
  *
  * Values are borrowed and copied as needed. After a terminal event, or after
  * the subscription was disposed, the put functions do nothing and return
- * SK_OK.
+ * SK_OK; their arguments are checked all the same (a malformed value is
+ * SK_ERR_INVALID_ARGUMENT then too).
  * @{
  */
 
@@ -931,7 +932,12 @@ void sk_signal_release(sk_signal *signal);
  * @param subscriber  Borrowed.
  * @param value       Borrowed; copied as needed.
  * @return SK_OK (also after a terminal event or disposal: then nothing
- *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `value` is NULL.
+ *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `value` is NULL;
+ *         SK_ERR_WRONG_KIND if `subscriber` is a handle of another type;
+ *         SK_ERR_INVALID_ARGUMENT for a malformed `value` (an unknown kind,
+ *         a heap kind with a NULL object or an object of another kind);
+ *         with handle checking on, SK_ERR_RELEASED if `subscriber` or
+ *         `value`'s object was released. Nothing is emitted on error.
  * @par Thread safety
  *   Any thread. The observer's next callback runs on the calling thread.
  */
@@ -941,7 +947,13 @@ int sk_subscriber_put_next(sk_subscriber *subscriber, const sk_value *value);
  * @param subscriber  Borrowed.
  * @param error       Borrowed; copied as needed.
  * @return SK_OK (also after a terminal event or disposal: then nothing
- *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `error` is NULL.
+ *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` or `error` is NULL;
+ *         SK_ERR_WRONG_KIND if `subscriber` is a handle of another type;
+ *         SK_ERR_INVALID_ARGUMENT for a malformed `error` (an unknown kind,
+ *         a heap kind with a NULL object or an object of another kind);
+ *         with handle checking on, SK_ERR_RELEASED if `subscriber` or
+ *         `error`'s object was released. Nothing is emitted on error: the
+ *         subscription does not end.
  * @par Thread safety
  *   Any thread. The observer's error callback runs on the calling thread.
  */
@@ -950,7 +962,10 @@ int sk_subscriber_put_error(sk_subscriber *subscriber, const sk_value *error);
  * @brief Ends a subscription with a completion.
  * @param subscriber  Borrowed.
  * @return SK_OK (also after a terminal event or disposal: then nothing
- *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` is NULL.
+ *         happens); SK_ERR_NULL_ARGUMENT if `subscriber` is NULL;
+ *         SK_ERR_WRONG_KIND if it is a handle of another type; with handle
+ *         checking on, SK_ERR_RELEASED if it was released. The subscription
+ *         does not end on error.
  * @par Thread safety
  *   Any thread. The observer's completed callback runs on the calling thread.
  */
@@ -960,7 +975,9 @@ int sk_subscriber_put_completion(sk_subscriber *subscriber);
  * @brief Adds a reference to a subscriber (to emit after the generator has
  *        returned).
  * @param subscriber  Borrowed; gains one reference. NULL is a no-op.
- * @return `subscriber`.
+ * @return `subscriber`; NULL, with nothing retained and the last error
+ *         message set, for a handle of another type or, with handle checking
+ *         on, a released one.
  * @par Thread safety
  *   Any thread.
  */
@@ -1118,10 +1135,14 @@ int sk_disposable_dict(sk_disposable **out);
 /**
  * @brief Puts a disposable under a key, disposing what the key held.
  *
+ * Keys are compared byte for byte, up to their NUL: they need not be UTF-8,
+ * and no normalization is applied ("e\xcc\x81" and "\xc3\xa9", the same
+ * text in Unicode, are two keys; so are "\xff" and "\xfe").
+ *
  * If `dict` is disposed, disposes `disposable` at once.
  *
  * @param dict        Borrowed.
- * @param key         Borrowed (copied), NUL-terminated.
+ * @param key         Borrowed (copied), NUL-terminated; any bytes.
  * @param disposable  Borrowed (retained by `dict`); may be NULL.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `dict` or `key` is NULL;
  *         SK_ERR_WRONG_KIND if `dict` is not a dictionary.
@@ -1230,8 +1251,21 @@ int sk_promise_create(sk_promise **out);
  * Disposes the previous source and forgets its latest value. The source is
  * started on the calling thread; an error from it ends it like a completion.
  *
+ * The promise holds its subscription to `signal` until the next
+ * sk_promise_set() or until the promise is freed. A `signal` that holds the
+ * promise (its own signal from sk_promise_get(), or a signal built over that
+ * one, such as its sk_signal_map()) makes a cycle: the subscription keeps the
+ * promise alive (see sk_promise_get()), and the promise keeps the
+ * subscription, so neither is ever freed, even after every handle is
+ * released. Break it before releasing the promise by setting another source
+ * (sk_signal_complete(), say). sk_live_objects() does not show such a cycle:
+ * it counts handles, not the promise behind them (a released promise handle
+ * is uncounted at once), and it reads 0 here if the cycle holds no heap value
+ * or C callback.
+ *
  * @param promise  Borrowed.
- * @param signal   Borrowed (the promise keeps what it needs).
+ * @param signal   Borrowed (the promise keeps what it needs: a subscription
+ *                 to it).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
  *         subject (see @ref subjects).
  * @par Thread safety
@@ -1242,11 +1276,15 @@ int sk_promise_set(sk_promise *promise, sk_signal *signal);
 /**
  * @brief The promise's signal: the latest value, if any, then every new one.
  *
- * Its subscriptions keep the promise alive until they are disposed.
+ * The signal keeps the promise alive as long as it lives, and its
+ * subscriptions until they are disposed, even when every promise handle has
+ * been released (unlike a pipe's signal, see sk_pipe_signal()): the promise,
+ * which can then no longer be set, goes on following its source. A promise
+ * whose source holds this signal is never freed (see sk_promise_set()).
  *
  * @param[out] out  Receives the signal (+1): release it with
  *                  sk_signal_release(); NULL on error.
- * @param promise   Borrowed.
+ * @param promise   Borrowed; kept alive by the signal.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
  *         subject (see @ref subjects).
  * @par Thread safety
@@ -1272,6 +1310,10 @@ void sk_promise_release(sk_promise *promise);
 
 /**
  * @brief Creates a value promise: it holds a value set directly.
+ *
+ * The value promise lives as long as a handle to it, its signal
+ * (sk_value_promise_get()) or a subscription to that signal does.
+ *
  * @param[out] out        Receives the new value promise (+1): release it with
  *                        sk_value_promise_release(); NULL on error.
  * @param initial         Borrowed (copied); may be NULL for "no value yet".
@@ -1297,9 +1339,19 @@ int sk_value_promise_set(sk_value_promise *promise, const sk_value *value);
 /**
  * @brief The value promise's signal: the current value, if any, then every
  *        new one.
+ *
+ * The signal keeps the value promise alive as long as it lives, and its
+ * subscriptions until they are disposed, even when every value promise handle
+ * has been released (unlike a pipe's signal, see sk_pipe_signal()): it then
+ * replays the last value set, and no new one can come. So a value promise
+ * holding, as its value, this signal (sk_value_set_signal()) or a signal built
+ * over it is a cycle that is never freed, even after every handle is
+ * released (sk_live_objects() counts the signal value it holds). Set another
+ * value before releasing the value promise to break the cycle.
+ *
  * @param[out] out  Receives the signal (+1): release it with
  *                  sk_signal_release(); NULL on error.
- * @param promise   Borrowed.
+ * @param promise   Borrowed; kept alive by the signal.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
  *         subject (see @ref subjects).
  * @par Thread safety
@@ -2115,11 +2167,14 @@ int sk_signal_delay(sk_signal **out, sk_signal *signal, double seconds, sk_queue
  * @brief `signal`, or `alternate` if `signal` delivers nothing within
  *        `seconds`.
  *
- * Starts `signal` at once and a timer of `seconds` on `queue`. If `signal`
- * delivers its first event (value, error or completion) first, it passes
- * through untouched; otherwise, when the timer fires, `signal` is disposed
- * and `alternate` is started on `queue` and passes through instead. Exactly
- * one of them wins.
+ * Starts `signal` at once, then, when its start returns, a timer of
+ * `seconds` on `queue` (no timer if `signal` delivered an event during its
+ * start). If `signal` delivers its first event (value, error or completion)
+ * first, it passes through untouched; otherwise, when the timer fires,
+ * `signal` is disposed and `alternate` is started on `queue` and passes
+ * through instead. Exactly one of them wins. On a virtual-time queue, where
+ * work due at the same time runs in the order it was scheduled, an event of
+ * `signal` due when the timer is wins.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
@@ -2293,10 +2348,16 @@ int sk_set_handle_checking(bool enabled);
 bool sk_handle_checking(void);
 
 /**
- * @brief The number of library objects currently alive (handles and heap
- *        values).
+ * @brief The number of library objects currently alive (handles, heap
+ *        values, and the C callbacks the library holds).
  *
  * 0 once everything created has been released and every subscription ended.
+ * It counts what the C layer hands out or holds for C, not the objects
+ * behind the handles: a handle is uncounted when its last reference is
+ * released, even if the object it stood for lives on (a promise kept alive by
+ * its signal, see sk_promise_get()). So a cycle of such objects that holds no
+ * heap value or C callback (a promise whose source is its own signal, see
+ * sk_promise_set()) is not seen: 0 does not prove that nothing leaked.
  *
  * @return The count (>= 0).
  * @par Thread safety

@@ -551,6 +551,8 @@ public:
     void meta_set(const disposable &d) const { detail::check(sk_disposable_meta_set(p_, d.get())); }
     void add(const disposable &d) const { detail::check(sk_disposable_set_add(p_, d.get())); }
     void remove(const disposable &d) const { detail::check(sk_disposable_set_remove(p_, d.get())); }
+    /* Keys are compared byte for byte (sk_disposable_dict_set), up to the
+     * first NUL of `key`: "a" and std::string("a\0b", 3) are one key. */
     void dict_set(const std::string &key, const disposable &d) const {
         detail::check(sk_disposable_dict_set(p_, key.c_str(), d.get()));
     }

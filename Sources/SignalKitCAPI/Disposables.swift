@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import SignalKitHeader
 import SwiftSignalKit
 
@@ -275,9 +280,24 @@ public func sk_disposable_set_remove(_ set: OpaquePointer?, _ disposable: Opaque
     return SKOK
 }
 
+/// A key of an `sk_disposable_dict`: the bytes of the C string, without its
+/// NUL, compared byte for byte.
+///
+/// Not a `String`: Swift compares strings by Unicode canonical equivalence
+/// ("e\u{301}" equals "\u{e9}") and `String(cString:)` repairs invalid UTF-8
+/// to U+FFFD, so keys that differ in their bytes would be one entry.
+struct SKDictKey: Hashable {
+    let bytes: [UInt8]
+
+    /// Copies the bytes of `cString` up to its NUL.
+    init(cString: UnsafePointer<CChar>) {
+        self.bytes = Array(UnsafeRawBufferPointer(start: cString, count: strlen(cString)))
+    }
+}
+
 @c @implementation
 public func sk_disposable_dict(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    return outputDisposable(out) { SKDisposable(DisposableDict<String>(), kind: .dict) }
+    return outputDisposable(out) { SKDisposable(DisposableDict<SKDictKey>(), kind: .dict) }
 }
 
 @c @implementation
@@ -294,6 +314,6 @@ public func sk_disposable_dict_set(_ dict: OpaquePointer?, _ key: UnsafePointer<
         return itemStatus
     }
     // Invariant: `borrowContainer` checked the container's kind.
-    (container.disposable as! DisposableDict<String>).set(item?.disposable, forKey: String(cString: key))
+    (container.disposable as! DisposableDict<SKDictKey>).set(item?.disposable, forKey: SKDictKey(cString: key))
     return SKOK
 }

@@ -1,5 +1,6 @@
 /* test_disposables.c - action, meta, set and dict disposables. */
 #include <semaphore.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -614,6 +615,43 @@ Test(disposables, dict_per_key, .timeout = SK_TEST_TIMEOUT) {
     sk_disposable_release(b);
     sk_disposable_release(dict);
     probes_finish(&t);
+}
+
+/* Keys are compared byte for byte: two keys that differ in a byte are two
+ * entries, even when they are the same text once read as Unicode (canonically
+ * equivalent UTF-8) or are not UTF-8 at all (invalid bytes that a decoder
+ * would both repair to U+FFFD). Setting the second key must not dispose what
+ * the first holds; setting the first again must. */
+Test(disposables, dict_keys_compared_byte_for_byte, .timeout = SK_TEST_TIMEOUT) {
+    static const char *const pairs[][2] = {
+        { "e\xcc\x81", "\xc3\xa9" }, /* e + combining acute; precomposed e-acute */
+        { "\xff", "\xfe" },          /* bytes that are never UTF-8 */
+        { "\xc3", "\xe9" },          /* a truncated sequence; a Latin-1 byte */
+        { "a\xff", "a\x80" },        /* a valid prefix, then a bad byte */
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        probes t;
+        probes_init(&t);
+        sk_disposable *dict = new_dict();
+        SK_OK_OR_FAIL(sk_disposable_dict_set(dict, pairs[i][0], t.item[0]));
+        SK_OK_OR_FAIL(sk_disposable_dict_set(dict, pairs[i][1], t.item[1]));
+        char what[96];
+        snprintf(what, sizeof what, "pair %zu: the first key's entry after setting the second key", i);
+        char_log_expect(&t.log[0], "", what);
+        SK_OK_OR_FAIL(sk_disposable_dict_set(dict, pairs[i][0], t.item[2]));
+        snprintf(what, sizeof what, "pair %zu: the same bytes again replace the first entry", i);
+        char_log_expect(&t.log[0], "ar", what);
+        snprintf(what, sizeof what, "pair %zu: the second key's entry untouched", i);
+        char_log_expect(&t.log[1], "", what);
+        sk_disposable_dispose(dict);
+        char_log_expect(&t.log[1], "ar", "dict disposed: the second key's entry");
+        char_log_expect(&t.log[2], "ar", "dict disposed: the first key's new entry");
+        for (size_t j = 0; j < 3; j++) {
+            sk_disposable_release(t.item[j]);
+        }
+        sk_disposable_release(dict);
+        probes_finish(&t);
+    }
 }
 
 /* ------------------------------------------------------------------------ */

@@ -427,6 +427,36 @@ Test(virtual_time, timeout_switches_to_the_alternate_when_the_upstream_is_silent
     expect_no_live_objects(1, queue);
 }
 
+/* The upstream starts before the timer is armed, so an upstream event at the
+ * timeout's frame was scheduled first and, ties running in the order they
+ * were scheduled, wins: at frame 4 with a timeout of 4 frames, and at frame 0
+ * with a timeout of 0. */
+static void expect_upstream_wins_the_tie(const char *diagram, int timeout_frames, const char *expected) {
+    sk_queue *queue = virtual_queue();
+    sk_test_subscriptions *alternate_log = NULL;
+    sk_signal *source = cold(queue, diagram);
+    sk_signal *alternate = cold_logged(queue, "x|", &alternate_log);
+    sk_signal *guarded = NULL;
+    SK_OK_OR_FAIL(sk_signal_timeout(&guarded, source, frames(timeout_frames), queue, alternate));
+    sk_test_recorder *recorder = record(guarded, queue);
+    run(queue);
+    expect_marbles(recorder, expected);
+    expect_subscriptions(alternate_log, "");
+    sk_test_recorder_release(recorder);
+    sk_signal_release(guarded);
+    sk_signal_release(alternate);
+    sk_signal_release(source);
+    expect_no_live_objects(1, queue);
+}
+
+Test(virtual_time, timeout_an_upstream_event_at_the_timeouts_frame_wins, .timeout = SK_TEST_TIMEOUT) {
+    expect_upstream_wins_the_tie("----a|", 4, "----a|");
+}
+
+Test(virtual_time, timeout_an_upstream_event_at_frame_zero_beats_a_timeout_of_zero, .timeout = SK_TEST_TIMEOUT) {
+    expect_upstream_wins_the_tie("(a|)", 0, "(a|)");
+}
+
 /* The n-th retry waits n * 2 frames: subscriptions at 0, 4 and 10, each
  * failing 2 frames in; disposed at 14, before the retry due at 18. */
 Test(virtual_time, retry_with_a_growing_delay, .timeout = SK_TEST_TIMEOUT) {

@@ -126,6 +126,49 @@ final class OperatorMarbleTests: XCTestCase {
         XCTAssertEqual(alternate.subscriptions, [SubscriptionLog(subscribed: 3, disposed: 6)])
     }
 
+    /// The upstream is started before the timer is armed (as in the
+    /// original), so on the virtual clock, where work at the same frame runs
+    /// in the order it was scheduled, an upstream event at the timeout's
+    /// frame comes first and wins.
+    func testTimeoutAnUpstreamEventAtTheTimeoutsFrameWins() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.cold("----a|", error: Boom())
+        let alternate = try scheduler.cold("x|", error: Boom())
+        let recorder = scheduler.record(source.signal |> timeout(scheduler.seconds(4), queue: scheduler.queue, alternate: alternate.signal))
+        try scheduler.run()
+        self.assertMarbles(recorder, "----a|")
+        XCTAssertEqual(alternate.subscriptions, [])
+    }
+
+    /// The same at frame 0: the upstream's first event, due at the start,
+    /// was scheduled before the timer of 0 seconds, and wins.
+    func testTimeoutAnUpstreamEventAtFrameZeroBeatsATimeoutOfZero() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.cold("(a|)", error: Boom())
+        let alternate = try scheduler.cold("x|", error: Boom())
+        let recorder = scheduler.record(source.signal |> timeout(0, queue: scheduler.queue, alternate: alternate.signal))
+        try scheduler.run()
+        self.assertMarbles(recorder, "(a|)")
+        XCTAssertEqual(alternate.subscriptions, [])
+    }
+
+    /// An upstream that decides the race while it starts (synchronously)
+    /// wins, and no timer is armed at all: nothing is left on the clock.
+    func testTimeoutAnUpstreamAnsweringWhileItStartsArmsNoTimer() throws {
+        let scheduler = TestScheduler()
+        let source = Signal<Character, Boom> { subscriber in
+            subscriber.putNext("a")
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        let alternate = try scheduler.cold("x|", error: Boom())
+        let recorder = scheduler.record(source |> timeout(0, queue: scheduler.queue, alternate: alternate.signal))
+        XCTAssertEqual(scheduler.queue.pendingVirtualWork, 0)
+        try scheduler.run()
+        self.assertMarbles(recorder, "(a|)")
+        XCTAssertEqual(alternate.subscriptions, [])
+    }
+
     // MARK: retry with a delay
 
     /// The n-th retry waits n * 2 frames (up to 10): subscriptions at 0, 4

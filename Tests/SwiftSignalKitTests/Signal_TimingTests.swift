@@ -1,5 +1,6 @@
 import XCTest
 import Dispatch
+import Synchronization
 import SwiftSignalKit
 import SwiftSignalKitTestSupport
 
@@ -251,6 +252,64 @@ final class Signal_TimingTests: XCTestCase {
 
     /// A race between a real timer and events from another thread, which
     /// virtual time cannot produce: stays on the real clock.
+    /// The timer is armed after the upstream's start returns. An upstream
+    /// that wins on another thread just then (here: a spinning thread that
+    /// the start releases, then returns after a delay that grows with the
+    /// round) may invalidate the timer before it is started; the timer must
+    /// not stay armed then (a start after an invalidate arms a `Timer`
+    /// again), and the alternate must never start. The virtual clock shows
+    /// an armed timer as pending work, and never moves, so only a timer
+    /// left armed could fire. A stress test: without the check after the
+    /// timer's start it fails in some runs, not in all (the window is a
+    /// few hundred nanoseconds).
+    func testTimeoutUpstreamWinningOnAnotherThreadWhileTheTimerIsArmedLeavesNoTimer() {
+        let queue = Queue.virtualTime()
+        let alternateStarts = Counter()
+        let alternate = Signal<Int, NoError> { subscriber in
+            alternateStarts.increment()
+            subscriber.putCompletion()
+            return EmptyDisposable
+        }
+        for round in 0 ..< 2000 {
+            let spinning = DispatchSemaphore(value: 0)
+            let go = Synchronization.Atomic<Bool>(false)
+            let done = DispatchSemaphore(value: 0)
+            let upstream = Signal<Int, NoError> { subscriber in
+                DispatchQueue.global().async {
+                    spinning.signal()
+                    while !go.load(ordering: .acquiring) {
+                    }
+                    // A value and no completion: a completion ends the
+                    // subscription, and that would invalidate the timer.
+                    subscriber.putNext(1)
+                    done.signal()
+                }
+                XCTAssertEqual(spinning.wait(timeout: .now() + 10), .success)
+                go.store(true, ordering: .releasing)
+                // A delay growing with the round, so that the rounds sweep
+                // the moments around the timer's start.
+                var spins = (round % 1000) * 8
+                while spins > 0 {
+                    spins = go.load(ordering: .acquiring) ? spins - 1 : 0
+                }
+                return EmptyDisposable
+            }
+            let values = Atomic<[Int]>(value: [])
+            let disposable = (upstream |> timeout(1, queue: queue, alternate: alternate)).start(next: { value in
+                _ = values.modify { $0 + [value] }
+            })
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(values.with { $0 }, [1])
+            guard queue.pendingVirtualWork == 0 else {
+                XCTFail("round \(round): a timer is still armed after the upstream won")
+                disposable.dispose()
+                break
+            }
+            disposable.dispose()
+        }
+        XCTAssertEqual(alternateStarts.count, 0)
+    }
+
     func testTimeoutRaceHasExactlyOneWinner() {
         let queue = Queue(name: "timeout.race")
         let subscriptions = 300

@@ -89,14 +89,17 @@ public func suspendAwareDelay<T, E>(_ timeout: Double, granularity: Double = 4.0
 
 /// Falls back to `alternate` when the upstream is too slow to start talking.
 ///
-/// The upstream is started at once, and a one-shot `Timer` of `timeout`
-/// seconds on `queue`. If the upstream produces its first event (a value, an
-/// error or the completion) before the timer fires, the timer is invalidated
-/// and the upstream passes through untouched. Otherwise, when the timer fires,
-/// the upstream is disposed (anything it emits afterwards is dropped) and
-/// `alternate` is started, on `queue`, and passes through instead. Exactly one
-/// of the two wins, even when the first event and the timer race on different
-/// threads.
+/// The upstream is started at once, then, when its start returns, a one-shot
+/// `Timer` of `timeout` seconds on `queue` (as in the original: on a
+/// virtual-time queue, where work due at the same time runs in the order it
+/// was scheduled, an upstream event due when the timer is wins). If the
+/// upstream produces its first event (a value, an error or the completion)
+/// before the timer fires, the timer is invalidated (or, when that event came
+/// during the upstream's start, never armed) and the upstream passes through
+/// untouched. Otherwise, when the timer fires, the upstream is disposed
+/// (anything it emits afterwards is dropped) and `alternate` is started, on
+/// `queue`, and passes through instead. Exactly one of the two wins, even
+/// when the first event and the timer race on different threads.
 public func timeout<T, E>(_ timeout: Double, queue: Queue, alternate: Signal<T, E>) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
@@ -109,23 +112,31 @@ public func timeout<T, E>(_ timeout: Double, queue: Queue, alternate: Signal<T, 
                     alternateDisposable.set(startPassingThrough(alternate, to: subscriber))
                 }
             }, queue: queue)
-            // Started before the upstream, so that an upstream answering
-            // synchronously can invalidate it.
-            timer.start()
-            if race.state.load(ordering: .acquiring) != TimeoutRace.timedOut {
-                upstreamDisposable.set(signal.start(downstream: subscriber, next: { next in
-                    if race.upstreamWins(invalidating: timer) {
-                        subscriber.putNext(next)
-                    }
-                }, error: { error in
-                    if race.upstreamWins(invalidating: timer) {
-                        subscriber.putError(error)
-                    }
-                }, completed: {
-                    if race.upstreamWins(invalidating: timer) {
-                        subscriber.putCompletion()
-                    }
-                }))
+            upstreamDisposable.set(signal.start(downstream: subscriber, next: { next in
+                if race.upstreamWins(invalidating: timer) {
+                    subscriber.putNext(next)
+                }
+            }, error: { error in
+                if race.upstreamWins(invalidating: timer) {
+                    subscriber.putError(error)
+                }
+            }, completed: {
+                if race.upstreamWins(invalidating: timer) {
+                    subscriber.putCompletion()
+                }
+            }))
+            // Armed after the upstream's start, unless the upstream won
+            // during it. An upstream winning on another thread meanwhile
+            // invalidates the timer, maybe before it is started here: a
+            // start after an invalidate arms it again (`Timer`), so the
+            // race is read again after the start, and the timer invalidated
+            // if it was decided. Either way the timer's completion, should
+            // it still run, loses `decide`: nothing starts the alternate.
+            if race.state.load(ordering: .acquiring) == TimeoutRace.pending {
+                timer.start()
+                if race.state.load(ordering: .acquiring) != TimeoutRace.pending {
+                    timer.invalidate()
+                }
             }
             return ActionDisposable {
                 timer.invalidate()
