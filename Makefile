@@ -2,7 +2,7 @@
 # concern has a file of its own under mk/, included at the end; `make help`
 # lists every target with one line.
 #
-#   make                the release libsignalkit.so (+ signalkit.pc)
+#   make                both release libraries (libsignalkit.so, libsignalkit-ffi.so)
 #   make demo           stage the libraries, run examples/c/search.c
 #   make test           the whole test suite (what CI runs: .ci/run)
 #   make install        install into $(DESTDIR)$(PREFIX)
@@ -46,7 +46,7 @@ RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 .DEFAULT_GOAL := all
 .PHONY: all lib install uninstall stage demo demo-swift deps clean help
 
-all: lib ## the release libsignalkit.so and signalkit.pc (the default goal)
+all: lib ffi ## both release libraries, libsignalkit.so and libsignalkit-ffi.so (the default goal)
 
 # Always run: swift build knows what changed.
 lib: ## the release libsignalkit.so (static Swift runtime, sk_* only)
@@ -118,14 +118,25 @@ define refresh_loader
 		"or run them with LD_LIBRARY_PATH=$(LIBDIR)"; fi
 endef
 
-install: lib ffi ## install both libraries, headers, .pc files and the CMake package into $(DESTDIR)$(PREFIX)
+# install installs what `make` built and builds only a library that is
+# missing: `make && sudo make install` compiles nothing as root (root's PATH
+# usually has no swift, and a build as root would leave root's files in the
+# checkout). After a change to the sources, run `make` again first.
+install: $(if $(wildcard $(LIB)),,lib) $(if $(wildcard $(OUT)/lib/libsignalkit-ffi.so.$(VERSION)),,ffi) ## install what make built (both libraries, headers, .pc files, the CMake package) into $(DESTDIR)$(PREFIX)
 	$(call install_tree,$(DESTDIR),$(PREFIX),$(LIBDIR),$(INCLUDEDIR))
 	$(refresh_loader)
 
+# The library's own directories go; so do the others install made when they
+# are left empty, except in the system's prefixes (/usr, /usr/local), whose
+# standard directories stay even when empty: a prefix of the library's own,
+# such as /opt/signalkit or a staging DESTDIR, goes entirely.
 uninstall: ## remove what install installed from $(DESTDIR)$(PREFIX)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
 	-rmdir $(DESTDIR)$(LIBDIR)/cmake/SignalKit $(DESTDIR)$(PREFIX)/share/signalkit/valgrind $(DESTDIR)$(PREFIX)/share/signalkit 2>/dev/null
-	$(refresh_loader)
+	$(if $(DESTDIR)$(filter-out /usr /usr/local,$(PREFIX)),-rmdir $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PREFIX)/share $(DESTDIR)$(PREFIX) 2>/dev/null)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ldconfig -v -N 2>/dev/null | grep -q '^$(LIBDIR):'; then \
+		ldconfig && echo "ran ldconfig: the loader's cache no longer lists libsignalkit for $(LIBDIR)"; fi
 
 # An install with PREFIX=/usr under .build-c/stage, used the way a user would
 # use it: the C tests, examples, Python and benchmarks build against it.
@@ -145,9 +156,10 @@ demo-swift: ## the same demonstration in Swift (examples/swift, a package of its
 deps: ## install the missing Debian packages the build and tests need (.ci/install-deps.sh)
 	@sh .ci/install-deps.sh
 
-clean: ## remove every build folder
+clean: ## remove every build folder (and what pip install -e and make docs-swift leave in the tree)
 	rm -rf .build .build-release .build-tsan .build-asan .build-fuzz .build-docc .build-c examples/swift/.build \
-		Benchmarks/.build Benchmarks/Suite/.build
+		Benchmarks/.build Benchmarks/Suite/.build Package.resolved \
+		Sources/python/.editable Sources/python/signalkit/_lib Sources/python/signalkit/_speedups.abi3.so
 
 help: ## this list
 	@awk -F ':.*## ' 'FNR == 1 { file = FILENAME } \

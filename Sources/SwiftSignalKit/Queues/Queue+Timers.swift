@@ -12,10 +12,12 @@ public struct TimerSetupError: Error, Equatable, CustomStringConvertible {
     /// need; ETIMEDOUT: the first timer did not fire in time.
     public let errno: Int32
 
+    /// The error for `errno`, the reason the system gave.
     public init(errno: Int32) {
         self.errno = errno
     }
 
+    /// What failed and why, in one line, for a log or an error message.
     public var description: String {
         if self.errno == ETIMEDOUT {
             return "the process's first dispatch timer did not fire within \(Int(Queue.timerSetupWait)) s (no thread for libdispatch's event loop?)"
