@@ -14,8 +14,8 @@ import sys
 import threading
 import time
 from ctypes import CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p
-from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Generator, Generic, Iterable, List, Optional,
-                    Tuple, TypeVar, Union, overload)
+from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Generator, Generic, Iterable, List, NoReturn,
+                    Optional, SupportsIndex, Tuple, TypeVar, Union, overload)
 
 from . import _core, _speedups
 from ._core import (KIND_DOUBLE, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed,
@@ -37,9 +37,31 @@ T_co = TypeVar("T_co", covariant=True)
 # --------------------------------------------------------------------------
 
 
-class _Handle:
+class _Uncopyable:
+    """An object holding references to library objects: copy.copy and
+    copy.deepcopy return the object itself (a copy taking no reference of
+    its own would release the library's reference twice), and pickling
+    raises TypeError (an address is valid only in the process that holds
+    it)."""
+
+    def __copy__(self: Any) -> Any:
+        """The object itself: it is a reference to a library object."""
+        return self
+
+    def __deepcopy__(self: Any, memo: Dict[int, Any]) -> Any:
+        """The object itself: it is a reference to a library object."""
+        return self
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        """Raises TypeError: a library handle cannot be pickled."""
+        raise TypeError(f"cannot pickle {type(self).__name__!r} objects: a library handle is valid only in its "
+                        "process")
+
+
+class _Handle(_Uncopyable):
     """A reference to a library object, dropped by close(), at the end of a
-    `with` block, or when garbage collected."""
+    `with` block, or when garbage collected. copy.copy and copy.deepcopy
+    return the handle itself; pickling raises TypeError."""
     _release: Any = None  # the C release function, set by subclasses
 
     def __init__(self, pointer: Optional[int]) -> None:
@@ -94,7 +116,8 @@ class Disposable(_Failing, _Handle):
     releases the handle at its end; close() only releases the handle (the
     subscription goes on: after close(), dispose() raises ValueError, as
     every closed handle's use does). `exception` is the first exception
-    raised by its callbacks."""
+    raised by its callbacks. A handle (a reference to a library object):
+    copy.copy and copy.deepcopy return it itself; pickling raises TypeError."""
     _release = staticmethod(C.disposable_release)
 
     def dispose(self) -> None:
@@ -659,10 +682,11 @@ _interrupts.THUNK_CODES.add(_IterRun._direct.__code__)
 
 # --- create(fn) ---------------------------------------------------------------
 
-class Subscriber(Generic[T]):
+class Subscriber(Generic[T], _Uncopyable):
     """The receiving end a create() function emits into, from any thread:
     on_next(value), on_error(exception), on_completed(). After the end (or
-    once the subscription was disposed) they do nothing."""
+    once the subscription was disposed) they do nothing. A handle: copy.copy
+    and copy.deepcopy return it itself; pickling raises TypeError."""
 
     def __init__(self, pointer: int) -> None:
         """A handle (a reference of its own) to the sk_subscriber at `pointer`."""
@@ -1007,7 +1031,9 @@ _ctypes_of = {
 
 class Signature(_Handle):
     """A prepared native signature parsed from its string form
-    ("void(ctx,i64)"; grammar in signalkit_ffi.h)."""
+    ("void(ctx,i64)"; grammar in signalkit_ffi.h). A handle (a reference to
+    a library object): copy.copy and copy.deepcopy return it itself;
+    pickling raises TypeError."""
     _release = staticmethod(C.ffi_signature_release)
 
     def __init__(self, text: str) -> None:
@@ -1262,7 +1288,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
     from_iterable iterator, reduce, ...), if any, in any of its
     subscriptions; map / filter / tap stages compose, so the signal
     subscribed to records an exception of any stage of its chain (an
-    exception of on_next is the Disposable's only)."""
+    exception of on_next is the Disposable's only). A handle (a reference to
+    a library object): copy.copy and copy.deepcopy return it itself;
+    pickling raises TypeError."""
     _release = staticmethod(C.signal_release)
     _stage_source: Optional[_StageSource] = None
     _signal_value = True  # carried as a signal value (switch_to_latest, queue)
@@ -2002,7 +2030,9 @@ def _put_by_reference(function: Any, pointer: int, value: object) -> int:
 class Pipe(Generic[T], _Handle):
     """A hot source: put(value) reaches the current subscribers of
     signal(), on the putting thread. With replay=True a new subscriber
-    first receives the latest value put."""
+    first receives the latest value put. A handle (a reference to a library
+    object): copy.copy and copy.deepcopy return it itself; pickling raises
+    TypeError."""
     _release = staticmethod(C.pipe_release)
 
     def __init__(self, replay: bool = False) -> None:
@@ -2075,7 +2105,9 @@ setattr(Pipe, "put", _speedups.pipe_put_method(Pipe, Pipe.put, _finish_put, _can
 
 class Promise(Generic[T], _Handle):
     """Holds the latest value of the signal set into it (sk_promise):
-    get() is a signal of that value and of each later one."""
+    get() is a signal of that value and of each later one. A handle (a
+    reference to a library object): copy.copy and copy.deepcopy return it
+    itself; pickling raises TypeError."""
     _release = staticmethod(C.promise_release)
 
     def __init__(self) -> None:
@@ -2098,7 +2130,9 @@ class Promise(Generic[T], _Handle):
 class ValuePromise(Generic[T], _Handle):
     """Holds a value set directly (sk_value_promise): get() is a signal of
     the current value and of each later one; with ignore_repeated a value
-    equal to the current one is not delivered again."""
+    equal to the current one is not delivered again. A handle (a reference
+    to a library object): copy.copy and copy.deepcopy return it itself;
+    pickling raises TypeError."""
     _release = staticmethod(C.value_promise_release)
 
     def __init__(self, initial: T, ignore_repeated: bool = False) -> None:
@@ -2151,7 +2185,9 @@ class Queue(_Handle):
     """Where work and deliveries run: Queue.serial() (in order, on the
     library's threads), Queue.concurrent() (the library's thread pool),
     Queue.host() (runs only when drained: drain() from an event loop,
-    which watches fileno(); see signalkit.asyncio_queue)."""
+    which watches fileno(); see signalkit.asyncio_queue). A handle (a
+    reference to a library object): copy.copy and copy.deepcopy return it
+    itself; pickling raises TypeError."""
     _release = staticmethod(C.queue_release)
 
     @classmethod
@@ -2247,7 +2283,9 @@ def _queue(queue: Optional[Queue], where: str) -> Queue:
 
 class Trampoline(_Handle):
     """A real C function pointer of a described signature ("void(i64)")
-    that puts its arguments into a pipe or a subscriber."""
+    that puts its arguments into a pipe or a subscriber. A handle (a
+    reference to a library object): copy.copy and copy.deepcopy return it
+    itself; pickling raises TypeError."""
     _release = staticmethod(C.ffi_trampoline_release)
 
     def __init__(self, target: Union[Pipe[Any], int], signature: Union[str, Signature]) -> None:
