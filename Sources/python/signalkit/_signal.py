@@ -1677,19 +1677,30 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return _new_signal(C.signal_run_on, self.pointer, _queue_arg(queue, "run_on").pointer)
 
     def debounce(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """The latest value once `seconds` pass without a new one, on `queue`."""
+        """The latest value once `seconds` pass without a new one, on `queue`.
+        The completion flushes the pending value first (`ab|` with a 3-frame
+        quiet time gives `--(b|)`); an error drops it (sk_signal_debounce)."""
         seconds = _seconds_arg(seconds, "debounce")
         on = _queue(queue, "debounce")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_debounce, self.pointer, seconds, on.pointer)
 
     def throttle(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """At most one value per `seconds` (the latest), on `queue`."""
+        """At most one value per `seconds`, on the trailing edge: a value
+        arriving when no window is open opens one (it is not delivered at
+        once), and when the window ends the latest value seen during it is
+        delivered. The completion flushes the pending value first, so the
+        last value can come less than `seconds` after the one before it
+        (`abc-d|` with a 3-frame window gives `---c-(d|)`); an error drops
+        it. Every event is delivered on `queue` (sk_signal_throttle)."""
         seconds = _seconds_arg(seconds, "throttle")
         on = _queue(queue, "throttle")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_throttle, self.pointer, seconds, on.pointer)
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """Every event `seconds` later, on `queue`."""
+        """Starts this `seconds` after each subscription, from a timer on
+        `queue`: the start is delayed, not each value (a hot source's values
+        put meanwhile are missed), and disposing before the timer fires
+        means this is never started (sk_signal_delay)."""
         seconds = _seconds_arg(seconds, "delay")
         on = _queue(queue, "delay")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_delay, self.pointer, seconds, on.pointer)
@@ -1697,7 +1708,13 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
                 queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
         """This, or `alternate` (by default a signal failing with
-        TimeoutError) if this delivers nothing within `seconds`."""
+        TimeoutError) if this delivers nothing within `seconds`: this starts
+        at once, and if its first event (a value, an error or the
+        completion) comes first it passes through untouched; otherwise,
+        when the timer on `queue` fires, this is disposed and `alternate`
+        is started on `queue` instead. Exactly one of them wins; on a
+        virtual-time queue an event of this due when the timer is wins
+        (sk_signal_timeout)."""
         seconds = _seconds_arg(seconds, "timeout")
         alternate_pointer = _signal_arg(alternate, "timeout", 2) if alternate is not None else None
         on = _queue(queue, "timeout")  # held through the call: a default queue's only handle
