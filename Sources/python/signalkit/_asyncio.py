@@ -7,7 +7,7 @@ import asyncio
 import weakref
 from typing import Any, Generic, Optional, Tuple, TypeVar
 
-from ._signal import Disposable, Queue, Signal
+from ._signal import Disposable, Queue, Signal, _Uncopyable
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -66,7 +66,7 @@ async def first_value(signal: "Signal[T]") -> T:
         subscription.close()
 
 
-class SignalIterator(Generic[T_co]):
+class SignalIterator(Generic[T_co], _Uncopyable):
     """`async for value in signal`: the subscription and its buffer (values
     are kept until read: a fast signal and a slow loop body make it grow).
     What Signal.__aiter__ returns: an AsyncIterator[T_co] (covariant, as
@@ -74,7 +74,10 @@ class SignalIterator(Generic[T_co]):
 
     Once the iteration ended (the completion, the error raised once, a
     cancelled read, or aclose()), every later __anext__ raises
-    StopAsyncIteration at once, as an exhausted async generator does."""
+    StopAsyncIteration at once, as an exhausted async generator does.
+
+    It holds a subscription: copy.copy and copy.deepcopy return the
+    iterator itself; pickling raises TypeError."""
 
     _END = object()
 

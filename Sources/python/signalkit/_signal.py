@@ -14,8 +14,8 @@ import sys
 import threading
 import time
 from ctypes import CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p
-from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Generator, Generic, Iterable, List, Optional,
-                    Tuple, TypeVar, Union, overload)
+from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Generator, Generic, Iterable, List, NoReturn,
+                    Optional, SupportsIndex, Tuple, TypeVar, Union, overload)
 
 from . import _core, _speedups
 from ._core import (KIND_DOUBLE, C, TAKE_COMPLETE, TAKE_PASS, SignalError, Value, _after_call, _callback_failed,
@@ -37,9 +37,31 @@ T_co = TypeVar("T_co", covariant=True)
 # --------------------------------------------------------------------------
 
 
-class _Handle:
+class _Uncopyable:
+    """An object holding references to library objects: copy.copy and
+    copy.deepcopy return the object itself (a copy taking no reference of
+    its own would release the library's reference twice), and pickling
+    raises TypeError (an address is valid only in the process that holds
+    it)."""
+
+    def __copy__(self: Any) -> Any:
+        """The object itself: it is a reference to a library object."""
+        return self
+
+    def __deepcopy__(self: Any, memo: Dict[int, Any]) -> Any:
+        """The object itself: it is a reference to a library object."""
+        return self
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        """Raises TypeError: a library handle cannot be pickled."""
+        raise TypeError(f"cannot pickle {type(self).__name__!r} objects: a library handle is valid only in its "
+                        "process")
+
+
+class _Handle(_Uncopyable):
     """A reference to a library object, dropped by close(), at the end of a
-    `with` block, or when garbage collected."""
+    `with` block, or when garbage collected. copy.copy and copy.deepcopy
+    return the handle itself; pickling raises TypeError."""
     _release: Any = None  # the C release function, set by subclasses
 
     def __init__(self, pointer: Optional[int]) -> None:
@@ -94,7 +116,8 @@ class Disposable(_Failing, _Handle):
     releases the handle at its end; close() only releases the handle (the
     subscription goes on: after close(), dispose() raises ValueError, as
     every closed handle's use does). `exception` is the first exception
-    raised by its callbacks."""
+    raised by its callbacks. A handle (a reference to a library object):
+    copy.copy and copy.deepcopy return it itself; pickling raises TypeError."""
     _release = staticmethod(C.disposable_release)
 
     def dispose(self) -> None:
@@ -659,10 +682,11 @@ _interrupts.THUNK_CODES.add(_IterRun._direct.__code__)
 
 # --- create(fn) ---------------------------------------------------------------
 
-class Subscriber(Generic[T]):
+class Subscriber(Generic[T], _Uncopyable):
     """The receiving end a create() function emits into, from any thread:
     on_next(value), on_error(exception), on_completed(). After the end (or
-    once the subscription was disposed) they do nothing."""
+    once the subscription was disposed) they do nothing. A handle: copy.copy
+    and copy.deepcopy return it itself; pickling raises TypeError."""
 
     def __init__(self, pointer: int) -> None:
         """A handle (a reference of its own) to the sk_subscriber at `pointer`."""
@@ -1007,7 +1031,9 @@ _ctypes_of = {
 
 class Signature(_Handle):
     """A prepared native signature parsed from its string form
-    ("void(ctx,i64)"; grammar in signalkit_ffi.h)."""
+    ("void(ctx,i64)"; grammar in signalkit_ffi.h). A handle (a reference to
+    a library object): copy.copy and copy.deepcopy return it itself;
+    pickling raises TypeError."""
     _release = staticmethod(C.ffi_signature_release)
 
     def __init__(self, text: str) -> None:
@@ -1262,7 +1288,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
     from_iterable iterator, reduce, ...), if any, in any of its
     subscriptions; map / filter / tap stages compose, so the signal
     subscribed to records an exception of any stage of its chain (an
-    exception of on_next is the Disposable's only)."""
+    exception of on_next is the Disposable's only). A handle (a reference to
+    a library object): copy.copy and copy.deepcopy return it itself;
+    pickling raises TypeError."""
     _release = staticmethod(C.signal_release)
     _stage_source: Optional[_StageSource] = None
     _signal_value = True  # carried as a signal value (switch_to_latest, queue)
@@ -1649,19 +1677,30 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return _new_signal(C.signal_run_on, self.pointer, _queue_arg(queue, "run_on").pointer)
 
     def debounce(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """The latest value once `seconds` pass without a new one, on `queue`."""
+        """The latest value once `seconds` pass without a new one, on `queue`.
+        The completion flushes the pending value first (`ab|` with a 3-frame
+        quiet time gives `--(b|)`); an error drops it (sk_signal_debounce)."""
         seconds = _seconds_arg(seconds, "debounce")
         on = _queue(queue, "debounce")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_debounce, self.pointer, seconds, on.pointer)
 
     def throttle(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """At most one value per `seconds` (the latest), on `queue`."""
+        """At most one value per `seconds`, on the trailing edge: a value
+        arriving when no window is open opens one (it is not delivered at
+        once), and when the window ends the latest value seen during it is
+        delivered. The completion flushes the pending value first, so the
+        last value can come less than `seconds` after the one before it
+        (`abc-d|` with a 3-frame window gives `---c-(d|)`); an error drops
+        it. Every event is delivered on `queue` (sk_signal_throttle)."""
         seconds = _seconds_arg(seconds, "throttle")
         on = _queue(queue, "throttle")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_throttle, self.pointer, seconds, on.pointer)
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """Every event `seconds` later, on `queue`."""
+        """Starts this `seconds` after each subscription, from a timer on
+        `queue`: the start is delayed, not each value (a hot source's values
+        put meanwhile are missed), and disposing before the timer fires
+        means this is never started (sk_signal_delay)."""
         seconds = _seconds_arg(seconds, "delay")
         on = _queue(queue, "delay")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_delay, self.pointer, seconds, on.pointer)
@@ -1669,7 +1708,13 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
                 queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
         """This, or `alternate` (by default a signal failing with
-        TimeoutError) if this delivers nothing within `seconds`."""
+        TimeoutError) if this delivers nothing within `seconds`: this starts
+        at once, and if its first event (a value, an error or the
+        completion) comes first it passes through untouched; otherwise,
+        when the timer on `queue` fires, this is disposed and `alternate`
+        is started on `queue` instead. Exactly one of them wins; on a
+        virtual-time queue an event of this due when the timer is wins
+        (sk_signal_timeout)."""
         seconds = _seconds_arg(seconds, "timeout")
         alternate_pointer = _signal_arg(alternate, "timeout", 2) if alternate is not None else None
         on = _queue(queue, "timeout")  # held through the call: a default queue's only handle
@@ -2002,7 +2047,9 @@ def _put_by_reference(function: Any, pointer: int, value: object) -> int:
 class Pipe(Generic[T], _Handle):
     """A hot source: put(value) reaches the current subscribers of
     signal(), on the putting thread. With replay=True a new subscriber
-    first receives the latest value put."""
+    first receives the latest value put. A handle (a reference to a library
+    object): copy.copy and copy.deepcopy return it itself; pickling raises
+    TypeError."""
     _release = staticmethod(C.pipe_release)
 
     def __init__(self, replay: bool = False) -> None:
@@ -2075,7 +2122,9 @@ setattr(Pipe, "put", _speedups.pipe_put_method(Pipe, Pipe.put, _finish_put, _can
 
 class Promise(Generic[T], _Handle):
     """Holds the latest value of the signal set into it (sk_promise):
-    get() is a signal of that value and of each later one."""
+    get() is a signal of that value and of each later one. A handle (a
+    reference to a library object): copy.copy and copy.deepcopy return it
+    itself; pickling raises TypeError."""
     _release = staticmethod(C.promise_release)
 
     def __init__(self) -> None:
@@ -2098,7 +2147,9 @@ class Promise(Generic[T], _Handle):
 class ValuePromise(Generic[T], _Handle):
     """Holds a value set directly (sk_value_promise): get() is a signal of
     the current value and of each later one; with ignore_repeated a value
-    equal to the current one is not delivered again."""
+    equal to the current one is not delivered again. A handle (a reference
+    to a library object): copy.copy and copy.deepcopy return it itself;
+    pickling raises TypeError."""
     _release = staticmethod(C.value_promise_release)
 
     def __init__(self, initial: T, ignore_repeated: bool = False) -> None:
@@ -2151,7 +2202,9 @@ class Queue(_Handle):
     """Where work and deliveries run: Queue.serial() (in order, on the
     library's threads), Queue.concurrent() (the library's thread pool),
     Queue.host() (runs only when drained: drain() from an event loop,
-    which watches fileno(); see signalkit.asyncio_queue)."""
+    which watches fileno(); see signalkit.asyncio_queue). A handle (a
+    reference to a library object): copy.copy and copy.deepcopy return it
+    itself; pickling raises TypeError."""
     _release = staticmethod(C.queue_release)
 
     @classmethod
@@ -2247,7 +2300,9 @@ def _queue(queue: Optional[Queue], where: str) -> Queue:
 
 class Trampoline(_Handle):
     """A real C function pointer of a described signature ("void(i64)")
-    that puts its arguments into a pipe or a subscriber."""
+    that puts its arguments into a pipe or a subscriber. A handle (a
+    reference to a library object): copy.copy and copy.deepcopy return it
+    itself; pickling raises TypeError."""
     _release = staticmethod(C.ffi_trampoline_release)
 
     def __init__(self, target: Union[Pipe[Any], int], signature: Union[str, Signature]) -> None:

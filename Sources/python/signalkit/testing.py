@@ -54,7 +54,7 @@ from typing import Any, Callable, Mapping, Optional, TypeVar, overload
 
 from ._core import C, Value, _after_call, _check, _Failures, _MarbleValue, _put_object, _release_ctx, _retain_callbacks
 from ._signal import (Queue, Signal, _c_work_run, _Callback, _callable_arg, _count_arg, _draining, _Handle,
-                      _signal_arg)
+                      _signal_arg, _Uncopyable)
 
 if not hasattr(C, "test_record"):
     raise ImportError("signalkit.testing: the loaded libsignalkit has no virtual time (signalkit_test.h, "
@@ -165,7 +165,8 @@ class TestRecorder(_Handle):
     """What a signal delivered, with the virtual time of each event
     (TestScheduler.record): diagram() prints it. Its last reference (close,
     the end of a `with` block, garbage collection) disposes the recorded
-    subscription."""
+    subscription. A handle (a reference to a library object): copy.copy and
+    copy.deepcopy return it itself; pickling raises TypeError."""
     __test__ = False  # not a pytest test class
     _release = staticmethod(C.test_recorder_release)
 
@@ -212,7 +213,7 @@ _MAX_FRAME = (2 ** 63 - 1) / 1e9
 """The longest frame, in seconds: the clock counts int64 nanoseconds."""
 
 
-class TestScheduler:
+class TestScheduler(_Uncopyable):
     """A virtual-time queue with a frame size: the stage of a marble test.
 
     Give `queue` to the operators under test (debounce(scheduler.seconds(3),
@@ -227,7 +228,9 @@ class TestScheduler:
 
     A frame lasts `frame` seconds (1 ms unless given), rounded to whole
     nanoseconds, so frame arithmetic is exact. close() (or the end of a
-    `with` block) releases the queue, dropping the work still pending."""
+    `with` block) releases the queue, dropping the work still pending.
+    copy.copy and copy.deepcopy return the scheduler itself (it holds a
+    library queue); pickling raises TypeError."""
     __test__ = False  # not a pytest test class
 
     queue: Queue

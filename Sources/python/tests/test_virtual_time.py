@@ -209,6 +209,27 @@ def test_throttle(scheduler):
     expect(recorder, "----b---c-(d|)")
 
 
+def test_throttle_is_trailing_edge_and_the_completion_flushes(scheduler):
+    source = scheduler.cold("abc-d|")
+    recorder = scheduler.record(source.throttle(scheduler.seconds(3), scheduler.queue))
+    scheduler.run()
+    expect(recorder, "---c-(d|)")  # a not delivered at once; d less than a window after c
+
+
+def test_throttle_drops_the_pending_value_on_error(scheduler):
+    source = scheduler.cold("ab-#")
+    recorder = scheduler.record(source.throttle(scheduler.seconds(3), scheduler.queue))
+    scheduler.run()
+    expect(recorder, "---#")
+
+
+def test_debounce_flushes_the_pending_value_on_completion(scheduler):
+    source = scheduler.cold("ab|")
+    recorder = scheduler.record(source.debounce(scheduler.seconds(3), scheduler.queue))
+    scheduler.run()
+    expect(recorder, "--(b|)")
+
+
 def test_delay_delays_the_subscription(scheduler):
     source = scheduler.cold("a-b|")
     recorder = scheduler.record(source.delay(scheduler.seconds(2), scheduler.queue))
