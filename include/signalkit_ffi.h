@@ -550,10 +550,19 @@ int sk_ffi_signal_filter(sk_signal **out, sk_signal *signal, sk_ffi_signature *s
  * The handle is reference counted; every call in progress holds a reference
  * of its own, so releasing the last reference while calls are in flight is
  * safe: the executable memory is freed exactly once, when the last of them
- * returns. A call that *starts* after the last reference has been released
- * jumps into freed memory (undefined behaviour, as with free()): unregister
- * the function from its producer first, or use sk_ffi_trampoline_close() to
- * make it a no-op while the producer may still call it. A call after the
+ * returns (possibly by that call itself, from inside libffi's closure entry,
+ * which reads neither the closure nor the signature once the handler has
+ * returned; this includes a callback of the call releasing the last
+ * reference). A call counts as in progress once it has taken that
+ * reference, a few instructions after the jump: a call that *starts* (jumps
+ * to the function) after the last reference has been released, or races
+ * that release, jumps into freed memory (undefined behaviour, as with
+ * free()). Unregister the function from its producer first, or use
+ * sk_ffi_trampoline_close() to make it a no-op while the producer may still
+ * call it; a caller that cannot know (a binding calling the function while
+ * another thread may release) holds a reference of its own
+ * (sk_ffi_trampoline_retain()) from before the jump until the call has
+ * returned, taken while the reference it retains is certainly held. A call after the
  * subscriber terminated (or its subscription was disposed) is a harmless
  * no-op, as sk_subscriber_put_next() is.
  *

@@ -25,9 +25,15 @@ static void sk_ffi__trampoline_free(sk_ffi_trampoline *trampoline) {
     sk_subscriber_release(trampoline->subscriber);
     sk_pipe_release(trampoline->pipe);
     /* When the last reference is dropped by the handler itself, the closure
-     * is freed from inside a call of it: libffi's closure entry has read all
-     * it needs from the closure (and from the cif) before it calls the
-     * handler, and returns through its own code, not the closure's. */
+     * (and the signature, whose cif it uses) is freed from inside a call of
+     * it. libffi 3.4 allows this in practice though it does not document
+     * it: the closure's code (a static trampoline on x86-64, or the
+     * closure's own bytes) jumps to the entry stub, it does not call it; the
+     * stub loads cif, handler and user data from the closure before calling
+     * its C part, which reads cif->flags before the handler too; after the
+     * handler returns only the stub's stack frame is read, and the stub
+     * returns straight to the caller. A call that jumps in after the free
+     * is another matter: see the header (Lifetime). */
     ffi_closure_free(trampoline->closure);
     sk_ffi_signature_release(trampoline->signature);
     pthread_mutex_destroy(&trampoline->mutex);

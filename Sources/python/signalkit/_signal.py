@@ -2313,6 +2313,8 @@ class Trampoline(_Handle):
                             "or a subscriber's address (int)")
         self.signature: Optional[Signature] = None
         self.signature = _signature(signature)
+        # Guards _pointer between a call's retain and close(): see function().
+        self._guard = threading.Lock()
         pointer = c_void_p()
         if isinstance(target, Pipe):
             _check(C.ffi_trampoline_pipe(byref(pointer), target.pointer, self.signature.pointer), ffi=True)
@@ -2346,9 +2348,19 @@ class Trampoline(_Handle):
             for i, kind, low, high in checks:
                 if i < len(args) and isinstance(args[i], int) and not low <= args[i] <= high:
                     raise OverflowError(f"signalkit: {args[i]} out of range of {kind} (argument {i})")
-            # A reference of this call's own (taken with the GIL held, so no
-            # close() on another thread can free it before the jump).
-            held = C.ffi_trampoline_retain(trampoline.pointer)  # ValueError once closed
+            # A reference of this call's own, held across the whole ffi call,
+            # so that the last release never runs inside the call (nor before
+            # the jump). Reading the pointer and retaining it happen under
+            # the guard that close() takes to clear the pointer: ctypes drops
+            # the GIL around the retain, and a close() between the read and
+            # the retain used to drop the last reference first, so that the
+            # call jumped into the freed closure and its handler freed it a
+            # second time (libffi aborted).
+            with trampoline._guard:
+                pointer = trampoline._pointer
+                if not pointer:
+                    raise ValueError("Trampoline is closed")
+                held = C.ffi_trampoline_retain(pointer)
             try:
                 result = _draining(cfunc, *args)
             finally:
@@ -2369,8 +2381,13 @@ class Trampoline(_Handle):
         C.ffi_trampoline_close(self.pointer)
 
     def _drop(self) -> None:
-        pointer, self._pointer = self._pointer, None
-        if pointer:
+        guard = getattr(self, "_guard", None)  # absent when __init__ failed early
+        if guard is None:
+            pointer, self._pointer = getattr(self, "_pointer", None), None
+        else:
+            with guard:  # no call is between reading the pointer and retaining it
+                pointer, self._pointer = self._pointer, None
+        if pointer:  # calls in flight hold references of their own
             C.ffi_trampoline_release(pointer)
         signature, self.signature = getattr(self, "signature", None), None
         if signature is not None:

@@ -65,6 +65,64 @@ def test_trampoline_function_after_close_raises():
     assert result.stdout.strip() == "ok"
 
 
+def test_trampoline_closed_while_other_threads_call_it():
+    # Before: the process aborted (t1_tramp_min.py and t1_tclose_mode.py,
+    # every run). A call read the pointer, then ctypes dropped the GIL
+    # around its retain; a close() in between dropped the last reference
+    # first, the call jumped into the freed closure and its handler freed
+    # the trampoline a second time (libffi aborted). Also after detach(),
+    # the subscription disposed or the pipe closed. No sleep: each caller
+    # signals once it has made some calls; a tiny switch interval and a
+    # random busy loop (which waits for nothing) land the close anywhere in
+    # a call's steps. A call stopped by the close raises ValueError.
+    result = run_child("""
+        import gc, random, sys, threading
+        import signalkit as sk
+        sys.setswitchinterval(1e-6)
+        for mode in ("unsubscribed", "close", "detach", "dispose", "pipeclose"):
+            for callers in (1, 3):
+                for rep in range(100):
+                    pipe = sk.Pipe()
+                    d = pipe.signal().subscribe("void(i64)", lambda n: None)
+                    if mode == "unsubscribed":  # as t1_tramp_min.py: the calls put into no one
+                        d.dispose()
+                    tr = sk.Trampoline(pipe, "void(i64)")
+                    fn = tr.function()
+                    started = [threading.Event() for _ in range(callers)]
+                    errors = []
+                    def caller(started):
+                        made = 0
+                        while True:
+                            try:
+                                fn(1)
+                            except ValueError as e:
+                                errors.append(str(e))
+                                return
+                            made += 1
+                            if made == 50:
+                                started.set()
+                    ths = [threading.Thread(target=caller, args=(e,)) for e in started]
+                    for t in ths:
+                        t.start()
+                    for e in started:
+                        assert e.wait(60)
+                    for _ in range(random.randrange(2000)):
+                        pass
+                    {"unsubscribed": lambda: None, "close": lambda: None, "detach": tr.detach,
+                     "dispose": d.dispose, "pipeclose": pipe.close}[mode]()
+                    tr.close()
+                    for t in ths:
+                        t.join()
+                    assert errors == ["Trampoline is closed"] * callers, errors
+                    d.dispose()
+                    del tr, fn, d, pipe, ths
+        gc.collect()
+        print("ok", sk.live_objects(), sk.ffi_live_objects())
+    """, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok 0 0"
+
+
 # --- 2. take(0) -----------------------------------------------------------------
 
 def test_take_zero_completes_when_the_source_does(clean):

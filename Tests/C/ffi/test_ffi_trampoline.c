@@ -336,6 +336,95 @@ Test(ffi_trampoline, release_during_an_in_flight_call_is_safe) {
     expect_no_ffi_live_objects();
 }
 
+/* Close and the last release racing calls on other threads, many rounds.
+ * Each caller holds a reference of its own from before its first call to
+ * after its last (the contract for calls that may race the last release,
+ * and what the Python binding does per call): the last reference is
+ * dropped by whichever thread gets there last, never inside a call. */
+enum { RACE_THREADS = 4, RACE_ROUNDS = 100 };
+
+typedef struct {
+    sk_ffi_trampoline *held; /* this caller's own reference */
+    gate called;             /* opened after its first call */
+    int *stop;
+} race_caller;
+
+static void *race_call(void *arg) {
+    race_caller *c = arg;
+    void (*fn)(int64_t) = (void (*)(int64_t))sk_ffi_trampoline_function(c->held);
+    fn(1);
+    gate_open(&c->called);
+    while (!__atomic_load_n(c->stop, __ATOMIC_ACQUIRE)) {
+        fn(1);
+    }
+    sk_ffi_trampoline_release(c->held);
+    return NULL;
+}
+
+Test(ffi_trampoline, close_and_last_release_race_calls_on_other_threads) {
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        piped p;
+        piped_open(&p, "void(i64)");
+        p.r.keep_values = false;
+        int stop = 0;
+        race_caller callers[RACE_THREADS];
+        pthread_t threads[RACE_THREADS];
+        for (int i = 0; i < RACE_THREADS; i++) {
+            callers[i].held = sk_ffi_trampoline_retain(p.trampoline);
+            gate_init(&callers[i].called);
+            callers[i].stop = &stop;
+            cr_assert_eq(pthread_create(&threads[i], NULL, race_call, &callers[i]), 0);
+        }
+        for (int i = 0; i < RACE_THREADS; i++) {
+            cr_assert(gate_wait(&callers[i].called, SK_WAIT_SECONDS));
+        }
+        if (round % 2 == 0) {
+            sk_ffi_trampoline_close(p.trampoline); /* calls become no-ops mid-loop */
+        }
+        sk_ffi_trampoline_release(p.trampoline); /* the test's reference, calls running */
+        p.trampoline = NULL;
+        __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+        for (int i = 0; i < RACE_THREADS; i++) {
+            pthread_join(threads[i], NULL);
+            gate_destroy(&callers[i].called);
+        }
+        cr_assert_eq(sk_ffi_live_objects(), 1, "round %d: the trampoline outlived its last reference", round);
+        piped_close(&p); /* releases the signature */
+    }
+    expect_no_ffi_live_objects();
+}
+
+/* The last reference dropped inside the trampoline's own call, by the
+ * subscriber's callback: the trampoline (its closure, and the signature
+ * whose cif the closure uses) is freed when the handler returns, inside
+ * libffi's closure entry, which reads neither once the handler returned. */
+static void release_in_next(recorder *r, const sk_value *value) {
+    (void)value;
+    sk_ffi_trampoline **t = r->user;
+    sk_ffi_trampoline_release(*t); /* the last reference */
+    *t = NULL;
+}
+
+Test(ffi_trampoline, last_release_inside_its_own_call) {
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        piped p;
+        piped_open(&p, "void(i64)");
+        sk_ffi_signature_release(p.signature); /* the trampoline holds the last one */
+        p.signature = NULL;
+        void (*fn)(int64_t) = (void (*)(int64_t))sk_ffi_trampoline_function(p.trampoline);
+        p.r.user = &p.trampoline;
+        p.r.on_next = release_in_next;
+        fn(7);
+        cr_assert_null(p.trampoline);
+        cr_assert_eq(sk_ffi_live_objects(), 0, "round %d: freed when its call returned", round);
+        int64_t got[2];
+        cr_assert_eq(recorder_ints(&p.r, got, 2), 1);
+        cr_assert_eq(got[0], 7);
+        piped_close(&p);
+    }
+    expect_no_ffi_live_objects();
+}
+
 /* A producer that accepts only a bare function pointer, as many C APIs do
  * (signal handlers, qsort-style callbacks, old plugin interfaces). */
 static void (*registered)(int64_t);
