@@ -81,7 +81,7 @@ def test_trampoline_closed_while_other_threads_call_it():
         sys.setswitchinterval(1e-6)
         for mode in ("unsubscribed", "close", "detach", "dispose", "pipeclose"):
             for callers in (1, 3):
-                for rep in range(100):
+                for rep in range(40):
                     pipe = sk.Pipe()
                     d = pipe.signal().subscribe("void(i64)", lambda n: None)
                     if mode == "unsubscribed":  # as t1_tramp_min.py: the calls put into no one
