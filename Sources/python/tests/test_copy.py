@@ -76,7 +76,7 @@ def test_a_copy_outlives_the_dropped_original() -> None:
     code = textwrap.dedent("""
         import copy, gc
         import signalkit as sk
-        for i in range(200):
+        for i in range(60):
             pipe = sk.Pipe(); duplicate = copy.copy(pipe); del pipe; gc.collect()
             others = [sk.Pipe() for _ in range(3)]
             duplicate.put(i); del duplicate, others

@@ -341,7 +341,13 @@ Test(ffi_trampoline, release_during_an_in_flight_call_is_safe) {
  * after its last (the contract for calls that may race the last release,
  * and what the Python binding does per call): the last reference is
  * dropped by whichever thread gets there last, never inside a call. */
-enum { RACE_THREADS = 4, RACE_ROUNDS = 100 };
+enum { RACE_THREADS = 4, RACE_ROUNDS = 100, RACE_ROUNDS_UNDER_VALGRIND = 10 };
+
+/* The races are the natural and the sanitizer runs' to find; under valgrind,
+ * which runs one thread at a time, a few rounds check the memory. */
+static int race_rounds(void) {
+    return running_under_valgrind() ? RACE_ROUNDS_UNDER_VALGRIND : RACE_ROUNDS;
+}
 
 typedef struct {
     sk_ffi_trampoline *held; /* this caller's own reference */
@@ -362,7 +368,7 @@ static void *race_call(void *arg) {
 }
 
 Test(ffi_trampoline, close_and_last_release_race_calls_on_other_threads) {
-    for (int round = 0; round < RACE_ROUNDS; round++) {
+    for (int round = 0; round < race_rounds(); round++) {
         piped p;
         piped_open(&p, "void(i64)");
         p.r.keep_values = false;
@@ -406,7 +412,7 @@ static void release_in_next(recorder *r, const sk_value *value) {
 }
 
 Test(ffi_trampoline, last_release_inside_its_own_call) {
-    for (int round = 0; round < RACE_ROUNDS; round++) {
+    for (int round = 0; round < race_rounds(); round++) {
         piped p;
         piped_open(&p, "void(i64)");
         sk_ffi_signature_release(p.signature); /* the trampoline holds the last one */
