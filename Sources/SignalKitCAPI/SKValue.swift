@@ -258,6 +258,9 @@ final class SKString: SKObject {
     /// The number of bytes, without the trailing NUL.
     let count: Int
     let storage: UnsafeMutablePointer<CChar>
+    /// False only for `made`'s fallback, whose bytes are a constant of the
+    /// library (never freed).
+    private let ownsStorage: Bool
 
     /// The bytes, without the trailing NUL; valid while the object lives.
     var bytes: UnsafeRawBufferPointer {
@@ -278,25 +281,38 @@ final class SKString: SKObject {
         storage[bytes.count] = 0
         self.count = bytes.count
         self.storage = storage
+        self.ownsStorage = true
         super.init()
     }
 
-    /// A string the library makes (an error's message): small, so that a
-    /// failing allocation is the process being out of memory altogether,
-    /// which stops it as any Swift allocation would.
+    /// A string over the constant `text` (not copied, never freed).
+    private init(constant text: StaticString) {
+        self.count = text.utf8CodeUnitCount
+        self.storage = UnsafeMutableRawPointer(mutating: text.utf8Start).assumingMemoryBound(to: CChar.self)
+        self.ownsStorage = false
+        super.init()
+    }
+
+    /// What `made` holds when the memory for a message cannot be allocated.
+    private static let outOfMemoryText: StaticString = "SignalKit: out of memory for this message"
+
+    /// A string the library makes (an error's message, delivered where no
+    /// status can be returned). When the memory for its bytes cannot be
+    /// allocated, the string says so instead ("SignalKit: out of memory for
+    /// this message", a constant: nothing to allocate), so that the error
+    /// still reaches its observer.
     static func made(_ string: String) -> SKString {
         var string = string
         let made = string.withUTF8 { utf8 in
             SKString(copying: UnsafeRawBufferPointer(utf8))
         }
-        guard let made else {
-            fatalError("SignalKit: out of memory for a string of \(string.utf8.count) bytes")
-        }
-        return made
+        return made ?? SKString(constant: SKString.outOfMemoryText)
     }
 
     deinit {
-        free(self.storage)
+        if self.ownsStorage {
+            free(self.storage)
+        }
     }
 
     static func == (lhs: SKString, rhs: SKString) -> Bool {
@@ -368,6 +384,12 @@ final class SKArray: SKObject {
     /// An array of `items` that the library makes (small, as `SKString.made`).
     convenience init(_ items: [SKValue], depth: Int? = nil) {
         guard let storage = SKArray.allocateStorage(count: items.count) else {
+            // Not an invariant: the system refused memory for a combination's
+            // array during a delivery, where no status can be returned (the
+            // `items` array above would have stopped the process the same
+            // way). Ending the subscription with an error instead needs the
+            // combination stage to reach its subscriber's error path: left
+            // for later (see the issue notes).
             fatalError("SignalKit: out of memory for an array of \(items.count) values")
         }
         self.init(items, depth: depth ?? SKArray.depth(of: items), storage: storage)
