@@ -3,11 +3,17 @@
 # time, then a table
 # of each stage's wall time. Each stage also runs on its own (make test-c).
 #
-# make starts the stages in the order of TEST_STAGES, as soon as what they
-# need is built. The order starts the two longest chains first (the release
-# library, which most stages need, and the TSan build) and then keeps the
-# single-threaded stages (valgrind, Python, fuzzing, Criterion runs) beside
-# one Swift build at a time rather than two builds side by side.
+# The run has two phases. First the two longest builds side by side: the
+# release libraries with their stage and the Python wheel (what the
+# single-threaded stages need) beside the TSan build. Then the stages. GNU
+# make walks its goals in order and gives a freed job slot to the next
+# target of its walk that can start (it does not go back to an earlier goal
+# whose prerequisite just ended before the walk is over): so TEST_STAGES
+# starts with what can start at once (the C, ffi, Python and Swift TSan
+# runs), then the valgrind runs, whose C suites are built by then, then the
+# sanitizer builds and the rest. In one phase with the old order the slot
+# the release library freed went to the ASan build, and the valgrind and
+# Python stages ran last (5:00 against 4:34 for the same run).
 
 TEST_JOBS ?= 2
 # SIGNALKIT_STAGE_TIMES: another folder for the stamps (the make that
@@ -19,7 +25,11 @@ TIMES := $(or $(SIGNALKIT_STAGE_TIMES),$(OUT)/times)
 begin = @mkdir -p $(TIMES) && date +%s.%N > $(TIMES)/$@.begin
 end = @date +%s.%N > $(TIMES)/$@.end
 
-TEST_STAGES := test-c test-swift-tsan test-ffi test-valgrind-c test-valgrind-ffi test-python test-doc-tests \
+TEST_FIRST := tsan-core stage python-wheel
+# The first phase's targets always run (swift build knows what changed): the
+# second one, when the first succeeded, takes them as made (-o).
+TEST_MADE := tsan-core stage lib ffi python-wheel python-native
+TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-swift test-examples bench-check test-header test-docs test-cmake test-abi \
 	test-cpp test-cpp-asan test-cpp-tsan
@@ -30,8 +40,12 @@ TEST_STAGES := test-c test-swift-tsan test-ffi test-valgrind-c test-valgrind-ffi
 # (--output-sync) and the run fails after the table.
 test: deps ## the whole test suite (what CI runs); each stage's time at the end
 	@rm -rf $(TIMES) && mkdir -p $(TIMES) && date +%s.%N > $(TIMES)/start
-	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_STAGES); \
-	status=$$?; sh .ci/stage-times.sh $(TIMES) $(TEST_STAGES); exit $$status
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_FIRST); \
+	first=$$?; \
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target \
+		$$([ $$first -eq 0 ] && printf -- '-o %s ' $(TEST_MADE)) $(TEST_STAGES); \
+	status=$$?; sh .ci/stage-times.sh $(TIMES) $(TEST_STAGES); \
+	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$status
 
 
 # The public headers alone, strictly, as C and as C++ (Tests/header);
