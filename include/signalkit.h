@@ -391,7 +391,12 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  * An array of no arrays is 1 level deep, an array holding one is 2, and so
  * on. Every operation over a value (release, copy, equality, conversions) is
  * safe at any depth the library accepts, on any thread with the stack every
- * caller needs (SK_MIN_THREAD_STACK).
+ * caller needs (SK_MIN_THREAD_STACK). Values also nest through signals,
+ * without a limit: a signal value whose signal holds a value (a single's, a
+ * failure's, a promise's or value promise's, one an operator keeps) holding
+ * a signal, and so on. Releasing such a nesting is safe at any depth on that
+ * stack too; copy and equality do not look into signals (they compare by
+ * identity).
  */
 #define SK_VALUE_MAX_DEPTH 128
 

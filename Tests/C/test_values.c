@@ -1039,6 +1039,82 @@ Test(values, the_deepest_array_is_released_on_a_32k_stack, .timeout = SK_TEST_TI
     }
 }
 
+/* Values nest through signals too, without bound: a signal holds values (a
+ * single's value, a failure's error, a value promise's value, a promise's
+ * latest value), a value holds a signal, and no operator is involved, so
+ * neither SK_VALUE_MAX_DEPTH (arrays only) nor SK_SIGNAL_MAX_DEPTH limits
+ * it. Releasing such a nesting recursed once per level: 100,000 levels of
+ * sk_signal_single() overflowed an 8 MB main thread stack (a crash, found by
+ * a C program, /tmp/exp-c4/deep1.c). The release is iterative past a few
+ * levels now: the whole nesting is released on a thread with
+ * SK_MIN_THREAD_STACK of stack. */
+#define SIGNAL_NESTING_LEVELS 100000
+#define SIGNAL_NESTING_LEVELS_UNDER_VALGRIND 5000
+
+static void nest_in_a_signal(sk_value *value, int level) {
+    sk_signal *signal = NULL;
+    switch (level % 5) {
+    case 0:
+        SK_OK_OR_ABORT(sk_signal_single(&signal, value));
+        break;
+    case 1:
+        SK_OK_OR_ABORT(sk_signal_fail(&signal, value));
+        break;
+    case 2: {
+        sk_value_promise *promise = NULL;
+        SK_OK_OR_ABORT(sk_value_promise_create(&promise, value, false));
+        SK_OK_OR_ABORT(sk_value_promise_get(&signal, promise));
+        sk_value_promise_release(promise);
+        break;
+    }
+    case 3: {
+        sk_promise *promise = NULL;
+        sk_signal *source = NULL;
+        SK_OK_OR_ABORT(sk_promise_create(&promise));
+        SK_OK_OR_ABORT(sk_signal_single(&source, value));
+        SK_OK_OR_ABORT(sk_promise_set(promise, source));
+        SK_OK_OR_ABORT(sk_promise_get(&signal, promise));
+        sk_signal_release(source);
+        sk_promise_release(promise);
+        break;
+    }
+    default: {
+        sk_value array;
+        SK_OK_OR_ABORT(sk_value_set_array(&array, value, 1));
+        sk_value_release(value);
+        *value = array;
+        return;
+    }
+    }
+    sk_value_release(value);
+    SK_OK_OR_ABORT(sk_value_set_signal(value, signal));
+    sk_signal_release(signal);
+}
+
+static sk_value nested_through_signals;
+
+static void *release_nested_through_signals(void *arg) {
+    (void)arg;
+    sk_value_release(&nested_through_signals);
+    return NULL;
+}
+
+Test(values, values_nested_through_signals_are_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const int levels = running_under_valgrind() ? SIGNAL_NESTING_LEVELS_UNDER_VALGRIND : SIGNAL_NESTING_LEVELS;
+    nested_through_signals = int_value(1);
+    for (int level = 0; level < levels; level++) {
+        nest_in_a_signal(&nested_through_signals, level);
+    }
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, release_nested_through_signals, NULL), 0);
+    cr_assert_eq(pthread_join(thread, NULL), 0);
+    pthread_attr_destroy(&attr);
+    expect_no_live_objects(0);
+}
+
 Test(values, arrays_nest_at_most_the_documented_depth, .timeout = SK_TEST_TIMEOUT) {
     deep_job job = { 0, false, false, false };
     run_on_small_stack(deep_values, &job);
