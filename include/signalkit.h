@@ -59,6 +59,20 @@
  * - Stacks: a thread that calls into the library needs SK_MIN_THREAD_STACK
  *   bytes of stack (64 KB), callbacks' own use aside; pipelines near
  *   SK_SIGNAL_MAX_DEPTH need more (see @ref operators, "Depth").
+ * - fork(): the parent is unaffected. It may fork at any time, from any
+ *   thread, inside a callback too, with work queued, timers armed,
+ *   subscriptions live and other threads inside the library: everything
+ *   goes on in the parent. The child of a process that used the library
+ *   must not call it (a _release function and sk_live_objects() included),
+ *   only exec (fork and exec, posix_spawn), _exit() or exit() (the library
+ *   registers no exit handler). The child has the forking thread alone: the
+ *   library's threads (libdispatch's workers and its timer thread) are not
+ *   in it, nor is the progress of the parent's other threads. The library
+ *   does not detect such a call: it may wait forever for a lock that another
+ *   thread held at the instant of fork() (about 1 child in 10, measured with
+ *   three threads subscribing and putting), and work given to a serial or
+ *   concurrent queue, timers, and the operators that use them, accepted with
+ *   SK_OK, never run there.
  * - Detectable misuse (NULL handle, NULL function, wrong value kind) returns an
  *   error and never crashes, hangs or leaks. Using a handle or a heap value
  *   after its last release is undefined behaviour, as with free(), unless
@@ -1731,7 +1745,11 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * inside the subscription that starts it: their depths add up, which
  * neither signal's depth shows. Keep such a nesting within
  * SK_SIGNAL_MAX_DEPTH in all for a 512 KB stack, or run it on a thread with
- * a larger stack (a process's main thread usually has 8 MB).
+ * a larger stack (a process's main thread usually has 8 MB). The library
+ * does not check it: beyond what the stack holds the process dies of a
+ * stack overflow (SIGSEGV), which the library cannot report (an
+ * sk_signal_deferred() whose function returns another one, 30,000 levels
+ * deep, overflows an 8 MB main thread).
  *
  * Every operator below: `out` receives the new signal (+1), NULL on error;
  * it returns SK_OK or one of the errors above; it may be called from any
