@@ -408,9 +408,12 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  * caller needs (SK_MIN_THREAD_STACK). Values also nest through signals,
  * without a limit: a signal value whose signal holds a value (a single's, a
  * failure's, a promise's or value promise's, one an operator keeps) holding
- * a signal, and so on. Releasing such a nesting is safe at any depth on that
- * stack too; copy and equality do not look into signals (they compare by
- * identity).
+ * a signal, and so on; and through user pointers, whose release functions
+ * may release values holding more of them (a list owned through values).
+ * Releasing such a nesting is safe at any depth on that stack too (past a
+ * few levels, the nested releases run one after another rather than inside
+ * one another); copy and equality do not look into signals and pointers
+ * (they compare by identity).
  */
 #define SK_VALUE_MAX_DEPTH 128
 
@@ -448,7 +451,12 @@ int sk_value_set_array(sk_value *out, const sk_value *items, size_t count);
  * @param release   May be NULL. Otherwise runs exactly once with `pointer`
  *                  when the last copy of the value is released, on the thread
  *                  that drops it; it also runs (before returning) if this call
- *                  fails.
+ *                  fails. It may release other values: when it drops the
+ *                  last copy of a pointer value nested a few levels deep in
+ *                  such releases, that value's release runs once this one
+ *                  has returned (before the outermost release returns), so
+ *                  that a list owned through values needs no stack per node
+ *                  (see SK_VALUE_MAX_DEPTH).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
  * @par Thread safety
  *   Any thread. `release` runs on the thread that drops the last copy.

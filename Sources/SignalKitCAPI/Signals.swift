@@ -84,12 +84,12 @@ final class SKSignal: SKObject, _SingleValueHolder {
             }
             return
         }
-        let depth = sk__signal_release_depth()
+        let depth = sk__release_depth()
         if depth < SKSignal.inlineReleaseDepth {
-            sk__set_signal_release_depth(depth + 1)
+            sk__set_release_depth(depth + 1)
             built = nil
             value = .nil
-            sk__set_signal_release_depth(depth)
+            sk__set_release_depth(depth)
             return
         }
         let list = SKReleaseList()
@@ -104,9 +104,9 @@ final class SKSignal: SKObject, _SingleValueHolder {
         list.drain()
     }
 
-    /// How many signal releases may nest on a thread before the deeper ones
-    /// go through a release list: a few hundred bytes of stack each, and no
-    /// list is made for the common, shallow case.
+    /// How many releases of signals and user pointers may nest on a thread
+    /// before the deeper ones go through a release list: a few hundred bytes
+    /// of stack each, and no list is made for the common, shallow case.
     static let inlineReleaseDepth: Int32 = 16
 
     /// The Swift signal.

@@ -35,14 +35,14 @@ void sk__set_array_release_list(void *list) {
     sk__array_release_list_slot = list;
 }
 
-/* How many signal releases are nested on this thread (Signals.swift,
- * SKSignal's deinit). */
-static _Thread_local int sk__signal_release_depth_slot;
+/* How many releases of signals and user pointers are nested on this thread
+ * (SKSignal's and SKPointer's deinits). */
+static _Thread_local int sk__release_depth_slot;
 
-int sk__signal_release_depth(void) {
-    return sk__signal_release_depth_slot;
+int sk__release_depth(void) {
+    return sk__release_depth_slot;
 }
 
-void sk__set_signal_release_depth(int depth) {
-    sk__signal_release_depth_slot = depth;
+void sk__set_release_depth(int depth) {
+    sk__release_depth_slot = depth;
 }

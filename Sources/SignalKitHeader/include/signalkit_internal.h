@@ -13,9 +13,9 @@ void sk__set_last_error(const char *message);
 void *sk__array_release_list(void);
 void sk__set_array_release_list(void *list);
 
-/* How many signal releases are nested on the calling thread (SKSignal's
- * deinit). */
-int sk__signal_release_depth(void);
-void sk__set_signal_release_depth(int depth);
+/* How many releases of signals and user pointers are nested on the calling
+ * thread (SKSignal's and SKPointer's deinits). */
+int sk__release_depth(void);
+void sk__set_release_depth(int depth);
 
 #endif
