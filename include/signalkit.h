@@ -1040,9 +1040,13 @@ void sk_subscriber_release(sk_subscriber *subscriber);
  * has returned, except on the thread running the action, where it returns at
  * once (see sk_disposable_action()); on a subscription's disposable, before the subscription's
  * callbacks are stopped (once any call has returned on a thread, no callback
- * of the subscription starts on that thread; see sk_signal_start()); on a
- * meta disposable, a set or a dictionary, before every disposable it holds
- * has been disposed (each still exactly once). May be called from inside any
+ * of the subscription starts on that thread; see sk_signal_start()), but not
+ * before the disposable its generator returned is done: the first call
+ * disposes that one, and it may still run there (an action and its
+ * `release`) when a later call returns; on a meta disposable, a set or a
+ * dictionary, before every disposable it holds has been disposed (each still
+ * exactly once, and each as far as a later call on it waits: a
+ * subscription's disposable among them, as far as its callbacks). May be called from inside any
  * callback. A container may hold itself, directly or through other
  * containers: disposing it returns, each member disposed once (a dispose
  * that reaches a container whose dispose is already under way further up
