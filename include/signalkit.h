@@ -72,7 +72,12 @@
  *   thread held at the instant of fork() (about 1 child in 10, measured with
  *   three threads subscribing and putting), and work given to a serial or
  *   concurrent queue, timers, and the operators that use them, accepted with
- *   SK_OK, never run there.
+ *   SK_OK, never run there. One exception, for a server that sets up and
+ *   then forks its workers: when the parent had a single thread at the fork
+ *   and the library had started none of its own (they start, and stay, the
+ *   first time work, a delivery or a timer goes to a serial or concurrent
+ *   queue, or a timer or sk_queue_after() to any queue but a virtual-time
+ *   one), the child may use the library fully.
  * - Detectable misuse (NULL handle, NULL function, wrong value kind) returns an
  *   error and never crashes, hangs or leaks. Using a handle or a heap value
  *   after its last release is undefined behaviour, as with free(), unless

@@ -1,8 +1,10 @@
 /* test_threads.c - concurrent puts, subscriptions and disposals. */
 #include <errno.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -501,4 +503,84 @@ Test(threads, fork_leaves_the_parent_working, .timeout = SK_TEST_TIMEOUT) {
     sk_pipe_release(pipe);
     expect_no_live_objects(2, work_queue, delivery_queue);
     counters_destroy(2, &ticks, &works);
+}
+
+/* The one exception the header makes for the child: a parent that used the
+ * library on its single thread, with no work or timer given to a serial or
+ * concurrent queue (so the library started no thread), forks children that
+ * use the library fully: a replayed value delivered through a serial queue
+ * of the child's, work and a timer on it. The child reports through its exit
+ * status (an alarm ends it if anything hangs). */
+static sem_t child_sem;
+
+static void child_post(void *ctx) {
+    (void)ctx;
+    sem_post(&child_sem);
+}
+
+static void child_post_next(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    sem_post(&child_sem);
+}
+
+static bool child_wait(void) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (time_t)SK_WAIT_SECONDS;
+    while (sem_timedwait(&child_sem, &deadline) != 0) {
+        if (errno != EINTR) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int use_the_library_in_the_child(sk_signal *replaying) {
+    sk_queue *queue = NULL;
+    sk_signal *delivered = NULL;
+    sk_disposable *subscription = NULL, *timer = NULL;
+    if (sk_queue_create(&queue, "child") != SK_OK || sk_signal_deliver_on(&delivered, replaying, queue) != SK_OK) {
+        return 1;
+    }
+    sk_observer observer = {child_post_next, NULL, NULL, NULL, NULL};
+    if (sk_signal_start(&subscription, delivered, &observer) != SK_OK || !child_wait()) {
+        return 2;
+    }
+    if (sk_queue_async(queue, child_post, NULL, NULL) != SK_OK || !child_wait()) {
+        return 3;
+    }
+    if (sk_timer_start(&timer, queue, 0.001, false, child_post, NULL, NULL) != SK_OK || !child_wait()) {
+        return 4;
+    }
+    return 0;
+}
+
+Test(threads, a_single_threaded_parent_forks_children_that_use_the_library, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(sem_init(&child_sem, 0, 0), 0);
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL, *taken = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, true));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_signal_take(&taken, source, 5));
+    sk_value value = int_value(7);
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &value));
+    for (int child = 0; child < 2; child++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(2 * (unsigned)SK_WAIT_SECONDS);
+            _exit(use_the_library_in_the_child(taken));
+        }
+        cr_assert_gt(pid, 0, "fork failed");
+        int status = 0;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "child %d: %s %d (1: setup, 2: the replayed delivery, 3: the work, 4: the timer)", child,
+                  WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    }
+    sk_signal_release(taken);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    sem_destroy(&child_sem);
+    expect_no_live_objects(0);
 }
