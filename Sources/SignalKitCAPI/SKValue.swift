@@ -631,7 +631,7 @@ final class SKPointer: SKObject {
     /// once per node through the library and the user's function, and
     /// overflowed a 64 KB thread stack (SK_MIN_THREAD_STACK) at 1,000 nodes,
     /// an 8 MB one at 100,000. So, as for signals (see `SKSignal`'s deinit),
-    /// up to `SKSignal.inlineReleaseDepth` nested releases run in place, and
+    /// nested releases run in place within `SKSignal.inlineReleaseBudget`, and
     /// deeper release functions go to the thread's release list, which the
     /// release that made it runs one at a time, on the same thread, before it
     /// returns.
@@ -645,7 +645,7 @@ final class SKPointer: SKObject {
             return
         }
         let depth = sk__release_depth()
-        if depth < SKSignal.inlineReleaseDepth {
+        if depth < SKSignal.inlineReleaseBudget {
             sk__set_release_depth(depth + 1)
             SKPointer.runRelease(release, self.pointer)
             sk__set_release_depth(depth)

@@ -61,11 +61,14 @@ final class SKSignal: SKObject, _SingleValueHolder {
     /// them, and SK_VALUE_MAX_DEPTH counts arrays only): an
     /// sk_signal_single() of a value holding a signal, nested 100,000 deep,
     /// overflowed an 8 MB stack when released, one nested release per level.
-    /// So up to `inlineReleaseDepth` nested signal releases run in place on a
-    /// thread; deeper, what a signal holds goes to the thread's release list
-    /// (see `SKReleaseList`), which the release that made the list drains one
-    /// item at a time: the stack holds a bounded number of nested releases,
-    /// whatever the depth.
+    /// So nested signal releases run in place on a thread only while their
+    /// pipeline depths add up to at most `inlineReleaseBudget` (releasing a
+    /// signal nests about as many calls as it is deep: sixteen nested
+    /// 512-deep chains, each a level, overflowed a 512 KB stack); beyond,
+    /// what a signal holds goes to the thread's release list (see
+    /// `SKReleaseList`), which the release that made the list drains one item
+    /// at a time: the stack holds the budget's worth of nested releases and
+    /// one more signal's, whatever the nesting.
     deinit {
         var built = self.built
         self.built = nil
@@ -85,8 +88,9 @@ final class SKSignal: SKObject, _SingleValueHolder {
             return
         }
         let depth = sk__release_depth()
-        if depth < SKSignal.inlineReleaseDepth {
-            sk__set_release_depth(depth + 1)
+        let weight = Int32(clamping: self.depth)
+        if weight <= SKSignal.inlineReleaseBudget - depth {
+            sk__set_release_depth(depth + weight)
             built = nil
             value = .nil
             sk__set_release_depth(depth)
@@ -104,10 +108,11 @@ final class SKSignal: SKObject, _SingleValueHolder {
         list.drain()
     }
 
-    /// How many releases of signals and user pointers may nest on a thread
+    /// How deep the releases of signals (each counted as deep as its
+    /// pipeline) and of user pointers (1 each) may nest in place on a thread
     /// before the deeper ones go through a release list: a few hundred bytes
-    /// of stack each, and no list is made for the common, shallow case.
-    static let inlineReleaseDepth: Int32 = 16
+    /// of stack per level, and no list is made for the common, shallow case.
+    static let inlineReleaseBudget: Int32 = 8
 
     /// The Swift signal.
     var signal: CSignal {

@@ -1117,6 +1117,51 @@ Test(values, values_nested_through_signals_are_released_on_a_small_stack, .timeo
     expect_no_live_objects(0);
 }
 
+/* The same through pipelines as deep as the library builds: a value holding
+ * a chain of SK_SIGNAL_MAX_DEPTH operators over a single of a value holding
+ * such a chain, and so on. Releasing one chain nests about as many calls as
+ * it is deep; the nested releases must not add up: released on a 512 KB
+ * thread, the stack the header names for pipelines at the limit (the first
+ * version of the fix above, which released 16 nested signals in place
+ * whatever their depth, overflowed it at 8 levels). */
+#define DEEP_PIPELINE_LEVELS 12
+
+static void pass_value(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+}
+
+static void *release_nested_pipelines(void *arg) {
+    (void)arg;
+    sk_value_release(&nested_through_signals);
+    return NULL;
+}
+
+Test(values, values_nested_through_deep_pipelines_are_released_on_a_512k_stack, .timeout = SK_TEST_TIMEOUT) {
+    nested_through_signals = int_value(1);
+    for (int level = 0; level < DEEP_PIPELINE_LEVELS; level++) {
+        sk_signal *signal = NULL;
+        SK_OK_OR_FAIL(sk_signal_single(&signal, &nested_through_signals));
+        for (int stage = 1; stage < SK_SIGNAL_MAX_DEPTH; stage++) {
+            sk_signal *next = NULL;
+            SK_OK_OR_FAIL(sk_signal_before_next(&next, signal, pass_value, NULL, NULL));
+            sk_signal_release(signal);
+            signal = next;
+        }
+        sk_value_release(&nested_through_signals);
+        SK_OK_OR_FAIL(sk_value_set_signal(&nested_through_signals, signal));
+        sk_signal_release(signal);
+    }
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, 512 * 1024), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, release_nested_pipelines, NULL), 0);
+    cr_assert_eq(pthread_join(thread, NULL), 0);
+    pthread_attr_destroy(&attr);
+    expect_no_live_objects(0);
+}
+
 /* A list owned through pointer values: each node's release function
  * releases the value holding the next node. The releases recursed once per
  * node through the library and the release function: 1,000 nodes overflowed
