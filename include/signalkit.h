@@ -59,6 +59,25 @@
  * - Stacks: a thread that calls into the library needs SK_MIN_THREAD_STACK
  *   bytes of stack (64 KB), callbacks' own use aside; pipelines near
  *   SK_SIGNAL_MAX_DEPTH need more (see @ref operators, "Depth").
+ * - fork(): the parent is unaffected. It may fork at any time, from any
+ *   thread, inside a callback too, with work queued, timers armed,
+ *   subscriptions live and other threads inside the library: everything
+ *   goes on in the parent. The child of a process that used the library
+ *   must not call it (a _release function and sk_live_objects() included),
+ *   only exec (fork and exec, posix_spawn), _exit() or exit() (the library
+ *   registers no exit handler). The child has the forking thread alone: the
+ *   library's threads (libdispatch's workers and its timer thread) are not
+ *   in it, nor is the progress of the parent's other threads. The library
+ *   does not detect such a call: it may wait forever for a lock that another
+ *   thread held at the instant of fork() (about 1 child in 10, measured with
+ *   three threads subscribing and putting), and work given to a serial or
+ *   concurrent queue, timers, and the operators that use them, accepted with
+ *   SK_OK, never run there. One exception, for a server that sets up and
+ *   then forks its workers: when the parent had a single thread at the fork
+ *   and the library had started none of its own (they start, and stay, the
+ *   first time work, a delivery or a timer goes to a serial or concurrent
+ *   queue, or a timer or sk_queue_after() to any queue but a virtual-time
+ *   one), the child may use the library fully.
  * - Detectable misuse (NULL handle, NULL function, wrong value kind) returns an
  *   error and never crashes, hangs or leaks. Using a handle or a heap value
  *   after its last release is undefined behaviour, as with free(), unless
@@ -391,7 +410,15 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  * An array of no arrays is 1 level deep, an array holding one is 2, and so
  * on. Every operation over a value (release, copy, equality, conversions) is
  * safe at any depth the library accepts, on any thread with the stack every
- * caller needs (SK_MIN_THREAD_STACK).
+ * caller needs (SK_MIN_THREAD_STACK). Values also nest through signals,
+ * without a limit: a signal value whose signal holds a value (a single's, a
+ * failure's, a promise's or value promise's, one an operator keeps) holding
+ * a signal, and so on; and through user pointers, whose release functions
+ * may release values holding more of them (a list owned through values).
+ * Releasing such a nesting is safe at any depth on that stack too (past a
+ * few levels, the nested releases run one after another rather than inside
+ * one another); copy and equality do not look into signals and pointers
+ * (they compare by identity).
  */
 #define SK_VALUE_MAX_DEPTH 128
 
@@ -429,7 +456,12 @@ int sk_value_set_array(sk_value *out, const sk_value *items, size_t count);
  * @param release   May be NULL. Otherwise runs exactly once with `pointer`
  *                  when the last copy of the value is released, on the thread
  *                  that drops it; it also runs (before returning) if this call
- *                  fails.
+ *                  fails. It may release other values: when it drops the
+ *                  last copy of a pointer value nested a few levels deep in
+ *                  such releases, that value's release runs once this one
+ *                  has returned (before the outermost release returns), so
+ *                  that a list owned through values needs no stack per node
+ *                  (see SK_VALUE_MAX_DEPTH).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
  * @par Thread safety
  *   Any thread. `release` runs on the thread that drops the last copy.
@@ -1013,9 +1045,13 @@ void sk_subscriber_release(sk_subscriber *subscriber);
  * has returned, except on the thread running the action, where it returns at
  * once (see sk_disposable_action()); on a subscription's disposable, before the subscription's
  * callbacks are stopped (once any call has returned on a thread, no callback
- * of the subscription starts on that thread; see sk_signal_start()); on a
- * meta disposable, a set or a dictionary, before every disposable it holds
- * has been disposed (each still exactly once). May be called from inside any
+ * of the subscription starts on that thread; see sk_signal_start()), but not
+ * before the disposable its generator returned is done: the first call
+ * disposes that one, and it may still run there (an action and its
+ * `release`) when a later call returns; on a meta disposable, a set or a
+ * dictionary, before every disposable it holds has been disposed (each still
+ * exactly once, and each as far as a later call on it waits: a
+ * subscription's disposable among them, as far as its callbacks). May be called from inside any
  * callback. A container may hold itself, directly or through other
  * containers: disposing it returns, each member disposed once (a dispose
  * that reaches a container whose dispose is already under way further up
@@ -1726,7 +1762,11 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * inside the subscription that starts it: their depths add up, which
  * neither signal's depth shows. Keep such a nesting within
  * SK_SIGNAL_MAX_DEPTH in all for a 512 KB stack, or run it on a thread with
- * a larger stack (a process's main thread usually has 8 MB).
+ * a larger stack (a process's main thread usually has 8 MB). The library
+ * does not check it: beyond what the stack holds the process dies of a
+ * stack overflow (SIGSEGV), which the library cannot report (an
+ * sk_signal_deferred() whose function returns another one, 30,000 levels
+ * deep, overflows an 8 MB main thread).
  *
  * Every operator below: `out` receives the new signal (+1), NULL on error;
  * it returns SK_OK or one of the errors above; it may be called from any

@@ -213,8 +213,15 @@ public func sk_disposable_action(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
     }
     let context = SKFunction(action, ctx: ctx, release: release)
     return outputDisposable(out) {
+        // The release runs here, right after the action, while the action
+        // disposable still counts as running: a dispose made meanwhile on
+        // another thread waits until this closure returns, so it returns only
+        // once the release has returned too (as the header promises). Left to
+        // the closure being let go of, the release ran after the action
+        // disposable had marked itself finished, and such a dispose returned
+        // while it still ran.
         SKDisposable(ActionDisposable {
-            context.run()
+            context.runOnce()
         }, kind: .plain)
     }
 }

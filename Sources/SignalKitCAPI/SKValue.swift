@@ -451,23 +451,13 @@ final class SKArray: SKObject {
         var batch: [SKValue] = []
         swap(&batch, &items)
         if let current = sk__array_release_list() {
-            Unmanaged<SKArrayReleaseList>.fromOpaque(current).takeUnretainedValue().pending.append(batch)
+            Unmanaged<SKReleaseList>.fromOpaque(current).takeUnretainedValue().pending.append(batch)
             return
         }
-        let list = SKArrayReleaseList()
-        sk__set_array_release_list(Unmanaged.passUnretained(list).toOpaque())
-        while true {
-            // Releases the batch's items: the deinit of a child array that
-            // held its last reference appends the child's items to the list.
-            batch = []
-            guard let next = list.pending.popLast() else {
-                break
-            }
-            batch = next
-        }
-        sk__set_array_release_list(nil)
-        withExtendedLifetime(list) {
-        }
+        let list = SKReleaseList()
+        list.pending.append(batch)
+        batch = []
+        list.drain()
     }
 
     /// `refill` for an array of two items, the two-signal combination's:
@@ -508,11 +498,49 @@ final class SKArray: SKObject {
     }
 }
 
-/// The item arrays of nested arrays waiting to be released on one thread
-/// (see `SKArray`'s deinit); reached through a thread-local, touched only by
-/// its thread.
-private final class SKArrayReleaseList {
+/// What waits to be released on one thread: the item arrays of nested arrays
+/// (see `SKArray`'s deinit) and what signals held (see `SKSignal`'s
+/// deinit); reached through a thread-local, touched only by its thread.
+final class SKReleaseList {
     var pending: [[SKValue]] = []
+    var signals: [CSignal] = []
+    /// The release functions of user pointers whose last value is gone,
+    /// with their pointers: each still counted in `sk_live_objects()`.
+    var pointers: [(sk_release_fn, UnsafeMutableRawPointer?)] = []
+
+    /// Installs this list as the thread's and releases what it holds, and
+    /// what those releases append to it, one item at a time, so that the
+    /// stack never holds more than one of the nested releases; then removes
+    /// it. Only when the thread has no list yet.
+    func drain() {
+        sk__set_array_release_list(Unmanaged.passUnretained(self).toOpaque())
+        while true {
+            // Each item is released at the end of its block, once the list's
+            // array is no longer being accessed: a nested array or signal
+            // whose deinit that runs appends what it held to this list and
+            // returns.
+            if !self.signals.isEmpty {
+                let signal = self.signals.removeLast()
+                withExtendedLifetime(signal) {
+                }
+                continue
+            }
+            if !self.pointers.isEmpty {
+                let (release, pointer) = self.pointers.removeLast()
+                SKPointer.runRelease(release, pointer)
+                continue
+            }
+            if self.pending.isEmpty {
+                break
+            }
+            let batch = self.pending.removeLast()
+            withExtendedLifetime(batch) {
+            }
+        }
+        sk__set_array_release_list(nil)
+        withExtendedLifetime(self) {
+        }
+    }
 }
 
 /// The array values that one subscription emits (sk_signal_combine_latest):
@@ -597,9 +625,40 @@ final class SKPointer: SKObject {
         super.init(counted: false)
     }
 
+    /// A release function may release values in turn, whose pointers'
+    /// release functions run inside it, and so on: a list owned through
+    /// values (each node's release releasing the next node's value) recursed
+    /// once per node through the library and the user's function, and
+    /// overflowed a 64 KB thread stack (SK_MIN_THREAD_STACK) at 1,000 nodes,
+    /// an 8 MB one at 100,000. So, as for signals (see `SKSignal`'s deinit),
+    /// nested releases run in place within `SKSignal.inlineReleaseBudget`, and
+    /// deeper release functions go to the thread's release list, which the
+    /// release that made it runs one at a time, on the same thread, before it
+    /// returns.
     deinit {
+        guard let release = self.releaseFunction else {
+            liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+            return
+        }
+        if let current = sk__array_release_list() {
+            Unmanaged<SKReleaseList>.fromOpaque(current).takeUnretainedValue().pointers.append((release, self.pointer))
+            return
+        }
+        let depth = sk__release_depth()
+        if depth < SKSignal.inlineReleaseBudget {
+            sk__set_release_depth(depth + 1)
+            SKPointer.runRelease(release, self.pointer)
+            sk__set_release_depth(depth)
+            return
+        }
+        let list = SKReleaseList()
+        list.pointers.append((release, self.pointer))
+        list.drain()
+    }
+
+    static func runRelease(_ release: sk_release_fn, _ pointer: UnsafeMutableRawPointer?) {
         // Uncounted before the release function runs (as SKContext).
         liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
-        self.releaseFunction?(self.pointer)
+        release(pointer)
     }
 }

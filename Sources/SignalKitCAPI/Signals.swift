@@ -15,10 +15,12 @@ typealias CSignal = Signal<SKValue, SKValue>
 ///
 /// Thread-safety: immutable.
 final class SKSignal: SKObject, _SingleValueHolder {
-    /// The signal; nil for a single (see above).
-    private let built: CSignal?
-    /// The single's value (`SKValue.nil` for any other signal).
-    let heldValue: SKValue
+    /// The signal; nil for a single (see above). Written only by the
+    /// initialisers and by deinit (see there).
+    @exclusivity(unchecked) private var built: CSignal?
+    /// The single's value (`SKValue.nil` for any other signal). Written only
+    /// by the initialisers and by deinit (see there).
+    @exclusivity(unchecked) private(set) var heldValue: SKValue
     /// How many operators deep the signal is built (1 for a source): starting
     /// it and delivering through it nest about that many calls, so operators
     /// refuse to build beyond SK_SIGNAL_MAX_DEPTH (see `pipelineDepth`).
@@ -51,6 +53,66 @@ final class SKSignal: SKObject, _SingleValueHolder {
         self.stages = nil
         super.init()
     }
+
+    /// Releasing a signal releases what it holds: a single's value, a
+    /// failure's error, a value promise's value, the values an operator
+    /// keeps. Those can hold signals, which hold values, and so on without
+    /// bound (no operator is involved, so SK_SIGNAL_MAX_DEPTH does not count
+    /// them, and SK_VALUE_MAX_DEPTH counts arrays only): an
+    /// sk_signal_single() of a value holding a signal, nested 100,000 deep,
+    /// overflowed an 8 MB stack when released, one nested release per level.
+    /// So nested signal releases run in place on a thread only while their
+    /// pipeline depths add up to at most `inlineReleaseBudget` (releasing a
+    /// signal nests about as many calls as it is deep: sixteen nested
+    /// 512-deep chains, each a level, overflowed a 512 KB stack); beyond,
+    /// what a signal holds goes to the thread's release list (see
+    /// `SKReleaseList`), which the release that made the list drains one item
+    /// at a time: the stack holds the budget's worth of nested releases and
+    /// one more signal's, whatever the nesting.
+    deinit {
+        var built = self.built
+        self.built = nil
+        var value = self.heldValue
+        self.heldValue = .nil
+        if built == nil && value.object == nil {
+            return
+        }
+        if let current = sk__array_release_list() {
+            let list = Unmanaged<SKReleaseList>.fromOpaque(current).takeUnretainedValue()
+            if let signal = built {
+                list.signals.append(signal)
+            }
+            if value.object != nil {
+                list.pending.append([value])
+            }
+            return
+        }
+        let depth = sk__release_depth()
+        let weight = Int32(clamping: self.depth)
+        if weight <= SKSignal.inlineReleaseBudget - depth {
+            sk__set_release_depth(depth + weight)
+            built = nil
+            value = .nil
+            sk__set_release_depth(depth)
+            return
+        }
+        let list = SKReleaseList()
+        if let signal = built {
+            list.signals.append(signal)
+        }
+        if value.object != nil {
+            list.pending.append([value])
+        }
+        built = nil
+        value = .nil
+        list.drain()
+    }
+
+    /// How deep the releases of signals (each counted as deep as its
+    /// pipeline) and of user pointers (1 each) may nest in place on a thread
+    /// before the deeper ones go through a release list: a few hundred bytes
+    /// of stack per level, and no list is made for the common, shallow case.
+    static let inlineReleaseBudget: Int32 = 8
 
     /// The Swift signal.
     var signal: CSignal {

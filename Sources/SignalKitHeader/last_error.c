@@ -23,7 +23,8 @@ const char *sk_last_error_message(void) {
     return sk__last_error;
 }
 
-/* The nested arrays waiting to be released on this thread (SKValue.swift). */
+/* What waits to be released on this thread: nested arrays, what signals
+ * held (SKValue.swift, SKReleaseList). */
 static _Thread_local void *sk__array_release_list_slot;
 
 void *sk__array_release_list(void) {
@@ -32,4 +33,16 @@ void *sk__array_release_list(void) {
 
 void sk__set_array_release_list(void *list) {
     sk__array_release_list_slot = list;
+}
+
+/* How many releases of signals and user pointers are nested on this thread
+ * (SKSignal's and SKPointer's deinits). */
+static _Thread_local int sk__release_depth_slot;
+
+int sk__release_depth(void) {
+    return sk__release_depth_slot;
+}
+
+void sk__set_release_depth(int depth) {
+    sk__release_depth_slot = depth;
 }

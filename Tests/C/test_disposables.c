@@ -513,6 +513,81 @@ Test(disposables, concurrent_second_dispose_waits_for_the_running_action, .timeo
     check_concurrent_second_dispose(dict, dict, dict_add_alpha, "dict");
 }
 
+/* The header promises that a later dispose made on another thread while the
+ * action runs "waits until it (and `release`) has returned". It waited for
+ * the action only: the release ran after the action disposable had marked
+ * itself finished, when the closure holding the context was let go of, so
+ * the second dispose returned while the release still ran. The release here
+ * waits (with a deadline) for the second dispose to return: it never does
+ * while the release runs, so the wait ends at its deadline, and the release
+ * records whether it returned. */
+typedef struct concurrent_release {
+    sk_disposable *target;
+    sem_t started;
+    sem_t returned;
+    volatile int returned_early;
+    volatile int release_done;
+    volatile int done_when_returned;
+} concurrent_release;
+
+static void signal_started(void *ctx) {
+    concurrent_release *c = ctx;
+    sem_post(&c->started);
+}
+
+static void slow_release_watching(void *ctx) {
+    concurrent_release *c = ctx;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_nsec += 300 * 1000 * 1000;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec += 1;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    if (sem_timedwait(&c->returned, &deadline) == 0) {
+        c->returned_early = 1;
+    }
+    c->release_done = 1;
+}
+
+static void *dispose_while_releasing(void *arg) {
+    concurrent_release *c = arg;
+    sem_wait(&c->started);
+    sk_disposable_dispose(c->target);
+    c->done_when_returned = c->release_done;
+    sem_post(&c->returned);
+    return NULL;
+}
+
+static void check_concurrent_dispose_waits_for_release(sk_disposable *holder, container_add_fn add, const char *what) {
+    concurrent_release c = {.target = holder};
+    sem_init(&c.started, 0, 0);
+    sem_init(&c.returned, 0, 0);
+    sk_disposable *action = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&action, signal_started, &c, slow_release_watching));
+    if (holder != NULL) {
+        SK_OK_OR_FAIL(add(holder, action));
+    } else {
+        c.target = action;
+    }
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, NULL, dispose_while_releasing, &c), 0);
+    sk_disposable_dispose(c.target);
+    pthread_join(thread, NULL);
+    cr_expect_eq(c.returned_early, 0, "%s: the second dispose returned while the action's release ran", what);
+    cr_expect_eq(c.done_when_returned, 1, "%s: the second dispose returned before the action's release was done", what);
+    sem_destroy(&c.started);
+    sem_destroy(&c.returned);
+    sk_disposable_release(action);
+    sk_disposable_release(holder);
+    expect_no_live_objects(0);
+}
+
+Test(disposables, concurrent_second_dispose_waits_for_the_running_release, .timeout = SK_TEST_TIMEOUT) {
+    check_concurrent_dispose_waits_for_release(NULL, NULL, "action");
+    check_concurrent_dispose_waits_for_release(new_set(), set_add, "set");
+}
+
 /* A container that holds itself, directly or through other containers: its
  * dispose reached itself again on the same thread and disposed its members
  * again from there, without end (a stack overflow). A member whose dispose

@@ -1,6 +1,7 @@
 /* test_values.c - sk_value: every kind, ownership, equality, misuse. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
@@ -1037,6 +1038,177 @@ Test(values, the_deepest_array_is_released_on_a_32k_stack, .timeout = SK_TEST_TI
         pthread_attr_destroy(&attr);
         expect_no_live_objects(0);
     }
+}
+
+/* Values nest through signals too, without bound: a signal holds values (a
+ * single's value, a failure's error, a value promise's value, a promise's
+ * latest value), a value holds a signal, and no operator is involved, so
+ * neither SK_VALUE_MAX_DEPTH (arrays only) nor SK_SIGNAL_MAX_DEPTH limits
+ * it. Releasing such a nesting recursed once per level: 100,000 levels of
+ * sk_signal_single() overflowed an 8 MB main thread stack (a crash, found by
+ * a C program, /tmp/exp-c4/deep1.c). The release is iterative past a few
+ * levels now: the whole nesting (20,000 levels here; on that stack a few
+ * hundred crashed) is released on a thread with SK_MIN_THREAD_STACK of
+ * stack. */
+#define SIGNAL_NESTING_LEVELS 20000 /* 20 times what overflowed before: cheap under the sanitizers */
+#define SIGNAL_NESTING_LEVELS_UNDER_VALGRIND 2000
+
+static void nest_in_a_signal(sk_value *value, int level) {
+    sk_signal *signal = NULL;
+    switch (level % 5) {
+    case 0:
+        SK_OK_OR_ABORT(sk_signal_single(&signal, value));
+        break;
+    case 1:
+        SK_OK_OR_ABORT(sk_signal_fail(&signal, value));
+        break;
+    case 2: {
+        sk_value_promise *promise = NULL;
+        SK_OK_OR_ABORT(sk_value_promise_create(&promise, value, false));
+        SK_OK_OR_ABORT(sk_value_promise_get(&signal, promise));
+        sk_value_promise_release(promise);
+        break;
+    }
+    case 3: {
+        sk_promise *promise = NULL;
+        sk_signal *source = NULL;
+        SK_OK_OR_ABORT(sk_promise_create(&promise));
+        SK_OK_OR_ABORT(sk_signal_single(&source, value));
+        SK_OK_OR_ABORT(sk_promise_set(promise, source));
+        SK_OK_OR_ABORT(sk_promise_get(&signal, promise));
+        sk_signal_release(source);
+        sk_promise_release(promise);
+        break;
+    }
+    default: {
+        sk_value array;
+        SK_OK_OR_ABORT(sk_value_set_array(&array, value, 1));
+        sk_value_release(value);
+        *value = array;
+        return;
+    }
+    }
+    sk_value_release(value);
+    SK_OK_OR_ABORT(sk_value_set_signal(value, signal));
+    sk_signal_release(signal);
+}
+
+static sk_value nested_through_signals;
+
+static void *release_nested_through_signals(void *arg) {
+    (void)arg;
+    sk_value_release(&nested_through_signals);
+    return NULL;
+}
+
+Test(values, values_nested_through_signals_are_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const int levels = running_under_valgrind() ? SIGNAL_NESTING_LEVELS_UNDER_VALGRIND : SIGNAL_NESTING_LEVELS;
+    nested_through_signals = int_value(1);
+    for (int level = 0; level < levels; level++) {
+        nest_in_a_signal(&nested_through_signals, level);
+    }
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, release_nested_through_signals, NULL), 0);
+    cr_assert_eq(pthread_join(thread, NULL), 0);
+    pthread_attr_destroy(&attr);
+    expect_no_live_objects(0);
+}
+
+/* The same through pipelines as deep as the library builds: a value holding
+ * a chain of SK_SIGNAL_MAX_DEPTH operators over a single of a value holding
+ * such a chain, and so on. Releasing one chain nests about as many calls as
+ * it is deep; the nested releases must not add up: released on a 512 KB
+ * thread, the stack the header names for pipelines at the limit (the first
+ * version of the fix above, which released 16 nested signals in place
+ * whatever their depth, overflowed it at 8 levels). */
+#define DEEP_PIPELINE_LEVELS 12
+
+static void pass_value(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+}
+
+static void *release_nested_pipelines(void *arg) {
+    (void)arg;
+    sk_value_release(&nested_through_signals);
+    return NULL;
+}
+
+Test(values, values_nested_through_deep_pipelines_are_released_on_a_512k_stack, .timeout = SK_TEST_TIMEOUT) {
+    nested_through_signals = int_value(1);
+    for (int level = 0; level < DEEP_PIPELINE_LEVELS; level++) {
+        sk_signal *signal = NULL;
+        SK_OK_OR_FAIL(sk_signal_single(&signal, &nested_through_signals));
+        for (int stage = 1; stage < SK_SIGNAL_MAX_DEPTH; stage++) {
+            sk_signal *next = NULL;
+            SK_OK_OR_FAIL(sk_signal_before_next(&next, signal, pass_value, NULL, NULL));
+            sk_signal_release(signal);
+            signal = next;
+        }
+        sk_value_release(&nested_through_signals);
+        SK_OK_OR_FAIL(sk_value_set_signal(&nested_through_signals, signal));
+        sk_signal_release(signal);
+    }
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, 512 * 1024), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, release_nested_pipelines, NULL), 0);
+    cr_assert_eq(pthread_join(thread, NULL), 0);
+    pthread_attr_destroy(&attr);
+    expect_no_live_objects(0);
+}
+
+/* A list owned through pointer values: each node's release function
+ * releases the value holding the next node. The releases recursed once per
+ * node through the library and the release function: 1,000 nodes overflowed
+ * a thread of SK_MIN_THREAD_STACK, 100,000 an 8 MB main thread (a crash,
+ * found by a C program, /tmp/exp-c4/deep3.c). Past a few levels the release
+ * functions now run one after another from the outermost release, on the
+ * same thread, before it returns. */
+typedef struct list_node {
+    sk_value next;
+    long *released;
+} list_node;
+
+static void list_node_release(void *pointer) {
+    list_node *node = pointer;
+    sk_value_release(&node->next);
+    (*node->released)++;
+    free(node);
+}
+
+static sk_value list_head;
+
+static void *release_list_head(void *arg) {
+    (void)arg;
+    sk_value_release(&list_head);
+    return NULL;
+}
+
+Test(values, a_list_owned_through_pointer_values_is_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const long nodes = running_under_valgrind() ? SIGNAL_NESTING_LEVELS_UNDER_VALGRIND : SIGNAL_NESTING_LEVELS;
+    long released = 0;
+    list_head = int_value(0);
+    for (long index = 0; index < nodes; index++) {
+        list_node *node = malloc(sizeof *node);
+        cr_assert_not_null(node);
+        node->next = list_head;
+        node->released = &released;
+        SK_OK_OR_FAIL(sk_value_set_pointer(&list_head, node, list_node_release));
+    }
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, release_list_head, NULL), 0);
+    cr_assert_eq(pthread_join(thread, NULL), 0);
+    pthread_attr_destroy(&attr);
+    cr_assert_eq(released, nodes, "%ld of %ld nodes released", released, nodes);
+    expect_no_live_objects(0);
 }
 
 Test(values, arrays_nest_at_most_the_documented_depth, .timeout = SK_TEST_TIMEOUT) {
