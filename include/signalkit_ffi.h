@@ -45,7 +45,10 @@
  *   of this library cannot be told apart from that handle.
  *
  * A call that fails so runs the `release` it was handed, once, before
- * returning. The functions that return no status treat a handle of another
+ * returning. sk_ffi_last_error_message() then still describes that call's
+ * failure, whatever `release` called (a binding's release that drops handles
+ * may make a failing sk_ffi_ or signalkit.h call of its own). The functions
+ * that return no status treat a handle of another
  * kind (or a released one) like NULL and set the message; NULL itself sets
  * none.
  *
