@@ -21,6 +21,8 @@
  * errors of the functions declared here are described by
  * sk_ffi_last_error_message(), not sk_last_error_message() (when a
  * signalkit.h call made by this library fails, its message is copied there).
+ * A call of this library that succeeds leaves sk_last_error_message() as it
+ * was, as a successful signalkit.h call does.
  *
  * Handle arguments are checked when the call is made, as signalkit.h checks
  * them, never later inside a stream, and the same way whether handle

@@ -188,10 +188,19 @@ int sk_ffi__check_subscriber(const char *function, const char *name, sk_subscrib
     if (sk_ffi__live_tag(subscriber) != 0) {
         return sk_ffi__own_handle_refused(function, name, "a subscriber");
     }
-    /* Every core function taking a subscriber emits into it, except when
-     * its value is missing: sk_subscriber_put_next checks the subscriber,
-     * then refuses the NULL value (SK_ERR_NULL_ARGUMENT) without emitting.
-     * (It sets the core's last error message of this thread.) */
+    /* A retain checks the handle as every call does and sets no message
+     * when it succeeds: sk_last_error_message() stays what the caller's
+     * last failing core call left, as the core promises until the next
+     * failing call (a successful call of this library is not one). */
+    sk_subscriber *retained = sk_subscriber_retain(subscriber);
+    if (retained != NULL) {
+        sk_subscriber_release(retained);
+        return SK_OK;
+    }
+    /* Refused: the status, from the one core function taking a subscriber
+     * that does not emit into it when its value is missing:
+     * sk_subscriber_put_next checks the subscriber, then refuses the NULL
+     * value (SK_ERR_NULL_ARGUMENT) without emitting. */
     int status = sk_subscriber_put_next(subscriber, NULL);
     if (status == SK_ERR_NULL_ARGUMENT) {
         return SK_OK;

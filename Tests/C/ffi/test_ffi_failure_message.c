@@ -82,3 +82,69 @@ Test(ffi_failure_message, an_operator_past_the_depth_limit_keeps_the_core_messag
     sk_ffi_signature_release(map_sig);
     expect_no_ffi_live_objects();
 }
+
+/* The core's message stays what the caller's last failing core call left:
+ * sk_last_error_message() promises it until the next failing call, and a
+ * successful ffi call is not one. Before, sk_ffi_trampoline_subscriber
+ * probed its subscriber with a put that fails (a NULL value), and every
+ * successful call left "sk_subscriber_put_next: value is NULL" there. */
+static bool is_even(int64_t n) { return n % 2 == 0; }
+
+static void no_next(void *ctx, int64_t n) {
+    (void)ctx;
+    (void)n;
+}
+
+Test(ffi_failure_message, successful_calls_leave_the_core_message_alone) {
+    manual_source source;
+    sk_signal *signal = manual_init_signal(&source);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, signal, &observer));
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_ffi_signature *emit_sig = sig("void(i64)");
+    sk_ffi_signature *next_sig = sig("void(ctx,i64)");
+    sk_ffi_signature *map_sig = sig("i64(i64)");
+
+    cr_assert_eq(sk_pipe_put(NULL, NULL), SK_ERR_NULL_ARGUMENT);
+    const char *expected = "sk_pipe_put: pipe is NULL";
+    cr_assert_str_eq(sk_last_error_message(), expected);
+
+    sk_ffi_trampoline *to_subscriber = NULL, *to_pipe = NULL;
+    SK_OK_OR_FAIL(sk_ffi_trampoline_subscriber(&to_subscriber, manual_subscriber(&source, 0), emit_sig));
+    cr_assert_str_eq(sk_last_error_message(), expected, "after sk_ffi_trampoline_subscriber");
+    SK_OK_OR_FAIL(sk_ffi_trampoline_pipe(&to_pipe, pipe, emit_sig));
+    cr_assert_str_eq(sk_last_error_message(), expected, "after sk_ffi_trampoline_pipe");
+    sk_signal *mapped = NULL, *filtered = NULL;
+    SK_OK_OR_FAIL(sk_ffi_signal_map(&mapped, signal, map_sig, FN(plus_one), NULL, NULL));
+    cr_assert_str_eq(sk_last_error_message(), expected, "after sk_ffi_signal_map");
+    sk_ffi_signature *filter_sig = sig("bool(i64)");
+    SK_OK_OR_FAIL(sk_ffi_signal_filter(&filtered, signal, filter_sig, FN(is_even), NULL, NULL));
+    cr_assert_str_eq(sk_last_error_message(), expected, "after sk_ffi_signal_filter");
+    sk_disposable *typed = NULL;
+    sk_ffi_observer typed_observer = {next_sig, FN(no_next), NULL, NULL, NULL, NULL, NULL, NULL};
+    SK_OK_OR_FAIL(sk_ffi_signal_start(&typed, mapped, &typed_observer));
+    cr_assert_str_eq(sk_last_error_message(), expected, "after sk_ffi_signal_start");
+
+    sk_disposable_dispose(typed);
+    sk_disposable_release(typed);
+    sk_ffi_trampoline_release(to_subscriber);
+    sk_ffi_trampoline_release(to_pipe);
+    sk_signal_release(mapped);
+    sk_signal_release(filtered);
+    sk_ffi_signature_release(emit_sig);
+    sk_ffi_signature_release(next_sig);
+    sk_ffi_signature_release(map_sig);
+    sk_ffi_signature_release(filter_sig);
+    sk_pipe_release(pipe);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(signal);
+    cr_assert(recorder_wait_release(&r));
+    recorder_destroy(&r);
+    manual_destroy(&source);
+    expect_no_ffi_live_objects();
+}
