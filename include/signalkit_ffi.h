@@ -407,9 +407,9 @@ typedef void (*sk_ffi_fn)(void);
  * knows of it already.
  *
  * Only the first call during one callback counts; later calls during the
- * same callback return SK_OK and change nothing. If copying the message runs
- * out of memory, the delivery still fails, with MESSAGE
- * `"(message lost: out of memory)"`.
+ * same callback return SK_OK and change nothing. If copying the message, or
+ * making the error of it, runs out of memory, the delivery still fails, with
+ * MESSAGE `"(message lost: out of memory)"`.
  *
  * @param message  Borrowed, NUL-terminated UTF-8; NULL for none. Copied,
  *                 never truncated.

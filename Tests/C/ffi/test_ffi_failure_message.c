@@ -9,6 +9,9 @@
  * the core runs the release (a typed operator past SK_SIGNAL_MAX_DEPTH), a
  * failing core call inside it replaced the core's message before this
  * library copied it. Found by a release that parses a bad signature. */
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "ffi_support.h"
 
 TestSuite(ffi_failure_message, .timeout = SK_TEST_TIMEOUT);
@@ -146,5 +149,104 @@ Test(ffi_failure_message, successful_calls_leave_the_core_message_alone) {
     cr_assert(recorder_wait_release(&r));
     recorder_destroy(&r);
     manual_destroy(&source);
+    expect_no_ffi_live_objects();
+}
+
+/* ------------------------------------------------------------------------ */
+/* The error of a failed callback when memory runs short                     */
+/* ------------------------------------------------------------------------ */
+
+/* Under a sanitizer the program reserves terabytes of shadow memory and
+ * malloc does not return NULL under a lowered RLIMIT_AS (test_resources.c
+ * says the same). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FFI_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FFI_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef FFI_TEST_SANITIZED
+#define FFI_TEST_SANITIZED 0
+#endif
+
+enum { BIG_MESSAGE = 64 << 20 };
+
+static char *big_message;
+
+static size_t mapped_bytes(void) {
+    FILE *statm = fopen("/proc/self/statm", "r");
+    cr_assert_not_null(statm);
+    unsigned long pages = 0;
+    cr_assert_eq(fscanf(statm, "%lu", &pages), 1);
+    fclose(statm);
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static int64_t fail_with_big_message(int64_t n) {
+    sk_ffi_callback_fail(big_message);
+    return n;
+}
+
+static void capture_error_text(void *ctx, const sk_value *error) {
+    char *text = ctx;
+    const char *got = "(not a string)";
+    sk_value_get_string(error, &got, NULL);
+    snprintf(text, 200, "%s", got);
+}
+
+/* The error a map whose function fails with big_message ends with, with
+ * room in the address space for `room` more bytes while the value is put. */
+static void error_with_room(size_t room, char *text) {
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    sk_signal *mapped = typed_operator(source, false, "i64(i64)", FN(fail_with_big_message), NULL);
+    strcpy(text, "(no error)");
+    sk_observer observer = {NULL, capture_error_text, NULL, text, NULL};
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, mapped, &observer));
+    sk_value one;
+    sk_value_set_int64(&one, 1);
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &saved), 0);
+    struct rlimit low = saved;
+    low.rlim_cur = (rlim_t)(mapped_bytes() + room);
+    cr_assert_eq(setrlimit(RLIMIT_AS, &low), 0);
+    int status = sk_pipe_put(pipe, &one);
+    cr_assert_eq(setrlimit(RLIMIT_AS, &saved), 0);
+    SK_OK_OR_FAIL(status);
+    sk_disposable_release(subscription);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+}
+
+/* A failure message that can be copied (sk_ffi_callback_fail) but not made
+ * into the error: the error is still the string of the documented shape,
+ * with MESSAGE "(message lost: out of memory)". Before, the text was
+ * "sk_ffi: callback failed (description unavailable: out of memory)" (no
+ * ROLE) when there was no room for the text, and the error was nil when
+ * there was none for the value made of it. */
+Test(ffi_failure_message, a_failure_message_too_big_for_the_memory_left_is_reported_lost) {
+    if (running_under_valgrind() || FFI_TEST_SANITIZED) {
+        cr_skip_test("a sanitizer or valgrind does not return NULL from malloc under a lowered RLIMIT_AS");
+    }
+    big_message = malloc(BIG_MESSAGE + 1);
+    cr_assert_not_null(big_message);
+    memset(big_message, 'm', BIG_MESSAGE);
+    big_message[BIG_MESSAGE] = '\0';
+    char text[200];
+    /* Room for the copy of the message, not for the text of the error. */
+    error_with_room(BIG_MESSAGE + BIG_MESSAGE / 2, text);
+    cr_assert_str_eq(text, "sk_ffi: map: callback failed: (message lost: out of memory)");
+    /* Room for the copy and the text, not for the value made of it. */
+    error_with_room(2 * (size_t)BIG_MESSAGE + BIG_MESSAGE / 2, text);
+    cr_assert_str_eq(text, "sk_ffi: map: callback failed: (message lost: out of memory)");
+    /* With room, the message itself. */
+    error_with_room(8 * (size_t)BIG_MESSAGE, text);
+    cr_assert(strncmp(text, "sk_ffi: map: callback failed: mmmm", 34) == 0, "%s", text);
+    free(big_message);
     expect_no_ffi_live_objects();
 }
