@@ -21,6 +21,8 @@
  * errors of the functions declared here are described by
  * sk_ffi_last_error_message(), not sk_last_error_message() (when a
  * signalkit.h call made by this library fails, its message is copied there).
+ * A call of this library that succeeds leaves sk_last_error_message() as it
+ * was, as a successful signalkit.h call does.
  *
  * Handle arguments are checked when the call is made, as signalkit.h checks
  * them, never later inside a stream, and the same way whether handle
@@ -45,7 +47,10 @@
  *   of this library cannot be told apart from that handle.
  *
  * A call that fails so runs the `release` it was handed, once, before
- * returning. The functions that return no status treat a handle of another
+ * returning. sk_ffi_last_error_message() then still describes that call's
+ * failure, whatever `release` called (a binding's release that drops handles
+ * may make a failing sk_ffi_ or signalkit.h call of its own). The functions
+ * that return no status treat a handle of another
  * kind (or a released one) like NULL and set the message; NULL itself sets
  * none.
  *
@@ -337,6 +342,22 @@ void sk_ffi_signature_release(sk_ffi_signature *signature);
  *
  * Calling a function through a signature that does not describe it is
  * undefined behaviour, as with a wrong cast in C.
+ *
+ * A function handed to this library with a `release` (sk_ffi_signal_map(),
+ * sk_ffi_signal_filter(), the functions of an sk_ffi_observer) must stay
+ * callable until that `release` has been called: the library may call it,
+ * on any thread, until then, and uses neither it nor `release` once
+ * `release` has been called. A C function always stays callable; a binding
+ * whose callbacks are objects of its own whose code goes with them (a
+ * ctypes CFUNCTYPE object, a libffi closure) keeps each object alive until
+ * `release` runs, for instance referenced from what `ctx` points to, and
+ * may drop them in `release`, the one running `release` included (this
+ * library reads nothing of it once it has been called). A callback object
+ * dropped earlier, say when the call that handed it over returns, leaves a
+ * dangling function pointer that the next value calls (undefined behaviour:
+ * with ctypes, typically another callback made since, at the same address).
+ * With no `release`, nothing tells when the last call has returned: keep
+ * such an object for as long as the process runs.
  */
 typedef void (*sk_ffi_fn)(void);
 
@@ -386,9 +407,9 @@ typedef void (*sk_ffi_fn)(void);
  * knows of it already.
  *
  * Only the first call during one callback counts; later calls during the
- * same callback return SK_OK and change nothing. If copying the message runs
- * out of memory, the delivery still fails, with MESSAGE
- * `"(message lost: out of memory)"`.
+ * same callback return SK_OK and change nothing. If copying the message, or
+ * making the error of it, runs out of memory, the delivery still fails, with
+ * MESSAGE `"(message lost: out of memory)"`.
  *
  * @param message  Borrowed, NUL-terminated UTF-8; NULL for none. Copied,
  *                 never truncated.
@@ -430,11 +451,11 @@ int sk_ffi_callback_fail(const char *message);
  */
 typedef struct sk_ffi_observer {
     sk_ffi_signature *next_signature;      /**< The signature of `next`; required when `next` is given. Borrowed. */
-    sk_ffi_fn next;                        /**< Called with each value; may be NULL. */
+    sk_ffi_fn next;                        /**< Called with each value; may be NULL. Callable until `release` has run (sk_ffi_fn). */
     sk_ffi_signature *error_signature;     /**< The signature of `error`; required when `error` is given. Borrowed. */
-    sk_ffi_fn error;                       /**< Called with the error; may be NULL. */
+    sk_ffi_fn error;                       /**< Called with the error; may be NULL. Callable until `release` has run (sk_ffi_fn). */
     sk_ffi_signature *completed_signature; /**< The signature of `completed`; required when `completed` is given. Borrowed. */
-    sk_ffi_fn completed;                   /**< Called on completion; may be NULL. */
+    sk_ffi_fn completed;                   /**< Called on completion; may be NULL. Callable until `release` has run (sk_ffi_fn). */
     void *ctx;                             /**< Passed to a leading ctx argument and to `release`. */
     sk_release_fn release;                 /**< Runs exactly once with `ctx` after the last callback; may be NULL. */
 } sk_ffi_observer;
@@ -476,7 +497,8 @@ int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_obs
  *                   sk_signal_release(); NULL on error.
  * @param signal     The input signal. Borrowed.
  * @param signature  The signature of `fn`. Borrowed.
- * @param fn         The function, cast to sk_ffi_fn.
+ * @param fn         The function, cast to sk_ffi_fn. Must stay callable
+ *                   until `release` has run (see sk_ffi_fn).
  * @param ctx        Passed to a leading ctx argument of `fn`, and to `release`.
  * @param release    May be NULL; runs once with `ctx` as for sk_signal_map():
  *                   when the returned signal and all its subscriptions are
@@ -502,7 +524,8 @@ int sk_ffi_signal_map(sk_signal **out, sk_signal *signal, sk_ffi_signature *sign
  *                   sk_signal_release(); NULL on error.
  * @param signal     The input signal. Borrowed.
  * @param signature  The signature of `fn`. Borrowed.
- * @param fn         The predicate, cast to sk_ffi_fn.
+ * @param fn         The predicate, cast to sk_ffi_fn. Must stay callable
+ *                   until `release` has run (see sk_ffi_fn).
  * @param ctx        Passed to a leading ctx argument of `fn`, and to `release`.
  * @param release    May be NULL; runs once with `ctx`, as for
  *                   sk_ffi_signal_map().

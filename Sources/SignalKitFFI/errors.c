@@ -1,6 +1,7 @@
 /* errors.c - the thread-local last error message of libsignalkit-ffi. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -38,6 +39,16 @@ int sk_ffi__fail(int status, const char *format, ...) {
 
 int sk_ffi__fail_core(int status, const char *function) {
     return sk_ffi__fail(status, "%s: %s", function, sk_last_error_message());
+}
+
+void sk_ffi__release_keeping_message(sk_release_fn release, void *ctx) {
+    if (release == NULL) {
+        return;
+    }
+    char saved[sizeof sk_ffi__last_error];
+    memcpy(saved, sk_ffi__last_error, sizeof saved);
+    release(ctx);
+    memcpy(sk_ffi__last_error, saved, sizeof saved);
 }
 
 SK_FFI_EXPORT const char *sk_ffi_last_error_message(void) {

@@ -42,9 +42,8 @@ sk_value sk_ffi__frame_error(sk_ffi_frame *frame, const char *role) {
     size_t size = strlen("sk_ffi: ") + strlen(role) + strlen(": callback failed: ") + (message ? strlen(message) : 0) + 1;
     char *text = malloc(size);
     sk_value error;
-    if (text == NULL) {
-        error = sk_ffi__string_value("sk_ffi: callback failed (description unavailable: out of memory)");
-    } else {
+    sk_value_set_nil(&error);
+    if (text != NULL) {
         if (message != NULL) {
             snprintf(text, size, "sk_ffi: %s: callback failed: %s", role, message);
         } else {
@@ -52,6 +51,15 @@ sk_value sk_ffi__frame_error(sk_ffi_frame *frame, const char *role) {
         }
         error = sk_ffi__string_value(text);
         free(text);
+    }
+    if (sk_value_kind(&error) != SK_KIND_STRING) {
+        /* No room for the text or for the value made of it (a message as
+         * big as the memory left): the message is lost as when it could not
+         * be copied, and the error keeps its documented shape, short
+         * enough to be made when nothing that size can. */
+        char fallback[96];
+        snprintf(fallback, sizeof fallback, "sk_ffi: %s: callback failed: %s", role, lost);
+        error = sk_ffi__string_value(fallback);
     }
     sk_ffi__frame_clear(frame);
     return error;

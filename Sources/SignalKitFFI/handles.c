@@ -19,37 +19,83 @@
  * unregistered when freed. */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
-/* The registry: chains of live handles, linked through their own `next`
- * (no allocation, so registering cannot fail), guarded by one lock. A
- * pointer is looked up by address; only the registered nodes of its chain,
- * all live, are read. */
-#define SK_FFI_REGISTRY_BUCKETS 1024
+/* The registry: a hash table of chains of live handles, linked through
+ * their own `next`, guarded by one lock. A pointer is looked up by address;
+ * only the registered nodes of its chain, all live, are read.
+ *
+ * The table doubles when handles outnumber its chains twice over, so that
+ * a chain stays a few nodes long however many handles are alive: with a
+ * fixed table of 1024 chains, 10^6 live signatures (a binding keeping one
+ * per callback) made a check walk 1000 nodes under the lock (240 us) and
+ * releasing them all take 143 s. Growing allocates; when that fails the
+ * table stays as it is, slower but correct, so registering never fails.
+ * The first table is static; a grown one is kept once the handles are gone
+ * (8 bytes per chain). */
+#define SK_FFI_REGISTRY_FIRST_BITS 10
 static pthread_mutex_t sk_ffi__registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static sk_ffi_handle *sk_ffi__registry[SK_FFI_REGISTRY_BUCKETS];
+static sk_ffi_handle *sk_ffi__registry_first[(size_t)1 << SK_FFI_REGISTRY_FIRST_BITS];
+static sk_ffi_handle **sk_ffi__registry = sk_ffi__registry_first;
+static unsigned sk_ffi__registry_bits = SK_FFI_REGISTRY_FIRST_BITS; /* 2^bits chains */
+static size_t sk_ffi__registry_count;                               /* registered handles */
 
-static size_t sk_ffi__bucket(const void *pointer) {
-    uintptr_t address = (uintptr_t)pointer;
-    return (size_t)((address >> 4) ^ (address >> 14)) % SK_FFI_REGISTRY_BUCKETS;
+/* The chain of `pointer` in a table of 2^bits chains: the top bits of the
+ * address times 2^64 / golden ratio, which spreads addresses that differ
+ * in any bits (handles are allocated a few hundred bytes apart). */
+static size_t sk_ffi__bucket(const void *pointer, unsigned bits) {
+    uint64_t address = (uint64_t)(uintptr_t)pointer;
+    return (size_t)((address * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits));
+}
+
+/* Doubles the table when it is due and the memory can be had. Called with
+ * the lock held. */
+static void sk_ffi__registry_grow(void) {
+    unsigned bits = sk_ffi__registry_bits;
+    if (sk_ffi__registry_count <= ((size_t)2 << bits) || bits >= 40) {
+        return;
+    }
+    sk_ffi_handle **grown = calloc((size_t)1 << (bits + 1), sizeof *grown);
+    if (grown == NULL) {
+        return;
+    }
+    for (size_t bucket = 0; bucket < ((size_t)1 << bits); bucket++) {
+        sk_ffi_handle *node = sk_ffi__registry[bucket];
+        while (node != NULL) {
+            sk_ffi_handle *next = node->next;
+            size_t to = sk_ffi__bucket(node, bits + 1);
+            node->next = grown[to];
+            grown[to] = node;
+            node = next;
+        }
+    }
+    if (sk_ffi__registry != sk_ffi__registry_first) {
+        free(sk_ffi__registry);
+    }
+    sk_ffi__registry = grown;
+    sk_ffi__registry_bits = bits + 1;
 }
 
 void sk_ffi__register(sk_ffi_handle *handle, uint64_t tag) {
     handle->tag = tag;
-    size_t bucket = sk_ffi__bucket(handle);
     pthread_mutex_lock(&sk_ffi__registry_lock);
+    sk_ffi__registry_count++;
+    sk_ffi__registry_grow();
+    size_t bucket = sk_ffi__bucket(handle, sk_ffi__registry_bits);
     handle->next = sk_ffi__registry[bucket];
     sk_ffi__registry[bucket] = handle;
     pthread_mutex_unlock(&sk_ffi__registry_lock);
 }
 
 void sk_ffi__unregister(sk_ffi_handle *handle) {
-    size_t bucket = sk_ffi__bucket(handle);
     pthread_mutex_lock(&sk_ffi__registry_lock);
+    size_t bucket = sk_ffi__bucket(handle, sk_ffi__registry_bits);
     for (sk_ffi_handle **link = &sk_ffi__registry[bucket]; *link != NULL; link = &(*link)->next) {
         if (*link == handle) {
             *link = handle->next;
+            sk_ffi__registry_count--;
             break;
         }
     }
@@ -63,8 +109,8 @@ uint64_t sk_ffi__live_tag(const void *pointer) {
         return 0;
     }
     uint64_t tag = 0;
-    size_t bucket = sk_ffi__bucket(pointer);
     pthread_mutex_lock(&sk_ffi__registry_lock);
+    size_t bucket = sk_ffi__bucket(pointer, sk_ffi__registry_bits);
     for (const sk_ffi_handle *node = sk_ffi__registry[bucket]; node != NULL; node = node->next) {
         if ((const void *)node == pointer) {
             tag = node->tag;
@@ -142,10 +188,19 @@ int sk_ffi__check_subscriber(const char *function, const char *name, sk_subscrib
     if (sk_ffi__live_tag(subscriber) != 0) {
         return sk_ffi__own_handle_refused(function, name, "a subscriber");
     }
-    /* Every core function taking a subscriber emits into it, except when
-     * its value is missing: sk_subscriber_put_next checks the subscriber,
-     * then refuses the NULL value (SK_ERR_NULL_ARGUMENT) without emitting.
-     * (It sets the core's last error message of this thread.) */
+    /* A retain checks the handle as every call does and sets no message
+     * when it succeeds: sk_last_error_message() stays what the caller's
+     * last failing core call left, as the core promises until the next
+     * failing call (a successful call of this library is not one). */
+    sk_subscriber *retained = sk_subscriber_retain(subscriber);
+    if (retained != NULL) {
+        sk_subscriber_release(retained);
+        return SK_OK;
+    }
+    /* Refused: the status, from the one core function taking a subscriber
+     * that does not emit into it when its value is missing:
+     * sk_subscriber_put_next checks the subscriber, then refuses the NULL
+     * value (SK_ERR_NULL_ARGUMENT) without emitting. */
     int status = sk_subscriber_put_next(subscriber, NULL);
     if (status == SK_ERR_NULL_ARGUMENT) {
         return SK_OK;

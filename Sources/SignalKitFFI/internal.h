@@ -17,6 +17,12 @@ int sk_ffi__fail(int status, const char *format, ...) __attribute__((format(prin
 /* Copies the core's last error message after a failing signalkit.h call
  * made by `function`, and returns `status`. */
 int sk_ffi__fail_core(int status, const char *function);
+/* Runs `release(ctx)` (NULL: nothing) on the path of a failing call, once
+ * its message is set, and puts the message back afterwards: `release` is
+ * user code that may call this library (a binding's release drops the
+ * handles it kept, and a drop can fail), and the caller reads the message of
+ * its own call after it returns. */
+void sk_ffi__release_keeping_message(sk_release_fn release, void *ctx);
 
 /* live.c ------------------------------------------------------------------ */
 

@@ -254,26 +254,29 @@ static int sk_ffi__operator(const char *function, sk_ffi_op_kind kind, sk_signal
         status = sk_ffi__check(function, "signature", signature, 0, kind == SK_FFI_OP_FILTER, 1, 1, 0);
     }
     if (status != SK_OK) {
-        if (release != NULL) {
-            release(ctx);
-        }
+        sk_ffi__release_keeping_message(release, ctx);
         return status;
     }
     sk_ffi_op *op = sk_ffi__op_new(kind, signal, ctx, release);
     if (op == NULL) {
-        if (release != NULL) {
-            release(ctx);
-        }
-        return sk_ffi__fail(SK_ERR_NO_MEMORY, "%s: out of memory", function);
+        status = sk_ffi__fail(SK_ERR_NO_MEMORY, "%s: out of memory", function);
+        sk_ffi__release_keeping_message(release, ctx);
+        return status;
     }
     op->signature = sk_ffi_signature_retain(signature);
     op->fn = fn;
-    /* Over the upstream: one operator deeper (SK_SIGNAL_MAX_DEPTH). */
+    /* Over the upstream: one operator deeper (SK_SIGNAL_MAX_DEPTH). This
+     * call holds a reference of its own across it, so that a failing call,
+     * which drops the reference it was handed, does not run the user's
+     * release before the core's message is copied: a failing core call in
+     * that release would replace it. */
+    sk_ffi__ref_retain(&op->refs);
     status = sk_signal_create_over(out, signal, sk_ffi__relay_generator, op, sk_ffi__op_release);
     if (status != SK_OK) {
-        return sk_ffi__fail_core(status, function); /* the failing call released op */
+        status = sk_ffi__fail_core(status, function);
     }
-    return SK_OK;
+    sk_ffi__release_keeping_message(sk_ffi__op_release, op);
+    return status;
 }
 
 SK_FFI_EXPORT int sk_ffi_signal_map(sk_signal **out, sk_signal *signal, sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, sk_release_fn release) {
@@ -357,17 +360,14 @@ SK_FFI_EXPORT int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, co
     } else if (observer->completed != NULL && (status = sk_ffi__check(function, "observer->completed_signature", observer->completed_signature, 1, 0, 0, 0, 0)) != SK_OK) {
     }
     if (status != SK_OK) {
-        if (observer->release != NULL) {
-            observer->release(observer->ctx);
-        }
+        sk_ffi__release_keeping_message(observer->release, observer->ctx);
         return status;
     }
     sk_ffi_op *op = sk_ffi__op_new(SK_FFI_OP_SUBSCRIBE, signal, observer->ctx, observer->release);
     if (op == NULL) {
-        if (observer->release != NULL) {
-            observer->release(observer->ctx);
-        }
-        return sk_ffi__fail(SK_ERR_NO_MEMORY, "%s: out of memory", function);
+        status = sk_ffi__fail(SK_ERR_NO_MEMORY, "%s: out of memory", function);
+        sk_ffi__release_keeping_message(observer->release, observer->ctx);
+        return status;
     }
     if (observer->next != NULL) {
         op->signature = sk_ffi_signature_retain(observer->next_signature);
@@ -382,17 +382,25 @@ SK_FFI_EXPORT int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, co
         op->completed = observer->completed;
     }
     sk_ffi__ref_retain(&op->refs); /* for the subscription's observer */
+    /* And one for this call, dropped last: a failing core call below drops
+     * the references it was handed, and the user's release, run by the last
+     * drop, must not run before the core's message is copied (a failing core
+     * call in it would replace that message). */
+    sk_ffi__ref_retain(&op->refs);
     sk_signal *relay = NULL;
     status = sk_signal_create(&relay, sk_ffi__relay_generator, op, sk_ffi__op_release);
     if (status != SK_OK) {
-        sk_ffi__op_release(op);
-        return sk_ffi__fail_core(status, function);
+        status = sk_ffi__fail_core(status, function);
+        sk_ffi__op_release(op); /* the observer's reference, never handed over */
+        sk_ffi__release_keeping_message(sk_ffi__op_release, op);
+        return status;
     }
     sk_observer outer = {NULL, sk_ffi__typed_error, sk_ffi__typed_completed, op, sk_ffi__op_release};
     status = sk_signal_start(out, relay, &outer);
-    sk_signal_release(relay);
     if (status != SK_OK) {
-        return sk_ffi__fail_core(status, function);
+        status = sk_ffi__fail_core(status, function);
     }
-    return SK_OK;
+    sk_signal_release(relay); /* not the last reference to op: this call's is */
+    sk_ffi__release_keeping_message(sk_ffi__op_release, op);
+    return status;
 }
