@@ -331,6 +331,7 @@ INSTRUCTION_CHECKS = [
     ("c.w2.instructions_per_cycle", "bench_capi", "W2", 10000),
     ("c.w5.instructions_per_put", "bench_capi", "W5", 10000),
     ("ffi.np.instructions_per_value", "bench_ffi", "NP", 10000),
+    ("ffi.handle_check_200k_alive.instructions_per_check", "bench_ffi", "HC", 1000),
 ]
 
 

@@ -693,11 +693,51 @@ static void size_label(char *out, size_t size, int64_t n) {
     } while (0)
 
 #ifdef BENCH_FFI
+/* `checks` checks of `signature` (its result read back, which looks it up
+ * in the registry of the ffi library's live handles); the count of those
+ * that read the wrong result. */
+static int64_t handle_checks(const sk_ffi_signature *signature, int64_t checks) {
+    int64_t wrong = 0, i;
+    for (i = 0; i < checks; i++) {
+        wrong += sk_ffi_signature_result(signature) != SK_FFI_INT64;
+    }
+    return wrong;
+}
+
+/* HC: a handle check with 200,000 other signatures alive (a binding that
+ * keeps a signature or a trampoline per callback). The registry had a fixed
+ * 1024 chains, so a check walked ~200 nodes under its lock (with 10^6 alive,
+ * 240 us per check and 143 s to release them all); it grows with the
+ * handles now, and a check costs what it costs with one handle alive. */
+static void run_handle_check_instructions(void) {
+    enum { MANY = 200000 };
+    sk_ffi_signature *first, **others = malloc(MANY * sizeof *others);
+    int64_t i;
+    if (others == NULL) {
+        fprintf(stderr, "bench_ffi: out of memory\n");
+        exit(1);
+    }
+    CHECK(sk_ffi_signature_parse(&first, "i64(i64)"));
+    /* Registered after `first`: in a chain they come before it. */
+    for (i = 0; i < MANY; i++) {
+        CHECK(sk_ffi_signature_parse(&others[i], "void(i64)"));
+    }
+    bench_expect("ffi", "HC", handle_checks(first, 100), 0);
+    COUNTED("HC n", bench_expect("ffi", "HC", handle_checks(first, 1000), 0));
+    COUNTED("HC 2n", bench_expect("ffi", "HC", handle_checks(first, 2000), 0));
+    for (i = 0; i < MANY; i++) {
+        sk_ffi_signature_release(others[i]);
+    }
+    free(others);
+    sk_ffi_signature_release(first);
+}
+
 static void run_ffi_instructions(void) {
     bench_probe a;
     bench_expect("ffi", "NP", np(100, &a), 99);
     COUNTED("NP n", bench_expect("ffi", "NP", np(10000, &a), 9999));
     COUNTED("NP 2n", bench_expect("ffi", "NP", np(20000, &a), 19999));
+    run_handle_check_instructions();
 }
 #else
 static void run_instructions(void) {
