@@ -96,7 +96,11 @@ public func suspendAwareDelay<T, E>(_ timeout: Double, granularity: Double = 4.0
 /// upstream produces its first event (a value, an error or the completion)
 /// before the timer fires, the timer is invalidated (or, when that event came
 /// during the upstream's start, never armed) and the upstream passes through
-/// untouched. Otherwise, when the timer fires, the upstream is disposed
+/// untouched. (The original arms its timer when the upstream's start returns
+/// even if the first event came during it, so an upstream whose first value
+/// comes at once and that does not complete, such as a `Promise`'s `get()`
+/// with a value, is replaced by `alternate` after `timeout` seconds: here it
+/// is not, as the operator intends.) Otherwise, when the timer fires, the upstream is disposed
 /// (anything it emits afterwards is dropped) and `alternate` is started, on
 /// `queue`, and passes through instead. Exactly one of the two wins, even
 /// when the first event and the timer race on different threads.
