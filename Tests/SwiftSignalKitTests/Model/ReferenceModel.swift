@@ -549,6 +549,11 @@ final class ReferenceModel {
         }
         var latest = initial
         var completed = 0
+        if latest.allSatisfy({ $0 != nil }) {
+            // With initial values: their combination first, before any
+            // input starts.
+            node.send(.next(modelCombine(latest.map { $0! })))
+        }
         for (index, input) in inputs.enumerated() {
             self.start(input, under: node) { event in
                 switch event {
