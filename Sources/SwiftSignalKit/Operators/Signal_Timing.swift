@@ -55,6 +55,12 @@ public func delay<T, E>(_ timeout: Double, queue: Queue) -> (Signal<T, E>) -> Si
 /// not, the upstream starts on `queue`, and disposing before it has started
 /// means it never starts. A tick period is at least one millisecond. On a
 /// virtual-time queue both clocks are the queue's virtual clock.
+///
+/// Not reproduced from the original: its final wait is never shorter than
+/// 0.5 s (so `suspendAwareDelay(0.1, ...)` starts the upstream after 0.5 s
+/// there, after 0.1 s here), and for a timeout of an hour or more it is a
+/// random 0.5 to 5 s: a policy of the app's (many timers due at once after a
+/// suspension are spread out), not part of what the delay means.
 public func suspendAwareDelay<T, E>(_ timeout: Double, granularity: Double = 4.0, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
