@@ -1849,7 +1849,7 @@ int sk_signal_distinct_until_changed(sk_signal **out, sk_signal *signal);
 int sk_signal_take(sk_signal **out, sk_signal *signal, size_t count);
 /**
  * @brief Each value mapped to a signal by `fn`; only the latest inner signal
- *        runs (the previous one is disposed).
+ *        runs (the previous one is disposed once the new one has started).
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
  * @param fn        Called once per value per subscription.

@@ -86,6 +86,53 @@ Test(operators_meta, map_to_signal_switches_to_latest_inner, .timeout = SK_TEST_
     map_to_inner_finish(&p, &t);
 }
 
+/* The next inner signal starts while the previous one is still subscribed;
+ * the previous one is disposed once that start has returned (as in the
+ * original: inner signals that share a resource do not tear it down between
+ * them). Value 0 maps to inners[0], value 1 to a signal whose start records
+ * how many times inners[0] had been disposed. */
+typedef struct switch_order {
+    inner_sources sources;
+    int previous_disposed_at_start;
+} switch_order;
+
+static sk_disposable *switch_order_start(void *ctx, sk_subscriber *subscriber) {
+    switch_order *t = ctx;
+    (void)subscriber;
+    t->previous_disposed_at_start = counter_get(&t->sources.inners[0].disposed);
+    return manual_action(&t->sources.inners[1]);
+}
+
+static sk_signal *switch_order_inner(void *ctx, const sk_value *value) {
+    switch_order *t = ctx;
+    if (value_int(value) == 0) {
+        return manual_signal(&t->sources.inners[0]);
+    }
+    return new_signal(switch_order_start, t, NULL);
+}
+
+Test(operators_meta, map_to_signal_starts_the_next_inner_before_disposing_the_previous, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    switch_order t;
+    t.previous_disposed_at_start = -1;
+    pipeline_init(&p);
+    inner_sources_init(&t.sources);
+    SK_OK_OR_FAIL(sk_signal_map_to_signal(&p.op, p.upstream, switch_order_inner, &t, NULL));
+    pipeline_start(&p);
+    sk_subscriber *o = pipeline_subscriber(&p);
+
+    subscriber_put_int(o, 0);
+    cr_assert_eq(counter_get(&t.sources.inners[0].starts), 1);
+    subscriber_put_int(o, 1);
+    cr_assert_eq(t.previous_disposed_at_start, 0, "the previous inner was disposed before the next one started");
+    cr_assert_eq(counter_get(&t.sources.inners[0].disposed), 1, "the previous inner was not disposed");
+    sk_disposable_dispose(p.d);
+    cr_assert_eq(counter_get(&t.sources.inners[1].disposed), 1);
+    pipeline_finish(&p);
+    inner_sources_destroy(&t.sources);
+    expect_no_live_objects(0);
+}
+
 Test(operators_meta, map_to_signal_null_means_empty, .timeout = SK_TEST_TIMEOUT) {
     const int64_t input[] = { -1, -1 };
     sk_signal *source = ints_signal(input, 2);

@@ -187,12 +187,12 @@ final class OperatorMarbleTests: XCTestCase {
         ])
     }
 
-    /// At most `maxRetries` retries, each waiting min(maxDelay, n * 2
-    /// frames); then the error passes.
+    /// At most `maxRetries` subscriptions in all (as in the original), each
+    /// retry waiting min(maxDelay, n * 2 frames); then the error passes.
     func testRetryGivesUpAfterMaxRetries() throws {
         let scheduler = TestScheduler()
         let source = try scheduler.cold("-a#", error: Boom())
-        let recorder = scheduler.record(source.signal |> retry(retryOnError: { _ in true }, delayIncrement: scheduler.seconds(2), maxDelay: scheduler.seconds(3), maxRetries: 2, onQueue: scheduler.queue))
+        let recorder = scheduler.record(source.signal |> retry(retryOnError: { _ in true }, delayIncrement: scheduler.seconds(2), maxDelay: scheduler.seconds(3), maxRetries: 3, onQueue: scheduler.queue))
         try scheduler.run()
         self.assertMarbles(recorder, "-a---a----a#")
         XCTAssertEqual(source.subscriptions.map(\.subscribed), [0, 4, 9])

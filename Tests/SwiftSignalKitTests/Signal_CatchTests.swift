@@ -256,7 +256,7 @@ final class Signal_CatchTests: XCTestCase {
         }
         let cases: [(String, Signal<Int, NoError>)] = [
             ("merge", merge([.single(1), counted]) |> take(1)),
-            ("combineLatest", combineLatest(Signal<Int, NoError>.single(1), 0, counted, 0) |> map { $0.0 + $0.1 } |> take(1)),
+            ("combineLatest", combineLatest(Signal<Int, NoError>.single(1), 0, counted, 0) |> map { $0.0 + $0.1 } |> filter { $0 != 0 } |> take(1)),
             ("then", Signal<Int, NoError>.single(1) |> then(counted) |> take(1)),
         ]
         for (name, signal) in cases {
@@ -527,12 +527,34 @@ final class Signal_CatchTests: XCTestCase {
             let _ = errors.modify { $0 + ["\(error)@\(queue.virtualNowNanoseconds! / 1_000_000)"] }
         })
         try queue.run()
-        XCTAssertEqual(subscriptions.count, 4)
-        XCTAssertEqual(values.with { $0 }, [10, 20, 30, 40])
-        // Retries after 1, 2 and 3 ms: the fourth error, at 6 ms, passes.
-        XCTAssertEqual(errors.with { $0 }, ["4@6"])
-        XCTAssertEqual(asked.count, 4)
+        // As in the original, `maxRetries` counts the errors retried on,
+        // the first subscription's included: three subscriptions in all.
+        XCTAssertEqual(subscriptions.count, 3)
+        XCTAssertEqual(values.with { $0 }, [10, 20, 30])
+        // Retries after 1 and 2 ms: the third error, at 3 ms, passes.
+        XCTAssertEqual(errors.with { $0 }, ["3@3"])
+        XCTAssertEqual(asked.count, 3)
         disposable.dispose()
+    }
+
+    /// The original passes the n-th retryable error once n >= maxRetries:
+    /// `maxRetries` is the number of subscriptions in all (at least one), not
+    /// of re-subscriptions after the first.
+    func testRetryMaxRetriesIsTheNumberOfSubscriptionsAsInTheOriginal() throws {
+        for (maxRetries, expected) in [(-1, 1), (0, 1), (1, 1), (2, 2), (5, 5)] {
+            let queue = Queue.virtualTime()
+            let subscriptions = Counter()
+            let source = Signal<Int, Int> { subscriber in
+                subscriber.putError(subscriptions.increment())
+                return EmptyDisposable
+            }
+            var errors: [Int] = []
+            let disposable = (source |> retry(retryOnError: { _ in true }, delayIncrement: 1.0, maxDelay: 1.0, maxRetries: maxRetries, onQueue: queue)).start(error: { errors.append($0) })
+            try queue.run()
+            XCTAssertEqual(subscriptions.count, expected, "maxRetries \(maxRetries)")
+            XCTAssertEqual(errors, [expected], "maxRetries \(maxRetries)")
+            disposable.dispose()
+        }
     }
 
     func testRetryWithoutRetriesOrWhenRefused() {

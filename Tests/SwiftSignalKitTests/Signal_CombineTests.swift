@@ -55,15 +55,50 @@ final class Signal_CombineTests: XCTestCase {
         let b = TestPipe<Int, NoError>()
         var values: [[Int]] = []
         let disposable = combineLatest(a.signal(), 10, b.signal(), 20).start(next: { values.append([$0.0, $0.1]) })
-        XCTAssertEqual(values, [], "nothing is emitted at subscription")
+        XCTAssertEqual(values, [[10, 20]], "the initial values are emitted at subscription, as in the original")
         b.putNext(21)
         a.putNext(11)
-        XCTAssertEqual(values, [[10, 21], [11, 21]])
+        XCTAssertEqual(values, [[10, 20], [10, 21], [11, 21]])
         disposable.dispose()
         XCTAssertEqual(a.subscriberCount, 0)
         XCTAssertEqual(b.subscriberCount, 0)
         a.putNext(12)
-        XCTAssertEqual(values, [[10, 21], [11, 21]])
+        XCTAssertEqual(values, [[10, 20], [10, 21], [11, 21]])
+    }
+
+    /// The original emits the pair of initial values before it starts the
+    /// inputs, on the subscribing thread, with or without a queue: a screen
+    /// built from `combineLatest(slow1, default1, slow2, default2)` shows the
+    /// defaults at once.
+    func testInitialValuesAreEmittedBeforeTheInputsStartWithOrWithoutAQueue() {
+        let queue = Queue(name: "Signal_CombineTests.initial")
+        for withQueue in [false, true] {
+            var log: [String] = []
+            let a = Signal<Int, NoError> { subscriber in
+                log.append("a started")
+                return EmptyDisposable
+            }
+            let b = Signal<Int, NoError> { subscriber in
+                log.append("b started")
+                subscriber.putNext(2)
+                return EmptyDisposable
+            }
+            let combined = withQueue ? combineLatest(queue: queue, a, 0, b, 0) : combineLatest(a, 0, b, 0)
+            let disposable = combined.start(next: { log.append("\($0.0),\($0.1)") })
+            queue.sync {}
+            XCTAssertEqual(log, ["0,0", "a started", "b started", "0,2"], "queue: \(withQueue)")
+            disposable.dispose()
+        }
+        // A downstream that ends on the initial pair starts no input.
+        var started = 0
+        let counted = Signal<Int, NoError> { _ in
+            started += 1
+            return EmptyDisposable
+        }
+        var values: [Int] = []
+        _ = (combineLatest(counted, 1, counted, 2) |> map { $0.0 + $0.1 } |> take(1)).start(next: { values.append($0) })
+        XCTAssertEqual(values, [3])
+        XCTAssertEqual(started, 0)
     }
 
     func testFirstErrorPassesOnceAndDisposesTheOthers() {
@@ -275,6 +310,8 @@ final class Signal_CombineTests: XCTestCase {
                 kept.append(pair)
             })
         }
+        XCTAssertEqual(kept.count, 1, "the pair of initial values, at subscription")
+        kept.removeAll()
         XCTAssertNotNil(initial1)
         XCTAssertNotNil(initial2)
         do {
@@ -368,10 +405,13 @@ final class Signal_CombineTests: XCTestCase {
             group.leave()
         })
         XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(withInitial.with { $0 }, [[1, 5]])
+        // The pair of initial values comes first, at subscription, on the
+        // subscribing thread (as in the original); then the others, on the
+        // queue.
+        XCTAssertEqual(withInitial.with { $0 }, [[0, 5], [1, 5]])
         XCTAssertEqual(triple.with { $0 }, [1, 2, 3])
         XCTAssertEqual(array.with { $0 }, [4, 5])
-        XCTAssertEqual(onQueue.with { $0 }, [true, true, true])
+        XCTAssertEqual(onQueue.with { $0 }, [false, true, true, true])
 
         // Already on the queue: delivered inline.
         var inline: [[Int]] = []
@@ -592,7 +632,8 @@ final class Signal_CombineTests: XCTestCase {
 
     func testPairTakeOneDuringTheStartStopsTheInputs() {
         // The first input emits synchronously and, with initial values, the
-        // pair it makes completes the take during its start: the second input
+        // pair it makes (after the pair of initial values, emitted at
+        // subscription) completes the take during its start: the second input
         // is never started, and the first one's loop stops.
         var emitted = 0
         let first = Signal<Int, NoError> { subscriber in
@@ -609,9 +650,18 @@ final class Signal_CombineTests: XCTestCase {
         }
         var values: [[Int]] = []
         var completions = 0
-        _ = (combineLatest(first, 10, second, 20) |> take(1)).start(next: { values.append([$0.0, $0.1]) }, completed: { completions += 1 })
-        XCTAssertEqual(values, [[0, 20]])
+        _ = (combineLatest(first, 10, second, 20) |> take(2)).start(next: { values.append([$0.0, $0.1]) }, completed: { completions += 1 })
+        XCTAssertEqual(values, [[10, 20], [0, 20]])
         XCTAssertEqual(completions, 1)
+        XCTAssertEqual(secondStarted, 0)
+
+        // Ended by the pair of initial values: no input starts.
+        values = []
+        emitted = 0
+        _ = (combineLatest(first, 10, second, 20) |> take(1)).start(next: { values.append([$0.0, $0.1]) }, completed: { completions += 1 })
+        XCTAssertEqual(values, [[10, 20]])
+        XCTAssertEqual(completions, 2)
+        XCTAssertEqual(emitted, 0)
         XCTAssertEqual(secondStarted, 0)
 
         // The pair made while starting the second input: it stops at once.
@@ -619,7 +669,7 @@ final class Signal_CombineTests: XCTestCase {
         emitted = 0
         _ = (combineLatest(Signal<Int, NoError>.single(7), first) |> take(2)).start(next: { values.append([$0.0, $0.1]) }, completed: { completions += 1 })
         XCTAssertEqual(values, [[7, 0], [7, 1]])
-        XCTAssertEqual(completions, 2)
+        XCTAssertEqual(completions, 3)
         XCTAssertEqual(emitted, 5)
     }
 

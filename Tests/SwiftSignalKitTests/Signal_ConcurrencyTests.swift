@@ -294,6 +294,39 @@ final class Signal_ConcurrencyTests: XCTestCase {
         XCTAssertEqual(source.disposals.with { $0 }, 1)
     }
 
+    /// `values` subscribes on the reading thread, as `start` does, so a source
+    /// that emits without end during its start never lets the read return
+    /// (documented on `values`); moved to a queue with `runOn`, the loop gets
+    /// its values, and breaking out of it disposes the subscription, which
+    /// stops the source.
+    func testBreakingOutOfAnEndlessSynchronousSourceOnAQueueStopsIt() async {
+        let produced = Atomic<Int>(value: 0)
+        let endless = Signal<Int, NoError> { subscriber in
+            subscriber.putNext(produced.modify { $0 + 1 })
+            subscriber.putCompletion()
+            return EmptyDisposable
+        } |> restart
+        let producer = Queue(name: "Signal_ConcurrencyTests.endless")
+        var values: [Int] = []
+        for await value in (endless |> runOn(producer)).values {
+            values.append(value)
+            if values.count == 3 {
+                break
+            }
+        }
+        XCTAssertEqual(values, [1, 2, 3])
+        // The restart loop runs inside the producer queue's work: a marker
+        // behind it runs only once the loop has stopped.
+        let stopped = DispatchSemaphore(value: 0)
+        producer.justDispatch {
+            stopped.signal()
+        }
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success, "the source still runs after the loop broke")
+        let count = produced.with { $0 }
+        producer.sync {}
+        XCTAssertEqual(produced.with { $0 }, count)
+    }
+
     func testCancellingTheIteratingTaskDisposesTheSubscription() async {
         let source = ManualSource<Int, TestError>()
         let task = Task { () -> [Int] in

@@ -39,7 +39,12 @@ final class Signal_MetaTests: XCTestCase {
         XCTAssertEqual(recorder.recordedValues, [1, 2, 3])
     }
 
-    func testSwitchToLatestDisposesPreviousBeforeStartingNext() {
+    /// As in the original (whose switch state starts the new inner signal,
+    /// then hands its disposable to a `MetaDisposable`, which disposes the
+    /// previous one): the next inner signal is started while the previous one
+    /// is still subscribed, and the previous one is disposed once that start
+    /// has returned.
+    func testSwitchToLatestStartsNextBeforeDisposingPrevious() {
         let outer = TestPipe<Signal<Int, NoError>, NoError>()
         let a = TestPipe<Int, NoError>()
         var subscribersOfASeenByB: [Int] = []
@@ -50,7 +55,59 @@ final class Signal_MetaTests: XCTestCase {
         let disposable = (outer.signal() |> switchToLatest).start()
         outer.putNext(a.signal())
         outer.putNext(b)
-        XCTAssertEqual(subscribersOfASeenByB, [0])
+        XCTAssertEqual(subscribersOfASeenByB, [1], "b starts while a is still subscribed")
+        XCTAssertEqual(a.subscriberCount, 0, "a is disposed once b's start has returned")
+        disposable.dispose()
+    }
+
+    /// What that order is for: an inner signal that joins a shared resource
+    /// (here a `Multicast` key) replaces one that joined the same resource
+    /// without the resource being torn down and started again in between.
+    func testSwitchToLatestKeepsASharedResourceAliveAcrossTheSwitch() {
+        let multicast = Multicast<Int>()
+        let starts = Atomic<Int>(value: 0)
+        let stops = Atomic<Int>(value: 0)
+        let resource = Signal<Int, NoError> { subscriber in
+            _ = starts.modify { $0 + 1 }
+            return ActionDisposable {
+                _ = stops.modify { $0 + 1 }
+            }
+        }
+        let trigger = TestPipe<Int, NoError>()
+        let disposable = (trigger.signal() |> mapToSignal { _ in
+            multicast.get(key: "resource", signal: resource)
+        }).start()
+        trigger.putNext(1)
+        trigger.putNext(2)
+        trigger.putNext(3)
+        XCTAssertEqual(starts.with { $0 }, 1, "the resource was started again at a switch")
+        XCTAssertEqual(stops.with { $0 }, 0)
+        disposable.dispose()
+        XCTAssertEqual(stops.with { $0 }, 1)
+    }
+
+    /// Values, errors and the completion of the previous inner signal that come
+    /// while the next one starts (it is still subscribed then) are dropped.
+    func testSwitchToLatestDropsEventsOfThePreviousInnerDuringTheNextStart() {
+        let outer = TestPipe<Signal<Int, TestError>, TestError>()
+        let a = TestPipe<Int, TestError>()
+        let recorder = Recorder<Int, TestError>()
+        let disposable = recorder.start(outer.signal() |> switchToLatest)
+        outer.putNext(a.signal())
+        a.putNext(1)
+        outer.putNext(Signal { subscriber in
+            a.putNext(2)
+            a.putError(.first)
+            subscriber.putNext(10)
+            return EmptyDisposable
+        })
+        outer.putNext(Signal { subscriber in
+            subscriber.putNext(20)
+            return EmptyDisposable
+        })
+        XCTAssertEqual(recorder.recordedValues, [1, 10, 20])
+        XCTAssertEqual(recorder.recordedErrors.count, 0)
+        XCTAssertEqual(recorder.completions.count, 0)
         disposable.dispose()
     }
 

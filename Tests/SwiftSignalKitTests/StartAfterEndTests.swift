@@ -29,7 +29,9 @@ final class StartAfterEndTests: XCTestCase {
     /// emits 1, then would start `counted`.
     var starters: [(String, (S) -> S)] { [
         ("merge", { counted in merge([.single(1), counted]) }),
-        ("combineLatest", { counted in combineLatest(S.single(1), 0, counted, 0) |> map { $0.0 + $0.1 } }),
+        // The pair of initial values, emitted at subscription, is filtered
+        // out: the first value is the first input's.
+        ("combineLatest", { counted in combineLatest(S.single(1), 0, counted, 0) |> map { $0.0 + $0.1 } |> filter { $0 != 0 } }),
         ("then", { counted in S.single(1) |> then(counted) }),
         ("catch", { counted in (S.single(1) |> then(S.fail(0))) |> `catch` { _ in counted } }),
         ("mapToSignal", { counted in (S.single(1) |> then(S.single(2))) |> mapToSignal { $0 == 1 ? S.single(1) : counted } }),
@@ -69,7 +71,7 @@ final class StartAfterEndTests: XCTestCase {
         ("restart", { restart($0) }),
         ("then", { $0 |> then(S.complete()) }),
         ("merge", { merge([$0]) }),
-        ("combineLatest", { combineLatest($0, 0, S.never(), 0) |> map { $0.0 } }),
+        ("combineLatest", { combineLatest($0, 0, S.never(), 0) |> map { $0.0 } |> filter { $0 != 0 } }),
         ("mapToSignal (as the inner signal)", { signal in S.single(0) |> mapToSignal { _ in signal } }),
         ("mapToSignal (as the outer signal)", { $0 |> mapToSignal { S.single($0) } }),
         ("mapToQueue (as the outer signal)", { $0 |> mapToQueue { S.single($0) } }),

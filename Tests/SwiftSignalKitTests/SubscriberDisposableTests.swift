@@ -78,4 +78,22 @@ final class SubscriberDisposableTests: XCTestCase {
         pipe.putNext(2)
         XCTAssertEqual(received, [1])
     }
+
+    /// A documented difference from the original (README, `Signal.start`):
+    /// the subscriber is terminated before the generator's disposable is
+    /// disposed, so events that disposal emits are not delivered.
+    func testEventsEmittedByTheGeneratorsDisposalAreNotDelivered() {
+        var log: [String] = []
+        var disposed = false
+        let disposable = Signal<Int, NoError> { subscriber in
+            return ActionDisposable {
+                disposed = true
+                subscriber.putNext(1)
+                subscriber.putCompletion()
+            }
+        }.start(next: { log.append("next \($0)") }, completed: { log.append("completed") })
+        disposable.dispose()
+        XCTAssertTrue(disposed)
+        XCTAssertEqual(log, [])
+    }
 }

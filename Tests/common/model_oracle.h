@@ -678,6 +678,7 @@ typedef struct mnode {
     bool outer_completed;
     int gen;
     int current;     /* the running inner node, or -1 */
+    bool starting;   /* the current inner node's start has not returned */
     mlist waiting;   /* waiting outer values (as ints) */
     /* a subscription to the replaying pipe getting its replay, and the
      * values put meanwhile */
@@ -772,9 +773,14 @@ static void m_send(model *m, int i, char kind, int64_t value) {
 
 static void m_run_inner(model *m, int p, int64_t value) {
     const mop *op = &m->c->ops[MN(m, p)->op];
+    int mine;
     MN(m, p)->running = true;
-    MN(m, p)->gen++;
+    mine = ++MN(m, p)->gen;
+    MN(m, p)->starting = true;
     m_start(m, op->children[1], p, 1, value);
+    if (MN(m, p)->gen == mine) {
+        MN(m, p)->starting = false;
+    }
 }
 
 /* What node `p` does with an event of its child `child`. */
@@ -907,20 +913,33 @@ static void m_handle(model *m, int p, int child, char kind, int64_t value) {
                 }
                 ml_add(&MN(m, p)->waiting, (int)value);
             } else {
-                /* Switch: the running inner signal (maybe still starting) is disposed. */
-                if (!queues && MN(m, p)->current >= 0) {
-                    m_kill(m, MN(m, p)->current);
-                    MN(m, p)->current = -1;
+                /* Switch: the new inner signal starts, then the one it
+                 * replaces is disposed (as in the original); one replaced
+                 * while still starting (the value came from inside its
+                 * start) is disposed at once: nobody holds it yet. */
+                int previous = queues ? -1 : MN(m, p)->current;
+                MN(m, p)->current = -1;
+                if (previous >= 0 && MN(m, p)->starting) {
+                    m_kill(m, previous);
+                    previous = -1;
                 }
                 m_run_inner(m, p, value);
+                if (previous >= 0) {
+                    m_kill(m, previous);
+                }
             }
+            return;
+        }
+        if (MN(m, child)->generation != MN(m, p)->gen) {
+            /* Replaced (switch), maybe still subscribed while its successor
+             * starts: its events are dropped. */
             return;
         }
         if (kind == 'n') {
             m_send(m, p, 'n', m_add(value, MN(m, child)->offset));
         } else if (kind == 'e') {
             m_send(m, p, kind, value);
-        } else if (MN(m, child)->generation == MN(m, p)->gen) {
+        } else {
             MN(m, p)->running = false;
             MN(m, p)->current = -1;
             if (MN(m, p)->waiting.count > 0) {

@@ -19,7 +19,9 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
     }
 
     /// Replaces the held disposable, disposing the previous one. Setting `nil`
-    /// disposes the previous one and leaves the slot empty.
+    /// disposes the previous one and leaves the slot empty. Setting the
+    /// disposable already held keeps it undisposed (the original disposes it,
+    /// as the one it replaces, and keeps holding it).
     public func set(_ disposable: (any Disposable)?) {
         self.mutex.lock()
         let disposeImmediately = self.disposal.disposed

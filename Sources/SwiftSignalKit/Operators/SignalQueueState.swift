@@ -5,8 +5,10 @@ import Synchronization
 /// `throttled` / `mapToThrottled` (queue and throttle mode). The twin of the
 /// Objective-C `SSignalQueueState`.
 ///
-/// - Switch mode: a new inner signal disposes the running one, then starts.
-///   Values and errors of an inner signal that has been replaced are dropped.
+/// - Switch mode: a new inner signal starts, then the one it replaces is
+///   disposed (as in the original). Values, errors and the completion of an
+///   inner signal that has been replaced are dropped, also those that come
+///   while the new one starts.
 /// - Queue mode: inner signals run one after another, in the order they were
 ///   enqueued; the ones that arrive while one runs wait in a FIFO.
 /// - Throttle mode: like queue mode, but only the latest waiting signal is
@@ -117,11 +119,19 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         self.currentDisposable = nil
         self.mutex.unlock()
 
-        previous?.dispose()
         if let replaced {
             _disposeEarly(replaced)
         }
+        // Switch mode: the previous inner signal is disposed once the new one
+        // has started, as in the original (which starts the new one, then
+        // sets its disposable into a `MetaDisposable` that disposes the
+        // previous). So a new inner signal that joins something shared with
+        // the previous one (a `Multicast` key, a reference-counted resource)
+        // finds it still held, instead of tearing it down and starting it
+        // again. Events of the previous one during that start are dropped
+        // (its id is no longer current).
         self.run(signal, id)
+        previous?.dispose()
     }
 
     /// The outer signal has completed.

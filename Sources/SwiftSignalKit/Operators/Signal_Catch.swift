@@ -109,10 +109,11 @@ public func retry<T, E>(_ delayIncrement: Double, maxDelay: Double, onQueue queu
 }
 
 /// Like `retry(_:maxDelay:onQueue:)`, but an error passes through (ending the
-/// subscription) when `retryOnError(error)` is false, or when `maxRetries`
-/// retries have already been made. So at most `maxRetries` re-subscriptions
-/// happen after the first subscription; `maxRetries <= 0` retries never.
-/// `retryOnError` is called for every error, including the one that
+/// subscription) when `retryOnError(error)` is false, or when it is the
+/// `maxRetries`-th error retried on. As in the original, `maxRetries` counts
+/// the subscriptions in all, the first one included: at most
+/// `maxRetries - 1` re-subscriptions follow it, and `maxRetries <= 1` retries
+/// never. `retryOnError` is called for every error, including the one that
 /// exhausts the retries. Each retry waits `min(maxDelay, n * delayIncrement)`
 /// for the n-th retry, on `queue`. Values and the completion pass through.
 public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Double, maxDelay: Double, maxRetries: Int, onQueue queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
@@ -132,7 +133,9 @@ public func retry<T, E>(retryOnError: @escaping (E) -> Bool, delayIncrement: Dou
                     var delay: Double?
                     retryState.modify { value in
                         let (currentDelay, retries) = value
-                        if retries >= maxRetries {
+                        // This is error number `retries + 1` retried on; the
+                        // original passes it once that reaches `maxRetries`.
+                        if retries + 1 >= maxRetries {
                             return value
                         }
                         let updatedDelay = min(maxDelay, currentDelay + delayIncrement)

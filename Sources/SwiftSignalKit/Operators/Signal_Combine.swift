@@ -255,6 +255,12 @@ func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<
                     state.put2(value) { _ in }
                 }
             }
+            // With initial values, their pair first, before any input starts
+            // (as in the original). A downstream that ends on it (`take(1)`)
+            // leaves the inputs unstarted: `group.start` reads `isEnded`.
+            if let v1, let v2, let next {
+                next((v1, v2))
+            }
             return group.start { index in
                 if index == 0 {
                     return s1.start(downstream: subscriber, next: next1, error: group.error, completed: group.completed)
@@ -275,6 +281,11 @@ func combineLatest2<T1, T2, E>(queue: Queue?, _ s1: Signal<T1, E>, _ s2: Signal<
             state.put2(value) { pair in
                 subscriber.putNext(pair)
             }
+        }
+        // As without a queue: the pair of initial values first, on the
+        // subscribing thread (the original does not send it through `queue`).
+        if let v1, let v2 {
+            subscriber.putNext((v1, v2))
         }
         return group.start { index in
             if index == 0 {
@@ -315,8 +326,9 @@ public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _
 }
 
 /// `combineLatest(queue:_:_:)` with initial values: `v1` and `v2` count as
-/// already emitted, so the first value of either input emits a pair. Nothing is
-/// emitted at subscription.
+/// already emitted. As in the original, the pair `(v1, v2)` is emitted at
+/// subscription, on the subscribing thread (not through `queue`), before
+/// either input starts; then the first value of either input emits a pair.
 @inlinable
 public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _ v1: T1, _ s2: Signal<T2, E>, _ v2: T2) -> Signal<(T1, T2), E> {
     return combineLatest2(queue: queue, s1, s2, v1, v2)

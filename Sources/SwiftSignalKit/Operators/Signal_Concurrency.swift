@@ -154,6 +154,15 @@ public extension Signal where E == NoError {
     /// finishes when the signal completes. When the iteration stops early (the
     /// task is cancelled, the loop breaks, the stream is dropped), the
     /// subscription is disposed.
+    ///
+    /// The subscription is made on the reading thread, as `start` makes it:
+    /// a signal that emits without end during its start (a `restart` over a
+    /// signal that completes at once, with no `take` after it) never lets the
+    /// read return, so the loop never begins and cannot break out (the values
+    /// pile up in memory meanwhile). Start such a signal on another queue
+    /// (`signal |> runOn(queue)`): the loop then gets its values, and breaking
+    /// out of it disposes the subscription, which stops the signal. (`get()`
+    /// and `firstValue()` need no such care: they take one value.)
     var values: AsyncStream<T> {
         return AsyncStream<T>(bufferingPolicy: .unbounded) { continuation in
             let disposable = MetaDisposable()
@@ -180,6 +189,10 @@ public extension Signal where E: Error {
     /// finishes when the signal completes and throws the signal's error when it
     /// fails. When the iteration stops early (the task is cancelled, the loop
     /// breaks, the stream is dropped), the subscription is disposed.
+    ///
+    /// As for the non-throwing `values`, the subscription is made on the
+    /// reading thread: a signal that emits without end during its start never
+    /// lets the read return; start it on another queue (`|> runOn(queue)`).
     var values: AsyncThrowingStream<T, any Error> {
         return AsyncThrowingStream<T, any Error>(bufferingPolicy: .unbounded) { continuation in
             let disposable = MetaDisposable()

@@ -26,6 +26,12 @@ extension SignalFeedbackLoopState: Sendable where T: Sendable {
 /// caller picks it): only its completion or its error is observable; the
 /// state is only seen by `once`.
 ///
+/// The state passed to `once` is where this differs from the original, which
+/// never records a value (its state starts as nil and only a non-nil state is
+/// reduced) and calls `once(.initial)` at every iteration: there `once` never
+/// sees `.loop`. Here it does, as the type's cases describe; a `once` that
+/// ignores its argument behaves the same in both.
+///
 /// Signals that complete synchronously are chained by a loop, not by
 /// recursion: the stack does not grow with the number of iterations. The
 /// values of one signal are reduced one at a time, in order, even when it

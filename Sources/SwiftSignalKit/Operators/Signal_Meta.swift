@@ -26,9 +26,11 @@ func metaSignal<T, R, E>(_ signal: Signal<T, E>, queueMode: Bool, throttleMode: 
     }
 }
 
-/// Forwards the values of the latest inner signal: each new inner signal
-/// disposes the one running, then starts. Values and errors of a replaced
-/// inner signal are dropped.
+/// Forwards the values of the latest inner signal: each new inner signal is
+/// started, then the one it replaces is disposed (as in the original: so a new
+/// inner signal that joins something shared with the previous one, such as a
+/// `Multicast` key, finds it still held). Events of a replaced inner signal
+/// are dropped, also those that come while the new one starts.
 ///
 /// An error of the outer or of the current inner signal passes through and
 /// disposes everything. Completes once the outer signal has completed and the

@@ -55,6 +55,12 @@ public func delay<T, E>(_ timeout: Double, queue: Queue) -> (Signal<T, E>) -> Si
 /// not, the upstream starts on `queue`, and disposing before it has started
 /// means it never starts. A tick period is at least one millisecond. On a
 /// virtual-time queue both clocks are the queue's virtual clock.
+///
+/// Not reproduced from the original: its final wait is never shorter than
+/// 0.5 s (so `suspendAwareDelay(0.1, ...)` starts the upstream after 0.5 s
+/// there, after 0.1 s here), and for a timeout of an hour or more it is a
+/// random 0.5 to 5 s: a policy of the app's (many timers due at once after a
+/// suspension are spread out), not part of what the delay means.
 public func suspendAwareDelay<T, E>(_ timeout: Double, granularity: Double = 4.0, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
@@ -96,7 +102,11 @@ public func suspendAwareDelay<T, E>(_ timeout: Double, granularity: Double = 4.0
 /// upstream produces its first event (a value, an error or the completion)
 /// before the timer fires, the timer is invalidated (or, when that event came
 /// during the upstream's start, never armed) and the upstream passes through
-/// untouched. Otherwise, when the timer fires, the upstream is disposed
+/// untouched. (The original arms its timer when the upstream's start returns
+/// even if the first event came during it, so an upstream whose first value
+/// comes at once and that does not complete, such as a `Promise`'s `get()`
+/// with a value, is replaced by `alternate` after `timeout` seconds: here it
+/// is not, as the operator intends.) Otherwise, when the timer fires, the upstream is disposed
 /// (anything it emits afterwards is dropped) and `alternate` is started, on
 /// `queue`, and passes through instead. Exactly one of the two wins, even
 /// when the first event and the timer race on different threads.

@@ -103,6 +103,12 @@ public final class Queue: @unchecked Sendable {
 
     /// Wraps an existing serial dispatch queue. All `Queue`s wrapping the same
     /// dispatch queue recognise each other as current.
+    ///
+    /// This differs from the original, whose `init(queue:)` marks nothing on
+    /// the dispatch queue: there such a `Queue` is never current, so `async`
+    /// from the queue's own work always enqueues (here it runs inline, as it
+    /// does for every queue that knows it is current), and `sync` from it
+    /// deadlocks (here it runs inline).
     public init(queue: DispatchQueue) {
         self.nativeQueue = queue
         self.specialIsMainQueue = false

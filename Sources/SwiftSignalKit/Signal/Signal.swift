@@ -120,6 +120,10 @@ public final class Signal<T, E>: @unchecked Sendable {
     /// Subscribes with the given callbacks (each optional). Returns the
     /// disposable that cancels the subscription: after `dispose()` returns, no
     /// callback starts on the disposing thread, and the callbacks are released.
+    /// The subscriber is terminated before the generator's disposable is
+    /// disposed, so nothing that disposal emits reaches the callbacks (the
+    /// original terminates it after: there an `ActionDisposable` that calls
+    /// `subscriber.putCompletion()` delivers the completion to the callbacks).
     ///
     /// Inlinable so that it is specialized in the caller's module: generic
     /// code run unspecialized looks up the metadata of `Subscriber<T, E>` at

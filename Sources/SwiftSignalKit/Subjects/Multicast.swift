@@ -9,6 +9,12 @@
 /// joined. While a key is live, the `signal` passed by later subscribers is
 /// ignored (the running one is shared).
 ///
+/// This is what the original's structure intends, not what it does: it never
+/// records the running subscription under its key, so there every subscriber
+/// starts `signal` anew, no subscription to `signal` is ever disposed, and a
+/// completion reaches no subscriber. Code that worked with the original's
+/// (which shared nothing) sees the same values here, from one subscription.
+///
 /// Ownership: a subscription keeps the `Multicast` alive until it is disposed
 /// or completed; the shared subscription holds it weakly.
 ///

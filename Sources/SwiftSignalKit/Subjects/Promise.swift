@@ -24,7 +24,9 @@
 /// on that thread) any value emitted while the replay was being delivered: the
 /// replay never arrives after a newer value. A `set` made from inside a
 /// callback is delivered after the current delivery, so every subscriber sees
-/// the values in the same order. A source emitting from several threads at
+/// the values in the same order (the original delivers it at once, nested
+/// inside the current delivery, so that the subscribers after the current one
+/// receive the newer value first). A source emitting from several threads at
 /// once delivers concurrently, in no defined order (as any signal does).
 public final class Promise<T>: @unchecked Sendable {
     private struct State {

@@ -22,7 +22,10 @@
 /// replay was being delivered: the replay never arrives after a newer value. A
 /// `putNext` from inside a callback is delivered after the current delivery, so
 /// every subscriber sees the values in the same order (and the stack does not
-/// grow).
+/// grow). This differs from the original, which delivers it at once, nested
+/// inside the current delivery: there the `putNext` returns after every
+/// subscriber received the new value, and the subscribers after the current
+/// one receive the new value before the old one.
 public final class ValuePipe<T>: @unchecked Sendable {
     // The state is the replay flag (it never changes).
     @usableFromInline let broadcaster: _Broadcaster<T, Bool>

@@ -19,7 +19,9 @@
 /// value on the subscribing thread, then (still on that thread) any value set
 /// while that replay was being delivered: the replay never arrives after a
 /// newer value. A `set` made from inside a callback is delivered after the
-/// current delivery, so every subscriber sees the values in the same order.
+/// current delivery, so every subscriber sees the values in the same order
+/// (the original delivers it at once, nested inside the current delivery, so
+/// that the subscribers after the current one receive the newer value first).
 /// `set`s made from several threads at once are delivered concurrently, in no
 /// defined order: serialize them (for example on one `Queue`) if subscribers
 /// need one order.

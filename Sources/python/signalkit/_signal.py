@@ -1608,7 +1608,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def map_to_signal(self, fn: Callable[[T_co], Optional["Signal[U]"]]) -> "Signal[U]":
         """Each value mapped to a signal by fn(value) (None: an empty one;
         an exception: one failing with it); only the latest inner signal
-        runs (the previous one is disposed): a switch-map."""
+        runs (the previous one is disposed once the new one has started): a
+        switch-map."""
         return self._with_callback(C.signal_map_to_signal, _c_signal_callback, fn)
 
     def switch_to_latest(self: "Signal[Signal[U]]") -> "Signal[U]":

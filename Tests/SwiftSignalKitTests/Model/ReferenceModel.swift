@@ -549,6 +549,11 @@ final class ReferenceModel {
         }
         var latest = initial
         var completed = 0
+        if latest.allSatisfy({ $0 != nil }) {
+            // With initial values: their combination first, before any
+            // input starts.
+            node.send(.next(modelCombine(latest.map { $0! })))
+        }
         for (index, input) in inputs.enumerated() {
             self.start(input, under: node) { event in
                 switch event {
@@ -580,6 +585,8 @@ final class ReferenceModel {
         var current: Node?
         var generation = 0
         var outerCompleted = false
+        // The current inner signal's start has not returned yet.
+        var starting = false
 
         func run(_ offset: Int) {
             running = true
@@ -587,16 +594,24 @@ final class ReferenceModel {
             let mine = generation
             // `current` is the new inner signal from the moment it starts: a
             // value it emits while starting may replace it already.
+            starting = true
+            defer {
+                if mine == generation {
+                    starting = false
+                }
+            }
             self.start(inner, under: node, created: { current = $0 }) { event in
+                if mine != generation {
+                    // Replaced (switch mode), maybe still subscribed while
+                    // its successor starts.
+                    return
+                }
                 switch event {
                 case let .next(value):
                     node.send(.next(value &+ offset))
                 case .error:
                     node.send(event)
                 case .completed:
-                    if mine != generation {
-                        return
-                    }
                     running = false
                     current = nil
                     if !waiting.isEmpty {
@@ -622,9 +637,21 @@ final class ReferenceModel {
                         run(value)
                     }
                 } else {
-                    current?.kill()
+                    // The new inner signal starts, then the one it replaces
+                    // is disposed (as in the original); events of the
+                    // replaced one are dropped meanwhile.
+                    // One replaced while still starting (the new value came
+                    // from inside its start) is disposed at once instead:
+                    // nobody holds its subscription yet.
+                    let previous = current
                     current = nil
-                    run(value)
+                    if starting {
+                        previous?.kill()
+                        run(value)
+                    } else {
+                        run(value)
+                        previous?.kill()
+                    }
                 }
             case .error:
                 node.send(event)
