@@ -691,6 +691,37 @@ def boxed_objects() -> int:
     return len(_boxes)
 
 
+def wait_released(timeout: float = 5.0) -> bool:
+    """Waits until live_objects(), ffi_live_objects(), pending_callbacks()
+    and boxed_objects() are all 0, or `timeout` seconds have passed; returns
+    whether they are. For leak checks: a subscription whose last event came
+    from a library thread (a time operator's timer, deliver_on, a serial or
+    concurrent queue) is released by that thread once its callback has
+    returned, so the counts may stay above 0 for a moment after to_list()
+    returned or dispose() was called. Handles still held (and cycles not yet
+    collected: call gc.collect() first) keep them above 0 until the timeout.
+    Waits without the GIL; called inside a library thread's callback, it
+    cannot see that callback's own release (False at the timeout).
+    TypeError unless `timeout` is an int or a float, ValueError when it is
+    negative or NaN."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"signalkit: wait_released: timeout is {type(timeout).__name__}, not a number")
+    if not timeout >= 0:  # negative, or NaN
+        raise ValueError(f"signalkit: wait_released: timeout {timeout} is negative or NaN")
+    deadline = time.monotonic() + timeout
+    # live_objects() is a counter of the C library, which tells no one when
+    # it changes: polled, at first often (a release in progress takes
+    # microseconds), then every 10 ms.
+    pause = 0.0005
+    while live_objects() or ffi_live_objects() or pending_callbacks() or boxed_objects():
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(pause, remaining))
+        pause = min(pause * 2, 0.01)
+    return True
+
+
 # --------------------------------------------------------------------------
 # KeyboardInterrupt
 # --------------------------------------------------------------------------

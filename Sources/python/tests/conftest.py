@@ -22,6 +22,9 @@ def clean():
     callback set or carried Python object is left."""
     yield
     gc.collect()
+    # A library thread that delivered a subscription's last event releases
+    # its callbacks once the callback returned: maybe after the test ended.
+    sk.wait_released(10)
     assert sk.live_objects() == 0, "library objects still alive"
     assert sk.ffi_live_objects() == 0, "ffi objects still alive"
     assert sk.pending_callbacks() == 0, "callbacks still held by the library"

@@ -163,8 +163,14 @@ def test_ctrl_c_in_an_operator_callback_reaches_the_caller():
 
 @pytest.mark.parametrize("queue", ["serial", "concurrent", "host"])
 def test_exit_with_live_subscriptions_on_each_queue_kind(queue):
+    # A child still running after 90 s (seconds at most, even at a load of
+    # 12) prints every thread's Python stack and exits, so that a hang (seen
+    # once at load ~10, not reproduced in 390 runs since) fails with where
+    # it waited instead of a bare timeout.
     for run in range(3):
         result = run_child(f"""
+            import faulthandler
+            faulthandler.dump_traceback_later(90, exit=True)
             import threading
             import signalkit as sk
             queue = {{"serial": sk.Queue.serial, "concurrent": sk.Queue.concurrent, "host": sk.Queue.host}}["{queue}"]()
@@ -228,8 +234,14 @@ def test_exit_with_live_operator_callbacks_on_each_queue_kind_needs_no_wait(queu
     # clean: once the interpreter finalizes, the extension's callbacks touch
     # Python no more (through ctypes, a library thread taking the GIL then
     # was ended under libdispatch: a crash).
+    # A child still running after 90 s (seconds at most, even at a load of
+    # 12) prints every thread's Python stack and exits, so that a hang (seen
+    # once at load ~10, not reproduced in 390 runs since) fails with where
+    # it waited instead of a bare timeout.
     for run in range(3):
         result = run_child(f"""
+            import faulthandler
+            faulthandler.dump_traceback_later(90, exit=True)
             import threading
             import signalkit as sk
             from signalkit import _core

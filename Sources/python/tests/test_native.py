@@ -28,6 +28,7 @@ import signalkit as sk
 class SignalKitTestCase(unittest.TestCase):
     def tearDown(self):
         gc.collect()
+        sk.wait_released(10)  # what library threads release once their callbacks returned
         self.assertEqual(sk.live_objects(), 0, "library objects still alive")
         self.assertEqual(sk.ffi_live_objects(), 0, "ffi objects still alive")
         self.assertEqual(sk.pending_callbacks(), 0, "callbacks still held by the library")

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -541,7 +542,44 @@ def test_time_operators_without_a_queue_leave_no_live_object():
         print(flaky.retry(0.001, 0.001).to_list(timeout=30))
         del flaky
         gc.collect()
-        print("live", sk.live_objects(), sk.pending_callbacks())
+        # The end reached to_list() from a timer's thread, which releases the
+        # subscription's callbacks once its callback returned: maybe after.
+        print(sk.wait_released(30), "live", sk.live_objects(), sk.pending_callbacks())
     """)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["[1]", "[1]", "[1]", "[0] [0, 1]", "[2]", "live 0 0"]
+    assert result.stdout.splitlines() == ["[1]", "[1]", "[1]", "[0] [0, 1]", "[2]", "True live 0 0"]
+
+
+def test_wait_released_waits_for_a_library_thread_still_in_a_callback(clean):
+    # Before: live_objects() and pending_callbacks() could read above 0 just
+    # after to_list() returned (CI: "live 4 2" in 1 run of 50 under load):
+    # the library thread that delivered the end was still in the callback,
+    # and releases the callbacks once it returns. Nothing said so, and a
+    # leak check had no way to wait for it but a loop of its own.
+    entered, leave = threading.Event(), threading.Event()
+
+    def on_completed():
+        entered.set()
+        leave.wait(30)
+
+    queue = sk.Queue.serial("wait_released")
+    try:
+        subscription = sk.Signal.single(1).deliver_on(queue).subscribe(on_completed=on_completed)
+        assert entered.wait(30)
+        subscription.dispose()
+        del subscription, queue
+        gc.collect()
+        assert sk.pending_callbacks() > 0
+        assert sk.wait_released(0.05) is False  # the callback still runs
+    finally:
+        leave.set()
+    assert sk.wait_released(30) is True
+    assert (sk.live_objects(), sk.ffi_live_objects(), sk.pending_callbacks(), sk.boxed_objects()) == (0, 0, 0, 0)
+    assert sk.wait_released(0) is True
+
+
+@pytest.mark.parametrize("timeout, error", [("1", TypeError), (True, TypeError), (None, TypeError),
+                                            (-1, ValueError), (float("nan"), ValueError)])
+def test_wait_released_checks_its_timeout(timeout, error):
+    with pytest.raises(error, match="wait_released"):
+        sk.wait_released(timeout)
