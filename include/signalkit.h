@@ -37,7 +37,11 @@
  * - Callbacks: every callback set carries a `void *ctx` and an optional
  *   `release(ctx)` function. `release` runs exactly once, after the last
  *   callback of the set has returned; it also runs when the call that received
- *   it fails, before that call returns. A callback may emit into any
+ *   it fails, on the calling thread, before that call returns. The failing
+ *   call's message stays what sk_last_error_message() reads after it returns,
+ *   whatever `release` called: a failing call made inside it (a binding's
+ *   release dropping the handles it kept, one of them released twice) does
+ *   not replace it. A callback may emit into any
  *   subscriber, and may dispose its own subscription once it can reach the
  *   subscription's disposable, which sk_signal_start() hands out only when
  *   it returns. So a callback run during the start, while a synchronous
@@ -231,7 +235,10 @@ const char *sk_status_string(int status);
  * @brief The message of the last error on the calling thread.
  *
  * It names the function and the offending argument
- * ("sk_signal_map: fn is NULL"). A successful call does not clear it.
+ * ("sk_signal_map: fn is NULL"). A successful call does not clear it. It
+ * describes the thread's last failing call, counting the calls the caller
+ * made, not those made by the `release` that a failing call runs before it
+ * returns (see the @ref conventions "conventions", "Callbacks").
  *
  * @return A thread-local string owned by the library, valid until the next
  *         failing call on this thread; "" when no error happened yet. Never

@@ -208,8 +208,10 @@ public func sk_disposable_release(_ disposable: OpaquePointer?) {
 public func sk_disposable_action(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ action: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     guard let action else {
         out?.pointee = nil
-        SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_NULL_ARGUMENT, "action is NULL")
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "action is NULL"))
+    }
+    guard let out else {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
     }
     let context = SKFunction(action, ctx: ctx, release: release)
     return outputDisposable(out) {

@@ -3,8 +3,7 @@ import SwiftSignalKit
 
 /// The shared shape of an operator entry point: checks `out`, the input signal
 /// and the optional callback, and the depth of the result over the input and
-/// `others` (see `pipelineDepth`), then hands back `make(signal)`. The
-/// callback's context is released if anything is wrong.
+/// `others` (see `pipelineDepth`), then hands back `make(signal)`.
 func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, function: StaticString = #function, _ make: (CSignal) -> CSignal) -> Int32 {
     return handleOperator(out, signal, others: others, isThen: isThen, function: function) { input in
         return (make(input.signal), nil)
@@ -34,12 +33,13 @@ func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaq
 /// Like `unaryOperator`, for operators taking a C callback `fn`.
 func callbackOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function, _ make: (CSignal, SKFunction<F>) -> CSignal) -> Int32 {
     guard let fn else {
-        SKContext(ctx: ctx, release: release).ignore()
         out?.pointee = nil
-        return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function)
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
     }
     let callback = SKFunction(fn, ctx: ctx, release: release)
-    return unaryOperator(out, signal, function: function) { make($0, callback) }
+    return releasingOnFailure(callback) {
+        unaryOperator(out, signal, function: function) { make($0, callback) }
+    }
 }
 
 /// The error value describing a value of the wrong kind inside a pipeline.

@@ -40,14 +40,15 @@ public func sk_signal_filter(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sig
 /// of stages over the input (see above).
 private func stageOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function, _ stage: (F, UnsafeMutableRawPointer?) -> SKStage) -> Int32 {
     guard let fn else {
-        SKContext(ctx: ctx, release: release).ignore()
         out?.pointee = nil
-        return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function)
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
     }
     let callback = SKFunction(fn, ctx: ctx, release: release)
-    return handleOperator(out, signal, function: function) { input in
-        let stages = SKStages(over: input, stage(fn, ctx), holding: callback)
-        return (fusedStages(stages.upstream, stages.chain), stages)
+    return releasingOnFailure(callback) {
+        handleOperator(out, signal, function: function) { input in
+            let stages = SKStages(over: input, stage(fn, ctx), holding: callback)
+            return (fusedStages(stages.upstream, stages.chain), stages)
+        }
     }
 }
 

@@ -33,15 +33,13 @@ public func sk_signal_then(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
 @c @implementation
 public func sk_signal_deferred(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ fn: sk_deferred_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     guard let fn else {
-        SKContext(ctx: ctx, release: release).ignore()
         out?.pointee = nil
-        return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL")
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL"))
     }
-    // From here on, dropping `callback` runs `release`.
-    let callback = SKFunction(fn, ctx: ctx, release: release)
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
     }
+    let callback = SKFunction(fn, ctx: ctx, release: release)
     return output(out, deferred {
         adoptSignal(callback.function(callback.ctx))
     })
@@ -58,14 +56,12 @@ public func sk_signal_ignore_values(_ out: UnsafeMutablePointer<OpaquePointer?>?
 @c @implementation
 public func sk_signal_reduce_left(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ initial: UnsafePointer<sk_value>?, _ fn: sk_reduce_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     guard let out else {
-        SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
     }
     out.pointee = nil
     let (initialValue, status) = borrowValue("initial", initial)
     guard let initialValue else {
-        SKContext(ctx: ctx, release: release).ignore()
-        return status
+        return releasingOnFailure(ctx: ctx, release: release, status)
     }
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> reduceLeft(value: initialValue) { accumulator, next in

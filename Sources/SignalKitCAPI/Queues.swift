@@ -137,22 +137,23 @@ func prepareTimers(function: StaticString = #function) -> Int32? {
 
 /// Validates the common arguments of the work-submitting functions; with
 /// `timers`, for work set on a timer, makes the dispatch timers ready
-/// (`prepareTimers`). On error `ctx` is released.
+/// (`prepareTimers`). On error `release` has run (`releasingOnFailure`).
 private func submit(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, timers: Bool = false, function: StaticString = #function, _ body: (Queue, SKFunction<sk_work_fn>) -> Void) -> Int32 {
     guard let fn else {
-        SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function)
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
     }
     let work = SKFunction(fn, ctx: ctx, release: release)
-    let (handle, status) = borrowQueue("queue", queue, function: function)
-    guard let handle else {
-        return status
+    return releasingOnFailure(work) {
+        let (handle, status) = borrowQueue("queue", queue, function: function)
+        guard let handle else {
+            return status
+        }
+        if timers, !handle.queue.isVirtualTime, let refused = prepareTimers(function: function) {
+            return refused
+        }
+        body(handle.queue, work)
+        return SKOK
     }
-    if timers, !handle.queue.isVirtualTime, let refused = prepareTimers(function: function) {
-        return refused
-    }
-    body(handle.queue, work)
-    return SKOK
 }
 
 @c @implementation
@@ -167,20 +168,20 @@ public func sk_queue_async(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: Un
 @c @implementation
 public func sk_queue_sync(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     guard let fn else {
-        SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_NULL_ARGUMENT, "fn is NULL")
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL"))
     }
     let work = SKFunction(fn, ctx: ctx, release: release)
     // Not `submit`: the wait must not keep the handle (see `queueOfHandle`).
     let (target, status) = queueOfHandle(queue)
     guard let target else {
-        return status
+        return releasingOnFailure(work) { status }
     }
     let ran = target.sync({
         work.runOnce()
     }, ifDropped: {
         // On the thread that dropped the work (the one releasing the last
-        // handle), as for any pending work of a closing queue.
+        // handle), as for any pending work of a closing queue: `sync`
+        // returns only once it has run.
         work.releaseNow()
     })
     if !ran {
@@ -192,8 +193,7 @@ public func sk_queue_sync(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: Uns
 @c @implementation
 public func sk_queue_after(_ queue: OpaquePointer?, _ seconds: Double, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     if !(seconds >= 0) {
-        SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0")
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0"))
     }
     return submit(queue, fn, ctx, release, timers: true) { queue, work in
         queue.after(seconds) {
@@ -221,12 +221,10 @@ public func sk_queue_release(_ queue: OpaquePointer?) {
 public func sk_timer_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue: OpaquePointer?, _ seconds: Double, _ repeats: Bool, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     out?.pointee = nil
     guard let out else {
-        SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
     }
     if !(seconds >= 0) {
-        SKContext(ctx: ctx, release: release).ignore()
-        return fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0")
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "seconds must be >= 0"))
     }
     return submit(queue, fn, ctx, release, timers: true) { queue, work in
         let timer = SwiftSignalKit.Timer(timeout: seconds, repeat: repeats, completion: {

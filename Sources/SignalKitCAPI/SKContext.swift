@@ -27,20 +27,57 @@ class SKContext: SKObject {
     /// ran. For one-shot work, so that the release runs where the work ran,
     /// whichever thread drops the last reference afterwards.
     final func releaseNow() {
+        if self.claimRelease() {
+            self.releaseFunction?(self.ctx)
+        }
+    }
+
+    /// `releaseNow()` for a call that failed: see `releasingOnFailure`.
+    fileprivate final func releaseKeepingMessage() {
+        if self.claimRelease() {
+            sk__release_keeping_message(self.releaseFunction, self.ctx)
+        }
+    }
+
+    /// Whether the caller is the one to run the release function (it did not
+    /// run yet, and will not run again).
+    private func claimRelease() -> Bool {
         if self.released.exchange(true, ordering: .acquiringAndReleasing) {
-            return
+            return false
         }
         // Uncounted before the release function runs, so that whoever the
         // release wakes sees the object gone.
         liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
-        self.releaseFunction?(self.ctx)
+        return true
     }
+}
 
-    /// Lets the context go at once: its release function runs now. Used when a
-    /// call fails before anything kept the context.
-    final func ignore() {
-        self.releaseNow()
+/// Runs `body`, the part of a public function that can fail once the caller's
+/// `ctx` and `release` are in `context`. When it fails (an error status, its
+/// message set), nothing kept the context: its release runs at once, on the
+/// calling thread, before the call returns (as the header promises), and the
+/// failing call's message survives it. The release is user code that may
+/// call the library and fail (a binding's release dropping the handles it
+/// kept); left to the context's deinit, it ran after the message was set,
+/// at whatever point the context was let go of, and its own failure replaced
+/// the message the caller read next. Every public function that takes a
+/// `release` ends its failures here (or in the overload below).
+@inline(__always)
+func releasingOnFailure(_ context: SKContext, _ body: () -> Int32) -> Int32 {
+    let status = body()
+    if status != SKOK {
+        context.releaseKeepingMessage()
     }
+    return status
+}
+
+/// `releasingOnFailure` for a call refused with `status` before it made a
+/// context of `ctx` and `release` (it had no function for the context to
+/// hold, or checks its arguments first): the release runs now, keeping the
+/// message. `status` is evaluated first, so the message is set by then.
+func releasingOnFailure(ctx: UnsafeMutableRawPointer?, release: sk_release_fn?, _ status: Int32) -> Int32 {
+    sk__release_keeping_message(release, ctx)
+    return status
 }
 
 /// A C callback of type `F` (`sk_map_fn`, `sk_work_fn`, `sk_generator_fn`...)

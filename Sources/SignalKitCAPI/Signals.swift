@@ -246,9 +246,8 @@ public func sk_signal_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ gen
 @c @implementation
 public func sk_signal_create_over(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ upstream: OpaquePointer?, _ generator: sk_generator_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     guard let upstream else {
-        SKContext(ctx: ctx, release: release).ignore()
         out?.pointee = nil
-        return fail(SK_ERR_NULL_ARGUMENT, "upstream is NULL")
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "upstream is NULL"))
     }
     return createSignal(out, over: upstream, generator, ctx, release)
 }
@@ -256,28 +255,28 @@ public func sk_signal_create_over(_ out: UnsafeMutablePointer<OpaquePointer?>?, 
 /// sk_signal_create, and with `upstream` sk_signal_create_over: the signal's
 /// depth is one more than the upstream's, and it keeps the upstream.
 private func createSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, over upstreamHandle: OpaquePointer?, _ generator: sk_generator_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function) -> Int32 {
-    let context = SKContext(ctx: ctx, release: release)
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function))
     }
     out.pointee = nil
     guard let generator else {
-        return fail(SK_ERR_NULL_ARGUMENT, "generator is NULL", function: function)
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "generator is NULL", function: function))
     }
     var depth = 1
     var upstream: SKSignal?
     if let upstreamHandle {
         let (handle, status) = borrowSignal("upstream", upstreamHandle, function: function)
         guard let handle else {
-            return status
+            return releasingOnFailure(ctx: ctx, release: release, status)
         }
         let (upstreamDepth, depthStatus) = pipelineDepth(over: [handle], function: function)
         if depthStatus != SKOK {
-            return depthStatus
+            return releasingOnFailure(ctx: ctx, release: release, depthStatus)
         }
         depth = upstreamDepth
         upstream = handle
     }
+    let context = SKContext(ctx: ctx, release: release)
     let callback = SKFunction(generator, ctx: ctx, release: nil)
     return output(out, CSignal { subscriber in
         withExtendedLifetime(upstream) {}
@@ -375,11 +374,13 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         out.pointee = subscription.retainedHandle()
         return SKOK
     }
-    let callbacks = SKObserver(observer.pointee)
+    // The signal first: the observer's release runs in its deinit, and on a
+    // failure it must run keeping the message (`releasingOnFailure`).
     let (handle, status) = borrowSignal("signal", signal)
     guard let handle else {
-        return status
+        return releasingOnFailure(ctx: fields.ctx, release: fields.release, status)
     }
+    let callbacks = SKObserver(fields)
     let disposable = startObserving(handle.signal, callbacks)
     out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle()
     return SKOK

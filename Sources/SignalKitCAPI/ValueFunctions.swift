@@ -135,11 +135,10 @@ public func sk_value_set_array(_ out: UnsafeMutablePointer<sk_value>?, _ items: 
 
 @c @implementation
 public func sk_value_set_pointer(_ out: UnsafeMutablePointer<sk_value>?, _ pointer: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    let box = SKPointer(pointer, release: release)
     guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+        return releasingOnFailure(ctx: pointer, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
     }
-    return setObject(out, box, SK_KIND_POINTER)
+    return setObject(out, SKPointer(pointer, release: release), SK_KIND_POINTER)
 }
 
 @c @implementation

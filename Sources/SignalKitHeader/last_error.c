@@ -23,6 +23,18 @@ const char *sk_last_error_message(void) {
     return sk__last_error;
 }
 
+void sk__release_keeping_message(sk_release_fn release, void *ctx) {
+    if (release == NULL) {
+        return;
+    }
+    /* The message as a whole: a copy of the bytes up to its end would do,
+     * but 512 bytes cost no more than the strlen. */
+    char saved[sizeof sk__last_error];
+    memcpy(saved, sk__last_error, sizeof saved);
+    release(ctx);
+    memcpy(sk__last_error, saved, sizeof saved);
+}
+
 /* What waits to be released on this thread: nested arrays, what signals
  * held (SKValue.swift, SKReleaseList). */
 static _Thread_local void *sk__array_release_list_slot;

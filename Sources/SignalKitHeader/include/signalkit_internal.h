@@ -6,6 +6,15 @@
 /* Stores `message` (copied, truncated) as the calling thread's last error. */
 void sk__set_last_error(const char *message);
 
+/* Runs `release(ctx)` (nothing when `release` is NULL) on the calling thread
+ * and puts the thread's last error message back as it was before: for a
+ * call that failed, its message set, and runs the caller's release before
+ * returning. The release is user code that may call the library and fail
+ * (a binding's release dropping the handles it kept), which would replace
+ * the message the caller reads next; sk_last_error_message() describes the
+ * caller's failing call until the caller's next one. */
+void sk__release_keeping_message(void (*release)(void *ctx), void *ctx);
+
 /* The calling thread's list of nested arrays and signal contents waiting to
  * be released (the Swift side's `SKReleaseList`, unretained), or NULL while
  * no such release is under way on the thread. See SKArray's and SKSignal's
