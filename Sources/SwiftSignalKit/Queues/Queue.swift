@@ -83,10 +83,10 @@ public final class Queue: @unchecked Sendable {
     /// of a process that may run out of descriptors). While work is pending
     /// in the pool (more tasks than workers), the monitor opens
     /// `/proc/<thread>/stat` of each worker every second, and libdispatch
-    /// stops the process (SIGILL) when that open fails: keep a few
-    /// descriptors free (below `RLIMIT_NOFILE`) while work given to the
-    /// concurrent queues is pending, or use serial queues, whose pools are
-    /// not watched.
+    /// stops the process (SIGILL) when that open fails (on its own thread,
+    /// at its own time: nothing this library can guard). Keep a descriptor
+    /// free (below `RLIMIT_NOFILE`) while work given to the concurrent
+    /// queues is pending, or use serial queues, whose pools are not watched.
     public class func concurrentDefaultQueue() -> Queue {
         return globalDefaultQueue
     }
