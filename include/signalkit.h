@@ -214,8 +214,9 @@ typedef enum sk_status {
                                      last handle released) before the work ran */
     SK_ERR_RESOURCE = -8          /**< the operating system refused a resource the call
                                      needs: a descriptor at RLIMIT_NOFILE, from
-                                     sk_queue_create_host() and from the first timer
-                                     (see sk_queue_after()); or a limit of the call
+                                     sk_queue_create_host(), from the first timer
+                                     and from the first work given a concurrent
+                                     queue (see sk_queue_after()); or a limit of the call
                                      was reached (signalkit_test.h: an advance's task
                                      limit, a diagram too long). Never for a thread:
                                      see "Threads" at sk_queue_create() */
@@ -1469,6 +1470,12 @@ typedef void (*sk_work_fn)(void *ctx);
 int sk_queue_main(sk_queue **out);
 /**
  * @brief The shared global concurrent queue of default priority.
+ *
+ * Its work runs on a pool of libdispatch that a monitor watches, which needs
+ * descriptors: see sk_queue_after(), "Timers and descriptors", for the
+ * first work given it and for keeping descriptors free while work is
+ * pending.
+ *
  * @param[out] out  Receives a +1 reference (releasing it is harmless).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
  * @par Thread safety
@@ -1477,6 +1484,10 @@ int sk_queue_main(sk_queue **out);
 int sk_queue_concurrent_default(sk_queue **out);
 /**
  * @brief The shared global concurrent queue of background priority.
+ *
+ * As sk_queue_concurrent_default() (see sk_queue_after(), "Timers and
+ * descriptors").
+ *
  * @param[out] out  Receives a +1 reference (releasing it is harmless).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
  * @par Thread safety
@@ -1586,10 +1597,15 @@ int sk_queue_host_drain(sk_queue *queue, size_t max_tasks, size_t *out_ran);
  * @param fn       The work.
  * @param ctx      Passed to `fn` and `release`.
  * @param release  May be NULL; runs once, as for sk_work_fn.
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL (then
- *         `release` has run).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL;
+ *         SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when `queue` is a concurrent
+ *         one and libdispatch's event loop cannot be set up (see
+ *         sk_queue_after(), "Timers and descriptors"). On error `release`
+ *         has run.
  * @par Thread safety
- *   Any thread. `fn` runs on the queue.
+ *   Any thread. `fn` runs on the queue. The first call of a process on a
+ *   concurrent queue may wait for the probing timer (about 1 ms; see
+ *   sk_queue_after()).
  */
 int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn release);
 /**
@@ -1638,12 +1654,38 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
  * fire (at most 10 s): from then on the descriptors exist for the life of
  * the process, and the check costs nothing. When the system refuses a
  * descriptor (RLIMIT_NOFILE reached), the call returns SK_ERR_RESOURCE
- * ("sk_queue_after: no descriptor for libdispatch's timers (an epoll
- * instance, an eventfd, a timerfd): Too many open files (errno 24)") having
+ * ("sk_queue_after: no descriptor for libdispatch's event loop, which its
+ * timers and its concurrent queues' workers need (an epoll instance, an
+ * eventfd, a timerfd): Too many open files (errno 24)") having
  * made nothing and run `release`; a later call checks again. So does one
  * whose timer did not fire in time (no thread for libdispatch's event loop).
  * Untouched by the check: another thread of the process taking the last
  * descriptors in the instant between the check and libdispatch's own calls.
+ *
+ * The concurrent queues (sk_queue_concurrent_default(),
+ * sk_queue_concurrent_background()) need that event loop too: their work
+ * runs on pools of libdispatch that a monitor watches, and the monitor is a
+ * timer of the event loop, set going by the first worker of those pools
+ * (the process dies of SIGILL the same way when that worker cannot make
+ * the loop's descriptors). So the calls
+ * that give a concurrent queue work, or make what will (sk_queue_async(),
+ * sk_signal_deliver_on(), sk_signal_run_on(), sk_signal_combine_latest()
+ * with one of them), make the same check first, with the same result:
+ * SK_ERR_RESOURCE ("sk_queue_async: no descriptor for libdispatch's event
+ * loop, ...") having made nothing and run `release`. (sk_queue_sync() onto
+ * a concurrent queue runs the work on the calling thread: no check.)
+ * Serial queues run on pools that are not watched.
+ *
+ * Not prevented, a limitation of libdispatch: every second while work
+ * given to a concurrent queue is pending (more tasks than running workers,
+ * e.g. many tasks that block or sleep), the monitor opens
+ * `/proc/<thread>/stat` for each worker of the pool, and the process dies
+ * of SIGILL when that open fails (RLIMIT_NOFILE reached, by any thread of
+ * the process). It opens on libdispatch's own thread, at its own time: the
+ * library cannot keep a descriptor for it. A program that may run out of
+ * descriptors keeps one free (below RLIMIT_NOFILE) while concurrent-queue
+ * work is pending, or gives such work to serial queues (sk_queue_create()),
+ * whose pools the monitor skips.
  *
  * @param queue    Borrowed.
  * @param seconds  The delay, >= 0.
@@ -1746,10 +1788,13 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * or a result deeper than SK_SIGNAL_MAX_DEPTH; for the operators that set
  * timers (sk_signal_delay(), sk_signal_timeout(), sk_signal_debounce(),
  * sk_signal_throttle(), sk_signal_retry()) on a queue that is not a
- * virtual-time one, SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when the process's
- * timers cannot be set up: checked when the operator is made, so that no
- * event delivered later can meet the failure (see sk_queue_after(), "Timers
- * and descriptors"). Then `*out` (if given) is NULL and `release` has run.
+ * virtual-time one, and for the operators that give work to a queue
+ * (sk_signal_deliver_on(), sk_signal_run_on(), sk_signal_combine_latest())
+ * given a concurrent one, SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when
+ * libdispatch's event loop (its timers, the concurrent queues' workers)
+ * cannot be set up: checked when the operator is made, so that no event
+ * delivered later can meet the failure (see sk_queue_after(), "Timers and
+ * descriptors"). Then `*out` (if given) is NULL and `release` has run.
  *
  * @par Depth
  * A source (pipe, promise, sk_signal_create, constants) is 1 deep; an

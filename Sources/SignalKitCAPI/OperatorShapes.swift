@@ -68,9 +68,9 @@ func adoptSignal(_ handle: OpaquePointer?, function: StaticString = #function) -
 }
 
 /// Like `unaryOperator`, for operators that also take a queue (required).
-/// With `timers`, for an operator that sets timers on the queue, the
-/// process's dispatch timers are made ready first (`prepareTimers`; not for
-/// a virtual-time queue, whose timers are its own).
+/// libdispatch is made ready first for what the operator will give the
+/// queue (`prepareDispatch`; `timers` for an operator that sets timers on
+/// it), so that no event delivered later can meet the failure.
 func queueOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, others: [SKSignal] = [], timers: Bool = false, function: StaticString = #function, _ make: (CSignal, Queue) -> CSignal) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
@@ -80,7 +80,7 @@ func queueOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
     guard let handle else {
         return status
     }
-    if timers, !handle.queue.isVirtualTime, let refused = prepareTimers(function: function) {
+    if let refused = prepareDispatch(handle.queue, timers: timers, function: function) {
         return refused
     }
     return unaryOperator(out, signal, others: others, function: function) { make($0, handle.queue) }

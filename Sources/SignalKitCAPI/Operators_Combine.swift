@@ -34,6 +34,9 @@ public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>
         guard let handle else {
             return status
         }
+        if let refused = prepareDispatch(handle.queue, timers: false) {
+            return refused
+        }
         deliveryQueue = handle.queue
     }
     let (inputs, status) = borrowSignals(signals, count)

@@ -8,6 +8,9 @@ public func sk_signal_deliver_on(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
     guard let handle else {
         return status
     }
+    if let refused = prepareDispatch(handle.queue, timers: false) {
+        return refused
+    }
     return unaryOperator(out, signal) { signal in
         signal |> deliverOn(handle.queue)
     }

@@ -135,9 +135,25 @@ func prepareTimers(function: StaticString = #function) -> Int32? {
     }
 }
 
-/// Validates the common arguments of the work-submitting functions; with
-/// `timers`, for work set on a timer, makes the dispatch timers ready
-/// (`prepareTimers`). On error `release` has run (`releasingOnFailure`).
+/// Makes libdispatch's event loop ready (`prepareTimers`) when what is about
+/// to be given to `queue` needs it: work set on a timer (`timers`), on any
+/// queue but a virtual-time one (whose timers are its own), and any work
+/// that may run on a global concurrent queue, whose first worker sets the
+/// monitor of libdispatch's pools going, a timer of the event loop (it too
+/// stops the process when it cannot make the loop's descriptors). nil when
+/// ready, else the status to return, with the message set. Every C function
+/// that gives a queue work, or makes something that will, calls it before
+/// anything is made.
+func prepareDispatch(_ queue: Queue, timers: Bool, function: StaticString = #function) -> Int32? {
+    if queue.isVirtualTime || !(timers || queue.usesMonitoredWorkers) {
+        return nil
+    }
+    return prepareTimers(function: function)
+}
+
+/// Validates the common arguments of the work-submitting functions and
+/// makes libdispatch ready for the work (`prepareDispatch`; `timers` for
+/// work set on a timer). On error `release` has run (`releasingOnFailure`).
 private func submit(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, timers: Bool = false, function: StaticString = #function, _ body: (Queue, SKFunction<sk_work_fn>) -> Void) -> Int32 {
     guard let fn else {
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
@@ -148,7 +164,7 @@ private func submit(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMut
         guard let handle else {
             return status
         }
-        if timers, !handle.queue.isVirtualTime, let refused = prepareTimers(function: function) {
+        if let refused = prepareDispatch(handle.queue, timers: timers, function: function) {
             return refused
         }
         body(handle.queue, work)

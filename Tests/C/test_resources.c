@@ -1,5 +1,6 @@
 /* test_resources.c - the library when the system refuses what a call needs:
- * no descriptor left for the timers' event loop at the first timer, an
+ * no descriptor left for libdispatch's event loop at the first timer or the
+ * first work given a concurrent queue, an
  * allocation failing (and lengths no buffer can have), a thread with the
  * documented minimum stack making the first call into the library. Each test
  * is a process of its own (Criterion), so "first" means first in it. */
@@ -45,7 +46,8 @@ static void pair_released(void *ctx) {
 /* ------------------------------------------------------------------------ */
 /* Descriptors. libdispatch makes its event loop's descriptors (an epoll
  * instance, an eventfd, a timerfd for the clock) at the process's first
- * timer, and crashes when it cannot. */
+ * timer, or at the first worker of its monitored (concurrent) pools, and
+ * crashes when it cannot. */
 
 enum { MAX_HELD = 256 };
 
@@ -152,6 +154,81 @@ Test(resources, first_timer_without_descriptors_is_a_resource_error, .timeout = 
     flush_queue(serial);
     sk_queue_release(serial);
     cr_assert(counter_wait(&work.released, 6, SK_WAIT_SECONDS));
+    counters_destroy(2, &work.ran, &work.released);
+    expect_no_live_objects(0);
+}
+
+/* The first work given to a concurrent queue, with no descriptor left.
+ * libdispatch's concurrent pools are watched by a monitor, a timer of its
+ * event loop that its first worker sets going: with no descriptor for the
+ * event loop, that worker stopped the process (SIGILL in
+ * _dispatch_epoll_init). Every call that can give a concurrent queue its
+ * first work fails instead with SK_ERR_RESOURCE, its context released and
+ * nothing made (work given a serial queue needs no descriptor: its pool is
+ * not monitored); once descriptors are back, the same calls work. */
+Test(resources, first_concurrent_work_without_descriptors_is_a_resource_error, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind()) {
+        cr_skip_test("valgrind does not apply a lowered RLIMIT_NOFILE");
+    }
+    sk_queue *concurrent[2] = { NULL, NULL };
+    SK_OK_OR_FAIL(sk_queue_concurrent_default(&concurrent[0]));
+    SK_OK_OR_FAIL(sk_queue_concurrent_background(&concurrent[1]));
+    sk_queue *serial = serial_queue("test.resources");
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    struct pair work;
+    counters_init(2, &work.ran, &work.released);
+
+    struct held held;
+    take_every_descriptor(&held);
+    for (int round = 0; round < 2; round++) { /* refused again: nothing was half made */
+        for (int i = 0; i < 2; i++) {
+            expect_resource_error(sk_queue_async(concurrent[i], pair_ran, &work, pair_released), "sk_queue_async");
+            cr_assert_eq(counter_get(&work.released), 2 * round + i + 1);
+            sk_signal *delivered = (sk_signal *)&held;
+            expect_resource_error(sk_signal_deliver_on(&delivered, source, concurrent[i]), "sk_signal_deliver_on");
+            cr_assert_null(delivered);
+            expect_resource_error(sk_signal_run_on(&delivered, source, concurrent[i]), "sk_signal_run_on");
+            cr_assert_null(delivered);
+            sk_signal *pair_of[2] = { source, source };
+            expect_resource_error(sk_signal_combine_latest(&delivered, pair_of, 2, concurrent[i]),
+                "sk_signal_combine_latest");
+            cr_assert_null(delivered);
+        }
+    }
+    /* What needs no worker of those pools still works: sync onto a
+     * concurrent queue runs on the calling thread, and a serial queue's
+     * worker is not monitored. */
+    SK_OK_OR_FAIL(sk_queue_sync(concurrent[0], pair_ran, &work, pair_released));
+    cr_assert_eq(counter_get(&work.ran), 1);
+    SK_OK_OR_FAIL(sk_queue_async(serial, pair_ran, &work, pair_released));
+    cr_assert(counter_wait(&work.ran, 2, SK_WAIT_SECONDS), "the serial queue's work never ran");
+    give_back_every_descriptor(&held);
+
+    for (int i = 0; i < 2; i++) {
+        SK_OK_OR_FAIL(sk_queue_async(concurrent[i], pair_ran, &work, pair_released));
+        cr_assert(counter_wait(&work.ran, 3 + i, SK_WAIT_SECONDS), "sk_queue_async: the work never ran");
+    }
+    sk_signal *delivered = NULL;
+    SK_OK_OR_FAIL(sk_signal_deliver_on(&delivered, source, concurrent[1]));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, delivered);
+    pipe_put_int(pipe, 7);
+    cr_assert(recorder_wait_nexts(&r, 1), "sk_signal_deliver_on: nothing delivered");
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    cr_assert(recorder_wait_release(&r), "sk_signal_deliver_on: the observer was never released");
+    recorder_destroy(&r);
+    sk_signal_release(delivered);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    flush_queue(serial);
+    sk_queue_release(serial);
+    sk_queue_release(concurrent[0]);
+    sk_queue_release(concurrent[1]);
+    cr_assert(counter_wait(&work.released, 8, SK_WAIT_SECONDS));
     counters_destroy(2, &work.ran, &work.released);
     expect_no_live_objects(0);
 }

@@ -77,13 +77,32 @@ public final class Queue: @unchecked Sendable {
     }
 
     /// The global concurrent queue of default quality of service.
+    ///
+    /// On Linux its work runs on a pool of libdispatch that a monitor
+    /// watches (see `Queue.prepareTimers()`: call it before the first work
+    /// of a process that may run out of descriptors). While work is pending
+    /// in the pool (more tasks than workers), the monitor opens
+    /// `/proc/<thread>/stat` of each worker every second, and libdispatch
+    /// stops the process (SIGILL) when that open fails (on its own thread,
+    /// at its own time: nothing this library can guard). Keep a descriptor
+    /// free (below `RLIMIT_NOFILE`) while work given to the concurrent
+    /// queues is pending, or use serial queues, whose pools are not watched.
     public class func concurrentDefaultQueue() -> Queue {
         return globalDefaultQueue
     }
 
-    /// The global concurrent queue of background quality of service.
+    /// The global concurrent queue of background quality of service (see
+    /// `concurrentDefaultQueue()` for its pool and descriptors).
     public class func concurrentBackgroundQueue() -> Queue {
         return globalBackgroundQueue
+    }
+
+    /// Whether this queue's work runs on libdispatch's monitored worker
+    /// pools (the global concurrent queues'), whose first worker sets the
+    /// monitor's timer going, and so needs libdispatch's event loop (see
+    /// `prepareTimers`). Serial queues run on pools that are not monitored.
+    package var usesMonitoredWorkers: Bool {
+        return self === Queue.globalDefaultQueue || self === Queue.globalBackgroundQueue
     }
 
     private init(queue: DispatchQueue, specialIsMainQueue: Bool) {

@@ -2231,7 +2231,12 @@ class Queue(_Handle):
 
     @classmethod
     def concurrent(cls, background: bool = False) -> "Queue":
-        """The library's concurrent queue (a thread pool; `background`: the low-priority one)."""
+        """The library's concurrent queue (a thread pool; `background`: the
+        low-priority one). On Linux libdispatch watches this pool: its first
+        work raises SignalKitError (SK_ERR_RESOURCE) when no descriptor is
+        left for libdispatch's event loop, and while its work is pending the
+        process needs one descriptor free, or dies of SIGILL (README.md,
+        "Threads and asyncio"); serial queues need neither."""
         pointer = c_void_p()
         _check((C.queue_concurrent_background if background else C.queue_concurrent_default)(byref(pointer)))
         return cls(pointer.value)
