@@ -100,8 +100,12 @@ private final class SignalTakeUntilState: Sendable {
 
 /// Asks `until` about each value: delivers it when the action says
 /// `passthrough`, then completes (disposing the upstream) when it says
-/// `complete`. Once `until` has asked to complete, it is not called again.
-/// Errors and the upstream's completion pass through.
+/// `complete`. Once `until` has asked to complete, it is not called again
+/// (unlike the original, which calls it for every value a synchronous
+/// upstream still emits before its start returns and the subscription can
+/// be disposed: here the upstream is told to stop at once, and values it
+/// emits anyway are dropped without a call). Errors and the upstream's
+/// completion pass through.
 public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
