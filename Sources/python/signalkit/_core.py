@@ -310,6 +310,12 @@ class SignalKitError(Exception):
         self.status = status
         self.message = message
 
+    def __reduce__(self) -> Tuple[Any, Tuple[int, str]]:
+        """Pickled as its status and message (a multiprocessing worker's
+        error reaches the parent: unpickling one made from the formatted
+        text alone would fail, and the pool would wait forever)."""
+        return type(self), (self.status, self.message)
+
 
 class SignalError(Exception):
     """What an error callback receives for an error value that is not a

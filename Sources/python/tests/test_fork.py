@@ -120,6 +120,37 @@ def test_a_forked_child_refuses_package_calls():
     assert outcomes == {"use": "0"}, stderr
 
 
+def test_a_fork_pool_worker_using_the_package_raises_in_the_parent():
+    # The most common fork: a multiprocessing pool (the "fork" method) made
+    # after the parent used the package. A worker's call raises; the error
+    # reaches the parent's map() (before, SignalKitError could not be
+    # unpickled there, and the pool waited forever). The parent's library
+    # started no thread: its pipe only marks it used.
+    code = textwrap.dedent("""
+        import multiprocessing, pickle
+        import signalkit as sk
+
+        def work(n):
+            return sk.Signal.single(n).to_list()
+
+        pipe = sk.Pipe()
+        error = pickle.loads(pickle.dumps(sk.SignalKitError(-3, "sk_pipe_put: value is NULL")))
+        assert (error.status, error.message, str(error)) == (-3, "sk_pipe_put: value is NULL",
+                                                            "sk_pipe_put: value is NULL (invalid argument, status -3)")
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            try:
+                pool.map(work, [1])
+            except sk.SignalKitError as exc:
+                print(exc.status, exc.message)
+        pipe.close()
+    """)
+    result = subprocess.run([sys.executable, "-c", code], env=dict(os.environ), capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("-6 signalkit cannot be used in a process forked after it was used"), \
+        (result.stdout, result.stderr)
+
+
 def test_forkserver_children_use_the_package(tmp_path):
     # The forkserver process imports the package (preloaded) but uses none
     # of it: its children, forks of it, use the package as any process.
