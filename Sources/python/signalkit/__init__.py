@@ -81,6 +81,19 @@ more once the ones in progress have left: the exit is clean whether or not
 the wait ran out. The native (signature-string) forms' callbacks are libffi
 closures, which rely on the wait.
 
+fork(). The child of a process that had used the package (made a handle,
+or given the library a callback) never calls the C library, which may wait
+forever there for a lock held at the fork and runs no queued work: its
+atexit hook and the releases of the handles it inherited (garbage
+collection, close(), dispose(), a `with` block's end) do nothing; every
+other package call raises SignalKitError ("signalkit cannot be used in a
+process forked after it was used; ..."), always (the C library's
+exception, a single-threaded parent whose library started no thread,
+cannot be told apart from here). Use multiprocessing's 'spawn' or
+'forkserver' start method, exec, or import the package only in the child;
+a process that imported it but made no handle forks children that use it
+fully.
+
 Testing time. The module signalkit.testing (import it on its own) tests the
 time operators on virtual time with marble diagrams: TestScheduler (a
 virtual-time queue with a frame size; cold, hot, record, advance, run),

@@ -299,13 +299,22 @@ if all(hasattr(_core, _name) for _name in _test_api):
 
 class SignalKitError(Exception):
     """A failing library call: `status` is the negative sk_status, `message`
-    the library's message naming the function and the argument."""
+    the library's message naming the function and the argument. Also every
+    package call in the child of a fork of a process that had used the
+    package (status -6, SK_ERR_UNSUPPORTED; the package docstring's
+    "fork()")."""
 
     def __init__(self, status: int, message: str) -> None:
         """The error of a library call that returned `status` with `message`."""
         super().__init__(f"{message} ({C.status_string(status).decode()}, status {status})")
         self.status = status
         self.message = message
+
+    def __reduce__(self) -> Tuple[Any, Tuple[int, str]]:
+        """Pickled as its status and message (a multiprocessing worker's
+        error reaches the parent: unpickling one made from the formatted
+        text alone would fail, and the pool would wait forever)."""
+        return type(self), (self.status, self.message)
 
 
 class SignalError(Exception):
@@ -608,6 +617,8 @@ def from_value(pointer: Any) -> Any:
 
 class _State:
     closing = False  # set by the atexit hook: callbacks do nothing from then on
+    used = False  # a handle was made or callbacks given to the library (a fork's child then refuses it)
+    forked = False  # this process is a fork's child of a process that had used the library (_after_fork)
 
 
 _state = _State()
@@ -622,8 +633,11 @@ _ids = itertools.count(1)
 def _retain_callbacks(state: Any) -> int:
     """Keeps `state` alive; returns the ctx to hand to the library, whose
     release (_release_ctx) drops it."""
+    if _state.forked:  # before _keep_lock, which another thread of the parent may have held at the fork
+        raise _forked_error()
     if _state.closing:
         raise RuntimeError("signalkit: the interpreter is exiting: no new callbacks")
+    _state.used = True
     _interrupts.install()
     key = next(_ids)
     with _keep_lock:
@@ -1060,6 +1074,8 @@ def _unfinished(ctx: int) -> bool:
 def _shutdown() -> None:
     """atexit: no library thread may call into Python once the interpreter
     finalizes (package docstring)."""
+    if _state.forked:  # a fork's child: the library's threads are not here (_after_fork)
+        return
     try:
         _state.closing = True  # callbacks do nothing from now on
         _speedups.set_closing()  # nor do the extension's deliveries
@@ -1108,3 +1124,88 @@ def _shutdown() -> None:
 
 
 atexit.register(_shutdown)
+
+# --------------------------------------------------------------------------
+# fork()
+# --------------------------------------------------------------------------
+
+FORKED_MESSAGE = ("signalkit cannot be used in a process forked after it was used; use exec, the 'spawn' or "
+                  "'forkserver' start method of multiprocessing, or import signalkit only in the child")
+_SK_ERR_UNSUPPORTED = -6
+# The C functions that release or dispose: nothing, in a fork's child.
+_RELEASES = ("disposable_dispose", "ffi_trampoline_close", "test_recorder_dispose")
+
+
+def _forked_error() -> SignalKitError:
+    """The error of every package call in a fork's child of a process that
+    had used the library (_after_fork)."""
+    return SignalKitError(_SK_ERR_UNSUPPORTED, FORKED_MESSAGE)
+
+
+def _refuse(*args: Any) -> Any:
+    raise _forked_error()
+
+
+def _nothing(*args: Any) -> None:
+    return None
+
+
+def _status_string(status: int) -> bytes:
+    return b"unsupported" if status == _SK_ERR_UNSUPPORTED else b"error"
+
+
+def _after_fork() -> None:
+    """os.register_at_fork(after_in_child): in the child of a process that
+    had used the library, no package code calls the library again.
+
+    The C library's rule (signalkit.h, "fork()"): such a child may only
+    exec or exit; a call may wait forever for a lock that another thread
+    held at the fork, and work given to a queue never runs. Its exception
+    (a single-threaded parent whose library started no thread) cannot be
+    told apart from here, so the package refuses always: every C function
+    it calls becomes one raising SignalKitError (FORKED_MESSAGE), but those
+    that release or dispose, which do nothing (the finalizers of inherited
+    handles, a `with` block's end), wherever the package's modules keep
+    one (the table C, module globals, class attributes, and the
+    extension's puts); the atexit hook does nothing. A parent that made
+    no handle and gave the library no callback (one that only imported
+    the package, such as a forkserver process) started nothing in it: its
+    children use the package as any process does."""
+    global _keep_lock, _keep_changed
+    if not _state.used:
+        return
+    _state.forked = True
+    _state.closing = True
+    # Another thread of the parent may have held it at the fork, never to
+    # release it here (pending_callbacks() takes it).
+    _keep_lock = threading.Lock()
+    _keep_changed = threading.Condition(_keep_lock)
+    originals = list(vars(C).items())  # kept alive while their ids are looked up below
+    stubs: Dict[int, Any] = {}
+    for name, function in originals:
+        stub = _nothing if name.endswith("_release") or name in _RELEASES else _refuse
+        stubs[id(function)] = stub
+        setattr(C, name, stub)
+    C.status_string = _status_string
+    C.last_error_message = C.ffi_last_error_message = lambda: FORKED_MESSAGE.encode()
+    extension = [_speedups.pipe_put, _speedups.subscriber_put_next]
+    for function in extension:
+        stubs[id(function)] = _refuse
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not (module_name == "signalkit" or module_name.startswith("signalkit.")):
+            continue
+        namespace = vars(module)
+        for name, obj in list(namespace.items()):
+            if id(obj) in stubs:
+                namespace[name] = stubs[id(obj)]
+            elif isinstance(obj, type) and obj.__module__ == module_name:
+                for attribute, member in list(vars(obj).items()):
+                    target = member.__func__ if isinstance(member, staticmethod) else member
+                    if id(target) in stubs:
+                        setattr(obj, attribute, staticmethod(stubs[id(target)]))
+                    elif isinstance(member, types.MethodDescriptorType):  # the extension's Pipe.put
+                        setattr(obj, attribute, _refuse)
+    del originals, extension
+
+
+os.register_at_fork(after_in_child=_after_fork)

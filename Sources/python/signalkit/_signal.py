@@ -67,6 +67,7 @@ class _Handle(_Uncopyable):
     def __init__(self, pointer: Optional[int]) -> None:
         """A handle owning one reference to the library object at `pointer`."""
         self._pointer = pointer
+        _state.used = True  # a fork's child refuses the library from now on (_core._after_fork)
 
     @property
     def pointer(self) -> int:
