@@ -37,10 +37,12 @@ RUN_STAGED := LD_LIBRARY_PATH=$(STAGE)/usr/lib
 CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 
 # The release library: Swift runtime linked in, soname, sk_* exports only. Its
-# own scratch path keeps these flags away from the debug build.
+# own scratch path keeps these flags away from the debug build. --wrap=open:
+# libdispatch's calls of open() go through Sources/SignalKitHeader/open_wrap.c.
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \
+	-Xlinker --wrap=open \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
 
 .DEFAULT_GOAL := all

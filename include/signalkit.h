@@ -1473,7 +1473,7 @@ int sk_queue_main(sk_queue **out);
  *
  * Its work runs on a pool of libdispatch that a monitor watches, which needs
  * descriptors: see sk_queue_after(), "Timers and descriptors", for the
- * first work given it and for keeping descriptors free while work is
+ * first work given it and for descriptors running out while work is
  * pending.
  *
  * @param[out] out  Receives a +1 reference (releasing it is harmless).
@@ -1676,16 +1676,17 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
  * a concurrent queue runs the work on the calling thread: no check.)
  * Serial queues run on pools that are not watched.
  *
- * Not prevented, a limitation of libdispatch: every second while work
- * given to a concurrent queue is pending (more tasks than running workers,
- * e.g. many tasks that block or sleep), the monitor opens
- * `/proc/<thread>/stat` for each worker of the pool, and the process dies
- * of SIGILL when that open fails (RLIMIT_NOFILE reached, by any thread of
- * the process). It opens on libdispatch's own thread, at its own time: the
- * library cannot keep a descriptor for it. A program that may run out of
- * descriptors keeps one free (below RLIMIT_NOFILE) while concurrent-queue
- * work is pending, or gives such work to serial queues (sk_queue_create()),
- * whose pools the monitor skips.
+ * Running out of descriptors later, with concurrent-queue work pending,
+ * is survived: every second while work given to a concurrent queue is
+ * pending (more tasks than running workers, e.g. tasks that block or
+ * sleep), the monitor opens `/proc/<thread>/stat` for each worker of the
+ * pool, on libdispatch's own thread, and libdispatch itself stops the
+ * process (SIGILL) when that open fails. libsignalkit links its own
+ * libdispatch and turns that failure into a worker the monitor could not
+ * read (counted as not running: the monitor may start another worker), so
+ * the process goes on and the work runs. (A program that links the Swift
+ * toolchain's shared libdispatch as well, such as a Swift program using the
+ * package, has that one's monitor, which still stops the process.)
  *
  * @param queue    Borrowed.
  * @param seconds  The delay, >= 0.

@@ -233,6 +233,88 @@ Test(resources, first_concurrent_work_without_descriptors_is_a_resource_error, .
     expect_no_live_objects(0);
 }
 
+/* Concurrent work that waits at a gate: counts its starts, then waits until
+ * the gate opens. */
+struct gated {
+    counter started;
+    counter released;
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    bool open;
+};
+
+static void gated_run(void *ctx) {
+    struct gated *g = ctx;
+    counter_hit(&g->started);
+    pthread_mutex_lock(&g->mutex);
+    while (!g->open) {
+        pthread_cond_wait(&g->cond, &g->mutex);
+    }
+    pthread_mutex_unlock(&g->mutex);
+}
+
+static void gated_released(void *ctx) {
+    counter_hit(&((struct gated *)ctx)->released);
+}
+
+/* Descriptors running out while a concurrent queue has work pending.
+ * libdispatch's worker monitor (a timer of its own thread, every second
+ * while a concurrent pool has work pending) opens each worker's
+ * /proc/<tid>/stat to see whether it runs, and stopped the process (SIGILL)
+ * when that open() failed. With the release library's wrap of open()
+ * (Sources/SignalKitHeader/open_wrap.c) the monitor takes such a worker as
+ * not running and starts another one: the test waits for two workers more
+ * than the pool had when the descriptors ran out (the monitor adds one a
+ * second, so at least one of its rounds ran with none left), then
+ * gives the descriptors back and lets the work finish. The sanitizer builds
+ * link libdispatch as a shared library, which nothing wraps: skipped there. */
+Test(resources, concurrent_work_pending_while_descriptors_run_out_does_not_stop_the_process, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind()) {
+        cr_skip_test("valgrind does not apply a lowered RLIMIT_NOFILE");
+    }
+    if (SK_TEST_SANITIZED) {
+        cr_skip_test("the sanitizer builds link libdispatch as a shared library, whose open() is not wrapped");
+    }
+    enum { TASKS = 40 };
+    struct gated g;
+    counters_init(2, &g.started, &g.released);
+    pthread_mutex_init(&g.mutex, NULL);
+    pthread_cond_init(&g.cond, NULL);
+    g.open = false;
+    sk_queue *concurrent = NULL;
+    SK_OK_OR_FAIL(sk_queue_concurrent_default(&concurrent));
+    for (int i = 0; i < TASKS; i++) {
+        SK_OK_OR_FAIL(sk_queue_async(concurrent, gated_run, &g, gated_released));
+    }
+    /* libdispatch starts the pool's first workers at once (one more than
+     * the processors here), then the monitor adds one a second: waiting
+     * for as many as there are processors before the descriptors run out
+     * leaves the first start at most one more, so of the two the test waits
+     * for, the monitor made one at least. */
+    long processors = sysconf(_SC_NPROCESSORS_ONLN);
+    int first = processors < 1 ? 1 : processors > TASKS - 4 ? TASKS - 4 : (int)processors;
+    cr_assert(counter_wait(&g.started, first, SK_WAIT_SECONDS), "fewer than %d workers started", first);
+
+    struct held held;
+    take_every_descriptor(&held);
+    int workers = counter_get(&g.started);
+    bool grew = workers + 2 <= TASKS && counter_wait(&g.started, workers + 2, SK_WAIT_SECONDS);
+    give_back_every_descriptor(&held);
+    cr_assert(grew, "the pool had %d workers when the descriptors ran out and did not grow by 2", workers);
+
+    pthread_mutex_lock(&g.mutex);
+    g.open = true;
+    pthread_cond_broadcast(&g.cond);
+    pthread_mutex_unlock(&g.mutex);
+    cr_assert(counter_wait(&g.released, TASKS, SK_WAIT_SECONDS), "the work did not finish");
+    cr_assert_eq(counter_get(&g.started), TASKS);
+    sk_queue_release(concurrent);
+    pthread_cond_destroy(&g.cond);
+    pthread_mutex_destroy(&g.mutex);
+    counters_destroy(2, &g.started, &g.released);
+    expect_no_live_objects(0);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Memory. */
 

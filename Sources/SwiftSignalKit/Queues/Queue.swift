@@ -84,9 +84,12 @@ public final class Queue: @unchecked Sendable {
     /// in the pool (more tasks than workers), the monitor opens
     /// `/proc/<thread>/stat` of each worker every second, and libdispatch
     /// stops the process (SIGILL) when that open fails (on its own thread,
-    /// at its own time: nothing this library can guard). Keep a descriptor
-    /// free (below `RLIMIT_NOFILE`) while work given to the concurrent
-    /// queues is pending, or use serial queues, whose pools are not watched.
+    /// at its own time: nothing this package can guard; the C library,
+    /// libsignalkit.so, links a libdispatch of its own whose failed open is
+    /// survived, but a Swift program uses the toolchain's). Keep a
+    /// descriptor free (below `RLIMIT_NOFILE`) while work given to the
+    /// concurrent queues is pending, or use serial queues, whose pools are
+    /// not watched.
     public class func concurrentDefaultQueue() -> Queue {
         return globalDefaultQueue
     }

@@ -2235,9 +2235,9 @@ class Queue(_Handle):
         """The library's concurrent queue (a thread pool; `background`: the
         low-priority one). On Linux libdispatch watches this pool: its first
         work raises SignalKitError (SK_ERR_RESOURCE) when no descriptor is
-        left for libdispatch's event loop, and while its work is pending the
-        process needs one descriptor free, or dies of SIGILL (README.md,
-        "Threads and asyncio"); serial queues need neither."""
+        left for libdispatch's event loop; descriptors running out later,
+        while its work is pending, are survived (README.md, "Threads and
+        asyncio"). Serial queues need no descriptor."""
         pointer = c_void_p()
         _check((C.queue_concurrent_background if background else C.queue_concurrent_default)(byref(pointer)))
         return cls(pointer.value)
