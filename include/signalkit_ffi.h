@@ -566,9 +566,13 @@ int sk_ffi_signal_filter(sk_signal **out, sk_signal *signal, sk_ffi_signature *s
  * value put: none -> nil, one -> that argument as a value (i32/i64/u64 ->
  * int64, f64 -> double, bool, str -> a copy of the string (NULL -> nil),
  * ptr -> a pointer value without release function, value -> a copy (NULL ->
- * nil)), several -> an array of them. A u64 argument above INT64_MAX does
- * not convert: a subscriber receives an error describing it (its
- * subscription ends), a pipe puts nothing.
+ * nil)), several -> an array of them. An argument that does not convert (a
+ * u64 above INT64_MAX; a str, ptr or value, or the array of several, that
+ * cannot be made for lack of memory) makes the call put no value: a
+ * subscriber receives an error describing it
+ * (`"sk_ffi: trampoline: argument 0 (u64): u64 N out of range of int64"`;
+ * its subscription ends), a pipe, which has no error to put, puts nothing
+ * and the call is dropped silently.
  *
  * @par Threads
  * The function may be called from any number of threads at once; each call
