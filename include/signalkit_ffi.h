@@ -229,7 +229,9 @@ int sk_ffi_signature_create(sk_ffi_signature **out, sk_ffi_type result, const sk
  * @return As sk_ffi_signature_create(); SK_ERR_INVALID_ARGUMENT's message
  *         names the character offset (from 0) and, for a type in the list,
  *         the argument index:
- *         `"sk_ffi_signature_parse: text: 'ctx' must be the first argument (argument 1, offset 9)"`.
+ *         `"sk_ffi_signature_parse: text: 'ctx' must be the first argument (argument 1, offset 9)"`;
+ *         an unknown type name is quoted up to its first 32 bytes,
+ *         followed by `...` after the quote when cut.
  * @par Thread safety
  *   Any thread.
  */
@@ -412,7 +414,10 @@ typedef void (*sk_ffi_fn)(void);
  * MESSAGE `"(message lost: out of memory)"`.
  *
  * @param message  Borrowed, NUL-terminated UTF-8; NULL for none. Copied,
- *                 never truncated.
+ *                 never truncated; a byte of it that belongs to no valid
+ *                 UTF-8 character is written in MESSAGE as a backslash, x
+ *                 and two hexadecimal digits, so that the error is valid
+ *                 UTF-8 (as sk_ffi_last_error_message() escapes bytes).
  * @return SK_OK; SK_ERR_UNSUPPORTED when no typed callback is running on the
  *         calling thread (sk_ffi_last_error_message() says so; nothing else
  *         happens).
@@ -439,7 +444,8 @@ int sk_ffi_callback_fail(const char *message);
  *   followed for a bool, int64, double or string by its value
  *   (`"sk_ffi: error of kind int64: 7"`; a string quoted, a double quote or
  *   a backslash in it preceded by a backslash, NUL written as a backslash
- *   and 0, its first 40 bytes at most, cut back to a character boundary and
+ *   and 0, a byte that belongs to no valid UTF-8 character written as a
+ *   backslash, x and two hexadecimal digits, its first 40 bytes at most, cut back to a character boundary and
  *   followed by `...` when cut, so that the text stays valid UTF-8; as a C
  *   literal, for the 3 bytes a, NUL, b: `"sk_ffi: error of kind string: \"a\\0b\""`), for
  *   bytes and arrays by their size (`"sk_ffi: error of kind array: 2 items"`,
@@ -560,9 +566,13 @@ int sk_ffi_signal_filter(sk_signal **out, sk_signal *signal, sk_ffi_signature *s
  * value put: none -> nil, one -> that argument as a value (i32/i64/u64 ->
  * int64, f64 -> double, bool, str -> a copy of the string (NULL -> nil),
  * ptr -> a pointer value without release function, value -> a copy (NULL ->
- * nil)), several -> an array of them. A u64 argument above INT64_MAX does
- * not convert: a subscriber receives an error describing it (its
- * subscription ends), a pipe puts nothing.
+ * nil)), several -> an array of them. An argument that does not convert (a
+ * u64 above INT64_MAX; a str, ptr or value, or the array of several, that
+ * cannot be made for lack of memory) makes the call put no value: a
+ * subscriber receives an error describing it
+ * (`"sk_ffi: trampoline: argument 0 (u64): u64 N out of range of int64"`;
+ * its subscription ends), a pipe, which has no error to put, puts nothing
+ * and the call is dropped silently.
  *
  * @par Threads
  * The function may be called from any number of threads at once; each call

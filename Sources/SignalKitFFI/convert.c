@@ -20,18 +20,75 @@ static const char *sk_ffi__kind_name(sk_kind kind) {
     return "unknown kind";
 }
 
+size_t sk_ffi__utf8_character(const unsigned char *bytes, size_t i, size_t length) {
+    unsigned char lead = bytes[i];
+    if (lead < 0x80) {
+        return 1;
+    }
+    size_t size;
+    unsigned char low = 0x80, high = 0xBF; /* the range of the second byte */
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        size = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        size = 3;
+        if (lead == 0xE0) {
+            low = 0xA0; /* overlong below */
+        } else if (lead == 0xED) {
+            high = 0x9F; /* surrogates above */
+        }
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        size = 4;
+        if (lead == 0xF0) {
+            low = 0x90;
+        } else if (lead == 0xF4) {
+            high = 0x8F; /* above U+10FFFF */
+        }
+    } else {
+        return 0;
+    }
+    if (length - i < size || bytes[i + 1] < low || bytes[i + 1] > high) {
+        return 0;
+    }
+    for (size_t k = 2; k < size; k++) {
+        if ((bytes[i + k] & 0xC0) != 0x80) {
+            return 0;
+        }
+    }
+    return size;
+}
+
+size_t sk_ffi__escape_utf8(char *out, const char *text) {
+    const unsigned char *bytes = (const unsigned char *)text;
+    size_t length = strlen(text);
+    size_t at = 0;
+    size_t i = 0;
+    while (i < length) {
+        size_t n = sk_ffi__utf8_character(bytes, i, length);
+        if (n == 0) {
+            snprintf(out + at, 5, "\\x%02X", bytes[i]);
+            at += 4;
+            i++;
+        } else {
+            memcpy(out + at, text + i, n);
+            at += n;
+            i += n;
+        }
+    }
+    out[at] = '\0';
+    return at;
+}
+
 /* Writes `length` bytes of `text` quoted into `out` (`room` bytes, room > 0,
- * always NUL-terminated): `"`, the first 40 bytes at most, cut back to the
- * start of a UTF-8 character, with `"` written `\"`, `\` written `\\` and
- * NUL written `\0`, then `"`, then `...` when bytes were left out. A
- * character or escape that `room` cannot hold whole is left out with all that
- * follows (then `...` too): the result is valid UTF-8 when `text` is. */
+ * always NUL-terminated): `"`, the first 40 bytes at most, a UTF-8
+ * character that would cross byte 40 left out, with `"` written `\"`, `\`
+ * written `\\`, NUL written `\0` and a byte that belongs to no valid UTF-8
+ * character written `\xNN` (as sk_ffi_last_error_message() promises, so
+ * that the result is valid UTF-8 whatever `text` holds), then `"`, then
+ * `...` when bytes were left out. A character or escape that `room` cannot
+ * hold whole is left out with all that follows (then `...` too). */
 static void sk_ffi__quote(char *out, size_t room, const char *text, size_t length) {
     const unsigned char *bytes = (const unsigned char *)text;
-    size_t shown = length > 40 ? 40 : length;
-    while (shown < length && shown > 0 && (bytes[shown] & 0xC0) == 0x80) {
-        shown--; /* never cut inside a character */
-    }
+    size_t limit = length > 40 ? 40 : length;
     size_t at = 0;
     if (room < 6) { /* `"` `"` `...` and the NUL do not fit: nothing quoted */
         out[0] = '\0';
@@ -39,32 +96,39 @@ static void sk_ffi__quote(char *out, size_t room, const char *text, size_t lengt
     }
     out[at++] = '"';
     size_t i = 0;
-    while (i < shown) {
-        char piece[4];
+    while (i < limit) {
+        char piece[5];
         size_t n = 0;
+        size_t used = 1;
         if (bytes[i] == '\0') {
             piece[n++] = '\\';
             piece[n++] = '0';
-            i++;
         } else if (bytes[i] == '"' || bytes[i] == '\\') {
             piece[n++] = '\\';
             piece[n++] = (char)bytes[i];
-            i++;
         } else {
-            piece[n++] = (char)bytes[i++];
-            while (i < shown && n < 4 && (bytes[i] & 0xC0) == 0x80) {
-                piece[n++] = (char)bytes[i++];
+            used = sk_ffi__utf8_character(bytes, i, length);
+            if (used == 0) {
+                snprintf(piece, sizeof piece, "\\x%02X", bytes[i]);
+                n = 4;
+                used = 1;
+            } else if (i + used > limit) {
+                break; /* never cut inside a character */
+            } else {
+                memcpy(piece, text + i, used);
+                n = used;
             }
         }
         if (at + n + 5 > room) { /* room for the piece, `"...` and the NUL */
-            shown = 0;
+            i = 0;
             length = 1;
             break;
         }
         memcpy(out + at, piece, n);
         at += n;
+        i += used;
     }
-    snprintf(out + at, room - at, "\"%s", length > shown ? "..." : "");
+    snprintf(out + at, room - at, "\"%s", length > i ? "..." : "");
 }
 
 void sk_ffi__describe(const sk_value *value, char *buffer, size_t size) {

@@ -6,6 +6,7 @@
  * after it. The frames of one thread form a stack (a callback that emits
  * into a pipe whose subscriber is another typed callback pushes a second
  * frame above its own), so each call keeps its own failure state. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +40,23 @@ sk_value sk_ffi__frame_error(sk_ffi_frame *frame, const char *role) {
     if (frame->failed == SK_FFI__FAILED_NO_MEMORY) {
         message = lost;
     }
-    size_t size = strlen("sk_ffi: ") + strlen(role) + strlen(": callback failed: ") + (message ? strlen(message) : 0) + 1;
-    char *text = malloc(size);
+    /* The message is escaped as every message of the library is (a byte of
+     * no valid UTF-8 character written \xNN, up to 4 bytes for 1), so that
+     * the error is valid UTF-8 whatever the callback passed. */
+    size_t message_length = message ? strlen(message) : 0;
+    size_t prefix = strlen("sk_ffi: ") + strlen(role) + strlen(": callback failed: ");
+    char *text = NULL;
+    if (message_length <= (SIZE_MAX - prefix - 1) / 4) {
+        text = malloc(prefix + 4 * message_length + 1);
+    }
     sk_value error;
     sk_value_set_nil(&error);
     if (text != NULL) {
         if (message != NULL) {
-            snprintf(text, size, "sk_ffi: %s: callback failed: %s", role, message);
+            int written = snprintf(text, prefix + 1, "sk_ffi: %s: callback failed: ", role);
+            sk_ffi__escape_utf8(text + written, message);
         } else {
-            snprintf(text, size, "sk_ffi: %s: callback failed", role);
+            snprintf(text, prefix + 1, "sk_ffi: %s: callback failed", role);
         }
         error = sk_ffi__string_value(text);
         free(text);

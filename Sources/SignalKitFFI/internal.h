@@ -145,6 +145,18 @@ int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot
 int sk_ffi__from_native(const void *native, sk_ffi_type type, int from_result, sk_value *out, char *why, size_t size);
 
 /* A short description of `value` for messages ("int64 7", "string \"ab\""). */
+/* The number of bytes (1 to 4) of the valid UTF-8 character at bytes[i]
+ * (`length` bytes in all), or 0 when bytes[i] does not start one (a stray
+ * continuation byte, a lead byte without all its continuation bytes, an
+ * overlong form, a surrogate, above U+10FFFF, 0xF8 to 0xFF). */
+size_t sk_ffi__utf8_character(const unsigned char *bytes, size_t i, size_t length);
+
+/* Copies the NUL-terminated `text` into `out` with every byte that does not
+ * belong to a valid UTF-8 character written as a backslash, x and two
+ * hexadecimal digits, as every message of the library writes such bytes;
+ * `out` needs 4 * strlen(text) + 1 bytes. Returns the length written. */
+size_t sk_ffi__escape_utf8(char *out, const char *text);
+
 void sk_ffi__describe(const sk_value *value, char *buffer, size_t size);
 
 /* The description of an error value that is not a string an error callback

@@ -132,7 +132,11 @@ static int sk_ffi__parse_type(const char *text, size_t *pos, sk_ffi_type *type, 
             return SK_OK;
         }
     }
-    return PARSE_FAIL("unknown type '%.*s' for the %s (offset %zu)", (int)(end - start < 32 ? end - start : 32), text + start, what, start);
+    /* A name longer than 32 bytes is cut, and `...` after the quote says
+     * so, as for the other quoted texts of the library (a name is ASCII:
+     * the cut splits no character). */
+    size_t length = end - start;
+    return PARSE_FAIL("unknown type '%.*s'%s for the %s (offset %zu)", (int)(length < 32 ? length : 32), text + start, length > 32 ? "..." : "", what, start);
 }
 
 SK_FFI_EXPORT int sk_ffi_signature_parse(sk_ffi_signature **out, const char *text) {

@@ -263,6 +263,67 @@ Test(ffi_error_texts, string_description_is_escaped_and_cut_on_a_character) {
     expect_no_ffi_live_objects();
 }
 
+/* A byte that does not belong to a valid UTF-8 character (a stray
+ * continuation byte, a lead byte without its continuation, 0xFF) is
+ * written \xNN in a description, as the header promises for every message,
+ * while valid characters stay as they are. Before, the bytes were copied
+ * as they were and the str argument was invalid UTF-8 (found by
+ * exploration). */
+Test(ffi_error_texts, string_description_escapes_invalid_utf8) {
+    sk_value v;
+    static const char text[] = "a\xff" "b\x80" "c\xc3" "d\xc3\xa9";
+    SK_OK_OR_FAIL(sk_value_set_string_n(&v, text, sizeof text)); /* with its NUL: described */
+    check_error_description(v, "sk_ffi: error of kind string: \"a\\xFFb\\x80c\\xC3d\xc3\xa9\\0\"");
+    /* The same quoting in a conversion error (a string given to an i32). */
+    tlog log;
+    tlog_init(&log);
+    SK_OK_OR_FAIL(sk_value_set_string(&v, "x\xf0\x9f\x98" "y"));
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&signal, &v));
+    sk_value_release(&v);
+    sk_ffi_signature *next = sig("void(ctx,i32)");
+    sk_ffi_signature *error = sig("void(ctx,str)");
+    sk_ffi_observer o = {next, FN(next_ctx_i32), error, FN(error_ctx_str), NULL, NULL, &log, tlog_release};
+    SK_OK_OR_FAIL(sk_ffi_signal_start(NULL, signal, &o));
+    cr_assert(tlog_wait(&log, 1, 1));
+    cr_assert(strstr(log.text, "string \"x\\xF0\\x9F\\x98y\"") != NULL, "%s", log.text);
+    sk_ffi_signature_release(next);
+    sk_ffi_signature_release(error);
+    sk_signal_release(signal);
+    tlog_destroy(&log);
+    expect_no_ffi_live_objects();
+}
+
+/* A callback failure's message that is not valid UTF-8 has its stray bytes
+ * written \xNN in the error, so the error is valid UTF-8 like every
+ * message of the library. Before, the bytes were copied unescaped. */
+static int64_t fail_with_invalid_utf8(int64_t n) {
+    sk_ffi_callback_fail("bad \xff\xc3 input \xc3\xa9");
+    return n;
+}
+
+Test(ffi_error_texts, callback_failure_message_escapes_invalid_utf8) {
+    int64_t values[] = {1};
+    error_text e;
+    sk_signal *mapped = mapped_ints(values, 1, fail_with_invalid_utf8);
+    cr_assert_str_eq(error_of(mapped, &e), "sk_ffi: map: callback failed: bad \\xFF\\xC3 input \xc3\xa9");
+    sk_signal_release(mapped);
+    expect_no_ffi_live_objects();
+}
+
+/* An unknown type name longer than the 32 bytes quoted is cut with `...`
+ * after the quote, as the other quoted texts of the library are; before,
+ * the cut was silent and the reader could take the 32 bytes for the whole
+ * name (found by exploration). */
+Test(ffi_error_texts, long_unknown_type_name_is_marked_as_cut) {
+    sk_ffi_signature *s = NULL;
+    EXPECT_FFI_TEXT(sk_ffi_signature_parse(&s, "void(abcdefghijklmnopqrstuvwxyz0123456789)"), SK_ERR_INVALID_ARGUMENT,
+                    "sk_ffi_signature_parse: text: unknown type 'abcdefghijklmnopqrstuvwxyz012345'... for the argument 0 (offset 5)");
+    EXPECT_FFI_TEXT(sk_ffi_signature_parse(&s, "void(abcdefghijklmnopqrstuvwxyz012345)"), SK_ERR_INVALID_ARGUMENT,
+                    "sk_ffi_signature_parse: text: unknown type 'abcdefghijklmnopqrstuvwxyz012345' for the argument 0 (offset 5)");
+    expect_no_ffi_live_objects();
+}
+
 /* Handle arguments: "sk_ffi_signal_map: signal is NULL", "sk_ffi_signal_map:
  * signal is not a signal", "sk_ffi_trampoline_pipe: pipe is not a pipe". */
 static int64_t twice(int64_t n) { return 2 * n; }
