@@ -86,7 +86,7 @@ private func fusedCombination<R>(_ combined: Signal<(SKValue, SKValue), SKValue>
                     endOutOfMemory(liveness, count: 2, source: Subscriber<(SKValue, SKValue), SKValue>.self)
                     return
                 }
-                arrays.giveBack(lend(array, to: next))
+                arrays.giveBack(lend(consume array, to: next))
             }
         }, error: error, completed: completed)
     })
@@ -108,7 +108,7 @@ private func fusedCombination<R>(_ combined: Signal<[SKValue], SKValue>) -> Sign
                     endOutOfMemory(liveness, count: values.count, source: Subscriber<[SKValue], SKValue>.self)
                     return
                 }
-                arrays.giveBack(lend(array, to: next))
+                arrays.giveBack(lend(consume array, to: next))
             }
         }, error: error, completed: completed)
     })
