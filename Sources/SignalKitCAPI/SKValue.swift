@@ -384,7 +384,10 @@ final class SKArray: SKObject {
     /// An array of `items` that the library makes (a combination's), or nil
     /// when the system refuses the memory for its C view: the caller (a
     /// delivery, where no status can be returned) ends its subscription with
-    /// an error instead (see `fusedCombination`).
+    /// an error instead (see `fusedCombination`). The Swift runtime's own
+    /// allocations (of `items`, of this object) still stop the process when
+    /// refused, as every Swift allocation does: the C view's is the one the
+    /// library can report.
     convenience init?(_ items: [SKValue], depth: Int? = nil) {
         guard let storage = SKArray.allocateStorage(count: items.count) else {
             return nil
