@@ -1929,6 +1929,16 @@ int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
 /**
  * @brief Arrays of the latest value of each of `count` signals, once all have
  *        emitted; completes when all complete.
+ *
+ * Each array value is lent to the callbacks for their call; one that nothing
+ * kept is reused for a later emission, one that is kept (sk_value_copy())
+ * makes the next emission allocate a new one. When the system refuses that
+ * memory, the subscription ends with an error value of kind SK_KIND_STRING
+ * naming it ("sk_signal_combine_latest: out of memory for an array of N
+ * values", or "SignalKit: out of memory for this message" when the message's
+ * bytes cannot be allocated either), and the inputs are disposed, as for any
+ * error.
+ *
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result emits an empty array, then completes).

@@ -82,7 +82,11 @@ private func fusedCombination<R>(_ combined: Signal<(SKValue, SKValue), SKValue>
                 return nil
             }
             return { pair in
-                arrays.giveBack(lend(arrays.take(pair.0, pair.1), to: next))
+                guard let array = arrays.take(pair.0, pair.1) else {
+                    endOutOfMemory(liveness, count: 2, source: Subscriber<(SKValue, SKValue), SKValue>.self)
+                    return
+                }
+                arrays.giveBack(lend(consume array, to: next))
             }
         }, error: error, completed: completed)
     })
@@ -100,10 +104,30 @@ private func fusedCombination<R>(_ combined: Signal<[SKValue], SKValue>) -> Sign
                 return nil
             }
             return { values in
-                arrays.giveBack(lend(arrays.take(count: values.count) { values[$0] }, to: next))
+                guard let array = arrays.take(count: values.count, { values[$0] }) else {
+                    endOutOfMemory(liveness, count: values.count, source: Subscriber<[SKValue], SKValue>.self)
+                    return
+                }
+                arrays.giveBack(lend(consume array, to: next))
             }
         }, error: error, completed: completed)
     })
+}
+
+/// Ends a combination's subscription (`liveness`, whose subscriber, of
+/// type `source`, is the core combination's) with the error value
+/// "sk_signal_combine_latest: out of memory for an array of `count` values",
+/// when the memory for a new array was refused during a delivery, where no
+/// status can be returned: the error callback, then the upstream disposed,
+/// as for any error (an allocation failure is never a trap). The message's
+/// bytes fall back to a constant when they cannot be allocated either (see
+/// `SKString.made`). Off the path of values (never inlined).
+@inline(never)
+private func endOutOfMemory<Source>(_ liveness: _SubscriberLiveness, count: Int, source: Subscriber<Source, SKValue>.Type) {
+    let message = SKValue(string: "sk_signal_combine_latest: out of memory for an array of \(count) values")
+    // The combination's subscription is always its subscriber's (the core's
+    // combination runs a generator of its own): nothing else to end.
+    _ = liveness.putError(message, source: source)
 }
 
 /// Calls `next` with `array` as a value, borrowed for the call, and returns

@@ -381,16 +381,16 @@ final class SKArray: SKObject {
         return deepest + 1
     }
 
-    /// An array of `items` that the library makes (small, as `SKString.made`).
-    convenience init(_ items: [SKValue], depth: Int? = nil) {
+    /// An array of `items` that the library makes (a combination's), or nil
+    /// when the system refuses the memory for its C view: the caller (a
+    /// delivery, where no status can be returned) ends its subscription with
+    /// an error instead (see `fusedCombination`). The Swift runtime's own
+    /// allocations (of `items`, of this object) still stop the process when
+    /// refused, as every Swift allocation does: the C view's is the one the
+    /// library can report.
+    convenience init?(_ items: [SKValue], depth: Int? = nil) {
         guard let storage = SKArray.allocateStorage(count: items.count) else {
-            // Not an invariant: the system refused memory for a combination's
-            // array during a delivery, where no status can be returned (the
-            // `items` array above would have stopped the process the same
-            // way). Ending the subscription with an error instead needs the
-            // combination stage to reach its subscriber's error path: left
-            // for later (see the issue notes).
-            fatalError("SignalKit: out of memory for an array of \(items.count) values")
+            return nil
         }
         self.init(items, depth: depth ?? SKArray.depth(of: items), storage: storage)
     }
@@ -418,9 +418,10 @@ final class SKArray: SKObject {
 
     /// An array of the `count` items `item(index)` gives, in a buffer of its
     /// own (never one its caller may want to update in place), so that
-    /// `refill` can rewrite it.
+    /// `refill` can rewrite it; nil when the memory for its C view is
+    /// refused (as `init(_:depth:)`).
     @inline(__always)
-    convenience init(count: Int, _ item: (Int) -> SKValue) {
+    convenience init?(count: Int, _ item: (Int) -> SKValue) {
         var items: [SKValue] = []
         items.reserveCapacity(count)
         for index in 0 ..< count {
@@ -572,9 +573,10 @@ final class SKArrayReuse: @unchecked Sendable {
     }
 
     /// An array of the `count` items `item(index)` gives: the spare one
-    /// refilled, or a new one.
+    /// refilled, or a new one; nil when a new one was needed and the memory
+    /// for it was refused.
     @inline(__always)
-    func take(count: Int, _ item: (Int) -> SKValue) -> SKArray {
+    func take(count: Int, _ item: (Int) -> SKValue) -> SKArray? {
         if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
             // Nothing but the slot held it (see `giveBack`).
             let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()
@@ -586,7 +588,7 @@ final class SKArrayReuse: @unchecked Sendable {
 
     /// `take(count: 2)` with the items given.
     @inline(__always)
-    func take(_ first: SKValue, _ second: SKValue) -> SKArray {
+    func take(_ first: SKValue, _ second: SKValue) -> SKArray? {
         if let taken = self.spare.exchange(nil, ordering: .acquiringAndReleasing) {
             // Nothing but the slot held it (see `giveBack`).
             let array = Unmanaged<SKArray>.fromOpaque(taken).takeRetainedValue()

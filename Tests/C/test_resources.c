@@ -437,6 +437,172 @@ Test(resources, allocation_failure_is_no_memory, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
+/* What the observer of a combination that keeps its arrays records. */
+typedef struct {
+    sk_value kept[64]; /* copies of the arrays delivered (nil beyond `count`) */
+    size_t count;
+    int errors;
+    char message[256];
+} kept_arrays;
+
+static void keep_array_next(void *ctx, const sk_value *value) {
+    kept_arrays *kept = ctx;
+    if (kept->count < sizeof kept->kept / sizeof kept->kept[0]) {
+        /* A copy holds the array: the next emission must make a new one. */
+        cr_assert_eq(sk_value_copy(&kept->kept[kept->count], value), SK_OK);
+        kept->count += 1;
+    }
+}
+
+static void keep_array_error(void *ctx, const sk_value *error) {
+    kept_arrays *kept = ctx;
+    kept->errors += 1;
+    const char *text = NULL;
+    size_t length = 0;
+    if (sk_value_get_string(error, &text, &length) == SK_OK) {
+        snprintf(kept->message, sizeof kept->message, "%.*s", (int)length, text);
+    }
+}
+
+/* glibc's chunk size for a request of `size` bytes (64-bit). */
+static size_t chunk_size(size_t size) {
+    size_t chunk = (size + 8 + 15) & ~(size_t)15;
+    return chunk < 32 ? 32 : chunk;
+}
+
+enum { SMALL_CLASSES = 64, CACHED_PER_CLASS = 7 };
+
+/* An emission of a combination whose previous array is still held makes a
+ * new array, whose C view (malloc) is refused: the subscription ends with an
+ * out-of-memory error value, the inputs are disposed, nothing leaks and the
+ * process goes on. Which allocation of a delivery meets a lowered RLIMIT_AS
+ * first is otherwise a matter of where the heap's top happens to be (and an
+ * allocation of the Swift runtime's stops the process), so the test makes it
+ * the array's: with the address space full, it takes every small chunk
+ * malloc can still give (a list threaded through the chunks), then frees a
+ * few heap chunks of every size except the array's C view's, reserved
+ * before (glibc keeps those in its per-thread cache, from which only
+ * requests of the same size are served): what the delivery and the error
+ * path allocate is there, the C view is not. Four
+ * inputs, so that the C view's size (four values, 80-byte chunks) is one
+ * that no other allocation of the delivery or of its error shares (with
+ * three, the error's string object shares it and the Swift runtime stops the
+ * process). */
+Test(resources, combination_out_of_memory_ends_with_an_error, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind() || SK_TEST_SANITIZED) {
+        cr_skip_test("a sanitizer or valgrind does not return NULL from malloc under a lowered RLIMIT_AS");
+    }
+    enum { INPUTS = 4 };
+    sk_pipe *pipes[INPUTS] = { NULL };
+    sk_signal *inputs[INPUTS] = { NULL };
+    for (size_t i = 0; i < INPUTS; i++) {
+        SK_OK_OR_FAIL(sk_pipe_create(&pipes[i], false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&inputs[i], pipes[i]));
+    }
+    sk_signal *combined = NULL;
+    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, inputs, INPUTS, NULL));
+    kept_arrays *kept = calloc(1, sizeof *kept);
+    cr_assert_not_null(kept);
+    sk_observer observer = { .next = keep_array_next, .error = keep_array_error, .ctx = kept };
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, combined, &observer));
+    sk_value value;
+    sk_value_set_int64(&value, 1);
+    for (size_t i = 0; i < INPUTS; i++) {
+        SK_OK_OR_FAIL(sk_pipe_put(pipes[i], &value));
+    }
+    cr_assert_eq(kept->count, 1); /* the first array, held by its copy */
+
+    /* The library's one-time set-ups on the way of the error (the table of
+     * striped locks that ending a subscription takes) are made while there
+     * is room, as in any program that has ended a subscription before. */
+    kept_arrays *other = calloc(1, sizeof *other);
+    cr_assert_not_null(other);
+    sk_observer other_observer = { .next = keep_array_next, .error = keep_array_error, .ctx = other };
+    sk_disposable *ended = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&ended, combined, &other_observer));
+    sk_disposable_dispose(ended);
+    sk_disposable_release(ended);
+    free(other);
+    /* Chunks of the heap for the cache, made while there is room (the
+     * last chunks taken below may be pages of their own, which free would
+     * unmap, making room again). */
+    void *reserve[SMALL_CLASSES][CACHED_PER_CLASS];
+    for (size_t class = 0; class < SMALL_CLASSES; class++) {
+        for (int n = 0; n < CACHED_PER_CLASS; n++) {
+            reserve[class][n] = malloc(24 + class * 16);
+            cr_assert_not_null(reserve[class][n]);
+        }
+    }
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &saved), 0);
+    struct rlimit low = saved;
+    low.rlim_cur = (rlim_t)(mapped_bytes() + (1 << 20));
+    cr_assert_eq(setrlimit(RLIMIT_AS, &low), 0);
+    void *taken[SMALL_CLASSES] = { NULL };
+    for (size_t class = 0; class < SMALL_CLASSES; class++) {
+        size_t request = 24 + class * 16;
+        void *chunk;
+        while ((chunk = malloc(request)) != NULL) {
+            *(void **)chunk = taken[class];
+            taken[class] = chunk;
+        }
+    }
+    const size_t view = chunk_size(INPUTS * sizeof(sk_value));
+    for (size_t class = 0; class < SMALL_CLASSES; class++) {
+        if (chunk_size(24 + class * 16) == view) {
+            continue;
+        }
+        for (int n = 0; n < CACHED_PER_CLASS; n++) {
+            free(reserve[class][n]);
+            reserve[class][n] = NULL;
+        }
+    }
+    size_t puts = 0;
+    int status = SK_OK;
+    while (kept->errors == 0 && puts < 8 && status == SK_OK) {
+        sk_value_set_int64(&value, (int64_t)puts + 2);
+        status = sk_pipe_put(pipes[0], &value);
+        puts += 1;
+    }
+    cr_assert_eq(setrlimit(RLIMIT_AS, &saved), 0);
+    for (size_t class = 0; class < SMALL_CLASSES; class++) {
+        for (int n = 0; n < CACHED_PER_CLASS; n++) {
+            free(reserve[class][n]);
+        }
+        while (taken[class] != NULL) {
+            void *chunk = taken[class];
+            taken[class] = *(void **)chunk;
+            free(chunk);
+        }
+    }
+    cr_assert_eq(status, SK_OK);
+    cr_assert_eq(kept->errors, 1, "no error after %zu puts", puts);
+    /* The message is "sk_signal_combine_latest: out of memory for an array
+     * of 4 values", or the library's constant "SignalKit: out of memory for
+     * this message" when its bytes cannot be allocated either (as here: they
+     * take chunks of the C view's size). */
+    cr_assert(strstr(kept->message, "out of memory") != NULL, "message: %s", kept->message);
+    /* The inputs were disposed: with memory again, nothing more arrives. */
+    size_t before = kept->count;
+    SK_OK_OR_FAIL(sk_pipe_put(pipes[1], &value));
+    cr_assert_eq(kept->count, before);
+    cr_assert_eq(kept->errors, 1);
+
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    for (size_t i = 0; i < kept->count; i++) {
+        sk_value_release(&kept->kept[i]);
+    }
+    free(kept);
+    sk_signal_release(combined);
+    for (size_t i = 0; i < INPUTS; i++) {
+        sk_signal_release(inputs[i]);
+        sk_pipe_release(pipes[i]);
+    }
+    expect_no_live_objects(0);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Stacks. */
 

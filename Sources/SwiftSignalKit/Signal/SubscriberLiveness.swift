@@ -1,3 +1,5 @@
+import _SwiftSignalKitShims
+
 /// What the composed stages of a fused chain check between stages: whether
 /// the one subscriber of the chain has terminated (been disposed, or received
 /// its terminal event), so that a stage whose function disposed the
@@ -46,5 +48,35 @@ package struct _SubscriberLiveness {
     @inlinable
     func linkDownstream(_ downstream: _SubscriberDisposable?) {
         self.flags._withUnsafeGuaranteedRef { $0.linkDownstream(downstream) }
+    }
+
+    /// Ends the subscription with `error`, as its subscriber's `putError`
+    /// does (the error callback, then the upstream disposed), for a fused
+    /// stage that fails while it delivers a value (the C layer's
+    /// combination, when the memory for its array is refused). `Source` is
+    /// the type of the subscriber that started the subscription, the one of
+    /// the stage's source signal. Returns false, doing nothing, when the
+    /// subscription is not such a subscriber's (a broadcaster's or a
+    /// constant signal's) or its subscriber is gone (it has ended); a
+    /// subscription that has already terminated ignores the error, as
+    /// `putError` does. Not on the path of values: only the failing stage
+    /// calls it.
+    package func putError<Source, E>(_ error: E, source: Subscriber<Source, E>.Type) -> Bool {
+        guard let disposable = self.flags.takeUnretainedValue() as? _SubscriberDisposable else {
+            return false
+        }
+        // Under the lock, only a conditional retain (as `terminate`): the
+        // subscriber may be in its deinit.
+        var retained: Unmanaged<AnyObject>?
+        _stripedLock(for: disposable, .subscription) {
+            if let subscriber = disposable.subscriber, _sks_try_retain(subscriber.toOpaque()) != 0 {
+                retained = subscriber
+            }
+        }
+        guard let subscriber = retained?.takeRetainedValue() as? Subscriber<Source, E> else {
+            return false
+        }
+        subscriber.putError(error)
+        return true
     }
 }
