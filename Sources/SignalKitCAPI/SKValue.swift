@@ -451,8 +451,8 @@ final class SKArray: SKObject {
     private static func releaseNested(_ items: inout [SKValue]) {
         var batch: [SKValue] = []
         swap(&batch, &items)
-        if let current = sk__array_release_list() {
-            Unmanaged<SKReleaseList>.fromOpaque(current).takeUnretainedValue().pending.append(batch)
+        if let current = SKReleaseList.current {
+            current.pending.append(batch)
             return
         }
         let list = SKReleaseList()
@@ -509,12 +509,53 @@ final class SKReleaseList {
     /// with their pointers: each still counted in `sk_live_objects()`.
     var pointers: [(sk_release_fn, UnsafeMutableRawPointer?)] = []
 
+    /// What a signal handle held (see `SKSignal`'s deinit), to be released
+    /// from this list.
+    func append(_ signal: CSignal?, _ value: SKValue) {
+        if let signal {
+            self.signals.append(signal)
+        }
+        if value.object != nil {
+            self.pending.append([value])
+        }
+    }
+
+    /// The list the thread is draining, or nil.
+    static var current: SKReleaseList? {
+        guard let list = sk__release_list() else {
+            return nil
+        }
+        return Unmanaged<SKReleaseList>.fromOpaque(list).takeUnretainedValue()
+    }
+
+    /// How deep the releases of signals (each counted as deep as its
+    /// pipeline) and of user pointers (1 each) may nest in place on a thread
+    /// before the deeper ones go through a release list: a few hundred bytes
+    /// of stack per level, and no list is made for the common, shallow case.
+    static let inlineReleaseBudget: Int32 = 8
+
+    /// Runs `release` in place, counted as `weight` nested levels, when they
+    /// fit in what is left of the thread's `inlineReleaseBudget`; returns
+    /// whether it ran (if not, the caller hands what it would release to a
+    /// list).
+    @inline(__always)
+    static func releaseInPlace(weight: Int32, _ release: () -> Void) -> Bool {
+        let depth = sk__release_depth()
+        guard weight <= inlineReleaseBudget - depth else {
+            return false
+        }
+        sk__set_release_depth(depth + weight)
+        release()
+        sk__set_release_depth(depth)
+        return true
+    }
+
     /// Installs this list as the thread's and releases what it holds, and
     /// what those releases append to it, one item at a time, so that the
     /// stack never holds more than one of the nested releases; then removes
     /// it. Only when the thread has no list yet.
     func drain() {
-        sk__set_array_release_list(Unmanaged.passUnretained(self).toOpaque())
+        sk__set_release_list(Unmanaged.passUnretained(self).toOpaque())
         while true {
             // Each item is released at the end of its block, once the list's
             // array is no longer being accessed: a nested array or signal
@@ -538,7 +579,7 @@ final class SKReleaseList {
             withExtendedLifetime(batch) {
             }
         }
-        sk__set_array_release_list(nil)
+        sk__set_release_list(nil)
         withExtendedLifetime(self) {
         }
     }
@@ -633,8 +674,9 @@ final class SKPointer: SKObject {
     /// once per node through the library and the user's function, and
     /// overflowed a 64 KB thread stack (SK_MIN_THREAD_STACK) at 1,000 nodes,
     /// an 8 MB one at 100,000. So, as for signals (see `SKSignal`'s deinit),
-    /// nested releases run in place within `SKSignal.inlineReleaseBudget`, and
-    /// deeper release functions go to the thread's release list, which the
+    /// nested releases run in place within the thread's budget
+    /// (`SKReleaseList.releaseInPlace`), and deeper release functions go to
+    /// the thread's release list, which the
     /// release that made it runs one at a time, on the same thread, before it
     /// returns.
     deinit {
@@ -642,15 +684,12 @@ final class SKPointer: SKObject {
             liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
             return
         }
-        if let current = sk__array_release_list() {
-            Unmanaged<SKReleaseList>.fromOpaque(current).takeUnretainedValue().pointers.append((release, self.pointer))
+        if let current = SKReleaseList.current {
+            current.pointers.append((release, self.pointer))
             return
         }
-        let depth = sk__release_depth()
-        if depth < SKSignal.inlineReleaseBudget {
-            sk__set_release_depth(depth + 1)
-            SKPointer.runRelease(release, self.pointer)
-            sk__set_release_depth(depth)
+        let pointer = self.pointer
+        if SKReleaseList.releaseInPlace(weight: 1, { SKPointer.runRelease(release, pointer) }) {
             return
         }
         let list = SKReleaseList()

@@ -62,9 +62,9 @@ final class SKSignal: SKObject, _SingleValueHolder {
     /// sk_signal_single() of a value holding a signal, nested 100,000 deep,
     /// overflowed an 8 MB stack when released, one nested release per level.
     /// So nested signal releases run in place on a thread only while their
-    /// pipeline depths add up to at most `inlineReleaseBudget` (releasing a
-    /// signal nests about as many calls as it is deep: sixteen nested
-    /// 512-deep chains, each a level, overflowed a 512 KB stack); beyond,
+    /// pipeline depths add up to at most `SKReleaseList.inlineReleaseBudget`
+    /// (releasing a signal nests about as many calls as it is deep: sixteen
+    /// nested 512-deep chains, each a level, overflowed a 512 KB stack); beyond,
     /// what a signal holds goes to the thread's release list (see
     /// `SKReleaseList`), which the release that made the list drains one item
     /// at a time: the stack holds the budget's worth of nested releases and
@@ -77,42 +77,22 @@ final class SKSignal: SKObject, _SingleValueHolder {
         if built == nil && value.object == nil {
             return
         }
-        if let current = sk__array_release_list() {
-            let list = Unmanaged<SKReleaseList>.fromOpaque(current).takeUnretainedValue()
-            if let signal = built {
-                list.signals.append(signal)
-            }
-            if value.object != nil {
-                list.pending.append([value])
-            }
+        if let list = SKReleaseList.current {
+            list.append(built, value)
             return
         }
-        let depth = sk__release_depth()
-        let weight = Int32(clamping: self.depth)
-        if weight <= SKSignal.inlineReleaseBudget - depth {
-            sk__set_release_depth(depth + weight)
+        if SKReleaseList.releaseInPlace(weight: Int32(clamping: self.depth), {
             built = nil
             value = .nil
-            sk__set_release_depth(depth)
+        }) {
             return
         }
         let list = SKReleaseList()
-        if let signal = built {
-            list.signals.append(signal)
-        }
-        if value.object != nil {
-            list.pending.append([value])
-        }
+        list.append(built, value)
         built = nil
         value = .nil
         list.drain()
     }
-
-    /// How deep the releases of signals (each counted as deep as its
-    /// pipeline) and of user pointers (1 each) may nest in place on a thread
-    /// before the deeper ones go through a release list: a few hundred bytes
-    /// of stack per level, and no list is made for the common, shallow case.
-    static let inlineReleaseBudget: Int32 = 8
 
     /// The Swift signal.
     var signal: CSignal {

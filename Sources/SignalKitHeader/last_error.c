@@ -37,14 +37,14 @@ void sk__release_keeping_message(sk_release_fn release, void *ctx) {
 
 /* What waits to be released on this thread: nested arrays, what signals
  * held (SKValue.swift, SKReleaseList). */
-static _Thread_local void *sk__array_release_list_slot;
+static _Thread_local void *sk__release_list_slot;
 
-void *sk__array_release_list(void) {
-    return sk__array_release_list_slot;
+void *sk__release_list(void) {
+    return sk__release_list_slot;
 }
 
-void sk__set_array_release_list(void *list) {
-    sk__array_release_list_slot = list;
+void sk__set_release_list(void *list) {
+    sk__release_list_slot = list;
 }
 
 /* How many releases of signals and user pointers are nested on this thread

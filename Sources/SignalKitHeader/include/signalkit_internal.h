@@ -19,8 +19,8 @@ void sk__release_keeping_message(void (*release)(void *ctx), void *ctx);
  * be released (the Swift side's `SKReleaseList`, unretained), or NULL while
  * no such release is under way on the thread. See SKArray's and SKSignal's
  * deinits. */
-void *sk__array_release_list(void);
-void sk__set_array_release_list(void *list);
+void *sk__release_list(void);
+void sk__set_release_list(void *list);
 
 /* How many releases of signals and user pointers are nested on the calling
  * thread (SKSignal's and SKPointer's deinits). */
