@@ -233,78 +233,64 @@ sk_value sk_ffi__string_value(const char *text) {
     return value;
 }
 
-int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot, char *why, size_t size) {
-    sk_kind kind = sk_value_kind(value);
-    char seen[80];
+int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot) {
+    /* The primitives' fields are read in place (the layout of sk_value is
+     * the ABI, and the core's accessors read the same fields): a typed
+     * delivery makes no call into the core to convert its argument. */
+    sk_kind kind = value != NULL ? value->kind : SK_KIND_NIL;
     memset(slot, 0, sizeof *slot);
     switch (type) {
     case SK_FFI_BOOL:
         if (kind == SK_KIND_BOOL) {
-            bool b = false;
-            sk_value_get_bool(value, &b);
-            slot->boolean = b ? 1 : 0;
+            slot->boolean = value->u.boolean ? 1 : 0;
             return 0;
         }
-        break;
+        return -1;
     case SK_FFI_INT32:
-    case SK_FFI_INT64:
-    case SK_FFI_UINT64:
-        if (kind == SK_KIND_INT64) {
-            int64_t n = 0;
-            sk_value_get_int64(value, &n);
-            if (type == SK_FFI_INT32) {
-                if (n < INT32_MIN || n > INT32_MAX) {
-                    snprintf(why, size, "int64 %" PRId64 " out of range of i32", n);
-                    return -1;
-                }
-                slot->i32 = (int32_t)n;
-            } else if (type == SK_FFI_UINT64) {
-                if (n < 0) {
-                    snprintf(why, size, "int64 %" PRId64 " out of range of u64", n);
-                    return -1;
-                }
-                slot->u64 = (uint64_t)n;
-            } else {
-                slot->i64 = n;
-            }
+        if (kind == SK_KIND_INT64 && value->u.int64 >= INT32_MIN && value->u.int64 <= INT32_MAX) {
+            slot->i32 = (int32_t)value->u.int64;
             return 0;
         }
-        break;
+        return -1;
+    case SK_FFI_INT64:
+        if (kind == SK_KIND_INT64) {
+            slot->i64 = value->u.int64;
+            return 0;
+        }
+        return -1;
+    case SK_FFI_UINT64:
+        if (kind == SK_KIND_INT64 && value->u.int64 >= 0) {
+            slot->u64 = (uint64_t)value->u.int64;
+            return 0;
+        }
+        return -1;
     case SK_FFI_DOUBLE:
         if (kind == SK_KIND_DOUBLE) {
-            sk_value_get_double(value, &slot->real);
+            slot->real = value->u.real;
             return 0;
         }
-        if (kind == SK_KIND_INT64) {
-            int64_t n = 0;
-            sk_value_get_int64(value, &n);
-            /* [-2^53, 2^53] is the range in which a double holds every
-             * integer; outside it some convert exactly (2^62) and some
-             * would be rounded (2^53 + 1). The whole range is the rule, not
-             * each value's exactness, so that whether a stream of int64
-             * converts to f64 does not depend on which values it carries. */
-            const int64_t exact = (int64_t)1 << 53;
-            if (n < -exact || n > exact) {
-                snprintf(why, size, "int64 %" PRId64 " is outside +-2^53 (the range in which a double holds every integer)", n);
-                return -1;
-            }
-            slot->real = (double)n;
+        /* [-2^53, 2^53] is the range in which a double holds every
+         * integer; outside it some convert exactly (2^62) and some would
+         * be rounded (2^53 + 1). The whole range is the rule, not each
+         * value's exactness, so that whether a stream of int64 converts to
+         * f64 does not depend on which values it carries. */
+        if (kind == SK_KIND_INT64 && value->u.int64 >= -SK_FFI__EXACT_DOUBLE && value->u.int64 <= SK_FFI__EXACT_DOUBLE) {
+            slot->real = (double)value->u.int64;
             return 0;
         }
-        break;
+        return -1;
     case SK_FFI_STRING:
         if (kind == SK_KIND_STRING) {
             const char *text = NULL;
             size_t length = 0;
             sk_value_get_string(value, &text, &length);
             if (strlen(text) != length) {
-                snprintf(why, size, "string with an embedded NUL at byte %zu", strlen(text));
-                return -1;
+                return -1; /* an embedded NUL */
             }
             slot->string = text;
             return 0;
         }
-        break;
+        return -1;
     case SK_FFI_POINTER:
         if (kind == SK_KIND_POINTER) {
             sk_value_get_pointer(value, &slot->pointer);
@@ -314,47 +300,80 @@ int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot
             slot->pointer = NULL;
             return 0;
         }
-        break;
+        return -1;
     case SK_FFI_VALUE:
         slot->value = value;
         return 0;
     default:
-        snprintf(why, size, "type %s takes no value", sk_ffi__type_name(type));
         return -1;
     }
+}
+
+/* Out of line and cold: its buffer and its formatting stay out of the
+ * frames of the deliveries that convert (a chain of typed operators nests
+ * one such frame per operator, typed.c). */
+__attribute__((noinline, cold)) void sk_ffi__to_native_why(const sk_value *value, sk_ffi_type type, char *why, size_t size) {
+    sk_kind kind = sk_value_kind(value);
+    int64_t n = 0;
+    if (kind == SK_KIND_INT64) {
+        sk_value_get_int64(value, &n);
+    }
+    switch (type) {
+    case SK_FFI_INT32:
+        if (kind == SK_KIND_INT64) {
+            snprintf(why, size, "int64 %" PRId64 " out of range of i32", n);
+            return;
+        }
+        break;
+    case SK_FFI_UINT64:
+        if (kind == SK_KIND_INT64) {
+            snprintf(why, size, "int64 %" PRId64 " out of range of u64", n);
+            return;
+        }
+        break;
+    case SK_FFI_DOUBLE:
+        if (kind == SK_KIND_INT64) {
+            snprintf(why, size, "int64 %" PRId64 " is outside +-2^53 (the range in which a double holds every integer)", n);
+            return;
+        }
+        break;
+    case SK_FFI_STRING:
+        if (kind == SK_KIND_STRING) {
+            const char *text = "";
+            sk_value_get_string(value, &text, NULL);
+            snprintf(why, size, "string with an embedded NUL at byte %zu", strlen(text));
+            return;
+        }
+        break;
+    case SK_FFI_BOOL:
+    case SK_FFI_INT64:
+    case SK_FFI_POINTER:
+    case SK_FFI_VALUE:
+        break;
+    default:
+        snprintf(why, size, "type %s takes no value", sk_ffi__type_name(type));
+        return;
+    }
+    char seen[80];
     sk_ffi__describe(value, seen, sizeof seen);
     snprintf(why, size, "%s does not convert to %s", seen, sk_ffi__type_name(type));
-    return -1;
 }
 
 int sk_ffi__from_native(const void *native, sk_ffi_type type, int from_result, sk_value *out, char *why, size_t size) {
-    sk_value_set_nil(out);
+    if (sk_ffi__from_native_primitive(native, type, from_result, out) == 0) {
+        return 0;
+    }
+    sk_ffi__set_primitive(out, SK_KIND_NIL);
     switch (type) {
-    case SK_FFI_BOOL: {
-        uint8_t b = from_result ? (uint8_t)*(const ffi_arg *)native : *(const uint8_t *)native;
-        sk_value_set_bool(out, b != 0);
-        return 0;
-    }
-    case SK_FFI_INT32: {
-        int32_t n = from_result ? (int32_t)*(const ffi_sarg *)native : *(const int32_t *)native;
-        sk_value_set_int64(out, n);
-        return 0;
-    }
-    case SK_FFI_INT64:
-        sk_value_set_int64(out, *(const int64_t *)native);
-        return 0;
     case SK_FFI_UINT64: {
         uint64_t n = *(const uint64_t *)native;
         if (n > (uint64_t)INT64_MAX) {
             snprintf(why, size, "u64 %" PRIu64 " out of range of int64", n);
             return -1;
         }
-        sk_value_set_int64(out, (int64_t)n);
+        sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = (int64_t)n;
         return 0;
     }
-    case SK_FFI_DOUBLE:
-        sk_value_set_double(out, *(const double *)native);
-        return 0;
     case SK_FFI_STRING: {
         const char *text = *(const char *const *)native;
         if (text == NULL) {

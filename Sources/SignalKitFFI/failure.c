@@ -18,15 +18,9 @@ static __thread sk_ffi_frame *sk_ffi__top_frame;
 void sk_ffi__frame_push(sk_ffi_frame *frame) {
     frame->failed = 0;
     frame->message = NULL;
-    frame->previous = sk_ffi__top_frame;
-    sk_ffi__top_frame = frame;
-}
-
-void sk_ffi__frame_pop(sk_ffi_frame *frame) {
-    /* Frames are popped in the reverse order of their pushes: ffi_call
-     * returns before the frame below it is popped. */
-    sk_ffi__top_frame = frame->previous;
-    frame->previous = NULL;
+    frame->top = &sk_ffi__top_frame;
+    frame->previous = *frame->top;
+    *frame->top = frame;
 }
 
 void sk_ffi__frame_clear(sk_ffi_frame *frame) {

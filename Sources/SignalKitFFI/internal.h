@@ -5,6 +5,7 @@
 #include <ffi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "signalkit_ffi.h"
 
@@ -133,9 +134,52 @@ int sk_ffi__direct_shape(sk_ffi_type result, const sk_ffi_type *args, size_t cou
 void sk_ffi__call_direct(int shape, void (*fn)(void), void *ctx, const sk_ffi_slot *arg, sk_ffi_slot *result);
 
 /* Converts `value` (borrowed) to the native `type` into `*slot`. Returns 0,
- * or -1 with a description ("int64 5000000000 out of range") in `why`. The
- * slot borrows from `value` (strings, values). */
-int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot, char *why, size_t size);
+ * or -1 when it does not convert (sk_ffi__to_native_why says why). The slot
+ * borrows from `value` (strings, values). */
+int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot);
+
+/* Why `value` does not convert to `type` ("int64 5000000000 out of range of
+ * i32"), in `why`: the explanation of a -1 of sk_ffi__to_native. */
+void sk_ffi__to_native_why(const sk_value *value, sk_ffi_type type, char *why, size_t size);
+
+/* The bound of the int64 values that convert to f64: 2^53. */
+#define SK_FFI__EXACT_DOUBLE ((int64_t)1 << 53)
+
+/* Makes `*out` a primitive of `kind` with its payload zeroed, returning
+ * `out` for the caller to write the payload's field: the bytes
+ * sk_value_set_nil/bool/int64/double write (the layout of sk_value is the
+ * ABI), without a call into the core per converted value. */
+static inline sk_value *sk_ffi__set_primitive(sk_value *out, sk_kind kind) {
+    memset(out, 0, sizeof *out);
+    out->kind = kind;
+    return out;
+}
+
+/* sk_ffi__from_native for the types whose every native value converts
+ * (bool, i32, i64, f64), inline for the per-value paths: returns 0 with
+ * `*out` written, or -1 for another type (`*out` untouched). */
+static inline int sk_ffi__from_native_primitive(const void *native, sk_ffi_type type, int from_result, sk_value *out) {
+    switch (type) {
+    case SK_FFI_BOOL: {
+        uint8_t b = from_result ? (uint8_t)*(const ffi_arg *)native : *(const uint8_t *)native;
+        sk_ffi__set_primitive(out, SK_KIND_BOOL)->u.boolean = b != 0;
+        return 0;
+    }
+    case SK_FFI_INT32: {
+        int32_t n = from_result ? (int32_t)*(const ffi_sarg *)native : *(const int32_t *)native;
+        sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = n;
+        return 0;
+    }
+    case SK_FFI_INT64:
+        sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = *(const int64_t *)native;
+        return 0;
+    case SK_FFI_DOUBLE:
+        sk_ffi__set_primitive(out, SK_KIND_DOUBLE)->u.real = *(const double *)native;
+        return 0;
+    default:
+        return -1;
+    }
+}
 
 /* Converts a native result (as written by ffi_call into `slot`) or a native
  * argument (`*slot` read from the closure's argument) of `type` to a new
@@ -175,14 +219,22 @@ enum { SK_FFI__FAILED = 1, SK_FFI__FAILED_NO_MEMORY = 2 };
 /* The failure state of one call of a typed callback, on the caller's stack. */
 typedef struct sk_ffi_frame {
     struct sk_ffi_frame *previous;
+    struct sk_ffi_frame **top; /* the pushing thread's innermost-frame slot */
     int failed;    /* 0, or SK_FFI__FAILED* once sk_ffi_callback_fail ran */
     char *message; /* the copied message (malloc), or NULL */
 } sk_ffi_frame;
 
 /* Makes `frame` (cleared) the calling thread's innermost frame. */
 void sk_ffi__frame_push(sk_ffi_frame *frame);
-/* Restores the frame that was innermost before `frame` was pushed. */
-void sk_ffi__frame_pop(sk_ffi_frame *frame);
+/* Restores the frame that was innermost before `frame` was pushed (on the
+ * thread that pushed it). Inline, through the thread's slot the push kept:
+ * one look-up of the thread-local per call of a typed callback, not two. */
+static inline void sk_ffi__frame_pop(sk_ffi_frame *frame) {
+    /* Frames are popped in the reverse order of their pushes: ffi_call
+     * returns before the frame below it is popped. */
+    *frame->top = frame->previous;
+    frame->previous = NULL;
+}
 /* Frees the message of a popped frame. */
 void sk_ffi__frame_clear(sk_ffi_frame *frame);
 /* The error value (+1) of a popped, failed frame:

@@ -66,34 +66,48 @@ static void sk_ffi__op_release(void *ctx) {
     free(op);
 }
 
-/* Calls `fn` described by `signature` with the ctx (if it takes one) and
- * `value` converted to its value argument (if it takes one), inside
- * `frame` (popped again when this returns). `result` must hold an
- * sk_ffi_slot. Returns 0 (`frame` tells whether the function failed), or -1
- * with a description in `why` (the function was not called). */
-static int sk_ffi__call(sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, const sk_value *value, sk_ffi_slot *result, sk_ffi_frame *frame, const char *role, char *why, size_t size) {
+/* Calls `fn` described by `signature` through ffi_call with the ctx (if it
+ * takes one) and `value` converted to each value argument, inside `frame`
+ * (popped again when this returns). `result` must hold an sk_ffi_slot.
+ * Returns 0 (`frame` tells whether the function failed), or -1 with
+ * `*refused` the index of the argument `value` does not convert to (the
+ * function was not called). Out of line: its argument arrays stay out of
+ * the frame of sk_ffi__relay_next (below). */
+static __attribute__((noinline)) int sk_ffi__call_general(sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, const sk_value *value, sk_ffi_slot *result, sk_ffi_frame *frame, size_t *refused) {
     sk_ffi_slot slots[SK_FFI_MAX_ARGS];
     void *avalues[SK_FFI_MAX_ARGS];
     for (size_t i = 0; i < signature->count; i++) {
         if (signature->args[i] == SK_FFI_CTX) {
             slots[i].pointer = ctx;
-        } else {
-            char reason[160];
-            if (sk_ffi__to_native(value, signature->args[i], &slots[i], reason, sizeof reason) != 0) {
-                snprintf(why, size, "sk_ffi: %s: argument %zu (%s): %s", role, i, sk_ffi__type_name(signature->args[i]), reason);
-                return -1;
-            }
+        } else if (sk_ffi__to_native(value, signature->args[i], &slots[i]) != 0) {
+            *refused = i;
+            return -1;
         }
         avalues[i] = &slots[i];
     }
     memset(result, 0, sizeof *result);
     sk_ffi__frame_push(frame);
-    if (signature->direct != 0) {
-        /* One value argument, after the ctx if there is one (direct.c). */
-        sk_ffi__call_direct(signature->direct, fn, ctx, &slots[signature->count - 1], result);
-    } else {
-        ffi_call(&signature->cif, fn, result, avalues);
+    ffi_call(&signature->cif, fn, result, avalues);
+    sk_ffi__frame_pop(frame);
+    return 0;
+}
+
+/* sk_ffi__call_general for every signature, the common shapes (one value
+ * argument, after the ctx if there is one: direct.c) called directly with
+ * their one argument converted here. */
+static inline int sk_ffi__call(sk_ffi_signature *signature, sk_ffi_fn fn, void *ctx, const sk_value *value, sk_ffi_slot *result, sk_ffi_frame *frame, size_t *refused) {
+    if (signature->direct == 0) {
+        return sk_ffi__call_general(signature, fn, ctx, value, result, frame, refused);
     }
+    size_t last = signature->count - 1;
+    sk_ffi_slot argument;
+    if (sk_ffi__to_native(value, signature->args[last], &argument) != 0) {
+        *refused = last;
+        return -1;
+    }
+    memset(result, 0, sizeof *result);
+    sk_ffi__frame_push(frame);
+    sk_ffi__call_direct(signature->direct, fn, ctx, &argument, result);
     sk_ffi__frame_pop(frame);
     return 0;
 }
@@ -113,23 +127,24 @@ static void sk_ffi__relay_fail(sk_ffi_relay *relay, const char *why) {
 /* The delivery of a value through a chain of typed operators nests one
  * sk_ffi__relay_next per operator on the stack (each puts downstream
  * before it returns), so its frame is kept small: the text buffers of a
- * failure live in the two functions below, not inlined, whose frames are
- * gone before the value goes on downstream. Measured with a chain of 511
- * maps fed on a thread of its own: 465 KB ("i64(i64)") to 495 KB
+ * failure live in the functions below, not inlined, whose frames are gone
+ * before the value goes on downstream, and so do the argument arrays of
+ * a call through ffi_call (sk_ffi__call_general). Measured with a chain of
+ * 511 maps fed on a thread of its own: 465 KB ("i64(i64)") to 495 KB
  * ("str(str)") of stack with the buffers in this frame, 270 KB without
  * (ffi_deep_values::typed_chains_at_the_depth_limit_deliver_on_a_small_stack
  * runs such chains on 384 KB). */
 
-/* Calls the operator's function for `value` inside `frame`; when the value
- * does not convert to its argument, fails the relay and returns -1. */
-static __attribute__((noinline)) int sk_ffi__relay_call(sk_ffi_relay *relay, const sk_value *value, sk_ffi_slot *result, sk_ffi_frame *frame) {
+/* Fails the relay: `value` does not convert to the argument `index` of the
+ * operator's function. */
+static __attribute__((noinline, cold)) void sk_ffi__relay_refused(sk_ffi_relay *relay, const sk_value *value, size_t index) {
     sk_ffi_op *op = relay->op;
+    sk_ffi_type type = op->signature->args[index];
+    char reason[160];
     char why[256];
-    if (sk_ffi__call(op->signature, op->fn, op->ctx, value, result, frame, sk_ffi__role(op), why, sizeof why) != 0) {
-        sk_ffi__relay_fail(relay, why);
-        return -1;
-    }
-    return 0;
+    sk_ffi__to_native_why(value, type, reason, sizeof reason);
+    snprintf(why, sizeof why, "sk_ffi: %s: argument %zu (%s): %s", sk_ffi__role(op), index, sk_ffi__type_name(type), reason);
+    sk_ffi__relay_fail(relay, why);
 }
 
 /* The value a map's function returned, in `mapped`; when it does not
@@ -157,7 +172,9 @@ static void sk_ffi__relay_next(void *ctx, const sk_value *value) {
     }
     sk_ffi_slot result;
     sk_ffi_frame frame;
-    if (sk_ffi__relay_call(relay, value, &result, &frame) != 0) {
+    size_t refused;
+    if (sk_ffi__call(op->signature, op->fn, op->ctx, value, &result, &frame, &refused) != 0) {
+        sk_ffi__relay_refused(relay, value, refused);
         return;
     }
     if (frame.failed) {
@@ -175,7 +192,8 @@ static void sk_ffi__relay_next(void *ctx, const sk_value *value) {
         return;
     case SK_FFI_OP_MAP: {
         sk_value mapped;
-        if (sk_ffi__relay_mapped(relay, &result, &mapped) != 0) {
+        if (sk_ffi__from_native_primitive(&result, op->signature->result, 1, &mapped) != 0 &&
+            sk_ffi__relay_mapped(relay, &result, &mapped) != 0) {
             return;
         }
         sk_subscriber_put_next(relay->subscriber, &mapped);
@@ -336,8 +354,7 @@ static void sk_ffi__typed_error(void *ctx, const sk_value *error) {
         } else if (type == SK_FFI_VALUE) {
             slots[i].value = error;
         } else {
-            char why[160];
-            if (sk_ffi__to_native(error, SK_FFI_STRING, &slots[i], why, sizeof why) != 0) {
+            if (sk_ffi__to_native(error, SK_FFI_STRING, &slots[i]) != 0) {
                 char text[160];
                 sk_ffi__describe_error(error, text, sizeof text);
                 description = sk_ffi__string_value(text);
