@@ -47,24 +47,66 @@ func kindError(_ value: SKValue, expected: String, function: StaticString = #fun
     return SKValue(string: "\(cName(function)): expected \(expected), got a value of kind \(value.kind.rawValue)")
 }
 
-/// The signal inside a value, or a failing signal when it holds another kind.
+/// The signal inside a value, or a failing signal when it holds another kind
+/// (or when the thread's stack is nearly used up: `stackRefusal`).
 func innerSignal(_ value: SKValue, function: StaticString = #function) -> CSignal {
+    if let refusal = stackRefusal() {
+        return CSignal.fail(SKValue(string: "\(cName(function)): \(refusal)"))
+    }
     if let handle = value.object as? SKSignal, value.kind == SK_KIND_SIGNAL {
         return handle.signal
     }
     return CSignal.fail(kindError(value, expected: "a signal", function: function))
 }
 
-/// The Swift signal behind a handle a C callback handed over (+1), dropping
-/// that reference: NULL is an empty signal, a handle of another type a failing
-/// one.
-func adoptSignal(_ handle: OpaquePointer?, function: StaticString = #function) -> CSignal {
-    guard let handle else {
+/// The Swift signal behind the handle `make` (a C callback) hands over (+1),
+/// dropping that reference: NULL is an empty signal, a handle of another
+/// type a failing one. When the thread's stack is nearly used up
+/// (`stackRefusal`), a failing signal, and `make` is not called.
+func adoptSignal(function: StaticString = #function, _ make: () -> OpaquePointer?) -> CSignal {
+    if let refusal = stackRefusal() {
+        return CSignal.fail(SKValue(string: "\(cName(function)): \(refusal)"))
+    }
+    guard let handle = make() else {
         return CSignal.complete()
     }
     let signal = SKObject.borrow(handle, as: SKSignal.self)?.signal
     SKObject.releaseAnyHandle(handle, expected: SKSignal.self, function: function)
     return signal ?? CSignal.fail(SKValue(string: "\(cName(function)): fn returned a handle that is not a signal"))
+}
+
+/// The message refusing a start when the calling thread has less than half
+/// of its stack left, nil otherwise. The signals an operator starts at run
+/// time (`adoptSignal`, `innerSignal`) and those a callback starts
+/// (`sk_signal_start`) nest inside the start or delivery that made them, to
+/// any depth a program builds (see "Depth" in signalkit.h): their start
+/// fails while there is still stack to report it, instead of the process
+/// dying of a stack overflow. The reserve is a share of the stack, not a
+/// fixed size, because the events of the failure still have to travel back
+/// through every level nested so far, each level's forwarding frames on
+/// top of the frames that nested it: measured (Tests/C/test_limits.c,
+/// `signals_nested_at_run_time_past_the_stack_fail_with_an_error`), the
+/// error's way back took a sixth to a seventh of what the starts took
+/// through nested sk_signal_deferred, sk_signal_map_to_signal,
+/// sk_signal_catch and sk_signal_switch_to_latest (64 KB and an eighth of
+/// the stack overflowed), but about half through generators that forward
+/// their upstream's events with sk_subscriber_put_error (a quarter
+/// overflowed). A thread whose stack is not known (`sk__stack_is_low`) is
+/// not checked.
+@inline(__always)
+func stackRefusal() -> String? {
+    guard sk__stack_is_low() != 0 else {
+        return nil
+    }
+    return stackRefusalMessage()
+}
+
+@inline(never)
+private func stackRefusalMessage() -> String {
+    var size = 0
+    let left = sk__stack_left(&size)
+    return "not started: \(left) bytes left of the thread's \(size)-byte stack, "
+        + "less than half (signals started at run time nest too deep; see Depth in signalkit.h)"
 }
 
 /// Like `unaryOperator`, for operators that also take a queue (required).

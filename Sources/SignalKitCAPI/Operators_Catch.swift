@@ -5,7 +5,7 @@ import SwiftSignalKit
 public func sk_signal_catch(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_signal_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
         signal |> `catch` { error in
-            adoptSignal(error.withC { callback.function(callback.ctx, $0) })
+            adoptSignal { error.withC { callback.function(callback.ctx, $0) } }
         }
     }
 }

@@ -41,7 +41,7 @@ public func sk_signal_deferred(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ f
     }
     let callback = SKFunction(fn, ctx: ctx, release: release)
     return output(out, deferred {
-        adoptSignal(callback.function(callback.ctx))
+        adoptSignal { callback.function(callback.ctx) }
     })
 }
 

@@ -381,3 +381,191 @@ Test(limits, custom_operators_count_toward_the_pipeline_depth, .timeout = SK_TES
     counter_destroy(&released);
     expect_no_live_objects(0);
 }
+
+/* Signals started at run time nest inside the start or the delivery that
+ * made them, to any depth a program builds, which no signal's depth shows:
+ * 30,000 deferred signals, each returned by the previous one's function,
+ * died of a stack overflow on an 8 MB main thread (22,000 did), and so did
+ * recursive sk_signal_map_to_signal, sk_signal_catch and
+ * sk_signal_switch_to_latest, and generators starting their upstream with
+ * sk_signal_start. Once less than half of the thread's stack is left
+ * the nested start is refused instead: the operator's signal fails with a
+ * message naming the stack, which travels back through every level to the
+ * observer; sk_signal_start returns SK_ERR_RESOURCE. Each shape runs
+ * unbounded on a thread of RUN_TIME_NESTING_STACK (so that the refusal
+ * comes after a few thousand levels, under the sanitizers too) and must end
+ * with that error, everything released. */
+#define RUN_TIME_NESTING_STACK (1024 * 1024)
+#define RUN_TIME_NESTING_CAP 1000000 /* far past what any stack holds */
+
+enum nesting_shape { NEST_DEFERRED, NEST_MAP_TO_SIGNAL, NEST_CATCH, NEST_SWITCH_TO_LATEST, NEST_START, NEST_SHAPES };
+
+typedef struct nesting {
+    enum nesting_shape shape;
+    long levels;            /* signals made by the recursion */
+    int start_refusals;     /* sk_signal_start calls refused (NEST_START) */
+    char start_message[300];
+    int nexts;
+    int errors;
+    char error[300];
+    int completions;
+} nesting;
+
+static sk_signal *nest_level(nesting *n, const sk_value *value);
+
+static sk_signal *nest_deferred(void *ctx) {
+    nesting *n = ctx;
+    sk_value one = int_value(1);
+    return nest_level(n, &one);
+}
+
+static sk_signal *nest_again(void *ctx, const sk_value *value) {
+    return nest_level(ctx, value);
+}
+
+/* NEST_START: a custom operator whose generator starts its upstream (made
+ * by the next level) and forwards its events. */
+static void forward_next(void *ctx, const sk_value *value) {
+    sk_subscriber_put_next(ctx, value);
+}
+static void forward_error(void *ctx, const sk_value *error) {
+    sk_subscriber_put_error(ctx, error);
+}
+static void forward_completed(void *ctx) {
+    sk_subscriber_put_completion(ctx);
+}
+static void forward_release(void *ctx) {
+    sk_subscriber_release(ctx);
+}
+
+static sk_disposable *nest_generator(void *ctx, sk_subscriber *subscriber) {
+    nesting *n = ctx;
+    sk_value one = int_value(1);
+    sk_signal *upstream = nest_level(n, &one);
+    sk_observer forward = { forward_next, forward_error, forward_completed, sk_subscriber_retain(subscriber), forward_release };
+    sk_disposable *d = NULL;
+    int status = sk_signal_start(&d, upstream, &forward);
+    sk_signal_release(upstream);
+    if (status != SK_OK) {
+        cr_assert_eq(status, SK_ERR_RESOURCE);
+        cr_assert_null(d);
+        if (n->start_refusals++ == 0) {
+            snprintf(n->start_message, sizeof n->start_message, "%s", sk_last_error_message());
+        }
+        sk_value error = string_value(sk_last_error_message());
+        sk_subscriber_put_error(subscriber, &error);
+        sk_value_release(&error);
+    }
+    return d;
+}
+
+static sk_signal *nest_level(nesting *n, const sk_value *value) {
+    if (++n->levels > RUN_TIME_NESTING_CAP) {
+        return NULL; /* an empty signal: the recursion was never refused */
+    }
+    sk_signal *source = NULL;
+    sk_signal *out = NULL;
+    switch (n->shape) {
+    case NEST_DEFERRED:
+        SK_OK_OR_ABORT(sk_signal_deferred(&out, nest_deferred, n, NULL));
+        return out;
+    case NEST_MAP_TO_SIGNAL:
+        SK_OK_OR_ABORT(sk_signal_single(&source, value));
+        SK_OK_OR_ABORT(sk_signal_map_to_signal(&out, source, nest_again, n, NULL));
+        break;
+    case NEST_CATCH:
+        SK_OK_OR_ABORT(sk_signal_fail(&source, value));
+        SK_OK_OR_ABORT(sk_signal_catch(&out, source, nest_again, n, NULL));
+        break;
+    case NEST_SWITCH_TO_LATEST: {
+        sk_signal *inner = NULL;
+        sk_signal *outer = NULL;
+        sk_value carried;
+        SK_OK_OR_ABORT(sk_signal_single(&source, value));
+        SK_OK_OR_ABORT(sk_signal_map_to_signal(&inner, source, nest_again, n, NULL));
+        SK_OK_OR_ABORT(sk_value_set_signal(&carried, inner));
+        sk_signal_release(inner);
+        SK_OK_OR_ABORT(sk_signal_single(&outer, &carried));
+        sk_value_release(&carried);
+        SK_OK_OR_ABORT(sk_signal_switch_to_latest(&out, outer));
+        sk_signal_release(outer);
+        break;
+    }
+    case NEST_START:
+        SK_OK_OR_ABORT(sk_signal_create(&out, nest_generator, n, NULL));
+        return out;
+    default:
+        cr_assert_fail("shape %d", (int)n->shape);
+    }
+    sk_signal_release(source);
+    return out;
+}
+
+static void nesting_next(void *ctx, const sk_value *value) {
+    (void)value;
+    ((nesting *)ctx)->nexts++;
+}
+
+static void nesting_error(void *ctx, const sk_value *error) {
+    nesting *n = ctx;
+    const char *text = "(not a string)";
+    sk_value_get_string(error, &text, NULL);
+    if (n->errors++ == 0) {
+        snprintf(n->error, sizeof n->error, "%s", text);
+    }
+}
+
+static void nesting_completed(void *ctx) {
+    ((nesting *)ctx)->completions++;
+}
+
+static void *run_nesting(void *arg) {
+    nesting *n = arg;
+    sk_value one = int_value(1);
+    sk_signal *signal = nest_level(n, &one);
+    sk_observer observer = { nesting_next, nesting_error, nesting_completed, n, NULL };
+    sk_disposable *d = NULL;
+    SK_OK_OR_ABORT(sk_signal_start(&d, signal, &observer));
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    return NULL;
+}
+
+Test(limits, signals_nested_at_run_time_past_the_stack_fail_with_an_error, .timeout = SK_TEST_TIMEOUT) {
+    static const char *const names[NEST_SHAPES] = {
+        "sk_signal_deferred", "sk_signal_map_to_signal", "sk_signal_catch", NULL, "sk_signal_start",
+    };
+    for (int shape = 0; shape < NEST_SHAPES; shape++) {
+        nesting n;
+        memset(&n, 0, sizeof n);
+        n.shape = (enum nesting_shape)shape;
+        pthread_attr_t attr;
+        cr_assert_eq(pthread_attr_init(&attr), 0);
+        cr_assert_eq(pthread_attr_setstacksize(&attr, RUN_TIME_NESTING_STACK), 0);
+        pthread_t thread;
+        cr_assert_eq(pthread_create(&thread, &attr, run_nesting, &n), 0);
+        cr_assert_eq(pthread_join(thread, NULL), 0);
+        pthread_attr_destroy(&attr);
+        cr_assert_lt(n.levels, RUN_TIME_NESTING_CAP, "shape %d: never refused", shape);
+        cr_assert_gt(n.levels, 50, "shape %d: refused after %ld levels", shape, n.levels);
+        cr_assert_eq(n.nexts, 0, "shape %d", shape);
+        cr_assert_eq(n.completions, 0, "shape %d", shape);
+        cr_assert_eq(n.errors, 1, "shape %d: %d errors", shape, n.errors);
+        /* switch_to_latest's levels are refused by whichever of its two
+         * run-time starts meets the low stack first. */
+        char expected[120];
+        if (names[shape] != NULL) {
+            snprintf(expected, sizeof expected, "%s: not started: ", names[shape]);
+            cr_assert(strncmp(n.error, expected, strlen(expected)) == 0, "shape %d: %s", shape, n.error);
+        } else {
+            cr_assert(strstr(n.error, ": not started: ") != NULL, "shape %d: %s", shape, n.error);
+        }
+        snprintf(expected, sizeof expected, "-byte stack, less than half");
+        cr_assert(strstr(n.error, expected) != NULL, "shape %d: %s", shape, n.error);
+        if (shape == NEST_START) {
+            cr_assert_eq(n.start_refusals, 1);
+            cr_assert_str_eq(n.start_message, n.error);
+        }
+    }
+    expect_no_live_objects(0);
+}

@@ -3,6 +3,8 @@
 
 /* Internal helpers of the C layer, not exported (see signalkit.map). */
 
+#include <stddef.h>
+
 /* Stores `message` (copied, truncated) as the calling thread's last error. */
 void sk__set_last_error(const char *message);
 
@@ -26,5 +28,15 @@ void sk__set_release_list(void *list);
  * thread (SKSignal's and SKPointer's deinits). */
 int sk__release_depth(void);
 void sk__set_release_depth(int depth);
+
+/* 1 when less than half of the calling thread's stack is left below the
+ * caller, 0 otherwise, and when the thread's stack is not known (its bounds
+ * could not be read, or the caller runs on another stack). See stack.c. */
+int sk__stack_is_low(void);
+
+/* The bytes of the calling thread's stack left below the caller, and the
+ * stack's size in `*size`; SIZE_MAX (and a size of 0) when the thread's
+ * stack is not known. */
+size_t sk__stack_left(size_t *size);
 
 #endif
