@@ -12,6 +12,8 @@ import SwiftSignalKit
 /// (`Sendable` when they are).
 public struct TimelineEvent<Value, Failure> {
     /// What happens at `time`.
+    ///
+    /// Thread-safety: as `TimelineEvent`.
     public enum Kind {
         /// A value.
         case next(Value)

@@ -7,6 +7,8 @@ import Musl
 
 /// The error thrown by `Queue.drain` when the same host-drained queue is
 /// being drained already.
+///
+/// Thread-safety: an immutable value, safe to share between threads.
 public enum QueueDrainError: Error, Equatable {
     /// A drain of this queue is running, on another thread or on this one
     /// (called from one of its tasks: drains do not nest); nothing ran.
@@ -17,6 +19,8 @@ public enum QueueDrainError: Error, Equatable {
 
 /// The error thrown by `Queue.makeHostDrained` when the system refuses the
 /// queue's descriptor.
+///
+/// Thread-safety: an immutable value, safe to share between threads.
 public struct QueueCreationError: Error, Equatable, CustomStringConvertible {
     /// The `errno` of the failed `eventfd` call (EMFILE at the process's
     /// descriptor limit, ENFILE at the system's, ENOMEM).

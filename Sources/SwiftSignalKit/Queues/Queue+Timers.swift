@@ -8,6 +8,8 @@ import Musl
 /// The error thrown by `Queue.prepareTimers` when libdispatch's event loop
 /// (its timers, and the monitor of its concurrent queues' workers) cannot be
 /// set up.
+///
+/// Thread-safety: an immutable value, safe to share between threads.
 public struct TimerSetupError: Error, Equatable, CustomStringConvertible {
     /// EMFILE, ENFILE or ENOMEM: the system refused a descriptor the timers
     /// need; ETIMEDOUT: the first timer did not fire in time.

@@ -2,6 +2,8 @@ import Dispatch
 import _SwiftSignalKitShims
 
 /// The error thrown by `Queue.advance(by:)`, `advance(to:)` and `run()`.
+///
+/// Thread-safety: an immutable value, safe to share between threads.
 public enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
     /// Called from work running on the same virtual-time queue: work cannot
     /// move the clock it runs on. Nothing ran.

@@ -1,8 +1,12 @@
 /// The value type of a signal that never produces values.
+///
+/// Thread-safety: has no values; nothing to share.
 public enum NoValue {
 }
 
 /// The error type of a signal that never fails.
+///
+/// Thread-safety: has no values; nothing to share.
 public enum NoError {
 }
 

@@ -7,6 +7,8 @@ import Darwin
 #endif
 
 /// The error thrown by `Atomic.tryWith` when the value is locked by another caller.
+///
+/// Thread-safety: an immutable value, safe to share between threads.
 public enum AtomicLockError: Error {
     /// The value is locked by another caller.
     case isLocked
