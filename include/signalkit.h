@@ -925,11 +925,8 @@ int sk_signal_never(sk_signal **out);
  *                  subscription run until it terminates.
  * @param signal    Borrowed.
  * @param observer  Copied (the struct may be on the stack).
- * @return SK_OK; SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL;
- *         SK_ERR_RESOURCE when less than half of the calling thread's
- *         stack is left (a start nested in callbacks too deep: see
- *         @ref operators, "Depth"). On an error nothing is started, `*out`
- *         (if given) is NULL and observer->release, if any, has run.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL (then
+ *         observer->release, if any, has run).
  * @par Thread safety
  *   Any thread. The generator runs on the calling thread; the callbacks run
  *   on the thread that emits each event.
@@ -1821,28 +1818,26 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * the other meta operators, or returned by the function of
  * sk_signal_map_to_signal, sk_signal_catch, sk_signal_deferred) runs nested
  * inside the subscription that starts it: their depths add up, which
- * neither signal's depth shows, and so does a signal a callback starts
- * with sk_signal_start() (a custom operator's generator starting its
- * upstream). Keep such a nesting within SK_SIGNAL_MAX_DEPTH in all for a
- * 1 MB stack, or run it on a thread with a larger stack (a process's main
- * thread usually has 8 MB). Past that the library refuses the nested start
- * while there is stack left to report it: once less than half of the
- * calling thread's stack is left, a signal an operator starts at run time
- * is replaced by one that fails with the error value
- * "sk_signal_deferred: not started: 4193664 bytes left of the thread's 8388608-byte stack, less than half (signals started at run time nest too deep; see Depth in signalkit.h)"
+ * neither signal's depth shows. Keep such a nesting within
+ * SK_SIGNAL_MAX_DEPTH in all for a 512 KB stack, or run it on a thread with
+ * a larger stack (a process's main thread usually has 8 MB). Past that the
+ * library refuses the nested start while there is stack left to report it:
+ * once less than a quarter of the calling thread's stack is left, a signal
+ * an operator starts at run time is replaced by one that fails with the
+ * error value
+ * "sk_signal_deferred: not started: 2094960 bytes left of the thread's 8380416-byte stack, less than a quarter (signals started at run time nest too deep; see Depth in signalkit.h)"
  * (named after the operator: sk_signal_deferred(),
  * sk_signal_map_to_signal(), sk_signal_catch(), sk_signal_switch_to_latest()
  * and the other meta operators), which travels back through the levels as
- * any error does, and sk_signal_start() returns SK_ERR_RESOURCE with that
- * message. Half, because the error's way back through the levels takes
- * stack too (half as much as the way in, through generators forwarding
- * their upstream's events). An sk_signal_deferred() whose function returns
- * another one is refused after about 11,000 levels on 8 MB (22,000 died of
- * a stack overflow before the check). A thread whose stack bounds cannot be
- * read (glibc reads the main thread's from /proc/self/maps), and a call made
- * on another stack than its thread's own (a coroutine's), are not checked;
- * a program's own callback that needs more stack than is left can still
- * overflow it.
+ * any error does (an sk_signal_deferred() whose function returns another
+ * one is refused after about 16,000 levels on 8 MB; 22,000 died of a stack
+ * overflow before the check). Not checked: a thread whose stack bounds
+ * cannot be read (glibc reads the main thread's from /proc/self/maps), a
+ * call made on another stack than its thread's own (a coroutine's), and a
+ * program's own recursion through generators that start signals with
+ * sk_signal_start() (sk_signal_create_over() counts such custom operators
+ * toward the depth; sk_signal_create() does not); a callback of the
+ * program's that needs more stack than is left can still overflow it.
  *
  * Every operator below: `out` receives the new signal (+1), NULL on error;
  * it returns SK_OK or one of the errors above; it may be called from any

@@ -75,24 +75,27 @@ func adoptSignal(function: StaticString = #function, _ make: () -> OpaquePointer
     return signal ?? CSignal.fail(SKValue(string: "\(cName(function)): fn returned a handle that is not a signal"))
 }
 
-/// The message refusing a start when the calling thread has less than half
-/// of its stack left, nil otherwise. The signals an operator starts at run
-/// time (`adoptSignal`, `innerSignal`) and those a callback starts
-/// (`sk_signal_start`) nest inside the start or delivery that made them, to
-/// any depth a program builds (see "Depth" in signalkit.h): their start
-/// fails while there is still stack to report it, instead of the process
-/// dying of a stack overflow. The reserve is a share of the stack, not a
-/// fixed size, because the events of the failure still have to travel back
-/// through every level nested so far, each level's forwarding frames on
-/// top of the frames that nested it: measured (Tests/C/test_limits.c,
-/// `signals_nested_at_run_time_past_the_stack_fail_with_an_error`), the
-/// error's way back took a sixth to a seventh of what the starts took
-/// through nested sk_signal_deferred, sk_signal_map_to_signal,
-/// sk_signal_catch and sk_signal_switch_to_latest (64 KB and an eighth of
-/// the stack overflowed), but about half through generators that forward
-/// their upstream's events with sk_subscriber_put_error (a quarter
-/// overflowed). A thread whose stack is not known (`sk__stack_is_low`) is
-/// not checked.
+/// The message refusing a start when the calling thread has less than a
+/// quarter of its stack left, nil otherwise. The signals an operator starts
+/// at run time (`adoptSignal`, `innerSignal`) nest inside the start or
+/// delivery that made them, to any depth a program builds (see "Depth" in
+/// signalkit.h): their start fails while there is still stack to report
+/// it, instead of the process dying of a stack overflow. The reserve is a
+/// share of the stack, not a fixed size, because the error still has to
+/// travel back through every level nested so far, each level's forwarding
+/// frames on top of the frames that nested it: measured through nested
+/// sk_signal_deferred, sk_signal_map_to_signal, sk_signal_catch and
+/// sk_signal_switch_to_latest (Tests/C/test_limits.c,
+/// `signals_nested_at_run_time_past_the_stack_fail_with_an_error`), the way
+/// back took a sixth to a seventh of the way in: 64 KB and an eighth of the
+/// stack overflowed, three sixteenths held. Not more than a quarter, so
+/// that what fitted in a stack before still runs (a chain of
+/// SK_SIGNAL_MAX_DEPTH sk_signal_map_to_signal stages on a 512 KB thread).
+/// Generators that start signals with sk_signal_start are not checked: the
+/// way back through C callbacks forwarding with sk_subscriber_put_error
+/// took half of the way in, and chains of them within SK_SIGNAL_MAX_DEPTH
+/// (the ffi's typed operators) need more than half of a small stack. A
+/// thread whose stack is not known (`sk__stack_is_low`) is not checked.
 @inline(__always)
 func stackRefusal() -> String? {
     guard sk__stack_is_low() != 0 else {
@@ -106,7 +109,7 @@ private func stackRefusalMessage() -> String {
     var size = 0
     let left = sk__stack_left(&size)
     return "not started: \(left) bytes left of the thread's \(size)-byte stack, "
-        + "less than half (signals started at run time nest too deep; see Depth in signalkit.h)"
+        + "less than a quarter (signals started at run time nest too deep; see Depth in signalkit.h)"
 }
 
 /// Like `unaryOperator`, for operators that also take a queue (required).

@@ -330,11 +330,6 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         return fail(SK_ERR_NULL_ARGUMENT, "observer is NULL")
     }
     let fields = observer.pointee
-    // A start nested in callbacks deeper than the stack holds is refused
-    // while there is stack to report it (see `stackRefusal`).
-    if let refusal = stackRefusal() {
-        return releasingOnFailure(ctx: fields.ctx, release: fields.release, fail(SK_ERR_RESOURCE, refusal))
-    }
     if let out, fields.release == nil, fields.error == nil, fields.completed == nil, !HandleRegistry.isEnabled {
         // A value callback and nothing to release: the disposable handed out
         // is the observer too (see `SKDisposable`). Not with handle checking

@@ -3,9 +3,8 @@
  * A signal that an operator starts at run time (the signal the function of
  * sk_signal_deferred(), sk_signal_map_to_signal() or sk_signal_catch()
  * returns, a signal value given to sk_signal_switch_to_latest()) starts
- * nested inside the start or the delivery that made it, and so does a
- * signal a callback starts with sk_signal_start(): nothing bounds how deep a
- * program nests them (a deferred function returning another deferred
+ * nested inside the start or the delivery that made it: nothing bounds how
+ * deep a program nests them (a deferred function returning another deferred
  * signal, 30,000 levels deep, overflowed an 8 MB main thread). The C layer
  * looks at the stack before each such start instead and, when little is
  * left, fails it with an error while there is still stack to report it. */
@@ -18,7 +17,8 @@
 /* The calling thread's stack, read once per thread (one thread-local, so
  * that a check looks the thread's storage up once): its lowest usable
  * address and its size (0: unknown, the bounds could not be read: no check
- * is made), and the address below which a start is refused (half-way). */
+ * is made), and the address below which a start is refused (a quarter of
+ * the stack above its lowest address). */
 struct sk__stack {
     uintptr_t low;
     size_t size;
@@ -47,7 +47,7 @@ static __attribute__((noinline)) void sk__stack_look_up(struct sk__stack *stack)
     }
     stack->low = (uintptr_t)address;
     stack->size = size;
-    stack->refuse_below = stack->low + size / 2;
+    stack->refuse_below = stack->low + size / 4;
 }
 
 int sk__stack_is_low(void) {

@@ -29,7 +29,7 @@ void sk__set_release_list(void *list);
 int sk__release_depth(void);
 void sk__set_release_depth(int depth);
 
-/* 1 when less than half of the calling thread's stack is left below the
+/* 1 when less than a quarter of the calling thread's stack is left below the
  * caller, 0 otherwise, and when the thread's stack is not known (its bounds
  * could not be read, or the caller runs on another stack). See stack.c. */
 int sk__stack_is_low(void);
