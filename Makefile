@@ -13,7 +13,7 @@
 # run first (it installs only what is missing, through sudo when not root;
 # nothing when everything is there). make itself never calls sudo.
 
-VERSION := 0.2.0
+VERSION := 0.3.0
 SOVERSION := 0
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib

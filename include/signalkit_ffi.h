@@ -169,8 +169,22 @@ typedef enum sk_ffi_type {
     SK_FFI_POINTER = 7,/**< "ptr": void *; SK_KIND_POINTER (its user pointer), or SK_KIND_NIL
                           as NULL */
     SK_FFI_VALUE = 8,  /**< "value": const sk_value *; any kind, unconverted */
-    SK_FFI_CTX = 9     /**< "ctx": void *; first argument only: receives the `ctx` given
+    SK_FFI_CTX = 9,    /**< "ctx": void *; first argument only: receives the `ctx` given
                           with the function, no value */
+    SK_FFI_INT8 = 10,  /**< "i8": int8_t; SK_KIND_INT64 in [INT8_MIN, INT8_MAX] (since 0.3) */
+    SK_FFI_INT16 = 11, /**< "i16": int16_t; SK_KIND_INT64 in [INT16_MIN, INT16_MAX] (since 0.3) */
+    SK_FFI_UINT8 = 12, /**< "u8": uint8_t; SK_KIND_INT64 in [0, UINT8_MAX] (since 0.3) */
+    SK_FFI_UINT16 = 13,/**< "u16": uint16_t; SK_KIND_INT64 in [0, UINT16_MAX] (since 0.3) */
+    SK_FFI_UINT32 = 14,/**< "u32": uint32_t; SK_KIND_INT64 in [0, UINT32_MAX] (since 0.3) */
+    SK_FFI_FLOAT = 15  /**< "f32": float; SK_KIND_DOUBLE rounded to the nearest float
+                          (a finite double beyond the largest float's magnitude is
+                          refused: `"double 1e+300 is outside the range of f32"`;
+                          infinities and NaN convert), or an SK_KIND_INT64 in
+                          [-2^24, 2^24], the range in which a float holds every
+                          integer (as for f64: `"int64 N is outside +-2^24 (the
+                          range in which a float holds every integer)"`). A
+                          float result or argument becomes an SK_KIND_DOUBLE
+                          (exact). (since 0.3) */
 } sk_ffi_type;
 
 /** @brief The most arguments a signature may have. */
@@ -214,7 +228,8 @@ int sk_ffi_signature_create(sk_ffi_signature **out, sk_ffi_type result, const sk
  * The grammar:
  * @verbatim
     signature := ws type ws "(" ws [ type ws { "," ws type ws } ] ")" ws
-    type      := "void" | "bool" | "i32" | "i64" | "u64" | "f64"
+    type      := "void" | "bool" | "i8" | "i16" | "i32" | "i64"
+               | "u8" | "u16" | "u32" | "u64" | "f32" | "f64"
                | "str" | "ptr" | "value" | "ctx"
     ws        := { " " | "\t" }
    @endverbatim

@@ -127,10 +127,10 @@ test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmak
 	cmake --build $(CMAKE_TEST)/build > $(CMAKE_TEST)/build.log
 	$(CMAKE_TEST)/build/app > $(CMAKE_TEST)/app.out
 	diff -u examples/cmake/app.expected $(CMAKE_TEST)/app.out
-	set -e; for request in 0.2 0.2.0 0.1...0.3 "0.0...<0.3"; do \
+	set -e; for request in 0.3 0.3.0 0.2...0.4 "0.0...<0.4"; do \
 		cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" > /dev/null; \
 		rm -rf $(CMAKE_TEST)/version; done
-	set -e; for request in 0.1 0.3 1.0 0.2.1 0.3...0.4; do \
+	set -e; for request in 0.2 0.4 1.0 0.3.1 0.4...0.5; do \
 		if cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" \
 			> /dev/null 2>&1; then echo "find_package(SignalKit $$request) was met by $(VERSION)"; exit 1; fi; \
 		rm -rf $(CMAKE_TEST)/version; done

@@ -7,6 +7,6 @@ public func sk_version_number() -> UInt32 {
 
 @c @implementation
 public func sk_version_string() -> UnsafePointer<CChar>? {
-    let text: StaticString = "0.2.0"
+    let text: StaticString = "0.3.0"
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
 }

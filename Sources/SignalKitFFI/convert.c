@@ -1,4 +1,5 @@
 /* convert.c - checked conversions between sk_value and native types. */
+#include <float.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -258,6 +259,53 @@ int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot
             return 0;
         }
         return -1;
+    case SK_FFI_INT8:
+        if (kind == SK_KIND_INT64 && value->u.int64 >= INT8_MIN && value->u.int64 <= INT8_MAX) {
+            slot->i8 = (int8_t)value->u.int64;
+            return 0;
+        }
+        return -1;
+    case SK_FFI_INT16:
+        if (kind == SK_KIND_INT64 && value->u.int64 >= INT16_MIN && value->u.int64 <= INT16_MAX) {
+            slot->i16 = (int16_t)value->u.int64;
+            return 0;
+        }
+        return -1;
+    case SK_FFI_UINT8:
+        if (kind == SK_KIND_INT64 && value->u.int64 >= 0 && value->u.int64 <= UINT8_MAX) {
+            slot->u8 = (uint8_t)value->u.int64;
+            return 0;
+        }
+        return -1;
+    case SK_FFI_UINT16:
+        if (kind == SK_KIND_INT64 && value->u.int64 >= 0 && value->u.int64 <= UINT16_MAX) {
+            slot->u16 = (uint16_t)value->u.int64;
+            return 0;
+        }
+        return -1;
+    case SK_FFI_UINT32:
+        if (kind == SK_KIND_INT64 && value->u.int64 >= 0 && value->u.int64 <= (int64_t)UINT32_MAX) {
+            slot->u32 = (uint32_t)value->u.int64;
+            return 0;
+        }
+        return -1;
+    case SK_FFI_FLOAT:
+        /* Rounded to the nearest float; a finite double whose magnitude no
+         * float reaches is refused rather than made infinite. Integers as
+         * for f64, within the range in which a float holds every one. */
+        if (kind == SK_KIND_DOUBLE) {
+            double magnitude = value->u.real < 0 ? -value->u.real : value->u.real;
+            if (magnitude > FLT_MAX && magnitude <= DBL_MAX) {
+                return -1; /* finite, beyond every float (NaN compares false) */
+            }
+            slot->f32 = (float)value->u.real;
+            return 0;
+        }
+        if (kind == SK_KIND_INT64 && value->u.int64 >= -SK_FFI__EXACT_FLOAT && value->u.int64 <= SK_FFI__EXACT_FLOAT) {
+            slot->f32 = (float)value->u.int64;
+            return 0;
+        }
+        return -1;
     case SK_FFI_UINT64:
         if (kind == SK_KIND_INT64 && value->u.int64 >= 0) {
             slot->u64 = (uint64_t)value->u.int64;
@@ -320,14 +368,26 @@ __attribute__((noinline, cold)) void sk_ffi__to_native_why(const sk_value *value
     }
     switch (type) {
     case SK_FFI_INT32:
+    case SK_FFI_UINT64:
+    case SK_FFI_INT8:
+    case SK_FFI_INT16:
+    case SK_FFI_UINT8:
+    case SK_FFI_UINT16:
+    case SK_FFI_UINT32:
         if (kind == SK_KIND_INT64) {
-            snprintf(why, size, "int64 %" PRId64 " out of range of i32", n);
+            snprintf(why, size, "int64 %" PRId64 " out of range of %s", n, sk_ffi__type_name(type));
             return;
         }
         break;
-    case SK_FFI_UINT64:
+    case SK_FFI_FLOAT:
         if (kind == SK_KIND_INT64) {
-            snprintf(why, size, "int64 %" PRId64 " out of range of u64", n);
+            snprintf(why, size, "int64 %" PRId64 " is outside +-2^24 (the range in which a float holds every integer)", n);
+            return;
+        }
+        if (kind == SK_KIND_DOUBLE) {
+            double d = 0;
+            sk_value_get_double(value, &d);
+            snprintf(why, size, "double %.17g is outside the range of f32", d);
             return;
         }
         break;

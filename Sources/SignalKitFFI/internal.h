@@ -105,6 +105,12 @@ const char *sk_ffi__type_name(sk_ffi_type type);
 typedef union sk_ffi_slot {
     ffi_arg word; /* what libffi writes for integral results narrower than a register */
     uint8_t boolean;
+    int8_t i8;
+    int16_t i16;
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    float f32;
     int32_t i32;
     int64_t i64;
     uint64_t u64;
@@ -142,8 +148,9 @@ int sk_ffi__to_native(const sk_value *value, sk_ffi_type type, sk_ffi_slot *slot
  * i32"), in `why`: the explanation of a -1 of sk_ffi__to_native. */
 void sk_ffi__to_native_why(const sk_value *value, sk_ffi_type type, char *why, size_t size);
 
-/* The bound of the int64 values that convert to f64: 2^53. */
+/* The bound of the int64 values that convert to f64: 2^53; to f32: 2^24. */
 #define SK_FFI__EXACT_DOUBLE ((int64_t)1 << 53)
+#define SK_FFI__EXACT_FLOAT ((int64_t)1 << 24)
 
 /* Makes `*out` a primitive of `kind` with its payload zeroed, returning
  * `out` for the caller to write the payload's field: the bytes
@@ -156,7 +163,7 @@ static inline sk_value *sk_ffi__set_primitive(sk_value *out, sk_kind kind) {
 }
 
 /* sk_ffi__from_native for the types whose every native value converts
- * (bool, i32, i64, f64), inline for the per-value paths: returns 0 with
+ * (bool, the integers but u64, f32, f64), inline for the per-value paths: returns 0 with
  * `*out` written, or -1 for another type (`*out` untouched). */
 static inline int sk_ffi__from_native_primitive(const void *native, sk_ffi_type type, int from_result, sk_value *out) {
     switch (type) {
@@ -170,6 +177,35 @@ static inline int sk_ffi__from_native_primitive(const void *native, sk_ffi_type 
         sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = n;
         return 0;
     }
+    case SK_FFI_INT8: {
+        int8_t n = from_result ? (int8_t)*(const ffi_sarg *)native : *(const int8_t *)native;
+        sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = n;
+        return 0;
+    }
+    case SK_FFI_INT16: {
+        int16_t n = from_result ? (int16_t)*(const ffi_sarg *)native : *(const int16_t *)native;
+        sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = n;
+        return 0;
+    }
+    case SK_FFI_UINT8: {
+        uint8_t n = from_result ? (uint8_t)*(const ffi_arg *)native : *(const uint8_t *)native;
+        sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = n;
+        return 0;
+    }
+    case SK_FFI_UINT16: {
+        uint16_t n = from_result ? (uint16_t)*(const ffi_arg *)native : *(const uint16_t *)native;
+        sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = n;
+        return 0;
+    }
+    case SK_FFI_UINT32: {
+        uint32_t n = from_result ? (uint32_t)*(const ffi_arg *)native : *(const uint32_t *)native;
+        sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = n;
+        return 0;
+    }
+    case SK_FFI_FLOAT:
+        /* libffi stores a float result as a float, not widened. */
+        sk_ffi__set_primitive(out, SK_KIND_DOUBLE)->u.real = *(const float *)native;
+        return 0;
     case SK_FFI_INT64:
         sk_ffi__set_primitive(out, SK_KIND_INT64)->u.int64 = *(const int64_t *)native;
         return 0;

@@ -5,7 +5,9 @@
 
 #include "internal.h"
 
-static const char *const sk_ffi__names[] = {"void", "bool", "i32", "i64", "u64", "f64", "str", "ptr", "value", "ctx"};
+/* Indexed by sk_ffi_type. */
+static const char *const sk_ffi__names[] = {"void", "bool", "i32", "i64", "u64", "f64", "str", "ptr", "value", "ctx",
+                                            "i8", "i16", "u8", "u16", "u32", "f32"};
 #define SK_FFI_TYPE_COUNT (sizeof sk_ffi__names / sizeof sk_ffi__names[0])
 
 const char *sk_ffi__type_name(sk_ffi_type type) {
@@ -23,6 +25,12 @@ static ffi_type *sk_ffi__ffi_type(sk_ffi_type type) {
     case SK_FFI_INT64: return &ffi_type_sint64;
     case SK_FFI_UINT64: return &ffi_type_uint64;
     case SK_FFI_DOUBLE: return &ffi_type_double;
+    case SK_FFI_INT8: return &ffi_type_sint8;
+    case SK_FFI_INT16: return &ffi_type_sint16;
+    case SK_FFI_UINT8: return &ffi_type_uint8;
+    case SK_FFI_UINT16: return &ffi_type_uint16;
+    case SK_FFI_UINT32: return &ffi_type_uint32;
+    case SK_FFI_FLOAT: return &ffi_type_float;
     default: return &ffi_type_pointer; /* str, ptr, value, ctx */
     }
 }

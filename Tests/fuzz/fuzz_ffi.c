@@ -68,13 +68,13 @@ static void fuzz_signature(const uint8_t *data, size_t size) {
         FAIL("\"%s\": %zu arguments", text, count);
     }
     sk_ffi_type result = sk_ffi_signature_result(parsed);
-    if ((int)result < SK_FFI_VOID || result > SK_FFI_VALUE) {
+    if ((int)result < SK_FFI_VOID || result > SK_FFI_FLOAT || result == SK_FFI_CTX) {
         FAIL("\"%s\": result type %d", text, (int)result);
     }
     sk_ffi_type args[SK_FFI_MAX_ARGS];
     for (size_t i = 0; i < count; i++) {
         args[i] = sk_ffi_signature_arg(parsed, i);
-        if (args[i] == SK_FFI_VOID || (int)args[i] < 0 || args[i] > SK_FFI_CTX || (args[i] == SK_FFI_CTX && i != 0)) {
+        if (args[i] == SK_FFI_VOID || (int)args[i] < 0 || args[i] > SK_FFI_FLOAT || (args[i] == SK_FFI_CTX && i != 0)) {
             FAIL("\"%s\": argument %zu has type %d", text, i, (int)args[i]);
         }
     }

@@ -9,11 +9,13 @@ import ctypes
 import dis
 import functools
 import inspect
+import math
 import operator
 import sys
 import threading
 import time
-from ctypes import CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p
+from ctypes import (CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_float, c_int, c_int8, c_int16, c_int32, c_int64,
+                    c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
 from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Generator, Generic, Iterable, List, NoReturn,
                     Optional, SupportsIndex, Tuple, TypeVar, Union, overload)
 
@@ -1025,7 +1027,8 @@ def _raise_failed(value: Any) -> Any:
 # --------------------------------------------------------------------------
 
 _ctypes_of = {
-    "void": None, "bool": c_bool, "i32": c_int32, "i64": c_int64, "u64": c_uint64, "f64": c_double,
+    "void": None, "bool": c_bool, "i8": c_int8, "i16": c_int16, "i32": c_int32, "i64": c_int64,
+    "u8": c_uint8, "u16": c_uint16, "u32": c_uint32, "u64": c_uint64, "f32": c_float, "f64": c_double,
     "str": c_char_p, "ptr": c_void_p, "value": c_void_p, "ctx": c_void_p,
 }
 
@@ -1069,11 +1072,12 @@ def _signature(spec: Union[str, Signature]) -> Signature:
     return spec if isinstance(spec, Signature) else Signature(spec)
 
 
-_integer_ranges = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1), "u64": (0, 2 ** 64 - 1),
-                   "ptr": (0, 2 ** 64 - 1)}
+_integer_ranges = {"i8": (-2 ** 7, 2 ** 7 - 1), "i16": (-2 ** 15, 2 ** 15 - 1), "i32": (-2 ** 31, 2 ** 31 - 1),
+                   "i64": (-2 ** 63, 2 ** 63 - 1), "u8": (0, 2 ** 8 - 1), "u16": (0, 2 ** 16 - 1),
+                   "u32": (0, 2 ** 32 - 1), "u64": (0, 2 ** 64 - 1), "ptr": (0, 2 ** 64 - 1)}
 # What a failed call returns to C (ignored by the library).
-_fallback_of = {"void": None, "bool": False, "i32": 0, "i64": 0, "u64": 0, "f64": 0.0, "str": None,
-                "ptr": None, "value": None}
+_fallback_of = {"void": None, "bool": False, "i8": 0, "i16": 0, "i32": 0, "i64": 0, "u8": 0, "u16": 0, "u32": 0,
+                "u64": 0, "f32": 0.0, "f64": 0.0, "str": None, "ptr": None, "value": None}
 
 
 def _native_result(kind: str, out: Any) -> Any:
@@ -1090,11 +1094,20 @@ def _native_result(kind: str, out: Any) -> Any:
         if not low <= number <= high:
             raise OverflowError(f"{number} out of range of {kind}")
         return number
-    if kind == "f64":
+    if kind in ("f32", "f64"):
         if not isinstance(out, (int, float)):
-            raise TypeError(f"f64 result must be int or float, not {type(out).__name__}")
-        return float(out)
+            raise TypeError(f"{kind} result must be int or float, not {type(out).__name__}")
+        real = float(out)
+        if kind == "f32" and math.isfinite(real) and abs(real) > _FLOAT_MAX:
+            # ctypes would make it infinite; the library refuses such a
+            # double for an f32 argument, and so does a result here.
+            raise OverflowError(f"{real!r} is outside the range of f32")
+        return real
     return out
+
+
+# The largest finite float (f32).
+_FLOAT_MAX = (2 - 2 ** -23) * 2.0 ** 127
 
 
 _CFuncPtr: Any = getattr(ctypes, "_CFuncPtr")

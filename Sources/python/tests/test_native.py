@@ -20,7 +20,7 @@ import threading
 import traceback
 import unittest
 import weakref
-from ctypes import CFUNCTYPE, c_double, c_int, c_int64, c_void_p
+from ctypes import CFUNCTYPE, c_double, c_float, c_int, c_int64, c_void_p
 
 import signalkit as sk
 
@@ -60,6 +60,12 @@ class TypedApiTests(SignalKitTestCase):
             ("bool(i64)", [1, 2], lambda n: n == 2, [False, True]),
             ("u64(i64)", [0, 2 ** 62], lambda n: n + 1, [1, 2 ** 62 + 1]),
             ("i32(i64)", [-(2 ** 31), 5], lambda n: n, [-(2 ** 31), 5]),
+            ("i8(i64)", [-128, 127], lambda n: n, [-128, 127]),
+            ("i16(i16)", [-(2 ** 15), 7], lambda n: n, [-(2 ** 15), 7]),
+            ("u8(u8)", [0, 255], lambda n: n, [0, 255]),
+            ("u16(i64)", [65535], lambda n: n, [65535]),
+            ("u32(u32)", [2 ** 32 - 1], lambda n: n, [2 ** 32 - 1]),
+            ("f32(f32)", [0.5, 0.1], lambda d: d, [0.5, float(c_float(0.1).value)]),
             ("value(value)", [[1, "x"], None], lambda v: [v, v], [[[1, "x"], [1, "x"]], [None, None]]),
             ("ptr(i64)", [0, 4096], lambda n: n, [0, 4096]),
         ]
@@ -286,6 +292,9 @@ class CallbackExceptionTests(SignalKitTestCase):
             ("i64(i64)", lambda n: "x", "TypeError: 'str' object cannot be interpreted as an integer"),
             ("i32(i64)", lambda n: 2 ** 40, "OverflowError: 1099511627776 out of range of i32"),
             ("u64(i64)", lambda n: -1, "OverflowError: -1 out of range of u64"),
+            ("u8(i64)", lambda n: 256, "OverflowError: 256 out of range of u8"),
+            ("i16(i64)", lambda n: -(2 ** 15) - 1, "OverflowError: -32769 out of range of i16"),
+            ("f32(i64)", lambda n: 1e300, "OverflowError: 1e+300 is outside the range of f32"),
             ("f64(i64)", lambda n: "1.5", "TypeError: f64 result must be int or float, not str"),
             ("str(i64)", lambda n: b"bytes", "TypeError: str result must be str, not bytes"),
             ("str(i64)", lambda n: "a\0b", "ValueError: str result holds a NUL character"),

@@ -133,6 +133,52 @@ Test(ffi_operators, map_doubles_and_strings) {
     expect_no_ffi_live_objects();
 }
 
+static int8_t to_i8(int64_t n) { return (int8_t)(n - 200); }
+static int16_t to_i16(int64_t n) { return (int16_t)-n; }
+static uint8_t to_u8(int64_t n) { return (uint8_t)(n + 250); }
+static uint16_t to_u16(int64_t n) { return (uint16_t)(n * 1000); }
+static uint32_t to_u32(int64_t n) { return (uint32_t)(UINT32_MAX - (uint32_t)n); }
+static float third(double d) { return (float)(d / 3); }
+
+/* The narrow results widen to int64 (each returned through libffi, which
+ * widens a narrow integral result to a register), a float to the same
+ * double. */
+Test(ffi_operators, map_narrow_integer_and_f32_results) {
+    static const struct {
+        const char *text;
+        sk_ffi_fn fn;
+        int64_t in;
+        int64_t out;
+    } cases[] = {
+        {"i8(i64)", FN(to_i8), 100, -100},
+        {"i16(i64)", FN(to_i16), 32768, -32768},
+        {"u8(i64)", FN(to_u8), 5, 255},
+        {"u16(i64)", FN(to_u16), 65, 65000},
+        {"u32(i64)", FN(to_u32), 0, UINT32_MAX},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        recorder r;
+        run_map(&r, &cases[c].in, 1, cases[c].text, cases[c].fn, NULL, false);
+        recorder_expect(&r, "ncr", &cases[c].out, 1);
+        recorder_destroy(&r);
+    }
+    sk_value d;
+    sk_value_set_double(&d, 1.0);
+    sk_signal *doubles = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&doubles, &d));
+    sk_signal *thirds = typed_operator(doubles, false, "f32(f64)", FN(third), NULL);
+    sk_signal_release(doubles);
+    recorder r;
+    record_to_end(&r, thirds);
+    sk_signal_release(thirds);
+    recorder_expect(&r, "ncr", NULL, 0);
+    double out = 0;
+    SK_OK_OR_FAIL(sk_value_get_double(&recorder_event(&r, 0)->value, &out));
+    cr_assert_eq(out, (double)(1.0f / 3.0f), "%.17g", out);
+    recorder_destroy(&r);
+    expect_no_ffi_live_objects();
+}
+
 /* Runs a map over a manual source, puts `value`, and expects an error whose
  * text is `expected`, the upstream disposed, and nothing after. */
 static void check_map_failure(const char *text, sk_ffi_fn fn, sk_value value, const char *expected) {

@@ -23,6 +23,10 @@ Test(ffi_signature, parses_every_type_name) {
         {"ptr(ptr)", SK_FFI_POINTER, 1, {SK_FFI_POINTER}},
         {"value(value)", SK_FFI_VALUE, 1, {SK_FFI_VALUE}},
         {"f64(f64)", SK_FFI_DOUBLE, 1, {SK_FFI_DOUBLE}},
+        {"f32(i8,i16,u8,u16,u32,f32)", SK_FFI_FLOAT, 6,
+         {SK_FFI_INT8, SK_FFI_INT16, SK_FFI_UINT8, SK_FFI_UINT16, SK_FFI_UINT32, SK_FFI_FLOAT}},
+        {"u8(ctx, u16)", SK_FFI_UINT8, 2, {SK_FFI_CTX, SK_FFI_UINT16}},
+        {"i16()", SK_FFI_INT16, 0, {SK_FFI_VOID}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         sk_ffi_signature *s = sig(cases[c].text);
@@ -147,6 +151,7 @@ Test(ffi_signature, invalid_kinds_name_the_argument_index) {
     EXPECT_FFI_ERROR(sk_ffi_signature_create(&s, SK_FFI_VOID, late_ctx, 2), SK_ERR_INVALID_ARGUMENT, "args[1]: ctx is allowed only as the first argument");
     EXPECT_FFI_ERROR(sk_ffi_signature_create(&s, SK_FFI_CTX, NULL, 0), SK_ERR_INVALID_ARGUMENT, "result: ctx");
     EXPECT_FFI_ERROR(sk_ffi_signature_create(&s, (sk_ffi_type)42, NULL, 0), SK_ERR_INVALID_ARGUMENT, "result: type 42 is not an sk_ffi_type");
+    EXPECT_FFI_ERROR(sk_ffi_signature_create(&s, (sk_ffi_type)(SK_FFI_FLOAT + 1), NULL, 0), SK_ERR_INVALID_ARGUMENT, "result: type 16 is not an sk_ffi_type");
     sk_ffi_type bad[] = {SK_FFI_CTX, (sk_ffi_type)-1};
     EXPECT_FFI_ERROR(sk_ffi_signature_create(&s, SK_FFI_VOID, bad, 2), SK_ERR_INVALID_ARGUMENT, "args[1]: type -1 is not an sk_ffi_type");
     sk_ffi_type many[SK_FFI_MAX_ARGS + 1];

@@ -119,6 +119,27 @@ Test(ffi_trampoline, every_argument_type_becomes_a_value) {
     cr_assert_eq(sk_ffi_trampoline_calls(p.trampoline), 2);
     piped_close(&p);
 
+    /* The narrow types, in one call (an array value of their items). */
+    piped_open(&p, "void(i8,i16,u8,u16,u32,f32)");
+    ((void (*)(int8_t, int16_t, uint8_t, uint16_t, uint32_t, float))sk_ffi_trampoline_function(p.trampoline))(
+        INT8_MIN, INT16_MAX, UINT8_MAX, UINT16_MAX, UINT32_MAX, 0.1f);
+    {
+        static const int64_t expected[] = {INT8_MIN, INT16_MAX, UINT8_MAX, UINT16_MAX, UINT32_MAX};
+        size_t count = 0;
+        SK_OK_OR_FAIL(sk_value_get_array_count(nth(&p, 0), &count));
+        cr_assert_eq(count, 6);
+        for (size_t i = 0; i < 5; i++) {
+            const sk_value *item = NULL;
+            SK_OK_OR_FAIL(sk_value_get_array_item(nth(&p, 0), i, &item));
+            cr_assert_eq(value_int(item), expected[i], "item %zu", i);
+        }
+        const sk_value *real = NULL;
+        SK_OK_OR_FAIL(sk_value_get_array_item(nth(&p, 0), 5, &real));
+        SK_OK_OR_FAIL(sk_value_get_double(real, &d));
+        cr_assert_eq(d, (double)0.1f, "f32 widens exactly: %.17g", d);
+    }
+    piped_close(&p);
+
     piped_open(&p, "void(f64)");
     ((void (*)(double))sk_ffi_trampoline_function(p.trampoline))(-0.25);
     SK_OK_OR_FAIL(sk_value_get_double(nth(&p, 0), &d));

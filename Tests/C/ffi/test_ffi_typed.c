@@ -15,6 +15,13 @@ static void next_ctx_str(void *ctx, const char *s) { tlog_add(ctx, "str:%s", s);
 static void next_ctx_ptr(void *ctx, void *p) { tlog_add(ctx, "ptr:%s", p == NULL ? "NULL" : (const char *)p); }
 static void next_ctx_value(void *ctx, const sk_value *v) { tlog_add(ctx, "value:%d", (int)sk_value_kind(v)); }
 static void next_ctx_only(void *ctx) { tlog_add(ctx, "tick"); }
+static void next_ctx_i8(void *ctx, int8_t n) { tlog_add(ctx, "i8:%d", n); }
+static void next_ctx_i16(void *ctx, int16_t n) { tlog_add(ctx, "i16:%d", n); }
+static void next_ctx_u8(void *ctx, uint8_t n) { tlog_add(ctx, "u8:%u", (unsigned)n); }
+static void next_ctx_u16(void *ctx, uint16_t n) { tlog_add(ctx, "u16:%u", (unsigned)n); }
+static void next_ctx_u32(void *ctx, uint32_t n) { tlog_add(ctx, "u32:%lu", (unsigned long)n); }
+static void next_ctx_f32(void *ctx, float f) { tlog_add(ctx, "f32:%.9g", (double)f); }
+
 static void error_ctx_str(void *ctx, const char *s) { tlog_add(ctx, "e:%s", s); }
 static void error_ctx_value(void *ctx, const sk_value *v) {
     int64_t n = 0;
@@ -178,6 +185,20 @@ Test(ffi_typed, every_argument_type_in) {
     check_in("void(ctx,value)", FN(next_ctx_value), string_value("x"), "value:4 c ");
     check_in("void(ctx,value)", FN(next_ctx_value), nil_value(), "value:0 c ");
     check_in("void(ctx)", FN(next_ctx_only), int_value(1), "tick c ");
+    check_in("void(ctx,i8)", FN(next_ctx_i8), int_value(INT8_MIN), "i8:-128 c ");
+    check_in("void(ctx,i8)", FN(next_ctx_i8), int_value(INT8_MAX), "i8:127 c ");
+    check_in("void(ctx,i16)", FN(next_ctx_i16), int_value(INT16_MIN), "i16:-32768 c ");
+    check_in("void(ctx,i16)", FN(next_ctx_i16), int_value(INT16_MAX), "i16:32767 c ");
+    check_in("void(ctx,u8)", FN(next_ctx_u8), int_value(0), "u8:0 c ");
+    check_in("void(ctx,u8)", FN(next_ctx_u8), int_value(UINT8_MAX), "u8:255 c ");
+    check_in("void(ctx,u16)", FN(next_ctx_u16), int_value(UINT16_MAX), "u16:65535 c ");
+    check_in("void(ctx,u32)", FN(next_ctx_u32), int_value(UINT32_MAX), "u32:4294967295 c ");
+    check_in("void(ctx,u32)", FN(next_ctx_u32), int_value(0), "u32:0 c ");
+    check_in("void(ctx,f32)", FN(next_ctx_f32), double_value(2.5), "f32:2.5 c ");
+    check_in("void(ctx,f32)", FN(next_ctx_f32), double_value(0.1), "f32:0.100000001 c "); /* rounded to the nearest float */
+    check_in("void(ctx,f32)", FN(next_ctx_f32), double_value(-1.0 / 0.0), "f32:-inf c ");
+    check_in("void(ctx,f32)", FN(next_ctx_f32), int_value((int64_t)1 << 24), "f32:16777216 c ");
+    check_in("void(ctx,f32)", FN(next_ctx_f32), int_value(-((int64_t)1 << 24)), "f32:-16777216 c ");
     expect_no_ffi_live_objects();
 }
 
@@ -188,7 +209,7 @@ Test(ffi_typed, conversion_failure_ends_the_subscription_through_error) {
         sk_ffi_fn fn;
         sk_value value;
         const char *expected;
-    } cases[12];
+    } cases[24];
     size_t n = 0;
 #define CASE(s, f, v, e) do { cases[n].signature = (s); cases[n].fn = FN(f); cases[n].value = (v); cases[n].expected = (e); n++; } while (0)
     CASE("void(ctx,i32)", next_ctx_i32, int_value((int64_t)1 << 40), "e:sk_ffi: next: argument 1 (i32): int64 1099511627776 out of range of i32 ");
@@ -208,7 +229,20 @@ Test(ffi_typed, conversion_failure_ends_the_subscription_through_error) {
     CASE("void(ctx,i64)", next_ctx_i64, double_value(1.5), "e:sk_ffi: next: argument 1 (i64): double 1.5 does not convert to i64 ");
     CASE("void(ctx,ptr)", next_ctx_ptr, string_value("p"), "e:sk_ffi: next: argument 1 (ptr): string \"p\" does not convert to ptr ");
     CASE("void(ctx,i64)", next_ctx_i64, nil_value(), "e:sk_ffi: next: argument 1 (i64): nil does not convert to i64 ");
+    CASE("void(ctx,i8)", next_ctx_i8, int_value(128), "e:sk_ffi: next: argument 1 (i8): int64 128 out of range of i8 ");
+    CASE("void(ctx,i8)", next_ctx_i8, int_value(-129), "e:sk_ffi: next: argument 1 (i8): int64 -129 out of range of i8 ");
+    CASE("void(ctx,i16)", next_ctx_i16, int_value(32768), "e:sk_ffi: next: argument 1 (i16): int64 32768 out of range of i16 ");
+    CASE("void(ctx,u8)", next_ctx_u8, int_value(-1), "e:sk_ffi: next: argument 1 (u8): int64 -1 out of range of u8 ");
+    CASE("void(ctx,u8)", next_ctx_u8, int_value(256), "e:sk_ffi: next: argument 1 (u8): int64 256 out of range of u8 ");
+    CASE("void(ctx,u16)", next_ctx_u16, int_value(65536), "e:sk_ffi: next: argument 1 (u16): int64 65536 out of range of u16 ");
+    CASE("void(ctx,u32)", next_ctx_u32, int_value((int64_t)UINT32_MAX + 1), "e:sk_ffi: next: argument 1 (u32): int64 4294967296 out of range of u32 ");
+    CASE("void(ctx,u32)", next_ctx_u32, int_value(-1), "e:sk_ffi: next: argument 1 (u32): int64 -1 out of range of u32 ");
+    CASE("void(ctx,f32)", next_ctx_f32, double_value(1e300), "e:sk_ffi: next: argument 1 (f32): double 1.0000000000000001e+300 is outside the range of f32 ");
+    CASE("void(ctx,f32)", next_ctx_f32, int_value(((int64_t)1 << 24) + 1), "e:sk_ffi: next: argument 1 (f32): int64 16777217 is outside +-2^24 (the range in which a float holds every integer) ");
+    CASE("void(ctx,f32)", next_ctx_f32, string_value("1"), "e:sk_ffi: next: argument 1 (f32): string \"1\" does not convert to f32 ");
+    CASE("void(ctx,u16)", next_ctx_u16, double_value(1.0), "e:sk_ffi: next: argument 1 (u16): double 1 does not convert to u16 ");
 #undef CASE
+    cr_assert_leq(n, sizeof cases / sizeof cases[0]);
     for (size_t c = 0; c < n; c++) {
         manual_typed m;
         manual_typed_open(&m, cases[c].signature, cases[c].fn);
