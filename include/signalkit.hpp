@@ -22,7 +22,10 @@
  *   the borrowed C pointer, `.detach()` hands the reference over to C code;
  *   `T::adopt(p)` takes over a +1 C reference, `T::borrow(p)` retains one.
  *   Releasing a handle never disposes anything (as in C): a subscription runs
- *   until disposed or terminated, whatever happens to its disposable object.
+ *   until disposed or terminated, whatever happens to its disposable object
+ *   (a timer's disposable is the exception: see start_timer). Disposing does
+ *   not wait for a callback already running on another thread: see
+ *   signal::start for what a callback may refer to.
  *
  * - Errors. Every call that returns a status in C throws signalkit::error (a
  *   std::runtime_error carrying the sk_status, code(), and the text of
@@ -566,7 +569,11 @@ private:
     }
 };
 
-/* Disposes its disposable when it goes out of scope (move-only). */
+/* Disposes its disposable when it goes out of scope (move-only). Like
+ * dispose(), the destructor does not wait for a callback running on another
+ * thread (see signal::start): a subscription's callables must not refer to
+ * an object destroyed with the scoped_disposable, such as `this` when it is
+ * a member. */
 class scoped_disposable {
 public:
     scoped_disposable() noexcept = default;
@@ -864,7 +871,17 @@ public:
      * such a source from a callable, put take(n) or take_until(f) before
      * start(), f returning take_complete (say, once a flag the callable sets
      * is up): nothing more is delivered, though the generator runs to its
-     * end. */
+     * end.
+     *
+     * Disposing does not wait for callbacks running on other threads (it may
+     * be called from inside one, so waiting could deadlock): when dispose()
+     * returns, or a scoped_disposable is destroyed, no callback starts on
+     * the disposing thread, but one that started elsewhere (say, on the
+     * queue of a deliver_on) may still be running. The callables are
+     * destroyed only after it returned. So let a callable own what its
+     * callback uses (capture a std::shared_ptr, not `this` or a reference
+     * to an object the disposing scope destroys), or wait for the callable's
+     * destruction before freeing what it refers to. */
     template <class N = none_t, class E = none_t, class C = none_t>
     disposable start(N &&on_next = N(), E &&on_error = E(), C &&on_completed = C()) const {
         using DN = std::decay_t<N>;
