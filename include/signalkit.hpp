@@ -68,10 +68,13 @@
  *   value as it is; any other type T receives `as<T>()` (int64_t, double,
  *   std::string_view, ...), where a value of another kind, or an integer
  *   out of T's range, throws, hence terminates: a typed lambda is a promise
- *   about the stream. Generic lambdas (`auto`) receive value_view. A result
- *   (map, reduce_left) may be anything a value is constructible from. A
- *   pointer is not (it would silently be a bool): value(p) does not compile;
- *   value::pointer(p) makes a user pointer.
+ *   about the stream. Generic lambdas (`auto`) receive value_view. Any
+ *   parameter, a generator's subscriber included, may be taken by value or
+ *   by reference, const or not, lvalue or rvalue (a reference refers to the
+ *   argument made for that call, which the callable may move from). A
+ *   result (map, reduce_left) may be anything a value is constructible
+ *   from. A pointer is not (it would silently be a bool): value(p) does not
+ *   compile; value::pointer(p) makes a user pointer.
  *
  * - Operators. Each sk_signal_* operator is a member of signal (s.map(f)) and
  *   a free function returning a pipeable (s | map(f) | take(3)). Names follow
@@ -521,6 +524,24 @@ template <class R> inline void to_c(R &&result, sk_value *out) {
     value v(std::forward<R>(result));
     *out = v.detach();
 }
+
+/* Whether `f` can be called with arguments of types A..., as invoke_args
+ * passes them. */
+template <class F, class... A>
+struct invocable_with : std::disjunction<std::is_invocable<F, A &&...>, std::is_invocable<F, A &...>> {};
+
+/* Calls `f` with the arguments made for the call (temporaries of the
+ * caller's full expression): as rvalues when `f` takes them so (by value,
+ * then moved; by const or rvalue reference), else as lvalues, for a
+ * parameter taken as a non-const lvalue reference (`std::string &`, a
+ * generator's `subscriber &`), which an rvalue cannot bind. */
+template <class F, class... A> decltype(auto) invoke_args(F &f, A &&...args) {
+    if constexpr (std::is_invocable<F &, A &&...>::value) {
+        return f(std::forward<A>(args)...);
+    } else {
+        return f(args...);
+    }
+}
 } // namespace detail
 
 /* What a take_until callable returns: a bitwise OR of these (or an int). */
@@ -752,11 +773,11 @@ template <class N, class E, class C> struct observer_box {
     static void release(void *ctx) noexcept { delete static_cast<observer_box *>(ctx); }
     static void on_next(void *ctx, const sk_value *v) noexcept {
         auto &f = static_cast<observer_box *>(ctx)->next;
-        f(from_c<arg_t<N, 0>>::get(v));
+        invoke_args(f, from_c<arg_t<N, 0>>::get(v));
     }
     static void on_error(void *ctx, const sk_value *v) noexcept {
         auto &f = static_cast<observer_box *>(ctx)->error;
-        f(from_c<arg_t<E, 0>>::get(v));
+        invoke_args(f, from_c<arg_t<E, 0>>::get(v));
     }
     static void on_completed(void *ctx) noexcept { static_cast<observer_box *>(ctx)->completed(); }
 };
@@ -774,7 +795,7 @@ template <class N>
 struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N) <= alignof(void *) &&
                                         std::is_trivially_copyable<N>::value &&
                                         std::is_trivially_destructible<N>::value &&
-                                        std::is_invocable<const N &, arg_t<N, 0>>::value)>> : std::true_type {
+                                        invocable_with<const N &, arg_t<N, 0>>::value)>> : std::true_type {
     static void *pack(const N &f) noexcept {
         void *ctx = nullptr;
         std::memcpy(&ctx, &f, sizeof(N));
@@ -788,7 +809,7 @@ struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N
     }
     static void on_next(void *ctx, const sk_value *v) noexcept {
         alignas(N) unsigned char storage[sizeof(N)];
-        unpack(ctx, storage)(from_c<arg_t<N, 0>>::get(v));
+        invoke_args(unpack(ctx, storage), from_c<arg_t<N, 0>>::get(v));
     }
 };
 
@@ -912,13 +933,13 @@ public:
             return with_ctx(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 auto &g = B::of(ctx);
-                detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
             }, std::forward<F>(f));
         }
     }
@@ -928,13 +949,13 @@ public:
             return with_ctx(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)));
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 auto &g = B::of(ctx);
-                return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)));
             }, std::forward<F>(f));
         }
     }
@@ -950,13 +971,14 @@ public:
      * or take_drop) or an int of those bits; not a bool. */
     template <class F> signal take_until(F &&f) const {
         using B = detail::box<std::decay_t<F>>;
-        static_assert(!std::is_same<std::decay_t<std::invoke_result_t<std::decay_t<F> &, detail::arg_t<F, 0>>>,
+        static_assert(!std::is_same<std::decay_t<decltype(detail::invoke_args(std::declval<std::decay_t<F> &>(),
+                                                                          std::declval<detail::arg_t<F, 0>>()))>,
                                     bool>::value,
                       "signalkit::take_until: the callable returns bool; return take_pass, take_complete, "
                       "take_pass | take_complete or take_drop (a bitwise OR of the take flags, or an int)");
         return with_fn(&sk_signal_take_until, [](void *ctx, const sk_value *v) noexcept -> int {
             auto &g = B::of(ctx);
-            return static_cast<int>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+            return static_cast<int>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)));
         }, std::forward<F>(f));
     }
     signal last() const { return op(&sk_signal_last); }
@@ -968,8 +990,8 @@ public:
         detail::check(sk_signal_reduce_left(&s, p_, initial.get(),
             [](void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {
                 auto &g = B::of(ctx);
-                detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(acc),
-                               detail::from_c<detail::arg_t<F, 1>>::get(v)), out);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(acc),
+                                                 detail::from_c<detail::arg_t<F, 1>>::get(v)), out);
             }, detail::make_box(std::forward<F>(f)), &B::release));
         return adopt(s);
     }
@@ -1014,21 +1036,21 @@ public:
 private:
     template <class B> static sk_disposable *generate(void *ctx, sk_subscriber *s) noexcept {
         auto &g = B::of(ctx);
-        using R = decltype(g(std::declval<subscriber>()));
+        using R = decltype(detail::invoke_args(g, std::declval<subscriber>()));
         if constexpr (std::is_void<R>::value) {
-            g(subscriber::borrow(s));
+            detail::invoke_args(g, subscriber::borrow(s));
             return nullptr;
         } else {
-            disposable d = g(subscriber::borrow(s));
+            disposable d = detail::invoke_args(g, subscriber::borrow(s));
             return d.detach();
         }
     }
     template <class B, class F> static sk_signal *to_signal(void *ctx, const sk_value *v) noexcept {
-        signal r = B::of(ctx)(detail::from_c<detail::arg_t<F, 0>>::get(v));
+        signal r = detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v));
         return r.detach();
     }
     template <class B, class F> static void value_call(void *ctx, const sk_value *v) noexcept {
-        B::of(ctx)(detail::from_c<detail::arg_t<F, 0>>::get(v));
+        detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v));
     }
     template <class B> static void work_call(void *ctx) noexcept { B::of(ctx)(); }
 
