@@ -68,7 +68,10 @@
  *   value as it is; any other type T receives `as<T>()` (int64_t, double,
  *   std::string_view, ...), where a value of another kind, or an integer
  *   out of T's range, throws, hence terminates: a typed lambda is a promise
- *   about the stream. Generic lambdas (`auto`) receive value_view. Any
+ *   about the stream. A callable whose parameter type cannot be read (a
+ *   generic lambda, `auto`; a std::bind expression; an overloaded or
+ *   template operator()) receives value_view: bind a member function with a
+ *   typed lambda instead (`[&w](std::int64_t n) { w.on(n); }`). Any
  *   parameter, a generator's subscriber included, may be taken by value or
  *   by reference, const or not, lvalue or rvalue (a reference refers to the
  *   argument made for that call, which the callable may move from). A
