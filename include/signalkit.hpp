@@ -43,6 +43,8 @@
  *   parameter type T other than value_view or value) given a value of
  *   another kind or out of T's range, and a result (map, reduce_left) a
  *   value cannot hold (such as an __int128 out of the int64 range).
+ *   Exceptions must be on: with -fno-exceptions the header's first error
+ *   is an #error saying so (C++ code without exceptions uses signalkit.h).
  *
  * - Callables. Every callback takes any callable (lambda, function object,
  *   function pointer). Each is moved into one heap box handed to C as `ctx`;
@@ -97,6 +99,12 @@
  * /Zc:__cplusplus). */
 #if (defined(_MSVC_LANG) && _MSVC_LANG < 201703L) || (!defined(_MSVC_LANG) && __cplusplus < 201703L)
 #error "signalkit.hpp needs C++17 or later (-std=c++17; CMake: SignalKit::signalkit requires cxx_std_17)"
+#endif
+/* Every failing call throws signalkit::error: without exceptions
+ * (-fno-exceptions) the header cannot report failures. GCC and Clang define
+ * __cpp_exceptions when exceptions are on, MSVC _CPPUNWIND. */
+#if !defined(__cpp_exceptions) && !defined(_CPPUNWIND)
+#error "signalkit.hpp reports failures as exceptions (signalkit::error): compile without -fno-exceptions, or use the C API of signalkit.h"
 #endif
 
 #include <signalkit.h>
