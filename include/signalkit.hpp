@@ -22,7 +22,10 @@
  *   the borrowed C pointer, `.detach()` hands the reference over to C code;
  *   `T::adopt(p)` takes over a +1 C reference, `T::borrow(p)` retains one.
  *   Releasing a handle never disposes anything (as in C): a subscription runs
- *   until disposed or terminated, whatever happens to its disposable object.
+ *   until disposed or terminated, whatever happens to its disposable object
+ *   (a timer's disposable is the exception: see start_timer). Disposing does
+ *   not wait for a callback already running on another thread: see
+ *   signal::start for what a callback may refer to.
  *
  * - Errors. Every call that returns a status in C throws signalkit::error (a
  *   std::runtime_error carrying the sk_status, code(), and the text of
@@ -40,6 +43,8 @@
  *   parameter type T other than value_view or value) given a value of
  *   another kind or out of T's range, and a result (map, reduce_left) a
  *   value cannot hold (such as an __int128 out of the int64 range).
+ *   Exceptions must be on: with -fno-exceptions the header's first error
+ *   is an #error saying so (C++ code without exceptions uses signalkit.h).
  *
  * - Callables. Every callback takes any callable (lambda, function object,
  *   function pointer). Each is moved into one heap box handed to C as `ctx`;
@@ -65,10 +70,16 @@
  *   value as it is; any other type T receives `as<T>()` (int64_t, double,
  *   std::string_view, ...), where a value of another kind, or an integer
  *   out of T's range, throws, hence terminates: a typed lambda is a promise
- *   about the stream. Generic lambdas (`auto`) receive value_view. A result
- *   (map, reduce_left) may be anything a value is constructible from. A
- *   pointer is not (it would silently be a bool): value(p) does not compile;
- *   value::pointer(p) makes a user pointer.
+ *   about the stream. A callable whose parameter type cannot be read (a
+ *   generic lambda, `auto`; a std::bind expression; an overloaded or
+ *   template operator()) receives value_view: bind a member function with a
+ *   typed lambda instead (`[&w](std::int64_t n) { w.on(n); }`). Any
+ *   parameter, a generator's subscriber included, may be taken by value or
+ *   by reference, const or not, lvalue or rvalue (a reference refers to the
+ *   argument made for that call, which the callable may move from). A
+ *   result (map, reduce_left) may be anything a value is constructible
+ *   from. A pointer is not (it would silently be a bool): value(p) does not
+ *   compile; value::pointer(p) makes a user pointer.
  *
  * - Operators. Each sk_signal_* operator is a member of signal (s.map(f)) and
  *   a free function returning a pipeable (s | map(f) | take(3)). Names follow
@@ -88,6 +99,12 @@
  * /Zc:__cplusplus). */
 #if (defined(_MSVC_LANG) && _MSVC_LANG < 201703L) || (!defined(_MSVC_LANG) && __cplusplus < 201703L)
 #error "signalkit.hpp needs C++17 or later (-std=c++17; CMake: SignalKit::signalkit requires cxx_std_17)"
+#endif
+/* Every failing call throws signalkit::error: without exceptions
+ * (-fno-exceptions) the header cannot report failures. GCC and Clang define
+ * __cpp_exceptions when exceptions are on, MSVC _CPPUNWIND. */
+#if !defined(__cpp_exceptions) && !defined(_CPPUNWIND)
+#error "signalkit.hpp reports failures as exceptions (signalkit::error): compile without -fno-exceptions, or use the C API of signalkit.h"
 #endif
 
 #include <signalkit.h>
@@ -518,6 +535,24 @@ template <class R> inline void to_c(R &&result, sk_value *out) {
     value v(std::forward<R>(result));
     *out = v.detach();
 }
+
+/* Whether `f` can be called with arguments of types A..., as invoke_args
+ * passes them. */
+template <class F, class... A>
+struct invocable_with : std::disjunction<std::is_invocable<F, A &&...>, std::is_invocable<F, A &...>> {};
+
+/* Calls `f` with the arguments made for the call (temporaries of the
+ * caller's full expression): as rvalues when `f` takes them so (by value,
+ * then moved; by const or rvalue reference), else as lvalues, for a
+ * parameter taken as a non-const lvalue reference (`std::string &`, a
+ * generator's `subscriber &`), which an rvalue cannot bind. */
+template <class F, class... A> decltype(auto) invoke_args(F &f, A &&...args) {
+    if constexpr (std::is_invocable<F &, A &&...>::value) {
+        return f(std::forward<A>(args)...);
+    } else {
+        return f(args...);
+    }
+}
 } // namespace detail
 
 /* What a take_until callable returns: a bitwise OR of these (or an int). */
@@ -566,7 +601,11 @@ private:
     }
 };
 
-/* Disposes its disposable when it goes out of scope (move-only). */
+/* Disposes its disposable when it goes out of scope (move-only). Like
+ * dispose(), the destructor does not wait for a callback running on another
+ * thread (see signal::start): a subscription's callables must not refer to
+ * an object destroyed with the scoped_disposable, such as `this` when it is
+ * a member. */
 class scoped_disposable {
 public:
     scoped_disposable() noexcept = default;
@@ -745,11 +784,11 @@ template <class N, class E, class C> struct observer_box {
     static void release(void *ctx) noexcept { delete static_cast<observer_box *>(ctx); }
     static void on_next(void *ctx, const sk_value *v) noexcept {
         auto &f = static_cast<observer_box *>(ctx)->next;
-        f(from_c<arg_t<N, 0>>::get(v));
+        invoke_args(f, from_c<arg_t<N, 0>>::get(v));
     }
     static void on_error(void *ctx, const sk_value *v) noexcept {
         auto &f = static_cast<observer_box *>(ctx)->error;
-        f(from_c<arg_t<E, 0>>::get(v));
+        invoke_args(f, from_c<arg_t<E, 0>>::get(v));
     }
     static void on_completed(void *ctx) noexcept { static_cast<observer_box *>(ctx)->completed(); }
 };
@@ -767,7 +806,7 @@ template <class N>
 struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N) <= alignof(void *) &&
                                         std::is_trivially_copyable<N>::value &&
                                         std::is_trivially_destructible<N>::value &&
-                                        std::is_invocable<const N &, arg_t<N, 0>>::value)>> : std::true_type {
+                                        invocable_with<const N &, arg_t<N, 0>>::value)>> : std::true_type {
     static void *pack(const N &f) noexcept {
         void *ctx = nullptr;
         std::memcpy(&ctx, &f, sizeof(N));
@@ -781,7 +820,7 @@ struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N
     }
     static void on_next(void *ctx, const sk_value *v) noexcept {
         alignas(N) unsigned char storage[sizeof(N)];
-        unpack(ctx, storage)(from_c<arg_t<N, 0>>::get(v));
+        invoke_args(unpack(ctx, storage), from_c<arg_t<N, 0>>::get(v));
     }
 };
 
@@ -864,7 +903,17 @@ public:
      * such a source from a callable, put take(n) or take_until(f) before
      * start(), f returning take_complete (say, once a flag the callable sets
      * is up): nothing more is delivered, though the generator runs to its
-     * end. */
+     * end.
+     *
+     * Disposing does not wait for callbacks running on other threads (it may
+     * be called from inside one, so waiting could deadlock): when dispose()
+     * returns, or a scoped_disposable is destroyed, no callback starts on
+     * the disposing thread, but one that started elsewhere (say, on the
+     * queue of a deliver_on) may still be running. The callables are
+     * destroyed only after it returned. So let a callable own what its
+     * callback uses (capture a std::shared_ptr, not `this` or a reference
+     * to an object the disposing scope destroys), or wait for the callable's
+     * destruction before freeing what it refers to. */
     template <class N = none_t, class E = none_t, class C = none_t>
     disposable start(N &&on_next = N(), E &&on_error = E(), C &&on_completed = C()) const {
         using DN = std::decay_t<N>;
@@ -895,13 +944,13 @@ public:
             return with_ctx(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 auto &g = B::of(ctx);
-                detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
             }, std::forward<F>(f));
         }
     }
@@ -911,13 +960,13 @@ public:
             return with_ctx(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)));
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 auto &g = B::of(ctx);
-                return static_cast<bool>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)));
             }, std::forward<F>(f));
         }
     }
@@ -933,13 +982,14 @@ public:
      * or take_drop) or an int of those bits; not a bool. */
     template <class F> signal take_until(F &&f) const {
         using B = detail::box<std::decay_t<F>>;
-        static_assert(!std::is_same<std::decay_t<std::invoke_result_t<std::decay_t<F> &, detail::arg_t<F, 0>>>,
+        static_assert(!std::is_same<std::decay_t<decltype(detail::invoke_args(std::declval<std::decay_t<F> &>(),
+                                                                          std::declval<detail::arg_t<F, 0>>()))>,
                                     bool>::value,
                       "signalkit::take_until: the callable returns bool; return take_pass, take_complete, "
                       "take_pass | take_complete or take_drop (a bitwise OR of the take flags, or an int)");
         return with_fn(&sk_signal_take_until, [](void *ctx, const sk_value *v) noexcept -> int {
             auto &g = B::of(ctx);
-            return static_cast<int>(g(detail::from_c<detail::arg_t<F, 0>>::get(v)));
+            return static_cast<int>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)));
         }, std::forward<F>(f));
     }
     signal last() const { return op(&sk_signal_last); }
@@ -951,8 +1001,8 @@ public:
         detail::check(sk_signal_reduce_left(&s, p_, initial.get(),
             [](void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {
                 auto &g = B::of(ctx);
-                detail::to_c(g(detail::from_c<detail::arg_t<F, 0>>::get(acc),
-                               detail::from_c<detail::arg_t<F, 1>>::get(v)), out);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(acc),
+                                                 detail::from_c<detail::arg_t<F, 1>>::get(v)), out);
             }, detail::make_box(std::forward<F>(f)), &B::release));
         return adopt(s);
     }
@@ -997,21 +1047,21 @@ public:
 private:
     template <class B> static sk_disposable *generate(void *ctx, sk_subscriber *s) noexcept {
         auto &g = B::of(ctx);
-        using R = decltype(g(std::declval<subscriber>()));
+        using R = decltype(detail::invoke_args(g, std::declval<subscriber>()));
         if constexpr (std::is_void<R>::value) {
-            g(subscriber::borrow(s));
+            detail::invoke_args(g, subscriber::borrow(s));
             return nullptr;
         } else {
-            disposable d = g(subscriber::borrow(s));
+            disposable d = detail::invoke_args(g, subscriber::borrow(s));
             return d.detach();
         }
     }
     template <class B, class F> static sk_signal *to_signal(void *ctx, const sk_value *v) noexcept {
-        signal r = B::of(ctx)(detail::from_c<detail::arg_t<F, 0>>::get(v));
+        signal r = detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v));
         return r.detach();
     }
     template <class B, class F> static void value_call(void *ctx, const sk_value *v) noexcept {
-        B::of(ctx)(detail::from_c<detail::arg_t<F, 0>>::get(v));
+        detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v));
     }
     template <class B> static void work_call(void *ctx) noexcept { B::of(ctx)(); }
 

@@ -266,6 +266,56 @@ SK_TEST(handles, a_synchronous_source_is_stopped_from_a_callback_by_take_until) 
     cr_assert_eq(generated, 10, "the generator runs to its end");
 }
 
+/* As signal::start and scoped_disposable say: disposing (here, the end of a
+ * scoped_disposable) does not wait for a callback running on another
+ * thread (the callback may dispose its own subscription, so waiting could
+ * deadlock); the callables live until it returned. So what a callback uses
+ * must be owned by its callable (the shared gate here), not by the scope
+ * that disposes: a `[this]` member subscription whose owner is destroyed
+ * right after is a use after free. */
+struct gate {
+    std::mutex mutex;
+    std::condition_variable changed;
+    int entered = 0;
+    bool open = false;
+
+    void enter_and_wait() {
+        std::unique_lock<std::mutex> lock(mutex);
+        entered++;
+        changed.notify_all();
+        changed.wait_for(lock, sk_test::deadline, [this] { return open; });
+    }
+    bool wait_entered() {
+        std::unique_lock<std::mutex> lock(mutex);
+        return changed.wait_for(lock, sk_test::deadline, [this] { return entered > 0; });
+    }
+    void let_go() {
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            open = true;
+        }
+        changed.notify_all();
+    }
+};
+
+SK_TEST(handles, dispose_does_not_wait_for_a_callback_running_elsewhere) {
+    auto q = sk::queue::serial("cpp.dispose");
+    auto p = sk::pipe::create();
+    auto g = std::make_shared<gate>();
+    {
+        sk::scoped_disposable subscription =
+            (p.signal() | sk::deliver_on(q)).start(track([g](std::int64_t) { g->enter_and_wait(); }));
+        p.put(1);
+        cr_assert(g->wait_entered());
+    }
+    cr_assert_eq(sk_test::alive(), 1, "the callable was destroyed while it ran");
+    p.put(2);
+    g->let_go();
+    cr_assert(sk_test::tracker::shared().wait_alive_at_most(0));
+    std::lock_guard<std::mutex> lock(g->mutex);
+    cr_assert_eq(g->entered, 1, "delivered after the dispose");
+}
+
 SK_TEST(handles, observer_callables_die_with_the_pipe) {
     auto p = sk::pipe::create();
     auto d = p.signal().start(track([](std::int64_t) {}));

@@ -169,6 +169,39 @@ SK_TEST(values, callbacks_convert_by_parameter_type) {
     d4.dispose();
 }
 
+/* A parameter taken as a non-const lvalue reference (the generator's
+ * `sk::subscriber &`, `std::string &` to move the text out) receives the
+ * argument made for the call, as one taken by value does; the header passed
+ * every argument as an rvalue, so such a callable did not compile (deep
+ * inside the header), though any callable is promised. */
+SK_TEST(values, parameters_may_be_non_const_lvalue_references) {
+    auto source = sk::create(track([](sk::subscriber &s) {
+        s.put_next(1);
+        s.put_next(2);
+        s.put_completion();
+    }));
+    std::vector<std::string> texts;
+    auto d1 = (source | sk::map(track([](std::int64_t &n) { return std::to_string(n); }))
+               | sk::filter(track([](sk::value &v) { return v.kind() == sk::kind::string; }))
+               | sk::before_next(track([](sk::value_view &) {}))
+               | sk::take_until(track([](std::string &) { return sk::take_pass; })))
+                  .start(track([&texts](std::string &t) { texts.push_back(std::move(t)); }));
+    cr_assert(texts == std::vector<std::string>({"1", "2"}));
+    std::int64_t total = 0;
+    auto d2 = (source | sk::reduce_left(0, track([](std::int64_t &acc, std::int64_t &n) { return acc + n; }))
+               | sk::map_to_signal(track([](sk::value &v) { return sk::single(v); })))
+                  .start([&total](std::int64_t n) { total = n; });
+    cr_assert_eq(total, 3);
+    std::string error;
+    auto d3 = (sk::fail("e") | sk::catch_error(track([](std::string &e) { return sk::fail(e + "!"); })))
+                  .start(sk::none, track([&error](std::string &e) { error = std::move(e); }));
+    cr_assert(error == "e!");
+    /* The small-callable path (a lambda capturing one reference). */
+    std::int64_t last = 0;
+    auto d4 = sk::single(7).start([&last](std::int64_t &n) { last = n; });
+    cr_assert_eq(last, 7);
+}
+
 SK_TEST(values, results_convert_from_any_value_type) {
     auto source = sk_test::ints({1, 2});
     auto log = std::make_shared<sk_test::events>();
