@@ -104,7 +104,12 @@ public final class TestScheduler: @unchecked Sendable {
     ///   end (2^63 nanoseconds); `timeInPast` for a frame before the clock's.
     @discardableResult
     public func advance(toFrame frame: Int, limit: Int = Queue.defaultVirtualTaskLimit) throws(VirtualTimeError) -> Int {
-        return try self.queue.advance(to: self.seconds(frame), limit: limit)
+        // In nanoseconds: through a Double of seconds, a frame past 2^53 ns
+        // (about 104 days) could end a few nanoseconds short of its start.
+        guard let target = self.nanoseconds(frame), target != Int64.max else {
+            throw .invalidTime(self.seconds(frame))
+        }
+        return try self.queue.advance(toNanoseconds: target, seconds: self.seconds(frame), limit: limit)
     }
 
     /// Runs the queue until no work is left (see `Queue.run()`).
@@ -125,7 +130,9 @@ public final class TestScheduler: @unchecked Sendable {
             }
             return
         }
-        let now = self.queue.virtualNowNanoseconds ?? 0
-        self.queue.after(Double(max(0, deadline - now)) / 1e9, work)
+        // At the exact nanosecond: a delay in seconds (a Double) has no whole
+        // nanosecond for every delay past 2^53 ns (about 104 days), and put
+        // the work a few nanoseconds before its frame.
+        self.queue.virtualAfter(atNanoseconds: deadline, work)
     }
 }

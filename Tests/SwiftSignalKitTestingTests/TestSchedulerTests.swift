@@ -179,4 +179,26 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.queue.pendingVirtualWork, 0)
     }
 
+    // Frames were turned into seconds (a Double) and back: past 2^53 ns
+    // (about 104 days) from the clock, a Double has no whole nanosecond
+    // for every frame, so an event of a cold diagram fell a few nanoseconds
+    // before its frame (the recorder put it one frame early), and
+    // advance(toFrame:) stopped short of the frame's start.
+    func testFramesFarFromTheClockStartAtTheirExactNanosecond() throws {
+        let scheduler = TestScheduler(frame: 99_999.999_999_997)
+        XCTAssertEqual(scheduler.frameNanoseconds, 99_999_999_999_997)
+        let source = try scheduler.cold(String(repeating: "-", count: 100) + "a|")
+        let recorder = scheduler.record(source.signal)
+        try scheduler.run()
+        XCTAssertEqual(recorder.events.map(\.nanoseconds), [100 * 99_999_999_999_997, 101 * 99_999_999_999_997])
+        XCTAssertNil(recorder.mismatch(String(repeating: "-", count: 100) + "a|"))
+        var ranAt: Int64?
+        scheduler.schedule(at: 250) {
+            ranAt = scheduler.queue.virtualNowNanoseconds
+        }
+        try scheduler.advance(toFrame: 250)
+        XCTAssertEqual(scheduler.queue.virtualNowNanoseconds, 250 * 99_999_999_999_997)
+        XCTAssertEqual(ranAt, 250 * 99_999_999_999_997)
+        XCTAssertEqual(scheduler.now, 250)
+    }
 }

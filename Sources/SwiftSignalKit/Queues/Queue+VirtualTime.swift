@@ -103,6 +103,26 @@ extension Queue {
         return try executor.advance(to: .after(delta, seconds: seconds), limit: limit)
     }
 
+    /// `advance(to:)` with an exact time in nanoseconds (`seconds`: the same
+    /// time, for the errors), for SwiftSignalKitTesting's frames: a Double
+    /// of seconds has no whole nanosecond for every time past 2^53 ns (about
+    /// 104 days).
+    package func advance(toNanoseconds target: Int64, seconds: Double, limit: Int) throws(VirtualTimeError) -> Int {
+        let executor = try self.requireVirtualTime()
+        guard target >= 0 else {
+            throw .invalidTime(seconds)
+        }
+        return try executor.advance(to: .time(target), limit: limit)
+    }
+
+    /// Runs `work` on a virtual-time queue at the clock's time `nanoseconds`
+    /// (in the next advance when that time has passed), as `after` would,
+    /// with an exact deadline; for SwiftSignalKitTesting's frames. Does
+    /// nothing on other queues.
+    package func virtualAfter(atNanoseconds nanoseconds: Int64, _ work: @escaping () -> Void) {
+        self.virtualTimeExecutor?.schedule(atNanoseconds: nanoseconds, work)
+    }
+
     /// Moves the clock of a virtual-time queue to `time` seconds since it was
     /// made, running every task due by then. Returns how many ran.
     ///
