@@ -196,17 +196,19 @@ extension TestScheduler {
 
     /// A cold test signal playing `diagram` (see `Marbles.parse`).
     ///
-    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse.
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse, or
+    ///   that has a subscription point `^` (it is for hot signals).
     public func cold<Value, Failure>(_ diagram: String, values: [Character: Value], error: Failure) throws(MarbleSyntaxError) -> TestSignal<Value, Failure> {
-        return self.cold(try Marbles.parse(diagram, values: values, error: error))
+        return self.cold(try coldTimeline(diagram, try Marbles.parse(diagram, values: values, error: error)))
     }
 
     /// A cold test signal playing `diagram`, whose letters and digits are
     /// their own values.
     ///
-    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse.
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse, or
+    ///   that has a subscription point `^`.
     public func cold<Failure>(_ diagram: String, error: Failure) throws(MarbleSyntaxError) -> TestSignal<Character, Failure> {
-        return self.cold(try Marbles.parse(diagram, error: error))
+        return self.cold(try coldTimeline(diagram, try Marbles.parse(diagram, error: error)))
     }
 
     /// A hot test signal playing `timeline` from the current frame, its time
@@ -237,9 +239,9 @@ extension TestScheduler {
     /// whose letters and digits are their own values.
     ///
     /// - Throws: `MarbleSyntaxError` for a diagram that does not parse or
-    ///   has a `#`.
+    ///   has a `#` or a `^`.
     public func cold(_ diagram: String) throws(MarbleSyntaxError) -> TestSignal<Character, NoError> {
-        return self.cold(try infallibleTimeline(diagram))
+        return self.cold(try coldTimeline(diagram, try infallibleTimeline(diagram)))
     }
 
     /// A hot test signal that cannot fail, playing `diagram` (no `#`) from
@@ -250,6 +252,19 @@ extension TestScheduler {
     public func hot(_ diagram: String) throws(MarbleSyntaxError) -> TestSignal<Character, NoError> {
         return self.hot(try infallibleTimeline(diagram))
     }
+}
+
+/// `timeline`, parsed from `diagram`, for a cold signal: a subscription point
+/// `^` is a syntax error. The parser takes it as a hot source's, which would
+/// make the events before it negative times, played at each subscription's
+/// start: not what the diagram shows. (The C and Python test signals refuse
+/// it with the same message.)
+private func coldTimeline<Value, Failure>(_ diagram: String, _ timeline: MarbleTimeline<Value, Failure>) throws(MarbleSyntaxError) -> MarbleTimeline<Value, Failure> {
+    guard timeline.subscriptionOffset != nil, let caret = diagram.firstIndex(of: "^") else {
+        return timeline
+    }
+    let position = diagram.distance(from: diagram.startIndex, to: caret)
+    throw MarbleSyntaxError(diagram: diagram, position: position, message: "the subscription point `^` in a cold diagram (it is for hot signals)")
 }
 
 /// The timeline of `diagram` for a signal that cannot fail: a `#` is a

@@ -201,4 +201,23 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertEqual(ranAt, 250 * 99_999_999_999_997)
         XCTAssertEqual(scheduler.now, 250)
     }
+
+    // A cold diagram's `^` was taken as the parser takes it, a hot
+    // source's subscription point: the events before it played at frame 0
+    // of each subscription (`--a-^-b|` gave `a` at 0). The C and Python
+    // test signals refuse it; so does the Swift one now, with its position.
+    func testAColdDiagramRefusesASubscriptionPoint() {
+        let scheduler = TestScheduler()
+        XCTAssertThrowsError(try scheduler.cold("--a-^-b|")) { error in
+            XCTAssertEqual((error as? MarbleSyntaxError)?.position, 4)
+            XCTAssertEqual((error as? MarbleSyntaxError)?.message, "the subscription point `^` in a cold diagram (it is for hot signals)")
+        }
+        XCTAssertThrowsError(try scheduler.cold("-a ^", error: Boom())) { error in
+            XCTAssertEqual((error as? MarbleSyntaxError)?.position, 3)
+        }
+        XCTAssertThrowsError(try scheduler.cold("^a", values: ["a": 1], error: Boom())) { error in
+            XCTAssertEqual((error as? MarbleSyntaxError)?.position, 0)
+        }
+        XCTAssertNoThrow(try scheduler.cold(Marbles.parse("--a-^-b|", error: Boom())))
+    }
 }
