@@ -303,8 +303,17 @@ class TestScheduler(_Uncopyable):
         SignalKitError for a negative count, from work of this queue, or
         past 1,000,000 tasks (the clock then stays at the last one's
         deadline)."""
-        target = self.now_nanoseconds + operator.index(frames) * self.frame_nanoseconds
-        return self._move(C.queue_virtual_advance_to, target / 1e9)
+        # By a duration, not to a time: a time past 2^53 ns (about 104 days)
+        # has no float of seconds for every nanosecond, and the clock ended
+        # a few nanoseconds off the frame (short of it, its work not run). A
+        # duration is exact up to 2^53 ns; a count too large for a float is
+        # past the clock's end all the same.
+        nanoseconds = operator.index(frames) * self.frame_nanoseconds
+        try:
+            seconds = nanoseconds / 1e9
+        except OverflowError:
+            seconds = math.inf if nanoseconds > 0 else -math.inf
+        return self._move(C.queue_virtual_advance_by, seconds)
 
     def advance_to(self, frame: int) -> int:
         """Moves the clock to the start of frame `frame`, running what is
