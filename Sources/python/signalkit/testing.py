@@ -209,8 +209,10 @@ class TestRecorder(_Handle):
 # The scheduler
 # --------------------------------------------------------------------------
 
-_MAX_FRAME = (2 ** 63 - 1) / 1e9
-"""The longest frame, in seconds: the clock counts int64 nanoseconds."""
+_MAX_FRAME = 1e9
+"""The longest frame, in seconds: the limit of the C test functions
+(sk_test_signal_cold, sk_test_record), checked here so that a scheduler
+they would refuse is not made."""
 
 
 class TestScheduler(_Uncopyable):
@@ -242,17 +244,26 @@ class TestScheduler(_Uncopyable):
 
     def __init__(self, frame: float = 0.001, name: str = "signalkit.testing") -> None:
         """A new virtual-time queue named `name`, at time 0, whose frames
-        last `frame` seconds: TypeError unless an int or a float, ValueError
-        unless finite, > 0 and at most 2**63 - 1 nanoseconds (about 292 years:
-        the clock counts int64 nanoseconds)."""
+        last `frame` seconds, rounded to whole nanoseconds: TypeError unless
+        an int or a float, ValueError unless finite, > 0, at least 1 ns once
+        rounded (0.5e-9 s) and at most 1e9 seconds (the range of the C test
+        functions, signalkit_test.h)."""
         if isinstance(frame, bool) or not isinstance(frame, (int, float)):
             raise TypeError(f"signalkit.testing: frame is {type(frame).__name__}, not a number of seconds")
         if not math.isfinite(frame) or frame <= 0:
             raise ValueError(f"signalkit.testing: frame must be > 0 seconds, not {frame!r}")
         if frame > _MAX_FRAME:
-            raise ValueError(f"signalkit.testing: frame {frame!r} is longer than {_MAX_FRAME} seconds (the clock "
-                             "counts int64 nanoseconds)")
-        self.frame_nanoseconds = max(1, round(frame * 1e9))
+            raise ValueError(f"signalkit.testing: frame {frame!r} is longer than 1e9 seconds (the limit of the "
+                             "test signals and recorders)")
+        # Halves away from zero, as the C functions round (Python's round()
+        # takes halves to even: 2.5 ns would be 2 here and 3 there).
+        nanoseconds = math.floor(frame * 1e9)
+        if frame * 1e9 - nanoseconds >= 0.5:
+            nanoseconds += 1
+        if nanoseconds < 1:
+            raise ValueError(f"signalkit.testing: frame {frame!r} is shorter than 1 ns once rounded to whole "
+                             "nanoseconds")
+        self.frame_nanoseconds = nanoseconds
         self.frame = self.frame_nanoseconds / 1e9
         pointer = c_void_p()
         _check(C.queue_create_virtual(byref(pointer), name.encode()))
