@@ -200,7 +200,8 @@ typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subs
  * An event at frame t of the diagram comes t frames after the subscription,
  * as work of `queue` (events of one frame in the diagram's order; those of
  * frame 0 at the next advance when subscribed from outside the queue).
- * Disposing a subscription stops its events. A subscription made so late
+ * Disposing a subscription stops its events and drops their tasks
+ * (sk_queue_virtual_pending() no longer counts them). A subscription made so late
  * that some of its frames fall past the clock's end (2^63 ns) plays only the
  * events before the end: the later ones, its terminal event included, never
  * come (no error: the diagram was valid when made).

@@ -124,15 +124,26 @@ public final class TestScheduler: @unchecked Sendable {
     /// the next advance, when that frame has begun). A frame past the clock's
     /// end (2^63 nanoseconds) never comes: `work` is dropped.
     public func schedule(at frame: Int, _ work: @escaping () -> Void) {
-        guard let deadline = self.nanoseconds(frame) else {
-            if frame < 0 {
-                self.queue.after(0, work)
-            }
-            return
-        }
+        self.scheduleCancellable(at: frame, work)
+    }
+
+    /// `schedule(at:_:)`, returning a token for `cancel`, or nil when the
+    /// work was dropped (past the clock's end, or the queue is closed).
+    @discardableResult
+    func scheduleCancellable(at frame: Int, _ work: @escaping () -> Void) -> UInt64? {
         // At the exact nanosecond: a delay in seconds (a Double) has no whole
         // nanosecond for every delay past 2^53 ns (about 104 days), and put
-        // the work a few nanoseconds before its frame.
-        self.queue.virtualAfter(atNanoseconds: deadline, work)
+        // the work a few nanoseconds before its frame. A negative frame has
+        // begun: its work runs at the clock's time.
+        guard let deadline = self.nanoseconds(frame) else {
+            return frame < 0 ? self.queue.virtualAfter(atNanoseconds: 0, work) : nil
+        }
+        return self.queue.virtualAfter(atNanoseconds: deadline, work)
+    }
+
+    /// Drops the work of `token` (from `scheduleCancellable`) if it has not
+    /// run.
+    func cancel(_ token: UInt64) {
+        self.queue.cancelVirtualWork(token)
     }
 }

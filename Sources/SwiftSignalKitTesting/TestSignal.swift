@@ -39,7 +39,8 @@ public struct SubscriptionLog: Equatable, Sendable, CustomStringConvertible {
 ///
 /// Events are delivered on the scheduler's queue, each as a task of its
 /// frame: those of one frame in the timeline's order. Disposing a
-/// subscription stops its events at once and logs the frame.
+/// subscription stops its events at once (a cold one's tasks are dropped
+/// from the queue) and logs the frame.
 ///
 /// Thread-safety: `signal` may be subscribed and disposed from any thread;
 /// `subscriptions` may be read from any thread.
@@ -83,8 +84,15 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
             if self.isHot {
                 stop = self.subscribeHot(subscriber)
             } else {
-                self.playCold(to: subscriber, unless: disposed)
-                stop = {}
+                // Disposing drops the events still scheduled: they would
+                // keep the subscriber until their frames, and count as
+                // pending work of the queue.
+                let tokens = self.playCold(to: subscriber, unless: disposed)
+                stop = { [scheduler = self.scheduler] in
+                    for token in tokens {
+                        scheduler.cancel(token)
+                    }
+                }
             }
             return ActionDisposable { [self] in
                 if disposed.swap(true) {
@@ -103,21 +111,28 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
         }
     }
 
-    private func playCold(to subscriber: Subscriber<Value, Failure>, unless disposed: Atomic<Bool>) {
+    /// Schedules the timeline's events for one subscription; returns the
+    /// tokens of their tasks, for the disposal to drop them.
+    private func playCold(to subscriber: Subscriber<Value, Failure>, unless disposed: Atomic<Bool>) -> [UInt64] {
         let start = self.scheduler.now
+        var tokens: [UInt64] = []
         for event in self.timeline.events {
             // A frame past Int.max is past the clock's end: never played.
             let (frame, overflow) = start.addingReportingOverflow(max(0, event.time))
             if overflow {
                 continue
             }
-            self.scheduler.schedule(at: frame) {
+            let token = self.scheduler.scheduleCancellable(at: frame) {
                 if disposed.with({ $0 }) {
                     return
                 }
                 TestSignal.deliver(event.kind, to: subscriber)
             }
+            if let token {
+                tokens.append(token)
+            }
         }
+        return tokens
     }
 
     private func subscribeHot(_ subscriber: Subscriber<Value, Failure>) -> () -> Void {

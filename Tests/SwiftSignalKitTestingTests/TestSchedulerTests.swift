@@ -220,4 +220,19 @@ final class TestSchedulerTests: XCTestCase {
         }
         XCTAssertNoThrow(try scheduler.cold(Marbles.parse("--a-^-b|", error: Boom())))
     }
+
+    // Disposing a cold subscription stopped its events but left their tasks
+    // on the queue (each holding the subscriber) until their frames: a
+    // test that checks that its operator leaves no work behind after a
+    // disposal (pendingVirtualWork == 0) failed on the test signal's tasks.
+    func testDisposingAColdSubscriptionDropsItsPendingEvents() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.cold("-a-b-c|")
+        let recorder = scheduler.record(source.signal |> map { $0 }, disposeAt: 2)
+        try scheduler.advance(frames: 2)
+        XCTAssertNil(recorder.mismatch("-a"))
+        XCTAssertEqual(source.subscriptions, [SubscriptionLog(subscribed: 0, disposed: 2)])
+        XCTAssertEqual(scheduler.queue.pendingVirtualWork, 0)
+        XCTAssertEqual(try scheduler.run(), 0)
+    }
 }

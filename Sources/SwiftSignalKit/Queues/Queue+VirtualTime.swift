@@ -117,10 +117,18 @@ extension Queue {
 
     /// Runs `work` on a virtual-time queue at the clock's time `nanoseconds`
     /// (in the next advance when that time has passed), as `after` would,
-    /// with an exact deadline; for SwiftSignalKitTesting's frames. Does
-    /// nothing on other queues.
-    package func virtualAfter(atNanoseconds nanoseconds: Int64, _ work: @escaping () -> Void) {
-        self.virtualTimeExecutor?.schedule(atNanoseconds: nanoseconds, work)
+    /// with an exact deadline; for SwiftSignalKitTesting's frames. Returns a
+    /// token for `cancelVirtualWork`, or nil when `work` was dropped (the
+    /// queue is closed, or is not a virtual-time queue).
+    @discardableResult
+    package func virtualAfter(atNanoseconds nanoseconds: Int64, _ work: @escaping () -> Void) -> UInt64? {
+        return self.virtualTimeExecutor?.schedule(atNanoseconds: nanoseconds, work)
+    }
+
+    /// Drops the work of `token` (from `virtualAfter`) if it has not run:
+    /// it is released here, and no longer pending.
+    package func cancelVirtualWork(_ token: UInt64) {
+        self.virtualTimeExecutor?.cancel(token)
     }
 
     /// Moves the clock of a virtual-time queue to `time` seconds since it was
