@@ -33,7 +33,9 @@
  *   one frame, which the group as a whole takes; `^`: the subscription point
  *   of a hot signal, taking no frame (in a cold diagram it is an error);
  *   spaces are ignored. Any other character, a non-ASCII one (`é`) included,
- *   is an error naming its position (in characters from 0).
+ *   is an error naming its position (in characters from 0). (The Swift
+ *   parser, `Marbles.parse`, also takes a non-ASCII letter or digit as a
+ *   value; its TestScheduler's cold signals refuse `^` as these do.)
  * - A frame lasts `frame` seconds of the queue's virtual clock, rounded to
  *   whole nanoseconds; frame 0 is the clock's 0.
  */
