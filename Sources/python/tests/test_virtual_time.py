@@ -209,11 +209,12 @@ def test_disposing_a_debounce_drops_its_timer(scheduler):
     recorder = scheduler.record(source.debounce(scheduler.seconds(3), scheduler.queue))
     scheduler.advance_to(2)
     # Pending: the debounce's timer (due at 4) and the source's completion
-    # (due at 10, which a disposed subscription ignores).
+    # (due at 10). The disposal drops both (the test signal's completion
+    # stayed pending before, holding the subscriber until frame 10).
     assert scheduler.pending == 2
     recorder.dispose()
-    assert scheduler.pending == 1
-    assert scheduler.run() == 1
+    assert scheduler.pending == 0
+    assert scheduler.run() == 0
     expect(recorder, "")
     assert source.subscriptions == "^0 !2"
 
