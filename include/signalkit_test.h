@@ -111,10 +111,11 @@ int sk_queue_virtual_advance_by(sk_queue *queue, double seconds, size_t *out_ran
  *        running every task due by then.
  * @param queue         Borrowed.
  * @param seconds       The time, not before the clock's, rounded to whole
- *                      nanoseconds. Past 2^53 ns (about 104 days) a double
- *                      has no value for every nanosecond: to move there by
- *                      exact frames, use sk_queue_virtual_advance_by() with
- *                      their duration (exact up to 2^53 ns).
+ *                      nanoseconds. Past 2^52 ns (about 52 days), a time
+ *                      in seconds as a double can round to a nanosecond or
+ *                      more off the one meant: to move there by exact
+ *                      frames, use sk_queue_virtual_advance_by() with their
+ *                      duration (exact for durations up to 2^52 ns).
  * @param[out] out_ran  May be NULL; receives how many tasks ran.
  * @return As sk_queue_virtual_advance_by() (SK_ERR_INVALID_ARGUMENT for a
  *         time at or past the clock's end); SK_ERR_INVALID_ARGUMENT also for

@@ -104,8 +104,8 @@ public final class TestScheduler: @unchecked Sendable {
     ///   end (2^63 nanoseconds); `timeInPast` for a frame before the clock's.
     @discardableResult
     public func advance(toFrame frame: Int, limit: Int = Queue.defaultVirtualTaskLimit) throws(VirtualTimeError) -> Int {
-        // In nanoseconds: through a Double of seconds, a frame past 2^53 ns
-        // (about 104 days) could end a few nanoseconds short of its start.
+        // In nanoseconds: through a Double of seconds, a frame past 2^52 ns
+        // (about 52 days) could end a few nanoseconds short of its start.
         guard let target = self.nanoseconds(frame), target != Int64.max else {
             throw .invalidTime(self.seconds(frame))
         }
@@ -132,7 +132,7 @@ public final class TestScheduler: @unchecked Sendable {
     @discardableResult
     func scheduleCancellable(at frame: Int, _ work: @escaping () -> Void) -> UInt64? {
         // At the exact nanosecond: a delay in seconds (a Double) has no whole
-        // nanosecond for every delay past 2^53 ns (about 104 days), and put
+        // nanosecond for every delay past 2^52 ns (about 52 days), and put
         // the work a few nanoseconds before its frame. A negative frame has
         // begun: its work runs at the clock's time.
         guard let deadline = self.nanoseconds(frame) else {

@@ -1093,7 +1093,7 @@ Test(virtual_time, non_ascii_characters_and_a_cold_caret_are_refused_with_the_po
     expect_no_live_objects(1, queue);
 }
 
-/* Frames past 2^53 ns from the clock's 0 (about 104 days) came a few
+/* Frames past 2^52 ns from the clock's 0 (about 52 days) came a few
  * nanoseconds early, one frame early in the diagram: the test signals
  * scheduled each event after a delay in seconds, a double, which has no
  * whole nanosecond for every such time. Frames of 99999.999999997 s: the

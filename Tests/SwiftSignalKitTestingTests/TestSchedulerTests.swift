@@ -179,8 +179,8 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.queue.pendingVirtualWork, 0)
     }
 
-    // Frames were turned into seconds (a Double) and back: past 2^53 ns
-    // (about 104 days) from the clock, a Double has no whole nanosecond
+    // Frames were turned into seconds (a Double) and back: past 2^52 ns
+    // (about 52 days) from the clock, a Double has no whole nanosecond
     // for every frame, so an event of a cold diagram fell a few nanoseconds
     // before its frame (the recorder put it one frame early), and
     // advance(toFrame:) stopped short of the frame's start.

@@ -105,8 +105,8 @@ extension Queue {
 
     /// `advance(to:)` with an exact time in nanoseconds (`seconds`: the same
     /// time, for the errors), for SwiftSignalKitTesting's frames: a Double
-    /// of seconds has no whole nanosecond for every time past 2^53 ns (about
-    /// 104 days).
+    /// of seconds, multiplied back into nanoseconds, can be a nanosecond or
+    /// more off past 2^52 ns (about 52 days).
     package func advance(toNanoseconds target: Int64, seconds: Double, limit: Int) throws(VirtualTimeError) -> Int {
         let executor = try self.requireVirtualTime()
         guard target >= 0 else {

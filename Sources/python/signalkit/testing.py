@@ -314,10 +314,10 @@ class TestScheduler(_Uncopyable):
         SignalKitError for a negative count, from work of this queue, or
         past 1,000,000 tasks (the clock then stays at the last one's
         deadline)."""
-        # By a duration, not to a time: a time past 2^53 ns (about 104 days)
+        # By a duration, not to a time: a time past 2^52 ns (about 52 days)
         # has no float of seconds for every nanosecond, and the clock ended
         # a few nanoseconds off the frame (short of it, its work not run). A
-        # duration is exact up to 2^53 ns; a count too large for a float is
+        # duration is exact up to 2^52 ns; a count too large for a float is
         # past the clock's end all the same.
         nanoseconds = operator.index(frames) * self.frame_nanoseconds
         try:

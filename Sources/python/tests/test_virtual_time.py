@@ -137,7 +137,7 @@ def test_frames_are_whole_nanoseconds():
 
 def test_advancing_frames_far_from_the_clocks_start_moves_it_by_whole_frames():
     # advance(1) moved the clock to (now + one frame) in seconds, a float:
-    # past 2^53 ns (about 104 days) a float has no whole nanosecond for
+    # past 2^52 ns (about 52 days) a float has no whole nanosecond for
     # every time, and 3.3e9 s + 3 ms ended 192 ns short of the next frame
     # (now unchanged, the frame's work not run).
     with TestScheduler(frame=0.003) as scheduler:
