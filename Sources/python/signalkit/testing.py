@@ -329,7 +329,10 @@ class TestScheduler(_Uncopyable):
     def advance_to(self, frame: int) -> int:
         """Moves the clock to the start of frame `frame`, running what is
         due; returns how many tasks ran. ValueError for a negative frame,
-        SignalKitError for a frame before the clock's, and as advance()."""
+        SignalKitError for a frame before the clock's, and as advance().
+        The C function takes the time in seconds, a float: past 2^52 ns
+        (about 52 days) it can end a nanosecond or more off the frame's
+        start; advance() moves by exact frames there."""
         if operator.index(frame) < 0:
             raise ValueError(f"signalkit.testing: frame {frame} is negative")
         return self._move(C.queue_virtual_advance_to, self.seconds(frame))
@@ -351,7 +354,10 @@ class TestScheduler(_Uncopyable):
     def schedule(self, fn: Callable[[], object], at: Optional[int] = None) -> None:
         """Runs fn() as work of the queue at the start of frame `at` (by
         default now: at the next advance); a frame already begun also runs
-        at the next advance. An exception goes to callback_error_hook;
+        at the next advance. The C function takes the delay in seconds, a
+        float: a frame more than 2^52 ns (about 52 days) ahead of the clock
+        can be a nanosecond or more off. An exception goes to
+        callback_error_hook;
         TypeError at the call unless `fn` is callable and `at` None or an
         int, ValueError for a negative `at` (no frame is)."""
         _callable_arg(fn, "TestScheduler.schedule")
