@@ -13,7 +13,9 @@ import SwiftSignalKit
 /// Thread-safety: the recording may be read from any thread while events
 /// arrive on any thread; `dispose` may be called from any thread.
 public final class TestRecorder<Value, Failure>: @unchecked Sendable {
-    private let scheduler: TestScheduler
+    // The scheduler's queue and frame, not the scheduler: pending work
+    // holds the recorder's subscriber (see TestScheduler).
+    private let clock: FrameClock
     /// The events, appended in place under the atomic's lock (an append
     /// that copied the array would make a recording quadratic).
     private final class Log {
@@ -24,7 +26,7 @@ public final class TestRecorder<Value, Failure>: @unchecked Sendable {
     private let subscription = MetaDisposable()
 
     init(scheduler: TestScheduler) {
-        self.scheduler = scheduler
+        self.clock = scheduler.clock
     }
 
     /// The events so far, each with the clock's time in nanoseconds.
@@ -34,7 +36,7 @@ public final class TestRecorder<Value, Failure>: @unchecked Sendable {
 
     /// The events so far as a timeline in frames (no subscription offset).
     public var timeline: MarbleTimeline<Value, Failure> {
-        return MarbleTimeline(self.events.map { TimelineEvent($0.event, at: self.scheduler.frame(ofNanoseconds: $0.nanoseconds)) })
+        return MarbleTimeline(self.events.map { TimelineEvent($0.event, at: self.clock.frame(ofNanoseconds: $0.nanoseconds)) })
     }
 
     /// Disposes the recorded subscription (at once; see also the `disposeAt`
@@ -44,7 +46,7 @@ public final class TestRecorder<Value, Failure>: @unchecked Sendable {
     }
 
     func append(_ event: SignalEvent<Value, Failure>) {
-        let now = self.scheduler.queue.virtualNowNanoseconds ?? 0
+        let now = self.clock.queue.virtualNowNanoseconds ?? 0
         self.recorded.with { $0.events.append((now, event)) }
     }
 

@@ -17,6 +17,11 @@ import SwiftSignalKit
 /// clock; frame 0 is the clock's 0. Frames are whole nanoseconds, so frame
 /// arithmetic is exact.
 ///
+/// A scheduler made with `init(frame:)` makes its queue and closes it when it
+/// goes (its last reference released): the work still pending is dropped,
+/// so that a test that ends with work pending frees what that work holds
+/// (the subscriptions, recorders and test signals, which hold the queue).
+///
 /// Thread-safety: `advance` and `run` follow `Queue.advance` (one thread at a
 /// time, never from work of the queue); the other members may be called from
 /// any thread.
@@ -27,31 +32,49 @@ public final class TestScheduler: @unchecked Sendable {
     public let frame: Double
     /// How long a frame lasts, in nanoseconds.
     public let frameNanoseconds: Int64
+    /// The queue and the frame, for the test signals and recorders: they
+    /// hold this, not the scheduler, so that the scheduler can go (and
+    /// close its queue) while pending work holds them.
+    let clock: FrameClock
+    /// Whether the scheduler made its queue (and so closes it).
+    private let ownsQueue: Bool
 
     /// A scheduler on a new virtual-time queue whose frames last `frame`
     /// seconds, rounded to whole nanoseconds (at least one).
     public convenience init(frame: Double = 0.001) {
-        self.init(virtualTimeQueue: Queue.virtualTime(name: "SwiftSignalKitTesting.TestScheduler"), frame: frame)
+        self.init(virtualTimeQueue: Queue.virtualTime(name: "SwiftSignalKitTesting.TestScheduler"), frame: frame, ownsQueue: true)
     }
 
     /// A scheduler on `queue`, an existing virtual-time queue (its frame 0
     /// is the clock's 0), whose frames last `frame` seconds, rounded to
-    /// whole nanoseconds (at least one; at most 10^9 seconds).
+    /// whole nanoseconds (at least one; at most 10^9 seconds). The queue
+    /// stays open when the scheduler goes.
     ///
     /// - Throws: `VirtualTimeError.notVirtualTime` for another queue.
     public convenience init(queue: Queue, frame: Double = 0.001) throws(VirtualTimeError) {
         guard queue.isVirtualTime else {
             throw .notVirtualTime
         }
-        self.init(virtualTimeQueue: queue, frame: frame)
+        self.init(virtualTimeQueue: queue, frame: frame, ownsQueue: false)
     }
 
-    private init(virtualTimeQueue queue: Queue, frame: Double) {
+    private init(virtualTimeQueue queue: Queue, frame: Double, ownsQueue: Bool) {
         let clamped = frame.isNaN ? 0 : max(0, min(frame, 1e9))
         let nanoseconds = max(1, Int64((clamped * 1e9).rounded()))
         self.frameNanoseconds = nanoseconds
         self.frame = Double(nanoseconds) / 1e9
         self.queue = queue
+        self.clock = FrameClock(queue: queue, frameNanoseconds: nanoseconds)
+        self.ownsQueue = ownsQueue
+    }
+
+    deinit {
+        if self.ownsQueue {
+            // Drops the pending work (released here), which breaks the
+            // cycles through the queue: its tasks hold subscribers, which
+            // hold what holds the queue.
+            self.queue.closeHostDrained()
+        }
     }
 
     /// `frames` frames in seconds, for the durations given to operators
@@ -65,20 +88,18 @@ public final class TestScheduler: @unchecked Sendable {
 
     /// `frames` frames in nanoseconds; nil when that overflows the clock.
     private func nanoseconds(_ frames: Int) -> Int64? {
-        let (product, overflow) = Int64(frames).multipliedReportingOverflow(by: self.frameNanoseconds)
-        return overflow ? nil : product
+        return self.clock.nanoseconds(frames)
     }
 
     /// The frame the clock is in (the clock's time divided by the frame,
     /// rounded down).
     public var now: Int {
-        return self.frame(ofNanoseconds: self.queue.virtualNowNanoseconds ?? 0)
+        return self.clock.now
     }
 
     /// The frame of a clock time in nanoseconds (rounded down).
     public func frame(ofNanoseconds nanoseconds: Int64) -> Int {
-        let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: self.frameNanoseconds)
-        return Int(remainder < 0 ? quotient - 1 : quotient)
+        return self.clock.frame(ofNanoseconds: nanoseconds)
     }
 
     /// Moves the clock `frames` frames forward, running what is due (see
@@ -124,11 +145,44 @@ public final class TestScheduler: @unchecked Sendable {
     /// the next advance, when that frame has begun). A frame past the clock's
     /// end (2^63 nanoseconds) never comes: `work` is dropped.
     public func schedule(at frame: Int, _ work: @escaping () -> Void) {
-        self.scheduleCancellable(at: frame, work)
+        self.clock.scheduleCancellable(at: frame, work)
+    }
+}
+
+/// A scheduler's queue and frame: what its test signals and recorders need
+/// of it (see `TestScheduler.clock`).
+///
+/// Thread-safety: immutable; its queue's members may be called from any
+/// thread.
+final class FrameClock: @unchecked Sendable {
+    let queue: Queue
+    let frameNanoseconds: Int64
+
+    init(queue: Queue, frameNanoseconds: Int64) {
+        self.queue = queue
+        self.frameNanoseconds = frameNanoseconds
     }
 
-    /// `schedule(at:_:)`, returning a token for `cancel`, or nil when the
-    /// work was dropped (past the clock's end, or the queue is closed).
+    /// `frames` frames in nanoseconds; nil when that overflows the clock.
+    func nanoseconds(_ frames: Int) -> Int64? {
+        let (product, overflow) = Int64(frames).multipliedReportingOverflow(by: self.frameNanoseconds)
+        return overflow ? nil : product
+    }
+
+    /// The frame the clock is in.
+    var now: Int {
+        return self.frame(ofNanoseconds: self.queue.virtualNowNanoseconds ?? 0)
+    }
+
+    /// The frame of a clock time in nanoseconds (rounded down).
+    func frame(ofNanoseconds nanoseconds: Int64) -> Int {
+        let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: self.frameNanoseconds)
+        return Int(remainder < 0 ? quotient - 1 : quotient)
+    }
+
+    /// `TestScheduler.schedule(at:_:)`, returning a token for `cancel`, or
+    /// nil when the work was dropped (past the clock's end, or the queue is
+    /// closed).
     @discardableResult
     func scheduleCancellable(at frame: Int, _ work: @escaping () -> Void) -> UInt64? {
         // At the exact nanosecond: a delay in seconds (a Double) has no whole

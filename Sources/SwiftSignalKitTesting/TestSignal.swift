@@ -49,13 +49,15 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     public let timeline: MarbleTimeline<Value, Failure>
     /// Whether it is hot (see the type's documentation).
     public let isHot: Bool
-    private let scheduler: TestScheduler
+    // The scheduler's queue and frame, not the scheduler: pending events
+    // hold the subscribers, which hold this signal (see TestScheduler).
+    private let clock: FrameClock
     private let log = Atomic<[SubscriptionLog]>(value: [])
     // Hot: the subscribers present, by id, and whether the timeline ended.
     private let hotState = Atomic<(next: Int, subscribers: [Int: Subscriber<Value, Failure>], ended: Bool)>(value: (0, [:], false))
 
     init(scheduler: TestScheduler, timeline: MarbleTimeline<Value, Failure>, hot: Bool) {
-        self.scheduler = scheduler
+        self.clock = scheduler.clock
         self.timeline = timeline
         self.isHot = hot
         if hot {
@@ -71,7 +73,7 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     /// The signal: subscribe to it as to any other.
     public var signal: Signal<Value, Failure> {
         return Signal { [self] subscriber in
-            let frame = self.scheduler.now
+            let frame = self.clock.now
             var index = 0
             // One critical section: the index is this subscription's entry
             // even when others subscribe at the same time.
@@ -88,18 +90,26 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
                 // keep the subscriber until their frames, and count as
                 // pending work of the queue.
                 let tokens = self.playCold(to: subscriber, unless: disposed)
-                stop = { [scheduler = self.scheduler] in
+                stop = { [clock = self.clock] in
                     for token in tokens {
-                        scheduler.cancel(token)
+                        clock.cancel(token)
                     }
                 }
             }
-            return ActionDisposable { [self] in
+            // Weakly: a hot signal holds its subscribers, whose disposables
+            // would hold it back (a cycle that kept an undisposed recording
+            // and all it holds alive for good). Its pending events hold it
+            // while they can still come; the log matters only to whoever
+            // holds it.
+            return ActionDisposable { [weak self] in
                 if disposed.swap(true) {
                     return
                 }
                 stop()
-                let frame = self.scheduler.now
+                guard let self else {
+                    return
+                }
+                let frame = self.clock.now
                 _ = self.log.modify { log in
                     var log = log
                     if index < log.count {
@@ -114,7 +124,7 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     /// Schedules the timeline's events for one subscription; returns the
     /// tokens of their tasks, for the disposal to drop them.
     private func playCold(to subscriber: Subscriber<Value, Failure>, unless disposed: Atomic<Bool>) -> [UInt64] {
-        let start = self.scheduler.now
+        let start = self.clock.now
         var tokens: [UInt64] = []
         for event in self.timeline.events {
             // A frame past Int.max is past the clock's end: never played.
@@ -122,7 +132,7 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
             if overflow {
                 continue
             }
-            let token = self.scheduler.scheduleCancellable(at: frame) {
+            let token = self.clock.scheduleCancellable(at: frame) {
                 if disposed.with({ $0 }) {
                     return
                 }
@@ -149,7 +159,10 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
         guard let id else {
             return {}
         }
-        return { [self] in
+        return { [weak self] in
+            guard let self else {
+                return
+            }
             var removed: Subscriber<Value, Failure>?
             _ = self.hotState.modify { state in
                 var state = state
@@ -162,17 +175,17 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     }
 
     private func scheduleHot() {
-        let start = self.scheduler.now
+        let start = self.clock.now
         for event in self.timeline.events where event.time >= 0 {
             // A frame past Int.max is past the clock's end: never played.
             let (frame, overflow) = start.addingReportingOverflow(event.time)
             if overflow {
                 continue
             }
-            self.scheduler.schedule(at: frame) { [weak self] in
-                guard let self else {
-                    return
-                }
+            // Strongly: the subscribers' disposables hold the signal weakly,
+            // so its events keep it (and its subscribers) until they have
+            // played, or the queue closes.
+            self.clock.scheduleCancellable(at: frame) { [self] in
                 var subscribers: [Subscriber<Value, Failure>] = []
                 _ = self.hotState.modify { state in
                     var state = state

@@ -235,4 +235,51 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.queue.pendingVirtualWork, 0)
         XCTAssertEqual(try scheduler.run(), 0)
     }
+
+    // A test that ended with work pending leaked its whole stage: the
+    // pending tasks held the subscribers, which held the recorder and the
+    // test signal, which held the scheduler, which held the queue and so
+    // the tasks. The recorder and the test signals hold the queue and the
+    // frame now, not the scheduler, and a scheduler that made its queue
+    // closes it when it goes, dropping the pending work.
+    func testASchedulerLeftWithWorkPendingFreesEverything() throws {
+        weak var weakQueue: Queue?
+        weak var weakRecorder: TestRecorder<Character, NoError>?
+        weak var weakSource: TestSignal<Character, NoError>?
+        do {
+            let scheduler = TestScheduler()
+            let source = try scheduler.cold("-a-b-c|")
+            let hot = try scheduler.hot("^--x--y|")
+            let recorder = scheduler.record(merge([source.signal, hot.signal]) |> delay(scheduler.seconds(1), queue: scheduler.queue))
+            try scheduler.advance(frames: 3)
+            XCTAssertNil(recorder.mismatch("--(xa)"))
+            XCTAssertNotEqual(scheduler.queue.pendingVirtualWork, 0)
+            weakQueue = scheduler.queue
+            weakRecorder = recorder
+            weakSource = source
+        }
+        XCTAssertNil(weakRecorder)
+        XCTAssertNil(weakSource)
+        XCTAssertNil(weakQueue)
+    }
+
+    // A scheduler on a queue it did not make leaves the queue open.
+    func testASchedulerOnAGivenQueueLeavesItOpen() throws {
+        let queue = Queue.virtualTime()
+        do {
+            let scheduler = try TestScheduler(queue: queue)
+            scheduler.schedule(at: 1) {}
+        }
+        XCTAssertEqual(queue.pendingVirtualWork, 1)
+        XCTAssertEqual(try queue.run(), 1)
+    }
+
+    // The subscribers' disposables hold a test signal weakly now: a hot one
+    // that only its recording refers to is kept by its pending events.
+    func testAHotSignalThatOnlyItsRecordingHoldsStillPlays() throws {
+        let scheduler = TestScheduler()
+        let recorder = scheduler.record(try scheduler.hot("^-a--b|").signal)
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("-a--b|"))
+    }
 }
