@@ -10,6 +10,9 @@ import SwiftSignalKit
 ///
 ///     XCTAssertNil(recorder.mismatch("------b-----(c|)"))
 ///
+/// An expected diagram counts from the clock's frame 0 and has no
+/// subscription point `^`: `mismatch` says so for one that has.
+///
 /// Thread-safety: the recording may be read from any thread while events
 /// arrive on any thread; `dispose` may be called from any thread.
 public final class TestRecorder<Value, Failure>: @unchecked Sendable {
@@ -72,6 +75,9 @@ extension TestRecorder where Value: Equatable, Failure: Equatable {
         } catch {
             return "the expected diagram does not parse: \(error)"
         }
+        if let message = subscriptionPointMessage(expected, timeline) {
+            return message
+        }
         let characters = values.keys.sorted()
         return Marbles.difference(expected: timeline, actual: self.timeline, values: { value in
             characters.first { values[$0] == value }
@@ -89,6 +95,9 @@ extension TestRecorder where Value == Character, Failure: Equatable {
             timeline = try Marbles.parse(expected, error: error)
         } catch {
             return "the expected diagram does not parse: \(error)"
+        }
+        if let message = subscriptionPointMessage(expected, timeline) {
+            return message
         }
         return Marbles.difference(expected: timeline, actual: self.timeline)
     }
@@ -124,6 +133,9 @@ extension TestRecorder where Value: Equatable, Failure == NoError {
         } catch {
             return "the expected diagram does not parse: \(error)"
         }
+        if let message = subscriptionPointMessage(expected, timeline) {
+            return message
+        }
         let characters = values.keys.sorted()
         return Marbles.difference(expected: timeline, actual: self.infallibleTimeline, values: { value in
             characters.first { values[$0] == value }
@@ -141,6 +153,9 @@ extension TestRecorder where Value == Character, Failure == NoError {
             timeline = try Marbles.parse(expected, error: "#")
         } catch {
             return "the expected diagram does not parse: \(error)"
+        }
+        if let message = subscriptionPointMessage(expected, timeline) {
+            return message
         }
         return Marbles.difference(expected: timeline, actual: self.infallibleTimeline)
     }
@@ -168,4 +183,16 @@ extension TestScheduler {
         }
         return recorder
     }
+}
+
+/// Why an expected diagram with a subscription point `^` cannot match: a
+/// recording's times count from the clock's frame 0 and it has no `^` (the
+/// timelines would differ in their offsets alone, a mismatch whose two
+/// diagrams do not say why). Nil without one.
+private func subscriptionPointMessage<Value, Failure>(_ expected: String, _ timeline: MarbleTimeline<Value, Failure>) -> String? {
+    guard timeline.subscriptionOffset != nil, let caret = expected.firstIndex(of: "^") else {
+        return nil
+    }
+    let position = expected.distance(from: expected.startIndex, to: caret)
+    return "the expected diagram has a subscription point `^` at \(position), which a recording never has: write it from the clock's frame 0, without `^`"
 }

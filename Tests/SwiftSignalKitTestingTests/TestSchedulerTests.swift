@@ -282,4 +282,17 @@ final class TestSchedulerTests: XCTestCase {
         try scheduler.run()
         XCTAssertNil(recorder.mismatch("-a--b|"))
     }
+
+    // An expected diagram with a `^` never matched (a recording has no
+    // subscription point) and the message showed the two diagrams, alike
+    // but for the `^`, without saying why.
+    func testAnExpectedDiagramWithASubscriptionPointSaysWhyItCannotMatch() throws {
+        let scheduler = TestScheduler()
+        let recorder = scheduler.record(try scheduler.cold("-a|").signal)
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("-a|"))
+        for message in [recorder.mismatch("^-a|"), recorder.mismatch("^-a|", values: ["a": "a"])] {
+            XCTAssertEqual(message, "the expected diagram has a subscription point `^` at 0, which a recording never has: write it from the clock's frame 0, without `^`")
+        }
+    }
 }
