@@ -185,11 +185,16 @@ class TestRecorder(_Handle):
 
     def assert_diagram(self, expected: str, values: Optional[Mapping[str, Any]] = None) -> None:
         """Raises AssertionError, with the expected diagram above the
-        actual one, unless diagram(values) is `expected` (spaces in it
-        ignored; written as diagram() prints: a group only for several
-        events of one frame)."""
+        actual one, unless what was recorded is `expected`'s timeline:
+        any diagram of it matches (spaces, a group of one event, dashes
+        after the end), as Swift's TestRecorder.mismatch compares.
+        SignalKitError (the message names the position) for an expected
+        diagram that does not parse, or has a `^` (a recording counts
+        from the clock's frame 0)."""
         actual = self.diagram(values)
-        if actual != expected.replace(" ", ""):
+        if actual == expected.replace(" ", ""):
+            return
+        if actual != _canonical_diagram(expected, values):
             raise AssertionError(f"the diagrams differ\nexpected: {expected}\nactual:   {actual}")
 
     def dispose(self) -> None:
@@ -203,6 +208,20 @@ class TestRecorder(_Handle):
         """The recorder itself; the block's end releases it (which
         disposes the recorded subscription)."""
         return self
+
+
+def _canonical_diagram(diagram: str, values: Optional[Mapping[str, Any]]) -> str:
+    """`diagram` as diagram() prints its timeline: played by a cold test
+    signal on a scratch scheduler and recorded (the library has the one
+    parser and printer; a malformed diagram raises its SignalKitError)."""
+    with TestScheduler() as scratch:
+        source = scratch.cold(diagram, values)
+        try:
+            with scratch.record(source) as recorder:
+                scratch.run()
+                return recorder.diagram(values)
+        finally:
+            source.close()
 
 
 # --------------------------------------------------------------------------

@@ -436,6 +436,25 @@ def test_a_mismatch_shows_expected_above_actual(scheduler):
     recorder.assert_diagram("------b----- (c|)")  # spaces are ignored
 
 
+def test_assert_diagram_takes_any_diagram_of_the_recorded_timeline(scheduler):
+    # assert_diagram compared the strings (spaces removed): an expected
+    # diagram that Swift's mismatch() takes as the same timeline (a group of
+    # one event, dashes after the end) failed, and a malformed one failed as
+    # a mere difference, without the position of its error.
+    recorder = scheduler.record(scheduler.cold("-a-b|"))
+    scheduler.run()
+    recorder.assert_diagram("-a-(b)|")
+    recorder.assert_diagram("-a-b|--")
+    recorder.assert_diagram("-x-y|", {"x": "a", "y": "b"})
+    with pytest.raises(AssertionError) as info:
+        recorder.assert_diagram("-a-b-|")
+    assert str(info.value).endswith("\nexpected: -a-b-|\nactual:   -a-b|")
+    with pytest.raises(sk.SignalKitError, match="at position 2"):
+        recorder.assert_diagram("-a!b|")
+    with pytest.raises(sk.SignalKitError, match="subscription point"):
+        recorder.assert_diagram("^-a-b|")
+
+
 def test_a_long_diagram_is_read_whole(scheduler):
     diagram = "-".join("abcdefghij" * 30) + "|"
     recorder = scheduler.record(scheduler.cold(diagram))
