@@ -40,7 +40,11 @@ public final class TestScheduler: @unchecked Sendable {
     private let ownsQueue: Bool
 
     /// A scheduler on a new virtual-time queue whose frames last `frame`
-    /// seconds, rounded to whole nanoseconds (at least one).
+    /// seconds, rounded to whole nanoseconds, from 1 ns to 10^9 seconds.
+    /// There is no error: a frame under half a nanosecond (zero, negative
+    /// or NaN too) lasts 1 ns, one over 10^9 seconds (infinity too) 10^9
+    /// seconds; `frameNanoseconds` says which. (The C and Python test
+    /// schedulers refuse such frames.)
     public convenience init(frame: Double = 0.001) {
         self.init(virtualTimeQueue: Queue.virtualTime(name: "SwiftSignalKitTesting.TestScheduler"), frame: frame, ownsQueue: true)
     }
