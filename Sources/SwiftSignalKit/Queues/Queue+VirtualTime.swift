@@ -12,7 +12,12 @@
 /// inside that work, so `async` from it runs inline, as on a serial queue.
 /// `sync` from outside runs the work due now, then its block, on the
 /// calling thread (or waits for the thread advancing the queue to run them).
-/// `closeHostDrained()` drops the pending work and all later work.
+/// `closeHostDrained()` drops the pending work and all later work. Work
+/// still pending is kept (with all it holds) until it runs or the queue
+/// closes, and it often holds the queue itself (an operator's timer does):
+/// a test that ends with work pending calls `closeHostDrained()`, or the
+/// queue and what the work holds stay alive. (`TestScheduler` closes the
+/// queue it made when it goes.)
 ///
 ///     let queue = Queue.virtualTime()
 ///     let values = ValuePipe<Int>()
