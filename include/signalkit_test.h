@@ -33,7 +33,9 @@
  *   one frame, which the group as a whole takes; `^`: the subscription point
  *   of a hot signal, taking no frame (in a cold diagram it is an error);
  *   spaces are ignored. Any other character, a non-ASCII one (`é`) included,
- *   is an error naming its position (in characters from 0).
+ *   is an error naming its position (in characters from 0). (The Swift
+ *   parser, `Marbles.parse`, also takes a non-ASCII letter or digit as a
+ *   value; its TestScheduler's cold signals refuse `^` as these do.)
  * - A frame lasts `frame` seconds of the queue's virtual clock, rounded to
  *   whole nanoseconds; frame 0 is the clock's 0.
  */
@@ -108,7 +110,12 @@ int sk_queue_virtual_advance_by(sk_queue *queue, double seconds, size_t *out_ran
  * @brief Moves a virtual-time queue's clock to `seconds` since it was made,
  *        running every task due by then.
  * @param queue         Borrowed.
- * @param seconds       The time, not before the clock's.
+ * @param seconds       The time, not before the clock's, rounded to whole
+ *                      nanoseconds. Past 2^52 ns (about 52 days), a time
+ *                      in seconds as a double can round to a nanosecond or
+ *                      more off the one meant: to move there by exact
+ *                      frames, use sk_queue_virtual_advance_by() with their
+ *                      duration (exact for durations up to 2^52 ns).
  * @param[out] out_ran  May be NULL; receives how many tasks ran.
  * @return As sk_queue_virtual_advance_by() (SK_ERR_INVALID_ARGUMENT for a
  *         time at or past the clock's end); SK_ERR_INVALID_ARGUMENT also for
@@ -196,7 +203,8 @@ typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subs
  * An event at frame t of the diagram comes t frames after the subscription,
  * as work of `queue` (events of one frame in the diagram's order; those of
  * frame 0 at the next advance when subscribed from outside the queue).
- * Disposing a subscription stops its events. A subscription made so late
+ * Disposing a subscription stops its events and drops their tasks
+ * (sk_queue_virtual_pending() no longer counts them). A subscription made so late
  * that some of its frames fall past the clock's end (2^63 ns) plays only the
  * events before the end: the later ones, its terminal event included, never
  * come (no error: the diagram was valid when made).

@@ -17,7 +17,9 @@
 /// - `-` : one frame passes.
 /// - a letter or a digit: a value at the current frame, then one frame
 ///   passes. The value is `values[character]`; when `values` is empty and the
-///   value type is `Character`, the character is its own value.
+///   value type is `Character`, the character is its own value. Any letter
+///   or digit (`é` too); the C and Python test signals take only ASCII ones,
+///   so a diagram shared with them keeps to those.
 /// - `|` : the completion at the current frame, then one frame passes.
 /// - `#` : the error (the `error` given to `parse`) at the current frame, then
 ///   one frame passes.

@@ -10,10 +10,15 @@ import SwiftSignalKit
 ///
 ///     XCTAssertNil(recorder.mismatch("------b-----(c|)"))
 ///
+/// An expected diagram counts from the clock's frame 0 and has no
+/// subscription point `^`: `mismatch` says so for one that has.
+///
 /// Thread-safety: the recording may be read from any thread while events
 /// arrive on any thread; `dispose` may be called from any thread.
 public final class TestRecorder<Value, Failure>: @unchecked Sendable {
-    private let scheduler: TestScheduler
+    // The scheduler's queue and frame, not the scheduler: pending work
+    // holds the recorder's subscriber (see TestScheduler).
+    private let clock: FrameClock
     /// The events, appended in place under the atomic's lock (an append
     /// that copied the array would make a recording quadratic).
     private final class Log {
@@ -24,7 +29,7 @@ public final class TestRecorder<Value, Failure>: @unchecked Sendable {
     private let subscription = MetaDisposable()
 
     init(scheduler: TestScheduler) {
-        self.scheduler = scheduler
+        self.clock = scheduler.clock
     }
 
     /// The events so far, each with the clock's time in nanoseconds.
@@ -34,7 +39,7 @@ public final class TestRecorder<Value, Failure>: @unchecked Sendable {
 
     /// The events so far as a timeline in frames (no subscription offset).
     public var timeline: MarbleTimeline<Value, Failure> {
-        return MarbleTimeline(self.events.map { TimelineEvent($0.event, at: self.scheduler.frame(ofNanoseconds: $0.nanoseconds)) })
+        return MarbleTimeline(self.events.map { TimelineEvent($0.event, at: self.clock.frame(ofNanoseconds: $0.nanoseconds)) })
     }
 
     /// Disposes the recorded subscription (at once; see also the `disposeAt`
@@ -44,7 +49,7 @@ public final class TestRecorder<Value, Failure>: @unchecked Sendable {
     }
 
     func append(_ event: SignalEvent<Value, Failure>) {
-        let now = self.scheduler.queue.virtualNowNanoseconds ?? 0
+        let now = self.clock.queue.virtualNowNanoseconds ?? 0
         self.recorded.with { $0.events.append((now, event)) }
     }
 
@@ -70,6 +75,9 @@ extension TestRecorder where Value: Equatable, Failure: Equatable {
         } catch {
             return "the expected diagram does not parse: \(error)"
         }
+        if let message = subscriptionPointMessage(expected, timeline) {
+            return message
+        }
         let characters = values.keys.sorted()
         return Marbles.difference(expected: timeline, actual: self.timeline, values: { value in
             characters.first { values[$0] == value }
@@ -87,6 +95,9 @@ extension TestRecorder where Value == Character, Failure: Equatable {
             timeline = try Marbles.parse(expected, error: error)
         } catch {
             return "the expected diagram does not parse: \(error)"
+        }
+        if let message = subscriptionPointMessage(expected, timeline) {
+            return message
         }
         return Marbles.difference(expected: timeline, actual: self.timeline)
     }
@@ -122,6 +133,9 @@ extension TestRecorder where Value: Equatable, Failure == NoError {
         } catch {
             return "the expected diagram does not parse: \(error)"
         }
+        if let message = subscriptionPointMessage(expected, timeline) {
+            return message
+        }
         let characters = values.keys.sorted()
         return Marbles.difference(expected: timeline, actual: self.infallibleTimeline, values: { value in
             characters.first { values[$0] == value }
@@ -139,6 +153,9 @@ extension TestRecorder where Value == Character, Failure == NoError {
             timeline = try Marbles.parse(expected, error: "#")
         } catch {
             return "the expected diagram does not parse: \(error)"
+        }
+        if let message = subscriptionPointMessage(expected, timeline) {
+            return message
         }
         return Marbles.difference(expected: timeline, actual: self.infallibleTimeline)
     }
@@ -166,4 +183,16 @@ extension TestScheduler {
         }
         return recorder
     }
+}
+
+/// Why an expected diagram with a subscription point `^` cannot match: a
+/// recording's times count from the clock's frame 0 and it has no `^` (the
+/// timelines would differ in their offsets alone, a mismatch whose two
+/// diagrams do not say why). Nil without one.
+private func subscriptionPointMessage<Value, Failure>(_ expected: String, _ timeline: MarbleTimeline<Value, Failure>) -> String? {
+    guard timeline.subscriptionOffset != nil, let caret = expected.firstIndex(of: "^") else {
+        return nil
+    }
+    let position = expected.distance(from: expected.startIndex, to: caret)
+    return "the expected diagram has a subscription point `^` at \(position), which a recording never has: write it from the clock's frame 0, without `^`"
 }

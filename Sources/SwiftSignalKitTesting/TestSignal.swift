@@ -39,7 +39,8 @@ public struct SubscriptionLog: Equatable, Sendable, CustomStringConvertible {
 ///
 /// Events are delivered on the scheduler's queue, each as a task of its
 /// frame: those of one frame in the timeline's order. Disposing a
-/// subscription stops its events at once and logs the frame.
+/// subscription stops its events at once (a cold one's tasks are dropped
+/// from the queue) and logs the frame.
 ///
 /// Thread-safety: `signal` may be subscribed and disposed from any thread;
 /// `subscriptions` may be read from any thread.
@@ -48,13 +49,15 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     public let timeline: MarbleTimeline<Value, Failure>
     /// Whether it is hot (see the type's documentation).
     public let isHot: Bool
-    private let scheduler: TestScheduler
+    // The scheduler's queue and frame, not the scheduler: pending events
+    // hold the subscribers, which hold this signal (see TestScheduler).
+    private let clock: FrameClock
     private let log = Atomic<[SubscriptionLog]>(value: [])
     // Hot: the subscribers present, by id, and whether the timeline ended.
     private let hotState = Atomic<(next: Int, subscribers: [Int: Subscriber<Value, Failure>], ended: Bool)>(value: (0, [:], false))
 
     init(scheduler: TestScheduler, timeline: MarbleTimeline<Value, Failure>, hot: Bool) {
-        self.scheduler = scheduler
+        self.clock = scheduler.clock
         self.timeline = timeline
         self.isHot = hot
         if hot {
@@ -70,7 +73,7 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     /// The signal: subscribe to it as to any other.
     public var signal: Signal<Value, Failure> {
         return Signal { [self] subscriber in
-            let frame = self.scheduler.now
+            let frame = self.clock.now
             var index = 0
             // One critical section: the index is this subscription's entry
             // even when others subscribe at the same time.
@@ -83,15 +86,30 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
             if self.isHot {
                 stop = self.subscribeHot(subscriber)
             } else {
-                self.playCold(to: subscriber, unless: disposed)
-                stop = {}
+                // Disposing drops the events still scheduled: they would
+                // keep the subscriber until their frames, and count as
+                // pending work of the queue.
+                let tokens = self.playCold(to: subscriber, unless: disposed)
+                stop = { [clock = self.clock] in
+                    for token in tokens {
+                        clock.cancel(token)
+                    }
+                }
             }
-            return ActionDisposable { [self] in
+            // Weakly: a hot signal holds its subscribers, whose disposables
+            // would hold it back (a cycle that kept an undisposed recording
+            // and all it holds alive for good). Its pending events hold it
+            // while they can still come; the log matters only to whoever
+            // holds it.
+            return ActionDisposable { [weak self] in
                 if disposed.swap(true) {
                     return
                 }
                 stop()
-                let frame = self.scheduler.now
+                guard let self else {
+                    return
+                }
+                let frame = self.clock.now
                 _ = self.log.modify { log in
                     var log = log
                     if index < log.count {
@@ -103,21 +121,28 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
         }
     }
 
-    private func playCold(to subscriber: Subscriber<Value, Failure>, unless disposed: Atomic<Bool>) {
-        let start = self.scheduler.now
+    /// Schedules the timeline's events for one subscription; returns the
+    /// tokens of their tasks, for the disposal to drop them.
+    private func playCold(to subscriber: Subscriber<Value, Failure>, unless disposed: Atomic<Bool>) -> [UInt64] {
+        let start = self.clock.now
+        var tokens: [UInt64] = []
         for event in self.timeline.events {
             // A frame past Int.max is past the clock's end: never played.
             let (frame, overflow) = start.addingReportingOverflow(max(0, event.time))
             if overflow {
                 continue
             }
-            self.scheduler.schedule(at: frame) {
+            let token = self.clock.scheduleCancellable(at: frame) {
                 if disposed.with({ $0 }) {
                     return
                 }
                 TestSignal.deliver(event.kind, to: subscriber)
             }
+            if let token {
+                tokens.append(token)
+            }
         }
+        return tokens
     }
 
     private func subscribeHot(_ subscriber: Subscriber<Value, Failure>) -> () -> Void {
@@ -134,7 +159,10 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
         guard let id else {
             return {}
         }
-        return { [self] in
+        return { [weak self] in
+            guard let self else {
+                return
+            }
             var removed: Subscriber<Value, Failure>?
             _ = self.hotState.modify { state in
                 var state = state
@@ -147,17 +175,17 @@ public final class TestSignal<Value, Failure>: @unchecked Sendable {
     }
 
     private func scheduleHot() {
-        let start = self.scheduler.now
+        let start = self.clock.now
         for event in self.timeline.events where event.time >= 0 {
             // A frame past Int.max is past the clock's end: never played.
             let (frame, overflow) = start.addingReportingOverflow(event.time)
             if overflow {
                 continue
             }
-            self.scheduler.schedule(at: frame) { [weak self] in
-                guard let self else {
-                    return
-                }
+            // Strongly: the subscribers' disposables hold the signal weakly,
+            // so its events keep it (and its subscribers) until they have
+            // played, or the queue closes.
+            self.clock.scheduleCancellable(at: frame) { [self] in
                 var subscribers: [Subscriber<Value, Failure>] = []
                 _ = self.hotState.modify { state in
                     var state = state
@@ -196,17 +224,19 @@ extension TestScheduler {
 
     /// A cold test signal playing `diagram` (see `Marbles.parse`).
     ///
-    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse.
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse, or
+    ///   that has a subscription point `^` (it is for hot signals).
     public func cold<Value, Failure>(_ diagram: String, values: [Character: Value], error: Failure) throws(MarbleSyntaxError) -> TestSignal<Value, Failure> {
-        return self.cold(try Marbles.parse(diagram, values: values, error: error))
+        return self.cold(try coldTimeline(diagram, try Marbles.parse(diagram, values: values, error: error)))
     }
 
     /// A cold test signal playing `diagram`, whose letters and digits are
     /// their own values.
     ///
-    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse.
+    /// - Throws: `MarbleSyntaxError` for a diagram that does not parse, or
+    ///   that has a subscription point `^`.
     public func cold<Failure>(_ diagram: String, error: Failure) throws(MarbleSyntaxError) -> TestSignal<Character, Failure> {
-        return self.cold(try Marbles.parse(diagram, error: error))
+        return self.cold(try coldTimeline(diagram, try Marbles.parse(diagram, error: error)))
     }
 
     /// A hot test signal playing `timeline` from the current frame, its time
@@ -237,9 +267,9 @@ extension TestScheduler {
     /// whose letters and digits are their own values.
     ///
     /// - Throws: `MarbleSyntaxError` for a diagram that does not parse or
-    ///   has a `#`.
+    ///   has a `#` or a `^`.
     public func cold(_ diagram: String) throws(MarbleSyntaxError) -> TestSignal<Character, NoError> {
-        return self.cold(try infallibleTimeline(diagram))
+        return self.cold(try coldTimeline(diagram, try infallibleTimeline(diagram)))
     }
 
     /// A hot test signal that cannot fail, playing `diagram` (no `#`) from
@@ -250,6 +280,19 @@ extension TestScheduler {
     public func hot(_ diagram: String) throws(MarbleSyntaxError) -> TestSignal<Character, NoError> {
         return self.hot(try infallibleTimeline(diagram))
     }
+}
+
+/// `timeline`, parsed from `diagram`, for a cold signal: a subscription point
+/// `^` is a syntax error. The parser takes it as a hot source's, which would
+/// make the events before it negative times, played at each subscription's
+/// start: not what the diagram shows. (The C and Python test signals refuse
+/// it with the same message.)
+private func coldTimeline<Value, Failure>(_ diagram: String, _ timeline: MarbleTimeline<Value, Failure>) throws(MarbleSyntaxError) -> MarbleTimeline<Value, Failure> {
+    guard timeline.subscriptionOffset != nil, let caret = diagram.firstIndex(of: "^") else {
+        return timeline
+    }
+    let position = diagram.distance(from: diagram.startIndex, to: caret)
+    throw MarbleSyntaxError(diagram: diagram, position: position, message: "the subscription point `^` in a cold diagram (it is for hot signals)")
 }
 
 /// The timeline of `diagram` for a signal that cannot fail: a `#` is a

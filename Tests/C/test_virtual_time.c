@@ -1092,3 +1092,30 @@ Test(virtual_time, non_ascii_characters_and_a_cold_caret_are_refused_with_the_po
     sk_signal_release(signal);
     expect_no_live_objects(1, queue);
 }
+
+/* Frames past 2^52 ns from the clock's 0 (about 52 days) came a few
+ * nanoseconds early, one frame early in the diagram: the test signals
+ * scheduled each event after a delay in seconds, a double, which has no
+ * whole nanosecond for every such time. Frames of 99999.999999997 s: the
+ * value of frame 100 came at 10099999999999696 ns, in frame 100 it is
+ * 10099999999999697 ns. */
+Test(virtual_time, frames_far_from_the_clocks_start_come_at_their_exact_nanosecond, .timeout = SK_TEST_TIMEOUT) {
+    const double frame = 99999.999999997;
+    const int64_t frame_ns = 99999999999997;
+    char diagram[128];
+    memset(diagram, '-', 100);
+    strcpy(diagram + 100, "a|");
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_test_signal_cold(&signal, NULL, queue, frame, diagram, NULL, 0, NULL));
+    sk_test_recorder *recorder = NULL;
+    SK_OK_OR_FAIL(sk_test_record(&recorder, signal, queue, frame));
+    run(queue);
+    cr_assert_eq(now_ns(queue), 101 * frame_ns);
+    char actual[128];
+    SK_OK_OR_FAIL(sk_test_recorder_diagram(recorder, NULL, 0, actual, sizeof actual, NULL));
+    cr_assert_str_eq(actual, diagram, "\nexpected: %s\nactual:   %s", diagram, actual);
+    sk_test_recorder_release(recorder);
+    sk_signal_release(signal);
+    expect_no_live_objects(1, queue);
+}

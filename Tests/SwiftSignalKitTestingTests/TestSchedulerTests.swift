@@ -179,4 +179,120 @@ final class TestSchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.queue.pendingVirtualWork, 0)
     }
 
+    // Frames were turned into seconds (a Double) and back: past 2^52 ns
+    // (about 52 days) from the clock, a Double has no whole nanosecond
+    // for every frame, so an event of a cold diagram fell a few nanoseconds
+    // before its frame (the recorder put it one frame early), and
+    // advance(toFrame:) stopped short of the frame's start.
+    func testFramesFarFromTheClockStartAtTheirExactNanosecond() throws {
+        let scheduler = TestScheduler(frame: 99_999.999_999_997)
+        XCTAssertEqual(scheduler.frameNanoseconds, 99_999_999_999_997)
+        let source = try scheduler.cold(String(repeating: "-", count: 100) + "a|")
+        let recorder = scheduler.record(source.signal)
+        try scheduler.run()
+        XCTAssertEqual(recorder.events.map(\.nanoseconds), [100 * 99_999_999_999_997, 101 * 99_999_999_999_997])
+        XCTAssertNil(recorder.mismatch(String(repeating: "-", count: 100) + "a|"))
+        var ranAt: Int64?
+        scheduler.schedule(at: 250) {
+            ranAt = scheduler.queue.virtualNowNanoseconds
+        }
+        try scheduler.advance(toFrame: 250)
+        XCTAssertEqual(scheduler.queue.virtualNowNanoseconds, 250 * 99_999_999_999_997)
+        XCTAssertEqual(ranAt, 250 * 99_999_999_999_997)
+        XCTAssertEqual(scheduler.now, 250)
+    }
+
+    // A cold diagram's `^` was taken as the parser takes it, a hot
+    // source's subscription point: the events before it played at frame 0
+    // of each subscription (`--a-^-b|` gave `a` at 0). The C and Python
+    // test signals refuse it; so does the Swift one now, with its position.
+    func testAColdDiagramRefusesASubscriptionPoint() {
+        let scheduler = TestScheduler()
+        XCTAssertThrowsError(try scheduler.cold("--a-^-b|")) { error in
+            XCTAssertEqual((error as? MarbleSyntaxError)?.position, 4)
+            XCTAssertEqual((error as? MarbleSyntaxError)?.message, "the subscription point `^` in a cold diagram (it is for hot signals)")
+        }
+        XCTAssertThrowsError(try scheduler.cold("-a ^", error: Boom())) { error in
+            XCTAssertEqual((error as? MarbleSyntaxError)?.position, 3)
+        }
+        XCTAssertThrowsError(try scheduler.cold("^a", values: ["a": 1], error: Boom())) { error in
+            XCTAssertEqual((error as? MarbleSyntaxError)?.position, 0)
+        }
+        XCTAssertNoThrow(try scheduler.cold(Marbles.parse("--a-^-b|", error: Boom())))
+    }
+
+    // Disposing a cold subscription stopped its events but left their tasks
+    // on the queue (each holding the subscriber) until their frames: a
+    // test that checks that its operator leaves no work behind after a
+    // disposal (pendingVirtualWork == 0) failed on the test signal's tasks.
+    func testDisposingAColdSubscriptionDropsItsPendingEvents() throws {
+        let scheduler = TestScheduler()
+        let source = try scheduler.cold("-a-b-c|")
+        let recorder = scheduler.record(source.signal |> map { $0 }, disposeAt: 2)
+        try scheduler.advance(frames: 2)
+        XCTAssertNil(recorder.mismatch("-a"))
+        XCTAssertEqual(source.subscriptions, [SubscriptionLog(subscribed: 0, disposed: 2)])
+        XCTAssertEqual(scheduler.queue.pendingVirtualWork, 0)
+        XCTAssertEqual(try scheduler.run(), 0)
+    }
+
+    // A test that ended with work pending leaked its whole stage: the
+    // pending tasks held the subscribers, which held the recorder and the
+    // test signal, which held the scheduler, which held the queue and so
+    // the tasks. The recorder and the test signals hold the queue and the
+    // frame now, not the scheduler, and a scheduler that made its queue
+    // closes it when it goes, dropping the pending work.
+    func testASchedulerLeftWithWorkPendingFreesEverything() throws {
+        weak var weakQueue: Queue?
+        weak var weakRecorder: TestRecorder<Character, NoError>?
+        weak var weakSource: TestSignal<Character, NoError>?
+        do {
+            let scheduler = TestScheduler()
+            let source = try scheduler.cold("-a-b-c|")
+            let hot = try scheduler.hot("^--x--y|")
+            let recorder = scheduler.record(merge([source.signal, hot.signal]) |> delay(scheduler.seconds(1), queue: scheduler.queue))
+            try scheduler.advance(frames: 3)
+            XCTAssertNil(recorder.mismatch("--(xa)"))
+            XCTAssertNotEqual(scheduler.queue.pendingVirtualWork, 0)
+            weakQueue = scheduler.queue
+            weakRecorder = recorder
+            weakSource = source
+        }
+        XCTAssertNil(weakRecorder)
+        XCTAssertNil(weakSource)
+        XCTAssertNil(weakQueue)
+    }
+
+    // A scheduler on a queue it did not make leaves the queue open.
+    func testASchedulerOnAGivenQueueLeavesItOpen() throws {
+        let queue = Queue.virtualTime()
+        do {
+            let scheduler = try TestScheduler(queue: queue)
+            scheduler.schedule(at: 1) {}
+        }
+        XCTAssertEqual(queue.pendingVirtualWork, 1)
+        XCTAssertEqual(try queue.run(), 1)
+    }
+
+    // The subscribers' disposables hold a test signal weakly now: a hot one
+    // that only its recording refers to is kept by its pending events.
+    func testAHotSignalThatOnlyItsRecordingHoldsStillPlays() throws {
+        let scheduler = TestScheduler()
+        let recorder = scheduler.record(try scheduler.hot("^-a--b|").signal)
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("-a--b|"))
+    }
+
+    // An expected diagram with a `^` never matched (a recording has no
+    // subscription point) and the message showed the two diagrams, alike
+    // but for the `^`, without saying why.
+    func testAnExpectedDiagramWithASubscriptionPointSaysWhyItCannotMatch() throws {
+        let scheduler = TestScheduler()
+        let recorder = scheduler.record(try scheduler.cold("-a|").signal)
+        try scheduler.run()
+        XCTAssertNil(recorder.mismatch("-a|"))
+        for message in [recorder.mismatch("^-a|"), recorder.mismatch("^-a|", values: ["a": "a"])] {
+            XCTAssertEqual(message, "the expected diagram has a subscription point `^` at 0, which a recording never has: write it from the clock's frame 0, without `^`")
+        }
+    }
 }

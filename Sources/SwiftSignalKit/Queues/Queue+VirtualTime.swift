@@ -12,7 +12,12 @@
 /// inside that work, so `async` from it runs inline, as on a serial queue.
 /// `sync` from outside runs the work due now, then its block, on the
 /// calling thread (or waits for the thread advancing the queue to run them).
-/// `closeHostDrained()` drops the pending work and all later work.
+/// `closeHostDrained()` drops the pending work and all later work. Work
+/// still pending is kept (with all it holds) until it runs or the queue
+/// closes, and it often holds the queue itself (an operator's timer does):
+/// a test that ends with work pending calls `closeHostDrained()`, or the
+/// queue and what the work holds stay alive. (`TestScheduler` closes the
+/// queue it made when it goes.)
 ///
 ///     let queue = Queue.virtualTime()
 ///     let values = ValuePipe<Int>()
@@ -101,6 +106,34 @@ extension Queue {
             throw .invalidTime(seconds)
         }
         return try executor.advance(to: .after(delta, seconds: seconds), limit: limit)
+    }
+
+    /// `advance(to:)` with an exact time in nanoseconds (`seconds`: the same
+    /// time, for the errors), for SwiftSignalKitTesting's frames: a Double
+    /// of seconds, multiplied back into nanoseconds, can be a nanosecond or
+    /// more off past 2^52 ns (about 52 days).
+    package func advance(toNanoseconds target: Int64, seconds: Double, limit: Int) throws(VirtualTimeError) -> Int {
+        let executor = try self.requireVirtualTime()
+        guard target >= 0 else {
+            throw .invalidTime(seconds)
+        }
+        return try executor.advance(to: .time(target), limit: limit)
+    }
+
+    /// Runs `work` on a virtual-time queue at the clock's time `nanoseconds`
+    /// (in the next advance when that time has passed), as `after` would,
+    /// with an exact deadline; for SwiftSignalKitTesting's frames. Returns a
+    /// token for `cancelVirtualWork`, or nil when `work` was dropped (the
+    /// queue is closed, or is not a virtual-time queue).
+    @discardableResult
+    package func virtualAfter(atNanoseconds nanoseconds: Int64, _ work: @escaping () -> Void) -> UInt64? {
+        return self.virtualTimeExecutor?.schedule(atNanoseconds: nanoseconds, work)
+    }
+
+    /// Drops the work of `token` (from `virtualAfter`) if it has not run:
+    /// it is released here, and no longer pending.
+    package func cancelVirtualWork(_ token: UInt64) {
+        self.virtualTimeExecutor?.cancel(token)
     }
 
     /// Moves the clock of a virtual-time queue to `time` seconds since it was

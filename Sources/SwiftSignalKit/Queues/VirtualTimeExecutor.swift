@@ -130,7 +130,27 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
     func schedule(afterNanoseconds delay: Int64, _ task: @escaping () -> Void) -> UInt64? {
         self.mutex.lock()
         let (deadline, overflow) = self.now.addingReportingOverflow(max(0, delay))
-        if self.closed || overflow {
+        if overflow {
+            self.mutex.unlock()
+            return nil
+        }
+        return self.scheduleLocked(at: deadline, task)
+    }
+
+    /// Schedules `task` at the clock's time `deadline` in nanoseconds (at the
+    /// current time when that has passed); returns its token for `cancel`,
+    /// or nil when the queue is closed. The deadline is compared with the
+    /// clock under the lock, so that an advance on another thread meanwhile
+    /// cannot put it in the past.
+    @discardableResult
+    func schedule(atNanoseconds deadline: Int64, _ task: @escaping () -> Void) -> UInt64? {
+        self.mutex.lock()
+        return self.scheduleLocked(at: max(self.now, deadline), task)
+    }
+
+    /// The body of the two `schedule`s, with the lock held (released here).
+    private func scheduleLocked(at deadline: Int64, _ task: @escaping () -> Void) -> UInt64? {
+        if self.closed {
             self.mutex.unlock()
             return nil
         }

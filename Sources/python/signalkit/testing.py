@@ -185,11 +185,16 @@ class TestRecorder(_Handle):
 
     def assert_diagram(self, expected: str, values: Optional[Mapping[str, Any]] = None) -> None:
         """Raises AssertionError, with the expected diagram above the
-        actual one, unless diagram(values) is `expected` (spaces in it
-        ignored; written as diagram() prints: a group only for several
-        events of one frame)."""
+        actual one, unless what was recorded is `expected`'s timeline:
+        any diagram of it matches (spaces, a group of one event, dashes
+        after the end), as Swift's TestRecorder.mismatch compares.
+        SignalKitError (the message names the position) for an expected
+        diagram that does not parse, or has a `^` (a recording counts
+        from the clock's frame 0)."""
         actual = self.diagram(values)
-        if actual != expected.replace(" ", ""):
+        if actual == expected.replace(" ", ""):
+            return
+        if actual != _canonical_diagram(expected, values):
             raise AssertionError(f"the diagrams differ\nexpected: {expected}\nactual:   {actual}")
 
     def dispose(self) -> None:
@@ -205,12 +210,28 @@ class TestRecorder(_Handle):
         return self
 
 
+def _canonical_diagram(diagram: str, values: Optional[Mapping[str, Any]]) -> str:
+    """`diagram` as diagram() prints its timeline: played by a cold test
+    signal on a scratch scheduler and recorded (the library has the one
+    parser and printer; a malformed diagram raises its SignalKitError)."""
+    with TestScheduler() as scratch:
+        source = scratch.cold(diagram, values)
+        try:
+            with scratch.record(source) as recorder:
+                scratch.run()
+                return recorder.diagram(values)
+        finally:
+            source.close()
+
+
 # --------------------------------------------------------------------------
 # The scheduler
 # --------------------------------------------------------------------------
 
-_MAX_FRAME = (2 ** 63 - 1) / 1e9
-"""The longest frame, in seconds: the clock counts int64 nanoseconds."""
+_MAX_FRAME = 1e9
+"""The longest frame, in seconds: the limit of the C test functions
+(sk_test_signal_cold, sk_test_record), checked here so that a scheduler
+they would refuse is not made."""
 
 
 class TestScheduler(_Uncopyable):
@@ -242,17 +263,26 @@ class TestScheduler(_Uncopyable):
 
     def __init__(self, frame: float = 0.001, name: str = "signalkit.testing") -> None:
         """A new virtual-time queue named `name`, at time 0, whose frames
-        last `frame` seconds: TypeError unless an int or a float, ValueError
-        unless finite, > 0 and at most 2**63 - 1 nanoseconds (about 292 years:
-        the clock counts int64 nanoseconds)."""
+        last `frame` seconds, rounded to whole nanoseconds: TypeError unless
+        an int or a float, ValueError unless finite, > 0, at least 1 ns once
+        rounded (0.5e-9 s) and at most 1e9 seconds (the range of the C test
+        functions, signalkit_test.h)."""
         if isinstance(frame, bool) or not isinstance(frame, (int, float)):
             raise TypeError(f"signalkit.testing: frame is {type(frame).__name__}, not a number of seconds")
         if not math.isfinite(frame) or frame <= 0:
             raise ValueError(f"signalkit.testing: frame must be > 0 seconds, not {frame!r}")
         if frame > _MAX_FRAME:
-            raise ValueError(f"signalkit.testing: frame {frame!r} is longer than {_MAX_FRAME} seconds (the clock "
-                             "counts int64 nanoseconds)")
-        self.frame_nanoseconds = max(1, round(frame * 1e9))
+            raise ValueError(f"signalkit.testing: frame {frame!r} is longer than 1e9 seconds (the limit of the "
+                             "test signals and recorders)")
+        # Halves away from zero, as the C functions round (Python's round()
+        # takes halves to even: 2.5 ns would be 2 here and 3 there).
+        nanoseconds = math.floor(frame * 1e9)
+        if frame * 1e9 - nanoseconds >= 0.5:
+            nanoseconds += 1
+        if nanoseconds < 1:
+            raise ValueError(f"signalkit.testing: frame {frame!r} is shorter than 1 ns once rounded to whole "
+                             "nanoseconds")
+        self.frame_nanoseconds = nanoseconds
         self.frame = self.frame_nanoseconds / 1e9
         pointer = c_void_p()
         _check(C.queue_create_virtual(byref(pointer), name.encode()))
@@ -303,13 +333,25 @@ class TestScheduler(_Uncopyable):
         SignalKitError for a negative count, from work of this queue, or
         past 1,000,000 tasks (the clock then stays at the last one's
         deadline)."""
-        target = self.now_nanoseconds + operator.index(frames) * self.frame_nanoseconds
-        return self._move(C.queue_virtual_advance_to, target / 1e9)
+        # By a duration, not to a time: a time past 2^52 ns (about 52 days)
+        # has no float of seconds for every nanosecond, and the clock ended
+        # a few nanoseconds off the frame (short of it, its work not run). A
+        # duration is exact up to 2^52 ns; a count too large for a float is
+        # past the clock's end all the same.
+        nanoseconds = operator.index(frames) * self.frame_nanoseconds
+        try:
+            seconds = nanoseconds / 1e9
+        except OverflowError:
+            seconds = math.inf if nanoseconds > 0 else -math.inf
+        return self._move(C.queue_virtual_advance_by, seconds)
 
     def advance_to(self, frame: int) -> int:
         """Moves the clock to the start of frame `frame`, running what is
         due; returns how many tasks ran. ValueError for a negative frame,
-        SignalKitError for a frame before the clock's, and as advance()."""
+        SignalKitError for a frame before the clock's, and as advance().
+        The C function takes the time in seconds, a float: past 2^52 ns
+        (about 52 days) it can end a nanosecond or more off the frame's
+        start; advance() moves by exact frames there."""
         if operator.index(frame) < 0:
             raise ValueError(f"signalkit.testing: frame {frame} is negative")
         return self._move(C.queue_virtual_advance_to, self.seconds(frame))
@@ -331,7 +373,10 @@ class TestScheduler(_Uncopyable):
     def schedule(self, fn: Callable[[], object], at: Optional[int] = None) -> None:
         """Runs fn() as work of the queue at the start of frame `at` (by
         default now: at the next advance); a frame already begun also runs
-        at the next advance. An exception goes to callback_error_hook;
+        at the next advance. The C function takes the delay in seconds, a
+        float: a frame more than 2^52 ns (about 52 days) ahead of the clock
+        can be a nanosecond or more off. An exception goes to
+        callback_error_hook;
         TypeError at the call unless `fn` is callable and `at` None or an
         int, ValueError for a negative `at` (no frame is)."""
         _callable_arg(fn, "TestScheduler.schedule")

@@ -184,6 +184,20 @@ def test_test_scheduler_checks_its_numbers_at_the_call():
     for frame in (1e300, 1e10):
         with pytest.raises(ValueError, match="frame"):
             TestScheduler(frame)
+    # Frames the C test functions refuse (longer than 1e9 s, or shorter
+    # than half a nanosecond): the scheduler took them, then cold(), hot()
+    # and record() raised SignalKitError (or, below 0.5 ns, the frame
+    # became 1 ns where C refuses it).
+    for frame in (1e9 + 1, 2e9, 9e9, 1e-10, 4.9e-10):
+        with pytest.raises(ValueError, match="frame"):
+            TestScheduler(frame)
+    for frame in (1e9, 5e-10):
+        with TestScheduler(frame) as scheduler:
+            scheduler.record(scheduler.cold("a|")).close()
+    # Halves of a nanosecond round away from zero, as in C (round() took
+    # 2.5 ns to 2).
+    with TestScheduler(2.5e-9) as scheduler:
+        assert scheduler.frame_nanoseconds == 3
     for frame in ("1", None, True):
         with pytest.raises(TypeError, match="frame"):
             TestScheduler(frame)

@@ -87,7 +87,7 @@ def test_advancing_from_inside_work_is_an_error(scheduler, hook_calls):
     scheduler.schedule(advance_inside)
     scheduler.schedule(lambda: scheduler.run())  # not caught: to callback_error_hook
     assert scheduler.run() == 2
-    assert caught[0].status == UNSUPPORTED and "sk_queue_virtual_advance_to" in caught[0].message
+    assert caught[0].status == UNSUPPORTED and "sk_queue_virtual_advance_by" in caught[0].message
     assert scheduler.now == 0
     [(error, where)] = hook_calls
     assert isinstance(error, sk.SignalKitError) and error.status == UNSUPPORTED and where == "work"
@@ -133,6 +133,22 @@ def test_frames_are_whole_nanoseconds():
         assert scheduler.frame_nanoseconds == 2 and scheduler.seconds(3) == 6e-9
         scheduler.advance(5)
         assert scheduler.now_nanoseconds == 10 and scheduler.now == 5
+
+
+def test_advancing_frames_far_from_the_clocks_start_moves_it_by_whole_frames():
+    # advance(1) moved the clock to (now + one frame) in seconds, a float:
+    # past 2^52 ns (about 52 days) a float has no whole nanosecond for
+    # every time, and 3.3e9 s + 3 ms ended 192 ns short of the next frame
+    # (now unchanged, the frame's work not run).
+    with TestScheduler(frame=0.003) as scheduler:
+        scheduler.advance_by(3_300_000_000.0)
+        start = scheduler.now_nanoseconds
+        assert start == 1_100_000_000_000 * 3_000_000 and scheduler.now == 1_100_000_000_000
+        ran = []
+        scheduler.schedule(lambda: ran.append(scheduler.now_nanoseconds), at=scheduler.now + 1)
+        assert scheduler.advance(1) == 1
+        assert scheduler.now_nanoseconds == start + 3_000_000 and scheduler.now == 1_100_000_000_001
+        assert ran == [start + 3_000_000]
 
 
 def test_a_repeating_timer_fires_every_period_and_stops_at_the_task_limit(scheduler):
@@ -193,11 +209,12 @@ def test_disposing_a_debounce_drops_its_timer(scheduler):
     recorder = scheduler.record(source.debounce(scheduler.seconds(3), scheduler.queue))
     scheduler.advance_to(2)
     # Pending: the debounce's timer (due at 4) and the source's completion
-    # (due at 10, which a disposed subscription ignores).
+    # (due at 10). The disposal drops both (the test signal's completion
+    # stayed pending before, holding the subscriber until frame 10).
     assert scheduler.pending == 2
     recorder.dispose()
-    assert scheduler.pending == 1
-    assert scheduler.run() == 1
+    assert scheduler.pending == 0
+    assert scheduler.run() == 0
     expect(recorder, "")
     assert source.subscriptions == "^0 !2"
 
@@ -417,6 +434,25 @@ def test_a_mismatch_shows_expected_above_actual(scheduler):
         recorder.assert_diagram("------b-----c|")
     assert str(info.value).endswith("\nexpected: ------b-----c|\nactual:   ------b-----(c|)")
     recorder.assert_diagram("------b----- (c|)")  # spaces are ignored
+
+
+def test_assert_diagram_takes_any_diagram_of_the_recorded_timeline(scheduler):
+    # assert_diagram compared the strings (spaces removed): an expected
+    # diagram that Swift's mismatch() takes as the same timeline (a group of
+    # one event, dashes after the end) failed, and a malformed one failed as
+    # a mere difference, without the position of its error.
+    recorder = scheduler.record(scheduler.cold("-a-b|"))
+    scheduler.run()
+    recorder.assert_diagram("-a-(b)|")
+    recorder.assert_diagram("-a-b|--")
+    recorder.assert_diagram("-x-y|", {"x": "a", "y": "b"})
+    with pytest.raises(AssertionError) as info:
+        recorder.assert_diagram("-a-b-|")
+    assert str(info.value).endswith("\nexpected: -a-b-|\nactual:   -a-b|")
+    with pytest.raises(sk.SignalKitError, match="at position 2"):
+        recorder.assert_diagram("-a!b|")
+    with pytest.raises(sk.SignalKitError, match="subscription point"):
+        recorder.assert_diagram("^-a-b|")
 
 
 def test_a_long_diagram_is_read_whole(scheduler):
