@@ -1297,6 +1297,15 @@ class Signal(Generic[T_co], _Failing, _Handle):
     _signal_value = True  # carried as a signal value (switch_to_latest, queue)
     _iterable_source = False  # made by from_iterable
 
+    def _drop(self) -> None:
+        # A Python stage signal holds its upstream's handle (its subscribe
+        # and the stages composed onto it start the upstream directly):
+        # closed, it lets it go too, so that closing every handle one named
+        # releases everything, and a closed stage signal raises at its use
+        # as every closed handle does (self.pointer) instead of running on.
+        self._stage_source = None
+        super()._drop()
+
     # --- sources --------------------------------------------------------------
 
     @staticmethod
@@ -1429,10 +1438,10 @@ class Signal(Generic[T_co], _Failing, _Handle):
             owned = _Failures()
         recorder = owned.recorder() if owned is not None else failures
         assert isinstance(recorder, _Recorder)
+        pointer = upstream.pointer  # closed: raise before retaining anything
         source = _StageSource(upstream, stages, recorder)
         ctx = _retain_callbacks(source)
-        signal: Signal[Any] = _new_signal(C.signal_create_over, upstream.pointer, _c_stage_generator, ctx,
-                                          _release_ctx)
+        signal: Signal[Any] = _new_signal(C.signal_create_over, pointer, _c_stage_generator, ctx, _release_ctx)
         signal._failures = owned
         signal._stage_source = source
         _set_owner(ctx, signal)
@@ -1967,6 +1976,7 @@ def _checked_restarts(signal: Signal[T]) -> Signal[T]:
     call that started the loop returns (and raises the interrupt, or
     to_list its TimeoutError). Running Python code there also lets the
     SIGINT handler run (the package's, which defers the interrupt)."""
+    signal.pointer  # closed: ValueError at the call, not at each start of the loop
     pending, deadline = _interrupts.local, _sync_deadline
 
     def start() -> Signal[T]:
@@ -2003,6 +2013,7 @@ class _Timer:
     def __init__(self, seconds: float, queue: Optional["Queue"], repeat: bool) -> None:
         self.seconds = _seconds_arg(seconds, "interval" if repeat else "timer")
         self.queue = _queue(queue, "interval" if repeat else "timer")
+        self.queue.pointer  # closed: ValueError at the call, as deliver_on's, not at each start
         self.repeat = repeat
 
     def __call__(self, subscriber: Subscriber[int]) -> Callable[[], None]:
@@ -2014,10 +2025,10 @@ class _Timer:
             if not self.repeat:
                 subscriber.on_completed()
 
+        queue = self.queue.pointer  # closed since: raise before retaining anything
         ctx = _retain_callbacks(_Callback(fire, _Failures()))
         out = c_void_p()
-        _check(C.timer_start(byref(out), self.queue.pointer, self.seconds, self.repeat, _c_work_callback, ctx,
-                             _release_ctx))
+        _check(C.timer_start(byref(out), queue, self.seconds, self.repeat, _c_work_callback, ctx, _release_ctx))
         timer = Disposable(out.value)
         return timer.dispose
 
