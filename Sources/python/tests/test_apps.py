@@ -4,10 +4,20 @@ test failed, hung or crashed before its fix.
 
 Run with `make test-python` (against the installed wheel)."""
 import gc
+import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
 import signalkit as sk
+
+
+def run_child(code, timeout=60):
+    """Runs `code` in a child interpreter (-X dev); returns the CompletedProcess."""
+    return subprocess.run([sys.executable, "-X", "dev", "-c", textwrap.dedent(code)], env=dict(os.environ),
+                          capture_output=True, text=True, timeout=timeout)
 
 
 # --- a closed map / filter / tap signal ---------------------------------------
@@ -68,3 +78,29 @@ def test_timer_on_a_closed_queue_raises_at_the_call(make, clean):
         make(queue)
     assert sk.pending_callbacks() == 0
     assert sk.live_objects() == 0
+
+
+# --- an exit handler registered before the import -------------------------------
+
+def test_exit_handler_registered_before_the_import_meets_the_closed_package():
+    # What the README's Errors section says (undocumented before): the
+    # package's atexit hook runs before handlers registered earlier, and
+    # from then on a call that gives the library a callback raises
+    # RuntimeError, while one that does not (a put) still works.
+    result = run_child("""
+        import atexit
+
+        def goodbye():
+            pipe.put(1)
+            try:
+                sk.Signal.single(1).to_list(timeout=5)
+            except RuntimeError as exc:
+                print(exc)
+
+        atexit.register(goodbye)
+        import signalkit as sk
+        pipe = sk.Pipe()
+        assert sk.Signal.single(1).to_list(timeout=5) == [1]
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "signalkit: the interpreter is exiting: no new callbacks"
