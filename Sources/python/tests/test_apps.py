@@ -104,3 +104,25 @@ def test_exit_handler_registered_before_the_import_meets_the_closed_package():
     """)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "signalkit: the interpreter is exiting: no new callbacks"
+
+
+# --- the loop's queue closed by its user ----------------------------------------
+
+def test_closing_the_loop_queue_leaves_the_loop_its_queue(clean):
+    # Before: `with sk.asyncio_queue() as queue:` (or queue.close()) released
+    # the loop's own queue: every later `await signal`, `async for` and
+    # deliver_on(asyncio_queue()) of that loop raised ValueError ("Queue is
+    # closed"), and the loop's reader stayed registered on a descriptor the
+    # library had closed (its number free for the next file opened).
+    import asyncio
+
+    async def main():
+        with sk.asyncio_queue() as queue:
+            pass
+        queue.close()
+        assert sk.asyncio_queue() is queue
+        assert await sk.Signal.single(1) == 1
+        return [value async for value in sk.Signal.from_iterable([2, 3]).deliver_on(queue)]
+
+    assert asyncio.run(main()) == [2, 3]
+    gc.collect()
