@@ -1298,7 +1298,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
     _iterable_source = False  # made by from_iterable
 
     def _drop(self) -> None:
-        # A Python stage signal holds its upstream's handle (its subscribe
+        # A Python stage signal holds a handle of its upstream (its subscribe
         # and the stages composed onto it start the upstream directly):
         # closed, it lets it go too, so that closing every handle one named
         # releases everything, and a closed stage signal raises at its use
@@ -1432,13 +1432,18 @@ class Signal(Generic[T_co], _Failing, _Handle):
         if base is not None:  # compose: each event enters Python once for the whole chain
             upstream, stages = base.upstream, base.stages + (stage,)
         else:
-            upstream, stages = self, (stage,)
+            # A handle of the stage's own (never given out, so never closed
+            # but by its collection), as a library operator holds its
+            # upstream: closing `self` must not stop the stage signal, which
+            # starts the upstream directly (its subscribe, its generator).
+            upstream, stages = Signal(C.signal_retain(self.pointer)), (stage,)  # closed: raises first
+            upstream._iterable_source = self._iterable_source
         owned = failures if not isinstance(failures, _Recorder) else None
         if failures is None:
             owned = _Failures()
         recorder = owned.recorder() if owned is not None else failures
         assert isinstance(recorder, _Recorder)
-        pointer = upstream.pointer  # closed: raise before retaining anything
+        pointer = upstream.pointer
         source = _StageSource(upstream, stages, recorder)
         ctx = _retain_callbacks(source)
         signal: Signal[Any] = _new_signal(C.signal_create_over, pointer, _c_stage_generator, ctx, _release_ctx)

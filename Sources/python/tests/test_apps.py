@@ -126,3 +126,22 @@ def test_closing_the_loop_queue_leaves_the_loop_its_queue(clean):
 
     assert asyncio.run(main()) == [2, 3]
     gc.collect()
+
+
+# --- a stage signal outliving its upstream's handle -----------------------------
+
+@pytest.mark.parametrize("stage", ["map", "filter", "tap"])
+def test_stage_signal_outlives_its_upstream_handle(stage, clean):
+    # Before: a Python stage signal started its upstream through the
+    # upstream's Python handle, so closing that handle (the end of a
+    # `with pipe.signal() as numbers:` block that made numbers.map(f))
+    # broke it: its subscribe and to_list() raised ValueError ("Signal is
+    # closed"), while a library operator's signal (take) went on, holding
+    # a library reference of its own.
+    with sk.Signal.from_iterable([1, 2]) as numbers:
+        staged = getattr(numbers, stage)(lambda value: value)
+    assert staged.to_list(timeout=5) == [1, 2]
+    assert staged.map(str).to_list(timeout=5) == ["1", "2"]
+    assert staged.reduce(lambda total, value: total + value, 0).to_list(timeout=5) == [3]
+    staged.close()
+    assert sk.live_objects() == 0
