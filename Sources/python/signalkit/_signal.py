@@ -1685,7 +1685,12 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return _new_signal(C.signal_then, self.pointer, _signal_arg(next_signal, "then"))
 
     def deliver_on(self, queue: "Queue") -> "Signal[T_co]":
-        """Every event delivered on `queue` (e.g. a host queue an event loop drains)."""
+        """Every event delivered on `queue` (e.g. a host queue an event loop
+        drains), in batches: one task of the queue delivers the events
+        waiting, then those that arrived meanwhile, until none is left, so
+        a source that keeps emitting at least as fast as the callbacks run
+        keeps that task (and a host queue's drain()) running until it
+        pauses."""
         return _new_signal(C.signal_deliver_on, self.pointer, _queue_arg(queue, "deliver_on").pointer)
 
     def run_on(self, queue: "Queue") -> "Signal[T_co]":
