@@ -74,7 +74,11 @@ Interpreter exit. Library threads must not call into Python once the
 interpreter finalizes. An atexit hook disposes every subscription still
 running, waits (up to SHUTDOWN_WAIT_SECONDS) for the callbacks in progress
 and for the release of every callback set no Python object holds, and from
-then on callbacks do nothing. Every callback of the Pythonic forms (values,
+then on callbacks do nothing, and a call that gives the library a Python
+function (subscribe, to_list, map, Queue.run, ...) raises RuntimeError
+("signalkit: the interpreter is exiting: no new callbacks"): atexit runs
+the last registered handler first, so a handler registered before `import
+signalkit` (or a __del__ or daemon thread running at exit) meets it. Every callback of the Pythonic forms (values,
 operator functions, side effects, generators, timers, queue jobs, releases)
 crosses through the extension signalkit._speedups, which touches Python no
 more once the ones in progress have left: the exit is clean whether or not

@@ -17,12 +17,26 @@ T_co = TypeVar("T_co", covariant=True)
 _queues: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.ref[Queue]]" = weakref.WeakKeyDictionary()
 
 
+class _LoopQueue(Queue):
+    """A loop's host queue (asyncio_queue): the loop owns it. Its reader
+    drains it and holds it, and it is released with the loop's selector
+    when the loop closes; close() (and a `with` block's end) leaves it
+    open, so that the loop's later `await signal`, `async for` and
+    deliveries still have their queue and the reader never watches a
+    descriptor the library closed."""
+
+    def close(self) -> None:
+        """Nothing: the loop owns its queue (released when the loop closes)."""
+
+
 def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
     """The host-drained queue of `loop` (default: the running loop): work
     and deliveries put on it run on the loop's thread, drained by the loop
     itself when the queue's descriptor is readable (loop.add_reader). Made
     on first use, one per loop; signal.deliver_on(asyncio_queue()) delivers
-    a signal's events where loop state may be touched freely."""
+    a signal's events where loop state may be touched freely. The loop owns
+    it: close() and a `with` block leave it open; it is released when the
+    loop closes."""
     if loop is None:
         loop = asyncio.get_running_loop()
     elif not isinstance(loop, asyncio.AbstractEventLoop):
@@ -30,7 +44,7 @@ def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
     held = _queues.get(loop)
     queue = held() if held is not None else None
     if queue is None:
-        queue = Queue.host("asyncio")
+        queue = _LoopQueue.host("asyncio")
         loop.add_reader(queue.fileno(), queue.drain)
         _queues[loop] = weakref.ref(queue)
     return queue

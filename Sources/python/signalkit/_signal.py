@@ -1310,6 +1310,15 @@ class Signal(Generic[T_co], _Failing, _Handle):
     _signal_value = True  # carried as a signal value (switch_to_latest, queue)
     _iterable_source = False  # made by from_iterable
 
+    def _drop(self) -> None:
+        # A Python stage signal holds a handle of its upstream (its subscribe
+        # and the stages composed onto it start the upstream directly):
+        # closed, it lets it go too, so that closing every handle one named
+        # releases everything, and a closed stage signal raises at its use
+        # as every closed handle does (self.pointer) instead of running on.
+        self._stage_source = None
+        super()._drop()
+
     # --- sources --------------------------------------------------------------
 
     @staticmethod
@@ -1436,16 +1445,21 @@ class Signal(Generic[T_co], _Failing, _Handle):
         if base is not None:  # compose: each event enters Python once for the whole chain
             upstream, stages = base.upstream, base.stages + (stage,)
         else:
-            upstream, stages = self, (stage,)
+            # A handle of the stage's own (never given out, so never closed
+            # but by its collection), as a library operator holds its
+            # upstream: closing `self` must not stop the stage signal, which
+            # starts the upstream directly (its subscribe, its generator).
+            upstream, stages = Signal(C.signal_retain(self.pointer)), (stage,)  # closed: raises first
+            upstream._iterable_source = self._iterable_source
         owned = failures if not isinstance(failures, _Recorder) else None
         if failures is None:
             owned = _Failures()
         recorder = owned.recorder() if owned is not None else failures
         assert isinstance(recorder, _Recorder)
+        pointer = upstream.pointer
         source = _StageSource(upstream, stages, recorder)
         ctx = _retain_callbacks(source)
-        signal: Signal[Any] = _new_signal(C.signal_create_over, upstream.pointer, _c_stage_generator, ctx,
-                                          _release_ctx)
+        signal: Signal[Any] = _new_signal(C.signal_create_over, pointer, _c_stage_generator, ctx, _release_ctx)
         signal._failures = owned
         signal._stage_source = source
         _set_owner(ctx, signal)
@@ -1684,7 +1698,12 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return _new_signal(C.signal_then, self.pointer, _signal_arg(next_signal, "then"))
 
     def deliver_on(self, queue: "Queue") -> "Signal[T_co]":
-        """Every event delivered on `queue` (e.g. a host queue an event loop drains)."""
+        """Every event delivered on `queue` (e.g. a host queue an event loop
+        drains), in batches: one task of the queue delivers the events
+        waiting, then those that arrived meanwhile, until none is left, so
+        a source that keeps emitting at least as fast as the callbacks run
+        keeps that task (and a host queue's drain()) running until it
+        pauses."""
         return _new_signal(C.signal_deliver_on, self.pointer, _queue_arg(queue, "deliver_on").pointer)
 
     def run_on(self, queue: "Queue") -> "Signal[T_co]":
@@ -1980,6 +1999,7 @@ def _checked_restarts(signal: Signal[T]) -> Signal[T]:
     call that started the loop returns (and raises the interrupt, or
     to_list its TimeoutError). Running Python code there also lets the
     SIGINT handler run (the package's, which defers the interrupt)."""
+    signal.pointer  # closed: ValueError at the call, not at each start of the loop
     pending, deadline = _interrupts.local, _sync_deadline
 
     def start() -> Signal[T]:
@@ -2016,6 +2036,7 @@ class _Timer:
     def __init__(self, seconds: float, queue: Optional["Queue"], repeat: bool) -> None:
         self.seconds = _seconds_arg(seconds, "interval" if repeat else "timer")
         self.queue = _queue(queue, "interval" if repeat else "timer")
+        self.queue.pointer  # closed: ValueError at the call, as deliver_on's, not at each start
         self.repeat = repeat
 
     def __call__(self, subscriber: Subscriber[int]) -> Callable[[], None]:
@@ -2027,10 +2048,10 @@ class _Timer:
             if not self.repeat:
                 subscriber.on_completed()
 
+        queue = self.queue.pointer  # closed since: raise before retaining anything
         ctx = _retain_callbacks(_Callback(fire, _Failures()))
         out = c_void_p()
-        _check(C.timer_start(byref(out), self.queue.pointer, self.seconds, self.repeat, _c_work_callback, ctx,
-                             _release_ctx))
+        _check(C.timer_start(byref(out), queue, self.seconds, self.repeat, _c_work_callback, ctx, _release_ctx))
         timer = Disposable(out.value)
         return timer.dispose
 

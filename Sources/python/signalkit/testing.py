@@ -384,8 +384,9 @@ class TestScheduler(_Uncopyable):
         if frame is not None and frame < 0:
             raise ValueError(f"signalkit.testing: TestScheduler.schedule: at {frame} is negative")
         delay = 0 if frame is None else max(0, frame * self.frame_nanoseconds - self.now_nanoseconds)
+        queue = self.queue.pointer  # closed: raise before retaining anything
         ctx = _retain_callbacks(_Callback(fn, _Failures()))
-        _check(C.queue_after(self.queue.pointer, delay / 1e9, _c_work_run, ctx, _release_ctx))
+        _check(C.queue_after(queue, delay / 1e9, _c_work_run, ctx, _release_ctx))
 
     # --- test signals -------------------------------------------------------------
 
