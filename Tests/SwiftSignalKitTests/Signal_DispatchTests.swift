@@ -268,6 +268,40 @@ final class Signal_DispatchTests: XCTestCase {
         }
     }
 
+    /// On a host-drained queue a `deliverOn` drain delivers one batch: the
+    /// values another thread puts while it delivers wait for the host's next
+    /// drain, as `drain(maxTasks:)` promises for work added during a drain.
+    /// Before, the same drain delivered them too, and a producer faster than
+    /// the callbacks kept one drain of the host's running for ever (an
+    /// asyncio loop stopped in its reader, found from Python).
+    func testDeliverOnHostDrainedQueueLeavesValuesPutDuringADrainToTheNextDrain() throws {
+        let queue = Queue.hostDrained()
+        let pipe = ValuePipe<Int>()
+        let delivered = Atomic<[Int]>(value: [])
+        let disposable = (pipe.signal() |> deliverOn(queue)).start(next: { value in
+            _ = delivered.modify { $0 + [value] }
+            if value < 5 {
+                // Another thread puts the next value while this delivery
+                // runs (waited for: it is in the buffer before the callback
+                // returns).
+                let put = DispatchSemaphore(value: 0)
+                Thread {
+                    pipe.putNext(value + 1)
+                    put.signal()
+                }.start()
+                XCTAssertEqual(put.wait(timeout: .now() + 10), .success)
+            }
+        })
+        pipe.putNext(0)
+        for expected in 0 ... 5 {
+            XCTAssertEqual(try queue.drain(), 1, "one drain, one batch")
+            XCTAssertEqual(delivered.with { $0 }, Array(0 ... expected))
+        }
+        XCTAssertEqual(try queue.drain(), 0)
+        disposable.dispose()
+        queue.closeHostDrained()
+    }
+
     func testDeliverOnMainQueueDeliversOnMainQueue() {
         let pipe = TestPipe<Int, NoError>()
         let log = Atomic<[String]>(value: [])

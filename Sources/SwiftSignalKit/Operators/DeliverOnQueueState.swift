@@ -14,6 +14,12 @@
 /// delivered earlier (ahead of work enqueued between the drain's dispatch and
 /// the event). The price: a source that keeps emitting at least as fast as the
 /// queue delivers keeps other work on that queue waiting until it pauses.
+/// Not on a host-drained queue: there a drain delivers one batch, and what
+/// arrived meanwhile goes in a piece of work of its own, so that the host's
+/// `drain(maxTasks:)` runs only the work there was when it began, as it
+/// promises (an asyncio loop draining the queue from its reader stayed in
+/// one drain for as long as another thread kept putting faster than the
+/// loop's callbacks ran, and no other task of the loop ran).
 ///
 /// A host-drained or virtual-time queue that closes drops the drain without
 /// running it: the state is told (`queueDroppedWork`) and releases the events
@@ -95,12 +101,14 @@ final class _DeliverOnQueueState<T, E>: QueueDropObserver, @unchecked Sendable {
         }
     }
 
-    /// Runs on the queue: delivers the events waiting, until none is left.
+    /// Runs on the queue: delivers the events waiting, until none is left
+    /// (on a host-drained queue, one batch: see above).
     @inlinable
     func drain() {
         // Two buffers take turns: the producers fill `pending` while this
         // thread delivers `batch`. Both are empty outside the loop.
         var batch: [Event] = []
+        var delivered = false
         while true {
             self.mutex.lock()
             if self.pending.isEmpty {
@@ -112,8 +120,19 @@ final class _DeliverOnQueueState<T, E>: QueueDropObserver, @unchecked Sendable {
                 self.mutex.unlock()
                 return
             }
+            if delivered && self.queue.isHostDrained {
+                // Still scheduled: the events that arrived during the batch
+                // wait for a drain of their own (dropped, if the queue has
+                // closed, through `queueDroppedWork`).
+                self.mutex.unlock()
+                self.queue.justDispatch({
+                    self.drain()
+                }, ifDropped: self)
+                return
+            }
             swap(&batch, &self.pending)
             self.mutex.unlock()
+            delivered = true
 
             for event in batch {
                 self.deliver(event)

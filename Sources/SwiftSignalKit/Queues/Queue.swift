@@ -177,6 +177,12 @@ public final class Queue: @unchecked Sendable {
         return self.executor
     }
 
+    /// Whether this is a host-drained queue (`hostDrained(name:)`).
+    @usableFromInline
+    var isHostDrained: Bool {
+        return self.executor is HostQueueExecutor
+    }
+
     /// The executor of a virtual-time queue; nil for other queues.
     var virtualTimeExecutor: VirtualTimeExecutor? {
         guard let executor = self.executor else {

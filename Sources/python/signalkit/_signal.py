@@ -1700,10 +1700,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def deliver_on(self, queue: "Queue") -> "Signal[T_co]":
         """Every event delivered on `queue` (e.g. a host queue an event loop
         drains), in batches: one task of the queue delivers the events
-        waiting, then those that arrived meanwhile, until none is left, so
-        a source that keeps emitting at least as fast as the callbacks run
-        keeps that task (and a host queue's drain()) running until it
-        pauses."""
+        waiting. On a host queue the events that arrive meanwhile wait for
+        its next drain(), so that a source emitting faster than the
+        callbacks run cannot hold one drain() (or an asyncio loop draining
+        its queue) for ever; on other queues the same task delivers them
+        too, until none is left."""
         return _new_signal(C.signal_deliver_on, self.pointer, _queue_arg(queue, "deliver_on").pointer)
 
     def run_on(self, queue: "Queue") -> "Signal[T_co]":
