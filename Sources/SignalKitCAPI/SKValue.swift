@@ -505,15 +505,20 @@ final class SKArray: SKObject {
 final class SKReleaseList {
     var pending: [[SKValue]] = []
     var signals: [CSignal] = []
+    /// The runs of stages of maps and filters (see `SKSignal`'s deinit).
+    var stageRuns: [SKStages] = []
     /// The release functions of user pointers whose last value is gone,
     /// with their pointers: each still counted in `sk_live_objects()`.
     var pointers: [(sk_release_fn, UnsafeMutableRawPointer?)] = []
 
     /// What a signal handle held (see `SKSignal`'s deinit), to be released
     /// from this list.
-    func append(_ signal: CSignal?, _ value: SKValue) {
+    func append(_ signal: CSignal?, _ value: SKValue, _ stages: SKStages?) {
         if let signal {
             self.signals.append(signal)
+        }
+        if let stages {
+            self.stageRuns.append(stages)
         }
         if value.object != nil {
             self.pending.append([value])
@@ -564,6 +569,12 @@ final class SKReleaseList {
             if !self.signals.isEmpty {
                 let signal = self.signals.removeLast()
                 withExtendedLifetime(signal) {
+                }
+                continue
+            }
+            if !self.stageRuns.isEmpty {
+                let stages = self.stageRuns.removeLast()
+                withExtendedLifetime(stages) {
                 }
                 continue
             }
