@@ -838,3 +838,51 @@ Test(disposables, retain_release_counts, .timeout = SK_TEST_TIMEOUT) {
     sk_disposable_release(meta);
     expect_no_live_objects(0);
 }
+
+/* A list owned through the contexts of action disposables: each action's
+ * context is the previous action, which its release function releases.
+ * Context releases ran in place, however deeply they nested: the releases
+ * recursed once per node through the library and the release function, and
+ * 300 nodes overflowed a thread of SK_MIN_THREAD_STACK (a crash, found by a
+ * stress program, /tmp/exp-soak/chains.c mode 0). Past a few levels, a
+ * context's release now runs once the one it is nested in has returned, on
+ * the same thread, before the outermost release returns (as a user
+ * pointer's does). */
+#define CONTEXT_LIST_NODES 20000
+
+static long context_list_released;
+
+static void release_previous_action(void *ctx) {
+    sk_disposable_release(ctx);
+    context_list_released++;
+}
+
+static void no_action(void *ctx) {
+    (void)ctx;
+}
+
+static void *release_context_list(void *head) {
+    sk_disposable_release(head);
+    return NULL;
+}
+
+Test(disposables, a_list_owned_through_action_contexts_is_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const long nodes = running_under_valgrind() ? CONTEXT_LIST_NODES / 10 : CONTEXT_LIST_NODES;
+    sk_disposable *head = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&head, no_action, NULL, NULL));
+    for (long index = 1; index < nodes; index++) {
+        sk_disposable *next = NULL;
+        SK_OK_OR_FAIL(sk_disposable_action(&next, no_action, head, release_previous_action));
+        head = next;
+    }
+    context_list_released = 0;
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, release_context_list, head), 0);
+    cr_assert_eq(pthread_join(thread, NULL), 0);
+    pthread_attr_destroy(&attr);
+    cr_assert_eq(context_list_released, nodes - 1, "%ld of %ld contexts released", context_list_released, nodes - 1);
+    expect_no_live_objects(0);
+}
