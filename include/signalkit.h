@@ -1074,7 +1074,15 @@ void sk_subscriber_release(sk_subscriber *subscriber);
  * containers: disposing it returns, each member disposed once (a dispose
  * that reaches a container whose dispose is already under way further up
  * the same thread's stack leaves that member to it), and lets go of its
- * members, which ends the cycle of references.
+ * members, which ends the cycle of references. Containers nest without a
+ * limit (a meta disposable holding a set holding a dictionary holding...):
+ * disposing or releasing such a nesting is safe at any depth on a thread
+ * with SK_MIN_THREAD_STACK. Past 32 container disposes nested on a thread's
+ * stack (containers in containers, and disposes called from what they
+ * dispose), a deeper member's dispose runs once the container dispose it
+ * is nested in has returned, before the outermost one returns: so a
+ * container's dispose made that deep may return before its members are
+ * disposed; the outermost one never does. Releases nest the same way.
  *
  * @param disposable  Borrowed. NULL is a no-op.
  * @par Thread safety

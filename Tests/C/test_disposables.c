@@ -886,3 +886,114 @@ Test(disposables, a_list_owned_through_action_contexts_is_released_on_a_small_st
     cr_assert_eq(context_list_released, nodes - 1, "%ld of %ld contexts released", context_list_released, nodes - 1);
     expect_no_live_objects(0);
 }
+
+/* Containers nested in containers (a meta disposable holding a set holding
+ * a dictionary holding a meta disposable, and so on, an action innermost):
+ * disposing the outermost disposed each level from inside the level above,
+ * and releasing it released each level from inside the level above's
+ * release: 300 levels overflowed a thread of SK_MIN_THREAD_STACK, 100,000
+ * an 8 MB one (crashes, found by a stress program, /tmp/exp-soak/chains.c
+ * modes 1, 2, 3, 7 and 8). Past a few levels, the deeper containers are
+ * now disposed (and released) once the level they are nested in has
+ * returned, on the same thread, before the outermost dispose (release)
+ * returns. */
+#define NESTED_CONTAINER_LEVELS 20000
+
+static long nested_action_runs;
+
+static void count_nested_action(void *ctx) {
+    (void)ctx;
+    nested_action_runs++;
+}
+
+/* `levels` containers around `inner` (consumed); the outermost (+1). */
+static sk_disposable *containers_around(sk_disposable *inner, long levels) {
+    for (long level = 0; level < levels; level++) {
+        sk_disposable *outer = NULL;
+        switch (level % 3) {
+        case 0:
+            SK_OK_OR_ABORT(sk_disposable_meta(&outer));
+            SK_OK_OR_ABORT(sk_disposable_meta_set(outer, inner));
+            break;
+        case 1:
+            SK_OK_OR_ABORT(sk_disposable_set(&outer));
+            SK_OK_OR_ABORT(sk_disposable_set_add(outer, inner));
+            break;
+        default:
+            SK_OK_OR_ABORT(sk_disposable_dict(&outer));
+            SK_OK_OR_ABORT(sk_disposable_dict_set(outer, "inner", inner));
+            break;
+        }
+        sk_disposable_release(inner);
+        inner = outer;
+    }
+    return inner;
+}
+
+static sk_disposable *nested_containers(long levels) {
+    sk_disposable *inner = NULL;
+    SK_OK_OR_ABORT(sk_disposable_action(&inner, count_nested_action, NULL, NULL));
+    return containers_around(inner, levels);
+}
+
+static void *dispose_and_release(void *outermost) {
+    sk_disposable_dispose(outermost);
+    long runs = nested_action_runs;
+    sk_disposable_release(outermost);
+    return (void *)(intptr_t)runs;
+}
+
+static void run_on_a_small_stack(void *(*body)(void *), void *arg, void **result) {
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, body, arg), 0);
+    cr_assert_eq(pthread_join(thread, result), 0);
+    pthread_attr_destroy(&attr);
+}
+
+Test(disposables, nested_containers_are_disposed_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const long levels = running_under_valgrind() ? NESTED_CONTAINER_LEVELS / 10 : NESTED_CONTAINER_LEVELS;
+    nested_action_runs = 0;
+    void *runs = NULL;
+    run_on_a_small_stack(dispose_and_release, nested_containers(levels), &runs);
+    cr_assert_eq((intptr_t)runs, 1, "the innermost action ran %ld times when the dispose returned", (long)(intptr_t)runs);
+    cr_assert_eq(nested_action_runs, 1);
+    expect_no_live_objects(0);
+}
+
+Test(disposables, nested_containers_are_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const long levels = running_under_valgrind() ? NESTED_CONTAINER_LEVELS / 10 : NESTED_CONTAINER_LEVELS;
+    nested_action_runs = 0;
+    run_on_a_small_stack(release_context_list, nested_containers(levels), NULL);
+    cr_assert_eq(nested_action_runs, 0, "releasing does not dispose");
+    expect_no_live_objects(0);
+}
+
+/* A container holding itself through containers nested deeper than the
+ * disposes that nest on the stack (the deeper ones put off until the
+ * outermost dispose works through them): the dispose still returns, each
+ * member disposed once, and lets go of the cycle. */
+Test(disposables, a_container_holding_itself_through_a_deep_nesting_is_disposed_once, .timeout = SK_TEST_TIMEOUT) {
+    nested_action_runs = 0;
+    sk_disposable *outermost = new_set();
+    sk_disposable *action = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&action, count_nested_action, NULL, NULL));
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, action));
+    sk_disposable_release(action);
+    sk_disposable *holder = new_meta(); /* the innermost holds the outermost */
+    SK_OK_OR_FAIL(sk_disposable_meta_set(holder, outermost));
+    sk_disposable *chain = containers_around(holder, 100);
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, chain));
+    sk_disposable_release(chain);
+    sk_disposable *second = nested_containers(100); /* a deep member beside the cycle */
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, second));
+    sk_disposable_release(second);
+    sk_disposable_dispose(outermost);
+    cr_assert_eq(nested_action_runs, 2, "%ld actions ran", nested_action_runs);
+    sk_disposable_dispose(outermost);
+    cr_assert_eq(nested_action_runs, 2);
+    sk_disposable_release(outermost);
+    expect_no_live_objects(0);
+}

@@ -7,6 +7,11 @@
 /// outside the lock. A `dispose()` that finds another one still running
 /// disposes what the dictionary holds too: no call returns before every
 /// disposable held has been disposed.
+///
+/// Containers nest without a limit: past 32 container disposes nested on a
+/// thread's stack, the deeper ones run once the one they are nested in has
+/// returned, before the outermost one returns (see `_NestedDisposal`), so a
+/// dispose made that deep may return before what it holds is disposed.
 public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable {
     private let mutex = _Mutex()
     /// See `_ContainerDisposal`.
@@ -15,6 +20,14 @@ public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable 
 
     /// Makes an empty dictionary of disposables.
     public init() {
+    }
+
+    deinit {
+        if !self.disposables.isEmpty {
+            // Nested containers are released one level at a time past a few
+            // levels (see `_NestedDisposal`).
+            _NestedDisposal.releaseMembers({ self.disposables = [:] }, { Array(self.disposables.values) })
+        }
     }
 
     /// Stores `disposable` under `key`, disposing what the key held before;

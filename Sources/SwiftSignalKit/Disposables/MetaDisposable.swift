@@ -8,6 +8,11 @@
 /// outside the lock, so a disposable may call back into this object. A
 /// `dispose()` that finds another one still running disposes the held
 /// disposable too: no call returns before it has been disposed.
+///
+/// Containers nest without a limit: past 32 container disposes nested on a
+/// thread's stack, the deeper ones run once the one they are nested in has
+/// returned, before the outermost one returns (see `_NestedDisposal`), so a
+/// dispose made that deep may return before what it holds is disposed.
 public final class MetaDisposable: Disposable, @unchecked Sendable {
     private let mutex = _Mutex()
     /// See `_ContainerDisposal`.
@@ -16,6 +21,15 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
 
     /// Makes a meta disposable that holds nothing yet.
     public init() {
+    }
+
+    deinit {
+        if self.disposable != nil {
+            // Nested containers are released one level at a time past a few
+            // levels (see `_NestedDisposal`). Nothing else may hold the
+            // member meanwhile: it is released inside `releaseMembers`.
+            _NestedDisposal.releaseMembers({ self.disposable = nil }, { self.disposable.map { [$0] } ?? [] })
+        }
     }
 
     /// Replaces the held disposable, disposing the previous one. Setting `nil`
