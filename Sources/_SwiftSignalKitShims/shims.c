@@ -278,6 +278,16 @@ void _sks_set_container_release_depth(int depth) {
     sks_container_release_depth = depth;
 }
 
+static _Thread_local unsigned sks_put_off_disposals;
+
+unsigned _sks_put_off_disposals(void) {
+    return sks_put_off_disposals;
+}
+
+void _sks_set_put_off_disposals(unsigned count) {
+    sks_put_off_disposals = count;
+}
+
 static _Thread_local void *sks_current_host_queue;
 
 void *_sks_current_host_queue(void) {

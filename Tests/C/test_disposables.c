@@ -997,3 +997,61 @@ Test(disposables, a_container_holding_itself_through_a_deep_nesting_is_disposed_
     sk_disposable_release(outermost);
     expect_no_live_objects(0);
 }
+
+/* A container nested above put-off disposes keeps its members until they
+ * are disposed: a dispose of it on another thread, made meanwhile, disposes
+ * them too before it returns (the guarantee of sk_disposable_dispose()).
+ * Here the outermost set holds a nesting 100 deep (an action innermost,
+ * whose dispose is put off) and then an action that, running on the
+ * disposing thread after the nesting's first 32 levels returned, has
+ * another thread dispose the nesting's tenth level and waits for it. */
+static sk_disposable *tenth_level;
+static int innermost_runs; /* the two threads take turns: pthread_create and pthread_join order them */
+static int innermost_runs_when_the_second_dispose_returned = -1;
+
+static void count_innermost(void *ctx) {
+    (void)ctx;
+    innermost_runs++;
+}
+
+static void *dispose_the_tenth_level(void *arg) {
+    (void)arg;
+    sk_disposable_dispose(tenth_level);
+    innermost_runs_when_the_second_dispose_returned = innermost_runs;
+    return NULL;
+}
+
+static void dispose_from_another_thread(void *ctx) {
+    (void)ctx;
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, dispose_the_tenth_level, NULL) != 0 || pthread_join(thread, NULL) != 0) {
+        sk_test_abort("pthread_create", SK_ERR_RESOURCE);
+    }
+}
+
+Test(disposables, a_second_dispose_of_a_container_above_put_off_disposes_waits_for_them, .timeout = SK_TEST_TIMEOUT) {
+    innermost_runs = 0;
+    sk_disposable *innermost = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&innermost, count_innermost, NULL, NULL));
+    sk_disposable *below_the_tenth = containers_around(innermost, 90);
+    tenth_level = new_set();
+    SK_OK_OR_FAIL(sk_disposable_set_add(tenth_level, below_the_tenth));
+    sk_disposable_release(below_the_tenth);
+    sk_disposable_retain(tenth_level);
+    sk_disposable *nesting = containers_around(tenth_level, 9);
+    sk_disposable *outermost = new_set();
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, nesting));
+    sk_disposable_release(nesting);
+    sk_disposable *second = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&second, dispose_from_another_thread, NULL, NULL));
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, second));
+    sk_disposable_release(second);
+    sk_disposable_dispose(outermost);
+    cr_assert_eq(innermost_runs_when_the_second_dispose_returned, 1,
+                 "the second dispose returned with the innermost action run %d times",
+                 innermost_runs_when_the_second_dispose_returned);
+    cr_assert_eq(innermost_runs, 1);
+    sk_disposable_release(tenth_level);
+    sk_disposable_release(outermost);
+    expect_no_live_objects(0);
+}

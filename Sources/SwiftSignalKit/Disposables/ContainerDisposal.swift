@@ -51,6 +51,13 @@ struct _ContainerDisposal {
     }
 }
 
+/// A container whose dispose's end (see `_ContainerDisposal.end`) may be
+/// put off (`_ContainerDisposal.withFrame`).
+protocol _EndingContainer: AnyObject {
+    /// Ends a dispose: the last one running lets go of the members.
+    func endDispose()
+}
+
 /// One dispose of a container running on this thread: the container and
 /// the member it is disposing (identities only). The frames of a thread form
 /// a list, innermost first, from a thread-local head in the shims; each lives
@@ -63,19 +70,26 @@ struct _DisposeFrame {
 
 extension _ContainerDisposal {
     /// Runs `body` (`container`'s disposal of its members) with a frame of
-    /// its own on this thread's list.
+    /// its own on this thread's list; returns whether the caller ends its
+    /// dispose now (`endDispose`). Not when `body` put off the dispose of a
+    /// member nested deeper (see `_NestedDisposal`) that is still to run:
+    /// then the end is put off too, until the put-off disposes have run, so
+    /// that the container keeps its members, and a dispose of it on another
+    /// thread still disposes them, until they are disposed.
     @inline(__always)
-    static func withFrame(of container: AnyObject, _ body: (UnsafeMutablePointer<_DisposeFrame>) -> Void) {
+    static func withFrame(of container: some _EndingContainer, _ body: (UnsafeMutablePointer<_DisposeFrame>) -> Void) -> Bool {
         let identity = UnsafeRawPointer(Unmanaged.passUnretained(container).toOpaque())
         var frame = _DisposeFrame(container: identity, member: nil, enclosing: _sks_dispose_frames())
+        let putOff = _sks_put_off_disposals()
         withUnsafeMutablePointer(to: &frame) { pointer in
             _sks_set_dispose_frames(pointer)
             body(pointer)
             _sks_set_dispose_frames(pointer.pointee.enclosing)
         }
-        if frame.enclosing == nil && _sks_nested_disposal() != nil {
-            _NestedDisposal.drain()
+        if _sks_put_off_disposals() != putOff {
+            return _NestedDisposal.finish(outermost: frame.enclosing == nil, container)
         }
+        return true
     }
 
     /// Disposes `member`, unless two disposes of the same container further
@@ -96,6 +110,9 @@ extension _ContainerDisposal {
             }
             depth += 1
             enclosing = outer.pointee.enclosing
+        }
+        if _sks_nested_disposal() != nil && _NestedDisposal.isEnding(member) {
+            return
         }
         if depth >= _NestedDisposal.inlineBudget {
             _NestedDisposal.putOff(member)
@@ -118,7 +135,10 @@ extension _ContainerDisposal {
 /// dispose (or the release that made the list) works through, one member
 /// at a time, before it returns. A container nested that deep may thus
 /// return from its dispose before its members are disposed; the outermost
-/// dispose never does.
+/// dispose never does. The containers whose disposes were under a put-off
+/// one end after it (`withFrame`): until then each keeps its members, so
+/// that a second dispose of it (on another thread, say) disposes them too
+/// instead of returning before they are disposed.
 ///
 /// Thread-safety: reached through a thread-local, touched only by its
 /// thread.
@@ -129,6 +149,16 @@ final class _NestedDisposal {
 
     /// Members whose dispose was put off (`disposeMember`).
     private var disposals: [any Disposable] = []
+    /// The containers whose disposes' ends were put off (`withFrame`),
+    /// innermost first.
+    private var ends: [any _EndingContainer] = []
+    /// Those containers, and the outermost one working through the list:
+    /// their disposes are under way on this thread, and a container holding
+    /// itself reaches them again from a put-off dispose, whose frames do not
+    /// show the dispose further up (see `disposeMember`, which skips them:
+    /// disposing their members again would put off the same disposes again,
+    /// without end). The dispose under way disposes their members.
+    private var ending: Set<ObjectIdentifier> = []
     /// What released containers held (`releaseMembers`).
     private var releases: [any Disposable] = []
     private var draining = false
@@ -155,6 +185,32 @@ final class _NestedDisposal {
     /// runs it (see `withFrame`).
     static func putOff(_ member: any Disposable) {
         self.installed().disposals.append(member)
+        _sks_set_put_off_disposals(_sks_put_off_disposals() &+ 1)
+    }
+
+    /// A container dispose under which disposes were put off is over: the
+    /// outermost dispose on the thread works through the list and returns
+    /// true (it ends now); any other's end is put off after them (false).
+    @inline(never)
+    static func finish(outermost: Bool, _ container: any _EndingContainer) -> Bool {
+        let list = self.installed()
+        if outermost && !list.draining {
+            list.ending.insert(ObjectIdentifier(container))
+            self.drain()
+            return true
+        }
+        list.ends.append(container)
+        list.ending.insert(ObjectIdentifier(container))
+        return false
+    }
+
+    /// Whether `member` is a container whose dispose on this thread waits
+    /// for the list (see `ending`).
+    static func isEnding(_ member: any Disposable) -> Bool {
+        guard let list = self.current, !list.ending.isEmpty else {
+            return false
+        }
+        return list.ending.contains(ObjectIdentifier(member as AnyObject))
     }
 
     /// Releases what a container held: in place (`drop`, which takes the
@@ -204,6 +260,14 @@ final class _NestedDisposal {
             if !list.disposals.isEmpty {
                 let member = list.disposals.removeLast()
                 member.dispose()
+                continue
+            }
+            // The ends once every put-off dispose has run, innermost first
+            // (any order would do: an end only lets go of the members).
+            if !list.ends.isEmpty {
+                let container = list.ends.removeFirst()
+                list.ending.remove(ObjectIdentifier(container))
+                container.endDispose()
                 continue
             }
             if !list.releases.isEmpty {

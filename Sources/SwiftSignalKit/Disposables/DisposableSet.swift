@@ -14,7 +14,7 @@
 /// thread's stack, the deeper ones run once the one they are nested in has
 /// returned, before the outermost one returns (see `_NestedDisposal`), so a
 /// dispose made that deep may return before what it holds is disposed.
-public final class DisposableSet: Disposable, @unchecked Sendable {
+public final class DisposableSet: Disposable, _EndingContainer, @unchecked Sendable {
     private let mutex = _Mutex()
     /// See `_ContainerDisposal`.
     private var disposal = _ContainerDisposal()
@@ -62,11 +62,16 @@ public final class DisposableSet: Disposable, @unchecked Sendable {
     /// returning while the first is still on its way through them.
     public func dispose() {
         let disposables = self.mutex.withLock { self.disposal.begin(self.disposables) }
-        _ContainerDisposal.withFrame(of: self) { frame in
+        if _ContainerDisposal.withFrame(of: self, { frame in
             for disposable in disposables {
                 _ContainerDisposal.disposeMember(disposable, in: frame)
             }
+        }) {
+            self.endDispose()
         }
+    }
+
+    func endDispose() {
         // Released after the lock (a last release may run a deinit that calls back).
         withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposables, empty: []) }) {}
     }

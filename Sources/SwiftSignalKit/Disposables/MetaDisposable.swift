@@ -13,7 +13,7 @@
 /// thread's stack, the deeper ones run once the one they are nested in has
 /// returned, before the outermost one returns (see `_NestedDisposal`), so a
 /// dispose made that deep may return before what it holds is disposed.
-public final class MetaDisposable: Disposable, @unchecked Sendable {
+public final class MetaDisposable: Disposable, _EndingContainer, @unchecked Sendable {
     private let mutex = _Mutex()
     /// See `_ContainerDisposal`.
     private var disposal = _ContainerDisposal()
@@ -62,10 +62,16 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
     public func dispose() {
         let disposable = self.mutex.withLock { self.disposal.begin(self.disposable) }
         if let disposable {
-            _ContainerDisposal.withFrame(of: self) { frame in
+            if !_ContainerDisposal.withFrame(of: self, { frame in
                 _ContainerDisposal.disposeMember(disposable, in: frame)
+            }) {
+                return
             }
         }
+        self.endDispose()
+    }
+
+    func endDispose() {
         // Released after the lock (a last release may run a deinit that calls back).
         withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposable, empty: nil) }) {}
     }

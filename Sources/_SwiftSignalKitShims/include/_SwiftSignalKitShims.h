@@ -37,6 +37,10 @@ void *_sks_nested_disposal(void);
 void _sks_set_nested_disposal(void *list);
 int _sks_container_release_depth(void);
 void _sks_set_container_release_depth(int depth);
+/* How many member disposes the calling thread has put off so far
+ * (wrapping). */
+unsigned _sks_put_off_disposals(void);
+void _sks_set_put_off_disposals(unsigned count);
 
 /* A non-blocking, close-on-exec eventfd; -1 with errno set on failure
  * (a pipe's read end on systems without eventfd). */
