@@ -41,7 +41,14 @@
  *   call's message stays what sk_last_error_message() reads after it returns,
  *   whatever `release` called: a failing call made inside it (a binding's
  *   release dropping the handles it kept, one of them released twice) does
- *   not replace it. A callback may emit into any
+ *   not replace it. A `release` that runs because the last holder of its
+ *   context let go of it runs on the thread that let go, within that call;
+ *   it may release handles and values in turn: when it drops the last
+ *   holder of another context (or user pointer, see sk_value_set_pointer())
+ *   nested a few levels deep in such releases, that one's `release` runs
+ *   once this one has returned (before the outermost release returns), so
+ *   that a list owned through contexts needs no stack per node (see
+ *   SK_VALUE_MAX_DEPTH). A callback may emit into any
  *   subscriber, and may dispose its own subscription once it can reach the
  *   subscription's disposable, which sk_signal_start() hands out only when
  *   it returns. So a callback run during the start, while a synchronous
@@ -422,7 +429,10 @@ int sk_value_set_bytes(sk_value *out, const void *data, size_t length);
  * without a limit: a signal value whose signal holds a value (a single's, a
  * failure's, a promise's or value promise's, one an operator keeps) holding
  * a signal, and so on; and through user pointers, whose release functions
- * may release values holding more of them (a list owned through values).
+ * may release values holding more of them (a list owned through values),
+ * and through callback contexts, whose release functions may release
+ * values and handles holding more of them (a map whose context releases
+ * another map, an action disposable's that releases another action).
  * Releasing such a nesting is safe at any depth on that stack too (past a
  * few levels, the nested releases run one after another rather than inside
  * one another); copy and equality do not look into signals and pointers
@@ -1064,7 +1074,15 @@ void sk_subscriber_release(sk_subscriber *subscriber);
  * containers: disposing it returns, each member disposed once (a dispose
  * that reaches a container whose dispose is already under way further up
  * the same thread's stack leaves that member to it), and lets go of its
- * members, which ends the cycle of references.
+ * members, which ends the cycle of references. Containers nest without a
+ * limit (a meta disposable holding a set holding a dictionary holding...):
+ * disposing or releasing such a nesting is safe at any depth on a thread
+ * with SK_MIN_THREAD_STACK. Past 32 container disposes nested on a thread's
+ * stack (containers in containers, and disposes called from what they
+ * dispose), a deeper member's dispose runs once the container dispose it
+ * is nested in has returned, before the outermost one returns: so a
+ * container's dispose made that deep may return before its members are
+ * disposed; the outermost one never does. Releases nest the same way.
  *
  * @param disposable  Borrowed. NULL is a no-op.
  * @par Thread safety

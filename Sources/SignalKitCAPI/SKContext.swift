@@ -19,8 +19,25 @@ class SKContext: SKObject {
         super.init(counted: false)
     }
 
+    /// The last holder is gone: the release runs here unless `releaseNow()`
+    /// ran it. It goes through the thread's release budget and list, as a
+    /// user pointer's does (`SKReleaseList.release`): a context's release
+    /// function may release handles whose contexts' release functions run
+    /// inside it, and so on (a list owned through contexts: 300 action
+    /// disposables, each context releasing the previous one, overflowed a
+    /// 64 KB stack). `releaseNow()` still runs the release at once: its
+    /// callers promise that it has run when they return.
     deinit {
-        self.releaseNow()
+        // No `releaseNow()` can run any more (it needs a reference); the
+        // acquire pairs with that of one that ran on another thread.
+        if self.released.load(ordering: .acquiring) {
+            return
+        }
+        guard let release = self.releaseFunction else {
+            liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+            return
+        }
+        SKReleaseList.release(release, self.ctx)
     }
 
     /// Runs the release function now, on the calling thread, unless it already

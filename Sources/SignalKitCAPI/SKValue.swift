@@ -505,15 +505,21 @@ final class SKArray: SKObject {
 final class SKReleaseList {
     var pending: [[SKValue]] = []
     var signals: [CSignal] = []
-    /// The release functions of user pointers whose last value is gone,
-    /// with their pointers: each still counted in `sk_live_objects()`.
+    /// The runs of stages of maps and filters (see `SKSignal`'s deinit).
+    var stageRuns: [SKStages] = []
+    /// The release functions of user pointers whose last value is gone, and
+    /// of contexts whose last holder is gone, with their pointers: each
+    /// still counted in `sk_live_objects()` (see `release(_:_:)`).
     var pointers: [(sk_release_fn, UnsafeMutableRawPointer?)] = []
 
     /// What a signal handle held (see `SKSignal`'s deinit), to be released
     /// from this list.
-    func append(_ signal: CSignal?, _ value: SKValue) {
+    func append(_ signal: CSignal?, _ value: SKValue, _ stages: SKStages?) {
         if let signal {
             self.signals.append(signal)
+        }
+        if let stages {
+            self.stageRuns.append(stages)
         }
         if value.object != nil {
             self.pending.append([value])
@@ -550,6 +556,39 @@ final class SKReleaseList {
         return true
     }
 
+    /// Runs the release function of a user pointer or context whose last
+    /// holder is gone (it is still counted in `sk_live_objects()`, and
+    /// uncounted just before `release` runs): in place within the thread's
+    /// budget, else from the thread's release list, one after another.
+    /// Release functions may release values and handles in turn, whose
+    /// release functions run inside them, and so on: a list owned through
+    /// values or contexts (each node's release releasing the next node)
+    /// recursed once per node through the library and the user's function,
+    /// and overflowed a 64 KB thread stack (SK_MIN_THREAD_STACK) at a few
+    /// hundred to 1,000 nodes, an 8 MB one at 100,000. So the deeper ones
+    /// run after the one they are nested in has returned, on the same
+    /// thread, before the release that made the list returns.
+    static func release(_ release: sk_release_fn, _ pointer: UnsafeMutableRawPointer?) {
+        if let current = SKReleaseList.current {
+            current.pointers.append((release, pointer))
+            return
+        }
+        if SKReleaseList.releaseInPlace(weight: 1, { SKReleaseList.runRelease(release, pointer) }) {
+            return
+        }
+        let list = SKReleaseList()
+        list.pointers.append((release, pointer))
+        list.drain()
+    }
+
+    /// Uncounts a user pointer or context and runs its release function.
+    static func runRelease(_ release: sk_release_fn, _ pointer: UnsafeMutableRawPointer?) {
+        // Uncounted before the release function runs, so that whoever the
+        // release wakes sees the object gone.
+        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
+        release(pointer)
+    }
+
     /// Installs this list as the thread's and releases what it holds, and
     /// what those releases append to it, one item at a time, so that the
     /// stack never holds more than one of the nested releases; then removes
@@ -567,9 +606,15 @@ final class SKReleaseList {
                 }
                 continue
             }
+            if !self.stageRuns.isEmpty {
+                let stages = self.stageRuns.removeLast()
+                withExtendedLifetime(stages) {
+                }
+                continue
+            }
             if !self.pointers.isEmpty {
                 let (release, pointer) = self.pointers.removeLast()
-                SKPointer.runRelease(release, pointer)
+                SKReleaseList.runRelease(release, pointer)
                 continue
             }
             if self.pending.isEmpty {
@@ -669,37 +714,15 @@ final class SKPointer: SKObject {
     }
 
     /// A release function may release values in turn, whose pointers'
-    /// release functions run inside it, and so on: a list owned through
-    /// values (each node's release releasing the next node's value) recursed
-    /// once per node through the library and the user's function, and
-    /// overflowed a 64 KB thread stack (SK_MIN_THREAD_STACK) at 1,000 nodes,
-    /// an 8 MB one at 100,000. So, as for signals (see `SKSignal`'s deinit),
-    /// nested releases run in place within the thread's budget
-    /// (`SKReleaseList.releaseInPlace`), and deeper release functions go to
-    /// the thread's release list, which the
-    /// release that made it runs one at a time, on the same thread, before it
-    /// returns.
+    /// release functions run inside it, and so on (a list owned through
+    /// values): as for signals (see `SKSignal`'s deinit), nested releases
+    /// run in place within the thread's budget, and deeper release functions
+    /// go to the thread's release list (`SKReleaseList.release`).
     deinit {
         guard let release = self.releaseFunction else {
             liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
             return
         }
-        if let current = SKReleaseList.current {
-            current.pointers.append((release, self.pointer))
-            return
-        }
-        let pointer = self.pointer
-        if SKReleaseList.releaseInPlace(weight: 1, { SKPointer.runRelease(release, pointer) }) {
-            return
-        }
-        let list = SKReleaseList()
-        list.pointers.append((release, self.pointer))
-        list.drain()
-    }
-
-    static func runRelease(_ release: sk_release_fn, _ pointer: UnsafeMutableRawPointer?) {
-        // Uncounted before the release function runs (as SKContext).
-        liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
-        release(pointer)
+        SKReleaseList.release(release, self.pointer)
     }
 }

@@ -32,8 +32,9 @@ final class SKSignal: SKObject, _SingleValueHolder {
     /// signal): the run of C stages this signal is, over the first stage's
     /// upstream, so that a stage over it extends the run and
     /// `sk_signal_start` can run it in the subscription's handle (see
-    /// `SKStages`).
-    let stages: SKStages?
+    /// `SKStages`). Written only by the initialisers and by deinit (see
+    /// there).
+    @exclusivity(unchecked) private(set) var stages: SKStages?
 
     init(_ signal: CSignal, depth: Int = 1, isThen: Bool = false, stages: SKStages? = nil) {
         self.built = signal
@@ -68,29 +69,38 @@ final class SKSignal: SKObject, _SingleValueHolder {
     /// what a signal holds goes to the thread's release list (see
     /// `SKReleaseList`), which the release that made the list drains one item
     /// at a time: the stack holds the budget's worth of nested releases and
-    /// one more signal's, whatever the nesting.
+    /// one more signal's, whatever the nesting. A map's or filter's run of
+    /// stages goes with the rest: it holds the stages' contexts, whose
+    /// release functions may release more signals (a list owned through
+    /// contexts); released after this deinit, as a stored property, it
+    /// recursed once per node, outside the budget and the list (1,000 maps,
+    /// each context releasing the previous map, overflowed a 64 KB stack).
     deinit {
         var built = self.built
         self.built = nil
         var value = self.heldValue
         self.heldValue = .nil
-        if built == nil && value.object == nil {
+        var stages = self.stages
+        self.stages = nil
+        if built == nil && value.object == nil && stages == nil {
             return
         }
         if let list = SKReleaseList.current {
-            list.append(built, value)
+            list.append(built, value, stages)
             return
         }
         if SKReleaseList.releaseInPlace(weight: Int32(clamping: self.depth), {
             built = nil
             value = .nil
+            stages = nil
         }) {
             return
         }
         let list = SKReleaseList()
-        list.append(built, value)
+        list.append(built, value, stages)
         built = nil
         value = .nil
+        stages = nil
         list.drain()
     }
 

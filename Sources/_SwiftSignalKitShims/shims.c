@@ -258,6 +258,36 @@ void _sks_set_dispose_frames(void *frame) {
     sks_dispose_frames = frame;
 }
 
+static _Thread_local void *sks_nested_disposal;
+
+void *_sks_nested_disposal(void) {
+    return sks_nested_disposal;
+}
+
+void _sks_set_nested_disposal(void *list) {
+    sks_nested_disposal = list;
+}
+
+static _Thread_local int sks_container_release_depth;
+
+int _sks_container_release_depth(void) {
+    return sks_container_release_depth;
+}
+
+void _sks_set_container_release_depth(int depth) {
+    sks_container_release_depth = depth;
+}
+
+static _Thread_local unsigned sks_put_off_disposals;
+
+unsigned _sks_put_off_disposals(void) {
+    return sks_put_off_disposals;
+}
+
+void _sks_set_put_off_disposals(unsigned count) {
+    sks_put_off_disposals = count;
+}
+
 static _Thread_local void *sks_current_host_queue;
 
 void *_sks_current_host_queue(void) {

@@ -838,3 +838,220 @@ Test(disposables, retain_release_counts, .timeout = SK_TEST_TIMEOUT) {
     sk_disposable_release(meta);
     expect_no_live_objects(0);
 }
+
+/* A list owned through the contexts of action disposables: each action's
+ * context is the previous action, which its release function releases.
+ * Context releases ran in place, however deeply they nested: the releases
+ * recursed once per node through the library and the release function, and
+ * 300 nodes overflowed a thread of SK_MIN_THREAD_STACK (a crash, found by a
+ * stress program, /tmp/exp-soak/chains.c mode 0). Past a few levels, a
+ * context's release now runs once the one it is nested in has returned, on
+ * the same thread, before the outermost release returns (as a user
+ * pointer's does). */
+#define CONTEXT_LIST_NODES 20000
+
+static long context_list_released;
+
+static void release_previous_action(void *ctx) {
+    sk_disposable_release(ctx);
+    context_list_released++;
+}
+
+static void no_action(void *ctx) {
+    (void)ctx;
+}
+
+static void *release_context_list(void *head) {
+    sk_disposable_release(head);
+    return NULL;
+}
+
+Test(disposables, a_list_owned_through_action_contexts_is_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const long nodes = running_under_valgrind() ? CONTEXT_LIST_NODES / 10 : CONTEXT_LIST_NODES;
+    sk_disposable *head = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&head, no_action, NULL, NULL));
+    for (long index = 1; index < nodes; index++) {
+        sk_disposable *next = NULL;
+        SK_OK_OR_FAIL(sk_disposable_action(&next, no_action, head, release_previous_action));
+        head = next;
+    }
+    context_list_released = 0;
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, release_context_list, head), 0);
+    cr_assert_eq(pthread_join(thread, NULL), 0);
+    pthread_attr_destroy(&attr);
+    cr_assert_eq(context_list_released, nodes - 1, "%ld of %ld contexts released", context_list_released, nodes - 1);
+    expect_no_live_objects(0);
+}
+
+/* Containers nested in containers (a meta disposable holding a set holding
+ * a dictionary holding a meta disposable, and so on, an action innermost):
+ * disposing the outermost disposed each level from inside the level above,
+ * and releasing it released each level from inside the level above's
+ * release: 300 levels overflowed a thread of SK_MIN_THREAD_STACK, 100,000
+ * an 8 MB one (crashes, found by a stress program, /tmp/exp-soak/chains.c
+ * modes 1, 2, 3, 7 and 8). Past a few levels, the deeper containers are
+ * now disposed (and released) once the level they are nested in has
+ * returned, on the same thread, before the outermost dispose (release)
+ * returns. */
+#define NESTED_CONTAINER_LEVELS 20000
+
+static long nested_action_runs;
+
+static void count_nested_action(void *ctx) {
+    (void)ctx;
+    nested_action_runs++;
+}
+
+/* `levels` containers around `inner` (consumed); the outermost (+1). */
+static sk_disposable *containers_around(sk_disposable *inner, long levels) {
+    for (long level = 0; level < levels; level++) {
+        sk_disposable *outer = NULL;
+        switch (level % 3) {
+        case 0:
+            SK_OK_OR_ABORT(sk_disposable_meta(&outer));
+            SK_OK_OR_ABORT(sk_disposable_meta_set(outer, inner));
+            break;
+        case 1:
+            SK_OK_OR_ABORT(sk_disposable_set(&outer));
+            SK_OK_OR_ABORT(sk_disposable_set_add(outer, inner));
+            break;
+        default:
+            SK_OK_OR_ABORT(sk_disposable_dict(&outer));
+            SK_OK_OR_ABORT(sk_disposable_dict_set(outer, "inner", inner));
+            break;
+        }
+        sk_disposable_release(inner);
+        inner = outer;
+    }
+    return inner;
+}
+
+static sk_disposable *nested_containers(long levels) {
+    sk_disposable *inner = NULL;
+    SK_OK_OR_ABORT(sk_disposable_action(&inner, count_nested_action, NULL, NULL));
+    return containers_around(inner, levels);
+}
+
+static void *dispose_and_release(void *outermost) {
+    sk_disposable_dispose(outermost);
+    long runs = nested_action_runs;
+    sk_disposable_release(outermost);
+    return (void *)(intptr_t)runs;
+}
+
+static void run_on_a_small_stack(void *(*body)(void *), void *arg, void **result) {
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, body, arg), 0);
+    cr_assert_eq(pthread_join(thread, result), 0);
+    pthread_attr_destroy(&attr);
+}
+
+Test(disposables, nested_containers_are_disposed_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const long levels = running_under_valgrind() ? NESTED_CONTAINER_LEVELS / 10 : NESTED_CONTAINER_LEVELS;
+    nested_action_runs = 0;
+    void *runs = NULL;
+    run_on_a_small_stack(dispose_and_release, nested_containers(levels), &runs);
+    cr_assert_eq((intptr_t)runs, 1, "the innermost action ran %ld times when the dispose returned", (long)(intptr_t)runs);
+    cr_assert_eq(nested_action_runs, 1);
+    expect_no_live_objects(0);
+}
+
+Test(disposables, nested_containers_are_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const long levels = running_under_valgrind() ? NESTED_CONTAINER_LEVELS / 10 : NESTED_CONTAINER_LEVELS;
+    nested_action_runs = 0;
+    run_on_a_small_stack(release_context_list, nested_containers(levels), NULL);
+    cr_assert_eq(nested_action_runs, 0, "releasing does not dispose");
+    expect_no_live_objects(0);
+}
+
+/* A container holding itself through containers nested deeper than the
+ * disposes that nest on the stack (the deeper ones put off until the
+ * outermost dispose works through them): the dispose still returns, each
+ * member disposed once, and lets go of the cycle. */
+Test(disposables, a_container_holding_itself_through_a_deep_nesting_is_disposed_once, .timeout = SK_TEST_TIMEOUT) {
+    nested_action_runs = 0;
+    sk_disposable *outermost = new_set();
+    sk_disposable *action = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&action, count_nested_action, NULL, NULL));
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, action));
+    sk_disposable_release(action);
+    sk_disposable *holder = new_meta(); /* the innermost holds the outermost */
+    SK_OK_OR_FAIL(sk_disposable_meta_set(holder, outermost));
+    sk_disposable *chain = containers_around(holder, 100);
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, chain));
+    sk_disposable_release(chain);
+    sk_disposable *second = nested_containers(100); /* a deep member beside the cycle */
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, second));
+    sk_disposable_release(second);
+    sk_disposable_dispose(outermost);
+    cr_assert_eq(nested_action_runs, 2, "%ld actions ran", nested_action_runs);
+    sk_disposable_dispose(outermost);
+    cr_assert_eq(nested_action_runs, 2);
+    sk_disposable_release(outermost);
+    expect_no_live_objects(0);
+}
+
+/* A container nested above put-off disposes keeps its members until they
+ * are disposed: a dispose of it on another thread, made meanwhile, disposes
+ * them too before it returns (the guarantee of sk_disposable_dispose()).
+ * Here the outermost set holds a nesting 100 deep (an action innermost,
+ * whose dispose is put off) and then an action that, running on the
+ * disposing thread after the nesting's first 32 levels returned, has
+ * another thread dispose the nesting's tenth level and waits for it. */
+static sk_disposable *tenth_level;
+static int innermost_runs; /* the two threads take turns: pthread_create and pthread_join order them */
+static int innermost_runs_when_the_second_dispose_returned = -1;
+
+static void count_innermost(void *ctx) {
+    (void)ctx;
+    innermost_runs++;
+}
+
+static void *dispose_the_tenth_level(void *arg) {
+    (void)arg;
+    sk_disposable_dispose(tenth_level);
+    innermost_runs_when_the_second_dispose_returned = innermost_runs;
+    return NULL;
+}
+
+static void dispose_from_another_thread(void *ctx) {
+    (void)ctx;
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, dispose_the_tenth_level, NULL) != 0 || pthread_join(thread, NULL) != 0) {
+        sk_test_abort("pthread_create", SK_ERR_RESOURCE);
+    }
+}
+
+Test(disposables, a_second_dispose_of_a_container_above_put_off_disposes_waits_for_them, .timeout = SK_TEST_TIMEOUT) {
+    innermost_runs = 0;
+    sk_disposable *innermost = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&innermost, count_innermost, NULL, NULL));
+    sk_disposable *below_the_tenth = containers_around(innermost, 90);
+    tenth_level = new_set();
+    SK_OK_OR_FAIL(sk_disposable_set_add(tenth_level, below_the_tenth));
+    sk_disposable_release(below_the_tenth);
+    sk_disposable_retain(tenth_level);
+    sk_disposable *nesting = containers_around(tenth_level, 9);
+    sk_disposable *outermost = new_set();
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, nesting));
+    sk_disposable_release(nesting);
+    sk_disposable *second = NULL;
+    SK_OK_OR_FAIL(sk_disposable_action(&second, dispose_from_another_thread, NULL, NULL));
+    SK_OK_OR_FAIL(sk_disposable_set_add(outermost, second));
+    sk_disposable_release(second);
+    sk_disposable_dispose(outermost);
+    cr_assert_eq(innermost_runs_when_the_second_dispose_returned, 1,
+                 "the second dispose returned with the innermost action run %d times",
+                 innermost_runs_when_the_second_dispose_returned);
+    cr_assert_eq(innermost_runs, 1);
+    sk_disposable_release(tenth_level);
+    sk_disposable_release(outermost);
+    expect_no_live_objects(0);
+}

@@ -1211,6 +1211,70 @@ Test(values, a_list_owned_through_pointer_values_is_released_on_a_small_stack, .
     expect_no_live_objects(0);
 }
 
+/* The same list owned through the contexts of maps and filters: each node
+ * is a map or filter over a source that never emits, whose context's
+ * release function releases the value holding the previous node's signal.
+ * A map's or filter's run of stages (which holds the contexts) was let go
+ * of after SKSignal's deinit had run, outside the thread's release budget
+ * and list: the releases recursed once per node, and 1,000 nodes overflowed
+ * a thread of SK_MIN_THREAD_STACK (a crash, found by a stress program,
+ * /tmp/exp-soak/chains.c mode 4). The run is released with the rest of what
+ * the signal held now. */
+typedef struct stage_node {
+    sk_value previous;
+    long *released;
+} stage_node;
+
+static void stage_node_release(void *ctx) {
+    stage_node *node = ctx;
+    sk_value_release(&node->previous);
+    (*node->released)++;
+    free(node);
+}
+
+static void copy_through(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    SK_OK_OR_ABORT(sk_value_copy(out, value));
+}
+
+static bool keep_everything(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return true;
+}
+
+Test(values, a_list_owned_through_stage_contexts_is_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
+    const long nodes = running_under_valgrind() ? SIGNAL_NESTING_LEVELS_UNDER_VALGRIND : SIGNAL_NESTING_LEVELS;
+    long released = 0;
+    sk_signal *never = NULL;
+    SK_OK_OR_FAIL(sk_signal_never(&never));
+    list_head = int_value(0);
+    for (long index = 0; index < nodes; index++) {
+        stage_node *node = malloc(sizeof *node);
+        cr_assert_not_null(node);
+        node->previous = list_head;
+        node->released = &released;
+        sk_signal *stage = NULL;
+        if (index % 2 == 0) {
+            SK_OK_OR_FAIL(sk_signal_map(&stage, never, copy_through, node, stage_node_release));
+        } else {
+            SK_OK_OR_FAIL(sk_signal_filter(&stage, never, keep_everything, node, stage_node_release));
+        }
+        SK_OK_OR_FAIL(sk_value_set_signal(&list_head, stage));
+        sk_signal_release(stage);
+    }
+    sk_signal_release(never);
+    pthread_attr_t attr;
+    cr_assert_eq(pthread_attr_init(&attr), 0);
+    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, &attr, release_list_head, NULL), 0);
+    cr_assert_eq(pthread_join(thread, NULL), 0);
+    pthread_attr_destroy(&attr);
+    cr_assert_eq(released, nodes, "%ld of %ld nodes released", released, nodes);
+    expect_no_live_objects(0);
+}
+
 Test(values, arrays_nest_at_most_the_documented_depth, .timeout = SK_TEST_TIMEOUT) {
     deep_job job = { 0, false, false, false };
     run_on_small_stack(deep_values, &job);

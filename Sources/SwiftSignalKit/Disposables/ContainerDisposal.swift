@@ -51,6 +51,13 @@ struct _ContainerDisposal {
     }
 }
 
+/// A container whose dispose's end (see `_ContainerDisposal.end`) may be
+/// put off (`_ContainerDisposal.withFrame`).
+protocol _EndingContainer: AnyObject {
+    /// Ends a dispose: the last one running lets go of the members.
+    func endDispose()
+}
+
 /// One dispose of a container running on this thread: the container and
 /// the member it is disposing (identities only). The frames of a thread form
 /// a list, innermost first, from a thread-local head in the shims; each lives
@@ -63,16 +70,26 @@ struct _DisposeFrame {
 
 extension _ContainerDisposal {
     /// Runs `body` (`container`'s disposal of its members) with a frame of
-    /// its own on this thread's list.
+    /// its own on this thread's list; returns whether the caller ends its
+    /// dispose now (`endDispose`). Not when `body` put off the dispose of a
+    /// member nested deeper (see `_NestedDisposal`) that is still to run:
+    /// then the end is put off too, until the put-off disposes have run, so
+    /// that the container keeps its members, and a dispose of it on another
+    /// thread still disposes them, until they are disposed.
     @inline(__always)
-    static func withFrame(of container: AnyObject, _ body: (UnsafeMutablePointer<_DisposeFrame>) -> Void) {
+    static func withFrame(of container: some _EndingContainer, _ body: (UnsafeMutablePointer<_DisposeFrame>) -> Void) -> Bool {
         let identity = UnsafeRawPointer(Unmanaged.passUnretained(container).toOpaque())
         var frame = _DisposeFrame(container: identity, member: nil, enclosing: _sks_dispose_frames())
+        let putOff = _sks_put_off_disposals()
         withUnsafeMutablePointer(to: &frame) { pointer in
             _sks_set_dispose_frames(pointer)
             body(pointer)
             _sks_set_dispose_frames(pointer.pointee.enclosing)
         }
+        if _sks_put_off_disposals() != putOff {
+            return _NestedDisposal.finish(outermost: frame.enclosing == nil, container)
+        }
+        return true
     }
 
     /// Disposes `member`, unless two disposes of the same container further
@@ -81,6 +98,7 @@ extension _ContainerDisposal {
         let identity = UnsafeRawPointer(Unmanaged.passUnretained(member as AnyObject).toOpaque())
         let container = frame.pointee.container
         var running = 0
+        var depth = 1
         var enclosing = frame.pointee.enclosing
         while let current = enclosing {
             let outer = current.assumingMemoryBound(to: _DisposeFrame.self)
@@ -90,10 +108,177 @@ extension _ContainerDisposal {
                     return
                 }
             }
+            depth += 1
             enclosing = outer.pointee.enclosing
+        }
+        if _sks_nested_disposal() != nil && _NestedDisposal.isEnding(member) {
+            return
+        }
+        if depth >= _NestedDisposal.inlineBudget {
+            _NestedDisposal.putOff(member)
+            return
         }
         frame.pointee.member = identity
         member.dispose()
         frame.pointee.member = nil
+    }
+}
+
+/// Containers nested in containers, as deep as the user likes (a meta
+/// disposable holding a set holding a meta disposable...): each level was
+/// disposed from inside the dispose of the level above, and released from
+/// inside the release of the level above, so that 300 levels overflowed a
+/// 64 KB thread stack and 100,000 an 8 MB one (a walk of every frame per
+/// member made the dispose quadratic too). So only `inlineBudget` levels
+/// nest on a thread's stack; a deeper member's dispose (or release) is put
+/// off to this thread's list, which the thread's outermost container
+/// dispose (or the release that made the list) works through, one member
+/// at a time, before it returns. A container nested that deep may thus
+/// return from its dispose before its members are disposed; the outermost
+/// dispose never does. The containers whose disposes were under a put-off
+/// one end after it (`withFrame`): until then each keeps its members, so
+/// that a second dispose of it (on another thread, say) disposes them too
+/// instead of returning before they are disposed.
+///
+/// Thread-safety: reached through a thread-local, touched only by its
+/// thread.
+final class _NestedDisposal {
+    /// How many container disposes (frames), or container releases, nest on
+    /// a thread before deeper ones are put off.
+    static let inlineBudget = 32
+
+    /// Members whose dispose was put off (`disposeMember`).
+    private var disposals: [any Disposable] = []
+    /// The containers whose disposes' ends were put off (`withFrame`),
+    /// innermost first.
+    private var ends: [any _EndingContainer] = []
+    /// Those containers, and the outermost one working through the list:
+    /// their disposes are under way on this thread, and a container holding
+    /// itself reaches them again from a put-off dispose, whose frames do not
+    /// show the dispose further up (see `disposeMember`, which skips them:
+    /// disposing their members again would put off the same disposes again,
+    /// without end). The dispose under way disposes their members.
+    private var ending: Set<ObjectIdentifier> = []
+    /// What released containers held (`releaseMembers`).
+    private var releases: [any Disposable] = []
+    private var draining = false
+
+    /// The thread's list (retained by the slot), or nil.
+    private static var current: _NestedDisposal? {
+        guard let list = _sks_nested_disposal() else {
+            return nil
+        }
+        return Unmanaged<_NestedDisposal>.fromOpaque(list).takeUnretainedValue()
+    }
+
+    /// The thread's list, installed if it has none.
+    private static func installed() -> _NestedDisposal {
+        if let current = self.current {
+            return current
+        }
+        let list = _NestedDisposal()
+        _sks_set_nested_disposal(Unmanaged.passRetained(list).toOpaque())
+        return list
+    }
+
+    /// Puts off `member`'s dispose: the thread's outermost container dispose
+    /// runs it (see `withFrame`).
+    static func putOff(_ member: any Disposable) {
+        self.installed().disposals.append(member)
+        _sks_set_put_off_disposals(_sks_put_off_disposals() &+ 1)
+    }
+
+    /// A container dispose under which disposes were put off is over: the
+    /// outermost dispose on the thread works through the list and returns
+    /// true (it ends now); any other's end is put off after them (false).
+    @inline(never)
+    static func finish(outermost: Bool, _ container: any _EndingContainer) -> Bool {
+        let list = self.installed()
+        if outermost && !list.draining {
+            list.ending.insert(ObjectIdentifier(container))
+            self.drain()
+            return true
+        }
+        list.ends.append(container)
+        list.ending.insert(ObjectIdentifier(container))
+        return false
+    }
+
+    /// Whether `member` is a container whose dispose on this thread waits
+    /// for the list (see `ending`).
+    static func isEnding(_ member: any Disposable) -> Bool {
+        guard let list = self.current, !list.ending.isEmpty else {
+            return false
+        }
+        return list.ending.contains(ObjectIdentifier(member as AnyObject))
+    }
+
+    /// Releases what a container held: in place (`drop`, which takes the
+    /// members out of the container) while container releases nest at most
+    /// `inlineBudget` deep on this thread; deeper, `members` (the same, as a
+    /// list) go to the thread's list, which the release that made it works
+    /// through before it returns. Called by the containers' deinits.
+    @inline(__always)
+    static func releaseMembers(_ drop: () -> Void, _ members: () -> [any Disposable]) {
+        let depth = _sks_container_release_depth()
+        if depth < self.inlineBudget {
+            _sks_set_container_release_depth(depth + 1)
+            drop()
+            _sks_set_container_release_depth(depth)
+            return
+        }
+        var list = members()
+        drop()
+        self.putOffRelease(&list)
+    }
+
+    /// Moves `members` (whose container no longer holds them) to the list,
+    /// and works through it if it was made here.
+    @inline(never)
+    private static func putOffRelease(_ members: inout [any Disposable]) {
+        let made = _sks_nested_disposal() == nil
+        self.installed().releases.append(contentsOf: members)
+        members = []
+        if made {
+            self.drain()
+        }
+    }
+
+    /// Disposes and releases what the thread's list holds, and what those
+    /// put off in turn, one at a time; then removes the list. Does nothing
+    /// when the list is already being worked through further up the stack.
+    @inline(never)
+    static func drain() {
+        guard let list = self.current, !list.draining else {
+            return
+        }
+        list.draining = true
+        while true {
+            // Each member is disposed, then released, at the end of its
+            // block, once the list's arrays are no longer being accessed:
+            // what it puts off goes to this list.
+            if !list.disposals.isEmpty {
+                let member = list.disposals.removeLast()
+                member.dispose()
+                continue
+            }
+            // The ends once every put-off dispose has run, innermost first
+            // (any order would do: an end only lets go of the members).
+            if !list.ends.isEmpty {
+                let container = list.ends.removeFirst()
+                list.ending.remove(ObjectIdentifier(container))
+                container.endDispose()
+                continue
+            }
+            if !list.releases.isEmpty {
+                let member = list.releases.removeLast()
+                withExtendedLifetime(member) {
+                }
+                continue
+            }
+            break
+        }
+        _sks_set_nested_disposal(nil)
+        Unmanaged.passUnretained(list).release()
     }
 }

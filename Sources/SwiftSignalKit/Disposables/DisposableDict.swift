@@ -7,7 +7,12 @@
 /// outside the lock. A `dispose()` that finds another one still running
 /// disposes what the dictionary holds too: no call returns before every
 /// disposable held has been disposed.
-public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable {
+///
+/// Containers nest without a limit: past 32 container disposes nested on a
+/// thread's stack, the deeper ones run once the one they are nested in has
+/// returned, before the outermost one returns (see `_NestedDisposal`), so a
+/// dispose made that deep may return before what it holds is disposed.
+public final class DisposableDict<T: Hashable>: Disposable, _EndingContainer, @unchecked Sendable {
     private let mutex = _Mutex()
     /// See `_ContainerDisposal`.
     private var disposal = _ContainerDisposal()
@@ -15,6 +20,14 @@ public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable 
 
     /// Makes an empty dictionary of disposables.
     public init() {
+    }
+
+    deinit {
+        if !self.disposables.isEmpty {
+            // Nested containers are released one level at a time past a few
+            // levels (see `_NestedDisposal`).
+            _NestedDisposal.releaseMembers({ self.disposables = [:] }, { Array(self.disposables.values) })
+        }
     }
 
     /// Stores `disposable` under `key`, disposing what the key held before;
@@ -43,11 +56,16 @@ public final class DisposableDict<T: Hashable>: Disposable, @unchecked Sendable 
     /// they are disposed.
     public func dispose() {
         let disposables = self.mutex.withLock { self.disposal.begin(self.disposables) }
-        _ContainerDisposal.withFrame(of: self) { frame in
+        if _ContainerDisposal.withFrame(of: self, { frame in
             for (_, disposable) in disposables {
                 _ContainerDisposal.disposeMember(disposable, in: frame)
             }
+        }) {
+            self.endDispose()
         }
+    }
+
+    func endDispose() {
         // Released after the lock (a last release may run a deinit that calls back).
         withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposables, empty: [:]) }) {}
     }

@@ -9,7 +9,12 @@
 /// holds too, so that no call returns before every disposable held has been
 /// disposed (the guarantee a subscription's own disposable gives, kept
 /// through the set).
-public final class DisposableSet: Disposable, @unchecked Sendable {
+///
+/// Containers nest without a limit: past 32 container disposes nested on a
+/// thread's stack, the deeper ones run once the one they are nested in has
+/// returned, before the outermost one returns (see `_NestedDisposal`), so a
+/// dispose made that deep may return before what it holds is disposed.
+public final class DisposableSet: Disposable, _EndingContainer, @unchecked Sendable {
     private let mutex = _Mutex()
     /// See `_ContainerDisposal`.
     private var disposal = _ContainerDisposal()
@@ -17,6 +22,14 @@ public final class DisposableSet: Disposable, @unchecked Sendable {
 
     /// Makes an empty set of disposables.
     public init() {
+    }
+
+    deinit {
+        if !self.disposables.isEmpty {
+            // Nested containers are released one level at a time past a few
+            // levels (see `_NestedDisposal`).
+            _NestedDisposal.releaseMembers({ self.disposables = [] }, { self.disposables })
+        }
     }
 
     /// Adds `disposable`, or disposes it at once when the set has been disposed.
@@ -49,11 +62,16 @@ public final class DisposableSet: Disposable, @unchecked Sendable {
     /// returning while the first is still on its way through them.
     public func dispose() {
         let disposables = self.mutex.withLock { self.disposal.begin(self.disposables) }
-        _ContainerDisposal.withFrame(of: self) { frame in
+        if _ContainerDisposal.withFrame(of: self, { frame in
             for disposable in disposables {
                 _ContainerDisposal.disposeMember(disposable, in: frame)
             }
+        }) {
+            self.endDispose()
         }
+    }
+
+    func endDispose() {
         // Released after the lock (a last release may run a deinit that calls back).
         withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposables, empty: []) }) {}
     }

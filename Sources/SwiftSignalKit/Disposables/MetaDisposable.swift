@@ -8,7 +8,12 @@
 /// outside the lock, so a disposable may call back into this object. A
 /// `dispose()` that finds another one still running disposes the held
 /// disposable too: no call returns before it has been disposed.
-public final class MetaDisposable: Disposable, @unchecked Sendable {
+///
+/// Containers nest without a limit: past 32 container disposes nested on a
+/// thread's stack, the deeper ones run once the one they are nested in has
+/// returned, before the outermost one returns (see `_NestedDisposal`), so a
+/// dispose made that deep may return before what it holds is disposed.
+public final class MetaDisposable: Disposable, _EndingContainer, @unchecked Sendable {
     private let mutex = _Mutex()
     /// See `_ContainerDisposal`.
     private var disposal = _ContainerDisposal()
@@ -16,6 +21,15 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
 
     /// Makes a meta disposable that holds nothing yet.
     public init() {
+    }
+
+    deinit {
+        if self.disposable != nil {
+            // Nested containers are released one level at a time past a few
+            // levels (see `_NestedDisposal`). Nothing else may hold the
+            // member meanwhile: it is released inside `releaseMembers`.
+            _NestedDisposal.releaseMembers({ self.disposable = nil }, { self.disposable.map { [$0] } ?? [] })
+        }
     }
 
     /// Replaces the held disposable, disposing the previous one. Setting `nil`
@@ -48,10 +62,16 @@ public final class MetaDisposable: Disposable, @unchecked Sendable {
     public func dispose() {
         let disposable = self.mutex.withLock { self.disposal.begin(self.disposable) }
         if let disposable {
-            _ContainerDisposal.withFrame(of: self) { frame in
+            if !_ContainerDisposal.withFrame(of: self, { frame in
                 _ContainerDisposal.disposeMember(disposable, in: frame)
+            }) {
+                return
             }
         }
+        self.endDispose()
+    }
+
+    func endDispose() {
         // Released after the lock (a last release may run a deinit that calls back).
         withExtendedLifetime(self.mutex.withLock { self.disposal.end(&self.disposable, empty: nil) }) {}
     }

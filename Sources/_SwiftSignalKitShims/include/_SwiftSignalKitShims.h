@@ -30,6 +30,18 @@ int _sks_terminal_delivery_active(void);
 void *_sks_dispose_frames(void);
 void _sks_set_dispose_frames(void *frame);
 
+/* The calling thread's list of container members whose disposal or
+ * release was put off (a `_NestedDisposal` of the Swift core), or NULL;
+ * and how many container releases are nested on it. */
+void *_sks_nested_disposal(void);
+void _sks_set_nested_disposal(void *list);
+int _sks_container_release_depth(void);
+void _sks_set_container_release_depth(int depth);
+/* How many member disposes the calling thread has put off so far
+ * (wrapping). */
+unsigned _sks_put_off_disposals(void);
+void _sks_set_put_off_disposals(unsigned count);
+
 /* A non-blocking, close-on-exec eventfd; -1 with errno set on failure
  * (a pipe's read end on systems without eventfd). */
 int _sks_event_create(void);
