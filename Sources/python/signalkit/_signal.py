@@ -62,8 +62,11 @@ class _Uncopyable:
 
 class _Handle(_Uncopyable):
     """A reference to a library object, dropped by close(), at the end of a
-    `with` block, or when garbage collected. copy.copy and copy.deepcopy
-    return the handle itself; pickling raises TypeError."""
+    `with` block, or when garbage collected. Usable from any thread at
+    once, but closed only when no other thread is in a call on it (as in
+    C, a close racing another thread's call may crash the process).
+    copy.copy and copy.deepcopy return the handle itself; pickling raises
+    TypeError."""
     _release: Any = None  # the C release function, set by subclasses
 
     def __init__(self, pointer: Optional[int]) -> None:
