@@ -49,8 +49,10 @@ test: deps ## the whole test suite (what CI runs); each stage's time at the end
 
 
 # The public headers alone, strictly, as C and as C++ (Tests/header);
-# signalkit_ffi.h and signalkit_test.h include nothing but signalkit.h.
-test-header: ## signalkit.h, signalkit_ffi.h and signalkit_test.h alone, as C99 and as C++11
+# signalkit_ffi.h and signalkit_test.h include nothing but signalkit.h;
+# signalkit_test.hpp, a C++17 header, nothing but signalkit.hpp,
+# signalkit_test.h and standard headers.
+test-header: ## signalkit.h, signalkit_ffi.h and signalkit_test.h alone, as C99 and as C++11; signalkit_test.hpp as C++17
 	$(begin)
 	mkdir -p $(OUT)/header
 	set -e; for h in header header_ffi header_test; do \
@@ -59,6 +61,9 @@ test-header: ## signalkit.h, signalkit_ffi.h and signalkit_test.h alone, as C99 
 	done
 	! grep -n '#include' include/signalkit_ffi.h | grep -v '"signalkit.h"'
 	! grep -n '#include' include/signalkit_test.h | grep -v '"signalkit.h"'
+	$(CXX) -std=c++17 -Wall -Wextra -pedantic -Wshadow -Werror -Iinclude -c Tests/header/header_test_hpp.cpp \
+		-o $(OUT)/header/header_test_hpp.o
+	! grep -n '^#include' include/signalkit_test.hpp | grep -v -E '#include <(signalkit\.hpp|signalkit_test\.h|[a-z_]+)>$$'
 	$(end)
 
 test-swift: ## the Swift tests (XCTest), warnings as errors
