@@ -114,8 +114,9 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 # survive (relocatable; no path of this checkout in its text files); the
 # example project configured against it, built and run (output checked);
 # version requests met and refused as README.md's policy says, and
-# SignalKit::signalkit requiring cxx_std_17 (Tests/cmake); components
-# requested, met and refused, and no target defined when not found, against
+# SignalKit::signalkit requiring cxx_std_17 and holding the four headers
+# (Tests/cmake); components requested, met and refused, and no target
+# defined when not found, against
 # copies of the moved tree without the ffi or the core library
 # (Tests/cmake/components.sh); the moved .pc files used with pkg-config
 # --define-prefix.
