@@ -92,7 +92,8 @@ define install_tree
 	install -m 0755 $(FFI_LIB) $(1)$(3)/libsignalkit-ffi.so.$(VERSION)
 	ln -sf libsignalkit-ffi.so.$(VERSION) $(1)$(3)/libsignalkit-ffi.so.$(FFI_SOVERSION)
 	ln -sf libsignalkit-ffi.so.$(FFI_SOVERSION) $(1)$(3)/libsignalkit-ffi.so
-	install -m 0644 include/signalkit.h include/signalkit_test.h include/signalkit.hpp include/signalkit_ffi.h $(1)$(4)/
+	install -m 0644 include/signalkit.h include/signalkit_test.h include/signalkit.hpp include/signalkit_test.hpp \
+		include/signalkit_ffi.h $(1)$(4)/
 	install -d $(1)$(2)/share/signalkit/valgrind
 	install -m 0644 Sources/valgrind/signalkit.supp $(1)$(2)/share/signalkit/valgrind/
 	$(INSTALL_SED) pkgconfig/signalkit.pc.in > $(1)$(3)/pkgconfig/signalkit.pc
@@ -105,7 +106,8 @@ endef
 INSTALLED_FILES = $(foreach l,signalkit signalkit-ffi,$(LIBDIR)/lib$(l).so.$(VERSION) $(LIBDIR)/lib$(l).so \
 	$(LIBDIR)/pkgconfig/$(l).pc) $(LIBDIR)/libsignalkit.so.$(SOVERSION) $(LIBDIR)/libsignalkit-ffi.so.$(FFI_SOVERSION) \
 	$(LIBDIR)/cmake/SignalKit/SignalKitConfig.cmake $(LIBDIR)/cmake/SignalKit/SignalKitConfigVersion.cmake \
-	$(INCLUDEDIR)/signalkit.h $(INCLUDEDIR)/signalkit_test.h $(INCLUDEDIR)/signalkit.hpp $(INCLUDEDIR)/signalkit_ffi.h \
+	$(INCLUDEDIR)/signalkit.h $(INCLUDEDIR)/signalkit_test.h $(INCLUDEDIR)/signalkit.hpp $(INCLUDEDIR)/signalkit_test.hpp \
+	$(INCLUDEDIR)/signalkit_ffi.h \
 	$(PREFIX)/share/signalkit/valgrind/signalkit.supp
 
 # After an install into the running system (no DESTDIR): the loader's cache

@@ -1,8 +1,9 @@
-# The C++ interface, include/signalkit.hpp (header-only, over the C ABI; no
-# C++ in the library): its suite (Tests/cpp, Criterion, one process per
-# test), its example (examples/cpp) and its benchmark (Benchmarks/c).
+# The C++ interface, include/signalkit.hpp and include/signalkit_test.hpp
+# (header-only, over the C ABI; no C++ in the library): their suite
+# (Tests/cpp, Criterion, one process per test), their examples
+# (examples/cpp) and the benchmark (Benchmarks/c).
 #
-#   test-cpp       the suite and the example with g++, and the example with
+#   test-cpp       the suite and the examples with g++, and the examples with
 #                  the clang beside swift, -std=c++17 -Wall -Wextra -pedantic
 #                  -Wshadow -Werror, through pkg-config against the staged
 #                  install (as test-c); the suite is compiled with that clang,
@@ -14,6 +15,9 @@
 #   bench-cpp      Benchmarks/c/bench_cpp.cpp, W1-W3 beside bench_capi
 
 CPP_TESTS := $(wildcard Tests/cpp/test_*.cpp)
+# The README's C++ examples, each run with its output compared with
+# examples/cpp/NAME.expected (and its exit status: 0 when its checks held).
+CPP_EXAMPLES := quickstart marbles
 CPP_STD := -std=c++17 -Wall -Wextra -pedantic -Wshadow -Werror
 # What only the GNU dialect (-std=gnu++17, CMake's default) has: __int128 as
 # an integer type. Its own program, built with each compiler of
@@ -32,17 +36,19 @@ CPP_OUT := $(OUT)/cpp
 
 .PHONY: test-cpp test-cpp-asan test-cpp-tsan bench-cpp
 
-test-cpp: stage ## the C++ header's suite (g++) and example (g++ and clang++), against the staged install
+test-cpp: stage ## the C++ headers' suite (g++) and examples (g++ and clang++), against the staged install
 	$(begin)
 	mkdir -p $(CPP_OUT)
 	g++ $(CPP_STD) $(CPP_TESTS) $$($(STAGE_PKG) --cflags --libs signalkit) $(CRITERION_FLAGS) -o $(CPP_OUT)/tests-g++
 	$(RUN_STAGED) $(CPP_OUT)/tests-g++ --jobs 2
 	set -e; for cxx in $(CPP_COMPILERS); do \
 		name=$$(basename $$cxx); \
-		$$cxx $(CPP_STD) examples/cpp/quickstart.cpp $$($(STAGE_PKG) --cflags --libs signalkit) \
-			-o $(CPP_OUT)/quickstart-$$name; \
-		$(RUN_STAGED) $(CPP_OUT)/quickstart-$$name > $(CPP_OUT)/quickstart-$$name.out; \
-		diff -u examples/cpp/quickstart.expected $(CPP_OUT)/quickstart-$$name.out; \
+		for e in $(CPP_EXAMPLES); do \
+			$$cxx $(CPP_STD) examples/cpp/$$e.cpp $$($(STAGE_PKG) --cflags --libs signalkit) \
+				-o $(CPP_OUT)/$$e-$$name; \
+			$(RUN_STAGED) $(CPP_OUT)/$$e-$$name > $(CPP_OUT)/$$e-$$name.out; \
+			diff -u examples/cpp/$$e.expected $(CPP_OUT)/$$e-$$name.out; \
+		done; \
 		$$cxx $(CPP_GNU_STD) $(CPP_GNU_TESTS) $$($(STAGE_PKG) --cflags --libs signalkit) $(CRITERION_FLAGS) \
 			-o $(CPP_OUT)/tests-gnu-$$name; \
 		$(RUN_STAGED) $(CPP_OUT)/tests-gnu-$$name --jobs 2; \

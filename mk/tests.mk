@@ -49,8 +49,10 @@ test: deps ## the whole test suite (what CI runs); each stage's time at the end
 
 
 # The public headers alone, strictly, as C and as C++ (Tests/header);
-# signalkit_ffi.h and signalkit_test.h include nothing but signalkit.h.
-test-header: ## signalkit.h, signalkit_ffi.h and signalkit_test.h alone, as C99 and as C++11
+# signalkit_ffi.h and signalkit_test.h include nothing but signalkit.h;
+# signalkit_test.hpp, a C++17 header, nothing but signalkit.hpp,
+# signalkit_test.h and standard headers.
+test-header: ## signalkit.h, signalkit_ffi.h and signalkit_test.h alone, as C99 and as C++11; signalkit_test.hpp as C++17
 	$(begin)
 	mkdir -p $(OUT)/header
 	set -e; for h in header header_ffi header_test; do \
@@ -59,6 +61,9 @@ test-header: ## signalkit.h, signalkit_ffi.h and signalkit_test.h alone, as C99 
 	done
 	! grep -n '#include' include/signalkit_ffi.h | grep -v '"signalkit.h"'
 	! grep -n '#include' include/signalkit_test.h | grep -v '"signalkit.h"'
+	$(CXX) -std=c++17 -Wall -Wextra -pedantic -Wshadow -Werror -Iinclude -c Tests/header/header_test_hpp.cpp \
+		-o $(OUT)/header/header_test_hpp.o
+	! grep -n '^#include' include/signalkit_test.hpp | grep -v -E '#include <(signalkit\.hpp|signalkit_test\.h|[a-z_]+)>$$'
 	$(end)
 
 test-swift: ## the Swift tests (XCTest), warnings as errors
@@ -109,8 +114,9 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 # survive (relocatable; no path of this checkout in its text files); the
 # example project configured against it, built and run (output checked);
 # version requests met and refused as README.md's policy says, and
-# SignalKit::signalkit requiring cxx_std_17 (Tests/cmake); components
-# requested, met and refused, and no target defined when not found, against
+# SignalKit::signalkit requiring cxx_std_17 and holding the four headers
+# (Tests/cmake); components requested, met and refused, and no target
+# defined when not found, against
 # copies of the moved tree without the ffi or the core library
 # (Tests/cmake/components.sh); the moved .pc files used with pkg-config
 # --define-prefix.
