@@ -62,7 +62,7 @@ lib: ## the release libsignalkit.so (static Swift runtime, sk_* only)
 	$(end)
 
 # $(call install_tree,DESTDIR,PREFIX,LIBDIR,INCLUDEDIR): both libraries with
-# their soname links, both headers, the .pc files, the CMake package
+# their soname links, the C and C++ headers, the .pc files, the CMake package
 # (LIBDIR/cmake/SignalKit) and the valgrind suppressions
 # (PREFIX/share/signalkit/valgrind/signalkit.supp). Paths inside the tree are written relative to
 # PREFIX when LIBDIR and INCLUDEDIR are inside it (the default): the .pc files
