@@ -657,15 +657,21 @@ static void *stack_trampoline(void *arg) {
     return NULL;
 }
 
-void run_on_small_stack(void (*body)(void *arg), void *arg) {
+void *run_on_stack(size_t bytes, void *(*body)(void *arg), void *arg) {
     pthread_attr_t attr;
     cr_assert_eq(pthread_attr_init(&attr), 0);
-    cr_assert_eq(pthread_attr_setstacksize(&attr, SMALL_STACK_BYTES), 0);
-    stack_job job = { body, arg };
+    cr_assert_eq(pthread_attr_setstacksize(&attr, bytes), 0);
     pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, &attr, stack_trampoline, &job), 0);
-    cr_assert_eq(pthread_join(thread, NULL), 0);
+    cr_assert_eq(pthread_create(&thread, &attr, body, arg), 0);
+    void *result = NULL;
+    cr_assert_eq(pthread_join(thread, &result), 0);
     pthread_attr_destroy(&attr);
+    return result;
+}
+
+void run_on_small_stack(void (*body)(void *arg), void *arg) {
+    stack_job job = { body, arg };
+    run_on_stack(SMALL_STACK_BYTES, stack_trampoline, &job);
 }
 
 int open_fd_count(void) {

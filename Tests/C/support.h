@@ -258,6 +258,10 @@ void expect_no_live_objects(size_t count, ...);
 /* Flushes `queue` as above without releasing it. */
 void flush_queue(sk_queue *queue);
 
+/* Runs body(arg) on a new thread whose stack is `bytes` (at least
+ * PTHREAD_STACK_MIN), waits for it, and returns what body returned. */
+void *run_on_stack(size_t bytes, void *(*body)(void *arg), void *arg);
+
 /* Runs body(arg) on a new thread whose stack is SMALL_STACK_BYTES (1 MB, far
  * less than the 8 MB of a main thread), and waits for it. */
 #define SMALL_STACK_BYTES (1024 * 1024)

@@ -876,13 +876,7 @@ Test(disposables, a_list_owned_through_action_contexts_is_released_on_a_small_st
         head = next;
     }
     context_list_released = 0;
-    pthread_attr_t attr;
-    cr_assert_eq(pthread_attr_init(&attr), 0);
-    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
-    pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, &attr, release_context_list, head), 0);
-    cr_assert_eq(pthread_join(thread, NULL), 0);
-    pthread_attr_destroy(&attr);
+    run_on_stack(SK_MIN_THREAD_STACK, release_context_list, head);
     cr_assert_eq(context_list_released, nodes - 1, "%ld of %ld contexts released", context_list_released, nodes - 1);
     expect_no_live_objects(0);
 }
@@ -943,21 +937,11 @@ static void *dispose_and_release(void *outermost) {
     return (void *)(intptr_t)runs;
 }
 
-static void run_on_a_small_stack(void *(*body)(void *), void *arg, void **result) {
-    pthread_attr_t attr;
-    cr_assert_eq(pthread_attr_init(&attr), 0);
-    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
-    pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, &attr, body, arg), 0);
-    cr_assert_eq(pthread_join(thread, result), 0);
-    pthread_attr_destroy(&attr);
-}
-
 Test(disposables, nested_containers_are_disposed_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
     const long levels = running_under_valgrind() ? NESTED_CONTAINER_LEVELS / 10 : NESTED_CONTAINER_LEVELS;
     nested_action_runs = 0;
     void *runs = NULL;
-    run_on_a_small_stack(dispose_and_release, nested_containers(levels), &runs);
+    runs = run_on_stack(SK_MIN_THREAD_STACK, dispose_and_release, nested_containers(levels));
     cr_assert_eq((intptr_t)runs, 1, "the innermost action ran %ld times when the dispose returned", (long)(intptr_t)runs);
     cr_assert_eq(nested_action_runs, 1);
     expect_no_live_objects(0);
@@ -966,7 +950,7 @@ Test(disposables, nested_containers_are_disposed_on_a_small_stack, .timeout = SK
 Test(disposables, nested_containers_are_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
     const long levels = running_under_valgrind() ? NESTED_CONTAINER_LEVELS / 10 : NESTED_CONTAINER_LEVELS;
     nested_action_runs = 0;
-    run_on_a_small_stack(release_context_list, nested_containers(levels), NULL);
+    run_on_stack(SK_MIN_THREAD_STACK, release_context_list, nested_containers(levels));
     cr_assert_eq(nested_action_runs, 0, "releasing does not dispose");
     expect_no_live_objects(0);
 }

@@ -497,13 +497,7 @@ Test(limits, signals_nested_at_run_time_past_the_stack_fail_with_an_error, .time
         nesting n;
         memset(&n, 0, sizeof n);
         n.shape = (enum nesting_shape)shape;
-        pthread_attr_t attr;
-        cr_assert_eq(pthread_attr_init(&attr), 0);
-        cr_assert_eq(pthread_attr_setstacksize(&attr, RUN_TIME_NESTING_STACK), 0);
-        pthread_t thread;
-        cr_assert_eq(pthread_create(&thread, &attr, run_nesting, &n), 0);
-        cr_assert_eq(pthread_join(thread, NULL), 0);
-        pthread_attr_destroy(&attr);
+        run_on_stack(RUN_TIME_NESTING_STACK, run_nesting, &n);
         cr_assert_lt(n.levels, RUN_TIME_NESTING_CAP, "shape %d: never refused", shape);
         cr_assert_gt(n.levels, 50, "shape %d: refused after %ld levels", shape, n.levels);
         cr_assert_eq(n.nexts, 0, "shape %d", shape);

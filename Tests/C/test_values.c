@@ -1029,13 +1029,7 @@ Test(values, the_deepest_array_is_released_on_a_32k_stack, .timeout = SK_TEST_TI
         } else {
             cr_assert_eq(build_nested(&deep_to_release, SK_VALUE_MAX_DEPTH, 7), 0);
         }
-        pthread_attr_t attr;
-        cr_assert_eq(pthread_attr_init(&attr), 0);
-        cr_assert_eq(pthread_attr_setstacksize(&attr, 32 * 1024), 0);
-        pthread_t thread;
-        cr_assert_eq(pthread_create(&thread, &attr, release_deep, NULL), 0);
-        cr_assert_eq(pthread_join(thread, NULL), 0);
-        pthread_attr_destroy(&attr);
+        run_on_stack(32 * 1024, release_deep, NULL);
         expect_no_live_objects(0);
     }
 }
@@ -1107,13 +1101,7 @@ Test(values, values_nested_through_signals_are_released_on_a_small_stack, .timeo
     for (int level = 0; level < levels; level++) {
         nest_in_a_signal(&nested_through_signals, level);
     }
-    pthread_attr_t attr;
-    cr_assert_eq(pthread_attr_init(&attr), 0);
-    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
-    pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, &attr, release_nested_through_signals, NULL), 0);
-    cr_assert_eq(pthread_join(thread, NULL), 0);
-    pthread_attr_destroy(&attr);
+    run_on_stack(SK_MIN_THREAD_STACK, release_nested_through_signals, NULL);
     expect_no_live_objects(0);
 }
 
@@ -1152,13 +1140,7 @@ Test(values, values_nested_through_deep_pipelines_are_released_on_a_512k_stack, 
         SK_OK_OR_FAIL(sk_value_set_signal(&nested_through_signals, signal));
         sk_signal_release(signal);
     }
-    pthread_attr_t attr;
-    cr_assert_eq(pthread_attr_init(&attr), 0);
-    cr_assert_eq(pthread_attr_setstacksize(&attr, 512 * 1024), 0);
-    pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, &attr, release_nested_pipelines, NULL), 0);
-    cr_assert_eq(pthread_join(thread, NULL), 0);
-    pthread_attr_destroy(&attr);
+    run_on_stack(512 * 1024, release_nested_pipelines, NULL);
     expect_no_live_objects(0);
 }
 
@@ -1200,13 +1182,7 @@ Test(values, a_list_owned_through_pointer_values_is_released_on_a_small_stack, .
         node->released = &released;
         SK_OK_OR_FAIL(sk_value_set_pointer(&list_head, node, list_node_release));
     }
-    pthread_attr_t attr;
-    cr_assert_eq(pthread_attr_init(&attr), 0);
-    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
-    pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, &attr, release_list_head, NULL), 0);
-    cr_assert_eq(pthread_join(thread, NULL), 0);
-    pthread_attr_destroy(&attr);
+    run_on_stack(SK_MIN_THREAD_STACK, release_list_head, NULL);
     cr_assert_eq(released, nodes, "%ld of %ld nodes released", released, nodes);
     expect_no_live_objects(0);
 }
@@ -1264,13 +1240,7 @@ Test(values, a_list_owned_through_stage_contexts_is_released_on_a_small_stack, .
         sk_signal_release(stage);
     }
     sk_signal_release(never);
-    pthread_attr_t attr;
-    cr_assert_eq(pthread_attr_init(&attr), 0);
-    cr_assert_eq(pthread_attr_setstacksize(&attr, SK_MIN_THREAD_STACK), 0);
-    pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, &attr, release_list_head, NULL), 0);
-    cr_assert_eq(pthread_join(thread, NULL), 0);
-    pthread_attr_destroy(&attr);
+    run_on_stack(SK_MIN_THREAD_STACK, release_list_head, NULL);
     cr_assert_eq(released, nodes, "%ld of %ld nodes released", released, nodes);
     expect_no_live_objects(0);
 }

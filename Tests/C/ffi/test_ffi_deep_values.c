@@ -280,13 +280,7 @@ static void *run_deep_chain(void *arg) {
 }
 
 static void check_deep_chain(deep_chain *c) {
-    pthread_attr_t attr;
-    cr_assert_eq(pthread_attr_init(&attr), 0);
-    cr_assert_eq(pthread_attr_setstacksize(&attr, DEEP_CHAIN_STACK_BYTES), 0);
-    pthread_t thread;
-    cr_assert_eq(pthread_create(&thread, &attr, run_deep_chain, c), 0);
-    cr_assert_eq(pthread_join(thread, NULL), 0);
-    pthread_attr_destroy(&attr);
+    run_on_stack(DEEP_CHAIN_STACK_BYTES, run_deep_chain, c);
     cr_assert_eq(c->depth, SK_SIGNAL_MAX_DEPTH);
     cr_assert_eq(c->deliveries, 1);
 }
