@@ -1084,6 +1084,30 @@ static PyObject *thread_trampoline(PyObject *self, PyObject *unused)
     return (PyObject *)t;
 }
 
+/* Drops a put's own reference to the pipe of the handle `self`. While the
+ * handle is open it holds a reference, so this one is not the last and goes
+ * with the GIL held (no other thread can close the handle meanwhile). Once
+ * closed, it may be the last: the pipe's end releases its subscriptions,
+ * which may wait for callbacks running on other threads, so it goes without
+ * the GIL, as the package's release (through ctypes) does. */
+static void release_pipe(PyObject *self, sk_pipe *pipe)
+{
+    PyObject *exc = PyErr_Occurred() ? fetch_exception() : NULL; /* the put's own, kept */
+    PyObject *address = PyObject_GetAttr(self, name_pointer);
+    int open = address != NULL && PyLong_Check(address);
+    Py_XDECREF(address);
+    PyErr_Clear();
+    if (exc != NULL)
+        restore_exception(exc);
+    if (open) {
+        sk_pipe_release(pipe);
+        return;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    sk_pipe_release(pipe);
+    Py_END_ALLOW_THREADS
+}
+
 static PyObject *pipe_method_put(PyObject *self, PyObject *object)
 {
     trampoline_object *t = current_trampoline;
@@ -1098,15 +1122,27 @@ static PyObject *pipe_method_put(PyObject *self, PyObject *object)
         PyErr_Clear();
         return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
     }
+    /* A reference of this put's own, taken before any Python code can run
+     * (the GIL is held from reading _pointer to here, and close() clears
+     * _pointer before it releases): a close() on another thread while the
+     * put's callbacks run (they run Python, which lets other threads in)
+     * leaves the pipe alive until the put returns. The package's put counts
+     * itself as a call in flight instead (_Handle._enter); a retain costs
+     * less here than that count through attribute lookups. */
+    sk_pipe *pipe = sk_pipe_retain((sk_pipe *)pointer);
     sk_value value = {0};
     int made = object_value(object, &value);
-    if (made < 0)
+    if (made < 0) {
+        sk_pipe_release(pipe); /* not the last: nothing ran since the retain */
         return NULL;
-    if (made == 0) /* carried by reference: the Python put */
+    }
+    if (made == 0) { /* carried by reference: the Python put */
+        sk_pipe_release(pipe);
         return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
+    }
     Py_INCREF(t);
     t->active = 1;
-    int status = put_value(pipe_put_fn, pointer, &value);
+    int status = put_value(pipe_put_fn, pipe, &value);
     PyObject *result;
     if (PyErr_Occurred()) { /* never left by a callback, but never hidden either */
         PyObject *exc = fetch_exception();
@@ -1127,6 +1163,7 @@ static PyObject *pipe_method_put(PyObject *self, PyObject *object)
         result = Py_None;
     }
     Py_DECREF(t);
+    release_pipe(self, pipe);
     return result;
 }
 
