@@ -118,15 +118,18 @@ class _Handle(_Uncopyable):
             self._free()
 
     def _free(self) -> None:
+        owned = getattr(self, "_owned", None)  # None when __init__ never ran
+        if not owned:  # released already (the common case of __del__ after close())
+            return
         try:
-            pointer = self._owned.pop()
-        except (IndexError, AttributeError):  # released already, or __init__ never ran
+            pointer = owned.pop()
+        except IndexError:  # another thread took it since
             return
         type(self)._release(pointer)
 
     def _drop(self) -> None:
         self._pointer = None
-        if not getattr(self, "_calls", None):  # in this order: see _enter
+        if not getattr(self, "_calls", None) and getattr(self, "_owned", None):  # in this order: see _enter
             self._free()
 
     def _call(self, function: Any, *args: Any) -> Any:
@@ -213,7 +216,11 @@ class Disposable(_Failing, _Handle):
         (idempotent; safe from any thread and from its own callbacks).
         ValueError ("Disposable is closed") once close() released the
         handle: it can no longer reach the subscription."""
-        self._call(C.disposable_dispose)
+        pointer = self._enter()  # a call in flight until it returned: see _Handle
+        try:
+            C.disposable_dispose(pointer)
+        finally:
+            self._exit()
         _after_call()
 
     def __enter__(self) -> "Disposable":
@@ -1951,7 +1958,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
             local = _thread_trampoline()
             if source._iterable_source and not local.active:
                 local.direct = sink  # taken by its generator, called by this start
-            pointer = _call_with(_draining, _start_sink, source, sink)
+            signal = source._enter()  # a call in flight until the start returned: see _Handle
+            try:
+                pointer = _draining(_start_sink, signal, sink)
+            finally:
+                source._exit()
         finally:
             _thread_trampoline().direct = None
             disposable = Disposable(pointer)
@@ -2248,6 +2259,17 @@ class Pipe(Generic[T], _Handle):
         """The signal of the values put from now on."""
         return _new_signal(C.pipe_signal, self)
 
+    def _drop(self) -> None:
+        # The extension's puts (Pipe.put's common case) do not count
+        # themselves in _calls (its cost per put): the ones in flight on
+        # this pipe are found here and join it, once the pointer is cleared
+        # (no put can start after that), before the release check.
+        self._pointer = None
+        calls = getattr(self, "_calls", None)
+        if calls is not None:
+            _speedups.claim_puts(self, calls)
+        super()._drop()
+
 
 def _finish_put(local: _Trampoline, status: int) -> None:
     """The end of the outermost put of a thread (`local.active` set): runs
@@ -2327,7 +2349,11 @@ class ValuePromise(Generic[T], _Handle):
         out = Value()
         _put_object(value, out)
         try:
-            status = _call_with(_draining, C.value_promise_set, self, byref(out))
+            pointer = self._enter()  # a call in flight until the set returned: see _Handle
+            try:
+                status = _draining(C.value_promise_set, pointer, byref(out))
+            finally:
+                self._exit()
         finally:
             C.value_release(byref(out))
         _after_call()

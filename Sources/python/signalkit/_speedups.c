@@ -1084,28 +1084,66 @@ static PyObject *thread_trampoline(PyObject *self, PyObject *unused)
     return (PyObject *)t;
 }
 
-/* Drops a put's own reference to the pipe of the handle `self`. While the
- * handle is open it holds a reference, so this one is not the last and goes
- * with the GIL held (no other thread can close the handle meanwhile). Once
- * closed, it may be the last: the pipe's end releases its subscriptions,
- * which may wait for callbacks running on other threads, so it goes without
- * the GIL, as the package's release (through ctypes) does. */
-static void release_pipe(PyObject *self, sk_pipe *pipe)
+/* The extension's puts in flight (each a record on its put's stack), so
+ * that a close() of their pipe on another thread (which can run while a
+ * put's callbacks run Python) waits for them: Pipe._drop calls
+ * claim_puts(pipe, calls), which adds one item to the handle's in-flight
+ * list (_Handle._calls) per put into that pipe and marks the put, which
+ * then ends the call as the package's own calls do (_Handle._exit, which
+ * releases when it is the last). A put registers in the same stretch of C
+ * that reads the handle's _pointer (no Python code runs in between, so no
+ * other thread), and _drop clears _pointer before it claims: a put that
+ * read the pointer is found. Everything here runs with the GIL held. This
+ * costs a put two stores and a compare; counting in _calls itself would
+ * cost attribute lookups (about 50 ns a put). */
+typedef struct put_record {
+    PyObject *pipe; /* borrowed: the put's caller holds it */
+    int owes_exit;
+    struct put_record *next;
+} put_record;
+
+static put_record *puts_in_flight;
+
+static PyObject *claim_puts(PyObject *self, PyObject *args)
 {
-    PyObject *exc = PyErr_Occurred() ? fetch_exception() : NULL; /* the put's own, kept */
-    PyObject *address = PyObject_GetAttr(self, name_pointer);
-    int open = address != NULL && PyLong_Check(address);
-    Py_XDECREF(address);
-    PyErr_Clear();
+    (void)self;
+    PyObject *pipe, *calls;
+    if (!PyArg_UnpackTuple(args, "claim_puts", 2, 2, &pipe, &calls))
+        return NULL;
+    if (!PyList_Check(calls)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: claim_puts takes a pipe and a list");
+        return NULL;
+    }
+    long claimed = 0;
+    for (put_record *record = puts_in_flight; record != NULL; record = record->next) {
+        if (record->pipe != pipe || record->owes_exit)
+            continue;
+        if (PyList_Append(calls, Py_None) < 0)
+            return NULL;
+        record->owes_exit = 1;
+        claimed++;
+    }
+    return PyLong_FromLong(claimed);
+}
+
+/* Unlinks the put's record; when a close() claimed it, ends the call
+ * (_Handle._exit: the last one out releases the pipe, through ctypes,
+ * without the GIL), keeping the put's outcome (an exception) as it was. */
+static void end_put(put_record *record)
+{
+    put_record **link = &puts_in_flight;
+    while (*link != record)
+        link = &(*link)->next;
+    *link = record->next;
+    if (!record->owes_exit)
+        return;
+    PyObject *exc = PyErr_Occurred() ? fetch_exception() : NULL;
+    PyObject *result = PyObject_CallMethod(record->pipe, "_exit", NULL);
+    if (result == NULL) /* nothing to raise it to: the put's own outcome stands */
+        PyErr_WriteUnraisable(record->pipe);
+    Py_XDECREF(result);
     if (exc != NULL)
         restore_exception(exc);
-    if (open) {
-        sk_pipe_release(pipe);
-        return;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    sk_pipe_release(pipe);
-    Py_END_ALLOW_THREADS
 }
 
 static PyObject *pipe_method_put(PyObject *self, PyObject *object)
@@ -1122,27 +1160,23 @@ static PyObject *pipe_method_put(PyObject *self, PyObject *object)
         PyErr_Clear();
         return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
     }
-    /* A reference of this put's own, taken before any Python code can run
-     * (the GIL is held from reading _pointer to here, and close() clears
-     * _pointer before it releases): a close() on another thread while the
-     * put's callbacks run (they run Python, which lets other threads in)
-     * leaves the pipe alive until the put returns. The package's put counts
-     * itself as a call in flight instead (_Handle._enter); a retain costs
-     * less here than that count through attribute lookups. */
-    sk_pipe *pipe = sk_pipe_retain((sk_pipe *)pointer);
+    /* In flight from here (see claim_puts): registered before any Python
+     * code can run, as _pointer was read. */
+    put_record record = {self, 0, puts_in_flight};
+    puts_in_flight = &record;
     sk_value value = {0};
     int made = object_value(object, &value);
     if (made < 0) {
-        sk_pipe_release(pipe); /* not the last: nothing ran since the retain */
+        end_put(&record);
         return NULL;
     }
     if (made == 0) { /* carried by reference: the Python put */
-        sk_pipe_release(pipe);
+        end_put(&record);
         return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
     }
     Py_INCREF(t);
     t->active = 1;
-    int status = put_value(pipe_put_fn, pipe, &value);
+    int status = put_value(pipe_put_fn, pointer, &value);
     PyObject *result;
     if (PyErr_Occurred()) { /* never left by a callback, but never hidden either */
         PyObject *exc = fetch_exception();
@@ -1163,7 +1197,7 @@ static PyObject *pipe_method_put(PyObject *self, PyObject *object)
         result = Py_None;
     }
     Py_DECREF(t);
-    release_pipe(self, pipe);
+    end_put(&record);
     return result;
 }
 
@@ -1211,6 +1245,8 @@ static PyMethodDef methods[] = {
      "operator(name, fn) -> address: the C callback of kind `name` (work, run, stop, cancel, value, take_until, "
      "signal, deferred, iter, create, stage), which calls fn(key[, argument]) under the exit rules."},
     {"thread_trampoline", thread_trampoline, METH_NOARGS, "thread_trampoline() -> this thread's trampoline."},
+    {"claim_puts", claim_puts, METH_VARARGS,
+     "claim_puts(pipe, calls) -> count: the extension's puts into `pipe` in flight join `calls` (Pipe._drop)."},
     {"pipe_put_method", pipe_put_method, METH_VARARGS,
      "pipe_put_method(cls, fallback, finish, cancel) -> the descriptor of Pipe.put."},
     {"finalize", finalize, METH_O, "finalize(seconds) -> bool: no callback touches Python from now on."},
