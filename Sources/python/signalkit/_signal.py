@@ -71,15 +71,15 @@ class _Handle(_Uncopyable):
     itself; pickling raises TypeError."""
     _release: Any = None  # the C release function, set by subclasses
     _pointer: Optional[int] = None  # also when a subclass's __init__ failed before setting it
+    _calls: Optional[List[None]] = None  # None only when a subclass's __init__ failed before this one ran
 
     def __init__(self, pointer: Optional[int]) -> None:
         """A handle owning one reference to the library object at `pointer`."""
-        # The calls in flight (one item each) and the reference to release
-        # (taken by whoever releases it). Both change only through
-        # list.append and list.pop, each atomic under the GIL, so that
-        # counting a call costs no lock: see _enter.
-        self._calls: List[None] = []
-        self._owned: List[int] = [pointer] if pointer else []
+        # The calls in flight (see _enter), and the reference to release,
+        # deleted (atomic under the GIL) by whoever releases it.
+        self._calls = []
+        if pointer:
+            self._owned = pointer
         self._pointer = pointer
         _state.used = True  # a fork's child refuses the library from now on (_core._after_fork)
 
@@ -100,9 +100,13 @@ class _Handle(_Uncopyable):
         _calls; whoever releases sees _pointer cleared first, then _calls
         empty. A call that read the pointer before close() cleared it had
         appended before that, so every release check made after the clear
-        sees it until it pops. Which thread releases (close(), or the last
-        call out) is decided by _owned.pop(): exactly one gets the pointer."""
-        self._calls.append(None)
+        sees it until it pops. _calls changes only through list.append and
+        list.pop, each atomic under the GIL: no lock. Which thread releases
+        (close(), or the last call out) is decided by deleting the _owned
+        attribute (atomic too): exactly one succeeds."""
+        calls = self._calls
+        assert calls is not None  # made by __init__
+        calls.append(None)
         pointer = self._pointer
         if not pointer:
             self._exit()
@@ -113,23 +117,24 @@ class _Handle(_Uncopyable):
         """Ends a call counted by _enter(); the last one out after a close()
         releases the library object."""
         calls = self._calls
+        assert calls is not None  # made by _enter
         calls.pop()
         if not self._pointer and not calls:  # in this order: see _enter
             self._free()
 
     def _free(self) -> None:
-        owned = getattr(self, "_owned", None)  # None when __init__ never ran
-        if not owned:  # released already (the common case of __del__ after close())
+        pointer = getattr(self, "_owned", None)  # None: released already, or __init__ never ran
+        if not pointer:
             return
         try:
-            pointer = owned.pop()
-        except IndexError:  # another thread took it since
+            del self._owned  # one attribute deletion, atomic under the GIL: one thread succeeds
+        except AttributeError:  # another thread released it since
             return
         type(self)._release(pointer)
 
     def _drop(self) -> None:
         self._pointer = None
-        if not getattr(self, "_calls", None) and getattr(self, "_owned", None):  # in this order: see _enter
+        if not self._calls:  # in this order: see _enter
             self._free()
 
     def _call(self, function: Any, *args: Any) -> Any:
@@ -2265,9 +2270,8 @@ class Pipe(Generic[T], _Handle):
         # this pipe are found here and join it, once the pointer is cleared
         # (no put can start after that), before the release check.
         self._pointer = None
-        calls = getattr(self, "_calls", None)
-        if calls is not None:
-            _speedups.claim_puts(self, calls)
+        if self._calls is not None:  # else __init__ never ran
+            _speedups.claim_puts(self, self._calls)
         super()._drop()
 
 
