@@ -117,8 +117,11 @@ def test_close_racing_calls_on_another_thread(kind):
     # Calls through ctypes (which lets the GIL go during the C call) looped
     # against a close(), which falls at a random point of a call once the
     # loop runs. The loop ends at the first ValueError (the handle is
-    # closed); any other exception is a failure (on the fixed-size rounds,
-    # main crashed or raised SignalKitError within a few rounds).
+    # closed); any other exception is a failure. Before the fix, queue run,
+    # pipe put and subscribe crashed or raised SignalKitError (a freed
+    # handle) in every run, value promise set/get in most; dispose's window
+    # (no Python code between reading the pointer and the C call) was not
+    # hit here, but it goes through the same count.
     failures = []
     interval = sys.getswitchinterval()
     # The GIL changes hands every 10 microseconds: a thread is stopped between
