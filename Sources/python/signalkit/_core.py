@@ -429,7 +429,9 @@ def _put_object(obj: object, out: Any) -> None:
     elif kind is bytes:
         _check(C.value_set_bytes(byref(out), obj, len(obj)))  # type: ignore[arg-type]
     elif getattr(kind, "_signal_value", False):  # a Signal: a signal value, for switch_to_latest / queue
-        _check(C.value_set_signal(byref(out), obj.pointer))  # type: ignore[attr-defined]
+        # Counted as a call on the signal's handle (_signal._Handle._call):
+        # a close() on another thread meanwhile waits for the retain.
+        _check(obj._call(lambda pointer: C.value_set_signal(byref(out), pointer)))  # type: ignore[attr-defined]
     elif isinstance(obj, Value):
         raise TypeError("signalkit: a raw Value cannot be carried")
     else:

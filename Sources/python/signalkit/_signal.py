@@ -63,28 +63,87 @@ class _Uncopyable:
 class _Handle(_Uncopyable):
     """A reference to a library object, dropped by close(), at the end of a
     `with` block, or when garbage collected. Usable from any thread at
-    once, but closed only when no other thread is in a call on it (as in
-    C, a close racing another thread's call may crash the process).
-    copy.copy and copy.deepcopy return the handle itself; pickling raises
-    TypeError."""
+    once, and closable at any time: a close() while other threads are
+    inside calls on the handle releases the library object when the last
+    of those calls returns (each runs to its normal end); a call that
+    starts after close() raises ValueError. With no call in flight, close()
+    releases it at once. copy.copy and copy.deepcopy return the handle
+    itself; pickling raises TypeError."""
     _release: Any = None  # the C release function, set by subclasses
+    _pointer: Optional[int] = None  # also when a subclass's __init__ failed before setting it
+    _calls: Optional[List[None]] = None  # None only when a subclass's __init__ failed before this one ran
 
     def __init__(self, pointer: Optional[int]) -> None:
         """A handle owning one reference to the library object at `pointer`."""
+        # The calls in flight (see _enter), and the reference to release,
+        # deleted (atomic under the GIL) by whoever releases it.
+        self._calls = []
+        if pointer:
+            self._owned = pointer
         self._pointer = pointer
         _state.used = True  # a fork's child refuses the library from now on (_core._after_fork)
 
     @property
     def pointer(self) -> int:
-        """The C handle (an address); ValueError once closed."""
+        """The C handle (an address); ValueError once closed. Not counted
+        as a call in flight: a C call on it goes through _enter/_exit."""
         if not self._pointer:
             raise ValueError(f"{type(self).__name__} is closed")
         return self._pointer
 
+    def _enter(self) -> int:
+        """The pointer for one C call, counted in flight until the matching
+        _exit() (always call it: try/finally); ValueError once closed.
+
+        Why this is safe without a lock (CPython's GIL): a call appends to
+        _calls, then reads _pointer; close() clears _pointer, then looks at
+        _calls; whoever releases sees _pointer cleared first, then _calls
+        empty. A call that read the pointer before close() cleared it had
+        appended before that, so every release check made after the clear
+        sees it until it pops. _calls changes only through list.append and
+        list.pop, each atomic under the GIL: no lock. Which thread releases
+        (close(), or the last call out) is decided by deleting the _owned
+        attribute (atomic too): exactly one succeeds."""
+        calls = self._calls
+        assert calls is not None  # made by __init__
+        calls.append(None)
+        pointer = self._pointer
+        if not pointer:
+            self._exit()
+            raise ValueError(f"{type(self).__name__} is closed")
+        return pointer
+
+    def _exit(self) -> None:
+        """Ends a call counted by _enter(); the last one out after a close()
+        releases the library object."""
+        calls = self._calls
+        assert calls is not None  # made by _enter
+        calls.pop()
+        if not self._pointer and not calls:  # in this order: see _enter
+            self._free()
+
+    def _free(self) -> None:
+        pointer = getattr(self, "_owned", None)  # None: released already, or __init__ never ran
+        if not pointer:
+            return
+        try:
+            del self._owned  # one attribute deletion, atomic under the GIL: one thread succeeds
+        except AttributeError:  # another thread released it since
+            return
+        type(self)._release(pointer)
+
     def _drop(self) -> None:
-        pointer, self._pointer = self._pointer, None
-        if pointer:
-            type(self)._release(pointer)
+        self._pointer = None
+        if not self._calls:  # in this order: see _enter
+            self._free()
+
+    def _call(self, function: Any, *args: Any) -> Any:
+        """function(pointer, *args), counted in flight (see _enter)."""
+        pointer = self._enter()
+        try:
+            return function(pointer, *args)
+        finally:
+            self._exit()
 
     def close(self) -> None:
         """Drops the reference this object holds (idempotent)."""
@@ -104,6 +163,37 @@ class _Handle(_Uncopyable):
             self._drop()  # an interrupt met here waits for the next call
         except Exception:  # interpreter shutdown: the library may be gone
             pass
+
+
+class _InFlight:
+    """A `with` block counted as a call in flight on each of `handles`
+    (_Handle._enter): ValueError at its start once one is closed, and a
+    close() meanwhile releases when the block ends. For a call that checks
+    the handle before retaining callbacks for the library, so that a close
+    between the check and the C call cannot leave them retained."""
+    __slots__ = ("handles",)
+
+    def __init__(self, *handles: _Handle) -> None:
+        self.handles = handles
+
+    def __enter__(self) -> Tuple[int, ...]:
+        """The handles' pointers, to pass to the C call in the block (a
+        handle closed meanwhile lets a new _enter raise: never enter again)."""
+        entered: List[_Handle] = []
+        pointers: List[int] = []
+        try:
+            for handle in self.handles:
+                pointers.append(handle._enter())
+                entered.append(handle)
+        except BaseException:
+            for handle in entered:
+                handle._exit()
+            raise
+        return tuple(pointers)
+
+    def __exit__(self, *exc: object) -> None:
+        for handle in self.handles:
+            handle._exit()
 
 
 class _Failing:
@@ -131,7 +221,11 @@ class Disposable(_Failing, _Handle):
         (idempotent; safe from any thread and from its own callbacks).
         ValueError ("Disposable is closed") once close() released the
         handle: it can no longer reach the subscription."""
-        C.disposable_dispose(self.pointer)
+        pointer = self._enter()  # a call in flight until it returned: see _Handle
+        try:
+            C.disposable_dispose(pointer)
+        finally:
+            self._exit()
         _after_call()
 
     def __enter__(self) -> "Disposable":
@@ -513,7 +607,7 @@ def _stage_generator(ctx: int, subscriber: int) -> Optional[int]:
         return None
     try:
         run = _StageRun(source.maker, C.subscriber_retain(subscriber), source.failures)
-        return _start_sink(source.upstream.pointer, run)
+        return _call_with(_start_sink, source.upstream, run)  # type: ignore[no-any-return]
     except BaseException as exc:
         if not _state.closing:  # else the exit began meanwhile: nothing to report
             _report(exc, "generator")
@@ -869,7 +963,7 @@ def _owned_signal(result: object) -> Optional[int]:
         return None
     if not isinstance(result, Signal):
         raise TypeError(f"signalkit: the function returned {type(result).__name__}, not a Signal")
-    return int(C.signal_retain(result.pointer))
+    return int(result._call(C.signal_retain))
 
 
 def _signal_callback(ctx: int, value: Any) -> Optional[int]:
@@ -1236,26 +1330,56 @@ ErrorFn = Callable[[BaseException], object]
 CompletedFn = Callable[[], object]
 
 
+def _call_with(function: Any, *args: Any) -> Any:
+    """function(*args), each handle among `args` passed as its pointer and
+    counted as a call in flight on it (_Handle._enter) until function
+    returns: a close() on another thread meanwhile waits for it to release."""
+    entered: List[_Handle] = []
+    try:
+        values: List[Any] = []
+        for arg in args:
+            if isinstance(arg, _Handle):
+                values.append(arg._enter())
+                entered.append(arg)
+            elif isinstance(arg, list):  # handles passed as a C array
+                pointers = []
+                for handle in arg:
+                    pointers.append(handle._enter())
+                    entered.append(handle)
+                values.append((c_void_p * max(len(pointers), 1))(*pointers))
+            else:
+                values.append(arg)
+        return function(*values)
+    finally:
+        for handle in entered:
+            handle._exit()
+
+
 def _new_signal(function: Any, *args: Any) -> "Signal[Any]":
+    """A signal made by function(&out, *args); handles among `args` are
+    passed as their pointers (see _call_with), a list of handles as an
+    array of them."""
     out = c_void_p()
-    _check(function(byref(out), *args))
+    _check(_call_with(function, byref(out), *args))
     return Signal(out.value)
 
 
 # Arguments: a wrong type is a TypeError at the call (never an
 # AttributeError, nor a failure later on a library thread).
 
-def _signal_arg(obj: object, where: str, index: int = 0) -> int:
-    """The pointer of `obj`, a Signal (TypeError otherwise)."""
+def _signal_arg(obj: object, where: str, index: int = 0) -> "Signal[Any]":
+    """`obj`, an open Signal (TypeError otherwise; ValueError once closed).
+    A C call takes its pointer through _call_with."""
     if not isinstance(obj, Signal):
         which = f"argument {index}" if index else "the argument"
         raise TypeError(f"signalkit: {where}: {which} is {type(obj).__name__}, not a Signal")
-    return obj.pointer
+    obj.pointer  # closed: ValueError now, before anything is made
+    return obj
 
 
-def _signal_array(signals: Tuple[object, ...], where: str) -> Any:
-    pointers = [_signal_arg(s, where, i + 1) for i, s in enumerate(signals)]
-    return (c_void_p * max(len(pointers), 1))(*pointers)
+def _signal_array(signals: Tuple[object, ...], where: str) -> "List[Signal[Any]]":
+    """The signals (each checked by _signal_arg), for _call_with to pass as a C array."""
+    return [_signal_arg(s, where, i + 1) for i, s in enumerate(signals)]
 
 
 def _callable_arg(fn: object, where: str, optional: bool = False) -> None:
@@ -1422,8 +1546,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
         at each new value of any; `queue` (optional) is where the combining
         runs."""
         array = _signal_array(signals, "combine_latest")
-        queue_pointer = _queue_arg(queue, "combine_latest").pointer if queue is not None else None
-        return _new_signal(C.signal_combine_latest, array, len(signals), queue_pointer)
+        on = _queue_arg(queue, "combine_latest") if queue is not None else None
+        return _new_signal(C.signal_combine_latest, array, len(signals), on)
 
     @staticmethod
     def interval(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":
@@ -1452,21 +1576,21 @@ class Signal(Generic[T_co], _Failing, _Handle):
             # but by its collection), as a library operator holds its
             # upstream: closing `self` must not stop the stage signal, which
             # starts the upstream directly (its subscribe, its generator).
-            upstream, stages = Signal(C.signal_retain(self.pointer)), (stage,)  # closed: raises first
+            upstream, stages = Signal(self._call(C.signal_retain)), (stage,)  # closed: raises first
             upstream._iterable_source = self._iterable_source
         owned = failures if not isinstance(failures, _Recorder) else None
         if failures is None:
             owned = _Failures()
         recorder = owned.recorder() if owned is not None else failures
         assert isinstance(recorder, _Recorder)
-        pointer = upstream.pointer
-        source = _StageSource(upstream, stages, recorder)
-        ctx = _retain_callbacks(source)
-        signal: Signal[Any] = _new_signal(C.signal_create_over, pointer, _c_stage_generator, ctx, _release_ctx)
-        signal._failures = owned
-        signal._stage_source = source
-        _set_owner(ctx, signal)
-        return signal
+        with _InFlight(upstream) as (pointer,):  # closed: ValueError before retaining anything
+            source = _StageSource(upstream, stages, recorder)
+            ctx = _retain_callbacks(source)
+            signal: Signal[Any] = _new_signal(C.signal_create_over, pointer, _c_stage_generator, ctx, _release_ctx)
+            signal._failures = owned
+            signal._stage_source = source
+            _set_owner(ctx, signal)
+            return signal
 
     @overload
     def map(self, fn: Callable[[T_co], U]) -> "Signal[U]": ...
@@ -1512,29 +1636,29 @@ class Signal(Generic[T_co], _Failing, _Handle):
 
     def _native_operator(self, function: Any, where: str, spec: Union[str, Signature], fn: Any) -> "Signal[Any]":
         signature = _signature(spec)
-        pointer, signature_pointer = self.pointer, signature.pointer  # closed: raise before retaining
-        failures = _Failures()
-        native = _native(signature, fn, where, failures.recorder())
-        ctx = _retain_callbacks(_NativeSet(native, signature))
-        out = c_void_p()
-        status = function(byref(out), pointer, signature_pointer, _fn_address(native), ctx, _release_ctx)
-        _check(status, ffi=True)
-        signal: Signal[Any] = Signal(out.value)
-        signal._failures = failures
-        _set_owner(ctx, signal)
-        return signal
+        with _InFlight(self, signature) as (pointer, signature_pointer):  # closed: ValueError before retaining
+            failures = _Failures()
+            native = _native(signature, fn, where, failures.recorder())
+            ctx = _retain_callbacks(_NativeSet(native, signature))
+            out = c_void_p()
+            status = function(byref(out), pointer, signature_pointer, _fn_address(native), ctx, _release_ctx)
+            _check(status, ffi=True)
+            signal: Signal[Any] = Signal(out.value)
+            signal._failures = failures
+            _set_owner(ctx, signal)
+            return signal
 
     # --- the library's operators ------------------------------------------------
 
     def _with_callback(self, function: Any, cfn: Any, fn: Callable[..., Any], *before: Any) -> "Signal[Any]":
         _callable_arg(fn.fn if isinstance(fn, _CatchFn) else fn, function.__name__[len("sk_signal_"):])
-        pointer = self.pointer
-        failures = _Failures()
-        ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
-        signal = _new_signal(function, pointer, *before, cfn, ctx, _release_ctx)
-        signal._failures = failures
-        _set_owner(ctx, signal)
-        return signal
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            failures = _Failures()
+            ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
+            signal = _new_signal(function, pointer, *before, cfn, ctx, _release_ctx)
+            signal._failures = failures
+            _set_owner(ctx, signal)
+            return signal
 
     def take(self, count: int) -> "Signal[T_co]":
         """The first `count` values, then completes right after the
@@ -1550,7 +1674,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
             raise ValueError(f"signalkit: take count {count} is negative")
         if count > 2 ** 64 - 1:
             raise OverflowError(f"signalkit: take count {count} out of range of size_t")
-        return _new_signal(C.signal_take, self.pointer, count)
+        return _new_signal(C.signal_take, self, count)
 
     def take_until(self, fn: Callable[[T_co], int]) -> "Signal[T_co]":
         """Asks fn(value) about each value: a bitwise OR of TAKE_PASS
@@ -1563,15 +1687,15 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def distinct_until_changed(self) -> "Signal[T_co]":
         """Drops a value equal to the one before (plain kinds by value,
         objects carried by reference by identity)."""
-        return _new_signal(C.signal_distinct_until_changed, self.pointer)
+        return _new_signal(C.signal_distinct_until_changed, self)
 
     def last(self) -> "Signal[Optional[T_co]]":
         """Only the last value (None if there was none), when this completes."""
-        return _new_signal(C.signal_last, self.pointer)
+        return _new_signal(C.signal_last, self)
 
     def ignore_values(self) -> "Signal[Any]":
         """Only the end: no value, then the completion or the error."""
-        return _new_signal(C.signal_ignore_values, self.pointer)
+        return _new_signal(C.signal_ignore_values, self)
 
     def reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
         """Folds the values with fn(accumulator, value) from `initial`;
@@ -1584,25 +1708,25 @@ class Signal(Generic[T_co], _Failing, _Handle):
         _callable_arg(fn, "reduce")
         if self._stage_source is not None:
             return self._composed_reduce(fn, initial)
-        pointer = self.pointer
-        out = Value()
-        _put_object(initial, out)
-        # The exceptions are recorded (weakly, as everywhere) into the
-        # returned signal's failures only: the inner fold signal is held by
-        # the library (the stage's upstream, in the registry), and an
-        # exception it held, once raised again by the caller (to_list), would
-        # hold the caller's frames, and through them this signal: a cycle
-        # through the library that the GC never collects.
-        failures = _Failures()
-        try:
-            fold = _Fold(_Callback(fn, failures.recorder()))
-            ctx = fold.ctx = _retain_callbacks(fold)
-            folded = _new_signal(C.signal_reduce_left, pointer, byref(out), _sp_reduce,
-                                 _speedups.hold(fold.cell), _sp_release)
-            _set_owner(ctx, folded)
-        finally:
-            C.value_release(byref(out))
-        return folded._stage((_MAP, _raise_failed), failures)
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            out = Value()
+            _put_object(initial, out)
+            # The exceptions are recorded (weakly, as everywhere) into the
+            # returned signal's failures only: the inner fold signal is held by
+            # the library (the stage's upstream, in the registry), and an
+            # exception it held, once raised again by the caller (to_list), would
+            # hold the caller's frames, and through them this signal: a cycle
+            # through the library that the GC never collects.
+            failures = _Failures()
+            try:
+                fold = _Fold(_Callback(fn, failures.recorder()))
+                ctx = fold.ctx = _retain_callbacks(fold)
+                folded = _new_signal(C.signal_reduce_left, pointer, byref(out), _sp_reduce,
+                                     _speedups.hold(fold.cell), _sp_release)
+                _set_owner(ctx, folded)
+            finally:
+                C.value_release(byref(out))
+            return folded._stage((_MAP, _raise_failed), failures)
 
     def _composed_reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
         """reduce() after Python stages: per subscription, a filter stage
@@ -1648,7 +1772,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         of the latest inner signal. Type checkers accept it only on a
         Signal[Signal[U]]; at run time a value that is not a Signal fails
         the stream."""
-        return _new_signal(C.signal_switch_to_latest, self.pointer)
+        return _new_signal(C.signal_switch_to_latest, self)
 
     def catch(self, fn: Callable[[BaseException], Optional["Signal[U]"]]) -> "Signal[Union[T_co, U]]":
         """On error, continues with the signal fn(error) returns (None:
@@ -1667,14 +1791,14 @@ class Signal(Generic[T_co], _Failing, _Handle):
         call raises it), or once the timeout of a to_list() whose
         subscribe call runs the loop has passed (it raises TimeoutError)."""
         checked = _checked_restarts(self)  # held until the library holds it
-        return _new_signal(C.signal_restart, checked.pointer)
+        return _new_signal(C.signal_restart, checked)
 
     def restart_if_error(self) -> "Signal[T_co]":
         """Starts this again each time it fails; each start runs the check
         restart() describes (Ctrl-C or a to_list() timeout ends the loop
         of a signal that fails as soon as it starts)."""
         checked = _checked_restarts(self)  # held until the library holds it
-        return _new_signal(C.signal_restart_if_error, checked.pointer)
+        return _new_signal(C.signal_restart_if_error, checked)
 
     def retry(self, delay_increment: float, max_delay: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Starts this again after each error, waiting delay_increment more
@@ -1682,23 +1806,23 @@ class Signal(Generic[T_co], _Failing, _Handle):
         delay_increment = _seconds_arg(delay_increment, "retry", "delay_increment")
         max_delay = _seconds_arg(max_delay, "retry", "max_delay")
         on = _queue(queue, "retry")  # held through the call: a default queue's only handle
-        return _new_signal(C.signal_retry, self.pointer, delay_increment, max_delay, on.pointer)
+        return _new_signal(C.signal_retry, self, delay_increment, max_delay, on)
 
     def queue(self: "Signal[Signal[U]]") -> "Signal[U]":
         """For a signal of signals (a Signal[Signal[U]] for type checkers):
         runs them one after the other, each to its end (sk_signal_queue): a
         concat-map."""
-        return _new_signal(C.signal_queue, self.pointer)
+        return _new_signal(C.signal_queue, self)
 
     def throttled(self: "Signal[Signal[U]]") -> "Signal[U]":
         """For a signal of signals (a Signal[Signal[U]] for type checkers):
         runs the first, then only the latest arrived meanwhile
         (sk_signal_throttled)."""
-        return _new_signal(C.signal_throttled, self.pointer)
+        return _new_signal(C.signal_throttled, self)
 
     def then(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]":
         """This, then `next_signal` once this completes."""
-        return _new_signal(C.signal_then, self.pointer, _signal_arg(next_signal, "then"))
+        return _new_signal(C.signal_then, self, _signal_arg(next_signal, "then"))
 
     def deliver_on(self, queue: "Queue") -> "Signal[T_co]":
         """Every event delivered on `queue` (e.g. a host queue an event loop
@@ -1708,11 +1832,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         callbacks run cannot hold one drain() (or an asyncio loop draining
         its queue) for ever; on other queues the same task delivers them
         too, until none is left."""
-        return _new_signal(C.signal_deliver_on, self.pointer, _queue_arg(queue, "deliver_on").pointer)
+        return _new_signal(C.signal_deliver_on, self, _queue_arg(queue, "deliver_on"))
 
     def run_on(self, queue: "Queue") -> "Signal[T_co]":
         """Starts this (runs its generator) on `queue`."""
-        return _new_signal(C.signal_run_on, self.pointer, _queue_arg(queue, "run_on").pointer)
+        return _new_signal(C.signal_run_on, self, _queue_arg(queue, "run_on"))
 
     def debounce(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """The latest value once `seconds` pass without a new one, on `queue`.
@@ -1720,7 +1844,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         quiet time gives `--(b|)`); an error drops it (sk_signal_debounce)."""
         seconds = _seconds_arg(seconds, "debounce")
         on = _queue(queue, "debounce")  # held through the call: a default queue's only handle
-        return _new_signal(C.signal_debounce, self.pointer, seconds, on.pointer)
+        return _new_signal(C.signal_debounce, self, seconds, on)
 
     def throttle(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """At most one value per `seconds`, on the trailing edge: a value
@@ -1732,7 +1856,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         it. Every event is delivered on `queue` (sk_signal_throttle)."""
         seconds = _seconds_arg(seconds, "throttle")
         on = _queue(queue, "throttle")  # held through the call: a default queue's only handle
-        return _new_signal(C.signal_throttle, self.pointer, seconds, on.pointer)
+        return _new_signal(C.signal_throttle, self, seconds, on)
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Starts this `seconds` after each subscription, from a timer on
@@ -1741,7 +1865,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
         means this is never started (sk_signal_delay)."""
         seconds = _seconds_arg(seconds, "delay")
         on = _queue(queue, "delay")  # held through the call: a default queue's only handle
-        return _new_signal(C.signal_delay, self.pointer, seconds, on.pointer)
+        return _new_signal(C.signal_delay, self, seconds, on)
 
     def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
                 queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
@@ -1754,14 +1878,13 @@ class Signal(Generic[T_co], _Failing, _Handle):
         virtual-time queue an event of this due when the timer is wins
         (sk_signal_timeout)."""
         seconds = _seconds_arg(seconds, "timeout")
-        alternate_pointer = _signal_arg(alternate, "timeout", 2) if alternate is not None else None
+        other = _signal_arg(alternate, "timeout", 2) if alternate is not None else None
         on = _queue(queue, "timeout")  # held through the call: a default queue's only handle
-        queue_pointer = on.pointer
-        if alternate is None:  # a new exception per subscription: the library never holds a raised one
+        on.pointer  # closed: raise before making the alternate
+        if other is None:  # a new exception per subscription: the library never holds a raised one
             message = f"signalkit: nothing within {seconds} s"
-            alternate = Signal.deferred(lambda: Signal.fail(TimeoutError(message)))
-            alternate_pointer = alternate.pointer
-        return _new_signal(C.signal_timeout, self.pointer, seconds, queue_pointer, alternate_pointer)
+            other = Signal.deferred(lambda: Signal.fail(TimeoutError(message)))
+        return _new_signal(C.signal_timeout, self, seconds, on, other)
 
     def before_next(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
         """Calls fn(value) before each value goes on (an exception is reported, not delivered)."""
@@ -1829,20 +1952,22 @@ class Signal(Generic[T_co], _Failing, _Handle):
 
     def _subscribe(self, on_next: Any, on_error: Any, on_completed: Any) -> Disposable:
         base = self._stage_source
-        if base is not None:  # the stages run in this subscription's own callback
-            signal, maker = base.upstream.pointer, base.maker
-        else:
-            signal, maker = self.pointer, None
+        maker = base.maker if base is not None else None  # the stages run in this subscription's own callback
+        source = base.upstream if base is not None else self
+        source.pointer  # closed: raise before making anything
         failures = _Failures()
         sink = _Sink(maker, on_next, on_error, on_completed, failures.recorder(),
                      base.failures if base is not None else None)
         pointer = None
-        source = base.upstream if base is not None else self
         try:
             local = _thread_trampoline()
             if source._iterable_source and not local.active:
                 local.direct = sink  # taken by its generator, called by this start
-            pointer = _draining(_start_sink, signal, sink)
+            signal = source._enter()  # a call in flight until the start returned: see _Handle
+            try:
+                pointer = _draining(_start_sink, signal, sink)
+            finally:
+                source._exit()
         finally:
             _thread_trampoline().direct = None
             disposable = Disposable(pointer)
@@ -1858,38 +1983,47 @@ class Signal(Generic[T_co], _Failing, _Handle):
     def _native_subscribe(self, next_signature: Union[str, Signature], on_next: Any = None, on_error: Any = None,
                           on_completed: Any = None, error_signature: Union[str, Signature] = "void(str)",
                           completed_signature: Union[str, Signature] = "void()") -> Disposable:
-        pointer = self.pointer  # closed: raise before retaining anything
-        keep: List[Any] = []
-        failures = _Failures()
-        observer = _FfiObserver()
-        for slot, spec, fn in (("next", next_signature, on_next), ("error", error_signature, on_error),
-                               ("completed", completed_signature, on_completed)):
-            if fn is None:
-                continue
-            signature = _signature(spec)
-            native = _native(signature, fn, slot, failures.recorder())
-            keep += [signature, native]
-            setattr(observer, slot + "_signature", signature.pointer)
-            setattr(observer, slot, _fn_address(native))
-        ctx = _retain_callbacks(_NativeSet(*keep))
-        observer.ctx = ctx
-        observer.release = _release_ctx
-        out = c_void_p()
-        status = _draining(C.ffi_signal_start, byref(out), pointer, byref(observer))
-        disposable = None
-        if status == 0:
-            _register_subscription(ctx, int(out.value or 0))
-            disposable = Disposable(out.value)
-            disposable._failures = failures
-        if _interrupts.local.pending is not None:
-            # Interrupted while it started: the call fails, leaving nothing running.
-            if disposable is not None:
-                C.disposable_dispose(disposable.pointer)
-                disposable._drop()
-            _interrupts.raise_pending()
-        _check(status, ffi=True)
-        assert disposable is not None
-        return disposable
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            keep: List[Any] = []
+            failures = _Failures()
+            observer = _FfiObserver()
+            for slot, spec, fn in (("next", next_signature, on_next), ("error", error_signature, on_error),
+                                   ("completed", completed_signature, on_completed)):
+                if fn is None:
+                    continue
+                signature = _signature(spec)
+                native = _native(signature, fn, slot, failures.recorder())
+                keep += [signature, native]
+                setattr(observer, slot + "_signature", signature.pointer)
+                setattr(observer, slot, _fn_address(native))
+            ctx = _retain_callbacks(_NativeSet(*keep))
+            observer.ctx = ctx
+            observer.release = _release_ctx
+            out = c_void_p()
+            # The signatures' pointers are in the observer: each is counted in
+            # flight too (a Signature the caller gave may be closed meanwhile).
+            signatures = [item for item in keep if isinstance(item, Signature)]
+            for signature in signatures:
+                signature._enter()
+            try:
+                status = _draining(C.ffi_signal_start, byref(out), pointer, byref(observer))
+            finally:
+                for signature in signatures:
+                    signature._exit()
+            disposable = None
+            if status == 0:
+                _register_subscription(ctx, int(out.value or 0))
+                disposable = Disposable(out.value)
+                disposable._failures = failures
+            if _interrupts.local.pending is not None:
+                # Interrupted while it started: the call fails, leaving nothing running.
+                if disposable is not None:
+                    disposable._call(C.disposable_dispose)
+                    disposable._drop()
+                _interrupts.raise_pending()
+            _check(status, ffi=True)
+            assert disposable is not None
+            return disposable
 
     # --- asyncio --------------------------------------------------------------
 
@@ -2052,12 +2186,12 @@ class _Timer:
             if not self.repeat:
                 subscriber.on_completed()
 
-        queue = self.queue.pointer  # closed since: raise before retaining anything
-        ctx = _retain_callbacks(_Callback(fire, _Failures()))
-        out = c_void_p()
-        _check(C.timer_start(byref(out), queue, self.seconds, self.repeat, _c_work_callback, ctx, _release_ctx))
-        timer = Disposable(out.value)
-        return timer.dispose
+        with _InFlight(self.queue) as (queue,):  # closed: ValueError before retaining anything
+            ctx = _retain_callbacks(_Callback(fire, _Failures()))
+            out = c_void_p()
+            _check(C.timer_start(byref(out), queue, self.seconds, self.repeat, _c_work_callback, ctx, _release_ctx))
+            timer = Disposable(out.value)
+            return timer.dispose
 
 
 # --------------------------------------------------------------------------
@@ -2104,30 +2238,41 @@ class Pipe(Generic[T], _Handle):
         # The extension's put (_speedups.c, pipe_method_put, installed
         # below as Pipe.put) does the common case without this frame: the
         # outermost put of a value of the library's kinds. This is the rest.
-        pointer = self._pointer
-        if not pointer:
-            raise ValueError("Pipe is closed")
-        local = _thread_trampoline()
-        if local.active:  # inside a call that drains already (a callback's put)
-            status = _fast_pipe_put(pointer, value)
-            if status is NotImplemented:
-                status = _put_by_reference(_pipe_put, pointer, value)
-            _put_outcome(status)
-            return
-        local.active = True  # the outermost put of this thread: _draining, inline
+        pointer = self._enter()  # a call in flight until the put returned: see _Handle
         try:
-            status = _fast_pipe_put(pointer, value)
-            if status is NotImplemented:
-                status = _put_by_reference(_pipe_put, pointer, value)
-        except BaseException:
-            local.active = False
-            _cancel_jobs(local)
-            raise
-        _finish_put(local, status)
+            local = _thread_trampoline()
+            if local.active:  # inside a call that drains already (a callback's put)
+                status = _fast_pipe_put(pointer, value)
+                if status is NotImplemented:
+                    status = _put_by_reference(_pipe_put, pointer, value)
+                _put_outcome(status)
+                return
+            local.active = True  # the outermost put of this thread: _draining, inline
+            try:
+                status = _fast_pipe_put(pointer, value)
+                if status is NotImplemented:
+                    status = _put_by_reference(_pipe_put, pointer, value)
+            except BaseException:
+                local.active = False
+                _cancel_jobs(local)
+                raise
+            _finish_put(local, status)
+        finally:
+            self._exit()
 
     def signal(self) -> Signal[T]:
         """The signal of the values put from now on."""
-        return _new_signal(C.pipe_signal, self.pointer)
+        return _new_signal(C.pipe_signal, self)
+
+    def _drop(self) -> None:
+        # The extension's puts (Pipe.put's common case) do not count
+        # themselves in _calls (its cost per put): the ones in flight on
+        # this pipe are found here and join it, once the pointer is cleared
+        # (no put can start after that), before the release check.
+        self._pointer = None
+        if self._calls is not None:  # else __init__ never ran
+            _speedups.claim_puts(self, self._calls)
+        super()._drop()
 
 
 def _finish_put(local: _Trampoline, status: int) -> None:
@@ -2176,12 +2321,12 @@ class Promise(Generic[T], _Handle):
     def set(self, signal: Signal[T]) -> None:
         """Follows `signal` from now on (the previous one is disposed);
         its error or completion ends nothing: the promise keeps its value."""
-        _check(_draining(C.promise_set, self.pointer, _signal_arg(signal, "Promise.set")))
+        _check(_call_with(_draining, C.promise_set, self, _signal_arg(signal, "Promise.set")))
         _after_call()
 
     def get(self) -> Signal[T]:
         """The current value (once there is one), then each new one."""
-        return _new_signal(C.promise_get, self.pointer)
+        return _new_signal(C.promise_get, self)
 
 
 class ValuePromise(Generic[T], _Handle):
@@ -2208,7 +2353,11 @@ class ValuePromise(Generic[T], _Handle):
         out = Value()
         _put_object(value, out)
         try:
-            status = _draining(C.value_promise_set, self.pointer, byref(out))
+            pointer = self._enter()  # a call in flight until the set returned: see _Handle
+            try:
+                status = _draining(C.value_promise_set, pointer, byref(out))
+            finally:
+                self._exit()
         finally:
             C.value_release(byref(out))
         _after_call()
@@ -2216,7 +2365,7 @@ class ValuePromise(Generic[T], _Handle):
 
     def get(self) -> Signal[T]:
         """The current value, then each new one."""
-        return _new_signal(C.value_promise_get, self.pointer)
+        return _new_signal(C.value_promise_get, self)
 
 
 def _work_run(ctx: int) -> None:
@@ -2283,7 +2432,7 @@ class Queue(_Handle):
     def fileno(self) -> int:
         """A host queue's descriptor: readable while work is pending."""
         fd = c_int()
-        _check(C.queue_host_fd(self.pointer, byref(fd)))
+        _check(self._call(C.queue_host_fd, byref(fd)))
         return fd.value
 
     def drain(self, max_tasks: int = 0) -> int:
@@ -2293,7 +2442,7 @@ class Queue(_Handle):
         2**64 or above (never wrapped)."""
         max_tasks = _count_arg(max_tasks, "Queue.drain", "max_tasks")
         ran = c_size_t()
-        status = _draining(C.queue_host_drain, self.pointer, max_tasks, byref(ran))
+        status = _call_with(_draining, C.queue_host_drain, self, max_tasks, byref(ran))
         _after_call()
         _check(status)
         return ran.value
@@ -2302,13 +2451,17 @@ class Queue(_Handle):
         """Runs fn() on the queue, later (sk_queue_async); an exception goes
         to callback_error_hook. TypeError at the call unless `fn` is callable."""
         _callable_arg(fn, "Queue.run")
-        pointer = self.pointer
-        ctx = _retain_callbacks(_Callback(fn, _Failures()))
-        _check(C.queue_async(pointer, _c_work_run, ctx, _release_ctx))
+        pointer = self._enter()  # closed: ValueError before retaining anything
+        try:
+            ctx = _retain_callbacks(_Callback(fn, _Failures()))
+            status = C.queue_async(pointer, _c_work_run, ctx, _release_ctx)
+        finally:
+            self._exit()
+        _check(status)
 
     def is_current(self) -> bool:
         """Whether the calling thread is running this queue's work."""
-        return bool(C.queue_is_current(self.pointer))
+        return bool(self._call(C.queue_is_current))
 
 
 def _queue_arg(queue: object, where: str) -> Queue:
@@ -2362,15 +2515,15 @@ class Trampoline(_Handle):
         self._guard = threading.Lock()
         pointer = c_void_p()
         if isinstance(target, Pipe):
-            _check(C.ffi_trampoline_pipe(byref(pointer), target.pointer, self.signature.pointer), ffi=True)
+            _check(_call_with(C.ffi_trampoline_pipe, byref(pointer), target, self.signature), ffi=True)
         else:  # a raw sk_subscriber * (int), e.g. from a generator
-            _check(C.ffi_trampoline_subscriber(byref(pointer), target, self.signature.pointer), ffi=True)
+            _check(_call_with(C.ffi_trampoline_subscriber, byref(pointer), target, self.signature), ffi=True)
         super().__init__(pointer.value)
 
     @property
     def address(self) -> int:
         """The function's address, to hand to a C API."""
-        return int(C.ffi_trampoline_function(self.pointer))
+        return int(self._call(C.ffi_trampoline_function))
 
     def function(self) -> Callable[..., Any]:
         """The function as a Python callable (calls go through C): integer
@@ -2419,21 +2572,23 @@ class Trampoline(_Handle):
     @property
     def calls(self) -> int:
         """How many times the function was called."""
-        return int(C.ffi_trampoline_calls(self.pointer))
+        return int(self._call(C.ffi_trampoline_calls))
 
     def detach(self) -> None:
         """sk_ffi_trampoline_close: later calls do nothing."""
-        C.ffi_trampoline_close(self.pointer)
+        self._call(C.ffi_trampoline_close)
 
     def _drop(self) -> None:
         guard = getattr(self, "_guard", None)  # absent when __init__ failed early
         if guard is None:
-            pointer, self._pointer = getattr(self, "_pointer", None), None
+            super()._drop()
         else:
             with guard:  # no call is between reading the pointer and retaining it
-                pointer, self._pointer = self._pointer, None
-        if pointer:  # calls in flight hold references of their own
-            C.ffi_trampoline_release(pointer)
+                self._pointer = None
+            # Calls of function() in flight hold references of their own;
+            # the other calls are counted (_Handle._enter).
+            if not self._calls:
+                self._free()
         signature, self.signature = getattr(self, "signature", None), None
         if signature is not None:
             signature._drop()

@@ -1084,6 +1084,68 @@ static PyObject *thread_trampoline(PyObject *self, PyObject *unused)
     return (PyObject *)t;
 }
 
+/* The extension's puts in flight (each a record on its put's stack), so
+ * that a close() of their pipe on another thread (which can run while a
+ * put's callbacks run Python) waits for them: Pipe._drop calls
+ * claim_puts(pipe, calls), which adds one item to the handle's in-flight
+ * list (_Handle._calls) per put into that pipe and marks the put, which
+ * then ends the call as the package's own calls do (_Handle._exit, which
+ * releases when it is the last). A put registers in the same stretch of C
+ * that reads the handle's _pointer (no Python code runs in between, so no
+ * other thread), and _drop clears _pointer before it claims: a put that
+ * read the pointer is found. Everything here runs with the GIL held. This
+ * costs a put two stores and a compare; counting in _calls itself would
+ * cost attribute lookups (about 50 ns a put). */
+typedef struct put_record {
+    PyObject *pipe; /* borrowed: the put's caller holds it */
+    int owes_exit;
+    struct put_record *next;
+} put_record;
+
+static put_record *puts_in_flight;
+
+static PyObject *claim_puts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pipe, *calls;
+    if (!PyArg_UnpackTuple(args, "claim_puts", 2, 2, &pipe, &calls))
+        return NULL;
+    if (!PyList_Check(calls)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: claim_puts takes a pipe and a list");
+        return NULL;
+    }
+    long claimed = 0;
+    for (put_record *record = puts_in_flight; record != NULL; record = record->next) {
+        if (record->pipe != pipe || record->owes_exit)
+            continue;
+        if (PyList_Append(calls, Py_None) < 0)
+            return NULL;
+        record->owes_exit = 1;
+        claimed++;
+    }
+    return PyLong_FromLong(claimed);
+}
+
+/* Unlinks the put's record; when a close() claimed it, ends the call
+ * (_Handle._exit: the last one out releases the pipe, through ctypes,
+ * without the GIL), keeping the put's outcome (an exception) as it was. */
+static void end_put(put_record *record)
+{
+    put_record **link = &puts_in_flight;
+    while (*link != record)
+        link = &(*link)->next;
+    *link = record->next;
+    if (!record->owes_exit)
+        return;
+    PyObject *exc = PyErr_Occurred() ? fetch_exception() : NULL;
+    PyObject *result = PyObject_CallMethod(record->pipe, "_exit", NULL);
+    if (result == NULL) /* nothing to raise it to: the put's own outcome stands */
+        PyErr_WriteUnraisable(record->pipe);
+    Py_XDECREF(result);
+    if (exc != NULL)
+        restore_exception(exc);
+}
+
 static PyObject *pipe_method_put(PyObject *self, PyObject *object)
 {
     trampoline_object *t = current_trampoline;
@@ -1098,12 +1160,20 @@ static PyObject *pipe_method_put(PyObject *self, PyObject *object)
         PyErr_Clear();
         return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
     }
+    /* In flight from here (see claim_puts): registered before any Python
+     * code can run, as _pointer was read. */
+    put_record record = {self, 0, puts_in_flight};
+    puts_in_flight = &record;
     sk_value value = {0};
     int made = object_value(object, &value);
-    if (made < 0)
+    if (made < 0) {
+        end_put(&record);
         return NULL;
-    if (made == 0) /* carried by reference: the Python put */
+    }
+    if (made == 0) { /* carried by reference: the Python put */
+        end_put(&record);
         return PyObject_CallFunctionObjArgs(put_fallback, self, object, NULL);
+    }
     Py_INCREF(t);
     t->active = 1;
     int status = put_value(pipe_put_fn, pointer, &value);
@@ -1127,6 +1197,7 @@ static PyObject *pipe_method_put(PyObject *self, PyObject *object)
         result = Py_None;
     }
     Py_DECREF(t);
+    end_put(&record);
     return result;
 }
 
@@ -1174,6 +1245,8 @@ static PyMethodDef methods[] = {
      "operator(name, fn) -> address: the C callback of kind `name` (work, run, stop, cancel, value, take_until, "
      "signal, deferred, iter, create, stage), which calls fn(key[, argument]) under the exit rules."},
     {"thread_trampoline", thread_trampoline, METH_NOARGS, "thread_trampoline() -> this thread's trampoline."},
+    {"claim_puts", claim_puts, METH_VARARGS,
+     "claim_puts(pipe, calls) -> count: the extension's puts into `pipe` in flight join `calls` (Pipe._drop)."},
     {"pipe_put_method", pipe_put_method, METH_VARARGS,
      "pipe_put_method(cls, fallback, finish, cancel) -> the descriptor of Pipe.put."},
     {"finalize", finalize, METH_O, "finalize(seconds) -> bool: no callback touches Python from now on."},

@@ -54,7 +54,7 @@ from typing import Any, Callable, Mapping, Optional, TypeVar, overload
 
 from ._core import C, Value, _after_call, _check, _Failures, _MarbleValue, _put_object, _release_ctx, _retain_callbacks
 from ._signal import (Queue, Signal, _c_work_run, _Callback, _callable_arg, _count_arg, _draining, _Handle,
-                      _signal_arg, _Uncopyable)
+                      _signal_arg, _Uncopyable, _call_with, _InFlight)
 
 if not hasattr(C, "test_record"):
     raise ImportError("signalkit.testing: the loaded libsignalkit has no virtual time (signalkit_test.h, "
@@ -179,9 +179,10 @@ class TestRecorder(_Handle):
         equals no value, not even a NaN), or without a
         table as itself when it is a one-character str of a letter or
         digit; otherwise as `?`, which no diagram contains."""
-        pointer = self.pointer
+        self.pointer  # closed: raise before making the table
         with _Table(values) as table:
-            return _read_text(C.test_recorder_diagram, pointer, table.array, table.count)
+            text: str = _call_with(_read_text, C.test_recorder_diagram, self, table.array, table.count)
+            return text
 
     def assert_diagram(self, expected: str, values: Optional[Mapping[str, Any]] = None) -> None:
         """Raises AssertionError, with the expected diagram above the
@@ -200,8 +201,10 @@ class TestRecorder(_Handle):
     def dispose(self) -> None:
         """Disposes the recorded subscription: nothing more is recorded
         (idempotent)."""
-        if self._pointer:
-            C.test_recorder_dispose(self._pointer)
+        try:
+            self._call(C.test_recorder_dispose)
+        except ValueError:  # closed: the release disposed it already
+            pass
         _after_call()
 
     def __enter__(self) -> "TestRecorder":
@@ -303,7 +306,7 @@ class TestScheduler(_Uncopyable):
         """The clock, in nanoseconds since the queue was made (inside work:
         the work's deadline)."""
         now = c_int64()
-        _check(C.queue_virtual_now(self.queue.pointer, byref(now)))
+        _check(self.queue._call(C.queue_virtual_now, byref(now)))
         return now.value
 
     @property
@@ -317,12 +320,12 @@ class TestScheduler(_Uncopyable):
         """How many tasks are scheduled and have neither run nor been
         cancelled."""
         count = c_size_t()
-        _check(C.queue_virtual_pending(self.queue.pointer, byref(count)))
+        _check(self.queue._call(C.queue_virtual_pending, byref(count)))
         return count.value
 
     def _move(self, function: Any, *args: Any) -> int:
         ran = c_size_t()
-        status = _draining(function, self.queue.pointer, *args, byref(ran))
+        status = _call_with(_draining, function, self.queue, *args, byref(ran))
         _after_call()
         _check(status)
         return ran.value
@@ -384,9 +387,9 @@ class TestScheduler(_Uncopyable):
         if frame is not None and frame < 0:
             raise ValueError(f"signalkit.testing: TestScheduler.schedule: at {frame} is negative")
         delay = 0 if frame is None else max(0, frame * self.frame_nanoseconds - self.now_nanoseconds)
-        queue = self.queue.pointer  # closed: raise before retaining anything
-        ctx = _retain_callbacks(_Callback(fn, _Failures()))
-        _check(C.queue_after(queue, delay / 1e9, _c_work_run, ctx, _release_ctx))
+        with _InFlight(self.queue) as (queue,):  # closed: ValueError before retaining anything
+            ctx = _retain_callbacks(_Callback(fn, _Failures()))
+            _check(C.queue_after(queue, delay / 1e9, _c_work_run, ctx, _release_ctx))
 
     # --- test signals -------------------------------------------------------------
 
@@ -398,8 +401,8 @@ class TestScheduler(_Uncopyable):
         try:
             with _Table(values) as table:
                 out, log = c_void_p(), c_void_p()
-                status = function(byref(out), byref(log), self.queue.pointer, self.frame, text, table.array,
-                                  table.count, byref(failure))
+                status = _call_with(function, byref(out), byref(log), self.queue, self.frame, text, table.array,
+                                    table.count, byref(failure))
         finally:
             C.value_release(byref(failure))
         _check(status)
@@ -445,9 +448,9 @@ class TestScheduler(_Uncopyable):
         delivers, with the frame of each event: the recorder's diagram()
         prints it. The subscription lasts until the recorder is disposed or
         released."""
-        pointer = _signal_arg(signal, "TestScheduler.record")
+        checked = _signal_arg(signal, "TestScheduler.record")
         out = c_void_p()
-        status = _draining(C.test_record, byref(out), pointer, self.queue.pointer, self.frame)
+        status = _call_with(_draining, C.test_record, byref(out), checked, self.queue, self.frame)
         _after_call()
         _check(status)
         return TestRecorder(out.value)
