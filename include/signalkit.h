@@ -1848,9 +1848,12 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * sk_signal_map_to_signal(), sk_signal_catch(), sk_signal_switch_to_latest()
  * and the other meta operators), which travels back through the levels as
  * any error does (an sk_signal_deferred() whose function returns another
- * one is refused after about 16,000 levels on 8 MB; 22,000 died of a stack
- * overflow before the check). Not checked: a thread whose stack bounds
- * cannot be read (glibc reads the main thread's from /proc/self/maps), a
+ * one is refused after about 21,800 levels on 8 MB with the release
+ * library; 30,000 died of a stack overflow before the check). Not checked:
+ * a thread whose stack bounds cannot be read (glibc reads the main
+ * thread's from /proc/self/maps), in effect a main thread without a stack
+ * limit (`ulimit -s unlimited`: glibc gives its stack all the address space
+ * below it: 2,000,000 nested sk_signal_deferred() ran there unrefused), a
  * call made on another stack than its thread's own (a coroutine's), and a
  * program's own recursion through generators that start signals with
  * sk_signal_start() (sk_signal_create_over() counts such custom operators

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import traceback
 import weakref
 
@@ -373,3 +374,51 @@ def test_exit_disposes_a_subscription_whose_release_ran_meanwhile():
     assert result.returncode == 0, result.stderr
     assert "error:" in result.stderr, "the hook disposed nothing"
     assert "released" not in result.stderr, result.stderr
+
+
+def test_signals_nested_at_run_time_past_the_stack_end_with_the_librarys_error():
+    """A deferred function (or a map_to_signal or catch function) that
+    returns a signal of the same shape again nests one start in the next
+    without bound. Python's recursion limit never sees it (each function has
+    returned before the library starts the signal it made); the library
+    refuses the start once less than a quarter of the thread's stack is
+    left, and the stream fails with a SignalError naming the operator and
+    the stack: on_error receives it and everything is released, on a thread
+    of 256 KB as on the 8 MB main thread (found by a new user probing the
+    refusal; README "Errors")."""
+    def deferred_level():
+        return sk.Signal.deferred(deferred_level)
+
+    def mapped_level(value):
+        return sk.Signal.single(value).map_to_signal(mapped_level)
+
+    def caught_level(error):
+        return sk.Signal.fail(error).catch(caught_level)
+
+    shapes = [("sk_signal_deferred", deferred_level),
+              ("sk_signal_map_to_signal", lambda: mapped_level(1)),
+              ("sk_signal_catch", lambda: caught_level(ValueError("again")))]
+    results = []
+
+    def run(chosen):
+        for name, make in chosen:
+            events = []
+            make().subscribe(events.append, events.append, lambda: events.append("completed"))
+            results.append((name, events))
+
+    old = threading.stack_size(256 * 1024)
+    try:
+        thread = threading.Thread(target=run, args=(shapes,))
+        thread.start()
+    finally:
+        threading.stack_size(old)
+    thread.join(120)
+    assert not thread.is_alive()
+    run(shapes[:1])  # and on the main thread (some 20,000 levels: one shape is enough)
+    assert len(results) == len(shapes) + 1
+    for name, events in results:
+        assert len(events) == 1, (name, events)
+        assert isinstance(events[0], sk.SignalError), (name, events)
+        message = events[0].value
+        assert message.startswith(f"{name}: not started: "), message
+        assert "-byte stack, less than a quarter" in message, message
