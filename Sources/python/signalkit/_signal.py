@@ -1194,6 +1194,16 @@ def _native_result(kind: str, out: Any) -> Any:
     if kind in ("f32", "f64"):
         if not isinstance(out, (int, float)):
             raise TypeError(f"{kind} result must be int or float, not {type(out).__name__}")
+        if isinstance(out, int):
+            # As the library converts an int64 value for an f32 or f64
+            # argument: only within the range in which the type holds every
+            # integer, so that an int is never rounded (2^24 + 1 would
+            # become 2^24) and whether a result fits does not depend on
+            # which int it is.
+            exact, holder = (_EXACT_FLOAT, "a float") if kind == "f32" else (_EXACT_DOUBLE, "a double")
+            if not -exact <= out <= exact:
+                power = 24 if kind == "f32" else 53
+                raise OverflowError(f"int {out} is outside +-2^{power} (the range in which {holder} holds every integer)")
         real = float(out)
         if kind == "f32" and math.isfinite(real) and abs(real) > _FLOAT_MAX:
             # ctypes would make it infinite; the library refuses such a
@@ -1205,6 +1215,9 @@ def _native_result(kind: str, out: Any) -> Any:
 
 # The largest finite float (f32).
 _FLOAT_MAX = (2 - 2 ** -23) * 2.0 ** 127
+# The ranges in which a float (f32) and a double (f64) hold every integer.
+_EXACT_FLOAT = 2 ** 24
+_EXACT_DOUBLE = 2 ** 53
 
 
 _CFuncPtr: Any = getattr(ctypes, "_CFuncPtr")
