@@ -11,6 +11,7 @@ import ctypes
 import gc
 import io
 import json
+import math
 import os
 import signal
 import subprocess
@@ -546,6 +547,32 @@ class IntegerRangeTests(QuietTestCase):
             function(-2 ** 63, -2 ** 31, 2 ** 63 - 1)
             self.assertEqual(trampoline.calls, 1)
         self.assertEqual(events, [[-2 ** 63, -2 ** 31, 2 ** 63 - 1]])
+
+    def test_trampoline_narrow_arguments_outside_their_type_raise(self):
+        # Every narrow type at its bounds converts; one past them raises,
+        # as does an int an f32 or f64 would round and a finite float
+        # beyond the largest f32 (which ctypes made infinite before).
+        events = []
+        with sk.Pipe() as pipe, pipe.signal() as piped, piped.subscribe("void(value)", events.append), \
+                sk.Trampoline(pipe, "void(i8,u8,i16,u16,u32,f32,f64)") as trampoline:
+            function = trampoline.function()
+            low = (-128, 0, -2 ** 15, 0, 0, -2 ** 24, -2 ** 53)
+            high = (127, 255, 2 ** 15 - 1, 2 ** 16 - 1, 2 ** 32 - 1, 2 ** 24, 2 ** 53)
+            for i in range(len(low)):
+                for bad in (low[i] - 1, high[i] + 1):
+                    args = list(low)
+                    args[i] = bad
+                    with self.subTest(args=args), self.assertRaises(OverflowError):
+                        function(*args)
+            with self.assertRaisesRegex(OverflowError, r"1e\+300 is outside the range of f32 \(argument 5\)"):
+                function(*low[:5], 1e300, 0.0)
+            function(*low)
+            function(*high)
+            function(0, 0, 0, 0, 0, math.inf, math.nan)
+            self.assertEqual(trampoline.calls, 3)
+        self.assertEqual(events[:2], [list(low), list(high)])
+        self.assertEqual(events[2][5], math.inf)
+        self.assertTrue(math.isnan(events[2][6]))
 
     def test_take_count_outside_size_t_raises(self):
         with sk.Signal.from_iterable([1]) as source:
