@@ -178,7 +178,9 @@ typedef enum sk_ffi_type {
     SK_FFI_UINT32 = 14,/**< "u32": uint32_t; SK_KIND_INT64 in [0, UINT32_MAX] (since 0.3) */
     SK_FFI_FLOAT = 15  /**< "f32": float; SK_KIND_DOUBLE rounded to the nearest float
                           (a finite double beyond the largest float's magnitude is
-                          refused: `"double 1e+300 is outside the range of f32"`;
+                          refused: `"double 1.0000000000000001e+300 is outside
+                          the range of f32"`, the double printed with 17
+                          significant digits, as in every such message;
                           infinities and NaN convert), or an SK_KIND_INT64 in
                           [-2^24, 2^24], the range in which a float holds every
                           integer (as for f64: `"int64 N is outside +-2^24 (the
@@ -509,10 +511,10 @@ int sk_ffi_signal_start(sk_disposable **out, sk_signal *signal, const sk_ffi_obs
  *
  * `signature` has a non-void result, an optional leading ctx and exactly one
  * value argument, e.g. "i64(i64)", "str(ctx,str)", "f64(value)". The result
- * is converted back to a value (i32/i64/u64 -> int64, f64 -> double, bool,
- * str -> a copy of the string, which stays owned by the function, ptr -> a
- * pointer value without release function, value -> a copy of the borrowed
- * `const sk_value *` returned).
+ * is converted back to a value (i8, i16, i32, i64, u8, u16, u32, u64 ->
+ * int64, f32 and f64 -> double (exact), bool, str -> a copy of the string,
+ * which stays owned by the function, ptr -> a pointer value without release
+ * function, value -> a copy of the borrowed `const sk_value *` returned).
  *
  * @param[out] out   Receives the new signal (+1): release it with
  *                   sk_signal_release(); NULL on error.
@@ -578,12 +580,13 @@ int sk_ffi_signal_filter(sk_signal **out, sk_signal *signal, sk_ffi_signature *s
  * user-data argument.
  *
  * Its signature returns void and takes no ctx; its arguments become the
- * value put: none -> nil, one -> that argument as a value (i32/i64/u64 ->
- * int64, f64 -> double, bool, str -> a copy of the string (NULL -> nil),
- * ptr -> a pointer value without release function, value -> a copy (NULL ->
- * nil)), several -> an array of them. An argument that does not convert (a
- * u64 above INT64_MAX; a str, ptr or value, or the array of several, that
- * cannot be made for lack of memory) makes the call put no value: a
+ * value put: none -> nil, one -> that argument as a value (i8, i16, i32,
+ * i64, u8, u16, u32, u64 -> int64, f32 and f64 -> double (exact), bool, str
+ * -> a copy of the string (NULL -> nil), ptr -> a pointer value without
+ * release function, value -> a copy (NULL -> nil)), several -> an array of
+ * them. An argument that does not convert (a u64 above INT64_MAX; a str,
+ * ptr or value, or the array of several, that cannot be made for lack of
+ * memory) makes the call put no value: a
  * subscriber receives an error describing it
  * (`"sk_ffi: trampoline: argument 0 (u64): u64 N out of range of int64"`;
  * its subscription ends), a pipe, which has no error to put, puts nothing

@@ -200,9 +200,15 @@ typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subs
  * @brief A cold test signal: each subscription plays the diagram from its
  *        own start on a virtual-time queue.
  *
- * An event at frame t of the diagram comes t frames after the subscription,
- * as work of `queue` (events of one frame in the diagram's order; those of
- * frame 0 at the next advance when subscribed from outside the queue).
+ * An event at frame t of the diagram comes at the start of the frame t
+ * frames after the one the subscription was made in (the clock's frame,
+ * rounded down), as work of `queue` (events of one frame in the diagram's
+ * order; those of frame 0 at once, at the next advance when subscribed from
+ * outside the queue). The events play on the grid of frames: a subscription
+ * made in the middle of a frame (behind sk_queue_after() or a delay that is
+ * not a whole number of frames) gets its frame-t event less than t frames
+ * after it (1 ms frames, subscribed at 1.5 ms: frame 2 of the diagram at
+ * 3 ms).
  * Disposing a subscription stops its events and drops their tasks
  * (sk_queue_virtual_pending() no longer counts them). A subscription made so late
  * that some of its frames fall past the clock's end (2^63 ns) plays only the
@@ -244,8 +250,9 @@ int sk_test_signal_cold(sk_signal **out, sk_test_subscriptions **out_subscriptio
  * @brief A hot test signal: the diagram plays once on a virtual-time queue,
  *        from the clock's current time (its `^`), to whoever is subscribed.
  *
- * An event at frame t after `^` comes t frames after this call, to the
- * subscribers present then; events before `^` are seen by no one; a
+ * An event at frame t after `^` comes at the start of the frame t frames
+ * after the one this call was made in (the clock's frame, rounded down, as
+ * for sk_test_signal_cold()), to the subscribers present then; events before `^` are seen by no one; a
  * subscription after the terminal event sees nothing. Where events and a
  * subscription fall in the same frame, the events scheduled first (this
  * call's) come first.

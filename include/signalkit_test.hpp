@@ -250,7 +250,9 @@ inline test_signal make(make_test_signal fn, const queue &q, seconds_t frame, co
 } // namespace detail
 
 /* A cold test signal: each subscription plays `diagram` (up to its first
- * NUL) from its own start on `q`, a frame lasting `frame`; `failure` is
+ * NUL) from its own start on `q`, a frame lasting `frame`, on the grid of
+ * frames (frame t of the diagram at the start of the t-th frame after the
+ * subscription's: less than t frames after a subscription made mid-frame); `failure` is
  * the error of `#` (sk_test_signal_cold). Ownership: the queue is borrowed
  * (the signal retains it), the table and the error copied. Thread safety: any
  * thread; events come on the thread advancing `q`. Errors: as
@@ -262,8 +264,8 @@ inline test_signal cold(const queue &q, seconds_t frame, const std::string &diag
     return detail::make(&sk_test_signal_cold, q, frame, diagram, values, failure);
 }
 
-/* A hot test signal: `diagram` plays once on `q` from the clock's current
- * time (its `^`) to whoever is subscribed (sk_test_signal_hot). Ownership,
+/* A hot test signal: `diagram` plays once on `q` from the start of the
+ * clock's current frame (its `^`) to whoever is subscribed (sk_test_signal_hot). Ownership,
  * thread safety and errors: as cold(). */
 inline test_signal hot(const queue &q, seconds_t frame, const std::string &diagram,
                        const marble_values &values = {}, const value &failure = value()) {

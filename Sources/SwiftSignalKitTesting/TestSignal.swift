@@ -29,11 +29,15 @@ public struct SubscriptionLog: Equatable, Sendable, CustomStringConvertible {
 /// subscriptions.
 ///
 /// - Cold (`TestScheduler.cold`): each subscription plays the whole
-///   timeline from its own start: an event at frame t comes t frames after
-///   the subscription.
+///   timeline from its own start: an event at frame t comes at the start of
+///   the frame t frames after the subscription's (the clock's frame,
+///   rounded down). Events play on the grid of frames: a subscription made
+///   in the middle of a frame (behind a delay that is not a whole number of
+///   frames) gets its frame-t event less than t frames after it.
 /// - Hot (`TestScheduler.hot`): the timeline plays once, from the frame the
 ///   signal was made at (its `^`), whoever listens: an event at frame t
-///   comes at that frame plus t, to the subscribers present then. Events
+///   comes at the start of that frame plus t, to the subscribers present
+///   then. Events
 ///   before `^` (negative times) happened before anyone could subscribe: no
 ///   one sees them. A subscription after the terminal event sees nothing.
 ///

@@ -280,3 +280,38 @@ SK_TEST(virtual_time, handles_released_in_every_order_with_work_pending) {
     } while (std::next_permutation(order.begin(), order.end()));
     cr_assert_eq(orders, 24);
 }
+
+/* Test signals play on their frames' grid: a cold subscription made in the
+ * middle of a frame (here behind work at 1.5 frames, as behind a delay that
+ * is not a whole number of frames) gets its frame-0 events at once and its
+ * frame-t events at the start of the frame t after the one it was made in,
+ * so less than t frames after it; a hot signal made mid-frame plays from
+ * the start of its frame likewise. signalkit_test.h documents it (it said
+ * "t frames after the subscription", which holds only at a frame's start):
+ * found recording a 2 ms cold signal with a 1 ms recorder after a
+ * clock that had moved a few nanoseconds. */
+SK_TEST(virtual_time, test_signals_play_on_the_frame_grid_from_a_subscription_made_mid_frame) {
+    auto queue = skt::virtual_queue::create();
+    /* Not a structured binding: a lambda captures none in C++17 (clang). */
+    auto source = skt::cold(queue, frame, "a-b|");
+    std::vector<std::int64_t> times;
+    sk::disposable subscription;
+    queue.after(1.5 * frame, track([&] {
+        auto stamp = [&] { times.push_back(queue.now().count()); };
+        subscription = source.signal.start([stamp](const sk::value_view &) { stamp(); }, sk::none, stamp);
+    }));
+    queue.run();
+    /* Frame 0 at 1.5 ms (at once), frame 2 at 3 ms and frame 3 at 4 ms: the
+     * start of frames 1 + 2 and 1 + 3, not 3.5 ms and 4.5 ms. */
+    cr_assert(times == (std::vector<std::int64_t>{1500000, 3000000, 4000000}), "times %zu", times.size());
+    cr_assert_eq(source.subscriptions.text(), "^1 !4");
+
+    queue.advance_by(0.5 * frame); /* 4.5 ms: the middle of frame 4 */
+    auto played = skt::hot(queue, frame, "^-x|");
+    auto results = skt::record(played.signal, queue, frame);
+    std::vector<std::int64_t> hot_times;
+    auto listener = played.signal.start([&](const sk::value_view &) { hot_times.push_back(queue.now().count()); });
+    queue.run();
+    cr_assert_eq(results.diagram(), "-----x|");
+    cr_assert(hot_times == (std::vector<std::int64_t>{5000000}), "hot x at the start of frame 5");
+}

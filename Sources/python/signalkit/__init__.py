@@ -53,7 +53,9 @@ with the error string "sk_ffi: map: callback failed: ValueError: ..." and
 the exception is kept as `exception` without its frames (their text is
 kept as a note) and passed to callback_error_hook; a result that does not
 fit its type raises inside the wrapper (TypeError, OverflowError,
-ValueError) and fails the call the same way.
+ValueError) and fails the call the same way (an int result of an f32 or f64
+fits within +-2^24 or +-2^53, where the type holds every integer, as for
+the library's int64 values: it is never rounded).
 
 KeyboardInterrupt (Ctrl-C). A KeyboardInterrupt raised in a callback (or a
 SIGINT arriving while the library runs between two callbacks) stops the

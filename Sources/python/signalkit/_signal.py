@@ -1194,6 +1194,16 @@ def _native_result(kind: str, out: Any) -> Any:
     if kind in ("f32", "f64"):
         if not isinstance(out, (int, float)):
             raise TypeError(f"{kind} result must be int or float, not {type(out).__name__}")
+        if isinstance(out, int):
+            # As the library converts an int64 value for an f32 or f64
+            # argument: only within the range in which the type holds every
+            # integer, so that an int is never rounded (2^24 + 1 would
+            # become 2^24) and whether a result fits does not depend on
+            # which int it is.
+            exact, holder = (_EXACT_FLOAT, "a float") if kind == "f32" else (_EXACT_DOUBLE, "a double")
+            if not -exact <= out <= exact:
+                power = 24 if kind == "f32" else 53
+                raise OverflowError(f"int {out} is outside +-2^{power} (the range in which {holder} holds every integer)")
         real = float(out)
         if kind == "f32" and math.isfinite(real) and abs(real) > _FLOAT_MAX:
             # ctypes would make it infinite; the library refuses such a
@@ -1205,6 +1215,9 @@ def _native_result(kind: str, out: Any) -> Any:
 
 # The largest finite float (f32).
 _FLOAT_MAX = (2 - 2 ** -23) * 2.0 ** 127
+# The ranges in which a float (f32) and a double (f64) hold every integer.
+_EXACT_FLOAT = 2 ** 24
+_EXACT_DOUBLE = 2 ** 53
 
 
 _CFuncPtr: Any = getattr(ctypes, "_CFuncPtr")
@@ -2527,8 +2540,10 @@ class Trampoline(_Handle):
 
     def function(self) -> Callable[..., Any]:
         """The function as a Python callable (calls go through C): integer
-        arguments are checked against their native types first
-        (OverflowError, never wrapped), and a KeyboardInterrupt met by the
+        arguments are checked against their native types first, and f32 and
+        f64 ones as a native callback's result (an int within +-2^24 or
+        +-2^53, a finite float within the f32 range: OverflowError, never
+        wrapped, rather than rounded or made infinite), and a KeyboardInterrupt met by the
         callbacks a call runs is raised when it returns.
 
         The callable keeps this Trampoline alive (dropping the Trampoline
@@ -2540,12 +2555,22 @@ class Trampoline(_Handle):
         cfunc = self.signature.cfunctype()(self.address)
         checks = [(i, kind) + _integer_ranges[kind] for i, kind in enumerate(self.signature.args)
                   if kind in _integer_ranges]
+        # f32 and f64 arguments as the results of native callbacks: ctypes
+        # would round an int (2^24 + 1 as an f32) and make a finite float
+        # beyond the largest f32 infinite.
+        reals = [(i, kind) for i, kind in enumerate(self.signature.args) if kind in ("f32", "f64")]
         trampoline = self  # kept alive by the callable: its function is valid while it lives
 
         def call(*args: Any) -> Any:
             for i, kind, low, high in checks:
                 if i < len(args) and isinstance(args[i], int) and not low <= args[i] <= high:
                     raise OverflowError(f"signalkit: {args[i]} out of range of {kind} (argument {i})")
+            for i, kind in reals:
+                if i < len(args) and isinstance(args[i], (int, float)):
+                    try:
+                        _native_result(kind, args[i])
+                    except OverflowError as e:
+                        raise OverflowError(f"signalkit: {e} (argument {i})") from None
             # A reference of this call's own, held across the whole ffi call,
             # so that the last release never runs inside the call (nor before
             # the jump). Reading the pointer and retaining it happen under

@@ -418,9 +418,11 @@ class TestScheduler(_Uncopyable):
 
     def cold(self, diagram: str, values: Optional[Mapping[str, Any]] = None, error: object = None) -> TestSignal[Any]:
         """A cold test signal: each subscription plays `diagram` from its
-        own start (an event at frame t of the diagram comes t frames after
-        the subscription, as work of the queue; those of frame 0 at the
-        next advance when subscribed from outside the queue). `values`
+        own start (an event at frame t of the diagram comes at the start of
+        the frame t frames after the subscription's, as work of the queue;
+        those of frame 0 at once, at the next advance when subscribed from
+        outside the queue: on the grid of frames, so less than t frames
+        after a subscription made in the middle of a frame). `values`
         maps its characters to values (default: each letter or digit is
         itself as a str); `error` is what `#` fails with (an exception, or
         any value; None by default, which on_error receives as
@@ -436,8 +438,8 @@ class TestScheduler(_Uncopyable):
     def hot(self, diagram: str, values: Mapping[str, T], error: object = None) -> TestSignal[T]: ...
 
     def hot(self, diagram: str, values: Optional[Mapping[str, Any]] = None, error: object = None) -> TestSignal[Any]:
-        """A hot test signal: `diagram` plays once, from the clock's
-        current time (its `^`, or its start), to whoever is subscribed
+        """A hot test signal: `diagram` plays once, from the start of the
+        clock's current frame (its `^`, or its start), to whoever is subscribed
         then: events before `^` reach no one, a subscription after the end
         sees nothing; events and a subscription in one frame: the events
         first. `values` and `error` as for cold()."""

@@ -11,6 +11,7 @@ import ctypes
 import gc
 import io
 import json
+import math
 import os
 import signal
 import subprocess
@@ -66,6 +67,9 @@ class TypedApiTests(SignalKitTestCase):
             ("u16(i64)", [65535], lambda n: n, [65535]),
             ("u32(u32)", [2 ** 32 - 1], lambda n: n, [2 ** 32 - 1]),
             ("f32(f32)", [0.5, 0.1], lambda d: d, [0.5, float(c_float(0.1).value)]),
+            ("f32(i64)", [2 ** 24, -(2 ** 24)], lambda n: n, [float(2 ** 24), -float(2 ** 24)]),
+            ("f64(i64)", [2 ** 53, -(2 ** 53)], lambda n: n, [float(2 ** 53), -float(2 ** 53)]),
+            ("f32(i64)", [1], lambda n: True, [1.0]),
             ("value(value)", [[1, "x"], None], lambda v: [v, v], [[[1, "x"], [1, "x"]], [None, None]]),
             ("ptr(i64)", [0, 4096], lambda n: n, [0, 4096]),
         ]
@@ -295,6 +299,15 @@ class CallbackExceptionTests(SignalKitTestCase):
             ("u8(i64)", lambda n: 256, "OverflowError: 256 out of range of u8"),
             ("i16(i64)", lambda n: -(2 ** 15) - 1, "OverflowError: -32769 out of range of i16"),
             ("f32(i64)", lambda n: 1e300, "OverflowError: 1e+300 is outside the range of f32"),
+            # An int result converts as an int64 value does for an f32 or
+            # f64 argument: within the range in which the type holds every
+            # integer, never rounded (2^24 + 1 became 2^24 before).
+            ("f32(i64)", lambda n: 2 ** 24 + 1,
+             "OverflowError: int 16777217 is outside +-2^24 (the range in which a float holds every integer)"),
+            ("f32(i64)", lambda n: -(2 ** 24) - 1,
+             "OverflowError: int -16777217 is outside +-2^24 (the range in which a float holds every integer)"),
+            ("f64(i64)", lambda n: 2 ** 53 + 1,
+             "OverflowError: int 9007199254740993 is outside +-2^53 (the range in which a double holds every integer)"),
             ("f64(i64)", lambda n: "1.5", "TypeError: f64 result must be int or float, not str"),
             ("str(i64)", lambda n: b"bytes", "TypeError: str result must be str, not bytes"),
             ("str(i64)", lambda n: "a\0b", "ValueError: str result holds a NUL character"),
@@ -534,6 +547,32 @@ class IntegerRangeTests(QuietTestCase):
             function(-2 ** 63, -2 ** 31, 2 ** 63 - 1)
             self.assertEqual(trampoline.calls, 1)
         self.assertEqual(events, [[-2 ** 63, -2 ** 31, 2 ** 63 - 1]])
+
+    def test_trampoline_narrow_arguments_outside_their_type_raise(self):
+        # Every narrow type at its bounds converts; one past them raises,
+        # as does an int an f32 or f64 would round and a finite float
+        # beyond the largest f32 (which ctypes made infinite before).
+        events = []
+        with sk.Pipe() as pipe, pipe.signal() as piped, piped.subscribe("void(value)", events.append), \
+                sk.Trampoline(pipe, "void(i8,u8,i16,u16,u32,f32,f64)") as trampoline:
+            function = trampoline.function()
+            low = (-128, 0, -2 ** 15, 0, 0, -2 ** 24, -2 ** 53)
+            high = (127, 255, 2 ** 15 - 1, 2 ** 16 - 1, 2 ** 32 - 1, 2 ** 24, 2 ** 53)
+            for i in range(len(low)):
+                for bad in (low[i] - 1, high[i] + 1):
+                    args = list(low)
+                    args[i] = bad
+                    with self.subTest(args=args), self.assertRaises(OverflowError):
+                        function(*args)
+            with self.assertRaisesRegex(OverflowError, r"1e\+300 is outside the range of f32 \(argument 5\)"):
+                function(*low[:5], 1e300, 0.0)
+            function(*low)
+            function(*high)
+            function(0, 0, 0, 0, 0, math.inf, math.nan)
+            self.assertEqual(trampoline.calls, 3)
+        self.assertEqual(events[:2], [list(low), list(high)])
+        self.assertEqual(events[2][5], math.inf)
+        self.assertTrue(math.isnan(events[2][6]))
 
     def test_take_count_outside_size_t_raises(self):
         with sk.Signal.from_iterable([1]) as source:
