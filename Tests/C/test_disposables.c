@@ -876,7 +876,7 @@ Test(disposables, a_list_owned_through_action_contexts_is_released_on_a_small_st
         head = next;
     }
     context_list_released = 0;
-    run_on_stack(SK_MIN_THREAD_STACK, release_context_list, head);
+    run_on_stack(SK_TEST_SMALL_STACK, release_context_list, head);
     cr_assert_eq(context_list_released, nodes - 1, "%ld of %ld contexts released", context_list_released, nodes - 1);
     expect_no_live_objects(0);
 }
@@ -941,7 +941,7 @@ Test(disposables, nested_containers_are_disposed_on_a_small_stack, .timeout = SK
     const long levels = running_under_valgrind() ? NESTED_CONTAINER_LEVELS / 10 : NESTED_CONTAINER_LEVELS;
     nested_action_runs = 0;
     void *runs = NULL;
-    runs = run_on_stack(SK_MIN_THREAD_STACK, dispose_and_release, nested_containers(levels));
+    runs = run_on_stack(SK_TEST_SMALL_STACK, dispose_and_release, nested_containers(levels));
     cr_assert_eq((intptr_t)runs, 1, "the innermost action ran %ld times when the dispose returned", (long)(intptr_t)runs);
     cr_assert_eq(nested_action_runs, 1);
     expect_no_live_objects(0);
@@ -950,7 +950,7 @@ Test(disposables, nested_containers_are_disposed_on_a_small_stack, .timeout = SK
 Test(disposables, nested_containers_are_released_on_a_small_stack, .timeout = SK_TEST_TIMEOUT) {
     const long levels = running_under_valgrind() ? NESTED_CONTAINER_LEVELS / 10 : NESTED_CONTAINER_LEVELS;
     nested_action_runs = 0;
-    run_on_stack(SK_MIN_THREAD_STACK, release_context_list, nested_containers(levels));
+    run_on_stack(SK_TEST_SMALL_STACK, release_context_list, nested_containers(levels));
     cr_assert_eq(nested_action_runs, 0, "releasing does not dispose");
     expect_no_live_objects(0);
 }

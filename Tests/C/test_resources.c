@@ -15,19 +15,10 @@
 
 #include "support.h"
 
-/* Under a sanitizer the program reserves terabytes of shadow memory, and
- * malloc reports a request it cannot meet (or stops the process) instead of
- * returning NULL: no lowered RLIMIT_AS and no impossible sizes there. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SK_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SK_TEST_SANITIZED 1
-#endif
-#endif
-#ifndef SK_TEST_SANITIZED
-#define SK_TEST_SANITIZED 0
-#endif
+/* Under a sanitizer (SK_TEST_SANITIZED, support.h) the program reserves
+ * terabytes of shadow memory, and malloc reports a request it cannot meet
+ * (or stops the process) instead of returning NULL: no lowered RLIMIT_AS
+ * and no impossible sizes there. */
 
 /* A work context counting runs and releases. */
 struct pair {

@@ -1101,7 +1101,7 @@ Test(values, values_nested_through_signals_are_released_on_a_small_stack, .timeo
     for (int level = 0; level < levels; level++) {
         nest_in_a_signal(&nested_through_signals, level);
     }
-    run_on_stack(SK_MIN_THREAD_STACK, release_nested_through_signals, NULL);
+    run_on_stack(SK_TEST_SMALL_STACK, release_nested_through_signals, NULL);
     expect_no_live_objects(0);
 }
 
@@ -1182,7 +1182,7 @@ Test(values, a_list_owned_through_pointer_values_is_released_on_a_small_stack, .
         node->released = &released;
         SK_OK_OR_FAIL(sk_value_set_pointer(&list_head, node, list_node_release));
     }
-    run_on_stack(SK_MIN_THREAD_STACK, release_list_head, NULL);
+    run_on_stack(SK_TEST_SMALL_STACK, release_list_head, NULL);
     cr_assert_eq(released, nodes, "%ld of %ld nodes released", released, nodes);
     expect_no_live_objects(0);
 }
@@ -1240,7 +1240,7 @@ Test(values, a_list_owned_through_stage_contexts_is_released_on_a_small_stack, .
         sk_signal_release(stage);
     }
     sk_signal_release(never);
-    run_on_stack(SK_MIN_THREAD_STACK, release_list_head, NULL);
+    run_on_stack(SK_TEST_SMALL_STACK, release_list_head, NULL);
     cr_assert_eq(released, nodes, "%ld of %ld nodes released", released, nodes);
     expect_no_live_objects(0);
 }
