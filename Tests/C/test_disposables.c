@@ -2,7 +2,6 @@
 #include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "support.h"
 
@@ -438,7 +437,7 @@ Test(disposables, second_dispose_returns_after_every_member, .timeout = SK_TEST_
 typedef struct concurrent_second {
     sk_disposable *target;
     sem_t started;
-    sem_t returned;
+    gate returned;
     volatile int returned_early;
     volatile int action_done;
     volatile int done_when_returned;
@@ -447,14 +446,7 @@ typedef struct concurrent_second {
 static void slow_action_watching(void *ctx) {
     concurrent_second *c = ctx;
     sem_post(&c->started);
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_nsec += 300 * 1000 * 1000;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec += 1;
-        deadline.tv_nsec -= 1000000000L;
-    }
-    if (sem_timedwait(&c->returned, &deadline) == 0) {
+    if (gate_wait(&c->returned, 0.3)) {
         c->returned_early = 1;
     }
     c->action_done = 1;
@@ -465,7 +457,7 @@ static void *dispose_second_time(void *arg) {
     sem_wait(&c->started);
     sk_disposable_dispose(c->target);
     c->done_when_returned = c->action_done;
-    sem_post(&c->returned);
+    gate_open(&c->returned);
     return NULL;
 }
 
@@ -473,7 +465,7 @@ static void check_concurrent_second_dispose(sk_disposable *target, sk_disposable
                                             int (*add)(sk_disposable *, sk_disposable *), const char *what) {
     concurrent_second c = {.target = target};
     sem_init(&c.started, 0, 0);
-    sem_init(&c.returned, 0, 0);
+    gate_init(&c.returned);
     sk_disposable *action = NULL;
     SK_OK_OR_FAIL(sk_disposable_action(&action, slow_action_watching, &c, NULL));
     if (holder != NULL) {
@@ -488,7 +480,7 @@ static void check_concurrent_second_dispose(sk_disposable *target, sk_disposable
     cr_expect_eq(c.returned_early, 0, "%s: the second dispose returned while the action ran", what);
     cr_expect_eq(c.done_when_returned, 1, "%s: the second dispose returned before the action was done", what);
     sem_destroy(&c.started);
-    sem_destroy(&c.returned);
+    gate_destroy(&c.returned);
     sk_disposable_release(action);
     if (holder != NULL && holder != target) {
         sk_disposable_release(holder);
@@ -524,7 +516,7 @@ Test(disposables, concurrent_second_dispose_waits_for_the_running_action, .timeo
 typedef struct concurrent_release {
     sk_disposable *target;
     sem_t started;
-    sem_t returned;
+    gate returned;
     volatile int returned_early;
     volatile int release_done;
     volatile int done_when_returned;
@@ -537,14 +529,7 @@ static void signal_started(void *ctx) {
 
 static void slow_release_watching(void *ctx) {
     concurrent_release *c = ctx;
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_nsec += 300 * 1000 * 1000;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec += 1;
-        deadline.tv_nsec -= 1000000000L;
-    }
-    if (sem_timedwait(&c->returned, &deadline) == 0) {
+    if (gate_wait(&c->returned, 0.3)) {
         c->returned_early = 1;
     }
     c->release_done = 1;
@@ -555,14 +540,14 @@ static void *dispose_while_releasing(void *arg) {
     sem_wait(&c->started);
     sk_disposable_dispose(c->target);
     c->done_when_returned = c->release_done;
-    sem_post(&c->returned);
+    gate_open(&c->returned);
     return NULL;
 }
 
 static void check_concurrent_dispose_waits_for_release(sk_disposable *holder, container_add_fn add, const char *what) {
     concurrent_release c = {.target = holder};
     sem_init(&c.started, 0, 0);
-    sem_init(&c.returned, 0, 0);
+    gate_init(&c.returned);
     sk_disposable *action = NULL;
     SK_OK_OR_FAIL(sk_disposable_action(&action, signal_started, &c, slow_release_watching));
     if (holder != NULL) {
@@ -577,7 +562,7 @@ static void check_concurrent_dispose_waits_for_release(sk_disposable *holder, co
     cr_expect_eq(c.returned_early, 0, "%s: the second dispose returned while the action's release ran", what);
     cr_expect_eq(c.done_when_returned, 1, "%s: the second dispose returned before the action's release was done", what);
     sem_destroy(&c.started);
-    sem_destroy(&c.returned);
+    gate_destroy(&c.returned);
     sk_disposable_release(action);
     sk_disposable_release(holder);
     expect_no_live_objects(0);

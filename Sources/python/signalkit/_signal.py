@@ -1200,9 +1200,8 @@ def _native_result(kind: str, out: Any) -> Any:
             # integer, so that an int is never rounded (2^24 + 1 would
             # become 2^24) and whether a result fits does not depend on
             # which int it is.
-            exact, holder = (_EXACT_FLOAT, "a float") if kind == "f32" else (_EXACT_DOUBLE, "a double")
-            if not -exact <= out <= exact:
-                power = 24 if kind == "f32" else 53
+            power, holder = _exact_integers[kind]
+            if not -(2 ** power) <= out <= 2 ** power:
                 raise OverflowError(f"int {out} is outside +-2^{power} (the range in which {holder} holds every integer)")
         real = float(out)
         if kind == "f32" and math.isfinite(real) and abs(real) > _FLOAT_MAX:
@@ -1215,9 +1214,9 @@ def _native_result(kind: str, out: Any) -> Any:
 
 # The largest finite float (f32).
 _FLOAT_MAX = (2 - 2 ** -23) * 2.0 ** 127
-# The ranges in which a float (f32) and a double (f64) hold every integer.
-_EXACT_FLOAT = 2 ** 24
-_EXACT_DOUBLE = 2 ** 53
+# The ranges in which a float (f32) and a double (f64) hold every integer:
+# +-2^power, and the type's name for messages.
+_exact_integers = {"f32": (24, "a float"), "f64": (53, "a double")}
 
 
 _CFuncPtr: Any = getattr(ctypes, "_CFuncPtr")
