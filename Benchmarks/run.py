@@ -329,6 +329,7 @@ def callgrind_counts(command, env):
 INSTRUCTION_CHECKS = [
     ("c.w1.instructions_per_event", "bench_capi", "W1", 50000),
     ("c.w2.instructions_per_cycle", "bench_capi", "W2", 10000),
+    ("c.w4.instructions_per_event", "bench_capi", "W4", 10000),
     ("c.w5.instructions_per_put", "bench_capi", "W5", 10000),
     ("ffi.np.instructions_per_value", "bench_ffi", "NP", 10000),
     ("ffi.handle_check_200k_alive.instructions_per_check", "bench_ffi", "HC", 1000),
@@ -336,7 +337,7 @@ INSTRUCTION_CHECKS = [
 
 
 def instruction_checks(args):
-    """C API W1, W2 and W5 and the FFI's NP: instructions per unit, the
+    """C API W1, W2, W4 and W5 and the FFI's NP: instructions per unit, the
     difference between each workload's counted runs at 2n and n units
     (one callgrind run per program), so that the cost of building the
     pipeline cancels."""

@@ -5,7 +5,7 @@
  *                           one JSON line per workload (impl "c")
  *   bench_capi --check      the deterministic allocation figures only
  *   bench_capi --instructions
- *                           W1, W2 and W5 (bench_ffi: NP) for instruction
+ *                           W1, W2, W4 and W5 (bench_ffi: NP) for instruction
  *                           counts under callgrind (run.py check; below)
  *
  * Compiled with -DBENCH_FFI (and signalkit-ffi), it is bench_ffi: W1, W3 and
@@ -750,6 +750,9 @@ static void run_instructions(void) {
     bench_expect("c", "W2", w2(100, 10, &a), expected_w2(100, 10));
     COUNTED("W2 n", bench_expect("c", "W2", w2(10000, 1000, &a), expected_w2(10000, 1000)));
     COUNTED("W2 2n", bench_expect("c", "W2", w2(20000, 2000, &a), expected_w2(20000, 2000)));
+    bench_expect("c", "W4", w4(100, &a), sum_below(100));
+    COUNTED("W4 n", bench_expect("c", "W4", w4(10000, &a), sum_below(10000)));
+    COUNTED("W4 2n", bench_expect("c", "W4", w4(20000, &a), sum_below(20000)));
     bench_expect("c", "W5", w5(100, &a), expected_w5(100));
     COUNTED("W5 n", bench_expect("c", "W5", w5(10000, &a), expected_w5(10000)));
     COUNTED("W5 2n", bench_expect("c", "W5", w5(20000, &a), expected_w5(20000)));
