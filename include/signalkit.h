@@ -1582,9 +1582,9 @@ int sk_queue_create_host(sk_queue **out, const char *name);
  * @brief The descriptor of a host-drained queue.
  * @param queue       Borrowed.
  * @param[out] out_fd Receives the descriptor, owned by the queue (do not
- *                    close it).
+ *                    close it); -1 on error.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT for a NULL argument; SK_ERR_WRONG_KIND
- *         for other queues.
+ *         for other queues and handles of another kind.
  * @par Thread safety
  *   Any thread.
  */

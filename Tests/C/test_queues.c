@@ -802,6 +802,25 @@ Test(queues, host_functions_on_other_queues, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(2, serial, host);
 }
 
+/* A program that polls the descriptor sk_queue_host_fd() gave must not
+ * poll a number left over from before the call: on every error `*out_fd` is
+ * -1, as `*out` is NULL for the functions handing out handles (it was left
+ * as it was for a NULL or wrong-kind handle, -1 only for another queue). */
+Test(queues, host_fd_is_minus_one_on_every_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *serial = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&serial, NULL));
+    sk_signal *signal = made_signal(sk_signal_never);
+    sk_queue *refused[] = { NULL, (sk_queue *)(void *)signal, serial };
+    const int statuses[] = { SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND, SK_ERR_WRONG_KIND };
+    for (size_t i = 0; i < 3; i++) {
+        int fd = 12345;
+        cr_assert_eq(sk_queue_host_fd(refused[i], &fd), statuses[i], "case %zu", i);
+        cr_assert_eq(fd, -1, "case %zu: fd %d", i, fd);
+    }
+    sk_signal_release(signal);
+    expect_no_live_objects(1, serial);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Timers                                                                    */
 /* ------------------------------------------------------------------------ */
