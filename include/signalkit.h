@@ -225,8 +225,11 @@ typedef enum sk_status {
                                      and from the first work given a concurrent
                                      queue (see sk_queue_after()); or a limit of the call
                                      was reached (signalkit_test.h: an advance's task
-                                     limit, a diagram too long). Never for a thread:
-                                     see "Threads" at sk_queue_create() */
+                                     limit, a diagram too long). A refused thread
+                                     makes calls wait, not fail (see "Threads" at
+                                     sk_queue_create()), but for the first timer's
+                                     check, which gives up after 10 s (see
+                                     sk_queue_after()) */
 } sk_status;
 
 /**
@@ -1540,7 +1543,13 @@ int sk_queue_concurrent_background(sk_queue **out);
  *   thread for as long as the system refuses. Host-drained queues (their
  *   work runs on the draining thread) and virtual-time queues make no
  *   thread for their work; sk_queue_after() and sk_timer_start() on a
- *   host-drained queue still count down on a libdispatch thread.
+ *   host-drained queue still count down on a libdispatch thread, and may
+ *   block the same way. So may the first timer of a process, on any queue
+ *   (see sk_queue_after(), "Timers and descriptors"): while no thread at all
+ *   can be made, it waits inside libdispatch, which makes its event loop's
+ *   thread; when that thread exists but the check's timer gets no thread to
+ *   run on within 10 s, it returns SK_ERR_RESOURCE (measured with
+ *   RLIMIT_NPROC at 1 and at 2 threads).
  *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.
@@ -1681,7 +1690,11 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
  * timers and its concurrent queues' workers need (an epoll instance, an
  * eventfd, a timerfd): Too many open files (errno 24)") having
  * made nothing and run `release`; a later call checks again. So does one
- * whose timer did not fire in time (no thread for libdispatch's event loop).
+ * whose timer did not fire within 10 s (libdispatch made its event loop's
+ * thread but no thread to run the timer's work on: "sk_queue_after: the
+ * process's first dispatch timer did not fire within 10 s ..."); while no
+ * thread at all can be made, the call waits instead (see "Threads" at
+ * sk_queue_create()).
  * Untouched by the check: another thread of the process taking the last
  * descriptors in the instant between the check and libdispatch's own calls.
  *
