@@ -1776,7 +1776,9 @@ void sk_queue_release(sk_queue *queue);
  * disposable, still to be released, does nothing more.
  *
  * @param[out] out  Required. Receives the disposable (+1) that stops the
- *                  timer.
+ *                  timer, written before the timer is armed: `fn` may read
+ *                  it from the variable `out` points to from its first call
+ *                  (a timer of 0 s may fire before this call returns).
  * @param queue     Borrowed.
  * @param seconds   The delay and period, >= 0. A repeating timer's period
  *                  rounds up to 1 ns: one of 0 s fires 1 ns after the start

@@ -248,9 +248,12 @@ public func sk_timer_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue
         let timer = SwiftSignalKit.Timer(timeout: seconds, repeat: repeats, completion: {
             work.run()
         }, queue: queue)
-        timer.start()
+        // `*out` before the timer is armed: `fn` may reach the disposable
+        // through it from its first call (a timer of 0 s fires on another
+        // thread before `start` returns, about one time in three).
         out.pointee = SKDisposable(ActionDisposable {
             timer.invalidate()
         }, kind: .plain).retainedHandle()
+        timer.start()
     }
 }

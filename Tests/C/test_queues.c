@@ -936,6 +936,43 @@ Test(queues, timer_disposed_before_firing, .timeout = SK_TEST_TIMEOUT) {
     timed_job_finish(&t);
 }
 
+/* A timer whose fn reaches its own disposable through the variable that
+ * sk_timer_start's `out` pointed to (to stop itself). */
+typedef struct self_reaching_timer {
+    sk_disposable *timer;
+    bool saw_null;
+    counter fired;
+} self_reaching_timer;
+
+static void self_reaching_timer_fired(void *ctx) {
+    self_reaching_timer *t = ctx;
+    if (t->timer == NULL) {
+        t->saw_null = true;
+    }
+    counter_hit(&t->fired);
+}
+
+/* The disposable is written to `*out` before the timer is armed, so that
+ * fn may read it from its first call. It was written after: a timer of 0 s
+ * ran fn first about one time in three (found by ThreadSanitizer on a
+ * timer that released its own disposable, /tmp/exp-c/p9_self.c), and fn
+ * read NULL there. */
+Test(queues, timer_fn_reaches_its_disposable_from_the_first_call, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = serial_queue("timer");
+    for (int i = 0; i < 100; i++) {
+        self_reaching_timer t;
+        t.timer = NULL;
+        t.saw_null = false;
+        counter_init(&t.fired);
+        SK_OK_OR_FAIL(sk_timer_start(&t.timer, queue, 0, false, self_reaching_timer_fired, &t, NULL));
+        cr_assert(counter_wait(&t.fired, 1, SK_WAIT_SECONDS), "the timer did not fire");
+        cr_assert_not(t.saw_null, "round %d: fn ran before the disposable was in *out", i);
+        sk_disposable_release(t.timer);
+        counter_destroy(&t.fired);
+    }
+    expect_no_live_objects(1, queue);
+}
+
 Test(queues, timer_errors_run_release, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = serial_queue(NULL);
     sk_signal *signal = made_signal(sk_signal_never);
