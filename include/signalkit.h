@@ -1537,12 +1537,13 @@ int sk_queue_concurrent_background(sk_queue **out);
  *   host-drained queue each, drained there).
  *   When the system refuses a new worker thread (RLIMIT_NPROC reached, or
  *   out of memory), libdispatch retries until it can make one: no function
- *   returns an error for it. sk_queue_async(), sk_queue_after(),
- *   sk_timer_start() and sk_queue_release() on a serial or concurrent queue,
- *   and the operators that schedule on one, may then block the calling
- *   thread for as long as the system refuses. Host-drained queues (their
- *   work runs on the draining thread) and virtual-time queues make no
- *   thread for their work; sk_queue_after() and sk_timer_start() on a
+ *   returns an error for it. sk_queue_async(), sk_queue_after() and
+ *   sk_timer_start() on a serial or concurrent queue, and the operators
+ *   that schedule on one, may then block the calling thread for as long as
+ *   the system refuses. Creating and releasing a serial queue needs no
+ *   thread and no descriptor (at RLIMIT_NOFILE too). Host-drained queues
+ *   (their work runs on the draining thread) and virtual-time queues make
+ *   no thread for their work; sk_queue_after() and sk_timer_start() on a
  *   host-drained queue still count down on a libdispatch thread, and may
  *   block the same way. So may the first timer of a process, on any queue
  *   (see sk_queue_after(), "Timers and descriptors"): while no thread at all
