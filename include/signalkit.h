@@ -212,7 +212,12 @@ typedef enum sk_status {
     SK_ERR_WRONG_KIND = -2,       /**< a value or handle of another kind was expected */
     SK_ERR_INVALID_ARGUMENT = -3, /**< an argument is out of range or malformed */
     SK_ERR_NO_MEMORY = -4,        /**< an allocation failed (a copy of a large string,
-                                     bytes or array the process has no memory for) */
+                                     bytes or array the process has no memory for).
+                                     Only those copies are checked: the library's
+                                     objects (handles, subscriptions, queue work, a
+                                     few dozen bytes each) are allocated by the
+                                     Swift runtime, which stops the process
+                                     (SIGABRT) when malloc refuses one */
     SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
     SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
     SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
