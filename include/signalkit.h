@@ -212,7 +212,12 @@ typedef enum sk_status {
     SK_ERR_WRONG_KIND = -2,       /**< a value or handle of another kind was expected */
     SK_ERR_INVALID_ARGUMENT = -3, /**< an argument is out of range or malformed */
     SK_ERR_NO_MEMORY = -4,        /**< an allocation failed (a copy of a large string,
-                                     bytes or array the process has no memory for) */
+                                     bytes or array the process has no memory for).
+                                     Only those copies are checked: the library's
+                                     objects (handles, subscriptions, queue work, a
+                                     few dozen bytes each) are allocated by the
+                                     Swift runtime, which stops the process
+                                     (SIGABRT) when malloc refuses one */
     SK_ERR_BUSY = -5,             /**< another thread is already doing this (host queue drain) */
     SK_ERR_UNSUPPORTED = -6,      /**< not possible on this queue or platform */
     SK_ERR_RELEASED = -7,         /**< a handle or value used after its last release
@@ -225,8 +230,11 @@ typedef enum sk_status {
                                      and from the first work given a concurrent
                                      queue (see sk_queue_after()); or a limit of the call
                                      was reached (signalkit_test.h: an advance's task
-                                     limit, a diagram too long). Never for a thread:
-                                     see "Threads" at sk_queue_create() */
+                                     limit, a diagram too long). A refused thread
+                                     makes calls wait, not fail (see "Threads" at
+                                     sk_queue_create()), but for the first timer's
+                                     check, which gives up after 10 s (see
+                                     sk_queue_after()) */
 } sk_status;
 
 /**
@@ -1534,13 +1542,20 @@ int sk_queue_concurrent_background(sk_queue **out);
  *   host-drained queue each, drained there).
  *   When the system refuses a new worker thread (RLIMIT_NPROC reached, or
  *   out of memory), libdispatch retries until it can make one: no function
- *   returns an error for it. sk_queue_async(), sk_queue_after(),
- *   sk_timer_start() and sk_queue_release() on a serial or concurrent queue,
- *   and the operators that schedule on one, may then block the calling
- *   thread for as long as the system refuses. Host-drained queues (their
- *   work runs on the draining thread) and virtual-time queues make no
- *   thread for their work; sk_queue_after() and sk_timer_start() on a
- *   host-drained queue still count down on a libdispatch thread.
+ *   returns an error for it. sk_queue_async(), sk_queue_after() and
+ *   sk_timer_start() on a serial or concurrent queue, and the operators
+ *   that schedule on one, may then block the calling thread for as long as
+ *   the system refuses. Creating and releasing a serial queue needs no
+ *   thread and no descriptor (at RLIMIT_NOFILE too). Host-drained queues
+ *   (their work runs on the draining thread) and virtual-time queues make
+ *   no thread for their work; sk_queue_after() and sk_timer_start() on a
+ *   host-drained queue still count down on a libdispatch thread, and may
+ *   block the same way. So may the first timer of a process, on any queue
+ *   (see sk_queue_after(), "Timers and descriptors"): while no thread at all
+ *   can be made, it waits inside libdispatch, which makes its event loop's
+ *   thread; when that thread exists but the check's timer gets no thread to
+ *   run on within 10 s, it returns SK_ERR_RESOURCE (measured with
+ *   RLIMIT_NPROC at 1 and at 2 threads).
  *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.
@@ -1582,9 +1597,9 @@ int sk_queue_create_host(sk_queue **out, const char *name);
  * @brief The descriptor of a host-drained queue.
  * @param queue       Borrowed.
  * @param[out] out_fd Receives the descriptor, owned by the queue (do not
- *                    close it).
+ *                    close it); -1 on error.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT for a NULL argument; SK_ERR_WRONG_KIND
- *         for other queues.
+ *         for other queues and handles of another kind.
  * @par Thread safety
  *   Any thread.
  */
@@ -1681,7 +1696,11 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
  * timers and its concurrent queues' workers need (an epoll instance, an
  * eventfd, a timerfd): Too many open files (errno 24)") having
  * made nothing and run `release`; a later call checks again. So does one
- * whose timer did not fire in time (no thread for libdispatch's event loop).
+ * whose timer did not fire within 10 s (libdispatch made its event loop's
+ * thread but no thread to run the timer's work on: "sk_queue_after: the
+ * process's first dispatch timer did not fire within 10 s ..."); while no
+ * thread at all can be made, the call waits instead (see "Threads" at
+ * sk_queue_create()).
  * Untouched by the check: another thread of the process taking the last
  * descriptors in the instant between the check and libdispatch's own calls.
  *
@@ -1763,7 +1782,9 @@ void sk_queue_release(sk_queue *queue);
  * disposable, still to be released, does nothing more.
  *
  * @param[out] out  Required. Receives the disposable (+1) that stops the
- *                  timer.
+ *                  timer, written before the timer is armed: `fn` may read
+ *                  it from the variable `out` points to from its first call
+ *                  (a timer of 0 s may fire before this call returns).
  * @param queue     Borrowed.
  * @param seconds   The delay and period, >= 0. A repeating timer's period
  *                  rounds up to 1 ns: one of 0 s fires 1 ns after the start

@@ -237,7 +237,9 @@ typedef struct sk_test_subscriptions sk_test_subscriptions; /**< @brief The subs
  *         digit or is there twice, a diagram that does not parse (the
  *         message names the position: "sk_test_signal_cold: marble
  *         diagram: unexpected character `!` at position 3:", then the
- *         diagram and a caret under the character on lines of their own),
+ *         diagram and a caret under the character on lines of their own;
+ *         a diagram of more than 160 bytes is quoted from 60 characters
+ *         before the position to 20 after it, `...` marking each cut),
  *         or one whose last frame is past the clock's end (2^63 ns).
  * @par Thread safety
  *   Any thread. Its events are delivered on the thread that advances

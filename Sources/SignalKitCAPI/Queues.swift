@@ -69,6 +69,9 @@ public func sk_queue_create_host(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
 
 @c @implementation
 public func sk_queue_host_fd(_ queue: OpaquePointer?, _ outFd: UnsafeMutablePointer<Int32>?) -> Int32 {
+    // -1 first, for every error: a caller that polls what it was given must
+    // not poll a number left over from before the call.
+    outFd?.pointee = -1
     let (handle, status) = borrowQueue("queue", queue)
     guard let handle else {
         return status
@@ -77,7 +80,6 @@ public func sk_queue_host_fd(_ queue: OpaquePointer?, _ outFd: UnsafeMutablePoin
         return fail(SK_ERR_NULL_ARGUMENT, "out_fd is NULL")
     }
     guard let fd = handle.queue.hostFileDescriptor else {
-        outFd.pointee = -1
         return fail(SK_ERR_WRONG_KIND, "queue is not host-drained")
     }
     outFd.pointee = fd
@@ -246,9 +248,12 @@ public func sk_timer_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue
         let timer = SwiftSignalKit.Timer(timeout: seconds, repeat: repeats, completion: {
             work.run()
         }, queue: queue)
-        timer.start()
+        // `*out` before the timer is armed: `fn` may reach the disposable
+        // through it from its first call (a timer of 0 s fires on another
+        // thread before `start` returns, about one time in three).
         out.pointee = SKDisposable(ActionDisposable {
             timer.invalidate()
         }, kind: .plain).retainedHandle()
+        timer.start()
     }
 }

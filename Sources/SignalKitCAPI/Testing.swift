@@ -22,6 +22,35 @@ private func fail(_ error: VirtualTimeError, function: StaticString = #function)
     }
 }
 
+/// A diagram's syntax error as the last error message shows it: as
+/// `MarbleSyntaxError.description` (the message and position, then the
+/// diagram, then a caret under the offending character), with a long
+/// diagram quoted only around the position, `...` where it is cut. The
+/// last error message holds 511 bytes (Sources/SignalKitHeader/
+/// last_error.c): a whole diagram of more than about 230 characters was cut
+/// there, losing the caret line (and, for a late error, the character
+/// itself), and a cut through a character of several bytes left invalid
+/// UTF-8. A diagram of up to 160 bytes is quoted whole: with the longest
+/// message and a caret as far, that is under 500 bytes. The characters
+/// before the position are ASCII (the first character that is not is
+/// refused, and the parser only runs on ASCII diagrams), those after it may
+/// take 4 bytes each: the window keeps the quote within 150 bytes.
+private func quoted(_ error: MarbleSyntaxError) -> String {
+    if error.diagram.utf8.count <= 160 {
+        return error.description
+    }
+    let characters = Array(error.diagram)
+    let before = 60
+    let after = 20
+    let start = max(0, error.position - before)
+    let end = min(characters.count, error.position + 1 + after)
+    let head = start > 0 ? "..." : ""
+    let tail = end < characters.count ? "..." : ""
+    return "marble diagram: \(error.message) at position \(error.position):\n"
+        + "  \(head)\(String(characters[start ..< end]))\(tail)\n"
+        + "  " + String(repeating: " ", count: head.count + error.position - start) + "^"
+}
+
 /// Borrows a queue argument that must be a virtual-time queue.
 private func borrowVirtualQueue(_ name: String, _ handle: OpaquePointer?, function: StaticString = #function) -> (Queue?, Int32) {
     let (queue, status) = borrowQueue(name, handle, function: function)
@@ -221,10 +250,10 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
     // the position, as the parser refuses other characters.
     for (position, character) in text.enumerated() {
         if !character.isASCII {
-            return fail(SK_ERR_INVALID_ARGUMENT, "\(MarbleSyntaxError(diagram: text, position: position, message: "`\(character)` is not an ASCII character (values are ASCII letters and digits)"))", function: function)
+            return fail(SK_ERR_INVALID_ARGUMENT, quoted(MarbleSyntaxError(diagram: text, position: position, message: "`\(character)` is not an ASCII character (values are ASCII letters and digits)")), function: function)
         }
         if character == "^" && !hot {
-            return fail(SK_ERR_INVALID_ARGUMENT, "\(MarbleSyntaxError(diagram: text, position: position, message: "the subscription point `^` in a cold diagram (it is for hot signals)"))", function: function)
+            return fail(SK_ERR_INVALID_ARGUMENT, quoted(MarbleSyntaxError(diagram: text, position: position, message: "the subscription point `^` in a cold diagram (it is for hot signals)")), function: function)
         }
     }
     var characterValues = table.values
@@ -237,7 +266,7 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
     do {
         timeline = try Marbles.parse(text, values: characterValues, error: failure)
     } catch {
-        return fail(SK_ERR_INVALID_ARGUMENT, "\(error)", function: function)
+        return fail(SK_ERR_INVALID_ARGUMENT, quoted(error), function: function)
     }
     // The queue is a virtual-time queue (checked above); a status all the
     // same rather than a trap, should the two checks ever disagree.

@@ -95,6 +95,26 @@ void *_sks_dispatch_current_specific(const void *key) {
     return dispatch_get_specific(key);
 }
 
+/* libdispatch's C entry points for a queue's token (queues are pointers in
+ * its C ABI). dispatch_get_current_queue is deprecated for finding out where
+ * code runs; here it only names the queue whose dispatch_sync is running. */
+extern void *dispatch_get_current_queue(void);
+extern void dispatch_queue_set_specific(void *queue, const void *key, void *context, void (*destructor)(void *));
+
+/* The key of the tokens: its address, never its contents. */
+static const char sks_queue_token_key;
+
+void _sks_dispatch_mark_current_queue(uintptr_t token) {
+    /* No destructor: libdispatch runs a specific's destructor on its default
+     * concurrent pool when the queue goes, and that pool's first worker needs
+     * the event loop's descriptors and a thread. */
+    dispatch_queue_set_specific(dispatch_get_current_queue(), &sks_queue_token_key, (void *)token, NULL);
+}
+
+uintptr_t _sks_dispatch_current_queue_token(void) {
+    return (uintptr_t)dispatch_get_specific(&sks_queue_token_key);
+}
+
 #if defined(__linux__)
 #include <stdatomic.h>
 #include <stdlib.h>

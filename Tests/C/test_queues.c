@@ -802,6 +802,25 @@ Test(queues, host_functions_on_other_queues, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(2, serial, host);
 }
 
+/* A program that polls the descriptor sk_queue_host_fd() gave must not
+ * poll a number left over from before the call: on every error `*out_fd` is
+ * -1, as `*out` is NULL for the functions handing out handles (it was left
+ * as it was for a NULL or wrong-kind handle, -1 only for another queue). */
+Test(queues, host_fd_is_minus_one_on_every_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *serial = NULL;
+    SK_OK_OR_FAIL(sk_queue_create(&serial, NULL));
+    sk_signal *signal = made_signal(sk_signal_never);
+    sk_queue *refused[] = { NULL, (sk_queue *)(void *)signal, serial };
+    const int statuses[] = { SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND, SK_ERR_WRONG_KIND };
+    for (size_t i = 0; i < 3; i++) {
+        int fd = 12345;
+        cr_assert_eq(sk_queue_host_fd(refused[i], &fd), statuses[i], "case %zu", i);
+        cr_assert_eq(fd, -1, "case %zu: fd %d", i, fd);
+    }
+    sk_signal_release(signal);
+    expect_no_live_objects(1, serial);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Timers                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -915,6 +934,43 @@ Test(queues, timer_disposed_before_firing, .timeout = SK_TEST_TIMEOUT) {
     cr_assert(counter_wait(&t.j.released, 1, SK_WAIT_SECONDS));
     cr_assert_eq(counter_get(&t.j.ran), 0);
     timed_job_finish(&t);
+}
+
+/* A timer whose fn reaches its own disposable through the variable that
+ * sk_timer_start's `out` pointed to (to stop itself). */
+typedef struct self_reaching_timer {
+    sk_disposable *timer;
+    bool saw_null;
+    counter fired;
+} self_reaching_timer;
+
+static void self_reaching_timer_fired(void *ctx) {
+    self_reaching_timer *t = ctx;
+    if (t->timer == NULL) {
+        t->saw_null = true;
+    }
+    counter_hit(&t->fired);
+}
+
+/* The disposable is written to `*out` before the timer is armed, so that
+ * fn may read it from its first call. It was written after: a timer of 0 s
+ * ran fn first about one time in three (found by ThreadSanitizer on a
+ * timer that released its own disposable, /tmp/exp-c/p9_self.c), and fn
+ * read NULL there. */
+Test(queues, timer_fn_reaches_its_disposable_from_the_first_call, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = serial_queue("timer");
+    for (int i = 0; i < 100; i++) {
+        self_reaching_timer t;
+        t.timer = NULL;
+        t.saw_null = false;
+        counter_init(&t.fired);
+        SK_OK_OR_FAIL(sk_timer_start(&t.timer, queue, 0, false, self_reaching_timer_fired, &t, NULL));
+        cr_assert(counter_wait(&t.fired, 1, SK_WAIT_SECONDS), "the timer did not fire");
+        cr_assert_not(t.saw_null, "round %d: fn ran before the disposable was in *out", i);
+        sk_disposable_release(t.timer);
+        counter_destroy(&t.fired);
+    }
+    expect_no_live_objects(1, queue);
 }
 
 Test(queues, timer_errors_run_release, .timeout = SK_TEST_TIMEOUT) {

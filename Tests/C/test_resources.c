@@ -248,6 +248,47 @@ static void gated_released(void *ctx) {
     counter_hit(&((struct gated *)ctx)->released);
 }
 
+/* The threads of this process (/proc/self/status). */
+static int thread_count(void) {
+    FILE *status = fopen("/proc/self/status", "r");
+    cr_assert_not_null(status, "cannot read /proc/self/status");
+    char line[256];
+    int threads = -1;
+    while (fgets(line, sizeof line, status) != NULL) {
+        if (sscanf(line, "Threads: %d", &threads) == 1) {
+            break;
+        }
+    }
+    fclose(status);
+    cr_assert_gt(threads, 0);
+    return threads;
+}
+
+/* Releasing a serial queue gave libdispatch work on its default concurrent
+ * pool: the Swift overlay's queue-specific marker (by which a queue knows it
+ * is current) has a destructor, which libdispatch runs there when the queue
+ * goes. That pool's first worker sets its monitor going, which needs the
+ * event loop's descriptors: at the descriptor limit, sk_queue_create() and
+ * sk_queue_release() alone stopped the process (SIGILL, found by a new
+ * user's program at RLIMIT_NOFILE, /tmp/exp-c/p13_min.c), and otherwise the
+ * release started a thread (against the fork() exception of the header,
+ * which counts threads from work, deliveries and timers only). The marker is
+ * now a plain token without a destructor. */
+Test(resources, a_serial_queue_created_and_released_needs_no_descriptor_nor_thread, .timeout = SK_TEST_TIMEOUT) {
+    int threads = thread_count();
+    struct held held;
+    take_every_descriptor(&held);
+    for (int i = 0; i < 3; i++) {
+        sk_queue *queue = NULL;
+        SK_OK_OR_FAIL(sk_queue_create(&queue, "test.serial"));
+        cr_assert_not(sk_queue_is_current(queue));
+        sk_queue_release(queue);
+    }
+    give_back_every_descriptor(&held);
+    cr_assert_eq(thread_count(), threads, "the release started %d thread(s)", thread_count() - threads);
+    cr_assert_eq(sk_live_objects(), 0);
+}
+
 /* Descriptors running out while a concurrent queue has work pending.
  * libdispatch's worker monitor (a timer of its own thread, every second
  * while a concurrent pool has work pending) opens each worker's

@@ -361,6 +361,39 @@ Test(subjects, promise_keeps_value_after_source_completes, .timeout = SK_TEST_TI
     expect_no_live_objects(0);
 }
 
+/* "An error from it ends it like a completion": the promise's subscribers
+ * see the values before the error and neither the error nor an end; the
+ * promise keeps the last value, replays it, and takes a new source. (The C
+ * layer's translation of the error was not reached by the suite: found
+ * from its coverage.) */
+Test(subjects, promise_source_error_ends_it_like_a_completion, .timeout = SK_TEST_TIMEOUT) {
+    sk_promise *promise = NULL;
+    subscription a;
+    sk_signal *got = subscribe_new_promise(&promise, &a);
+    sk_value seven = int_value(7);
+    sk_value error = int_value(-1);
+    sk_signal *single = NULL, *failing = NULL, *source = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&single, &seven));
+    SK_OK_OR_FAIL(sk_signal_fail(&failing, &error));
+    SK_OK_OR_FAIL(sk_signal_then(&source, single, failing));
+    SK_OK_OR_FAIL(sk_promise_set(promise, source));
+    recorder_expect(&a.r, "n", (int64_t[]){ 7 }, 1);
+    expect_replay(got, 7);
+    sk_value eight = int_value(8);
+    sk_signal *next = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&next, &eight));
+    SK_OK_OR_FAIL(sk_promise_set(promise, next));
+    recorder_expect(&a.r, "nn", (int64_t[]){ 7, 8 }, 2);
+    unsubscribe(&a);
+    sk_signal_release(next);
+    sk_signal_release(source);
+    sk_signal_release(failing);
+    sk_signal_release(single);
+    sk_signal_release(got);
+    sk_promise_release(promise);
+    expect_no_live_objects(0);
+}
+
 Test(subjects, promise_set_replaces_and_disposes_previous_source, .timeout = SK_TEST_TIMEOUT) {
     sk_promise *promise = NULL;
     subscription a;

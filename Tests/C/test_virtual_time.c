@@ -1093,6 +1093,89 @@ Test(virtual_time, non_ascii_characters_and_a_cold_caret_are_refused_with_the_po
     expect_no_live_objects(1, queue);
 }
 
+/* Whether `text` is valid UTF-8 (no byte of a character cut off). */
+static bool is_valid_utf8(const char *text) {
+    const unsigned char *byte = (const unsigned char *)text;
+    while (*byte != 0) {
+        int following = *byte < 0x80 ? 0 : (*byte & 0xE0) == 0xC0 ? 1 : (*byte & 0xF0) == 0xE0 ? 2 : (*byte & 0xF8) == 0xF0 ? 3 : -1;
+        if (following < 0) {
+            return false;
+        }
+        byte++;
+        for (int i = 0; i < following; i++, byte++) {
+            if ((*byte & 0xC0) != 0x80) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Asserts that the last error message names `position` and shows a caret
+ * under the character `offending` (ASCII) on the line after the one quoting
+ * the diagram. */
+static void expect_caret_under(const char *offending, int position) {
+    const char *message = sk_last_error_message();
+    char expected[64];
+    snprintf(expected, sizeof expected, "at position %d:\n", position);
+    const char *quoted = strstr(message, expected);
+    cr_assert_not_null(quoted, "%s", message);
+    quoted = strchr(quoted, '\n') + 1;
+    const char *caret_line = strchr(quoted, '\n');
+    cr_assert_not_null(caret_line, "no caret line: %s", message);
+    caret_line++;
+    const char *caret = strchr(caret_line, '^');
+    cr_assert_not_null(caret, "no caret: %s", message);
+    const char *character = strstr(quoted, offending);
+    cr_assert(character != NULL && character < caret_line - 1, "%s", message);
+    cr_assert_eq(character - quoted, caret - caret_line, "caret at %td, `%s` at %td:\n%s", caret - caret_line, offending,
+                 character - quoted, message);
+}
+
+/* The last error message holds 511 bytes, and a diagram's error quoted the
+ * whole diagram with a caret under the offending character: past about 230
+ * characters the message was cut, the caret line and (for a late error) the
+ * offending character lost, and a cut through a character of two bytes left
+ * half of it (invalid UTF-8). A long diagram is now quoted around the
+ * position, the cuts marked `...`. */
+Test(virtual_time, an_error_in_a_long_diagram_keeps_its_caret_and_valid_utf8, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue();
+    sk_signal *signal = NULL;
+    char diagram[1024];
+    /* A parse error late in a long diagram. */
+    memset(diagram, '-', 400);
+    strcpy(diagram + 400, "!--a|");
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, diagram, NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    expect_caret_under("!", 400);
+    cr_assert(strstr(sk_last_error_message(), "...") != NULL, "the cut is not marked: %s", sk_last_error_message());
+    /* A parse error early in a long diagram: the caret where it was. */
+    strcpy(diagram, "-!");
+    memset(diagram + 2, '-', 400);
+    strcpy(diagram + 402, "a|");
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, diagram, NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    expect_caret_under("!", 1);
+    /* A cold `^` in a long hot-looking diagram. */
+    memset(diagram, '-', 300);
+    strcpy(diagram + 300, "^a|");
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, diagram, NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    expect_caret_under("^", 300);
+    /* A non-ASCII character followed by 300 more (two bytes each). */
+    strcpy(diagram, "-");
+    for (int i = 0; i < 300; i++) {
+        strcat(diagram, "\xc3\xa9");
+    }
+    cr_assert_eq(sk_test_signal_hot(&signal, NULL, queue, FRAME, diagram, NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    cr_assert(is_valid_utf8(sk_last_error_message()), "%s", sk_last_error_message());
+    cr_assert(strstr(sk_last_error_message(), "at position 1:") != NULL, "%s", sk_last_error_message());
+    cr_assert(strchr(sk_last_error_message(), '^') != NULL, "no caret: %s", sk_last_error_message());
+    /* A short diagram is still quoted whole, without marks. */
+    cr_assert_eq(sk_test_signal_cold(&signal, NULL, queue, FRAME, "-a-!-b|", NULL, 0, NULL), SK_ERR_INVALID_ARGUMENT);
+    expect_caret_under("!", 3);
+    cr_assert(strstr(sk_last_error_message(), "  -a-!-b|\n") != NULL, "%s", sk_last_error_message());
+    cr_assert_null(strstr(sk_last_error_message(), "..."), "%s", sk_last_error_message());
+    expect_no_live_objects(1, queue);
+}
+
 /* Frames past 2^52 ns from the clock's 0 (about 52 days) came a few
  * nanoseconds early, one frame early in the diagram: the test signals
  * scheduled each event after a delay in seconds, a double, which has no

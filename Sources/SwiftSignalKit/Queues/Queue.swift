@@ -53,6 +53,17 @@ private func isMainThread() -> Bool {
 public final class Queue: @unchecked Sendable {
     private let nativeQueue: DispatchQueue
     private let specific: QueueSpecific?
+    /// The identity of a queue made by `init(name:qos:)`, marked on its
+    /// dispatch queue as a plain token (`_sks_dispatch_mark_current_queue`);
+    /// 0 for the others, which use `specific`. Not the overlay's specific:
+    /// that has a destructor, which libdispatch runs on its default
+    /// concurrent pool when the dispatch queue goes; that pool's first
+    /// worker sets libdispatch's monitor going, which needs the event loop's
+    /// descriptors (at the descriptor limit the process died of SIGILL when
+    /// a serial queue was released) and starts a thread.
+    private let token: UInt
+    /// The next token (never 0; 64 bits do not run out).
+    private static let nextToken = Synchronization.Atomic<UInt>(1)
     private let specialIsMainQueue: Bool
     // A host-drained or virtual-time queue's executor; nil for dispatch queues.
     private let executor: QueueExecutor?
@@ -112,6 +123,7 @@ public final class Queue: @unchecked Sendable {
         self.nativeQueue = queue
         self.specialIsMainQueue = specialIsMainQueue
         self.executor = nil
+        self.token = 0
         if specialIsMainQueue {
             let specific = QueueSpecific()
             queue.setSpecific(key: queueSpecificKey, value: specific)
@@ -135,6 +147,7 @@ public final class Queue: @unchecked Sendable {
         self.nativeQueue = queue
         self.specialIsMainQueue = false
         self.executor = nil
+        self.token = 0
         if let existing = queue.getSpecific(key: queueSpecificKey) {
             self.specific = existing
         } else {
@@ -149,9 +162,15 @@ public final class Queue: @unchecked Sendable {
         self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.Queue", qos: qos)
         self.specialIsMainQueue = false
         self.executor = nil
-        let specific = QueueSpecific()
-        self.nativeQueue.setSpecific(key: queueSpecificKey, value: specific)
-        self.specific = specific
+        self.specific = nil
+        let token = Queue.nextToken.add(1, ordering: .relaxed).oldValue
+        self.token = token
+        // The C entry point needs the C queue, which the overlay does not
+        // expose: it marks the queue whose sync runs (a new queue is idle, so
+        // the sync runs here, on this thread, starting no thread).
+        self.nativeQueue.sync {
+            _sks_dispatch_mark_current_queue(token)
+        }
     }
 
     private init(host: HostQueueExecutor, name: String?) {
@@ -159,6 +178,7 @@ public final class Queue: @unchecked Sendable {
         self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.HostQueue")
         self.specialIsMainQueue = false
         self.specific = nil
+        self.token = 0
         self.executor = host
     }
 
@@ -168,6 +188,7 @@ public final class Queue: @unchecked Sendable {
         self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.VirtualTimeQueue")
         self.specialIsMainQueue = false
         self.specific = nil
+        self.token = 0
         self.executor = virtualTime
     }
 
@@ -282,6 +303,9 @@ public final class Queue: @unchecked Sendable {
     public func isCurrent() -> Bool {
         if let executor = self.executor {
             return executor.isCurrent
+        }
+        if self.token != 0 {
+            return _sks_dispatch_current_queue_token() == self.token
         }
         if let specific = self.specific {
             // The cheap check first: the raw specific of the current queue,

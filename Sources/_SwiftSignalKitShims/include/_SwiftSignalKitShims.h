@@ -13,6 +13,14 @@ int _sks_is_main_thread(void);
  * generic boxing. */
 void *_sks_dispatch_current_specific(const void *key);
 
+/* Marks the queue whose dispatch_sync is running on this thread with
+ * `token` (not 0), a dispatch specific without a destructor, so that
+ * releasing the queue gives libdispatch no work (Queue.swift, `token`). */
+void _sks_dispatch_mark_current_queue(uintptr_t token);
+
+/* The token of the current queue (or of its targets), 0 when it has none. */
+uintptr_t _sks_dispatch_current_queue_token(void);
+
 /* The host-drained queue the calling thread is draining, or NULL. */
 void *_sks_current_host_queue(void);
 void _sks_set_current_host_queue(void *queue);
