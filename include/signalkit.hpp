@@ -34,10 +34,12 @@
  *   another kind (error with SK_ERR_WRONG_KIND), and, for an integer type
  *   T, on an int64 out of T's range (error with SK_ERR_INVALID_ARGUMENT:
  *   as<std::int8_t>() on 300, as<unsigned>() or as<std::uint64_t>() on -1);
- *   value(n) for an integer n out of the int64 range, never truncated
- *   (error with SK_ERR_INVALID_ARGUMENT): an unsigned 64-bit n above
- *   INT64_MAX, or, in the GNU dialects (-std=gnu++17) where __int128 is an
- *   integer type, a wider n outside [INT64_MIN, INT64_MAX]; queue::sync,
+ *   value(n) for an integer n (or an enumerator of that underlying type)
+ *   out of the int64 range, never truncated (error with
+ *   SK_ERR_INVALID_ARGUMENT): an unsigned 64-bit n above INT64_MAX, or, in
+ *   the GNU dialects (-std=gnu++17) where __int128 is an integer type, a
+ *   wider n outside [INT64_MIN, INT64_MAX]; comparing a value with bytes,
+ *   an array or a signal (v == x makes value(x): std::bad_alloc); queue::sync,
  *   which rethrows its callable's exception; and std::bad_alloc. Inside a
  *   callback these end in std::terminate (below): a typed callback (a
  *   parameter type T other than value_view or value) given a value of
@@ -63,8 +65,20 @@
  *   destruction = sk_value_release; nil, bool, int64 and double never touch
  *   the library). value_view is a borrowed, non-owning sk_value, what
  *   callbacks receive. Both read with kind() and as<T>() for T among bool,
- *   any integer type (from int64), double, std::string, std::string_view,
- *   bytes (std::vector<std::uint8_t>), std::vector<value>, signal, void *.
+ *   any integer type (from int64), any enumeration (from its underlying
+ *   type), double, std::string, std::string_view, bytes
+ *   (std::vector<std::uint8_t>), std::vector<value>, signal, void *. An
+ *   enumeration, scoped or not, is a value of its underlying type (an int64,
+ *   or a bool for `enum class E : bool`). A long double is not a value (it
+ *   would be rounded to the double a value holds): value(0.1L) stops at a
+ *   static_assert saying so; write value(static_cast<double>(x)). Both
+ *   compare (== and !=) with another value or view (sk_value_equal: the
+ *   kinds must match, value(1) != value(1.0)) and, either way round, with
+ *   anything a value is constructible from, as with the value made from it:
+ *   v == 5, v == "text", v == nullptr, v == shade::dark. Integers, enums,
+ *   bools, floating-point numbers, strings and nullptr compare in place and
+ *   never throw: an integer out of the int64 range, or a null char pointer,
+ *   equals no value.
  *   A callback's parameter type picks the conversion: `value_view` (free) or
  *   `value` / `const value &` (a copy, free for the inline kinds) receive the
  *   value as it is; any other type T receives `as<T>()` (int64_t, double,
@@ -298,6 +312,18 @@ struct is_non_string_pointer
                           (std::is_pointer<P>::value && !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>,
                                                                       char>::value))> {};
 template <class T> struct reader_as;
+template <class Derived> class reader;
+/* Whether T is a value, a value_view or derived from one: what reader's
+ * own comparison takes. */
+template <class T>
+struct is_reader : std::disjunction<std::is_base_of<reader<value>, T>, std::is_base_of<reader<value_view>, T>> {};
+/* Whether `v == x` compares v with value(x): x is of a type a value is
+ * constructible from (a pointer or a long double included, so that comparing
+ * with one stops at the constructor's static_assert, which says why). */
+template <class T>
+struct is_value_operand
+    : std::conjunction<std::negation<is_reader<T>>, std::is_constructible<value, const T &>> {};
+template <class T> bool equals_operand(const sk_value *v, const T &x);
 
 /* The read side shared by value and value_view. */
 template <class Derived> class reader {
@@ -323,6 +349,31 @@ public:
     }
     template <class Other> bool operator!=(const reader<Other> &other) const noexcept {
         return !sk_value_equal(raw(), other.raw());
+    }
+    /* Comparison with anything a value is constructible from, either way
+     * round (v == 5, "text" != v, v == nullptr, v == shade::dark): whether
+     * this value equals value(x) (sk_value_equal: the kinds must match, so
+     * value(1) == 1.0 is false). Booleans, integers, enums, floating-point
+     * numbers, strings and nullptr are compared in place, without making a
+     * value, and never throw: an integer out of the int64 range, or a null
+     * char pointer, equals no value. Other operands (bytes, arrays, signals)
+     * are made into a value first, which may throw what making it throws
+     * (std::bad_alloc). */
+    template <class T, std::enable_if_t<is_value_operand<T>::value, int> = 0>
+    friend bool operator==(const reader &a, const T &x) {
+        return equals_operand(a.raw(), x);
+    }
+    template <class T, std::enable_if_t<is_value_operand<T>::value, int> = 0>
+    friend bool operator==(const T &x, const reader &a) {
+        return equals_operand(a.raw(), x);
+    }
+    template <class T, std::enable_if_t<is_value_operand<T>::value, int> = 0>
+    friend bool operator!=(const reader &a, const T &x) {
+        return !equals_operand(a.raw(), x);
+    }
+    template <class T, std::enable_if_t<is_value_operand<T>::value, int> = 0>
+    friend bool operator!=(const T &x, const reader &a) {
+        return !equals_operand(a.raw(), x);
     }
     const sk_value *raw() const noexcept { return static_cast<const Derived *>(this)->get(); }
 };
@@ -363,6 +414,19 @@ public:
         }
         v_.kind = SK_KIND_INT64;
         v_.u.int64 = static_cast<std::int64_t>(n);
+    }
+    /* An enumeration (scoped or not), as its underlying type: an integer
+     * (or a bool, for an enum whose underlying type is bool). as<E>() reads
+     * it back, refusing an int64 out of the underlying type's range. */
+    template <class E, std::enable_if_t<std::is_enum<E>::value, int> = 0>
+    value(E e) noexcept(!detail::exceeds_int64<std::underlying_type_t<E>>::value)
+        : value(static_cast<std::underlying_type_t<E>>(e)) {}
+    /* A long double is not a value: a value holds a double, which would
+     * round it (0.1L) or overflow (1e400L); say which double is meant. */
+    template <class F, std::enable_if_t<std::is_same<F, long double>::value, int> = 0> value(F) {
+        static_assert(sizeof(F) == 0, "signalkit::value: a long double does not convert to a value (a value holds "
+                                      "a double, which would round it); convert it explicitly: "
+                                      "value(static_cast<double>(x))");
     }
     /* A pointer is not a value (it would convert to bool): see below. */
     template <class P, std::enable_if_t<detail::is_non_string_pointer<P>::value, int> = 0> value(P) {
@@ -465,6 +529,49 @@ private:
     }
     sk_value v_;
 };
+
+namespace detail {
+/* reader's comparison with a non-value operand (see there). */
+template <class T> bool equals_operand(const sk_value *v, const T &x) {
+    using U = std::decay_t<T>;
+    const sk_kind k = sk_value_kind(v);
+    if constexpr (std::is_enum<U>::value) {
+        return equals_operand(v, static_cast<std::underlying_type_t<U>>(x));
+    } else if constexpr (std::is_same<U, std::nullptr_t>::value) {
+        return k == SK_KIND_NIL;
+    } else if constexpr (std::is_same<U, bool>::value) {
+        bool b = false;
+        return k == SK_KIND_BOOL && sk_value_get_bool(v, &b) == SK_OK && b == x;
+    } else if constexpr (std::is_integral<U>::value) {
+        std::int64_t n = 0;
+        if (k != SK_KIND_INT64 || sk_value_get_int64(v, &n) != SK_OK) {
+            return false;
+        }
+        if constexpr (exceeds_int64<U>::value) {
+            if (!in_int64_range(x)) {
+                return false;
+            }
+        }
+        return n == static_cast<std::int64_t>(x);
+    } else if constexpr (std::is_same<U, double>::value || std::is_same<U, float>::value) {
+        double d = 0;
+        return k == SK_KIND_DOUBLE && sk_value_get_double(v, &d) == SK_OK && d == static_cast<double>(x);
+    } else if constexpr (std::is_same<U, const char *>::value || std::is_same<U, char *>::value ||
+                         std::is_same<U, std::string>::value || std::is_same<U, std::string_view>::value) {
+        if constexpr (std::is_pointer<T>::value) {
+            if (x == nullptr) {
+                return false;
+            }
+        }
+        const char *text = nullptr;
+        std::size_t length = 0;
+        return k == SK_KIND_STRING && sk_value_get_string(v, &text, &length) == SK_OK &&
+               std::string_view(text, length) == std::string_view(x);
+    } else {
+        return sk_value_equal(v, value(x).get());
+    }
+}
+} // namespace detail
 
 /* ------------------------------------------------------------------------ */
 /* Callables                                                                 */
@@ -1187,8 +1294,16 @@ template <class Derived> value_view reader<Derived>::operator[](std::size_t inde
     return value_view(item);
 }
 template <class T> struct reader_as {
-    static_assert(std::is_integral<T>::value, "value::as<T>: T is not a type a value converts to");
+    static_assert(std::is_integral<T>::value || std::is_enum<T>::value,
+                  "value::as<T>: T is not a type a value converts to");
     static T get(const sk_value *v) {
+        if constexpr (std::is_enum<T>::value) {
+            return static_cast<T>(reader_as<std::underlying_type_t<T>>::get(v));
+        } else {
+            return get_integer(v);
+        }
+    }
+    static T get_integer(const sk_value *v) {
         std::int64_t n = 0;
         check(sk_value_get_int64(v, &n));
         if (!std::is_same<T, std::int64_t>::value &&

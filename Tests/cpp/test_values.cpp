@@ -130,6 +130,86 @@ SK_TEST(values, equality_is_structural) {
     cr_assert(sk::value(std::vector<sk::value>{1, "x"}) == sk::value(std::vector<sk::value>{1, "x"}));
 }
 
+/* A value compares with anything it is constructible from, either way
+ * round, as with the value made from it: `v == 5` did not compile (only
+ * `v == sk::value(5)` did), which no C++ user expects of a type built from
+ * 5 implicitly. */
+SK_TEST(values, compare_with_any_type_they_convert_from) {
+    sk::value five(5);
+    sk::value_view view(five.get());
+    cr_assert(five == 5 && 5 == five && view == 5 && 5 == view);
+    cr_assert(five != 6 && 6 != five && !(five != 5) && !(five == 6));
+    cr_assert(five == 5u && five == std::int64_t{5} && five == std::uint64_t{5} && five == static_cast<char>(5));
+    cr_assert(five != 5.0, "the kinds must match, as for value(5) == value(5.0)");
+    cr_assert(five != true && five != "5" && five != nullptr);
+    /* An integer no value can hold equals none, without throwing. */
+    cr_assert(sk::value(-1) != std::numeric_limits<std::uint64_t>::max());
+    cr_assert(!(sk::value(INT64_MAX) == static_cast<std::uint64_t>(INT64_MAX) + 1));
+    cr_assert(sk::value(2.5) == 2.5 && sk::value(2.5) == 2.5f && 0.5 != sk::value(2.5));
+    cr_assert(sk::value(true) == true && false != sk::value(true));
+    cr_assert(sk::value() == nullptr && nullptr == sk::value());
+    cr_assert(sk::value("abc") == "abc" && "abc" == sk::value("abc") && sk::value("abc") != "ab");
+    cr_assert(sk::value("abc") == std::string("abc") && sk::value("abc") == std::string_view("abc"));
+    cr_assert(sk::value(std::string_view("a\0b", 3)) == std::string("a\0b", 3));
+    cr_assert(sk::value(std::string_view("a\0b", 3)) != "a");
+    const char *null_text = nullptr;
+    cr_assert(sk::value("") != null_text && sk::value() != null_text);
+    cr_assert((sk::value(sk::bytes{1, 2}) == sk::bytes{1, 2} && sk::value(sk::bytes{1, 2}) != sk::bytes{1}));
+    cr_assert((sk::value(std::vector<sk::value>{1, "x"}) == std::vector<sk::value>{1, "x"}));
+    sk::signal s = sk::never();
+    cr_assert(sk::value(s) == s && s == sk::value(s) && sk::value(s) != sk::never());
+    /* In callbacks, where the values are views. */
+    std::vector<bool> seen;
+    auto d = sk_test::ints({4, 5}).start([&seen](sk::value_view v) { seen.push_back(v == 5); });
+    cr_assert(seen == std::vector<bool>({false, true}));
+}
+
+enum plain_color { plain_red, plain_green };
+enum class shade : short { light = 1, dark = -2 };
+enum class switch_state : bool { off, on };
+enum class wide : std::uint64_t { top = UINT64_MAX };
+
+/* Enumerations, scoped or not, are values of their underlying type, read
+ * back with as<E>() (or an E parameter) within that type's range: they
+ * were ambiguous (an unscoped one converts to bool and to double alike) or
+ * had no constructor (a scoped one), deep inside the header's overloads. */
+SK_TEST(values, enumerations_are_values_of_their_underlying_type) {
+    cr_assert(sk::value(plain_green).kind() == sk::kind::int64 && sk::value(plain_green) == 1);
+    cr_assert(sk::value(shade::dark).kind() == sk::kind::int64 && sk::value(shade::dark) == -2);
+    cr_assert(sk::value(shade::dark) == shade::dark && shade::light != sk::value(shade::dark));
+    cr_assert(sk::value(switch_state::on).kind() == sk::kind::boolean && sk::value(switch_state::on) == true);
+    cr_assert(sk::value(shade::dark).as<shade>() == shade::dark);
+    cr_assert(sk::value(1).as<plain_color>() == plain_green);
+    cr_assert(sk::value(true).as<switch_state>() == switch_state::on);
+    try {
+        (void)sk::value(70000).as<shade>();
+        cr_assert_fail("no exception");
+    } catch (const sk::error &e) {
+        cr_assert_eq(e.code(), SK_ERR_INVALID_ARGUMENT);
+    }
+    try {
+        sk::value top(wide::top);
+        cr_assert_fail("no exception");
+    } catch (const sk::error &e) {
+        cr_assert_eq(e.code(), SK_ERR_INVALID_ARGUMENT);
+    }
+    cr_assert(sk::value(-1) != wide::top);
+    /* Through a pipe, an operator's result and a typed parameter. */
+    auto p = sk::pipe::create();
+    std::vector<shade> seen;
+    auto d = (p.signal() | sk::map([](shade s) { return s == shade::dark ? shade::light : shade::dark; }))
+                 .start([&seen](shade s) { seen.push_back(s); });
+    p.put(shade::dark);
+    p.put(shade::light);
+    cr_assert(seen == std::vector<shade>({shade::light, shade::dark}));
+    auto promise = sk::value_promise::create(plain_red);
+    std::int64_t held = -1;
+    auto d2 = promise.signal().start([&held](std::int64_t n) { held = n; });
+    cr_assert_eq(held, 0);
+    d.dispose();
+    d2.dispose();
+}
+
 static void count_release(void *p) { ++*static_cast<int *>(p); }
 
 SK_TEST(values, a_pointer_release_runs_once_with_the_last_copy) {
