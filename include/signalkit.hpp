@@ -69,7 +69,12 @@
  *   type), double, std::string, std::string_view, bytes
  *   (std::vector<std::uint8_t>), std::vector<value>, signal, void *. An
  *   enumeration, scoped or not, is a value of its underlying type (an int64,
- *   or a bool for `enum class E : bool`). A long double is not a value (it
+ *   or a bool for `enum class E : bool`), except signalkit::kind, which
+ *   does not compile as one (`v == kind::nil` would compare with an int64:
+ *   write `v.kind() == kind::nil`). An array's items, each a value_view
+ *   borrowed from it, are read with size() and [i], or iterated:
+ *   `for (value_view item : array)` (begin() and end(); an input
+ *   iterator). A long double is not a value (it
  *   would be rounded to the double a value holds): value(0.1L) stops at a
  *   static_assert saying so; write value(static_cast<double>(x)). Both
  *   compare (== and !=) with another value or view (sk_value_equal: the
@@ -128,6 +133,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
@@ -325,6 +331,38 @@ struct is_value_operand
     : std::conjunction<std::negation<is_reader<T>>, std::is_constructible<value, const T &>> {};
 template <class T> bool equals_operand(const sk_value *v, const T &x);
 
+/* An array's items in order, each a value_view borrowed from the array
+ * (valid while the array is): what reader's begin() and end() return. An
+ * input iterator, as each item is made when it is read. */
+class array_iterator {
+public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = value_view;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = value_view;
+    array_iterator() noexcept = default;
+    array_iterator(const sk_value *array, std::size_t index) noexcept : array_(array), index_(index) {}
+    value_view operator*() const;
+    array_iterator &operator++() noexcept {
+        ++index_;
+        return *this;
+    }
+    array_iterator operator++(int) noexcept {
+        array_iterator old = *this;
+        ++index_;
+        return old;
+    }
+    friend bool operator==(const array_iterator &a, const array_iterator &b) noexcept {
+        return a.array_ == b.array_ && a.index_ == b.index_;
+    }
+    friend bool operator!=(const array_iterator &a, const array_iterator &b) noexcept { return !(a == b); }
+
+private:
+    const sk_value *array_ = nullptr;
+    std::size_t index_ = 0;
+};
+
 /* The read side shared by value and value_view. */
 template <class Derived> class reader {
 public:
@@ -343,6 +381,14 @@ public:
     }
     /* Item `index` of an array, borrowed from it. */
     value_view operator[](std::size_t index) const;
+    /* An array's items, borrowed from it: `for (value_view item : array)`,
+     * std::find(array.begin(), array.end(), 5). begin() and end() throw, as
+     * size() does, for a value of another kind. */
+    array_iterator begin() const {
+        (void)size(); /* throws for a value of another kind */
+        return array_iterator(raw(), 0);
+    }
+    array_iterator end() const { return array_iterator(raw(), size()); }
 
     template <class Other> bool operator==(const reader<Other> &other) const noexcept {
         return sk_value_equal(raw(), other.raw());
@@ -418,9 +464,15 @@ public:
     /* An enumeration (scoped or not), as its underlying type: an integer
      * (or a bool, for an enum whose underlying type is bool). as<E>() reads
      * it back, refusing an int64 out of the underlying type's range. */
-    template <class E, std::enable_if_t<std::is_enum<E>::value, int> = 0>
+    template <class E, std::enable_if_t<std::is_enum<E>::value && !std::is_same<E, signalkit::kind>::value, int> = 0>
     value(E e) noexcept(!detail::exceeds_int64<std::underlying_type_t<E>>::value)
         : value(static_cast<std::underlying_type_t<E>>(e)) {}
+    /* Except signalkit::kind: `v == kind::nil` would compare v with an
+     * int64 (false for a nil v), where `v.kind() == kind::nil` is meant. */
+    template <class E, std::enable_if_t<std::is_same<E, signalkit::kind>::value, int> = 0> value(E) {
+        static_assert(sizeof(E) == 0, "signalkit::value: a signalkit::kind is not a value; to test a value's kind, "
+                                      "compare v.kind() == signalkit::kind::...");
+    }
     /* A long double is not a value: a value holds a double, which would
      * round it (0.1L) or overflow (1e400L); say which double is meant. */
     template <class F, std::enable_if_t<std::is_same<F, long double>::value, int> = 0> value(F) {
@@ -535,7 +587,7 @@ namespace detail {
 template <class T> bool equals_operand(const sk_value *v, const T &x) {
     using U = std::decay_t<T>;
     const sk_kind k = sk_value_kind(v);
-    if constexpr (std::is_enum<U>::value) {
+    if constexpr (std::is_enum<U>::value && !std::is_same<U, signalkit::kind>::value) {
         return equals_operand(v, static_cast<std::underlying_type_t<U>>(x));
     } else if constexpr (std::is_same<U, std::nullptr_t>::value) {
         return k == SK_KIND_NIL;
@@ -1288,14 +1340,19 @@ private:
 /* ------------------------------------------------------------------------ */
 
 namespace detail {
+inline value_view array_iterator::operator*() const {
+    const sk_value *item = nullptr;
+    check(sk_value_get_array_item(array_, index_, &item));
+    return value_view(item);
+}
 template <class Derived> value_view reader<Derived>::operator[](std::size_t index) const {
     const sk_value *item = nullptr;
     check(sk_value_get_array_item(raw(), index, &item));
     return value_view(item);
 }
 template <class T> struct reader_as {
-    static_assert(std::is_integral<T>::value || std::is_enum<T>::value,
-                  "value::as<T>: T is not a type a value converts to");
+    static_assert((std::is_integral<T>::value || std::is_enum<T>::value) && !std::is_same<T, signalkit::kind>::value,
+                  "value::as<T>: T is not a type a value converts to (the kind of a value is kind())");
     static T get(const sk_value *v) {
         if constexpr (std::is_enum<T>::value) {
             return static_cast<T>(reader_as<std::underlying_type_t<T>>::get(v));

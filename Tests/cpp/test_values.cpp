@@ -2,6 +2,7 @@
  * copies and moves, equality, and conversions at callback boundaries. */
 #include "support.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -208,6 +209,41 @@ SK_TEST(values, enumerations_are_values_of_their_underlying_type) {
     cr_assert_eq(held, 0);
     d.dispose();
     d2.dispose();
+}
+
+/* An array value is a range of value_view: `for (item : array)` did not
+ * compile (only size() and [i] read the items), nor did the standard
+ * algorithms over one. */
+SK_TEST(values, an_array_is_a_range_of_its_items) {
+    sk::value array(std::vector<sk::value>{1, "two", 3.0, std::vector<sk::value>{4}});
+    std::vector<sk::value> items;
+    for (sk::value_view item : array) {
+        items.emplace_back(item);
+    }
+    cr_assert_eq(items.size(), 4u);
+    cr_assert(items[0] == 1 && items[1] == "two" && items[2] == 3.0);
+    cr_assert(items[3][0] == 4);
+    cr_assert(std::find(array.begin(), array.end(), "two") != array.end());
+    cr_assert(std::find(array.begin(), array.end(), 2) == array.end());
+    cr_assert_eq(std::count_if(array.begin(), array.end(), [](sk::value_view v) { return v.kind() == sk::kind::int64; }),
+                 1);
+    cr_assert(std::vector<sk::value>(array.begin(), array.end()) == array.as<std::vector<sk::value>>());
+    auto it = array.begin();
+    cr_assert(*it++ == 1 && *it == "two");
+    sk::value empty(std::vector<sk::value>{});
+    cr_assert(empty.begin() == empty.end());
+    /* In a callback, over the borrowed value. */
+    std::int64_t sum = 0;
+    auto d = sk::single(std::vector<sk::value>{1, 2, 3}).start([&sum](sk::value_view v) {
+        for (sk::value_view item : v) {
+            sum += item.as<std::int64_t>();
+        }
+    });
+    cr_assert_eq(sum, 6);
+    /* Another kind throws, as size() does. */
+    sk::value number(1);
+    cr_assert_throw((void)number.begin(), sk::error);
+    cr_assert_throw((void)number.end(), sk::error);
 }
 
 static void count_release(void *p) { ++*static_cast<int *>(p); }
