@@ -67,16 +67,20 @@
  *   callbacks receive. Both read with kind() and as<T>() for T among bool,
  *   any integer type (from int64), any enumeration (from its underlying
  *   type), double, std::string, std::string_view, bytes
- *   (std::vector<std::uint8_t>), std::vector<value>, signal, void *. An
+ *   (std::vector<std::uint8_t>), std::vector<value>, signal, void *, and
+ *   in C++20 std::u8string, std::u8string_view, std::span<const
+ *   std::uint8_t> and std::span<const std::byte> (views, as string_view
+ *   is, of the value's own bytes: valid while it is). Made from those
+ *   types too (text of char8_t: u8"text"; a span's bytes are copied). An
  *   enumeration, scoped or not, is a value of its underlying type (an int64,
  *   or a bool for `enum class E : bool`), except signalkit::kind, which
  *   does not compile as one (`v == kind::nil` would compare with an int64:
  *   write `v.kind() == kind::nil`). An array's items, each a value_view
  *   borrowed from it, are read with size() and [i], or iterated:
  *   `for (value_view item : array)` (begin() and end(); an input
- *   iterator). A long double is not a value (it
- *   would be rounded to the double a value holds): value(0.1L) stops at a
- *   static_assert saying so; write value(static_cast<double>(x)). Both
+ *   iterator). A long double is not a value (it would be rounded to the
+ *   double a value holds): value(0.1L) stops at a static_assert saying so;
+ *   write value(static_cast<double>(x)). Both
  *   compare (== and !=) with another value or view (sk_value_equal: the
  *   kinds must match, value(1) != value(1.0)) and, either way round, with
  *   anything a value is constructible from, as with the value made from it:
@@ -144,6 +148,18 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+/* C++20's std::span (bytes) and char8_t (UTF-8 text), where available. */
+#if __cplusplus >= 202002L && defined(__has_include)
+#if __has_include(<span>)
+#include <span>
+#endif
+#endif
+#if defined(__cpp_lib_span) && __cpp_lib_span >= 202002L
+#define SIGNALKIT_HAS_SPAN 1
+#endif
+#if defined(__cpp_char8_t) && defined(__cpp_lib_char8_t)
+#define SIGNALKIT_HAS_CHAR8 1
+#endif
 
 namespace signalkit {
 
@@ -315,8 +331,23 @@ template <class I> constexpr bool in_int64_range(I n) noexcept {
 template <class P>
 struct is_non_string_pointer
     : std::bool_constant<(std::is_member_pointer<P>::value ||
-                          (std::is_pointer<P>::value && !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>,
-                                                                      char>::value))> {};
+                          (std::is_pointer<P>::value &&
+                           !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, char>::value
+#if defined(SIGNALKIT_HAS_CHAR8)
+                           && !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, char8_t>::value
+#endif
+                           ))> {};
+/* Whether T is text compared in place: a C string, std::string(_view),
+ * and their char8_t forms (C++20). */
+template <class U>
+struct is_text : std::bool_constant<std::is_same<U, const char *>::value || std::is_same<U, char *>::value ||
+                                    std::is_same<U, std::string>::value || std::is_same<U, std::string_view>::value
+#if defined(SIGNALKIT_HAS_CHAR8)
+                                    || std::is_same<U, const char8_t *>::value || std::is_same<U, char8_t *>::value ||
+                                    std::is_same<U, std::u8string>::value ||
+                                    std::is_same<U, std::u8string_view>::value
+#endif
+                                    > {};
 template <class T> struct reader_as;
 template <class Derived> class reader;
 /* Whether T is a value, a value_view or derived from one: what reader's
@@ -499,6 +530,24 @@ public:
         detail::check(sk_value_set_string_n(&v_, text.data(), text.size()));
     }
     value(const std::string &text) : value(std::string_view(text)) {}
+#if defined(SIGNALKIT_HAS_CHAR8)
+    /* C++20's UTF-8 text: u8"text", std::u8string, std::u8string_view. */
+    value(const char8_t *text) : value(reinterpret_cast<const char *>(text)) {}
+    value(std::u8string_view text) : value(std::string_view(reinterpret_cast<const char *>(text.data()), text.size())) {}
+    value(const std::u8string &text) : value(std::u8string_view(text)) {}
+#endif
+#if defined(SIGNALKIT_HAS_SPAN)
+    /* Bytes from any contiguous bytes (copied): a std::array, a C array, a
+     * std::vector<std::byte>, ... as a span (C++20). */
+    value(std::span<const std::uint8_t> data) {
+        set_nil();
+        detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
+    }
+    value(std::span<const std::byte> data) {
+        set_nil();
+        detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
+    }
+#endif
     value(const bytes &data) {
         set_nil();
         detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
@@ -583,6 +632,13 @@ private:
 };
 
 namespace detail {
+/* The bytes of a text operand (is_text). */
+inline std::string_view text_of(std::string_view text) noexcept { return text; }
+#if defined(SIGNALKIT_HAS_CHAR8)
+inline std::string_view text_of(std::u8string_view text) noexcept {
+    return std::string_view(reinterpret_cast<const char *>(text.data()), text.size());
+}
+#endif
 /* reader's comparison with a non-value operand (see there). */
 template <class T> bool equals_operand(const sk_value *v, const T &x) {
     using U = std::decay_t<T>;
@@ -608,8 +664,7 @@ template <class T> bool equals_operand(const sk_value *v, const T &x) {
     } else if constexpr (std::is_same<U, double>::value || std::is_same<U, float>::value) {
         double d = 0;
         return k == SK_KIND_DOUBLE && sk_value_get_double(v, &d) == SK_OK && d == static_cast<double>(x);
-    } else if constexpr (std::is_same<U, const char *>::value || std::is_same<U, char *>::value ||
-                         std::is_same<U, std::string>::value || std::is_same<U, std::string_view>::value) {
+    } else if constexpr (is_text<U>::value) {
         if constexpr (std::is_pointer<T>::value) {
             if (x == nullptr) {
                 return false;
@@ -617,8 +672,10 @@ template <class T> bool equals_operand(const sk_value *v, const T &x) {
         }
         const char *text = nullptr;
         std::size_t length = 0;
-        return k == SK_KIND_STRING && sk_value_get_string(v, &text, &length) == SK_OK &&
-               std::string_view(text, length) == std::string_view(x);
+        if (k != SK_KIND_STRING || sk_value_get_string(v, &text, &length) != SK_OK) {
+            return false;
+        }
+        return std::string_view(text, length) == text_of(x);
     } else {
         return sk_value_equal(v, value(x).get());
     }
@@ -1395,6 +1452,32 @@ template <> struct reader_as<std::string_view> {
 template <> struct reader_as<std::string> {
     static std::string get(const sk_value *v) { return std::string(reader_as<std::string_view>::get(v)); }
 };
+#if defined(SIGNALKIT_HAS_CHAR8)
+template <> struct reader_as<std::u8string_view> {
+    static std::u8string_view get(const sk_value *v) {
+        std::string_view text = reader_as<std::string_view>::get(v);
+        return std::u8string_view(reinterpret_cast<const char8_t *>(text.data()), text.size());
+    }
+};
+template <> struct reader_as<std::u8string> {
+    static std::u8string get(const sk_value *v) { return std::u8string(reader_as<std::u8string_view>::get(v)); }
+};
+#endif
+#if defined(SIGNALKIT_HAS_SPAN)
+template <> struct reader_as<std::span<const std::uint8_t>> {
+    static std::span<const std::uint8_t> get(const sk_value *v) {
+        const void *data = nullptr;
+        std::size_t length = 0;
+        check(sk_value_get_bytes(v, &data, &length));
+        return std::span<const std::uint8_t>(static_cast<const std::uint8_t *>(data), length);
+    }
+};
+template <> struct reader_as<std::span<const std::byte>> {
+    static std::span<const std::byte> get(const sk_value *v) {
+        return std::as_bytes(reader_as<std::span<const std::uint8_t>>::get(v));
+    }
+};
+#endif
 template <> struct reader_as<bytes> {
     static bytes get(const sk_value *v) {
         const void *data = nullptr;
