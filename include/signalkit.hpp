@@ -53,6 +53,11 @@
  *   the C `release(ctx)` deletes the box, so each callable is destroyed
  *   exactly once, on the thread and at the time signalkit.h gives for that
  *   release (e.g. when the last subscription of an operator's signal is gone).
+ *   So a move-only callable (capturing a std::unique_ptr), passed as an
+ *   rvalue, works everywhere;
+ *   a pipeable operator holding one (`auto op = map(f)`) is applied once,
+ *   as an rvalue (`s | std::move(op)`): applying it as an lvalue copies the
+ *   callable, and stops at a static_assert that says so.
  *   The per-event path is a direct, inlinable call: no std::function, no
  *   allocation, no virtual call. A callable that throws inside a callback
  *   (where C would have to unwind through the library) calls std::terminate:
@@ -1535,12 +1540,20 @@ template <class F> pipeable<std::decay_t<F>> make_pipeable(F &&f) { return {std:
 template <class F> signal operator|(const signal &s, const pipeable<F> &op) { return op.apply(s); }
 template <class F> signal operator|(const signal &s, pipeable<F> &&op) { return std::move(op.apply)(s); }
 
+/* What applying a kept pipeable (an lvalue, `s | op`) of a move-only
+ * callable says: that copies the callable, which cannot be copied. */
+#define SIGNALKIT_MOVE_ONLY_REUSED                                                                         \
+    "signalkit: this operator holds a move-only callable and is applied as an lvalue, which copies it; "   \
+    "apply it once as `s | std::move(op)`, or write the operator in place (`s | signalkit::map(f)`)"
 namespace detail {
 /* An operator holding one callable: moved into the signal when the pipeable
  * is an rvalue (the usual `s | map(f)`), copied when it is reused. */
 template <class Apply, class F> struct callable_op {
     F f;
-    signal operator()(const signal &s) const & { return Apply()(s, f); }
+    signal operator()(const signal &s) const & {
+        static_assert(std::is_copy_constructible<F>::value, SIGNALKIT_MOVE_ONLY_REUSED);
+        return Apply()(s, f);
+    }
     signal operator()(const signal &s) && { return Apply()(s, std::move(f)); }
 };
 } // namespace detail
@@ -1578,10 +1591,15 @@ namespace detail {
 template <class F> struct reduce_left_op {
     value initial;
     F f;
-    signal operator()(const signal &s) const & { return s.reduce_left(initial, f); }
+    signal operator()(const signal &s) const & {
+        static_assert(std::is_copy_constructible<F>::value, SIGNALKIT_MOVE_ONLY_REUSED);
+        return s.reduce_left(initial, f);
+    }
     signal operator()(const signal &s) && { return s.reduce_left(initial, std::move(f)); }
 };
 } // namespace detail
+
+#undef SIGNALKIT_MOVE_ONLY_REUSED
 
 template <class F> pipeable<detail::reduce_left_op<std::decay_t<F>>> reduce_left(value initial, F &&f) {
     return {detail::reduce_left_op<std::decay_t<F>>{std::move(initial), std::forward<F>(f)}};
