@@ -33,7 +33,9 @@
  *   exactly these throw: as<T>() (of value and value_view) on a value of
  *   another kind (error with SK_ERR_WRONG_KIND), and, for an integer type
  *   T, on an int64 out of T's range (error with SK_ERR_INVALID_ARGUMENT:
- *   as<std::int8_t>() on 300, as<unsigned>() or as<std::uint64_t>() on -1);
+ *   as<std::int8_t>() on 300, as<unsigned>() or as<std::uint64_t>() on -1),
+ *   and as<float>() on a finite double beyond every float (1e300; the
+ *   others are rounded to the nearest float);
  *   value(n) for an integer n (or an enumerator of that underlying type)
  *   out of the int64 range, never truncated (error with
  *   SK_ERR_INVALID_ARGUMENT): an unsigned 64-bit n above INT64_MAX, or, in
@@ -54,10 +56,10 @@
  *   exactly once, on the thread and at the time signalkit.h gives for that
  *   release (e.g. when the last subscription of an operator's signal is gone).
  *   So a move-only callable (capturing a std::unique_ptr), passed as an
- *   rvalue, works everywhere;
- *   a pipeable operator holding one (`auto op = map(f)`) is applied once,
- *   as an rvalue (`s | std::move(op)`): applying it as an lvalue copies the
- *   callable, and stops at a static_assert that says so.
+ *   rvalue, works everywhere; a pipeable operator holding one (`auto op =
+ *   map(f)`) is applied once, as an rvalue (`s | std::move(op)`): applying
+ *   it as an lvalue copies the callable, and stops at a static_assert that
+ *   says so.
  *   The per-event path is a direct, inlinable call: no std::function, no
  *   allocation, no virtual call. A callable that throws inside a callback
  *   (where C would have to unwind through the library) calls std::terminate:
@@ -71,9 +73,9 @@
  *   the library). value_view is a borrowed, non-owning sk_value, what
  *   callbacks receive. Both read with kind() and as<T>() for T among bool,
  *   any integer type (from int64), any enumeration (from its underlying
- *   type), double, std::string, std::string_view, bytes
- *   (std::vector<std::uint8_t>), std::vector<value>, signal, void *, and
- *   in C++20 std::u8string, std::u8string_view, std::span<const
+ *   type), double, float (rounded), long double, std::string,
+ *   std::string_view, bytes (std::vector<std::uint8_t>),
+ *   std::vector<value>, signal, void *, and in C++20 std::u8string, std::u8string_view, std::span<const
  *   std::uint8_t> and std::span<const std::byte> (views, as string_view
  *   is, of the value's own bytes: valid while it is). Made from those
  *   types too (text of char8_t: u8"text"; a span's bytes are copied). An
@@ -1445,6 +1447,25 @@ template <> struct reader_as<double> {
         check(sk_value_get_double(v, &d));
         return d;
     }
+};
+/* A float parameter or as<float>() (value(1.5f) makes a double): the double
+ * rounded to the nearest float, as C++ converts it, except that a finite
+ * double beyond every float is refused rather than made infinite (as the
+ * ffi library's f32 does); infinities and NaN convert. */
+template <> struct reader_as<float> {
+    static float get(const sk_value *v) {
+        double d = reader_as<double>::get(v);
+        double magnitude = d < 0 ? -d : d;
+        if (magnitude > static_cast<double>(std::numeric_limits<float>::max()) &&
+            magnitude <= std::numeric_limits<double>::max()) {
+            throw error(SK_ERR_INVALID_ARGUMENT, "signalkit::value::as: the double is out of the range of float");
+        }
+        return static_cast<float>(d);
+    }
+};
+/* Every double is a long double exactly. */
+template <> struct reader_as<long double> {
+    static long double get(const sk_value *v) { return reader_as<double>::get(v); }
 };
 template <> struct reader_as<std::string_view> {
     static std::string_view get(const sk_value *v) {

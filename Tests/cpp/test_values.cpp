@@ -3,6 +3,8 @@
 #include "support.hpp"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -244,6 +246,37 @@ SK_TEST(values, an_array_is_a_range_of_its_items) {
     sk::value number(1);
     cr_assert_throw((void)number.begin(), sk::error);
     cr_assert_throw((void)number.end(), sk::error);
+}
+
+/* A float is read from a double (value(1.5f) makes one), rounded to the
+ * nearest float, and a long double exactly: both stopped at the
+ * static_assert "T is not a type a value converts to", so a typed callback
+ * taking a float did not compile. A finite double beyond every float is
+ * refused, as the ffi library's f32 refuses it, rather than made infinite. */
+SK_TEST(values, floats_and_long_doubles_read_from_doubles) {
+    cr_assert_eq(sk::value(1.5f).as<float>(), 1.5f);
+    cr_assert_eq(sk::value(0.1).as<float>(), 0.1f);
+    cr_assert_eq(sk::value(0.1).as<long double>(), static_cast<long double>(0.1));
+    cr_assert_eq(sk::value(-1e300).as<long double>(), static_cast<long double>(-1e300));
+    cr_assert(std::isinf(sk::value(HUGE_VAL).as<float>()) && std::isnan(sk::value(NAN).as<float>()));
+    cr_assert_eq(sk::value(static_cast<double>(FLT_MAX)).as<float>(), FLT_MAX);
+    for (double beyond : {1e300, -1e300, static_cast<double>(FLT_MAX) * 2}) {
+        try {
+            (void)sk::value(beyond).as<float>();
+            cr_assert_fail("no exception for %g", beyond);
+        } catch (const sk::error &e) {
+            cr_assert_eq(e.code(), SK_ERR_INVALID_ARGUMENT);
+        }
+    }
+    cr_assert_throw((void)sk::value(1).as<float>(), sk::error);
+    /* Typed callbacks, and a float result (a double, exact). */
+    std::vector<float> seen;
+    auto d = (sk::single(0.25) | sk::map([](float x) { return x * 2; }))
+                 .start([&seen](float x) { seen.push_back(x); });
+    cr_assert(seen == std::vector<float>({0.5f}));
+    long double wide = 0;
+    auto d2 = sk::single(2.5).start([&wide](long double x) { wide = x; });
+    cr_assert_eq(wide, 2.5L);
 }
 
 static void count_release(void *p) { ++*static_cast<int *>(p); }
