@@ -156,7 +156,7 @@
 #include <utility>
 #include <vector>
 /* C++20's std::span (bytes) and char8_t (UTF-8 text), where available. */
-#if __cplusplus >= 202002L && defined(__has_include)
+#if ((defined(_MSVC_LANG) && _MSVC_LANG >= 202002L) || __cplusplus >= 202002L) && defined(__has_include)
 #if __has_include(<span>)
 #include <span>
 #endif
