@@ -74,27 +74,26 @@
  *   callbacks receive. Both read with kind() and as<T>() for T among bool,
  *   any integer type (from int64), any enumeration (from its underlying
  *   type), double, float (rounded), long double, std::string,
- *   std::string_view, bytes (std::vector<std::uint8_t>),
- *   std::vector<value>, signal, void *, and in C++20 std::u8string, std::u8string_view, std::span<const
- *   std::uint8_t> and std::span<const std::byte> (views, as string_view
- *   is, of the value's own bytes: valid while it is). Made from those
- *   types too (text of char8_t: u8"text"; a span's bytes are copied). An
- *   enumeration, scoped or not, is a value of its underlying type (an int64,
- *   or a bool for `enum class E : bool`), except signalkit::kind, which
- *   does not compile as one (`v == kind::nil` would compare with an int64:
- *   write `v.kind() == kind::nil`). An array's items, each a value_view
- *   borrowed from it, are read with size() and [i], or iterated:
- *   `for (value_view item : array)` (begin() and end(); an input
- *   iterator). A long double is not a value (it would be rounded to the
- *   double a value holds): value(0.1L) stops at a static_assert saying so;
- *   write value(static_cast<double>(x)). Both
- *   compare (== and !=) with another value or view (sk_value_equal: the
- *   kinds must match, value(1) != value(1.0)) and, either way round, with
- *   anything a value is constructible from, as with the value made from it:
- *   v == 5, v == "text", v == nullptr, v == shade::dark. Integers, enums,
- *   bools, floating-point numbers, strings and nullptr compare in place and
- *   never throw: an integer out of the int64 range, or a null char pointer,
- *   equals no value.
+ *   std::string_view, bytes (std::vector<std::uint8_t>), std::vector<value>,
+ *   signal, void *, and in C++20 std::u8string, std::u8string_view,
+ *   std::span<const std::uint8_t> and std::span<const std::byte> (views, as
+ *   string_view is, of the value's own bytes: valid while it is). Made from
+ *   those types too (text of char8_t: u8"text"; a span's bytes are copied).
+ *   An enumeration, scoped or not, is a value of its underlying type (an
+ *   int64, or a bool for `enum class E : bool`), except signalkit::kind,
+ *   which does not compile as one (`v == kind::nil` would compare with an
+ *   int64: write `v.kind() == kind::nil`). An array's items, each a
+ *   value_view borrowed from it, are read with size() and [i], or iterated:
+ *   `for (value_view item : array)` (begin() and end(); an input iterator). A
+ *   long double is not a value (it would be rounded to the double a value
+ *   holds): value(0.1L) stops at a static_assert saying so; write
+ *   value(static_cast<double>(x)). Both compare (== and !=) with another
+ *   value or view (sk_value_equal: the kinds must match, value(1) !=
+ *   value(1.0)) and, either way round, with anything a value is constructible
+ *   from, as with the value made from it: v == 5, v == "text", v == nullptr,
+ *   v == shade::dark. Integers, enums, bools, floating-point numbers, strings
+ *   and nullptr compare in place and never throw: an integer out of the int64
+ *   range, or a null char pointer, equals no value.
  *   A callback's parameter type picks the conversion: `value_view` (free) or
  *   `value` / `const value &` (a copy, free for the inline kinds) receive the
  *   value as it is; any other type T receives `as<T>()` (int64_t, double,
@@ -544,8 +543,9 @@ public:
     value(const std::u8string &text) : value(std::u8string_view(text)) {}
 #endif
 #if defined(SIGNALKIT_HAS_SPAN)
-    /* Bytes from any contiguous bytes (copied): a std::array, a C array, a
-     * std::vector<std::byte>, ... as a span (C++20). */
+    /* Bytes from contiguous bytes (copied), C++20: a span, or what converts
+     * to one, such as a std::array or a std::vector<std::byte> (a C array
+     * decays to a pointer first, refused above: write std::span(array)). */
     value(std::span<const std::uint8_t> data) {
         set_nil();
         detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
