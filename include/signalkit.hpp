@@ -343,6 +343,17 @@ struct is_non_string_pointer
                            && !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, char8_t>::value
 #endif
                            ))> {};
+/* Whether P points to characters other than char (and char8_t) or to
+ * bytes: text in another encoding, or a byte buffer. */
+template <class P, class = void> struct is_char_pointer : std::false_type {};
+template <class P>
+struct is_char_pointer<P, std::enable_if_t<std::is_pointer<P>::value>>
+    : std::bool_constant<std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, wchar_t>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, char16_t>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, char32_t>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, signed char>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, unsigned char>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, std::byte>::value> {};
 /* Whether T is text compared in place: a C string, std::string(_view),
  * and their char8_t forms (C++20). */
 template <class U>
@@ -518,10 +529,19 @@ public:
                                       "value(static_cast<double>(x))");
     }
     /* A pointer is not a value (it would convert to bool): see below. */
-    template <class P, std::enable_if_t<detail::is_non_string_pointer<P>::value, int> = 0> value(P) {
+    template <class P, std::enable_if_t<detail::is_non_string_pointer<P>::value && !detail::is_char_pointer<P>::value,
+                                        int> = 0>
+    value(P) {
         static_assert(sizeof(P) == 0, "signalkit::value: a pointer does not convert to a value (C++ would make it "
                                       "a bool); use signalkit::value::pointer(p) for a user pointer (a function "
                                       "pointer: store it in an object and pass that object's address)");
+    }
+    /* A pointer to other characters or bytes (L"text", an unsigned char
+     * buffer) is most likely text or bytes, not a user pointer: say so. */
+    template <class P, std::enable_if_t<detail::is_char_pointer<P>::value, int> = 0> value(P) {
+        static_assert(sizeof(P) == 0, "signalkit::value: a pointer to wchar_t, char16_t, char32_t, signed char, "
+                                      "unsigned char or std::byte is not text: a value's text is UTF-8 (const char *, "
+                                      "std::string, u8\"...\" in C++20); bytes are value::from_bytes(p, length)");
     }
     value(double d) noexcept {
         v_.kind = SK_KIND_DOUBLE;
