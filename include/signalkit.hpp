@@ -83,7 +83,8 @@
  *   int64, or a bool for `enum class E : bool`), except signalkit::kind,
  *   which does not compile as one (`v == kind::nil` would compare with an
  *   int64: write `v.kind() == kind::nil`). An array's items, each a
- *   value_view borrowed from it, are read with size() and [i], or iterated:
+ *   value_view borrowed from it (of a temporary value, [i] gives a copy, a
+ *   value), are read with size() and [i], or iterated:
  *   `for (value_view item : array)` (begin() and end(); an input iterator). A
  *   long double is not a value (it would be rounded to the double a value
  *   holds): value(0.1L) stops at a static_assert saying so; write
@@ -635,6 +636,12 @@ public:
     void swap(value &other) noexcept { std::swap(v_, other.v_); }
 
     const sk_value *get() const noexcept { return &v_; }
+    /* Item `index` of an array: borrowed from this value, or, from a
+     * temporary value, a copy, so that `auto item = make_array()[0]` owns
+     * its item as it would from a temporary std::vector (a view into the
+     * array destroyed at the end of that statement was a use after free). */
+    value_view operator[](std::size_t index) const & { return detail::reader<value>::operator[](index); }
+    value operator[](std::size_t index) && { return value(detail::reader<value>::operator[](index)); }
     /* Gives the owned sk_value up; this value becomes nil. */
     sk_value detach() noexcept {
         sk_value v = v_;

@@ -279,6 +279,29 @@ SK_TEST(values, floats_and_long_doubles_read_from_doubles) {
     cr_assert_eq(wide, 2.5L);
 }
 
+static sk::value make_array() {
+    return sk::value(std::vector<sk::value>{"a string long enough to live on the heap", 2});
+}
+
+/* `auto item = make_array()[0]` kept a view into the temporary array, freed
+ * at the end of the statement (ASan: heap-use-after-free reading it), where
+ * the same line over a temporary std::vector copies the item. [i] of a
+ * temporary value now gives a value; of a value kept in a variable, a view
+ * as before. */
+SK_TEST(values, an_item_of_a_temporary_array_is_a_copy) {
+    auto item = make_array()[0];
+    static_assert(std::is_same<decltype(item), sk::value>::value, "an item of a temporary is owned");
+    cr_assert(item == "a string long enough to live on the heap");
+    cr_assert(make_array()[1] == 2);
+    sk::value kept = make_array();
+    auto view = kept[0];
+    static_assert(std::is_same<decltype(view), sk::value_view>::value, "an item of a kept value is borrowed");
+    cr_assert(view == item);
+    const sk::value &ref = kept;
+    static_assert(std::is_same<decltype(ref[1]), sk::value_view>::value, "an item of a const value is borrowed");
+    cr_assert_throw((void)sk::value(1)[0], sk::error);
+}
+
 static void count_release(void *p) { ++*static_cast<int *>(p); }
 
 SK_TEST(values, a_pointer_release_runs_once_with_the_last_copy) {
