@@ -85,7 +85,9 @@
  *   int64: write `v.kind() == kind::nil`). An array's items, each a
  *   value_view borrowed from it (of a temporary value, [i] gives a copy, a
  *   value), are read with size() and [i], or iterated:
- *   `for (value_view item : array)` (begin() and end(); an input iterator). A
+ *   `for (value_view item : array)` (begin() and end(); an input iterator;
+ *   not of a temporary value, where they would dangle, though a range-for
+ *   over one works). A
  *   long double is not a value (it would be rounded to the double a value
  *   holds): value(0.1L) stops at a static_assert saying so; write
  *   value(static_cast<double>(x)). Both compare (== and !=) with another
@@ -642,6 +644,13 @@ public:
      * array destroyed at the end of that statement was a use after free). */
     value_view operator[](std::size_t index) const & { return detail::reader<value>::operator[](index); }
     value operator[](std::size_t index) && { return value(detail::reader<value>::operator[](index)); }
+    /* Iterators borrow from this value: not from a temporary, gone at the
+     * end of the statement (`for (value_view item : make_array())` keeps
+     * the temporary for the loop, so that works). */
+    detail::array_iterator begin() const & { return detail::reader<value>::begin(); }
+    detail::array_iterator end() const & { return detail::reader<value>::end(); }
+    detail::array_iterator begin() && = delete;
+    detail::array_iterator end() && = delete;
     /* Gives the owned sk_value up; this value becomes nil. */
     sk_value detach() noexcept {
         sk_value v = v_;

@@ -300,6 +300,12 @@ SK_TEST(values, an_item_of_a_temporary_array_is_a_copy) {
     const sk::value &ref = kept;
     static_assert(std::is_same<decltype(ref[1]), sk::value_view>::value, "an item of a const value is borrowed");
     cr_assert_throw((void)sk::value(1)[0], sk::error);
+    /* A range-for over a temporary keeps it for the loop. */
+    std::int64_t sum = 0;
+    for (sk::value_view v : sk::value(std::vector<sk::value>{3, 4})) {
+        sum += v.as<std::int64_t>();
+    }
+    cr_assert_eq(sum, 7);
 }
 
 static void count_release(void *p) { ++*static_cast<int *>(p); }
