@@ -33,11 +33,15 @@
  *   exactly these throw: as<T>() (of value and value_view) on a value of
  *   another kind (error with SK_ERR_WRONG_KIND), and, for an integer type
  *   T, on an int64 out of T's range (error with SK_ERR_INVALID_ARGUMENT:
- *   as<std::int8_t>() on 300, as<unsigned>() or as<std::uint64_t>() on -1);
- *   value(n) for an integer n out of the int64 range, never truncated
- *   (error with SK_ERR_INVALID_ARGUMENT): an unsigned 64-bit n above
- *   INT64_MAX, or, in the GNU dialects (-std=gnu++17) where __int128 is an
- *   integer type, a wider n outside [INT64_MIN, INT64_MAX]; queue::sync,
+ *   as<std::int8_t>() on 300, as<unsigned>() or as<std::uint64_t>() on -1),
+ *   and as<float>() on a finite double beyond every float (1e300; the
+ *   others are rounded to the nearest float);
+ *   value(n) for an integer n (or an enumerator of that underlying type)
+ *   out of the int64 range, never truncated (error with
+ *   SK_ERR_INVALID_ARGUMENT): an unsigned 64-bit n above INT64_MAX, or, in
+ *   the GNU dialects (-std=gnu++17) where __int128 is an integer type, a
+ *   wider n outside [INT64_MIN, INT64_MAX]; comparing a value with bytes,
+ *   an array or a signal (v == x makes value(x): std::bad_alloc); queue::sync,
  *   which rethrows its callable's exception; and std::bad_alloc. Inside a
  *   callback these end in std::terminate (below): a typed callback (a
  *   parameter type T other than value_view or value) given a value of
@@ -51,6 +55,11 @@
  *   the C `release(ctx)` deletes the box, so each callable is destroyed
  *   exactly once, on the thread and at the time signalkit.h gives for that
  *   release (e.g. when the last subscription of an operator's signal is gone).
+ *   So a move-only callable (capturing a std::unique_ptr), passed as an
+ *   rvalue, works everywhere; a pipeable operator holding one (`auto op =
+ *   map(f)`) is applied once, as an rvalue (`s | std::move(op)`): applying
+ *   it as an lvalue copies the callable, and stops at a static_assert that
+ *   says so.
  *   The per-event path is a direct, inlinable call: no std::function, no
  *   allocation, no virtual call. A callable that throws inside a callback
  *   (where C would have to unwind through the library) calls std::terminate:
@@ -63,8 +72,31 @@
  *   destruction = sk_value_release; nil, bool, int64 and double never touch
  *   the library). value_view is a borrowed, non-owning sk_value, what
  *   callbacks receive. Both read with kind() and as<T>() for T among bool,
- *   any integer type (from int64), double, std::string, std::string_view,
- *   bytes (std::vector<std::uint8_t>), std::vector<value>, signal, void *.
+ *   any integer type (from int64), any enumeration (from its underlying
+ *   type), double, float (rounded), long double, std::string,
+ *   std::string_view, bytes (std::vector<std::uint8_t>), std::vector<value>,
+ *   signal, void *, and in C++20 std::u8string, std::u8string_view,
+ *   std::span<const std::uint8_t> and std::span<const std::byte> (views, as
+ *   string_view is, of the value's own bytes: valid while it is). Made from
+ *   those types too (text of char8_t: u8"text"; a span's bytes are copied).
+ *   An enumeration, scoped or not, is a value of its underlying type (an
+ *   int64, or a bool for `enum class E : bool`), except signalkit::kind,
+ *   which does not compile as one (`v == kind::nil` would compare with an
+ *   int64: write `v.kind() == kind::nil`). An array's items, each a
+ *   value_view borrowed from it (of a temporary value, [i] gives a copy, a
+ *   value), are read with size() and [i], or iterated:
+ *   `for (value_view item : array)` (begin() and end(); an input iterator;
+ *   not of a temporary value, where they would dangle, though a range-for
+ *   over one works). A
+ *   long double is not a value (it would be rounded to the double a value
+ *   holds): value(0.1L) stops at a static_assert saying so; write
+ *   value(static_cast<double>(x)). Both compare (== and !=) with another
+ *   value or view (sk_value_equal: the kinds must match, value(1) !=
+ *   value(1.0)) and, either way round, with anything a value is constructible
+ *   from, as with the value made from it: v == 5, v == "text", v == nullptr,
+ *   v == shade::dark. Integers, enums, bools, floating-point numbers, strings
+ *   and nullptr compare in place and never throw: an integer out of the int64
+ *   range, or a null char pointer, equals no value.
  *   A callback's parameter type picks the conversion: `value_view` (free) or
  *   `value` / `const value &` (a copy, free for the inline kinds) receive the
  *   value as it is; any other type T receives `as<T>()` (int64_t, double,
@@ -114,6 +146,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
@@ -124,6 +157,18 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+/* C++20's std::span (bytes) and char8_t (UTF-8 text), where available. */
+#if ((defined(_MSVC_LANG) && _MSVC_LANG >= 202002L) || __cplusplus >= 202002L) && defined(__has_include)
+#if __has_include(<span>)
+#include <span>
+#endif
+#endif
+#if defined(__cpp_lib_span) && __cpp_lib_span >= 202002L
+#define SIGNALKIT_HAS_SPAN 1
+#endif
+#if defined(__cpp_char8_t) && defined(__cpp_lib_char8_t)
+#define SIGNALKIT_HAS_CHAR8 1
+#endif
 
 namespace signalkit {
 
@@ -295,9 +340,79 @@ template <class I> constexpr bool in_int64_range(I n) noexcept {
 template <class P>
 struct is_non_string_pointer
     : std::bool_constant<(std::is_member_pointer<P>::value ||
-                          (std::is_pointer<P>::value && !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>,
-                                                                      char>::value))> {};
+                          (std::is_pointer<P>::value &&
+                           !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, char>::value
+#if defined(SIGNALKIT_HAS_CHAR8)
+                           && !std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, char8_t>::value
+#endif
+                           ))> {};
+/* Whether P points to characters other than char (and char8_t) or to
+ * bytes: text in another encoding, or a byte buffer. */
+template <class P, class = void> struct is_char_pointer : std::false_type {};
+template <class P>
+struct is_char_pointer<P, std::enable_if_t<std::is_pointer<P>::value>>
+    : std::bool_constant<std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, wchar_t>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, char16_t>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, char32_t>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, signed char>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, unsigned char>::value ||
+                         std::is_same<std::remove_cv_t<std::remove_pointer_t<P>>, std::byte>::value> {};
+/* Whether T is text compared in place: a C string, std::string(_view),
+ * and their char8_t forms (C++20). */
+template <class U>
+struct is_text : std::bool_constant<std::is_same<U, const char *>::value || std::is_same<U, char *>::value ||
+                                    std::is_same<U, std::string>::value || std::is_same<U, std::string_view>::value
+#if defined(SIGNALKIT_HAS_CHAR8)
+                                    || std::is_same<U, const char8_t *>::value || std::is_same<U, char8_t *>::value ||
+                                    std::is_same<U, std::u8string>::value ||
+                                    std::is_same<U, std::u8string_view>::value
+#endif
+                                    > {};
 template <class T> struct reader_as;
+template <class Derived> class reader;
+/* Whether T is a value, a value_view or derived from one: what reader's
+ * own comparison takes. */
+template <class T>
+struct is_reader : std::disjunction<std::is_base_of<reader<value>, T>, std::is_base_of<reader<value_view>, T>> {};
+/* Whether `v == x` compares v with value(x): x is of a type a value is
+ * constructible from (a pointer or a long double included, so that comparing
+ * with one stops at the constructor's static_assert, which says why). */
+template <class T>
+struct is_value_operand
+    : std::conjunction<std::negation<is_reader<T>>, std::is_constructible<value, const T &>> {};
+template <class T> bool equals_operand(const sk_value *v, const T &x);
+
+/* An array's items in order, each a value_view borrowed from the array
+ * (valid while the array is): what reader's begin() and end() return. An
+ * input iterator, as each item is made when it is read. */
+class array_iterator {
+public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = value_view;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = value_view;
+    array_iterator() noexcept = default;
+    array_iterator(const sk_value *array, std::size_t index) noexcept : array_(array), index_(index) {}
+    value_view operator*() const;
+    array_iterator &operator++() noexcept {
+        ++index_;
+        return *this;
+    }
+    array_iterator operator++(int) noexcept {
+        array_iterator old = *this;
+        ++index_;
+        return old;
+    }
+    friend bool operator==(const array_iterator &a, const array_iterator &b) noexcept {
+        return a.array_ == b.array_ && a.index_ == b.index_;
+    }
+    friend bool operator!=(const array_iterator &a, const array_iterator &b) noexcept { return !(a == b); }
+
+private:
+    const sk_value *array_ = nullptr;
+    std::size_t index_ = 0;
+};
 
 /* The read side shared by value and value_view. */
 template <class Derived> class reader {
@@ -317,12 +432,45 @@ public:
     }
     /* Item `index` of an array, borrowed from it. */
     value_view operator[](std::size_t index) const;
+    /* An array's items, borrowed from it: `for (value_view item : array)`,
+     * std::find(array.begin(), array.end(), 5). begin() and end() throw, as
+     * size() does, for a value of another kind. */
+    array_iterator begin() const {
+        (void)size(); /* throws for a value of another kind */
+        return array_iterator(raw(), 0);
+    }
+    array_iterator end() const { return array_iterator(raw(), size()); }
 
     template <class Other> bool operator==(const reader<Other> &other) const noexcept {
         return sk_value_equal(raw(), other.raw());
     }
     template <class Other> bool operator!=(const reader<Other> &other) const noexcept {
         return !sk_value_equal(raw(), other.raw());
+    }
+    /* Comparison with anything a value is constructible from, either way
+     * round (v == 5, "text" != v, v == nullptr, v == shade::dark): whether
+     * this value equals value(x) (sk_value_equal: the kinds must match, so
+     * value(1) == 1.0 is false). Booleans, integers, enums, floating-point
+     * numbers, strings and nullptr are compared in place, without making a
+     * value, and never throw: an integer out of the int64 range, or a null
+     * char pointer, equals no value. Other operands (bytes, arrays, signals)
+     * are made into a value first, which may throw what making it throws
+     * (std::bad_alloc). */
+    template <class T, std::enable_if_t<is_value_operand<T>::value, int> = 0>
+    friend bool operator==(const reader &a, const T &x) {
+        return equals_operand(a.raw(), x);
+    }
+    template <class T, std::enable_if_t<is_value_operand<T>::value, int> = 0>
+    friend bool operator==(const T &x, const reader &a) {
+        return equals_operand(a.raw(), x);
+    }
+    template <class T, std::enable_if_t<is_value_operand<T>::value, int> = 0>
+    friend bool operator!=(const reader &a, const T &x) {
+        return !equals_operand(a.raw(), x);
+    }
+    template <class T, std::enable_if_t<is_value_operand<T>::value, int> = 0>
+    friend bool operator!=(const T &x, const reader &a) {
+        return !equals_operand(a.raw(), x);
     }
     const sk_value *raw() const noexcept { return static_cast<const Derived *>(this)->get(); }
 };
@@ -364,11 +512,39 @@ public:
         v_.kind = SK_KIND_INT64;
         v_.u.int64 = static_cast<std::int64_t>(n);
     }
+    /* An enumeration (scoped or not), as its underlying type: an integer
+     * (or a bool, for an enum whose underlying type is bool). as<E>() reads
+     * it back, refusing an int64 out of the underlying type's range. */
+    template <class E, std::enable_if_t<std::is_enum<E>::value && !std::is_same<E, signalkit::kind>::value, int> = 0>
+    value(E e) noexcept(!detail::exceeds_int64<std::underlying_type_t<E>>::value)
+        : value(static_cast<std::underlying_type_t<E>>(e)) {}
+    /* Except signalkit::kind: `v == kind::nil` would compare v with an
+     * int64 (false for a nil v), where `v.kind() == kind::nil` is meant. */
+    template <class E, std::enable_if_t<std::is_same<E, signalkit::kind>::value, int> = 0> value(E) {
+        static_assert(sizeof(E) == 0, "signalkit::value: a signalkit::kind is not a value; to test a value's kind, "
+                                      "compare v.kind() == signalkit::kind::...");
+    }
+    /* A long double is not a value: a value holds a double, which would
+     * round it (0.1L) or overflow (1e400L); say which double is meant. */
+    template <class F, std::enable_if_t<std::is_same<F, long double>::value, int> = 0> value(F) {
+        static_assert(sizeof(F) == 0, "signalkit::value: a long double does not convert to a value (a value holds "
+                                      "a double, which would round it); convert it explicitly: "
+                                      "value(static_cast<double>(x))");
+    }
     /* A pointer is not a value (it would convert to bool): see below. */
-    template <class P, std::enable_if_t<detail::is_non_string_pointer<P>::value, int> = 0> value(P) {
+    template <class P, std::enable_if_t<detail::is_non_string_pointer<P>::value && !detail::is_char_pointer<P>::value,
+                                        int> = 0>
+    value(P) {
         static_assert(sizeof(P) == 0, "signalkit::value: a pointer does not convert to a value (C++ would make it "
                                       "a bool); use signalkit::value::pointer(p) for a user pointer (a function "
                                       "pointer: store it in an object and pass that object's address)");
+    }
+    /* A pointer to other characters or bytes (L"text", an unsigned char
+     * buffer) is most likely text or bytes, not a user pointer: say so. */
+    template <class P, std::enable_if_t<detail::is_char_pointer<P>::value, int> = 0> value(P) {
+        static_assert(sizeof(P) == 0, "signalkit::value: a pointer to wchar_t, char16_t, char32_t, signed char, "
+                                      "unsigned char or std::byte is not text: a value's text is UTF-8 (const char *, "
+                                      "std::string, u8\"...\" in C++20); bytes are value::from_bytes(p, length)");
     }
     value(double d) noexcept {
         v_.kind = SK_KIND_DOUBLE;
@@ -383,6 +559,25 @@ public:
         detail::check(sk_value_set_string_n(&v_, text.data(), text.size()));
     }
     value(const std::string &text) : value(std::string_view(text)) {}
+#if defined(SIGNALKIT_HAS_CHAR8)
+    /* C++20's UTF-8 text: u8"text", std::u8string, std::u8string_view. */
+    value(const char8_t *text) : value(reinterpret_cast<const char *>(text)) {}
+    value(std::u8string_view text) : value(std::string_view(reinterpret_cast<const char *>(text.data()), text.size())) {}
+    value(const std::u8string &text) : value(std::u8string_view(text)) {}
+#endif
+#if defined(SIGNALKIT_HAS_SPAN)
+    /* Bytes from contiguous bytes (copied), C++20: a span, or what converts
+     * to one, such as a std::array or a std::vector<std::byte> (a C array
+     * decays to a pointer first, refused above: write std::span(array)). */
+    value(std::span<const std::uint8_t> data) {
+        set_nil();
+        detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
+    }
+    value(std::span<const std::byte> data) {
+        set_nil();
+        detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
+    }
+#endif
     value(const bytes &data) {
         set_nil();
         detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
@@ -443,6 +638,19 @@ public:
     void swap(value &other) noexcept { std::swap(v_, other.v_); }
 
     const sk_value *get() const noexcept { return &v_; }
+    /* Item `index` of an array: borrowed from this value, or, from a
+     * temporary value, a copy, so that `auto item = make_array()[0]` owns
+     * its item as it would from a temporary std::vector (a view into the
+     * array destroyed at the end of that statement was a use after free). */
+    value_view operator[](std::size_t index) const & { return detail::reader<value>::operator[](index); }
+    value operator[](std::size_t index) && { return value(detail::reader<value>::operator[](index)); }
+    /* Iterators borrow from this value: not from a temporary, gone at the
+     * end of the statement (`for (value_view item : make_array())` keeps
+     * the temporary for the loop, so that works). */
+    detail::array_iterator begin() const & { return detail::reader<value>::begin(); }
+    detail::array_iterator end() const & { return detail::reader<value>::end(); }
+    detail::array_iterator begin() && = delete;
+    detail::array_iterator end() && = delete;
     /* Gives the owned sk_value up; this value becomes nil. */
     sk_value detach() noexcept {
         sk_value v = v_;
@@ -465,6 +673,57 @@ private:
     }
     sk_value v_;
 };
+
+namespace detail {
+/* The bytes of a text operand (is_text). */
+inline std::string_view text_of(std::string_view text) noexcept { return text; }
+#if defined(SIGNALKIT_HAS_CHAR8)
+inline std::string_view text_of(std::u8string_view text) noexcept {
+    return std::string_view(reinterpret_cast<const char *>(text.data()), text.size());
+}
+#endif
+/* reader's comparison with a non-value operand (see there). */
+template <class T> bool equals_operand(const sk_value *v, const T &x) {
+    using U = std::decay_t<T>;
+    const sk_kind k = sk_value_kind(v);
+    if constexpr (std::is_enum<U>::value && !std::is_same<U, signalkit::kind>::value) {
+        return equals_operand(v, static_cast<std::underlying_type_t<U>>(x));
+    } else if constexpr (std::is_same<U, std::nullptr_t>::value) {
+        return k == SK_KIND_NIL;
+    } else if constexpr (std::is_same<U, bool>::value) {
+        bool b = false;
+        return k == SK_KIND_BOOL && sk_value_get_bool(v, &b) == SK_OK && b == x;
+    } else if constexpr (std::is_integral<U>::value) {
+        std::int64_t n = 0;
+        if (k != SK_KIND_INT64 || sk_value_get_int64(v, &n) != SK_OK) {
+            return false;
+        }
+        if constexpr (exceeds_int64<U>::value) {
+            if (!in_int64_range(x)) {
+                return false;
+            }
+        }
+        return n == static_cast<std::int64_t>(x);
+    } else if constexpr (std::is_same<U, double>::value || std::is_same<U, float>::value) {
+        double d = 0;
+        return k == SK_KIND_DOUBLE && sk_value_get_double(v, &d) == SK_OK && d == static_cast<double>(x);
+    } else if constexpr (is_text<U>::value) {
+        if constexpr (std::is_pointer<T>::value) {
+            if (x == nullptr) {
+                return false;
+            }
+        }
+        const char *text = nullptr;
+        std::size_t length = 0;
+        if (k != SK_KIND_STRING || sk_value_get_string(v, &text, &length) != SK_OK) {
+            return false;
+        }
+        return std::string_view(text, length) == text_of(x);
+    } else {
+        return sk_value_equal(v, value(x).get());
+    }
+}
+} // namespace detail
 
 /* ------------------------------------------------------------------------ */
 /* Callables                                                                 */
@@ -1181,14 +1440,27 @@ private:
 /* ------------------------------------------------------------------------ */
 
 namespace detail {
+inline value_view array_iterator::operator*() const {
+    const sk_value *item = nullptr;
+    check(sk_value_get_array_item(array_, index_, &item));
+    return value_view(item);
+}
 template <class Derived> value_view reader<Derived>::operator[](std::size_t index) const {
     const sk_value *item = nullptr;
     check(sk_value_get_array_item(raw(), index, &item));
     return value_view(item);
 }
 template <class T> struct reader_as {
-    static_assert(std::is_integral<T>::value, "value::as<T>: T is not a type a value converts to");
+    static_assert((std::is_integral<T>::value || std::is_enum<T>::value) && !std::is_same<T, signalkit::kind>::value,
+                  "value::as<T>: T is not a type a value converts to (the kind of a value is kind())");
     static T get(const sk_value *v) {
+        if constexpr (std::is_enum<T>::value) {
+            return static_cast<T>(reader_as<std::underlying_type_t<T>>::get(v));
+        } else {
+            return get_integer(v);
+        }
+    }
+    static T get_integer(const sk_value *v) {
         std::int64_t n = 0;
         check(sk_value_get_int64(v, &n));
         if (!std::is_same<T, std::int64_t>::value &&
@@ -1212,6 +1484,25 @@ template <> struct reader_as<double> {
         return d;
     }
 };
+/* A float parameter or as<float>() (value(1.5f) makes a double): the double
+ * rounded to the nearest float, as C++ converts it, except that a finite
+ * double beyond every float is refused rather than made infinite (as the
+ * ffi library's f32 does); infinities and NaN convert. */
+template <> struct reader_as<float> {
+    static float get(const sk_value *v) {
+        double d = reader_as<double>::get(v);
+        double magnitude = d < 0 ? -d : d;
+        if (magnitude > static_cast<double>(std::numeric_limits<float>::max()) &&
+            magnitude <= std::numeric_limits<double>::max()) {
+            throw error(SK_ERR_INVALID_ARGUMENT, "signalkit::value::as: the double is out of the range of float");
+        }
+        return static_cast<float>(d);
+    }
+};
+/* Every double is a long double exactly. */
+template <> struct reader_as<long double> {
+    static long double get(const sk_value *v) { return reader_as<double>::get(v); }
+};
 template <> struct reader_as<std::string_view> {
     static std::string_view get(const sk_value *v) {
         const char *text = nullptr;
@@ -1223,6 +1514,32 @@ template <> struct reader_as<std::string_view> {
 template <> struct reader_as<std::string> {
     static std::string get(const sk_value *v) { return std::string(reader_as<std::string_view>::get(v)); }
 };
+#if defined(SIGNALKIT_HAS_CHAR8)
+template <> struct reader_as<std::u8string_view> {
+    static std::u8string_view get(const sk_value *v) {
+        std::string_view text = reader_as<std::string_view>::get(v);
+        return std::u8string_view(reinterpret_cast<const char8_t *>(text.data()), text.size());
+    }
+};
+template <> struct reader_as<std::u8string> {
+    static std::u8string get(const sk_value *v) { return std::u8string(reader_as<std::u8string_view>::get(v)); }
+};
+#endif
+#if defined(SIGNALKIT_HAS_SPAN)
+template <> struct reader_as<std::span<const std::uint8_t>> {
+    static std::span<const std::uint8_t> get(const sk_value *v) {
+        const void *data = nullptr;
+        std::size_t length = 0;
+        check(sk_value_get_bytes(v, &data, &length));
+        return std::span<const std::uint8_t>(static_cast<const std::uint8_t *>(data), length);
+    }
+};
+template <> struct reader_as<std::span<const std::byte>> {
+    static std::span<const std::byte> get(const sk_value *v) {
+        return std::as_bytes(reader_as<std::span<const std::uint8_t>>::get(v));
+    }
+};
+#endif
 template <> struct reader_as<bytes> {
     static bytes get(const sk_value *v) {
         const void *data = nullptr;
@@ -1280,12 +1597,20 @@ template <class F> pipeable<std::decay_t<F>> make_pipeable(F &&f) { return {std:
 template <class F> signal operator|(const signal &s, const pipeable<F> &op) { return op.apply(s); }
 template <class F> signal operator|(const signal &s, pipeable<F> &&op) { return std::move(op.apply)(s); }
 
+/* What applying a kept pipeable (an lvalue, `s | op`) of a move-only
+ * callable says: that copies the callable, which cannot be copied. */
+#define SIGNALKIT_MOVE_ONLY_REUSED                                                                         \
+    "signalkit: this operator holds a move-only callable and is applied as an lvalue, which copies it; "   \
+    "apply it once as `s | std::move(op)`, or write the operator in place (`s | signalkit::map(f)`)"
 namespace detail {
 /* An operator holding one callable: moved into the signal when the pipeable
  * is an rvalue (the usual `s | map(f)`), copied when it is reused. */
 template <class Apply, class F> struct callable_op {
     F f;
-    signal operator()(const signal &s) const & { return Apply()(s, f); }
+    signal operator()(const signal &s) const & {
+        static_assert(std::is_copy_constructible<F>::value, SIGNALKIT_MOVE_ONLY_REUSED);
+        return Apply()(s, f);
+    }
     signal operator()(const signal &s) && { return Apply()(s, std::move(f)); }
 };
 } // namespace detail
@@ -1323,10 +1648,15 @@ namespace detail {
 template <class F> struct reduce_left_op {
     value initial;
     F f;
-    signal operator()(const signal &s) const & { return s.reduce_left(initial, f); }
+    signal operator()(const signal &s) const & {
+        static_assert(std::is_copy_constructible<F>::value, SIGNALKIT_MOVE_ONLY_REUSED);
+        return s.reduce_left(initial, f);
+    }
     signal operator()(const signal &s) && { return s.reduce_left(initial, std::move(f)); }
 };
 } // namespace detail
+
+#undef SIGNALKIT_MOVE_ONLY_REUSED
 
 template <class F> pipeable<detail::reduce_left_op<std::decay_t<F>>> reduce_left(value initial, F &&f) {
     return {detail::reduce_left_op<std::decay_t<F>>{std::move(initial), std::forward<F>(f)}};

@@ -8,7 +8,8 @@
 #                  -Wshadow -Werror, through pkg-config against the staged
 #                  install (as test-c); the suite is compiled with that clang,
 #                  with the same flags, by the two sanitizer runs; then
-#                  Tests/cpp/gnu with both compilers in the GNU dialect;
+#                  Tests/cpp/gnu with both compilers in the GNU dialect,
+#                  and Tests/cpp/cxx20 with both as C++20 (std::span, char8_t);
 #                  then the compile-fail checks (Tests/cpp/compile_fail, g++)
 #   test-cpp-asan  the suite against the ASan+UBSan core (mk/sanitizers.mk)
 #   test-cpp-tsan  the suite against the TSan core
@@ -24,6 +25,10 @@ CPP_STD := -std=c++17 -Wall -Wextra -pedantic -Wshadow -Werror
 # CPP_COMPILERS, with CPP_STD's warnings.
 CPP_GNU_TESTS := $(wildcard Tests/cpp/gnu/test_*.cpp)
 CPP_GNU_STD := $(patsubst -std=c++17,-std=gnu++17,$(CPP_STD))
+# What only C++20 has (std::span, char8_t): its own program, built with each
+# compiler of CPP_COMPILERS, with CPP_STD's warnings.
+CPP_CXX20_TESTS := $(wildcard Tests/cpp/cxx20/test_*.cpp)
+CPP_CXX20_STD := $(patsubst -std=c++17,-std=c++20,$(CPP_STD))
 # Misuses the header must reject at compile time: each file of
 # Tests/cpp/compile_fail must fail to compile (g++ -fsyntax-only, CPP_STD,
 # then the flags of its `// flags:` line, if any) with an error containing
@@ -52,6 +57,9 @@ test-cpp: stage ## the C++ headers' suite (g++) and examples (g++ and clang++), 
 		$$cxx $(CPP_GNU_STD) $(CPP_GNU_TESTS) $$($(STAGE_PKG) --cflags --libs signalkit) $(CRITERION_FLAGS) \
 			-o $(CPP_OUT)/tests-gnu-$$name; \
 		$(RUN_STAGED) $(CPP_OUT)/tests-gnu-$$name --jobs 2; \
+		$$cxx $(CPP_CXX20_STD) $(CPP_CXX20_TESTS) $$($(STAGE_PKG) --cflags --libs signalkit) $(CRITERION_FLAGS) \
+			-o $(CPP_OUT)/tests-cxx20-$$name; \
+		$(RUN_STAGED) $(CPP_OUT)/tests-cxx20-$$name --jobs 2; \
 	done
 	set -e; for f in $(CPP_COMPILE_FAIL); do \
 		expect=$$(sed -n 's|^// expect: ||p' $$f); flags=$$(sed -n 's|^// flags: ||p' $$f); \

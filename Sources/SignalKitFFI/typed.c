@@ -264,7 +264,19 @@ static int sk_ffi__check(const char *function, const char *name, const sk_ffi_si
     size_t first = (signature->count > 0 && signature->args[0] == SK_FFI_CTX) ? 1 : 0;
     size_t values = signature->count - first;
     if (values < min_values || values > max_values) {
-        return sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "%s: %s: takes %zu value arguments, %zu to %zu allowed (besides a leading ctx)", function, name, values, min_values, max_values);
+        /* "takes 1 value arguments, 0 to 0 allowed" read badly: the count
+         * agrees with its noun, and the range is said as a user says it. */
+        char range[48];
+        if (max_values == 0) {
+            snprintf(range, sizeof range, "none");
+        } else if (min_values == max_values) {
+            snprintf(range, sizeof range, "exactly %zu", max_values);
+        } else if (min_values == 0) {
+            snprintf(range, sizeof range, "at most %zu", max_values);
+        } else {
+            snprintf(range, sizeof range, "%zu to %zu", min_values, max_values);
+        }
+        return sk_ffi__fail(SK_ERR_INVALID_ARGUMENT, "%s: %s: takes %zu value argument%s, %s allowed (besides a leading ctx)", function, name, values, values == 1 ? "" : "s", range);
     }
     for (size_t i = first; i < signature->count; i++) {
         if (allowed != 0 && (allowed & (1u << signature->args[i])) == 0) {

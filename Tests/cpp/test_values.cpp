@@ -2,6 +2,9 @@
  * copies and moves, equality, and conversions at callback boundaries. */
 #include "support.hpp"
 
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -128,6 +131,181 @@ SK_TEST(values, equality_is_structural) {
     cr_assert(sk::value(1) != sk::value(1.0));
     cr_assert(sk::value("x") == sk::value(std::string("x")));
     cr_assert(sk::value(std::vector<sk::value>{1, "x"}) == sk::value(std::vector<sk::value>{1, "x"}));
+}
+
+/* A value compares with anything it is constructible from, either way
+ * round, as with the value made from it: `v == 5` did not compile (only
+ * `v == sk::value(5)` did), which no C++ user expects of a type built from
+ * 5 implicitly. */
+SK_TEST(values, compare_with_any_type_they_convert_from) {
+    sk::value five(5);
+    sk::value_view view(five.get());
+    cr_assert(five == 5 && 5 == five && view == 5 && 5 == view);
+    cr_assert(five != 6 && 6 != five && !(five != 5) && !(five == 6));
+    cr_assert(five == 5u && five == std::int64_t{5} && five == std::uint64_t{5} && five == static_cast<char>(5));
+    cr_assert(five != 5.0, "the kinds must match, as for value(5) == value(5.0)");
+    cr_assert(five != true && five != "5" && five != nullptr);
+    /* An integer no value can hold equals none, without throwing. */
+    cr_assert(sk::value(-1) != std::numeric_limits<std::uint64_t>::max());
+    cr_assert(!(sk::value(INT64_MAX) == static_cast<std::uint64_t>(INT64_MAX) + 1));
+    cr_assert(sk::value(2.5) == 2.5 && sk::value(2.5) == 2.5f && 0.5 != sk::value(2.5));
+    cr_assert(sk::value(true) == true && false != sk::value(true));
+    cr_assert(sk::value() == nullptr && nullptr == sk::value());
+    cr_assert(sk::value("abc") == "abc" && "abc" == sk::value("abc") && sk::value("abc") != "ab");
+    cr_assert(sk::value("abc") == std::string("abc") && sk::value("abc") == std::string_view("abc"));
+    cr_assert(sk::value(std::string_view("a\0b", 3)) == std::string("a\0b", 3));
+    cr_assert(sk::value(std::string_view("a\0b", 3)) != "a");
+    const char *null_text = nullptr;
+    cr_assert(sk::value("") != null_text && sk::value() != null_text);
+    cr_assert((sk::value(sk::bytes{1, 2}) == sk::bytes{1, 2} && sk::value(sk::bytes{1, 2}) != sk::bytes{1}));
+    cr_assert((sk::value(std::vector<sk::value>{1, "x"}) == std::vector<sk::value>{1, "x"}));
+    sk::signal s = sk::never();
+    cr_assert(sk::value(s) == s && s == sk::value(s) && sk::value(s) != sk::never());
+    /* In callbacks, where the values are views. */
+    std::vector<bool> seen;
+    auto d = sk_test::ints({4, 5}).start([&seen](sk::value_view v) { seen.push_back(v == 5); });
+    cr_assert(seen == std::vector<bool>({false, true}));
+}
+
+enum plain_color { plain_red, plain_green };
+enum class shade : short { light = 1, dark = -2 };
+enum class switch_state : bool { off, on };
+enum class wide : std::uint64_t { top = UINT64_MAX };
+
+/* Enumerations, scoped or not, are values of their underlying type, read
+ * back with as<E>() (or an E parameter) within that type's range: they
+ * were ambiguous (an unscoped one converts to bool and to double alike) or
+ * had no constructor (a scoped one), deep inside the header's overloads. */
+SK_TEST(values, enumerations_are_values_of_their_underlying_type) {
+    cr_assert(sk::value(plain_green).kind() == sk::kind::int64 && sk::value(plain_green) == 1);
+    cr_assert(sk::value(shade::dark).kind() == sk::kind::int64 && sk::value(shade::dark) == -2);
+    cr_assert(sk::value(shade::dark) == shade::dark && shade::light != sk::value(shade::dark));
+    cr_assert(sk::value(switch_state::on).kind() == sk::kind::boolean && sk::value(switch_state::on) == true);
+    cr_assert(sk::value(shade::dark).as<shade>() == shade::dark);
+    cr_assert(sk::value(1).as<plain_color>() == plain_green);
+    cr_assert(sk::value(true).as<switch_state>() == switch_state::on);
+    try {
+        (void)sk::value(70000).as<shade>();
+        cr_assert_fail("no exception");
+    } catch (const sk::error &e) {
+        cr_assert_eq(e.code(), SK_ERR_INVALID_ARGUMENT);
+    }
+    try {
+        sk::value top(wide::top);
+        cr_assert_fail("no exception");
+    } catch (const sk::error &e) {
+        cr_assert_eq(e.code(), SK_ERR_INVALID_ARGUMENT);
+    }
+    cr_assert(sk::value(-1) != wide::top);
+    /* Through a pipe, an operator's result and a typed parameter. */
+    auto p = sk::pipe::create();
+    std::vector<shade> seen;
+    auto d = (p.signal() | sk::map([](shade s) { return s == shade::dark ? shade::light : shade::dark; }))
+                 .start([&seen](shade s) { seen.push_back(s); });
+    p.put(shade::dark);
+    p.put(shade::light);
+    cr_assert(seen == std::vector<shade>({shade::light, shade::dark}));
+    auto promise = sk::value_promise::create(plain_red);
+    std::int64_t held = -1;
+    auto d2 = promise.signal().start([&held](std::int64_t n) { held = n; });
+    cr_assert_eq(held, 0);
+    d.dispose();
+    d2.dispose();
+}
+
+/* An array value is a range of value_view: `for (item : array)` did not
+ * compile (only size() and [i] read the items), nor did the standard
+ * algorithms over one. */
+SK_TEST(values, an_array_is_a_range_of_its_items) {
+    sk::value array(std::vector<sk::value>{1, "two", 3.0, std::vector<sk::value>{4}});
+    std::vector<sk::value> items;
+    for (sk::value_view item : array) {
+        items.emplace_back(item);
+    }
+    cr_assert_eq(items.size(), 4u);
+    cr_assert(items[0] == 1 && items[1] == "two" && items[2] == 3.0);
+    cr_assert(items[3][0] == 4);
+    cr_assert(std::find(array.begin(), array.end(), "two") != array.end());
+    cr_assert(std::find(array.begin(), array.end(), 2) == array.end());
+    cr_assert_eq(std::count_if(array.begin(), array.end(), [](sk::value_view v) { return v.kind() == sk::kind::int64; }),
+                 1);
+    cr_assert(std::vector<sk::value>(array.begin(), array.end()) == array.as<std::vector<sk::value>>());
+    auto it = array.begin();
+    cr_assert(*it++ == 1 && *it == "two");
+    sk::value empty(std::vector<sk::value>{});
+    cr_assert(empty.begin() == empty.end());
+    /* In a callback, over the borrowed value. */
+    std::int64_t sum = 0;
+    auto d = sk::single(std::vector<sk::value>{1, 2, 3}).start([&sum](sk::value_view v) {
+        for (sk::value_view item : v) {
+            sum += item.as<std::int64_t>();
+        }
+    });
+    cr_assert_eq(sum, 6);
+    /* Another kind throws, as size() does. */
+    sk::value number(1);
+    cr_assert_throw((void)number.begin(), sk::error);
+    cr_assert_throw((void)number.end(), sk::error);
+}
+
+/* A float is read from a double (value(1.5f) makes one), rounded to the
+ * nearest float, and a long double exactly: both stopped at the
+ * static_assert "T is not a type a value converts to", so a typed callback
+ * taking a float did not compile. A finite double beyond every float is
+ * refused, as the ffi library's f32 refuses it, rather than made infinite. */
+SK_TEST(values, floats_and_long_doubles_read_from_doubles) {
+    cr_assert_eq(sk::value(1.5f).as<float>(), 1.5f);
+    cr_assert_eq(sk::value(0.1).as<float>(), 0.1f);
+    cr_assert_eq(sk::value(0.1).as<long double>(), static_cast<long double>(0.1));
+    cr_assert_eq(sk::value(-1e300).as<long double>(), static_cast<long double>(-1e300));
+    cr_assert(std::isinf(sk::value(HUGE_VAL).as<float>()) && std::isnan(sk::value(NAN).as<float>()));
+    cr_assert_eq(sk::value(static_cast<double>(FLT_MAX)).as<float>(), FLT_MAX);
+    for (double beyond : {1e300, -1e300, static_cast<double>(FLT_MAX) * 2}) {
+        try {
+            (void)sk::value(beyond).as<float>();
+            cr_assert_fail("no exception for %g", beyond);
+        } catch (const sk::error &e) {
+            cr_assert_eq(e.code(), SK_ERR_INVALID_ARGUMENT);
+        }
+    }
+    cr_assert_throw((void)sk::value(1).as<float>(), sk::error);
+    /* Typed callbacks, and a float result (a double, exact). */
+    std::vector<float> seen;
+    auto d = (sk::single(0.25) | sk::map([](float x) { return x * 2; }))
+                 .start([&seen](float x) { seen.push_back(x); });
+    cr_assert(seen == std::vector<float>({0.5f}));
+    long double wide = 0;
+    auto d2 = sk::single(2.5).start([&wide](long double x) { wide = x; });
+    cr_assert_eq(wide, 2.5L);
+}
+
+static sk::value make_array() {
+    return sk::value(std::vector<sk::value>{"a string long enough to live on the heap", 2});
+}
+
+/* `auto item = make_array()[0]` kept a view into the temporary array, freed
+ * at the end of the statement (ASan: heap-use-after-free reading it), where
+ * the same line over a temporary std::vector copies the item. [i] of a
+ * temporary value now gives a value; of a value kept in a variable, a view
+ * as before. */
+SK_TEST(values, an_item_of_a_temporary_array_is_a_copy) {
+    auto item = make_array()[0];
+    static_assert(std::is_same<decltype(item), sk::value>::value, "an item of a temporary is owned");
+    cr_assert(item == "a string long enough to live on the heap");
+    cr_assert(make_array()[1] == 2);
+    sk::value kept = make_array();
+    auto view = kept[0];
+    static_assert(std::is_same<decltype(view), sk::value_view>::value, "an item of a kept value is borrowed");
+    cr_assert(view == item);
+    const sk::value &ref = kept;
+    static_assert(std::is_same<decltype(ref[1]), sk::value_view>::value, "an item of a const value is borrowed");
+    cr_assert_throw((void)sk::value(1)[0], sk::error);
+    /* A range-for over a temporary keeps it for the loop. */
+    std::int64_t sum = 0;
+    for (sk::value_view v : sk::value(std::vector<sk::value>{3, 4})) {
+        sum += v.as<std::int64_t>();
+    }
+    cr_assert_eq(sum, 7);
 }
 
 static void count_release(void *p) { ++*static_cast<int *>(p); }

@@ -335,9 +335,9 @@ Test(ffi_operators, misuse_is_reported_and_release_runs_once) {
     cr_assert_eq(counter_get(&released), ++expected);
     EXPECT_FFI_ERROR(typed_call(&out, false, signal, "void(i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: must return a value, returns void");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(i64,i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: takes 2 value arguments, 1 to 1 allowed");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(i64,i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: takes 2 value arguments, exactly 1 allowed (besides a leading ctx)");
     cr_assert_eq(counter_get(&released), ++expected);
-    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(ctx)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "takes 0 value arguments, 1 to 1 allowed");
+    EXPECT_FFI_ERROR(typed_call(&out, false, signal, "i64(ctx)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_map: signature: takes 0 value arguments, exactly 1 allowed (besides a leading ctx)");
     cr_assert_eq(counter_get(&released), ++expected);
     EXPECT_FFI_ERROR(typed_call(&out, true, signal, "i64(i64)", FN(twice), &released), SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_filter: signature: must return bool, returns i64");
     cr_assert_eq(counter_get(&released), ++expected);

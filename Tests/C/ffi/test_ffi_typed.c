@@ -359,11 +359,11 @@ Test(ffi_typed, misuse_is_reported_and_release_runs_once) {
         {true, "void(ctx,i64)", NULL, NULL, NULL, NULL, true, SK_ERR_NULL_ARGUMENT, "sk_ffi_signal_start: signal is NULL"},
         {false, NULL, NULL, NULL, NULL, NULL, true, SK_ERR_NULL_ARGUMENT, "observer->next_signature is NULL"},
         {false, "i64(ctx,i64)", NULL, NULL, NULL, NULL, true, SK_ERR_INVALID_ARGUMENT, "observer->next_signature: must return void, returns i64"},
-        {false, "void(ctx,i64,i64)", NULL, NULL, NULL, NULL, true, SK_ERR_INVALID_ARGUMENT, "observer->next_signature: takes 2 value arguments, 0 to 1 allowed"},
+        {false, "void(ctx,i64,i64)", NULL, NULL, NULL, NULL, true, SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_start: observer->next_signature: takes 2 value arguments, at most 1 allowed (besides a leading ctx)"},
         {false, "void(ctx,i64)", "void(ctx,i64)", FN(error_ctx_str), NULL, NULL, true, SK_ERR_INVALID_ARGUMENT, "observer->error_signature: argument 1 has type i64, only str or value allowed"},
         /* An error signature without its function is not checked. */
         {false, "void(ctx,i64)", "void(ctx,i64)", NULL, NULL, FN(completed_ctx), true, SK_ERR_NULL_ARGUMENT, "observer->completed_signature is NULL"},
-        {false, "void(ctx,i64)", "void(ctx,i64)", NULL, "void(ctx,i64)", FN(completed_ctx), true, SK_ERR_INVALID_ARGUMENT, "observer->completed_signature: takes 1 value arguments, 0 to 0 allowed"},
+        {false, "void(ctx,i64)", "void(ctx,i64)", NULL, "void(ctx,i64)", FN(completed_ctx), true, SK_ERR_INVALID_ARGUMENT, "sk_ffi_signal_start: observer->completed_signature: takes 1 value argument, none allowed (besides a leading ctx)"},
         /* A failing call with no release function is fine too. */
         {false, "void(ctx,i64)", "void(ctx,i64)", NULL, "void(ctx,i64)", FN(completed_ctx), false, SK_ERR_INVALID_ARGUMENT, "observer->completed_signature"},
     };

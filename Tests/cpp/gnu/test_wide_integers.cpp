@@ -80,3 +80,15 @@ SK_TEST_WITH(wide_integers, a_map_result_out_of_the_int64_range_terminates, .sig
     std::signal(SIGABRT, SIG_DFL);
     p.put(3);
 }
+
+/* Comparing with a 128-bit integer: one out of the int64 range equals no
+ * value (rather than throwing, as making a value of it does, or comparing
+ * its truncation); one inside compares as its int64. */
+SK_TEST(wide_integers, comparison_with_a_128_bit_integer) {
+    constexpr auto int64_min = std::numeric_limits<std::int64_t>::min();
+    cr_assert(sk::value(5) == static_cast<int128>(5) && static_cast<uint128>(5) == sk::value(5));
+    cr_assert(sk::value(int64_min) == static_cast<int128>(int64_min));
+    cr_assert(sk::value(0) != static_cast<int128>(1) << 64, "2^64 truncates to 0");
+    cr_assert(sk::value(-1) != std::numeric_limits<uint128>::max());
+    cr_assert(sk::value(int64_min) != -(static_cast<int128>(1) << 64) + int64_min);
+}
