@@ -165,35 +165,71 @@ class _Handle(_Uncopyable):
             pass
 
 
-class _InFlight:
-    """A `with` block counted as a call in flight on each of `handles`
-    (_Handle._enter): ValueError at its start once one is closed, and a
-    close() meanwhile releases when the block ends. For a call that checks
-    the handle before retaining callbacks for the library, so that a close
-    between the check and the C call cannot leave them retained."""
-    __slots__ = ("handles",)
-
-    def __init__(self, *handles: _Handle) -> None:
-        self.handles = handles
-
-    def __enter__(self) -> Tuple[int, ...]:
-        """The handles' pointers, to pass to the C call in the block (a
-        handle closed meanwhile lets a new _enter raise: never enter again)."""
-        entered: List[_Handle] = []
-        pointers: List[int] = []
-        try:
-            for handle in self.handles:
+def _enter_args(args: Tuple[Any, ...], entered: List[_Handle]) -> List[Any]:
+    """`args` for a C call: each handle as its pointer, counted as a call in
+    flight on it (_Handle._enter) and appended to `entered` (so that the
+    caller exits exactly those entered, also when a later one raises
+    ValueError, closed); a list of handles as a C array of their pointers;
+    anything else as it is. The one loop behind _InFlight and _call_with."""
+    values: List[Any] = []
+    for arg in args:
+        if isinstance(arg, _Handle):
+            values.append(arg._enter())
+            entered.append(arg)
+        elif isinstance(arg, list):  # handles passed as a C array
+            pointers = []
+            for handle in arg:
                 pointers.append(handle._enter())
                 entered.append(handle)
+            values.append((c_void_p * max(len(pointers), 1))(*pointers))
+        else:
+            values.append(arg)
+    return values
+
+
+def _exit_all(entered: List[_Handle]) -> None:
+    """Ends the calls _enter_args counted."""
+    for handle in entered:
+        handle._exit()
+
+
+class _InFlight:
+    """A `with` block counted as a call in flight on each handle among
+    `args` (_Handle._enter): ValueError at its start once one is closed,
+    and a close() meanwhile releases when the block ends. For a call that
+    checks the handle before retaining callbacks for the library, so that
+    a close between the check and the C call cannot leave them retained.
+    The block receives `args` as the C call takes them (see _enter_args)."""
+    __slots__ = ("args", "entered")
+
+    def __init__(self, *args: Any) -> None:
+        self.args = args
+        self.entered: List[_Handle] = []
+
+    def __enter__(self) -> Tuple[Any, ...]:
+        """`args` with the handles' pointers (a handle closed meanwhile
+        lets a new _enter raise: never enter again)."""
+        try:
+            return tuple(_enter_args(self.args, self.entered))
         except BaseException:
-            for handle in entered:
-                handle._exit()
+            _exit_all(self.entered)
             raise
-        return tuple(pointers)
 
     def __exit__(self, *exc: object) -> None:
-        for handle in self.handles:
-            handle._exit()
+        _exit_all(self.entered)
+
+
+def _call_with(function: Any, *args: Any) -> Any:
+    """function(*args), each handle among `args` passed as its pointer and
+    counted as a call in flight on it until function returns (_enter_args,
+    the loop _InFlight runs too, without a `with` block's cost on every
+    operator made): a close() on another thread meanwhile waits for it to
+    release."""
+    entered: List[_Handle] = []
+    try:
+        return function(*_enter_args(args, entered))
+    finally:
+        _exit_all(entered)
 
 
 class _Failing:
@@ -782,34 +818,45 @@ _interrupts.THUNK_CODES.add(_IterRun._direct.__code__)
 
 # --- create(fn) ---------------------------------------------------------------
 
-class Subscriber(Generic[T], _Uncopyable):
+class Subscriber(Generic[T], _Handle):
     """The receiving end a create() function emits into, from any thread:
-    on_next(value), on_error(exception), on_completed(). After the end (or
-    once the subscription was disposed) they do nothing. A handle: copy.copy
-    and copy.deepcopy return it itself; pickling raises TypeError."""
+    on_next(value), on_error(exception), on_completed(). After the end of
+    the subscription (a completion or an error put, or a dispose: not the
+    caller's doing, e.g. when a producer thread emits after it) they do
+    nothing. The handle is the function's to keep: close() (or the end of
+    a `with` block, or garbage collection) releases it, and a call after
+    close() raises ValueError ("Subscriber is closed"), as every closed
+    handle's use does; a close() while other threads are inside its calls
+    releases when the last returns (see the package docstring). A handle:
+    copy.copy and copy.deepcopy return it itself; pickling raises
+    TypeError."""
+    _release = staticmethod(C.subscriber_release)
 
     def __init__(self, pointer: int) -> None:
         """A handle (a reference of its own) to the sk_subscriber at `pointer`."""
-        self._pointer: Optional[int] = C.subscriber_retain(pointer)
+        super().__init__(C.subscriber_retain(pointer))
 
     def _put(self, function: Any, obj: object) -> None:
-        pointer = self._pointer
-        if not pointer:
-            return
-        out = Value()
-        _put_object(obj, out)
+        pointer = self._enter()  # a call in flight until the put returned: see _Handle
         try:
-            _draining(function, pointer, byref(out))
+            out = Value()
+            _put_object(obj, out)
+            try:
+                _draining(function, pointer, byref(out))
+            finally:
+                C.value_release(byref(out))
         finally:
-            C.value_release(byref(out))
+            self._exit()
         _after_call()
 
     def on_next(self, value: T) -> None:
         """Emits a value (carried by reference unless a plain kind)."""
-        pointer = self._pointer
-        if pointer:
+        pointer = self._enter()  # a call in flight until the put returned: see _Handle
+        try:
             _draining(_subscriber_put_next, pointer, value)
-            _after_call()
+        finally:
+            self._exit()
+        _after_call()
 
     def on_error(self, error: BaseException) -> None:
         """Ends the subscription with an error (an exception, by reference)."""
@@ -817,22 +864,18 @@ class Subscriber(Generic[T], _Uncopyable):
 
     def on_completed(self) -> None:
         """Ends the subscription with a completion."""
-        pointer = self._pointer
-        if pointer:
+        pointer = self._enter()  # a call in flight until the put returned: see _Handle
+        try:
             _draining(C.subscriber_put_completion, pointer)
-            _after_call()
+        finally:
+            self._exit()
+        _after_call()
 
     def close(self) -> None:
-        """Drops this handle (also done when it is garbage collected)."""
-        pointer, self._pointer = self._pointer, None
-        if pointer:
-            C.subscriber_release(pointer)
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
+        """Drops this handle (idempotent; also done when it is garbage
+        collected): the subscription goes on, and later calls raise
+        ValueError."""
+        super().close()
 
 
 def _subscriber_put_next(pointer: int, value: object) -> int:
@@ -1340,31 +1383,6 @@ Stage = Tuple[int, Callable[[Any], Any]]
 NextFn = Callable[[T], object]
 ErrorFn = Callable[[BaseException], object]
 CompletedFn = Callable[[], object]
-
-
-def _call_with(function: Any, *args: Any) -> Any:
-    """function(*args), each handle among `args` passed as its pointer and
-    counted as a call in flight on it (_Handle._enter) until function
-    returns: a close() on another thread meanwhile waits for it to release."""
-    entered: List[_Handle] = []
-    try:
-        values: List[Any] = []
-        for arg in args:
-            if isinstance(arg, _Handle):
-                values.append(arg._enter())
-                entered.append(arg)
-            elif isinstance(arg, list):  # handles passed as a C array
-                pointers = []
-                for handle in arg:
-                    pointers.append(handle._enter())
-                    entered.append(handle)
-                values.append((c_void_p * max(len(pointers), 1))(*pointers))
-            else:
-                values.append(arg)
-        return function(*values)
-    finally:
-        for handle in entered:
-            handle._exit()
 
 
 def _new_signal(function: Any, *args: Any) -> "Signal[Any]":
@@ -2014,14 +2032,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
             out = c_void_p()
             # The signatures' pointers are in the observer: each is counted in
             # flight too (a Signature the caller gave may be closed meanwhile).
-            signatures = [item for item in keep if isinstance(item, Signature)]
-            for signature in signatures:
-                signature._enter()
-            try:
+            with _InFlight(*[item for item in keep if isinstance(item, Signature)]):
                 status = _draining(C.ffi_signal_start, byref(out), pointer, byref(observer))
-            finally:
-                for signature in signatures:
-                    signature._exit()
             disposable = None
             if status == 0:
                 _register_subscription(ctx, int(out.value or 0))

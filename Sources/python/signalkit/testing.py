@@ -143,20 +143,28 @@ class TestSignal(Signal[T_co]):
     (TestScheduler.cold / hot): use it as any Signal; `subscriptions` is
     its subscription log."""
     __test__ = False  # not a pytest test class
-    _log: Optional[int] = None
+    _log: Optional[int] = None  # the subscription log, released with the signal (_free)
 
     @property
     def subscriptions(self) -> str:
         """When each subscription started and was disposed, in frames, in
         the order they started: "^0 !2 ^4" is one from frame 0 to frame 2,
-        then one from frame 4, still subscribed; "" when there was none."""
-        if not self._log:
-            raise ValueError("TestSignal is closed")
-        return _read_text(C.test_subscriptions_text, self._log)
+        then one from frame 4, still subscribed; "" when there was none.
+        ValueError once closed."""
+        # Read as a call in flight on the signal (_Handle._enter): the log
+        # lives as long as the signal's own reference (_free), so a close()
+        # on another thread meanwhile releases both once the read returned.
+        self._enter()
+        try:
+            return _read_text(C.test_subscriptions_text, self._log)
+        finally:
+            self._exit()
 
-    def _drop(self) -> None:
-        super()._drop()
-        log, self._log = self._log, None
+    def _free(self) -> None:
+        super()._free()
+        # Whoever releases (close(), or the last call in flight after it)
+        # takes the log too: one dict.pop, atomic under the GIL.
+        log = self.__dict__.pop("_log", None)
         if log:
             C.test_subscriptions_release(log)
 
