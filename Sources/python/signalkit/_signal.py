@@ -2604,12 +2604,14 @@ class Trampoline(_Handle):
     itself; pickling raises TypeError."""
     _release = staticmethod(C.ffi_trampoline_release)
 
-    def __init__(self, target: Union[Pipe[Any], int], signature: Union[str, Signature]) -> None:
-        """A trampoline putting into `target` (a Pipe, or a subscriber's
-        address) with the function type `signature` (void result, no ctx)."""
-        if not isinstance(target, Pipe) and (isinstance(target, bool) or not isinstance(target, int)):
-            raise TypeError(f"signalkit: Trampoline: the target is {type(target).__name__}, not a Pipe "
-                            "or a subscriber's address (int)")
+    def __init__(self, target: Union[Pipe[Any], Subscriber[Any], int], signature: Union[str, Signature]) -> None:
+        """A trampoline putting into `target` (a Pipe, the Subscriber a
+        create() function receives, or an sk_subscriber's address from C)
+        with the function type `signature` (void result, no ctx). The
+        trampoline holds its target until it is detached or released."""
+        if not isinstance(target, (Pipe, Subscriber)) and (isinstance(target, bool) or not isinstance(target, int)):
+            raise TypeError(f"signalkit: Trampoline: the target is {type(target).__name__}, not a Pipe, a "
+                            "Subscriber or a subscriber's address (int)")
         self.signature: Optional[Signature] = None
         self.signature = _signature(signature)
         # Guards _pointer between a call's retain and close(): see function().
@@ -2617,7 +2619,7 @@ class Trampoline(_Handle):
         pointer = c_void_p()
         if isinstance(target, Pipe):
             _check(_call_with(C.ffi_trampoline_pipe, byref(pointer), target, self.signature), ffi=True)
-        else:  # a raw sk_subscriber * (int), e.g. from a generator
+        else:  # a Subscriber, or a raw sk_subscriber * (int), e.g. from a C generator
             _check(_call_with(C.ffi_trampoline_subscriber, byref(pointer), target, self.signature), ffi=True)
         super().__init__(pointer.value)
 
@@ -2639,14 +2641,16 @@ class Trampoline(_Handle):
         its own to the C trampoline while it runs; once the Trampoline was
         closed, calling it raises ValueError ("Trampoline is closed"),
         never a jump into freed memory."""
-        assert self.signature is not None
-        cfunc = self.signature.cfunctype()(self.address)
-        checks = [(i, kind) + _integer_ranges[kind] for i, kind in enumerate(self.signature.args)
+        signature = self.signature  # None once closed (_drop)
+        if signature is None:
+            raise ValueError("Trampoline is closed")
+        cfunc = signature.cfunctype()(self.address)
+        checks = [(i, kind) + _integer_ranges[kind] for i, kind in enumerate(signature.args)
                   if kind in _integer_ranges]
         # f32 and f64 arguments as the results of native callbacks: ctypes
         # would round an int (2^24 + 1 as an f32) and make a finite float
         # beyond the largest f32 infinite.
-        reals = [(i, kind) for i, kind in enumerate(self.signature.args) if kind in ("f32", "f64")]
+        reals = [(i, kind) for i, kind in enumerate(signature.args) if kind in ("f32", "f64")]
         trampoline = self  # kept alive by the callable: its function is valid while it lives
 
         def call(*args: Any) -> Any:
