@@ -2614,8 +2614,6 @@ class Trampoline(_Handle):
                             "Subscriber or a subscriber's address (int)")
         self.signature: Optional[Signature] = None
         self.signature = _signature(signature)
-        # Guards _pointer between a call's retain and close(): see function().
-        self._guard = threading.Lock()
         pointer = c_void_p()
         if isinstance(target, Pipe):
             _check(_call_with(C.ffi_trampoline_pipe, byref(pointer), target, self.signature), ffi=True)
@@ -2663,23 +2661,19 @@ class Trampoline(_Handle):
                         _native_result(kind, args[i])
                     except OverflowError as e:
                         raise OverflowError(f"signalkit: {e} (argument {i})") from None
-            # A reference of this call's own, held across the whole ffi call,
-            # so that the last release never runs inside the call (nor before
-            # the jump). Reading the pointer and retaining it happen under
-            # the guard that close() takes to clear the pointer: ctypes drops
-            # the GIL around the retain, and a close() between the read and
-            # the retain used to drop the last reference first, so that the
-            # call jumped into the freed closure and its handler freed it a
-            # second time (libffi aborted).
-            with trampoline._guard:
-                pointer = trampoline._pointer
-                if not pointer:
-                    raise ValueError("Trampoline is closed")
-                held = C.ffi_trampoline_retain(pointer)
+            # Counted as a call in flight on the trampoline (_Handle._enter)
+            # across the whole ffi call, so that a close() meanwhile (on
+            # another thread, or by a callback the call runs) releases it
+            # only once the call returned: never inside the call, nor between
+            # the check and the jump (a close() there used to drop the last
+            # reference first: the call jumped into the freed closure, and
+            # libffi aborted). The count replaced a lock and a retain and
+            # release of the call's own around each call.
+            trampoline._enter()  # ValueError ("Trampoline is closed") once closed
             try:
                 result = _draining(cfunc, *args)
             finally:
-                C.ffi_trampoline_release(held)
+                trampoline._exit()
             _after_call()
             return result
 
@@ -2696,16 +2690,7 @@ class Trampoline(_Handle):
         self._call(C.ffi_trampoline_close)
 
     def _drop(self) -> None:
-        guard = getattr(self, "_guard", None)  # absent when __init__ failed early
-        if guard is None:
-            super()._drop()
-        else:
-            with guard:  # no call is between reading the pointer and retaining it
-                self._pointer = None
-            # Calls of function() in flight hold references of their own;
-            # the other calls are counted (_Handle._enter).
-            if not self._calls:
-                self._free()
+        super()._drop()
         signature, self.signature = getattr(self, "signature", None), None
         if signature is not None:
             signature._drop()
