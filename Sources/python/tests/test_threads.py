@@ -172,7 +172,8 @@ def test_close_during_a_test_signal_subscriptions_read_waits_for_it(monkeypatch)
         assert sk.live_objects() < alive, "not released when the read returned"
 
 
-@pytest.mark.parametrize("kind", ["queue run", "value promise set/get", "pipe put", "subscribe", "dispose"])
+@pytest.mark.parametrize("kind", ["queue run", "value promise set/get", "pipe put", "subscribe", "dispose",
+                                  "subscriber put"])
 def test_close_racing_calls_on_another_thread(kind):
     # Calls through ctypes (which lets the GIL go during the C call) looped
     # against a close(), which falls at a random point of a call once the
@@ -211,6 +212,9 @@ def race(kind, failures):
         elif kind == "subscribe":
             handle = sk.Signal.never()
             use = lambda: handle.subscribe(lambda v: None).close()
+        elif kind == "subscriber put":  # its subscription ended: the handle holds the last reference
+            handle = ended_subscriber()
+            use = lambda: handle.on_next([1])
         else:
             with sk.Pipe() as pipe, pipe.signal() as source:
                 handle = source.subscribe(lambda v: None)
