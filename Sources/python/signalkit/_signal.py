@@ -2696,5 +2696,12 @@ class Trampoline(_Handle):
             signature._drop()
 
 
+# A KeyboardInterrupt never lands inside a handle's call count or release
+# (_core._Interrupts.CRITICAL_CODES).
+_interrupts.CRITICAL_CODES.update(code.__code__ for code in (
+    _Handle._enter, _Handle._exit, _Handle._free, _Handle._drop, _enter_args, _exit_all, _InFlight.__enter__,
+    _InFlight.__exit__, Signal._drop, Pipe._drop, Trampoline._drop))
+
+
 __all__ = ["Signal", "Subscriber", "Disposable", "Pipe", "Promise", "ValuePromise", "Queue", "Signature",
            "Trampoline"]

@@ -52,7 +52,8 @@ import operator
 from ctypes import byref, c_int64, c_size_t, c_void_p
 from typing import Any, Callable, Mapping, Optional, TypeVar, overload
 
-from ._core import C, Value, _after_call, _check, _Failures, _MarbleValue, _put_object, _release_ctx, _retain_callbacks
+from ._core import (C, Value, _after_call, _check, _Failures, _interrupts, _MarbleValue, _put_object, _release_ctx,
+                    _retain_callbacks)
 from ._signal import (Queue, Signal, _c_work_run, _Callback, _callable_arg, _count_arg, _draining, _Handle,
                       _signal_arg, _Uncopyable, _call_with, _InFlight)
 
@@ -167,6 +168,9 @@ class TestSignal(Signal[T_co]):
         log = self.__dict__.pop("_log", None)
         if log:
             C.test_subscriptions_release(log)
+
+
+_interrupts.CRITICAL_CODES.add(TestSignal._free.__code__)
 
 
 class TestRecorder(_Handle):
