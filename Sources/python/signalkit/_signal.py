@@ -851,11 +851,21 @@ class Subscriber(Generic[T], _Handle):
 
     def on_next(self, value: T) -> None:
         """Emits a value (carried by reference unless a plain kind)."""
-        pointer = self._enter()  # a call in flight until the put returned: see _Handle
+        # _enter and _exit written out (the loop of a create() function
+        # calls this per value: two Python calls less, about 0.5 us of 2):
+        # a call in flight until the put returned, see _Handle.
+        calls = self._calls
+        assert calls is not None  # made by __init__
+        calls.append(None)
         try:
+            pointer = self._pointer
+            if not pointer:
+                raise ValueError("Subscriber is closed")
             _draining(_subscriber_put_next, pointer, value)
         finally:
-            self._exit()
+            calls.pop()
+            if not self._pointer and not calls:  # in this order: see _Handle._enter
+                self._free()
         _after_call()
 
     def on_error(self, error: BaseException) -> None:
@@ -2700,7 +2710,7 @@ class Trampoline(_Handle):
 # (_core._Interrupts.CRITICAL_CODES).
 _interrupts.CRITICAL_CODES.update(code.__code__ for code in (
     _Handle._enter, _Handle._exit, _Handle._free, _Handle._drop, _enter_args, _exit_all, _InFlight.__enter__,
-    _InFlight.__exit__, Signal._drop, Pipe._drop, Trampoline._drop))
+    _InFlight.__exit__, Signal._drop, Pipe._drop, Trampoline._drop, Subscriber.on_next))
 
 
 __all__ = ["Signal", "Subscriber", "Disposable", "Pipe", "Promise", "ValuePromise", "Queue", "Signature",
