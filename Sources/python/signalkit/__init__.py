@@ -47,7 +47,8 @@ its callbacks raised. A failing library call raises SignalKitError.
 The native forms take a signature string and a ctypes function or a Python
 callable: map("i64(i64)", fn), filter("bool(f64)", fn), subscribe(
 "void(i64)", on_next, on_error, on_completed) (libsignalkit-ffi's typed
-callbacks), Trampoline (a real C function pointer feeding a pipe). There an
+callbacks), Trampoline (a real C function pointer feeding a pipe or a
+create() function's Subscriber). There an
 exception fails the delivery through sk_ffi_callback_fail: the stream ends
 with the error string "sk_ffi: map: callback failed: ValueError: ..." and
 the exception is kept as `exception` without its frames (their text is

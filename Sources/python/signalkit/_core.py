@@ -757,6 +757,12 @@ class _Interrupts:
     check. Outside callbacks it is Python's default handler."""
 
     THUNK_CODES: "set[types.CodeType]" = set()
+    # The bookkeeping of a handle's calls in flight and of its release
+    # (_signal._Handle._enter, _exit, _free, _drop and the like): an
+    # exception raised in the middle of one leaves a call counted for good
+    # or a reference never released. An interrupt that finds one of them
+    # running (the innermost frame) comes at the next check instead.
+    CRITICAL_CODES: "set[types.CodeType]" = set()
 
     class Local(threading.local):
         pending: Optional[BaseException] = None  # a plain attribute: no Python call, no thread switch
@@ -827,6 +833,12 @@ class _Interrupts:
             raise copy
 
     def handler(self, signum: int, frame: Optional[types.FrameType]) -> None:
+        if frame is not None and frame.f_code in self.CRITICAL_CODES:
+            # Deferred to the end of the package call (_after_call raises
+            # it), as in a callback. Not tripped again: Python would run
+            # this handler again at its next check, inside this handler.
+            self.defer(caller=True)
+            return
         while frame is not None:
             if frame.f_code in self.THUNK_CODES:
                 if frame.f_locals.get("_sk_user") is True:

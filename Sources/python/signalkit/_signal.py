@@ -165,35 +165,71 @@ class _Handle(_Uncopyable):
             pass
 
 
-class _InFlight:
-    """A `with` block counted as a call in flight on each of `handles`
-    (_Handle._enter): ValueError at its start once one is closed, and a
-    close() meanwhile releases when the block ends. For a call that checks
-    the handle before retaining callbacks for the library, so that a close
-    between the check and the C call cannot leave them retained."""
-    __slots__ = ("handles",)
-
-    def __init__(self, *handles: _Handle) -> None:
-        self.handles = handles
-
-    def __enter__(self) -> Tuple[int, ...]:
-        """The handles' pointers, to pass to the C call in the block (a
-        handle closed meanwhile lets a new _enter raise: never enter again)."""
-        entered: List[_Handle] = []
-        pointers: List[int] = []
-        try:
-            for handle in self.handles:
+def _enter_args(args: Tuple[Any, ...], entered: List[_Handle]) -> List[Any]:
+    """`args` for a C call: each handle as its pointer, counted as a call in
+    flight on it (_Handle._enter) and appended to `entered` (so that the
+    caller exits exactly those entered, also when a later one raises
+    ValueError, closed); a list of handles as a C array of their pointers;
+    anything else as it is. The one loop behind _InFlight and _call_with."""
+    values: List[Any] = []
+    for arg in args:
+        if isinstance(arg, _Handle):
+            values.append(arg._enter())
+            entered.append(arg)
+        elif isinstance(arg, list):  # handles passed as a C array
+            pointers = []
+            for handle in arg:
                 pointers.append(handle._enter())
                 entered.append(handle)
+            values.append((c_void_p * max(len(pointers), 1))(*pointers))
+        else:
+            values.append(arg)
+    return values
+
+
+def _exit_all(entered: List[_Handle]) -> None:
+    """Ends the calls _enter_args counted."""
+    for handle in entered:
+        handle._exit()
+
+
+class _InFlight:
+    """A `with` block counted as a call in flight on each handle among
+    `args` (_Handle._enter): ValueError at its start once one is closed,
+    and a close() meanwhile releases when the block ends. For a call that
+    checks the handle before retaining callbacks for the library, so that
+    a close between the check and the C call cannot leave them retained.
+    The block receives `args` as the C call takes them (see _enter_args)."""
+    __slots__ = ("args", "entered")
+
+    def __init__(self, *args: Any) -> None:
+        self.args = args
+        self.entered: List[_Handle] = []
+
+    def __enter__(self) -> Tuple[Any, ...]:
+        """`args` with the handles' pointers (a handle closed meanwhile
+        lets a new _enter raise: never enter again)."""
+        try:
+            return tuple(_enter_args(self.args, self.entered))
         except BaseException:
-            for handle in entered:
-                handle._exit()
+            _exit_all(self.entered)
             raise
-        return tuple(pointers)
 
     def __exit__(self, *exc: object) -> None:
-        for handle in self.handles:
-            handle._exit()
+        _exit_all(self.entered)
+
+
+def _call_with(function: Any, *args: Any) -> Any:
+    """function(*args), each handle among `args` passed as its pointer and
+    counted as a call in flight on it until function returns (_enter_args,
+    the loop _InFlight runs too, without a `with` block's cost on every
+    operator made): a close() on another thread meanwhile waits for it to
+    release."""
+    entered: List[_Handle] = []
+    try:
+        return function(*_enter_args(args, entered))
+    finally:
+        _exit_all(entered)
 
 
 class _Failing:
@@ -782,34 +818,55 @@ _interrupts.THUNK_CODES.add(_IterRun._direct.__code__)
 
 # --- create(fn) ---------------------------------------------------------------
 
-class Subscriber(Generic[T], _Uncopyable):
+class Subscriber(Generic[T], _Handle):
     """The receiving end a create() function emits into, from any thread:
-    on_next(value), on_error(exception), on_completed(). After the end (or
-    once the subscription was disposed) they do nothing. A handle: copy.copy
-    and copy.deepcopy return it itself; pickling raises TypeError."""
+    on_next(value), on_error(exception), on_completed(). After the end of
+    the subscription (a completion or an error put, or a dispose: not the
+    caller's doing, e.g. when a producer thread emits after it) they do
+    nothing. The handle is the function's to keep: close() (or the end of
+    a `with` block, or garbage collection) releases it, and a call after
+    close() raises ValueError ("Subscriber is closed"), as every closed
+    handle's use does; a close() while other threads are inside its calls
+    releases when the last returns (see the package docstring). A handle:
+    copy.copy and copy.deepcopy return it itself; pickling raises
+    TypeError."""
+    _release = staticmethod(C.subscriber_release)
 
     def __init__(self, pointer: int) -> None:
         """A handle (a reference of its own) to the sk_subscriber at `pointer`."""
-        self._pointer: Optional[int] = C.subscriber_retain(pointer)
+        super().__init__(C.subscriber_retain(pointer))
 
     def _put(self, function: Any, obj: object) -> None:
-        pointer = self._pointer
-        if not pointer:
-            return
-        out = Value()
-        _put_object(obj, out)
+        pointer = self._enter()  # a call in flight until the put returned: see _Handle
         try:
-            _draining(function, pointer, byref(out))
+            out = Value()
+            _put_object(obj, out)
+            try:
+                _draining(function, pointer, byref(out))
+            finally:
+                C.value_release(byref(out))
         finally:
-            C.value_release(byref(out))
+            self._exit()
         _after_call()
 
     def on_next(self, value: T) -> None:
         """Emits a value (carried by reference unless a plain kind)."""
-        pointer = self._pointer
-        if pointer:
+        # _enter and _exit written out (the loop of a create() function
+        # calls this per value: two Python calls less, about 0.5 us of 2):
+        # a call in flight until the put returned, see _Handle.
+        calls = self._calls
+        assert calls is not None  # made by __init__
+        calls.append(None)
+        try:
+            pointer = self._pointer
+            if not pointer:
+                raise ValueError("Subscriber is closed")
             _draining(_subscriber_put_next, pointer, value)
-            _after_call()
+        finally:
+            calls.pop()
+            if not self._pointer and not calls:  # in this order: see _Handle._enter
+                self._free()
+        _after_call()
 
     def on_error(self, error: BaseException) -> None:
         """Ends the subscription with an error (an exception, by reference)."""
@@ -817,22 +874,18 @@ class Subscriber(Generic[T], _Uncopyable):
 
     def on_completed(self) -> None:
         """Ends the subscription with a completion."""
-        pointer = self._pointer
-        if pointer:
+        pointer = self._enter()  # a call in flight until the put returned: see _Handle
+        try:
             _draining(C.subscriber_put_completion, pointer)
-            _after_call()
+        finally:
+            self._exit()
+        _after_call()
 
     def close(self) -> None:
-        """Drops this handle (also done when it is garbage collected)."""
-        pointer, self._pointer = self._pointer, None
-        if pointer:
-            C.subscriber_release(pointer)
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
+        """Drops this handle (idempotent; also done when it is garbage
+        collected): the subscription goes on, and later calls raise
+        ValueError."""
+        super().close()
 
 
 def _subscriber_put_next(pointer: int, value: object) -> int:
@@ -863,6 +916,70 @@ _c_cancel_action = _work_fn(_speedups.operator("cancel", _cancel_action))
 _interrupts.THUNK_CODES.add(_cancel_action.__code__)
 
 
+class _Nesting(threading.local):
+    """The create() functions running on this thread, outermost first: for
+    each, its start's frame (_create_generator's) and how many Python
+    frames deep that is (None until a deeper level needed it)."""
+
+    def __init__(self) -> None:
+        self.levels: List[List[Any]] = []
+
+
+_nesting = _Nesting()
+
+# How many create() functions must run nested on a thread before a start
+# measures how deep Python's stack is: fewer cannot come near the limit by
+# nesting alone, and they cost no walk of the frames.
+_MEASURED_FROM = 8
+
+
+def _frames_below(frame: Any, stop: Any = None) -> int:
+    """How many frames from `frame` (counted) down to `stop` (not counted)
+    or the thread's first."""
+    count = 0
+    while frame is not None and frame is not stop:
+        count += 1
+        frame = frame.f_back
+    return count
+
+
+def _create_refusal(frame: Any, levels: List[List[Any]]) -> Tuple[Optional[RecursionError], Optional[int]]:
+    """Whether a create() start at `frame`, inside the create() functions
+    `levels` running on this thread, is refused, and how deep in Python's
+    frames it is (None: not measured). A create() function that subscribes
+    to a create() signal nests the next start inside itself, and nothing in
+    the C library bounds that (its stack check covers the run-time
+    operators alone). Such a start is refused with a RecursionError once
+    half of the thread's stack, or a third of Python's recursion limit, is
+    used, so that the error still has room to travel back through every
+    level, forwarded by each level's on_error: measured, that took about
+    three quarters of the way in with on_error forwarded directly (5 frames
+    and 2.1 KB a level back, 7 and 2.7 KB in), and more than the way in in
+    Python frames through a lambda or two (past half of the limit, it was
+    lost). A start outside any create() function is never refused."""
+    if not levels:
+        return None, None
+    left, size = _speedups.stack_left()
+    if size and left < size // 2:
+        return RecursionError(
+            f"signalkit: create: not started: {left} bytes left of the thread's {size}-byte stack, less than "
+            "half (create() functions that subscribe to create() signals nest too deep; see README.md, "
+            "Errors)"), None
+    if len(levels) < _MEASURED_FROM:
+        return None, None
+    top = levels[-1]
+    if top[1] is None:  # once: the deeper levels count from there
+        top[1] = _frames_below(top[0])
+    depth = _frames_below(frame, top[0]) + top[1]
+    limit = sys.getrecursionlimit()
+    if depth > limit // 3:
+        return RecursionError(
+            f"signalkit: create: not started: {depth} frames deep, past a third of Python's recursion limit "
+            f"({limit}) (create() functions that subscribe to create() signals nest too deep; see README.md, "
+            "Errors)"), depth
+    return None, depth
+
+
 def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
     _sk_user = False
     source = _core._keep.get(ctx)
@@ -870,6 +987,12 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
         return None
     function, failures = source
     handle: Subscriber[Any] = Subscriber(subscriber)
+    frame, levels = sys._getframe(), _nesting.levels
+    refusal, depth = _create_refusal(frame, levels)
+    if refusal is not None:
+        handle.on_error(refusal)
+        return None
+    levels.append([frame, depth])
     try:
         _sk_user = True
         cancel = function(handle)
@@ -886,6 +1009,9 @@ def _create_generator(ctx: int, subscriber: int) -> Optional[int]:
             _interrupts.defer(again)
         _detach_traceback(exc, "create")
         return None
+    finally:
+        levels.pop()
+        del frame  # no reference cycle through this frame
     if cancel is None:
         return None
     if isinstance(cancel, Disposable):
@@ -1342,31 +1468,6 @@ ErrorFn = Callable[[BaseException], object]
 CompletedFn = Callable[[], object]
 
 
-def _call_with(function: Any, *args: Any) -> Any:
-    """function(*args), each handle among `args` passed as its pointer and
-    counted as a call in flight on it (_Handle._enter) until function
-    returns: a close() on another thread meanwhile waits for it to release."""
-    entered: List[_Handle] = []
-    try:
-        values: List[Any] = []
-        for arg in args:
-            if isinstance(arg, _Handle):
-                values.append(arg._enter())
-                entered.append(arg)
-            elif isinstance(arg, list):  # handles passed as a C array
-                pointers = []
-                for handle in arg:
-                    pointers.append(handle._enter())
-                    entered.append(handle)
-                values.append((c_void_p * max(len(pointers), 1))(*pointers))
-            else:
-                values.append(arg)
-        return function(*values)
-    finally:
-        for handle in entered:
-            handle._exit()
-
-
 def _new_signal(function: Any, *args: Any) -> "Signal[Any]":
     """A signal made by function(&out, *args); handles among `args` are
     passed as their pointers (see _call_with), a list of handles as an
@@ -1489,7 +1590,11 @@ class Signal(Generic[T_co], _Failing, _Handle):
         from any thread, and returns None, a Disposable, or a callable run
         when the subscription is disposed. An exception it raises ends the
         stream with it; so does a TypeError when it returns anything else
-        (the signal's `exception` is that TypeError)."""
+        (the signal's `exception` is that TypeError). A start nested inside
+        other create() functions on the thread (a function subscribing to
+        a create() signal, recursively) fails with a RecursionError once
+        half of the thread's stack, or a third of Python's recursion limit,
+        is used (README.md, Errors), never running the function."""
         _callable_arg(function, "create")
         failures = _Failures()
         ctx = _retain_callbacks((function, failures.recorder()))
@@ -2014,14 +2119,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
             out = c_void_p()
             # The signatures' pointers are in the observer: each is counted in
             # flight too (a Signature the caller gave may be closed meanwhile).
-            signatures = [item for item in keep if isinstance(item, Signature)]
-            for signature in signatures:
-                signature._enter()
-            try:
+            with _InFlight(*[item for item in keep if isinstance(item, Signature)]):
                 status = _draining(C.ffi_signal_start, byref(out), pointer, byref(observer))
-            finally:
-                for signature in signatures:
-                    signature._exit()
             disposable = None
             if status == 0:
                 _register_subscription(ctx, int(out.value or 0))
@@ -2515,20 +2614,20 @@ class Trampoline(_Handle):
     itself; pickling raises TypeError."""
     _release = staticmethod(C.ffi_trampoline_release)
 
-    def __init__(self, target: Union[Pipe[Any], int], signature: Union[str, Signature]) -> None:
-        """A trampoline putting into `target` (a Pipe, or a subscriber's
-        address) with the function type `signature` (void result, no ctx)."""
-        if not isinstance(target, Pipe) and (isinstance(target, bool) or not isinstance(target, int)):
-            raise TypeError(f"signalkit: Trampoline: the target is {type(target).__name__}, not a Pipe "
-                            "or a subscriber's address (int)")
+    def __init__(self, target: Union[Pipe[Any], Subscriber[Any], int], signature: Union[str, Signature]) -> None:
+        """A trampoline putting into `target` (a Pipe, the Subscriber a
+        create() function receives, or an sk_subscriber's address from C)
+        with the function type `signature` (void result, no ctx). The
+        trampoline holds its target until it is detached or released."""
+        if not isinstance(target, (Pipe, Subscriber)) and (isinstance(target, bool) or not isinstance(target, int)):
+            raise TypeError(f"signalkit: Trampoline: the target is {type(target).__name__}, not a Pipe, a "
+                            "Subscriber or a subscriber's address (int)")
         self.signature: Optional[Signature] = None
         self.signature = _signature(signature)
-        # Guards _pointer between a call's retain and close(): see function().
-        self._guard = threading.Lock()
         pointer = c_void_p()
         if isinstance(target, Pipe):
             _check(_call_with(C.ffi_trampoline_pipe, byref(pointer), target, self.signature), ffi=True)
-        else:  # a raw sk_subscriber * (int), e.g. from a generator
+        else:  # a Subscriber, or a raw sk_subscriber * (int), e.g. from a C generator
             _check(_call_with(C.ffi_trampoline_subscriber, byref(pointer), target, self.signature), ffi=True)
         super().__init__(pointer.value)
 
@@ -2550,14 +2649,16 @@ class Trampoline(_Handle):
         its own to the C trampoline while it runs; once the Trampoline was
         closed, calling it raises ValueError ("Trampoline is closed"),
         never a jump into freed memory."""
-        assert self.signature is not None
-        cfunc = self.signature.cfunctype()(self.address)
-        checks = [(i, kind) + _integer_ranges[kind] for i, kind in enumerate(self.signature.args)
+        signature = self.signature  # None once closed (_drop)
+        if signature is None:
+            raise ValueError("Trampoline is closed")
+        cfunc = signature.cfunctype()(self.address)
+        checks = [(i, kind) + _integer_ranges[kind] for i, kind in enumerate(signature.args)
                   if kind in _integer_ranges]
         # f32 and f64 arguments as the results of native callbacks: ctypes
         # would round an int (2^24 + 1 as an f32) and make a finite float
         # beyond the largest f32 infinite.
-        reals = [(i, kind) for i, kind in enumerate(self.signature.args) if kind in ("f32", "f64")]
+        reals = [(i, kind) for i, kind in enumerate(signature.args) if kind in ("f32", "f64")]
         trampoline = self  # kept alive by the callable: its function is valid while it lives
 
         def call(*args: Any) -> Any:
@@ -2570,23 +2671,19 @@ class Trampoline(_Handle):
                         _native_result(kind, args[i])
                     except OverflowError as e:
                         raise OverflowError(f"signalkit: {e} (argument {i})") from None
-            # A reference of this call's own, held across the whole ffi call,
-            # so that the last release never runs inside the call (nor before
-            # the jump). Reading the pointer and retaining it happen under
-            # the guard that close() takes to clear the pointer: ctypes drops
-            # the GIL around the retain, and a close() between the read and
-            # the retain used to drop the last reference first, so that the
-            # call jumped into the freed closure and its handler freed it a
-            # second time (libffi aborted).
-            with trampoline._guard:
-                pointer = trampoline._pointer
-                if not pointer:
-                    raise ValueError("Trampoline is closed")
-                held = C.ffi_trampoline_retain(pointer)
+            # Counted as a call in flight on the trampoline (_Handle._enter)
+            # across the whole ffi call, so that a close() meanwhile (on
+            # another thread, or by a callback the call runs) releases it
+            # only once the call returned: never inside the call, nor between
+            # the check and the jump (a close() there used to drop the last
+            # reference first: the call jumped into the freed closure, and
+            # libffi aborted). The count replaced a lock and a retain and
+            # release of the call's own around each call.
+            trampoline._enter()  # ValueError ("Trampoline is closed") once closed
             try:
                 result = _draining(cfunc, *args)
             finally:
-                C.ffi_trampoline_release(held)
+                trampoline._exit()
             _after_call()
             return result
 
@@ -2603,19 +2700,17 @@ class Trampoline(_Handle):
         self._call(C.ffi_trampoline_close)
 
     def _drop(self) -> None:
-        guard = getattr(self, "_guard", None)  # absent when __init__ failed early
-        if guard is None:
-            super()._drop()
-        else:
-            with guard:  # no call is between reading the pointer and retaining it
-                self._pointer = None
-            # Calls of function() in flight hold references of their own;
-            # the other calls are counted (_Handle._enter).
-            if not self._calls:
-                self._free()
+        super()._drop()
         signature, self.signature = getattr(self, "signature", None), None
         if signature is not None:
             signature._drop()
+
+
+# A KeyboardInterrupt never lands inside a handle's call count or release
+# (_core._Interrupts.CRITICAL_CODES).
+_interrupts.CRITICAL_CODES.update(code.__code__ for code in (
+    _Handle._enter, _Handle._exit, _Handle._free, _Handle._drop, _enter_args, _exit_all, _InFlight.__enter__,
+    _InFlight.__exit__, Signal._drop, Pipe._drop, Trampoline._drop, Subscriber.on_next))
 
 
 __all__ = ["Signal", "Subscriber", "Disposable", "Pipe", "Promise", "ValuePromise", "Queue", "Signature",

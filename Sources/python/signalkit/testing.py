@@ -52,7 +52,8 @@ import operator
 from ctypes import byref, c_int64, c_size_t, c_void_p
 from typing import Any, Callable, Mapping, Optional, TypeVar, overload
 
-from ._core import C, Value, _after_call, _check, _Failures, _MarbleValue, _put_object, _release_ctx, _retain_callbacks
+from ._core import (C, Value, _after_call, _check, _Failures, _interrupts, _MarbleValue, _put_object, _release_ctx,
+                    _retain_callbacks)
 from ._signal import (Queue, Signal, _c_work_run, _Callback, _callable_arg, _count_arg, _draining, _Handle,
                       _signal_arg, _Uncopyable, _call_with, _InFlight)
 
@@ -143,22 +144,33 @@ class TestSignal(Signal[T_co]):
     (TestScheduler.cold / hot): use it as any Signal; `subscriptions` is
     its subscription log."""
     __test__ = False  # not a pytest test class
-    _log: Optional[int] = None
+    _log: Optional[int] = None  # the subscription log, released with the signal (_free)
 
     @property
     def subscriptions(self) -> str:
         """When each subscription started and was disposed, in frames, in
         the order they started: "^0 !2 ^4" is one from frame 0 to frame 2,
-        then one from frame 4, still subscribed; "" when there was none."""
-        if not self._log:
-            raise ValueError("TestSignal is closed")
-        return _read_text(C.test_subscriptions_text, self._log)
+        then one from frame 4, still subscribed; "" when there was none.
+        ValueError once closed."""
+        # Read as a call in flight on the signal (_Handle._enter): the log
+        # lives as long as the signal's own reference (_free), so a close()
+        # on another thread meanwhile releases both once the read returned.
+        self._enter()
+        try:
+            return _read_text(C.test_subscriptions_text, self._log)
+        finally:
+            self._exit()
 
-    def _drop(self) -> None:
-        super()._drop()
-        log, self._log = self._log, None
+    def _free(self) -> None:
+        super()._free()
+        # Whoever releases (close(), or the last call in flight after it)
+        # takes the log too: one dict.pop, atomic under the GIL.
+        log = self.__dict__.pop("_log", None)
         if log:
             C.test_subscriptions_release(log)
+
+
+_interrupts.CRITICAL_CODES.add(TestSignal._free.__code__)
 
 
 class TestRecorder(_Handle):

@@ -422,3 +422,64 @@ def test_signals_nested_at_run_time_past_the_stack_end_with_the_librarys_error()
         message = events[0].value
         assert message.startswith(f"{name}: not started: "), message
         assert "-byte stack, less than a quarter" in message, message
+
+
+def nested_create(depth_reached):
+    """A create() function that subscribes to the next level of itself,
+    forwarding its events: a program's own recursion through subscribe,
+    which nothing but Python's recursion limit and the thread's stack
+    bound."""
+    def level(n):
+        def start(subscriber):
+            depth_reached[0] = n
+            level(n + 1).subscribe(subscriber.on_next, subscriber.on_error, subscriber.on_completed)
+        return sk.Signal.create(start)
+    return level(0)
+
+
+def test_recursion_through_subscribe_in_create_reaches_on_error(clean):
+    # Before: the RecursionError met at Python's limit found no room left
+    # to reach the stream (printed as ignored: "Exception ignored in
+    # _create_generator"), and the stream never ended. Now a create()
+    # start nested past a third of the recursion limit is refused with a
+    # RecursionError, with room to travel back through every level.
+    reached, events = [0], []
+    nested_create(reached).subscribe(events.append, events.append, lambda: events.append("completed"))
+    assert len(events) == 1, events
+    assert isinstance(events[0], RecursionError), events
+    assert "create" in str(events[0]) and "recursion limit" in str(events[0]), events[0]
+    assert 10 < reached[0] < sys.getrecursionlimit() // 3
+
+
+def test_recursion_through_subscribe_in_create_with_a_raised_limit_does_not_overflow():
+    # Before: with the recursion limit raised (sys.setrecursionlimit), the
+    # same recursion overflowed the thread's stack: the process died of
+    # SIGSEGV. Now the start is refused while half of the stack is left,
+    # with a RecursionError naming it, which on_error receives.
+    result = run_child("""
+        import sys, threading
+        import signalkit as sk
+        def nested_create(depth_reached):  # as the test module's
+            def level(n):
+                def start(subscriber):
+                    depth_reached[0] = n
+                    level(n + 1).subscribe(subscriber.on_next, subscriber.on_error, subscriber.on_completed)
+                return sk.Signal.create(start)
+            return level(0)
+        sys.setrecursionlimit(10 ** 6)
+        events, reached = [], [0]
+        def run():
+            nested_create(reached).subscribe(events.append, events.append, lambda: events.append("completed"))
+        old = threading.stack_size(4 * 1024 * 1024)
+        thread = threading.Thread(target=run)
+        thread.start()
+        threading.stack_size(old)
+        thread.join()
+        assert len(events) == 1 and isinstance(events[0], RecursionError), events
+        assert "bytes left of the thread's" in str(events[0]), events[0]
+        import gc; gc.collect()
+        assert sk.wait_released(10)
+        print("ok", reached[0] > 100)
+    """)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["ok", "True"]

@@ -149,3 +149,37 @@ def test_an_interrupt_in_a_create_function_reaches_the_caller_of_subscribe():
         print(errors, hooked)
     """)
     assert lines == ["raised from a callback", "['KeyboardInterrupt'] []"]
+
+
+def test_an_interrupt_inside_a_handles_call_count_waits_until_it_is_done():
+    # Found probing Ctrl-C in a new user's program (a create() function
+    # emitting in a loop through nested create() signals): the interrupt
+    # landed in Subscriber.on_next's _exit before it popped its count (the
+    # handler raises there: the user's function runs below), so the
+    # Subscriber never released its library object (1 object alive for
+    # good, about 1 run in 30). Any handle's _enter, _exit or release has
+    # that window. Here the package's SIGINT handler is called as Python
+    # calls it, with the frame it interrupts: _exit's, about to release a
+    # pipe closed during a call. It must let _exit finish (the release
+    # included) and leave the interrupt to the end of the package call, as
+    # for one met in a callback: before, it raised there and the pipe was
+    # never released.
+    assert run_child("""
+        import signal, sys
+        from signalkit._core import _interrupts
+        pipe = sk.Pipe()
+        pipe._enter()  # a call in flight
+        pipe.close()  # released by that call's _exit
+        alive = sk.live_objects()
+        real_free = pipe._free
+        def interrupted_free():
+            _interrupts.handler(signal.SIGINT, sys._getframe(1))  # _exit's frame, as if interrupted there
+            real_free()
+        pipe._free = interrupted_free
+        pipe._exit()
+        print(alive - sk.live_objects())
+        try:
+            sk.Pipe().close()  # the end of a package call (_after_call) raises it
+        except KeyboardInterrupt:
+            print("interrupted")
+    """) == ["1", "interrupted"]

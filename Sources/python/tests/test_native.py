@@ -159,6 +159,30 @@ class TrampolineTests(SignalKitTestCase):
         self.assertEqual(len(total), 1200)
         self.assertEqual(sum(total), 300 * (1 + 2 + 3 + 4))
 
+    def test_function_of_a_closed_trampoline_raises_value_error(self):
+        # Before: AssertionError with no message (close() had dropped the
+        # signature that function() asserted), an AttributeError under -O;
+        # every other use of a closed handle raises ValueError.
+        with sk.Pipe() as pipe:
+            trampoline = sk.Trampoline(pipe, "void(i64)")
+            trampoline.close()
+            with self.assertRaisesRegex(ValueError, "Trampoline is closed"):
+                trampoline.function()
+
+    def test_trampoline_puts_into_a_create_subscriber(self):
+        # Before: TypeError ("the target is Subscriber, not a Pipe or a
+        # subscriber's address (int)"): a Python program had no address of
+        # a create() function's subscriber to give. A Subscriber is a
+        # target now, as a Pipe is.
+        def start(subscriber):
+            with sk.Trampoline(subscriber, "void(i64)") as trampoline:
+                function = trampoline.function()
+                function(5)
+                function(6)
+            subscriber.on_completed()
+
+        self.assertEqual(sk.Signal.create(start).to_list(timeout=10), [5, 6])
+
     def test_detached_trampoline_is_a_no_op(self):
         events = []
         with sk.Pipe() as pipe, pipe.signal() as signal, signal.subscribe("void(value)", events.append), \

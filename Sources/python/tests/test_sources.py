@@ -98,6 +98,27 @@ def test_create_emits_and_cancels():
     kept.clear()
 
 
+def test_a_subscriber_after_its_end_does_nothing_and_after_close_raises():
+    # The end of the subscription (a completion, an error, a dispose) is not
+    # the caller's doing: a producer on another thread may emit after it,
+    # and that does nothing. close() is: like every closed handle's use, a
+    # call after it raises ValueError (it used to do nothing).
+    kept = []
+    with sk.Signal.create(kept.append) as signal:
+        with signal.subscribe(lambda v: None):
+            pass
+    subscriber = kept.pop()
+    subscriber.on_next(1)
+    subscriber.on_error(LookupError("late"))
+    subscriber.on_completed()
+    subscriber.close()
+    subscriber.close()  # idempotent
+    for call in (lambda: subscriber.on_next(1), lambda: subscriber.on_error(LookupError("late")),
+                 subscriber.on_completed):
+        with pytest.raises(ValueError, match="Subscriber is closed"):
+            call()
+
+
 def test_create_function_that_raises_fails_the_stream():
     def start(subscriber):
         raise PermissionError("denied")

@@ -5,6 +5,7 @@ import threading
 import pytest
 
 import signalkit as sk
+from signalkit import _signal
 
 pytestmark = pytest.mark.usefixtures("clean")
 
@@ -112,7 +113,67 @@ def test_close_during_a_host_queue_drain_waits_for_it():
     assert close_inside(queue, lambda held: (hold.append(held), queue.drain())[-1]) == 1
 
 
-@pytest.mark.parametrize("kind", ["queue run", "value promise set/get", "pipe put", "subscribe", "dispose"])
+def ended_subscriber():
+    """A create() function's Subscriber whose subscription ended: its
+    handle holds the last reference to the library's subscriber."""
+    held = []
+    with sk.Signal.create(held.append) as signal:
+        with signal.subscribe(lambda v: None, lambda e: None):
+            pass
+    return held.pop()
+
+
+def close_before_the_c_call(monkeypatch, module, name, handle):
+    """Replaces module.name (the function a call on `handle` reaches once
+    it has read the handle's pointer) by one that closes `handle` first, as
+    another thread may at that instant, and refuses to go on into the C
+    call when that close released the library object (a use after free).
+    Returns the list of live_objects() seen inside."""
+    real, seen = getattr(module, name), []
+
+    def closing(*args):
+        alive = sk.live_objects()
+        handle.close()
+        seen.append(sk.live_objects() == alive)
+        if not seen[-1]:
+            raise AssertionError("released under a call in flight")
+        return real(*args)
+
+    monkeypatch.setattr(module, name, closing)
+    return seen
+
+
+@pytest.mark.parametrize("method", ["on_next", "on_error", "on_completed"])
+def test_close_during_a_subscriber_call_waits_for_it(method, monkeypatch):
+    # Before: Subscriber read its pointer and called C with it uncounted, so
+    # a close() on another thread in between released the subscriber under
+    # the call (a use after free). Now the call is in flight as on every
+    # handle: the release waits for its end.
+    subscriber = ended_subscriber()
+    alive = sk.live_objects()
+    assert alive == 1  # the subscriber alone
+    seen = close_before_the_c_call(monkeypatch, _signal, "_draining", subscriber)
+    args = {"on_next": (1,), "on_error": (LookupError("x"),), "on_completed": ()}[method]
+    getattr(subscriber, method)(*args)
+    assert seen == [True]
+    assert sk.live_objects() == alive - 1, "not released when the call returned"
+
+
+def test_close_during_a_test_signal_subscriptions_read_waits_for_it(monkeypatch):
+    # Before: TestSignal.subscriptions read its log uncounted, and a close()
+    # meanwhile freed the log under the read (a segfault).
+    from signalkit import testing
+    with testing.TestScheduler() as scheduler:
+        source = scheduler.cold("a|")
+        alive = sk.live_objects()
+        seen = close_before_the_c_call(monkeypatch, testing, "_read_text", source)
+        assert source.subscriptions == ""
+        assert seen == [True]
+        assert sk.live_objects() < alive, "not released when the read returned"
+
+
+@pytest.mark.parametrize("kind", ["queue run", "value promise set/get", "pipe put", "subscribe", "dispose",
+                                  "subscriber put"])
 def test_close_racing_calls_on_another_thread(kind):
     # Calls through ctypes (which lets the GIL go during the C call) looped
     # against a close(), which falls at a random point of a call once the
@@ -151,6 +212,9 @@ def race(kind, failures):
         elif kind == "subscribe":
             handle = sk.Signal.never()
             use = lambda: handle.subscribe(lambda v: None).close()
+        elif kind == "subscriber put":  # its subscription ended: the handle holds the last reference
+            handle = ended_subscriber()
+            use = lambda: handle.on_next([1])
         else:
             with sk.Pipe() as pipe, pipe.signal() as source:
                 handle = source.subscribe(lambda v: None)
