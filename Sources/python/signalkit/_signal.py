@@ -1785,12 +1785,9 @@ class Signal(Generic[T_co], _Failing, _Handle):
         when this signal completes (or fails with it), the library's rule
         (the original's take(0)); so ``Signal.never().take(0)`` never ends.
         For an empty signal use Signal.complete(). 2**64 - 1 (SIZE_MAX)
-        means no limit."""
-        count = operator.index(count)
-        if count < 0:
-            raise ValueError(f"signalkit: take count {count} is negative")
-        if count > 2 ** 64 - 1:
-            raise OverflowError(f"signalkit: take count {count} out of range of size_t")
+        means no limit. TypeError unless `count` is an int (bool is not),
+        ValueError when negative, OverflowError past SIZE_MAX."""
+        count = _count_arg(count, "take", "count")
         return _new_signal(C.signal_take, self, count)
 
     def take_until(self, fn: Callable[[T_co], int]) -> "Signal[T_co]":

@@ -600,10 +600,14 @@ class IntegerRangeTests(QuietTestCase):
 
     def test_take_count_outside_size_t_raises(self):
         with sk.Signal.from_iterable([1]) as source:
-            with self.assertRaises(ValueError):
+            with self.assertRaisesRegex(ValueError, r"^signalkit: take: count -1 is negative$"):
                 source.take(-1)
-            with self.assertRaises(OverflowError):
+            with self.assertRaisesRegex(OverflowError, r"^signalkit: take: count 18446744073709551616 out of range"):
                 source.take(2 ** 64)
+            with self.assertRaisesRegex(TypeError, r"^signalkit: take: count is float, not an int$"):
+                source.take(1.5)
+            with self.assertRaisesRegex(TypeError, r"^signalkit: take: count is bool, not an int$"):
+                source.take(True)
 
 
 class DeepValueTests(QuietTestCase):
