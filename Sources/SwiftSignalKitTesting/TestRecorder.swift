@@ -166,7 +166,10 @@ extension TestScheduler {
     /// and records what it delivers; disposes the subscription at frame
     /// `disposeAt` when given. A subscription due now starts at once, on the
     /// calling thread; a later one starts on the queue, as a task of its
-    /// frame.
+    /// frame. Tasks of one frame run in the order they were scheduled, and a
+    /// hot signal scheduled its events when it was made, before this: a
+    /// later subscription misses the event of its own frame (`hot("^-a-b|")`
+    /// recorded from frame 1 gets `---b|`, without `a`).
     public func record<Value, Failure>(_ signal: Signal<Value, Failure>, subscribeAt: Int? = nil, disposeAt: Int? = nil) -> TestRecorder<Value, Failure> {
         let recorder = TestRecorder<Value, Failure>(scheduler: self)
         if let subscribeAt, subscribeAt > self.now {

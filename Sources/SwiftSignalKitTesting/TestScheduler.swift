@@ -11,7 +11,7 @@ import SwiftSignalKit
 ///     let input = try scheduler.cold("-a-b-------c|", error: TestError())
 ///     let recorder = scheduler.record(input.signal |> debounce(scheduler.seconds(3), queue: scheduler.queue))
 ///     try scheduler.run()
-///     XCTAssertNil(recorder.mismatch("------b-----(c|)"))
+///     XCTAssertNil(recorder.mismatch("------b-----(c|)", error: TestError()))
 ///
 /// A frame lasts `frame` seconds (1 ms unless given) of the queue's virtual
 /// clock; frame 0 is the clock's 0. Frames are whole nanoseconds, so frame

@@ -44,6 +44,8 @@ final class APICompatibilityTests: XCTestCase {
         let action = ActionDisposable(action: {})
         set.add(action)
         set.remove(action)
+        set.add(action)
+        set.removeLast()
         let dict = DisposableDict<String>()
         dict.set(EmptyDisposable, forKey: "a")
         dict.set(nil, forKey: "a")

@@ -40,6 +40,27 @@ final class DisposableSetTests: XCTestCase {
         XCTAssertEqual(removed.count, 0)
     }
 
+    func testRemoveLastTakesOutTheLatestWithoutDisposingIt() {
+        // The original's DisposableSet has removeLast() too (Telegram code
+        // calls it to undo the last add); it did not compile here.
+        let set = DisposableSet()
+        let first = CountingDisposable()
+        let second = CountingDisposable()
+        let third = CountingDisposable()
+        set.add(first)
+        set.add(second)
+        set.add(third)
+        set.remove(third)
+        set.removeLast()
+        XCTAssertEqual([first.count, second.count, third.count], [0, 0, 0])
+        set.dispose()
+        XCTAssertEqual([first.count, second.count, third.count], [1, 0, 0])
+        // On an empty or disposed set it does nothing (the original traps on
+        // an empty one, as Array.removeLast does).
+        set.removeLast()
+        DisposableSet().removeLast()
+    }
+
     func testRemoveUsesIdentityAndIgnoresUnknownDisposables() {
         let set = DisposableSet()
         let first = CountingDisposable()

@@ -372,6 +372,31 @@ final class QueueTests: XCTestCase {
         XCTAssertEqual(observed.with { $0 }, [true, true, true, true])
     }
 
+    func testAWrapperOfTheMainDispatchQueueMadeBeforeMainQueueIsStillCurrent() {
+        // `Queue(queue: DispatchQueue.main)` made before the first
+        // `Queue.mainQueue()` (which is made on first use): the main queue's
+        // initializer replaced the dispatch queue's mark, so the wrapper was
+        // never current again and its `sync` from the main thread was a
+        // dispatch_sync onto the queue the thread owns (libdispatch stops
+        // the process). The same first use, replayed on a queue of our own
+        // (the process's main queue was made long ago):
+        let dispatchQueue = DispatchQueue(label: "QueueTests.mainStandIn")
+        let wrapper = Queue(queue: dispatchQueue)
+        let main = Queue(queue: dispatchQueue, specialIsMainQueue: true)
+        let later = Queue(queue: dispatchQueue)
+        let observed = Atomic<[Bool]>(value: [])
+        dispatchQueue.sync {
+            observed.modify { $0 + [wrapper.isCurrent(), main.isCurrent(), later.isCurrent()] }
+            // Runs inline (a deadlock or a stop otherwise, as above).
+            if wrapper.isCurrent() {
+                wrapper.sync {
+                    observed.modify { $0 + [true] }
+                }
+            }
+        }
+        XCTAssertEqual(observed.with { $0 }, [true, true, true, true])
+    }
+
     func testWrapperOfANamedQueuesDispatchQueueIsRecognised() {
         let original = Queue(name: "QueueTests.named")
         let wrapper = Queue(queue: original.queue)

@@ -148,6 +148,21 @@ final class Signal_TimingTests: XCTestCase {
         disposable.dispose()
     }
 
+    func testDelayOfNotANumberNeverStartsTheUpstream() throws {
+        // As a Timer of NaN seconds: never (the original's deadline is
+        // `distantFuture`); it started the upstream at once.
+        let queue = Queue.virtualTime()
+        let starts = Counter()
+        let disposable = (Signal<Int, NoError> { _ in
+            starts.increment()
+            return EmptyDisposable
+        } |> delay(.nan, queue: queue)).start()
+        try queue.advance(by: 1000)
+        XCTAssertEqual(starts.count, 0)
+        disposable.dispose()
+        queue.closeHostDrained()
+    }
+
     // MARK: timeout
 
     func testTimeoutSwitchesToAlternateWhenUpstreamIsSilent() throws {
@@ -171,6 +186,22 @@ final class Signal_TimingTests: XCTestCase {
         pipe.putCompletion()
         XCTAssertEqual(log.with { $0 }, ["alternate started on queue: true at 0.05, upstream subscribers: 0", "42"])
         disposable.dispose()
+    }
+
+    func testTimeoutOfNotANumberNeverSwitchesToTheAlternate() throws {
+        let queue = Queue.virtualTime()
+        let pipe = TestPipe<Int, NoError>()
+        let alternateStarts = Counter()
+        let alternate = Signal<Int, NoError> { _ in
+            alternateStarts.increment()
+            return EmptyDisposable
+        }
+        let disposable = (pipe.signal() |> timeout(.nan, queue: queue, alternate: alternate)).start()
+        try queue.advance(by: 1000)
+        XCTAssertEqual(alternateStarts.count, 0)
+        XCTAssertEqual(pipe.subscriberCount, 1)
+        disposable.dispose()
+        queue.closeHostDrained()
     }
 
     func testTimeoutFirstUpstreamValueCancelsTimer() throws {

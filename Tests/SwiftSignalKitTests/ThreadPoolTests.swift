@@ -92,6 +92,24 @@ final class ThreadPoolTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
     }
 
+    func testCreationStopsAtTheFirstThreadTheSystemRefuses() {
+        // A count far beyond what the system gives (a mistake: millions,
+        // Int.max): once a thread was refused, the pool tried every other
+        // one all the same, a failed pthread_create each, so that the
+        // initializer did not return for minutes (Int.max: ever). Here the
+        // system gives two threads.
+        let attempts = Atomic<Int>(value: 0)
+        let pool = ThreadPool(threadCount: 1_000_000, threadPriority: 0.5, startThread: { context in
+            if attempts.modify({ $0 + 1 }) > 2 {
+                return nil
+            }
+            return ThreadPool.startThread(context)
+        })
+        XCTAssertEqual(attempts.with { $0 }, 3)
+        // The two threads it got run tasks, in parallel.
+        XCTAssertEqual(rendezvous(pool.addTask, pool.addTask), 2)
+    }
+
     func testDeinitFinishesQueuedWorkBeforeReturning() {
         var pool: ThreadPool? = ThreadPool(threadCount: 2, threadPriority: 0.5)
         let gate = DispatchSemaphore(value: 0)

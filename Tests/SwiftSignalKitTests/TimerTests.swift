@@ -155,6 +155,47 @@ final class TimerTests: XCTestCase {
         }
     }
 
+    func testNotANumberTimeoutNeverFires() {
+        // NaN is no duration: as with Queue.after and the original (where
+        // `DispatchTime.now() + .nan` is `distantFuture`), such a timer never
+        // fires. (It fired at once, and a repeating one every instant, a
+        // busy loop on its queue: NaN was clamped to 0.)
+        let queue = Queue()
+        let fired = Counter()
+        let timers = [
+            self.countingTimer(.nan, on: queue, fired: fired),
+            self.countingTimer(.nan, repeat: true, on: queue, fired: fired),
+            self.countingTimer(-.nan, repeat: true, on: queue, fired: fired),
+        ]
+        for timer in timers {
+            timer.start()
+        }
+        drain(queue, after: 0.05)
+        XCTAssertEqual(fired.count, 0)
+        for timer in timers {
+            timer.invalidate()
+        }
+    }
+
+    func testNotANumberTimeoutNeverFiresOnAVirtualTimeQueue() throws {
+        let queue = Queue.virtualTime()
+        let fired = Counter()
+        let timers = [
+            self.countingTimer(.nan, on: queue, fired: fired),
+            self.countingTimer(.nan, repeat: true, on: queue, fired: fired),
+        ]
+        for timer in timers {
+            timer.start()
+        }
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
+        XCTAssertNoThrow(try queue.advance(by: 10, limit: 100))
+        XCTAssertEqual(fired.count, 0)
+        for timer in timers {
+            timer.invalidate()
+        }
+        queue.closeHostDrained()
+    }
+
     func testInvalidateBeforeStartIsHarmless() {
         let queue = Queue()
         let fired = Counter()

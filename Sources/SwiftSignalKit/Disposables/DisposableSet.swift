@@ -1,7 +1,8 @@
 /// A collection of disposables disposed together.
 ///
 /// A disposable added after the set has been disposed is disposed at once.
-/// `remove` takes a disposable out (by identity) without disposing it.
+/// `remove` takes a disposable out (by identity) without disposing it, and
+/// `removeLast` the one added last.
 ///
 /// Thread-safety: all methods may be called from any thread; disposals run
 /// outside the lock. A `dispose()` that finds another one still running (on
@@ -52,6 +53,20 @@ public final class DisposableSet: Disposable, _EndingContainer, @unchecked Senda
             self.disposables.remove(at: index)
         }
         self.mutex.unlock()
+    }
+
+    /// Takes the disposable added last (of those still in the set) out of the
+    /// set without disposing it, as the original's `removeLast()` does (code
+    /// calls it to undo its last `add`). Does nothing when the set holds none,
+    /// also after `dispose()` (the original stops the process then, as
+    /// `Array.removeLast` does).
+    public func removeLast() {
+        self.mutex.lock()
+        // Released after the lock, as `remove` is (a last release may run a
+        // deinit that calls back).
+        let removed = self.disposables.popLast()
+        self.mutex.unlock()
+        withExtendedLifetime(removed) {}
     }
 
     /// Disposes every disposable in the set, and any added later.

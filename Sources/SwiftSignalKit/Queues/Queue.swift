@@ -16,6 +16,26 @@ private final class QueueSpecific: @unchecked Sendable {
 
 private let queueSpecificKey = DispatchSpecificKey<QueueSpecific>()
 
+/// Serialises the reading and setting of a dispatch queue's mark, so that
+/// wrappers made at once of a queue not yet marked find one mark.
+private let queueSpecificLock = Synchronization.Mutex<Void>(())
+
+/// The mark of `queue`, set now if it has none. Every `Queue` of one dispatch
+/// queue shares it: a second mark set over the first would leave the queues
+/// holding the first never current (and their `sync` from the queue's own
+/// work a dispatch_sync onto it, which libdispatch refuses by stopping the
+/// process).
+private func queueSpecific(of queue: DispatchQueue) -> QueueSpecific {
+    return queueSpecificLock.withLock { _ in
+        if let existing = queue.getSpecific(key: queueSpecificKey) {
+            return existing
+        }
+        let specific = QueueSpecific()
+        queue.setSpecific(key: queueSpecificKey, value: specific)
+        return specific
+    }
+}
+
 private func isMainThread() -> Bool {
     return _sks_is_main_thread() != 0
 }
@@ -119,15 +139,18 @@ public final class Queue: @unchecked Sendable {
         return self === Queue.globalDefaultQueue || self === Queue.globalBackgroundQueue
     }
 
-    private init(queue: DispatchQueue, specialIsMainQueue: Bool) {
+    /// The global queues' initializer: `Queue.mainQueue()` is made with
+    /// `specialIsMainQueue` on its first use. Package-visible so that the
+    /// tests can replay that first use on a dispatch queue of their own.
+    package init(queue: DispatchQueue, specialIsMainQueue: Bool) {
         self.nativeQueue = queue
         self.specialIsMainQueue = specialIsMainQueue
         self.executor = nil
         self.token = 0
         if specialIsMainQueue {
-            let specific = QueueSpecific()
-            queue.setSpecific(key: queueSpecificKey, value: specific)
-            self.specific = specific
+            // A `Queue(queue: DispatchQueue.main)` made before this first use
+            // of `mainQueue()` marked the main dispatch queue already.
+            self.specific = queueSpecific(of: queue)
         } else {
             // Global concurrent queues cannot carry specifics, and "current" has
             // no meaning for them: `async` always dispatches.
@@ -136,7 +159,8 @@ public final class Queue: @unchecked Sendable {
     }
 
     /// Wraps an existing serial dispatch queue. All `Queue`s wrapping the same
-    /// dispatch queue recognise each other as current.
+    /// dispatch queue recognise each other as current; so do wrappers of
+    /// `DispatchQueue.main` and `Queue.mainQueue()`, whichever is made first.
     ///
     /// This differs from the original, whose `init(queue:)` marks nothing on
     /// the dispatch queue: there such a `Queue` is never current, so `async`
@@ -148,13 +172,7 @@ public final class Queue: @unchecked Sendable {
         self.specialIsMainQueue = false
         self.executor = nil
         self.token = 0
-        if let existing = queue.getSpecific(key: queueSpecificKey) {
-            self.specific = existing
-        } else {
-            let specific = QueueSpecific()
-            queue.setSpecific(key: queueSpecificKey, value: specific)
-            self.specific = specific
-        }
+        self.specific = queueSpecific(of: queue)
     }
 
     /// Creates a new serial queue.

@@ -7,10 +7,17 @@ import Darwin
 #endif
 
 #if canImport(Darwin)
-private typealias NativeThread = pthread_t?
+typealias NativeThread = pthread_t?
 #else
-private typealias NativeThread = pthread_t
+typealias NativeThread = pthread_t
 #endif
+
+/// A started pool thread, as `ThreadPool.startThread` returns it.
+///
+/// Thread-safety: an immutable value.
+package struct NativeThreadHandle {
+    let thread: NativeThread
+}
 
 /// A fixed set of worker threads, created with pthreads, that run
 /// `ThreadPoolTask`s.
@@ -40,33 +47,30 @@ public final class ThreadPool: @unchecked Sendable {
     let core: ThreadPoolCore
     private let threads: [NativeThread]
 
-    /// Starts `threadCount` worker threads (at least one). `threadPriority` is
-    /// ignored on Linux (see the type's documentation).
-    public init(threadCount: Int, threadPriority: Double) {
+    /// Starts `threadCount` worker threads (at least one), or as many as the
+    /// system gives: the first thread it refuses ends the creation (trying
+    /// the rest would cost a failed call each, so that a mistaken count of
+    /// millions or `Int.max` never returned). `threadPriority` is ignored on
+    /// Linux (see the type's documentation).
+    public convenience init(threadCount: Int, threadPriority: Double) {
+        self.init(threadCount: threadCount, threadPriority: threadPriority, startThread: ThreadPool.startThread)
+    }
+
+    /// The initializer, with the function that starts one thread (given the
+    /// retained context to pass to `ThreadPool.threadEntry`; nil when the
+    /// system refused the thread, the context then untouched): the tests give
+    /// one that refuses threads.
+    package init(threadCount: Int, threadPriority: Double, startThread: (UnsafeMutableRawPointer) -> NativeThreadHandle?) {
         let core = ThreadPoolCore()
         self.core = core
         var threads: [NativeThread] = []
         for _ in 0 ..< max(1, threadCount) {
-            var thread = NativeThread()
             let context = Unmanaged.passRetained(core).toOpaque()
-            #if canImport(Darwin)
-            let status = pthread_create(&thread, nil, { context in
-                let core = Unmanaged<ThreadPoolCore>.fromOpaque(context).takeRetainedValue()
-                core.run()
-                return nil
-            }, context)
-            #else
-            let status = pthread_create(&thread, nil, { context in
-                let core = Unmanaged<ThreadPoolCore>.fromOpaque(context!).takeRetainedValue()
-                core.run()
-                return nil
-            }, context)
-            #endif
-            if status != 0 {
+            guard let thread = startThread(context) else {
                 Unmanaged<ThreadPoolCore>.fromOpaque(context).release()
-                continue
+                break
             }
-            threads.append(thread)
+            threads.append(thread.thread)
         }
         // The original's initializer cannot fail, so a pool with no thread
         // at all (the system refused every one) traps here; unreachable from
@@ -74,6 +78,25 @@ public final class ThreadPool: @unchecked Sendable {
         precondition(!threads.isEmpty, "ThreadPool: could not create any thread")
         self.threads = threads
         _ = threadPriority
+    }
+
+    /// Starts a pool thread with pthreads; nil when the system refuses it.
+    package static func startThread(_ context: UnsafeMutableRawPointer) -> NativeThreadHandle? {
+        var thread = NativeThread()
+        #if canImport(Darwin)
+        let status = pthread_create(&thread, nil, { context in
+            let core = Unmanaged<ThreadPoolCore>.fromOpaque(context).takeRetainedValue()
+            core.run()
+            return nil
+        }, context)
+        #else
+        let status = pthread_create(&thread, nil, { context in
+            let core = Unmanaged<ThreadPoolCore>.fromOpaque(context!).takeRetainedValue()
+            core.run()
+            return nil
+        }, context)
+        #endif
+        return status == 0 ? NativeThreadHandle(thread: thread) : nil
     }
 
     deinit {

@@ -7,6 +7,15 @@ import Dispatch
 /// will not run. As in the original, the timer is active only while something
 /// holds it: releasing the last reference invalidates it.
 ///
+/// A timeout of zero or less fires at once (a repeating one without pause).
+/// A timeout that is not a number, or too long for the clock (2^63
+/// nanoseconds, about 292 years, or more; infinity), never fires, as
+/// `Queue.after` never runs such a delay's work (in the original, NaN gives
+/// the deadline `distantFuture` too). The operators that count down with a
+/// `Timer` (`delay`, `suspendAwareDelay`, `timeout`, `debounce`, `throttle`)
+/// follow: a NaN delay never starts the upstream, a NaN timeout never
+/// switches to the alternate.
+///
 /// On a host-drained or virtual-time queue, closing the queue
 /// (`closeHostDrained()`, or releasing its last C handle) ends a timer that
 /// was started on it, for good: the timer is invalidated and its completion
@@ -79,8 +88,10 @@ public final class Timer: @unchecked Sendable {
         }
         let timer = DispatchSource.makeTimerSource(queue: self.queue.queue)
         // A timeout too long for an Int of nanoseconds (about 292 years, or
-        // infinity) never fires, instead of trapping in the conversion.
-        let nanoseconds = max(0.0, self.timeout) * 1_000_000_000.0
+        // infinity) never fires, instead of trapping in the conversion; so
+        // does NaN, as in `Queue.after` (`max(0.0, .nan)` is 0: it would fire
+        // at once, and a repeating timer without pause).
+        let nanoseconds = self.timeout.isNaN ? Double.infinity : max(0.0, self.timeout) * 1_000_000_000.0
         let interval: DispatchTimeInterval = nanoseconds < Double(Int.max) ? .nanoseconds(Int(nanoseconds)) : .never
         timer.schedule(deadline: DispatchTime.now() + interval, repeating: self.repeat ? interval : .never)
         self.mutex.lock()

@@ -99,6 +99,10 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
     /// `seconds` as nanoseconds, rounded to the nearest one; nil for a
     /// duration the clock cannot represent (2^63 ns or more, infinity, NaN).
     static func nanoseconds(_ seconds: Double) -> Int64? {
+        // NaN first: `max(0.0, .nan)` is 0.
+        if seconds.isNaN {
+            return nil
+        }
         let value = max(0.0, seconds) * 1e9
         if !(value < Double(Int64.max)) {
             return nil
