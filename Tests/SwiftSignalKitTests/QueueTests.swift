@@ -787,6 +787,33 @@ final class QueueTests: XCTestCase {
         }
     }
 
+    /// The main queue is current on the main thread, so a sync back onto it
+    /// through a serial queue's sync, from the main thread or from
+    /// main-queue work (which XCTest's wait runs there), runs inline.
+    func testNestedSyncBackOntoTheMainQueueRunsInline() {
+        let serial = Queue(name: "QueueTests.nestedMain")
+        var ran = 0
+        Queue.mainQueue().sync {
+            serial.sync {
+                Queue.mainQueue().sync {
+                    ran += 1
+                }
+            }
+        }
+        XCTAssertEqual(ran, 1)
+        let done = self.expectation(description: "main-queue work")
+        Queue.mainQueue().justDispatch {
+            serial.sync {
+                Queue.mainQueue().sync {
+                    serial.sync {
+                        done.fulfill()
+                    }
+                }
+            }
+        }
+        self.wait(for: [done], timeout: 30)
+    }
+
     /// What the thread holds ends with the sync that took it: after the
     /// nesting, on another thread, and after the sync returned, a sync onto
     /// the outer queue waits its turn again (it does not run inline while
