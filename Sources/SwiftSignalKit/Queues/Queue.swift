@@ -413,11 +413,10 @@ public final class Queue: @unchecked Sendable {
     /// before this returns. Always true on dispatch queues.
     @discardableResult
     package func sync(_ f: () -> Void, ifDropped dropped: () -> Void) -> Bool {
-        // A queue of `init(name:qos:)` (the common case): the current
-        // queue's token, read once, answers `isCurrent` and goes into the
-        // record of what this thread holds.
-        // The other dispatch queues' check reads the current specific once,
-        // for the same use.
+        // The current queue's token (for a queue of `init(name:qos:)`, the
+        // common case) or raw specific (for the other dispatch queues) is
+        // read once: it answers `isCurrent` and goes into the record of what
+        // this thread holds during the sync (`withQueueHold`).
         let currentToken: UInt
         let currentBox: UnsafeMutableRawPointer?
         if self.token != 0 {
@@ -618,11 +617,12 @@ private final class QueueDropTicket {
 /// (which libdispatch answers by stopping the process) or a wait for a
 /// drain or an advance that this very thread is running (for ever).
 ///
-/// A few loads and stores, on paths that go on to a dispatch_sync, a drain
-/// or an advance.
 /// `currentToken`, `currentBox`: the current dispatch queue's token
 /// (`_sks_dispatch_current_queue_token()`) and raw specific
-/// (`currentSpecificBoxOfThread()`), when the caller has read them.
+/// (`currentSpecificBoxOfThread()`), when the caller has read them. Beyond
+/// those, a few loads and stores (and, from a wrapper's work but the main
+/// queue's, the overlay's lookup of its mark), on paths that go on to a
+/// dispatch_sync, a drain or an advance.
 func withQueueHold<R, E: Error>(currentToken: UInt = _sks_dispatch_current_queue_token(), currentBox: UnsafeMutableRawPointer? = currentSpecificBoxOfThread(), _ body: () throws(E) -> R) throws(E) -> R {
     var hold = _sks_hold()
     return try withUnsafeMutablePointer(to: &hold) { (hold) throws(E) -> R in
