@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include <signalkit_test.h>
+
 #include "support.h"
 
 /* A unit of work that records where and in what order it ran. */
@@ -604,6 +606,50 @@ typedef struct nested_drain {
     size_t ran;
     char message[256];
 } nested_drain;
+
+/* A host-drained queue's task that syncs onto a virtual-time queue, whose
+ * work syncs back onto the host queue, on the draining thread: the
+ * innermost work runs inline (it waited for ever for a drain, this
+ * thread's own: the virtual queue's sync had made that queue current).
+ * Inside, only the virtual queue is current. */
+typedef struct host_through_virtual {
+    sk_queue *host;
+    sk_queue *virtual_queue;
+    int ran;
+    bool host_current;
+    bool virtual_current;
+} host_through_virtual;
+
+static void htv_inner(void *ctx) {
+    host_through_virtual *p = ctx;
+    p->ran++;
+    p->host_current = sk_queue_is_current(p->host);
+    p->virtual_current = sk_queue_is_current(p->virtual_queue);
+}
+
+static void htv_middle(void *ctx) {
+    host_through_virtual *p = ctx;
+    SK_OK_OR_ABORT(sk_queue_sync(p->host, htv_inner, p, NULL));
+}
+
+static void htv_task(void *ctx) {
+    host_through_virtual *p = ctx;
+    SK_OK_OR_ABORT(sk_queue_sync(p->virtual_queue, htv_middle, p, NULL));
+}
+
+Test(queues, host_task_syncing_back_through_a_virtual_queue_runs_inline, .timeout = SK_TEST_TIMEOUT) {
+    host_through_virtual p;
+    memset(&p, 0, sizeof p);
+    p.host = host_queue(NULL);
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&p.virtual_queue, "through"));
+    SK_OK_OR_FAIL(sk_queue_async(p.host, htv_task, &p, NULL));
+    drain_expect(p.host, 0, 1, "the task syncing through the virtual queue");
+    cr_assert_eq(p.ran, 1, "the innermost work ran %d times", p.ran);
+    cr_assert(!p.host_current && p.virtual_current, "inside: host current %d, virtual current %d", p.host_current,
+              p.virtual_current);
+    sk_queue_release(p.virtual_queue);
+    expect_no_live_objects(1, p.host);
+}
 
 static void drain_from_a_task(void *ctx) {
     nested_drain *n = ctx;
