@@ -760,14 +760,24 @@ final class QueueTests: XCTestCase {
     /// A host-drained queue's task syncing back onto it through other
     /// queues, on the draining thread: inline. Through a serial queue it
     /// was already (the drain's mark is the thread's); through a
-    /// virtual-time queue's sync it waited for ever for a drain, this
+    /// virtual-time queue's sync, or from the task of another host-drained
+    /// queue drained inside it, it waited for ever for a drain, this
     /// thread's own.
     func testNestedSyncBackOntoTheHostQueueBeingDrainedRunsInline() throws {
         try expectCleanRunInChild {
             let host = try Queue.makeHostDrained(name: "QueueTests.nestedHost")
+            let inner = try Queue.makeHostDrained(name: "QueueTests.nestedHost.inner")
             let virtual = Queue.virtualTime(name: "QueueTests.nestedHost.virtual")
             let serial = Queue(name: "QueueTests.nestedHost.serial")
             var log: [String] = []
+            host.justDispatch {
+                inner.justDispatch {
+                    host.sync {
+                        log.append("from a nested drain")
+                    }
+                }
+                XCTAssertEqual(try? inner.drain(), 1)
+            }
             host.justDispatch {
                 serial.sync {
                     host.sync {
@@ -780,9 +790,10 @@ final class QueueTests: XCTestCase {
                     }
                 }
             }
-            XCTAssertEqual(try host.drain(), 1)
-            XCTAssertEqual(log, ["through serial", "through virtual: host current false, virtual current true"])
+            XCTAssertEqual(try host.drain(), 2)
+            XCTAssertEqual(log, ["from a nested drain", "through serial", "through virtual: host current false, virtual current true"])
             host.closeHostDrained()
+            inner.closeHostDrained()
             virtual.closeHostDrained()
         }
     }
