@@ -1650,6 +1650,18 @@ int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn rele
  * @brief Runs `fn(ctx)` on a queue and waits for it (inline when already on
  *        it).
  *
+ * Nested syncs run inline too: when `fn` of sk_queue_sync(first) calls
+ * sk_queue_sync(second), whose `fn` calls sk_queue_sync(first), the
+ * innermost `fn` runs at once, on the calling thread, which holds `first`
+ * until the outer call returns (also when it runs `first`'s asynchronous
+ * work, or drains or advances `first`). Only the calling thread holds it:
+ * work that another thread runs for this one (the main thread, for a sync
+ * onto the main queue from another thread; the draining thread of a
+ * host-drained queue) waits for ever when it syncs back onto `first`. A
+ * concurrent queue holds nothing: its sync runs `fn` on the calling
+ * thread at once. Inside, sk_queue_is_current() keeps its meaning: only
+ * the innermost queue is current.
+ *
  * For the main queue and host-drained queues this blocks until the thread
  * that drains them runs the work: calling it from that thread while it is
  * not draining would wait forever.
@@ -1747,6 +1759,14 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
 int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk_release_fn release);
 /**
  * @brief Whether the caller runs on a queue.
+ *
+ * Only the innermost queue counts: inside the work of sk_queue_sync(second)
+ * called from `first`'s work, `second` is current and `first` is not
+ * (though a sync back onto `first` runs inline: see sk_queue_sync()). A
+ * host-drained or virtual-time queue is current on the thread draining or
+ * advancing it, inside a serial queue's sync reached from its work too.
+ * Always false for the concurrent queues.
+ *
  * @param queue  Borrowed; may be NULL.
  * @return True when the caller runs on `queue`; false for NULL.
  * @par Thread safety

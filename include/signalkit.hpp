@@ -938,7 +938,8 @@ public:
         detail::check(sk_queue_after(p_, delay.count, &run<B>, detail::make_box(std::forward<F>(f)), &B::release));
     }
     /* Runs `f()` on the queue, waits, and returns its result or rethrows its
-     * exception (see sk_queue_sync for the main and host-drained queues). A
+     * exception (see sk_queue_sync for the main and host-drained queues, and
+     * for nested syncs, which run inline on a queue the thread holds). A
      * reference result is returned as that reference (to what f referred). */
     template <class F> auto sync(F &&f) const -> decltype(f()) {
         using R = decltype(f());

@@ -310,6 +310,32 @@ void _sks_set_put_off_disposals(unsigned count) {
 
 static _Thread_local void *sks_current_host_queue;
 
+static _Thread_local _sks_hold *sks_holds;
+
+void _sks_hold_enter(_sks_hold *hold, uintptr_t token, void *specificBox) {
+    hold->token = token;
+    hold->specificBox = specificBox;
+    hold->specific = NULL;
+    hold->host = sks_current_host_queue;
+    hold->outer = sks_holds;
+    sks_holds = hold;
+}
+
+void _sks_hold_exit(_sks_hold *hold) {
+    sks_holds = hold->outer;
+}
+
+int _sks_holds(uintptr_t token, const void *specific, const void *host) {
+    for (const _sks_hold *hold = sks_holds; hold != NULL; hold = hold->outer) {
+        if ((token != 0 && hold->token == token) || (specific != NULL && hold->specific == specific) ||
+            (host != NULL && hold->host == host)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+
 void *_sks_current_host_queue(void) {
     return sks_current_host_queue;
 }

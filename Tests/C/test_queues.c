@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include <signalkit_test.h>
+
 #include "support.h"
 
 /* A unit of work that records where and in what order it ran. */
@@ -146,6 +148,58 @@ Test(queues, async_and_sync_inline_when_already_current, .timeout = SK_TEST_TIME
     cr_assert_eq(n.inner_ran_before_return_sync, 2, "sync from the queue itself did not run inline");
     cr_assert(n.inner_on_queue);
     expect_no_live_objects(1, queue);
+}
+
+/* sk_queue_sync(first) whose work syncs onto second, whose work syncs onto
+ * first again: the thread holds first through the outer sync, so the
+ * innermost work runs inline, at once (libdispatch stopped the process:
+ * SIGILL, a dispatch_sync onto a queue the thread already owns). Inside,
+ * sk_queue_is_current keeps its meaning: only second is current. The same
+ * through a concurrent queue, whose sync runs the work on the calling
+ * thread and holds nothing. */
+typedef struct nested_pair {
+    sk_queue *first;
+    sk_queue *second;
+    sk_queue *concurrent;
+    int inner_ran;
+    /* For each run of the innermost work: whether first, second were current. */
+    bool current[2][2];
+} nested_pair;
+
+static void pair_innermost(void *ctx) {
+    nested_pair *p = ctx;
+    if (p->inner_ran < 2) {
+        p->current[p->inner_ran][0] = sk_queue_is_current(p->first);
+        p->current[p->inner_ran][1] = sk_queue_is_current(p->second);
+    }
+    p->inner_ran++;
+}
+
+static void pair_middle(void *ctx) {
+    nested_pair *p = ctx;
+    SK_OK_OR_ABORT(sk_queue_sync(p->first, pair_innermost, p, NULL));
+}
+
+static void pair_outer(void *ctx) {
+    nested_pair *p = ctx;
+    SK_OK_OR_ABORT(sk_queue_sync(p->second, pair_middle, p, NULL));
+    SK_OK_OR_ABORT(sk_queue_sync(p->concurrent, pair_middle, p, NULL));
+}
+
+Test(queues, sync_nested_through_another_queue_back_onto_the_outer_one_runs_inline, .timeout = SK_TEST_TIMEOUT) {
+    nested_pair p;
+    memset(&p, 0, sizeof p);
+    p.first = serial_queue("nested.first");
+    p.second = serial_queue("nested.second");
+    SK_OK_OR_FAIL(sk_queue_concurrent_default(&p.concurrent));
+    SK_OK_OR_FAIL(sk_queue_sync(p.first, pair_outer, &p, NULL));
+    cr_assert_eq(p.inner_ran, 2, "the innermost work ran %d times", p.inner_ran);
+    cr_assert(!p.current[0][0] && p.current[0][1], "through second: first current %d, second current %d",
+              p.current[0][0], p.current[0][1]);
+    cr_assert(!p.current[1][0] && !p.current[1][1], "through the concurrent queue: first current %d, second current %d",
+              p.current[1][0], p.current[1][1]);
+    sk_queue_release(p.concurrent);
+    expect_no_live_objects(2, p.first, p.second);
 }
 
 Test(queues, after_runs_later_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
@@ -552,6 +606,50 @@ typedef struct nested_drain {
     size_t ran;
     char message[256];
 } nested_drain;
+
+/* A host-drained queue's task that syncs onto a virtual-time queue, whose
+ * work syncs back onto the host queue, on the draining thread: the
+ * innermost work runs inline (it waited for ever for a drain, this
+ * thread's own: the virtual queue's sync had made that queue current).
+ * Inside, only the virtual queue is current. */
+typedef struct host_through_virtual {
+    sk_queue *host;
+    sk_queue *virtual_queue;
+    int ran;
+    bool host_current;
+    bool virtual_current;
+} host_through_virtual;
+
+static void htv_inner(void *ctx) {
+    host_through_virtual *p = ctx;
+    p->ran++;
+    p->host_current = sk_queue_is_current(p->host);
+    p->virtual_current = sk_queue_is_current(p->virtual_queue);
+}
+
+static void htv_middle(void *ctx) {
+    host_through_virtual *p = ctx;
+    SK_OK_OR_ABORT(sk_queue_sync(p->host, htv_inner, p, NULL));
+}
+
+static void htv_task(void *ctx) {
+    host_through_virtual *p = ctx;
+    SK_OK_OR_ABORT(sk_queue_sync(p->virtual_queue, htv_middle, p, NULL));
+}
+
+Test(queues, host_task_syncing_back_through_a_virtual_queue_runs_inline, .timeout = SK_TEST_TIMEOUT) {
+    host_through_virtual p;
+    memset(&p, 0, sizeof p);
+    p.host = host_queue(NULL);
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&p.virtual_queue, "through"));
+    SK_OK_OR_FAIL(sk_queue_async(p.host, htv_task, &p, NULL));
+    drain_expect(p.host, 0, 1, "the task syncing through the virtual queue");
+    cr_assert_eq(p.ran, 1, "the innermost work ran %d times", p.ran);
+    cr_assert(!p.host_current && p.virtual_current, "inside: host current %d, virtual current %d", p.host_current,
+              p.virtual_current);
+    sk_queue_release(p.virtual_queue);
+    expect_no_live_objects(1, p.host);
+}
 
 static void drain_from_a_task(void *ctx) {
     nested_drain *n = ctx;

@@ -1,5 +1,8 @@
 import XCTest
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import SwiftSignalKit
 import SwiftSignalKitTestSupport
 
@@ -108,5 +111,39 @@ final class AtomicTests: XCTestCase {
         // would report them) if tryWith let two closures run together.
         XCTAssertEqual(shared.value, succeeded.with { $0 })
         XCTAssertGreaterThan(shared.value, 0)
+    }
+
+    // MARK: - Reentrancy
+
+    /// Runs `body` in a child process (this test again, alone) and expects
+    /// it to trap with a message naming `what` and the reentrancy (the
+    /// nested lock deadlocked silently: the child's alarm ended it).
+    private func expectReentrancyTrap(_ what: String, _ method: String = #function, _ body: () -> Void) {
+        if isChildProcess() {
+            body()
+            XCTFail("no trap")
+            return
+        }
+        let outcome = runInChildProcess(self, method)
+        XCTAssertEqual(outcome.signal, SIGILL, "\(outcome)")
+        XCTAssertTrue(outcome.output.contains("SwiftSignalKit: \(what) called again on the thread that holds its lock"), "\(outcome)")
+    }
+
+    func testWithFromInsideItsOwnClosureTrapsInsteadOfDeadlocking() {
+        expectReentrancyTrap("Atomic<Int>.with") {
+            let atomic = Atomic<Int>(value: 1)
+            _ = atomic.with { value in
+                atomic.with { $0 + value }
+            }
+        }
+    }
+
+    func testModifyFromInsideWithTrapsInsteadOfDeadlocking() {
+        expectReentrancyTrap("Atomic<String>.modify") {
+            let atomic = Atomic<String>(value: "a")
+            _ = atomic.with { _ in
+                atomic.modify { $0 + "b" }
+            }
+        }
     }
 }

@@ -1,5 +1,8 @@
 import XCTest
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import SwiftSignalKit
 import SwiftSignalKitTestSupport
 
@@ -115,5 +118,23 @@ final class LockTests: XCTestCase {
         }
         XCTAssertEqual(state.value, threadCount * perThread)
         XCTAssertEqual(thrown.with { $0 }, threadCount * ((perThread + 2) / 3))
+    }
+
+    /// `locked` from inside its own closure: a trap naming the lock and the
+    /// reentrancy, in a child process (it deadlocked silently: the child's
+    /// alarm ended it).
+    func testLockedFromInsideItsOwnClosureTrapsInsteadOfDeadlocking() {
+        if isChildProcess() {
+            let lock = Lock()
+            lock.locked {
+                try? lock.throwingLocked {
+                }
+            }
+            XCTFail("no trap")
+            return
+        }
+        let outcome = runInChildProcess(self)
+        XCTAssertEqual(outcome.signal, SIGILL, "\(outcome)")
+        XCTAssertTrue(outcome.output.contains("SwiftSignalKit: Lock.throwingLocked called again on the thread that holds its lock"), "\(outcome)")
     }
 }

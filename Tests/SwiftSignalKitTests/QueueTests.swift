@@ -619,6 +619,247 @@ final class QueueTests: XCTestCase {
         XCTAssertEqual(released.count, 2, "the dropped work was not released during the drain")
         XCTAssertNil(queue.hostFileDescriptor)
     }
+
+    // MARK: - Syncs nested through other queues
+
+    /// Runs `body` in a child process (this test, alone, in the test binary
+    /// again) and expects it to end cleanly: the nested syncs below stopped
+    /// the process (SIGILL from libdispatch: a dispatch_sync onto a queue
+    /// the thread already owns) or hung, which the suite must survive.
+    private func expectCleanRunInChild(_ method: String = #function, _ body: () throws -> Void) rethrows {
+        if isChildProcess() {
+            try body()
+            return
+        }
+        let outcome = runInChildProcess(self, method)
+        XCTAssertEqual(outcome.exitStatus, 0, "\(outcome)")
+    }
+
+    /// `first.sync { second.sync { first.sync { ... } } }`: the thread holds
+    /// `first` through the outer sync, so the inner one runs inline, at
+    /// once, where it is (it stopped the process). `isCurrent` keeps its
+    /// meaning: inside `second`'s work, only `second` is current.
+    func testNestedSyncBackOntoAnOuterSerialQueueRunsInline() {
+        expectCleanRunInChild {
+            let first = Queue(name: "QueueTests.nested.first")
+            let second = Queue(name: "QueueTests.nested.second")
+            var log: [String] = []
+            first.sync {
+                log.append("first")
+                second.sync {
+                    log.append("second")
+                    first.sync {
+                        log.append("first again: first current \(first.isCurrent()), second current \(second.isCurrent())")
+                        second.sync {
+                            log.append("second again")
+                        }
+                    }
+                    log.append("back in second")
+                }
+            }
+            XCTAssertEqual(log, ["first", "second", "first again: first current false, second current true", "second again", "back in second"])
+        }
+    }
+
+    /// The same from `first`'s asynchronous work: the thread runs it, so it
+    /// holds `first` as well (it stopped the process).
+    func testNestedSyncBackOntoTheQueueWhoseAsyncWorkRunsRunsInline() {
+        expectCleanRunInChild {
+            let first = Queue(name: "QueueTests.nestedAsync.first")
+            let second = Queue(name: "QueueTests.nestedAsync.second")
+            let log = Atomic<[String]>(value: [])
+            let done = DispatchSemaphore(value: 0)
+            first.async {
+                second.sync {
+                    first.sync {
+                        log.modify { $0 + ["inner"] }
+                    }
+                }
+                log.modify { $0 + ["outer"] }
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(log.with { $0 }, ["inner", "outer"])
+        }
+    }
+
+    /// Wrappers of a dispatch queue (`Queue(queue:)`, as the main queue) are
+    /// recognised through their dispatch specific: the same nesting through
+    /// another wrapper and a named queue (it stopped the process).
+    func testNestedSyncBackOntoAnOuterWrapperQueueRunsInline() {
+        expectCleanRunInChild {
+            let first = Queue(queue: DispatchQueue(label: "QueueTests.nestedWrapper.first"))
+            let second = Queue(queue: DispatchQueue(label: "QueueTests.nestedWrapper.second"))
+            let third = Queue(name: "QueueTests.nestedWrapper.third")
+            var ran = 0
+            first.sync {
+                second.sync {
+                    third.sync {
+                        first.sync {
+                            second.sync {
+                                ran += 1
+                            }
+                        }
+                    }
+                }
+            }
+            XCTAssertEqual(ran, 1)
+        }
+    }
+
+    /// A global concurrent queue's `sync` runs the work on the calling
+    /// thread and excludes nothing, so a sync onto it never waits for the
+    /// thread itself; a sync back onto the serial queue around it runs
+    /// inline (it stopped the process).
+    func testNestedSyncThroughAConcurrentQueueBackOntoASerialQueueRunsInline() {
+        expectCleanRunInChild {
+            let serial = Queue(name: "QueueTests.nestedConcurrent")
+            let concurrent = Queue.concurrentDefaultQueue()
+            var ran = 0
+            serial.sync {
+                concurrent.sync {
+                    serial.sync {
+                        concurrent.sync {
+                            ran += 1
+                        }
+                    }
+                }
+            }
+            XCTAssertEqual(ran, 1)
+        }
+    }
+
+    /// A virtual-time queue's task (run by the advancing thread) syncing
+    /// through another queue back onto it: inline (it waited for ever for
+    /// an advance, this thread's own).
+    func testNestedSyncBackOntoTheVirtualTimeQueueBeingAdvancedRunsInline() throws {
+        try expectCleanRunInChild {
+            let virtual = Queue.virtualTime(name: "QueueTests.nestedVirtual")
+            let other = Queue.virtualTime(name: "QueueTests.nestedVirtual.other")
+            let serial = Queue(name: "QueueTests.nestedVirtual.serial")
+            var log: [String] = []
+            virtual.after(1) {
+                serial.sync {
+                    virtual.sync {
+                        log.append("through serial at \(virtual.virtualNow!)")
+                    }
+                }
+                other.sync {
+                    virtual.sync {
+                        log.append("through another virtual queue")
+                    }
+                }
+            }
+            try virtual.run()
+            XCTAssertEqual(log, ["through serial at 1.0", "through another virtual queue"])
+            virtual.closeHostDrained()
+            other.closeHostDrained()
+        }
+    }
+
+    /// A host-drained queue's task syncing back onto it through other
+    /// queues, on the draining thread: inline. Through a serial queue it
+    /// was already (the drain's mark is the thread's); through a
+    /// virtual-time queue's sync, or from the task of another host-drained
+    /// queue drained inside it, it waited for ever for a drain, this
+    /// thread's own.
+    func testNestedSyncBackOntoTheHostQueueBeingDrainedRunsInline() throws {
+        try expectCleanRunInChild {
+            let host = try Queue.makeHostDrained(name: "QueueTests.nestedHost")
+            let inner = try Queue.makeHostDrained(name: "QueueTests.nestedHost.inner")
+            let virtual = Queue.virtualTime(name: "QueueTests.nestedHost.virtual")
+            let serial = Queue(name: "QueueTests.nestedHost.serial")
+            var log: [String] = []
+            host.justDispatch {
+                inner.justDispatch {
+                    host.sync {
+                        log.append("from a nested drain")
+                    }
+                }
+                XCTAssertEqual(try? inner.drain(), 1)
+            }
+            host.justDispatch {
+                serial.sync {
+                    host.sync {
+                        log.append("through serial")
+                    }
+                }
+                virtual.sync {
+                    host.sync {
+                        log.append("through virtual: host current \(host.isCurrent()), virtual current \(virtual.isCurrent())")
+                    }
+                }
+            }
+            XCTAssertEqual(try host.drain(), 2)
+            XCTAssertEqual(log, ["from a nested drain", "through serial", "through virtual: host current false, virtual current true"])
+            host.closeHostDrained()
+            inner.closeHostDrained()
+            virtual.closeHostDrained()
+        }
+    }
+
+    /// The main queue is current on the main thread, so a sync back onto it
+    /// through a serial queue's sync, from the main thread or from
+    /// main-queue work (which XCTest's wait runs there), runs inline.
+    func testNestedSyncBackOntoTheMainQueueRunsInline() {
+        let serial = Queue(name: "QueueTests.nestedMain")
+        var ran = 0
+        Queue.mainQueue().sync {
+            serial.sync {
+                Queue.mainQueue().sync {
+                    ran += 1
+                }
+            }
+        }
+        XCTAssertEqual(ran, 1)
+        let done = self.expectation(description: "main-queue work")
+        Queue.mainQueue().justDispatch {
+            serial.sync {
+                Queue.mainQueue().sync {
+                    serial.sync {
+                        done.fulfill()
+                    }
+                }
+            }
+        }
+        self.wait(for: [done], timeout: 30)
+    }
+
+    /// What the thread holds ends with the sync that took it: after the
+    /// nesting, on another thread, and after the sync returned, a sync onto
+    /// the outer queue waits its turn again (it does not run inline while
+    /// another thread runs that queue's work).
+    func testAHeldQueueIsHeldOnlyByItsThreadAndOnlyDuringTheSync() {
+        let first = Queue(name: "QueueTests.held.first")
+        let second = Queue(name: "QueueTests.held.second")
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let order = Atomic<[String]>(value: [])
+        first.async {
+            second.sync {
+                inside.signal()
+                XCTAssertEqual(release.wait(timeout: .now() + 30), .success)
+                order.modify { $0 + ["first's work ends"] }
+            }
+        }
+        XCTAssertEqual(inside.wait(timeout: .now() + 30), .success)
+        // `first` is held by the other thread: this sync waits for it.
+        let waiter = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            first.sync {
+                order.modify { $0 + ["another thread's sync"] }
+            }
+            waiter.signal()
+        }
+        release.signal()
+        XCTAssertEqual(waiter.wait(timeout: .now() + 30), .success)
+        second.sync {
+            first.sync {
+                order.modify { $0 + ["after"] }
+            }
+        }
+        XCTAssertEqual(order.with { $0 }, ["first's work ends", "another thread's sync", "after"])
+    }
 }
 
 /// What the work of `testClosingAHostDrainedQueueReleasesAfterWorkNotYetDue`

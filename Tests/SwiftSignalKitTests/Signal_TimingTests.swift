@@ -163,6 +163,27 @@ final class Signal_TimingTests: XCTestCase {
         queue.closeHostDrained()
     }
 
+    /// A NaN granularity is a tick period that is not a number: as a
+    /// Timer of NaN seconds, never (it ticked every millisecond, the
+    /// smallest period, and started the upstream at the timeout). A NaN
+    /// timeout never starts the upstream either, as `delay(.nan)` (it
+    /// started it on the first tick, after the granularity).
+    func testSuspendAwareDelayOfNotANumberNeverTicksNorStartsTheUpstream() throws {
+        for (timeout, granularity) in [(1.0, Double.nan), (Double.nan, 4.0), (Double.nan, Double.nan)] {
+            let queue = Queue.virtualTime()
+            let starts = Counter()
+            let disposable = (Signal<Int, NoError> { _ in
+                starts.increment()
+                return EmptyDisposable
+            } |> suspendAwareDelay(timeout, granularity: granularity, queue: queue)).start()
+            let ran = try queue.advance(by: 10)
+            XCTAssertEqual(starts.count, 0, "timeout \(timeout), granularity \(granularity)")
+            XCTAssertEqual(ran, 0, "timeout \(timeout), granularity \(granularity): ticks ran")
+            disposable.dispose()
+            queue.closeHostDrained()
+        }
+    }
+
     // MARK: timeout
 
     func testTimeoutSwitchesToAlternateWhenUpstreamIsSilent() throws {

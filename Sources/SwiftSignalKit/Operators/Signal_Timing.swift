@@ -53,7 +53,9 @@ public func delay<T, E>(_ timeout: Double, queue: Queue) -> (Signal<T, E>) -> Si
 ///
 /// Otherwise it behaves as `delay`: the subscription is delayed, values are
 /// not, the upstream starts on `queue`, and disposing before it has started
-/// means it never starts. A tick period is at least one millisecond. On a
+/// means it never starts. A tick period is at least one millisecond. A
+/// timeout or a granularity that is not a number means never, as for
+/// `Timer` and `delay`: no tick, and the upstream never starts. On a
 /// virtual-time queue both clocks are the queue's virtual clock.
 ///
 /// Not reproduced from the original: its final wait is never shorter than
@@ -66,7 +68,12 @@ public func suspendAwareDelay<T, E>(_ timeout: Double, granularity: Double = 4.0
         return Signal<T, E> { subscriber in
             let disposable = MetaDisposable()
             let consumed = Atomic<Bool>(value: false)
-            let period = max(0.001, min(granularity, timeout))
+            // NaN (a timeout or a granularity) means never, as for `Timer`
+            // and `delay`: a NaN period is a timer that never ticks.
+            // (`max` and `min` drop a NaN: it was a 1 ms tick for a NaN
+            // granularity, and a start on the first tick for a NaN timeout,
+            // which no elapsed time is below.)
+            let period = timeout.isNaN || granularity.isNaN ? Double.nan : max(0.001, min(granularity, timeout))
             // Timers are not early in practice, but a tick landing a hair
             // before the deadline must not cost a whole extra period.
             let tolerance = period * 0.1

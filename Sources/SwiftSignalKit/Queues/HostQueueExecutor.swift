@@ -147,14 +147,19 @@ final class HostQueueExecutor: QueueExecutor, @unchecked Sendable {
         let limit = maxTasks <= 0 ? pending : min(maxTasks, pending)
         self.mutex.unlock()
 
-        let previous = _sks_current_host_queue()
-        _sks_set_current_host_queue(Unmanaged.passUnretained(self).toOpaque())
-        var ran = 0
-        while ran < limit, let task = self.takeNext() {
-            task()
-            ran += 1
+        // The queue this thread ran before stays its own during the drain
+        // (`withQueueHold`): a sync back onto it from a task runs inline.
+        let ran = withQueueHold {
+            let previous = _sks_current_host_queue()
+            _sks_set_current_host_queue(Unmanaged.passUnretained(self).toOpaque())
+            var ran = 0
+            while ran < limit, let task = self.takeNext() {
+                task()
+                ran += 1
+            }
+            _sks_set_current_host_queue(previous)
+            return ran
         }
-        _sks_set_current_host_queue(previous)
 
         self.mutex.lock()
         self.draining = false

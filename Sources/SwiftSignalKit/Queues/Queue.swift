@@ -72,7 +72,7 @@ private func isMainThread() -> Bool {
 /// Thread-safety: every method may be called from any thread.
 public final class Queue: @unchecked Sendable {
     private let nativeQueue: DispatchQueue
-    private let specific: QueueSpecific?
+    fileprivate let specific: QueueSpecific?
     /// The identity of a queue made by `init(name:qos:)`, marked on its
     /// dispatch queue as a plain token (`_sks_dispatch_mark_current_queue`);
     /// 0 for the others, which use `specific`. Not the overlay's specific:
@@ -91,14 +91,14 @@ public final class Queue: @unchecked Sendable {
     /// this queue, learned the first time `isCurrent` confirms it the slow
     /// way; 0 until then. The box lives as long as the dispatch queue, which
     /// this object keeps, so the address identifies the queue.
-    private let currentSpecificBox = Synchronization.Atomic<UInt>(0)
+    fileprivate let currentSpecificBox = Synchronization.Atomic<UInt>(0)
 
     /// The underlying dispatch queue.
     public var queue: DispatchQueue {
         return self.nativeQueue
     }
 
-    private static let globalMainQueue = Queue(queue: DispatchQueue.main, specialIsMainQueue: true)
+    fileprivate static let globalMainQueue = Queue(queue: DispatchQueue.main, specialIsMainQueue: true)
     private static let globalDefaultQueue = Queue(queue: DispatchQueue.global(qos: .default), specialIsMainQueue: false)
     private static let globalBackgroundQueue = Queue(queue: DispatchQueue.global(qos: .background), specialIsMainQueue: false)
 
@@ -318,6 +318,13 @@ public final class Queue: @unchecked Sendable {
     /// True when called from work running on this queue (or, for the main
     /// queue, from the main thread). Always false on the global concurrent
     /// queues, which cannot tell (see the type's comment).
+    ///
+    /// Only the innermost queue is current: inside `second.sync { ... }`
+    /// called from `first`'s work, `second` is current and `first` is not,
+    /// though the thread still holds `first` (a `sync` back onto it runs
+    /// inline: see `sync`). For host-drained and virtual-time queues the mark
+    /// is the draining (advancing) thread's, so inside a dispatch queue's
+    /// `sync` reached from their work they stay current too.
     public func isCurrent() -> Bool {
         if let executor = self.executor {
             return executor.isCurrent
@@ -325,10 +332,17 @@ public final class Queue: @unchecked Sendable {
         if self.token != 0 {
             return _sks_dispatch_current_queue_token() == self.token
         }
+        return self.isCurrent(currentBox: self.specific != nil ? currentSpecificBoxOfThread() : nil)
+    }
+
+    /// `isCurrent()` of a dispatch queue that is not a named one, given the
+    /// current queue's raw specific (`currentSpecificBoxOfThread()`; read
+    /// only for the queues that have a `specific`).
+    private func isCurrent(currentBox: UnsafeMutableRawPointer?) -> Bool {
         if let specific = self.specific {
             // The cheap check first: the raw specific of the current queue,
             // compared with the one learned for this queue.
-            let box = UInt(bitPattern: _sks_dispatch_current_specific(Unmanaged.passUnretained(queueSpecificKey).toOpaque()))
+            let box = UInt(bitPattern: currentBox)
             if box != 0 {
                 let known = self.currentSpecificBox.load(ordering: .relaxed)
                 if box == known {
@@ -360,7 +374,25 @@ public final class Queue: @unchecked Sendable {
         }
     }
 
-    /// Runs `f` on the queue and waits for it: inline when already on it.
+    /// Runs `f` on the queue and waits for it: inline when already on it,
+    /// or when the calling thread holds the queue through syncs nested in
+    /// its work.
+    ///
+    /// Nested syncs: `first.sync { second.sync { first.sync { f() } } }`
+    /// runs `f` inline, at once (libdispatch would stop the process: a
+    /// dispatch_sync onto a queue the thread owns). The thread holds `first`
+    /// from the outer sync (or from running `first`'s asynchronous work, a
+    /// drain of a host-drained `first`, an advance of a virtual-time `first`)
+    /// until that returns, so nothing else runs on `first` meanwhile. Only
+    /// this thread holds it: the work of a sync onto the main queue from
+    /// another thread runs on the main thread, which holds nothing of the
+    /// caller's, so a sync from there back onto the caller's queue waits for
+    /// ever, as with libdispatch alone; so does a sync back from a
+    /// host-drained queue's work that another thread drains. A global
+    /// concurrent queue excludes nothing and is never held: its `sync` runs
+    /// `f` on the calling thread at once (libdispatch's), nested or not.
+    /// `isCurrent()` keeps its meaning inside (only the innermost queue is
+    /// current).
     ///
     /// On a host-drained queue, from another thread, this waits until the
     /// host drains the queue (on a virtual-time queue it runs the work due
@@ -381,12 +413,38 @@ public final class Queue: @unchecked Sendable {
     /// before this returns. Always true on dispatch queues.
     @discardableResult
     package func sync(_ f: () -> Void, ifDropped dropped: () -> Void) -> Bool {
-        if self.isCurrent() {
-            f()
-            return true
-        } else if let executor = self.executor {
-            return executor.sync(f, ifDropped: dropped)
+        // The current queue's token (for a queue of `init(name:qos:)`, the
+        // common case) or raw specific (for the other dispatch queues) is
+        // read once: it answers `isCurrent` and goes into the record of what
+        // this thread holds during the sync (`withQueueHold`).
+        let currentToken: UInt
+        let currentBox: UnsafeMutableRawPointer?
+        if self.token != 0 {
+            currentToken = _sks_dispatch_current_queue_token()
+            if currentToken == self.token || _sks_holds(self.token, nil, nil) != 0 {
+                f()
+                return true
+            }
+            currentBox = currentSpecificBoxOfThread()
+        } else if self.executor == nil {
+            currentBox = currentSpecificBoxOfThread()
+            if self.isCurrent(currentBox: currentBox) || self.isHeldByThisThread() {
+                f()
+                return true
+            }
+            currentToken = _sks_dispatch_current_queue_token()
         } else {
+            if self.isCurrent() || self.isHeldByThisThread() {
+                f()
+                return true
+            }
+            currentToken = _sks_dispatch_current_queue_token()
+            currentBox = currentSpecificBoxOfThread()
+        }
+        return withQueueHold(currentToken: currentToken, currentBox: currentBox) {
+            if let executor = self.executor {
+                return executor.sync(f, ifDropped: dropped)
+            }
             withoutActuallyEscaping(f) { f in
                 nonisolated(unsafe) let f = f
                 self.nativeQueue.sync {
@@ -395,6 +453,25 @@ public final class Queue: @unchecked Sendable {
             }
             return true
         }
+    }
+
+    /// Whether the calling thread holds this queue through a `sync` (or a
+    /// host-drained queue's drain, a virtual-time queue's advance) that left
+    /// its work for another queue's and has not returned: the thread still
+    /// owns this queue, though libdispatch (or the executor) now calls
+    /// another queue current. Never for the global concurrent queues, which
+    /// exclude nothing.
+    private func isHeldByThisThread() -> Bool {
+        if let executor = self.executor {
+            return _sks_holds(0, nil, Unmanaged.passUnretained(executor).toOpaque()) != 0
+        }
+        if self.token != 0 {
+            return _sks_holds(self.token, nil, nil) != 0
+        }
+        if let specific = self.specific {
+            return _sks_holds(0, Unmanaged.passUnretained(specific).toOpaque(), nil) != 0
+        }
+        return false
     }
 
     /// Enqueues `f`, even when already on the queue.
@@ -529,4 +606,48 @@ private final class QueueDropTicket {
     deinit {
         self.observer?.queueDroppedWork()
     }
+}
+
+/// Runs `body` with a record, on the calling thread, of the queue whose work
+/// it runs now (its dispatch mark, its wrapper's specific, the host-drained
+/// or virtual-time queue it drains or advances): `body` leaves that queue
+/// for another one's work (a sync, a drain, an advance) while the thread
+/// keeps owning it, and a `sync` back onto it from inside runs inline
+/// (`Queue.sync`) instead of a dispatch_sync onto a queue the thread owns
+/// (which libdispatch answers by stopping the process) or a wait for a
+/// drain or an advance that this very thread is running (for ever).
+///
+/// `currentToken`, `currentBox`: the current dispatch queue's token
+/// (`_sks_dispatch_current_queue_token()`) and raw specific
+/// (`currentSpecificBoxOfThread()`), when the caller has read them. Beyond
+/// those, a few loads and stores (and, from a wrapper's work but the main
+/// queue's, the overlay's lookup of its mark), on paths that go on to a
+/// dispatch_sync, a drain or an advance.
+func withQueueHold<R, E: Error>(currentToken: UInt = _sks_dispatch_current_queue_token(), currentBox: UnsafeMutableRawPointer? = currentSpecificBoxOfThread(), _ body: () throws(E) -> R) throws(E) -> R {
+    var hold = _sks_hold()
+    return try withUnsafeMutablePointer(to: &hold) { (hold) throws(E) -> R in
+        _sks_hold_enter(hold, currentToken, currentBox)
+        defer {
+            _sks_hold_exit(hold)
+        }
+        if let box = hold.pointee.specificBox {
+            // The mark's owner lives as long as the dispatch queue, which is
+            // running this thread's work: the pointer outlives the record.
+            // The main queue's mark, once learned, is known without the
+            // overlay's lookup (which boxes and retains).
+            let main = Queue.globalMainQueue
+            if UInt(bitPattern: box) == main.currentSpecificBox.load(ordering: .relaxed), let specific = main.specific {
+                hold.pointee.specific = UnsafeRawPointer(Unmanaged.passUnretained(specific).toOpaque())
+            } else if let specific = DispatchQueue.getSpecific(key: queueSpecificKey) {
+                hold.pointee.specific = UnsafeRawPointer(Unmanaged.passUnretained(specific).toOpaque())
+            }
+        }
+        return try body()
+    }
+}
+
+/// The raw dispatch specific of the current queue for the wrappers' key (the
+/// overlay's box around a `QueueSpecific`), or nil.
+func currentSpecificBoxOfThread() -> UnsafeMutableRawPointer? {
+    return _sks_dispatch_current_specific(Unmanaged.passUnretained(queueSpecificKey).toOpaque())
 }

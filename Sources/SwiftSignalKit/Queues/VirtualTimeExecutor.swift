@@ -231,6 +231,16 @@ final class VirtualTimeExecutor: QueueExecutor, @unchecked Sendable {
         self.advancing = true
         self.mutex.unlock()
 
+        // The queue this thread ran before stays its own during the advance
+        // (`withQueueHold`): a sync back onto it from a task runs inline.
+        return try withQueueHold { () throws(VirtualTimeError) -> Int in
+            try self.runAdvance(to: target, limit: limit)
+        }
+    }
+
+    /// The tasks of an advance decided by `advance(to:limit:)`, which has
+    /// set `advancing`.
+    private func runAdvance(to target: Int64?, limit: Int) throws(VirtualTimeError) -> Int {
         let previous = _sks_current_host_queue()
         _sks_set_current_host_queue(Unmanaged.passUnretained(self).toOpaque())
         defer {

@@ -9,9 +9,12 @@ import Darwin
 /// A mutual-exclusion lock over a `pthread_mutex_t`.
 ///
 /// Thread-safety: every method may be called from any thread. The lock is not
-/// recursive: calling `locked` from inside its own closure deadlocks.
+/// recursive: calling `locked` or `throwingLocked` from inside its own
+/// closure, which would deadlock, stops the process with a message naming
+/// the lock and the reentrancy (the original deadlocks silently).
 public final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let owner = _LockOwner()
 
     /// Makes an unlocked lock.
     public init() {
@@ -28,15 +31,25 @@ public final class Lock: @unchecked Sendable {
 
     /// Runs `f` with the lock held.
     public func locked(_ f: () -> ()) {
+        let thread = self.owner.enter { "Lock.locked" }
         pthread_mutex_lock(self.mutex)
-        defer { pthread_mutex_unlock(self.mutex) }
+        self.owner.set(thread)
+        defer {
+            self.owner.clear()
+            pthread_mutex_unlock(self.mutex)
+        }
         f()
     }
 
     /// Runs `f` with the lock held; the lock is released when `f` throws.
     public func throwingLocked(_ f: () throws -> Void) throws {
+        let thread = self.owner.enter { "Lock.throwingLocked" }
         pthread_mutex_lock(self.mutex)
-        defer { pthread_mutex_unlock(self.mutex) }
+        self.owner.set(thread)
+        defer {
+            self.owner.clear()
+            pthread_mutex_unlock(self.mutex)
+        }
         try f()
     }
 }

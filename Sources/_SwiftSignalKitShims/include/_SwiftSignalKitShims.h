@@ -21,6 +21,36 @@ void _sks_dispatch_mark_current_queue(uintptr_t token);
 /* The token of the current queue (or of its targets), 0 when it has none. */
 uintptr_t _sks_dispatch_current_queue_token(void);
 
+/* What a thread holds while it waits in a sync (or a drain, an advance)
+ * on another queue: the identities of the queue it was running when it
+ * left for the other one. libdispatch keeps only the innermost queue
+ * current, but the thread still owns the outer ones until the sync
+ * returns, so a sync back onto one of them runs inline (Queue.swift,
+ * `sync`). A record lives on the stack of the thread, in a list from the
+ * innermost out; `_sks_hold_enter` fills and pushes it, `_sks_hold_exit`
+ * pops it. */
+typedef struct _sks_hold {
+    struct _sks_hold *outer;
+    /* The current dispatch queue's token (`_sks_dispatch_current_queue_token`),
+     * or 0. */
+    uintptr_t token;
+    /* The current dispatch queue's raw specific for the Swift side's key (a
+     * wrapper's or the main queue's mark), or NULL; the Swift side puts the
+     * queue's identity in `specific` when it is not NULL. */
+    void *specificBox;
+    const void *specific;
+    /* The host-drained or virtual-time queue being run, or NULL. */
+    void *host;
+} _sks_hold;
+
+/* `token` and `specificBox`: the current dispatch queue's token and raw
+ * specific, which the caller has read (deciding whether it is current). */
+void _sks_hold_enter(_sks_hold *hold, uintptr_t token, void *specificBox);
+void _sks_hold_exit(_sks_hold *hold);
+/* Whether the calling thread holds a queue of one of these identities (each
+ * compared only when nonzero) through a record of `_sks_hold_enter`. */
+int _sks_holds(uintptr_t token, const void *specific, const void *host);
+
 /* The host-drained queue the calling thread is draining, or NULL. */
 void *_sks_current_host_queue(void);
 void _sks_set_current_host_queue(void *queue);

@@ -2568,7 +2568,12 @@ class Queue(_Handle):
         _check(status)
 
     def is_current(self) -> bool:
-        """Whether the calling thread is running this queue's work."""
+        """Whether the calling thread is running this queue's work.
+
+        Only the innermost queue counts: inside a sync onto another queue
+        made from this queue's work, the other queue is current, not this
+        one.
+        """
         return bool(self._call(C.queue_is_current))
 
 
