@@ -2207,7 +2207,9 @@ int sk_signal_restart_if_error(sk_signal **out, sk_signal *signal);
  *
  * The n-th retry waits min(max_delay, n * delay_increment) seconds (the delay
  * never resets). Values and the completion pass through. Disposing cancels a
- * pending retry.
+ * pending retry: its timer is stopped, so its work leaves `queue` at once (on
+ * a virtual-time queue it is no longer pending, and running the queue does
+ * not move the clock to its deadline).
  *
  * @param[out] out        The new signal (+1).
  * @param signal          Borrowed.
