@@ -2001,14 +2001,17 @@ int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
  *
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
- *                  is 0 (the result emits an empty array, then completes).
+ *                  is 0 (the result emits an empty array, then completes,
+ *                  both during the start, on the starting thread, whatever
+ *                  `queue` is: as in the original).
  * @param count     The number of signals.
  * @param queue     Borrowed, may be NULL: where the inputs are delivered
- *                  first.
+ *                  first (unused when `count` is 0).
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
- *   Any thread. Events are delivered on `queue` when given, otherwise on the
- *   thread that delivers each input's event.
+ *   Any thread. Events are delivered on `queue` when given (but with
+ *   `count` 0: on the starting thread), otherwise on the thread that
+ *   delivers each input's event.
  */
 int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t count, sk_queue *queue);
 /**
