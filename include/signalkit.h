@@ -1910,7 +1910,12 @@ typedef bool (*sk_predicate_fn)(void *ctx, const sk_value *value);
  * @param ctx    The operator's `ctx`.
  * @param value  Borrowed for the call.
  * @return A signal (+1, handed to the library) for `value`; NULL means an
- *         empty signal that completes at once.
+ *         empty signal that completes at once. Any other handle is taken
+ *         (released) and stands for a signal that fails with an error value
+ *         of kind SK_KIND_STRING naming the operator
+ *         ("sk_signal_catch: fn returned a handle that is not a signal"; with
+ *         handle checking on, for a released handle, "... fn returned a
+ *         released handle (or one that never was a handle)").
  */
 typedef sk_signal *(*sk_signal_fn)(void *ctx, const sk_value *value);
 
@@ -2281,7 +2286,8 @@ int sk_signal_then(sk_signal **out, sk_signal *signal, sk_signal *next);
  * @brief Makes the signal a deferred signal runs.
  * @param ctx  The `ctx` given to sk_signal_deferred().
  * @return The signal to run (+1, handed to the library); NULL means an empty
- *         signal that completes at once.
+ *         signal that completes at once; any other handle, as for
+ *         sk_signal_fn.
  */
 typedef sk_signal *(*sk_deferred_fn)(void *ctx);
 /**
