@@ -175,6 +175,16 @@ final class PendingRetry: Disposable, @unchecked Sendable {
     /// first. Retries come one at a time (the next error can only follow the
     /// restart this one makes), so there is at most one timer to hold.
     func schedule(after delay: Double, on queue: Queue, _ loop: SignalResubscriber) {
+        // A retry that can never come (a delay the clock cannot reach: 2^63
+        // ns or more, infinity, or past a virtual clock's end) is not
+        // scheduled, as `Queue.after` drops such work: a timer holding the
+        // loop would never fire to let it go, and the loop holds this.
+        guard let nanoseconds = VirtualTimeExecutor.nanoseconds(delay) else {
+            return
+        }
+        if let executor = queue.virtualTimeExecutor, executor.nanoseconds.addingReportingOverflow(nanoseconds).overflow {
+            return
+        }
         let timer = Timer(timeout: delay, repeat: false, completion: { [weak self] timer in
             // Dropped before the step runs: a synchronous failure of the
             // restart schedules the next timer from inside `loop.next()`.
