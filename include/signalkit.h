@@ -1930,7 +1930,12 @@ typedef bool (*sk_predicate_fn)(void *ctx, const sk_value *value);
  * @param ctx    The operator's `ctx`.
  * @param value  Borrowed for the call.
  * @return A signal (+1, handed to the library) for `value`; NULL means an
- *         empty signal that completes at once.
+ *         empty signal that completes at once. Any other handle is taken
+ *         (released) and stands for a signal that fails with an error value
+ *         of kind SK_KIND_STRING naming the operator
+ *         ("sk_signal_catch: fn returned a handle that is not a signal"; with
+ *         handle checking on, for a released handle, "... fn returned a
+ *         released handle (or one that never was a handle)").
  */
 typedef sk_signal *(*sk_signal_fn)(void *ctx, const sk_value *value);
 
@@ -2021,14 +2026,17 @@ int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
  *
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
- *                  is 0 (the result emits an empty array, then completes).
+ *                  is 0 (the result emits an empty array, then completes,
+ *                  both during the start, on the starting thread, whatever
+ *                  `queue` is: as in the original).
  * @param count     The number of signals.
  * @param queue     Borrowed, may be NULL: where the inputs are delivered
- *                  first.
+ *                  first (unused when `count` is 0).
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
- *   Any thread. Events are delivered on `queue` when given, otherwise on the
- *   thread that delivers each input's event.
+ *   Any thread. Events are delivered on `queue` when given (but with
+ *   `count` 0: on the starting thread), otherwise on the thread that
+ *   delivers each input's event.
  */
 int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t count, sk_queue *queue);
 /**
@@ -2227,7 +2235,9 @@ int sk_signal_restart_if_error(sk_signal **out, sk_signal *signal);
  *
  * The n-th retry waits min(max_delay, n * delay_increment) seconds (the delay
  * never resets). Values and the completion pass through. Disposing cancels a
- * pending retry.
+ * pending retry: its timer is stopped, so its work leaves `queue` at once (on
+ * a virtual-time queue it is no longer pending, and running the queue does
+ * not move the clock to its deadline).
  *
  * @param[out] out        The new signal (+1).
  * @param signal          Borrowed.
@@ -2296,7 +2306,8 @@ int sk_signal_then(sk_signal **out, sk_signal *signal, sk_signal *next);
  * @brief Makes the signal a deferred signal runs.
  * @param ctx  The `ctx` given to sk_signal_deferred().
  * @return The signal to run (+1, handed to the library); NULL means an empty
- *         signal that completes at once.
+ *         signal that completes at once; any other handle, as for
+ *         sk_signal_fn.
  */
 typedef sk_signal *(*sk_deferred_fn)(void *ctx);
 /**

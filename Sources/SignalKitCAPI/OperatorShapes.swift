@@ -70,9 +70,16 @@ func adoptSignal(function: StaticString = #function, _ make: () -> OpaquePointer
     guard let handle = make() else {
         return CSignal.complete()
     }
-    let signal = SKObject.borrow(handle, as: SKSignal.self)?.signal
+    if let signal = SKObject.borrow(handle, as: SKSignal.self)?.signal {
+        SKObject.releaseAnyHandle(handle, expected: SKSignal.self, function: function)
+        return signal
+    }
+    // With handle checking on, a released handle is not in the registry:
+    // say so, as every function given one does (SK_ERR_RELEASED), rather
+    // than call it a handle of another kind.
+    let problem = SKObject.isLive(handle) ? "a handle that is not a signal" : "a released handle (or one that never was a handle)"
     SKObject.releaseAnyHandle(handle, expected: SKSignal.self, function: function)
-    return signal ?? CSignal.fail(SKValue(string: "\(cName(function)): fn returned a handle that is not a signal"))
+    return CSignal.fail(SKValue(string: "\(cName(function)): fn returned \(problem)"))
 }
 
 /// The message refusing a start when the calling thread has less than a

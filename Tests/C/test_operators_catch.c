@@ -359,6 +359,35 @@ Test(operators_catch, retry_dispose_cancels_pending_retry, .timeout = SK_TEST_TI
     expect_no_live_objects(1, host);
 }
 
+/* Disposing while a retry waits drops the retry's work from the queue, as
+ * disposing delay, timeout, debounce and throttle drops their timers': on a
+ * virtual-time queue nothing is left pending and running the queue neither
+ * runs a task nor moves the clock (the retry's work stayed scheduled, so a
+ * test's next diagram started 5 s late; on a real queue it kept the
+ * subscription's loop until max_delay had passed). */
+Test(operators_catch, retry_dispose_drops_the_pending_retry_from_the_queue, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&queue, "test.retry.dispose"));
+    countdown_run t;
+    retry_start(&t, 1, 5, 5, queue);
+    size_t pending = 0;
+    SK_OK_OR_FAIL(sk_queue_virtual_pending(queue, &pending));
+    cr_assert_eq(pending, 1, "no retry scheduled");
+    sk_disposable_dispose(t.d);
+    SK_OK_OR_FAIL(sk_queue_virtual_pending(queue, &pending));
+    cr_assert_eq(pending, 0, "the disposed retry is still scheduled");
+    size_t ran = 1;
+    SK_OK_OR_FAIL(sk_queue_virtual_run(queue, 0, &ran));
+    cr_assert_eq(ran, 0, "the disposed retry's work ran");
+    int64_t now = -1;
+    SK_OK_OR_FAIL(sk_queue_virtual_now(queue, &now));
+    cr_assert_eq(now, 0, "running the queue moved its clock to %lld ns", (long long)now);
+    cr_assert_eq(countdown_starts(&t.c), 1, "restarted after the dispose");
+    recorder_expect(&t.r, "nr", NULL, 0);
+    countdown_run_finish(&t);
+    expect_no_live_objects(1, queue);
+}
+
 Test(operators_catch, retry_many_times, .timeout = SK_TEST_TIMEOUT) {
     sk_queue *queue = NULL;
     SK_OK_OR_FAIL(sk_queue_create_virtual(&queue, "test.retry.many"));

@@ -77,6 +77,23 @@ Test(operators_combine, combine_latest_of_nothing, .timeout = SK_TEST_TIMEOUT) {
     expect_no_live_objects(0);
 }
 
+/* With no signals, the queue is not used (as in the original, whose
+ * combineLatest of an empty array is a `single` of it): the empty array and
+ * the completion come at once, during the start, on the starting thread. */
+Test(operators_combine, combine_latest_of_nothing_on_a_queue_emits_during_the_start, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = serial_queue("test.combine.nothing");
+    sk_signal *combined = NULL;
+    SK_OK_OR_FAIL(sk_signal_combine_latest(&combined, NULL, 0, queue));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, combined);
+    recorder_expect(&r, "ncr", NULL, 0); /* before the start returned */
+    cr_assert(pthread_equal(recorder_event(&r, 0)->thread, pthread_self()), "not delivered on the starting thread");
+    cr_assert(pthread_equal(recorder_event(&r, 1)->thread, pthread_self()), "not completed on the starting thread");
+    recorder_finish(&r, d);
+    sk_signal_release(combined);
+    expect_no_live_objects(1, queue);
+}
+
 Test(operators_combine, merge_of_nothing_completes_at_once, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *merged = NULL;
     SK_OK_OR_FAIL(sk_signal_merge(&merged, NULL, 0));

@@ -147,6 +147,51 @@ Test(operators_meta, map_to_signal_null_means_empty, .timeout = SK_TEST_TIMEOUT)
     expect_no_live_objects(0);
 }
 
+/* A handle that is not a signal, returned by the function: the library
+ * takes the reference it was handed (releases it) and the subscription
+ * fails with an error value naming the operator. */
+static sk_signal *to_handle(void *ctx, const sk_value *value) {
+    (void)value;
+    return (sk_signal *)ctx;
+}
+
+static void expect_failure_from_returned_handle(sk_signal *handle, const char *expected) {
+    const int64_t input[] = { 1 };
+    sk_signal *source = ints_signal(input, 1);
+    sk_signal *switched = NULL;
+    SK_OK_OR_FAIL(sk_signal_map_to_signal(&switched, source, to_handle, handle, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, switched);
+    recorder_expect(&r, "er", NULL, 0);
+    expect_string_event(&r, 0, expected);
+    recorder_finish(&r, d);
+    sk_signal_release(switched);
+    sk_signal_release(source);
+}
+
+Test(operators_meta, map_to_signal_fn_returning_another_kind_of_handle_fails, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    expect_failure_from_returned_handle((sk_signal *)(void *)pipe,
+                                        "sk_signal_map_to_signal: fn returned a handle that is not a signal");
+    expect_no_live_objects(0); /* the pipe's reference was taken */
+}
+
+/* With handle checking on, a handle that is not in the registry (released,
+ * or a pointer that never was a handle) is reported as such, as the
+ * conventions say of every handle the library is given (it was reported as
+ * "not a signal"). A pointer that never was a handle, rather than a released
+ * one: the allocator may reuse a released handle's address for an object
+ * that the test makes afterwards (it did under TSan), which then reads as
+ * live. */
+Test(operators_meta, map_to_signal_fn_returning_a_dead_handle_fails_saying_so, .timeout = SK_TEST_TIMEOUT) {
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    static uint64_t never_a_handle[16];
+    expect_failure_from_returned_handle((sk_signal *)(void *)never_a_handle,
+                                        "sk_signal_map_to_signal: fn returned a released handle (or one that never was a handle)");
+    expect_no_live_objects(0);
+}
+
 Test(operators_meta, map_to_signal_dispose_disposes_outer_and_inner, .timeout = SK_TEST_TIMEOUT) {
     pipeline p;
     inner_sources t;

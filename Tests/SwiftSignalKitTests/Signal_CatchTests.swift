@@ -499,11 +499,31 @@ final class Signal_CatchTests: XCTestCase {
         XCTAssertEqual(queue.pendingVirtualWork, 1)
         disposable?.dispose()
         XCTAssertEqual(deallocated.count, 1)
-        // The (cancelled) retry's work runs, and resubscribes nothing.
-        XCTAssertEqual(try queue.run(), 1)
+        // The cancelled retry's work left the queue: nothing runs, and the
+        // clock stays (it moved to the dead retry's deadline).
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
+        XCTAssertEqual(try queue.run(), 0)
+        XCTAssertEqual(queue.virtualNow, 0)
         XCTAssertEqual(subscriptions.count, 1)
         withExtendedLifetime(disposable) {
         }
+    }
+
+    func testRetryDisposeDropsThePendingRetryFromTheQueue() throws {
+        let queue = Queue.virtualTime()
+        let subscriptions = Counter()
+        let source = Signal<Int, Int> { subscriber in
+            subscriptions.increment()
+            subscriber.putError(1)
+            return EmptyDisposable
+        }
+        let disposable = (source |> retry(5.0, maxDelay: 5.0, onQueue: queue)).start()
+        XCTAssertEqual(queue.pendingVirtualWork, 1)
+        disposable.dispose()
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
+        XCTAssertEqual(try queue.run(), 0)
+        XCTAssertEqual(queue.virtualNow, 0)
+        XCTAssertEqual(subscriptions.count, 1)
     }
 
     func testRetryWithMaxRetriesPassesLastError() throws {

@@ -50,6 +50,33 @@ final class WeakDisposableTests: XCTestCase {
         }
     }
 
+    func testRetryFreed() {
+        let queue = Queue.virtualTime()
+        assertFreedWhenTheSourceLetsGo("retry") { signal in
+            signal |> retry(1.0, maxDelay: 1.0, onQueue: queue) |> castError(TestError.self)
+        }
+        // A retry that can never come (a delay the clock cannot reach) holds
+        // nothing: a subscription dropped undisposed while it "waits" is
+        // freed once its source has failed and let go.
+        for delay in [Double.infinity, 1e300] {
+            let released = Counter()
+            let held = Atomic<Subscriber<Int, TestError>?>(value: nil)
+            let source = Signal<Int, TestError> { subscriber in
+                held.swap(subscriber)
+                return EmptyDisposable
+            }
+            do {
+                _ = (source |> retry(delay, maxDelay: delay, onQueue: queue)).start(next: { [tracker = DeinitTracker(released)] _ in
+                    withExtendedLifetime(tracker) {}
+                })
+            }
+            held.with { $0 }?.putError(.failed)
+            held.swap(nil)
+            XCTAssertEqual(released.count, 1, "retry(\(delay)): not freed after the source failed and let go")
+            XCTAssertEqual(queue.pendingVirtualWork, 0)
+        }
+    }
+
     func testStateStaysAliveWhileAnInnerSignalCanDeliver() {
         let inner = Atomic<Subscriber<Int, TestError>?>(value: nil)
         let values = Atomic<[Int]>(value: [])

@@ -336,7 +336,9 @@ public func combineLatest<T1, T2, E>(queue: Queue? = nil, _ s1: Signal<T1, E>, _
 
 /// Emits the array of the latest values of `signals` (in the order of
 /// `signals`) each time any of them emits, once every one has emitted at least
-/// once. An empty array emits `[]`, then completes.
+/// once. An empty array emits `[]`, then completes, at once on the
+/// subscribing thread, without `queue` (as in the original, where it is
+/// `single([])`).
 ///
 /// Errors, completion, `queue` and threading: as `combineLatest(queue:_:_:)`.
 @inlinable
