@@ -254,7 +254,8 @@ const char *sk_status_string(int status);
  * ("sk_signal_map: fn is NULL"). A successful call does not clear it. It
  * describes the thread's last failing call, counting the calls the caller
  * made, not those made by the `release` that a failing call runs before it
- * returns (see the @ref conventions "conventions", "Callbacks").
+ * returns (see the @ref conventions "conventions", "Callbacks"). At most
+ * 511 bytes: a longer message is cut there.
  *
  * @return A thread-local string owned by the library, valid until the next
  *         failing call on this thread; "" when no error happened yet. Never
