@@ -118,10 +118,10 @@ public func distinctUntilChanged<T, E>(isEqual: @escaping (T, T) -> Bool) -> (Si
                 let next = makeNext(liveness)
                 let previous = Atomic<T?>(value: nil)
                 return { value in
-                    if let last = previous.with({ $0 }), isEqual(last, value) {
+                    if let last = previous._load(), isEqual(last, value) {
                         return
                     }
-                    previous.swap(value)
+                    previous._exchange(value)
                     if !liveness.isTerminated {
                         next?(value)
                     }

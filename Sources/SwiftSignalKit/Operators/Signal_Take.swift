@@ -145,11 +145,11 @@ public func last<T, E>(signal: Signal<T, E>) -> Signal<T?, E> {
     return Signal<T?, E> { subscriber in
         let value = Atomic<T?>(value: nil)
         return signal.start(downstream: subscriber, next: { next in
-            let _ = value.swap(next)
+            let _ = value._exchange(next)
         }, error: { error in
             subscriber.putError(error)
         }, completed: {
-            let last = value.swap(nil)
+            let last = value._exchange(nil)
             subscriber.putNext(last)
             subscriber.putCompletion()
         })

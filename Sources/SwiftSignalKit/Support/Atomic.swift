@@ -76,6 +76,29 @@ public final class Atomic<T>: @unchecked Sendable {
         return result
     }
 
+    /// The value, read under the lock without the reentrancy check, for the
+    /// library's own operators (`distinctUntilChanged`, `last`), which run
+    /// no closure while they hold the lock and so never take it again: the
+    /// check costs a thread look-up per value on their value paths.
+    @inlinable
+    func _load() -> T {
+        self.mutex.lock()
+        let value = self.value
+        self.mutex.unlock()
+        return value
+    }
+
+    /// `swap(_:)` without the reentrancy check, as `_load()`.
+    @inlinable
+    @discardableResult
+    func _exchange(_ value: T) -> T {
+        self.mutex.lock()
+        let previous = self.value
+        self.value = value
+        self.mutex.unlock()
+        return previous
+    }
+
     /// Stores `value` and returns the previous one.
     @inlinable
     @discardableResult
