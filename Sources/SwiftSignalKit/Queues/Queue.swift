@@ -322,7 +322,8 @@ public final class Queue: @unchecked Sendable {
     /// Only the innermost queue is current: inside `second.sync { ... }`
     /// called from `first`'s work, `second` is current and `first` is not,
     /// though the thread still holds `first` (a `sync` back onto it runs
-    /// inline: see `sync`). For host-drained and virtual-time queues the mark
+    /// inline, and `first` is not current inside that work either: see
+    /// `sync`). For host-drained and virtual-time queues the mark
     /// is the draining (advancing) thread's, so inside a dispatch queue's
     /// `sync` reached from their work they stay current too.
     public func isCurrent() -> Bool {
