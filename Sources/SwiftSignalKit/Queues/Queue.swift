@@ -392,8 +392,8 @@ public final class Queue: @unchecked Sendable {
     /// host-drained queue's work that another thread drains. A global
     /// concurrent queue excludes nothing and is never held: its `sync` runs
     /// `f` on the calling thread at once (libdispatch's), nested or not.
-    /// `isCurrent()` keeps its meaning inside (only the innermost queue is
-    /// current).
+    /// `isCurrent()` keeps its meaning inside: only the queue the thread
+    /// entered last is current (in `f` above, `second`, not `first`).
     ///
     /// On a host-drained queue, from another thread, this waits until the
     /// host drains the queue (on a virtual-time queue it runs the work due
