@@ -1543,7 +1543,8 @@ int sk_queue_concurrent_background(sk_queue **out);
  *   host-drained queue each, drained there).
  *   When the system refuses a new worker thread (RLIMIT_NPROC reached, or
  *   out of memory), libdispatch retries until it can make one: no function
- *   returns an error for it. sk_queue_async(), sk_queue_after() and
+ *   returns an error for it (but the first timer's check, below).
+ *   sk_queue_async(), sk_queue_after() and
  *   sk_timer_start() on a serial or concurrent queue, and the operators
  *   that schedule on one, may then block the calling thread for as long as
  *   the system refuses. Creating and releasing a serial queue needs no
