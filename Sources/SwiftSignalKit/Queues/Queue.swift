@@ -529,8 +529,9 @@ public final class Queue: @unchecked Sendable {
     }
 
     /// Enqueues `f` to run after `delay` seconds. A delay the clock cannot
-    /// represent (2^63 nanoseconds, about 292 years, or more; infinity)
-    /// means never: `f` is dropped at once, without running.
+    /// represent (2^63 nanoseconds, about 292 years, or more; infinity) or
+    /// that is not a number means never: `f` is dropped at once, without
+    /// running (as `Timer` says; the C API refuses a NaN instead).
     ///
     /// On a host-drained or virtual-time queue that closes before `f` has
     /// run, `f` is dropped (released on the closing thread, without
