@@ -1543,7 +1543,8 @@ int sk_queue_concurrent_background(sk_queue **out);
  *   host-drained queue each, drained there).
  *   When the system refuses a new worker thread (RLIMIT_NPROC reached, or
  *   out of memory), libdispatch retries until it can make one: no function
- *   returns an error for it. sk_queue_async(), sk_queue_after() and
+ *   returns an error for it (but the first timer's check, below).
+ *   sk_queue_async(), sk_queue_after() and
  *   sk_timer_start() on a serial or concurrent queue, and the operators
  *   that schedule on one, may then block the calling thread for as long as
  *   the system refuses. Creating and releasing a serial queue needs no
@@ -1661,7 +1662,8 @@ int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn rele
  * host-drained queue) waits for ever when it syncs back onto `first`. A
  * concurrent queue holds nothing: its sync runs `fn` on the calling
  * thread at once. Inside, sk_queue_is_current() keeps its meaning: only
- * the innermost queue is current.
+ * the queue the thread entered last is current (in the innermost `fn`
+ * above, `second`, not `first`; through a concurrent queue, neither).
  *
  * For the main queue and host-drained queues this blocks until the thread
  * that drains them runs the work: calling it from that thread while it is
@@ -1762,8 +1764,9 @@ int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk
  * @brief Whether the caller runs on a queue.
  *
  * Only the innermost queue counts: inside the work of sk_queue_sync(second)
- * called from `first`'s work, `second` is current and `first` is not
- * (though a sync back onto `first` runs inline: see sk_queue_sync()). A
+ * called from `first`'s work, `second` is current and `first` is not,
+ * also inside the work of a sync back onto `first` (which runs inline: see
+ * sk_queue_sync()). A
  * host-drained or virtual-time queue is current on the thread draining or
  * advancing it, inside a serial queue's sync reached from its work too.
  * Always false for the concurrent queues.

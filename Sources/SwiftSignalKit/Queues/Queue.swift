@@ -322,7 +322,8 @@ public final class Queue: @unchecked Sendable {
     /// Only the innermost queue is current: inside `second.sync { ... }`
     /// called from `first`'s work, `second` is current and `first` is not,
     /// though the thread still holds `first` (a `sync` back onto it runs
-    /// inline: see `sync`). For host-drained and virtual-time queues the mark
+    /// inline, and `first` is not current inside that work either: see
+    /// `sync`). For host-drained and virtual-time queues the mark
     /// is the draining (advancing) thread's, so inside a dispatch queue's
     /// `sync` reached from their work they stay current too.
     public func isCurrent() -> Bool {
@@ -391,8 +392,8 @@ public final class Queue: @unchecked Sendable {
     /// host-drained queue's work that another thread drains. A global
     /// concurrent queue excludes nothing and is never held: its `sync` runs
     /// `f` on the calling thread at once (libdispatch's), nested or not.
-    /// `isCurrent()` keeps its meaning inside (only the innermost queue is
-    /// current).
+    /// `isCurrent()` keeps its meaning inside: only the queue the thread
+    /// entered last is current (in `f` above, `second`, not `first`).
     ///
     /// On a host-drained queue, from another thread, this waits until the
     /// host drains the queue (on a virtual-time queue it runs the work due
@@ -528,8 +529,9 @@ public final class Queue: @unchecked Sendable {
     }
 
     /// Enqueues `f` to run after `delay` seconds. A delay the clock cannot
-    /// represent (2^63 nanoseconds, about 292 years, or more; infinity)
-    /// means never: `f` is dropped at once, without running.
+    /// represent (2^63 nanoseconds, about 292 years, or more; infinity) or
+    /// that is not a number means never: `f` is dropped at once, without
+    /// running (as `Timer` says; the C API refuses a NaN instead).
     ///
     /// On a host-drained or virtual-time queue that closes before `f` has
     /// run, `f` is dropped (released on the closing thread, without
