@@ -1018,7 +1018,12 @@ private:
 };
 
 /* Calls `f()` on `q` after `delay`, and every `delay` when `repeat`; the
- * disposable stops it (releasing it undisposed stops it too). */
+ * disposable stops it (releasing it undisposed stops it too). The disposable
+ * is returned once the timer is armed, so `f` may run (on `q`'s thread)
+ * before the caller has it: a repeating `f` that must stop itself reads a
+ * flag or state of its own rather than a disposable stored after this
+ * returns (sk_timer_start hands its callback the disposable from the first
+ * call). */
 template <class F> disposable start_timer(const queue &q, seconds_t delay, bool repeat, F &&f) {
     using B = detail::box<std::decay_t<F>>;
     sk_disposable *d = nullptr;
