@@ -18,11 +18,13 @@ public enum AtomicLockError: Error {
 /// A value protected by a mutex.
 ///
 /// Thread-safety: every method may be called from any thread. The closures run
-/// with the lock held, so they must not touch the same `Atomic` again (the lock
-/// is not recursive) and should be short. Touching it again from inside one
-/// of its closures (`with`, `modify`, `swap`), which would deadlock, stops the
-/// process with a message naming the type and the reentrancy (the original
-/// deadlocks silently); `tryWith` there throws `isLocked`.
+/// with the lock held, so they should be short. Touching the same `Atomic`
+/// again from inside one of its closures, on the thread that runs it
+/// (`with`, `modify`, `swap`), runs at once without locking again, as a
+/// recursive lock would (the original deadlocks silently): the inner call
+/// sees and may replace the value, and an outer `modify` then stores its own
+/// result over whatever the inner call stored. `tryWith` there throws
+/// `isLocked`.
 public final class Atomic<T>: @unchecked Sendable {
     @usableFromInline let mutex = _Mutex()
     /// The thread holding `mutex` while a closure runs (`_LockOwner`).
@@ -40,10 +42,19 @@ public final class Atomic<T>: @unchecked Sendable {
     /// Calls `f` with the current value and returns its result.
     @inlinable
     public func with<R>(_ f: (T) -> R) -> R {
-        let thread = self.owner.enter { "Atomic<\(T.self)>.with" }
+        let thread = _LockOwner.currentThread()
+        if self.owner.isHeld(by: thread) {
+            // Called from inside one of this atomic's closures: the lock is
+            // this thread's already.
+            let value = self.value
+            return f(value)
+        }
         self.mutex.lock()
         self.owner.set(thread)
-        let result = f(self.value)
+        // A copy, not the stored value borrowed: `f` may replace the stored
+        // one through a nested call (see above) while it reads this one.
+        let value = self.value
+        let result = f(value)
         self.owner.clear()
         self.mutex.unlock()
         return result
@@ -66,20 +77,28 @@ public final class Atomic<T>: @unchecked Sendable {
     @inlinable
     @discardableResult
     public func modify(_ f: (T) -> T) -> T {
-        let thread = self.owner.enter { "Atomic<\(T.self)>.modify" }
+        let thread = _LockOwner.currentThread()
+        if self.owner.isHeld(by: thread) {
+            // Nested in one of this atomic's closures, as in `with`.
+            let value = self.value
+            let result = f(value)
+            self.value = result
+            return result
+        }
         self.mutex.lock()
         self.owner.set(thread)
-        let result = f(self.value)
+        let value = self.value
+        let result = f(value)
         self.value = result
         self.owner.clear()
         self.mutex.unlock()
         return result
     }
 
-    /// The value, read under the lock without the reentrancy check, for the
-    /// library's own operators (`distinctUntilChanged`, `last`), which run
-    /// no closure while they hold the lock and so never take it again: the
-    /// check costs a thread look-up per value on their value paths.
+    /// The value, read under the lock without looking for a holder on this
+    /// thread, for the library's own operators (`distinctUntilChanged`,
+    /// `last`), which are never called from inside one of its closures: the
+    /// look-up costs a thread identity per value on their value paths.
     @inlinable
     func _load() -> T {
         self.mutex.lock()
@@ -88,7 +107,7 @@ public final class Atomic<T>: @unchecked Sendable {
         return value
     }
 
-    /// `swap(_:)` without the reentrancy check, as `_load()`.
+    /// `swap(_:)` without looking for a holder on this thread, as `_load()`.
     @inlinable
     @discardableResult
     func _exchange(_ value: T) -> T {
@@ -103,8 +122,13 @@ public final class Atomic<T>: @unchecked Sendable {
     @inlinable
     @discardableResult
     public func swap(_ value: T) -> T {
-        // Runs no closure: nothing to record, only the check.
-        _ = self.owner.enter { "Atomic<\(T.self)>.swap" }
+        if self.owner.isHeld(by: _LockOwner.currentThread()) {
+            // Nested in one of this atomic's closures, as in `with` (it runs
+            // no closure itself: nothing to record).
+            let previous = self.value
+            self.value = value
+            return previous
+        }
         self.mutex.lock()
         let previous = self.value
         self.value = value
@@ -115,12 +139,12 @@ public final class Atomic<T>: @unchecked Sendable {
 
 /// The thread that holds a lock while the lock runs a caller's closure, so
 /// that a second locking from inside that closure on the same thread (which
-/// would deadlock: the locks are not recursive) stops with a message
-/// instead. A relaxed word: only the holding thread stores its own identity
-/// and clears it before unlocking, so a thread reads its own identity there
-/// exactly while it holds the lock (a few instructions on the uncontended
-/// path; an error-checking mutex cost about half the lock's time again).
-/// Stored inline in its lock's owner (no allocation of its own).
+/// would deadlock: the mutexes are not recursive) runs at once instead, as a
+/// recursive lock would. A relaxed word: only the holding thread stores its
+/// own identity and clears it before unlocking, so a thread reads its own
+/// identity there exactly while it holds the lock (a few instructions on the
+/// uncontended path; an error-checking mutex cost about half the lock's time
+/// again). Stored inline in its lock's owner (no allocation of its own).
 @usableFromInline
 struct _LockOwner: ~Copyable, Sendable {
     @usableFromInline let thread: Synchronization.Atomic<UInt>
@@ -138,14 +162,10 @@ struct _LockOwner: ~Copyable, Sendable {
         #endif
     }
 
-    /// Before locking: stops the process when the calling thread holds the
-    /// lock already; returns its identity.
-    @inlinable func enter(_ what: () -> String) -> UInt {
-        let current = _LockOwner.currentThread()
-        if self.thread.load(ordering: .relaxed) == current {
-            _lockReentered(what())
-        }
-        return current
+    /// Whether `thread` (the caller's identity) holds the lock: it is
+    /// running one of the lock's closures further up its stack.
+    @inlinable func isHeld(by thread: UInt) -> Bool {
+        return self.thread.load(ordering: .relaxed) == thread
     }
 
     /// With the lock held, before the closure runs.
@@ -157,11 +177,4 @@ struct _LockOwner: ~Copyable, Sendable {
     @inlinable func clear() {
         self.thread.store(0, ordering: .relaxed)
     }
-}
-
-/// The message of a lock taken again by the thread that holds it.
-@usableFromInline @inline(never)
-func _lockReentered(_ what: String) -> Never {
-    // fatalError, not preconditionFailure: the message must survive -O.
-    fatalError("SwiftSignalKit: \(what) called again on the thread that holds its lock (from inside a closure it runs): the lock is not recursive, and this would deadlock")
 }

@@ -8,10 +8,10 @@ import Darwin
 
 /// A mutual-exclusion lock over a `pthread_mutex_t`.
 ///
-/// Thread-safety: every method may be called from any thread. The lock is not
-/// recursive: calling `locked` or `throwingLocked` from inside its own
-/// closure, which would deadlock, stops the process with a message naming
-/// the lock and the reentrancy (the original deadlocks silently).
+/// Thread-safety: every method may be called from any thread. Calling
+/// `locked` or `throwingLocked` from inside one of its closures, on the
+/// thread that runs it, runs the inner closure at once without locking
+/// again, as a recursive lock would (the original deadlocks silently).
 public final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let owner = _LockOwner()
@@ -31,7 +31,13 @@ public final class Lock: @unchecked Sendable {
 
     /// Runs `f` with the lock held.
     public func locked(_ f: () -> ()) {
-        let thread = self.owner.enter { "Lock.locked" }
+        let thread = _LockOwner.currentThread()
+        if self.owner.isHeld(by: thread) {
+            // Called from inside one of this lock's closures: the lock is
+            // this thread's already.
+            f()
+            return
+        }
         pthread_mutex_lock(self.mutex)
         self.owner.set(thread)
         defer {
@@ -43,7 +49,13 @@ public final class Lock: @unchecked Sendable {
 
     /// Runs `f` with the lock held; the lock is released when `f` throws.
     public func throwingLocked(_ f: () throws -> Void) throws {
-        let thread = self.owner.enter { "Lock.throwingLocked" }
+        let thread = _LockOwner.currentThread()
+        if self.owner.isHeld(by: thread) {
+            // Called from inside one of this lock's closures: the lock is
+            // this thread's already.
+            try f()
+            return
+        }
         pthread_mutex_lock(self.mutex)
         self.owner.set(thread)
         defer {
