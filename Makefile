@@ -13,7 +13,9 @@
 # run first (it installs only what is missing, through sudo when not root;
 # nothing when everything is there). make itself never calls sudo.
 
-VERSION := 0.3.0
+# The version is written in one place, the file VERSION (README.md,
+# "Releasing"); test-version checks the places that must state it too.
+VERSION := $(strip $(file < $(CURDIR)/VERSION))
 SOVERSION := 0
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib

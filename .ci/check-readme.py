@@ -11,7 +11,12 @@ Each fenced block must follow a marker comment on the line before it:
                             one: a throw-away package beside a checkout named
                             after the path in the block is made with them and
                             resolved (`swift package describe`), so the
-                            product and package names must be right
+                            product and package names must be right; and the
+                            URL line's requirement (from:, branch:, revision:,
+                            exact:) is resolved as written against a mirror
+                            of this repository's git history (a file:// URL
+                            in place of the published one), so a `from:` the
+                            tags cannot meet fails
   <!-- fragment -->         shell commands or an excerpt, not run
 
 Usage: check-readme.py [README] (run from the repository's root).
@@ -53,6 +58,12 @@ def check_dependency(text, root):
         name = name[:-4] if name.endswith(".git") else name
         if name.lower() != identity.lower():
             return f"the URL's package ({name}) and the path's ({identity}) differ"
+    requirements = re.findall(r'\.package\(url: "[^"]+", (from|branch|revision|exact): "([^"]+)"\)', text)
+    if len(urls) != 1 or len(requirements) != 1:
+        return "needs exactly one .package(url:, from:/branch:/revision:/exact:) line"
+    problem = check_requirement(requirements[0], root, identity)
+    if problem:
+        return problem
     with tempfile.TemporaryDirectory() as scratch:
         consumer = os.path.join(scratch, "consumer")
         os.makedirs(os.path.join(consumer, "Sources", "App"))
@@ -73,6 +84,37 @@ def check_dependency(text, root):
                                 capture_output=True, text=True)
         if result.returncode != 0:
             return "does not resolve: " + (result.stderr.strip().splitlines() or ["?"])[0]
+    return None
+
+
+def check_requirement(requirement, root, identity):
+    """Resolves `.package(url:, KIND: "VALUE")` against a mirror of root's git."""
+    kind, value = requirement
+    with tempfile.TemporaryDirectory() as scratch:
+        mirror = os.path.join(scratch, identity)
+        clone = subprocess.run(["git", "clone", "--quiet", "--mirror", os.path.abspath(root), mirror],
+                               capture_output=True, text=True)
+        if clone.returncode != 0:
+            return "cannot mirror this repository's git history: " + clone.stderr.strip()
+        consumer = os.path.join(scratch, "consumer")
+        os.makedirs(os.path.join(consumer, "Sources", "App"))
+        with open(os.path.join(consumer, "Package.swift"), "w") as out:
+            out.write(
+                "// swift-tools-version:6.0\n"
+                "import PackageDescription\n"
+                "let package = Package(\n"
+                '    name: "Consumer",\n'
+                f'    dependencies: [.package(url: "file://{mirror}", {kind}: "{value}")],\n'
+                '    targets: [.executableTarget(name: "App")]\n'
+                ")\n"
+            )
+        with open(os.path.join(consumer, "Sources", "App", "main.swift"), "w") as out:
+            out.write("\n")
+        result = subprocess.run(["swift", "package", "resolve"], cwd=consumer, capture_output=True, text=True)
+        if result.returncode != 0:
+            lines = (result.stderr + result.stdout).strip().splitlines() or ["?"]
+            first = next((line for line in lines if "error:" in line), lines[-1])
+            return f'`{kind}: "{value}"` does not resolve against this repository\'s history: {first}'
     return None
 
 

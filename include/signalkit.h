@@ -159,7 +159,7 @@ extern "C" {
 /** @brief The major version of this header. */
 #define SK_VERSION_MAJOR 0
 /** @brief The minor version of this header. */
-#define SK_VERSION_MINOR 3
+#define SK_VERSION_MINOR 4
 /** @brief The patch version of this header. */
 #define SK_VERSION_PATCH 0
 /** @brief The version as one number: major * 10000 + minor * 100 + patch. */

@@ -31,10 +31,12 @@ TEST_FIRST := tsan-core stage python-wheel
 TEST_MADE := tsan-core stage lib ffi python-wheel python-native
 TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
-	test-swift test-examples bench-check test-header test-docs test-cmake test-abi \
+	test-swift test-examples bench-check test-header test-version test-docs test-cmake test-abi \
 	test-cpp test-cpp-asan test-cpp-tsan
 
-.PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests
+.PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests test-version
+
+VERSION_PARTS := $(subst ., ,$(VERSION))
 
 # -k: a failing stage does not stop the others; its output is printed whole
 # (--output-sync) and the run fails after the table.
@@ -133,10 +135,12 @@ test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmak
 	cmake --build $(CMAKE_TEST)/build > $(CMAKE_TEST)/build.log
 	$(CMAKE_TEST)/build/app > $(CMAKE_TEST)/app.out
 	diff -u examples/cmake/app.expected $(CMAKE_TEST)/app.out
-	set -e; for request in 0.3 0.3.0 0.2...0.4 "0.0...<0.4"; do \
+	set -e; M=$(word 1,$(VERSION_PARTS)) m=$(word 2,$(VERSION_PARTS)) p=$(word 3,$(VERSION_PARTS)); \
+	for request in $$M.$$m $$M.$$m.$$p $$M.$$((m - 1))...$$M.$$((m + 1)) "$$M.0...<$$M.$$((m + 1))"; do \
 		cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" > /dev/null; \
 		rm -rf $(CMAKE_TEST)/version; done
-	set -e; for request in 0.2 0.4 1.0 0.3.1 0.4...0.5; do \
+	set -e; M=$(word 1,$(VERSION_PARTS)) m=$(word 2,$(VERSION_PARTS)) p=$(word 3,$(VERSION_PARTS)); \
+	for request in $$M.$$((m - 1)) $$M.$$((m + 1)) $$((M + 1)).0 $$M.$$m.$$((p + 1)) $$M.$$((m + 1))...$$M.$$((m + 2)); do \
 		if cmake -S Tests/cmake -B $(CMAKE_TEST)/version -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) "-DREQUEST=$$request" \
 			> /dev/null 2>&1; then echo "find_package(SignalKit $$request) was met by $(VERSION)"; exit 1; fi; \
 		rm -rf $(CMAKE_TEST)/version; done
@@ -146,6 +150,14 @@ test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmak
 	test "$$(echo $$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --libs signalkit-ffi))" = \
 		"-L$(CMAKE_PREFIX)/lib -lsignalkit-ffi -lsignalkit"
 	test -f "$$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --variable=valgrind_suppressions signalkit)"
+	$(end)
+
+# VERSION is the one place the version is written: the header's SK_VERSION_*,
+# the ABI record, CHANGELOG.md and README.md are held to it, and so are the
+# staged .pc files and CMake package, which the install makes from it.
+test-version: stage ## every place that states the version agrees with VERSION (.ci/check-version.py)
+	$(begin)
+	$(PYTHON) .ci/check-version.py $(STAGE)/usr
 	$(end)
 
 # Every test the README's misuse table names exists.

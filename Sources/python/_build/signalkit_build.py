@@ -55,7 +55,7 @@ EXTENSION = "_speedups.abi3.so"
 # _speedups.c): CPython 3.9 and later.
 ABI_TAG = "cp39-abi3"
 # What of the SignalKit tree the sdist carries (tree-relative paths).
-TREE_ENTRIES = ("Package.swift", "Makefile", "Sources", "include", "mk", "pkgconfig", "Tests", ".ci/install-deps.sh")
+TREE_ENTRIES = ("Package.swift", "Makefile", "VERSION", "LICENSE", "Sources", "include", "mk", "pkgconfig", "Tests", ".ci/install-deps.sh")
 # What of this folder the sdist and the wheel carry.
 PACKAGE_FILES = ("pyproject.toml", "README.md", "_build/signalkit_build.py")
 # Never carried: caches, build folders, and what an editable install built
@@ -75,18 +75,20 @@ def _tree():
 
 
 def _version():
-    """VERSION of the tree's Makefile (the libraries' version)."""
+    """The libraries' version: the file VERSION at the tree's root (the one
+    place it is written), or the PKG-INFO of an unpacked sdist without its
+    tree."""
     try:
-        text = open(os.path.join(_tree(), "Makefile"), encoding="utf-8").read()
+        path = os.path.join(_tree(), "VERSION")
+        text = open(path, encoding="utf-8").read().strip() if os.path.exists(path) else ""
     except RuntimeError:
         text = ""
-    match = re.search(r"^VERSION := (\S+)$", text, re.M)
-    if match:
-        return match.group(1)
-    stamp = os.path.join(HERE, "PKG-INFO")  # an unpacked sdist without its tree
+    if re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", text):
+        return text
+    stamp = os.path.join(HERE, "PKG-INFO")
     match = re.search(r"^Version: (\S+)$", open(stamp, encoding="utf-8").read(), re.M) if os.path.exists(stamp) else None
     if not match:
-        raise RuntimeError("signalkit: no VERSION in the tree's Makefile")
+        raise RuntimeError("signalkit: the tree has no VERSION file holding MAJOR.MINOR.PATCH")
     return match.group(1)
 
 

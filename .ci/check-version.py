@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Checks that every place stating SignalKit's version agrees with VERSION.
+
+VERSION (at the repository's root, MAJOR.MINOR.PATCH) is the one place the
+version is written. The build makes the sonames' file names, the .pc files,
+the CMake package and the Python package's version from it; the places that
+cannot be made from it at build time are checked here:
+
+  include/signalkit.h                   SK_VERSION_MAJOR/MINOR/PATCH
+  Tests/abi/version                     the version the ABI was recorded at:
+                                        not above VERSION, same major
+  CHANGELOG.md                          an Unreleased section, and no release
+                                        heading above VERSION
+  README.md                             every `from: "X.Y.Z"` of a Swift
+                                        dependency line
+
+and, when a staged install is given (check-version.py STAGE), what the build
+made: the .pc files' Version and the CMake package's PACKAGE_VERSION.
+
+A mismatch names both places. Exit status 0 when all agree, 1 otherwise.
+Usage: check-version.py [STAGE_PREFIX] (run from the repository's root).
+"""
+import os
+import re
+import sys
+
+
+def read(path):
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def key(version):
+    return tuple(int(part) for part in version.split("."))
+
+
+def main():
+    stage = sys.argv[1] if len(sys.argv) > 1 else None
+    problems = []
+    text = read("VERSION")
+    version = text.strip()
+    if not re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", version) or text != version + "\n":
+        print(f"VERSION: holds {text!r}; it must be one line MAJOR.MINOR.PATCH, such as 0.4.0", file=sys.stderr)
+        return 1
+
+    def disagree(place, says):
+        problems.append(f"{place} says {says}, but VERSION says {version}: make them agree "
+                        "(README.md, \"Releasing\", lists what to change with the version)")
+
+    header = read("include/signalkit.h")
+    parts = [re.search(rf"^#define SK_VERSION_{name} ([0-9]+)$", header, re.M) for name in ("MAJOR", "MINOR", "PATCH")]
+    if not all(parts):
+        problems.append("include/signalkit.h: no #define SK_VERSION_MAJOR/MINOR/PATCH lines")
+    elif ".".join(part.group(1) for part in parts) != version:
+        disagree("include/signalkit.h (SK_VERSION_MAJOR/MINOR/PATCH)", ".".join(part.group(1) for part in parts))
+
+    recorded = read("Tests/abi/version").strip()
+    if key(recorded) > key(version) or key(recorded)[0] != key(version)[0]:
+        problems.append(f"Tests/abi/version says the ABI was recorded at {recorded}, which VERSION ({version}) "
+                        "is below or of another major version: raise VERSION, or record the ABI again "
+                        "(make abi-update)")
+
+    changelog = read("CHANGELOG.md")
+    if not re.search(r"^## \[Unreleased\]$", changelog, re.M):
+        problems.append("CHANGELOG.md: no '## [Unreleased]' section for the changes to come")
+    for released in re.findall(r"^## \[([0-9]+\.[0-9]+\.[0-9]+)\]", changelog, re.M):
+        if key(released) > key(version):
+            disagree(f"CHANGELOG.md (a release heading [{released}])", f"a release {released} exists")
+
+    for requirement in re.findall(r'from: "([0-9][^"]*)"', read("README.md")):
+        if requirement != version:
+            disagree(f'README.md (a Swift dependency line, from: "{requirement}")', requirement)
+
+    if stage:
+        for name in ("signalkit", "signalkit-ffi"):
+            path = os.path.join(stage, "lib", "pkgconfig", f"{name}.pc")
+            found = re.search(r"^Version: (\S+)$", read(path), re.M)
+            if not found or found.group(1) != version:
+                disagree(path, found.group(1) if found else "no Version")
+        path = os.path.join(stage, "lib", "cmake", "SignalKit", "SignalKitConfigVersion.cmake")
+        found = re.search(r'set\(PACKAGE_VERSION "([^"]+)"\)', read(path))
+        if not found or found.group(1) != version:
+            disagree(path, found.group(1) if found else "no PACKAGE_VERSION")
+
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if not problems:
+        print(f"version {version}: VERSION, signalkit.h (and so sk_version_number/string), the ABI record, CHANGELOG.md and "
+              f"README.md agree{'; so does the staged install' if stage else ''}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
