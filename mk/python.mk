@@ -42,9 +42,11 @@ python-native: lib ## the two libraries the Python wheel carries (.build-c/pytho
 # libraries python-native just made; the backend compiles the package's
 # extension (signalkit/_speedups.c), a warning failing the build here.
 python-wheel: python-native $(PY_TOOLS_STAMP) ## the Python wheel, into .build-c/python/dist
+	$(begin)
 	rm -rf $(PY_OUT)/dist
 	SIGNALKIT_PREBUILT_DIR=$(PY_OUT) SIGNALKIT_WERROR=1 $(PY_PIP) wheel -q --no-deps --no-build-isolation \
 		-w $(PY_OUT)/dist ./Sources/python
+	$(end)
 
 # The package's tests against the installed wheel: a fresh venv with the
 # wheel installed into it (and the pinned tools' venv on its path, through a

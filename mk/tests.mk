@@ -22,8 +22,17 @@ TIMES := $(or $(SIGNALKIT_STAGE_TIMES),$(OUT)/times)
 
 # Every stage's recipe starts with $(begin) and ends with $(end): the table
 # is made from these stamps (a stage that began and did not end failed).
-begin = @mkdir -p $(TIMES) && date +%s.%N > $(TIMES)/$@.begin
-end = @date +%s.%N > $(TIMES)/$@.end
+# Under `make test` each also says so at once on descriptor 9, the run's own
+# standard output, which --output-sync does not hold back (a stage's own
+# output comes whole when it ends): "[  42s] start test-c", "[ 101s] done
+# test-c (59s)", seconds since the run began. Where descriptor 9 is not open
+# (a make that pip runs inside a stage) nothing is said.
+progress_line = (printf '[%4ss] %-5s %s%s\n' "$$(( $$(date +%s) - $$(cut -d. -f1 $(TIMES)/start) ))" $(1) $@ "$(2)" >&9) \
+	2>/dev/null || :;
+progress = $(if $(SIGNALKIT_PROGRESS),$(progress_line))
+stage_seconds = $$(( $$(cut -d. -f1 $(TIMES)/$@.end) - $$(cut -d. -f1 $(TIMES)/$@.begin) ))
+begin = @mkdir -p $(TIMES) && date +%s.%N > $(TIMES)/$@.begin; $(call progress,start)
+end = @date +%s.%N > $(TIMES)/$@.end; $(call progress,done, ($(stage_seconds)s))
 
 TEST_FIRST := tsan-core stage python-wheel
 # The first phase's targets always run (swift build knows what changed): the
@@ -42,10 +51,12 @@ VERSION_PARTS := $(subst ., ,$(VERSION))
 # (--output-sync) and the run fails after the table.
 test: deps ## the whole test suite (what CI runs); each stage's time at the end
 	@rm -rf $(TIMES) && mkdir -p $(TIMES) && date +%s.%N > $(TIMES)/start
-	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_FIRST); \
+	@echo "make test: $(words $(TEST_FIRST)) builds, then $(words $(TEST_STAGES)) stages, $(TEST_JOBS) at a time;" \
+		"each says when it starts and ends, its output comes whole when it ends"
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 $(TEST_FIRST) 9>&1; \
 	first=$$?; \
-	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target \
-		$$([ $$first -eq 0 ] && printf -- '-o %s ' $(TEST_MADE)) $(TEST_STAGES); \
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 \
+		$$([ $$first -eq 0 ] && printf -- '-o %s ' $(TEST_MADE)) $(TEST_STAGES) 9>&1; \
 	status=$$?; sh .ci/stage-times.sh $(TIMES) $(TEST_STAGES); \
 	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$status
 
