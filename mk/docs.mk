@@ -15,7 +15,12 @@ docs: ## the C reference (Doxygen) into .build-c/docs/html; fails on any warning
 	SK_VERSION=$(VERSION) doxygen mk/Doxyfile
 	@echo "the reference: $(DOCS)/html/index.html"
 
-test-docs: ## the C reference builds without a Doxygen warning (make docs)
+# The maintainers' documents that describe the code cite only files and
+# names the tree has (.ci/check-doc-citations.py).
+CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md
+
+test-docs: ## the C reference builds without a Doxygen warning (make docs); INTERNALS.md and Tests/README.md cite only what exists
 	$(begin)
 	$(MAKE) --no-print-directory docs
+	$(PYTHON) .ci/check-doc-citations.py $(CITING_DOCS)
 	$(end)
