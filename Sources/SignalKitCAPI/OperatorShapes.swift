@@ -150,3 +150,24 @@ func timedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
     }
     return queueOperator(out, signal, queue, others: others, timers: true, function: function, make)
 }
+
+/// Borrows `count` signals from a C array.
+func borrowSignals(_ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, function: StaticString = #function) -> ([SKSignal]?, Int32) {
+    if count < 0 {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "count is larger than any array", function: function))
+    }
+    if signals == nil && count != 0 {
+        return (nil, fail(SK_ERR_NULL_ARGUMENT, "signals is NULL and count is not 0", function: function))
+    }
+    var result: [SKSignal] = []
+    result.reserveCapacity(count)
+    for index in 0 ..< count {
+        // Invariant: `signals` is not NULL when count > 0 (checked above).
+        let (handle, status) = borrowSignal("signals[\(index)]", signals![index], function: function)
+        guard let handle else {
+            return (nil, status)
+        }
+        result.append(handle)
+    }
+    return (result, SKOK)
+}

@@ -1,27 +1,6 @@
 import SignalKitHeader
 import SwiftSignalKit
 
-/// Borrows `count` signals from a C array.
-private func borrowSignals(_ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, function: StaticString = #function) -> ([SKSignal]?, Int32) {
-    if count < 0 {
-        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "count is larger than any array", function: function))
-    }
-    if signals == nil && count != 0 {
-        return (nil, fail(SK_ERR_NULL_ARGUMENT, "signals is NULL and count is not 0", function: function))
-    }
-    var result: [SKSignal] = []
-    result.reserveCapacity(count)
-    for index in 0 ..< count {
-        // Invariant: `signals` is not NULL when count > 0 (checked above).
-        let (handle, status) = borrowSignal("signals[\(index)]", signals![index], function: function)
-        guard let handle else {
-            return (nil, status)
-        }
-        result.append(handle)
-    }
-    return (result, SKOK)
-}
-
 @c @implementation
 public func sk_signal_combine_latest(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, _ queue: OpaquePointer?) -> Int32 {
     guard let out else {
@@ -140,21 +119,4 @@ private func lend<R>(_ array: consuming SKArray, to next: (R) -> Void) -> SKArra
     next(unsafeBitCast(value, to: R.self))
     // Invariant: the value was made of an SKArray just above.
     return unsafeDowncast(value.returningObject().unsafelyUnwrapped, to: SKArray.self)
-}
-
-@c @implementation
-public func sk_signal_merge(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> Int32 {
-    guard let out else {
-        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
-    }
-    out.pointee = nil
-    let (inputs, status) = borrowSignals(signals, count)
-    guard let inputs else {
-        return status
-    }
-    let (depth, depthStatus) = pipelineDepth(over: inputs)
-    if depthStatus != SKOK {
-        return depthStatus
-    }
-    return output(out, merge(inputs.map { $0.signal }), depth: depth)
 }

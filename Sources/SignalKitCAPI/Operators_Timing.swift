@@ -2,13 +2,6 @@ import SignalKitHeader
 import SwiftSignalKit
 
 @c @implementation
-public func sk_signal_debounce(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?) -> Int32 {
-    return timedOperator(out, signal, seconds, queue) { signal, queue in
-        signal |> debounce(seconds, queue: queue)
-    }
-}
-
-@c @implementation
 public func sk_signal_delay(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?) -> Int32 {
     return timedOperator(out, signal, seconds, queue) { signal, queue in
         signal |> delay(seconds, queue: queue)
@@ -27,12 +20,5 @@ public func sk_signal_timeout(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ si
     }
     return timedOperator(out, signal, seconds, queue, others: [handle]) { signal, queue in
         signal |> timeout(seconds, queue: queue, alternate: handle.signal)
-    }
-}
-
-@c @implementation
-public func sk_signal_throttle(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?) -> Int32 {
-    return timedOperator(out, signal, seconds, queue) { signal, queue in
-        signal |> throttle(seconds, queue: queue)
     }
 }

@@ -1,5 +1,5 @@
 /* test_operators_combine.c - combine-latest and merge (the C layer's
- * Operators_Combine.swift): the arrays combined, completion when every
+ * Operators_Combine.swift and Operators_Merge.swift): the arrays combined, completion when every
  * input completed, delivery on a queue, and argument errors. */
 #include <pthread.h>
 #include <stdint.h>

@@ -1,5 +1,6 @@
 /* test_operators_sequence.c - ignore-values, reduce-left, queue, throttled,
- * then and deferred (the C layer's Operators_Sequence.swift): values and
+ * then and deferred (the C layer's Operators_Meta.swift and
+ * Operators_Reduce.swift): values and
  * order, terminal events, releases, long synchronous sequences on a small
  * stack, disposal and argument errors. */
 #include <stdio.h>

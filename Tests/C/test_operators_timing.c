@@ -1,5 +1,5 @@
 /* test_operators_timing.c - debounce, delay, timeout and throttle (the C
- * layer's Operators_Timing.swift): when the upstream starts, which events
+ * layer's Operators_Timing.swift and Operators_Throttle.swift): when the upstream starts, which events
  * pass, disposal, and argument errors (with run-on's). Timers run on a
  * virtual-time queue (signalkit_test.h) that the test thread advances: the
  * tests assert orderings and exact deadlines, and no test waits on a real

@@ -1,0 +1,21 @@
+import SignalKitHeader
+import SwiftSignalKit
+
+@c @implementation
+public func sk_signal_reduce_left(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ initial: UnsafePointer<sk_value>?, _ fn: sk_reduce_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    guard let out else {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
+    }
+    out.pointee = nil
+    let (initialValue, status) = borrowValue("initial", initial)
+    guard let initialValue else {
+        return releasingOnFailure(ctx: ctx, release: release, status)
+    }
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+        signal |> reduceLeft(value: initialValue) { accumulator, next in
+            var result = sk_value()
+            accumulator.withC { a in next.withC { b in callback.function(callback.ctx, a, b, &result) } }
+            return SKValue(taking: result)
+        }
+    }
+}
