@@ -23,6 +23,24 @@ INCLUDEDIR ?= $(PREFIX)/include
 DESTDIR ?=
 
 SWIFT ?= swift
+# The Swift toolchain the build needs: 6.x, `swift` on PATH (or SWIFT=path).
+# Checked here, once (sub-makes inherit SIGNALKIT_SWIFT_CHECKED), unless
+# every goal is one that needs no Swift, so that a missing or older
+# toolchain says so instead of "swift: No such file or directory".
+NO_SWIFT_GOALS := help clean deps docs test-docs test-header uninstall
+SWIFT_HELP := README.md ("Two commands") says where to get it; or run make SWIFT=/path/to/swift
+ifeq ($(SIGNALKIT_SWIFT_CHECKED),)
+ifneq ($(filter-out $(NO_SWIFT_GOALS),$(or $(MAKECMDGOALS),all)),)
+SWIFT_FOUND := $(shell $(SWIFT) --version 2>/dev/null | sed -n 's/.*Swift version \([0-9][0-9.]*\).*/\1/p' | head -n 1)
+ifeq ($(SWIFT_FOUND),)
+$(error '$(SWIFT)' is not on PATH (or does not run): building SignalKit needs the Swift toolchain 6.x (tested with 6.3). $(SWIFT_HELP))
+endif
+ifneq ($(filter 0 1 2 3 4 5,$(firstword $(subst ., ,$(SWIFT_FOUND)))),)
+$(error '$(SWIFT)' is Swift $(SWIFT_FOUND): building SignalKit needs the Swift toolchain 6.x (tested with 6.3). $(SWIFT_HELP))
+endif
+export SIGNALKIT_SWIFT_CHECKED := 1
+endif
+endif
 # The clang beside swift: its sanitizer runtimes match the Swift toolchain's.
 SWIFT_BIN := $(dir $(realpath $(shell command -v $(SWIFT))))
 CLANG ?= $(SWIFT_BIN)clang

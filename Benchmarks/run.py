@@ -6,7 +6,8 @@ bench-check`). Every program prints JSON lines; see Benchmarks/README.md.
   run.py bench --reps N --out DIR --stage LIBDIR --swift PATH [--divide N]
   run.py check --out DIR --stage LIBDIR --alloc-check PATH
                 (needs valgrind: NP's instructions per value, and the C API's per
-                W1 event, W2 cycle and W5 put, are counted by callgrind)
+                W1 event, W2 cycle, W4 event, W5 put and ND nested meta, are
+                counted by callgrind)
 """
 import argparse
 import datetime
@@ -38,6 +39,10 @@ W8_PHASES = ("subscribe", "deliver", "dispose")
 # W9 (Swift and C APIs): 10 sinks on one pipe, the puts from one thread, then
 # from two at once.
 W9_THREADS = [("1t", "1 thread"), ("2t", "2 threads")]
+# ND (Swift and C APIs): dispose N containers nested in one another, for
+# N = 1k (1,000 rounds) and 1M, of three kinds.
+ND_SIZES = ["1k", "1M"]
+ND_KINDS = [("meta", "metas"), ("set", "sets"), ("dict", "dicts")]
 # The FFI path (typed subscriptions over libffi) runs W1, W3 and W7; its
 # program, when it exists, is $OUT/bench_ffi and prints impl "ffi" lines.
 FFI_WORKLOADS = {"W1", "W3", "W7"}
@@ -208,6 +213,27 @@ def bench(args):
                 cells += [fmt(a), fmt(b), fmt(r, 2) if r is not None else "-"]
             out.append("| %s | %s | %s |" % (label, phase, " | ".join(cells)))
     out.append("")
+    out.append("ND nested disposal (ns per container: nest N containers, each holding the next, dispose and release "
+               "the outermost; 1M / 1k as above, linear is <= 3, quadratic some 1,000):")
+    out.append("")
+    out.append("| containers | phase | Swift 1k | Swift 1M | Swift 1M / 1k | C 1k | C 1M | C 1M / 1k |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|")
+
+    def nd_ns(impl, size, kind, phase):
+        r = by.get((impl, "ND-%s-%s" % (size, kind)))
+        if r is None:
+            return None
+        return r["ns_median"] if phase == "total" else r.get({"nest": "subscribe"}.get(phase, phase) + "_ns_median")
+
+    for kind, label in ND_KINDS:
+        for phase in ("nest", "dispose", "total"):
+            cells = []
+            for impl in ("swift", "c"):
+                a, b = nd_ns(impl, "1k", kind, phase), nd_ns(impl, "1M", kind, phase)
+                r = ratio(b, a)
+                cells += [fmt(a), fmt(b), fmt(r, 2) if r is not None else "-"]
+            out.append("| %s | %s | %s |" % (label, phase, " | ".join(cells)))
+    out.append("")
     out.append("| target | measured | goal | |")
     out.append("|---|---:|---:|---|")
 
@@ -261,6 +287,14 @@ def bench(args):
             floor_ratio = ratio(phase_ns("floor", "1M", order, "total"), phase_ns("floor", "1k", order, "total"))
             target("W8 %s 1M / 1k, %s (floor's: %s)" % (label, order_label, fmt(floor_ratio, 2)),
                    ratio(phase_ns(impl, "1M", order, "total"), phase_ns(impl, "1k", order, "total")), 2, False)
+    # Issue 30: disposing nested containers linear at any depth (it was
+    # quadratic: 200,000 nested metas took 9.5 s, a million would take
+    # minutes). At most 3, not W8's 2: a million nested containers (some
+    # 200 MB) miss every cache at each step, a thousand fit in one.
+    for impl, label in (("swift", "Swift"), ("c", "C")):
+        for kind, kind_label in ND_KINDS:
+            target("ND %s 1M / 1k, nested %s" % (label, kind_label),
+                   ratio(nd_ns(impl, "1M", kind, "total"), nd_ns(impl, "1k", kind, "total")), 3, False)
     for impl, label in (("swift", "Swift"), ("c", "C")):
         r = ratio(ns(impl, "W9-2t"), ns(impl, "W9-1t"))
         out.append("| W9 %s two threads / one (ns per delivery) | %s | (reported) | |" % (
@@ -331,13 +365,14 @@ INSTRUCTION_CHECKS = [
     ("c.w2.instructions_per_cycle", "bench_capi", "W2", 10000),
     ("c.w4.instructions_per_event", "bench_capi", "W4", 10000),
     ("c.w5.instructions_per_put", "bench_capi", "W5", 10000),
+    ("c.nd.instructions_per_meta", "bench_capi", "ND", 10000),
     ("ffi.np.instructions_per_value", "bench_ffi", "NP", 10000),
     ("ffi.handle_check_200k_alive.instructions_per_check", "bench_ffi", "HC", 1000),
 ]
 
 
 def instruction_checks(args):
-    """C API W1, W2, W4 and W5 and the FFI's NP: instructions per unit, the
+    """C API W1, W2, W4, W5 and ND and the FFI's NP: instructions per unit, the
     difference between each workload's counted runs at 2n and n units
     (one callgrind run per program), so that the cost of building the
     pipeline cancels."""

@@ -296,7 +296,7 @@ typedef struct sk_value_promise sk_value_promise; /**< @brief Holds a value set 
 
 /**
  * @defgroup values Values
- * @brief sk_value: a tagged value, its constructors and accessors.
+ * @brief The tagged value sk_value, its constructors and accessors.
  *
  * Constructors (sk_value_set_...) each write a new value into `*out`,
  * overwriting it without releasing what it held. The primitive ones cannot

@@ -2,8 +2,9 @@
 # comments of include/signalkit.h and include/signalkit_ffi.h, as HTML into
 # .build-c/docs/html (open index.html). Any Doxygen warning fails it: an
 # undocumented public function, type, enum value, macro, struct field or
-# parameter, a missing @return, a malformed command. test-docs is the same
-# run as a stage of `make test`.
+# parameter, a missing @return, a malformed command; and so does an
+# identifier its lists capitalize ("Sk_value"). test-docs is the same run as
+# a stage of `make test`.
 
 DOCS := $(OUT)/docs
 
@@ -13,6 +14,9 @@ docs: ## the C reference (Doxygen) into .build-c/docs/html; fails on any warning
 	@command -v doxygen >/dev/null || { echo "doxygen is missing: run .ci/install-deps.sh (or make deps)" >&2; exit 1; }
 	rm -rf $(DOCS) && mkdir -p $(DOCS)
 	SK_VERSION=$(VERSION) doxygen mk/Doxyfile
+	@# Doxygen capitalizes a brief's first letter in its lists: one that starts
+	@# with an identifier reads "Sk_value" (no name of ours starts with Sk_).
+	@! grep -rn --include='*.html' 'Sk_' $(DOCS)/html || { echo "an identifier capitalized by Doxygen (above): start that @brief with a word" >&2; exit 1; }
 	@echo "the reference: $(DOCS)/html/index.html"
 
 # The maintainers' documents that describe the code cite only files and

@@ -132,7 +132,8 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 # defined when not found, against
 # copies of the moved tree without the ffi or the core library
 # (Tests/cmake/components.sh); the moved .pc files used with pkg-config
-# --define-prefix.
+# --define-prefix, their URL (if any) the one README.md gives. The example's
+# build prints no warning, under make -j too.
 CMAKE_TEST := $(OUT)/cmake-test
 CMAKE_PREFIX := $(CMAKE_TEST)/moved
 
@@ -143,7 +144,11 @@ test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmak
 	mv $(CMAKE_TEST)/destdir/opt/signalkit $(CMAKE_PREFIX)
 	! grep -rn -e '$(CURDIR)' -e '/opt/signalkit/' $(CMAKE_PREFIX)/lib/cmake $(CMAKE_PREFIX)/lib/pkgconfig $(CMAKE_PREFIX)/include
 	cmake -S examples/cmake -B $(CMAKE_TEST)/build -DCMAKE_PREFIX_PATH=$(CMAKE_PREFIX) -Wdev -Werror=dev > $(CMAKE_TEST)/configure.log
-	cmake --build $(CMAKE_TEST)/build > $(CMAKE_TEST)/build.log
+	@# + : the build's make joins this make's jobserver (without it, under
+	@# make -j, it warned "jobserver unavailable"); its output, warnings
+	@# included, must hold none.
+	+cmake --build $(CMAKE_TEST)/build > $(CMAKE_TEST)/build.log 2>&1 || { cat $(CMAKE_TEST)/build.log; exit 1; }
+	! grep -n -i warning $(CMAKE_TEST)/build.log
 	$(CMAKE_TEST)/build/app > $(CMAKE_TEST)/app.out
 	diff -u examples/cmake/app.expected $(CMAKE_TEST)/app.out
 	set -e; M=$(word 1,$(VERSION_PARTS)) m=$(word 2,$(VERSION_PARTS)) p=$(word 3,$(VERSION_PARTS)); \
@@ -161,6 +166,9 @@ test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmak
 	test "$$(echo $$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --libs signalkit-ffi))" = \
 		"-L$(CMAKE_PREFIX)/lib -lsignalkit-ffi -lsignalkit"
 	test -f "$$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --variable=valgrind_suppressions signalkit)"
+	@# A .pc file's URL (there is none until the project has an address) is the one README.md gives.
+	set -e; for url in $$(sed -n 's/^URL: *//p' $(CMAKE_PREFIX)/lib/pkgconfig/*.pc); do \
+		grep -qF "$$url" README.md || { echo "the .pc files' URL $$url is not the one README.md gives"; exit 1; }; done
 	$(end)
 
 # VERSION is the one place the version is written: the header's SK_VERSION_*,

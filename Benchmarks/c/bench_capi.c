@@ -1,11 +1,11 @@
-/* W1-W9 of Benchmarks/README.md on the C API (libsignalkit.so through pkg-config,
+/* W1-W9 and ND of Benchmarks/README.md on the C API (libsignalkit.so through pkg-config,
  * against the staged install), with C callbacks and int64 sk_values.
  *
  *   bench_capi [--reps N] [--workloads W1,W3] [--divide N]
  *                           one JSON line per workload (impl "c")
  *   bench_capi --check      the deterministic allocation figures only
  *   bench_capi --instructions
- *                           W1, W2, W4 and W5 (bench_ffi: NP) for instruction
+ *                           W1, W2, W4, W5 and ND (bench_ffi: NP) for instruction
  *                           counts under callgrind (run.py check; below)
  *
  * Compiled with -DBENCH_FFI (and signalkit-ffi), it is bench_ffi: W1, W3 and
@@ -409,6 +409,54 @@ static int64_t w8(int64_t subscriptions, int64_t rounds, dispose_order order, be
     return sum;
 }
 
+/* ND: the containers nested, as BenchKit's NestedKind: sk_disposable_meta,
+ * sk_disposable_set, sk_disposable_dict. */
+typedef enum { NESTED_META, NESTED_SET, NESTED_DICT } nested_kind;
+static const char *const NESTED_NAMES[3] = { "meta", "set", "dict" };
+
+static void count_action(void *ctx) {
+    (*(int64_t *)ctx)++;
+}
+
+/* ND: `rounds` times: nest `depth` containers of `kind`, each holding the
+ * next (only the outermost's handle kept), the innermost an action that
+ * adds 1 to the sum; dispose the outermost (which disposes them all), then
+ * release it (which releases them all). The phases: the nesting
+ * (BENCH_SUBSCRIBE) and the dispose and release (BENCH_DISPOSE). */
+static int64_t nested(int64_t depth, int64_t rounds, nested_kind kind, bench_probe *p) {
+    int64_t sum = 0, round, i;
+    probe_begin(p);
+    for (round = 0; round < rounds; round++) {
+        sk_disposable *inner;
+        probe_phase(p, BENCH_SUBSCRIBE);
+        CHECK(sk_disposable_action(&inner, count_action, &sum, NULL));
+        for (i = 0; i < depth; i++) {
+            sk_disposable *outer;
+            switch (kind) {
+            case NESTED_META:
+                CHECK(sk_disposable_meta(&outer));
+                CHECK(sk_disposable_meta_set(outer, inner));
+                break;
+            case NESTED_SET:
+                CHECK(sk_disposable_set(&outer));
+                CHECK(sk_disposable_set_add(outer, inner));
+                break;
+            case NESTED_DICT:
+                CHECK(sk_disposable_dict(&outer));
+                CHECK(sk_disposable_dict_set(outer, "inner", inner));
+                break;
+            }
+            sk_disposable_release(inner);
+            inner = outer;
+        }
+        probe_phase(p, BENCH_DISPOSE);
+        sk_disposable_dispose(inner);
+        sk_disposable_release(inner);
+    }
+    probe_end(p);
+    return sum;
+}
+
 /* W9: a summing sink that may run on several threads at once adds to its
  * own counter atomically (relaxed). */
 static void atomic_sum_next(void *ctx, const sk_value *value) {
@@ -606,13 +654,15 @@ static int64_t np(int64_t n, bench_probe *p) {
 /* ---- driver ---- */
 
 /* The sizes of Benchmarks/README.md (BenchKit's Sizes.standard); `--divide N`
- * divides them as Sizes.divided(by:) does (W3's and W9's sink counts and W8's
- * small pipe excepted; W9's puts stay even), for profiling under callgrind. */
+ * divides them as Sizes.divided(by:) does (W3's and W9's sink counts, W8's
+ * small pipe and ND's shallow nesting excepted; W9's puts stay even), for
+ * profiling under callgrind. */
 static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000,
                W4_EVENTS = 1000000, W5_PUTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000,
-               W8_SMALL_ROUNDS = 1000, W8_LARGE = 1000000, W9_PUTS = 1000000, NP_VALUES = 1000000;
+               W8_SMALL_ROUNDS = 1000, W8_LARGE = 1000000, W9_PUTS = 1000000, NP_VALUES = 1000000,
+               ND_SMALL_ROUNDS = 1000, ND_LARGE = 1000000;
 #ifndef BENCH_FFI
-static const int64_t W8_SMALL = 1000, W9_SINKS = 10;
+static const int64_t W8_SMALL = 1000, W9_SINKS = 10, ND_SMALL = 1000;
 #endif
 
 static int64_t at_least(int64_t value, int64_t minimum) {
@@ -632,6 +682,8 @@ static void divide_sizes(int64_t d) {
     W8_LARGE = at_least(W8_LARGE / d, 1);
     W9_PUTS = at_least(W9_PUTS / d / 2 * 2, 2);
     NP_VALUES = at_least(NP_VALUES / d, 1);
+    ND_SMALL_ROUNDS = at_least(ND_SMALL_ROUNDS / d, 1);
+    ND_LARGE = at_least(ND_LARGE / d, 1);
 }
 
 /* Whether workload `id` was selected (`--workloads W1,W3`; all by default):
@@ -756,6 +808,12 @@ static void run_instructions(void) {
     bench_expect("c", "W5", w5(100, &a), expected_w5(100));
     COUNTED("W5 n", bench_expect("c", "W5", w5(10000, &a), expected_w5(10000)));
     COUNTED("W5 2n", bench_expect("c", "W5", w5(20000, &a), expected_w5(20000)));
+    /* ND: 10,000 and 20,000 nested metas. Linear, the difference is what
+     * one container costs; quadratic (the put-off ends taken from the front
+     * of an array), it grew with the nesting: tens of thousands. */
+    bench_expect("c", "ND", nested(100, 1, NESTED_META, &a), 1);
+    COUNTED("ND n", bench_expect("c", "ND", nested(10000, 1, NESTED_META, &a), 1));
+    COUNTED("ND 2n", bench_expect("c", "ND", nested(20000, 1, NESTED_META, &a), 1));
 }
 #endif
 
@@ -913,6 +971,21 @@ int main(int argc, char **argv) {
             snprintf(id, sizeof id, "W9-%dt", threads);
             RUN(id, "delivery", W9_SINKS * W9_PUTS, 0, W9_SINKS * sum_below(W9_PUTS),
                 w9(threads, W9_SINKS, W9_PUTS, &probe_));
+        }
+        /* ND: the shallow nesting over its rounds and the deep one, of each
+         * kind: "ND-1k-meta" ... "ND-1M-dict". */
+        {
+            int64_t nd_sizes[2][2] = { { ND_SMALL, ND_SMALL_ROUNDS }, { ND_LARGE, 1 } };
+            int kind;
+            for (size = 0; size < 2; size++) {
+                int64_t depth = nd_sizes[size][0], rounds = nd_sizes[size][1];
+                size_label(label, sizeof label, depth);
+                for (kind = 0; kind < 3; kind++) {
+                    snprintf(id, sizeof id, "ND-%s-%s", label, NESTED_NAMES[kind]);
+                    RUN(id, "container", depth * rounds, BENCH_PHASES, rounds,
+                        nested(depth, rounds, (nested_kind)kind, &probe_));
+                }
+            }
         }
     }
 #endif

@@ -52,14 +52,21 @@ public struct Sizes: Sendable {
     /// W9: the sinks on the pipe and the puts (split evenly among the threads).
     public var w9Sinks: Int
     public var w9Puts: Int
+    /// ND: the containers of the shallow nesting and its rounds, the
+    /// containers of the deep one (one round); the same total either way.
+    public var ndSmall: Int
+    public var ndSmallRounds: Int
+    public var ndLarge: Int
 
     public static let standard = Sizes(
         w1Events: 5_000_000, w2Cycles: 1_000_000, w2PutEvery: 100_000, w3Sinks: 1_000, w3Puts: 10_000,
         w4Events: 1_000_000, w5Puts: 1_000_000, w6Subscriptions: 100_000, w7Events: 1_000_000,
-        w8Small: 1_000, w8SmallRounds: 1_000, w8Large: 1_000_000, w9Sinks: 10, w9Puts: 1_000_000)
+        w8Small: 1_000, w8SmallRounds: 1_000, w8Large: 1_000_000, w9Sinks: 10, w9Puts: 1_000_000,
+        ndSmall: 1_000, ndSmallRounds: 1_000, ndLarge: 1_000_000)
 
     /// Every size divided by `d` (at least 1; W2 keeps its put interval at
-    /// most the cycle count; W8's small pipe and W9's sinks keep their size;
+    /// most the cycle count; W8's small pipe, ND's shallow nesting and W9's
+    /// sinks keep their size;
     /// W9's puts stay even), for profiling under valgrind.
     public func divided(by d: Int) -> Sizes {
         let cycles = max(1, self.w2Cycles / d)
@@ -67,11 +74,13 @@ public struct Sizes: Sendable {
                      w3Sinks: self.w3Sinks, w3Puts: max(1, self.w3Puts / d), w4Events: max(1, self.w4Events / d),
                      w5Puts: max(2, self.w5Puts / d), w6Subscriptions: max(1, self.w6Subscriptions / d), w7Events: max(1, self.w7Events / d),
                      w8Small: self.w8Small, w8SmallRounds: max(1, self.w8SmallRounds / d), w8Large: max(1, self.w8Large / d),
-                     w9Sinks: self.w9Sinks, w9Puts: max(2, self.w9Puts / d / 2 * 2))
+                     w9Sinks: self.w9Sinks, w9Puts: max(2, self.w9Puts / d / 2 * 2),
+                     ndSmall: self.ndSmall, ndSmallRounds: max(1, self.ndSmallRounds / d), ndLarge: max(1, self.ndLarge / d))
     }
 
     public init(w1Events: Int, w2Cycles: Int, w2PutEvery: Int, w3Sinks: Int, w3Puts: Int, w4Events: Int, w5Puts: Int, w6Subscriptions: Int, w7Events: Int,
-                w8Small: Int, w8SmallRounds: Int, w8Large: Int, w9Sinks: Int, w9Puts: Int) {
+                w8Small: Int, w8SmallRounds: Int, w8Large: Int, w9Sinks: Int, w9Puts: Int,
+                ndSmall: Int, ndSmallRounds: Int, ndLarge: Int) {
         self.w1Events = w1Events
         self.w2Cycles = w2Cycles
         self.w2PutEvery = w2PutEvery
@@ -86,6 +95,9 @@ public struct Sizes: Sendable {
         self.w8Large = w8Large
         self.w9Sinks = w9Sinks
         self.w9Puts = w9Puts
+        self.ndSmall = ndSmall
+        self.ndSmallRounds = ndSmallRounds
+        self.ndLarge = ndLarge
     }
 }
 
@@ -164,6 +176,19 @@ public enum Expected {
     public static func w9(sinks: Int, puts: Int) -> Int {
         return w3(sinks: sinks, puts: puts)
     }
+
+    /// ND: the innermost action of each round adds 1.
+    public static func nested(rounds: Int) -> Int {
+        return rounds
+    }
+}
+
+/// The containers ND nests: `MetaDisposable`, `DisposableSet`,
+/// `DisposableDict` (`sk_disposable_meta`, `_set`, `_dict` in C).
+public enum NestedKind: String, CaseIterable, Sendable {
+    case meta
+    case set
+    case dict
 }
 
 /// The order in which W8 disposes its subscriptions.

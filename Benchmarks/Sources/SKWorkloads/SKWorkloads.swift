@@ -182,6 +182,41 @@ public enum SKWorkloads {
         return sum.value
     }
 
+    /// ND: `rounds` times: nest `depth` containers of `kind`, each holding
+    /// the next, the innermost an action that adds 1 to the sum; dispose
+    /// the outermost (which disposes them all), then let go of it (which
+    /// releases them all). Timed: the rounds; the probe's `phase` marks
+    /// the nesting (`.subscribe`) and the dispose and release (`.dispose`).
+    public static func nested(depth: Int, rounds: Int, kind: NestedKind, _ probe: Probe) -> Int {
+        let sum = Sum()
+        probe.begin()
+        for _ in 0 ..< rounds {
+            probe.phase(.subscribe)
+            var inner: any Disposable = ActionDisposable { sum.value &+= 1 }
+            for _ in 0 ..< depth {
+                switch kind {
+                case .meta:
+                    let meta = MetaDisposable()
+                    meta.set(inner)
+                    inner = meta
+                case .set:
+                    let set = DisposableSet()
+                    set.add(inner)
+                    inner = set
+                case .dict:
+                    let dict = DisposableDict<Int>()
+                    dict.set(inner, forKey: 0)
+                    inner = dict
+                }
+            }
+            probe.phase(.dispose)
+            inner.dispose()
+            inner = EmptyDisposable
+        }
+        probe.end()
+        return sum.value
+    }
+
     /// W9: `sinks` summing sinks directly on one pipe; `puts` values put
     /// by `threads` threads at once (thread t puts its share, the t-th
     /// slice of `0..<puts`), so that deliveries to the same sinks race.

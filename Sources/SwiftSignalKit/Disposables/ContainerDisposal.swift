@@ -1,3 +1,4 @@
+import Synchronization
 import _SwiftSignalKitShims
 
 /// How far the disposal of a container of disposables (`DisposableSet`,
@@ -140,6 +141,9 @@ extension _ContainerDisposal {
 /// that a second dispose of it (on another thread, say) disposes them too
 /// instead of returning before they are disposed.
 ///
+/// - Complexity: O(1) amortized per container nested, at any depth (each
+///   put-off dispose, end and release is taken from its list in O(1)).
+///
 /// Thread-safety: reached through a thread-local, touched only by its
 /// thread.
 final class _NestedDisposal {
@@ -149,9 +153,13 @@ final class _NestedDisposal {
 
     /// Members whose dispose was put off (`disposeMember`).
     private var disposals: [any Disposable] = []
-    /// The containers whose disposes' ends were put off (`withFrame`),
-    /// innermost first.
-    private var ends: [any _EndingContainer] = []
+    /// The containers whose disposes' ends were put off (`withFrame`), in
+    /// the order they were put off; the first not yet ended is at `endsHead`
+    /// (those before it are nil). Taken by index: taking the first of an
+    /// array moves all the others, which made disposing N nested
+    /// containers take time in N squared.
+    private var ends: [(any _EndingContainer)?] = []
+    private var endsHead = 0
     /// Those containers, and the outermost one working through the list:
     /// their disposes are under way on this thread, and a container holding
     /// itself reaches them again from a put-off dispose, whose frames do not
@@ -162,6 +170,14 @@ final class _NestedDisposal {
     /// What released containers held (`releaseMembers`).
     private var releases: [any Disposable] = []
     private var draining = false
+
+    /// Items every thread's list has taken (put-off disposes, ends,
+    /// releases) plus the other items the lists moved to take them: the
+    /// work of `drain`, which tests count to check that it grows linearly
+    /// with the nesting (see `NestedDisposalTests`). Not API.
+    static let workDone = Synchronization.Atomic<Int>(0)
+    /// This list's share of `workDone`, added when the drain ends.
+    private var work = 0
 
     /// The thread's list (retained by the slot), or nil.
     private static var current: _NestedDisposal? {
@@ -257,15 +273,24 @@ final class _NestedDisposal {
             // Each member is disposed, then released, at the end of its
             // block, once the list's arrays are no longer being accessed:
             // what it puts off goes to this list.
+            list.work += 1
             if !list.disposals.isEmpty {
                 let member = list.disposals.removeLast()
                 member.dispose()
                 continue
             }
-            // The ends once every put-off dispose has run, innermost first
-            // (any order would do: an end only lets go of the members).
-            if !list.ends.isEmpty {
-                let container = list.ends.removeFirst()
+            // The ends once every put-off dispose has run, in the order
+            // they were put off (any order would do: an end only lets go
+            // of the members). An end may put off more (a member's deinit
+            // may dispose): they go after the others.
+            if list.endsHead < list.ends.count {
+                // Not nil: only the slots before `endsHead` are.
+                let container = list.ends[list.endsHead].take().unsafelyUnwrapped
+                list.endsHead += 1
+                if list.endsHead == list.ends.count {
+                    list.ends.removeAll(keepingCapacity: true)
+                    list.endsHead = 0
+                }
                 list.ending.remove(ObjectIdentifier(container))
                 container.endDispose()
                 continue
@@ -276,8 +301,10 @@ final class _NestedDisposal {
                 }
                 continue
             }
+            list.work -= 1
             break
         }
+        Self.workDone.wrappingAdd(list.work, ordering: .relaxed)
         _sks_set_nested_disposal(nil)
         Unmanaged.passUnretained(list).release()
     }

@@ -13,6 +13,9 @@
 /// thread's stack, the deeper ones run once the one they are nested in has
 /// returned, before the outermost one returns (see `_NestedDisposal`), so a
 /// dispose made that deep may return before what it holds is disposed.
+///
+/// - Complexity: disposing N containers nested in one another takes time
+///   linear in N, at any depth.
 public final class MetaDisposable: Disposable, _EndingContainer, @unchecked Sendable {
     private let mutex = _Mutex()
     /// See `_ContainerDisposal`.

@@ -17,7 +17,8 @@ Where the libraries come from:
   `make test-python` passes after building them itself, so that the wheel
   build never runs a second make beside the first);
 - otherwise `make python-native` in the SignalKit tree, which needs the
-  Swift toolchain: the checkout two folders up (Sources/python is inside
+  Swift toolchain 6.x (checked first: SWIFT, else `swift` on PATH): the
+  checkout two folders up (Sources/python is inside
   it), or, in an sdist, the copy of the tree in its folder `native`.
 
 The sdist carries the package and that copy of the tree (the Swift, C and
@@ -142,6 +143,26 @@ def _extension(native):
             return built.read()
 
 
+def _check_swift():
+    """The Swift toolchain `make python-native` needs (6.x; SWIFT, else
+    `swift` on PATH, as the Makefile takes it): a RuntimeError saying what
+    is missing, rather than make's "swift: No such file or directory"."""
+    swift = os.environ.get("SWIFT") or "swift"
+    where = "README.md (\"Two commands\") says where to get it; or set SWIFT=/path/to/swift"
+    try:
+        output = subprocess.run([swift, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, check=False).stdout
+    except OSError:
+        output = ""
+    found = re.search(r"Swift version (\d+)\.([\d.]*)", output)
+    if found is None:
+        raise RuntimeError(f"signalkit: '{swift}' is not on PATH (or does not run): building the package from "
+                           f"source needs the Swift toolchain 6.x (tested with 6.3). {where}")
+    if int(found.group(1)) < 6:
+        raise RuntimeError(f"signalkit: '{swift}' is Swift {found.group(1)}.{found.group(2)}: building the "
+                           f"package from source needs the Swift toolchain 6.x (tested with 6.3). {where}")
+
+
 def _native_libraries():
     """The folder holding both libraries, built if need be."""
     prebuilt = os.environ.get("SIGNALKIT_PREBUILT_DIR")
@@ -149,6 +170,7 @@ def _native_libraries():
         directory = os.path.abspath(prebuilt)
     else:
         tree = _tree()
+        _check_swift()
         env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
         command = [os.environ.get("MAKE", "make"), "-C", tree, "python-native"]
         print("signalkit: building the native libraries: " + " ".join(command), file=sys.stderr)

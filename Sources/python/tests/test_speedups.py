@@ -2,6 +2,9 @@
 Python) as installed by the wheel, and the build backend's errors."""
 import importlib.util
 import os
+import re
+import shutil
+import subprocess
 import sysconfig
 
 import pytest
@@ -78,6 +81,48 @@ def test_the_backend_names_the_missing_python_headers(tmp_path, monkeypatch):
     monkeypatch.setattr(backend.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
     with pytest.raises(RuntimeError, match="Python.h is not in .*python3-dev"):
         backend._extension(str(tmp_path))
+
+
+# What the backend and the Makefile say of the toolchain.
+SAID = {"missing": "is not on PATH (or does not run)", "5.10": "is Swift 5.10.1"}
+
+
+def old_swift(folder):
+    """A `swift` in `folder` that says it is 5.10.1."""
+    swift = folder / "swift"
+    swift.write_text('#!/bin/sh\necho "Swift version 5.10.1 (swift-5.10.1-RELEASE)"\n')
+    swift.chmod(0o755)
+
+
+@pytest.mark.parametrize("toolchain", ["missing", "5.10"])
+def test_the_backend_names_the_swift_toolchain_it_needs(tmp_path, monkeypatch, toolchain):
+    backend = load_backend()
+    if toolchain == "5.10":
+        old_swift(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("SWIFT", raising=False)
+    monkeypatch.delenv("SIGNALKIT_PREBUILT_DIR", raising=False)
+    said = re.escape(SAID[toolchain])
+    with pytest.raises(RuntimeError, match=f"'swift' {said}: .* needs the Swift toolchain 6.x .*Two commands"):
+        backend._native_libraries()
+
+
+@pytest.mark.parametrize("toolchain", ["missing", "5.10"])
+def test_make_names_the_swift_toolchain_it_needs(tmp_path, toolchain):
+    # A PATH with what the Makefile runs before it looks at swift, and no
+    # swift (or an old one).
+    for tool in ("make", "sh", "sed", "head"):
+        os.symlink(shutil.which(tool), tmp_path / tool)
+    if toolchain == "5.10":
+        old_swift(tmp_path)
+    tree = load_backend()._tree()
+    env = {"PATH": str(tmp_path), "HOME": os.environ.get("HOME", "/")}
+    for goal in ([], ["demo"]):
+        result = subprocess.run(["make", "-C", tree] + goal, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, check=False)
+        assert result.returncode != 0
+        assert f"'swift' {SAID[toolchain]}: building SignalKit needs the Swift toolchain 6.x" in result.stderr, result.stderr
+        assert 'README.md ("Two commands")' in result.stderr
 
 
 def test_the_backend_tags_the_wheel_for_the_stable_abi():

@@ -1,4 +1,4 @@
-// W1-W9 on SwiftSignalKit under ordo-one's package-benchmark:
+// W1-W9 and ND on SwiftSignalKit under ordo-one's package-benchmark:
 //   cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 // Each benchmark runs one repetition per iteration; the workload's probe starts
 // and stops the harness's measurement around the timed section.
@@ -38,6 +38,13 @@ let benchmarks: @Sendable () -> Void = {
     for threads in [1, 2] {
         Benchmark("W9 contention, \(threads) putting thread\(threads == 1 ? "" : "s")") { b in
             check(SKWorkloads.w9(threads: threads, sinks: s.w9Sinks, puts: s.w9Puts, probe(b)), Expected.w9(sinks: s.w9Sinks, puts: s.w9Puts))
+        }
+    }
+    for (label, depth, rounds) in [("1k", s.ndSmall, s.ndSmallRounds), ("1M", s.ndLarge, 1)] {
+        for kind in NestedKind.allCases {
+            Benchmark("ND nested disposal \(label), \(kind.rawValue)") { b in
+                check(SKWorkloads.nested(depth: depth, rounds: rounds, kind: kind, probe(b)), Expected.nested(rounds: rounds))
+            }
         }
     }
 }

@@ -11,7 +11,8 @@ import SKWorkloads
 
 struct Workload {
     /// "W1"..."W7"; the W8 variants are "W8-<size>-<order>" (size "1k" or
-    /// "1M"), W9's "W9-1t" and "W9-2t" (one thread, two).
+    /// "1M"), W9's "W9-1t" and "W9-2t" (one thread, two), ND's
+    /// "ND-<size>-<kind>".
     let id: String
     let unit: String
     let units: Int
@@ -40,7 +41,7 @@ func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
                  run: { sk ? SKWorkloads.w6(s.w6Subscriptions, $0) : OCWorkloads.w6(s.w6Subscriptions, $0) }),
         Workload(id: "W7", unit: "event", units: s.w7Events, expected: Expected.sumBelow(s.w7Events),
                  run: { sk ? SKWorkloads.w7(s.w7Events, $0) : OCWorkloads.w7(s.w7Events, $0) }),
-    ] + w8Workloads(impl, s) + w9Workloads(impl, s) + (sk ? [] : ocSequenceWorkloads(s))
+    ] + w8Workloads(impl, s) + w9Workloads(impl, s) + (sk ? ndWorkloads(s) : ocSequenceWorkloads(s))
 }
 
 /// W1 and W4 on OpenCombine written with `(0..<n).publisher` as the source
@@ -79,6 +80,21 @@ func w8Workloads(_ impl: String, _ s: Sizes) -> [Workload] {
                                        impl == "swift" ? SKWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, $0)
                                            : OCWorkloads.w8(subscriptions: subscriptions, rounds: rounds, order: order, $0)
                                    }, byDefault: impl == "swift"))
+        }
+    }
+    return result
+}
+
+/// ND (SwiftSignalKit only: OpenCombine has no containers of
+/// disposables): the shallow nesting over its rounds and the deep one, of
+/// each kind: "ND-1k-meta" ... "ND-1M-dict".
+func ndWorkloads(_ s: Sizes) -> [Workload] {
+    var result: [Workload] = []
+    for (label, depth, rounds) in [(sizeLabel(s.ndSmall), s.ndSmall, s.ndSmallRounds), (sizeLabel(s.ndLarge), s.ndLarge, 1)] {
+        for kind in NestedKind.allCases {
+            result.append(Workload(id: "ND-\(label)-\(kind.rawValue)", unit: "container", units: depth * rounds,
+                                   expected: Expected.nested(rounds: rounds),
+                                   run: { SKWorkloads.nested(depth: depth, rounds: rounds, kind: kind, $0) }))
         }
     }
     return result
@@ -176,7 +192,7 @@ while let argument = arguments.next() {
     case "--impls": impls = (arguments.next() ?? "").split(separator: ",").map(String.init)
     case "--divide": divide = max(1, Int(arguments.next() ?? "") ?? 1)  // smaller sizes, for profiling
     default:
-        print("usage: SwiftBench [--reps N] [--workloads W1,W2,W8,W8-1M-random,W9] [--impls swift,opencombine] [--divide N]")
+        print("usage: SwiftBench [--reps N] [--workloads W1,W2,W8,W8-1M-random,W9,ND] [--impls swift,opencombine] [--divide N]")
         exit(2)
     }
 }
@@ -201,7 +217,9 @@ for impl in impls {
         line += ",\"reps\":\(reps),\"ns_median\":\(json(median(nsPerUnit))),\"ns_min\":\(json(nsPerUnit.min()!))"
         line += ",\"allocs_per_unit\":\(json(Double(counted.mallocs) / units))"
         line += ",\"reallocs_per_unit\":\(json(Double(counted.reallocs) / units))"
-        if workload.id.hasPrefix("W8") {
+        // W8's phases; ND's are the nesting ("subscribe") and the dispose
+        // and release ("dispose").
+        if workload.id.hasPrefix("W8") || workload.id.hasPrefix("ND") {
             for (index, name) in ["subscribe", "deliver", "dispose"].enumerated() {
                 line += ",\"\(name)_ns_median\":\(json(median(samples.map { Double($0.phaseNs[index]) / units })))"
             }
