@@ -27,7 +27,10 @@ SWIFT ?= swift
 # Checked here, once (sub-makes inherit SIGNALKIT_SWIFT_CHECKED), unless
 # every goal is one that needs no Swift, so that a missing or older
 # toolchain says so instead of "swift: No such file or directory".
-NO_SWIFT_GOALS := help clean deps docs test-docs test-header uninstall
+# install needs none once make has built the libraries (`make && sudo make
+# install`: root's PATH usually has no swift).
+NO_SWIFT_GOALS := help clean deps docs test-docs test-header uninstall \
+	$(if $(wildcard $(CURDIR)/.build-c/lib/libsignalkit.so.$(VERSION)),$(if $(wildcard $(CURDIR)/.build-c/lib/libsignalkit-ffi.so.$(VERSION)),install))
 SWIFT_HELP := README.md ("Two commands") says where to get it; or run make SWIFT=/path/to/swift
 ifeq ($(SIGNALKIT_SWIFT_CHECKED),)
 ifneq ($(filter-out $(NO_SWIFT_GOALS),$(or $(MAKECMDGOALS),all)),)
