@@ -230,7 +230,9 @@ test-dist-deb: dist-deb ## the .debs: lintian, Depends, symbols, ELF needs, debu
 
 # The binary tarball and its debug tarball unpacked in a scratch folder,
 # then moved (it must work wherever it is): its contents, no path of this
-# checkout or of its staging in its text files, every ELF file's needs, the
+# checkout or of its staging in its text files, the .pc files valid and
+# naming the licence (pkgconf 1.8 ignores License:, later ones read it),
+# plain pkg-config finding the moved tree, every ELF file's needs, the
 # libraries stripped with their debug files beside them, and the quick
 # starts and examples/cmake through pkg-config --define-prefix and
 # CMAKE_PREFIX_PATH, without Swift (Tests/dist/use.sh).
@@ -243,6 +245,8 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 	test "$$(ls -A $(DIST_TEST)/tarball/moved | LC_ALL=C sort | tr '\n' ' ')" = "CHANGELOG.md LICENSE README.md include lib share "
 	! grep -rn -e '$(CURDIR)' -e '$(TARBALL_NAME)' $(DIST_TEST)/tarball/moved/lib/pkgconfig \
 		$(DIST_TEST)/tarball/moved/lib/cmake $(DIST_TEST)/tarball/moved/include
+	set -e; for pc in $(DIST_TEST)/tarball/moved/lib/pkgconfig/*.pc; do \
+		pkg-config --validate $$pc; grep -qx 'License: MIT' $$pc || { echo "$$pc names no licence" >&2; exit 1; }; done
 	test "$$(PKG_CONFIG_PATH=$(DIST_TEST)/tarball/moved/lib/pkgconfig pkg-config --variable=includedir signalkit \
 		| xargs realpath)" = $(DIST_TEST)/tarball/moved/include
 	sh Tests/dist/check-elf.sh $(DIST_TEST)/tarball/moved
