@@ -9,7 +9,7 @@
 #                      -debug.tar.gz (the .debug files, beside the libraries
 #                      when unpacked over it)
 #   dist-source        signalkit-VERSION.tar.gz: git archive of HEAD, plus
-#                      mk/dist/source-date-epoch
+#                      mk/dist/source-date-epoch and mk/dist/files
 #   dist               the release: dist-source, then DIST_BUILT made in a
 #                      clean tree unpacked from it (a whole Swift build)
 #   test-dist          test-dist-deb, test-dist-tarball, test-dist-source
@@ -32,6 +32,9 @@
 DIST := $(OUT)/dist
 DIST_WORK := $(OUT)/dist-work
 DIST_EPOCH_FILE := mk/dist/source-date-epoch
+# The files the source tarball was made from, for what would ask git
+# (.ci/check-doc-citations.py; .ci/check-readme.py skips the history).
+DIST_FILES_FILE := mk/dist/files
 # Not exported: given only to the tools that make the artifacts (an empty
 # one in the environment is an error to the Swift compiler's Clang).
 SOURCE_DATE_EPOCH ?= $(if $(wildcard $(DIST_EPOCH_FILE)),$(strip $(file < $(DIST_EPOCH_FILE))),$(shell git log -1 --format=%ct 2>/dev/null))
@@ -183,17 +186,21 @@ dist-tarball: dist-split ## signalkit-VERSION-linux-ARCH.tar.gz (relocatable) an
 	$(end)
 
 # git archive of HEAD (what is committed: a change not committed is not in
-# it), plus mk/dist/source-date-epoch, the commit's time, which the
-# unpacked tree's make reads in place of git's (it has no .git).
+# it), plus what the unpacked tree, which has no git, reads in its place:
+# mk/dist/source-date-epoch, the commit's time, and mk/dist/files, the
+# files of the commit.
 dist-source: ## signalkit-VERSION.tar.gz, the source tarball (git archive of HEAD) into .build-c/dist
 	$(begin)
 	@git rev-parse --git-dir > /dev/null 2>&1 || { echo "dist-source makes the tarball with git archive:" \
 		"run it in a git checkout (this tree is not one: an unpacked source tarball?)" >&2; exit 1; }
 	rm -rf $(DIST_WORK)/source && mkdir -p $(DIST_WORK)/source $(DIST)
-	git log -1 --format=%ct > $(DIST_WORK)/source/source-date-epoch
-	chmod 0644 $(DIST_WORK)/source/source-date-epoch
+	git log -1 --format=%ct > $(DIST_WORK)/source/$(notdir $(DIST_EPOCH_FILE))
+	git ls-tree -r --name-only HEAD > $(DIST_WORK)/source/$(notdir $(DIST_FILES_FILE))
+	chmod 0644 $(DIST_WORK)/source/*
 	git archive --format=tar --prefix=$(SOURCE_NAME)/$(dir $(DIST_EPOCH_FILE)) \
-		--add-file=$(DIST_WORK)/source/source-date-epoch --prefix=$(SOURCE_NAME)/ HEAD | gzip -9n > $(SOURCE_TARBALL)
+		--add-file=$(DIST_WORK)/source/$(notdir $(DIST_EPOCH_FILE)) \
+		--add-file=$(DIST_WORK)/source/$(notdir $(DIST_FILES_FILE)) \
+		--prefix=$(SOURCE_NAME)/ HEAD | gzip -9n > $(SOURCE_TARBALL)
 	@ls -l $(SOURCE_TARBALL)
 	$(end)
 
@@ -259,12 +266,14 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 
 # The source tarball unpacked: Tests/dist/check-source.sh (what it holds, and
 # that make finds every prerequisite of the README's two commands there).
-# It does not build from it (a whole Swift build): `make dist` does.
-test-dist-source: dist-source ## the source tarball: every committed file, the epoch file, make -n demo and test, swift package describe
+# It does not build from it (a whole Swift build): `make dist` does. In an
+# unpacked source tarball (make test there) nothing to check: the tarball is
+# made from git.
+test-dist-source: $(if $(wildcard $(DIST_FILES_FILE)),,dist-source) ## the source tarball: every committed file, make -n demo and test, the doc checks, swift package describe
 	$(begin)
-	rm -rf $(DIST_TEST)/source && mkdir -p $(DIST_TEST)/source
-	tar -C $(DIST_TEST)/source -xzf $(SOURCE_TARBALL)
-	sh Tests/dist/check-source.sh $(DIST_TEST)/source/$(SOURCE_NAME)
+	$(if $(wildcard $(DIST_FILES_FILE)),@echo "test-dist-source: not run in a source tarball (the tarball is made from git)", \
+		rm -rf $(DIST_TEST)/source && mkdir -p $(DIST_TEST)/source && tar -C $(DIST_TEST)/source -xzf $(SOURCE_TARBALL) \
+		&& sh Tests/dist/check-source.sh $(DIST_TEST)/source/$(SOURCE_NAME))
 	$(end)
 
 # make dist twice from the same commit: here, then in a clone of HEAD in
