@@ -1,6 +1,7 @@
 # Release artifacts (issue 31) and their tests: the Debian packages, the
-# binary tarball and the source tarball, into .build-c/dist. What each holds,
-# how they are tested and what lintian keeps saying: mk/debian/NOTES.md.
+# binary tarball and the source tarball, into .build-c/dist. What each holds:
+# docs/packaging.md; the lintian warnings kept, the symbols file and what is
+# reproducible: mk/debian/NOTES.md.
 #
 #   dist-deb           libsignalkit0, libsignalkit-dev and libsignalkit0-dbgsym
 #                      (.deb, made with dpkg-dev's tools: dpkg-gensymbols,
@@ -11,12 +12,14 @@
 #   dist-source        signalkit-VERSION.tar.gz: git archive of HEAD, plus
 #                      mk/dist/source-date-epoch and mk/dist/files
 #   dist               the release: dist-source, then DIST_BUILT made in a
-#                      clean tree unpacked from it (a whole Swift build)
+#                      clean tree unpacked from it at DIST_BUILD_DIR (a whole
+#                      Swift build)
 #   test-dist          test-dist-deb, test-dist-tarball, test-dist-source
 #                      (part of make test: they package the libraries make
 #                      built, no Swift build of their own)
-#   check-reproducible dist twice, in two directories, and the artifacts
-#                      compared byte for byte (two Swift builds: not in make test)
+#   check-reproducible dist here and in a clone in another directory, and the
+#                      artifacts compared byte for byte (two Swift builds: not
+#                      in make test)
 #
 # dist-deb and dist-tarball package the libraries `make` built in this tree
 # (LIB_UNSTRIPPED, FFI_UNSTRIPPED: split here into the stripped library and
@@ -26,8 +29,9 @@
 # Reproducible: every time stamp is SOURCE_DATE_EPOCH (the last commit's
 # time; in an unpacked source tarball, the file dist-source put in it), every
 # owner root, every archive sorted by name, no compressor writes a name or
-# time, and the builds write no path of the checkout (PREFIX_MAP in the
-# Makefile).
+# time, the debug information names the checkout "." (PREFIX_MAP in the
+# Makefile), and dist builds at one fixed path (the Swift compiler writes
+# the sources' paths into the library in ways no flag maps: NOTES.md).
 
 DIST := $(OUT)/dist
 DIST_WORK := $(OUT)/dist-work
