@@ -55,6 +55,9 @@ PYTHON ?= python3
 OUT := $(CURDIR)/.build-c
 STAGE := $(OUT)/stage
 LIB := $(OUT)/lib/libsignalkit.so.$(VERSION)
+# The library as linked, with its debug information (LIB is it without):
+# the release artifacts keep that information beside them (mk/dist.mk).
+LIB_UNSTRIPPED := $(CURDIR)/.build-release/release/libsignalkit.so
 STAGE_PKG := PKG_CONFIG_PATH=$(STAGE)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(STAGE) pkg-config
 RUN_STAGED := LD_LIBRARY_PATH=$(STAGE)/usr/lib
 CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
@@ -62,8 +65,16 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # The release library: Swift runtime linked in, soname, sk_* exports only. Its
 # own scratch path keeps these flags away from the debug build. --wrap=open:
 # libdispatch's calls of open() go through Sources/SignalKitHeader/open_wrap.c.
+# Reproducible (mk/dist.mk, check-reproducible): the same commit built in
+# another directory gives the same bytes. The debug information, which the
+# build ID covers, names the checkout "." (the prefix maps) and has no
+# references to the Clang module cache, whose folder names hash the
+# checkout's path (-no-clang-module-breadcrumbs: the C modules' types are
+# then not in it, the Swift code's are).
+PREFIX_MAP := $(CURDIR)=.
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
-	-Xswiftc -static-stdlib \
+	-Xswiftc -static-stdlib -Xswiftc -file-prefix-map -Xswiftc $(PREFIX_MAP) -Xcc -ffile-prefix-map=$(PREFIX_MAP) \
+	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \
 	-Xlinker --wrap=open \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
@@ -78,7 +89,7 @@ lib: ## the release libsignalkit.so (static Swift runtime, sk_* only)
 	$(begin)
 	$(SWIFT) build $(RELEASE_FLAGS)
 	mkdir -p $(OUT)/lib/pkgconfig
-	objcopy --strip-debug .build-release/release/libsignalkit.so $(LIB)
+	objcopy --strip-debug $(LIB_UNSTRIPPED) $(LIB)
 	ln -sf libsignalkit.so.$(VERSION) $(OUT)/lib/libsignalkit.so.$(SOVERSION)
 	ln -sf libsignalkit.so.$(SOVERSION) $(OUT)/lib/libsignalkit.so
 	sed -e 's|@VERSION@|$(VERSION)|g' pkgconfig/signalkit-uninstalled.pc.in > $(OUT)/lib/pkgconfig/signalkit-uninstalled.pc
@@ -194,4 +205,4 @@ help: ## this list
 		$(MAKEFILE_LIST)
 
 include mk/ffi.mk mk/tests.mk mk/docs.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk mk/abi.mk \
-	mk/docs-swift.mk mk/cpp.mk mk/python.mk
+	mk/docs-swift.mk mk/cpp.mk mk/python.mk mk/dist.mk

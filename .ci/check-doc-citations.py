@@ -8,7 +8,8 @@ the command line, every `backticked` token is checked:
   a path (has a '/' or ends in a source or document extension)
       must be a file or folder git tracks (relative to the repository's
       root or to the document's folder), or a bare file name that some
-      tracked file has;
+      tracked file has (in an unpacked source tarball, which has no git:
+      a file it was made from, as listed in mk/dist/files);
   a name (an identifier, optionally dotted, optionally with a call's
   parentheses: `Queue.after`, `_disposeEarly`, `take(until:)`)
       every dotted part must occur as a word in a tracked source file
@@ -33,9 +34,23 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\([^()]*\)
 BARE_FILE = re.compile(r"(?<![\w/`.-])[\w+-]+\.(swift|c|h|hpp|py|mk)\b(?![`\w])")
 
 
+# In an unpacked source tarball, which has no git, the list of the files it
+# was made from (make dist-source writes it; a checkout has no such file).
+SOURCE_TARBALL_FILES = "mk/dist/files"
+
+
+def tracked_files():
+    """The files git tracks, or those the source tarball was made from."""
+    if os.path.isfile(SOURCE_TARBALL_FILES):
+        with open(SOURCE_TARBALL_FILES, encoding="utf-8") as handle:
+            listing = handle.read()
+    else:
+        listing = subprocess.run(["git", "ls-files"], capture_output=True, text=True, check=True).stdout
+    return [f for f in listing.split("\n") if f]
+
+
 def main():
-    files = subprocess.run(["git", "ls-files"], capture_output=True, text=True, check=True).stdout.split("\n")
-    files = [f for f in files if f]
+    files = tracked_files()
     tracked = set(files)
     folders = set()
     for path in files:

@@ -16,7 +16,8 @@ Each fenced block must follow a marker comment on the line before it:
                             exact:) is resolved as written against a mirror
                             of this repository's git history (a file:// URL
                             in place of the published one), so a `from:` the
-                            tags cannot meet fails
+                            tags cannot meet fails (not in a source tarball,
+                            which has no history)
   <!-- fragment -->         shell commands or an excerpt, not run
 
 Usage: check-readme.py [README] (run from the repository's root).
@@ -90,6 +91,11 @@ def check_dependency(text, root):
 def check_requirement(requirement, root, identity):
     """Resolves `.package(url:, KIND: "VALUE")` against a mirror of root's git."""
     kind, value = requirement
+    if os.path.isfile(os.path.join(root, "mk", "dist", "files")):
+        # An unpacked source tarball (make dist-source writes that file): no
+        # history to resolve against; the checkout it came from was checked.
+        print(f'`{kind}: "{value}"` not resolved against the history: this tree is a source tarball, without git')
+        return None
     with tempfile.TemporaryDirectory() as scratch:
         mirror = os.path.join(scratch, identity)
         clone = subprocess.run(["git", "clone", "--quiet", "--mirror", os.path.abspath(root), mirror],

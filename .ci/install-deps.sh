@@ -29,6 +29,10 @@ need g++ command -v c++
 need cmake command -v cmake
 need doxygen command -v doxygen
 need abigail-tools command -v abidw
+# The release artifacts (mk/dist.mk): Debian's own tools make and check the
+# .debs (dpkg-dev: dpkg-shlibdeps, dpkg-gensymbols; lintian checks them).
+need dpkg-dev command -v dpkg-shlibdeps
+need lintian command -v lintian
 
 if [ -z "$missing" ]; then
     exit 0
