@@ -43,8 +43,8 @@ func callbackOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal:
 }
 
 /// The error value describing a value of the wrong kind inside a pipeline.
-func kindError(_ value: SKValue, expected: String, function: StaticString = #function) -> SKValue {
-    return SKValue(string: "\(cName(function)): expected \(expected), got a value of kind \(value.kind.rawValue)")
+func kindError(_ value: SKValue, expected: sk_kind, function: StaticString = #function) -> SKValue {
+    return SKValue(string: "\(cName(function)): expected \(SKValue.describe(expected)), got \(SKValue.describe(value.kind))")
 }
 
 /// The signal inside a value, or a failing signal when it holds another kind
@@ -56,7 +56,7 @@ func innerSignal(_ value: SKValue, function: StaticString = #function) -> CSigna
     if let handle = value.object as? SKSignal, value.kind == SK_KIND_SIGNAL {
         return handle.signal
     }
-    return CSignal.fail(kindError(value, expected: "a signal", function: function))
+    return CSignal.fail(kindError(value, expected: SK_KIND_SIGNAL, function: function))
 }
 
 /// The Swift signal behind the handle `make` (a C callback) hands over (+1),

@@ -211,7 +211,7 @@ private func access<Out>(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutable
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     if value.pointee.kind != kind {
-        return fail(SK_ERR_WRONG_KIND, "value has kind \(value.pointee.kind.rawValue), expected \(kind.rawValue)", function: function)
+        return fail(SK_ERR_WRONG_KIND, "value is \(SKValue.describe(value.pointee.kind)), expected \(SKValue.describe(kind))", function: function)
     }
     if let problem = SKValue.validate(value) {
         return fail(problem.status, problem.message, function: function)
