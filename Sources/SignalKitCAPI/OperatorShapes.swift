@@ -27,7 +27,7 @@ func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaq
         return depthStatus
     }
     let (made, stages) = make(input)
-    return output(out, made, depth: depth, isThen: isThen, stages: stages)
+    return output(out, made, depth: depth, isThen: isThen, stages: stages, function: function)
 }
 
 /// Like `unaryOperator`, for operators taking a C callback `fn`.
@@ -37,6 +37,7 @@ func callbackOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal:
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
     }
     let callback = SKFunction(fn, ctx: ctx, release: release)
+    callback.noteMaker(function)
     return releasingOnFailure(callback) {
         unaryOperator(out, signal, function: function) { make($0, callback) }
     }
