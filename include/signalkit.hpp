@@ -288,6 +288,10 @@ public:
     }
     /* Drops the reference now. */
     void reset() noexcept { ref_traits<T>::release(detach()); }
+    /* Names the handle in live_objects_report() (sk_handle_set_name: kept
+     * only while handle checking is on; nullptr removes the name). */
+    void set_name(const char *name) const { detail::check(sk_handle_set_name(p_, name)); }
+    void set_name(const std::string &name) const { set_name(name.c_str()); }
     explicit operator bool() const noexcept { return p_ != nullptr; }
     friend bool operator==(const handle &a, const handle &b) noexcept { return a.p_ == b.p_; }
     friend bool operator!=(const handle &a, const handle &b) noexcept { return a.p_ != b.p_; }
@@ -1814,6 +1818,47 @@ inline signal combine_latest(const std::vector<signal> &signals, const queue &q 
 
 /* The library's count of live objects (sk_live_objects). */
 inline long live_objects() noexcept { return sk_live_objects(); }
+
+/* One live object as sk_live_objects_report() describes it, its strings
+ * copied: made_by is empty for an object the library made itself, name
+ * for a handle without one (set_name). */
+struct live_object {
+    const void *address;
+    std::string kind;
+    std::string made_by;
+    std::string name;
+};
+
+namespace detail {
+struct live_objects_sink {
+    std::vector<live_object> objects;
+    std::exception_ptr failure;
+    static void add(void *ctx, const sk_live_object *o) noexcept {
+        auto *sink = static_cast<live_objects_sink *>(ctx);
+        if (sink->failure) {
+            return;
+        }
+        try {
+            sink->objects.push_back(
+                live_object{o->address, o->kind, o->made_by != nullptr ? o->made_by : "", o->name != nullptr ? o->name : ""});
+        } catch (...) {
+            sink->failure = std::current_exception();
+        }
+    }
+};
+} // namespace detail
+
+/* Every live object, oldest first (sk_live_objects_report): kept only while
+ * handle checking is on, else error (SK_ERR_UNSUPPORTED). To print them,
+ * sk_live_objects_print(stderr). */
+inline std::vector<live_object> live_objects_report() {
+    detail::live_objects_sink sink;
+    detail::check(sk_live_objects_report(&detail::live_objects_sink::add, &sink, nullptr));
+    if (sink.failure) {
+        std::rethrow_exception(sink.failure);
+    }
+    return std::move(sink.objects);
+}
 
 } // namespace signalkit
 
