@@ -2560,6 +2560,7 @@ bool sk_handle_checking(void);
  * its signal, see sk_promise_get()). So a cycle of such objects that holds no
  * heap value or C callback (a promise whose source is its own signal, see
  * sk_promise_set()) is not seen: 0 does not prove that nothing leaked.
+ * sk_live_objects_report() lists what it counts.
  *
  * @return The count (>= 0).
  * @par Thread safety

@@ -102,7 +102,7 @@ struct SKValue: Equatable, @unchecked Sendable {
             }
             return matches ? nil : Problem("the value's object does not match its kind")
         default:
-            return Problem("unknown value kind \(kind.rawValue) (no sk_kind has that number)")
+            return Problem("unknown value kind \(kind.rawValue)")
         }
     }
 
