@@ -76,7 +76,8 @@
  *   goes on in the parent. The child of a process that used the library
  *   must not call it (a _release function and sk_live_objects() included),
  *   only exec (fork and exec, posix_spawn), _exit() or exit() (the library
- *   registers no exit handler). The child has the forking thread alone: the
+ *   registers no exit handler but SIGNALKIT_LIVE_OBJECTS_AT_EXIT's, see
+ *   sk_live_objects_print(), which does nothing in a child). The child has the forking thread alone: the
  *   library's threads (libdispatch's workers and its timer thread) are not
  *   in it, nor is the progress of the parent's other threads. The library
  *   does not detect such a call: it may wait forever for a lock that another
@@ -125,6 +126,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -2517,7 +2519,7 @@ int sk_signal_after_disposed(sk_signal **out, sk_signal *signal, sk_work_fn fn, 
 
 /**
  * @defgroup diagnostics Diagnostics
- * @brief Handle checking and the count of live objects.
+ * @brief Handle checking, the count of live objects and their list.
  * @{
  */
 
@@ -2527,8 +2529,10 @@ int sk_signal_after_disposed(sk_signal **out, sk_signal *signal, sk_work_fn fn, 
  *
  * It costs a hash lookup under a striped lock per handle argument and per
  * object created or freed: meant for tests and debugging. Initially on when
- * the environment variable SIGNALKIT_CHECK_HANDLES is set to a value other
- * than "" or "0" when the library is first used.
+ * the environment variable SIGNALKIT_CHECK_HANDLES (or
+ * SIGNALKIT_LIVE_OBJECTS_AT_EXIT, see sk_live_objects_print()) is set to a
+ * value other than "" or "0" when the library is first used. The registry
+ * it keeps is also the list sk_live_objects_report() reads.
  *
  * @param enabled  Whether to check handles.
  * @return SK_OK (also when already in that state); SK_ERR_BUSY, with nothing
@@ -2556,12 +2560,129 @@ bool sk_handle_checking(void);
  * its signal, see sk_promise_get()). So a cycle of such objects that holds no
  * heap value or C callback (a promise whose source is its own signal, see
  * sk_promise_set()) is not seen: 0 does not prove that nothing leaked.
+ * sk_live_objects_report() lists what it counts.
  *
  * @return The count (>= 0).
  * @par Thread safety
  *   Any thread.
  */
 long sk_live_objects(void);
+
+/**
+ * @brief One live object, as sk_live_objects_report() describes it.
+ *
+ * Fields may be added at the end in a later minor version: read it through
+ * the pointer the callback receives; do not copy it into storage of your
+ * own. Its strings are valid during the callback only.
+ */
+typedef struct sk_live_object {
+    /** The object's address: for a handle, the handle; for a value, its
+     *  object (`u.object`); for a callback, no pointer the caller holds. */
+    const void *address;
+    /** What it is: "signal", "subscriber", "disposable", "queue", "pipe",
+     *  "promise", "value promise", "test subscriptions", "test recorder",
+     *  "string value", "bytes value", "array value", "pointer value",
+     *  "observer" (the callbacks of sk_signal_start(), held until the
+     *  subscription ends), or "callback" (a function with its `ctx` and
+     *  `release` that the library holds, made by the function it was given
+     *  to). */
+    const char *kind;
+    /** The public function that made it ("sk_signal_map"), or NULL for an
+     *  object the library made itself (the string of an error it delivered,
+     *  the array of sk_signal_combine_latest()). */
+    const char *made_by;
+    /** The name given with sk_handle_set_name(), or NULL. */
+    const char *name;
+} sk_live_object;
+
+/**
+ * @brief Receives one live object of sk_live_objects_report().
+ * @param ctx     The report's `ctx`.
+ * @param object  Borrowed for the call, its strings too.
+ */
+typedef void (*sk_live_object_fn)(void *ctx, const sk_live_object *object);
+
+/**
+ * @brief Calls `fn` once per live object (oldest first): what
+ *        sk_live_objects() counts, with the kind, the function that made it
+ *        and its name.
+ *
+ * The list is kept only while handle checking is on (see
+ * sk_set_handle_checking(); SIGNALKIT_CHECK_HANDLES=1 or
+ * SIGNALKIT_LIVE_OBJECTS_AT_EXIT=1 in the environment turn it on from the
+ * start): with it off, nothing is kept and nothing costs, and this function
+ * reports SK_ERR_UNSUPPORTED. The list is read first, then `fn` runs, with
+ * no lock of the library held: `fn` may call the library (release what it
+ * is given, say), and an object made or freed meanwhile, on another thread
+ * or by `fn`, may or may not be listed. As for sk_live_objects(), an object
+ * of the Swift core that no handle stands for (a promise kept by its signal)
+ * is not listed.
+ *
+ * @param fn       Called for each object, on the calling thread, before the
+ *                 function returns.
+ * @param ctx      Passed to `fn` and `release`.
+ * @param release  May be NULL; runs once, after the last `fn`, also when the
+ *                 call fails, before it returns.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT for a NULL `fn`; SK_ERR_UNSUPPORTED,
+ *         `fn` not called, while handle checking is off ("sk_live_objects_report:
+ *         the list is kept only while handle checking is on: ...").
+ * @par Thread safety
+ *   Any thread; `fn` runs on the calling thread.
+ */
+int sk_live_objects_report(sk_live_object_fn fn, void *ctx, sk_release_fn release);
+
+/**
+ * @brief Writes sk_live_objects_report()'s list to `file`, one line per
+ *        object: its kind, address, the function that made it and its name.
+ *
+ * For example, a pipeline whose subscription was never disposed:
+ *
+ *     signalkit: 5 live objects, oldest first:
+ *       pipe 0x55d1c3a0e2a0 made by sk_pipe_create, named "keys"
+ *       signal 0x55d1c3a0e6f0 made by sk_pipe_signal
+ *       callback 0x55d1c3a0e960 made by sk_signal_map
+ *       signal 0x55d1c3a0ebc0 made by sk_signal_map, named "upper"
+ *       disposable 0x55d1c3a0ee30 made by sk_signal_start
+ *
+ * With nothing alive it writes "signalkit: no live objects"; with handle
+ * checking off, only the count, and how to get the list. When the
+ * environment variable SIGNALKIT_LIVE_OBJECTS_AT_EXIT is set to a value
+ * other than "" or "0" when the library is first used, handle checking is
+ * on from the start and the library registers an exit handler (atexit())
+ * that writes this list to stderr when the process calls exit() (or returns
+ * from main), in the process that was started with it (not in a child it
+ * forked). Objects alive at that point include whatever the program had not
+ * released yet, so release everything before exit to read only the leaks.
+ *
+ * @param file  Borrowed; written with stdio, not flushed.
+ * @return SK_OK (also with checking off); SK_ERR_NULL_ARGUMENT for a NULL
+ *         `file`.
+ * @par Thread safety
+ *   Any thread; the list is read as sk_live_objects_report() reads it, and
+ *   written with no lock of the library held.
+ */
+int sk_live_objects_print(FILE *file);
+
+/**
+ * @brief Names a handle for sk_live_objects_report() (a name for a person
+ *        hunting a leak; nothing else reads it).
+ *
+ * The name is copied; NULL removes it; a later call replaces it. It is kept
+ * only while handle checking is on (nothing is listed otherwise): with it
+ * off, the call checks `handle` and keeps nothing.
+ *
+ * @param handle  Any handle of this library (sk_signal, sk_subscriber,
+ *                sk_disposable, sk_queue, sk_pipe, sk_promise,
+ *                sk_value_promise, or a test handle); borrowed.
+ * @param name    Copied; may be NULL.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT for a NULL `handle`; SK_ERR_WRONG_KIND
+ *         for a pointer that is no handle of this library (a value's object,
+ *         a handle of libsignalkit-ffi); SK_ERR_RELEASED for a released
+ *         handle while handle checking is on.
+ * @par Thread safety
+ *   Any thread.
+ */
+int sk_handle_set_name(void *handle, const char *name);
 
 /** @} */
 

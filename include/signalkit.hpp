@@ -43,10 +43,10 @@
  *   wider n outside [INT64_MIN, INT64_MAX]; comparing a value with bytes,
  *   an array or a signal (v == x makes value(x): std::bad_alloc); queue::sync,
  *   which rethrows its callable's exception; and std::bad_alloc. Inside a
- *   callback these end in std::terminate (below): a typed callback (a
- *   parameter type T other than value_view or value) given a value of
- *   another kind or out of T's range, and a result (map, reduce_left) a
- *   value cannot hold (such as an __int128 out of the int64 range).
+ *   callback, a typed callable given a value its parameter type cannot
+ *   take, and a result (map, reduce_left) a value cannot hold (such as an
+ *   __int128 out of the int64 range), are not exceptions: see "Values"
+ *   below (an error event or a stop of the process).
  *   Exceptions must be on: with -fno-exceptions the header's first error
  *   is an #error saying so (C++ code without exceptions uses signalkit.h).
  *
@@ -100,9 +100,22 @@
  *   A callback's parameter type picks the conversion: `value_view` (free) or
  *   `value` / `const value &` (a copy, free for the inline kinds) receive the
  *   value as it is; any other type T receives `as<T>()` (int64_t, double,
- *   std::string_view, ...), where a value of another kind, or an integer
- *   out of T's range, throws, hence terminates: a typed lambda is a promise
- *   about the stream. A callable whose parameter type cannot be read (a
+ *   std::string_view, ...). A typed lambda is a promise about the stream:
+ *   given a value of another kind, or an integer out of T's range, the
+ *   callable is not called, and
+ *   - map_to_signal and catch_error, whose callables return a signal,
+ *     continue with a signal that fails with a string value: "signalkit::
+ *     map_to_signal: the callable's parameter cannot take the value:
+ *     sk_value_get_int64: value is a string (SK_KIND_STRING), expected an
+ *     int64 (SK_KIND_INT64)";
+ *   - every other callback (start's, map, filter, take_until, reduce_left,
+ *     before_next, after_next), which has no error path, stops the
+ *     process: it writes out what stdio and the standard iostreams still
+ *     buffer, prints that message (naming the operator, "signalkit::map:
+ *     ...") on stderr, and calls std::abort() (no terminate handler runs).
+ *     So does a result a value cannot hold ("signalkit::map: the
+ *     callable's result cannot be a value: ...").
+ *   A callable whose parameter type cannot be read (a
  *   generic lambda, `auto`; a std::bind expression; an overloaded or
  *   template operator()) receives value_view: bind a member function with a
  *   typed lambda instead (`[&w](std::int64_t n) { w.on(n); }`). Any
@@ -144,12 +157,16 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -271,6 +288,10 @@ public:
     }
     /* Drops the reference now. */
     void reset() noexcept { ref_traits<T>::release(detach()); }
+    /* Names the handle in live_objects_report() (sk_handle_set_name: kept
+     * only while handle checking is on; nullptr removes the name). */
+    void set_name(const char *name) const { detail::check(sk_handle_set_name(p_, name)); }
+    void set_name(const std::string &name) const { set_name(name.c_str()); }
     explicit operator bool() const noexcept { return p_ != nullptr; }
     friend bool operator==(const handle &a, const handle &b) noexcept { return a.p_ == b.p_; }
     friend bool operator!=(const handle &a, const handle &b) noexcept { return a.p_ != b.p_; }
@@ -778,21 +799,60 @@ struct arg_at<Args, I, std::enable_if_t<(I < std::tuple_size<Args>::value)>> {
 template <std::size_t I> struct arg_at<generic, I, void> { using type = value_view; };
 template <class F, std::size_t I> using arg_t = typename arg_at<typename args_of<std::decay_t<F>>::type, I>::type;
 
-/* A borrowed sk_value as argument type A. */
+/* A typed callable's argument that its parameter type cannot take, or a
+ * result a value cannot hold, in a callback that has no way to report it
+ * (see "Values" above): writes out what the program's stdio and standard
+ * iostreams still buffer, then "signalkit::WHERE: WHAT: MESSAGE" on stderr,
+ * then aborts. */
+[[noreturn]] SIGNALKIT_COLD inline void conversion_failed(const char *where, const char *what,
+                                                          const char *message) noexcept {
+    try {
+        std::cout.flush();
+        std::clog.flush();
+        std::wcout.flush();
+        std::wclog.flush();
+    } catch (...) {
+        /* a stream set to throw: what it kept is lost, the message is not */
+    }
+    std::fflush(nullptr);
+    std::fprintf(stderr, "signalkit::%s: %s: %s\n", where, what, message);
+    std::fflush(stderr);
+    std::abort();
+}
+constexpr const char *cannot_take = "the callable's parameter cannot take the value";
+
+/* A borrowed sk_value as argument type A: read() throws error for a value
+ * A cannot take; get() is for a callback without an error path, named by
+ * `where` ("map"), and stops the process instead (conversion_failed). */
 template <class A> struct from_c {
-    static A get(const sk_value *v) { return value_view(v).as<A>(); }
+    static A read(const sk_value *v) { return value_view(v).as<A>(); }
+    static A get(const sk_value *v, const char *where) noexcept {
+        try {
+            return read(v);
+        } catch (const error &e) {
+            conversion_failed(where, cannot_take, e.what());
+        }
+    }
 };
 template <> struct from_c<value_view> {
-    static value_view get(const sk_value *v) noexcept { return value_view(v); }
+    static value_view read(const sk_value *v) noexcept { return value_view(v); }
+    static value_view get(const sk_value *v, const char *) noexcept { return value_view(v); }
 };
 template <> struct from_c<value> {
-    static value get(const sk_value *v) { return value::borrow(v); }
+    static value read(const sk_value *v) { return value::borrow(v); }
+    static value get(const sk_value *v, const char *) { return value::borrow(v); }
 };
 
-/* Writes a callable's result into an out sk_value (nil on entry). */
-template <class R> inline void to_c(R &&result, sk_value *out) {
-    value v(std::forward<R>(result));
-    *out = v.detach();
+/* Writes a callable's result into an out sk_value (nil on entry); a result
+ * a value cannot hold stops the process (conversion_failed), the callback
+ * (named by `where`) having no error path. */
+template <class R> inline void to_c(R &&result, sk_value *out, const char *where) {
+    try {
+        value v(std::forward<R>(result));
+        *out = v.detach();
+    } catch (const error &e) {
+        conversion_failed(where, "the callable's result cannot be a value", e.what());
+    }
 }
 
 /* Whether `f` can be called with arguments of types A..., as invoke_args
@@ -1049,11 +1109,11 @@ template <class N, class E, class C> struct observer_box {
     static void release(void *ctx) noexcept { delete static_cast<observer_box *>(ctx); }
     static void on_next(void *ctx, const sk_value *v) noexcept {
         auto &f = static_cast<observer_box *>(ctx)->next;
-        invoke_args(f, from_c<arg_t<N, 0>>::get(v));
+        invoke_args(f, from_c<arg_t<N, 0>>::get(v, "start (on_next)"));
     }
     static void on_error(void *ctx, const sk_value *v) noexcept {
         auto &f = static_cast<observer_box *>(ctx)->error;
-        invoke_args(f, from_c<arg_t<E, 0>>::get(v));
+        invoke_args(f, from_c<arg_t<E, 0>>::get(v, "start (on_error)"));
     }
     static void on_completed(void *ctx) noexcept { static_cast<observer_box *>(ctx)->completed(); }
 };
@@ -1085,7 +1145,7 @@ struct next_in_ctx<N, std::enable_if_t<(sizeof(N) <= sizeof(void *) && alignof(N
     }
     static void on_next(void *ctx, const sk_value *v) noexcept {
         alignas(N) unsigned char storage[sizeof(N)];
-        invoke_args(unpack(ctx, storage), from_c<arg_t<N, 0>>::get(v));
+        invoke_args(unpack(ctx, storage), from_c<arg_t<N, 0>>::get(v, "start (on_next)"));
     }
 };
 
@@ -1209,13 +1269,13 @@ public:
             return with_ctx(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "map")), out, "map");
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 auto &g = B::of(ctx);
-                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)), out);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "map")), out, "map");
             }, std::forward<F>(f));
         }
     }
@@ -1225,20 +1285,21 @@ public:
             return with_ctx(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)));
+                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "filter")));
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 auto &g = B::of(ctx);
-                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)));
+                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "filter")));
             }, std::forward<F>(f));
         }
     }
     signal distinct_until_changed() const { return op(&sk_signal_distinct_until_changed); }
     signal take(std::size_t count) const { return op(&sk_signal_take, count); }
     template <class F> signal map_to_signal(F &&f) const {
-        return with_fn(&sk_signal_map_to_signal, &to_signal<detail::box<std::decay_t<F>>, F>, std::forward<F>(f));
+        return with_fn(&sk_signal_map_to_signal, &to_signal<detail::box<std::decay_t<F>>, F, map_to_signal_name>,
+                       std::forward<F>(f));
     }
     signal switch_to_latest() const { return op(&sk_signal_switch_to_latest); }
     signal deliver_on(const queue &q) const { return op(&sk_signal_deliver_on, q.get()); }
@@ -1254,7 +1315,7 @@ public:
                       "take_pass | take_complete or take_drop (a bitwise OR of the take flags, or an int)");
         return with_fn(&sk_signal_take_until, [](void *ctx, const sk_value *v) noexcept -> int {
             auto &g = B::of(ctx);
-            return static_cast<int>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v)));
+            return static_cast<int>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "take_until")));
         }, std::forward<F>(f));
     }
     signal last() const { return op(&sk_signal_last); }
@@ -1266,14 +1327,16 @@ public:
         detail::check(sk_signal_reduce_left(&s, p_, initial.get(),
             [](void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {
                 auto &g = B::of(ctx);
-                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(acc),
-                                                 detail::from_c<detail::arg_t<F, 1>>::get(v)), out);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(acc, "reduce_left"),
+                                                 detail::from_c<detail::arg_t<F, 1>>::get(v, "reduce_left")),
+                             out, "reduce_left");
             }, detail::make_box(std::forward<F>(f)), &B::release));
         return adopt(s);
     }
     /* `f(error)` returns the signal to continue with (sk_signal_catch). */
     template <class F> signal catch_error(F &&f) const {
-        return with_fn(&sk_signal_catch, &to_signal<detail::box<std::decay_t<F>>, F>, std::forward<F>(f));
+        return with_fn(&sk_signal_catch, &to_signal<detail::box<std::decay_t<F>>, F, catch_error_name>,
+                       std::forward<F>(f));
     }
     signal restart() const { return op(&sk_signal_restart); }
     signal restart_if_error() const { return op(&sk_signal_restart_if_error); }
@@ -1291,10 +1354,12 @@ public:
     }
     signal throttle(seconds_t window, const queue &q) const { return op(&sk_signal_throttle, window.count, q.get()); }
     template <class F> signal before_next(F &&f) const {
-        return with_fn(&sk_signal_before_next, &value_call<detail::box<std::decay_t<F>>, F>, std::forward<F>(f));
+        return with_fn(&sk_signal_before_next, &value_call<detail::box<std::decay_t<F>>, F, before_next_name>,
+                       std::forward<F>(f));
     }
     template <class F> signal after_next(F &&f) const {
-        return with_fn(&sk_signal_after_next, &value_call<detail::box<std::decay_t<F>>, F>, std::forward<F>(f));
+        return with_fn(&sk_signal_after_next, &value_call<detail::box<std::decay_t<F>>, F, after_next_name>,
+                       std::forward<F>(f));
     }
     template <class F> signal before_started(F &&f) const {
         return with_fn(&sk_signal_before_started, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
@@ -1321,12 +1386,27 @@ private:
             return d.detach();
         }
     }
-    template <class B, class F> static sk_signal *to_signal(void *ctx, const sk_value *v) noexcept {
-        signal r = detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v));
+    /* The names the callbacks shared by two operators give in messages. */
+    static constexpr char map_to_signal_name[] = "map_to_signal";
+    static constexpr char catch_error_name[] = "catch_error";
+    static constexpr char before_next_name[] = "before_next";
+    static constexpr char after_next_name[] = "after_next";
+    /* A value the callable's parameter cannot take fails the returned
+     * signal, with the message naming both kinds; the callable is not
+     * called. */
+    template <class B, class F, const char *Name> static sk_signal *to_signal(void *ctx, const sk_value *v) noexcept {
+        using A = detail::arg_t<F, 0>;
+        std::optional<A> argument;
+        try {
+            argument.emplace(detail::from_c<A>::read(v));
+        } catch (const error &e) {
+            return fail(std::string("signalkit::") + Name + ": " + detail::cannot_take + ": " + e.what()).detach();
+        }
+        signal r = detail::invoke_args(B::of(ctx), std::move(*argument));
         return r.detach();
     }
-    template <class B, class F> static void value_call(void *ctx, const sk_value *v) noexcept {
-        detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v));
+    template <class B, class F, const char *Name> static void value_call(void *ctx, const sk_value *v) noexcept {
+        detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name));
     }
     template <class B> static void work_call(void *ctx) noexcept { B::of(ctx)(); }
 
@@ -1738,6 +1818,47 @@ inline signal combine_latest(const std::vector<signal> &signals, const queue &q 
 
 /* The library's count of live objects (sk_live_objects). */
 inline long live_objects() noexcept { return sk_live_objects(); }
+
+/* One live object as sk_live_objects_report() describes it, its strings
+ * copied: made_by is empty for an object the library made itself, name
+ * for a handle without one (set_name). */
+struct live_object {
+    const void *address;
+    std::string kind;
+    std::string made_by;
+    std::string name;
+};
+
+namespace detail {
+struct live_objects_sink {
+    std::vector<live_object> objects;
+    std::exception_ptr failure;
+    static void add(void *ctx, const sk_live_object *o) noexcept {
+        auto *sink = static_cast<live_objects_sink *>(ctx);
+        if (sink->failure) {
+            return;
+        }
+        try {
+            sink->objects.push_back(
+                live_object{o->address, o->kind, o->made_by != nullptr ? o->made_by : "", o->name != nullptr ? o->name : ""});
+        } catch (...) {
+            sink->failure = std::current_exception();
+        }
+    }
+};
+} // namespace detail
+
+/* Every live object, oldest first (sk_live_objects_report): kept only while
+ * handle checking is on, else error (SK_ERR_UNSUPPORTED). To print them,
+ * sk_live_objects_print(stderr). */
+inline std::vector<live_object> live_objects_report() {
+    detail::live_objects_sink sink;
+    detail::check(sk_live_objects_report(&detail::live_objects_sink::add, &sink, nullptr));
+    if (sink.failure) {
+        std::rethrow_exception(sink.failure);
+    }
+    return std::move(sink.objects);
+}
 
 } // namespace signalkit
 

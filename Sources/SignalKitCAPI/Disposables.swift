@@ -162,7 +162,7 @@ private func outputDisposable(_ out: UnsafeMutablePointer<OpaquePointer?>?, func
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
-    out.pointee = make().retainedHandle()
+    out.pointee = make().retainedHandle(madeBy: function)
     return SKOK
 }
 
@@ -214,6 +214,7 @@ public func sk_disposable_action(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
     }
     let context = SKFunction(action, ctx: ctx, release: release)
+    context.noteMaker(#function)
     return outputDisposable(out) {
         // The release runs here, right after the action, while the action
         // disposable still counts as running: a dispose made meanwhile on

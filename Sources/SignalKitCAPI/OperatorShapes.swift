@@ -27,7 +27,7 @@ func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaq
         return depthStatus
     }
     let (made, stages) = make(input)
-    return output(out, made, depth: depth, isThen: isThen, stages: stages)
+    return output(out, made, depth: depth, isThen: isThen, stages: stages, function: function)
 }
 
 /// Like `unaryOperator`, for operators taking a C callback `fn`.
@@ -37,14 +37,15 @@ func callbackOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal:
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
     }
     let callback = SKFunction(fn, ctx: ctx, release: release)
+    callback.noteMaker(function)
     return releasingOnFailure(callback) {
         unaryOperator(out, signal, function: function) { make($0, callback) }
     }
 }
 
 /// The error value describing a value of the wrong kind inside a pipeline.
-func kindError(_ value: SKValue, expected: String, function: StaticString = #function) -> SKValue {
-    return SKValue(string: "\(cName(function)): expected \(expected), got a value of kind \(value.kind.rawValue)")
+func kindError(_ value: SKValue, expected: sk_kind, function: StaticString = #function) -> SKValue {
+    return SKValue(string: "\(cName(function)): expected \(SKValue.describe(expected)), got \(SKValue.describe(value.kind))")
 }
 
 /// The signal inside a value, or a failing signal when it holds another kind
@@ -56,7 +57,7 @@ func innerSignal(_ value: SKValue, function: StaticString = #function) -> CSigna
     if let handle = value.object as? SKSignal, value.kind == SK_KIND_SIGNAL {
         return handle.signal
     }
-    return CSignal.fail(kindError(value, expected: "a signal", function: function))
+    return CSignal.fail(kindError(value, expected: SK_KIND_SIGNAL, function: function))
 }
 
 /// The Swift signal behind the handle `make` (a C callback) hands over (+1),

@@ -44,6 +44,7 @@ private func stageOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ si
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
     }
     let callback = SKFunction(fn, ctx: ctx, release: release)
+    callback.noteMaker(function)
     return releasingOnFailure(callback) {
         handleOperator(out, signal, function: function) { input in
             let stages = SKStages(over: input, stage(fn, ctx), holding: callback)

@@ -56,6 +56,7 @@ public func sk_signal_deferred(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ f
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
     }
     let callback = SKFunction(fn, ctx: ctx, release: release)
+    callback.noteMaker(#function)
     return output(out, deferred {
         adoptSignal { callback.function(callback.ctx) }
     })

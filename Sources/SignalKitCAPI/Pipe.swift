@@ -20,7 +20,7 @@ public func sk_pipe_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ repla
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
-    out.pointee = SKPipe(replay: replay).retainedHandle()
+    out.pointee = SKPipe(replay: replay).retainedHandle(madeBy: #function)
     return SKOK
 }
 

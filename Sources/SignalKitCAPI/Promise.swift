@@ -15,7 +15,7 @@ public func sk_promise_create(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> I
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
-    out.pointee = SKPromise().retainedHandle()
+    out.pointee = SKPromise().retainedHandle(madeBy: #function)
     return SKOK
 }
 

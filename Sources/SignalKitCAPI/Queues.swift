@@ -30,7 +30,7 @@ private func outputQueue(_ out: UnsafeMutablePointer<OpaquePointer?>?, function:
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
-    out.pointee = SKQueue(make()).retainedHandle()
+    out.pointee = SKQueue(make()).retainedHandle(madeBy: function)
     return SKOK
 }
 
@@ -161,6 +161,7 @@ private func submit(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: UnsafeMut
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
     }
     let work = SKFunction(fn, ctx: ctx, release: release)
+    work.noteMaker(function)
     return releasingOnFailure(work) {
         let (handle, status) = borrowQueue("queue", queue, function: function)
         guard let handle else {
@@ -189,6 +190,7 @@ public func sk_queue_sync(_ queue: OpaquePointer?, _ fn: sk_work_fn?, _ ctx: Uns
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL"))
     }
     let work = SKFunction(fn, ctx: ctx, release: release)
+    work.noteMaker(#function)
     // Not `submit`: the wait must not keep the handle (see `queueOfHandle`).
     let (target, status) = queueOfHandle(queue)
     guard let target else {
@@ -253,7 +255,7 @@ public func sk_timer_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ queue
         // thread before `start` returns, about one time in three).
         out.pointee = SKDisposable(ActionDisposable {
             timer.invalidate()
-        }, kind: .plain).retainedHandle()
+        }, kind: .plain).retainedHandle(madeBy: #function)
         timer.start()
     }
 }

@@ -16,7 +16,13 @@ class SKContext: SKObject {
         self.ctx = ctx
         self.releaseFunction = release
         liveObjectCount.wrappingAdd(1, ordering: .relaxed)
-        super.init(counted: false)
+        super.init(counted: false, fastKind: .context)
+    }
+
+    /// Whether `sk_live_objects()` still counts the context: its release
+    /// has not run.
+    final var isCounted: Bool {
+        return !self.released.load(ordering: .acquiring)
     }
 
     /// The last holder is gone: the release runs here unless `releaseNow()`

@@ -29,6 +29,9 @@ class SKObject {
         case array
         case subscriber
         case pipe
+        /// A callback context (`SKContext`): not on a fast path; lets the
+        /// live-object report tell one (of any `SKFunction<F>`) apart.
+        case context
     }
 
     init(counted: Bool = true, fastKind: FastKind = .other) {
@@ -59,9 +62,56 @@ class SKObject {
         return HandleRegistry.isLive(UnsafeRawPointer(handle))
     }
 
-    /// Hands out a new reference (+1) as an opaque C pointer.
-    final func retainedHandle() -> OpaquePointer {
+    /// Hands out a new reference (+1) as an opaque C pointer; `function`
+    /// (the `#function` of the public function handing it out) is recorded
+    /// as the object's maker while the registry is on.
+    @inline(__always)
+    final func retainedHandle(madeBy function: StaticString) -> OpaquePointer {
+        self.noteMaker(function)
         return OpaquePointer(Unmanaged.passRetained(self).toOpaque())
+    }
+
+    /// Records `function` (the `#function` of a public C function) as the
+    /// function that made this object, when it is registered (handle
+    /// checking was on at its creation): the live-object report names it.
+    /// Off, one load of a field beside the reference count.
+    @inline(__always)
+    final func noteMaker(_ function: StaticString) {
+        if self.registered {
+            HandleRegistry.noteMaker(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()), function)
+        }
+    }
+
+    /// The kind a report gives the object at `address` (registered, its
+    /// stripe held: see `HandleRegistry.snapshot`), read from its class word
+    /// and `fastKind`, without a reference; nil for a callback context whose
+    /// release has run (no longer counted).
+    static func kindName(at address: UInt) -> StaticString? {
+        let pointer = UnsafeRawPointer(bitPattern: address)!
+        for (type, name): (AnyClass, StaticString) in kindNames where pointer.load(as: UnsafeRawPointer.self) == unsafeBitCast(type, to: UnsafeRawPointer.self) {
+            return name
+        }
+        return Unmanaged<SKObject>.fromOpaque(pointer)._withUnsafeGuaranteedRef { object -> StaticString? in
+            guard object.fastKind == .context else {
+                return "object"
+            }
+            return unsafeDowncast(object, to: SKContext.self).isCounted ? "callback" : nil
+        }
+    }
+
+    /// The report's name of each final class of the C layer.
+    private static let kindNames: [(AnyClass, StaticString)] = [
+        (SKSignal.self, "signal"), (SKSubscriber.self, "subscriber"), (SKDisposable.self, "disposable"),
+        (SKQueue.self, "queue"), (SKPipe.self, "pipe"), (SKPromise.self, "promise"),
+        (SKValuePromise.self, "value promise"), (SKTestSubscriptions.self, "test subscriptions"),
+        (SKTestRecorder.self, "test recorder"), (SKString.self, "string value"), (SKBytes.self, "bytes value"),
+        (SKArray.self, "array value"), (SKPointer.self, "pointer value"), (SKObserver.self, "observer"),
+    ]
+
+    /// Whether `handle` is one of the handles C holds (its class word
+    /// compared, never dereferenced further: see `isExactly`).
+    static func isHandle(_ handle: OpaquePointer) -> Bool {
+        return handleClasses.contains { isExactly(handle, $0) }
     }
 
     /// Borrows the object behind a C handle, checking its class; nil for

@@ -39,6 +39,25 @@ struct SKValue: Equatable, @unchecked Sendable {
         return self.raw.kind
     }
 
+    /// A kind as a C reader of signalkit.h knows it, for messages: its word
+    /// with an article and its enumerator ("an int64 (SK_KIND_INT64)"); a
+    /// number outside the enumeration is given as such ("kind 42, which is
+    /// no sk_kind").
+    static func describe(_ kind: sk_kind) -> String {
+        switch kind {
+        case SK_KIND_NIL: return "nil (SK_KIND_NIL)"
+        case SK_KIND_BOOL: return "a bool (SK_KIND_BOOL)"
+        case SK_KIND_INT64: return "an int64 (SK_KIND_INT64)"
+        case SK_KIND_DOUBLE: return "a double (SK_KIND_DOUBLE)"
+        case SK_KIND_STRING: return "a string (SK_KIND_STRING)"
+        case SK_KIND_BYTES: return "bytes (SK_KIND_BYTES)"
+        case SK_KIND_ARRAY: return "an array (SK_KIND_ARRAY)"
+        case SK_KIND_POINTER: return "a pointer (SK_KIND_POINTER)"
+        case SK_KIND_SIGNAL: return "a signal (SK_KIND_SIGNAL)"
+        default: return "kind \(kind.rawValue), which is no sk_kind"
+        }
+    }
+
     static func isHeapKind(_ kind: sk_kind) -> Bool {
         switch kind {
         case SK_KIND_STRING, SK_KIND_BYTES, SK_KIND_ARRAY, SK_KIND_POINTER, SK_KIND_SIGNAL:

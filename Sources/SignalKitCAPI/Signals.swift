@@ -129,7 +129,8 @@ protocol SKObserverFields: AnyObject {
 /// subscribes with), which is after the last callback has returned.
 ///
 /// Not an `SKObject`: it is never handed to C, so it needs no handle
-/// registration, and it counts itself in `sk_live_objects()` as a callback
+/// registration (it registers itself while handle checking is on, for the
+/// live-object report only), and it counts itself in `sk_live_objects()` as a callback
 /// registration (the same count, the same order: uncounted before the release
 /// function runs). Five words, so that it fits the allocator's 56-byte
 /// chunk.
@@ -149,9 +150,19 @@ final class SKObserver: SKObserverFields {
         self.ctx = observer.ctx
         self.releaseFunction = observer.release
         liveObjectCount.wrappingAdd(1, ordering: .relaxed)
+        // In the registry, for sk_live_objects_report, while handle checking
+        // is on (which cannot change while it lives: it is counted).
+        if HandleRegistry.isEnabled {
+            let address = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+            HandleRegistry.register(address)
+            HandleRegistry.noteMaker(address, "sk_signal_start")
+        }
     }
 
     deinit {
+        if HandleRegistry.isEnabled {
+            HandleRegistry.unregister(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
+        }
         // Uncounted before the release function runs (as SKContext), so that
         // whoever the release wakes sees the registration gone.
         liveObjectCount.wrappingSubtract(1, ordering: .relaxed)
@@ -190,8 +201,8 @@ func startObserving<O: SKObserverFields>(_ signal: CSignal, _ callbacks: O) -> a
 
 /// Hands `signal` to C through `out` (+1); `depth`, `isThen` and
 /// `stages` as in `SKSignal`.
-func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false, stages: SKStages? = nil) -> Int32 {
-    out.pointee = SKSignal(signal, depth: depth, isThen: isThen, stages: stages).retainedHandle()
+func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false, stages: SKStages? = nil, function: StaticString = #function) -> Int32 {
+    out.pointee = SKSignal(signal, depth: depth, isThen: isThen, stages: stages).retainedHandle(madeBy: function)
     return SKOK
 }
 
@@ -267,10 +278,13 @@ private func createSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, over ups
         upstream = handle
     }
     let context = SKContext(ctx: ctx, release: release)
+    context.noteMaker(function)
     let callback = SKFunction(generator, ctx: ctx, release: nil)
+    callback.noteMaker(function)
     return output(out, CSignal { subscriber in
         withExtendedLifetime(upstream) {}
         let handle = SKSubscriber(subscriber)
+        handle.noteMaker(function)
         let disposable = withExtendedLifetime(context) {
             callback.function(callback.ctx, OpaquePointer(Unmanaged.passUnretained(handle).toOpaque()))
         }
@@ -282,7 +296,7 @@ private func createSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, over ups
         let taken = SKObject.borrow(disposable, as: SKDisposable.self)?.disposable
         SKObject.releaseAnyHandle(disposable, expected: SKDisposable.self, function: function)
         return taken ?? EmptyDisposable
-    }, depth: depth)
+    }, depth: depth, function: function)
 }
 
 @c @implementation
@@ -300,7 +314,7 @@ public func sk_signal_single(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ val
         // at once: no signal may keep it (see `SKSignal`).
         return output(out, CSignal.single(borrowed))
     }
-    out.pointee = SKSignal(single: borrowed).retainedHandle()
+    out.pointee = SKSignal(single: borrowed).retainedHandle(madeBy: #function)
     return SKOK
 }
 
@@ -356,12 +370,12 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
             // first stage's upstream.
             let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx, stages: stages.chain)
             subscription.start(subscription.startAbsorbing(stages.upstream))
-            out.pointee = subscription.retainedHandle()
+            out.pointee = subscription.retainedHandle(madeBy: #function)
             return SKOK
         }
         let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx)
         subscription.start(startObserving(handle.signal, subscription))
-        out.pointee = subscription.retainedHandle()
+        out.pointee = subscription.retainedHandle(madeBy: #function)
         return SKOK
     }
     // The signal first: the observer's release runs in its deinit, and on a
@@ -372,7 +386,7 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
     }
     let callbacks = SKObserver(fields)
     let disposable = startObserving(handle.signal, callbacks)
-    out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle()
+    out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: #function)
     return SKOK
 }
 

@@ -88,7 +88,7 @@ public func sk_queue_create_virtual(_ out: UnsafeMutablePointer<OpaquePointer?>?
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
-    out.pointee = SKQueue(Queue.virtualTime(name: name.map { String(cString: $0) })).retainedHandle()
+    out.pointee = SKQueue(Queue.virtualTime(name: name.map { String(cString: $0) })).retainedHandle(madeBy: #function)
     return SKOK
 }
 
@@ -286,8 +286,8 @@ private func testSignal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ outSubsc
         }
     }
     let source = hot ? scheduler.hot(timeline) : scheduler.cold(timeline)
-    outSubscriptions?.pointee = SKTestSubscriptions(source).retainedHandle()
-    return output(out, source.signal)
+    outSubscriptions?.pointee = SKTestSubscriptions(source).retainedHandle(madeBy: function)
+    return output(out, source.signal, function: function)
 }
 
 /// An `sk_test_subscriptions` handle: the subscription log of a test signal.
@@ -386,7 +386,7 @@ public func sk_test_record(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
     guard let scheduler = try? TestScheduler(queue: queueHandle, frame: frame) else {
         return fail(SK_ERR_WRONG_KIND, "queue is not a virtual-time queue")
     }
-    out.pointee = SKTestRecorder(scheduler.record(signalHandle.signal)).retainedHandle()
+    out.pointee = SKTestRecorder(scheduler.record(signalHandle.signal)).retainedHandle(madeBy: #function)
     return SKOK
 }
 

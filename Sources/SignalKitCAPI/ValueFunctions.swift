@@ -30,7 +30,8 @@ public func sk_value_set_double(_ out: UnsafeMutablePointer<sk_value>?, _ value:
     setPrimitive(out) { $0.kind = SK_KIND_DOUBLE; $0.u.real = value }
 }
 
-private func setObject(_ out: UnsafeMutablePointer<sk_value>, _ object: SKObject, _ kind: sk_kind) -> Int32 {
+private func setObject(_ out: UnsafeMutablePointer<sk_value>, _ object: SKObject, _ kind: sk_kind, function: StaticString = #function) -> Int32 {
+    object.noteMaker(function)
     SKValue(object: object, kind: kind).copy(into: out)
     return SKOK
 }
@@ -41,7 +42,7 @@ private func setCopy(_ out: UnsafeMutablePointer<sk_value>, _ object: SKObject?,
     guard let object else {
         return fail(SK_ERR_NO_MEMORY, "out of memory for a copy of \(length) bytes", function: function)
     }
-    return setObject(out, object, kind)
+    return setObject(out, object, kind, function: function)
 }
 
 @c @implementation
@@ -211,7 +212,7 @@ private func access<Out>(_ value: UnsafePointer<sk_value>?, _ out: UnsafeMutable
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     if value.pointee.kind != kind {
-        return fail(SK_ERR_WRONG_KIND, "value has kind \(value.pointee.kind.rawValue), expected \(kind.rawValue)", function: function)
+        return fail(SK_ERR_WRONG_KIND, "value is \(SKValue.describe(value.pointee.kind)), expected \(SKValue.describe(kind))", function: function)
     }
     if let problem = SKValue.validate(value) {
         return fail(problem.status, problem.message, function: function)

@@ -26,9 +26,9 @@ public func sk_value_promise_create(_ out: UnsafeMutablePointer<OpaquePointer?>?
         guard let value else {
             return status
         }
-        out.pointee = SKValuePromise(ValuePromise(value, ignoreRepeated: ignoreRepeated)).retainedHandle()
+        out.pointee = SKValuePromise(ValuePromise(value, ignoreRepeated: ignoreRepeated)).retainedHandle(madeBy: #function)
     } else {
-        out.pointee = SKValuePromise(ValuePromise(ignoreRepeated: ignoreRepeated)).retainedHandle()
+        out.pointee = SKValuePromise(ValuePromise(ignoreRepeated: ignoreRepeated)).retainedHandle(madeBy: #function)
     }
     return SKOK
 }

@@ -211,7 +211,7 @@ Test(operators_sequence, queue_non_signal_value_fails_in_its_turn, .timeout = SK
     cr_assert_eq(counter_get(&p.source.disposed), 1, "the error ends the subscription");
 
     /* First in line: fails at once. */
-    expect_non_signal_fails(&p, 42, "expected a signal");
+    expect_non_signal_fails(&p, 42, "sk_signal_queue: expected a signal (SK_KIND_SIGNAL), got an int64 (SK_KIND_INT64)");
     pipeline_finish(&p);
     expect_no_live_objects(0);
 }

@@ -850,6 +850,37 @@ Test(values, every_accessor_on_every_wrong_kind, .timeout = SK_TEST_TIMEOUT) {
     cr_assert_eq(sk_live_objects(), 0);
 }
 
+/* A wrong kind's message names both kinds as signalkit.h spells them, never
+ * by their numbers (which a reader would have to look up). */
+Test(values, wrong_kind_messages_name_the_kinds, .timeout = SK_TEST_TIMEOUT) {
+    sk_value number = int_value(7), text = string_value("s"), nil;
+    sk_value_set_nil(&nil);
+    const char *out_text = NULL;
+    size_t length = 0;
+    int64_t n = 0;
+    sk_signal *signal = NULL;
+
+    cr_assert_eq(sk_value_get_string(&number, &out_text, &length), SK_ERR_WRONG_KIND);
+    cr_assert_str_eq(sk_last_error_message(),
+                     "sk_value_get_string: value is an int64 (SK_KIND_INT64), expected a string (SK_KIND_STRING)");
+    cr_assert_eq(sk_value_get_int64(&text, &n), SK_ERR_WRONG_KIND);
+    cr_assert_str_eq(sk_last_error_message(),
+                     "sk_value_get_int64: value is a string (SK_KIND_STRING), expected an int64 (SK_KIND_INT64)");
+    cr_assert_eq(sk_value_get_signal(&nil, &signal), SK_ERR_WRONG_KIND);
+    cr_assert_str_eq(sk_last_error_message(),
+                     "sk_value_get_signal: value is nil (SK_KIND_NIL), expected a signal (SK_KIND_SIGNAL)");
+
+    /* A number that is no kind at all is given as a number, and said so. */
+    sk_value bad;
+    memset(&bad, 0, sizeof bad);
+    bad.kind = (sk_kind)42;
+    cr_assert_eq(sk_value_get_int64(&bad, &n), SK_ERR_WRONG_KIND);
+    cr_assert_str_eq(sk_last_error_message(),
+                     "sk_value_get_int64: value is kind 42, which is no sk_kind, expected an int64 (SK_KIND_INT64)");
+    sk_value_release(&text);
+    cr_assert_eq(sk_live_objects(), 0);
+}
+
 Test(values, accessors_null_arguments, .timeout = SK_TEST_TIMEOUT) {
     for (int a = 0; a < ACCESSOR_COUNT; a++) {
         cr_assert_eq(call_accessor(a, NULL), SK_ERR_NULL_ARGUMENT, "accessor %d with a NULL value", a);

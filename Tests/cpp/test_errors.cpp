@@ -1,10 +1,17 @@
 /* Errors: every failing C call surfaces as signalkit::error with the
  * sk_status and the library's message; a callable that throws inside a C
- * callback terminates the process (documented in signalkit.hpp). */
+ * callback terminates the process, and a typed callable given a value it
+ * cannot take fails the stream or stops the process (documented in
+ * signalkit.hpp). */
 #include "support.hpp"
 
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using sk_test::track;
 
@@ -67,10 +74,10 @@ SK_TEST_WITH(errors, a_typed_callback_given_another_kind_terminates, .signal = S
     p.put("not a number");
 }
 
-/* As the header's Errors paragraph says: a typed callback given an int64
- * out of its parameter type's range terminates (as<T> throws
- * SK_ERR_INVALID_ARGUMENT inside a noexcept trampoline), for std::size_t
- * given -1 too (it received 18446744073709551615). */
+/* As the header's Values paragraph says: a typed callback given an int64
+ * out of its parameter type's range stops the process (as<T> refuses it
+ * with SK_ERR_INVALID_ARGUMENT; start's callback has no error path), for
+ * std::size_t given -1 too (it received 18446744073709551615). */
 SK_TEST_WITH(errors, a_typed_callback_given_an_integer_out_of_range_terminates, .signal = SIGABRT, .timeout = 20) {
     auto p = sk::pipe::create();
     auto d = p.signal().start([](std::int8_t) {});
@@ -82,6 +89,109 @@ SK_TEST_WITH(errors, a_size_t_callback_given_a_negative_integer_terminates, .sig
     auto d = p.signal().start([](std::size_t) {});
     plain_abort();
     p.put(-1);
+}
+
+/* A value of another kind is named in words, both kinds as signalkit.h
+ * spells them (the C message, which the header passes on). */
+SK_TEST(errors, as_on_another_kind_names_both_kinds) {
+    try {
+        (void)sk::value("text").as<std::int64_t>();
+        cr_assert_fail("no exception");
+    } catch (const sk::error &e) {
+        cr_assert_eq(e.code(), SK_ERR_WRONG_KIND);
+        cr_assert_str_eq(e.what(),
+                         "sk_value_get_int64: value is a string (SK_KIND_STRING), expected an int64 (SK_KIND_INT64)");
+    }
+}
+
+/* Where the operator has an error path (its callable returns a signal),
+ * a typed callable given a value it cannot take fails the stream with a
+ * message naming both kinds; the callable is not called. */
+SK_TEST(errors, map_to_signal_given_another_kind_fails_the_stream) {
+    auto log = std::make_shared<sk_test::events>();
+    auto calls = std::make_shared<int>(0);
+    auto p = sk::pipe::create();
+    auto d = sk_test::record(p.signal() | sk::map_to_signal(sk_test::track([calls](std::int64_t n) {
+                                 ++*calls;
+                                 return sk::single(n + 1);
+                             })),
+                             log);
+    p.put(1);
+    p.put("one");
+    p.put(2);
+    cr_assert(log->ints() == sk_test::v({2}));
+    cr_assert_eq(*calls, 1);
+    cr_assert_eq(log->errors.size(), 1u);
+    std::string message = log->errors[0].as<std::string>();
+    cr_assert_str_eq(message.c_str(),
+                     "signalkit::map_to_signal: the callable's parameter cannot take the value: "
+                     "sk_value_get_int64: value is a string (SK_KIND_STRING), expected an int64 (SK_KIND_INT64)");
+}
+
+SK_TEST(errors, catch_error_given_another_kind_fails_the_stream) {
+    auto log = std::make_shared<sk_test::events>();
+    sk_test::record(sk::fail(sk::value(2.5)) |
+                        sk::catch_error(sk_test::track([](std::string_view) { return sk::single(0); })),
+                    log);
+    cr_assert(log->values.empty());
+    cr_assert_eq(log->errors.size(), 1u);
+    std::string message = log->errors[0].as<std::string>();
+    cr_assert_str_eq(message.c_str(),
+                     "signalkit::catch_error: the callable's parameter cannot take the value: "
+                     "sk_value_get_string: value is a double (SK_KIND_DOUBLE), expected a string (SK_KIND_STRING)");
+}
+
+/* Where no error can reach the stream (a start callback, map, filter...),
+ * a typed callable given a value it cannot take stops the process: before
+ * it does, the message naming both kinds goes to stderr and what stdio and
+ * the iostreams still buffered is written out. In a child process (forked
+ * before this process used the library), with stdout and stderr in files:
+ * the child prints without a newline into a fully buffered stdout, stdio
+ * and iostreams each with a buffer of its own, then puts a string into an
+ * int64 map. */
+static std::string file_text(const char *path) {
+    std::string text;
+    if (FILE *f = std::fopen(path, "r")) {
+        char buffer[512];
+        std::size_t n;
+        while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
+            text.append(buffer, n);
+        }
+        std::fclose(f);
+    }
+    return text;
+}
+SK_TEST(errors, a_typed_callback_given_another_kind_flushes_names_the_kinds_and_aborts) {
+    char out_path[] = "/tmp/sk-cpp-abort-out-XXXXXX", err_path[] = "/tmp/sk-cpp-abort-err-XXXXXX";
+    int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+    cr_assert(out_fd >= 0 && err_fd >= 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(out_fd, STDOUT_FILENO);
+        dup2(err_fd, STDERR_FILENO);
+        std::ios::sync_with_stdio(false);
+        plain_abort();
+        auto p = sk::pipe::create();
+        auto d = (p.signal() | sk::map([](std::int64_t n) { return n; })).start();
+        std::printf("stdio, unflushed;");
+        std::cout << "iostream, unflushed;";
+        p.put("not a number");
+        _exit(0); /* not reached */
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    close(out_fd);
+    close(err_fd);
+    std::string out = file_text(out_path), err = file_text(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "status %d; stderr: %s", status, err.c_str());
+    cr_assert(out.find("stdio, unflushed;") != std::string::npos, "stdout: %s", out.c_str());
+    cr_assert(out.find("iostream, unflushed;") != std::string::npos, "stdout: %s", out.c_str());
+    cr_assert(err.find("signalkit::map: the callable's parameter cannot take the value: sk_value_get_int64: value is "
+                       "a string (SK_KIND_STRING), expected an int64 (SK_KIND_INT64)") != std::string::npos,
+              "stderr: %s", err.c_str());
 }
 
 SK_TEST(errors, catch_error_turns_failures_into_values) {

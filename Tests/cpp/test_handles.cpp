@@ -350,3 +350,39 @@ SK_TEST(handles, a_failed_call_destroys_its_callable) {
     cr_assert_throw(sk::queue().async(track([] {})), sk::error);
     cr_assert_eq(sk_test::alive(), 0);
 }
+
+/* The list of live objects (handle checking on): each handle with the
+ * function that made it and the name given with set_name, oldest first;
+ * the callables are "callback"s of the operator they were given to. */
+SK_TEST(handles, live_objects_report_names_each_handle) {
+    cr_assert_eq(sk_set_handle_checking(true), SK_OK);
+    auto p = sk::pipe::create();
+    p.set_name("keys");
+    auto upper = p.signal() | sk::map([](std::int64_t n) { return n + 1; });
+    upper.set_name(std::string("upper"));
+    auto objects = sk::live_objects_report();
+    cr_assert_eq(objects.size(), 3u);
+    cr_assert_eq(objects[0].address, static_cast<const void *>(p.get()));
+    cr_assert_eq(objects[0].kind, "pipe");
+    cr_assert_eq(objects[0].made_by, "sk_pipe_create");
+    cr_assert_eq(objects[0].name, "keys");
+    cr_assert_eq(objects[1].kind, "callback");
+    cr_assert_eq(objects[1].made_by, "sk_signal_map");
+    cr_assert_eq(objects[1].name, "");
+    cr_assert_eq(objects[2].address, static_cast<const void *>(upper.get()));
+    cr_assert_eq(objects[2].kind, "signal");
+    cr_assert_eq(objects[2].name, "upper");
+    upper.set_name(nullptr);
+    cr_assert_eq(sk::live_objects_report()[2].name, "");
+}
+
+SK_TEST(handles, live_objects_report_needs_handle_checking) {
+    auto p = sk::pipe::create();
+    p.set_name("keys"); /* checked, kept nowhere */
+    try {
+        (void)sk::live_objects_report();
+        cr_assert_fail("no exception");
+    } catch (const sk::error &e) {
+        cr_assert_eq(e.code(), SK_ERR_UNSUPPORTED);
+    }
+}

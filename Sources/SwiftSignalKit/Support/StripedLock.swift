@@ -27,8 +27,8 @@ package enum _StripeFamily: Int, CaseIterable {
     case keepAlive = 0
     /// The link between a `_SubscriberDisposable` and its subscriber.
     case subscription = 1
-    /// The C layer's handle registry (SignalKitCAPI, `HandleRegistry`): the
-    /// addresses of its live objects, one set per stripe.
+    /// The C layer's handle registry (SignalKitCAPI, `HandleRegistry`): its
+    /// live objects, one table per stripe.
     case handleRegistry = 2
 }
 

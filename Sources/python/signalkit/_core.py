@@ -22,7 +22,7 @@ import types
 import weakref
 from ctypes import (CFUNCTYPE, POINTER, Structure, Union, byref, c_bool, c_char_p, c_double, c_int, c_int64,
                     c_long, c_size_t, c_uint64, c_void_p)
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Literal, NamedTuple, Optional, Protocol, Tuple, overload
 
 # --------------------------------------------------------------------------
 # Loading
@@ -114,6 +114,13 @@ _signal_fn = CFUNCTYPE(c_void_p, c_void_p, _ValueP)
 _take_until_fn = CFUNCTYPE(c_int, c_void_p, _ValueP)
 _reduce_fn = CFUNCTYPE(None, c_void_p, _ValueP, _ValueP, _ValueP)
 _deferred_fn = CFUNCTYPE(c_void_p, c_void_p)
+_live_object_fn = CFUNCTYPE(None, c_void_p, c_void_p)
+
+
+class _LiveObject(Structure):
+    """The C struct sk_live_object (its fields as of 0.3; the library may
+    add some at its end, which this view does not read)."""
+    _fields_ = [("address", c_void_p), ("kind", c_char_p), ("made_by", c_char_p), ("name", c_char_p)]
 
 
 class _Observer(Structure):
@@ -144,6 +151,8 @@ _core_api: Dict[str, Tuple[Any, ...]] = {
     "sk_status_string": (c_char_p, c_int),
     "sk_version_string": (c_char_p,),
     "sk_live_objects": (c_long,),
+    "sk_live_objects_report": (c_int, _live_object_fn, c_void_p, c_void_p),
+    "sk_handle_set_name": (c_int, c_void_p, c_char_p),
     "sk_value_set_nil": (None, _ValueP),
     "sk_value_set_string_n": (c_int, _ValueP, c_char_p, c_size_t),
     "sk_value_set_bytes": (c_int, _ValueP, c_char_p, c_size_t),
@@ -334,9 +343,70 @@ def _check(status: int, ffi: bool = False) -> None:
         raise SignalKitError(status, raw.decode("utf-8", "replace"))
 
 
-def live_objects() -> int:
-    """sk_live_objects(): library objects alive (0 when everything is released)."""
-    return int(C.live_objects())
+class LiveObject(NamedTuple):
+    """One live object of the C library, as live_objects(detail=True) lists
+    it (sk_live_objects_report): its address, its kind ("signal", "pipe",
+    "callback", "string value", ...), the C function that made it
+    ("sk_signal_map"; None for an object the library made itself) and the
+    name given it with set_name (or None)."""
+
+    address: int
+    kind: str
+    made_by: Optional[str]
+    name: Optional[str]
+
+
+@overload
+def live_objects(detail: Literal[False] = False) -> int: ...
+
+
+@overload
+def live_objects(detail: Literal[True]) -> List[LiveObject]: ...
+
+
+def live_objects(detail: bool = False) -> int | List[LiveObject]:
+    """sk_live_objects(): library objects alive (0 when everything is released).
+
+    With detail=True, the objects themselves, oldest first, as LiveObject
+    tuples (sk_live_objects_report): a leak's kind, maker and name. The
+    list is kept only while the C library's handle checking is on (the
+    environment variable SIGNALKIT_CHECK_HANDLES=1 or
+    SIGNALKIT_LIVE_OBJECTS_AT_EXIT=1 when the library is loaded; the latter
+    also prints the list on stderr when the process exits): otherwise
+    SignalKitError (status -6, SK_ERR_UNSUPPORTED)."""
+    if not detail:
+        return int(C.live_objects())
+    objects: List[LiveObject] = []
+
+    def add(ctx: Optional[int], info: int) -> None:
+        fields = ctypes.cast(info, POINTER(_LiveObject)).contents
+        objects.append(LiveObject(
+            fields.address or 0, (fields.kind or b"").decode("utf-8", "replace"),
+            None if fields.made_by is None else fields.made_by.decode("utf-8", "replace"),
+            None if fields.name is None else fields.name.decode("utf-8", "replace")))
+
+    _check(C.live_objects_report(_live_object_fn(add), None, None))
+    return objects
+
+
+class _Named(Protocol):
+    def _enter(self) -> int: ...
+
+    def _exit(self) -> None: ...
+
+
+def set_name(handle: _Named, name: Optional[str]) -> None:
+    """Names a handle (a Signal, Pipe, Disposable, Queue, Promise,
+    ValuePromise or Subscriber) in live_objects(detail=True)
+    (sk_handle_set_name); None removes the name. Kept only while handle
+    checking is on (see live_objects); otherwise the handle is checked and
+    the name dropped. SignalKitError for a handle of the ffi library
+    (Signature, Trampoline); ValueError for a closed handle."""
+    pointer = handle._enter()
+    try:
+        _check(C.handle_set_name(pointer, None if name is None else name.encode("utf-8")))
+    finally:
+        handle._exit()
 
 
 def ffi_live_objects() -> int:
