@@ -41,11 +41,18 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # The release library: Swift runtime linked in, soname, sk_* exports only. Its
 # own scratch path keeps these flags away from the debug build. --wrap=open:
 # libdispatch's calls of open() go through Sources/SignalKitHeader/open_wrap.c.
+# Reproducible (mk/python.mk, check-dist-wheel-reproducible): the checkout's
+# path is written "." in the debug information and file names (prefix maps),
+# and no DWARF unit names a clang module cache, whose folder is a hash of the
+# build's paths (-no-clang-module-breadcrumbs); the linker's build ID, a
+# hash of the whole file, then no longer depends on where the checkout is.
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \
 	-Xlinker --wrap=open \
-	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
+	-Xlinker -soname=libsignalkit.so.$(SOVERSION) \
+	-Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=. -Xcc -ffile-prefix-map=$(CURDIR)=. \
+	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
 
 .DEFAULT_GOAL := all
 .PHONY: all lib install uninstall stage demo demo-swift deps clean help
