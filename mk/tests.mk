@@ -32,7 +32,7 @@ TEST_MADE := tsan-core stage lib ffi python-wheel python-native
 TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-swift test-examples bench-check test-header test-version test-docs test-cmake test-abi \
-	test-cpp test-cpp-asan test-cpp-tsan
+	test-cpp test-cpp-asan test-cpp-tsan test-dist-wheel
 
 .PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests test-version
 
