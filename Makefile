@@ -44,15 +44,19 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # Reproducible (mk/python.mk, check-dist-wheel-reproducible): the checkout's
 # path is written "." in the debug information and file names (prefix maps),
 # and no DWARF unit names a clang module cache, whose folder is a hash of the
-# build's paths (-no-clang-module-breadcrumbs); the linker's build ID, a
-# hash of the whole file, then no longer depends on where the checkout is.
+# build's paths (-no-clang-module-breadcrumbs), nor any object file the
+# hash of its LLVM module (.swift_modhash, which hashes the unmapped source
+# path: -disable-incremental-llvm-codegen, which only lets an unchanged
+# object file be kept); the linker's build ID, a hash of the whole file,
+# then no longer depends on where the checkout is.
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \
 	-Xlinker --wrap=open \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION) \
 	-Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=. -Xcc -ffile-prefix-map=$(CURDIR)=. \
-	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
+	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
+	-Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
 
 .DEFAULT_GOAL := all
 .PHONY: all lib install uninstall stage demo demo-swift deps clean help
