@@ -175,7 +175,8 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 # the quick start (examples/python/quickstart.py) and the package's suite
 # (Sources/python/tests, copied out of the checkout: only the installed
 # package is importable; test_readme runs the README's Python blocks);
-# auditwheel show names the manylinux tag of the wheel's name.
+# auditwheel show names the manylinux tag of the wheel's name; last, pip
+# install of the sdist fails at once, saying that Swift 6.x is needed.
 PY_DIST_TEST := $(PY_OUT)/dist-test
 NO_SWIFT_PATH := $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(PATH)),$(if $(wildcard $(d)/swift $(d)/swiftc),,$(d)))))
 NO_SWIFT := env -u LD_LIBRARY_PATH PATH='$(NO_SWIFT_PATH)'
@@ -201,6 +202,9 @@ test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) ## the built wheel installed into 
 		venv/bin/python -m pytest -p no:cacheprovider -q tests
 	tag=$$(basename $(PY_DIST)/signalkit-*.whl .whl | sed 's/.*-//'); echo "$$tag" | grep -q '^manylinux_2_[0-9]*_x86_64$$' && \
 		$(NO_SWIFT) $(PY_DIST_TOOLS)/bin/auditwheel show $(PY_DIST)/signalkit-*.whl | tr '\n' ' ' | grep -q "platform tag: \"$$tag\""
+	! $(NO_SWIFT) $(PY_PIP) --python $(PY_DIST_TEST)/venv/bin/python install --no-deps --no-index --force-reinstall \
+		$(PY_DIST)/signalkit-*.tar.gz > $(PY_DIST_TEST)/sdist.txt 2>&1
+	grep -q 'needs the Swift toolchain, and `swift` is not on PATH: install Swift 6.x' $(PY_DIST_TEST)/sdist.txt
 	$(end)
 
 # Two dist-wheel runs from HEAD (git archive) in two folders, their wheels,
@@ -209,7 +213,7 @@ test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) ## the built wheel installed into 
 # same length: swiftc 6.3 passes withoutActuallyEscaping's runtime check
 # the file name as -file-prefix-map writes it but with the length of the
 # unmapped path, so checkouts whose paths differ in length differ in those
-# bytes of .text (5 today), in .swift_modhash and in the build ID
+# bytes of .text (5 today) and so in the build ID and the debug link's CRC
 # (REPRO_DIRS="a another" shows it). Each run builds the release libraries
 # from nothing: minutes. Not part of `make test`.
 PY_REPRO := $(OUT)/reproducible
