@@ -65,19 +65,24 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # The release library: Swift runtime linked in, soname, sk_* exports only. Its
 # own scratch path keeps these flags away from the debug build. --wrap=open:
 # libdispatch's calls of open() go through Sources/SignalKitHeader/open_wrap.c.
-# Reproducible (mk/dist.mk, check-reproducible): the same commit built in
-# another directory gives the same bytes. The debug information, which the
-# build ID covers, names the checkout "." (the prefix maps) and has no
-# references to the Clang module cache, whose folder names hash the
-# checkout's path (-no-clang-module-breadcrumbs: the C modules' types are
-# then not in it, the Swift code's are).
+# Reproducible (mk/dist.mk's check-reproducible, mk/python.mk's
+# check-dist-wheel-reproducible): the same commit built in another directory
+# gives the same bytes (but for what mk/debian/NOTES.md lists). The
+# checkout's path is written "." in the debug information and file names
+# (the prefix maps); no DWARF unit names the Clang module cache, whose
+# folder names hash the checkout's path (-no-clang-module-breadcrumbs); no
+# object file keeps the hash of its LLVM module (.swift_modhash, which
+# hashes the unmapped source path: -disable-incremental-llvm-codegen, which
+# only lets an unchanged object file be kept). The linker's build ID, a hash
+# of the whole file, then no longer depends on where the checkout is.
 PREFIX_MAP := $(CURDIR)=.
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 	-Xswiftc -static-stdlib -Xswiftc -file-prefix-map -Xswiftc $(PREFIX_MAP) -Xcc -ffile-prefix-map=$(PREFIX_MAP) \
 	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \
 	-Xlinker --wrap=open \
-	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
+	-Xlinker -soname=libsignalkit.so.$(SOVERSION) \
+	-Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
 
 .DEFAULT_GOAL := all
 .PHONY: all lib install uninstall stage demo demo-swift deps clean help
@@ -205,4 +210,4 @@ help: ## this list
 		$(MAKEFILE_LIST)
 
 include mk/ffi.mk mk/tests.mk mk/docs.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk mk/abi.mk \
-	mk/docs-swift.mk mk/cpp.mk mk/python.mk mk/dist.mk
+	mk/docs-swift.mk mk/cpp.mk mk/dist.mk mk/python.mk

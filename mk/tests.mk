@@ -41,7 +41,7 @@ TEST_MADE := tsan-core stage lib ffi python-wheel python-native
 TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-swift test-examples bench-check test-header test-version test-docs test-cmake test-abi test-dist \
-	test-cpp test-cpp-asan test-cpp-tsan
+	test-cpp test-cpp-asan test-cpp-tsan test-dist-wheel
 
 .PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests test-version
 
@@ -119,7 +119,7 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 		examples/swift/.build/debug/$$e > $(OUT)/$$e.out; \
 		diff -u examples/swift/$$e.expected $(OUT)/$$e.out; \
 	done
-	$(PYTHON) .ci/check-readme.py README.md
+	$(PYTHON) .ci/check-readme.py README.md $(wildcard docs/*.md docs/*/*.md)
 	$(end)
 
 # The CMake package as a CMake user meets it: installed (DESTDIR, PREFIX

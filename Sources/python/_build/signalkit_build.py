@@ -9,8 +9,19 @@ system's C compiler (CC, else cc) against the running Python's headers
 (Python.h: Debian's python3-dev) and linked to libsignalkit.so.0 (an rpath
 of $ORIGIN/_lib). The extension uses the stable ABI of CPython 3.9
 (Py_LIMITED_API), so the wheel is tagged cp39-abi3-PLATFORM: any CPython
-3.9 or later on this platform, no Swift toolchain nor compiler at run time. SIGNALKIT_WERROR=1 (set by `make python-wheel`) makes
-a compiler warning fail the build.
+3.9 or later on this platform, no Swift toolchain nor compiler at run time.
+SIGNALKIT_WERROR=1 (set by `make python-wheel`) makes a compiler warning
+fail the build. `make dist-wheel` (mk/python.mk) has auditwheel tag the
+wheel manylinux and sets the two variables below.
+
+The metadata (Metadata-Version 2.4) names the licence (License-Expression:
+MIT) and carries the tree's LICENSE in the dist-info's licenses/ folder; the
+sdist carries LICENSE and CHANGELOG.md at its top. Reproducible: with
+SOURCE_DATE_EPOCH set, every archive member has that time (else the wheel's
+have a fixed one), the members are in sorted order with fixed permissions
+and owners. SIGNALKIT_DEBUG_DIR, when set, makes every ELF file the wheel
+carries stripped, its debug information written to that folder as
+NAME.debug (named by the file's .gnu_debuglink).
 
 Where the libraries come from:
 - SIGNALKIT_PREBUILT_DIR, when set: a folder already holding both (what
@@ -39,6 +50,7 @@ import io
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -59,6 +71,14 @@ ABI_TAG = "cp39-abi3"
 TREE_ENTRIES = ("Package.swift", "Makefile", "VERSION", "LICENSE", "Sources", "include", "mk", "pkgconfig", "Tests", ".ci/install-deps.sh")
 # What of this folder the sdist and the wheel carry.
 PACKAGE_FILES = ("pyproject.toml", "README.md", "_build/signalkit_build.py")
+# What of the tree the sdist also carries at its top (PEP 639: the licence
+# file at the path License-File names).
+TOP_FILES = ("LICENSE", "CHANGELOG.md")
+# The licence, as pyproject.toml's `license` says it (an SPDX expression).
+LICENSE_EXPRESSION = "MIT"
+# The toolchain a build from source needs (Package.swift's tools version is
+# 6.0; README.md of the repository says which one the project is tested with).
+SWIFT_MAJOR = 6
 # Never carried: caches, build folders, and what an editable install built
 # into this folder (signalkit/_lib, the compiled extension).
 SKIPPED = re.compile(r"(^|/)(__pycache__|\.build[^/]*|\.swiftpm|\.mypy_cache|\.pytest_cache|[^/]*\.egg-info)(/|$)"
@@ -93,10 +113,21 @@ def _version():
     return match.group(1)
 
 
+def _license_file():
+    """The path of the licence file: this folder's (an unpacked sdist's top),
+    else the tree's."""
+    for folder in (HERE, _tree()):
+        path = os.path.join(folder, "LICENSE")
+        if os.path.isfile(path):
+            return path
+    raise RuntimeError("signalkit: the tree has no LICENSE file")
+
+
 def _metadata(version):
     readme = open(os.path.join(HERE, "README.md"), encoding="utf-8").read()
-    return (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {version}\n"
+    return (f"Metadata-Version: 2.4\nName: {NAME}\nVersion: {version}\n"
             "Summary: Reactive streams for Python over SignalKit's C library (a Linux port of SwiftSignalKit)\n"
+            f"License-Expression: {LICENSE_EXPRESSION}\nLicense-File: LICENSE\n"
             "Requires-Python: >=3.9\nClassifier: Typing :: Typed\n"
             "Classifier: Operating System :: POSIX :: Linux\n"
             f"Description-Content-Type: text/markdown\n\n{readme}")
@@ -129,9 +160,15 @@ def _extension(native):
     source = os.path.join(HERE, NAME, EXTENSION_SOURCE)
     compiler = shlex.split(os.environ.get("CC") or "cc")
     warnings = ["-Wall", "-Wextra", "-pedantic"] + (["-Werror"] if os.environ.get("SIGNALKIT_WERROR") == "1" else [])
+    # No path of this build's folder in the result: the folder holding both
+    # this package and the tree is written as "." (debug information,
+    # __FILE__).
+    root = os.path.commonpath([HERE, _tree()])
+    debug = ["-g", f"-ffile-prefix-map={root}=."] if os.environ.get("SIGNALKIT_DEBUG_DIR") else \
+        [f"-ffile-prefix-map={root}=."]
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, EXTENSION)
-        command = compiler + ["-std=c11", "-O2", "-fPIC", "-shared", *warnings, "-I", include, "-I", headers,
+        command = compiler + ["-std=c11", "-O2", "-fPIC", "-shared", *debug, *warnings, "-I", include, "-I", headers,
                               source, "-L", native, "-l:libsignalkit.so.0", "-Wl,-rpath,$ORIGIN/_lib", "-o", out]
         print("signalkit: building the extension: " + " ".join(shlex.quote(c) for c in command), file=sys.stderr)
         try:
@@ -143,24 +180,54 @@ def _extension(native):
             return built.read()
 
 
+def _split_debug(name, data):
+    """`data`, an ELF file the wheel carries as `name`, stripped when
+    SIGNALKIT_DEBUG_DIR is set, its debug information and symbol table
+    written there as BASENAME.debug, which its .gnu_debuglink names (the
+    CRC of that file): its bytes. Else `data` unchanged."""
+    folder = os.environ.get("SIGNALKIT_DEBUG_DIR")
+    if not folder:
+        return data
+    os.makedirs(folder, exist_ok=True)
+    debug = os.path.join(os.path.abspath(folder), os.path.basename(name) + ".debug")
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, os.path.basename(name))
+        with open(path, "wb") as out:
+            out.write(data)
+        try:
+            subprocess.run(["objcopy", "--only-keep-debug", path, debug], check=True)
+            subprocess.run(["objcopy", "--strip-all", f"--add-gnu-debuglink={debug}", path], check=True)
+        except FileNotFoundError as error:
+            raise RuntimeError("signalkit: SIGNALKIT_DEBUG_DIR needs objcopy (Debian: binutils)") from error
+        with open(path, "rb") as stripped:
+            return stripped.read()
+
+
 def _check_swift():
-    """The Swift toolchain `make python-native` needs (6.x; SWIFT, else
-    `swift` on PATH, as the Makefile takes it): a RuntimeError saying what
-    is missing, rather than make's "swift: No such file or directory"."""
+    """The Swift toolchain `make python-native` needs (SWIFT_MAJOR.x; SWIFT,
+    else `swift` on PATH, as the Makefile takes it): a RuntimeError saying
+    what is missing and what to do, at once, rather than make's "swift: No
+    such file or directory" after a while."""
     swift = os.environ.get("SWIFT") or "swift"
-    where = "README.md (\"Two commands\") says where to get it; or set SWIFT=/path/to/swift"
-    try:
-        output = subprocess.run([swift, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True, check=False).stdout
-    except OSError:
-        output = ""
-    found = re.search(r"Swift version (\d+)\.([\d.]*)", output)
-    if found is None:
+    advice = (f"README.md (\"Two commands\") says where to get it; or set SWIFT=/path/to/swift; or install "
+              "the prebuilt wheel instead (pip install signalkit-VERSION-cp39-abi3-manylinux_*.whl, README.md, "
+              "\"Install\"), which needs no Swift")
+    found = shutil.which(swift)
+    banner = ""
+    if found:
+        try:
+            banner = subprocess.run([found, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    text=True, check=False, timeout=120).stdout
+        except (OSError, subprocess.SubprocessError):
+            banner = ""
+    match = re.search(r"Swift version (\d+)\.([\d.]*)", banner)
+    if match is None:
         raise RuntimeError(f"signalkit: '{swift}' is not on PATH (or does not run): building the package from "
-                           f"source needs the Swift toolchain 6.x (tested with 6.3). {where}")
-    if int(found.group(1)) < 6:
-        raise RuntimeError(f"signalkit: '{swift}' is Swift {found.group(1)}.{found.group(2)}: building the "
-                           f"package from source needs the Swift toolchain 6.x (tested with 6.3). {where}")
+                           f"source needs the Swift toolchain {SWIFT_MAJOR}.x (tested with 6.3). {advice}")
+    if int(match.group(1)) < SWIFT_MAJOR:
+        raise RuntimeError(f"signalkit: '{swift}' is Swift {match.group(1)}.{match.group(2)}: building the "
+                           f"package from source needs the Swift toolchain {SWIFT_MAJOR}.x (tested with 6.3). "
+                           f"{advice}")
 
 
 def _native_libraries():
@@ -169,8 +236,8 @@ def _native_libraries():
     if prebuilt:
         directory = os.path.abspath(prebuilt)
     else:
-        tree = _tree()
         _check_swift()
+        tree = _tree()
         env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
         command = [os.environ.get("MAKE", "make"), "-C", tree, "python-native"]
         print("signalkit: building the native libraries: " + " ".join(command), file=sys.stderr)
@@ -208,7 +275,19 @@ def _dist_info(version):
         (f"{dist_info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: signalkit_build\nRoot-Is-Purelib: false\n"
                                 f"Tag: {tag}\n").encode()),
         (f"{dist_info}/top_level.txt", f"{NAME}\n".encode()),
+        (f"{dist_info}/licenses/LICENSE", open(_license_file(), "rb").read()),
     ]
+
+
+def _epoch():
+    """SOURCE_DATE_EPOCH (seconds), the time every archive member gets when
+    set (`make dist-wheel` sets the last commit's date); else None."""
+    value = os.environ.get("SOURCE_DATE_EPOCH")
+    if value is None or value == "":
+        return None
+    if not value.isdigit():
+        raise RuntimeError(f"signalkit: SOURCE_DATE_EPOCH is {value!r}, not a number of seconds")
+    return int(value)
 
 
 def _write_wheel(wheel_directory, entries):
@@ -216,13 +295,17 @@ def _write_wheel(wheel_directory, entries):
     tag = _wheel_tag()
     dist_info = f"{NAME}-{version}.dist-info"
     filename = f"{NAME}-{version}-{tag}.whl"
-    entries = list(entries) + [(name, data, 0o644) for name, data in _dist_info(version)]
+    # Sorted, the dist-info last (RECORD last of all), as PEP 427 recommends.
+    entries = sorted(entries) + [(name, data, 0o644) for name, data in _dist_info(version)]
     record = [_record_line(name, data) for name, data, _ in entries] + [f"{dist_info}/RECORD,,"]
     entries.append((f"{dist_info}/RECORD", ("\n".join(record) + "\n").encode(), 0o644))
+    epoch = _epoch()
+    # A zip time is local time without a zone, from 1980: the epoch's UTC.
+    stamp = max(time.gmtime(epoch)[:6], (1980, 1, 1, 0, 0, 0)) if epoch is not None else (2020, 1, 1, 0, 0, 0)
     os.makedirs(wheel_directory, exist_ok=True)
     with zipfile.ZipFile(os.path.join(wheel_directory, filename), "w", zipfile.ZIP_DEFLATED) as wheel:
         for name, data, mode in entries:
-            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info = zipfile.ZipInfo(name, date_time=stamp)
             info.external_attr = (0o100000 | mode) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             wheel.writestr(info, data)
@@ -262,10 +345,10 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
             continue
         with open(path, "rb") as source:
             entries.append((name, source.read(), 0o644))
-    entries.append((f"{NAME}/{EXTENSION}", _extension(native), 0o755))
+    entries.append((f"{NAME}/{EXTENSION}", _split_debug(EXTENSION, _extension(native)), 0o755))
     for library in LIBRARIES:
         with open(os.path.join(native, library), "rb") as source:
-            entries.append((f"{NAME}/_lib/{library}", source.read(), 0o755))
+            entries.append((f"{NAME}/_lib/{library}", _split_debug(library, source.read()), 0o755))
     return _write_wheel(wheel_directory, entries)
 
 
@@ -316,20 +399,24 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 
 
 def build_sdist(sdist_directory, config_settings=None):
-    """The sdist: this folder (package, tests, backend) and the SignalKit tree
-    the wheel is built from, in `native`."""
+    """The sdist: this folder (package, tests, backend), the tree's LICENSE
+    and CHANGELOG.md, and the SignalKit tree the wheel is built from, in
+    `native`. Every member is a file of mode 0644, or 0755 when executable,
+    owned by root, of SOURCE_DATE_EPOCH's time (else now's)."""
     version = _version()
     base = f"{NAME}-{version}"
     tree = _tree()
     filename = f"{base}.tar.gz"
     os.makedirs(sdist_directory, exist_ok=True)
-    mtime = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
+    epoch = _epoch()
+    mtime = epoch if epoch is not None else int(time.time())
 
     def add(archive, path, name):
         info = archive.gettarinfo(path, name)
         info.uid = info.gid = 0
         info.uname = info.gname = ""
         info.mtime = mtime
+        info.mode = 0o755 if info.mode & 0o100 else 0o644
         if info.isfile():
             with open(path, "rb") as source:
                 archive.addfile(info, source)
@@ -354,6 +441,9 @@ def build_sdist(sdist_directory, config_settings=None):
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
         for relative in PACKAGE_FILES:
             add(archive, os.path.join(HERE, relative), f"{base}/{relative}")
+        for relative in TOP_FILES:
+            source = os.path.join(HERE, relative)
+            add(archive, source if os.path.isfile(source) else os.path.join(tree, relative), f"{base}/{relative}")
         for relative in (NAME, "tests"):
             add_tree(archive, HERE, relative, base, skip=f"{NAME}/_lib")
         if tree != os.path.join(HERE, "native"):  # a checkout: this folder is Sources/python inside it

@@ -2,6 +2,7 @@
 set by `make test-python`; else the checkout's examples/python beside this
 package), and the check that a test left nothing alive."""
 import gc
+import importlib.util
 import os
 import sys
 
@@ -14,6 +15,16 @@ EXAMPLES = os.environ.get("SIGNALKIT_EXAMPLES") or os.path.join(
 if not os.path.isdir(EXAMPLES):
     raise RuntimeError(f"the examples are not at {EXAMPLES}: set SIGNALKIT_EXAMPLES")
 sys.path.insert(0, EXAMPLES)
+# The checkout's build backend (beside the examples), for its own tests.
+BACKEND = os.path.join(EXAMPLES, "..", "..", "Sources", "python", "_build", "signalkit_build.py")
+
+
+def load_backend():
+    """A fresh copy of the build backend module (BACKEND)."""
+    spec = importlib.util.spec_from_file_location("signalkit_build_under_test", BACKEND)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture

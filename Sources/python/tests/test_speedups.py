@@ -1,6 +1,5 @@
 """The extension (signalkit._speedups: the crossing between the library and
 Python) as installed by the wheel, and the build backend's errors."""
-import importlib.util
 import os
 import re
 import shutil
@@ -10,10 +9,8 @@ import sysconfig
 import pytest
 
 import signalkit as sk
-from conftest import EXAMPLES
+from conftest import load_backend
 from signalkit import _speedups
-
-BACKEND = os.path.join(EXAMPLES, "..", "..", "Sources", "python", "_build", "signalkit_build.py")
 
 
 def mapped_libraries():
@@ -67,13 +64,6 @@ def test_hold_takes_only_its_list():
         _speedups.hold([1, 2, 3])
     with pytest.raises(TypeError):
         _speedups.hold("not a list")
-
-
-def load_backend():
-    spec = importlib.util.spec_from_file_location("signalkit_build_under_test", BACKEND)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_backend_names_the_missing_python_headers(tmp_path, monkeypatch):
