@@ -1,5 +1,5 @@
 # `make test`: every stage below and those of mk/sanitizers.mk, mk/ffi.mk,
-# mk/docs.mk, mk/fuzz.mk, mk/soak.mk, mk/bench.mk and mk/abi.mk, TEST_JOBS at a
+# mk/docs.mk, mk/fuzz.mk, mk/soak.mk, mk/bench.mk, mk/abi.mk and mk/api.mk, TEST_JOBS at a
 # time, then a table
 # of each stage's wall time. Each stage also runs on its own (make test-c).
 #
@@ -32,7 +32,7 @@ TEST_MADE := tsan-core stage lib ffi python-wheel python-native
 TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-swift test-examples bench-check test-header test-version test-docs test-cmake test-abi \
-	test-cpp test-cpp-asan test-cpp-tsan
+	test-cpp test-cpp-asan test-cpp-tsan test-api
 
 .PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests test-version
 
@@ -125,7 +125,7 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 CMAKE_TEST := $(OUT)/cmake-test
 CMAKE_PREFIX := $(CMAKE_TEST)/moved
 
-test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmake against it, build, run
+test-cmake: lib ffi $(OUT)/api.json ## the CMake package: install, move, configure examples/cmake against it, build, run
 	$(begin)
 	rm -rf $(CMAKE_TEST) && mkdir -p $(CMAKE_TEST)
 	$(call install_tree,$(CMAKE_TEST)/destdir,/opt/signalkit,/opt/signalkit/lib,/opt/signalkit/include)
@@ -160,8 +160,9 @@ test-version: stage ## every place that states the version agrees with VERSION (
 	$(PYTHON) .ci/check-version.py $(STAGE)/usr
 	$(end)
 
-# Every test the README's misuse table names exists.
-test-doc-tests: test-c test-ffi ## every test README.md's misuse table names exists
+# Every test the README's misuse table names exists; every row names one;
+# every error code of sk_status (api.json) has a row.
+test-doc-tests: test-c test-ffi $(OUT)/api.json ## every test README.md's misuse table names exists, every row and error code has one
 	$(begin)
-	$(RUN_STAGED) sh .ci/check-doc-tests.sh $(OUT)/c-tests $(OUT)/ffi-tests
+	$(RUN_STAGED) sh .ci/check-doc-tests.sh --api $(OUT)/api.json $(OUT)/c-tests $(OUT)/ffi-tests
 	$(end)
