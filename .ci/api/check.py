@@ -127,6 +127,7 @@ def check_wrappers(api, entries, report):
     c_tests = {path: read(path) for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c"))}
     prototypes = python_prototypes(report)
     for function in functions:
+        api_ = api
         name, short = function["name"], function["name"][3:]
         place = f"include/{function['header']}:{function['line']}: {name}"
         if not re.search(rf"\b{name}\b", cpp) and not excused(entries, function, "cpp"):
@@ -138,7 +139,7 @@ def check_wrappers(api, entries, report):
         if not used and not excused(entries, function, "python"):
             table = {"signalkit_ffi.h": "_ffi_api", "signalkit_test.h": "_test_api"}.get(function["header"], "_core_api")
             bound = "" if prototypes is None or name in prototypes else (
-                f"add its prototype \"{name}\": (RESTYPE, ARGTYPES...) to {table} in {CORE_PY}, then ")
+                f"add its prototype \"{name}\": {suggest_prototype(function, api_)}, to {table} in {CORE_PY}, then ")
             report(f"{place} has no Python method: {bound}call it as C.{short}(...) from a method of "
                    f"{PYTHON_DIR}/ (_signal.py for a signal operator, with a docstring and a test in "
                    f"Sources/python/tests), or add `{name} python REASON` to {EXCEPTIONS}")
@@ -195,6 +196,33 @@ def python_prototypes(report, namespace=None):
         for name, prototype in table.items():
             merged[name] = (table_name, tuple(prototype))
     return merged
+
+
+def suggest_prototype(function, api):
+    """The ctypes prototype of `function` in _core.py's own spelling."""
+    handles = {h["name"] for h in api["handles"]}
+    scalars = {"int": "c_int", "bool": "c_bool", "double": "c_double", "size_t": "c_size_t", "int64_t": "c_int64",
+               "uint64_t": "c_uint64", "long": "c_long", "unsigned": "c_uint", "const char *": "c_char_p",
+               "char *": "c_char_p", "void *": "c_void_p", "void": "None", "sk_value *": "_ValueP",
+               "const sk_value *": "_ValueP", "size_t *": "_SizeP", "int *": "POINTER(c_int)"}
+
+    def spell(c_type):
+        bare = c_type.replace("const ", "")
+        if c_type in scalars:
+            return scalars[c_type]
+        if bare.endswith("**") and bare[:-2].strip() in handles:
+            return "_PP"
+        if bare.endswith("*") and bare[:-1].strip() in handles:
+            return "_P"
+        if re.fullmatch(r"sk_[a-z0-9_]+_fn", c_type):
+            return "_" + c_type[3:]
+        return f"? ({c_type})"
+
+    types = [spell(function["returns"])] + [spell(p["type"]) for p in function["params"]]
+    text = ", ".join(types)
+    text = re.sub(r"^c_int, _PP, _P(?=,|$)", "*_OP", text)
+    text = re.sub(r", c_void_p, _release_fn$", ", *_CB", text)
+    return f"({text},)" if len(types) == 1 else f"({text})"
 
 
 SCALARS = {  # C scalar: (size, kind)
