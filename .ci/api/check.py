@@ -121,30 +121,31 @@ def cpp_text():
 
 def check_wrappers(api, entries, report):
     functions = api["functions"]
-    cpp = cpp_text()
-    python = "\n".join(read(path) for path in sorted(glob.glob(f"{PYTHON_DIR}/*.py")))
-    speedups = read(SPEEDUPS)
-    c_tests = {path: read(path) for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c"))}
+    # The names each place uses, found once: sk_ identifiers, C.<name> calls.
+    cpp = set(re.findall(r"\bsk_[a-z0-9_]+", cpp_text()))
+    python = set(re.findall(r"\bC\.([a-z0-9_]+)", "\n".join(read(path) for path in
+                                                          sorted(glob.glob(f"{PYTHON_DIR}/*.py")))))
+    speedups = set(re.findall(r"\b(sk_[a-z0-9_]+)\s*\(", read(SPEEDUPS)))
+    c_tests = set()
+    for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c")):
+        c_tests |= set(re.findall(r"\bsk_[a-z0-9_]+", read(path)))
     prototypes = python_prototypes(report)
     for function in functions:
-        api_ = api
         name, short = function["name"], function["name"][3:]
         place = f"include/{function['header']}:{function['line']}: {name}"
-        if not re.search(rf"\b{name}\b", cpp) and not excused(entries, function, "cpp"):
+        if name not in cpp and not excused(entries, function, "cpp"):
             report(f"{place} has no C++ wrapper: wrap it in include/"
                    f"{'signalkit_test.hpp' if function['header'] == 'signalkit_test.h' else 'signalkit.hpp'} "
                    f"(a member of the class of its first handle argument, and for an operator the pipeable "
                    f"in namespace signalkit too), or add `{name} cpp REASON` to {EXCEPTIONS}")
-        used = re.search(rf"\bC\.{short}\b", python) or re.search(rf"\b{name}\s*\(", speedups)
-        if not used and not excused(entries, function, "python"):
+        if short not in python and name not in speedups and not excused(entries, function, "python"):
             table = {"signalkit_ffi.h": "_ffi_api", "signalkit_test.h": "_test_api"}.get(function["header"], "_core_api")
             bound = "" if prototypes is None or name in prototypes else (
-                f"add its prototype \"{name}\": {suggest_prototype(function, api_)}, to {table} in {CORE_PY}, then ")
+                f"add its prototype \"{name}\": {suggest_prototype(function, api)}, to {table} in {CORE_PY}, then ")
             report(f"{place} has no Python method: {bound}call it as C.{short}(...) from a method of "
                    f"{PYTHON_DIR}/ (_signal.py for a signal operator, with a docstring and a test in "
                    f"Sources/python/tests), or add `{name} python REASON` to {EXCEPTIONS}")
-        if not any(re.search(rf"\b{name}\b", text) for text in c_tests.values()) \
-                and not excused(entries, function, "ctest"):
+        if name not in c_tests and not excused(entries, function, "ctest"):
             folder = "Tests/C/ffi/test_ffi_*.c" if function["header"] == "signalkit_ffi.h" else "Tests/C/test_*.c"
             report(f"{place} has no C test: call it in a Test() of {folder} (the file of its feature, group "
                    f"'{function['group']}'), or add `{name} ctest REASON` to {EXCEPTIONS}")
