@@ -121,7 +121,7 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 # defined when not found, against
 # copies of the moved tree without the ffi or the core library
 # (Tests/cmake/components.sh); the moved .pc files used with pkg-config
-# --define-prefix.
+# --define-prefix; api.json installed as built.
 CMAKE_TEST := $(OUT)/cmake-test
 CMAKE_PREFIX := $(CMAKE_TEST)/moved
 
@@ -150,6 +150,7 @@ test-cmake: lib ffi $(OUT)/api.json ## the CMake package: install, move, configu
 	test "$$(echo $$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --libs signalkit-ffi))" = \
 		"-L$(CMAKE_PREFIX)/lib -lsignalkit-ffi -lsignalkit"
 	test -f "$$(PKG_CONFIG_PATH=$(CMAKE_PREFIX)/lib/pkgconfig pkg-config --define-prefix --variable=valgrind_suppressions signalkit)"
+	cmp $(OUT)/api.json $(CMAKE_PREFIX)/share/signalkit/api.json
 	$(end)
 
 # VERSION is the one place the version is written: the header's SK_VERSION_*,

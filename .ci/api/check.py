@@ -230,7 +230,9 @@ SCALARS = {  # C scalar: (size, kind)
     "int": (4, "signed"), "unsigned": (4, "unsigned"), "long": (8, "signed"), "unsigned long": (8, "unsigned"),
     "bool": (1, "bool"), "double": (8, "float"), "float": (4, "float"), "size_t": (8, "unsigned"),
     "int64_t": (8, "signed"), "uint64_t": (8, "unsigned"), "int32_t": (4, "signed"), "uint32_t": (4, "unsigned"),
-    "char": (1, "char"),
+    "char": (1, "char"), "int8_t": (1, "signed"), "uint8_t": (1, "unsigned"), "int16_t": (2, "signed"),
+    "uint16_t": (2, "unsigned"), "long long": (8, "signed"), "unsigned long long": (8, "unsigned"),
+    "ptrdiff_t": (8, "signed"), "ssize_t": (8, "signed"), "intptr_t": (8, "signed"), "uintptr_t": (8, "unsigned"),
 }
 
 
@@ -284,7 +286,8 @@ class Types:
 
     def pointer_differs(self, target, ctype):
         if ctype is ctypes.c_void_p:
-            if target in self.handles or target == "void" or target in self.callbacks or target == "sk_ffi_fn":
+            known = target in self.structs or target in SCALARS or target in self.enums or target.endswith("*")
+            if not known:  # a handle, void, a callback, or a type of another library (FILE): an address
                 return None
             return f"C has {target} *, ctypes c_void_p: use POINTER({self.suggest(target)})"
         if ctype is ctypes.c_char_p:
