@@ -254,8 +254,17 @@ def describe_ctype(ctype):
 class Types:
     """Compares a C type of api.json with a ctypes type."""
 
-    def __init__(self, api):
+    def __init__(self, api, namespace=None):
         self.handles = {h["name"] for h in api["handles"]}
+        # _core.py's Structures named after a C struct (Value: sk_value,
+        # _FfiObserver: sk_ffi_observer), laid out field by field even when
+        # only a ctypes.cast reaches them.
+        self.py_structs = {}
+        for name, value in (namespace or {}).items():
+            if isinstance(value, type) and issubclass(value, ctypes.Structure):
+                c_name = "sk_" + re.sub(r"(?<!^)(?=[A-Z])", "_", name.lstrip("_")).lower()
+                if any(struct["name"] == c_name for struct in api["structs"]):
+                    self.py_structs[c_name] = value
         self.structs = {s["name"]: s for s in api["structs"]}
         self.enums = {e["name"]: e for e in api["enums"]}
         self.callbacks = {c["name"]: c for c in api["callbacks"]}
@@ -286,6 +295,8 @@ class Types:
 
     def pointer_differs(self, target, ctype):
         if ctype is ctypes.c_void_p:
+            if target in self.structs and target in self.py_structs:
+                return None  # read through a cast to its Structure, whose layout is checked
             known = target in self.structs or target in SCALARS or target in self.enums or target.endswith("*")
             if not known:  # a handle, void, a callback, or a type of another library (FILE): an address
                 return None
@@ -308,8 +319,8 @@ class Types:
         return None
 
     def callback_differs(self, c_type, ctype):
-        if c_type == "sk_ffi_fn" and ctype is ctypes.c_void_p:
-            return None  # any function's address: the signature describes it
+        if ctype is ctypes.c_void_p:
+            return None  # an address ctypes cannot check (NULL, or sk_ffi_fn's: the signature describes it)
         if not hasattr(ctype, "_argtypes_"):
             return f"C has the callback {c_type}, ctypes {describe_ctype(ctype)}: use a CFUNCTYPE"
         if c_type in self.callbacks:
@@ -369,7 +380,8 @@ def check_ctypes(api, report):
     if prototypes is None:
         return
     functions = {function["name"]: function for function in api["functions"]}
-    types = Types(api)
+    types = Types(api, namespace)
+    types.layouts.extend((ctype, types.structs[name]) for name, ctype in types.py_structs.items())
     for name, (table, prototype) in prototypes.items():
         where = f"{CORE_PY}: {table}[\"{name}\"]"
         function = functions.get(name)

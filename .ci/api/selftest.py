@@ -6,7 +6,7 @@ fail with the message that names it; the copy unchanged must pass.
 
   a header function without C++ wrapper, Python method, C test, README row
   a ctypes prototype with a wrong argument type, or one argument missing
-  a ctypes struct with two fields swapped
+  a ctypes struct with two fields swapped, or a field of the wrong size
   a CFUNCTYPE whose argument disagrees with the callback typedef
   a README availability row removed
   an exception that excuses nothing
@@ -86,6 +86,12 @@ CASES = [
        '("release", _release_fn), ("ctx", c_void_p)]')],
      [r"class _Observer \(C struct sk_observer, include/signalkit\.h:\d+\): fields \['next', 'error', 'completed', "
       r"'release', 'ctx'\], the C struct's \['next', 'error', 'completed', 'ctx', 'release'\]"]),
+    ("a ctypes struct field of the wrong size",
+     [("Sources/python/signalkit/_core.py", '_fields_ = [("kind", c_int), ("u", _ValueUnion)]',
+       '_fields_ = [("kind", c_int64), ("u", _ValueUnion)]')],
+     [r"class Value \(C struct sk_value, include/signalkit\.h:\d+\): field kind at offset 0, 8 bytes; in C at 0, "
+      r"4 bytes",
+      r"class Value .*: field kind: C has int \(4 bytes, signed\), ctypes c_long"]),
     ("a CFUNCTYPE that disagrees with its typedef",
      [("Sources/python/signalkit/_core.py", "_map_fn = CFUNCTYPE(None, c_void_p, _ValueP, _ValueP)",
        "_map_fn = CFUNCTYPE(None, c_void_p, _ValueP, c_int64)")],
