@@ -12,9 +12,11 @@ add where.
              _ffi_api, _test_api) agree with the header: the same number of
              parameters, each of the C type's size and kind, a pointer to a
              struct pointing at a ctypes Structure laid out as the C struct
-             (field by field: name, offset, size), a callback's CFUNCTYPE
-             with the callback typedef's own prototype; the KIND_ and TAKE_
-             constants have their enumerators' values;
+             (field by field: name, offset, size; so is every Structure named
+             after a C struct, _LiveObject for sk_live_object), a callback's
+             CFUNCTYPE with the callback typedef's own prototype (c_void_p
+             passes an address unchecked); the KIND_ and TAKE_ constants have
+             their enumerators' values;
   readme     README.md's "What is available": every function is named in the
              C column (`sk_pipe_*` and the shorthand `_name` after a full name
              count), every name there is a function, every backticked name in
@@ -217,6 +219,8 @@ def suggest_prototype(function, api):
             return "_P"
         if re.fullmatch(r"sk_[a-z0-9_]+_fn", c_type):
             return "_" + c_type[3:]
+        if bare.endswith("*") and bare.rstrip("* ") not in {s["name"] for s in api["structs"]}:
+            return "c_void_p"  # void *, or a type of another library (FILE *)
         return f"? ({c_type})"
 
     types = [spell(function["returns"])] + [spell(p["type"]) for p in function["params"]]
