@@ -87,7 +87,7 @@ RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
 .DEFAULT_GOAL := all
 .PHONY: all lib install uninstall stage demo demo-swift deps clean help
 
-all: lib ffi ## both release libraries, libsignalkit.so and libsignalkit-ffi.so (the default goal)
+all: lib ffi $(OUT)/api.json ## both release libraries, libsignalkit.so and libsignalkit-ffi.so, and api.json (the default goal)
 
 # Always run: swift build knows what changed.
 lib: ## the release libsignalkit.so (static Swift runtime, sk_* only)
@@ -103,7 +103,8 @@ lib: ## the release libsignalkit.so (static Swift runtime, sk_* only)
 # $(call install_tree,DESTDIR,PREFIX,LIBDIR,INCLUDEDIR): both libraries with
 # their soname links, the C and C++ headers, the .pc files, the CMake package
 # (LIBDIR/cmake/SignalKit) and the valgrind suppressions
-# (PREFIX/share/signalkit/valgrind/signalkit.supp). Paths inside the tree are written relative to
+# (PREFIX/share/signalkit/valgrind/signalkit.supp) and api.json
+# (PREFIX/share/signalkit/api.json, docs/api-json.md). Paths inside the tree are written relative to
 # PREFIX when LIBDIR and INCLUDEDIR are inside it (the default): the .pc files
 # as ${prefix}/lib, the CMake package from its own location. So nothing of
 # the build machine is in them and the tree may be moved as a whole.
@@ -135,6 +136,7 @@ define install_tree
 		include/signalkit_ffi.h $(1)$(4)/
 	install -d $(1)$(2)/share/signalkit/valgrind
 	install -m 0644 Sources/valgrind/signalkit.supp $(1)$(2)/share/signalkit/valgrind/
+	install -m 0644 $(OUT)/api.json $(1)$(2)/share/signalkit/
 	$(INSTALL_SED) pkgconfig/signalkit.pc.in > $(1)$(3)/pkgconfig/signalkit.pc
 	$(INSTALL_SED) pkgconfig/signalkit-ffi.pc.in > $(1)$(3)/pkgconfig/signalkit-ffi.pc
 	$(INSTALL_SED) pkgconfig/SignalKitConfig.cmake.in > $(1)$(3)/cmake/SignalKit/SignalKitConfig.cmake
@@ -147,7 +149,7 @@ INSTALLED_FILES = $(foreach l,signalkit signalkit-ffi,$(LIBDIR)/lib$(l).so.$(VER
 	$(LIBDIR)/cmake/SignalKit/SignalKitConfig.cmake $(LIBDIR)/cmake/SignalKit/SignalKitConfigVersion.cmake \
 	$(INCLUDEDIR)/signalkit.h $(INCLUDEDIR)/signalkit_test.h $(INCLUDEDIR)/signalkit.hpp $(INCLUDEDIR)/signalkit_test.hpp \
 	$(INCLUDEDIR)/signalkit_ffi.h \
-	$(PREFIX)/share/signalkit/valgrind/signalkit.supp
+	$(PREFIX)/share/signalkit/valgrind/signalkit.supp $(PREFIX)/share/signalkit/api.json
 
 # After an install into the running system (no DESTDIR): the loader's cache
 # is refreshed when LIBDIR is one of the directories it searches and we are
@@ -165,7 +167,8 @@ endef
 # missing: `make && sudo make install` compiles nothing as root (root's PATH
 # usually has no swift, and a build as root would leave root's files in the
 # checkout). After a change to the sources, run `make` again first.
-install: $(if $(wildcard $(LIB)),,lib) $(if $(wildcard $(OUT)/lib/libsignalkit-ffi.so.$(VERSION)),,ffi) ## install what make built (both libraries, headers, .pc files, the CMake package) into $(DESTDIR)$(PREFIX)
+install: $(if $(wildcard $(LIB)),,lib) $(if $(wildcard $(OUT)/lib/libsignalkit-ffi.so.$(VERSION)),,ffi) \
+		$(if $(wildcard $(OUT)/api.json),,$(OUT)/api.json) ## install what make built (both libraries, headers, .pc files, the CMake package) into $(DESTDIR)$(PREFIX)
 	$(call install_tree,$(DESTDIR),$(PREFIX),$(LIBDIR),$(INCLUDEDIR))
 	$(refresh_loader)
 
@@ -183,7 +186,7 @@ uninstall: ## remove what install installed from $(DESTDIR)$(PREFIX)
 
 # An install with PREFIX=/usr under .build-c/stage, used the way a user would
 # use it: the C tests, examples, Python and benchmarks build against it.
-stage: lib ffi ## install into .build-c/stage (what the tests build against)
+stage: lib ffi $(OUT)/api.json ## install into .build-c/stage (what the tests build against)
 	$(begin)
 	rm -rf $(STAGE)
 	$(call install_tree,$(STAGE),/usr,/usr/lib,/usr/include)
@@ -210,4 +213,4 @@ help: ## this list
 		$(MAKEFILE_LIST)
 
 include mk/ffi.mk mk/tests.mk mk/docs.mk mk/sanitizers.mk mk/fuzz.mk mk/soak.mk mk/bench.mk mk/abi.mk \
-	mk/docs-swift.mk mk/cpp.mk mk/dist.mk mk/python.mk
+	mk/docs-swift.mk mk/cpp.mk mk/dist.mk mk/python.mk mk/api.mk

@@ -1,7 +1,7 @@
 # `make test`: every stage below and those of mk/sanitizers.mk, mk/ffi.mk,
-# mk/docs.mk, mk/fuzz.mk, mk/soak.mk, mk/bench.mk, mk/abi.mk and mk/dist.mk,
-# TEST_JOBS at a time, then a table of each stage's wall time. Each stage
-# also runs on its own (make test-c).
+# mk/docs.mk, mk/fuzz.mk, mk/soak.mk, mk/bench.mk, mk/abi.mk, mk/dist.mk and
+# mk/api.mk, TEST_JOBS at a time, then a table of each stage's wall time.
+# Each stage also runs on its own (make test-c).
 #
 # The run has two phases. First the two longest builds side by side: the
 # release libraries with their stage and the Python wheel (what the
@@ -41,7 +41,7 @@ TEST_MADE := tsan-core stage lib ffi python-wheel python-native
 TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-swift test-examples bench-check test-header test-version test-docs test-cmake test-abi test-dist \
-	test-cpp test-cpp-asan test-cpp-tsan test-dist-wheel
+	test-cpp test-cpp-asan test-cpp-tsan test-dist-wheel test-api
 
 .PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests test-version
 
@@ -132,12 +132,13 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 # defined when not found, against
 # copies of the moved tree without the ffi or the core library
 # (Tests/cmake/components.sh); the moved .pc files used with pkg-config
-# --define-prefix, their URL (if any) the one README.md gives. The example's
-# build prints no warning, under make -j too.
+# --define-prefix, their URL (if any) the one README.md gives; api.json
+# installed as built. The example's build prints no warning, under make -j
+# too.
 CMAKE_TEST := $(OUT)/cmake-test
 CMAKE_PREFIX := $(CMAKE_TEST)/moved
 
-test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmake against it, build, run
+test-cmake: lib ffi $(OUT)/api.json ## the CMake package: install, move, configure examples/cmake against it, build, run
 	$(begin)
 	rm -rf $(CMAKE_TEST) && mkdir -p $(CMAKE_TEST)
 	$(call install_tree,$(CMAKE_TEST)/destdir,/opt/signalkit,/opt/signalkit/lib,/opt/signalkit/include)
@@ -171,6 +172,7 @@ test-cmake: lib ffi ## the CMake package: install, move, configure examples/cmak
 	@# A .pc file's URL (there is none until the project has an address) is the one README.md gives.
 	set -e; for url in $$(sed -n 's/^URL: *//p' $(CMAKE_PREFIX)/lib/pkgconfig/*.pc); do \
 		grep -qF "$$url" README.md || { echo "the .pc files' URL $$url is not the one README.md gives"; exit 1; }; done
+	cmp $(OUT)/api.json $(CMAKE_PREFIX)/share/signalkit/api.json
 	$(end)
 
 # VERSION is the one place the version is written: the header's SK_VERSION_*,
@@ -181,8 +183,9 @@ test-version: stage ## every place that states the version agrees with VERSION (
 	$(PYTHON) .ci/check-version.py $(STAGE)/usr
 	$(end)
 
-# Every test the README's misuse table names exists.
-test-doc-tests: test-c test-ffi ## every test README.md's misuse table names exists
+# Every test the README's misuse table names exists; every row names one;
+# every error code of sk_status (api.json) has a row.
+test-doc-tests: test-c test-ffi $(OUT)/api.json ## every test README.md's misuse table names exists, every row and error code has one
 	$(begin)
-	$(RUN_STAGED) sh .ci/check-doc-tests.sh $(OUT)/c-tests $(OUT)/ffi-tests
+	$(RUN_STAGED) sh .ci/check-doc-tests.sh --api $(OUT)/api.json $(OUT)/c-tests $(OUT)/ffi-tests
 	$(end)

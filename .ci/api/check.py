@@ -1,0 +1,567 @@
+#!/usr/bin/env python3
+"""Holds the bindings, the tests and the README to api.json (describe.py's
+description of the C headers), so that a function added to a header and
+forgotten elsewhere fails `make test-api` with a message that says what to
+add where.
+
+  wrappers   every function has a C++ wrapper (signalkit.hpp or
+             signalkit_test.hpp names it, macros expanded), a Python method
+             (the package calls C.<name> or _speedups.c calls it) and a C
+             test (a file of Tests/C or Tests/C/ffi names it);
+  ctypes     Sources/python/signalkit/_core.py's prototypes (_core_api,
+             _ffi_api, _test_api) agree with the header: the same number of
+             parameters, each of the C type's size and kind, a pointer to a
+             struct pointing at a ctypes Structure laid out as the C struct
+             (field by field: name, offset, size; so is every Structure named
+             after a C struct, _LiveObject for sk_live_object), a callback's
+             CFUNCTYPE with the callback typedef's own prototype (c_void_p
+             passes an address unchecked); the KIND_ and TAKE_ constants have
+             their enumerators' values;
+  readme     README.md's "What is available": every function is named in the
+             C column (`sk_pipe_*` and the shorthand `_name` after a full name
+             count), every name there is a function, every backticked name in
+             the Python column is a name of the package; the C++ paragraph
+             below it names exactly the signalkit.h functions C++ lacks.
+
+The intended gaps are listed in .ci/api/exceptions.txt, one a line with its
+reason; an entry that no longer excuses anything fails too (remove it).
+The misuse table's rows are checked by .ci/check-doc-tests.sh.
+
+Usage: check.py API.json [wrappers|ctypes|readme ...]   (from the repository's root)
+Python 3 standard library only: the prototypes are read from _core.py's
+source, not by importing the package (which needs the built libraries).
+"""
+import ast
+import ctypes
+import fnmatch
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+EXCEPTIONS = ".ci/api/exceptions.txt"
+CHECKS = ("cpp", "python", "ctest", "readme")
+CORE_PY = "Sources/python/signalkit/_core.py"
+PYTHON_DIR = "Sources/python/signalkit"
+SPEEDUPS = "Sources/python/signalkit/_speedups.c"
+CPP_HEADERS = ("signalkit.hpp", "signalkit_test.hpp")
+README = "README.md"
+
+
+def read(path):
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+class Report:
+    def __init__(self):
+        self.problems = []
+
+    def __call__(self, message):
+        self.problems.append(message)
+
+
+# --------------------------------------------------------------------------
+# Exceptions
+# --------------------------------------------------------------------------
+
+def load_exceptions(report, functions):
+    """[(pattern, check, reason, line)] from exceptions.txt."""
+    entries = []
+    for number, line in enumerate(read(EXCEPTIONS).splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split(None, 2)
+        where = f"{EXCEPTIONS}:{number}"
+        if len(parts) < 3 or parts[1] not in CHECKS:
+            report(f"{where}: write `FUNCTION-OR-PATTERN CHECK REASON` with CHECK one of {', '.join(CHECKS)}")
+            continue
+        pattern, check, reason = parts
+        if not any(fnmatch.fnmatchcase(name, pattern) for name in functions) and pattern not in header_names():
+            report(f"{where}: {pattern} names no function of the headers: remove the entry")
+            continue
+        entries.append([pattern, check, reason, where, False])
+    return entries
+
+
+def header_names():
+    return {"signalkit.h", "signalkit_test.h", "signalkit_ffi.h"}
+
+
+def excused(entries, function, check):
+    for entry in entries:
+        pattern, kind = entry[0], entry[1]
+        if kind == check and (fnmatch.fnmatchcase(function["name"], pattern) or pattern == function["header"]):
+            entry[4] = True
+            return entry
+    return None
+
+
+def stale(report, entries, check):
+    for pattern, kind, reason, where, used in entries:
+        if kind == check and not used:
+            report(f"{where}: the exception `{pattern} {kind}` excuses nothing now (every function it names has "
+                   f"its {kind}): remove the entry")
+
+
+# --------------------------------------------------------------------------
+# Wrappers: C++, Python, C tests
+# --------------------------------------------------------------------------
+
+def cpp_text():
+    """The C++ headers preprocessed without the C headers (their include
+    guards defined), so that only what the wrappers name is left, macros
+    such as SIGNALKIT_REF_TRAITS(sk_signal) expanded."""
+    source = "".join(f'#include "{header}"\n' for header in CPP_HEADERS)
+    result = subprocess.run([os.environ.get("CXX", "c++"), "-std=c++17", "-E", "-P", "-DSIGNALKIT_H",
+                             "-DSIGNALKIT_TEST_H", "-DSIGNALKIT_FFI_H", "-Iinclude", "-x", "c++", "-"],
+                            input=source, capture_output=True, text=True, check=True)
+    return result.stdout
+
+
+def check_wrappers(api, entries, report):
+    functions = api["functions"]
+    # The names each place uses, found once: sk_ identifiers, C.<name> calls.
+    cpp = set(re.findall(r"\bsk_[a-z0-9_]+", cpp_text()))
+    python = set(re.findall(r"\bC\.([a-z0-9_]+)", "\n".join(read(path) for path in
+                                                          sorted(glob.glob(f"{PYTHON_DIR}/*.py")))))
+    speedups = set(re.findall(r"\b(sk_[a-z0-9_]+)\s*\(", read(SPEEDUPS)))
+    c_tests = set()
+    for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c")):
+        c_tests |= set(re.findall(r"\bsk_[a-z0-9_]+", read(path)))
+    prototypes = python_prototypes(report)
+    for function in functions:
+        name, short = function["name"], function["name"][3:]
+        place = f"include/{function['header']}:{function['line']}: {name}"
+        if name not in cpp and not excused(entries, function, "cpp"):
+            report(f"{place} has no C++ wrapper: wrap it in include/"
+                   f"{'signalkit_test.hpp' if function['header'] == 'signalkit_test.h' else 'signalkit.hpp'} "
+                   f"(a member of the class of its first handle argument, and for an operator the pipeable "
+                   f"in namespace signalkit too), or add `{name} cpp REASON` to {EXCEPTIONS}")
+        if short not in python and name not in speedups and not excused(entries, function, "python"):
+            table = {"signalkit_ffi.h": "_ffi_api", "signalkit_test.h": "_test_api"}.get(function["header"], "_core_api")
+            bound = "" if prototypes is None or name in prototypes else (
+                f"add its prototype \"{name}\": {suggest_prototype(function, api)}, to {table} in {CORE_PY}, then ")
+            report(f"{place} has no Python method: {bound}call it as C.{short}(...) from a method of "
+                   f"{PYTHON_DIR}/ (_signal.py for a signal operator, with a docstring and a test in "
+                   f"Sources/python/tests), or add `{name} python REASON` to {EXCEPTIONS}")
+        if name not in c_tests and not excused(entries, function, "ctest"):
+            folder = "Tests/C/ffi/test_ffi_*.c" if function["header"] == "signalkit_ffi.h" else "Tests/C/test_*.c"
+            report(f"{place} has no C test: call it in a Test() of {folder} (the file of its feature, group "
+                   f"'{function['group']}'), or add `{name} ctest REASON` to {EXCEPTIONS}")
+    for check in ("cpp", "python", "ctest"):
+        stale(report, entries, check)
+
+
+# --------------------------------------------------------------------------
+# ctypes prototypes
+# --------------------------------------------------------------------------
+
+SAFE_CALLS = {"CFUNCTYPE", "POINTER", "Dict", "Tuple", "Any", "range"}
+
+
+def python_prototypes(report, namespace=None):
+    """_core.py's _core_api, _ffi_api and _test_api merged, evaluated from
+    its source: its imports from ctypes and typing, its Structure and Union
+    classes and its module-level assignments made of ctypes types (no call
+    but CFUNCTYPE and POINTER), executed; nothing else of the module runs."""
+    if namespace is None:
+        namespace = {}
+    tree = ast.parse(read(CORE_PY), CORE_PY)
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            if not all(m in ("ctypes", "typing", "__future__") for m in modules):
+                continue
+        elif isinstance(node, ast.ClassDef):
+            if not any(isinstance(b, ast.Name) and b.id in ("Structure", "Union") for b in node.bases):
+                continue
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+            if any(not (isinstance(c.func, ast.Name) and c.func.id in SAFE_CALLS) for c in calls):
+                continue
+        else:
+            continue
+        try:
+            exec(compile(ast.Module(body=[node], type_ignores=[]), CORE_PY, "exec"), namespace)  # noqa: S102
+        except Exception:  # a statement made of something this reader left out: not a prototype
+            pass
+    tables = [namespace.get(table) for table in ("_core_api", "_ffi_api", "_test_api")]
+    if not all(isinstance(table, dict) for table in tables):
+        report(f"{CORE_PY}: cannot read the ctypes prototypes (_core_api, _ffi_api and _test_api, dicts of "
+               f"name: (restype, *argtypes) made of ctypes types): keep them in that shape, or teach "
+               f".ci/api/check.py the new one")
+        return None
+    merged = {}
+    for table_name, table in zip(("_core_api", "_ffi_api", "_test_api"), tables):
+        for name, prototype in table.items():
+            merged[name] = (table_name, tuple(prototype))
+    return merged
+
+
+def suggest_prototype(function, api):
+    """The ctypes prototype of `function` in _core.py's own spelling."""
+    handles = {h["name"] for h in api["handles"]}
+    scalars = {"int": "c_int", "bool": "c_bool", "double": "c_double", "size_t": "c_size_t", "int64_t": "c_int64",
+               "uint64_t": "c_uint64", "long": "c_long", "unsigned": "c_uint", "const char *": "c_char_p",
+               "char *": "c_char_p", "void *": "c_void_p", "void": "None", "sk_value *": "_ValueP",
+               "const sk_value *": "_ValueP", "size_t *": "_SizeP", "int *": "POINTER(c_int)"}
+
+    def spell(c_type):
+        bare = c_type.replace("const ", "")
+        if c_type in scalars:
+            return scalars[c_type]
+        if bare.endswith("**") and bare[:-2].strip() in handles:
+            return "_PP"
+        if bare.endswith("*") and bare[:-1].strip() in handles:
+            return "_P"
+        if re.fullmatch(r"sk_[a-z0-9_]+_fn", c_type):
+            return "_" + c_type[3:]
+        if bare.endswith("*") and bare.rstrip("* ") not in {s["name"] for s in api["structs"]}:
+            return "c_void_p"  # void *, or a type of another library (FILE *)
+        return f"? ({c_type})"
+
+    types = [spell(function["returns"])] + [spell(p["type"]) for p in function["params"]]
+    text = ", ".join(types)
+    text = re.sub(r"^c_int, _PP, _P(?=,|$)", "*_OP", text)
+    text = re.sub(r", c_void_p, _release_fn$", ", *_CB", text)
+    return f"({text},)" if len(types) == 1 else f"({text})"
+
+
+SCALARS = {  # C scalar: (size, kind)
+    "int": (4, "signed"), "unsigned": (4, "unsigned"), "long": (8, "signed"), "unsigned long": (8, "unsigned"),
+    "bool": (1, "bool"), "double": (8, "float"), "float": (4, "float"), "size_t": (8, "unsigned"),
+    "int64_t": (8, "signed"), "uint64_t": (8, "unsigned"), "int32_t": (4, "signed"), "uint32_t": (4, "unsigned"),
+    "char": (1, "char"), "int8_t": (1, "signed"), "uint8_t": (1, "unsigned"), "int16_t": (2, "signed"),
+    "uint16_t": (2, "unsigned"), "long long": (8, "signed"), "unsigned long long": (8, "unsigned"),
+    "ptrdiff_t": (8, "signed"), "ssize_t": (8, "signed"), "intptr_t": (8, "signed"), "uintptr_t": (8, "unsigned"),
+}
+
+
+def ctypes_scalar(ctype):
+    code = getattr(ctype, "_type_", None)
+    if not isinstance(code, str) or code in ("z", "Z", "P", "O"):
+        return None
+    kind = {"?": "bool", "d": "float", "f": "float", "g": "float", "c": "char"}.get(
+        code, "unsigned" if code.isupper() else "signed")
+    return ctypes.sizeof(ctype), kind
+
+
+def describe_ctype(ctype):
+    if ctype is None:
+        return "None"
+    return getattr(ctype, "__name__", repr(ctype))
+
+
+class Types:
+    """Compares a C type of api.json with a ctypes type."""
+
+    def __init__(self, api, namespace=None):
+        self.handles = {h["name"] for h in api["handles"]}
+        # _core.py's Structures named after a C struct (Value: sk_value,
+        # _FfiObserver: sk_ffi_observer), laid out field by field even when
+        # only a ctypes.cast reaches them.
+        self.py_structs = {}
+        for name, value in (namespace or {}).items():
+            if isinstance(value, type) and issubclass(value, ctypes.Structure):
+                c_name = "sk_" + re.sub(r"(?<!^)(?=[A-Z])", "_", name.lstrip("_")).lower()
+                if any(struct["name"] == c_name for struct in api["structs"]):
+                    self.py_structs[c_name] = value
+        self.structs = {s["name"]: s for s in api["structs"]}
+        self.enums = {e["name"]: e for e in api["enums"]}
+        self.callbacks = {c["name"]: c for c in api["callbacks"]}
+        self.layouts = []  # (ctypes Structure, C struct) pairs met through pointers
+
+    def differs(self, c_type, ctype):
+        """None when they agree, else why not."""
+        c_type = re.sub(r"\bconst\b", "", c_type).replace("  ", " ").strip()
+        c_type = re.sub(r"\s+\*", " *", c_type)
+        if c_type == "void":
+            return None if ctype is None else f"C returns void, ctypes says {describe_ctype(ctype)}"
+        if ctype is None:
+            return f"C has {c_type}, ctypes says None (void)"
+        if c_type in self.callbacks or "(*)" in c_type:
+            return self.callback_differs(c_type, ctype)
+        if c_type.endswith("*"):
+            return self.pointer_differs(c_type[:-1].strip(), ctype)
+        if c_type in self.enums:
+            c_type = "int" if self.enums[c_type]["size"] == 4 else "long"
+        if c_type in SCALARS:
+            got = ctypes_scalar(ctype)
+            want = SCALARS[c_type]
+            return None if got == want else (f"C has {c_type} ({want[0]} bytes, {want[1]}), ctypes "
+                                             f"{describe_ctype(ctype)}")
+        if c_type in self.structs:
+            return self.struct_differs(c_type, ctype)
+        return f"C type {c_type} is unknown to .ci/api/check.py"
+
+    def pointer_differs(self, target, ctype):
+        if ctype is ctypes.c_void_p:
+            if target in self.structs and target in self.py_structs:
+                return None  # read through a cast to its Structure, whose layout is checked
+            known = target in self.structs or target in SCALARS or target in self.enums or target.endswith("*")
+            if not known:  # a handle, void, a callback, or a type of another library (FILE): an address
+                return None
+            return f"C has {target} *, ctypes c_void_p: use POINTER({self.suggest(target)})"
+        if ctype is ctypes.c_char_p:
+            return None if target in ("char", "void") else f"C has {target} *, ctypes c_char_p"
+        pointee = getattr(ctype, "_type_", None)
+        if not isinstance(pointee, str) and pointee is not None and issubclass(ctype, ctypes._Pointer):
+            inner = self.differs(target, pointee)
+            return None if inner is None else f"through the pointer: {inner}"
+        return f"C has {target} *, ctypes {describe_ctype(ctype)}"
+
+    def suggest(self, target):
+        return {"sk_value": "Value"}.get(target, target)
+
+    def struct_differs(self, name, ctype):
+        if not (isinstance(ctype, type) and issubclass(ctype, ctypes.Structure)):
+            return f"C has struct {name}, ctypes {describe_ctype(ctype)}"
+        self.layouts.append((ctype, self.structs[name]))
+        return None
+
+    def callback_differs(self, c_type, ctype):
+        if ctype is ctypes.c_void_p:
+            return None  # an address ctypes cannot check (NULL, or sk_ffi_fn's: the signature describes it)
+        if not hasattr(ctype, "_argtypes_"):
+            return f"C has the callback {c_type}, ctypes {describe_ctype(ctype)}: use a CFUNCTYPE"
+        if c_type in self.callbacks:
+            callback = self.callbacks[c_type]
+            returns, params = callback["returns"], [p["type"] for p in callback["params"]]
+        else:  # written out: void (*)(void *)
+            match = re.match(r"(.*?)\(\*\)\((.*)\)$", c_type)
+            returns, params = match.group(1).strip(), [p.strip() for p in match.group(2).split(",")]
+            params = [] if params == ["void"] else params
+        got = list(ctype._argtypes_)
+        if len(got) != len(params):
+            return f"the callback {c_type} takes {len(params)} arguments, its CFUNCTYPE {len(got)}"
+        problem = self.differs(returns, ctype._restype_ if ctype._restype_ is not None else None)
+        if problem:
+            return f"the callback {c_type}'s result: {problem}"
+        for index, (c_param, py_param) in enumerate(zip(params, got)):
+            problem = self.differs(c_param, py_param)
+            if problem:
+                return f"the callback {c_type}'s argument {index + 1}: {problem}"
+        return None
+
+
+def check_layout(ctype, struct, types, report):
+    """A ctypes Structure against a C struct of api.json, field by field."""
+    where = f"{CORE_PY}: class {ctype.__name__} (C struct {struct['name']}, include/{struct['header']}:{struct['line']})"
+    if ctypes.sizeof(ctype) != struct["size"]:
+        report(f"{where}: {ctypes.sizeof(ctype)} bytes, the C struct {struct['size']}")
+    py_fields = [field[0] for field in ctype._fields_]
+    c_fields = [field["name"] for field in struct["fields"]]
+    if py_fields != c_fields:
+        report(f"{where}: fields {py_fields}, the C struct's {c_fields}: declare the same fields in the same order")
+        return
+    for (name, py_type), field in zip(ctype._fields_, struct["fields"]):
+        descriptor = getattr(ctype, name)
+        if descriptor.offset != field["offset"] or descriptor.size != field["size"]:
+            report(f"{where}: field {name} at offset {descriptor.offset}, {descriptor.size} bytes; in C at "
+                   f"{field['offset']}, {field['size']} bytes")
+        if field["type"] == "union":
+            members = [member["name"] for member in field["members"]]
+            py_members = [member[0] for member in getattr(py_type, "_fields_", [])]
+            if members != py_members:
+                report(f"{where}: union {name} has {py_members}, the C union {members}")
+                continue
+            for (member_name, member_type), member in zip(py_type._fields_, field["members"]):
+                problem = types.differs(member["type"], member_type)
+                if problem:
+                    report(f"{where}: {name}.{member_name}: {problem}")
+            continue
+        problem = types.differs(field["type"], py_type)
+        if problem:
+            report(f"{where}: field {name}: {problem}")
+
+
+def check_ctypes(api, report):
+    namespace = {}
+    prototypes = python_prototypes(report, namespace)
+    if prototypes is None:
+        return
+    functions = {function["name"]: function for function in api["functions"]}
+    types = Types(api, namespace)
+    types.layouts.extend((ctype, types.structs[name]) for name, ctype in types.py_structs.items())
+    for name, (table, prototype) in prototypes.items():
+        where = f"{CORE_PY}: {table}[\"{name}\"]"
+        function = functions.get(name)
+        if function is None:
+            report(f"{where}: no header declares {name}: remove the prototype, or declare the function")
+            continue
+        wanted = {"libsignalkit-ffi": ("_ffi_api",), "libsignalkit": ("_core_api", "_test_api")}[function["library"]]
+        if table not in wanted:
+            report(f"{where}: {name} is in {function['library']} (include/{function['header']}): "
+                   f"move it to {' or '.join(wanted)}")
+        restype, argtypes = prototype[0], prototype[1:]
+        params = function["params"]
+        header = f"include/{function['header']}:{function['line']}"
+        if len(argtypes) != len(params):
+            report(f"{where}: {len(argtypes)} argument types, but {header} declares {len(params)} parameters "
+                   f"({', '.join(p['type'] + ' ' + str(p['name']) for p in params) or 'void'})")
+            continue
+        problem = types.differs(function["returns"], restype)
+        if problem:
+            report(f"{where}: the result: {problem} ({header})")
+        for index, (param, argtype) in enumerate(zip(params, argtypes)):
+            problem = types.differs(param["type"], argtype)
+            if problem:
+                report(f"{where}: argument {index + 1} ({param['name']}): {problem} ({header})")
+    checked = set()
+    for ctype, struct in types.layouts:
+        if (ctype, struct["name"]) not in checked:
+            checked.add((ctype, struct["name"]))
+            check_layout(ctype, struct, types, report)
+    enumerators = {value["name"]: value["value"] for enum in api["enums"] for value in enum["values"]}
+    for name, value in namespace.items():
+        if re.fullmatch(r"(KIND|TAKE)_[A-Z0-9_]+", name):
+            c_name = f"SK_{name}"
+            if c_name not in enumerators:
+                report(f"{CORE_PY}: {name} stands for {c_name}, which no header declares")
+            elif enumerators[c_name] != value:
+                report(f"{CORE_PY}: {name} is {value}, {c_name} is {enumerators[c_name]}")
+
+
+# --------------------------------------------------------------------------
+# README.md, "What is available"
+# --------------------------------------------------------------------------
+
+def section(text, title):
+    match = re.search(rf"(?ms)^## {re.escape(title)}\n(.*?)(?=^## )", text)
+    return match.group(1) if match else None
+
+
+def table_rows(text):
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in row.strip().strip("|").split("|")] for row in rows]
+
+
+def expand_c_names(cell, names, report, row):
+    """The functions a C cell names: full names, `prefix_*`, and `_suffix`
+    after a full name (the longest prefix of that name that makes one)."""
+    found, previous = set(), None
+    for token in re.findall(r"`([^`]+)`", cell):
+        if token.endswith("*") and token.startswith("sk_"):
+            matched = {name for name in names if name.startswith(token[:-1])}
+            if not matched:
+                report(f"{README}, What is available, row '{row}': `{token}` names no function")
+            found |= matched
+        elif re.fullmatch(r"sk_[a-z0-9_]+", token):
+            if token in names:
+                found.add(token)
+                previous = token
+            elif not re.fullmatch(r"sk_[a-z0-9_]+", token) or token not in TYPE_NAMES:
+                report(f"{README}, What is available, row '{row}': `{token}` is no function of the headers")
+        elif re.fullmatch(r"_[a-z0-9_]+", token):
+            candidates = []
+            if previous:
+                parts = previous.split("_")
+                candidates = ["_".join(parts[:cut]) + token for cut in range(len(parts) - 1, 1, -1)]
+            match = next((candidate for candidate in candidates if candidate in names), None)
+            if match:
+                found.add(match)
+            else:
+                report(f"{README}, What is available, row '{row}': `{token}` (after `{previous}`) names no function")
+    return found
+
+
+TYPE_NAMES = set()
+
+
+def python_names():
+    """Every name the package defines: modules, classes, functions,
+    methods, module attributes."""
+    names = {"signalkit"}
+    for path in glob.glob(f"{PYTHON_DIR}/*.py"):
+        module = os.path.splitext(os.path.basename(path))[0]
+        names.add(module)
+        for node in ast.walk(ast.parse(read(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign):
+                names |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    return names
+
+
+def check_readme(api, entries, report):
+    TYPE_NAMES.update(h["name"] for h in api["handles"])
+    TYPE_NAMES.update(s["name"] for s in api["structs"])
+    text = read(README)
+    body = section(text, "What is available")
+    if body is None:
+        report(f"{README} has no section \"## What is available\"")
+        return
+    rows = table_rows(body)
+    header = rows[0]
+    c_column = next((i for i, cell in enumerate(header) if cell.startswith("C (")), None)
+    py_column = next((i for i, cell in enumerate(header) if cell.startswith("Python")), None)
+    if c_column is None or py_column is None:
+        report(f"{README}, What is available: the table needs a column 'C (...)' and a column 'Python (...)'")
+        return
+    names = {function["name"] for function in api["functions"]}
+    named = set()
+    package = python_names()
+    for row in rows[2:]:
+        if len(row) != len(header):
+            report(f"{README}, What is available, row '{row[0]}': {len(row)} cells, the header {len(header)}")
+            continue
+        named |= expand_c_names(row[c_column], names, report, row[0])
+        for token in re.findall(r"`([^`]+)`", row[py_column]):
+            for part in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", token) if re.fullmatch(r"[\w.]+", token) else []:
+                if part not in package:
+                    report(f"{README}, What is available, row '{row[0]}': the Python column names `{token}`, "
+                           f"and the package defines no {part} ({PYTHON_DIR}/)")
+    for function in api["functions"]:
+        if function["name"] not in named and not excused(entries, function, "readme"):
+            report(f"include/{function['header']}:{function['line']}: {function['name']} is in no row of "
+                   f"{README}'s \"What is available\": add it to the C column of its family's row (header group "
+                   f"'{function['group']}'; the Swift and Python columns say what they have of it), or add "
+                   f"`{function['name']} readme REASON` to {EXCEPTIONS}")
+    stale(report, entries, "readme")
+    # The C++ paragraph under the table: "C++ ... has everything of
+    # `signalkit.h` except X, Y ...": X, Y are the functions excused from a
+    # C++ wrapper whose reason names no C++ equivalent.
+    paragraph = re.search(r"(?s)\nC\+\+ \(`signalkit\.hpp`\) has everything of `signalkit\.h`\s+except(.*?)\(call",
+                          body)
+    if not paragraph:
+        report(f"{README}, What is available: the paragraph \"C++ (`signalkit.hpp`) has everything of "
+               f"`signalkit.h` except ... (call those C functions directly)\" is gone: .ci/api/check.py reads it")
+        return
+    said = set(re.findall(r"`(sk_[a-z0-9_]+)`", paragraph.group(1)))
+    lacking = set()
+    for function in api["functions"]:
+        if function["header"] == "signalkit.h":
+            entry = next((e for e in entries if e[1] == "cpp" and fnmatch.fnmatchcase(function["name"], e[0])), None)
+            if entry and "equivalent:" not in entry[2]:
+                lacking.add(function["name"])
+    for name in sorted(said - lacking):
+        report(f"{README}, What is available: the C++ paragraph says C++ lacks {name}, but {EXCEPTIONS} does not "
+               f"excuse it from a wrapper (it has one?): take it out of the paragraph")
+    for name in sorted(lacking - said):
+        report(f"{README}, What is available: C++ has no wrapper of {name} ({EXCEPTIONS}): name it in the "
+               f"paragraph \"C++ (`signalkit.hpp`) has everything of `signalkit.h` except ...\"")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    api = json.loads(read(sys.argv[1]))
+    wanted = sys.argv[2:] or ["wrappers", "ctypes", "readme"]
+    report = Report()
+    entries = load_exceptions(report, {function["name"] for function in api["functions"]})
+    for check in wanted:
+        {"wrappers": check_wrappers, "ctypes": lambda a, e, r: check_ctypes(a, r), "readme": check_readme}[check](
+            api, entries, report)
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    if report.problems:
+        print(f"{len(report.problems)} problem(s); api.json: {sys.argv[1]}", file=sys.stderr)
+        sys.exit(1)
+    print(f"api.json: {len(api['functions'])} functions; {', '.join(wanted)}: all agree")
+
+
+if __name__ == "__main__":
+    main()

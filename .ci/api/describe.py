@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+"""Writes api.json, the machine-readable description of SignalKit's C API,
+from include/signalkit.h, signalkit_test.h and signalkit_ffi.h.
+
+The prototypes are the compiler's (gcc -aux-info, as mk/abi.mk's twin uses
+them), the parameter names and everything else the headers' own text says:
+the doc comment before each declaration (@brief, @param and its direction,
+the SK_ERR_* codes @return names) and the Doxygen group it sits in. Sizes,
+offsets and the values of enumerators and constants come from a small C
+program generated here and compiled with the same compiler, so they are the
+ABI of the machine the build runs on. The format is docs/api-json.md.
+
+Usage: describe.py OUTPUT.json [GCC]   (run from the repository's root; gcc by default: -aux-info is gcc's)
+Python 3 standard library only.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HEADERS = (  # header, library, in include order
+    ("signalkit.h", "libsignalkit"),
+    ("signalkit_test.h", "libsignalkit"),
+    ("signalkit_ffi.h", "libsignalkit-ffi"),
+)
+FORMAT = 1
+IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+
+
+def fail(message):
+    sys.exit(f".ci/api/describe.py: {message}")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def line_of(text, offset):
+    return text.count("\n", 0, offset) + 1
+
+
+def comment_body(comment):
+    """The text of a /** ... */ comment without its frame and leading stars."""
+    body = comment[3:-2]
+    lines = [re.sub(r"^\s*\*(?!/) ?", "", line) for line in body.split("\n")]
+    return "\n".join(lines).strip()
+
+
+def squash(text):
+    return " ".join(text.split())
+
+
+def parse_doc(comment):
+    """@brief, the details, @param (name, direction, text), @return."""
+    doc = {"brief": "", "params": {}, "return": ""}
+    # Tags start a paragraph of their own; their text runs to the next tag.
+    parts = re.split(r"(?m)(?:^|(?<=\s))(@(?:brief|return|par|retval)\b|@param(?:\[[a-z, ]+\])?)", comment)
+    doc["details"] = squash(parts[0])
+    for tag, text in zip(parts[1::2], parts[2::2]):
+        if tag == "@brief":
+            doc["brief"] = squash(text.split("\n\n")[0])
+        elif tag.startswith("@param"):
+            match = re.match(r"\s*(" + IDENT + r")\s*(.*)", text, re.S)
+            if match:
+                direction = re.search(r"\[([a-z, ]+)\]", tag)
+                doc["params"][match.group(1)] = (direction.group(1).replace(" ", "") if direction else None,
+                                                 squash(match.group(2)))
+        elif tag in ("@return", "@retval"):
+            doc["return"] = squash(text.split("@par")[0])
+    return doc
+
+
+def doc_comments(text):
+    """Every /** */ comment: (start, end, body)."""
+    return [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"/\*\*(?!/).*?\*/", text, re.S)]
+
+
+def doc_before(text, comments, start):
+    """The doc comment that ends right before `start` (only blanks between)."""
+    best = None
+    for c_start, c_end, comment in comments:
+        if c_end <= start and text[c_end:start].strip() == "":
+            best = comment
+    return comment_body(best) if best else ""
+
+
+def doc_after(text, comments, end):
+    """A trailing /**< ... */ comment on the same line after `end`."""
+    for c_start, c_end, comment in comments:
+        if c_start >= end and text[end:c_start].strip() in ("", ",", ";") and comment.startswith("/**<"):
+            return squash(comment_body("/**" + comment[4:]))
+    return ""
+
+
+def groups_by_line(text, header):
+    """(groups, group of each line): @defgroup NAME Title ... @{ opens,
+    /** @} */ closes."""
+    groups, stack, events = [], [], []
+    for match in re.finditer(r"/\*\*(?!/).*?\*/", text, re.S):
+        body = comment_body(match.group(0))
+        defined = re.search(r"@defgroup\s+(" + IDENT + r")\s+(.*)", body)
+        if defined and "@{" in body:
+            brief = re.search(r"@brief\s+(.*?)(?:\n\s*\n|\n\s*@|$)", body, re.S)
+            errors = re.search(r"@par Errors[^\n]*\n(.*?)(?:\n\s*\n|@par|$)", body, re.S)
+            groups.append({"name": defined.group(1), "title": defined.group(2).strip(), "header": header,
+                           "brief": squash(brief.group(1)) if brief else "",
+                           "errors": codes(errors.group(1)) if errors else []})
+            events.append((line_of(text, match.start()), "open", defined.group(1)))
+        elif body.strip() == "@}":
+            events.append((line_of(text, match.start()), "close", None))
+    lines = text.count("\n") + 2
+    current = [None] * lines
+    events.sort(key=lambda event: event[0])
+    index = 0
+    for number in range(1, lines):
+        while index < len(events) and events[index][0] == number:
+            kind, name = events[index][1:]
+            if kind == "open":
+                stack.append(name)
+            elif stack:
+                stack.pop()
+            index += 1
+        current[number] = stack[-1] if stack else None
+    return groups, current
+
+
+def codes(text):
+    """The SK_ERR_* names in `text`, each once, in order."""
+    found = []
+    for code in re.findall(r"\bSK_ERR_[A-Z_]+\b", text):
+        if code not in found:
+            found.append(code)
+    return found
+
+
+def split_params(text):
+    """Top-level comma split of a parameter list."""
+    params, depth, piece = [], 0, ""
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        if char == "," and depth == 0:
+            params.append(piece.strip())
+            piece = ""
+        else:
+            piece += char
+    if piece.strip():
+        params.append(piece.strip())
+    return [] if params == ["void"] else params
+
+
+def normalize_type(text):
+    text = squash(text)
+    text = re.sub(r"\s*\*\s*", " *", text).replace("* *", "**").replace("* *", "**")
+    text = re.sub(r"\bunsigned int\b", "unsigned", re.sub(r"\b_Bool\b", "bool", text))
+    text = re.sub(r"\blong int\b", "long", text)
+    text = text.replace("( *)", "(*)").replace(") (", ")(")
+    return text.strip()
+
+
+def param_name_and_type(declaration):
+    pointer = re.match(r"(.*?)\(\s*\*\s*(" + IDENT + r")\s*\)\s*(\(.*\))\s*$", declaration, re.S)
+    if pointer:  # a function pointer written out: void (*action)(void *ctx)
+        return pointer.group(2), normalize_type(f"{pointer.group(1)}(*){pointer.group(3)}")
+    match = re.match(r"(.*?)(" + IDENT + r")\s*$", declaration, re.S)
+    if not match or not match.group(1).strip():
+        return None, normalize_type(declaration)
+    return match.group(2), normalize_type(match.group(1))
+
+
+def aux_prototypes(cc, workdir):
+    """name -> (header, line, return type, [parameter types]) from gcc -aux-info."""
+    aux = os.path.join(workdir, "api.aux")
+    source = "#define SK_NO_INLINE_ACCESSORS\n" + "".join(f'#include "{h}"\n' for h, _ in HEADERS)
+    subprocess.run([cc, "-std=c99", "-Iinclude", "-fsyntax-only", "-aux-info", aux, "-x", "c", "-"],
+                   input=source.encode(), check=True)
+    found = {}
+    pattern = re.compile(r"^/\* include/(" + "|".join(re.escape(h) for h, _ in HEADERS) +
+                         r"):(\d+):NC \*/ extern (.*?)\b(sk_[a-z0-9_]+) \((.*)\);$")
+    for line in read(aux).splitlines():
+        match = pattern.match(line)
+        if match:
+            header, number, result, name, params = match.groups()
+            found[name] = (header, int(number), normalize_type(result), [normalize_type(p) for p in split_params(params)])
+        elif re.match(r"^/\* include/", line) and " extern " in line:
+            fail(f"a prototype that this script cannot read: {line}")
+    return found
+
+
+def declaration_at(text, line):
+    """The text of the declaration starting at `line`, to its ';'."""
+    start = sum(len(l) + 1 for l in text.split("\n")[:line - 1])
+    end = text.index(";", start)
+    return start, text[start:end]
+
+
+def describe(cc):
+    texts = {header: read(os.path.join("include", header)) for header, _ in HEADERS}
+    library_of = dict(HEADERS)
+    api = {"format": FORMAT, "version": None, "headers": [], "groups": [], "constants": [], "enums": [],
+           "handles": [], "structs": [], "callbacks": [], "functions": []}
+    group_lines = {}
+    for header, library in HEADERS:
+        groups, current = groups_by_line(texts[header], header)
+        api["groups"].extend(groups)
+        group_lines[header] = current
+        api["headers"].append({"name": header, "library": library})
+
+    with tempfile.TemporaryDirectory() as workdir:
+        prototypes = aux_prototypes(cc, workdir)
+        for header, _ in HEADERS:
+            text = texts[header]
+            comments = doc_comments(text)
+            group_at = group_lines[header]
+
+            def where(offset, header=header, text=text, group_at=group_at):
+                line = line_of(text, offset)
+                return {"header": header, "line": line, "group": group_at[line]}
+
+            for match in re.finditer(r"(?m)^#define (SK_[A-Z0-9_]+) +([^\n]+)$", text):
+                if "(" in match.group(1) or match.group(0).startswith("#define SK_VERSION_AT_LEAST"):
+                    continue
+                api["constants"].append({"name": match.group(1), **where(match.start()),
+                                         "brief": parse_doc(doc_before(text, comments, match.start()))["brief"]})
+            for match in re.finditer(r"(?m)^typedef struct (" + IDENT + r") (" + IDENT + r");", text):
+                api["handles"].append({"name": match.group(2), **where(match.start()),
+                                       "brief": doc_after(text, comments, match.end()).replace("@brief ", "")})
+            for match in re.finditer(r"(?m)^typedef enum (" + IDENT + r") \{(.*?)\} (" + IDENT + r");", text, re.S):
+                values = []
+                body_start = match.start(2)
+                for item in re.finditer(r"(SK_[A-Z0-9_]+)\s*=\s*(-?\d+)\s*,?", match.group(2)):
+                    values.append({"name": item.group(1),
+                                   "brief": doc_after(text, comments, body_start + item.end(2))})
+                api["enums"].append({"name": match.group(3), **where(match.start()),
+                                     "brief": parse_doc(doc_before(text, comments, match.start()))["brief"],
+                                     "values": values})
+            for match in re.finditer(r"(?m)^typedef struct (" + IDENT + r") \{(.*?)\n\} (" + IDENT + r");", text, re.S):
+                api["structs"].append({"name": match.group(3), **where(match.start()),
+                                       "brief": parse_doc(doc_before(text, comments, match.start()))["brief"],
+                                       "fields": struct_fields(match.group(2), text, comments, match.start(2))})
+            for match in re.finditer(r"(?m)^typedef ([^;(]*?)\(\*(" + IDENT + r")\)\((.*?)\);", text, re.S):
+                doc = parse_doc(doc_before(text, comments, match.start()))
+                params = []
+                for declaration in split_params(match.group(3)):
+                    name, type_ = param_name_and_type(declaration)
+                    params.append({"name": name, "type": type_})
+                api["callbacks"].append({"name": match.group(2), **where(match.start()), "brief": doc["brief"],
+                                         "returns": normalize_type(match.group(1)), "params": params})
+
+        for name, (header, line, result, types) in prototypes.items():
+            text = texts[header]
+            start, declaration = declaration_at(text, line)
+            if name not in declaration:
+                fail(f"include/{header}:{line}: expected the declaration of {name} there")
+            inner = declaration[declaration.index("(", declaration.index(name)) + 1:declaration.rindex(")")]
+            pieces = split_params(inner)
+            if len(pieces) != len(types):
+                fail(f"include/{header}:{line}: {name}: {len(pieces)} parameters in the text, {len(types)} for gcc")
+            doc = parse_doc(doc_before(text, doc_comments(text), start))
+            params = []
+            for piece, type_ in zip(pieces, types):
+                param_name, _ = param_name_and_type(piece)
+                tagged, text_of = doc["params"].get(param_name, (None, ""))
+                if tagged:
+                    direction = {"in,out": "inout", "out,in": "inout"}.get(tagged, tagged)
+                elif param_name and (param_name == "out" or param_name.startswith("out_")):
+                    direction = "out"
+                else:
+                    direction = "in"
+                params.append({"name": param_name, "type": type_, "direction": direction, "doc": text_of})
+            errors = codes(doc["return"])
+            api["functions"].append({"name": name, "header": header, "library": library_of[header], "line": line,
+                                     "group": group_lines[header][line], "brief": doc["brief"], "returns": result,
+                                     "params": params, "errors": errors, "return_doc": doc["return"]})
+        resolve_errors(api)
+        layout(cc, workdir, api)
+    majors = {c["name"]: c.get("value") for c in api["constants"]}
+    api["version"] = f'{majors["SK_VERSION_MAJOR"]}.{majors["SK_VERSION_MINOR"]}.{majors["SK_VERSION_PATCH"]}'
+    return api
+
+
+def resolve_errors(api):
+    """A @return that says "an error of @ref GROUP" takes the group's
+    "@par Errors"; one that says "as sk_other()" takes sk_other's errors."""
+    groups = {group["name"]: group for group in api["groups"]}
+    functions = {function["name"]: function for function in api["functions"]}
+    for function in api["functions"]:
+        for group in re.findall(r"@ref (" + IDENT + ")", function["return_doc"]):
+            if group in groups:
+                function["errors"] += [c for c in groups[group]["errors"] if c not in function["errors"]]
+        for other in re.findall(r"\b[Aa]s (sk_[a-z0-9_]+)\(\)", function["return_doc"]):
+            if other in functions:
+                function["errors"] += [c for c in functions[other]["errors"] if c not in function["errors"]]
+
+
+def struct_fields(body, text, comments, offset):
+    """The fields of a struct body: name, type, and for a union its members."""
+    fields = []
+    position = 0
+    body = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)), body, flags=re.S)
+    while True:
+        union = re.compile(r"union\s*\{(.*?)\}\s*(" + IDENT + r")\s*;", re.S).search(body, position)
+        plain = re.compile(r"(?m)^\s*([^;{}]+?)\b(" + IDENT + r")\s*;").search(body, position)
+        if union and (not plain or union.start() < plain.start()):
+            members = [{"name": m.group(2), "type": normalize_type(m.group(1)),
+                        "brief": doc_after(text, comments, offset + union.start(1) + m.end())}
+                       for m in re.finditer(r"([^;{}\n]+?)\b(" + IDENT + r")\s*;", union.group(1))]
+            fields.append({"name": union.group(2), "type": "union", "members": members,
+                           "brief": doc_after(text, comments, offset + union.end())})
+            position = union.end()
+        elif plain:
+            fields.append({"name": plain.group(2), "type": normalize_type(plain.group(1)),
+                           "brief": doc_after(text, comments, offset + plain.end())})
+            position = plain.end()
+        else:
+            return fields
+
+
+def layout(cc, workdir, api):
+    """Sizes, offsets, enumerator and constant values, from a compiled program."""
+    lines = ["#define SK_NO_INLINE_ACCESSORS"] + [f'#include "{h}"' for h, _ in HEADERS]
+    lines += ["#include <stdio.h>", "#include <stddef.h>", "#include <stdalign.h>", "int main(void) {"]
+
+    def emit(key, expression, fmt="%lld", cast="(long long)"):
+        lines.append(f'    printf("{key} {fmt}\\n", {cast}({expression}));')
+
+    for struct in api["structs"]:
+        name = struct["name"]
+        emit(f"{name}", f"sizeof({name})")
+        emit(f"{name}@align", f"alignof({name})")
+        for field in struct["fields"]:
+            emit(f"{name}.{field['name']}", f"offsetof({name}, {field['name']})")
+            emit(f"{name}.{field['name']}@size", f"sizeof((({name} *)0)->{field['name']})")
+            for member in field.get("members", []):
+                path = f"{field['name']}.{member['name']}"
+                emit(f"{name}.{path}", f"offsetof({name}, {path})")
+                emit(f"{name}.{path}@size", f"sizeof((({name} *)0)->{path})")
+    for enum in api["enums"]:
+        emit(enum["name"], f"sizeof({enum['name']})")
+        for value in enum["values"]:
+            emit(value["name"], value["name"])
+    for constant in api["constants"]:
+        emit(constant["name"], constant["name"])
+    lines += ["    return 0;", "}"]
+    source, program = os.path.join(workdir, "layout.c"), os.path.join(workdir, "layout")
+    with open(source, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    subprocess.run([cc, "-std=c11", "-Iinclude", source, "-o", program], check=True)
+    values = dict(line.split(" ", 1) for line in subprocess.run([program], check=True, capture_output=True,
+                                                                 text=True).stdout.splitlines())
+    number = lambda key: int(values[key])  # noqa: E731
+    for struct in api["structs"]:
+        name = struct["name"]
+        struct["size"], struct["align"] = number(name), number(f"{name}@align")
+        for field in struct["fields"]:
+            field["offset"], field["size"] = number(f"{name}.{field['name']}"), number(f"{name}.{field['name']}@size")
+            for member in field.get("members", []):
+                path = f"{name}.{field['name']}.{member['name']}"
+                member["offset"], member["size"] = number(path), number(f"{path}@size")
+    for enum in api["enums"]:
+        enum["size"] = number(enum["name"])
+        for value in enum["values"]:
+            value["value"] = number(value["name"])
+    for constant in api["constants"]:
+        constant["value"] = number(constant["name"])
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    api = describe(sys.argv[2] if len(sys.argv) == 3 else "gcc")
+    output = json.dumps(api, indent=1, ensure_ascii=False) + "\n"
+    with open(sys.argv[1] + ".tmp", "w", encoding="utf-8") as handle:
+        handle.write(output)
+    os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""The checks of .ci/api/check.py fail when they should: each drift below is
+made in a copy of the files the checks read (a temporary folder; the
+checkout is not touched), and describe.py and check.py run on the copy must
+fail with the message that names it; the copy unchanged must pass.
+
+  a header function without C++ wrapper, Python method, C test, README row
+  a ctypes prototype with a wrong argument type, or one argument missing
+  a ctypes struct with two fields swapped, or a field of the wrong size
+  a CFUNCTYPE whose argument disagrees with the callback typedef
+  a README availability row removed
+  an exception that excuses nothing
+  a C++ paragraph naming a function C++ has
+
+Usage: selftest.py   (from the repository's root; run by make test-api)
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+COPIED = ("include", ".ci/api", "Sources/python/signalkit", "Tests/C", "README.md")
+HERE = os.getcwd()
+
+
+def copy_tree(target):
+    for path in COPIED:
+        source, destination = os.path.join(HERE, path), os.path.join(target, path)
+        if os.path.isdir(source):
+            shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+        else:
+            os.makedirs(os.path.dirname(destination) or target, exist_ok=True)
+            shutil.copy(source, destination)
+
+
+def edit(root, path, old, new, count=1):
+    full = os.path.join(root, path)
+    with open(full, encoding="utf-8") as handle:
+        text = handle.read()
+    if old not in text:
+        sys.exit(f"selftest.py: {path} no longer holds {old!r}: update the self-test")
+    with open(full, "w", encoding="utf-8") as handle:
+        handle.write(text.replace(old, new, count))
+
+
+def run(root, api=None):
+    """describe.py (unless `api` is given: the headers are unchanged), then check.py."""
+    if api is None:
+        api = os.path.join(root, "api.json")
+        subprocess.run([sys.executable, ".ci/api/describe.py", api], cwd=root, check=True)
+    result = subprocess.run([sys.executable, ".ci/api/check.py", api], cwd=root, capture_output=True, text=True)
+    return result.returncode, result.stderr
+
+
+NEW_OPERATOR = """
+/**
+ * @brief All but the first `count` values.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param count     How many values to drop.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread.
+ */
+int sk_signal_skip(sk_signal **out, sk_signal *signal, size_t count);
+"""
+TAKE = "int sk_signal_take(sk_signal **out, sk_signal *signal, size_t count);\n"
+
+CASES = [
+    ("a new header function and nothing else",
+     [("include/signalkit.h", TAKE, TAKE + NEW_OPERATOR)],
+     [r"sk_signal_skip has no C\+\+ wrapper: wrap it in include/signalkit\.hpp",
+      r"sk_signal_skip has no Python method: add its prototype \"sk_signal_skip\": \(\*_OP, c_size_t\), to _core_api",
+      r"sk_signal_skip has no C test: call it in a Test\(\) of Tests/C/test_\*\.c",
+      r"sk_signal_skip is in no row of README\.md's \"What is available\""]),
+    ("a ctypes argument of the wrong type, and one missing",
+     [("Sources/python/signalkit/_core.py", '"sk_signal_take": (*_OP, c_size_t),', '"sk_signal_take": (*_OP, c_int),'),
+      ("Sources/python/signalkit/_core.py", '"sk_queue_host_fd": (c_int, _P, POINTER(c_int)),',
+       '"sk_queue_host_fd": (c_int, _P),')],
+     [r'_core_api\["sk_signal_take"\]: argument 3 \(count\): C has size_t \(8 bytes, unsigned\), ctypes c_int',
+      r'_core_api\["sk_queue_host_fd"\]: 1 argument types, but include/signalkit\.h:\d+ declares 2 parameters']),
+    ("a ctypes struct's fields swapped",
+     [("Sources/python/signalkit/_core.py", '("ctx", c_void_p), ("release", _release_fn)]',
+       '("release", _release_fn), ("ctx", c_void_p)]')],
+     [r"class _Observer \(C struct sk_observer, include/signalkit\.h:\d+\): fields \['next', 'error', 'completed', "
+      r"'release', 'ctx'\], the C struct's \['next', 'error', 'completed', 'ctx', 'release'\]"]),
+    ("a ctypes struct field of the wrong size",
+     [("Sources/python/signalkit/_core.py", '_fields_ = [("kind", c_int), ("u", _ValueUnion)]',
+       '_fields_ = [("kind", c_int64), ("u", _ValueUnion)]')],
+     [r"class Value \(C struct sk_value, include/signalkit\.h:\d+\): field kind at offset 0, 8 bytes; in C at 0, "
+      r"4 bytes",
+      r"class Value .*: field kind: C has int \(4 bytes, signed\), ctypes c_long"]),
+    ("a CFUNCTYPE that disagrees with its typedef",
+     [("Sources/python/signalkit/_core.py", "_map_fn = CFUNCTYPE(None, c_void_p, _ValueP, _ValueP)",
+       "_map_fn = CFUNCTYPE(None, c_void_p, _ValueP, c_int64)")],
+     [r"argument 3 \(fn\): the callback sk_map_fn's argument 3: C has sk_value \*, ctypes c_long"]),
+    ("a row of the availability table removed",
+     [("README.md", "| take | `take`, `take(until:)`, `last` |", "| gone | `take`, `take(until:)`, `last` |")],
+     []),  # filled below: the row is removed by a regular expression
+    ("an exception that excuses nothing",
+     [(".ci/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take cpp it has a wrapper\n")],
+     [r"exceptions\.txt:\d+: the exception `sk_signal_take cpp` excuses nothing now"]),
+    ("the C++ paragraph naming a function C++ has",
+     [("README.md", "except\n`sk_set_handle_checking`,", "except\n`sk_signal_take`, `sk_set_handle_checking`,")],
+     [r"the C\+\+ paragraph says C\+\+ lacks sk_signal_take, but \.ci/api/exceptions\.txt does not excuse it"]),
+]
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory() as scratch:
+        clean = os.path.join(scratch, "clean")
+        copy_tree(clean)
+        status, errors = run(clean)
+        if status != 0:
+            failures.append(f"the unchanged copy fails:\n{errors}")
+        for number, (title, edits, expected) in enumerate(CASES):
+            root = os.path.join(scratch, f"case{number}")
+            copy_tree(root)
+            for path, old, new in edits:
+                edit(root, path, old, new)
+            if title.startswith("a row of the availability table"):
+                readme = os.path.join(root, "README.md")
+                with open(readme, encoding="utf-8") as handle:
+                    text = handle.read()
+                with open(readme, "w", encoding="utf-8") as handle:
+                    handle.write(re.sub(r"(?m)^\| gone \|.*\n", "", text))
+                expected = [rf"sk_signal_{name} is in no row of README\.md's \"What is available\""
+                            for name in ("take", "take_until", "last")]
+            headers_changed = any(path.startswith("include/") for path, _, _ in edits)
+            status, errors = run(root, None if headers_changed else os.path.join(clean, "api.json"))
+            missing = [pattern for pattern in expected if not re.search(pattern, errors)]
+            if status == 0 or missing:
+                failures.append(f"{title}: exit status {status}; no message matching {missing}; it said:\n{errors}")
+    for failure in failures:
+        print(f"selftest.py: {failure}", file=sys.stderr)
+    if failures:
+        sys.exit(1)
+    print(f"selftest.py: the unchanged copy passes; {len(CASES)} kinds of drift each fail with their message")
+
+
+if __name__ == "__main__":
+    main()
