@@ -1860,6 +1860,14 @@ inline std::vector<live_object> live_objects_report() {
     return std::move(sink.objects);
 }
 
+/* The same list written to `out` with stdio, not flushed
+ * (sk_live_objects_print), one line each, oldest first; with handle
+ * checking off, the count and how to turn it on. Throws signalkit::error
+ * (SK_ERR_NULL_ARGUMENT) for a null `out`. */
+inline void live_objects_print(std::FILE *out) {
+    detail::check(sk_live_objects_print(out));
+}
+
 } // namespace signalkit
 
 #endif /* SIGNALKIT_HPP */

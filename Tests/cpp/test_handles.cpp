@@ -376,6 +376,27 @@ SK_TEST(handles, live_objects_report_names_each_handle) {
     cr_assert_eq(sk::live_objects_report()[2].name, "");
 }
 
+/* live_objects_print writes the same list through stdio: one line a live
+ * object, with its name; a null FILE is an error. */
+SK_TEST(handles, live_objects_print_writes_the_list) {
+    cr_assert_eq(sk_set_handle_checking(true), SK_OK);
+    auto p = sk::pipe::create();
+    p.set_name("keys");
+    char text[512] = {0};
+    std::FILE *out = fmemopen(text, sizeof text - 1, "w");
+    cr_assert(out != nullptr);
+    sk::live_objects_print(out);
+    std::fclose(out);
+    cr_assert(std::strstr(text, "signalkit: 1 live object") != nullptr, "%s", text);
+    cr_assert(std::strstr(text, "made by sk_pipe_create, named \"keys\"") != nullptr, "%s", text);
+    try {
+        sk::live_objects_print(nullptr);
+        cr_assert_fail("no exception");
+    } catch (const sk::error &e) {
+        cr_assert_eq(e.code(), SK_ERR_NULL_ARGUMENT);
+    }
+}
+
 SK_TEST(handles, live_objects_report_needs_handle_checking) {
     auto p = sk::pipe::create();
     p.set_name("keys"); /* checked, kept nowhere */
