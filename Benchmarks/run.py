@@ -4,6 +4,9 @@ the deterministic allocation counts against thresholds.json (`make
 bench-check`). Every program prints JSON lines; see Benchmarks/README.md.
 
   run.py bench --reps N --out DIR --stage LIBDIR --swift PATH [--divide N]
+  run.py interleave --reps N --out DIR --stage LIBDIR --swift PATH [--workloads W2b,W4]
+                (the Swift API, C API, C++ header and C++ peers in turn, once per
+                round: the figures of a shared, noisy machine compared fairly)
   run.py check --out DIR --stage LIBDIR --alloc-check PATH
                 (needs valgrind: NP's instructions per value, and the C API's per
                 W1 event, W2 cycle and W5 put, are counted by callgrind)
@@ -325,6 +328,75 @@ def bench(args):
     print("\n(written to %s/latest.md and latest.json)" % args.out)
 
 
+# interleave: the workloads compared with the C++ peers (issue 34).
+INTERLEAVED_WORKLOADS = "W2,W2b,W4,W6b,W7"
+
+
+def interleave(args):
+    """Runs each program once per round (`--reps 1`: a warm-up, one timed
+    repetition, one counted), in turn, for `--reps` rounds, and prints the
+    median over the rounds of each (implementation, workload): a change of
+    the machine's load weighs on every implementation alike, where `bench`
+    runs each program's repetitions together. Writes interleaved.md."""
+    env = staged_env(args.stage)
+    workloads = args.workloads or INTERLEAVED_WORKLOADS
+    selected = ["--reps", "1", "--workloads", workloads] + (["--divide", str(args.divide)] if args.divide > 1 else [])
+    programs = [([os.path.join(args.out, "bench_capi")], env), ([os.path.join(args.out, "bench_cpp")], env),
+                ([args.swift, "--impls", "swift"], None)]
+    columns = [("swift", "Swift API"), ("c", "C API"), ("cpp", "C++ header")]
+    for program, impl, title in PEERS:
+        path = os.path.join(args.out, program)
+        if os.path.exists(path):
+            programs.append(([path], None))
+            columns.append((impl, title))
+        else:
+            print("%s: not built (its headers are not in Benchmarks/peers/), column skipped" % title, file=sys.stderr)
+    loads = [os.getloadavg()[0]]
+    rounds = {}
+    for _ in range(args.reps):
+        for command, program_env in programs:
+            for record in run_lines(command + selected, program_env):
+                rounds.setdefault((record["impl"], record["workload"]), []).append(record)
+        loads.append(os.getloadavg()[0])
+    units = {workload: unit for workload, _, unit in WORKLOADS}
+
+    def figure(impl, workload):
+        records = rounds.get((impl, workload))
+        if not records:
+            return None
+        key = "live_bytes_per_unit" if workload in BYTES_WORKLOADS else "ns_median"
+        values = sorted(r[key] for r in records)
+        return values[len(values) // 2]
+
+    out = ["Interleaved run, %s: %s, median of %d rounds (each program once per round, in turn); "
+           "load average (1 min) %s" % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), machine(), args.reps,
+                                        ", ".join("%.1f" % load for load in loads)), ""]
+    out.append("| workload | unit | %s | allocs/unit %s |" % (" | ".join(title for _, title in columns),
+                                                          ", ".join(title for _, title in columns)))
+    out.append("|---|---|%s---|" % ("---:|" * len(columns)))
+    for workload in workloads.split(","):
+        allocs = []
+        for impl, _ in columns:
+            records = rounds.get((impl, workload))
+            allocs.append(fmt(records[0]["allocs_per_unit"], 3) if records else "-")
+        out.append("| %s | %s | %s | %s |" % (workload, units.get(workload, "-"),
+                                              " | ".join(fmt(figure(impl, workload)) for impl, _ in columns),
+                                              ", ".join(allocs)))
+    out.append("")
+    out.append("| workload | C / Swift | C++ / C | %s |" % " | ".join(
+        "%s / Swift | %s / C" % (title, title) for impl, title in columns[3:]))
+    out.append("|---|---:|---:|%s" % ("---:|---:|" * len(columns[3:])))
+    for workload in workloads.split(","):
+        cells = [ratio(figure("c", workload), figure("swift", workload)), ratio(figure("cpp", workload), figure("c", workload))]
+        for impl, _ in columns[3:]:
+            cells += [ratio(figure(impl, workload), figure("swift", workload)), ratio(figure(impl, workload), figure("c", workload))]
+        out.append("| %s | %s |" % (workload, " | ".join(fmt(cell, 2) for cell in cells)))
+    text = "\n".join(out)
+    print(text)
+    with open(os.path.join(args.out, "interleaved.md"), "w") as f:
+        f.write(text + "\n")
+
+
 # The workloads bench_cpp measures (Benchmarks/c/bench_cpp.cpp).
 CPP_WORKLOADS = {"W1", "W2", "W2b", "W3", "W6", "W6b"}
 
@@ -425,16 +497,19 @@ def check(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["bench", "check"])
+    parser.add_argument("mode", choices=["bench", "interleave", "check"])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--out", required=True)
     parser.add_argument("--stage", required=True)
     parser.add_argument("--swift")
     parser.add_argument("--divide", type=int, default=1)
     parser.add_argument("--alloc-check")
+    parser.add_argument("--workloads")
     args = parser.parse_args()
     if args.mode == "bench":
         bench(args)
+    elif args.mode == "interleave":
+        interleave(args)
     else:
         check(args)
 

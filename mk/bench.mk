@@ -17,7 +17,7 @@ BENCH_DIVIDE ?= 1
 SWIFT_DISPATCH := $(SWIFT_BIN)../lib/swift
 BENCH_COUNTER := Benchmarks/Sources/MallocCounter/MallocCounter.c -IBenchmarks/Sources/MallocCounter/include
 
-.PHONY: bench bench-c bench-capi bench-ffi bench-check bench-peers bench-peers-checkout
+.PHONY: bench bench-c bench-capi bench-ffi bench-check bench-peers bench-peers-checkout bench-interleaved
 
 # SwiftPM plans a path dependency's build again when its manifest changes,
 # not when a source file is added or removed: a nested package built before
@@ -89,6 +89,15 @@ bench: bench-c bench-cpp bench-peers ## the benchmark suite: every workload, eve
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
 		--swift Benchmarks/Suite/.build/release/SwiftBench
+
+# The workloads compared with the C++ peers (run.py INTERLEAVED_WORKLOADS, or
+# BENCH_WORKLOADS=W2b,W4), each program once per round, in turn, BENCH_REPS
+# rounds: ratios a shared machine's changing load weighs on alike.
+bench-interleaved: bench-c bench-cpp bench-peers ## the Swift, C, C++ and C++ peers' W2, W2b, W4, W6b, W7, interleaved
+	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
+	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
+	$(PYTHON) Benchmarks/run.py interleave --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) \
+		--stage $(STAGE)/usr/lib --swift Benchmarks/Suite/.build/release/SwiftBench $(if $(BENCH_WORKLOADS),--workloads $(BENCH_WORKLOADS))
 
 # Deterministic allocation counts against Benchmarks/thresholds.json; no clock.
 # bench_ffi's NP (the native pipeline) also has its instructions per value
