@@ -57,7 +57,8 @@ bench-c: bench-capi bench-ffi ## the C benchmark programs and the floors
 #   make bench-peers-checkout RXCPP_GIT=/path/to/RxCpp/.git RPP_GIT=/path/to/ReactivePlusPlus/.git
 # bench-peers builds a peer's program when its headers are there, and says
 # so in one line when they are not (and removes a program left from before,
-# so that make bench does not run a stale one).
+# so that make bench does not run a stale one). The headers are looked for
+# when make starts: check out and bench in two commands.
 PEERS_DIR := Benchmarks/peers
 RXCPP_TAG := v4.1.1
 RPP_TAG := v2.1.1
@@ -65,6 +66,7 @@ PEER_CXX := g++ -O2 -Wall -Wextra -pedantic -IBenchmarks/Sources/MallocCounter/i
 
 bench-peers-checkout: ## the C++ peers' headers into Benchmarks/peers/ (RXCPP_GIT=, RPP_GIT=: a clone's git directory)
 	@test -n "$(RXCPP_GIT)$(RPP_GIT)" || { echo "usage: make bench-peers-checkout RXCPP_GIT=<RxCpp git dir> RPP_GIT=<ReactivePlusPlus git dir>"; exit 2; }
+	rm -f $(BENCH_OUT)/bench_rxcpp $(BENCH_OUT)/bench_rpp
 	set -e; if [ -n "$(RXCPP_GIT)" ]; then \
 		rm -rf $(PEERS_DIR)/rxcpp; mkdir -p $(PEERS_DIR)/rxcpp; \
 		git --git-dir=$(RXCPP_GIT) archive $(RXCPP_TAG) Rx/v2/src license.md | tar -x -C $(PEERS_DIR)/rxcpp; \
@@ -74,15 +76,29 @@ bench-peers-checkout: ## the C++ peers' headers into Benchmarks/peers/ (RXCPP_GI
 		git --git-dir=$(RPP_GIT) archive $(RPP_TAG) src/rpp LICENSE | tar -x -C $(PEERS_DIR)/rpp; \
 		echo "ReactivePlusPlus $(RPP_TAG) in $(PEERS_DIR)/rpp"; fi
 
-bench-peers: bench-cpp ## the C++ peers' benchmark programs, for those whose headers are in Benchmarks/peers/
-	if [ -d $(PEERS_DIR)/rxcpp/Rx/v2/src/rxcpp ]; then \
-		$(PEER_CXX) -std=c++17 -isystem $(PEERS_DIR)/rxcpp/Rx/v2/src Benchmarks/c/bench_rxcpp.cpp \
-			$(BENCH_OUT)/MallocCounter.o -lpthread -o $(BENCH_OUT)/bench_rxcpp; \
-	else rm -f $(BENCH_OUT)/bench_rxcpp; echo "RxCpp: no headers in $(PEERS_DIR)/rxcpp, skipped (Benchmarks/README.md, The C++ peers)"; fi
-	if [ -d $(PEERS_DIR)/rpp/src/rpp/rpp ]; then \
-		$(PEER_CXX) -std=c++20 -isystem $(PEERS_DIR)/rpp/src/rpp Benchmarks/c/bench_rpp.cpp \
-			$(BENCH_OUT)/MallocCounter.o -lpthread -o $(BENCH_OUT)/bench_rpp; \
-	else rm -f $(BENCH_OUT)/bench_rpp; echo "ReactivePlusPlus: no headers in $(PEERS_DIR)/rpp, skipped (Benchmarks/README.md, The C++ peers)"; fi
+# A peer's program is rebuilt when its source, the driver or the headers'
+# entry file changed (bench-peers-checkout removes the programs).
+RXCPP_HEADERS := $(wildcard $(PEERS_DIR)/rxcpp/Rx/v2/src/rxcpp/rx.hpp)
+RPP_HEADERS := $(wildcard $(PEERS_DIR)/rpp/src/rpp/rpp/rpp.hpp)
+PEER_DEPS := Benchmarks/c/peer_driver.hpp Benchmarks/c/bench.h Benchmarks/Sources/MallocCounter/MallocCounter.c
+
+$(BENCH_OUT)/bench_rxcpp: Benchmarks/c/bench_rxcpp.cpp $(PEER_DEPS) $(RXCPP_HEADERS)
+	mkdir -p $(BENCH_OUT)
+	$(CC) -O2 -std=gnu99 -Wall -Wextra -Werror -c Benchmarks/Sources/MallocCounter/MallocCounter.c \
+		-IBenchmarks/Sources/MallocCounter/include -o $@.counter.o
+	$(PEER_CXX) -std=c++17 -isystem $(PEERS_DIR)/rxcpp/Rx/v2/src $< $@.counter.o -lpthread -o $@
+
+$(BENCH_OUT)/bench_rpp: Benchmarks/c/bench_rpp.cpp $(PEER_DEPS) $(RPP_HEADERS)
+	mkdir -p $(BENCH_OUT)
+	$(CC) -O2 -std=gnu99 -Wall -Wextra -Werror -c Benchmarks/Sources/MallocCounter/MallocCounter.c \
+		-IBenchmarks/Sources/MallocCounter/include -o $@.counter.o
+	$(PEER_CXX) -std=c++20 -isystem $(PEERS_DIR)/rpp/src/rpp $< $@.counter.o -lpthread -o $@
+
+bench-peers: $(if $(RXCPP_HEADERS),$(BENCH_OUT)/bench_rxcpp) $(if $(RPP_HEADERS),$(BENCH_OUT)/bench_rpp) ## the C++ peers' benchmark programs, for those whose headers are in Benchmarks/peers/
+	@if [ -z "$(RXCPP_HEADERS)" ]; then rm -f $(BENCH_OUT)/bench_rxcpp; \
+		echo "RxCpp: no headers in $(PEERS_DIR)/rxcpp, skipped (Benchmarks/README.md, The C++ peers)"; fi
+	@if [ -z "$(RPP_HEADERS)" ]; then rm -f $(BENCH_OUT)/bench_rpp; \
+		echo "ReactivePlusPlus: no headers in $(PEERS_DIR)/rpp, skipped (Benchmarks/README.md, The C++ peers)"; fi
 
 bench: bench-c bench-cpp bench-peers ## the benchmark suite: every workload, every implementation, one table
 	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
