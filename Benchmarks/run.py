@@ -4,6 +4,9 @@ the deterministic allocation counts against thresholds.json (`make
 bench-check`). Every program prints JSON lines; see Benchmarks/README.md.
 
   run.py bench --reps N --out DIR --stage LIBDIR --swift PATH [--divide N]
+  run.py interleave --reps N --out DIR --stage LIBDIR --swift PATH [--workloads W2b,W4]
+                (the Swift API, C API, C++ header and C++ peers in turn, once per
+                round: the figures of a shared, noisy machine compared fairly)
   run.py check --out DIR --stage LIBDIR --alloc-check PATH
                 (needs valgrind: NP's instructions per value, and the C API's per
                 W1 event, W2 cycle, W4 event, W5 put and ND nested meta, are
@@ -24,10 +27,12 @@ THRESHOLDS = os.path.join(HERE, "thresholds.json")
 WORKLOADS = [
     ("W1", "chain map-filter-map", "ns/event"),
     ("W2", "subscribe/dispose", "ns/cycle"),
+    ("W2b", "W2, pipeline built per cycle", "ns/cycle"),
     ("W3", "fan-out 1000 sinks", "ns/delivery"),
     ("W4", "switch churn", "ns/event"),
     ("W5", "combine-latest", "ns/put"),
     ("W6", "100k live subs", "B/sub"),
+    ("W6b", "W6, pipeline built per sub", "B/sub"),
     ("W7", "queue hop", "ns/event"),
 ]
 # W8 (Swift and C APIs): subscribe N map -> sink subscriptions to one pipe,
@@ -46,6 +51,11 @@ ND_KINDS = [("meta", "metas"), ("set", "sets"), ("dict", "dicts")]
 # The FFI path (typed subscriptions over libffi) runs W1, W3 and W7; its
 # program, when it exists, is $OUT/bench_ffi and prints impl "ffi" lines.
 FFI_WORKLOADS = {"W1", "W3", "W7"}
+# Workloads whose figure is bytes per live subscription, not a time.
+BYTES_WORKLOADS = {"W6", "W6b"}
+# The optional C++ peers (mk/bench.mk: built when their headers are in
+# Benchmarks/peers/): program, impl, column title.
+PEERS = [("bench_rxcpp", "rxcpp", "RxCpp"), ("bench_rpp", "rpp", "RPP")]
 
 
 def run_lines(command, env=None):
@@ -120,6 +130,14 @@ def bench(args):
         if os.path.exists(path):
             records += run_lines([path] + sizes, env)
     records += run_lines([args.swift] + sizes)
+    peers = []
+    for program, impl, title in PEERS:
+        path = os.path.join(args.out, program)
+        if os.path.exists(path):
+            records += run_lines([path] + sizes)
+            peers.append((impl, title))
+        else:
+            print("%s: not built (its headers are not in Benchmarks/peers/), column skipped" % title, file=sys.stderr)
 
     by = {(r["impl"], r["workload"]): r for r in records}
 
@@ -127,8 +145,8 @@ def bench(args):
         r = by.get((impl, workload))
         return r["ns_median"] if r else None
 
-    def bytes_per_sub(impl):
-        r = by.get((impl, "W6"))
+    def bytes_per_sub(impl, workload="W6"):
+        r = by.get((impl, workload))
         return r.get("live_bytes_per_unit") if r else None
 
     def allocs(impl, workload):
@@ -139,16 +157,23 @@ def bench(args):
              ("call", "mutex", "atomic", "malloc64", "ffi_call", "ffi_closure", "dispatch_hop")}
 
     def value(impl, workload):
-        return bytes_per_sub(impl) if workload == "W6" else ns(impl, workload)
+        return bytes_per_sub(impl, workload) if workload in BYTES_WORKLOADS else ns(impl, workload)
 
     out = []
     out.append("SignalKit benchmarks, %s" % datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
     out.append("machine: %s; median of %d repetitions after a warm-up%s" % (
         machine(), args.reps, "; SIZES DIVIDED BY %d" % args.divide if args.divide > 1 else ""))
     out.append("")
-    header = "| workload | unit | Swift API | C API | C / Swift | C++ header | FFI | OpenCombine | allocs/unit Swift, C, OC |"
+    header = "| workload | unit | Swift API | C API | C / Swift | C++ header | FFI | OpenCombine |%s allocs/unit Swift, C, OC%s |" % (
+        "".join(" %s |" % title for _, title in peers), "".join(", " + title for _, title in peers))
     out.append(header)
-    out.append("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|%s---|" % ("---:|" * len(peers)))
+
+    def peer_cells(workload):
+        return "".join(" %s |" % fmt(value(impl, workload)) for impl, _ in peers)
+
+    def peer_allocs(workload):
+        return "".join(", " + fmt(allocs(impl, workload), 3) for impl, _ in peers)
 
     def c_over_swift(workload):
         r = ratio(value("c", workload), value("swift", workload))
@@ -159,24 +184,27 @@ def bench(args):
         if workload in FFI_WORKLOADS and value("ffi", workload) is None:
             ffi_cell = "(slot)"
         cpp_cell = fmt(value("cpp", workload)) if workload in CPP_WORKLOADS else "n/a"
-        out.append("| %s %s | %s | %s | %s | %s | %s | %s | %s | %s, %s, %s |" % (
+        out.append("| %s %s | %s | %s | %s | %s | %s | %s | %s |%s %s, %s, %s%s |" % (
             workload, name, unit, fmt(value("swift", workload)), fmt(value("c", workload)), c_over_swift(workload),
-            cpp_cell, ffi_cell, fmt(value("opencombine", workload)),
-            fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3)))
+            cpp_cell, ffi_cell, fmt(value("opencombine", workload)), peer_cells(workload),
+            fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3),
+            peer_allocs(workload)))
     scale_rows = [("W8-%s-%s" % (size, order), "W8 scale %s, %s" % (size, label), "ns/sub")
                   for size in W8_SIZES for order, label in W8_ORDERS]
     scale_rows += [("W9-" + threads, "W9 10 sinks, puts from %s" % label, "ns/delivery") for threads, label in W9_THREADS]
     for workload, name, unit in scale_rows:
-        out.append("| %s | %s | %s | %s | %s | n/a | n/a | %s | %s, %s, %s |" % (
+        out.append("| %s | %s | %s | %s | %s | n/a | n/a | %s |%s %s, %s, %s%s |" % (
             name, unit, fmt(ns("swift", workload)), fmt(ns("c", workload)), c_over_swift(workload),
-            fmt(ns("opencombine", workload)),
-            fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3)))
+            fmt(ns("opencombine", workload)), "".join(" n/a |" for _ in peers),
+            fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3),
+            "".join(", -" for _ in peers)))
     out.append("")
     out.append("Floors (ns/op): " + ", ".join("%s %s" % (k, fmt(v, 2)) for k, v in floor.items()) +
                "; W8's (ns per object, 1k / 1M): " + ", ".join(
                    "%s %s / %s" % (order, fmt(ns("floor", "w8_1k_" + order)), fmt(ns("floor", "w8_1M_" + order)))
                    for order, _ in W8_ORDERS))
-    w6 = {impl: by.get((impl, "W6")) for impl in ("swift", "c", "opencombine")}
+    w6 = {"%s %s" % (impl, workload): by.get((impl, workload))
+          for workload in ("W6", "W6b") for impl in ["swift", "c", "cpp", "opencombine"] + [i for i, _ in peers]}
     seq = []
     for workload in ("W1", "W4"):
         a, b = ns("opencombine", workload + "-seq"), ns("opencombine", workload)
@@ -187,7 +215,7 @@ def bench(args):
     if ns("ffi", "NP") is not None:
         out.append("NP, issue 15's native pipeline (pipe -> typed map \"i64(i64)\" -> distinct -> take -> last; README): "
                    "%s ns/value, %s allocations/value" % (fmt(ns("ffi", "NP")), fmt(by[("ffi", "NP")]["allocs_per_unit"], 3)))
-    out.append("W6 bytes/sub (live malloc bytes; glibc heap in use; RSS): " + "; ".join(
+    out.append("W6 and W6b bytes/sub (live malloc bytes; glibc heap in use; RSS): " + "; ".join(
         "%s %s, %s, %s" % (impl, fmt(r["live_bytes_per_unit"]), fmt(r["heap_bytes_per_unit"]), fmt(r["rss_bytes_per_unit"]))
         for impl, r in w6.items() if r))
     out.append("")
@@ -256,13 +284,16 @@ def bench(args):
     target("W5 OpenCombine / Swift", ratio(ns("opencombine", "W5"), ns("swift", "W5")), 5, True)
     target("W6 Swift bytes per subscription", bytes_per_sub("swift"), 200, False, " B")
     target("W6 C bytes per subscription", bytes_per_sub("c"), 200, False, " B")
+    # Issue 34: the pipeline built per subscription, its intermediate
+    # handles released (W2b, W6b).
+    target("W6b C bytes per subscription", bytes_per_sub("c", "W6b"), 200, False, " B")
     target("W7 Swift / dispatch_async_f hop", ratio(ns("swift", "W7"), floor["dispatch_hop"]), 2, False)
     # Issue 18: the C API within 1.5x of the Swift API on every workload,
     # with allocations to match; the floors where a fused C++ chain cannot be
     # matched across a C boundary; the Swift API ahead of every Swift peer.
     for workload, _, _ in WORKLOADS:
         target("%s C API / Swift API" % workload, ratio(value("c", workload), value("swift", workload)), 1.5, False)
-    for workload in ("W2", "W4", "W5", "W6"):
+    for workload in ("W2", "W2b", "W4", "W5", "W6", "W6b"):
         c_allocs, swift_allocs = allocs("c", workload), allocs("swift", workload)
         status = "pending" if c_allocs is None or swift_allocs is None else (
             "ok" if c_allocs <= swift_allocs + 1e-3 else "MISS")
@@ -271,8 +302,17 @@ def bench(args):
     target("W1 C API / direct call", ratio(ns("c", "W1"), floor["call"]), 16, False)
     target("W5 C API ns per put", ns("c", "W5"), 50, False, " ns")
     for workload, _, _ in WORKLOADS:
-        target("%s OpenCombine / Swift API" % workload,
-               ratio(value("opencombine", workload), value("swift", workload)), 1, True)
+        if value("opencombine", workload) is not None:
+            target("%s OpenCombine / Swift API" % workload,
+                   ratio(value("opencombine", workload), value("swift", workload)), 1, True)
+    # Issue 34: ahead of RxCpp and ReactivePlusPlus (when built) on W2b, W4,
+    # W6b and W7: each peer's figure over ours, at least 1.
+    for impl, title in peers:
+        for workload in ("W1", "W2", "W2b", "W3", "W4", "W6", "W6b", "W7"):
+            for ours, label in (("swift", "Swift API"), ("c", "C API")):
+                if value(impl, workload) is not None:
+                    target("%s %s / %s" % (workload, title, label), ratio(value(impl, workload), value(ours, workload)),
+                           1, True)
     # OpenCombine's W8 is not in the default run (SwiftBench: some 12 us per
     # subscription, minutes at 1M); README gives a separate run of it.
     for workload, name, _ in scale_rows:
@@ -302,7 +342,7 @@ def bench(args):
     # The C++ header over the C API: the same pipeline through its RAII
     # handles and templated trampolines, measured in the same run.
     for workload in sorted(CPP_WORKLOADS):
-        target("%s C++ header / C API" % workload, ratio(ns("cpp", workload), ns("c", workload)), 1.1, False)
+        target("%s C++ header / C API" % workload, ratio(value("cpp", workload), value("c", workload)), 1.1, False)
     # The typed sink's cost per call: what the FFI run adds to the C API run
     # (same pipeline, the sink called through libffi instead of directly),
     # per sink call (in W1 half the source events reach the sink).
@@ -322,8 +362,77 @@ def bench(args):
     print("\n(written to %s/latest.md and latest.json)" % args.out)
 
 
+# interleave: the workloads compared with the C++ peers (issue 34).
+INTERLEAVED_WORKLOADS = "W2,W2b,W4,W6b,W7"
+
+
+def interleave(args):
+    """Runs each program once per round (`--reps 1`: a warm-up, one timed
+    repetition, one counted), in turn, for `--reps` rounds, and prints the
+    median over the rounds of each (implementation, workload): a change of
+    the machine's load weighs on every implementation alike, where `bench`
+    runs each program's repetitions together. Writes interleaved.md."""
+    env = staged_env(args.stage)
+    workloads = args.workloads or INTERLEAVED_WORKLOADS
+    selected = ["--reps", "1", "--workloads", workloads] + (["--divide", str(args.divide)] if args.divide > 1 else [])
+    programs = [([os.path.join(args.out, "bench_capi")], env), ([os.path.join(args.out, "bench_cpp")], env),
+                ([args.swift, "--impls", "swift"], None)]
+    columns = [("swift", "Swift API"), ("c", "C API"), ("cpp", "C++ header")]
+    for program, impl, title in PEERS:
+        path = os.path.join(args.out, program)
+        if os.path.exists(path):
+            programs.append(([path], None))
+            columns.append((impl, title))
+        else:
+            print("%s: not built (its headers are not in Benchmarks/peers/), column skipped" % title, file=sys.stderr)
+    loads = [os.getloadavg()[0]]
+    rounds = {}
+    for _ in range(args.reps):
+        for command, program_env in programs:
+            for record in run_lines(command + selected, program_env):
+                rounds.setdefault((record["impl"], record["workload"]), []).append(record)
+        loads.append(os.getloadavg()[0])
+    units = {workload: unit for workload, _, unit in WORKLOADS}
+
+    def figure(impl, workload):
+        records = rounds.get((impl, workload))
+        if not records:
+            return None
+        key = "live_bytes_per_unit" if workload in BYTES_WORKLOADS else "ns_median"
+        values = sorted(r[key] for r in records)
+        return values[len(values) // 2]
+
+    out = ["Interleaved run, %s: %s, median of %d rounds (each program once per round, in turn); "
+           "load average (1 min) %s" % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), machine(), args.reps,
+                                        ", ".join("%.1f" % load for load in loads)), ""]
+    out.append("| workload | unit | %s | allocs/unit %s |" % (" | ".join(title for _, title in columns),
+                                                          ", ".join(title for _, title in columns)))
+    out.append("|---|---|%s---|" % ("---:|" * len(columns)))
+    for workload in workloads.split(","):
+        allocs = []
+        for impl, _ in columns:
+            records = rounds.get((impl, workload))
+            allocs.append(fmt(records[0]["allocs_per_unit"], 3) if records else "-")
+        out.append("| %s | %s | %s | %s |" % (workload, units.get(workload, "-"),
+                                              " | ".join(fmt(figure(impl, workload)) for impl, _ in columns),
+                                              ", ".join(allocs)))
+    out.append("")
+    out.append("| workload | C / Swift | C++ / C | %s |" % " | ".join(
+        "%s / Swift | %s / C" % (title, title) for impl, title in columns[3:]))
+    out.append("|---|---:|---:|%s" % ("---:|---:|" * len(columns[3:])))
+    for workload in workloads.split(","):
+        cells = [ratio(figure("c", workload), figure("swift", workload)), ratio(figure("cpp", workload), figure("c", workload))]
+        for impl, _ in columns[3:]:
+            cells += [ratio(figure(impl, workload), figure("swift", workload)), ratio(figure(impl, workload), figure("c", workload))]
+        out.append("| %s | %s |" % (workload, " | ".join(fmt(cell, 2) for cell in cells)))
+    text = "\n".join(out)
+    print(text)
+    with open(os.path.join(args.out, "interleaved.md"), "w") as f:
+        f.write(text + "\n")
+
+
 # The workloads bench_cpp measures (Benchmarks/c/bench_cpp.cpp).
-CPP_WORKLOADS = {"W1", "W2", "W3"}
+CPP_WORKLOADS = {"W1", "W2", "W2b", "W3", "W6", "W6b"}
 
 # Sink calls per workload unit (W1: the filter lets half the events through).
 SINK_CALLS_PER_UNIT = {"W1": 0.5, "W3": 1.0, "W7": 1.0}
@@ -363,6 +472,7 @@ def callgrind_counts(command, env):
 INSTRUCTION_CHECKS = [
     ("c.w1.instructions_per_event", "bench_capi", "W1", 50000),
     ("c.w2.instructions_per_cycle", "bench_capi", "W2", 10000),
+    ("c.w2b.instructions_per_cycle", "bench_capi", "W2b", 10000),
     ("c.w4.instructions_per_event", "bench_capi", "W4", 10000),
     ("c.w5.instructions_per_put", "bench_capi", "W5", 10000),
     ("c.nd.instructions_per_meta", "bench_capi", "ND", 10000),
@@ -372,7 +482,7 @@ INSTRUCTION_CHECKS = [
 
 
 def instruction_checks(args):
-    """C API W1, W2, W4, W5 and ND and the FFI's NP: instructions per unit, the
+    """C API W1, W2, W2b, W4, W5 and ND and the FFI's NP: instructions per unit, the
     difference between each workload's counted runs at 2n and n units
     (one callgrind run per program), so that the cost of building the
     pipeline cancels."""
@@ -422,16 +532,19 @@ def check(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["bench", "check"])
+    parser.add_argument("mode", choices=["bench", "interleave", "check"])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--out", required=True)
     parser.add_argument("--stage", required=True)
     parser.add_argument("--swift")
     parser.add_argument("--divide", type=int, default=1)
     parser.add_argument("--alloc-check")
+    parser.add_argument("--workloads")
     args = parser.parse_args()
     if args.mode == "bench":
         bench(args)
+    elif args.mode == "interleave":
+        interleave(args)
     else:
         check(args)
 

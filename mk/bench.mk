@@ -17,7 +17,7 @@ BENCH_DIVIDE ?= 1
 SWIFT_DISPATCH := $(SWIFT_BIN)../lib/swift
 BENCH_COUNTER := Benchmarks/Sources/MallocCounter/MallocCounter.c -IBenchmarks/Sources/MallocCounter/include
 
-.PHONY: bench bench-c bench-capi bench-ffi bench-check
+.PHONY: bench bench-c bench-capi bench-ffi bench-check bench-peers bench-peers-checkout bench-interleaved
 
 # SwiftPM plans a path dependency's build again when its manifest changes,
 # not when a source file is added or removed: a nested package built before
@@ -49,11 +49,71 @@ bench-c: bench-capi bench-ffi ## the C benchmark programs and the floors
 		$$(pkg-config --libs libffi) \
 		-L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) -lpthread -o $(BENCH_OUT)/floors
 
-bench: bench-c bench-cpp ## the benchmark suite: every workload, every implementation, one table
+# The optional C++ peers, RxCpp 4.1.1 and ReactivePlusPlus 2.1.1
+# (header-only; Benchmarks/README.md, "The C++ peers"): their headers live
+# in Benchmarks/peers/ (ignored by git, never needed by CI), put there from
+# a git clone or mirror of each by bench-peers-checkout, which downloads
+# nothing:
+#   make bench-peers-checkout RXCPP_GIT=/path/to/RxCpp/.git RPP_GIT=/path/to/ReactivePlusPlus/.git
+# bench-peers builds a peer's program when its headers are there, and says
+# so in one line when they are not (and removes a program left from before,
+# so that make bench does not run a stale one). The headers are looked for
+# when make starts: check out and bench in two commands.
+PEERS_DIR := Benchmarks/peers
+RXCPP_TAG := v4.1.1
+RPP_TAG := v2.1.1
+PEER_CXX := g++ -O2 -Wall -Wextra -pedantic -IBenchmarks/Sources/MallocCounter/include -IBenchmarks/c
+
+bench-peers-checkout: ## the C++ peers' headers into Benchmarks/peers/ (RXCPP_GIT=, RPP_GIT=: a clone's git directory)
+	@test -n "$(RXCPP_GIT)$(RPP_GIT)" || { echo "usage: make bench-peers-checkout RXCPP_GIT=<RxCpp git dir> RPP_GIT=<ReactivePlusPlus git dir>"; exit 2; }
+	rm -f $(BENCH_OUT)/bench_rxcpp $(BENCH_OUT)/bench_rpp
+	set -e; if [ -n "$(RXCPP_GIT)" ]; then \
+		rm -rf $(PEERS_DIR)/rxcpp; mkdir -p $(PEERS_DIR)/rxcpp; \
+		git --git-dir=$(RXCPP_GIT) archive $(RXCPP_TAG) Rx/v2/src license.md | tar -x -C $(PEERS_DIR)/rxcpp; \
+		echo "RxCpp $(RXCPP_TAG) in $(PEERS_DIR)/rxcpp"; fi
+	set -e; if [ -n "$(RPP_GIT)" ]; then \
+		rm -rf $(PEERS_DIR)/rpp; mkdir -p $(PEERS_DIR)/rpp; \
+		git --git-dir=$(RPP_GIT) archive $(RPP_TAG) src/rpp LICENSE | tar -x -C $(PEERS_DIR)/rpp; \
+		echo "ReactivePlusPlus $(RPP_TAG) in $(PEERS_DIR)/rpp"; fi
+
+# A peer's program is rebuilt when its source, the driver or the headers'
+# entry file changed (bench-peers-checkout removes the programs).
+RXCPP_HEADERS := $(wildcard $(PEERS_DIR)/rxcpp/Rx/v2/src/rxcpp/rx.hpp)
+RPP_HEADERS := $(wildcard $(PEERS_DIR)/rpp/src/rpp/rpp/rpp.hpp)
+PEER_DEPS := Benchmarks/c/peer_driver.hpp Benchmarks/c/bench.h Benchmarks/Sources/MallocCounter/MallocCounter.c
+
+$(BENCH_OUT)/bench_rxcpp: Benchmarks/c/bench_rxcpp.cpp $(PEER_DEPS) $(RXCPP_HEADERS)
+	mkdir -p $(BENCH_OUT)
+	$(CC) -O2 -std=gnu99 -Wall -Wextra -Werror -c Benchmarks/Sources/MallocCounter/MallocCounter.c \
+		-IBenchmarks/Sources/MallocCounter/include -o $@.counter.o
+	$(PEER_CXX) -std=c++17 -isystem $(PEERS_DIR)/rxcpp/Rx/v2/src $< $@.counter.o -lpthread -o $@
+
+$(BENCH_OUT)/bench_rpp: Benchmarks/c/bench_rpp.cpp $(PEER_DEPS) $(RPP_HEADERS)
+	mkdir -p $(BENCH_OUT)
+	$(CC) -O2 -std=gnu99 -Wall -Wextra -Werror -c Benchmarks/Sources/MallocCounter/MallocCounter.c \
+		-IBenchmarks/Sources/MallocCounter/include -o $@.counter.o
+	$(PEER_CXX) -std=c++20 -isystem $(PEERS_DIR)/rpp/src/rpp $< $@.counter.o -lpthread -o $@
+
+bench-peers: $(if $(RXCPP_HEADERS),$(BENCH_OUT)/bench_rxcpp) $(if $(RPP_HEADERS),$(BENCH_OUT)/bench_rpp) ## the C++ peers' benchmark programs, for those whose headers are in Benchmarks/peers/
+	@if [ -z "$(RXCPP_HEADERS)" ]; then rm -f $(BENCH_OUT)/bench_rxcpp; \
+		echo "RxCpp: no headers in $(PEERS_DIR)/rxcpp, skipped (Benchmarks/README.md, The C++ peers)"; fi
+	@if [ -z "$(RPP_HEADERS)" ]; then rm -f $(BENCH_OUT)/bench_rpp; \
+		echo "ReactivePlusPlus: no headers in $(PEERS_DIR)/rpp, skipped (Benchmarks/README.md, The C++ peers)"; fi
+
+bench: bench-c bench-cpp bench-peers ## the benchmark suite: every workload, every implementation, one table
 	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
 		--swift Benchmarks/Suite/.build/release/SwiftBench
+
+# The workloads compared with the C++ peers (run.py INTERLEAVED_WORKLOADS, or
+# BENCH_WORKLOADS=W2b,W4), each program once per round, in turn, BENCH_REPS
+# rounds: ratios a shared machine's changing load weighs on alike.
+bench-interleaved: bench-c bench-cpp bench-peers ## the Swift, C, C++ and C++ peers' W2, W2b, W4, W6b, W7, interleaved
+	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
+	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
+	$(PYTHON) Benchmarks/run.py interleave --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) \
+		--stage $(STAGE)/usr/lib --swift Benchmarks/Suite/.build/release/SwiftBench $(if $(BENCH_WORKLOADS),--workloads $(BENCH_WORKLOADS))
 
 # Deterministic allocation counts against Benchmarks/thresholds.json; no clock.
 # bench_ffi's NP (the native pipeline) also has its instructions per value

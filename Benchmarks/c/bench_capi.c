@@ -1,11 +1,12 @@
-/* W1-W9 and ND of Benchmarks/README.md on the C API (libsignalkit.so through pkg-config,
- * against the staged install), with C callbacks and int64 sk_values.
+/* W1-W9, W2b, W6b and ND of Benchmarks/README.md on the C API
+ * (libsignalkit.so through pkg-config, against the staged install), with C
+ * callbacks and int64 sk_values.
  *
  *   bench_capi [--reps N] [--workloads W1,W3] [--divide N]
  *                           one JSON line per workload (impl "c")
  *   bench_capi --check      the deterministic allocation figures only
  *   bench_capi --instructions
- *                           W1, W2, W4, W5 and ND (bench_ffi: NP) for instruction
+ *                           W1, W2, W2b, W4, W5 and ND (bench_ffi: NP) for instruction
  *                           counts under callgrind (run.py check; below)
  *
  * Compiled with -DBENCH_FFI (and signalkit-ffi), it is bench_ffi: W1, W3 and
@@ -232,6 +233,45 @@ static int64_t w2(int64_t cycles, int64_t every, bench_probe *p) {
     return sum;
 }
 
+/* Starts `pipe`'s signal mapped by add_one, the pipeline built here as a C
+ * user writes it where they subscribe, and releases the two intermediate
+ * handles at once (W2b, W6b): only the subscription's handle is kept. */
+static sk_disposable *start_built(sk_pipe *pipe, const sk_observer *observer) {
+    sk_signal *signal, *mapped;
+    sk_disposable *subscription;
+    CHECK(sk_pipe_signal(&signal, pipe));
+    CHECK(sk_signal_map(&mapped, signal, add_one, NULL, NULL));
+    CHECK(sk_signal_start(&subscription, mapped, observer));
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    return subscription;
+}
+
+/* W2b: W2 with the pipeline built per cycle (pipe signal -> map -> start,
+ * the intermediate handles released), maybe put, dispose. */
+static int64_t w2b(int64_t cycles, int64_t every, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipe;
+    sk_value value;
+    sk_observer observer = sum_observer(&sum);
+    CHECK(sk_pipe_create(&pipe, false));
+    probe_begin(p);
+    for (i = 0; i < cycles; i++) {
+        sk_disposable *subscription = start_built(pipe, &observer);
+        if (i % every == 0) {
+            sk_value_set_int64(&value, i);
+            CHECK(sk_pipe_put(pipe, &value));
+        }
+        sk_disposable_dispose(subscription);
+        sk_disposable_release(subscription);
+    }
+    sk_value_set_int64(&value, 1000000000);
+    CHECK(sk_pipe_put(pipe, &value));
+    probe_end(p);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
 #endif
 
 /* W3: `sinks` sinks on one pipe; the puts only are timed. */
@@ -352,6 +392,39 @@ static int64_t w6(int64_t count, bench_probe *p) {
     free(subscriptions);
     sk_signal_release(mapped);
     sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
+/* The live objects (sk_live_objects) W6b saw per subscription, read where
+ * its subscriptions are all alive (bench_capi --check). */
+static long w6b_live_objects;
+
+/* W6b: W6 with the pipeline built per subscription (start_built: each
+ * subscription's intermediate handles released once it has started). */
+static int64_t w6b(int64_t count, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipe;
+    sk_value value;
+    sk_observer observer = sum_observer(&sum);
+    sk_disposable **subscriptions = calloc((size_t)count, sizeof *subscriptions);
+    long objects_before;
+    CHECK(sk_pipe_create(&pipe, false));
+    objects_before = sk_live_objects();
+    probe_begin(p);
+    for (i = 0; i < count; i++) {
+        subscriptions[i] = start_built(pipe, &observer);
+    }
+    probe_live(p);
+    w6b_live_objects = sk_live_objects() - objects_before;
+    sk_value_set_int64(&value, 1);
+    CHECK(sk_pipe_put(pipe, &value));
+    probe_end(p);
+    for (i = 0; i < count; i++) {
+        sk_disposable_dispose(subscriptions[i]);
+        sk_disposable_release(subscriptions[i]);
+    }
+    free(subscriptions);
     sk_pipe_release(pipe);
     return sum;
 }
@@ -802,6 +875,9 @@ static void run_instructions(void) {
     bench_expect("c", "W2", w2(100, 10, &a), expected_w2(100, 10));
     COUNTED("W2 n", bench_expect("c", "W2", w2(10000, 1000, &a), expected_w2(10000, 1000)));
     COUNTED("W2 2n", bench_expect("c", "W2", w2(20000, 2000, &a), expected_w2(20000, 2000)));
+    bench_expect("c", "W2b", w2b(100, 10, &a), expected_w2(100, 10));
+    COUNTED("W2b n", bench_expect("c", "W2b", w2b(10000, 1000, &a), expected_w2(10000, 1000)));
+    COUNTED("W2b 2n", bench_expect("c", "W2b", w2b(20000, 2000, &a), expected_w2(20000, 2000)));
     bench_expect("c", "W4", w4(100, &a), sum_below(100));
     COUNTED("W4 n", bench_expect("c", "W4", w4(10000, &a), sum_below(10000)));
     COUNTED("W4 2n", bench_expect("c", "W4", w4(20000, &a), sum_below(20000)));
@@ -844,6 +920,17 @@ static void run_checks(void) {
     bench_expect("c", "W6", w6(20000, &b), 40000);
     check_line("c.w6.bytes_per_subscription", (double)(b.sample.live_bytes - a.sample.live_bytes) / 10000);
     check_line("c.w6.allocs_per_subscription", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+    /* W6b: the same with the pipeline built per subscription, and the
+     * handles (sk_live_objects) each subscription keeps alive. */
+    bench_expect("c", "W6b", w6b(100, &a), 200);
+    bench_expect("c", "W6b", w6b(10000, &a), 20000);
+    {
+        long objects_a = w6b_live_objects;
+        bench_expect("c", "W6b", w6b(20000, &b), 40000);
+        check_line("c.w6b.bytes_per_subscription", (double)(b.sample.live_bytes - a.sample.live_bytes) / 10000);
+        check_line("c.w6b.allocs_per_subscription", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+        check_line("c.w6b.live_objects_per_subscription", (double)(w6b_live_objects - objects_a) / 10000);
+    }
 
     bench_expect("c", "W1", w1(1000, &a), expected_w1(1000));
     bench_expect("c", "W2", w2(100, 10, &a), expected_w2(100, 10));
@@ -857,6 +944,11 @@ static void run_checks(void) {
     bench_expect("c", "W2", w2(10000, 1000000, &a), expected_w2(10000, 1000000));
     bench_expect("c", "W2", w2(20000, 1000000, &b), expected_w2(20000, 1000000));
     check_line("c.w2.allocs_per_cycle", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+
+    bench_expect("c", "W2b", w2b(100, 10, &a), expected_w2(100, 10));
+    bench_expect("c", "W2b", w2b(10000, 1000000, &a), expected_w2(10000, 1000000));
+    bench_expect("c", "W2b", w2b(20000, 1000000, &b), expected_w2(20000, 1000000));
+    check_line("c.w2b.allocs_per_cycle", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
 
     bench_expect("c", "W3", w3(100, 1000, &a), 100 * sum_below(1000));
     bench_expect("c", "W3", w3(100, 2000, &b), 100 * sum_below(2000));
@@ -946,10 +1038,12 @@ int main(int argc, char **argv) {
     }
     RUN("W1", "event", W1_EVENTS, 0, expected_w1(W1_EVENTS), w1(W1_EVENTS, &probe_));
     RUN("W2", "cycle", W2_CYCLES, 0, expected_w2(W2_CYCLES, W2_EVERY), w2(W2_CYCLES, W2_EVERY, &probe_));
+    RUN("W2b", "cycle", W2_CYCLES, 0, expected_w2(W2_CYCLES, W2_EVERY), w2b(W2_CYCLES, W2_EVERY, &probe_));
     RUN("W3", "delivery", (int64_t)W3_SINKS * W3_PUTS, 0, W3_SINKS * sum_below(W3_PUTS), w3(W3_SINKS, W3_PUTS, &probe_));
     RUN("W4", "event", W4_EVENTS, 0, sum_below(W4_EVENTS), w4(W4_EVENTS, &probe_));
     RUN("W5", "put", W5_PUTS, 0, expected_w5(W5_PUTS), w5(W5_PUTS, &probe_));
     RUN("W6", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, &probe_));
+    RUN("W6b", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6b(W6_SUBSCRIPTIONS, &probe_));
     RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));
     {
         /* W8: the small pipe over its rounds and the large one, each disposed

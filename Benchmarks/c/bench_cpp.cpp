@@ -1,4 +1,4 @@
-/* W1-W3 of Benchmarks/README.md through the C++ header (signalkit.hpp over
+/* W1-W3, W2b, W6 and W6b of Benchmarks/README.md through the C++ header (signalkit.hpp over
  * libsignalkit.so, through pkg-config against the staged install): the same
  * pipelines, sizes, checksums and JSON lines as bench_capi.c, with lambdas
  * for every callback (typed int64_t parameters, converted by the header) and
@@ -6,7 +6,8 @@
  * (Benchmarks/README.md): the header is meant to add nothing per event.
  *
  *   bench_cpp [--reps N] [--workloads W1,W3] [--divide N]
- *   bench_cpp --check     W1's and W2's allocations per unit (make bench-check)
+ *   bench_cpp --check     W1's, W2's and W2b's allocations per unit, W6's and
+ *                         W6b's bytes per subscription (make bench-check)
  *
  * bench.h is C; it compiles as C++ unchanged. */
 #include <signalkit.hpp>
@@ -95,6 +96,53 @@ static int64_t w2(int64_t cycles, int64_t every, bench_probe *p) {
     return sum;
 }
 
+/* W2b: W2 with the pipeline built per cycle where the subscription is made
+ * (the signal and the mapped signal are temporaries, released once the
+ * subscription has started), maybe put, dispose. */
+static int64_t w2b(int64_t cycles, int64_t every, bench_probe *p) {
+    int64_t sum = 0;
+    auto pipe = sk::pipe::create();
+    probe_begin(p);
+    for (int64_t i = 0; i < cycles; i++) {
+        auto subscription = (pipe.signal() | sk::map([](int64_t x) { return x + 1; }))
+                                .start([&sum](int64_t x) { sum = wrapping_add(sum, x); });
+        if (i % every == 0) {
+            pipe.put(i);
+        }
+        subscription.dispose();
+    }
+    pipe.put(1000000000);
+    probe_end(p);
+    return sum;
+}
+
+/* W6: `count` live subscriptions of the (prebuilt) mapped pipe signal,
+ * then one put; W6b (`per_subscription`): the pipeline built for each. The
+ * vector holding the subscriptions is reserved before the measurement. */
+static int64_t w6(int64_t count, bool per_subscription, bench_probe *p) {
+    int64_t sum = 0;
+    auto pipe = sk::pipe::create();
+    auto mapped = pipe.signal() | sk::map([](int64_t x) { return x + 1; });
+    std::vector<sk::disposable> subscriptions;
+    subscriptions.reserve(static_cast<size_t>(count));
+    auto sink = [&sum](int64_t x) { sum = wrapping_add(sum, x); };
+    probe_begin(p);
+    for (int64_t i = 0; i < count; i++) {
+        if (per_subscription) {
+            subscriptions.push_back((pipe.signal() | sk::map([](int64_t x) { return x + 1; })).start(sink));
+        } else {
+            subscriptions.push_back(mapped.start(sink));
+        }
+    }
+    probe_live(p);
+    pipe.put(1);
+    probe_end(p);
+    for (auto &s : subscriptions) {
+        s.dispose();
+    }
+    return sum;
+}
+
 /* W3: `sinks` sinks on one pipe; the puts only are timed. */
 static int64_t w3(int64_t sinks, int64_t puts, bench_probe *p) {
     int64_t sum = 0;
@@ -116,7 +164,8 @@ static int64_t w3(int64_t sinks, int64_t puts, bench_probe *p) {
     return sum;
 }
 
-static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000;
+static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000,
+               W6_SUBSCRIPTIONS = 100000;
 
 static int64_t at_least(int64_t value, int64_t minimum) { return value < minimum ? minimum : value; }
 
@@ -141,6 +190,17 @@ static void run_checks() {
     bench_expect("cpp", "W2", w2(10000, 1000000, &a), expected_w2(10000, 1000000));
     bench_expect("cpp", "W2", w2(20000, 1000000, &b), expected_w2(20000, 1000000));
     check_line("cpp.w2.allocs_per_cycle", static_cast<double>(allocs_of(&b) - allocs_of(&a)) / 10000);
+    bench_expect("cpp", "W2b", w2b(10000, 1000000, &a), expected_w2(10000, 1000000));
+    bench_expect("cpp", "W2b", w2b(20000, 1000000, &b), expected_w2(20000, 1000000));
+    check_line("cpp.w2b.allocs_per_cycle", static_cast<double>(allocs_of(&b) - allocs_of(&a)) / 10000);
+    for (bool per_subscription : {false, true}) {
+        const char *name = per_subscription ? "W6b" : "W6";
+        bench_expect("cpp", name, w6(100, per_subscription, &a), 200);
+        bench_expect("cpp", name, w6(10000, per_subscription, &a), 20000);
+        bench_expect("cpp", name, w6(20000, per_subscription, &b), 40000);
+        check_line(per_subscription ? "cpp.w6b.bytes_per_subscription" : "cpp.w6.bytes_per_subscription",
+                   static_cast<double>(b.sample.live_bytes - a.sample.live_bytes) / 10000);
+    }
     fflush(stdout);
 }
 
@@ -163,6 +223,7 @@ int main(int argc, char **argv) {
             W2_CYCLES = at_least(W2_CYCLES / d, 1);
             W2_EVERY = at_least(W2_EVERY / d, 1);
             W3_PUTS = at_least(W3_PUTS / d, 1);
+            W6_SUBSCRIPTIONS = at_least(W6_SUBSCRIPTIONS / d, 1);
         } else if (strcmp(argv[i], "--workloads") == 0) {
             selected_workloads = argv[i + 1];
         }
@@ -170,7 +231,10 @@ int main(int argc, char **argv) {
     try {
         RUN("W1", "event", W1_EVENTS, 0, expected_w1(W1_EVENTS), w1(W1_EVENTS, &probe_));
         RUN("W2", "cycle", W2_CYCLES, 0, expected_w2(W2_CYCLES, W2_EVERY), w2(W2_CYCLES, W2_EVERY, &probe_));
+        RUN("W2b", "cycle", W2_CYCLES, 0, expected_w2(W2_CYCLES, W2_EVERY), w2b(W2_CYCLES, W2_EVERY, &probe_));
         RUN("W3", "delivery", W3_SINKS * W3_PUTS, 0, W3_SINKS * sum_below(W3_PUTS), w3(W3_SINKS, W3_PUTS, &probe_));
+        RUN("W6", "subscription", W6_SUBSCRIPTIONS, BENCH_BYTES, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, false, &probe_));
+        RUN("W6b", "subscription", W6_SUBSCRIPTIONS, BENCH_BYTES, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, true, &probe_));
     } catch (const sk::error &e) {
         fprintf(stderr, "signalkit error %d: %s\n", e.code(), e.what());
         return 1;

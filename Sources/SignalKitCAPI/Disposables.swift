@@ -28,12 +28,18 @@ import SwiftSignalKit
 /// (`SKStageChain.run`: the same calls, the same liveness checks) and calls
 /// the observer (`deliver`). The run's callback object is not made: a
 /// subscription of `pipe |> map` is two objects (the pipe's entry and this
-/// handle), as in the Swift API. The handle holds the run's functions as
-/// long as it lives: only runs without release functions are absorbed, so
-/// that no release runs later than the header says. Nine words (header, the
-/// base's flags and the kind, the existential, the callback and its
-/// context, the chain and the subscription's liveness): the allocator's
-/// 80-byte chunk.
+/// handle), as in the Swift API. A run of one stage is copied into the
+/// handle (its function and context: trivial values), so that the handle
+/// keeps nothing of the map or filter signal: a pipeline built where it is
+/// started, its intermediate handles released at once (`pipe signal ->
+/// map -> start`, Benchmarks/README.md, W2b and W6b), leaves the pipe's
+/// entry and this handle, as when the signal is shared. A longer run's
+/// chain is retained, with its functions, as long as the handle lives. Only
+/// runs without release functions are absorbed, so that no release runs
+/// later than the header says. Eleven words (header, the base's flags and
+/// the kind, the existential, the callback and its context, the stage or
+/// the chain, and the subscription's liveness): the allocator's 96-byte
+/// chunk.
 ///
 /// Thread-safety: immutable once handed out (`disposable` is set once, by the
 /// thread that makes the handle, before it hands it out; `liveness` once,
@@ -53,12 +59,9 @@ final class SKDisposable: SKObject, SKObserverFields {
     @exclusivity(unchecked) private var started: (any Disposable)?
     let next: sk_next_fn?
     let ctx: UnsafeMutableRawPointer?
-    /// The absorbed run of stages (see above), retained by
-    /// `init(observing:ctx:stages:)` and released by `deinit`; nil otherwise.
-    /// Unmanaged, and read without a retain: the handle holds it for the
-    /// whole call, and the compiler would otherwise retain and release it
-    /// around the C calls.
-    private let stageChain: Unmanaged<SKStageChain>?
+    /// The absorbed run of stages (see above), set by
+    /// `init(observing:ctx:stages:)`; nil otherwise.
+    private let absorbed: SKAbsorbedStages?
     /// The liveness of the subscription of the absorbed run's upstream,
     /// set once by `startAbsorbing` before any value arrives. Its reference
     /// to the subscription's flags is unretained (see
@@ -89,7 +92,7 @@ final class SKDisposable: SKObject, SKObserverFields {
         self.started = disposable
         self.next = nil
         self.ctx = nil
-        self.stageChain = nil
+        self.absorbed = nil
         self.liveness = nil
         super.init()
     }
@@ -102,7 +105,7 @@ final class SKDisposable: SKObject, SKObserverFields {
         self.started = nil
         self.next = next
         self.ctx = ctx
-        self.stageChain = stages.map { Unmanaged.passRetained($0) }
+        self.absorbed = stages.map(SKAbsorbedStages.init)
         self.liveness = nil
         super.init()
     }
@@ -135,8 +138,19 @@ final class SKDisposable: SKObject, SKObserverFields {
     private func deliver(_ value: SKValue) {
         // Invariant: only a handle made with stages starts absorbing, and
         // the liveness is set before the source can deliver.
+        switch self.absorbed.unsafelyUnwrapped {
+        case .one(var stage):
+            withUnsafeMutablePointer(to: &stage) {
+                self.deliver(value, through: UnsafeMutableBufferPointer(start: $0, count: 1))
+            }
+        case .chain(let chain):
+            self.deliver(value, through: chain._withUnsafeGuaranteedRef { $0.stages })
+        }
+    }
+
+    @inline(__always)
+    private func deliver(_ value: SKValue, through stages: UnsafeMutableBufferPointer<SKStage>) {
         let liveness = self.liveness.unsafelyUnwrapped
-        let stages = self.stageChain.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.stages }
         var current = value.raw
         var owned: Unmanaged<SKObject>?
         var mapped = false
@@ -148,13 +162,34 @@ final class SKDisposable: SKObject, SKObserverFields {
     }
 
     deinit {
-        self.stageChain?.release()
+        if case .chain(let chain)? = self.absorbed {
+            chain.release()
+        }
     }
 
     /// Sets the subscription's disposable; called once, before the handle
     /// is handed out.
     func start(_ disposable: any Disposable) {
         self.started = disposable
+    }
+}
+
+/// The run of stages a subscription's handle absorbed (see `SKDisposable`).
+enum SKAbsorbedStages {
+    /// A run of one stage, copied: the handle holds nothing of the signal.
+    case one(SKStage)
+    /// A longer run: its chain, retained by `init` and released by the
+    /// handle's deinit. Unmanaged, and read without a retain: the handle
+    /// holds it for the whole call, and the compiler would otherwise retain
+    /// and release it around the C calls.
+    case chain(Unmanaged<SKStageChain>)
+
+    init(_ chain: SKStageChain) {
+        if chain.stages.count == 1 {
+            self = .one(chain.stages[0])
+        } else {
+            self = .chain(Unmanaged.passRetained(chain))
+        }
     }
 }
 

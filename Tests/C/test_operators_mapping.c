@@ -460,6 +460,39 @@ Test(operators_mapping, outer_stage_with_a_value_callback_only_live_objects, .ti
     expect_no_live_objects(0);
 }
 
+/* The pipeline built where it is started and its intermediate handles
+ * released at once, as a C user usually writes it (Benchmarks/README.md,
+ * W2b and W6b): the subscription keeps nothing of them. Once they are
+ * released, sk_live_objects() counts the pipe and the subscription's handle
+ * alone (the released map or filter stage, its function included, is gone),
+ * and the subscription runs on. */
+Test(operators_mapping, outer_stage_keeps_nothing_of_its_released_handles, .timeout = SK_TEST_TIMEOUT) {
+    for (int filter = 0; filter < 2; filter++) {
+        long start = sk_live_objects();
+        staged_pipe p = filter ? staged_filter(is_even, NULL, NULL) : staged_map(times_ten, NULL, NULL);
+        lone_sink sink;
+        lone_init(&sink);
+        sk_disposable *d = lone_start(&sink, p.staged);
+        sk_signal_release(p.staged);
+        sk_signal_release(p.source);
+        /* The pipe and the subscription's handle. (The stage's function, a
+         * callback registration, stayed with the subscription: one more.) */
+        cr_assert_eq(sk_live_objects(), start + 2, "%s: %ld objects alive, %ld with the pipe and the subscription",
+                     filter ? "filter" : "map", sk_live_objects(), start + 2);
+        pipe_put_int(p.pipe, 1);
+        pipe_put_int(p.pipe, 2);
+        cr_assert_eq(sink.sum, filter ? 2 : 30);
+        cr_assert_eq(sink.nexts, filter ? 1 : 2);
+        sk_disposable_dispose(d);
+        sk_disposable_release(d);
+        pipe_put_int(p.pipe, 4);
+        cr_assert_eq(sink.nexts, filter ? 1 : 2);
+        sk_pipe_release(p.pipe);
+        lone_destroy(&sink);
+    }
+    expect_no_live_objects(0);
+}
+
 static void lone_dispose_self(void *ctx, const sk_value *value) {
     lone_sink *sink = ctx;
     lone_next(ctx, value);

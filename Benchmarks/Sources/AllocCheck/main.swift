@@ -49,6 +49,8 @@ _ = SKWorkloads.w2(cycles: 100, every: 10, .none)
 _ = SKWorkloads.w3(sinks: 10, puts: 10, .none)
 _ = SKWorkloads.w4(100, .none)
 _ = SKWorkloads.w6(100, .none)
+_ = SKWorkloads.w2b(cycles: 100, every: 10, .none)
+_ = SKWorkloads.w6b(100, .none)
 
 // W1: per source event through map → filter → map → sink.
 let w1a = counts("w1", expected: Expected.w1(100_000)) { SKWorkloads.w1(100_000, $0) }
@@ -59,6 +61,11 @@ report("swift.w1.allocs_per_event", Double(w1b.allocs - w1a.allocs) / 100_000)
 let w2a = counts("w2", expected: Expected.w2(cycles: 10_000, every: 1_000_000)) { SKWorkloads.w2(cycles: 10_000, every: 1_000_000, $0) }
 let w2b = counts("w2", expected: Expected.w2(cycles: 20_000, every: 1_000_000)) { SKWorkloads.w2(cycles: 20_000, every: 1_000_000, $0) }
 report("swift.w2.allocs_per_cycle", Double(w2b.allocs - w2a.allocs) / 10_000)
+
+// W2b: the same with the pipeline built in each cycle.
+let w2ba = counts("w2b", expected: Expected.w2(cycles: 10_000, every: 1_000_000)) { SKWorkloads.w2b(cycles: 10_000, every: 1_000_000, $0) }
+let w2bb = counts("w2b", expected: Expected.w2(cycles: 20_000, every: 1_000_000)) { SKWorkloads.w2b(cycles: 20_000, every: 1_000_000, $0) }
+report("swift.w2b.allocs_per_cycle", Double(w2bb.allocs - w2ba.allocs) / 10_000)
 
 // W3: per put (100 sinks, 1,000 more puts) and per delivery (100 more sinks
 // at 2,000 puts: what one more sink costs on every put).
@@ -80,6 +87,12 @@ let w6a = counts("w6", expected: Expected.w6(10_000)) { SKWorkloads.w6(10_000, $
 let w6b = counts("w6", expected: Expected.w6(20_000)) { SKWorkloads.w6(20_000, $0) }
 report("swift.w6.bytes_per_subscription", Double(w6b.liveBytes - w6a.liveBytes) / 10_000)
 report("swift.w6.allocs_per_subscription", Double(w6b.allocs - w6a.allocs) / 10_000)
+
+// W6b: the same with the pipeline built for each subscription.
+let w6ba = counts("w6b", expected: Expected.w6(10_000)) { SKWorkloads.w6b(10_000, $0) }
+let w6bb = counts("w6b", expected: Expected.w6(20_000)) { SKWorkloads.w6b(20_000, $0) }
+report("swift.w6b.bytes_per_subscription", Double(w6bb.liveBytes - w6ba.liveBytes) / 10_000)
+report("swift.w6b.allocs_per_subscription", Double(w6bb.allocs - w6ba.allocs) / 10_000)
 
 // W8: allocations per subscription (subscribe map -> sink, one put, dispose) on a pipe
 // of 1,000 subscriptions (the difference between 20 and 10 rounds) and on

@@ -59,6 +59,25 @@ public enum SKWorkloads {
         return sum.value
     }
 
+    /// W2b: W2 with the pipeline built where the subscription is made, each
+    /// cycle: `(pipe.signal() |> map {$0 + 1}).start(next:)`, maybe a put,
+    /// dispose; then one more put that must reach nobody.
+    public static func w2b(cycles: Int, every: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let pipe = ValuePipe<Int>()
+        probe.begin()
+        for i in 0 ..< cycles {
+            let disposable = (pipe.signal() |> map { $0 + 1 }).start(next: { sum.value &+= $0 })
+            if i % every == 0 {
+                pipe.putNext(i)
+            }
+            disposable.dispose()
+        }
+        pipe.putNext(1_000_000_000)
+        probe.end()
+        return sum.value
+    }
+
     /// W3: `sinks` summing sinks directly on one pipe; put `0..<puts`.
     /// Timed: the puts only.
     public static func w3(sinks: Int, puts: Int, _ probe: Probe) -> Int {
@@ -136,6 +155,27 @@ public enum SKWorkloads {
         probe.begin()
         for _ in 0 ..< count {
             disposables.append(mapped.start(next: { sum.value &+= $0 }))
+        }
+        probe.live()
+        pipe.putNext(1)
+        probe.end()
+        for disposable in disposables {
+            disposable.dispose()
+        }
+        return sum.value
+    }
+
+    /// W6b: W6 with the pipeline built for each subscription
+    /// (`(pipe.signal() |> map {$0 + 1}).start(next:)`), kept alive; then one
+    /// put of 1.
+    public static func w6b(_ count: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let pipe = ValuePipe<Int>()
+        var disposables: [any Disposable] = []
+        disposables.reserveCapacity(count)
+        probe.begin()
+        for _ in 0 ..< count {
+            disposables.append((pipe.signal() |> map { $0 + 1 }).start(next: { sum.value &+= $0 }))
         }
         probe.live()
         pipe.putNext(1)

@@ -41,7 +41,19 @@ func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
                  run: { sk ? SKWorkloads.w6(s.w6Subscriptions, $0) : OCWorkloads.w6(s.w6Subscriptions, $0) }),
         Workload(id: "W7", unit: "event", units: s.w7Events, expected: Expected.sumBelow(s.w7Events),
                  run: { sk ? SKWorkloads.w7(s.w7Events, $0) : OCWorkloads.w7(s.w7Events, $0) }),
-    ] + w8Workloads(impl, s) + w9Workloads(impl, s) + (sk ? ndWorkloads(s) : ocSequenceWorkloads(s))
+    ] + (sk ? builtPerSubscriptionWorkloads(s) : []) + w8Workloads(impl, s) + w9Workloads(impl, s)
+        + (sk ? ndWorkloads(s) : ocSequenceWorkloads(s))
+}
+
+/// W2b and W6b (Swift API): W2 and W6 with the pipeline built where each
+/// subscription is made.
+func builtPerSubscriptionWorkloads(_ s: Sizes) -> [Workload] {
+    return [
+        Workload(id: "W2b", unit: "cycle", units: s.w2Cycles, expected: Expected.w2(cycles: s.w2Cycles, every: s.w2PutEvery),
+                 run: { SKWorkloads.w2b(cycles: s.w2Cycles, every: s.w2PutEvery, $0) }),
+        Workload(id: "W6b", unit: "subscription", units: s.w6Subscriptions, expected: Expected.w6(s.w6Subscriptions),
+                 run: { SKWorkloads.w6b(s.w6Subscriptions, $0) }),
+    ]
 }
 
 /// W1 and W4 on OpenCombine written with `(0..<n).publisher` as the source
@@ -224,7 +236,7 @@ for impl in impls {
                 line += ",\"\(name)_ns_median\":\(json(median(samples.map { Double($0.phaseNs[index]) / units })))"
             }
         }
-        if workload.id == "W6" {
+        if workload.id == "W6" || workload.id == "W6b" {
             line += ",\"live_bytes_per_unit\":\(json(Double(counted.liveBytes) / units))"
             line += ",\"heap_bytes_per_unit\":\(json(Double(counted.heapBytes) / units))"
             line += ",\"rss_bytes_per_unit\":\(json(Double(counted.rssBytes) / units))"
