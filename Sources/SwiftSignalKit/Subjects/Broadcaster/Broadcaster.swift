@@ -77,6 +77,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         /// As `currentThread()`.
         @usableFromInline let thread: UInt
         @usableFromInline var pending: [Delivery]
+        /// A terminal event published from inside its callbacks: delivered
+        /// after `pending`.
+        @usableFromInline var terminalPending = false
 
         @inlinable init(thread: UInt, pending: [Delivery]) {
             self.thread = thread
@@ -106,6 +109,13 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     @usableFromInline let owner = Synchronization.Atomic<UInt>(0)
     @exclusivity(unchecked) @usableFromInline var ownerPending: [Delivery] = []
     @exclusivity(unchecked) @usableFromInline var deliveringThreads: [DeliveringThread] = []
+    /// The terminal event of a pipe, once `terminate` has been called
+    /// (guarded by `mutex`): later subscribers receive it at once.
+    @exclusivity(unchecked) @usableFromInline var terminal: _BroadcasterTerminal?
+    /// Set by the owning thread when it terminated the broadcaster from
+    /// inside one of its callbacks: `leaveOwner` delivers the terminal event
+    /// after the values queued before it. Only the owning thread touches it.
+    @exclusivity(unchecked) @usableFromInline var ownerTerminalPending = false
 
     @inlinable
     init(value: T?, state: State) {
@@ -215,10 +225,18 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     func subscribe<E, R>(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?, keepAlive: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
         var held: _BroadcasterHeld?
         if keepAlive != nil || error != nil || completed != nil {
-            var callbacks: (() -> Void)?
+            var callbacks: ((_BroadcasterTerminal) -> Void)?
             if error != nil || completed != nil {
-                callbacks = {
-                    withExtendedLifetime((error, completed)) {}
+                callbacks = { terminal in
+                    switch terminal {
+                    case .completed:
+                        completed?()
+                    case let .failed(failure):
+                        // A pipe's error is of its signal's type `E`.
+                        if let failure = failure as? E {
+                            error?(failure)
+                        }
+                    }
                 }
             }
             held = _BroadcasterHeld(keepAlive: keepAlive, callbacks: callbacks)
@@ -232,6 +250,18 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
             _ = entry.end()
+            return (EmptyDisposable, result)
+        }
+        if let terminal = self.terminal {
+            // A pipe that has ended: the replay (if any), then the terminal
+            // event, at once, on this thread; nothing is registered.
+            let current = self.value
+            self.mutex.unlock()
+            withExtendedLifetime(previous) {}
+            if let current {
+                entry.deliver(current)
+            }
+            entry.terminate(terminal)
             return (EmptyDisposable, result)
         }
         self.subscribers.add(entry)
@@ -255,11 +285,13 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         withExtendedLifetime(previous) {}
 
         entry.deliver(current)
+        var terminal: _BroadcasterTerminal?
         while true {
             self.mutex.lock()
             let box = entry.backlog
             let backlog = box?.values ?? []
             if backlog.isEmpty {
+                terminal = box?.terminal
                 entry.backlog = nil
                 self.replayingCount -= 1
                 self.mutex.unlock()
@@ -276,6 +308,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.leaveOwner()
         } else if role == 2 {
             self.leaveDelivering()
+        }
+        if let terminal {
+            entry.terminate(terminal)
         }
         return (entry, result)
     }
@@ -334,6 +369,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
                 Self.run(delivery.value, to: delivery.targets)
             }
         }
+        if self.ownerTerminalPending {
+            self.ownerTerminalPending = false
+            self.owner.store(0, ordering: .releasing)
+            self.deliverTerminal()
+            return
+        }
         self.owner.store(0, ordering: .releasing)
     }
 
@@ -375,8 +416,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             }
             let pending = self.deliveringThreads[i].pending
             if pending.isEmpty {
+                let terminal = self.deliveringThreads[i].terminalPending
                 self.deliveringThreads.remove(at: i)
                 self.mutex.unlock()
+                if terminal {
+                    self.deliverTerminal()
+                }
                 return
             }
             self.deliveringThreads[i].pending = []
