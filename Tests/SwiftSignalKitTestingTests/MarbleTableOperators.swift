@@ -208,6 +208,20 @@ enum MarbleOperators {
                 return signal |> mapToSignal(select)
             }
             return signal |> mapToQueue(select)
+        case "mergeMap":
+            let limit = try self.integer(arguments, 0, operation)
+            let signals = try self.named(Array(arguments.dropFirst()), inputs, operation)
+            return signal |> mergeMap(maxConcurrent: limit) { value in
+                let index = value.int
+                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+            }
+        // Errors
+        case "retry":
+            return signal |> retry(count: try self.integer(arguments, 0, operation))
+        case "retryDelay":
+            let count = try self.integer(arguments, 0, operation)
+            let frames = try self.integer(arguments, 1, operation)
+            return signal |> retry(count: count, delay: scheduler.seconds(frames), queue: scheduler.queue)
         // Timing (durations in frames)
         case "debounce":
             return signal |> debounce(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
