@@ -215,6 +215,11 @@ enum MarbleOperators {
                 let index = value.int
                 return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
             }
+        // Sharing
+        case "share":
+            return share(signal)
+        case "replay":
+            return signal |> replay(try self.integer(arguments, 0, operation))
         // Errors
         case "retry":
             return signal |> retry(count: try self.integer(arguments, 0, operation))

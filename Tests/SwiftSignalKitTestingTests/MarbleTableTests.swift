@@ -160,6 +160,9 @@ struct MarbleCase {
     var subscriptions: [(input: String, log: SubscriptionLog)] = []
     var disposeAt: Int?
     var neverSubscribed: [String] = []
+    /// More subscribers of the same signal: from, to (nil: never disposed),
+    /// expected diagram.
+    var others: [(from: Int, to: Int?, expected: String)] = []
 
     init(name: String, location: String) {
         self.name = name
@@ -227,6 +230,11 @@ struct MarbleCase {
                     throw MarbleTableError(message: "\(where_): `sub` takes an input, the frame subscribed and the frame disposed (or -)")
                 }
                 building.subscriptions.append((words[1], SubscriptionLog(subscribed: from, disposed: Int(words[3]))))
+            case "also":
+                guard words.count >= 4, let from = Int(words[1]), words[2] == "-" || Int(words[2]) != nil else {
+                    throw MarbleTableError(message: "\(where_): `also` takes the frame subscribed, the frame disposed (or -) and a diagram")
+                }
+                building.others.append((from, Int(words[2]), rest(after: 3)))
             case "dispose":
                 guard words.count == 2, let frame = Int(words[1]) else {
                     throw MarbleTableError(message: "\(where_): `dispose` takes a frame")
@@ -285,6 +293,9 @@ struct MarbleCase {
             signal = try MarbleOperators.apply(operation, to: signal, inputs: sources, scheduler: scheduler)
         }
         let recorder = scheduler.record(signal, disposeAt: self.disposeAt)
+        let others = self.others.map { other in
+            (scheduler.record(signal, subscribeAt: other.from, disposeAt: other.to), other.expected)
+        }
         do {
             try scheduler.run()
         } catch {
@@ -293,6 +304,11 @@ struct MarbleCase {
         var failures: [String] = []
         if let mismatch = recorder.mismatch(self.expected!, values: values, error: MarbleFailure()) {
             failures.append(mismatch)
+        }
+        for (index, (other, expected)) in others.enumerated() {
+            if let mismatch = other.mismatch(expected, values: values, error: MarbleFailure()) {
+                failures.append("subscriber \(index + 2):\n" + mismatch)
+            }
         }
         var byInput: [String: [SubscriptionLog]] = [:]
         for (input, log) in self.subscriptions {
@@ -310,6 +326,9 @@ struct MarbleCase {
             }
         }
         recorder.dispose()
+        for (other, _) in others {
+            other.dispose()
+        }
         return failures.isEmpty ? nil : failures.joined(separator: "\n")
     }
 }

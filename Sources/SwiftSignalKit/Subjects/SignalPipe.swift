@@ -28,6 +28,17 @@ public final class SignalPipe<T, E>: @unchecked Sendable {
         self.broadcaster = _Broadcaster(value: nil, state: _PipeState(replay: replay))
     }
 
+    /// A pipe that gives a new subscriber the last `replayCount` values put
+    /// (fewer when fewer were put), oldest first; 0 or less replays nothing,
+    /// 1 is `init(replay: true)`.
+    @inlinable
+    public init(replayCount: Int) {
+        self.broadcaster = _Broadcaster(value: nil, state: _PipeState(replay: replayCount > 0))
+        if replayCount > 1 {
+            self.broadcaster.history = _BroadcasterHistory(capacity: replayCount)
+        }
+    }
+
     deinit {
         self.broadcaster.close()
     }

@@ -116,6 +116,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// inside one of its callbacks: `leaveOwner` delivers the terminal event
     /// after the values queued before it. Only the owning thread touches it.
     @exclusivity(unchecked) @usableFromInline var ownerTerminalPending = false
+    /// The last values kept for replay by a pipe that replays more than
+    /// one (`SignalPipe(replayCount:)`, `replay(_:)`), in place of `value`;
+    /// nil otherwise. Guarded by `mutex`; set before the broadcaster is
+    /// shared.
+    @exclusivity(unchecked) @usableFromInline var history: _BroadcasterHistory<T>?
 
     @inlinable
     init(value: T?, state: State) {
@@ -136,8 +141,10 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         let entries = self.subscribers.takeAll()
         let value = self.value
         self.value = nil
+        let history = self.history
+        self.history = nil
         self.mutex.unlock()
-        withExtendedLifetime(value) {}
+        withExtendedLifetime((value, history)) {}
         for case let entry? in entries {
             _ = unsafeDowncast(entry, to: Entry.self).end()
         }
@@ -179,8 +186,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         }
         var replaced: T?
         if publication == .cacheAndDeliver {
-            replaced = next
-            swap(&replaced, &self.value)
+            if let history = self.history {
+                replaced = history.append(next)
+            } else {
+                replaced = next
+                swap(&replaced, &self.value)
+            }
         }
         defer {
             withExtendedLifetime((replaced, previousState)) {}
@@ -256,16 +267,22 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             // A pipe that has ended: the replay (if any), then the terminal
             // event, at once, on this thread; nothing is registered.
             let current = self.value
+            let history = self.history?.values ?? []
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
             if let current {
                 entry.deliver(current)
             }
+            for value in history {
+                entry.deliver(value)
+            }
             entry.terminate(terminal)
             return (EmptyDisposable, result)
         }
         self.subscribers.add(entry)
-        guard let current = self.value else {
+        let current = self.value
+        let history = self.history?.values ?? []
+        guard current != nil || !history.isEmpty else {
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
             return (entry, result)
@@ -284,7 +301,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         self.mutex.unlock()
         withExtendedLifetime(previous) {}
 
-        entry.deliver(current)
+        if let current {
+            entry.deliver(current)
+        }
+        for value in history {
+            entry.deliver(value)
+        }
         var terminal: _BroadcasterTerminal?
         while true {
             self.mutex.lock()
