@@ -232,6 +232,18 @@ enum MarbleOperators {
             return signal |> debounce(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
         case "throttle":
             return signal |> throttle(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
+        case "bufferCount":
+            return signal |> buffer(count: try self.integer(arguments, 0, operation)) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        case "bufferTime":
+            return signal |> buffer(timeSpan: scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        case "sample":
+            let sampler = try self.named(arguments, inputs, operation)
+            guard sampler.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `sample` names one input")
+            }
+            return signal |> sample(sampler[0])
+        case "sampleTime":
+            return signal |> sample(period: scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
         case "delay":
             return signal |> delay(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
         default:

@@ -62,6 +62,15 @@ final class _SignalLatestValue<T>: @unchecked Sendable {
         return replaced
     }
 
+    /// Takes the value out (nil if none).
+    func take() -> T? {
+        self.mutex.lock()
+        let value = self.value
+        self.value = nil
+        self.mutex.unlock()
+        return value
+    }
+
     /// The current value, if any.
     func load() -> T? {
         self.mutex.lock()
