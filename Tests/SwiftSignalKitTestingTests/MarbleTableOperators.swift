@@ -18,6 +18,9 @@ enum MarbleOperators {
             return { $0 + k }
         case "negate":
             return { -$0 }
+        case "mod":
+            let k = try self.required(argument, name)
+            return { k == 0 ? 0 : $0 % k }
         default:
             throw MarbleTableError(message: "unknown function `\(name)`")
         }
@@ -220,6 +223,12 @@ enum MarbleOperators {
             return share(signal)
         case "replay":
             return signal |> replay(try self.integer(arguments, 0, operation))
+        case "groupBy":
+            // Each group's values as [key, value], merged.
+            let f = try self.unary(self.word(arguments, 0, operation))
+            return signal |> groupBy { f($0.int) } |> mergeMap { group in
+                group.1 |> map { MarbleValue.list([group.0] + $0.ints) }
+            }
         // Errors
         case "retry":
             return signal |> retry(count: try self.integer(arguments, 0, operation))
