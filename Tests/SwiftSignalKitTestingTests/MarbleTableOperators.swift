@@ -184,6 +184,12 @@ enum MarbleOperators {
                 return zip(signals[0], signals[1]) |> map { MarbleValue.pair($0.0, $0.1) }
             }
             return zip(signals) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        case "zip3":
+            let signals = try self.named(arguments, inputs, operation)
+            guard signals.count == 3 else {
+                throw MarbleTableError(message: "line \(operation.line): `zip3` names three inputs")
+            }
+            return zip(signals[0], signals[1], signals[2]) |> map { MarbleValue.list($0.0.ints + $0.1.ints + $0.2.ints) }
         case "combineLatest":
             let signals = try self.named(arguments, inputs, operation)
             if signals.count == 2 {
