@@ -112,6 +112,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// The terminal event of a pipe, once `terminate` has been called
     /// (guarded by `mutex`): later subscribers receive it at once.
     @exclusivity(unchecked) @usableFromInline var terminal: _BroadcasterTerminal?
+    /// `terminal != nil`, as a flag that a subscription tests without
+    /// copying the event (guarded by `mutex`).
+    @exclusivity(unchecked) @usableFromInline var ended = false
     /// Set by the owning thread when it terminated the broadcaster from
     /// inside one of its callbacks: `leaveOwner` delivers the terminal event
     /// after the values queued before it. Only the owning thread touches it.
@@ -263,26 +266,22 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             _ = entry.end()
             return (EmptyDisposable, result)
         }
-        if let terminal = self.terminal {
-            // A pipe that has ended: the replay (if any), then the terminal
-            // event, at once, on this thread; nothing is registered.
-            let current = self.value
-            let history = self.history?.values ?? []
+        if self.ended {
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
-            if let current {
-                entry.deliver(current)
-            }
-            for value in history {
-                entry.deliver(value)
-            }
-            entry.terminate(terminal)
+            self.subscribeAfterEnd(entry)
             return (EmptyDisposable, result)
         }
         self.subscribers.add(entry)
+        // Nothing to replay (the common case): one test of each.
+        guard self.value != nil || self.history != nil else {
+            self.mutex.unlock()
+            withExtendedLifetime(previous) {}
+            return (entry, result)
+        }
         let current = self.value
-        let history = self.history?.values ?? []
-        guard current != nil || !history.isEmpty else {
+        let history = self.history?.values
+        guard current != nil || !(history?.isEmpty ?? true) else {
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
             return (entry, result)
@@ -304,8 +303,10 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         if let current {
             entry.deliver(current)
         }
-        for value in history {
-            entry.deliver(value)
+        if let history {
+            for value in history {
+                entry.deliver(value)
+            }
         }
         var terminal: _BroadcasterTerminal?
         while true {

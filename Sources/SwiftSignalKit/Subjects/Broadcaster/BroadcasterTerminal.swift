@@ -28,13 +28,14 @@ extension _Broadcaster {
     @inlinable
     func terminate(_ terminal: _BroadcasterTerminal, _ update: (inout State) -> Void) -> Bool {
         self.mutex.lock()
-        if self.closed || self.terminal != nil {
+        if self.closed || self.ended {
             self.mutex.unlock()
             return false
         }
         let previousState = self.state
         update(&self.state)
         self.terminal = terminal
+        self.ended = true
         let me = Self.currentThread()
         if self.owner.load(ordering: .acquiring) == me {
             self.ownerTerminalPending = true
@@ -52,6 +53,30 @@ extension _Broadcaster {
         withExtendedLifetime(previousState) {}
         self.deliverTerminal()
         return true
+    }
+
+    /// A subscription made after the end: the replay (if any), then the
+    /// terminal event, at once, on this thread; nothing is registered. Out
+    /// of line: the ordinary subscription pays one test of `ended` for it.
+    @usableFromInline
+    @inline(never)
+    func subscribeAfterEnd(_ entry: Entry) {
+        self.mutex.lock()
+        let current = self.value
+        let history = self.history?.values
+        let terminal = self.terminal
+        self.mutex.unlock()
+        if let current {
+            entry.deliver(current)
+        }
+        if let history {
+            for value in history {
+                entry.deliver(value)
+            }
+        }
+        if let terminal {
+            entry.terminate(terminal)
+        }
     }
 
     /// Takes every subscription out of the bag and delivers the terminal
