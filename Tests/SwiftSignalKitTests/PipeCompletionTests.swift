@@ -121,7 +121,8 @@ final class PipeCompletionTests: XCTestCase {
     }
 
     /// A terminal event put from another thread while a subscriber's replay
-    /// is being delivered reaches it after the replay.
+    /// is being delivered reaches it after the replay, on the subscribing
+    /// thread (not during the replay's callback, from the other thread).
     func testATerminalEventDuringAReplayComesAfterIt() {
         let pipe = SignalPipe<Int, Failure>(replay: true)
         pipe.putNext(1)
@@ -132,21 +133,20 @@ final class PipeCompletionTests: XCTestCase {
             pipe.putCompletion()
             done.signal()
         }
-        var events: [String] = []
-        var first = true
+        let events = Atomic<[String]>(value: [])
+        let replaying = Atomic(value: false)
         let d = pipe.signal().start(next: { value in
-            events.append("\(value)")
-            if first {
-                first = false
-                inReplay.signal()
-                // The completion waits for the replay: wait until the
-                // producer has put it.
-                XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-            }
+            replaying.swap(true)
+            events.modify { $0 + ["\(value)"] }
+            inReplay.signal()
+            // The completion waits for the replay: wait until the producer
+            // has put it.
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            replaying.swap(false)
         }, completed: {
-            events.append("completed")
+            events.modify { $0 + [replaying.with { $0 } ? "completed during the replay" : "completed"] }
         })
-        XCTAssertEqual(events, ["1", "completed"])
+        XCTAssertEqual(events.with { $0 }, ["1", "completed"])
         d.dispose()
     }
 
