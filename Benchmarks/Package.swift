@@ -26,7 +26,10 @@ let package = Package(
             .product(name: "SwiftSignalKit", package: "SwiftSignalKit"),
         ]),
         // `make bench-check`: allocation counts only, quick to build.
-        .executableTarget(name: "AllocCheck", dependencies: ["SKWorkloads", "MallocCounter", "BenchKit"]),
+        .executableTarget(name: "AllocCheck", dependencies: [
+            "SKWorkloads", "MallocCounter", "BenchKit",
+            .product(name: "SwiftSignalKit", package: "SwiftSignalKit"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

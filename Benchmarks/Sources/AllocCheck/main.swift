@@ -9,6 +9,7 @@ import BenchKit
 import Glibc
 import MallocCounter
 import SKWorkloads
+import SwiftSignalKit
 
 /// Allocations (malloc-family calls plus reallocs) and live-byte growth in
 /// the probed section of one run; exits on a wrong checksum.
@@ -124,3 +125,44 @@ for (label, small, large, rounds) in [("1k", 1_000, 1_000, (10, 20)), ("1m", 500
 let w9a = counts("w9", expected: Expected.w9(sinks: 10, puts: 10_000)) { SKWorkloads.w9(threads: 1, sinks: 10, puts: 10_000, $0) }
 let w9b = counts("w9", expected: Expected.w9(sinks: 10, puts: 20_000)) { SKWorkloads.w9(threads: 1, sinks: 10, puts: 20_000, $0) }
 report("swift.w9.allocs_per_delivery", Double(w9b.allocs - w9a.allocs) / 100_000)
+
+// W10: allocations per round through the synchronous operators of issue 33:
+// a pipe through scan -> skip -> skipWhile -> takeWhile -> startWith ->
+// pairwise -> map -> withLatestFrom, zipped with a second pipe, into a sink;
+// one put into each pipe per round (the difference between 20,000 and
+// 10,000 rounds). The target is none: these operators keep their state in
+// place (a zip's waiting queue keeps its capacity).
+func w10(_ rounds: Int, _ probe: Probe) -> Int {
+    let a = ValuePipe<Int>()
+    let b = ValuePipe<Int>()
+    let other = Signal<Int, NoError>.single(1)
+    let left = a.signal()
+        |> scan(0, &+)
+        |> skip(1)
+        |> skipWhile { $0 < 0 }
+        |> takeWhile { $0 >= 0 }
+        |> startWith(0)
+        |> pairwise
+        |> map { $0.1 &- $0.0 }
+        |> withLatestFrom(other)
+        |> map { $0.0 &+ $0.1 }
+    var sum = 0
+    let disposable = zip(left, b.signal()).start(next: { pair in
+        sum = sum &+ pair.0 &+ pair.1
+    })
+    // The first round fills the startWith and the skip: not counted.
+    a.putNext(1)
+    b.putNext(0)
+    probe.begin()
+    for i in 0 ..< rounds {
+        a.putNext(1)
+        b.putNext(i)
+    }
+    probe.end()
+    disposable.dispose()
+    return sum
+}
+_ = w10(100, .none)
+let w10a = counts("w10", expected: w10(10_000, .none)) { w10(10_000, $0) }
+let w10b = counts("w10", expected: w10(20_000, .none)) { w10(20_000, $0) }
+report("swift.w10.allocs_per_round", Double(w10b.allocs - w10a.allocs) / 10_000)

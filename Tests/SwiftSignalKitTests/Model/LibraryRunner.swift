@@ -329,6 +329,63 @@ final class LibraryRunner {
 
         case let .roundTrip(source):
             return materialize(signal: dematerialize(signal: self.build(source, token)))
+
+        case let .scan(initial, source):
+            return self.build(source, token) |> scan(initial) { sum, value in
+                token.use()
+                return sum &+ value
+            }
+
+        case let .skip(count, source):
+            return self.build(source, token) |> skip(count)
+
+        case let .skipWhile(p, source):
+            return self.build(source, token) |> skipWhile { value in
+                token.use()
+                return p.test(value)
+            }
+
+        case let .takeWhile(p, inclusive, source):
+            return self.build(source, token) |> takeWhile(inclusive: inclusive) { value in
+                token.use()
+                return p.test(value)
+            }
+
+        case let .startWith(value, source):
+            return self.build(source, token) |> startWith(value)
+
+        case let .pairwise(source):
+            return self.build(source, token) |> pairwise |> map { pair in
+                token.use()
+                return modelCombine([pair.0, pair.1])
+            }
+
+        case let .first(source):
+            return first(self.build(source, token))
+
+        case let .elementAt(index, source):
+            return self.build(source, token) |> elementAt(index)
+
+        case let .defaultIfEmpty(value, source):
+            return self.build(source, token) |> defaultIfEmpty(value)
+
+        case let .zip(a, b):
+            return zip(self.build(a, token), self.build(b, token)) |> map { pair in
+                token.use()
+                return modelCombine([pair.0, pair.1])
+            }
+
+        case let .withLatestFrom(source, other):
+            return self.build(source, token) |> withLatestFrom(self.build(other, token)) |> map { pair in
+                token.use()
+                return modelCombine([pair.0, pair.1])
+            }
+
+        case let .concat(list):
+            return concat(list.map { self.build($0, token) })
+
+        case let .takeUntilSignal(source, notifier):
+            return self.build(source, token) |> takeUntil(self.build(notifier, token))
         }
     }
 }

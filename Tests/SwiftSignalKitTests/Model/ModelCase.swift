@@ -75,6 +75,8 @@ enum ModelPredicate: Int, CaseIterable, CustomStringConvertible {
     case even
     case positive
     case nonZero
+    /// Holds for nothing (`elementAt` with a negative index).
+    case never
 
     func test(_ value: Int) -> Bool {
         switch self {
@@ -84,6 +86,8 @@ enum ModelPredicate: Int, CaseIterable, CustomStringConvertible {
             return value > 0
         case .nonZero:
             return value != 0
+        case .never:
+            return false
         }
     }
 
@@ -95,6 +99,8 @@ enum ModelPredicate: Int, CaseIterable, CustomStringConvertible {
             return ".positive"
         case .nonZero:
             return ".nonZero"
+        case .never:
+            return ".never"
         }
     }
 }
@@ -232,6 +238,26 @@ indirect enum ModelSignal: Equatable, CustomStringConvertible {
     case dematerialize(ModelSignal)
     /// `materialize(dematerialize(s))`: the identity.
     case roundTrip(ModelSignal)
+    // The operators of issue 33.
+    /// `scan` with +, from the initial value.
+    case scan(Int, ModelSignal)
+    case skip(Int, ModelSignal)
+    case skipWhile(ModelPredicate, ModelSignal)
+    /// `takeWhile(inclusive:)`.
+    case takeWhile(ModelPredicate, Bool, ModelSignal)
+    case startWith(Int, ModelSignal)
+    /// `pairwise`, each pair combined with `modelCombine`.
+    case pairwise(ModelSignal)
+    case first(ModelSignal)
+    case elementAt(Int, ModelSignal)
+    case defaultIfEmpty(Int, ModelSignal)
+    /// The two-signal `zip`, each pair combined with `modelCombine`.
+    case zip(ModelSignal, ModelSignal)
+    /// `a |> withLatestFrom(b)`, each pair combined with `modelCombine`.
+    case withLatestFrom(ModelSignal, ModelSignal)
+    case concat([ModelSignal])
+    /// `a |> takeUntil(b)`.
+    case takeUntilSignal(ModelSignal, ModelSignal)
 
     /// The pipelines this one is made of.
     var children: [ModelSignal] {
@@ -240,11 +266,15 @@ indirect enum ModelSignal: Equatable, CustomStringConvertible {
             return []
         case let .map(_, s), let .filter(_, s), let .take(_, s), let .takeUntil(_, s), let .distinctUntilChanged(s),
              let .reduceLeft(_, s), let .reduceLeftEmitting(_, s), let .last(s), let .ignoreValues(s), let .restart(s),
-             let .restartIfError(s), let .mapError(s), let .deferred(s), let .dematerialize(s), let .roundTrip(s):
+             let .restartIfError(s), let .mapError(s), let .deferred(s), let .dematerialize(s), let .roundTrip(s),
+             let .scan(_, s), let .skip(_, s), let .skipWhile(_, s), let .takeWhile(_, _, s), let .startWith(_, s),
+             let .pairwise(s), let .first(s), let .elementAt(_, s), let .defaultIfEmpty(_, s):
             return [s]
         case let .then(a, b), let .catch(a, b), let .meta(_, a, b), let .combineLatest(a, b),
-             let .combineLatestWithInitial(a, _, b, _):
+             let .combineLatestWithInitial(a, _, b, _), let .zip(a, b), let .withLatestFrom(a, b), let .takeUntilSignal(a, b):
             return [a, b]
+        case let .concat(list):
+            return list
         case let .combineLatest3(a, b, c):
             return [a, b, c]
         case let .combineLatestArray(list), let .merge(list):
@@ -303,6 +333,32 @@ indirect enum ModelSignal: Equatable, CustomStringConvertible {
             return .combineLatestArray(c)
         case .merge:
             return .merge(c)
+        case let .scan(v, _):
+            return .scan(v, c[0])
+        case let .skip(n, _):
+            return .skip(n, c[0])
+        case let .skipWhile(p, _):
+            return .skipWhile(p, c[0])
+        case let .takeWhile(p, inclusive, _):
+            return .takeWhile(p, inclusive, c[0])
+        case let .startWith(v, _):
+            return .startWith(v, c[0])
+        case .pairwise:
+            return .pairwise(c[0])
+        case .first:
+            return .first(c[0])
+        case let .elementAt(i, _):
+            return .elementAt(i, c[0])
+        case let .defaultIfEmpty(v, _):
+            return .defaultIfEmpty(v, c[0])
+        case .zip:
+            return .zip(c[0], c[1])
+        case .withLatestFrom:
+            return .withLatestFrom(c[0], c[1])
+        case .concat:
+            return .concat(c)
+        case .takeUntilSignal:
+            return .takeUntilSignal(c[0], c[1])
         }
     }
 
@@ -375,6 +431,32 @@ indirect enum ModelSignal: Equatable, CustomStringConvertible {
             return ".dematerialize(\(s))"
         case let .roundTrip(s):
             return ".roundTrip(\(s))"
+        case let .scan(v, s):
+            return ".scan(\(v), \(s))"
+        case let .skip(n, s):
+            return ".skip(\(n), \(s))"
+        case let .skipWhile(p, s):
+            return ".skipWhile(\(p), \(s))"
+        case let .takeWhile(p, inclusive, s):
+            return ".takeWhile(\(p), \(inclusive), \(s))"
+        case let .startWith(v, s):
+            return ".startWith(\(v), \(s))"
+        case let .pairwise(s):
+            return ".pairwise(\(s))"
+        case let .first(s):
+            return ".first(\(s))"
+        case let .elementAt(i, s):
+            return ".elementAt(\(i), \(s))"
+        case let .defaultIfEmpty(v, s):
+            return ".defaultIfEmpty(\(v), \(s))"
+        case let .zip(a, b):
+            return ".zip(\(a), \(b))"
+        case let .withLatestFrom(a, b):
+            return ".withLatestFrom(\(a), \(b))"
+        case let .concat(l):
+            return ".concat(\(signals(l)))"
+        case let .takeUntilSignal(a, b):
+            return ".takeUntilSignal(\(a), \(b))"
         }
     }
 }

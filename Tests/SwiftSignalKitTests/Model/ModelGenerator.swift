@@ -93,7 +93,7 @@ struct ModelGenerator {
             return self.source()
         }
         let d = depth - 1
-        switch self.random.below(27) {
+        switch self.random.below(40) {
         case 0:
             return .map(self.random.pick(ModelMap.allCases), self.signal(depth: d))
         case 1:
@@ -146,8 +146,33 @@ struct ModelGenerator {
             return .merge(self.signals(depth: d))
         case 25:
             return self.random.chance(50) ? .deferred(self.signal(depth: d)) : .roundTrip(self.signal(depth: d))
-        default:
+        case 26:
             return .dematerialize(self.signal(depth: d))
+        // The operators of issue 33.
+        case 27:
+            return .scan(self.random.value(), self.signal(depth: d))
+        case 28:
+            return .skip(self.random.below(4), self.signal(depth: d))
+        case 29:
+            return .skipWhile(self.random.pick(ModelPredicate.allCases), self.signal(depth: d))
+        case 30:
+            return .takeWhile(self.random.pick(ModelPredicate.allCases), self.random.chance(50), self.signal(depth: d))
+        case 31:
+            return .startWith(self.random.value(), self.signal(depth: d))
+        case 32:
+            return .pairwise(self.signal(depth: d))
+        case 33:
+            return self.random.chance(50) ? .first(self.signal(depth: d)) : .elementAt(self.random.below(4) - 1, self.signal(depth: d))
+        case 34:
+            return .defaultIfEmpty(self.random.value(), self.signal(depth: d))
+        case 35:
+            return .zip(self.signal(depth: d), self.signal(depth: d))
+        case 36:
+            return .withLatestFrom(self.signal(depth: d), self.signal(depth: d))
+        case 37:
+            return .concat(self.signals(depth: d))
+        default:
+            return .takeUntilSignal(self.signal(depth: d), self.signal(depth: d))
         }
     }
 

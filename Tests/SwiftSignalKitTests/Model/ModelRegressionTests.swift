@@ -157,6 +157,32 @@ final class ModelRegressionTests: XCTestCase {
                        [ModelObservation(step: 2, event: .next(5)), ModelObservation(step: 2, event: .next(7)), ModelObservation(step: 2, event: .next(7))])
     }
 
+    /// Open bug 3 (ModelKnownBugs): a `then` starts its next part from
+    /// inside the callback of its downstream's terminal event. Seed 149389
+    /// (from 123456, 100,000 cases), shrunk; the second case with the
+    /// operators that were there before issue 33.
+    func testKnownBug3() throws {
+        try expectKnownBug(3, [
+            ModelCase(signal: .takeUntilSignal(.takeUntil(.stopBeforeNegative, .pipe(2)), .concat([.takeUntilSignal(.never, .pipe(0)), .subject(0), .just([])])), script: [.putOnNextEvent(0, 0), .put(2, -1)]),
+            ModelCase(signal: .takeUntil(.stopBeforeNegative, .merge([.pipe(2), .then(.take(1, .pipe(0)), .subject(0))])), script: [.putOnNextEvent(0, 0), .put(2, -1)]),
+        ])
+    }
+
+    /// The operators of issue 33 agree with the model on a few cases each.
+    func testTheOperatorsOfIssue33() {
+        assertModelAgrees(ModelCase(signal: .scan(1, .pipe(0)), script: [.put(0, 2), .putOnNextEvent(0, 3), .put(0, 4)]))
+        assertModelAgrees(ModelCase(signal: .skip(1, .skipWhile(.positive, .pipe(0))), script: [.put(0, 1), .put(0, -1), .put(0, 2), .put(0, 3)]))
+        assertModelAgrees(ModelCase(signal: .takeWhile(.positive, true, .pipe(0)), script: [.put(0, 1), .put(0, -2), .put(0, 3)]))
+        assertModelAgrees(ModelCase(signal: .takeWhile(.positive, false, .take(3, .restart(.just([1, 2, -3])))), script: []))
+        assertModelAgrees(ModelCase(signal: .pairwise(.startWith(5, .pipe(1))), script: [.put(1, 6), .put(1, 7)]))
+        assertModelAgrees(ModelCase(signal: .elementAt(1, .defaultIfEmpty(9, .subject(0))), script: [.complete(0)]))
+        assertModelAgrees(ModelCase(signal: .zip(.pipe(0), .just([1, 2])), script: [.put(0, 3), .put(0, 4)]))
+        assertModelAgrees(ModelCase(signal: .withLatestFrom(.pipe(0), .pipe(1)), script: [.put(0, 1), .put(1, 2), .put(0, 3)]))
+        assertModelAgrees(ModelCase(signal: .concat([.just([1]), .subject(0), .pipe(0)]), script: [.send(0, 2), .complete(0), .put(0, 3)]))
+        assertModelAgrees(ModelCase(signal: .takeUntilSignal(.pipe(0), .subject(1)), script: [.put(0, 1), .send(1, 0), .put(0, 2)]))
+        assertModelAgrees(ModelCase(signal: .first(.pipe(0)), script: [.disposeOnNextEvent, .put(0, 1)]))
+    }
+
     /// Disposing from inside the subscriber's callback stops everything at once.
     func testDisposeInsideACallback() {
         assertModelAgrees(ModelCase(signal: .merge([.pipe(0), .pipe(0), .pipe(0)]), script: [.disposeOnNextEvent, .put(0, 1), .put(0, 2)]))

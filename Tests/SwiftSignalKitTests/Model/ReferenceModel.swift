@@ -500,6 +500,215 @@ final class ReferenceModel {
             self.start(source, under: node) { event in
                 node.send(event)
             }
+
+        case let .scan(initial, source):
+            self.behaveScan(initial, source, node)
+
+        case let .skip(count, source):
+            var seen = 0
+            self.start(source, under: node) { event in
+                if case .next = event, seen < count {
+                    seen += 1
+                    return
+                }
+                node.send(event)
+            }
+
+        case let .skipWhile(p, source):
+            var passing = false
+            self.start(source, under: node) { event in
+                if case let .next(value) = event, !passing {
+                    if p.test(value) {
+                        return
+                    }
+                    passing = true
+                }
+                node.send(event)
+            }
+
+        case let .takeWhile(p, inclusive, source):
+            // At the first value that fails: (that value,) the completion;
+            // nothing is asked afterwards.
+            var done = false
+            self.start(source, under: node) { event in
+                guard case let .next(value) = event else {
+                    node.send(event)
+                    return
+                }
+                if done {
+                    return
+                }
+                if p.test(value) {
+                    node.send(event)
+                    return
+                }
+                done = true
+                if inclusive {
+                    node.send(event)
+                }
+                node.send(.completed)
+            }
+
+        case let .startWith(value, source):
+            // `then` of a single value.
+            self.behave(.then(.just([value]), source), node)
+
+        case let .pairwise(source):
+            var previous: Int?
+            self.start(source, under: node) { event in
+                guard case let .next(value) = event else {
+                    node.send(event)
+                    return
+                }
+                let before = previous
+                previous = value
+                if let before {
+                    node.send(.next(modelCombine([before, value])))
+                }
+            }
+
+        case let .first(source):
+            self.behave(.take(1, source), node)
+
+        case let .elementAt(index, source):
+            if index < 0 {
+                self.behave(.filter(.never, source), node)
+            } else {
+                self.behave(.take(1, .skip(index, source)), node)
+            }
+
+        case let .defaultIfEmpty(value, source):
+            var emitted = false
+            self.start(source, under: node) { event in
+                switch event {
+                case .next:
+                    emitted = true
+                case .completed:
+                    if !emitted {
+                        node.send(.next(value))
+                    }
+                case .error:
+                    break
+                }
+                node.send(event)
+            }
+
+        case let .zip(a, b):
+            self.behaveZip(a, b, node)
+
+        case let .withLatestFrom(source, other):
+            // `other` first; its completion changes nothing.
+            var latest: Int?
+            self.start(other, under: node) { event in
+                switch event {
+                case let .next(value):
+                    latest = value
+                case .error:
+                    node.send(event)
+                case .completed:
+                    break
+                }
+            }
+            self.start(source, under: node) { event in
+                guard case let .next(value) = event else {
+                    node.send(event)
+                    return
+                }
+                if let latest {
+                    node.send(.next(modelCombine([value, latest])))
+                }
+            }
+
+        case let .concat(list):
+            // `then` after `then`, left to right.
+            guard var chain = list.first else {
+                node.send(.completed)
+                return
+            }
+            for next in list.dropFirst() {
+                chain = .then(chain, next)
+            }
+            self.behave(chain, node)
+
+        case let .takeUntilSignal(source, notifier):
+            // The notifier first: a value completes; its completion changes
+            // nothing.
+            self.start(notifier, under: node) { event in
+                switch event {
+                case .next:
+                    node.send(.completed)
+                case .error:
+                    node.send(event)
+                case .completed:
+                    break
+                }
+            }
+            self.start(source, under: node) { event in
+                node.send(event)
+            }
+        }
+    }
+
+    /// `scan` with +: each value's running sum. One event at a time, as
+    /// `behaveReduce`: one that arrives while another is being handled
+    /// waits until it is done.
+    private func behaveScan(_ initial: Int, _ source: ModelSignal, _ node: Node) {
+        var sum = initial
+        var waiting: [ModelEvent] = []
+        var handling = false
+        var stopped = false
+        self.start(source, under: node) { event in
+            waiting.append(event)
+            if handling {
+                return
+            }
+            handling = true
+            while !stopped && !waiting.isEmpty {
+                let next = waiting.removeFirst()
+                switch next {
+                case let .next(value):
+                    sum = sum &+ value
+                    node.send(.next(sum))
+                case .error, .completed:
+                    stopped = true
+                    node.send(next)
+                }
+            }
+            handling = false
+        }
+    }
+
+    /// `zip` of two: the n-th values of both make the n-th pair; completes
+    /// when an input has completed and none of its values waits. The inputs
+    /// start in order (the second not at all once the zip has ended).
+    private func behaveZip(_ a: ModelSignal, _ b: ModelSignal, _ node: Node) {
+        var queues: [[Int]] = [[], []]
+        var done = [false, false]
+        for (index, input) in [a, b].enumerated() {
+            self.start(input, under: node) { event in
+                let other = 1 - index
+                switch event {
+                case let .next(value):
+                    if queues[other].isEmpty {
+                        queues[index].append(value)
+                        return
+                    }
+                    let partner = queues[other].removeFirst()
+                    let pair = index == 0 ? [value, partner] : [partner, value]
+                    let complete = done[other] && queues[other].isEmpty
+                    node.send(.next(modelCombine(pair)))
+                    if complete {
+                        node.send(.completed)
+                    }
+                case .error:
+                    node.send(event)
+                case .completed:
+                    done[index] = true
+                    if queues[index].isEmpty {
+                        node.send(.completed)
+                    }
+                }
+            }
         }
     }
 

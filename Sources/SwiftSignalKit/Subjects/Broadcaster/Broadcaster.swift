@@ -77,6 +77,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         /// As `currentThread()`.
         @usableFromInline let thread: UInt
         @usableFromInline var pending: [Delivery]
+        /// A terminal event published from inside its callbacks: delivered
+        /// after `pending`.
+        @usableFromInline var terminalPending = false
 
         @inlinable init(thread: UInt, pending: [Delivery]) {
             self.thread = thread
@@ -106,6 +109,21 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     @usableFromInline let owner = Synchronization.Atomic<UInt>(0)
     @exclusivity(unchecked) @usableFromInline var ownerPending: [Delivery] = []
     @exclusivity(unchecked) @usableFromInline var deliveringThreads: [DeliveringThread] = []
+    /// The terminal event of a pipe, once `terminate` has been called
+    /// (guarded by `mutex`): later subscribers receive it at once.
+    @exclusivity(unchecked) @usableFromInline var terminal: _BroadcasterTerminal?
+    /// `terminal != nil`, as a flag that a subscription tests without
+    /// copying the event (guarded by `mutex`).
+    @exclusivity(unchecked) @usableFromInline var ended = false
+    /// Set by the owning thread when it terminated the broadcaster from
+    /// inside one of its callbacks: `leaveOwner` delivers the terminal event
+    /// after the values queued before it. Only the owning thread touches it.
+    @exclusivity(unchecked) @usableFromInline var ownerTerminalPending = false
+    /// The last values kept for replay by a pipe that replays more than
+    /// one (`SignalPipe(replayCount:)`, `replay(_:)`), in place of `value`;
+    /// nil otherwise. Guarded by `mutex`; set before the broadcaster is
+    /// shared.
+    @exclusivity(unchecked) @usableFromInline var history: _BroadcasterHistory<T>?
 
     @inlinable
     init(value: T?, state: State) {
@@ -126,8 +144,10 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         let entries = self.subscribers.takeAll()
         let value = self.value
         self.value = nil
+        let history = self.history
+        self.history = nil
         self.mutex.unlock()
-        withExtendedLifetime(value) {}
+        withExtendedLifetime((value, history)) {}
         for case let entry? in entries {
             _ = unsafeDowncast(entry, to: Entry.self).end()
         }
@@ -169,8 +189,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         }
         var replaced: T?
         if publication == .cacheAndDeliver {
-            replaced = next
-            swap(&replaced, &self.value)
+            if let history = self.history {
+                replaced = history.append(next)
+            } else {
+                replaced = next
+                swap(&replaced, &self.value)
+            }
         }
         defer {
             withExtendedLifetime((replaced, previousState)) {}
@@ -215,10 +239,18 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     func subscribe<E, R>(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?, keepAlive: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
         var held: _BroadcasterHeld?
         if keepAlive != nil || error != nil || completed != nil {
-            var callbacks: (() -> Void)?
+            var callbacks: ((_BroadcasterTerminal) -> Void)?
             if error != nil || completed != nil {
-                callbacks = {
-                    withExtendedLifetime((error, completed)) {}
+                callbacks = { terminal in
+                    switch terminal {
+                    case .completed:
+                        completed?()
+                    case let .failed(failure):
+                        // A pipe's error is of its signal's type `E`.
+                        if let failure = failure as? E {
+                            error?(failure)
+                        }
+                    }
                 }
             }
             held = _BroadcasterHeld(keepAlive: keepAlive, callbacks: callbacks)
@@ -234,8 +266,22 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             _ = entry.end()
             return (EmptyDisposable, result)
         }
+        if self.ended {
+            self.mutex.unlock()
+            withExtendedLifetime(previous) {}
+            self.subscribeAfterEnd(entry)
+            return (EmptyDisposable, result)
+        }
         self.subscribers.add(entry)
-        guard let current = self.value else {
+        // Nothing to replay (the common case): one test of each.
+        guard self.value != nil || self.history != nil else {
+            self.mutex.unlock()
+            withExtendedLifetime(previous) {}
+            return (entry, result)
+        }
+        let current = self.value
+        let history = self.history?.values
+        guard current != nil || !(history?.isEmpty ?? true) else {
             self.mutex.unlock()
             withExtendedLifetime(previous) {}
             return (entry, result)
@@ -254,12 +300,21 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         self.mutex.unlock()
         withExtendedLifetime(previous) {}
 
-        entry.deliver(current)
+        if let current {
+            entry.deliver(current)
+        }
+        if let history {
+            for value in history {
+                entry.deliver(value)
+            }
+        }
+        var terminal: _BroadcasterTerminal?
         while true {
             self.mutex.lock()
             let box = entry.backlog
             let backlog = box?.values ?? []
             if backlog.isEmpty {
+                terminal = box?.terminal
                 entry.backlog = nil
                 self.replayingCount -= 1
                 self.mutex.unlock()
@@ -276,6 +331,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.leaveOwner()
         } else if role == 2 {
             self.leaveDelivering()
+        }
+        if let terminal {
+            entry.terminate(terminal)
         }
         return (entry, result)
     }
@@ -334,6 +392,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
                 Self.run(delivery.value, to: delivery.targets)
             }
         }
+        if self.ownerTerminalPending {
+            self.ownerTerminalPending = false
+            self.owner.store(0, ordering: .releasing)
+            self.deliverTerminal()
+            return
+        }
         self.owner.store(0, ordering: .releasing)
     }
 
@@ -375,8 +439,12 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             }
             let pending = self.deliveringThreads[i].pending
             if pending.isEmpty {
+                let terminal = self.deliveringThreads[i].terminalPending
                 self.deliveringThreads.remove(at: i)
                 self.mutex.unlock()
+                if terminal {
+                    self.deliverTerminal()
+                }
                 return
             }
             self.deliveringThreads[i].pending = []

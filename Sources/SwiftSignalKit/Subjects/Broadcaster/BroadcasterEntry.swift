@@ -8,9 +8,9 @@ import Synchronization
 /// broadcaster's `close`), no callback starts; the callbacks are released
 /// once no call into them is in flight, by exactly one thread, outside any
 /// lock. The state word (see `_SubscriptionFlags`) is guarded as a
-/// subscriber's is (`_InFlightCalls`). A broadcaster never delivers an error or a completion: the
-/// caller's `error` and `completed` callbacks are only held (in `held`) until
-/// the subscription ends.
+/// subscriber's is (`_InFlightCalls`). Only a pipe's broadcaster delivers an
+/// error or a completion (`terminate`); the caller's `error` and `completed`
+/// callbacks are held (in `held`) until the subscription ends.
 ///
 /// Thread-safety: `deliver` is called by the broadcaster only (outside its
 /// lock), possibly from several threads at once; `backlog` (and the base's
@@ -65,6 +65,24 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         if self.end() {
             self.owner.unsubscribe(self)
         }
+    }
+
+    /// Ends the subscription with a terminal event: no value callback
+    /// starts after this, the value callback is released (once idle), then
+    /// the `error` or `completed` callback runs, on the calling thread, and
+    /// is released. Nothing if the subscription had already ended.
+    @inlinable
+    func terminate(_ terminal: _BroadcasterTerminal) {
+        let previous = self.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .acquiringAndReleasing).oldValue
+        if previous & _SubscriptionFlags.terminatedFlag != 0 {
+            return
+        }
+        if _InFlightCalls.claimRelease(self.state, observed: previous | _SubscriptionFlags.terminatedFlag) != nil {
+            _ = self.next.take()
+        }
+        let held = self.held
+        self.held = nil
+        held?.callbacks?(terminal)
     }
 
     /// Marks the subscription ended and releases what it holds (the callbacks

@@ -1,0 +1,81 @@
+import Synchronization
+
+/// A per-subscription counter of the synchronous operators (`skip`): one
+/// atomic word, no lock.
+///
+/// Thread-safety: every method may be called from any thread.
+final class _SignalCounter: Sendable {
+    let value = Synchronization.Atomic<Int>(0)
+
+    init() {}
+
+    /// Counts one more event, up to `limit`: returns true once `limit` events
+    /// have been counted before this one (stops counting then, so the word
+    /// never overflows).
+    func passedLimit(_ limit: Int) -> Bool {
+        if self.value.load(ordering: .relaxed) >= limit {
+            return true
+        }
+        return self.value.wrappingAdd(1, ordering: .relaxed).oldValue >= limit
+    }
+}
+
+/// A per-subscription flag of the synchronous operators (`skipWhile`,
+/// `takeWhile`, `defaultIfEmpty`): one atomic word, no lock.
+///
+/// Thread-safety: every method may be called from any thread.
+final class _SignalFlag: Sendable {
+    let value = Synchronization.Atomic<Bool>(false)
+
+    init() {}
+
+    var isSet: Bool {
+        return self.value.load(ordering: .acquiring)
+    }
+
+    /// Sets the flag; true for the one call that found it clear.
+    func set() -> Bool {
+        if self.value.load(ordering: .relaxed) {
+            return false
+        }
+        return !self.value.exchange(true, ordering: .acquiringAndReleasing)
+    }
+}
+
+/// One value slot under a lock (`pairwise`'s previous value,
+/// `withLatestFrom`'s latest one). Nothing is called under the lock; a
+/// replaced value is released after it is dropped.
+///
+/// Thread-safety: every method may be called from any thread.
+final class _SignalLatestValue<T>: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var value: T?
+
+    init() {}
+
+    /// Stores `value`, returns the one it replaced (nil if none).
+    func exchange(_ value: T) -> T? {
+        var replaced: T? = value
+        self.mutex.lock()
+        swap(&replaced, &self.value)
+        self.mutex.unlock()
+        return replaced
+    }
+
+    /// Takes the value out (nil if none).
+    func take() -> T? {
+        self.mutex.lock()
+        let value = self.value
+        self.value = nil
+        self.mutex.unlock()
+        return value
+    }
+
+    /// The current value, if any.
+    func load() -> T? {
+        self.mutex.lock()
+        let value = self.value
+        self.mutex.unlock()
+        return value
+    }
+}

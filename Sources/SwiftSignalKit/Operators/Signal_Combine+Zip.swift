@@ -1,0 +1,267 @@
+/// The values of one input of a `zip` that wait for their partners: a queue
+/// that keeps its capacity once drained (an input that leads by one value
+/// at a time allocates nothing per value).
+struct _ZipQueue<T> {
+    private var items: [T?] = []
+    private var head = 0
+    /// Whether the input has completed.
+    var done = false
+
+    var isEmpty: Bool {
+        return self.head == self.items.count
+    }
+
+    mutating func push(_ value: T) {
+        self.items.append(value)
+    }
+
+    /// The oldest value. Invariant: called only when not empty.
+    mutating func pop() -> T {
+        let value = self.items[self.head].unsafelyUnwrapped
+        self.items[self.head] = nil
+        self.head += 1
+        if self.head == self.items.count {
+            self.items.removeAll(keepingCapacity: true)
+            self.head = 0
+        }
+        return value
+    }
+
+    /// Whether no more combination can use this input: it has completed
+    /// and nothing of it waits.
+    var isExhausted: Bool {
+        return self.done && self.isEmpty
+    }
+}
+
+/// The state of one two-signal `zip` subscription: a queue per input, under
+/// one lock that is never held while anything is delivered.
+///
+/// Thread-safety: every method may be called from any thread.
+final class _Zip2State<T1, T2>: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var queue1 = _ZipQueue<T1>()
+    private var queue2 = _ZipQueue<T2>()
+
+    init() {}
+
+    /// Queues `value`, or pairs it with the oldest waiting value of the
+    /// other input; `complete` when that was the other input's last one.
+    func put1(_ value: T1) -> (pair: (T1, T2)?, complete: Bool) {
+        self.mutex.lock()
+        if self.queue2.isEmpty {
+            self.queue1.push(value)
+            self.mutex.unlock()
+            return (nil, false)
+        }
+        let other = self.queue2.pop()
+        let complete = self.queue2.isExhausted
+        self.mutex.unlock()
+        return ((value, other), complete)
+    }
+
+    /// As `put1`, for the second input.
+    func put2(_ value: T2) -> (pair: (T1, T2)?, complete: Bool) {
+        self.mutex.lock()
+        if self.queue1.isEmpty {
+            self.queue2.push(value)
+            self.mutex.unlock()
+            return (nil, false)
+        }
+        let other = self.queue1.pop()
+        let complete = self.queue1.isExhausted
+        self.mutex.unlock()
+        return ((other, value), complete)
+    }
+
+    /// Records that input `index` (0 or 1) completed; true when no
+    /// combination can come any more.
+    func complete(_ index: Int) -> Bool {
+        self.mutex.lock()
+        let exhausted: Bool
+        if index == 0 {
+            self.queue1.done = true
+            exhausted = self.queue1.isEmpty
+        } else {
+            self.queue2.done = true
+            exhausted = self.queue2.isEmpty
+        }
+        self.mutex.unlock()
+        return exhausted
+    }
+}
+
+/// The state of one `zip` subscription over an array of signals.
+///
+/// Thread-safety: every method may be called from any thread.
+final class _ZipNState<T>: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var queues: [_ZipQueue<T>]
+    private var nonEmpty = 0
+
+    init(count: Int) {
+        self.queues = Array(repeating: _ZipQueue<T>(), count: count)
+    }
+
+    /// Queues `value` for input `index`; when every input then has a value,
+    /// takes the oldest of each. `complete` when an input used up its last
+    /// value.
+    func put(_ index: Int, _ value: T) -> (values: [T]?, complete: Bool) {
+        self.mutex.lock()
+        if self.queues[index].isEmpty {
+            self.nonEmpty += 1
+        }
+        self.queues[index].push(value)
+        if self.nonEmpty < self.queues.count {
+            self.mutex.unlock()
+            return (nil, false)
+        }
+        var values: [T] = []
+        values.reserveCapacity(self.queues.count)
+        var complete = false
+        for i in self.queues.indices {
+            values.append(self.queues[i].pop())
+            if self.queues[i].isEmpty {
+                self.nonEmpty -= 1
+            }
+            if self.queues[i].isExhausted {
+                complete = true
+            }
+        }
+        self.mutex.unlock()
+        return (values, complete)
+    }
+
+    /// As `_Zip2State.complete`.
+    func complete(_ index: Int) -> Bool {
+        self.mutex.lock()
+        self.queues[index].done = true
+        let exhausted = self.queues[index].isEmpty
+        self.mutex.unlock()
+        return exhausted
+    }
+}
+
+/// Pairs the values of `s1` and `s2` in order: the n-th value of each makes
+/// the n-th pair. A value waits until its partner comes. Completes as soon
+/// as one input has completed and none of its values waits (no pair can
+/// come any more), disposing the other. The first error passes through and
+/// disposes both.
+///
+/// Thread-safety: the inputs may emit from any thread; a lock guards only
+/// the queues of waiting values, never a delivery. A pair is delivered on
+/// the thread of the value that completes it. Values that wait are held
+/// until paired (an input far ahead of the other holds all of its lead).
+public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(T1, T2), E> {
+    return Signal<(T1, T2), E> { subscriber in
+        let state = _Zip2State<T1, T2>()
+        let disposables = DisposableSet()
+        disposables.add(s1.start(downstream: subscriber, next: { value in
+            let (pair, complete) = state.put1(value)
+            if let pair {
+                subscriber.putNext(pair)
+            }
+            if complete {
+                subscriber.putCompletion()
+            }
+        }, error: { error in
+            subscriber.putError(error)
+        }, completed: {
+            if state.complete(0) {
+                subscriber.putCompletion()
+            }
+        }))
+        if subscriber.isEnded {
+            return disposables
+        }
+        disposables.add(s2.start(downstream: subscriber, next: { value in
+            let (pair, complete) = state.put2(value)
+            if let pair {
+                subscriber.putNext(pair)
+            }
+            if complete {
+                subscriber.putCompletion()
+            }
+        }, error: { error in
+            subscriber.putError(error)
+        }, completed: {
+            if state.complete(1) {
+                subscriber.putCompletion()
+            }
+        }))
+        return disposables
+    }
+}
+
+/// `zip` over any number of signals of one type: the n-th value of every
+/// input makes the n-th array (in the order of `signals`). An empty array
+/// completes at once without a value.
+///
+/// Completion, errors and threading: as `zip(_:_:)`.
+public func zip<T, E>(_ signals: [Signal<T, E>]) -> Signal<[T], E> {
+    if signals.isEmpty {
+        return Signal<[T], E>.complete()
+    }
+    return Signal<[T], E> { subscriber in
+        let state = _ZipNState<T>(count: signals.count)
+        let disposables = DisposableSet()
+        for (index, signal) in signals.enumerated() {
+            if subscriber.isEnded {
+                break
+            }
+            disposables.add(signal.start(downstream: subscriber, next: { value in
+                let (values, complete) = state.put(index, value)
+                if let values {
+                    subscriber.putNext(values)
+                }
+                if complete {
+                    subscriber.putCompletion()
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                if state.complete(index) {
+                    subscriber.putCompletion()
+                }
+            }))
+        }
+        return disposables
+    }
+}
+
+/// Pairs each value of the upstream with the latest value of `other`: values
+/// that come before `other` has emitted are dropped. `other` is started
+/// first (so a value it has at once is there for the upstream's first).
+/// The upstream's completion completes and disposes `other`; `other`
+/// completing changes nothing (its last value stays in use). An error of
+/// either passes through and disposes both.
+///
+/// Thread-safety: either signal may emit from any thread; the latest value is
+/// exchanged under a lock never held while anything is delivered or
+/// released. Pairs are delivered on the upstream's thread.
+public func withLatestFrom<T, U, E>(_ other: Signal<U, E>) -> (Signal<T, E>) -> Signal<(T, U), E> {
+    return { signal in
+        return Signal<(T, U), E> { subscriber in
+            let latest = _SignalLatestValue<U>()
+            let disposables = DisposableSet()
+            disposables.add(other.start(downstream: subscriber, next: { value in
+                _ = latest.exchange(value)
+            }, error: { error in
+                subscriber.putError(error)
+            }))
+            if subscriber.isEnded {
+                return disposables
+            }
+            disposables.add(signal.start(downstream: subscriber, next: { value in
+                if let current = latest.load() {
+                    subscriber.putNext((value, current))
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            }))
+            return disposables
+        }
+    }
+}

@@ -1,0 +1,142 @@
+/// Shares one subscription to the upstream among all subscribers: the first
+/// subscriber connects it, later ones join it (they receive only what comes
+/// after they join), and when the last one leaves it is disposed; the next
+/// subscriber then connects anew. The upstream's error or completion reaches
+/// every subscriber attached and ends the connection: a later subscriber
+/// connects anew.
+///
+/// Each call of `share` makes one shared connection: keep the returned
+/// signal and subscribe to it, rather than calling `share` again.
+///
+/// Thread-safety: subscribe and dispose from any thread. Events are delivered
+/// as a `SignalPipe` delivers them, on the thread the upstream emits on. A
+/// disconnection disposes the upstream after the connection is gone (never
+/// under a lock): a subscriber that connects anew on another thread at that
+/// moment may start the next upstream subscription before the old one's
+/// disposal has returned.
+/// The upstream is started on the thread of the subscriber that connects,
+/// after that subscriber has joined; if that subscriber ends while the start
+/// is still running (a downstream `take`), the start is told to stop as any
+/// operator's upstream is.
+public func share<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
+    return _SharedConnection(signal, replayCount: 0).signal()
+}
+
+/// As `share`, and a subscriber that joins a running connection first
+/// receives the last `count` values of that connection (fewer if fewer have
+/// come), oldest first, on the subscribing thread. A new connection starts
+/// with nothing to replay. `count` of 0 or less is `share`.
+///
+/// Thread-safety: as `share`; the replay never arrives after a newer value.
+public func replay<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return _SharedConnection(signal, replayCount: count).signal()
+    }
+}
+
+/// The connection of one `share` / `replay` signal: the current session (a
+/// pipe and the upstream's subscription) and how many subscribers it has.
+///
+/// Thread-safety: every method may be called from any thread; the lock is
+/// never held while a signal starts, an event is delivered or something is
+/// disposed.
+final class _SharedConnection<T, E>: @unchecked Sendable {
+    final class Session: @unchecked Sendable {
+        let pipe: SignalPipe<T, E>
+        var count = 0
+        var upstream: (any Disposable)?
+        var ended = false
+
+        init(replayCount: Int) {
+            self.pipe = SignalPipe<T, E>(replayCount: replayCount)
+        }
+    }
+
+    private let mutex = _Mutex()
+    private let source: Signal<T, E>
+    private let replayCount: Int
+    private var session: Session?
+
+    init(_ source: Signal<T, E>, replayCount: Int) {
+        self.source = source
+        self.replayCount = replayCount
+    }
+
+    func signal() -> Signal<T, E> {
+        return Signal<T, E> { subscriber in
+            self.mutex.lock()
+            let connect = self.session == nil
+            let session = self.session ?? Session(replayCount: self.replayCount)
+            self.session = session
+            session.count += 1
+            self.mutex.unlock()
+            let joined = session.pipe.signal().start(downstream: subscriber, next: { next in
+                subscriber.putNext(next)
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+            if connect {
+                self.connect(session, for: subscriber)
+            }
+            return ActionDisposable {
+                joined.dispose()
+                self.leave(session)
+            }
+        }
+    }
+
+    private func connect(_ session: Session, for subscriber: Subscriber<T, E>) {
+        let pipe = session.pipe
+        let upstream = self.source.start(downstream: subscriber, next: { next in
+            pipe.putNext(next)
+        }, error: { error in
+            // The session ends first, so that a subscriber reacting to the
+            // error connects anew.
+            self.end(session)
+            pipe.putError(error)
+        }, completed: {
+            self.end(session)
+            pipe.putCompletion()
+        })
+        self.mutex.lock()
+        if session.ended || session.count == 0 {
+            self.mutex.unlock()
+            upstream.dispose()
+            return
+        }
+        session.upstream = upstream
+        self.mutex.unlock()
+    }
+
+    /// The upstream terminated: later subscribers connect anew.
+    private func end(_ session: Session) {
+        self.mutex.lock()
+        session.ended = true
+        if self.session === session {
+            self.session = nil
+        }
+        let upstream = session.upstream
+        session.upstream = nil
+        self.mutex.unlock()
+        withExtendedLifetime(upstream) {}
+    }
+
+    /// A subscriber left: the last one disconnects.
+    private func leave(_ session: Session) {
+        self.mutex.lock()
+        session.count -= 1
+        var upstream: (any Disposable)?
+        if session.count == 0 {
+            session.ended = true
+            if self.session === session {
+                self.session = nil
+            }
+            upstream = session.upstream
+            session.upstream = nil
+        }
+        self.mutex.unlock()
+        upstream?.dispose()
+    }
+}

@@ -1,0 +1,87 @@
+/// Drops the first `count` values, then passes every value. Errors and the
+/// completion pass through. A count of zero or less drops nothing.
+///
+/// Thread-safety: the upstream may emit from any thread; exactly `count`
+/// values are dropped however many threads emit at once (one atomic counter,
+/// no lock). Callbacks run on the upstream's thread.
+public func skip<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let counter = _SignalCounter()
+            return signal.start(downstream: subscriber, next: { next in
+                if counter.passedLimit(count) {
+                    subscriber.putNext(next)
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// Drops values while `predicate` holds; from the first value for which it
+/// does not, passes that value and every later one without calling
+/// `predicate` again. Errors and the completion pass through.
+///
+/// Thread-safety: the upstream may emit from any thread; `predicate` runs on
+/// the upstream's thread, never under a lock (with a serial upstream, one
+/// value at a time). Callbacks run on the upstream's thread.
+public func skipWhile<T, E>(_ predicate: @escaping (T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let passing = _SignalFlag()
+            return signal.start(downstream: subscriber, next: { next in
+                if passing.isSet || !predicate(next) {
+                    _ = passing.set()
+                    subscriber.putNext(next)
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// Passes values while `predicate` holds; at the first value for which it
+/// does not, completes (passing that value first when `inclusive` is true)
+/// and disposes the upstream at once, even while the upstream's start is
+/// still running. `predicate` is not called again afterwards. Errors and an
+/// earlier completion pass through.
+///
+/// Thread-safety: as `skipWhile`; exactly one value ends the subscription
+/// when several threads emit at once.
+public func takeWhile<T, E>(inclusive: Bool = false, _ predicate: @escaping (T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let done = _SignalFlag()
+            return signal.startFusing({ upstream in
+                upstream.linkDownstream(subscriber)
+                return { next in
+                    if done.isSet {
+                        return
+                    }
+                    if predicate(next) {
+                        subscriber.putNext(next)
+                        return
+                    }
+                    if !done.set() {
+                        return
+                    }
+                    if inclusive {
+                        subscriber.putNext(next)
+                    }
+                    subscriber.putCompletion()
+                    _disposeEarly(upstream)
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
+    }
+}

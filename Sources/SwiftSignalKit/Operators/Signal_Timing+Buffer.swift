@@ -1,0 +1,205 @@
+/// Collects the values into arrays of `count` and emits each array once it is
+/// full. When the upstream completes, the values collected so far (if any)
+/// are emitted, then the completion; an error drops them and passes through.
+/// A count below 1 counts as 1.
+///
+/// Thread-safety: the upstream may emit from any thread (the collected
+/// values live under a lock that is never held while anything is delivered);
+/// an array is delivered on the thread of the value that fills it.
+public func buffer<T, E>(count: Int) -> (Signal<T, E>) -> Signal<[T], E> {
+    let size = max(1, count)
+    return { signal in
+        return Signal<[T], E> { subscriber in
+            let state = _SignalBuffer<T>(capacity: size)
+            return signal.start(downstream: subscriber, next: { next in
+                if let full = state.append(next, emittingAt: size) {
+                    subscriber.putNext(full)
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                let rest = state.take()
+                if !rest.isEmpty {
+                    subscriber.putNext(rest)
+                }
+                subscriber.putCompletion()
+            })
+        }
+    }
+}
+
+/// Collects the values of each period of `timeSpan` seconds (a repeating
+/// `Timer` on `queue`, started at subscription) and emits them as an array
+/// at the end of the period; a period without values emits nothing. When
+/// the upstream completes, the values collected so far (if any) are emitted,
+/// then the completion; an error drops them and passes through.
+///
+/// Every event is delivered on `queue` (arrays from the timer, terminal
+/// events through `queue.async`, inline when the upstream terminates on
+/// `queue`): use a serial queue to keep the order. Disposing stops the timer
+/// (its work leaves `queue`) and drops the collected values. A period that is
+/// not a positive number never ends: values are emitted only on completion.
+///
+/// Thread-safety: the upstream may emit from any thread; nothing is called
+/// under a lock.
+public func buffer<T, E>(timeSpan: Double, queue: Queue) -> (Signal<T, E>) -> Signal<[T], E> {
+    return { signal in
+        return Signal<[T], E> { subscriber in
+            let state = _SignalBuffer<T>(capacity: 0)
+            return _periodic(timeSpan, queue: queue, tick: {
+                let values = state.take()
+                if !values.isEmpty {
+                    subscriber.putNext(values)
+                }
+            }, upstream: { stopTimer in
+                return signal.start(downstream: subscriber, next: { next in
+                    _ = state.append(next, emittingAt: Int.max)
+                }, error: { error in
+                    stopTimer()
+                    queue.async {
+                        _ = state.take()
+                        subscriber.putError(error)
+                    }
+                }, completed: {
+                    stopTimer()
+                    queue.async {
+                        let rest = state.take()
+                        if !rest.isEmpty {
+                            subscriber.putNext(rest)
+                        }
+                        subscriber.putCompletion()
+                    }
+                })
+            })
+        }
+    }
+}
+
+/// Emits the latest value of the upstream each time `sampler` emits, if the
+/// upstream has emitted since the previous sample (a value is emitted at most
+/// once). The upstream's completion completes (a value not sampled yet is
+/// dropped), and disposes `sampler`; `sampler` completing changes nothing.
+/// An error of either passes through and disposes both. `sampler` is
+/// started after the upstream.
+///
+/// Thread-safety: either signal may emit from any thread; the latest value
+/// is exchanged under a lock never held while anything is delivered. Samples
+/// are delivered on the sampler's thread.
+public func sample<T, U, E>(_ sampler: Signal<U, E>) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let latest = _SignalLatestValue<T>()
+            let disposables = DisposableSet()
+            disposables.add(signal.start(downstream: subscriber, next: { next in
+                _ = latest.exchange(next)
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            }))
+            if subscriber.isEnded {
+                return disposables
+            }
+            disposables.add(sampler.start(downstream: subscriber, next: { _ in
+                if let value = latest.take() {
+                    subscriber.putNext(value)
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }))
+            return disposables
+        }
+    }
+}
+
+/// Emits the latest value of the upstream at the end of each period of
+/// `period` seconds (a repeating `Timer` on `queue`), if the upstream has
+/// emitted since the previous sample. The completion and an error pass
+/// through (on `queue`; a value not sampled yet is dropped). Disposing stops
+/// the timer. A period that is not a positive number never samples.
+///
+/// Thread-safety: as `buffer(timeSpan:queue:)`; samples are delivered on
+/// `queue`.
+public func sample<T, E>(period: Double, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
+    return { signal in
+        return Signal<T, E> { subscriber in
+            let latest = _SignalLatestValue<T>()
+            return _periodic(period, queue: queue, tick: {
+                if let value = latest.take() {
+                    subscriber.putNext(value)
+                }
+            }, upstream: { stopTimer in
+                return signal.start(downstream: subscriber, next: { next in
+                    _ = latest.exchange(next)
+                }, error: { error in
+                    stopTimer()
+                    queue.async {
+                        subscriber.putError(error)
+                    }
+                }, completed: {
+                    stopTimer()
+                    queue.async {
+                        subscriber.putCompletion()
+                    }
+                })
+            })
+        }
+    }
+}
+
+/// Runs `tick` every `period` seconds on `queue` (a repeating `Timer`,
+/// started before the upstream) while the upstream that `upstream` starts
+/// runs; `upstream` is given the function that stops the timer (for its
+/// terminal events). Returns the disposable of both.
+private func _periodic(_ period: Double, queue: Queue, tick: @escaping () -> Void, upstream: (@escaping () -> Void) -> any Disposable) -> any Disposable {
+    let timer: Timer? = period > 0 && period.isFinite ? Timer(timeout: period, repeat: true, completion: tick, queue: queue) : nil
+    let stop: () -> Void = {
+        timer?.invalidate()
+    }
+    timer?.start()
+    let disposable = upstream(stop)
+    return ActionDisposable {
+        stop()
+        disposable.dispose()
+    }
+}
+
+/// The values a `buffer` has collected, under a lock never held while
+/// anything is delivered.
+///
+/// Thread-safety: every method may be called from any thread.
+final class _SignalBuffer<T>: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var values: [T] = []
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Appends `value`; when that makes `size` values, takes them all.
+    func append(_ value: T, emittingAt size: Int) -> [T]? {
+        self.mutex.lock()
+        if self.values.isEmpty && self.capacity > 0 {
+            self.values.reserveCapacity(self.capacity)
+        }
+        self.values.append(value)
+        guard self.values.count >= size else {
+            self.mutex.unlock()
+            return nil
+        }
+        let full = self.values
+        self.values = []
+        self.mutex.unlock()
+        return full
+    }
+
+    /// Takes every value collected.
+    func take() -> [T] {
+        self.mutex.lock()
+        let values = self.values
+        self.values = []
+        self.mutex.unlock()
+        return values
+    }
+}

@@ -1,0 +1,29 @@
+/// The last `capacity` values of a pipe that replays more than one
+/// (`SignalPipe(replayCount:)`, `replay(_:)`), oldest first.
+///
+/// Thread-safety: guarded by the broadcaster's lock.
+@usableFromInline
+final class _BroadcasterHistory<T> {
+    @usableFromInline let capacity: Int
+    /// The values, oldest first (at most `capacity`).
+    @exclusivity(unchecked) @usableFromInline var values: [T] = []
+
+    @inlinable
+    init(capacity: Int) {
+        self.capacity = capacity
+        self.values.reserveCapacity(capacity)
+    }
+
+    /// Appends `value`; returns the oldest value when it falls out (to be
+    /// released after the lock is dropped).
+    @inlinable
+    func append(_ value: T) -> T? {
+        if self.values.count < self.capacity {
+            self.values.append(value)
+            return nil
+        }
+        let dropped = self.values.removeFirst()
+        self.values.append(value)
+        return dropped
+    }
+}

@@ -1,0 +1,268 @@
+import SwiftSignalKit
+import SwiftSignalKitTesting
+
+/// The table's vocabulary: each operator and named function of
+/// `Tests/marbles/README.md`, mapped onto the Swift API.
+enum MarbleOperators {
+    /// A function of one value (`is_even`, `lt:3`, `times:10`...).
+    static func unary(_ name: String) throws(MarbleTableError) -> (Int) -> Int {
+        let (base, argument) = try self.split(name)
+        switch base {
+        case "identity":
+            return { $0 }
+        case "times":
+            let k = try self.required(argument, name)
+            return { $0 * k }
+        case "plus":
+            let k = try self.required(argument, name)
+            return { $0 + k }
+        case "negate":
+            return { -$0 }
+        case "mod":
+            let k = try self.required(argument, name)
+            return { k == 0 ? 0 : $0 % k }
+        default:
+            throw MarbleTableError(message: "unknown function `\(name)`")
+        }
+    }
+
+    /// A predicate (`is_even`, `is_odd`, `lt:K`, `gt:K`, `eq:K`, `ne:K`).
+    static func predicate(_ name: String) throws(MarbleTableError) -> (Int) -> Bool {
+        let (base, argument) = try self.split(name)
+        switch base {
+        case "is_even":
+            return { $0 % 2 == 0 }
+        case "is_odd":
+            return { $0 % 2 != 0 }
+        case "always":
+            return { _ in true }
+        case "never":
+            return { _ in false }
+        case "lt":
+            let k = try self.required(argument, name)
+            return { $0 < k }
+        case "gt":
+            let k = try self.required(argument, name)
+            return { $0 > k }
+        case "eq":
+            let k = try self.required(argument, name)
+            return { $0 == k }
+        case "ne":
+            let k = try self.required(argument, name)
+            return { $0 != k }
+        default:
+            throw MarbleTableError(message: "unknown predicate `\(name)`")
+        }
+    }
+
+    /// A function of two values (`add`, `mul`, `max`, `keep_first`).
+    static func binary(_ name: String) throws(MarbleTableError) -> (Int, Int) -> Int {
+        switch name {
+        case "add":
+            return { $0 + $1 }
+        case "mul":
+            return { $0 * $1 }
+        case "max":
+            return { Swift.max($0, $1) }
+        case "sub":
+            return { $0 - $1 }
+        default:
+            throw MarbleTableError(message: "unknown binary function `\(name)`")
+        }
+    }
+
+    static func split(_ name: String) throws(MarbleTableError) -> (String, Int?) {
+        guard let colon = name.firstIndex(of: ":") else {
+            return (name, nil)
+        }
+        guard let value = Int(name[name.index(after: colon)...]) else {
+            throw MarbleTableError(message: "`\(name)`: the part after `:` is not an integer")
+        }
+        return (String(name[..<colon]), value)
+    }
+
+    static func required(_ argument: Int?, _ name: String) throws(MarbleTableError) -> Int {
+        guard let argument else {
+            throw MarbleTableError(message: "`\(name)` needs an integer after `:`")
+        }
+        return argument
+    }
+
+    static func integer(_ arguments: [String], _ index: Int, _ operation: MarbleCase.Operation) throws(MarbleTableError) -> Int {
+        guard index < arguments.count, let value = Int(arguments[index]) else {
+            throw MarbleTableError(message: "line \(operation.line): `\(operation.name)` needs an integer as argument \(index + 1)")
+        }
+        return value
+    }
+
+    static func word(_ arguments: [String], _ index: Int, _ operation: MarbleCase.Operation) throws(MarbleTableError) -> String {
+        guard index < arguments.count else {
+            throw MarbleTableError(message: "line \(operation.line): `\(operation.name)` needs argument \(index + 1)")
+        }
+        return arguments[index]
+    }
+
+    static func value(_ arguments: [String], _ index: Int, _ operation: MarbleCase.Operation) throws(MarbleTableError) -> MarbleValue {
+        guard index < arguments.count, let value = MarbleValue.parse(arguments[index]) else {
+            throw MarbleTableError(message: "line \(operation.line): `\(operation.name)` needs a value as argument \(index + 1)")
+        }
+        return value
+    }
+
+    /// The inputs an operator names, in order.
+    static func named(_ arguments: [String], _ inputs: [String: TestSignal<MarbleValue, MarbleFailure>], _ operation: MarbleCase.Operation) throws(MarbleTableError) -> [MarbleSignal] {
+        var signals: [MarbleSignal] = []
+        for name in arguments {
+            guard let input = inputs[name] else {
+                throw MarbleTableError(message: "line \(operation.line): `\(operation.name)` names no input `\(name)`")
+            }
+            signals.append(input.signal)
+        }
+        return signals
+    }
+
+    static func apply(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler) throws(MarbleTableError) -> MarbleSignal {
+        let arguments = operation.arguments
+        switch operation.name {
+        // Mapping
+        case "map":
+            let f = try self.unary(self.word(arguments, 0, operation))
+            return signal |> map { MarbleValue.int(f($0.int)) }
+        case "filter":
+            let f = try self.predicate(self.word(arguments, 0, operation))
+            return signal |> filter { f($0.int) }
+        case "distinctUntilChanged":
+            return signal |> distinctUntilChanged
+        // Take
+        case "take":
+            return signal |> take(try self.integer(arguments, 0, operation))
+        case "skip":
+            return signal |> skip(try self.integer(arguments, 0, operation))
+        case "skipWhile":
+            let f = try self.predicate(self.word(arguments, 0, operation))
+            return signal |> skipWhile { f($0.int) }
+        case "takeWhile":
+            let f = try self.predicate(self.word(arguments, 0, operation))
+            return signal |> takeWhile { f($0.int) }
+        case "takeWhileInclusive":
+            let f = try self.predicate(self.word(arguments, 0, operation))
+            return signal |> takeWhile(inclusive: true) { f($0.int) }
+        case "first":
+            return signal |> first
+        case "firstWhere":
+            let f = try self.predicate(self.word(arguments, 0, operation))
+            return signal |> first(where: { f($0.int) })
+        case "elementAt":
+            return signal |> elementAt(try self.integer(arguments, 0, operation))
+        case "defaultIfEmpty":
+            return signal |> defaultIfEmpty(try self.value(arguments, 0, operation))
+        case "takeUntil":
+            let notifier = try self.named(arguments, inputs, operation)
+            guard notifier.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `takeUntil` names one input")
+            }
+            return signal |> takeUntil(notifier[0])
+        case "last":
+            return signal |> last |> map { $0 ?? .list([]) }
+        // Reduce
+        case "scan":
+            let f = try self.binary(self.word(arguments, 0, operation))
+            let initial = try self.integer(arguments, 1, operation)
+            return signal |> scan(MarbleValue.int(initial)) { .int(f($0.int, $1.int)) }
+        case "reduce":
+            let f = try self.binary(self.word(arguments, 0, operation))
+            let initial = try self.integer(arguments, 1, operation)
+            return signal |> reduceLeft(value: MarbleValue.int(initial)) { .int(f($0.int, $1.int)) }
+        case "pairwise":
+            return signal |> pairwise |> map { MarbleValue.pair($0.0, $0.1) }
+        case "startWith":
+            return signal |> startWith(try self.value(arguments, 0, operation))
+        // Combine (these build a signal from the inputs they name)
+        case "zip":
+            let signals = try self.named(arguments, inputs, operation)
+            if signals.count == 2 {
+                return zip(signals[0], signals[1]) |> map { MarbleValue.pair($0.0, $0.1) }
+            }
+            return zip(signals) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        case "zip3":
+            let signals = try self.named(arguments, inputs, operation)
+            guard signals.count == 3 else {
+                throw MarbleTableError(message: "line \(operation.line): `zip3` names three inputs")
+            }
+            return zip(signals[0], signals[1], signals[2]) |> map { MarbleValue.list($0.0.ints + $0.1.ints + $0.2.ints) }
+        case "combineLatest":
+            let signals = try self.named(arguments, inputs, operation)
+            if signals.count == 2 {
+                return combineLatest(signals[0], signals[1]) |> map { MarbleValue.pair($0.0, $0.1) }
+            }
+            return combineLatest(signals) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        case "merge":
+            return merge(try self.named(arguments, inputs, operation))
+        case "concat":
+            return concat(try self.named(arguments, inputs, operation))
+        case "withLatestFrom":
+            let other = try self.named(arguments, inputs, operation)
+            guard other.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `withLatestFrom` names one input")
+            }
+            return signal |> withLatestFrom(other[0]) |> map { MarbleValue.pair($0.0, $0.1) }
+        // Meta: each value v selects the input named by argument v+1 (0 the first named)
+        case "switchMap", "concatMap":
+            let signals = try self.named(arguments, inputs, operation)
+            let select: (MarbleValue) -> MarbleSignal = { value in
+                let index = value.int
+                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+            }
+            if operation.name == "switchMap" {
+                return signal |> mapToSignal(select)
+            }
+            return signal |> mapToQueue(select)
+        case "mergeMap":
+            let limit = try self.integer(arguments, 0, operation)
+            let signals = try self.named(Array(arguments.dropFirst()), inputs, operation)
+            return signal |> mergeMap(maxConcurrent: limit) { value in
+                let index = value.int
+                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+            }
+        // Sharing
+        case "share":
+            return share(signal)
+        case "replay":
+            return signal |> replay(try self.integer(arguments, 0, operation))
+        case "groupBy":
+            // Each group's values as [key, value], merged.
+            let f = try self.unary(self.word(arguments, 0, operation))
+            return signal |> groupBy { f($0.int) } |> mergeMap { group in
+                group.1 |> map { MarbleValue.list([group.0] + $0.ints) }
+            }
+        // Errors
+        case "retry":
+            return signal |> retry(count: try self.integer(arguments, 0, operation))
+        case "retryDelay":
+            let count = try self.integer(arguments, 0, operation)
+            let frames = try self.integer(arguments, 1, operation)
+            return signal |> retry(count: count, delay: scheduler.seconds(frames), queue: scheduler.queue)
+        // Timing (durations in frames)
+        case "debounce":
+            return signal |> debounce(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
+        case "throttle":
+            return signal |> throttle(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
+        case "bufferCount":
+            return signal |> buffer(count: try self.integer(arguments, 0, operation)) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        case "bufferTime":
+            return signal |> buffer(timeSpan: scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue) |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        case "sample":
+            let sampler = try self.named(arguments, inputs, operation)
+            guard sampler.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `sample` names one input")
+            }
+            return signal |> sample(sampler[0])
+        case "sampleTime":
+            return signal |> sample(period: scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
+        case "delay":
+            return signal |> delay(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
+        default:
+            throw MarbleTableError(message: "line \(operation.line): unknown operator `\(operation.name)`")
+        }
+    }
+}

@@ -1,0 +1,334 @@
+import Foundation
+import XCTest
+import SwiftSignalKit
+import SwiftSignalKitTesting
+
+/// Runs every case of the shared marble table (`Tests/marbles/*.marbles`,
+/// format in `Tests/marbles/README.md`) through the Swift operators on a
+/// virtual-time queue. The C, C++ and Python suites run the same table
+/// through their bindings; a case's expectations are the library's
+/// contract, whatever the language.
+final class MarbleTableTests: XCTestCase {
+    func testEveryCaseOfTheSharedTable() throws {
+        let directory = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()
+            .deletingLastPathComponent()
+            .appendingPathComponent("marbles")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".marbles") }
+            .sorted()
+        XCTAssertFalse(files.isEmpty, "no .marbles file in \(directory.path)")
+        var names = Set<String>()
+        var count = 0
+        for file in files {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            let cases: [MarbleCase]
+            do {
+                cases = try MarbleCase.parse(text, file: file)
+            } catch {
+                XCTFail(error.message)
+                continue
+            }
+            for marbleCase in cases {
+                XCTAssertTrue(names.insert(marbleCase.name).inserted, "\(marbleCase.location): the case name \(marbleCase.name) is used twice")
+                count += 1
+                do {
+                    if let failure = try marbleCase.run() {
+                        XCTFail("\(marbleCase.location) \(marbleCase.name):\n\(failure)")
+                    }
+                } catch {
+                    XCTFail("\(marbleCase.location) \(marbleCase.name): \(error.message)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(count, 0)
+    }
+
+    /// The parser refuses what the format does not allow, naming the line.
+    func testTheParserNamesTheLineOfAMistake() {
+        let texts = [
+            "case x\nin a -1|\nout -1|\n",                   // no end
+            "case x\nin a -1|\nop nosuch\nout -1|\nend\n",  // unknown operator: at run time
+            "in a -1|\n",                                    // outside a case
+            "case x\nvalue ab 1\nend\n",                     // a value character is one character
+        ]
+        for (index, text) in texts.enumerated() {
+            do {
+                let cases = try MarbleCase.parse(text, file: "t\(index)")
+                XCTAssertThrowsError(try cases.first?.run(), "text \(index)")
+            } catch {
+                XCTAssertTrue(error.message.hasPrefix("t\(index):"), error.message)
+            }
+        }
+    }
+}
+
+/// A mistake in the table (or an operator the runner does not know).
+struct MarbleTableError: Error {
+    let message: String
+}
+
+/// The one error every input's `#` emits.
+struct MarbleFailure: Error, Equatable, CustomStringConvertible {
+    var description: String {
+        return "boom"
+    }
+}
+
+/// A value of the table: an integer, or a list of them (what `zip`,
+/// `pairwise`, `withLatestFrom`, `buffer`... emit).
+enum MarbleValue: Equatable, CustomStringConvertible {
+    case int(Int)
+    case list([Int])
+
+    var description: String {
+        switch self {
+        case let .int(value):
+            return "\(value)"
+        case let .list(values):
+            return "[" + values.map { "\($0)" }.joined(separator: ",") + "]"
+        }
+    }
+
+    /// The integer; a list counts as 0 (the case's expectations then fail,
+    /// and say why).
+    var int: Int {
+        if case let .int(value) = self {
+            return value
+        }
+        return 0
+    }
+
+    /// Flattened: an integer is a list of one.
+    var ints: [Int] {
+        switch self {
+        case let .int(value):
+            return [value]
+        case let .list(values):
+            return values
+        }
+    }
+
+    static func parse(_ text: String) -> MarbleValue? {
+        if let value = Int(text) {
+            return .int(value)
+        }
+        guard text.hasPrefix("["), text.hasSuffix("]") else {
+            return nil
+        }
+        let inner = text.dropFirst().dropLast()
+        if inner.isEmpty {
+            return .list([])
+        }
+        var values: [Int] = []
+        for part in inner.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let value = Int(part) else {
+                return nil
+            }
+            values.append(value)
+        }
+        return .list(values)
+    }
+
+    static func pair(_ a: MarbleValue, _ b: MarbleValue) -> MarbleValue {
+        return .list(a.ints + b.ints)
+    }
+}
+
+typealias MarbleSignal = Signal<MarbleValue, MarbleFailure>
+
+/// One case of the table, as parsed.
+struct MarbleCase {
+    struct Input {
+        let name: String
+        let diagram: String
+        let hot: Bool
+    }
+
+    struct Operation {
+        let name: String
+        let arguments: [String]
+        let line: Int
+    }
+
+    let name: String
+    let location: String
+    var inputs: [Input] = []
+    var values: [Character: MarbleValue] = [:]
+    var operations: [Operation] = []
+    var expected: String?
+    var subscriptions: [(input: String, log: SubscriptionLog)] = []
+    var disposeAt: Int?
+    var neverSubscribed: [String] = []
+    /// More subscribers of the same signal: from, to (nil: never disposed),
+    /// expected diagram.
+    var others: [(from: Int, to: Int?, expected: String)] = []
+
+    init(name: String, location: String) {
+        self.name = name
+        self.location = location
+    }
+
+    /// The cases of one file, in order.
+    static func parse(_ text: String, file: String) throws(MarbleTableError) -> [MarbleCase] {
+        var cases: [MarbleCase] = []
+        var current: MarbleCase?
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = offset + 1
+            let where_ = "\(file):\(line)"
+            let trimmed = rawLine.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") {
+                continue
+            }
+            let words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            let keyword = words[0]
+            if keyword == "case" {
+                if current != nil {
+                    throw MarbleTableError(message: "\(where_): `case` inside a case (the one before has no `end`)")
+                }
+                guard words.count == 2 else {
+                    throw MarbleTableError(message: "\(where_): `case` takes one name")
+                }
+                current = MarbleCase(name: words[1], location: where_)
+                continue
+            }
+            guard var building = current else {
+                throw MarbleTableError(message: "\(where_): `\(keyword)` outside a case")
+            }
+            /// The rest of the line after the first `count` words.
+            func rest(after count: Int) -> String {
+                var remainder = Substring(trimmed)
+                for _ in 0 ..< count {
+                    remainder = remainder.drop(while: { $0 != " " }).drop(while: { $0 == " " })
+                }
+                return String(remainder)
+            }
+            switch keyword {
+            case "in", "hot":
+                guard words.count >= 3 else {
+                    throw MarbleTableError(message: "\(where_): `\(keyword)` takes a name and a diagram")
+                }
+                building.inputs.append(Input(name: words[1], diagram: rest(after: 2), hot: keyword == "hot"))
+            case "value":
+                guard words.count == 3, words[1].count == 1, let value = MarbleValue.parse(words[2]) else {
+                    throw MarbleTableError(message: "\(where_): `value` takes one character and an integer or a list like [1,2]")
+                }
+                building.values[words[1].first!] = value
+            case "op":
+                guard words.count >= 2 else {
+                    throw MarbleTableError(message: "\(where_): `op` takes an operator")
+                }
+                building.operations.append(Operation(name: words[1], arguments: Array(words.dropFirst(2)), line: line))
+            case "out":
+                building.expected = rest(after: 1)
+            case "sub":
+                if words.count == 3 && words[2] == "never" {
+                    building.neverSubscribed.append(words[1])
+                    break
+                }
+                guard words.count == 4, let from = Int(words[2]), words[3] == "-" || Int(words[3]) != nil else {
+                    throw MarbleTableError(message: "\(where_): `sub` takes an input, the frame subscribed and the frame disposed (or -)")
+                }
+                building.subscriptions.append((words[1], SubscriptionLog(subscribed: from, disposed: Int(words[3]))))
+            case "also":
+                guard words.count >= 4, let from = Int(words[1]), words[2] == "-" || Int(words[2]) != nil else {
+                    throw MarbleTableError(message: "\(where_): `also` takes the frame subscribed, the frame disposed (or -) and a diagram")
+                }
+                building.others.append((from, Int(words[2]), rest(after: 3)))
+            case "dispose":
+                guard words.count == 2, let frame = Int(words[1]) else {
+                    throw MarbleTableError(message: "\(where_): `dispose` takes a frame")
+                }
+                building.disposeAt = frame
+            case "end":
+                guard building.expected != nil, !building.inputs.isEmpty else {
+                    throw MarbleTableError(message: "\(where_): the case has no `in` or no `out`")
+                }
+                cases.append(building)
+                current = nil
+                continue
+            default:
+                throw MarbleTableError(message: "\(where_): unknown keyword `\(keyword)`")
+            }
+            current = building
+        }
+        if let current {
+            throw MarbleTableError(message: "\(file): the case \(current.name) has no `end`")
+        }
+        return cases
+    }
+
+    /// The value of each character: the case's `value` lines, and the digits
+    /// as themselves.
+    var characterValues: [Character: MarbleValue] {
+        var values = self.values
+        for digit in 0 ... 9 {
+            let character = Character("\(digit)")
+            if values[character] == nil {
+                values[character] = .int(digit)
+            }
+        }
+        return values
+    }
+
+    /// Runs the case; returns what differs from the expectations (nil when
+    /// all hold).
+    func run() throws(MarbleTableError) -> String? {
+        let scheduler = TestScheduler()
+        let values = self.characterValues
+        var sources: [String: TestSignal<MarbleValue, MarbleFailure>] = [:]
+        for input in self.inputs {
+            do {
+                if input.hot {
+                    sources[input.name] = try scheduler.hot(input.diagram, values: values, error: MarbleFailure())
+                } else {
+                    sources[input.name] = try scheduler.cold(input.diagram, values: values, error: MarbleFailure())
+                }
+            } catch {
+                throw MarbleTableError(message: "input \(input.name): \(error)")
+            }
+        }
+        var signal = sources[self.inputs[0].name]!.signal
+        for operation in self.operations {
+            signal = try MarbleOperators.apply(operation, to: signal, inputs: sources, scheduler: scheduler)
+        }
+        let recorder = scheduler.record(signal, disposeAt: self.disposeAt)
+        let others = self.others.map { other in
+            (scheduler.record(signal, subscribeAt: other.from, disposeAt: other.to), other.expected)
+        }
+        do {
+            try scheduler.run()
+        } catch {
+            throw MarbleTableError(message: "virtual time: \(error)")
+        }
+        var failures: [String] = []
+        if let mismatch = recorder.mismatch(self.expected!, values: values, error: MarbleFailure()) {
+            failures.append(mismatch)
+        }
+        for (index, (other, expected)) in others.enumerated() {
+            if let mismatch = other.mismatch(expected, values: values, error: MarbleFailure()) {
+                failures.append("subscriber \(index + 2):\n" + mismatch)
+            }
+        }
+        var byInput: [String: [SubscriptionLog]] = [:]
+        for (input, log) in self.subscriptions {
+            byInput[input, default: []].append(log)
+        }
+        for input in self.neverSubscribed {
+            byInput[input] = []
+        }
+        for (input, expected) in byInput.sorted(by: { $0.key < $1.key }) {
+            guard let source = sources[input] else {
+                throw MarbleTableError(message: "`sub` names no input: \(input)")
+            }
+            if source.subscriptions != expected {
+                failures.append("subscriptions of \(input): expected \(expected), got \(source.subscriptions)")
+            }
+        }
+        recorder.dispose()
+        for (other, _) in others {
+            other.dispose()
+        }
+        return failures.isEmpty ? nil : failures.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,206 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+import SwiftSignalKitTestSupport
+
+/// Pipes that end (issue 33): `ValuePipe.putCompletion`, and `SignalPipe`
+/// with `putError` / `putCompletion`.
+final class PipeCompletionTests: XCTestCase {
+    private struct Failure: Error, Equatable {
+        let code: Int
+    }
+
+    func testCompletionReachesEverySubscriberAndReleasesItsCallbacks() {
+        let pipe = ValuePipe<Int>()
+        let a = Recorder<Int, NoError>()
+        let b = Recorder<Int, NoError>()
+        let da = a.start(pipe.signal())
+        let db = b.start(pipe.signal() |> map { $0 * 10 })
+        pipe.putNext(1)
+        pipe.putCompletion()
+        pipe.putNext(2)
+        pipe.putCompletion()
+        XCTAssertEqual(a.events.with { $0 }, ["1", "completed"])
+        XCTAssertEqual(b.events.with { $0 }, ["10", "completed"])
+        XCTAssertEqual(a.released.count, 1, "the callbacks are released on the completion")
+        XCTAssertEqual(b.released.count, 1)
+        da.dispose()
+        db.dispose()
+    }
+
+    func testALaterSubscriberCompletesAtOnce() {
+        let pipe = ValuePipe<Int>()
+        pipe.putCompletion()
+        let late = Recorder<Int, NoError>()
+        late.start(pipe.signal()).dispose()
+        XCTAssertEqual(late.events.with { $0 }, ["completed"])
+        XCTAssertEqual(late.released.count, 1)
+    }
+
+    func testAReplayingPipeGivesALaterSubscriberItsValueThenTheEnd() {
+        let pipe = SignalPipe<Int, Failure>(replay: true)
+        pipe.putNext(1)
+        pipe.putNext(2)
+        pipe.putError(Failure(code: 7))
+        pipe.putNext(3)
+        let late = Recorder<Int, Failure>()
+        late.start(pipe.signal()).dispose()
+        XCTAssertEqual(late.events.with { $0 }, ["2", "error Failure(code: 7)"])
+    }
+
+    func testErrorReachesSubscribersAndOnlyTheFirstTerminalEventCounts() {
+        let pipe = SignalPipe<Int, Failure>()
+        let a = Recorder<Int, Failure>()
+        let d = a.start(pipe.signal())
+        pipe.putNext(1)
+        pipe.putError(Failure(code: 1))
+        pipe.putCompletion()
+        pipe.putError(Failure(code: 2))
+        XCTAssertEqual(a.events.with { $0 }, ["1", "error Failure(code: 1)"])
+        let late = Recorder<Int, Failure>()
+        late.start(pipe.signal()).dispose()
+        XCTAssertEqual(late.events.with { $0 }, ["error Failure(code: 1)"])
+        d.dispose()
+    }
+
+    /// A completion put from inside a callback comes after the values put
+    /// from inside callbacks before it, for every subscriber (the values of
+    /// a nested put are delivered after the current delivery).
+    func testACompletionFromInsideACallbackComesAfterTheValuesPutBeforeIt() {
+        let pipe = ValuePipe<Int>()
+        let a = Recorder<Int, NoError>()
+        let b = Recorder<Int, NoError>()
+        let da = pipe.signal().start(next: { value in
+            a.next(value)
+            if value == 1 {
+                pipe.putNext(2)
+                pipe.putCompletion()
+                pipe.putNext(3)
+            }
+        }, completed: {
+            a.completed()
+        })
+        let db = b.start(pipe.signal())
+        pipe.putNext(1)
+        XCTAssertEqual(a.events.with { $0 }, ["1", "2", "completed"])
+        XCTAssertEqual(b.events.with { $0 }, ["1", "2", "completed"])
+        da.dispose()
+        db.dispose()
+    }
+
+    /// The same from a thread that is not the pipe's first deliverer: a
+    /// second thread delivers while the first is still inside a callback.
+    func testACompletionFromInsideACallbackOnASecondDeliveringThread() {
+        let pipe = ValuePipe<Int>()
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let events = Atomic<[String]>(value: [])
+        let d = pipe.signal().start(next: { value in
+            events.modify { $0 + ["\(value)"] }
+            if value == 1 {
+                inside.signal()
+                XCTAssertEqual(release.wait(timeout: .now() + 10), .success)
+            } else if value == 2 {
+                pipe.putNext(4)
+                pipe.putCompletion()
+            }
+        }, completed: {
+            events.modify { $0 + ["completed"] }
+        })
+        let first = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "PipeCompletionTests.first").async {
+            pipe.putNext(1)
+            first.signal()
+        }
+        XCTAssertEqual(inside.wait(timeout: .now() + 10), .success)
+        pipe.putNext(2)
+        release.signal()
+        XCTAssertEqual(first.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(events.with { $0 }, ["1", "2", "4", "completed"])
+        d.dispose()
+    }
+
+    /// A terminal event put from another thread while a subscriber's replay
+    /// is being delivered reaches it after the replay, on the subscribing
+    /// thread (not during the replay's callback, from the other thread).
+    func testATerminalEventDuringAReplayComesAfterIt() {
+        let pipe = SignalPipe<Int, Failure>(replay: true)
+        pipe.putNext(1)
+        let inReplay = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "PipeCompletionTests.producer").async {
+            XCTAssertEqual(inReplay.wait(timeout: .now() + 10), .success)
+            pipe.putCompletion()
+            done.signal()
+        }
+        let events = Atomic<[String]>(value: [])
+        let replaying = Atomic(value: false)
+        let d = pipe.signal().start(next: { value in
+            replaying.swap(true)
+            events.modify { $0 + ["\(value)"] }
+            inReplay.signal()
+            // The completion waits for the replay: wait until the producer
+            // has put it.
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            replaying.swap(false)
+        }, completed: {
+            events.modify { $0 + [replaying.with { $0 } ? "completed during the replay" : "completed"] }
+        })
+        XCTAssertEqual(events.with { $0 }, ["1", "completed"])
+        d.dispose()
+    }
+
+    func testDownstreamOperatorsSeeTheCompletion() {
+        let pipe = ValuePipe<Int>()
+        let recorder = Recorder<Int, NoError>()
+        let d = recorder.start(pipe.signal() |> scan(0, +) |> skip(1))
+        pipe.putNext(1)
+        pipe.putNext(2)
+        pipe.putCompletion()
+        XCTAssertEqual(recorder.events.with { $0 }, ["3", "completed"])
+        d.dispose()
+    }
+
+    func testDisposingFromTheCompletionCallbackIsHarmless() {
+        let pipe = ValuePipe<Int>()
+        let box = DisposableBox()
+        let completions = Counter()
+        box.disposable.set(pipe.signal().start(completed: {
+            completions.increment()
+            box.disposable.dispose()
+        }))
+        pipe.putCompletion()
+        XCTAssertEqual(completions.count, 1)
+    }
+
+    /// Every subscription that was attached before `putCompletion` returned
+    /// receives exactly one completion, while other threads subscribe,
+    /// dispose and put values (run under TSan by `make test-swift-tsan`).
+    func testConcurrentSubscribersEachCompleteOnce() {
+        for _ in 0 ..< 20 {
+            let pipe = ValuePipe<Int>()
+            let completions = Counter()
+            let subscribed = Counter()
+            let disposables = Atomic<[Disposable]>(value: [])
+            runThreads(4) { index in
+                for i in 0 ..< 50 {
+                    if index == 3 && i == 25 {
+                        pipe.putCompletion()
+                    } else if index == 2 {
+                        pipe.putNext(i)
+                    } else {
+                        subscribed.increment()
+                        let d = pipe.signal().start(completed: {
+                            completions.increment()
+                        })
+                        disposables.modify { $0 + [d] }
+                    }
+                }
+            }
+            XCTAssertEqual(completions.count, subscribed.count, "each subscription completes exactly once, before or at its start")
+            for d in disposables.with({ $0 }) {
+                d.dispose()
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import XCTest
+import Dispatch
+import SwiftSignalKit
+import SwiftSignalKitTestSupport
+
+/// `share`, `replay(_:)` and `SignalPipe(replayCount:)` (issue 33) beyond the
+/// shared marble table.
+final class Signal_ShareTests: XCTestCase {
+    private enum TestError: Error {
+        case failed
+    }
+
+    func testOneUpstreamSubscriptionWhileSubscribersAreAttached() {
+        let source = TestPipe<Int, TestError>()
+        let shared = share(source.signal())
+        let a = Recorder<Int, TestError>()
+        let b = Recorder<Int, TestError>()
+        let da = a.start(shared)
+        let db = b.start(shared)
+        XCTAssertEqual(source.subscribed, 1)
+        source.putNext(1)
+        da.dispose()
+        XCTAssertEqual(source.disposed, 0, "b is still attached")
+        source.putNext(2)
+        db.dispose()
+        XCTAssertEqual(source.disposed, 1)
+        XCTAssertEqual(a.values.with { $0 }, [1])
+        XCTAssertEqual(b.values.with { $0 }, [1, 2])
+        XCTAssertEqual(a.released.count + b.released.count, 2, "callbacks released on disposal")
+        let c = Recorder<Int, TestError>()
+        let dc = c.start(shared)
+        XCTAssertEqual(source.subscribed, 2, "connected anew")
+        dc.dispose()
+    }
+
+    func testDisposingFromInsideAValueCallbackLeavesTheOthersConnected() {
+        let source = TestPipe<Int, TestError>()
+        let shared = share(source.signal())
+        let box = DisposableBox()
+        var first: [Int] = []
+        box.disposable.set(shared.start(next: { value in
+            first.append(value)
+            box.disposable.dispose()
+        }))
+        let other = Recorder<Int, TestError>()
+        let d = other.start(shared)
+        source.putNext(1)
+        source.putNext(2)
+        XCTAssertEqual(first, [1])
+        XCTAssertEqual(other.values.with { $0 }, [1, 2])
+        XCTAssertEqual(source.subscriberCount, 1)
+        d.dispose()
+        XCTAssertEqual(source.subscriberCount, 0)
+    }
+
+    /// A subscriber that reacts to the completion by subscribing again gets
+    /// a new connection, not the ended one.
+    func testResubscribingFromTheCompletionConnectsAnew() {
+        let starts = Counter()
+        let source = Signal<Int, TestError> { subscriber in
+            let n = starts.increment()
+            subscriber.putNext(n)
+            if n < 3 {
+                subscriber.putCompletion()
+            }
+            return EmptyDisposable
+        }
+        let shared = share(source)
+        var values: [Int] = []
+        var inner: Disposable?
+        let outer = shared.start(next: { values.append($0) }, completed: {
+            inner = shared.start(next: { values.append($0) })
+        })
+        XCTAssertEqual(values, [1, 2])
+        inner?.dispose()
+        outer.dispose()
+    }
+
+    func testAnEndlessSynchronousUpstreamStopsWhenTheConnectingSubscriberEnds() {
+        let shared = share(restart(Signal<Int, NoError>.single(1)))
+        var values: [Int] = []
+        (shared |> take(3)).start(next: { values.append($0) }).dispose()
+        XCTAssertEqual(values, [1, 1, 1])
+    }
+
+    func testReplayCountKeepsTheLastValues() {
+        let pipe = SignalPipe<Int, NoError>(replayCount: 3)
+        for value in 1 ... 5 {
+            pipe.putNext(value)
+        }
+        var values: [Int] = []
+        pipe.signal().start(next: { values.append($0) }).dispose()
+        XCTAssertEqual(values, [3, 4, 5])
+        pipe.putCompletion()
+        var late: [String] = []
+        pipe.signal().start(next: { late.append("\($0)") }, completed: { late.append("completed") }).dispose()
+        XCTAssertEqual(late, ["3", "4", "5", "completed"])
+    }
+
+    /// Subscribers join and leave from several threads while the upstream
+    /// emits: when everyone has left, every upstream subscription made has
+    /// been disposed (run under TSan by `make test-swift-tsan`). (Not that
+    /// there is at most one at any instant: a disconnection disposes the
+    /// old one outside the lock, while another thread may connect anew.)
+    func testConcurrentSubscribersShareOneConnection() {
+        let source = TestPipe<Int, NoError>()
+        let shared = source.signal() |> replay(2)
+        let stop = Atomic(value: false)
+        let emitter = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "Signal_ShareTests.emitter").async {
+            var i = 0
+            while !stop.with({ $0 }) {
+                source.putNext(i)
+                i += 1
+            }
+            emitter.signal()
+        }
+        runThreads(4) { _ in
+            for _ in 0 ..< 200 {
+                let d = shared.start(next: { _ in })
+                d.dispose()
+            }
+        }
+        stop.swap(true)
+        XCTAssertEqual(emitter.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(source.subscriberCount, 0)
+        XCTAssertEqual(source.subscribed, source.disposed)
+    }
+}
