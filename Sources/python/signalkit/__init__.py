@@ -121,7 +121,10 @@ from ._signal import Disposable, Pipe, Promise, Queue, Signal, Signature, Subscr
 
 callback_error_hook = _core.callback_error_hook
 """Called with (exception, where) for an exception a callback raised that
-no error callback receives; assign a function, or None to keep quiet."""
+no error callback receives; assign a function, or None to keep quiet.
+`where` names the callback that raised ("map", "filter", "tap" for a
+Python stage, "next", "error", "completed", "side effect", "take_until",
+"work", ...: README, Errors)."""
 
 __version__ = version()
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import collections
 import ctypes
-import dis
 import functools
 import inspect
 import math
@@ -348,6 +347,10 @@ _check_int64 = _speedups.check_int64
 # of its stages) is made once, and each use binds its functions.
 _CHAIN_FILE = "<signalkit chain>"
 _chain_makers: Dict[Tuple[int, ...], Callable[..., Callable[[Any], Any]]] = {}
+# The stage on each line of each composed chain's code ("map", "filter",
+# "tap"), so that an exception says which stage raised it (_stage_of).
+_STAGE_NAMES = {_MAP: "map", _FILTER: "filter", _TAP: "tap"}
+_chain_lines: Dict[Any, Dict[int, str]] = {}
 
 
 Stages = Tuple[Tuple[int, Callable[[Any], Any]], ...]
@@ -366,36 +369,52 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
     if make is None:
         names = [f"f{i}" for i in range(len(kinds))]
         lines = [f"def make(check, {', '.join(names)}, tail):", "    def chain(v):"]
+        stage_at: Dict[int, str] = {}  # line number (from 1) -> stage
         for name, kind in zip(names, kinds):
+            first = len(lines) + 1
             if kind == _MAP:
                 lines += [f"        v = {name}(v)", "        check(v)"]
             elif kind == _FILTER:
                 lines += [f"        if not {name}(v):", "            return"]
             else:
                 lines += [f"        {name}(v)"]
+            stage_at.update((line, _STAGE_NAMES[kind]) for line in range(first, len(lines) + 1))
         lines += ["        tail(v)", "    return chain"]
         namespace: Dict[str, Any] = {}
         exec(compile("\n".join(lines), _CHAIN_FILE, "exec"), namespace)
         if len(_chain_makers) >= 256:  # shapes are few; never an unbounded cache
             _chain_makers.clear()
+            _chain_lines.clear()
         make = _chain_makers[kinds] = namespace["make"]
+        chain_code = next(c for c in make.__code__.co_consts if getattr(c, "co_name", None) == "chain")
+        _chain_lines[chain_code] = stage_at
     maker: ChainMaker = functools.partial(make, _check_int64, *[fn for _, fn in stages])
     return maker
 
 
-def _raised_by_a_stage(exc: BaseException) -> bool:
-    """Whether `exc` escaped a composed chain from one of its stages (a map,
-    filter or tap function, or a map's result check), not from its tail (on_next):
-    the chain's frame in the traceback stopped on another line than its
-    last, the tail's call."""
+def _stage_of(exc: BaseException) -> Optional[str]:
+    """The stage of a composed chain that `exc` escaped from ("map",
+    "filter" or "tap": its function, or a map's result check), read from
+    the line the chain's frame stopped on; None when it came from the
+    chain's tail (on_next, a put) or from no chain."""
     tb = exc.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename == _CHAIN_FILE and code.co_name == "chain":
-            last = max(line for _, line in dis.findlinestarts(code) if line is not None)
-            return tb.tb_lineno != last
+            return _chain_lines.get(code, {}).get(tb.tb_lineno)
         tb = tb.tb_next
-    return False
+    return None
+
+
+def _mark_stage(exc: BaseException, stage: str) -> None:
+    """Marks `exc`, which a stage raised and which goes on as the stream's
+    error, with that stage: a subscriber with no on_error reports it to
+    callback_error_hook under the stage's name (_Sink.error_at), not as
+    "error"."""
+    try:
+        setattr(exc, "_signalkit_stage", stage)
+    except BaseException:  # an exception type that takes no attribute: reported as "error"
+        pass
 
 
 def _ignore(value: object) -> None:
@@ -460,7 +479,7 @@ class _Sink:
         there is none). A KeyboardInterrupt goes to the caller instead,
         when there is one (not on a library thread: _Interrupts.defer)."""
         self.end()
-        if self.stage_failures is not None and _raised_by_a_stage(exc):
+        if self.stage_failures is not None and where in _STAGE_NAMES.values():
             self.stage_failures.record(exc)
         _trim_traceback(exc)
         self.failures.record(exc)
@@ -498,7 +517,7 @@ class _Sink:
             return
         if exc is None:
             exc = _interrupts.local.pending or KeyboardInterrupt()
-        self.fail(exc, "next")
+        self.fail(exc, _stage_of(exc) or "next")  # callback_error_hook names the stage that raised
 
     def error_at(self, address: int) -> None:
         """on_error: the error value at `address`, to on_error."""
@@ -513,7 +532,8 @@ class _Sink:
                 self.on_error(error)
                 _sk_user = False
             elif not (isinstance(error, KeyboardInterrupt) and _interrupts.was_deferred(error)):
-                _report(error, "error")  # (a deferred one is raised in the emission's caller)
+                # (a deferred one is raised in the emission's caller)
+                _report(error, getattr(error, "_signalkit_stage", "error"))
         except BaseException as exc:
             _sk_user = False
             self.fail(exc, "error")
@@ -591,6 +611,9 @@ class _StageRun(_Sink):
             self.failures.record(pending)
             self.put_error(pending)
             return
+        stage = _stage_of(exc)
+        if stage is not None:
+            _mark_stage(exc, stage)
         _trim_traceback(exc)
         self.failures.record(exc)
         if isinstance(exc, KeyboardInterrupt):
@@ -599,7 +622,7 @@ class _StageRun(_Sink):
             self.put_error(exc)
         except BaseException:
             pass
-        _detach_traceback(exc, "map")
+        _detach_traceback(exc, stage or "next")
 
     def error_at(self, address: int) -> None:
         """on_error: the upstream's error, passed on."""
