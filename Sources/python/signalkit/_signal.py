@@ -1996,10 +1996,24 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return _new_signal(C.signal_throttle, self, seconds, on)
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """Starts this `seconds` after each subscription, from a timer on
-        `queue`: the start is delayed, not each value (a hot source's values
-        put meanwhile are missed), and disposing before the timer fires
-        means this is never started (sk_signal_delay)."""
+        """Delays the SUBSCRIPTION, not the values: this signal is started
+        `seconds` after each subscription, from a timer on `queue` (by
+        default the library's concurrent queue), and its values then pass
+        through undelayed, on whatever thread it emits them. A hot source
+        (a Pipe, values from an asyncio task or another thread) loses what
+        is put before the timer fires; a cold one just starts later.
+        Disposing before the timer fires means this is never started. This
+        is SwiftSignalKit's delay (sk_signal_delay).
+
+        To delay each value instead, delay a signal per value and play them
+        in turn::
+
+            signal.map(lambda v: Signal.single(v).delay(seconds, queue)).queue()
+
+        (each value comes `seconds` after it arrived, or after the value
+        before it was delivered when that is later; in an asyncio program
+        add ``.deliver_on(asyncio_queue())`` to receive them on the loop's
+        thread)."""
         seconds = _seconds_arg(seconds, "delay")
         on = _queue(queue, "delay")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_delay, self, seconds, on)

@@ -255,6 +255,29 @@ def test_delay_delays_the_subscription(scheduler):
     assert source.subscriptions == "^2 !5"
 
 
+def test_delay_of_a_hot_source_misses_what_came_before_the_start(scheduler):
+    # delay() delays the subscription (SwiftSignalKit's delay), not each
+    # value: its docstring and the Python README say so, with the per-value
+    # form below.
+    source = scheduler.hot("a-b-c-|")
+    recorder = scheduler.record(source.delay(scheduler.seconds(3), scheduler.queue))
+    scheduler.run()
+    expect(recorder, "----c-|")
+    assert source.subscriptions == "^3 !6"
+
+
+def test_each_value_delayed_in_turn_by_the_documented_form(scheduler):
+    # The per-value delay of delay()'s docstring: each value `seconds` after
+    # it arrived, or after the one before it was delivered when later.
+    source = scheduler.hot("a---bc----|")  # c comes 1 frame after b: it waits for b's delivery
+    seconds = scheduler.seconds(2)
+    delayed = source.map(lambda v: sk.Signal.single(v).delay(seconds, scheduler.queue)).queue()
+    recorder = scheduler.record(delayed)
+    scheduler.run()
+    expect(recorder, "--a---b-c-|")
+    assert source.subscriptions == "^0 !10"
+
+
 def test_timeout_passes_an_upstream_that_answers_in_time(scheduler):
     source = scheduler.cold("--a-b|")
     alternate = scheduler.cold("x|")
