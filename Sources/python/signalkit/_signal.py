@@ -479,6 +479,8 @@ class _Sink:
         there is none). A KeyboardInterrupt goes to the caller instead,
         when there is one (not on a library thread: _Interrupts.defer)."""
         self.end()
+        if where == "next":  # from the chain: callback_error_hook names the stage that raised
+            where = _stage_of(exc) or "next"
         if self.stage_failures is not None and where in _STAGE_NAMES.values():
             self.stage_failures.record(exc)
         _trim_traceback(exc)
@@ -517,7 +519,7 @@ class _Sink:
             return
         if exc is None:
             exc = _interrupts.local.pending or KeyboardInterrupt()
-        self.fail(exc, _stage_of(exc) or "next")  # callback_error_hook names the stage that raised
+        self.fail(exc, "next")
 
     def error_at(self, address: int) -> None:
         """on_error: the error value at `address`, to on_error."""

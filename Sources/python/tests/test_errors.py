@@ -126,6 +126,26 @@ def test_the_hook_names_the_stage_that_raised(build, where):
     assert reported[0][0] in (ValueError, OverflowError)
 
 
+@pytest.mark.parametrize("build, where", [
+    (lambda s: s.map(_boom), "map"), (lambda s: s.filter(_boom), "filter"), (lambda s: s.tap(_boom), "tap")])
+def test_the_hook_names_the_stage_of_a_from_iterable_chain(build, where):
+    # from_iterable hands its values to the chain itself (no C between):
+    # the same names, and the stage signal records its exception.
+    reported = []
+    import signalkit._core as core
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda exc, where: reported.append((type(exc), where))
+    try:
+        signal = build(sk.Signal.from_iterable([1, 2]))
+        with signal.subscribe(lambda v: None):
+            pass
+    finally:
+        sk.callback_error_hook = saved
+        core.callback_error_hook = saved
+    assert reported == [(ValueError, where)]
+    assert isinstance(signal.exception, ValueError)
+
+
 def test_the_default_hook_message_names_the_stage(monkeypatch):
     messages = []
     monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: messages.append(unraisable.err_msg))
