@@ -13,6 +13,7 @@ import operator
 import sys
 import threading
 import time
+import weakref
 from ctypes import (CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_float, c_int, c_int8, c_int16, c_int32, c_int64,
                     c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
 from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Generator, Generic, Iterable, List, NoReturn,
@@ -250,14 +251,27 @@ class Disposable(_Failing, _Handle):
     raised by its callbacks. A handle (a reference to a library object):
     copy.copy and copy.deepcopy return it itself; pickling raises TypeError."""
     _release = staticmethod(C.disposable_release)
+    # What stops the subscription's Python callbacks (a weak reference to an
+    # object with end(): its _Sink, or the _Gate of a native subscribe);
+    # None for a disposable that is no subscription of this package.
+    _callbacks: Optional["weakref.ReferenceType[Any]"] = None
 
     def dispose(self) -> None:
-        """Cancels the subscription: no later event reaches its callbacks
-        (idempotent; safe from any thread and from its own callbacks).
-        ValueError ("Disposable is closed") once close() released the
-        handle: it can no longer reach the subscription."""
+        """Cancels the subscription: once dispose() has returned, none of
+        its callbacks starts, on any thread; a callback already running on
+        another thread may finish (idempotent; safe from any thread and
+        from its own callbacks). The package's callbacks run under the GIL,
+        and dispose() stops them under the GIL before it asks the library
+        to dispose (the library alone promises only that none starts on the
+        disposing thread). A native subscribe given ctypes functions (not
+        Python callables) has the library's rule only. ValueError
+        ("Disposable is closed") once close() released the handle: it can
+        no longer reach the subscription."""
         pointer = self._enter()  # a call in flight until it returned: see _Handle
         try:
+            callbacks = self._callbacks() if self._callbacks is not None else None
+            if callbacks is not None:
+                callbacks.end()  # under the GIL: no callback of this subscription starts from here on
             C.disposable_dispose(pointer)
         finally:
             self._exit()
@@ -354,21 +368,22 @@ _chain_lines: Dict[Any, Dict[int, str]] = {}
 
 
 Stages = Tuple[Tuple[int, Callable[[Any], Any]], ...]
-ChainMaker = Callable[[Callable[[Any], Any]], Callable[[Any], Any]]
+ChainMaker = Callable[[Callable[[Any], Any], List[Any]], Callable[[Any], Any]]
 
 
 def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
-    """What makes, for a tail, one function for `stages` then tail(value)
-    (None for no stages): a filtered-out value stops there; a map's int
-    result outside int64 raises OverflowError (_speedups.check_int64).
-    Made once per stage signal; each subscription binds its tail."""
+    """What makes, for a tail and a list `live`, one function for `stages`
+    then tail(value) while live[0] is not None (None for no stages): a
+    filtered-out value stops there; a map's int result outside int64
+    raises OverflowError (_speedups.check_int64). Made once per stage
+    signal; each subscription binds its tail and its callback list."""
     if not stages:
         return None
     kinds = tuple(kind for kind, _ in stages)
     make = _chain_makers.get(kinds)
     if make is None:
         names = [f"f{i}" for i in range(len(kinds))]
-        lines = [f"def make(check, {', '.join(names)}, tail):", "    def chain(v):"]
+        lines = [f"def make(check, {', '.join(names)}, tail, live):", "    def chain(v):"]
         stage_at: Dict[int, str] = {}  # line number (from 1) -> stage
         for name, kind in zip(names, kinds):
             first = len(lines) + 1
@@ -379,7 +394,11 @@ def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
             else:
                 lines += [f"        {name}(v)"]
             stage_at.update((line, _STAGE_NAMES[kind]) for line in range(first, len(lines) + 1))
-        lines += ["        tail(v)", "    return chain"]
+        # The tail only while the subscription lives (live[0], the handler
+        # slot of its callback list, None once ended: Disposable.dispose): a
+        # stage that let the GIL go may return after a dispose() returned,
+        # and on_next must not start then.
+        lines += ["        if live[0] is None:", "            return", "        tail(v)", "    return chain"]
         namespace: Dict[str, Any] = {}
         exec(compile("\n".join(lines), _CHAIN_FILE, "exec"), namespace)
         if len(_chain_makers) >= 256:  # shapes are few; never an unbounded cache
@@ -508,9 +527,10 @@ class _Sink:
         """What each value goes to: the stages composed with on_next (None:
         nothing to call)."""
         maker = self.maker
+        live = self.cell if self.cell is not None else [_ignore]
         if self.on_next is not None:
-            return maker(self.on_next) if maker is not None else self.on_next
-        return maker(_ignore) if maker is not None else None
+            return maker(self.on_next, live) if maker is not None else self.on_next
+        return maker(_ignore, live) if maker is not None else None
 
     def failed(self, exc: Optional[BaseException]) -> None:
         """on_fail: the chain or on_next raised `exc` (None: a KeyboardInterrupt
@@ -561,8 +581,8 @@ class _Sink:
         """on_release: the library let go of the callbacks."""
         cell = self.cell
         _release_ctx_function(self.ctx)
-        if cell is not None:  # no cycle left between the sink and its list
-            cell[1] = None
+        if cell is not None:  # no cycle left between the sink, its list and its chain
+            cell[0] = cell[1] = None
 
 
 # The extension's callbacks, as the observer's function pointers.
@@ -576,7 +596,8 @@ def _start_sink(signal: int, sink: _Sink) -> Optional[int]:
     """Starts `signal` for a Python subscription, through the extension:
     each value goes to the composed chain of its stages and on_next."""
     ctx = sink.ctx = _retain_callbacks(sink)
-    cell = sink.cell = [sink.handler(), sink]
+    cell = sink.cell = [_ignore, sink]  # the chain reads cell[0] (handler): not None while it lives
+    cell[0] = sink.handler()
     if sink.ended:
         cell[0] = None
     observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold(cell), _sp_release)
@@ -601,7 +622,8 @@ class _StageRun(_Sink):
     def handler(self) -> Optional[Callable[[Any], Any]]:
         """The stages, then the put of the result into the subscriber."""
         tail = functools.partial(_subscriber_put_next, self.subscriber)
-        return self.maker(tail) if self.maker is not None else tail
+        live = self.cell if self.cell is not None else [_ignore]
+        return self.maker(tail, live) if self.maker is not None else tail
 
     def failed(self, exc: Optional[BaseException]) -> None:
         """on_fail: a stage (or the put) raised `exc`, or (None) a
@@ -1374,7 +1396,22 @@ _CFuncPtr: Any = getattr(ctypes, "_CFuncPtr")
 _CLOSING_MESSAGE = b"signalkit: the interpreter is exiting"
 
 
-def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recorder] = None) -> Any:
+class _Gate:
+    """Whether a native subscription's Python callables may still be
+    called: ended by its Disposable's dispose(), under the GIL, which the
+    callables check under the GIL before calling the user's function."""
+    __slots__ = ("ended", "__weakref__")
+
+    def __init__(self) -> None:
+        self.ended = False
+
+    def end(self) -> None:
+        """No callable of the subscription starts from now on."""
+        self.ended = True
+
+
+def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recorder] = None,
+            gate: Optional[_Gate] = None) -> Any:
     """A C function pointer for `fn` under `signature`: `fn` itself when it
     is already a ctypes function, else a CFUNCTYPE wrapping the callable
     (str arguments arrive as Python str, value arguments as Python objects;
@@ -1386,10 +1423,11 @@ def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recor
     if isinstance(fn, _CFuncPtr):
         return fn
     _callable_arg(fn, where)  # TypeError at the call, as the Pythonic forms
-    return signature.cfunctype()(_thunk(signature.args, signature.result, fn, where, failures))
+    return signature.cfunctype()(_thunk(signature.args, signature.result, fn, where, failures, gate))
 
 
-def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional[_Recorder]) -> Callable[..., Any]:
+def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional[_Recorder],
+           gate: Optional[_Gate] = None) -> Callable[..., Any]:
     fallback = _fallback_of[result]
     local = threading.local()
     delivery = where in ("next", "map", "filter")
@@ -1406,6 +1444,8 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
                 if delivery:
                     fail(_CLOSING_MESSAGE)
                 return fallback
+            if gate is not None and gate.ended:  # its subscription was disposed (Disposable.dispose)
+                return fallback
             if delivery and interrupted.pending is not None:
                 _fail_interrupted(failures)
                 return fallback
@@ -1417,6 +1457,8 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
                     converted.append(from_value(arg))
                 else:
                     converted.append(arg)
+            if gate is not None and gate.ended:  # disposed while a conversion let the GIL go
+                return fallback
             _sk_user = True
             out = fn(*converted)
             _sk_user = False
@@ -2125,6 +2167,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
             _thread_trampoline().direct = None
             disposable = Disposable(pointer)
             disposable._failures = failures
+            disposable._callbacks = weakref.ref(sink)
             if pointer:
                 _register_subscription(sink.ctx, int(pointer))
             if _interrupts.local.pending is not None:
@@ -2137,7 +2180,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
                           on_completed: Any = None, error_signature: Union[str, Signature] = "void(str)",
                           completed_signature: Union[str, Signature] = "void()") -> Disposable:
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
-            keep: List[Any] = []
+            gate = _Gate()  # closed by dispose(): the Python callables below are called no more
+            keep: List[Any] = [gate]
             failures = _Failures()
             observer = _FfiObserver()
             for slot, spec, fn in (("next", next_signature, on_next), ("error", error_signature, on_error),
@@ -2145,7 +2189,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
                 if fn is None:
                     continue
                 signature = _signature(spec)
-                native = _native(signature, fn, slot, failures.recorder())
+                native = _native(signature, fn, slot, failures.recorder(), gate)
                 keep += [signature, native]
                 setattr(observer, slot + "_signature", signature.pointer)
                 setattr(observer, slot, _fn_address(native))
@@ -2162,6 +2206,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
                 _register_subscription(ctx, int(out.value or 0))
                 disposable = Disposable(out.value)
                 disposable._failures = failures
+                disposable._callbacks = weakref.ref(gate)
             if _interrupts.local.pending is not None:
                 # Interrupted while it started: the call fails, leaving nothing running.
                 if disposable is not None:

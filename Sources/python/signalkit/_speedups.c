@@ -301,8 +301,22 @@ static void on_next(void *ctx, const sk_value *value)
              * and stays subscribed), as a loop over listeners stops at an
              * exception. */
         } else {
-            Py_INCREF(handler);
             PyObject *item = value_object(value);
+            /* Read again after the conversion, which may let the GIL go (an
+             * object carried by reference is looked up through ctypes): a
+             * dispose() that returned meanwhile has set it to None, and no
+             * callback starts after that (Disposable.dispose). */
+            handler = PyList_GetItem(list, HANDLER);
+            if (handler == NULL || handler == Py_None) {
+                if (handler == NULL)
+                    PyErr_WriteUnraisable(list);
+                else if (item == NULL)
+                    PyErr_Clear(); /* the value of a subscription that ended: dropped */
+                Py_XDECREF(item);
+                leave_delivery(held, state, saved);
+                return;
+            }
+            Py_INCREF(handler);
             PyObject *result = item ? PyObject_CallFunctionObjArgs(handler, item, NULL) : NULL;
             Py_XDECREF(item);
             Py_DECREF(handler);
