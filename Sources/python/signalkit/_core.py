@@ -228,6 +228,7 @@ _core_api: Dict[str, Tuple[Any, ...]] = {
     "sk_queue_host_drain": (c_int, _P, c_size_t, POINTER(c_size_t)),
     "sk_queue_async": (c_int, _P, _work_fn, *_CB),
     "sk_queue_is_current": (c_bool, _P),
+    "sk_queue_after": (c_int, _P, c_double, _work_fn, *_CB),
     "sk_queue_release": (None, _P),
     "sk_timer_start": (c_int, _PP, _P, c_double, c_bool, _work_fn, *_CB),
 }
@@ -258,11 +259,10 @@ class _MarbleValue(Structure):
 
 _MarbleP = POINTER(_MarbleValue)
 _SizeP = POINTER(c_size_t)
-# signalkit_test.h (in libsignalkit since 0.2.0), and sk_queue_after:
-# bound only when the loaded library has them all (signalkit.testing says
-# so at its import otherwise).
+# signalkit_test.h (in libsignalkit since 0.2.0): bound only when the
+# loaded library has them all (signalkit.testing says so at its import
+# otherwise).
 _test_api: Dict[str, Tuple[Any, ...]] = {
-    "sk_queue_after": (c_int, _P, c_double, _work_fn, *_CB),
     "sk_queue_create_virtual": (c_int, _PP, c_char_p),
     "sk_queue_virtual_advance_by": (c_int, _P, c_double, _SizeP),
     "sk_queue_virtual_advance_to": (c_int, _P, c_double, _SizeP),

@@ -2640,13 +2640,27 @@ class Queue(_Handle):
         return ran.value
 
     def run(self, fn: Callable[[], object]) -> None:
-        """Runs fn() on the queue, later (sk_queue_async); an exception goes
-        to callback_error_hook. TypeError at the call unless `fn` is callable."""
+        """Runs fn() on the queue, later: never inside this call, also when
+        it is made from a job of the same queue (a job that runs itself
+        again runs once this one has returned, in constant stack; on a host
+        queue, at the next drain()). An exception goes to
+        callback_error_hook (where "work"). TypeError at the call unless
+        `fn` is callable.
+
+        From elsewhere this is sk_queue_async; from a job of the same queue
+        (where sk_queue_async, as SwiftSignalKit's Queue.async, would run
+        fn() inline) it is sk_queue_after with no delay, which enqueues it:
+        then, as for the process's first timer, the first such call of a
+        process raises SignalKitError (SK_ERR_RESOURCE) when no descriptor
+        is left for libdispatch's timers (README, "Threads and asyncio")."""
         _callable_arg(fn, "Queue.run")
         pointer = self._enter()  # closed: ValueError before retaining anything
         try:
             ctx = _retain_callbacks(_Callback(fn, _Failures()))
-            status = C.queue_async(pointer, _c_work_run, ctx, _release_ctx)
+            if C.queue_is_current(pointer):
+                status = C.queue_after(pointer, 0.0, _c_work_run, ctx, _release_ctx)
+            else:
+                status = C.queue_async(pointer, _c_work_run, ctx, _release_ctx)
         finally:
             self._exit()
         _check(status)

@@ -301,3 +301,68 @@ def test_no_callback_starts_after_dispose_returned_while_threads_produce(form):
         stop.set()
         sys.setswitchinterval(saved_interval)
     assert late == [], f"{len(late)} of 200 subscriptions had a callback start after dispose() returned"
+
+
+def _depth():
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+@pytest.mark.parametrize("kind", ["serial", "host"])
+def test_a_job_that_runs_itself_again_runs_later_in_constant_stack(kind):
+    # Before: Queue.run from a job of the same queue ran the new job inline
+    # (sk_queue_async, as SwiftSignalKit's Queue.async), so a job that runs
+    # itself again recursed: RecursionError after about 300 rounds.
+    rounds = 100_000
+    errors = []
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda exc, where: (errors.append((exc, where)), done.set())
+    done = threading.Event()
+    depths = []
+    try:
+        with (sk.Queue.serial("again") if kind == "serial" else sk.Queue.host("again")) as queue:
+            count = [0]
+
+            def job():
+                count[0] += 1
+                if count[0] in (1, rounds):
+                    depths.append(_depth())
+                if count[0] < rounds:
+                    queue.run(job)
+                else:
+                    done.set()
+
+            queue.run(job)
+            if kind == "host":
+                # One job a drain: the job it runs again waits for the next.
+                import select
+                deadline = time.monotonic() + 120
+                while not done.is_set() and time.monotonic() < deadline:
+                    select.select([queue.fileno()], [], [], 1.0)
+                    assert queue.drain() <= 1
+            assert done.wait(120)
+    finally:
+        sk.callback_error_hook = saved
+    assert errors == []
+    assert count[0] == rounds
+    assert len(depths) == 2 and depths[0] == depths[1]
+
+
+def test_run_from_a_job_of_the_same_queue_returns_before_the_new_job_runs():
+    with sk.Queue.serial("order") as queue:
+        order = []
+        done = threading.Event()
+
+        def second():
+            order.append("second")
+            done.set()
+
+        def first():
+            queue.run(second)
+            order.append("first returned from run")
+
+        queue.run(first)
+        assert done.wait(10)
+    assert order == ["first returned from run", "second"]
