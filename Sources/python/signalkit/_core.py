@@ -292,6 +292,9 @@ for _name, (_restype, *_argtypes) in _core_api.items():
     setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
 for _name, (_restype, *_argtypes) in _ffi_api.items():
     setattr(C, _name[3:], _proto(_ffi, _name, _restype, *_argtypes))
+# What the native forms' closures (_speedups.native) call for a delivery
+# refused at exit.
+_speedups.set_callback_fail(ctypes.cast(_ffi.sk_ffi_callback_fail, c_void_p).value or 0)
 if all(hasattr(_core, _name) for _name in _test_api):
     for _name, (_restype, *_argtypes) in _test_api.items():
         setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
@@ -1074,6 +1077,12 @@ def _callback_failed(exc: BaseException, where: str, failures: Optional[_Failure
 
 SHUTDOWN_WAIT_SECONDS = 5.0
 _immortal: List[Any] = []
+# Handles whose C object C code may call with no subscription the exit hook
+# could dispose (a Trampoline: its function's address, handed to any C API):
+# at exit each takes a library reference that is never dropped
+# (_keep_for_exit()), so that collecting the handle while the interpreter
+# finalizes does not free what a C thread still calls.
+_called_by_c: "weakref.WeakSet[Any]" = weakref.WeakSet()
 
 
 def _unfinished(ctx: int) -> bool:
@@ -1091,6 +1100,11 @@ def _shutdown() -> None:
     if _state.forked:  # a fork's child: the library's threads are not here (_after_fork)
         return
     try:
+        for holder in list(_called_by_c):
+            try:
+                _immortal.append(holder._keep_for_exit())
+            except BaseException:  # closed meanwhile: nothing of it is left to call
+                pass
         _state.closing = True  # callbacks do nothing from now on
         _speedups.set_closing()  # nor do the extension's deliveries
         # A reference of its own to each: a subscription that ends on a

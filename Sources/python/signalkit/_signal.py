@@ -1423,7 +1423,17 @@ def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recor
     if isinstance(fn, _CFuncPtr):
         return fn
     _callable_arg(fn, where)  # TypeError at the call, as the Pythonic forms
-    return signature.cfunctype()(_thunk(signature.args, signature.result, fn, where, failures, gate))
+    # The closure is the extension's, not ctypes': it enters Python under
+    # the exit rules (no library thread touches Python once the
+    # interpreter finalizes), as the Pythonic forms' callbacks do.
+    codes = bytes(_NATIVE_CODES[kind] for kind in signature.args)
+    return _speedups.native(_thunk(signature.args, signature.result, fn, where, failures, gate),
+                            _NATIVE_CODES[signature.result], codes, where in ("next", "map", "filter"))
+
+
+# The extension's type codes of the native closures (_speedups.c, NC_*).
+_NATIVE_CODES = {"void": 0, "bool": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "u8": 6, "u16": 7, "u32": 8, "u64": 9,
+                 "f32": 10, "f64": 11, "str": 12, "ptr": 13, "value": 13, "ctx": 13}
 
 
 def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional[_Recorder],
@@ -1513,6 +1523,10 @@ class _OwnedValue:
 
 
 def _fn_address(cfunc: Any) -> Optional[int]:
+    """The C function's address: a native closure's (_speedups.native), or
+    a ctypes function's."""
+    if isinstance(cfunc, _speedups.Native):
+        return cfunc.address
     address: Optional[int] = ctypes.cast(cfunc, c_void_p).value
     return address
 
@@ -2711,7 +2725,9 @@ class Trampoline(_Handle):
     """A real C function pointer of a described signature ("void(i64)")
     that puts its arguments into a pipe or a subscriber. A handle (a
     reference to a library object): copy.copy and copy.deepcopy return it
-    itself; pickling raises TypeError."""
+    itself; pickling raises TypeError. Its function is valid while the
+    handle lives, and from interpreter exit on until the process ends (the
+    exit hook keeps every live trampoline: C threads may still call it)."""
     _release = staticmethod(C.ffi_trampoline_release)
 
     def __init__(self, target: Union[Pipe[Any], Subscriber[Any], int], signature: Union[str, Signature]) -> None:
@@ -2730,6 +2746,14 @@ class Trampoline(_Handle):
         else:  # a Subscriber, or a raw sk_subscriber * (int), e.g. from a C generator
             _check(_call_with(C.ffi_trampoline_subscriber, byref(pointer), target, self.signature), ffi=True)
         super().__init__(pointer.value)
+        _core._called_by_c.add(self)  # C may call its function until the process ends: kept at exit
+
+    def _keep_for_exit(self) -> int:
+        """At interpreter exit (the package's atexit hook): a reference to
+        the C trampoline that is never released, so that a C thread may
+        call its function until the process ends, also once this handle is
+        collected; its address. ValueError once closed."""
+        return int(self._call(C.ffi_trampoline_retain))
 
     @property
     def address(self) -> int:
