@@ -166,10 +166,21 @@ def _extension(native):
     root = os.path.commonpath([HERE, _tree()])
     debug = ["-g", f"-ffile-prefix-map={root}=."] if os.environ.get("SIGNALKIT_DEBUG_DIR") else \
         [f"-ffile-prefix-map={root}=."]
+    # libffi (the native forms' closures, _speedups.c), which
+    # libsignalkit-ffi needs too: its flags from pkg-config when it knows
+    # them, else the compiler's default paths.
+    ffi_flags = ["-lffi"]
+    try:
+        found = subprocess.run(["pkg-config", "--cflags", "--libs", "libffi"], capture_output=True, text=True)
+        if found.returncode == 0 and found.stdout.strip():
+            ffi_flags = shlex.split(found.stdout)
+    except OSError:
+        pass
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, EXTENSION)
         command = compiler + ["-std=c11", "-O2", "-fPIC", "-shared", *debug, *warnings, "-I", include, "-I", headers,
-                              source, "-L", native, "-l:libsignalkit.so.0", "-Wl,-rpath,$ORIGIN/_lib", "-o", out]
+                              source, "-L", native, "-l:libsignalkit.so.0", *ffi_flags, "-Wl,-rpath,$ORIGIN/_lib",
+                              "-o", out]
         print("signalkit: building the extension: " + " ".join(shlex.quote(c) for c in command), file=sys.stderr)
         try:
             subprocess.run(command, check=True, stdout=sys.stderr)

@@ -85,8 +85,12 @@ signalkit` (or a __del__ or daemon thread running at exit) meets it. Every callb
 operator functions, side effects, generators, timers, queue jobs, releases)
 crosses through the extension signalkit._speedups, which touches Python no
 more once the ones in progress have left: the exit is clean whether or not
-the wait ran out. The native (signature-string) forms' callbacks are libffi
-closures, which rely on the wait.
+the wait ran out, also for a subscription C code started (which the hook
+cannot dispose). So do the native (signature-string) forms' Python
+callables (libffi closures made by the extension; a ctypes function of
+your own is not covered). The hook also takes a reference to every live
+Trampoline that is never dropped: C may call its function until the
+process ends.
 
 fork(). The child of a process that had used the package (made a handle,
 or given the library a callback) never calls the C library, which may wait
@@ -122,7 +126,10 @@ from ._signal import Disposable, Pipe, Promise, Queue, Signal, Signature, Subscr
 
 callback_error_hook = _core.callback_error_hook
 """Called with (exception, where) for an exception a callback raised that
-no error callback receives; assign a function, or None to keep quiet."""
+no error callback receives; assign a function, or None to keep quiet.
+`where` names the callback that raised ("map", "filter", "tap" for a
+Python stage, "next", "error", "completed", "side effect", "take_until",
+"work", ...: README, Errors)."""
 
 __version__ = version()
 

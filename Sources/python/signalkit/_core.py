@@ -237,6 +237,7 @@ _core_api: Dict[str, Tuple[Any, ...]] = {
     "sk_queue_host_drain": (c_int, _P, c_size_t, POINTER(c_size_t)),
     "sk_queue_async": (c_int, _P, _work_fn, *_CB),
     "sk_queue_is_current": (c_bool, _P),
+    "sk_queue_after": (c_int, _P, c_double, _work_fn, *_CB),
     "sk_queue_release": (None, _P),
     "sk_timer_start": (c_int, _PP, _P, c_double, c_bool, _work_fn, *_CB),
 }
@@ -267,11 +268,10 @@ class _MarbleValue(Structure):
 
 _MarbleP = POINTER(_MarbleValue)
 _SizeP = POINTER(c_size_t)
-# signalkit_test.h (in libsignalkit since 0.2.0), and sk_queue_after:
-# bound only when the loaded library has them all (signalkit.testing says
-# so at its import otherwise).
+# signalkit_test.h (in libsignalkit since 0.2.0): bound only when the
+# loaded library has them all (signalkit.testing says so at its import
+# otherwise).
 _test_api: Dict[str, Tuple[Any, ...]] = {
-    "sk_queue_after": (c_int, _P, c_double, _work_fn, *_CB),
     "sk_queue_create_virtual": (c_int, _PP, c_char_p),
     "sk_queue_virtual_advance_by": (c_int, _P, c_double, _SizeP),
     "sk_queue_virtual_advance_to": (c_int, _P, c_double, _SizeP),
@@ -301,6 +301,9 @@ for _name, (_restype, *_argtypes) in _core_api.items():
     setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
 for _name, (_restype, *_argtypes) in _ffi_api.items():
     setattr(C, _name[3:], _proto(_ffi, _name, _restype, *_argtypes))
+# What the native forms' closures (_speedups.native) call for a delivery
+# refused at exit.
+_speedups.set_callback_fail(ctypes.cast(_ffi.sk_ffi_callback_fail, c_void_p).value or 0)
 if all(hasattr(_core, _name) for _name in _test_api):
     for _name, (_restype, *_argtypes) in _test_api.items():
         setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
@@ -1144,6 +1147,12 @@ def _callback_failed(exc: BaseException, where: str, failures: Optional[_Failure
 
 SHUTDOWN_WAIT_SECONDS = 5.0
 _immortal: List[Any] = []
+# Handles whose C object C code may call with no subscription the exit hook
+# could dispose (a Trampoline: its function's address, handed to any C API):
+# at exit each takes a library reference that is never dropped
+# (_keep_for_exit()), so that collecting the handle while the interpreter
+# finalizes does not free what a C thread still calls.
+_called_by_c: "weakref.WeakSet[Any]" = weakref.WeakSet()
 
 
 def _unfinished(ctx: int) -> bool:
@@ -1161,6 +1170,11 @@ def _shutdown() -> None:
     if _state.forked:  # a fork's child: the library's threads are not here (_after_fork)
         return
     try:
+        for holder in list(_called_by_c):
+            try:
+                _immortal.append(holder._keep_for_exit())
+            except BaseException:  # closed meanwhile: nothing of it is left to call
+                pass
         _state.closing = True  # callbacks do nothing from now on
         _speedups.set_closing()  # nor do the extension's deliveries
         # A reference of its own to each: a subscription that ends on a

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import collections
 import ctypes
-import dis
 import functools
 import inspect
 import math
@@ -14,6 +13,7 @@ import operator
 import sys
 import threading
 import time
+import weakref
 from ctypes import (CFUNCTYPE, byref, c_bool, c_char_p, c_double, c_float, c_int, c_int8, c_int16, c_int32, c_int64,
                     c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
 from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Generator, Generic, Iterable, List, NoReturn,
@@ -251,14 +251,27 @@ class Disposable(_Failing, _Handle):
     raised by its callbacks. A handle (a reference to a library object):
     copy.copy and copy.deepcopy return it itself; pickling raises TypeError."""
     _release = staticmethod(C.disposable_release)
+    # What stops the subscription's Python callbacks (a weak reference to an
+    # object with end(): its _Sink, or the _Gate of a native subscribe);
+    # None for a disposable that is no subscription of this package.
+    _callbacks: Optional["weakref.ReferenceType[Any]"] = None
 
     def dispose(self) -> None:
-        """Cancels the subscription: no later event reaches its callbacks
-        (idempotent; safe from any thread and from its own callbacks).
-        ValueError ("Disposable is closed") once close() released the
-        handle: it can no longer reach the subscription."""
+        """Cancels the subscription: once dispose() has returned, none of
+        its callbacks starts, on any thread; a callback already running on
+        another thread may finish (idempotent; safe from any thread and
+        from its own callbacks). The package's callbacks run under the GIL,
+        and dispose() stops them under the GIL before it asks the library
+        to dispose (the library alone promises only that none starts on the
+        disposing thread). A native subscribe given ctypes functions (not
+        Python callables) has the library's rule only. ValueError
+        ("Disposable is closed") once close() released the handle: it can
+        no longer reach the subscription."""
         pointer = self._enter()  # a call in flight until it returned: see _Handle
         try:
+            callbacks = self._callbacks() if self._callbacks is not None else None
+            if callbacks is not None:
+                callbacks.end()  # under the GIL: no callback of this subscription starts from here on
             C.disposable_dispose(pointer)
         finally:
             self._exit()
@@ -348,54 +361,79 @@ _check_int64 = _speedups.check_int64
 # of its stages) is made once, and each use binds its functions.
 _CHAIN_FILE = "<signalkit chain>"
 _chain_makers: Dict[Tuple[int, ...], Callable[..., Callable[[Any], Any]]] = {}
+# The stage on each line of each composed chain's code ("map", "filter",
+# "tap"), so that an exception says which stage raised it (_stage_of).
+_STAGE_NAMES = {_MAP: "map", _FILTER: "filter", _TAP: "tap"}
+_chain_lines: Dict[Any, Dict[int, str]] = {}
 
 
 Stages = Tuple[Tuple[int, Callable[[Any], Any]], ...]
-ChainMaker = Callable[[Callable[[Any], Any]], Callable[[Any], Any]]
+ChainMaker = Callable[[Callable[[Any], Any], List[Any]], Callable[[Any], Any]]
 
 
 def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
-    """What makes, for a tail, one function for `stages` then tail(value)
-    (None for no stages): a filtered-out value stops there; a map's int
-    result outside int64 raises OverflowError (_speedups.check_int64).
-    Made once per stage signal; each subscription binds its tail."""
+    """What makes, for a tail and a list `live`, one function for `stages`
+    then tail(value) while live[0] is not None (None for no stages): a
+    filtered-out value stops there; a map's int result outside int64
+    raises OverflowError (_speedups.check_int64). Made once per stage
+    signal; each subscription binds its tail and its callback list."""
     if not stages:
         return None
     kinds = tuple(kind for kind, _ in stages)
     make = _chain_makers.get(kinds)
     if make is None:
         names = [f"f{i}" for i in range(len(kinds))]
-        lines = [f"def make(check, {', '.join(names)}, tail):", "    def chain(v):"]
+        lines = [f"def make(check, {', '.join(names)}, tail, live):", "    def chain(v):"]
+        stage_at: Dict[int, str] = {}  # line number (from 1) -> stage
         for name, kind in zip(names, kinds):
+            first = len(lines) + 1
             if kind == _MAP:
                 lines += [f"        v = {name}(v)", "        check(v)"]
             elif kind == _FILTER:
                 lines += [f"        if not {name}(v):", "            return"]
             else:
                 lines += [f"        {name}(v)"]
-        lines += ["        tail(v)", "    return chain"]
+            stage_at.update((line, _STAGE_NAMES[kind]) for line in range(first, len(lines) + 1))
+        # The tail only while the subscription lives (live[0], the handler
+        # slot of its callback list, None once ended: Disposable.dispose): a
+        # stage that let the GIL go may return after a dispose() returned,
+        # and on_next must not start then.
+        lines += ["        if live[0] is None:", "            return", "        tail(v)", "    return chain"]
         namespace: Dict[str, Any] = {}
         exec(compile("\n".join(lines), _CHAIN_FILE, "exec"), namespace)
         if len(_chain_makers) >= 256:  # shapes are few; never an unbounded cache
             _chain_makers.clear()
+            _chain_lines.clear()
         make = _chain_makers[kinds] = namespace["make"]
+        chain_code = next(c for c in make.__code__.co_consts if getattr(c, "co_name", None) == "chain")
+        _chain_lines[chain_code] = stage_at
     maker: ChainMaker = functools.partial(make, _check_int64, *[fn for _, fn in stages])
     return maker
 
 
-def _raised_by_a_stage(exc: BaseException) -> bool:
-    """Whether `exc` escaped a composed chain from one of its stages (a map,
-    filter or tap function, or a map's result check), not from its tail (on_next):
-    the chain's frame in the traceback stopped on another line than its
-    last, the tail's call."""
+def _stage_of(exc: BaseException) -> Optional[str]:
+    """The stage of a composed chain that `exc` escaped from ("map",
+    "filter" or "tap": its function, or a map's result check), read from
+    the line the chain's frame stopped on; None when it came from the
+    chain's tail (on_next, a put) or from no chain."""
     tb = exc.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename == _CHAIN_FILE and code.co_name == "chain":
-            last = max(line for _, line in dis.findlinestarts(code) if line is not None)
-            return tb.tb_lineno != last
+            return _chain_lines.get(code, {}).get(tb.tb_lineno)
         tb = tb.tb_next
-    return False
+    return None
+
+
+def _mark_stage(exc: BaseException, stage: str) -> None:
+    """Marks `exc`, which a stage raised and which goes on as the stream's
+    error, with that stage: a subscriber with no on_error reports it to
+    callback_error_hook under the stage's name (_Sink.error_at), not as
+    "error"."""
+    try:
+        setattr(exc, "_signalkit_stage", stage)
+    except BaseException:  # an exception type that takes no attribute: reported as "error"
+        pass
 
 
 def _ignore(value: object) -> None:
@@ -460,7 +498,9 @@ class _Sink:
         there is none). A KeyboardInterrupt goes to the caller instead,
         when there is one (not on a library thread: _Interrupts.defer)."""
         self.end()
-        if self.stage_failures is not None and _raised_by_a_stage(exc):
+        if where == "next":  # from the chain: callback_error_hook names the stage that raised
+            where = _stage_of(exc) or "next"
+        if self.stage_failures is not None and where in _STAGE_NAMES.values():
             self.stage_failures.record(exc)
         _trim_traceback(exc)
         self.failures.record(exc)
@@ -487,9 +527,10 @@ class _Sink:
         """What each value goes to: the stages composed with on_next (None:
         nothing to call)."""
         maker = self.maker
+        live = self.cell if self.cell is not None else [_ignore]
         if self.on_next is not None:
-            return maker(self.on_next) if maker is not None else self.on_next
-        return maker(_ignore) if maker is not None else None
+            return maker(self.on_next, live) if maker is not None else self.on_next
+        return maker(_ignore, live) if maker is not None else None
 
     def failed(self, exc: Optional[BaseException]) -> None:
         """on_fail: the chain or on_next raised `exc` (None: a KeyboardInterrupt
@@ -513,7 +554,8 @@ class _Sink:
                 self.on_error(error)
                 _sk_user = False
             elif not (isinstance(error, KeyboardInterrupt) and _interrupts.was_deferred(error)):
-                _report(error, "error")  # (a deferred one is raised in the emission's caller)
+                # (a deferred one is raised in the emission's caller)
+                _report(error, getattr(error, "_signalkit_stage", "error"))
         except BaseException as exc:
             _sk_user = False
             self.fail(exc, "error")
@@ -539,8 +581,8 @@ class _Sink:
         """on_release: the library let go of the callbacks."""
         cell = self.cell
         _release_ctx_function(self.ctx)
-        if cell is not None:  # no cycle left between the sink and its list
-            cell[1] = None
+        if cell is not None:  # no cycle left between the sink, its list and its chain
+            cell[0] = cell[1] = None
 
 
 # The extension's callbacks, as the observer's function pointers.
@@ -554,7 +596,8 @@ def _start_sink(signal: int, sink: _Sink) -> Optional[int]:
     """Starts `signal` for a Python subscription, through the extension:
     each value goes to the composed chain of its stages and on_next."""
     ctx = sink.ctx = _retain_callbacks(sink)
-    cell = sink.cell = [sink.handler(), sink]
+    cell = sink.cell = [_ignore, sink]  # the chain reads cell[0] (handler): not None while it lives
+    cell[0] = sink.handler()
     if sink.ended:
         cell[0] = None
     observer = _Observer(_sp_next, _sp_error, _sp_completed, _speedups.hold(cell), _sp_release)
@@ -579,7 +622,8 @@ class _StageRun(_Sink):
     def handler(self) -> Optional[Callable[[Any], Any]]:
         """The stages, then the put of the result into the subscriber."""
         tail = functools.partial(_subscriber_put_next, self.subscriber)
-        return self.maker(tail) if self.maker is not None else tail
+        live = self.cell if self.cell is not None else [_ignore]
+        return self.maker(tail, live) if self.maker is not None else tail
 
     def failed(self, exc: Optional[BaseException]) -> None:
         """on_fail: a stage (or the put) raised `exc`, or (None) a
@@ -591,6 +635,9 @@ class _StageRun(_Sink):
             self.failures.record(pending)
             self.put_error(pending)
             return
+        stage = _stage_of(exc)
+        if stage is not None:
+            _mark_stage(exc, stage)
         _trim_traceback(exc)
         self.failures.record(exc)
         if isinstance(exc, KeyboardInterrupt):
@@ -599,7 +646,7 @@ class _StageRun(_Sink):
             self.put_error(exc)
         except BaseException:
             pass
-        _detach_traceback(exc, "map")
+        _detach_traceback(exc, stage or "next")
 
     def error_at(self, address: int) -> None:
         """on_error: the upstream's error, passed on."""
@@ -1349,7 +1396,22 @@ _CFuncPtr: Any = getattr(ctypes, "_CFuncPtr")
 _CLOSING_MESSAGE = b"signalkit: the interpreter is exiting"
 
 
-def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recorder] = None) -> Any:
+class _Gate:
+    """Whether a native subscription's Python callables may still be
+    called: ended by its Disposable's dispose(), under the GIL, which the
+    callables check under the GIL before calling the user's function."""
+    __slots__ = ("ended", "__weakref__")
+
+    def __init__(self) -> None:
+        self.ended = False
+
+    def end(self) -> None:
+        """No callable of the subscription starts from now on."""
+        self.ended = True
+
+
+def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recorder] = None,
+            gate: Optional[_Gate] = None) -> Any:
     """A C function pointer for `fn` under `signature`: `fn` itself when it
     is already a ctypes function, else a CFUNCTYPE wrapping the callable
     (str arguments arrive as Python str, value arguments as Python objects;
@@ -1361,10 +1423,21 @@ def _native(signature: Signature, fn: Any, where: str, failures: Optional[_Recor
     if isinstance(fn, _CFuncPtr):
         return fn
     _callable_arg(fn, where)  # TypeError at the call, as the Pythonic forms
-    return signature.cfunctype()(_thunk(signature.args, signature.result, fn, where, failures))
+    # The closure is the extension's, not ctypes': it enters Python under
+    # the exit rules (no library thread touches Python once the
+    # interpreter finalizes), as the Pythonic forms' callbacks do.
+    codes = bytes(_NATIVE_CODES[kind] for kind in signature.args)
+    return _speedups.native(_thunk(signature.args, signature.result, fn, where, failures, gate),
+                            _NATIVE_CODES[signature.result], codes, where in ("next", "map", "filter"))
 
 
-def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional[_Recorder]) -> Callable[..., Any]:
+# The extension's type codes of the native closures (_speedups.c, NC_*).
+_NATIVE_CODES = {"void": 0, "bool": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "u8": 6, "u16": 7, "u32": 8, "u64": 9,
+                 "f32": 10, "f64": 11, "str": 12, "ptr": 13, "value": 13, "ctx": 13}
+
+
+def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional[_Recorder],
+           gate: Optional[_Gate] = None) -> Callable[..., Any]:
     fallback = _fallback_of[result]
     local = threading.local()
     delivery = where in ("next", "map", "filter")
@@ -1381,6 +1454,8 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
                 if delivery:
                     fail(_CLOSING_MESSAGE)
                 return fallback
+            if gate is not None and gate.ended:  # its subscription was disposed (Disposable.dispose)
+                return fallback
             if delivery and interrupted.pending is not None:
                 _fail_interrupted(failures)
                 return fallback
@@ -1392,6 +1467,8 @@ def _thunk(args: List[str], result: str, fn: Any, where: str, failures: Optional
                     converted.append(from_value(arg))
                 else:
                     converted.append(arg)
+            if gate is not None and gate.ended:  # disposed while a conversion let the GIL go
+                return fallback
             _sk_user = True
             out = fn(*converted)
             _sk_user = False
@@ -1446,6 +1523,10 @@ class _OwnedValue:
 
 
 def _fn_address(cfunc: Any) -> Optional[int]:
+    """The C function's address: a native closure's (_speedups.native), or
+    a ctypes function's."""
+    if isinstance(cfunc, _speedups.Native):
+        return cfunc.address
     address: Optional[int] = ctypes.cast(cfunc, c_void_p).value
     return address
 
@@ -1973,10 +2054,24 @@ class Signal(Generic[T_co], _Failing, _Handle):
         return _new_signal(C.signal_throttle, self, seconds, on)
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """Starts this `seconds` after each subscription, from a timer on
-        `queue`: the start is delayed, not each value (a hot source's values
-        put meanwhile are missed), and disposing before the timer fires
-        means this is never started (sk_signal_delay)."""
+        """Delays the SUBSCRIPTION, not the values: this signal is started
+        `seconds` after each subscription, from a timer on `queue` (by
+        default the library's concurrent queue), and its values then pass
+        through undelayed, on whatever thread it emits them. A hot source
+        (a Pipe, values from an asyncio task or another thread) loses what
+        is put before the timer fires; a cold one just starts later.
+        Disposing before the timer fires means this is never started. This
+        is SwiftSignalKit's delay (sk_signal_delay).
+
+        To delay each value instead, delay a signal per value and play them
+        in turn::
+
+            signal.map(lambda v: Signal.single(v).delay(seconds, queue)).queue()
+
+        (each value comes `seconds` after it arrived, or after the value
+        before it was delivered when that is later; in an asyncio program
+        add ``.deliver_on(asyncio_queue())`` to receive them on the loop's
+        thread)."""
         seconds = _seconds_arg(seconds, "delay")
         on = _queue(queue, "delay")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_delay, self, seconds, on)
@@ -2086,6 +2181,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
             _thread_trampoline().direct = None
             disposable = Disposable(pointer)
             disposable._failures = failures
+            disposable._callbacks = weakref.ref(sink)
             if pointer:
                 _register_subscription(sink.ctx, int(pointer))
             if _interrupts.local.pending is not None:
@@ -2098,7 +2194,8 @@ class Signal(Generic[T_co], _Failing, _Handle):
                           on_completed: Any = None, error_signature: Union[str, Signature] = "void(str)",
                           completed_signature: Union[str, Signature] = "void()") -> Disposable:
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
-            keep: List[Any] = []
+            gate = _Gate()  # closed by dispose(): the Python callables below are called no more
+            keep: List[Any] = [gate]
             failures = _Failures()
             observer = _FfiObserver()
             for slot, spec, fn in (("next", next_signature, on_next), ("error", error_signature, on_error),
@@ -2106,7 +2203,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
                 if fn is None:
                     continue
                 signature = _signature(spec)
-                native = _native(signature, fn, slot, failures.recorder())
+                native = _native(signature, fn, slot, failures.recorder(), gate)
                 keep += [signature, native]
                 setattr(observer, slot + "_signature", signature.pointer)
                 setattr(observer, slot, _fn_address(native))
@@ -2123,6 +2220,7 @@ class Signal(Generic[T_co], _Failing, _Handle):
                 _register_subscription(ctx, int(out.value or 0))
                 disposable = Disposable(out.value)
                 disposable._failures = failures
+                disposable._callbacks = weakref.ref(gate)
             if _interrupts.local.pending is not None:
                 # Interrupted while it started: the call fails, leaving nothing running.
                 if disposable is not None:
@@ -2556,13 +2654,27 @@ class Queue(_Handle):
         return ran.value
 
     def run(self, fn: Callable[[], object]) -> None:
-        """Runs fn() on the queue, later (sk_queue_async); an exception goes
-        to callback_error_hook. TypeError at the call unless `fn` is callable."""
+        """Runs fn() on the queue, later: never inside this call, also when
+        it is made from a job of the same queue (a job that runs itself
+        again runs once this one has returned, in constant stack; on a host
+        queue, at the next drain()). An exception goes to
+        callback_error_hook (where "work"). TypeError at the call unless
+        `fn` is callable.
+
+        From elsewhere this is sk_queue_async; from a job of the same queue
+        (where sk_queue_async, as SwiftSignalKit's Queue.async, would run
+        fn() inline) it is sk_queue_after with no delay, which enqueues it:
+        then, as for the process's first timer, the first such call of a
+        process raises SignalKitError (SK_ERR_RESOURCE) when no descriptor
+        is left for libdispatch's timers (README, "Threads and asyncio")."""
         _callable_arg(fn, "Queue.run")
         pointer = self._enter()  # closed: ValueError before retaining anything
         try:
             ctx = _retain_callbacks(_Callback(fn, _Failures()))
-            status = C.queue_async(pointer, _c_work_run, ctx, _release_ctx)
+            if C.queue_is_current(pointer):
+                status = C.queue_after(pointer, 0.0, _c_work_run, ctx, _release_ctx)
+            else:
+                status = C.queue_async(pointer, _c_work_run, ctx, _release_ctx)
         finally:
             self._exit()
         _check(status)
@@ -2613,7 +2725,9 @@ class Trampoline(_Handle):
     """A real C function pointer of a described signature ("void(i64)")
     that puts its arguments into a pipe or a subscriber. A handle (a
     reference to a library object): copy.copy and copy.deepcopy return it
-    itself; pickling raises TypeError."""
+    itself; pickling raises TypeError. Its function is valid while the
+    handle lives, and from interpreter exit on until the process ends (the
+    exit hook keeps every live trampoline: C threads may still call it)."""
     _release = staticmethod(C.ffi_trampoline_release)
 
     def __init__(self, target: Union[Pipe[Any], Subscriber[Any], int], signature: Union[str, Signature]) -> None:
@@ -2632,6 +2746,14 @@ class Trampoline(_Handle):
         else:  # a Subscriber, or a raw sk_subscriber * (int), e.g. from a C generator
             _check(_call_with(C.ffi_trampoline_subscriber, byref(pointer), target, self.signature), ffi=True)
         super().__init__(pointer.value)
+        _core._called_by_c.add(self)  # C may call its function until the process ends: kept at exit
+
+    def _keep_for_exit(self) -> int:
+        """At interpreter exit (the package's atexit hook): a reference to
+        the C trampoline that is never released, so that a C thread may
+        call its function until the process ends, also once this handle is
+        collected; its address. ValueError once closed."""
+        return int(self._call(C.ffi_trampoline_retain))
 
     @property
     def address(self) -> int:

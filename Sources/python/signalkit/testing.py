@@ -88,8 +88,11 @@ class _Table:
         for symbol, _ in items:
             if not isinstance(symbol, str):
                 raise TypeError(f"signalkit.testing: values: key {symbol!r} is not a str")
-            if len(symbol) != 1 or not symbol.isascii() or not symbol.isalnum():
-                raise ValueError(f"signalkit.testing: values: key {symbol!r} is not one ASCII letter or digit")
+            # One ASCII character reaches the library, which says whether it
+            # may stand for a value (a letter or a digit) in its message;
+            # anything else cannot be passed as a C char at all.
+            if len(symbol) != 1 or not symbol.isascii():
+                raise ValueError(f"signalkit.testing: values: key {symbol!r} is not one ASCII character")
         self.array = (_MarbleValue * max(len(items), 1))()
         try:
             for index, (symbol, obj) in enumerate(items):

@@ -93,6 +93,67 @@ def test_error_without_on_error_goes_to_the_hook():
     assert reported == [(OSError, "error"), (ZeroDivisionError, "completed")]
 
 
+def _boom(value):
+    raise ValueError(value)
+
+
+@pytest.mark.parametrize("build, where", [
+    (lambda s: s.map(_boom), "map"),
+    (lambda s: s.filter(_boom), "filter"),
+    (lambda s: s.tap(_boom), "tap"),
+    (lambda s: s.map(lambda v: v).filter(lambda v: True).map(_boom), "map"),
+    (lambda s: s.map(lambda v: v).filter(_boom).tap(lambda v: None), "filter"),
+    (lambda s: s.map(lambda v: 2 ** 70), "map"),  # a map's result outside int64
+    (lambda s: s.map(_boom).take(5), "map"),  # through a library operator: the stream's error
+    (lambda s: s.tap(lambda v: None).filter(_boom).distinct_until_changed(), "filter"),
+    (lambda s: s, "next"),  # on_next itself raised
+])
+def test_the_hook_names_the_stage_that_raised(build, where):
+    # Before: "next" for every stage of the subscription's own chain (the
+    # default hook printed "Exception in signalkit next callback" for a map
+    # that raised), and "error" once a library operator stood between.
+    reported = []
+    import signalkit._core as core
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda exc, where: reported.append((type(exc), where))
+    try:
+        with build(sk.Signal.single(1)).subscribe(_boom if where == "next" else (lambda v: None)):
+            pass
+    finally:
+        sk.callback_error_hook = saved
+        core.callback_error_hook = saved
+    assert len(reported) == 1 and reported[0][1] == where, reported
+    assert reported[0][0] in (ValueError, OverflowError)
+
+
+@pytest.mark.parametrize("build, where", [
+    (lambda s: s.map(_boom), "map"), (lambda s: s.filter(_boom), "filter"), (lambda s: s.tap(_boom), "tap")])
+def test_the_hook_names_the_stage_of_a_from_iterable_chain(build, where):
+    # from_iterable hands its values to the chain itself (no C between):
+    # the same names, and the stage signal records its exception.
+    reported = []
+    import signalkit._core as core
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda exc, where: reported.append((type(exc), where))
+    try:
+        signal = build(sk.Signal.from_iterable([1, 2]))
+        with signal.subscribe(lambda v: None):
+            pass
+    finally:
+        sk.callback_error_hook = saved
+        core.callback_error_hook = saved
+    assert reported == [(ValueError, where)]
+    assert isinstance(signal.exception, ValueError)
+
+
+def test_the_default_hook_message_names_the_stage(monkeypatch):
+    messages = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: messages.append(unraisable.err_msg))
+    with sk.Signal.single(1).map(_boom).subscribe(lambda v: None):
+        pass
+    assert messages == ["Exception in signalkit map callback"]
+
+
 def test_a_library_error_string_arrives_as_signal_error():
     errors = []
     with sk.Signal.from_iterable([1]).map("str(i64)", lambda n: None).subscribe(None, errors.append):

@@ -821,6 +821,111 @@ class ExitTests(unittest.TestCase):
         """)
 
 
+class ExitWhileCCallsTests(unittest.TestCase):
+    """The interpreter exits while a C thread (a timer of the library on a
+    serial queue, calling a function pointer it was given: no Python on
+    that thread) keeps calling into what the package handed to C, with
+    only module globals holding the handles (collected while the
+    interpreter finalizes). Each kind runs RUNS times in a child process:
+    status 0 and nothing on stderr every time.
+
+    Before: a Trampoline was released when collected at exit while C still
+    called its function (SIGABRT inside libffi, or SIGSEGV: every run); a
+    native form's Python callable, a ctypes closure, was entered by a
+    library thread once the interpreter finalized, in a subscription the
+    exit hook cannot dispose (started by C code), and CPython ended that
+    thread under libdispatch (SIGILL: every run)."""
+    RUNS = 20
+    PRELUDE = """
+        import ctypes, sys, threading
+        from ctypes import POINTER, Structure, byref, c_bool, c_char_p, c_double, c_int, c_void_p
+        import signalkit as sk
+        core = ctypes.CDLL(sk.library_paths()[0])
+        core.sk_queue_create.argtypes = [POINTER(c_void_p), c_char_p]
+        core.sk_timer_start.argtypes = [POINTER(c_void_p), c_void_p, c_double, c_bool, c_void_p, c_void_p, c_void_p]
+        class Observer(Structure):
+            _fields_ = [("next", c_void_p), ("error", c_void_p), ("completed", c_void_p), ("ctx", c_void_p),
+                        ("release", c_void_p)]
+        core.sk_signal_start.argtypes = [POINTER(c_void_p), c_void_p, POINTER(Observer)]
+        reached = threading.Event()
+        def touch(*args):
+            reached.set()
+            return 1
+        def start_in_c(signal):  # a subscription of C code's, which the exit hook does not know
+            disposable, observer = c_void_p(), Observer()
+            assert core.sk_signal_start(byref(disposable), signal.pointer, byref(observer)) == 0
+        def call_from_c(address):  # a C thread calling `address(NULL)` every 0.1 ms until the process ends
+            queue, timer = c_void_p(), c_void_p()
+            assert core.sk_queue_create(byref(queue), b"c-caller") == 0
+            assert core.sk_timer_start(byref(timer), queue, 0.0001, True, address, None, None) == 0
+    """
+    KINDS = {
+        "trampoline into a pipe": """
+            pipe = sk.Pipe()
+            subscription = pipe.signal().subscribe(touch)
+            trampoline = sk.Trampoline(pipe, "void(ptr)")
+            call_from_c(trampoline.address)
+        """,
+        "trampoline into a create() subscriber": """
+            kept = []
+            def start(subscriber):
+                trampoline = sk.Trampoline(subscriber, "void(ptr)")
+                kept.append(trampoline)
+                call_from_c(trampoline.address)
+            subscription = sk.Signal.create(start).subscribe(touch)
+        """,
+        "native map in a subscription of C's": """
+            pipe = sk.Pipe()
+            trampoline = sk.Trampoline(pipe, "void(ptr)")
+            mapped = pipe.signal().map("i64(ptr)", touch)
+            start_in_c(mapped)
+            call_from_c(trampoline.address)
+        """,
+        "native filter in a subscription of C's": """
+            pipe = sk.Pipe()
+            trampoline = sk.Trampoline(pipe, "void(ptr)")
+            filtered = pipe.signal().filter("bool(ptr)", touch)
+            start_in_c(filtered)
+            call_from_c(trampoline.address)
+        """,
+        "native subscribe": """
+            pipe = sk.Pipe()
+            trampoline = sk.Trampoline(pipe, "void(ptr)")
+            subscription = pipe.signal().subscribe("void(ptr)", touch)
+            call_from_c(trampoline.address)
+        """,
+        "Python map in a subscription of C's": """
+            pipe = sk.Pipe()
+            trampoline = sk.Trampoline(pipe, "void(ptr)")
+            mapped = pipe.signal().map(touch)
+            start_in_c(mapped)
+            call_from_c(trampoline.address)
+        """,
+    }
+
+    def test_exit_while_a_c_thread_calls_in(self):
+        import concurrent.futures
+        jobs = [(kind, run) for kind in self.KINDS for run in range(self.RUNS)]
+
+        def child(job):
+            kind, run = job
+            code = textwrap.dedent(self.PRELUDE) + textwrap.dedent(self.KINDS[kind]) + textwrap.dedent("""
+                assert reached.wait(30), "nothing reached Python"
+                print("exiting while C calls in", flush=True)
+            """)
+            return kind, run, run_child(code, timeout=60)
+
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(child, jobs))
+        failed: dict = {}
+        for kind, run, result in results:
+            if result.returncode != 0 or result.stderr or "exiting while C calls in" not in result.stdout:
+                failed.setdefault(kind, []).append(f"status {result.returncode}, stderr {result.stderr[-200:]!r}")
+        summary = "; ".join(f"{kind}: {len(runs)} of {self.RUNS} failed (first: {runs[0]})"
+                            for kind, runs in failed.items())
+        self.assertEqual(failed, {}, summary)
+
+
 class LoadingTests(unittest.TestCase):
     def test_missing_library_is_a_clear_error(self):
         env = dict(os.environ, SIGNALKIT_LIB_DIR="/nonexistent")

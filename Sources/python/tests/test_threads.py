@@ -1,6 +1,7 @@
 """Threads: serial and concurrent queues, puts from many threads."""
 import sys
 import threading
+import time
 
 import pytest
 
@@ -240,3 +241,128 @@ def race(kind, failures):
         handle.close()
         thread.join(10)
         assert not thread.is_alive()
+
+
+def _let_the_gil_go(value):
+    time.sleep(0)  # a stage that lets the GIL go: a dispose() may return meanwhile
+    return value
+
+
+@pytest.mark.parametrize("form", ["on_next", "stages", "native"])
+def test_no_callback_starts_after_dispose_returned_while_threads_produce(form):
+    # Before: a value a producer thread was delivering when dispose() ran
+    # reached on_next after dispose() had returned (the library promises
+    # only that none starts on the disposing thread; a delivery waiting for
+    # the GIL, or converting a value through ctypes, went on): 4 to 15% of
+    # the subscriptions here. The switch interval is made long so that a
+    # callback is never preempted: every on_next that sees `disposed` set
+    # started after dispose() returned.
+    saved_interval = sys.getswitchinterval()
+    sys.setswitchinterval(100)
+    stop = threading.Event()
+    late = []
+    try:
+        with sk.Pipe() as pipe, pipe.signal() as signal:
+            def produce():
+                n = 0
+                while not stop.is_set():
+                    pipe.put([n])  # carried by reference: each put lets the GIL go
+                    n += 1
+
+            producers = [threading.Thread(target=produce) for _ in range(3)]
+            for producer in producers:
+                producer.start()
+            for run in range(200):
+                got = threading.Event()
+                state = {"disposed": False, "late": 0}
+
+                def on_next(value, state=state, got=got):
+                    if state["disposed"]:
+                        state["late"] += 1
+                    got.set()
+
+                if form == "on_next":
+                    subscription = signal.subscribe(on_next)
+                elif form == "stages":
+                    subscription = signal.map(_let_the_gil_go).filter(lambda v: True).subscribe(on_next)
+                else:
+                    subscription = signal.subscribe("void(value)", on_next)
+                assert got.wait(10)
+                subscription.dispose()
+                state["disposed"] = True
+                time.sleep(0.0005)  # the producers go on meanwhile
+                subscription.close()
+                if state["late"]:
+                    late.append(run)
+            stop.set()
+            for producer in producers:
+                producer.join()
+    finally:
+        stop.set()
+        sys.setswitchinterval(saved_interval)
+    assert late == [], f"{len(late)} of 200 subscriptions had a callback start after dispose() returned"
+
+
+def _depth():
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+@pytest.mark.parametrize("kind", ["serial", "host"])
+def test_a_job_that_runs_itself_again_runs_later_in_constant_stack(kind):
+    # Before: Queue.run from a job of the same queue ran the new job inline
+    # (sk_queue_async, as SwiftSignalKit's Queue.async), so a job that runs
+    # itself again recursed: RecursionError after about 300 rounds.
+    rounds = 100_000
+    errors = []
+    saved = sk.callback_error_hook
+    sk.callback_error_hook = lambda exc, where: (errors.append((exc, where)), done.set())
+    done = threading.Event()
+    depths = []
+    try:
+        with (sk.Queue.serial("again") if kind == "serial" else sk.Queue.host("again")) as queue:
+            count = [0]
+
+            def job():
+                count[0] += 1
+                if count[0] in (1, rounds):
+                    depths.append(_depth())
+                if count[0] < rounds:
+                    queue.run(job)
+                else:
+                    done.set()
+
+            queue.run(job)
+            if kind == "host":
+                # One job a drain: the job it runs again waits for the next.
+                import select
+                deadline = time.monotonic() + 120
+                while not done.is_set() and time.monotonic() < deadline:
+                    select.select([queue.fileno()], [], [], 1.0)
+                    assert queue.drain() <= 1
+            assert done.wait(120)
+    finally:
+        sk.callback_error_hook = saved
+    assert errors == []
+    assert count[0] == rounds
+    assert len(depths) == 2 and depths[0] == depths[1]
+
+
+def test_run_from_a_job_of_the_same_queue_returns_before_the_new_job_runs():
+    with sk.Queue.serial("order") as queue:
+        order = []
+        done = threading.Event()
+
+        def second():
+            order.append("second")
+            done.set()
+
+        def first():
+            queue.run(second)
+            order.append("first returned from run")
+
+        queue.run(first)
+        assert done.wait(10)
+    assert order == ["first returned from run", "second"]

@@ -255,6 +255,29 @@ def test_delay_delays_the_subscription(scheduler):
     assert source.subscriptions == "^2 !5"
 
 
+def test_delay_of_a_hot_source_misses_what_came_before_the_start(scheduler):
+    # delay() delays the subscription (SwiftSignalKit's delay), not each
+    # value: its docstring and the Python README say so, with the per-value
+    # form below.
+    source = scheduler.hot("a-b-c-|")
+    recorder = scheduler.record(source.delay(scheduler.seconds(3), scheduler.queue))
+    scheduler.run()
+    expect(recorder, "----c-|")
+    assert source.subscriptions == "^3 !6"
+
+
+def test_each_value_delayed_in_turn_by_the_documented_form(scheduler):
+    # The per-value delay of delay()'s docstring: each value `seconds` after
+    # it arrived, or after the one before it was delivered when later.
+    source = scheduler.hot("a---bc----|")  # c comes 1 frame after b: it waits for b's delivery
+    seconds = scheduler.seconds(2)
+    delayed = source.map(lambda v: sk.Signal.single(v).delay(seconds, scheduler.queue)).queue()
+    recorder = scheduler.record(delayed)
+    scheduler.run()
+    expect(recorder, "--a---b-c-|")
+    assert source.subscriptions == "^0 !10"
+
+
 def test_timeout_passes_an_upstream_that_answers_in_time(scheduler):
     source = scheduler.cold("--a-b|")
     alternate = scheduler.cold("x|")
@@ -481,8 +504,8 @@ def test_a_wrong_value_table_raises(scheduler):
     with pytest.raises(sk.SignalKitError) as info:
         scheduler.cold("a-b|", {"a": 1})  # no value for b
     assert info.value.status == INVALID_ARGUMENT and "sk_test_signal_cold" in info.value.message
-    for bad, kind in ((["a"], TypeError), ({1: "a"}, TypeError), ({"ab": 1}, ValueError),
-                      ({"-": 1}, ValueError), ({"é": 1}, ValueError)):
+    # What cannot be passed as a C char at all is refused before the call.
+    for bad, kind in ((["a"], TypeError), ({1: "a"}, TypeError), ({"ab": 1}, ValueError), ({"é": 1}, ValueError)):
         with pytest.raises(kind, match="signalkit.testing"):
             scheduler.cold("a|", bad)
     with pytest.raises(OverflowError):
@@ -492,8 +515,25 @@ def test_a_wrong_value_table_raises(scheduler):
     with pytest.raises(TypeError):
         scheduler.cold(b"a|")
     recorder = scheduler.record(scheduler.cold("a|"))
-    with pytest.raises(ValueError, match="not one ASCII letter"):
-        recorder.diagram({"?": 1})
+    with pytest.raises(ValueError, match="not one ASCII character"):
+        recorder.diagram({"ab": 1})
+
+
+@pytest.mark.parametrize("key", ["-", "|", "#", "(", "^", " ", "?", "\0"])
+def test_a_table_key_that_is_no_letter_or_digit_raises_the_library_message(scheduler, key):
+    # Before: ValueError ("signalkit.testing: values: key '-' is not one
+    # ASCII letter or digit"), made up by the package, where the docs
+    # promise SignalKitError with the library's message.
+    for make in (scheduler.cold, scheduler.hot):
+        with pytest.raises(sk.SignalKitError) as info:
+            make("a|", {key: 1})
+        assert info.value.status == INVALID_ARGUMENT
+        assert "values[0].symbol" in info.value.message and "not an ASCII letter or digit" in info.value.message
+    recorder = scheduler.record(scheduler.cold("a|"))
+    scheduler.run()
+    with pytest.raises(sk.SignalKitError) as info:
+        recorder.diagram({key: "a"})
+    assert info.value.status == INVALID_ARGUMENT and "not an ASCII letter or digit" in info.value.message
 
 
 def test_closed_handles_raise(scheduler):
