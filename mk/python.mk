@@ -60,6 +60,8 @@ python-wheel: python-native $(PY_TOOLS_STAMP) ## the Python wheel, into .build-c
 # (`pip install Sources/python` into another fresh venv, no environment
 # variable) and the README's quick start run with it (the make the backend
 # runs keeps its stage stamps apart: SIGNALKIT_STAGE_TIMES, mk/tests.mk).
+# Under make test (SIGNALKIT_SUITE_IN_DIST=1) the package's pytest suite runs
+# once, in test-dist-wheel against the release wheel, not here as well.
 test-python: python-wheel ## the Python package's tests (pytest) and mypy --strict, against its installed wheel
 	$(begin)
 	rm -rf $(PY_VENV) $(PY_RUN)
@@ -68,8 +70,9 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 		$(PY_TOOLS) > "$$($(PY_VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/tools.pth"
 	$(PY_PIP) --python $(PY_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
 	mkdir -p $(PY_RUN) && cp -r Sources/python/tests $(PY_RUN)/tests
-	cd $(PY_RUN) && SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
-		$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests
+	$(if $(SIGNALKIT_SUITE_IN_DIST),@echo "test-python: the package's tests run once in make test, in test-dist-wheel (the release wheel)",\
+		cd $(PY_RUN) && SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
+		$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests)
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null -p signalkit
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
 		$(CURDIR)/examples/python/*.py

@@ -38,10 +38,10 @@ TEST_FIRST := tsan-core stage python-wheel
 # The first phase's targets always run (swift build knows what changed): the
 # second one, when the first succeeded, takes them as made (-o).
 TEST_MADE := tsan-core stage lib ffi python-wheel python-native
-TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
+TEST_STAGES := test-c test-ffi test-python test-dist-wheel test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-swift test-examples bench-check test-header test-version test-docs test-cmake test-abi test-dist \
-	test-cpp test-cpp-asan test-cpp-tsan test-dist-wheel test-api
+	test-cpp test-cpp-asan test-cpp-tsan test-api
 
 .PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests test-version
 
@@ -55,7 +55,7 @@ test: deps ## the whole test suite (what CI runs); each stage's time at the end
 		"each says when it starts and ends, its output comes whole when it ends"
 	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 $(TEST_FIRST) 9>&1; \
 	first=$$?; \
-	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 \
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 SIGNALKIT_SUITE_IN_DIST=1 \
 		$$([ $$first -eq 0 ] && printf -- '-o %s ' $(TEST_MADE)) $(TEST_STAGES) 9>&1; \
 	status=$$?; sh .ci/stage-times.sh $(TIMES) $(TEST_STAGES); \
 	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$status
