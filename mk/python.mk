@@ -70,7 +70,7 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 		$(PY_TOOLS) > "$$($(PY_VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/tools.pth"
 	$(PY_PIP) --python $(PY_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
 	mkdir -p $(PY_RUN) && cp -r Sources/python/tests $(PY_RUN)/tests
-	$(if $(SIGNALKIT_SUITE_IN_DIST),@echo "test-python: the package's tests run once in make test, in test-dist-wheel (the release wheel)",\
+	$(if $(SIGNALKIT_SUITE_IN_DIST),@echo "test-python: the pytest suite runs once in make test: in test-dist-wheel against the release wheel",\
 		cd $(PY_RUN) && SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
 		$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests)
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null -p signalkit
