@@ -172,3 +172,34 @@ func borrowSignals(_ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, func
     }
     return (result, SKOK)
 }
+
+/// The core's arrays of values (zip, pairwise, buffer, withLatestFrom) as
+/// array values, each a new SKArray. When the system refuses the memory for
+/// one's C view (where a delivery can return no status), the subscription
+/// ends with an error value naming the operator ("sk_signal_zip: out of
+/// memory for an array of 2 values"), as sk_signal_combine_latest's does.
+func arrayValues(_ arrays: Signal<[SKValue], SKValue>, function: StaticString = #function) -> CSignal {
+    return CSignal { subscriber in
+        return arrays.start(next: { items in
+            guard let array = SKArray(items) else {
+                subscriber.putError(SKValue(string: "\(cName(function)): out of memory for an array of \(items.count) values"))
+                return
+            }
+            subscriber.putNext(SKValue(object: array, kind: SK_KIND_ARRAY))
+        }, error: { error in
+            subscriber.putError(error)
+        }, completed: {
+            subscriber.putCompletion()
+        })
+    }
+}
+
+/// Checks that the count-like argument `name` is at least 1 (a size_t past
+/// Int.max, arriving negative, is taken as Int.max): the value to use, or
+/// the status of the failure.
+func positiveCount(_ name: String, _ count: Int, function: StaticString = #function) -> (Int?, Int32) {
+    if count == 0 {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "\(name) must be at least 1", function: function))
+    }
+    return (count < 0 ? Int.max : count, SKOK)
+}

@@ -69,3 +69,49 @@ public func sk_signal_ignore_values(_ out: UnsafeMutablePointer<OpaquePointer?>?
         ignoreValues(signal) |> map { (_: Never) -> SKValue in }
     }
 }
+
+@c @implementation
+public func sk_signal_start_with(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+    }
+    out.pointee = nil
+    let (first, status) = borrowValue("value", value)
+    guard let first else {
+        return status
+    }
+    return unaryOperator(out, signal) { signal in
+        signal |> startWith(first)
+    }
+}
+
+@c @implementation
+public func sk_signal_concat(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+    }
+    out.pointee = nil
+    let (inputs, status) = borrowSignals(signals, count)
+    guard let inputs else {
+        return status
+    }
+    let (depth, depthStatus) = pipelineDepth(over: inputs)
+    if depthStatus != SKOK {
+        return depthStatus
+    }
+    return output(out, concat(inputs.map { $0.signal }), depth: depth)
+}
+
+@c @implementation
+public func sk_signal_merge_map(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ maxConcurrent: Int, _ fn: sk_signal_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    let (limit, status) = positiveCount("max_concurrent", maxConcurrent)
+    guard let limit else {
+        out?.pointee = nil
+        return releasingOnFailure(ctx: ctx, release: release, status)
+    }
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+        signal |> mergeMap(maxConcurrent: limit) { value in
+            adoptSignal { value.withC { callback.function(callback.ctx, $0) } }
+        }
+    }
+}
