@@ -2617,6 +2617,32 @@ int sk_signal_concat(sk_signal **out, sk_signal *const *signals, size_t count);
  *   value or of the inner completion that makes room.
  */
 int sk_signal_merge_map(sk_signal **out, sk_signal *signal, size_t max_concurrent, sk_signal_fn fn, void *ctx, sk_release_fn release);
+/**
+ * @brief Splits the values by the key `fn` gives each: the first value of a
+ *        new key delivers the array [key, group], where group (of kind
+ *        SK_KIND_SIGNAL) delivers every value of that key, that first one
+ *        included.
+ *
+ * Keys are compared with sk_value_equal(). A group is hot, as a pipe's
+ * signal: subscribe to it from the callback that receives the array to miss
+ * none of its values (a later subscriber receives the values from then on).
+ * The completion of `signal` completes every group, then the result; its
+ * error fails every group, then the result. Disposing the subscription
+ * disposes `signal` and ends the groups without an event. Array values are
+ * allocated as for sk_signal_zip().
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Gives a value's key; called once per value per
+ *                  subscription.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value, never under
+ *   a lock; a group's values are delivered on that thread too.
+ */
+int sk_signal_group_by(sk_signal **out, sk_signal *signal, sk_map_fn fn, void *ctx, sk_release_fn release);
 
 /* --- Sharing ------------------------------------------------------------- */
 
