@@ -1208,3 +1208,56 @@ void expect_timed_operator_argument_errors(const char *name, timed_operator_fn f
         sk_signal_release(out);
     }
 }
+
+/* expect_dispose_inside_next's observer. */
+typedef struct dispose_inside {
+    sk_disposable *d;
+    int nexts;
+    int terminals;
+    int releases;
+} dispose_inside;
+
+static void dispose_inside_next(void *ctx, const sk_value *value) {
+    (void)value;
+    dispose_inside *state = ctx;
+    state->nexts++;
+    sk_disposable_dispose(state->d);
+}
+
+static void dispose_inside_error(void *ctx, const sk_value *error) {
+    (void)error;
+    ((dispose_inside *)ctx)->terminals++;
+}
+
+static void dispose_inside_completed(void *ctx) {
+    ((dispose_inside *)ctx)->terminals++;
+}
+
+static void dispose_inside_release(void *ctx) {
+    ((dispose_inside *)ctx)->releases++;
+}
+
+void expect_dispose_inside_next(const char *name, pipe_operator_builder build, int puts) {
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    sk_signal *op = build(source);
+    cr_assert_not_null(op, "%s: not built", name);
+    dispose_inside state = {0};
+    sk_observer observer = {dispose_inside_next, dispose_inside_error, dispose_inside_completed, &state,
+                            dispose_inside_release};
+    SK_OK_OR_FAIL(sk_signal_start(&state.d, op, &observer));
+    for (int i = 1; i <= puts + 1; i++) {
+        sk_value value;
+        sk_value_set_int64(&value, i);
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &value));
+    }
+    cr_assert_eq(state.nexts, 1, "%s: %d values arrived after the dispose inside the first", name, state.nexts);
+    cr_assert_eq(state.terminals, 0, "%s: a terminal event arrived after the dispose", name);
+    cr_assert_eq(state.releases, 1, "%s: the observer's release ran %d times", name, state.releases);
+    sk_disposable_release(state.d);
+    sk_signal_release(op);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+}
