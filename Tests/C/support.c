@@ -1261,3 +1261,19 @@ void expect_dispose_inside_next(const char *name, pipe_operator_builder build, i
     sk_signal_release(source);
     sk_pipe_release(pipe);
 }
+
+void recorder_expect_int_array(recorder *r, size_t index, const int64_t *items, size_t count) {
+    const rec_event *event = recorder_event(r, index);
+    cr_assert_not_null(event, "no event %zu", index);
+    cr_assert_eq(event->kind, REC_NEXT, "event %zu is not a value", index);
+    size_t found = 0;
+    SK_OK_OR_FAIL(sk_value_get_array_count(&event->value, &found));
+    cr_assert_eq(found, count, "event %zu: an array of %zu, not %zu", index, found, count);
+    for (size_t i = 0; i < count; i++) {
+        const sk_value *item = NULL;
+        int64_t n = 0;
+        SK_OK_OR_FAIL(sk_value_get_array_item(&event->value, i, &item));
+        SK_OK_OR_FAIL(sk_value_get_int64(item, &n));
+        cr_assert_eq(n, items[i], "event %zu, item %zu: %lld, not %lld", index, i, (long long)n, (long long)items[i]);
+    }
+}

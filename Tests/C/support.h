@@ -578,6 +578,10 @@ typedef sk_signal *(*pipe_operator_builder)(sk_signal *source);
  * reaches nobody. `name` is for the messages. Releases everything it made. */
 void expect_dispose_inside_next(const char *name, pipe_operator_builder build, int puts);
 
+/* Asserts that the `index`-th event of `r` is a value that is the array of
+ * the `count` ints `items`. */
+void recorder_expect_int_array(recorder *r, size_t index, const int64_t *items, size_t count);
+
 /* Calls a callback operator's constructor (sk_signal_catch,
  * sk_signal_take_until...) with `out` (may be NULL), `signal`, a valid
  * callback or, when `with_callback` is false, NULL, and `ctx` and `release`.
