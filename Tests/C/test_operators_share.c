@@ -78,3 +78,34 @@ Test(operators_share, dispose_inside_a_value_callback_and_argument_errors, .time
     bad_args_destroy(&args);
     expect_no_live_objects(0);
 }
+
+/* A subscription only released (not disposed) ends when its source lets go
+ * (README's misuse table: releasing a subscription's disposable without
+ * disposing it): also through share and replay, whose connection must not
+ * keep its subscribers alive once the upstream let go of it. */
+Test(operators_share, a_released_subscription_ends_when_the_source_lets_go, .timeout = SK_TEST_TIMEOUT) {
+    for (size_t count = 0; count < 3; count++) {
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL, *shared = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        SK_OK_OR_FAIL(sk_signal_replay(&shared, source, count));
+        recorder a, b;
+        sk_disposable *da = recorder_start(&a, shared);
+        sk_disposable *db = recorder_start(&b, shared);
+        sk_value one = int_value(1);
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &one));
+        sk_disposable_release(da);
+        sk_disposable_release(db);
+        sk_signal_release(shared);
+        sk_signal_release(source);
+        cr_assert_eq(recorder_releases(&a), 0);
+        sk_pipe_release(pipe);
+        cr_assert_eq(recorder_releases(&a), 1, "replay(%zu): the first observer was not released", count);
+        cr_assert_eq(recorder_releases(&b), 1, "replay(%zu): the second observer was not released", count);
+        recorder_expect(&a, "nr", NULL, 0);
+        recorder_destroy(&a);
+        recorder_destroy(&b);
+        expect_no_live_objects(0);
+    }
+}
