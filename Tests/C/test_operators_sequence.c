@@ -662,3 +662,30 @@ Test(operators_sequence, scan_pairwise_start_with_concat_argument_errors, .timeo
     bad_args_destroy(&args);
     expect_no_live_objects(0);
 }
+
+/* An array-valued stage (pairwise) passes on that its downstream ended
+ * during the start: a take(1) above ends the subscription at the first
+ * pair, and the signal after it in a concat is never started. */
+Test(operators_sequence, pairwise_under_take_stops_the_start_of_what_follows, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2 };
+    manual_source later;
+    sk_signal *later_signal = manual_init_signal(&later);
+    sk_signal *both[] = { ints_signal(input, 2), later_signal };
+    sk_signal *joined = NULL, *pairs = NULL, *one = NULL;
+    SK_OK_OR_FAIL(sk_signal_concat(&joined, both, 2));
+    SK_OK_OR_FAIL(sk_signal_pairwise(&pairs, joined));
+    SK_OK_OR_FAIL(sk_signal_take(&one, pairs, 1));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, one);
+    recorder_expect(&r, "ncr", NULL, 0);
+    recorder_expect_int_array(&r, 0, input, 2);
+    cr_assert_eq(counter_get(&later.starts), 0, "the signal after the take's end was started");
+    recorder_finish(&r, d);
+    sk_signal_release(one);
+    sk_signal_release(pairs);
+    sk_signal_release(joined);
+    sk_signal_release(both[0]);
+    sk_signal_release(later_signal);
+    manual_destroy(&later);
+    expect_no_live_objects(0);
+}
