@@ -1271,6 +1271,39 @@ int sk_pipe_create(sk_pipe **out, bool replay);
  */
 int sk_pipe_put(sk_pipe *pipe, const sk_value *value);
 /**
+ * @brief Ends the pipe with an error: every current subscriber receives a
+ *        copy of `error`, and so does every later one, at once.
+ *
+ * Values put afterwards are dropped. Only the first terminal event counts:
+ * a later sk_pipe_put_error() or sk_pipe_put_completion() does nothing.
+ * From inside a callback of this pipe, the error reaches each subscriber
+ * after the values already put from inside its callbacks.
+ *
+ * @param pipe   Borrowed.
+ * @param error  Borrowed (copied).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND,
+ *         SK_ERR_INVALID_ARGUMENT as for every subject (see @ref subjects).
+ * @par Thread safety
+ *   Any thread. Subscribers' error callbacks run on the calling thread
+ *   (a later subscriber's on the subscribing thread), outside any lock.
+ */
+int sk_pipe_put_error(sk_pipe *pipe, const sk_value *error);
+/**
+ * @brief Ends the pipe with the completion: every current subscriber
+ *        completes, and every later one does at once.
+ *
+ * Values put afterwards are dropped. Only the first terminal event counts,
+ * as for sk_pipe_put_error().
+ *
+ * @param pipe  Borrowed.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT, SK_ERR_WRONG_KIND as for every
+ *         subject (see @ref subjects).
+ * @par Thread safety
+ *   Any thread. Subscribers' completion callbacks run on the calling thread
+ *   (a later subscriber's on the subscribing thread), outside any lock.
+ */
+int sk_pipe_put_completion(sk_pipe *pipe);
+/**
  * @brief The pipe's signal.
  *
  * Neither it nor its subscriptions keep the pipe alive: once the pipe is
@@ -1858,7 +1891,8 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * SK_ERR_INVALID_ARGUMENT for a negative or NaN duration, a malformed value,
  * or a result deeper than SK_SIGNAL_MAX_DEPTH; for the operators that set
  * timers (sk_signal_delay(), sk_signal_timeout(), sk_signal_debounce(),
- * sk_signal_throttle(), sk_signal_retry()) on a queue that is not a
+ * sk_signal_throttle(), sk_signal_retry(), sk_signal_buffer_time(),
+ * sk_signal_sample_period(), sk_signal_retry_count() given a queue) on a queue that is not a
  * virtual-time one, and for the operators that give work to a queue
  * (sk_signal_deliver_on(), sk_signal_run_on(), sk_signal_combine_latest())
  * given a concurrent one, SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when
@@ -2046,6 +2080,44 @@ int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
  */
 int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t count, sk_queue *queue);
 /**
+ * @brief Arrays of the n-th value of each of `count` signals, in order: a
+ *        value waits until every other signal has emitted its n-th.
+ *
+ * Completes as soon as one signal has completed and none of its values
+ * waits (no array can come any more), disposing the others. The first error
+ * passes through and disposes all. Values that wait are kept until paired.
+ * Each array value is new (kept arrays are never reused); when the system
+ * refuses its memory, the subscription ends with an error value of kind
+ * SK_KIND_STRING ("sk_signal_zip: out of memory for an array of N values").
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signals   `count` signals, borrowed. May be NULL only when `count`
+ *                  is 0 (the result completes at once without a value).
+ * @param count     The number of signals.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. An array is delivered on the thread of the value that
+ *   completes it.
+ */
+int sk_signal_zip(sk_signal **out, sk_signal *const *signals, size_t count);
+/**
+ * @brief Each value of `signal` as the array [value, latest value of
+ *        `other`]; values that come before `other` has emitted are dropped.
+ *
+ * `other` is started first. The completion of `signal` completes and
+ * disposes `other`; `other` completing changes nothing (its last value stays
+ * in use). An error of either passes through and disposes both. Array values
+ * are allocated as for sk_signal_zip().
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param other     Borrowed, required.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Arrays are delivered on the thread of `signal`'s value.
+ */
+int sk_signal_with_latest_from(sk_signal **out, sk_signal *signal, sk_signal *other);
+/**
  * @brief All values of `count` signals; completes when all complete.
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
@@ -2141,6 +2213,129 @@ int sk_signal_take_until(sk_signal **out, sk_signal *signal, sk_take_until_fn fn
  */
 int sk_signal_last(sk_signal **out, sk_signal *signal);
 /**
+ * @brief Drops the first `count` values, then passes every value.
+ *
+ * Errors and the completion pass through.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param count     0 drops nothing; SIZE_MAX drops every value.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Exactly `count` values are dropped however many threads
+ *   deliver at once. Events pass on the thread that delivers them.
+ */
+int sk_signal_skip(sk_signal **out, sk_signal *signal, size_t count);
+/**
+ * @brief Drops values while `fn` returns true; from the first value for
+ *        which it returns false, passes every value (`fn` is not called
+ *        again).
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Called for each value until it returns false, per
+ *                  subscription.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value.
+ */
+int sk_signal_skip_while(sk_signal **out, sk_signal *signal, sk_predicate_fn fn, void *ctx, sk_release_fn release);
+/**
+ * @brief Passes values while `fn` returns true; at the first value for
+ *        which it returns false, completes and disposes `signal`.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Called once per value per subscription, until it
+ *                  returns false.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @param inclusive When true, the value for which `fn` returned false is
+ *                  delivered before the completion.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value.
+ */
+int sk_signal_take_while(sk_signal **out, sk_signal *signal, sk_predicate_fn fn, void *ctx, sk_release_fn release, bool inclusive);
+/**
+ * @brief The first value, then the completion (as sk_signal_take() of 1).
+ *
+ * A signal that completes without a value completes without one (add
+ * sk_signal_default_if_empty() for a fallback); an error passes through.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events pass on the thread that delivers them.
+ */
+int sk_signal_first(sk_signal **out, sk_signal *signal);
+/**
+ * @brief The first value for which `fn` returns true, then the completion.
+ *
+ * Completes without a value when `signal` completes first.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Called once per value per subscription, until it
+ *                  returns true.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value.
+ */
+int sk_signal_first_where(sk_signal **out, sk_signal *signal, sk_predicate_fn fn, void *ctx, sk_release_fn release);
+/**
+ * @brief Only the value at `index` (0 for the first), then the completion.
+ *
+ * Completes without a value when `signal` completes first. An error passes
+ * through.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param index     Past SSIZE_MAX it is never reached: nothing passes, the
+ *                  completion does.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events pass on the thread that delivers them.
+ */
+int sk_signal_element_at(sk_signal **out, sk_signal *signal, size_t index);
+/**
+ * @brief Every value; when `signal` completes without having emitted one, a
+ *        copy of `value` first, then the completion.
+ *
+ * An error passes through without `value`.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param value     Borrowed (copied), required.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `value` is delivered on the thread of the completion.
+ */
+int sk_signal_default_if_empty(sk_signal **out, sk_signal *signal, const sk_value *value);
+/**
+ * @brief The values of `signal` until `notifier` emits a value: then the
+ *        completion, and both are disposed.
+ *
+ * Unlike sk_signal_take_until(), whose callback decides, a signal decides.
+ * `notifier` is started first: one that emits at once completes the
+ * subscription before `signal` starts (`signal` then never starts). An error
+ * of either passes through and disposes both; `notifier` completing without
+ * a value changes nothing; the completion of `signal` completes and disposes
+ * `notifier`.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param notifier  Borrowed, required.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events are delivered on the thread of the event that causes
+ *   them.
+ */
+int sk_signal_take_until_signal(sk_signal **out, sk_signal *signal, sk_signal *notifier);
+/**
  * @brief Drops every value; passes only the error or the completion.
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
@@ -2180,6 +2375,39 @@ typedef void (*sk_reduce_fn)(void *ctx, const sk_value *accumulator, const sk_va
  *   concurrently with itself within a subscription.
  */
 int sk_signal_reduce_left(sk_signal **out, sk_signal *signal, const sk_value *initial, sk_reduce_fn fn, void *ctx, sk_release_fn release);
+/**
+ * @brief Folds each value into an accumulator and delivers every
+ *        accumulator: `fn(initial, v1)`, then `fn(that, v2)`, ...
+ *
+ * Each subscription starts from a copy of `initial`. Errors and the
+ * completion pass through (no value for the completion).
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param initial   Borrowed (copied), required.
+ * @param fn        Called once per value per subscription.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value, never
+ *   concurrently with itself within a subscription.
+ */
+int sk_signal_scan(sk_signal **out, sk_signal *signal, const sk_value *initial, sk_reduce_fn fn, void *ctx, sk_release_fn release);
+/**
+ * @brief From the second value on, the array [previous value, value].
+ *
+ * The first value delivers nothing. Array values are allocated as for
+ * sk_signal_zip(). Errors and the completion pass through.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Arrays are delivered on the thread of the value that
+ *   completes them.
+ */
+int sk_signal_pairwise(sk_signal **out, sk_signal *signal);
 
 /* --- Errors and repetition ----------------------------------------------- */
 
@@ -2255,6 +2483,30 @@ int sk_signal_restart_if_error(sk_signal **out, sk_signal *signal);
  *   Any thread. Each retry starts `signal` on `queue`.
  */
 int sk_signal_retry(sk_signal **out, sk_signal *signal, double delay_increment, double max_delay, sk_queue *queue);
+/**
+ * @brief On error, starts `signal` again, at most `count` times; the error
+ *        after the last retry passes through.
+ *
+ * Values of every attempt and the completion pass through. 0 never retries;
+ * SIZE_MAX retries for ever. Without a queue each retry starts at once (a
+ * signal failing synchronously is restarted by a loop: the stack does not
+ * grow); with one, `delay` seconds after the error, and disposing cancels a
+ * pending retry (its timer leaves `queue` at once).
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param count     The most retries.
+ * @param delay     Seconds between an error and its retry, >= 0; must be 0
+ *                  when `queue` is NULL.
+ * @param queue     Borrowed, may be NULL (retry at once): the retries'
+ *                  timer queue.
+ * @return SK_OK, or an error of @ref operators; SK_ERR_NULL_ARGUMENT when
+ *         `queue` is NULL and `delay` is not 0.
+ * @par Thread safety
+ *   Any thread. A retry starts `signal` on the thread of the error, or on
+ *   `queue` when given.
+ */
+int sk_signal_retry_count(sk_signal **out, sk_signal *signal, size_t count, double delay, sk_queue *queue);
 
 /* --- Sequencing ---------------------------------------------------------- */
 
@@ -2307,6 +2559,124 @@ int sk_signal_throttled(sk_signal **out, sk_signal *signal);
  *   Any thread. Events pass on the thread that delivers them.
  */
 int sk_signal_then(sk_signal **out, sk_signal *signal, sk_signal *next);
+/**
+ * @brief A copy of `value` first, during the start, then the events of
+ *        `signal` (started afterwards).
+ *
+ * `signal` is not started when the subscription ended on `value` (a
+ * downstream sk_signal_take() of 1).
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param value     Borrowed (copied), required.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `value` is delivered on the starting thread; the rest as
+ *   `signal` delivers it.
+ */
+int sk_signal_start_with(sk_signal **out, sk_signal *signal, const sk_value *value);
+/**
+ * @brief The `count` signals one after the other: each starts when the one
+ *        before it completes; completes after the last.
+ *
+ * An error passes through and stops the sequence (the later signals never
+ * start). Signals completing synchronously do not grow the stack.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signals   `count` signals, borrowed. May be NULL only when `count`
+ *                  is 0 (the result completes at once).
+ * @param count     The number of signals.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Each signal is started on the thread where its predecessor
+ *   completed (the first on the starting thread).
+ */
+int sk_signal_concat(sk_signal **out, sk_signal *const *signals, size_t count);
+/**
+ * @brief Each value mapped to a signal by `fn`; up to `max_concurrent` of
+ *        them run at once, all their values passing through.
+ *
+ * A value that comes while `max_concurrent` signals run waits, in order,
+ * until one completes: 1 runs them one after the other (a concat-map),
+ * SIZE_MAX all at once (a merge-map). An error of `signal` or of an inner
+ * signal passes through and disposes everything (waiting values are
+ * dropped). Completes once `signal` and every inner signal have completed.
+ *
+ * @param[out] out         The new signal (+1).
+ * @param signal           Borrowed.
+ * @param max_concurrent   At least 1.
+ * @param fn               Called once per value per subscription, when the
+ *                         value's signal is about to start.
+ * @param ctx              Passed to `fn` and `release`.
+ * @param release          May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators; SK_ERR_INVALID_ARGUMENT for
+ *         a `max_concurrent` of 0 ("sk_signal_merge_map: max_concurrent must
+ *         be at least 1").
+ * @par Thread safety
+ *   Any thread. `fn` runs, and inner signals start, on the thread of the
+ *   value or of the inner completion that makes room.
+ */
+int sk_signal_merge_map(sk_signal **out, sk_signal *signal, size_t max_concurrent, sk_signal_fn fn, void *ctx, sk_release_fn release);
+/**
+ * @brief Splits the values by the key `fn` gives each: the first value of a
+ *        new key delivers the array [key, group], where group (of kind
+ *        SK_KIND_SIGNAL) delivers every value of that key, that first one
+ *        included.
+ *
+ * Keys are compared with sk_value_equal(). A group is hot, as a pipe's
+ * signal: subscribe to it from the callback that receives the array to miss
+ * none of its values (a later subscriber receives the values from then on).
+ * The completion of `signal` completes every group, then the result; its
+ * error fails every group, then the result. Disposing the subscription
+ * disposes `signal` and ends the groups without an event. Array values are
+ * allocated as for sk_signal_zip().
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param fn        Gives a value's key; called once per value per
+ *                  subscription.
+ * @param ctx       Passed to `fn` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. `fn` runs on the thread that delivers the value, never under
+ *   a lock; a group's values are delivered on that thread too.
+ */
+int sk_signal_group_by(sk_signal **out, sk_signal *signal, sk_map_fn fn, void *ctx, sk_release_fn release);
+
+/* --- Sharing ------------------------------------------------------------- */
+
+/**
+ * @brief One subscription to `signal` shared by all subscribers of the
+ *        result.
+ *
+ * The first subscriber connects it, later ones join it (they receive only
+ * what comes after they join); when the last one leaves it is disposed, and
+ * the next subscriber connects anew. An error or completion of `signal`
+ * reaches every subscriber attached and ends the connection. Each call makes
+ * one shared connection: keep the result and subscribe to it.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Events are delivered on the thread `signal` emits on;
+ *   `signal` is started on the thread of the subscriber that connects.
+ */
+int sk_signal_share(sk_signal **out, sk_signal *signal);
+/**
+ * @brief As sk_signal_share(), and a subscriber that joins a running
+ *        connection first receives its last `count` values (fewer if fewer
+ *        came), oldest first.
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param count     0 is sk_signal_share().
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Replayed values are delivered on the subscribing thread;
+ *   the rest as for sk_signal_share().
+ */
+int sk_signal_replay(sk_signal **out, sk_signal *signal, size_t count);
 
 /**
  * @brief Makes the signal a deferred signal runs.
@@ -2402,6 +2772,74 @@ int sk_signal_timeout(sk_signal **out, sk_signal *signal, double seconds, sk_que
  *   Any thread. Every event is delivered on `queue`.
  */
 int sk_signal_throttle(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
+/**
+ * @brief The values collected into arrays of `count`, each delivered once
+ *        full.
+ *
+ * The completion first delivers the values collected so far (if any); an
+ * error drops them and passes through. Array values are allocated as for
+ * sk_signal_zip().
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param count     At least 1.
+ * @return SK_OK, or an error of @ref operators; SK_ERR_INVALID_ARGUMENT for
+ *         a `count` of 0 ("sk_signal_buffer_count: count must be at least
+ *         1").
+ * @par Thread safety
+ *   Any thread. An array is delivered on the thread of the value that fills
+ *   it.
+ */
+int sk_signal_buffer_count(sk_signal **out, sk_signal *signal, size_t count);
+/**
+ * @brief The values collected during each window of `seconds`, delivered as
+ *        an array when the window ends (an empty window delivers nothing).
+ *
+ * The completion first delivers the values collected so far (if any); an
+ * error drops them and passes through. Disposing stops the timer.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param seconds   The window, >= 0.
+ * @param queue     Borrowed: the windows' timer queue.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Arrays and the terminal event are delivered on `queue`.
+ */
+int sk_signal_buffer_time(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
+/**
+ * @brief At each value of `sampler`, the latest value of `signal` if it
+ *        emitted one since the previous sample.
+ *
+ * The completion of `signal` completes (a value not sampled yet is dropped)
+ * and disposes `sampler`; `sampler` completing changes nothing. An error of
+ * either passes through and disposes both. `sampler` is started after
+ * `signal`.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param sampler   Borrowed, required.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Samples are delivered on the sampler's thread.
+ */
+int sk_signal_sample(sk_signal **out, sk_signal *signal, sk_signal *sampler);
+/**
+ * @brief At the end of each period of `seconds`, the latest value of
+ *        `signal` if it emitted one since the previous sample.
+ *
+ * The completion and an error pass through (a value not sampled yet is
+ * dropped). Disposing stops the timer. A period of 0 never samples.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param seconds   The period, >= 0.
+ * @param queue     Borrowed: the timer's queue.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Every event is delivered on `queue`.
+ */
+int sk_signal_sample_period(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue);
 
 /* --- Side effects -------------------------------------------------------- */
 /* Each calls `fn` at one point of every subscription and otherwise passes

@@ -1212,6 +1212,18 @@ public:
         detail::check(sk_signal_merge(&s, raw_array(signals), signals.size()));
         return adopt(s);
     }
+    /* Arrays of the n-th value of each signal (sk_signal_zip). */
+    static signal zip(const std::vector<signal> &signals) {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_zip(&s, raw_array(signals), signals.size()));
+        return adopt(s);
+    }
+    /* The signals one after the other (sk_signal_concat). */
+    static signal concat(const std::vector<signal> &signals) {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_concat(&s, raw_array(signals), signals.size()));
+        return adopt(s);
+    }
 
     /* ---- subscribing ---- */
 
@@ -1373,6 +1385,83 @@ public:
     template <class F> signal after_disposed(F &&f) const {
         return with_fn(&sk_signal_after_disposed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
     }
+    signal skip(std::size_t count) const { return op(&sk_signal_skip, count); }
+    template <class F> signal skip_while(F &&f) const {
+        return with_fn(&sk_signal_skip_while, &predicate_call<detail::box<std::decay_t<F>>, F, skip_while_name>,
+                       std::forward<F>(f));
+    }
+    template <class F> signal take_while(F &&f, bool inclusive = false) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_take_while(&s, p_, &predicate_call<B, F, take_while_name>,
+                                           detail::make_box(std::forward<F>(f)), &B::release, inclusive));
+        return adopt(s);
+    }
+    signal first() const { return op(&sk_signal_first); }
+    template <class F> signal first_where(F &&f) const {
+        return with_fn(&sk_signal_first_where, &predicate_call<detail::box<std::decay_t<F>>, F, first_where_name>,
+                       std::forward<F>(f));
+    }
+    signal element_at(std::size_t index) const { return op(&sk_signal_element_at, index); }
+    signal default_if_empty(const value &v) const { return op(&sk_signal_default_if_empty, v.get()); }
+    /* Completes when `notifier` emits a value (sk_signal_take_until_signal;
+     * take_until(f) is the one whose callable decides). */
+    signal take_until_signal(const signal &notifier) const {
+        return op(&sk_signal_take_until_signal, notifier.get());
+    }
+    /* `f(accumulator, value)` returns the new accumulator; every one is
+     * delivered. */
+    template <class F> signal scan(const value &initial, F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_scan(&s, p_, initial.get(),
+            [](void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {
+                auto &g = B::of(ctx);
+                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(acc, "scan"),
+                                                 detail::from_c<detail::arg_t<F, 1>>::get(v, "scan")),
+                             out, "scan");
+            }, detail::make_box(std::forward<F>(f)), &B::release));
+        return adopt(s);
+    }
+    signal pairwise() const { return op(&sk_signal_pairwise); }
+    signal start_with(const value &v) const { return op(&sk_signal_start_with, v.get()); }
+    signal with_latest_from(const signal &other) const { return op(&sk_signal_with_latest_from, other.get()); }
+    /* `f(value)` returns a signal; at most `max_concurrent` run at once. */
+    template <class F> signal merge_map(std::size_t max_concurrent, F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_merge_map(&s, p_, max_concurrent, &to_signal<B, F, merge_map_name>,
+                                          detail::make_box(std::forward<F>(f)), &B::release));
+        return adopt(s);
+    }
+    /* `f(value)` returns the value's key; each group comes as the array
+     * [key, signal]. */
+    template <class F> signal group_by(F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        return with_fn(&sk_signal_group_by, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
+            auto &g = B::of(ctx);
+            detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "group_by")), out,
+                         "group_by");
+        }, std::forward<F>(f));
+    }
+    signal share() const { return op(&sk_signal_share); }
+    signal replay(std::size_t count) const { return op(&sk_signal_replay, count); }
+    signal buffer_count(std::size_t count) const { return op(&sk_signal_buffer_count, count); }
+    signal buffer_time(seconds_t window, const queue &q) const {
+        return op(&sk_signal_buffer_time, window.count, q.get());
+    }
+    signal sample(const signal &sampler) const { return op(&sk_signal_sample, sampler.get()); }
+    signal sample_period(seconds_t period, const queue &q) const {
+        return op(&sk_signal_sample_period, period.count, q.get());
+    }
+    /* At most `count` retries at once (sk_signal_retry_count), or each
+     * `delay` after the error on `q`. */
+    signal retry_count(std::size_t count) const {
+        return op(&sk_signal_retry_count, count, 0.0, static_cast<sk_queue *>(nullptr));
+    }
+    signal retry_count(std::size_t count, seconds_t delay, const queue &q) const {
+        return op(&sk_signal_retry_count, count, delay.count, q.get());
+    }
 
 private:
     template <class B> static sk_disposable *generate(void *ctx, sk_subscriber *s) noexcept {
@@ -1391,6 +1480,10 @@ private:
     static constexpr char catch_error_name[] = "catch_error";
     static constexpr char before_next_name[] = "before_next";
     static constexpr char after_next_name[] = "after_next";
+    static constexpr char skip_while_name[] = "skip_while";
+    static constexpr char take_while_name[] = "take_while";
+    static constexpr char first_where_name[] = "first_where";
+    static constexpr char merge_map_name[] = "merge_map";
     /* A value the callable's parameter cannot take fails the returned
      * signal, with the message naming both kinds; the callable is not
      * called. */
@@ -1409,6 +1502,9 @@ private:
         detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name));
     }
     template <class B> static void work_call(void *ctx) noexcept { B::of(ctx)(); }
+    template <class B, class F, const char *Name> static bool predicate_call(void *ctx, const sk_value *v) noexcept {
+        return static_cast<bool>(detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name)));
+    }
 
     static sk_signal *const *raw_array(const std::vector<signal> &signals) noexcept {
         static_assert(sizeof(signal) == sizeof(sk_signal *), "signal is an sk_signal pointer");
@@ -1463,6 +1559,10 @@ public:
         return adopt(p);
     }
     void put(const value &v) const { detail::check(sk_pipe_put(p_, v.get())); }
+    /* Ends the pipe: its current and later subscribers fail with `e`
+     * (sk_pipe_put_error), or complete (put_completion). */
+    void put_error(const value &e) const { detail::check(sk_pipe_put_error(p_, e.get())); }
+    void put_completion() const { detail::check(sk_pipe_put_completion(p_)); }
     signalkit::signal signal() const {
         sk_signal *s = nullptr;
         detail::check(sk_pipe_signal(&s, p_));
@@ -1723,6 +1823,9 @@ SIGNALKIT_CALLABLE_OPERATOR(before_started)
 SIGNALKIT_CALLABLE_OPERATOR(before_completed)
 SIGNALKIT_CALLABLE_OPERATOR(after_completed)
 SIGNALKIT_CALLABLE_OPERATOR(after_disposed)
+SIGNALKIT_CALLABLE_OPERATOR(skip_while)
+SIGNALKIT_CALLABLE_OPERATOR(first_where)
+SIGNALKIT_CALLABLE_OPERATOR(group_by)
 #undef SIGNALKIT_CALLABLE_OPERATOR
 
 namespace detail {
@@ -1740,9 +1843,49 @@ template <class F> struct reduce_left_op {
     }
     signal operator()(const signal &s) && { return s.reduce_left(initial, std::move(f)); }
 };
+/* scan's operator, as reduce_left_op. */
+template <class F> struct scan_op {
+    value initial;
+    F f;
+    signal operator()(const signal &s) const & {
+        static_assert(std::is_copy_constructible<F>::value, SIGNALKIT_MOVE_ONLY_REUSED);
+        return s.scan(initial, f);
+    }
+    signal operator()(const signal &s) && { return s.scan(initial, std::move(f)); }
+};
+/* take_while's operator, as reduce_left_op. */
+template <class F> struct take_while_op {
+    F f;
+    bool inclusive;
+    signal operator()(const signal &s) const & {
+        static_assert(std::is_copy_constructible<F>::value, SIGNALKIT_MOVE_ONLY_REUSED);
+        return s.take_while(f, inclusive);
+    }
+    signal operator()(const signal &s) && { return s.take_while(std::move(f), inclusive); }
+};
+/* merge_map's operator, as reduce_left_op. */
+template <class F> struct merge_map_op {
+    std::size_t max_concurrent;
+    F f;
+    signal operator()(const signal &s) const & {
+        static_assert(std::is_copy_constructible<F>::value, SIGNALKIT_MOVE_ONLY_REUSED);
+        return s.merge_map(max_concurrent, f);
+    }
+    signal operator()(const signal &s) && { return s.merge_map(max_concurrent, std::move(f)); }
+};
 } // namespace detail
 
 #undef SIGNALKIT_MOVE_ONLY_REUSED
+
+template <class F> pipeable<detail::scan_op<std::decay_t<F>>> scan(value initial, F &&f) {
+    return {detail::scan_op<std::decay_t<F>>{std::move(initial), std::forward<F>(f)}};
+}
+template <class F> pipeable<detail::take_while_op<std::decay_t<F>>> take_while(F &&f, bool inclusive = false) {
+    return {detail::take_while_op<std::decay_t<F>>{std::forward<F>(f), inclusive}};
+}
+template <class F> pipeable<detail::merge_map_op<std::decay_t<F>>> merge_map(std::size_t max_concurrent, F &&f) {
+    return {detail::merge_map_op<std::decay_t<F>>{max_concurrent, std::forward<F>(f)}};
+}
 
 template <class F> pipeable<detail::reduce_left_op<std::decay_t<F>>> reduce_left(value initial, F &&f) {
     return {detail::reduce_left_op<std::decay_t<F>>{std::move(initial), std::forward<F>(f)}};
@@ -1803,6 +1946,54 @@ inline auto timeout(seconds_t delay, queue q, signal alternate) {
 inline auto throttle(seconds_t window, queue q) {
     return make_pipeable([window, q_ = std::move(q)](const signal &s) { return s.throttle(window, q_); });
 }
+inline auto skip(std::size_t count) {
+    return make_pipeable([count](const signal &s) { return s.skip(count); });
+}
+inline auto first() {
+    return make_pipeable([](const signal &s) { return s.first(); });
+}
+inline auto element_at(std::size_t index) {
+    return make_pipeable([index](const signal &s) { return s.element_at(index); });
+}
+inline auto default_if_empty(value v) {
+    return make_pipeable([v_ = std::move(v)](const signal &s) { return s.default_if_empty(v_); });
+}
+inline auto take_until_signal(signal notifier) {
+    return make_pipeable([n_ = std::move(notifier)](const signal &s) { return s.take_until_signal(n_); });
+}
+inline auto pairwise() {
+    return make_pipeable([](const signal &s) { return s.pairwise(); });
+}
+inline auto start_with(value v) {
+    return make_pipeable([v_ = std::move(v)](const signal &s) { return s.start_with(v_); });
+}
+inline auto with_latest_from(signal other) {
+    return make_pipeable([o_ = std::move(other)](const signal &s) { return s.with_latest_from(o_); });
+}
+inline auto share() {
+    return make_pipeable([](const signal &s) { return s.share(); });
+}
+inline auto replay(std::size_t count) {
+    return make_pipeable([count](const signal &s) { return s.replay(count); });
+}
+inline auto buffer_count(std::size_t count) {
+    return make_pipeable([count](const signal &s) { return s.buffer_count(count); });
+}
+inline auto buffer_time(seconds_t window, queue q) {
+    return make_pipeable([window, q_ = std::move(q)](const signal &s) { return s.buffer_time(window, q_); });
+}
+inline auto sample(signal sampler) {
+    return make_pipeable([sampler_ = std::move(sampler)](const signal &s) { return s.sample(sampler_); });
+}
+inline auto sample_period(seconds_t period, queue q) {
+    return make_pipeable([period, q_ = std::move(q)](const signal &s) { return s.sample_period(period, q_); });
+}
+inline auto retry_count(std::size_t count) {
+    return make_pipeable([count](const signal &s) { return s.retry_count(count); });
+}
+inline auto retry_count(std::size_t count, seconds_t delay, queue q) {
+    return make_pipeable([count, delay, q_ = std::move(q)](const signal &s) { return s.retry_count(count, delay, q_); });
+}
 
 /* Free-function forms of the sources. */
 template <class G> signal create(G &&generator) { return signal::create(std::forward<G>(generator)); }
@@ -1812,6 +2003,8 @@ inline signal fail(const value &e) { return signal::fail(e); }
 inline signal complete() { return signal::complete(); }
 inline signal never() { return signal::never(); }
 inline signal merge(const std::vector<signal> &signals) { return signal::merge(signals); }
+inline signal zip(const std::vector<signal> &signals) { return signal::zip(signals); }
+inline signal concat(const std::vector<signal> &signals) { return signal::concat(signals); }
 inline signal combine_latest(const std::vector<signal> &signals, const queue &q = queue()) {
     return signal::combine_latest(signals, q);
 }

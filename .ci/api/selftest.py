@@ -56,7 +56,7 @@ def run(root, api=None):
 
 NEW_OPERATOR = """
 /**
- * @brief All but the first `count` values.
+ * @brief All but the last `count` values (an operator the header does not have).
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
  * @param count     How many values to drop.
@@ -64,17 +64,17 @@ NEW_OPERATOR = """
  * @par Thread safety
  *   Any thread.
  */
-int sk_signal_skip(sk_signal **out, sk_signal *signal, size_t count);
+int sk_signal_skip_last(sk_signal **out, sk_signal *signal, size_t count);
 """
 TAKE = "int sk_signal_take(sk_signal **out, sk_signal *signal, size_t count);\n"
 
 CASES = [
     ("a new header function and nothing else",
      [("include/signalkit.h", TAKE, TAKE + NEW_OPERATOR)],
-     [r"sk_signal_skip has no C\+\+ wrapper: wrap it in include/signalkit\.hpp",
-      r"sk_signal_skip has no Python method: add its prototype \"sk_signal_skip\": \(\*_OP, c_size_t\), to _core_api",
-      r"sk_signal_skip has no C test: call it in a Test\(\) of Tests/C/test_\*\.c",
-      r"sk_signal_skip is in no row of README\.md's \"What is available\""]),
+     [r"sk_signal_skip_last has no C\+\+ wrapper: wrap it in include/signalkit\.hpp",
+      r"sk_signal_skip_last has no Python method: add its prototype \"sk_signal_skip_last\": \(\*_OP, c_size_t\), to _core_api",
+      r"sk_signal_skip_last has no C test: call it in a Test\(\) of Tests/C/test_\*\.c",
+      r"sk_signal_skip_last is in no row of README\.md's \"What is available\""]),
     ("a ctypes argument of the wrong type, and one missing",
      [("Sources/python/signalkit/_core.py", '"sk_signal_take": (*_OP, c_size_t),', '"sk_signal_take": (*_OP, c_int),'),
       ("Sources/python/signalkit/_core.py", '"sk_queue_host_fd": (c_int, _P, POINTER(c_int)),',

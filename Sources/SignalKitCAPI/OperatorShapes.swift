@@ -172,3 +172,49 @@ func borrowSignals(_ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, func
     }
     return (result, SKOK)
 }
+
+/// The core's arrays of values (zip, pairwise, buffer, withLatestFrom,
+/// groupBy's pairs) as array values, each a new SKArray: a fused stage over
+/// the core's signal (`Signal.init(fused:)`, as sk_signal_combine_latest's),
+/// so that the core operator's subscriber is the one the downstream's stages
+/// check (a downstream that ended during the start, a take above, stops the
+/// starts still to come below). When the system refuses the memory for an
+/// array's C view (where a delivery can return no status), the subscription
+/// ends with an error value naming the operator ("sk_signal_zip: out of
+/// memory for an array of 2 values"), as sk_signal_combine_latest's does.
+func arrayValues(_ arrays: Signal<[SKValue], SKValue>, function: StaticString = #function) -> CSignal {
+    return CSignal(fused: { makeNext, error, completed in
+        return arrays.startFusing({ liveness in
+            guard let next = makeNext(liveness) else {
+                return nil
+            }
+            return { items in
+                guard let array = SKArray(items) else {
+                    endOutOfMemory(liveness, count: items.count, function: function)
+                    return
+                }
+                next(SKValue(object: array, kind: SK_KIND_ARRAY))
+            }
+        }, error: error, completed: completed)
+    })
+}
+
+/// Ends an array stage's subscription (`liveness`, the core operator's
+/// subscriber's) with the error value "NAME: out of memory for an array of
+/// `count` values": the error callback, then the upstream disposed, as for
+/// any error. Off the path of values (never inlined).
+@inline(never)
+private func endOutOfMemory(_ liveness: _SubscriberLiveness, count: Int, function: StaticString) {
+    let message = SKValue(string: "\(cName(function)): out of memory for an array of \(count) values")
+    _ = liveness.putError(message, source: Subscriber<[SKValue], SKValue>.self)
+}
+
+/// Checks that the count-like argument `name` is at least 1 (a size_t past
+/// Int.max, arriving negative, is taken as Int.max): the value to use, or
+/// the status of the failure.
+func positiveCount(_ name: String, _ count: Int, function: StaticString = #function) -> (Int?, Int32) {
+    if count == 0 {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "\(name) must be at least 1", function: function))
+    }
+    return (count < 0 ? Int.max : count, SKOK)
+}

@@ -40,3 +40,27 @@ public func sk_signal_retry(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         signal |> retry(delayIncrement, maxDelay: maxDelay, onQueue: queue) |> castError(SKValue.self)
     }
 }
+
+@c @implementation
+public func sk_signal_retry_count(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ count: Int, _ delay: Double, _ queue: OpaquePointer?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+    }
+    out.pointee = nil
+    // A size_t past Int.max arrives negative: retry for ever.
+    let times = count < 0 ? Int.max : count
+    if !(delay >= 0) {
+        return fail(SK_ERR_INVALID_ARGUMENT, "delay must be >= 0")
+    }
+    if queue == nil {
+        if delay != 0 {
+            return fail(SK_ERR_NULL_ARGUMENT, "queue is NULL and delay is not 0 (a delayed retry needs a queue)")
+        }
+        return unaryOperator(out, signal) { signal in
+            signal |> retry(count: times)
+        }
+    }
+    return timedOperator(out, signal, delay, queue) { signal, queue in
+        signal |> retry(count: times, delay: delay, queue: queue)
+    }
+}

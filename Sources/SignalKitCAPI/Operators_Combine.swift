@@ -120,3 +120,35 @@ private func lend<R>(_ array: consuming SKArray, to next: (R) -> Void) -> SKArra
     // Invariant: the value was made of an SKArray just above.
     return unsafeDowncast(value.returningObject().unsafelyUnwrapped, to: SKArray.self)
 }
+
+@c @implementation
+public func sk_signal_zip(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+    }
+    out.pointee = nil
+    let (inputs, status) = borrowSignals(signals, count)
+    guard let inputs else {
+        return status
+    }
+    let (depth, depthStatus) = pipelineDepth(over: inputs)
+    if depthStatus != SKOK {
+        return depthStatus
+    }
+    return output(out, arrayValues(zip(inputs.map { $0.signal })), depth: depth)
+}
+
+@c @implementation
+public func sk_signal_with_latest_from(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ other: OpaquePointer?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+    }
+    out.pointee = nil
+    let (handle, status) = borrowSignal("other", other)
+    guard let handle else {
+        return status
+    }
+    return unaryOperator(out, signal, others: [handle]) { signal in
+        arrayValues(signal |> withLatestFrom(handle.signal) |> map { [$0.0, $0.1] })
+    }
+}

@@ -19,3 +19,29 @@ public func sk_signal_reduce_left(_ out: UnsafeMutablePointer<OpaquePointer?>?, 
         }
     }
 }
+
+@c @implementation
+public func sk_signal_scan(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ initial: UnsafePointer<sk_value>?, _ fn: sk_reduce_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    guard let out else {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
+    }
+    out.pointee = nil
+    let (initialValue, status) = borrowValue("initial", initial)
+    guard let initialValue else {
+        return releasingOnFailure(ctx: ctx, release: release, status)
+    }
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+        signal |> scan(initialValue) { accumulator, next in
+            var result = sk_value()
+            accumulator.withC { a in next.withC { b in callback.function(callback.ctx, a, b, &result) } }
+            return SKValue(taking: result)
+        }
+    }
+}
+
+@c @implementation
+public func sk_signal_pairwise(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
+    return unaryOperator(out, signal) { signal in
+        arrayValues(pairwise(signal) |> map { [$0.0, $0.1] })
+    }
+}

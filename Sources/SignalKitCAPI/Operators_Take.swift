@@ -26,3 +26,81 @@ public func sk_signal_last(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
         last(signal: signal) |> map { $0 ?? SKValue.nil }
     }
 }
+
+// The take family's additions (the core's Signal_Take+Skip.swift and
+// Signal_Take+First.swift). A size_t above Int.max arrives negative: for a
+// count or an index it means "more than any signal emits".
+
+@c @implementation
+public func sk_signal_skip(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ count: Int) -> Int32 {
+    return unaryOperator(out, signal) { signal in
+        signal |> skip(count < 0 ? Int.max : count)
+    }
+}
+
+@c @implementation
+public func sk_signal_skip_while(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_predicate_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+        signal |> skipWhile { value in value.withC { callback.function(callback.ctx, $0) } }
+    }
+}
+
+@c @implementation
+public func sk_signal_take_while(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_predicate_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, _ inclusive: Bool) -> Int32 {
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+        signal |> takeWhile(inclusive: inclusive) { value in value.withC { callback.function(callback.ctx, $0) } }
+    }
+}
+
+@c @implementation
+public func sk_signal_first(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
+    return unaryOperator(out, signal) { signal in
+        first(signal)
+    }
+}
+
+@c @implementation
+public func sk_signal_first_where(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_predicate_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+        signal |> first(where: { value in value.withC { callback.function(callback.ctx, $0) } })
+    }
+}
+
+@c @implementation
+public func sk_signal_element_at(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ index: Int) -> Int32 {
+    return unaryOperator(out, signal) { signal in
+        // An index past Int.max is never reached: the core's negative index
+        // (nothing passes, the completion does) says the same.
+        signal |> elementAt(index)
+    }
+}
+
+@c @implementation
+public func sk_signal_default_if_empty(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ value: UnsafePointer<sk_value>?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+    }
+    out.pointee = nil
+    let (fallback, status) = borrowValue("value", value)
+    guard let fallback else {
+        return status
+    }
+    return unaryOperator(out, signal) { signal in
+        signal |> defaultIfEmpty(fallback)
+    }
+}
+
+@c @implementation
+public func sk_signal_take_until_signal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ notifier: OpaquePointer?) -> Int32 {
+    guard let out else {
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+    }
+    out.pointee = nil
+    let (handle, status) = borrowSignal("notifier", notifier)
+    guard let handle else {
+        return status
+    }
+    return unaryOperator(out, signal, others: [handle]) { signal in
+        signal |> takeUntil(handle.signal)
+    }
+}

@@ -3,10 +3,10 @@ import SwiftSignalKit
 
 /// An `sk_pipe` handle.
 final class SKPipe: SKObject {
-    let pipe: ValuePipe<SKValue>
+    let pipe: SignalPipe<SKValue, SKValue>
 
     init(replay: Bool) {
-        self.pipe = ValuePipe<SKValue>(replay: replay)
+        self.pipe = SignalPipe<SKValue, SKValue>(replay: replay)
         super.init(fastKind: .pipe)
     }
 }
@@ -60,7 +60,31 @@ public func sk_pipe_signal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ pipe:
     guard let handle else {
         return status
     }
-    return output(out, handle.pipe.signal() |> castError(SKValue.self))
+    return output(out, handle.pipe.signal())
+}
+
+@c @implementation
+public func sk_pipe_put_error(_ pipe: OpaquePointer?, _ error: UnsafePointer<sk_value>?) -> Int32 {
+    let (handle, status) = borrowPipe(pipe)
+    guard let handle else {
+        return status
+    }
+    let (borrowed, valueStatus) = borrowValue("error", error)
+    guard let borrowed else {
+        return valueStatus
+    }
+    handle.pipe.putError(borrowed)
+    return SKOK
+}
+
+@c @implementation
+public func sk_pipe_put_completion(_ pipe: OpaquePointer?) -> Int32 {
+    let (handle, status) = borrowPipe(pipe)
+    guard let handle else {
+        return status
+    }
+    handle.pipe.putCompletion()
+    return SKOK
 }
 
 @c @implementation

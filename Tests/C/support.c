@@ -1208,3 +1208,72 @@ void expect_timed_operator_argument_errors(const char *name, timed_operator_fn f
         sk_signal_release(out);
     }
 }
+
+/* expect_dispose_inside_next's observer. */
+typedef struct dispose_inside {
+    sk_disposable *d;
+    int nexts;
+    int terminals;
+    int releases;
+} dispose_inside;
+
+static void dispose_inside_next(void *ctx, const sk_value *value) {
+    (void)value;
+    dispose_inside *state = ctx;
+    state->nexts++;
+    sk_disposable_dispose(state->d);
+}
+
+static void dispose_inside_error(void *ctx, const sk_value *error) {
+    (void)error;
+    ((dispose_inside *)ctx)->terminals++;
+}
+
+static void dispose_inside_completed(void *ctx) {
+    ((dispose_inside *)ctx)->terminals++;
+}
+
+static void dispose_inside_release(void *ctx) {
+    ((dispose_inside *)ctx)->releases++;
+}
+
+void expect_dispose_inside_next(const char *name, pipe_operator_builder build, int puts) {
+    sk_pipe *pipe = NULL;
+    sk_signal *source = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    sk_signal *op = build(source);
+    cr_assert_not_null(op, "%s: not built", name);
+    dispose_inside state = {0};
+    sk_observer observer = {dispose_inside_next, dispose_inside_error, dispose_inside_completed, &state,
+                            dispose_inside_release};
+    SK_OK_OR_FAIL(sk_signal_start(&state.d, op, &observer));
+    for (int i = 1; i <= puts + 1; i++) {
+        sk_value value;
+        sk_value_set_int64(&value, i);
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &value));
+    }
+    cr_assert_eq(state.nexts, 1, "%s: %d values arrived after the dispose inside the first", name, state.nexts);
+    cr_assert_eq(state.terminals, 0, "%s: a terminal event arrived after the dispose", name);
+    cr_assert_eq(state.releases, 1, "%s: the observer's release ran %d times", name, state.releases);
+    sk_disposable_release(state.d);
+    sk_signal_release(op);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+}
+
+void recorder_expect_int_array(recorder *r, size_t index, const int64_t *items, size_t count) {
+    const rec_event *event = recorder_event(r, index);
+    cr_assert_not_null(event, "no event %zu", index);
+    cr_assert_eq(event->kind, REC_NEXT, "event %zu is not a value", index);
+    size_t found = 0;
+    SK_OK_OR_FAIL(sk_value_get_array_count(&event->value, &found));
+    cr_assert_eq(found, count, "event %zu: an array of %zu, not %zu", index, found, count);
+    for (size_t i = 0; i < count; i++) {
+        const sk_value *item = NULL;
+        int64_t n = 0;
+        SK_OK_OR_FAIL(sk_value_get_array_item(&event->value, i, &item));
+        SK_OK_OR_FAIL(sk_value_get_int64(item, &n));
+        cr_assert_eq(n, items[i], "event %zu, item %zu: %lld, not %lld", index, i, (long long)n, (long long)items[i]);
+    }
+}

@@ -567,6 +567,21 @@ typedef sk_signal *(*operator_builder)(int which, sk_signal *source, manual_sour
  * operators it checked. */
 int expect_disposal_disposes_upstream(operator_builder build);
 
+/* Builds an operator over `source` (a pipe's signal, borrowed): @return the
+ * operator's signal (+1). */
+typedef sk_signal *(*pipe_operator_builder)(sk_signal *source);
+
+/* Starts `build`'s operator over a pipe, puts the ints 1 to `puts` into the
+ * pipe, and disposes the subscription from inside the first value's
+ * callback: asserts that exactly one value arrived, no terminal event, that
+ * the observer's release ran once, and that the pipe's value after that
+ * reaches nobody. `name` is for the messages. Releases everything it made. */
+void expect_dispose_inside_next(const char *name, pipe_operator_builder build, int puts);
+
+/* Asserts that the `index`-th event of `r` is a value that is the array of
+ * the `count` ints `items`. */
+void recorder_expect_int_array(recorder *r, size_t index, const int64_t *items, size_t count);
+
 /* Calls a callback operator's constructor (sk_signal_catch,
  * sk_signal_take_until...) with `out` (may be NULL), `signal`, a valid
  * callback or, when `with_callback` is false, NULL, and `ctx` and `release`.

@@ -480,3 +480,88 @@ static void catch_family_argument_errors(bad_args *args) {
 }
 
 CALLBACK_OPERATOR_TESTS(operators_catch, "catch", catch_call, catch_family_argument_errors, 4)
+
+/* ------------------------------------------------------------------------ */
+/* retry_count (the core's Signal_Catch+Count.swift; the shared marble table */
+/* plays its cases: test_marble_table.c)                                     */
+/* ------------------------------------------------------------------------ */
+
+/* At once: `count` retries, then the error passes; synchronous failures
+ * loop without growing the stack. */
+Test(operators_catch, retry_count_retries_count_times_then_fails, .timeout = SK_TEST_TIMEOUT) {
+    countdown c;
+    countdown_init(&c, 1000000, true);
+    sk_signal *source = countdown_signal_counted(&c);
+    sk_signal *retried = NULL;
+    SK_OK_OR_FAIL(sk_signal_retry_count(&retried, source, 2, 0, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, retried);
+    cr_assert_eq(countdown_starts(&c), 3);
+    cr_assert_eq(r.nexts, 3);
+    cr_assert_eq(r.errors, 1);
+    recorder_finish(&r, d);
+    sk_signal *many = NULL;
+    SK_OK_OR_FAIL(sk_signal_retry_count(&many, source, LOOPS, 0, NULL));
+    d = recorder_start(&r, many);
+    cr_assert_eq(countdown_starts(&c), 3 + LOOPS + 1);
+    cr_assert_eq(r.errors, 1);
+    recorder_finish(&r, d);
+    sk_signal_release(many);
+    sk_signal_release(retried);
+    sk_signal_release(source);
+    countdown_destroy(&c);
+    expect_no_live_objects(0);
+}
+
+/* With a queue: each retry `delay` after the error, on the queue; disposing
+ * drops the pending retry. */
+Test(operators_catch, retry_count_with_a_delay_waits_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = NULL;
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&queue, "retry_count"));
+    countdown c;
+    countdown_init(&c, 1000000, true);
+    sk_signal *source = countdown_signal_counted(&c);
+    sk_signal *retried = NULL;
+    SK_OK_OR_FAIL(sk_signal_retry_count(&retried, source, 5, 2.0, queue));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, retried);
+    cr_assert_eq(countdown_starts(&c), 1);
+    SK_OK_OR_FAIL(sk_queue_virtual_advance_to(queue, 1.9, NULL));
+    cr_assert_eq(countdown_starts(&c), 1);
+    SK_OK_OR_FAIL(sk_queue_virtual_advance_to(queue, 2.0, NULL));
+    cr_assert_eq(countdown_starts(&c), 2);
+    sk_disposable_dispose(d);
+    size_t pending = 1;
+    SK_OK_OR_FAIL(sk_queue_virtual_pending(queue, &pending));
+    cr_assert_eq(pending, 0, "the pending retry stayed on the queue");
+    cr_assert_eq(r.errors, 0);
+    recorder_finish(&r, d);
+    sk_signal_release(retried);
+    sk_signal_release(source);
+    countdown_destroy(&c);
+    expect_no_live_objects(1, queue);
+}
+
+static sk_signal *build_retry_count(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_retry_count(&o, s, 3, 0, NULL));
+    return o;
+}
+
+Test(operators_catch, retry_count_dispose_inside_a_value_callback_and_argument_errors, .timeout = SK_TEST_TIMEOUT) {
+    expect_dispose_inside_next("retry_count", build_retry_count, 2);
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *out = NULL;
+    sk_queue *queue = host_queue(NULL);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_retry_count(NULL, never, 1, 0, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry_count(&out, NULL, 1, 0, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry_count(&out, args.not_signal, 1, 0, NULL), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_retry_count(&out, never, 1, 1.0, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry_count(&out, never, 1, -1, queue), SK_ERR_INVALID_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry_count(&out, never, 1, NAN, queue), SK_ERR_INVALID_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_retry_count(&out, never, 1, 0, args.not_queue), SK_ERR_WRONG_KIND, NULL);
+    sk_queue_release(queue);
+    bad_args_destroy(&args);
+    expect_no_live_objects(0);
+}

@@ -629,3 +629,101 @@ Test(operators_combine, huge_counts_rejected, .timeout = SK_TEST_TIMEOUT) {
     sk_signal_release(never);
     expect_no_live_objects(0);
 }
+
+/* ------------------------------------------------------------------------ */
+/* zip, with_latest_from (the core's Signal_Combine+Zip.swift; the shared    */
+/* marble table plays their cases: test_marble_table.c)                      */
+/* ------------------------------------------------------------------------ */
+
+/* zip pairs the n-th values and completes when an input has no more;
+ * values kept by a callback (copied) stay intact: each array is new. */
+Test(operators_combine, zip_pairs_in_order_and_completes_with_the_shortest, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t a[] = { 1, 2, 3 }, b[] = { 10, 20 };
+    sk_signal *inputs[] = { ints_signal(a, 3), ints_signal(b, 2) };
+    sk_signal *zipped = NULL, *empty = NULL;
+    SK_OK_OR_FAIL(sk_signal_zip(&zipped, inputs, 2));
+    SK_OK_OR_FAIL(sk_signal_zip(&empty, NULL, 0));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, zipped);
+    cr_assert_eq(recorder_nexts(&r), 2);
+    expect_pair(&r, 0, 1, 10);
+    expect_pair(&r, 1, 2, 20);
+    cr_assert_eq(recorder_event(&r, 2)->kind, REC_COMPLETED);
+    recorder_finish(&r, d);
+    expect_signal_log(empty, "cr", NULL, 0);
+    sk_signal_release(zipped);
+    sk_signal_release(empty);
+    sk_signal_release(inputs[0]);
+    sk_signal_release(inputs[1]);
+    expect_no_live_objects(0);
+}
+
+/* with_latest_from: each value with the other's latest; values before the
+ * other emitted are dropped. */
+Test(operators_combine, with_latest_from_pairs_with_the_latest, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *main_pipe = NULL, *other_pipe = NULL;
+    sk_signal *main_signal = NULL, *other = NULL, *op = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&main_pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_create(&other_pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&main_signal, main_pipe));
+    SK_OK_OR_FAIL(sk_pipe_signal(&other, other_pipe));
+    SK_OK_OR_FAIL(sk_signal_with_latest_from(&op, main_signal, other));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, op);
+    sk_value v = int_value(1);
+    SK_OK_OR_FAIL(sk_pipe_put(main_pipe, &v)); /* dropped */
+    v = int_value(10);
+    SK_OK_OR_FAIL(sk_pipe_put(other_pipe, &v));
+    v = int_value(2);
+    SK_OK_OR_FAIL(sk_pipe_put(main_pipe, &v));
+    v = int_value(20);
+    SK_OK_OR_FAIL(sk_pipe_put(other_pipe, &v));
+    v = int_value(3);
+    SK_OK_OR_FAIL(sk_pipe_put(main_pipe, &v));
+    cr_assert_eq(recorder_nexts(&r), 2);
+    expect_pair(&r, 0, 2, 10);
+    expect_pair(&r, 1, 3, 20);
+    recorder_finish(&r, d);
+    sk_signal_release(op);
+    sk_signal_release(main_signal);
+    sk_signal_release(other);
+    sk_pipe_release(main_pipe);
+    sk_pipe_release(other_pipe);
+    expect_no_live_objects(0);
+}
+
+static sk_signal *build_zip(sk_signal *s) {
+    sk_signal *both[] = { s, s };
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_zip(&o, both, 2));
+    return o;
+}
+static sk_signal *build_with_latest_from(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_with_latest_from(&o, s, s));
+    return o;
+}
+
+Test(operators_combine, zip_and_with_latest_from_dispose_inside_a_value_callback, .timeout = SK_TEST_TIMEOUT) {
+    expect_dispose_inside_next("zip", build_zip, 2);
+    expect_dispose_inside_next("with_latest_from", build_with_latest_from, 2);
+    expect_no_live_objects(0);
+}
+
+Test(operators_combine, zip_and_with_latest_from_argument_errors, .timeout = SK_TEST_TIMEOUT) {
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    sk_signal *some[] = { never, not_signal };
+    EXPECT_FAILURE_NULL_OUT(sk_signal_zip(NULL, some, 1), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_zip(&out, NULL, 1), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_zip(&out, some, 2), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_zip(&out, some, SIZE_MAX), SK_ERR_INVALID_ARGUMENT, NULL);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_with_latest_from(NULL, never, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_with_latest_from(&out, NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_with_latest_from(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_with_latest_from(&out, not_signal, never), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_with_latest_from(&out, never, not_signal), SK_ERR_WRONG_KIND, NULL);
+    bad_args_destroy(&args);
+    expect_no_live_objects(0);
+}

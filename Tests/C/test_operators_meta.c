@@ -251,3 +251,139 @@ Test(operators_meta, switch_to_latest_non_signal_value_is_an_error, .timeout = S
     pipeline_finish(&p);
     expect_no_live_objects(0);
 }
+
+/* ------------------------------------------------------------------------ */
+/* merge_map, group_by (the core's Signal_Meta+MergeMap.swift and            */
+/* Signal_Meta+GroupBy.swift; the shared marble table plays their cases:     */
+/* test_marble_table.c)                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* merge_map runs at most max_concurrent inner signals: a third value waits
+ * until one of two running completes. */
+Test(operators_meta, merge_map_bounds_the_running_inner_signals, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    inner_sources t;
+    pipeline_init(&p);
+    inner_sources_init(&t);
+    SK_OK_OR_FAIL(sk_signal_merge_map(&p.op, p.upstream, 2, to_inner, &t, NULL));
+    pipeline_start(&p);
+    for (int64_t i = 0; i < 3; i++) {
+        subscriber_put_int(pipeline_subscriber(&p), i);
+    }
+    cr_assert_eq(counter_get(&t.inners[0].starts), 1);
+    cr_assert_eq(counter_get(&t.inners[1].starts), 1);
+    cr_assert_eq(counter_get(&t.inners[2].starts), 0, "a third inner signal ran past max_concurrent");
+    subscriber_put_int(manual_subscriber(&t.inners[1], 0), 5);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&t.inners[1], 0)));
+    cr_assert_eq(counter_get(&t.inners[2].starts), 1);
+    subscriber_put_int(manual_subscriber(&t.inners[0], 0), 6);
+    const int64_t expected[] = { 5, 6 };
+    recorder_expect(&p.r, "nn", expected, 2);
+    map_to_inner_finish(&p, &t);
+}
+
+/* The key of an int: its parity. */
+static void parity(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, value_int(value) % 2);
+}
+
+/* group_by's observer: subscribes each group as it comes into `groups`. */
+typedef struct grouping {
+    recorder groups[2];
+    sk_disposable *d[2];
+    int count;
+} grouping;
+
+static void subscribe_group(recorder *r, const sk_value *group) {
+    grouping *g = r->user;
+    const sk_value *key = NULL, *item = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_ABORT(sk_value_get_array_item(group, 0, &key));
+    SK_OK_OR_ABORT(sk_value_get_array_item(group, 1, &item));
+    SK_OK_OR_ABORT(sk_value_get_signal(item, &signal));
+    int64_t k = value_int(key);
+    if (k < 0 || k > 1 || g->count >= 2) {
+        sk_test_abort("group_by: an unexpected group", SK_ERR_INVALID_ARGUMENT);
+    }
+    g->count++;
+    g->d[k] = recorder_start(&g->groups[k], signal);
+}
+
+Test(operators_meta, group_by_splits_by_key_and_completes_every_group, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3, 4, 5 };
+    sk_signal *ints = ints_signal(input, 5);
+    sk_signal *grouped = NULL;
+    SK_OK_OR_FAIL(sk_signal_group_by(&grouped, ints, parity, NULL, NULL));
+    grouping g = { 0 };
+    recorder r;
+    recorder_init(&r);
+    r.user = &g;
+    r.on_next = subscribe_group;
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, grouped, &observer));
+    cr_assert_eq(g.count, 2);
+    const int64_t odd[] = { 1, 3, 5 }, even[] = { 2, 4 };
+    recorder_expect(&g.groups[1], "nnncr", odd, 3);
+    recorder_expect(&g.groups[0], "nncr", even, 2);
+    recorder_expect(&r, "nncr", NULL, 0);
+    for (int i = 0; i < 2; i++) {
+        recorder_finish(&g.groups[i], g.d[i]);
+    }
+    recorder_finish(&r, d);
+    sk_signal_release(grouped);
+    sk_signal_release(ints);
+    expect_no_live_objects(0);
+}
+
+/* A signal of the one value `value`. */
+static sk_signal *to_signal_of_value(void *ctx, const sk_value *value) {
+    (void)ctx;
+    sk_signal *single = NULL;
+    SK_OK_OR_ABORT(sk_signal_single(&single, value));
+    return single;
+}
+
+static sk_signal *build_merge_map(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_merge_map(&o, s, 1, to_signal_of_value, NULL, NULL));
+    return o;
+}
+static sk_signal *build_group_by(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_group_by(&o, s, parity, NULL, NULL));
+    return o;
+}
+
+Test(operators_meta, merge_map_and_group_by_dispose_inside_a_value_callback, .timeout = SK_TEST_TIMEOUT) {
+    expect_dispose_inside_next("merge_map", build_merge_map, 2);
+    expect_dispose_inside_next("group_by", build_group_by, 2);
+    expect_no_live_objects(0);
+}
+
+static int merge_map_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_merge_map(out, signal, 3, with_callback ? to_signal_of_value : NULL, ctx, release);
+}
+static int group_by_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_group_by(out, signal, with_callback ? parity : NULL, ctx, release);
+}
+
+Test(operators_meta, merge_map_and_group_by_release_once_and_argument_errors, .timeout = SK_TEST_TIMEOUT) {
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *out = NULL;
+    expect_release_after_the_subscription("merge_map", merge_map_call);
+    expect_release_after_the_subscription("group_by", group_by_call);
+    expect_callback_argument_errors("merge_map", merge_map_call, &args);
+    expect_callback_argument_errors("group_by", group_by_call, &args);
+    /* max_concurrent 0: an error, and the release runs. */
+    EXPECT_FAILURE(sk_signal_merge_map(&out, args.never, 0, to_signal_of_value, &args.released, counter_hit),
+                   SK_ERR_INVALID_ARGUMENT, &args.released);
+    cr_assert(strstr(sk_last_error_message(), "max_concurrent") != NULL, "%s", sk_last_error_message());
+    EXPECT_FAILURE_NULL_OUT(sk_signal_merge_map(NULL, args.never, 0, to_signal_of_value, &args.released, counter_hit),
+                            SK_ERR_INVALID_ARGUMENT, &args.released);
+    cr_assert_eq(counter_get(&args.released), 10);
+    bad_args_destroy(&args);
+    expect_no_live_objects(0);
+}

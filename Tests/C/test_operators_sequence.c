@@ -479,3 +479,213 @@ static void sequence_family_argument_errors(bad_args *args) {
 }
 
 CALLBACK_OPERATOR_TESTS(operators_sequence, "reduce_left", reduce_left_call, sequence_family_argument_errors, 9)
+
+/* ------------------------------------------------------------------------ */
+/* scan, pairwise (the core's Signal_Reduce+Scan.swift), start_with, concat  */
+/* (Signal_Meta+Concat.swift). The shared marble table plays their cases     */
+/* (test_marble_table.c); here what C adds: heap values, array values,       */
+/* releases, a dispose inside a callback, argument errors.                   */
+/* ------------------------------------------------------------------------ */
+
+/* scan delivers every accumulator, each subscription from its own copy of
+ * `initial` (a heap value: a string). */
+Test(operators_sequence, scan_delivers_every_accumulator_per_subscription, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3 };
+    sk_signal *ints = ints_signal(input, 3);
+    sk_value initial;
+    SK_OK_OR_FAIL(sk_value_set_string(&initial, "0"));
+    sk_signal *scanned = NULL;
+    SK_OK_OR_FAIL(sk_signal_scan(&scanned, ints, &initial, append_digit, NULL, NULL));
+    sk_value_release(&initial);
+    static const char *const expected[] = { "01", "012", "0123" };
+    for (int round = 0; round < 2; round++) {
+        recorder r;
+        sk_disposable *d = recorder_start(&r, scanned);
+        cr_assert_eq(recorder_nexts(&r), 3);
+        for (size_t i = 0; i < 3; i++) {
+            const char *text = NULL;
+            SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, i)->value, &text, NULL));
+            cr_assert_str_eq(text, expected[i]);
+        }
+        cr_assert_eq(recorder_event(&r, 3)->kind, REC_COMPLETED);
+        recorder_finish(&r, d);
+    }
+    sk_signal_release(scanned);
+    sk_signal_release(ints);
+    expect_no_live_objects(0);
+}
+
+/* pairwise: arrays [previous, value] from the second value on. */
+Test(operators_sequence, pairwise_delivers_arrays_of_two, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3 };
+    sk_signal *ints = ints_signal(input, 3);
+    sk_signal *pairs = NULL;
+    SK_OK_OR_FAIL(sk_signal_pairwise(&pairs, ints));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, pairs);
+    cr_assert_eq(recorder_nexts(&r), 2);
+    recorder_expect_int_array(&r, 0, input, 2);
+    recorder_expect_int_array(&r, 1, input + 1, 2);
+    recorder_finish(&r, d);
+    sk_signal_release(pairs);
+    sk_signal_release(ints);
+    expect_no_live_objects(0);
+}
+
+/* start_with: its value first, then the signal's; concat: the signals one
+ * after the other, an empty array completing at once. */
+Test(operators_sequence, start_with_and_concat, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3 };
+    sk_signal *first = ints_signal(input, 1), *rest = ints_signal(input + 1, 2);
+    sk_value zero = int_value(0);
+    const int64_t with_zero[] = { 0, 1 };
+    sk_signal *started = NULL, *joined = NULL, *empty = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_with(&started, first, &zero));
+    sk_signal *both[] = { first, rest };
+    SK_OK_OR_FAIL(sk_signal_concat(&joined, both, 2));
+    SK_OK_OR_FAIL(sk_signal_concat(&empty, NULL, 0));
+    expect_signal_log(started, "nncr", with_zero, 2);
+    expect_signal_log(joined, "nnncr", input, 3);
+    expect_signal_log(empty, "cr", NULL, 0);
+    sk_signal_release(started);
+    sk_signal_release(joined);
+    sk_signal_release(empty);
+    sk_signal_release(first);
+    sk_signal_release(rest);
+    expect_no_live_objects(0);
+}
+
+/* concat: an error stops the sequence; the later signals never start. */
+Test(operators_sequence, concat_error_stops_the_sequence, .timeout = SK_TEST_TIMEOUT) {
+    manual_source later;
+    sk_signal *later_signal = manual_init_signal(&later);
+    sk_value nil;
+    sk_value_set_nil(&nil);
+    sk_signal *failing = NULL;
+    SK_OK_OR_FAIL(sk_signal_fail(&failing, &nil));
+    sk_signal *both[] = { failing, later_signal };
+    sk_signal *joined = NULL;
+    SK_OK_OR_FAIL(sk_signal_concat(&joined, both, 2));
+    expect_signal_log(joined, "er", NULL, 0);
+    cr_assert_eq(counter_get(&later.starts), 0);
+    sk_signal_release(joined);
+    sk_signal_release(failing);
+    sk_signal_release(later_signal);
+    manual_destroy(&later);
+    expect_no_live_objects(0);
+}
+
+/* fold_digits's counter for build_scan (counts nothing asserted). */
+static counter scan_calls;
+
+static sk_signal *build_scan(sk_signal *s) {
+    sk_value zero = int_value(0);
+    sk_signal *o = NULL;
+    counter_init(&scan_calls);
+    SK_OK_OR_FAIL(sk_signal_scan(&o, s, &zero, fold_digits, &scan_calls, NULL));
+    return o;
+}
+static sk_signal *build_pairwise(sk_signal *s) { sk_signal *o = NULL; SK_OK_OR_FAIL(sk_signal_pairwise(&o, s)); return o; }
+static sk_signal *build_start_with(sk_signal *s) {
+    sk_value zero = int_value(0);
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_with(&o, s, &zero));
+    return o;
+}
+static sk_signal *build_concat(sk_signal *s) {
+    sk_signal *both[] = { s, s };
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_concat(&o, both, 2));
+    return o;
+}
+
+Test(operators_sequence, new_operators_dispose_inside_a_value_callback, .timeout = SK_TEST_TIMEOUT) {
+    expect_dispose_inside_next("scan", build_scan, 2);
+    counter_destroy(&scan_calls);
+    expect_dispose_inside_next("pairwise", build_pairwise, 3);
+    expect_dispose_inside_next("concat", build_concat, 2);
+    expect_no_live_objects(0);
+}
+
+/* start_with's value comes during the start, before the disposable is
+ * handed back: disposing from inside it is the sk_signal_take(1) case. */
+Test(operators_sequence, start_with_then_take_one_never_starts_the_signal, .timeout = SK_TEST_TIMEOUT) {
+    manual_source source;
+    sk_signal *upstream = manual_init_signal(&source);
+    sk_signal *started = build_start_with(upstream), *one = NULL;
+    SK_OK_OR_FAIL(sk_signal_take(&one, started, 1));
+    const int64_t zero[] = { 0 };
+    expect_signal_log(one, "ncr", zero, 1);
+    cr_assert_eq(counter_get(&source.starts), 0);
+    sk_signal_release(one);
+    sk_signal_release(started);
+    sk_signal_release(upstream);
+    manual_destroy(&source);
+    expect_no_live_objects(0);
+}
+
+/* sk_signal_scan (from 0) for the callback operator checks. */
+static int scan_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    sk_value zero = int_value(0);
+    return sk_signal_scan(out, signal, &zero, with_callback ? fold_digits : NULL, ctx, release);
+}
+
+Test(operators_sequence, scan_pairwise_start_with_concat_argument_errors, .timeout = SK_TEST_TIMEOUT) {
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    counter *released = &args.released;
+    sk_value malformed;
+    memset(&malformed, 0, sizeof malformed);
+    malformed.kind = (sk_kind)99;
+
+    expect_release_after_the_subscription("scan", scan_call);
+    expect_callback_argument_errors("scan", scan_call, &args);
+    EXPECT_FAILURE(sk_signal_scan(&out, never, NULL, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_scan(&out, never, &malformed, fold_digits, released, counter_hit), SK_ERR_INVALID_ARGUMENT, released);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_scan(NULL, never, &malformed, fold_digits, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    cr_assert_eq(counter_get(released), 7);
+
+    expect_unary_argument_errors("pairwise", sk_signal_pairwise, never, not_signal);
+    sk_value zero = int_value(0);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_start_with(NULL, never, &zero), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_start_with(&out, NULL, &zero), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_start_with(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_start_with(&out, not_signal, &zero), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_start_with(&out, never, &malformed), SK_ERR_INVALID_ARGUMENT, NULL);
+    sk_signal *some[] = { never, not_signal };
+    EXPECT_FAILURE_NULL_OUT(sk_signal_concat(NULL, some, 1), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_concat(&out, NULL, 1), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_concat(&out, some, 2), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_concat(&out, some, SIZE_MAX), SK_ERR_INVALID_ARGUMENT, NULL);
+
+    bad_args_destroy(&args);
+    expect_no_live_objects(0);
+}
+
+/* An array-valued stage (pairwise) passes on that its downstream ended
+ * during the start: a take(1) above ends the subscription at the first
+ * pair, and the signal after it in a concat is never started. */
+Test(operators_sequence, pairwise_under_take_stops_the_start_of_what_follows, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2 };
+    manual_source later;
+    sk_signal *later_signal = manual_init_signal(&later);
+    sk_signal *both[] = { ints_signal(input, 2), later_signal };
+    sk_signal *joined = NULL, *pairs = NULL, *one = NULL;
+    SK_OK_OR_FAIL(sk_signal_concat(&joined, both, 2));
+    SK_OK_OR_FAIL(sk_signal_pairwise(&pairs, joined));
+    SK_OK_OR_FAIL(sk_signal_take(&one, pairs, 1));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, one);
+    recorder_expect(&r, "ncr", NULL, 0);
+    recorder_expect_int_array(&r, 0, input, 2);
+    cr_assert_eq(counter_get(&later.starts), 0, "the signal after the take's end was started");
+    recorder_finish(&r, d);
+    sk_signal_release(one);
+    sk_signal_release(pairs);
+    sk_signal_release(joined);
+    sk_signal_release(both[0]);
+    sk_signal_release(later_signal);
+    manual_destroy(&later);
+    expect_no_live_objects(0);
+}

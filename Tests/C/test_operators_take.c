@@ -203,6 +203,13 @@ static int keep_passing(void *ctx, const sk_value *value) {
     return SK_TAKE_PASS;
 }
 
+/* A predicate: the value is an int below 3. */
+static bool is_small(void *ctx, const sk_value *value) {
+    (void)ctx;
+    int64_t n = 0;
+    return sk_value_get_int64(value, &n) == SK_OK && n < 3;
+}
+
 /* The family's operators, for expect_disposal_disposes_upstream. */
 static sk_signal *take_operator(int which, sk_signal *source, manual_source *s, const char **name) {
     (void)s;
@@ -210,13 +217,33 @@ static sk_signal *take_operator(int which, sk_signal *source, manual_source *s, 
     switch (which) {
     case 0: *name = "take_until"; SK_OK_OR_FAIL(sk_signal_take_until(&out, source, keep_passing, NULL, NULL)); break;
     case 1: *name = "last"; SK_OK_OR_FAIL(sk_signal_last(&out, source)); break;
+    case 2: *name = "skip"; SK_OK_OR_FAIL(sk_signal_skip(&out, source, 1)); break;
+    case 3: *name = "skip_while"; SK_OK_OR_FAIL(sk_signal_skip_while(&out, source, is_small, NULL, NULL)); break;
+    case 4: *name = "take_while"; SK_OK_OR_FAIL(sk_signal_take_while(&out, source, is_small, NULL, NULL, true)); break;
+    case 5: *name = "first"; SK_OK_OR_FAIL(sk_signal_first(&out, source)); break;
+    case 6: *name = "first_where"; SK_OK_OR_FAIL(sk_signal_first_where(&out, source, is_small, NULL, NULL)); break;
+    case 7: *name = "element_at"; SK_OK_OR_FAIL(sk_signal_element_at(&out, source, 2)); break;
+    case 8: {
+        sk_value fallback;
+        sk_value_set_int64(&fallback, 7);
+        *name = "default_if_empty";
+        SK_OK_OR_FAIL(sk_signal_default_if_empty(&out, source, &fallback));
+        break;
+    }
+    case 9: {
+        sk_signal *never = made_signal(sk_signal_never);
+        *name = "take_until_signal";
+        SK_OK_OR_FAIL(sk_signal_take_until_signal(&out, source, never));
+        sk_signal_release(never);
+        break;
+    }
     default: return NULL;
     }
     return out;
 }
 
 Test(operators_take, disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIMEOUT) {
-    cr_assert_eq(expect_disposal_disposes_upstream(take_operator), 2, "not every operator ran");
+    cr_assert_eq(expect_disposal_disposes_upstream(take_operator), 10, "not every operator ran");
     expect_no_live_objects(0);
 }
 
@@ -225,9 +252,192 @@ static int take_until_call(sk_signal **out, sk_signal *signal, bool with_callbac
     return sk_signal_take_until(out, signal, with_callback ? take_rule : NULL, ctx, release);
 }
 
-/* The argument errors of the family's other operator. */
+static int skip_one(sk_signal **out, sk_signal *signal) {
+    return sk_signal_skip(out, signal, 1);
+}
+
+static int element_at_one(sk_signal **out, sk_signal *signal) {
+    return sk_signal_element_at(out, signal, 1);
+}
+
+static int default_if_empty_seven(sk_signal **out, sk_signal *signal) {
+    sk_value fallback;
+    sk_value_set_int64(&fallback, 7);
+    return sk_signal_default_if_empty(out, signal, &fallback);
+}
+
+/* The argument errors of the family's other operators. */
 static void take_family_argument_errors(bad_args *args) {
     expect_unary_argument_errors("last", sk_signal_last, args->never, args->not_signal);
+    expect_unary_argument_errors("first", sk_signal_first, args->never, args->not_signal);
+    expect_unary_argument_errors("skip", skip_one, args->never, args->not_signal);
+    expect_unary_argument_errors("element_at", element_at_one, args->never, args->not_signal);
+    expect_unary_argument_errors("default_if_empty", default_if_empty_seven, args->never, args->not_signal);
+    sk_signal *out = NULL;
+    EXPECT_FAILURE(sk_signal_default_if_empty(&out, args->never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_take_until_signal(&out, args->never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_take_until_signal(&out, NULL, args->never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_take_until_signal(&out, args->never, args->not_signal), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_take_until_signal(NULL, args->never, args->never), SK_ERR_NULL_ARGUMENT, NULL);
 }
 
 CALLBACK_OPERATOR_TESTS(operators_take, "take_until", take_until_call, take_family_argument_errors, 4)
+
+/* ------------------------------------------------------------------------ */
+/* skip, skip_while, take_while, first, first_where, element_at,             */
+/* default_if_empty, take_until_signal (the core's Signal_Take+Skip.swift    */
+/* and Signal_Take+First.swift; the shared marble table plays their cases:   */
+/* test_marble_table.c). Here: what C adds, its sizes, callbacks, releases   */
+/* and argument errors.                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* SIZE_MAX is "more than any signal emits": skip drops every value, and
+ * element_at never reaches its index; both complete with the upstream. */
+Test(operators_take, skip_and_element_at_past_any_count, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3 };
+    sk_signal *source = ints_signal(input, 3);
+    sk_signal *skipped = NULL, *at = NULL, *skip_two = NULL, *at_two = NULL;
+    SK_OK_OR_FAIL(sk_signal_skip(&skipped, source, SIZE_MAX));
+    SK_OK_OR_FAIL(sk_signal_element_at(&at, source, SIZE_MAX));
+    SK_OK_OR_FAIL(sk_signal_skip(&skip_two, source, 2));
+    SK_OK_OR_FAIL(sk_signal_element_at(&at_two, source, 2));
+    expect_signal_log(skipped, "cr", NULL, 0);
+    expect_signal_log(at, "cr", NULL, 0);
+    expect_signal_log(skip_two, "ncr", input + 2, 1);
+    expect_signal_log(at_two, "ncr", input + 2, 1);
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+}
+
+/* take_while's flag: without it the failing value is dropped, with it the
+ * value passes before the completion. */
+Test(operators_take, take_while_inclusive_flag, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3, 1 };
+    sk_signal *source = ints_signal(input, 4);
+    sk_signal *exclusive = NULL, *inclusive = NULL;
+    SK_OK_OR_FAIL(sk_signal_take_while(&exclusive, source, is_small, NULL, NULL, false));
+    SK_OK_OR_FAIL(sk_signal_take_while(&inclusive, source, is_small, NULL, NULL, true));
+    expect_signal_log(exclusive, "nncr", input, 2);
+    expect_signal_log(inclusive, "nnncr", input, 3);
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+}
+
+/* default_if_empty delivers a copy of its value (a string, an object) to
+ * each subscription of an empty signal, and nothing extra otherwise. */
+Test(operators_take, default_if_empty_copies_its_value, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *empty = made_signal(sk_signal_complete);
+    sk_value fallback;
+    SK_OK_OR_FAIL(sk_value_set_string(&fallback, "none"));
+    sk_signal *op = NULL;
+    SK_OK_OR_FAIL(sk_signal_default_if_empty(&op, empty, &fallback));
+    sk_value_release(&fallback);
+    for (int round = 0; round < 2; round++) {
+        recorder r;
+        sk_disposable *d = recorder_start(&r, op);
+        cr_assert_eq(recorder_nexts(&r), 1);
+        const char *text = NULL;
+        size_t length = 0;
+        SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&r, 0)->value, &text, &length));
+        cr_assert_str_eq(text, "none");
+        recorder_finish(&r, d);
+    }
+    sk_signal_release(op);
+    sk_signal_release(empty);
+    expect_no_live_objects(0);
+}
+
+/* take_until_signal: a notifier that emits at once completes the
+ * subscription before the upstream starts. */
+Test(operators_take, take_until_signal_notifier_first, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2 };
+    sk_signal *source = ints_signal(input, 2);
+    sk_signal *notifier = ints_signal(input, 1);
+    sk_signal *never = made_signal(sk_signal_never);
+    sk_signal *stopped = NULL, *open = NULL;
+    SK_OK_OR_FAIL(sk_signal_take_until_signal(&stopped, source, notifier));
+    SK_OK_OR_FAIL(sk_signal_take_until_signal(&open, source, never));
+    expect_signal_log(stopped, "cr", NULL, 0);
+    expect_signal_log(open, "nncr", input, 2);
+    sk_signal_release(source);
+    sk_signal_release(notifier);
+    sk_signal_release(never);
+    expect_no_live_objects(0);
+}
+
+static sk_signal *build_skip(sk_signal *s) { sk_signal *o = NULL; SK_OK_OR_FAIL(sk_signal_skip(&o, s, 1)); return o; }
+static sk_signal *build_skip_while(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_skip_while(&o, s, is_small, NULL, NULL));
+    return o;
+}
+static sk_signal *build_take_while(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_take_while(&o, s, is_small, NULL, NULL, false));
+    return o;
+}
+static sk_signal *build_first(sk_signal *s) { sk_signal *o = NULL; SK_OK_OR_FAIL(sk_signal_first(&o, s)); return o; }
+static sk_signal *build_first_where(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_first_where(&o, s, is_small, NULL, NULL));
+    return o;
+}
+static sk_signal *build_element_at(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_element_at(&o, s, 1));
+    return o;
+}
+static sk_signal *build_default_if_empty(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(default_if_empty_seven(&o, s));
+    return o;
+}
+static sk_signal *build_take_until_signal(sk_signal *s) {
+    sk_signal *never = made_signal(sk_signal_never);
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_take_until_signal(&o, s, never));
+    sk_signal_release(never);
+    return o;
+}
+
+Test(operators_take, dispose_inside_a_value_callback, .timeout = SK_TEST_TIMEOUT) {
+    expect_dispose_inside_next("skip", build_skip, 3);
+    expect_dispose_inside_next("skip_while", build_skip_while, 4);
+    expect_dispose_inside_next("take_while", build_take_while, 2);
+    expect_dispose_inside_next("first", build_first, 2);
+    expect_dispose_inside_next("first_where", build_first_where, 2);
+    expect_dispose_inside_next("element_at", build_element_at, 3);
+    expect_dispose_inside_next("default_if_empty", build_default_if_empty, 2);
+    expect_dispose_inside_next("take_until_signal", build_take_until_signal, 2);
+    expect_no_live_objects(0);
+}
+
+static int skip_while_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_skip_while(out, signal, with_callback ? is_small : NULL, ctx, release);
+}
+static int take_while_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_take_while(out, signal, with_callback ? is_small : NULL, ctx, release, false);
+}
+static int first_where_call(sk_signal **out, sk_signal *signal, bool with_callback, void *ctx, sk_release_fn release) {
+    return sk_signal_first_where(out, signal, with_callback ? is_small : NULL, ctx, release);
+}
+
+/* The predicate operators: their release runs once, after the last
+ * subscription, and once for each failed call. */
+Test(operators_take, predicate_operators_release_once, .timeout = SK_TEST_TIMEOUT) {
+    static const struct {
+        const char *name;
+        callback_operator_call call;
+    } calls[] = {
+        { "skip_while", skip_while_call }, { "take_while", take_while_call }, { "first_where", first_where_call },
+    };
+    bad_args args;
+    bad_args_init(&args);
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        expect_release_after_the_subscription(calls[i].name, calls[i].call);
+        expect_callback_argument_errors(calls[i].name, calls[i].call, &args);
+    }
+    cr_assert_eq(counter_get(&args.released), 12);
+    bad_args_destroy(&args);
+    expect_no_live_objects(0);
+}

@@ -327,3 +327,133 @@ Test(operators_timing, argument_errors, .timeout = SK_TEST_TIMEOUT) {
     bad_args_destroy(&args);
     expect_no_live_objects(1, host);
 }
+
+/* ------------------------------------------------------------------------ */
+/* buffer_count, buffer_time, sample, sample_period (the core's              */
+/* Signal_Timing+Buffer.swift; the shared marble table plays their cases:    */
+/* test_marble_table.c)                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* buffer_count: arrays of `count`, the rest flushed by the completion. */
+Test(operators_timing, buffer_count_arrays_and_the_flush, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3, 4, 5 };
+    sk_signal *ints = ints_signal(input, 5);
+    sk_signal *buffered = NULL;
+    SK_OK_OR_FAIL(sk_signal_buffer_count(&buffered, ints, 2));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, buffered);
+    cr_assert_eq(recorder_nexts(&r), 3);
+    recorder_expect_int_array(&r, 0, input, 2);
+    recorder_expect_int_array(&r, 1, input + 2, 2);
+    recorder_expect_int_array(&r, 2, input + 4, 1);
+    recorder_finish(&r, d);
+    sk_signal_release(buffered);
+    sk_signal_release(ints);
+    expect_no_live_objects(0);
+}
+
+/* buffer_time and sample_period on a virtual queue: the window's values at
+ * its end; the latest value at each period's end. */
+Test(operators_timing, buffer_time_and_sample_period_on_the_queue, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue("buffer");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *source = NULL, *buffered = NULL, *sampled = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_signal_buffer_time(&buffered, source, 1.0, queue));
+    SK_OK_OR_FAIL(sk_signal_sample_period(&sampled, source, 1.0, queue));
+    recorder rb, rs;
+    sk_disposable *db = recorder_start(&rb, buffered);
+    sk_disposable *ds = recorder_start(&rs, sampled);
+    const int64_t input[] = { 1, 2, 3 };
+    for (size_t i = 0; i < 2; i++) {
+        sk_value v = int_value(input[i]);
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+    }
+    advance_to(queue, 0.5);
+    cr_assert_eq(recorder_nexts(&rb), 0);
+    cr_assert_eq(recorder_nexts(&rs), 0);
+    advance_to(queue, 1.0);
+    cr_assert_eq(recorder_nexts(&rb), 1);
+    recorder_expect_int_array(&rb, 0, input, 2);
+    recorder_expect(&rs, "n", input + 1, 1);
+    advance_to(queue, 2.0); /* nothing new: neither emits */
+    cr_assert_eq(recorder_nexts(&rb), 1);
+    cr_assert_eq(recorder_nexts(&rs), 1);
+    sk_value v = int_value(3);
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    advance_to(queue, 3.0);
+    recorder_expect_int_array(&rb, 1, input + 2, 1);
+    cr_assert_eq(recorder_event(&rb, 2)->kind, REC_COMPLETED);
+    cr_assert_eq(rs.completions, 1);
+    expect_on_this_thread(&rb);
+    recorder_finish(&rb, db);
+    recorder_finish(&rs, ds);
+    sk_signal_release(buffered);
+    sk_signal_release(sampled);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(1, queue);
+}
+
+/* sample by a signal: the latest value at each of the sampler's values,
+ * once. */
+Test(operators_timing, sample_takes_the_latest_at_each_sampler_value, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL, *ticks = NULL;
+    sk_signal *source = NULL, *sampler = NULL, *sampled = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_create(&ticks, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    SK_OK_OR_FAIL(sk_pipe_signal(&sampler, ticks));
+    SK_OK_OR_FAIL(sk_signal_sample(&sampled, source, sampler));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, sampled);
+    sk_value nil;
+    sk_value_set_nil(&nil);
+    for (int64_t i = 1; i <= 2; i++) {
+        sk_value v = int_value(i);
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+    }
+    SK_OK_OR_FAIL(sk_pipe_put(ticks, &nil));
+    SK_OK_OR_FAIL(sk_pipe_put(ticks, &nil)); /* nothing new */
+    const int64_t expected[] = { 2 };
+    recorder_expect(&r, "n", expected, 1);
+    recorder_finish(&r, d);
+    sk_signal_release(sampled);
+    sk_signal_release(source);
+    sk_signal_release(sampler);
+    sk_pipe_release(pipe);
+    sk_pipe_release(ticks);
+    expect_no_live_objects(0);
+}
+
+static sk_signal *build_buffer_count(sk_signal *s) {
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_buffer_count(&o, s, 1));
+    return o;
+}
+
+static int buffer_count_two(sk_signal **out, sk_signal *signal) {
+    return sk_signal_buffer_count(out, signal, 2);
+}
+
+Test(operators_timing, buffer_and_sample_argument_errors, .timeout = SK_TEST_TIMEOUT) {
+    expect_dispose_inside_next("buffer_count", build_buffer_count, 2);
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    sk_queue *host = host_queue(NULL);
+    expect_timed_operator_argument_errors("buffer_time", sk_signal_buffer_time, &args, host);
+    expect_timed_operator_argument_errors("sample_period", sk_signal_sample_period, &args, host);
+    expect_unary_argument_errors("buffer_count", buffer_count_two, never, not_signal);
+    EXPECT_FAILURE(sk_signal_buffer_count(&out, never, 0), SK_ERR_INVALID_ARGUMENT, NULL);
+    cr_assert(strstr(sk_last_error_message(), "count must be at least 1") != NULL, "%s", sk_last_error_message());
+    EXPECT_FAILURE_NULL_OUT(sk_signal_sample(NULL, never, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_sample(&out, NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_sample(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_sample(&out, not_signal, never), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_sample(&out, never, not_signal), SK_ERR_WRONG_KIND, NULL);
+    bad_args_destroy(&args);
+    expect_no_live_objects(1, host);
+}

@@ -547,3 +547,95 @@ Test(subjects, value_promise_null_and_wrong_arguments, .timeout = SK_TEST_TIMEOU
     sk_promise_release(plain);
     expect_no_live_objects(0);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Pipes that end: sk_pipe_put_error, sk_pipe_put_completion                */
+/* ------------------------------------------------------------------------ */
+
+/* The completion reaches the current subscribers and, at once, later ones;
+ * values and terminal events put afterwards are dropped. */
+Test(subjects, pipe_put_completion_ends_every_subscription, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    subscription a, b;
+    sk_signal *signal = subscribe_new_pipe(&pipe, true, &a);
+    sk_value one = int_value(1), error = int_value(9);
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &one));
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &one));
+    SK_OK_OR_FAIL(sk_pipe_put_error(pipe, &error));
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    const int64_t values[] = { 1 };
+    recorder_expect(&a.r, "ncr", values, 1);
+    /* A later subscriber: the replayed value, then the completion. */
+    subscribe(&b, signal);
+    recorder_expect(&b.r, "ncr", values, 1);
+    unsubscribe(&a);
+    unsubscribe(&b);
+    release_pipe_and_check(pipe, signal);
+}
+
+/* The error (a copy) reaches every subscriber, later ones too. */
+Test(subjects, pipe_put_error_fails_every_subscription, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    subscription a, b;
+    sk_signal *signal = subscribe_new_pipe(&pipe, false, &a);
+    sk_value error;
+    SK_OK_OR_FAIL(sk_value_set_string(&error, "gone"));
+    SK_OK_OR_FAIL(sk_pipe_put_error(pipe, &error));
+    sk_value_release(&error);
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    subscribe(&b, signal);
+    subscription *both[] = { &a, &b };
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_eq(both[i]->r.errors, 1);
+        cr_assert_eq(both[i]->r.completions, 0);
+        const char *text = NULL;
+        SK_OK_OR_FAIL(sk_value_get_string(&recorder_event(&both[i]->r, 0)->value, &text, NULL));
+        cr_assert_str_eq(text, "gone");
+    }
+    unsubscribe(&a);
+    unsubscribe(&b);
+    release_pipe_and_check(pipe, signal);
+}
+
+/* A subscriber's callback ending the pipe: the terminal event comes after
+ * the delivery in progress, and nothing deadlocks. */
+static void complete_pipe_on_next(recorder *r, const sk_value *value) {
+    (void)value;
+    SK_OK_OR_ABORT(sk_pipe_put_completion(r->user));
+}
+
+Test(subjects, pipe_put_completion_from_inside_a_callback, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = new_pipe_signal(&pipe, false);
+    recorder r;
+    recorder_init(&r);
+    r.user = pipe;
+    r.on_next = complete_pipe_on_next;
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    sk_value one = int_value(1);
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &one));
+    SK_OK_OR_FAIL(sk_pipe_put(pipe, &one));
+    const int64_t values[] = { 1 };
+    recorder_expect(&r, "ncr", values, 1);
+    recorder_finish(&r, d);
+    release_pipe_and_check(pipe, signal);
+}
+
+Test(subjects, pipe_ending_argument_errors, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = new_pipe_signal(&pipe, false);
+    sk_value nil, malformed;
+    sk_value_set_nil(&nil);
+    memset(&malformed, 0, sizeof malformed);
+    malformed.kind = (sk_kind)99;
+    EXPECT_EITHER_NULL_FAILS(sk_pipe_put_error, pipe, &nil);
+    cr_assert_eq(sk_pipe_put_error((sk_pipe *)signal, &nil), SK_ERR_WRONG_KIND);
+    cr_assert_eq(sk_pipe_put_error(pipe, &malformed), SK_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(sk_pipe_put_completion(NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(sk_pipe_put_completion((sk_pipe *)signal), SK_ERR_WRONG_KIND);
+    cr_assert(strlen(sk_last_error_message()) > 0);
+    release_pipe_and_check(pipe, signal);
+}

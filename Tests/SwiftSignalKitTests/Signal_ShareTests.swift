@@ -126,4 +126,27 @@ final class Signal_ShareTests: XCTestCase {
         XCTAssertEqual(source.subscriberCount, 0)
         XCTAssertEqual(source.subscribed, source.disposed)
     }
+
+    /// A subscription kept (its disposable never disposed) ends when the
+    /// upstream lets go of it without an event, as a `ValuePipe`'s do when
+    /// the pipe goes: the shared connection does not keep its subscribers
+    /// (and itself) alive. The C API's pipes work this way; before, the
+    /// session's pipe and the subscribers' disposables held each other.
+    func testSubscribersEndWhenTheUpstreamLetsGoWithoutAnEvent() {
+        for count in [0, 1, 3] {
+            var pipe: ValuePipe<Int>? = ValuePipe<Int>()
+            let shared = pipe!.signal() |> replay(count)
+            let released = Counter()
+            var kept: [any Disposable] = []
+            for _ in 0 ..< 2 {
+                let tracker = DeinitTracker(released)
+                kept.append(shared.start(next: { _ in tracker.touch() }))
+            }
+            pipe!.putNext(1)
+            XCTAssertEqual(released.count, 0)
+            pipe = nil
+            XCTAssertEqual(released.count, 2, "replay(\(count)): the subscribers' callbacks were kept")
+            withExtendedLifetime(kept) {}
+        }
+    }
 }

@@ -99,6 +99,11 @@ typedef enum mkind {
     MK_COMBINE,          /* 0 to 3 inputs; arrays folded by m_combine */
     MK_MERGE,            /* 0 to 3 inputs */
     MK_DEFERRED,
+    MK_SKIP,             /* count `arg` */
+    MK_SKIP_WHILE,       /* predicate `arg` */
+    MK_TAKE_WHILE,       /* predicate `arg` */
+    MK_SCAN,             /* initial `arg`, + */
+    MK_DEFAULT_IF_EMPTY, /* value `arg` */
     MK_KIND_COUNT
 } mkind;
 
@@ -148,7 +153,8 @@ typedef struct mcase {
 
 static const char *const mk_names[MK_KIND_COUNT] = {
     "just", "fail", "never", "pipe", "subject", "map", "filter", "take", "take_until", "distinct", "reduce",
-    "last", "ignore", "then", "restart", "restart_if_error", "catch", "meta", "combine", "merge", "deferred"};
+    "last", "ignore", "then", "restart", "restart_if_error", "catch", "meta", "combine", "merge", "deferred",
+    "skip", "skip_while", "take_while", "scan", "default_if_empty"};
 static const char *const mf_names[MF_COUNT] = {"increment", "double", "negate", "modulo3"};
 static const char *const mp_names[MP_COUNT] = {"even", "positive", "non_zero"};
 static const char *const mu_names[MU_COUNT] = {"until_at_least_3", "stop_before_negative", "odd_only", "first"};
@@ -295,6 +301,8 @@ static void m_print_op(const mcase *c, int index, mtext *t) {
         mt_add(t, "%s, ", mf_names[op->arg]);
         break;
     case MK_FILTER:
+    case MK_SKIP_WHILE:
+    case MK_TAKE_WHILE:
         mt_add(t, "%s, ", mp_names[op->arg]);
         break;
     case MK_TAKE_UNTIL:
@@ -305,6 +313,9 @@ static void m_print_op(const mcase *c, int index, mtext *t) {
         break;
     case MK_TAKE:
     case MK_REDUCE:
+    case MK_SKIP:
+    case MK_SCAN:
+    case MK_DEFAULT_IF_EMPTY:
         mt_add(t, "%lld, ", (long long)op->arg);
         break;
     default:
@@ -477,6 +488,8 @@ static int mp_op(mparser *p, int depth) {
             op->arg = mp_name(p, mf_names, MF_COUNT);
             break;
         case MK_FILTER:
+        case MK_SKIP_WHILE:
+        case MK_TAKE_WHILE:
             op->arg = mp_name(p, mp_names, MP_COUNT);
             break;
         case MK_TAKE_UNTIL:
@@ -487,6 +500,9 @@ static int mp_op(mparser *p, int depth) {
             break;
         case MK_TAKE:
         case MK_REDUCE:
+        case MK_SKIP:
+        case MK_SCAN:
+        case MK_DEFAULT_IF_EMPTY:
             op->arg = mp_int(p);
             break;
         default:
@@ -833,6 +849,47 @@ static void m_handle(model *m, int p, int child, char kind, int64_t value) {
         }
         return;
     }
+    case MK_SKIP:
+        /* Drops the first `arg` values (counted as they arrive). */
+        if (kind == 'n' && MN(m, p)->count < op->arg) {
+            MN(m, p)->count++;
+            return;
+        }
+        m_send(m, p, kind, value);
+        return;
+    case MK_SKIP_WHILE:
+        if (kind == 'n' && !MN(m, p)->has) {
+            if (m_predicate(op->arg, value)) {
+                return;
+            }
+            MN(m, p)->has = true;
+        }
+        m_send(m, p, kind, value);
+        return;
+    case MK_TAKE_WHILE:
+        if (kind == 'n' && !m_predicate(op->arg, value)) {
+            m_send(m, p, 'c', 0);
+            return;
+        }
+        m_send(m, p, kind, value);
+        return;
+    case MK_SCAN:
+        if (kind == 'n') {
+            MN(m, p)->acc = m_add(MN(m, p)->has ? MN(m, p)->acc : op->arg, value);
+            MN(m, p)->has = true;
+            m_send(m, p, 'n', MN(m, p)->acc);
+            return;
+        }
+        m_send(m, p, kind, value);
+        return;
+    case MK_DEFAULT_IF_EMPTY:
+        if (kind == 'n') {
+            MN(m, p)->has = true;
+        } else if (kind == 'c' && !MN(m, p)->has) {
+            m_send(m, p, 'n', op->arg);
+        }
+        m_send(m, p, kind, value);
+        return;
     case MK_DISTINCT:
         if (kind == 'n') {
             if (MN(m, p)->has && MN(m, p)->acc == value) {
@@ -1416,7 +1473,17 @@ static int mg_op(mcase *c, mchooser *ch, int depth) {
     if (depth <= 0 || c->nops > M_MAX_OPS - 12 || mc_chance(ch, 15)) {
         return mg_source(c, ch);
     }
-    switch (mc_below(ch, 21)) {
+    switch (mc_below(ch, 26)) {
+    case 21:
+        return mg_unary(c, ch, MK_SKIP, mc_below(ch, 4), d);
+    case 22:
+        return mg_unary(c, ch, MK_SKIP_WHILE, mc_below(ch, MP_COUNT), d);
+    case 23:
+        return mg_unary(c, ch, MK_TAKE_WHILE, mc_below(ch, MP_COUNT), d);
+    case 24:
+        return mg_unary(c, ch, MK_SCAN, mc_value(ch), d);
+    case 25:
+        return mg_unary(c, ch, MK_DEFAULT_IF_EMPTY, mc_value(ch), d);
     case 0:
         return mg_unary(c, ch, MK_MAP, mc_below(ch, MF_COUNT), d);
     case 1:
@@ -1874,6 +1941,23 @@ static sk_signal *l_build(lrunner *r, int index) {
         break;
     case MK_IGNORE:
         L_CALL(r, sk_signal_ignore_values(&out, in));
+        break;
+    case MK_SKIP:
+        L_CALL(r, sk_signal_skip(&out, in, (size_t)op->arg));
+        break;
+    case MK_SKIP_WHILE:
+        L_CALL(r, sk_signal_skip_while(&out, in, l_filter_fn, l_ctx(r, index, 0), l_ctx_release));
+        break;
+    case MK_TAKE_WHILE:
+        L_CALL(r, sk_signal_take_while(&out, in, l_filter_fn, l_ctx(r, index, 0), l_ctx_release, false));
+        break;
+    case MK_SCAN:
+        sk_value_set_int64(&v, op->arg);
+        L_CALL(r, sk_signal_scan(&out, in, &v, l_reduce_fn, l_ctx(r, index, 0), l_ctx_release));
+        break;
+    case MK_DEFAULT_IF_EMPTY:
+        sk_value_set_int64(&v, op->arg);
+        L_CALL(r, sk_signal_default_if_empty(&out, in, &v));
         break;
     case MK_THEN: {
         sk_signal *next = l_build(r, op->children[1]);

@@ -294,7 +294,7 @@ static void apply_operator(input *in) {
     size_t from = next_byte(in) % SIGNALS;
     size_t to = next_byte(in) % SIGNALS;
     size_t other = next_byte(in) % SIGNALS;
-    uint8_t which = next_byte(in) % 22;
+    uint8_t which = next_byte(in) % 39;
     sk_signal *s = signals[from];
     if (s == NULL || depth[from] >= MAX_DEPTH) {
         return;
@@ -333,6 +333,43 @@ static void apply_operator(input *in) {
     case 17: status = sk_signal_after_next(&out, s, look, NULL, NULL); break;
     case 18: status = sk_signal_after_disposed(&out, s, nothing, NULL, NULL); break;
     case 19: status = sk_signal_before_started(&out, s, nothing, NULL, NULL); break;
+    case 22: {
+        sk_value zero;
+        sk_value_set_int64(&zero, 0);
+        status = sk_signal_scan(&out, s, &zero, sum, NULL, NULL);
+        break;
+    }
+    case 23: status = sk_signal_skip(&out, s, next_byte(in) % 4); break;
+    case 24: status = sk_signal_skip_while(&out, s, sk_test_keep_even, NULL, NULL); break;
+    case 25: status = sk_signal_take_while(&out, s, sk_test_keep_even, NULL, NULL, next_byte(in) & 1); break;
+    case 26:
+    case 30: {
+        sk_value zero;
+        sk_value_set_int64(&zero, 0);
+        status = which == 26 ? sk_signal_start_with(&out, s, &zero) : sk_signal_default_if_empty(&out, s, &zero);
+        break;
+    }
+    case 27: status = sk_signal_pairwise(&out, s); break;
+    case 28: status = sk_signal_first(&out, s); break;
+    case 29: status = sk_signal_element_at(&out, s, next_byte(in) % 4); break;
+    case 31: status = sk_signal_merge_map(&out, s, 1 + next_byte(in) % 3, single_of, NULL, NULL); break;
+    case 32: status = sk_signal_share(&out, s); break;
+    case 33: status = sk_signal_replay(&out, s, next_byte(in) % 3); break;
+    case 34: status = sk_signal_buffer_count(&out, s, 1 + next_byte(in) % 3); break;
+    case 35:
+    case 36:
+    case 37:
+    case 38: {
+        if (signals[other] == NULL || depth[other] >= MAX_DEPTH) {
+            return;
+        }
+        sk_signal *pair[2] = { s, signals[other] };
+        status = which == 35   ? sk_signal_zip(&out, pair, 2)
+                 : which == 36 ? sk_signal_with_latest_from(&out, s, signals[other])
+                 : which == 37 ? sk_signal_concat(&out, pair, 2)
+                               : sk_signal_take_until_signal(&out, s, signals[other]);
+        break;
+    }
     default: {
         if (signals[other] == NULL || depth[other] >= MAX_DEPTH) {
             return;
@@ -351,7 +388,7 @@ static void apply_operator(input *in) {
      * it), so capping it keeps every input's run short. */
     int d = depth[from] + 1;
     bool from_promise = promised[from];
-    if (which == 7 || which >= 20) {
+    if (which == 7 || which == 20 || which == 21 || which >= 35) {
         d += depth[other];
         from_promise = from_promise || promised[other];
     }

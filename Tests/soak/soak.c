@@ -30,7 +30,7 @@
 #include "int_callbacks.h"
 
 #define WORKERS 4
-#define PIPELINES 9
+#define PIPELINES 13
 #define MAX_OBSERVERS 200000
 #define MAX_POINTERS 200000
 #define OWN 8
@@ -151,6 +151,15 @@ static sk_signal *single_of(void *ctx, const sk_value *value) {
     return s;
 }
 
+/* The count of values so far, for scan. */
+static void count_values(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    (void)value;
+    int64_t n = 0;
+    CHECK(sk_value_get_int64(accumulator, &n));
+    sk_value_set_int64(out, n + 1);
+}
+
 static void build_world(void) {
     CHECK(sk_pipe_create(&pipes[0], false));
     CHECK(sk_pipe_create(&pipes[1], true));
@@ -175,6 +184,13 @@ static void build_world(void) {
     CHECK(sk_signal_map_to_signal(&mapped, p1, single_of, NULL, NULL));
     CHECK(sk_signal_deliver_on(&pipelines[8], mapped, host));
     sk_signal_release(mapped);
+    /* Issue 33's operators: zip, scan, share and merge_map over the pipes. */
+    CHECK(sk_signal_zip(&pipelines[9], pair, 2));
+    sk_value zero;
+    sk_value_set_int64(&zero, 0);
+    CHECK(sk_signal_scan(&pipelines[10], p0, &zero, count_values, NULL, NULL));
+    CHECK(sk_signal_share(&pipelines[11], pipelines[2]));
+    CHECK(sk_signal_merge_map(&pipelines[12], p1, 2, single_of, NULL, NULL));
 }
 
 static void *drainer(void *arg) {

@@ -88,17 +88,22 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
     }
 
     private func connect(_ session: Session, for subscriber: Subscriber<T, E>) {
-        let pipe = session.pipe
+        // Only the upstream's callbacks hold the link: when the upstream lets
+        // go of them without a terminal event (its source went away, as a
+        // released pipe does), the link ends the session the same way.
+        let link = _SharedUpstreamLink(session.pipe) { [self] in
+            self.abandon(session)
+        }
         let upstream = self.source.start(downstream: subscriber, next: { next in
-            pipe.putNext(next)
+            link.pipe.putNext(next)
         }, error: { error in
             // The session ends first, so that a subscriber reacting to the
             // error connects anew.
             self.end(session)
-            pipe.putError(error)
+            link.pipe.putError(error)
         }, completed: {
             self.end(session)
-            pipe.putCompletion()
+            link.pipe.putCompletion()
         })
         self.mutex.lock()
         if session.ended || session.count == 0 {
@@ -123,6 +128,29 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         withExtendedLifetime(upstream) {}
     }
 
+    /// The upstream let go of its callbacks without a terminal event (or
+    /// after the session ended): if the session still runs, it ends without
+    /// an event, as a pipe's subscriptions do when the pipe goes. Its
+    /// subscribers are then ended (their callbacks released): otherwise the
+    /// session's pipe, which holds them, and their disposables, which hold
+    /// the session, would keep each other alive.
+    private func abandon(_ session: Session) {
+        self.mutex.lock()
+        if session.ended {
+            self.mutex.unlock()
+            return
+        }
+        session.ended = true
+        if self.session === session {
+            self.session = nil
+        }
+        let upstream = session.upstream
+        session.upstream = nil
+        self.mutex.unlock()
+        withExtendedLifetime(upstream) {}
+        session.pipe.broadcaster.close()
+    }
+
     /// A subscriber left: the last one disconnects.
     private func leave(_ session: Session) {
         self.mutex.lock()
@@ -138,5 +166,25 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         }
         self.mutex.unlock()
         upstream?.dispose()
+    }
+}
+
+/// What the upstream subscription of a `share` session holds: the session's
+/// pipe, and an action run once the upstream has let go of it (see
+/// `_SharedConnection.abandon`).
+///
+/// Thread-safety: immutable; `abandoned` runs on the thread that drops the
+/// last reference.
+final class _SharedUpstreamLink<T, E>: @unchecked Sendable {
+    let pipe: SignalPipe<T, E>
+    private let abandoned: () -> Void
+
+    init(_ pipe: SignalPipe<T, E>, abandoned: @escaping () -> Void) {
+        self.pipe = pipe
+        self.abandoned = abandoned
+    }
+
+    deinit {
+        self.abandoned()
     }
 }

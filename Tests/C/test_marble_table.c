@@ -1,0 +1,940 @@
+/*
+ * The shared marble table (Tests/marbles, format in its README.md) run
+ * against the C API: each *.marbles file is read at run time, each case
+ * played on a virtual-time queue with the test signals and recorder of
+ * signalkit_test.h, and its `out`, `also` and `sub` lines compared with what
+ * happened. The table's operators and functions map to C functions below;
+ * a line, operator or function this runner does not know fails the case
+ * (a table never passes by being skipped).
+ *
+ * The table's folder is Tests/marbles from the directory the suite runs in
+ * (make runs it from the repository's root), or $SK_MARBLES_DIR.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <signalkit_test.h>
+
+#include "support.h"
+
+/* One frame of the table is one second of virtual time. */
+#define FRAME 1.0
+
+#define MAX_WORDS 16
+#define MAX_INPUTS 8
+#define MAX_VALUES 40
+#define MAX_OPS 8
+#define MAX_SUBS 8
+#define MAX_ALSO 4
+#define MAX_LINE 512
+#define MAX_FAILURE 4096
+
+
+typedef struct words {
+    char *word[MAX_WORDS];
+    size_t count;
+} words;
+
+typedef struct input {
+    char name[32];
+    char diagram[MAX_LINE];
+    bool hot;
+    sk_signal *signal;
+    sk_test_subscriptions *log;
+} input;
+
+typedef struct sub_line {
+    char input[32];
+    long from, to; /* to -1: never disposed; from -1: never subscribed */
+} sub_line;
+
+typedef struct also_line {
+    long from, to;
+    char diagram[MAX_LINE];
+    sk_test_recorder *recorder;
+} also_line;
+
+typedef struct marble_case {
+    char file[256];
+    int line;
+    char name[128];
+    input inputs[MAX_INPUTS];
+    size_t input_count;
+    sk_marble_value values[MAX_VALUES];
+    size_t value_count;
+    char op_text[MAX_OPS][MAX_LINE];
+    size_t op_count;
+    char out[MAX_LINE];
+    bool has_out;
+    sub_line subs[MAX_SUBS];
+    size_t sub_count;
+    also_line also[MAX_ALSO];
+    size_t also_count;
+    long dispose_at;
+    sk_queue *queue;
+} marble_case;
+
+/* ------------------------------------------------------------------------ */
+/* Failures                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct report {
+    char text[MAX_FAILURE];
+    size_t length;
+    int failed;
+    int passed;
+} report;
+
+static void report_add(report *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void report_add(report *r, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    if (r->length < sizeof r->text) {
+        int n = vsnprintf(r->text + r->length, sizeof r->text - r->length, format, args);
+        if (n > 0) {
+            r->length += (size_t)n;
+        }
+    }
+    va_end(args);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Parses an integer or a list of integers ("[1,2]") into `out`. */
+static bool parse_value(const char *text, sk_value *out) {
+    char *end = NULL;
+    if (text[0] != '[') {
+        errno = 0;
+        long long n = strtoll(text, &end, 10);
+        if (errno != 0 || end == text || *end != '\0') {
+            return false;
+        }
+        sk_value_set_int64(out, n);
+        return true;
+    }
+    sk_value items[32];
+    size_t count = 0;
+    const char *p = text + 1;
+    if (*p == ']') {
+        return p[1] == '\0' && sk_value_set_array(out, NULL, 0) == SK_OK;
+    }
+    for (;;) {
+        if (count == 32) {
+            return false;
+        }
+        errno = 0;
+        long long n = strtoll(p, &end, 10);
+        if (errno != 0 || end == p) {
+            return false;
+        }
+        sk_value_set_int64(&items[count++], n);
+        if (*end == ']') {
+            return end[1] == '\0' && sk_value_set_array(out, items, count) == SK_OK;
+        }
+        if (*end != ',') {
+            return false;
+        }
+        p = end + 1;
+    }
+}
+
+static bool get_int(const sk_value *value, int64_t *out) {
+    return sk_value_get_int64(value, out) == SK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The functions of the vocabulary                                           */
+/* ------------------------------------------------------------------------ */
+
+typedef enum fn_kind {
+    F_IDENTITY, F_NEGATE, F_TIMES, F_PLUS, F_MOD,
+    P_IS_EVEN, P_IS_ODD, P_ALWAYS, P_NEVER, P_LT, P_GT, P_EQ, P_NE,
+    B_ADD, B_SUB, B_MUL, B_MAX
+} fn_kind;
+
+typedef struct fn_spec {
+    fn_kind kind;
+    int64_t k;
+} fn_spec;
+
+typedef enum fn_class { FN_MAP, FN_PREDICATE, FN_BINARY } fn_class;
+
+static const struct {
+    const char *name;
+    fn_kind kind;
+    fn_class cls;
+    bool takes_k;
+} FUNCTIONS[] = {
+    {"identity", F_IDENTITY, FN_MAP, false}, {"negate", F_NEGATE, FN_MAP, false},
+    {"times", F_TIMES, FN_MAP, true},        {"plus", F_PLUS, FN_MAP, true},
+    {"mod", F_MOD, FN_MAP, true},            {"is_even", P_IS_EVEN, FN_PREDICATE, false},
+    {"is_odd", P_IS_ODD, FN_PREDICATE, false}, {"always", P_ALWAYS, FN_PREDICATE, false},
+    {"never", P_NEVER, FN_PREDICATE, false}, {"lt", P_LT, FN_PREDICATE, true},
+    {"gt", P_GT, FN_PREDICATE, true},        {"eq", P_EQ, FN_PREDICATE, true},
+    {"ne", P_NE, FN_PREDICATE, true},        {"add", B_ADD, FN_BINARY, false},
+    {"sub", B_SUB, FN_BINARY, false},        {"mul", B_MUL, FN_BINARY, false},
+    {"max", B_MAX, FN_BINARY, false},
+};
+
+/* A heap fn_spec for the function named `text` of class `cls`, or NULL
+ * (with the reason in `why`). */
+static fn_spec *parse_function(const char *text, fn_class cls, char *why, size_t why_size) {
+    const char *colon = strchr(text, ':');
+    size_t name_length = colon ? (size_t)(colon - text) : strlen(text);
+    for (size_t i = 0; i < sizeof FUNCTIONS / sizeof FUNCTIONS[0]; i++) {
+        if (strlen(FUNCTIONS[i].name) != name_length || strncmp(FUNCTIONS[i].name, text, name_length) != 0) {
+            continue;
+        }
+        if (FUNCTIONS[i].cls != cls) {
+            snprintf(why, why_size, "function `%s` is not of the kind this operator takes", text);
+            return NULL;
+        }
+        int64_t k = 0;
+        if (FUNCTIONS[i].takes_k) {
+            char *end = NULL;
+            if (!colon || colon[1] == '\0') {
+                snprintf(why, why_size, "function `%s` needs its constant (`%s:K`)", text, FUNCTIONS[i].name);
+                return NULL;
+            }
+            k = strtoll(colon + 1, &end, 10);
+            if (*end != '\0') {
+                snprintf(why, why_size, "function `%s`: its constant is not an integer", text);
+                return NULL;
+            }
+        } else if (colon) {
+            snprintf(why, why_size, "function `%s` takes no constant", text);
+            return NULL;
+        }
+        fn_spec *spec = malloc(sizeof *spec);
+        cr_assert_not_null(spec);
+        spec->kind = FUNCTIONS[i].kind;
+        spec->k = k;
+        return spec;
+    }
+    snprintf(why, why_size, "unknown function `%s`", text);
+    return NULL;
+}
+
+static void map_fn(void *ctx, const sk_value *value, sk_value *out) {
+    const fn_spec *spec = ctx;
+    int64_t x = 0;
+    if (!get_int(value, &x)) {
+        return; /* nil: the case's diagram then shows `?` */
+    }
+    switch (spec->kind) {
+    case F_IDENTITY: break;
+    case F_NEGATE: x = -x; break;
+    case F_TIMES: x *= spec->k; break;
+    case F_PLUS: x += spec->k; break;
+    case F_MOD: x = spec->k == 0 ? 0 : x % spec->k; break;
+    default: return;
+    }
+    sk_value_set_int64(out, x);
+}
+
+static bool predicate_fn(void *ctx, const sk_value *value) {
+    const fn_spec *spec = ctx;
+    int64_t x = 0;
+    if (!get_int(value, &x)) {
+        return false;
+    }
+    switch (spec->kind) {
+    case P_IS_EVEN: return x % 2 == 0;
+    case P_IS_ODD: return x % 2 != 0;
+    case P_ALWAYS: return true;
+    case P_NEVER: return false;
+    case P_LT: return x < spec->k;
+    case P_GT: return x > spec->k;
+    case P_EQ: return x == spec->k;
+    case P_NE: return x != spec->k;
+    default: return false;
+    }
+}
+
+static void binary_fn(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    const fn_spec *spec = ctx;
+    int64_t a = 0, x = 0;
+    if (!get_int(accumulator, &a) || !get_int(value, &x)) {
+        return;
+    }
+    switch (spec->kind) {
+    case B_ADD: a += x; break;
+    case B_SUB: a -= x; break;
+    case B_MUL: a *= x; break;
+    case B_MAX: a = x > a ? x : a; break;
+    default: return;
+    }
+    sk_value_set_int64(out, a);
+}
+
+/* The named inputs a value `i` maps to (switchMap, concatMap, mergeMap). */
+typedef struct inner_table {
+    sk_signal *signals[MAX_INPUTS];
+    size_t count;
+} inner_table;
+
+static void inner_table_release(void *ctx) {
+    inner_table *table = ctx;
+    for (size_t i = 0; i < table->count; i++) {
+        sk_signal_release(table->signals[i]);
+    }
+    free(table);
+}
+
+static sk_signal *inner_signal(const inner_table *table, const sk_value *value) {
+    int64_t i = -1;
+    if (!get_int(value, &i) || i < 0 || (size_t)i >= table->count) {
+        return NULL; /* an empty signal: the diagram then differs */
+    }
+    return sk_signal_retain(table->signals[i]);
+}
+
+static sk_signal *inner_signal_fn(void *ctx, const sk_value *value) {
+    return inner_signal(ctx, value);
+}
+
+/* For concatMap: the value becomes a signal value, run by sk_signal_queue. */
+static void inner_value_fn(void *ctx, const sk_value *value, sk_value *out) {
+    sk_signal *signal = inner_signal(ctx, value);
+    if (signal) {
+        SK_OK_OR_ABORT(sk_value_set_signal(out, signal));
+        sk_signal_release(signal);
+    }
+}
+
+/* groupBy: each group's values as [key, value], the groups merged. */
+static void release_value(void *ctx) {
+    sk_value_release(ctx);
+    free(ctx);
+}
+
+static void pair_with_key_fn(void *ctx, const sk_value *value, sk_value *out) {
+    sk_value items[2] = {*(const sk_value *)ctx, *value};
+    SK_OK_OR_ABORT(sk_value_set_array(out, items, 2));
+}
+
+static sk_signal *group_values_fn(void *ctx, const sk_value *group) {
+    (void)ctx;
+    const sk_value *key = NULL, *item = NULL;
+    sk_signal *values = NULL, *pairs = NULL;
+    SK_OK_OR_ABORT(sk_value_get_array_item(group, 0, &key));
+    SK_OK_OR_ABORT(sk_value_get_array_item(group, 1, &item));
+    SK_OK_OR_ABORT(sk_value_get_signal(item, &values));
+    sk_value *key_copy = malloc(sizeof *key_copy);
+    if (!key_copy) {
+        abort();
+    }
+    SK_OK_OR_ABORT(sk_value_copy(key_copy, key));
+    SK_OK_OR_ABORT(sk_signal_map(&pairs, values, pair_with_key_fn, key_copy, release_value));
+    return pairs;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void split_words(char *line, words *w) {
+    w->count = 0;
+    char *save = NULL;
+    for (char *word = strtok_r(line, " \t", &save); word && w->count < MAX_WORDS;
+         word = strtok_r(NULL, " \t", &save)) {
+        w->word[w->count++] = word;
+    }
+}
+
+static input *find_input(marble_case *c, const char *name) {
+    for (size_t i = 0; i < c->input_count; i++) {
+        if (strcmp(c->inputs[i].name, name) == 0) {
+            return &c->inputs[i];
+        }
+    }
+    return NULL;
+}
+
+static bool parse_frame(const char *text, long *out) {
+    if (strcmp(text, "-") == 0) {
+        *out = -1;
+        return true;
+    }
+    char *end = NULL;
+    long n = strtol(text, &end, 10);
+    if (*end != '\0' || n < 0) {
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+static void case_clear(marble_case *c) {
+    for (size_t i = 0; i < c->value_count; i++) {
+        sk_value_release(&c->values[i].value);
+    }
+    memset(c, 0, sizeof *c);
+    c->dispose_at = -1;
+}
+
+/* Sets the value of `symbol`, replacing an earlier one (a digit's default). */
+static bool set_value(marble_case *c, char symbol, const sk_value *value) {
+    for (size_t i = 0; i < c->value_count; i++) {
+        if (c->values[i].symbol == symbol) {
+            sk_value_release(&c->values[i].value);
+            c->values[i].value = *value;
+            return true;
+        }
+    }
+    if (c->value_count == MAX_VALUES) {
+        return false;
+    }
+    c->values[c->value_count].symbol = symbol;
+    c->values[c->value_count].value = *value;
+    c->value_count++;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static bool arg_count(const words *w, size_t n, char *why, size_t size) {
+    if (w->count != n) {
+        snprintf(why, size, "`%s` takes %zu argument(s), got %zu", w->word[0], n - 1, w->count - 1);
+        return false;
+    }
+    return true;
+}
+
+static bool arg_long(const words *w, size_t i, long long *out, char *why, size_t size) {
+    char *end = NULL;
+    *out = strtoll(w->word[i], &end, 10);
+    if (*end != '\0' || end == w->word[i]) {
+        snprintf(why, size, "`%s`: argument %zu (`%s`) is not an integer", w->word[0], i, w->word[i]);
+        return false;
+    }
+    return true;
+}
+
+/* The signals named by words 1... of `w`, borrowed, into `out`. */
+static bool named_inputs(marble_case *c, const words *w, size_t first, sk_signal **out, size_t *count, char *why,
+                         size_t size) {
+    *count = 0;
+    for (size_t i = first; i < w->count; i++) {
+        input *in = find_input(c, w->word[i]);
+        if (!in) {
+            snprintf(why, size, "`%s` names no input `%s`", w->word[0], w->word[i]);
+            return false;
+        }
+        out[(*count)++] = in->signal;
+    }
+    if (*count == 0) {
+        snprintf(why, size, "`%s` needs at least one input", w->word[0]);
+        return false;
+    }
+    return true;
+}
+
+static inner_table *make_inner_table(sk_signal *const *signals, size_t count) {
+    inner_table *table = calloc(1, sizeof *table);
+    cr_assert_not_null(table);
+    for (size_t i = 0; i < count; i++) {
+        table->signals[i] = sk_signal_retain(signals[i]);
+    }
+    table->count = count;
+    return table;
+}
+
+/* Applies one `op` line to `*signal` (replacing it, +1), or says why not. */
+static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, size_t size) {
+    words w;
+    split_words(text, &w);
+    const char *op = w.word[0];
+    sk_signal *in = *signal;
+    sk_signal *made = NULL;
+    sk_signal *named[MAX_INPUTS];
+    size_t named_count = 0;
+    long long n = 0, d = 0;
+    int status = SK_OK;
+    fn_spec *spec = NULL;
+#define NEED(k) do { if (!arg_count(&w, (k), why, size)) return false; } while (0)
+#define FN(index, cls) do { spec = parse_function(w.word[index], (cls), why, size); if (!spec) return false; } while (0)
+#define NUM(index, target) do { if (!arg_long(&w, (index), &(target), why, size)) return false; } while (0)
+    if (strcmp(op, "map") == 0) {
+        NEED(2); FN(1, FN_MAP);
+        status = sk_signal_map(&made, in, map_fn, spec, free);
+    } else if (strcmp(op, "filter") == 0) {
+        NEED(2); FN(1, FN_PREDICATE);
+        status = sk_signal_filter(&made, in, predicate_fn, spec, free);
+    } else if (strcmp(op, "distinctUntilChanged") == 0) {
+        NEED(1);
+        status = sk_signal_distinct_until_changed(&made, in);
+    } else if (strcmp(op, "take") == 0) {
+        NEED(2); NUM(1, n);
+        status = sk_signal_take(&made, in, (size_t)n);
+    } else if (strcmp(op, "skip") == 0) {
+        NEED(2); NUM(1, n);
+        status = sk_signal_skip(&made, in, (size_t)n);
+    } else if (strcmp(op, "skipWhile") == 0) {
+        NEED(2); FN(1, FN_PREDICATE);
+        status = sk_signal_skip_while(&made, in, predicate_fn, spec, free);
+    } else if (strcmp(op, "takeWhile") == 0 || strcmp(op, "takeWhileInclusive") == 0) {
+        NEED(2); FN(1, FN_PREDICATE);
+        status = sk_signal_take_while(&made, in, predicate_fn, spec, free, strcmp(op, "takeWhileInclusive") == 0);
+    } else if (strcmp(op, "first") == 0) {
+        NEED(1);
+        status = sk_signal_first(&made, in);
+    } else if (strcmp(op, "firstWhere") == 0) {
+        NEED(2); FN(1, FN_PREDICATE);
+        status = sk_signal_first_where(&made, in, predicate_fn, spec, free);
+    } else if (strcmp(op, "elementAt") == 0) {
+        NEED(2); NUM(1, n);
+        /* A negative index is one past any: SIZE_MAX for C. */
+        status = sk_signal_element_at(&made, in, n < 0 ? SIZE_MAX : (size_t)n);
+    } else if (strcmp(op, "defaultIfEmpty") == 0 || strcmp(op, "startWith") == 0) {
+        NEED(2);
+        sk_value value;
+        if (!parse_value(w.word[1], &value)) {
+            snprintf(why, size, "`%s`: `%s` is not a value", op, w.word[1]);
+            return false;
+        }
+        status = op[0] == 'd' ? sk_signal_default_if_empty(&made, in, &value) : sk_signal_start_with(&made, in, &value);
+        sk_value_release(&value);
+    } else if (strcmp(op, "takeUntil") == 0 || strcmp(op, "withLatestFrom") == 0 || strcmp(op, "sample") == 0) {
+        NEED(2);
+        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
+        status = op[0] == 't' ? sk_signal_take_until_signal(&made, in, named[0])
+               : op[0] == 'w' ? sk_signal_with_latest_from(&made, in, named[0])
+                              : sk_signal_sample(&made, in, named[0]);
+    } else if (strcmp(op, "scan") == 0 || strcmp(op, "reduce") == 0) {
+        NEED(3); NUM(2, n); FN(1, FN_BINARY);
+        sk_value initial;
+        sk_value_set_int64(&initial, n);
+        status = op[0] == 's' ? sk_signal_scan(&made, in, &initial, binary_fn, spec, free)
+                              : sk_signal_reduce_left(&made, in, &initial, binary_fn, spec, free);
+    } else if (strcmp(op, "pairwise") == 0) {
+        NEED(1);
+        status = sk_signal_pairwise(&made, in);
+    } else if (strcmp(op, "zip") == 0 || strcmp(op, "zip3") == 0 || strcmp(op, "combineLatest") == 0 ||
+               strcmp(op, "merge") == 0 || strcmp(op, "concat") == 0) {
+        if (strcmp(op, "zip3") == 0) NEED(4);
+        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
+        status = strncmp(op, "zip", 3) == 0     ? sk_signal_zip(&made, named, named_count)
+               : strcmp(op, "combineLatest") == 0 ? sk_signal_combine_latest(&made, named, named_count, NULL)
+               : strcmp(op, "merge") == 0         ? sk_signal_merge(&made, named, named_count)
+                                                  : sk_signal_concat(&made, named, named_count);
+    } else if (strcmp(op, "switchMap") == 0) {
+        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(named, named_count);
+        status = sk_signal_map_to_signal(&made, in, inner_signal_fn, table, inner_table_release);
+    } else if (strcmp(op, "concatMap") == 0) {
+        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(named, named_count);
+        sk_signal *values = NULL;
+        status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
+        if (status == SK_OK) {
+            status = sk_signal_queue(&made, values);
+            sk_signal_release(values);
+        }
+    } else if (strcmp(op, "mergeMap") == 0) {
+        NUM(1, n);
+        if (!named_inputs(c, &w, 2, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(named, named_count);
+        status = sk_signal_merge_map(&made, in, n < 0 ? SIZE_MAX : (size_t)n, inner_signal_fn, table,
+                                     inner_table_release);
+    } else if (strcmp(op, "groupBy") == 0) {
+        NEED(2); FN(1, FN_MAP);
+        sk_signal *groups = NULL;
+        status = sk_signal_group_by(&groups, in, map_fn, spec, free);
+        if (status == SK_OK) {
+            status = sk_signal_merge_map(&made, groups, SIZE_MAX, group_values_fn, NULL, NULL);
+            sk_signal_release(groups);
+        }
+    } else if (strcmp(op, "retry") == 0) {
+        NEED(2); NUM(1, n);
+        status = sk_signal_retry_count(&made, in, n < 0 ? 0 : (size_t)n, 0, NULL);
+    } else if (strcmp(op, "retryDelay") == 0) {
+        NEED(3); NUM(1, n); NUM(2, d);
+        status = sk_signal_retry_count(&made, in, n < 0 ? 0 : (size_t)n, (double)d * FRAME, c->queue);
+    } else if (strcmp(op, "share") == 0) {
+        NEED(1);
+        status = sk_signal_share(&made, in);
+    } else if (strcmp(op, "replay") == 0) {
+        NEED(2); NUM(1, n);
+        status = sk_signal_replay(&made, in, n < 0 ? 0 : (size_t)n);
+    } else if (strcmp(op, "debounce") == 0 || strcmp(op, "throttle") == 0 || strcmp(op, "delay") == 0 ||
+               strcmp(op, "bufferTime") == 0 || strcmp(op, "sampleTime") == 0) {
+        NEED(2); NUM(1, n);
+        double seconds = (double)n * FRAME;
+        status = op[0] == 'd' && op[1] == 'e' && op[2] == 'b' ? sk_signal_debounce(&made, in, seconds, c->queue)
+               : op[0] == 't'                                 ? sk_signal_throttle(&made, in, seconds, c->queue)
+               : op[0] == 'd'                                 ? sk_signal_delay(&made, in, seconds, c->queue)
+               : op[0] == 'b'                                 ? sk_signal_buffer_time(&made, in, seconds, c->queue)
+                                                              : sk_signal_sample_period(&made, in, seconds, c->queue);
+    } else if (strcmp(op, "bufferCount") == 0) {
+        NEED(2); NUM(1, n);
+        status = sk_signal_buffer_count(&made, in, n < 0 ? 0 : (size_t)n);
+    } else {
+        snprintf(why, size, "unknown operator `%s`", op);
+        return false;
+    }
+#undef NEED
+#undef FN
+#undef NUM
+    if (status != SK_OK) {
+        snprintf(why, size, "`%s` returned %s: %s", op, sk_status_string(status), sk_last_error_message());
+        return false;
+    }
+    sk_signal_release(*signal);
+    *signal = made;
+    return true;
+}
+
+typedef struct also_start {
+    also_line *line;
+    sk_signal *signal;
+    sk_queue *queue;
+} also_start;
+
+static void also_start_fn(void *ctx) {
+    also_start *start = ctx;
+    SK_OK_OR_ABORT(sk_test_record(&start->line->recorder, start->signal, start->queue, FRAME));
+}
+
+static void also_start_release(void *ctx) {
+    also_start *start = ctx;
+    sk_signal_release(start->signal);
+    free(start);
+}
+
+static void dispose_recorder_fn(void *ctx) {
+    sk_test_recorder_dispose(*(sk_test_recorder **)ctx);
+}
+
+/* Compares `recorder`'s diagram with `expected`; adds a line when they differ. */
+static void compare_diagram(marble_case *c, sk_test_recorder *recorder, const char *expected, const char *who,
+                            char *failures, size_t size) {
+    char got[MAX_LINE];
+    int status = sk_test_recorder_diagram(recorder, c->values, c->value_count, got, sizeof got, NULL);
+    if (status != SK_OK) {
+        snprintf(got, sizeof got, "(no diagram: %s)", sk_last_error_message());
+    }
+    if (strcmp(got, expected) != 0) {
+        size_t used = strlen(failures);
+        snprintf(failures + used, size - used, "\n    %s: expected %s, got %s", who, expected, got);
+    }
+}
+
+/* Runs a read case; empty `failures` when every expectation holds. */
+static void run_case(marble_case *c, char *failures, size_t size) {
+    failures[0] = '\0';
+    sk_value error;
+    SK_OK_OR_FAIL(sk_value_set_string(&error, "marble error"));
+    SK_OK_OR_FAIL(sk_queue_create_virtual(&c->queue, c->name));
+    for (size_t i = 0; i < c->input_count; i++) {
+        input *in = &c->inputs[i];
+        int status = in->hot ? sk_test_signal_hot(&in->signal, &in->log, c->queue, FRAME, in->diagram, c->values,
+                                                  c->value_count, &error)
+                             : sk_test_signal_cold(&in->signal, &in->log, c->queue, FRAME, in->diagram, c->values,
+                                                   c->value_count, &error);
+        if (status != SK_OK) {
+            snprintf(failures, size, "\n    input %s: %s", in->name, sk_last_error_message());
+            goto cleanup;
+        }
+    }
+    sk_signal *signal = sk_signal_retain(c->inputs[0].signal);
+    for (size_t i = 0; i < c->op_count; i++) {
+        char why[512];
+        char text[MAX_LINE];
+        snprintf(text, sizeof text, "%s", c->op_text[i]);
+        if (!apply(c, text, &signal, why, sizeof why)) {
+            snprintf(failures, size, "\n    op %s: %s", c->op_text[i], why);
+            sk_signal_release(signal);
+            goto cleanup;
+        }
+    }
+    sk_test_recorder *recorder = NULL;
+    SK_OK_OR_FAIL(sk_test_record(&recorder, signal, c->queue, FRAME));
+    if (c->dispose_at >= 0) {
+        SK_OK_OR_FAIL(sk_queue_after(c->queue, (double)c->dispose_at * FRAME, dispose_recorder_fn, &recorder, NULL));
+    }
+    for (size_t i = 0; i < c->also_count; i++) {
+        also_start *start = malloc(sizeof *start);
+        cr_assert_not_null(start);
+        start->line = &c->also[i];
+        start->signal = sk_signal_retain(signal);
+        start->queue = c->queue;
+        SK_OK_OR_FAIL(sk_queue_after(c->queue, (double)c->also[i].from * FRAME, also_start_fn, start,
+                                     also_start_release));
+        if (c->also[i].to >= 0) {
+            SK_OK_OR_FAIL(sk_queue_after(c->queue, (double)c->also[i].to * FRAME, dispose_recorder_fn,
+                                         &c->also[i].recorder, NULL));
+        }
+    }
+    sk_signal_release(signal);
+    size_t ran = 0;
+    const size_t most = 100000;
+    SK_OK_OR_FAIL(sk_queue_virtual_run(c->queue, most, &ran));
+    if (ran == most) {
+        size_t used = strlen(failures);
+        snprintf(failures + used, size - used, "\n    the queue still had work after %zu tasks", most);
+    }
+    compare_diagram(c, recorder, c->out, "out", failures, size);
+    for (size_t i = 0; i < c->also_count; i++) {
+        char who[32];
+        snprintf(who, sizeof who, "also %zu", i + 1);
+        if (!c->also[i].recorder) {
+            size_t used = strlen(failures);
+            snprintf(failures + used, size - used, "\n    %s never subscribed", who);
+            continue;
+        }
+        compare_diagram(c, c->also[i].recorder, c->also[i].diagram, who, failures, size);
+    }
+    /* The subscription logs of the inputs named by `sub` lines. */
+    for (size_t i = 0; i < c->input_count; i++) {
+        char expected[MAX_LINE] = "";
+        bool named = false;
+        for (size_t j = 0; j < c->sub_count; j++) {
+            if (strcmp(c->subs[j].input, c->inputs[i].name) != 0) {
+                continue;
+            }
+            named = true;
+            if (c->subs[j].from < 0) {
+                continue;
+            }
+            size_t used = strlen(expected);
+            if (c->subs[j].to >= 0) {
+                snprintf(expected + used, sizeof expected - used, "%s^%ld !%ld", used ? " " : "", c->subs[j].from,
+                         c->subs[j].to);
+            } else {
+                snprintf(expected + used, sizeof expected - used, "%s^%ld", used ? " " : "", c->subs[j].from);
+            }
+        }
+        if (!named) {
+            continue;
+        }
+        char got[MAX_LINE];
+        SK_OK_OR_FAIL(sk_test_subscriptions_text(c->inputs[i].log, got, sizeof got, NULL));
+        if (strcmp(got, expected) != 0) {
+            size_t used = strlen(failures);
+            snprintf(failures + used, size - used, "\n    subscriptions of %s: expected \"%s\", got \"%s\"",
+                     c->inputs[i].name, expected, got);
+        }
+    }
+    sk_test_recorder_dispose(recorder);
+    sk_test_recorder_release(recorder);
+    for (size_t i = 0; i < c->also_count; i++) {
+        sk_test_recorder_dispose(c->also[i].recorder);
+        sk_test_recorder_release(c->also[i].recorder);
+    }
+cleanup:
+    for (size_t i = 0; i < c->input_count; i++) {
+        sk_signal_release(c->inputs[i].signal);
+        sk_test_subscriptions_release(c->inputs[i].log);
+    }
+    sk_queue_release(c->queue);
+    sk_value_release(&error);
+}
+
+/* Reads and runs every case of `path`; returns the report. */
+static void run_file(const char *path, report *r) {
+    FILE *file = fopen(path, "r");
+    if (!file) {
+        report_add(r, "%s: cannot be opened: %s\n", path, strerror(errno));
+        r->failed++;
+        return;
+    }
+    marble_case *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    case_clear(c);
+    bool in_case = false;
+    bool broken = false;
+    char line[MAX_LINE + 64];
+    int number = 0;
+    while (fgets(line, sizeof line, file)) {
+        number++;
+        line[strcspn(line, "\r\n")] = '\0';
+        char copy[sizeof line];
+        snprintf(copy, sizeof copy, "%s", line);
+        words w;
+        split_words(copy, &w);
+        if (w.count == 0 || w.word[0][0] == '#') {
+            continue;
+        }
+        const char *key = w.word[0];
+        /* The rest of the line after the first `skip` words. */
+        const char *rest = w.count > 1 ? line + (w.word[1] - copy) : "";
+        if (strcmp(key, "case") == 0) {
+            if (in_case || w.count != 2) {
+                report_add(r, "%s:%d: `case` inside a case, or without a name\n", path, number);
+                r->failed++;
+                broken = true;
+                continue;
+            }
+            case_clear(c);
+            in_case = true;
+            broken = false;
+            snprintf(c->file, sizeof c->file, "%s", path);
+            snprintf(c->name, sizeof c->name, "%s", w.word[1]);
+            c->line = number;
+            /* A digit stands for itself. */
+            for (char digit = '0'; digit <= '9'; digit++) {
+                sk_value value;
+                sk_value_set_int64(&value, digit - '0');
+                set_value(c, digit, &value);
+            }
+            continue;
+        }
+        if (!in_case) {
+            report_add(r, "%s:%d: `%s` outside a case\n", path, number, key);
+            r->failed++;
+            continue;
+        }
+        if (broken) {
+            if (strcmp(key, "end") == 0) {
+                in_case = false;
+            }
+            continue;
+        }
+        bool ok = true;
+        if (strcmp(key, "in") == 0 || strcmp(key, "hot") == 0) {
+            ok = w.count >= 3 && c->input_count < MAX_INPUTS;
+            if (ok) {
+                input *in = &c->inputs[c->input_count++];
+                snprintf(in->name, sizeof in->name, "%s", w.word[1]);
+                snprintf(in->diagram, sizeof in->diagram, "%s", line + (w.word[2] - copy));
+                in->hot = key[0] == 'h';
+            }
+        } else if (strcmp(key, "value") == 0) {
+            sk_value value;
+            ok = w.count == 3 && strlen(w.word[1]) == 1 && parse_value(w.word[2], &value);
+            if (ok && !set_value(c, w.word[1][0], &value)) {
+                sk_value_release(&value);
+                ok = false;
+            }
+        } else if (strcmp(key, "op") == 0) {
+            ok = w.count >= 2 && c->op_count < MAX_OPS;
+            if (ok) {
+                snprintf(c->op_text[c->op_count++], MAX_LINE, "%s", rest);
+            }
+        } else if (strcmp(key, "out") == 0) {
+            ok = w.count == 2 && !c->has_out;
+            if (ok) {
+                snprintf(c->out, sizeof c->out, "%s", w.word[1]);
+                c->has_out = true;
+            }
+        } else if (strcmp(key, "sub") == 0) {
+            ok = c->sub_count < MAX_SUBS && (w.count == 3 || w.count == 4);
+            if (ok) {
+                sub_line *s = &c->subs[c->sub_count++];
+                snprintf(s->input, sizeof s->input, "%s", w.word[1]);
+                if (w.count == 3) {
+                    ok = strcmp(w.word[2], "never") == 0;
+                    s->from = -1;
+                    s->to = -1;
+                } else {
+                    ok = parse_frame(w.word[2], &s->from) && s->from >= 0 && parse_frame(w.word[3], &s->to);
+                }
+            }
+        } else if (strcmp(key, "dispose") == 0) {
+            ok = w.count == 2 && parse_frame(w.word[1], &c->dispose_at) && c->dispose_at >= 0;
+        } else if (strcmp(key, "also") == 0) {
+            ok = w.count == 4 && c->also_count < MAX_ALSO;
+            if (ok) {
+                also_line *a = &c->also[c->also_count++];
+                ok = parse_frame(w.word[1], &a->from) && a->from >= 0 && parse_frame(w.word[2], &a->to);
+                snprintf(a->diagram, sizeof a->diagram, "%s", w.word[3]);
+            }
+        } else if (strcmp(key, "end") == 0) {
+            in_case = false;
+            if (!c->has_out || c->input_count == 0) {
+                report_add(r, "%s:%d: case %s has no `out` or no input\n", path, c->line, c->name);
+                r->failed++;
+                continue;
+            }
+            for (size_t i = 0; i < c->sub_count; i++) {
+                if (!find_input(c, c->subs[i].input)) {
+                    report_add(r, "%s:%d: case %s: `sub` names no input `%s`\n", path, c->line, c->name,
+                               c->subs[i].input);
+                    r->failed++;
+                    goto next_line;
+                }
+            }
+            char failures[2048];
+            run_case(c, failures, sizeof failures);
+            if (failures[0]) {
+                report_add(r, "%s:%d: case %s:%s\n", path, c->line, c->name, failures);
+                r->failed++;
+            } else {
+                r->passed++;
+            }
+            continue;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            report_add(r, "%s:%d: a line this runner cannot read (case %s): %s\n", path, number, c->name, line);
+            r->failed++;
+            broken = true;
+        }
+    next_line:;
+    }
+    if (in_case) {
+        report_add(r, "%s: case %s has no `end`\n", path, c->name);
+        r->failed++;
+    }
+    case_clear(c);
+    free(c);
+    fclose(file);
+}
+
+static const char *marbles_dir(void) {
+    const char *dir = getenv("SK_MARBLES_DIR");
+    return dir && dir[0] ? dir : "Tests/marbles";
+}
+
+/* The table's files, each run by a test of its own below. */
+static const char *const FILES[] = {"catch", "combine", "mapping", "reduce", "share", "take", "timing"};
+
+static void run_table_file(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.marbles", marbles_dir(), name);
+    report r = {0};
+    run_file(path, &r);
+    expect_no_live_objects(0);
+    cr_assert(r.failed == 0 && r.passed > 0, "%s: %d case(s) passed, %d failed:\n%s", path, r.passed, r.failed,
+              r.text);
+}
+
+Test(marble_table, catch_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("catch"); }
+Test(marble_table, combine_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("combine"); }
+Test(marble_table, mapping_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("mapping"); }
+Test(marble_table, reduce_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("reduce"); }
+Test(marble_table, share_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("share"); }
+Test(marble_table, take_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("take"); }
+Test(marble_table, timing_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("timing"); }
+
+/* Every file of the folder is one of the above: a new file must get its test. */
+Test(marble_table, every_file_of_the_table_is_run, .timeout = SK_TEST_TIMEOUT) {
+    DIR *dir = opendir(marbles_dir());
+    cr_assert_not_null(dir, "%s cannot be opened: %s", marbles_dir(), strerror(errno));
+    size_t found = 0;
+    for (struct dirent *entry = readdir(dir); entry; entry = readdir(dir)) {
+        size_t length = strlen(entry->d_name);
+        if (length < 8 || strcmp(entry->d_name + length - 8, ".marbles") != 0) {
+            continue;
+        }
+        bool known = false;
+        for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {
+            known = known || (strlen(FILES[i]) == length - 8 && strncmp(FILES[i], entry->d_name, length - 8) == 0);
+        }
+        cr_expect(known, "%s/%s has no Test() in Tests/C/test_marble_table.c", marbles_dir(), entry->d_name);
+        found++;
+    }
+    closedir(dir);
+    cr_assert_eq(found, sizeof FILES / sizeof FILES[0]);
+}
