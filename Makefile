@@ -6,7 +6,7 @@
 #   make demo           stage the libraries, run examples/c/search.c
 #   make test           the whole test suite (what CI runs: .ci/run)
 #   make install        install into $(DESTDIR)$(PREFIX)
-#   make docs           the C reference (Doxygen), .build-c/docs/html
+#   make docs           the documentation site (C, C++, Python references, operators), .build-c/site
 #
 # The Debian packages the build and tests need (Criterion, valgrind, libffi,
 # ...) are installed by .ci/install-deps.sh, which `make demo` and `make test`
