@@ -47,8 +47,9 @@ $(DOCS_VENV_STAMP): mk/docs.mk
 	$(DOCS_VENV)/bin/python -m pip --disable-pip-version-check install -q $(DOCS_TOOLS)
 	echo "$(DOCS_TOOLS)" > $@
 
-docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python references, operator pages with marble pictures, the benchmark plot
-	$(begin)
+# The site's recipe, shared by docs and test-docs (which must not run make
+# docs again: under make test, python-wheel is made once, before the stages).
+define build_site
 	@command -v doxygen >/dev/null || { echo "doxygen is missing: run .ci/install-deps.sh (or make deps)" >&2; exit 1; }
 	rm -rf $(DOCS) $(SITE) && mkdir -p $(DOCS) $(SITE)
 	SK_VERSION=$(VERSION) doxygen mk/Doxyfile
@@ -72,14 +73,21 @@ docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/si
 		--filter 'SwiftSignalKitTestingTests.MarbleTableTests/testEveryCaseOfTheSharedTable'
 	if [ -f $(DOCS_SWIFT)/index.html ]; then cp -r $(DOCS_SWIFT) $(SITE)/swift; fi
 	$(PYTHON) .ci/docs/site.py $(SITE) $(MARBLE_DUMP) Benchmarks/README.md
+endef
+
+docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python references, operator pages with marble pictures, the benchmark plot
+	$(begin)
+	$(build_site)
 	$(end)
 
 # The maintainers' documents that describe the code cite only files and
 # names the tree has (.ci/check-doc-citations.py).
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md
 
-test-docs: ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); INTERNALS.md and Tests/README.md cite only what exists
+test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); INTERNALS.md and Tests/README.md cite only what exists
 	$(begin)
-	$(MAKE) --no-print-directory docs
+	$(build_site)
+	rm -rf $(SITE_TEST)
+	$(DOCS_VENV)/bin/python .ci/docs/browser_test.py $(SITE) $(SITE_TEST) map
 	$(PYTHON) .ci/check-doc-citations.py $(CITING_DOCS)
 	$(end)

@@ -29,7 +29,9 @@ import html
 import json
 import os
 import re
+import struct
 import sys
+import zlib
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from typing import Any
@@ -375,13 +377,13 @@ def bench_svg(columns: list[str], rows: list[tuple[str, str, list[float | None]]
             "<rect width='100%' height='100%' fill='#fff'/>" + "".join(parts) + "</svg>\n")
 
 
-def bench_run_line(readme: str) -> str:
-    """The latest run's first sentence (its date and command)."""
+def bench_run_date(readme: str) -> str:
+    """The latest run's date (the first word of its paragraph)."""
     with open(readme, encoding="utf-8") as f:
         text = f.read()
     start = text.find("## Latest run")
     paragraph = text[start:].split("\n\n")[1] if start >= 0 else ""
-    return " ".join(paragraph.split("\n")).split(" (")[0]
+    return paragraph.split(",")[0].strip() or "(no date)"
 
 
 # ---------------------------------------------------------------------------
@@ -457,6 +459,27 @@ def fix_doxygen_summaries(folder: str) -> None:
             f.write(text)
 
 
+def favicon() -> bytes:
+    """A 16x16 icon (a PNG in an ICO), a blue dot: a browser asks every
+    page's server for /favicon.ico, and the generators' pages name none (a
+    404 is an error in the console)."""
+    size = 16
+    rows = b""
+    for y in range(size):
+        row = b"\0"
+        for x in range(size):
+            inside = (x - 7.5) ** 2 + (y - 7.5) ** 2 <= 36
+            row += bytes([31, 119, 180, 255]) if inside else bytes(4)
+        rows += row
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 6, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return struct.pack("<HHH", 0, 1, 1) + struct.pack("<BBBBHHII", size, size, 0, 0, 1, 32, len(png), 22) + png
+
+
 # ---------------------------------------------------------------------------
 
 def main() -> int:
@@ -488,7 +511,8 @@ def main() -> int:
         f.write(bench_svg(columns, rows))
     with open(os.path.join(site, "bench.html"), "w", encoding="utf-8") as f:
         f.write(page("Benchmarks", f"<p>The latest run recorded in <code>Benchmarks/README.md</code>: "
-                     f"{html.escape(bench_run_line(readme))}. Each workload's bars are scaled to its largest "
+                     f"the full table of <code>make bench</code>, run on {html.escape(bench_run_date(readme))}, with the "
+                     "machine and its load written there. Each workload's bars are scaled to its largest "
                      "number; hover a bar for its implementation. The README says what each workload measures "
                      "and how to run them (<code>make bench</code>).</p>\n"
                      "<img src='bench.svg' alt='SignalKit against its peers, per workload'>", ""))
@@ -517,6 +541,9 @@ references that have it (an operator the C, C++ or Python binding does not have 
 <p><a href='bench.html'>SignalKit against its peers</a>, the latest run plotted.</p>"""
     with open(os.path.join(site, "index.html"), "w", encoding="utf-8") as f:
         f.write(page("SignalKit documentation", body, ""))
+
+    with open(os.path.join(site, "favicon.ico"), "wb") as f:
+        f.write(favicon())
 
     problems = check_links(site)
     for problem in problems:
