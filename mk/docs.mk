@@ -29,6 +29,7 @@
 DOCS := $(OUT)/docs
 SITE := $(OUT)/site
 SITE_TEST := $(OUT)/site-test
+DOCS_INSTALL_TEST := $(OUT)/docs-install
 MARBLE_DUMP := $(OUT)/marbles.json
 # The documentation tools, pinned, in a venv of their own made again when
 # this file changes; the package's wheel is installed into it for pdoc.
@@ -84,10 +85,17 @@ docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/si
 # names the tree has (.ci/check-doc-citations.py).
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md
 
-test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); INTERNALS.md and Tests/README.md cite only what exists
+test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install installs it; INTERNALS.md and Tests/README.md cite only what exists
 	$(begin)
 	$(build_site)
 	rm -rf $(SITE_TEST)
 	$(DOCS_VENV)/bin/python .ci/docs/browser_test.py $(SITE) $(SITE_TEST) map
 	$(PYTHON) .ci/check-doc-citations.py $(CITING_DOCS)
+	@# make install puts the site under share/doc/signalkit/html; uninstall takes it away.
+	rm -rf $(DOCS_INSTALL_TEST)
+	$(MAKE) --no-print-directory install DESTDIR=$(DOCS_INSTALL_TEST) PREFIX=/opt/signalkit > /dev/null
+	test -f $(DOCS_INSTALL_TEST)/opt/signalkit/share/doc/signalkit/html/index.html
+	test -f $(DOCS_INSTALL_TEST)/opt/signalkit/share/doc/signalkit/html/operators/map.html
+	$(MAKE) --no-print-directory uninstall DESTDIR=$(DOCS_INSTALL_TEST) PREFIX=/opt/signalkit > /dev/null
+	test ! -e $(DOCS_INSTALL_TEST)/opt/signalkit
 	$(end)
