@@ -40,7 +40,7 @@ DOCS_VENV_STAMP := $(DOCS_VENV)/pins.txt
 # comment Doxygen can read: lower it as comments are added.
 CPP_DOC_GAPS := 131
 
-.PHONY: docs test-docs
+.PHONY: docs test-docs dist-deb-doc
 
 $(DOCS_VENV_STAMP): mk/docs.mk
 	rm -rf $(DOCS_VENV)
@@ -85,7 +85,7 @@ docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/si
 # names the tree has (.ci/check-doc-citations.py).
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md
 
-test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install installs it; INTERNALS.md and Tests/README.md cite only what exists
+test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it; INTERNALS.md and Tests/README.md cite only what exists
 	$(begin)
 	$(build_site)
 	rm -rf $(SITE_TEST)
@@ -98,4 +98,39 @@ test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened i
 	test -f $(DOCS_INSTALL_TEST)/opt/signalkit/share/doc/signalkit/html/operators/map.html
 	$(MAKE) --no-print-directory uninstall DESTDIR=$(DOCS_INSTALL_TEST) PREFIX=/opt/signalkit > /dev/null
 	test ! -e $(DOCS_INSTALL_TEST)/opt/signalkit
+	$(build_deb_doc)
+	dpkg-deb -c $(DEB_DOC) > $(DEB_DOC_WORK)/contents.txt
+	grep -q ' ./usr/share/doc/libsignalkit-doc/html/operators/map.html$$' $(DEB_DOC_WORK)/contents.txt
+	$(end)
+
+# libsignalkit-doc (Architecture: all): the site under
+# /usr/share/doc/libsignalkit-doc/html, made like dist-deb's packages
+# (mk/dist.mk: dpkg-gencontrol, dpkg-deb, SOURCE_DATE_EPOCH), from the site
+# make docs built; lintian must find no error in it. test-docs makes and
+# checks it (the site is made in that stage: dist-deb, in test-dist, runs
+# beside it and does not wait for a site).
+DEB_DOC_WORK = $(DIST_WORK)/deb-doc
+DEB_DOC = $(DIST)/libsignalkit-doc_$(DEB_VERSION)_all.deb
+define build_deb_doc
+	rm -rf $(DEB_DOC_WORK) $(DEB_DOC) && mkdir -p $(DEB_DOC_WORK)/debian $(DIST)
+	set -e; cd $(DEB_DOC_WORK)/debian; p=libsignalkit-doc; doc=$$p/usr/share/doc/$$p; \
+	mkdir -p $$doc $$p/DEBIAN; \
+	cp -R $(SITE) $$doc/html; rm -f $$doc/html/c/signalkit-c.tag $$doc/html/cpp/signalkit-cpp.tag; \
+	printf '%s (%s) unstable; urgency=medium\n\n  * SignalKit %s\n\n -- %s  %s\n' \
+		signalkit $(DEB_VERSION) $(VERSION) '$(DEB_MAINTAINER)' "$$(date -u -R -d @$(SOURCE_DATE_EPOCH))" > changelog; \
+	gzip -9nc changelog > $$doc/changelog.Debian.gz; \
+	{ cat $(CURDIR)/mk/debian/copyright; sed -e '1,/^$$/d' -e 's/^$$/./' -e 's/^/ /' $(CURDIR)/LICENSE; } > $$doc/copyright; \
+	sed -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' $(CURDIR)/mk/debian/control > control; \
+	echo 'misc:Depends=' > $$p.substvars; \
+	cd ..; $(DIST_ENV) dpkg-gencontrol -p$$p -Pdebian/$$p -Tdebian/$$p.substvars -fdebian/files; \
+	(cd debian/$$p && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum > DEBIAN/md5sums); \
+	chmod -R u+rwX,go+rX,go-w debian/$$p; \
+	find debian/$$p -exec touch -h -d @$(SOURCE_DATE_EPOCH) {} +; \
+	$(DIST_ENV) dpkg-deb --root-owner-group --threads-max=1 -Zxz --build debian/$$p $(DIST)/ > /dev/null
+	lintian --fail-on error $(DEB_DOC)
+endef
+
+dist-deb-doc: docs ## the Debian package libsignalkit-doc (the site of make docs) into .build-c/dist
+	$(begin)
+	$(build_deb_doc)
 	$(end)
