@@ -90,7 +90,7 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
             problems.append(f"{path}: the image {src} did not load")
     for data in driver.execute_script(
             "return Array.from(document.querySelectorAll('object[data]')).map(o => o.data)"):
-        if status(data, cache) != 200:
+        if data.startswith(base) and status(data, cache) != 200:
             problems.append(f"{path}: the object {data}: HTTP {status(data, cache)}")
     if operator_page and not any(src and src.endswith(".svg") and loaded for src, loaded in images):
         problems.append(f"{path}: no marble picture")

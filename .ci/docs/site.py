@@ -227,9 +227,9 @@ def pdoc_ids(path: str) -> set[str]:
 
 
 def reference_links(op: str, c_tags: dict[str, tuple[str, str]], cpp_tags: dict[str, tuple[str, str]],
-                    py_ids: set[str]) -> list[tuple[str, str | None, str]]:
+                    py_ids: set[str], swift_pages: list[str]) -> list[tuple[str, str | None, str]]:
     """(language, link from an operator page or None, the name) for each
-    reference."""
+    reference; Swift's from DocC's folders of symbol pages, when built."""
     links: list[tuple[str, str | None, str]] = []
     for lang, table, prefix, folder in (("C", c_tags, "sk_signal_", "c"), ("C++", cpp_tags, "", "cpp")):
         for name in candidates(op):
@@ -245,7 +245,10 @@ def reference_links(op: str, c_tags: dict[str, tuple[str, str]], cpp_tags: dict[
             break
     else:
         links.append(("Python", None, ""))
-    links.append(("Swift", None, SWIFT_NAMES.get(op, op)))
+    name = SWIFT_NAMES.get(op, op)
+    prefix = name.lower()[:-1] if "(" in name else name.lower() + "("
+    pages = sorted((page for page in swift_pages if page.startswith(prefix)), key=len)
+    links.append(("Swift", f"../swift/documentation/swiftsignalkit/{pages[0]}/" if pages else None, name))
     return links
 
 
@@ -278,9 +281,11 @@ def operator_page(op: str, cases: list[dict[str, Any]], links: list[tuple[str, s
     rows = []
     for lang, href, name in links:
         if lang == "Swift":
-            if swift_built:
-                cell = (f"<a href='../swift/documentation/swiftsignalkit/'><code>{html.escape(name)}</code></a> "
-                        "(in the Swift reference)")
+            if href:
+                cell = f"<a href='{html.escape(href)}'><code>{html.escape(name)}</code></a>"
+            elif swift_built:
+                cell = (f"<code>{html.escape(name)}</code> (see <a href='../swift/documentation/swiftsignalkit/"
+                        "'>the Swift reference</a>)")
             else:
                 cell = (f"<code>{html.escape(name)}</code> (the Swift reference is built apart: "
                         "<a href='../index.html#swift'>how</a>)")
@@ -431,7 +436,11 @@ def check_links(site: str) -> list[str]:
                     continue  # http:, mailto:, data:, javascript:
                 target, _, anchor = ref.partition("#")
                 target = target.split("?")[0]
-                full = os.path.normpath(os.path.join(folder, target)) if target else path
+                if target.startswith("/"):
+                    # From the site's root, where it is served (DocC's pages).
+                    full = os.path.normpath(os.path.join(site, target.lstrip("/")))
+                else:
+                    full = os.path.normpath(os.path.join(folder, target)) if target else path
                 if os.path.isdir(full):
                     full = os.path.join(full, "index.html")
                 if not os.path.exists(full):
@@ -499,9 +508,11 @@ def main() -> int:
     cpp_tags = doxygen_tags(os.path.join(site, "cpp", "signalkit-cpp.tag"), ["signalkit", "signalkit::signal"])
     py_ids = pdoc_ids(os.path.join(site, "python", "signalkit.html"))
     swift_built = os.path.exists(os.path.join(site, "swift", "index.html"))
+    swift_folder = os.path.join(site, "swift", "documentation", "swiftsignalkit")
+    swift_pages = sorted(os.listdir(swift_folder)) if swift_built and os.path.isdir(swift_folder) else []
     coverage = []
     for op in sorted(by_operator, key=str.lower):
-        links = reference_links(op, c_tags, cpp_tags, py_ids)
+        links = reference_links(op, c_tags, cpp_tags, py_ids, swift_pages)
         coverage.append((op, links))
         with open(os.path.join(site, "operators", op + ".html"), "w", encoding="utf-8") as f:
             f.write(operator_page(op, by_operator[op], links, swift_built))
@@ -519,9 +530,10 @@ def main() -> int:
 
     op_items = []
     for op, links in coverage:
-        have = ", ".join(lang for lang, href, _ in links if href or lang == "Swift")
+        have = ", ".join(lang for lang, href, _ in links if href or (lang == "Swift" and not swift_built))
         op_items.append(f"<li><a href='operators/{op}.html'>{html.escape(op)}</a> <small>({have})</small></li>")
-    swift = ("<a href='swift/documentation/swiftsignalkit/'>the Swift reference</a> (DocC)" if swift_built else
+    swift = ("<a href='swift/documentation/swiftsignalkit/'>the Swift reference</a> (DocC, built by "
+             "<code>make docs-swift</code>)" if swift_built else
              "the Swift reference (DocC) is not part of this build: <code>make docs-swift</code> builds it (it "
              "takes minutes), and the next <code>make docs</code> puts it here")
     body = f"""<p>SignalKit is a reactive-streams library with one core (Swift) and four faces. References:</p>
@@ -544,6 +556,12 @@ references that have it (an operator the C, C++ or Python binding does not have 
 
     with open(os.path.join(site, "favicon.ico"), "wb") as f:
         f.write(favicon())
+    theme = os.path.join(site, "swift", "theme-settings.json")
+    if swift_built and not os.path.exists(theme):
+        # DocC's pages ask for their optional theme (a 404 in the console
+        # otherwise): the default one.
+        with open(theme, "w", encoding="utf-8") as f:
+            f.write("{}\n")
 
     problems = check_links(site)
     for problem in problems:
