@@ -11,7 +11,9 @@ built, SITE/swift; this script adds what joins them:
   never from its `out` line;
 - SITE/operators/OP.html: one page per operator of the table, its pictures
   and links to its entry in each language's reference (found in Doxygen's
-  tag files and pdoc's pages, so a link is made only to what exists);
+  tag files, pdoc's pages and DocC's folders, so a link is made only to
+  what exists); the entry in the C, C++ and Python references gets the
+  operator's first picture;
 - SITE/bench.html: the latest benchmark run (Benchmarks/README.md's full
   table), plotted per workload as SVG (SITE/bench.svg);
 - SITE/index.html: the index.
@@ -450,6 +452,50 @@ def check_links(site: str) -> list[str]:
     return problems
 
 
+def embed_pictures(site: str, coverage: list[tuple[str, list[tuple[str, str | None, str]]]],
+                   by_operator: dict[str, list[dict[str, Any]]]) -> int:
+    """Puts the first marble picture of each operator into its entry in the
+    C, C++ and Python references (at the top of the entry's documentation,
+    linking to the operator's page); DocC's pages are drawn by its script
+    from data, so the Swift reference only links. Returns the number put."""
+    edits: dict[str, list[tuple[str, str]]] = {}
+    for op, links in coverage:
+        case = by_operator[op][0]
+        for lang, href, _ in links:
+            if not href or lang == "Swift":
+                continue
+            target, _, anchor = href.removeprefix("../").partition("#")
+            alt = html.escape(f"{case['name']}: {' | '.join(case['operators'])}")
+            snippet = (f"<div class='signalkit-marbles'><p><a href='../operators/{op}.html'>Marble diagram of "
+                       f"{html.escape(op)}</a> (the case <code>{html.escape(case['name'])}</code>, drawn from "
+                       f"what it delivered):</p><img src='../marbles/{html.escape(case['name'])}.svg' alt='{alt}' "
+                       "style='max-width:100%'></div>")
+            edits.setdefault(target, []).append((anchor, snippet))
+    count = 0
+    for target, items in edits.items():
+        path = os.path.join(site, target)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for anchor, snippet in items:
+            if target.startswith("python/"):
+                start = text.find(f'id="{anchor}"')
+                opening = '<div class="docstring">'
+            else:
+                # Doxygen: the anchor before the entry's title (the summary
+                # table names it too, without a title after it).
+                start = text.find(f'<a id="{anchor}" name="{anchor}"></a>\n<h2 class="memtitle">')
+                opening = '<div class="memdoc">'
+            at = text.find(opening, start) if start >= 0 else -1
+            if at < 0:
+                raise SystemExit(f"{target}#{anchor}: no entry to put the marble picture in")
+            at += len(opening)
+            text = text[:at] + "\n" + snippet + text[at:]
+            count += 1
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return count
+
+
 def fix_doxygen_summaries(folder: str) -> None:
     """Doxygen (1.9) puts a "Classes" link in the summary line of a class
     whose only nested classes are private (signalkit::queue's sync_state),
@@ -517,6 +563,8 @@ def main() -> int:
         with open(os.path.join(site, "operators", op + ".html"), "w", encoding="utf-8") as f:
             f.write(operator_page(op, by_operator[op], links, swift_built))
 
+    embedded = embed_pictures(site, coverage, by_operator)
+
     columns, rows = bench_table(readme)
     with open(os.path.join(site, "bench.svg"), "w", encoding="utf-8") as f:
         f.write(bench_svg(columns, rows))
@@ -569,7 +617,8 @@ references that have it (an operator the C, C++ or Python binding does not have 
     if problems:
         print(f"{len(problems)} broken links or images in {site} (above)", file=sys.stderr)
         return 1
-    print(f"the site: {site}/index.html ({len(cases)} marble pictures, {len(by_operator)} operator pages)")
+    print(f"the site: {site}/index.html ({len(cases)} marble pictures, {len(by_operator)} operator pages, "
+          f"{embedded} pictures in the references' entries)")
     return 0
 
 
