@@ -66,11 +66,16 @@ def timeline_svg(y: float, start: int, end: int | None, events: list[dict[str, A
     end with an arrow), the events at their frames plus `shift`."""
     parts = []
     x0 = LEFT + start * FRAME
-    last = frames if end is None else end
+    # A line ends at its terminal event, else at its disposal (a tick), else
+    # it runs on (an arrow).
+    terminal = [e["t"] + shift for e in events if e["kind"] != "next"]
+    last = terminal[0] if terminal else frames if end is None else end
     x1 = LEFT + last * FRAME + FRAME / 2
     stroke = "#999" if dim else "#333"
     parts.append(f"<line x1='{x0}' y1='{y}' x2='{x1}' y2='{y}' stroke='{stroke}' stroke-width='2'/>")
-    if end is None:
+    if terminal:
+        pass
+    elif end is None:
         parts.append(f"<path d='M{x1} {y} l-8 -5 v10 z' fill='{stroke}'/>")
     else:
         # A disposal: the line stops with a short tick.
