@@ -90,6 +90,7 @@ CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md
 
 test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it; INTERNALS.md and Tests/README.md cite only what exists
 	$(begin)
+	$(PYTHON) .ci/docs/selftest.py
 	$(build_site)
 	rm -rf $(SITE_TEST)
 	$(DOCS_VENV)/bin/python .ci/docs/browser_test.py $(SITE) $(SITE_TEST) map
