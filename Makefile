@@ -6,7 +6,7 @@
 #   make demo           stage the libraries, run examples/c/search.c
 #   make test           the whole test suite (what CI runs: .ci/run)
 #   make install        install into $(DESTDIR)$(PREFIX)
-#   make docs           the C reference (Doxygen), .build-c/docs/html
+#   make docs           the documentation site (C, C++, Python references, operators), .build-c/site
 #
 # The Debian packages the build and tests need (Criterion, valgrind, libffi,
 # ...) are installed by .ci/install-deps.sh, which `make demo` and `make test`
@@ -143,6 +143,19 @@ define install_tree
 	$(INSTALL_SED) pkgconfig/SignalKitConfigVersion.cmake.in > $(1)$(3)/cmake/SignalKit/SignalKitConfigVersion.cmake
 endef
 
+# $(call install_docs,DESTDIR,PREFIX): the documentation site make docs built
+# (.build-c/site: the C, C++ and Python references, the operator pages, the
+# benchmark page) into PREFIX/share/doc/signalkit/html, without its Doxygen
+# tag files (the build's own index of the references).
+DOCS_DIR = $(PREFIX)/share/doc/signalkit/html
+define install_docs
+	rm -rf $(1)$(2)/share/doc/signalkit/html
+	install -d $(1)$(2)/share/doc/signalkit
+	cp -R $(OUT)/site $(1)$(2)/share/doc/signalkit/html
+	rm -f $(1)$(2)/share/doc/signalkit/html/c/signalkit-c.tag $(1)$(2)/share/doc/signalkit/html/cpp/signalkit-cpp.tag
+	chmod -R u+rwX,go+rX,go-w $(1)$(2)/share/doc/signalkit/html
+endef
+
 # What install_tree installs, for uninstall.
 INSTALLED_FILES = $(foreach l,signalkit signalkit-ffi,$(LIBDIR)/lib$(l).so.$(VERSION) $(LIBDIR)/lib$(l).so \
 	$(LIBDIR)/pkgconfig/$(l).pc) $(LIBDIR)/libsignalkit.so.$(SOVERSION) $(LIBDIR)/libsignalkit-ffi.so.$(FFI_SOVERSION) \
@@ -166,10 +179,13 @@ endef
 # install installs what `make` built and builds only a library that is
 # missing: `make && sudo make install` compiles nothing as root (root's PATH
 # usually has no swift, and a build as root would leave root's files in the
-# checkout). After a change to the sources, run `make` again first.
+# checkout). After a change to the sources, run `make` again first. The HTML
+# documentation is installed when `make docs` built it (it is never built
+# here: it runs the Swift tests' marble table); otherwise install says so.
 install: $(if $(wildcard $(LIB)),,lib) $(if $(wildcard $(OUT)/lib/libsignalkit-ffi.so.$(VERSION)),,ffi) \
-		$(if $(wildcard $(OUT)/api.json),,$(OUT)/api.json) ## install what make built (both libraries, headers, .pc files, the CMake package) into $(DESTDIR)$(PREFIX)
+		$(if $(wildcard $(OUT)/api.json),,$(OUT)/api.json) ## install what make built (both libraries, headers, .pc files, the CMake package, the HTML documentation of make docs) into $(DESTDIR)$(PREFIX)
 	$(call install_tree,$(DESTDIR),$(PREFIX),$(LIBDIR),$(INCLUDEDIR))
+	$(if $(wildcard $(OUT)/site/index.html),$(call install_docs,$(DESTDIR),$(PREFIX)),@echo "note: no HTML documentation installed: run make docs first (it is installed into $(DOCS_DIR))")
 	$(refresh_loader)
 
 # The library's own directories go; so do the others install made when they
@@ -178,9 +194,11 @@ install: $(if $(wildcard $(LIB)),,lib) $(if $(wildcard $(OUT)/lib/libsignalkit-f
 # such as /opt/signalkit or a staging DESTDIR, goes entirely.
 uninstall: ## remove what install installed from $(DESTDIR)$(PREFIX)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
-	-rmdir $(DESTDIR)$(LIBDIR)/cmake/SignalKit $(DESTDIR)$(PREFIX)/share/signalkit/valgrind $(DESTDIR)$(PREFIX)/share/signalkit 2>/dev/null
+	rm -rf $(DESTDIR)$(DOCS_DIR)
+	-rmdir $(DESTDIR)$(LIBDIR)/cmake/SignalKit $(DESTDIR)$(PREFIX)/share/signalkit/valgrind $(DESTDIR)$(PREFIX)/share/signalkit \
+		$(DESTDIR)$(PREFIX)/share/doc/signalkit 2>/dev/null
 	$(if $(DESTDIR)$(filter-out /usr /usr/local,$(PREFIX)),-rmdir $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake \
-		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PREFIX)/share $(DESTDIR)$(PREFIX) 2>/dev/null)
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PREFIX)/share/doc $(DESTDIR)$(PREFIX)/share $(DESTDIR)$(PREFIX) 2>/dev/null)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ldconfig -v -N 2>/dev/null | grep -q '^$(LIBDIR):'; then \
 		ldconfig && echo "ran ldconfig: the loader's cache no longer lists libsignalkit for $(LIBDIR)"; fi
 

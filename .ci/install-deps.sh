@@ -33,6 +33,10 @@ need abigail-tools command -v abidw
 # .debs (dpkg-dev: dpkg-shlibdeps, dpkg-gensymbols; lintian checks them).
 need dpkg-dev command -v dpkg-shlibdeps
 need lintian command -v lintian
+# make test-docs opens the documentation site in headless Chromium, through
+# its WebDriver (Selenium, from PyPI into the docs venv: mk/docs.mk).
+need chromium command -v chromium
+need chromium-driver command -v chromedriver
 
 if [ -z "$missing" ]; then
     exit 0

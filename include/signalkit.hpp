@@ -884,6 +884,10 @@ constexpr take_action operator|(take_action a, take_action b) noexcept {
 /* Disposables, subscribers, queues                                          */
 /* ------------------------------------------------------------------------ */
 
+/* A subscription's (or any resource's) cancellation: an sk_disposable.
+ * Copies share one C reference count; releasing the last one never disposes
+ * (call dispose). dispose() may be called from any thread (signalkit.h
+ * gives each call's thread). */
 class disposable : public detail::handle<sk_disposable, disposable> {
 public:
     disposable() noexcept = default;
@@ -954,6 +958,10 @@ public:
     void put_completion() const { detail::check(sk_subscriber_put_completion(p_)); }
 };
 
+/* Where work runs: a serial or concurrent library queue, the main queue,
+ * or a host-drained queue (fd() and drain(): the host's own thread runs
+ * its work). An sk_queue: the thread each call may be made from is the one
+ * signalkit.h gives for its sk_queue_ function. */
 class queue : public detail::handle<sk_queue, queue> {
 public:
     queue() noexcept = default;
@@ -1164,6 +1172,11 @@ template <class B, class N, class E, class C> sk_observer make_observer(B *b) {
 }
 } // namespace detail
 
+/* A cold stream of values, an sk_signal: nothing runs until subscribe(),
+ * and each subscription runs it anew. Operators return new signals (the
+ * receiver is unchanged), also as pipeable functions (`s | map(f)`). A
+ * signal may be shared and subscribed from any thread; its callbacks run
+ * on the thread signalkit.h gives for each operator. */
 class signal : public detail::handle<sk_signal, signal> {
 public:
     signal() noexcept = default;
@@ -1275,6 +1288,8 @@ public:
 
     /* ---- operators (signalkit.h describes each) ---- */
 
+    /* Each value through `f` (sk_signal_map); `f` takes the value's type
+     * and returns anything value() accepts. */
     template <class F> signal map(F &&f) const {
         using DF = std::decay_t<F>;
         if constexpr (detail::next_in_ctx<DF>::value) {
@@ -1291,6 +1306,7 @@ public:
             }, std::forward<F>(f));
         }
     }
+    /* The values for which `f` returns true (sk_signal_filter). */
     template <class F> signal filter(F &&f) const {
         using DF = std::decay_t<F>;
         if constexpr (detail::next_in_ctx<DF>::value) {
@@ -1307,14 +1323,22 @@ public:
             }, std::forward<F>(f));
         }
     }
+    /* Drops a value equal to the one before it (sk_signal_distinct_until_changed). */
     signal distinct_until_changed() const { return op(&sk_signal_distinct_until_changed); }
+    /* The first `count` values, then completes (sk_signal_take). */
     signal take(std::size_t count) const { return op(&sk_signal_take, count); }
+    /* Each value to the signal `f` returns, the latest one replacing the one
+     * before (sk_signal_map_to_signal: a switch). */
     template <class F> signal map_to_signal(F &&f) const {
         return with_fn(&sk_signal_map_to_signal, &to_signal<detail::box<std::decay_t<F>>, F, map_to_signal_name>,
                        std::forward<F>(f));
     }
+    /* A signal of signals, each replacing the one before (sk_signal_switch_to_latest). */
     signal switch_to_latest() const { return op(&sk_signal_switch_to_latest); }
+    /* Delivers every event on `q` (sk_signal_deliver_on). */
     signal deliver_on(const queue &q) const { return op(&sk_signal_deliver_on, q.get()); }
+    /* A value once `delay` has passed without another, timed on `q`
+     * (sk_signal_debounce). */
     signal debounce(seconds_t delay, const queue &q) const { return op(&sk_signal_debounce, delay.count, q.get()); }
     /* `f(value)` returns a take_action (take_pass, take_complete, both OR-ed,
      * or take_drop) or an int of those bits; not a bool. */
@@ -1330,7 +1354,9 @@ public:
             return static_cast<int>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "take_until")));
         }, std::forward<F>(f));
     }
+    /* The last value, at completion (sk_signal_last). */
     signal last() const { return op(&sk_signal_last); }
+    /* Only the terminal event (sk_signal_ignore_values). */
     signal ignore_values() const { return op(&sk_signal_ignore_values); }
     /* `f(accumulator, value)` returns the new accumulator. */
     template <class F> signal reduce_left(const value &initial, F &&f) const {
@@ -1350,20 +1376,31 @@ public:
         return with_fn(&sk_signal_catch, &to_signal<detail::box<std::decay_t<F>>, F, catch_error_name>,
                        std::forward<F>(f));
     }
+    /* Starts again at each completion, so never completes (sk_signal_restart). */
     signal restart() const { return op(&sk_signal_restart); }
+    /* Starts again at once at each error; errors never pass (sk_signal_restart_if_error). */
     signal restart_if_error() const { return op(&sk_signal_restart_if_error); }
+    /* On error, starts again after min(max_delay, n * delay_increment) on
+     * `q`; errors never pass (sk_signal_retry). */
     signal retry(seconds_t delay_increment, seconds_t max_delay, const queue &q) const {
         return op(&sk_signal_retry, delay_increment.count, max_delay.count, q.get());
     }
     /* sk_signal_queue: a signal of signals run one after another. */
     signal queue_signals() const { return op(&sk_signal_queue); }
+    /* As queue_signals(), but only the latest waiting signal is kept (sk_signal_throttled). */
     signal throttled() const { return op(&sk_signal_throttled); }
+    /* At completion, continues with `next` (sk_signal_then). */
     signal then(const signal &next) const { return op(&sk_signal_then, next.get()); }
+    /* Starts the signal (runs its generator) on `q` (sk_signal_run_on). */
     signal run_on(const queue &q) const { return op(&sk_signal_run_on, q.get()); }
+    /* Starts the signal `delay` after the subscription, timed on `q` (sk_signal_delay). */
     signal delay(seconds_t delay, const queue &q) const { return op(&sk_signal_delay, delay.count, q.get()); }
+    /* The signal, or `alternate` if it delivers nothing within `delay`, timed
+     * on `q` (sk_signal_timeout). */
     signal timeout(seconds_t delay, const queue &q, const signal &alternate) const {
         return op(&sk_signal_timeout, delay.count, q.get(), alternate.get());
     }
+    /* At most one value per `window`, the latest of it (sk_signal_throttle). */
     signal throttle(seconds_t window, const queue &q) const { return op(&sk_signal_throttle, window.count, q.get()); }
     template <class F> signal before_next(F &&f) const {
         return with_fn(&sk_signal_before_next, &value_call<detail::box<std::decay_t<F>>, F, before_next_name>,

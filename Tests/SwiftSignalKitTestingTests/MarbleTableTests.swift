@@ -8,6 +8,12 @@ import SwiftSignalKitTesting
 /// virtual-time queue. The C, C++ and Python suites run the same table
 /// through their bindings; a case's expectations are the library's
 /// contract, whatever the language.
+///
+/// With `SIGNALKIT_MARBLE_DUMP=PATH` in the environment, the run also writes
+/// to PATH, as JSON, what each case played and recorded (its inputs' events,
+/// the frames each input was subscribed, and the events the subscriber
+/// received): `make docs` draws the operators' marble pictures from it
+/// (.ci/docs/marbles.py), so a picture shows what ran, never the `out` line.
 final class MarbleTableTests: XCTestCase {
     func testEveryCaseOfTheSharedTable() throws {
         let directory = URL(fileURLWithPath: #filePath)
@@ -20,6 +26,8 @@ final class MarbleTableTests: XCTestCase {
         XCTAssertFalse(files.isEmpty, "no .marbles file in \(directory.path)")
         var names = Set<String>()
         var count = 0
+        let dumpPath = ProcessInfo.processInfo.environment["SIGNALKIT_MARBLE_DUMP"].flatMap { $0.isEmpty ? nil : $0 }
+        var dump: [[String: Any]] = []
         for file in files {
             let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
             let cases: [MarbleCase]
@@ -33,7 +41,7 @@ final class MarbleTableTests: XCTestCase {
                 XCTAssertTrue(names.insert(marbleCase.name).inserted, "\(marbleCase.location): the case name \(marbleCase.name) is used twice")
                 count += 1
                 do {
-                    if let failure = try marbleCase.run() {
+                    if let failure = try marbleCase.run(recording: dumpPath == nil ? nil : { dump.append($0) }) {
                         XCTFail("\(marbleCase.location) \(marbleCase.name):\n\(failure)")
                     }
                 } catch {
@@ -42,6 +50,11 @@ final class MarbleTableTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(count, 0)
+        if let dumpPath {
+            XCTAssertEqual(dump.count, count, "every case is in the dump")
+            let data = try JSONSerialization.data(withJSONObject: ["cases": dump], options: [.prettyPrinted, .sortedKeys])
+            try data.write(to: URL(fileURLWithPath: dumpPath))
+        }
     }
 
     /// The parser refuses what the format does not allow, naming the line.
@@ -272,8 +285,9 @@ struct MarbleCase {
     }
 
     /// Runs the case; returns what differs from the expectations (nil when
-    /// all hold).
-    func run() throws(MarbleTableError) -> String? {
+    /// all hold). `recording`, when given, receives what ran, as a JSON
+    /// object (see `recordingJSON`).
+    func run(recording: (([String: Any]) -> Void)? = nil) throws(MarbleTableError) -> String? {
         let scheduler = TestScheduler()
         let values = self.characterValues
         var sources: [String: TestSignal<MarbleValue, MarbleFailure>] = [:]
@@ -325,10 +339,58 @@ struct MarbleCase {
                 failures.append("subscriptions of \(input): expected \(expected), got \(source.subscriptions)")
             }
         }
+        recording?(self.recordingJSON(sources: sources, recorder: recorder, others: others.map(\.0)))
         recorder.dispose()
         for (other, _) in others {
             other.dispose()
         }
         return failures.isEmpty ? nil : failures.joined(separator: "\n")
+    }
+
+    /// What the case ran, for the pictures: its operators (`op` lines), each
+    /// input's events as its diagram gives them (`t` in frames from its
+    /// subscription point) with the frames it was subscribed and disposed,
+    /// and the events each subscriber recorded (`t` in frames of the clock).
+    func recordingJSON(
+        sources: [String: TestSignal<MarbleValue, MarbleFailure>],
+        recorder: TestRecorder<MarbleValue, MarbleFailure>,
+        others: [TestRecorder<MarbleValue, MarbleFailure>]
+    ) -> [String: Any] {
+        func events(_ timeline: MarbleTimeline<MarbleValue, MarbleFailure>) -> [[String: Any]] {
+            return timeline.events.map { event in
+                switch event.kind {
+                case let .next(value):
+                    return ["t": event.time, "kind": "next", "value": value.description]
+                case .error:
+                    return ["t": event.time, "kind": "error"]
+                case .completed:
+                    return ["t": event.time, "kind": "completed"]
+                }
+            }
+        }
+        let inputs: [[String: Any]] = self.inputs.map { input in
+            let source = sources[input.name]!
+            return [
+                "name": input.name,
+                "hot": input.hot,
+                "events": events(source.timeline),
+                "subscriptions": source.subscriptions.map { log -> [String: Any] in
+                    ["from": log.subscribed, "to": log.disposed.map { $0 as Any } ?? NSNull()]
+                },
+            ]
+        }
+        var subscribers: [[String: Any]] = [[
+            "from": 0, "to": self.disposeAt.map { $0 as Any } ?? NSNull(), "events": events(recorder.timeline),
+        ]]
+        for (other, recorded) in zip(self.others, others) {
+            subscribers.append(["from": other.from, "to": other.to.map { $0 as Any } ?? NSNull(), "events": events(recorded.timeline)])
+        }
+        return [
+            "name": self.name,
+            "location": self.location,
+            "operators": self.operations.map { ([$0.name] + $0.arguments).joined(separator: " ") },
+            "inputs": inputs,
+            "subscribers": subscribers,
+        ]
     }
 }

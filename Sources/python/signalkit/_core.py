@@ -29,6 +29,8 @@ from typing import Any, Callable, Dict, List, Literal, NamedTuple, Optional, Pro
 # --------------------------------------------------------------------------
 
 ENV_VAR = "SIGNALKIT_LIB_DIR"
+"""The environment variable that overrides where the native libraries are
+loaded from (a folder, or 'system'): see `library_paths`."""
 _LIBRARIES = ("libsignalkit.so.0", "libsignalkit-ffi.so.0")
 
 
@@ -79,7 +81,13 @@ from . import _speedups  # noqa: E402  (after the libraries: it needs libsignalk
 # --------------------------------------------------------------------------
 
 KIND_NIL, KIND_BOOL, KIND_INT64, KIND_DOUBLE, KIND_STRING, KIND_BYTES, KIND_ARRAY, KIND_POINTER, KIND_SIGNAL = range(9)
-TAKE_PASS, TAKE_COMPLETE = 1, 2
+TAKE_PASS = 1
+"""A flag of what a `Signal.take_until` function returns: deliver the value
+(SK_TAKE_PASS of signalkit.h; 0 drops it and goes on)."""
+TAKE_COMPLETE = 2
+"""A flag of what a `Signal.take_until` function returns: then complete
+(SK_TAKE_COMPLETE of signalkit.h; TAKE_PASS | TAKE_COMPLETE delivers the
+value, then completes)."""
 
 
 class _ValueUnion(Union):
@@ -320,7 +328,9 @@ class SignalKitError(Exception):
         """The error of a library call that returned `status` with `message`."""
         super().__init__(f"{message} ({C.status_string(status).decode()}, status {status})")
         self.status = status
+        """The negative sk_status of the failing call."""
         self.message = message
+        """The library's message, naming the function and the argument."""
 
     def __reduce__(self) -> Tuple[Any, Tuple[int, str]]:
         """Pickled as its status and message (a multiprocessing worker's
@@ -338,6 +348,7 @@ class SignalError(Exception):
         """The error standing for the error value `value`."""
         super().__init__(value)
         self.value = value
+        """The error value the signal carried."""
 
 
 def _check(status: int, ffi: bool = False) -> None:
@@ -422,9 +433,9 @@ def version() -> str:
     return str(C.version_string().decode())
 
 
-# The deepest nesting of arrays a value may have (SK_VALUE_MAX_DEPTH of
-# signalkit.h): an array of no arrays is 1 level deep.
 MAX_DEPTH = 128
+"""The deepest nesting of arrays a value may have (SK_VALUE_MAX_DEPTH of
+signalkit.h): an array of no arrays is 1 level deep."""
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 # --------------------------------------------------------------------------
@@ -1146,6 +1157,9 @@ def _callback_failed(exc: BaseException, where: str, failures: Optional[_Failure
 # --------------------------------------------------------------------------
 
 SHUTDOWN_WAIT_SECONDS = 5.0
+"""How long, in seconds, the interpreter's exit waits for callbacks still
+running on the library's threads (the package docstring's "Interpreter
+exit")."""
 _immortal: List[Any] = []
 # Handles whose C object C code may call with no subscription the exit hook
 # could dispose (a Trampoline: its function's address, handed to any C API):

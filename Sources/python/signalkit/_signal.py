@@ -1321,9 +1321,12 @@ class Signature(_Handle):
         _check(C.ffi_signature_parse(byref(pointer), text.encode()), ffi=True)
         super().__init__(pointer.value)
         self.text = text
+        """The signature as given ("void(ctx,i64)")."""
         result, _, rest = text.replace(" ", "").replace("\t", "").partition("(")
         self.result = result
+        """The result's type ("void", "i64"...)."""
         self.args = [a for a in rest.rstrip(")").split(",") if a]
+        """The arguments' types, in order ("ctx" for the context pointer)."""
 
     def cfunctype(self) -> Any:
         """The ctypes CFUNCTYPE for this signature. A "str" result is
@@ -2739,6 +2742,7 @@ class Trampoline(_Handle):
             raise TypeError(f"signalkit: Trampoline: the target is {type(target).__name__}, not a Pipe, a "
                             "Subscriber or a subscriber's address (int)")
         self.signature: Optional[Signature] = None
+        """The function type of the trampoline (None once released)."""
         self.signature = _signature(signature)
         pointer = c_void_p()
         if isinstance(target, Pipe):

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""The documentation site in a real browser (make test-docs).
+
+Serves SITE with ``python3 -m http.server`` on 127.0.0.1 (a port the system
+picks: the server's first line says which, read with a deadline), then, in
+headless Chromium driven by Selenium (Debian's chromium and
+chromium-driver), opens the index, every operator page, the pages each
+reference links for one operator (OPERATOR, in C, C++, Python, and Swift
+when built) and the benchmark page, and checks for each page:
+
+- it loads (HTTP 200) with no error in the browser's console (a SEVERE
+  entry of its log);
+- every <img> and <object> loaded (an image's naturalWidth > 0);
+- every link to the site resolves (HTTP 200, fetched once per address);
+- an operator page shows at least one marble picture (an SVG image).
+
+It saves a screenshot of each page but the operator pages (one of them
+only) into OUT, for the eye. Any failure is listed, and fails the run.
+
+Usage: browser_test.py SITE OUT [OPERATOR]
+Run with the docs venv's Python (Selenium installed).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from urllib.parse import urldefrag, urljoin, urlparse
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+CHROMIUM = os.environ.get("SIGNALKIT_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("SIGNALKIT_CHROMEDRIVER", "/usr/bin/chromedriver")
+DEADLINE = 30.0  # seconds for the server to say its port
+
+
+def serve(site: str) -> tuple[subprocess.Popen[str], str]:
+    """The server, and its base address once it has said its port."""
+    server = subprocess.Popen(
+        [sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", site, "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert server.stdout is not None
+    start = time.monotonic()
+    # The first line: "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ...". readline
+    # blocks until it comes; the deadline is checked between lines.
+    while time.monotonic() - start < DEADLINE:
+        line = server.stdout.readline()
+        if not line:
+            break
+        if " port " in line:
+            port = int(line.split(" port ")[1].split()[0])
+            return server, f"http://127.0.0.1:{port}/"
+    server.kill()
+    raise SystemExit("the HTTP server did not say its port")
+
+
+def status(url: str, cache: dict[str, int]) -> int:
+    """The HTTP status of a site address (its fragment dropped)."""
+    url = urldefrag(url)[0]
+    if url not in cache:
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                cache[url] = response.status
+        except urllib.error.HTTPError as error:
+            cache[url] = error.code
+    return cache[url]
+
+
+def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, int], problems: list[str],
+               screenshot: str | None, operator_page: bool) -> list[str]:
+    """Opens one page and checks it; returns its links to the site."""
+    url = urljoin(base, path)
+    if status(url, cache) != 200:
+        problems.append(f"{path}: HTTP {status(url, cache)}")
+        return []
+    driver.get(url)
+    driver.execute_script("return document.readyState")  # the load is over when get returns
+    for entry in driver.get_log("browser"):
+        if entry.get("level") == "SEVERE":
+            problems.append(f"{path}: console: {entry.get('message')}")
+    images = driver.execute_script(
+        "return Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])")
+    for src, loaded in images:
+        if not loaded:
+            problems.append(f"{path}: the image {src} did not load")
+    for data in driver.execute_script(
+            "return Array.from(document.querySelectorAll('object[data]')).map(o => o.data)"):
+        if data.startswith(base) and status(data, cache) != 200:
+            problems.append(f"{path}: the object {data}: HTTP {status(data, cache)}")
+    if operator_page and not any(src and src.endswith(".svg") and loaded for src, loaded in images):
+        problems.append(f"{path}: no marble picture")
+    links = driver.execute_script("return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
+    site_links = [link for link in links if link.startswith(base)]
+    for link in dict.fromkeys(urldefrag(link)[0] for link in site_links):
+        if status(link, cache) != 200:
+            problems.append(f"{path}: the link {link}: HTTP {status(link, cache)}")
+    if screenshot:
+        height = driver.execute_script("return Math.min(document.documentElement.scrollHeight, 4000)")
+        driver.set_window_size(1280, max(800, int(height)))
+        driver.save_screenshot(screenshot)
+        driver.set_window_size(1280, 800)
+    return site_links
+
+
+def main() -> int:
+    site, out = sys.argv[1], sys.argv[2]
+    operator = sys.argv[3] if len(sys.argv) > 3 else "map"
+    os.makedirs(out, exist_ok=True)
+    server, base = serve(site)
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,800", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    problems: list[str] = []
+    cache: dict[str, int] = {}
+    opened = 0
+    try:
+        driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+        try:
+            links = check_page(driver, base, "index.html", cache, problems, os.path.join(out, "index.png"), False)
+            opened += 1
+            operator_pages = sorted({urlparse(link).path.lstrip("/") for link in links
+                                     if urlparse(link).path.startswith("/operators/")})
+            if not operator_pages:
+                problems.append("index.html: no operator page")
+            references: list[str] = []
+            for page in operator_pages:
+                name = page.rsplit("/", 1)[-1].removesuffix(".html")
+                shot = os.path.join(out, f"operator-{name}.png") if name == operator else None
+                page_links = check_page(driver, base, page, cache, problems, shot, True)
+                opened += 1
+                if name == operator:
+                    references = [link for link in page_links
+                                  if urlparse(link).path.split("/")[1] in ("c", "cpp", "python", "swift")]
+            if not references:
+                problems.append(f"operators/{operator}.html: no link to a reference")
+            for link in dict.fromkeys(references):
+                path = urlparse(link).path.lstrip("/") + (f"#{urlparse(link).fragment}" if urlparse(link).fragment else "")
+                language = path.split("/")[0]
+                check_page(driver, base, path, cache, problems, os.path.join(out, f"{language}-{operator}.png"), False)
+                opened += 1
+            check_page(driver, base, "bench.html", cache, problems, os.path.join(out, "bench.png"), False)
+            opened += 1
+        finally:
+            driver.quit()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} problems in the browser (above)", file=sys.stderr)
+        return 1
+    print(f"{opened} pages opened in Chromium, {len(cache)} addresses fetched; screenshots in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

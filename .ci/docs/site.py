@@ -1,0 +1,631 @@
+#!/usr/bin/env python3
+"""Builds the documentation site's own pages (make docs, mk/docs.mk).
+
+The references are made by their generators (Doxygen for C and C++, pdoc
+for Python, DocC for Swift) into SITE/c, SITE/cpp, SITE/python and, when
+built, SITE/swift; this script adds what joins them:
+
+- SITE/marbles/CASE.svg: a marble picture of every case of the shared table
+  (Tests/marbles), drawn from what the case recorded when it ran (the JSON
+  the Swift runner writes with SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift),
+  never from its `out` line;
+- SITE/operators/OP.html: one page per operator of the table, its pictures
+  and links to its entry in each language's reference (found in Doxygen's
+  tag files, pdoc's pages and DocC's folders, so a link is made only to
+  what exists); the entry in the C, C++ and Python references gets the
+  operator's first picture;
+- SITE/bench.html: the latest benchmark run (Benchmarks/README.md's full
+  table), plotted per workload as SVG (SITE/bench.svg);
+- SITE/index.html: the index.
+
+Then it checks the whole site: every internal link and image resolves to a
+file (and, for an anchor, to an id in that file); a broken one fails.
+
+Usage: site.py SITE MARBLE_DUMP BENCH_README
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import struct
+import sys
+import zlib
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from typing import Any
+
+# ---------------------------------------------------------------------------
+# Marble pictures
+# ---------------------------------------------------------------------------
+
+FRAME = 34  # pixels per frame
+LEFT = 64  # the names' column
+ROW = 46  # one timeline
+RADIUS = 13
+FONT = "font-family='DejaVu Sans, Helvetica, Arial, sans-serif'"
+PALETTE = ["#f2c14e", "#7cc6fe", "#9be39b", "#f78fb3", "#c3aed6", "#ffb870", "#8fd3d3", "#e2e27a"]
+
+
+def value_color(value: str) -> str:
+    """The same value gets the same colour in every row of a picture."""
+    return PALETTE[sum(map(ord, value)) % len(PALETTE)]
+
+
+def value_width(value: str) -> float:
+    """A circle for a short value, a pill for a longer one (a list)."""
+    return max(2 * RADIUS, 8.5 * len(value) + 12)
+
+
+def timeline_svg(y: float, start: int, end: int | None, events: list[dict[str, Any]], shift: int, frames: int,
+                 dim: bool = False) -> list[str]:
+    """One timeline: its line from frame `start` (to `end`, or the picture's
+    end with an arrow), the events at their frames plus `shift`."""
+    parts = []
+    x0 = LEFT + start * FRAME
+    # A line ends at its terminal event, else at its disposal (a tick), else
+    # it runs on (an arrow).
+    terminal = [e["t"] + shift for e in events if e["kind"] != "next"]
+    last = terminal[0] if terminal else frames if end is None else end
+    x1 = LEFT + last * FRAME + FRAME / 2
+    stroke = "#999" if dim else "#333"
+    parts.append(f"<line x1='{x0}' y1='{y}' x2='{x1}' y2='{y}' stroke='{stroke}' stroke-width='2'/>")
+    if terminal:
+        pass
+    elif end is None:
+        parts.append(f"<path d='M{x1} {y} l-8 -5 v10 z' fill='{stroke}'/>")
+    else:
+        # A disposal: the line stops with a short tick.
+        parts.append(f"<line x1='{x1}' y1='{y - 6}' x2='{x1}' y2='{y + 6}' stroke='{stroke}' stroke-width='2'/>")
+    same_frame: dict[int, int] = {}
+    for event in events:
+        t = event["t"] + shift
+        n = same_frame.get(t, 0)
+        same_frame[t] = n + 1
+        x = LEFT + t * FRAME + FRAME / 2 + n * 10
+        if event["kind"] == "next":
+            value = event["value"]
+            w = value_width(value)
+            parts.append(f"<rect x='{x - w / 2:.1f}' y='{y - RADIUS}' width='{w:.1f}' height='{2 * RADIUS}' "
+                         f"rx='{RADIUS}' fill='{value_color(value)}' stroke='#333' stroke-width='1.5'/>")
+            parts.append(f"<text x='{x:.1f}' y='{y + 4.5}' text-anchor='middle' font-size='13' {FONT}>"
+                         f"{html.escape(value)}</text>")
+        elif event["kind"] == "completed":
+            parts.append(f"<line x1='{x:.1f}' y1='{y - 14}' x2='{x:.1f}' y2='{y + 14}' stroke='#333' "
+                         "stroke-width='3'><title>completed</title></line>")
+        else:
+            parts.append(f"<path d='M{x - 9:.1f} {y - 9} l18 18 M{x + 9:.1f} {y - 9} l-18 18' stroke='#c0392b' "
+                         "stroke-width='3'><title>error</title></path>")
+    return parts
+
+
+def case_svg(case: dict[str, Any]) -> str:
+    """The picture of one case: each input (a cold one once per
+    subscription, from the frame it began to the frame it was disposed, as
+    it played), the operators in a box, and what each subscriber recorded."""
+    inputs = case["inputs"]
+    subscribers = case["subscribers"]
+    rows: list[tuple[str, int, int | None, list[dict[str, Any]], int, bool]] = []
+    frames = 1
+    for item in inputs:
+        subs = item["subscriptions"]
+        events = item["events"]
+        if item["hot"]:
+            plays = [(item["name"] + " (hot)", 0, None, 0, False)]
+        elif subs:
+            # A cold input plays anew for each subscription: a row each.
+            plays = [(item["name"] + (f" #{n + 1}" if n else ""), sub["from"], sub["to"], sub["from"], False)
+                     for n, sub in enumerate(subs)]
+        else:
+            plays = [(item["name"] + " (never subscribed)", 0, None, 0, True)]
+        for label, start, end, shift, dim in plays:
+            shown = [e for e in events if e["t"] + shift >= 0 and (end is None or e["t"] + shift <= end)]
+            rows.append((label, start, end, shown, shift, dim))
+            for e in shown:
+                frames = max(frames, e["t"] + shift + 1)
+            if end is not None:
+                frames = max(frames, end)
+    outputs = []
+    for index, sub in enumerate(subscribers):
+        label = "out" if index == 0 else f"out {index + 1}"
+        outputs.append((label, sub["from"], sub["to"], sub["events"], 0, False))
+        for e in sub["events"]:
+            frames = max(frames, e["t"] + 1)
+        if sub["to"] is not None:
+            frames = max(frames, sub["to"])
+    frames += 1
+    width = LEFT + frames * FRAME + FRAME
+    box_height = 34
+    height = ROW * (len(rows) + len(outputs)) + box_height + 24
+    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+             f"viewBox='0 0 {width} {height}' role='img'>",
+             f"<title>{html.escape(case['name'])}: {html.escape(' | '.join(case['operators']))}</title>",
+             "<rect width='100%' height='100%' fill='#fff'/>"]
+    y = ROW / 2 + 4
+    for label, start, end, events, shift, dim in rows:
+        parts.append(f"<text x='6' y='{y + 4}' font-size='12' fill='#555' {FONT}>{html.escape(label)}</text>")
+        parts.extend(timeline_svg(y, start, end, events, shift, frames, dim))
+        y += ROW
+    box_y = y - ROW / 2 + 6
+    parts.append(f"<rect x='{LEFT}' y='{box_y}' width='{width - LEFT - 12}' height='{box_height}' fill='#f7f7f7' "
+                 "stroke='#333' stroke-width='1.5'/>")
+    parts.append(f"<text x='{LEFT + (width - LEFT - 12) / 2}' y='{box_y + 22}' text-anchor='middle' font-size='14' "
+                 f"font-family='DejaVu Sans Mono, monospace'>{html.escape(' | '.join(case['operators']))}</text>")
+    y = box_y + box_height + ROW / 2 + 6
+    for label, start, end, events, shift, dim in outputs:
+        parts.append(f"<text x='6' y='{y + 4}' font-size='12' fill='#555' {FONT}>{html.escape(label)}</text>")
+        parts.extend(timeline_svg(y, start, end, events, shift, frames, dim))
+        y += ROW
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# The operators and their names in each reference
+# ---------------------------------------------------------------------------
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+# Names other than the table's own (in snake case) under which a binding may
+# have an operator, most specific first. A link is made to the first name a
+# reference has.
+ALIASES: dict[str, list[str]] = {
+    "switchMap": ["map_to_signal", "switch_to_latest"],
+    "concatMap": ["map_to_queue"],
+    "reduce": ["reduce_left"],
+    "firstWhere": ["first"],
+    "takeWhileInclusive": ["take_while"],
+    "retryDelay": ["retry"],
+    "zip3": ["zip"],
+    "bufferCount": ["buffer"],
+    "bufferTime": ["buffer"],
+    "sampleTime": ["sample"],
+}
+
+# The Swift core's name, for the text of the page (DocC's page when built).
+SWIFT_NAMES: dict[str, str] = {
+    "switchMap": "mapToSignal", "concatMap": "mapToQueue", "reduce": "reduceLeft", "firstWhere": "first(where:)",
+    "takeWhileInclusive": "takeWhile(inclusive:)", "retryDelay": "retry(count:delay:queue:)", "zip3": "zip",
+    "bufferCount": "buffer(count:)", "bufferTime": "buffer(timeSpan:queue:)", "sampleTime": "sample(period:queue:)",
+    "mergeMap": "mergeMap(maxConcurrent:)", "retry": "retry(count:)",
+}
+
+
+def candidates(op: str) -> list[str]:
+    return [snake(op)] + ALIASES.get(op, [])
+
+
+def doxygen_tags(path: str, scopes: list[str] | None) -> dict[str, tuple[str, str]]:
+    """name -> (qualified name, 'file#anchor') of the members of a Doxygen
+    tag file: the file compounds' for C (scopes None), for C++ those of the
+    namespaces and classes `scopes`, the first scope's first."""
+    found: dict[str, tuple[str, str]] = {}
+    if not os.path.exists(path):
+        return found
+    root = ET.parse(path).getroot()
+    compounds = root.findall("compound")
+    for scope in scopes or [None]:
+        for compound in compounds:
+            kind = compound.get("kind")
+            name = compound.findtext("name")
+            if scope is None and kind != "file":
+                continue
+            if scope is not None and not (kind in ("namespace", "class", "struct") and name == scope):
+                continue
+            for member in compound.findall("member"):
+                member_name = member.findtext("name") or ""
+                anchorfile = member.findtext("anchorfile") or ""
+                anchor = member.findtext("anchor") or ""
+                qualified = member_name if scope is None else f"{scope}::{member_name}"
+                found.setdefault(member_name, (qualified, f"{anchorfile}#{anchor}"))
+    return found
+
+
+def pdoc_ids(path: str) -> set[str]:
+    if not os.path.exists(path):
+        return set()
+    with open(path, encoding="utf-8") as f:
+        return set(re.findall(r'\bid="([^"]+)"', f.read()))
+
+
+def reference_links(op: str, c_tags: dict[str, tuple[str, str]], cpp_tags: dict[str, tuple[str, str]],
+                    py_ids: set[str], swift_pages: list[str]) -> list[tuple[str, str | None, str]]:
+    """(language, link from an operator page or None, the name) for each
+    reference; Swift's from DocC's folders of symbol pages, when built."""
+    links: list[tuple[str, str | None, str]] = []
+    for lang, table, prefix, folder in (("C", c_tags, "sk_signal_", "c"), ("C++", cpp_tags, "", "cpp")):
+        for name in candidates(op):
+            if prefix + name in table:
+                qualified, href = table[prefix + name]
+                links.append((lang, f"../{folder}/{href}", qualified))
+                break
+        else:
+            links.append((lang, None, ""))
+    for name in candidates(op):
+        if f"Signal.{name}" in py_ids:
+            links.append(("Python", f"../python/signalkit.html#Signal.{name}", f"signalkit.Signal.{name}"))
+            break
+    else:
+        links.append(("Python", None, ""))
+    name = SWIFT_NAMES.get(op, op)
+    prefix = name.lower()[:-1] if "(" in name else name.lower() + "("
+    pages = sorted((page for page in swift_pages if page.startswith(prefix)), key=len)
+    links.append(("Swift", f"../swift/documentation/swiftsignalkit/{pages[0]}/" if pages else None, name))
+    return links
+
+
+# ---------------------------------------------------------------------------
+# Pages
+# ---------------------------------------------------------------------------
+
+STYLE = """<style>
+body { font-family: system-ui, sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; color: #222; }
+code, pre { font-family: ui-monospace, monospace; }
+table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .25em .6em; text-align: left; }
+.case { margin: 1.5em 0; } .case img { max-width: 100%; border: 1px solid #ddd; }
+nav a { margin-right: 1em; }
+ul.ops { columns: 4; }
+</style>"""
+
+
+def page(title: str, body: str, root: str) -> str:
+    return (f"<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'>\n"
+            f"<link rel='icon' href='data:,'>\n"
+            f"<title>{html.escape(title)}</title>\n{STYLE}\n</head>\n<body>\n"
+            f"<nav><a href='{root}index.html'>SignalKit documentation</a>"
+            f"<a href='{root}index.html#operators'>Operators</a><a href='{root}bench.html'>Benchmarks</a></nav>\n"
+            f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n")
+
+
+def operator_page(op: str, cases: list[dict[str, Any]], links: list[tuple[str, str | None, str]],
+                  swift_built: bool) -> str:
+    rows = []
+    for lang, href, name in links:
+        if lang == "Swift":
+            if href:
+                cell = f"<a href='{html.escape(href)}'><code>{html.escape(name)}</code></a>"
+            elif swift_built:
+                cell = (f"<code>{html.escape(name)}</code> (see <a href='../swift/documentation/swiftsignalkit/"
+                        "'>the Swift reference</a>)")
+            else:
+                cell = (f"<code>{html.escape(name)}</code> (the Swift reference is built apart: "
+                        "<a href='../index.html#swift'>how</a>)")
+        elif href:
+            cell = f"<a href='{html.escape(href)}'><code>{html.escape(name)}</code></a>"
+        else:
+            cell = "not in this binding yet: see <a href='../index.html#operators'>the table's note</a>"
+        rows.append(f"<tr><th>{lang}</th><td>{cell}</td></tr>")
+    body = [f"<p>The table's operator <code>{html.escape(op)}</code> in each language:</p>",
+            "<table>" + "".join(rows) + "</table>",
+            "<h2>Marble diagrams</h2>",
+            "<p>Each picture is a case of the shared marble table (<code>Tests/marbles</code>), drawn from what "
+            "the Swift operators delivered when <code>make docs</code> ran it under virtual time: a timeline per "
+            "signal, a value as a circle, <code>|</code> the completion, a red cross the error, the operators in "
+            "the box. An input's line starts where it was subscribed and ends where it was disposed.</p>"]
+    for case in cases:
+        alt = f"{case['name']}: {' | '.join(case['operators'])}"
+        body.append(f"<div class='case' id='{html.escape(case['name'])}'><h3><code>{html.escape(case['name'])}"
+                    f"</code></h3><p><code>{html.escape(case['location'])}</code></p>"
+                    f"<img src='../marbles/{html.escape(case['name'])}.svg' alt='{html.escape(alt)}'></div>")
+    return page(f"Operator {op}", "\n".join(body), "../")
+
+
+# ---------------------------------------------------------------------------
+# The benchmark plot
+# ---------------------------------------------------------------------------
+
+def bench_table(readme: str) -> tuple[list[str], list[tuple[str, str, list[float | None]]]]:
+    """The columns (implementations) and rows (workload, unit, numbers) of
+    the latest full run's table: the first table after 'The full run'."""
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    start = text.find("The full run")
+    if start < 0:
+        raise SystemExit(f"{readme}: no 'The full run' table")
+    lines = [line for line in text[start:].split("\n")]
+    table = []
+    for line in lines[1:]:
+        if line.startswith("|"):
+            table.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+        elif table:
+            break
+    header = table[0]
+    keep = [i for i, name in enumerate(header) if i >= 2 and "/" not in name and not name.startswith("allocs")]
+    columns = [header[i] for i in keep]
+    rows = []
+    for cells in table[2:]:
+        numbers: list[float | None] = []
+        for i in keep:
+            try:
+                numbers.append(float(cells[i].replace(",", "")))
+            except ValueError:
+                numbers.append(None)
+        rows.append((cells[0], cells[1], numbers))
+    return columns, rows
+
+
+def bench_svg(columns: list[str], rows: list[tuple[str, str, list[float | None]]]) -> str:
+    """Bars per workload, each scaled to the workload's largest number
+    (lower is better in every unit of the table)."""
+    colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+    bar = 13
+    label_w = 250
+    plot_w = 420
+    width = label_w + plot_w + 90
+    y = 40
+    parts = []
+    for index, name in enumerate(columns):
+        parts.append(f"<rect x='{label_w + (index % 4) * 120}' y='{8 + (index // 4) * 16}' width='10' height='10' "
+                     f"fill='{colors[index % len(colors)]}'/><text x='{label_w + 14 + (index % 4) * 120}' "
+                     f"y='{17 + (index // 4) * 16}' font-size='11' {FONT}>{html.escape(name)}</text>")
+    y += 16 * ((len(columns) - 1) // 4)
+    for workload, unit, numbers in rows:
+        present = [n for n in numbers if n is not None]
+        if not present:
+            continue
+        top = max(present)
+        parts.append(f"<text x='4' y='{y + 12}' font-size='12' font-weight='bold' {FONT}>{html.escape(workload)}"
+                     f"</text><text x='4' y='{y + 26}' font-size='11' fill='#555' {FONT}>{html.escape(unit)}, "
+                     "lower is better</text>")
+        for index, number in enumerate(numbers):
+            if number is None:
+                continue
+            w = max(1.0, plot_w * number / top)
+            parts.append(f"<rect x='{label_w}' y='{y}' width='{w:.1f}' height='{bar - 2}' "
+                         f"fill='{colors[index % len(colors)]}'><title>{html.escape(columns[index])}: {number:g} "
+                         f"{html.escape(unit)}</title></rect><text x='{label_w + w + 4:.1f}' y='{y + bar - 3}' "
+                         f"font-size='10' {FONT}>{number:g}</text>")
+            y += bar
+        y += 12
+    height = y + 10
+    return (f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' viewBox='0 0 {width} "
+            f"{height}' role='img'><title>SignalKit against its peers, per workload</title>"
+            "<rect width='100%' height='100%' fill='#fff'/>" + "".join(parts) + "</svg>\n")
+
+
+def bench_run_date(readme: str) -> str:
+    """The latest run's date (the first word of its paragraph)."""
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    start = text.find("## Latest run")
+    paragraph = text[start:].split("\n\n")[1] if start >= 0 else ""
+    return paragraph.split(",")[0].strip() or "(no date)"
+
+
+# ---------------------------------------------------------------------------
+# The link check
+# ---------------------------------------------------------------------------
+
+class Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        for key in ("id", "name"):
+            if values.get(key) and (key == "id" or tag == "a"):
+                self.ids.add(values[key] or "")
+        for key in ("href", "src", "data"):
+            ref = values.get(key)
+            if ref and not (tag == "link" and values.get("rel") in ("preconnect", "dns-prefetch")):
+                self.refs.append(ref)
+
+
+def check_links(site: str) -> list[str]:
+    """Every internal href/src of every page names a file of the site, and
+    an anchor an id of that page."""
+    parsed: dict[str, Links] = {}
+
+    def parse(path: str) -> Links:
+        if path not in parsed:
+            links = Links()
+            with open(path, encoding="utf-8", errors="replace") as f:
+                links.feed(f.read())
+            parsed[path] = links
+        return parsed[path]
+
+    problems = []
+    for folder, _, files in os.walk(site):
+        for name in files:
+            if not name.endswith(".html"):
+                continue
+            path = os.path.join(folder, name)
+            for ref in parse(path).refs:
+                if re.match(r"^[a-z][a-z0-9+.-]*:", ref, re.I) or ref.startswith("//"):
+                    continue  # http:, mailto:, data:, javascript:
+                target, _, anchor = ref.partition("#")
+                target = target.split("?")[0]
+                if target.startswith("/"):
+                    # From the site's root, where it is served (DocC's pages).
+                    full = os.path.normpath(os.path.join(site, target.lstrip("/")))
+                else:
+                    full = os.path.normpath(os.path.join(folder, target)) if target else path
+                if os.path.isdir(full):
+                    full = os.path.join(full, "index.html")
+                if not os.path.exists(full):
+                    problems.append(f"{os.path.relpath(path, site)}: {ref}: no such file")
+                elif anchor and full.endswith(".html") and anchor not in parse(full).ids:
+                    problems.append(f"{os.path.relpath(path, site)}: {ref}: no such anchor")
+    return problems
+
+
+def embed_pictures(site: str, coverage: list[tuple[str, list[tuple[str, str | None, str]]]],
+                   by_operator: dict[str, list[dict[str, Any]]]) -> int:
+    """Puts the first marble picture of each operator into its entry in the
+    C, C++ and Python references (at the top of the entry's documentation,
+    linking to the operator's page); DocC's pages are drawn by its script
+    from data, so the Swift reference only links. Returns the number put."""
+    edits: dict[str, list[tuple[str, str]]] = {}
+    for op, links in coverage:
+        case = by_operator[op][0]
+        for lang, href, _ in links:
+            if not href or lang == "Swift":
+                continue
+            target, _, anchor = href.removeprefix("../").partition("#")
+            alt = html.escape(f"{case['name']}: {' | '.join(case['operators'])}")
+            snippet = (f"<div class='signalkit-marbles'><p><a href='../operators/{op}.html'>Marble diagram of "
+                       f"{html.escape(op)}</a> (the case <code>{html.escape(case['name'])}</code>, drawn from "
+                       f"what it delivered):</p><img src='../marbles/{html.escape(case['name'])}.svg' alt='{alt}' "
+                       "style='max-width:100%'></div>")
+            edits.setdefault(target, []).append((anchor, snippet))
+    count = 0
+    for target, items in edits.items():
+        path = os.path.join(site, target)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for anchor, snippet in items:
+            if target.startswith("python/"):
+                start = text.find(f'id="{anchor}"')
+                opening = '<div class="docstring">'
+            else:
+                # Doxygen: the anchor before the entry's title (the summary
+                # table names it too, without a title after it).
+                start = text.find(f'<a id="{anchor}" name="{anchor}"></a>\n<h2 class="memtitle">')
+                opening = '<div class="memdoc">'
+            at = text.find(opening, start) if start >= 0 else -1
+            if at < 0:
+                raise SystemExit(f"{target}#{anchor}: no entry to put the marble picture in")
+            at += len(opening)
+            text = text[:at] + "\n" + snippet + text[at:]
+            count += 1
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return count
+
+
+def fix_doxygen_summaries(folder: str) -> None:
+    """Doxygen (1.9) puts a "Classes" link in the summary line of a class
+    whose only nested classes are private (signalkit::queue's sync_state),
+    to a section it then leaves out: that one link goes, every other link
+    stays under the check."""
+    for name in os.listdir(folder):
+        if not name.endswith(".html"):
+            continue
+        path = os.path.join(folder, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if 'href="#nested-classes"' not in text or 'id="nested-classes"' in text or 'name="nested-classes"' in text:
+            continue
+        text = re.sub(r'<a href="#nested-classes">Classes</a>(\s*&#124;)?', "", text)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def favicon() -> bytes:
+    """A 16x16 icon (a PNG in an ICO), a blue dot: a browser asks every
+    page's server for /favicon.ico, and the generators' pages name none (a
+    404 is an error in the console)."""
+    size = 16
+    rows = b""
+    for y in range(size):
+        row = b"\0"
+        for x in range(size):
+            inside = (x - 7.5) ** 2 + (y - 7.5) ** 2 <= 36
+            row += bytes([31, 119, 180, 255]) if inside else bytes(4)
+        rows += row
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 6, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return struct.pack("<HHH", 0, 1, 1) + struct.pack("<BBBBHHII", size, size, 0, 0, 1, 32, len(png), 22) + png
+
+
+# ---------------------------------------------------------------------------
+
+def main() -> int:
+    site, dump_path, readme = sys.argv[1:4]
+    with open(dump_path, encoding="utf-8") as f:
+        cases = json.load(f)["cases"]
+    os.makedirs(os.path.join(site, "marbles"), exist_ok=True)
+    os.makedirs(os.path.join(site, "operators"), exist_ok=True)
+    by_operator: dict[str, list[dict[str, Any]]] = {}
+    for case in cases:
+        with open(os.path.join(site, "marbles", case["name"] + ".svg"), "w", encoding="utf-8") as f:
+            f.write(case_svg(case))
+        for op in dict.fromkeys(o.split()[0] for o in case["operators"]):
+            by_operator.setdefault(op, []).append(case)
+    fix_doxygen_summaries(os.path.join(site, "cpp"))
+    c_tags = doxygen_tags(os.path.join(site, "c", "signalkit-c.tag"), None)
+    cpp_tags = doxygen_tags(os.path.join(site, "cpp", "signalkit-cpp.tag"), ["signalkit", "signalkit::signal"])
+    py_ids = pdoc_ids(os.path.join(site, "python", "signalkit.html"))
+    swift_built = os.path.exists(os.path.join(site, "swift", "index.html"))
+    swift_folder = os.path.join(site, "swift", "documentation", "swiftsignalkit")
+    swift_pages = sorted(os.listdir(swift_folder)) if swift_built and os.path.isdir(swift_folder) else []
+    coverage = []
+    for op in sorted(by_operator, key=str.lower):
+        links = reference_links(op, c_tags, cpp_tags, py_ids, swift_pages)
+        coverage.append((op, links))
+        with open(os.path.join(site, "operators", op + ".html"), "w", encoding="utf-8") as f:
+            f.write(operator_page(op, by_operator[op], links, swift_built))
+
+    embedded = embed_pictures(site, coverage, by_operator)
+
+    columns, rows = bench_table(readme)
+    with open(os.path.join(site, "bench.svg"), "w", encoding="utf-8") as f:
+        f.write(bench_svg(columns, rows))
+    with open(os.path.join(site, "bench.html"), "w", encoding="utf-8") as f:
+        f.write(page("Benchmarks", f"<p>The latest run recorded in <code>Benchmarks/README.md</code>: "
+                     f"the full table of <code>make bench</code>, run on {html.escape(bench_run_date(readme))}, with the "
+                     "machine and its load written there. Each workload's bars are scaled to its largest "
+                     "number; hover a bar for its implementation. The README says what each workload measures "
+                     "and how to run them (<code>make bench</code>).</p>\n"
+                     "<img src='bench.svg' alt='SignalKit against its peers, per workload'>", ""))
+
+    op_items = []
+    for op, links in coverage:
+        have = ", ".join(lang for lang, href, _ in links if href or (lang == "Swift" and not swift_built))
+        op_items.append(f"<li><a href='operators/{op}.html'>{html.escape(op)}</a> <small>({have})</small></li>")
+    swift = ("<a href='swift/documentation/swiftsignalkit/'>the Swift reference</a> (DocC, built by "
+             "<code>make docs-swift</code>)" if swift_built else
+             "the Swift reference (DocC) is not part of this build: <code>make docs-swift</code> builds it (it "
+             "takes minutes), and the next <code>make docs</code> puts it here")
+    body = f"""<p>SignalKit is a reactive-streams library with one core (Swift) and four faces. References:</p>
+<ul>
+<li><a href='c/index.html'>C</a>: <code>signalkit.h</code>, <code>signalkit_ffi.h</code>, <code>signalkit_test.h</code> (Doxygen)</li>
+<li><a href='cpp/index.html'>C++</a>: <code>signalkit.hpp</code>, <code>signalkit_test.hpp</code> (Doxygen)</li>
+<li><a href='python/signalkit.html'>Python</a>: the <code>signalkit</code> package (pdoc, from its docstrings and annotations)</li>
+<li id='swift'>Swift: {swift}. DocC's pages are a web application: serve the folder over HTTP rather than opening
+the files, e.g. <code>python3 -m http.server --directory .build-c/site 8000</code> and open
+<code>http://127.0.0.1:8000/</code> (the same serves this whole site).</li>
+</ul>
+<h2 id='operators'>Operators</h2>
+<p>One page per operator of the shared marble table, with pictures drawn from running its cases. In brackets: the
+references that have it (an operator the C, C++ or Python binding does not have yet is left to the Swift API).</p>
+<ul class='ops'>{''.join(op_items)}</ul>
+<h2>Benchmarks</h2>
+<p><a href='bench.html'>SignalKit against its peers</a>, the latest run plotted.</p>"""
+    with open(os.path.join(site, "index.html"), "w", encoding="utf-8") as f:
+        f.write(page("SignalKit documentation", body, ""))
+
+    with open(os.path.join(site, "favicon.ico"), "wb") as f:
+        f.write(favicon())
+    theme = os.path.join(site, "swift", "theme-settings.json")
+    if swift_built and not os.path.exists(theme):
+        # DocC's pages ask for their optional theme (a 404 in the console
+        # otherwise): the default one.
+        with open(theme, "w", encoding="utf-8") as f:
+            f.write("{}\n")
+
+    problems = check_links(site)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} broken links or images in {site} (above)", file=sys.stderr)
+        return 1
+    print(f"the site: {site}/index.html ({len(cases)} marble pictures, {len(by_operator)} operator pages, "
+          f"{embedded} pictures in the references' entries)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
