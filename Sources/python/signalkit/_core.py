@@ -241,6 +241,7 @@ _core_api: Dict[str, Tuple[Any, ...]] = {
     "sk_queue_concurrent_background": (c_int, _PP),
     "sk_queue_create": (c_int, _PP, c_char_p),
     "sk_queue_create_host": (c_int, _PP, c_char_p),
+    "sk_queue_create_concurrent": (c_int, _PP, c_size_t, c_char_p),
     "sk_queue_host_fd": (c_int, _P, POINTER(c_int)),
     "sk_queue_host_drain": (c_int, _P, c_size_t, POINTER(c_size_t)),
     "sk_queue_async": (c_int, _P, _work_fn, *_CB),
