@@ -48,7 +48,8 @@ Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TE
         sk_signal *source = NULL;
         SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
         SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
-        sk_signal *timed[5] = { NULL, NULL, NULL, NULL, NULL };
+        enum { TIMED = 8 };
+        sk_signal *timed[TIMED] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
         SK_OK_OR_FAIL(sk_signal_delay(&timed[0], source, seconds, serial));
         sk_signal *alternate = made_signal(sk_signal_complete);
         SK_OK_OR_FAIL(sk_signal_timeout(&timed[1], source, seconds, serial, alternate));
@@ -56,11 +57,25 @@ Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TE
         SK_OK_OR_FAIL(sk_signal_debounce(&timed[2], source, seconds, serial));
         SK_OK_OR_FAIL(sk_signal_throttle(&timed[3], source, seconds, serial));
         SK_OK_OR_FAIL(sk_signal_retry(&timed[4], source, seconds, seconds, serial));
-        for (int k = 0; k < 5; k++) {
+        /* Issue 33's timed operators; the delayed retry last, given an
+         * error (which ends the pipe) so that its retry is scheduled. */
+        SK_OK_OR_FAIL(sk_signal_buffer_time(&timed[5], source, seconds, serial));
+        SK_OK_OR_FAIL(sk_signal_sample_period(&timed[6], source, seconds, serial));
+        SK_OK_OR_FAIL(sk_signal_retry_count(&timed[7], source, 3, seconds, serial));
+        for (int k = 0; k < TIMED; k++) {
             recorder r;
             sk_disposable *d = recorder_start(&r, timed[k]);
             pipe_put_int(pipe, k);
             pipe_put_int(pipe, k + 1);
+            if (k == TIMED - 1) {
+                sk_value error;
+                sk_value_set_int64(&error, -1);
+                SK_OK_OR_FAIL(sk_pipe_put_error(pipe, &error));
+                /* Retried later (never, beyond what a clock can hold: the
+                 * observer is then released at once, as `after`'s work):
+                 * the error does not pass. */
+                cr_assert_eq(r.errors, 0, "%g s: the delayed retry passed the error", seconds);
+            }
             recorder_finish(&r, d);
             sk_signal_release(timed[k]);
         }
