@@ -1244,16 +1244,10 @@ public:
      * one): on_next(value as its parameter type), on_error(likewise),
      * on_completed(). They are destroyed together, once, after the last of
      * them returned (see sk_observer). The subscription runs until it
-     * terminates or the returned disposable is disposed. That disposable
-     * exists only once start() returns: a callable run during the start,
-     * while a synchronous source emits (single(), a create() generator that
-     * emits before returning, a pipe with replay), cannot dispose its own
-     * subscription (a meta disposable it disposes, set to the disposable
-     * afterwards, disposes it only then, every value delivered). To stop
-     * such a source from a callable, put take(n) or take_until(f) before
-     * start(), f returning take_complete (say, once a flag the callable sets
-     * is up): nothing more is delivered, though the generator runs to its
-     * end.
+     * terminates or the returned disposable is disposed. Which thread
+     * calls them, and what they may do during the start that delivers them
+     * (the disposable exists only once start() returns), is signalkit.h's:
+     * its conventions, "Callbacks" and "Thread-safety".
      *
      * Disposing does not wait for callbacks running on other threads (it may
      * be called from inside one, so waiting could deadlock): when dispose()

@@ -88,13 +88,14 @@ docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/si
 # names the tree has (.ci/check-doc-citations.py).
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md
 
-test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it; INTERNALS.md and Tests/README.md cite only what exists
+test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it; INTERNALS.md and Tests/README.md cite only what exists; each rule stated once (.ci/check-doc-homes.py)
 	$(begin)
 	$(PYTHON) .ci/docs/selftest.py
 	$(build_site)
 	rm -rf $(SITE_TEST)
 	$(DOCS_VENV)/bin/python .ci/docs/browser_test.py $(SITE) $(SITE_TEST) map
 	$(PYTHON) .ci/check-doc-citations.py $(CITING_DOCS)
+	$(PYTHON) .ci/check-doc-homes.py
 	@# make install puts the site under share/doc/signalkit/html; uninstall takes it away.
 	rm -rf $(DOCS_INSTALL_TEST)
 	$(MAKE) --no-print-directory install DESTDIR=$(DOCS_INSTALL_TEST) PREFIX=/opt/signalkit > /dev/null

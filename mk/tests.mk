@@ -104,10 +104,10 @@ test-c: stage ## the C suite (Criterion) against the staged install, plus export
 
 # Every C example but the demo, built through pkg-config, run, and its output
 # compared with examples/c/NAME.expected; the Swift example package, output
-# compared with examples/swift/NAME.expected; every code block of README.md.
+# compared with examples/swift/NAME.expected; every code block of README.md and docs/.
 C_EXAMPLES := quickstart threads combine errors marbles
 
-test-examples: stage ## the C and Swift examples (output checked) and README.md's code blocks
+test-examples: stage ## the C and Swift examples (output checked) and the code blocks of README.md and docs/
 	$(begin)
 	set -e; for e in $(C_EXAMPLES); do \
 		$(CC) $(CWARN) -D_DEFAULT_SOURCE examples/c/$$e.c $$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/$$e; \
@@ -126,7 +126,7 @@ test-examples: stage ## the C and Swift examples (output checked) and README.md'
 # /opt/signalkit), then the installed tree moved elsewhere, which it must
 # survive (relocatable; no path of this checkout in its text files); the
 # example project configured against it, built and run (output checked);
-# version requests met and refused as README.md's policy says, and
+# version requests met and refused as the versioning policy (docs/maintainers/releasing.md) says, and
 # SignalKit::signalkit requiring cxx_std_17 and holding the four headers
 # (Tests/cmake); components requested, met and refused, and no target
 # defined when not found, against
@@ -183,9 +183,9 @@ test-version: stage ## every place that states the version agrees with VERSION (
 	$(PYTHON) .ci/check-version.py $(STAGE)/usr
 	$(end)
 
-# Every test the README's misuse table names exists; every row names one;
+# Every test the misuse table (docs/misuse.md) names exists; every row names one;
 # every error code of sk_status (api.json) has a row.
-test-doc-tests: test-c test-ffi $(OUT)/api.json ## every test README.md's misuse table names exists, every row and error code has one
+test-doc-tests: test-c test-ffi $(OUT)/api.json ## every test docs/misuse.md's misuse table names exists, every row and error code has one
 	$(begin)
 	$(RUN_STAGED) sh .ci/check-doc-tests.sh --api $(OUT)/api.json $(OUT)/c-tests $(OUT)/ffi-tests
 	$(end)
