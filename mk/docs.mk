@@ -21,6 +21,8 @@
 #   Swift runner ran it (SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift), and
 #   links to the operator in each reference;
 # - the benchmark page: Benchmarks/README.md's latest full run, plotted.
+# - the guides: README.md, docs/ and the documents they link to, rendered
+#   from Markdown by .ci/docs/guides.py (markdown2, in DOCS_VENV) under guide/.
 #
 # .ci/docs/site.py makes the index, the operator and benchmark pages and
 # the pictures, then checks every link and image of the site: a broken one
@@ -34,7 +36,7 @@ DOCS_INSTALL_TEST := $(OUT)/docs-install
 MARBLE_DUMP := $(OUT)/marbles.json
 # The documentation tools, pinned, in a venv of their own made again when
 # this file changes; the package's wheel is installed into it for pdoc.
-DOCS_TOOLS := pdoc==16.0.0 selenium==4.40.0
+DOCS_TOOLS := pdoc==16.0.0 selenium==4.40.0 markdown2==2.5.5
 DOCS_VENV := $(OUT)/docs-venv
 DOCS_VENV_STAMP := $(DOCS_VENV)/pins.txt
 # The public names of signalkit.hpp and signalkit_test.hpp that have no
@@ -74,6 +76,7 @@ define build_site
 	SIGNALKIT_MARBLE_DUMP=$(MARBLE_DUMP) $(SWIFT) test --skip-build \
 		--filter 'SwiftSignalKitTestingTests.MarbleTableTests/testEveryCaseOfTheSharedTable'
 	if [ -f $(DOCS_SWIFT)/index.html ]; then cp -r $(DOCS_SWIFT) $(SITE)/swift; fi
+	$(DOCS_VENV)/bin/python .ci/docs/guides.py $(SITE)
 	$(PYTHON) .ci/docs/site.py $(SITE) $(MARBLE_DUMP) Benchmarks/README.md
 	@# Pages are data: no file of the site is executable (DocC writes its index database 0755).
 	find $(SITE) -type f -exec chmod 0644 {} +
