@@ -16,6 +16,8 @@ ignored.
 
 Usage: check-doc-homes.py   (from the repository's root; run by make test-docs)
 """
+from __future__ import annotations
+
 import glob
 import os
 import re
@@ -75,10 +77,10 @@ BENCHMARKS = "Benchmarks/README.md"
 PERFORMANCE = "docs/performance.md"
 
 
-def flatten(text):
+def flatten(text: str) -> str:
     """The text as one line of words: comment markers, Markdown emphasis
     and line breaks gone, lower case."""
-    lines = []
+    lines: list[str] = []
     for line in text.splitlines():
         line = re.sub(r"^\s*(/\*\*|\*/|\*|///|//|#)\s?", "", line)
         lines.append(line)
@@ -86,12 +88,12 @@ def flatten(text):
     return re.sub(r"\s+", " ", text).lower()
 
 
-def latest_table(text, after):
+def latest_table(text: str, after: str) -> list[str] | None:
     """The lines of the first table after the line holding `after`."""
     start = text.find(after)
     if start < 0:
         return None
-    table = []
+    table: list[str] = []
     for line in text[start:].split("\n")[1:]:
         if line.startswith("|"):
             table.append(line)
@@ -100,9 +102,9 @@ def latest_table(text, after):
     return table
 
 
-def main():
-    problems = []
-    texts = {}
+def main() -> int:
+    problems: list[str] = []
+    texts: dict[str, str] = {}
     for path in DOCUMENTS:
         if os.path.exists(path):
             with open(path, encoding="utf-8") as handle:

@@ -25,7 +25,7 @@ import os
 import re
 import sys
 
-import markdown2  # type: ignore[import-untyped]
+import markdown2  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
 # The documents rendered: the guides, and the maintainers' documents the
 # guides link to.
