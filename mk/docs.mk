@@ -41,7 +41,7 @@ DOCS_VENV := $(OUT)/docs-venv
 DOCS_VENV_STAMP := $(DOCS_VENV)/pins.txt
 # The public names of signalkit.hpp and signalkit_test.hpp that have no
 # comment Doxygen can read: lower it as comments are added.
-CPP_DOC_GAPS := 109
+CPP_DOC_GAPS := 79
 
 .PHONY: docs test-docs dist-deb-doc
 
