@@ -2592,8 +2592,12 @@ int sk_signal_group_by(sk_signal **out, sk_signal *signal, sk_map_fn fn, void *c
  * The first subscriber connects it, later ones join it (they receive only
  * what comes after they join); when the last one leaves it is disposed, and
  * the next subscriber connects anew. An error or completion of `signal`
- * reaches every subscriber attached and ends the connection. Each call makes
- * one shared connection: keep the result and subscribe to it.
+ * reaches every subscriber attached and ends the connection. So does a
+ * `signal` that lets go of its subscriber without an event (a generator that
+ * releases its sk_subscriber, a released pipe): the attached subscriptions end
+ * without an event, as they would on `signal` itself, and the next subscriber
+ * connects anew, which runs the generator again. Each call makes one shared
+ * connection: keep the result and subscribe to it.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
