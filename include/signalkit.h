@@ -1625,6 +1625,54 @@ int sk_queue_create(sk_queue **out, const char *name);
  *   Any thread. Its work runs on the thread that calls sk_queue_host_drain().
  */
 int sk_queue_create_host(sk_queue **out, const char *name);
+
+/** The most worker threads sk_queue_create_concurrent() accepts. */
+#define SK_QUEUE_MAX_WORKERS 1024
+
+/**
+ * @brief A new concurrent queue whose work runs on at most `max_workers`
+ *        threads of its own: a bounded thread pool.
+ *
+ * Its `max_workers` threads are started by this call, all or none: when the
+ * system refuses one, the call fails and the threads already started exit.
+ * They are the queue's own, not libdispatch's (see sk_queue_create(),
+ * "Threads"), so work that blocks on them delays only this queue's other
+ * work. Work given with sk_queue_async(), sk_queue_after(),
+ * sk_timer_start() and the operators that take a queue runs on one of them,
+ * in parallel with the queue's other work and in no promised order, never
+ * more than `max_workers` at once; the rest waits, in the order it came,
+ * for a free worker.
+ *
+ * Like the global concurrent queues, it is never current
+ * (sk_queue_is_current() is false, inside its own work too), so
+ * sk_queue_async() from its work enqueues. sk_queue_sync() onto it from one
+ * of its workers runs `fn` at once, on that worker; from another thread, on
+ * a worker, waiting for it.
+ *
+ * Releasing the last handle does not wait and drops nothing already given:
+ * work given with sk_queue_async() still runs (each `release(ctx)` after
+ * its `fn`, on the worker), then the threads exit; work given with
+ * sk_queue_after() whose time has not come is dropped (its `release(ctx)`
+ * runs then, on the thread that let go of the queue, `fn` never). What still holds the queue (a
+ * sk_signal_deliver_on() subscription, a started timer) keeps it, and its
+ * threads, working until it ends.
+ *
+ * @param[out] out     Receives the new queue (+1): release it with
+ *                     sk_queue_release(); NULL on error.
+ * @param max_workers  1 to SK_QUEUE_MAX_WORKERS.
+ * @param name         Borrowed (copied), may be NULL: labels it for
+ *                     debuggers.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL;
+ *         SK_ERR_INVALID_ARGUMENT for a `max_workers` of 0 or above
+ *         SK_QUEUE_MAX_WORKERS ("max_workers is 0: a bounded concurrent
+ *         queue has 1 to 1024 workers"); SK_ERR_RESOURCE when the system
+ *         refuses a thread (RLIMIT_NPROC, or no memory for its stack: "the
+ *         system refused worker thread 3: Resource temporarily unavailable
+ *         (errno 11)"). `*out` is NULL on error, and no thread is left.
+ * @par Thread safety
+ *   Any thread. Its work runs on its own threads.
+ */
+int sk_queue_create_concurrent(sk_queue **out, size_t max_workers, const char *name);
 /**
  * @brief The descriptor of a host-drained queue.
  * @param queue       Borrowed.

@@ -958,8 +958,8 @@ public:
     void put_completion() const { detail::check(sk_subscriber_put_completion(p_)); }
 };
 
-/* Where work runs: a serial or concurrent library queue, the main queue,
- * or a host-drained queue (fd() and drain(): the host's own thread runs
+/* Where work runs: a serial or concurrent library queue, a bounded
+ * concurrent queue (a thread pool), the main queue, or a host-drained queue (fd() and drain(): the host's own thread runs
  * its work). An sk_queue: the thread each call may be made from is the one
  * signalkit.h gives for its sk_queue_ function. */
 class queue : public detail::handle<sk_queue, queue> {
@@ -976,6 +976,15 @@ public:
     static queue host(const char *name = nullptr) {
         sk_queue *q = nullptr;
         detail::check(sk_queue_create_host(&q, name));
+        return adopt(q);
+    }
+    /* A concurrent queue whose work runs on at most `max_workers` threads
+     * of its own, 1 to SK_QUEUE_MAX_WORKERS (sk_queue_create_concurrent:
+     * the threads start here; throws error SK_ERR_INVALID_ARGUMENT for a
+     * count outside, SK_ERR_RESOURCE when the system refuses a thread). */
+    static queue concurrent(std::size_t max_workers, const char *name = nullptr) {
+        sk_queue *q = nullptr;
+        detail::check(sk_queue_create_concurrent(&q, max_workers, name));
         return adopt(q);
     }
     static queue main() { return make(&sk_queue_main); }

@@ -68,6 +68,28 @@ public func sk_queue_create_host(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
 }
 
 @c @implementation
+public func sk_queue_create_concurrent(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ maxWorkers: Int, _ name: UnsafePointer<CChar>?) -> Int32 {
+    out?.pointee = nil
+    guard out != nil else {
+        return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
+    }
+    // size_t above Int.max arrives negative: refused as out of range.
+    let queue: Queue
+    do {
+        queue = try Queue.makeBoundedConcurrent(maxWorkers: maxWorkers < 0 ? Int.max : maxWorkers,
+                                                name: name.map { String(cString: $0) })
+    } catch {
+        switch error {
+        case .invalidWorkerCount(let count):
+            return fail(SK_ERR_INVALID_ARGUMENT, count == Int.max ? "max_workers is above \(Queue.maxBoundedConcurrentWorkers): a bounded concurrent queue has 1 to \(Queue.maxBoundedConcurrentWorkers) workers" : "\(error)")
+        case .threadRefused:
+            return fail(SK_ERR_RESOURCE, "\(error)")
+        }
+    }
+    return outputQueue(out) { queue }
+}
+
+@c @implementation
 public func sk_queue_host_fd(_ queue: OpaquePointer?, _ outFd: UnsafeMutablePointer<Int32>?) -> Int32 {
     // -1 first, for every error: a caller that polls what it was given must
     // not poll a number left over from before the call.

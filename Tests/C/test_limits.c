@@ -48,7 +48,8 @@ Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TE
         sk_signal *source = NULL;
         SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
         SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
-        sk_signal *timed[5] = { NULL, NULL, NULL, NULL, NULL };
+        enum { TIMED = 8 };
+        sk_signal *timed[TIMED] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
         SK_OK_OR_FAIL(sk_signal_delay(&timed[0], source, seconds, serial));
         sk_signal *alternate = made_signal(sk_signal_complete);
         SK_OK_OR_FAIL(sk_signal_timeout(&timed[1], source, seconds, serial, alternate));
@@ -56,11 +57,25 @@ Test(limits, huge_durations_are_accepted_and_abandoned_cleanly, .timeout = SK_TE
         SK_OK_OR_FAIL(sk_signal_debounce(&timed[2], source, seconds, serial));
         SK_OK_OR_FAIL(sk_signal_throttle(&timed[3], source, seconds, serial));
         SK_OK_OR_FAIL(sk_signal_retry(&timed[4], source, seconds, seconds, serial));
-        for (int k = 0; k < 5; k++) {
+        /* Issue 33's timed operators; the delayed retry last, given an
+         * error (which ends the pipe) so that its retry is scheduled. */
+        SK_OK_OR_FAIL(sk_signal_buffer_time(&timed[5], source, seconds, serial));
+        SK_OK_OR_FAIL(sk_signal_sample_period(&timed[6], source, seconds, serial));
+        SK_OK_OR_FAIL(sk_signal_retry_count(&timed[7], source, 3, seconds, serial));
+        for (int k = 0; k < TIMED; k++) {
             recorder r;
             sk_disposable *d = recorder_start(&r, timed[k]);
             pipe_put_int(pipe, k);
             pipe_put_int(pipe, k + 1);
+            if (k == TIMED - 1) {
+                sk_value error;
+                sk_value_set_int64(&error, -1);
+                SK_OK_OR_FAIL(sk_pipe_put_error(pipe, &error));
+                /* Retried later (never, beyond what a clock can hold: the
+                 * observer is then released at once, as `after`'s work):
+                 * the error does not pass. */
+                cr_assert_eq(r.errors, 0, "%g s: the delayed retry passed the error", seconds);
+            }
             recorder_finish(&r, d);
             sk_signal_release(timed[k]);
         }
@@ -517,3 +532,266 @@ Test(limits, signals_nested_at_run_time_past_the_stack_fail_with_an_error, .time
     }
     expect_no_live_objects(0);
 }
+
+/* ------------------------------------------------------------------------ */
+/* The operators of issue 33 abandoned with work pending                      */
+/* ------------------------------------------------------------------------ */
+
+/* Each operator over one pipe (and a second one, and a host queue for the
+ * timed ones), subscribed, fed so that it holds work (values kept, inner
+ * subscriptions, timers pending on the host queue that is never drained),
+ * then every handle released in every order, the subscription disposed
+ * first or not: the observer is released exactly once, every callback
+ * context exactly once, and sk_live_objects() is back to 0. */
+enum {
+    SWEEP_SCAN, SWEEP_ZIP, SWEEP_SKIP, SWEEP_SKIP_WHILE, SWEEP_TAKE_WHILE, SWEEP_START_WITH, SWEEP_PAIRWISE,
+    SWEEP_FIRST, SWEEP_FIRST_WHERE, SWEEP_ELEMENT_AT, SWEEP_DEFAULT_IF_EMPTY, SWEEP_TAKE_UNTIL_SIGNAL,
+    SWEEP_WITH_LATEST_FROM, SWEEP_CONCAT, SWEEP_MERGE_MAP, SWEEP_SHARE, SWEEP_REPLAY, SWEEP_BUFFER_COUNT,
+    SWEEP_BUFFER_TIME, SWEEP_SAMPLE, SWEEP_SAMPLE_PERIOD, SWEEP_RETRY_COUNT, SWEEP_RETRY_COUNT_DELAYED,
+    SWEEP_GROUP_BY
+};
+
+/* The handles of one round, by kind: each is released once, in the order
+ * the round gives. */
+enum { H_PIPE_A, H_SOURCE_A, H_PIPE_B, H_SOURCE_B, H_OPERATOR, H_SUBSCRIPTION, H_QUEUE, H_COUNT };
+
+typedef struct sweep_round {
+    sk_pipe *pipe_a, *pipe_b;
+    sk_signal *source_a, *source_b, *made;
+    sk_queue *queue;
+    sk_disposable *subscription;
+    counter contexts_released;
+    int contexts; /* callback contexts handed to the library */
+} sweep_round;
+
+static bool sweep_never(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return false;
+}
+
+static bool sweep_always(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return true;
+}
+
+static void sweep_add(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, value_int(accumulator) + value_int(value));
+}
+
+static void sweep_parity(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, value_int(value) % 2);
+}
+
+/* merge_map's inner signal: the second pipe's (ctx: the round). */
+static sk_signal *sweep_inner(void *ctx, const sk_value *value) {
+    (void)value;
+    return sk_signal_retain(((sweep_round *)ctx)->source_b);
+}
+
+/* Whether the operator uses the second pipe; the host queue. */
+static bool sweep_uses_b(int op) {
+    return op == SWEEP_ZIP || op == SWEEP_TAKE_UNTIL_SIGNAL || op == SWEEP_WITH_LATEST_FROM || op == SWEEP_CONCAT ||
+           op == SWEEP_MERGE_MAP || op == SWEEP_SAMPLE;
+}
+
+static bool sweep_uses_queue(int op) {
+    return op == SWEEP_BUFFER_TIME || op == SWEEP_SAMPLE_PERIOD || op == SWEEP_RETRY_COUNT_DELAYED;
+}
+
+static void sweep_build(int op, sweep_round *w) {
+    sk_signal *both[2] = {w->source_a, w->source_b};
+    sk_value v;
+    sk_value_set_int64(&v, 9);
+    sk_signal *a = w->source_a;
+    sk_signal **out = &w->made;
+    void *ctx = &w->contexts_released;
+    switch (op) {
+    case SWEEP_SCAN: SK_OK_OR_FAIL(sk_signal_scan(out, a, &v, sweep_add, ctx, counter_hit)); w->contexts++; break;
+    case SWEEP_ZIP: SK_OK_OR_FAIL(sk_signal_zip(out, both, 2)); break;
+    case SWEEP_SKIP: SK_OK_OR_FAIL(sk_signal_skip(out, a, 5)); break;
+    case SWEEP_SKIP_WHILE: SK_OK_OR_FAIL(sk_signal_skip_while(out, a, sweep_always, ctx, counter_hit)); w->contexts++; break;
+    case SWEEP_TAKE_WHILE: SK_OK_OR_FAIL(sk_signal_take_while(out, a, sweep_always, ctx, counter_hit, true)); w->contexts++; break;
+    case SWEEP_START_WITH: SK_OK_OR_FAIL(sk_signal_start_with(out, a, &v)); break;
+    case SWEEP_PAIRWISE: SK_OK_OR_FAIL(sk_signal_pairwise(out, a)); break;
+    case SWEEP_FIRST: SK_OK_OR_FAIL(sk_signal_first(out, a)); break;
+    case SWEEP_FIRST_WHERE: SK_OK_OR_FAIL(sk_signal_first_where(out, a, sweep_never, ctx, counter_hit)); w->contexts++; break;
+    case SWEEP_ELEMENT_AT: SK_OK_OR_FAIL(sk_signal_element_at(out, a, 7)); break;
+    case SWEEP_DEFAULT_IF_EMPTY: SK_OK_OR_FAIL(sk_signal_default_if_empty(out, a, &v)); break;
+    case SWEEP_TAKE_UNTIL_SIGNAL: SK_OK_OR_FAIL(sk_signal_take_until_signal(out, a, w->source_b)); break;
+    case SWEEP_WITH_LATEST_FROM: SK_OK_OR_FAIL(sk_signal_with_latest_from(out, a, w->source_b)); break;
+    case SWEEP_CONCAT: SK_OK_OR_FAIL(sk_signal_concat(out, both, 2)); break;
+    case SWEEP_MERGE_MAP:
+        /* The round outlives the operator: its counter is the release. */
+        SK_OK_OR_FAIL(sk_signal_merge_map(out, a, 2, sweep_inner, w, NULL));
+        break;
+    case SWEEP_SHARE: SK_OK_OR_FAIL(sk_signal_share(out, a)); break;
+    case SWEEP_REPLAY: SK_OK_OR_FAIL(sk_signal_replay(out, a, 2)); break;
+    case SWEEP_BUFFER_COUNT: SK_OK_OR_FAIL(sk_signal_buffer_count(out, a, 5)); break;
+    case SWEEP_BUFFER_TIME: SK_OK_OR_FAIL(sk_signal_buffer_time(out, a, 3600, w->queue)); break;
+    case SWEEP_SAMPLE: SK_OK_OR_FAIL(sk_signal_sample(out, a, w->source_b)); break;
+    case SWEEP_SAMPLE_PERIOD: SK_OK_OR_FAIL(sk_signal_sample_period(out, a, 3600, w->queue)); break;
+    case SWEEP_RETRY_COUNT: SK_OK_OR_FAIL(sk_signal_retry_count(out, a, 1000, 0, NULL)); break;
+    case SWEEP_RETRY_COUNT_DELAYED: SK_OK_OR_FAIL(sk_signal_retry_count(out, a, 1000, 3600, w->queue)); break;
+    default: SK_OK_OR_FAIL(sk_signal_group_by(out, a, sweep_parity, ctx, counter_hit)); w->contexts++; break;
+    }
+}
+
+/* Puts values (and, for the retries, an error) so that the operator holds
+ * work when the handles go. */
+static void sweep_feed(int op, sweep_round *w) {
+    pipe_put_int(w->pipe_a, 1);
+    pipe_put_int(w->pipe_a, 2);
+    if (w->pipe_b) {
+        pipe_put_int(w->pipe_b, 5);
+    }
+    pipe_put_int(w->pipe_a, 3);
+    if (op == SWEEP_RETRY_COUNT || op == SWEEP_RETRY_COUNT_DELAYED) {
+        sk_value error;
+        sk_value_set_int64(&error, -1);
+        SK_OK_OR_FAIL(sk_pipe_put_error(w->pipe_a, &error));
+        pipe_put_int(w->pipe_a, 4);
+    }
+}
+
+static void sweep_release(sweep_round *w, int handle) {
+    switch (handle) {
+    case H_PIPE_A: sk_pipe_release(w->pipe_a); break;
+    case H_SOURCE_A: sk_signal_release(w->source_a); break;
+    case H_PIPE_B: sk_pipe_release(w->pipe_b); break;
+    case H_SOURCE_B: sk_signal_release(w->source_b); break;
+    case H_OPERATOR: sk_signal_release(w->made); break;
+    case H_SUBSCRIPTION: sk_disposable_release(w->subscription); break;
+    default: sk_queue_release(w->queue); break;
+    }
+}
+
+/* The next permutation of `items` in lexicographic order; false after the
+ * last. */
+static bool next_order(int *items, int count) {
+    int i = count - 2;
+    while (i >= 0 && items[i] >= items[i + 1]) {
+        i--;
+    }
+    if (i < 0) {
+        return false;
+    }
+    int j = count - 1;
+    while (items[j] <= items[i]) {
+        j--;
+    }
+    int swap = items[i];
+    items[i] = items[j];
+    items[j] = swap;
+    for (int a = i + 1, b = count - 1; a < b; a++, b--) {
+        swap = items[a];
+        items[a] = items[b];
+        items[b] = swap;
+    }
+    return true;
+}
+
+static const char *const HANDLE_NAMES[H_COUNT] = {"pipe A", "source A", "pipe B", "source B", "operator",
+                                                  "subscription", "queue"};
+
+static void sweep_round_once(int op, const int *order, int count, bool dispose) {
+    sweep_round w;
+    memset(&w, 0, sizeof w);
+    counter_init(&w.contexts_released);
+    SK_OK_OR_FAIL(sk_pipe_create(&w.pipe_a, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&w.source_a, w.pipe_a));
+    if (sweep_uses_b(op)) {
+        SK_OK_OR_FAIL(sk_pipe_create(&w.pipe_b, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&w.source_b, w.pipe_b));
+    }
+    if (sweep_uses_queue(op)) {
+        w.queue = host_queue("test.sweep");
+    }
+    sweep_build(op, &w);
+    recorder r;
+    recorder_init(&r);
+    r.keep_values = false; /* a group_by's groups are signals: no copy kept */
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start(&w.subscription, w.made, &observer));
+    sweep_feed(op, &w);
+    if (dispose) {
+        sk_disposable_dispose(w.subscription);
+    }
+    char names[160] = "";
+    for (int i = 0; i < count; i++) {
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", HANDLE_NAMES[order[i]]);
+        sweep_release(&w, order[i]);
+    }
+    cr_assert(recorder_wait_release(&r), "op %d, released %s (dispose %d): the observer was never released", op,
+              names, dispose);
+    cr_assert_eq(recorder_releases(&r), 1, "op %d, released %s: the observer released %d times", op, names,
+                 recorder_releases(&r));
+    cr_assert(counter_wait(&w.contexts_released, w.contexts, SK_WAIT_SECONDS),
+              "op %d, released %s (dispose %d): %d of %d callback contexts released", op, names, dispose,
+              counter_get(&w.contexts_released), w.contexts);
+    cr_assert_eq(counter_get(&w.contexts_released), w.contexts);
+    cr_assert_eq(sk_live_objects(), 0, "op %d, released %s (dispose %d): %ld objects alive", op, names, dispose,
+                 sk_live_objects());
+    recorder_destroy(&r);
+    counter_destroy(&w.contexts_released);
+}
+
+/* Every order of the operator's handles, disposed first or not; returns
+ * the count of rounds. */
+static int sweep_every_order(int op) {
+    int handles[H_COUNT] = {0};
+    int count = 0;
+    for (int h = 0; h < H_COUNT; h++) {
+        bool used = (h != H_PIPE_B && h != H_SOURCE_B && h != H_QUEUE) ||
+                    ((h == H_PIPE_B || h == H_SOURCE_B) && sweep_uses_b(op)) || (h == H_QUEUE && sweep_uses_queue(op));
+        if (used) {
+            handles[count++] = h;
+        }
+    }
+    int rounds = 0;
+    for (int dispose = 0; dispose < 2; dispose++) {
+        int order[H_COUNT];
+        memcpy(order, handles, sizeof order);
+        do {
+            sweep_round_once(op, order, count, dispose != 0);
+            rounds++;
+        } while (next_order(order, count));
+    }
+    return rounds;
+}
+
+#define SWEEP_TEST(name, op, rounds)                                                             \
+    Test(limits, name##_abandoned_in_every_order_frees_everything, .timeout = SK_TEST_TIMEOUT) { \
+        cr_assert_eq(sweep_every_order(op), (rounds));                                           \
+        expect_no_live_objects(0);                                                               \
+    }
+
+/* 4 handles: 48 rounds; with the second pipe (6): 1440; with the queue (5): 240. */
+SWEEP_TEST(scan, SWEEP_SCAN, 48)
+SWEEP_TEST(zip, SWEEP_ZIP, 1440)
+SWEEP_TEST(skip, SWEEP_SKIP, 48)
+SWEEP_TEST(skip_while, SWEEP_SKIP_WHILE, 48)
+SWEEP_TEST(take_while, SWEEP_TAKE_WHILE, 48)
+SWEEP_TEST(start_with, SWEEP_START_WITH, 48)
+SWEEP_TEST(pairwise, SWEEP_PAIRWISE, 48)
+SWEEP_TEST(first, SWEEP_FIRST, 48)
+SWEEP_TEST(first_where, SWEEP_FIRST_WHERE, 48)
+SWEEP_TEST(element_at, SWEEP_ELEMENT_AT, 48)
+SWEEP_TEST(default_if_empty, SWEEP_DEFAULT_IF_EMPTY, 48)
+SWEEP_TEST(take_until_signal, SWEEP_TAKE_UNTIL_SIGNAL, 1440)
+SWEEP_TEST(with_latest_from, SWEEP_WITH_LATEST_FROM, 1440)
+SWEEP_TEST(concat, SWEEP_CONCAT, 1440)
+SWEEP_TEST(merge_map, SWEEP_MERGE_MAP, 1440)
+SWEEP_TEST(share, SWEEP_SHARE, 48)
+SWEEP_TEST(replay, SWEEP_REPLAY, 48)
+SWEEP_TEST(buffer_count, SWEEP_BUFFER_COUNT, 48)
+SWEEP_TEST(buffer_time, SWEEP_BUFFER_TIME, 240)
+SWEEP_TEST(sample, SWEEP_SAMPLE, 1440)
+SWEEP_TEST(sample_period, SWEEP_SAMPLE_PERIOD, 240)
+SWEEP_TEST(retry_count, SWEEP_RETRY_COUNT, 48)
+SWEEP_TEST(retry_count_delayed, SWEEP_RETRY_COUNT_DELAYED, 240)
+SWEEP_TEST(group_by, SWEEP_GROUP_BY, 48)

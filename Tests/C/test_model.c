@@ -299,3 +299,12 @@ AGREEMENT_TEST(nothing_starts_while_the_terminal_event_is_delivered,
                "then(ignore(take(1, meta(map_to_signal, pipe(1), subject(0)))), just([7]))", "put(1, 0) put_on_next(1, 0) send(0, 0)",
                "catch(combine([meta(map_to_signal, pipe(1), subject(0)), subject(1)]), just([1]))", "put(1, 0) put_on_next(1, 0) fail(1, 5)",
                "last(take_until(first, merge([meta(map_to_signal, pipe(1), subject(0)), subject(1)])))", "put(1, 0) put_on_next(1, 0) send(1, 0)")
+
+/* The last of that class: a then whose running part completes after its
+ * start, from inside the terminal callback of its downstream (the
+ * subscriber's completion callback puts into the pipe the part's take(1)
+ * waits on), started its next part (disposed at once). Found by the Swift
+ * model (seed 149389 of a run from 123456), shrunk. */
+AGREEMENT_TEST(then_starts_nothing_when_its_part_completes_inside_a_terminal_callback,
+               "take_until(stop_before_negative, merge([pipe(2), then(take(1, pipe(0)), subject(0))]))",
+               "put_on_next(0, 0) put(2, -1)")

@@ -727,3 +727,39 @@ Test(resources, first_calls_on_a_thread_with_the_minimum_stack, .timeout = SK_TE
     counters_destroy(2, &work.ran, &work.released);
     expect_no_live_objects(0);
 }
+
+/* A bounded concurrent queue whose threads the system refuses (the address
+ * space lowered below one thread's stack): SK_ERR_RESOURCE with a message
+ * naming the refused thread, `*out` NULL, nothing alive; with room again
+ * the same call makes a queue whose work runs. */
+Test(resources, concurrent_queue_thread_refused_is_a_resource_error, .timeout = SK_TEST_TIMEOUT) {
+    if (running_under_valgrind() || SK_TEST_SANITIZED) {
+        cr_skip_test("a sanitizer or valgrind does not fail a thread's stack under a lowered RLIMIT_AS");
+    }
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &saved), 0);
+    struct rlimit low = saved;
+    /* Room for the call's small allocations, not for a thread's stack (8 MB). */
+    low.rlim_cur = (rlim_t)(mapped_bytes() + (1 << 20));
+    cr_assert_eq(setrlimit(RLIMIT_AS, &low), 0);
+    sk_queue *queue = (sk_queue *)&queue;
+    int status = sk_queue_create_concurrent(&queue, 4, "refused");
+    char message[256];
+    snprintf(message, sizeof message, "%s", sk_last_error_message());
+    cr_assert_eq(setrlimit(RLIMIT_AS, &saved), 0);
+    cr_assert_eq(status, SK_ERR_RESOURCE, "%d: %s", status, message);
+    cr_assert_null(queue);
+    cr_assert(strstr(message, "sk_queue_create_concurrent: the system refused worker thread 1") != NULL, "%s",
+              message);
+    expect_no_live_objects(0);
+
+    struct pair work = {0};
+    counters_init(2, &work.ran, &work.released);
+    SK_OK_OR_FAIL(sk_queue_create_concurrent(&queue, 4, "with room"));
+    SK_OK_OR_FAIL(sk_queue_async(queue, pair_ran, &work, pair_released));
+    cr_assert(counter_wait(&work.released, 1, SK_WAIT_SECONDS));
+    cr_assert_eq(counter_get(&work.ran), 1);
+    sk_queue_release(queue);
+    expect_no_live_objects(0);
+    counters_destroy(2, &work.ran, &work.released);
+}

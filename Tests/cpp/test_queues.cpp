@@ -4,6 +4,7 @@
  * host-drained queue's descriptor, never sleeps. */
 #include "support.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 using sk_test::drain_until;
@@ -216,4 +217,53 @@ SK_TEST(queues, deliveries_from_other_threads) {
     cr_assert(log->wait_values(200));
     d.dispose();
     q.sync([] {});
+}
+
+/* A bounded concurrent queue: 8 jobs that block until a gate opens, on 2
+ * workers: 2 start and no third while they block; then all 8 run, never
+ * more than 2 at once, each callable destroyed once (SK_TEST's check). */
+SK_TEST(queues, concurrent_runs_at_most_max_workers_jobs_at_once) {
+    auto q = sk::queue::concurrent(2, "cpp.bounded");
+    struct shared_state {
+        std::mutex mutex;
+        std::condition_variable changed;
+        int running = 0, most = 0, entered = 0, finished = 0;
+        bool open = false;
+    };
+    auto s = std::make_shared<shared_state>();
+    constexpr int jobs = 8;
+    for (int i = 0; i < jobs; i++) {
+        q.async(track([s] {
+            std::unique_lock<std::mutex> lock(s->mutex);
+            s->running++;
+            s->most = std::max(s->most, s->running);
+            s->entered++;
+            s->changed.notify_all();
+            s->changed.wait_for(lock, sk_test::deadline, [&] { return s->open; });
+            s->running--;
+            s->finished++;
+            s->changed.notify_all();
+        }));
+    }
+    std::unique_lock<std::mutex> lock(s->mutex);
+    cr_assert(s->changed.wait_for(lock, sk_test::deadline, [&] { return s->entered >= 2; }));
+    /* Both workers are blocked in a job: no third can have started. */
+    cr_assert_eq(s->entered, 2);
+    s->open = true;
+    s->changed.notify_all();
+    cr_assert(s->changed.wait_for(lock, sk_test::deadline, [&] { return s->finished == jobs; }), "%d finished",
+              s->finished);
+    cr_assert_eq(s->most, 2);
+}
+
+SK_TEST(queues, concurrent_refuses_a_worker_count_outside_the_range) {
+    for (std::size_t count : {std::size_t(0), std::size_t(SK_QUEUE_MAX_WORKERS + 1)}) {
+        try {
+            (void)sk::queue::concurrent(count);
+            cr_assert_fail("no error for %zu workers", count);
+        } catch (const sk::error &e) {
+            cr_assert_eq(e.code(), SK_ERR_INVALID_ARGUMENT);
+            cr_assert(std::string(e.what()).find("1 to 1024 workers") != std::string::npos, "%s", e.what());
+        }
+    }
 }

@@ -356,6 +356,16 @@ final class _SignalQueueState<T, E>: Disposable, @unchecked Sendable {
         case .complete:
             self.subscriber.putCompletion()
         case let .start(signal, nextId):
+            if self.subscriber.isEnded {
+                // As in `run`'s loop: nothing more can be delivered. Here the
+                // part completed later than its start, maybe from inside the
+                // terminal callback of a subscription below (a value put into
+                // a pipe from the subscriber's completion callback), whose
+                // upstream, this state among it, is disposed once that
+                // callback returns: starting the next part would start it
+                // only to dispose it.
+                return
+            }
             self.run(signal, nextId)
         }
     }

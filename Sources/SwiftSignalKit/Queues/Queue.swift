@@ -65,6 +65,10 @@ private func isMainThread() -> Bool {
 /// `drain()`, on the thread that calls it; their `hostFileDescriptor` is
 /// readable while work is pending, so an event loop can watch it.
 ///
+/// Bounded concurrent queues (`Queue.makeBoundedConcurrent(maxWorkers:)`)
+/// run their work on at most that many threads of their own; like the
+/// global concurrent queues they are never current.
+///
 /// Virtual-time queues (`Queue.virtualTime()`, for tests) run their work,
 /// timers included, only when a test advances their clock (`advance(by:)`,
 /// `advance(to:)`, `run()`), on the advancing thread, in deadline order.
@@ -198,6 +202,17 @@ public final class Queue: @unchecked Sendable {
         self.specific = nil
         self.token = 0
         self.executor = host
+    }
+
+    init(boundedConcurrent: BoundedConcurrentExecutor, name: String?) {
+        // Never given work: the executor's threads run it. It exists for
+        // `queue`, which callers may read, and counts down `after`'s
+        // deadlines.
+        self.nativeQueue = DispatchQueue(label: name ?? "SwiftSignalKit.BoundedConcurrentQueue")
+        self.specialIsMainQueue = false
+        self.specific = nil
+        self.token = 0
+        self.executor = boundedConcurrent
     }
 
     init(virtualTime: VirtualTimeExecutor, name: String?) {
@@ -560,7 +575,7 @@ public final class Queue: @unchecked Sendable {
             virtualTime.schedule(after: delay, f)
             return
         }
-        // Host-drained: a dispatch timer counts down, then the work is
+        // Host-drained or bounded concurrent: a dispatch timer counts down, then the work is
         // enqueued. `f` waits in a box that the executor's close empties
         // (releasing `f` on the closing thread), so that it does not wait for
         // its deadline in the dispatch block; whoever takes it first (the

@@ -26,6 +26,12 @@ public final class ThreadPoolQueue: Equatable, @unchecked Sendable {
         self.core = threadPool.core
     }
 
+    /// A queue on a core with no `ThreadPool` (a bounded concurrent
+    /// `Queue`'s: `BoundedConcurrentExecutor`).
+    init(core: ThreadPoolCore) {
+        self.core = core
+    }
+
     /// Appends `task` to the queue; it runs after every task added before it.
     public func addTask(_ task: ThreadPoolTask) {
         self.core.enqueue(task, on: self)

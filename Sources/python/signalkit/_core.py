@@ -241,6 +241,7 @@ _core_api: Dict[str, Tuple[Any, ...]] = {
     "sk_queue_concurrent_background": (c_int, _PP),
     "sk_queue_create": (c_int, _PP, c_char_p),
     "sk_queue_create_host": (c_int, _PP, c_char_p),
+    "sk_queue_create_concurrent": (c_int, _PP, c_size_t, c_char_p),
     "sk_queue_host_fd": (c_int, _P, POINTER(c_int)),
     "sk_queue_host_drain": (c_int, _P, c_size_t, POINTER(c_size_t)),
     "sk_queue_async": (c_int, _P, _work_fn, *_CB),
@@ -431,6 +432,40 @@ def ffi_live_objects() -> int:
 def version() -> str:
     """The C library's version string (sk_version_string)."""
     return str(C.version_string().decode())
+
+
+MAX_WORKERS = 1024
+"""The most worker threads a bounded concurrent queue may have
+(SK_QUEUE_MAX_WORKERS of signalkit.h)."""
+
+
+def _concurrent_queue_pointer(max_workers: int, name: str, where: str) -> int:
+    """A new bounded concurrent queue (sk_queue_create_concurrent), +1, for
+    a Queue to own: its work runs on at most `max_workers` threads of its
+    own, all started here, in no promised order. `where` names the caller
+    in messages. TypeError unless max_workers is an int (not a bool) and
+    name a str; ValueError for max_workers outside 1 to MAX_WORKERS (never
+    wrapped into a size_t) or a name with a NUL character; SignalKitError
+    (SK_ERR_RESOURCE) when the system refuses a thread (those started exit).
+
+    Meant for Queue.concurrent(max_workers=n), which the Python package's
+    split of _signal.py will carry; meanwhile
+    Queue(_concurrent_queue_pointer(n, name, where)) is that queue."""
+    if isinstance(max_workers, bool) or not isinstance(max_workers, int):
+        raise TypeError(f"{where}: max_workers must be an int, not {type(max_workers).__name__}")
+    if not 1 <= max_workers <= MAX_WORKERS:
+        raise ValueError(f"{where}: max_workers is {max_workers}: a bounded concurrent queue has 1 to "
+                         f"{MAX_WORKERS} workers")
+    if not isinstance(name, str):
+        raise TypeError(f"{where}: name must be a str, not {type(name).__name__}")
+    encoded = name.encode("utf-8")
+    if b"\0" in encoded:
+        raise ValueError(f"{where}: name contains a NUL character")
+    pointer = c_void_p()
+    _check(C.queue_create_concurrent(byref(pointer), max_workers, encoded))
+    if not pointer.value:
+        raise SignalKitError(-1, f"{where}: sk_queue_create_concurrent returned SK_OK with no queue")
+    return int(pointer.value)
 
 
 MAX_DEPTH = 128

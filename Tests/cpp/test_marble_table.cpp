@@ -1,0 +1,788 @@
+/*
+ * The shared marble table (Tests/marbles, format in its README.md) run
+ * through the C++ layer: every case is played on a signalkit::test
+ * virtual_queue with the cold and hot test signals and the recorders of
+ * signalkit_test.hpp, its operators are signalkit.hpp's, and its `out`,
+ * `also` and `sub` lines are compared with what happened. The Swift and C
+ * runners play the same files (Tests/README.md).
+ *
+ * The files are found at run time: marble_table::files is one test per
+ * *.marbles file of the folder (a Criterion parameterized test, its
+ * parameters listed when the suite starts), so a new file runs with no change
+ * here, and marble_table::the_table_is_there fails when the folder cannot be
+ * read or holds no file, or when two cases share a name. A line, operator or
+ * function this runner does not know fails its case (the
+ * marble_table::runner_* tests hold it to that): a table never passes by
+ * being skipped.
+ *
+ * The folder is Tests/marbles from the directory the suite runs in (make
+ * runs it from the repository's root), or $SK_MARBLES_DIR.
+ */
+#include "support.hpp"
+
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <signalkit_test.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace skt = signalkit::test;
+
+namespace {
+
+/* One frame of the table is one second of virtual time. */
+constexpr double frame = 1.0;
+/* A case whose queue still has work after this many tasks fails. */
+constexpr std::size_t most_tasks = 100000;
+
+/* Why a case cannot be played: its message becomes the case's failure. */
+struct case_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::vector<std::string> split_words(const std::string &line) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string word; in >> word;) {
+        words.push_back(word);
+    }
+    return words;
+}
+
+/* The whole of `text` as an integer, or nothing. */
+std::optional<std::int64_t> parse_int(const std::string &text) {
+    if (text.empty()) {
+        return std::nullopt;
+    }
+    errno = 0;
+    char *end = nullptr;
+    long long n = std::strtoll(text.c_str(), &end, 10);
+    if (errno != 0 || end == text.c_str() || *end != '\0') {
+        return std::nullopt;
+    }
+    return static_cast<std::int64_t>(n);
+}
+
+/* An integer (`7`) or a list of integers without spaces (`[1,2]`). */
+std::optional<sk::value> parse_value(const std::string &text) {
+    if (text.empty() || text[0] != '[') {
+        auto n = parse_int(text);
+        return n ? std::optional<sk::value>(sk::value(*n)) : std::nullopt;
+    }
+    if (text.back() != ']') {
+        return std::nullopt;
+    }
+    std::vector<sk::value> items;
+    std::string inside = text.substr(1, text.size() - 2);
+    if (!inside.empty()) {
+        std::string item;
+        std::istringstream in(inside + ",");
+        while (std::getline(in, item, ',')) {
+            auto n = parse_int(item);
+            if (!n) {
+                return std::nullopt;
+            }
+            items.emplace_back(*n);
+        }
+    }
+    return sk::value(items);
+}
+
+/* A frame number, or -1 for `-`; nothing when it is neither. */
+std::optional<long> parse_frame(const std::string &text) {
+    if (text == "-") {
+        return -1L;
+    }
+    auto n = parse_int(text);
+    if (!n || *n < 0) {
+        return std::nullopt;
+    }
+    return static_cast<long>(*n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The functions of the vocabulary                                           */
+/* ------------------------------------------------------------------------ */
+
+enum class fn_class { map, predicate, binary };
+
+struct function {
+    std::string name;
+    std::int64_t k = 0;
+};
+
+const struct {
+    const char *name;
+    fn_class cls;
+    bool takes_k;
+} functions[] = {
+    {"identity", fn_class::map, false}, {"negate", fn_class::map, false},    {"times", fn_class::map, true},
+    {"plus", fn_class::map, true},      {"mod", fn_class::map, true},        {"is_even", fn_class::predicate, false},
+    {"is_odd", fn_class::predicate, false}, {"always", fn_class::predicate, false},
+    {"never", fn_class::predicate, false}, {"lt", fn_class::predicate, true}, {"gt", fn_class::predicate, true},
+    {"eq", fn_class::predicate, true},  {"ne", fn_class::predicate, true},   {"add", fn_class::binary, false},
+    {"sub", fn_class::binary, false},   {"mul", fn_class::binary, false},    {"max", fn_class::binary, false},
+};
+
+/* The function `text` names (`times:3`), of class `cls`, or a case_error. */
+function parse_function(const std::string &text, fn_class cls) {
+    std::size_t colon = text.find(':');
+    std::string name = text.substr(0, colon);
+    for (const auto &known : functions) {
+        if (name != known.name) {
+            continue;
+        }
+        if (known.cls != cls) {
+            throw case_error("function `" + text + "` is not of the kind this operator takes");
+        }
+        function f{name, 0};
+        if (known.takes_k) {
+            auto k = colon == std::string::npos ? std::nullopt : parse_int(text.substr(colon + 1));
+            if (!k) {
+                throw case_error("function `" + text + "` needs an integer constant (`" + name + ":K`)");
+            }
+            f.k = *k;
+        } else if (colon != std::string::npos) {
+            throw case_error("function `" + text + "` takes no constant");
+        }
+        return f;
+    }
+    throw case_error("unknown function `" + text + "`");
+}
+
+/* The vocabulary's map functions; nil for a value that is not an integer
+ * (the diagram then shows it). */
+sk::value apply_map(const function &f, sk::value_view v) {
+    if (v.kind() != sk::kind::int64) {
+        return sk::value();
+    }
+    std::int64_t x = v.as<std::int64_t>();
+    if (f.name == "negate") {
+        x = -x;
+    } else if (f.name == "times") {
+        x *= f.k;
+    } else if (f.name == "plus") {
+        x += f.k;
+    } else if (f.name == "mod") {
+        x = f.k == 0 ? 0 : x % f.k;
+    }
+    return sk::value(x);
+}
+
+bool apply_predicate(const function &f, sk::value_view v) {
+    if (v.kind() != sk::kind::int64) {
+        return false;
+    }
+    std::int64_t x = v.as<std::int64_t>();
+    if (f.name == "is_even") return x % 2 == 0;
+    if (f.name == "is_odd") return x % 2 != 0;
+    if (f.name == "always") return true;
+    if (f.name == "lt") return x < f.k;
+    if (f.name == "gt") return x > f.k;
+    if (f.name == "eq") return x == f.k;
+    if (f.name == "ne") return x != f.k;
+    return false; /* never */
+}
+
+sk::value apply_binary(const function &f, sk::value_view accumulator, sk::value_view v) {
+    if (accumulator.kind() != sk::kind::int64 || v.kind() != sk::kind::int64) {
+        return sk::value();
+    }
+    std::int64_t a = accumulator.as<std::int64_t>(), x = v.as<std::int64_t>();
+    if (f.name == "add") return sk::value(a + x);
+    if (f.name == "sub") return sk::value(a - x);
+    if (f.name == "mul") return sk::value(a * x);
+    return sk::value(x > a ? x : a); /* max */
+}
+
+/* The `i`-th of `signals` for the value `i`, or an empty handle (the C
+ * layer's NULL: no signal) for another value. */
+sk::signal inner_signal(const std::vector<sk::signal> &signals, sk::value_view v) {
+    if (v.kind() != sk::kind::int64) {
+        return sk::signal();
+    }
+    std::int64_t i = v.as<std::int64_t>();
+    return i >= 0 && static_cast<std::size_t>(i) < signals.size() ? signals[static_cast<std::size_t>(i)]
+                                                                    : sk::signal();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cases                                                                     */
+/* ------------------------------------------------------------------------ */
+
+struct input_line {
+    std::string name;
+    std::string diagram;
+    bool hot = false;
+};
+
+struct sub_line {
+    std::string input;
+    long from = -1; /* -1: never subscribed */
+    long to = -1;   /* -1: never disposed */
+};
+
+struct also_line {
+    long from = 0;
+    long to = -1;
+    std::string diagram;
+};
+
+struct marble_case {
+    std::string name;
+    int line = 0;
+    std::vector<input_line> inputs;
+    skt::marble_values values;
+    std::vector<std::string> ops;
+    std::optional<std::string> out;
+    std::vector<sub_line> subs;
+    std::vector<also_line> also;
+    long dispose_at = -1;
+};
+
+/* What a case plays on: its queue and its inputs. */
+struct stage {
+    skt::virtual_queue queue;
+    const marble_case &c;
+    std::map<std::string, skt::test_signal> inputs;
+
+    const sk::signal &input(const std::string &op, const std::string &name) const {
+        auto found = inputs.find(name);
+        if (found == inputs.end()) {
+            throw case_error("`" + op + "` names no input `" + name + "`");
+        }
+        return found->second.signal;
+    }
+    /* The inputs named by words `first`... of an `op` line. */
+    std::vector<sk::signal> named(const std::vector<std::string> &w, std::size_t first) const {
+        std::vector<sk::signal> out;
+        for (std::size_t i = first; i < w.size(); i++) {
+            out.push_back(input(w[0], w[i]));
+        }
+        if (out.empty()) {
+            throw case_error("`" + w[0] + "` needs at least one input");
+        }
+        return out;
+    }
+};
+
+void need(const std::vector<std::string> &w, std::size_t arguments) {
+    if (w.size() != arguments + 1) {
+        throw case_error("`" + w[0] + "` takes " + std::to_string(arguments) + " argument(s), got " +
+                         std::to_string(w.size() - 1));
+    }
+}
+
+std::int64_t int_argument(const std::vector<std::string> &w, std::size_t i) {
+    auto n = i < w.size() ? parse_int(w[i]) : std::nullopt;
+    if (!n) {
+        throw case_error("`" + w[0] + "`: argument " + std::to_string(i) + " is not an integer");
+    }
+    return *n;
+}
+
+/* A count of the table as a size_t: a negative one is one past any. */
+std::size_t count_or_max(std::int64_t n) { return n < 0 ? SIZE_MAX : static_cast<std::size_t>(n); }
+std::size_t count_or_zero(std::int64_t n) { return n < 0 ? 0 : static_cast<std::size_t>(n); }
+
+/* `s` with the `op` line `text` applied; a case_error when it cannot be. */
+sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) {
+    const std::vector<std::string> w = split_words(text);
+    const std::string &op = w.at(0);
+    const sk::queue &q = st.queue;
+    if (op == "map") {
+        need(w, 1);
+        function f = parse_function(w[1], fn_class::map);
+        return s.map([f](sk::value_view v) { return apply_map(f, v); });
+    }
+    if (op == "filter" || op == "skipWhile" || op == "takeWhile" || op == "takeWhileInclusive" ||
+        op == "firstWhere") {
+        need(w, 1);
+        function f = parse_function(w[1], fn_class::predicate);
+        auto p = [f](sk::value_view v) { return apply_predicate(f, v); };
+        if (op == "filter") return s.filter(p);
+        if (op == "skipWhile") return s.skip_while(p);
+        if (op == "firstWhere") return s.first_where(p);
+        return s.take_while(p, op == "takeWhileInclusive");
+    }
+    if (op == "distinctUntilChanged" || op == "first" || op == "pairwise" || op == "share") {
+        need(w, 0);
+        if (op == "distinctUntilChanged") return s.distinct_until_changed();
+        if (op == "first") return s.first();
+        if (op == "pairwise") return s.pairwise();
+        return s.share();
+    }
+    if (op == "take" || op == "skip" || op == "elementAt" || op == "retry" || op == "replay" ||
+        op == "bufferCount") {
+        need(w, 1);
+        std::int64_t n = int_argument(w, 1);
+        if (op == "take") return s.take(count_or_zero(n));
+        if (op == "skip") return s.skip(count_or_zero(n));
+        if (op == "elementAt") return s.element_at(count_or_max(n));
+        if (op == "retry") return s.retry_count(count_or_zero(n));
+        if (op == "replay") return s.replay(count_or_zero(n));
+        return s.buffer_count(count_or_zero(n));
+    }
+    if (op == "defaultIfEmpty" || op == "startWith") {
+        need(w, 1);
+        auto v = parse_value(w[1]);
+        if (!v) {
+            throw case_error("`" + op + "`: `" + w[1] + "` is not a value");
+        }
+        return op == "startWith" ? s.start_with(*v) : s.default_if_empty(*v);
+    }
+    if (op == "takeUntil" || op == "withLatestFrom" || op == "sample") {
+        need(w, 1);
+        const sk::signal &other = st.input(op, w[1]);
+        if (op == "takeUntil") return s.take_until_signal(other);
+        if (op == "withLatestFrom") return s.with_latest_from(other);
+        return s.sample(other);
+    }
+    if (op == "scan" || op == "reduce") {
+        need(w, 2);
+        function f = parse_function(w[1], fn_class::binary);
+        sk::value initial(int_argument(w, 2));
+        auto b = [f](sk::value_view a, sk::value_view v) { return apply_binary(f, a, v); };
+        return op == "scan" ? s.scan(initial, b) : s.reduce_left(initial, b);
+    }
+    if (op == "zip" || op == "zip3" || op == "combineLatest" || op == "merge" || op == "concat") {
+        if (op == "zip3") need(w, 3);
+        std::vector<sk::signal> inputs = st.named(w, 1);
+        if (op == "zip" || op == "zip3") return sk::zip(inputs);
+        if (op == "combineLatest") return sk::combine_latest(inputs);
+        if (op == "merge") return sk::merge(inputs);
+        return sk::concat(inputs);
+    }
+    if (op == "switchMap") {
+        std::vector<sk::signal> inner = st.named(w, 1);
+        return s.map_to_signal([inner](sk::value_view v) { return inner_signal(inner, v); });
+    }
+    if (op == "concatMap") {
+        std::vector<sk::signal> inner = st.named(w, 1);
+        return s.map([inner](sk::value_view v) {
+                    sk::signal chosen = inner_signal(inner, v);
+                    return chosen ? sk::value(chosen) : sk::value();
+                }).queue_signals();
+    }
+    if (op == "mergeMap") {
+        std::int64_t n = int_argument(w, 1);
+        std::vector<sk::signal> inner = st.named(w, 2);
+        return s.merge_map(count_or_max(n), [inner](sk::value_view v) { return inner_signal(inner, v); });
+    }
+    if (op == "groupBy") {
+        need(w, 1);
+        function f = parse_function(w[1], fn_class::map);
+        /* Each group's values as [key, value], the groups merged. */
+        return s.group_by([f](sk::value_view v) { return apply_map(f, v); })
+            .merge_map(SIZE_MAX, [](sk::value_view group) {
+                sk::value key = group[0];
+                return group[1].as<sk::signal>().map(
+                    [key](sk::value_view v) { return sk::value(std::vector<sk::value>{key, sk::value(v)}); });
+            });
+    }
+    if (op == "retryDelay") {
+        need(w, 2);
+        std::int64_t n = int_argument(w, 1);
+        std::int64_t d = int_argument(w, 2);
+        return s.retry_count(count_or_zero(n), static_cast<double>(d) * frame, q);
+    }
+    if (op == "debounce" || op == "throttle" || op == "delay" || op == "bufferTime" || op == "sampleTime") {
+        need(w, 1);
+        sk::seconds_t t = static_cast<double>(int_argument(w, 1)) * frame;
+        if (op == "debounce") return s.debounce(t, q);
+        if (op == "throttle") return s.throttle(t, q);
+        if (op == "delay") return s.delay(t, q);
+        if (op == "bufferTime") return s.buffer_time(t, q);
+        return s.sample_period(t, q);
+    }
+    throw case_error("unknown operator `" + op + "`");
+}
+
+/* Plays `c`; what did not hold, one "\n    ..." line each ("" when all did). */
+std::string run_case(const marble_case &c) {
+    std::string failures;
+    stage st{skt::virtual_queue::create(c.name.c_str()), c, {}};
+    const sk::value error("marble error");
+    sk::signal s;
+    try {
+        for (const auto &in : c.inputs) {
+            try {
+                st.inputs.emplace(in.name, in.hot ? skt::hot(st.queue, frame, in.diagram, c.values, error)
+                                                  : skt::cold(st.queue, frame, in.diagram, c.values, error));
+            } catch (const sk::error &e) {
+                throw case_error("input " + in.name + ": " + e.what());
+            }
+        }
+        s = st.inputs.at(c.inputs.at(0).name).signal;
+        for (const auto &op : c.ops) {
+            try {
+                s = apply(st, op, s);
+            } catch (const case_error &e) {
+                throw case_error("op " + op + ": " + e.what());
+            } catch (const sk::error &e) {
+                throw case_error("op " + op + ": " + e.what());
+            }
+        }
+    } catch (const case_error &e) {
+        return std::string("\n    ") + e.what();
+    }
+
+    skt::recorder out = skt::record(s, st.queue, frame);
+    if (c.dispose_at >= 0) {
+        st.queue.after(static_cast<double>(c.dispose_at) * frame, [&out] { out.dispose(); });
+    }
+    std::vector<skt::recorder> also(c.also.size());
+    for (std::size_t i = 0; i < c.also.size(); i++) {
+        st.queue.after(static_cast<double>(c.also[i].from) * frame,
+                       [&also, &s, &st, i] { also[i] = skt::record(s, st.queue, frame); });
+        if (c.also[i].to >= 0) {
+            st.queue.after(static_cast<double>(c.also[i].to) * frame, [&also, i] { also[i].dispose(); });
+        }
+    }
+    try {
+        st.queue.run(most_tasks);
+    } catch (const sk::error &e) {
+        failures += "\n    the queue still had work after " + std::to_string(most_tasks) + " tasks: " + e.what();
+    }
+
+    auto compare = [&](const skt::recorder &r, const std::string &expected, const std::string &who) {
+        std::string got = r.diagram(c.values);
+        if (got != expected) {
+            failures += "\n    " + who + ": expected " + expected + ", got " + got;
+        }
+    };
+    compare(out, *c.out, "out");
+    for (std::size_t i = 0; i < c.also.size(); i++) {
+        std::string who = "also " + std::to_string(i + 1);
+        if (!also[i]) {
+            failures += "\n    " + who + " never subscribed";
+        } else {
+            compare(also[i], c.also[i].diagram, who);
+        }
+    }
+    /* The subscription logs of the inputs named by `sub` lines. */
+    for (const auto &in : c.inputs) {
+        std::string expected;
+        bool named = false;
+        for (const auto &sub : c.subs) {
+            if (sub.input != in.name) {
+                continue;
+            }
+            named = true;
+            if (sub.from < 0) {
+                continue;
+            }
+            expected += (expected.empty() ? "^" : " ^") + std::to_string(sub.from);
+            if (sub.to >= 0) {
+                expected += " !" + std::to_string(sub.to);
+            }
+        }
+        if (named) {
+            std::string got = st.inputs.at(in.name).subscriptions.text();
+            if (got != expected) {
+                failures += "\n    subscriptions of " + in.name + ": expected \"" + expected + "\", got \"" + got + "\"";
+            }
+        }
+    }
+    out.dispose();
+    for (auto &r : also) {
+        r.dispose();
+    }
+    return failures;
+}
+
+/* What a file's cases came to. */
+struct report {
+    int passed = 0;
+    int failed = 0;
+    std::string text;
+    std::vector<std::string> names;
+
+    void fail(const std::string &where, const std::string &what) {
+        failed++;
+        text += where + (what.compare(0, 1, "\n") == 0 ? "" : ": ") + what + "\n";
+    }
+};
+
+/* Reads `in` (named `path` in messages) and plays each of its cases. */
+report run_table(std::istream &in, const std::string &path) {
+    report r;
+    std::optional<marble_case> c;
+    bool broken = false;
+    int number = 0;
+    for (std::string line; std::getline(in, line);) {
+        number++;
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        const std::vector<std::string> w = split_words(line);
+        const std::string where = path + ":" + std::to_string(number);
+        if (w.empty() || w[0][0] == '#') {
+            continue;
+        }
+        const std::string &key = w[0];
+        if (key == "case") {
+            if (c || w.size() != 2) {
+                r.fail(where, "`case` inside a case, or without a name");
+                broken = true;
+                continue;
+            }
+            c.emplace();
+            c->name = w[1];
+            c->line = number;
+            r.names.push_back(w[1]);
+            broken = false;
+            for (char digit = '0'; digit <= '9'; digit++) {
+                c->values[digit] = sk::value(static_cast<std::int64_t>(digit - '0'));
+            }
+            continue;
+        }
+        if (!c) {
+            r.fail(where, "`" + key + "` outside a case");
+            continue;
+        }
+        if (broken) {
+            if (key == "end") {
+                c.reset();
+            }
+            continue;
+        }
+        bool ok = true;
+        /* The rest of the line after its first `n` words, as written. */
+        auto rest = [&line](std::size_t n) {
+            std::size_t at = 0;
+            for (std::size_t i = 0; i < n; i++) {
+                at = line.find_first_not_of(" \t", at);
+                at = line.find_first_of(" \t", at);
+            }
+            at = line.find_first_not_of(" \t", at);
+            std::string text = line.substr(at);
+            return text.substr(0, text.find_last_not_of(" \t") + 1);
+        };
+        if (key == "in" || key == "hot") {
+            ok = w.size() >= 3;
+            if (ok) {
+                c->inputs.push_back(input_line{w[1], rest(2), key == "hot"});
+            }
+        } else if (key == "value") {
+            auto v = w.size() == 3 && w[1].size() == 1 ? parse_value(w[2]) : std::nullopt;
+            ok = v.has_value();
+            if (ok) {
+                c->values[w[1][0]] = *v;
+            }
+        } else if (key == "op") {
+            ok = w.size() >= 2;
+            if (ok) {
+                c->ops.push_back(rest(1));
+            }
+        } else if (key == "out") {
+            ok = w.size() == 2 && !c->out;
+            if (ok) {
+                c->out = w[1];
+            }
+        } else if (key == "sub") {
+            sub_line sub;
+            if (w.size() == 3) {
+                ok = w[2] == "never";
+            } else if (w.size() == 4) {
+                auto from = parse_frame(w[2]), to = parse_frame(w[3]);
+                ok = from && *from >= 0 && to;
+                if (ok) {
+                    sub.from = *from;
+                    sub.to = *to;
+                }
+            } else {
+                ok = false;
+            }
+            if (ok) {
+                sub.input = w[1];
+                c->subs.push_back(sub);
+            }
+        } else if (key == "dispose") {
+            auto at = w.size() == 2 ? parse_frame(w[1]) : std::nullopt;
+            ok = at && *at >= 0;
+            if (ok) {
+                c->dispose_at = *at;
+            }
+        } else if (key == "also") {
+            auto from = w.size() == 4 ? parse_frame(w[1]) : std::nullopt;
+            auto to = w.size() == 4 ? parse_frame(w[2]) : std::nullopt;
+            ok = from && *from >= 0 && to;
+            if (ok) {
+                c->also.push_back(also_line{*from, *to, w[3]});
+            }
+        } else if (key == "end") {
+            marble_case done = std::move(*c);
+            c.reset();
+            const std::string at = path + ":" + std::to_string(done.line) + ": case " + done.name;
+            if (!done.out || done.inputs.empty()) {
+                r.fail(at, "no `out` or no input");
+                continue;
+            }
+            auto unknown = std::find_if(done.subs.begin(), done.subs.end(), [&done](const sub_line &sub) {
+                return std::none_of(done.inputs.begin(), done.inputs.end(),
+                                    [&sub](const input_line &i) { return i.name == sub.input; });
+            });
+            if (unknown != done.subs.end()) {
+                r.fail(at, "`sub` names no input `" + unknown->input + "`");
+                continue;
+            }
+            std::string failures = run_case(done);
+            if (failures.empty()) {
+                r.passed++;
+            } else {
+                r.fail(at, failures);
+            }
+            continue;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            r.fail(where, "a line this runner cannot read (case " + c->name + "): " + line);
+            broken = true;
+        }
+    }
+    if (c) {
+        r.fail(path, "case " + c->name + " has no `end`");
+    }
+    return r;
+}
+
+report run_text(const std::string &text) {
+    std::istringstream in(text);
+    return run_table(in, "(text)");
+}
+
+std::string marbles_dir() {
+    const char *dir = std::getenv("SK_MARBLES_DIR");
+    return dir && dir[0] ? dir : "Tests/marbles";
+}
+
+/* The *.marbles files of the folder, sorted; empty when it cannot be read. */
+std::vector<std::string> table_files() {
+    std::vector<std::string> names;
+    DIR *dir = opendir(marbles_dir().c_str());
+    if (!dir) {
+        return names;
+    }
+    for (struct dirent *entry = readdir(dir); entry; entry = readdir(dir)) {
+        std::string name = entry->d_name;
+        if (name.size() > 8 && name.compare(name.size() - 8, 8, ".marbles") == 0) {
+            names.push_back(name);
+        }
+    }
+    closedir(dir);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+/* A file's name as a parameter of marble_table::files (Criterion copies
+ * parameters into the test's process: plain bytes in cr_malloc's memory). */
+struct table_file {
+    char name[256];
+};
+
+} // namespace
+
+ParameterizedTestParameters(marble_table, files) {
+    std::vector<std::string> names = table_files();
+    auto *params = static_cast<table_file *>(cr_malloc(sizeof(table_file) * (names.empty() ? 1 : names.size())));
+    for (std::size_t i = 0; i < names.size(); i++) {
+        std::snprintf(params[i].name, sizeof params[i].name, "%s", names[i].c_str());
+    }
+    return cr_make_param_array(table_file, params, names.size());
+}
+
+/* Every case of one file of the table passes. */
+static void play_file(const char *name) {
+    std::string path = marbles_dir() + "/" + name;
+    std::ifstream in(path);
+    cr_assert(in.good(), "%s cannot be opened: %s", path.c_str(), std::strerror(errno));
+    report r = run_table(in, path);
+    cr_assert(r.failed == 0 && r.passed > 0, "%s: %d case(s) passed, %d failed:\n%s", path.c_str(), r.passed,
+              r.failed, r.text.c_str());
+}
+
+ParameterizedTest(table_file *file, marble_table, files, .timeout = 20) {
+    play_file(file->name);
+    sk_test::expect_clean();
+}
+
+/* The folder is there, has files, and no two cases share a name. */
+SK_TEST(marble_table, the_table_is_there) {
+    std::vector<std::string> names = table_files();
+    cr_assert(!names.empty(), "%s holds no *.marbles file (or cannot be read)", marbles_dir().c_str());
+    std::map<std::string, std::string> seen;
+    for (const auto &name : names) {
+        std::ifstream in(marbles_dir() + "/" + name);
+        cr_assert(in.good(), "%s/%s cannot be opened", marbles_dir().c_str(), name.c_str());
+        for (std::string line; std::getline(in, line);) {
+            std::vector<std::string> w = split_words(line);
+            if (w.size() == 2 && w[0] == "case") {
+                auto [at, fresh] = seen.emplace(w[1], name);
+                cr_expect(fresh, "case %s is in %s and in %s", w[1].c_str(), at->second.c_str(), name.c_str());
+            }
+        }
+    }
+    cr_assert_gt(seen.size(), 0u);
+}
+
+/* The runner fails what it cannot play, naming the line or operator. */
+SK_TEST(marble_table, runner_passes_a_case_that_holds) {
+    report r = run_text("case holds\nin a -1-2|\nop map times:10\nvalue x 10\nvalue y 20\nout -x-y|\nsub a 0 4\nend\n");
+    cr_assert_eq(r.passed, 1, "%s", r.text.c_str());
+    cr_assert_eq(r.failed, 0, "%s", r.text.c_str());
+}
+
+SK_TEST(marble_table, runner_fails_an_unknown_operator) {
+    report r = run_text("case unknown\nin a -1|\nop frobnicate 3\nout -1|\nend\n");
+    cr_assert_eq(r.passed, 0);
+    cr_assert_eq(r.failed, 1);
+    cr_assert(r.text.find("unknown operator `frobnicate`") != std::string::npos, "%s", r.text.c_str());
+}
+
+SK_TEST(marble_table, runner_fails_an_unknown_function_and_a_bad_argument) {
+    report r = run_text("case f\nin a -1|\nop map cube\nout -1|\nend\n"
+                        "case g\nin a -1|\nop filter times:2\nout -1|\nend\n"
+                        "case h\nin a -1|\nop take two\nout -1|\nend\n"
+                        "case i\nin a -1|\nop takeUntil b\nout -1|\nend\n");
+    cr_assert_eq(r.passed, 0);
+    cr_assert_eq(r.failed, 4, "%s", r.text.c_str());
+    for (const char *part : {"unknown function `cube`", "`times:2` is not of the kind", "`take`: argument 1",
+                             "names no input `b`"}) {
+        cr_expect(r.text.find(part) != std::string::npos, "no \"%s\" in:\n%s", part, r.text.c_str());
+    }
+}
+
+SK_TEST(marble_table, runner_fails_a_line_it_cannot_read) {
+    report r = run_text("case unreadable\nin a -1|\nexpect -1|\nout -1|\nend\n"
+                        "case later\nin a -1|\nout -1|\nend\n"
+                        "stray\n");
+    cr_assert_eq(r.passed, 1, "%s", r.text.c_str());
+    cr_assert_eq(r.failed, 2, "%s", r.text.c_str());
+    cr_assert(r.text.find("(text):3: a line this runner cannot read (case unreadable): expect -1|") !=
+                  std::string::npos,
+              "%s", r.text.c_str());
+    cr_assert(r.text.find("(text):10: `stray` outside a case") != std::string::npos, "%s", r.text.c_str());
+}
+
+SK_TEST(marble_table, runner_fails_what_did_not_happen) {
+    report r = run_text("case wrong\nin a -1-2|\nop take 1\nout -1-2|\nsub a 0 -\nend\n"
+                        "case no_end\nin a -1|\nout -1|\n");
+    cr_assert_eq(r.passed, 0);
+    cr_assert_eq(r.failed, 2, "%s", r.text.c_str());
+    cr_expect(r.text.find("out: expected -1-2|, got -(1|)") != std::string::npos, "%s", r.text.c_str());
+    cr_expect(r.text.find("subscriptions of a: expected \"^0\", got \"^0 !1\"") != std::string::npos, "%s",
+              r.text.c_str());
+    cr_expect(r.text.find("case no_end has no `end`") != std::string::npos, "%s", r.text.c_str());
+}
