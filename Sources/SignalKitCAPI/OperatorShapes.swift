@@ -12,22 +12,31 @@ func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
 
 /// `unaryOperator` for an operator that sees the input's handle and may
 /// record a run of C stages in its result (sk_signal_map, sk_signal_filter:
-/// see `SKStages`).
-func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, function: StaticString = #function, _ make: (SKSignal) -> (CSignal, SKStages?)) -> Int32 {
+/// see `SKStages`), whose signal is then built when used when `make` gives
+/// none (see `SKSignal`).
+func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, function: StaticString = #function, _ make: (SKSignal) -> (CSignal?, SKStages?)) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     out.pointee = nil
+    func body(_ input: SKSignal) -> Int32 {
+        let (depth, depthStatus) = others.isEmpty
+            ? pipelineDepth(over: input, isThen: isThen, function: function)
+            : pipelineDepth(over: [input] + others, isThen: isThen, function: function)
+        if depthStatus != SKOK {
+            return depthStatus
+        }
+        let (made, stages) = make(input)
+        return output(out, made, depth: depth, isThen: isThen, stages: stages, function: function)
+    }
+    if let status = withBorrowedHandle(signal, as: SKSignal.self, .signal, body) {
+        return status
+    }
     let (input, status) = borrowSignal("signal", signal, function: function)
     guard let input else {
         return status
     }
-    let (depth, depthStatus) = pipelineDepth(over: [input] + others, isThen: isThen, function: function)
-    if depthStatus != SKOK {
-        return depthStatus
-    }
-    let (made, stages) = make(input)
-    return output(out, made, depth: depth, isThen: isThen, stages: stages, function: function)
+    return body(input)
 }
 
 /// Like `unaryOperator`, for operators taking a C callback `fn`.
