@@ -31,6 +31,8 @@ WORKLOADS = [
     ("W3", "fan-out 1000 sinks", "ns/delivery"),
     ("W4", "switch churn", "ns/event"),
     ("W5", "combine-latest", "ns/put"),
+    ("W5z", "zip", "ns/put"),
+    ("W5s", "scan", "ns/put"),
     ("W6", "100k live subs", "B/sub"),
     ("W6b", "W6, pipeline built per sub", "B/sub"),
     ("W7", "queue hop", "ns/event"),
@@ -364,6 +366,9 @@ def bench(args):
 
 # interleave: the workloads compared with the C++ peers (issue 34).
 INTERLEAVED_WORKLOADS = "W2,W2b,W4,W6b,W7"
+# The floors each round measures too, printed under the table (W7's target
+# is a ratio to the dispatch hop measured in the same run).
+INTERLEAVED_FLOORS = ("dispatch_hop", "malloc64", "call")
 
 
 def interleave(args):
@@ -377,6 +382,7 @@ def interleave(args):
     selected = ["--reps", "1", "--workloads", workloads] + (["--divide", str(args.divide)] if args.divide > 1 else [])
     programs = [([os.path.join(args.out, "bench_capi")], env), ([os.path.join(args.out, "bench_cpp")], env),
                 ([args.swift, "--impls", "swift"], None)]
+    floors = os.path.join(args.out, "floors")
     columns = [("swift", "Swift API"), ("c", "C API"), ("cpp", "C++ header")]
     for program, impl, title in PEERS:
         path = os.path.join(args.out, program)
@@ -390,6 +396,9 @@ def interleave(args):
     for _ in range(args.reps):
         for command, program_env in programs:
             for record in run_lines(command + selected, program_env):
+                rounds.setdefault((record["impl"], record["workload"]), []).append(record)
+        if os.path.exists(floors):
+            for record in run_lines([floors, "--reps", "1"]):
                 rounds.setdefault((record["impl"], record["workload"]), []).append(record)
         loads.append(os.getloadavg()[0])
     units = {workload: unit for workload, _, unit in WORKLOADS}
@@ -425,6 +434,14 @@ def interleave(args):
         for impl, _ in columns[3:]:
             cells += [ratio(figure(impl, workload), figure("swift", workload)), ratio(figure(impl, workload), figure("c", workload))]
         out.append("| %s | %s |" % (workload, " | ".join(fmt(cell, 2) for cell in cells)))
+    if figure("floor", "dispatch_hop") is not None:
+        out.append("")
+        out.append("Floors in the same rounds (ns/op, median): " + ", ".join(
+            "%s %s" % (name, fmt(figure("floor", name), 2)) for name in INTERLEAVED_FLOORS))
+        if "W7" in workloads.split(","):
+            out.append("W7 over the dispatch_async_f hop floor (target <= 2): " + ", ".join(
+                "%s %s" % (title, fmt(ratio(figure(impl, "W7"), figure("floor", "dispatch_hop")), 2))
+                for impl, title in columns if figure(impl, "W7") is not None))
     text = "\n".join(out)
     print(text)
     with open(os.path.join(args.out, "interleaved.md"), "w") as f:

@@ -2073,9 +2073,13 @@ int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t 
  * Completes as soon as one signal has completed and none of its values
  * waits (no array can come any more), disposing the others. The first error
  * passes through and disposes all. Values that wait are kept until paired.
- * Each array value is new (kept arrays are never reused); when the system
- * refuses its memory, the subscription ends with an error value of kind
- * SK_KIND_STRING ("sk_signal_zip: out of memory for an array of N values").
+ * With two signals, each array value is lent to the callbacks for their
+ * call, and one that nothing kept is reused for a later array, as
+ * sk_signal_combine_latest()'s (one that is kept, sk_value_copy(), makes the
+ * next allocate a new one); with any other count each array value is new.
+ * When the system refuses an array's memory, the subscription ends with an
+ * error value of kind SK_KIND_STRING ("sk_signal_zip: out of memory for an
+ * array of N values").
  *
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
@@ -2094,7 +2098,7 @@ int sk_signal_zip(sk_signal **out, sk_signal *const *signals, size_t count);
  * `other` is started first. The completion of `signal` completes and
  * disposes `other`; `other` completing changes nothing (its last value stays
  * in use). An error of either passes through and disposes both. Array values
- * are allocated as for sk_signal_zip().
+ * are lent and reused as sk_signal_zip()'s of two signals.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
@@ -2384,8 +2388,8 @@ int sk_signal_scan(sk_signal **out, sk_signal *signal, const sk_value *initial, 
 /**
  * @brief From the second value on, the array [previous value, value].
  *
- * The first value delivers nothing. Array values are allocated as for
- * sk_signal_zip(). Errors and the completion pass through.
+ * The first value delivers nothing. Array values are lent and reused as
+ * sk_signal_zip()'s of two signals. Errors and the completion pass through.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
@@ -2615,8 +2619,9 @@ int sk_signal_merge_map(sk_signal **out, sk_signal *signal, size_t max_concurren
  * none of its values (a later subscriber receives the values from then on).
  * The completion of `signal` completes every group, then the result; its
  * error fails every group, then the result. Disposing the subscription
- * disposes `signal` and ends the groups without an event. Array values are
- * allocated as for sk_signal_zip().
+ * disposes `signal` and ends the groups without an event. Each array value
+ * is new; when the system refuses its memory, the subscription ends with an
+ * error value as sk_signal_zip()'s does.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.

@@ -366,6 +366,170 @@ static int64_t w5(int64_t n, bench_probe *p) {
     return sum;
 }
 
+/* W5z: W5 with zip in place of combine-latest; the puts only are timed. */
+static int64_t w5zip(int64_t n, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipes[2];
+    sk_signal *signals[2], *zipped;
+    sk_disposable *subscription;
+    sk_value value;
+    sk_observer observer = { sum_pair, NULL, NULL, &sum, NULL };
+    for (i = 0; i < 2; i++) {
+        CHECK(sk_pipe_create(&pipes[i], false));
+        CHECK(sk_pipe_signal(&signals[i], pipes[i]));
+    }
+    CHECK(sk_signal_zip(&zipped, signals, 2));
+    CHECK(sk_signal_start(&subscription, zipped, &observer));
+    probe_begin(p);
+    for (i = 0; i < n; i++) {
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(pipes[i % 2], &value));
+    }
+    probe_end(p);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(zipped);
+    for (i = 0; i < 2; i++) {
+        sk_signal_release(signals[i]);
+        sk_pipe_release(pipes[i]);
+    }
+    return sum;
+}
+
+static void add_values(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, wrapping_add(int_of(accumulator), int_of(value)));
+}
+
+/* W5s: one pipe through scan (a running sum) into a summing sink; put
+ * 0..<n. The puts only are timed. */
+static int64_t w5scan(int64_t n, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipe;
+    sk_signal *signal, *scanned;
+    sk_disposable *subscription;
+    sk_value value;
+    sk_observer observer = sum_observer(&sum);
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&signal, pipe));
+    sk_value_set_int64(&value, 0);
+    CHECK(sk_signal_scan(&scanned, signal, &value, add_values, NULL, NULL));
+    CHECK(sk_signal_start(&subscription, scanned, &observer));
+    probe_begin(p);
+    for (i = 0; i < n; i++) {
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(pipe, &value));
+    }
+    probe_end(p);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(scanned);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
+static bool is_negative(void *ctx, const sk_value *value) {
+    (void)ctx;
+    return int_of(value) < 0;
+}
+
+static bool is_not_negative(void *ctx, const sk_value *value) {
+    (void)ctx;
+    return int_of(value) >= 0;
+}
+
+/* Maps the array [a, b] to b - a (`ctx` NULL) or to a + b (not NULL). */
+static void combine_pair(void *ctx, const sk_value *value, sk_value *out) {
+    const sk_value *a, *b;
+    CHECK(sk_value_get_array_item(value, 0, &a));
+    CHECK(sk_value_get_array_item(value, 1, &b));
+    sk_value_set_int64(out, ctx == NULL ? int_of(b) - int_of(a) : wrapping_add(int_of(a), int_of(b)));
+}
+
+/* W10 (the synchronous operators of issue 33, as AllocCheck's Swift W10): a
+ * pipe through scan -> skip -> skip_while -> take_while -> start_with ->
+ * pairwise -> map -> with_latest_from -> map, zipped with a second pipe,
+ * into a sink; one put into each pipe per round. The first round (before
+ * the probe) fills the start_with and the skip. */
+static int64_t w10(int64_t rounds, bench_probe *p) {
+    int64_t sum = 0, i;
+    int step;
+    sk_pipe *a, *b;
+    sk_signal *stages[11], *zipped, *inputs[2];
+    sk_disposable *subscription;
+    sk_value value;
+    sk_observer observer = { sum_pair, NULL, NULL, &sum, NULL };
+    CHECK(sk_pipe_create(&a, false));
+    CHECK(sk_pipe_create(&b, false));
+    CHECK(sk_pipe_signal(&stages[0], a));
+    sk_value_set_int64(&value, 0);
+    CHECK(sk_signal_scan(&stages[1], stages[0], &value, add_values, NULL, NULL));
+    CHECK(sk_signal_skip(&stages[2], stages[1], 1));
+    CHECK(sk_signal_skip_while(&stages[3], stages[2], is_negative, NULL, NULL));
+    CHECK(sk_signal_take_while(&stages[4], stages[3], is_not_negative, NULL, NULL, false));
+    CHECK(sk_signal_start_with(&stages[5], stages[4], &value));
+    CHECK(sk_signal_pairwise(&stages[6], stages[5]));
+    CHECK(sk_signal_map(&stages[7], stages[6], combine_pair, NULL, NULL));
+    sk_value_set_int64(&value, 1);
+    CHECK(sk_signal_single(&stages[8], &value));
+    CHECK(sk_signal_with_latest_from(&stages[9], stages[7], stages[8]));
+    CHECK(sk_signal_map(&stages[10], stages[9], combine_pair, &sum, NULL));
+    inputs[0] = stages[10];
+    CHECK(sk_pipe_signal(&inputs[1], b));
+    CHECK(sk_signal_zip(&zipped, inputs, 2));
+    CHECK(sk_signal_start(&subscription, zipped, &observer));
+    sk_value_set_int64(&value, 1);
+    CHECK(sk_pipe_put(a, &value));
+    sk_value_set_int64(&value, 0);
+    CHECK(sk_pipe_put(b, &value));
+    probe_begin(p);
+    for (i = 0; i < rounds; i++) {
+        sk_value_set_int64(&value, 1);
+        CHECK(sk_pipe_put(a, &value));
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(b, &value));
+    }
+    probe_end(p);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(zipped);
+    sk_signal_release(inputs[1]);
+    for (step = 0; step < 11; step++) {
+        sk_signal_release(stages[step]);
+    }
+    sk_pipe_release(a);
+    sk_pipe_release(b);
+    return sum;
+}
+
+/* W10's sum: the k-th pair (k = 1..rounds) is [3, 0] for k = 1 (a
+ * difference of 2 plus the latest 1; the put made before the rounds) and
+ * [2, k - 2] after (a difference of 1 plus 1; the value put a round
+ * before): 2 + 1 + 2 + ... + rounds. */
+static int64_t expected_w10(int64_t rounds) {
+    int64_t sum = 2, k;
+    for (k = 1; k <= rounds; k++) {
+        sum = wrapping_add(sum, k);
+    }
+    return sum;
+}
+
+/* W5z's sum: each odd value and the even one before it. */
+static int64_t expected_w5zip(int64_t n) {
+    return sum_below(n - n % 2);
+}
+
+/* W5s's sum: the running sums of 0..<n, added up. */
+static int64_t expected_w5scan(int64_t n) {
+    int64_t running = 0, sum = 0, i;
+    for (i = 0; i < n; i++) {
+        running = wrapping_add(running, i);
+        sum = wrapping_add(sum, running);
+    }
+    return sum;
+}
+
 /* W6: `count` live subscriptions of the mapped pipe signal, then one put. */
 static int64_t w6(int64_t count, bench_probe *p) {
     int64_t sum = 0, i;
@@ -964,6 +1128,22 @@ static void run_checks(void) {
     bench_expect("c", "W5", w5(20000, &b), expected_w5(20000));
     check_line("c.w5.allocs_per_put", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
 
+    bench_expect("c", "W5z", w5zip(100, &a), expected_w5zip(100));
+    bench_expect("c", "W5z", w5zip(10000, &a), expected_w5zip(10000));
+    bench_expect("c", "W5z", w5zip(20000, &b), expected_w5zip(20000));
+    check_line("c.w5z.allocs_per_put", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+
+    bench_expect("c", "W5s", w5scan(100, &a), expected_w5scan(100));
+    bench_expect("c", "W5s", w5scan(10000, &a), expected_w5scan(10000));
+    bench_expect("c", "W5s", w5scan(20000, &b), expected_w5scan(20000));
+    check_line("c.w5s.allocs_per_put", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+
+    /* W10: per round (20,000 against 10,000 rounds). */
+    bench_expect("c", "W10", w10(100, &a), expected_w10(100));
+    bench_expect("c", "W10", w10(10000, &a), expected_w10(10000));
+    bench_expect("c", "W10", w10(20000, &b), expected_w10(20000));
+    check_line("c.w10.allocs_per_round", (double)(allocs_of(&b) - allocs_of(&a)) / 10000);
+
     {
         /* W8 at 1,000 subscriptions: the difference between 20 and 10 rounds,
          * per subscription, for each order; the checked figure is the largest. */
@@ -1042,6 +1222,8 @@ int main(int argc, char **argv) {
     RUN("W3", "delivery", (int64_t)W3_SINKS * W3_PUTS, 0, W3_SINKS * sum_below(W3_PUTS), w3(W3_SINKS, W3_PUTS, &probe_));
     RUN("W4", "event", W4_EVENTS, 0, sum_below(W4_EVENTS), w4(W4_EVENTS, &probe_));
     RUN("W5", "put", W5_PUTS, 0, expected_w5(W5_PUTS), w5(W5_PUTS, &probe_));
+    RUN("W5z", "put", W5_PUTS, 0, expected_w5zip(W5_PUTS), w5zip(W5_PUTS, &probe_));
+    RUN("W5s", "put", W5_PUTS, 0, expected_w5scan(W5_PUTS), w5scan(W5_PUTS, &probe_));
     RUN("W6", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, &probe_));
     RUN("W6b", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6b(W6_SUBSCRIPTIONS, &probe_));
     RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));

@@ -94,20 +94,20 @@ final class SKDisposable: SKObject, SKObserverFields {
         self.ctx = nil
         self.absorbed = nil
         self.liveness = nil
-        super.init()
+        super.init(fastKind: .disposable)
     }
 
     /// The handle of a subscription observed by the value callback `next`
     /// with `ctx`, before it starts: `start` sets the disposable. With
     /// `stages`, the handle runs them before the callback (see above).
-    init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?, stages: SKStageChain? = nil) {
+    init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?, stages: SKStageRun? = nil) {
         self.kind = .plain
         self.started = nil
         self.next = next
         self.ctx = ctx
         self.absorbed = stages.map(SKAbsorbedStages.init)
         self.liveness = nil
-        super.init()
+        super.init(fastKind: .disposable)
     }
 
     /// Starts `upstream` with a value callback that runs the absorbed stages
@@ -119,15 +119,27 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// object per subscription).
     @inline(__always)
     func startAbsorbing<T>(_ upstream: Signal<T, SKValue>) -> any Disposable {
+        return upstream.startFusing({ self.absorbing($0) }, error: nil, completed: nil)
+    }
+
+    /// `startAbsorbing` over a pipe's source (the signal of `sk_pipe_signal`,
+    /// see `SKSignal`): subscribes to the pipe directly.
+    @inline(__always)
+    func startAbsorbing<T>(_ source: _SignalPipeSource<T, SKValue>) -> any Disposable {
+        return source.startFusing({ self.absorbing($0) }, error: nil, completed: nil)
+    }
+
+    /// The value callback of `startAbsorbing`, for the subscription whose
+    /// liveness is `liveness`.
+    @inline(__always)
+    private func absorbing<T>(_ liveness: _SubscriberLiveness) -> (T) -> Void {
         // Invariant (the library's own): its only caller, `sk_signal_start`,
-        // passes SKValue signals (`CSignal`); nothing a caller does can change that.
+        // starts SKValue signals (`CSignal`); nothing a caller does can change that.
         precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
-        return upstream.startFusing({ liveness in
-            self.liveness = liveness
-            return { value in
-                self.deliver(unsafeBitCast(value, to: SKValue.self))
-            }
-        }, error: nil, completed: nil)
+        self.liveness = liveness
+        return { value in
+            self.deliver(unsafeBitCast(value, to: SKValue.self))
+        }
     }
 
     /// Runs the absorbed stages on `value` and passes what they let through
@@ -167,6 +179,13 @@ final class SKDisposable: SKObject, SKObserverFields {
         }
     }
 
+    /// Disposes the Swift disposable.
+    @inline(__always)
+    func dispose() {
+        // Invariant: set before the handle is handed out (see `start`).
+        self.started.unsafelyUnwrapped.dispose()
+    }
+
     /// Sets the subscription's disposable; called once, before the handle
     /// is handed out.
     func start(_ disposable: any Disposable) {
@@ -184,10 +203,13 @@ enum SKAbsorbedStages {
     /// and release it around the C calls.
     case chain(Unmanaged<SKStageChain>)
 
-    init(_ chain: SKStageChain) {
-        if chain.stages.count == 1 {
+    init(_ run: SKStageRun) {
+        switch run {
+        case .one(let stage):
+            self = .one(stage)
+        case .chain(let chain) where chain.stages.count == 1:
             self = .one(chain.stages[0])
-        } else {
+        case .chain(let chain):
             self = .chain(Unmanaged.passRetained(chain))
         }
     }
@@ -225,8 +247,11 @@ public func sk_disposable_dispose(_ disposable: OpaquePointer?) {
     guard disposable != nil else {
         return
     }
+    if withBorrowedHandle(disposable, as: SKDisposable.self, .disposable, { $0.dispose() }) != nil {
+        return
+    }
     let (handle, _) = borrowHandle("disposable", disposable, as: SKDisposable.self, "a disposable")
-    handle?.disposable.dispose()
+    handle?.dispose()
 }
 
 @c @implementation

@@ -12,22 +12,31 @@ func unaryOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
 
 /// `unaryOperator` for an operator that sees the input's handle and may
 /// record a run of C stages in its result (sk_signal_map, sk_signal_filter:
-/// see `SKStages`).
-func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, function: StaticString = #function, _ make: (SKSignal) -> (CSignal, SKStages?)) -> Int32 {
+/// see `SKStages`), whose signal is then built when used when `make` gives
+/// none (see `SKSignal`).
+func handleOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, others: [SKSignal] = [], isThen: Bool = false, function: StaticString = #function, _ make: (SKSignal) -> (CSignal?, SKStages?)) -> Int32 {
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function)
     }
     out.pointee = nil
+    func body(_ input: SKSignal) -> Int32 {
+        let (depth, depthStatus) = others.isEmpty
+            ? pipelineDepth(over: input, isThen: isThen, function: function)
+            : pipelineDepth(over: [input] + others, isThen: isThen, function: function)
+        if depthStatus != SKOK {
+            return depthStatus
+        }
+        let (made, stages) = make(input)
+        return output(out, made, depth: depth, isThen: isThen, stages: stages, function: function)
+    }
+    if let status = withBorrowedHandle(signal, as: SKSignal.self, .signal, body) {
+        return status
+    }
     let (input, status) = borrowSignal("signal", signal, function: function)
     guard let input else {
         return status
     }
-    let (depth, depthStatus) = pipelineDepth(over: [input] + others, isThen: isThen, function: function)
-    if depthStatus != SKOK {
-        return depthStatus
-    }
-    let (made, stages) = make(input)
-    return output(out, made, depth: depth, isThen: isThen, stages: stages, function: function)
+    return body(input)
 }
 
 /// Like `unaryOperator`, for operators taking a C callback `fn`.
@@ -199,14 +208,45 @@ func arrayValues(_ arrays: Signal<[SKValue], SKValue>, function: StaticString = 
     })
 }
 
+/// The core's pairs of values (two-signal zip, pairwise, withLatestFrom) as
+/// array values of two items: `arrayValues` without a Swift array per pair,
+/// and with the C view's array reused (`SKArrayReuse`, as
+/// sk_signal_combine_latest's): lent to the downstream for the call, and
+/// refilled for a later pair when nothing kept it, so that a steady stream
+/// of pairs allocates nothing (Benchmarks/README.md, W10).
+///
+/// Generic over the value type, though only ever used with `SKValue` (the
+/// cast is a no-op then, and checked otherwise), for the reason given at
+/// `fusedStages`.
+func pairValues<R>(_ pairs: Signal<(SKValue, SKValue), SKValue>, function: StaticString = #function) -> Signal<R, SKValue> {
+    // Invariant (the library's own): its only callers emit SKValue.
+    precondition(R.self == SKValue.self, "a C stage emitting values other than SKValue")
+    return Signal<R, SKValue>(fused: { makeNext, error, completed in
+        let arrays = SKArrayReuse()
+        return pairs.startFusing({ liveness in
+            guard let next = makeNext(liveness) else {
+                return nil
+            }
+            return { pair in
+                guard let array = arrays.take(pair.0, pair.1) else {
+                    endOutOfMemory(liveness, count: 2, function: function, source: Subscriber<(SKValue, SKValue), SKValue>.self)
+                    return
+                }
+                arrays.giveBack(lend(consume array, to: next))
+            }
+        }, error: error, completed: completed)
+    })
+}
+
 /// Ends an array stage's subscription (`liveness`, the core operator's
 /// subscriber's) with the error value "NAME: out of memory for an array of
 /// `count` values": the error callback, then the upstream disposed, as for
-/// any error. Off the path of values (never inlined).
+/// any error. `source` is the type of the core operator's subscriber. Off
+/// the path of values (never inlined).
 @inline(never)
-private func endOutOfMemory(_ liveness: _SubscriberLiveness, count: Int, function: StaticString) {
+private func endOutOfMemory<Source>(_ liveness: _SubscriberLiveness, count: Int, function: StaticString, source: Subscriber<Source, SKValue>.Type = Subscriber<[SKValue], SKValue>.self) {
     let message = SKValue(string: "\(cName(function)): out of memory for an array of \(count) values")
-    _ = liveness.putError(message, source: Subscriber<[SKValue], SKValue>.self)
+    _ = liveness.putError(message, source: source)
 }
 
 /// Checks that the count-like argument `name` is at least 1 (a size_t past

@@ -114,7 +114,7 @@ private func endOutOfMemory<Source>(_ liveness: _SubscriberLiveness, count: Int,
 /// gives it back (no retain and release for the lending), so that the caller
 /// sees afterwards whether anything kept the array (a copy retains it).
 @inline(__always)
-private func lend<R>(_ array: consuming SKArray, to next: (R) -> Void) -> SKArray {
+func lend<R>(_ array: consuming SKArray, to next: (R) -> Void) -> SKArray {
     let value = SKValue(lending: array, kind: SK_KIND_ARRAY)
     next(unsafeBitCast(value, to: R.self))
     // Invariant: the value was made of an SKArray just above.
@@ -135,6 +135,10 @@ public func sk_signal_zip(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal
     if depthStatus != SKOK {
         return depthStatus
     }
+    if inputs.count == 2 {
+        // The core's typed pair: no Swift array per pair (`pairValues`).
+        return output(out, pairValues(zip(inputs[0].signal, inputs[1].signal)), depth: depth)
+    }
     return output(out, arrayValues(zip(inputs.map { $0.signal })), depth: depth)
 }
 
@@ -149,6 +153,6 @@ public func sk_signal_with_latest_from(_ out: UnsafeMutablePointer<OpaquePointer
         return status
     }
     return unaryOperator(out, signal, others: [handle]) { signal in
-        arrayValues(signal |> withLatestFrom(handle.signal) |> map { [$0.0, $0.1] })
+        pairValues(signal |> withLatestFrom(handle.signal))
     }
 }

@@ -38,17 +38,35 @@ public func sk_signal_filter(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sig
 /// The shared shape of sk_signal_map and sk_signal_filter: checks as
 /// `callbackOperator` does, then records the stage `stage(fn, ctx)` in a run
 /// of stages over the input (see above).
+///
+/// A first stage (over an input that is no run) whose function has no
+/// release function is kept as it is, with its upstream (`SKStageRun.one`):
+/// the handle is the only object made, and its signal is built when
+/// something other than `sk_signal_start`'s absorbing path uses it (as a
+/// single's is: see `SKSignal`). Not while handle checking is on (the
+/// function's context is then registered, as every other, for the
+/// live-object report).
 private func stageOperator<F>(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString = #function, _ stage: (F, UnsafeMutableRawPointer?) -> SKStage) -> Int32 {
     guard let fn else {
         out?.pointee = nil
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "fn is NULL", function: function))
+    }
+    if release == nil, !HandleRegistry.isEnabled {
+        // Nothing to release on a failure: no context object is needed.
+        return handleOperator(out, signal, function: function) { input in
+            if input.stages == nil {
+                return (nil, SKStages(over: input, stage(fn, ctx)))
+            }
+            let stages = SKStages(over: input, stage(fn, ctx), holding: nil)
+            return (stages.build(), stages)
+        }
     }
     let callback = SKFunction(fn, ctx: ctx, release: release)
     callback.noteMaker(function)
     return releasingOnFailure(callback) {
         handleOperator(out, signal, function: function) { input in
             let stages = SKStages(over: input, stage(fn, ctx), holding: callback)
-            return (fusedStages(stages.upstream, stages.chain), stages)
+            return (stages.build(), stages)
         }
     }
 }
@@ -60,25 +78,96 @@ enum SKStage {
     case filter(sk_predicate_fn, UnsafeMutableRawPointer?)
 }
 
+/// What a run of stages starts: a signal, or a pipe's source (the signal of
+/// `sk_pipe_signal`, which its handle keeps unbuilt: see `SKSignal`), which
+/// a subscription starts directly.
+enum SKUpstream {
+    case signal(CSignal)
+    case pipe(_SignalPipeSource<SKValue, SKValue>)
+
+    /// The upstream of a run whose first stage is over `input`.
+    init(_ input: SKSignal) {
+        if let source = input.pipeSource {
+            self = .pipe(source)
+        } else {
+            self = .signal(input.signal)
+        }
+    }
+
+    var signal: CSignal {
+        switch self {
+        case .signal(let signal):
+            return signal
+        case .pipe(let source):
+            return source.signal()
+        }
+    }
+}
+
+/// The stages of a run: one stage whose function has no release function,
+/// kept as it is (nothing else is made), or a chain.
+enum SKStageRun {
+    case one(SKStage)
+    case chain(SKStageChain)
+
+    /// Whether any stage's function has a release function: such a run is not
+    /// absorbed by a subscription's handle (see `SKDisposable`).
+    var hasReleaseFunction: Bool {
+        if case .chain(let chain) = self {
+            return chain.hasReleaseFunction
+        }
+        return false
+    }
+
+    /// The run as a chain (a run of one made into one).
+    var chain: SKStageChain {
+        switch self {
+        case .one(let stage):
+            return SKStageChain([stage], [])
+        case .chain(let chain):
+            return chain
+        }
+    }
+}
+
 /// The run of C stages a signal made by sk_signal_map or sk_signal_filter
 /// is: the upstream of its first stage (a signal that is not such a stage)
 /// and the stages. `sk_signal_start` runs the stages in the subscription's
 /// handle for an observer with a value callback only, when no stage's
 /// function has a release function (see `SKDisposable`).
 struct SKStages {
-    let upstream: CSignal
-    let chain: SKStageChain
+    let upstream: SKUpstream
+    let run: SKStageRun
 
-    /// `stage` (whose function and context `function` holds) over `input`:
-    /// `input`'s run extended by one, or a run of one.
-    init(over input: SKSignal, _ stage: SKStage, holding function: SKContext) {
+    /// A first stage over `input` (which is no run), whose function has no
+    /// release function: kept as it is.
+    init(over input: SKSignal, _ stage: SKStage) {
+        self.upstream = SKUpstream(input)
+        self.run = .one(stage)
+    }
+
+    /// `stage` (whose function and context `function` holds, nil when it has
+    /// no release function) over `input`: `input`'s run extended by one, or
+    /// a run of one.
+    init(over input: SKSignal, _ stage: SKStage, holding function: SKContext?) {
+        let functions = function.map { [$0] } ?? []
         if let run = input.stages {
             self.upstream = run.upstream
-            self.chain = SKStageChain(run.chain.stageList + [stage], run.chain.functions + [function])
+            switch run.run {
+            case .one(let first):
+                self.run = .chain(SKStageChain([first, stage], functions))
+            case .chain(let chain):
+                self.run = .chain(SKStageChain(chain.stageList + [stage], chain.functions + functions))
+            }
         } else {
-            self.upstream = input.signal
-            self.chain = SKStageChain([stage], [function])
+            self.upstream = SKUpstream(input)
+            self.run = .chain(SKStageChain([stage], functions))
         }
+    }
+
+    /// The signal of the run.
+    func build() -> CSignal {
+        return fusedStages(self.upstream.signal, self.run.chain)
     }
 }
 
@@ -96,6 +185,8 @@ final class SKStageChain {
     /// absorbed by a subscription's handle (see `SKDisposable`).
     let hasReleaseFunction: Bool
 
+    /// `functions` holds the stages' functions that have a release function
+    /// (the others need no object).
     init(_ stages: [SKStage], _ functions: [SKContext]) {
         self.stages = UnsafeMutableBufferPointer<SKStage>.allocate(capacity: stages.count)
         _ = self.stages.initialize(from: stages)

@@ -42,6 +42,6 @@ public func sk_signal_scan(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
 @c @implementation
 public func sk_signal_pairwise(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?) -> Int32 {
     return unaryOperator(out, signal) { signal in
-        arrayValues(pairwise(signal) |> map { [$0.0, $0.1] })
+        pairValues(pairwise(signal))
     }
 }

@@ -55,12 +55,18 @@ public func sk_pipe_signal(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ pipe:
     guard let out else {
         return fail(SK_ERR_NULL_ARGUMENT, "out is NULL")
     }
+    // Its source, not a signal: see `SKSignal`.
+    if let made = withBorrowedHandle(pipe, as: SKPipe.self, .pipe, { SKSignal(pipe: $0.pipe.source) }) {
+        out.pointee = made.retainedHandle(madeBy: #function)
+        return SKOK
+    }
     out.pointee = nil
     let (handle, status) = borrowPipe(pipe)
     guard let handle else {
         return status
     }
-    return output(out, handle.pipe.signal())
+    out.pointee = SKSignal(pipe: handle.pipe.source).retainedHandle(madeBy: #function)
+    return SKOK
 }
 
 @c @implementation

@@ -32,6 +32,10 @@ class SKObject {
         /// A callback context (`SKContext`): not on a fast path; lets the
         /// live-object report tell one (of any `SKFunction<F>`) apart.
         case context
+        /// The handles the per-subscription fast paths borrow
+        /// (`withBorrowedHandle`).
+        case signal
+        case disposable
     }
 
     init(counted: Bool = true, fastKind: FastKind = .other) {
@@ -244,6 +248,27 @@ func borrowHandleChecked<H: SKObject>(_ name: String, _ handle: OpaquePointer?, 
         return (nil, fail(SK_ERR_WRONG_KIND, "\(name) is not \(what)", function: function))
     }
     return (object, SKOK)
+}
+
+/// The fast path of the functions that take a handle (`sk_signal_start`,
+/// `sk_signal_map`, `sk_pipe_signal`, `sk_disposable_dispose`): with handle
+/// checking off and a handle of exactly class `H` (whose objects are of
+/// `fastKind`), runs `body` with the object borrowed without a retain (the
+/// caller's reference keeps it alive for the call) and returns its result;
+/// returns nil, having run nothing, in every other case: the caller then
+/// takes its checked path. (`borrowHandle` hands back a reference of its
+/// own: a retain and a release per handle argument.)
+@inline(__always)
+func withBorrowedHandle<H: SKObject, R>(_ handle: OpaquePointer?, as type: H.Type, _ fastKind: SKObject.FastKind, _ body: (H) -> R) -> R? {
+    guard let handle, !HandleRegistry.isEnabled else {
+        return nil
+    }
+    return Unmanaged<SKObject>.fromOpaque(UnsafeRawPointer(handle))._withUnsafeGuaranteedRef { object -> R? in
+        guard object.fastKind == fastKind else {
+            return nil
+        }
+        return body(unsafeDowncast(object, to: H.self))
+    }
 }
 
 /// The per-event fast path of the functions that take a handle and a value

@@ -523,7 +523,7 @@ final class SKArray: SKObject {
 /// deinit); reached through a thread-local, touched only by its thread.
 final class SKReleaseList {
     var pending: [[SKValue]] = []
-    var signals: [CSignal] = []
+    var signals: [SKUpstream] = []
     /// The runs of stages of maps and filters (see `SKSignal`'s deinit).
     var stageRuns: [SKStages] = []
     /// The release functions of user pointers whose last value is gone, and
@@ -533,7 +533,7 @@ final class SKReleaseList {
 
     /// What a signal handle held (see `SKSignal`'s deinit), to be released
     /// from this list.
-    func append(_ signal: CSignal?, _ value: SKValue, _ stages: SKStages?) {
+    func append(_ signal: SKUpstream?, _ value: SKValue, _ stages: SKStages?) {
         if let signal {
             self.signals.append(signal)
         }
@@ -547,7 +547,13 @@ final class SKReleaseList {
 
     /// The list the thread is draining, or nil.
     static var current: SKReleaseList? {
-        guard let list = sk__release_list() else {
+        return current(sk__release_state_here())
+    }
+
+    /// The list the thread whose release state is `state` is draining, or nil.
+    @inline(__always)
+    static func current(_ state: UnsafeMutablePointer<sk__release_state>) -> SKReleaseList? {
+        guard let list = state.pointee.list else {
             return nil
         }
         return Unmanaged<SKReleaseList>.fromOpaque(list).takeUnretainedValue()
@@ -565,13 +571,20 @@ final class SKReleaseList {
     /// list).
     @inline(__always)
     static func releaseInPlace(weight: Int32, _ release: () -> Void) -> Bool {
-        let depth = sk__release_depth()
+        return releaseInPlace(sk__release_state_here(), weight: weight, release)
+    }
+
+    /// `releaseInPlace` on the thread whose release state is `state` (the
+    /// caller's, reached once for both this and `current`).
+    @inline(__always)
+    static func releaseInPlace(_ state: UnsafeMutablePointer<sk__release_state>, weight: Int32, _ release: () -> Void) -> Bool {
+        let depth = state.pointee.depth
         guard weight <= inlineReleaseBudget - depth else {
             return false
         }
-        sk__set_release_depth(depth + weight)
+        state.pointee.depth = depth + weight
         release()
-        sk__set_release_depth(depth)
+        state.pointee.depth = depth
         return true
     }
 
@@ -613,7 +626,8 @@ final class SKReleaseList {
     /// stack never holds more than one of the nested releases; then removes
     /// it. Only when the thread has no list yet.
     func drain() {
-        sk__set_release_list(Unmanaged.passUnretained(self).toOpaque())
+        let state: UnsafeMutablePointer<sk__release_state> = sk__release_state_here()
+        state.pointee.list = Unmanaged.passUnretained(self).toOpaque()
         while true {
             // Each item is released at the end of its block, once the list's
             // array is no longer being accessed: a nested array or signal
@@ -643,7 +657,7 @@ final class SKReleaseList {
             withExtendedLifetime(batch) {
             }
         }
-        sk__set_release_list(nil)
+        state.pointee.list = nil
         withExtendedLifetime(self) {
         }
     }

@@ -6,18 +6,28 @@ typealias CSignal = Signal<SKValue, SKValue>
 
 /// An `sk_signal` handle.
 ///
-/// The handle of `sk_signal_single` keeps its value and no signal: its
-/// `signal` is built when it is used, capturing the handle alone (one object
-/// where a signal built at once would be two more, the signal and its
-/// start's context: a one-value inner signal made per value, as in
-/// `sk_signal_map_to_signal`, costs one allocation instead of three). A
-/// single started many times builds a signal per start.
+/// Some handles keep what their signal is made of instead of the signal,
+/// which is built when it is used (each time, by whatever uses it): the
+/// handle of `sk_signal_single` keeps its value, built into a signal that
+/// captures the handle alone (one object where a signal built at once would
+/// be two more, the signal and its start's context: a one-value inner
+/// signal made per value, as in `sk_signal_map_to_signal`, costs one
+/// allocation instead of three); the handle of `sk_pipe_signal` keeps the
+/// pipe's source (`SKUpstream.pipe`: its broadcaster, no signal object and
+/// no start context); the handle of a map or filter over a signal that is no
+/// run of stages, whose function has no release function, keeps its stage
+/// and upstream (`SKStageRun.one`) and no signal. A subscription that
+/// `sk_signal_start` runs in its own handle (see `SKDisposable`) starts
+/// the pipe's source directly: a pipeline built where it is started
+/// (`pipe signal -> map -> start`, Benchmarks/README.md, W2b) makes one
+/// object per handle, as the Swift API does per signal.
 ///
 /// Thread-safety: immutable.
 final class SKSignal: SKObject, _SingleValueHolder {
-    /// The signal; nil for a single (see above). Written only by the
-    /// initialisers and by deinit (see there).
-    @exclusivity(unchecked) private var built: CSignal?
+    /// The signal, or the pipe source it is; nil for a single and for a run
+    /// of one stage (see above). Written only by the initialisers and by
+    /// deinit (see there).
+    @exclusivity(unchecked) private var source: SKUpstream?
     /// The single's value (`SKValue.nil` for any other signal). Written only
     /// by the initialisers and by deinit (see there).
     @exclusivity(unchecked) private(set) var heldValue: SKValue
@@ -28,6 +38,10 @@ final class SKSignal: SKObject, _SingleValueHolder {
     /// Made by sk_signal_then, which runs nested `then`s as one flat
     /// sequence: another `then` over it adds no level.
     let isThen: Bool
+    /// What the handle keeps (see above), read first by `signal` and deinit
+    /// (one byte beside `isThen`, where the optional enums would be copied
+    /// to be tested).
+    let form: Form
     /// Set by sk_signal_map and sk_signal_filter (nil for every other
     /// signal): the run of C stages this signal is, over the first stage's
     /// upstream, so that a stage over it extends the run and
@@ -36,23 +50,38 @@ final class SKSignal: SKObject, _SingleValueHolder {
     /// there).
     @exclusivity(unchecked) private(set) var stages: SKStages?
 
-    init(_ signal: CSignal, depth: Int = 1, isThen: Bool = false, stages: SKStages? = nil) {
-        self.built = signal
+    /// The handle of `signal`; nil only with `stages` (a run built when
+    /// used, see above).
+    init(_ signal: CSignal?, depth: Int = 1, isThen: Bool = false, stages: SKStages? = nil) {
+        self.source = signal.map(SKUpstream.signal)
         self.heldValue = .nil
         self.depth = depth
         self.isThen = isThen
+        self.form = signal == nil ? .stage : .built
         self.stages = stages
-        super.init()
+        super.init(fastKind: .signal)
     }
 
     /// The handle of a single emitting `value`.
     init(single value: SKValue) {
-        self.built = nil
+        self.source = nil
         self.heldValue = value
         self.depth = 1
         self.isThen = false
+        self.form = .single
         self.stages = nil
-        super.init()
+        super.init(fastKind: .signal)
+    }
+
+    /// The handle of a pipe's signal.
+    init(pipe source: _SignalPipeSource<SKValue, SKValue>) {
+        self.source = .pipe(source)
+        self.heldValue = .nil
+        self.depth = 1
+        self.isThen = false
+        self.form = .pipe
+        self.stages = nil
+        super.init(fastKind: .signal)
     }
 
     /// Releasing a signal releases what it holds: a single's value, a
@@ -76,40 +105,80 @@ final class SKSignal: SKObject, _SingleValueHolder {
     /// recursed once per node, outside the budget and the list (1,000 maps,
     /// each context releasing the previous map, overflowed a 64 KB stack).
     deinit {
-        var built = self.built
-        self.built = nil
-        var value = self.heldValue
-        self.heldValue = .nil
-        var stages = self.stages
-        self.stages = nil
-        if built == nil && value.object == nil && stages == nil {
+        if self.form == .single && self.heldValue.object == nil {
+            // Nothing to release (every other handle holds something).
             return
         }
-        if let list = SKReleaseList.current {
-            list.append(built, value, stages)
+        let state: UnsafeMutablePointer<sk__release_state> = sk__release_state_here()
+        if let list = SKReleaseList.current(state) {
+            list.append(self.source, self.heldValue, self.stages)
+            self.dropHeld()
             return
         }
-        if SKReleaseList.releaseInPlace(weight: Int32(clamping: self.depth), {
-            built = nil
-            value = .nil
-            stages = nil
-        }) {
+        // In place: what the handle holds is released here, inside the
+        // budget, rather than after this deinit.
+        if SKReleaseList.releaseInPlace(state, weight: Int32(clamping: self.depth), { self.dropHeld() }) {
             return
         }
         let list = SKReleaseList()
-        list.append(built, value, stages)
-        built = nil
-        value = .nil
-        stages = nil
+        list.append(self.source, self.heldValue, self.stages)
+        self.dropHeld()
         list.drain()
     }
 
+    /// Releases what the handle holds (see deinit).
+    @inline(__always)
+    private func dropHeld() {
+        self.source = nil
+        self.heldValue = .nil
+        self.stages = nil
+    }
+
+    /// What a handle keeps (see above).
+    enum Form: UInt8 {
+        /// The signal (`source` is `.signal`).
+        case built
+        /// A single's value (`heldValue`).
+        case single
+        /// A pipe's source (`source` is `.pipe`).
+        case pipe
+        /// A run of one stage (`stages`), no signal.
+        case stage
+    }
+
     /// The Swift signal.
+    @inline(__always)
     var signal: CSignal {
-        if let built = self.built {
-            return built
+        switch self.form {
+        case .built:
+            if case .signal(let built)? = self.source {
+                return built
+            }
+            // Invariant: a built handle's source is its signal.
+            preconditionFailure("a signal handle without its signal")
+        case .single:
+            return CSignal.single(heldBy: self)
+        case .pipe, .stage:
+            return self.buildSignal()
         }
-        return CSignal.single(heldBy: self)
+    }
+
+    /// The signal of a pipe's source or of a run of one stage, built anew.
+    @inline(never)
+    private func buildSignal() -> CSignal {
+        if case .pipe(let source)? = self.source {
+            return source.signal()
+        }
+        // Invariant: a handle of form .stage has its stages.
+        return self.stages!.build()
+    }
+
+    /// The pipe source this signal is (`sk_pipe_signal`), or nil.
+    var pipeSource: _SignalPipeSource<SKValue, SKValue>? {
+        if case .pipe(let source)? = self.source {
+            return source
+        }
+        return nil
     }
 }
 
@@ -201,7 +270,7 @@ func startObserving<O: SKObserverFields>(_ signal: CSignal, _ callbacks: O) -> a
 
 /// Hands `signal` to C through `out` (+1); `depth`, `isThen` and
 /// `stages` as in `SKSignal`.
-func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal, depth: Int = 1, isThen: Bool = false, stages: SKStages? = nil, function: StaticString = #function) -> Int32 {
+func output(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: CSignal?, depth: Int = 1, isThen: Bool = false, stages: SKStages? = nil, function: StaticString = #function) -> Int32 {
     out.pointee = SKSignal(signal, depth: depth, isThen: isThen, stages: stages).retainedHandle(madeBy: function)
     return SKOK
 }
@@ -216,7 +285,15 @@ func pipelineDepth(over inputs: [SKSignal], isThen: Bool = false, function: Stat
     for input in inputs {
         deepest = max(deepest, isThen && input.isThen ? input.depth - 1 : input.depth)
     }
-    let depth = deepest + 1
+    return checkedDepth(deepest + 1, function: function)
+}
+
+/// `pipelineDepth` over one input (no array made).
+func pipelineDepth(over input: SKSignal, isThen: Bool = false, function: StaticString = #function) -> (Int, Int32) {
+    return checkedDepth(isThen && input.isThen ? input.depth : input.depth + 1, function: function)
+}
+
+private func checkedDepth(_ depth: Int, function: StaticString) -> (Int, Int32) {
     if depth > Int(SK_SIGNAL_MAX_DEPTH) {
         return (depth, fail(SK_ERR_INVALID_ARGUMENT, "the pipeline would be \(depth) operators deep (the limit is SK_SIGNAL_MAX_DEPTH, \(SK_SIGNAL_MAX_DEPTH))", function: function))
     }
@@ -360,22 +437,15 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         // on: the closure keeps the object alive after its last release by C
         // until the subscription ends, and a released handle must read as
         // released.
+        if let subscription = withBorrowedHandle(signal, as: SKSignal.self, .signal, { startValueObserver(fields, $0) }) {
+            out.pointee = subscription
+            return SKOK
+        }
         let (handle, status) = borrowSignal("signal", signal)
         guard let handle else {
             return status
         }
-        if let stages = handle.stages, !stages.chain.hasReleaseFunction {
-            // A run of map and filter stages of the C layer without release
-            // function: the handle runs them (see `SKDisposable`), over the
-            // first stage's upstream.
-            let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx, stages: stages.chain)
-            subscription.start(subscription.startAbsorbing(stages.upstream))
-            out.pointee = subscription.retainedHandle(madeBy: #function)
-            return SKOK
-        }
-        let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx)
-        subscription.start(startObserving(handle.signal, subscription))
-        out.pointee = subscription.retainedHandle(madeBy: #function)
+        out.pointee = startValueObserver(fields, handle)
         return SKOK
     }
     // The signal first: the observer's release runs in its deinit, and on a
@@ -388,6 +458,29 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
     let disposable = startObserving(handle.signal, callbacks)
     out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: #function)
     return SKOK
+}
+
+/// `sk_signal_start` for an observer with a value callback only (`fields`),
+/// nothing to release, and handle checking off: the disposable handed out
+/// (+1) is the observer too (see `SKDisposable`).
+@inline(__always)
+private func startValueObserver(_ fields: sk_observer, _ handle: SKSignal, function: StaticString = #function) -> OpaquePointer {
+    if let stages = handle.stages, !stages.run.hasReleaseFunction {
+        // A run of map and filter stages of the C layer without release
+        // function: the handle runs them (see `SKDisposable`), over the
+        // first stage's upstream.
+        let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx, stages: stages.run)
+        switch stages.upstream {
+        case .signal(let upstream):
+            subscription.start(subscription.startAbsorbing(upstream))
+        case .pipe(let source):
+            subscription.start(subscription.startAbsorbing(source))
+        }
+        return subscription.retainedHandle(madeBy: function)
+    }
+    let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx)
+    subscription.start(startObserving(handle.signal, subscription))
+    return subscription.retainedHandle(madeBy: function)
 }
 
 @c @implementation

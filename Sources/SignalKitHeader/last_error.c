@@ -35,26 +35,10 @@ void sk__release_keeping_message(sk_release_fn release, void *ctx) {
     memcpy(sk__last_error, saved, sizeof saved);
 }
 
-/* What waits to be released on this thread: nested arrays, what signals
- * held (SKValue.swift, SKReleaseList). */
-static _Thread_local void *sk__release_list_slot;
+/* What waits to be released on this thread and how deeply releases nest
+ * (signalkit_internal.h; SKValue.swift, SKReleaseList). */
+static _Thread_local sk__release_state sk__release_state_slot;
 
-void *sk__release_list(void) {
-    return sk__release_list_slot;
-}
-
-void sk__set_release_list(void *list) {
-    sk__release_list_slot = list;
-}
-
-/* How many releases of signals and user pointers are nested on this thread
- * (SKSignal's and SKPointer's deinits). */
-static _Thread_local int sk__release_depth_slot;
-
-int sk__release_depth(void) {
-    return sk__release_depth_slot;
-}
-
-void sk__set_release_depth(int depth) {
-    sk__release_depth_slot = depth;
+sk__release_state *sk__release_state_here(void) {
+    return &sk__release_state_slot;
 }

@@ -162,6 +162,16 @@ func w10(_ rounds: Int, _ probe: Probe) -> Int {
     disposable.dispose()
     return sum
 }
+// W5z and W5s: allocations per put through zip (two pipes) and scan.
+_ = SKWorkloads.w5zip(100, .none)
+let w5za = counts("w5z", expected: Expected.w5zip(10_000)) { SKWorkloads.w5zip(10_000, $0) }
+let w5zb = counts("w5z", expected: Expected.w5zip(20_000)) { SKWorkloads.w5zip(20_000, $0) }
+report("swift.w5z.allocs_per_put", Double(w5zb.allocs - w5za.allocs) / 10_000)
+_ = SKWorkloads.w5scan(100, .none)
+let w5sa = counts("w5s", expected: Expected.w5scan(10_000)) { SKWorkloads.w5scan(10_000, $0) }
+let w5sb = counts("w5s", expected: Expected.w5scan(20_000)) { SKWorkloads.w5scan(20_000, $0) }
+report("swift.w5s.allocs_per_put", Double(w5sb.allocs - w5sa.allocs) / 10_000)
+
 _ = w10(100, .none)
 let w10a = counts("w10", expected: w10(10_000, .none)) { w10(10_000, $0) }
 let w10b = counts("w10", expected: w10(20_000, .none)) { w10(20_000, $0) }

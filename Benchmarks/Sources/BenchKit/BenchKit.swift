@@ -156,6 +156,23 @@ public enum Expected {
         return sum
     }
 
+    /// W5z: value i is put into pipe i % 2; each value of the second pipe
+    /// completes a pair with the value put just before it.
+    public static func w5zip(_ n: Int) -> Int {
+        return sumBelow(n - n % 2)
+    }
+
+    /// W5s: the running sums of 0..<n, added up.
+    public static func w5scan(_ n: Int) -> Int {
+        var running = 0
+        var sum = 0
+        for i in 0 ..< n {
+            running &+= i
+            sum &+= running
+        }
+        return sum
+    }
+
     /// W6: one put of 1, mapped to 2, reaches every subscription.
     public static func w6(_ subscriptions: Int) -> Int {
         return 2 * subscriptions

@@ -143,6 +143,44 @@ public enum SKWorkloads {
         return sum.value
     }
 
+    /// W5z: W5 with zip in place of combine-latest: `n` puts alternating
+    /// between two pipes (value i into pipe i % 2), each pair zipped into a
+    /// sink summing both. Timed: the puts.
+    public static func w5zip(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let a = ValuePipe<Int>()
+        let b = ValuePipe<Int>()
+        let disposable = zip(a.signal(), b.signal()).start(next: { pair in
+            sum.value &+= pair.0 &+ pair.1
+        })
+        probe.begin()
+        for i in 0 ..< n {
+            if i % 2 == 0 {
+                a.putNext(i)
+            } else {
+                b.putNext(i)
+            }
+        }
+        probe.end()
+        disposable.dispose()
+        return sum.value
+    }
+
+    /// W5s: one pipe through scan (a running sum) into a summing sink; put
+    /// `0..<n`. Timed: the puts.
+    public static func w5scan(_ n: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let pipe = ValuePipe<Int>()
+        let disposable = (pipe.signal() |> scan(0, &+)).start(next: { sum.value &+= $0 })
+        probe.begin()
+        for i in 0 ..< n {
+            pipe.putNext(i)
+        }
+        probe.end()
+        disposable.dispose()
+        return sum.value
+    }
+
     /// W6: `count` live subscriptions `pipe |> map {$0 + 1}` → summing sink,
     /// then one put of 1. The probe's `begin` and `live` bracket the
     /// subscribing (the array holding the disposables is allocated before).

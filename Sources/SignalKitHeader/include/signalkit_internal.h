@@ -17,17 +17,20 @@ void sk__set_last_error(const char *message);
  * caller's failing call until the caller's next one. */
 void sk__release_keeping_message(void (*release)(void *ctx), void *ctx);
 
-/* The calling thread's list of nested arrays and signal contents waiting to
- * be released (the Swift side's `SKReleaseList`, unretained), or NULL while
- * no such release is under way on the thread. See SKArray's and SKSignal's
- * deinits. */
-void *sk__release_list(void);
-void sk__set_release_list(void *list);
+/* The calling thread's state of nested releases (SKArray's, SKSignal's and
+ * SKPointer's deinits; the Swift side's `SKReleaseList`): `list`, the list
+ * of nested arrays and signal contents waiting to be released (an
+ * `SKReleaseList`, unretained), or NULL while no such release is under way
+ * on the thread; `depth`, how many releases of signals and user pointers
+ * are nested on the thread. One thread-local reached by one call (reaching
+ * a thread-local of a shared library is a call of its own), read and
+ * written in place by the calling thread only. */
+typedef struct sk__release_state {
+    void *list;
+    int depth;
+} sk__release_state;
 
-/* How many releases of signals and user pointers are nested on the calling
- * thread (SKSignal's and SKPointer's deinits). */
-int sk__release_depth(void);
-void sk__set_release_depth(int depth);
+sk__release_state *sk__release_state_here(void);
 
 /* 1 when less than a quarter of the calling thread's stack is left below the
  * caller, 0 otherwise, and when the thread's stack is not known (its bounds

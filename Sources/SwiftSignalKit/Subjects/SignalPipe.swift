@@ -47,10 +47,14 @@ public final class SignalPipe<T, E>: @unchecked Sendable {
     /// recent one, with replay), then the pipe's terminal event.
     @inlinable
     public func signal() -> Signal<T, E> {
-        let broadcaster = self.broadcaster
-        return Signal(fused: { makeNext, error, completed in
-            return broadcaster.subscribe(makeNext, error: error, completed: completed, keepAlive: nil, { _, _ in }).0
-        })
+        return self.source.signal()
+    }
+
+    /// What each of the pipe's signals holds and starts (see
+    /// `_SignalPipeSource`).
+    @inlinable
+    package var source: _SignalPipeSource<T, E> {
+        return _SignalPipeSource(broadcaster: self.broadcaster)
     }
 
     /// Delivers `next` to every current subscriber (and keeps it for replay);
@@ -76,5 +80,41 @@ public final class SignalPipe<T, E>: @unchecked Sendable {
         _ = self.broadcaster.terminate(.completed) { state in
             state.ended = true
         }
+    }
+}
+
+/// What a pipe's signal holds: the pipe's broadcaster, without the pipe (a
+/// signal does not keep its pipe alive). `signal()` builds a signal over it;
+/// `startFusing` starts a subscription as that signal's start does, without
+/// building one. `package`, for the C layer: its `sk_pipe_signal` handle
+/// keeps the source (one reference, no signal object and no closure
+/// context), and a subscription started on it subscribes to the pipe
+/// directly.
+///
+/// Thread-safety: immutable; the broadcaster's methods may be called from
+/// any thread.
+@usableFromInline
+package struct _SignalPipeSource<T, E> {
+    @usableFromInline let broadcaster: _Broadcaster<T, _PipeState>
+
+    @usableFromInline
+    init(broadcaster: _Broadcaster<T, _PipeState>) {
+        self.broadcaster = broadcaster
+    }
+
+    /// The signal of the pipe (`SignalPipe.signal()`).
+    @inlinable
+    package func signal() -> Signal<T, E> {
+        let broadcaster = self.broadcaster
+        return Signal(fused: { makeNext, error, completed in
+            return broadcaster.subscribe(makeNext, error: error, completed: completed, keepAlive: nil, { _, _ in }).0
+        })
+    }
+
+    /// Starts a subscription of the pipe, as starting `signal()` with
+    /// `Signal.startFusing` does.
+    @inlinable
+    package func startFusing(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?) -> any Disposable {
+        return self.broadcaster.subscribe(makeNext, error: error, completed: completed, keepAlive: nil, { _, _ in }).0
     }
 }

@@ -46,9 +46,13 @@ func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
 }
 
 /// W2b and W6b (Swift API): W2 and W6 with the pipeline built where each
-/// subscription is made.
+/// subscription is made; W5z and W5s, W5's shape through zip and scan.
 func builtPerSubscriptionWorkloads(_ s: Sizes) -> [Workload] {
     return [
+        Workload(id: "W5z", unit: "put", units: s.w5Puts, expected: Expected.w5zip(s.w5Puts),
+                 run: { SKWorkloads.w5zip(s.w5Puts, $0) }),
+        Workload(id: "W5s", unit: "put", units: s.w5Puts, expected: Expected.w5scan(s.w5Puts),
+                 run: { SKWorkloads.w5scan(s.w5Puts, $0) }),
         Workload(id: "W2b", unit: "cycle", units: s.w2Cycles, expected: Expected.w2(cycles: s.w2Cycles, every: s.w2PutEvery),
                  run: { SKWorkloads.w2b(cycles: s.w2Cycles, every: s.w2PutEvery, $0) }),
         Workload(id: "W6b", unit: "subscription", units: s.w6Subscriptions, expected: Expected.w6(s.w6Subscriptions),
