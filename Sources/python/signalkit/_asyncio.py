@@ -1,13 +1,20 @@
-"""asyncio integration: a host-drained queue wired into the running loop
-(loop.add_reader on its descriptor), `await signal` and `async for`."""
+"""asyncio integration: a host-drained
+queue wired into the running loop (loop.add_reader on its descriptor),
+`await signal` and `async for` (_AsyncOperators, mixed into Signal)."""
 
 from __future__ import annotations
 
 import asyncio
 import weakref
-from typing import Any, Generic, Optional, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generator, Generic, Optional, Tuple, TypeVar
 
-from ._signal import Disposable, Queue, Signal, _Uncopyable
+from ._core import C
+from ._handle import Disposable, _Uncopyable
+from ._queue import Queue, _queue_arg
+from ._signal_core import _new_signal, _SignalCore
+
+if TYPE_CHECKING:  # annotations only: the composed class is above this module
+    from ._signal import Signal
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -50,7 +57,12 @@ def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
     return queue
 
 
-async def first_value(signal: "Signal[T]") -> T:
+def _deliver_on(signal: "_SignalCore[Any]", queue: Queue) -> "Signal[Any]":
+    """signal.deliver_on(queue) (the Dispatch family's operator, above this module)."""
+    return _new_signal(C.signal_deliver_on, signal, _queue_arg(queue, "deliver_on"))
+
+
+async def first_value(signal: "_SignalCore[T]") -> T:
     """The first value of `signal`, delivered on the running loop; its
     error raised; LookupError if it completes without a value."""
     loop = asyncio.get_running_loop()
@@ -68,7 +80,9 @@ async def first_value(signal: "Signal[T]") -> T:
         if not future.done():
             future.set_exception(LookupError("signalkit: the signal completed without a value"))
 
-    delivered = signal.take(1).deliver_on(asyncio_queue(loop))
+    # take(1), then deliver_on: made here from the C operators (the
+    # operator families are above this module).
+    delivered = _deliver_on(_new_signal(C.signal_take, signal, 1), asyncio_queue(loop))
     subscription = delivered.subscribe(on_next, on_error, on_completed)
     # An error the library holds (Signal.fail's) is raised from here: the
     # frames of its traceback must not hold the signals that hold it.
@@ -95,9 +109,9 @@ class SignalIterator(Generic[T_co], _Uncopyable):
 
     _END = object()
 
-    def __init__(self, signal: "Signal[T_co]") -> None:
+    def __init__(self, signal: "_SignalCore[T_co]") -> None:
         """An iterator over `signal` (subscribed at the first read)."""
-        self._signal: Optional[Signal[T_co]] = signal
+        self._signal: Optional[_SignalCore[T_co]] = signal
         self._events: "Optional[asyncio.Queue[Tuple[int, Any]]]" = None
         self._subscription: Optional[Disposable] = None
         self._ended = False
@@ -112,7 +126,7 @@ class SignalIterator(Generic[T_co], _Uncopyable):
         self._events = events
         signal, self._signal = self._signal, None  # as in first_value: no frame holds it once started
         assert signal is not None
-        delivered: "Signal[Any]" = signal.deliver_on(asyncio_queue(loop))  # its values only go into `events`
+        delivered = _deliver_on(signal, asyncio_queue(loop))  # its values only go into `events`
         del signal
         self._subscription = delivered.subscribe(lambda value: events.put_nowait((0, value)),
                                                  lambda error: events.put_nowait((1, error)),
@@ -158,3 +172,22 @@ class SignalIterator(Generic[T_co], _Uncopyable):
             pass
 
 
+
+
+class _AsyncOperators(_SignalCore[T_co]):
+    """`await signal` and `async for value in signal` (mixed into
+    signalkit.Signal)."""
+
+    def __await__(self) -> Generator[Any, None, T_co]:
+        """`await signal`: its first value, delivered on the running loop
+        (the subscription is disposed then). LookupError if it completes
+        without a value; its error is raised. So `await s.first()` and
+        `await s.last()`."""
+        return first_value(self).__await__()
+
+    def __aiter__(self) -> "SignalIterator[T_co]":
+        """`async for value in signal`: its values, delivered on the running
+        loop (buffered until read); the loop ends at its completion, raises
+        its error, and disposes the subscription when left early. The
+        SignalIterator it returns has aclose(), which disposes it at once."""
+        return SignalIterator(self)

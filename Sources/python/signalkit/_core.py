@@ -651,9 +651,13 @@ def _scalar_from(pointer: Any, value: Any) -> Any:
     if kind == KIND_SIGNAL:
         out = c_void_p()
         _check(C.value_get_signal(pointer, byref(out)))
-        from ._signal import Signal  # the module that defines it imports this one
-        return Signal(C.signal_retain(out.value))
+        return _signal_type(C.signal_retain(out.value))
     return value
+
+
+# The class a signal value arrives as: signalkit.Signal, which is above this
+# module (package docstring, Layers) and sets this once it is defined.
+_signal_type: Any = None
 
 
 def _array_count(pointer: Any) -> int:

@@ -1,0 +1,65 @@
+"""The Mapping family of Signal's operators: map and filter (fused Python stages) and distinct_until_changed. The same family as
+the Swift core's Signal_Mapping.swift and the C layer's Operators_Mapping.swift.
+Its place among the modules: the package docstring, Layers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, Union, overload
+
+from .._core import C
+from .._handle import _callable_arg
+from .._native import Signature
+from .._signal_core import _new_signal, _SignalCore
+from .._subscription import _FILTER, _MAP
+
+if TYPE_CHECKING:  # annotations only: the composed class is above this module
+    from .._signal import Signal
+
+T = TypeVar("T")
+U = TypeVar("U")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class _MappingOperators(_SignalCore[T_co]):
+    """Signal's Mapping operators (mixed into signalkit.Signal)."""
+
+    @overload
+    def map(self, fn: Callable[[T_co], U]) -> "Signal[U]": ...
+
+    @overload
+    def map(self, fn: Union[str, Signature], native: Any) -> "Signal[Any]": ...
+
+    def map(self, fn: Any, native: Any = None) -> "Signal[Any]":
+        """Each value transformed by fn(value).
+
+        A chain of Python map / filter / tap stages is composed: each event
+        crosses from C into Python once for the whole chain. An exception
+        in `fn` ends the stream with it (the upstream is disposed).
+
+        Native form: map(signature, function) with a signature string such
+        as "i64(i64)" and a ctypes function or a Python callable
+        (sk_ffi_signal_map; package docstring)."""
+        if isinstance(fn, (str, Signature)):
+            return self._native_operator(C.ffi_signal_map, "map", fn, native)
+        _callable_arg(fn, "map")
+        return self._stage((_MAP, fn))
+
+    @overload
+    def filter(self, fn: Callable[[T_co], object]) -> "Signal[T_co]": ...
+
+    @overload
+    def filter(self, fn: Union[str, Signature], native: Any) -> "Signal[Any]": ...
+
+    def filter(self, fn: Any, native: Any = None) -> "Signal[Any]":
+        """Only the values for which fn(value) is true (composed with the
+        neighbouring Python stages, as map). Native form: filter(signature,
+        function), e.g. "bool(f64)"."""
+        if isinstance(fn, (str, Signature)):
+            return self._native_operator(C.ffi_signal_filter, "filter", fn, native)
+        _callable_arg(fn, "filter")
+        return self._stage((_FILTER, fn))
+
+    def distinct_until_changed(self) -> "Signal[T_co]":
+        """Drops a value equal to the one before (plain kinds by value,
+        objects carried by reference by identity)."""
+        return _new_signal(C.signal_distinct_until_changed, self)
