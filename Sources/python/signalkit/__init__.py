@@ -20,7 +20,13 @@ own: all serial and concurrent queues share a pool of at most 255 threads,
 so hundreds of queues whose work blocks starve each other),
 Queue.concurrent() is the library's thread pool, Queue.host() runs only
 when drained; asyncio_queue()
-is a host queue the running asyncio loop drains by itself. `await signal`
+is a host queue the running asyncio loop drains by itself. The time
+operators (debounce, throttle, delay, timeout, retry, retry_count,
+buffer_with_time, sample with a period, interval, timer) given no queue
+run on a default queue: called on a thread running an asyncio loop, that
+loop's asyncio_queue(), so their events arrive on the loop's thread (where
+asyncio may be called); elsewhere the library's concurrent queue, whose
+threads run no loop. `await signal`
 gives its first value (so `await s.first()`, `await s.last()`), `async for
 value in signal` its values, both delivered on the loop's thread.
 

@@ -12,7 +12,7 @@ from ctypes import byref, c_void_p
 from typing import Any, Callable, List, Optional, Union
 
 from . import _core, _speedups
-from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _deferred_fn, _detach_traceback, _Failures, _interrupts,
+from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _deferred_fn, _map_fn, _predicate_fn, _detach_traceback, _Failures, _interrupts,
                     _next_fn, _put_object, _Recorder, _reduce_fn, _release_ctx_function, _report, _signal_fn, _state,
                     _take_until_fn, _trim_traceback, _ValueP, _work_fn)
 from ._handle import _Handle
@@ -205,6 +205,42 @@ def _work_callback(ctx: int) -> None:
             _report(exc, "side effect")
 
 
+def _predicate_callback(ctx: int, value: Any) -> bool:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return False
+    try:
+        _sk_user = True
+        result = callback.fn(value)
+        _sk_user = False
+        return bool(result)
+    except BaseException as exc:
+        _sk_user = False
+        if not _callback_raised(callback, exc, "predicate"):  # else it goes to the caller
+            _report(exc, "predicate")
+        return False
+
+
+def _key_callback(ctx: int, argument: Any) -> None:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    value, address = argument
+    try:
+        _sk_user = True
+        key = callback.fn(value)
+        _sk_user = False
+        _put_object(key, ctypes.cast(address, _ValueP).contents)
+    except BaseException as exc:
+        _sk_user = False
+        if not _callback_raised(callback, exc, "key"):  # else it goes to the caller
+            _report(exc, "key")
+
+
+_c_predicate_callback = _predicate_fn(_speedups.operator("predicate", _predicate_callback))
+_c_key_callback = _map_fn(_speedups.operator("key", _key_callback))
 _c_signal_callback = _signal_fn(_speedups.operator("signal", _signal_callback))
 _c_deferred_callback = _deferred_fn(_speedups.operator("deferred", _deferred_callback))
 _c_take_until_callback = _take_until_fn(_speedups.operator("take_until", _take_until_callback))
@@ -212,7 +248,7 @@ _c_value_callback = _next_fn(_speedups.operator("value", _value_callback))
 _c_work_callback = _work_fn(_speedups.operator("work", _work_callback))
 for _operator_callback in (_signal_callback, _deferred_callback, _Fold.reduce_failed, _Fold.put_into,
                            _Fold.released, _take_until_callback,
-                           _value_callback, _work_callback):
+                           _value_callback, _work_callback, _predicate_callback, _key_callback):
     _interrupts.THUNK_CODES.add(_operator_callback.__code__)
 
 

@@ -16,6 +16,7 @@ from ._operators.mapping import _MappingOperators
 from ._operators.merge import _MergeOperators
 from ._operators.meta import _MetaOperators
 from ._operators.reduce import _ReduceOperators
+from ._operators.share import _ShareOperators
 from ._operators.side_effects import _SideEffectsOperators
 from ._operators.take import _TakeOperators
 from ._operators.throttle import _ThrottleOperators
@@ -25,7 +26,8 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class Signal(_CatchOperators[T_co], _CombineOperators[T_co], _DispatchOperators[T_co], _MappingOperators[T_co],
-             _MergeOperators[T_co], _MetaOperators[T_co], _ReduceOperators[T_co], _SideEffectsOperators[T_co],
+             _MergeOperators[T_co], _MetaOperators[T_co], _ReduceOperators[T_co], _ShareOperators[T_co],
+             _SideEffectsOperators[T_co],
              _TakeOperators[T_co], _ThrottleOperators[T_co], _TimingOperators[T_co], _AsyncOperators[T_co]):
     """A cold stream of values of type T: nothing runs until subscribe(),
     and each subscription runs the stream anew.

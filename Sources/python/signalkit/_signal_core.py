@@ -77,6 +77,17 @@ def _signal_class() -> "Type[Signal[Any]]":
     return cls
 
 
+def _with_value(function: Any, signal: "_SignalCore[Any]", obj: object, *rest: Any) -> "Signal[Any]":
+    """function(&out, signal, &value, *rest) with `obj` as a value the
+    call borrows (copied by the library)."""
+    value = Value()
+    _put_object(obj, value)
+    try:
+        return _new_signal(function, signal, byref(value), *rest)
+    finally:
+        C.value_release(byref(value))
+
+
 class _SignalCore(Generic[T_co], _Failing, _Handle):
     """A cold stream of values of type T: nothing runs until subscribe(),
     and each subscription runs the stream anew.
@@ -159,6 +170,19 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
             C.value_release(byref(out))
 
     @staticmethod
+    def from_callable(function: Callable[[], U]) -> "Signal[U]":
+        """A signal whose every start calls function() and emits its result,
+        then completes; an exception it raises ends the stream with it
+        (RxPY's from_callable / start). TypeError unless callable."""
+        _callable_arg(function, "from_callable")
+
+        def run(subscriber: Subscriber[U]) -> None:
+            subscriber.on_next(function())
+            subscriber.on_completed()
+
+        return _SignalCore.create(run)
+
+    @staticmethod
     def complete() -> "Signal[Any]":
         """A signal that completes at once."""
         return _new_signal(C.signal_complete)
@@ -226,12 +250,13 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
             _set_owner(ctx, signal)
             return signal
 
-    def _with_callback(self, function: Any, cfn: Any, fn: Callable[..., Any], *before: Any) -> "Signal[Any]":
+    def _with_callback(self, function: Any, cfn: Any, fn: Callable[..., Any], *before: Any,
+                       after: Tuple[Any, ...] = ()) -> "Signal[Any]":
         _callable_arg(fn.fn if isinstance(fn, _CatchFn) else fn, function.__name__[len("sk_signal_"):])
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
             failures = _Failures()
             ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
-            signal = _new_signal(function, pointer, *before, cfn, ctx, _release_ctx)
+            signal = _new_signal(function, pointer, *before, cfn, ctx, _release_ctx, *after)
             signal._failures = failures
             _set_owner(ctx, signal)
             return signal

@@ -66,8 +66,43 @@ class Pipe(Generic[T], _Handle):
             self._exit()
 
     def signal(self) -> Signal[T]:
-        """The signal of the values put from now on."""
+        """The signal of the values put from now on (and, once the pipe
+        ended, of its end: complete(), fail())."""
         return _new_signal(C.pipe_signal, self)
+
+    def complete(self) -> None:
+        """Ends the pipe: its subscribers receive the completion, and so
+        does every later subscriber of signal() (after the replayed value,
+        with replay=True); an `async for` over signal() ends. Later puts,
+        complete() and fail() do nothing (sk_pipe_put_completion). Not
+        close(), which only drops this handle and ends nothing."""
+        pointer = self._enter()  # a call in flight until the put returned: see _Handle
+        try:
+            status = _draining(C.pipe_put_completion, pointer)
+        finally:
+            self._exit()
+        _after_call()
+        _check(status)
+
+    def fail(self, error: BaseException) -> None:
+        """Ends the pipe with `error` (an exception, carried by reference),
+        as complete() does with the completion: an `async for` over
+        signal() raises it (sk_pipe_put_error). TypeError unless an
+        exception instance."""
+        if not isinstance(error, BaseException):
+            raise TypeError(f"signalkit: Pipe.fail: the error is {type(error).__name__}, not an exception instance")
+        value = Value()
+        _put_object(error, value)
+        try:
+            pointer = self._enter()  # a call in flight until the put returned: see _Handle
+            try:
+                status = _draining(C.pipe_put_error, pointer, byref(value))
+            finally:
+                self._exit()
+        finally:
+            C.value_release(byref(value))
+        _after_call()
+        _check(status)
 
     def _drop(self) -> None:
         # The extension's puts (Pipe.put's common case) do not count

@@ -10,8 +10,9 @@ import time
 
 from .._callbacks import _c_signal_callback, _CatchFn
 from .._core import C, _interrupts
-from .._handle import _seconds_arg
-from .._queue import Queue, _queue
+from .._handle import _count_arg, _seconds_arg
+from .._asyncio import _time_queue
+from .._queue import Queue
 from .._signal_core import _new_signal, _signal_class, _SignalCore, _sync_deadline
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
@@ -72,9 +73,24 @@ class _CatchOperators(_SignalCore[T_co]):
         return _new_signal(C.signal_restart_if_error, checked)
 
     def retry(self, delay_increment: float, max_delay: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """Starts this again after each error, waiting delay_increment more
-        each time (at most max_delay), on `queue`."""
+        """Starts this again after each error, for ever, waiting
+        delay_increment more each time (at most max_delay), on `queue`:
+        time-based, SwiftSignalKit's retry. RxPY's retry(count) is
+        retry_count(count) here."""
         delay_increment = _seconds_arg(delay_increment, "retry", "delay_increment")
         max_delay = _seconds_arg(max_delay, "retry", "max_delay")
-        on = _queue(queue, "retry")  # held through the call: a default queue's only handle
+        on = _time_queue(queue, "retry")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_retry, self, delay_increment, max_delay, on)
+
+    def retry_count(self, count: int, delay: float = 0.0, queue: Optional[Queue] = None) -> "Signal[T_co]":
+        """Starts this again after an error, at most `count` times (RxPY's
+        retry(count); retry() here is the time-based one): at once, or
+        with a `delay`, `delay` seconds after the error on `queue` (by
+        default the default queue: package docstring, Threads). The error after the last
+        retry passes through (sk_signal_retry_count)."""
+        number = _count_arg(count, "retry_count", "count")
+        seconds = _seconds_arg(delay, "retry_count", "delay")
+        if seconds == 0 and queue is None:
+            return _new_signal(C.signal_retry_count, self, number, 0.0, None)
+        on = _time_queue(queue, "retry_count")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_retry_count, self, number, seconds, on)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, TypeVar
 
 from .._core import C
 from .._queue import Queue, _queue_arg
-from .._signal_core import _new_signal, _signal_array, _SignalCore
+from .._signal_core import _new_signal, _signal_arg, _signal_array, _SignalCore
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -29,3 +29,18 @@ class _CombineOperators(_SignalCore[T_co]):
         array = _signal_array(signals, "combine_latest")
         on = _queue_arg(queue, "combine_latest") if queue is not None else None
         return _new_signal(C.signal_combine_latest, array, len(signals), on)
+
+    @staticmethod
+    def zip(*signals: "Signal[Any]") -> "Signal[List[Any]]":
+        """The n-th values of all `signals` together, as a list, once each
+        has emitted its n-th; completes once one has completed and no list
+        can come any more (RxPY's zip, which gives tuples) (sk_signal_zip)."""
+        array = _signal_array(signals, "zip")
+        return _new_signal(C.signal_zip, array, len(signals))
+
+    def with_latest_from(self, other: "Signal[U]") -> "Signal[List[Any]]":
+        """Each value of this as [value, latest value of `other`]; values
+        before `other` has emitted are dropped; `other` is started first
+        (RxPY's with_latest_from, which gives tuples)
+        (sk_signal_with_latest_from)."""
+        return _new_signal(C.signal_with_latest_from, self, _signal_arg(other, "with_latest_from"))

@@ -4,12 +4,12 @@ Its place among the modules: the package docstring, Layers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union, overload
 
-from .._core import C
+from .._core import C, _Failures
 from .._handle import _callable_arg
 from .._native import Signature
-from .._signal_core import _new_signal, _SignalCore
+from .._signal_core import _signal_class, _SignalCore
 from .._subscription import _FILTER, _MAP
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
@@ -59,7 +59,40 @@ class _MappingOperators(_SignalCore[T_co]):
         _callable_arg(fn, "filter")
         return self._stage((_FILTER, fn))
 
-    def distinct_until_changed(self) -> "Signal[T_co]":
-        """Drops a value equal to the one before (plain kinds by value,
-        objects carried by reference by identity)."""
-        return _new_signal(C.signal_distinct_until_changed, self)
+    def distinct_until_changed(self, key: Optional[Callable[[T_co], object]] = None,
+                               comparer: Optional[Callable[[Any, Any], object]] = None) -> "Signal[T_co]":
+        """Drops a value whose key (key(value), or the value itself) equals
+        the key of the last value passed: `==` by default, or
+        comparer(previous_key, key) (RxPY's distinct_until_changed; its
+        key_mapper is `key` here). A Python stage, composed with the
+        neighbouring map / filter / tap, with a memory of its own per
+        subscription; an exception in `key` or `comparer` ends the stream
+        with it. (The library's sk_signal_distinct_until_changed compares
+        objects carried by reference by identity: not used here.)"""
+        _callable_arg(key, "distinct_until_changed: key", optional=True)
+        _callable_arg(comparer, "distinct_until_changed: comparer", optional=True)
+        self.pointer  # closed: ValueError at the call, not at each start
+        upstream = self
+        failures = _Failures()
+        # Held by the library (deferred's callback set): records weakly, as
+        # reduce after stages does (_composed_reduce).
+        recorder = failures.recorder()
+
+        def start() -> "Signal[T_co]":
+            last: List[object] = []  # the key of the last value passed, once one has
+
+            def changed(value: Any) -> bool:
+                current = key(value) if key is not None else value
+                if not last:
+                    last.append(current)
+                    return True
+                if comparer(last[0], current) if comparer is not None else last[0] == current:
+                    return False
+                last[0] = current
+                return True
+
+            return upstream._stage((_FILTER, changed), recorder)
+
+        result: Signal[T_co] = _signal_class().deferred(start)
+        result._failures = failures
+        return result

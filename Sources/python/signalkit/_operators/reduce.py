@@ -4,7 +4,7 @@ Its place among the modules: the package docstring, Layers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, List, TypeVar
 
 from ctypes import byref
 
@@ -88,3 +88,29 @@ class _ReduceOperators(_SignalCore[T_co]):
         result: Signal[U] = _signal_class().deferred(start)
         result._failures = failures
         return result
+
+    def scan(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
+        """Each accumulator fn(accumulator, value) from `initial`, emitted
+        at each value (RxPY's scan(accumulator, seed)): reduce's running
+        total. An exception in `fn` ends the stream with it
+        (sk_signal_scan)."""
+        _callable_arg(fn, "scan")
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            out = Value()
+            _put_object(initial, out)
+            failures = _Failures()  # recorded in the returned signal only: see reduce
+            try:
+                fold = _Fold(_Callback(fn, failures.recorder()))
+                ctx = fold.ctx = _retain_callbacks(fold)
+                scanned = _new_signal(C.signal_scan, pointer, byref(out), _sp_reduce,
+                                      _speedups.hold(fold.cell), _sp_release)
+                _set_owner(ctx, scanned)
+            finally:
+                C.value_release(byref(out))
+            return scanned._stage((_MAP, _raise_failed), failures)
+
+    def pairwise(self) -> "Signal[List[Any]]":
+        """From the second value on, [previous, current] at each value
+        (RxPY's pairwise, which gives tuples: here lists, as every array
+        of the library arrives) (sk_signal_pairwise)."""
+        return _new_signal(C.signal_pairwise, self)

@@ -4,14 +4,15 @@ Its place among the modules: the package docstring, Layers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
 from ctypes import byref, c_void_p
 
 from .._callbacks import _c_work_callback, _Callback
 from .._core import C, _check, _Failures, _release_ctx, _retain_callbacks
-from .._handle import Disposable, _InFlight, _seconds_arg
-from .._queue import Queue, _queue
+from .._handle import Disposable, _count_arg, _InFlight, _seconds_arg
+from .._asyncio import _time_queue
+from .._queue import Queue
 from .._signal_core import _new_signal, _signal_arg, _signal_class, _SignalCore
 from .._subscription import Subscriber
 
@@ -29,7 +30,7 @@ class _Timer:
 
     def __init__(self, seconds: float, queue: Optional["Queue"], repeat: bool) -> None:
         self.seconds = _seconds_arg(seconds, "interval" if repeat else "timer")
-        self.queue = _queue(queue, "interval" if repeat else "timer")
+        self.queue = _time_queue(queue, "interval" if repeat else "timer")
         self.queue.pointer  # closed: ValueError at the call, as deliver_on's, not at each start
         self.repeat = repeat
 
@@ -55,20 +56,20 @@ class _TimingOperators(_SignalCore[T_co]):
 
     @staticmethod
     def interval(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":
-        """0, 1, 2, ... one every `seconds`, on `queue` (by default the
-        library's concurrent queue); never completes."""
+        """0, 1, 2, ... one every `seconds`, on `queue` (by default
+        the default queue: package docstring, Threads); never completes."""
         return _SignalCore.create(_Timer(seconds, queue, True))
 
     @staticmethod
     def timer(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":
-        """0 after `seconds`, on `queue` (by default the library's
-        concurrent queue), then completes."""
+        """0 after `seconds`, on `queue` (by default
+        the default queue: package docstring, Threads), then completes."""
         return _SignalCore.create(_Timer(seconds, queue, False))
 
     def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
         """Delays the SUBSCRIPTION, not the values: this signal is started
         `seconds` after each subscription, from a timer on `queue` (by
-        default the library's concurrent queue), and its values then pass
+        default the default queue: package docstring, Threads), and its values then pass
         through undelayed, on whatever thread it emits them. A hot source
         (a Pipe, values from an asyncio task or another thread) loses what
         is put before the timer fires; a cold one just starts later.
@@ -85,7 +86,7 @@ class _TimingOperators(_SignalCore[T_co]):
         add ``.deliver_on(asyncio_queue())`` to receive them on the loop's
         thread)."""
         seconds = _seconds_arg(seconds, "delay")
-        on = _queue(queue, "delay")  # held through the call: a default queue's only handle
+        on = _time_queue(queue, "delay")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_delay, self, seconds, on)
 
     def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
@@ -100,9 +101,35 @@ class _TimingOperators(_SignalCore[T_co]):
         (sk_signal_timeout)."""
         seconds = _seconds_arg(seconds, "timeout")
         other = _signal_arg(alternate, "timeout", 2) if alternate is not None else None
-        on = _queue(queue, "timeout")  # held through the call: a default queue's only handle
+        on = _time_queue(queue, "timeout")  # held through the call: a default queue's only handle
         on.pointer  # closed: raise before making the alternate
         if other is None:  # a new exception per subscription: the library never holds a raised one
             message = f"signalkit: nothing within {seconds} s"
             other = _signal_class().deferred(lambda: _signal_class().fail(TimeoutError(message)))
         return _new_signal(C.signal_timeout, self, seconds, on, other)
+
+    def buffer_with_count(self, count: int) -> "Signal[List[Any]]":
+        """The values in lists of `count` (the last one shorter, at the
+        completion, unless empty) (RxPY's buffer_with_count; the C
+        function is sk_signal_buffer_count)."""
+        number = _count_arg(count, "buffer_with_count", "count")
+        if number == 0:
+            raise ValueError("signalkit: buffer_with_count: count must be at least 1")
+        return _new_signal(C.signal_buffer_count, self, number)
+
+    def buffer_with_time(self, seconds: float, queue: Optional[Queue] = None) -> "Signal[List[Any]]":
+        """The values of each `seconds`-long window as a list, delivered on
+        `queue` (RxPY's buffer_with_time; sk_signal_buffer_time)."""
+        seconds = _seconds_arg(seconds, "buffer_with_time")
+        on = _time_queue(queue, "buffer_with_time")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_buffer_time, self, seconds, on)
+
+    def sample(self, sampler: Union["_SignalCore[Any]", float], queue: Optional[Queue] = None) -> "Signal[T_co]":
+        """The latest value (if a new one came) at each value of `sampler`,
+        a Signal (sk_signal_sample), or every `sampler` seconds on `queue`
+        (sk_signal_sample_period), as RxPY's sample takes either."""
+        if isinstance(sampler, _SignalCore):
+            return _new_signal(C.signal_sample, self, _signal_arg(sampler, "sample"))
+        seconds = _seconds_arg(sampler, "sample")
+        on = _time_queue(queue, "sample")  # held through the call: a default queue's only handle
+        return _new_signal(C.signal_sample_period, self, seconds, on)
