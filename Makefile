@@ -13,8 +13,8 @@
 # run first (it installs only what is missing, through sudo when not root;
 # nothing when everything is there). make itself never calls sudo.
 
-# The version is written in one place, the file VERSION (README.md,
-# "Releasing"); test-version checks the places that must state it too.
+# The version is written in one place, the file VERSION
+# (docs/maintainers/releasing.md); test-version checks the places that must state it too.
 VERSION := $(strip $(file < $(CURDIR)/VERSION))
 SOVERSION := 0
 PREFIX ?= /usr/local

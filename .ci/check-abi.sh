@@ -10,7 +10,7 @@
 # VERSION into Tests/abi/version, when the change is allowed by the versions
 # (see below), else the same refusal; a missing RECORD is written.
 #
-# The policy (README.md, "Versioning"):
+# The policy (docs/maintainers/releasing.md, "Versioning"):
 # - incompatible (a function, variable or symbol removed or changed, a public
 #   type's layout or an enumerator's value changed): allowed only with a new
 #   soname (the major of RECORD's soname differs from NEW's, SOVERSION-

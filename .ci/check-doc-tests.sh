@@ -1,6 +1,6 @@
 #!/bin/sh
-# Every Criterion test that README.md's misuse table (the section "What
-# misuse returns") names as `suite::test` must exist in one of the given
+# Every Criterion test that the misuse table (docs/misuse.md, "What misuse
+# returns") names as `suite::test` must exist in one of the given
 # Criterion test binaries. (Elsewhere `a::b` is C++, such as signalkit::error.)
 # Every row has its three cells (misuse, what happens, tests) and names at
 # least one test: a Criterion `suite::test`, a test of Sources/python/tests
@@ -19,23 +19,24 @@ trap 'rm -f "$listed"' EXIT
 for binary in "$@"; do "$binary" --list; done | awk '/^[a-z_0-9]+: [0-9]+ tests?$/ { suite = $1; sub(":", "", suite); next }
     { name = $NF; if (name != "") print suite "::" name }' > "$listed"
 missing=0
-table=$(awk '/^## / { inside = ($0 == "## What misuse returns") } inside' README.md)
+doc=docs/misuse.md
+table=$(awk '/^#+ / { inside = ($0 == "# What misuse returns") } inside' "$doc")
 if [ -z "$table" ]; then
-    echo "README.md has no section \"## What misuse returns\"" >&2
+    echo "$doc has no section \"# What misuse returns\"" >&2
     exit 1
 fi
 for name in $(printf '%s\n' "$table" | grep -o '`[a-z_0-9]*::[a-z_0-9]*`' | tr -d '`' | sort -u); do
     if ! grep -qx "$name" "$listed"; then
-        echo "README.md names $name, which is not a test of the C suite" >&2
+        echo "$doc names $name, which is not a test of the C suite" >&2
         missing=1
     fi
 done
 # The rows: three cells, a test named in the last.
 rows=$(printf '%s\n' "$table" | awk -F '|' '/^\|/ && NR > 0 { n++ } /^\|/ && n > 2 { print }')
-printf '%s\n' "$rows" | awk -F '|' -v OFS='|' '
-    NF != 5 { printf "README.md, What misuse returns: a row of %d cells, not 3 (misuse | what happens | tests): %.70s...\n", NF - 2, $2; bad = 1; next }
+printf '%s\n' "$rows" | awk -F '|' -v OFS='|' -v doc="$doc" '
+    NF != 5 { printf "%s, What misuse returns: a row of %d cells, not 3 (misuse | what happens | tests): %.70s...\n", doc, NF - 2, $2; bad = 1; next }
     $4 !~ /`[a-z_0-9]+::[a-z_0-9]+`|Sources\/python\/tests\/[a-z_0-9]+\.py: [A-Za-z_0-9]+\.test_|make bench-check/ {
-        printf "README.md, What misuse returns: the row \"%.70s...\" names no test: name the Criterion suite::test, the Sources/python/tests file and Class.test_name, or the make bench-check metric that proves it\n", $2; bad = 1 }
+        printf "%s, What misuse returns: the row \"%.70s...\" names no test: name the Criterion suite::test, the Sources/python/tests file and Class.test_name, or the make bench-check metric that proves it\n", doc, $2; bad = 1 }
     END { exit bad }' >&2 || missing=1
 # The Python tests named: FILE: Class.test_name, ...
 printf '%s\n' "$rows" | grep -o 'Sources/python/tests/[a-z_0-9]*\.py: [A-Za-z_0-9., ]*' | while IFS= read -r named; do
@@ -46,7 +47,7 @@ printf '%s\n' "$rows" | grep -o 'Sources/python/tests/[a-z_0-9]*\.py: [A-Za-z_0-
                 /^class / { inside = ($0 ~ "^class " class "[(:]") }
                 inside && $0 ~ "^    def " method "\\(" { found = 1 }
                 END { exit !found }' "$file"; then
-            echo "README.md names $file: $class.$method, which is not a test there" >&2
+            echo "$doc names $file: $class.$method, which is not a test there" >&2
             exit 1
         fi
     done
@@ -58,7 +59,7 @@ for enum in json.load(open(sys.argv[1]))["enums"]:
     if enum["name"] == "sk_status":
         print(" ".join(v["name"] for v in enum["values"] if v["value"] < 0))' "$api"); do
         if ! printf '%s\n' "$rows" | awk -F '|' -v code="$code" 'index($3, "`" code "`") { found = 1 } END { exit !found }'; then
-            echo "README.md, What misuse returns: no row says when $code is returned (sk_status in include/signalkit.h): add one, with the test that proves it" >&2
+            echo "$doc, What misuse returns: no row says when $code is returned (sk_status in include/signalkit.h): add one, with the test that proves it" >&2
             missing=1
         fi
     done

@@ -11,7 +11,7 @@ cannot be made from it at build time are checked here:
                                         not above VERSION, same major
   CHANGELOG.md                          an Unreleased section, and no release
                                         heading above VERSION
-  README.md                             every `from: "X.Y.Z"` of a Swift
+  README.md, docs/*.md, docs/*/*.md      every `from: "X.Y.Z"` of a Swift
                                         dependency line
 
 and, when a staged install is given (check-version.py STAGE), what the build
@@ -20,6 +20,7 @@ made: the .pc files' Version and the CMake package's PACKAGE_VERSION.
 A mismatch names both places. Exit status 0 when all agree, 1 otherwise.
 Usage: check-version.py [STAGE_PREFIX] (run from the repository's root).
 """
+import glob
 import os
 import re
 import sys
@@ -45,7 +46,7 @@ def main():
 
     def disagree(place, says):
         problems.append(f"{place} says {says}, but VERSION says {version}: make them agree "
-                        "(README.md, \"Releasing\", lists what to change with the version)")
+                        "(docs/maintainers/releasing.md, \"Releasing\", lists what to change with the version)")
 
     header = read("include/signalkit.h")
     parts = [re.search(rf"^#define SK_VERSION_{name} ([0-9]+)$", header, re.M) for name in ("MAJOR", "MINOR", "PATCH")]
@@ -67,9 +68,11 @@ def main():
         if key(released) > key(version):
             disagree(f"CHANGELOG.md (a release heading [{released}])", f"a release {released} exists")
 
-    for requirement in re.findall(r'from: "([0-9][^"]*)"', read("README.md")):
-        if requirement != version:
-            disagree(f'README.md (a Swift dependency line, from: "{requirement}")', requirement)
+    documents = ["README.md"] + sorted(glob.glob("docs/*.md") + glob.glob("docs/*/*.md"))
+    for document in documents:
+        for requirement in re.findall(r'from: "([0-9][^"]*)"', read(document)):
+            if requirement != version:
+                disagree(f'{document} (a Swift dependency line, from: "{requirement}")', requirement)
 
     if stage:
         for name in ("signalkit", "signalkit-ffi"):
@@ -86,7 +89,7 @@ def main():
         print(f"error: {problem}", file=sys.stderr)
     if not problems:
         print(f"version {version}: VERSION, signalkit.h (and so sk_version_number/string), the ABI record, CHANGELOG.md and "
-              f"README.md agree{'; so does the staged install' if stage else ''}")
+              f"the Swift dependency lines of README.md and docs/ agree{'; so does the staged install' if stage else ''}")
     return 1 if problems else 0
 
 

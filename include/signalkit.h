@@ -70,6 +70,37 @@
  * - Stacks: a thread that calls into the library needs SK_MIN_THREAD_STACK
  *   bytes of stack (64 KB), callbacks' own use aside; pipelines near
  *   SK_SIGNAL_MAX_DEPTH need more (see @ref operators, "Depth").
+ * - Durations are seconds, as a double, from 0: a negative or NaN one is
+ *   refused (SK_ERR_INVALID_ARGUMENT, and `release` runs); INFINITY, or a
+ *   duration beyond what the clock can represent (about 292 years), never
+ *   elapses: a timer never fires, an operator's wait never ends, and
+ *   sk_queue_after() drops its work at once, running its `release`. Timers
+ *   count CLOCK_MONOTONIC time.
+ * - Refused resources. The serial and concurrent queues share one pool of
+ *   worker threads per process, of at most 255 threads: while about 255
+ *   tasks of different queues block (on I/O, a lock, another queue's work),
+ *   the work of every other serial or concurrent queue waits, so work that
+ *   blocks for long belongs on the program's own threads (or a host-drained
+ *   queue each, drained there). A thread the system refuses (RLIMIT_NPROC,
+ *   memory) is no error: a call that gives a serial or concurrent queue work,
+ *   or starts a timer on any queue but a virtual-time one, may block until
+ *   the system gives one. A descriptor the
+ *   system refuses (RLIMIT_NOFILE) is SK_ERR_RESOURCE (SK_ERR_NO_MEMORY when
+ *   the system says it is out of memory), the call having made nothing and
+ *   run `release`, and a later call tries again: from
+ *   sk_queue_create_host() (its eventfd), and from the first call of a
+ *   process that needs the timers' event loop: its first timer (sk_queue_after(),
+ *   sk_timer_start(), an operator that sets timers, on a queue that is not a
+ *   virtual-time one) and its first work for a concurrent queue
+ *   (sk_queue_async(), and sk_signal_deliver_on(), sk_signal_run_on() or
+ *   sk_signal_combine_latest() given one, checked when the operator is made).
+ *   That first call checks that the loop's descriptors can be made and waits
+ *   for a probing timer (about 1 ms); when the timer has not fired within
+ *   10 s (no thread to run it), it returns SK_ERR_RESOURCE too. Later calls
+ *   cost nothing, and descriptors running out later, with work pending, are
+ *   survived. Creating and releasing a serial queue needs no thread and no
+ *   descriptor. (Why, and what libdispatch does underneath:
+ *   Sources/SwiftSignalKit/INTERNALS.md, "Threads, timers and descriptors".)
  * - fork(): the parent is unaffected. It may fork at any time, from any
  *   thread, inside a callback too, with work queued, timers armed,
  *   subscriptions live and other threads inside the library: everything
@@ -227,16 +258,10 @@ typedef enum sk_status {
                                      from sk_queue_sync(): the queue was closed (its
                                      last handle released) before the work ran */
     SK_ERR_RESOURCE = -8          /**< the operating system refused a resource the call
-                                     needs: a descriptor at RLIMIT_NOFILE, from
-                                     sk_queue_create_host(), from the first timer
-                                     and from the first work given a concurrent
-                                     queue (see sk_queue_after()); or a limit of the call
-                                     was reached (signalkit_test.h: an advance's task
-                                     limit, a diagram too long). A refused thread
-                                     makes calls wait, not fail (see "Threads" at
-                                     sk_queue_create()), but for the first timer's
-                                     check, which gives up after 10 s (see
-                                     sk_queue_after()) */
+                                     needs (see "Refused resources" in the
+                                     conventions); or a limit of the call was
+                                     reached (signalkit_test.h: an advance's task
+                                     limit, a diagram too long) */
 } sk_status;
 
 /**
@@ -1533,10 +1558,9 @@ int sk_queue_main(sk_queue **out);
 /**
  * @brief The shared global concurrent queue of default priority.
  *
- * Its work runs on a pool of libdispatch that a monitor watches, which needs
- * descriptors: see sk_queue_after(), "Timers and descriptors", for the
- * first work given it and for descriptors running out while work is
- * pending.
+ * Its work runs on the worker threads the serial queues share; the first
+ * work given it in a process needs the timers' event loop (see "Refused
+ * resources" in the conventions).
  *
  * @param[out] out  Receives a +1 reference (releasing it is harmless).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
@@ -1547,8 +1571,7 @@ int sk_queue_concurrent_default(sk_queue **out);
 /**
  * @brief The shared global concurrent queue of background priority.
  *
- * As sk_queue_concurrent_default() (see sk_queue_after(), "Timers and
- * descriptors").
+ * As sk_queue_concurrent_default().
  *
  * @param[out] out  Receives a +1 reference (releasing it is harmless).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
@@ -1561,38 +1584,10 @@ int sk_queue_concurrent_background(sk_queue **out);
  * @brief A new serial queue: its work runs one task at a time, in order, on
  *        library-managed threads.
  *
- * @par Threads
- *   A serial queue has no thread of its own. The serial and the concurrent
- *   queues run on the worker threads of libdispatch (linked into the
- *   library), one pool per process of at most 255 threads: while about 255
- *   tasks of different queues block (on I/O, a lock, a condition, another
- *   queue's work), the work of every other serial or concurrent queue waits
- *   until one of them returns. Within that, the concurrent queues' work
- *   runs on fewer threads: about one per processor at first, and libdispatch
- *   adds one a second while they block (measured: 300 sleeping tasks had 6
- *   to 10 threads over 4 s on 2 processors), so concurrent-queue work that
- *   blocks delays the rest of it long before 255 threads exist. A program
- *   with hundreds of queues whose work blocks may so starve itself (even
- *   deadlock, when the work that would unblock them is among the waiting);
- *   work that blocks for long belongs on the program's own threads (or a
- *   host-drained queue each, drained there).
- *   When the system refuses a new worker thread (RLIMIT_NPROC reached, or
- *   out of memory), libdispatch retries until it can make one: no function
- *   returns an error for it (but the first timer's check, below).
- *   sk_queue_async(), sk_queue_after() and
- *   sk_timer_start() on a serial or concurrent queue, and the operators
- *   that schedule on one, may then block the calling thread for as long as
- *   the system refuses. Creating and releasing a serial queue needs no
- *   thread and no descriptor (at RLIMIT_NOFILE too). Host-drained queues
- *   (their work runs on the draining thread) and virtual-time queues make
- *   no thread for their work; sk_queue_after() and sk_timer_start() on a
- *   host-drained queue still count down on a libdispatch thread, and may
- *   block the same way. So may the first timer of a process, on any queue
- *   (see sk_queue_after(), "Timers and descriptors"): while no thread at all
- *   can be made, it waits inside libdispatch, which makes its event loop's
- *   thread; when that thread exists but the check's timer gets no thread to
- *   run on within 10 s, it returns SK_ERR_RESOURCE (measured with
- *   RLIMIT_NPROC at 1 and at 2 threads).
+ * A serial queue has no thread of its own: its work runs on the worker
+ * threads that every serial and concurrent queue shares (see "Refused
+ * resources" in the conventions for their limit and for a thread the
+ * system refuses).
  *
  * @param[out] out  Receives the new queue (+1): release it with
  *                  sk_queue_release(); NULL on error.
@@ -1674,13 +1669,12 @@ int sk_queue_host_drain(sk_queue *queue, size_t max_tasks, size_t *out_ran);
  * @param release  May be NULL; runs once, as for sk_work_fn.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL;
  *         SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when `queue` is a concurrent
- *         one and libdispatch's event loop cannot be set up (see
- *         sk_queue_after(), "Timers and descriptors"). On error `release`
+ *         one and the system refuses the timers' event loop its descriptors
+ *         (see "Refused resources" in the conventions). On error `release`
  *         has run.
  * @par Thread safety
  *   Any thread. `fn` runs on the queue. The first call of a process on a
- *   concurrent queue may wait for the probing timer (about 1 ms; see
- *   sk_queue_after()).
+ *   concurrent queue may wait for the probing timer (about 1 ms).
  */
 int sk_queue_async(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn release);
 /**
@@ -1726,59 +1720,8 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
  * @brief Runs `fn(ctx)` on a queue after a delay.
  *
  * Until it runs, the work holds its context (counted by sk_live_objects()).
- * A delay beyond what the clock can represent (about 292 years; INFINITY)
- * means never: the work is dropped and `release` runs at once.
- *
- * @par Timers and descriptors
- * On Linux, libdispatch runs every timer of the process (this function's,
- * sk_timer_start()'s, and those of the time operators: sk_signal_delay(),
- * sk_signal_timeout(), sk_signal_debounce(), sk_signal_throttle(),
- * sk_signal_retry()) from an event loop whose descriptors it makes at the
- * process's first timer: an epoll instance, an eventfd and a timerfd (of
- * CLOCK_MONOTONIC, the one clock the library's timers use). It cannot survive
- * failing to make them (the process dies of SIGILL). So the first of these
- * calls in a process (on a queue that is not a virtual-time one) checks that
- * the three descriptors can be made, sets a 1 ms timer and waits for it to
- * fire (at most 10 s): from then on the descriptors exist for the life of
- * the process, and the check costs nothing. When the system refuses a
- * descriptor (RLIMIT_NOFILE reached), the call returns SK_ERR_RESOURCE
- * ("sk_queue_after: no descriptor for libdispatch's event loop, which its
- * timers and its concurrent queues' workers need (an epoll instance, an
- * eventfd, a timerfd): Too many open files (errno 24)") having
- * made nothing and run `release`; a later call checks again. So does one
- * whose timer did not fire within 10 s (libdispatch made its event loop's
- * thread but no thread to run the timer's work on: "sk_queue_after: the
- * process's first dispatch timer did not fire within 10 s ..."); while no
- * thread at all can be made, the call waits instead (see "Threads" at
- * sk_queue_create()).
- * Untouched by the check: another thread of the process taking the last
- * descriptors in the instant between the check and libdispatch's own calls.
- *
- * The concurrent queues (sk_queue_concurrent_default(),
- * sk_queue_concurrent_background()) need that event loop too: their work
- * runs on pools of libdispatch that a monitor watches, and the monitor is a
- * timer of the event loop, set going by the first worker of those pools
- * (the process dies of SIGILL the same way when that worker cannot make
- * the loop's descriptors). So the calls
- * that give a concurrent queue work, or make what will (sk_queue_async(),
- * sk_signal_deliver_on(), sk_signal_run_on(), sk_signal_combine_latest()
- * with one of them), make the same check first, with the same result:
- * SK_ERR_RESOURCE ("sk_queue_async: no descriptor for libdispatch's event
- * loop, ...") having made nothing and run `release`. (sk_queue_sync() onto
- * a concurrent queue runs the work on the calling thread: no check.)
- * Serial queues run on pools that are not watched.
- *
- * Running out of descriptors later, with concurrent-queue work pending,
- * is survived: every second while work given to a concurrent queue is
- * pending (more tasks than running workers, e.g. tasks that block or
- * sleep), the monitor opens `/proc/<thread>/stat` for each worker of the
- * pool, on libdispatch's own thread, and libdispatch itself stops the
- * process (SIGILL) when that open fails. libsignalkit links its own
- * libdispatch and turns that failure into a worker the monitor could not
- * read (counted as not running: the monitor may start another worker), so
- * the process goes on and the work runs. (A program that links the Swift
- * toolchain's shared libdispatch as well, such as a Swift program using the
- * package, has that one's monitor, which still stops the process.)
+ * A delay that never elapses (see "Durations" in the conventions) drops the
+ * work at once: `release` runs before this returns.
  *
  * @param queue    Borrowed.
  * @param seconds  The delay, >= 0.
@@ -1787,12 +1730,12 @@ int sk_queue_sync(sk_queue *queue, sk_work_fn fn, void *ctx, sk_release_fn relea
  * @param release  May be NULL; runs once, as for sk_work_fn.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` or `fn` is NULL;
  *         SK_ERR_INVALID_ARGUMENT for a negative or NaN `seconds`;
- *         SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when the process's timers
- *         cannot be set up (see "Timers and descriptors" above). On error
- *         `release` has run.
+ *         SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when the system refuses the
+ *         timers' event loop its descriptors (see "Refused resources" in the
+ *         conventions). On error `release` has run.
  * @par Thread safety
- *   Any thread. `fn` runs on the queue. The first call of a process may wait
- *   for its probing timer (about 1 ms; see above).
+ *   Any thread. `fn` runs on the queue. The first timer of a process may
+ *   wait for the probing timer (about 1 ms).
  */
 int sk_queue_after(sk_queue *queue, double seconds, sk_work_fn fn, void *ctx, sk_release_fn release);
 /**
@@ -1858,9 +1801,9 @@ void sk_queue_release(sk_queue *queue);
  *                  disposable is disposed or released).
  * @return SK_OK; SK_ERR_NULL_ARGUMENT (out, queue, fn),
  *         SK_ERR_INVALID_ARGUMENT (negative or NaN seconds), SK_ERR_RESOURCE
- *         (SK_ERR_NO_MEMORY) when the process's timers cannot be set up
- *         (see sk_queue_after(), "Timers and descriptors"); on error
- *         `release` has run and `*out` is NULL.
+ *         (SK_ERR_NO_MEMORY) when the system refuses the timers' event loop
+ *         its descriptors (see "Refused resources" in the conventions); on
+ *         error `release` has run and `*out` is NULL.
  * @par Thread safety
  *   Any thread. `fn` runs on `queue`.
  */
@@ -1882,24 +1825,20 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * delivers the event, once per event per subscription; their `release(ctx)`
  * runs when the returned signal and all its subscriptions are gone (or at
  * once if the call fails). Other signal and queue arguments are borrowed too:
- * the returned signal retains what it needs. Durations are in seconds, >= 0
- * (INFINITY: never elapses); timers and delayed work run on the queue given.
+ * the returned signal retains what it needs. Durations follow the
+ * conventions ("Durations"); timers and delayed work run on the queue given.
  *
  * @par Errors, for every operator
  * SK_ERR_NULL_ARGUMENT when `out` or a required signal, function, queue or
  * value is NULL; SK_ERR_WRONG_KIND for a handle of another type;
  * SK_ERR_INVALID_ARGUMENT for a negative or NaN duration, a malformed value,
- * or a result deeper than SK_SIGNAL_MAX_DEPTH; for the operators that set
- * timers (sk_signal_delay(), sk_signal_timeout(), sk_signal_debounce(),
- * sk_signal_throttle(), sk_signal_retry(), sk_signal_buffer_time(),
- * sk_signal_sample_period(), sk_signal_retry_count() given a queue) on a queue that is not a
- * virtual-time one, and for the operators that give work to a queue
- * (sk_signal_deliver_on(), sk_signal_run_on(), sk_signal_combine_latest())
- * given a concurrent one, SK_ERR_RESOURCE (SK_ERR_NO_MEMORY) when
- * libdispatch's event loop (its timers, the concurrent queues' workers)
- * cannot be set up: checked when the operator is made, so that no event
- * delivered later can meet the failure (see sk_queue_after(), "Timers and
- * descriptors"). Then `*out` (if given) is NULL and `release` has run.
+ * or a result deeper than SK_SIGNAL_MAX_DEPTH; SK_ERR_RESOURCE
+ * (SK_ERR_NO_MEMORY) for an
+ * operator that sets timers (on a queue that is not a virtual-time one) or
+ * gives a concurrent queue work, when the system refuses the timers' event
+ * loop its descriptors (see "Refused resources" in the conventions: checked
+ * when the operator is made, so that no event delivered later can meet the
+ * failure). Then `*out` (if given) is NULL and `release` has run.
  *
  * @par Depth
  * A source (pipe, promise, sk_signal_create, constants) is 1 deep; an
@@ -2653,8 +2592,12 @@ int sk_signal_group_by(sk_signal **out, sk_signal *signal, sk_map_fn fn, void *c
  * The first subscriber connects it, later ones join it (they receive only
  * what comes after they join); when the last one leaves it is disposed, and
  * the next subscriber connects anew. An error or completion of `signal`
- * reaches every subscriber attached and ends the connection. Each call makes
- * one shared connection: keep the result and subscribe to it.
+ * reaches every subscriber attached and ends the connection. So does a
+ * `signal` that lets go of its subscriber without an event (a generator that
+ * releases its sk_subscriber, a released pipe): the attached subscriptions end
+ * without an event, as they would on `signal` itself, and the next subscriber
+ * connects anew, which runs the generator again. Each call makes one shared
+ * connection: keep the result and subscribe to it.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.

@@ -1244,16 +1244,10 @@ public:
      * one): on_next(value as its parameter type), on_error(likewise),
      * on_completed(). They are destroyed together, once, after the last of
      * them returned (see sk_observer). The subscription runs until it
-     * terminates or the returned disposable is disposed. That disposable
-     * exists only once start() returns: a callable run during the start,
-     * while a synchronous source emits (single(), a create() generator that
-     * emits before returning, a pipe with replay), cannot dispose its own
-     * subscription (a meta disposable it disposes, set to the disposable
-     * afterwards, disposes it only then, every value delivered). To stop
-     * such a source from a callable, put take(n) or take_until(f) before
-     * start(), f returning take_complete (say, once a flag the callable sets
-     * is up): nothing more is delivered, though the generator runs to its
-     * end.
+     * terminates or the returned disposable is disposed. Which thread
+     * calls them, and what they may do during the start that delivers them
+     * (the disposable exists only once start() returns), is signalkit.h's:
+     * its conventions, "Callbacks" and "Thread-safety".
      *
      * Disposing does not wait for callbacks running on other threads (it may
      * be called from inside one, so waiting could deadlock): when dispose()
@@ -1402,31 +1396,41 @@ public:
     }
     /* At most one value per `window`, the latest of it (sk_signal_throttle). */
     signal throttle(seconds_t window, const queue &q) const { return op(&sk_signal_throttle, window.count, q.get()); }
+    /* Calls `f(value)` before each value passes on (sk_signal_before_next). */
     template <class F> signal before_next(F &&f) const {
         return with_fn(&sk_signal_before_next, &value_call<detail::box<std::decay_t<F>>, F, before_next_name>,
                        std::forward<F>(f));
     }
+    /* Calls `f(value)` after each value has passed on (sk_signal_after_next). */
     template <class F> signal after_next(F &&f) const {
         return with_fn(&sk_signal_after_next, &value_call<detail::box<std::decay_t<F>>, F, after_next_name>,
                        std::forward<F>(f));
     }
+    /* Calls `f()` before each start (sk_signal_before_started). */
     template <class F> signal before_started(F &&f) const {
         return with_fn(&sk_signal_before_started, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
     }
+    /* Calls `f()` before the completion passes on (sk_signal_before_completed). */
     template <class F> signal before_completed(F &&f) const {
         return with_fn(&sk_signal_before_completed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
     }
+    /* Calls `f()` after the completion has passed on (sk_signal_after_completed). */
     template <class F> signal after_completed(F &&f) const {
         return with_fn(&sk_signal_after_completed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
     }
+    /* Calls `f()` once the subscription is disposed (sk_signal_after_disposed). */
     template <class F> signal after_disposed(F &&f) const {
         return with_fn(&sk_signal_after_disposed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
     }
+    /* Drops the first `count` values (sk_signal_skip). */
     signal skip(std::size_t count) const { return op(&sk_signal_skip, count); }
+    /* Drops values while `f(value)` is true, then passes every one (sk_signal_skip_while). */
     template <class F> signal skip_while(F &&f) const {
         return with_fn(&sk_signal_skip_while, &predicate_call<detail::box<std::decay_t<F>>, F, skip_while_name>,
                        std::forward<F>(f));
     }
+    /* Passes values while `f(value)` is true, then completes; `inclusive`
+     * passes the value that ended it too (sk_signal_take_while). */
     template <class F> signal take_while(F &&f, bool inclusive = false) const {
         using B = detail::box<std::decay_t<F>>;
         sk_signal *s = nullptr;
@@ -1434,12 +1438,17 @@ public:
                                            detail::make_box(std::forward<F>(f)), &B::release, inclusive));
         return adopt(s);
     }
+    /* The first value, then completes (sk_signal_first). */
     signal first() const { return op(&sk_signal_first); }
+    /* The first value for which `f(value)` is true, then completes
+     * (sk_signal_first_where). */
     template <class F> signal first_where(F &&f) const {
         return with_fn(&sk_signal_first_where, &predicate_call<detail::box<std::decay_t<F>>, F, first_where_name>,
                        std::forward<F>(f));
     }
+    /* The value at `index` (from 0), then completes (sk_signal_element_at). */
     signal element_at(std::size_t index) const { return op(&sk_signal_element_at, index); }
+    /* `v` when the signal completes without a value (sk_signal_default_if_empty). */
     signal default_if_empty(const value &v) const { return op(&sk_signal_default_if_empty, v.get()); }
     /* Completes when `notifier` emits a value (sk_signal_take_until_signal;
      * take_until(f) is the one whose callable decides). */
@@ -1460,8 +1469,13 @@ public:
             }, detail::make_box(std::forward<F>(f)), &B::release));
         return adopt(s);
     }
+    /* Each value with the one before, as the array [previous, value]
+     * (sk_signal_pairwise). */
     signal pairwise() const { return op(&sk_signal_pairwise); }
+    /* `v`, then the signal's values (sk_signal_start_with). */
     signal start_with(const value &v) const { return op(&sk_signal_start_with, v.get()); }
+    /* Each value with `other`'s latest, as the array [value, latest]
+     * (sk_signal_with_latest_from). */
     signal with_latest_from(const signal &other) const { return op(&sk_signal_with_latest_from, other.get()); }
     /* `f(value)` returns a signal; at most `max_concurrent` run at once. */
     template <class F> signal merge_map(std::size_t max_concurrent, F &&f) const {
@@ -1481,13 +1495,24 @@ public:
                          "group_by");
         }, std::forward<F>(f));
     }
+    /* One upstream subscription shared while a subscriber is attached
+     * (sk_signal_share). */
     signal share() const { return op(&sk_signal_share); }
+    /* As share(), and a new subscriber first gets the last `count` values
+     * (sk_signal_replay). */
     signal replay(std::size_t count) const { return op(&sk_signal_replay, count); }
+    /* The values in arrays of `count` (sk_signal_buffer_count). */
     signal buffer_count(std::size_t count) const { return op(&sk_signal_buffer_count, count); }
+    /* The values of each `window`, as an array, timed on `q`
+     * (sk_signal_buffer_time). */
     signal buffer_time(seconds_t window, const queue &q) const {
         return op(&sk_signal_buffer_time, window.count, q.get());
     }
+    /* At each value of `sampler`, the latest value if one came since the
+     * previous sample (sk_signal_sample). */
     signal sample(const signal &sampler) const { return op(&sk_signal_sample, sampler.get()); }
+    /* Every `period`, timed on `q`, the latest value if one came since the
+     * previous sample (sk_signal_sample_period). */
     signal sample_period(seconds_t period, const queue &q) const {
         return op(&sk_signal_sample_period, period.count, q.get());
     }
@@ -1496,6 +1521,8 @@ public:
     signal retry_count(std::size_t count) const {
         return op(&sk_signal_retry_count, count, 0.0, static_cast<sk_queue *>(nullptr));
     }
+    /* As retry_count(count), each retry `delay` after the error, on `q`
+     * (sk_signal_retry_count). */
     signal retry_count(std::size_t count, seconds_t delay, const queue &q) const {
         return op(&sk_signal_retry_count, count, delay.count, q.get());
     }
@@ -1914,134 +1941,180 @@ template <class F> struct merge_map_op {
 
 #undef SIGNALKIT_MOVE_ONLY_REUSED
 
+/* s | scan(initial, f): signal::scan. */
 template <class F> pipeable<detail::scan_op<std::decay_t<F>>> scan(value initial, F &&f) {
     return {detail::scan_op<std::decay_t<F>>{std::move(initial), std::forward<F>(f)}};
 }
+/* s | take_while(f, inclusive): signal::take_while. */
 template <class F> pipeable<detail::take_while_op<std::decay_t<F>>> take_while(F &&f, bool inclusive = false) {
     return {detail::take_while_op<std::decay_t<F>>{std::forward<F>(f), inclusive}};
 }
+/* s | merge_map(max_concurrent, f): signal::merge_map. */
 template <class F> pipeable<detail::merge_map_op<std::decay_t<F>>> merge_map(std::size_t max_concurrent, F &&f) {
     return {detail::merge_map_op<std::decay_t<F>>{max_concurrent, std::forward<F>(f)}};
 }
 
+/* s | reduce_left(initial, f): signal::reduce_left. */
 template <class F> pipeable<detail::reduce_left_op<std::decay_t<F>>> reduce_left(value initial, F &&f) {
     return {detail::reduce_left_op<std::decay_t<F>>{std::move(initial), std::forward<F>(f)}};
 }
 
+/* s | distinct_until_changed(): signal::distinct_until_changed. */
 inline auto distinct_until_changed() {
     return make_pipeable([](const signal &s) { return s.distinct_until_changed(); });
 }
+/* s | take(count): signal::take. */
 inline auto take(std::size_t count) {
     return make_pipeable([count](const signal &s) { return s.take(count); });
 }
+/* s | switch_to_latest(): signal::switch_to_latest. */
 inline auto switch_to_latest() {
     return make_pipeable([](const signal &s) { return s.switch_to_latest(); });
 }
+/* s | deliver_on(q): signal::deliver_on. */
 inline auto deliver_on(queue q) {
     return make_pipeable([q_ = std::move(q)](const signal &s) { return s.deliver_on(q_); });
 }
+/* s | debounce(delay, q): signal::debounce. */
 inline auto debounce(seconds_t delay, queue q) {
     return make_pipeable([delay, q_ = std::move(q)](const signal &s) { return s.debounce(delay, q_); });
 }
+/* s | last(): signal::last. */
 inline auto last() {
     return make_pipeable([](const signal &s) { return s.last(); });
 }
+/* s | ignore_values(): signal::ignore_values. */
 inline auto ignore_values() {
     return make_pipeable([](const signal &s) { return s.ignore_values(); });
 }
+/* s | restart(): signal::restart. */
 inline auto restart() {
     return make_pipeable([](const signal &s) { return s.restart(); });
 }
+/* s | restart_if_error(): signal::restart_if_error. */
 inline auto restart_if_error() {
     return make_pipeable([](const signal &s) { return s.restart_if_error(); });
 }
+/* s | retry(delay_increment, max_delay, q): signal::retry. */
 inline auto retry(seconds_t delay_increment, seconds_t max_delay, queue q) {
     return make_pipeable([delay_increment, max_delay, q_ = std::move(q)](const signal &s) {
         return s.retry(delay_increment, max_delay, q_);
     });
 }
+/* s | queue_signals(): signal::queue_signals. */
 inline auto queue_signals() {
     return make_pipeable([](const signal &s) { return s.queue_signals(); });
 }
+/* s | throttled(): signal::throttled. */
 inline auto throttled() {
     return make_pipeable([](const signal &s) { return s.throttled(); });
 }
+/* s | then(next): signal::then. */
 inline auto then(signal next) {
     return make_pipeable([next_ = std::move(next)](const signal &s) { return s.then(next_); });
 }
+/* s | run_on(q): signal::run_on. */
 inline auto run_on(queue q) {
     return make_pipeable([q_ = std::move(q)](const signal &s) { return s.run_on(q_); });
 }
+/* s | delay(delay, q): signal::delay. */
 inline auto delay(seconds_t delay, queue q) {
     return make_pipeable([delay, q_ = std::move(q)](const signal &s) { return s.delay(delay, q_); });
 }
+/* s | timeout(delay, q, alternate): signal::timeout. */
 inline auto timeout(seconds_t delay, queue q, signal alternate) {
     return make_pipeable([delay, q_ = std::move(q), alternate_ = std::move(alternate)](const signal &s) {
         return s.timeout(delay, q_, alternate_);
     });
 }
+/* s | throttle(window, q): signal::throttle. */
 inline auto throttle(seconds_t window, queue q) {
     return make_pipeable([window, q_ = std::move(q)](const signal &s) { return s.throttle(window, q_); });
 }
+/* s | skip(count): signal::skip. */
 inline auto skip(std::size_t count) {
     return make_pipeable([count](const signal &s) { return s.skip(count); });
 }
+/* s | first(): signal::first. */
 inline auto first() {
     return make_pipeable([](const signal &s) { return s.first(); });
 }
+/* s | element_at(index): signal::element_at. */
 inline auto element_at(std::size_t index) {
     return make_pipeable([index](const signal &s) { return s.element_at(index); });
 }
+/* s | default_if_empty(v): signal::default_if_empty. */
 inline auto default_if_empty(value v) {
     return make_pipeable([v_ = std::move(v)](const signal &s) { return s.default_if_empty(v_); });
 }
+/* s | take_until_signal(notifier): signal::take_until_signal. */
 inline auto take_until_signal(signal notifier) {
     return make_pipeable([n_ = std::move(notifier)](const signal &s) { return s.take_until_signal(n_); });
 }
+/* s | pairwise(): signal::pairwise. */
 inline auto pairwise() {
     return make_pipeable([](const signal &s) { return s.pairwise(); });
 }
+/* s | start_with(v): signal::start_with. */
 inline auto start_with(value v) {
     return make_pipeable([v_ = std::move(v)](const signal &s) { return s.start_with(v_); });
 }
+/* s | with_latest_from(other): signal::with_latest_from. */
 inline auto with_latest_from(signal other) {
     return make_pipeable([o_ = std::move(other)](const signal &s) { return s.with_latest_from(o_); });
 }
+/* s | share(): signal::share. */
 inline auto share() {
     return make_pipeable([](const signal &s) { return s.share(); });
 }
+/* s | replay(count): signal::replay. */
 inline auto replay(std::size_t count) {
     return make_pipeable([count](const signal &s) { return s.replay(count); });
 }
+/* s | buffer_count(count): signal::buffer_count. */
 inline auto buffer_count(std::size_t count) {
     return make_pipeable([count](const signal &s) { return s.buffer_count(count); });
 }
+/* s | buffer_time(window, q): signal::buffer_time. */
 inline auto buffer_time(seconds_t window, queue q) {
     return make_pipeable([window, q_ = std::move(q)](const signal &s) { return s.buffer_time(window, q_); });
 }
+/* s | sample(sampler): signal::sample. */
 inline auto sample(signal sampler) {
     return make_pipeable([sampler_ = std::move(sampler)](const signal &s) { return s.sample(sampler_); });
 }
+/* s | sample_period(period, q): signal::sample_period. */
 inline auto sample_period(seconds_t period, queue q) {
     return make_pipeable([period, q_ = std::move(q)](const signal &s) { return s.sample_period(period, q_); });
 }
+/* s | retry_count(count): signal::retry_count. */
 inline auto retry_count(std::size_t count) {
     return make_pipeable([count](const signal &s) { return s.retry_count(count); });
 }
+/* s | retry_count(count, delay, q): signal::retry_count. */
 inline auto retry_count(std::size_t count, seconds_t delay, queue q) {
     return make_pipeable([count, delay, q_ = std::move(q)](const signal &s) { return s.retry_count(count, delay, q_); });
 }
 
 /* Free-function forms of the sources. */
 template <class G> signal create(G &&generator) { return signal::create(std::forward<G>(generator)); }
+/* signal::deferred. */
 template <class F> signal deferred(F &&f) { return signal::deferred(std::forward<F>(f)); }
+/* signal::single. */
 inline signal single(const value &v) { return signal::single(v); }
+/* signal::fail. */
 inline signal fail(const value &e) { return signal::fail(e); }
+/* signal::complete. */
 inline signal complete() { return signal::complete(); }
+/* signal::never. */
 inline signal never() { return signal::never(); }
+/* signal::merge. */
 inline signal merge(const std::vector<signal> &signals) { return signal::merge(signals); }
+/* signal::zip. */
 inline signal zip(const std::vector<signal> &signals) { return signal::zip(signals); }
+/* signal::concat. */
 inline signal concat(const std::vector<signal> &signals) { return signal::concat(signals); }
+/* signal::combine_latest. */
 inline signal combine_latest(const std::vector<signal> &signals, const queue &q = queue()) {
     return signal::combine_latest(signals, q);
 }

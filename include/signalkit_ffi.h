@@ -622,10 +622,9 @@ int sk_ffi_signal_filter(sk_signal **out, sk_signal *signal, sk_ffi_signature *s
  * forbidden (W^X policies, SELinux without execmem, PaX MPROTECT) libffi
  * falls back to a double mapping of a temporary file or to static
  * trampolines; if neither is allowed, creating a trampoline fails with
- * SK_ERR_UNSUPPORTED. After fork() the child shares the parent's closure
- * pages only through copy-on-write (a double-mapped file is shared): call
- * trampolines in the child only if the child does not create or free
- * trampolines, or create new ones after exec.
+ * SK_ERR_UNSUPPORTED. A forked child follows the fork() rule of
+ * signalkit.h's conventions, trampolines included: a call through one goes
+ * into the library.
  */
 typedef struct sk_ffi_trampoline sk_ffi_trampoline;
 

@@ -1,6 +1,6 @@
 # The ABI of libsignalkit.so and libsignalkit-ffi.so, recorded in Tests/abi
 # and compared with the built libraries by test-abi (the policy it enforces
-# is README.md's "Versioning"; .ci/check-abi.sh applies it).
+# is docs/maintainers/releasing.md's "Versioning"; .ci/check-abi.sh applies it).
 #
 # What is recorded, and how (libabigail, Debian's abigail-tools 2.2):
 # libsignalkit.so is Swift and stripped, and its DWARF, kept, would describe

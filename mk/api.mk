@@ -2,7 +2,7 @@
 # the three C headers by .ci/api/describe.py (gcc's -aux-info for the
 # prototypes, the headers' doc comments for the rest, a compiled program
 # for sizes, offsets and values), installed as share/signalkit/api.json;
-# and test-api, which holds the bindings, the C tests and README.md to it
+# and test-api, which holds the bindings, the C tests and docs/operators.md to it
 # (.ci/api/check.py; its intended gaps: .ci/api/exceptions.txt), whose
 # failures on each kind of drift .ci/api/selftest.py checks; and the
 # code blocks of docs/ marked as check-readme.py wants them.
@@ -19,7 +19,7 @@ $(API_JSON): $(API_HEADERS) .ci/api/describe.py
 api: $(API_JSON) ## api.json, the C API for machines (.build-c/api.json; format: docs/api-json.md)
 
 # Needs no library: the headers, gcc and the sources it reads.
-test-api: $(API_JSON) ## every C function has its C++ wrapper, Python method, C test and README row; ctypes prototypes match the headers
+test-api: $(API_JSON) ## every C function has its C++ wrapper, Python method, C test and availability row (docs/operators.md); ctypes prototypes match the headers
 	$(begin)
 	$(PYTHON) .ci/api/check.py $(API_JSON)
 	$(PYTHON) .ci/api/selftest.py

@@ -21,6 +21,8 @@
 #   Swift runner ran it (SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift), and
 #   links to the operator in each reference;
 # - the benchmark page: Benchmarks/README.md's latest full run, plotted.
+# - the guides: README.md, docs/ and the documents they link to, rendered
+#   from Markdown by .ci/docs/guides.py (markdown2, in DOCS_VENV) under guide/.
 #
 # .ci/docs/site.py makes the index, the operator and benchmark pages and
 # the pictures, then checks every link and image of the site: a broken one
@@ -34,12 +36,12 @@ DOCS_INSTALL_TEST := $(OUT)/docs-install
 MARBLE_DUMP := $(OUT)/marbles.json
 # The documentation tools, pinned, in a venv of their own made again when
 # this file changes; the package's wheel is installed into it for pdoc.
-DOCS_TOOLS := pdoc==16.0.0 selenium==4.40.0
+DOCS_TOOLS := pdoc==16.0.0 selenium==4.40.0 markdown2==2.5.5
 DOCS_VENV := $(OUT)/docs-venv
 DOCS_VENV_STAMP := $(DOCS_VENV)/pins.txt
 # The public names of signalkit.hpp and signalkit_test.hpp that have no
 # comment Doxygen can read: lower it as comments are added.
-CPP_DOC_GAPS := 109
+CPP_DOC_GAPS := 79
 
 .PHONY: docs test-docs dist-deb-doc
 
@@ -74,6 +76,7 @@ define build_site
 	SIGNALKIT_MARBLE_DUMP=$(MARBLE_DUMP) $(SWIFT) test --skip-build \
 		--filter 'SwiftSignalKitTestingTests.MarbleTableTests/testEveryCaseOfTheSharedTable'
 	if [ -f $(DOCS_SWIFT)/index.html ]; then cp -r $(DOCS_SWIFT) $(SITE)/swift; fi
+	$(DOCS_VENV)/bin/python .ci/docs/guides.py $(SITE)
 	$(PYTHON) .ci/docs/site.py $(SITE) $(MARBLE_DUMP) Benchmarks/README.md
 	@# Pages are data: no file of the site is executable (DocC writes its index database 0755).
 	find $(SITE) -type f -exec chmod 0644 {} +
@@ -88,13 +91,14 @@ docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/si
 # names the tree has (.ci/check-doc-citations.py).
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md
 
-test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it; INTERNALS.md and Tests/README.md cite only what exists
+test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it; INTERNALS.md and Tests/README.md cite only what exists; each rule stated once (.ci/check-doc-homes.py)
 	$(begin)
 	$(PYTHON) .ci/docs/selftest.py
 	$(build_site)
 	rm -rf $(SITE_TEST)
 	$(DOCS_VENV)/bin/python .ci/docs/browser_test.py $(SITE) $(SITE_TEST) map
 	$(PYTHON) .ci/check-doc-citations.py $(CITING_DOCS)
+	$(PYTHON) .ci/check-doc-homes.py
 	@# make install puts the site under share/doc/signalkit/html; uninstall takes it away.
 	rm -rf $(DOCS_INSTALL_TEST)
 	$(MAKE) --no-print-directory install DESTDIR=$(DOCS_INSTALL_TEST) PREFIX=/opt/signalkit > /dev/null

@@ -17,11 +17,14 @@ add where.
              CFUNCTYPE with the callback typedef's own prototype (c_void_p
              passes an address unchecked); the KIND_ and TAKE_ constants have
              their enumerators' values;
-  readme     README.md's "What is available": every function is named in the
-             C column (`sk_pipe_*` and the shorthand `_name` after a full name
-             count), every name there is a function, every backticked name in
-             the Python column is a name of the package; the C++ paragraph
-             below it names exactly the signalkit.h functions C++ lacks.
+  readme     docs/operators.md's "What is available" (the availability
+             tables): every function is named in a C column (`sk_pipe_*` and
+             the shorthand `_name` after a full name count), every name there
+             is a function, every backticked name in a Python column is a name
+             of the package, in a C++ column a name the C++ headers declare,
+             in a Swift column a name the Swift sources declare; the C++
+             paragraph below them names exactly the signalkit.h functions C++
+             lacks.
 
 The intended gaps are listed in .ci/api/exceptions.txt, one a line with its
 reason; an entry that no longer excuses anything fails too (remove it).
@@ -47,7 +50,8 @@ CORE_PY = "Sources/python/signalkit/_core.py"
 PYTHON_DIR = "Sources/python/signalkit"
 SPEEDUPS = "Sources/python/signalkit/_speedups.c"
 CPP_HEADERS = ("signalkit.hpp", "signalkit_test.hpp")
-README = "README.md"
+README = "docs/operators.md"
+SWIFT_SOURCES = ("Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting")
 
 
 def read(path):
@@ -426,17 +430,53 @@ def check_ctypes(api, report):
 
 
 # --------------------------------------------------------------------------
-# README.md, "What is available"
+# docs/operators.md, "What is available"
 # --------------------------------------------------------------------------
 
 def section(text, title):
-    match = re.search(rf"(?ms)^## {re.escape(title)}\n(.*?)(?=^## )", text)
+    match = re.search(rf"(?ms)^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text)
     return match.group(1) if match else None
 
 
 def table_rows(text):
     rows = [line for line in text.splitlines() if line.startswith("|")]
     return [[cell.strip() for cell in row.strip().strip("|").split("|")] for row in rows]
+
+
+def tables(text):
+    """The tables of a text, each as its rows (the header first, then the
+    separator), split where a line that is not a row comes between."""
+    found, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            found.append(table_rows("\n".join(current)))
+            current = []
+    return found
+
+
+def declared_names(paths, pattern):
+    """Every identifier that `pattern` (one group) finds in the files under
+    `paths` (files or folders, recursively)."""
+    names = set()
+    for path in paths:
+        files = [path] if os.path.isfile(path) else glob.glob(f"{path}/**/*.*", recursive=True)
+        for name in files:
+            if os.path.isfile(name):
+                names |= set(re.findall(pattern, read(name)))
+    return names
+
+
+def column_names(cell):
+    """The identifiers a cell names: each backticked token's leading name
+    (`take(until:)` names take, `Queue.host` names Queue and host)."""
+    names = []
+    for token in re.findall(r"`([^`]+)`", cell):
+        head = re.match(r"[A-Za-z_][A-Za-z0-9_.]*", token)
+        if head and re.fullmatch(r"[\w.]+(\(.*\))?", token):
+            names += [part for part in head.group(0).split(".") if part]
+    return names
 
 
 def expand_c_names(cell, names, report, row):
@@ -494,26 +534,49 @@ def check_readme(api, entries, report):
     if body is None:
         report(f"{README} has no section \"## What is available\"")
         return
-    rows = table_rows(body)
-    header = rows[0]
-    c_column = next((i for i, cell in enumerate(header) if cell.startswith("C (")), None)
-    py_column = next((i for i, cell in enumerate(header) if cell.startswith("Python")), None)
-    if c_column is None or py_column is None:
-        report(f"{README}, What is available: the table needs a column 'C (...)' and a column 'Python (...)'")
-        return
     names = {function["name"] for function in api["functions"]}
     named = set()
     package = python_names()
-    for row in rows[2:]:
-        if len(row) != len(header):
-            report(f"{README}, What is available, row '{row[0]}': {len(row)} cells, the header {len(header)}")
+    cpp = declared_names([f"include/{header}" for header in CPP_HEADERS], r"\b([a-z_][a-z0-9_]*)\s*[({<]")
+    cpp |= declared_names([f"include/{header}" for header in CPP_HEADERS],
+                          r"\b(?:class|struct|namespace|using)\s+([A-Za-z_][A-Za-z0-9_]*)")
+    swift = declared_names(SWIFT_SOURCES, r"\b(?:func|class|struct|enum|protocol|typealias|var|let|case|init)\s+"
+                                          r"`?([A-Za-z_][A-Za-z0-9_]*)")
+    swift |= {"init", "Signal", "SwiftSignalKit", "SwiftSignalKitTesting"}
+    grids = tables(body)
+    if not grids:
+        report(f"{README}, What is available: no table")
+        return
+    for rows in grids:
+        header = rows[0]
+        column = lambda prefix: next((i for i, cell in enumerate(header) if cell.startswith(prefix)), None)
+        c_column, py_column = column("C ("), column("Python")
+        cpp_column, swift_column = column("C++"), column("Swift")
+        if c_column is None or py_column is None:
+            report(f"{README}, What is available: each table needs a column 'C (...)' and a column 'Python (...)'; "
+                   f"this one's header is {' | '.join(header)}")
             continue
-        named |= expand_c_names(row[c_column], names, report, row[0])
-        for token in re.findall(r"`([^`]+)`", row[py_column]):
-            for part in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", token) if re.fullmatch(r"[\w.]+", token) else []:
-                if part not in package:
-                    report(f"{README}, What is available, row '{row[0]}': the Python column names `{token}`, "
-                           f"and the package defines no {part} ({PYTHON_DIR}/)")
+        for row in rows[2:]:
+            if len(row) != len(header):
+                report(f"{README}, What is available, row '{row[0]}': {len(row)} cells, the header {len(header)}")
+                continue
+            label = " ".join(cell for cell in row[:2] if not cell.startswith("`"))
+            named |= expand_c_names(row[c_column], names, report, label)
+            for token in re.findall(r"`([^`]+)`", row[py_column]):
+                for part in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", token) if re.fullmatch(r"[\w.]+", token) else []:
+                    if part not in package:
+                        report(f"{README}, What is available, row '{label}': the Python column names `{token}`, "
+                               f"and the package defines no {part} ({PYTHON_DIR}/)")
+            if cpp_column is not None:
+                for part in column_names(row[cpp_column]):
+                    if part not in cpp:
+                        report(f"{README}, What is available, row '{label}': the C++ column names `{part}`, which "
+                               f"{' and '.join(CPP_HEADERS)} do not declare")
+            if swift_column is not None:
+                for part in column_names(row[swift_column]):
+                    if part not in swift:
+                        report(f"{README}, What is available, row '{label}': the Swift column names `{part}`, which "
+                               f"no file of {' or '.join(SWIFT_SOURCES)} declares")
     for function in api["functions"]:
         if function["name"] not in named and not excused(entries, function, "readme"):
             report(f"include/{function['header']}:{function['line']}: {function['name']} is in no row of "

@@ -4,11 +4,13 @@ made in a copy of the files the checks read (a temporary folder; the
 checkout is not touched), and describe.py and check.py run on the copy must
 fail with the message that names it; the copy unchanged must pass.
 
-  a header function without C++ wrapper, Python method, C test, README row
+  a header function without C++ wrapper, Python method, C test, or row in
+  docs/operators.md's availability table
   a ctypes prototype with a wrong argument type, or one argument missing
   a ctypes struct with two fields swapped, or a field of the wrong size
   a CFUNCTYPE whose argument disagrees with the callback typedef
-  a README availability row removed
+  a row of the availability table removed; a Swift or C++ name there that
+  the sources do not declare
   an exception that excuses nothing
   a C++ paragraph naming a function C++ has
 
@@ -21,7 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-COPIED = ("include", ".ci/api", "Sources/python/signalkit", "Tests/C", "README.md")
+COPIED = ("include", ".ci/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
+          "Tests/C", "docs/operators.md")
 HERE = os.getcwd()
 
 
@@ -74,7 +77,7 @@ CASES = [
      [r"sk_signal_skip_last has no C\+\+ wrapper: wrap it in include/signalkit\.hpp",
       r"sk_signal_skip_last has no Python method: add its prototype \"sk_signal_skip_last\": \(\*_OP, c_size_t\), to _core_api",
       r"sk_signal_skip_last has no C test: call it in a Test\(\) of Tests/C/test_\*\.c",
-      r"sk_signal_skip_last is in no row of README\.md's \"What is available\""]),
+      r"sk_signal_skip_last is in no row of docs/operators\.md's \"What is available\""]),
     ("a ctypes argument of the wrong type, and one missing",
      [("Sources/python/signalkit/_core.py", '"sk_signal_take": (*_OP, c_size_t),', '"sk_signal_take": (*_OP, c_int),'),
       ("Sources/python/signalkit/_core.py", '"sk_queue_host_fd": (c_int, _P, POINTER(c_int)),',
@@ -103,8 +106,14 @@ CASES = [
      [(".ci/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take cpp it has a wrapper\n")],
      [r"exceptions\.txt:\d+: the exception `sk_signal_take cpp` excuses nothing now"]),
     ("the C++ paragraph naming a function C++ has",
-     [("README.md", "except\n`sk_set_handle_checking`,", "except\n`sk_signal_take`, `sk_set_handle_checking`,")],
+     [("docs/operators.md", "except\n`sk_set_handle_checking`,", "except\n`sk_signal_take`, `sk_set_handle_checking`,")],
      [r"the C\+\+ paragraph says C\+\+ lacks sk_signal_take, but \.ci/api/exceptions\.txt does not excuse it"]),
+    ("a Swift name of the availability table that the Swift sources do not declare",
+     [("docs/operators.md", "| `withLatestFrom` |", "| `withLatest` |")],
+     [r"row 'combining with latest from': the Swift column names `withLatest`, which no file"]),
+    ("a C++ name of the availability table that the C++ headers do not declare",
+     [("docs/operators.md", "| `start_with` |", "| `prepend` |")],
+     [r"row 'combining start with': the C\+\+ column names `prepend`, which signalkit\.hpp"]),
 ]
 
 
@@ -122,15 +131,15 @@ def main():
             for path, old, new in edits:
                 edit(root, path, old, new)
             if title.startswith("a row of the availability table"):
-                readme = os.path.join(root, "README.md")
+                readme = os.path.join(root, "docs/operators.md")
                 with open(readme, encoding="utf-8") as handle:
                     text = handle.read()
                 with open(readme, "w", encoding="utf-8") as handle:
-                    without = re.sub(r"(?m)^\| take \|.*\n", "", text, count=1)
+                    without = re.sub(r"(?m)^\| take \|.*\n", "", text)
                     if without == text:
-                        sys.exit("selftest.py: README.md has no '| take |' row: update the self-test")
+                        sys.exit("selftest.py: docs/operators.md has no '| take |' row: update the self-test")
                     handle.write(without)
-                expected = [rf"sk_signal_{name} is in no row of README\.md's \"What is available\""
+                expected = [rf"sk_signal_{name} is in no row of docs/operators\.md's \"What is available\""
                             for name in ("take", "take_until", "last")]
             headers_changed = any(path.startswith("include/") for path, _, _ in edits)
             status, errors = run(root, None if headers_changed else os.path.join(clean, "api.json"))

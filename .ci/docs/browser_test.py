@@ -6,7 +6,8 @@ picks: the server's first line says which, read with a deadline), then, in
 headless Chromium driven by Selenium (Debian's chromium and
 chromium-driver), opens the index, every operator page, the pages each
 reference links for one operator (OPERATOR, in C, C++, Python, and Swift
-when built) and the benchmark page, and checks for each page:
+when built), the benchmark page and every guide the index lists, and
+checks for each page:
 
 - it loads (HTTP 200) with no error in the browser's console (a SEVERE
   entry of its log);
@@ -148,6 +149,14 @@ def main() -> int:
                 opened += 1
             check_page(driver, base, "bench.html", cache, problems, os.path.join(out, "bench.png"), False)
             opened += 1
+            guides = sorted({urlparse(link).path.lstrip("/") for link in links
+                             if urlparse(link).path.startswith("/guide/")})
+            if not guides:
+                problems.append("index.html: no guide")
+            for page in guides:
+                shot = os.path.join(out, "guide-operators.png") if page == "guide/docs/operators.html" else None
+                check_page(driver, base, page, cache, problems, shot, False)
+                opened += 1
         finally:
             driver.quit()
     finally:

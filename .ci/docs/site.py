@@ -16,7 +16,8 @@ built, SITE/swift; this script adds what joins them:
   operator's first picture;
 - SITE/bench.html: the latest benchmark run (Benchmarks/README.md's full
   table), plotted per workload as SVG (SITE/bench.svg);
-- SITE/index.html: the index.
+- SITE/index.html: the index, which also lists the guides that guides.py
+  rendered (SITE/guide).
 
 Then it checks the whole site: every internal link and image resolves to a
 file (and, for an anchor, to an id in that file); a broken one fails.
@@ -542,6 +543,20 @@ def favicon() -> bytes:
 
 # ---------------------------------------------------------------------------
 
+# The guides (rendered from Markdown by guides.py) the index lists, in order.
+GUIDES = [("README", "README: install, the two commands, a quick start per language"),
+          ("docs/c", "C"), ("docs/cpp", "C++"), ("docs/swift", "Swift"), ("docs/python", "Python"),
+          ("Sources/python/README", "The Python package"), ("docs/concepts", "Concepts, and where each rule lives"),
+          ("docs/operators", "Operators in every language, with their RxJS and RxPY names"),
+          ("docs/semantics", "Semantics, compared with RxJS and RxPY"),
+          ("docs/testing", "Testing time: virtual time and marble diagrams"),
+          ("docs/misuse", "What misuse returns"), ("docs/performance", "Performance"),
+          ("docs/maintainers/make-targets", "Maintainers: make targets and the stages of make test"),
+          ("docs/maintainers/ci", "Maintainers: CI"), ("docs/maintainers/layout", "Maintainers: the layout of the tree"),
+          ("docs/maintainers/adding-an-operator", "Maintainers: adding an operator"),
+          ("docs/maintainers/releasing", "Maintainers: versioning and releasing")]
+
+
 def main() -> int:
     site, dump_path, readme = sys.argv[1:4]
     with open(dump_path, encoding="utf-8") as f:
@@ -589,6 +604,11 @@ def main() -> int:
              "<code>make docs-swift</code>)" if swift_built else
              "the Swift reference (DocC) is not part of this build: <code>make docs-swift</code> builds it (it "
              "takes minutes), and the next <code>make docs</code> puts it here")
+    guides = ""
+    if os.path.exists(os.path.join(site, "guide", "README.html")):
+        items = "".join(f"<li><a href='guide/{path}.html'>{html.escape(title)}</a></li>" for path, title in GUIDES
+                        if os.path.exists(os.path.join(site, "guide", path + ".html")))
+        guides = f"<h2 id='guides'>Guides</h2>\n<ul>{items}</ul>"
     body = f"""<p>SignalKit is a reactive-streams library with one core (Swift) and four faces. References:</p>
 <ul>
 <li><a href='c/index.html'>C</a>: <code>signalkit.h</code>, <code>signalkit_ffi.h</code>, <code>signalkit_test.h</code> (Doxygen)</li>
@@ -598,6 +618,7 @@ def main() -> int:
 the files, e.g. <code>python3 -m http.server --directory .build-c/site 8000</code> and open
 <code>http://127.0.0.1:8000/</code> (the same serves this whole site).</li>
 </ul>
+{guides}
 <h2 id='operators'>Operators</h2>
 <p>One page per operator of the shared marble table, with pictures drawn from running its cases. In brackets: the
 references that have it (an operator the C, C++ or Python binding does not have yet is left to the Swift API).</p>

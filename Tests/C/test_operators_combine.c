@@ -650,9 +650,8 @@ Test(operators_combine, zip_pairs_in_order_and_completes_with_the_shortest, .tim
     expect_pair(&r, 1, 2, 20);
     cr_assert_eq(recorder_event(&r, 2)->kind, REC_COMPLETED);
     recorder_finish(&r, d);
-    expect_signal_log(empty, "cr", NULL, 0);
+    expect_signal_log(empty, "cr", NULL, 0); /* releases empty */
     sk_signal_release(zipped);
-    sk_signal_release(empty);
     sk_signal_release(inputs[0]);
     sk_signal_release(inputs[1]);
     expect_no_live_objects(0);

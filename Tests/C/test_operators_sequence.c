@@ -546,10 +546,7 @@ Test(operators_sequence, start_with_and_concat, .timeout = SK_TEST_TIMEOUT) {
     SK_OK_OR_FAIL(sk_signal_concat(&empty, NULL, 0));
     expect_signal_log(started, "nncr", with_zero, 2);
     expect_signal_log(joined, "nnncr", input, 3);
-    expect_signal_log(empty, "cr", NULL, 0);
-    sk_signal_release(started);
-    sk_signal_release(joined);
-    sk_signal_release(empty);
+    expect_signal_log(empty, "cr", NULL, 0); /* each releases its signal */
     sk_signal_release(first);
     sk_signal_release(rest);
     expect_no_live_objects(0);
@@ -566,9 +563,8 @@ Test(operators_sequence, concat_error_stops_the_sequence, .timeout = SK_TEST_TIM
     sk_signal *both[] = { failing, later_signal };
     sk_signal *joined = NULL;
     SK_OK_OR_FAIL(sk_signal_concat(&joined, both, 2));
-    expect_signal_log(joined, "er", NULL, 0);
+    expect_signal_log(joined, "er", NULL, 0); /* releases joined */
     cr_assert_eq(counter_get(&later.starts), 0);
-    sk_signal_release(joined);
     sk_signal_release(failing);
     sk_signal_release(later_signal);
     manual_destroy(&later);
@@ -615,9 +611,8 @@ Test(operators_sequence, start_with_then_take_one_never_starts_the_signal, .time
     sk_signal *started = build_start_with(upstream), *one = NULL;
     SK_OK_OR_FAIL(sk_signal_take(&one, started, 1));
     const int64_t zero[] = { 0 };
-    expect_signal_log(one, "ncr", zero, 1);
+    expect_signal_log(one, "ncr", zero, 1); /* releases one */
     cr_assert_eq(counter_get(&source.starts), 0);
-    sk_signal_release(one);
     sk_signal_release(started);
     sk_signal_release(upstream);
     manual_destroy(&source);

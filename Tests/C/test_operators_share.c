@@ -80,7 +80,7 @@ Test(operators_share, dispose_inside_a_value_callback_and_argument_errors, .time
 }
 
 /* A subscription only released (not disposed) ends when its source lets go
- * (README's misuse table: releasing a subscription's disposable without
+ * (the misuse table, docs/misuse.md: releasing a subscription's disposable without
  * disposing it): also through share and replay, whose connection must not
  * keep its subscribers alive once the upstream let go of it. */
 Test(operators_share, a_released_subscription_ends_when_the_source_lets_go, .timeout = SK_TEST_TIMEOUT) {

@@ -79,7 +79,7 @@ final class SubscriberDisposableTests: XCTestCase {
         XCTAssertEqual(received, [1])
     }
 
-    /// A documented difference from the original (README, `Signal.start`):
+    /// A documented difference from the original (docs/semantics.md):
     /// the subscriber is terminated before the generator's disposable is
     /// disposed, so events that disposal emits are not delivered.
     func testEventsEmittedByTheGeneratorsDisposalAreNotDelivered() {

@@ -122,11 +122,24 @@ SK_TEST(vocabulary, share_and_replay) {
     d1.dispose();
     d2.dispose();
     auto once = std::make_shared<int>(0);
-    auto counted = sk::create([once](sk::subscriber) { ++*once; }).share();
+    auto kept = std::make_shared<std::vector<sk::subscriber>>();
+    auto counted = sk::create([once, kept](sk::subscriber s) {
+                       ++*once;
+                       kept->push_back(std::move(s));
+                   }).share();
     auto e1 = record(counted, first), e2 = record(counted | sk::share(), second);
     cr_assert_eq(*once, 1);
     e1.dispose();
     e2.dispose();
+    kept->clear();
+    // A generator that lets go of its subscriber without an event ends the
+    // connection, so each subscriber connects anew (signalkit.h, share).
+    auto dropped = std::make_shared<int>(0);
+    auto dropping = sk::create([dropped](sk::subscriber) { ++*dropped; }).share();
+    auto f1 = record(dropping, first), f2 = record(dropping, second);
+    cr_assert_eq(*dropped, 2);
+    f1.dispose();
+    f2.dispose();
     auto r = source.signal().replay(1);
     (void)r;
 }

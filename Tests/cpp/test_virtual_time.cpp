@@ -38,7 +38,7 @@ template <class F> std::string expect_error(int code, F f) {
 bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 } // namespace
 
-/* The C example at the top of signalkit_test.h (and README's marble test),
+/* The C example at the top of signalkit_test.h (and the marble test of docs/testing.md),
  * through the C++ layer. */
 SK_TEST(virtual_time, debounce_waits_for_three_quiet_frames) {
     auto queue = skt::virtual_queue::create("test");

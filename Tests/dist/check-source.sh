@@ -11,7 +11,8 @@
 #     that file, and finds every prerequisite of `make demo`, `make test` and
 #     `make dist-deb dist-tarball` (make -n names a missing one);
 #   - the stages of make test that would ask git pass there without it: the
-#     doc citations (test-docs) and README's code blocks (test-examples);
+#     doc citations (test-docs) and the code blocks of README.md and docs/
+#     (test-examples);
 #   - SwiftPM reads its Package.swift (swift package describe).
 #
 #   sh Tests/dist/check-source.sh TREE
@@ -47,8 +48,9 @@ docs=$(make -C "$tree" --no-print-directory --eval 'print-docs: ; @echo $(CITING
 # shellcheck disable=SC2086
 (cd "$tree" && python3 .ci/check-doc-citations.py $docs > "$actual" 2>&1) \
     || { cat "$actual" >&2; fail "the doc citations check (test-docs) fails without git"; }
-(cd "$tree" && python3 .ci/check-readme.py README.md > "$actual" 2>&1) \
-    || { cat "$actual" >&2; fail "README's code blocks check (test-examples) fails without git"; }
+# shellcheck disable=SC2046
+(cd "$tree" && python3 .ci/check-readme.py README.md $(cd "$tree" && ls docs/*.md docs/*/*.md) > "$actual" 2>&1) \
+    || { cat "$actual" >&2; fail "the code blocks check of README.md and docs/ (test-examples) fails without git"; }
 (cd "$tree" && swift package describe > "$actual" 2>&1) || { cat "$actual" >&2; fail "swift package describe fails"; }
 echo "check-source.sh: $(wc -l < "$expected") files, SOURCE_DATE_EPOCH $epoch; make -n demo, test and dist-deb dist-tarball," \
     "the doc checks without git, swift package describe: fine"

@@ -1,4 +1,4 @@
-/* marbles.c - the README's marble test in C: debounce on virtual time. */
+/* marbles.c - the marble test of docs/testing.md in C: debounce on virtual time. */
 #include <signalkit_test.h>
 #include <stdio.h>
 #include <string.h>

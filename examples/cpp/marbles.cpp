@@ -1,4 +1,4 @@
-// marbles.cpp - the README's marble test in C++: debounce on virtual time.
+// marbles.cpp - the marble test of docs/testing.md in C++: debounce on virtual time.
 #include <signalkit_test.hpp>
 
 #include <iostream>

@@ -1,4 +1,4 @@
-"""The README's marble test in Python: debounce on virtual time. Run it with
+"""The marble test of docs/testing.md in Python: debounce on virtual time. Run it with
 pytest (python -m pytest marbles.py), or as a script.
 
 Install the package first (pip install ./Sources/python).

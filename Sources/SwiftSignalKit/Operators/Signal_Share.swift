@@ -3,7 +3,11 @@
 /// after they join), and when the last one leaves it is disposed; the next
 /// subscriber then connects anew. The upstream's error or completion reaches
 /// every subscriber attached and ends the connection: a later subscriber
-/// connects anew.
+/// connects anew. So does an upstream that lets go of its subscriber without
+/// an event (a generator that keeps no reference to it, a released pipe):
+/// the attached subscriptions end without an event, as they would on the
+/// upstream itself, and the next subscriber connects anew, which runs the
+/// upstream's generator again.
 ///
 /// Each call of `share` makes one shared connection: keep the returned
 /// signal and subscribe to it, rather than calling `share` again.

@@ -15,11 +15,9 @@ arrives. Lists from the library (arrays: combine_latest) arrive as lists.
 Threads. Callbacks run on the thread that delivers the event: the thread
 that put the value (Pipe.put, a Subscriber's on_next) or started the
 signal, or a queue's thread (deliver_on, run_on, the time operators).
-Queue.serial() runs in order on the library's threads (no thread of its
-own: all serial and concurrent queues share a pool of at most 255 threads,
-so hundreds of queues whose work blocks starve each other),
-Queue.concurrent() is the library's thread pool, Queue.host() runs only
-when drained; asyncio_queue()
+Queue.serial() runs in order on the library's shared worker threads,
+Queue.concurrent() on the same threads, at once, Queue.host() only when
+drained; asyncio_queue()
 is a host queue the running asyncio loop drains by itself. The time
 operators (debounce, throttle, delay, timeout, retry, retry_count,
 buffer_with_time, sample with a period, interval, timer) given no queue
@@ -79,37 +77,14 @@ callback_error_hook; never the main thread's), and later deliveries on that
 thread go on; one a package call nested in such a callback left pending
 goes to callback_error_hook (where "interrupt") when the callback ends.
 
-Interpreter exit. Library threads must not call into Python once the
-interpreter finalizes. An atexit hook disposes every subscription still
-running, waits (up to SHUTDOWN_WAIT_SECONDS) for the callbacks in progress
-and for the release of every callback set no Python object holds, and from
-then on callbacks do nothing, and a call that gives the library a Python
-function (subscribe, to_list, map, Queue.run, ...) raises RuntimeError
-("signalkit: the interpreter is exiting: no new callbacks"): atexit runs
-the last registered handler first, so a handler registered before `import
-signalkit` (or a __del__ or daemon thread running at exit) meets it. Every callback of the Pythonic forms (values,
-operator functions, side effects, generators, timers, queue jobs, releases)
-crosses through the extension signalkit._speedups, which touches Python no
-more once the ones in progress have left: the exit is clean whether or not
-the wait ran out, also for a subscription C code started (which the hook
-cannot dispose). So do the native (signature-string) forms' Python
-callables (libffi closures made by the extension; a ctypes function of
-your own is not covered). The hook also takes a reference to every live
-Trampoline that is never dropped: C may call its function until the
-process ends.
-
-fork(). The child of a process that had used the package (made a handle,
-or given the library a callback) never calls the C library, which may wait
-forever there for a lock held at the fork and runs no queued work: its
-atexit hook and the releases of the handles it inherited (garbage
-collection, close(), dispose(), a `with` block's end) do nothing; every
-other package call raises SignalKitError ("signalkit cannot be used in a
-process forked after it was used; ..."), always (the C library's
-exception, a single-threaded parent whose library started no thread,
-cannot be told apart from here). Use multiprocessing's 'spawn' or
-'forkserver' start method, exec, or import the package only in the child;
-a process that imported it but made no handle forks children that use it
-fully.
+Interpreter exit, fork(), and the limits of the library's threads. The
+package's README says what happens at interpreter exit (an atexit hook
+disposes what runs; from then on no callback runs, and a call that gives
+the library a Python function raises RuntimeError), in a forked child
+(every call raises SignalKitError) and when the system refuses a thread or
+a descriptor: its sections "Threads and asyncio" (fork(), threads) and
+"Errors" (interpreter exit). The C library's rules beneath them are the
+conventions of signalkit.h.
 
 Testing time. The module signalkit.testing (import it on its own) tests the
 time operators on virtual time with marble diagrams: TestScheduler (a

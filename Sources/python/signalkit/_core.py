@@ -346,8 +346,8 @@ class SignalKitError(Exception):
     """A failing library call: `status` is the negative sk_status, `message`
     the library's message naming the function and the argument. Also every
     package call in the child of a fork of a process that had used the
-    package (status -6, SK_ERR_UNSUPPORTED; the package docstring's
-    "fork()")."""
+    package (status -6, SK_ERR_UNSUPPORTED; the package README's "fork()",
+    in "Threads and asyncio")."""
 
     def __init__(self, status: int, message: str) -> None:
         """The error of a library call that returned `status` with `message`."""
@@ -1299,11 +1299,10 @@ def _after_fork() -> None:
     """os.register_at_fork(after_in_child): in the child of a process that
     had used the library, no package code calls the library again.
 
-    The C library's rule (signalkit.h, "fork()"): such a child may only
-    exec or exit; a call may wait forever for a lock that another thread
-    held at the fork, and work given to a queue never runs. Its exception
-    (a single-threaded parent whose library started no thread) cannot be
-    told apart from here, so the package refuses always: every C function
+    Such a child must not call the C library (signalkit.h's conventions,
+    "fork()"), whose one exception (a single-threaded parent whose library
+    started no thread) cannot be told apart from here, so the package
+    refuses always: every C function
     it calls becomes one raising SignalKitError (FORKED_MESSAGE), but those
     that release or dispose, which do nothing (the finalizers of inherited
     handles, a `with` block's end), wherever the package's modules keep

@@ -52,11 +52,11 @@ class Queue(_Handle):
         """A serial queue whose work runs in order, one task at a time, on
         library-managed threads.
 
-        It has no thread of its own: every serial and concurrent queue
-        shares one pool of at most 255 library threads, so while about 255
-        tasks of different queues block (sleep, I/O, a lock, another queue),
-        the other queues' work waits. Run work that blocks for long on
-        threads of your own, or on a host queue drained there."""
+        It has no thread of its own: it runs on the worker threads every
+        serial and concurrent queue shares, whose limits are the C library's
+        ("Refused resources" in signalkit.h's conventions; README.md,
+        "Threads and asyncio"). Run work that blocks for long on threads of
+        your own, or on a host queue drained there."""
         pointer = c_void_p()
         _check(C.queue_create(byref(pointer), _name_arg(name, "Queue.serial")))
         return cls(pointer.value)
@@ -64,11 +64,9 @@ class Queue(_Handle):
     @classmethod
     def concurrent(cls, background: bool = False) -> "Queue":
         """The library's concurrent queue (a thread pool; `background`: the
-        low-priority one). On Linux libdispatch watches this pool: its first
-        work raises SignalKitError (SK_ERR_RESOURCE) when no descriptor is
-        left for libdispatch's event loop; descriptors running out later,
-        while its work is pending, are survived (README.md, "Threads and
-        asyncio"). Serial queues need no descriptor."""
+        low-priority one). Its first work in a process raises
+        SignalKitError (SK_ERR_RESOURCE) when the system refuses a
+        descriptor (README.md, "Threads and asyncio")."""
         pointer = c_void_p()
         _check((C.queue_concurrent_background if background else C.queue_concurrent_default)(byref(pointer)))
         return cls(pointer.value)

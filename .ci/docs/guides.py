@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Renders the guides (README.md, docs/, and the other documents they link
+to) into the documentation site, as SITE/guide/PATH.html (make docs,
+mk/docs.mk; site.py then links them from the index and checks every link).
+
+Each Markdown document keeps its path under SITE/guide (docs/c.md becomes
+guide/docs/c.html), so a link from one document to another (`c.md`,
+`../README.md#install`) becomes the same relative link to the rendered
+page. A heading's id is GitHub's (lower case, punctuation dropped, spaces
+made dashes, a repeated one numbered), so the anchors that work on the
+repository's pages work here. A link to a file that is not a rendered
+document (a header, an example, LICENSE) is kept as text: the site holds
+the references, not the sources. Fenced blocks stay code; the marker
+comments of .ci/check-readme.py stay comments.
+
+Usage: guides.py SITE   (from the repository's root; markdown2, pdoc's own
+Markdown renderer, comes with the documentation venv)
+"""
+
+from __future__ import annotations
+
+import glob
+import html
+import os
+import re
+import sys
+
+import markdown2  # type: ignore[import-not-found, import-untyped, unused-ignore]
+
+# The documents rendered: the guides, and the maintainers' documents the
+# guides link to.
+DOCUMENTS = ["README.md", "CHANGELOG.md", "Sources/python/README.md", "Tests/README.md",
+             "Tests/marbles/README.md", "Sources/SwiftSignalKit/INTERNALS.md", "Benchmarks/README.md",
+             "examples/README.md"]
+DOCUMENTS += sorted(glob.glob("docs/*.md") + glob.glob("docs/*/*.md"))
+
+STYLE = ("body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:60em;margin:1em auto;padding:0 1em;"
+         "line-height:1.45}pre{background:#f5f5f5;padding:.6em;overflow-x:auto}code{background:#f5f5f5}"
+         "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;padding:.2em .4em;"
+         "vertical-align:top}nav a{margin-right:1em}")
+
+
+def slug(text: str, seen: dict[str, int]) -> str:
+    """GitHub's anchor for a heading's text."""
+    base = re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+    count = seen.get(base, 0)
+    seen[base] = count + 1
+    return base if count == 0 else f"{base}-{count}"
+
+
+def rewrite_links(body: str, source: str, rendered: set[str]) -> str:
+    """Links to rendered documents point at their pages; links to other
+    files of the tree become their text."""
+    def link(match: re.Match[str]) -> str:
+        href, text = html.unescape(match.group(1)), match.group(2)
+        if re.match(r"[a-z]+:", href) or href.startswith("#"):
+            return match.group(0)
+        path, _, anchor = href.partition("#")
+        target = os.path.normpath(os.path.join(os.path.dirname(source), path))
+        if target in rendered:
+            page = os.path.relpath(target, os.path.dirname(source) or ".")
+            page = page[:-3] + ".html"
+            return f"<a href=\"{html.escape(page)}{'#' + anchor if anchor else ''}\">{text}</a>"
+        return text
+    return re.sub(r'<a href="([^"]*)">(.*?)</a>', link, body, flags=re.S)
+
+
+def add_ids(body: str) -> str:
+    seen: dict[str, int] = {}
+
+    def heading(match: re.Match[str]) -> str:
+        level, inner = match.group(1), match.group(2)
+        text = html.unescape(re.sub(r"<[^>]+>", "", inner))
+        return f"<h{level} id=\"{slug(text, seen)}\">{inner}</h{level}>"
+    return re.sub(r"<h([1-6])>(.*?)</h\1>", heading, body, flags=re.S)
+
+
+def render(source: str, site: str, rendered: set[str]) -> str:
+    with open(source, encoding="utf-8") as f:
+        text = f.read()
+    body = markdown2.markdown(text, extras=["fenced-code-blocks", "tables", "code-friendly", "cuddled-lists"])
+    body = add_ids(rewrite_links(body, source, rendered))
+    title = re.search(r"<h1[^>]*>(.*?)</h1>", body, flags=re.S)
+    name = html.unescape(re.sub(r"<[^>]+>", "", title.group(1))) if title else source
+    depth = source.count("/") + 1  # guide/ plus the document's folders
+    root = "../" * depth
+    page = (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{html.escape(name)}</title>"
+            f"<link rel='icon' href='data:,'><style>{STYLE}</style></head>\n<body>"
+            f"<nav><a href='{root}index.html'>SignalKit documentation</a>"
+            f"<a href='{root}guide/README.html'>README</a></nav>\n"
+            f"<p><small>Rendered from <code>{html.escape(source)}</code>.</small></p>\n{body}\n</body></html>\n")
+    out = os.path.join(site, "guide", source[:-3] + ".html")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(page)
+    return out
+
+
+def main() -> int:
+    site = sys.argv[1]
+    rendered = {os.path.normpath(path) for path in DOCUMENTS if os.path.exists(path)}
+    for source in sorted(rendered):
+        render(source, site, rendered)
+    print(f"the guides: {len(rendered)} documents rendered into {site}/guide")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
