@@ -120,3 +120,11 @@ def test_time_operators_elsewhere_use_the_concurrent_queue():
     threads = []
     assert values(S.from_iterable([1]).delay(0).before_next(lambda v: threads.append(threading.current_thread()))) == [1]
     assert threads and threads[0] is not threading.main_thread()
+
+
+def test_distinct_until_changed_in_the_library_compares_objects_by_identity():
+    same = {"a": 1}
+    assert values(S.from_iterable([same, same, {"a": 1}, 2, 2]).distinct_until_changed(in_library=True)) == \
+        [same, {"a": 1}, 2]
+    with pytest.raises(TypeError):
+        S.never().distinct_until_changed(key=len, in_library=True)

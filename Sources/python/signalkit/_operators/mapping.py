@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union,
 from .._core import C, _Failures
 from .._handle import _callable_arg
 from .._native import Signature
-from .._signal_core import _signal_class, _SignalCore
+from .._signal_core import _new_signal, _signal_class, _SignalCore
 from .._subscription import _FILTER, _MAP
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
@@ -60,15 +60,25 @@ class _MappingOperators(_SignalCore[T_co]):
         return self._stage((_FILTER, fn))
 
     def distinct_until_changed(self, key: Optional[Callable[[T_co], object]] = None,
-                               comparer: Optional[Callable[[Any, Any], object]] = None) -> "Signal[T_co]":
+                               comparer: Optional[Callable[[Any, Any], object]] = None,
+                               in_library: bool = False) -> "Signal[T_co]":
         """Drops a value whose key (key(value), or the value itself) equals
         the key of the last value passed: `==` by default, or
         comparer(previous_key, key) (RxPY's distinct_until_changed; its
         key_mapper is `key` here). A Python stage, composed with the
         neighbouring map / filter / tap, with a memory of its own per
         subscription; an exception in `key` or `comparer` ends the stream
-        with it. (The library's sk_signal_distinct_until_changed compares
-        objects carried by reference by identity: not used here.)"""
+        with it.
+
+        in_library=True: the library's sk_signal_distinct_until_changed
+        instead, which calls no Python per value (after native stages, a
+        value never enters Python) and compares the plain kinds by value
+        and objects carried by reference by identity; with key or comparer
+        it is a TypeError."""
+        if in_library:
+            if key is not None or comparer is not None:
+                raise TypeError("signalkit: distinct_until_changed: in_library=True takes no key nor comparer")
+            return _new_signal(C.signal_distinct_until_changed, self)
         _callable_arg(key, "distinct_until_changed: key", optional=True)
         _callable_arg(comparer, "distinct_until_changed: comparer", optional=True)
         self.pointer  # closed: ValueError at the call, not at each start
