@@ -7,6 +7,7 @@ from ctypes import byref, c_void_p
 from typing import Generic, TypeVar
 
 from . import _speedups
+from ._asyncio import SignalIterator
 from ._core import C, Value, _after_call, _check, _interrupts, _put_object
 from ._handle import _call_with, _cancel_jobs, _draining, _Handle, _thread_trampoline, _Trampoline
 from ._signal import Signal
@@ -69,6 +70,12 @@ class Pipe(Generic[T], _Handle):
         """The signal of the values put from now on (and, once the pipe
         ended, of its end: complete(), fail())."""
         return _new_signal(C.pipe_signal, self)
+
+    def __aiter__(self) -> "SignalIterator[T]":
+        """`async for value in pipe`: its signal()'s values from now on,
+        delivered on the running loop; the loop ends at complete() and
+        raises fail()'s error (see Signal.__aiter__)."""
+        return SignalIterator(self.signal())
 
     def complete(self) -> None:
         """Ends the pipe: its subscribers receive the completion, and so
