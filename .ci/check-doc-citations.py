@@ -16,6 +16,10 @@ the command line, every `backticked` token is checked:
       (Swift, C, C++, Python, make or shell), so a type or function that
       no longer exists anywhere is reported.
 
+Paths under a build folder (`.build-c/...`), installed paths (`share/...`)
+and paths with an upper-case placeholder (`examples/c/NAME.expected`) are
+not the tree's and are not checked.
+
 Bare file names outside backticks (`Signal_Take.swift` written plainly) are
 checked as paths too. Tokens inside fenced code blocks are checked as well:
 they are the diagrams of the code. Exit status 1 when anything is missing,
@@ -31,6 +35,10 @@ import sys
 SOURCE = re.compile(r"\.(swift|c|h|hpp|cpp|py|pyi|mk|sh|in)$|(^|/)Makefile$")
 PATH = re.compile(r"[\w.+-]+(/[\w.+-]+)+/?|[\w.+-]+\.(swift|c|h|hpp|cpp|py|pyi|md|mk|sh|json|txt|supp|map)")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\([^()]*\))?")
+# Paths the build or an install makes, not the tree: a build folder, an
+# installed file, and paths with a placeholder (`examples/c/NAME.expected`).
+BUILT = (".build", "share/", "/usr/", "$")
+PLACEHOLDER = re.compile(r"(^|[/.-])[A-Z][A-Z0-9_]{2,}([/.-]|$)")
 BARE_FILE = re.compile(r"(?<![\w/`.-])[\w+-]+\.(swift|c|h|hpp|py|mk)\b(?![`\w])")
 
 
@@ -67,6 +75,8 @@ def main():
 
     def path_exists(document, path):
         path = path.rstrip("/")
+        if path.startswith(BUILT) or PLACEHOLDER.search(path):
+            return True
         beside = os.path.normpath(os.path.join(os.path.dirname(document), path))
         return (path in tracked or path in folders or beside in tracked or beside in folders
                 or ("/" not in path and path in basenames))

@@ -89,7 +89,7 @@ docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/si
 
 # The maintainers' documents that describe the code cite only files and
 # names the tree has (.ci/check-doc-citations.py).
-CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md
+CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md $(wildcard docs/maintainers/*.md)
 
 test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it; INTERNALS.md and Tests/README.md cite only what exists; each rule stated once (.ci/check-doc-homes.py)
 	$(begin)
