@@ -23,7 +23,8 @@ import tarfile
 import tempfile
 
 PACKAGE_FILES = ("pyproject.toml", "README.md", "PKG-INFO", "LICENSE", "CHANGELOG.md", "_build/signalkit_build.py",
-                 "signalkit/__init__.py", "signalkit/_core.py", "signalkit/_signal.py", "signalkit/_asyncio.py",
+                 "signalkit/__init__.py", "signalkit/_core.py", "signalkit/_signal.py", "signalkit/_signal_core.py",
+                 "signalkit/_operators/__init__.py", "signalkit/_asyncio.py",
                  "signalkit/testing.py", "signalkit/_speedups.c", "signalkit/_speedups.pyi", "signalkit/py.typed")
 
 

@@ -130,7 +130,7 @@ def check_wrappers(api, entries, report):
     # The names each place uses, found once: sk_ identifiers, C.<name> calls.
     cpp = set(re.findall(r"\bsk_[a-z0-9_]+", cpp_text()))
     python = set(re.findall(r"\bC\.([a-z0-9_]+)", "\n".join(read(path) for path in
-                                                          sorted(glob.glob(f"{PYTHON_DIR}/*.py")))))
+                                                          sorted(glob.glob(f"{PYTHON_DIR}/**/*.py", recursive=True)))))
     speedups = set(re.findall(r"\b(sk_[a-z0-9_]+)\s*\(", read(SPEEDUPS)))
     c_tests = set()
     for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c")):
@@ -149,7 +149,7 @@ def check_wrappers(api, entries, report):
             bound = "" if prototypes is None or name in prototypes else (
                 f"add its prototype \"{name}\": {suggest_prototype(function, api)}, to {table} in {CORE_PY}, then ")
             report(f"{place} has no Python method: {bound}call it as C.{short}(...) from a method of "
-                   f"{PYTHON_DIR}/ (_signal.py for a signal operator, with a docstring and a test in "
+                   f"{PYTHON_DIR}/ (_operators/<family>.py for a signal operator, with a docstring and a test in "
                    f"Sources/python/tests), or add `{name} python REASON` to {EXCEPTIONS}")
         if name not in c_tests and not excused(entries, function, "ctest"):
             folder = "Tests/C/ffi/test_ffi_*.c" if function["header"] == "signalkit_ffi.h" else "Tests/C/test_*.c"
@@ -515,7 +515,7 @@ def python_names():
     """Every name the package defines: modules, classes, functions,
     methods, module attributes."""
     names = {"signalkit"}
-    for path in glob.glob(f"{PYTHON_DIR}/*.py"):
+    for path in glob.glob(f"{PYTHON_DIR}/**/*.py", recursive=True):
         module = os.path.splitext(os.path.basename(path))[0]
         names.add(module)
         for node in ast.walk(ast.parse(read(path))):

@@ -264,7 +264,7 @@ def native_ours(n):
     labs = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(("labs", libc))
     out = []
     pipe = sk.Pipe()
-    subscription = pipe.signal().map("i64(i64)", labs).distinct_until_changed().take(2 ** 64 - 1).last() \
+    subscription = pipe.signal().map("i64(i64)", labs).distinct_until_changed(in_library=True).take(2 ** 64 - 1).last() \
         .subscribe(out.append)
     put = pipe.put
 

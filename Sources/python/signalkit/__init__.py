@@ -18,7 +18,13 @@ signal, or a queue's thread (deliver_on, run_on, the time operators).
 Queue.serial() runs in order on the library's shared worker threads,
 Queue.concurrent() on the same threads, at once, Queue.host() only when
 drained; asyncio_queue()
-is a host queue the running asyncio loop drains by itself. `await signal`
+is a host queue the running asyncio loop drains by itself. The time
+operators (debounce, throttle, delay, timeout, retry, retry_count,
+buffer_with_time, sample with a period, interval, timer) given no queue
+run on a default queue: called on a thread running an asyncio loop, that
+loop's asyncio_queue(), so their events arrive on the loop's thread (where
+asyncio may be called); elsewhere the library's concurrent queue, whose
+threads run no loop. `await signal`
 gives its first value (so `await s.first()`, `await s.last()`), `async for
 value in signal` its values, both delivered on the loop's thread.
 
@@ -85,6 +91,25 @@ time operators on virtual time with marble diagrams: TestScheduler (a
 virtual-time queue with a frame size; cold, hot, record, advance, run),
 TestSignal, TestRecorder.
 
+Layers. The package's modules, lowest first; a module imports only modules
+of lower layers, at its top (never inside a function), the one exception
+being an import of the composed Signal under `if TYPE_CHECKING:` for
+annotations, which never runs (tests/test_layers.py reads every module's
+imports and fails on any other):
+  0  _speedups: the extension (C) through which every callback crosses
+  1  _core: the libraries loaded, the ctypes prototypes, values, the registry of callbacks, errors, exit and fork
+  2  _handle: handles and Disposable, the per-thread trampoline, argument checks
+  3  _native, _subscription: the native forms (Signature); Python stages, sinks, from_iterable, create's Subscriber
+  4  _callbacks: the Python functions the library's operators call
+  5  _queue: Queue
+  6  _signal_core: Signal's core: the handle, the C library's sources, subscribe, to_list
+  7  _asyncio: await, async for, asyncio_queue
+  8  _operators: one module per operator family (catch, combine, dispatch, mapping, merge, meta, reduce, share, side_effects, take, throttle, timing), as the Swift core's Signal_<Family>.swift and the C layer's Operators_<Family>.swift
+  9  _signal: Signal, composed from the core and the families
+  10 _subjects: Pipe, Promise, ValuePromise
+  11 _trampoline: Trampoline
+  12 testing, and the package itself: what a program imports
+
 Loading. The package loads its own copies of libsignalkit.so.0 and
 libsignalkit-ffi.so.0 (in signalkit/_lib); the environment variable
 SIGNALKIT_LIB_DIR, read at import, names another folder, or `system` for
@@ -97,7 +122,13 @@ from ._core import (ENV_VAR, MAX_DEPTH, SHUTDOWN_WAIT_SECONDS, TAKE_COMPLETE, TA
                     LiveObject, Value, boxed_objects, default_callback_error_hook, ffi_live_objects, from_value,
                     library_paths, live_objects, pending_callbacks, release_value, set_name, to_value, version,
                     wait_released)
-from ._signal import Disposable, Pipe, Promise, Queue, Signal, Signature, Subscriber, Trampoline, ValuePromise
+from ._handle import Disposable
+from ._native import Signature
+from ._queue import Queue
+from ._signal import Signal
+from ._subjects import Pipe, Promise, ValuePromise
+from ._subscription import Subscriber
+from ._trampoline import Trampoline
 
 callback_error_hook = _core.callback_error_hook
 """Called with (exception, where) for an exception a callback raised that

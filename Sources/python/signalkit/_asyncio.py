@@ -1,16 +1,27 @@
-"""asyncio integration: a host-drained queue wired into the running loop
-(loop.add_reader on its descriptor), `await signal` and `async for`."""
+"""asyncio integration: a host-drained
+queue wired into the running loop (loop.add_reader on its descriptor),
+`await signal` and `async for` (_AsyncOperators, mixed into Signal)."""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import weakref
-from typing import Any, Generic, Optional, Tuple, TypeVar
+from typing import (TYPE_CHECKING, Any, AsyncIterable, Callable, Generator, Generic, List, Optional, Tuple, TypeVar,
+                    Union)
 
-from ._signal import Disposable, Queue, Signal, _Uncopyable
+from ._core import C
+from ._handle import Disposable, _Uncopyable
+from ._queue import Queue, _queue, _queue_arg
+from ._signal_core import _new_signal, _SignalCore
+from ._subscription import Subscriber
+
+if TYPE_CHECKING:  # annotations only: the composed class is above this module
+    from ._signal import Signal
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
+U = TypeVar("U")
 
 # loop -> its queue, held weakly: the loop's reader holds the queue, so the
 # queue goes (and is released) with the loop's selector when the loop closes.
@@ -50,7 +61,30 @@ def asyncio_queue(loop: Optional[asyncio.AbstractEventLoop] = None) -> Queue:
     return queue
 
 
-async def first_value(signal: "Signal[T]") -> T:
+def _deliver_on(signal: "_SignalCore[Any]", queue: Queue) -> "Signal[Any]":
+    """signal.deliver_on(queue) (the Dispatch family's operator, above this module)."""
+    return _new_signal(C.signal_deliver_on, signal, _queue_arg(queue, "deliver_on"))
+
+
+def _time_queue(queue: Optional[Queue], where: str) -> Queue:
+    """The queue of a time operator (debounce, throttle, delay, timeout,
+    retry, retry_count, buffer_with_time, sample, interval, timer):
+    `queue` when given (TypeError unless a Queue); else, on a thread
+    running an asyncio loop, that loop's asyncio_queue(), so that the
+    operator's events arrive on the loop's thread; else a new handle of the
+    library's concurrent queue (the package keeps none, so that
+    live_objects() returns to 0 once everything is released). The rule is
+    written once, in the package docstring's Threads paragraph."""
+    if queue is not None:
+        return _queue_arg(queue, where)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return _queue(None, where)
+    return asyncio_queue(loop)
+
+
+async def first_value(signal: "_SignalCore[T]") -> T:
     """The first value of `signal`, delivered on the running loop; its
     error raised; LookupError if it completes without a value."""
     loop = asyncio.get_running_loop()
@@ -68,7 +102,9 @@ async def first_value(signal: "Signal[T]") -> T:
         if not future.done():
             future.set_exception(LookupError("signalkit: the signal completed without a value"))
 
-    delivered = signal.take(1).deliver_on(asyncio_queue(loop))
+    # take(1), then deliver_on: made here from the C operators (the
+    # operator families are above this module).
+    delivered = _deliver_on(_new_signal(C.signal_take, signal, 1), asyncio_queue(loop))
     subscription = delivered.subscribe(on_next, on_error, on_completed)
     # An error the library holds (Signal.fail's) is raised from here: the
     # frames of its traceback must not hold the signals that hold it.
@@ -95,9 +131,9 @@ class SignalIterator(Generic[T_co], _Uncopyable):
 
     _END = object()
 
-    def __init__(self, signal: "Signal[T_co]") -> None:
+    def __init__(self, signal: "_SignalCore[T_co]") -> None:
         """An iterator over `signal` (subscribed at the first read)."""
-        self._signal: Optional[Signal[T_co]] = signal
+        self._signal: Optional[_SignalCore[T_co]] = signal
         self._events: "Optional[asyncio.Queue[Tuple[int, Any]]]" = None
         self._subscription: Optional[Disposable] = None
         self._ended = False
@@ -112,7 +148,7 @@ class SignalIterator(Generic[T_co], _Uncopyable):
         self._events = events
         signal, self._signal = self._signal, None  # as in first_value: no frame holds it once started
         assert signal is not None
-        delivered: "Signal[Any]" = signal.deliver_on(asyncio_queue(loop))  # its values only go into `events`
+        delivered = _deliver_on(signal, asyncio_queue(loop))  # its values only go into `events`
         del signal
         self._subscription = delivered.subscribe(lambda value: events.put_nowait((0, value)),
                                                  lambda error: events.put_nowait((1, error)),
@@ -158,3 +194,115 @@ class SignalIterator(Generic[T_co], _Uncopyable):
             pass
 
 
+
+
+class _AsyncOperators(_SignalCore[T_co]):
+    """`await signal`, `async for value in signal`, and the sources from
+    futures and async iterables (mixed into signalkit.Signal)."""
+
+    @staticmethod
+    def from_future(future: "Union[concurrent.futures.Future[U], asyncio.Future[U]]") -> "Signal[U]":
+        """The result of `future` (a concurrent.futures.Future or an
+        asyncio future / task), then the completion; its exception as the
+        error (a cancelled future: CancelledError). Delivered where the
+        future's done callbacks run (the thread that completed a
+        concurrent future; an asyncio future's loop), or at once when it is
+        done already. Each subscription waits for the same future; a
+        disposed one receives nothing (RxPY's from_future). TypeError
+        unless a future."""
+        if not isinstance(future, (concurrent.futures.Future, asyncio.Future)):
+            raise TypeError(f"signalkit: from_future: {type(future).__name__} is not a concurrent.futures.Future "
+                            "or an asyncio future")
+
+        def run(subscriber: Subscriber[U]) -> Callable[[], None]:
+            # The subscriber while the subscription lives: a disposed one
+            # lets go of it at once, also when the future never completes
+            # (a concurrent future keeps its done callbacks until then).
+            held: List[Optional[Subscriber[U]]] = [subscriber]
+            del subscriber
+
+            def done(finished: Any) -> None:
+                target, held[0] = held[0], None
+                if target is None:
+                    return
+                with target:
+                    if finished.cancelled():
+                        target.on_error(asyncio.CancelledError() if isinstance(finished, asyncio.Future)
+                                        else concurrent.futures.CancelledError())
+                        return
+                    error = finished.exception()
+                    if error is not None:
+                        target.on_error(error)
+                        return
+                    target.on_next(finished.result())
+                    target.on_completed()
+
+            future.add_done_callback(done)
+
+            def cancel() -> None:
+                target, held[0] = held[0], None
+                if target is not None:
+                    target.close()
+
+            return cancel
+
+        return _SignalCore.create(run)
+
+    @staticmethod
+    def from_async_iterable(items: "AsyncIterable[U]", loop: Optional[asyncio.AbstractEventLoop] = None) -> "Signal[U]":
+        """The items of `items` (an async iterable: an async generator, ...),
+        then the completion; an exception it raises as the error. Each
+        subscription iterates it anew in a task of `loop` (default: the
+        loop running where the subscription starts; none: the stream fails
+        with RuntimeError), delivering on the loop's thread; disposing
+        cancels the task. TypeError unless an async iterable."""
+        if not hasattr(type(items), "__aiter__"):
+            raise TypeError(f"signalkit: from_async_iterable: {type(items).__name__} is not an async iterable")
+        if loop is not None and not isinstance(loop, asyncio.AbstractEventLoop):
+            raise TypeError(f"signalkit: from_async_iterable: {type(loop).__name__} is not an asyncio event loop")
+
+        def run(subscriber: Subscriber[U]) -> Callable[[], None]:
+            target = loop if loop is not None else asyncio.get_running_loop()
+
+            async def pump() -> None:
+                try:
+                    async for item in items:
+                        subscriber.on_next(item)
+                except asyncio.CancelledError:
+                    raise
+                except BaseException as error:
+                    subscriber.on_error(error)
+                    return
+                subscriber.on_completed()
+
+            running: Optional[asyncio.AbstractEventLoop]
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is target:
+                task: Any = target.create_task(pump())
+            else:
+                task = asyncio.run_coroutine_threadsafe(pump(), target)
+
+            def cancel() -> None:
+                if not target.is_closed():
+                    target.call_soon_threadsafe(task.cancel)
+
+            return cancel
+
+        return _SignalCore.create(run)
+
+    def __await__(self) -> Generator[Any, None, T_co]:
+        """`await signal`: its first value, delivered on the running loop
+        (the subscription is disposed then). LookupError if it completes
+        without a value; its error is raised. So `await s.first()` and
+        `await s.last()`."""
+        return first_value(self).__await__()
+
+    def __aiter__(self) -> "SignalIterator[T_co]":
+        """`async for value in signal`: its values, delivered on the running
+        loop (buffered until read); the loop ends at its completion, raises
+        its error, and disposes the subscription when left early. The
+        SignalIterator it returns has aclose(), which disposes it at once."""
+        return SignalIterator(self)

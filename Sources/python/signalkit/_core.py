@@ -215,6 +215,29 @@ _core_api: Dict[str, Tuple[Any, ...]] = {
     "sk_signal_before_completed": (*_OP, _work_fn, *_CB),
     "sk_signal_after_completed": (*_OP, _work_fn, *_CB),
     "sk_signal_after_disposed": (*_OP, _work_fn, *_CB),
+    "sk_signal_scan": (*_OP, _ValueP, _reduce_fn, *_CB),
+    "sk_signal_pairwise": _OP,
+    "sk_signal_zip": (c_int, _PP, _PP, c_size_t),
+    "sk_signal_with_latest_from": (*_OP, _P),
+    "sk_signal_skip": (*_OP, c_size_t),
+    "sk_signal_skip_while": (*_OP, _predicate_fn, *_CB),
+    "sk_signal_take_while": (*_OP, _predicate_fn, *_CB, c_bool),
+    "sk_signal_first": _OP,
+    "sk_signal_first_where": (*_OP, _predicate_fn, *_CB),
+    "sk_signal_element_at": (*_OP, c_size_t),
+    "sk_signal_default_if_empty": (*_OP, _ValueP),
+    "sk_signal_take_until_signal": (*_OP, _P),
+    "sk_signal_start_with": (*_OP, _ValueP),
+    "sk_signal_concat": (c_int, _PP, _PP, c_size_t),
+    "sk_signal_merge_map": (*_OP, c_size_t, _signal_fn, *_CB),
+    "sk_signal_group_by": (*_OP, _map_fn, *_CB),
+    "sk_signal_share": _OP,
+    "sk_signal_replay": (*_OP, c_size_t),
+    "sk_signal_buffer_count": (*_OP, c_size_t),
+    "sk_signal_buffer_time": (*_OP, c_double, _P),
+    "sk_signal_sample": (*_OP, _P),
+    "sk_signal_sample_period": (*_OP, c_double, _P),
+    "sk_signal_retry_count": (*_OP, c_size_t, c_double, _P),
     "sk_subscriber_put_next": (c_int, _P, _ValueP),
     "sk_subscriber_put_error": (c_int, _P, _ValueP),
     "sk_subscriber_put_completion": (c_int, _P),
@@ -226,6 +249,8 @@ _core_api: Dict[str, Tuple[Any, ...]] = {
     "sk_disposable_action": (c_int, _PP, _work_fn, *_CB),
     "sk_pipe_create": (c_int, _PP, c_bool),
     "sk_pipe_put": (c_int, _P, _ValueP),
+    "sk_pipe_put_error": (c_int, _P, _ValueP),
+    "sk_pipe_put_completion": (c_int, _P),
     "sk_pipe_signal": (c_int, _PP, _P),
     "sk_pipe_release": (None, _P),
     "sk_promise_create": (c_int, _PP),
@@ -686,9 +711,13 @@ def _scalar_from(pointer: Any, value: Any) -> Any:
     if kind == KIND_SIGNAL:
         out = c_void_p()
         _check(C.value_get_signal(pointer, byref(out)))
-        from ._signal import Signal  # the module that defines it imports this one
-        return Signal(C.signal_retain(out.value))
+        return _signal_type(C.signal_retain(out.value))
     return value
+
+
+# The class a signal value arrives as: signalkit.Signal, which is above this
+# module (package docstring, Layers) and sets this once it is defined.
+_signal_type: Any = None
 
 
 def _array_count(pointer: Any) -> int:

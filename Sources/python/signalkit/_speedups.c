@@ -754,7 +754,7 @@ static PyObject *finalize(PyObject *self, PyObject *seconds_object)
 
 enum {
     OP_WORK, OP_RUN, OP_STOP, OP_CANCEL, OP_VALUE, OP_TAKE_UNTIL, OP_SIGNAL, OP_DEFERRED, OP_ITER, OP_CREATE,
-    OP_STAGE, OP_KINDS
+    OP_STAGE, OP_PREDICATE, OP_KEY, OP_KINDS
 };
 /* The package's function of each kind (operator()). */
 static PyObject *operator_fns[OP_KINDS];
@@ -906,6 +906,40 @@ static sk_signal *op_signal(void *ctx, const sk_value *value)
     return signal;
 }
 
+/* sk_predicate_fn: skip_while's, take_while's, first_where's answer (the
+ * package's function returns a bool; false when it cannot be had). */
+static bool op_predicate(void *ctx, const sk_value *value)
+{
+    crossing c;
+    if (!cross_in(&c, 1))
+        return false;
+    bool answer = false;
+    PyObject *result = call_with_value(OP_PREDICATE, ctx, value);
+    if (result != NULL) {
+        answer = result == Py_True;
+        Py_DECREF(result);
+    }
+    cross_out(&c);
+    return answer;
+}
+
+/* sk_map_fn: group_by's key. The package's function receives (value, the
+ * address of `out`) and writes the key into `out` itself. */
+static void op_key(void *ctx, const sk_value *value, sk_value *out)
+{
+    crossing c;
+    if (!cross_in(&c, 1))
+        return;
+    PyObject *item = value_object(value);
+    PyObject *address = item ? PyLong_FromVoidPtr(out) : NULL;
+    PyObject *pair = address ? PyTuple_Pack(2, item, address) : NULL;
+    Py_XDECREF(call_operator(OP_KEY, ctx, pair, pair == NULL));
+    Py_XDECREF(pair);
+    Py_XDECREF(address);
+    Py_XDECREF(item);
+    cross_out(&c);
+}
+
 /* sk_deferred_fn: deferred's signal (+1), NULL for none. */
 static sk_signal *op_deferred(void *ctx)
 {
@@ -975,6 +1009,8 @@ static PyObject *set_operator(PyObject *self, PyObject *args)
         [OP_ITER] = {"iter", (any_fn)op_iter},
         [OP_CREATE] = {"create", (any_fn)op_create},
         [OP_STAGE] = {"stage", (any_fn)op_stage},
+        [OP_PREDICATE] = {"predicate", (any_fn)op_predicate},
+        [OP_KEY] = {"key", (any_fn)op_key},
     };
     const char *name;
     PyObject *function;

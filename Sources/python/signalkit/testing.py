@@ -54,8 +54,11 @@ from typing import Any, Callable, Mapping, Optional, TypeVar, overload
 
 from ._core import (C, Value, _after_call, _check, _Failures, _interrupts, _MarbleValue, _put_object, _release_ctx,
                     _retain_callbacks)
-from ._signal import (Queue, Signal, _c_work_run, _Callback, _callable_arg, _count_arg, _draining, _Handle,
-                      _signal_arg, _Uncopyable, _call_with, _InFlight)
+from ._callbacks import _Callback
+from ._handle import _call_with, _callable_arg, _count_arg, _draining, _Handle, _InFlight, _Uncopyable
+from ._queue import Queue, _c_work_run
+from ._signal import Signal
+from ._signal_core import _signal_arg
 
 if not hasattr(C, "test_record"):
     raise ImportError("signalkit.testing: the loaded libsignalkit has no virtual time (signalkit_test.h, "

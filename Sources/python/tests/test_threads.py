@@ -6,7 +6,7 @@ import time
 import pytest
 
 import signalkit as sk
-from signalkit import _signal
+from signalkit import _subscription
 
 pytestmark = pytest.mark.usefixtures("clean")
 
@@ -153,7 +153,7 @@ def test_close_during_a_subscriber_call_waits_for_it(method, monkeypatch):
     subscriber = ended_subscriber()
     alive = sk.live_objects()
     assert alive == 1  # the subscriber alone
-    seen = close_before_the_c_call(monkeypatch, _signal, "_draining", subscriber)
+    seen = close_before_the_c_call(monkeypatch, _subscription, "_draining", subscriber)
     args = {"on_next": (1,), "on_error": (LookupError("x"),), "on_completed": ()}[method]
     getattr(subscriber, method)(*args)
     assert seen == [True]

@@ -1,0 +1,261 @@
+"""the Python functions the library's
+operators call (take_until's, reduce's, map_to_signal's, catch's,
+deferred's, the side effects'), each entered through the extension under
+the exit rules, and the C function pointers of them."""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+import sys
+from ctypes import byref, c_void_p
+from typing import Any, Callable, List, Optional, Union
+
+from . import _core, _speedups
+from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _deferred_fn, _map_fn, _predicate_fn, _detach_traceback, _Failures, _interrupts,
+                    _next_fn, _put_object, _Recorder, _reduce_fn, _release_ctx_function, _report, _signal_fn, _state,
+                    _take_until_fn, _trim_traceback, _ValueP, _work_fn)
+from ._handle import _Handle
+from ._subscription import _as_error
+
+# --- callbacks of the library's operators -------------------------------------
+
+class _Callback:
+    """A Python function an operator of the library calls (reduce,
+    take_until, map_to_signal, catch, deferred, side effects)."""
+    __slots__ = ("fn", "failures")
+
+    def __init__(self, fn: Callable[..., Any], failures: Union[_Failures, _Recorder]) -> None:
+        self.fn = fn
+        self.failures = failures
+
+
+class _Failed:
+    """An accumulator of reduce whose function raised: passed through to
+    the end, where it becomes the stream's error."""
+    __slots__ = ("exception",)
+
+    def __init__(self, exception: BaseException) -> None:
+        self.exception = exception
+
+
+def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> bool:
+    """Records `exc`; True when it is a KeyboardInterrupt deferred to the
+    caller (nothing to report), False for an exception to pass on."""
+    _trim_traceback(exc)
+    _detach_traceback(exc, where)  # kept (as an error value, an accumulator): no frames
+    callback.failures.record(exc)
+    return isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)
+
+
+def _failing_signal(exc: BaseException) -> Optional[int]:
+    out = c_void_p()
+    error = Value()
+    _put_object(exc, error)
+    try:
+        C.signal_fail(byref(out), byref(error))
+    finally:
+        C.value_release(byref(error))
+    return out.value
+
+
+def _owned_signal(result: object) -> Optional[int]:
+    """A signal returned by a user's function, +1 for the library (None:
+    an empty signal)."""
+    if result is None:
+        return None
+    if not isinstance(result, _Handle) or not getattr(type(result), "_signal_value", False):  # not a Signal
+        raise TypeError(f"signalkit: the function returned {type(result).__name__}, not a Signal")
+    return int(result._call(C.signal_retain))
+
+
+def _signal_callback(ctx: int, value: Any) -> Optional[int]:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return None
+    try:
+        argument = _as_error(value) if callback.fn.__class__ is _CatchFn else value
+        _sk_user = True
+        result = callback.fn(argument)
+        _sk_user = False
+        return _owned_signal(result)
+    except BaseException as exc:
+        _sk_user = False
+        _callback_raised(callback, exc, "signal")
+        return _failing_signal(exc)
+
+
+class _CatchFn:
+    """Marks catch's function: it receives the error as an exception."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[BaseException], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, error: BaseException) -> Any:
+        return self.fn(error)
+
+
+def _deferred_callback(ctx: int) -> Optional[int]:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return None
+    try:
+        _sk_user = True
+        result = callback.fn()
+        _sk_user = False
+        return _owned_signal(result)
+    except BaseException as exc:
+        _sk_user = False
+        _callback_raised(callback, exc, "deferred")
+        return _failing_signal(exc)
+
+
+class _Fold:
+    """reduce's function, called by the extension (_speedups.c, on_reduce)
+    with the accumulator and the value; these methods are its other ends."""
+    __slots__ = ("callback", "ctx", "cell", "__weakref__")
+
+    def __init__(self, callback: _Callback) -> None:
+        self.callback = callback
+        self.ctx = 0
+        self.cell: List[Any] = [callback.fn, self]
+
+    def reduce_failed(self, exc: BaseException) -> "_Failed":
+        """The function (or the conversion of its result) raised `exc`: the
+        accumulator becomes a failure, the stream's error at the end."""
+        _callback_raised(self.callback, exc, "reduce")
+        return _Failed(exc)
+
+    def put_into(self, result: object, address: int) -> None:
+        """An accumulator carried by reference, written into the out value."""
+        _put_object(result, ctypes.cast(address, _ValueP).contents)
+
+    def released(self) -> None:
+        """The library let go of the function."""
+        _release_ctx_function(self.ctx)
+        self.cell[1] = None  # no cycle left
+
+
+_speedups.set_failed_type(_Failed)
+_sp_reduce = _reduce_fn(_speedups.REDUCE)
+
+
+def _take_action(result: object) -> int:
+    """take_until's function's result, checked: an int from 0 to
+    TAKE_PASS | TAKE_COMPLETE (3); TypeError / ValueError otherwise (never
+    truncated nor wrapped)."""
+    try:
+        action = operator.index(result)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"signalkit: take_until: the function returned {type(result).__name__}, not an int "
+                        "(a bitwise OR of TAKE_PASS and TAKE_COMPLETE)") from None
+    if not 0 <= action <= TAKE_PASS | TAKE_COMPLETE:
+        raise ValueError(f"signalkit: take_until: the function returned {action}, not a bitwise OR of "
+                         "TAKE_PASS and TAKE_COMPLETE (0 to 3)")
+    return action
+
+
+def _take_until_callback(ctx: int, value: Any) -> int:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return TAKE_COMPLETE
+    try:
+        _sk_user = True
+        result = callback.fn(value)
+        _sk_user = False
+        return _take_action(result)
+    except BaseException as exc:
+        _sk_user = False
+        if not _callback_raised(callback, exc, "take_until"):  # else it goes to the caller
+            _report(exc, "take_until")
+        return TAKE_COMPLETE
+
+
+def _value_callback(ctx: int, value: Any) -> None:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    try:
+        _sk_user = True
+        callback.fn(value)
+        _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        if not _callback_raised(callback, exc, "side effect"):
+            _report(exc, "side effect")
+
+
+def _work_callback(ctx: int) -> None:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    try:
+        _sk_user = True
+        callback.fn()
+        _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        if not _callback_raised(callback, exc, "side effect"):
+            _report(exc, "side effect")
+
+
+def _predicate_callback(ctx: int, value: Any) -> bool:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return False
+    try:
+        _sk_user = True
+        result = callback.fn(value)
+        _sk_user = False
+        return bool(result)
+    except BaseException as exc:
+        _sk_user = False
+        if not _callback_raised(callback, exc, "predicate"):  # else it goes to the caller
+            _report(exc, "predicate")
+        return False
+
+
+def _key_callback(ctx: int, argument: Any) -> None:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    value, address = argument
+    try:
+        _sk_user = True
+        key = callback.fn(value)
+        _sk_user = False
+        _put_object(key, ctypes.cast(address, _ValueP).contents)
+    except BaseException as exc:
+        _sk_user = False
+        if not _callback_raised(callback, exc, "key"):  # else it goes to the caller
+            _report(exc, "key")
+
+
+_c_predicate_callback = _predicate_fn(_speedups.operator("predicate", _predicate_callback))
+_c_key_callback = _map_fn(_speedups.operator("key", _key_callback))
+_c_signal_callback = _signal_fn(_speedups.operator("signal", _signal_callback))
+_c_deferred_callback = _deferred_fn(_speedups.operator("deferred", _deferred_callback))
+_c_take_until_callback = _take_until_fn(_speedups.operator("take_until", _take_until_callback))
+_c_value_callback = _next_fn(_speedups.operator("value", _value_callback))
+_c_work_callback = _work_fn(_speedups.operator("work", _work_callback))
+for _operator_callback in (_signal_callback, _deferred_callback, _Fold.reduce_failed, _Fold.put_into,
+                           _Fold.released, _take_until_callback,
+                           _value_callback, _work_callback, _predicate_callback, _key_callback):
+    _interrupts.THUNK_CODES.add(_operator_callback.__code__)
+
+
+def _raise_failed(value: Any) -> Any:
+    if isinstance(value, _Failed):
+        raise value.exception
+    return value
+
+
+# --------------------------------------------------------------------------

@@ -1,0 +1,107 @@
+"""The Meta family of Signal's operators: signals of signals: deferred, map_to_signal, switch_to_latest, queue, throttled, then, ignore_values. The same family as
+the Swift core's Signal_Meta.swift and the C layer's Operators_Meta.swift.
+Its place among the modules: the package docstring, Layers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
+
+from .._callbacks import _c_deferred_callback, _c_key_callback, _c_signal_callback, _Callback
+from .._core import C, _Failures, _release_ctx, _retain_callbacks, _set_owner
+from .._handle import _callable_arg, _count_arg
+from .._signal_core import _new_signal, _signal_arg, _signal_array, _SignalCore, _with_value
+
+if TYPE_CHECKING:  # annotations only: the composed class is above this module
+    from .._signal import Signal
+
+T = TypeVar("T")
+U = TypeVar("U")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class _MetaOperators(_SignalCore[T_co]):
+    """Signal's Meta operators (mixed into signalkit.Signal)."""
+
+    @staticmethod
+    def deferred(function: Callable[[], Optional["Signal[U]"]]) -> "Signal[U]":
+        """A signal that calls function() at each start and runs the signal
+        it returns (None: completes at once; an exception: fails with it)."""
+        _callable_arg(function, "deferred")
+        failures = _Failures()
+        ctx = _retain_callbacks(_Callback(function, failures.recorder()))
+        signal: Signal[U] = _new_signal(C.signal_deferred, _c_deferred_callback, ctx, _release_ctx)
+        signal._failures = failures
+        _set_owner(ctx, signal)
+        return signal
+
+    def ignore_values(self) -> "Signal[Any]":
+        """Only the end: no value, then the completion or the error."""
+        return _new_signal(C.signal_ignore_values, self)
+
+    def map_to_signal(self, fn: Callable[[T_co], Optional["Signal[U]"]]) -> "Signal[U]":
+        """Each value mapped to a signal by fn(value) (None: an empty one;
+        an exception: one failing with it); only the latest inner signal
+        runs (the previous one is disposed once the new one has started): a
+        switch-map."""
+        return self._with_callback(C.signal_map_to_signal, _c_signal_callback, fn)
+
+    def switch_to_latest(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
+        """For a signal of signals (Signal objects as values): the values
+        of the latest inner signal. Type checkers accept it only on a
+        Signal[Signal[U]]; at run time a value that is not a Signal fails
+        the stream."""
+        return _new_signal(C.signal_switch_to_latest, self)
+
+    def queue(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
+        """For a signal of signals (a Signal[Signal[U]] for type checkers):
+        runs them one after the other, each to its end (sk_signal_queue): a
+        concat-map."""
+        return _new_signal(C.signal_queue, self)
+
+    def throttled(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
+        """For a signal of signals (a Signal[Signal[U]] for type checkers):
+        runs the first, then only the latest arrived meanwhile
+        (sk_signal_throttled)."""
+        return _new_signal(C.signal_throttled, self)
+
+    def then(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]":
+        """This, then `next_signal` once this completes."""
+        return _new_signal(C.signal_then, self, _signal_arg(next_signal, "then"))
+
+    def start_with(self, *values: U) -> "Signal[Union[T_co, U]]":
+        """`values` first, in order, then the values of this (RxPY's
+        start_with) (sk_signal_start_with, once per value)."""
+        signal: Signal[Any] = self  # type: ignore[assignment]
+        for value in reversed(values):
+            signal = _with_value(C.signal_start_with, signal, value)
+        return signal
+
+    @staticmethod
+    def concat(*signals: "Signal[U]") -> "Signal[U]":
+        """Each of `signals` in turn, each started once the one before it
+        has completed; the first error ends it (RxPY's concat)
+        (sk_signal_concat)."""
+        array = _signal_array(signals, "concat")
+        return _new_signal(C.signal_concat, array, len(signals))
+
+    def merge_map(self, fn: Callable[[T_co], Optional["Signal[U]"]], max_concurrent: int = 2 ** 64 - 1) -> "Signal[U]":
+        """Each value mapped to a signal by fn(value) (None: an empty one),
+        at most `max_concurrent` of them running at once (the rest wait, in
+        order): 1 is a concat-map; the default, no limit, is RxPY's
+        flat_map (merge_map is RxJS's name) (sk_signal_merge_map). An
+        exception in `fn` ends the stream with it."""
+        count = _count_arg(max_concurrent, "merge_map", "max_concurrent")
+        if count == 0:
+            raise ValueError("signalkit: merge_map: max_concurrent must be at least 1")
+        return self._with_callback(C.signal_merge_map, _c_signal_callback, fn, count)
+
+    def group_by(self, key: Callable[[T_co], object]) -> "Signal[List[Any]]":
+        """Splits the values by key(value): the first value of a new key
+        delivers [key, group], group a Signal of every value of that key
+        (that first one included). A group is hot: subscribe to it in the
+        callback that receives it to miss none (RxPY's group_by gives
+        grouped observables with a .key). Keys compare as the library's
+        values do (plain kinds by value). An exception in `key` is reported
+        (callback_error_hook, where "key") and the value's key is None
+        (sk_signal_group_by)."""
+        return self._with_callback(C.signal_group_by, _c_key_callback, key)

@@ -1,0 +1,116 @@
+"""The Reduce family of Signal's operators: reduce. The same family as
+the Swift core's Signal_Reduce.swift and the C layer's Operators_Reduce.swift.
+Its place among the modules: the package docstring, Layers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, List, TypeVar
+
+from ctypes import byref
+
+from .. import _speedups
+from .._callbacks import _Callback, _Fold, _raise_failed, _sp_reduce
+from .._core import C, Value, _Failures, _put_object, _retain_callbacks, _set_owner
+from .._handle import _callable_arg, _InFlight
+from .._signal_core import _new_signal, _signal_class, _SignalCore
+from .._subscription import _check_int64, _FILTER, _MAP, _sp_release
+
+if TYPE_CHECKING:  # annotations only: the composed class is above this module
+    from .._signal import Signal
+
+T = TypeVar("T")
+U = TypeVar("U")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class _ReduceOperators(_SignalCore[T_co]):
+    """Signal's Reduce operators (mixed into signalkit.Signal)."""
+
+    def reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
+        """Folds the values with fn(accumulator, value) from `initial`;
+        emits the result when this completes. An exception in `fn` becomes
+        the stream's error (the rest of the values are not folded).
+
+        After Python stages (map / filter / tap), the fold joins their
+        composed chain: each value enters Python once for the stages and
+        the fold together, and the result crosses once, at the end."""
+        _callable_arg(fn, "reduce")
+        if self._stage_source is not None:
+            return self._composed_reduce(fn, initial)
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            out = Value()
+            _put_object(initial, out)
+            # The exceptions are recorded (weakly, as everywhere) into the
+            # returned signal's failures only: the inner fold signal is held by
+            # the library (the stage's upstream, in the registry), and an
+            # exception it held, once raised again by the caller (to_list), would
+            # hold the caller's frames, and through them this signal: a cycle
+            # through the library that the GC never collects.
+            failures = _Failures()
+            try:
+                fold = _Fold(_Callback(fn, failures.recorder()))
+                ctx = fold.ctx = _retain_callbacks(fold)
+                folded = _new_signal(C.signal_reduce_left, pointer, byref(out), _sp_reduce,
+                                     _speedups.hold(fold.cell), _sp_release)
+                _set_owner(ctx, folded)
+            finally:
+                C.value_release(byref(out))
+            return folded._stage((_MAP, _raise_failed), failures)
+
+    def _composed_reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
+        """reduce() after Python stages: per subscription, a filter stage
+        that folds each value into that subscription's accumulator (and
+        drops it) joins the chain, then the accumulator is emitted once the
+        upstream completes. The same rules as the library's fold: every
+        accumulator fits int64 (OverflowError ends the stream, the values
+        after it are not folded), an exception of fn ends the stream with
+        it and is this signal's `exception`."""
+        _check_int64(initial)
+        upstream = self
+        failures = _Failures()
+        # start() is held by the library (deferred's callback set): it
+        # records through a weak recorder, so that an exception raised again
+        # by the caller (its frames holding the returned signal) makes no
+        # cycle through the library (see reduce).
+        recorder = failures.recorder()
+
+        def start() -> "Signal[U]":
+            accumulator = [initial]
+
+            def fold(value: Any) -> bool:
+                accumulator[0] = fn(accumulator[0], value)
+                _check_int64(accumulator[0])
+                return False
+
+            folded: Signal[U] = upstream._stage((_FILTER, fold), recorder)
+            return folded.then(_signal_class().deferred(lambda: _signal_class().single(accumulator[0])))
+
+        result: Signal[U] = _signal_class().deferred(start)
+        result._failures = failures
+        return result
+
+    def scan(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
+        """Each accumulator fn(accumulator, value) from `initial`, emitted
+        at each value (RxPY's scan(accumulator, seed)): reduce's running
+        total. An exception in `fn` ends the stream with it
+        (sk_signal_scan)."""
+        _callable_arg(fn, "scan")
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            out = Value()
+            _put_object(initial, out)
+            failures = _Failures()  # recorded in the returned signal only: see reduce
+            try:
+                fold = _Fold(_Callback(fn, failures.recorder()))
+                ctx = fold.ctx = _retain_callbacks(fold)
+                scanned = _new_signal(C.signal_scan, pointer, byref(out), _sp_reduce,
+                                      _speedups.hold(fold.cell), _sp_release)
+                _set_owner(ctx, scanned)
+            finally:
+                C.value_release(byref(out))
+            return scanned._stage((_MAP, _raise_failed), failures)
+
+    def pairwise(self) -> "Signal[List[Any]]":
+        """From the second value on, [previous, current] at each value
+        (RxPY's pairwise, which gives tuples: here lists, as every array
+        of the library arrives) (sk_signal_pairwise)."""
+        return _new_signal(C.signal_pairwise, self)

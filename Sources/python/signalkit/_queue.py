@@ -1,0 +1,154 @@
+"""Queue (serial, concurrent, host) and
+the argument checks of the operators that take one."""
+
+from __future__ import annotations
+
+import sys
+from ctypes import byref, c_int, c_size_t, c_void_p
+from typing import Callable, Optional
+
+from . import _core, _speedups
+from ._callbacks import _Callback, _callback_raised
+from ._core import C, _after_call, _check, _Failures, _interrupts, _release_ctx, _report, _retain_callbacks, _state, _work_fn
+from ._handle import _call_with, _callable_arg, _count_arg, _draining, _Handle
+
+def _work_run(ctx: int) -> None:
+    _sk_user = False
+    callback = _core._keep.get(ctx)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    try:
+        _sk_user = True
+        _draining(callback.fn)
+        _sk_user = False
+    except BaseException as exc:
+        _sk_user = False
+        if not _callback_raised(callback, exc, "work"):
+            _report(exc, "work")
+
+
+_c_work_run = _work_fn(_speedups.operator("run", _work_run))
+_interrupts.THUNK_CODES.add(_work_run.__code__)
+
+
+class Queue(_Handle):
+    """Where work and deliveries run: Queue.serial() (in order, on the
+    library's threads), Queue.concurrent() (the library's thread pool),
+    Queue.host() (runs only when drained: drain() from an event loop,
+    which watches fileno(); see signalkit.asyncio_queue). A handle (a
+    reference to a library object): copy.copy and copy.deepcopy return it
+    itself; pickling raises TypeError."""
+    _release = staticmethod(C.queue_release)
+
+    @classmethod
+    def host(cls, name: str = "python") -> "Queue":
+        """A host-drained queue: its work runs on the thread that calls drain()."""
+        pointer = c_void_p()
+        _check(C.queue_create_host(byref(pointer), _name_arg(name, "Queue.host")))
+        return cls(pointer.value)
+
+    @classmethod
+    def serial(cls, name: str = "python") -> "Queue":
+        """A serial queue whose work runs in order, one task at a time, on
+        library-managed threads.
+
+        It has no thread of its own: it runs on the worker threads every
+        serial and concurrent queue shares, whose limits are the C library's
+        ("Refused resources" in signalkit.h's conventions; README.md,
+        "Threads and asyncio"). Run work that blocks for long on threads of
+        your own, or on a host queue drained there."""
+        pointer = c_void_p()
+        _check(C.queue_create(byref(pointer), _name_arg(name, "Queue.serial")))
+        return cls(pointer.value)
+
+    @classmethod
+    def concurrent(cls, background: bool = False) -> "Queue":
+        """The library's concurrent queue (a thread pool; `background`: the
+        low-priority one). Its first work in a process raises
+        SignalKitError (SK_ERR_RESOURCE) when the system refuses a
+        descriptor (README.md, "Threads and asyncio")."""
+        pointer = c_void_p()
+        _check((C.queue_concurrent_background if background else C.queue_concurrent_default)(byref(pointer)))
+        return cls(pointer.value)
+
+    def fileno(self) -> int:
+        """A host queue's descriptor: readable while work is pending."""
+        fd = c_int()
+        _check(self._call(C.queue_host_fd, byref(fd)))
+        return fd.value
+
+    def drain(self, max_tasks: int = 0) -> int:
+        """Runs a host queue's pending work on the calling thread (at most
+        max_tasks; 0: all); returns how many ran. TypeError unless
+        max_tasks is an int, ValueError when negative, OverflowError at
+        2**64 or above (never wrapped)."""
+        max_tasks = _count_arg(max_tasks, "Queue.drain", "max_tasks")
+        ran = c_size_t()
+        status = _call_with(_draining, C.queue_host_drain, self, max_tasks, byref(ran))
+        _after_call()
+        _check(status)
+        return ran.value
+
+    def run(self, fn: Callable[[], object]) -> None:
+        """Runs fn() on the queue, later: never inside this call, also when
+        it is made from a job of the same queue (a job that runs itself
+        again runs once this one has returned, in constant stack; on a host
+        queue, at the next drain()). An exception goes to
+        callback_error_hook (where "work"). TypeError at the call unless
+        `fn` is callable.
+
+        From elsewhere this is sk_queue_async; from a job of the same queue
+        (where sk_queue_async, as SwiftSignalKit's Queue.async, would run
+        fn() inline) it is sk_queue_after with no delay, which enqueues it:
+        then, as for the process's first timer, the first such call of a
+        process raises SignalKitError (SK_ERR_RESOURCE) when no descriptor
+        is left for libdispatch's timers (README, "Threads and asyncio")."""
+        _callable_arg(fn, "Queue.run")
+        pointer = self._enter()  # closed: ValueError before retaining anything
+        try:
+            ctx = _retain_callbacks(_Callback(fn, _Failures()))
+            if C.queue_is_current(pointer):
+                status = C.queue_after(pointer, 0.0, _c_work_run, ctx, _release_ctx)
+            else:
+                status = C.queue_async(pointer, _c_work_run, ctx, _release_ctx)
+        finally:
+            self._exit()
+        _check(status)
+
+    def is_current(self) -> bool:
+        """Whether the calling thread is running this queue's work.
+
+        Only the innermost queue counts: inside a sync onto another queue
+        made from this queue's work, the other queue is current, not this
+        one.
+        """
+        return bool(self._call(C.queue_is_current))
+
+
+def _queue_arg(queue: object, where: str) -> Queue:
+    """`queue`, a Queue (TypeError otherwise)."""
+    if not isinstance(queue, Queue):
+        raise TypeError(f"signalkit: {where}: the queue is {type(queue).__name__}, not a Queue")
+    return queue
+
+
+def _name_arg(name: object, where: str) -> bytes:
+    """A queue's name, a str without NUL (TypeError, ValueError), encoded."""
+    if not isinstance(name, str):
+        raise TypeError(f"signalkit: {where}: the name is {type(name).__name__}, not a str")
+    if "\0" in name:
+        raise ValueError(f"signalkit: {where}: the name holds a NUL character")
+    return name.encode()
+
+
+def _queue(queue: Optional[Queue], where: str) -> Queue:
+    """`queue` (TypeError unless a Queue), or, for None, a new handle of
+    the library's concurrent queue: the time operators' default. The
+    operator's signal (or a timer's create function) holds what it needs of
+    it; the package keeps none, so that live_objects() returns to 0 once
+    everything is released. The caller holds the handle until the library
+    call that takes the queue has returned."""
+    if queue is not None:
+        return _queue_arg(queue, where)
+    return Queue.concurrent()
+

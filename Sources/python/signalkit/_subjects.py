@@ -1,0 +1,218 @@
+"""the hot sources and holders of a
+value: Pipe, Promise, ValuePromise. Above _signal: each gives a Signal."""
+
+from __future__ import annotations
+
+from ctypes import byref, c_void_p
+from typing import Generic, TypeVar
+
+from . import _speedups
+from ._asyncio import SignalIterator
+from ._core import C, Value, _after_call, _check, _interrupts, _put_object
+from ._handle import _call_with, _cancel_jobs, _draining, _Handle, _thread_trampoline, _Trampoline
+from ._signal import Signal
+from ._signal_core import _new_signal, _signal_arg
+from ._subscription import _put_by_reference
+
+T = TypeVar("T")
+
+_pipe_put = C.pipe_put
+# A value of the library's own kinds goes in through the extension (the GIL
+# kept: the callbacks the put runs on this thread cost no GIL switch);
+# NotImplemented for any other object, carried by reference here.
+_fast_pipe_put = _speedups.pipe_put
+
+
+
+class Pipe(Generic[T], _Handle):
+    """A hot source: put(value) reaches the current subscribers of
+    signal(), on the putting thread. With replay=True a new subscriber
+    first receives the latest value put. A handle (a reference to a library
+    object): copy.copy and copy.deepcopy return it itself; pickling raises
+    TypeError."""
+    _release = staticmethod(C.pipe_release)
+
+    def __init__(self, replay: bool = False) -> None:
+        """A new pipe (sk_pipe_create); `replay`: see the class."""
+        pointer = c_void_p()
+        _check(C.pipe_create(byref(pointer), replay))
+        super().__init__(pointer.value)
+
+    def put(self, value: T) -> None:
+        """Delivers `value` to the current subscribers, on this thread
+        (their callbacks run before put returns)."""
+        # The extension's put (_speedups.c, pipe_method_put, installed
+        # below as Pipe.put) does the common case without this frame: the
+        # outermost put of a value of the library's kinds. This is the rest.
+        pointer = self._enter()  # a call in flight until the put returned: see _Handle
+        try:
+            local = _thread_trampoline()
+            if local.active:  # inside a call that drains already (a callback's put)
+                status = _fast_pipe_put(pointer, value)
+                if status is NotImplemented:
+                    status = _put_by_reference(_pipe_put, pointer, value)
+                _put_outcome(status)
+                return
+            local.active = True  # the outermost put of this thread: _draining, inline
+            try:
+                status = _fast_pipe_put(pointer, value)
+                if status is NotImplemented:
+                    status = _put_by_reference(_pipe_put, pointer, value)
+            except BaseException:
+                local.active = False
+                _cancel_jobs(local)
+                raise
+            _finish_put(local, status)
+        finally:
+            self._exit()
+
+    def signal(self) -> Signal[T]:
+        """The signal of the values put from now on (and, once the pipe
+        ended, of its end: complete(), fail())."""
+        return _new_signal(C.pipe_signal, self)
+
+    def __aiter__(self) -> "SignalIterator[T]":
+        """`async for value in pipe`: its signal()'s values from now on,
+        delivered on the running loop; the loop ends at complete() and
+        raises fail()'s error (see Signal.__aiter__)."""
+        return SignalIterator(self.signal())
+
+    def complete(self) -> None:
+        """Ends the pipe: its subscribers receive the completion, and so
+        does every later subscriber of signal() (after the replayed value,
+        with replay=True); an `async for` over signal() ends. Later puts,
+        complete() and fail() do nothing (sk_pipe_put_completion). Not
+        close(), which only drops this handle and ends nothing."""
+        pointer = self._enter()  # a call in flight until the put returned: see _Handle
+        try:
+            status = _draining(C.pipe_put_completion, pointer)
+        finally:
+            self._exit()
+        _after_call()
+        _check(status)
+
+    def fail(self, error: BaseException) -> None:
+        """Ends the pipe with `error` (an exception, carried by reference),
+        as complete() does with the completion: an `async for` over
+        signal() raises it (sk_pipe_put_error). TypeError unless an
+        exception instance."""
+        if not isinstance(error, BaseException):
+            raise TypeError(f"signalkit: Pipe.fail: the error is {type(error).__name__}, not an exception instance")
+        value = Value()
+        _put_object(error, value)
+        try:
+            pointer = self._enter()  # a call in flight until the put returned: see _Handle
+            try:
+                status = _draining(C.pipe_put_error, pointer, byref(value))
+            finally:
+                self._exit()
+        finally:
+            C.value_release(byref(value))
+        _after_call()
+        _check(status)
+
+    def _drop(self) -> None:
+        # The extension's puts (Pipe.put's common case) do not count
+        # themselves in _calls (its cost per put): the ones in flight on
+        # this pipe are found here and join it, once the pointer is cleared
+        # (no put can start after that), before the release check.
+        self._pointer = None
+        if self._calls is not None:  # else __init__ never ran
+            _speedups.claim_puts(self, self._calls)
+        super()._drop()
+
+
+def _finish_put(local: _Trampoline, status: int) -> None:
+    """The end of the outermost put of a thread (`local.active` set): runs
+    the emissions it scheduled, then raises the interrupt a callback met and
+    the put's error status. The extension's Pipe.put calls it when its put
+    left one of these."""
+    try:
+        jobs = local.jobs
+        while jobs:
+            jobs.popleft()()
+    finally:
+        local.active = False
+        if local.jobs:
+            _cancel_jobs(local)
+    _put_outcome(status)
+
+
+def _put_outcome(status: int) -> None:
+    """After a put: raises the interrupt a callback met, then the put's
+    error status."""
+    if _interrupts.local.pending is not None:
+        _after_call()
+    if status:
+        _check(status)
+
+
+# Pipe.put through the extension (no Python frame per put); the method
+# above stays its fallback, its signature and its documentation.
+setattr(Pipe, "put", _speedups.pipe_put_method(Pipe, Pipe.put, _finish_put, _cancel_jobs))
+
+
+class Promise(Generic[T], _Handle):
+    """Holds the latest value of the signal set into it (sk_promise):
+    get() is a signal of that value and of each later one. A handle (a
+    reference to a library object): copy.copy and copy.deepcopy return it
+    itself; pickling raises TypeError."""
+    _release = staticmethod(C.promise_release)
+
+    def __init__(self) -> None:
+        """A new promise with no value yet (sk_promise_create)."""
+        pointer = c_void_p()
+        _check(C.promise_create(byref(pointer)))
+        super().__init__(pointer.value)
+
+    def set(self, signal: Signal[T]) -> None:
+        """Follows `signal` from now on (the previous one is disposed);
+        its error or completion ends nothing: the promise keeps its value."""
+        _check(_call_with(_draining, C.promise_set, self, _signal_arg(signal, "Promise.set")))
+        _after_call()
+
+    def get(self) -> Signal[T]:
+        """The current value (once there is one), then each new one."""
+        return _new_signal(C.promise_get, self)
+
+
+class ValuePromise(Generic[T], _Handle):
+    """Holds a value set directly (sk_value_promise): get() is a signal of
+    the current value and of each later one; with ignore_repeated a value
+    equal to the current one is not delivered again. A handle (a reference
+    to a library object): copy.copy and copy.deepcopy return it itself;
+    pickling raises TypeError."""
+    _release = staticmethod(C.value_promise_release)
+
+    def __init__(self, initial: T, ignore_repeated: bool = False) -> None:
+        """A new promise holding `initial` (sk_value_promise_create)."""
+        out = Value()
+        _put_object(initial, out)
+        pointer = c_void_p()
+        try:
+            _check(C.value_promise_create(byref(pointer), byref(out), ignore_repeated))
+        finally:
+            C.value_release(byref(out))
+        super().__init__(pointer.value)
+
+    def set(self, value: T) -> None:
+        """Sets the value: the subscribers of get() receive it on this thread."""
+        out = Value()
+        _put_object(value, out)
+        try:
+            pointer = self._enter()  # a call in flight until the set returned: see _Handle
+            try:
+                status = _draining(C.value_promise_set, pointer, byref(out))
+            finally:
+                self._exit()
+        finally:
+            C.value_release(byref(out))
+        _after_call()
+        _check(status)
+
+    def get(self) -> Signal[T]:
+        """The current value, then each new one."""
+        return _new_signal(C.value_promise_get, self)
+
+
+_interrupts.CRITICAL_CODES.add(Pipe._drop.__code__)

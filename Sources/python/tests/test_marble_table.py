@@ -1,0 +1,314 @@
+"""The Python runner of the shared marble table (Tests/marbles/*.marbles,
+format in Tests/marbles/README.md): every case of every file, each a test,
+played on signalkit.testing's virtual time. A file added there is picked up
+without a change here; a line this runner cannot read, or an operator or a
+function it does not know, fails its case (naming the file and line)."""
+
+import glob
+import json
+import math
+import os
+import re
+
+import pytest
+
+import signalkit as sk
+from conftest import EXAMPLES
+from signalkit.testing import TestScheduler
+
+MARBLES = os.environ.get("SIGNALKIT_MARBLES") or os.path.join(EXAMPLES, "..", "..", "Tests", "marbles")
+FILES = sorted(glob.glob(os.path.join(MARBLES, "*.marbles")))
+if not FILES:
+    raise RuntimeError(f"no marble table at {MARBLES}: set SIGNALKIT_MARBLES")
+
+pytestmark = pytest.mark.usefixtures("clean")
+
+
+class MarbleError(Exception):
+    """The error every `#` of an input stands for."""
+
+
+class Case:
+    def __init__(self, name, where):
+        self.name, self.where = name, where
+        self.inputs = []  # (name, "in" or "hot", diagram)
+        self.values = {}
+        self.ops = []  # (words, where)
+        self.out = None
+        self.subs = {}  # input -> [(from, to)] or None for never
+        self.dispose = None
+        self.also = []  # (from, to, diagram)
+        self.problem = None  # a line that could not be read
+
+
+def value_of(text):
+    """A value of a `value` line or a defaultIfEmpty / startWith: an int or a list of ints."""
+    if not re.fullmatch(r"-?\d+|\[(-?\d+(,-?\d+)*)?\]", text):
+        raise ValueError(f"not an integer or a list of integers: {text!r}")
+    return json.loads(text)
+
+
+def read_cases():
+    cases, names = [], set()
+    for path in FILES:
+        case = None
+        with open(path, encoding="utf-8") as handle:
+            for number, raw in enumerate(handle, 1):
+                line = raw.strip()
+                where = f"{os.path.basename(path)}:{number}"
+                if not line or line.startswith("#"):
+                    continue
+                words = line.split()
+                keyword = words[0]
+                if keyword == "case":
+                    case = Case(words[1] if len(words) == 2 else f"unnamed@{where}", where)
+                    if len(words) != 2 or case.name in names:
+                        case.problem = f"{where}: a case needs one name, unique across the files"
+                    names.add(case.name)
+                    cases.append(case)
+                    continue
+                if case is None:
+                    stray = Case(f"outside-a-case@{where}", where)
+                    stray.problem = f"{where}: {keyword} outside a case"
+                    cases.append(stray)
+                    continue
+                try:
+                    if keyword in ("in", "hot"):
+                        case.inputs.append((words[1], keyword, line.split(None, 2)[2]))
+                    elif keyword == "value":
+                        if len(words) != 3 or len(words[1]) != 1:
+                            raise ValueError("value C V")
+                        case.values[words[1]] = value_of(words[2])
+                    elif keyword == "op":
+                        case.ops.append((words[1:], where))
+                    elif keyword == "out":
+                        case.out = line.split(None, 1)[1] if len(words) > 1 else ""
+                    elif keyword == "sub":
+                        entry = case.subs.setdefault(words[1], [])
+                        if words[2:] == ["never"]:
+                            case.subs[words[1]] = None
+                        else:
+                            entry.append((int(words[2]), None if words[3] == "-" else int(words[3])))
+                    elif keyword == "dispose":
+                        case.dispose = int(words[1])
+                    elif keyword == "also":
+                        case.also.append((int(words[1]), None if words[2] == "-" else int(words[2]),
+                                          line.split(None, 3)[3] if len(words) > 3 else ""))
+                    elif keyword == "end":
+                        case = None
+                    else:
+                        raise ValueError(f"unknown line {keyword!r}")
+                except (IndexError, ValueError, TypeError) as exc:
+                    case.problem = case.problem or f"{where}: cannot read {line!r}: {exc}"
+    return cases
+
+
+CASES = read_cases()
+
+
+def expected_events(diagram, table):
+    """[(frame, kind, value)] of a diagram, kind "next", "error" or "completed"."""
+    events, frame, group = [], 0, False
+    for ch in diagram:
+        if ch == " " or ch == "^":
+            continue
+        if ch == "(":
+            group = True
+            continue
+        if ch == ")":
+            group = False
+            frame += 1
+            continue
+        if ch == "|":
+            events.append((frame, "completed", None))
+        elif ch == "#":
+            events.append((frame, "error", None))
+        elif ch != "-":
+            events.append((frame, "next", table.get(ch, ch)))
+        if not group:
+            frame += 1
+    return events
+
+
+def diagram_length(diagram):
+    return len(diagram.replace(" ", ""))
+
+
+def function(spec, where):
+    """The vocabulary's functions (README's Functions table)."""
+    name, _, argument = spec.partition(":")
+    k = int(argument) if argument else None
+    unary = {
+        "identity": lambda x: x, "negate": lambda x: -x,
+        "times": lambda x: x * k, "plus": lambda x: x + k,
+        "mod": lambda x: 0 if k == 0 else int(math.fmod(x, k)),
+        "is_even": lambda x: x % 2 == 0, "is_odd": lambda x: x % 2 != 0,
+        "always": lambda x: True, "never": lambda x: False,
+        "lt": lambda x: x < k, "gt": lambda x: x > k, "eq": lambda x: x == k, "ne": lambda x: x != k,
+    }
+    binary = {"add": lambda a, x: a + x, "sub": lambda a, x: a - x, "mul": lambda a, x: a * x, "max": max}
+    if name in unary and (argument != "") == (name in ("times", "plus", "mod", "lt", "gt", "eq", "ne")):
+        return unary[name]
+    if name in binary and not argument:
+        return binary[name]
+    raise AssertionError(f"{where}: the Python runner does not know the function {spec!r}")
+
+
+def apply(words, where, signal, inputs, scheduler):
+    """`signal` with the operator of an `op` line applied."""
+    name, args = words[0], words[1:]
+    frames = scheduler.seconds
+    q = scheduler.queue
+
+    def named(index=0):
+        return inputs[args[index]]
+
+    def count(index=0):
+        return int(args[index])
+
+    table = {
+        "map": lambda: signal.map(function(args[0], where)),
+        "filter": lambda: signal.filter(function(args[0], where)),
+        "distinctUntilChanged": lambda: signal.distinct_until_changed(),
+        "take": lambda: signal.take(count()),
+        "skip": lambda: signal.skip(count()),
+        "skipWhile": lambda: signal.skip_while(function(args[0], where)),
+        "takeWhile": lambda: signal.take_while(function(args[0], where)),
+        "takeWhileInclusive": lambda: signal.take_while(function(args[0], where), inclusive=True),
+        "first": lambda: signal.first(),
+        "firstWhere": lambda: signal.first(function(args[0], where)),
+        # A negative index is one past any (the table's meaning): size_t's largest.
+        "elementAt": lambda: signal.element_at(count() if count() >= 0 else 2 ** 64 - 1),
+        "defaultIfEmpty": lambda: signal.default_if_empty(value_of(args[0])),
+        "takeUntil": lambda: signal.take_until(named()),
+        "scan": lambda: signal.scan(function(args[0], where), int(args[1])),
+        "reduce": lambda: signal.reduce(function(args[0], where), int(args[1])),
+        "pairwise": lambda: signal.pairwise(),
+        "startWith": lambda: signal.start_with(value_of(args[0])),
+        "zip": lambda: sk.Signal.zip(*[inputs[a] for a in args]),
+        "zip3": lambda: sk.Signal.zip(*[inputs[a] for a in args]),
+        "combineLatest": lambda: sk.Signal.combine_latest(*[inputs[a] for a in args]),
+        "merge": lambda: sk.Signal.merge(*[inputs[a] for a in args]),
+        "concat": lambda: sk.Signal.concat(*[inputs[a] for a in args]),
+        "withLatestFrom": lambda: signal.with_latest_from(named()),
+        "switchMap": lambda: signal.map_to_signal(lambda i: inputs[args[i]]),
+        "concatMap": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
+        "mergeMap": lambda: signal.merge_map(lambda i: inputs[args[1 + i]], max_concurrent=count()),
+        "retry": lambda: signal.retry_count(count()),
+        "retryDelay": lambda: signal.retry_count(count(), frames(count(1)), q),
+        "share": lambda: signal.share(),
+        "replay": lambda: signal.replay(count()),
+        "groupBy": lambda: signal.group_by(function(args[0], where)).merge_map(
+            lambda pair: pair[1].map(lambda value, key=pair[0]: [key, value])),
+        "debounce": lambda: signal.debounce(frames(count()), q),
+        "throttle": lambda: signal.throttle(frames(count()), q),
+        "delay": lambda: signal.delay(frames(count()), q),
+        "bufferCount": lambda: signal.buffer_with_count(count()),
+        "bufferTime": lambda: signal.buffer_with_time(frames(count()), q),
+        "sample": lambda: signal.sample(named()),
+        "sampleTime": lambda: signal.sample(frames(count()), q),
+    }
+    if name not in table:
+        raise AssertionError(f"{where}: the Python runner does not know the operator {name!r}")
+    return table[name]()
+
+
+def play(case):
+    """Plays `case`; returns the problems found (empty: it passed)."""
+    if case.problem:
+        return [case.problem]
+    if not case.inputs or case.out is None:
+        return [f"{case.where}: a case needs an input and an out line"]
+    table = {d: int(d) for d in "0123456789"}
+    table.update(case.values)
+    problems = []
+    subscriptions = []
+    with TestScheduler() as scheduler:
+        error = MarbleError("#")
+        inputs = {name: (scheduler.cold if kind == "in" else scheduler.hot)(diagram, table, error=error)
+                  for name, kind, diagram in case.inputs}
+        try:
+            run(case, table, scheduler, inputs, subscriptions, problems)
+        finally:
+            for subscription in subscriptions:
+                subscription.dispose()
+                subscription.close()
+            for item in inputs.values():
+                item.close()
+    return problems
+
+
+def run(case, table, scheduler, inputs, subscriptions, problems):
+    signal = inputs[case.inputs[0][0]]
+    for words, where in case.ops:
+        signal = apply(words, where, signal, inputs, scheduler)
+
+    def record(into):
+        return signal.subscribe(lambda v: into.append((scheduler.now, "next", v)),
+                                lambda e: into.append((scheduler.now, "error", None)),
+                                lambda: into.append((scheduler.now, "completed", None)))
+
+    main = []
+    subscriptions.append(record(main))
+    if case.dispose is not None:
+        scheduler.schedule(subscriptions[0].dispose, at=case.dispose)
+    others = []
+    for start, stop, _ in case.also:
+        events = []
+        others.append(events)
+
+        def subscribe(events=events, stop=stop):
+            subscription = record(events)
+            subscriptions.append(subscription)
+            if stop is not None:
+                scheduler.schedule(subscription.dispose, at=stop)
+
+        scheduler.schedule(subscribe, at=start)
+    # Far enough for every case: twice its longest diagram or frame (a
+    # periodic operator would keep a run() going for ever).
+    horizon = 2 * max([diagram_length(d) for _, _, d in case.inputs] + [diagram_length(case.out)] +
+                      [f for f, _, _ in case.also] + [t or 0 for _, t, _ in case.also] + [case.dispose or 0]) + 20
+    scheduler.advance_to(horizon)
+    want = expected_events(case.out, table)
+    if main != want:
+        problems.append(f"{case.where} {case.name}: out {case.out!r}: expected {want}, received {main}")
+    for (start, stop, diagram), events in zip(case.also, others):
+        want = expected_events(diagram, table)
+        if events != want:
+            problems.append(f"{case.where} {case.name}: also {start} {stop}: expected {want}, received {events}")
+    for name, subs in case.subs.items():
+        text = "" if subs is None else " ".join(f"^{a}" + ("" if b is None else f" !{b}") for a, b in subs)
+        if inputs[name].subscriptions != text:
+            problems.append(f"{case.where} {case.name}: input {name}: subscriptions "
+                            f"{inputs[name].subscriptions!r}, expected {text!r}")
+    for subscription in subscriptions:  # (the logs read first: this disposal is not the case's)
+        subscription.dispose()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_marble_case(case):
+    problems = play(case)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_runner_fails_an_unknown_operator_and_function(tmp_path):
+    case = Case("unknown", "t.marbles:1")
+    case.inputs = [("a", "in", "-1|")]
+    case.ops = [(["frobnicate"], "t.marbles:3")]
+    case.out = "-1|"
+    with pytest.raises(AssertionError, match="does not know the operator 'frobnicate'"):
+        play(case)
+    case.ops = [(["map", "cube"], "t.marbles:3")]
+    with pytest.raises(AssertionError, match="does not know the function 'cube'"):
+        play(case)
+
+
+def test_the_runner_fails_a_wrong_expectation():
+    case = Case("wrong", "t.marbles:1")
+    case.inputs = [("a", "in", "-1-2|")]
+    case.ops = [(["map", "times:10"], "t.marbles:3")]
+    case.values = {"x": 10, "y": 20}
+    case.out = "-x-y|"
+    assert play(case) == []
+    case.out = "-x-x|"
+    assert play(case)
