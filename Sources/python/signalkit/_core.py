@@ -473,9 +473,7 @@ def _concurrent_queue_pointer(max_workers: int, name: str, where: str) -> int:
     wrapped into a size_t) or a name with a NUL character; SignalKitError
     (SK_ERR_RESOURCE) when the system refuses a thread (those started exit).
 
-    Meant for Queue.concurrent(max_workers=n), which the Python package's
-    split of _signal.py will carry; meanwhile
-    Queue(_concurrent_queue_pointer(n, name, where)) is that queue."""
+    Queue.concurrent(max_workers=n) is its public form."""
     if isinstance(max_workers, bool) or not isinstance(max_workers, int):
         raise TypeError(f"{where}: max_workers must be an int, not {type(max_workers).__name__}")
     if not 1 <= max_workers <= MAX_WORKERS:

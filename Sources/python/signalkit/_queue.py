@@ -33,7 +33,8 @@ _interrupts.THUNK_CODES.add(_work_run.__code__)
 
 class Queue(_Handle):
     """Where work and deliveries run: Queue.serial() (in order, on the
-    library's threads), Queue.concurrent() (the library's thread pool),
+    library's threads), Queue.concurrent() (the library's thread pool, or
+    with max_workers=n a bounded pool of its own),
     Queue.host() (runs only when drained: drain() from an event loop,
     which watches fileno(); see signalkit.asyncio_queue). A handle (a
     reference to a library object): copy.copy and copy.deepcopy return it
@@ -62,11 +63,28 @@ class Queue(_Handle):
         return cls(pointer.value)
 
     @classmethod
-    def concurrent(cls, background: bool = False) -> "Queue":
-        """The library's concurrent queue (a thread pool; `background`: the
-        low-priority one). Its first work in a process raises
-        SignalKitError (SK_ERR_RESOURCE) when the system refuses a
-        descriptor (README.md, "Threads and asyncio")."""
+    def concurrent(cls, background: bool = False, *, max_workers: Optional[int] = None,
+                   name: str = "python") -> "Queue":
+        """A concurrent queue: work runs on several threads at once, in no
+        promised order.
+
+        Without `max_workers`: the library's shared concurrent queue (a
+        thread pool; `background`: the low-priority one). Its first work in
+        a process raises SignalKitError (SK_ERR_RESOURCE) when the system
+        refuses a descriptor (README.md, "Threads and asyncio").
+
+        With `max_workers=n` (1 to MAX_WORKERS): a new queue with n threads
+        of its own, started here, never more than n jobs at once (RxPY's
+        ThreadPoolScheduler(max_workers=n)); sk_queue_create_concurrent.
+        Closing it lets pending work finish. TypeError unless max_workers
+        is an int or `background` is combined with it; ValueError outside
+        the range or for a name with a NUL character; SignalKitError
+        (SK_ERR_RESOURCE) when the system refuses a thread."""
+        if max_workers is not None:
+            if background:
+                raise TypeError("signalkit: Queue.concurrent: background and max_workers cannot be combined "
+                                "(a bounded queue's threads have the default priority)")
+            return cls(_core._concurrent_queue_pointer(max_workers, name, "signalkit: Queue.concurrent"))
         pointer = c_void_p()
         _check((C.queue_concurrent_background if background else C.queue_concurrent_default)(byref(pointer)))
         return cls(pointer.value)

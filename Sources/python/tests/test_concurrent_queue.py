@@ -6,15 +6,12 @@ import threading
 import pytest
 
 import signalkit as sk
-from signalkit import _core
 
 pytestmark = pytest.mark.usefixtures("clean")
 
 
 def bounded(max_workers, name="bounded"):
-    """What Queue.concurrent(max_workers=...) will return (see
-    _core._concurrent_queue_pointer)."""
-    return sk.Queue(_core._concurrent_queue_pointer(max_workers, name, "test"))
+    return sk.Queue.concurrent(max_workers=max_workers, name=name)
 
 
 class Crowd:
@@ -104,3 +101,17 @@ def test_closed_with_jobs_pending_runs_them():
     crowd.gate.set()
     assert crowd.all_done.wait(10)
     assert crowd.finished == 5 and crowd.most == 1
+
+
+def test_background_and_max_workers_are_not_combined():
+    with pytest.raises(TypeError, match="background and max_workers"):
+        sk.Queue.concurrent(True, max_workers=2)
+
+
+def test_a_bounded_queue_delivers_an_operator():
+    queue = bounded(2)
+    got, done = [], threading.Event()
+    sk.Signal.single(7).deliver_on(queue).subscribe(got.append, on_completed=done.set)
+    assert done.wait(10)
+    assert got == [7]
+    queue.close()
