@@ -220,8 +220,8 @@ demo-swift: ## the same demonstration in Swift (examples/swift, a package of its
 deps: ## install the missing Debian packages the build and tests need (.ci/install-deps.sh)
 	@sh .ci/install-deps.sh
 
-clean: ## remove every build folder (and what pip install -e and make docs-swift leave in the tree)
-	rm -rf .build .build-release .build-tsan .build-asan .build-fuzz .build-docc .build-c examples/swift/.build \
+clean: ## remove every build folder (and what pip install -e leaves in the tree)
+	rm -rf .build .build-release .build-tsan .build-asan .build-fuzz .build-c examples/swift/.build \
 		Benchmarks/.build Benchmarks/Suite/.build Package.resolved \
 		Sources/python/.editable Sources/python/signalkit/_lib Sources/python/signalkit/_speedups.abi3.so
 

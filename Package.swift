@@ -1,14 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// swift-docc-plugin only when SIGNALKIT_DOCC=1 (`make docs-swift` sets it):
-// it serves only to build this package's documentation, so a package that
-// depends on SwiftSignalKit must not resolve it, nor anything it needs.
-let documentationDependencies: [Package.Dependency] =
-    Context.environment["SIGNALKIT_DOCC"] == "1"
-    ? [.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")]
-    : []
-
 let package = Package(
     name: "SwiftSignalKit",
     products: [
@@ -21,7 +13,6 @@ let package = Package(
         // in a test target (apart, as RxTest is from RxSwift).
         .library(name: "SwiftSignalKitTesting", targets: ["SwiftSignalKitTesting"]),
     ],
-    dependencies: documentationDependencies,
     targets: [
         .target(
             name: "_SwiftSignalKitShims",

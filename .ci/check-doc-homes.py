@@ -14,7 +14,8 @@ fails, naming both files. The text is compared with comment markers
 (` * `, `///`, `#`), Markdown emphasis and line breaks taken away, case
 ignored.
 
-Usage: check-doc-homes.py   (from the repository's root; run by make test-docs)
+Usage: check-doc-homes.py [--update]   (from the repository's root; run by make
+test-docs; --update copies the latest full run's table into docs/performance.md)
 """
 from __future__ import annotations
 
@@ -102,6 +103,21 @@ def latest_table(text: str, after: str) -> list[str] | None:
     return table
 
 
+def update_performance(measured: list[str]) -> None:
+    """Replaces the table under "## The latest full run" of PERFORMANCE with
+    `measured` (the lines around it stay)."""
+    with open(PERFORMANCE, encoding="utf-8") as handle:
+        lines = handle.read().split("\n")
+    start = lines.index("## The latest full run")
+    first = next(i for i in range(start, len(lines)) if lines[i].startswith("|"))
+    end = first
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    lines[first:end] = measured
+    with open(PERFORMANCE, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines))
+
+
 def main() -> int:
     problems: list[str] = []
     texts: dict[str, str] = {}
@@ -128,8 +144,12 @@ def main() -> int:
     if not measured:
         problems.append(f"{BENCHMARKS}: no table after 'The full run'")
     elif copied != measured:
-        problems.append(f"{PERFORMANCE}: its table is not the latest full run of {BENCHMARKS} "
-                        "(copy that table under \"## The latest full run\", and its date)")
+        if "--update" in sys.argv[1:]:
+            update_performance(measured)
+            print(f"{PERFORMANCE}: its table replaced by the latest full run of {BENCHMARKS}")
+        else:
+            problems.append(f"{PERFORMANCE}: its table is not the latest full run of {BENCHMARKS} "
+                            f"(run `python3 {sys.argv[0]} --update` to copy it, then check the date above it)")
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every public symbol of a module has a summary (the first paragraph of its
-doc comment): lists those that have none, from the symbol graphs that
-swift-docc-plugin extracted (`make docs-swift`), and fails if any.
+doc comment): lists those that have none, from the symbol graph that
+swift-symbolgraph-extract made for DocC (mk/docs-swift.mk), and fails if any.
 
 Symbols the compiler synthesizes (a protocol's default implementations, such
 as Sequence's on a collection of the module) are left out: DocC shows the

@@ -1,27 +1,37 @@
-# The Swift API's documentation: DocC, through swift-docc-plugin (as pages
-# for a static web server, under /swift/ of make docs's site), which
-# Package.swift names only when SIGNALKIT_DOCC=1 (users of the package never
-# resolve it). Its own scratch path keeps the plugin and its dependencies out
-# of the other builds. DocC's warnings are printed as they come; then every
-# public symbol must have a summary (.ci/check-doc-summaries.py, over the
-# symbol graphs the plugin extracted for DocC).
+# The Swift API's documentation: DocC, as pages for a static web server,
+# under /swift/ of make docs's site. Made with the toolchain's own tools, from
+# the debug build that make docs (and test-swift) already has, so it needs no
+# plugin, no network and no build of its own: swift-symbolgraph-extract reads
+# the built SwiftSignalKit module, and `docc convert` renders its symbol graph
+# with the catalog Sources/SwiftSignalKit/SwiftSignalKit.docc. A DocC warning
+# fails it, and so does a public symbol without a summary
+# (.ci/check-doc-summaries.py, over the same symbol graph).
 
 .PHONY: docs-swift
 
 DOCS_SWIFT := $(OUT)/docs-swift
-DOCC_SCRATCH := .build-docc
+SYMBOL_GRAPHS := $(OUT)/symbol-graphs
 # Where the pages are served: /swift/ of the documentation site (make docs
 # copies them there; serve .build-c/site, not this folder).
 DOCC_HOSTING_BASE := swift
 
-docs-swift: ## the Swift API's documentation (DocC archive in .build-c/docs-swift); every public symbol has a summary
+# The recipe, shared by docs-swift and make docs's build_site (after its
+# `swift build --build-tests`).
+define build_docs_swift
+	@command -v $(SWIFT_BIN)docc >/dev/null || { echo "$(SWIFT_BIN)docc is missing: the Swift toolchain 6.x ships it" >&2; exit 1; }
+	rm -rf $(DOCS_SWIFT) $(SYMBOL_GRAPHS) && mkdir -p $(SYMBOL_GRAPHS)
+	bin=$$($(SWIFT) build --show-bin-path) && \
+	$(SWIFT_BIN)swift-symbolgraph-extract -module-name SwiftSignalKit -target $$(basename $$(dirname $$bin)) \
+		-I $$bin/Modules -Xcc -fmodule-map-file=$$bin/_SwiftSignalKitShims.build/module.modulemap \
+		-minimum-access-level public -skip-inherited-docs -output-dir $(SYMBOL_GRAPHS)
+	$(SWIFT_BIN)docc convert Sources/SwiftSignalKit/SwiftSignalKit.docc --additional-symbol-graph-dir $(SYMBOL_GRAPHS) \
+		--output-path $(DOCS_SWIFT) --transform-for-static-hosting --hosting-base-path $(DOCC_HOSTING_BASE) \
+		--warnings-as-errors
+	$(PYTHON) .ci/check-doc-summaries.py $(SYMBOL_GRAPHS) SwiftSignalKit
+endef
+
+docs-swift: ## the Swift API's documentation alone (DocC, into .build-c/docs-swift); make docs includes it
 	$(begin)
-	rm -rf $(DOCS_SWIFT) && mkdir -p $(OUT)
-	SIGNALKIT_DOCC=1 $(SWIFT) package --scratch-path $(DOCC_SCRATCH) --allow-writing-to-directory $(DOCS_SWIFT) \
-		generate-documentation --target SwiftSignalKit --output-path $(DOCS_SWIFT) \
-		--transform-for-static-hosting --hosting-base-path $(DOCC_HOSTING_BASE) \
-		--experimental-documentation-coverage --coverage-summary-level brief
-	$(PYTHON) .ci/check-doc-summaries.py \
-		"$$(dirname "$$(find $(DOCC_SCRATCH) -path '*/extracted-symbols/*' -name SwiftSignalKit.symbols.json | head -n 1)")" \
-		SwiftSignalKit
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(build_docs_swift)
 	$(end)

@@ -13,9 +13,10 @@
 # - the Python reference: pdoc (pinned in DOCS_VENV) over the package as
 #   the wheel installs it; a public name without a docstring fails it
 #   (.ci/docs/python_docs.py);
-# - the Swift reference, when `make docs-swift` built it (mk/docs-swift.mk;
-#   not part of make docs: it resolves swift-docc-plugin from GitHub, and
-#   its first build takes about 50 s, 32 s of CPU, on the 2-core machine);
+# - the Swift reference: DocC over the debug build's SwiftSignalKit module,
+#   with the toolchain's own swift-symbolgraph-extract and docc
+#   (mk/docs-swift.mk); a DocC warning or a public symbol without a summary
+#   fails it;
 # - one page per operator of the shared marble table (Tests/marbles), with a
 #   picture of each of its cases drawn from what the case recorded when the
 #   Swift runner ran it (SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift), and
@@ -75,7 +76,8 @@ define build_site
 	rm -f $(MARBLE_DUMP)
 	SIGNALKIT_MARBLE_DUMP=$(MARBLE_DUMP) $(SWIFT) test --skip-build \
 		--filter 'SwiftSignalKitTestingTests.MarbleTableTests/testEveryCaseOfTheSharedTable'
-	if [ -f $(DOCS_SWIFT)/index.html ]; then cp -r $(DOCS_SWIFT) $(SITE)/swift; fi
+	$(build_docs_swift)
+	cp -r $(DOCS_SWIFT) $(SITE)/swift
 	$(DOCS_VENV)/bin/python .ci/docs/guides.py $(SITE)
 	$(PYTHON) .ci/docs/site.py $(SITE) $(MARBLE_DUMP) Benchmarks/README.md
 	@# Pages are data: no file of the site is executable (DocC writes its index database 0755).

@@ -5,7 +5,7 @@ checking that every public name has a docstring.
 Public: the names of a module's ``__all__`` (or, without one, those not
 starting with ``_``), and the members each public class defines itself
 whose names do not start with ``_``. A name without a docstring is listed
-and fails the build.
+and fails the build; so does any warning pdoc gives while rendering.
 
 The package defines its constants in private modules (``signalkit._core``)
 and re-exports them; pdoc reads a variable's docstring (the string after
@@ -22,6 +22,7 @@ Usage: python_docs.py OUTPUT_DIR MODULE...
 from __future__ import annotations
 
 import sys
+import warnings
 from functools import cached_property
 
 import pdoc
@@ -105,7 +106,14 @@ def main() -> int:
         print(f"{len(gaps)} public Python names without a docstring (above)", file=sys.stderr)
         return 1
     pdoc.render.configure(show_source=False)
-    pdoc.pdoc(*names, output_directory=__import__("pathlib").Path(output))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pdoc.pdoc(*names, output_directory=__import__("pathlib").Path(output))
+    for warning in caught:
+        print(f"pdoc: {warning.filename}:{warning.lineno}: {warning.message}", file=sys.stderr)
+    if caught:
+        print(f"{len(caught)} warnings of pdoc (above): a warning fails the reference", file=sys.stderr)
+        return 1
     return 0
 
 

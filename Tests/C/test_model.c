@@ -248,6 +248,15 @@ AGREEMENT_TEST(an_inner_signal_replaced_while_starting_is_dropped,
 AGREEMENT_TEST(take_completes_once_every_admitted_value_was_delivered,
                "take(1, restart(take(2, subject(0))))", "send_on_next(0, 0) send(0, 0)")
 
+/* scan folds one event at a time: a value sent to its source from inside
+ * the delivery of its result waits until that delivery has returned; here
+ * the inner signal's error ends everything first, so it never arrives (the
+ * Swift model's behaveScan, the library's serial drain). (The model had it
+ * wrong: found by make test-fuzz-model, shrunk.) */
+AGREEMENT_TEST(scan_holds_a_value_sent_from_inside_its_delivery,
+               "meta(map_to_signal, scan(0, subject(0)), fail([0], 0))", "send_on_next(0, 0) send(0, 0)",
+               "scan(0, subject(0))", "send_on_next(0, 1) send(0, 2) send(0, 3) complete(0)")
+
 /* ------------------------------------------------------------------------ */
 /* Open library bugs (see Tests/common/model_oracle.h)                       */
 /* ------------------------------------------------------------------------ */

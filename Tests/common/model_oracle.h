@@ -695,7 +695,9 @@ typedef struct mnode {
     int gen;
     int current;     /* the running inner node, or -1 */
     bool starting;   /* the current inner node's start has not returned */
-    mlist waiting;   /* waiting outer values (as ints) */
+    mlist waiting;   /* waiting outer values (as ints); scan: waiting values */
+    char held_kind;  /* scan: a terminal event waiting ('e', 'c'), or 0 */
+    int64_t held_value;
     /* a subscription to the replaying pipe getting its replay, and the
      * values put meanwhile */
     bool replaying;
@@ -874,13 +876,44 @@ static void m_handle(model *m, int p, int child, char kind, int64_t value) {
         m_send(m, p, kind, value);
         return;
     case MK_SCAN:
-        if (kind == 'n') {
-            MN(m, p)->acc = m_add(MN(m, p)->has ? MN(m, p)->acc : op->arg, value);
-            MN(m, p)->has = true;
-            m_send(m, p, 'n', MN(m, p)->acc);
+        /* One event at a time (the library folds through a serial drain):
+         * an event that arrives while one is being handled, from inside its
+         * delivery, waits, and the handling call delivers it after. */
+        if (MN(m, p)->running) {
+            if (MN(m, p)->held_kind == 0) {
+                if (kind == 'n') {
+                    ml_add(&MN(m, p)->waiting, (int)value);
+                } else {
+                    MN(m, p)->held_kind = kind;
+                    MN(m, p)->held_value = value;
+                }
+            }
             return;
         }
-        m_send(m, p, kind, value);
+        MN(m, p)->running = true;
+        for (;;) {
+            if (kind == 'n') {
+                MN(m, p)->acc = m_add(MN(m, p)->has ? MN(m, p)->acc : op->arg, value);
+                MN(m, p)->has = true;
+                m_send(m, p, 'n', MN(m, p)->acc);
+            } else {
+                m_send(m, p, kind, value);
+            }
+            if (MN(m, p)->waiting.count > 0) {
+                kind = 'n';
+                value = MN(m, p)->waiting.items[0];
+                memmove(MN(m, p)->waiting.items, MN(m, p)->waiting.items + 1,
+                        (size_t)(MN(m, p)->waiting.count - 1) * sizeof(int));
+                MN(m, p)->waiting.count--;
+            } else if (MN(m, p)->held_kind != 0) {
+                kind = MN(m, p)->held_kind;
+                value = MN(m, p)->held_value;
+                MN(m, p)->held_kind = 0;
+            } else {
+                break;
+            }
+        }
+        MN(m, p)->running = false;
         return;
     case MK_DEFAULT_IF_EMPTY:
         if (kind == 'n') {

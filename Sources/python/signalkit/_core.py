@@ -383,17 +383,16 @@ def _check(status: int, ffi: bool = False) -> None:
         raise SignalKitError(status, raw.decode("utf-8", "replace"))
 
 
-class LiveObject(NamedTuple):
-    """One live object of the C library, as live_objects(detail=True) lists
-    it (sk_live_objects_report): its address, its kind ("signal", "pipe",
-    "callback", "string value", ...), the C function that made it
-    ("sk_signal_map"; None for an object the library made itself) and the
-    name given it with set_name (or None)."""
-
-    address: int
-    kind: str
-    made_by: Optional[str]
-    name: Optional[str]
+# The functional form: its field types are objects, not the strings this
+# module's annotations are (from __future__ import annotations), which the
+# __init__ NamedTuple makes could not resolve for documentation tools.
+LiveObject = NamedTuple("LiveObject", [("address", int), ("kind", str), ("made_by", Optional[str]),
+                                       ("name", Optional[str])])
+LiveObject.__doc__ = """One live object of the C library, as live_objects(detail=True) lists
+it (sk_live_objects_report): its address, its kind ("signal", "pipe",
+"callback", "string value", ...), the C function that made it
+("sk_signal_map"; None for an object the library made itself) and the
+name given it with set_name (or None)."""
 
 
 @overload
