@@ -1,6 +1,6 @@
 /// Transforms every value with `f`; errors and completion pass through.
 ///
-/// Fused (see `_SubscriberLiveness`): a chain of `map`s and `filter`s is
+/// Fused: a chain of `map`s and `filter`s is
 /// started as one subscription to its source, with the functions composed.
 @inlinable
 public func map<T, E, R>(_ f: @escaping (T) -> R) -> (Signal<T, E>) -> Signal<R, E> {
