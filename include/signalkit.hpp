@@ -196,8 +196,14 @@ namespace signalkit {
 /* A failed C call: code() is its sk_status, what() the library's message. */
 class error : public std::runtime_error {
 public:
+    /* An error of status `code` (an sk_status) whose what() is `message`:
+     * what the header throws; a program may throw one too. */
     error(int code, const std::string &message) : std::runtime_error(message), code_(code) {}
+    /* The sk_status of the failure (SK_ERR_WRONG_KIND, ...). */
     int code() const noexcept { return code_; }
+    /* A short English description of code(), "null argument" say
+     * (sk_status_string): a static string, "unknown status" for an int that
+     * is not an sk_status. */
     const char *status_string() const noexcept { return sk_status_string(code_); }
 
 private:
@@ -314,8 +320,14 @@ class queue;
 
 /* Seconds, from a double or any std::chrono::duration. */
 struct seconds_t {
+    /* The number of seconds the C function is given: a negative or NaN
+     * one makes the call throw error (SK_ERR_INVALID_ARGUMENT); the rest is
+     * in signalkit.h's conventions. */
     double count;
+    /* `s` seconds (implicit: `debounce(0.25, q)`). */
     seconds_t(double s) noexcept : count(s) {}
+    /* A std::chrono::duration, converted to seconds as a double (implicit:
+     * `debounce(std::chrono::milliseconds(250), q)`). */
     template <class Rep, class Period>
     seconds_t(std::chrono::duration<Rep, Period> d) noexcept
         : count(std::chrono::duration_cast<std::chrono::duration<double>>(d).count()) {}
@@ -325,6 +337,9 @@ struct seconds_t {
 /* Values                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* The kind of a value, as kind() reads it: sk_kind's (nil, boolean, int64,
+ * real for a double, string, bytes, array, pointer, signal). Not a value
+ * itself: `v.kind() == kind::nil` tests a value's kind. */
 enum class kind {
     nil = SK_KIND_NIL,
     boolean = SK_KIND_BOOL,
@@ -502,7 +517,10 @@ public:
  * keep it. */
 class value_view : public detail::reader<value_view> {
 public:
+    /* Views `v`, borrowed, not copied: `v` must stay valid while the view
+     * is used. */
     explicit value_view(const sk_value *v) noexcept : v_(v) {}
+    /* The viewed sk_value, borrowed. */
     const sk_value *get() const noexcept { return v_; }
 
 private:
@@ -512,8 +530,11 @@ private:
 /* An owned sk_value. */
 class value : public detail::reader<value> {
 public:
+    /* A nil value. */
     value() noexcept { set_nil(); }
+    /* A nil value, as value() (`v = nullptr`). */
     value(std::nullptr_t) noexcept { set_nil(); }
+    /* A bool. */
     value(bool b) noexcept {
         v_.kind = SK_KIND_BOOL;
         v_.u.int64 = 0;
@@ -567,18 +588,24 @@ public:
                                       "unsigned char or std::byte is not text: a value's text is UTF-8 (const char *, "
                                       "std::string, u8\"...\" in C++20); bytes are value::from_bytes(p, length)");
     }
+    /* A double (a float too, exactly). */
     value(double d) noexcept {
         v_.kind = SK_KIND_DOUBLE;
         v_.u.real = d;
     }
+    /* A string: a copy of NUL-terminated UTF-8 text (sk_value_set_string);
+     * a null `text` throws error (SK_ERR_NULL_ARGUMENT). */
     value(const char *text) {
         set_nil();
         detail::check(sk_value_set_string(&v_, text));
     }
+    /* A string: a copy of the text, embedded NULs included
+     * (sk_value_set_string_n). */
     value(std::string_view text) {
         set_nil();
         detail::check(sk_value_set_string_n(&v_, text.data(), text.size()));
     }
+    /* A string: a copy of the text, embedded NULs included. */
     value(const std::string &text) : value(std::string_view(text)) {}
 #if defined(SIGNALKIT_HAS_CHAR8)
     /* C++20's UTF-8 text: u8"text", std::u8string, std::u8string_view. */
@@ -599,15 +626,21 @@ public:
         detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
     }
 #endif
+    /* Bytes: a copy of `data` (sk_value_set_bytes). */
     value(const bytes &data) {
         set_nil();
         detail::check(sk_value_set_bytes(&v_, data.data(), data.size()));
     }
+    /* An array of the items, copied (a retain for heap kinds;
+     * sk_value_set_array): nesting deeper than SK_VALUE_MAX_DEPTH throws
+     * error (SK_ERR_INVALID_ARGUMENT). */
     value(const std::vector<value> &items) {
         set_nil();
         static_assert(sizeof(value) == sizeof(sk_value), "value is an sk_value");
         detail::check(sk_value_set_array(&v_, items.empty() ? nullptr : items.front().get(), items.size()));
     }
+    /* A value holding the signal `s`, retained (sk_value_set_signal); an
+     * empty `s` throws error (SK_ERR_NULL_ARGUMENT). */
     value(const signal &s);
 
     /* Bytes from memory (copied). */
@@ -636,9 +669,16 @@ public:
         return v;
     }
 
+    /* A copy of `other`: a heap kind's immutable contents are shared,
+     * retained (sk_value_copy), not duplicated. */
     value(const value &other) { copy_from(&other.v_); }
+    /* A copy of the viewed value, as above: how a callback keeps its
+     * argument beyond the call. */
     value(value_view other) { copy_from(other.get()); }
+    /* Takes over `other`'s contents; `other` becomes nil. */
     value(value &&other) noexcept : v_(other.v_) { other.set_nil(); }
+    /* Replaces the contents with a copy of `other`'s, releasing the old ones;
+     * if the copy throws, this value is unchanged. */
     value &operator=(const value &other) {
         if (this != &other) {
             value copy(other);
@@ -646,6 +686,8 @@ public:
         }
         return *this;
     }
+    /* Takes over `other`'s contents, releasing the old ones; `other`
+     * becomes nil. */
     value &operator=(value &&other) noexcept {
         value moved(std::move(other));
         swap(moved);
@@ -656,19 +698,26 @@ public:
             sk_value_release(&v_);
         }
     }
+    /* Exchanges the contents of the two values (no retain, no release). */
     void swap(value &other) noexcept { std::swap(v_, other.v_); }
 
+    /* The owned sk_value, borrowed: valid while this value lives and is not
+     * assigned to or moved from. */
     const sk_value *get() const noexcept { return &v_; }
     /* Item `index` of an array: borrowed from this value, or, from a
      * temporary value, a copy, so that `auto item = make_array()[0]` owns
      * its item as it would from a temporary std::vector (a view into the
      * array destroyed at the end of that statement was a use after free). */
     value_view operator[](std::size_t index) const & { return detail::reader<value>::operator[](index); }
+    /* Item `index` of a temporary array: a copy, which outlives the array
+     * (see above). Throws as the borrowing one does. */
     value operator[](std::size_t index) && { return value(detail::reader<value>::operator[](index)); }
     /* Iterators borrow from this value: not from a temporary, gone at the
      * end of the statement (`for (value_view item : make_array())` keeps
      * the temporary for the loop, so that works). */
     detail::array_iterator begin() const & { return detail::reader<value>::begin(); }
+    /* The end of the items, as begin() (throws, as size() does, for a value
+     * of another kind). */
     detail::array_iterator end() const & { return detail::reader<value>::end(); }
     detail::array_iterator begin() && = delete;
     detail::array_iterator end() && = delete;
@@ -876,6 +925,8 @@ template <class F, class... A> decltype(auto) invoke_args(F &f, A &&...args) {
 
 /* What a take_until callable returns: a bitwise OR of these (or an int). */
 enum take_action : int { take_drop = 0, take_pass = SK_TAKE_PASS, take_complete = SK_TAKE_COMPLETE };
+/* Both actions' bits: `take_pass | take_complete` passes the value, then
+ * completes. */
 constexpr take_action operator|(take_action a, take_action b) noexcept {
     return static_cast<take_action>(static_cast<int>(a) | static_cast<int>(b));
 }
@@ -902,12 +953,26 @@ public:
         detail::check(sk_disposable_action(&d, &run<B>, detail::make_box(std::forward<F>(f)), &B::release));
         return adopt(d);
     }
-    /* SwiftSignalKit's MetaDisposable, DisposableSet, DisposableDict. */
+    /* A new meta disposable, a slot holding one disposable at a time, filled
+     * with meta_set() (sk_disposable_meta; SwiftSignalKit's MetaDisposable). */
     static disposable meta() { return make(&sk_disposable_meta); }
+    /* A new set of disposables disposed together, filled with add()
+     * (sk_disposable_set; SwiftSignalKit's DisposableSet). */
     static disposable set() { return make(&sk_disposable_set); }
+    /* A new dictionary of disposables by string key, filled with dict_set()
+     * (sk_disposable_dict; SwiftSignalKit's DisposableDict). */
     static disposable dict() { return make(&sk_disposable_dict); }
+    /* Puts `d` (retained) into this meta disposable, disposing the one it
+     * replaces; an empty `d` empties the slot; if this one is disposed,
+     * disposes `d` at once (sk_disposable_meta_set). Throws error
+     * (SK_ERR_WRONG_KIND) when this is not a meta disposable. */
     void meta_set(const disposable &d) const { detail::check(sk_disposable_meta_set(p_, d.get())); }
+    /* Adds `d` (retained) to this set; if the set is disposed, disposes `d`
+     * at once (sk_disposable_set_add). Throws error SK_ERR_WRONG_KIND when
+     * this is not a set, SK_ERR_NULL_ARGUMENT for an empty `d`. */
     void add(const disposable &d) const { detail::check(sk_disposable_set_add(p_, d.get())); }
+    /* Takes `d` out of this set without disposing it; one the set does not
+     * hold is a no-op (sk_disposable_set_remove). Throws as add(). */
     void remove(const disposable &d) const { detail::check(sk_disposable_set_remove(p_, d.get())); }
     /* Keys are compared byte for byte (sk_disposable_dict_set), up to the
      * first NUL of `key`: "a" and std::string("a\0b", 3) are one key. */
@@ -932,8 +997,14 @@ private:
 class scoped_disposable {
 public:
     scoped_disposable() noexcept = default;
+    /* Owns `d`, to dispose it at the end of the scope (implicit:
+     * `scoped_disposable sub = s.start(f);`). */
     scoped_disposable(disposable d) noexcept : d_(std::move(d)) {}
+    /* Takes over the other's disposable; the other is left empty and
+     * disposes nothing. */
     scoped_disposable(scoped_disposable &&) noexcept = default;
+    /* Disposes the disposable held, then takes over `other`'s (`other` is
+     * left empty). */
     scoped_disposable &operator=(scoped_disposable &&other) noexcept {
         if (this != &other) {
             d_.dispose();
@@ -942,7 +1013,10 @@ public:
         return *this;
     }
     ~scoped_disposable() { d_.dispose(); }
+    /* The disposable held (empty after release() or a move). */
     const disposable &get() const noexcept { return d_; }
+    /* Gives the disposable up without disposing it; this one becomes empty
+     * and disposes nothing. */
     disposable release() noexcept { return std::move(d_); }
 
 private:
@@ -953,8 +1027,17 @@ private:
 class subscriber : public detail::handle<sk_subscriber, subscriber> {
 public:
     subscriber() noexcept = default;
+    /* Emits `v` (copied as needed); the next callback runs on the calling
+     * thread. After a terminal event or disposal it does nothing
+     * (sk_subscriber_put_next). */
     void put_next(const value &v) const { detail::check(sk_subscriber_put_next(p_, v.get())); }
+    /* Ends the subscription with the error `e`, the error callback running
+     * on the calling thread; after a terminal event or disposal it does
+     * nothing (sk_subscriber_put_error). */
     void put_error(const value &e) const { detail::check(sk_subscriber_put_error(p_, e.get())); }
+    /* Ends the subscription with the completion, the completed callback
+     * running on the calling thread; after a terminal event or disposal it
+     * does nothing (sk_subscriber_put_completion). */
     void put_completion() const { detail::check(sk_subscriber_put_completion(p_)); }
 };
 
@@ -987,10 +1070,22 @@ public:
         detail::check(sk_queue_create_concurrent(&q, max_workers, name));
         return adopt(q);
     }
+    /* The shared main queue (sk_queue_main). Its work runs only while the
+     * main thread drains the main dispatch queue (a Swift program, a
+     * CoreFoundation run loop): in a plain C++ program, work given it from
+     * another thread never runs. To run work on the main thread, drain a
+     * host() queue there. */
     static queue main() { return make(&sk_queue_main); }
+    /* The shared concurrent queue of default priority
+     * (sk_queue_concurrent_default): work runs in parallel on the library's
+     * worker threads; never current (is_current()). */
     static queue concurrent_default() { return make(&sk_queue_concurrent_default); }
+    /* The same at background priority (sk_queue_concurrent_background). */
     static queue concurrent_background() { return make(&sk_queue_concurrent_background); }
 
+    /* The descriptor of a host-drained queue (host()), readable while work
+     * is pending: poll it, then drain(). The queue owns it: do not close it.
+     * Throws error (SK_ERR_WRONG_KIND) for another queue (sk_queue_host_fd). */
     int fd() const {
         int fd = -1;
         detail::check(sk_queue_host_fd(p_, &fd));
@@ -1002,6 +1097,9 @@ public:
         detail::check(sk_queue_host_drain(p_, max_tasks, &ran));
         return ran;
     }
+    /* Whether the caller runs on this queue, the innermost one only
+     * (sk_queue_is_current); false for an empty handle, and always for a
+     * concurrent queue. */
     bool is_current() const noexcept { return sk_queue_is_current(p_); }
 
     /* Runs `f()` on the queue (inline when already on it). */
@@ -1116,6 +1214,7 @@ template <class F> disposable start_timer(const queue &q, seconds_t delay, bool 
 
 /* The absent callback of start(). */
 struct none_t {};
+/* An absent callback: `s.start(none, on_error)`. */
 constexpr none_t none{};
 
 namespace detail {
@@ -1209,9 +1308,14 @@ public:
                                             detail::make_box(std::forward<G>(generator)), &B::release));
         return adopt(s);
     }
+    /* Emits a copy of `v`, then completes, during the start
+     * (sk_signal_single). */
     static signal single(const value &v) { return make(&sk_signal_single, v.get()); }
+    /* Fails at once with a copy of `e`, during the start (sk_signal_fail). */
     static signal fail(const value &e) { return make(&sk_signal_fail, e.get()); }
+    /* Completes at once, during the start (sk_signal_complete). */
     static signal complete() { return make0(&sk_signal_complete); }
+    /* Never emits nor terminates: no callback ever runs (sk_signal_never). */
     static signal never() { return make0(&sk_signal_never); }
     /* Calls `f()` (returning a signal; empty means complete at once) at each
      * start. */
@@ -1224,11 +1328,17 @@ public:
         }, detail::make_box(std::forward<F>(f)), &B::release));
         return adopt(s);
     }
+    /* Arrays of the latest value of each signal, once all have emitted;
+     * completes when all complete. Delivered on `q` when given, else on
+     * the thread of each input's event (sk_signal_combine_latest; no
+     * signals: an empty array, then the completion, during the start). */
     static signal combine_latest(const std::vector<signal> &signals, const queue &q = queue()) {
         sk_signal *s = nullptr;
         detail::check(sk_signal_combine_latest(&s, raw_array(signals), signals.size(), q.get()));
         return adopt(s);
     }
+    /* Every value of the signals, as each comes; completes when all
+     * complete (sk_signal_merge). */
     static signal merge(const std::vector<signal> &signals) {
         sk_signal *s = nullptr;
         detail::check(sk_signal_merge(&s, raw_array(signals), signals.size()));
@@ -1284,6 +1394,7 @@ public:
         detail::check(sk_signal_start(&d, p_, &o));
         return disposable::adopt(d);
     }
+    /* Another name for start(): the same callables, the same disposable. */
     template <class N = none_t, class E = none_t, class C = none_t>
     disposable subscribe(N &&on_next = N(), E &&on_error = E(), C &&on_completed = C()) const {
         return start(std::forward<N>(on_next), std::forward<E>(on_error), std::forward<C>(on_completed));
@@ -1626,16 +1737,27 @@ inline value::value(const signal &s) {
 class pipe : public detail::handle<sk_pipe, pipe> {
 public:
     pipe() noexcept = default;
+    /* A new pipe; with `replay`, a new subscriber first receives the latest
+     * value put, on the subscribing thread (sk_pipe_create). */
     static pipe create(bool replay = false) {
         sk_pipe *p = nullptr;
         detail::check(sk_pipe_create(&p, replay));
         return adopt(p);
     }
+    /* Delivers a copy of `v` to every current subscriber, on the calling
+     * thread (sk_pipe_put): put from one thread when order matters. Once the
+     * pipe has ended, the value is dropped. */
     void put(const value &v) const { detail::check(sk_pipe_put(p_, v.get())); }
     /* Ends the pipe: its current and later subscribers fail with `e`
      * (sk_pipe_put_error), or complete (put_completion). */
     void put_error(const value &e) const { detail::check(sk_pipe_put_error(p_, e.get())); }
+    /* Ends the pipe with the completion: its current subscribers complete,
+     * and later ones do at once; only the first end counts
+     * (sk_pipe_put_completion). */
     void put_completion() const { detail::check(sk_pipe_put_completion(p_)); }
+    /* The pipe's signal (sk_pipe_signal). It does not keep the pipe alive:
+     * once the pipe's last handle is released, its subscriptions receive
+     * nothing more and never terminate. */
     signalkit::signal signal() const {
         sk_signal *s = nullptr;
         detail::check(sk_pipe_signal(&s, p_));
@@ -1647,12 +1769,20 @@ public:
 class promise : public detail::handle<sk_promise, promise> {
 public:
     promise() noexcept = default;
+    /* A new promise, with no source yet (sk_promise_create). */
     static promise create() {
         sk_promise *p = nullptr;
         detail::check(sk_promise_create(&p));
         return adopt(p);
     }
+    /* Replaces the source with `source`, started on the calling thread: the
+     * previous one is disposed and its latest value forgotten; an error of
+     * `source` ends it as a completion would (sk_promise_set). A `source`
+     * built over this promise's own signal is a cycle, never freed (see
+     * sk_promise_set). */
     void set(const signalkit::signal &source) const { detail::check(sk_promise_set(p_, source.get())); }
+    /* The latest value, if any, then every new one (sk_promise_get). The
+     * signal and its subscriptions keep the promise alive. */
     signalkit::signal signal() const {
         sk_signal *s = nullptr;
         detail::check(sk_promise_get(&s, p_));
@@ -1672,6 +1802,8 @@ public:
     static value_promise create(const value &initial, bool ignore_repeated = false) {
         return make(initial.get(), ignore_repeated);
     }
+    /* The same for any other type a value is constructible from:
+     * create(value(initial), ignore_repeated). */
     template <class T, std::enable_if_t<!std::is_same<std::decay_t<T>, bool>::value &&
                                             !std::is_same<std::decay_t<T>, value>::value &&
                                             std::is_constructible<value, T>::value,
@@ -1679,7 +1811,14 @@ public:
     static value_promise create(T &&initial, bool ignore_repeated = false) {
         return create(value(std::forward<T>(initial)), ignore_repeated);
     }
+    /* Stores a copy of `v` and delivers it to every subscriber on the calling
+     * thread, unless created with `ignore_repeated` and `v` equals the
+     * current value (sk_value_promise_set). */
     void set(const value &v) const { detail::check(sk_value_promise_set(p_, v.get())); }
+    /* The current value, if any, then every new one (sk_value_promise_get).
+     * The signal and its subscriptions keep the value promise alive: one
+     * holding its own signal as its value is a cycle, never freed (see
+     * sk_value_promise_get). */
     signalkit::signal signal() const {
         sk_signal *s = nullptr;
         detail::check(sk_value_promise_get(&s, p_));
@@ -1850,10 +1989,17 @@ template <> struct reader_as<value_view> {
 
 /* An operator waiting for its input signal: `s | op` is op(s). */
 template <class F> struct pipeable {
+    /* The operator: called with the input signal, returns the output one. */
     F apply;
 };
+/* An operator of your own from `f`, a callable from signal to signal:
+ * `s | make_pipeable([](const signal &in) { return in.take(1); })`. */
 template <class F> pipeable<std::decay_t<F>> make_pipeable(F &&f) { return {std::forward<F>(f)}; }
+/* A kept operator applied (`s | op`): op.apply(s), which copies a callable
+ * the operator holds (a move-only one stops at a static_assert). */
 template <class F> signal operator|(const signal &s, const pipeable<F> &op) { return op.apply(s); }
+/* A temporary operator applied (`s | map(f)`, `s | std::move(op)`): the
+ * callable it holds is moved into the new signal. */
 template <class F> signal operator|(const signal &s, pipeable<F> &&op) { return std::move(op.apply)(s); }
 
 /* What applying a kept pipeable (an lvalue, `s | op`) of a move-only
@@ -2135,9 +2281,16 @@ inline long live_objects() noexcept { return sk_live_objects(); }
  * copied: made_by is empty for an object the library made itself, name
  * for a handle without one (set_name). */
 struct live_object {
+    /* The object's address: for a handle, the handle (get()); for a value,
+     * its object; for a callback, no pointer the caller holds. */
     const void *address;
+    /* What it is: "signal", "queue", "string value", "observer",
+     * "callback", ... (the list is sk_live_object's). */
     std::string kind;
+    /* The C function that made it ("sk_signal_map"); empty for an object
+     * the library made itself. */
     std::string made_by;
+    /* The name given with set_name(); empty for a handle without one. */
     std::string name;
 };
 

@@ -231,7 +231,11 @@ public:
 /* What cold() and hot() make: the signal and its subscription log
  * (`auto [keys, log] = cold(...)`). */
 struct test_signal {
+    /* The test signal, to subscribe to (its events come on the thread
+     * advancing its queue). */
     signalkit::signal signal;
+    /* Its subscription log: when each subscription started and was
+     * disposed (text()). */
     test::subscriptions subscriptions;
 };
 
