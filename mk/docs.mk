@@ -62,6 +62,7 @@ define build_site
 	cp -r $(DOCS)/html $(SITE)/c && cp $(DOCS)/signalkit-c.tag $(SITE)/c/
 	mkdir -p $(DOCS)/cpp
 	SK_VERSION=$(VERSION) SK_DOCS_OUT=$(DOCS)/cpp SK_DOCS_C_TAG=$(DOCS)/signalkit-c.tag doxygen mk/Doxyfile-cpp
+	@test -f $(DOCS)/cpp/warnings.txt || { echo "Doxygen wrote no $(DOCS)/cpp/warnings.txt" >&2; exit 1; }
 	@if grep -q 'is not documented' $(DOCS)/cpp/warnings.txt; then cat $(DOCS)/cpp/warnings.txt >&2; \
 		echo "$$(grep -c 'is not documented' $(DOCS)/cpp/warnings.txt) undocumented C++ names (above): give each a /* */ comment ending on the line before it (.ci/docs/cpp_comments.py)" >&2; exit 1; fi
 	@! grep -v 'is not documented' $(DOCS)/cpp/warnings.txt || { echo "a Doxygen warning in the C++ headers (above)" >&2; exit 1; }
