@@ -149,4 +149,42 @@ final class Signal_ShareTests: XCTestCase {
             withExtendedLifetime(kept) {}
         }
     }
+    /// The subscriber that connected a shared signal may leave while others
+    /// stay: the connection's upstream outlives it, and must not reach back
+    /// to it. Here an inner signal of `mapToQueue` completes after the first
+    /// subscriber has gone, with the next one waiting, and the queue asks
+    /// whether its subscription has ended below (`Subscriber.isEnded`, during
+    /// a terminal event). That followed the link from the shared upstream to
+    /// the gone subscriber's subscription: freed, a crash in the debug build
+    /// (found by the model tester, case seed 1026539); its disposable kept,
+    /// ended, so the queue stopped. The link now holds only while the start
+    /// runs.
+    func testTheUpstreamDoesNotReachTheSubscriberThatConnectedItAfterItLeft() {
+        for (count, keepFirst) in [(0, true), (1, true), (0, false), (1, false)] {
+            let outer = ValuePipe<Int>()
+            let inner = ManualSource<Int, NoError>()
+            let source = outer.signal() |> mapToQueue { value -> Signal<Int, NoError> in
+                return inner.signal() |> map { $0 + value }
+            }
+            let shared = source |> replay(count)
+            var first: (any Disposable)? = shared.start()
+            let values = Atomic<[Int]>(value: [])
+            let second = shared.start(next: { value in
+                _ = values.modify { $0 + [value] }
+            })
+            first?.dispose()
+            let kept = keepFirst ? first : nil
+            first = nil
+            outer.putNext(10)
+            outer.putNext(20)   // waits for the first inner signal
+            inner.put(1)
+            inner.complete()    // the queue starts the second inner signal
+            inner.put(2)
+            inner.complete()
+            XCTAssertEqual(values.with { $0 }, [11, 22], "replay(\(count)), first disposable kept: \(keepFirst)")
+            XCTAssertEqual(inner.starts.with { $0 }, 2)
+            second.dispose()
+            withExtendedLifetime(kept) {}
+        }
+    }
 }

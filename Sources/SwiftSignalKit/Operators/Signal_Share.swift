@@ -98,7 +98,9 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         let link = _SharedUpstreamLink(session.pipe) { [self] in
             self.abandon(session)
         }
-        let upstream = self.source.start(downstream: subscriber, next: { next in
+        // Linked to the connecting subscriber only while the start runs: the
+        // connection outlives that subscriber when others are attached.
+        let upstream = self.source.start(downstreamWhileStarting: subscriber, next: { next in
             link.pipe.putNext(next)
         }, error: { error in
             // The session ends first, so that a subscriber reacting to the

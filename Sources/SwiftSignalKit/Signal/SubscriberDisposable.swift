@@ -59,6 +59,10 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     /// Set in the state word once `keep` has stored an object (a dispose
     /// then takes them).
     @usableFromInline static var keptObjectsFlag: Int { 1 << 59 }
+    /// Set in the state word, before the generator runs, when the link to
+    /// `downstream` holds only while this subscription's start runs
+    /// (`linkDownstream(_:whileStarting:)`).
+    @usableFromInline static var linkWhileStartingFlag: Int { 1 << 58 }
 
     /// Guarded by the `subscription` stripe of this object.
     @exclusivity(unchecked) @usableFromInline var subscriber: Unmanaged<AnyObject>?
@@ -119,13 +123,35 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     /// how an operator still starting its inputs learns that the
     /// subscription ended further down, through any operators in between
     /// (`Subscriber.isEnded`).
+    ///
+    /// `whileStarting`: the operator's subscription to this one may outlive
+    /// `downstream`'s (a shared connection, which goes on after the
+    /// subscriber that connected it has left), so the link holds only while
+    /// this subscription's start runs on its thread; after that no walk
+    /// follows it (`linkedDownstream`).
     @usableFromInline
-    override func linkDownstream(_ downstream: _SubscriberDisposable?) {
+    override func linkDownstream(_ downstream: _SubscriberDisposable?, whileStarting: Bool = false) {
         guard let downstream else {
             return
         }
         self.downstream = Unmanaged.passUnretained(downstream)
         self.startingThread = _currentThread()
+        if whileStarting {
+            self.state.bitwiseOr(_SubscriberDisposable.linkWhileStartingFlag, ordering: .relaxed)
+        }
+    }
+
+    /// The link to follow from this subscription in a walk on `thread`: the
+    /// one `linkDownstream` made, unless it holds only while the start runs
+    /// and the start has returned or runs on another thread.
+    @inlinable
+    final func linkedDownstream(on thread: UInt) -> Unmanaged<_SubscriberDisposable>? {
+        let state = self.state.load(ordering: .acquiring)
+        if state & _SubscriberDisposable.linkWhileStartingFlag != 0
+            && (self.startingThread != thread || state & _SubscriberDisposable.upstreamSetFlag != 0) {
+            return nil
+        }
+        return self.downstream
     }
 
     /// Whether a subscription downstream of this one has terminated, seen
@@ -175,9 +201,10 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
                 subscriber.unpinCallbacks()
             }
         }
+        let thread = _currentThread()
         var node = self
         while true {
-            guard let link = node.downstream else {
+            guard let link = node.linkedDownstream(on: thread) else {
                 return false
             }
             let next = link.takeUnretainedValue()
