@@ -32,6 +32,9 @@ struct LibraryResult {
 final class LibraryRunner {
     let pipes: [ValuePipe<Int>] = (0 ..< modelPipeCount).map { ValuePipe<Int>(replay: modelPipeReplays($0)) }
     let subjects: [TestPipe<Int, Int>] = (0 ..< modelSubjectCount).map { _ in TestPipe<Int, Int>() }
+    /// The one signal of each `share` / `replay` node of the case being run
+    /// (equal nodes are one shared signal); emptied once the case is over.
+    private var shared: [ModelSignal: Signal<Int, Int>] = [:]
 
     /// The current subscriptions of each pipe, then of each subject.
     func subscriptionCounts() -> [Int] {
@@ -140,6 +143,7 @@ final class LibraryRunner {
         recorder.disposable?.dispose()
         recorder.disposable = nil
         recorder.putOnNext = nil
+        self.shared = [:]
         return recorder.outcome
     }
 
@@ -386,6 +390,34 @@ final class LibraryRunner {
 
         case let .takeUntilSignal(source, notifier):
             return self.build(source, token) |> takeUntil(self.build(notifier, token))
+
+        case let .mergeMap(maxConcurrent, outer, inner):
+            return self.build(outer, token) |> mergeMap(maxConcurrent: maxConcurrent) { offset in
+                token.use()
+                return self.build(inner, token) |> map { value in
+                    token.use()
+                    return value &+ offset
+                }
+            }
+
+        case let .share(source):
+            if let existing = self.shared[signal] {
+                return existing
+            }
+            let made = share(self.build(source, token))
+            self.shared[signal] = made
+            return made
+
+        case let .replay(count, source):
+            if let existing = self.shared[signal] {
+                return existing
+            }
+            let made = self.build(source, token) |> replay(count)
+            self.shared[signal] = made
+            return made
+
+        case let .retry(count, source):
+            return self.build(source, token) |> retry(count: count)
         }
     }
 }

@@ -190,7 +190,12 @@ enum ModelMeta: Int, CaseIterable, CustomStringConvertible {
 
 /// A pipeline: a source, or an operator over pipelines. Every one is a
 /// `Signal<Int, Int>`.
-indirect enum ModelSignal: Equatable, CustomStringConvertible {
+///
+/// `share` and `replay` nodes that are equal within one case are one shared
+/// signal (one call of the operator, its result used at each place), as
+/// `let s = share(x)` used twice would be: that is how a case gives a shared
+/// signal more than one subscriber.
+indirect enum ModelSignal: Hashable, CustomStringConvertible {
     /// The values synchronously, then the completion.
     case just([Int])
     /// The values synchronously, then the error.
@@ -258,6 +263,14 @@ indirect enum ModelSignal: Equatable, CustomStringConvertible {
     case concat([ModelSignal])
     /// `a |> takeUntil(b)`.
     case takeUntilSignal(ModelSignal, ModelSignal)
+    /// `mergeMap(maxConcurrent:)`: outer, inner as in `meta`.
+    case mergeMap(Int, ModelSignal, ModelSignal)
+    /// `share`: equal nodes in a case are one shared signal (see above).
+    case share(ModelSignal)
+    /// `replay(n)`: equal nodes in a case are one shared signal (see above).
+    case replay(Int, ModelSignal)
+    /// `retry(count:)`, without a delay.
+    case retry(Int, ModelSignal)
 
     /// The pipelines this one is made of.
     var children: [ModelSignal] {
@@ -268,10 +281,12 @@ indirect enum ModelSignal: Equatable, CustomStringConvertible {
              let .reduceLeft(_, s), let .reduceLeftEmitting(_, s), let .last(s), let .ignoreValues(s), let .restart(s),
              let .restartIfError(s), let .mapError(s), let .deferred(s), let .dematerialize(s), let .roundTrip(s),
              let .scan(_, s), let .skip(_, s), let .skipWhile(_, s), let .takeWhile(_, _, s), let .startWith(_, s),
-             let .pairwise(s), let .first(s), let .elementAt(_, s), let .defaultIfEmpty(_, s):
+             let .pairwise(s), let .first(s), let .elementAt(_, s), let .defaultIfEmpty(_, s),
+             let .share(s), let .replay(_, s), let .retry(_, s):
             return [s]
         case let .then(a, b), let .catch(a, b), let .meta(_, a, b), let .combineLatest(a, b),
-             let .combineLatestWithInitial(a, _, b, _), let .zip(a, b), let .withLatestFrom(a, b), let .takeUntilSignal(a, b):
+             let .combineLatestWithInitial(a, _, b, _), let .zip(a, b), let .withLatestFrom(a, b), let .takeUntilSignal(a, b),
+             let .mergeMap(_, a, b):
             return [a, b]
         case let .concat(list):
             return list
@@ -359,6 +374,24 @@ indirect enum ModelSignal: Equatable, CustomStringConvertible {
             return .concat(c)
         case .takeUntilSignal:
             return .takeUntilSignal(c[0], c[1])
+        case let .mergeMap(n, _, _):
+            return .mergeMap(n, c[0], c[1])
+        case .share:
+            return .share(c[0])
+        case let .replay(n, _):
+            return .replay(n, c[0])
+        case let .retry(n, _):
+            return .retry(n, c[0])
+        }
+    }
+
+    /// Whether a `share` or `replay` node is in it.
+    var hasSharedNode: Bool {
+        switch self {
+        case .share, .replay:
+            return true
+        default:
+            return self.children.contains { $0.hasSharedNode }
         }
     }
 
@@ -457,6 +490,14 @@ indirect enum ModelSignal: Equatable, CustomStringConvertible {
             return ".concat(\(signals(l)))"
         case let .takeUntilSignal(a, b):
             return ".takeUntilSignal(\(a), \(b))"
+        case let .mergeMap(n, a, b):
+            return ".mergeMap(\(n == Int.max ? "Int.max" : String(n)), \(a), \(b))"
+        case let .share(s):
+            return ".share(\(s))"
+        case let .replay(n, s):
+            return ".replay(\(n), \(s))"
+        case let .retry(n, s):
+            return ".retry(\(n), \(s))"
         }
     }
 }

@@ -93,7 +93,7 @@ struct ModelGenerator {
             return self.source()
         }
         let d = depth - 1
-        switch self.random.below(40) {
+        switch self.random.below(44) {
         case 0:
             return .map(self.random.pick(ModelMap.allCases), self.signal(depth: d))
         case 1:
@@ -171,8 +171,47 @@ struct ModelGenerator {
             return .withLatestFrom(self.signal(depth: d), self.signal(depth: d))
         case 37:
             return .concat(self.signals(depth: d))
-        default:
+        case 38:
             return .takeUntilSignal(self.signal(depth: d), self.signal(depth: d))
+        case 39, 40:
+            return .mergeMap(self.random.pick([Int.max, Int.max, 1, 2, 3, 0]), self.signal(depth: d), self.signal(depth: d))
+        case 41, 42:
+            return self.sharedTwice(depth: d)
+        default:
+            return .retry(self.random.below(5) - 1, self.signal(depth: d))
+        }
+    }
+
+    /// A `share` or `replay` node used at two places of one operator (equal
+    /// nodes of a case are one shared signal): a node of the tree is
+    /// subscribed once, so only a second place gives the shared signal a
+    /// second subscriber, which joins the running connection (merge,
+    /// combineLatest, zip, withLatestFrom: both subscribe at start), connects
+    /// anew after the first ended (then), joins and leaves over and over (a
+    /// meta operator's inner signals), or joins from inside the connection's
+    /// own delivery (the inner signal of a meta operator over it).
+    mutating func sharedTwice(depth: Int) -> ModelSignal {
+        let source = self.signal(depth: depth - 1)
+        let shared: ModelSignal = self.random.chance(50) ? .share(source) : .replay(self.random.below(4), source)
+        // The second place sometimes through a map, to tell the two apart.
+        let second: ModelSignal = self.random.chance(50) ? .map(self.random.pick(ModelMap.allCases), shared) : shared
+        switch self.random.below(8) {
+        case 0:
+            return .merge([shared, second])
+        case 1:
+            return .combineLatest(shared, second)
+        case 2:
+            return .zip(shared, second)
+        case 3:
+            return .withLatestFrom(shared, second)
+        case 4:
+            return .then(shared, second)
+        case 5:
+            return .takeUntilSignal(shared, .skip(1 + self.random.below(2), second))
+        case 6:
+            return .meta(self.random.pick(ModelMeta.allCases), self.signal(depth: depth - 1), second)
+        default:
+            return .meta(self.random.pick(ModelMeta.allCases), shared, second)
         }
     }
 
@@ -365,6 +404,12 @@ enum ModelCheck {
             own = kind.rawValue
         case let .combineLatestWithInitial(_, v1, _, v2):
             own = abs(v1) + abs(v2)
+        case let .mergeMap(n, _, _):
+            own = min(abs(n), 20)
+        case let .replay(n, _):
+            own = 1 + abs(n)
+        case let .retry(n, _):
+            own = abs(n)
         default:
             own = 0
         }
@@ -449,6 +494,14 @@ enum ModelCheck {
                 removed.remove(at: index)
                 result.append(.merge(removed))
             }
+        case let .mergeMap(n, a, b):
+            result.append(.meta(.mapToQueue, a, b))
+            result.append(contentsOf: self.smaller(n).map { .mergeMap($0, a, b) })
+        case let .replay(n, s):
+            result.append(.share(s))
+            result.append(contentsOf: self.smaller(n).map { .replay($0, s) })
+        case let .retry(n, s):
+            result.append(contentsOf: self.smaller(n).map { .retry($0, s) })
         default:
             break
         }

@@ -78,6 +78,35 @@ final class ModelRegressionTests: XCTestCase {
         assertModelAgrees(ModelCase(signal: .take(1, .merge([.just([1]), .subject(0)])), script: []))
     }
 
+    // MARK: - Found by the tester: library bugs, open
+
+    /// Bug 4 (ModelKnownBugs): the `replay` subscriber under `takeUntil` left
+    /// when the notifier's value completed it, yet `then`'s next part,
+    /// started while that completion is delivered, joins the old connection
+    /// and gets its replayed 0 (the model: it connects anew, and the pipe's
+    /// value was put before). With `share`, the library makes no new
+    /// subject subscription. Seeds 1592593606 and 1013957, shrunk; 1004372
+    /// (`mergeMap`) and 1012667 (`mapToQueue`) shrink to the same.
+    func testKnownBug4() throws {
+        try expectKnownBug(4, [
+            ModelCase(signal: .then(.takeUntilSignal(.never, .replay(1, .pipe(0))), .replay(1, .pipe(0))), script: [.put(0, 0)]),
+            ModelCase(signal: .then(.takeUntilSignal(.never, .share(.subject(1))), .share(.subject(1))), script: [.send(1, 0)]),
+            ModelCase(signal: .mergeMap(0, .just([0, 0]), .take(1, .share(.subject(1)))), script: [.send(1, 0)]),
+            ModelCase(signal: .meta(.mapToQueue, .just([0, 0]), .take(1, .share(.subject(1)))), script: [.send(1, 0)]),
+        ])
+    }
+
+    /// Bug 5 (ModelKnownBugs): the inner `share(just([0]))` of `mapToSignal`
+    /// is replaced by the value it emits while starting; its last subscriber
+    /// left, the next inner subscription connects anew and runs the
+    /// upstream again, but its value never arrives (a fresh `share` per
+    /// inner signal delivers both). Seed 1008660, shrunk.
+    func testKnownBug5() throws {
+        try expectKnownBug(5, [
+            ModelCase(signal: .meta(.mapToSignal, .subject(1), .share(.just([0]))), script: [.sendOnNextEvent(1, 0), .send(1, 0)]),
+        ])
+    }
+
     // MARK: - Found by the tester: fixed
 
     /// (The model was wrong here, not the library: a value that an inner
@@ -188,6 +217,26 @@ final class ModelRegressionTests: XCTestCase {
         assertModelAgrees(ModelCase(signal: .concat([.just([1]), .subject(0), .pipe(0)]), script: [.send(0, 2), .complete(0), .put(0, 3)]))
         assertModelAgrees(ModelCase(signal: .takeUntilSignal(.pipe(0), .subject(1)), script: [.put(0, 1), .send(1, 0), .put(0, 2)]))
         assertModelAgrees(ModelCase(signal: .first(.pipe(0)), script: [.disposeOnNextEvent, .put(0, 1)]))
+    }
+
+    /// (The model was wrong: an upstream that is delivering, here `last`
+    /// emitting its value and then its completion, holds its subscriber; a
+    /// shared connection is not abandoned in between.) Seed 1005498, shrunk.
+    func testASharedUpstreamThatIsDeliveringIsNotAbandoned() {
+        assertModelAgrees(ModelCase(signal: .share(.last(.takeUntil(.untilAtLeast3, .pipe(2)))), script: [.sendOnNextEvent(0, 0), .put(2, 3)]))
+    }
+
+    /// `mergeMap`, `share`, `replay` and `retry(count:)` agree with the
+    /// model on a few cases each.
+    func testMergeMapShareReplayRetry() {
+        assertModelAgrees(ModelCase(signal: .mergeMap(2, .pipe(0), .take(1, .subject(0))), script: [.put(0, 1), .put(0, 2), .put(0, 3), .send(0, 5), .send(0, 6)]))
+        assertModelAgrees(ModelCase(signal: .mergeMap(Int.max, .just([1, 2]), .just([10, 20])), script: []))
+        assertModelAgrees(ModelCase(signal: .merge([.share(.pipe(0)), .map(.double, .share(.pipe(0)))]), script: [.put(0, 1), .put(0, 2)]))
+        assertModelAgrees(ModelCase(signal: .then(.share(.just([1, 2])), .share(.just([1, 2]))), script: []))
+        assertModelAgrees(ModelCase(signal: .meta(.mapToSignal, .pipe(1), .replay(2, .pipe(0))), script: [.put(1, 0), .put(0, 1), .put(0, 2), .put(1, 10), .put(0, 3)]))
+        assertModelAgrees(ModelCase(signal: .merge([.share(.never), .share(.never)]), script: []))
+        assertModelAgrees(ModelCase(signal: .retry(2, .fail([1], 3)), script: []))
+        assertModelAgrees(ModelCase(signal: .retry(1, .catch(.subject(0), .pipe(0))), script: [.fail(0, 4), .put(0, 1)]))
     }
 
     /// Disposing from inside the subscriber's callback stops everything at once.

@@ -17,6 +17,15 @@
 // put during that replay reaches the new subscriber right after it, before
 // the others get it.
 //
+// A `share` / `replay` connection (equal nodes of a case are one shared
+// signal) is a session: its own pipe (the same delivery rules, ended by the
+// upstream's terminal event) and one subscription to the upstream, which
+// belongs to the session, not to the subscriber that connected it. Each
+// subscriber joins the session's pipe; the last one to leave ends the
+// session and disposes the upstream. An upstream that no live source holds
+// any more (nothing in it a pipe or a subject still delivers to: it let go of
+// its subscriber) ends the session without an event.
+//
 // Nothing here calls the library. Every operator is a few lines below, its
 // semantics taken from the doc comments in Sources/SwiftSignalKit.
 
@@ -25,8 +34,22 @@ final class ReferenceModel {
     final class Node {
         var dead = false
         var children: [Node] = []
+        /// The node it was started under (nil: the root, or a session's upstream holder).
+        var parent: Node?
         /// While a replaying pipe gives it its latest value: what is put meanwhile.
-        var backlog: [Int]?
+        var backlog: [ModelEvent]?
+        /// A subscription to a pipe or a subject: it keeps its upstream alive.
+        var isSource = false
+        /// The session it joined, for a subscription to a `share` / `replay`.
+        var session: SharedSession?
+        /// How many deliveries in progress hold it (a source's snapshot).
+        var held = 0
+        /// While a start runs under this node, it stops (starts nothing
+        /// more) once this node has ended: the subscriber that connected a
+        /// shared upstream, during that upstream's start.
+        var startGuard: Node?
+        /// Run once when it dies (a shared signal's subscriber leaves).
+        var onKill: (() -> Void)?
         /// Where its events go: the parent's handler (or the recorder).
         var sink: (ModelEvent) -> Void
         let model: ReferenceModel
@@ -41,10 +64,19 @@ final class ReferenceModel {
             if self.dead || !self.model.spend() {
                 return
             }
-            if event.isTerminal {
-                self.kill()
+            // While it runs, it is on the stack: it holds its upstream.
+            self.held += 1
+            defer {
+                self.held -= 1
             }
-            self.sink(event)
+            if event.isTerminal {
+                self.model.terminalDepth += 1
+                self.kill()
+                self.sink(event)
+                self.model.terminalEnded()
+            } else {
+                self.sink(event)
+            }
         }
 
         /// Disposes this subscription and everything under it.
@@ -58,7 +90,57 @@ final class ReferenceModel {
             for child in children {
                 child.kill()
             }
+            if let onKill = self.onKill {
+                self.onKill = nil
+                onKill()
+            }
         }
+    }
+
+    /// One connection of a `share` / `replay` signal.
+    final class SharedSession {
+        let replayCount: Int
+        /// The subscribers joined, in order.
+        var subscribers: [Node] = []
+        var count = 0
+        var ended = false
+        /// The upstream's start has not returned yet.
+        var connecting = false
+        /// Holds the upstream's subscription (its only child).
+        let root: Node
+        /// The last `replayCount` values.
+        var buffer: [Int] = []
+        var delivering = false
+        var pending: [(ModelEvent, [Node])] = []
+
+        init(replayCount: Int, root: Node) {
+            self.replayCount = replayCount
+            self.root = root
+        }
+    }
+
+    /// A `share` / `replay` signal: its current session, if any.
+    final class SharedConnection {
+        var session: SharedSession?
+        /// How many of its sessions' upstream starts have not returned yet.
+        var connecting = 0
+        /// Subscribers that left by a terminal event still being delivered
+        /// (the depth of that delivery).
+        var lingering: [Int] = []
+    }
+
+    /// Terminal events being delivered, one inside the other.
+    fileprivate var terminalDepth = 0
+    private var lingeringConnections: [SharedConnection] = []
+    /// The open library bugs (ModelKnownBugs) whose situation the case reached.
+    private(set) var knownBugs: Set<Int> = []
+
+    fileprivate func terminalEnded() {
+        for connection in self.lingeringConnections {
+            connection.lingering.removeAll { $0 >= self.terminalDepth }
+        }
+        self.lingeringConnections.removeAll { $0.lingering.isEmpty }
+        self.terminalDepth -= 1
     }
 
     /// The work budget of one run: a pipeline that loops forever (a `restart`
@@ -78,6 +160,10 @@ final class ReferenceModel {
     /// subscribers the pipe had then.
     private var pipePending: [[(Int, [Node])]] = Array(repeating: [], count: modelPipeCount)
     private var subjectStarts: [Int] = Array(repeating: 0, count: modelSubjectCount)
+    /// The shared signals of the case, by node.
+    private var connections: [ModelSignal: SharedConnection] = [:]
+    /// How many nodes have a `startGuard` set now.
+    private var activeGuards = 0
     private var allNodes: [Node] = []
     private var outcome = ModelOutcome()
     private var step = -1
@@ -108,6 +194,14 @@ final class ReferenceModel {
         let model = ReferenceModel(fuel: fuel, primed: primed)
         let outcome = model.run(testCase.signal, testCase.script)
         return model.exhausted ? nil : outcome
+    }
+
+    /// The open library bugs whose situation the case reaches (see
+    /// `SharedConnection`), whatever the library then does.
+    static func knownBugs(_ testCase: ModelCase) -> Set<Int> {
+        let model = ReferenceModel()
+        _ = model.run(testCase.signal, testCase.script)
+        return model.knownBugs
     }
 
     private func run(_ signal: ModelSignal, _ script: [ModelStep]) -> ModelOutcome {
@@ -146,7 +240,12 @@ final class ReferenceModel {
         for node in self.allNodes {
             node.sink = { _ in }
             node.children = []
+            node.parent = nil
+            node.onKill = nil
+            node.session = nil
+            node.startGuard = nil
         }
+        self.connections = [:]
         self.allNodes = []
         root = nil
         return self.outcome
@@ -163,7 +262,7 @@ final class ReferenceModel {
             var snapshot: [Node] = []
             for node in self.pipes[i] where !node.dead {
                 if node.backlog != nil {
-                    node.backlog?.append(value)
+                    node.backlog?.append(.next(value))
                 } else {
                     snapshot.append(node)
                 }
@@ -188,6 +287,8 @@ final class ReferenceModel {
         default:
             break
         }
+        // The delivery no longer holds its subscribers.
+        self.checkAbandoned()
     }
 
     /// Delivers what was put into pipe i during its delivery, then ends it.
@@ -204,7 +305,13 @@ final class ReferenceModel {
     /// have died meanwhile.
     private func deliver(_ snapshot: [Node], _ event: ModelEvent) {
         for node in snapshot {
+            node.held += 1
+        }
+        for node in snapshot {
             node.send(event)
+        }
+        for node in snapshot {
+            node.held -= 1
         }
     }
 
@@ -222,12 +329,13 @@ final class ReferenceModel {
         created(node)
         self.allNodes.append(node)
         if let parent {
-            if parent.dead {
+            if parent.dead || (self.activeGuards > 0 && self.startIsStopped(parent)) {
                 node.dead = true
                 return node
             }
             parent.children.removeAll { $0.dead }
             parent.children.append(node)
+            node.parent = parent
         }
         if !self.spend() || self.depth >= ReferenceModel.maxDepth {
             self.exhausted = true
@@ -235,9 +343,24 @@ final class ReferenceModel {
             return node
         }
         self.depth += 1
+        node.held += 1
         self.behave(signal, node)
+        node.held -= 1
         self.depth -= 1
         return node
+    }
+
+    /// Whether a start under `parent` is stopped by a guard above it (see
+    /// `Node.startGuard`).
+    private func startIsStopped(_ parent: Node) -> Bool {
+        var current: Node? = parent
+        while let node = current {
+            if node.dead || node.startGuard?.dead == true {
+                return true
+            }
+            current = node.parent
+        }
+        return false
     }
 
     /// What `node`, a subscription to `signal`, does when it starts and later.
@@ -259,6 +382,7 @@ final class ReferenceModel {
             break
 
         case let .pipe(i):
+            node.isSource = true
             self.pipes[i].append(node)
             if let latest = self.pipeLast[i] {
                 // The replay, then what was put meanwhile; the pipe is
@@ -269,8 +393,8 @@ final class ReferenceModel {
                 node.send(.next(latest))
                 while let backlog = node.backlog, !backlog.isEmpty {
                     node.backlog = []
-                    for value in backlog {
-                        node.send(.next(value))
+                    for event in backlog {
+                        node.send(event)
                     }
                 }
                 node.backlog = nil
@@ -280,6 +404,7 @@ final class ReferenceModel {
             }
 
         case let .subject(i):
+            node.isSource = true
             self.subjects[i].append(node)
             self.subjectStarts[i] += 1
 
@@ -645,6 +770,269 @@ final class ReferenceModel {
             }
             self.start(source, under: node) { event in
                 node.send(event)
+            }
+
+        case let .mergeMap(maxConcurrent, outer, inner):
+            // A count below 1 counts as 1.
+            self.behaveMergeMap(max(1, maxConcurrent), outer, inner, node)
+
+        case let .share(source):
+            self.behaveShared(signal, replayCount: 0, source, node)
+
+        case let .replay(count, source):
+            self.behaveShared(signal, replayCount: max(0, count), source, node)
+
+        case let .retry(count, source):
+            // Subscribes again at once each time it fails, at most `count`
+            // times (none for 0 or less); the error after the last retry,
+            // the values and the completion pass through.
+            var retries = 0
+            func round() {
+                self.start(source, under: node) { event in
+                    if case .error = event, retries < count {
+                        retries += 1
+                        if !node.dead {
+                            round()
+                        }
+                    } else {
+                        node.send(event)
+                    }
+                }
+            }
+            round()
+        }
+    }
+
+    /// `mergeMap(maxConcurrent:)`: each outer value `v` waits (in order)
+    /// until fewer than `maxConcurrent` inner signals run, then starts the
+    /// inner pipeline with `v` added to its values. Inner signals are started
+    /// by a loop, one start at a time: a value or an inner completion that
+    /// comes while an inner signal is starting is handled once that start has
+    /// returned. Any error ends everything; completes once the outer has
+    /// completed and no inner signal runs or waits.
+    private func behaveMergeMap(_ maxConcurrent: Int, _ outer: ModelSignal, _ inner: ModelSignal, _ node: Node) {
+        var waiting: [Int] = []
+        var active = 0
+        var driving = false
+        var outerDone = false
+
+        func drive() {
+            if driving || node.dead {
+                return
+            }
+            driving = true
+            while !node.dead && active < maxConcurrent && !waiting.isEmpty {
+                let offset = waiting.removeFirst()
+                active += 1
+                self.start(inner, under: node) { event in
+                    switch event {
+                    case let .next(value):
+                        node.send(.next(value &+ offset))
+                    case .error:
+                        node.send(event)
+                    case .completed:
+                        active -= 1
+                        drive()
+                    }
+                }
+            }
+            driving = false
+            if active == 0 && outerDone && waiting.isEmpty {
+                node.send(.completed)
+            }
+        }
+
+        self.start(outer, under: node) { event in
+            switch event {
+            case let .next(value):
+                waiting.append(value)
+                drive()
+            case .error:
+                node.send(event)
+            case .completed:
+                outerDone = true
+                drive()
+            }
+        }
+    }
+
+    /// `share` / `replay(replayCount)` (`signal` is the node, the key of its
+    /// connection): the first subscriber connects (joins a new session, then
+    /// starts the upstream); later ones join the running session and first
+    /// get the last `replayCount` values it had (then what comes meanwhile,
+    /// before the others get it: the session's pipe delivers meanwhile). The
+    /// upstream's terminal event ends the session, then reaches every
+    /// subscriber joined; a later subscriber connects anew.
+    private func behaveShared(_ signal: ModelSignal, replayCount: Int, _ source: ModelSignal, _ node: Node) {
+        let connection: SharedConnection
+        if let existing = self.connections[signal] {
+            connection = existing
+        } else {
+            connection = SharedConnection()
+            self.connections[signal] = connection
+        }
+        // Bug 4: a subscriber that left by a terminal event still being
+        // delivered still counts in the library. Bug 5: a connection made
+        // while an earlier session's upstream start has not returned.
+        if !connection.lingering.isEmpty {
+            self.knownBugs.insert(4)
+        }
+        if connection.connecting > 0 && (connection.session == nil || connection.session?.connecting == false) {
+            self.knownBugs.insert(5)
+        }
+        let session: SharedSession
+        let connect: Bool
+        if let running = connection.session {
+            session = running
+            connect = false
+        } else {
+            let root = Node(model: self, sink: { _ in })
+            self.allNodes.append(root)
+            session = SharedSession(replayCount: replayCount, root: root)
+            connection.session = session
+            connect = true
+        }
+        session.count += 1
+        session.subscribers.append(node)
+        node.session = session
+        node.onKill = { [unowned self] in
+            if self.terminalDepth > 0 {
+                if connection.lingering.isEmpty {
+                    self.lingeringConnections.append(connection)
+                }
+                connection.lingering.append(self.terminalDepth)
+            }
+            self.leave(connection, session)
+        }
+        if !session.buffer.isEmpty {
+            let tookDelivery = !session.delivering
+            session.delivering = true
+            node.backlog = session.buffer.map { .next($0) }
+            while let backlog = node.backlog, !backlog.isEmpty {
+                node.backlog = []
+                for event in backlog {
+                    node.send(event)
+                }
+            }
+            node.backlog = nil
+            if tookDelivery {
+                self.finishSession(session)
+            }
+        }
+        if connect {
+            // The upstream starts after the subscriber joined; while it
+            // starts, it stops once that subscriber has ended.
+            session.connecting = true
+            connection.connecting += 1
+            session.root.startGuard = node
+            self.activeGuards += 1
+            self.start(source, under: session.root) { event in
+                if event.isTerminal {
+                    self.endSession(connection, session)
+                }
+                self.sessionPut(session, event)
+            }
+            session.root.startGuard = nil
+            self.activeGuards -= 1
+            session.connecting = false
+            connection.connecting -= 1
+            self.checkAbandoned()
+        }
+    }
+
+    /// An event of a session's upstream, into the session's pipe.
+    private func sessionPut(_ session: SharedSession, _ event: ModelEvent) {
+        if case let .next(value) = event, session.replayCount > 0 {
+            session.buffer.append(value)
+            if session.buffer.count > session.replayCount {
+                session.buffer.removeFirst()
+            }
+        }
+        var snapshot: [Node] = []
+        for node in session.subscribers where !node.dead {
+            if node.backlog != nil {
+                node.backlog?.append(event)
+            } else {
+                snapshot.append(node)
+            }
+        }
+        if session.delivering {
+            session.pending.append((event, snapshot))
+            return
+        }
+        session.delivering = true
+        self.deliver(snapshot, event)
+        self.finishSession(session)
+        session.subscribers.removeAll { $0.dead }
+    }
+
+    private func finishSession(_ session: SharedSession) {
+        while !session.pending.isEmpty {
+            let (event, snapshot) = session.pending.removeFirst()
+            self.deliver(snapshot, event)
+        }
+        session.delivering = false
+    }
+
+    /// The upstream ended: later subscribers connect anew.
+    private func endSession(_ connection: SharedConnection, _ session: SharedSession) {
+        session.ended = true
+        if connection.session === session {
+            connection.session = nil
+        }
+    }
+
+    /// A subscriber left (disposed or ended): the last one disconnects.
+    private func leave(_ connection: SharedConnection, _ session: SharedSession) {
+        session.count -= 1
+        if session.count == 0 {
+            self.endSession(connection, session)
+            session.root.kill()
+        }
+    }
+
+    /// Whether something under `node` keeps it alive: a live subscription
+    /// to a pipe or a subject, one that a delivery holds, or one to a shared
+    /// signal whose session is kept alive.
+    private func holds(_ node: Node) -> Bool {
+        for child in node.children {
+            if child.held > 0 {
+                return true
+            }
+            if child.dead {
+                continue
+            }
+            if child.isSource {
+                return true
+            }
+            if let session = child.session, !session.ended, session.connecting || self.holds(session.root) {
+                return true
+            }
+            if self.holds(child) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Ends, without an event, every session whose upstream let go of it.
+    private func checkAbandoned() {
+        if self.connections.isEmpty {
+            return
+        }
+        var changed = true
+        while changed {
+            changed = false
+            for connection in self.connections.values {
+                guard let session = connection.session, !session.ended, !session.connecting, !self.holds(session.root) else {
+                    continue
+                }
+                self.endSession(connection, session)
+                session.root.kill()
+                for node in session.subscribers where !node.dead {
+                    node.kill()
+                }
+                changed = true
             }
         }
     }
