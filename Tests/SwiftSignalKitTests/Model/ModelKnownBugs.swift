@@ -30,14 +30,12 @@ enum ModelKnownBugs {
     // the new connection's events do not reach its subscriber (with
     // `share(Signal.single(0))`: one value where a fresh `share` gives two).
     //
-    // Bug 6: a crash (SIGSEGV in `_SubscriberDisposable.downstreamTerminatedPinned`,
-    // from `Subscriber.isEnded` in `_SignalQueueState.innerCompleted`, on a
-    // subject's completion), deterministic, case seed 1026539 (not shrunk; no
-    // regression test, as it would take the test process down):
-    // .meta(.mapToSignal, .take(4, .restartIfError(.merge([.just([0, 6, 6, 0]), .pipe(1)]))),
-    //   .map(.increment, .replay(0, .then(.share(.meta(.queue, .just([-2, 3, 2]), .subject(0))),
-    //   .share(.meta(.queue, .just([-2, 3, 2]), .subject(0)))))))
-    // with [.sendOnNextEvent(0, 0), .put(1, 3), .send(0, 0), .send(0, 0), .send(0, 1), .complete(0), .send(0, 2), .dispose].
+    // Bug 6 (fixed): a crash (SIGSEGV in `_SubscriberDisposable.downstreamTerminatedPinned`,
+    // from `Subscriber.isEnded` in `_SignalQueueState.innerCompleted`), case
+    // seed 1026539: the shared connection's upstream stayed linked to the
+    // subscriber that connected it after that subscriber had gone. The link
+    // now holds only while the start runs
+    // (`Signal_ShareTests.testTheUpstreamDoesNotReachTheSubscriberThatConnectedItAfterItLeft`).
 
     /// A case that would hit a known bug, recognized before running it.
     static func match(_ testCase: ModelCase) -> String? {
