@@ -1,7 +1,10 @@
 /// Shares one subscription to the upstream among all subscribers: the first
 /// subscriber connects it, later ones join it (they receive only what comes
 /// after they join), and when the last one leaves it is disposed; the next
-/// subscriber then connects anew. The upstream's error or completion reaches
+/// subscriber then connects anew. A subscriber leaves when its subscription
+/// ends: one that comes while the last one's end is still on its way (its
+/// terminal event being delivered below, or its disposal made while its
+/// start still runs) connects anew too. The upstream's error or completion reaches
 /// every subscriber attached and ends the connection: a later subscriber
 /// connects anew. So does an upstream that lets go of its subscriber without
 /// an event (a generator that keeps no reference to it, a released pipe):
@@ -47,7 +50,10 @@ public func replay<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 final class _SharedConnection<T, E>: @unchecked Sendable {
     final class Session: @unchecked Sendable {
         let pipe: SignalPipe<T, E>
-        var count = 0
+        /// Whether each attached subscriber is still live (it has not
+        /// ended), by the key its `join` gave it.
+        var members: [Int: () -> Bool] = [:]
+        var nextMember = 0
         var upstream: (any Disposable)?
         var ended = false
 
@@ -68,12 +74,7 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
 
     func signal() -> Signal<T, E> {
         return Signal<T, E> { subscriber in
-            self.mutex.lock()
-            let connect = self.session == nil
-            let session = self.session ?? Session(replayCount: self.replayCount)
-            self.session = session
-            session.count += 1
-            self.mutex.unlock()
+            let (session, connect, member) = self.join(subscriber)
             let joined = session.pipe.signal().start(downstream: subscriber, next: { next in
                 subscriber.putNext(next)
             }, error: { error in
@@ -86,9 +87,51 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
             }
             return ActionDisposable {
                 joined.dispose()
-                self.leave(session)
+                self.leave(session, member)
             }
         }
+    }
+
+    /// Attaches `subscriber` to the running session, or to a new one, which
+    /// the caller then connects. A running session whose attached
+    /// subscribers have all ended counts as gone, although their disposals
+    /// have not reached it yet: they ended below while a terminal event is
+    /// being delivered on this thread (a `take`, a `then` part), or were
+    /// disposed while their start still ran (an inner signal of
+    /// `mapToSignal` replaced while it starts). Its upstream is disposed, and
+    /// `subscriber` connects anew, as it would a moment later. Their
+    /// liveness (`Subscriber.isEnded`) is read outside the lock.
+    private func join(_ subscriber: Subscriber<T, E>) -> (Session, Bool, Int) {
+        let live: () -> Bool = { [weak subscriber] in
+            guard let subscriber else {
+                return false
+            }
+            return !subscriber.isEnded
+        }
+        var retired: (any Disposable)?
+        self.mutex.lock()
+        if let current = self.session {
+            let checks = Array(current.members.values)
+            let joinedSoFar = current.nextMember
+            self.mutex.unlock()
+            let anyLive = checks.contains { $0() }
+            self.mutex.lock()
+            if !anyLive && self.session === current && current.nextMember == joinedSoFar {
+                current.ended = true
+                self.session = nil
+                retired = current.upstream
+                current.upstream = nil
+            }
+        }
+        let connect = self.session == nil
+        let session = self.session ?? Session(replayCount: self.replayCount)
+        self.session = session
+        let member = session.nextMember
+        session.nextMember += 1
+        session.members[member] = live
+        self.mutex.unlock()
+        retired?.dispose()
+        return (session, connect, member)
     }
 
     private func connect(_ session: Session, for subscriber: Subscriber<T, E>) {
@@ -112,7 +155,7 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
             link.pipe.putCompletion()
         })
         self.mutex.lock()
-        if session.ended || session.count == 0 {
+        if session.ended || session.members.isEmpty {
             self.mutex.unlock()
             upstream.dispose()
             return
@@ -158,11 +201,11 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
     }
 
     /// A subscriber left: the last one disconnects.
-    private func leave(_ session: Session) {
+    private func leave(_ session: Session, _ member: Int) {
         self.mutex.lock()
-        session.count -= 1
+        let check = session.members.removeValue(forKey: member)
         var upstream: (any Disposable)?
-        if session.count == 0 {
+        if session.members.isEmpty {
             session.ended = true
             if self.session === session {
                 self.session = nil
@@ -171,6 +214,7 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
             session.upstream = nil
         }
         self.mutex.unlock()
+        withExtendedLifetime(check) {}
         upstream?.dispose()
     }
 }

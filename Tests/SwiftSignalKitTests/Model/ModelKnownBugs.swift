@@ -12,23 +12,12 @@ enum ModelKnownBugs {
     // `ModelRegressionTests.testThenStartsNothingWhenItsPartCompletesInsideATerminalCallback`)
     // are fixed.
     //
-    // Open, found when the model learned `share` and `replay` (regression
-    // tests: `ModelRegressionTests.testKnownBug4`, `testKnownBug5`); the
-    // model recognizes the situation (`ReferenceModel.knownBugs`):
-    //
-    // Bug 4: a subscriber of a shared signal whose subscription ended by a
-    // terminal event below it (a `take`, `takeUntil`, a `then` part over it)
-    // still counts as joined while that terminal event is delivered: a
-    // subscriber that comes meanwhile (the next part of a `then`, the next
-    // inner signal of `mapToQueue` / `mergeMap`) joins the old connection
-    // (and gets its replay) instead of connecting anew, although the last
-    // subscriber has left. The same class as bug 3.
-    //
-    // Bug 5: a shared signal whose last subscriber left during its
-    // upstream's start (an inner signal of `mapToSignal` replaced by a value
-    // it emitted) and that is subscribed again meanwhile connects anew, but
-    // the new connection's events do not reach its subscriber (with
-    // `share(Signal.single(0))`: one value where a fresh `share` gives two).
+    // Bug 4 (a subscriber of a shared signal whose subscription ended by a
+    // terminal event below it still counted as joined while that event was
+    // delivered) and bug 5 (one disposed while its start still ran, likewise)
+    // are fixed: `_SharedConnection.join` reads the attached subscribers'
+    // liveness (`ModelRegressionTests.testASharedSignalsSubscriberThatEndedBelowNoLongerCounts`,
+    // `testASharedSignalsSubscriberDisposedWhileStartingNoLongerCounts`).
     //
     // Bug 6 (fixed): a crash (SIGSEGV in `_SubscriberDisposable.downstreamTerminatedPinned`,
     // from `Subscriber.isEnded` in `_SignalQueueState.innerCompleted`), case
@@ -39,16 +28,6 @@ enum ModelKnownBugs {
 
     /// A case that would hit a known bug, recognized before running it.
     static func match(_ testCase: ModelCase) -> String? {
-        guard testCase.signal.hasSharedNode else {
-            return nil
-        }
-        let bugs = ReferenceModel.knownBugs(testCase)
-        if bugs.contains(4) {
-            return "bug 4: a shared signal's subscriber that left by a terminal event still counts while it is delivered"
-        }
-        if bugs.contains(5) {
-            return "bug 5: a shared signal reconnected during its previous upstream's start delivers nothing"
-        }
         return nil
     }
 

@@ -80,34 +80,33 @@ final class ModelRegressionTests: XCTestCase {
 
     // MARK: - Found by the tester: library bugs, open
 
-    /// Bug 4 (ModelKnownBugs): the `replay` subscriber under `takeUntil` left
-    /// when the notifier's value completed it, yet `then`'s next part,
-    /// started while that completion is delivered, joins the old connection
-    /// and gets its replayed 0 (the model: it connects anew, and the pipe's
-    /// value was put before). With `share`, the library makes no new
-    /// subject subscription. Seeds 1592593606 and 1013957, shrunk; 1004372
-    /// (`mergeMap`) and 1012667 (`mapToQueue`) shrink to the same.
-    func testKnownBug4() throws {
-        try expectKnownBug(4, [
-            ModelCase(signal: .then(.takeUntilSignal(.never, .replay(1, .pipe(0))), .replay(1, .pipe(0))), script: [.put(0, 0)]),
-            ModelCase(signal: .then(.takeUntilSignal(.never, .share(.subject(1))), .share(.subject(1))), script: [.send(1, 0)]),
-            ModelCase(signal: .mergeMap(0, .just([0, 0]), .take(1, .share(.subject(1)))), script: [.send(1, 0)]),
-            ModelCase(signal: .meta(.mapToQueue, .just([0, 0]), .take(1, .share(.subject(1)))), script: [.send(1, 0)]),
-        ])
-    }
-
-    /// Bug 5 (ModelKnownBugs): the inner `share(just([0]))` of `mapToSignal`
-    /// is replaced by the value it emits while starting; its last subscriber
-    /// left, the next inner subscription connects anew and runs the
-    /// upstream again, but its value never arrives (a fresh `share` per
-    /// inner signal delivers both). Seed 1008660, shrunk.
-    func testKnownBug5() throws {
-        try expectKnownBug(5, [
-            ModelCase(signal: .meta(.mapToSignal, .subject(1), .share(.just([0]))), script: [.sendOnNextEvent(1, 0), .send(1, 0)]),
-        ])
-    }
-
     // MARK: - Found by the tester: fixed
+
+    /// Bug 4 (fixed): the `replay` subscriber under `takeUntil` left when
+    /// the notifier's value completed it, yet `then`'s next part, started
+    /// while that completion is delivered, joined the old connection and got
+    /// its replayed 0 (the model: it connects anew, and the pipe's value was
+    /// put before). With `share`, the library made no new subject
+    /// subscription. Seeds 1592593606 and 1013957, shrunk; 1004372
+    /// (`mergeMap`) and 1012667 (`mapToQueue`) shrink to the same. A
+    /// subscriber whose subscription has ended no longer counts
+    /// (`_SharedConnection.join`).
+    func testASharedSignalsSubscriberThatEndedBelowNoLongerCounts() {
+        assertModelAgrees(ModelCase(signal: .then(.takeUntilSignal(.never, .replay(1, .pipe(0))), .replay(1, .pipe(0))), script: [.put(0, 0)]))
+        assertModelAgrees(ModelCase(signal: .then(.takeUntilSignal(.never, .share(.subject(1))), .share(.subject(1))), script: [.send(1, 0)]))
+        assertModelAgrees(ModelCase(signal: .mergeMap(0, .just([0, 0]), .take(1, .share(.subject(1)))), script: [.send(1, 0)]))
+        assertModelAgrees(ModelCase(signal: .meta(.mapToQueue, .just([0, 0]), .take(1, .share(.subject(1)))), script: [.send(1, 0)]))
+    }
+
+    /// Bug 5 (fixed): the inner `share(just([0]))` of `mapToSignal` is
+    /// replaced by the value it emits while starting; its subscriber was
+    /// disposed, but its disposal reaches the connection only once its start
+    /// returns, so the next inner subscription joined the old connection
+    /// (after its value) instead of connecting anew. Seed 1008660, shrunk.
+    func testASharedSignalsSubscriberDisposedWhileStartingNoLongerCounts() {
+        assertModelAgrees(ModelCase(signal: .meta(.mapToSignal, .subject(1), .share(.just([0]))), script: [.sendOnNextEvent(1, 0), .send(1, 0)]))
+    }
+
 
     /// (The model was wrong here, not the library: a value that an inner
     /// signal of `mapToSignal` emits while starting can replace it, and the
