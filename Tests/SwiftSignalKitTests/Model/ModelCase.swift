@@ -385,16 +385,6 @@ indirect enum ModelSignal: Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether a `share` or `replay` node is in it.
-    var hasSharedNode: Bool {
-        switch self {
-        case .share, .replay:
-            return true
-        default:
-            return self.children.contains { $0.hasSharedNode }
-        }
-    }
-
     /// The number of nodes.
     var size: Int {
         return 1 + self.children.reduce(0) { $0 + $1.size }

@@ -70,13 +70,9 @@ final class ReferenceModel {
                 self.held -= 1
             }
             if event.isTerminal {
-                self.model.terminalDepth += 1
                 self.kill()
-                self.sink(event)
-                self.model.terminalEnded()
-            } else {
-                self.sink(event)
             }
+            self.sink(event)
         }
 
         /// Disposes this subscription and everything under it.
@@ -122,25 +118,6 @@ final class ReferenceModel {
     /// A `share` / `replay` signal: its current session, if any.
     final class SharedConnection {
         var session: SharedSession?
-        /// How many of its sessions' upstream starts have not returned yet.
-        var connecting = 0
-        /// Subscribers that left by a terminal event still being delivered
-        /// (the depth of that delivery).
-        var lingering: [Int] = []
-    }
-
-    /// Terminal events being delivered, one inside the other.
-    fileprivate var terminalDepth = 0
-    private var lingeringConnections: [SharedConnection] = []
-    /// The open library bugs (ModelKnownBugs) whose situation the case reached.
-    private(set) var knownBugs: Set<Int> = []
-
-    fileprivate func terminalEnded() {
-        for connection in self.lingeringConnections {
-            connection.lingering.removeAll { $0 >= self.terminalDepth }
-        }
-        self.lingeringConnections.removeAll { $0.lingering.isEmpty }
-        self.terminalDepth -= 1
     }
 
     /// The work budget of one run: a pipeline that loops forever (a `restart`
@@ -196,13 +173,6 @@ final class ReferenceModel {
         return model.exhausted ? nil : outcome
     }
 
-    /// The open library bugs whose situation the case reaches (see
-    /// `SharedConnection`), whatever the library then does.
-    static func knownBugs(_ testCase: ModelCase) -> Set<Int> {
-        let model = ReferenceModel()
-        _ = model.run(testCase.signal, testCase.script)
-        return model.knownBugs
-    }
 
     private func run(_ signal: ModelSignal, _ script: [ModelStep]) -> ModelOutcome {
         var root: Node?
@@ -871,15 +841,6 @@ final class ReferenceModel {
             connection = SharedConnection()
             self.connections[signal] = connection
         }
-        // Bug 4: a subscriber that left by a terminal event still being
-        // delivered still counts in the library. Bug 5: a connection made
-        // while an earlier session's upstream start has not returned.
-        if !connection.lingering.isEmpty {
-            self.knownBugs.insert(4)
-        }
-        if connection.connecting > 0 && (connection.session == nil || connection.session?.connecting == false) {
-            self.knownBugs.insert(5)
-        }
         let session: SharedSession
         let connect: Bool
         if let running = connection.session {
@@ -896,12 +857,6 @@ final class ReferenceModel {
         session.subscribers.append(node)
         node.session = session
         node.onKill = { [unowned self] in
-            if self.terminalDepth > 0 {
-                if connection.lingering.isEmpty {
-                    self.lingeringConnections.append(connection)
-                }
-                connection.lingering.append(self.terminalDepth)
-            }
             self.leave(connection, session)
         }
         if !session.buffer.isEmpty {
@@ -923,7 +878,6 @@ final class ReferenceModel {
             // The upstream starts after the subscriber joined; while it
             // starts, it stops once that subscriber has ended.
             session.connecting = true
-            connection.connecting += 1
             session.root.startGuard = node
             self.activeGuards += 1
             self.start(source, under: session.root) { event in
@@ -935,7 +889,6 @@ final class ReferenceModel {
             session.root.startGuard = nil
             self.activeGuards -= 1
             session.connecting = false
-            connection.connecting -= 1
             self.checkAbandoned()
         }
     }
