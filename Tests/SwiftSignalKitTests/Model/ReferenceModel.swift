@@ -359,15 +359,7 @@ final class ReferenceModel {
                 // delivering all along.
                 let tookDelivery = !self.pipeDelivering[i]
                 self.pipeDelivering[i] = true
-                node.backlog = []
-                node.send(.next(latest))
-                while let backlog = node.backlog, !backlog.isEmpty {
-                    node.backlog = []
-                    for event in backlog {
-                        node.send(event)
-                    }
-                }
-                node.backlog = nil
+                self.sendReplay([.next(latest)], to: node)
                 if tookDelivery {
                     self.finishDelivering(i)
                 }
@@ -826,6 +818,20 @@ final class ReferenceModel {
         }
     }
 
+    /// Sends a replay (a replaying source's latest value, a session's
+    /// buffer) to a new subscriber's node, then what was put meanwhile
+    /// (`backlog`, filled while the replay is delivered), in order.
+    private func sendReplay(_ events: [ModelEvent], to node: Node) {
+        node.backlog = events
+        while let backlog = node.backlog, !backlog.isEmpty {
+            node.backlog = []
+            for event in backlog {
+                node.send(event)
+            }
+        }
+        node.backlog = nil
+    }
+
     /// `share` / `replay(replayCount)` (`signal` is the node, the key of its
     /// connection): the first subscriber connects (joins a new session, then
     /// starts the upstream); later ones join the running session and first
@@ -862,14 +868,7 @@ final class ReferenceModel {
         if !session.buffer.isEmpty {
             let tookDelivery = !session.delivering
             session.delivering = true
-            node.backlog = session.buffer.map { .next($0) }
-            while let backlog = node.backlog, !backlog.isEmpty {
-                node.backlog = []
-                for event in backlog {
-                    node.send(event)
-                }
-            }
-            node.backlog = nil
+            self.sendReplay(session.buffer.map { .next($0) }, to: node)
             if tookDelivery {
                 self.finishSession(session)
             }
