@@ -111,10 +111,17 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         var retired: (any Disposable)?
         self.mutex.lock()
         if let current = self.session {
-            let checks = Array(current.members.values)
             let joinedSoFar = current.nextMember
-            self.mutex.unlock()
-            let anyLive = checks.contains { $0() }
+            let anyLive: Bool
+            do {
+                // Shares the dictionary's storage (no copy of n members per
+                // subscription), and stops at the first live one (usually
+                // the first); released before the dictionary is written
+                // again, so that the write does not copy it either.
+                let checks = current.members
+                self.mutex.unlock()
+                anyLive = checks.values.contains { $0() }
+            }
             self.mutex.lock()
             if !anyLive && self.session === current && current.nextMember == joinedSoFar {
                 current.ended = true
