@@ -89,20 +89,9 @@ def _with_value(function: Any, signal: "_SignalCore[Any]", obj: object, *rest: A
 
 
 class _SignalCore(Generic[T_co], _Failing, _Handle):
-    """A cold stream of values of type T: nothing runs until subscribe(),
-    and each subscription runs the stream anew.
-
-    Operators return new signals (the receiver is unchanged). Values are
-    Python objects: None, bool, int (int64), float, str and bytes cross the
-    C library as its own value kinds; any other object is carried by
-    reference (the same object arrives). `exception` is the first exception
-    raised by this signal's own Python function (map, filter, tap, create, a
-    from_iterable iterator, reduce, ...), if any, in any of its
-    subscriptions; map / filter / tap stages compose, so the signal
-    subscribed to records an exception of any stage of its chain (an
-    exception of on_next is the Disposable's only). A handle (a reference to
-    a library object): copy.copy and copy.deepcopy return it itself;
-    pickling raises TypeError."""
+    """The layer of Signal below its operators: the handle, subscribing,
+    the sources. What a signal is and does: Signal's docstring (_signal.py),
+    the one place it is written."""
     _release = staticmethod(C.signal_release)
     _stage_source: Optional[_StageSource] = None
     _signal_value = True  # carried as a signal value (switch_to_latest, queue)
