@@ -1277,3 +1277,26 @@ void recorder_expect_int_array(recorder *r, size_t index, const int64_t *items, 
         cr_assert_eq(n, items[i], "event %zu, item %zu: %lld, not %lld", index, i, (long long)n, (long long)items[i]);
     }
 }
+
+bool next_permutation(int *items, int count) {
+    int i = count - 2;
+    while (i >= 0 && items[i] >= items[i + 1]) {
+        i--;
+    }
+    if (i < 0) {
+        return false;
+    }
+    int j = count - 1;
+    while (items[j] <= items[i]) {
+        j--;
+    }
+    int swap = items[i];
+    items[i] = items[j];
+    items[j] = swap;
+    for (int a = i + 1, b = count - 1; a < b; a++, b--) {
+        swap = items[a];
+        items[a] = items[b];
+        items[b] = swap;
+    }
+    return true;
+}

@@ -713,4 +713,9 @@ typedef int (*timed_operator_fn)(sk_signal **out, sk_signal *signal, double seco
  * while zero and infinity are durations (built, then released). */
 void expect_timed_operator_argument_errors(const char *name, timed_operator_fn fn, bad_args *a, sk_queue *queue);
 
+/* The next permutation of `items` in lexicographic order (rearranges them
+ * in place); false after the last. For the abandonment sweeps: every order
+ * in which handles can be released. */
+bool next_permutation(int *items, int count);
+
 #endif /* SK_TEST_SUPPORT_H */

@@ -669,31 +669,6 @@ static void sweep_release(sweep_round *w, int handle) {
     }
 }
 
-/* The next permutation of `items` in lexicographic order; false after the
- * last. */
-static bool next_order(int *items, int count) {
-    int i = count - 2;
-    while (i >= 0 && items[i] >= items[i + 1]) {
-        i--;
-    }
-    if (i < 0) {
-        return false;
-    }
-    int j = count - 1;
-    while (items[j] <= items[i]) {
-        j--;
-    }
-    int swap = items[i];
-    items[i] = items[j];
-    items[j] = swap;
-    for (int a = i + 1, b = count - 1; a < b; a++, b--) {
-        swap = items[a];
-        items[a] = items[b];
-        items[b] = swap;
-    }
-    return true;
-}
-
 static const char *const HANDLE_NAMES[H_COUNT] = {"pipe A", "source A", "pipe B", "source B", "operator",
                                                   "subscription", "queue"};
 
@@ -759,7 +734,7 @@ static int sweep_every_order(int op) {
         do {
             sweep_round_once(op, order, count, dispose != 0);
             rounds++;
-        } while (next_order(order, count));
+        } while (next_permutation(order, count));
     }
     return rounds;
 }

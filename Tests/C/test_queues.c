@@ -1164,29 +1164,6 @@ static void abandon_once(const int *order, bool dispose) {
     recorder_destroy(&r);
 }
 
-static bool next_permutation(int *items, int count) {
-    int i = count - 2;
-    while (i >= 0 && items[i] >= items[i + 1]) {
-        i--;
-    }
-    if (i < 0) {
-        return false;
-    }
-    int j = count - 1;
-    while (items[j] <= items[i]) {
-        j--;
-    }
-    int swap = items[i];
-    items[i] = items[j];
-    items[j] = swap;
-    for (int a = i + 1, b = count - 1; a < b; a++, b--) {
-        swap = items[a];
-        items[a] = items[b];
-        items[b] = swap;
-    }
-    return true;
-}
-
 Test(queues, host_queue_abandoned_with_a_pending_delivery_frees_everything, .timeout = SK_TEST_TIMEOUT) {
     int order[ABANDON_HANDLES] = { 0, 1, 2, 3, 4 };
     abandon_once(order, false); /* warm-up: whatever the runtime opens once */
