@@ -10,7 +10,7 @@
 API_JSON := $(OUT)/api.json
 API_HEADERS := include/signalkit.h include/signalkit_test.h include/signalkit_ffi.h
 
-.PHONY: api test-api
+.PHONY: api api-update test-api
 
 $(API_JSON): $(API_HEADERS) .ci/api/describe.py
 	@mkdir -p $(OUT)
@@ -18,8 +18,14 @@ $(API_JSON): $(API_HEADERS) .ci/api/describe.py
 
 api: $(API_JSON) ## api.json, the C API for machines (.build-c/api.json; format: docs/api-json.md)
 
+# What is made from api.json and kept in the tree (.ci/api/generate.py): the
+# Python package's prototypes, signalkit.hpp's pipeables. test-api fails
+# when they are out of date.
+api-update: $(API_JSON) ## writes what is generated from the headers: Sources/python/signalkit/_prototypes.py, signalkit.hpp's pipeables
+	$(PYTHON) .ci/api/generate.py $(API_JSON)
+
 # Needs no library: the headers, gcc and the sources it reads.
-test-api: $(API_JSON) ## every C function has its C++ wrapper, Python method, C test and availability row (docs/operators.md); ctypes prototypes match the headers
+test-api: $(API_JSON) ## every C function has its C++ wrapper, Python method, C test and availability row (docs/operators.md); ctypes prototypes match the headers; what api-update generates is up to date
 	$(begin)
 	$(PYTHON) .ci/api/check.py $(API_JSON)
 	$(PYTHON) .ci/api/selftest.py

@@ -8,8 +8,10 @@ add where.
              signalkit_test.hpp names it, macros expanded), a Python method
              (the package calls C.<name> or _speedups.c calls it) and a C
              test (a file of Tests/C or Tests/C/ffi names it);
-  ctypes     Sources/python/signalkit/_core.py's prototypes (_core_api,
-             _ffi_api, _test_api) agree with the header: the same number of
+  generated  what generate.py makes from api.json (the Python package's
+             _prototypes.py, signalkit.hpp's pipeables) is up to date;
+  ctypes     the Python package's prototypes (_prototypes.py's C types
+             through _core.py's _ctype) agree with the header: the same number of
              parameters, each of the C type's size and kind, a pointer to a
              struct pointing at a ctypes Structure laid out as the C struct
              (field by field: name, offset, size; so is every Structure named
@@ -30,7 +32,7 @@ The intended gaps are listed in .ci/api/exceptions.txt, one a line with its
 reason; an entry that no longer excuses anything fails too (remove it).
 The misuse table's rows are checked by .ci/check-doc-tests.sh.
 
-Usage: check.py API.json [wrappers|ctypes|readme ...]   (from the repository's root)
+Usage: check.py API.json [generated|wrappers|ctypes|readme ...]   (from the repository's root)
 Python 3 standard library only: the prototypes are read from _core.py's
 source, not by importing the package (which needs the built libraries).
 """
@@ -47,6 +49,7 @@ import sys
 EXCEPTIONS = ".ci/api/exceptions.txt"
 CHECKS = ("cpp", "python", "ctest", "readme")
 CORE_PY = "Sources/python/signalkit/_core.py"
+PROTOTYPES_PY = "Sources/python/signalkit/_prototypes.py"
 PYTHON_DIR = "Sources/python/signalkit"
 SPEEDUPS = "Sources/python/signalkit/_speedups.c"
 CPP_HEADERS = ("signalkit.hpp", "signalkit_test.hpp")
@@ -145,9 +148,8 @@ def check_wrappers(api, entries, report):
                    f"(a member of the class of its first handle argument, and for an operator the pipeable "
                    f"in namespace signalkit too), or add `{name} cpp REASON` to {EXCEPTIONS}")
         if short not in python and name not in speedups and not excused(entries, function, "python"):
-            table = {"signalkit_ffi.h": "_ffi_api", "signalkit_test.h": "_test_api"}.get(function["header"], "_core_api")
             bound = "" if prototypes is None or name in prototypes else (
-                f"add its prototype \"{name}\": {suggest_prototype(function, api)}, to {table} in {CORE_PY}, then ")
+                f"run `make api-update` (it writes its prototype to {PROTOTYPES_PY}), then ")
             report(f"{place} has no Python method: {bound}call it as C.{short}(...) from a method of "
                    f"{PYTHON_DIR}/ (_operators/<family>.py for a signal operator, with a docstring and a test in "
                    f"Sources/python/tests), or add `{name} python REASON` to {EXCEPTIONS}")
@@ -167,10 +169,12 @@ SAFE_CALLS = {"CFUNCTYPE", "POINTER", "Dict", "Tuple", "Any", "range"}
 
 
 def python_prototypes(report, namespace=None):
-    """_core.py's _core_api, _ffi_api and _test_api merged, evaluated from
-    its source: its imports from ctypes and typing, its Structure and Union
-    classes and its module-level assignments made of ctypes types (no call
-    but CFUNCTYPE and POINTER), executed; nothing else of the module runs."""
+    """The prototypes the package binds: _prototypes.py's tables (generated
+    from the headers), each C type turned into ctypes by _core.py's own
+    _ctype, evaluated from _core.py's source: its imports from ctypes and
+    typing, its Structure and Union classes, its module-level assignments
+    made of ctypes types (no call but CFUNCTYPE and POINTER) and _ctype;
+    nothing else of the module runs."""
     if namespace is None:
         namespace = {}
     tree = ast.parse(read(CORE_PY), CORE_PY)
@@ -186,52 +190,28 @@ def python_prototypes(report, namespace=None):
             calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
             if any(not (isinstance(c.func, ast.Name) and c.func.id in SAFE_CALLS) for c in calls):
                 continue
-        else:
+        elif not (isinstance(node, ast.FunctionDef) and node.name == "_ctype"):
             continue
         try:
             exec(compile(ast.Module(body=[node], type_ignores=[]), CORE_PY, "exec"), namespace)  # noqa: S102
         except Exception:  # a statement made of something this reader left out: not a prototype
             pass
-    tables = [namespace.get(table) for table in ("_core_api", "_ffi_api", "_test_api")]
-    if not all(isinstance(table, dict) for table in tables):
-        report(f"{CORE_PY}: cannot read the ctypes prototypes (_core_api, _ffi_api and _test_api, dicts of "
-               f"name: (restype, *argtypes) made of ctypes types): keep them in that shape, or teach "
-               f".ci/api/check.py the new one")
+    tables = {}
+    exec(compile(read(PROTOTYPES_PY), PROTOTYPES_PY, "exec"), tables)  # noqa: S102  (data only)
+    if "_ctype" not in namespace or not all(isinstance(tables.get(t), dict) for t in ("CORE", "TEST", "FFI")):
+        report(f"{CORE_PY}, {PROTOTYPES_PY}: cannot read the prototypes (CORE, TEST and FFI, dicts of name: "
+               f"(restype, *argtypes) in C, and _core._ctype, which turns them into ctypes types): keep them in "
+               f"that shape, or teach .ci/api/check.py the new one")
         return None
     merged = {}
-    for table_name, table in zip(("_core_api", "_ffi_api", "_test_api"), tables):
-        for name, prototype in table.items():
-            merged[name] = (table_name, tuple(prototype))
+    for table_name in ("CORE", "TEST", "FFI"):
+        for name, prototype in tables[table_name].items():
+            try:
+                merged[name] = (table_name, tuple(namespace["_ctype"](spelling) for spelling in prototype))
+            except KeyError as missing:
+                report(f"{PROTOTYPES_PY}: {name}: _core._ctype knows no ctypes type for {prototype} ({missing}): "
+                       f"add it to _core.py's _CTYPES, or define the callback's CFUNCTYPE there")
     return merged
-
-
-def suggest_prototype(function, api):
-    """The ctypes prototype of `function` in _core.py's own spelling."""
-    handles = {h["name"] for h in api["handles"]}
-    scalars = {"int": "c_int", "bool": "c_bool", "double": "c_double", "size_t": "c_size_t", "int64_t": "c_int64",
-               "uint64_t": "c_uint64", "long": "c_long", "unsigned": "c_uint", "const char *": "c_char_p",
-               "char *": "c_char_p", "void *": "c_void_p", "void": "None", "sk_value *": "_ValueP",
-               "const sk_value *": "_ValueP", "size_t *": "_SizeP", "int *": "POINTER(c_int)"}
-
-    def spell(c_type):
-        bare = c_type.replace("const ", "")
-        if c_type in scalars:
-            return scalars[c_type]
-        if bare.endswith("**") and bare[:-2].strip() in handles:
-            return "_PP"
-        if bare.endswith("*") and bare[:-1].strip() in handles:
-            return "_P"
-        if re.fullmatch(r"sk_[a-z0-9_]+_fn", c_type):
-            return "_" + c_type[3:]
-        if bare.endswith("*") and bare.rstrip("* ") not in {s["name"] for s in api["structs"]}:
-            return "c_void_p"  # void *, or a type of another library (FILE *)
-        return f"? ({c_type})"
-
-    types = [spell(function["returns"])] + [spell(p["type"]) for p in function["params"]]
-    text = ", ".join(types)
-    text = re.sub(r"^c_int, _PP, _P(?=,|$)", "*_OP", text)
-    text = re.sub(r", c_void_p, _release_fn$", ", *_CB", text)
-    return f"({text},)" if len(types) == 1 else f"({text})"
 
 
 SCALARS = {  # C scalar: (size, kind)
@@ -391,12 +371,12 @@ def check_ctypes(api, report):
     types = Types(api, namespace)
     types.layouts.extend((ctype, types.structs[name]) for name, ctype in types.py_structs.items())
     for name, (table, prototype) in prototypes.items():
-        where = f"{CORE_PY}: {table}[\"{name}\"]"
+        where = f"{PROTOTYPES_PY}: {table}[\"{name}\"]"
         function = functions.get(name)
         if function is None:
             report(f"{where}: no header declares {name}: remove the prototype, or declare the function")
             continue
-        wanted = {"libsignalkit-ffi": ("_ffi_api",), "libsignalkit": ("_core_api", "_test_api")}[function["library"]]
+        wanted = {"signalkit_ffi.h": ("FFI",), "signalkit.h": ("CORE",), "signalkit_test.h": ("TEST",)}[function["header"]]
         if table not in wanted:
             report(f"{where}: {name} is in {function['library']} (include/{function['header']}): "
                    f"move it to {' or '.join(wanted)}")
@@ -608,16 +588,33 @@ def check_readme(api, entries, report):
                f"paragraph \"C++ (`signalkit.hpp`) has everything of `signalkit.h` except ...\"")
 
 
+# --------------------------------------------------------------------------
+# What is generated from api.json (generate.py)
+# --------------------------------------------------------------------------
+
+def check_generated(api, report):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import generate  # noqa: E402  (beside this file)
+    try:
+        differing = generate.stale(api)
+    except SystemExit as problem:  # what it cannot generate, in its words
+        report(str(problem))
+        return
+    for path in differing:
+        report(f"{path} is not what the headers give (its generated part): run `make api-update` "
+               f"(.ci/api/generate.py) and commit the result")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     api = json.loads(read(sys.argv[1]))
-    wanted = sys.argv[2:] or ["wrappers", "ctypes", "readme"]
+    wanted = sys.argv[2:] or ["generated", "wrappers", "ctypes", "readme"]
     report = Report()
     entries = load_exceptions(report, {function["name"] for function in api["functions"]})
     for check in wanted:
-        {"wrappers": check_wrappers, "ctypes": lambda a, e, r: check_ctypes(a, r), "readme": check_readme}[check](
-            api, entries, report)
+        {"generated": lambda a, e, r: check_generated(a, r), "wrappers": check_wrappers,
+         "ctypes": lambda a, e, r: check_ctypes(a, r), "readme": check_readme}[check](api, entries, report)
     for problem in report.problems:
         print(problem, file=sys.stderr)
     if report.problems:

@@ -6,7 +6,9 @@ fail with the message that names it; the copy unchanged must pass.
 
   a header function without C++ wrapper, Python method, C test, or row in
   docs/operators.md's availability table
-  a ctypes prototype with a wrong argument type, or one argument missing
+  a generated file out of date (the Python prototypes, the C++ pipeables)
+  a prototype with a wrong argument type, or one argument missing; a C
+  type mapped to the wrong ctypes type
   a ctypes struct with two fields swapped, or a field of the wrong size
   a CFUNCTYPE whose argument disagrees with the callback typedef
   a row of the availability table removed; a Swift or C++ name there that
@@ -75,15 +77,28 @@ CASES = [
     ("a new header function and nothing else",
      [("include/signalkit.h", TAKE, TAKE + NEW_OPERATOR)],
      [r"sk_signal_skip_last has no C\+\+ wrapper: wrap it in include/signalkit\.hpp",
-      r"sk_signal_skip_last has no Python method: add its prototype \"sk_signal_skip_last\": \(\*_OP, c_size_t\), to _core_api",
+      r"sk_signal_skip_last has no Python method: run `make api-update` \(it writes its prototype to "
+      r"Sources/python/signalkit/_prototypes\.py\)",
+      r"Sources/python/signalkit/_prototypes\.py is not what the headers give \(its generated part\): run "
+      r"`make api-update`",
       r"sk_signal_skip_last has no C test: call it in a Test\(\) of Tests/C/test_\*\.c",
       r"sk_signal_skip_last is in no row of docs/operators\.md's \"What is available\""]),
-    ("a ctypes argument of the wrong type, and one missing",
-     [("Sources/python/signalkit/_core.py", '"sk_signal_take": (*_OP, c_size_t),', '"sk_signal_take": (*_OP, c_int),'),
-      ("Sources/python/signalkit/_core.py", '"sk_queue_host_fd": (c_int, _P, POINTER(c_int)),',
-       '"sk_queue_host_fd": (c_int, _P),')],
-     [r'_core_api\["sk_signal_take"\]: argument 3 \(count\): C has size_t \(8 bytes, unsigned\), ctypes c_int',
-      r'_core_api\["sk_queue_host_fd"\]: 1 argument types, but include/signalkit\.h:\d+ declares 2 parameters']),
+    ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
+     [("Sources/python/signalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
+       '"sk_signal_take": ("int", "handle *", "handle", "int"),'),
+      ("Sources/python/signalkit/_prototypes.py", '"sk_queue_host_fd": ("int", "handle", "int *"),',
+       '"sk_queue_host_fd": ("int", "handle"),')],
+     [r'_prototypes\.py: CORE\["sk_signal_take"\]: argument 3 \(count\): C has size_t \(8 bytes, unsigned\), '
+      r'ctypes c_int',
+      r'_prototypes\.py: CORE\["sk_queue_host_fd"\]: 1 argument types, but include/signalkit\.h:\d+ declares 2 '
+      r'parameters',
+      r"Sources/python/signalkit/_prototypes\.py is not what the headers give"]),
+    ("a C type that _core._ctype turns into the wrong ctypes type",
+     [("Sources/python/signalkit/_core.py", '"size_t": c_size_t,', '"size_t": c_int,')],
+     [r'CORE\["sk_signal_take"\]: argument 3 \(count\): C has size_t \(8 bytes, unsigned\), ctypes c_int']),
+    ("a C++ operator member without its pipeable",
+     [("include/signalkit.hpp", "SIGNALKIT_DETAIL_PIPEABLE(take)\n", "")],
+     [r"include/signalkit\.hpp is not what the headers give \(its generated part\): run `make api-update`"]),
     ("a ctypes struct's fields swapped",
      [("Sources/python/signalkit/_core.py", '("ctx", c_void_p), ("release", _release_fn)]',
        '("release", _release_fn), ("ctx", c_void_p)]')],

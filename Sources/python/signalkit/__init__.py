@@ -96,7 +96,7 @@ of lower layers, at its top (never inside a function), the one exception
 being an import of the composed Signal under `if TYPE_CHECKING:` for
 annotations, which never runs (tests/test_layers.py reads every module's
 imports and fails on any other):
-  0  _speedups: the extension (C) through which every callback crosses
+  0  _speedups, _prototypes: the extension (C) through which every callback crosses; the C functions' prototypes, generated from the headers
   1  _core: the libraries loaded, the ctypes prototypes, values, the registry of callbacks, errors, exit and fork
   2  _handle: handles and Disposable, the per-thread trampoline, argument checks
   3  _native, _subscription: the native forms (Signature); Python stages, sinks, from_iterable, create's Subscriber

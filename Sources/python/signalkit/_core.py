@@ -24,6 +24,8 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, Union, byref, c_bool, c_char_
                     c_long, c_size_t, c_uint64, c_void_p)
 from typing import Any, Callable, Dict, List, Literal, NamedTuple, Optional, Protocol, Tuple, overload
 
+from . import _prototypes
+
 # --------------------------------------------------------------------------
 # Loading
 # --------------------------------------------------------------------------
@@ -152,146 +154,7 @@ def _proto(lib: ctypes.CDLL, name: str, restype: Any, *argtypes: Any) -> Any:
 
 _P = c_void_p
 _PP = POINTER(c_void_p)
-_OP = (c_int, _PP, _P)  # int sk_signal_OP(sk_signal **out, sk_signal *signal, ...)
-_CB = (c_void_p, _release_fn)  # ..., void *ctx, sk_release_fn release)
-_core_api: Dict[str, Tuple[Any, ...]] = {
-    "sk_last_error_message": (c_char_p,),
-    "sk_status_string": (c_char_p, c_int),
-    "sk_version_string": (c_char_p,),
-    "sk_live_objects": (c_long,),
-    "sk_live_objects_report": (c_int, _live_object_fn, c_void_p, c_void_p),
-    "sk_handle_set_name": (c_int, c_void_p, c_char_p),
-    "sk_value_set_nil": (None, _ValueP),
-    "sk_value_set_string_n": (c_int, _ValueP, c_char_p, c_size_t),
-    "sk_value_set_bytes": (c_int, _ValueP, c_char_p, c_size_t),
-    "sk_value_set_array": (c_int, _ValueP, _ValueP, c_size_t),
-    "sk_value_set_pointer": (c_int, _ValueP, c_void_p, _release_fn),
-    "sk_value_set_signal": (c_int, _ValueP, _P),
-    "sk_value_release": (None, _ValueP),
-    "sk_value_get_string": (c_int, _ValueP, POINTER(c_char_p), POINTER(c_size_t)),
-    "sk_value_get_bytes": (c_int, _ValueP, POINTER(c_void_p), POINTER(c_size_t)),
-    "sk_value_get_array_count": (c_int, _ValueP, POINTER(c_size_t)),
-    "sk_value_get_array_item": (c_int, _ValueP, c_size_t, POINTER(_ValueP)),
-    "sk_value_get_pointer": (c_int, _ValueP, POINTER(c_void_p)),
-    "sk_value_get_signal": (c_int, _ValueP, POINTER(c_void_p)),
-    "sk_signal_create": (c_int, _PP, _generator_fn, *_CB),
-    "sk_signal_create_over": (*_OP, _generator_fn, *_CB),
-    "sk_signal_single": (c_int, _PP, _ValueP),
-    "sk_signal_complete": (c_int, _PP),
-    "sk_signal_fail": (c_int, _PP, _ValueP),
-    "sk_signal_never": (c_int, _PP),
-    "sk_signal_start": (c_int, _PP, _P, POINTER(_Observer)),
-    "sk_signal_release": (None, _P),
-    "sk_signal_retain": (_P, _P),
-    "sk_signal_map": (*_OP, _map_fn, *_CB),
-    "sk_signal_filter": (*_OP, _predicate_fn, *_CB),
-    "sk_signal_distinct_until_changed": _OP,
-    "sk_signal_take": (*_OP, c_size_t),
-    "sk_signal_map_to_signal": (*_OP, _signal_fn, *_CB),
-    "sk_signal_switch_to_latest": _OP,
-    "sk_signal_combine_latest": (c_int, _PP, _PP, c_size_t, _P),
-    "sk_signal_merge": (c_int, _PP, _PP, c_size_t),
-    "sk_signal_deliver_on": (*_OP, _P),
-    "sk_signal_debounce": (*_OP, c_double, _P),
-    "sk_signal_take_until": (*_OP, _take_until_fn, *_CB),
-    "sk_signal_last": _OP,
-    "sk_signal_ignore_values": _OP,
-    "sk_signal_reduce_left": (*_OP, _ValueP, _reduce_fn, *_CB),
-    "sk_signal_catch": (*_OP, _signal_fn, *_CB),
-    "sk_signal_restart": _OP,
-    "sk_signal_restart_if_error": _OP,
-    "sk_signal_retry": (*_OP, c_double, c_double, _P),
-    "sk_signal_queue": _OP,
-    "sk_signal_throttled": _OP,
-    "sk_signal_then": (*_OP, _P),
-    "sk_signal_deferred": (c_int, _PP, _deferred_fn, *_CB),
-    "sk_signal_run_on": (*_OP, _P),
-    "sk_signal_delay": (*_OP, c_double, _P),
-    "sk_signal_timeout": (*_OP, c_double, _P, _P),
-    "sk_signal_throttle": (*_OP, c_double, _P),
-    "sk_signal_before_next": (*_OP, _next_fn, *_CB),
-    "sk_signal_after_next": (*_OP, _next_fn, *_CB),
-    "sk_signal_before_started": (*_OP, _work_fn, *_CB),
-    "sk_signal_before_completed": (*_OP, _work_fn, *_CB),
-    "sk_signal_after_completed": (*_OP, _work_fn, *_CB),
-    "sk_signal_after_disposed": (*_OP, _work_fn, *_CB),
-    "sk_signal_scan": (*_OP, _ValueP, _reduce_fn, *_CB),
-    "sk_signal_pairwise": _OP,
-    "sk_signal_zip": (c_int, _PP, _PP, c_size_t),
-    "sk_signal_with_latest_from": (*_OP, _P),
-    "sk_signal_skip": (*_OP, c_size_t),
-    "sk_signal_skip_while": (*_OP, _predicate_fn, *_CB),
-    "sk_signal_take_while": (*_OP, _predicate_fn, *_CB, c_bool),
-    "sk_signal_first": _OP,
-    "sk_signal_first_where": (*_OP, _predicate_fn, *_CB),
-    "sk_signal_element_at": (*_OP, c_size_t),
-    "sk_signal_default_if_empty": (*_OP, _ValueP),
-    "sk_signal_take_until_signal": (*_OP, _P),
-    "sk_signal_start_with": (*_OP, _ValueP),
-    "sk_signal_concat": (c_int, _PP, _PP, c_size_t),
-    "sk_signal_merge_map": (*_OP, c_size_t, _signal_fn, *_CB),
-    "sk_signal_group_by": (*_OP, _map_fn, *_CB),
-    "sk_signal_share": _OP,
-    "sk_signal_replay": (*_OP, c_size_t),
-    "sk_signal_buffer_count": (*_OP, c_size_t),
-    "sk_signal_buffer_time": (*_OP, c_double, _P),
-    "sk_signal_sample": (*_OP, _P),
-    "sk_signal_sample_period": (*_OP, c_double, _P),
-    "sk_signal_retry_count": (*_OP, c_size_t, c_double, _P),
-    "sk_subscriber_put_next": (c_int, _P, _ValueP),
-    "sk_subscriber_put_error": (c_int, _P, _ValueP),
-    "sk_subscriber_put_completion": (c_int, _P),
-    "sk_subscriber_retain": (_P, _P),
-    "sk_subscriber_release": (None, _P),
-    "sk_disposable_dispose": (None, _P),
-    "sk_disposable_retain": (_P, _P),
-    "sk_disposable_release": (None, _P),
-    "sk_disposable_action": (c_int, _PP, _work_fn, *_CB),
-    "sk_pipe_create": (c_int, _PP, c_bool),
-    "sk_pipe_put": (c_int, _P, _ValueP),
-    "sk_pipe_put_error": (c_int, _P, _ValueP),
-    "sk_pipe_put_completion": (c_int, _P),
-    "sk_pipe_signal": (c_int, _PP, _P),
-    "sk_pipe_release": (None, _P),
-    "sk_promise_create": (c_int, _PP),
-    "sk_promise_set": (c_int, _P, _P),
-    "sk_promise_get": (c_int, _PP, _P),
-    "sk_promise_release": (None, _P),
-    "sk_value_promise_create": (c_int, _PP, _ValueP, c_bool),
-    "sk_value_promise_set": (c_int, _P, _ValueP),
-    "sk_value_promise_get": (c_int, _PP, _P),
-    "sk_value_promise_release": (None, _P),
-    "sk_queue_main": (c_int, _PP),
-    "sk_queue_concurrent_default": (c_int, _PP),
-    "sk_queue_concurrent_background": (c_int, _PP),
-    "sk_queue_create": (c_int, _PP, c_char_p),
-    "sk_queue_create_host": (c_int, _PP, c_char_p),
-    "sk_queue_create_concurrent": (c_int, _PP, c_size_t, c_char_p),
-    "sk_queue_host_fd": (c_int, _P, POINTER(c_int)),
-    "sk_queue_host_drain": (c_int, _P, c_size_t, POINTER(c_size_t)),
-    "sk_queue_async": (c_int, _P, _work_fn, *_CB),
-    "sk_queue_is_current": (c_bool, _P),
-    "sk_queue_after": (c_int, _P, c_double, _work_fn, *_CB),
-    "sk_queue_release": (None, _P),
-    "sk_timer_start": (c_int, _PP, _P, c_double, c_bool, _work_fn, *_CB),
-}
-_ffi_api: Dict[str, Tuple[Any, ...]] = {
-    "sk_ffi_last_error_message": (c_char_p,),
-    "sk_ffi_live_objects": (c_long,),
-    "sk_ffi_callback_fail": (c_int, c_char_p),
-    "sk_ffi_signature_parse": (c_int, _PP, c_char_p),
-    "sk_ffi_signature_release": (None, _P),
-    "sk_ffi_signal_start": (c_int, _PP, _P, POINTER(_FfiObserver)),
-    "sk_ffi_signal_map": (c_int, _PP, _P, _P, c_void_p, c_void_p, _release_fn),
-    "sk_ffi_signal_filter": (c_int, _PP, _P, _P, c_void_p, c_void_p, _release_fn),
-    "sk_ffi_trampoline_subscriber": (c_int, _PP, _P, _P),
-    "sk_ffi_trampoline_pipe": (c_int, _PP, _P, _P),
-    "sk_ffi_trampoline_function": (c_void_p, _P),
-    "sk_ffi_trampoline_close": (None, _P),
-    "sk_ffi_trampoline_calls": (c_uint64, _P),
-    "sk_ffi_trampoline_retain": (_P, _P),
-    "sk_ffi_trampoline_release": (None, _P),
-}
+_value_fn = _next_fn  # the same C type (sk_value_fn, sk_next_fn): one CFUNCTYPE, so either's callbacks fit
 
 
 class _MarbleValue(Structure):
@@ -300,27 +163,29 @@ class _MarbleValue(Structure):
     _fields_ = [("symbol", ctypes.c_char), ("value", Value)]
 
 
-_MarbleP = POINTER(_MarbleValue)
-_SizeP = POINTER(c_size_t)
-# signalkit_test.h (in libsignalkit since 0.2.0): bound only when the
-# loaded library has them all (signalkit.testing says so at its import
-# otherwise).
-_test_api: Dict[str, Tuple[Any, ...]] = {
-    "sk_queue_create_virtual": (c_int, _PP, c_char_p),
-    "sk_queue_virtual_advance_by": (c_int, _P, c_double, _SizeP),
-    "sk_queue_virtual_advance_to": (c_int, _P, c_double, _SizeP),
-    "sk_queue_virtual_run": (c_int, _P, c_size_t, _SizeP),
-    "sk_queue_virtual_now": (c_int, _P, POINTER(c_int64)),
-    "sk_queue_virtual_pending": (c_int, _P, _SizeP),
-    "sk_test_signal_cold": (c_int, _PP, _PP, _P, c_double, c_char_p, _MarbleP, c_size_t, _ValueP),
-    "sk_test_signal_hot": (c_int, _PP, _PP, _P, c_double, c_char_p, _MarbleP, c_size_t, _ValueP),
-    "sk_test_subscriptions_text": (c_int, _P, c_char_p, c_size_t, _SizeP),
-    "sk_test_subscriptions_release": (None, _P),
-    "sk_test_record": (c_int, _PP, _P, _P, c_double),
-    "sk_test_recorder_diagram": (c_int, _P, _MarbleP, c_size_t, c_char_p, c_size_t, _SizeP),
-    "sk_test_recorder_dispose": (None, _P),
-    "sk_test_recorder_release": (None, _P),
+# The C types _prototypes.py writes (generated from the headers), as ctypes
+# types; a callback typedef sk_NAME_fn is this module's _NAME_fn.
+_CTYPES: Dict[str, Any] = {
+    "void": None, "int": c_int, "bool": c_bool, "double": c_double, "size_t": c_size_t, "int64_t": c_int64,
+    "uint64_t": c_uint64, "long": c_long, "unsigned": ctypes.c_uint, "char *": c_char_p,
+    "char **": POINTER(c_char_p), "void *": c_void_p, "void **": POINTER(c_void_p), "bool *": POINTER(c_bool),
+    "int *": POINTER(c_int), "double *": POINTER(c_double), "int64_t *": POINTER(c_int64),
+    "size_t *": POINTER(c_size_t), "handle": _P, "handle *": _PP, "sk_value *": _ValueP,
+    "sk_value **": POINTER(_ValueP), "sk_observer *": POINTER(_Observer), "sk_ffi_observer *": POINTER(_FfiObserver),
+    "sk_marble_value *": POINTER(_MarbleValue),
 }
+
+
+def _ctype(spelling: str) -> Any:
+    """The ctypes type of a C type as _prototypes.py spells it."""
+    if spelling in _CTYPES:
+        return _CTYPES[spelling]
+    return globals()["_" + spelling[len("sk_"):]]  # sk_map_fn: _map_fn
+
+
+def _bind(lib: ctypes.CDLL, table: Dict[str, Tuple[str, ...]]) -> None:
+    for name, (restype, *argtypes) in table.items():
+        setattr(C, name[len("sk_"):], _proto(lib, name, _ctype(restype), *map(_ctype, argtypes)))
 
 
 class _Api:
@@ -331,16 +196,13 @@ class _Api:
 
 
 C: Any = _Api()
-for _name, (_restype, *_argtypes) in _core_api.items():
-    setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
-for _name, (_restype, *_argtypes) in _ffi_api.items():
-    setattr(C, _name[3:], _proto(_ffi, _name, _restype, *_argtypes))
+_bind(_core, _prototypes.CORE)
+_bind(_ffi, _prototypes.FFI)
 # What the native forms' closures (_speedups.native) call for a delivery
 # refused at exit.
 _speedups.set_callback_fail(ctypes.cast(_ffi.sk_ffi_callback_fail, c_void_p).value or 0)
-if all(hasattr(_core, _name) for _name in _test_api):
-    for _name, (_restype, *_argtypes) in _test_api.items():
-        setattr(C, _name[3:], _proto(_core, _name, _restype, *_argtypes))
+if all(hasattr(_core, _name) for _name in _prototypes.TEST):
+    _bind(_core, _prototypes.TEST)
 
 
 class SignalKitError(Exception):
@@ -424,7 +286,7 @@ def live_objects(detail: bool = False) -> int | List[LiveObject]:
             None if fields.made_by is None else fields.made_by.decode("utf-8", "replace"),
             None if fields.name is None else fields.name.decode("utf-8", "replace")))
 
-    _check(C.live_objects_report(_live_object_fn(add), None, None))
+    _check(C.live_objects_report(_live_object_fn(add), None, _release_fn()))  # _release_fn(): NULL
     return objects
 
 
