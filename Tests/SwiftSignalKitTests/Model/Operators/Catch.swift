@@ -4,12 +4,7 @@ import SwiftSignalKit
 // Signal_Catch.swift, Signal_Catch+Count.swift) in the model-based tester: one
 // block each (see ModelOperator.swift).
 
-/// The operators that resubscribe or recover.
-enum CatchFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [Restart.self, RestartIfError.self, Catch.self, Retry.self]
-    }
-
+extension CatchFamily {
     /// A loop (`restart`, `restartIfError`) over `source` stops: if one
     /// round, while it is being started, ends with the event that makes it
     /// resubscribe (`resubscribesOnCompletion`: the completion, otherwise
@@ -297,5 +292,20 @@ extension CatchFamily {
 extension ModelSignal {
     static func retry(_ count: Int, _ source: ModelSignal) -> ModelSignal {
         return ModelSignal(CatchFamily.Retry(count: count, source: source))
+    }
+}
+
+// MARK: - The family
+
+/// The operators that resubscribe or recover. An operator added to the family:
+/// its block above this one, then its type at the end of `operators`.
+enum CatchFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            Restart.self,
+            RestartIfError.self,
+            Catch.self,
+            Retry.self,
+        ]
     }
 }

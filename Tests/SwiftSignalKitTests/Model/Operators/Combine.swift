@@ -5,12 +5,7 @@ import SwiftSignalKit
 // tester: one block each (see ModelOperator.swift). The values an operator
 // pairs become one with `modelCombine`.
 
-/// The combining operators.
-enum CombineFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [CombineLatest.self, CombineLatestWithInitial.self, CombineLatest3.self, CombineLatestArray.self, Zip.self, WithLatestFrom.self]
-    }
-
+extension CombineFamily {
     /// `combineLatest`: latest values of each input; emits the combination
     /// once all have one; completes when all have completed; the first error
     /// ends it. Inputs are started in order (not at all once it has ended).
@@ -390,5 +385,22 @@ extension CombineFamily {
 extension ModelSignal {
     static func withLatestFrom(_ source: ModelSignal, _ other: ModelSignal) -> ModelSignal {
         return ModelSignal(CombineFamily.WithLatestFrom(source: source, other: other))
+    }
+}
+
+// MARK: - The family
+
+/// The combining operators. An operator added to the family: its block above
+/// this one, then its type at the end of `operators`.
+enum CombineFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            CombineLatest.self,
+            CombineLatestWithInitial.self,
+            CombineLatest3.self,
+            CombineLatestArray.self,
+            Zip.self,
+            WithLatestFrom.self,
+        ]
     }
 }

@@ -3,13 +3,6 @@ import SwiftSignalKit
 // The mapping operators (Sources/SwiftSignalKit/Operators/Signal_Mapping.swift)
 // in the model-based tester: one block each (see ModelOperator.swift).
 
-/// The mapping operators.
-enum MappingFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [Map.self, Filter.self, DistinctUntilChanged.self, MapError.self]
-    }
-}
-
 // MARK: - map
 
 extension MappingFamily {
@@ -236,5 +229,20 @@ extension MappingFamily {
 extension ModelSignal {
     static func mapError(_ source: ModelSignal) -> ModelSignal {
         return ModelSignal(MappingFamily.MapError(source: source))
+    }
+}
+
+// MARK: - The family
+
+/// The mapping operators. An operator added to the family: its block above this
+/// one, then its type at the end of `operators`.
+enum MappingFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            Map.self,
+            Filter.self,
+            DistinctUntilChanged.self,
+            MapError.self,
+        ]
     }
 }

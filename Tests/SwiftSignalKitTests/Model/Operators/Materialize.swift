@@ -4,13 +4,6 @@ import SwiftSignalKit
 // Signal_Materialize.swift) in the model-based tester: one block each (see
 // ModelOperator.swift).
 
-/// The operators over events as values.
-enum MaterializeFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [Dematerialize.self, RoundTrip.self]
-    }
-}
-
 // MARK: - dematerialize
 
 /// What `dematerialize` values become: a value stays itself; an error `e`
@@ -113,5 +106,18 @@ extension MaterializeFamily {
 extension ModelSignal {
     static func roundTrip(_ source: ModelSignal) -> ModelSignal {
         return ModelSignal(MaterializeFamily.RoundTrip(source: source))
+    }
+}
+
+// MARK: - The family
+
+/// The operators over events as values. An operator added to the family: its
+/// block above this one, then its type at the end of `operators`.
+enum MaterializeFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            Dematerialize.self,
+            RoundTrip.self,
+        ]
     }
 }

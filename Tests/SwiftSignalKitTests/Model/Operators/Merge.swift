@@ -3,13 +3,6 @@ import SwiftSignalKit
 // The merging operator (Sources/SwiftSignalKit/Operators/Signal_Merge.swift)
 // in the model-based tester (see ModelOperator.swift).
 
-/// The merging operators.
-enum MergeFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [Merge.self]
-    }
-}
-
 // MARK: - merge
 
 extension MergeFamily {
@@ -74,5 +67,17 @@ extension MergeFamily {
 extension ModelSignal {
     static func merge(_ sources: [ModelSignal]) -> ModelSignal {
         return ModelSignal(MergeFamily.Merge(sources: sources))
+    }
+}
+
+// MARK: - The family
+
+/// The merging operators. An operator added to the family: its block above this
+/// one, then its type at the end of `operators`.
+enum MergeFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            Merge.self,
+        ]
     }
 }

@@ -3,13 +3,6 @@ import SwiftSignalKit
 // `mergeMap` (Sources/SwiftSignalKit/Operators/Signal_Meta+MergeMap.swift) in
 // the model-based tester (see ModelOperator.swift).
 
-/// The meta operators that run inner signals side by side.
-enum MergeMapFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [MergeMap.self]
-    }
-}
-
 // MARK: - mergeMap
 
 extension MergeMapFamily {
@@ -109,5 +102,18 @@ extension MergeMapFamily {
 extension ModelSignal {
     static func mergeMap(_ maxConcurrent: Int, _ outer: ModelSignal, _ inner: ModelSignal) -> ModelSignal {
         return ModelSignal(MergeMapFamily.MergeMap(maxConcurrent: maxConcurrent, outer: outer, inner: inner))
+    }
+}
+
+// MARK: - The family
+
+/// The meta operators that run inner signals side by side. An operator added to
+/// the family: its block above this one, then its type at the end of
+/// `operators`.
+enum MergeMapFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            MergeMap.self,
+        ]
     }
 }

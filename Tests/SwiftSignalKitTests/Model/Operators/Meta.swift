@@ -4,12 +4,7 @@ import SwiftSignalKit
 // Signal_Meta+Concat.swift) in the model-based tester: one block each (see
 // ModelOperator.swift). `mergeMap` is in Meta+MergeMap.swift.
 
-/// The meta operators.
-enum MetaFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [IgnoreValues.self, Then.self, Meta.self, Deferred.self, StartWith.self, Concat.self]
-    }
-
+extension MetaFamily {
     /// The inner pipeline for the outer value `offset` (`meta`, `mergeMap`):
     /// `inner` with `offset` added to each of its values.
     static func buildInner(_ runner: LibraryRunner, _ token: ModelToken, _ inner: ModelSignal) -> (Int) -> Signal<Int, Int> {
@@ -460,5 +455,22 @@ extension MetaFamily {
 extension ModelSignal {
     static func concat(_ sources: [ModelSignal]) -> ModelSignal {
         return ModelSignal(MetaFamily.Concat(sources: sources))
+    }
+}
+
+// MARK: - The family
+
+/// The meta operators. An operator added to the family: its block above this
+/// one, then its type at the end of `operators`.
+enum MetaFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            IgnoreValues.self,
+            Then.self,
+            Meta.self,
+            Deferred.self,
+            StartWith.self,
+            Concat.self,
+        ]
     }
 }

@@ -15,10 +15,19 @@ import SwiftSignalKit
 // LibraryRunner.swift, ModelGenerator.swift) knows the sources and nothing
 // of any operator: it calls these requirements.
 //
-// Adding an operator to a family: its block (the struct, the construction
-// functions) in the family's file, and its type in the family's `operators`
-// at the top of that file. A new family: its file, and its enum in
-// `modelOperatorFamilies` below.
+// Adding an operator to a family is one block in the family's file: the
+// struct (in an extension of the family's enum) and its construction
+// functions, written after the family's last operator, and its type added
+// at the end of the family's `operators`, which closes the file. A new
+// family: its file, and its enum in `modelOperatorFamilies` below.
+//
+// The generator lays the `generation` entries of all the operators end to
+// end in the order of their `order` (unique: the table refuses two equal
+// ones). Today's numbers are the places the operators had in the generator's
+// switch before this layout, which kept the cases of every seed as they
+// were. A new operator takes the next number above the largest in use (43,
+// `retry`, at first); a new entry makes the table larger, which changes the
+// cases of every seed, as a new case of that switch did.
 
 /// An operator of the model over `Signal<Int, Int>` pipelines (see the top
 /// of this file). Equal operators (same type, parameters and children) are
@@ -120,10 +129,10 @@ struct AnyModelOperator: Hashable, Sendable {
 /// laid end to end in the order of `order`, each take `weight` of the
 /// numbers.
 struct ModelGeneration: Sendable {
-    /// The entry's place in the table. The draws a seed makes depend on it,
-    /// so an operator keeps its number (a seed then replays the same case);
-    /// a new one takes a number no other entry has (the table refuses two
-    /// equal ones), the next above the largest in use (43 at first).
+    /// The entry's place in the table. The cases a seed makes depend on it,
+    /// so an operator keeps its number; a new one takes a number no other
+    /// entry has (the table refuses two equal ones): the next above the
+    /// largest in use.
     let order: Int
     /// How many of the table's numbers make it (its chance against the
     /// others').

@@ -4,12 +4,7 @@ import SwiftSignalKit
 // Signal_Reduce+Scan.swift) in the model-based tester: one block each (see
 // ModelOperator.swift).
 
-/// The reducing operators.
-enum ReduceFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [ReduceLeft.self, ReduceLeftEmitting.self, Scan.self, Pairwise.self]
-    }
-
+extension ReduceFamily {
     /// Folds the values with + (emitting the sum after an even value when
     /// `emitting`); at the completion, emits the sum and completes. One event
     /// at a time: one that arrives while another is being handled (from
@@ -277,5 +272,20 @@ extension ReduceFamily {
 extension ModelSignal {
     static func pairwise(_ source: ModelSignal) -> ModelSignal {
         return ModelSignal(ReduceFamily.Pairwise(source: source))
+    }
+}
+
+// MARK: - The family
+
+/// The reducing operators. An operator added to the family: its block above
+/// this one, then its type at the end of `operators`.
+enum ReduceFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            ReduceLeft.self,
+            ReduceLeftEmitting.self,
+            Scan.self,
+            Pairwise.self,
+        ]
     }
 }

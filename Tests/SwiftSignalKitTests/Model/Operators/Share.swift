@@ -6,13 +6,6 @@ import SwiftSignalKit
 // sessions by the node (`ReferenceModel.behaveShared`), the runner its signals
 // (`LibraryRunner.sharedSignal`).
 
-/// The sharing operators.
-enum ShareFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [Share.self, Replay.self]
-    }
-}
-
 extension ModelGenerator {
     /// A `share` or `replay` node used at two places of one operator (equal
     /// nodes of a case are one shared signal): a node of the tree is
@@ -137,5 +130,18 @@ extension ShareFamily {
 extension ModelSignal {
     static func replay(_ count: Int, _ source: ModelSignal) -> ModelSignal {
         return ModelSignal(ShareFamily.Replay(count: count, source: source))
+    }
+}
+
+// MARK: - The family
+
+/// The sharing operators. An operator added to the family: its block above this
+/// one, then its type at the end of `operators`.
+enum ShareFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            Share.self,
+            Replay.self,
+        ]
     }
 }

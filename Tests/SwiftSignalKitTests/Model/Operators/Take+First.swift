@@ -3,13 +3,6 @@ import SwiftSignalKit
 // The take operators of Sources/SwiftSignalKit/Operators/Signal_Take+First.swift
 // in the model-based tester: one block each (see ModelOperator.swift).
 
-/// The take operators that stop at one value or at a signal.
-enum TakeFirstFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [First.self, ElementAt.self, DefaultIfEmpty.self, TakeUntilSignal.self]
-    }
-}
-
 // MARK: - first
 
 extension TakeFirstFamily {
@@ -202,5 +195,21 @@ extension TakeFirstFamily {
 extension ModelSignal {
     static func takeUntilSignal(_ source: ModelSignal, _ notifier: ModelSignal) -> ModelSignal {
         return ModelSignal(TakeFirstFamily.TakeUntilSignal(source: source, notifier: notifier))
+    }
+}
+
+// MARK: - The family
+
+/// The take operators that stop at one value or at a signal. An operator added
+/// to the family: its block above this one, then its type at the end of
+/// `operators`.
+enum TakeFirstFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            First.self,
+            ElementAt.self,
+            DefaultIfEmpty.self,
+            TakeUntilSignal.self,
+        ]
     }
 }

@@ -4,13 +4,6 @@ import SwiftSignalKit
 // Signal_Take+Skip.swift) in the model-based tester: one block each (see
 // ModelOperator.swift). The others are in Take+First.swift.
 
-/// The take operators.
-enum TakeFamily: ModelOperatorFamily {
-    static var operators: [any ModelOperator.Type] {
-        return [Take.self, TakeUntil.self, Last.self, Skip.self, SkipWhile.self, TakeWhile.self]
-    }
-}
-
 // MARK: - take
 
 extension TakeFamily {
@@ -401,5 +394,22 @@ extension TakeFamily {
 extension ModelSignal {
     static func takeWhile(_ predicate: ModelPredicate, _ inclusive: Bool, _ source: ModelSignal) -> ModelSignal {
         return ModelSignal(TakeFamily.TakeWhile(predicate: predicate, inclusive: inclusive, source: source))
+    }
+}
+
+// MARK: - The family
+
+/// The take operators. An operator added to the family: its block above this
+/// one, then its type at the end of `operators`.
+enum TakeFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            Take.self,
+            TakeUntil.self,
+            Last.self,
+            Skip.self,
+            SkipWhile.self,
+            TakeWhile.self,
+        ]
     }
 }
