@@ -16,11 +16,6 @@ final class ModelToken: @unchecked Sendable {
     }
 }
 
-/// A value of any type from a value that cannot exist: the values of
-/// `ignoreValues`, mapped back to `Int`.
-func modelAbsurd<A>(_ never: Never) -> A {
-}
-
 /// What the library did with one case.
 struct LibraryResult {
     var outcome: ModelOutcome
@@ -147,7 +142,19 @@ final class LibraryRunner {
         return recorder.outcome
     }
 
-    /// The library's signal for a pipeline. Every closure captures `token`.
+    /// The one signal of the `share` / `replay` node `key` in the case being
+    /// run: made by `make` at its first place, the same at the others.
+    func sharedSignal(_ key: ModelSignal, _ make: () -> Signal<Int, Int>) -> Signal<Int, Int> {
+        if let existing = self.shared[key] {
+            return existing
+        }
+        let made = make()
+        self.shared[key] = made
+        return made
+    }
+
+    /// The library's signal for a pipeline: a source's here, an operator's
+    /// in its file of Operators/. Every closure captures `token`.
     func build(_ signal: ModelSignal, _ token: ModelToken) -> Signal<Int, Int> {
         switch signal {
         case let .just(values):
@@ -189,235 +196,8 @@ final class LibraryRunner {
         case let .subject(i):
             return self.subjects[i].signal()
 
-        case let .map(f, source):
-            return self.build(source, token) |> map { value in
-                token.use()
-                return f.apply(value)
-            }
-
-        case let .filter(p, source):
-            return self.build(source, token) |> filter { value in
-                token.use()
-                return p.test(value)
-            }
-
-        case let .take(count, source):
-            return self.build(source, token) |> take(count)
-
-        case let .takeUntil(until, source):
-            return self.build(source, token) |> take(until: { value in
-                token.use()
-                let decision = until.decide(value)
-                return SignalTakeAction(passthrough: decision.passthrough, complete: decision.complete)
-            })
-
-        case let .distinctUntilChanged(source):
-            return self.build(source, token) |> distinctUntilChanged
-
-        case let .reduceLeft(initial, source):
-            return self.build(source, token) |> reduceLeft(value: initial, f: { sum, value in
-                token.use()
-                return sum &+ value
-            })
-
-        case let .reduceLeftEmitting(initial, source):
-            return self.build(source, token) |> reduceLeft(value: initial, f: { sum, value, emit in
-                token.use()
-                let updated = sum &+ value
-                if value % 2 == 0 {
-                    emit(updated)
-                }
-                return updated
-            })
-
-        case let .last(source):
-            return self.build(source, token) |> last |> map { value in
-                token.use()
-                return value ?? modelNilMarker
-            }
-
-        case let .ignoreValues(source):
-            return self.build(source, token) |> ignoreValues |> map(modelAbsurd)
-
-        case let .then(first, second):
-            return self.build(first, token) |> then(self.build(second, token))
-
-        case let .restart(source):
-            return restart(self.build(source, token))
-
-        case let .restartIfError(source):
-            return restartIfError(self.build(source, token)) |> castError(Int.self)
-
-        case let .catch(source, alternative):
-            let alternativeSignal = self.build(alternative, token)
-            return self.build(source, token) |> `catch` { (_: Int) -> Signal<Int, Int> in
-                token.use()
-                return alternativeSignal
-            }
-
-        case let .mapError(source):
-            return self.build(source, token) |> mapError { error in
-                token.use()
-                return error &+ 100
-            }
-
-        case let .meta(kind, outer, inner):
-            let outerSignal = self.build(outer, token)
-            let f: (Int) -> Signal<Int, Int> = { offset in
-                token.use()
-                return self.build(inner, token) |> map { value in
-                    token.use()
-                    return value &+ offset
-                }
-            }
-            switch kind {
-            case .mapToSignal:
-                return outerSignal |> mapToSignal(f)
-            case .mapToQueue:
-                return outerSignal |> mapToQueue(f)
-            case .mapToThrottled:
-                return outerSignal |> mapToThrottled(f)
-            case .switchToLatest:
-                return outerSignal |> map(f) |> switchToLatest
-            case .queue:
-                return outerSignal |> map(f) |> queue
-            case .throttled:
-                return outerSignal |> map(f) |> throttled
-            }
-
-        case let .combineLatest(a, b):
-            return combineLatest(self.build(a, token), self.build(b, token)) |> map { pair in
-                token.use()
-                return modelCombine([pair.0, pair.1])
-            }
-
-        case let .combineLatestWithInitial(a, v1, b, v2):
-            return combineLatest(self.build(a, token), v1, self.build(b, token), v2) |> map { pair in
-                token.use()
-                return modelCombine([pair.0, pair.1])
-            }
-
-        case let .combineLatest3(a, b, c):
-            return combineLatest(self.build(a, token), self.build(b, token), self.build(c, token)) |> map { triple in
-                token.use()
-                return modelCombine([triple.0, triple.1, triple.2])
-            }
-
-        case let .combineLatestArray(list):
-            return combineLatest(list.map { self.build($0, token) }) |> map { values in
-                token.use()
-                return modelCombine(values)
-            }
-
-        case let .merge(list):
-            return merge(list.map { self.build($0, token) })
-
-        case let .deferred(source):
-            return deferred {
-                token.use()
-                return self.build(source, token)
-            }
-
-        case let .dematerialize(source):
-            return dematerialize(signal: self.build(source, token)) |> map { event -> Int in
-                token.use()
-                switch event {
-                case let .Next(value):
-                    return value
-                case let .Error(error):
-                    return modelErrorMarker &+ error
-                case .Completion:
-                    return modelCompletionMarker
-                }
-            } |> castError(Int.self)
-
-        case let .roundTrip(source):
-            return materialize(signal: dematerialize(signal: self.build(source, token)))
-
-        case let .scan(initial, source):
-            return self.build(source, token) |> scan(initial) { sum, value in
-                token.use()
-                return sum &+ value
-            }
-
-        case let .skip(count, source):
-            return self.build(source, token) |> skip(count)
-
-        case let .skipWhile(p, source):
-            return self.build(source, token) |> skipWhile { value in
-                token.use()
-                return p.test(value)
-            }
-
-        case let .takeWhile(p, inclusive, source):
-            return self.build(source, token) |> takeWhile(inclusive: inclusive) { value in
-                token.use()
-                return p.test(value)
-            }
-
-        case let .startWith(value, source):
-            return self.build(source, token) |> startWith(value)
-
-        case let .pairwise(source):
-            return self.build(source, token) |> pairwise |> map { pair in
-                token.use()
-                return modelCombine([pair.0, pair.1])
-            }
-
-        case let .first(source):
-            return first(self.build(source, token))
-
-        case let .elementAt(index, source):
-            return self.build(source, token) |> elementAt(index)
-
-        case let .defaultIfEmpty(value, source):
-            return self.build(source, token) |> defaultIfEmpty(value)
-
-        case let .zip(a, b):
-            return zip(self.build(a, token), self.build(b, token)) |> map { pair in
-                token.use()
-                return modelCombine([pair.0, pair.1])
-            }
-
-        case let .withLatestFrom(source, other):
-            return self.build(source, token) |> withLatestFrom(self.build(other, token)) |> map { pair in
-                token.use()
-                return modelCombine([pair.0, pair.1])
-            }
-
-        case let .concat(list):
-            return concat(list.map { self.build($0, token) })
-
-        case let .takeUntilSignal(source, notifier):
-            return self.build(source, token) |> takeUntil(self.build(notifier, token))
-
-        case let .mergeMap(maxConcurrent, outer, inner):
-            return self.build(outer, token) |> mergeMap(maxConcurrent: maxConcurrent) { offset in
-                token.use()
-                return self.build(inner, token) |> map { value in
-                    token.use()
-                    return value &+ offset
-                }
-            }
-
-        case let .share(source):
-            if let existing = self.shared[signal] {
-                return existing
-            }
-            let made = share(self.build(source, token))
-            self.shared[signal] = made
-            return made
-
-        case let .replay(count, source):
-            if let existing = self.shared[signal] {
-                return existing
-            }
-            let made = self.build(source, token) |> replay(count)
-            self.shared[signal] = made
-            return made
-
-        case let .retry(count, source):
-            return self.build(source, token) |> retry(count: count)
+        case let .operation(operation):
+            return operation.base.build(self, token)
         }
     }
 }

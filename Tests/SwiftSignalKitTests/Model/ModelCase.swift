@@ -4,7 +4,8 @@
 // reference model (ReferenceModel.swift) and the runner over the real library
 // (LibraryRunner.swift) read these; the pure functions the operators apply
 // (`ModelMap`, `ModelPredicate`, `ModelUntil`, the combiners) are defined here
-// once, as test code, and are not the library's.
+// once, as test code, and are not the library's. The operators themselves
+// are in Operators/, one `ModelOperator` each.
 //
 // Every description prints as Swift source, so that a shrunk failing case can
 // be pasted into ModelRegressionTests.swift as it is.
@@ -18,14 +19,6 @@ let modelSubjectCount = 2
 func modelPipeReplays(_ i: Int) -> Bool {
     return i == modelPipeCount - 1
 }
-
-/// What `last` emits (mapped from nil) when its upstream completed without a value.
-let modelNilMarker = -1_000_000
-
-/// What `dematerialize` values become: a value stays itself; an error `e`
-/// becomes `modelErrorMarker + e`, the completion `modelCompletionMarker`.
-let modelErrorMarker = 10_000
-let modelCompletionMarker = -10_000
 
 /// How a pair or a list of latest values becomes one value (`combineLatest`).
 func modelCombine(_ values: [Int]) -> Int {
@@ -143,59 +136,16 @@ enum ModelUntil: Int, CaseIterable, CustomStringConvertible {
     }
 }
 
-/// The meta operators: how the inner signals of an outer signal are run.
-enum ModelMeta: Int, CaseIterable, CustomStringConvertible {
-    case mapToSignal
-    case mapToQueue
-    case mapToThrottled
-    /// `map` to signals, then `switchToLatest`.
-    case switchToLatest
-    /// `map` to signals, then `queue`.
-    case queue
-    /// `map` to signals, then `throttled`.
-    case throttled
-
-    /// Inner signals wait for the running one (instead of replacing it).
-    var queues: Bool {
-        switch self {
-        case .mapToSignal, .switchToLatest:
-            return false
-        case .mapToQueue, .mapToThrottled, .queue, .throttled:
-            return true
-        }
-    }
-
-    /// Only the latest waiting inner signal is kept.
-    var throttles: Bool {
-        return self == .mapToThrottled || self == .throttled
-    }
-
-    var description: String {
-        switch self {
-        case .mapToSignal:
-            return ".mapToSignal"
-        case .mapToQueue:
-            return ".mapToQueue"
-        case .mapToThrottled:
-            return ".mapToThrottled"
-        case .switchToLatest:
-            return ".switchToLatest"
-        case .queue:
-            return ".queue"
-        case .throttled:
-            return ".throttled"
-        }
-    }
-}
-
 /// A pipeline: a source, or an operator over pipelines. Every one is a
-/// `Signal<Int, Int>`.
+/// `Signal<Int, Int>`. The operators are described in Operators/, one struct
+/// each (`ModelOperator`), and written as the sources are, by the functions
+/// their files add here: `.then(.ignoreValues(.take(1, .pipe(0))), .just([7]))`.
 ///
 /// `share` and `replay` nodes that are equal within one case are one shared
 /// signal (one call of the operator, its result used at each place), as
 /// `let s = share(x)` used twice would be: that is how a case gives a shared
 /// signal more than one subscriber.
-indirect enum ModelSignal: Hashable, CustomStringConvertible {
+enum ModelSignal: Hashable, CustomStringConvertible {
     /// The values synchronously, then the completion.
     case just([Int])
     /// The values synchronously, then the error.
@@ -207,182 +157,29 @@ indirect enum ModelSignal: Hashable, CustomStringConvertible {
     case pipe(Int)
     /// Test subject i: a hot source the script can also complete or fail.
     case subject(Int)
-    case map(ModelMap, ModelSignal)
-    case filter(ModelPredicate, ModelSignal)
-    case take(Int, ModelSignal)
-    case takeUntil(ModelUntil, ModelSignal)
-    case distinctUntilChanged(ModelSignal)
-    /// `reduceLeft(value:f:)` with +.
-    case reduceLeft(Int, ModelSignal)
-    /// `reduceLeft(value:f:)` with + that also emits the running sum after an even value.
-    case reduceLeftEmitting(Int, ModelSignal)
-    /// `last`, nil mapped to `modelNilMarker`.
-    case last(ModelSignal)
-    case ignoreValues(ModelSignal)
-    case then(ModelSignal, ModelSignal)
-    case restart(ModelSignal)
-    /// `restartIfError`, the error type cast back.
-    case restartIfError(ModelSignal)
-    /// On error, continues with the second pipeline.
-    case `catch`(ModelSignal, ModelSignal)
-    /// `mapError` with +100.
-    case mapError(ModelSignal)
-    /// Outer, inner: each outer value `v` gives the inner pipeline with `v`
-    /// added to each of its values.
-    case meta(ModelMeta, ModelSignal, ModelSignal)
-    case combineLatest(ModelSignal, ModelSignal)
-    /// `combineLatest(s1, v1, s2, v2)`.
-    case combineLatestWithInitial(ModelSignal, Int, ModelSignal, Int)
-    /// The three-signal overload.
-    case combineLatest3(ModelSignal, ModelSignal, ModelSignal)
-    /// The array overload.
-    case combineLatestArray([ModelSignal])
-    case merge([ModelSignal])
-    case deferred(ModelSignal)
-    /// `dematerialize`, each event as a value (see `modelErrorMarker`).
-    case dematerialize(ModelSignal)
-    /// `materialize(dematerialize(s))`: the identity.
-    case roundTrip(ModelSignal)
-    // The operators of issue 33.
-    /// `scan` with +, from the initial value.
-    case scan(Int, ModelSignal)
-    case skip(Int, ModelSignal)
-    case skipWhile(ModelPredicate, ModelSignal)
-    /// `takeWhile(inclusive:)`.
-    case takeWhile(ModelPredicate, Bool, ModelSignal)
-    case startWith(Int, ModelSignal)
-    /// `pairwise`, each pair combined with `modelCombine`.
-    case pairwise(ModelSignal)
-    case first(ModelSignal)
-    case elementAt(Int, ModelSignal)
-    case defaultIfEmpty(Int, ModelSignal)
-    /// The two-signal `zip`, each pair combined with `modelCombine`.
-    case zip(ModelSignal, ModelSignal)
-    /// `a |> withLatestFrom(b)`, each pair combined with `modelCombine`.
-    case withLatestFrom(ModelSignal, ModelSignal)
-    case concat([ModelSignal])
-    /// `a |> takeUntil(b)`.
-    case takeUntilSignal(ModelSignal, ModelSignal)
-    /// `mergeMap(maxConcurrent:)`: outer, inner as in `meta`.
-    case mergeMap(Int, ModelSignal, ModelSignal)
-    /// `share`: equal nodes in a case are one shared signal (see above).
-    case share(ModelSignal)
-    /// `replay(n)`: equal nodes in a case are one shared signal (see above).
-    case replay(Int, ModelSignal)
-    /// `retry(count:)`, without a delay.
-    case retry(Int, ModelSignal)
+    /// An operator over pipelines.
+    case operation(AnyModelOperator)
+
+    init(_ operation: some ModelOperator) {
+        self = .operation(AnyModelOperator(operation))
+    }
+
+    /// The operator on top, nil for a source.
+    var modelOperator: (any ModelOperator)? {
+        if case let .operation(operation) = self {
+            return operation.base
+        }
+        return nil
+    }
 
     /// The pipelines this one is made of.
     var children: [ModelSignal] {
-        switch self {
-        case .just, .fail, .never, .pipe, .subject:
-            return []
-        case let .map(_, s), let .filter(_, s), let .take(_, s), let .takeUntil(_, s), let .distinctUntilChanged(s),
-             let .reduceLeft(_, s), let .reduceLeftEmitting(_, s), let .last(s), let .ignoreValues(s), let .restart(s),
-             let .restartIfError(s), let .mapError(s), let .deferred(s), let .dematerialize(s), let .roundTrip(s),
-             let .scan(_, s), let .skip(_, s), let .skipWhile(_, s), let .takeWhile(_, _, s), let .startWith(_, s),
-             let .pairwise(s), let .first(s), let .elementAt(_, s), let .defaultIfEmpty(_, s),
-             let .share(s), let .replay(_, s), let .retry(_, s):
-            return [s]
-        case let .then(a, b), let .catch(a, b), let .meta(_, a, b), let .combineLatest(a, b),
-             let .combineLatestWithInitial(a, _, b, _), let .zip(a, b), let .withLatestFrom(a, b), let .takeUntilSignal(a, b),
-             let .mergeMap(_, a, b):
-            return [a, b]
-        case let .concat(list):
-            return list
-        case let .combineLatest3(a, b, c):
-            return [a, b, c]
-        case let .combineLatestArray(list), let .merge(list):
-            return list
-        }
+        return self.modelOperator?.children ?? []
     }
 
     /// The same operator over other children (as many as `children`).
     func withChildren(_ c: [ModelSignal]) -> ModelSignal {
-        switch self {
-        case .just, .fail, .never, .pipe, .subject:
-            return self
-        case let .map(f, _):
-            return .map(f, c[0])
-        case let .filter(p, _):
-            return .filter(p, c[0])
-        case let .take(n, _):
-            return .take(n, c[0])
-        case let .takeUntil(u, _):
-            return .takeUntil(u, c[0])
-        case .distinctUntilChanged:
-            return .distinctUntilChanged(c[0])
-        case let .reduceLeft(v, _):
-            return .reduceLeft(v, c[0])
-        case let .reduceLeftEmitting(v, _):
-            return .reduceLeftEmitting(v, c[0])
-        case .last:
-            return .last(c[0])
-        case .ignoreValues:
-            return .ignoreValues(c[0])
-        case .restart:
-            return .restart(c[0])
-        case .restartIfError:
-            return .restartIfError(c[0])
-        case .mapError:
-            return .mapError(c[0])
-        case .deferred:
-            return .deferred(c[0])
-        case .dematerialize:
-            return .dematerialize(c[0])
-        case .roundTrip:
-            return .roundTrip(c[0])
-        case .then:
-            return .then(c[0], c[1])
-        case .catch:
-            return .catch(c[0], c[1])
-        case let .meta(kind, _, _):
-            return .meta(kind, c[0], c[1])
-        case .combineLatest:
-            return .combineLatest(c[0], c[1])
-        case let .combineLatestWithInitial(_, v1, _, v2):
-            return .combineLatestWithInitial(c[0], v1, c[1], v2)
-        case .combineLatest3:
-            return .combineLatest3(c[0], c[1], c[2])
-        case .combineLatestArray:
-            return .combineLatestArray(c)
-        case .merge:
-            return .merge(c)
-        case let .scan(v, _):
-            return .scan(v, c[0])
-        case let .skip(n, _):
-            return .skip(n, c[0])
-        case let .skipWhile(p, _):
-            return .skipWhile(p, c[0])
-        case let .takeWhile(p, inclusive, _):
-            return .takeWhile(p, inclusive, c[0])
-        case let .startWith(v, _):
-            return .startWith(v, c[0])
-        case .pairwise:
-            return .pairwise(c[0])
-        case .first:
-            return .first(c[0])
-        case let .elementAt(i, _):
-            return .elementAt(i, c[0])
-        case let .defaultIfEmpty(v, _):
-            return .defaultIfEmpty(v, c[0])
-        case .zip:
-            return .zip(c[0], c[1])
-        case .withLatestFrom:
-            return .withLatestFrom(c[0], c[1])
-        case .concat:
-            return .concat(c)
-        case .takeUntilSignal:
-            return .takeUntilSignal(c[0], c[1])
-        case let .mergeMap(n, _, _):
-            return .mergeMap(n, c[0], c[1])
-        case .share:
-            return .share(c[0])
-        case let .replay(n, _):
-            return .replay(n, c[0])
-        case let .retry(n, _):
-            return .retry(n, c[0])
-        }
+        return self.modelOperator?.withChildren(c) ?? self
     }
 
     /// The number of nodes.
@@ -393,9 +190,6 @@ indirect enum ModelSignal: Hashable, CustomStringConvertible {
     var description: String {
         func list(_ values: [Int]) -> String {
             return "[" + values.map(String.init).joined(separator: ", ") + "]"
-        }
-        func signals(_ list: [ModelSignal]) -> String {
-            return "[" + list.map { $0.description }.joined(separator: ", ") + "]"
         }
         switch self {
         case let .just(values):
@@ -408,88 +202,16 @@ indirect enum ModelSignal: Hashable, CustomStringConvertible {
             return ".pipe(\(i))"
         case let .subject(i):
             return ".subject(\(i))"
-        case let .map(f, s):
-            return ".map(\(f), \(s))"
-        case let .filter(p, s):
-            return ".filter(\(p), \(s))"
-        case let .take(n, s):
-            return ".take(\(n), \(s))"
-        case let .takeUntil(u, s):
-            return ".takeUntil(\(u), \(s))"
-        case let .distinctUntilChanged(s):
-            return ".distinctUntilChanged(\(s))"
-        case let .reduceLeft(v, s):
-            return ".reduceLeft(\(v), \(s))"
-        case let .reduceLeftEmitting(v, s):
-            return ".reduceLeftEmitting(\(v), \(s))"
-        case let .last(s):
-            return ".last(\(s))"
-        case let .ignoreValues(s):
-            return ".ignoreValues(\(s))"
-        case let .then(a, b):
-            return ".then(\(a), \(b))"
-        case let .restart(s):
-            return ".restart(\(s))"
-        case let .restartIfError(s):
-            return ".restartIfError(\(s))"
-        case let .catch(a, b):
-            return ".catch(\(a), \(b))"
-        case let .mapError(s):
-            return ".mapError(\(s))"
-        case let .meta(kind, a, b):
-            return ".meta(\(kind), \(a), \(b))"
-        case let .combineLatest(a, b):
-            return ".combineLatest(\(a), \(b))"
-        case let .combineLatestWithInitial(a, v1, b, v2):
-            return ".combineLatestWithInitial(\(a), \(v1), \(b), \(v2))"
-        case let .combineLatest3(a, b, c):
-            return ".combineLatest3(\(a), \(b), \(c))"
-        case let .combineLatestArray(l):
-            return ".combineLatestArray(\(signals(l)))"
-        case let .merge(l):
-            return ".merge(\(signals(l)))"
-        case let .deferred(s):
-            return ".deferred(\(s))"
-        case let .dematerialize(s):
-            return ".dematerialize(\(s))"
-        case let .roundTrip(s):
-            return ".roundTrip(\(s))"
-        case let .scan(v, s):
-            return ".scan(\(v), \(s))"
-        case let .skip(n, s):
-            return ".skip(\(n), \(s))"
-        case let .skipWhile(p, s):
-            return ".skipWhile(\(p), \(s))"
-        case let .takeWhile(p, inclusive, s):
-            return ".takeWhile(\(p), \(inclusive), \(s))"
-        case let .startWith(v, s):
-            return ".startWith(\(v), \(s))"
-        case let .pairwise(s):
-            return ".pairwise(\(s))"
-        case let .first(s):
-            return ".first(\(s))"
-        case let .elementAt(i, s):
-            return ".elementAt(\(i), \(s))"
-        case let .defaultIfEmpty(v, s):
-            return ".defaultIfEmpty(\(v), \(s))"
-        case let .zip(a, b):
-            return ".zip(\(a), \(b))"
-        case let .withLatestFrom(a, b):
-            return ".withLatestFrom(\(a), \(b))"
-        case let .concat(l):
-            return ".concat(\(signals(l)))"
-        case let .takeUntilSignal(a, b):
-            return ".takeUntilSignal(\(a), \(b))"
-        case let .mergeMap(n, a, b):
-            return ".mergeMap(\(n == Int.max ? "Int.max" : String(n)), \(a), \(b))"
-        case let .share(s):
-            return ".share(\(s))"
-        case let .replay(n, s):
-            return ".replay(\(n), \(s))"
-        case let .retry(n, s):
-            return ".retry(\(n), \(s))"
+        case let .operation(operation):
+            return operation.base.description
         }
     }
+}
+
+/// A list of pipelines as Swift source (`[.pipe(0), .never]`), for the
+/// descriptions of the operators over a list.
+func modelDescription(_ list: [ModelSignal]) -> String {
+    return "[" + list.map { $0.description }.joined(separator: ", ") + "]"
 }
 
 /// One step of a script, run after the subscription has started.

@@ -88,131 +88,36 @@ struct ModelGenerator {
         return (0 ..< count).map { _ in self.signal(depth: depth) }
     }
 
+    /// The entries of every operator (`ModelOperator.generation`), in
+    /// their order, and the sum of their weights.
+    static let table: (entries: [ModelGeneration], draws: Int) = {
+        var entries: [ModelGeneration] = []
+        for family in modelOperatorFamilies {
+            for operation in family.operators {
+                entries.append(contentsOf: operation.generation)
+            }
+        }
+        entries.sort { $0.order < $1.order }
+        for (previous, entry) in zip(entries, entries.dropFirst()) {
+            precondition(previous.order != entry.order, "two generation entries have the order \(entry.order)")
+        }
+        return (entries, entries.reduce(0) { $0 + $1.weight })
+    }()
+
+    /// A pipeline at most `depth` operators deep: a source, or an operator
+    /// drawn from the table over pipelines at most `depth - 1` deep.
     mutating func signal(depth: Int) -> ModelSignal {
         if depth <= 0 || self.random.chance(15) {
             return self.source()
         }
-        let d = depth - 1
-        switch self.random.below(44) {
-        case 0:
-            return .map(self.random.pick(ModelMap.allCases), self.signal(depth: d))
-        case 1:
-            return .filter(self.random.pick(ModelPredicate.allCases), self.signal(depth: d))
-        case 2, 3:
-            return .take(self.random.below(4), self.signal(depth: d))
-        case 4:
-            return .takeUntil(self.random.pick(ModelUntil.allCases), self.signal(depth: d))
-        case 5:
-            return .distinctUntilChanged(self.signal(depth: d))
-        case 6:
-            return .reduceLeft(self.random.value(), self.signal(depth: d))
-        case 7:
-            return .reduceLeftEmitting(self.random.value(), self.signal(depth: d))
-        case 8:
-            return .last(self.signal(depth: d))
-        case 9:
-            return .ignoreValues(self.signal(depth: d))
-        case 10, 11:
-            return .then(self.signal(depth: d), self.signal(depth: d))
-        case 12, 13:
-            // A restart that completes (or fails) synchronously needs a take
-            // directly above it (maybe through map or filter) to stop.
-            let loop: ModelSignal = self.random.chance(60) ? .restart(self.signal(depth: d - 1)) : .restartIfError(self.signal(depth: d - 1))
-            let body: ModelSignal
-            switch self.random.below(4) {
-            case 0:
-                body = .map(self.random.pick(ModelMap.allCases), loop)
-            case 1:
-                body = .filter(self.random.pick(ModelPredicate.allCases), loop)
-            default:
-                body = loop
+        var draw = self.random.below(Self.table.draws)
+        for entry in Self.table.entries {
+            if draw < entry.weight {
+                return entry.make(&self, depth - 1)
             }
-            return self.random.chance(85) ? .take(1 + self.random.below(4), body) : body
-        case 14:
-            return .catch(self.signal(depth: d), self.signal(depth: d))
-        case 15:
-            return .mapError(self.signal(depth: d))
-        case 16, 17, 18:
-            return .meta(self.random.pick(ModelMeta.allCases), self.signal(depth: d), self.signal(depth: d))
-        case 19:
-            return .combineLatest(self.signal(depth: d), self.signal(depth: d))
-        case 20:
-            return .combineLatestWithInitial(self.signal(depth: d), self.random.value(), self.signal(depth: d), self.random.value())
-        case 21:
-            return .combineLatest3(self.signal(depth: d), self.signal(depth: d), self.signal(depth: d))
-        case 22:
-            return .combineLatestArray(self.signals(depth: d))
-        case 23, 24:
-            return .merge(self.signals(depth: d))
-        case 25:
-            return self.random.chance(50) ? .deferred(self.signal(depth: d)) : .roundTrip(self.signal(depth: d))
-        case 26:
-            return .dematerialize(self.signal(depth: d))
-        // The operators of issue 33.
-        case 27:
-            return .scan(self.random.value(), self.signal(depth: d))
-        case 28:
-            return .skip(self.random.below(4), self.signal(depth: d))
-        case 29:
-            return .skipWhile(self.random.pick(ModelPredicate.allCases), self.signal(depth: d))
-        case 30:
-            return .takeWhile(self.random.pick(ModelPredicate.allCases), self.random.chance(50), self.signal(depth: d))
-        case 31:
-            return .startWith(self.random.value(), self.signal(depth: d))
-        case 32:
-            return .pairwise(self.signal(depth: d))
-        case 33:
-            return self.random.chance(50) ? .first(self.signal(depth: d)) : .elementAt(self.random.below(4) - 1, self.signal(depth: d))
-        case 34:
-            return .defaultIfEmpty(self.random.value(), self.signal(depth: d))
-        case 35:
-            return .zip(self.signal(depth: d), self.signal(depth: d))
-        case 36:
-            return .withLatestFrom(self.signal(depth: d), self.signal(depth: d))
-        case 37:
-            return .concat(self.signals(depth: d))
-        case 38:
-            return .takeUntilSignal(self.signal(depth: d), self.signal(depth: d))
-        case 39, 40:
-            return .mergeMap(self.random.pick([Int.max, Int.max, 1, 2, 3, 0]), self.signal(depth: d), self.signal(depth: d))
-        case 41, 42:
-            return self.sharedTwice(depth: d)
-        default:
-            return .retry(self.random.below(5) - 1, self.signal(depth: d))
+            draw -= entry.weight
         }
-    }
-
-    /// A `share` or `replay` node used at two places of one operator (equal
-    /// nodes of a case are one shared signal): a node of the tree is
-    /// subscribed once, so only a second place gives the shared signal a
-    /// second subscriber, which joins the running connection (merge,
-    /// combineLatest, zip, withLatestFrom: both subscribe at start), connects
-    /// anew after the first ended (then), joins and leaves over and over (a
-    /// meta operator's inner signals), or joins from inside the connection's
-    /// own delivery (the inner signal of a meta operator over it).
-    mutating func sharedTwice(depth: Int) -> ModelSignal {
-        let source = self.signal(depth: depth - 1)
-        let shared: ModelSignal = self.random.chance(50) ? .share(source) : .replay(self.random.below(4), source)
-        // The second place sometimes through a map, to tell the two apart.
-        let second: ModelSignal = self.random.chance(50) ? .map(self.random.pick(ModelMap.allCases), shared) : shared
-        switch self.random.below(8) {
-        case 0:
-            return .merge([shared, second])
-        case 1:
-            return .combineLatest(shared, second)
-        case 2:
-            return .zip(shared, second)
-        case 3:
-            return .withLatestFrom(shared, second)
-        case 4:
-            return .then(shared, second)
-        case 5:
-            return .takeUntilSignal(shared, .skip(1 + self.random.below(2), second))
-        case 6:
-            return .meta(self.random.pick(ModelMeta.allCases), self.signal(depth: depth - 1), second)
-        default:
-            return .meta(self.random.pick(ModelMeta.allCases), shared, second)
-        }
+        preconditionFailure("a draw beyond the table")
     }
 
     /// A script that mostly drives the pipes and subjects `signal` uses.
@@ -276,69 +181,10 @@ enum ModelCheck {
         return self.loopsAreStopped(testCase.signal, underTake: false)
     }
 
-    private static func loopsAreStopped(_ signal: ModelSignal, underTake: Bool) -> Bool {
-        switch signal {
-        case let .take(count, source):
-            // A restart this take stops must stop on its own (the library may
-            // start it where the model does not: see ModelKnownBugs).
-            var chain = source
-            while true {
-                if case let .map(_, inner) = chain {
-                    chain = inner
-                } else if case let .filter(_, inner) = chain {
-                    chain = inner
-                } else {
-                    break
-                }
-            }
-            switch chain {
-            case .restart, .restartIfError:
-                if ReferenceModel.run(ModelCase(signal: signal, script: []), primed: true) == nil {
-                    return false
-                }
-            default:
-                break
-            }
-            return self.loopsAreStopped(source, underTake: count > 0)
-        case let .map(_, source), let .filter(_, source):
-            return self.loopsAreStopped(source, underTake: underTake)
-        case let .restart(source), let .restartIfError(source):
-            let isRestart: Bool
-            if case .restart = signal {
-                isRestart = true
-            } else {
-                isRestart = false
-            }
-            // What one round does while it is being started (the same for
-            // every round, once a replaying pipe has a value).
-            guard let round = ReferenceModel.run(ModelCase(signal: source, script: []), primed: true) else {
-                return false
-            }
-            let loops = round.events.contains { observation in
-                switch observation.event {
-                case .completed:
-                    return isRestart
-                case .error:
-                    return !isRestart
-                case .next:
-                    return false
-                }
-            }
-            if loops {
-                let emits = round.events.contains { observation in
-                    if case .next = observation.event {
-                        return true
-                    }
-                    return false
-                }
-                if !emits || !underTake {
-                    return false
-                }
-            }
-            return self.loopsAreStopped(source, underTake: false)
-        default:
-            return signal.children.allSatisfy { self.loopsAreStopped($0, underTake: false) }
-        }
+    /// Whether every synchronous loop in `signal` stops (its operator's
+    /// `loopsAreStopped`); `underTake`: it is right under a `take(n)`, n > 0.
+    static func loopsAreStopped(_ signal: ModelSignal, underTake: Bool) -> Bool {
+        return signal.modelOperator?.loopsAreStopped(underTake: underTake) ?? true
     }
 
     /// The model's outcome and the library's for a case; nil if the case is
@@ -390,28 +236,8 @@ enum ModelCheck {
             own = 2 + i
         case let .subject(i):
             own = 3 + i
-        case let .map(f, _):
-            own = f.rawValue
-        case let .filter(p, _):
-            own = p.rawValue
-        case let .take(n, _):
-            own = abs(n)
-        case let .takeUntil(u, _):
-            own = u.rawValue
-        case let .reduceLeft(v, _), let .reduceLeftEmitting(v, _):
-            own = abs(v)
-        case let .meta(kind, _, _):
-            own = kind.rawValue
-        case let .combineLatestWithInitial(_, v1, _, v2):
-            own = abs(v1) + abs(v2)
-        case let .mergeMap(n, _, _):
-            own = min(abs(n), 20)
-        case let .replay(n, _):
-            own = 1 + abs(n)
-        case let .retry(n, _):
-            own = abs(n)
-        default:
-            own = 0
+        case let .operation(operation):
+            own = operation.base.weight
         }
         return 10 + own + signal.children.reduce(0) { $0 + self.weight($1) }
     }
@@ -461,49 +287,10 @@ enum ModelCheck {
         case let .subject(i):
             result.append(.pipe(i))
             result.append(contentsOf: self.smaller(i).map { .subject($0) })
-        case let .map(f, s):
-            result.append(contentsOf: ModelMap.allCases.filter { $0.rawValue < f.rawValue }.map { .map($0, s) })
-        case let .filter(p, s):
-            result.append(contentsOf: ModelPredicate.allCases.filter { $0.rawValue < p.rawValue }.map { .filter($0, s) })
-        case let .take(n, s):
-            result.append(contentsOf: self.smaller(n).map { .take($0, s) })
-        case let .takeUntil(u, s):
-            result.append(contentsOf: ModelUntil.allCases.filter { $0.rawValue < u.rawValue }.map { .takeUntil($0, s) })
-        case let .reduceLeft(v, s):
-            result.append(contentsOf: self.smaller(v).map { .reduceLeft($0, s) })
-        case let .reduceLeftEmitting(v, s):
-            result.append(.reduceLeft(v, s))
-            result.append(contentsOf: self.smaller(v).map { .reduceLeftEmitting($0, s) })
-        case let .meta(kind, a, b):
-            result.append(contentsOf: ModelMeta.allCases.filter { $0.rawValue < kind.rawValue }.map { .meta($0, a, b) })
-        case let .combineLatestWithInitial(a, v1, b, v2):
-            result.append(.combineLatest(a, b))
-            result.append(contentsOf: self.smaller(v1).map { .combineLatestWithInitial(a, $0, b, v2) })
-            result.append(contentsOf: self.smaller(v2).map { .combineLatestWithInitial(a, v1, b, $0) })
-        case let .combineLatest3(a, b, c):
-            result.append(contentsOf: [.combineLatest(a, b), .combineLatest(a, c), .combineLatest(b, c)])
-        case let .combineLatestArray(list):
-            for index in list.indices {
-                var removed = list
-                removed.remove(at: index)
-                result.append(.combineLatestArray(removed))
-            }
-        case let .merge(list):
-            for index in list.indices {
-                var removed = list
-                removed.remove(at: index)
-                result.append(.merge(removed))
-            }
-        case let .mergeMap(n, a, b):
-            result.append(.meta(.mapToQueue, a, b))
-            result.append(contentsOf: self.smaller(n).map { .mergeMap($0, a, b) })
-        case let .replay(n, s):
-            result.append(.share(s))
-            result.append(contentsOf: self.smaller(n).map { .replay($0, s) })
-        case let .retry(n, s):
-            result.append(contentsOf: self.smaller(n).map { .retry($0, s) })
-        default:
+        case .never:
             break
+        case let .operation(operation):
+            result.append(contentsOf: operation.base.simplerForms)
         }
         // A simpler child in place.
         let children = signal.children

@@ -1,0 +1,248 @@
+import SwiftSignalKit
+
+// The mapping operators (Sources/SwiftSignalKit/Operators/Signal_Mapping.swift)
+// in the model-based tester: one block each (see ModelOperator.swift).
+
+// MARK: - map
+
+extension MappingFamily {
+    /// `map` with one of the `ModelMap` functions.
+    struct Map: ModelOperator {
+        let function: ModelMap
+        let source: ModelSignal
+
+        var description: String {
+            return ".map(\(self.function), \(self.source))"
+        }
+
+        var children: [ModelSignal] {
+            return [self.source]
+        }
+
+        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
+            return .map(self.function, children[0])
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            let function = self.function
+            model.start(self.source, under: node) { event in
+                if case let .next(value) = event {
+                    node.send(.next(function.apply(value)))
+                } else {
+                    node.send(event)
+                }
+            }
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            let function = self.function
+            return runner.build(self.source, token) |> map { value in
+                token.use()
+                return function.apply(value)
+            }
+        }
+
+        var weight: Int {
+            return self.function.rawValue
+        }
+
+        var simplerForms: [ModelSignal] {
+            return ModelMap.allCases.filter { $0.rawValue < self.function.rawValue }.map { .map($0, self.source) }
+        }
+
+        var passesTakeThrough: Bool {
+            return true
+        }
+
+        static var generation: [ModelGeneration] {
+            return [ModelGeneration(order: 0) { generator, depth in
+                .map(generator.random.pick(ModelMap.allCases), generator.signal(depth: depth))
+            }]
+        }
+    }
+}
+
+extension ModelSignal {
+    static func map(_ function: ModelMap, _ source: ModelSignal) -> ModelSignal {
+        return ModelSignal(MappingFamily.Map(function: function, source: source))
+    }
+}
+
+// MARK: - filter
+
+extension MappingFamily {
+    /// `filter` with one of the `ModelPredicate`s.
+    struct Filter: ModelOperator {
+        let predicate: ModelPredicate
+        let source: ModelSignal
+
+        var description: String {
+            return ".filter(\(self.predicate), \(self.source))"
+        }
+
+        var children: [ModelSignal] {
+            return [self.source]
+        }
+
+        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
+            return .filter(self.predicate, children[0])
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            let predicate = self.predicate
+            model.start(self.source, under: node) { event in
+                if case let .next(value) = event, !predicate.test(value) {
+                    return
+                }
+                node.send(event)
+            }
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            let predicate = self.predicate
+            return runner.build(self.source, token) |> filter { value in
+                token.use()
+                return predicate.test(value)
+            }
+        }
+
+        var weight: Int {
+            return self.predicate.rawValue
+        }
+
+        var simplerForms: [ModelSignal] {
+            return ModelPredicate.allCases.filter { $0.rawValue < self.predicate.rawValue }.map { .filter($0, self.source) }
+        }
+
+        var passesTakeThrough: Bool {
+            return true
+        }
+
+        static var generation: [ModelGeneration] {
+            return [ModelGeneration(order: 1) { generator, depth in
+                .filter(generator.random.pick(ModelPredicate.allCases), generator.signal(depth: depth))
+            }]
+        }
+    }
+}
+
+extension ModelSignal {
+    static func filter(_ predicate: ModelPredicate, _ source: ModelSignal) -> ModelSignal {
+        return ModelSignal(MappingFamily.Filter(predicate: predicate, source: source))
+    }
+}
+
+// MARK: - distinctUntilChanged
+
+extension MappingFamily {
+    /// `distinctUntilChanged`.
+    struct DistinctUntilChanged: ModelOperator {
+        let source: ModelSignal
+
+        var description: String {
+            return ".distinctUntilChanged(\(self.source))"
+        }
+
+        var children: [ModelSignal] {
+            return [self.source]
+        }
+
+        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
+            return .distinctUntilChanged(children[0])
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            var previous: Int?
+            model.start(self.source, under: node) { event in
+                if case let .next(value) = event {
+                    if previous == value {
+                        return
+                    }
+                    previous = value
+                }
+                node.send(event)
+            }
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            return runner.build(self.source, token) |> distinctUntilChanged
+        }
+
+        static var generation: [ModelGeneration] {
+            return [ModelGeneration(order: 5) { generator, depth in
+                .distinctUntilChanged(generator.signal(depth: depth))
+            }]
+        }
+    }
+}
+
+extension ModelSignal {
+    static func distinctUntilChanged(_ source: ModelSignal) -> ModelSignal {
+        return ModelSignal(MappingFamily.DistinctUntilChanged(source: source))
+    }
+}
+
+// MARK: - mapError
+
+extension MappingFamily {
+    /// `mapError` with +100.
+    struct MapError: ModelOperator {
+        let source: ModelSignal
+
+        var description: String {
+            return ".mapError(\(self.source))"
+        }
+
+        var children: [ModelSignal] {
+            return [self.source]
+        }
+
+        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
+            return .mapError(children[0])
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            model.start(self.source, under: node) { event in
+                if case let .error(error) = event {
+                    node.send(.error(error &+ 100))
+                } else {
+                    node.send(event)
+                }
+            }
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            return runner.build(self.source, token) |> mapError { error in
+                token.use()
+                return error &+ 100
+            }
+        }
+
+        static var generation: [ModelGeneration] {
+            return [ModelGeneration(order: 15) { generator, depth in
+                .mapError(generator.signal(depth: depth))
+            }]
+        }
+    }
+}
+
+extension ModelSignal {
+    static func mapError(_ source: ModelSignal) -> ModelSignal {
+        return ModelSignal(MappingFamily.MapError(source: source))
+    }
+}
+
+// MARK: - The family
+
+/// The mapping operators. An operator added to the family: its block above this
+/// one, then its type at the end of `operators`.
+enum MappingFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            Map.self,
+            Filter.self,
+            DistinctUntilChanged.self,
+            MapError.self,
+        ]
+    }
+}

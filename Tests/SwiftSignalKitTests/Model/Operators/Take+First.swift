@@ -1,0 +1,215 @@
+import SwiftSignalKit
+
+// The take operators of Sources/SwiftSignalKit/Operators/Signal_Take+First.swift
+// in the model-based tester: one block each (see ModelOperator.swift).
+
+// MARK: - first
+
+extension TakeFirstFamily {
+    /// `first`: `take(1)`.
+    struct First: ModelOperator {
+        let source: ModelSignal
+
+        var description: String {
+            return ".first(\(self.source))"
+        }
+
+        var children: [ModelSignal] {
+            return [self.source]
+        }
+
+        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
+            return .first(children[0])
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            model.behave(.take(1, self.source), node)
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            return first(runner.build(self.source, token))
+        }
+
+        /// `first` or `elementAt`, half each.
+        static var generation: [ModelGeneration] {
+            return [ModelGeneration(order: 33) { generator, depth in
+                generator.random.chance(50) ? .first(generator.signal(depth: depth)) : .elementAt(generator.random.below(4) - 1, generator.signal(depth: depth))
+            }]
+        }
+    }
+}
+
+extension ModelSignal {
+    static func first(_ source: ModelSignal) -> ModelSignal {
+        return ModelSignal(TakeFirstFamily.First(source: source))
+    }
+}
+
+// MARK: - elementAt
+
+extension TakeFirstFamily {
+    /// `elementAt(i)`: `take(1)` after `skip(i)`; nothing for a negative i.
+    /// Made by `First`'s generation entry.
+    struct ElementAt: ModelOperator {
+        let index: Int
+        let source: ModelSignal
+
+        var description: String {
+            return ".elementAt(\(self.index), \(self.source))"
+        }
+
+        var children: [ModelSignal] {
+            return [self.source]
+        }
+
+        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
+            return .elementAt(self.index, children[0])
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            if self.index < 0 {
+                model.behave(.filter(.never, self.source), node)
+            } else {
+                model.behave(.take(1, .skip(self.index, self.source)), node)
+            }
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            return runner.build(self.source, token) |> elementAt(self.index)
+        }
+    }
+}
+
+extension ModelSignal {
+    static func elementAt(_ index: Int, _ source: ModelSignal) -> ModelSignal {
+        return ModelSignal(TakeFirstFamily.ElementAt(index: index, source: source))
+    }
+}
+
+// MARK: - defaultIfEmpty
+
+extension TakeFirstFamily {
+    /// `defaultIfEmpty(v)`.
+    struct DefaultIfEmpty: ModelOperator {
+        let value: Int
+        let source: ModelSignal
+
+        var description: String {
+            return ".defaultIfEmpty(\(self.value), \(self.source))"
+        }
+
+        var children: [ModelSignal] {
+            return [self.source]
+        }
+
+        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
+            return .defaultIfEmpty(self.value, children[0])
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            let value = self.value
+            var emitted = false
+            model.start(self.source, under: node) { event in
+                switch event {
+                case .next:
+                    emitted = true
+                case .completed:
+                    if !emitted {
+                        node.send(.next(value))
+                    }
+                case .error:
+                    break
+                }
+                node.send(event)
+            }
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            return runner.build(self.source, token) |> defaultIfEmpty(self.value)
+        }
+
+        static var generation: [ModelGeneration] {
+            return [ModelGeneration(order: 34) { generator, depth in
+                .defaultIfEmpty(generator.random.value(), generator.signal(depth: depth))
+            }]
+        }
+    }
+}
+
+extension ModelSignal {
+    static func defaultIfEmpty(_ value: Int, _ source: ModelSignal) -> ModelSignal {
+        return ModelSignal(TakeFirstFamily.DefaultIfEmpty(value: value, source: source))
+    }
+}
+
+// MARK: - takeUntil(signal)
+
+extension TakeFirstFamily {
+    /// `a |> takeUntil(b)`.
+    struct TakeUntilSignal: ModelOperator {
+        let source: ModelSignal
+        let notifier: ModelSignal
+
+        var description: String {
+            return ".takeUntilSignal(\(self.source), \(self.notifier))"
+        }
+
+        var children: [ModelSignal] {
+            return [self.source, self.notifier]
+        }
+
+        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
+            return .takeUntilSignal(children[0], children[1])
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            // The notifier first: a value completes; its completion changes
+            // nothing.
+            model.start(self.notifier, under: node) { event in
+                switch event {
+                case .next:
+                    node.send(.completed)
+                case .error:
+                    node.send(event)
+                case .completed:
+                    break
+                }
+            }
+            model.start(self.source, under: node) { event in
+                node.send(event)
+            }
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            return runner.build(self.source, token) |> takeUntil(runner.build(self.notifier, token))
+        }
+
+        static var generation: [ModelGeneration] {
+            return [ModelGeneration(order: 38) { generator, depth in
+                .takeUntilSignal(generator.signal(depth: depth), generator.signal(depth: depth))
+            }]
+        }
+    }
+}
+
+extension ModelSignal {
+    static func takeUntilSignal(_ source: ModelSignal, _ notifier: ModelSignal) -> ModelSignal {
+        return ModelSignal(TakeFirstFamily.TakeUntilSignal(source: source, notifier: notifier))
+    }
+}
+
+// MARK: - The family
+
+/// The take operators that stop at one value or at a signal. An operator added
+/// to the family: its block above this one, then its type at the end of
+/// `operators`.
+enum TakeFirstFamily: ModelOperatorFamily {
+    static var operators: [any ModelOperator.Type] {
+        return [
+            First.self,
+            ElementAt.self,
+            DefaultIfEmpty.self,
+            TakeUntilSignal.self,
+        ]
+    }
+}
