@@ -145,8 +145,8 @@ def check_wrappers(api, entries, report):
         if name not in cpp and not excused(entries, function, "cpp"):
             report(f"{place} has no C++ wrapper: wrap it in include/"
                    f"{'signalkit_test.hpp' if function['header'] == 'signalkit_test.h' else 'signalkit.hpp'} "
-                   f"(a member of the class of its first handle argument, and for an operator the pipeable "
-                   f"in namespace signalkit too), or add `{name} cpp REASON` to {EXCEPTIONS}")
+                   f"(a member of the class of its first handle argument; for an operator of class signal, "
+                   f"`make api-update` then writes its pipeable), or add `{name} cpp REASON` to {EXCEPTIONS}")
         if short not in python and name not in speedups and not excused(entries, function, "python"):
             bound = "" if prototypes is None or name in prototypes else (
                 f"run `make api-update` (it writes its prototype to {PROTOTYPES_PY}), then ")
