@@ -2008,20 +2008,38 @@ template <class F> signal operator|(const signal &s, pipeable<F> &&op) { return 
     "signalkit: this operator holds a move-only callable and is applied as an lvalue, which copies it; "   \
     "apply it once as `s | std::move(op)`, or write the operator in place (`s | signalkit::map(f)`)"
 namespace detail {
+/* One argument a pipeable keeps (its index tells equal types apart). */
+template <std::size_t I, class T> struct op_arg {
+    T value;
+};
+/* The arguments a pipeable keeps, each in an op_arg: not a std::tuple,
+ * whose instantiation over a lambda's closure type makes g++ 12 see that
+ * type as no longer trivially copyable (a captureless lambda then lost its
+ * allocation-free path, next_in_ctx). */
+template <class Indices, class... A> struct op_args;
+template <std::size_t... I, class... A> struct op_args<std::index_sequence<I...>, A...> : op_arg<I, A>... {
+    template <class... B> explicit op_args(std::in_place_t, B &&...b) : op_arg<I, A>{std::forward<B>(b)}... {}
+    /* Member()(s, the arguments copied). */
+    template <class Member> signal call(const signal &s) const & {
+        return Member()(s, static_cast<const op_arg<I, A> &>(*this).value...);
+    }
+    /* Member()(s, the arguments moved). */
+    template <class Member> signal call(const signal &s) && {
+        return Member()(s, std::move(static_cast<op_arg<I, A> &>(*this).value)...);
+    }
+};
 /* A pipeable of a member of signal: the member's arguments kept, moved into
  * the call when the pipeable is an rvalue (the usual `s | map(f)`), copied
  * when it is reused (`s | op`). At namespace scope, so that the copying
  * overload is only instantiated when a pipeable is reused (a move-only
  * callable compiles until then). */
 template <class Member, class... A> struct member_op {
-    std::tuple<A...> args;
+    op_args<std::index_sequence_for<A...>, A...> args;
     signal operator()(const signal &s) const & {
         static_assert(std::conjunction<std::is_copy_constructible<A>...>::value, SIGNALKIT_MOVE_ONLY_REUSED);
-        return std::apply([&s](const A &...a) { return Member()(s, a...); }, args);
+        return args.template call<Member>(s);
     }
-    signal operator()(const signal &s) && {
-        return std::apply([&s](A &&...a) { return Member()(s, std::move(a)...); }, std::move(args));
-    }
+    signal operator()(const signal &s) && { return std::move(args).template call<Member>(s); }
 };
 } // namespace detail
 
@@ -2037,7 +2055,8 @@ template <class Member, class... A> struct member_op {
     }                                                                                               \
     template <class... A> pipeable<detail::member_op<detail::name##_member, std::decay_t<A>...>> name(A &&...a) { \
         return {detail::member_op<detail::name##_member, std::decay_t<A>...>{                       \
-            std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)}};                                \
+            detail::op_args<std::index_sequence_for<A...>, std::decay_t<A>...>(std::in_place,       \
+                                                                              std::forward<A>(a)...)}}; \
     }
 /* One for each operator member of class signal (`s | take(3)`, `s | map(f)`),
  * written by .ci/api/generate.py (`make api-update`) from the class; `make
