@@ -312,6 +312,18 @@ AGREEMENT_TEST(a_shared_terminal_event_put_while_delivering_waits_for_the_delive
                "replay(1, meta(map_to_signal, subject(0), fail([3], 0))))",
                "send_on_next(0, 0) send(0, 0)")
 
+/* A shared upstream starts nothing once every subscriber of its session
+ * has ended, also from inside the terminal callback of the last one (its
+ * disposal comes after the callback): the completion's callback puts 0
+ * into pipe 0, for which merge_map started subject 1 again (subscribed
+ * twice; found by fuzz_model, about 1 case in 37,000, shrunk). The
+ * session's upstream now links to the session (INTERNALS.md, "Ended during
+ * its start"). */
+AGREEMENT_TEST(a_shared_upstream_starts_nothing_once_its_last_subscriber_ended,
+               "take_while(positive, share(merge_map(0, pipe(0), subject(1))))", "put_on_next(0, 0) put(0, 0) send(1, 0)",
+               "take_while(positive, replay(1, merge_map(0, pipe(0), subject(1))))", "put_on_next(0, 0) put(0, 0) send(1, 0)",
+               "last(take(1, share(meta(map_to_signal, pipe(1), subject(0)))))", "put(1, 0) put_on_next(1, 0) send(0, 0)")
+
 /* merge_map: at most max_concurrent inner signals (0: SIZE_MAX), the
  * others waiting in order; completes once the outer and every inner signal
  * have. */
