@@ -187,4 +187,31 @@ final class Signal_ShareTests: XCTestCase {
             withExtendedLifetime(kept) {}
         }
     }
+
+    /// Once the last subscriber of a session has ended, its upstream starts
+    /// nothing more, also from inside that subscriber's completion callback
+    /// (the session's upstream is disposed only after the callback): a
+    /// value put there reaches `mergeMap`, which must not start an inner
+    /// signal for it. Before, the upstream learnt that its subscriber had
+    /// ended only from the disposal, and started the inner signal.
+    func testTheUpstreamStartsNothingOnceItsLastSubscriberEnded() {
+        for count in [0, 1] {
+            let outer = ValuePipe<Int>()
+            let inner = ManualSource<Int, NoError>()
+            let shared = outer.signal() |> mergeMap(maxConcurrent: Int.max) { value -> Signal<Int, NoError> in
+                return inner.signal() |> map { $0 + value }
+            } |> replay(count)
+            var completions = 0
+            let disposable = (shared |> take(1)).start(completed: {
+                completions += 1
+                outer.putNext(5)
+            })
+            outer.putNext(10)
+            XCTAssertEqual(inner.starts.with { $0 }, 1)
+            inner.put(1)   // take(1) completes; its callback puts 5
+            XCTAssertEqual(completions, 1)
+            XCTAssertEqual(inner.starts.with { $0 }, 1, "replay(\(count)): an inner signal started for a session whose subscribers have all ended")
+            disposable.dispose()
+        }
+    }
 }

@@ -19,7 +19,12 @@
  *   when the value was put, in the order they subscribed (a pipe delivers a
  *   value put while it is delivering after that delivery; the replaying
  *   pipe gives a new subscriber its latest value at once, then what was put
- *   meanwhile). It does not call the library.
+ *   meanwhile). Equal share / replay ops of a case are one shared signal,
+ *   a session at a time, as in the Swift model's behaveShared: its own
+ *   pipe, one upstream subscription that belongs to the session, ended by
+ *   the upstream's terminal event, by its last subscriber leaving, or
+ *   without an event when nothing under it holds the upstream any more
+ *   (m_check_abandoned). It does not call the library.
  * - library_run: the same case through sk_* calls, observed the same way.
  * - mcase_check: both runs, compared: the events (with the step they arrived
  *   in), after `start` and each step the live subscriptions of each subject
@@ -72,6 +77,7 @@
 #define M_FUEL 20000
 #define M_MAX_DEPTH 300
 #define M_NIL_MARKER (-1000000)
+#define M_MAX_REPLAY 8
 
 /* ------------------------------------------------------------------------ */
 /* Cases                                                                     */
@@ -104,6 +110,9 @@ typedef enum mkind {
     MK_TAKE_WHILE,       /* predicate `arg` */
     MK_SCAN,             /* initial `arg`, + */
     MK_DEFAULT_IF_EMPTY, /* value `arg` */
+    MK_SHARE,            /* equal share / replay ops of a case are one shared signal */
+    MK_REPLAY,           /* count `arg` (0 to M_MAX_REPLAY) */
+    MK_MERGE_MAP,        /* max_concurrent `arg` (0: SIZE_MAX); outer, inner */
     MK_KIND_COUNT
 } mkind;
 
@@ -154,7 +163,8 @@ typedef struct mcase {
 static const char *const mk_names[MK_KIND_COUNT] = {
     "just", "fail", "never", "pipe", "subject", "map", "filter", "take", "take_until", "distinct", "reduce",
     "last", "ignore", "then", "restart", "restart_if_error", "catch", "meta", "combine", "merge", "deferred",
-    "skip", "skip_while", "take_while", "scan", "default_if_empty"};
+    "skip", "skip_while", "take_while", "scan", "default_if_empty", "share", "replay",
+    "merge_map"};
 static const char *const mf_names[MF_COUNT] = {"increment", "double", "negate", "modulo3"};
 static const char *const mp_names[MP_COUNT] = {"even", "positive", "non_zero"};
 static const char *const mu_names[MU_COUNT] = {"until_at_least_3", "stop_before_negative", "odd_only", "first"};
@@ -316,6 +326,8 @@ static void m_print_op(const mcase *c, int index, mtext *t) {
     case MK_SKIP:
     case MK_SCAN:
     case MK_DEFAULT_IF_EMPTY:
+    case MK_REPLAY:
+    case MK_MERGE_MAP:
         mt_add(t, "%lld, ", (long long)op->arg);
         break;
     default:
@@ -482,7 +494,7 @@ static int mp_op(mparser *p, int depth) {
         }
         break;
     default: {
-        int arity = (kind == MK_THEN || kind == MK_CATCH || kind == MK_META) ? 2 : 1;
+        int arity = (kind == MK_THEN || kind == MK_CATCH || kind == MK_META || kind == MK_MERGE_MAP) ? 2 : 1;
         switch (kind) {
         case MK_MAP:
             op->arg = mp_name(p, mf_names, MF_COUNT);
@@ -504,6 +516,13 @@ static int mp_op(mparser *p, int depth) {
         case MK_SCAN:
         case MK_DEFAULT_IF_EMPTY:
             op->arg = mp_int(p);
+            break;
+        case MK_REPLAY:
+        case MK_MERGE_MAP:
+            op->arg = mp_int(p);
+            if (op->arg < 0 || (kind == MK_REPLAY && op->arg > M_MAX_REPLAY)) {
+                p->failed = true;
+            }
             break;
         default:
             break;
@@ -673,6 +692,35 @@ static void ml_free(mlist *l) {
     l->count = l->capacity = 0;
 }
 
+/* A list of events (their step unused). */
+typedef struct mevlist {
+    mevent *items;
+    int count;
+    int capacity;
+} mevlist;
+
+static void mel_add(mevlist *l, char kind, int64_t value) {
+    if (l->count == l->capacity) {
+        int capacity = l->capacity == 0 ? 8 : l->capacity * 2;
+        mevent *items = realloc(l->items, (size_t)capacity * sizeof *items);
+        if (items == NULL) {
+            abort();
+        }
+        l->items = items;
+        l->capacity = capacity;
+    }
+    l->items[l->count].kind = kind;
+    l->items[l->count].value = value;
+    l->items[l->count].step = 0;
+    l->count++;
+}
+
+static void mel_free(mevlist *l) {
+    free(l->items);
+    l->items = NULL;
+    l->count = l->capacity = 0;
+}
+
 /* One subscription. Referred to by index: the array grows while nodes run. */
 typedef struct mnode {
     int op;
@@ -694,15 +742,63 @@ typedef struct mnode {
     bool outer_completed;
     int gen;
     int current;     /* the running inner node, or -1 */
-    bool starting;   /* the current inner node's start has not returned */
-    mlist waiting;   /* waiting outer values (as ints); scan: waiting values */
+    bool starting;   /* meta, then: the current inner node's (part's) start
+                      * has not returned */
+    bool completed_while_starting; /* meta, then: and it has completed */
+    bool step_pending; /* restart: a round asked for while one starts */
     char held_kind;  /* scan: a terminal event waiting ('e', 'c'), or 0 */
     int64_t held_value;
-    /* a subscription to the replaying pipe getting its replay, and the
-     * values put meanwhile */
+    /* a subscription to the replaying pipe or to a replay op getting its
+     * replay, and the events put meanwhile */
     bool replaying;
-    mlist backlog;
+    mevlist backlog;
+    /* meta, merge_map: the outer values waiting (merge_map: `count` inner
+     * signals run, `running`: its loop runs); scan: the values waiting */
+    mevlist queue;
+    /* sharing (the Swift model's Node): how many deliveries in progress
+     * hold it (a source's snapshot, its own send, its start); a
+     * subscription to a pipe or a subject (it keeps its upstream alive) */
+    int held;
+    bool is_source;
+    /* a subscription to a share / replay op: the session it joined (-1:
+     * none); a session's root (it holds the upstream's subscription, its
+     * only child): `session` is the session it holds */
+    int session;
+    bool session_root;
+    /* while a start runs under this node, it stops (starts nothing more)
+     * once node `start_guard` has ended (-1: none): the subscriber that
+     * connected a shared upstream, during that upstream's start */
+    int start_guard;
 } mnode;
+
+typedef struct mspending {
+    char kind;
+    int64_t value;
+    mlist snapshot;
+} mspending;
+
+/* One connection of a share / replay op (the Swift model's SharedSession):
+ * its own pipe (the same delivery rules, ended by the upstream's terminal
+ * event) and one subscription to the upstream, under `root`, which belongs
+ * to the session, not to the subscriber that connected it. */
+typedef struct msession {
+    int key;            /* the op whose equals share it (m_shared_key) */
+    int64_t replay_count;
+    mlist subscribers;  /* joined, in order */
+    int count;          /* joined and not left */
+    bool ended;
+    bool connecting;    /* the upstream's start has not returned */
+    int root;
+    int64_t buffer[M_MAX_REPLAY];
+    int nbuffer;
+    bool delivering;
+    mspending *pending;
+    int npending;
+    /* the upstream's terminal event ('e', 'c'; 0: none), put while the
+     * session was delivering: it waits until that delivery is over */
+    char terminal_kind;
+    int64_t terminal_value;
+} msession;
 
 typedef struct mpending {
     int64_t value;
@@ -730,9 +826,17 @@ typedef struct model {
     bool dispose_armed;
     bool put_armed;
     mstep put;
+    /* sharing: the sessions made; the current session of each shared op
+     * (by key; -1: none); how many nodes have a start_guard set now */
+    msession *sessions;
+    int nsessions;
+    int session_capacity;
+    int connection[M_MAX_OPS];
+    int active_guards;
 } model;
 
 #define MN(m, i) (&(m)->nodes[(i)])
+#define MS(m, i) (&(m)->sessions[(i)])
 
 static bool m_spend(model *m) {
     if (m->fuel <= 0) {
@@ -743,6 +847,10 @@ static bool m_spend(model *m) {
     return true;
 }
 
+static void m_leave(model *m, int s);
+
+/* Disposes node `i` and everything under it; a subscriber of a shared op
+ * leaves its session. */
 static void m_kill(model *m, int i) {
     int k;
     if (MN(m, i)->dead) {
@@ -752,9 +860,14 @@ static void m_kill(model *m, int i) {
     for (k = 0; k < MN(m, i)->children.count; k++) {
         m_kill(m, MN(m, i)->children.items[k]);
     }
+    MN(m, i)->children.count = 0;
+    if (MN(m, i)->session >= 0 && !MN(m, i)->session_root) {
+        m_leave(m, MN(m, i)->session);
+    }
 }
 
 static void m_perform(model *m, const mstep *s);
+static void m_session_event(model *m, int s, char kind, int64_t value);
 static void m_finish_delivering(model *m, int p);
 static void m_handle(model *m, int parent, int child, char kind, int64_t value);
 static int m_start(model *m, int op, int parent, int role, int64_t offset);
@@ -778,26 +891,133 @@ static void m_send(model *m, int i, char kind, int64_t value) {
     if (MN(m, i)->dead || !m_spend(m)) {
         return;
     }
+    /* While it runs, it is on the stack: it holds its upstream. */
+    MN(m, i)->held++;
     if (kind != 'n') {
         m_kill(m, i);
     }
     parent = MN(m, i)->parent;
     if (parent < 0) {
         m_record(m, kind, value);
+    } else if (MN(m, parent)->session_root) {
+        m_session_event(m, MN(m, parent)->session, kind, value);
     } else {
         m_handle(m, parent, i, kind, value);
     }
+    MN(m, i)->held--;
 }
 
+/* The first value of an event list, taken out. */
+static int64_t m_pop(mevlist *l) {
+    int64_t value = l->items[0].value;
+    memmove(l->items, l->items + 1, (size_t)(l->count - 1) * sizeof l->items[0]);
+    l->count--;
+    return value;
+}
+
+/* A meta op (the library's _SignalQueueState) starts the inner signal for
+ * `value`; then, as long as the inner signal just started completed before
+ * its start returned, what comes next (the next waiting value, or the
+ * completion once the outer has completed): a trampoline, so that an inner
+ * signal that completes while starting is followed only once its start has
+ * returned. Returns at once when it was replaced meanwhile (switch). */
 static void m_run_inner(model *m, int p, int64_t value) {
     const mop *op = &m->c->ops[MN(m, p)->op];
-    int mine;
-    MN(m, p)->running = true;
-    mine = ++MN(m, p)->gen;
-    MN(m, p)->starting = true;
-    m_start(m, op->children[1], p, 1, value);
-    if (MN(m, p)->gen == mine) {
+    for (;;) {
+        int mine;
+        MN(m, p)->running = true;
+        mine = ++MN(m, p)->gen;
+        MN(m, p)->starting = true;
+        MN(m, p)->completed_while_starting = false;
+        m_start(m, op->children[1], p, 1, value);
+        if (MN(m, p)->dead || MN(m, p)->gen != mine) {
+            return;
+        }
         MN(m, p)->starting = false;
+        if (!MN(m, p)->completed_while_starting) {
+            return;
+        }
+        MN(m, p)->completed_while_starting = false;
+        MN(m, p)->running = false;
+        MN(m, p)->current = -1;
+        if (MN(m, p)->queue.count > 0) {
+            value = m_pop(&MN(m, p)->queue);
+            continue;
+        }
+        if (MN(m, p)->outer_completed) {
+            m_send(m, p, 'c', 0);
+        }
+        return;
+    }
+}
+
+/* then (in the library a _SignalQueueState over its parts too): starts
+ * part `part`; a part that completes before its start returned is followed
+ * (by the next part, or the completion) once that start has returned. */
+static void m_then_run(model *m, int p, int part) {
+    const mop *op = &m->c->ops[MN(m, p)->op];
+    for (;;) {
+        MN(m, p)->starting = true;
+        MN(m, p)->completed_while_starting = false;
+        m_start(m, op->children[part], p, part, 0);
+        if (MN(m, p)->dead) {
+            return;
+        }
+        MN(m, p)->starting = false;
+        if (!MN(m, p)->completed_while_starting) {
+            return;
+        }
+        MN(m, p)->completed_while_starting = false;
+        if (part == 1) {
+            m_send(m, p, 'c', 0);
+            return;
+        }
+        part = 1;
+    }
+}
+
+/* restart, restart_if_error (the library's SignalResubscriber): a round,
+ * then another each time one completes (fails); a round asked for while one
+ * is starting (it completed synchronously) runs once that start has
+ * returned, by this loop; none once the node has ended. */
+static void m_restart_next(model *m, int p) {
+    const mop *op = &m->c->ops[MN(m, p)->op];
+    if (MN(m, p)->running) {
+        MN(m, p)->step_pending = true;
+        return;
+    }
+    MN(m, p)->running = true;
+    while (!MN(m, p)->dead) {
+        MN(m, p)->step_pending = false;
+        m_start(m, op->children[0], p, 0, 0);
+        if (!MN(m, p)->step_pending) {
+            break;
+        }
+    }
+    MN(m, p)->running = false;
+}
+
+/* merge_map: each outer value waits (in order) until fewer than `arg`
+ * inner signals run, then starts the inner pipeline with that value added
+ * to its values. Inner signals are started by this loop, one start at a
+ * time: a value or an inner completion that comes while one is starting is
+ * handled once that start has returned. Completes once the outer has
+ * completed and no inner signal runs or waits. */
+static void m_merge_map_drive(model *m, int p) {
+    const mop *op = &m->c->ops[MN(m, p)->op];
+    int64_t limit = op->arg <= 0 ? INT64_MAX : op->arg;
+    if (MN(m, p)->running || MN(m, p)->dead) {
+        return;
+    }
+    MN(m, p)->running = true;
+    while (!MN(m, p)->dead && MN(m, p)->count < limit && MN(m, p)->queue.count > 0) {
+        int64_t offset = m_pop(&MN(m, p)->queue);
+        MN(m, p)->count++;
+        m_start(m, op->children[1], p, 1, offset);
+    }
+    MN(m, p)->running = false;
+    if (MN(m, p)->count == 0 && MN(m, p)->outer_completed && MN(m, p)->queue.count == 0) {
+        m_send(m, p, 'c', 0);
     }
 }
 
@@ -882,7 +1102,7 @@ static void m_handle(model *m, int p, int child, char kind, int64_t value) {
         if (MN(m, p)->running) {
             if (MN(m, p)->held_kind == 0) {
                 if (kind == 'n') {
-                    ml_add(&MN(m, p)->waiting, (int)value);
+                    mel_add(&MN(m, p)->queue, 'n', value);
                 } else {
                     MN(m, p)->held_kind = kind;
                     MN(m, p)->held_value = value;
@@ -899,12 +1119,9 @@ static void m_handle(model *m, int p, int child, char kind, int64_t value) {
             } else {
                 m_send(m, p, kind, value);
             }
-            if (MN(m, p)->waiting.count > 0) {
+            if (MN(m, p)->queue.count > 0) {
                 kind = 'n';
-                value = MN(m, p)->waiting.items[0];
-                memmove(MN(m, p)->waiting.items, MN(m, p)->waiting.items + 1,
-                        (size_t)(MN(m, p)->waiting.count - 1) * sizeof(int));
-                MN(m, p)->waiting.count--;
+                value = m_pop(&MN(m, p)->queue);
             } else if (MN(m, p)->held_kind != 0) {
                 kind = MN(m, p)->held_kind;
                 value = MN(m, p)->held_value;
@@ -963,19 +1180,21 @@ static void m_handle(model *m, int p, int child, char kind, int64_t value) {
         m_send(m, p, kind, value);
         return;
     case MK_THEN:
-        if (role == 0 && kind == 'c') {
-            m_start(m, op->children[1], p, 1, 0);
-        } else {
+        if (kind != 'c') {
             m_send(m, p, kind, value);
+        } else if (MN(m, p)->starting) {
+            MN(m, p)->completed_while_starting = true;
+        } else if (role == 0) {
+            m_then_run(m, p, 1);
+        } else {
+            m_send(m, p, 'c', 0);
         }
         return;
     case MK_RESTART:
     case MK_RESTART_IF_ERROR:
         /* Subscribes again each time it completes (fails), while alive. */
         if (kind == (op->kind == MK_RESTART ? 'c' : 'e')) {
-            if (!MN(m, p)->dead) {
-                m_start(m, op->children[0], p, 0, 0);
-            }
+            m_restart_next(m, p);
         } else {
             m_send(m, p, kind, value);
         }
@@ -999,9 +1218,9 @@ static void m_handle(model *m, int p, int child, char kind, int64_t value) {
                 }
             } else if (queues && MN(m, p)->running) {
                 if (op->arg == MM_THROTTLED) {
-                    MN(m, p)->waiting.count = 0;
+                    MN(m, p)->queue.count = 0;
                 }
-                ml_add(&MN(m, p)->waiting, (int)value);
+                mel_add(&MN(m, p)->queue, 'n', value);
             } else {
                 /* Switch: the new inner signal starts, then the one it
                  * replaces is disposed (as in the original); one replaced
@@ -1029,21 +1248,41 @@ static void m_handle(model *m, int p, int child, char kind, int64_t value) {
             m_send(m, p, 'n', m_add(value, MN(m, child)->offset));
         } else if (kind == 'e') {
             m_send(m, p, kind, value);
+        } else if (MN(m, p)->starting) {
+            /* Completed while starting: m_run_inner's loop takes it from
+             * there once the start has returned. */
+            MN(m, p)->completed_while_starting = true;
         } else {
             MN(m, p)->running = false;
             MN(m, p)->current = -1;
-            if (MN(m, p)->waiting.count > 0) {
-                int64_t next = MN(m, p)->waiting.items[0];
-                memmove(MN(m, p)->waiting.items, MN(m, p)->waiting.items + 1,
-                        (size_t)(MN(m, p)->waiting.count - 1) * sizeof(int));
-                MN(m, p)->waiting.count--;
-                m_run_inner(m, p, next);
+            if (MN(m, p)->queue.count > 0) {
+                m_run_inner(m, p, m_pop(&MN(m, p)->queue));
             } else if (MN(m, p)->outer_completed) {
                 m_send(m, p, 'c', 0);
             }
         }
         return;
     }
+    case MK_MERGE_MAP:
+        if (role == 0) {
+            if (kind == 'n') {
+                mel_add(&MN(m, p)->queue, 'n', value);
+                m_merge_map_drive(m, p);
+            } else if (kind == 'e') {
+                m_send(m, p, kind, value);
+            } else {
+                MN(m, p)->outer_completed = true;
+                m_merge_map_drive(m, p);
+            }
+        } else if (kind == 'n') {
+            m_send(m, p, 'n', m_add(value, MN(m, child)->offset));
+        } else if (kind == 'e') {
+            m_send(m, p, kind, value);
+        } else {
+            MN(m, p)->count--;
+            m_merge_map_drive(m, p);
+        }
+        return;
     case MK_COMBINE:
         if (kind == 'n') {
             int k;
@@ -1077,10 +1316,24 @@ static void m_handle(model *m, int p, int child, char kind, int64_t value) {
     }
 }
 
-/* Subscribes to op `op` as input `role` of node `parent` (-1: the root). */
-static int m_start(model *m, int op_index, int parent, int role, int64_t offset) {
-    int i, k;
-    const mop *op = &m->c->ops[op_index];
+/* A subscription getting its replay (`replaying`, which ends here): what
+ * was put meanwhile, until no more comes. */
+static void m_send_backlog(model *m, int i) {
+    int k;
+    while (MN(m, i)->backlog.count > 0) {
+        mevlist backlog = MN(m, i)->backlog;
+        memset(&MN(m, i)->backlog, 0, sizeof backlog);
+        for (k = 0; k < backlog.count; k++) {
+            m_send(m, i, backlog.items[k].kind, backlog.items[k].value);
+        }
+        mel_free(&backlog);
+    }
+    MN(m, i)->replaying = false;
+}
+
+/* A new node for op `op_index`, not started. */
+static int m_new_node(model *m, int op_index, int parent) {
+    int i;
     if (m->nnodes == m->capacity) {
         int capacity = m->capacity == 0 ? 64 : m->capacity * 2;
         mnode *nodes = realloc(m->nodes, (size_t)capacity * sizeof *nodes);
@@ -1094,16 +1347,53 @@ static int m_start(model *m, int op_index, int parent, int role, int64_t offset)
     memset(MN(m, i), 0, sizeof *MN(m, i));
     MN(m, i)->op = op_index;
     MN(m, i)->parent = parent;
+    MN(m, i)->current = -1;
+    MN(m, i)->session = -1;
+    MN(m, i)->start_guard = -1;
+    return i;
+}
+
+/* Whether a start under `parent` is stopped by a guard above it (see
+ * mnode.start_guard). */
+static bool m_start_stopped(model *m, int parent) {
+    int current = parent;
+    while (current >= 0) {
+        if (MN(m, current)->dead ||
+            (MN(m, current)->start_guard >= 0 && MN(m, MN(m, current)->start_guard)->dead)) {
+            return true;
+        }
+        current = MN(m, current)->parent;
+    }
+    return false;
+}
+
+static void m_share_start(model *m, int i);
+static void m_check_abandoned(model *m);
+
+/* Subscribes to op `op` as input `role` of node `parent` (-1: the root). */
+static int m_start(model *m, int op_index, int parent, int role, int64_t offset) {
+    int i, k;
+    const mop *op = &m->c->ops[op_index];
+    i = m_new_node(m, op_index, parent);
     MN(m, i)->role = role;
     MN(m, i)->offset = offset;
-    MN(m, i)->current = -1;
     if (op->kind == MK_REDUCE) {
         MN(m, i)->acc = op->arg;
     }
     if (parent >= 0) {
-        if (MN(m, parent)->dead) {
+        if (MN(m, parent)->dead || (m->active_guards > 0 && m_start_stopped(m, parent))) {
             MN(m, i)->dead = true;
             return i;
+        }
+        /* (Its dead children no longer count: see m_holds.) */
+        for (k = 0; k < MN(m, parent)->children.count;) {
+            if (MN(m, MN(m, parent)->children.items[k])->dead) {
+                memmove(MN(m, parent)->children.items + k, MN(m, parent)->children.items + k + 1,
+                        (size_t)(MN(m, parent)->children.count - k - 1) * sizeof(int));
+                MN(m, parent)->children.count--;
+            } else {
+                k++;
+            }
         }
         ml_add(&MN(m, parent)->children, i);
         if (m->c->ops[MN(m, parent)->op].kind == MK_META && role == 1) {
@@ -1119,6 +1409,8 @@ static int m_start(model *m, int op_index, int parent, int role, int64_t offset)
         return i;
     }
     m->depth++;
+    /* While it starts, it is on the stack: it holds its upstream. */
+    MN(m, i)->held++;
     switch (op->kind) {
     case MK_JUST:
     case MK_FAIL:
@@ -1130,6 +1422,7 @@ static int m_start(model *m, int op_index, int parent, int role, int64_t offset)
     case MK_NEVER:
         break;
     case MK_PIPE:
+        MN(m, i)->is_source = true;
         ml_add(&m->pipes[op->arg], i);
         if (m->has_last[op->arg]) {
             /* The replay, then what was put meanwhile; the pipe is
@@ -1139,23 +1432,27 @@ static int m_start(model *m, int op_index, int parent, int role, int64_t offset)
             m->pipe_delivering[p] = true;
             MN(m, i)->replaying = true;
             m_send(m, i, 'n', m->last[p]);
-            while (MN(m, i)->backlog.count > 0) {
-                mlist backlog = MN(m, i)->backlog;
-                memset(&MN(m, i)->backlog, 0, sizeof backlog);
-                for (k = 0; k < backlog.count; k++) {
-                    m_send(m, i, 'n', backlog.items[k]);
-                }
-                ml_free(&backlog);
-            }
-            MN(m, i)->replaying = false;
+            m_send_backlog(m, i);
             if (took) {
                 m_finish_delivering(m, p);
             }
         }
         break;
     case MK_SUBJECT:
+        MN(m, i)->is_source = true;
         ml_add(&m->subjects[op->arg], i);
         m->subject_starts[op->arg]++;
+        break;
+    case MK_SHARE:
+    case MK_REPLAY:
+        m_share_start(m, i);
+        break;
+    case MK_THEN:
+        m_then_run(m, i, 0);
+        break;
+    case MK_RESTART:
+    case MK_RESTART_IF_ERROR:
+        m_restart_next(m, i);
         break;
     case MK_META:
         m_start(m, op->children[0], i, 0, 0);
@@ -1177,6 +1474,7 @@ static int m_start(model *m, int op_index, int parent, int role, int64_t offset)
         m_start(m, op->children[0], i, 0, 0);
         break;
     }
+    MN(m, i)->held--;
     m->depth--;
     return i;
 }
@@ -1193,10 +1491,18 @@ static mlist m_snapshot(model *m, const mlist *subscribers) {
     return snapshot;
 }
 
+/* Delivers to the subscribers a source had when the event was put (sends
+ * skip those that have died meanwhile); the delivery holds them all. */
 static void m_deliver(model *m, mlist *snapshot, char kind, int64_t value) {
     int k;
     for (k = 0; k < snapshot->count; k++) {
+        MN(m, snapshot->items[k])->held++;
+    }
+    for (k = 0; k < snapshot->count; k++) {
         m_send(m, snapshot->items[k], kind, value);
+    }
+    for (k = 0; k < snapshot->count; k++) {
+        MN(m, snapshot->items[k])->held--;
     }
     ml_free(snapshot);
 }
@@ -1210,6 +1516,270 @@ static void m_finish_delivering(model *m, int p) {
         m_deliver(m, &first.snapshot, 'n', first.value);
     }
     m->pipe_delivering[p] = false;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Sharing (the Swift model's behaveShared)                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Whether ops `a` and `b` are the same pipeline. */
+static bool m_op_equal(const mcase *c, int a, int b) {
+    const mop *x = &c->ops[a], *y = &c->ops[b];
+    int k;
+    if (a == b) {
+        return true;
+    }
+    if (x->kind != y->kind || x->arg != y->arg || x->nvalues != y->nvalues || x->nchildren != y->nchildren) {
+        return false;
+    }
+    for (k = 0; k < x->nvalues; k++) {
+        if (x->values[k] != y->values[k]) {
+            return false;
+        }
+    }
+    for (k = 0; k < x->nchildren; k++) {
+        if (!m_op_equal(c, x->children[k], y->children[k])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Equal share / replay ops of a case are one shared signal (as
+ * `let s = share(x)` used twice would be): the first op equal to `op`
+ * names it. */
+static int m_shared_key(const mcase *c, int op) {
+    int j;
+    for (j = 0; j < op; j++) {
+        if (m_op_equal(c, j, op)) {
+            return j;
+        }
+    }
+    return op;
+}
+
+/* The upstream ended: later subscribers connect anew. */
+static void m_end_session(model *m, int s) {
+    MS(m, s)->ended = true;
+    if (m->connection[MS(m, s)->key] == s) {
+        m->connection[MS(m, s)->key] = -1;
+    }
+}
+
+/* A subscriber left (disposed or ended): the last one disconnects. */
+static void m_leave(model *m, int s) {
+    if (--MS(m, s)->count == 0) {
+        m_end_session(m, s);
+        m_kill(m, MS(m, s)->root);
+    }
+}
+
+/* The terminal event of session `s`, to the subscribers it has now, in
+ * order (one getting its replay gets it after that; the session's pipe is
+ * not delivering meanwhile). */
+static void m_session_terminal(model *m, int s, char kind, int64_t value) {
+    mlist snapshot = {NULL, 0, 0};
+    int k;
+    for (k = 0; k < MS(m, s)->subscribers.count; k++) {
+        int node = MS(m, s)->subscribers.items[k];
+        if (MN(m, node)->dead) {
+            continue;
+        }
+        if (MN(m, node)->replaying) {
+            mel_add(&MN(m, node)->backlog, kind, value);
+        } else {
+            ml_add(&snapshot, node);
+        }
+    }
+    m_deliver(m, &snapshot, kind, value);
+}
+
+/* Delivers what came into session `s` during its delivery, then ends it;
+ * then the terminal event put meanwhile, if any (the library's
+ * Broadcaster.leaveOwner). */
+static void m_finish_session(model *m, int s) {
+    char kind;
+    while (MS(m, s)->npending > 0) {
+        mspending first = MS(m, s)->pending[0];
+        memmove(MS(m, s)->pending, MS(m, s)->pending + 1, (size_t)(MS(m, s)->npending - 1) * sizeof first);
+        MS(m, s)->npending--;
+        m_deliver(m, &first.snapshot, first.kind, first.value);
+    }
+    MS(m, s)->delivering = false;
+    kind = MS(m, s)->terminal_kind;
+    if (kind != 0) {
+        MS(m, s)->terminal_kind = 0;
+        m_session_terminal(m, s, kind, MS(m, s)->terminal_value);
+    }
+}
+
+/* An event of session `s`'s upstream, into the session's pipe. A value
+ * put while the pipe delivers (from inside a callback) waits until that
+ * delivery is over (a subscriber getting its replay gets it right after
+ * the replay); so does the terminal event, after those values, to whoever
+ * is subscribed then. */
+static void m_session_event(model *m, int s, char kind, int64_t value) {
+    mlist snapshot = {NULL, 0, 0};
+    int k;
+    if (kind != 'n') {
+        /* The session ends first, so that a subscriber reacting to the
+         * event connects anew. */
+        m_end_session(m, s);
+        if (MS(m, s)->delivering) {
+            MS(m, s)->terminal_kind = kind;
+            MS(m, s)->terminal_value = value;
+        } else {
+            m_session_terminal(m, s, kind, value);
+        }
+        return;
+    }
+    if (MS(m, s)->replay_count > 0) {
+        if (MS(m, s)->nbuffer == MS(m, s)->replay_count) {
+            memmove(MS(m, s)->buffer, MS(m, s)->buffer + 1, (size_t)(MS(m, s)->nbuffer - 1) * sizeof(int64_t));
+            MS(m, s)->nbuffer--;
+        }
+        MS(m, s)->buffer[MS(m, s)->nbuffer++] = value;
+    }
+    /* Subscribers getting their replay get it after that. */
+    for (k = 0; k < MS(m, s)->subscribers.count; k++) {
+        int node = MS(m, s)->subscribers.items[k];
+        if (MN(m, node)->dead) {
+            continue;
+        }
+        if (MN(m, node)->replaying) {
+            mel_add(&MN(m, node)->backlog, kind, value);
+        } else {
+            ml_add(&snapshot, node);
+        }
+    }
+    if (MS(m, s)->delivering) {
+        mspending *pending = realloc(MS(m, s)->pending, (size_t)(MS(m, s)->npending + 1) * sizeof *pending);
+        if (pending == NULL) {
+            abort();
+        }
+        MS(m, s)->pending = pending;
+        pending[MS(m, s)->npending].kind = kind;
+        pending[MS(m, s)->npending].value = value;
+        pending[MS(m, s)->npending].snapshot = snapshot;
+        MS(m, s)->npending++;
+        return;
+    }
+    MS(m, s)->delivering = true;
+    m_deliver(m, &snapshot, kind, value);
+    m_finish_session(m, s);
+}
+
+/* A share / replay(n) subscription, node `i`: the first subscriber
+ * connects (joins a new session, then starts the upstream); later ones
+ * join the running session and first get the last n values it had (then
+ * what comes meanwhile, before the others get it: the session's pipe
+ * delivers meanwhile). The upstream's terminal event ends the session, then
+ * reaches every subscriber joined; a later subscriber connects anew. */
+static void m_share_start(model *m, int i) {
+    int op_index = MN(m, i)->op;
+    const mop *op = &m->c->ops[op_index];
+    int key = m_shared_key(m->c, op_index);
+    int s = m->connection[key], k;
+    bool connect = false;
+    if (s < 0) {
+        int root = m_new_node(m, op_index, -1);
+        if (m->nsessions == m->session_capacity) {
+            int capacity = m->session_capacity == 0 ? 8 : m->session_capacity * 2;
+            msession *sessions = realloc(m->sessions, (size_t)capacity * sizeof *sessions);
+            if (sessions == NULL) {
+                abort();
+            }
+            m->sessions = sessions;
+            m->session_capacity = capacity;
+        }
+        s = m->nsessions++;
+        memset(MS(m, s), 0, sizeof *MS(m, s));
+        MS(m, s)->key = key;
+        MS(m, s)->replay_count = op->kind == MK_REPLAY && op->arg > 0 ? op->arg : 0;
+        MS(m, s)->root = root;
+        MN(m, root)->session_root = true;
+        MN(m, root)->session = s;
+        m->connection[key] = s;
+        connect = true;
+    }
+    MS(m, s)->count++;
+    ml_add(&MS(m, s)->subscribers, i);
+    MN(m, i)->session = s;
+    if (MS(m, s)->nbuffer > 0) {
+        bool took = !MS(m, s)->delivering;
+        MS(m, s)->delivering = true;
+        MN(m, i)->replaying = true;
+        for (k = 0; k < MS(m, s)->nbuffer; k++) {
+            mel_add(&MN(m, i)->backlog, 'n', MS(m, s)->buffer[k]);
+        }
+        m_send_backlog(m, i);
+        if (took) {
+            m_finish_session(m, s);
+        }
+    }
+    if (connect) {
+        /* The upstream starts after the subscriber joined; while it starts,
+         * it stops once that subscriber has ended. */
+        int root = MS(m, s)->root;
+        MS(m, s)->connecting = true;
+        MN(m, root)->start_guard = i;
+        m->active_guards++;
+        m_start(m, op->children[0], root, 0, 0);
+        MN(m, root)->start_guard = -1;
+        m->active_guards--;
+        MS(m, s)->connecting = false;
+        m_check_abandoned(m);
+    }
+}
+
+/* Whether something under node `i` keeps it alive: a live subscription to
+ * a pipe or a subject, one that a delivery holds, or one to a shared op
+ * whose session is kept alive. */
+static bool m_holds(model *m, int i) {
+    int k;
+    for (k = 0; k < MN(m, i)->children.count; k++) {
+        int child = MN(m, i)->children.items[k];
+        int s = MN(m, child)->session;
+        if (MN(m, child)->held > 0) {
+            return true;
+        }
+        if (MN(m, child)->dead) {
+            continue;
+        }
+        if (MN(m, child)->is_source) {
+            return true;
+        }
+        if (s >= 0 && !MS(m, s)->ended && (MS(m, s)->connecting || m_holds(m, MS(m, s)->root))) {
+            return true;
+        }
+        if (m_holds(m, child)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Ends, without an event, every session whose upstream let go of it (the
+ * library: an upstream that releases its subscriber). */
+static void m_check_abandoned(model *m) {
+    bool changed = m->nsessions > 0;
+    int key, k;
+    while (changed) {
+        changed = false;
+        for (key = 0; key < m->c->nops; key++) {
+            int s = m->connection[key];
+            if (s < 0 || MS(m, s)->ended || MS(m, s)->connecting || m_holds(m, MS(m, s)->root)) {
+                continue;
+            }
+            m_end_session(m, s);
+            m_kill(m, MS(m, s)->root);
+            for (k = 0; k < MS(m, s)->subscribers.count; k++) {
+                m_kill(m, MS(m, s)->subscribers.items[k]);
+            }
+            changed = true;
+        }
+    }
 }
 
 static void m_perform(model *m, const mstep *s) {
@@ -1229,7 +1799,7 @@ static void m_perform(model *m, const mstep *s) {
                 continue;
             }
             if (MN(m, node)->replaying) {
-                ml_add(&MN(m, node)->backlog, (int)s->value);
+                mel_add(&MN(m, node)->backlog, 'n', s->value);
             } else {
                 ml_add(&snapshot, node);
             }
@@ -1248,16 +1818,18 @@ static void m_perform(model *m, const mstep *s) {
         m->pipe_delivering[s->index] = true;
         m_deliver(m, &snapshot, 'n', s->value);
         m_finish_delivering(m, s->index);
-        return;
+        break;
     case MS_SEND:
     case MS_COMPLETE:
     case MS_FAIL:
         snapshot = m_snapshot(m, &m->subjects[s->index]);
         m_deliver(m, &snapshot, s->kind == MS_SEND ? 'n' : s->kind == MS_COMPLETE ? 'c' : 'e', s->value);
-        return;
+        break;
     default:
-        return;
+        break;
     }
+    /* The delivery no longer holds its subscribers. */
+    m_check_abandoned(m);
 }
 
 static void m_counts(model *m) {
@@ -1288,6 +1860,9 @@ static bool model_run_primed(const mcase *c, moutcome *out, bool primed) {
     m.fuel = M_FUEL;
     m.out = out;
     m.step = -1;
+    for (i = 0; i < M_MAX_OPS; i++) {
+        m.connection[i] = -1;
+    }
     m_start(&m, c->root, -1, 0, 0);
     m_counts(&m);
     for (i = 0; i < c->nsteps && !m.exhausted; i++) {
@@ -1314,10 +1889,19 @@ static bool model_run_primed(const mcase *c, moutcome *out, bool primed) {
     }
     for (i = 0; i < m.nnodes; i++) {
         ml_free(&m.nodes[i].children);
-        ml_free(&m.nodes[i].waiting);
-        ml_free(&m.nodes[i].backlog);
+        mel_free(&m.nodes[i].backlog);
+        mel_free(&m.nodes[i].queue);
     }
     free(m.nodes);
+    for (i = 0; i < m.nsessions; i++) {
+        int k;
+        for (k = 0; k < m.sessions[i].npending; k++) {
+            ml_free(&m.sessions[i].pending[k].snapshot);
+        }
+        free(m.sessions[i].pending);
+        ml_free(&m.sessions[i].subscribers);
+    }
+    free(m.sessions);
     for (i = 0; i < M_PIPES; i++) {
         int k;
         for (k = 0; k < m.npending[i]; k++) {
@@ -1426,6 +2010,9 @@ typedef struct mchooser {
     const uint8_t *data;
     size_t size;
     bool bytes;
+    /* the generator's: how many ops the case's text has beyond its ops
+     * (an op at two places is written twice) */
+    int extra;
 } mchooser;
 
 static unsigned mc_below(mchooser *c, unsigned n) {
@@ -1500,13 +2087,94 @@ static int mg_unary(mcase *c, mchooser *ch, int kind, int64_t arg, int depth) {
     return index;
 }
 
+/* How many ops op `index` is written with (an op at two places counts
+ * twice). */
+static int m_text_size(const mcase *c, int index) {
+    int k, size = 1;
+    for (k = 0; k < c->ops[index].nchildren; k++) {
+        size += m_text_size(c, c->ops[index].children[k]);
+    }
+    return size;
+}
+
+/* A share or replay op used at two places of one operator (the Swift
+ * generator's sharedTwice): an op of the tree is subscribed once, so only a
+ * second place gives the shared signal a second subscriber, which joins the
+ * running connection (merge, combine: both subscribe at start), connects
+ * anew after the first ended (then, catch), joins and leaves over and over
+ * (a meta op's inner signals), or joins from inside the connection's own
+ * delivery (the inner signal of a meta op over it). The same op at both
+ * places (printed and read back, two equal ops: one shared signal all the
+ * same). Its ops are made before its inputs, as every op's. */
+static int mg_shared_twice(mcase *c, mchooser *ch, int depth) {
+    static const int places[] = {MK_MERGE, MK_COMBINE, MK_THEN, MK_CATCH, MK_META, MK_META};
+    unsigned place = mc_below(ch, 6);
+    int index = mg_new(c, places[place]);
+    int shared = mg_new(c, mc_chance(ch, 50) ? MK_SHARE : MK_REPLAY);
+    int second = shared, child, size;
+    if (c->ops[shared].kind == MK_REPLAY) {
+        c->ops[shared].arg = mc_below(ch, 4);
+    }
+    /* The second place sometimes through a map, to tell the two apart. */
+    if (mc_chance(ch, 50)) {
+        second = mg_new(c, MK_MAP);
+        c->ops[second].arg = mc_below(ch, MF_COUNT);
+        c->ops[second].children[0] = shared;
+        c->ops[second].nchildren = 1;
+    }
+    if (places[place] == MK_META) {
+        c->ops[index].arg = mc_below(ch, MM_COUNT);
+    }
+    child = mg_op(c, ch, depth - 1);
+    c->ops[shared].children[0] = child;
+    c->ops[shared].nchildren = 1;
+    /* Written twice, the case must still read back into M_MAX_OPS ops. */
+    size = m_text_size(c, shared);
+    if (c->nops + ch->extra + size > M_MAX_OPS - 12) {
+        int source = mg_source(c, ch);
+        if (second != shared) {
+            c->ops[second].children[0] = source;
+        } else {
+            second = source;
+        }
+    } else {
+        ch->extra += size;
+    }
+    if (place == 4) {
+        /* over another outer signal: the inner ones join and leave */
+        child = mg_op(c, ch, depth - 1);
+        c->ops[index].children[0] = child;
+    } else {
+        c->ops[index].children[0] = shared;
+    }
+    c->ops[index].children[1] = second;
+    c->ops[index].nchildren = 2;
+    return index;
+}
+
 static int mg_op(mcase *c, mchooser *ch, int depth) {
     int index, k, n;
     int d = depth - 1;
-    if (depth <= 0 || c->nops > M_MAX_OPS - 12 || mc_chance(ch, 15)) {
+    if (depth <= 0 || c->nops + ch->extra > M_MAX_OPS - 12 || mc_chance(ch, 15)) {
         return mg_source(c, ch);
     }
-    switch (mc_below(ch, 26)) {
+    switch (mc_below(ch, 30)) {
+    case 26:
+    case 27:
+        return mg_shared_twice(c, ch, d);
+    case 28:
+    case 29: {
+        /* unbounded (0) twice as often, as the Swift generator */
+        static const int64_t limits[] = {0, 0, 1, 2, 3, 1};
+        index = mg_new(c, MK_MERGE_MAP);
+        c->ops[index].arg = limits[mc_below(ch, 6)];
+        n = mg_op(c, ch, d);
+        c->ops[index].children[0] = n;
+        n = mg_op(c, ch, d);
+        c->ops[index].children[1] = n;
+        c->ops[index].nchildren = 2;
+        return index;
+    }
     case 21:
         return mg_unary(c, ch, MK_SKIP, mc_below(ch, 4), d);
     case 22:
@@ -1624,6 +2292,7 @@ static void mcase_generate(mcase *c, mchooser *ch) {
     bool pipes[M_PIPES] = {false}, subjects[M_SUBJECTS] = {false};
     int k, nsubjects = 0, npipes = 0;
     memset(c, 0, sizeof *c);
+    ch->extra = 0;
     c->root = mg_op(c, ch, 2 + (int)mc_below(ch, 4));
     mg_collect(c, c->root, pipes, subjects);
     for (k = 0; k < M_PIPES; k++) {
@@ -1703,6 +2372,9 @@ struct lrunner {
     int observer_releases;
     bool broken; /* a library call failed */
     mtext problems;
+    /* The one signal of each share / replay op, by m_shared_key (equal ops
+     * are one shared signal); released once the case is over. */
+    sk_signal *shared[M_MAX_OPS];
 };
 
 static sk_signal *l_build(lrunner *r, int op);
@@ -1939,6 +2611,26 @@ static sk_signal *l_build(lrunner *r, int index) {
             sk_signal_release(inputs[k]);
         }
         return out;
+    case MK_SHARE:
+    case MK_REPLAY:
+        k = m_shared_key(r->c, index);
+        if (r->shared[k] != NULL) {
+            return sk_signal_retain(r->shared[k]);
+        }
+        in = l_build(r, op->children[0]);
+        if (in == NULL) {
+            return NULL;
+        }
+        if (op->kind == MK_SHARE) {
+            L_CALL(r, sk_signal_share(&out, in));
+        } else {
+            L_CALL(r, sk_signal_replay(&out, in, (size_t)op->arg));
+        }
+        sk_signal_release(in);
+        if (out != NULL) {
+            r->shared[k] = sk_signal_retain(out);
+        }
+        return out;
     default:
         break;
     }
@@ -2008,6 +2700,10 @@ static sk_signal *l_build(lrunner *r, int index) {
         break;
     case MK_CATCH:
         L_CALL(r, sk_signal_catch(&out, in, l_catch_fn, l_ctx(r, index, 0), l_ctx_release));
+        break;
+    case MK_MERGE_MAP:
+        L_CALL(r, sk_signal_merge_map(&out, in, op->arg <= 0 ? SIZE_MAX : (size_t)op->arg, l_inner_fn,
+                                      l_ctx(r, index, 0), l_ctx_release));
         break;
     case MK_META:
         if (op->arg == MM_MAP_TO_SIGNAL) {
@@ -2177,6 +2873,10 @@ static void library_run(const mcase *c, moutcome *out, mtext *problems) {
         sk_disposable_dispose(r.disposable);
         sk_disposable_release(r.disposable);
         r.disposable = NULL;
+    }
+    for (i = 0; i < M_MAX_OPS; i++) {
+        sk_signal_release(r.shared[i]);
+        r.shared[i] = NULL;
     }
     /* Checked before the pipes go, as their release would end what was
      * left: the observer and every callback context released exactly once,
@@ -2349,6 +3049,8 @@ static long m_weight_op(const mcase *c, int index) {
         w += 2;
     } else if (op->kind == MK_SUBJECT) {
         w += 3;
+    } else if (op->kind == MK_REPLAY) {
+        w += 1;
     }
     for (k = 0; k < op->nchildren; k++) {
         w += m_weight_op(c, op->children[k]);
@@ -2427,7 +3129,7 @@ static bool m_candidate(const mcase *c, int n, mcase *out) {
     for (i = 0; i < count; i++) {
         const mop *op = &c->ops[list[i]];
         bool list_op = op->kind == MK_COMBINE || op->kind == MK_MERGE;
-        int variants = op->nchildren + 3 + 2 + op->nvalues + (list_op ? op->nchildren : 0);
+        int variants = op->nchildren + 3 + 2 + op->nvalues + (list_op ? op->nchildren : 0) + (op->kind == MK_REPLAY);
         for (k = 0; k < variants; k++) {
             if (n-- == 0) {
                 mop *target;
@@ -2447,6 +3149,10 @@ static bool m_candidate(const mcase *c, int n, mcase *out) {
                     memmove(&target->values[v], &target->values[v + 1],
                             (size_t)(target->nvalues - v - 1) * sizeof target->values[0]);
                     target->nvalues--;
+                } else if (op->kind == MK_REPLAY) {
+                    /* replay(n) becomes share */
+                    target->kind = MK_SHARE;
+                    target->arg = 0;
                 } else {
                     int child = k - (op->nchildren + 5 + op->nvalues);
                     memmove(&target->children[child], &target->children[child + 1],

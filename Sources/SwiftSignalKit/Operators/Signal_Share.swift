@@ -48,7 +48,7 @@ public func replay<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 /// never held while a signal starts, an event is delivered or something is
 /// disposed.
 final class _SharedConnection<T, E>: @unchecked Sendable {
-    final class Session: @unchecked Sendable {
+    final class Session: _SharedSessionLiveness, @unchecked Sendable {
         let pipe: SignalPipe<T, E>
         /// Whether each attached subscriber is still live (it has not
         /// ended), by the key its `join` gave it.
@@ -56,9 +56,34 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         var nextMember = 0
         var upstream: (any Disposable)?
         var ended = false
+        /// What the upstream subscription links to (`Signal.start(downstream:)`),
+        /// so that an operator up there that is about to start something
+        /// learns that every subscriber of the session has ended
+        /// (`Subscriber.isEnded`): a walk that reaches it asks
+        /// `allSubscribersEnded`.
+        private(set) var liveness: _SubscriberDisposable?
+        private weak var connection: _SharedConnection<T, E>?
 
-        init(replayCount: Int) {
+        init(replayCount: Int, connection: _SharedConnection<T, E>) {
             self.pipe = SignalPipe<T, E>(replayCount: replayCount)
+            self.connection = connection
+            self.liveness = _SubscriberDisposable(session: self)
+        }
+
+        /// The session has ended, or every subscriber attached has ended
+        /// (each one's `Subscriber.isEnded`, read outside the lock), or none
+        /// is left. Only walks call it, from code that holds the session's
+        /// upstream (which holds the connection).
+        func allSubscribersEnded() -> Bool {
+            return self.connection?.allSubscribersEnded(self) ?? true
+        }
+
+        deinit {
+            if let liveness = self.liveness {
+                _stripedLock(for: liveness, .subscription) {
+                    liveness.subscriber = nil
+                }
+            }
         }
     }
 
@@ -83,7 +108,7 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
                 subscriber.putCompletion()
             })
             if connect {
-                self.connect(session, for: subscriber)
+                self.connect(session)
             }
             return ActionDisposable {
                 joined.dispose()
@@ -131,7 +156,7 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
             }
         }
         let connect = self.session == nil
-        let session = self.session ?? Session(replayCount: self.replayCount)
+        let session = self.session ?? Session(replayCount: self.replayCount, connection: self)
         self.session = session
         let member = session.nextMember
         session.nextMember += 1
@@ -141,16 +166,16 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         return (session, connect, member)
     }
 
-    private func connect(_ session: Session, for subscriber: Subscriber<T, E>) {
+    private func connect(_ session: Session) {
         // Only the upstream's callbacks hold the link: when the upstream lets
         // go of them without a terminal event (its source went away, as a
         // released pipe does), the link ends the session the same way.
         let link = _SharedUpstreamLink(session.pipe) { [self] in
             self.abandon(session)
         }
-        // Linked to the connecting subscriber only while the start runs: the
+        // Linked to the session, not to the connecting subscriber: the
         // connection outlives that subscriber when others are attached.
-        let upstream = self.source.start(downstreamWhileStarting: subscriber, next: { next in
+        let upstream = self.source.start(downstream: session.liveness, next: { next in
             link.pipe.putNext(next)
         }, error: { error in
             // The session ends first, so that a subscriber reacting to the
@@ -169,6 +194,15 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         }
         session.upstream = upstream
         self.mutex.unlock()
+    }
+
+    /// See `Session.allSubscribersEnded`.
+    fileprivate func allSubscribersEnded(_ session: Session) -> Bool {
+        self.mutex.lock()
+        let ended = session.ended
+        let checks = session.members
+        self.mutex.unlock()
+        return ended || !checks.values.contains { $0() }
     }
 
     /// The upstream terminated: later subscribers connect anew.

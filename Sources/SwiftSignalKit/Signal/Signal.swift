@@ -158,21 +158,6 @@ public final class Signal<T, E>: @unchecked Sendable {
         }, error: error, completed: completed)
     }
 
-    /// `start(downstream:)` for an operator whose subscription to this
-    /// signal may outlive `downstream`'s (`share`: the connection goes on
-    /// after the subscriber that connected it has left): the link holds only
-    /// while this subscription's start runs on the calling thread, when
-    /// `downstream`'s subscriber is alive (it is starting this one); after
-    /// that nothing follows it (`_SubscriberDisposable.linkDownstream`).
-    @inlinable
-    func start<U, F>(downstreamWhileStarting downstream: Subscriber<U, F>, next: ((T) -> Void)? = nil, error: ((E) -> Void)? = nil, completed: (() -> Void)? = nil) -> any Disposable {
-        let handle = downstream.handle
-        return self.startFusing({ upstream in
-            upstream.linkDownstream(handle, whileStarting: true)
-            return next
-        }, error: error, completed: completed)
-    }
-
     /// The one way a signal is started (`start` passes its value callback
     /// through): subscribes with the value callback that `makeNext` builds
     /// around the subscription (so that the composed stages of a fused chain

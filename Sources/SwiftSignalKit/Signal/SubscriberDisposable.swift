@@ -59,10 +59,11 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     /// Set in the state word once `keep` has stored an object (a dispose
     /// then takes them).
     @usableFromInline static var keptObjectsFlag: Int { 1 << 59 }
-    /// Set in the state word, before the generator runs, when the link to
-    /// `downstream` holds only while this subscription's start runs
-    /// (`linkDownstream(_:whileStarting:)`).
-    @usableFromInline static var linkWhileStartingFlag: Int { 1 << 58 }
+    /// Set in the state word of the object that stands for a `share`
+    /// session (`init(session:)`), to which the session's upstream
+    /// subscription links: a walk that reaches it asks the session whether
+    /// all its subscribers have ended (`sharedSessionHasEnded`).
+    @usableFromInline static var sharedSessionFlag: Int { 1 << 58 }
 
     /// Guarded by the `subscription` stripe of this object.
     @exclusivity(unchecked) @usableFromInline var subscriber: Unmanaged<AnyObject>?
@@ -124,34 +125,54 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     /// subscription ended further down, through any operators in between
     /// (`Subscriber.isEnded`).
     ///
-    /// `whileStarting`: the operator's subscription to this one may outlive
-    /// `downstream`'s (a shared connection, which goes on after the
-    /// subscriber that connected it has left), so the link holds only while
-    /// this subscription's start runs on its thread; after that no walk
-    /// follows it (`linkedDownstream`).
+    /// A `share` session's upstream links to the object that stands for the
+    /// session (`init(session:)`), not to a subscriber of it: the connection
+    /// outlives the subscriber that connected it, and has several.
     @usableFromInline
-    override func linkDownstream(_ downstream: _SubscriberDisposable?, whileStarting: Bool = false) {
+    override func linkDownstream(_ downstream: _SubscriberDisposable?) {
         guard let downstream else {
             return
         }
         self.downstream = Unmanaged.passUnretained(downstream)
         self.startingThread = _currentThread()
-        if whileStarting {
-            self.state.bitwiseOr(_SubscriberDisposable.linkWhileStartingFlag, ordering: .relaxed)
-        }
     }
 
-    /// The link to follow from this subscription in a walk on `thread`: the
-    /// one `linkDownstream` made, unless it holds only while the start runs
-    /// and the start has returned or runs on another thread.
+    /// The object that stands for a `share` session in the walks: the
+    /// session's upstream subscription links to it, and a walk that reaches
+    /// it ends there with the session's answer (have all its subscribers
+    /// ended?). `session` is held unretained: its deinit clears the
+    /// reference under the striped lock, as a subscriber's does. It never
+    /// starts, terminates or disposes anything.
+    @usableFromInline
+    init(session: any _SharedSessionLiveness) {
+        self.subscriber = Unmanaged.passUnretained(session as AnyObject)
+        self.upstream = nil
+        self.terminate = { _ in }
+        super.init()
+        self.state.bitwiseOr(_SubscriberDisposable.sharedSessionFlag | _SubscriberDisposable.upstreamSetFlag, ordering: .relaxed)
+    }
+
+    /// Whether this object stands for a `share` session (`init(session:)`).
     @inlinable
-    final func linkedDownstream(on thread: UInt) -> Unmanaged<_SubscriberDisposable>? {
-        let state = self.state.load(ordering: .acquiring)
-        if state & _SubscriberDisposable.linkWhileStartingFlag != 0
-            && (self.startingThread != thread || state & _SubscriberDisposable.upstreamSetFlag != 0) {
-            return nil
+    final var isSharedSession: Bool {
+        return self.state.load(ordering: .relaxed) & _SubscriberDisposable.sharedSessionFlag != 0
+    }
+
+    /// For the object of a `share` session: whether all the session's
+    /// subscribers have ended (or it has none left, or is gone). Reads each
+    /// one's `Subscriber.isEnded`, outside the session's lock.
+    @usableFromInline
+    final func sharedSessionHasEnded() -> Bool {
+        var retained: Unmanaged<AnyObject>?
+        _stripedLock(for: self, .subscription) {
+            if let session = self.subscriber, _sks_try_retain(session.toOpaque()) != 0 {
+                retained = session
+            }
         }
-        return self.downstream
+        guard let session = retained?.takeRetainedValue() as? any _SharedSessionLiveness else {
+            return true
+        }
+        return session.allSubscribersEnded()
     }
 
     /// Whether a subscription downstream of this one has terminated, seen
@@ -178,6 +199,9 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
             if link._withUnsafeGuaranteedRef({ $0.isTerminated }) {
                 return true
             }
+            if link._withUnsafeGuaranteedRef({ $0.isSharedSession }) {
+                return link._withUnsafeGuaranteedRef { $0.sharedSessionHasEnded() }
+            }
             node = link
         }
     }
@@ -191,7 +215,10 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     /// subscriber, which holds the linked subscription. So each subscriber
     /// on the way is pinned in turn (its callbacks registered as in use)
     /// until the walk is over. A subscription whose subscriber has
-    /// terminated or is gone counts as ended. Runs only while a terminal
+    /// terminated or is gone counts as ended. A `share` session's object
+    /// (`init(session:)`) ends the walk with the session's answer; the
+    /// session is alive there, as the pinned subscriber before it is the
+    /// session's upstream's, whose callbacks hold the session. Runs only while a terminal
     /// event is being delivered on this thread (`_TerminalDelivery`).
     @usableFromInline
     final func downstreamTerminatedPinned() -> Bool {
@@ -201,15 +228,17 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
                 subscriber.unpinCallbacks()
             }
         }
-        let thread = _currentThread()
         var node = self
         while true {
-            guard let link = node.linkedDownstream(on: thread) else {
+            guard let link = node.downstream else {
                 return false
             }
             let next = link.takeUnretainedValue()
             if next.isTerminated {
                 return true
+            }
+            if next.isSharedSession {
+                return next.sharedSessionHasEnded()
             }
             var retained: Unmanaged<AnyObject>?
             _stripedLock(for: next, .subscription) {
@@ -312,6 +341,15 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
     }
 }
 
+
+/// What a `share` session answers a walk that reaches it (see
+/// `_SubscriberDisposable.init(session:)`).
+@usableFromInline
+protocol _SharedSessionLiveness: AnyObject {
+    /// Whether every subscriber of the session has ended (`Subscriber.isEnded`),
+    /// or none is left. Called outside every lock of the library.
+    func allSubscribersEnded() -> Bool
+}
 
 /// The calling thread as a word (never 0).
 @inlinable

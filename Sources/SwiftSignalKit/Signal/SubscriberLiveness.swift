@@ -46,8 +46,8 @@ package struct _SubscriberLiveness {
 
     /// The same, given the downstream subscriber's handle.
     @inlinable
-    func linkDownstream(_ downstream: _SubscriberDisposable?, whileStarting: Bool = false) {
-        self.flags._withUnsafeGuaranteedRef { $0.linkDownstream(downstream, whileStarting: whileStarting) }
+    func linkDownstream(_ downstream: _SubscriberDisposable?) {
+        self.flags._withUnsafeGuaranteedRef { $0.linkDownstream(downstream) }
     }
 
     /// Ends the subscription with `error`, as its subscriber's `putError`

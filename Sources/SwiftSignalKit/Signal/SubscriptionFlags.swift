@@ -31,7 +31,7 @@ class _SubscriptionFlags: @unchecked Sendable {
     /// subscription keeps the link: a broadcaster's or a constant signal's
     /// starts nothing, so it has nothing to stop.
     @usableFromInline
-    func linkDownstream(_ downstream: _SubscriberDisposable?, whileStarting: Bool = false) {
+    func linkDownstream(_ downstream: _SubscriberDisposable?) {
     }
 }
 

@@ -238,6 +238,20 @@ final class ModelRegressionTests: XCTestCase {
         assertModelAgrees(ModelCase(signal: .retry(1, .catch(.subject(0), .pipe(0))), script: [.fail(0, 4), .put(0, 1)]))
     }
 
+    /// A shared connection's upstream started nothing more once every
+    /// subscriber of the session had ended, even while the terminal event
+    /// that ended the last one was still being delivered (the user's
+    /// completion callback puts a value that the upstream's `mapToSignal` /
+    /// `mergeMap` would start an inner signal for): the walk of
+    /// `Subscriber.isEnded` stopped at the session's upstream, which now
+    /// links to the session (`_SharedConnection.Session.liveness`). Found by
+    /// the C model tester, about 1 case in 37,000; shrunk.
+    func testASharedUpstreamStartsNothingOnceItsLastSubscriberEnded() {
+        assertModelAgrees(ModelCase(signal: .last(.take(1, .share(.meta(.mapToSignal, .pipe(1), .subject(0))))), script: [.put(1, 0), .putOnNextEvent(1, 0), .send(0, 0)]))
+        assertModelAgrees(ModelCase(signal: .takeWhile(.positive, false, .share(.mergeMap(Int.max, .pipe(0), .subject(1)))), script: [.putOnNextEvent(0, 0), .put(0, 0), .send(1, 0)]))
+        assertModelAgrees(ModelCase(signal: .takeWhile(.positive, false, .replay(1, .mergeMap(Int.max, .pipe(0), .subject(1)))), script: [.putOnNextEvent(0, 0), .put(0, 0), .send(1, 0)]))
+    }
+
     /// Disposing from inside the subscriber's callback stops everything at once.
     func testDisposeInsideACallback() {
         assertModelAgrees(ModelCase(signal: .merge([.pipe(0), .pipe(0), .pipe(0)]), script: [.disposeOnNextEvent, .put(0, 1), .put(0, 2)]))
