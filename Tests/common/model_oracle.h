@@ -667,6 +667,24 @@ static void mo_print(const moutcome *o, mtext *t) {
 /* The reference model                                                       */
 /* ------------------------------------------------------------------------ */
 
+/* `items` (an array of `*capacity` items of `size` bytes, `count` used)
+ * with room for one more: doubled (from `initial`) when full. Aborts when
+ * out of memory (a test has nothing better to do). */
+static void *m_grow(void *items, int count, int *capacity, int initial, size_t size) {
+    int grown;
+    void *more;
+    if (count < *capacity) {
+        return items;
+    }
+    grown = *capacity == 0 ? initial : *capacity * 2;
+    more = realloc(items, (size_t)grown * size);
+    if (more == NULL) {
+        abort();
+    }
+    *capacity = grown;
+    return more;
+}
+
 typedef struct mlist {
     int *items;
     int count;
@@ -674,15 +692,7 @@ typedef struct mlist {
 } mlist;
 
 static void ml_add(mlist *l, int item) {
-    if (l->count == l->capacity) {
-        int capacity = l->capacity == 0 ? 8 : l->capacity * 2;
-        int *items = realloc(l->items, (size_t)capacity * sizeof *items);
-        if (items == NULL) {
-            abort();
-        }
-        l->items = items;
-        l->capacity = capacity;
-    }
+    l->items = m_grow(l->items, l->count, &l->capacity, 8, sizeof *l->items);
     l->items[l->count++] = item;
 }
 
@@ -700,15 +710,7 @@ typedef struct mevlist {
 } mevlist;
 
 static void mel_add(mevlist *l, char kind, int64_t value) {
-    if (l->count == l->capacity) {
-        int capacity = l->capacity == 0 ? 8 : l->capacity * 2;
-        mevent *items = realloc(l->items, (size_t)capacity * sizeof *items);
-        if (items == NULL) {
-            abort();
-        }
-        l->items = items;
-        l->capacity = capacity;
-    }
+    l->items = m_grow(l->items, l->count, &l->capacity, 8, sizeof *l->items);
     l->items[l->count].kind = kind;
     l->items[l->count].value = value;
     l->items[l->count].step = 0;
@@ -1334,15 +1336,7 @@ static void m_send_backlog(model *m, int i) {
 /* A new node for op `op_index`, not started. */
 static int m_new_node(model *m, int op_index, int parent) {
     int i;
-    if (m->nnodes == m->capacity) {
-        int capacity = m->capacity == 0 ? 64 : m->capacity * 2;
-        mnode *nodes = realloc(m->nodes, (size_t)capacity * sizeof *nodes);
-        if (nodes == NULL) {
-            abort();
-        }
-        m->nodes = nodes;
-        m->capacity = capacity;
-    }
+    m->nodes = m_grow(m->nodes, m->nnodes, &m->capacity, 64, sizeof *m->nodes);
     i = m->nnodes++;
     memset(MN(m, i), 0, sizeof *MN(m, i));
     MN(m, i)->op = op_index;
@@ -1684,15 +1678,7 @@ static void m_share_start(model *m, int i) {
     bool connect = false;
     if (s < 0) {
         int root = m_new_node(m, op_index, -1);
-        if (m->nsessions == m->session_capacity) {
-            int capacity = m->session_capacity == 0 ? 8 : m->session_capacity * 2;
-            msession *sessions = realloc(m->sessions, (size_t)capacity * sizeof *sessions);
-            if (sessions == NULL) {
-                abort();
-            }
-            m->sessions = sessions;
-            m->session_capacity = capacity;
-        }
+        m->sessions = m_grow(m->sessions, m->nsessions, &m->session_capacity, 8, sizeof *m->sessions);
         s = m->nsessions++;
         memset(MS(m, s), 0, sizeof *MS(m, s));
         MS(m, s)->key = key;
