@@ -268,6 +268,16 @@ int _sks_terminal_delivery_active(void) {
     return sks_terminal_deliveries != 0;
 }
 
+static _Thread_local void *sks_pool_core;
+
+void *_sks_thread_pool_core(void) {
+    return sks_pool_core;
+}
+
+void _sks_set_thread_pool_core(void *core) {
+    sks_pool_core = core;
+}
+
 static _Thread_local void *sks_dispose_frames;
 
 void *_sks_dispose_frames(void) {

@@ -92,6 +92,50 @@ final class ThreadPoolTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
     }
 
+    /// A process that has used up its thread-specific keys (1,024 on glibc:
+    /// another library's, or a leak) still gets pools and bounded queues:
+    /// a pool thread records its pool in a thread-local of the library, not
+    /// in a pthread key, whose creation failed there (`ThreadPool.init`,
+    /// whose original cannot fail, stopped the process; a bounded queue's
+    /// creation threw). In a child process, which keeps its keys used up.
+    func testPoolsWorkInAProcessWithoutThreadSpecificKeysLeft() {
+        if !isChildProcess() {
+            let outcome = runInChildProcess(self)
+            XCTAssertEqual(outcome.exitStatus, 0, "\(outcome)")
+            return
+        }
+        var key = pthread_key_t()
+        var created = 0
+        while pthread_key_create(&key, nil) == 0 {
+            created += 1
+            XCTAssertLessThan(created, 1_000_000, "pthread_key_create never refuses")
+            if created >= 1_000_000 {
+                return
+            }
+        }
+        XCTAssertNotEqual(pthread_key_create(&key, nil), 0, "keys left")
+        let pool = ThreadPool(threadCount: 2, threadPriority: 0.5)
+        let ran = DispatchSemaphore(value: 0)
+        let inPool = Atomic<Bool>(value: false)
+        pool.addTask(ThreadPoolTask { _ in
+            _ = inPool.swap(pool.isCurrentThreadInPool())
+            ran.signal()
+        })
+        XCTAssertEqual(ran.wait(timeout: .now() + 30), .success)
+        XCTAssertTrue(inPool.with { $0 })
+        XCTAssertFalse(pool.isCurrentThreadInPool())
+        do {
+            let queue = try Queue.makeBoundedConcurrent(maxWorkers: 2)
+            let done = DispatchSemaphore(value: 0)
+            queue.async {
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        } catch {
+            XCTFail("a bounded concurrent queue refused: \(error)")
+        }
+    }
+
     func testCreationStopsAtTheFirstThreadTheSystemRefuses() {
         // A count far beyond what the system gives (a mistake: millions,
         // Int.max): once a thread was refused, the pool tried every other

@@ -54,9 +54,6 @@ final class BoundedConcurrentExecutor: QueueExecutor, @unchecked Sendable {
         guard maxWorkers >= 1 && maxWorkers <= Queue.maxBoundedConcurrentWorkers else {
             throw .invalidWorkerCount(maxWorkers)
         }
-        if case .failure(let error) = threadPoolCoreKey {
-            throw .threadRefused(errno: error.status, started: 0)
-        }
         let core = ThreadPoolCore()
         for started in 0 ..< maxWorkers {
             let context = Unmanaged.passRetained(core).toOpaque()

@@ -61,12 +61,6 @@ public final class ThreadPool: @unchecked Sendable {
     /// system refused the thread, the context then untouched): the tests give
     /// one that refuses threads.
     package init(threadCount: Int, threadPriority: Double, startThread: (UnsafeMutableRawPointer) -> NativeThreadHandle?) {
-        if case .failure(let error) = threadPoolCoreKey {
-            // Only when the process has used up its thread-specific keys
-            // (1024); the original's initializer cannot fail. A bounded
-            // concurrent `Queue` throws instead.
-            preconditionFailure("ThreadPool: pthread_key_create failed (\(error.status))")
-        }
         let core = ThreadPoolCore()
         self.core = core
         var threads: [NativeThread] = []

@@ -5,37 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// The thread-local slot in which a pool thread records the core it serves,
-/// so that `ThreadPool.isCurrentThreadInPool()` is a single lookup; or the
-/// status of `pthread_key_create` when the process has used up its
-/// thread-specific keys (1024).
-let threadPoolCoreKey: Result<pthread_key_t, ThreadPoolKeyError> = {
-    var key = pthread_key_t()
-    let status = pthread_key_create(&key, nil)
-    return status == 0 ? .success(key) : .failure(ThreadPoolKeyError(status: status))
-}()
-
-/// Why `threadPoolCoreKey` could not be made: the status of
-/// `pthread_key_create` (EAGAIN when the process has no key left).
-///
-/// Thread-safety: an immutable value.
-struct ThreadPoolKeyError: Error {
-    let status: Int32
-}
-
-/// The key, for a core that exists: every maker of a core checked it first
-/// (`ThreadPool.init` stops the process without one, as the original's
-/// initializer cannot fail; a bounded concurrent queue's creation throws).
-private var threadPoolCoreKeyOfCore: pthread_key_t {
-    switch threadPoolCoreKey {
-    case .success(let key):
-        return key
-    case .failure(let error):
-        // Invariant (the library's own): unreachable, see above.
-        preconditionFailure("ThreadPool: pthread_key_create failed (\(error.status))")
-    }
-}
+import _SwiftSignalKitShims
 
 /// The shared state of a `ThreadPool`: the list of ready queues, the mutex and
 /// condition that guard it, and the worker loop.
@@ -132,13 +102,15 @@ final class ThreadPoolCore: @unchecked Sendable {
 
     /// True when the calling thread is one of this core's workers.
     var isCurrentThread: Bool {
-        return pthread_getspecific(threadPoolCoreKeyOfCore) == Unmanaged.passUnretained(self).toOpaque()
+        return _sks_thread_pool_core() == Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// The body of a worker thread: runs one task of the first ready queue at
     /// a time, until the pool is closed and nothing is left to run.
     func run() {
-        pthread_setspecific(threadPoolCoreKeyOfCore, Unmanaged.passUnretained(self).toOpaque())
+        // A thread-local of the shims, not a pthread key: nothing to create,
+        // so nothing can fail (a process may have used up its 1,024 keys).
+        _sks_set_thread_pool_core(Unmanaged.passUnretained(self).toOpaque())
         pthread_mutex_lock(self.mutex)
         while true {
             while self.ready.isEmpty && !self.closed {
@@ -165,6 +137,6 @@ final class ThreadPoolCore: @unchecked Sendable {
             }
         }
         pthread_mutex_unlock(self.mutex)
-        pthread_setspecific(threadPoolCoreKeyOfCore, nil)
+        _sks_set_thread_pool_core(nil)
     }
 }

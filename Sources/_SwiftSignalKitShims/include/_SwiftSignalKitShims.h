@@ -65,6 +65,11 @@ int _sks_terminal_delivery_active(void);
 /* The innermost dispose of a disposable container running on the calling
  * thread (a `_DisposeFrame` of the Swift core, which links to the one
  * around it), or NULL. */
+/* The ThreadPoolCore a pool thread serves (NULL on other threads): a
+ * thread-local of this library, not a pthread key, so that making a pool
+ * cannot fail when the process has used up its keys. */
+void *_sks_thread_pool_core(void);
+void _sks_set_thread_pool_core(void *core);
 void *_sks_dispose_frames(void);
 void _sks_set_dispose_frames(void *frame);
 
