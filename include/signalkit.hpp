@@ -2048,12 +2048,15 @@ template <class Member, class... A> struct member_op {
 #define SIGNALKIT_DETAIL_PIPEABLE(name)                                                             \
     namespace detail {                                                                              \
     struct name##_member {                                                                          \
-        template <class... A> signal operator()(const signal &s, A &&...a) const {                  \
+        template <class... A>                                                                       \
+        auto operator()(const signal &s, A &&...a) const -> decltype(s.name(std::forward<A>(a)...)) { \
             return s.name(std::forward<A>(a)...);                                                   \
         }                                                                                           \
     };                                                                                              \
     }                                                                                               \
     template <class... A> pipeable<detail::member_op<detail::name##_member, std::decay_t<A>...>> name(A &&...a) { \
+        static_assert(std::is_invocable<detail::name##_member, const signal &, std::decay_t<A>...>::value,   \
+                      "signalkit::" #name ": no member signal::" #name " takes these arguments");             \
         return {detail::member_op<detail::name##_member, std::decay_t<A>...>{                       \
             detail::op_args<std::index_sequence_for<A...>, std::decay_t<A>...>(std::in_place,       \
                                                                               std::forward<A>(a)...)}}; \
