@@ -46,19 +46,11 @@ extension CatchFamily {
 extension CatchFamily {
     /// `restart`: subscribes again each time it completes, while the
     /// subscription lives.
-    struct Restart: ModelOperator {
-        let source: ModelSignal
+    struct Restart: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".restart(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .restart(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -122,19 +114,11 @@ extension CatchFamily {
     /// `restartIfError`, the error type cast back: subscribes again each
     /// time it fails, while the subscription lives. Made by `Restart`'s
     /// generation entry.
-    struct RestartIfError: ModelOperator {
-        let source: ModelSignal
+    struct RestartIfError: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".restartIfError(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .restartIfError(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -234,20 +218,12 @@ extension CatchFamily {
     /// `retry(count:)`, without a delay: subscribes again at once each time
     /// it fails, at most `count` times (none for 0 or less); the error after
     /// the last retry, the values and the completion pass through.
-    struct Retry: ModelOperator {
+    struct Retry: UnaryModelOperator {
         let count: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".retry(\(self.count), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .retry(self.count, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {

@@ -7,20 +7,12 @@ import SwiftSignalKit
 
 extension MappingFamily {
     /// `map` with one of the `ModelMap` functions.
-    struct Map: ModelOperator {
+    struct Map: UnaryModelOperator {
         let function: ModelMap
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".map(\(self.function), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .map(self.function, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -72,20 +64,12 @@ extension ModelSignal {
 
 extension MappingFamily {
     /// `filter` with one of the `ModelPredicate`s.
-    struct Filter: ModelOperator {
+    struct Filter: UnaryModelOperator {
         let predicate: ModelPredicate
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".filter(\(self.predicate), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .filter(self.predicate, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -136,19 +120,11 @@ extension ModelSignal {
 
 extension MappingFamily {
     /// `distinctUntilChanged`.
-    struct DistinctUntilChanged: ModelOperator {
-        let source: ModelSignal
+    struct DistinctUntilChanged: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".distinctUntilChanged(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .distinctUntilChanged(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -186,19 +162,11 @@ extension ModelSignal {
 
 extension MappingFamily {
     /// `mapError` with +100.
-    struct MapError: ModelOperator {
-        let source: ModelSignal
+    struct MapError: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".mapError(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .mapError(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {

@@ -13,19 +13,11 @@ let modelCompletionMarker = -10_000
 
 extension MaterializeFamily {
     /// `dematerialize`, each event as a value (see `modelErrorMarker`).
-    struct Dematerialize: ModelOperator {
-        let source: ModelSignal
+    struct Dematerialize: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".dematerialize(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .dematerialize(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -76,19 +68,11 @@ extension ModelSignal {
 extension MaterializeFamily {
     /// `materialize(dematerialize(s))`: the identity. Made by `deferred`'s
     /// generation entry (Meta.swift).
-    struct RoundTrip: ModelOperator {
-        let source: ModelSignal
+    struct RoundTrip: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".roundTrip(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .roundTrip(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {

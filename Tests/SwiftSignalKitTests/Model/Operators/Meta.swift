@@ -27,19 +27,11 @@ func modelAbsurd<A>(_ never: Never) -> A {
 
 extension MetaFamily {
     /// `ignoreValues`, its values (there are none) mapped back to `Int`.
-    struct IgnoreValues: ModelOperator {
-        let source: ModelSignal
+    struct IgnoreValues: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".ignoreValues(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .ignoreValues(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -323,19 +315,11 @@ extension ModelSignal {
 
 extension MetaFamily {
     /// `deferred`: the signal built at each subscription.
-    struct Deferred: ModelOperator {
-        let source: ModelSignal
+    struct Deferred: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".deferred(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .deferred(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -372,20 +356,12 @@ extension ModelSignal {
 
 extension MetaFamily {
     /// `startWith(v)`: `then` of a single value.
-    struct StartWith: ModelOperator {
+    struct StartWith: UnaryModelOperator {
         let value: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".startWith(\(self.value), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .startWith(self.value, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {

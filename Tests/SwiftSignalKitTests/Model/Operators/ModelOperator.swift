@@ -15,6 +15,9 @@ import SwiftSignalKit
 // LibraryRunner.swift, ModelGenerator.swift) knows the sources and nothing
 // of any operator: it calls these requirements.
 //
+// An operator over one pipeline conforms to `UnaryModelOperator` instead,
+// which gives it `children` and `withChildren` from its `var source`.
+//
 // Adding an operator to a family is one block in the family's file: the
 // struct (in an extension of the family's enum) and its construction
 // functions, written after the family's last operator, and its type added
@@ -103,6 +106,24 @@ extension ModelOperator {
 
     static var generation: [ModelGeneration] {
         return []
+    }
+}
+
+/// A `ModelOperator` over one pipeline, its `source` (declared `var`): its
+/// children and its rebuilding over another child come from that.
+protocol UnaryModelOperator: ModelOperator {
+    var source: ModelSignal { get set }
+}
+
+extension UnaryModelOperator {
+    var children: [ModelSignal] {
+        return [self.source]
+    }
+
+    func withChildren(_ children: [ModelSignal]) -> ModelSignal {
+        var rebuilt = self
+        rebuilt.source = children[0]
+        return ModelSignal(rebuilt)
     }
 }
 

@@ -45,20 +45,12 @@ extension ReduceFamily {
 
 extension ReduceFamily {
     /// `reduceLeft(value:f:)` with +.
-    struct ReduceLeft: ModelOperator {
+    struct ReduceLeft: UnaryModelOperator {
         let initial: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".reduceLeft(\(self.initial), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .reduceLeft(self.initial, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -98,20 +90,12 @@ extension ModelSignal {
 
 extension ReduceFamily {
     /// `reduceLeft(value:f:)` with + that also emits the running sum after an even value.
-    struct ReduceLeftEmitting: ModelOperator {
+    struct ReduceLeftEmitting: UnaryModelOperator {
         let initial: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".reduceLeftEmitting(\(self.initial), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .reduceLeftEmitting(self.initial, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -157,20 +141,12 @@ extension ReduceFamily {
     /// `scan` with +, from the initial value: each value's running sum. One
     /// event at a time, as `reduceLeft`: one that arrives while another is
     /// being handled waits until it is done.
-    struct Scan: ModelOperator {
+    struct Scan: UnaryModelOperator {
         let initial: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".scan(\(self.initial), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .scan(self.initial, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -224,19 +200,11 @@ extension ModelSignal {
 
 extension ReduceFamily {
     /// `pairwise`, each pair combined with `modelCombine`.
-    struct Pairwise: ModelOperator {
-        let source: ModelSignal
+    struct Pairwise: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".pairwise(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .pairwise(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {

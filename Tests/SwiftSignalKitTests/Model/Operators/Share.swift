@@ -45,19 +45,11 @@ extension ModelGenerator {
 
 extension ShareFamily {
     /// `share`: equal nodes in a case are one shared signal (see above).
-    struct Share: ModelOperator {
-        let source: ModelSignal
+    struct Share: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".share(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .share(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -91,20 +83,12 @@ extension ShareFamily {
     /// `replay(n)`: equal nodes in a case are one shared signal (see above);
     /// a subscriber that joins a running session first gets its last n
     /// values (none for 0 or less). Made by `Share`'s generation entry.
-    struct Replay: ModelOperator {
+    struct Replay: UnaryModelOperator {
         let count: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".replay(\(self.count), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .replay(self.count, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {

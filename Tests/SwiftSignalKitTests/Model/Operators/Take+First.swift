@@ -7,19 +7,11 @@ import SwiftSignalKit
 
 extension TakeFirstFamily {
     /// `first`: `take(1)`.
-    struct First: ModelOperator {
-        let source: ModelSignal
+    struct First: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".first(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .first(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -50,20 +42,12 @@ extension ModelSignal {
 extension TakeFirstFamily {
     /// `elementAt(i)`: `take(1)` after `skip(i)`; nothing for a negative i.
     /// Made by `First`'s generation entry.
-    struct ElementAt: ModelOperator {
+    struct ElementAt: UnaryModelOperator {
         let index: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".elementAt(\(self.index), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .elementAt(self.index, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -90,20 +74,12 @@ extension ModelSignal {
 
 extension TakeFirstFamily {
     /// `defaultIfEmpty(v)`.
-    struct DefaultIfEmpty: ModelOperator {
+    struct DefaultIfEmpty: UnaryModelOperator {
         let value: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".defaultIfEmpty(\(self.value), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .defaultIfEmpty(self.value, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {

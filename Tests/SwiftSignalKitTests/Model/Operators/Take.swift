@@ -8,20 +8,12 @@ import SwiftSignalKit
 
 extension TakeFamily {
     /// `take(n)`.
-    struct Take: ModelOperator {
+    struct Take: UnaryModelOperator {
         let count: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".take(\(self.count), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .take(self.count, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -95,20 +87,12 @@ extension ModelSignal {
 
 extension TakeFamily {
     /// `take(until:)` with one of the `ModelUntil` decisions.
-    struct TakeUntil: ModelOperator {
+    struct TakeUntil: UnaryModelOperator {
         let until: ModelUntil
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".takeUntil(\(self.until), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .takeUntil(self.until, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -171,19 +155,11 @@ let modelNilMarker = -1_000_000
 
 extension TakeFamily {
     /// `last`, nil mapped to `modelNilMarker`.
-    struct Last: ModelOperator {
-        let source: ModelSignal
+    struct Last: UnaryModelOperator {
+        var source: ModelSignal
 
         var description: String {
             return ".last(\(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .last(children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -226,20 +202,12 @@ extension ModelSignal {
 
 extension TakeFamily {
     /// `skip(n)`.
-    struct Skip: ModelOperator {
+    struct Skip: UnaryModelOperator {
         let count: Int
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".skip(\(self.count), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .skip(self.count, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -276,20 +244,12 @@ extension ModelSignal {
 
 extension TakeFamily {
     /// `skipWhile` with one of the `ModelPredicate`s.
-    struct SkipWhile: ModelOperator {
+    struct SkipWhile: UnaryModelOperator {
         let predicate: ModelPredicate
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".skipWhile(\(self.predicate), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .skipWhile(self.predicate, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
@@ -332,21 +292,13 @@ extension ModelSignal {
 
 extension TakeFamily {
     /// `takeWhile(inclusive:)` with one of the `ModelPredicate`s.
-    struct TakeWhile: ModelOperator {
+    struct TakeWhile: UnaryModelOperator {
         let predicate: ModelPredicate
         let inclusive: Bool
-        let source: ModelSignal
+        var source: ModelSignal
 
         var description: String {
             return ".takeWhile(\(self.predicate), \(self.inclusive), \(self.source))"
-        }
-
-        var children: [ModelSignal] {
-            return [self.source]
-        }
-
-        func withChildren(_ children: [ModelSignal]) -> ModelSignal {
-            return .takeWhile(self.predicate, self.inclusive, children[0])
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
