@@ -56,11 +56,13 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         var nextMember = 0
         var upstream: (any Disposable)?
         var ended = false
+        /// The key of the subscriber that connected the session.
+        var connector = 0
         /// What the upstream subscription links to (`Signal.start(downstream:)`),
         /// so that an operator up there that is about to start something
         /// learns that every subscriber of the session has ended
         /// (`Subscriber.isEnded`): a walk that reaches it asks
-        /// `allSubscribersEnded`.
+        /// `hasEnded`.
         private(set) var liveness: _SubscriberDisposable?
         private weak var connection: _SharedConnection<T, E>?
 
@@ -70,12 +72,14 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
             self.liveness = _SubscriberDisposable(session: self)
         }
 
-        /// The session has ended, or every subscriber attached has ended
-        /// (each one's `Subscriber.isEnded`, read outside the lock), or none
-        /// is left. Only walks call it, from code that holds the session's
-        /// upstream (which holds the connection).
-        func allSubscribersEnded() -> Bool {
-            return self.connection?.allSubscribersEnded(self) ?? true
+        /// While the upstream's start runs: the subscriber that connected
+        /// the session has ended (the start stops as any operator's upstream
+        /// does); after it: the session has ended, or every subscriber
+        /// attached has (each one's `Subscriber.isEnded`, read outside the
+        /// lock), or none is left. Only walks call it, from code that holds
+        /// the session's upstream (which holds the connection).
+        func hasEnded(upstreamStarting: Bool) -> Bool {
+            return self.connection?.subscribersEnded(self, only: upstreamStarting ? self.connector : nil) ?? true
         }
 
         deinit {
@@ -137,18 +141,10 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         self.mutex.lock()
         if let current = self.session {
             let joinedSoFar = current.nextMember
-            let anyLive: Bool
-            do {
-                // Shares the dictionary's storage (no copy of n members per
-                // subscription), and stops at the first live one (usually
-                // the first); released before the dictionary is written
-                // again, so that the write does not copy it either.
-                let checks = current.members
-                self.mutex.unlock()
-                anyLive = checks.values.contains { $0() }
-            }
+            self.mutex.unlock()
+            let ended = self.subscribersEnded(current)
             self.mutex.lock()
-            if !anyLive && self.session === current && current.nextMember == joinedSoFar {
+            if ended && self.session === current && current.nextMember == joinedSoFar {
                 current.ended = true
                 self.session = nil
                 retired = current.upstream
@@ -161,6 +157,9 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         let member = session.nextMember
         session.nextMember += 1
         session.members[member] = live
+        if connect {
+            session.connector = member
+        }
         self.mutex.unlock()
         retired?.dispose()
         return (session, connect, member)
@@ -196,13 +195,24 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         self.mutex.unlock()
     }
 
-    /// See `Session.allSubscribersEnded`.
-    fileprivate func allSubscribersEnded(_ session: Session) -> Bool {
+    /// Whether `session` has ended, or every subscriber attached to it (or
+    /// the one whose key is `only`) has ended or left; called without the
+    /// lock. The checks share the dictionary's storage (no copy of n
+    /// members), stop at the first live one (usually the first), and are
+    /// released before the dictionary is written again, so that the write
+    /// does not copy it either.
+    fileprivate func subscribersEnded(_ session: Session, only member: Int? = nil) -> Bool {
         self.mutex.lock()
         let ended = session.ended
         let checks = session.members
         self.mutex.unlock()
-        return ended || !checks.values.contains { $0() }
+        if ended {
+            return true
+        }
+        if let member {
+            return !(checks[member]?() ?? false)
+        }
+        return !checks.values.contains { $0() }
     }
 
     /// The upstream terminated: later subscribers connect anew.

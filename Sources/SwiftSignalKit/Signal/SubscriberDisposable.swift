@@ -158,11 +158,21 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
         return self.state.load(ordering: .relaxed) & _SubscriberDisposable.sharedSessionFlag != 0
     }
 
-    /// For the object of a `share` session: whether all the session's
-    /// subscribers have ended (or it has none left, or is gone). Reads each
-    /// one's `Subscriber.isEnded`, outside the session's lock.
+    /// Whether this subscription's start is running on the calling thread.
+    @inlinable
+    final var isStartingOnThisThread: Bool {
+        return self.startingThread == _currentThread()
+            && self.state.load(ordering: .relaxed) & _SubscriberDisposable.upstreamSetFlag == 0
+    }
+
+    /// For the object of a `share` session: whether the session's upstream
+    /// should start nothing more. While the upstream's start runs on this
+    /// thread (`upstreamStarting`), as for any operator's upstream: once
+    /// the subscriber that connected it has ended; after that, once all
+    /// the session's subscribers have ended (or none is left, or it is
+    /// gone). Reads `Subscriber.isEnded`, outside the session's lock.
     @usableFromInline
-    final func sharedSessionHasEnded() -> Bool {
+    final func sharedSessionHasEnded(upstreamStarting: Bool) -> Bool {
         var retained: Unmanaged<AnyObject>?
         _stripedLock(for: self, .subscription) {
             if let session = self.subscriber, _sks_try_retain(session.toOpaque()) != 0 {
@@ -172,7 +182,7 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
         guard let session = retained?.takeRetainedValue() as? any _SharedSessionLiveness else {
             return true
         }
-        return session.allSubscribersEnded()
+        return session.hasEnded(upstreamStarting: upstreamStarting)
     }
 
     /// Whether a subscription downstream of this one has terminated, seen
@@ -200,7 +210,8 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
                 return true
             }
             if link._withUnsafeGuaranteedRef({ $0.isSharedSession }) {
-                return link._withUnsafeGuaranteedRef { $0.sharedSessionHasEnded() }
+                // `node` is the session's upstream, still starting here.
+                return link._withUnsafeGuaranteedRef { $0.sharedSessionHasEnded(upstreamStarting: true) }
             }
             node = link
         }
@@ -238,7 +249,7 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
                 return true
             }
             if next.isSharedSession {
-                return next.sharedSessionHasEnded()
+                return next.sharedSessionHasEnded(upstreamStarting: node.isStartingOnThisThread)
             }
             var retained: Unmanaged<AnyObject>?
             _stripedLock(for: next, .subscription) {
@@ -346,9 +357,10 @@ final class _SubscriberDisposable: _SubscriptionFlags, Disposable, CustomStringC
 /// `_SubscriberDisposable.init(session:)`).
 @usableFromInline
 protocol _SharedSessionLiveness: AnyObject {
-    /// Whether every subscriber of the session has ended (`Subscriber.isEnded`),
-    /// or none is left. Called outside every lock of the library.
-    func allSubscribersEnded() -> Bool
+    /// Whether the session's upstream should start nothing more (see
+    /// `_SubscriberDisposable.sharedSessionHasEnded`). Called outside every
+    /// lock of the library.
+    func hasEnded(upstreamStarting: Bool) -> Bool
 }
 
 /// The calling thread as a word (never 0).

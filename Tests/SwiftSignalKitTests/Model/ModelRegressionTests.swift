@@ -252,6 +252,18 @@ final class ModelRegressionTests: XCTestCase {
         assertModelAgrees(ModelCase(signal: .takeWhile(.positive, false, .replay(1, .mergeMap(Int.max, .pipe(0), .subject(1)))), script: [.putOnNextEvent(0, 0), .put(0, 0), .send(1, 0)]))
     }
 
+    /// (The fix above first let the session answer for its upstream with
+    /// all its subscribers even while the upstream's start ran: there a
+    /// second subscriber that joined during the start, its own start
+    /// returned, is not yet seen to have ended, so the upstream went on
+    /// starting an input after the subscriber that connected it had ended.
+    /// While the start runs, that subscriber decides, as for any operator's
+    /// upstream.) Seed 13047838, shrunk.
+    func testASharedUpstreamStillStartingStopsOnceItsConnectingSubscriberEnded() {
+        let shared: ModelSignal = .replay(3, .map(.modulo3, .combineLatestWithInitial(.subject(1), -2, .just([6, 4, 4]), -1)))
+        assertModelAgrees(ModelCase(signal: .takeUntilSignal(.just([]), .meta(.mapToSignal, shared, shared)), script: []))
+    }
+
     /// Disposing from inside the subscriber's callback stops everything at once.
     func testDisposeInsideACallback() {
         assertModelAgrees(ModelCase(signal: .merge([.pipe(0), .pipe(0), .pipe(0)]), script: [.disposeOnNextEvent, .put(0, 1), .put(0, 2)]))
