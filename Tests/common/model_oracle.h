@@ -1473,13 +1473,21 @@ static int m_start(model *m, int op_index, int parent, int role, int64_t offset)
     return i;
 }
 
-/* The live subscribers of a source, as a new list. */
-static mlist m_snapshot(model *m, const mlist *subscribers) {
+/* The live subscribers of a source, as a new list, to deliver the event
+ * `kind` `value` to; one getting its replay (the replaying pipe, a replay
+ * op) gets it in its backlog instead, after the replay. */
+static mlist m_snapshot(model *m, const mlist *subscribers, char kind, int64_t value) {
     mlist snapshot = {NULL, 0, 0};
     int k;
     for (k = 0; k < subscribers->count; k++) {
-        if (!MN(m, subscribers->items[k])->dead) {
-            ml_add(&snapshot, subscribers->items[k]);
+        int node = subscribers->items[k];
+        if (MN(m, node)->dead) {
+            continue;
+        }
+        if (MN(m, node)->replaying) {
+            mel_add(&MN(m, node)->backlog, kind, value);
+        } else {
+            ml_add(&snapshot, node);
         }
     }
     return snapshot;
@@ -1573,19 +1581,7 @@ static void m_leave(model *m, int s) {
  * order (one getting its replay gets it after that; the session's pipe is
  * not delivering meanwhile). */
 static void m_session_terminal(model *m, int s, char kind, int64_t value) {
-    mlist snapshot = {NULL, 0, 0};
-    int k;
-    for (k = 0; k < MS(m, s)->subscribers.count; k++) {
-        int node = MS(m, s)->subscribers.items[k];
-        if (MN(m, node)->dead) {
-            continue;
-        }
-        if (MN(m, node)->replaying) {
-            mel_add(&MN(m, node)->backlog, kind, value);
-        } else {
-            ml_add(&snapshot, node);
-        }
-    }
+    mlist snapshot = m_snapshot(m, &MS(m, s)->subscribers, kind, value);
     m_deliver(m, &snapshot, kind, value);
 }
 
@@ -1615,7 +1611,6 @@ static void m_finish_session(model *m, int s) {
  * is subscribed then. */
 static void m_session_event(model *m, int s, char kind, int64_t value) {
     mlist snapshot = {NULL, 0, 0};
-    int k;
     if (kind != 'n') {
         /* The session ends first, so that a subscriber reacting to the
          * event connects anew. */
@@ -1636,17 +1631,7 @@ static void m_session_event(model *m, int s, char kind, int64_t value) {
         MS(m, s)->buffer[MS(m, s)->nbuffer++] = value;
     }
     /* Subscribers getting their replay get it after that. */
-    for (k = 0; k < MS(m, s)->subscribers.count; k++) {
-        int node = MS(m, s)->subscribers.items[k];
-        if (MN(m, node)->dead) {
-            continue;
-        }
-        if (MN(m, node)->replaying) {
-            mel_add(&MN(m, node)->backlog, kind, value);
-        } else {
-            ml_add(&snapshot, node);
-        }
-    }
+    snapshot = m_snapshot(m, &MS(m, s)->subscribers, kind, value);
     if (MS(m, s)->delivering) {
         mspending *pending = realloc(MS(m, s)->pending, (size_t)(MS(m, s)->npending + 1) * sizeof *pending);
         if (pending == NULL) {
@@ -1770,7 +1755,7 @@ static void m_check_abandoned(model *m) {
 
 static void m_perform(model *m, const mstep *s) {
     mlist snapshot;
-    int k;
+    char kind;
     switch (s->kind) {
     case MS_PUT:
         if (s->index == M_REPLAY_PIPE) {
@@ -1778,18 +1763,7 @@ static void m_perform(model *m, const mstep *s) {
             m->last[s->index] = s->value;
         }
         /* Subscriptions getting their replay get the value after it. */
-        memset(&snapshot, 0, sizeof snapshot);
-        for (k = 0; k < m->pipes[s->index].count; k++) {
-            int node = m->pipes[s->index].items[k];
-            if (MN(m, node)->dead) {
-                continue;
-            }
-            if (MN(m, node)->replaying) {
-                mel_add(&MN(m, node)->backlog, 'n', s->value);
-            } else {
-                ml_add(&snapshot, node);
-            }
-        }
+        snapshot = m_snapshot(m, &m->pipes[s->index], 'n', s->value);
         if (m->pipe_delivering[s->index]) {
             mpending *pending = realloc(m->pending[s->index], (size_t)(m->npending[s->index] + 1) * sizeof *pending);
             if (pending == NULL) {
@@ -1808,8 +1782,9 @@ static void m_perform(model *m, const mstep *s) {
     case MS_SEND:
     case MS_COMPLETE:
     case MS_FAIL:
-        snapshot = m_snapshot(m, &m->subjects[s->index]);
-        m_deliver(m, &snapshot, s->kind == MS_SEND ? 'n' : s->kind == MS_COMPLETE ? 'c' : 'e', s->value);
+        kind = s->kind == MS_SEND ? 'n' : s->kind == MS_COMPLETE ? 'c' : 'e';
+        snapshot = m_snapshot(m, &m->subjects[s->index], kind, s->value);
+        m_deliver(m, &snapshot, kind, s->value);
         break;
     default:
         break;

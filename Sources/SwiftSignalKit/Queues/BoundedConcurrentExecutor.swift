@@ -72,21 +72,12 @@ final class BoundedConcurrentExecutor: QueueExecutor, @unchecked Sendable {
     /// (+1, taken over by the thread); 0, or `pthread_create`'s error.
     static func startDetachedThread(_ context: UnsafeMutableRawPointer) -> Int32 {
         var thread = NativeThread()
+        let status = ThreadPoolCore.startWorker(&thread, context)
         #if canImport(Darwin)
-        let status = pthread_create(&thread, nil, { context in
-            let core = Unmanaged<ThreadPoolCore>.fromOpaque(context).takeRetainedValue()
-            core.run()
-            return nil
-        }, context)
         if status == 0, let thread {
             pthread_detach(thread)
         }
         #else
-        let status = pthread_create(&thread, nil, { context in
-            let core = Unmanaged<ThreadPoolCore>.fromOpaque(context!).takeRetainedValue()
-            core.run()
-            return nil
-        }, context)
         if status == 0 {
             pthread_detach(thread)
         }

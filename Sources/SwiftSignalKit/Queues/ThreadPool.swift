@@ -83,20 +83,7 @@ public final class ThreadPool: @unchecked Sendable {
     /// Starts a pool thread with pthreads; nil when the system refuses it.
     package static func startThread(_ context: UnsafeMutableRawPointer) -> NativeThreadHandle? {
         var thread = NativeThread()
-        #if canImport(Darwin)
-        let status = pthread_create(&thread, nil, { context in
-            let core = Unmanaged<ThreadPoolCore>.fromOpaque(context).takeRetainedValue()
-            core.run()
-            return nil
-        }, context)
-        #else
-        let status = pthread_create(&thread, nil, { context in
-            let core = Unmanaged<ThreadPoolCore>.fromOpaque(context!).takeRetainedValue()
-            core.run()
-            return nil
-        }, context)
-        #endif
-        return status == 0 ? NativeThreadHandle(thread: thread) : nil
+        return ThreadPoolCore.startWorker(&thread, context) == 0 ? NativeThreadHandle(thread: thread) : nil
     }
 
     deinit {

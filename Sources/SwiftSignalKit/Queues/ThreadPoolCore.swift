@@ -105,6 +105,23 @@ final class ThreadPoolCore: @unchecked Sendable {
         return _sks_thread_pool_core() == Unmanaged.passUnretained(self).toOpaque()
     }
 
+    /// Starts a worker thread, in `thread`, that runs `run()` on the core
+    /// `context` holds (+1, taken over by the thread); `pthread_create`'s
+    /// status (0: started; otherwise `context` is untouched).
+    static func startWorker(_ thread: inout NativeThread, _ context: UnsafeMutableRawPointer) -> Int32 {
+        #if canImport(Darwin)
+        return pthread_create(&thread, nil, { context in
+            Unmanaged<ThreadPoolCore>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        #else
+        return pthread_create(&thread, nil, { context in
+            Unmanaged<ThreadPoolCore>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+        #endif
+    }
+
     /// The body of a worker thread: runs one task of the first ready queue at
     /// a time, until the pool is closed and nothing is left to run.
     func run() {

@@ -152,8 +152,6 @@ def _proto(lib: ctypes.CDLL, name: str, restype: Any, *argtypes: Any) -> Any:
     return function
 
 
-_P = c_void_p
-_PP = POINTER(c_void_p)
 _value_fn = _next_fn  # the same C type (sk_value_fn, sk_next_fn): one CFUNCTYPE, so either's callbacks fit
 
 
@@ -170,7 +168,7 @@ _CTYPES: Dict[str, Any] = {
     "uint64_t": c_uint64, "long": c_long, "unsigned": ctypes.c_uint, "char *": c_char_p,
     "char **": POINTER(c_char_p), "void *": c_void_p, "void **": POINTER(c_void_p), "bool *": POINTER(c_bool),
     "int *": POINTER(c_int), "double *": POINTER(c_double), "int64_t *": POINTER(c_int64),
-    "size_t *": POINTER(c_size_t), "handle": _P, "handle *": _PP, "sk_value *": _ValueP,
+    "size_t *": POINTER(c_size_t), "handle": c_void_p, "handle *": POINTER(c_void_p), "sk_value *": _ValueP,
     "sk_value **": POINTER(_ValueP), "sk_observer *": POINTER(_Observer), "sk_ffi_observer *": POINTER(_FfiObserver),
     "sk_marble_value *": POINTER(_MarbleValue),
 }

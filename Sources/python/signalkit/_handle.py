@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import operator
 import weakref
-from ctypes import c_void_p
+from ctypes import byref, c_void_p
 from typing import Any, Callable, Dict, List, NoReturn, Optional, SupportsIndex, Tuple
 
 from . import _speedups
-from ._core import C, _after_call, _Failures, _interrupts, _state
+from ._core import C, Value, _after_call, _Failures, _interrupts, _put_object, _state
 
 
 # --------------------------------------------------------------------------
@@ -125,6 +125,23 @@ class _Handle(_Uncopyable):
             return function(pointer, *args)
         finally:
             self._exit()
+
+    def _put_value(self, function: Any, obj: object) -> int:
+        """function(pointer, &value) with `obj` made a value (released once
+        the call returned), counted in flight (see _enter), the emissions it
+        scheduled run (_draining); then _after_call(). Its status."""
+        value = Value()
+        _put_object(obj, value)
+        try:
+            pointer = self._enter()
+            try:
+                status: int = _draining(function, pointer, byref(value))
+            finally:
+                self._exit()
+        finally:
+            C.value_release(byref(value))
+        _after_call()
+        return status
 
     def close(self) -> None:
         """Drops the reference this object holds (idempotent)."""

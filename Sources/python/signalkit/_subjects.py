@@ -98,18 +98,7 @@ class Pipe(Generic[T], _Handle):
         exception instance."""
         if not isinstance(error, BaseException):
             raise TypeError(f"signalkit: Pipe.fail: the error is {type(error).__name__}, not an exception instance")
-        value = Value()
-        _put_object(error, value)
-        try:
-            pointer = self._enter()  # a call in flight until the put returned: see _Handle
-            try:
-                status = _draining(C.pipe_put_error, pointer, byref(value))
-            finally:
-                self._exit()
-        finally:
-            C.value_release(byref(value))
-        _after_call()
-        _check(status)
+        _check(self._put_value(C.pipe_put_error, error))
 
     def _drop(self) -> None:
         # The extension's puts (Pipe.put's common case) do not count
@@ -197,18 +186,7 @@ class ValuePromise(Generic[T], _Handle):
 
     def set(self, value: T) -> None:
         """Sets the value: the subscribers of get() receive it on this thread."""
-        out = Value()
-        _put_object(value, out)
-        try:
-            pointer = self._enter()  # a call in flight until the set returned: see _Handle
-            try:
-                status = _draining(C.value_promise_set, pointer, byref(out))
-            finally:
-                self._exit()
-        finally:
-            C.value_release(byref(out))
-        _after_call()
-        _check(status)
+        _check(self._put_value(C.value_promise_set, value))
 
     def get(self) -> Signal[T]:
         """The current value, then each new one."""

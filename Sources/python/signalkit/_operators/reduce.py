@@ -37,25 +37,7 @@ class _ReduceOperators(_SignalCore[T_co]):
         _callable_arg(fn, "reduce")
         if self._stage_source is not None:
             return self._composed_reduce(fn, initial)
-        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
-            out = Value()
-            _put_object(initial, out)
-            # The exceptions are recorded (weakly, as everywhere) into the
-            # returned signal's failures only: the inner fold signal is held by
-            # the library (the stage's upstream, in the registry), and an
-            # exception it held, once raised again by the caller (to_list), would
-            # hold the caller's frames, and through them this signal: a cycle
-            # through the library that the GC never collects.
-            failures = _Failures()
-            try:
-                fold = _Fold(_Callback(fn, failures.recorder()))
-                ctx = fold.ctx = _retain_callbacks(fold)
-                folded = _new_signal(C.signal_reduce_left, pointer, byref(out), _sp_reduce,
-                                     _speedups.hold(fold.cell), _sp_release)
-                _set_owner(ctx, folded)
-            finally:
-                C.value_release(byref(out))
-            return folded._stage((_MAP, _raise_failed), failures)
+        return self._fold(C.signal_reduce_left, fn, initial)
 
     def _composed_reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
         """reduce() after Python stages: per subscription, a filter stage
@@ -71,7 +53,7 @@ class _ReduceOperators(_SignalCore[T_co]):
         # start() is held by the library (deferred's callback set): it
         # records through a weak recorder, so that an exception raised again
         # by the caller (its frames holding the returned signal) makes no
-        # cycle through the library (see reduce).
+        # cycle through the library (see _fold).
         recorder = failures.recorder()
 
         def start() -> "Signal[U]":
@@ -95,19 +77,31 @@ class _ReduceOperators(_SignalCore[T_co]):
         total. An exception in `fn` ends the stream with it
         (sk_signal_scan)."""
         _callable_arg(fn, "scan")
+        return self._fold(C.signal_scan, fn, initial)
+
+    def _fold(self, function: Any, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
+        """The library's fold `function` (sk_signal_reduce_left,
+        sk_signal_scan) with fn(accumulator, value) from `initial`, whose
+        exceptions end the stream (raised again by to_list)."""
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
             out = Value()
             _put_object(initial, out)
-            failures = _Failures()  # recorded in the returned signal only: see reduce
+            # The exceptions are recorded (weakly, as everywhere) into the
+            # returned signal's failures only: the inner fold signal is held by
+            # the library (the stage's upstream, in the registry), and an
+            # exception it held, once raised again by the caller (to_list), would
+            # hold the caller's frames, and through them this signal: a cycle
+            # through the library that the GC never collects.
+            failures = _Failures()
             try:
                 fold = _Fold(_Callback(fn, failures.recorder()))
                 ctx = fold.ctx = _retain_callbacks(fold)
-                scanned = _new_signal(C.signal_scan, pointer, byref(out), _sp_reduce,
-                                      _speedups.hold(fold.cell), _sp_release)
-                _set_owner(ctx, scanned)
+                result = _new_signal(function, pointer, byref(out), _sp_reduce, _speedups.hold(fold.cell),
+                                     _sp_release)
+                _set_owner(ctx, result)
             finally:
                 C.value_release(byref(out))
-            return scanned._stage((_MAP, _raise_failed), failures)
+            return result._stage((_MAP, _raise_failed), failures)
 
     def pairwise(self) -> "Signal[List[Any]]":
         """From the second value on, [previous, current] at each value
