@@ -2616,10 +2616,13 @@ int sk_signal_merge_map(sk_signal **out, sk_signal *signal, size_t max_concurren
  *
  * Keys are compared with sk_value_equal(). A group is hot, as a pipe's
  * signal: subscribe to it from the callback that receives the array to miss
- * none of its values (a later subscriber receives the values from then on).
- * The completion of `signal` completes every group, then the result; its
- * error fails every group, then the result. Disposing the subscription
- * disposes `signal` and ends the groups without an event. Each array value
+ * none of its values, whatever the threads that deliver them (a later
+ * subscriber receives the values from then on). The completion of `signal`
+ * completes every group, then the result; its error fails every group, then
+ * the result; a group subscribed after its end receives that event at once,
+ * as a pipe's later subscriber does. Disposing the subscription disposes
+ * `signal` and ends the groups without an event (a group subscribed later
+ * receives nothing, and its observer's release runs at once). Each array value
  * is new; when the system refuses its memory, the subscription ends with an
  * error value as sk_signal_zip()'s does.
  *
@@ -2632,7 +2635,11 @@ int sk_signal_merge_map(sk_signal **out, sk_signal *signal, size_t max_concurren
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. `fn` runs on the thread that delivers the value, never under
- *   a lock; a group's values are delivered on that thread too.
+ *   a lock; a group's values are delivered on that thread too, except the
+ *   values of its key that other threads deliver while its array is being
+ *   delivered: they wait, in order, and follow the first value on the thread
+ *   that delivered the array. Each thread's values of one key reach the
+ *   group in the order that thread delivered them.
  */
 int sk_signal_group_by(sk_signal **out, sk_signal *signal, sk_map_fn fn, void *ctx, sk_release_fn release);
 

@@ -337,6 +337,239 @@ Test(operators_meta, group_by_splits_by_key_and_completes_every_group, .timeout 
     expect_no_live_objects(0);
 }
 
+/* Issue 40: group_by under threads. GROUP_THREADS threads put GROUP_PUTS
+ * values each into one pipe; each of the GROUP_KEYS groups is subscribed
+ * from the callback that receives its [key, group] array, as the header
+ * advises. Before the fix a value another thread put while an array was
+ * being delivered went to a group nobody had subscribed yet: 3 to 11 of
+ * 32,000 were lost in every run. */
+#define GROUP_THREADS 8
+#define GROUP_PUTS 4000
+#define GROUP_KEYS 64
+
+typedef struct many_groups {
+    pthread_mutex_t mutex;
+    recorder groups[GROUP_KEYS];
+    sk_disposable *d[GROUP_KEYS];
+    int count;
+    int faults;
+} many_groups;
+
+/* The key of the i-th value of each thread (value i * GROUP_THREADS +
+ * thread): i % GROUP_KEYS, so that every thread puts every key, at about the
+ * same time. */
+static void key_of_index(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, (value_int(value) / GROUP_THREADS) % GROUP_KEYS);
+}
+
+/* The outer observer's hook: subscribes the group of the array `pair`
+ * (any thread). */
+static void subscribe_one_of_many(recorder *r, const sk_value *pair) {
+    many_groups *g = r->user;
+    const sk_value *key = NULL, *item = NULL;
+    sk_signal *signal = NULL;
+    if (sk_value_get_array_item(pair, 0, &key) != SK_OK || sk_value_get_array_item(pair, 1, &item) != SK_OK
+        || sk_value_get_signal(item, &signal) != SK_OK) {
+        pthread_mutex_lock(&g->mutex);
+        g->faults++;
+        pthread_mutex_unlock(&g->mutex);
+        return;
+    }
+    int64_t k = value_int(key);
+    sk_observer observer = recorder_observer(&g->groups[k]);
+    sk_disposable *d = NULL;
+    int status = sk_signal_start(&d, signal, &observer);
+    pthread_mutex_lock(&g->mutex);
+    if (status != SK_OK || g->d[k] != NULL) {
+        g->faults++;
+    }
+    g->d[k] = d;
+    g->count++;
+    pthread_mutex_unlock(&g->mutex);
+}
+
+typedef struct group_putter {
+    sk_pipe *pipe;
+    pthread_barrier_t *start;
+    int index;
+} group_putter;
+
+static void *put_group_values(void *arg) {
+    group_putter *job = arg;
+    pthread_barrier_wait(job->start);
+    for (int i = 0; i < GROUP_PUTS; i++) {
+        sk_value v = int_value((int64_t)i * GROUP_THREADS + job->index);
+        SK_OK_OR_ABORT(sk_pipe_put(job->pipe, &v));
+    }
+    return NULL;
+}
+
+Test(operators_meta, group_by_loses_no_value_under_threads, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < 8; round++) {
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL, *grouped = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        SK_OK_OR_FAIL(sk_signal_group_by(&grouped, source, key_of_index, NULL, NULL));
+        many_groups *g = calloc(1, sizeof *g);
+        cr_assert_not_null(g);
+        pthread_mutex_init(&g->mutex, NULL);
+        for (int k = 0; k < GROUP_KEYS; k++) {
+            recorder_init(&g->groups[k]);
+            g->groups[k].keep_values = false;
+        }
+        recorder outer;
+        recorder_init(&outer);
+        outer.user = g;
+        outer.on_next = subscribe_one_of_many;
+        sk_observer observer = recorder_observer(&outer);
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&d, grouped, &observer));
+
+        pthread_t threads[GROUP_THREADS];
+        group_putter jobs[GROUP_THREADS];
+        pthread_barrier_t start;
+        cr_assert_eq(pthread_barrier_init(&start, NULL, GROUP_THREADS), 0);
+        for (int t = 0; t < GROUP_THREADS; t++) {
+            jobs[t].pipe = pipe;
+            jobs[t].start = &start;
+            jobs[t].index = t;
+            cr_assert_eq(pthread_create(&threads[t], NULL, put_group_values, &jobs[t]), 0);
+        }
+        for (int t = 0; t < GROUP_THREADS; t++) {
+            pthread_join(threads[t], NULL);
+        }
+        pthread_barrier_destroy(&start);
+        SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+
+        cr_assert_eq(g->faults, 0);
+        cr_assert_eq(g->count, GROUP_KEYS, "round %d: %d groups subscribed, %d arrays", round, g->count, recorder_nexts(&outer));
+        int total = 0, wrong = 0, first_wrong = -1;
+        for (int k = 0; k < GROUP_KEYS; k++) {
+            /* Key k is the key of i = k, k + GROUP_KEYS, ... below GROUP_PUTS,
+             * in every thread. */
+            int expected = GROUP_THREADS * ((GROUP_PUTS - k + GROUP_KEYS - 1) / GROUP_KEYS);
+            int nexts = recorder_nexts(&g->groups[k]);
+            total += nexts;
+            if (nexts != expected || g->groups[k].completions != 1 || g->groups[k].late_events != 0) {
+                wrong++;
+                first_wrong = first_wrong < 0 ? k : first_wrong;
+            }
+        }
+        cr_assert_eq(total, GROUP_THREADS * GROUP_PUTS, "round %d: %d of %d values reached their groups", round, total,
+                     GROUP_THREADS * GROUP_PUTS);
+        cr_assert_eq(wrong, 0, "round %d: %d groups received another count of values or not one completion (the first: %d)",
+                     round, wrong, first_wrong);
+        for (int k = 0; k < GROUP_KEYS; k++) {
+            recorder_finish(&g->groups[k], g->d[k]);
+        }
+        recorder_finish(&outer, d);
+        pthread_mutex_destroy(&g->mutex);
+        free(g);
+        sk_signal_release(grouped);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+    }
+    expect_no_live_objects(0);
+}
+
+/* The same race, step by step: while the array of a new group is being
+ * delivered, another thread puts a second value of that key (and its put
+ * returns); then the group is subscribed. It receives both values. */
+typedef struct racing_group {
+    sk_pipe *pipe;
+    recorder group;
+    sk_disposable *d;
+} racing_group;
+
+static void *put_three(void *arg) {
+    racing_group *rg = arg;
+    sk_value v = int_value(3);
+    SK_OK_OR_ABORT(sk_pipe_put(rg->pipe, &v));
+    return NULL;
+}
+
+static void subscribe_after_another_put(recorder *r, const sk_value *pair) {
+    racing_group *rg = r->user;
+    const sk_value *item = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_ABORT(sk_value_get_array_item(pair, 1, &item));
+    SK_OK_OR_ABORT(sk_value_get_signal(item, &signal));
+    pthread_t other;
+    if (pthread_create(&other, NULL, put_three, rg) != 0) {
+        sk_test_abort("pthread_create", SK_ERR_INVALID_ARGUMENT);
+    }
+    pthread_join(other, NULL);
+    sk_observer observer = recorder_observer(&rg->group);
+    SK_OK_OR_ABORT(sk_signal_start(&rg->d, signal, &observer));
+}
+
+Test(operators_meta, group_by_keeps_a_value_put_while_the_group_is_announced, .timeout = SK_TEST_TIMEOUT) {
+    racing_group rg = { 0 };
+    sk_signal *source = NULL, *grouped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&rg.pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, rg.pipe));
+    SK_OK_OR_FAIL(sk_signal_group_by(&grouped, source, parity, NULL, NULL));
+    recorder_init(&rg.group);
+    recorder outer;
+    recorder_init(&outer);
+    outer.user = &rg;
+    outer.on_next = subscribe_after_another_put;
+    sk_observer observer = recorder_observer(&outer);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, grouped, &observer));
+    sk_value one = int_value(1);
+    SK_OK_OR_FAIL(sk_pipe_put(rg.pipe, &one));
+    const int64_t expected[] = { 1, 3 };
+    recorder_expect(&rg.group, "nn", expected, 2);
+    recorder_finish(&rg.group, rg.d);
+    recorder_finish(&outer, d);
+    sk_signal_release(grouped);
+    sk_signal_release(source);
+    sk_pipe_release(rg.pipe);
+    expect_no_live_objects(0);
+}
+
+/* Issue 40: a group subscribed after the source ended receives the terminal
+ * event at once, as a pipe's later subscriber does (before: nothing, and a
+ * program waiting for the group to end waited forever). */
+static void keep_group(recorder *r, const sk_value *pair) {
+    sk_signal **kept = r->user;
+    const sk_value *item = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_ABORT(sk_value_get_array_item(pair, 1, &item));
+    SK_OK_OR_ABORT(sk_value_get_signal(item, &signal));
+    *kept = sk_signal_retain(signal);
+}
+
+Test(operators_meta, group_by_a_late_group_subscriber_receives_the_end, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1 };
+    sk_signal *ints = ints_signal(input, 1);
+    sk_signal *grouped = NULL;
+    SK_OK_OR_FAIL(sk_signal_group_by(&grouped, ints, parity, NULL, NULL));
+    sk_signal *kept = NULL;
+    recorder outer;
+    recorder_init(&outer);
+    outer.user = &kept;
+    outer.on_next = keep_group;
+    sk_observer observer = recorder_observer(&outer);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, grouped, &observer));
+    recorder_expect(&outer, "ncr", NULL, 0);
+    cr_assert_not_null(kept);
+    recorder late;
+    recorder_init(&late);
+    sk_disposable *ld = recorder_start(&late, kept);
+    recorder_expect(&late, "cr", NULL, 0);
+    recorder_finish(&late, ld);
+    recorder_finish(&outer, d);
+    sk_signal_release(kept);
+    sk_signal_release(grouped);
+    sk_signal_release(ints);
+    expect_no_live_objects(0);
+}
+
 /* A signal of the one value `value`. */
 static sk_signal *to_signal_of_value(void *ctx, const sk_value *value) {
     (void)ctx;

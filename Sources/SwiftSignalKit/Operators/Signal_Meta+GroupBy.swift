@@ -2,53 +2,93 @@
 /// pair of that key and the group's signal, then every value of that key
 /// (that first one included) goes to the group's signal. A group's signal is
 /// hot, as a `SignalPipe`'s: subscribe to it from the callback that receives
-/// the pair to miss none of its values (a later subscriber receives the
-/// values from then on).
+/// the pair to miss none of its values, whatever the threads that emit them
+/// (a later subscriber receives the values from then on).
 ///
 /// The upstream's completion completes every group, then the outer signal;
-/// its error fails every group, then the outer signal. Disposing the outer
-/// subscription disposes the upstream and ends the groups without an event
-/// (their subscriptions receive nothing more and release their callbacks).
+/// its error fails every group, then the outer signal. A group's signal
+/// subscribed after its group has ended receives that terminal event at
+/// once, as a pipe's later subscriber does. Disposing the outer subscription
+/// disposes the upstream and ends the groups without an event (their
+/// subscriptions receive nothing more and release their callbacks, and a
+/// later subscription receives nothing).
 ///
 /// Thread-safety: the upstream may emit from any thread; `key` runs on the
 /// upstream's thread, never under a lock. The groups live in a dictionary
-/// under a lock never held while anything is delivered. (Two threads that
-/// emit the first values of one key at once: one of them emits the group,
-/// and the other's value may reach the group before the pair does, so before
-/// anyone could subscribe to it.)
+/// under a lock never held while anything is delivered. While the pair of a
+/// new group is being delivered, the values of that key that other threads
+/// emit wait, in order, and reach the group right after the first value,
+/// on the thread that delivered the pair; each thread's values of one key
+/// reach the group in the order it emitted them.
 public func groupBy<T, K: Hashable, E>(_ key: @escaping (T) -> K) -> (Signal<T, E>) -> Signal<(K, Signal<T, E>), E> {
     return { signal in
         return Signal<(K, Signal<T, E>), E> { subscriber in
             let groups = _SignalGroups<K, T, E>()
             let upstream = signal.start(downstream: subscriber, next: { next in
                 let k = key(next)
-                let (pipe, isNew) = groups.pipe(for: k)
-                guard let pipe else {
-                    return
+                switch groups.route(next, key: k) {
+                case let .deliver(group):
+                    group.pipe.putNext(next)
+                case let .announce(group):
+                    subscriber.putNext((k, group.signal()))
+                    group.pipe.putNext(next)
+                    groups.open(group)
+                case .held:
+                    break
                 }
-                if isNew {
-                    subscriber.putNext((k, pipe.signal()))
-                }
-                pipe.putNext(next)
             }, error: { error in
-                for pipe in groups.end() {
-                    pipe.putError(error)
+                for group in groups.end(.failed(error)) {
+                    group.pipe.putError(error)
                 }
                 subscriber.putError(error)
             }, completed: {
-                for pipe in groups.end() {
-                    pipe.putCompletion()
+                for group in groups.end(.completed) {
+                    group.pipe.putCompletion()
                 }
                 subscriber.putCompletion()
             })
             return ActionDisposable {
                 upstream.dispose()
-                // Dropped here, outside the lock: each pipe's release ends
-                // its group's subscriptions without an event.
-                _ = groups.end()
+                groups.close()
             }
         }
     }
+}
+
+/// One group of a `groupBy` subscription: its pipe, and what waits for the
+/// pair that announces it to be delivered.
+///
+/// Thread-safety: `pipe` may be used from any thread; the other properties
+/// are guarded by the mutex of the `_SignalGroups` that made it.
+final class _SignalGroup<T, E>: @unchecked Sendable {
+    let pipe = SignalPipe<T, E>()
+    /// The pair has been delivered: values go straight to the pipe.
+    var open = false
+    /// Values emitted while the pair was being delivered, oldest first.
+    var held: [T] = []
+    /// The upstream's end, when it came while the pair was being delivered.
+    var terminal: _SignalGroupTerminal<E>?
+
+    init() {}
+
+    /// The group's signal: it keeps the pipe alive, so that a subscriber
+    /// that comes after the group's end receives its terminal event (the
+    /// outer disposal closes the pipe instead).
+    func signal() -> Signal<T, E> {
+        let pipe = self.pipe
+        let source = pipe.source
+        return Signal(fused: { makeNext, error, completed in
+            return withExtendedLifetime(pipe) {
+                source.startFusing(makeNext, error: error, completed: completed)
+            }
+        })
+    }
+}
+
+/// How a `groupBy` upstream ended.
+enum _SignalGroupTerminal<E> {
+    case completed
+    case failed(E)
 }
 
 /// The groups of one `groupBy` subscription.
@@ -56,37 +96,107 @@ public func groupBy<T, K: Hashable, E>(_ key: @escaping (T) -> K) -> (Signal<T, 
 /// Thread-safety: every method may be called from any thread; nothing is
 /// called or released under the lock.
 final class _SignalGroups<K: Hashable, T, E>: @unchecked Sendable {
+    /// Where `route` sends a value.
+    enum Route {
+        /// The group is open: put the value into its pipe.
+        case deliver(_SignalGroup<T, E>)
+        /// A new group: deliver its pair, put the value, then `open` it.
+        case announce(_SignalGroup<T, E>)
+        /// Kept until its group opens, or dropped (the groups have ended).
+        case held
+    }
+
     private let mutex = _Mutex()
-    private var pipes: [K: SignalPipe<T, E>] = [:]
+    private var groups: [K: _SignalGroup<T, E>] = [:]
     private var ended = false
 
     init() {}
 
-    /// The group of `key`, made if new (then `isNew`); nil once ended.
-    func pipe(for key: K) -> (SignalPipe<T, E>?, isNew: Bool) {
+    /// Where `value`, of the key `key`, goes: to its open group; to a new
+    /// group, to be announced by the caller; or held by a group whose pair
+    /// is still being delivered (nowhere, once the groups have ended).
+    func route(_ value: T, key: K) -> Route {
         self.mutex.lock()
         if self.ended {
             self.mutex.unlock()
-            return (nil, false)
+            return .held
         }
-        if let pipe = self.pipes[key] {
+        if let group = self.groups[key] {
+            if group.open {
+                self.mutex.unlock()
+                return .deliver(group)
+            }
+            group.held.append(value)
             self.mutex.unlock()
-            return (pipe, false)
+            return .held
         }
-        let pipe = SignalPipe<T, E>()
-        self.pipes[key] = pipe
+        let group = _SignalGroup<T, E>()
+        self.groups[key] = group
         self.mutex.unlock()
-        return (pipe, true)
+        return .announce(group)
     }
 
-    /// Ends the groups: returns them (to be terminated or released by the
-    /// caller); later values make none.
-    func end() -> [SignalPipe<T, E>] {
+    /// Called by the thread that announced `group`, once the pair and the
+    /// first value are delivered: delivers what other threads emitted
+    /// meanwhile, then opens the group (and ends it, if the upstream ended
+    /// meanwhile).
+    func open(_ group: _SignalGroup<T, E>) {
+        while true {
+            self.mutex.lock()
+            if group.held.isEmpty {
+                group.open = true
+                let terminal = group.terminal
+                group.terminal = nil
+                self.mutex.unlock()
+                switch terminal {
+                case .completed:
+                    group.pipe.putCompletion()
+                case let .failed(error):
+                    group.pipe.putError(error)
+                case nil:
+                    break
+                }
+                return
+            }
+            let held = group.held
+            group.held = []
+            self.mutex.unlock()
+            for value in held {
+                group.pipe.putNext(value)
+            }
+        }
+    }
+
+    /// Ends the groups with the upstream's `terminal`: returns the open ones,
+    /// for the caller to end; a group still being announced ends when it
+    /// opens. Later values make no group.
+    func end(_ terminal: _SignalGroupTerminal<E>) -> [_SignalGroup<T, E>] {
         self.mutex.lock()
         self.ended = true
-        let pipes = Array(self.pipes.values)
-        self.pipes = [:]
+        var open: [_SignalGroup<T, E>] = []
+        for group in self.groups.values {
+            if group.open {
+                open.append(group)
+            } else {
+                group.terminal = terminal
+            }
+        }
+        self.groups = [:]
         self.mutex.unlock()
-        return pipes
+        return open
+    }
+
+    /// The outer subscription was disposed: ends every group's
+    /// subscriptions without an event (and a later subscription's at once),
+    /// outside the lock.
+    func close() {
+        self.mutex.lock()
+        self.ended = true
+        let groups = Array(self.groups.values)
+        self.groups = [:]
+        self.mutex.unlock()
+        for group in groups {
+            group.pipe.broadcaster.close()
+        }
     }
 }

@@ -99,8 +99,9 @@ class _MetaOperators(_SignalCore[T_co]):
         """Splits the values by key(value): the first value of a new key
         delivers [key, group], group a Signal of every value of that key
         (that first one included). A group is hot: subscribe to it in the
-        callback that receives it to miss none (RxPY's group_by gives
-        grouped observables with a .key). Keys compare as the library's
+        callback that receives it to miss none, whatever the threads that
+        put the values; a group subscribed after its end receives that end
+        at once (RxPY's group_by gives grouped observables with a .key). Keys compare as the library's
         values do (plain kinds by value). An exception in `key` is reported
         (callback_error_hook, where "key") and the value's key is None
         (sk_signal_group_by)."""
