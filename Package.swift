@@ -56,7 +56,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SwiftSignalKitTests",
-            dependencies: ["SwiftSignalKit", "SwiftSignalKitTestSupport"],
+            // SignalKitCAPI, SignalKitHeader: the model tester's second runner
+            // (Model/CLibraryRunner.swift) drives the C API.
+            dependencies: ["SwiftSignalKit", "SwiftSignalKitTestSupport", "SignalKitCAPI", "SignalKitHeader"],
             path: "Tests/SwiftSignalKitTests"
         ),
         .testTarget(

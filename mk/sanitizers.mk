@@ -128,12 +128,14 @@ $(OUT)/asan/lib/libsignalkit-ffi.so $(OUT)/tsan/lib/libsignalkit-ffi.so: $(OUT)/
 #                      disposal and release order the fuzzer kept); the
 #                      tests VALGRIND_C_TESTS (status strings and error
 #                      messages, every value accessor on every kind, the
-#                      deepest arrays, the model's random cases, the
-#                      pipelines abandoned on a closed host queue; the
-#                      other closing tests run under ASan's leak check,
-#                      test-c-asan, at a tenth of the cost); the same
-#                      for fuzz_model's corpora
-#                      (pipelines and scripts against the reference model);
+#                      deepest arrays, the pipelines abandoned on a
+#                      closed host queue; the other closing tests run
+#                      under ASan's leak check, test-c-asan, at a tenth
+#                      of the cost); the same for fuzz_model's corpora
+#                      (pipelines and scripts against the reference model,
+#                      which the random model cases were replaced by when
+#                      test_model.c's random sweep moved to the Swift
+#                      tester's C runner);
 #   test-valgrind-ffi  the ffi quick start; the fuzz_ffi corpora and
 #                      regressions replayed (signatures, every conversion);
 #                      the tests VALGRIND_FFI_TESTS (trampolines and typed
@@ -151,7 +153,7 @@ $(OUT)/asan/lib/libsignalkit-ffi.so $(OUT)/tsan/lib/libsignalkit-ffi.so: $(OUT)/
 VALGRIND_OUT := $(OUT)/valgrind
 VALGRIND_SOAK_ITERATIONS ?= 1000
 VALGRIND_C_TESTS := errors/* values/every_accessor_on_every_wrong_kind values/arrays_nest_at_most_the_documented_depth \
-	model/library_agrees_with_model_on_random_cases queues/host_queue_abandoned_with_a_*_pending_frees_everything
+	queues/host_queue_abandoned_with_a_*_pending_frees_everything
 VALGRIND_FFI_TESTS := ffi_trampoline/* ffi_operators/*
 # Criterion's --filter for a list of suite/test globs.
 criterion_filter = '@($(subst $(space),|,$(strip $(1))))'

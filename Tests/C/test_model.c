@@ -1,108 +1,20 @@
 /*
- * test_model.c - the model-based differential tester over the C API
- * (Tests/common/model_oracle.h, Tests/README.md): random pipelines of
- * operators and scripts, run through the library and through a reference
- * model, which must agree; and the shrunk cases it found, as regression
- * tests.
- *
- * SIGNALKIT_MODEL_SEED sets the first case's seed (case k uses seed + k),
- * SIGNALKIT_MODEL_CASES the number of cases (by default 2,000, 300 under
- * valgrind). The random test keeps the suite's timeout: a test with another
- * timeout running beside others makes Criterion's runner leak a block, which
- * the valgrind target reports.
+ * test_model.c - the C model-based tester's own tests (Tests/common/
+ * model_oracle.h, Tests/README.md): the regression cases it found, which
+ * the library and the C model must agree on, and its printer, parser and
+ * shrinker. The C model stays as fuzz_model's in-process oracle
+ * (Tests/fuzz/fuzz_model.c); these cases keep it right. The random sweep
+ * over the C API that this file ran is the Swift model tester's now: its
+ * second runner, Tests/SwiftSignalKitTests/Model/CLibraryRunner.swift, runs
+ * every random case through the C API (ModelDifferentialTests), and these
+ * cases too (ModelCRegressionTests).
  */
 #include <criterion/criterion.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "support.h"
 #include "../common/model_oracle.h"
-
-#define MODEL_DEFAULT_SEED 0x5EED0001u
-#define MODEL_DEFAULT_CASES 2000u
-/* Under valgrind (about 50 times slower here), within the test timeout. */
-#define MODEL_DEFAULT_CASES_VALGRIND 300u
-
-static bool under_valgrind(void) {
-    const char *preload = getenv("LD_PRELOAD");
-    return preload != NULL && strstr(preload, "vgpreload") != NULL;
-}
-
-static uint64_t env_number(const char *name, uint64_t fallback) {
-    const char *text = getenv(name);
-    char *end;
-    unsigned long long value;
-    if (text == NULL || *text == '\0') {
-        return fallback;
-    }
-    value = strtoull(text, &end, 0);
-    return *end == '\0' ? (uint64_t)value : fallback;
-}
-
-/* Prints a failing case, shrunk, as a regression test. */
-static void report_failure(const mcase *c, uint64_t seed, const mtext *report) {
-    mcase shrunk = *c;
-    mtext shrunk_report = {NULL, 0, 0};
-    char *pipeline, *script, *shrunk_pipeline, *shrunk_script;
-    mcase_print(c, &pipeline, &script);
-    mcase_shrink(&shrunk, mcase_fails, NULL);
-    mcase_check(&shrunk, M_OPEN_BUGS, &shrunk_report);
-    mcase_print(&shrunk, &shrunk_pipeline, &shrunk_script);
-    cr_log_error("The library disagrees with the model. Case seed %" PRIu64
-                 " (replay: SIGNALKIT_MODEL_SEED=%" PRIu64 " SIGNALKIT_MODEL_CASES=1).\n"
-                 "Case: %s\n  script: %s\n%s"
-                 "Shrunk: %s\n  script: %s\n%s"
-                 "Regression test for Tests/C/test_model.c:\n"
-                 "AGREEMENT_TEST(shrunk_from_seed_%" PRIu64 ",\n               \"%s\", \"%s\")\n",
-                 seed, seed, pipeline, script, report->s != NULL ? report->s : "", shrunk_pipeline, shrunk_script,
-                 shrunk_report.s != NULL ? shrunk_report.s : "", seed, shrunk_pipeline, shrunk_script);
-    free(pipeline);
-    free(script);
-    free(shrunk_pipeline);
-    free(shrunk_script);
-    mt_free(&shrunk_report);
-}
-
-Test(model, library_agrees_with_model_on_random_cases, .timeout = SK_TEST_TIMEOUT) {
-    uint64_t seed = env_number("SIGNALKIT_MODEL_SEED", MODEL_DEFAULT_SEED);
-    uint64_t cases = env_number("SIGNALKIT_MODEL_CASES",
-                                under_valgrind() ? MODEL_DEFAULT_CASES_VALGRIND : MODEL_DEFAULT_CASES);
-    uint64_t k;
-    int failures = 0, known = 0, events = 0, invalid = 0;
-    mcase *c = malloc(sizeof *c);
-    moutcome *o = malloc(sizeof *o);
-    double started = now_seconds();
-    cr_assert(c != NULL && o != NULL);
-    for (k = 0; k < cases && failures < 3; k++) {
-        mchooser chooser;
-        mtext report = {NULL, 0, 0};
-        mverdict verdict;
-        memset(&chooser, 0, sizeof chooser);
-        chooser.state = seed + k;
-        do {
-            mcase_generate(c, &chooser);
-            invalid++;
-        } while (!mcase_valid(c));
-        invalid--;
-        model_run(c, o);
-        events += o->nevents;
-        verdict = mcase_check(c, M_OPEN_BUGS, &report);
-        if (verdict == MV_KNOWN_BUG) {
-            known++;
-        } else if (verdict == MV_FAIL) {
-            failures++;
-            report_failure(c, seed + k, &report);
-        }
-        mt_free(&report);
-    }
-    cr_log_info("model tester (C): %" PRIu64 " cases from seed %" PRIu64 ", %d events, %d hit an open bug, "
-                "%d regenerated, %.1f s",
-                k, seed, events, known, invalid, now_seconds() - started);
-    free(c);
-    free(o);
-    cr_assert_eq(failures, 0, "the library disagreed with the model on %d cases (above)", failures);
-}
 
 /* The library agrees with the model on the case written as text. */
 static void expect_agreement(const char *pipeline, const char *script) {

@@ -1,8 +1,9 @@
 /*
  * model_oracle.h - the model-based differential tester over the C API (see
- * Tests/README.md), shared by the Criterion test Tests/C/test_model.c and the
- * libFuzzer harness Tests/fuzz/fuzz_model.c. The C twin of the Swift tester
- * in Tests/SwiftSignalKitTests/Model, over a smaller set of operators.
+ * Tests/README.md): the oracle of the libFuzzer harness
+ * Tests/fuzz/fuzz_model.c, whose own tests are in Tests/C/test_model.c.
+ * The C twin of the Swift tester in Tests/SwiftSignalKitTests/Model, over a
+ * smaller set of operators.
  *
  * - mcase: a pipeline (a tree of mop in an array, from `root`) and a script
  *   of steps. Written and read as text (mcase_print / mcase_parse):
@@ -34,6 +35,14 @@
  * - mcase_shrink: reduces a failing case.
  *
  * Everything is static: include this file once per program.
+ *
+ * Why a second model: the C API's random cases run through the Swift model
+ * (Tests/SwiftSignalKitTests/Model, its runner CLibraryRunner.swift), which
+ * lives in an XCTest target. libFuzzer needs its oracle in the harness's own
+ * process, a C program built with -fsanitize=fuzzer against the library, so
+ * fuzz_model keeps this one. test_model.c holds its regression cases (which
+ * keep it right) and the tests of its printer, parser and shrinker; its
+ * random sweep is gone (Tests/README.md, "Through the C API").
  */
 #ifndef SK_MODEL_ORACLE_H
 #define SK_MODEL_ORACLE_H
@@ -3150,12 +3159,6 @@ static void mcase_shrink(mcase *c, bool (*fails)(const mcase *c, void *arg), voi
         }
     }
     free(candidate);
-}
-
-/* For mcase_shrink: another failure, not one of a known bug. */
-static bool mcase_fails(const mcase *c, void *arg) {
-    (void)arg;
-    return mcase_check(c, M_OPEN_BUGS, NULL) == MV_FAIL;
 }
 
 #endif

@@ -22,6 +22,9 @@ final class ModelDifferentialTests: XCTestCase {
     /// Under ThreadSanitizer (`make test-swift-tsan` sets `TSAN_OPTIONS`),
     /// several times slower, and single-threaded here: fewer cases.
     static let defaultCasesUnderTSan: UInt64 = 500
+    /// Every how many cases one also runs through the C API
+    /// (`CLibraryRunner`), when it can express it.
+    static let cStride: UInt64 = 1
 
     func testLibraryAgreesWithModelOnRandomCases() {
         let seed = modelEnvironmentNumber("SIGNALKIT_MODEL_SEED") ?? Self.defaultSeed
@@ -35,6 +38,9 @@ final class ModelDifferentialTests: XCTestCase {
         var eventsInSteps = 0
         var errors = 0
         var completions = 0
+        var cCases = 0
+        var cSeconds = 0.0
+        var cGaps: [String: Int] = [:]
         for k in 0 ..< cases {
             let caseSeed = seed &+ k
             var generator = ModelGenerator(seed: caseSeed)
@@ -68,37 +74,54 @@ final class ModelDifferentialTests: XCTestCase {
             default:
                 break
             }
-            if comparison.agrees {
-                continue
-            }
-            if let bug = ModelKnownBugs.match(comparison) {
-                skipped[bug, default: 0] += 1
-                continue
-            }
-            let failure = comparison.report
-            failures += 1
-            let shrunk = ModelCheck.shrink(testCase) { candidate in
-                // Another failure of the same case, not one of a known bug.
-                guard let comparison = ModelCheck.compare(candidate), !comparison.agrees else {
-                    return false
+            var comparisons = [comparison]
+            if k % Self.cStride == 0 {
+                if let gap = CLibraryRunner.gap(in: testCase.signal) {
+                    cGaps[gap, default: 0] += 1
+                } else {
+                    let cStarted = DispatchTime.now()
+                    if let cComparison = ModelCheck.compare(testCase, expected: comparison.expected, through: .c) {
+                        comparisons.append(cComparison)
+                        cCases += 1
+                    }
+                    cSeconds += seconds(from: cStarted)
                 }
-                return ModelKnownBugs.match(candidate) == nil && ModelKnownBugs.match(comparison) == nil
             }
-            XCTFail("""
-                The library disagrees with the model. Case seed \(caseSeed) \
-                (replay: SIGNALKIT_MODEL_SEED=\(caseSeed) SIGNALKIT_MODEL_CASES=1).
-                Case: \(testCase)
-                \(failure)
-                Shrunk: \(shrunk)
-                \(ModelCheck.failure(shrunk) ?? "(the shrunk case passes: flaky?)")
-                Regression test for ModelRegressionTests.swift:
-                \(ModelCheck.regressionTest(shrunk, seed: caseSeed))
-                """)
+            for comparison in comparisons where !comparison.agrees {
+                if let bug = ModelKnownBugs.match(comparison) {
+                    skipped[bug, default: 0] += 1
+                    continue
+                }
+                failures += 1
+                let library = comparison.library
+                let shrunk = ModelCheck.shrink(testCase) { candidate in
+                    // Another failure of the same case through the same
+                    // runner, not one of a known bug.
+                    guard let comparison = ModelCheck.compare(candidate, through: library), !comparison.agrees else {
+                        return false
+                    }
+                    return ModelKnownBugs.match(candidate) == nil && ModelKnownBugs.match(comparison) == nil
+                }
+                XCTFail("""
+                    The library disagrees with the model, through \(library). Case seed \(caseSeed) \
+                    (replay: SIGNALKIT_MODEL_SEED=\(caseSeed) SIGNALKIT_MODEL_CASES=1).
+                    Case: \(testCase)
+                    \(comparison.report)
+                    Shrunk: \(shrunk)
+                    \(ModelCheck.failure(shrunk, through: library) ?? "(the shrunk case passes: flaky?)")
+                    Regression test for ModelRegressionTests.swift:
+                    \(ModelCheck.regressionTest(shrunk, seed: caseSeed))
+                    """)
+            }
             if failures >= 5 {
                 break
             }
         }
         print("model tester: \(cases) cases from seed \(seed), \(nodes) pipeline nodes, \(events) events (\(eventsInSteps) cases with events during the script, \(completions) ending in completion, \(errors) in error), \(String(format: "%.1f", seconds(from: started))) s")
+        print("model tester: \(cCases) of them also through the C API (every \(Self.cStride == 1 ? "case" : "\(Self.cStride)th case") the C API can express), \(String(format: "%.1f", cSeconds)) s")
+        for (gap, count) in cGaps.sorted(by: { $0.key < $1.key }) {
+            print("model tester: \(count) cases not run through the C API, which cannot express \(gap)")
+        }
         for (bug, count) in skipped.sorted(by: { $0.key < $1.key }) {
             print("model tester: \(count) cases not checked or failing for a known library bug: \(bug)")
         }

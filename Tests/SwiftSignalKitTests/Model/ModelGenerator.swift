@@ -187,22 +187,44 @@ enum ModelCheck {
         return signal.modelOperator?.loopsAreStopped(underTake: underTake) ?? true
     }
 
-    /// The model's outcome and the library's for a case; nil if the case is
-    /// not valid for the model (its budget ran out).
-    static func compare(_ testCase: ModelCase) -> ModelComparison? {
+    /// The model's outcome and `library`'s for a case; nil if the case is
+    /// not valid for the model (its budget ran out), or if `library` cannot
+    /// run it (the C API, `CLibraryRunner.gap(in:)`).
+    static func compare(_ testCase: ModelCase, through library: ModelLibrary = .swift) -> ModelComparison? {
         guard let expected = ReferenceModel.run(testCase) else {
             return nil
         }
-        let result = LibraryRunner.run(testCase)
-        return ModelComparison(expected: expected, actual: result.outcome, leaks: result.leaks)
+        return self.compare(testCase, expected: expected, through: library)
     }
 
-    /// Why the library disagrees with the model on a valid case, or nil.
-    static func failure(_ testCase: ModelCase) -> String? {
-        guard let comparison = self.compare(testCase), !comparison.agrees else {
+    /// The same, the model's outcome given.
+    static func compare(_ testCase: ModelCase, expected: ModelOutcome, through library: ModelLibrary) -> ModelComparison? {
+        let result: LibraryResult?
+        switch library {
+        case .swift:
+            result = LibraryRunner.run(testCase)
+        case .c:
+            result = CLibraryRunner.run(testCase)
+        }
+        guard let result else {
+            return nil
+        }
+        return ModelComparison(library: library, expected: expected, actual: result.outcome, leaks: result.leaks)
+    }
+
+    /// Why `library` disagrees with the model on a valid case, or nil.
+    static func failure(_ testCase: ModelCase, through library: ModelLibrary) -> String? {
+        guard let comparison = self.compare(testCase, through: library), !comparison.agrees else {
             return nil
         }
         return comparison.report
+    }
+
+    /// Why either library (the Swift one, and the C API when it can run the
+    /// case) disagrees with the model on a valid case, or nil.
+    static func failure(_ testCase: ModelCase) -> String? {
+        let failures = ModelLibrary.allCases.compactMap { self.failure(testCase, through: $0) }
+        return failures.isEmpty ? nil : failures.joined(separator: "\n")
     }
 
     // MARK: - Shrinking
@@ -377,8 +399,26 @@ enum ModelCheck {
     }
 }
 
-/// The two outcomes of a case.
+/// The runners of a case: the Swift library, and the C API over it.
+enum ModelLibrary: CaseIterable, CustomStringConvertible {
+    /// LibraryRunner.swift.
+    case swift
+    /// CLibraryRunner.swift.
+    case c
+
+    var description: String {
+        switch self {
+        case .swift:
+            return "the Swift library (LibraryRunner)"
+        case .c:
+            return "the C API (CLibraryRunner)"
+        }
+    }
+}
+
+/// The two outcomes of a case: the model's, and one runner's.
 struct ModelComparison {
+    var library: ModelLibrary
     var expected: ModelOutcome
     var actual: ModelOutcome
     /// What the library left after the final dispose.
@@ -389,7 +429,7 @@ struct ModelComparison {
     }
 
     var report: String {
-        var problems: [String] = []
+        var problems: [String] = ["Through \(self.library):"]
         if self.expected != self.actual {
             problems.append("model:   \(self.expected)\nlibrary: \(self.actual)")
         }
@@ -399,7 +439,8 @@ struct ModelComparison {
 }
 
 /// Asserts that the library agrees with the model on `testCase` (events,
-/// subscriptions after each step, nothing left after the final dispose).
+/// subscriptions after each step, nothing left after the final dispose):
+/// the Swift library, and the C API when it can express the case.
 func assertModelAgrees(_ testCase: ModelCase, file: StaticString = #filePath, line: UInt = #line) {
     XCTAssertTrue(ModelCheck.isValid(testCase), "not a valid case: \(testCase)", file: file, line: line)
     if let failure = ModelCheck.failure(testCase) {

@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The operators that resubscribe or recover (Sources/SwiftSignalKit/Operators/
@@ -73,6 +74,10 @@ extension CatchFamily {
             return restart(runner.build(self.source, token))
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.over(self.source, "sk_signal_restart") { sk_signal_restart($0, $1) }
+        }
+
         func loopsAreStopped(underTake: Bool) -> Bool {
             return CatchFamily.loopStops(self.source, resubscribesOnCompletion: true, underTake: underTake)
         }
@@ -141,6 +146,10 @@ extension CatchFamily {
             return restartIfError(runner.build(self.source, token)) |> castError(Int.self)
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.over(self.source, "sk_signal_restart_if_error") { sk_signal_restart_if_error($0, $1) }
+        }
+
         func loopsAreStopped(underTake: Bool) -> Bool {
             return CatchFamily.loopStops(self.source, resubscribesOnCompletion: false, underTake: underTake)
         }
@@ -198,6 +207,12 @@ extension CatchFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let alternative = self.alternative
+            let ctx = runner.context("catch's function", .signal { _ in runner.build(alternative) })
+            return runner.over(self.source, "sk_signal_catch") { sk_signal_catch($0, $1, CCallbackContext.signal, ctx, CCallbackContext.release) }
+        }
+
         static var generation: [ModelGeneration] {
             return [ModelGeneration(order: 14) { generator, depth in
                 .catch(generator.signal(depth: depth), generator.signal(depth: depth))
@@ -247,6 +262,12 @@ extension CatchFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.source, token) |> retry(count: self.count)
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            // At once (no queue, no delay).
+            let count = max(0, self.count)
+            return runner.over(self.source, "sk_signal_retry_count") { sk_signal_retry_count($0, $1, count, 0, nil) }
         }
 
         var weight: Int {

@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The combining operators (Sources/SwiftSignalKit/Operators/Signal_Combine.swift,
@@ -74,6 +75,11 @@ extension CombineFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let combined = runner.over([self.first, self.second], "sk_signal_combine_latest") { sk_signal_combine_latest($0, $1, $2, nil) }
+            return runner.combined(combined, "combineLatest's combination")
+        }
+
         static var generation: [ModelGeneration] {
             return [ModelGeneration(order: 19) { generator, depth in
                 .combineLatest(generator.signal(depth: depth), generator.signal(depth: depth))
@@ -119,6 +125,14 @@ extension CombineFamily {
                 token.use()
                 return modelCombine([pair.0, pair.1])
             }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return nil // see cAPIGap
+        }
+
+        static var cAPIGap: String? {
+            return "sk_signal_combine_latest takes no initial values"
         }
 
         var weight: Int {
@@ -177,6 +191,11 @@ extension CombineFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let combined = runner.over([self.first, self.second, self.third], "sk_signal_combine_latest") { sk_signal_combine_latest($0, $1, $2, nil) }
+            return runner.combined(combined, "combineLatest3's combination")
+        }
+
         var simplerForms: [ModelSignal] {
             return [.combineLatest(self.first, self.second), .combineLatest(self.first, self.third), .combineLatest(self.second, self.third)]
         }
@@ -223,6 +242,11 @@ extension CombineFamily {
                 token.use()
                 return modelCombine(values)
             }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let combined = runner.over(self.sources, "sk_signal_combine_latest") { sk_signal_combine_latest($0, $1, $2, nil) }
+            return runner.combined(combined, "combineLatestArray's combination")
         }
 
         /// The array less one input, for each input.
@@ -309,6 +333,11 @@ extension CombineFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let zipped = runner.over([self.first, self.second], "sk_signal_zip") { sk_signal_zip($0, $1, $2) }
+            return runner.combined(zipped, "zip's combination")
+        }
+
         static var generation: [ModelGeneration] {
             return [ModelGeneration(order: 35) { generator, depth in
                 .zip(generator.signal(depth: depth), generator.signal(depth: depth))
@@ -372,6 +401,11 @@ extension CombineFamily {
                 token.use()
                 return modelCombine([pair.0, pair.1])
             }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let pairs = runner.over(self.source, self.other, "sk_signal_with_latest_from") { sk_signal_with_latest_from($0, $1, $2) }
+            return runner.combined(pairs, "withLatestFrom's combination")
         }
 
         static var generation: [ModelGeneration] {

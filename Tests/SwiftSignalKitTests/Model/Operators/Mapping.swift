@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The mapping operators (Sources/SwiftSignalKit/Operators/Signal_Mapping.swift)
@@ -32,6 +33,11 @@ extension MappingFamily {
                 token.use()
                 return function.apply(value)
             }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let function = self.function
+            return runner.map(runner.build(self.source), "map's function") { function.apply($0) }
         }
 
         var weight: Int {
@@ -90,6 +96,12 @@ extension MappingFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let predicate = self.predicate
+            let ctx = runner.context("filter's predicate", .predicate { predicate.test($0) })
+            return runner.over(self.source, "sk_signal_filter") { sk_signal_filter($0, $1, CCallbackContext.predicate, ctx, CCallbackContext.release) }
+        }
+
         var weight: Int {
             return self.predicate.rawValue
         }
@@ -144,6 +156,10 @@ extension MappingFamily {
             return runner.build(self.source, token) |> distinctUntilChanged
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.over(self.source, "sk_signal_distinct_until_changed") { sk_signal_distinct_until_changed($0, $1) }
+        }
+
         static var generation: [ModelGeneration] {
             return [ModelGeneration(order: 5) { generator, depth in
                 .distinctUntilChanged(generator.signal(depth: depth))
@@ -184,6 +200,16 @@ extension MappingFamily {
                 token.use()
                 return error &+ 100
             }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            // The C API has no mapError: sk_signal_catch, its function returning
+            // sk_signal_fail of the mapped error.
+            let ctx = runner.context("mapError's function", .signal { error in
+                var mapped = CLibraryRunner.value(error &+ 100)
+                return runner.call("sk_signal_fail") { sk_signal_fail($0, &mapped) }
+            })
+            return runner.over(self.source, "sk_signal_catch") { sk_signal_catch($0, $1, CCallbackContext.signal, ctx, CCallbackContext.release) }
         }
 
         static var generation: [ModelGeneration] {

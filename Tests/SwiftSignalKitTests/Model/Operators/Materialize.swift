@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The operators over events as values (Sources/SwiftSignalKit/Operators/
@@ -49,6 +50,14 @@ extension MaterializeFamily {
             } |> castError(Int.self)
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return nil // see cAPIGap
+        }
+
+        static var cAPIGap: String? {
+            return "the C API has no dematerialize (nor materialize)"
+        }
+
         static var generation: [ModelGeneration] {
             return [ModelGeneration(order: 26) { generator, depth in
                 .dematerialize(generator.signal(depth: depth))
@@ -83,6 +92,12 @@ extension MaterializeFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return materialize(signal: dematerialize(signal: runner.build(self.source, token)))
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            // The C API has no materialize nor dematerialize: the identity is the
+            // source itself.
+            return runner.build(self.source)
         }
     }
 }

@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The merging operator (Sources/SwiftSignalKit/Operators/Signal_Merge.swift)
@@ -45,6 +46,10 @@ extension MergeFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return merge(self.sources.map { runner.build($0, token) })
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.over(self.sources, "sk_signal_merge") { sk_signal_merge($0, $1, $2) }
         }
 
         /// The list less one input, for each input.

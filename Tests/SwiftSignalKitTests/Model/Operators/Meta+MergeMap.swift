@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // `mergeMap` (Sources/SwiftSignalKit/Operators/Signal_Meta+MergeMap.swift) in
@@ -81,6 +82,13 @@ extension MergeMapFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.outer, token) |> mergeMap(maxConcurrent: self.maxConcurrent, MetaFamily.buildInner(runner, token, self.inner))
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            // Int.max: SIZE_MAX; below 1: 1, as in Swift (C refuses 0).
+            let maxConcurrent = self.maxConcurrent == Int.max ? Int(bitPattern: UInt.max) : max(1, self.maxConcurrent)
+            let ctx = runner.context("mergeMap's function", .signal(MetaFamily.buildInnerC(runner, self.inner)))
+            return runner.over(self.outer, "sk_signal_merge_map") { sk_signal_merge_map($0, $1, maxConcurrent, CCallbackContext.signal, ctx, CCallbackContext.release) }
         }
 
         var weight: Int {

@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The meta operators (Sources/SwiftSignalKit/Operators/Signal_Meta.swift,
@@ -14,6 +15,14 @@ extension MetaFamily {
                 token.use()
                 return value &+ offset
             }
+        }
+    }
+
+    /// The same through the C API: the inner pipeline's C signal (+1) with
+    /// `offset` added (sk_signal_map).
+    static func buildInnerC(_ runner: CLibraryRunner, _ inner: ModelSignal) -> (Int) -> OpaquePointer? {
+        return { offset in
+            runner.map(runner.build(inner), "the inner signal's offset") { $0 &+ offset }
         }
     }
 }
@@ -44,6 +53,10 @@ extension MetaFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.source, token) |> ignoreValues |> map(modelAbsurd)
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.over(self.source, "sk_signal_ignore_values") { sk_signal_ignore_values($0, $1) }
         }
 
         static var generation: [ModelGeneration] {
@@ -95,6 +108,10 @@ extension MetaFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.first, token) |> then(runner.build(self.second, token))
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.over(self.first, self.second, "sk_signal_then") { sk_signal_then($0, $1, $2) }
         }
 
         static var generation: [ModelGeneration] {
@@ -289,6 +306,23 @@ extension MetaFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let ctx = runner.context("\(self.kind)'s function", .signal(MetaFamily.buildInnerC(runner, self.inner)))
+            if self.kind == .mapToSignal {
+                return runner.over(self.outer, "sk_signal_map_to_signal") { sk_signal_map_to_signal($0, $1, CCallbackContext.signal, ctx, CCallbackContext.release) }
+            }
+            // The others: a map to signal values, then the operator over them.
+            let signals = runner.over(self.outer, "sk_signal_map") { sk_signal_map($0, $1, CCallbackContext.map, ctx, CCallbackContext.release) }
+            switch self.kind {
+            case .mapToSignal, .switchToLatest:
+                return runner.over(signals, "sk_signal_switch_to_latest") { sk_signal_switch_to_latest($0, $1) }
+            case .mapToQueue, .queue:
+                return runner.over(signals, "sk_signal_queue") { sk_signal_queue($0, $1) }
+            case .mapToThrottled, .throttled:
+                return runner.over(signals, "sk_signal_throttled") { sk_signal_throttled($0, $1) }
+            }
+        }
+
         var weight: Int {
             return self.kind.rawValue
         }
@@ -336,6 +370,12 @@ extension MetaFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let source = self.source
+            let ctx = runner.context("deferred's function", .deferred { runner.build(source) })
+            return runner.call("sk_signal_deferred") { sk_signal_deferred($0, CCallbackContext.deferred, ctx, CCallbackContext.release) }
+        }
+
         /// `deferred` or `roundTrip` (Materialize.swift), half each: both
         /// are the identity.
         static var generation: [ModelGeneration] {
@@ -370,6 +410,11 @@ extension MetaFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.source, token) |> startWith(self.value)
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            var value = CLibraryRunner.value(self.value)
+            return runner.over(self.source, "sk_signal_start_with") { sk_signal_start_with($0, $1, &value) }
         }
 
         static var generation: [ModelGeneration] {
@@ -418,6 +463,10 @@ extension MetaFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return concat(self.sources.map { runner.build($0, token) })
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.over(self.sources, "sk_signal_concat") { sk_signal_concat($0, $1, $2) }
         }
 
         static var generation: [ModelGeneration] {

@@ -7,9 +7,10 @@ import SwiftSignalKit
 // else about it: its description (Swift that rebuilds it), its semantics in
 // the reference model, how the real library builds it, how the generator
 // makes it, how the shrinker simplifies it, its weight, and its part in the
-// validity rule. Beside it, in the same block, an extension of `ModelSignal`
-// gives its construction functions (`.take(1, .pipe(0))`), which the
-// descriptions print.
+// validity rule, and how the C API builds it (`buildC`, for the second
+// runner, CLibraryRunner.swift). Beside it, in the same block, an extension
+// of `ModelSignal` gives its construction functions (`.take(1, .pipe(0))`),
+// which the descriptions print.
 //
 // The shared machinery (ModelCase.swift, ReferenceModel.swift,
 // LibraryRunner.swift, ModelGenerator.swift) knows the sources and nothing
@@ -50,6 +51,18 @@ protocol ModelOperator: Hashable, Sendable, CustomStringConvertible {
     /// The library's signal for it (`runner.build` builds a child); every
     /// closure given to the library captures `token`.
     func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int>
+
+    /// The C API's signal for it, an owned `sk_signal *` (+1), built with
+    /// `sk_*` calls (`runner.build` builds a child, `runner.over` calls an
+    /// operator over children and releases them); each callback gets a
+    /// context of its own (`runner.context`) and computes what `build`'s
+    /// closures compute. Nil when a call failed (the runner reports it).
+    func buildC(_ runner: CLibraryRunner) -> OpaquePointer?
+
+    /// Why the C API cannot express it; nil (by default) when it can. A
+    /// case that uses it runs through the Swift library only (its `buildC`
+    /// is never called).
+    static var cAPIGap: String? { get }
 
     /// Its parameters' part of `ModelCheck.weight` (0 by default): every
     /// form in `simplerForms` weighs less.
@@ -106,6 +119,10 @@ extension ModelOperator {
 
     static var generation: [ModelGeneration] {
         return []
+    }
+
+    static var cAPIGap: String? {
+        return nil
     }
 }
 

@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The reducing operators (Sources/SwiftSignalKit/Operators/Signal_Reduce.swift,
@@ -64,6 +65,12 @@ extension ReduceFamily {
             })
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            var initial = CLibraryRunner.value(self.initial)
+            let ctx = runner.context("reduceLeft's function", .fold { $0 &+ $1 })
+            return runner.over(self.source, "sk_signal_reduce_left") { sk_signal_reduce_left($0, $1, &initial, CCallbackContext.fold, ctx, CCallbackContext.release) }
+        }
+
         var weight: Int {
             return abs(self.initial)
         }
@@ -111,6 +118,14 @@ extension ReduceFamily {
                 }
                 return updated
             })
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return nil // see cAPIGap
+        }
+
+        static var cAPIGap: String? {
+            return "sk_reduce_fn cannot emit a value while it folds (the Swift f is given `emit`)"
         }
 
         var weight: Int {
@@ -182,6 +197,12 @@ extension ReduceFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            var initial = CLibraryRunner.value(self.initial)
+            let ctx = runner.context("scan's function", .fold { $0 &+ $1 })
+            return runner.over(self.source, "sk_signal_scan") { sk_signal_scan($0, $1, &initial, CCallbackContext.fold, ctx, CCallbackContext.release) }
+        }
+
         static var generation: [ModelGeneration] {
             return [ModelGeneration(order: 27) { generator, depth in
                 .scan(generator.random.value(), generator.signal(depth: depth))
@@ -227,6 +248,10 @@ extension ReduceFamily {
                 token.use()
                 return modelCombine([pair.0, pair.1])
             }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.combined(runner.over(self.source, "sk_signal_pairwise") { sk_signal_pairwise($0, $1) }, "pairwise's combination")
         }
 
         static var generation: [ModelGeneration] {

@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The sharing operators (Sources/SwiftSignalKit/Operators/Signal_Share.swift)
@@ -62,6 +63,12 @@ extension ShareFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.sharedSignal(ModelSignal(self)) {
+                runner.over(self.source, "sk_signal_share") { sk_signal_share($0, $1) }
+            }
+        }
+
         /// `share` or `replay`, at two places of one operator (`sharedTwice`).
         static var generation: [ModelGeneration] {
             return [ModelGeneration(order: 41, weight: 2) { generator, depth in
@@ -98,6 +105,13 @@ extension ShareFamily {
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.sharedSignal(ModelSignal(self)) {
                 runner.build(self.source, token) |> replay(self.count)
+            }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let count = max(0, self.count)
+            return runner.sharedSignal(ModelSignal(self)) {
+                runner.over(self.source, "sk_signal_replay") { sk_signal_replay($0, $1, count) }
             }
         }
 

@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The take operators of Sources/SwiftSignalKit/Operators/Signal_Take+First.swift
@@ -20,6 +21,10 @@ extension TakeFirstFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return first(runner.build(self.source, token))
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.over(self.source, "sk_signal_first") { sk_signal_first($0, $1) }
         }
 
         /// `first` or `elementAt`, half each.
@@ -60,6 +65,12 @@ extension TakeFirstFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.source, token) |> elementAt(self.index)
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            // A negative index: SIZE_MAX, never reached.
+            let index = self.index < 0 ? Int(bitPattern: UInt.max) : self.index
+            return runner.over(self.source, "sk_signal_element_at") { sk_signal_element_at($0, $1, index) }
         }
     }
 }
@@ -102,6 +113,11 @@ extension TakeFirstFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.source, token) |> defaultIfEmpty(self.value)
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            var value = CLibraryRunner.value(self.value)
+            return runner.over(self.source, "sk_signal_default_if_empty") { sk_signal_default_if_empty($0, $1, &value) }
         }
 
         static var generation: [ModelGeneration] {
@@ -158,6 +174,10 @@ extension TakeFirstFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.source, token) |> takeUntil(runner.build(self.notifier, token))
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            return runner.over(self.source, self.notifier, "sk_signal_take_until_signal") { sk_signal_take_until_signal($0, $1, $2) }
         }
 
         static var generation: [ModelGeneration] {

@@ -1,3 +1,4 @@
+import SignalKitHeader
 import SwiftSignalKit
 
 // The take operators (Sources/SwiftSignalKit/Operators/Signal_Take.swift,
@@ -44,6 +45,11 @@ extension TakeFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.source, token) |> take(self.count)
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let count = max(0, self.count)
+            return runner.over(self.source, "sk_signal_take") { sk_signal_take($0, $1, count) }
         }
 
         var weight: Int {
@@ -126,6 +132,12 @@ extension TakeFamily {
             })
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let until = self.until
+            let ctx = runner.context("takeUntil's decision", .until { until.decide($0) })
+            return runner.over(self.source, "sk_signal_take_until") { sk_signal_take_until($0, $1, CCallbackContext.until, ctx, CCallbackContext.release) }
+        }
+
         var weight: Int {
             return self.until.rawValue
         }
@@ -184,6 +196,12 @@ extension TakeFamily {
             }
         }
 
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            // sk_signal_last's nil is read as modelNilMarker (CLibraryRunner.int).
+            let last = runner.over(self.source, "sk_signal_last") { sk_signal_last($0, $1) }
+            return runner.map(last, "last's nil to modelNilMarker") { $0 }
+        }
+
         static var generation: [ModelGeneration] {
             return [ModelGeneration(order: 8) { generator, depth in
                 .last(generator.signal(depth: depth))
@@ -224,6 +242,11 @@ extension TakeFamily {
 
         func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
             return runner.build(self.source, token) |> skip(self.count)
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let count = max(0, self.count)
+            return runner.over(self.source, "sk_signal_skip") { sk_signal_skip($0, $1, count) }
         }
 
         static var generation: [ModelGeneration] {
@@ -272,6 +295,12 @@ extension TakeFamily {
                 token.use()
                 return predicate.test(value)
             }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let predicate = self.predicate
+            let ctx = runner.context("skipWhile's predicate", .predicate { predicate.test($0) })
+            return runner.over(self.source, "sk_signal_skip_while") { sk_signal_skip_while($0, $1, CCallbackContext.predicate, ctx, CCallbackContext.release) }
         }
 
         static var generation: [ModelGeneration] {
@@ -333,6 +362,13 @@ extension TakeFamily {
                 token.use()
                 return predicate.test(value)
             }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let predicate = self.predicate
+            let inclusive = self.inclusive
+            let ctx = runner.context("takeWhile's predicate", .predicate { predicate.test($0) })
+            return runner.over(self.source, "sk_signal_take_while") { sk_signal_take_while($0, $1, CCallbackContext.predicate, ctx, CCallbackContext.release, inclusive) }
         }
 
         static var generation: [ModelGeneration] {
