@@ -2088,7 +2088,9 @@ int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t 
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. An array is delivered on the thread of the value that
- *   completes it.
+ *   completes it: arrays that two threads complete at once are delivered
+ *   at once, in either order (each still holds the n-th value of each
+ *   signal). Deliver the signals on one serial queue to have them in order.
  */
 int sk_signal_zip(sk_signal **out, sk_signal *const *signals, size_t count);
 /**

@@ -150,8 +150,10 @@ final class _ZipNState<T>: @unchecked Sendable {
 ///
 /// Thread-safety: the inputs may emit from any thread; a lock guards only
 /// the queues of waiting values, never a delivery. A pair is delivered on
-/// the thread of the value that completes it. Values that wait are held
-/// until paired (an input far ahead of the other holds all of its lead).
+/// the thread of the value that completes it: pairs that two threads
+/// complete at once are delivered at once, in either order (each still of
+/// the n-th values). Values that wait are held until paired (an input far
+/// ahead of the other holds all of its lead).
 public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(T1, T2), E> {
     return Signal<(T1, T2), E> { subscriber in
         let state = _Zip2State<T1, T2>()
