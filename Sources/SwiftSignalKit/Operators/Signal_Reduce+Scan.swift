@@ -11,26 +11,25 @@
 ///
 /// Thread-safety: the upstream may emit from any thread; results are
 /// delivered on the thread that folds them.
+@inlinable
 public func scan<T, E, A>(_ initial: A, _ f: @escaping (A, T) -> A) -> (Signal<T, E>) -> Signal<A, E> {
-    return { signal in
-        return Signal<A, E> { subscriber in
-            var accumulated = initial
-            let drain = SignalSerialDrain<SignalEvent<T, E>> { event in
-                switch event {
-                case let .Next(next):
-                    accumulated = f(accumulated, next)
-                    subscriber.putNext(accumulated)
-                    return true
-                case let .Error(error):
-                    subscriber.putError(error)
-                    return false
-                case .Completion:
-                    subscriber.putCompletion()
-                    return false
-                }
-            }
-            return _WeakDisposable(drain.subscribe(to: signal, for: subscriber))
-        }
+    return _statefulStage(initial, _SignalScanStep<T, A>(f: f))
+}
+
+/// `scan`'s step: the accumulator folded with each value, and emitted.
+@usableFromInline
+struct _SignalScanStep<T, A>: _SignalStep {
+    @usableFromInline let f: (A, T) -> A
+
+    @inlinable
+    init(f: @escaping (A, T) -> A) {
+        self.f = f
+    }
+
+    @inlinable
+    func step(_ accumulated: inout A, _ value: T, _ emit: (A) -> Void) {
+        accumulated = self.f(accumulated, value)
+        emit(accumulated)
     }
 }
 
@@ -38,21 +37,27 @@ public func scan<T, E, A>(_ initial: A, _ f: @escaping (A, T) -> A) -> (Signal<T
 /// `(a, b)`, then `(b, c)`. The first value emits nothing. Errors and the
 /// completion pass through.
 ///
-/// Thread-safety: the upstream may emit from any thread; the previous value
-/// is exchanged under a lock that is never held while anything is called or
-/// released (values emitted concurrently pair in the order the lock
-/// admitted them). Pairs are delivered on the upstream's thread.
+/// Thread-safety: the upstream may emit from any thread; values are paired
+/// one at a time, in the order they arrive (a value that arrives while
+/// another is being paired waits, and the thread already pairing pairs it
+/// and delivers its pair), never under a lock. With a serial upstream
+/// nothing is allocated per value.
+@inlinable
 public func pairwise<T, E>(_ signal: Signal<T, E>) -> Signal<(T, T), E> {
-    return Signal<(T, T), E> { subscriber in
-        let previous = _SignalLatestValue<T>()
-        return signal.start(downstream: subscriber, next: { next in
-            if let before = previous.exchange(next) {
-                subscriber.putNext((before, next))
-            }
-        }, error: { error in
-            subscriber.putError(error)
-        }, completed: {
-            subscriber.putCompletion()
-        })
+    return signal |> _statefulStage(nil, _SignalPairwiseStep<T>())
+}
+
+/// `pairwise`'s step: the previous value kept, each pair emitted.
+@usableFromInline
+struct _SignalPairwiseStep<T>: _SignalStep {
+    @inlinable
+    init() {}
+
+    @inlinable
+    func step(_ previous: inout T?, _ value: T, _ emit: ((T, T)) -> Void) {
+        if let before = previous {
+            emit((before, value))
+        }
+        previous = value
     }
 }

@@ -268,6 +268,16 @@ final class ModelRegressionTests: XCTestCase {
     func testDisposeInsideACallback() {
         assertModelAgrees(ModelCase(signal: .merge([.pipe(0), .pipe(0), .pipe(0)]), script: [.disposeOnNextEvent, .put(0, 1), .put(0, 2)]))
     }
+
+    /// scan and pairwise, fused through a serial gate (issue 41): a source
+    /// that ends without a value may end without asking for the value
+    /// callback, before the stage exists; the terminal event still passes
+    /// (found by the random run: the completion was lost).
+    func testAStatefulStageOverASourceThatEndsWithoutAValue() {
+        assertModelAgrees(ModelCase(signal: .scan(3, .just([])), script: []))
+        assertModelAgrees(ModelCase(signal: .pairwise(.fail([], 2)), script: []))
+        assertModelAgrees(ModelCase(signal: .scan(1, .pairwise(.just([]))), script: []))
+    }
 }
 
 /// Cases that hit open library bug `bug` (see ModelKnownBugs): skipped
