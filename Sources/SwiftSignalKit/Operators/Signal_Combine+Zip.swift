@@ -1,52 +1,102 @@
-/// The values of one input of a `zip` that wait for their partners: a queue
-/// that keeps its capacity once drained (an input that leads by one value
-/// at a time allocates nothing per value).
+/// The values of one input of a `zip` that wait for their partners: a ring
+/// of slots that keeps its capacity once drained (an input that leads by one
+/// value at a time allocates nothing per value, and a value in and out costs
+/// a few instructions, with no copy-on-write check). Its owner calls
+/// `destroy` once, from its `deinit`.
+@usableFromInline
 struct _ZipQueue<T> {
-    private var items: [T?] = []
-    private var head = 0
+    @usableFromInline var slots: UnsafeMutablePointer<T>?
+    /// A power of two, or 0.
+    @usableFromInline var capacity = 0
+    @usableFromInline var head = 0
+    @usableFromInline var count = 0
     /// Whether the input has completed.
-    var done = false
+    @usableFromInline var done = false
 
+    @inlinable
+    init() {}
+
+    @inlinable
     var isEmpty: Bool {
-        return self.head == self.items.count
+        return self.count == 0
     }
 
+    @inlinable
     mutating func push(_ value: T) {
-        self.items.append(value)
+        if self.count == self.capacity {
+            self.grow()
+        }
+        (self.slots.unsafelyUnwrapped + ((self.head + self.count) & (self.capacity - 1))).initialize(to: value)
+        self.count += 1
     }
 
     /// The oldest value. Invariant: called only when not empty.
+    @inlinable
     mutating func pop() -> T {
-        let value = self.items[self.head].unsafelyUnwrapped
-        self.items[self.head] = nil
-        self.head += 1
-        if self.head == self.items.count {
-            self.items.removeAll(keepingCapacity: true)
-            self.head = 0
-        }
+        let value = (self.slots.unsafelyUnwrapped + self.head).move()
+        self.head = (self.head + 1) & (self.capacity - 1)
+        self.count -= 1
         return value
+    }
+
+    /// Doubles the capacity (4 at first), the waiting values moved in order
+    /// to the start of the new slots.
+    @usableFromInline
+    mutating func grow() {
+        let capacity = Swift.max(4, self.capacity * 2)
+        let slots = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+        if let old = self.slots {
+            for i in 0 ..< self.count {
+                (slots + i).moveInitialize(from: old + ((self.head + i) & (self.capacity - 1)), count: 1)
+            }
+            old.deallocate()
+        }
+        self.slots = slots
+        self.capacity = capacity
+        self.head = 0
+    }
+
+    /// Releases the waiting values and the slots.
+    @inlinable
+    mutating func destroy() {
+        while !self.isEmpty {
+            _ = self.pop()
+        }
+        self.slots?.deallocate()
+        self.slots = nil
+        self.capacity = 0
     }
 
     /// Whether no more combination can use this input: it has completed
     /// and nothing of it waits.
+    @inlinable
     var isExhausted: Bool {
         return self.done && self.isEmpty
     }
 }
 
 /// The state of one two-signal `zip` subscription: a queue per input, under
-/// one lock that is never held while anything is delivered.
+/// one spin lock (`_SpinLock`) that is never held while anything is
+/// delivered.
 ///
 /// Thread-safety: every method may be called from any thread.
+@usableFromInline
 final class _Zip2State<T1, T2>: @unchecked Sendable {
-    private let mutex = _Mutex()
-    private var queue1 = _ZipQueue<T1>()
-    private var queue2 = _ZipQueue<T2>()
+    @usableFromInline let mutex = _SpinLock()
+    @exclusivity(unchecked) @usableFromInline var queue1 = _ZipQueue<T1>()
+    @exclusivity(unchecked) @usableFromInline var queue2 = _ZipQueue<T2>()
 
+    @inlinable
     init() {}
+
+    deinit {
+        self.queue1.destroy()
+        self.queue2.destroy()
+    }
 
     /// Queues `value`, or pairs it with the oldest waiting value of the
     /// other input; `complete` when that was the other input's last one.
+    @inlinable
     func put1(_ value: T1) -> (pair: (T1, T2)?, complete: Bool) {
         self.mutex.lock()
         if self.queue2.isEmpty {
@@ -61,6 +111,7 @@ final class _Zip2State<T1, T2>: @unchecked Sendable {
     }
 
     /// As `put1`, for the second input.
+    @inlinable
     func put2(_ value: T2) -> (pair: (T1, T2)?, complete: Bool) {
         self.mutex.lock()
         if self.queue1.isEmpty {
@@ -76,6 +127,7 @@ final class _Zip2State<T1, T2>: @unchecked Sendable {
 
     /// Records that input `index` (0 or 1) completed; true when no
     /// combination can come any more.
+    @inlinable
     func complete(_ index: Int) -> Bool {
         self.mutex.lock()
         let exhausted: Bool
@@ -101,6 +153,12 @@ final class _ZipNState<T>: @unchecked Sendable {
 
     init(count: Int) {
         self.queues = Array(repeating: _ZipQueue<T>(), count: count)
+    }
+
+    deinit {
+        for i in self.queues.indices {
+            self.queues[i].destroy()
+        }
     }
 
     /// Queues `value` for input `index`; when every input then has a value,
@@ -154,14 +212,15 @@ final class _ZipNState<T>: @unchecked Sendable {
 /// complete at once are delivered at once, in either order (each still of
 /// the n-th values). Values that wait are held until paired (an input far
 /// ahead of the other holds all of its lead).
+@inlinable
 public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(T1, T2), E> {
-    return Signal<(T1, T2), E> { subscriber in
+    return Signal<(T1, T2), E>(delivering: { subscriber, next in
         let state = _Zip2State<T1, T2>()
         let disposables = DisposableSet()
         disposables.add(s1.start(downstream: subscriber, next: { value in
             let (pair, complete) = state.put1(value)
-            if let pair {
-                subscriber.putNext(pair)
+            if let pair, let next, !subscriber.isTerminated {
+                next(pair)
             }
             if complete {
                 subscriber.putCompletion()
@@ -178,8 +237,8 @@ public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(
         }
         disposables.add(s2.start(downstream: subscriber, next: { value in
             let (pair, complete) = state.put2(value)
-            if let pair {
-                subscriber.putNext(pair)
+            if let pair, let next, !subscriber.isTerminated {
+                next(pair)
             }
             if complete {
                 subscriber.putCompletion()
@@ -192,7 +251,7 @@ public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>) -> Signal<(
             }
         }))
         return disposables
-    }
+    })
 }
 
 /// `zip` over any number of signals of one type: the n-th value of every
@@ -238,32 +297,77 @@ public func zip<T, E>(_ signals: [Signal<T, E>]) -> Signal<[T], E> {
 /// completing changes nothing (its last value stays in use). An error of
 /// either passes through and disposes both.
 ///
+/// Fused (see `_SubscriberLiveness`): a pair reaches the downstream with no
+/// subscriber of this operator's between.
+///
 /// Thread-safety: either signal may emit from any thread; the latest value is
-/// exchanged under a lock never held while anything is delivered or
-/// released. Pairs are delivered on the upstream's thread.
+/// read and replaced under a spin lock (`_SignalLatestCell`) never held
+/// while anything is delivered or released. Pairs are delivered on the
+/// upstream's thread.
+@inlinable
 public func withLatestFrom<T, U, E>(_ other: Signal<U, E>) -> (Signal<T, E>) -> Signal<(T, U), E> {
     return { signal in
-        return Signal<(T, U), E> { subscriber in
-            let latest = _SignalLatestValue<U>()
+        return Signal<(T, U), E>(delivering: { subscriber, next in
+            let latest = _SignalLatestCell<U>()
             let disposables = DisposableSet()
             disposables.add(other.start(downstream: subscriber, next: { value in
-                _ = latest.exchange(value)
+                latest.store(value)
             }, error: { error in
                 subscriber.putError(error)
             }))
             if subscriber.isEnded {
                 return disposables
             }
-            disposables.add(signal.start(downstream: subscriber, next: { value in
-                if let current = latest.load() {
-                    subscriber.putNext((value, current))
+            let upstreamNext: (T) -> Void
+            if let next {
+                upstreamNext = { value in
+                    if let current = latest.load(), !subscriber.isTerminated {
+                        next((value, current))
+                    }
                 }
-            }, error: { error in
+            } else {
+                upstreamNext = { _ in }
+            }
+            disposables.add(signal.start(downstream: subscriber, next: upstreamNext, error: { error in
                 subscriber.putError(error)
             }, completed: {
                 subscriber.putCompletion()
             }))
             return disposables
-        }
+        })
+    }
+}
+
+/// The latest value of a signal, read by another thread: `withLatestFrom`'s
+/// `other`. Guarded by a spin lock held only to copy the value in or out
+/// (never while anything is called; a replaced value is released after),
+/// so that a read costs two atomic operations and no system call.
+///
+/// Thread-safety: `store` and `load` may be called from any thread.
+@usableFromInline
+final class _SignalLatestCell<U>: @unchecked Sendable {
+    @usableFromInline let spin = _SpinLock()
+    @exclusivity(unchecked) @usableFromInline var value: U?
+
+    @inlinable
+    init() {}
+
+    /// Stores `value`; the one it replaces is released after the unlock.
+    @inlinable
+    func store(_ value: U) {
+        var replaced: U? = value
+        self.spin.lock()
+        swap(&replaced, &self.value)
+        self.spin.unlock()
+        withExtendedLifetime(replaced) {}
+    }
+
+    /// The latest value, if any.
+    @inlinable
+    func load() -> U? {
+        self.spin.lock()
+        let value = self.value
+        self.spin.unlock()
+        return value
     }
 }

@@ -9,11 +9,12 @@
 /// put: for a value holding a reference, as the C API's, each is a call into
 /// the runtime.)
 ///
-/// Thread-safety: every method may be called from any thread; the mutex is
-/// held only to update the state, never while a value is delivered or released.
+/// Thread-safety: every method may be called from any thread; the lock (a
+/// `_SpinLock`: the state's update is a few instructions) is held only to
+/// update the state, never while a value is delivered or released.
 @usableFromInline
 final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
-    @usableFromInline let mutex = _Mutex()
+    @usableFromInline let mutex = _SpinLock()
     /// Initialized while `has1` is true (guarded by `mutex`, as the flags).
     @usableFromInline let slot1: UnsafeMutablePointer<T1>
     @usableFromInline let slot2: UnsafeMutablePointer<T2>

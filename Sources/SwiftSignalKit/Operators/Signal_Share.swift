@@ -25,8 +25,13 @@
 /// after that subscriber has joined; if that subscriber ends while the start
 /// is still running (a downstream `take`), the start is told to stop as any
 /// operator's upstream is.
+///
+/// Inlinable: the per-value path (the upstream into the session's pipe, the
+/// pipe to each subscriber) is made here, specialized for `T` and `E` where
+/// `share` is used.
+@inlinable
 public func share<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
-    return _SharedConnection(signal, replayCount: 0).signal()
+    return _SharedConnection(signal, replayCount: 0, paths: _SharedPaths()).signal()
 }
 
 /// As `share`, and a subscriber that joins a running connection first
@@ -35,9 +40,40 @@ public func share<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
 /// with nothing to replay. `count` of 0 or less is `share`.
 ///
 /// Thread-safety: as `share`; the replay never arrives after a newer value.
+@inlinable
 public func replay<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return _SharedConnection(signal, replayCount: count).signal()
+        return _SharedConnection(signal, replayCount: count, paths: _SharedPaths()).signal()
+    }
+}
+
+/// The per-value path of a `share` / `replay` connection, made by the
+/// inlinable `share` and `replay` so that it is specialized for `T` and `E`
+/// (made inside the connection's own code, generic over them, every value
+/// would look up their metadata: 40 times a map's cost): the upstream's
+/// value callback into a session's pipe, and a subscriber's subscription to
+/// that pipe.
+@usableFromInline
+struct _SharedPaths<T, E> {
+    @usableFromInline let forward: (_SharedUpstreamLink<T, E>) -> (T) -> Void
+    @usableFromInline let attach: (SignalPipe<T, E>, Subscriber<T, E>) -> any Disposable
+
+    @inlinable
+    init() {
+        self.forward = { link in
+            return { next in
+                link.pipe.putNext(next)
+            }
+        }
+        self.attach = { pipe, subscriber in
+            return pipe.signal().start(downstream: subscriber, next: { next in
+                subscriber.putNext(next)
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        }
     }
 }
 
@@ -47,6 +83,7 @@ public func replay<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 /// Thread-safety: every method may be called from any thread; the lock is
 /// never held while a signal starts, an event is delivered or something is
 /// disposed.
+@usableFromInline
 final class _SharedConnection<T, E>: @unchecked Sendable {
     final class Session: _SharedSessionLiveness, @unchecked Sendable {
         let pipe: SignalPipe<T, E>
@@ -94,23 +131,21 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
     private let mutex = _Mutex()
     private let source: Signal<T, E>
     private let replayCount: Int
+    private let paths: _SharedPaths<T, E>
     private var session: Session?
 
-    init(_ source: Signal<T, E>, replayCount: Int) {
+    @usableFromInline
+    init(_ source: Signal<T, E>, replayCount: Int, paths: _SharedPaths<T, E>) {
         self.source = source
         self.replayCount = replayCount
+        self.paths = paths
     }
 
+    @usableFromInline
     func signal() -> Signal<T, E> {
         return Signal<T, E> { subscriber in
             let (session, connect, member) = self.join(subscriber)
-            let joined = session.pipe.signal().start(downstream: subscriber, next: { next in
-                subscriber.putNext(next)
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                subscriber.putCompletion()
-            })
+            let joined = self.paths.attach(session.pipe, subscriber)
             if connect {
                 self.connect(session)
             }
@@ -172,11 +207,11 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
         let link = _SharedUpstreamLink(session.pipe) { [self] in
             self.abandon(session)
         }
+        // The value callback holds the link (as the terminal ones do).
+        let forward = self.paths.forward(link)
         // Linked to the session, not to the connecting subscriber: the
         // connection outlives that subscriber when others are attached.
-        let upstream = self.source.start(downstream: session.liveness, next: { next in
-            link.pipe.putNext(next)
-        }, error: { error in
+        let upstream = self.source.start(downstream: session.liveness, next: forward, error: { error in
             // The session ends first, so that a subscriber reacting to the
             // error connects anew.
             self.end(session)
@@ -276,8 +311,9 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
 ///
 /// Thread-safety: immutable; `abandoned` runs on the thread that drops the
 /// last reference.
+@usableFromInline
 final class _SharedUpstreamLink<T, E>: @unchecked Sendable {
-    let pipe: SignalPipe<T, E>
+    @usableFromInline let pipe: SignalPipe<T, E>
     private let abandoned: () -> Void
 
     init(_ pipe: SignalPipe<T, E>, abandoned: @escaping () -> Void) {

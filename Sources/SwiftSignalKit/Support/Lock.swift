@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// A mutual-exclusion lock over a `pthread_mutex_t`.
 ///
@@ -99,5 +100,31 @@ struct _Mutex: ~Copyable {
         pthread_mutex_lock(self.storage)
         defer { pthread_mutex_unlock(self.storage) }
         return try body()
+    }
+}
+
+/// A lock for the few instructions of copying a value in or out of an
+/// operator's state (`withLatestFrom`'s latest value, `zip`'s queues), where
+/// a `pthread_mutex_t`'s lock and unlock cost more than the rest of the
+/// operator: one atomic compare-and-swap to take it, one store to give it
+/// back, and `sched_yield` while another thread holds it. Never held while
+/// user code runs or a value is released.
+///
+/// Thread-safety: `lock` and `unlock` may be called from any thread (the
+/// thread that locked unlocks); not recursive.
+@usableFromInline
+struct _SpinLock: ~Copyable {
+    @usableFromInline let state = Synchronization.Atomic<Bool>(false)
+
+    @inlinable init() {}
+
+    @inlinable func lock() {
+        while !self.state.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            sched_yield()
+        }
+    }
+
+    @inlinable func unlock() {
+        self.state.store(false, ordering: .releasing)
     }
 }
