@@ -132,6 +132,22 @@ final class CountLimitTests: XCTestCase {
         }
     }
 
+    /// A pool starts min(threadCount, ThreadPool.maxThreads) threads: a
+    /// huge count starts 1,024, not every thread the process may have.
+    func testThreadPoolAtEveryThreadCount() {
+        for count in Self.counts {
+            let attempts = Atomic<Int>(value: 0)
+            let pool = ThreadPool(threadCount: count, threadPriority: 0.5, startThread: { context in
+                _ = attempts.modify { $0 + 1 }
+                return ThreadPool.startThread(context)
+            })
+            XCTAssertEqual(attempts.with { $0 }, min(count, ThreadPool.maxThreads), "threadCount \(count)")
+            let ran = DispatchSemaphore(value: 0)
+            pool.addTask(ThreadPoolTask { _ in ran.signal() })
+            XCTAssertEqual(ran.wait(timeout: .now() + 10), .success, "threadCount \(count): the task never ran")
+        }
+    }
+
     /// A host queue's drain and a virtual queue's run, five tasks pending:
     /// min(limit, 5) run; a huge limit runs all five.
     func testDrainsAtEveryLimit() throws {
