@@ -1659,7 +1659,10 @@ int sk_queue_create_host(sk_queue **out, const char *name);
  *
  * @param[out] out     Receives the new queue (+1): release it with
  *                     sk_queue_release(); NULL on error.
- * @param max_workers  1 to SK_QUEUE_MAX_WORKERS.
+ * @param max_workers  1 to SK_QUEUE_MAX_WORKERS (the threads are started
+ *                     here: a larger count, SIZE_MAX or 2^32 included, is
+ *                     refused, never taken as "as many as the system
+ *                     gives").
  * @param name         Borrowed (copied), may be NULL: labels it for
  *                     debuggers.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL;
@@ -1696,8 +1699,9 @@ int sk_queue_host_fd(sk_queue *queue, int *out_fd);
  * SK_OK with the count of the tasks that ran.
  *
  * @param queue         Borrowed.
- * @param max_tasks     Runs up to this many tasks; 0 means all that are
- *                      pending when the call starts.
+ * @param max_tasks     Runs up to this many tasks; 0, or any count larger
+ *                      than the tasks pending (SIZE_MAX), means all that
+ *                      are pending when the call starts.
  * @param[out] out_ran  May be NULL; receives how many ran.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `queue` is NULL; SK_ERR_WRONG_KIND
  *         for other queues; SK_ERR_BUSY if another thread is draining the
@@ -1880,7 +1884,10 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * SK_ERR_NULL_ARGUMENT when `out` or a required signal, function, queue or
  * value is NULL; SK_ERR_WRONG_KIND for a handle of another type;
  * SK_ERR_INVALID_ARGUMENT for a negative or NaN duration, a malformed value,
- * or a result deeper than SK_SIGNAL_MAX_DEPTH; SK_ERR_RESOURCE
+ * a `count` of signals larger than any array of them can be (above
+ * PTRDIFF_MAX / sizeof(sk_signal *), SIZE_MAX included: "count
+ * 18446744073709551615 is larger than any array of signals can be"), or a
+ * result deeper than SK_SIGNAL_MAX_DEPTH; SK_ERR_RESOURCE
  * (SK_ERR_NO_MEMORY) for an
  * operator that sets timers (on a queue that is not a virtual-time one) or
  * gives a concurrent queue work, when the system refuses the timers' event
@@ -2005,8 +2012,9 @@ int sk_signal_distinct_until_changed(sk_signal **out, sk_signal *signal);
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
  * @param count     With 0 no value passes and the result completes when
- *                  `signal` does (as the original's take(0)); SIZE_MAX means
- *                  no limit.
+ *                  `signal` does (as the original's take(0)). Any count is
+ *                  a limit, never memory reserved: one larger than `signal`
+ *                  emits (SIZE_MAX, 2^32) means no limit.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Events pass on the thread that delivers them.
@@ -2056,7 +2064,9 @@ int sk_signal_switch_to_latest(sk_signal **out, sk_signal *signal);
  *                  is 0 (the result emits an empty array, then completes,
  *                  both during the start, on the starting thread, whatever
  *                  `queue` is: as in the original).
- * @param count     The number of signals.
+ * @param count     The number of signals: the array's length, read in
+ *                  order (the first NULL or wrong handle is the error),
+ *                  never memory reserved ahead.
  * @param queue     Borrowed, may be NULL: where the inputs are delivered
  *                  first (unused when `count` is 0).
  * @return SK_OK, or an error of @ref operators.
@@ -2084,7 +2094,9 @@ int sk_signal_combine_latest(sk_signal **out, sk_signal *const *signals, size_t 
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once without a value).
- * @param count     The number of signals.
+ * @param count     The number of signals: the array's length, read in
+ *                  order (the first NULL or wrong handle is the error),
+ *                  never memory reserved ahead.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. An array is delivered on the thread of the value that
@@ -2115,7 +2127,9 @@ int sk_signal_with_latest_from(sk_signal **out, sk_signal *signal, sk_signal *ot
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once).
- * @param count     The number of signals.
+ * @param count     The number of signals: the array's length, read in
+ *                  order (the first NULL or wrong handle is the error),
+ *                  never memory reserved ahead.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Events pass on the thread that delivers them.
@@ -2212,7 +2226,9 @@ int sk_signal_last(sk_signal **out, sk_signal *signal);
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
- * @param count     0 drops nothing; SIZE_MAX drops every value.
+ * @param count     0 drops nothing; any count is a limit, never memory
+ *                  reserved: one larger than `signal` emits (SIZE_MAX,
+ *                  2^32) drops every value.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Exactly `count` values are dropped however many threads
@@ -2287,8 +2303,8 @@ int sk_signal_first_where(sk_signal **out, sk_signal *signal, sk_predicate_fn fn
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
- * @param index     Past SSIZE_MAX it is never reached: nothing passes, the
- *                  completion does.
+ * @param index     Any index: one `signal` never reaches (SIZE_MAX, 2^32)
+ *                  passes nothing, the completion does.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Events pass on the thread that delivers them.
@@ -2488,7 +2504,9 @@ int sk_signal_retry(sk_signal **out, sk_signal *signal, double delay_increment, 
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
- * @param count     The most retries.
+ * @param count     The most retries: any count, never memory reserved
+ *                  (SIZE_MAX, or any count larger than the failures to
+ *                  come, retries for ever).
  * @param delay     Seconds between an error and its retry, >= 0; must be 0
  *                  when `queue` is NULL.
  * @param queue     Borrowed, may be NULL (retry at once): the retries'
@@ -2578,7 +2596,9 @@ int sk_signal_start_with(sk_signal **out, sk_signal *signal, const sk_value *val
  * @param[out] out  The new signal (+1).
  * @param signals   `count` signals, borrowed. May be NULL only when `count`
  *                  is 0 (the result completes at once).
- * @param count     The number of signals.
+ * @param count     The number of signals: the array's length, read in
+ *                  order (the first NULL or wrong handle is the error),
+ *                  never memory reserved ahead.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Each signal is started on the thread where its predecessor
@@ -2597,7 +2617,8 @@ int sk_signal_concat(sk_signal **out, sk_signal *const *signals, size_t count);
  *
  * @param[out] out         The new signal (+1).
  * @param signal           Borrowed.
- * @param max_concurrent   At least 1.
+ * @param max_concurrent   At least 1; any larger count is a limit, never
+ *                         memory reserved (SIZE_MAX, 2^32: all at once).
  * @param fn               Called once per value per subscription, when the
  *                         value's signal is about to start.
  * @param ctx              Passed to `fn` and `release`.
@@ -2675,7 +2696,10 @@ int sk_signal_share(sk_signal **out, sk_signal *signal);
  *        came), oldest first.
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
- * @param count     0 is sk_signal_share().
+ * @param count     0 is sk_signal_share(). Any count is a limit, never
+ *                  memory reserved: the values are kept as they come, so
+ *                  one larger than the connection emits (SIZE_MAX, 2^32)
+ *                  replays every value of the connection.
  * @return SK_OK, or an error of @ref operators.
  * @par Thread safety
  *   Any thread. Replayed values are delivered on the subscribing thread;
@@ -2787,7 +2811,10 @@ int sk_signal_throttle(sk_signal **out, sk_signal *signal, double seconds, sk_qu
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
- * @param count     At least 1.
+ * @param count     At least 1. A limit, never memory reserved: an array
+ *                  grows with the values that come, so a count larger
+ *                  than `signal` emits (SIZE_MAX, 2^32) delivers every
+ *                  value as one array at the completion.
  * @return SK_OK, or an error of @ref operators; SK_ERR_INVALID_ARGUMENT for
  *         a `count` of 0 ("sk_signal_buffer_count: count must be at least
  *         1").

@@ -161,16 +161,20 @@ func timedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: Opaqu
     return queueOperator(out, signal, queue, others: others, timers: true, function: function, make)
 }
 
-/// Borrows `count` signals from a C array.
+/// Borrows `count` signals from a C array, in order (the first NULL or
+/// wrong handle ends it with its error). A count whose array of pointers
+/// would be larger than PTRDIFF_MAX bytes (a size_t past Int.max arrives
+/// negative) is refused; any other is the array's length, not a
+/// reservation: the array of handles grows as they are read.
 func borrowSignals(_ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, function: StaticString = #function) -> ([SKSignal]?, Int32) {
-    if count < 0 {
-        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "count is larger than any array", function: function))
+    if count < 0 || count > Int.max / MemoryLayout<OpaquePointer?>.stride {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "count \(UInt(bitPattern: count)) is larger than any array of signals can be", function: function))
     }
     if signals == nil && count != 0 {
         return (nil, fail(SK_ERR_NULL_ARGUMENT, "signals is NULL and count is not 0", function: function))
     }
     var result: [SKSignal] = []
-    result.reserveCapacity(count)
+    result.reserveCapacity(Swift.min(count, 64))
     for index in 0 ..< count {
         // Invariant: `signals` is not NULL when count > 0 (checked above).
         let (handle, status) = borrowSignal("signals[\(index)]", signals![index], function: function)

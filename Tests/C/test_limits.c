@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include <signalkit_test.h>
+
 #include "support.h"
 
 static void nothing(void *ctx) {
@@ -770,3 +772,302 @@ SWEEP_TEST(sample_period, SWEEP_SAMPLE_PERIOD, 240)
 SWEEP_TEST(retry_count, SWEEP_RETRY_COUNT, 48)
 SWEEP_TEST(retry_count_delayed, SWEEP_RETRY_COUNT_DELAYED, 240)
 SWEEP_TEST(group_by, SWEEP_GROUP_BY, 48)
+
+/* ------------------------------------------------------------------------ */
+/* Counts (issue 40): every function that takes a count, a limit or a        */
+/* capacity, at 1, 2, 3, 2^32, PTRDIFF_MAX + 1 and SIZE_MAX. A count is a    */
+/* limit, not a reservation: a huge one is "no limit" (or refused with       */
+/* SK_ERR_INVALID_ARGUMENT where the header gives a range), never memory     */
+/* asked for up front (buffer_count(2^32) asked for 96 GB and aborted).      */
+/* ------------------------------------------------------------------------ */
+
+static const size_t COUNTS[] = {1, 2, 3, (size_t)1 << 32, (size_t)PTRDIFF_MAX + 1, SIZE_MAX};
+#define COUNT_CASES (sizeof COUNTS / sizeof COUNTS[0])
+static const int64_t THREE[] = {1, 2, 3};
+
+/* The smaller of `count` and 3 (the values of THREE). */
+static size_t up_to_three(size_t count) {
+    return count < 3 ? count : 3;
+}
+
+/* `count` values, then the completion: "n...ncr" in `log` (room for 8). */
+static const char *nexts_then_completion(size_t count, char *log) {
+    size_t i = 0;
+    for (; i < count; i++) {
+        log[i] = 'n';
+    }
+    strcpy(log + i, "cr");
+    return log;
+}
+
+/* take passes the first min(count, 3) values (all three for a huge count);
+ * skip drops as many; element_at passes the value at its index, none past
+ * the end; each completes with the three values' completion or earlier. */
+Test(limits, take_skip_and_element_at_at_every_count, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *source = ints_signal(THREE, 3);
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i];
+        char log[8];
+        sk_signal *taken = NULL, *skipped = NULL, *at = NULL;
+        SK_OK_OR_FAIL(sk_signal_take(&taken, source, n));
+        SK_OK_OR_FAIL(sk_signal_skip(&skipped, source, n));
+        SK_OK_OR_FAIL(sk_signal_element_at(&at, source, n));
+        expect_signal_log(taken, nexts_then_completion(up_to_three(n), log), THREE, up_to_three(n));
+        expect_signal_log(skipped, nexts_then_completion(3 - up_to_three(n), log), THREE + up_to_three(n),
+                          3 - up_to_three(n));
+        expect_signal_log(at, nexts_then_completion(n < 3 ? 1 : 0, log), n < 3 ? THREE + n : NULL, n < 3 ? 1 : 0);
+    }
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+}
+
+/* Arrays of `count` values; the completion delivers the rest: with any
+ * count of 3 or more, one array of the three values. */
+Test(limits, buffer_count_at_every_count, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *source = ints_signal(THREE, 3);
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i];
+        sk_signal *buffered = NULL;
+        SK_OK_OR_FAIL(sk_signal_buffer_count(&buffered, source, n));
+        recorder r;
+        sk_disposable *d = recorder_start(&r, buffered);
+        size_t size = up_to_three(n), arrays = (3 + size - 1) / size;
+        char log[8];
+        recorder_expect(&r, nexts_then_completion(arrays, log), NULL, 0);
+        for (size_t k = 0; k < arrays; k++) {
+            size_t first = k * size, length = 3 - first < size ? 3 - first : size;
+            recorder_expect_int_array(&r, k, THREE + first, length);
+        }
+        recorder_finish(&r, d);
+        sk_signal_release(buffered);
+    }
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+}
+
+/* The issue's case, on its own: buffer_count(2^32) over three values then
+ * the completion is one array of the three (the process aborted: the
+ * Swift runtime was asked for 2^32 slots up front). */
+Test(limits, buffer_count_of_two_to_the_32_over_three_values_is_one_final_array, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *source = ints_signal(THREE, 3);
+    sk_signal *buffered = NULL;
+    SK_OK_OR_FAIL(sk_signal_buffer_count(&buffered, source, (size_t)1 << 32));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, buffered);
+    recorder_expect(&r, "ncr", NULL, 0);
+    recorder_expect_int_array(&r, 0, THREE, 3);
+    recorder_finish(&r, d);
+    sk_signal_release(buffered);
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+}
+
+/* A subscriber joining a running connection gets its last min(count, 3)
+ * values: all three for a huge count. */
+Test(limits, replay_at_every_count, .timeout = SK_TEST_TIMEOUT) {
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i];
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL, *replayed = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        SK_OK_OR_FAIL(sk_signal_replay(&replayed, source, n));
+        recorder first, late;
+        sk_disposable *connection = recorder_start(&first, replayed);
+        for (size_t k = 0; k < 3; k++) {
+            pipe_put_int(pipe, THREE[k]);
+        }
+        sk_disposable *joined = recorder_start(&late, replayed);
+        size_t kept = up_to_three(n);
+        recorder_expect(&late, kept == 1 ? "n" : kept == 2 ? "nn" : "nnn", THREE + 3 - kept, kept);
+        recorder_finish(&late, joined);
+        recorder_finish(&first, connection);
+        sk_signal_release(replayed);
+        sk_signal_release(source);
+        sk_pipe_release(pipe);
+    }
+    expect_no_live_objects(0);
+}
+
+/* A source failing on its first five starts (each after one value), then
+ * holding its subscriber: `count` retries of 1 to 3 end with the error
+ * after count + 1 starts; a huge count retries until the sixth start. */
+Test(limits, retry_count_at_every_count, .timeout = SK_TEST_TIMEOUT) {
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i];
+        countdown c;
+        countdown_init(&c, 5, true);
+        sk_signal *source = countdown_signal_counted(&c);
+        sk_signal *retried = NULL;
+        SK_OK_OR_FAIL(sk_signal_retry_count(&retried, source, n, 0, NULL));
+        recorder r;
+        sk_disposable *d = recorder_start(&r, retried);
+        const int64_t starts[] = {1, 2, 3, 4, 5};
+        if (n < 5) {
+            cr_assert_eq(countdown_starts(&c), (int)n + 1, "count %zu", n);
+            recorder_expect(&r, n == 1 ? "nner" : n == 2 ? "nnner" : "nnnner", starts, n + 1);
+        } else {
+            cr_assert_eq(countdown_starts(&c), 6, "count %zu", n);
+            recorder_expect(&r, "nnnnn", starts, 5);
+        }
+        recorder_finish(&r, d);
+        sk_signal_release(retried);
+        sk_signal_release(source);
+        countdown_destroy(&c);
+    }
+    expect_no_live_objects(0);
+}
+
+/* merge_map's inner signal: the pipe's signal in ctx, started anew. */
+static sk_signal *count_inner(void *ctx, const sk_value *value) {
+    (void)value;
+    return sk_signal_retain((sk_signal *)ctx);
+}
+
+/* Three values, each mapped to a subscription to a pipe that never ends:
+ * min(max_concurrent, 3) of them run (a value put into the pipe arrives
+ * that many times); a huge count runs all three. */
+Test(limits, merge_map_at_every_max_concurrent, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *source = ints_signal(THREE, 3);
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i];
+        sk_pipe *pipe = NULL;
+        sk_signal *inner = NULL, *merged = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        SK_OK_OR_FAIL(sk_pipe_signal(&inner, pipe));
+        SK_OK_OR_FAIL(sk_signal_merge_map(&merged, source, n, count_inner, inner, NULL));
+        recorder r;
+        sk_disposable *d = recorder_start(&r, merged);
+        pipe_put_int(pipe, 7);
+        const int64_t sevens[] = {7, 7, 7};
+        size_t running = up_to_three(n);
+        recorder_expect(&r, running == 1 ? "n" : running == 2 ? "nn" : "nnn", sevens, running);
+        recorder_finish(&r, d);
+        sk_signal_release(merged);
+        sk_signal_release(inner);
+        sk_pipe_release(pipe);
+    }
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+}
+
+/* The functions over an array of signals: `count` is the array's length.
+ * 1 to 3 copies of the three values work; 2^32 reads the array up to its
+ * first NULL (no memory asked for the count: it asked for 32 GB and
+ * aborted); PTRDIFF_MAX + 1 and SIZE_MAX are larger than any array of
+ * pointers: SK_ERR_INVALID_ARGUMENT. */
+Test(limits, signal_arrays_at_every_count, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *source = ints_signal(THREE, 3);
+    sk_signal *inputs[4] = {source, source, source, NULL};
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i];
+        sk_signal *made[4] = {NULL, NULL, NULL, NULL};
+        int status[4] = {
+            sk_signal_zip(&made[0], inputs, n),
+            sk_signal_merge(&made[1], inputs, n),
+            sk_signal_concat(&made[2], inputs, n),
+            sk_signal_combine_latest(&made[3], inputs, n, NULL),
+        };
+        for (int f = 0; f < 4; f++) {
+            if (n <= 3) {
+                cr_assert_eq(status[f], SK_OK, "function %d, count %zu: %s", f, n, sk_last_error_message());
+                continue;
+            }
+            cr_assert_null(made[f]);
+            if (n == (size_t)1 << 32) {
+                cr_assert_eq(status[f], SK_ERR_NULL_ARGUMENT, "function %d, count %zu", f, n);
+            } else {
+                cr_assert_eq(status[f], SK_ERR_INVALID_ARGUMENT, "function %d, count %zu", f, n);
+            }
+        }
+        if (n > 3) {
+            /* The last call's message (combine_latest's). */
+            const char *expected = n == (size_t)1 << 32 ? "signals[3] is NULL" : "larger than any array";
+            cr_assert(strstr(sk_last_error_message(), expected) != NULL, "count %zu: %s", n, sk_last_error_message());
+            continue;
+        }
+        /* zip: three arrays of n; merge and concat: 3n values; combine_latest:
+         * three arrays, once the last input emits (each input emits its
+         * three values and completes within its start). */
+        recorder r;
+        sk_disposable *d = recorder_start(&r, made[0]);
+        cr_assert_eq(recorder_nexts(&r), 3, "zip of %zu", n);
+        for (size_t k = 0; k < 3; k++) {
+            const int64_t same[] = {THREE[k], THREE[k], THREE[k]};
+            recorder_expect_int_array(&r, k, same, n);
+        }
+        recorder_finish(&r, d);
+        d = recorder_start(&r, made[1]);
+        cr_assert_eq(recorder_nexts(&r), 3 * (int)n, "merge of %zu", n);
+        recorder_finish(&r, d);
+        d = recorder_start(&r, made[2]);
+        cr_assert_eq(recorder_nexts(&r), 3 * (int)n, "concat of %zu", n);
+        recorder_finish(&r, d);
+        d = recorder_start(&r, made[3]);
+        cr_assert_eq(recorder_nexts(&r), 3, "combine_latest of %zu", n);
+        recorder_finish(&r, d);
+        for (int f = 0; f < 4; f++) {
+            sk_signal_release(made[f]);
+        }
+    }
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+}
+
+/* A bounded concurrent queue has 1 to SK_QUEUE_MAX_WORKERS workers: 1 to 3
+ * make one, whose work runs; a huge count is refused with the range. */
+Test(limits, concurrent_queue_at_every_worker_count, .timeout = SK_TEST_TIMEOUT) {
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i];
+        sk_queue *queue = (sk_queue *)&queue;
+        int status = sk_queue_create_concurrent(&queue, n, "counts");
+        if (n > SK_QUEUE_MAX_WORKERS) {
+            cr_assert_eq(status, SK_ERR_INVALID_ARGUMENT, "max_workers %zu", n);
+            cr_assert_null(queue);
+            cr_assert(strstr(sk_last_error_message(), "a bounded concurrent queue has 1 to 1024 workers") != NULL,
+                      "max_workers %zu: %s", n, sk_last_error_message());
+            continue;
+        }
+        cr_assert_eq(status, SK_OK, "max_workers %zu: %s", n, sk_last_error_message());
+        counter ran;
+        counter_init(&ran);
+        /* counter_hit as the work and as its release: the release runs once
+         * the worker is done with the work, so that nothing of it is still
+         * alive when the test checks (seen under TSan: 1 object left). */
+        SK_OK_OR_FAIL(sk_queue_async(queue, counter_hit, &ran, counter_hit));
+        cr_assert(counter_wait(&ran, 2, SK_WAIT_SECONDS), "max_workers %zu: the work or its release never ran", n);
+        sk_queue_release(queue);
+        counter_destroy(&ran);
+    }
+    expect_no_live_objects(0);
+}
+
+/* A host queue's drain and a virtual queue's run with five tasks pending:
+ * min(max_tasks, 5) run; a huge max_tasks runs all five (the virtual run,
+ * stopped at its limit with tasks left, says SK_ERR_RESOURCE). */
+Test(limits, drains_at_every_max_tasks, .timeout = SK_TEST_TIMEOUT) {
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i], expected = n < 5 ? n : 5;
+        sk_queue *host = host_queue("counts");
+        sk_queue *virtual_time = NULL;
+        SK_OK_OR_FAIL(sk_queue_create_virtual(&virtual_time, "counts"));
+        counter host_ran, virtual_ran;
+        counters_init(2, &host_ran, &virtual_ran);
+        for (int k = 0; k < 5; k++) {
+            SK_OK_OR_FAIL(sk_queue_async(host, counter_hit, &host_ran, NULL));
+            SK_OK_OR_FAIL(sk_queue_after(virtual_time, k, counter_hit, &virtual_ran, NULL));
+        }
+        size_t ran = 0;
+        SK_OK_OR_FAIL(sk_queue_host_drain(host, n, &ran));
+        cr_assert_eq(ran, expected, "max_tasks %zu: %zu ran", n, ran);
+        cr_assert_eq(counter_get(&host_ran), (int)expected);
+        ran = 0;
+        cr_assert_eq(sk_queue_virtual_run(virtual_time, n, &ran), n < 5 ? SK_ERR_RESOURCE : SK_OK, "max_tasks %zu", n);
+        cr_assert_eq(ran, expected, "max_tasks %zu: %zu ran", n, ran);
+        cr_assert_eq(counter_get(&virtual_ran), (int)expected);
+        sk_queue_release(host);
+        sk_queue_release(virtual_time);
+        counters_destroy(2, &host_ran, &virtual_ran);
+    }
+    expect_no_live_objects(0);
+}

@@ -1,6 +1,7 @@
 /// Re-subscribes at once when the signal fails, at most `count` times; the
 /// error after the last retry passes through. A count of zero or less never
-/// retries. Values and the completion pass through (values of every attempt:
+/// retries; `Int.max` retries for ever (a count is a limit, never memory
+/// reserved). Values and the completion pass through (values of every attempt:
 /// a retry starts the signal anew).
 ///
 /// A signal that fails synchronously is re-subscribed by a loop, not by

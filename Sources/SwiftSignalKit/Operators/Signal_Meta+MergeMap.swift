@@ -3,7 +3,7 @@
 /// `maxConcurrent` inner signals run waits (in order) until one completes.
 /// `maxConcurrent == 1` runs them one after the other (a concat-map, as
 /// `mapToQueue`); `Int.max` runs all at once (a merge-map). A count below 1
-/// counts as 1.
+/// counts as 1; any count is a limit, never memory reserved.
 ///
 /// An error of the upstream or of an inner signal passes through and disposes
 /// everything (waiting values are dropped). Completes once the upstream has

@@ -37,7 +37,9 @@ public func share<T, E>(_ signal: Signal<T, E>) -> Signal<T, E> {
 /// As `share`, and a subscriber that joins a running connection first
 /// receives the last `count` values of that connection (fewer if fewer have
 /// come), oldest first, on the subscribing thread. A new connection starts
-/// with nothing to replay. `count` of 0 or less is `share`.
+/// with nothing to replay. `count` of 0 or less is `share`. A count is a
+/// limit, never memory reserved: the values are kept as they come, so one
+/// larger than the connection emits (`Int.max`) replays all of them.
 ///
 /// Thread-safety: as `share`; the replay never arrives after a newer value.
 @inlinable

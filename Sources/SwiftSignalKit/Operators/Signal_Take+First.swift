@@ -22,8 +22,9 @@ public func first<T, E>(where predicate: @escaping (T) -> Bool) -> (Signal<T, E>
 
 /// Passes only the value at `index` (0 for the first), then completes and
 /// disposes the upstream. Completes without a value when the upstream
-/// completes first; a negative index passes nothing and completes with the
-/// upstream. An error passes through.
+/// completes first; a negative index, or one the upstream never reaches
+/// (`Int.max`), passes nothing and completes with the upstream. An error
+/// passes through.
 ///
 /// Thread-safety: as `skip(_:)` and `take(_:)`.
 public func elementAt<T, E>(_ index: Int) -> (Signal<T, E>) -> Signal<T, E> {

@@ -1,5 +1,7 @@
 /// Drops the first `count` values, then passes every value. Errors and the
-/// completion pass through. A count of zero or less drops nothing.
+/// completion pass through. A count of zero or less drops nothing; a count
+/// is a limit, never memory reserved: one larger than the upstream emits
+/// (`Int.max`) drops every value.
 ///
 /// Thread-safety: the upstream may emit from any thread; exactly `count`
 /// values are dropped however many threads emit at once (one atomic counter,

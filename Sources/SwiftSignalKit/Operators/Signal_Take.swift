@@ -15,6 +15,9 @@ final class _SignalTakeCounters: Sendable {
 /// `count`-th one (which also disposes the upstream). Errors, and a completion
 /// that comes before `count` values, pass through.
 ///
+/// A count is a limit, never memory reserved: one larger than the upstream
+/// emits (`Int.max`) passes every value.
+///
 /// `take(0)` (or a negative count) passes no value and does not complete
 /// early: it completes when the upstream completes (or fails with it). This is
 /// the original's behaviour: the completion is triggered by the `count`-th

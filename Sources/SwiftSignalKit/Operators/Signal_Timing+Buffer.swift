@@ -1,7 +1,10 @@
 /// Collects the values into arrays of `count` and emits each array once it is
 /// full. When the upstream completes, the values collected so far (if any)
 /// are emitted, then the completion; an error drops them and passes through.
-/// A count below 1 counts as 1.
+/// A count below 1 counts as 1. `count` is a limit, not a reservation: an
+/// array grows with the values that come, so a count larger than any
+/// signal emits (`Int.max`) is "no limit": each subscription's values
+/// emitted as one array on completion.
 ///
 /// Thread-safety: the upstream may emit from any thread (the collected
 /// values live under a lock that is never held while anything is delivered);
@@ -171,10 +174,13 @@ private func _periodic(_ period: Double, queue: Queue, tick: @escaping () -> Voi
 final class _SignalBuffer<T>: @unchecked Sendable {
     private let mutex = _Mutex()
     private var values: [T] = []
+    /// What each new array reserves: the count asked for, up to 64 (a
+    /// user's count is a limit, not a reservation: `buffer(count: 1 << 32)`
+    /// must not ask for 2^32 slots up front); past that the array grows.
     private let capacity: Int
 
     init(capacity: Int) {
-        self.capacity = capacity
+        self.capacity = Swift.min(capacity, 64)
     }
 
     /// Appends `value`; when that makes `size` values, takes them all.

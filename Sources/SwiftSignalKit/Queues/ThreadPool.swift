@@ -47,10 +47,12 @@ public final class ThreadPool: @unchecked Sendable {
     let core: ThreadPoolCore
     private let threads: [NativeThread]
 
-    /// Starts `threadCount` worker threads (at least one), or as many as the
-    /// system gives: the first thread it refuses ends the creation (trying
-    /// the rest would cost a failed call each, so that a mistaken count of
-    /// millions or `Int.max` never returned). `threadPriority` is ignored on
+    /// Starts `threadCount` worker threads (at least one, at most
+    /// `ThreadPool.maxThreads`, 1,024: a larger count, `Int.max` included,
+    /// starts that many, not every thread the process may have), or as many
+    /// as the system gives: the first thread it refuses ends the creation
+    /// (trying the rest would cost a failed call each, so that a mistaken
+    /// count of millions never returned). `threadPriority` is ignored on
     /// Linux (see the type's documentation).
     public convenience init(threadCount: Int, threadPriority: Double) {
         self.init(threadCount: threadCount, threadPriority: threadPriority, startThread: ThreadPool.startThread)
@@ -64,7 +66,7 @@ public final class ThreadPool: @unchecked Sendable {
         let core = ThreadPoolCore()
         self.core = core
         var threads: [NativeThread] = []
-        for _ in 0 ..< max(1, threadCount) {
+        for _ in 0 ..< min(max(1, threadCount), ThreadPool.maxThreads) {
             let context = Unmanaged.passRetained(core).toOpaque()
             guard let thread = startThread(context) else {
                 Unmanaged<ThreadPoolCore>.fromOpaque(context).release()
@@ -78,6 +80,13 @@ public final class ThreadPool: @unchecked Sendable {
         precondition(!threads.isEmpty, "ThreadPool: could not create any thread")
         self.threads = threads
         _ = threadPriority
+    }
+
+    /// The most threads a pool starts: as many as a bounded concurrent
+    /// queue may have (`Queue.maxBoundedConcurrentWorkers`). A thread count
+    /// is a limit, not a reservation of every thread the system gives.
+    package static var maxThreads: Int {
+        return Queue.maxBoundedConcurrentWorkers
     }
 
     /// Starts a pool thread with pthreads; nil when the system refuses it.

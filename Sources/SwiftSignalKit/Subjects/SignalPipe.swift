@@ -30,7 +30,8 @@ public final class SignalPipe<T, E>: @unchecked Sendable {
 
     /// A pipe that gives a new subscriber the last `replayCount` values put
     /// (fewer when fewer were put), oldest first; 0 or less replays nothing,
-    /// 1 is `init(replay: true)`.
+    /// 1 is `init(replay: true)`. A count is a limit, never memory reserved:
+    /// the values are kept as they are put, so `Int.max` replays them all.
     @inlinable
     public init(replayCount: Int) {
         self.broadcaster = _Broadcaster(value: nil, state: _PipeState(replay: replayCount > 0))

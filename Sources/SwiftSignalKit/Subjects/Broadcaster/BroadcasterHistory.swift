@@ -8,10 +8,13 @@ final class _BroadcasterHistory<T> {
     /// The values, oldest first (at most `capacity`).
     @exclusivity(unchecked) @usableFromInline var values: [T] = []
 
+    /// Reserves room for `capacity` values, up to 64: a count is a limit,
+    /// not a reservation (`replay(1 << 32)` must not ask for 2^32 slots up
+    /// front); past that the array grows with the values put.
     @inlinable
     init(capacity: Int) {
         self.capacity = capacity
-        self.values.reserveCapacity(capacity)
+        self.values.reserveCapacity(Swift.min(capacity, 64))
     }
 
     /// Appends `value`; returns the oldest value when it falls out (to be

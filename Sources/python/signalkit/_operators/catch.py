@@ -87,7 +87,8 @@ class _CatchOperators(_SignalCore[T_co]):
         retry(count); retry() here is the time-based one): at once, or
         with a `delay`, `delay` seconds after the error on `queue` (by
         default the default queue: package docstring, Threads). The error after the last
-        retry passes through (sk_signal_retry_count)."""
+        retry passes through (sk_signal_retry_count). 2**64 - 1, or any
+        count larger than the failures to come, retries for ever."""
         number = _count_arg(count, "retry_count", "count")
         seconds = _seconds_arg(delay, "retry_count", "delay")
         if seconds == 0 and queue is None:

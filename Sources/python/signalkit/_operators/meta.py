@@ -87,9 +87,10 @@ class _MetaOperators(_SignalCore[T_co]):
     def merge_map(self, fn: Callable[[T_co], Optional["Signal[U]"]], max_concurrent: int = 2 ** 64 - 1) -> "Signal[U]":
         """Each value mapped to a signal by fn(value) (None: an empty one),
         at most `max_concurrent` of them running at once (the rest wait, in
-        order): 1 is a concat-map; the default, no limit, is RxPY's
-        flat_map (merge_map is RxJS's name) (sk_signal_merge_map). An
-        exception in `fn` ends the stream with it."""
+        order): 1 is a concat-map; the default, no limit (2**64 - 1, or
+        any count larger than the values to come), is RxPY's flat_map
+        (merge_map is RxJS's name) (sk_signal_merge_map). An exception in
+        `fn` ends the stream with it."""
         count = _count_arg(max_concurrent, "merge_map", "max_concurrent")
         if count == 0:
             raise ValueError("signalkit: merge_map: max_concurrent must be at least 1")

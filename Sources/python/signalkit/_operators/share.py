@@ -30,7 +30,9 @@ class _ShareOperators(_SignalCore[T_co]):
 
     def replay(self, count: int = 1) -> "Signal[T_co]":
         """As share(), and a subscriber joining a running connection first
-        receives the latest `count` values (0: share()). Unlike RxPY's
-        replay, no connect() is needed: reference counted, as share()
+        receives the latest `count` values (0: share()). A count is a
+        limit, not memory reserved: one larger than the connection emits
+        (2**64 - 1, 2**32) replays all of them. Unlike RxPY's replay, no
+        connect() is needed: reference counted, as share()
         (sk_signal_replay)."""
         return _new_signal(C.signal_replay, self, _count_arg(count, "replay", "count"))

@@ -54,8 +54,10 @@ class _TakeOperators(_SignalCore[T_co]):
         return _new_signal(C.signal_last, self)
 
     def skip(self, count: int) -> "Signal[T_co]":
-        """Drops the first `count` values (sk_signal_skip). TypeError unless
-        an int, ValueError when negative."""
+        """Drops the first `count` values (sk_signal_skip): a count larger
+        than this signal emits (2**64 - 1, 2**32) drops them all, and
+        reserves no memory. TypeError unless an int, ValueError when
+        negative, OverflowError past SIZE_MAX."""
         return _new_signal(C.signal_skip, self, _count_arg(count, "skip", "count"))
 
     def skip_while(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
@@ -83,8 +85,9 @@ class _TakeOperators(_SignalCore[T_co]):
 
     def element_at(self, index: int) -> "Signal[T_co]":
         """Only the value at `index` (0 for the first), then completes;
-        completes without a value when fewer come (RxPY's element_at fails
-        then) (sk_signal_element_at)."""
+        completes without a value when fewer come, also for an index past
+        any count (2**64 - 1) (RxPY's element_at fails then)
+        (sk_signal_element_at)."""
         return _new_signal(C.signal_element_at, self, _count_arg(index, "element_at", "index"))
 
     def default_if_empty(self, value: U) -> "Signal[Union[T_co, U]]":

@@ -111,7 +111,10 @@ class _TimingOperators(_SignalCore[T_co]):
     def buffer_with_count(self, count: int) -> "Signal[List[Any]]":
         """The values in lists of `count` (the last one shorter, at the
         completion, unless empty) (RxPY's buffer_with_count; the C
-        function is sk_signal_buffer_count)."""
+        function is sk_signal_buffer_count). A count is a limit, not
+        memory reserved: one larger than this signal emits (2**64 - 1,
+        2**32) gives every value as one list at the completion.
+        ValueError for 0 or a negative count, OverflowError past SIZE_MAX."""
         number = _count_arg(count, "buffer_with_count", "count")
         if number == 0:
             raise ValueError("signalkit: buffer_with_count: count must be at least 1")
