@@ -143,7 +143,28 @@ protocol _SignalStep {
     associatedtype State
     associatedtype Result
     func step(_ state: inout State, _ value: Value, _ emit: (Result) -> Void)
+    /// Called once when the upstream completes, before the completion is
+    /// delivered (`buffer(count:)` emits what it collected); nothing by
+    /// default.
+    func finish(_ state: inout State, _ emit: (Result) -> Void)
 }
+
+extension _SignalStep {
+    @inlinable
+    func finish(_ state: inout State, _ emit: (Result) -> Void) {}
+}
+
+/// What a stateful stage asks before it delivers: whether its downstream
+/// has terminated. A fused stage asks its subscription's liveness; a stage
+/// that carries its own terminal events (`buffer(count:)`, which emits on
+/// completion) asks its subscriber.
+@usableFromInline
+protocol _SignalDownstreamLiveness {
+    var isTerminated: Bool { get }
+}
+
+extension _SubscriberLiveness: _SignalDownstreamLiveness {}
+extension Subscriber: _SignalDownstreamLiveness {}
 
 /// An operator over one signal that keeps a state, made `initial` at each
 /// subscription: `step` updates the state with each value and emits what it
@@ -158,9 +179,9 @@ func _statefulStage<Step: _SignalStep, E>(_ initial: Step.State, _ step: Step) -
         return Signal<Step.Result, E>(fused: { makeNext, error, completed in
             // The stage is made with the downstream's value callback, which
             // the source asks for before it can deliver any value.
-            let holder = _SignalStageHolder<_SignalStatefulStage<Step, E>>()
+            let holder = _SignalStageHolder<_SignalStatefulStage<Step, E, _SubscriberLiveness>>()
             return signal.startFusing({ liveness in
-                let stage = _SignalStatefulStage<Step, E>(initial, step, next: makeNext(liveness), liveness: liveness, error: error, completed: completed)
+                let stage = _SignalStatefulStage<Step, E, _SubscriberLiveness>(initial, step, next: makeNext(liveness), liveness: liveness, error: error, completed: completed)
                 holder.stage = stage
                 return { value in
                     stage.next(value)
@@ -179,6 +200,31 @@ func _statefulStage<Step: _SignalStep, E>(_ initial: Step.State, _ step: Step) -
                 } else {
                     completed?()
                 }
+            })
+        })
+    }
+}
+
+/// A `_statefulStage` that carries its own terminal events (a subscriber of
+/// its own, with the downstream's value callback fused), for a step that
+/// emits on completion (`finish`): in a fused chain the subscription has
+/// terminated by the time the upstream's completion arrives, and a value
+/// delivered then would be dropped.
+@inlinable
+func _statefulStageFinishing<Step: _SignalStep, E>(_ initial: Step.State, _ step: Step) -> (Signal<Step.Value, E>) -> Signal<Step.Result, E> {
+    return { signal in
+        return Signal<Step.Result, E>(delivering: { subscriber, next in
+            let stage = _SignalStatefulStage<Step, E, Subscriber<Step.Result, E>>(initial, step, next: next?.call, liveness: subscriber, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+            return signal.start(downstream: subscriber, next: { value in
+                stage.next(value)
+            }, error: { error in
+                stage.terminate(.Error(error))
+            }, completed: {
+                stage.terminate(.Completion)
             })
         })
     }
@@ -204,17 +250,17 @@ final class _SignalStageHolder<Stage>: @unchecked Sendable {
 /// Thread-safety: `next` and `terminate` may be called from any thread;
 /// `state` is touched only by the thread the gate admits.
 @usableFromInline
-final class _SignalStatefulStage<Step: _SignalStep, E>: @unchecked Sendable {
+final class _SignalStatefulStage<Step: _SignalStep, E, Liveness: _SignalDownstreamLiveness>: @unchecked Sendable {
     @usableFromInline let gate = _SignalSerialGate<SignalEvent<Step.Value, E>>()
     @exclusivity(unchecked) @usableFromInline var state: Step.State
     @usableFromInline let stepper: Step
     @usableFromInline let downstream: ((Step.Result) -> Void)?
-    @usableFromInline let liveness: _SubscriberLiveness
+    @usableFromInline let liveness: Liveness
     @usableFromInline let error: ((E) -> Void)?
     @usableFromInline let completed: (() -> Void)?
 
     @inlinable
-    init(_ initial: Step.State, _ stepper: Step, next: ((Step.Result) -> Void)?, liveness: _SubscriberLiveness, error: ((E) -> Void)?, completed: (() -> Void)?) {
+    init(_ initial: Step.State, _ stepper: Step, next: ((Step.Result) -> Void)?, liveness: Liveness, error: ((E) -> Void)?, completed: (() -> Void)?) {
         self.state = initial
         self.stepper = stepper
         self.downstream = next
@@ -268,6 +314,9 @@ final class _SignalStatefulStage<Step: _SignalStep, E>: @unchecked Sendable {
             self.error?(failure)
             return false
         case .Completion:
+            self.stepper.finish(&self.state) { result in
+                self.deliver(result)
+            }
             self.completed?()
             return false
         }

@@ -21,9 +21,35 @@ public func concat<T, E>(_ signals: [Signal<T, E>]) -> Signal<T, E> {
 /// upstream (started afterwards, unless a downstream `take` ended the
 /// subscription on `value`). Errors and the completion pass through.
 ///
+/// Fused (see `_SubscriberLiveness`): the upstream's values reach the
+/// downstream with no subscriber of this operator's between.
+///
 /// Thread-safety: as `then`.
+@inlinable
 public func startWith<T, E>(_ value: T) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E>.single(value) |> then(signal)
+        return Signal<T, E>(delivering: { subscriber, next in
+            if let next, !subscriber.isTerminated {
+                next(value)
+            }
+            if subscriber.isEnded {
+                return EmptyDisposable
+            }
+            let upstreamNext: ((T) -> Void)?
+            if let next {
+                upstreamNext = { value in
+                    if !subscriber.isTerminated {
+                        next(value)
+                    }
+                }
+            } else {
+                upstreamNext = nil
+            }
+            return signal.start(downstream: subscriber, next: upstreamNext, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                subscriber.putCompletion()
+            })
+        })
     }
 }

@@ -6,27 +6,46 @@
 /// signal emits (`Int.max`) is "no limit": each subscription's values
 /// emitted as one array on completion.
 ///
-/// Thread-safety: the upstream may emit from any thread (the collected
-/// values live under a lock that is never held while anything is delivered);
-/// an array is delivered on the thread of the value that fills it.
+/// Thread-safety: the upstream may emit from any thread: values are
+/// collected one at a time, in the order they arrive, without a lock (a
+/// stateful stage: see `_statefulStageFinishing`); an array is delivered on
+/// the thread that adds its last value.
+@inlinable
 public func buffer<T, E>(count: Int) -> (Signal<T, E>) -> Signal<[T], E> {
-    let size = max(1, count)
-    return { signal in
-        return Signal<[T], E> { subscriber in
-            let state = _SignalBuffer<T>(capacity: size)
-            return signal.start(downstream: subscriber, next: { next in
-                if let full = state.append(next, emittingAt: size) {
-                    subscriber.putNext(full)
-                }
-            }, error: { error in
-                subscriber.putError(error)
-            }, completed: {
-                let rest = state.take()
-                if !rest.isEmpty {
-                    subscriber.putNext(rest)
-                }
-                subscriber.putCompletion()
-            })
+    return _statefulStageFinishing([], _SignalBufferStep<T>(size: Swift.max(1, count)))
+}
+
+/// `buffer(count:)`'s step: the values collected so far; a full array
+/// emitted (and a new one begun, reserving up to 64 slots: a count is a
+/// limit, not a reservation), the rest on completion.
+@usableFromInline
+struct _SignalBufferStep<T>: _SignalStep {
+    @usableFromInline let size: Int
+
+    @inlinable
+    init(size: Int) {
+        self.size = size
+    }
+
+    @inlinable
+    func step(_ collected: inout [T], _ value: T, _ emit: ([T]) -> Void) {
+        if collected.isEmpty {
+            collected.reserveCapacity(Swift.min(self.size, 64))
+        }
+        collected.append(value)
+        if collected.count >= self.size {
+            var full: [T] = []
+            swap(&full, &collected)
+            emit(full)
+        }
+    }
+
+    @inlinable
+    func finish(_ collected: inout [T], _ emit: ([T]) -> Void) {
+        if !collected.isEmpty {
+            var rest: [T] = []
+            swap(&rest, &collected)
+            emit(rest)
         }
     }
 }
