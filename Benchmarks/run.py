@@ -495,6 +495,12 @@ INSTRUCTION_CHECKS = [
     ("c.nd.instructions_per_meta", "bench_capi", "ND", 10000),
     ("ffi.np.instructions_per_value", "bench_ffi", "NP", 10000),
     ("ffi.handle_check_200k_alive.instructions_per_check", "bench_ffi", "HC", 1000),
+] + [
+    # One operator between a pipe and an observer (bench_capi.c, OPERATOR_ROWS):
+    # instructions per put, the bare pipe's delivery included.
+    ("c.op.%s.instructions_per_put" % name, "bench_capi", "op:" + name, 2000)
+    for name in ("map", "scan", "pairwise", "distinct_until_changed", "start_with", "zip", "combine_latest",
+                 "with_latest_from", "share", "replay", "buffer_count", "buffer_count_100", "take")
 ]
 
 

@@ -1029,6 +1029,138 @@ static void run_ffi_instructions(void) {
     run_handle_check_instructions();
 }
 #else
+/* OP (issue 41): one operator between a pipe and a summing observer, the
+ * shape a user writes; `puts` puts of 0..<puts. Its instructions per put
+ * are counted by run.py under callgrind (the difference between 4,000 and
+ * 2,000 puts), for the operators whose cost was once far above a map's:
+ * zip and combine_latest take the pipe twice (two values per put, arrays
+ * summed by their length), with_latest_from's other is a replaying pipe
+ * holding one value, share and replay have one subscriber. The sum checks
+ * that every put reached the observer. */
+static const char *const OPERATOR_ROWS[] = {
+    "map", "scan", "pairwise", "distinct_until_changed", "start_with", "zip", "combine_latest",
+    "with_latest_from", "share", "replay", "buffer_count", "buffer_count_100", "take",
+};
+enum { OPERATOR_ROW_COUNT = sizeof OPERATOR_ROWS / sizeof OPERATOR_ROWS[0] };
+
+static void plus_one(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, int_of(value) + 1);
+}
+
+/* An int adds itself, an array its length. */
+static void sum_or_count(void *ctx, const sk_value *value) {
+    int64_t *sum = ctx;
+    size_t count = 0;
+    if (sk_value_kind(value) == SK_KIND_ARRAY && sk_value_get_array_count(value, &count) == SK_OK) {
+        *sum = wrapping_add(*sum, (int64_t)count);
+    } else {
+        *sum = wrapping_add(*sum, int_of(value));
+    }
+}
+
+static int64_t operator_row(const char *name, int64_t puts) {
+    sk_pipe *pipe, *other = NULL;
+    sk_signal *source, *other_signal = NULL, *op = NULL;
+    sk_value zero, value;
+    int64_t sum = 0, i;
+    sk_value_set_int64(&zero, 0);
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&source, pipe));
+    if (strcmp(name, "map") == 0) {
+        CHECK(sk_signal_map(&op, source, plus_one, NULL, NULL));
+    } else if (strcmp(name, "scan") == 0) {
+        CHECK(sk_signal_scan(&op, source, &zero, add_values, NULL, NULL));
+    } else if (strcmp(name, "pairwise") == 0) {
+        CHECK(sk_signal_pairwise(&op, source));
+    } else if (strcmp(name, "distinct_until_changed") == 0) {
+        CHECK(sk_signal_distinct_until_changed(&op, source));
+    } else if (strcmp(name, "start_with") == 0) {
+        CHECK(sk_signal_start_with(&op, source, &zero));
+    } else if (strcmp(name, "zip") == 0 || strcmp(name, "combine_latest") == 0) {
+        sk_signal *two[2] = { source, source };
+        CHECK(name[0] == 'z' ? sk_signal_zip(&op, two, 2) : sk_signal_combine_latest(&op, two, 2, NULL));
+    } else if (strcmp(name, "with_latest_from") == 0) {
+        CHECK(sk_pipe_create(&other, true));
+        CHECK(sk_pipe_put(other, &zero));
+        CHECK(sk_pipe_signal(&other_signal, other));
+        CHECK(sk_signal_with_latest_from(&op, source, other_signal));
+    } else if (strcmp(name, "share") == 0) {
+        CHECK(sk_signal_share(&op, source));
+    } else if (strcmp(name, "replay") == 0) {
+        CHECK(sk_signal_replay(&op, source, 1));
+    } else if (strcmp(name, "buffer_count") == 0) {
+        CHECK(sk_signal_buffer_count(&op, source, 1));
+    } else if (strcmp(name, "buffer_count_100") == 0) {
+        CHECK(sk_signal_buffer_count(&op, source, 100));
+    } else {
+        CHECK(sk_signal_take(&op, source, (size_t)1 << 40));
+    }
+    sk_observer observer = { sum_or_count, NULL, NULL, &sum, NULL };
+    sk_disposable *subscription;
+    CHECK(sk_signal_start(&subscription, op, &observer));
+    for (i = 0; i < puts; i++) {
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(pipe, &value));
+    }
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(op);
+    sk_signal_release(other_signal);
+    sk_pipe_release(other);
+    sk_signal_release(source);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
+/* What operator_row sums for `puts` puts: the arithmetic that each row's
+ * operator does, computed plainly. */
+static int64_t expected_operator_row(const char *name, int64_t puts) {
+    int64_t sum = 0, i, total = 0;
+    if (strcmp(name, "map") == 0) {
+        return wrapping_add(sum_below(puts), puts);
+    }
+    if (strcmp(name, "scan") == 0) {
+        for (i = 0; i < puts; i++) {
+            total = wrapping_add(total, i);
+            sum = wrapping_add(sum, total);
+        }
+        return sum;
+    }
+    if (strcmp(name, "pairwise") == 0) {
+        return 2 * (puts > 0 ? puts - 1 : 0);
+    }
+    if (strcmp(name, "zip") == 0) {
+        return 2 * puts;
+    }
+    if (strcmp(name, "combine_latest") == 0) {
+        return 2 * (2 * puts - 1);
+    }
+    if (strcmp(name, "with_latest_from") == 0) {
+        return 2 * puts;
+    }
+    if (strcmp(name, "buffer_count") == 0) {
+        return puts;
+    }
+    if (strcmp(name, "buffer_count_100") == 0) {
+        return 100 * (puts / 100);
+    }
+    return sum_below(puts); /* distinct, start_with (its 0 adds nothing), share, replay, take */
+}
+
+static void run_operator_instructions(void) {
+    char label[64];
+    int row;
+    for (row = 0; row < OPERATOR_ROW_COUNT; row++) {
+        const char *name = OPERATOR_ROWS[row];
+        bench_expect("c", name, operator_row(name, 100), expected_operator_row(name, 100));
+        snprintf(label, sizeof label, "op:%s n", name);
+        COUNTED(label, bench_expect("c", name, operator_row(name, 2000), expected_operator_row(name, 2000)));
+        snprintf(label, sizeof label, "op:%s 2n", name);
+        COUNTED(label, bench_expect("c", name, operator_row(name, 4000), expected_operator_row(name, 4000)));
+    }
+}
+
 static void run_instructions(void) {
     bench_probe a;
     bench_expect("c", "W1", w1(1000, &a), expected_w1(1000));
@@ -1054,6 +1186,7 @@ static void run_instructions(void) {
     bench_expect("c", "ND", nested(100, 1, NESTED_META, &a), 1);
     COUNTED("ND n", bench_expect("c", "ND", nested(10000, 1, NESTED_META, &a), 1));
     COUNTED("ND 2n", bench_expect("c", "ND", nested(20000, 1, NESTED_META, &a), 1));
+    run_operator_instructions();
 }
 #endif
 
