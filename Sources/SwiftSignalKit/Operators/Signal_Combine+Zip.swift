@@ -4,7 +4,7 @@
 /// a few instructions, with no copy-on-write check). Its owner calls
 /// `destroy` once, from its `deinit`.
 @usableFromInline
-struct _ZipQueue<T> {
+struct _ZipRing<T> {
     @usableFromInline var slots: UnsafeMutablePointer<T>?
     /// A power of two, or 0.
     @usableFromInline var capacity = 0
@@ -75,6 +75,44 @@ struct _ZipQueue<T> {
     }
 }
 
+/// A queue of waiting values that keeps its capacity once drained (an input
+/// that leads by one value at a time allocates nothing per value): the
+/// values `mergeMap` holds while `maxConcurrent` signals run. Frees itself
+/// as any array does (zip's own queues are `_ZipRing`s, which their owner
+/// destroys).
+struct _ZipQueue<T> {
+    private var items: [T?] = []
+    private var head = 0
+    /// Whether the input has completed.
+    var done = false
+
+    var isEmpty: Bool {
+        return self.head == self.items.count
+    }
+
+    mutating func push(_ value: T) {
+        self.items.append(value)
+    }
+
+    /// The oldest value. Invariant: called only when not empty.
+    mutating func pop() -> T {
+        let value = self.items[self.head].unsafelyUnwrapped
+        self.items[self.head] = nil
+        self.head += 1
+        if self.head == self.items.count {
+            self.items.removeAll(keepingCapacity: true)
+            self.head = 0
+        }
+        return value
+    }
+
+    /// Whether it has completed and nothing of it waits.
+    var isExhausted: Bool {
+        return self.done && self.isEmpty
+    }
+}
+
+
 /// The state of one two-signal `zip` subscription: a queue per input, under
 /// one spin lock (`_SpinLock`) that is never held while anything is
 /// delivered.
@@ -83,8 +121,8 @@ struct _ZipQueue<T> {
 @usableFromInline
 final class _Zip2State<T1, T2>: @unchecked Sendable {
     @usableFromInline let mutex = _SpinLock()
-    @exclusivity(unchecked) @usableFromInline var queue1 = _ZipQueue<T1>()
-    @exclusivity(unchecked) @usableFromInline var queue2 = _ZipQueue<T2>()
+    @exclusivity(unchecked) @usableFromInline var queue1 = _ZipRing<T1>()
+    @exclusivity(unchecked) @usableFromInline var queue2 = _ZipRing<T2>()
 
     @inlinable
     init() {}
@@ -148,11 +186,11 @@ final class _Zip2State<T1, T2>: @unchecked Sendable {
 /// Thread-safety: every method may be called from any thread.
 final class _ZipNState<T>: @unchecked Sendable {
     private let mutex = _Mutex()
-    private var queues: [_ZipQueue<T>]
+    private var queues: [_ZipRing<T>]
     private var nonEmpty = 0
 
     init(count: Int) {
-        self.queues = Array(repeating: _ZipQueue<T>(), count: count)
+        self.queues = Array(repeating: _ZipRing<T>(), count: count)
     }
 
     deinit {

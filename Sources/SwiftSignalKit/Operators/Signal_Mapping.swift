@@ -107,32 +107,26 @@ public func distinctUntilChanged<T: Equatable, E>(_ signal: Signal<T, E>) -> Sig
 /// Drops a value that `isEqual` says equals the last value delivered.
 /// `isEqual` is called outside any lock.
 ///
-/// Fused, as `filter`: a stateful stage (the last value delivered, made when
-/// the subscription starts; see `_statefulStage`), so it adds no subscriber
-/// of its own to a chain, and values emitted from several threads at once
-/// are compared one at a time, in the order they arrive. Inlinable, as
-/// `distinctUntilChanged(_:)`.
+/// Fused, as `filter`: a filter with a state per subscription (the last
+/// value delivered, made when the subscription starts), so it adds no
+/// subscriber of its own to a chain. Inlinable, as `distinctUntilChanged(_:)`.
 @inlinable
 public func distinctUntilChanged<T, E>(isEqual: @escaping (T, T) -> Bool) -> (Signal<T, E>) -> Signal<T, E> {
-    return _statefulStage(nil, _SignalDistinctStep<T>(isEqual: isEqual))
-}
-
-/// `distinctUntilChanged`'s step: the last value delivered kept.
-@usableFromInline
-struct _SignalDistinctStep<T>: _SignalStep {
-    @usableFromInline let isEqual: (T, T) -> Bool
-
-    @inlinable
-    init(isEqual: @escaping (T, T) -> Bool) {
-        self.isEqual = isEqual
-    }
-
-    @inlinable
-    func step(_ last: inout T?, _ value: T, _ emit: (T) -> Void) {
-        if let last, self.isEqual(last, value) {
-            return
-        }
-        last = value
-        emit(value)
+    return { signal in
+        return Signal<T, E>(fused: { makeNext, error, completed in
+            return signal.startFusing({ liveness in
+                let next = makeNext(liveness)
+                let previous = Atomic<T?>(value: nil)
+                return { value in
+                    if let last = previous._load(), isEqual(last, value) {
+                        return
+                    }
+                    previous._exchange(value)
+                    if !liveness.isTerminated {
+                        next?(value)
+                    }
+                }
+            }, error: error, completed: completed)
+        })
     }
 }
