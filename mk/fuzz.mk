@@ -2,7 +2,8 @@
 # C API, Tests/fuzz/fuzz_model.c over the C API with the reference model as
 # oracle (Tests/README.md), Tests/fuzz/fuzz_ffi.c over the ffi signature
 # parser and value conversions. They link against the ASan core of mk/sanitizers.mk, built
-# with SanitizerCoverage too, so libFuzzer is guided by the Swift code; the
+# with SanitizerCoverage too, so libFuzzer is guided by the Swift code
+# (fuzz-build checks that it is: FUZZ_MIN_COUNTERS below); the
 # ffi sources are compiled into their harness. The same harnesses, without
 # libFuzzer, replay the corpora under valgrind (test-valgrind-c, -ffi).
 
@@ -13,14 +14,31 @@ FUZZ_HARNESSES := api model ffi
 FUZZ_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fuse-ld=lld -Iinclude -ITests/common \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LINK := -L$(ASAN_CORE) -lsignalkit -Wl,-rpath,$(CURDIR)/$(ASAN_CORE) -Wl,-rpath,$(SWIFT_LIBDIR)
+# The core's coverage counters: SanitizerCoverage's inline 8-bit counters,
+# one byte per edge, the section __sancov_cntrs of the ASan core's
+# libsignalkit.so. With the Swift code instrumented (ASan and coverage) it
+# had 67,136 bytes (0x10640; Swift 6.3.1, 2026-11-25); without coverage in
+# the Swift code 144 (the C files' alone), without ASan there 18,730
+# (asan-core, mk/sanitizers.mk, says how that happened). Below the floor,
+# half the good count, fuzz-build fails: the fuzzers would be guided by the
+# harnesses' own branches only.
+FUZZ_MIN_COUNTERS := 33000
+# The size in bytes of that section (0 without one).
+fuzz_counters = $$(( 0x$$(readelf -SW $(ASAN_CORE)/libsignalkit.so | \
+	awk '{ for (i = 1; i < NF; i++) if ($$i == "__sancov_cntrs") print $$(i + 4) }' | grep . || echo 0) ))
 # No Swift backtracer on a crash (libFuzzer prints the stack), no leak check
 # at exit of the fuzzing process (the harnesses check leaks themselves).
 FUZZ_ENV := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
 
 .PHONY: fuzz-build test-fuzz $(FUZZ_HARNESSES:%=test-fuzz-%) fuzz
 
-fuzz-build: asan-core ## the three libFuzzer harnesses, against the ASan core
+fuzz-build: asan-core ## the three libFuzzer harnesses, against the ASan core (its coverage counters checked)
 	$(begin)
+	@counters=$(fuzz_counters); echo "$(ASAN_CORE)/libsignalkit.so: $$counters coverage counters (floor $(FUZZ_MIN_COUNTERS))"; \
+	if [ "$$counters" -lt $(FUZZ_MIN_COUNTERS) ]; then echo "fuzz-build: the ASan core has $$counters coverage counters" \
+		"(__sancov_cntrs), fewer than $(FUZZ_MIN_COUNTERS): its Swift code lacks SanitizerCoverage or ASan, and the" \
+		"fuzzers would not see the library. See the -sanitize= flags swiftc got (.build-asan/debug.yaml) and asan-core" \
+		"in mk/sanitizers.mk"; exit 1; fi
 	mkdir -p $(FUZZ_OUT)
 	$(CLANG) $(FUZZ_CFLAGS) Tests/fuzz/fuzz_api.c $(FUZZ_LINK) -o $(FUZZ_OUT)/fuzz_api
 	$(CLANG) $(FUZZ_CFLAGS) Tests/fuzz/fuzz_model.c $(FUZZ_LINK) -o $(FUZZ_OUT)/fuzz_model

@@ -5,9 +5,11 @@
  * kind of handle: pipes, signals (pipe signals, single/complete/fail/never,
  * generators that keep their subscribers so later steps can emit into them,
  * value promises, and operators chained on any of them), subscriptions with
- * tracked observers, and one host-drained queue (the only queue used, so a
- * run is deterministic). Steps create, chain, start, put values of every
- * kind, dispose, release and drain in any order.
+ * tracked observers, one host-drained queue and one virtual-time queue (the
+ * time operators' clock: the only queues used, so a run is deterministic).
+ * Every operator of signalkit.h is applied (apply_operator). Steps create,
+ * chain, start, put values of every kind, dispose, release, drain and
+ * advance the clock in any order.
  *
  * Invariants, checked as the calls happen (abort() with a message):
  * - an observer's release runs at most once, and no callback comes after it;
@@ -23,7 +25,8 @@
  * A subscription to a value promise keeps the promise alive until it is
  * disposed (as in the original): one released without dispose is permanent
  * by contract, not a leak. Signals built on value promises are marked, and
- * their subscriptions are always disposed before they are released.
+ * their subscriptions are always disposed before they are released; so are
+ * those built on a timeout, for an open leak (apply_operator).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +35,7 @@
 #include <string.h>
 
 #include "signalkit.h"
+#include "signalkit_test.h"
 #include "int_callbacks.h"
 
 #define FAIL(...)                                                              \
@@ -152,6 +156,7 @@ static bool subscription_promised[SUBSCRIPTIONS];
 static sk_subscriber *subscribers[SUBSCRIBERS];
 static sk_value_promise *promises[PROMISES];
 static sk_queue *host;
+static sk_queue *clock_queue; /* virtual time: the time operators' queue */
 
 static void put_marked_signal(size_t slot, sk_signal *signal, int d, bool from_promise) {
     slot %= SIGNALS;
@@ -286,6 +291,62 @@ static void nothing(void *ctx) {
     (void)ctx;
 }
 
+/* group_by's key: an int's parity, else the value's kind. */
+static void parity(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    int64_t n = 0;
+    if (sk_value_get_int64(value, &n) == SK_OK) {
+        sk_value_set_int64(out, n & 1);
+    } else {
+        sk_value_set_int64(out, -(int64_t)sk_value_kind(value));
+    }
+}
+
+/* deferred's function: the signal it was made over (ctx), at each start. */
+static sk_signal *again(void *ctx) {
+    return sk_signal_retain(ctx);
+}
+
+static void release_signal(void *ctx) {
+    sk_signal_release(ctx);
+}
+
+/* A duration from the input: 0 to 1.75 s in quarters, or (periodic) from
+ * 0.25 s: a period of 0 would fire every nanosecond of an advance. */
+static double seconds_of(input *in, bool periodic) {
+    return (double)(next_byte(in) % 8 + periodic) / 4.0;
+}
+
+/* `signal` started again at most `count` times (count >= 1) by `loop`
+ * (restart or restart_if_error), which would start it for ever: each start
+ * delivers a 0 first (start_with), so take(count) ends the loop. */
+static int bounded_loop(sk_signal **out, sk_signal *signal, int (*loop)(sk_signal **, sk_signal *), size_t count) {
+    sk_value zero;
+    sk_value_set_int64(&zero, 0);
+    sk_signal *first = NULL, *looped = NULL;
+    int status = sk_signal_start_with(&first, signal, &zero);
+    if (status == SK_OK) {
+        status = loop(&looped, first);
+    }
+    if (status == SK_OK) {
+        status = sk_signal_take(out, looped, count);
+    }
+    sk_signal_release(looped);
+    sk_signal_release(first);
+    return status;
+}
+
+/* Operators over two signals: `other` too. */
+static bool two_inputs(uint8_t which) {
+    return which == 7 || which == 20 || which == 21 || (which >= 35 && which <= 38) || which == 53 || which == 54;
+}
+
+/* The cost of a loop (restart, retry) over a signal of cost `d` that one
+ * start of it starts up to `count` times. */
+static int loop_cost(int d, size_t count) {
+    return (int)count * (d + 2);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Steps                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -294,14 +355,18 @@ static void apply_operator(input *in) {
     size_t from = next_byte(in) % SIGNALS;
     size_t to = next_byte(in) % SIGNALS;
     size_t other = next_byte(in) % SIGNALS;
-    uint8_t which = next_byte(in) % 39;
+    uint8_t which = next_byte(in) % 55;
     sk_signal *s = signals[from];
     if (s == NULL || depth[from] >= MAX_DEPTH) {
         return;
     }
+    size_t count = 1; /* the starts of `s` one start makes (the loops) */
     sk_signal *out = NULL;
     int status = SK_OK;
     TRACE("  operator %u: %zu (, %zu) -> %zu\n", which, from, other, to);
+    if (two_inputs(which) && (signals[other] == NULL || depth[other] >= MAX_DEPTH)) {
+        return;
+    }
     switch (which) {
     case 0: status = sk_signal_map(&out, s, sk_test_add_one, NULL, NULL); break;
     case 1: status = sk_signal_filter(&out, s, sk_test_keep_even, NULL, NULL); break;
@@ -310,12 +375,7 @@ static void apply_operator(input *in) {
     case 4: status = sk_signal_take_until(&out, s, take_small, NULL, NULL); break;
     case 5: status = sk_signal_last(&out, s); break;
     case 6: status = sk_signal_ignore_values(&out, s); break;
-    case 7:
-        if (signals[other] == NULL || depth[other] >= MAX_DEPTH) {
-            return;
-        }
-        status = sk_signal_then(&out, s, signals[other]);
-        break;
+    case 7: status = sk_signal_then(&out, s, signals[other]); break;
     case 8: status = sk_signal_catch(&out, s, single_of, NULL, NULL); break;
     case 9: status = sk_signal_map_to_signal(&out, s, single_of, NULL, NULL); break;
     case 10: status = sk_signal_switch_to_latest(&out, s); break;
@@ -360,9 +420,6 @@ static void apply_operator(input *in) {
     case 36:
     case 37:
     case 38: {
-        if (signals[other] == NULL || depth[other] >= MAX_DEPTH) {
-            return;
-        }
         sk_signal *pair[2] = { s, signals[other] };
         status = which == 35   ? sk_signal_zip(&out, pair, 2)
                  : which == 36 ? sk_signal_with_latest_from(&out, s, signals[other])
@@ -370,10 +427,46 @@ static void apply_operator(input *in) {
                                : sk_signal_take_until_signal(&out, s, signals[other]);
         break;
     }
-    default: {
-        if (signals[other] == NULL || depth[other] >= MAX_DEPTH) {
-            return;
+    case 39: status = sk_signal_first_where(&out, s, sk_test_keep_even, NULL, NULL); break;
+    case 40: status = sk_signal_before_completed(&out, s, nothing, NULL, NULL); break;
+    case 41: status = sk_signal_after_completed(&out, s, nothing, NULL, NULL); break;
+    case 42: status = sk_signal_group_by(&out, s, parity, NULL, NULL); break;
+    case 43:
+    case 44:
+        count = 1 + next_byte(in) % 3;
+        status = bounded_loop(&out, s, which == 43 ? sk_signal_restart : sk_signal_restart_if_error, count);
+        break;
+    case 45: {
+        size_t retries = next_byte(in) % 3;
+        double delay = (next_byte(in) & 1) ? seconds_of(in, false) : 0.0;
+        sk_queue *queue = (next_byte(in) & 1) ? clock_queue : NULL;
+        count = 1 + retries;
+        status = sk_signal_retry_count(&out, s, retries, delay, queue);
+        if (queue == NULL && delay != 0.0) { /* a delay needs a queue: refused, as documented */
+            if (status != SK_ERR_NULL_ARGUMENT || out != NULL) {
+                FAIL("retry_count with a delay and no queue: %d", status);
+            }
+            status = sk_signal_retry_count(&out, s, retries, 0.0, NULL);
         }
+        break;
+    }
+    case 46:
+        /* Retries for ever, each after at least 0.25 s of the clock: an
+         * advance (at most 1.75 s) runs a few. */
+        count = 8;
+        status = sk_signal_retry(&out, s, seconds_of(in, true), 2.0, clock_queue);
+        break;
+    case 47:
+        status = sk_signal_deferred(&out, again, sk_signal_retain(s), release_signal);
+        break;
+    case 48: status = sk_signal_delay(&out, s, seconds_of(in, false), clock_queue); break;
+    case 49: status = sk_signal_debounce(&out, s, seconds_of(in, false), clock_queue); break;
+    case 50: status = sk_signal_throttle(&out, s, seconds_of(in, false), clock_queue); break;
+    case 51: status = sk_signal_buffer_time(&out, s, seconds_of(in, true), clock_queue); break;
+    case 52: status = sk_signal_sample_period(&out, s, seconds_of(in, true), clock_queue); break;
+    case 53: status = sk_signal_timeout(&out, s, seconds_of(in, false), clock_queue, signals[other]); break;
+    case 54: status = sk_signal_sample(&out, s, signals[other]); break;
+    default: {
         sk_signal *pair[2] = { s, signals[other] };
         status = which == 20 ? sk_signal_combine_latest(&out, pair, 2, (next_byte(in) & 1) ? host : NULL)
                              : sk_signal_merge(&out, pair, 2);
@@ -386,11 +479,19 @@ static void apply_operator(input *in) {
     /* The cost of a signal counts the subscriptions one start makes: inputs
      * of then/combine/merge add up (combining a signal with itself doubles
      * it), so capping it keeps every input's run short. */
-    int d = depth[from] + 1;
+    int d = count > 1 ? loop_cost(depth[from], count) : depth[from] + 1;
     bool from_promise = promised[from];
-    if (which == 7 || which == 20 || which == 21 || which >= 35) {
+    if (two_inputs(which)) {
         d += depth[other];
         from_promise = from_promise || promised[other];
+    }
+    /* An open leak, marked as a value promise's signals are (their
+     * subscriptions always disposed before they are released): a timeout
+     * subscription whose upstream delivered during its start (a replaying
+     * pipe) keeps itself alive through its timer's completion, never
+     * started, once released without dispose, however its upstream ends. */
+    if (which == 53) {
+        from_promise = true;
     }
     put_marked_signal(to, out, d, from_promise);
 }
@@ -439,8 +540,16 @@ static void drain(void) {
     } while (ran > 0 && ++rounds < 1000);
 }
 
+/* The clock moved on: what falls due runs (a repeating timer's work at most
+ * 1.75 s / 0.25 s times per subscription). */
+static void advance(double seconds) {
+    if (sk_queue_virtual_advance_by(clock_queue, seconds, NULL) != SK_OK) {
+        FAIL("sk_queue_virtual_advance_by: %s", sk_last_error_message());
+    }
+}
+
 static void step(input *in) {
-    uint8_t op = next_byte(in) % 16;
+    uint8_t op = next_byte(in) % 17;
     TRACE("step %u\n", op);
     switch (op) {
     case 0: {
@@ -548,6 +657,9 @@ static void step(input *in) {
     case 14:
         drain();
         break;
+    case 16:
+        advance(seconds_of(in, false));
+        break;
     default: {
         size_t slot = next_byte(in) % PROMISES;
         uint8_t what = next_byte(in) % 3;
@@ -604,6 +716,11 @@ static void teardown(void) {
         promises[i] = NULL;
     }
     drain();
+    /* Work still scheduled on the clock (the timers of subscriptions
+     * released without dispose) is dropped with its last handle. */
+    sk_queue_release(clock_queue);
+    clock_queue = NULL;
+    drain();
     sk_queue_release(host);
     host = NULL;
     tearing_down = false;
@@ -622,6 +739,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pointer_count = 0;
     if (sk_queue_create_host(&host, "fuzz") != SK_OK) {
         FAIL("sk_queue_create_host");
+    }
+    if (sk_queue_create_virtual(&clock_queue, "fuzz clock") != SK_OK) {
+        FAIL("sk_queue_create_virtual");
     }
     for (int steps = 0; in.size > 0 && steps < 256; steps++) {
         step(&in);

@@ -70,6 +70,10 @@ when the package call that ran the callbacks returns (subscribe, Pipe.put,
 Queue.drain, ...). While Python callbacks are held, the package installs
 its own SIGINT handler on the main thread (when Python's default one is in
 place), which defers the interrupt at the points where ctypes would lose it.
+A handler of the program's own, or SIGINT ignored (SIG_IGN, which Python
+keeps when it inherits it, as in a background job of a non-interactive
+shell), is left alone: Ctrl-C then interrupts nothing, as without the
+package.
 On a library thread (a serial queue's, the concurrent pool's, a timer's)
 there is no such caller: a KeyboardInterrupt a callback raises there is an
 exception like any other (the stream's error, on_error, or

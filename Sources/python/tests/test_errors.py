@@ -173,6 +173,7 @@ def test_reduce_failure_becomes_the_error():
 def test_ctrl_c_during_a_synchronous_emission_reaches_the_caller():
     result = run_child("""
         import itertools, signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
         import signalkit as sk
         seen = []
         def plus_one(n):
@@ -199,6 +200,7 @@ def test_ctrl_c_in_an_operator_callback_reaches_the_caller():
     # caller gets the KeyboardInterrupt, reported nowhere else.
     result = run_child("""
         import itertools, signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
         import signalkit as sk
         seen = []
         def effect(n):
@@ -345,6 +347,7 @@ def test_ctrl_c_in_a_hot_fan_out_stops_the_put_and_reaches_the_caller():
     # subscriber met the interrupt, no later subscriber receives the value.
     result = run_child("""
         import signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
         import signalkit as sk
         seen = []
         def make(i):

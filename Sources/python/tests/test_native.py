@@ -34,6 +34,15 @@ class SignalKitTestCase(unittest.TestCase):
         self.assertEqual(sk.ffi_live_objects(), 0, "ffi objects still alive")
         self.assertEqual(sk.pending_callbacks(), 0, "callbacks still held by the library")
 
+    def default_sigint(self):
+        """Python's default SIGINT handler for this test, whatever this
+        process inherited: a background job of a non-interactive shell (`make
+        test &`, nohup, some CI runners) starts with SIGINT ignored, which
+        Python keeps, and raising SIGINT would then do nothing. The inherited
+        disposition is back after the test."""
+        saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+        self.addCleanup(signal.signal, signal.SIGINT, saved)
+
 
 class TypedApiTests(SignalKitTestCase):
     def test_pipeline_values_and_order(self):
@@ -504,6 +513,8 @@ class ReleaseAfterExceptionTests(QuietTestCase):
         self.assertEqual(sk.ffi_live_objects(), 0)
 
     def test_interrupt_raised_to_the_caller_keeps_nothing_alive(self):
+        self.default_sigint()
+
         def plus_one(n):
             if n == 2:
                 signal.raise_signal(signal.SIGINT)
@@ -656,6 +667,10 @@ class InterruptTests(QuietTestCase):
     the caller as KeyboardInterrupt; no made-up value is delivered."""
     COUNT = 1_000_000
 
+    def setUp(self):
+        super().setUp()
+        self.default_sigint()
+
     def test_sigint_raised_in_a_callback_stops_the_emission(self):
         seen, errors = [], []
 
@@ -726,6 +741,29 @@ class InterruptTests(QuietTestCase):
         finally:
             signal.signal(signal.SIGINT, saved)
 
+    def test_an_ignored_sigint_stays_ignored(self):
+        # A program started with SIGINT ignored (a background job, nohup)
+        # or that ignores it itself: the package installs no handler over
+        # SIG_IGN, so Ctrl-C interrupts nothing, as without the package.
+        saved = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        self.addCleanup(signal.signal, signal.SIGINT, saved)
+        seen, errors, handlers = [], [], []
+
+        def plus_one(n):
+            if n == 1000:
+                handlers.append(signal.getsignal(signal.SIGINT))
+                signal.raise_signal(signal.SIGINT)
+            return n + 1
+
+        with sk.Signal.from_iterable(range(2000)) as source, source.map("i64(i64)", plus_one) as mapped, \
+                mapped.subscribe("void(i64)", seen.append, errors.append):
+            pass
+        self.assertEqual(seen, list(range(1, 2001)))
+        self.assertEqual(errors, [])
+        self.assertEqual(handlers, [signal.SIG_IGN])
+        self.assertIs(signal.getsignal(signal.SIGINT), signal.SIG_IGN)
+        self.assert_quiet()
+
     def test_sigint_at_any_moment_from_another_thread(self):
         # SIGINT sent by another thread lands anywhere: in a callback, in the
         # library between callbacks, in the generator. Each run must end with
@@ -734,6 +772,7 @@ class InterruptTests(QuietTestCase):
         # that a stray interrupt cannot stop this test run.
         result = run_child("""
             import json, os, signal, sys, threading
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
             import signalkit as sk
             sk.callback_error_hook = None
             escaped = []

@@ -499,6 +499,7 @@ def test_ctrl_c_stops_a_restart_loop_of_a_signal_ending_at_once():
     # sent by another thread once the loop runs (its first start).
     result = run_child("""
         import gc, os, signal, threading
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
         import signalkit as sk
         looping = threading.Event()
         threading.Thread(target=lambda: (looping.wait(), os.kill(os.getpid(), signal.SIGINT)), daemon=True).start()
