@@ -231,6 +231,11 @@ test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel ## t
 	$(end)
 
 DIST_TEST := $(OUT)/dist-test
+# A new user's shell on Debian, for the steps the documents show
+# (.ci/run-doc-steps.py): the system's own tools, its own python3 (whose pip
+# refuses to install outside a venv), nothing of this build's environment
+# (no Swift, no pyenv, no LD_LIBRARY_PATH or PKG_CONFIG_PATH).
+NEW_USER := env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u PYTHONPATH -u VIRTUAL_ENV PATH=/usr/bin:/bin
 
 # The .debs extracted into a scratch root and used there: Tests/dist/check-deb.sh.
 test-dist-deb: dist-deb ## the .debs: lintian, Depends, symbols, ELF needs, debug info, quick starts and CMake from a scratch root, without Swift
@@ -246,8 +251,13 @@ test-dist-deb: dist-deb ## the .debs: lintian, Depends, symbols, ELF needs, debu
 # plain pkg-config finding the moved tree, every ELF file's needs, the
 # libraries stripped with their debug files beside them, and the quick
 # starts and examples/cmake through pkg-config --define-prefix and
-# CMAKE_PREFIX_PATH, without Swift (Tests/dist/use.sh).
-test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used through pkg-config --define-prefix and CMake, without Swift
+# CMAKE_PREFIX_PATH, without Swift (Tests/dist/use.sh); last, the install steps of README.md and docs/packaging.md as written
+# (.ci/run-doc-steps.py tarball), each in a fresh folder with a new HOME
+# and a new user's PATH (NEW_USER), the tarball, app.c (the C quick start)
+# and CMakeLists.txt (examples/cmake's) beside it; then the program they
+# built runs, and so does the CMake build they configured, once built
+# (Tests/dist/check-tarball-steps.sh).
+test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used through pkg-config --define-prefix and CMake, the README's steps as written, without Swift
 	$(begin)
 	rm -rf $(DIST_TEST)/tarball && mkdir -p $(DIST_TEST)/tarball/unpacked
 	tar -C $(DIST_TEST)/tarball/unpacked -xzf $(TARBALL)
@@ -266,6 +276,13 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 	done
 	sh Tests/dist/use.sh $(DIST_TEST)/tarball/use $(DIST_TEST)/tarball/moved/lib $(DIST_TEST)/tarball/moved \
 		env PKG_CONFIG_PATH=$(DIST_TEST)/tarball/moved/lib/pkgconfig pkg-config --define-prefix
+	rm -rf $(DIST_TEST)/tarball/steps && mkdir -p $(DIST_TEST)/tarball/steps
+	cp $(TARBALL) $(DIST_TEST)/tarball/steps/
+	cp examples/c/quickstart.c $(DIST_TEST)/tarball/steps/app.c
+	cp examples/cmake/CMakeLists.txt $(DIST_TEST)/tarball/steps/
+	$(NEW_USER) python3 .ci/run-doc-steps.py tarball --version $(VERSION) --files $(DIST_TEST)/tarball/steps \
+		--scratch $(DIST_TEST)/tarball/steps-run \
+		--then 'sh $(CURDIR)/Tests/dist/check-tarball-steps.sh $(TARBALL_NAME) $(CURDIR)/examples/c/quickstart.expected'
 	$(end)
 
 # The source tarball unpacked: Tests/dist/check-source.sh (what it holds, and
