@@ -70,6 +70,14 @@ DIST_BUILT := dist-deb dist-tarball dist-wheel
 SPLIT := $(DIST_WORK)/split
 SPLIT_LIBS := libsignalkit.so.$(VERSION) libsignalkit-ffi.so.$(VERSION)
 
+# The examples the -dev package and the tarball carry, in
+# share/doc/PACKAGE/examples at their paths below examples/
+# (mk/debian/libsignalkit-dev.examples: shell globs; Tests/dist/
+# check-examples.sh checks that every example a guide names is there).
+# $(call install_examples,DIR): them into DIR.
+DIST_EXAMPLES := $(sort $(wildcard $(shell sed -e '/^\#/d' -e '/^$$/d' mk/debian/libsignalkit-dev.examples)))
+install_examples = $(foreach f,$(DIST_EXAMPLES),install -D -m 0644 $(CURDIR)/$(f) $(1)/$(patsubst examples/%,%,$(f));)
+
 # A deterministic archive of a folder's content: names sorted, owner root,
 # every time SOURCE_DATE_EPOCH, modes without group or other write.
 # $(call dist_tar,DIR,ARCHIVE,TOP): DIR/TOP into ARCHIVE (.tar.gz).
@@ -118,9 +126,8 @@ dist-deb: dist-split ## the Debian packages libsignalkit0, libsignalkit-dev, lib
 	done; \
 	mv $(DEB_WORK)/root$(DEB_LIBDIR)/libsignalkit.so.$(SOVERSION) $(DEB_WORK)/root$(DEB_LIBDIR)/libsignalkit-ffi.so.$(FFI_SOVERSION) $$lib/; \
 	mv $(DEB_WORK)/root/usr $$dev/; \
-	mkdir -p $$dev/usr/share/doc/$$dev/examples; \
 	ln -s libsignalkit0 $$dbg/usr/share/doc/$$dbg; \
-	install -m 0644 $(CURDIR)/examples/c/quickstart.c $(CURDIR)/examples/cpp/quickstart.cpp $$dev/usr/share/doc/$$dev/examples/; \
+	$(call install_examples,$$dev/usr/share/doc/$$dev/examples) \
 	gzip -9nc $(CURDIR)/README.md > $$dev/usr/share/doc/$$dev/README.md.gz; \
 	gzip -9nc $(CURDIR)/CHANGELOG.md > libsignalkit0/usr/share/doc/libsignalkit0/changelog.gz; \
 	printf '%s (%s) unstable; urgency=medium\n\n  * SignalKit %s; its changes: %s\n\n -- %s  %s\n' \
@@ -183,6 +190,7 @@ dist-tarball: dist-split ## signalkit-VERSION-linux-ARCH.tar.gz (relocatable) an
 		install -m 0644 $(SPLIT)/$$name.debug $(DIST_WORK)/tarball-debug/$(TARBALL_NAME)/lib/; \
 	done
 	install -m 0644 LICENSE CHANGELOG.md README.md $(DIST_WORK)/tarball/$(TARBALL_NAME)/
+	$(call install_examples,$(DIST_WORK)/tarball/$(TARBALL_NAME)/share/doc/signalkit/examples)
 	install -m 0644 LICENSE $(DIST_WORK)/tarball-debug/$(TARBALL_NAME)/
 	$(call dist_tar,$(DIST_WORK)/tarball,$(TARBALL),$(TARBALL_NAME))
 	$(call dist_tar,$(DIST_WORK)/tarball-debug,$(TARBALL_DEBUG),$(TARBALL_NAME))
@@ -249,9 +257,11 @@ test-dist-deb: dist-deb ## the .debs: lintian, Depends, symbols, ELF needs, debu
 # checkout or of its staging in its text files, the .pc files valid and
 # naming the licence (pkgconf 1.8 ignores License:, later ones read it),
 # plain pkg-config finding the moved tree, every ELF file's needs, the
-# libraries stripped with their debug files beside them, and the quick
-# starts and examples/cmake through pkg-config --define-prefix and
-# CMAKE_PREFIX_PATH, without Swift (Tests/dist/use.sh); last, the install steps of README.md and docs/packaging.md as written
+# libraries stripped with their debug files beside them, the examples the
+# guides name in share/doc/signalkit/examples (Tests/dist/check-examples.sh),
+# and the quick starts, the search demo and examples/cmake, built from those
+# copies, through pkg-config --define-prefix and CMAKE_PREFIX_PATH, without
+# Swift (Tests/dist/use.sh); last, the install steps of README.md and docs/packaging.md as written
 # (.ci/run-doc-steps.py tarball), each in a fresh folder with a new HOME
 # and a new user's PATH (NEW_USER), the tarball, app.c (the C quick start)
 # and CMakeLists.txt (examples/cmake's) beside it; then the program they
@@ -274,7 +284,9 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 	set -e; for name in $(SPLIT_LIBS); do \
 		$(PYTHON) Tests/dist/check-debug.py $(DIST_TEST)/tarball/moved/lib/$$name $(DIST_TEST)/tarball/moved/lib/$$name.debug; \
 	done
+	sh Tests/dist/check-examples.sh $(DIST_TEST)/tarball/moved/share/doc/signalkit/examples
 	sh Tests/dist/use.sh $(DIST_TEST)/tarball/use $(DIST_TEST)/tarball/moved/lib $(DIST_TEST)/tarball/moved \
+		$(DIST_TEST)/tarball/moved/share/doc/signalkit/examples \
 		env PKG_CONFIG_PATH=$(DIST_TEST)/tarball/moved/lib/pkgconfig pkg-config --define-prefix
 	rm -rf $(DIST_TEST)/tarball/steps && mkdir -p $(DIST_TEST)/tarball/steps
 	cp $(TARBALL) $(DIST_TEST)/tarball/steps/
