@@ -39,6 +39,7 @@ MARKER = re.compile(r"^<!-- (fragment|swift-dependency|file: (\S+)|run: (\S+)) -
 RUN_STEPS = {
     "tarball": "make test-dist-tarball",
     "wheel": "make test-dist-wheel",
+    "valgrind": "make test-dist-deb and make test-dist-tarball",
 }
 
 

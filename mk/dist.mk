@@ -261,7 +261,9 @@ test-dist-deb: dist-deb ## the .debs: lintian, Depends, symbols, ELF needs, debu
 # guides name in share/doc/signalkit/examples (Tests/dist/check-examples.sh),
 # and the quick starts, the search demo and examples/cmake, built from those
 # copies, through pkg-config --define-prefix and CMAKE_PREFIX_PATH, without
-# Swift (Tests/dist/use.sh); last, the install steps of README.md and docs/packaging.md as written
+# Swift (Tests/dist/use.sh); the valgrind recipe of docs/c.md as written,
+# the debug files beside the libraries (Tests/dist/valgrind.sh); last, the
+# install steps of README.md and docs/packaging.md as written
 # (.ci/run-doc-steps.py tarball), each in a fresh folder with a new HOME
 # and a new user's PATH (NEW_USER), the tarball, app.c (the C quick start)
 # and CMakeLists.txt (examples/cmake's) beside it; then the program they
@@ -288,6 +290,8 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 	sh Tests/dist/use.sh $(DIST_TEST)/tarball/use $(DIST_TEST)/tarball/moved/lib $(DIST_TEST)/tarball/moved \
 		$(DIST_TEST)/tarball/moved/share/doc/signalkit/examples \
 		env PKG_CONFIG_PATH=$(DIST_TEST)/tarball/moved/lib/pkgconfig pkg-config --define-prefix
+	sh Tests/dist/valgrind.sh $(DIST_TEST)/tarball/valgrind $(DIST_TEST)/tarball/moved/lib \
+		PKG_CONFIG_PATH=$(DIST_TEST)/tarball/moved/lib/pkgconfig
 	rm -rf $(DIST_TEST)/tarball/steps && mkdir -p $(DIST_TEST)/tarball/steps
 	cp $(TARBALL) $(DIST_TEST)/tarball/steps/
 	cp examples/c/quickstart.c $(DIST_TEST)/tarball/steps/app.c

@@ -161,7 +161,7 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 	rm -rf $(PY_DIST_WORK) $(PY_DIST)
 	mkdir -p $(PY_DIST_WORK)/native $(PY_DIST)/debug
 	cp .build-release/release/libsignalkit.so $(PY_DIST_WORK)/native/libsignalkit.so.$(SOVERSION)
-	$(call py_ffi_lib,$(PY_DIST_WORK)/native/libsignalkit-ffi.so.$(FFI_SOVERSION),-g -ffile-prefix-map=$(CURDIR)=.)
+	$(call py_ffi_lib,$(PY_DIST_WORK)/native/libsignalkit-ffi.so.$(FFI_SOVERSION),$(RELEASE_CDEBUG) -ffile-prefix-map=$(CURDIR)=.)
 	umask 022 && $(PY_DIST_ENV) SIGNALKIT_PREBUILT_DIR=$(PY_DIST_WORK)/native SIGNALKIT_DEBUG_DIR=$(PY_DIST)/debug \
 		SIGNALKIT_WERROR=1 python -m build -q --wheel --no-isolation --outdir $(PY_DIST_WORK)/wheel Sources/python
 	umask 022 && $(PY_DIST_ENV) auditwheel repair -w $(PY_DIST) $(PY_DIST_WORK)/wheel/signalkit-*.whl

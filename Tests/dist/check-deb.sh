@@ -16,7 +16,10 @@
 #     (Tests/dist/check-examples.sh);
 #   - the quick starts, the search demo and examples/cmake, from those
 #     installed copies, are built against ROOT and run without Swift
-#     (Tests/dist/use.sh).
+#     (Tests/dist/use.sh);
+#   - the valgrind recipe of docs/c.md, as written, reports nothing for a
+#     program that releases everything and the leak of one that does not
+#     (Tests/dist/valgrind.sh; the stripped library, no debug file found).
 #
 #   sh Tests/dist/check-deb.sh DIST VERSION ROOT
 #
@@ -85,3 +88,4 @@ examples=$root/usr/share/doc/$dev/examples
 sh "$here/check-examples.sh" "$examples"
 sh "$here/use.sh" "$root.use" "$libdir" "$root/usr" "$examples" \
     env "PKG_CONFIG_PATH=$libdir/pkgconfig" "PKG_CONFIG_SYSROOT_DIR=$root" pkg-config
+sh "$here/valgrind.sh" "$root.valgrind" "$libdir" "PKG_CONFIG_PATH=$libdir/pkgconfig" "PKG_CONFIG_SYSROOT_DIR=$root"
