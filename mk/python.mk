@@ -185,8 +185,8 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 # documented name, then signalkit.version() printed: VERSION, from the
 # venv), each in a fresh folder with the wheel in it, with a new Debian
 # user's PATH and so the system's own python3 (NEW_USER, mk/dist.mk), pip
-# kept off the network (PIP_NO_INDEX); last, pip install of the sdist fails at once,
-# saying that Swift 6.x is needed.
+# kept off the network (PIP_NO_INDEX); last, pip install of the sdist fails
+# at once, saying that Swift 6.x is needed.
 PY_DIST_TEST := $(PY_OUT)/dist-test
 NO_SWIFT_PATH := $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(PATH)),$(if $(wildcard $(d)/swift $(d)/swiftc),,$(d)))))
 NO_SWIFT := env -u LD_LIBRARY_PATH PATH='$(NO_SWIFT_PATH)'
