@@ -75,8 +75,16 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # hashes the unmapped source path: -disable-incremental-llvm-codegen, which
 # only lets an unchanged object file be kept). The linker's build ID, a hash
 # of the whole file, then no longer depends on where the checkout is.
+# The debug information the release artifacts keep (mk/dist.mk) is DWARF 4:
+# Debian 12's valgrind (3.19) gives up on the whole file at DWARF 5's forms
+# ("unhandled dwarf2 abbrev form code 0x25 ... I can't recover"), which
+# clang 21 and gcc 12 write by default (the C targets and
+# libsignalkit-ffi); swiftc writes 4 today, pinned here. RELEASE_CDEBUG is
+# the C compilers' flags for it.
+RELEASE_CDEBUG := -g -gdwarf-4
 PREFIX_MAP := $(CURDIR)=.
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
+	-Xswiftc -dwarf-version=4 -Xcc -gdwarf-4 \
 	-Xswiftc -static-stdlib -Xswiftc -file-prefix-map -Xswiftc $(PREFIX_MAP) -Xcc -ffile-prefix-map=$(PREFIX_MAP) \
 	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \

@@ -48,7 +48,7 @@ RULES = {
         "the library registers no exit handler but SIGNALKIT_LIVE_OBJECTS_AT_EXIT's",
     ]),
     "interpreter exit": (PYTHON_GUIDE, [
-        "At interpreter exit, live subscriptions are disposed and library threads finish their callbacks first",
+        "the hook waits for the callbacks in flight, and only for them",
     ]),
     "refused resources": (HEADER, [
         "The serial and concurrent queues share one pool of worker threads per process",

@@ -18,6 +18,11 @@ Each fenced block must follow a marker comment on the line before it:
                             in place of the published one), so a `from:` the
                             tags cannot meet fails (not in a source tarball,
                             which has no history)
+  <!-- run: NAME -->        steps a user copies, run as written (`<version>`
+                            replaced) against the release artifacts by the
+                            make target RUN_STEPS names for NAME, through
+                            .ci/run-doc-steps.py (which fails when no block
+                            bears a NAME it is asked for)
   <!-- fragment -->         shell commands or an excerpt, not run
 
 Usage: check-readme.py [DOCUMENT...] (run from the repository's root; the
@@ -29,7 +34,13 @@ import subprocess
 import sys
 import tempfile
 
-MARKER = re.compile(r"^<!-- (fragment|swift-dependency|file: (\S+)) -->$")
+MARKER = re.compile(r"^<!-- (fragment|swift-dependency|file: (\S+)|run: (\S+)) -->$")
+# The blocks of each `run:` name, and the target that runs them.
+RUN_STEPS = {
+    "tarball": "make test-dist-tarball",
+    "wheel": "make test-dist-wheel",
+    "valgrind": "make test-dist-deb and make test-dist-tarball",
+}
 
 
 def blocks(lines):
@@ -135,10 +146,15 @@ def check_document(readme, root):
         count += 1
         match = MARKER.match(marker)
         if not match:
-            problems.append(f"{readme}:{number}: a code block without a marker (file:, swift-dependency or fragment)")
+            problems.append(f"{readme}:{number}: a code block without a marker"
+                            " (file:, run:, swift-dependency or fragment)")
             continue
-        kind, path = match.group(1), match.group(2)
-        if path is not None:
+        kind, path, steps = match.group(1), match.group(2), match.group(3)
+        if steps is not None:
+            if steps not in RUN_STEPS:
+                problems.append(f"{readme}:{number}: `run: {steps}`: no test runs such blocks"
+                                f" (the names are {', '.join(sorted(RUN_STEPS))}: RUN_STEPS)")
+        elif path is not None:
             try:
                 with open(os.path.join(root, path)) as handle:
                     expected = handle.read()

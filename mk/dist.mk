@@ -23,8 +23,9 @@
 #
 # dist-deb and dist-tarball package the libraries `make` built in this tree
 # (LIB_UNSTRIPPED, FFI_UNSTRIPPED: split here into the stripped library and
-# its debug information), so that test-dist costs no Swift build; `dist` runs
-# the very same recipes in a tree that holds nothing but the source tarball.
+# its debug information), and api.json (which install_tree installs), so
+# that test-dist costs no Swift build; `dist` runs the very same recipes in a
+# tree that holds nothing but the source tarball, where they make both.
 #
 # Reproducible: every time stamp is SOURCE_DATE_EPOCH (the last commit's
 # time; in an unpacked source tarball, the file dist-source put in it), every
@@ -70,6 +71,14 @@ DIST_BUILT := dist-deb dist-tarball dist-wheel
 SPLIT := $(DIST_WORK)/split
 SPLIT_LIBS := libsignalkit.so.$(VERSION) libsignalkit-ffi.so.$(VERSION)
 
+# The examples the -dev package and the tarball carry, in
+# share/doc/PACKAGE/examples at their paths below examples/
+# (mk/debian/libsignalkit-dev.examples: shell globs; Tests/dist/
+# check-examples.sh checks that every example a guide names is there).
+# $(call install_examples,DIR): them into DIR.
+DIST_EXAMPLES := $(sort $(wildcard $(shell sed -e '/^\#/d' -e '/^$$/d' mk/debian/libsignalkit-dev.examples)))
+install_examples = $(foreach f,$(DIST_EXAMPLES),install -D -m 0644 $(CURDIR)/$(f) $(1)/$(patsubst examples/%,%,$(f));)
+
 # A deterministic archive of a folder's content: names sorted, owner root,
 # every time SOURCE_DATE_EPOCH, modes without group or other write.
 # $(call dist_tar,DIR,ARCHIVE,TOP): DIR/TOP into ARCHIVE (.tar.gz).
@@ -100,7 +109,7 @@ dist-split: lib ffi
 # exports to mk/debian/libsignalkit0.symbols (-c2: a symbol gone or new
 # fails: `make deb-symbols` records new ones at VERSION); dpkg-shlibdeps
 # makes libsignalkit0's Depends from the libraries' NEEDED entries.
-dist-deb: dist-split ## the Debian packages libsignalkit0, libsignalkit-dev, libsignalkit0-dbgsym into .build-c/dist
+dist-deb: dist-split $(OUT)/api.json ## the Debian packages libsignalkit0, libsignalkit-dev, libsignalkit0-dbgsym into .build-c/dist
 	$(begin)
 	@test -n "$(DEB_MULTIARCH)" || { echo "dist-deb needs dpkg-dev (dpkg-architecture): make deps installs it" >&2; exit 1; }
 	rm -rf $(DEB_WORK) $(DEBS) && mkdir -p $(DEB_WORK)/debian $(DIST)
@@ -118,9 +127,8 @@ dist-deb: dist-split ## the Debian packages libsignalkit0, libsignalkit-dev, lib
 	done; \
 	mv $(DEB_WORK)/root$(DEB_LIBDIR)/libsignalkit.so.$(SOVERSION) $(DEB_WORK)/root$(DEB_LIBDIR)/libsignalkit-ffi.so.$(FFI_SOVERSION) $$lib/; \
 	mv $(DEB_WORK)/root/usr $$dev/; \
-	mkdir -p $$dev/usr/share/doc/$$dev/examples; \
 	ln -s libsignalkit0 $$dbg/usr/share/doc/$$dbg; \
-	install -m 0644 $(CURDIR)/examples/c/quickstart.c $(CURDIR)/examples/cpp/quickstart.cpp $$dev/usr/share/doc/$$dev/examples/; \
+	$(call install_examples,$$dev/usr/share/doc/$$dev/examples) \
 	gzip -9nc $(CURDIR)/README.md > $$dev/usr/share/doc/$$dev/README.md.gz; \
 	gzip -9nc $(CURDIR)/CHANGELOG.md > libsignalkit0/usr/share/doc/libsignalkit0/changelog.gz; \
 	printf '%s (%s) unstable; urgency=medium\n\n  * SignalKit %s; its changes: %s\n\n -- %s  %s\n' \
@@ -172,7 +180,7 @@ deb-symbols: dist-split ## record the libraries' new exports in mk/debian/libsig
 # libraries, LICENSE, CHANGELOG.md and README.md; the debug files in a
 # second tarball with the same top folder, beside the libraries once both
 # are unpacked (where gdb looks for a .gnu_debuglink's file).
-dist-tarball: dist-split ## signalkit-VERSION-linux-ARCH.tar.gz (relocatable) and its -debug.tar.gz into .build-c/dist
+dist-tarball: dist-split $(OUT)/api.json ## signalkit-VERSION-linux-ARCH.tar.gz (relocatable) and its -debug.tar.gz into .build-c/dist
 	$(begin)
 	rm -rf $(DIST_WORK)/tarball $(DIST_WORK)/tarball-debug $(TARBALL) $(TARBALL_DEBUG)
 	mkdir -p $(DIST) $(DIST_WORK)/tarball-debug/$(TARBALL_NAME)/lib
@@ -183,6 +191,7 @@ dist-tarball: dist-split ## signalkit-VERSION-linux-ARCH.tar.gz (relocatable) an
 		install -m 0644 $(SPLIT)/$$name.debug $(DIST_WORK)/tarball-debug/$(TARBALL_NAME)/lib/; \
 	done
 	install -m 0644 LICENSE CHANGELOG.md README.md $(DIST_WORK)/tarball/$(TARBALL_NAME)/
+	$(call install_examples,$(DIST_WORK)/tarball/$(TARBALL_NAME)/share/doc/signalkit/examples)
 	install -m 0644 LICENSE $(DIST_WORK)/tarball-debug/$(TARBALL_NAME)/
 	$(call dist_tar,$(DIST_WORK)/tarball,$(TARBALL),$(TARBALL_NAME))
 	$(call dist_tar,$(DIST_WORK)/tarball-debug,$(TARBALL_DEBUG),$(TARBALL_NAME))
@@ -231,6 +240,11 @@ test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel ## t
 	$(end)
 
 DIST_TEST := $(OUT)/dist-test
+# A new user's shell on Debian, for the steps the documents show
+# (.ci/run-doc-steps.py): the system's own tools, its own python3 (whose pip
+# refuses to install outside a venv), nothing of this build's environment
+# (no Swift, no pyenv, no LD_LIBRARY_PATH or PKG_CONFIG_PATH).
+NEW_USER := env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u PYTHONPATH -u VIRTUAL_ENV PATH=/usr/bin:/bin
 
 # The .debs extracted into a scratch root and used there: Tests/dist/check-deb.sh.
 test-dist-deb: dist-deb ## the .debs: lintian, Depends, symbols, ELF needs, debug info, quick starts and CMake from a scratch root, without Swift
@@ -244,10 +258,19 @@ test-dist-deb: dist-deb ## the .debs: lintian, Depends, symbols, ELF needs, debu
 # checkout or of its staging in its text files, the .pc files valid and
 # naming the licence (pkgconf 1.8 ignores License:, later ones read it),
 # plain pkg-config finding the moved tree, every ELF file's needs, the
-# libraries stripped with their debug files beside them, and the quick
-# starts and examples/cmake through pkg-config --define-prefix and
-# CMAKE_PREFIX_PATH, without Swift (Tests/dist/use.sh).
-test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used through pkg-config --define-prefix and CMake, without Swift
+# libraries stripped with their debug files beside them, the examples the
+# guides name in share/doc/signalkit/examples (Tests/dist/check-examples.sh),
+# and the quick starts, the search demo and examples/cmake, built from those
+# copies, through pkg-config --define-prefix and CMAKE_PREFIX_PATH, without
+# Swift (Tests/dist/use.sh); the valgrind recipe of docs/c.md as written,
+# the debug files beside the libraries (Tests/dist/valgrind.sh); last, the
+# install steps of README.md and docs/packaging.md as written
+# (.ci/run-doc-steps.py tarball), each in a fresh folder with a new HOME
+# and a new user's PATH (NEW_USER), the tarball, app.c (the C quick start)
+# and CMakeLists.txt (examples/cmake's) beside it; then the program they
+# built runs, and so does the CMake build they configured, once built
+# (Tests/dist/check-tarball-steps.sh).
+test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used through pkg-config --define-prefix and CMake, the README's steps as written, without Swift
 	$(begin)
 	rm -rf $(DIST_TEST)/tarball && mkdir -p $(DIST_TEST)/tarball/unpacked
 	tar -C $(DIST_TEST)/tarball/unpacked -xzf $(TARBALL)
@@ -264,8 +287,19 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 	set -e; for name in $(SPLIT_LIBS); do \
 		$(PYTHON) Tests/dist/check-debug.py $(DIST_TEST)/tarball/moved/lib/$$name $(DIST_TEST)/tarball/moved/lib/$$name.debug; \
 	done
+	sh Tests/dist/check-examples.sh $(DIST_TEST)/tarball/moved/share/doc/signalkit/examples
 	sh Tests/dist/use.sh $(DIST_TEST)/tarball/use $(DIST_TEST)/tarball/moved/lib $(DIST_TEST)/tarball/moved \
+		$(DIST_TEST)/tarball/moved/share/doc/signalkit/examples \
 		env PKG_CONFIG_PATH=$(DIST_TEST)/tarball/moved/lib/pkgconfig pkg-config --define-prefix
+	sh Tests/dist/valgrind.sh $(DIST_TEST)/tarball/valgrind $(DIST_TEST)/tarball/moved/lib \
+		PKG_CONFIG_PATH=$(DIST_TEST)/tarball/moved/lib/pkgconfig
+	rm -rf $(DIST_TEST)/tarball/steps && mkdir -p $(DIST_TEST)/tarball/steps
+	cp $(TARBALL) $(DIST_TEST)/tarball/steps/
+	cp examples/c/quickstart.c $(DIST_TEST)/tarball/steps/app.c
+	cp examples/cmake/CMakeLists.txt $(DIST_TEST)/tarball/steps/
+	$(NEW_USER) python3 .ci/run-doc-steps.py tarball --version $(VERSION) --files $(DIST_TEST)/tarball/steps \
+		--scratch $(DIST_TEST)/tarball/steps-run \
+		--then 'sh $(CURDIR)/Tests/dist/check-tarball-steps.sh $(TARBALL_NAME) $(CURDIR)/examples/c/quickstart.expected'
 	$(end)
 
 # The source tarball unpacked: Tests/dist/check-source.sh (what it holds, and

@@ -26,14 +26,15 @@ FFI_PC_ALONE := PKG_CONFIG_LIBDIR=$(STAGE)/usr/lib/pkgconfig PKG_CONFIG_PATH= PK
 # Its runpath is $ORIGIN, as the core's (SwiftPM links every product with
 # -rpath=$ORIGIN): loaded alone by path (Python's ctypes.CDLL, dlopen), it
 # finds libsignalkit.so.0 beside it, with no LD_LIBRARY_PATH. Compiled with
-# -g (which changes no code), the checkout's path written "." as for the
-# core (PREFIX_MAP), then stripped of it, as the core is.
+# debug information (RELEASE_CDEBUG, DWARF 4: it changes no code), the
+# checkout's path written "." as for the core (PREFIX_MAP), then stripped of
+# it, as the core is.
 ffi: lib ## the release libsignalkit-ffi.so, against the in-tree core
 	$(begin)
 	@pkg-config --exists libffi || { echo "libsignalkit-ffi (and so make install) needs libffi's" \
 		"development files: Debian's libffi-dev (make deps installs it)" >&2; exit 1; }
 	mkdir -p $(OUT)/lib $(dir $(FFI_UNSTRIPPED))
-	$(CC) $(CWARN) $(FFI_CFLAGS) -O2 -g -ffile-prefix-map=$(PREFIX_MAP) -shared $(FFI_SOURCES) \
+	$(CC) $(CWARN) $(FFI_CFLAGS) -O2 $(RELEASE_CDEBUG) -ffile-prefix-map=$(PREFIX_MAP) -shared $(FFI_SOURCES) \
 		$$($(FFI_PKG) --cflags --libs signalkit-uninstalled libffi) -lpthread \
 		-Wl,-soname,libsignalkit-ffi.so.$(FFI_SOVERSION) -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $(FFI_UNSTRIPPED)
 	objcopy --strip-debug $(FFI_UNSTRIPPED) $(FFI_LIB)

@@ -161,7 +161,7 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 	rm -rf $(PY_DIST_WORK) $(PY_DIST)
 	mkdir -p $(PY_DIST_WORK)/native $(PY_DIST)/debug
 	cp .build-release/release/libsignalkit.so $(PY_DIST_WORK)/native/libsignalkit.so.$(SOVERSION)
-	$(call py_ffi_lib,$(PY_DIST_WORK)/native/libsignalkit-ffi.so.$(FFI_SOVERSION),-g -ffile-prefix-map=$(CURDIR)=.)
+	$(call py_ffi_lib,$(PY_DIST_WORK)/native/libsignalkit-ffi.so.$(FFI_SOVERSION),$(RELEASE_CDEBUG) -ffile-prefix-map=$(CURDIR)=.)
 	umask 022 && $(PY_DIST_ENV) SIGNALKIT_PREBUILT_DIR=$(PY_DIST_WORK)/native SIGNALKIT_DEBUG_DIR=$(PY_DIST)/debug \
 		SIGNALKIT_WERROR=1 python -m build -q --wheel --no-isolation --outdir $(PY_DIST_WORK)/wheel Sources/python
 	umask 022 && $(PY_DIST_ENV) auditwheel repair -w $(PY_DIST) $(PY_DIST_WORK)/wheel/signalkit-*.whl
@@ -179,8 +179,14 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 # the quick start (examples/python/quickstart.py) and the package's suite
 # (Sources/python/tests, copied out of the checkout: only the installed
 # package is importable; test_readme runs the README's Python blocks);
-# auditwheel show names the manylinux tag of the wheel's name; last, pip
-# install of the sdist fails at once, saying that Swift 6.x is needed.
+# auditwheel show names the manylinux tag of the wheel's name; the install
+# steps of README.md and the package's README as written
+# (.ci/run-doc-steps.py wheel: a venv, the wheel installed into it by its
+# documented name, then signalkit.version() printed: VERSION, from the
+# venv), each in a fresh folder with the wheel in it, with a new Debian
+# user's PATH and so the system's own python3 (NEW_USER, mk/dist.mk), pip
+# kept off the network (PIP_NO_INDEX); last, pip install of the sdist fails
+# at once, saying that Swift 6.x is needed.
 PY_DIST_TEST := $(PY_OUT)/dist-test
 NO_SWIFT_PATH := $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(PATH)),$(if $(wildcard $(d)/swift $(d)/swiftc),,$(d)))))
 NO_SWIFT := env -u LD_LIBRARY_PATH PATH='$(NO_SWIFT_PATH)'
@@ -206,6 +212,11 @@ test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) ## the built wheel installed into 
 		venv/bin/python -m pytest -p no:cacheprovider -q tests
 	tag=$$(basename $(PY_DIST)/signalkit-*.whl .whl | sed 's/.*-//'); echo "$$tag" | grep -q '^manylinux_2_[0-9]*_x86_64$$' && \
 		$(NO_SWIFT) $(PY_DIST_TOOLS)/bin/auditwheel show $(PY_DIST)/signalkit-*.whl | tr '\n' ' ' | grep -q "platform tag: \"$$tag\""
+	rm -rf $(PY_DIST_TEST)/steps && mkdir -p $(PY_DIST_TEST)/steps
+	cp $(PY_DIST)/signalkit-*-cp39-abi3-manylinux_*.whl $(PY_DIST_TEST)/steps/
+	$(NEW_USER) PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 python3 .ci/run-doc-steps.py wheel --version $(VERSION) \
+		--files $(PY_DIST_TEST)/steps --scratch $(PY_DIST_TEST)/steps-run \
+		--then 'grep -qx $(VERSION) steps.out && .venv/bin/python -c "import signalkit, sys; assert signalkit.__file__.startswith(sys.prefix)"'
 	! $(NO_SWIFT) $(PY_PIP) --python $(PY_DIST_TEST)/venv/bin/python install --no-deps --no-index --force-reinstall \
 		$(PY_DIST)/signalkit-*.tar.gz > $(PY_DIST_TEST)/sdist.txt 2>&1
 	grep -q "'swift' is not on PATH (or does not run): building the package from source needs the Swift toolchain 6.x" \

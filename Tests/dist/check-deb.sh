@@ -12,8 +12,14 @@
 #     needs only what Depends declares (Tests/dist/check-elf.sh), each
 #     library is stripped and its debug information is in the dbgsym
 #     package under its build ID (Tests/dist/check-debug.py);
-#   - the quick starts and examples/cmake are built against ROOT and run
-#     without Swift (Tests/dist/use.sh).
+#   - libsignalkit-dev carries every example a guide names
+#     (Tests/dist/check-examples.sh);
+#   - the quick starts, the search demo and examples/cmake, from those
+#     installed copies, are built against ROOT and run without Swift
+#     (Tests/dist/use.sh);
+#   - the valgrind recipe of docs/c.md, as written, reports nothing for a
+#     program that releases everything and the leak of one that does not
+#     (Tests/dist/valgrind.sh; the stripped library, no debug file found).
 #
 #   sh Tests/dist/check-deb.sh DIST VERSION ROOT
 #
@@ -78,5 +84,8 @@ for name in libsignalkit.so libsignalkit-ffi.so; do
     python3 "$here/check-debug.py" "$file" \
         "$root/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
 done
-sh "$here/use.sh" "$root.use" "$libdir" "$root/usr" \
+examples=$root/usr/share/doc/$dev/examples
+sh "$here/check-examples.sh" "$examples"
+sh "$here/use.sh" "$root.use" "$libdir" "$root/usr" "$examples" \
     env "PKG_CONFIG_PATH=$libdir/pkgconfig" "PKG_CONFIG_SYSROOT_DIR=$root" pkg-config
+sh "$here/valgrind.sh" "$root.valgrind" "$libdir" "PKG_CONFIG_PATH=$libdir/pkgconfig" "PKG_CONFIG_SYSROOT_DIR=$root"

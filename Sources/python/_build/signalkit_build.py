@@ -164,7 +164,9 @@ def _extension(native):
     # this package and the tree is written as "." (debug information,
     # __FILE__).
     root = os.path.commonpath([HERE, _tree()])
-    debug = ["-g", f"-ffile-prefix-map={root}=."] if os.environ.get("SIGNALKIT_DEBUG_DIR") else \
+    # DWARF 4, as the libraries' (RELEASE_CDEBUG in the Makefile): Debian
+    # 12's valgrind gives up on a file with DWARF 5 in it.
+    debug = ["-g", "-gdwarf-4", f"-ffile-prefix-map={root}=."] if os.environ.get("SIGNALKIT_DEBUG_DIR") else \
         [f"-ffile-prefix-map={root}=."]
     # libffi (the native forms' closures, _speedups.c), which
     # libsignalkit-ffi needs too: its flags from pkg-config when it knows

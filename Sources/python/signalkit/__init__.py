@@ -83,10 +83,11 @@ goes to callback_error_hook (where "interrupt") when the callback ends.
 
 Interpreter exit, fork(), and the limits of the library's threads. The
 package's README says what happens at interpreter exit (an atexit hook
-disposes what runs; from then on no callback runs, and a call that gives
-the library a Python function raises RuntimeError), in a forked child
-(every call raises SignalKitError) and when the system refuses a thread or
-a descriptor: its sections "Threads and asyncio" (fork(), threads) and
+disposes what runs and waits only for the callbacks running at that
+moment, up to SHUTDOWN_WAIT_SECONDS; from then on no callback runs, and a
+call that gives the library a Python function raises RuntimeError), in a
+forked child (every call raises SignalKitError) and when the system
+refuses a thread or a descriptor: its sections "Threads and asyncio" (fork(), threads) and
 "Errors" (interpreter exit). The C library's rules beneath them are the
 conventions of signalkit.h.
 

@@ -359,15 +359,6 @@ _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 # Python objects as values (by reference)
 # --------------------------------------------------------------------------
 
-# Releases running Python code, on any thread (callback sets, carried
-# objects). The atexit hook waits until none does: a library thread that
-# gives the GIL up inside one (a ctypes call, a lock, the interpreter's
-# switch interval) and takes it again once the interpreter finalizes is
-# stopped in a way that crashes the process. Changed with no call after the
-# decrement: a thread switch happens only at a call, a loop or a function
-# start.
-_releases_running = [0]
-
 # Objects carried by reference in pointer values: id -> [object, copies].
 # The pointer is the object's id; each value made holds one count, dropped
 # by its release (_box_release), which may run on any thread.
@@ -377,16 +368,12 @@ _boxes: Dict[int, List[Any]] = {}
 def _box_release_function(key: Optional[int], _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
     if _is_finalizing() or key is None:
         return
-    _releases_running[0] += 1
-    try:
-        entry = _boxes.get(key)
-        if entry is not None:
-            entry[1] -= 1
-            if entry[1] == 0:
-                del _boxes[key]
-                del entry  # the object's destructor runs here, inside the guard
-    finally:
-        _releases_running[0] -= 1
+    entry = _boxes.get(key)
+    if entry is not None:
+        entry[1] -= 1
+        if entry[1] == 0:
+            del _boxes[key]
+            del entry  # the object's destructor runs here, while the extension counts the release in flight
 
 
 # Through the extension (BOX_RELEASE): a library thread that runs it once the
@@ -630,10 +617,8 @@ class _State:
 
 _state = _State()
 _keep: Dict[int, Any] = {}  # ctx -> the objects the library's callbacks need
-_owners: Dict[int, Any] = {}  # ctx -> weak reference to the Python handle whose release releases ctx
 _subscriptions: Dict[int, int] = {}  # ctx -> a reference (retained here) to the subscription's disposable
 _keep_lock = threading.Lock()
-_keep_changed = threading.Condition(_keep_lock)
 _ids = itertools.count(1)
 
 
@@ -652,14 +637,6 @@ def _retain_callbacks(state: Any) -> int:
     return key
 
 
-def _set_owner(ctx: int, handle: object) -> None:
-    """`handle` (a Signal) releases ctx when it goes, unless a subscription
-    still holds it."""
-    with _keep_lock:
-        if ctx in _keep:
-            _owners[ctx] = weakref.ref(handle)
-
-
 def _register_subscription(ctx: int, disposable: int) -> None:
     """Keeps a reference to the subscription of ctx, so that the atexit hook
     can dispose it; dropped by its release."""
@@ -675,24 +652,19 @@ def _register_subscription(ctx: int, disposable: int) -> None:
 def _release_ctx_function(ctx: Optional[int], _is_finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
     if _is_finalizing() or ctx is None:  # touch nothing: the process is ending
         return
-    _releases_running[0] += 1
     try:
-        with _keep_changed:
+        with _keep_lock:
             dropped = _keep.pop(ctx, None)
-            _owners.pop(ctx, None)
             subscription = _subscriptions.pop(ctx, None)
-            _keep_changed.notify_all()
         if subscription:
             C.disposable_release(subscription)
         release = getattr(dropped, "on_release", None)
         if release is not None:
             release()
-        del dropped  # their destructors run here, inside the guard
+        del dropped  # their destructors run here, while the extension counts the release in flight
     except BaseException as exc:
         if not (isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)):
             _report(exc, "release")
-    finally:
-        _releases_running[0] -= 1
 
 
 _release_ctx = _release_fn(_speedups.CTX_RELEASE)  # as _box_release
@@ -1078,9 +1050,9 @@ def _callback_failed(exc: BaseException, where: str, failures: Optional[_Failure
 # --------------------------------------------------------------------------
 
 SHUTDOWN_WAIT_SECONDS = 5.0
-"""How long, in seconds, the interpreter's exit waits for callbacks still
-running on the library's threads (the package docstring's "Interpreter
-exit")."""
+"""How long, at most, in seconds, the interpreter's exit waits for the
+Python callbacks running on the library's threads at that moment (none
+running: no wait; the package README, "Threads and asyncio")."""
 _immortal: List[Any] = []
 # Handles whose C object C code may call with no subscription the exit hook
 # could dispose (a Trampoline: its function's address, handed to any C API):
@@ -1088,15 +1060,6 @@ _immortal: List[Any] = []
 # (_keep_for_exit()), so that collecting the handle while the interpreter
 # finalizes does not free what a C thread still calls.
 _called_by_c: "weakref.WeakSet[Any]" = weakref.WeakSet()
-
-
-def _unfinished(ctx: int) -> bool:
-    """A callback set that a library thread may still call or release: a
-    subscription, or one no Python handle holds any more."""
-    if ctx in _subscriptions:
-        return True
-    owner = _owners.get(ctx)
-    return owner is None or owner() is None
 
 
 def _shutdown() -> None:
@@ -1120,36 +1083,23 @@ def _shutdown() -> None:
         for disposable in subscriptions:
             C.disposable_dispose(disposable)
             C.disposable_release(disposable)
-        deadline = time.monotonic() + SHUTDOWN_WAIT_SECONDS
-        with _keep_changed:  # waits without the GIL: callbacks in progress finish
-            # A release notifies before it has left Python: the count of
-            # releases running is polled (at exit only, briefly).
-            while any(_unfinished(ctx) for ctx in _keep) or _releases_running[0]:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                _keep_changed.wait(min(remaining, 0.01))
+        # Only the Python callbacks running on a library thread at this
+        # moment are waited for (a delivery, a release, a timer's or a
+        # queue's job: the extension counts each from its entry to its end),
+        # not the callback sets that merely exist: from here on none enters
+        # Python, and finalize() waits, without the GIL, for those inside,
+        # up to SHUTDOWN_WAIT_SECONDS (at least 0.5 s: one still running
+        # when the interpreter finalizes is stopped in a way that crashes
+        # the process). With none running, nothing is waited for. A release
+        # the library makes later (a subscription just disposed, a signal
+        # only the library holds) does nothing: what the library may still
+        # call, and the objects values still carry, stay callable and alive
+        # until the process ends, since the module's globals are cleared
+        # while the interpreter finalizes and a freed ctypes callback would
+        # be a jump into freed memory.
+        _speedups.finalize(max(SHUTDOWN_WAIT_SECONDS, 0.5))
+        with _keep_lock:
             held = list(_keep.values())
-        # Values the library's threads still hold (deliveries queued when
-        # the subscriptions were disposed) release the objects they carry
-        # on those threads: wait while that goes on (the count falls), up to
-        # the same deadline. Objects Python itself holds through the library
-        # (a replaying pipe's value) stay, and are released at finalization.
-        steady = 0
-        count = len(_boxes)
-        while count and steady < 3 and time.monotonic() < deadline:
-            time.sleep(0.005)
-            current = len(_boxes)
-            steady = steady + 1 if current == count and not _releases_running[0] else 0
-            count = current
-        # What the library may still call stays callable until the process
-        # ends: the module's globals are cleared while the interpreter
-        # finalizes, and a freed ctypes callback would be a jump into freed
-        # memory. So do the objects values still carry (their releases may
-        # run on a library thread).
-        # The extension's callbacks touch Python no more, once those inside
-        # have left (waited for without the GIL).
-        _speedups.finalize(max(deadline - time.monotonic(), 0.5))
         _immortal.extend([held, _release_ctx, _box_release, dict(_boxes)])
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(_immortal))
     except BaseException:
@@ -1203,7 +1153,7 @@ def _after_fork() -> None:
     no handle and gave the library no callback (one that only imported
     the package, such as a forkserver process) started nothing in it: its
     children use the package as any process does."""
-    global _keep_lock, _keep_changed
+    global _keep_lock
     if not _state.used:
         return
     _state.forked = True
@@ -1211,7 +1161,6 @@ def _after_fork() -> None:
     # Another thread of the parent may have held it at the fork, never to
     # release it here (pending_callbacks() takes it).
     _keep_lock = threading.Lock()
-    _keep_changed = threading.Condition(_keep_lock)
     originals = list(vars(C).items())  # kept alive while their ids are looked up below
     stubs: Dict[int, Any] = {}
     for name, function in originals:

@@ -20,7 +20,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Generic, Iterable, List, Optio
 
 from . import _core
 from ._core import (C, Value, _after_call, _check, _Failures, _FfiObserver, _interrupts, _put_object, _Recorder,
-                    _register_subscription, _release_ctx, _retain_callbacks, _set_owner)
+                    _register_subscription, _release_ctx, _retain_callbacks)
 from ._callbacks import _Callback, _CatchFn
 from ._handle import (Disposable, _call_with, _callable_arg, _draining, _Failing, _Handle, _InFlight,
                       _seconds_arg, _thread_trampoline)
@@ -125,7 +125,6 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
         signal: Signal[U] = _new_signal(C.signal_create, _c_iter_generator, ctx, _release_ctx)
         signal._failures = failures
         signal._iterable_source = True
-        _set_owner(ctx, signal)
         return signal
 
     @staticmethod
@@ -145,7 +144,6 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
         ctx = _retain_callbacks((function, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_create, _c_create_generator, ctx, _release_ctx)
         signal._failures = failures
-        _set_owner(ctx, signal)
         return signal
 
     @staticmethod
@@ -222,7 +220,6 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
             signal: Signal[Any] = _new_signal(C.signal_create_over, pointer, _c_stage_generator, ctx, _release_ctx)
             signal._failures = owned
             signal._stage_source = source
-            _set_owner(ctx, signal)
             return signal
 
     def _native_operator(self, function: Any, where: str, spec: Union[str, Signature], fn: Any) -> "Signal[Any]":
@@ -236,7 +233,6 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
             _check(status, ffi=True)
             signal: Signal[Any] = _core._signal_type(out.value)
             signal._failures = failures
-            _set_owner(ctx, signal)
             return signal
 
     def _with_callback(self, function: Any, cfn: Any, fn: Callable[..., Any], *before: Any,
@@ -247,7 +243,6 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
             ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
             signal = _new_signal(function, pointer, *before, cfn, ctx, _release_ctx, *after)
             signal._failures = failures
-            _set_owner(ctx, signal)
             return signal
 
     @overload

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import traceback
 import weakref
 
@@ -438,6 +439,81 @@ def test_exit_disposes_a_subscription_whose_release_ran_meanwhile():
     assert result.returncode == 0, result.stderr
     assert "error:" in result.stderr, "the hook disposed nothing"
     assert "released" not in result.stderr, result.stderr
+
+
+# Scripts that hold signals whose Python callbacks nothing runs at exit
+# (issue 43): each prints the time (time.monotonic(), the system's
+# monotonic clock, the same in both processes) once its work is done.
+EXIT_HOLDING = {
+    "a map never subscribed": """
+        s = sk.Signal.from_iterable([1, 2]).map(lambda n: n + 1)
+    """,
+    "a map delivered on a serial queue, never subscribed": """
+        pipe = sk.Pipe()
+        s = pipe.signal().map(lambda n: n + 1).deliver_on(sk.Queue.serial())
+    """,
+    "a timer's map never subscribed": """
+        s = sk.Signal.interval(1.0, sk.Queue.serial()).map(lambda n: n + 1)
+    """,
+    "a subscription idle at exit": """
+        pipe = sk.Pipe()
+        subscription = pipe.signal().map(lambda n: n + 1).subscribe(print)
+        pipe.put(1)
+    """,
+    "an uncaught exception while holding a map": """
+        s = sk.Signal.from_iterable([1, 2]).map(lambda n: n + 1)
+        print(time.monotonic(), flush=True)
+        raise RuntimeError("uncaught")
+    """,
+}
+
+
+@pytest.mark.parametrize("kind", EXIT_HOLDING)
+def test_exit_waits_for_nothing_when_no_callback_runs(kind):
+    # Before: the exit hook waited for every callback set no Python handle
+    # held any more (SHUTDOWN_WAIT_SECONDS, 5 s), although nothing ran: the
+    # first three and the uncaught exception exited 5.1-5.2 s after their
+    # work. Bounded well below that, and generously above the 0.1-0.3 s an
+    # exit takes here, even on a loaded machine.
+    code = "import time\nimport signalkit as sk\n" + textwrap.dedent(EXIT_HOLDING[kind])
+    if "uncaught" not in kind:
+        code += "print(time.monotonic(), flush=True)\n"
+    result = run_child(code)
+    exited = time.monotonic()
+    expected_status, expected_error = (1, "RuntimeError: uncaught") if "uncaught" in kind else (0, "")
+    assert result.returncode == expected_status, result.stderr
+    assert expected_error in result.stderr if expected_error else result.stderr == ""
+    work_done = float(result.stdout.splitlines()[-1])
+    assert exited - work_done < 1.0, f"{kind}: the exit took {exited - work_done:.2f} s after the work"
+
+
+def test_exit_waits_for_a_callback_running_on_a_library_thread():
+    # A queue's job is still running on the queue's thread when the
+    # interpreter exits: the exit hook lets it finish (up to
+    # SHUTDOWN_WAIT_SECONDS) before the interpreter finalizes. The job goes
+    # on only once the exit has begun (an exit handler registered after the
+    # import runs before the package's), then works and prints; without the
+    # wait its thread is stopped mid-work (the line missing, or the process
+    # killed).
+    result = run_child("""
+        import atexit, threading
+        import signalkit as sk
+        running, exiting = threading.Event(), threading.Event()
+        def job():
+            running.set()
+            exiting.wait(60)
+            total = sum(i * i for i in range(300000))
+            print("the job finished:", total, flush=True)
+        queue = sk.Queue.serial()
+        queue.run(job)
+        running.wait(60)
+        atexit.register(exiting.set)
+        print("the main thread is done", flush=True)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    total = sum(i * i for i in range(300000))
+    assert result.stdout.splitlines() == ["the main thread is done", f"the job finished: {total}"]
 
 
 def test_signals_nested_at_run_time_past_the_stack_end_with_the_librarys_error():

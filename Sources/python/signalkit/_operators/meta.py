@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
 from .._callbacks import _c_deferred_callback, _c_key_callback, _c_signal_callback, _Callback
-from .._core import C, _Failures, _release_ctx, _retain_callbacks, _set_owner
+from .._core import C, _Failures, _release_ctx, _retain_callbacks
 from .._handle import _callable_arg, _count_arg
 from .._signal_core import _new_signal, _signal_arg, _signal_array, _SignalCore, _with_value
 
@@ -31,7 +31,6 @@ class _MetaOperators(_SignalCore[T_co]):
         ctx = _retain_callbacks(_Callback(function, failures.recorder()))
         signal: Signal[U] = _new_signal(C.signal_deferred, _c_deferred_callback, ctx, _release_ctx)
         signal._failures = failures
-        _set_owner(ctx, signal)
         return signal
 
     def ignore_values(self) -> "Signal[Any]":

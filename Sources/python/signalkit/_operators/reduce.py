@@ -10,7 +10,7 @@ from ctypes import byref
 
 from .. import _speedups
 from .._callbacks import _Callback, _Fold, _raise_failed, _sp_reduce
-from .._core import C, Value, _Failures, _put_object, _retain_callbacks, _set_owner
+from .._core import C, Value, _Failures, _put_object, _retain_callbacks
 from .._handle import _callable_arg, _InFlight
 from .._signal_core import _new_signal, _signal_class, _SignalCore
 from .._subscription import _check_int64, _FILTER, _MAP, _sp_release
@@ -98,7 +98,6 @@ class _ReduceOperators(_SignalCore[T_co]):
                 ctx = fold.ctx = _retain_callbacks(fold)
                 result = _new_signal(function, pointer, byref(out), _sp_reduce, _speedups.hold(fold.cell),
                                      _sp_release)
-                _set_owner(ctx, result)
             finally:
                 C.value_release(byref(out))
             return result._stage((_MAP, _raise_failed), failures)

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Every example a guide names is installed, the same as in the repository
+# (make test-dist-deb, make test-dist-tarball). The guides are README.md,
+# docs/*.md and the Python package's README (docs/maintainers/ is about the
+# tree, not the packages); what they name is every path under examples/ in
+# them, read with grep, so that a guide naming a new example fails here
+# until the packages carry it (mk/debian/libsignalkit-dev.examples). A
+# named folder stands for its files, but the expected outputs (*.expected);
+# a named path that does not exist (examples/c/NAME.expected) is a pattern,
+# not an example; examples/swift is left out (a Swift program uses SignalKit
+# from source, never from these packages).
+#
+#   sh Tests/dist/check-examples.sh EXAMPLES
+#
+# EXAMPLES: the installed folder (share/doc/PACKAGE/examples), which holds
+# each example at its path below examples/. Run from the repository's root.
+set -eu
+installed=$1
+fail() {
+    echo "check-examples.sh: $*" >&2
+    exit 1
+}
+named=$(grep -ohE 'examples/[A-Za-z0-9_./-]*[A-Za-z0-9_]' README.md docs/*.md Sources/python/README.md | sort -u)
+files=$(for name in $named; do
+    case $name in
+        examples/swift | examples/swift/*) ;;
+        *)
+            if [ -f "$name" ]; then
+                echo "$name"
+            elif [ -d "$name" ]; then
+                find "$name" -type f ! -name '*.expected' ! -name '*.pyc' ! -path '*/__pycache__/*'
+            fi
+            ;;
+    esac
+done | sort -u)
+[ -n "$files" ] || fail "the guides name no example: the grep is wrong"
+count=0
+for file in $files; do
+    copy=$installed/${file#examples/}
+    [ -f "$copy" ] || fail "$file, which a guide names (it or its folder), is not installed (no $copy): list it in mk/debian/libsignalkit-dev.examples"
+    cmp -s "$file" "$copy" || fail "$copy differs from $file"
+    count=$((count + 1))
+done
+echo "check-examples.sh: the $count example files the guides name are in $installed"
