@@ -250,6 +250,29 @@ final class Signal_TimingTests: XCTestCase {
         XCTAssertEqual(pipe.subscriberCount, 0)
     }
 
+    /// The upstream wins during its own start (a replaying pipe), so the timer
+    /// is never started; the subscription's disposable is dropped without
+    /// being disposed, then the pipe goes. Nothing of the subscription may
+    /// stay alive: the never-started timer held the switch to the alternate,
+    /// which held the subscription (found by fuzz_api with the instrumented
+    /// core: a leak under ASan).
+    func testTimeoutWonByTheUpstreamDuringItsStartKeepsNothingAlive() {
+        let queue = Queue.virtualTime()
+        let released = Counter()
+        var pipe: ValuePipe<Int>? = ValuePipe<Int>(replay: true)
+        pipe?.putNext(1)
+        do {
+            let tracker = DeinitTracker(released)
+            let alternate = Signal<Int, NoError>.never()
+            _ = ((pipe!.signal() |> castError(NoError.self)) |> timeout(1.75, queue: queue, alternate: alternate)).start(next: { _ in
+                tracker.touch()
+            })
+        }
+        pipe = nil
+        XCTAssertEqual(released.count, 1, "the subscriber's callbacks were released")
+        XCTAssertEqual(queue.pendingVirtualWork, 0)
+    }
+
     func testTimeoutUpstreamTerminalEventFirstCancelsTimer() throws {
         let queue = Queue.virtualTime()
         let alternateStarts = Counter()

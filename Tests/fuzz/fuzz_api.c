@@ -25,8 +25,7 @@
  * A subscription to a value promise keeps the promise alive until it is
  * disposed (as in the original): one released without dispose is permanent
  * by contract, not a leak. Signals built on value promises are marked, and
- * their subscriptions are always disposed before they are released; so are
- * those built on a timeout, for an open leak (apply_operator).
+ * their subscriptions are always disposed before they are released.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -484,14 +483,6 @@ static void apply_operator(input *in) {
     if (two_inputs(which)) {
         d += depth[other];
         from_promise = from_promise || promised[other];
-    }
-    /* An open leak, marked as a value promise's signals are (their
-     * subscriptions always disposed before they are released): a timeout
-     * subscription whose upstream delivered during its start (a replaying
-     * pipe) keeps itself alive through its timer's completion, never
-     * started, once released without dispose, however its upstream ends. */
-    if (which == 53) {
-        from_promise = true;
     }
     put_marked_signal(to, out, d, from_promise);
 }

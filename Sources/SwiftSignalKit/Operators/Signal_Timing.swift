@@ -123,10 +123,17 @@ public func timeout<T, E>(_ timeout: Double, queue: Queue, alternate: Signal<T, 
             let race = TimeoutRace()
             let upstreamDisposable = MetaDisposable()
             let alternateDisposable = MetaDisposable()
+            // The switch to the alternate is held by the race, which drops it
+            // once the upstream wins: a timer that never starts (the upstream
+            // won during its own start) or never fires does not keep the
+            // subscription alive through its completion.
+            race.setTimeoutAction {
+                upstreamDisposable.dispose()
+                alternateDisposable.set(startPassingThrough(alternate, to: subscriber))
+            }
             let timer = Timer(timeout: timeout, repeat: false, completion: {
                 if race.decide(TimeoutRace.timedOut) {
-                    upstreamDisposable.dispose()
-                    alternateDisposable.set(startPassingThrough(alternate, to: subscriber))
+                    race.takeTimeoutAction()?()
                 }
             }, queue: queue)
             upstreamDisposable.set(signal.start(downstream: subscriber, next: { next in
@@ -164,13 +171,35 @@ public func timeout<T, E>(_ timeout: Double, queue: Queue, alternate: Signal<T, 
     }
 }
 
-/// Which of the upstream and the timer of `timeout` came first.
-private final class TimeoutRace: Sendable {
+/// Which of the upstream and the timer of `timeout` came first, and what the
+/// timer does if it wins.
+///
+/// Thread-safety: every method may be called from any thread; the action is
+/// taken under the lock and run or released outside it.
+private final class TimeoutRace: @unchecked Sendable {
     static let pending = 0
     static let upstream = 1
     static let timedOut = 2
 
     let state = Synchronization.Atomic<Int>(TimeoutRace.pending)
+    private let mutex = _Mutex()
+    private var timeoutAction: (() -> Void)?
+
+    /// Sets what the timer does when it wins (before the race starts).
+    func setTimeoutAction(_ action: @escaping () -> Void) {
+        self.mutex.lock()
+        self.timeoutAction = action
+        self.mutex.unlock()
+    }
+
+    /// Takes the timer's action (nil once taken or dropped).
+    func takeTimeoutAction() -> (() -> Void)? {
+        self.mutex.lock()
+        let action = self.timeoutAction
+        self.timeoutAction = nil
+        self.mutex.unlock()
+        return action
+    }
 
     /// Moves from pending to `outcome`; true if this call decided the race.
     func decide(_ outcome: Int) -> Bool {
@@ -189,6 +218,8 @@ private final class TimeoutRace: Sendable {
         }
         if self.decide(TimeoutRace.upstream) {
             timer.invalidate()
+            // The alternate can never start now: what it holds goes.
+            withExtendedLifetime(self.takeTimeoutAction()) {}
             return true
         }
         return self.state.load(ordering: .acquiring) == TimeoutRace.upstream
