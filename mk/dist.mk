@@ -100,7 +100,7 @@ dist-split: lib ffi
 # exports to mk/debian/libsignalkit0.symbols (-c2: a symbol gone or new
 # fails: `make deb-symbols` records new ones at VERSION); dpkg-shlibdeps
 # makes libsignalkit0's Depends from the libraries' NEEDED entries.
-dist-deb: dist-split ## the Debian packages libsignalkit0, libsignalkit-dev, libsignalkit0-dbgsym into .build-c/dist
+dist-deb: dist-split $(INSTALL_TREE_NEEDS) ## the Debian packages libsignalkit0, libsignalkit-dev, libsignalkit0-dbgsym into .build-c/dist
 	$(begin)
 	@test -n "$(DEB_MULTIARCH)" || { echo "dist-deb needs dpkg-dev (dpkg-architecture): make deps installs it" >&2; exit 1; }
 	rm -rf $(DEB_WORK) $(DEBS) && mkdir -p $(DEB_WORK)/debian $(DIST)
@@ -172,7 +172,7 @@ deb-symbols: dist-split ## record the libraries' new exports in mk/debian/libsig
 # libraries, LICENSE, CHANGELOG.md and README.md; the debug files in a
 # second tarball with the same top folder, beside the libraries once both
 # are unpacked (where gdb looks for a .gnu_debuglink's file).
-dist-tarball: dist-split ## signalkit-VERSION-linux-ARCH.tar.gz (relocatable) and its -debug.tar.gz into .build-c/dist
+dist-tarball: dist-split $(INSTALL_TREE_NEEDS) ## signalkit-VERSION-linux-ARCH.tar.gz (relocatable) and its -debug.tar.gz into .build-c/dist
 	$(begin)
 	rm -rf $(DIST_WORK)/tarball $(DIST_WORK)/tarball-debug $(TARBALL) $(TARBALL_DEBUG)
 	mkdir -p $(DIST) $(DIST_WORK)/tarball-debug/$(TARBALL_NAME)/lib
