@@ -96,6 +96,7 @@ test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened i
 	$(build_site)
 	rm -rf $(SITE_TEST)
 	$(DOCS_VENV)/bin/python .ci/docs/browser_test.py $(SITE) $(SITE_TEST) map
+	$(PYTHON) .ci/check-doc-citations.py --selftest
 	$(PYTHON) .ci/check-doc-citations.py $(CITING_DOCS)
 	$(PYTHON) .ci/check-doc-homes.py
 	@# make install puts the site under share/doc/signalkit/html; uninstall takes it away.
