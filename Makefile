@@ -132,6 +132,10 @@ INSTALL_SED = sed -e 's|@PREFIX@|$(2)|g' -e 's|@LIBDIR_PC@|$(call pc_path,$(2),$
 	-e 's|@INCLUDEDIR_EXPR@|$(call cmake_path,$(2),$(4))|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
 	-e 's|@FFI_SOVERSION@|$(FFI_SOVERSION)|g' -e 's|@VERSION_MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|g' \
 	-e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g'
+# What install_tree installs that make builds: every target whose recipe
+# calls install_tree depends on these (a fresh tree has none of them; make
+# dist builds in one).
+INSTALL_TREE_NEEDS := lib ffi $(OUT)/api.json
 define install_tree
 	install -d $(1)$(3)/pkgconfig $(1)$(3)/cmake/SignalKit $(1)$(4)
 	install -m 0755 $(LIB) $(1)$(3)/libsignalkit.so.$(VERSION)
@@ -212,7 +216,7 @@ uninstall: ## remove what install installed from $(DESTDIR)$(PREFIX)
 
 # An install with PREFIX=/usr under .build-c/stage, used the way a user would
 # use it: the C tests, examples, Python and benchmarks build against it.
-stage: lib ffi $(OUT)/api.json ## install into .build-c/stage (what the tests build against)
+stage: $(INSTALL_TREE_NEEDS) ## install into .build-c/stage (what the tests build against)
 	$(begin)
 	rm -rf $(STAGE)
 	$(call install_tree,$(STAGE),/usr,/usr/lib,/usr/include)

@@ -90,7 +90,7 @@ define dist_tar
 endef
 
 .PHONY: dist dist-deb dist-tarball dist-source dist-split deb-symbols test-dist test-dist-deb test-dist-tarball \
-	test-dist-source check-reproducible
+	test-dist-source check-reproducible check-first-commands
 
 dist-split: lib ffi
 	@test -n "$(SOURCE_DATE_EPOCH)" || { echo "SOURCE_DATE_EPOCH is unset and this is not a git checkout" >&2; exit 1; }
@@ -109,7 +109,7 @@ dist-split: lib ffi
 # exports to mk/debian/libsignalkit0.symbols (-c2: a symbol gone or new
 # fails: `make deb-symbols` records new ones at VERSION); dpkg-shlibdeps
 # makes libsignalkit0's Depends from the libraries' NEEDED entries.
-dist-deb: dist-split $(OUT)/api.json ## the Debian packages libsignalkit0, libsignalkit-dev, libsignalkit0-dbgsym into .build-c/dist
+dist-deb: dist-split $(INSTALL_TREE_NEEDS) ## the Debian packages libsignalkit0, libsignalkit-dev, libsignalkit0-dbgsym into .build-c/dist
 	$(begin)
 	@test -n "$(DEB_MULTIARCH)" || { echo "dist-deb needs dpkg-dev (dpkg-architecture): make deps installs it" >&2; exit 1; }
 	rm -rf $(DEB_WORK) $(DEBS) && mkdir -p $(DEB_WORK)/debian $(DIST)
@@ -180,7 +180,7 @@ deb-symbols: dist-split ## record the libraries' new exports in mk/debian/libsig
 # libraries, LICENSE, CHANGELOG.md and README.md; the debug files in a
 # second tarball with the same top folder, beside the libraries once both
 # are unpacked (where gdb looks for a .gnu_debuglink's file).
-dist-tarball: dist-split $(OUT)/api.json ## signalkit-VERSION-linux-ARCH.tar.gz (relocatable) and its -debug.tar.gz into .build-c/dist
+dist-tarball: dist-split $(INSTALL_TREE_NEEDS) ## signalkit-VERSION-linux-ARCH.tar.gz (relocatable) and its -debug.tar.gz into .build-c/dist
 	$(begin)
 	rm -rf $(DIST_WORK)/tarball $(DIST_WORK)/tarball-debug $(TARBALL) $(TARBALL_DEBUG)
 	mkdir -p $(DIST) $(DIST_WORK)/tarball-debug/$(TARBALL_NAME)/lib
@@ -307,12 +307,29 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 # It does not build from it (a whole Swift build): `make dist` does. In an
 # unpacked source tarball (make test there) nothing to check: the tarball is
 # made from git.
-test-dist-source: $(if $(wildcard $(DIST_FILES_FILE)),,dist-source) ## the source tarball: every committed file, make -n demo and test, the doc checks, swift package describe
+#
+# Then the documented goals that need no Swift build but the release
+# library's, each run first in a fresh clone of HEAD (Tests/dist/first-commands.sh
+# --stand-in: the library this tree built stands for that build), so that a
+# recipe using a file no prerequisite of its goal makes fails here (issue 42:
+# dist-deb and api.json); a few seconds each. make check-first-commands runs
+# the others (make dist, make docs) with the real toolchain: minutes.
+FIRST_COMMANDS_CHEAP := demo dist-deb dist-tarball test-cmake test-header test-version
+test-dist-source: $(if $(wildcard $(DIST_FILES_FILE)),,dist-source lib) ## the source tarball: every committed file, make -n demo and test, the doc checks, swift package describe; the cheap documented goals first in a fresh clone
 	$(begin)
 	$(if $(wildcard $(DIST_FILES_FILE)),@echo "test-dist-source: not run in a source tarball (the tarball is made from git)", \
 		rm -rf $(DIST_TEST)/source && mkdir -p $(DIST_TEST)/source && tar -C $(DIST_TEST)/source -xzf $(SOURCE_TARBALL) \
-		&& sh Tests/dist/check-source.sh $(DIST_TEST)/source/$(SOURCE_NAME))
+		&& sh Tests/dist/check-source.sh $(DIST_TEST)/source/$(SOURCE_NAME) \
+		&& sh Tests/dist/first-commands.sh --stand-in $(LIB_UNSTRIPPED) $(DIST_TEST)/first-commands $(FIRST_COMMANDS_CHEAP))
 	$(end)
+
+# The goals README.md and docs/maintainers/make-targets.md give as a first
+# command, each run first in a fresh clone of HEAD with the real toolchain
+# (Tests/dist/first-commands.sh): a whole Swift build each, minutes; not
+# part of make test, which runs the cheap ones (test-dist-source).
+FIRST_COMMANDS ?= dist docs demo
+check-first-commands: ## make dist, make docs and make demo (FIRST_COMMANDS), each first in a fresh clone of HEAD
+	SWIFT=$(SWIFT) sh Tests/dist/first-commands.sh $(DIST_TEST)/first-commands-full $(FIRST_COMMANDS)
 
 # make dist twice from the same commit: here, then in a clone of HEAD in
 # another directory with another umask, time zone and locale; then every

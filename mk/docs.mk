@@ -87,7 +87,9 @@ docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/si
 	$(end)
 
 # The maintainers' documents that describe the code cite only files and
-# names the tree has (.ci/check-doc-citations.py).
+# names the tree has (.ci/check-doc-citations.py); docs/maintainers/layout.md
+# names every top-level folder, folder under Tests/ and .ci/, and mk/*.mk
+# file, and nothing gone (.ci/check-layout.py).
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md $(wildcard docs/maintainers/*.md)
 
 test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it; INTERNALS.md and Tests/README.md cite only what exists; each rule stated once (.ci/check-doc-homes.py)
@@ -96,8 +98,10 @@ test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened i
 	$(build_site)
 	rm -rf $(SITE_TEST)
 	$(DOCS_VENV)/bin/python .ci/docs/browser_test.py $(SITE) $(SITE_TEST) map
+	$(PYTHON) .ci/check-doc-citations.py --selftest
 	$(PYTHON) .ci/check-doc-citations.py $(CITING_DOCS)
 	$(PYTHON) .ci/check-doc-homes.py
+	$(PYTHON) .ci/check-layout.py
 	@# make install puts the site under share/doc/signalkit/html; uninstall takes it away.
 	rm -rf $(DOCS_INSTALL_TEST)
 	$(MAKE) --no-print-directory install DESTDIR=$(DOCS_INSTALL_TEST) PREFIX=/opt/signalkit > /dev/null

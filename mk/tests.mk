@@ -143,7 +143,7 @@ test-examples: stage ## the C and Swift examples (output checked) and the code b
 CMAKE_TEST := $(OUT)/cmake-test
 CMAKE_PREFIX := $(CMAKE_TEST)/moved
 
-test-cmake: lib ffi $(OUT)/api.json ## the CMake package: install, move, configure examples/cmake against it, build, run
+test-cmake: $(INSTALL_TREE_NEEDS) ## the CMake package: install, move, configure examples/cmake against it, build, run
 	$(begin)
 	rm -rf $(CMAKE_TEST) && mkdir -p $(CMAKE_TEST)
 	$(call install_tree,$(CMAKE_TEST)/destdir,/opt/signalkit,/opt/signalkit/lib,/opt/signalkit/include)

@@ -825,6 +825,16 @@ void expect_string_error(recorder *r, size_t index, const char *needle) {
     cr_assert(strstr(text, needle) != NULL, "error \"%s\" does not mention \"%s\"", text, needle);
 }
 
+void expect_only_the_error(pipeline *p, const char *text) {
+    pipeline_start(p);
+    subscriber_put_int(pipeline_subscriber(p), 1);
+    sk_value error = string_value(text);
+    SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber(p), &error));
+    recorder_expect(&p->r, "er", NULL, 0);
+    cr_assert(sk_value_equal(&recorder_event(&p->r, 0)->value, &error));
+    sk_value_release(&error);
+}
+
 static sk_disposable *probe_generator(void *ctx, sk_subscriber *subscriber) {
     probe_source *p = ctx;
     bool on_queue = p->queue != NULL && sk_queue_is_current(p->queue);

@@ -555,6 +555,10 @@ sk_subscriber *pipeline_subscriber_at(pipeline *p, size_t index);
 sk_subscriber *pipeline_inner_subscriber(pipeline *p, size_t which);
 void pipeline_finish(pipeline *p);
 
+/* Starts `p` (its operator built), emits 1 then the error `text` into its
+ * upstream, and asserts that only that error reached the recorder. */
+void expect_only_the_error(pipeline *p, const char *text);
+
 /* Builds the `which`-th operator of a family over `source`, a manual signal
  * over `s` (for operators that start a signal of their own), and names it in
  * `*name`. @return the operator's signal (+1), or NULL once past the last. */

@@ -1,6 +1,10 @@
-/* test_operators_meta.c - map-to-signal and switch-to-latest (the C layer's
- * Operators_Meta.swift): switching to the latest inner signal, disposal of
- * the outer and inner subscriptions, and values that are not signals. */
+/* test_operators_meta.c - the C layer's Operators_Meta.swift (the core's
+ * Signal_Meta family): map-to-signal and switch-to-latest (switching to the
+ * latest inner signal, disposal of the outer and inner subscriptions, values
+ * that are not signals), merge-map and group-by; ignore-values, queue,
+ * throttled, then and deferred (values and order, terminal events, long
+ * synchronous sequences on a small stack, disposal, argument errors);
+ * start-with and concat. */
 
 #include "support.h"
 
@@ -617,6 +621,463 @@ Test(operators_meta, merge_map_and_group_by_release_once_and_argument_errors, .t
     EXPECT_FAILURE_NULL_OUT(sk_signal_merge_map(NULL, args.never, 0, to_signal_of_value, &args.released, counter_hit),
                             SK_ERR_INVALID_ARGUMENT, &args.released);
     cr_assert_eq(counter_get(&args.released), 10);
+    bad_args_destroy(&args);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* ignore-values, queue, throttled, then and deferred (Signal_Meta.swift):   */
+/* values and order, terminal events, releases, long synchronous sequences  */
+/* on a small stack, disposal and argument errors                            */
+/* ------------------------------------------------------------------------ */
+
+/* A signal value wrapping `signal` (borrowed); +1, release it. */
+static sk_value signal_value(sk_signal *signal) {
+    sk_value v;
+    SK_OK_OR_FAIL(sk_value_set_signal(&v, signal));
+    return v;
+}
+
+/* Puts a value wrapping `signal` (which this consumes) into `subscriber`. */
+static void put_signal(sk_subscriber *subscriber, sk_signal *signal) {
+    sk_value v = signal_value(signal);
+    sk_signal_release(signal);
+    SK_OK_OR_FAIL(sk_subscriber_put_next(subscriber, &v));
+    sk_value_release(&v);
+}
+
+static sk_signal *single_int(int64_t n) {
+    sk_value v = int_value(n);
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&signal, &v));
+    return signal;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ignore values                                                            */
+/* ------------------------------------------------------------------------ */
+
+Test(operators_meta, ignore_values_passes_terminal_events_only, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3 };
+    sk_signal *ints = ints_signal(input, 3);
+    sk_signal *ignored = NULL;
+    SK_OK_OR_FAIL(sk_signal_ignore_values(&ignored, ints));
+    expect_signal_log(ignored, "cr", NULL, 0);
+
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_ignore_values(&p.op, p.upstream));
+    expect_only_the_error(&p, "bad");
+    pipeline_finish(&p);
+    sk_signal_release(ints);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Queue and throttled                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Starts `p`'s operator (a queue or throttled over the pipeline's upstream)
+ * again and checks that `value`, a non-signal first in line, fails the new
+ * subscription at once with an error mentioning `needle`. */
+static void expect_non_signal_fails(pipeline *p, int64_t value, const char *needle) {
+    pipeline_restart(p);
+    subscriber_put_int(pipeline_subscriber_at(p, 1), value);
+    recorder_expect(&p->r, "er", NULL, 0);
+    expect_string_error(&p->r, 0, needle);
+}
+
+Test(operators_meta, queue_runs_inner_signals_one_after_another, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    manual_source *a = &p.inner[0], *c = &p.inner[1];
+    SK_OK_OR_FAIL(sk_signal_queue(&p.op, p.upstream));
+    pipeline_start(&p);
+    sk_subscriber *o = pipeline_subscriber(&p);
+    put_signal(o, manual_signal(a));
+    put_signal(o, single_int(2));
+    put_signal(o, manual_signal(c));
+    cr_assert_eq(counter_get(&a->starts), 1);
+    cr_assert_eq(counter_get(&c->starts), 0, "started before its turn");
+    subscriber_put_int(manual_subscriber(a, 0), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(a, 0)));
+    cr_assert_eq(counter_get(&c->starts), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
+    subscriber_put_int(manual_subscriber(c, 0), 3);
+    const int64_t expected[] = { 1, 2, 3 };
+    recorder_expect(&p.r, "nnn", expected, 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(c, 0)));
+    recorder_expect(&p.r, "nnncr", expected, 3);
+    pipeline_finish(&p);
+    expect_no_live_objects(0);
+}
+
+Test(operators_meta, queue_non_signal_value_fails_in_its_turn, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_start_unary(&p, sk_signal_queue);
+    sk_subscriber *o = pipeline_subscriber(&p);
+    put_signal(o, manual_signal(&p.inner[0]));
+    subscriber_put_int(o, 42);
+    recorder_expect(&p.r, "", NULL, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_inner_subscriber(&p, 0)));
+    recorder_expect(&p.r, "er", NULL, 0);
+    expect_string_error(&p.r, 0, "sk_signal_queue");
+    cr_assert_eq(counter_get(&p.source.disposed), 1, "the error ends the subscription");
+
+    /* First in line: fails at once. */
+    expect_non_signal_fails(&p, 42, "sk_signal_queue: expected a signal (SK_KIND_SIGNAL), got an int64 (SK_KIND_INT64)");
+    pipeline_finish(&p);
+    expect_no_live_objects(0);
+}
+
+typedef struct queue_loop {
+    sk_subscriber *first;
+} queue_loop;
+
+static void complete_first(void *arg) {
+    SK_OK_OR_ABORT(sk_subscriber_put_completion(((queue_loop *)arg)->first));
+}
+
+Test(operators_meta, queue_of_many_synchronous_signals_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_start_unary(&p, sk_signal_queue);
+    sk_subscriber *o = pipeline_subscriber(&p);
+    put_signal(o, manual_signal(&p.inner[0]));
+    for (int64_t i = 1; i <= LOOPS; i++) {
+        put_signal(o, single_int(i));
+    }
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
+    cr_assert_eq(recorder_nexts(&p.r), 0);
+    /* Completing the first runs the 10 000 waiting ones, on a small stack. */
+    queue_loop loop = { pipeline_inner_subscriber(&p, 0) };
+    run_on_small_stack(complete_first, &loop);
+    cr_assert_eq(recorder_nexts(&p.r), LOOPS);
+    cr_assert_eq(p.r.completions, 1);
+    int64_t values[REC_MAX_EVENTS];
+    size_t n = recorder_ints(&p.r, values, REC_MAX_EVENTS);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(values[i], (int64_t)i + 1);
+    }
+    pipeline_finish(&p);
+    expect_no_live_objects(0);
+}
+
+Test(operators_meta, throttled_keeps_only_the_latest_waiting_signal, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    manual_source *a = &p.inner[0], *b = &p.inner[1], *c = &p.inner[2];
+    SK_OK_OR_FAIL(sk_signal_throttled(&p.op, p.upstream));
+    pipeline_start(&p);
+    sk_subscriber *o = pipeline_subscriber(&p);
+    put_signal(o, manual_signal(a));
+    put_signal(o, manual_signal(b));
+    subscriber_put_int(o, 99); /* waiting, replaced: dropped whatever its kind */
+    put_signal(o, manual_signal(c));
+    subscriber_put_int(manual_subscriber(a, 0), 1);
+    cr_assert_eq(counter_get(&a->disposed), 0, "the running one is never interrupted");
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(a, 0)));
+    cr_assert_eq(counter_get(&b->starts), 0, "a replaced signal started");
+    cr_assert_eq(counter_get(&c->starts), 1);
+    subscriber_put_int(manual_subscriber(c, 0), 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(o));
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(c, 0)));
+    const int64_t expected[] = { 1, 3 };
+    recorder_expect(&p.r, "nncr", expected, 2);
+
+    /* A non-signal value that gets its turn fails. */
+    expect_non_signal_fails(&p, 7, "sk_signal_throttled");
+    pipeline_finish(&p);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Then and deferred                                                        */
+/* ------------------------------------------------------------------------ */
+
+Test(operators_meta, then_runs_next_after_completion, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    manual_source *next = &p.inner[0];
+    SK_OK_OR_FAIL(sk_signal_then(&p.op, p.upstream, p.inner_signal[0]));
+    sk_signal_release(p.inner_signal[0]); /* borrowed: the result retains it */
+    p.inner_signal[0] = NULL;
+    pipeline_start(&p);
+    subscriber_put_int(pipeline_subscriber(&p), 1);
+    cr_assert_eq(counter_get(&next->starts), 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber(&p)));
+    cr_assert_eq(counter_get(&next->starts), 1);
+    subscriber_put_int(manual_subscriber(next, 0), 2);
+    recorder_expect(&p.r, "nn", NULL, 0);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(next, 0)));
+    const int64_t expected[] = { 1, 2 };
+    recorder_expect(&p.r, "nncr", expected, 2);
+
+    /* An error of the first: passes, the next never starts. */
+    pipeline_restart(&p);
+    sk_value error = string_value("first failed");
+    SK_OK_OR_FAIL(sk_subscriber_put_error(pipeline_subscriber_at(&p, 1), &error));
+    recorder_expect_error(&p.r, &error);
+    cr_assert_eq(counter_get(&next->starts), 1);
+    sk_value_release(&error);
+
+    /* Disposal while the next runs disposes it. */
+    pipeline_restart(&p);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber_at(&p, 2)));
+    cr_assert_eq(counter_get(&next->starts), 2);
+    sk_disposable_dispose(p.d);
+    cr_assert_eq(counter_get(&next->disposed), 2);
+    recorder_expect(&p.r, "r", NULL, 0);
+    pipeline_finish(&p);
+    expect_no_live_objects(0);
+}
+
+Test(operators_meta, then_in_a_synchronous_restart_loop_without_stack_growth, .timeout = SK_TEST_TIMEOUT) {
+    countdown_run t;
+    countdown_run_init(&t, LOOPS, false);
+    sk_signal *zero = single_int(0);
+    sk_signal *chained = NULL;
+    SK_OK_OR_FAIL(sk_signal_then(&chained, t.source, zero));
+    SK_OK_OR_FAIL(sk_signal_restart(&t.op, chained));
+    countdown_run_start_looping(&t);
+    cr_assert_eq(recorder_nexts(&t.r), 2 * LOOPS);
+    int64_t values[8];
+    size_t n = recorder_ints(&t.r, values, 8);
+    const int64_t expected[] = { 1, 0, 2, 0, 3, 0, 4, 0 };
+    cr_assert_eq(n, 8);
+    cr_assert_arr_eq(values, expected, sizeof expected);
+    countdown_run_stop(&t);
+    cr_assert_eq(counter_get(&t.c.disposed), 1);
+    sk_signal_release(chained);
+    sk_signal_release(zero);
+    countdown_run_finish(&t);
+    expect_no_live_objects(0);
+}
+
+/* ctx: a manual source, or NULL to return NULL; counts nothing itself. */
+typedef struct deferrer {
+    manual_source *source;
+    counter calls;
+    counter released;
+    pthread_t thread;
+} deferrer;
+
+static sk_signal *make_deferred(void *ctx) {
+    deferrer *f = ctx;
+    f->thread = pthread_self();
+    counter_hit(&f->calls);
+    return f->source != NULL ? manual_signal(f->source) : NULL;
+}
+
+static void deferrer_release(void *ctx) {
+    counter_hit(&((deferrer *)ctx)->released);
+}
+
+Test(operators_meta, deferred_calls_fn_at_each_start, .timeout = SK_TEST_TIMEOUT) {
+    pipeline p;
+    pipeline_init(&p);
+    deferrer f;
+    memset(&f, 0, sizeof f);
+    f.source = &p.source;
+    counters_init(2, &f.calls, &f.released);
+    SK_OK_OR_FAIL(sk_signal_deferred(&p.op, make_deferred, &f, deferrer_release));
+    cr_assert_eq(counter_get(&f.calls), 0, "called before any start");
+    pipeline_start(&p);
+    cr_assert(pthread_equal(f.thread, pthread_self()));
+    recorder r2;
+    sk_disposable *d2 = recorder_start(&r2, p.op);
+    cr_assert_eq(counter_get(&f.calls), 2);
+    cr_assert_eq(counter_get(&p.source.starts), 2);
+    subscriber_put_int(pipeline_subscriber_at(&p, 0), 1);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(pipeline_subscriber_at(&p, 0)));
+    subscriber_put_int(pipeline_subscriber_at(&p, 1), 2);
+    const int64_t one[] = { 1 }, two[] = { 2 };
+    recorder_expect(&p.r, "ncr", one, 1);
+    recorder_expect(&r2, "n", two, 1);
+    sk_disposable_dispose(d2);
+    cr_assert_eq(counter_get(&p.source.disposed), 2);
+    pipeline_stop(&p);
+    recorder_finish(&r2, d2);
+    cr_assert_eq(counter_get(&f.released), 0);
+
+    /* NULL from fn: completes at once. */
+    f.source = NULL;
+    sk_signal *null_deferred = NULL;
+    SK_OK_OR_FAIL(sk_signal_deferred(&null_deferred, make_deferred, &f, NULL));
+    sk_disposable *d = recorder_start(&r2, null_deferred);
+    recorder_expect(&r2, "cr", NULL, 0);
+    recorder_finish(&r2, d);
+    sk_signal_release(null_deferred);
+
+    pipeline_finish(&p);
+    cr_assert_eq(counter_get(&f.released), 1, "the release ran %d times", counter_get(&f.released));
+    counters_destroy(2, &f.calls, &f.released);
+    expect_no_live_objects(0);
+}
+
+static sk_signal *defer_manual(void *ctx) {
+    return manual_signal(ctx);
+}
+
+/* ignore-values, then and deferred, for expect_disposal_disposes_upstream. */
+static sk_signal *sequence_operator(int which, sk_signal *source, manual_source *s, const char **name) {
+    sk_signal *out = NULL;
+    switch (which) {
+    case 0: *name = "ignore_values"; SK_OK_OR_FAIL(sk_signal_ignore_values(&out, source)); break;
+    case 1: *name = "then"; SK_OK_OR_FAIL(sk_signal_then(&out, source, source)); break;
+    case 2: *name = "deferred"; SK_OK_OR_FAIL(sk_signal_deferred(&out, defer_manual, s, NULL)); break;
+    default: return NULL;
+    }
+    return out;
+}
+
+Test(operators_meta, sequence_disposal_stops_and_disposes_upstream, .timeout = SK_TEST_TIMEOUT) {
+    cr_assert_eq(expect_disposal_disposes_upstream(sequence_operator), 3, "not every operator ran");
+
+    /* Queue and throttled: the outer, the running inner; a waiting inner
+     * is never started. */
+    for (int throttled = 0; throttled < 2; throttled++) {
+        pipeline p;
+        pipeline_init(&p);
+        SK_OK_OR_FAIL(throttled ? sk_signal_throttled(&p.op, p.upstream) : sk_signal_queue(&p.op, p.upstream));
+        pipeline_start(&p);
+        put_signal(pipeline_subscriber(&p), manual_signal(&p.inner[0]));
+        put_signal(pipeline_subscriber(&p), manual_signal(&p.inner[1]));
+        sk_disposable_dispose(p.d);
+        cr_assert_eq(counter_get(&p.source.disposed), 1);
+        cr_assert_eq(counter_get(&p.inner[0].disposed), 1);
+        cr_assert_eq(counter_get(&p.inner[1].starts), 0);
+        recorder_expect(&p.r, "r", NULL, 0);
+        pipeline_finish(&p);
+    }
+    expect_no_live_objects(0);
+}
+
+/* The argument errors of deferred (its release runs once, whatever fails),
+ * ignore-values, queue, throttled and then. */
+Test(operators_meta, sequence_argument_errors, .timeout = SK_TEST_TIMEOUT) {
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    counter *released = &args.released;
+
+    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, defer_manual, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    EXPECT_FAILURE(sk_signal_deferred(&out, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    /* NULL out and NULL fn together: still one release. */
+    EXPECT_FAILURE_NULL_OUT(sk_signal_deferred(NULL, NULL, released, counter_hit), SK_ERR_NULL_ARGUMENT, released);
+    cr_assert_eq(counter_get(released), 3);
+
+    expect_unary_argument_errors("ignore_values", sk_signal_ignore_values, never, not_signal);
+    expect_unary_argument_errors("queue", sk_signal_queue, never, not_signal);
+    expect_unary_argument_errors("throttled", sk_signal_throttled, never, not_signal);
+
+    EXPECT_FAILURE_NULL_OUT(sk_signal_then(NULL, never, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_then(&out, NULL, never), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_then(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_then(&out, not_signal, never), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_then(&out, never, not_signal), SK_ERR_WRONG_KIND, NULL);
+
+    bad_args_destroy(&args);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* start_with, concat (Signal_Meta+Concat.swift): what C adds to the marble  */
+/* table's cases: releases, a dispose inside a callback, argument errors.    */
+/* ------------------------------------------------------------------------ */
+
+/* start_with: its value first, then the signal's; concat: the signals one
+ * after the other, an empty array completing at once. */
+Test(operators_meta, start_with_and_concat, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t input[] = { 1, 2, 3 };
+    sk_signal *first = ints_signal(input, 1), *rest = ints_signal(input + 1, 2);
+    sk_value zero = int_value(0);
+    const int64_t with_zero[] = { 0, 1 };
+    sk_signal *started = NULL, *joined = NULL, *empty = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_with(&started, first, &zero));
+    sk_signal *both[] = { first, rest };
+    SK_OK_OR_FAIL(sk_signal_concat(&joined, both, 2));
+    SK_OK_OR_FAIL(sk_signal_concat(&empty, NULL, 0));
+    expect_signal_log(started, "nncr", with_zero, 2);
+    expect_signal_log(joined, "nnncr", input, 3);
+    expect_signal_log(empty, "cr", NULL, 0); /* each releases its signal */
+    sk_signal_release(first);
+    sk_signal_release(rest);
+    expect_no_live_objects(0);
+}
+
+/* concat: an error stops the sequence; the later signals never start. */
+Test(operators_meta, concat_error_stops_the_sequence, .timeout = SK_TEST_TIMEOUT) {
+    manual_source later;
+    sk_signal *later_signal = manual_init_signal(&later);
+    sk_value nil;
+    sk_value_set_nil(&nil);
+    sk_signal *failing = NULL;
+    SK_OK_OR_FAIL(sk_signal_fail(&failing, &nil));
+    sk_signal *both[] = { failing, later_signal };
+    sk_signal *joined = NULL;
+    SK_OK_OR_FAIL(sk_signal_concat(&joined, both, 2));
+    expect_signal_log(joined, "er", NULL, 0); /* releases joined */
+    cr_assert_eq(counter_get(&later.starts), 0);
+    sk_signal_release(failing);
+    sk_signal_release(later_signal);
+    manual_destroy(&later);
+    expect_no_live_objects(0);
+}
+
+static sk_signal *build_start_with(sk_signal *s) {
+    sk_value zero = int_value(0);
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_with(&o, s, &zero));
+    return o;
+}
+static sk_signal *build_concat(sk_signal *s) {
+    sk_signal *both[] = { s, s };
+    sk_signal *o = NULL;
+    SK_OK_OR_FAIL(sk_signal_concat(&o, both, 2));
+    return o;
+}
+
+Test(operators_meta, concat_dispose_inside_a_value_callback, .timeout = SK_TEST_TIMEOUT) {
+    expect_dispose_inside_next("concat", build_concat, 2);
+    expect_no_live_objects(0);
+}
+
+/* start_with's value comes during the start, before the disposable is
+ * handed back: disposing from inside it is the sk_signal_take(1) case. */
+Test(operators_meta, start_with_then_take_one_never_starts_the_signal, .timeout = SK_TEST_TIMEOUT) {
+    manual_source source;
+    sk_signal *upstream = manual_init_signal(&source);
+    sk_signal *started = build_start_with(upstream), *one = NULL;
+    SK_OK_OR_FAIL(sk_signal_take(&one, started, 1));
+    const int64_t zero[] = { 0 };
+    expect_signal_log(one, "ncr", zero, 1); /* releases one */
+    cr_assert_eq(counter_get(&source.starts), 0);
+    sk_signal_release(started);
+    sk_signal_release(upstream);
+    manual_destroy(&source);
+    expect_no_live_objects(0);
+}
+
+Test(operators_meta, start_with_and_concat_argument_errors, .timeout = SK_TEST_TIMEOUT) {
+    bad_args args;
+    bad_args_init(&args);
+    sk_signal *never = args.never, *not_signal = args.not_signal, *out = NULL;
+    sk_value malformed;
+    memset(&malformed, 0, sizeof malformed);
+    malformed.kind = (sk_kind)99;
+
+    sk_value zero = int_value(0);
+    EXPECT_FAILURE_NULL_OUT(sk_signal_start_with(NULL, never, &zero), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_start_with(&out, NULL, &zero), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_start_with(&out, never, NULL), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_start_with(&out, not_signal, &zero), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_start_with(&out, never, &malformed), SK_ERR_INVALID_ARGUMENT, NULL);
+    sk_signal *some[] = { never, not_signal };
+    EXPECT_FAILURE_NULL_OUT(sk_signal_concat(NULL, some, 1), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_concat(&out, NULL, 1), SK_ERR_NULL_ARGUMENT, NULL);
+    EXPECT_FAILURE(sk_signal_concat(&out, some, 2), SK_ERR_WRONG_KIND, NULL);
+    EXPECT_FAILURE(sk_signal_concat(&out, some, SIZE_MAX), SK_ERR_INVALID_ARGUMENT, NULL);
+
     bad_args_destroy(&args);
     expect_no_live_objects(0);
 }

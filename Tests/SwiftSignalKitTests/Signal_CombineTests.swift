@@ -792,4 +792,48 @@ final class Signal_CombineTests: XCTestCase {
         XCTAssertEqual(counter.with { $0 }, 2)
         XCTAssertNotNil(disposable)
     }
+
+    // zip and withLatestFrom (issue 33) beyond the shared marble table
+    // (Tests/SwiftSignalKitTestSupport/OperatorLifecycle.swift).
+
+    func testOperatorsThatEndEarlyStopASynchronousEndlessUpstream() {
+        assertEndsAnEndlessUpstream([
+            // The first input completes after one value: the pair it makes
+            // with the endless one completes the zip.
+            ("zip", { zip(Signal<Int, NoError>.single(10), $0) |> map { $0.0 + $0.1 } }, [11]),
+        ])
+    }
+
+    func testDisposingFromInsideAValueCallback() {
+        assertDisposableFromInsideAValueCallback([
+            ("zip", { signal in zip(signal, signal) |> map { $0.0 } }),
+            ("withLatestFrom", { $0 |> withLatestFrom(Signal<Int, TestError>.single(5)) |> map { $0.0 } }),
+        ])
+    }
+
+    /// A zip's waiting values are released when the subscription ends.
+    func testZipReleasesWaitingValuesOnDisposal() {
+        let a = ValuePipe<DeinitTracker>()
+        let b = ValuePipe<DeinitTracker>()
+        let released = Counter()
+        let d = zip(a.signal(), b.signal()).start()
+        a.putNext(DeinitTracker(released))
+        a.putNext(DeinitTracker(released))
+        XCTAssertEqual(released.count, 0, "held until paired")
+        d.dispose()
+        XCTAssertEqual(released.count, 2)
+    }
+
+    func testZipOfNothingCompletes() {
+        var completed = 0
+        zip([Signal<Int, NoError>]()).start(completed: { completed += 1 }).dispose()
+        XCTAssertEqual(completed, 1)
+    }
+
+    func testAbandonedSubscriptionsAreFreedWhenTheSourceLetsGo() {
+        assertFreedWhenAbandoned([
+            ("zip", { zip($0, Signal<Int, TestError>.never()) |> map { $0.0 } }),
+            ("withLatestFrom", { $0 |> withLatestFrom(Signal<Int, TestError>.never()) |> map { $0.0 } }),
+        ])
+    }
 }

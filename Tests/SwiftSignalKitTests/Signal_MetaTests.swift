@@ -889,4 +889,36 @@ final class Signal_MetaTests: XCTestCase {
         XCTAssertEqual(released.with { $0 }, created.with { $0 })
         XCTAssertEqual(created.with { $0 }, subscribers * iterations)
     }
+
+    // startWith and concat (issue 33) beyond the shared marble table
+    // (Tests/SwiftSignalKitTestSupport/OperatorLifecycle.swift).
+
+    func testOperatorsThatEndEarlyStopASynchronousEndlessUpstream() {
+        assertEndsAnEndlessUpstream([
+            ("startWith then take", { $0 |> startWith(0) |> take(3) }, [0, 1, 2]),
+        ])
+    }
+
+    func testDisposingFromInsideAValueCallback() {
+        assertDisposableFromInsideAValueCallback([
+            ("startWith", { $0 |> startWith(0) |> skip(1) }),
+            ("concat", { concat([$0, .single(9)]) }),
+        ])
+    }
+
+    func testConcatOfNothingCompletesAndOfManySynchronousOnesDoesNotGrowTheStack() {
+        var completed = 0
+        concat([Signal<Int, NoError>]()).start(completed: { completed += 1 }).dispose()
+        XCTAssertEqual(completed, 1)
+        var sum = 0
+        concat(Array(repeating: Signal<Int, NoError>.single(1), count: 100_000)).start(next: { sum += $0 }).dispose()
+        XCTAssertEqual(sum, 100_000)
+    }
+
+    func testAbandonedSubscriptionsAreFreedWhenTheSourceLetsGo() {
+        assertFreedWhenAbandoned([
+            ("startWith", { $0 |> startWith(0) }),
+            ("concat", { concat([$0, .single(1)]) }),
+        ])
+    }
 }

@@ -365,4 +365,41 @@ final class Signal_ReduceTests: XCTestCase {
         }
         XCTAssertEqual(described, ["none", "some 3"])
     }
+
+    // scan and pairwise (issue 33) beyond the shared marble table
+    // (Tests/SwiftSignalKitTestSupport/OperatorLifecycle.swift).
+
+    func testOperatorsThatEndEarlyStopASynchronousEndlessUpstream() {
+        assertEndsAnEndlessUpstream([
+            ("pairwise then take", { $0 |> pairwise |> map { $0.0 * 10 + $0.1 } |> take(2) }, [12, 23]),
+        ])
+    }
+
+    func testDisposingFromInsideAValueCallback() {
+        assertDisposableFromInsideAValueCallback([
+            ("scan", { $0 |> scan(0, +) }),
+            ("pairwise", { $0 |> pairwise |> map { $0.1 } }),
+        ])
+    }
+
+    /// `scan` folds every value once however many threads emit.
+    func testScanUnderConcurrentEmission() {
+        let pipe = ValuePipe<Int>()
+        let total = Atomic(value: 0)
+        let d = (pipe.signal() |> scan(0, +)).start(next: { sum in _ = total.swap(sum) })
+        runThreads(4) { _ in
+            for _ in 0 ..< 500 {
+                pipe.putNext(1)
+            }
+        }
+        XCTAssertEqual(total.with { $0 }, 2000, "the last folded value counts every value")
+        d.dispose()
+    }
+
+    func testAbandonedSubscriptionsAreFreedWhenTheSourceLetsGo() {
+        assertFreedWhenAbandoned([
+            ("scan", { $0 |> scan(0, +) }),
+            ("pairwise", { $0 |> pairwise |> map { $0.1 } }),
+        ])
+    }
 }

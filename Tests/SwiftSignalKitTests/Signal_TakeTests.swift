@@ -317,4 +317,93 @@ final class Signal_TakeTests: XCTestCase {
         XCTAssertEqual(values, [])
         XCTAssertEqual(source.subscriberCount, 0)
     }
+
+    // The operators of issue 33 in this family beyond the shared marble
+    // table (Tests/SwiftSignalKitTestSupport/OperatorLifecycle.swift).
+
+    func testOperatorsThatEndEarlyStopASynchronousEndlessUpstream() {
+        assertEndsAnEndlessUpstream([
+            ("takeWhile", { $0 |> takeWhile { $0 < 4 } }, [1, 2, 3]),
+            ("takeWhile inclusive", { $0 |> takeWhile(inclusive: true) { $0 < 4 } }, [1, 2, 3, 4]),
+            ("first", { first($0) }, [1]),
+            ("first(where:)", { $0 |> first(where: { $0 > 5 }) }, [6]),
+            ("elementAt", { $0 |> elementAt(3) }, [4]),
+            ("skip then take", { $0 |> skip(2) |> take(2) }, [3, 4]),
+            ("skipWhile then take", { $0 |> skipWhile { $0 < 3 } |> take(2) }, [3, 4]),
+            ("takeUntil then take", { $0 |> takeUntil(Signal<Int, NoError>.never()) |> take(2) }, [1, 2]),
+        ])
+    }
+
+    func testEndingEarlyDisposesTheUpstream() {
+        let source = ManualSource<Int, TestError>()
+        let recorder = Recorder<Int, TestError>()
+        _ = recorder.start(source.signal() |> takeWhile { $0 < 2 })
+        source.put(1)
+        source.put(2)
+        source.put(0)
+        XCTAssertEqual(recorder.events.with { $0 }, ["1", "completed"])
+        XCTAssertEqual(source.active, 0)
+        XCTAssertEqual(recorder.released.count, 1)
+    }
+
+    func testDisposingFromInsideAValueCallback() {
+        assertDisposableFromInsideAValueCallback([
+            ("skip", { $0 |> skip(1) }),
+            ("skipWhile", { $0 |> skipWhile { $0 < 2 } }),
+            ("takeWhile", { $0 |> takeWhile { _ in true } }),
+            ("defaultIfEmpty", { $0 |> defaultIfEmpty(0) }),
+            ("takeUntil", { $0 |> takeUntil(Signal<Int, TestError>.never()) }),
+        ])
+    }
+
+    /// `takeUntil`: a notifier that emits during its start ends the
+    /// subscription before the upstream is started.
+    func testTakeUntilANotifierAtOnceNeverStartsTheUpstream() {
+        let source = ManualSource<Int, TestError>()
+        var completed = 0
+        (source.signal() |> takeUntil(Signal<Int, TestError>.single(0))).start(completed: { completed += 1 }).dispose()
+        XCTAssertEqual(completed, 1)
+        XCTAssertEqual(source.starts.with { $0 }, 0)
+    }
+
+    func testTakeUntilDisposesTheUpstreamWhenTheNotifierEmits() {
+        let source = ManualSource<Int, TestError>()
+        let notifier = ValuePipe<Int>()
+        let recorder = Recorder<Int, TestError>()
+        _ = recorder.start(source.signal() |> takeUntil(notifier.signal(errorType: TestError.self)))
+        source.put(1)
+        notifier.putNext(0)
+        source.put(2)
+        XCTAssertEqual(recorder.events.with { $0 }, ["1", "completed"])
+        XCTAssertEqual(source.active, 0)
+    }
+
+    func testDefaultIfEmptyOnErrorEmitsNoDefault() {
+        let recorder = Recorder<Int, TestError>()
+        recorder.start(Signal<Int, TestError>.fail(.first) |> defaultIfEmpty(3)).dispose()
+        XCTAssertEqual(recorder.events.with { $0 }, ["error first"])
+    }
+
+    /// `skip` drops exactly `count` values however many threads emit.
+    func testSkipUnderConcurrentEmission() {
+        let pipe = ValuePipe<Int>()
+        let passed = Counter()
+        let d = (pipe.signal() |> skip(100)).start(next: { _ in passed.increment() })
+        runThreads(4) { _ in
+            for _ in 0 ..< 500 {
+                pipe.putNext(1)
+            }
+        }
+        XCTAssertEqual(passed.count, 2000 - 100)
+        d.dispose()
+    }
+
+    func testAbandonedSubscriptionsAreFreedWhenTheSourceLetsGo() {
+        assertFreedWhenAbandoned([
+            ("skip", { $0 |> skip(1) }),
+            ("takeWhile", { $0 |> takeWhile { _ in true } }),
+            ("defaultIfEmpty", { $0 |> defaultIfEmpty(0) }),
+            ("takeUntil", { $0 |> takeUntil(Signal<Int, TestError>.never()) }),
+        ])
+    }
 }

@@ -101,3 +101,32 @@ def test_the_loop_queue_is_one_per_loop_and_drained_by_the_loop():
         return await done == threading.get_ident()
 
     assert run(main())
+
+
+def test_async_for_over_a_pipe_ends_at_its_completion_and_raises_its_error():
+    async def read(pipe, end):
+        got = []
+        loop = asyncio.get_running_loop()
+        loop.call_soon(pipe.put, 1)
+        loop.call_soon(end)
+        async for value in pipe.signal():
+            got.append(value)
+        return got
+
+    with sk.Pipe[int]() as pipe:
+        assert asyncio.run(asyncio.wait_for(read(pipe, pipe.complete), 10)) == [1]
+    with sk.Pipe[int]() as pipe:
+        with pytest.raises(KeyError):
+            asyncio.run(asyncio.wait_for(read(pipe, lambda: pipe.fail(KeyError("k"))), 10))
+
+
+def test_async_for_over_the_pipe_itself():
+    async def read(pipe):
+        loop = asyncio.get_running_loop()
+        loop.call_soon(pipe.put, 1)
+        loop.call_soon(pipe.put, 2)
+        loop.call_soon(pipe.complete)
+        return [value async for value in pipe]
+
+    with sk.Pipe[int]() as pipe:
+        assert asyncio.run(asyncio.wait_for(read(pipe), 10)) == [1, 2]

@@ -1,4 +1,5 @@
-"""Sources: from_iterable (lazy, stopped by disposal), create, Pipe,
+"""Sources: from_iterable (lazy, stopped by disposal), create, Pipe (its
+completion and error for current and later subscribers),
 interval and timer."""
 import itertools
 import threading
@@ -184,3 +185,24 @@ def test_a_failing_on_next_stops_the_pull_of_a_direct_subscription():
         assert isinstance(subscription.exception, ValueError)
     assert pulled == [0, 1, 2, 3]
     assert [str(e) for e in errors] == ["three"]
+
+
+def test_a_pipe_completes_and_fails_for_current_and_later_subscribers():
+    with sk.Pipe[int](replay=True) as pipe:
+        events = []
+        with pipe.signal().subscribe(events.append, on_completed=lambda: events.append("done")):
+            pipe.put(1)
+            pipe.complete()
+            pipe.put(2)  # nothing
+        assert events == [1, "done"]
+        assert pipe.signal().to_list(timeout=10) == [1]  # a later subscriber: the replayed value, then the completion
+    with sk.Pipe[int]() as pipe:
+        pipe.fail(LookupError("gone"))
+        with pytest.raises(LookupError):
+            # to_list on the signal itself, not through a helper: the pipe
+            # holds its error, and a frame of its traceback holding the
+            # pipe's signal would make a cycle through the library (to_list
+            # lets go of its own signal).
+            pipe.signal().to_list(timeout=10)
+        with pytest.raises(TypeError):
+            pipe.fail("not an exception")  # type: ignore[arg-type]
