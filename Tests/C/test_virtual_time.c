@@ -990,7 +990,12 @@ static void abandon_timed(timed_op op, bool queue_first) {
         sk_signal_release(source);
         sk_signal_release(timed);
         sk_disposable_release(d);
-        cr_assert_eq(recorder_releases(&r), 0, "%s: observer released with its queue still open", names[op]);
+        /* timeout's upstream answered in time: its timer is cancelled and
+         * the pipe's release ended the subscription (before, the cancelled
+         * timer kept it until the queue went); the others wait for their
+         * pending timer. */
+        cr_assert_eq(recorder_releases(&r), op == TIMED_TIMEOUT ? 1 : 0, "%s: observer released %d times with its queue still open",
+                     names[op], recorder_releases(&r));
         sk_queue_release(queue);
     }
     /* timeout passes the upstream's value at once (the upstream answered in

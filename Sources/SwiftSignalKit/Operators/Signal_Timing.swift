@@ -123,17 +123,21 @@ public func timeout<T, E>(_ timeout: Double, queue: Queue, alternate: Signal<T, 
             let race = TimeoutRace()
             let upstreamDisposable = MetaDisposable()
             let alternateDisposable = MetaDisposable()
-            // The switch to the alternate is held by the race, which drops it
+            // The switch to the alternate is held by the timer's completion
+            // (which a closed queue drops), in a box that the race empties
             // once the upstream wins: a timer that never starts (the upstream
             // won during its own start) or never fires does not keep the
-            // subscription alive through its completion.
-            race.setTimeoutAction {
+            // subscription alive through its completion. The race holds the
+            // box weakly, so the upstream's callbacks, which hold the race, do
+            // not keep it either.
+            let action = _TimeoutAction {
                 upstreamDisposable.dispose()
                 alternateDisposable.set(startPassingThrough(alternate, to: subscriber))
             }
+            race.action = action
             let timer = Timer(timeout: timeout, repeat: false, completion: {
                 if race.decide(TimeoutRace.timedOut) {
-                    race.takeTimeoutAction()?()
+                    action.take()?()
                 }
             }, queue: queue)
             upstreamDisposable.set(signal.start(downstream: subscriber, next: { next in
@@ -171,35 +175,41 @@ public func timeout<T, E>(_ timeout: Double, queue: Queue, alternate: Signal<T, 
     }
 }
 
-/// Which of the upstream and the timer of `timeout` came first, and what the
-/// timer does if it wins.
+/// What `timeout`'s timer does if it wins: switch to the alternate.
 ///
-/// Thread-safety: every method may be called from any thread; the action is
-/// taken under the lock and run or released outside it.
+/// Thread-safety: `take` may be called from any thread; the action is taken
+/// under the lock and run or released outside it.
+private final class _TimeoutAction: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var action: (() -> Void)?
+
+    init(_ action: @escaping () -> Void) {
+        self.action = action
+    }
+
+    /// Takes the action (nil once taken).
+    func take() -> (() -> Void)? {
+        self.mutex.lock()
+        let action = self.action
+        self.action = nil
+        self.mutex.unlock()
+        return action
+    }
+}
+
+/// Which of the upstream and the timer of `timeout` came first, and (weakly)
+/// what the timer does if it wins.
+///
+/// Thread-safety: every method may be called from any thread; `action` is
+/// set before the race starts.
 private final class TimeoutRace: @unchecked Sendable {
     static let pending = 0
     static let upstream = 1
     static let timedOut = 2
 
     let state = Synchronization.Atomic<Int>(TimeoutRace.pending)
-    private let mutex = _Mutex()
-    private var timeoutAction: (() -> Void)?
-
-    /// Sets what the timer does when it wins (before the race starts).
-    func setTimeoutAction(_ action: @escaping () -> Void) {
-        self.mutex.lock()
-        self.timeoutAction = action
-        self.mutex.unlock()
-    }
-
-    /// Takes the timer's action (nil once taken or dropped).
-    func takeTimeoutAction() -> (() -> Void)? {
-        self.mutex.lock()
-        let action = self.timeoutAction
-        self.timeoutAction = nil
-        self.mutex.unlock()
-        return action
-    }
+    /// What the timer does if it wins; set once, before the race starts.
+    weak var action: _TimeoutAction?
 
     /// Moves from pending to `outcome`; true if this call decided the race.
     func decide(_ outcome: Int) -> Bool {
@@ -219,7 +229,7 @@ private final class TimeoutRace: @unchecked Sendable {
         if self.decide(TimeoutRace.upstream) {
             timer.invalidate()
             // The alternate can never start now: what it holds goes.
-            withExtendedLifetime(self.takeTimeoutAction()) {}
+            withExtendedLifetime(self.action?.take()) {}
             return true
         }
         return self.state.load(ordering: .acquiring) == TimeoutRace.upstream

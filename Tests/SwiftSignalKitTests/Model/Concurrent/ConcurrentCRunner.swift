@@ -135,14 +135,7 @@ enum ConcurrentCRunner {
     }
 
     static func run(_ testCase: ConcurrentCase) -> ConcurrentObservation {
-        let subscribers: Int
-        switch testCase.shape {
-        case let .share(count), let .replay(_, count):
-            subscribers = count
-        default:
-            subscribers = 1
-        }
-        let observed = ConcurrentObservation(subscribers: subscribers)
+        let observed = ConcurrentObservation(subscribers: testCase.subscriberCount)
         let registry = Registry()
         let liveBefore = sk_live_objects()
         var pipes: [OpaquePointer?] = []

@@ -149,6 +149,17 @@ struct ConcurrentCase: CustomStringConvertible {
         return ConcurrentCase(shape: shape, puts: puts)
     }
 
+    /// How many subscribers a run subscribes (the outer one alone, for
+    /// groupBy).
+    var subscriberCount: Int {
+        switch self.shape {
+        case let .share(count), let .replay(_, count):
+            return count
+        default:
+            return 1
+        }
+    }
+
     /// The values put into `pipe`, all threads together.
     func values(of pipe: Int) -> [Int] {
         return self.puts.flatMap { $0.filter { $0.pipe == pipe }.map(\.value) }

@@ -23,14 +23,7 @@ enum ConcurrentSwiftRunner {
     }
 
     static func run(_ testCase: ConcurrentCase) -> ConcurrentObservation {
-        let subscribers: Int
-        switch testCase.shape {
-        case let .share(count), let .replay(_, count):
-            subscribers = count
-        default:
-            subscribers = 1
-        }
-        let observed = ConcurrentObservation(subscribers: subscribers)
+        let observed = ConcurrentObservation(subscribers: testCase.subscriberCount)
         let gone = DispatchSemaphore(value: 0)
         do {
             let token = Token(gone: gone)
