@@ -273,6 +273,14 @@ final class ModelRegressionTests: XCTestCase {
     /// that ends without a value may end without asking for the value
     /// callback, before the stage exists; the terminal event still passes
     /// (found by the random run: the completion was lost).
+    /// pairwise pairs one value at a time (issue 41's serial gate): a value
+    /// put from inside the delivery of a pair waits until that delivery is
+    /// over (found by a long run: seed 4000005612; the model still paired
+    /// it at once, as the lock-based pairwise did).
+    func testPairwiseHandlesAValuePutDuringItsDeliveryAfterIt() {
+        assertModelAgrees(ModelCase(signal: .mergeMap(Int.max, .just([0, 1]), .pairwise(.subject(0))), script: [.send(0, 0), .sendOnNextEvent(0, 0), .send(0, 0)]))
+    }
+
     func testAStatefulStageOverASourceThatEndsWithoutAValue() {
         assertModelAgrees(ModelCase(signal: .scan(3, .just([])), script: []))
         assertModelAgrees(ModelCase(signal: .pairwise(.fail([], 2)), script: []))

@@ -229,17 +229,34 @@ extension ReduceFamily {
         }
 
         func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            // One value at a time, as scan: a value that arrives from inside
+            // the delivery of a pair waits until that delivery is over (the
+            // library's serial gate), then pairs with the value before it.
             var previous: Int?
+            var waiting: [ModelEvent] = []
+            var handling = false
+            var stopped = false
             model.start(self.source, under: node) { event in
-                guard case let .next(value) = event else {
-                    node.send(event)
+                waiting.append(event)
+                if handling {
                     return
                 }
-                let before = previous
-                previous = value
-                if let before {
-                    node.send(.next(modelCombine([before, value])))
+                handling = true
+                while !stopped && !waiting.isEmpty {
+                    let next = waiting.removeFirst()
+                    switch next {
+                    case let .next(value):
+                        let before = previous
+                        previous = value
+                        if let before {
+                            node.send(.next(modelCombine([before, value])))
+                        }
+                    case .error, .completed:
+                        stopped = true
+                        node.send(next)
+                    }
                 }
+                handling = false
             }
         }
 
