@@ -42,40 +42,47 @@ final class _SignalFlag: Sendable {
     }
 }
 
-/// One value slot under a lock (`pairwise`'s previous value,
-/// `withLatestFrom`'s latest one). Nothing is called under the lock; a
-/// replaced value is released after it is dropped.
+/// One value slot under a lock (`withLatestFrom`'s latest value, the
+/// collected value of `sample` and `buffer(timeSpan:)`). The lock is a
+/// `_SpinLock`, held only to copy the value in or out: nothing is called
+/// under it, and a replaced value is released after it is dropped.
+/// Inlinable, so that `withLatestFrom`'s read of it is specialized.
 ///
 /// Thread-safety: every method may be called from any thread.
+@usableFromInline
 final class _SignalLatestValue<T>: @unchecked Sendable {
-    private let mutex = _Mutex()
-    private var value: T?
+    @usableFromInline let spin = _SpinLock()
+    @exclusivity(unchecked) @usableFromInline var value: T?
 
+    @inlinable
     init() {}
 
     /// Stores `value`, returns the one it replaced (nil if none).
+    @inlinable
     func exchange(_ value: T) -> T? {
         var replaced: T? = value
-        self.mutex.lock()
+        self.spin.lock()
         swap(&replaced, &self.value)
-        self.mutex.unlock()
+        self.spin.unlock()
         return replaced
     }
 
     /// Takes the value out (nil if none).
+    @inlinable
     func take() -> T? {
-        self.mutex.lock()
+        self.spin.lock()
         let value = self.value
         self.value = nil
-        self.mutex.unlock()
+        self.spin.unlock()
         return value
     }
 
     /// The current value, if any.
+    @inlinable
     func load() -> T? {
-        self.mutex.lock()
+        self.spin.lock()
         let value = self.value
-        self.mutex.unlock()
+        self.spin.unlock()
         return value
     }
 }

@@ -339,17 +339,18 @@ public func zip<T, E>(_ signals: [Signal<T, E>]) -> Signal<[T], E> {
 /// subscriber of this operator's between.
 ///
 /// Thread-safety: either signal may emit from any thread; the latest value is
-/// read and replaced under a spin lock (`_SignalLatestCell`) never held
+/// read and replaced under a spin lock (`_SignalLatestValue`) never held
 /// while anything is delivered or released. Pairs are delivered on the
 /// upstream's thread.
 @inlinable
 public func withLatestFrom<T, U, E>(_ other: Signal<U, E>) -> (Signal<T, E>) -> Signal<(T, U), E> {
     return { signal in
         return Signal<(T, U), E>(delivering: { subscriber, next in
-            let latest = _SignalLatestCell<U>()
+            let latest = _SignalLatestValue<U>()
             let disposables = DisposableSet()
             disposables.add(other.start(downstream: subscriber, next: { value in
-                latest.store(value)
+                // The replaced value is released here, after the unlock.
+                _ = latest.exchange(value)
             }, error: { error in
                 subscriber.putError(error)
             }))
@@ -373,39 +374,5 @@ public func withLatestFrom<T, U, E>(_ other: Signal<U, E>) -> (Signal<T, E>) -> 
             }))
             return disposables
         })
-    }
-}
-
-/// The latest value of a signal, read by another thread: `withLatestFrom`'s
-/// `other`. Guarded by a spin lock held only to copy the value in or out
-/// (never while anything is called; a replaced value is released after),
-/// so that a read costs two atomic operations and no system call.
-///
-/// Thread-safety: `store` and `load` may be called from any thread.
-@usableFromInline
-final class _SignalLatestCell<U>: @unchecked Sendable {
-    @usableFromInline let spin = _SpinLock()
-    @exclusivity(unchecked) @usableFromInline var value: U?
-
-    @inlinable
-    init() {}
-
-    /// Stores `value`; the one it replaces is released after the unlock.
-    @inlinable
-    func store(_ value: U) {
-        var replaced: U? = value
-        self.spin.lock()
-        swap(&replaced, &self.value)
-        self.spin.unlock()
-        withExtendedLifetime(replaced) {}
-    }
-
-    /// The latest value, if any.
-    @inlinable
-    func load() -> U? {
-        self.spin.lock()
-        let value = self.value
-        self.spin.unlock()
-        return value
     }
 }

@@ -104,7 +104,7 @@ struct _Mutex: ~Copyable {
 }
 
 /// A lock for the few instructions of copying a value in or out of an
-/// operator's state (`withLatestFrom`'s latest value, `zip`'s queues), where
+/// operator's state (`_SignalLatestValue`, `zip`'s queues), where
 /// a `pthread_mutex_t`'s lock and unlock cost more than the rest of the
 /// operator: one atomic compare-and-swap to take it, one store to give it
 /// back, and `sched_yield` while another thread holds it. Never held while
