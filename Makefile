@@ -9,7 +9,7 @@
 #   make docs           the documentation site (C, C++, Python references, operators), .build-c/site
 #
 # The Debian packages the build and tests need (Criterion, valgrind, libffi,
-# ...) are installed by .ci/install-deps.sh, which `make demo` and `make test`
+# ...) are installed by tools/install-deps.sh, which `make demo` and `make test`
 # run first (it installs only what is missing, through sudo when not root;
 # nothing when everything is there). make itself never calls sudo.
 
@@ -67,7 +67,7 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # libdispatch's calls of open() go through Sources/SignalKitHeader/open_wrap.c.
 # Reproducible (mk/dist.mk's check-reproducible, mk/python.mk's
 # check-dist-wheel-reproducible): the same commit built in another directory
-# gives the same bytes (but for what mk/debian/NOTES.md lists). The
+# gives the same bytes (but for what tools/packaging/debian/NOTES.md lists). The
 # checkout's path is written "." in the debug information and file names
 # (the prefix maps); no DWARF unit names the Clang module cache, whose
 # folder names hash the checkout's path (-no-clang-module-breadcrumbs); no
@@ -229,8 +229,8 @@ demo: deps stage ## build examples/c/search.c through pkg-config against the sta
 demo-swift: ## the same demonstration in Swift (examples/swift, a package of its own)
 	cd examples/swift && $(SWIFT) run -c release SearchDemo
 
-deps: ## install the missing Debian packages the build and tests need (.ci/install-deps.sh)
-	@sh .ci/install-deps.sh
+deps: ## install the missing Debian packages the build and tests need (tools/install-deps.sh)
+	@sh tools/install-deps.sh
 
 clean: ## remove every build folder (and what pip install -e leaves in the tree)
 	rm -rf .build .build-release .build-tsan .build-asan .build-fuzz .build-c examples/swift/.build \

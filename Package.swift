@@ -24,7 +24,7 @@ let package = Package(
             path: "Sources/SwiftSignalKit",
             // Writes Operators/Signal_Combine+Arity.swift (run it by hand
             // after changing it; its output is committed).
-            exclude: ["Operators/generate-combine.py", "INTERNALS.md"]
+            exclude: ["INTERNALS.md"]
         ),
         // include/signalkit.h as a Clang module, plus the C parts of the C layer.
         .target(

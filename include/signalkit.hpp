@@ -2062,7 +2062,7 @@ template <class Member, class... A> struct member_op {
                                                                               std::forward<A>(a)...)}}; \
     }
 /* One for each operator member of class signal (`s | take(3)`, `s | map(f)`),
- * written by .ci/api/generate.py (`make api-update`) from the class; `make
+ * written by tools/api/generate.py (`make api-update`) from the class; `make
  * test-api` fails when the list is not the class's. */
 // BEGIN pipeables (generated)
 SIGNALKIT_DETAIL_PIPEABLE(map)

@@ -1,6 +1,6 @@
 # The ABI of libsignalkit.so and libsignalkit-ffi.so, recorded in Tests/abi
 # and compared with the built libraries by test-abi (the policy it enforces
-# is docs/maintainers/releasing.md's "Versioning"; .ci/check-abi.sh applies it).
+# is docs/maintainers/releasing.md's "Versioning"; tools/check/check-abi.sh applies it).
 #
 # What is recorded, and how (libabigail, Debian's abigail-tools 2.2):
 # libsignalkit.so is Swift and stripped, and its DWARF, kept, would describe
@@ -84,9 +84,9 @@ abi-twins: lib ffi ## the C twins of both libraries and their ABI (.build-c/abi)
 	$(call abi_twin,libsignalkit)
 	$(call abi_twin,libsignalkit-ffi)
 
-# $(call abi_check,MODE): .ci/check-abi.sh for every library; all are
+# $(call abi_check,MODE): tools/check/check-abi.sh for every library; all are
 # compared before failing.
-abi_check_one = sh .ci/check-abi.sh $(1) $(ABI_DIR)/$(2).abi $(ABI_OUT)/$(2).abi $(VERSION) $(ABI_RECORDED_VERSION) \
+abi_check_one = sh tools/check/check-abi.sh $(1) $(ABI_DIR)/$(2).abi $(ABI_OUT)/$(2).abi $(VERSION) $(ABI_RECORDED_VERSION) \
 	"$(ABI_SOVAR_$(2))"
 abi_check = status=0; $(call abi_check_one,$(1),libsignalkit) || status=1; \
 	$(call abi_check_one,$(1),libsignalkit-ffi) || status=1; exit $$status

@@ -1,7 +1,7 @@
 # Release artifacts (issue 31) and their tests: the Debian packages, the
 # binary tarball and the source tarball, into .build-c/dist. What each holds:
 # docs/packaging.md; the lintian warnings kept, the symbols file and what is
-# reproducible: mk/debian/NOTES.md.
+# reproducible: tools/packaging/debian/NOTES.md.
 #
 #   dist-deb           libsignalkit0, libsignalkit-dev and libsignalkit0-dbgsym
 #                      (.deb, made with dpkg-dev's tools: dpkg-gensymbols,
@@ -14,9 +14,12 @@
 #   dist               the release: dist-source, then DIST_BUILT made in a
 #                      clean tree unpacked from it at DIST_BUILD_DIR (a whole
 #                      Swift build)
-#   test-dist          test-dist-deb, test-dist-tarball, test-dist-source
-#                      (part of make test: they package the libraries make
-#                      built, no Swift build of their own)
+#   test-dist          test-dist-deb, test-dist-tarball, test-dist-source,
+#                      test-dist-wheel: the artifacts installed and used
+#   release-check      make dist as a user runs it, then test-dist's stages
+#                      on what it made, the site in Chromium, the Python
+#                      package installed from source, and the documented
+#                      first commands each in a fresh clone
 #   check-reproducible dist here and in a clone in another directory, and the
 #                      artifacts compared byte for byte (two Swift builds: not
 #                      in make test)
@@ -38,7 +41,7 @@ DIST := $(OUT)/dist
 DIST_WORK := $(OUT)/dist-work
 DIST_EPOCH_FILE := mk/dist/source-date-epoch
 # The files the source tarball was made from, for what would ask git
-# (.ci/check-doc-citations.py; .ci/check-readme.py skips the history).
+# (tools/check/check-doc-citations.py; tools/check/check-readme.py skips the history).
 DIST_FILES_FILE := mk/dist/files
 # Not exported: given only to the tools that make the artifacts (an empty
 # one in the environment is an error to the Swift compiler's Clang).
@@ -73,10 +76,10 @@ SPLIT_LIBS := libsignalkit.so.$(VERSION) libsignalkit-ffi.so.$(VERSION)
 
 # The examples the -dev package and the tarball carry, in
 # share/doc/PACKAGE/examples at their paths below examples/
-# (mk/debian/libsignalkit-dev.examples: shell globs; Tests/dist/
+# (tools/packaging/debian/libsignalkit-dev.examples: shell globs; Tests/dist/
 # check-examples.sh checks that every example a guide names is there).
 # $(call install_examples,DIR): them into DIR.
-DIST_EXAMPLES := $(sort $(wildcard $(shell sed -e '/^\#/d' -e '/^$$/d' mk/debian/libsignalkit-dev.examples)))
+DIST_EXAMPLES := $(sort $(wildcard $(shell sed -e '/^\#/d' -e '/^$$/d' tools/packaging/debian/libsignalkit-dev.examples)))
 install_examples = $(foreach f,$(DIST_EXAMPLES),install -D -m 0644 $(CURDIR)/$(f) $(1)/$(patsubst examples/%,%,$(f));)
 
 # A deterministic archive of a folder's content: names sorted, owner root,
@@ -89,8 +92,8 @@ define dist_tar
 		--format=gnu -cf - $(3) | gzip -9n > $(2)
 endef
 
-.PHONY: dist dist-deb dist-tarball dist-source dist-split deb-symbols test-dist test-dist-deb test-dist-tarball \
-	test-dist-source check-reproducible check-first-commands
+.PHONY: release-check check-first-commands dist dist-deb dist-tarball dist-source dist-split deb-symbols test-dist test-dist-deb test-dist-tarball \
+	test-dist-source check-reproducible
 
 dist-split: lib ffi
 	@test -n "$(SOURCE_DATE_EPOCH)" || { echo "SOURCE_DATE_EPOCH is unset and this is not a git checkout" >&2; exit 1; }
@@ -106,7 +109,7 @@ dist-split: lib ffi
 # multiarch LIBDIR), then shared out; each package gets its copyright,
 # Debian changelog (made from VERSION, dated SOURCE_DATE_EPOCH) and, for
 # libsignalkit0, the upstream CHANGELOG.md. dpkg-gensymbols holds the
-# exports to mk/debian/libsignalkit0.symbols (-c2: a symbol gone or new
+# exports to tools/packaging/debian/libsignalkit0.symbols (-c2: a symbol gone or new
 # fails: `make deb-symbols` records new ones at VERSION); dpkg-shlibdeps
 # makes libsignalkit0's Depends from the libraries' NEEDED entries.
 dist-deb: dist-split $(INSTALL_TREE_NEEDS) ## the Debian packages libsignalkit0, libsignalkit-dev, libsignalkit0-dbgsym into .build-c/dist
@@ -134,8 +137,8 @@ dist-deb: dist-split $(INSTALL_TREE_NEEDS) ## the Debian packages libsignalkit0,
 	printf '%s (%s) unstable; urgency=medium\n\n  * SignalKit %s; its changes: %s\n\n -- %s  %s\n' \
 		signalkit $(DEB_VERSION) $(VERSION) /usr/share/doc/libsignalkit0/changelog.gz '$(DEB_MAINTAINER)' \
 		"$$(date -u -R -d @$(SOURCE_DATE_EPOCH))" > changelog; \
-	sed -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' $(CURDIR)/mk/debian/control > control; \
-	{ cat $(CURDIR)/mk/debian/copyright; sed -e '1,/^$$/d' -e 's/^$$/./' -e 's/^/ /' $(CURDIR)/LICENSE; } > copyright; \
+	sed -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' $(CURDIR)/tools/packaging/debian/control > control; \
+	{ cat $(CURDIR)/tools/packaging/debian/copyright; sed -e '1,/^$$/d' -e 's/^$$/./' -e 's/^/ /' $(CURDIR)/LICENSE; } > copyright; \
 	for p in libsignalkit0 $$dev; do \
 		install -m 0644 copyright $$p/usr/share/doc/$$p/copyright; \
 		gzip -9nc changelog > $$p/usr/share/doc/$$p/changelog.Debian.gz; \
@@ -144,8 +147,8 @@ dist-deb: dist-split $(INSTALL_TREE_NEEDS) ## the Debian packages libsignalkit0,
 	printf 'libsignalkit %s libsignalkit0 (>= %s)\nlibsignalkit-ffi %s libsignalkit0 (>= %s)\n' \
 		$(SOVERSION) $(VERSION) $(FFI_SOVERSION) $(VERSION) > libsignalkit0/DEBIAN/shlibs
 	cd $(DEB_WORK) && dpkg-gensymbols -q -c2 -plibsignalkit0 -Pdebian/libsignalkit0 -v$(VERSION) \
-		-I$(CURDIR)/mk/debian/libsignalkit0.symbols -edebian/libsignalkit0$(DEB_LIBDIR)/*.so.$(VERSION) \
-		|| { echo "the libraries' exports differ from mk/debian/libsignalkit0.symbols: a symbol gone breaks the ABI;" \
+		-I$(CURDIR)/tools/packaging/debian/libsignalkit0.symbols -edebian/libsignalkit0$(DEB_LIBDIR)/*.so.$(VERSION) \
+		|| { echo "the libraries' exports differ from tools/packaging/debian/libsignalkit0.symbols: a symbol gone breaks the ABI;" \
 			"new ones are recorded with make deb-symbols" >&2; exit 1; }
 	cd $(DEB_WORK) && dpkg-shlibdeps -xlibsignalkit0 -Tdebian/libsignalkit0.substvars \
 		debian/libsignalkit0$(DEB_LIBDIR)/*.so.$(VERSION)
@@ -163,16 +166,16 @@ dist-deb: dist-split $(INSTALL_TREE_NEEDS) ## the Debian packages libsignalkit0,
 	@ls -l $(DEBS)
 	$(end)
 
-# Records the libraries' exports in mk/debian/libsignalkit0.symbols: those
+# Records the libraries' exports in tools/packaging/debian/libsignalkit0.symbols: those
 # it has keep their version, new ones get VERSION (the version that adds
 # them, as test-abi asks). Run it after adding a function to the C API.
-deb-symbols: dist-split ## record the libraries' new exports in mk/debian/libsignalkit0.symbols (at VERSION)
+deb-symbols: dist-split ## record the libraries' new exports in tools/packaging/debian/libsignalkit0.symbols (at VERSION)
 	rm -rf $(DIST_WORK)/symbols && mkdir -p $(DIST_WORK)/symbols/debian/p/DEBIAN $(DIST_WORK)/symbols/debian/p$(DEB_LIBDIR)
 	cp $(SPLIT)/*.so.$(VERSION) $(DIST_WORK)/symbols/debian/p$(DEB_LIBDIR)/
 	cd $(DIST_WORK)/symbols && dpkg-gensymbols -q -plibsignalkit0 -Pdebian/p -v$(VERSION) \
-		-I$(if $(wildcard mk/debian/libsignalkit0.symbols),$(CURDIR)/mk/debian/libsignalkit0.symbols,/dev/null) \
-		-edebian/p$(DEB_LIBDIR)/*.so.$(VERSION) -O$(CURDIR)/mk/debian/libsignalkit0.symbols
-	@echo "wrote mk/debian/libsignalkit0.symbols"
+		-I$(if $(wildcard tools/packaging/debian/libsignalkit0.symbols),$(CURDIR)/tools/packaging/debian/libsignalkit0.symbols,/dev/null) \
+		-edebian/p$(DEB_LIBDIR)/*.so.$(VERSION) -O$(CURDIR)/tools/packaging/debian/libsignalkit0.symbols
+	@echo "wrote tools/packaging/debian/libsignalkit0.symbols"
 
 # The binary tarball: install_tree under one top folder (its CMake package
 # finds everything from where it is; its .pc files too: their prefix is
@@ -222,26 +225,46 @@ dist-source: ## signalkit-VERSION.tar.gz, the source tarball (git archive of HEA
 # build), its artifacts copied here. The build happens at that one path
 # whichever directory the checkout is in, as Debian's builders build at
 # /build/reproducible-path: the Swift compiler writes where the sources are
-# into the library (mk/debian/NOTES.md, "Reproducible"). flock: one dist at
+# into the library (tools/packaging/debian/NOTES.md, "Reproducible"). flock: one dist at
 # a time uses it.
 DIST_BUILD_DIR ?= /tmp/signalkit-dist
 dist: dist-source ## every release artifact, the binary ones built from the source tarball at a fixed path (DIST_BUILD_DIR)
+	$(begin)
 	mkdir -p $(dir $(DIST_BUILD_DIR))
 	flock $(DIST_BUILD_DIR).lock sh -c 'set -e; rm -rf $(DIST_BUILD_DIR) && mkdir -p $(DIST_BUILD_DIR); \
 		tar -C $(DIST_BUILD_DIR) -xzf $(SOURCE_TARBALL); \
 		$(MAKE) -C $(DIST_BUILD_DIR)/$(SOURCE_NAME) --no-print-directory $(DIST_BUILT); \
 		cp -r $(DIST_BUILD_DIR)/$(SOURCE_NAME)/.build-c/dist/. $(DIST)/; rm -rf $(DIST_BUILD_DIR)'
 	@ls -l $(DIST)
+	$(end)
 
-# A stage of make test (TEST_STAGES) whose parts are stages too: its own
-# time in the table is nothing; theirs are beside it.
+# The release QA, apart from make test (the developer's loop), in the same
+# two phases (run_stages, mk/tests.mk), with a table of its own
+# (.build-c/release-times): first `make dist` as a user runs it, which
+# builds every binary artifact in a tree unpacked from the source tarball,
+# so that a prerequisite the tree happened to have is missing there; then
+# the artifacts it made (taken as made: -o) installed and used without
+# Swift, the documentation site built and opened in Chromium, the Python
+# package installed from its folder, the Swift examples built as a user's
+# package, and the goals the README and the
+# guides name first, each the first command in a fresh clone (dist ran
+# first here from the tarball; check-first-commands runs the others).
+RELEASE_FIRST := dist
+RELEASE_MADE := dist dist-source dist-deb dist-tarball dist-wheel
+RELEASE_STAGES := test-dist-deb test-dist-tarball test-dist-wheel test-dist-source test-python-install test-docs \
+	test-examples-swift check-first-commands
+release-check: export FIRST_COMMANDS = docs demo
+release-check: deps ## the release QA: make dist from a clean tree, the artifacts installed and used without Swift, the site in Chromium, the documented first commands in fresh clones
+	$(call run_stages,$(OUT)/release-times,$(RELEASE_FIRST),$(RELEASE_MADE),$(RELEASE_STAGES))
+
+# The artifacts' tests (release-check runs them as stages of their own).
 test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel ## the release artifacts installed in scratch folders and used, without Swift
 	$(begin)
 	$(end)
 
 DIST_TEST := $(OUT)/dist-test
 # A new user's shell on Debian, for the steps the documents show
-# (.ci/run-doc-steps.py): the system's own tools, its own python3 (whose pip
+# (tools/check/run-doc-steps.py): the system's own tools, its own python3 (whose pip
 # refuses to install outside a venv), nothing of this build's environment
 # (no Swift, no pyenv, no LD_LIBRARY_PATH or PKG_CONFIG_PATH).
 NEW_USER := env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u PYTHONPATH -u VIRTUAL_ENV PATH=/usr/bin:/bin
@@ -265,7 +288,7 @@ test-dist-deb: dist-deb ## the .debs: lintian, Depends, symbols, ELF needs, debu
 # Swift (Tests/dist/use.sh); the valgrind recipe of docs/c.md as written,
 # the debug files beside the libraries (Tests/dist/valgrind.sh); last, the
 # install steps of README.md and docs/packaging.md as written
-# (.ci/run-doc-steps.py tarball), each in a fresh folder with a new HOME
+# (tools/check/run-doc-steps.py tarball), each in a fresh folder with a new HOME
 # and a new user's PATH (NEW_USER), the tarball, app.c (the C quick start)
 # and CMakeLists.txt (examples/cmake's) beside it; then the program they
 # built runs, and so does the CMake build they configured, once built
@@ -297,7 +320,7 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 	cp $(TARBALL) $(DIST_TEST)/tarball/steps/
 	cp examples/c/quickstart.c $(DIST_TEST)/tarball/steps/app.c
 	cp examples/cmake/CMakeLists.txt $(DIST_TEST)/tarball/steps/
-	$(NEW_USER) python3 .ci/run-doc-steps.py tarball --version $(VERSION) --files $(DIST_TEST)/tarball/steps \
+	$(NEW_USER) python3 tools/check/run-doc-steps.py tarball --version $(VERSION) --files $(DIST_TEST)/tarball/steps \
 		--scratch $(DIST_TEST)/tarball/steps-run \
 		--then 'sh $(CURDIR)/Tests/dist/check-tarball-steps.sh $(TARBALL_NAME) $(CURDIR)/examples/c/quickstart.expected'
 	$(end)
@@ -325,11 +348,14 @@ test-dist-source: $(if $(wildcard $(DIST_FILES_FILE)),,dist-source lib) ## the s
 
 # The goals README.md and docs/maintainers/make-targets.md give as a first
 # command, each run first in a fresh clone of HEAD with the real toolchain
-# (Tests/dist/first-commands.sh): a whole Swift build each, minutes; not
-# part of make test, which runs the cheap ones (test-dist-source).
+# (Tests/dist/first-commands.sh): a whole Swift build each, minutes; part
+# of make release-check (which has run dist first already), and the cheap
+# ones again with a stand-in Swift build in test-dist-source.
 FIRST_COMMANDS ?= dist docs demo
 check-first-commands: ## make dist, make docs and make demo (FIRST_COMMANDS), each first in a fresh clone of HEAD
+	$(begin)
 	SWIFT=$(SWIFT) sh Tests/dist/first-commands.sh $(DIST_TEST)/first-commands-full $(FIRST_COMMANDS)
+	$(end)
 
 # make dist twice from the same commit: here, then in a clone of HEAD in
 # another directory with another umask, time zone and locale; then every

@@ -5,7 +5,7 @@
 # the built SwiftSignalKit module, and `docc convert` renders its symbol graph
 # with the catalog Sources/SwiftSignalKit/SwiftSignalKit.docc. A DocC warning
 # fails it, and so does a public symbol without a summary
-# (.ci/check-doc-summaries.py, over the same symbol graph).
+# (tools/check/check-doc-summaries.py, over the same symbol graph).
 
 .PHONY: docs-swift
 
@@ -27,7 +27,7 @@ define build_docs_swift
 	$(SWIFT_BIN)docc convert Sources/SwiftSignalKit/SwiftSignalKit.docc --additional-symbol-graph-dir $(SYMBOL_GRAPHS) \
 		--output-path $(DOCS_SWIFT) --transform-for-static-hosting --hosting-base-path $(DOCC_HOSTING_BASE) \
 		--warnings-as-errors
-	$(PYTHON) .ci/check-doc-summaries.py $(SYMBOL_GRAPHS) SwiftSignalKit
+	$(PYTHON) tools/check/check-doc-summaries.py $(SYMBOL_GRAPHS) SwiftSignalKit
 endef
 
 docs-swift: ## the Swift API's documentation alone (DocC, into .build-c/docs-swift); make docs includes it

@@ -1,19 +1,19 @@
 # `make docs`: the documentation site, .build-c/site (open index.html, or
 # serve the folder: the index says how). One index page links:
 #
-# - the C reference: Doxygen (mk/Doxyfile) over signalkit.h, signalkit_ffi.h
+# - the C reference: Doxygen (tools/docs/Doxyfile) over signalkit.h, signalkit_ffi.h
 #   and signalkit_test.h, also kept at .build-c/docs/html. Any Doxygen
 #   warning fails it: an undocumented public function, type, enum value,
 #   macro, struct field or parameter, a missing @return, a malformed command;
 #   and so does an identifier its lists capitalize ("Sk_value");
-# - the C++ reference: Doxygen (mk/Doxyfile-cpp) over signalkit.hpp and
-#   signalkit_test.hpp, whose plain comments .ci/docs/cpp_comments.py hands
+# - the C++ reference: Doxygen (tools/docs/Doxyfile-cpp) over signalkit.hpp and
+#   signalkit_test.hpp, whose plain comments tools/docs/cpp_comments.py hands
 #   to Doxygen (a comment counts when it ends on the line before its
 #   declaration). Any Doxygen warning fails it: a public name without a
 #   comment, listed with the others in .build-c/docs/cpp/warnings.txt;
 # - the Python reference: pdoc (pinned in DOCS_VENV) over the package as
 #   the wheel installs it; a public name without a docstring fails it
-#   (.ci/docs/python_docs.py);
+#   (tools/docs/python_docs.py);
 # - the Swift reference: DocC over the debug build's SwiftSignalKit module,
 #   with the toolchain's own swift-symbolgraph-extract and docc
 #   (mk/docs-swift.mk); a DocC warning or a public symbol without a summary
@@ -24,12 +24,12 @@
 #   links to the operator in each reference;
 # - the benchmark page: Benchmarks/README.md's latest full run, plotted.
 # - the guides: README.md, docs/ and the documents they link to, rendered
-#   from Markdown by .ci/docs/guides.py (markdown2, in DOCS_VENV) under guide/.
+#   from Markdown by tools/docs/guides.py (markdown2, in DOCS_VENV) under guide/.
 #
-# .ci/docs/site.py makes the index, the operator and benchmark pages and
+# tools/docs/site.py makes the index, the operator and benchmark pages and
 # the pictures, then checks every link and image of the site: a broken one
 # fails. test-docs (a stage of `make test`) builds it and opens its pages in
-# headless Chromium (.ci/docs/browser_test.py).
+# headless Chromium (tools/docs/browser_test.py).
 
 DOCS := $(OUT)/docs
 SITE := $(OUT)/site
@@ -42,7 +42,7 @@ DOCS_TOOLS := pdoc==16.0.0 selenium==4.40.0 markdown2==2.5.5
 DOCS_VENV := $(OUT)/docs-venv
 DOCS_VENV_STAMP := $(DOCS_VENV)/pins.txt
 
-.PHONY: docs test-docs dist-deb-doc
+.PHONY: docs test-docs test-doc-checks dist-deb-doc
 
 $(DOCS_VENV_STAMP): mk/docs.mk
 	rm -rf $(DOCS_VENV)
@@ -53,30 +53,30 @@ $(DOCS_VENV_STAMP): mk/docs.mk
 # The site's recipe, shared by docs and test-docs (which must not run make
 # docs again: under make test, python-wheel is made once, before the stages).
 define build_site
-	@command -v doxygen >/dev/null || { echo "doxygen is missing: run .ci/install-deps.sh (or make deps)" >&2; exit 1; }
+	@command -v doxygen >/dev/null || { echo "doxygen is missing: run tools/install-deps.sh (or make deps)" >&2; exit 1; }
 	rm -rf $(DOCS) $(SITE) && mkdir -p $(DOCS) $(SITE)
-	SK_VERSION=$(VERSION) doxygen mk/Doxyfile
+	SK_VERSION=$(VERSION) doxygen tools/docs/Doxyfile
 	@# Doxygen capitalizes a brief's first letter in its lists: one that starts
 	@# with an identifier reads "Sk_value" (no name of ours starts with Sk_).
 	@! grep -rn --include='*.html' 'Sk_' $(DOCS)/html || { echo "an identifier capitalized by Doxygen (above): start that @brief with a word" >&2; exit 1; }
 	cp -r $(DOCS)/html $(SITE)/c && cp $(DOCS)/signalkit-c.tag $(SITE)/c/
 	mkdir -p $(DOCS)/cpp
-	SK_VERSION=$(VERSION) SK_DOCS_OUT=$(DOCS)/cpp SK_DOCS_C_TAG=$(DOCS)/signalkit-c.tag doxygen mk/Doxyfile-cpp
+	SK_VERSION=$(VERSION) SK_DOCS_OUT=$(DOCS)/cpp SK_DOCS_C_TAG=$(DOCS)/signalkit-c.tag doxygen tools/docs/Doxyfile-cpp
 	@test -f $(DOCS)/cpp/warnings.txt || { echo "Doxygen wrote no $(DOCS)/cpp/warnings.txt" >&2; exit 1; }
 	@if grep -q 'is not documented' $(DOCS)/cpp/warnings.txt; then cat $(DOCS)/cpp/warnings.txt >&2; \
-		echo "$$(grep -c 'is not documented' $(DOCS)/cpp/warnings.txt) undocumented C++ names (above): give each a /* */ comment ending on the line before it (.ci/docs/cpp_comments.py)" >&2; exit 1; fi
+		echo "$$(grep -c 'is not documented' $(DOCS)/cpp/warnings.txt) undocumented C++ names (above): give each a /* */ comment ending on the line before it (tools/docs/cpp_comments.py)" >&2; exit 1; fi
 	@! grep -v 'is not documented' $(DOCS)/cpp/warnings.txt || { echo "a Doxygen warning in the C++ headers (above)" >&2; exit 1; }
 	cp -r $(DOCS)/cpp/html $(SITE)/cpp && cp $(DOCS)/cpp/signalkit-cpp.tag $(SITE)/cpp/
 	$(DOCS_VENV)/bin/python -m pip --disable-pip-version-check install -q --no-deps --force-reinstall $(PY_OUT)/dist/signalkit-*.whl
-	cd $(OUT) && $(DOCS_VENV)/bin/python $(CURDIR)/.ci/docs/python_docs.py $(SITE)/python signalkit signalkit.testing
+	cd $(OUT) && $(DOCS_VENV)/bin/python $(CURDIR)/tools/docs/python_docs.py $(SITE)/python signalkit signalkit.testing
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	rm -f $(MARBLE_DUMP)
 	SIGNALKIT_MARBLE_DUMP=$(MARBLE_DUMP) $(SWIFT) test --skip-build \
 		--filter 'SwiftSignalKitTestingTests.MarbleTableTests/testEveryCaseOfTheSharedTable'
 	$(build_docs_swift)
 	cp -r $(DOCS_SWIFT) $(SITE)/swift
-	$(DOCS_VENV)/bin/python .ci/docs/guides.py $(SITE)
-	$(PYTHON) .ci/docs/site.py $(SITE) $(MARBLE_DUMP) Benchmarks/README.md
+	$(DOCS_VENV)/bin/python tools/docs/guides.py $(SITE)
+	$(PYTHON) tools/docs/site.py $(SITE) $(MARBLE_DUMP) Benchmarks/README.md
 	@# Pages are data: no file of the site is executable (DocC writes its index database 0755).
 	find $(SITE) -type f -exec chmod 0644 {} +
 endef
@@ -87,21 +87,27 @@ docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/si
 	$(end)
 
 # The maintainers' documents that describe the code cite only files and
-# names the tree has (.ci/check-doc-citations.py); docs/maintainers/layout.md
-# names every top-level folder, folder under Tests/ and .ci/, and mk/*.mk
-# file, and nothing gone (.ci/check-layout.py).
+# names the tree has (tools/check/check-doc-citations.py); docs/maintainers/layout.md
+# names every top-level folder, folder under Tests/ and tools/, and mk/*.mk
+# file, and nothing gone (tools/check/check-layout.py).
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md $(wildcard docs/maintainers/*.md)
 
-test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it; INTERNALS.md and Tests/README.md cite only what exists; each rule stated once (.ci/check-doc-homes.py)
+# The checks of the documents that need no site: part of make test.
+test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/README.md cite only what exists, each rule stated once (tools/check/check-doc-homes.py), layout.md matches the tree, the site scripts' self-tests
 	$(begin)
-	$(PYTHON) .ci/docs/selftest.py
+	$(PYTHON) tools/docs/selftest.py
+	$(PYTHON) tools/check/check-doc-citations.py --selftest
+	$(PYTHON) tools/check/check-doc-citations.py $(CITING_DOCS)
+	$(PYTHON) tools/check/check-doc-homes.py
+	$(PYTHON) tools/check/check-layout.py
+	$(end)
+
+# The site itself: part of make release-check.
+test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it
+	$(begin)
 	$(build_site)
 	rm -rf $(SITE_TEST)
-	$(DOCS_VENV)/bin/python .ci/docs/browser_test.py $(SITE) $(SITE_TEST) map
-	$(PYTHON) .ci/check-doc-citations.py --selftest
-	$(PYTHON) .ci/check-doc-citations.py $(CITING_DOCS)
-	$(PYTHON) .ci/check-doc-homes.py
-	$(PYTHON) .ci/check-layout.py
+	$(DOCS_VENV)/bin/python tools/docs/browser_test.py $(SITE) $(SITE_TEST) map
 	@# make install puts the site under share/doc/signalkit/html; uninstall takes it away.
 	rm -rf $(DOCS_INSTALL_TEST)
 	$(MAKE) --no-print-directory install DESTDIR=$(DOCS_INSTALL_TEST) PREFIX=/opt/signalkit > /dev/null
@@ -130,8 +136,8 @@ define build_deb_doc
 	printf '%s (%s) unstable; urgency=medium\n\n  * SignalKit %s\n\n -- %s  %s\n' \
 		signalkit $(DEB_VERSION) $(VERSION) '$(DEB_MAINTAINER)' "$$(date -u -R -d @$(SOURCE_DATE_EPOCH))" > changelog; \
 	gzip -9nc changelog > $$doc/changelog.Debian.gz; \
-	{ cat $(CURDIR)/mk/debian/copyright; sed -e '1,/^$$/d' -e 's/^$$/./' -e 's/^/ /' $(CURDIR)/LICENSE; } > $$doc/copyright; \
-	sed -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' $(CURDIR)/mk/debian/control > control; \
+	{ cat $(CURDIR)/tools/packaging/debian/copyright; sed -e '1,/^$$/d' -e 's/^$$/./' -e 's/^/ /' $(CURDIR)/LICENSE; } > $$doc/copyright; \
+	sed -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' $(CURDIR)/tools/packaging/debian/control > control; \
 	echo 'misc:Depends=' > $$p.substvars; \
 	cd ..; $(DIST_ENV) dpkg-gencontrol -p$$p -Pdebian/$$p -Tdebian/$$p.substvars -fdebian/files; \
 	(cd debian/$$p && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum > DEBIAN/md5sums); \

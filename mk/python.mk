@@ -19,7 +19,7 @@ PY_TOOLS := $(PY_OUT)/tools
 PY_TOOLS_STAMP := $(PY_TOOLS)/pins.txt
 PY_PIP := $(PY_TOOLS)/bin/python -m pip --disable-pip-version-check
 
-.PHONY: python-native python-wheel test-python test-python-sdist bench-python dist-wheel test-dist-wheel \
+.PHONY: python-native python-wheel test-python test-python-install test-python-sdist bench-python dist-wheel test-dist-wheel \
 	check-dist-wheel-reproducible
 
 $(PY_TOOLS_STAMP): mk/python.mk
@@ -55,13 +55,7 @@ python-wheel: python-native $(PY_TOOLS_STAMP) ## the Python wheel, into .build-c
 # wheel installed into it (and the pinned tools' venv on its path, through a
 # .pth file), the tests copied out of the checkout and run from there (so
 # only the installed package is importable: a file missing from the wheel
-# fails), then mypy --strict on the installed package and on the examples;
-# last, the package installed from its folder as a new user installs it
-# (`pip install Sources/python` into another fresh venv, no environment
-# variable) and the README's quick start run with it (the make the backend
-# runs keeps its stage stamps apart: SIGNALKIT_STAGE_TIMES, mk/tests.mk).
-# Under make test (SIGNALKIT_SUITE_IN_DIST=1) the package's pytest suite runs
-# once, in test-dist-wheel against the release wheel, not here as well.
+# fails), then mypy --strict on the installed package and on the examples.
 test-python: python-wheel ## the Python package's tests (pytest) and mypy --strict, against its installed wheel
 	$(begin)
 	rm -rf $(PY_VENV) $(PY_RUN)
@@ -70,35 +64,46 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 		$(PY_TOOLS) > "$$($(PY_VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/tools.pth"
 	$(PY_PIP) --python $(PY_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
 	mkdir -p $(PY_RUN) && cp -r Sources/python/tests $(PY_RUN)/tests
-	$(if $(SIGNALKIT_SUITE_IN_DIST),@echo "test-python: the pytest suite runs once in make test: in test-dist-wheel against the release wheel",\
-		cd $(PY_RUN) && SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
-		$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests)
+	cd $(PY_RUN) && SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
+		$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null -p signalkit
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
 		$(CURDIR)/examples/python/*.py
+	$(end)
+
+# The package installed as its users install it, each into a fresh venv:
+# from its folder (`pip install Sources/python`, no environment variable,
+# the quick start run), editable (pip install -e, the checkout's package
+# imported, not its tests or _build), and its sdist's contents checked (the
+# make the backend runs keeps its stage stamps apart: SIGNALKIT_STAGE_TIMES,
+# mk/tests.mk). Part of make release-check.
+PY_INSTALL_RUN := $(PY_OUT)/install-run
+test-python-install: python-wheel $(PY_TOOLS_STAMP) ## the package installed from Sources/python and editable, each into a fresh venv, the quick start run; its sdist's contents checked
+	$(begin)
+	rm -rf $(PY_INSTALL_RUN) && mkdir -p $(PY_INSTALL_RUN)
 	rm -rf $(PY_SRC_VENV)
 	$(PYTHON) -m venv --without-pip $(PY_SRC_VENV)
-	cd $(PY_RUN) && env -u SIGNALKIT_PREBUILT_DIR -u SIGNALKIT_LIB_DIR SIGNALKIT_STAGE_TIMES=$(PY_OUT)/pip-times \
+	cd $(PY_INSTALL_RUN) && env -u SIGNALKIT_PREBUILT_DIR -u SIGNALKIT_LIB_DIR SIGNALKIT_STAGE_TIMES=$(PY_OUT)/pip-times \
 		$(PY_PIP) --python $(PY_SRC_VENV)/bin/python install -q --no-index $(CURDIR)/Sources/python
-	cd $(PY_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_SRC_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
+	cd $(PY_INSTALL_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_SRC_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
 	rm -rf $(PY_EDIT_VENV)
 	$(PYTHON) -m venv --without-pip $(PY_EDIT_VENV)
-	cd $(PY_RUN) && SIGNALKIT_PREBUILT_DIR=$(PY_OUT) SIGNALKIT_WERROR=1 \
+	cd $(PY_INSTALL_RUN) && SIGNALKIT_PREBUILT_DIR=$(PY_OUT) SIGNALKIT_WERROR=1 \
 		$(PY_PIP) --python $(PY_EDIT_VENV)/bin/python install -q --no-index -e $(CURDIR)/Sources/python
-	cd $(PY_RUN) && env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python -c \
+	cd $(PY_INSTALL_RUN) && env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python -c \
 		'import os, signalkit, sys; here = os.path.dirname(os.path.dirname(sys.argv[1])); assert os.path.realpath(signalkit.__file__) == sys.argv[1], signalkit.__file__; assert here not in map(os.path.realpath, sys.path), "Sources/python itself is on sys.path (its tests and _build importable)"' \
 		$(CURDIR)/Sources/python/signalkit/__init__.py
-	cd $(PY_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
+	cd $(PY_INSTALL_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
 	rm -rf $(PY_SDIST)
 	$(PY_TOOLS)/bin/python -m build -q --sdist --no-isolation --outdir $(PY_SDIST) Sources/python
-	$(PY_TOOLS)/bin/python mk/check_python_sdist.py $(PY_SDIST)/signalkit-*.tar.gz $(CURDIR)
+	$(PY_TOOLS)/bin/python tools/packaging/check_python_sdist.py $(PY_SDIST)/signalkit-*.tar.gz $(CURDIR)
 	$(end)
 
 # `python -m build` as a packager runs it from Sources/python: the sdist,
 # then the wheel built from that sdist alone (its copy of the tree builds
 # the native libraries: about a minute here), installed into a fresh venv
-# and the quick start run with it. Not part of `make test` (its cost);
-# test-python checks the sdist's contents instead.
+# and the quick start run with it. Not part of `make release-check` (its
+# cost); test-python-install checks the sdist's contents instead.
 PY_ROUND_TRIP := $(PY_OUT)/round-trip
 test-python-sdist: $(PY_TOOLS_STAMP) ## python -m build (sdist, then the wheel from it), installed, the quick start run
 	rm -rf $(PY_ROUND_TRIP)
@@ -181,7 +186,7 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 # package is importable; test_readme runs the README's Python blocks);
 # auditwheel show names the manylinux tag of the wheel's name; the install
 # steps of README.md and the package's README as written
-# (.ci/run-doc-steps.py wheel: a venv, the wheel installed into it by its
+# (tools/check/run-doc-steps.py wheel: a venv, the wheel installed into it by its
 # documented name, then signalkit.version() printed: VERSION, from the
 # venv), each in a fresh folder with the wheel in it, with a new Debian
 # user's PATH and so the system's own python3 (NEW_USER, mk/dist.mk), pip
@@ -214,7 +219,7 @@ test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) ## the built wheel installed into 
 		$(NO_SWIFT) $(PY_DIST_TOOLS)/bin/auditwheel show $(PY_DIST)/signalkit-*.whl | tr '\n' ' ' | grep -q "platform tag: \"$$tag\""
 	rm -rf $(PY_DIST_TEST)/steps && mkdir -p $(PY_DIST_TEST)/steps
 	cp $(PY_DIST)/signalkit-*-cp39-abi3-manylinux_*.whl $(PY_DIST_TEST)/steps/
-	$(NEW_USER) PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 python3 .ci/run-doc-steps.py wheel --version $(VERSION) \
+	$(NEW_USER) PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 python3 tools/check/run-doc-steps.py wheel --version $(VERSION) \
 		--files $(PY_DIST_TEST)/steps --scratch $(PY_DIST_TEST)/steps-run \
 		--then 'grep -qx $(VERSION) steps.out && .venv/bin/python -c "import signalkit, sys; assert signalkit.__file__.startswith(sys.prefix)"'
 	! $(NO_SWIFT) $(PY_PIP) --python $(PY_DIST_TEST)/venv/bin/python install --no-deps --no-index --force-reinstall \
@@ -224,7 +229,7 @@ test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) ## the built wheel installed into 
 	$(end)
 
 # Two dist-wheel runs from HEAD (git archive) in two folders, their wheels,
-# sdists and debug files compared byte for byte (mk/compare_dists.py names
+# sdists and debug files compared byte for byte (tools/packaging/compare_dists.py names
 # the members and ELF sections that differ). The folders' paths have the
 # same length: swiftc 6.3 passes withoutActuallyEscaping's runtime check
 # the file name as -file-prefix-map writes it but with the length of the
@@ -238,4 +243,4 @@ check-dist-wheel-reproducible: ## two dist-wheel builds of HEAD in two folders: 
 	rm -rf $(PY_REPRO)
 	set -e; for d in $(REPRO_DIRS); do mkdir -p $(PY_REPRO)/$$d && git archive HEAD | tar -x -C $(PY_REPRO)/$$d; \
 		env -u MAKEFLAGS $(MAKE) --no-print-directory -C $(PY_REPRO)/$$d dist-wheel SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH); done
-	$(PYTHON) mk/compare_dists.py $(foreach d,$(REPRO_DIRS),$(PY_REPRO)/$(d)/.build-c/dist/python)
+	$(PYTHON) tools/packaging/compare_dists.py $(foreach d,$(REPRO_DIRS),$(PY_REPRO)/$(d)/.build-c/dist/python)

@@ -16,8 +16,9 @@
 # Python stages ran last (5:00 against 4:34 for the same run).
 
 TEST_JOBS ?= 2
-# SIGNALKIT_STAGE_TIMES: another folder for the stamps (the make that
-# test-python's `pip install Sources/python` runs keeps its own there).
+# SIGNALKIT_STAGE_TIMES (environment): another folder for the stamps
+# (make release-check's run keeps its own; the make that test-python's
+# `pip install Sources/python` runs keeps its own there).
 TIMES := $(or $(SIGNALKIT_STAGE_TIMES),$(OUT)/times)
 
 # Every stage's recipe starts with $(begin) and ends with $(end): the table
@@ -34,31 +35,38 @@ stage_seconds = $$(( $$(cut -d. -f1 $(TIMES)/$@.end) - $$(cut -d. -f1 $(TIMES)/$
 begin = @mkdir -p $(TIMES) && date +%s.%N > $(TIMES)/$@.begin; $(call progress,start)
 end = @date +%s.%N > $(TIMES)/$@.end; $(call progress,done, ($(stage_seconds)s))
 
+# $(call run_stages,TIMES-DIR,FIRST,MADE,STAGES): the two phases of make
+# test (and of make release-check, mk/dist.mk): FIRST, then STAGES with MADE
+# taken as made when FIRST succeeded, TEST_JOBS at a time; then the table.
+define run_stages
+	@rm -rf $(1) && mkdir -p $(1) && date +%s.%N > $(1)/start
+	@echo "make $@: first $(2), then $(words $(4)) stages, $(TEST_JOBS) at a time;" \
+		"each says when it starts and ends, its output comes whole when it ends"
+	@SIGNALKIT_STAGE_TIMES=$(1) $(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 $(2) 9>&1; \
+	first=$$?; \
+	SIGNALKIT_STAGE_TIMES=$(1) $(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 \
+		$$([ $$first -eq 0 ] && printf -- '-o %s ' $(3)) $(4) 9>&1; \
+	status=$$?; sh tools/stage-times.sh $(1) $(4); \
+	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$status
+endef
+
 TEST_FIRST := tsan-core stage python-wheel
 # The first phase's targets always run (swift build knows what changed): the
 # second one, when the first succeeded, takes them as made (-o).
 TEST_MADE := tsan-core stage lib ffi python-wheel python-native
-TEST_STAGES := test-c test-ffi test-python test-dist-wheel test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
+TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
-	test-swift test-examples bench-check test-header test-version test-docs test-cmake test-abi test-dist \
+	test-swift test-examples bench-check test-header test-version test-doc-checks test-cmake test-abi \
 	test-cpp test-cpp-asan test-cpp-tsan test-api
 
-.PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests test-version
+.PHONY: test test-header test-swift test-c test-examples test-examples-swift test-cmake test-doc-tests test-version
 
 VERSION_PARTS := $(subst ., ,$(VERSION))
 
 # -k: a failing stage does not stop the others; its output is printed whole
 # (--output-sync) and the run fails after the table.
-test: deps ## the whole test suite (what CI runs); each stage's time at the end
-	@rm -rf $(TIMES) && mkdir -p $(TIMES) && date +%s.%N > $(TIMES)/start
-	@echo "make test: $(words $(TEST_FIRST)) builds, then $(words $(TEST_STAGES)) stages, $(TEST_JOBS) at a time;" \
-		"each says when it starts and ends, its output comes whole when it ends"
-	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 $(TEST_FIRST) 9>&1; \
-	first=$$?; \
-	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target SIGNALKIT_PROGRESS=1 SIGNALKIT_SUITE_IN_DIST=1 \
-		$$([ $$first -eq 0 ] && printf -- '-o %s ' $(TEST_MADE)) $(TEST_STAGES) 9>&1; \
-	status=$$?; sh .ci/stage-times.sh $(TIMES) $(TEST_STAGES); \
-	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$status
+test: deps ## the developer's test suite: build, tests, sanitizers, the model, fuzzers, docs checks (make release-check: the artifacts); each stage's time at the end
+	$(call run_stages,$(TIMES),$(TEST_FIRST),$(TEST_MADE),$(TEST_STAGES))
 
 
 # The public headers alone, strictly, as C and as C++ (Tests/header);
@@ -110,21 +118,29 @@ C_EXAMPLES := quickstart threads combine errors marbles
 # README.md stays short (issue 35): the rest lives in docs/.
 README_MAX_LINES := 300
 
-test-examples: stage ## the C and Swift examples (output checked) and the code blocks of README.md and docs/
+test-examples: stage ## the C examples (output checked) and the code blocks of README.md and docs/
 	$(begin)
 	set -e; for e in $(C_EXAMPLES); do \
 		$(CC) $(CWARN) -D_DEFAULT_SOURCE examples/c/$$e.c $$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/$$e; \
 		$(RUN_STAGED) $(OUT)/$$e > $(OUT)/$$e.out; \
 		diff -u examples/c/$$e.expected $(OUT)/$$e.out; \
 	done
+	$(PYTHON) tools/check/check-readme.py README.md $(wildcard docs/*.md docs/*/*.md)
+	@lines=$$(wc -l < README.md); [ $$lines -le $(README_MAX_LINES) ] || { echo "README.md has $$lines lines," \
+		"more than $(README_MAX_LINES): it is what a newcomer reads in five minutes; move the details into docs/" >&2; exit 1; }
+	$(end)
+
+# The Swift examples, a package that depends on SignalKit as a user's does
+# (so SwiftPM builds the core again inside it: part of make release-check,
+# not of make test, whose other stages share four builds of the core): the
+# search demo and the README's example, output checked.
+test-examples-swift: ## the Swift example package (the search demo, the README's example) built as a user's package, output checked
+	$(begin)
 	cd examples/swift && $(SWIFT) build -Xswiftc -warnings-as-errors
 	set -e; for e in SearchDemo ReadmeExample; do \
 		examples/swift/.build/debug/$$e > $(OUT)/$$e.out; \
 		diff -u examples/swift/$$e.expected $(OUT)/$$e.out; \
 	done
-	$(PYTHON) .ci/check-readme.py README.md $(wildcard docs/*.md docs/*/*.md)
-	@lines=$$(wc -l < README.md); [ $$lines -le $(README_MAX_LINES) ] || { echo "README.md has $$lines lines," \
-		"more than $(README_MAX_LINES): it is what a newcomer reads in five minutes; move the details into docs/" >&2; exit 1; }
 	$(end)
 
 # The CMake package as a CMake user meets it: installed (DESTDIR, PREFIX
@@ -183,14 +199,14 @@ test-cmake: $(INSTALL_TREE_NEEDS) ## the CMake package: install, move, configure
 # VERSION is the one place the version is written: the header's SK_VERSION_*,
 # the ABI record, CHANGELOG.md and README.md are held to it, and so are the
 # staged .pc files and CMake package, which the install makes from it.
-test-version: stage ## every place that states the version agrees with VERSION (.ci/check-version.py)
+test-version: stage ## every place that states the version agrees with VERSION (tools/check/check-version.py)
 	$(begin)
-	$(PYTHON) .ci/check-version.py $(STAGE)/usr
+	$(PYTHON) tools/check/check-version.py $(STAGE)/usr
 	$(end)
 
 # Every test the misuse table (docs/misuse.md) names exists; every row names one;
 # every error code of sk_status (api.json) has a row.
 test-doc-tests: test-c test-ffi $(OUT)/api.json ## every test docs/misuse.md's misuse table names exists, every row and error code has one
 	$(begin)
-	$(RUN_STAGED) sh .ci/check-doc-tests.sh --api $(OUT)/api.json $(OUT)/c-tests $(OUT)/ffi-tests
+	$(RUN_STAGED) sh tools/check/check-doc-tests.sh --api $(OUT)/api.json $(OUT)/c-tests $(OUT)/ffi-tests
 	$(end)

@@ -1,7 +1,7 @@
 #include "../../include/signalkit.h"
 
 /* The version functions are made from the header's macros, which
- * .ci/check-version.py holds to the file VERSION: the library reports the
+ * tools/check/check-version.py holds to the file VERSION: the library reports the
  * version of the header it was built with. */
 #define SK__TEXT(x) #x
 #define SK__NUMBER_TEXT(x) SK__TEXT(x)

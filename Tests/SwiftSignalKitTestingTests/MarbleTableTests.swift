@@ -13,7 +13,7 @@ import SwiftSignalKitTesting
 /// to PATH, as JSON, what each case played and recorded (its inputs' events,
 /// the frames each input was subscribed, and the events the subscriber
 /// received): `make docs` draws the operators' marble pictures from it
-/// (.ci/docs/marbles.py), so a picture shows what ran, never the `out` line.
+/// (tools/docs/marbles.py), so a picture shows what ran, never the `out` line.
 final class MarbleTableTests: XCTestCase {
     func testEveryCaseOfTheSharedTable() throws {
         let directory = URL(fileURLWithPath: #filePath)

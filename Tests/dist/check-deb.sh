@@ -2,7 +2,7 @@
 # The Debian packages, checked and installed into a scratch root
 # (make test-dist-deb; never into this machine's own system):
 #
-#   - lintian reports no error, and no warning that mk/debian/NOTES.md does
+#   - lintian reports no error, and no warning that tools/packaging/debian/NOTES.md does
 #     not list (each kept warning is there with its reason);
 #   - libsignalkit0's Depends (from dpkg-shlibdeps) names the C and C++
 #     runtimes and libffi and nothing of Swift; libsignalkit-dev depends on
@@ -47,13 +47,13 @@ if ! lintian --no-cfg --fail-on error --display-level '>=warning' --tag-display-
     cat "$root.lintian" >&2
     fail "lintian reports errors (or could not run)"
 fi
-kept=$(sed -n 's/^- `\([a-z0-9.+-]*\)`.*/\1/p' mk/debian/NOTES.md)
+kept=$(sed -n 's/^- `\([a-z0-9.+-]*\)`.*/\1/p' tools/packaging/debian/NOTES.md)
 unlisted=$(sed -n 's/^W: [^:]*: \([a-z0-9.+-]*\).*/\1/p' "$root.lintian" | sort -u | while read -r tag; do
     printf '%s\n' "$kept" | grep -qx "$tag" || echo "$tag"
 done)
 if [ -n "$unlisted" ]; then
     cat "$root.lintian" >&2
-    fail "lintian warnings not listed in mk/debian/NOTES.md: $unlisted"
+    fail "lintian warnings not listed in tools/packaging/debian/NOTES.md: $unlisted"
 fi
 echo "check-deb.sh: lintian: no error; warnings: $(sed -n 's/^W: [^:]*: \([a-z0-9.+-]*\).*/\1/p' "$root.lintian" | sort -u | tr '\n' ' ')"
 

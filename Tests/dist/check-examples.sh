@@ -4,7 +4,7 @@
 # docs/*.md and the Python package's README (docs/maintainers/ is about the
 # tree, not the packages); what they name is every path under examples/ in
 # them, read with grep, so that a guide naming a new example fails here
-# until the packages carry it (mk/debian/libsignalkit-dev.examples). A
+# until the packages carry it (tools/packaging/debian/libsignalkit-dev.examples). A
 # named folder stands for its files, but the expected outputs (*.expected);
 # a named path that does not exist (examples/c/NAME.expected) is a pattern,
 # not an example; examples/swift is left out (a Swift program uses SignalKit
@@ -37,7 +37,7 @@ done | sort -u)
 count=0
 for file in $files; do
     copy=$installed/${file#examples/}
-    [ -f "$copy" ] || fail "$file, which a guide names (it or its folder), is not installed (no $copy): list it in mk/debian/libsignalkit-dev.examples"
+    [ -f "$copy" ] || fail "$file, which a guide names (it or its folder), is not installed (no $copy): list it in tools/packaging/debian/libsignalkit-dev.examples"
     cmp -s "$file" "$copy" || fail "$copy differs from $file"
     count=$((count + 1))
 done

@@ -46,10 +46,10 @@ for goals in demo test "dist-deb dist-tarball"; do
 done
 docs=$(make -C "$tree" --no-print-directory --eval 'print-docs: ; @echo $(CITING_DOCS)' print-docs)
 # shellcheck disable=SC2086
-(cd "$tree" && python3 .ci/check-doc-citations.py $docs > "$actual" 2>&1) \
+(cd "$tree" && python3 tools/check/check-doc-citations.py $docs > "$actual" 2>&1) \
     || { cat "$actual" >&2; fail "the doc citations check (test-docs) fails without git"; }
 # shellcheck disable=SC2046
-(cd "$tree" && python3 .ci/check-readme.py README.md $(cd "$tree" && ls docs/*.md docs/*/*.md) > "$actual" 2>&1) \
+(cd "$tree" && python3 tools/check/check-readme.py README.md $(cd "$tree" && ls docs/*.md docs/*/*.md) > "$actual" 2>&1) \
     || { cat "$actual" >&2; fail "the code blocks check of README.md and docs/ (test-examples) fails without git"; }
 (cd "$tree" && swift package describe > "$actual" 2>&1) || { cat "$actual" >&2; fail "swift package describe fails"; }
 echo "check-source.sh: $(wc -l < "$expected") files, SOURCE_DATE_EPOCH $epoch; make -n demo, test and dist-deb dist-tarball," \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # What the tarball's install steps of README.md and docs/packaging.md built
-# (make test-dist-tarball, through .ci/run-doc-steps.py tarball --then),
+# (make test-dist-tarball, through tools/check/run-doc-steps.py tarball --then),
 # checked in the folder they ran in, with their HOME:
 #
 #   sh Tests/dist/check-tarball-steps.sh TARBALL_NAME EXPECTED

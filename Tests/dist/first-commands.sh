@@ -44,7 +44,7 @@ for goal in "$@"; do
     git -C "$tree" fetch -q origin 'refs/heads/*:refs/heads/*'
     start=$(date +%s)
     if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SIGNALKIT_SWIFT_CHECKED -u SIGNALKIT_PROGRESS \
-        -u SIGNALKIT_SUITE_IN_DIST -u SIGNALKIT_STAGE_TIMES SIGNALKIT_STAND_IN_LIBRARY="$stand_in" \
+        -u SIGNALKIT_STAGE_TIMES SIGNALKIT_STAND_IN_LIBRARY="$stand_in" \
         make -C "$tree" --no-print-directory SWIFT="$swift" "$goal" > "$scratch/$goal.log" 2>&1; then
         echo "first-commands.sh: make $goal, first in a fresh clone: fine ($(( $(date +%s) - start )) s)"
     else

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The valgrind recipe of docs/c.md ("Errors and leaks") run as it is written
-# (.ci/run-doc-steps.py valgrind) against an installed SignalKit, with
+# (tools/check/run-doc-steps.py valgrind) against an installed SignalKit, with
 # Swift off PATH (make test-dist-deb, make test-dist-tarball), on programs
 # built against the installed, stripped library:
 #
@@ -44,6 +44,6 @@ program leak Tests/dist/leak.c
 for name in quickstart threads leak; do
     kind=clean
     [ $name = leak ] && kind=leak
-    python3 .ci/run-doc-steps.py valgrind --files "$scratch/$name" --scratch "$scratch/$name-run" \
+    python3 tools/check/run-doc-steps.py valgrind --files "$scratch/$name" --scratch "$scratch/$name-run" \
         --then "sh '$here/valgrind-report.sh' $kind steps.err"
 done

@@ -1,5 +1,5 @@
-// GENERATED FILE, DO NOT EDIT: written by Sources/SwiftSignalKit/Operators/generate-combine.py
-// (run `python3 Sources/SwiftSignalKit/Operators/generate-combine.py` to regenerate).
+// GENERATED FILE, DO NOT EDIT: written by tools/generate-combine.py
+// (run `python3 tools/generate-combine.py` to regenerate).
 //
 // zip for 3 to 26 signals. Each overload goes through the array form of
 // zip (Signal_Combine+Zip.swift) over Any and casts the values back to a

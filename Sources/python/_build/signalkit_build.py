@@ -35,7 +35,7 @@ Where the libraries come from:
 The sdist carries the package and that copy of the tree (the Swift, C and
 build files, not the examples, benchmarks or this package twice), so that a
 wheel built from it (what `python -m build` does) needs nothing else
-(mk/check_python_sdist.py checks it in `make test-python`).
+(tools/packaging/check_python_sdist.py checks it in `make test-python`).
 
 An editable install (`pip install -e`, PEP 660: build_editable) builds the
 libraries and the extension into this folder's package and installs a .pth
@@ -68,7 +68,7 @@ EXTENSION = "_speedups.abi3.so"
 # _speedups.c): CPython 3.9 and later.
 ABI_TAG = "cp39-abi3"
 # What of the SignalKit tree the sdist carries (tree-relative paths).
-TREE_ENTRIES = ("Package.swift", "Makefile", "VERSION", "LICENSE", "Sources", "include", "mk", "pkgconfig", "Tests", ".ci/install-deps.sh")
+TREE_ENTRIES = ("Package.swift", "Makefile", "VERSION", "LICENSE", "Sources", "include", "mk", "pkgconfig", "Tests", "tools/install-deps.sh")
 # What of this folder the sdist and the wheel carry.
 PACKAGE_FILES = ("pyproject.toml", "README.md", "_build/signalkit_build.py")
 # What of the tree the sdist also carries at its top (PEP 639: the licence
@@ -153,7 +153,7 @@ def _extension(native):
         version = f"{sys.version_info[0]}.{sys.version_info[1]}"
         raise RuntimeError(f"signalkit: Python.h is not in {include}: the package's extension needs the "
                            f"headers of this Python (Debian: apt-get install python3-dev, or python{version}-dev "
-                           f"for this interpreter; .ci/install-deps.sh installs it)")
+                           f"for this interpreter; tools/install-deps.sh installs it)")
     headers = os.path.join(_tree(), "include")
     if not os.path.isfile(os.path.join(headers, "signalkit.h")):
         raise RuntimeError(f"signalkit: signalkit.h is not in {headers}")

@@ -1,4 +1,4 @@
-# Generated from the C headers (api.json) by .ci/api/generate.py: `make api-update`
+# Generated from the C headers (api.json) by tools/api/generate.py: `make api-update`
 # writes it, `make test-api` fails when it differs from what the headers give.
 # Do not edit.
 """Every C function's prototype, name: (result type, parameter types...),

@@ -99,7 +99,7 @@ def test_the_sdist_carries_the_licence_and_changelog_and_depends_not_on_when_it_
         assert {m.mtime for m in members} == {EPOCH}
         assert {(m.uid, m.gid, m.uname, m.gname) for m in members} == {(0, 0, "", "")}
         assert {m.mode for m in members} <= {0o644, 0o755}
-        assert by_name[f"{base}/native/.ci/install-deps.sh"].mode == 0o755
+        assert by_name[f"{base}/native/tools/install-deps.sh"].mode == 0o755
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib")

@@ -28,9 +28,9 @@ add where.
              paragraph below them names exactly the signalkit.h functions C++
              lacks.
 
-The intended gaps are listed in .ci/api/exceptions.txt, one a line with its
+The intended gaps are listed in tools/api/exceptions.txt, one a line with its
 reason; an entry that no longer excuses anything fails too (remove it).
-The misuse table's rows are checked by .ci/check-doc-tests.sh.
+The misuse table's rows are checked by tools/check/check-doc-tests.sh.
 
 Usage: check.py API.json [generated|wrappers|ctypes|readme ...]   (from the repository's root)
 Python 3 standard library only: the prototypes are read from _core.py's
@@ -46,7 +46,7 @@ import re
 import subprocess
 import sys
 
-EXCEPTIONS = ".ci/api/exceptions.txt"
+EXCEPTIONS = "tools/api/exceptions.txt"
 CHECKS = ("cpp", "python", "ctest", "readme")
 CORE_PY = "Sources/python/signalkit/_core.py"
 PROTOTYPES_PY = "Sources/python/signalkit/_prototypes.py"
@@ -201,7 +201,7 @@ def python_prototypes(report, namespace=None):
     if "_ctype" not in namespace or not all(isinstance(tables.get(t), dict) for t in ("CORE", "TEST", "FFI")):
         report(f"{CORE_PY}, {PROTOTYPES_PY}: cannot read the prototypes (CORE, TEST and FFI, dicts of name: "
                f"(restype, *argtypes) in C, and _core._ctype, which turns them into ctypes types): keep them in "
-               f"that shape, or teach .ci/api/check.py the new one")
+               f"that shape, or teach tools/api/check.py the new one")
         return None
     merged = {}
     for table_name in ("CORE", "TEST", "FFI"):
@@ -279,7 +279,7 @@ class Types:
                                              f"{describe_ctype(ctype)}")
         if c_type in self.structs:
             return self.struct_differs(c_type, ctype)
-        return f"C type {c_type} is unknown to .ci/api/check.py"
+        return f"C type {c_type} is unknown to tools/api/check.py"
 
     def pointer_differs(self, target, ctype):
         if ctype is ctypes.c_void_p:
@@ -571,7 +571,7 @@ def check_readme(api, entries, report):
                           body)
     if not paragraph:
         report(f"{README}, What is available: the paragraph \"C++ (`signalkit.hpp`) has everything of "
-               f"`signalkit.h` except ... (call those C functions directly)\" is gone: .ci/api/check.py reads it")
+               f"`signalkit.h` except ... (call those C functions directly)\" is gone: tools/api/check.py reads it")
         return
     said = set(re.findall(r"`(sk_[a-z0-9_]+)`", paragraph.group(1)))
     lacking = set()
@@ -602,7 +602,7 @@ def check_generated(api, report):
         return
     for path in differing:
         report(f"{path} is not what the headers give (its generated part): run `make api-update` "
-               f"(.ci/api/generate.py) and commit the result")
+               f"(tools/api/generate.py) and commit the result")
 
 
 def main():

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Writes Signal_Combine+Arity.swift beside this script: the combineLatest
+"""Writes Sources/SwiftSignalKit/Operators/Signal_Combine+Arity.swift: the combineLatest
 overloads for 3 to 26 signals, all going through combineLatestCore over [Any];
 and Signal_Combine+ZipArity.swift: the zip overloads for 3 to 26 signals, all
 going through the array form of zip over Any.
 
-Run from anywhere: python3 Sources/SwiftSignalKit/Operators/generate-combine.py
+Run from anywhere: python3 tools/generate-combine.py (`make api-update`
+runs it); with --check it writes nothing and fails when a file differs from
+what it would write (`make test-api`).
 """
 import os
+import sys
 
 MIN_ARITY = 3
 MAX_ARITY = 26
 
-OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Signal_Combine+Arity.swift")
-ZIP_OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Signal_Combine+ZipArity.swift")
+OPERATORS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "Sources", "SwiftSignalKit", "Operators")
+OUTPUT = os.path.join(OPERATORS, "Signal_Combine+Arity.swift")
+ZIP_OUTPUT = os.path.join(OPERATORS, "Signal_Combine+ZipArity.swift")
 
 
 def overload(n):
@@ -52,10 +57,12 @@ def zip_overload(n):
     ) % (n, generics, params, tuple_type, inputs, tuple_type, casts)
 
 
-def main():
+def main(check):
+    """Writes both files, or with check only compares them; returns the
+    names of those that differ."""
     parts = [
-        "// GENERATED FILE, DO NOT EDIT: written by Sources/SwiftSignalKit/Operators/generate-combine.py\n"
-        "// (run `python3 Sources/SwiftSignalKit/Operators/generate-combine.py` to regenerate).\n"
+        "// GENERATED FILE, DO NOT EDIT: written by tools/generate-combine.py\n"
+        "// (run `python3 tools/generate-combine.py` to regenerate).\n"
         "//\n"
         "// combineLatest for %d to %d signals. Each overload goes through the shared\n"
         "// combineLatestCore (Signal_Combine.swift) over [Any] and casts the latest\n"
@@ -63,11 +70,9 @@ def main():
     ]
     for n in range(MIN_ARITY, MAX_ARITY + 1):
         parts.append(overload(n))
-    with open(OUTPUT, "w") as f:
-        f.write("\n".join(parts))
     zip_parts = [
-        "// GENERATED FILE, DO NOT EDIT: written by Sources/SwiftSignalKit/Operators/generate-combine.py\n"
-        "// (run `python3 Sources/SwiftSignalKit/Operators/generate-combine.py` to regenerate).\n"
+        "// GENERATED FILE, DO NOT EDIT: written by tools/generate-combine.py\n"
+        "// (run `python3 tools/generate-combine.py` to regenerate).\n"
         "//\n"
         "// zip for %d to %d signals. Each overload goes through the array form of\n"
         "// zip (Signal_Combine+Zip.swift) over Any and casts the values back to a\n"
@@ -75,9 +80,21 @@ def main():
     ]
     for n in range(MIN_ARITY, MAX_ARITY + 1):
         zip_parts.append(zip_overload(n))
-    with open(ZIP_OUTPUT, "w") as f:
-        f.write("\n".join(zip_parts))
+    stale = []
+    for path, text in ((OUTPUT, "\n".join(parts)), (ZIP_OUTPUT, "\n".join(zip_parts))):
+        if check:
+            with open(path) as f:
+                if f.read() != text:
+                    stale.append(os.path.relpath(path))
+        else:
+            with open(path, "w") as f:
+                f.write(text)
+    return stale
 
 
 if __name__ == "__main__":
-    main()
+    differ = main("--check" in sys.argv[1:])
+    for name in differ:
+        print(f"{name} is not what tools/generate-combine.py writes: run `make api-update` and commit it",
+              file=sys.stderr)
+    sys.exit(1 if differ else 0)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Doxygen's INPUT_FILTER for the C++ headers (mk/Doxyfile-cpp).
+"""Doxygen's INPUT_FILTER for the C++ headers (tools/docs/Doxyfile-cpp).
 
 signalkit.hpp and signalkit_test.hpp write their comments as plain
 ``/* ... */``, which Doxygen does not read as documentation. This filter

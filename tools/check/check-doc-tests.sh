@@ -5,7 +5,7 @@
 # Every row has its three cells (misuse, what happens, tests) and names at
 # least one test: a Criterion `suite::test`, a test of Sources/python/tests
 # (FILE: Class.test_name, each of which must be defined there), or a
-# `make bench-check` metric. With --api API.json (.ci/api/describe.py), every
+# `make bench-check` metric. With --api API.json (tools/api/describe.py), every
 # error code of sk_status must be what happens in at least one row.
 # Usage: check-doc-tests.sh [--api API.json] TEST-BINARY...
 set -eu

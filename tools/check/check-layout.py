@@ -6,7 +6,7 @@ first column (several joined by ", "), and under a folder, indented by two
 spaces, what it holds (`  Signal/`, `  tests.mk`), read relative to that
 folder; a path written elsewhere in a line (`Tests/cpp/gnu`) counts too.
 
-  every top-level folder, every folder under Tests/ and .ci/, and every
+  every top-level folder, every folder under Tests/ and tools/, and every
   mk/*.mk file must be named (a folder is also named by a first-column
   path inside it: `Sources/python` names Sources);
   every path named must be in the tree (a pattern with '*' is not checked).
@@ -26,7 +26,7 @@ import sys
 LAYOUT = "docs/maintainers/layout.md"
 SOURCE_TARBALL_FILES = "mk/dist/files"
 # A path written inside a line's text: a top-level name, then a '/'.
-INLINE = re.compile(r"(?<![\w./-])(?:\.ci|mk|docs|include|examples|Benchmarks|Sources|Tests|pkgconfig)/[\w.*/-]*[\w*]")
+INLINE = re.compile(r"(?<![\w./-])(?:\.ci|mk|tools|docs|include|examples|Benchmarks|Sources|Tests|pkgconfig)/[\w.*/-]*[\w*]")
 
 
 def tracked_files():
@@ -79,7 +79,7 @@ def main():
     names = {path for _, path, _ in named}
     first_column = [path for _, path, first in named if first]
     required = sorted({f for f in folders if f.count("/") == 0}
-                      | {f for f in folders if f.count("/") == 1 and f.split("/")[0] in ("Tests", ".ci")}
+                      | {f for f in folders if f.count("/") == 1 and f.split("/")[0] in ("Tests", "tools")}
                       | {f for f in files if re.fullmatch(r"mk/[^/]+\.mk", f)})
     for path in required:
         if path not in names and not (path in folders and any(p.startswith(path + "/") for p in first_column)):

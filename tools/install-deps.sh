@@ -4,8 +4,8 @@
 # Installs only what is missing (apt-get, through sudo when not root): fast
 # and harmless when everything is there.
 #
-#   .ci/install-deps.sh           install what is missing
-#   .ci/install-deps.sh --check   only say what is missing (exit 1 if any)
+#   tools/install-deps.sh           install what is missing
+#   tools/install-deps.sh --check   only say what is missing (exit 1 if any)
 #   (`make demo` and `make test` run it first, without --check)
 set -eu
 
@@ -43,7 +43,7 @@ if [ -z "$missing" ]; then
 fi
 if [ "${1:-}" = "--check" ]; then
     echo "missing Debian packages:$missing" >&2
-    echo "install them with .ci/install-deps.sh (or make deps)" >&2
+    echo "install them with tools/install-deps.sh (or make deps)" >&2
     exit 1
 fi
 sudo=""

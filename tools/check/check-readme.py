@@ -21,7 +21,7 @@ Each fenced block must follow a marker comment on the line before it:
   <!-- run: NAME -->        steps a user copies, run as written (`<version>`
                             replaced) against the release artifacts by the
                             make target RUN_STEPS names for NAME, through
-                            .ci/run-doc-steps.py (which fails when no block
+                            tools/check/run-doc-steps.py (which fails when no block
                             bears a NAME it is asked for)
   <!-- fragment -->         shell commands or an excerpt, not run
 

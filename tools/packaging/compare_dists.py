@@ -1,5 +1,5 @@
 """Compares two folders of release artifacts byte for byte and, where they
-differ, says where: `python mk/compare_dists.py DIR_A DIR_B`
+differ, says where: `python tools/packaging/compare_dists.py DIR_A DIR_B`
 (make check-dist-wheel-reproducible, mk/python.mk).
 
 Every file of either folder (recursively) is compared; for a file that

@@ -1,5 +1,5 @@
 """Checks the Python package's sdist without its native build (minutes of
-Swift): `python mk/check_python_sdist.py SDIST CHECKOUT` (make test-python).
+Swift): `python tools/packaging/check_python_sdist.py SDIST CHECKOUT` (make test-python).
 
 A wheel built from the sdist (what `python -m build` does after making it)
 runs `make python-native` in the sdist's folder `native`, the copy of the

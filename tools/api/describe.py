@@ -30,7 +30,7 @@ IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
 def fail(message):
-    sys.exit(f".ci/api/describe.py: {message}")
+    sys.exit(f"tools/api/describe.py: {message}")
 
 
 def read(path):

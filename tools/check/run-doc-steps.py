@@ -2,7 +2,7 @@
 """Runs, as they are written, the shell blocks of the documents that are
 marked `<!-- run: NAME -->` (the steps a user copies: install the tarball,
 the wheel into a venv, valgrind with the suppressions), so that a test and
-the documents cannot say different things. .ci/check-readme.py knows which
+the documents cannot say different things. tools/check/check-readme.py knows which
 NAMEs exist and which make target runs each.
 
   run-doc-steps.py NAME --files DIR --scratch DIR [--version VERSION] [--then COMMAND] [DOCUMENT...]

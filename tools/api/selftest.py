@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The checks of .ci/api/check.py fail when they should: each drift below is
+"""The checks of tools/api/check.py fail when they should: each drift below is
 made in a copy of the files the checks read (a temporary folder; the
 checkout is not touched), and describe.py and check.py run on the copy must
 fail with the message that names it; the copy unchanged must pass.
@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-COPIED = ("include", ".ci/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
+COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "docs/operators.md")
 HERE = os.getcwd()
 
@@ -54,8 +54,8 @@ def run(root, api=None):
     """describe.py (unless `api` is given: the headers are unchanged), then check.py."""
     if api is None:
         api = os.path.join(root, "api.json")
-        subprocess.run([sys.executable, ".ci/api/describe.py", api], cwd=root, check=True)
-    result = subprocess.run([sys.executable, ".ci/api/check.py", api], cwd=root, capture_output=True, text=True)
+        subprocess.run([sys.executable, "tools/api/describe.py", api], cwd=root, check=True)
+    result = subprocess.run([sys.executable, "tools/api/check.py", api], cwd=root, capture_output=True, text=True)
     return result.returncode, result.stderr
 
 
@@ -118,11 +118,11 @@ CASES = [
      [],
      []),  # done below: the take family's row is removed by a regular expression
     ("an exception that excuses nothing",
-     [(".ci/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take cpp it has a wrapper\n")],
+     [("tools/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take cpp it has a wrapper\n")],
      [r"exceptions\.txt:\d+: the exception `sk_signal_take cpp` excuses nothing now"]),
     ("the C++ paragraph naming a function C++ has",
      [("docs/operators.md", "except\n`sk_set_handle_checking`,", "except\n`sk_signal_take`, `sk_set_handle_checking`,")],
-     [r"the C\+\+ paragraph says C\+\+ lacks sk_signal_take, but \.ci/api/exceptions\.txt does not excuse it"]),
+     [r"the C\+\+ paragraph says C\+\+ lacks sk_signal_take, but tools/api/exceptions\.txt does not excuse it"]),
     ("a Swift name of the availability table that the Swift sources do not declare",
      [("docs/operators.md", "| `withLatestFrom` |", "| `withLatest` |")],
      [r"row 'combining with latest from': the Swift column names `withLatest`, which no file"]),

@@ -11,7 +11,7 @@ made dashes, a repeated one numbered), so the anchors that work on the
 repository's pages work here. A link to a file that is not a rendered
 document (a header, an example, LICENSE) is kept as text: the site holds
 the references, not the sources. Fenced blocks stay code; the marker
-comments of .ci/check-readme.py stay comments.
+comments of tools/check/check-readme.py stay comments.
 
 Usage: guides.py SITE   (from the repository's root; markdown2, pdoc's own
 Markdown renderer, comes with the documentation venv)

@@ -68,12 +68,12 @@ def python_prototypes(api):
         if None in spelled:
             bad = types[spelled.index(None)]
             raise SystemExit(f"include/{function['header']}:{function['line']}: {function['name']}: the C type "
-                             f"{bad!r} has no ctypes spelling: teach .ci/api/generate.py's spell() and "
+                             f"{bad!r} has no ctypes spelling: teach tools/api/generate.py's spell() and "
                              f"_core.py's _ctype() what it is")
         entry = ", ".join(f'"{t}"' for t in spelled)
         tables[function["header"]].append(f'    "{function["name"]}": ({entry}{"," if len(spelled) == 1 else ""}),')
     lines = [
-        "# Generated from the C headers (api.json) by .ci/api/generate.py: `make api-update`",
+        "# Generated from the C headers (api.json) by tools/api/generate.py: `make api-update`",
         "# writes it, `make test-api` fails when it differs from what the headers give.",
         "# Do not edit.",
         '"""Every C function\'s prototype, name: (result type, parameter types...),',
@@ -148,7 +148,7 @@ def main():
     if sys.argv[2:] == ["--check"]:
         differing = stale(api)
         for path in differing:
-            print(f"{path} is not what the headers give: run `make api-update` (.ci/api/generate.py) and commit it",
+            print(f"{path} is not what the headers give: run `make api-update` (tools/api/generate.py) and commit it",
                   file=sys.stderr)
         sys.exit(1 if differing else 0)
     for path, text in outputs(api).items():
