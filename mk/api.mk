@@ -19,12 +19,15 @@ $(API_JSON): $(API_HEADERS) tools/api/describe.py
 api: $(API_JSON) ## api.json, the C API for machines (.build-c/api.json; format: docs/api-json.md)
 
 # What is made from api.json and kept in the tree (tools/api/generate.py): the
-# Python package's prototypes, signalkit.hpp's pipeables; and, made by
+# Python package's prototypes, signalkit.hpp's pipeables; from the operator
+# table (tools/api/operators.md, by tools/api/operators.py) docs/operators.md's
+# table of operators and the C and Python marble runners' operators; and, made by
 # tools/generate-combine.py, the Swift core's combineLatest and zip overloads
 # for 3 to 26 signals. test-api fails
 # when they are out of date.
-api-update: $(API_JSON) ## writes what is generated: Sources/python/signalkit/_prototypes.py, signalkit.hpp's pipeables (from the headers), the Swift core's combineLatest and zip overloads
+api-update: $(API_JSON) ## writes what is generated: Sources/python/signalkit/_prototypes.py, signalkit.hpp's pipeables (from the headers), docs/operators.md's table and the marble runners' operators (from the operator table, tools/api/operators.md), the Swift core's combineLatest and zip overloads
 	$(PYTHON) tools/api/generate.py $(API_JSON)
+	$(PYTHON) tools/api/operators.py $(API_JSON)
 	$(PYTHON) tools/generate-combine.py
 
 # Needs no library: the headers, gcc and the sources it reads.

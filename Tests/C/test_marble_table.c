@@ -449,6 +449,103 @@ static inner_table *make_inner_table(sk_signal *const *signals, size_t count) {
     return table;
 }
 
+/* The operators of a standard shape (what their C function takes after
+ * `out`), listed in marble_operators.h, which make api-update writes from
+ * the operator table (tools/api/operators.md); apply() builds the others. */
+typedef enum shape {
+    SHAPE_UNARY, SHAPE_COUNT, SHAPE_PREDICATE, SHAPE_MAP, SHAPE_VALUE, SHAPE_SIGNAL, SHAPE_REDUCE, SHAPE_SIGNALS,
+    SHAPE_TIME
+} shape;
+
+typedef struct marble_operator {
+    const char *name;
+    shape shape;
+    union {
+        int (*unary)(sk_signal **, sk_signal *);
+        int (*count)(sk_signal **, sk_signal *, size_t);
+        int (*predicate)(sk_signal **, sk_signal *, sk_predicate_fn, void *, sk_release_fn);
+        int (*map)(sk_signal **, sk_signal *, sk_map_fn, void *, sk_release_fn);
+        int (*value)(sk_signal **, sk_signal *, const sk_value *);
+        int (*signal)(sk_signal **, sk_signal *, sk_signal *);
+        int (*reduce)(sk_signal **, sk_signal *, const sk_value *, sk_reduce_fn, void *, sk_release_fn);
+        int (*signals)(sk_signal **, sk_signal *const *, size_t);
+        int (*time)(sk_signal **, sk_signal *, double, sk_queue *);
+    } fn;
+} marble_operator;
+
+#include "marble_operators.h"
+
+static const marble_operator *find_operator(const char *name) {
+    for (size_t i = 0; i < sizeof MARBLE_OPERATORS / sizeof MARBLE_OPERATORS[0]; i++) {
+        if (strcmp(MARBLE_OPERATORS[i].name, name) == 0) {
+            return &MARBLE_OPERATORS[i];
+        }
+    }
+    return NULL;
+}
+
+/* Applies `op`, of a standard shape, to `in`: the C function's status, or
+ * -1 with `why` when the line's arguments do not fit the shape. Every shape
+ * reads its arguments one way: a count (negative: one past any, SIZE_MAX),
+ * a function of the vocabulary, a value, an input's name, a function and
+ * an initial integer (reduce), inputs' names (signals), or frames on the
+ * case's virtual queue (time). */
+static int apply_standard(marble_case *c, const words *w, const marble_operator *op, sk_signal *in, sk_signal **made,
+                          char *why, size_t size) {
+    static const size_t arguments[] = {
+        [SHAPE_UNARY] = 1, [SHAPE_COUNT] = 2, [SHAPE_PREDICATE] = 2, [SHAPE_MAP] = 2, [SHAPE_VALUE] = 2,
+        [SHAPE_SIGNAL] = 2, [SHAPE_REDUCE] = 3, [SHAPE_SIGNALS] = 0, [SHAPE_TIME] = 2,
+    };
+    if (arguments[op->shape] != 0 && !arg_count(w, arguments[op->shape], why, size)) {
+        return -1;
+    }
+    long long n = 0;
+    fn_spec *spec = NULL;
+    sk_signal *named[MAX_INPUTS];
+    size_t named_count = 0;
+    switch (op->shape) {
+    case SHAPE_UNARY:
+        return op->fn.unary(made, in);
+    case SHAPE_COUNT:
+        if (!arg_long(w, 1, &n, why, size)) return -1;
+        return op->fn.count(made, in, n < 0 ? SIZE_MAX : (size_t)n);
+    case SHAPE_PREDICATE:
+        if (!(spec = parse_function(w->word[1], FN_PREDICATE, why, size))) return -1;
+        return op->fn.predicate(made, in, predicate_fn, spec, free);
+    case SHAPE_MAP:
+        if (!(spec = parse_function(w->word[1], FN_MAP, why, size))) return -1;
+        return op->fn.map(made, in, map_fn, spec, free);
+    case SHAPE_VALUE: {
+        sk_value value;
+        if (!parse_value(w->word[1], &value)) {
+            snprintf(why, size, "`%s`: `%s` is not a value", op->name, w->word[1]);
+            return -1;
+        }
+        int status = op->fn.value(made, in, &value);
+        sk_value_release(&value);
+        return status;
+    }
+    case SHAPE_SIGNAL:
+        if (!named_inputs(c, w, 1, named, &named_count, why, size)) return -1;
+        return op->fn.signal(made, in, named[0]);
+    case SHAPE_REDUCE: {
+        if (!arg_long(w, 2, &n, why, size)) return -1;
+        if (!(spec = parse_function(w->word[1], FN_BINARY, why, size))) return -1;
+        sk_value initial;
+        sk_value_set_int64(&initial, n);
+        return op->fn.reduce(made, in, &initial, binary_fn, spec, free);
+    }
+    case SHAPE_SIGNALS:
+        if (!named_inputs(c, w, 1, named, &named_count, why, size)) return -1;
+        return op->fn.signals(made, named, named_count);
+    case SHAPE_TIME:
+        if (!arg_long(w, 1, &n, why, size)) return -1;
+        return op->fn.time(made, in, (double)n * FRAME, c->queue);
+    }
+    snprintf(why, size, "`%s`: unknown shape", op->name);
+    return -1;
+}
+
 /* Applies one `op` line to `*signal` (replacing it, +1), or says why not. */
 static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, size_t size) {
     words w;
@@ -464,69 +561,18 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
 #define NEED(k) do { if (!arg_count(&w, (k), why, size)) return false; } while (0)
 #define FN(index, cls) do { spec = parse_function(w.word[index], (cls), why, size); if (!spec) return false; } while (0)
 #define NUM(index, target) do { if (!arg_long(&w, (index), &(target), why, size)) return false; } while (0)
-    if (strcmp(op, "map") == 0) {
-        NEED(2); FN(1, FN_MAP);
-        status = sk_signal_map(&made, in, map_fn, spec, free);
-    } else if (strcmp(op, "filter") == 0) {
-        NEED(2); FN(1, FN_PREDICATE);
-        status = sk_signal_filter(&made, in, predicate_fn, spec, free);
-    } else if (strcmp(op, "distinctUntilChanged") == 0) {
-        NEED(1);
-        status = sk_signal_distinct_until_changed(&made, in);
-    } else if (strcmp(op, "take") == 0) {
-        NEED(2); NUM(1, n);
-        status = sk_signal_take(&made, in, (size_t)n);
-    } else if (strcmp(op, "skip") == 0) {
-        NEED(2); NUM(1, n);
-        status = sk_signal_skip(&made, in, (size_t)n);
-    } else if (strcmp(op, "skipWhile") == 0) {
-        NEED(2); FN(1, FN_PREDICATE);
-        status = sk_signal_skip_while(&made, in, predicate_fn, spec, free);
+    const marble_operator *standard = find_operator(op);
+    if (standard) {
+        status = apply_standard(c, &w, standard, in, &made, why, size);
+        if (status < 0) return false;
     } else if (strcmp(op, "takeWhile") == 0 || strcmp(op, "takeWhileInclusive") == 0) {
         NEED(2); FN(1, FN_PREDICATE);
         status = sk_signal_take_while(&made, in, predicate_fn, spec, free, strcmp(op, "takeWhileInclusive") == 0);
-    } else if (strcmp(op, "first") == 0) {
-        NEED(1);
-        status = sk_signal_first(&made, in);
-    } else if (strcmp(op, "firstWhere") == 0) {
-        NEED(2); FN(1, FN_PREDICATE);
-        status = sk_signal_first_where(&made, in, predicate_fn, spec, free);
-    } else if (strcmp(op, "elementAt") == 0) {
-        NEED(2); NUM(1, n);
-        /* A negative index is one past any: SIZE_MAX for C. */
-        status = sk_signal_element_at(&made, in, n < 0 ? SIZE_MAX : (size_t)n);
-    } else if (strcmp(op, "defaultIfEmpty") == 0 || strcmp(op, "startWith") == 0) {
-        NEED(2);
-        sk_value value;
-        if (!parse_value(w.word[1], &value)) {
-            snprintf(why, size, "`%s`: `%s` is not a value", op, w.word[1]);
-            return false;
-        }
-        status = op[0] == 'd' ? sk_signal_default_if_empty(&made, in, &value) : sk_signal_start_with(&made, in, &value);
-        sk_value_release(&value);
-    } else if (strcmp(op, "takeUntil") == 0 || strcmp(op, "withLatestFrom") == 0 || strcmp(op, "sample") == 0) {
-        NEED(2);
-        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
-        status = op[0] == 't' ? sk_signal_take_until_signal(&made, in, named[0])
-               : op[0] == 'w' ? sk_signal_with_latest_from(&made, in, named[0])
-                              : sk_signal_sample(&made, in, named[0]);
-    } else if (strcmp(op, "scan") == 0 || strcmp(op, "reduce") == 0) {
-        NEED(3); NUM(2, n); FN(1, FN_BINARY);
-        sk_value initial;
-        sk_value_set_int64(&initial, n);
-        status = op[0] == 's' ? sk_signal_scan(&made, in, &initial, binary_fn, spec, free)
-                              : sk_signal_reduce_left(&made, in, &initial, binary_fn, spec, free);
-    } else if (strcmp(op, "pairwise") == 0) {
-        NEED(1);
-        status = sk_signal_pairwise(&made, in);
-    } else if (strcmp(op, "zip") == 0 || strcmp(op, "zip3") == 0 || strcmp(op, "combineLatest") == 0 ||
-               strcmp(op, "merge") == 0 || strcmp(op, "concat") == 0) {
+    } else if (strcmp(op, "zip") == 0 || strcmp(op, "zip3") == 0 || strcmp(op, "combineLatest") == 0) {
         if (strcmp(op, "zip3") == 0) NEED(4);
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
-        status = strncmp(op, "zip", 3) == 0     ? sk_signal_zip(&made, named, named_count)
-               : strcmp(op, "combineLatest") == 0 ? sk_signal_combine_latest(&made, named, named_count, NULL)
-               : strcmp(op, "merge") == 0         ? sk_signal_merge(&made, named, named_count)
-                                                  : sk_signal_concat(&made, named, named_count);
+        status = op[0] == 'z' ? sk_signal_zip(&made, named, named_count)
+                              : sk_signal_combine_latest(&made, named, named_count, NULL);
     } else if (strcmp(op, "switchMap") == 0) {
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
         inner_table *table = make_inner_table(named, named_count);
@@ -560,24 +606,6 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
     } else if (strcmp(op, "retryDelay") == 0) {
         NEED(3); NUM(1, n); NUM(2, d);
         status = sk_signal_retry_count(&made, in, n < 0 ? 0 : (size_t)n, (double)d * FRAME, c->queue);
-    } else if (strcmp(op, "share") == 0) {
-        NEED(1);
-        status = sk_signal_share(&made, in);
-    } else if (strcmp(op, "replay") == 0) {
-        NEED(2); NUM(1, n);
-        status = sk_signal_replay(&made, in, n < 0 ? 0 : (size_t)n);
-    } else if (strcmp(op, "debounce") == 0 || strcmp(op, "throttle") == 0 || strcmp(op, "delay") == 0 ||
-               strcmp(op, "bufferTime") == 0 || strcmp(op, "sampleTime") == 0) {
-        NEED(2); NUM(1, n);
-        double seconds = (double)n * FRAME;
-        status = op[0] == 'd' && op[1] == 'e' && op[2] == 'b' ? sk_signal_debounce(&made, in, seconds, c->queue)
-               : op[0] == 't'                                 ? sk_signal_throttle(&made, in, seconds, c->queue)
-               : op[0] == 'd'                                 ? sk_signal_delay(&made, in, seconds, c->queue)
-               : op[0] == 'b'                                 ? sk_signal_buffer_time(&made, in, seconds, c->queue)
-                                                              : sk_signal_sample_period(&made, in, seconds, c->queue);
-    } else if (strcmp(op, "bufferCount") == 0) {
-        NEED(2); NUM(1, n);
-        status = sk_signal_buffer_count(&made, in, n < 0 ? 0 : (size_t)n);
     } else {
         snprintf(why, size, "unknown operator `%s`", op);
         return false;

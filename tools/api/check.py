@@ -589,7 +589,8 @@ def check_readme(api, entries, report):
 
 
 # --------------------------------------------------------------------------
-# What is generated from api.json (generate.py)
+# What is generated from api.json (generate.py) and from the operator table
+# (operators.py)
 # --------------------------------------------------------------------------
 
 def check_generated(api, report):
@@ -603,6 +604,13 @@ def check_generated(api, report):
     for path in differing:
         report(f"{path} is not what the headers give (its generated part): run `make api-update` "
                f"(tools/api/generate.py) and commit the result")
+    import operators  # noqa: E402  (beside this file)
+    differing, problems = operators.stale(api)
+    for path in differing:
+        report(f"{path} is not what the operator table gives (tools/api/operators.md): run `make api-update` "
+               f"(tools/api/operators.py) and commit the result")
+    for problem in problems:
+        report(problem)
 
 
 def main():

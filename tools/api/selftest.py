@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
-          "Tests/C", "docs/operators.md")
+          "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "docs/operators.md")
 HERE = os.getcwd()
 
 
@@ -126,6 +126,14 @@ CASES = [
     ("a Swift name of the availability table that the Swift sources do not declare",
      [("docs/operators.md", "| `withLatestFrom` |", "| `withLatest` |")],
      [r"row 'combining with latest from': the Swift column names `withLatest`, which no file"]),
+    ("a row of the operator table changed and what is made from it not remade",
+     [("tools/api/operators.md", "| `buffer_with_count` | `bufferCount` / `buffer_with_count` | `bufferCount` |",
+       "| `buffer_count` | `bufferCount` / `buffer_with_count` | `bufferCount` |")],
+     [r"docs/operators\.md is not what the operator table gives",
+      r"Sources/python/tests/marble_operators\.py is not what the operator table gives"]),
+    ("a marble table operator in no row of the operator table",
+     [("Tests/marbles/take.marbles", "op take ", "op takeFirst ")],
+     [r"take\.marbles:\d+: the operator `takeFirst` is in no row of tools/api/operators\.md"]),
     ("a C++ name of the availability table that the C++ headers do not declare",
      [("docs/operators.md", "| `start_with` |", "| `prepend` |")],
      [r"row 'combining start with': the C\+\+ column names `prepend`, which signalkit\.hpp"]),

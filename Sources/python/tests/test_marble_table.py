@@ -14,6 +14,7 @@ import pytest
 
 import signalkit as sk
 from conftest import EXAMPLES
+from marble_operators import MARBLE_OPERATORS
 from signalkit.testing import TestScheduler
 
 MARBLES = os.environ.get("SIGNALKIT_MARBLES") or os.path.join(EXAMPLES, "..", "..", "Tests", "marbles")
@@ -166,47 +167,43 @@ def apply(words, where, signal, inputs, scheduler):
     def count(index=0):
         return int(args[index])
 
+    def apply_standard(shape, method):
+        """An operator of a standard shape (marble_operators.py, written by
+        make api-update from the operator table, tools/api/operators.md),
+        its arguments read as the shape says; a negative count is one past
+        any (the table's meaning): size_t's largest."""
+        takes = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "time": 1}
+        if shape in takes and len(args) != takes[shape]:
+            raise AssertionError(f"{where}: `{name}` takes {takes[shape]} argument(s), got {len(args)}")
+        arguments = {
+            "unary": lambda: (),
+            "count": lambda: (count() if count() >= 0 else 2 ** 64 - 1,),
+            "predicate": lambda: (function(args[0], where),),
+            "map": lambda: (function(args[0], where),),
+            "value": lambda: (value_of(args[0]),),
+            "signal": lambda: (named(),),
+            "reduce": lambda: (function(args[0], where), int(args[1])),
+            "signals": lambda: tuple(inputs[a] for a in args),
+            "time": lambda: (frames(count()), q),
+        }[shape]()
+        return method(*arguments)
+
+    if name in MARBLE_OPERATORS:
+        shape, method = MARBLE_OPERATORS[name]
+        return apply_standard(shape, getattr(signal, method) if shape != "signals" else getattr(sk.Signal, method))
     table = {
-        "map": lambda: signal.map(function(args[0], where)),
-        "filter": lambda: signal.filter(function(args[0], where)),
-        "distinctUntilChanged": lambda: signal.distinct_until_changed(),
-        "take": lambda: signal.take(count()),
-        "skip": lambda: signal.skip(count()),
-        "skipWhile": lambda: signal.skip_while(function(args[0], where)),
         "takeWhile": lambda: signal.take_while(function(args[0], where)),
         "takeWhileInclusive": lambda: signal.take_while(function(args[0], where), inclusive=True),
-        "first": lambda: signal.first(),
-        "firstWhere": lambda: signal.first(function(args[0], where)),
-        # A negative index is one past any (the table's meaning): size_t's largest.
-        "elementAt": lambda: signal.element_at(count() if count() >= 0 else 2 ** 64 - 1),
-        "defaultIfEmpty": lambda: signal.default_if_empty(value_of(args[0])),
-        "takeUntil": lambda: signal.take_until(named()),
-        "scan": lambda: signal.scan(function(args[0], where), int(args[1])),
-        "reduce": lambda: signal.reduce(function(args[0], where), int(args[1])),
-        "pairwise": lambda: signal.pairwise(),
-        "startWith": lambda: signal.start_with(value_of(args[0])),
         "zip": lambda: sk.Signal.zip(*[inputs[a] for a in args]),
         "zip3": lambda: sk.Signal.zip(*[inputs[a] for a in args]),
         "combineLatest": lambda: sk.Signal.combine_latest(*[inputs[a] for a in args]),
-        "merge": lambda: sk.Signal.merge(*[inputs[a] for a in args]),
-        "concat": lambda: sk.Signal.concat(*[inputs[a] for a in args]),
-        "withLatestFrom": lambda: signal.with_latest_from(named()),
         "switchMap": lambda: signal.map_to_signal(lambda i: inputs[args[i]]),
         "concatMap": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
         "mergeMap": lambda: signal.merge_map(lambda i: inputs[args[1 + i]], max_concurrent=count()),
         "retry": lambda: signal.retry_count(count()),
         "retryDelay": lambda: signal.retry_count(count(), frames(count(1)), q),
-        "share": lambda: signal.share(),
-        "replay": lambda: signal.replay(count()),
         "groupBy": lambda: signal.group_by(function(args[0], where)).merge_map(
             lambda pair: pair[1].map(lambda value, key=pair[0]: [key, value])),
-        "debounce": lambda: signal.debounce(frames(count()), q),
-        "throttle": lambda: signal.throttle(frames(count()), q),
-        "delay": lambda: signal.delay(frames(count()), q),
-        "bufferCount": lambda: signal.buffer_with_count(count()),
-        "bufferTime": lambda: signal.buffer_with_time(frames(count()), q),
-        "sample": lambda: signal.sample(named()),
-        "sampleTime": lambda: signal.sample(frames(count()), q),
     }
     if name not in table:
         raise AssertionError(f"{where}: the Python runner does not know the operator {name!r}")

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""What is made from the operator table (tools/api/operators.md) and api.json,
+and kept in the tree: `make api-update` writes it, `make test-api` fails,
+naming the file, when the tree's copy differs.
+
+  docs/operators.md, between "<!-- BEGIN operators (generated) -->" and
+  "<!-- END operators (generated) -->"
+      the table of operators, the table's first seven columns as written;
+  Tests/C/marble_operators.h
+      the C marble runner's operators: {marble name, shape, C function};
+  Sources/python/tests/marble_operators.py
+      the Python marble runner's: {marble name: (shape, method name)}.
+
+A marble name goes into the runners' lists when its row names one C
+function with one of the standard shapes (SHAPES: read from the function's
+parameters in api.json) and the name is the row's only one and not marked
+`*`; the runners build the others by hand. Every operator an `op` line of
+Tests/marbles/*.marbles uses must be a marble name of the table.
+
+Usage: operators.py API.json            (from the repository's root: writes them)
+       operators.py API.json --check    (says which differ; exit status 1 if any)
+Python 3 standard library only.
+"""
+import glob
+import json
+import re
+import sys
+
+TABLE = "tools/api/operators.md"
+DOC = "docs/operators.md"
+DOC_BEGIN = "<!-- BEGIN operators (generated) -->"
+DOC_END = "<!-- END operators (generated) -->"
+C_OUT = "Tests/C/marble_operators.h"
+PY_OUT = "Sources/python/tests/marble_operators.py"
+MARBLES = "Tests/marbles/*.marbles"
+
+# A C function's shape: its parameters after `out`, as api.json spells them.
+SHAPES = {
+    ("sk_signal *",): "unary",
+    ("sk_signal *", "size_t"): "count",
+    ("sk_signal *", "sk_predicate_fn", "void *", "sk_release_fn"): "predicate",
+    ("sk_signal *", "sk_map_fn", "void *", "sk_release_fn"): "map",
+    ("sk_signal *", "const sk_value *"): "value",
+    ("sk_signal *", "sk_signal *"): "signal",
+    ("sk_signal *", "const sk_value *", "sk_reduce_fn", "void *", "sk_release_fn"): "reduce",
+    ("sk_signal *const *", "size_t"): "signals",
+    ("sk_signal *", "double", "sk_queue *"): "time",
+}
+COLUMNS = ("family", "operator", "swift", "c", "cpp", "python", "rx", "marble")
+
+
+def cells(line):
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def names(cell):
+    """The names in backticks of a cell, in order."""
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def read_table(path=TABLE):
+    """(header line, separator, rows): each row a dict of COLUMNS, with the
+    line it came from."""
+    with open(path, encoding="utf-8") as handle:
+        lines = [line.rstrip("\n") for line in handle]
+    table = [(number, line) for number, line in enumerate(lines, 1) if line.startswith("|")]
+    rows = []
+    for number, line in table[2:]:
+        values = cells(line)
+        if len(values) != len(COLUMNS):
+            sys.exit(f"{path}:{number}: a row has {len(values)} cells, the table {len(COLUMNS)}")
+        row = dict(zip(COLUMNS, values))
+        row["line"] = number
+        rows.append(row)
+    return table[0][1], table[1][1], rows
+
+
+def shape_of(function):
+    return SHAPES.get(tuple(p["type"] for p in function["params"][1:]))
+
+
+def runner_operators(rows, api):
+    """[(marble name, shape, C function, Python method)] of the
+    standard shapes, and the problems found."""
+    functions = {f["name"]: f for f in api["functions"]}
+    found, problems = [], []
+    for row in rows:
+        marble = names(row["marble"])
+        c = [n for n in names(row["c"]) if n.startswith("sk_")]
+        if len(marble) != 1 or marble[0].endswith("*") or len(c) != 1:
+            continue
+        if c[0] not in functions:
+            problems.append(f"{TABLE}:{row['line']}: {c[0]} is not a function of the headers")
+            continue
+        shape = shape_of(functions[c[0]])
+        if shape is None:
+            continue
+        python = names(row["python"])
+        if not python:
+            problems.append(f"{TABLE}:{row['line']}: `{marble[0]}` has a C function of shape {shape} but no Python name")
+            continue
+        found.append((marble[0], shape, c[0], python[0].split(".")[-1]))
+    return found, problems
+
+
+def marble_names(rows):
+    return {name.rstrip("*") for row in rows for name in names(row["marble"])}
+
+
+def used_marble_operators():
+    used = {}
+    for path in sorted(glob.glob(MARBLES)):
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                words = line.split()
+                if len(words) >= 2 and words[0] == "op":
+                    used.setdefault(words[1], f"{path}:{number}")
+    return used
+
+
+def doc_block(header, rows):
+    """The first seven columns."""
+    lines = ["| " + " | ".join(cells(header)[:7]) + " |", "|" + "---|" * 7]
+    lines += ["| " + " | ".join(row[column] for column in COLUMNS[:7]) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def c_header(operators):
+    lines = [
+        "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        " * tools/api/operators.md (`make api-update`). The marble table's",
+        " * operators whose C function has a standard shape; test_marble_table.c",
+        " * defines marble_operator and builds the others by hand. */",
+        "static const marble_operator MARBLE_OPERATORS[] = {",
+    ]
+    for marble, shape, function, _ in operators:
+        lines.append(f'    {{"{marble}", SHAPE_{shape.upper()}, {{.{shape} = {function}}}}},')
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+def python_module(operators):
+    lines = [
+        '"""GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from',
+        "tools/api/operators.md (`make api-update`). The marble table's operators",
+        "whose C function has a standard shape: name -> (shape, method; the",
+        "shape signals calls it on the class);",
+        'test_marble_table.py builds the others by hand."""',
+        "",
+        "MARBLE_OPERATORS = {",
+    ]
+    for marble, shape, _, method in operators:
+        lines.append(f'    "{marble}": ("{shape}", "{method}"),')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def outputs(api):
+    """{path: text} of every generated file, and the problems found."""
+    header, _, rows = read_table()
+    operators, problems = runner_operators(rows, api)
+    known = marble_names(rows)
+    for name, where in sorted(used_marble_operators().items()):
+        if name not in known:
+            problems.append(f"{where}: the operator `{name}` is in no row of {TABLE} (its marble table column)")
+    with open(DOC, encoding="utf-8") as handle:
+        doc = handle.read()
+    if DOC_BEGIN not in doc or DOC_END not in doc:
+        problems.append(f"{DOC}: the lines {DOC_BEGIN} and {DOC_END} are gone: put them back around the table of operators")
+        new_doc = doc
+    else:
+        before, rest = doc.split(DOC_BEGIN, 1)
+        _, after = rest.split(DOC_END, 1)
+        new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
+    return {DOC: new_doc, C_OUT: c_header(operators), PY_OUT: python_module(operators)}, problems
+
+
+def stale(api):
+    """The generated files that differ from what the table gives, and the
+    table's problems (check.py reports both)."""
+    texts, problems = outputs(api)
+    differ = []
+    for path, text in texts.items():
+        try:
+            with open(path, encoding="utf-8") as handle:
+                current = handle.read()
+        except FileNotFoundError:
+            current = None
+        if current != text:
+            differ.append(path)
+    return differ, problems
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: operators.py API.json [--check]")
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        api = json.load(handle)
+    if "--check" in sys.argv[2:]:
+        differ, problems = stale(api)
+        for path in differ:
+            print(f"{path} is not what {TABLE} gives: run `make api-update` (tools/api/operators.py) and commit it",
+                  file=sys.stderr)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if differ or problems else 0
+    texts, problems = outputs(api)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        return 1
+    for path, text in texts.items():
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
