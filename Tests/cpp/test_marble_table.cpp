@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -295,73 +296,77 @@ std::int64_t int_argument(const std::vector<std::string> &w, std::size_t i) {
 std::size_t count_or_max(std::int64_t n) { return n < 0 ? SIZE_MAX : static_cast<std::size_t>(n); }
 std::size_t count_or_zero(std::int64_t n) { return n < 0 ? 0 : static_cast<std::size_t>(n); }
 
+/* An `op` line of a standard shape's operator, whose arguments it reads
+ * as that shape has them: a count (negative: one past any), a function of
+ * the vocabulary, a value, an input's name, a function and an initial
+ * integer (reduce), inputs' names, or frames on the case's queue. */
+struct operation {
+    const stage &st;
+    const std::vector<std::string> &w;
+    const sk::signal &s;
+
+    std::size_t count() const { return count_or_max(int_argument(w, 1)); }
+    std::function<bool(sk::value_view)> predicate() const {
+        function f = parse_function(w[1], fn_class::predicate);
+        return [f](sk::value_view v) { return apply_predicate(f, v); };
+    }
+    std::function<sk::value(sk::value_view)> map() const {
+        function f = parse_function(w[1], fn_class::map);
+        return [f](sk::value_view v) { return apply_map(f, v); };
+    }
+    sk::value value() const {
+        auto v = parse_value(w[1]);
+        if (!v) {
+            throw case_error("`" + w[0] + "`: `" + w[1] + "` is not a value");
+        }
+        return *v;
+    }
+    const sk::signal &input() const { return st.input(w[0], w[1]); }
+    sk::value initial() const { return sk::value(int_argument(w, 2)); }
+    std::function<sk::value(sk::value_view, sk::value_view)> binary() const {
+        function f = parse_function(w[1], fn_class::binary);
+        return [f](sk::value_view a, sk::value_view v) { return apply_binary(f, a, v); };
+    }
+    std::vector<sk::signal> inputs() const { return st.named(w, 1); }
+    sk::seconds_t seconds() const { return static_cast<double>(int_argument(w, 1)) * frame; }
+    const sk::queue &queue() const { return st.queue; }
+};
+
+/* The operators of a standard shape, listed in marble_operators.hpp, which
+ * make api-update writes from the operator table (tools/api/operators.md):
+ * each with its number of arguments (-1: one or more) and its call. */
+struct marble_operator {
+    const char *name;
+    int arguments;
+    sk::signal (*apply)(const operation &);
+};
+
+#include "marble_operators.hpp"
+
 /* `s` with the `op` line `text` applied; a case_error when it cannot be. */
 sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) {
     const std::vector<std::string> w = split_words(text);
     const std::string &op = w.at(0);
     const sk::queue &q = st.queue;
-    if (op == "map") {
-        need(w, 1);
-        function f = parse_function(w[1], fn_class::map);
-        return s.map([f](sk::value_view v) { return apply_map(f, v); });
+    for (const marble_operator &standard : marble_operators) {
+        if (op == standard.name) {
+            if (standard.arguments >= 0) need(w, static_cast<std::size_t>(standard.arguments));
+            return standard.apply(operation{st, w, s});
+        }
     }
-    if (op == "filter" || op == "skipWhile" || op == "takeWhile" || op == "takeWhileInclusive" ||
-        op == "firstWhere") {
+    if (op == "takeWhile" || op == "takeWhileInclusive") {
         need(w, 1);
         function f = parse_function(w[1], fn_class::predicate);
-        auto p = [f](sk::value_view v) { return apply_predicate(f, v); };
-        if (op == "filter") return s.filter(p);
-        if (op == "skipWhile") return s.skip_while(p);
-        if (op == "firstWhere") return s.first_where(p);
-        return s.take_while(p, op == "takeWhileInclusive");
+        return s.take_while([f](sk::value_view v) { return apply_predicate(f, v); }, op == "takeWhileInclusive");
     }
-    if (op == "distinctUntilChanged" || op == "first" || op == "pairwise" || op == "share") {
-        need(w, 0);
-        if (op == "distinctUntilChanged") return s.distinct_until_changed();
-        if (op == "first") return s.first();
-        if (op == "pairwise") return s.pairwise();
-        return s.share();
-    }
-    if (op == "take" || op == "skip" || op == "elementAt" || op == "retry" || op == "replay" ||
-        op == "bufferCount") {
+    if (op == "retry") {
         need(w, 1);
-        std::int64_t n = int_argument(w, 1);
-        if (op == "take") return s.take(count_or_zero(n));
-        if (op == "skip") return s.skip(count_or_zero(n));
-        if (op == "elementAt") return s.element_at(count_or_max(n));
-        if (op == "retry") return s.retry_count(count_or_zero(n));
-        if (op == "replay") return s.replay(count_or_zero(n));
-        return s.buffer_count(count_or_zero(n));
+        return s.retry_count(count_or_zero(int_argument(w, 1)));
     }
-    if (op == "defaultIfEmpty" || op == "startWith") {
-        need(w, 1);
-        auto v = parse_value(w[1]);
-        if (!v) {
-            throw case_error("`" + op + "`: `" + w[1] + "` is not a value");
-        }
-        return op == "startWith" ? s.start_with(*v) : s.default_if_empty(*v);
-    }
-    if (op == "takeUntil" || op == "withLatestFrom" || op == "sample") {
-        need(w, 1);
-        const sk::signal &other = st.input(op, w[1]);
-        if (op == "takeUntil") return s.take_until_signal(other);
-        if (op == "withLatestFrom") return s.with_latest_from(other);
-        return s.sample(other);
-    }
-    if (op == "scan" || op == "reduce") {
-        need(w, 2);
-        function f = parse_function(w[1], fn_class::binary);
-        sk::value initial(int_argument(w, 2));
-        auto b = [f](sk::value_view a, sk::value_view v) { return apply_binary(f, a, v); };
-        return op == "scan" ? s.scan(initial, b) : s.reduce_left(initial, b);
-    }
-    if (op == "zip" || op == "zip3" || op == "combineLatest" || op == "merge" || op == "concat") {
+    if (op == "zip" || op == "zip3" || op == "combineLatest") {
         if (op == "zip3") need(w, 3);
         std::vector<sk::signal> inputs = st.named(w, 1);
-        if (op == "zip" || op == "zip3") return sk::zip(inputs);
-        if (op == "combineLatest") return sk::combine_latest(inputs);
-        if (op == "merge") return sk::merge(inputs);
-        return sk::concat(inputs);
+        return op == "combineLatest" ? sk::combine_latest(inputs) : sk::zip(inputs);
     }
     if (op == "switchMap") {
         std::vector<sk::signal> inner = st.named(w, 1);
@@ -395,15 +400,6 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         std::int64_t n = int_argument(w, 1);
         std::int64_t d = int_argument(w, 2);
         return s.retry_count(count_or_zero(n), static_cast<double>(d) * frame, q);
-    }
-    if (op == "debounce" || op == "throttle" || op == "delay" || op == "bufferTime" || op == "sampleTime") {
-        need(w, 1);
-        sk::seconds_t t = static_cast<double>(int_argument(w, 1)) * frame;
-        if (op == "debounce") return s.debounce(t, q);
-        if (op == "throttle") return s.throttle(t, q);
-        if (op == "delay") return s.delay(t, q);
-        if (op == "bufferTime") return s.buffer_time(t, q);
-        return s.sample_period(t, q);
     }
     throw case_error("unknown operator `" + op + "`");
 }

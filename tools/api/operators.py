@@ -8,6 +8,9 @@ naming the file, when the tree's copy differs.
       the table of operators, the table's first seven columns as written;
   Tests/C/marble_operators.h
       the C marble runner's operators: {marble name, shape, C function};
+  Tests/cpp/marble_operators.hpp
+      the C++ marble runner's: {marble name, a call of the signal class's
+      member (a free function for the shape signals)};
   Sources/python/tests/marble_operators.py
       the Python marble runner's: {marble name: (shape, method name)}.
 
@@ -31,6 +34,7 @@ DOC = "docs/operators.md"
 DOC_BEGIN = "<!-- BEGIN operators (generated) -->"
 DOC_END = "<!-- END operators (generated) -->"
 C_OUT = "Tests/C/marble_operators.h"
+CPP_OUT = "Tests/cpp/marble_operators.hpp"
 PY_OUT = "Sources/python/tests/marble_operators.py"
 MARBLES = "Tests/marbles/*.marbles"
 
@@ -80,7 +84,7 @@ def shape_of(function):
 
 
 def runner_operators(rows, api):
-    """[(marble name, shape, C function, Python method)] of the
+    """[(marble name, shape, C function, Python method, C++ name)] of the
     standard shapes, and the problems found."""
     functions = {f["name"]: f for f in api["functions"]}
     found, problems = [], []
@@ -99,7 +103,11 @@ def runner_operators(rows, api):
         if not python:
             problems.append(f"{TABLE}:{row['line']}: `{marble[0]}` has a C function of shape {shape} but no Python name")
             continue
-        found.append((marble[0], shape, c[0], python[0].split(".")[-1]))
+        cpp = names(row["cpp"])
+        if not cpp:
+            problems.append(f"{TABLE}:{row['line']}: `{marble[0]}` has a C function of shape {shape} but no C++ name")
+            continue
+        found.append((marble[0], shape, c[0], python[0].split(".")[-1], cpp[0]))
     return found, problems
 
 
@@ -133,8 +141,42 @@ def c_header(operators):
         " * defines marble_operator and builds the others by hand. */",
         "static const marble_operator MARBLE_OPERATORS[] = {",
     ]
-    for marble, shape, function, _ in operators:
+    for marble, shape, function, _, _ in operators:
         lines.append(f'    {{"{marble}", SHAPE_{shape.upper()}, {{.{shape} = {function}}}}},')
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+# How many arguments an `op` line of each shape has (-1: one or more), and
+# how the C++ runner's `operation` (test_marble_table.cpp) reads them into
+# the call.
+ARGUMENTS = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "signals": -1,
+             "time": 1}
+CPP_CALLS = {
+    "unary": "a.s.{name}()",
+    "count": "a.s.{name}(a.count())",
+    "predicate": "a.s.{name}(a.predicate())",
+    "map": "a.s.{name}(a.map())",
+    "value": "a.s.{name}(a.value())",
+    "signal": "a.s.{name}(a.input())",
+    "reduce": "a.s.{name}(a.initial(), a.binary())",
+    "signals": "sk::{name}(a.inputs())",
+    "time": "a.s.{name}(a.seconds(), a.queue())",
+}
+
+
+def cpp_header(operators):
+    lines = [
+        "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        " * tools/api/operators.md (`make api-update`). The marble table's",
+        " * operators whose C function has a standard shape, each a call of",
+        " * signalkit.hpp read from its shape; test_marble_table.cpp defines",
+        " * `operation` and `marble_operator` and builds the others by hand. */",
+        "const marble_operator marble_operators[] = {",
+    ]
+    for marble, shape, _, _, cpp in operators:
+        call = CPP_CALLS[shape].format(name=cpp)
+        lines.append(f'    {{"{marble}", {ARGUMENTS[shape]}, [](const operation &a) {{ return {call}; }}}},')
     lines.append("};")
     return "\n".join(lines) + "\n"
 
@@ -149,7 +191,7 @@ def python_module(operators):
         "",
         "MARBLE_OPERATORS = {",
     ]
-    for marble, shape, _, method in operators:
+    for marble, shape, _, method, _ in operators:
         lines.append(f'    "{marble}": ("{shape}", "{method}"),')
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -172,7 +214,8 @@ def outputs(api):
         before, rest = doc.split(DOC_BEGIN, 1)
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
-    return {DOC: new_doc, C_OUT: c_header(operators), PY_OUT: python_module(operators)}, problems
+    return {DOC: new_doc, C_OUT: c_header(operators), CPP_OUT: cpp_header(operators),
+            PY_OUT: python_module(operators)}, problems
 
 
 def stale(api):

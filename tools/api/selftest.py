@@ -26,7 +26,8 @@ import sys
 import tempfile
 
 COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
-          "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "docs/operators.md")
+          "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp",
+          "docs/operators.md")
 HERE = os.getcwd()
 
 
