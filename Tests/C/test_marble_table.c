@@ -450,35 +450,15 @@ static inner_table *make_inner_table(sk_signal *const *signals, size_t count) {
 }
 
 /* The operators of a standard shape (what their C function takes after
- * `out`), listed in marble_operators.h, which make api-update writes from
- * the operator table (tools/api/operators.md); apply() builds the others. */
-typedef enum shape {
-    SHAPE_UNARY, SHAPE_COUNT, SHAPE_PREDICATE, SHAPE_MAP, SHAPE_VALUE, SHAPE_SIGNAL, SHAPE_REDUCE, SHAPE_SIGNALS,
-    SHAPE_TIME
-} shape;
+ * `out`): ../common/operator_list.h, which make api-update writes from the
+ * operator table (tools/api/operators.md), with their marble names;
+ * apply() builds the others. */
+#include "../common/operator_list.h"
 
-typedef struct marble_operator {
-    const char *name;
-    shape shape;
-    union {
-        int (*unary)(sk_signal **, sk_signal *);
-        int (*count)(sk_signal **, sk_signal *, size_t);
-        int (*predicate)(sk_signal **, sk_signal *, sk_predicate_fn, void *, sk_release_fn);
-        int (*map)(sk_signal **, sk_signal *, sk_map_fn, void *, sk_release_fn);
-        int (*value)(sk_signal **, sk_signal *, const sk_value *);
-        int (*signal)(sk_signal **, sk_signal *, sk_signal *);
-        int (*reduce)(sk_signal **, sk_signal *, const sk_value *, sk_reduce_fn, void *, sk_release_fn);
-        int (*signals)(sk_signal **, sk_signal *const *, size_t);
-        int (*time)(sk_signal **, sk_signal *, double, sk_queue *);
-    } fn;
-} marble_operator;
-
-#include "marble_operators.h"
-
-static const marble_operator *find_operator(const char *name) {
-    for (size_t i = 0; i < sizeof MARBLE_OPERATORS / sizeof MARBLE_OPERATORS[0]; i++) {
-        if (strcmp(MARBLE_OPERATORS[i].name, name) == 0) {
-            return &MARBLE_OPERATORS[i];
+static const sk_test_operator *find_operator(const char *marble) {
+    for (size_t i = 0; i < SK_TEST_OPERATOR_COUNT; i++) {
+        if (SK_TEST_OPERATORS[i].marble && strcmp(SK_TEST_OPERATORS[i].marble, marble) == 0) {
+            return &SK_TEST_OPERATORS[i];
         }
     }
     return NULL;
@@ -490,11 +470,12 @@ static const marble_operator *find_operator(const char *name) {
  * a function of the vocabulary, a value, an input's name, a function and
  * an initial integer (reduce), inputs' names (signals), or frames on the
  * case's virtual queue (time). */
-static int apply_standard(marble_case *c, const words *w, const marble_operator *op, sk_signal *in, sk_signal **made,
+static int apply_standard(marble_case *c, const words *w, const sk_test_operator *op, sk_signal *in, sk_signal **made,
                           char *why, size_t size) {
     static const size_t arguments[] = {
         [SHAPE_UNARY] = 1, [SHAPE_COUNT] = 2, [SHAPE_PREDICATE] = 2, [SHAPE_MAP] = 2, [SHAPE_VALUE] = 2,
-        [SHAPE_SIGNAL] = 2, [SHAPE_REDUCE] = 3, [SHAPE_SIGNALS] = 0, [SHAPE_TIME] = 2,
+        [SHAPE_SIGNAL] = 2, [SHAPE_REDUCE] = 3, [SHAPE_SIGNALS] = 0, [SHAPE_TIME] = 2, [SHAPE_ON] = 0,
+        [SHAPE_TAP] = 0, [SHAPE_WORK] = 0,
     };
     if (arguments[op->shape] != 0 && !arg_count(w, arguments[op->shape], why, size)) {
         return -1;
@@ -518,7 +499,7 @@ static int apply_standard(marble_case *c, const words *w, const marble_operator 
     case SHAPE_VALUE: {
         sk_value value;
         if (!parse_value(w->word[1], &value)) {
-            snprintf(why, size, "`%s`: `%s` is not a value", op->name, w->word[1]);
+            snprintf(why, size, "`%s`: `%s` is not a value", op->marble, w->word[1]);
             return -1;
         }
         int status = op->fn.value(made, in, &value);
@@ -541,8 +522,12 @@ static int apply_standard(marble_case *c, const words *w, const marble_operator 
     case SHAPE_TIME:
         if (!arg_long(w, 1, &n, why, size)) return -1;
         return op->fn.time(made, in, (double)n * FRAME, c->queue);
+    case SHAPE_ON:
+    case SHAPE_TAP:
+    case SHAPE_WORK:
+        break; /* no marble name has them (tools/api/operators.py) */
     }
-    snprintf(why, size, "`%s`: unknown shape", op->name);
+    snprintf(why, size, "`%s`: the C runner has no reading of its shape", op->marble);
     return -1;
 }
 
@@ -561,7 +546,7 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
 #define NEED(k) do { if (!arg_count(&w, (k), why, size)) return false; } while (0)
 #define FN(index, cls) do { spec = parse_function(w.word[index], (cls), why, size); if (!spec) return false; } while (0)
 #define NUM(index, target) do { if (!arg_long(&w, (index), &(target), why, size)) return false; } while (0)
-    const marble_operator *standard = find_operator(op);
+    const sk_test_operator *standard = find_operator(op);
     if (standard) {
         status = apply_standard(c, &w, standard, in, &made, why, size);
         if (status < 0) return false;

@@ -6,8 +6,10 @@ naming the file, when the tree's copy differs.
   docs/operators.md, between "<!-- BEGIN operators (generated) -->" and
   "<!-- END operators (generated) -->"
       the table of operators, the table's first seven columns as written;
-  Tests/C/marble_operators.h
-      the C marble runner's operators: {marble name, shape, C function};
+  Tests/common/operator_list.h
+      every C operator of a standard shape: {C function, marble name or
+      NULL, shape, the function} (the C marble runner, test_limits.c's
+      abandonment sweep);
   Tests/cpp/marble_operators.hpp
       the C++ marble runner's: {marble name, a call of the signal class's
       member (a free function for the shape signals)};
@@ -16,8 +18,9 @@ naming the file, when the tree's copy differs.
 
 A marble name goes into the runners' lists when its row names one C
 function with one of the standard shapes (SHAPES: read from the function's
-parameters in api.json) and the name is the row's only one and not marked
-`*`; the runners build the others by hand. Every operator an `op` line of
+parameters in api.json; C_ONLY_SHAPES only in operator_list.h) and the name
+is the row's only one and not marked `*`; the runners build the others by
+hand. Every operator an `op` line of
 Tests/marbles/*.marbles uses must be a marble name of the table.
 
 Usage: operators.py API.json            (from the repository's root: writes them)
@@ -33,7 +36,7 @@ TABLE = "tools/api/operators.md"
 DOC = "docs/operators.md"
 DOC_BEGIN = "<!-- BEGIN operators (generated) -->"
 DOC_END = "<!-- END operators (generated) -->"
-C_OUT = "Tests/C/marble_operators.h"
+C_OUT = "Tests/common/operator_list.h"
 CPP_OUT = "Tests/cpp/marble_operators.hpp"
 PY_OUT = "Sources/python/tests/marble_operators.py"
 MARBLES = "Tests/marbles/*.marbles"
@@ -49,7 +52,12 @@ SHAPES = {
     ("sk_signal *", "const sk_value *", "sk_reduce_fn", "void *", "sk_release_fn"): "reduce",
     ("sk_signal *const *", "size_t"): "signals",
     ("sk_signal *", "double", "sk_queue *"): "time",
+    ("sk_signal *", "sk_queue *"): "on",
+    ("sk_signal *", "sk_value_fn", "void *", "sk_release_fn"): "tap",
+    ("sk_signal *", "sk_work_fn", "void *", "sk_release_fn"): "work",
 }
+# Shapes the C lists know and the marble runners do not.
+C_ONLY_SHAPES = {"on", "tap", "work"}
 COLUMNS = ("family", "operator", "swift", "c", "cpp", "python", "rx", "marble")
 
 
@@ -83,6 +91,20 @@ def shape_of(function):
     return SHAPES.get(tuple(p["type"] for p in function["params"][1:]))
 
 
+def c_operators(rows, api):
+    """[(C function, marble name or None, shape)] of every C function of a
+    standard shape the table names, in the table's order."""
+    functions = {f["name"]: f for f in api["functions"]}
+    found = []
+    for row in rows:
+        marble = names(row["marble"])
+        single = marble[0] if len(marble) == 1 and not marble[0].endswith("*") else None
+        for c in names(row["c"]):
+            if c in functions and shape_of(functions[c]):
+                found.append((c, single, shape_of(functions[c])))
+    return found
+
+
 def runner_operators(rows, api):
     """[(marble name, shape, C function, Python method, C++ name)] of the
     standard shapes, and the problems found."""
@@ -97,7 +119,7 @@ def runner_operators(rows, api):
             problems.append(f"{TABLE}:{row['line']}: {c[0]} is not a function of the headers")
             continue
         shape = shape_of(functions[c[0]])
-        if shape is None:
+        if shape is None or shape in C_ONLY_SHAPES:
             continue
         python = names(row["python"])
         if not python:
@@ -136,14 +158,20 @@ def doc_block(header, rows):
 def c_header(operators):
     lines = [
         "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
-        " * tools/api/operators.md (`make api-update`). The marble table's",
-        " * operators whose C function has a standard shape; test_marble_table.c",
-        " * defines marble_operator and builds the others by hand. */",
-        "static const marble_operator MARBLE_OPERATORS[] = {",
+        " * tools/api/operators.md (`make api-update`). Every C operator of a",
+        " * standard shape (operator_shapes.h), with its marble table name. */",
+        "#ifndef SIGNALKIT_TESTS_OPERATOR_LIST_H",
+        "#define SIGNALKIT_TESTS_OPERATOR_LIST_H",
+        "",
+        '#include "operator_shapes.h"',
+        "",
+        "static const sk_test_operator SK_TEST_OPERATORS[] = {",
     ]
-    for marble, shape, function, _, _ in operators:
-        lines.append(f'    {{"{marble}", SHAPE_{shape.upper()}, {{.{shape} = {function}}}}},')
-    lines.append("};")
+    for function, marble, shape in operators:
+        quoted = f'"{marble}"' if marble else "NULL"
+        lines.append(f'    {{"{function}", {quoted}, SHAPE_{shape.upper()}, {{.{shape} = {function}}}}},')
+    lines += ["};", "", "#define SK_TEST_OPERATOR_COUNT (sizeof SK_TEST_OPERATORS / sizeof SK_TEST_OPERATORS[0])",
+              "", "#endif"]
     return "\n".join(lines) + "\n"
 
 
@@ -214,7 +242,7 @@ def outputs(api):
         before, rest = doc.split(DOC_BEGIN, 1)
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
-    return {DOC: new_doc, C_OUT: c_header(operators), CPP_OUT: cpp_header(operators),
+    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators),
             PY_OUT: python_module(operators)}, problems
 
 

@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
-          "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp",
+          "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
           "docs/operators.md")
 HERE = os.getcwd()
 
