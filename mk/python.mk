@@ -196,7 +196,7 @@ PY_DIST_TEST := $(PY_OUT)/dist-test
 NO_SWIFT_PATH := $(subst $(space),:,$(strip $(foreach d,$(subst :, ,$(PATH)),$(if $(wildcard $(d)/swift $(d)/swiftc),,$(d)))))
 NO_SWIFT := env -u LD_LIBRARY_PATH PATH='$(NO_SWIFT_PATH)'
 
-test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) ## the built wheel installed into a fresh venv without Swift: quick start, the package's tests, auditwheel show
+test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) $(PY_DIST_TOOLS_STAMP) ## the built wheel installed into a fresh venv without Swift: quick start, the package's tests, auditwheel show
 	$(begin)
 	! $(NO_SWIFT) sh -c 'command -v swift'
 	rm -rf $(PY_DIST_TEST) && mkdir -p $(PY_DIST_TEST)
