@@ -29,6 +29,7 @@ Standard library only.
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import os
 import re
@@ -168,37 +169,30 @@ def case_svg(case: dict[str, Any]) -> str:
 # The operators and their names in each reference
 # ---------------------------------------------------------------------------
 
-def snake(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+# The operator table (tools/api/operators.md): each operator's names in every
+# language, read by the script that makes what is generated from it.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OPERATORS_PY = os.path.join(ROOT, "tools", "api", "operators.py")
 
 
-# Names other than the table's own (in snake case) under which a binding may
-# have an operator, most specific first. A link is made to the first name a
-# reference has.
-ALIASES: dict[str, list[str]] = {
-    "switchMap": ["map_to_signal", "switch_to_latest"],
-    "concatMap": ["map_to_queue"],
-    "reduce": ["reduce_left"],
-    "firstWhere": ["first"],
-    "takeWhileInclusive": ["take_while"],
-    "retryDelay": ["retry"],
-    "zip3": ["zip"],
-    "bufferCount": ["buffer"],
-    "bufferTime": ["buffer"],
-    "sampleTime": ["sample"],
-}
-
-# The Swift core's name, for the text of the page (DocC's page when built).
-SWIFT_NAMES: dict[str, str] = {
-    "switchMap": "mapToSignal", "concatMap": "mapToQueue", "reduce": "reduceLeft", "firstWhere": "first(where:)",
-    "takeWhileInclusive": "takeWhile(inclusive:)", "retryDelay": "retry(count:delay:queue:)", "zip3": "zip",
-    "bufferCount": "buffer(count:)", "bufferTime": "buffer(timeSpan:queue:)", "sampleTime": "sample(period:queue:)",
-    "mergeMap": "mergeMap(maxConcurrent:)", "retry": "retry(count:)",
-}
+def operator_rows() -> dict[str, dict[str, str]]:
+    """The table's row of each marble name: its cells, by column."""
+    spec = importlib.util.spec_from_file_location("api_operators", OPERATORS_PY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _, _, rows = module.read_table(os.path.join(ROOT, module.TABLE))
+    found: dict[str, dict[str, str]] = {}
+    for row in rows:
+        for name in module.names(row["marble"]):
+            found[name.rstrip("*")] = row
+    return found
 
 
-def candidates(op: str) -> list[str]:
-    return [snake(op)] + ALIASES.get(op, [])
+def first_name(cell: str) -> str | None:
+    """The first name in backticks of a cell of the table (`Signal.zip`: zip)."""
+    names = re.findall(r"`([^`]+)`", cell)
+    return names[0].split(".")[-1] if names else None
 
 
 def doxygen_tags(path: str, scopes: list[str] | None) -> dict[str, tuple[str, str]]:
@@ -234,26 +228,25 @@ def pdoc_ids(path: str) -> set[str]:
         return set(re.findall(r'\bid="([^"]+)"', f.read()))
 
 
-def reference_links(op: str, c_tags: dict[str, tuple[str, str]], cpp_tags: dict[str, tuple[str, str]],
+def reference_links(row: dict[str, str], c_tags: dict[str, tuple[str, str]], cpp_tags: dict[str, tuple[str, str]],
                     py_ids: set[str], swift_pages: list[str]) -> list[tuple[str, str | None, str]]:
     """(language, link from an operator page or None, the name) for each
-    reference; Swift's from DocC's folders of symbol pages, when built."""
+    reference, the names the operator table's row gives; Swift's from DocC's
+    folders of symbol pages, when built."""
     links: list[tuple[str, str | None, str]] = []
-    for lang, table, prefix, folder in (("C", c_tags, "sk_signal_", "c"), ("C++", cpp_tags, "", "cpp")):
-        for name in candidates(op):
-            if prefix + name in table:
-                qualified, href = table[prefix + name]
-                links.append((lang, f"../{folder}/{href}", qualified))
-                break
+    for lang, table, column, folder in (("C", c_tags, "c", "c"), ("C++", cpp_tags, "cpp", "cpp")):
+        found = first_name(row[column])
+        if found and found in table:
+            qualified, href = table[found]
+            links.append((lang, f"../{folder}/{href}", qualified))
         else:
             links.append((lang, None, ""))
-    for name in candidates(op):
-        if f"Signal.{name}" in py_ids:
-            links.append(("Python", f"../python/signalkit.html#Signal.{name}", f"signalkit.Signal.{name}"))
-            break
+    found = first_name(row["python"])
+    if found and f"Signal.{found}" in py_ids:
+        links.append(("Python", f"../python/signalkit.html#Signal.{found}", f"signalkit.Signal.{found}"))
     else:
         links.append(("Python", None, ""))
-    name = SWIFT_NAMES.get(op, op)
+    name = first_name(row["swift"]) or "?"
     prefix = name.lower()[:-1] if "(" in name else name.lower() + "("
     pages = sorted((page for page in swift_pages if page.startswith(prefix)), key=len)
     links.append(("Swift", f"../swift/documentation/swiftsignalkit/{pages[0]}/" if pages else None, name))
@@ -284,7 +277,7 @@ def page(title: str, body: str, root: str) -> str:
             f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n")
 
 
-def operator_page(op: str, cases: list[dict[str, Any]], links: list[tuple[str, str | None, str]],
+def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], links: list[tuple[str, str | None, str]],
                   swift_built: bool) -> str:
     rows = []
     for lang, href, name in links:
@@ -302,7 +295,10 @@ def operator_page(op: str, cases: list[dict[str, Any]], links: list[tuple[str, s
         else:
             cell = "not in this binding yet: see <a href='../index.html#operators'>the table's note</a>"
         rows.append(f"<tr><th>{lang}</th><td>{cell}</td></tr>")
-    body = [f"<p>The table's operator <code>{html.escape(op)}</code> in each language:</p>",
+    rx = row["rx"].replace("`", "")
+    body = [f"<p>{html.escape(row['operator'][:1].upper() + row['operator'][1:])} "
+            f"(the family {html.escape(row['family'])}); RxJS / RxPY: {html.escape(rx) or 'the same name'}. "
+            f"The marble table's operator <code>{html.escape(op)}</code> in each language:</p>",
             "<table>" + "".join(rows) + "</table>",
             "<h2>Marble diagrams</h2>",
             "<p>Each picture is a case of the shared marble table (<code>Tests/marbles</code>), drawn from what "
@@ -577,11 +573,16 @@ def main() -> int:
     swift_folder = os.path.join(site, "swift", "documentation", "swiftsignalkit")
     swift_pages = sorted(os.listdir(swift_folder)) if swift_built and os.path.isdir(swift_folder) else []
     coverage = []
+    table = operator_rows()
+    missing = sorted(op for op in by_operator if op not in table)
+    if missing:
+        print(f"the operator table (tools/api/operators.md) has no row for {', '.join(missing)}", file=sys.stderr)
+        return 1
     for op in sorted(by_operator, key=str.lower):
-        links = reference_links(op, c_tags, cpp_tags, py_ids, swift_pages)
+        links = reference_links(table[op], c_tags, cpp_tags, py_ids, swift_pages)
         coverage.append((op, links))
         with open(os.path.join(site, "operators", op + ".html"), "w", encoding="utf-8") as f:
-            f.write(operator_page(op, by_operator[op], links, swift_built))
+            f.write(operator_page(op, table[op], by_operator[op], links, swift_built))
 
     embedded = embed_pictures(site, coverage, by_operator)
 
