@@ -556,7 +556,10 @@ Test(limits, signals_nested_at_run_time_past_the_stack_fail_with_an_error, .time
  * (../common/operator_list.h, made from the operator table by make
  * api-update), built through its shape; the others by hand, below. */
 
-enum { SWEEP_TAKE_WHILE = -1, SWEEP_MERGE_MAP = -2, SWEEP_RETRY_COUNT = -3, SWEEP_RETRY_COUNT_DELAYED = -4 };
+enum {
+    SWEEP_TAKE_WHILE = -1, SWEEP_MERGE_MAP = -2, SWEEP_RETRY_COUNT = -3, SWEEP_RETRY_COUNT_DELAYED = -4,
+    SWEEP_TAKE_UNTIL = -5
+};
 
 static const char *sweep_name(int op) {
     switch (op) {
@@ -564,6 +567,7 @@ static const char *sweep_name(int op) {
     case SWEEP_MERGE_MAP: return "sk_signal_merge_map";
     case SWEEP_RETRY_COUNT: return "sk_signal_retry_count";
     case SWEEP_RETRY_COUNT_DELAYED: return "sk_signal_retry_count (delayed)";
+    case SWEEP_TAKE_UNTIL: return "sk_signal_take_until";
     default: return SK_TEST_OPERATORS[op].name;
     }
 }
@@ -607,6 +611,12 @@ static void sweep_parity(void *ctx, const sk_value *value, sk_value *out) {
 static sk_signal *sweep_inner(void *ctx, const sk_value *value) {
     (void)value;
     return sk_signal_retain(((sweep_round *)ctx)->source_b);
+}
+
+static int sweep_pass(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return SK_TAKE_PASS;
 }
 
 static void sweep_look(void *ctx, const sk_value *value) {
@@ -666,6 +676,7 @@ static void sweep_build(int op, sweep_round *w) {
         /* The round outlives the operator: its counter is the release. */
         SK_OK_OR_FAIL(sk_signal_merge_map(out, a, 2, sweep_inner, w, NULL));
         break;
+    case SWEEP_TAKE_UNTIL: SK_OK_OR_FAIL(sk_signal_take_until(out, a, sweep_pass, ctx, counter_hit)); w->contexts++; break;
     case SWEEP_RETRY_COUNT: SK_OK_OR_FAIL(sk_signal_retry_count(out, a, 1000, 0, NULL)); break;
     case SWEEP_RETRY_COUNT_DELAYED: SK_OK_OR_FAIL(sk_signal_retry_count(out, a, 1000, 3600, w->queue)); break;
     default: sweep_build_shape(&SK_TEST_OPERATORS[op], w, &v); break;
@@ -798,6 +809,7 @@ ParameterizedTest(int *op, limits, every_operator_of_a_standard_shape_abandoned_
 }
 
 SWEEP_TEST(take_while, SWEEP_TAKE_WHILE, 48)
+SWEEP_TEST(take_until, SWEEP_TAKE_UNTIL, 48)
 SWEEP_TEST(merge_map, SWEEP_MERGE_MAP, 1440)
 SWEEP_TEST(retry_count, SWEEP_RETRY_COUNT, 48)
 SWEEP_TEST(retry_count_delayed, SWEEP_RETRY_COUNT_DELAYED, 240)

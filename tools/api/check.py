@@ -47,7 +47,7 @@ import subprocess
 import sys
 
 EXCEPTIONS = "tools/api/exceptions.txt"
-CHECKS = ("cpp", "python", "ctest", "readme")
+CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep")
 CORE_PY = "Sources/python/signalkit/_core.py"
 PROTOTYPES_PY = "Sources/python/signalkit/_prototypes.py"
 PYTHON_DIR = "Sources/python/signalkit"
@@ -158,6 +158,36 @@ def check_wrappers(api, entries, report):
             report(f"{place} has no C test: call it in a Test() of {folder} (the file of its feature, group "
                    f"'{function['group']}'), or add `{name} ctest REASON` to {EXCEPTIONS}")
     for check in ("cpp", "python", "ctest"):
+        stale(report, entries, check)
+
+
+# Where an operator must be tried besides its tests: the API fuzzer, the
+# model tester (its C runner builds each operator with the C API) and the
+# abandonment sweep (test_limits.c, or through its shape, the operator list).
+TESTERS = (
+    ("fuzz", ("Tests/fuzz/fuzz_api.c",), "the API fuzzer: a case of apply_operator in Tests/fuzz/fuzz_api.c"),
+    ("model", ("Tests/SwiftSignalKitTests/Model/**/*.swift",),
+     "the model tester: a ModelOperator whose buildC makes it (Tests/SwiftSignalKitTests/Model/Operators)"),
+    ("sweep", ("Tests/C/test_limits.c", "Tests/common/operator_list.h"),
+     "the abandonment sweep: a shape of Tests/common/operator_shapes.h (then make api-update lists it) or a "
+     "case of sweep_build in Tests/C/test_limits.c"),
+)
+
+
+def check_testers(api, entries, report):
+    """Every operator of signalkit.h is tried by the fuzzer, the model and
+    the sweep, or excused with its reason."""
+    for check, patterns, where in TESTERS:
+        named = set()
+        for pattern in patterns:
+            for path in sorted(glob.glob(pattern, recursive=True)):
+                named |= set(re.findall(r"\bsk_[a-z0-9_]+", read(path)))
+        for function in api["functions"]:
+            if function["group"] != "operators" or function["header"] != "signalkit.h":
+                continue
+            if function["name"] not in named and not excused(entries, function, check):
+                report(f"include/{function['header']}:{function['line']}: {function['name']} is not tried by "
+                       f"{where}, or add `{function['name']} {check} REASON` to {EXCEPTIONS}")
         stale(report, entries, check)
 
 
@@ -617,11 +647,11 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     api = json.loads(read(sys.argv[1]))
-    wanted = sys.argv[2:] or ["generated", "wrappers", "ctypes", "readme"]
+    wanted = sys.argv[2:] or ["generated", "wrappers", "ctypes", "readme", "testers"]
     report = Report()
     entries = load_exceptions(report, {function["name"] for function in api["functions"]})
     for check in wanted:
-        {"generated": lambda a, e, r: check_generated(a, r), "wrappers": check_wrappers,
+        {"generated": lambda a, e, r: check_generated(a, r), "wrappers": check_wrappers, "testers": check_testers,
          "ctypes": lambda a, e, r: check_ctypes(a, r), "readme": check_readme}[check](api, entries, report)
     for problem in report.problems:
         print(problem, file=sys.stderr)

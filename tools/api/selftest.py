@@ -27,6 +27,7 @@ import tempfile
 
 COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
+          "Tests/fuzz/fuzz_api.c", "Tests/SwiftSignalKitTests/Model",
           "docs/operators.md")
 HERE = os.getcwd()
 
@@ -135,6 +136,9 @@ CASES = [
     ("a marble table operator in no row of the operator table",
      [("Tests/marbles/take.marbles", "op take ", "op takeFirst ")],
      [r"take\.marbles:\d+: the operator `takeFirst` is in no row of tools/api/operators\.md"]),
+    ("an operator the API fuzzer never builds",
+     [("Tests/fuzz/fuzz_api.c", "status = sk_signal_pairwise(&out, s);", "status = SK_OK;")],
+     [r"sk_signal_pairwise is not tried by the API fuzzer"]),
     ("a C++ name of the availability table that the C++ headers do not declare",
      [("docs/operators.md", "| `start_with` |", "| `prepend` |")],
      [r"row 'combining start with': the C\+\+ column names `prepend`, which signalkit\.hpp"]),
