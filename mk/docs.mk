@@ -76,12 +76,13 @@ define build_site
 	$(build_docs_swift)
 	cp -r $(DOCS_SWIFT) $(SITE)/swift
 	$(DOCS_VENV)/bin/python tools/docs/guides.py $(SITE)
-	$(PYTHON) tools/docs/site.py $(SITE) $(MARBLE_DUMP) Benchmarks/README.md
+	$(DOCS_VENV)/bin/python tools/docs/site.py $(SITE) $(MARBLE_DUMP) Benchmarks/README.md --api $(API_JSON) \
+		--symbols $(SYMBOL_GRAPHS)
 	@# Pages are data: no file of the site is executable (DocC writes its index database 0755).
 	find $(SITE) -type f -exec chmod 0644 {} +
 endef
 
-docs: python-wheel $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python references, operator pages with marble pictures, the benchmark plot
+docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python references, operator pages with marble pictures, the benchmark plot
 	$(begin)
 	$(build_site)
 	$(end)
@@ -103,7 +104,7 @@ test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/R
 	$(end)
 
 # The site itself: part of make release-check.
-test-docs: python-wheel $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it
+test-docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it
 	$(begin)
 	$(build_site)
 	rm -rf $(SITE_TEST)

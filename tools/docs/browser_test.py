@@ -13,7 +13,11 @@ checks for each page:
   entry of its log);
 - every <img> and <object> loaded (an image's naturalWidth > 0);
 - every link to the site resolves (HTTP 200, fetched once per address);
-- an operator page shows at least one marble picture (an SVG image).
+- an operator page shows at least one marble picture (an SVG image), its
+  description (a paragraph before its table) and its signatures (a
+  "Signatures" heading with the Swift declaration, and the C one when the
+  page names a C function);
+- no table is wider than the window (1280 px).
 
 It saves a screenshot of each page but the operator pages (one of them
 only) into OUT, for the eye. Any failure is listed, and fails the run.
@@ -95,6 +99,21 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
             problems.append(f"{path}: the object {data}: HTTP {status(data, cache)}")
     if operator_page and not any(src and src.endswith(".svg") and loaded for src, loaded in images):
         problems.append(f"{path}: no marble picture")
+    if operator_page:
+        headings = driver.execute_script("return Array.from(document.querySelectorAll('h2, h3')).map(h => h.textContent)")
+        names_c = driver.execute_script(
+            "return Array.from(document.querySelectorAll('table a code')).some(c => c.textContent.startsWith('sk_'))")
+        first = driver.execute_script("const p = document.querySelector('h1 + p'); return p ? p.textContent : ''")
+        if len(first.split()) < 4:
+            problems.append(f"{path}: no description before the table")
+        if "Signatures" not in headings or "Swift" not in headings:
+            problems.append(f"{path}: no signatures (a Signatures heading with the Swift declaration)")
+        if names_c and "C" not in headings:
+            problems.append(f"{path}: it names a C function but shows no C signature")
+    for width in driver.execute_script(
+            "return Array.from(document.querySelectorAll('table')).map(t => t.getBoundingClientRect().right)"):
+        if width > 1280:
+            problems.append(f"{path}: a table {int(width)} px wide, wider than the 1280 px window")
     links = driver.execute_script("return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
     site_links = [link for link in links if link.startswith(base)]
     for link in dict.fromkeys(urldefrag(link)[0] for link in site_links):

@@ -36,8 +36,9 @@ DOCUMENTS += sorted(glob.glob("docs/*.md") + glob.glob("docs/*/*.md"))
 
 STYLE = ("body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:60em;margin:1em auto;padding:0 1em;"
          "line-height:1.45}pre{background:#f5f5f5;padding:.6em;overflow-x:auto}code{background:#f5f5f5}"
-         "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;padding:.2em .4em;"
-         "vertical-align:top}nav a{margin-right:1em}")
+         "table{border-collapse:collapse;font-size:90%;display:block;max-width:100%;overflow-x:auto}"
+         "td,th{border:1px solid #ccc;padding:.2em .4em;vertical-align:top}td code{overflow-wrap:anywhere}"
+         "nav a{margin-right:1em}")
 
 
 def slug(text: str, seen: dict[str, int]) -> str:

@@ -28,6 +28,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import argparse
 import html
 import importlib.util
 import json
@@ -228,6 +229,100 @@ def pdoc_ids(path: str) -> set[str]:
         return set(re.findall(r'\bid="([^"]+)"', f.read()))
 
 
+# ---------------------------------------------------------------------------
+# Signatures: C from api.json, C++ from Doxygen's tag file, Python from the
+# installed package, Swift from DocC's symbol graph
+# ---------------------------------------------------------------------------
+
+def c_signature(function: dict[str, Any]) -> str:
+    params = ", ".join(p["type"] + ("" if p["type"].endswith("*") else " ") + p["name"] for p in function["params"])
+    return f"{function['returns']} {function['name']}({params});"
+
+
+def cpp_members(path: str) -> dict[str, list[str]]:
+    """member name -> its declarations in class signalkit::signal."""
+    found: dict[str, list[str]] = {}
+    if not os.path.exists(path):
+        return found
+    for compound in ET.parse(path).getroot().findall("compound"):
+        if compound.findtext("name") != "signalkit::signal":
+            continue
+        for member in compound.findall("member"):
+            if member.get("kind") != "function":
+                continue
+            name = member.findtext("name") or ""
+            declaration = f"{member.findtext('type') or ''} {name}{member.findtext('arglist') or ''};".strip()
+            found.setdefault(name, []).append(re.sub(r"\s+", " ", declaration).replace("< ", "<").replace(" >", ">"))
+    return found
+
+
+def python_signature(name: str) -> str | None:
+    """Signal.NAME's signature, when the package is importable (make docs
+    runs this script with the documentation's venv, which has the wheel)."""
+    try:
+        import inspect
+        import signalkit  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    method = getattr(signalkit.Signal, name, None)
+    if method is None:
+        return None
+    import typing
+    # The overloads a type checker sees (typing.get_overloads, Python 3.11),
+    # else the function's own signature.
+    overloads = getattr(typing, "get_overloads", lambda function: [])(getattr(method, "__func__", method))
+    lines = []
+    for function in overloads or [method]:
+        try:
+            text = re.sub(r"[\"']", "", str(inspect.signature(function)))
+        except (TypeError, ValueError):
+            return None
+        lines.append(f"Signal.{name}" + text.replace("(self, ", "(").replace("(self)", "()"))
+    return "\n".join(lines)
+
+
+def swift_declarations(folder: str | None) -> dict[str, list[str]]:
+    """A function's title (`scan(_:_:)`) -> its declarations."""
+    found: dict[str, list[str]] = {}
+    if not folder or not os.path.isdir(folder):
+        return found
+    for path in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, path), encoding="utf-8") as f:
+            graph = json.load(f)
+        for symbol in graph.get("symbols", []):
+            if symbol["kind"]["identifier"] != "swift.func" or len(symbol.get("pathComponents", [])) != 1:
+                continue
+            title = symbol["names"]["title"]
+            declaration = "".join(fragment["spelling"] for fragment in symbol["declarationFragments"])
+            found.setdefault(title, []).append(declaration)
+    return found
+
+
+def signatures(row: dict[str, str], api: dict[str, dict[str, Any]], cpp: dict[str, list[str]],
+               swift: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    """(language, its declarations) of a row's operator, each language's
+    arguments in its own order."""
+    out: list[tuple[str, list[str]]] = []
+    c_name = first_name(row["c"])
+    if c_name and c_name in api:
+        out.append(("C", [c_signature(api[c_name])]))
+    cpp_name = first_name(row["cpp"])
+    if cpp_name and cpp_name in cpp:
+        out.append(("C++", cpp[cpp_name]))
+    py_name = first_name(row["python"])
+    py = python_signature(py_name) if py_name else None
+    if py:
+        out.append(("Python", [py]))
+    swift_name = (re.findall(r"`([^`]+)`", row["swift"]) or [""])[0]
+    # `first(where:)` names the functions titled first(where:...); `scan`,
+    # every scan(...).
+    prefix = swift_name[:-1] if swift_name.endswith(")") else swift_name + "("
+    declarations = [d for title, found in swift.items() if title.startswith(prefix) for d in found]
+    if declarations:
+        out.append(("Swift", sorted(set(declarations), key=len)[:3]))
+    return out
+
+
 def reference_links(row: dict[str, str], c_tags: dict[str, tuple[str, str]], cpp_tags: dict[str, tuple[str, str]],
                     py_ids: set[str], swift_pages: list[str]) -> list[tuple[str, str | None, str]]:
     """(language, link from an operator page or None, the name) for each
@@ -278,7 +373,7 @@ def page(title: str, body: str, root: str) -> str:
 
 
 def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], links: list[tuple[str, str | None, str]],
-                  swift_built: bool) -> str:
+                  swift_built: bool, brief: str, declared: list[tuple[str, list[str]]]) -> str:
     rows = []
     for lang, href, name in links:
         if lang == "Swift":
@@ -299,7 +394,15 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
     body = [f"<p>{html.escape(row['operator'][:1].upper() + row['operator'][1:])} "
             f"(the family {html.escape(row['family'])}); RxJS / RxPY: {html.escape(rx) or 'the same name'}. "
             f"The marble table's operator <code>{html.escape(op)}</code> in each language:</p>",
-            "<table>" + "".join(rows) + "</table>",
+            "<table>" + "".join(rows) + "</table>"]
+    if brief:
+        body.append(f"<p>{html.escape(brief)}</p>")
+    if declared:
+        body.append("<h2>Signatures</h2>\n<p>Each language takes the arguments in its own order: compare them before "
+                    "porting a call.</p>")
+        for lang, lines in declared:
+            body.append(f"<h3>{lang}</h3>\n<pre><code>{html.escape(chr(10).join(lines))}</code></pre>")
+    body += [
             "<h2>Marble diagrams</h2>",
             "<p>Each picture is a case of the shared marble table (<code>Tests/marbles</code>), drawn from what "
             "the Swift operators delivered when <code>make docs</code> ran it under virtual time: a timeline per "
@@ -554,7 +657,14 @@ GUIDES = [("README", "README: install, the two commands, a quick start per langu
 
 
 def main() -> int:
-    site, dump_path, readme = sys.argv[1:4]
+    parser = argparse.ArgumentParser(description="the site's index, operator and benchmark pages")
+    parser.add_argument("site")
+    parser.add_argument("marbles", help="the marble table's cases as the Swift runner recorded them (JSON)")
+    parser.add_argument("readme", help="Benchmarks/README.md")
+    parser.add_argument("--api", help="api.json: the C signatures and briefs")
+    parser.add_argument("--symbols", help="DocC's symbol graphs folder: the Swift declarations")
+    args = parser.parse_args()
+    site, dump_path, readme = args.site, args.marbles, args.readme
     with open(dump_path, encoding="utf-8") as f:
         cases = json.load(f)["cases"]
     os.makedirs(os.path.join(site, "marbles"), exist_ok=True)
@@ -573,6 +683,12 @@ def main() -> int:
     swift_folder = os.path.join(site, "swift", "documentation", "swiftsignalkit")
     swift_pages = sorted(os.listdir(swift_folder)) if swift_built and os.path.isdir(swift_folder) else []
     coverage = []
+    api: dict[str, dict[str, Any]] = {}
+    if args.api and os.path.exists(args.api):
+        with open(args.api, encoding="utf-8") as f:
+            api = {function["name"]: function for function in json.load(f)["functions"]}
+    cpp_declared = cpp_members(os.path.join(site, "cpp", "signalkit-cpp.tag"))
+    swift_declared = swift_declarations(args.symbols)
     table = operator_rows()
     missing = sorted(op for op in by_operator if op not in table)
     if missing:
@@ -582,7 +698,10 @@ def main() -> int:
         links = reference_links(table[op], c_tags, cpp_tags, py_ids, swift_pages)
         coverage.append((op, links))
         with open(os.path.join(site, "operators", op + ".html"), "w", encoding="utf-8") as f:
-            f.write(operator_page(op, table[op], by_operator[op], links, swift_built))
+            c_name = first_name(table[op]["c"])
+            brief = re.sub(r"`([^`]*)`", r"\1", api[c_name]["brief"]) if c_name in api else ""
+            f.write(operator_page(op, table[op], by_operator[op], links, swift_built, brief,
+                                  signatures(table[op], api, cpp_declared, swift_declared)))
 
     embedded = embed_pictures(site, coverage, by_operator)
 
