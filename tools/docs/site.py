@@ -53,9 +53,29 @@ FONT = "font-family='DejaVu Sans, Helvetica, Arial, sans-serif'"
 PALETTE = ["#f2c14e", "#7cc6fe", "#9be39b", "#f78fb3", "#c3aed6", "#ffb870", "#8fd3d3", "#e2e27a"]
 
 
-def value_color(value: str) -> str:
-    """The same value gets the same colour in every row of a picture."""
-    return PALETTE[sum(map(ord, value)) % len(PALETTE)]
+MADE = "#ffffff"  # a value the operator made at a frame where no input emitted
+DROPPED = "#eeeeee"  # a value an input sent after its disposal: nobody received it
+
+
+def origin_colors(rows: list[tuple[str, int, int | None, list[dict[str, Any]], int, bool]]
+                  ) -> dict[int, list[tuple[str, str]]]:
+    """Frame -> (value, colour) of each value the inputs emitted there, each
+    input's values in the colour of its row: an output value takes the
+    colour of the input value it came from (same frame, the same value
+    first), so that a picture shows where each value came from, not its
+    number."""
+    found: dict[int, list[tuple[str, str]]] = {}
+    for index, (_, _, _, events, shift, _) in enumerate(rows):
+        for event in events:
+            if event["kind"] == "next":
+                found.setdefault(event["t"] + shift, []).append((event["value"], PALETTE[index % len(PALETTE)]))
+    return found
+
+
+def output_color(event: dict[str, Any], origins: dict[int, list[tuple[str, str]]]) -> str:
+    candidates = origins.get(event["t"], [])
+    same = [color for value, color in candidates if value == event["value"]]
+    return same[0] if same else candidates[0][1] if candidates else MADE
 
 
 def value_width(value: str) -> float:
@@ -64,9 +84,11 @@ def value_width(value: str) -> float:
 
 
 def timeline_svg(y: float, start: int, end: int | None, events: list[dict[str, Any]], shift: int, frames: int,
-                 dim: bool = False) -> list[str]:
+                 dim: bool = False, color: Any = None, dropped: list[dict[str, Any]] | None = None) -> list[str]:
     """One timeline: its line from frame `start` (to `end`, or the picture's
-    end with an arrow), the events at their frames plus `shift`."""
+    end with an arrow), the events at their frames plus `shift`, each value
+    in color(event)'s colour; `dropped`, what the input sent after its
+    disposal, greyed on a dotted line."""
     parts = []
     x0 = LEFT + start * FRAME
     # A line ends at its terminal event, else at its disposal (a tick), else
@@ -81,10 +103,16 @@ def timeline_svg(y: float, start: int, end: int | None, events: list[dict[str, A
     elif end is None:
         parts.append(f"<path d='M{x1} {y} l-8 -5 v10 z' fill='{stroke}'/>")
     else:
-        # A disposal: the line stops with a short tick.
-        parts.append(f"<line x1='{x1}' y1='{y - 6}' x2='{x1}' y2='{y + 6}' stroke='{stroke}' stroke-width='2'/>")
+        # A disposal: the line stops at a break mark (two slanted strokes),
+        # unlike a completion's tall bar.
+        parts.append(f"<path d='M{x1 - 7} {y + 7} l6 -14 M{x1} {y + 7} l6 -14' stroke='#777' stroke-width='2' "
+                     "fill='none'><title>disposed</title></path>")
     same_frame: dict[int, int] = {}
-    for event in events:
+    if dropped:
+        last_dropped = max(e["t"] + shift for e in dropped)
+        parts.append(f"<line x1='{x1 + 8}' y1='{y}' x2='{LEFT + last_dropped * FRAME + FRAME / 2}' y2='{y}' "
+                     "stroke='#bbb' stroke-width='2' stroke-dasharray='3 4'/>")
+    for event, faded in [(e, False) for e in events] + [(e, True) for e in dropped or []]:
         t = event["t"] + shift
         n = same_frame.get(t, 0)
         same_frame[t] = n + 1
@@ -92,10 +120,15 @@ def timeline_svg(y: float, start: int, end: int | None, events: list[dict[str, A
         if event["kind"] == "next":
             value = event["value"]
             w = value_width(value)
+            fill = DROPPED if faded else color(event) if color else MADE
+            edge, ink = ("#bbb", "#999") if faded else ("#333", "#000")
+            title = "<title>sent after the disposal: dropped</title>" if faded else ""
             parts.append(f"<rect x='{x - w / 2:.1f}' y='{y - RADIUS}' width='{w:.1f}' height='{2 * RADIUS}' "
-                         f"rx='{RADIUS}' fill='{value_color(value)}' stroke='#333' stroke-width='1.5'/>")
-            parts.append(f"<text x='{x:.1f}' y='{y + 4.5}' text-anchor='middle' font-size='13' {FONT}>"
+                         f"rx='{RADIUS}' fill='{fill}' stroke='{edge}' stroke-width='1.5'>{title}</rect>")
+            parts.append(f"<text x='{x:.1f}' y='{y + 4.5}' text-anchor='middle' font-size='13' fill='{ink}' {FONT}>"
                          f"{html.escape(value)}</text>")
+        elif faded:
+            continue
         elif event["kind"] == "completed":
             parts.append(f"<line x1='{x:.1f}' y1='{y - 14}' x2='{x:.1f}' y2='{y + 14}' stroke='#333' "
                          "stroke-width='3'><title>completed</title></line>")
@@ -112,6 +145,7 @@ def case_svg(case: dict[str, Any]) -> str:
     inputs = case["inputs"]
     subscribers = case["subscribers"]
     rows: list[tuple[str, int, int | None, list[dict[str, Any]], int, bool]] = []
+    dropped_of: list[list[dict[str, Any]]] = []
     frames = 1
     for item in inputs:
         subs = item["subscriptions"]
@@ -126,8 +160,12 @@ def case_svg(case: dict[str, Any]) -> str:
             plays = [(item["name"] + " (never subscribed)", 0, None, 0, True)]
         for label, start, end, shift, dim in plays:
             shown = [e for e in events if e["t"] + shift >= 0 and (end is None or e["t"] + shift <= end)]
+            # What a cold input would have sent after its disposal: values
+            # the operator dropped (a switch's replaced inner signal).
+            after = [e for e in events if end is not None and e["t"] + shift > end and e["kind"] == "next"]
             rows.append((label, start, end, shown, shift, dim))
-            for e in shown:
+            dropped_of.append(after)
+            for e in shown + after:
                 frames = max(frames, e["t"] + shift + 1)
             if end is not None:
                 frames = max(frames, end)
@@ -148,9 +186,12 @@ def case_svg(case: dict[str, Any]) -> str:
              f"<title>{html.escape(case['name'])}: {html.escape(' | '.join(case['operators']))}</title>",
              "<rect width='100%' height='100%' fill='#fff'/>"]
     y = ROW / 2 + 4
-    for label, start, end, events, shift, dim in rows:
+    origins = origin_colors(rows)
+    for index, (label, start, end, events, shift, dim) in enumerate(rows):
+        own = PALETTE[index % len(PALETTE)]
         parts.append(f"<text x='6' y='{y + 4}' font-size='12' fill='#555' {FONT}>{html.escape(label)}</text>")
-        parts.extend(timeline_svg(y, start, end, events, shift, frames, dim))
+        parts.extend(timeline_svg(y, start, end, events, shift, frames, dim, lambda event, own=own: own,
+                                  dropped_of[index]))
         y += ROW
     box_y = y - ROW / 2 + 6
     parts.append(f"<rect x='{LEFT}' y='{box_y}' width='{width - LEFT - 12}' height='{box_height}' fill='#f7f7f7' "
@@ -160,7 +201,8 @@ def case_svg(case: dict[str, Any]) -> str:
     y = box_y + box_height + ROW / 2 + 6
     for label, start, end, events, shift, dim in outputs:
         parts.append(f"<text x='6' y='{y + 4}' font-size='12' fill='#555' {FONT}>{html.escape(label)}</text>")
-        parts.extend(timeline_svg(y, start, end, events, shift, frames, dim))
+        parts.extend(timeline_svg(y, start, end, events, shift, frames, dim,
+                                  lambda event: output_color(event, origins)))
         y += ROW
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
@@ -406,8 +448,11 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
             "<h2>Marble diagrams</h2>",
             "<p>Each picture is a case of the shared marble table (<code>Tests/marbles</code>), drawn from what "
             "the Swift operators delivered when <code>make docs</code> ran it under virtual time: a timeline per "
-            "signal, a value as a circle, <code>|</code> the completion, a red cross the error, the operators in "
-            "the box. An input's line starts where it was subscribed and ends where it was disposed.</p>"]
+            "signal, a value as a circle, a tall bar the completion, a red cross the error, the operators in the "
+            "box. An input's line starts where it was subscribed and ends where it was disposed, at a break mark "
+            "(two slanted strokes); what it would have sent after, and nobody received, is greyed on a dotted "
+            "line. Each input has a colour, and a value delivered takes the colour of the input value it came "
+            "from; a white one the operator made at a frame where no input emitted.</p>"]
     for case in cases:
         alt = f"{case['name']}: {' | '.join(case['operators'])}"
         body.append(f"<div class='case' id='{html.escape(case['name'])}'><h3><code>{html.escape(case['name'])}"
