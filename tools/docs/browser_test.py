@@ -17,7 +17,9 @@ checks for each page:
   description (a paragraph before its table) and its signatures (a
   "Signatures" heading with the Swift declaration, and the C one when the
   page names a C function);
-- no table is wider than the window (1280 px).
+- no table is wider than the window (1280 px);
+- a reference page (C, C++, Python, Swift) has a way back to the site's
+  front page.
 
 It saves a screenshot of each page but the operator pages (one of them
 only) into OUT, for the eye. Any failure is listed, and fails the run.
@@ -110,6 +112,10 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
             problems.append(f"{path}: no signatures (a Signatures heading with the Swift declaration)")
         if names_c and "C" not in headings:
             problems.append(f"{path}: it names a C function but shows no C signature")
+    if path.split("/")[0] in ("c", "cpp", "python", "swift") and not driver.execute_script(
+            "return Array.from(document.querySelectorAll('a')).some(a => a.textContent === 'SignalKit documentation' "
+            "&& a.href.endsWith('/index.html'))"):
+        problems.append(f"{path}: no way back to the site's front page")
     for width in driver.execute_script(
             "return Array.from(document.querySelectorAll('table')).map(t => t.getBoundingClientRect().right)"):
         if width > 1280:

@@ -7,7 +7,8 @@ turns into ``/** ... */`` each comment block that is directly followed by a
 declaration (the next line is code, not blank, not a comment, not a
 preprocessor line), so that Doxygen sees the header's own words without the
 header changing; the first comment of the file becomes the file's
-documentation (``@file``); a ``#word`` in their text is escaped, not a
+documentation (``@file``; signalkit.hpp's, the C++ layer's contract, is
+also the reference's front page, ``@mainpage``); a ``#word`` in their text is escaped, not a
 link for Doxygen to resolve. Section banners (``/* ---- */``) and comments
 followed by a blank line stay plain. The line count never changes, so
 Doxygen's warnings point at the header's real lines.
@@ -25,7 +26,7 @@ def is_code(line: str) -> bool:
     return bool(stripped) and not stripped.startswith(("/*", "//", "#", "*", "}"))
 
 
-def filter_text(text: str) -> str:
+def filter_text(text: str, main_page: bool = False) -> str:
     lines = text.split("\n")
     out = list(lines)
     index = 0
@@ -46,8 +47,10 @@ def filter_text(text: str) -> str:
         indent, rest = match.group(1), match.group(2)
         documented = False
         if first and index == 0:
-            # The file's own comment: its documentation.
-            out[index] = indent + "/** @file" + (" " + rest.strip() if rest.strip() else "")
+            # The file's own comment: its documentation; signalkit.hpp's,
+            # the C++ layer's contract, is also the reference's front page.
+            lead = "/** @mainpage The C++ interface: signalkit.hpp" if main_page else "/** @file"
+            out[index] = indent + lead + (" " + rest.strip() if rest.strip() else "")
             documented = True
         elif not banner and is_code(following) and lines[end].rstrip().endswith("*/"):
             out[index] = indent + "/**" + rest
@@ -63,7 +66,7 @@ def filter_text(text: str) -> str:
 
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as f:
-        sys.stdout.write(filter_text(f.read()))
+        sys.stdout.write(filter_text(f.read(), sys.argv[1].endswith("signalkit.hpp")))
     return 0
 
 

@@ -49,9 +49,21 @@ def slug(text: str, seen: dict[str, int]) -> str:
     return base if count == 0 else f"{base}-{count}"
 
 
+# The public headers' pages in the references of the site (Doxygen's file
+# pages; signalkit.hpp's contract is the C++ reference's front page).
+HEADER_PAGES = {
+    "include/signalkit.h": "c/signalkit_8h.html",
+    "include/signalkit_ffi.h": "c/signalkit__ffi_8h.html",
+    "include/signalkit_test.h": "c/signalkit__test_8h.html",
+    "include/signalkit.hpp": "cpp/index.html",
+    "include/signalkit_test.hpp": "cpp/signalkit__test_8hpp.html",
+}
+
+
 def rewrite_links(body: str, source: str, rendered: set[str]) -> str:
-    """Links to rendered documents point at their pages; links to other
-    files of the tree become their text."""
+    """Links to rendered documents point at their pages, links to a public
+    header at its page in the reference; links to other files of the tree
+    become their text."""
     def link(match: re.Match[str]) -> str:
         href, text = html.unescape(match.group(1)), match.group(2)
         if re.match(r"[a-z]+:", href) or href.startswith("#"):
@@ -62,6 +74,9 @@ def rewrite_links(body: str, source: str, rendered: set[str]) -> str:
             page = os.path.relpath(target, os.path.dirname(source) or ".")
             page = page[:-3] + ".html"
             return f"<a href=\"{html.escape(page)}{'#' + anchor if anchor else ''}\">{text}</a>"
+        if target in HEADER_PAGES:
+            root = "../" * (source.count("/") + 1)  # out of guide/ and the document's folders
+            return f"<a href=\"{root}{HEADER_PAGES[target]}\">{text}</a>"
         return text
     return re.sub(r'<a href="([^"]*)">(.*?)</a>', link, body, flags=re.S)
 

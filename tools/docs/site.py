@@ -73,9 +73,18 @@ def origin_colors(rows: list[tuple[str, int, int | None, list[dict[str, Any]], i
 
 
 def output_color(event: dict[str, Any], origins: dict[int, list[tuple[str, str]]]) -> str:
+    """The colour of the input value a delivered value came from: one at its
+    frame (the same value first), else the latest same value before it (a
+    value held and delivered later: debounce, delay), else white."""
     candidates = origins.get(event["t"], [])
     same = [color for value, color in candidates if value == event["value"]]
-    return same[0] if same else candidates[0][1] if candidates else MADE
+    if same or candidates:
+        return same[0] if same else candidates[0][1]
+    for frame in sorted((f for f in origins if f < event["t"]), reverse=True):
+        held = [color for value, color in origins[frame] if value == event["value"]]
+        if held:
+            return held[0]
+    return MADE
 
 
 def value_width(value: str) -> float:
@@ -452,7 +461,8 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
             "box. An input's line starts where it was subscribed and ends where it was disposed, at a break mark "
             "(two slanted strokes); what it would have sent after, and nobody received, is greyed on a dotted "
             "line. Each input has a colour, and a value delivered takes the colour of the input value it came "
-            "from; a white one the operator made at a frame where no input emitted.</p>"]
+            "from (at its frame, or the same value earlier: one held and delivered later); a white one the "
+            "operator made.</p>"]
     for case in cases:
         alt = f"{case['name']}: {' | '.join(case['operators'])}"
         body.append(f"<div class='case' id='{html.escape(case['name'])}'><h3><code>{html.escape(case['name'])}"
@@ -664,6 +674,36 @@ def fix_doxygen_summaries(folder: str) -> None:
             f.write(text)
 
 
+WAY_BACK_MARK = "sk-way-back"
+
+
+def add_way_back(site: str) -> int:
+    """Every page of the references (Doxygen's C and C++, pdoc's Python,
+    DocC's Swift) gets a line at its top back to the site's front page and
+    its operators; returns how many pages got it."""
+    count = 0
+    for folder in ("c", "cpp", "python", "swift"):
+        for directory, _, files in os.walk(os.path.join(site, folder)):
+            for name in files:
+                if not name.endswith(".html"):
+                    continue
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                body = re.search(r"<body[^>]*>", text)
+                if body is None or WAY_BACK_MARK in text:
+                    continue
+                root = "../" * os.path.relpath(path, site).count(os.sep)
+                line = (f"<div class='{WAY_BACK_MARK}' style='font:14px system-ui,sans-serif;padding:4px 8px;"
+                        f"background:#f3f3f3;border-bottom:1px solid #ddd'><a href='{root}index.html'>SignalKit "
+                        f"documentation</a> &middot; <a href='{root}index.html#operators'>Operators</a></div>")
+                text = text[:body.end()] + line + text[body.end():]
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+                count += 1
+    return count
+
+
 def favicon() -> bytes:
     """A 16x16 icon (a PNG in an ICO), a blue dot: a browser asks every
     page's server for /favicon.ico, and the generators' pages name none (a
@@ -749,6 +789,7 @@ def main() -> int:
                                   signatures(table[op], api, cpp_declared, swift_declared)))
 
     embedded = embed_pictures(site, coverage, by_operator)
+    way_back = add_way_back(site)
 
     columns, rows = bench_table(readme)
     with open(os.path.join(site, "bench.svg"), "w", encoding="utf-8") as f:
@@ -809,7 +850,7 @@ references that have it (an operator the C, C++ or Python binding does not have 
         print(f"{len(problems)} broken links or images in {site} (above)", file=sys.stderr)
         return 1
     print(f"the site: {site}/index.html ({len(cases)} marble pictures, {len(by_operator)} operator pages, "
-          f"{embedded} pictures in the references' entries)")
+          f"{embedded} pictures in the references' entries, {way_back} reference pages with a way back)")
     return 0
 
 
