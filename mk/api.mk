@@ -21,7 +21,7 @@ api: $(API_JSON) ## api.json, the C API for machines (.build-c/api.json; format:
 # What is made from api.json and kept in the tree (.ci/api/generate.py): the
 # Python package's prototypes, signalkit.hpp's pipeables. test-api fails
 # when they are out of date.
-api-update: $(API_JSON) ## writes what is generated from the headers: Sources/python/signalkit/_prototypes.py, signalkit.hpp's pipeables
+api-update: $(API_JSON) ## writes what is generated from the headers: Sources/python/signalkit/_prototypes.py, signalkit.hpp's pipeables, Sources/rust/src/sys.rs
 	$(PYTHON) .ci/api/generate.py $(API_JSON)
 
 # Needs no library: the headers, gcc and the sources it reads.

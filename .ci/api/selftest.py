@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 COPIED = ("include", ".ci/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
-          "Tests/C", "docs/operators.md")
+          "Tests/C", "docs/operators.md", "Sources/rust/src/sys.rs")
 HERE = os.getcwd()
 
 
@@ -99,6 +99,10 @@ CASES = [
     ("a C++ operator member without its pipeable",
      [("include/signalkit.hpp", "SIGNALKIT_DETAIL_PIPEABLE(take)\n", "")],
      [r"include/signalkit\.hpp is not what the headers give \(its generated part\): run `make api-update`"]),
+    ("a generated Rust binding edited by hand",
+     [("Sources/rust/src/sys.rs", "pub fn sk_signal_take(out: *mut *mut sk_signal, signal: *mut sk_signal, count: usize)",
+       "pub fn sk_signal_take(out: *mut *mut sk_signal, signal: *mut sk_signal, count: c_int)")],
+     [r"Sources/rust/src/sys\.rs is not what the headers give \(its generated part\): run `make api-update`"]),
     ("a ctypes struct's fields swapped",
      [("Sources/python/signalkit/_core.py", '("ctx", c_void_p), ("release", _release_fn)]',
        '("release", _release_fn), ("ctx", c_void_p)]')],
