@@ -1,6 +1,6 @@
 # `make test`: every stage below and those of mk/sanitizers.mk, mk/ffi.mk,
 # mk/docs.mk, mk/fuzz.mk, mk/soak.mk, mk/bench.mk, mk/abi.mk, mk/dist.mk and
-# mk/api.mk, TEST_JOBS at a time, then a table of each stage's wall time.
+# mk/api.mk and mk/rust.mk, TEST_JOBS at a time, then a table of each stage's wall time.
 # Each stage also runs on its own (make test-c).
 #
 # The run has two phases. First the two longest builds side by side: the
@@ -41,7 +41,7 @@ TEST_MADE := tsan-core stage lib ffi python-wheel python-native
 TEST_STAGES := test-c test-ffi test-python test-dist-wheel test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-swift test-examples bench-check test-header test-version test-docs test-cmake test-abi test-dist \
-	test-cpp test-cpp-asan test-cpp-tsan test-api
+	test-cpp test-cpp-asan test-cpp-tsan test-api test-rust
 
 .PHONY: test test-header test-swift test-c test-examples test-cmake test-doc-tests test-version
 

@@ -41,10 +41,12 @@ mod queue;
 mod signal;
 mod subject;
 pub mod sys;
+pub mod testing;
 mod value;
 
 pub use callback::{set_failure_hook, FailureHook};
 pub use error::{status_string, Error};
+pub use operators::TakeAction;
 pub use queue::Queue;
 pub use signal::{Disposable, Observer, Signal, Subscriber, Subscription};
 pub use subject::{Pipe, Promise, ValuePromise};
