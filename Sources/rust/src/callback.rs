@@ -32,6 +32,11 @@ impl<F> FnCell<F> {
         FnCell { owner: AtomicUsize::new(0), f: Mutex::new(f) }
     }
 
+    /// Whether the calling thread is inside a call of the closure.
+    pub(crate) fn held_here(&self) -> bool {
+        self.owner.load(Ordering::Relaxed) == thread_token()
+    }
+
     /// Calls `call` with the closure; Err(message) when it panicked or was
     /// re-entered (called again from inside its own call).
     pub(crate) fn with<R>(&self, call: impl FnOnce(&mut F) -> R) -> Result<R, String> {

@@ -39,6 +39,7 @@ mod error;
 mod operators;
 mod queue;
 mod signal;
+mod stream;
 mod subject;
 pub mod sys;
 pub mod testing;
@@ -49,6 +50,7 @@ pub use error::{status_string, Error};
 pub use operators::TakeAction;
 pub use queue::Queue;
 pub use signal::{Disposable, Observer, Signal, Subscriber, Subscription};
+pub use stream::{Next, SignalStream};
 pub use subject::{Pipe, Promise, ValuePromise};
 pub use value::{AnyValue, Opaque, RawValue, Value, ValueRef};
 

@@ -1,5 +1,8 @@
 //! Signals, subscribers, subscriptions and disposables.
+use std::collections::VecDeque;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
 use std::{fmt, mem};
@@ -192,13 +195,13 @@ impl<T: Value> Signal<T> {
     /// error closure receives an [`AnyValue::Failure`], and nothing more is
     /// delivered. A panic in the next closure does the same.
     pub fn start(&self, observer: Observer<T>) -> Result<Subscription, Error> {
-        let ctx = into_ctx(FnCell::new(observer));
+        let ctx = into_ctx(ObserverCtx::new(observer));
         let c_observer = sys::sk_observer {
             next: Some(observer_next::<T>),
             error: Some(observer_error::<T>),
             completed: Some(observer_completed::<T>),
             ctx,
-            release: Some(release_ctx::<FnCell<Observer<T>>>),
+            release: Some(release_ctx::<ObserverCtx<T>>),
         };
         let mut out = ptr::null_mut();
         // Safety: the observer is copied; ctx is released by the library.
@@ -308,64 +311,119 @@ impl<T: Value> Default for Observer<T> {
     }
 }
 
-unsafe extern "C" fn observer_next<T: Value>(ctx: *mut c_void, value: *const sys::sk_value) {
-    let cell = ctx_ref::<FnCell<Observer<T>>>(ctx);
-    let value = ValueRef::from_ptr(value);
-    let result = cell.with(|observer| {
-        if observer.done {
+/// A subscription's closures, and the events delivered to them from inside
+/// one of them on the same thread (a next closure that puts into its own
+/// source): those wait, in order, until the running call has returned, as
+/// an FnMut cannot be re-entered.
+struct ObserverCtx<T> {
+    cell: FnCell<Observer<T>>,
+    waiting: AtomicUsize,
+    pending: Mutex<VecDeque<Pending>>,
+}
+
+enum Pending {
+    Next(RawValue),
+    Error(RawValue),
+    Completed,
+}
+
+#[derive(Clone, Copy)]
+enum Event<'a> {
+    Next(ValueRef<'a>),
+    Error(ValueRef<'a>),
+    Completed,
+}
+
+impl<T: Value> ObserverCtx<T> {
+    fn new(observer: Observer<T>) -> ObserverCtx<T> {
+        ObserverCtx { cell: FnCell::new(observer), waiting: AtomicUsize::new(0), pending: Mutex::new(VecDeque::new()) }
+    }
+
+    fn deliver(&self, event: Event<'_>) {
+        if self.cell.held_here() {
+            let kept = match event {
+                Event::Next(value) => Pending::Next(RawValue::copy_of(value)),
+                Event::Error(value) => Pending::Error(RawValue::copy_of(value)),
+                Event::Completed => Pending::Completed,
+            };
+            self.pending.lock().unwrap_or_else(PoisonError::into_inner).push_back(kept);
+            self.waiting.fetch_add(1, Ordering::AcqRel);
             return;
         }
-        let converted = match value.failure() {
-            Some(message) => Err(message.to_owned()),
-            None => T::from_value(value).map_err(|e| e.message().to_owned()),
-        };
-        match converted {
-            Ok(v) => {
-                if let Some(next) = observer.next.as_mut() {
-                    next(v)
+        self.handle(event);
+        while self.waiting.load(Ordering::Acquire) > 0 {
+            let next = self.pending.lock().unwrap_or_else(PoisonError::into_inner).pop_front();
+            match next {
+                Some(pending) => {
+                    self.waiting.fetch_sub(1, Ordering::AcqRel);
+                    match &pending {
+                        Pending::Next(value) => self.handle(Event::Next(value.as_ref())),
+                        Pending::Error(value) => self.handle(Event::Error(value.as_ref())),
+                        Pending::Completed => self.handle(Event::Completed),
+                    }
                 }
+                None => break,
             }
-            Err(message) => observer.fail(AnyValue::Failure(message)),
-        }
-    });
-    if let Err(message) = result {
-        // The next closure panicked (or was re-entered): the subscription
-        // ends with the failure. (A panic in the error closure itself can
-        // only go to the hook.)
-        if cell.with(|observer| observer.fail(AnyValue::Failure(message))).is_err() {
-            report_failure("error", "the error closure panicked");
         }
     }
+
+    fn handle(&self, event: Event<'_>) {
+        let result = self.cell.with(|observer| {
+            if observer.done {
+                return;
+            }
+            match event {
+                Event::Next(value) => {
+                    let converted = match value.failure() {
+                        Some(message) => Err(message.to_owned()),
+                        None => T::from_value(value).map_err(|e| e.message().to_owned()),
+                    };
+                    match converted {
+                        Ok(v) => {
+                            if let Some(next) = observer.next.as_mut() {
+                                next(v)
+                            }
+                        }
+                        Err(message) => observer.fail(AnyValue::Failure(message)),
+                    }
+                }
+                Event::Error(value) => observer.fail(AnyValue::from_value(value)),
+                Event::Completed => {
+                    observer.done = true;
+                    observer.next = None;
+                    if let Some(f) = observer.completed.take() {
+                        f()
+                    }
+                }
+            }
+        });
+        if let Err(message) = result {
+            match event {
+                // The next closure panicked: the subscription ends with the
+                // failure (a panic of the error closure itself can only go
+                // to the hook).
+                Event::Next(_) => {
+                    if let Err(message) = self.cell.with(|observer| observer.fail(AnyValue::Failure(message))) {
+                        report_failure("error", &message);
+                    }
+                }
+                Event::Error(_) => report_failure("error", &message),
+                Event::Completed => report_failure("completed", &message),
+            }
+        }
+    }
+}
+
+unsafe extern "C" fn observer_next<T: Value>(ctx: *mut c_void, value: *const sys::sk_value) {
+    ctx_ref::<ObserverCtx<T>>(ctx).deliver(Event::Next(ValueRef::from_ptr(value)));
 }
 
 unsafe extern "C" fn observer_error<T: Value>(ctx: *mut c_void, error: *const sys::sk_value) {
-    let cell = ctx_ref::<FnCell<Observer<T>>>(ctx);
-    let error = AnyValue::from_value(ValueRef::from_ptr(error));
-    let result = cell.with(|observer| {
-        if !observer.done {
-            observer.fail(error)
-        }
-    });
-    if let Err(message) = result {
-        report_failure("error", &message);
-    }
+    ctx_ref::<ObserverCtx<T>>(ctx).deliver(Event::Error(ValueRef::from_ptr(error)));
 }
 
 unsafe extern "C" fn observer_completed<T: Value>(ctx: *mut c_void) {
-    let cell = ctx_ref::<FnCell<Observer<T>>>(ctx);
-    let result = cell.with(|observer| {
-        if observer.done {
-            return;
-        }
-        observer.done = true;
-        observer.next = None;
-        if let Some(f) = observer.completed.take() {
-            f()
-        }
-    });
-    if let Err(message) = result {
-        report_failure("completed", &message);
-    }
+    ctx_ref::<ObserverCtx<T>>(ctx).deliver(Event::Completed);
 }
 
 /// The receiving end a generator emits into ([`Signal::create`]). A

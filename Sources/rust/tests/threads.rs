@@ -80,3 +80,25 @@ fn sync_runs_a_borrowing_closure_on_the_queue_and_resumes_its_panic() {
     drop((q, queue));
     assert_eq!(live_objects(), 0);
 }
+
+#[test]
+fn a_next_closure_that_puts_into_its_own_source_receives_that_value_after_it_returns() {
+    let _serial = common::serial();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (into, again) = (seen.clone(), pipe.clone());
+    let subscription = pipe
+        .signal()
+        .subscribe(move |v| {
+            into.lock().unwrap().push(format!("start {}", v));
+            if v < 3 {
+                again.put(v + 1).unwrap();
+            }
+            into.lock().unwrap().push(format!("end {}", v));
+        })
+        .unwrap();
+    pipe.put(1).unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec!["start 1", "end 1", "start 2", "end 2", "start 3", "end 3"]);
+    drop((subscription, pipe));
+    assert_eq!(live_objects(), 0);
+}
