@@ -107,8 +107,9 @@ test-c: stage ## the C suite (Criterion) against the staged install, plus export
 # compared with examples/swift/NAME.expected; every code block of README.md and docs/;
 # README.md's length.
 C_EXAMPLES := quickstart threads combine errors marbles
-# README.md stays short (issue 35): the rest lives in docs/.
-README_MAX_LINES := 300
+# README.md stays short (issue 35): the rest lives in docs/. 330 since the
+# fifth language's quick start (Rust, issue 45).
+README_MAX_LINES := 330
 
 test-examples: stage ## the C and Swift examples (output checked) and the code blocks of README.md and docs/
 	$(begin)

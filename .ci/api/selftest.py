@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 COPIED = ("include", ".ci/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
-          "Tests/C", "docs/operators.md", "Sources/rust/src/sys.rs")
+          "Tests/C", "docs/operators.md", "Sources/rust/src")
 HERE = os.getcwd()
 
 
@@ -103,6 +103,9 @@ CASES = [
      [("Sources/rust/src/sys.rs", "pub fn sk_signal_take(out: *mut *mut sk_signal, signal: *mut sk_signal, count: usize)",
        "pub fn sk_signal_take(out: *mut *mut sk_signal, signal: *mut sk_signal, count: c_int)")],
      [r"Sources/rust/src/sys\.rs is not what the headers give \(its generated part\): run `make api-update`"]),
+    ("a Rust name of the availability table that the crate does not declare",
+     [("docs/operators.md", "| `pairwise` |  |", "| `pairs` |  |")],
+     [r"row 'reduce, materialize pairwise': the Rust column names `pairs`, which no file of Sources/rust/src/ declares"]),
     ("a ctypes struct's fields swapped",
      [("Sources/python/signalkit/_core.py", '("ctx", c_void_p), ("release", _release_fn)]',
        '("release", _release_fn), ("ctx", c_void_p)]')],

@@ -46,6 +46,11 @@ pub mod testing;
 mod value;
 
 pub use callback::{set_failure_hook, FailureHook};
+
+/// The Rust guide (docs/rust.md), whose examples are this module's doc
+/// tests.
+#[doc = include_str!("../../../docs/rust.md")]
+pub mod guide {}
 pub use error::{status_string, Error};
 pub use operators::TakeAction;
 pub use queue::Queue;

@@ -214,7 +214,7 @@ impl<T: Value> Signal<T> {
     /// A non-`Send` closure is refused, since the library may call it on
     /// another thread:
     ///
-    /// ```compile_fail
+    /// ```compile_fail,E0277
     /// use std::rc::Rc;
     /// let limit = Rc::new(3);
     /// let s = signalkit::Signal::single(1i64).filter(move |x| *x < *limit);

@@ -80,7 +80,14 @@ impl Queue {
     }
 
     /// Runs `work` on the queue (inline when already on it). A panic in it
-    /// goes to the failure hook.
+    /// goes to the failure hook. The work runs on the queue's thread, so it
+    /// must be `Send`:
+    ///
+    /// ```compile_fail,E0277
+    /// let queue = signalkit::Queue::serial("q").unwrap();
+    /// let local = std::rc::Rc::new(1);
+    /// queue.run(move || drop(local)).unwrap();
+    /// ```
     pub fn run<F: FnOnce() + Send + 'static>(&self, work: F) -> Result<(), Error> {
         let ctx = into_ctx(FnCell::new(Some(work)));
         // Safety: ctx is released by the library, also on failure.

@@ -211,6 +211,14 @@ impl<T: Value> Signal<T> {
 
     /// Starts the signal with a closure for its values (errors go to the
     /// failure hook when they are failures, and are otherwise dropped).
+    ///
+    /// The closure may run on another thread, so one that is not `Send` is
+    /// refused:
+    ///
+    /// ```compile_fail,E0277
+    /// let cell = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let _s = signalkit::Signal::single(1i64).subscribe(move |x| cell.set(x));
+    /// ```
     pub fn subscribe<F: FnMut(T) + Send + 'static>(&self, next: F) -> Result<Subscription, Error> {
         self.start(Observer::new().next(next))
     }
