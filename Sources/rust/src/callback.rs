@@ -17,6 +17,7 @@ thread_local! {
 
 /// A number that tells the calling thread from the others (the address
 /// of a thread-local).
+#[inline]
 fn thread_token() -> usize {
     TOKEN.with(|token| token as *const u8 as usize)
 }
@@ -33,12 +34,14 @@ impl<F> FnCell<F> {
     }
 
     /// Whether the calling thread is inside a call of the closure.
+    #[inline]
     pub(crate) fn held_here(&self) -> bool {
         self.owner.load(Ordering::Relaxed) == thread_token()
     }
 
     /// Calls `call` with the closure; Err(message) when it panicked or was
     /// re-entered (called again from inside its own call).
+    #[inline]
     pub(crate) fn with<R>(&self, call: impl FnOnce(&mut F) -> R) -> Result<R, String> {
         let me = thread_token();
         if self.owner.load(Ordering::Relaxed) == me {
@@ -52,6 +55,19 @@ impl<F> FnCell<F> {
         self.owner.store(0, Ordering::Relaxed);
         drop(guard);
         result.map_err(|payload| panic_message(&*payload))
+    }
+}
+
+/// A function called through C that may run on several threads at once
+/// (an operator's function, a generator): `Fn + Sync`, so no lock; a panic
+/// is caught.
+pub(crate) struct FnShared<F>(pub(crate) F);
+
+impl<F> FnShared<F> {
+    /// Calls `call` with the function; Err(message) when it panicked.
+    #[inline]
+    pub(crate) fn call<R>(&self, call: impl FnOnce(&F) -> R) -> Result<R, String> {
+        catch_unwind(AssertUnwindSafe(|| call(&self.0))).map_err(|payload| panic_message(&*payload))
     }
 }
 
@@ -85,6 +101,7 @@ pub(crate) unsafe extern "C" fn release_ctx<C>(ctx: *mut c_void) {
 ///
 /// # Safety
 /// `ctx` must come from `into_ctx::<C>` and its release not have run.
+#[inline]
 pub(crate) unsafe fn ctx_ref<'a, C>(ctx: *mut c_void) -> &'a C {
     &*(ctx as *const C)
 }

@@ -25,6 +25,8 @@ impl Error {
 
     /// The error of the call that just returned `status` on this thread: its
     /// message is the thread's last error message.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn last(status: c_int) -> Error {
         // Safety: the message is a thread-local NUL-terminated string the
         // library owns until the next failing call on this thread: copied
@@ -64,6 +66,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// `Ok(())` for SK_OK, else the thread's last error.
+#[inline]
 pub(crate) fn check(status: c_int) -> Result<(), Error> {
     if status == sys::SK_OK {
         Ok(())

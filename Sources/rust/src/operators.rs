@@ -1,8 +1,14 @@
 //! The operators, as methods of [`Signal`]: each takes `self` borrowed and
-//! returns a new signal. A closure given to an operator is boxed into the
+//! returns a new signal. A function given to an operator is boxed into the
 //! operator's `ctx` and dropped by its `release`, when the returned signal
-//! and all its subscriptions are gone; it runs on the thread that delivers
-//! each value (any thread: hence `Send + 'static`), one call at a time.
+//! and all its subscriptions are gone. It runs on the thread that delivers
+//! each value (any thread: hence `Send + 'static`), for every subscription
+//! of the signal, and so possibly on several threads at once: it is an
+//! `Fn + Sync`, called without a lock. State that belongs to one
+//! subscription goes into `scan` (the library keeps its accumulator per
+//! subscription); state shared on purpose goes into an atomic or a `Mutex`
+//! of its own. (A subscription's own closures, which one subscription alone
+//! calls, are `FnMut`: [`Observer`](crate::Observer).)
 //!
 //! A panic in a closure that makes a value or a signal (`map`, `scan`,
 //! `reduce`, `group_by`'s key, `map_to_signal`, `merge_map`, `catch`,
@@ -20,7 +26,7 @@ use std::os::raw::{c_int, c_void};
 use std::ptr;
 use std::time::Duration;
 
-use crate::callback::{ctx_ref, into_ctx, release_ctx, report_failure, FnCell};
+use crate::callback::{ctx_ref, into_ctx, release_ctx, report_failure, FnShared};
 use crate::queue::{seconds, Queue};
 use crate::signal::{operator, Signal};
 use crate::sys;
@@ -49,14 +55,25 @@ impl TakeAction {
 type Ctx = *mut c_void;
 type Release = sys::sk_release_fn;
 
-/// An operator taking a closure's context.
+/// An operator taking a closure's context. A closure that captures
+/// nothing (zero-sized, nothing to drop) needs no box and no release: the
+/// library then keeps the stage without a context to let go of, as it does
+/// for a C function given a NULL release (its cheapest form).
 fn with_ctx<U, C: Send + 'static>(ctx: C, call: impl FnOnce(*mut *mut sys::sk_signal, Ctx, Release) -> c_int) -> Signal<U> {
+    if std::mem::size_of::<C>() == 0 && !std::mem::needs_drop::<C>() {
+        std::mem::forget(ctx);
+        // A zero-sized value lives at any aligned address: ctx_ref reads
+        // no byte of it.
+        let dangling = std::ptr::NonNull::<C>::dangling().as_ptr() as Ctx;
+        return operator(|out| call(out, dangling, None));
+    }
     let ctx = into_ctx(ctx);
     // The library runs release_ctx also when the call fails.
     operator(|out| call(out, ctx, Some(release_ctx::<C>)))
 }
 
 /// The value of a failure, or of a value that did not convert.
+#[inline]
 fn converted<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
     if value.failure().is_some() {
         return Err(RawValue::copy_of(value));
@@ -64,6 +81,7 @@ fn converted<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
     T::from_value(value).map_err(|e| failure_value(e.message().to_owned()))
 }
 
+#[inline]
 fn to_out<U: Value>(result: Result<U, String>) -> RawValue {
     match result {
         Ok(value) => value.to_value().unwrap_or_else(|e| failure_value(e.message().to_owned())),
@@ -71,17 +89,17 @@ fn to_out<U: Value>(result: Result<U, String>) -> RawValue {
     }
 }
 
-unsafe extern "C" fn map_fn<T: Value, U: Value, F: FnMut(T) -> U>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
+unsafe extern "C" fn map_fn<T: Value, U: Value, F: Fn(T) -> U>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
     let result = match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => to_out(ctx_ref::<FnCell<F>>(ctx).with(|f| f(value))),
+        Ok(value) => to_out(ctx_ref::<FnShared<F>>(ctx).call(|f| f(value))),
         Err(failure) => failure,
     };
     ptr::write(out, result.into_raw());
 }
 
-unsafe extern "C" fn key_fn<T: Value, K: Value, F: FnMut(&T) -> K>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
+unsafe extern "C" fn key_fn<T: Value, K: Value, F: Fn(&T) -> K>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
     let result = match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => to_out(ctx_ref::<FnCell<F>>(ctx).with(|f| f(&value))),
+        Ok(value) => to_out(ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))),
         Err(failure) => failure,
     };
     ptr::write(out, result.into_raw());
@@ -89,12 +107,12 @@ unsafe extern "C" fn key_fn<T: Value, K: Value, F: FnMut(&T) -> K>(ctx: Ctx, val
 
 /// A predicate; `ON_FAILURE` is its answer for a failure value, chosen so
 /// that the failure goes on to where it ends the subscription.
-unsafe extern "C" fn predicate_fn<T: Value, F: FnMut(&T) -> bool, const ON_FAILURE: bool>(
+unsafe extern "C" fn predicate_fn<T: Value, F: Fn(&T) -> bool, const ON_FAILURE: bool>(
     ctx: Ctx,
     value: *const sys::sk_value,
 ) -> bool {
     match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => match ctx_ref::<FnCell<F>>(ctx).with(|f| f(&value)) {
+        Ok(value) => match ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
             Ok(answer) => answer,
             Err(message) => {
                 report_failure("predicate", &message);
@@ -105,12 +123,12 @@ unsafe extern "C" fn predicate_fn<T: Value, F: FnMut(&T) -> bool, const ON_FAILU
     }
 }
 
-unsafe extern "C" fn take_until_fn<T: Value, F: FnMut(&T) -> TakeAction>(ctx: Ctx, value: *const sys::sk_value) -> c_int {
+unsafe extern "C" fn take_until_fn<T: Value, F: Fn(&T) -> TakeAction>(ctx: Ctx, value: *const sys::sk_value) -> c_int {
     let bits = |action: TakeAction| {
         (if action.pass { sys::SK_TAKE_PASS } else { 0 } | if action.complete { sys::SK_TAKE_COMPLETE } else { 0 }) as c_int
     };
     match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => match ctx_ref::<FnCell<F>>(ctx).with(|f| f(&value)) {
+        Ok(value) => match ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
             Ok(action) => bits(action),
             Err(message) => {
                 report_failure("take_until", &message);
@@ -121,7 +139,7 @@ unsafe extern "C" fn take_until_fn<T: Value, F: FnMut(&T) -> TakeAction>(ctx: Ct
     }
 }
 
-unsafe extern "C" fn reduce_fn<T: Value, U: Value, F: FnMut(U, T) -> U>(
+unsafe extern "C" fn reduce_fn<T: Value, U: Value, F: Fn(U, T) -> U>(
     ctx: Ctx,
     accumulator: *const sys::sk_value,
     value: *const sys::sk_value,
@@ -129,7 +147,7 @@ unsafe extern "C" fn reduce_fn<T: Value, U: Value, F: FnMut(U, T) -> U>(
 ) {
     let result = match (converted::<U>(ValueRef::from_ptr(accumulator)), converted::<T>(ValueRef::from_ptr(value))) {
         (Err(failure), _) | (_, Err(failure)) => failure,
-        (Ok(accumulator), Ok(value)) => to_out(ctx_ref::<FnCell<F>>(ctx).with(|f| f(accumulator, value))),
+        (Ok(accumulator), Ok(value)) => to_out(ctx_ref::<FnShared<F>>(ctx).call(|f| f(accumulator, value))),
     };
     ptr::write(out, result.into_raw());
 }
@@ -148,32 +166,32 @@ fn signal_result<U>(result: Result<Signal<U>, String>) -> *mut sys::sk_signal {
     }
 }
 
-unsafe extern "C" fn signal_fn<T: Value, U: Value, F: FnMut(T) -> Signal<U>>(ctx: Ctx, value: *const sys::sk_value) -> *mut sys::sk_signal {
+unsafe extern "C" fn signal_fn<T: Value, U: Value, F: Fn(T) -> Signal<U>>(ctx: Ctx, value: *const sys::sk_value) -> *mut sys::sk_signal {
     match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => signal_result(ctx_ref::<FnCell<F>>(ctx).with(|f| f(value))),
+        Ok(value) => signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f(value))),
         Err(failure) => failing_signal(failure),
     }
 }
 
-unsafe extern "C" fn catch_fn<T: Value, F: FnMut(AnyValue) -> Signal<T>>(ctx: Ctx, error: *const sys::sk_value) -> *mut sys::sk_signal {
+unsafe extern "C" fn catch_fn<T: Value, F: Fn(AnyValue) -> Signal<T>>(ctx: Ctx, error: *const sys::sk_value) -> *mut sys::sk_signal {
     let error = AnyValue::from_value(ValueRef::from_ptr(error));
-    signal_result(ctx_ref::<FnCell<F>>(ctx).with(|f| f(error)))
+    signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f(error)))
 }
 
-unsafe extern "C" fn deferred_fn<T: Value, F: FnMut() -> Signal<T>>(ctx: Ctx) -> *mut sys::sk_signal {
-    signal_result(ctx_ref::<FnCell<F>>(ctx).with(|f| f()))
+unsafe extern "C" fn deferred_fn<T: Value, F: Fn() -> Signal<T>>(ctx: Ctx) -> *mut sys::sk_signal {
+    signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f()))
 }
 
-unsafe extern "C" fn value_fn<T: Value, F: FnMut(&T)>(ctx: Ctx, value: *const sys::sk_value) {
+unsafe extern "C" fn value_fn<T: Value, F: Fn(&T)>(ctx: Ctx, value: *const sys::sk_value) {
     if let Ok(value) = converted::<T>(ValueRef::from_ptr(value)) {
-        if let Err(message) = ctx_ref::<FnCell<F>>(ctx).with(|f| f(&value)) {
+        if let Err(message) = ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
             report_failure("side effect", &message);
         }
     }
 }
 
-unsafe extern "C" fn work_fn<F: FnMut()>(ctx: Ctx) {
-    if let Err(message) = ctx_ref::<FnCell<F>>(ctx).with(|f| f()) {
+unsafe extern "C" fn work_fn<F: Fn()>(ctx: Ctx) {
+    if let Err(message) = ctx_ref::<FnShared<F>>(ctx).call(|f| f()) {
         report_failure("side effect", &message);
     }
 }
@@ -203,8 +221,8 @@ impl<T: Value> Signal<T> {
     /// Signal::single(4).map(|x: i64| x.to_string()).for_each_blocking(|s| got.push(s)).unwrap();
     /// assert_eq!(got, vec!["4".to_string()]);
     /// ```
-    pub fn map<U: Value, F: FnMut(T) -> U + Send + 'static>(&self, f: F) -> Signal<U> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn map<U: Value, F: Fn(T) -> U + Send + Sync + 'static>(&self, f: F) -> Signal<U> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_map(out, self.as_raw(), Some(map_fn::<T, U, F>), ctx, release)
         })
     }
@@ -219,8 +237,8 @@ impl<T: Value> Signal<T> {
     /// let limit = Rc::new(3);
     /// let s = signalkit::Signal::single(1i64).filter(move |x| *x < *limit);
     /// ```
-    pub fn filter<F: FnMut(&T) -> bool + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn filter<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_filter(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release)
         })
     }
@@ -237,8 +255,8 @@ impl<T: Value> Signal<T> {
 
     /// Values as `f` decides ([`TakeAction`]): pass or drop each, complete
     /// after it or not.
-    pub fn take_until<F: FnMut(&T) -> TakeAction + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn take_until<F: Fn(&T) -> TakeAction + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_take_until(out, self.as_raw(), Some(take_until_fn::<T, F>), ctx, release)
         })
     }
@@ -259,16 +277,16 @@ impl<T: Value> Signal<T> {
     }
 
     /// Drops values while `f` answers true, then passes every value.
-    pub fn skip_while<F: FnMut(&T) -> bool + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn skip_while<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_skip_while(out, self.as_raw(), Some(predicate_fn::<T, F, false>), ctx, release)
         })
     }
 
     /// Values while `f` answers true, then the completion (with the first
     /// value that failed it when `inclusive`).
-    pub fn take_while<F: FnMut(&T) -> bool + Send + 'static>(&self, inclusive: bool, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn take_while<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, inclusive: bool, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_take_while(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release, inclusive)
         })
     }
@@ -279,8 +297,8 @@ impl<T: Value> Signal<T> {
     }
 
     /// The first value for which `f` answers true, then the completion.
-    pub fn first_where<F: FnMut(&T) -> bool + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn first_where<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_first_where(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release)
         })
     }
@@ -305,9 +323,9 @@ impl<T: Value> Signal<T> {
 impl<T: Value> Signal<T> {
     /// Folds the values into `initial` with `f`; emits the result at the
     /// completion.
-    pub fn reduce<U: Value, F: FnMut(U, T) -> U + Send + 'static>(&self, initial: U, f: F) -> Signal<U> {
+    pub fn reduce<U: Value, F: Fn(U, T) -> U + Send + Sync + 'static>(&self, initial: U, f: F) -> Signal<U> {
         value_or_refused(&initial, |raw| {
-            with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+            with_ctx(FnShared(f), |out, ctx, release| unsafe {
                 sys::sk_signal_reduce_left(out, self.as_raw(), raw.as_ptr(), Some(reduce_fn::<T, U, F>), ctx, release)
             })
         })
@@ -322,9 +340,9 @@ impl<T: Value> Signal<T> {
     /// s.scan(0, |sum, x| sum + x).for_each_blocking(|v| got.push(v)).unwrap();
     /// assert_eq!(got, vec![1, 3, 6]);
     /// ```
-    pub fn scan<U: Value, F: FnMut(U, T) -> U + Send + 'static>(&self, initial: U, f: F) -> Signal<U> {
+    pub fn scan<U: Value, F: Fn(U, T) -> U + Send + Sync + 'static>(&self, initial: U, f: F) -> Signal<U> {
         value_or_refused(&initial, |raw| {
-            with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+            with_ctx(FnShared(f), |out, ctx, release| unsafe {
                 sys::sk_signal_scan(out, self.as_raw(), raw.as_ptr(), Some(reduce_fn::<T, U, F>), ctx, release)
             })
         })
@@ -400,31 +418,31 @@ impl<T: Value> Signal<T> {
 /// # Meta operators
 impl<T: Value> Signal<T> {
     /// Maps each value to a signal and follows the latest one.
-    pub fn map_to_signal<U: Value, F: FnMut(T) -> Signal<U> + Send + 'static>(&self, f: F) -> Signal<U> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn map_to_signal<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, f: F) -> Signal<U> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_map_to_signal(out, self.as_raw(), Some(signal_fn::<T, U, F>), ctx, release)
         })
     }
 
     /// Maps each value to a signal, at most `max_concurrent` running at once
     /// (the others wait, in order); 1 runs them one after the other.
-    pub fn merge_map<U: Value, F: FnMut(T) -> Signal<U> + Send + 'static>(&self, max_concurrent: usize, f: F) -> Signal<U> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn merge_map<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, max_concurrent: usize, f: F) -> Signal<U> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_merge_map(out, self.as_raw(), max_concurrent, Some(signal_fn::<T, U, F>), ctx, release)
         })
     }
 
     /// Groups values by the key `f` gives: emits `(key, group)` for each new
     /// key; a group is hot (subscribe from the closure that receives it).
-    pub fn group_by<K: Value, F: FnMut(&T) -> K + Send + 'static>(&self, f: F) -> Signal<(K, Signal<T>)> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn group_by<K: Value, F: Fn(&T) -> K + Send + Sync + 'static>(&self, f: F) -> Signal<(K, Signal<T>)> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_group_by(out, self.as_raw(), Some(key_fn::<T, K, F>), ctx, release)
         })
     }
 
     /// A signal made by `f` at each start.
-    pub fn deferred<F: FnMut() -> Signal<T> + Send + 'static>(f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn deferred<F: Fn() -> Signal<T> + Send + Sync + 'static>(f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_deferred(out, Some(deferred_fn::<T, F>), ctx, release)
         })
     }
@@ -462,8 +480,8 @@ impl<T: Value> Signal<Signal<T>> {
 /// # Errors and loops
 impl<T: Value> Signal<T> {
     /// On an error, continues with the signal `f` makes of it.
-    pub fn catch<F: FnMut(AnyValue) -> Signal<T> + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn catch<F: Fn(AnyValue) -> Signal<T> + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_catch(out, self.as_raw(), Some(catch_fn::<T, F>), ctx, release)
         })
     }
@@ -543,43 +561,43 @@ impl<T: Value> Signal<T> {
 /// # Side effects
 impl<T: Value> Signal<T> {
     /// Calls `f` with each value before it is delivered.
-    pub fn before_next<F: FnMut(&T) + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn before_next<F: Fn(&T) + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_before_next(out, self.as_raw(), Some(value_fn::<T, F>), ctx, release)
         })
     }
 
     /// Calls `f` with each value after it was delivered.
-    pub fn after_next<F: FnMut(&T) + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn after_next<F: Fn(&T) + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_after_next(out, self.as_raw(), Some(value_fn::<T, F>), ctx, release)
         })
     }
 
     /// Calls `f` before each start.
-    pub fn before_started<F: FnMut() + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn before_started<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_before_started(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
         })
     }
 
     /// Calls `f` before the completion is delivered.
-    pub fn before_completed<F: FnMut() + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn before_completed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_before_completed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
         })
     }
 
     /// Calls `f` after the completion was delivered.
-    pub fn after_completed<F: FnMut() + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn after_completed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_after_completed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
         })
     }
 
     /// Calls `f` once a subscription is disposed.
-    pub fn after_disposed<F: FnMut() + Send + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnCell::new(f), |out, ctx, release| unsafe {
+    pub fn after_disposed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_after_disposed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
         })
     }

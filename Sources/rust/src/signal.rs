@@ -7,7 +7,7 @@ use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
 use std::{fmt, mem};
 
-use crate::callback::{ctx_ref, into_ctx, release_ctx, report_failure, FnCell};
+use crate::callback::{ctx_ref, into_ctx, release_ctx, report_failure, FnCell, FnShared};
 use crate::error::{check, Error};
 use crate::sys;
 use crate::value::{failure_value, AnyValue, RawValue, Value, ValueRef};
@@ -120,8 +120,9 @@ pub(crate) fn operator<T>(call: impl FnOnce(*mut *mut sys::sk_signal) -> i32) ->
 impl<T: Value> Signal<T> {
     /// A signal whose start calls `generator` with the new subscriber; the
     /// generator returns what cancels the subscription (or None). It runs
-    /// on the starting thread; a panic in it fails the subscription with an
-    /// [`AnyValue::Failure`].
+    /// on the starting thread, once per start, and starts on several
+    /// threads run it at once (hence `Fn + Sync`); a panic in it fails the
+    /// subscription with an [`AnyValue::Failure`].
     ///
     /// ```
     /// use signalkit::{Signal, Disposable};
@@ -136,15 +137,15 @@ impl<T: Value> Signal<T> {
     /// ```
     pub fn create<F>(generator: F) -> Signal<T>
     where
-        F: FnMut(Subscriber<T>) -> Option<Disposable> + Send + 'static,
+        F: Fn(Subscriber<T>) -> Option<Disposable> + Send + Sync + 'static,
     {
         unsafe extern "C" fn generate<T: Value, F>(ctx: *mut c_void, subscriber: *mut sys::sk_subscriber) -> *mut sys::sk_disposable
         where
-            F: FnMut(Subscriber<T>) -> Option<Disposable> + Send + 'static,
+            F: Fn(Subscriber<T>) -> Option<Disposable> + Send + Sync + 'static,
         {
-            let cell = ctx_ref::<FnCell<F>>(ctx);
+            let shared = ctx_ref::<FnShared<F>>(ctx);
             let handle = Subscriber::<T>::retained(subscriber);
-            match cell.with(|f| f(handle)) {
+            match shared.call(|f| f(handle)) {
                 Ok(Some(disposable)) => disposable.into_raw(),
                 Ok(None) => ptr::null_mut(),
                 Err(message) => {
@@ -154,11 +155,11 @@ impl<T: Value> Signal<T> {
                 }
             }
         }
-        let ctx = into_ctx(FnCell::new(generator));
+        let ctx = into_ctx(FnShared(generator));
         let mut out = ptr::null_mut();
         // Safety: ctx is released by release_ctx, also when the call fails.
         let status = unsafe {
-            sys::sk_signal_create(&mut out, Some(generate::<T, F>), ctx, Some(release_ctx::<FnCell<F>>))
+            sys::sk_signal_create(&mut out, Some(generate::<T, F>), ctx, Some(release_ctx::<FnShared<F>>))
         };
         made(status, out).unwrap_or_else(Signal::refused)
     }
@@ -195,13 +196,17 @@ impl<T: Value> Signal<T> {
     /// error closure receives an [`AnyValue::Failure`], and nothing more is
     /// delivered. A panic in the next closure does the same.
     pub fn start(&self, observer: Observer<T>) -> Result<Subscription, Error> {
-        let ctx = into_ctx(ObserverCtx::new(observer));
+        self.start_sink(observer)
+    }
+
+    fn start_sink<S: Sink<T>>(&self, sink: S) -> Result<Subscription, Error> {
+        let ctx = into_ctx(ObserverCtx::new(sink));
         let c_observer = sys::sk_observer {
-            next: Some(observer_next::<T>),
-            error: Some(observer_error::<T>),
-            completed: Some(observer_completed::<T>),
+            next: Some(observer_next::<T, S>),
+            error: Some(observer_error::<T, S>),
+            completed: Some(observer_completed::<T, S>),
             ctx,
-            release: Some(release_ctx::<ObserverCtx<T>>),
+            release: Some(release_ctx::<ObserverCtx<T, S>>),
         };
         let mut out = ptr::null_mut();
         // Safety: the observer is copied; ctx is released by the library.
@@ -220,7 +225,7 @@ impl<T: Value> Signal<T> {
     /// let _s = signalkit::Signal::single(1i64).subscribe(move |x| cell.set(x));
     /// ```
     pub fn subscribe<F: FnMut(T) + Send + 'static>(&self, next: F) -> Result<Subscription, Error> {
-        self.start(Observer::new().next(next))
+        self.start_sink(NextOnly(next))
     }
 
     /// Starts the signal and waits, on this thread, for its end: each value
@@ -271,13 +276,12 @@ pub struct Observer<T> {
     next: Option<Box<dyn FnMut(T) + Send>>,
     error: Option<Box<dyn FnMut(AnyValue) + Send>>,
     completed: Option<Box<dyn FnOnce() + Send>>,
-    done: bool,
 }
 
 impl<T: Value> Observer<T> {
     /// An observer with no closure.
     pub fn new() -> Observer<T> {
-        Observer { next: None, error: None, completed: None, done: false }
+        Observer { next: None, error: None, completed: None }
     }
 
     /// Receives each value.
@@ -297,20 +301,6 @@ impl<T: Value> Observer<T> {
         self.completed = Some(Box::new(f));
         self
     }
-
-    fn fail(&mut self, error: AnyValue) {
-        self.done = true;
-        self.next = None;
-        self.completed = None;
-        match self.error.take() {
-            Some(mut f) => f(error),
-            None => {
-                if let AnyValue::Failure(message) = &error {
-                    report_failure("subscription", message)
-                }
-            }
-        }
-    }
 }
 
 impl<T: Value> Default for Observer<T> {
@@ -319,12 +309,90 @@ impl<T: Value> Default for Observer<T> {
     }
 }
 
+/// What receives a subscription's events (one call at a time): an
+/// [`Observer`], or the one closure of [`Signal::subscribe`].
+trait Sink<T>: Send + 'static {
+    fn next(&mut self, value: T);
+    /// The terminal error: called at most once, and nothing after it.
+    fn error(&mut self, error: AnyValue);
+    /// The completion: called at most once, and nothing after it.
+    fn completed(&mut self);
+}
+
+impl<T: Value> Sink<T> for Observer<T> {
+    #[inline]
+    fn next(&mut self, value: T) {
+        if let Some(next) = self.next.as_mut() {
+            next(value)
+        }
+    }
+
+    fn error(&mut self, error: AnyValue) {
+        // What the subscription no longer needs goes now, before the error
+        // closure runs.
+        self.next = None;
+        self.completed = None;
+        match self.error.take() {
+            Some(mut f) => f(error),
+            None => unhandled(&error),
+        }
+    }
+
+    fn completed(&mut self) {
+        self.next = None;
+        self.error = None;
+        if let Some(f) = self.completed.take() {
+            f()
+        }
+    }
+}
+
+/// The one closure of [`Signal::subscribe`], stored in place.
+struct NextOnly<F>(F);
+
+impl<T: Value, F: FnMut(T) + Send + 'static> Sink<T> for NextOnly<F> {
+    #[inline]
+    fn next(&mut self, value: T) {
+        (self.0)(value)
+    }
+
+    fn error(&mut self, error: AnyValue) {
+        unhandled(&error)
+    }
+
+    fn completed(&mut self) {}
+}
+
+/// An error that no closure receives: a failure goes to the hook.
+fn unhandled(error: &AnyValue) {
+    if let AnyValue::Failure(message) = error {
+        report_failure("subscription", message)
+    }
+}
+
+/// A sink and whether its subscription has ended.
+struct SinkState<S> {
+    sink: S,
+    done: bool,
+}
+
+impl<S> SinkState<S> {
+    fn fail<T>(&mut self, error: AnyValue)
+    where
+        S: Sink<T>,
+    {
+        self.done = true;
+        self.sink.error(error)
+    }
+}
+
 /// A subscription's closures, and the events delivered to them from inside
 /// one of them on the same thread (a next closure that puts into its own
 /// source): those wait, in order, until the running call has returned, as
 /// an FnMut cannot be re-entered.
-struct ObserverCtx<T> {
-    cell: FnCell<Observer<T>>,
+struct ObserverCtx<T, S> {
+    cell: FnCell<SinkState<S>>,
+    _values: PhantomData<fn(T)>,
     waiting: AtomicUsize,
     pending: Mutex<VecDeque<Pending>>,
 }
@@ -342,11 +410,17 @@ enum Event<'a> {
     Completed,
 }
 
-impl<T: Value> ObserverCtx<T> {
-    fn new(observer: Observer<T>) -> ObserverCtx<T> {
-        ObserverCtx { cell: FnCell::new(observer), waiting: AtomicUsize::new(0), pending: Mutex::new(VecDeque::new()) }
+impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
+    fn new(sink: S) -> ObserverCtx<T, S> {
+        ObserverCtx {
+            cell: FnCell::new(SinkState { sink, done: false }),
+            _values: PhantomData,
+            waiting: AtomicUsize::new(0),
+            pending: Mutex::new(VecDeque::new()),
+        }
     }
 
+    #[inline]
     fn deliver(&self, event: Event<'_>) {
         if self.cell.held_here() {
             let kept = match event {
@@ -375,9 +449,10 @@ impl<T: Value> ObserverCtx<T> {
         }
     }
 
+    #[inline]
     fn handle(&self, event: Event<'_>) {
-        let result = self.cell.with(|observer| {
-            if observer.done {
+        let result = self.cell.with(|state| {
+            if state.done {
                 return;
             }
             match event {
@@ -387,21 +462,14 @@ impl<T: Value> ObserverCtx<T> {
                         None => T::from_value(value).map_err(|e| e.message().to_owned()),
                     };
                     match converted {
-                        Ok(v) => {
-                            if let Some(next) = observer.next.as_mut() {
-                                next(v)
-                            }
-                        }
-                        Err(message) => observer.fail(AnyValue::Failure(message)),
+                        Ok(v) => state.sink.next(v),
+                        Err(message) => state.fail(AnyValue::Failure(message)),
                     }
                 }
-                Event::Error(value) => observer.fail(AnyValue::from_value(value)),
+                Event::Error(value) => state.fail(AnyValue::from_value(value)),
                 Event::Completed => {
-                    observer.done = true;
-                    observer.next = None;
-                    if let Some(f) = observer.completed.take() {
-                        f()
-                    }
+                    state.done = true;
+                    state.sink.completed()
                 }
             }
         });
@@ -411,7 +479,7 @@ impl<T: Value> ObserverCtx<T> {
                 // failure (a panic of the error closure itself can only go
                 // to the hook).
                 Event::Next(_) => {
-                    if let Err(message) = self.cell.with(|observer| observer.fail(AnyValue::Failure(message))) {
+                    if let Err(message) = self.cell.with(|state| state.fail(AnyValue::Failure(message))) {
                         report_failure("error", &message);
                     }
                 }
@@ -422,16 +490,16 @@ impl<T: Value> ObserverCtx<T> {
     }
 }
 
-unsafe extern "C" fn observer_next<T: Value>(ctx: *mut c_void, value: *const sys::sk_value) {
-    ctx_ref::<ObserverCtx<T>>(ctx).deliver(Event::Next(ValueRef::from_ptr(value)));
+unsafe extern "C" fn observer_next<T: Value, S: Sink<T>>(ctx: *mut c_void, value: *const sys::sk_value) {
+    ctx_ref::<ObserverCtx<T, S>>(ctx).deliver(Event::Next(ValueRef::from_ptr(value)));
 }
 
-unsafe extern "C" fn observer_error<T: Value>(ctx: *mut c_void, error: *const sys::sk_value) {
-    ctx_ref::<ObserverCtx<T>>(ctx).deliver(Event::Error(ValueRef::from_ptr(error)));
+unsafe extern "C" fn observer_error<T: Value, S: Sink<T>>(ctx: *mut c_void, error: *const sys::sk_value) {
+    ctx_ref::<ObserverCtx<T, S>>(ctx).deliver(Event::Error(ValueRef::from_ptr(error)));
 }
 
-unsafe extern "C" fn observer_completed<T: Value>(ctx: *mut c_void) {
-    ctx_ref::<ObserverCtx<T>>(ctx).deliver(Event::Completed);
+unsafe extern "C" fn observer_completed<T: Value, S: Sink<T>>(ctx: *mut c_void) {
+    ctx_ref::<ObserverCtx<T, S>>(ctx).deliver(Event::Completed);
 }
 
 /// The receiving end a generator emits into ([`Signal::create`]). A
@@ -453,6 +521,7 @@ impl<T: Value> Subscriber<T> {
     }
 
     /// Emits a value (nothing happens after the end of the subscription).
+    #[inline]
     pub fn put_next(&self, value: &T) -> Result<(), Error> {
         let raw = value.to_value()?;
         // Safety: a live subscriber and value.

@@ -72,6 +72,7 @@ impl<T: Value> Pipe<T> {
     }
 
     /// Delivers `value` to every current subscriber, on this thread.
+    #[inline]
     pub fn put(&self, value: T) -> Result<(), Error> {
         let raw = value.to_value()?;
         // Safety: live pipe and value.

@@ -30,21 +30,25 @@ const NIL: sys::sk_value = sys::sk_value { kind: sys::SK_KIND_NIL, u: sys::sk_va
 
 impl RawValue {
     /// Nil.
+    #[inline]
     pub fn nil() -> RawValue {
         RawValue(NIL)
     }
 
     /// An int64 (inline: no allocation, no call).
+    #[inline]
     pub fn int64(value: i64) -> RawValue {
         RawValue(sys::sk_value { kind: sys::SK_KIND_INT64, u: sys::sk_value_u { int64: value } })
     }
 
     /// A double (inline).
+    #[inline]
     pub fn double(value: f64) -> RawValue {
         RawValue(sys::sk_value { kind: sys::SK_KIND_DOUBLE, u: sys::sk_value_u { real: value } })
     }
 
     /// A bool (inline).
+    #[inline]
     pub fn boolean(value: bool) -> RawValue {
         RawValue(sys::sk_value { kind: sys::SK_KIND_BOOL, u: sys::sk_value_u { boolean: value } })
     }
@@ -91,12 +95,14 @@ impl RawValue {
     }
 
     /// The value, borrowed.
+    #[inline]
     pub fn as_ref(&self) -> ValueRef<'_> {
         ValueRef(&self.0, PhantomData)
     }
 
     /// Takes the C value out, its reference with it (for an `out`
     /// parameter whose reference the library takes).
+    #[inline]
     pub fn into_raw(self) -> sys::sk_value {
         let value = self.0;
         mem::forget(self);
@@ -107,11 +113,13 @@ impl RawValue {
     ///
     /// # Safety
     /// `value` must be a valid `sk_value` whose reference the caller owns.
+    #[inline]
     pub unsafe fn from_raw(value: sys::sk_value) -> RawValue {
         RawValue(value)
     }
 
     /// A pointer for the C functions that borrow a value.
+    #[inline]
     pub fn as_ptr(&self) -> *const sys::sk_value {
         &self.0
     }
@@ -124,6 +132,7 @@ impl Clone for RawValue {
 }
 
 impl Drop for RawValue {
+    #[inline]
     fn drop(&mut self) {
         if self.0.kind > sys::SK_KIND_DOUBLE {
             // Safety: the value owns its reference.
@@ -156,25 +165,31 @@ impl<'a> ValueRef<'a> {
     ///
     /// # Safety
     /// `value` must point to a valid `sk_value` that stays valid for `'a`.
+    #[inline]
     pub unsafe fn from_ptr(value: *const sys::sk_value) -> ValueRef<'a> {
         ValueRef(value, PhantomData)
     }
 
     /// The C pointer.
+    #[inline]
     pub fn as_ptr(self) -> *const sys::sk_value {
         self.0
     }
 
+    #[inline]
     fn raw(self) -> &'a sys::sk_value {
         // Safety: valid for 'a (from_ptr's contract).
         unsafe { &*self.0 }
     }
 
     /// The kind (`sys::SK_KIND_*`).
+    #[inline]
     pub fn kind(self) -> sys::sk_kind {
         self.raw().kind
     }
 
+    #[cold]
+    #[inline(never)]
     fn wrong(self, expected: &str) -> Error {
         Error::new(
             sys::SK_ERR_WRONG_KIND,
@@ -183,6 +198,7 @@ impl<'a> ValueRef<'a> {
     }
 
     /// The bool, if it is one.
+    #[inline]
     pub fn as_bool(self) -> Result<bool, Error> {
         if self.kind() == sys::SK_KIND_BOOL {
             // Safety: the kind says which member is live.
@@ -193,6 +209,7 @@ impl<'a> ValueRef<'a> {
     }
 
     /// The int64, if it is one.
+    #[inline]
     pub fn as_i64(self) -> Result<i64, Error> {
         if self.kind() == sys::SK_KIND_INT64 {
             // Safety: as above.
@@ -203,6 +220,7 @@ impl<'a> ValueRef<'a> {
     }
 
     /// The double, if it is one.
+    #[inline]
     pub fn as_f64(self) -> Result<f64, Error> {
         if self.kind() == sys::SK_KIND_DOUBLE {
             // Safety: as above.
@@ -276,6 +294,7 @@ impl<'a> ValueRef<'a> {
 
     /// The payload of a pointer value this crate made for a `T`
     /// ([`Value for Arc<T>`](Value)), borrowed; None for another kind or type.
+    #[inline]
     pub fn carried<T: 'static>(self) -> Option<&'a T> {
         if self.kind() != sys::SK_KIND_POINTER {
             return None;
@@ -297,6 +316,7 @@ impl<'a> ValueRef<'a> {
 
     /// The failure a value stands for: a closure of the chain panicked, or a
     /// value did not convert (see [`AnyValue::Failure`]).
+    #[inline]
     pub fn failure(self) -> Option<&'a str> {
         self.carried::<FailureMark>().map(|mark| mark.0.as_str())
     }
@@ -394,9 +414,11 @@ pub trait Value: Send + Sized + 'static {
 }
 
 impl Value for i64 {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         Ok(RawValue::int64(*self))
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<i64, Error> {
         value.as_i64()
     }
@@ -405,9 +427,11 @@ impl Value for i64 {
 macro_rules! narrow_int {
     ($t:ty) => {
         impl Value for $t {
+            #[inline]
             fn to_value(&self) -> Result<RawValue, Error> {
                 Ok(RawValue::int64(i64::from(*self)))
             }
+            #[inline]
             fn from_value(value: ValueRef<'_>) -> Result<$t, Error> {
                 let wide = value.as_i64()?;
                 <$t>::try_from(wide).map_err(|_| {
@@ -424,27 +448,33 @@ narrow_int!(i32);
 narrow_int!(u32);
 
 impl Value for f64 {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         Ok(RawValue::double(*self))
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<f64, Error> {
         value.as_f64()
     }
 }
 
 impl Value for bool {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         Ok(RawValue::boolean(*self))
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<bool, Error> {
         value.as_bool()
     }
 }
 
 impl Value for () {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         Ok(RawValue::nil())
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<(), Error> {
         if value.kind() == sys::SK_KIND_NIL {
             Ok(())
@@ -455,28 +485,34 @@ impl Value for () {
 }
 
 impl Value for String {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         RawValue::string(self)
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<String, Error> {
         value.as_str().map(str::to_owned)
     }
 }
 
 impl Value for Vec<u8> {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         RawValue::bytes(self)
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<Vec<u8>, Error> {
         value.as_bytes().map(<[u8]>::to_vec)
     }
 }
 
 impl<T: Value> Value for Vec<T> {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         let items = self.iter().map(Value::to_value).collect::<Result<Vec<_>, _>>()?;
         RawValue::array(&items)
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<Vec<T>, Error> {
         let count = value.array_len()?;
         (0..count).map(|i| T::from_value(value.item(i)?)).collect()
@@ -484,9 +520,11 @@ impl<T: Value> Value for Vec<T> {
 }
 
 impl<A: Value, B: Value> Value for (A, B) {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         RawValue::array(&[self.0.to_value()?, self.1.to_value()?])
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<(A, B), Error> {
         let count = value.array_len()?;
         if count != 2 {
@@ -500,12 +538,14 @@ impl<A: Value, B: Value> Value for (A, B) {
 }
 
 impl<T: Value> Value for Option<T> {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         match self {
             None => Ok(RawValue::nil()),
             Some(value) => value.to_value(),
         }
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<Option<T>, Error> {
         if value.kind() == sys::SK_KIND_NIL {
             Ok(None)
@@ -516,9 +556,11 @@ impl<T: Value> Value for Option<T> {
 }
 
 impl<T: Send + Sync + 'static> Value for Arc<T> {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         Ok(carry(Arc::clone(self)))
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<Arc<T>, Error> {
         value.carried::<Arc<T>>().cloned().ok_or_else(|| {
             if value.kind() == sys::SK_KIND_POINTER {
@@ -534,18 +576,22 @@ impl<T: Send + Sync + 'static> Value for Arc<T> {
 }
 
 impl<T: Value> Value for Signal<T> {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         RawValue::signal(self)
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<Signal<T>, Error> {
         value.to_signal()
     }
 }
 
 impl Value for RawValue {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         Ok(self.clone())
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<RawValue, Error> {
         Ok(RawValue::copy_of(value))
     }
@@ -626,6 +672,7 @@ impl From<i64> for AnyValue {
 }
 
 impl Value for AnyValue {
+    #[inline]
     fn to_value(&self) -> Result<RawValue, Error> {
         match self {
             AnyValue::Nil => Ok(RawValue::nil()),
@@ -640,6 +687,7 @@ impl Value for AnyValue {
             AnyValue::Failure(m) => Ok(failure_value(m.clone())),
         }
     }
+    #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<AnyValue, Error> {
         Ok(match value.kind() {
             sys::SK_KIND_NIL => AnyValue::Nil,
