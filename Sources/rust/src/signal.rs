@@ -204,7 +204,7 @@ impl<T: Value> Signal<T> {
         let c_observer = sys::sk_observer {
             next: Some(observer_next::<T, S>),
             error: Some(observer_error::<T, S>),
-            completed: Some(observer_completed::<T, S>),
+            completed: if S::WANTS_COMPLETION { Some(observer_completed::<T, S>) } else { None },
             ctx,
             release: Some(release_ctx::<ObserverCtx<T, S>>),
         };
@@ -312,6 +312,9 @@ impl<T: Value> Default for Observer<T> {
 /// What receives a subscription's events (one call at a time): an
 /// [`Observer`], or the one closure of [`Signal::subscribe`].
 trait Sink<T>: Send + 'static {
+    /// False for a sink that does nothing at the completion: the library
+    /// is then given no completion callback (a cheaper observer).
+    const WANTS_COMPLETION: bool = true;
     fn next(&mut self, value: T);
     /// The terminal error: called at most once, and nothing after it.
     fn error(&mut self, error: AnyValue);
@@ -351,6 +354,8 @@ impl<T: Value> Sink<T> for Observer<T> {
 struct NextOnly<F>(F);
 
 impl<T: Value, F: FnMut(T) + Send + 'static> Sink<T> for NextOnly<F> {
+    const WANTS_COMPLETION: bool = false;
+
     #[inline]
     fn next(&mut self, value: T) {
         (self.0)(value)
