@@ -71,7 +71,7 @@ define build_site
 	cd $(OUT) && $(DOCS_VENV)/bin/python $(CURDIR)/.ci/docs/python_docs.py $(SITE)/python signalkit signalkit.testing
 	cd Sources/rust && RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=$(RUST_OUT) SIGNALKIT_LIB_DIR=$(OUT)/lib \
 		$(CARGO) doc --offline --no-deps --quiet
-	cp -r $(RUST_OUT)/doc $(SITE)/rust
+	cp -r $(RUST_OUT)/doc $(SITE)/rust && rm -f $(SITE)/rust/.lock
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	rm -f $(MARBLE_DUMP)
 	SIGNALKIT_MARBLE_DUMP=$(MARBLE_DUMP) $(SWIFT) test --skip-build \

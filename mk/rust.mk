@@ -24,6 +24,7 @@ RUST_MSRV_RUSTC ?= /usr/bin/rustc
 test-rust: stage ## the Rust crate's tests (cargo test: unit, doc, compile-fail, marble table, leaks, panics), clippy -D warnings, rustdoc
 	$(begin)
 	$(RUST_CARGO) test --offline --quiet
+	$(RUST_CARGO) test --offline --quiet --features ffi --test ffi
 	if $(CARGO) clippy --version >/dev/null 2>&1; then $(RUST_CARGO) clippy --offline --all-targets --quiet -- -D warnings; \
 		else echo "test-rust: no clippy here: lint skipped"; fi
 	$(RUST_CARGO) doc --offline --no-deps --quiet
