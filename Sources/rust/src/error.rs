@@ -10,6 +10,12 @@ use crate::sys;
 /// ("sk_signal_map: the pipeline would be 513 operators deep ...").
 ///
 /// Thread-safety: a plain value, `Send` and `Sync`.
+///
+/// ```
+/// let error = signalkit::Queue::concurrent(2000, "too many").err().unwrap();
+/// assert_eq!(error.status(), signalkit::sys::SK_ERR_INVALID_ARGUMENT);
+/// assert!(error.message().contains("max_workers"), "{}", error);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     status: i32,

@@ -62,6 +62,11 @@ pub use value::{AnyValue, Opaque, RawValue, Value, ValueRef};
 use std::ffi::CStr;
 
 /// The version of the library loaded at run time ("0.4.0").
+///
+/// ```
+/// let v = signalkit::version();
+/// assert_eq!(v.split('.').count(), 3);
+/// ```
 pub fn version() -> &'static str {
     // Safety: a static string of the library.
     unsafe { CStr::from_ptr(sys::sk_version_string()) }.to_str().unwrap_or("?")
@@ -70,6 +75,14 @@ pub fn version() -> &'static str {
 /// The number of library objects alive (handles, heap values, the
 /// callbacks it holds): 0 once everything was released and every
 /// subscription ended.
+///
+/// ```
+/// let before = signalkit::live_objects();
+/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// assert!(signalkit::live_objects() > before);
+/// drop(pipe);
+/// assert_eq!(signalkit::live_objects(), before);
+/// ```
 #[allow(clippy::useless_conversion)] // c_long is i32 on some targets
 pub fn live_objects() -> i64 {
     // Safety: no argument.

@@ -33,6 +33,15 @@ use crate::sys;
 use crate::value::{failure_value, AnyValue, RawValue, Value, ValueRef};
 
 /// What `take_until`'s function decides about a value.
+///
+/// ```
+/// use signalkit::{Signal, TakeAction};
+/// let s = Signal::concat(&[Signal::single(1i64), Signal::single(20), Signal::single(3)]);
+/// let small = s.take_until(|x| if *x < 10 { TakeAction::PASS } else { TakeAction::COMPLETE });
+/// let mut got = Vec::new();
+/// small.for_each_blocking(|v| got.push(v)).unwrap();
+/// assert_eq!(got, vec![1]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TakeAction {
     /// Deliver the value.

@@ -18,6 +18,25 @@ use crate::sys;
 ///
 /// Thread-safety: `Send` and `Sync`. Work runs on the queue's thread, so
 /// its closures are `Send + 'static`.
+///
+/// ```
+/// use signalkit::Queue;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::sync::Arc;
+///
+/// let host = Queue::host("loop").unwrap();
+/// let ran = Arc::new(AtomicUsize::new(0));
+/// let count = ran.clone();
+/// host.run(move || { count.fetch_add(1, Ordering::SeqCst); }).unwrap();
+/// assert_eq!(ran.load(Ordering::SeqCst), 0, "pending until drained");
+/// assert!(host.fd().unwrap() >= 0); // readable now: an event loop would drain
+/// assert_eq!(host.drain(0).unwrap(), 1);
+/// assert_eq!(ran.load(Ordering::SeqCst), 1);
+///
+/// let serial = Queue::serial("worker").unwrap();
+/// let q = serial.clone();
+/// assert!(serial.sync(move || q.is_current()).unwrap());
+/// ```
 pub struct Queue {
     raw: NonNull<sys::sk_queue>,
 }

@@ -272,6 +272,23 @@ impl<T: Value> Signal<T> {
 
 /// The closures of a subscription: each optional. Thread-safety: they run
 /// on the thread that delivers each event (any thread), one at a time.
+///
+/// ```
+/// use signalkit::{AnyValue, Observer, Signal};
+/// use std::sync::{Arc, Mutex};
+///
+/// let log = Arc::new(Mutex::new(Vec::new()));
+/// let (a, b) = (log.clone(), log.clone());
+/// let failing = Signal::single(1i64).then(&Signal::fail(String::from("late")));
+/// let _s = failing
+///     .start(
+///         Observer::new()
+///             .next(move |v: i64| a.lock().unwrap().push(format!("next {}", v)))
+///             .error(move |e: AnyValue| b.lock().unwrap().push(format!("error {:?}", e))),
+///     )
+///     .unwrap();
+/// assert_eq!(*log.lock().unwrap(), vec!["next 1", "error String(\"late\")"]);
+/// ```
 pub struct Observer<T> {
     next: Option<Box<dyn FnMut(T) + Send>>,
     error: Option<Box<dyn FnMut(AnyValue) + Send>>,
@@ -567,6 +584,21 @@ impl<T> Drop for Subscriber<T> {
 ///
 /// Thread-safety: `Send` and `Sync`; dispose from any thread, a callback of
 /// the subscription included.
+///
+/// ```
+/// use signalkit::Pipe;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::sync::Arc;
+///
+/// let pipe = Pipe::<i64>::new().unwrap();
+/// let seen = Arc::new(AtomicUsize::new(0));
+/// let count = seen.clone();
+/// let subscription = pipe.signal().subscribe(move |_| { count.fetch_add(1, Ordering::SeqCst); }).unwrap();
+/// pipe.put(1).unwrap();
+/// drop(subscription); // disposed: nothing more arrives
+/// pipe.put(2).unwrap();
+/// assert_eq!(seen.load(Ordering::SeqCst), 1);
+/// ```
 #[must_use = "a Subscription disposes its subscription when dropped: keep it, or detach() it"]
 pub struct Subscription {
     raw: Option<NonNull<sys::sk_disposable>>,
@@ -616,6 +648,20 @@ impl Drop for Subscription {
 /// Something that cancels: an action, a meta disposable, a set, or a
 /// subscription's. A reference: dropping it releases it (without
 /// disposing). Thread-safety: `Send` and `Sync`.
+///
+/// ```
+/// use signalkit::Disposable;
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use std::sync::Arc;
+///
+/// let closed = Arc::new(AtomicBool::new(false));
+/// let flag = closed.clone();
+/// let action = Disposable::action(move || flag.store(true, Ordering::SeqCst)).unwrap();
+/// let set = Disposable::set().unwrap();
+/// set.set_add(&action).unwrap();
+/// set.dispose(); // disposes what it holds
+/// assert!(closed.load(Ordering::SeqCst));
+/// ```
 pub struct Disposable {
     raw: NonNull<sys::sk_disposable>,
 }

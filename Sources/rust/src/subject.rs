@@ -103,6 +103,15 @@ impl<T: Value> Pipe<T> {
 
 /// Holds the latest value of the signal set into it, replayed to each new
 /// subscriber of [`get`](Promise::get). Thread-safety: `Send` and `Sync`.
+///
+/// ```
+/// use signalkit::{Promise, Signal};
+/// let promise = Promise::<i64>::new().unwrap();
+/// promise.set(&Signal::single(7)).unwrap();
+/// let mut got = Vec::new();
+/// promise.get().take(1).for_each_blocking(|v| got.push(v)).unwrap();
+/// assert_eq!(got, vec![7]);
+/// ```
 pub struct Promise<T> {
     raw: NonNull<sys::sk_promise>,
     _values: PhantomData<fn(T) -> T>,
@@ -135,6 +144,15 @@ impl<T: Value> Promise<T> {
 
 /// Holds a value set directly, replayed to each new subscriber of
 /// [`get`](ValuePromise::get). Thread-safety: `Send` and `Sync`.
+///
+/// ```
+/// use signalkit::ValuePromise;
+/// let state = ValuePromise::new(Some(String::from("idle")), true).unwrap();
+/// state.set(String::from("busy")).unwrap();
+/// let mut got = Vec::new();
+/// state.get().take(1).for_each_blocking(|v| got.push(v)).unwrap();
+/// assert_eq!(got, vec!["busy".to_string()]);
+/// ```
 pub struct ValuePromise<T> {
     raw: NonNull<sys::sk_value_promise>,
     _values: PhantomData<fn(T) -> T>,

@@ -405,6 +405,28 @@ pub(crate) fn failure_value(message: String) -> RawValue {
 ///
 /// A value received is converted from the borrowed `sk_value` into an
 /// owned `Self` (copied): nothing borrowed outlives the callback.
+///
+/// A type of one's own converts through one of these:
+///
+/// ```
+/// use signalkit::{Error, RawValue, Signal, Value, ValueRef};
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Celsius(f64);
+///
+/// impl Value for Celsius {
+///     fn to_value(&self) -> Result<RawValue, Error> {
+///         Ok(RawValue::double(self.0))
+///     }
+///     fn from_value(value: ValueRef<'_>) -> Result<Celsius, Error> {
+///         value.as_f64().map(Celsius)
+///     }
+/// }
+///
+/// let mut got = Vec::new();
+/// Signal::single(Celsius(21.5)).for_each_blocking(|c| got.push(c)).unwrap();
+/// assert_eq!(got, vec![Celsius(21.5)]);
+/// ```
 pub trait Value: Send + Sized + 'static {
     /// The value as an owned `sk_value`.
     fn to_value(&self) -> Result<RawValue, Error>;
@@ -601,6 +623,21 @@ impl Value for RawValue {
 
 /// Any value, by kind: what an error event carries, and the type of a
 /// signal whose values are of several kinds.
+///
+/// ```
+/// use signalkit::{AnyValue, Signal};
+/// let mixed = Signal::concat(&[
+///     Signal::single(AnyValue::Int(1)),
+///     Signal::single(AnyValue::from("two")),
+///     Signal::single(AnyValue::Array(vec![AnyValue::Bool(true), AnyValue::Nil])),
+/// ]);
+/// let mut got = Vec::new();
+/// mixed.for_each_blocking(|v| got.push(v)).unwrap();
+/// assert_eq!(got[1], AnyValue::String("two".into()));
+/// // A typed view of the same values fails on the first that does not fit:
+/// let ints: Signal<i64> = mixed.cast();
+/// assert!(matches!(ints.for_each_blocking(|_| ()), Err(AnyValue::Failure(_))));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum AnyValue {
     /// No value.
