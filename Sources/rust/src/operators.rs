@@ -87,7 +87,20 @@ fn converted<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
     if value.failure().is_some() {
         return Err(RawValue::copy_of(value));
     }
-    T::from_value(value).map_err(|e| failure_value(e.message().to_owned()))
+    match T::from_value_fast(value) {
+        Some(value) => Ok(value),
+        None => Err(not_converted::<T>(value)),
+    }
+}
+
+/// The failure value of a value that did not convert, with the message.
+#[cold]
+#[inline(never)]
+fn not_converted<T: Value>(value: ValueRef<'_>) -> RawValue {
+    match T::from_value(value) {
+        Ok(_) => failure_value("signalkit: a value converted only on a second try".to_owned()),
+        Err(e) => failure_value(e.message().to_owned()),
+    }
 }
 
 #[inline]

@@ -385,6 +385,16 @@ impl<T: Value, F: FnMut(T) + Send + 'static> Sink<T> for NextOnly<F> {
     fn completed(&mut self) {}
 }
 
+/// Why a value did not convert to `T` (off the fast path).
+#[cold]
+#[inline(never)]
+fn conversion_message<T: Value>(value: ValueRef<'_>) -> String {
+    match T::from_value(value) {
+        Ok(_) => "signalkit: a value converted only on a second try".to_owned(),
+        Err(e) => e.message().to_owned(),
+    }
+}
+
 /// An error that no closure receives: a failure goes to the hook.
 fn unhandled(error: &AnyValue) {
     if let AnyValue::Failure(message) = error {
@@ -481,7 +491,10 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
                 Event::Next(value) => {
                     let converted = match value.failure() {
                         Some(message) => Err(message.to_owned()),
-                        None => T::from_value(value).map_err(|e| e.message().to_owned()),
+                        None => match T::from_value_fast(value) {
+                            Some(v) => Ok(v),
+                            None => Err(conversion_message::<T>(value)),
+                        },
                     };
                     match converted {
                         Ok(v) => state.sink.next(v),

@@ -433,6 +433,15 @@ pub trait Value: Send + Sized + 'static {
     /// A value of this type read from a borrowed `sk_value`; an error when
     /// it has another kind (nothing is converted: an int64 is no double).
     fn from_value(value: ValueRef<'_>) -> Result<Self, Error>;
+
+    /// [`from_value`](Value::from_value) without the error (the callbacks'
+    /// fast path: an `Option` comes back in registers, and the message is
+    /// made only when it is needed). Override it only for a cheaper path.
+    #[doc(hidden)]
+    #[inline]
+    fn from_value_fast(value: ValueRef<'_>) -> Option<Self> {
+        Self::from_value(value).ok()
+    }
 }
 
 impl Value for i64 {
@@ -443,6 +452,16 @@ impl Value for i64 {
     #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<i64, Error> {
         value.as_i64()
+    }
+    #[inline]
+    fn from_value_fast(value: ValueRef<'_>) -> Option<i64> {
+        let raw = value.raw();
+        // Safety: the kind says which member is live.
+        if raw.kind == sys::SK_KIND_INT64 {
+            Some(unsafe { raw.u.int64 })
+        } else {
+            None
+        }
     }
 }
 
@@ -478,6 +497,16 @@ impl Value for f64 {
     fn from_value(value: ValueRef<'_>) -> Result<f64, Error> {
         value.as_f64()
     }
+    #[inline]
+    fn from_value_fast(value: ValueRef<'_>) -> Option<f64> {
+        let raw = value.raw();
+        // Safety: the kind says which member is live.
+        if raw.kind == sys::SK_KIND_DOUBLE {
+            Some(unsafe { raw.u.real })
+        } else {
+            None
+        }
+    }
 }
 
 impl Value for bool {
@@ -488,6 +517,16 @@ impl Value for bool {
     #[inline]
     fn from_value(value: ValueRef<'_>) -> Result<bool, Error> {
         value.as_bool()
+    }
+    #[inline]
+    fn from_value_fast(value: ValueRef<'_>) -> Option<bool> {
+        let raw = value.raw();
+        // Safety: the kind says which member is live.
+        if raw.kind == sys::SK_KIND_BOOL {
+            Some(unsafe { raw.u.boolean })
+        } else {
+            None
+        }
     }
 }
 
