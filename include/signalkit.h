@@ -1876,7 +1876,16 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * (+1) through `out`. Callbacks given to an operator run on the thread that
  * delivers the event, once per event per subscription; their `release(ctx)`
  * runs when the returned signal and all its subscriptions are gone (or at
- * once if the call fails). Other signal and queue arguments are borrowed too:
+ * once if the call fails). One `ctx` serves every subscription of the
+ * returned signal, so a callback may run on several threads at once (two
+ * subscriptions delivering, or values that threads put at the same time,
+ * see sk_pipe_put()), and again from inside its own call (a callback that
+ * puts into its own source): state it keeps in `ctx` needs its own
+ * synchronisation, except the folds of sk_signal_reduce_left() and
+ * sk_signal_scan(), which never run concurrently within a subscription
+ * (their accumulator is per subscription). `ctx` is never dereferenced by
+ * the library: any value, NULL included, may be given with a NULL
+ * `release`. Other signal and queue arguments are borrowed too:
  * the returned signal retains what it needs. Durations follow the
  * conventions ("Durations"); timers and delayed work run on the queue given.
  *

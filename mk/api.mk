@@ -25,7 +25,7 @@ api: $(API_JSON) ## api.json, the C API for machines (.build-c/api.json; format:
 # tools/generate-combine.py, the Swift core's combineLatest and zip overloads
 # for 3 to 26 signals. test-api fails
 # when they are out of date.
-api-update: $(API_JSON) ## writes what is generated: Sources/python/signalkit/_prototypes.py, signalkit.hpp's pipeables (from the headers), docs/operators.md's table and the marble runners' operators (from the operator table, tools/api/operators.md), the Swift core's combineLatest and zip overloads
+api-update: $(API_JSON) ## writes what is generated: Sources/python/signalkit/_prototypes.py, signalkit.hpp's pipeables (from the headers), docs/operators.md's table and the marble runners' operators (from the operator table, tools/api/operators.md), the Swift core's combineLatest and zip overloads, Sources/rust/src/sys.rs
 	$(PYTHON) tools/api/generate.py $(API_JSON)
 	$(PYTHON) tools/api/operators.py $(API_JSON)
 	$(PYTHON) tools/generate-combine.py

@@ -100,7 +100,7 @@ bench-peers: $(if $(RXCPP_HEADERS),$(BENCH_OUT)/bench_rxcpp) $(if $(RPP_HEADERS)
 	@if [ -z "$(RPP_HEADERS)" ]; then rm -f $(BENCH_OUT)/bench_rpp; \
 		echo "ReactivePlusPlus: no headers in $(PEERS_DIR)/rpp, skipped (Benchmarks/README.md, The C++ peers)"; fi
 
-bench: bench-c bench-cpp bench-peers ## the benchmark suite: every workload, every implementation, one table
+bench: bench-c bench-cpp bench-peers bench-rust ## the benchmark suite: every workload, every implementation, one table (and the Rust crate's W1, W2b, W3 against the C API)
 	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \

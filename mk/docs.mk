@@ -69,6 +69,9 @@ define build_site
 	cp -r $(DOCS)/cpp/html $(SITE)/cpp && cp $(DOCS)/cpp/signalkit-cpp.tag $(SITE)/cpp/
 	$(DOCS_VENV)/bin/python -m pip --disable-pip-version-check install -q --no-deps --force-reinstall $(PY_OUT)/dist/signalkit-*.whl
 	cd $(OUT) && $(DOCS_VENV)/bin/python $(CURDIR)/tools/docs/python_docs.py $(SITE)/python signalkit signalkit.testing
+	cd Sources/rust && RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=$(RUST_OUT) SIGNALKIT_LIB_DIR=$(OUT)/lib \
+		$(CARGO) doc --offline --no-deps --quiet
+	cp -r $(RUST_OUT)/doc $(SITE)/rust && rm -f $(SITE)/rust/.lock
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	rm -f $(MARBLE_DUMP)
 	SIGNALKIT_MARBLE_DUMP=$(MARBLE_DUMP) $(SWIFT) test --skip-build \
@@ -82,7 +85,7 @@ define build_site
 	find $(SITE) -type f -exec chmod 0644 {} +
 endef
 
-docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python references, operator pages with marble pictures, the benchmark plot
+docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python, Rust references, operator pages with marble pictures, the benchmark plot
 	$(begin)
 	$(build_site)
 	$(end)

@@ -37,6 +37,9 @@ need lintian command -v lintian
 # its WebDriver (Selenium, from PyPI into the docs venv: mk/docs.mk).
 need chromium command -v chromium
 need chromium-driver command -v chromedriver
+# The Rust crate (Sources/rust, mk/rust.mk): Debian's cargo and rustc (1.63,
+# the crate's MSRV) when no cargo is on PATH (a rustup toolchain counts).
+need cargo command -v cargo
 
 if [ -z "$missing" ]; then
     exit 0

@@ -536,6 +536,12 @@ def python_names():
     return names
 
 
+# The Rust crate's sources (the Rust column's names), and the names of the
+# language and its standard library the column may use.
+RUST_SOURCES = "Sources/rust/src"
+RUST_BUILTINS = {"signalkit", "i64", "f64", "bool", "String", "Option", "Vec", "Arc"}
+
+
 def check_readme(api, entries, report):
     TYPE_NAMES.update(h["name"] for h in api["handles"])
     TYPE_NAMES.update(s["name"] for s in api["structs"])
@@ -553,6 +559,9 @@ def check_readme(api, entries, report):
     swift = declared_names(SWIFT_SOURCES, r"\b(?:func|class|struct|enum|protocol|typealias|var|let|case|init)\s+"
                                           r"`?([A-Za-z_][A-Za-z0-9_]*)")
     swift |= {"init", "Signal", "SwiftSignalKit", "SwiftSignalKitTesting"}
+    rust = declared_names([RUST_SOURCES], r"\b(?:fn|struct|enum|trait|type|mod)\s+([A-Za-z_][A-Za-z0-9_]*)")
+    rust |= declared_names([RUST_SOURCES], r"(?m)^    ([A-Z][A-Za-z0-9]*)\s*[(,{]")  # enum variants
+    rust |= RUST_BUILTINS
     grids = tables(body)
     if not grids:
         report(f"{README}, What is available: no table")
@@ -561,7 +570,7 @@ def check_readme(api, entries, report):
         header = rows[0]
         column = lambda prefix: next((i for i, cell in enumerate(header) if cell.startswith(prefix)), None)
         c_column, py_column = column("C ("), column("Python")
-        cpp_column, swift_column = column("C++"), column("Swift")
+        cpp_column, swift_column, rust_column = column("C++"), column("Swift"), column("Rust")
         if c_column is None or py_column is None:
             report(f"{README}, What is available: each table needs a column 'C (...)' and a column 'Python (...)'; "
                    f"this one's header is {' | '.join(header)}")
@@ -582,6 +591,12 @@ def check_readme(api, entries, report):
                     if part not in cpp:
                         report(f"{README}, What is available, row '{label}': the C++ column names `{part}`, which "
                                f"{' and '.join(CPP_HEADERS)} do not declare")
+            if rust_column is not None:
+                for token in re.findall(r"`([^`]+)`", row[rust_column]):
+                    for part in token.split("::") if re.fullmatch(r"[\w:]+", token) else []:
+                        if part not in rust:
+                            report(f"{README}, What is available, row '{label}': the Rust column names `{part}`, "
+                                   f"which no file of {RUST_SOURCES}/ declares")
             if swift_column is not None:
                 for part in column_names(row[swift_column]):
                     if part not in swift:

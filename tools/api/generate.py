@@ -9,15 +9,21 @@ copy is not what the headers give.
   include/signalkit.hpp, between its lines "// BEGIN pipeables (generated)"
   and "// END pipeables (generated)"
       the C++ pipeables (`s | take(3)`): one for each operator of class
-      signalkit::signal (a public const member that returns a signal).
+      signalkit::signal (a public const member that returns a signal);
+  Sources/rust/src/sys.rs
+      the Rust crate's raw bindings (generate_rust.py).
 
 Usage: generate.py API.json            (from the repository's root: writes both)
        generate.py API.json --check    (says which differ; exit status 1 if any)
 Python 3 standard library only.
 """
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generate_rust  # noqa: E402  (beside this file)
 
 PROTOTYPES = "Sources/python/signalkit/_prototypes.py"
 CPP_HEADER = "include/signalkit.hpp"
@@ -123,7 +129,7 @@ def cpp_pipeables(cpp_text):
 def outputs(api):
     with open(CPP_HEADER, encoding="utf-8") as source:
         cpp_text = source.read()
-    return {PROTOTYPES: python_prototypes(api), CPP_HEADER: cpp_pipeables(cpp_text)}
+    return {PROTOTYPES: python_prototypes(api), CPP_HEADER: cpp_pipeables(cpp_text), **generate_rust.outputs(api)}
 
 
 def stale(api):

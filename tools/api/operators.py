@@ -5,7 +5,7 @@ naming the file, when the tree's copy differs.
 
   docs/operators.md, between "<!-- BEGIN operators (generated) -->" and
   "<!-- END operators (generated) -->"
-      the table of operators, the table's first seven columns as written;
+      the table of operators, every column but the marble table's, as written;
   Tests/common/operator_list.h
       every C operator of a standard shape: {C function, marble name or
       NULL, shape, the function} (the C marble runner, test_limits.c's
@@ -58,7 +58,7 @@ SHAPES = {
 }
 # Shapes the C lists know and the marble runners do not.
 C_ONLY_SHAPES = {"on", "tap", "work"}
-COLUMNS = ("family", "operator", "swift", "c", "cpp", "python", "rx", "marble")
+COLUMNS = ("family", "operator", "swift", "c", "cpp", "python", "rust", "rx", "marble")
 
 
 def cells(line):
@@ -149,9 +149,10 @@ def used_marble_operators():
 
 
 def doc_block(header, rows):
-    """The first seven columns."""
-    lines = ["| " + " | ".join(cells(header)[:7]) + " |", "|" + "---|" * 7]
-    lines += ["| " + " | ".join(row[column] for column in COLUMNS[:7]) + " |" for row in rows]
+    """Every column but the marble table's."""
+    shown = len(COLUMNS) - 1
+    lines = ["| " + " | ".join(cells(header)[:shown]) + " |", "|" + "---|" * shown]
+    lines += ["| " + " | ".join(row[column] for column in COLUMNS[:shown]) + " |" for row in rows]
     return "\n".join(lines)
 
 

@@ -28,7 +28,7 @@ import tempfile
 COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
           "Tests/fuzz/fuzz_api.c", "Tests/SwiftSignalKitTests/Model",
-          "docs/operators.md")
+          "docs/operators.md", "Sources/rust/src")
 HERE = os.getcwd()
 
 
@@ -101,6 +101,13 @@ CASES = [
     ("a C++ operator member without its pipeable",
      [("include/signalkit.hpp", "SIGNALKIT_DETAIL_PIPEABLE(take)\n", "")],
      [r"include/signalkit\.hpp is not what the headers give \(its generated part\): run `make api-update`"]),
+    ("a generated Rust binding edited by hand",
+     [("Sources/rust/src/sys.rs", "pub fn sk_signal_take(out: *mut *mut sk_signal, signal: *mut sk_signal, count: usize)",
+       "pub fn sk_signal_take(out: *mut *mut sk_signal, signal: *mut sk_signal, count: c_int)")],
+     [r"Sources/rust/src/sys\.rs is not what the headers give \(its generated part\): run `make api-update`"]),
+    ("a Rust name of the availability table that the crate does not declare",
+     [("docs/operators.md", "| `pairwise` |  |", "| `pairs` |  |")],
+     [r"row 'reduce, materialize pairwise': the Rust column names `pairs`, which no file of Sources/rust/src/ declares"]),
     ("a ctypes struct's fields swapped",
      [("Sources/python/signalkit/_core.py", '("ctx", c_void_p), ("release", _release_fn)]',
        '("release", _release_fn), ("ctx", c_void_p)]')],
@@ -129,8 +136,8 @@ CASES = [
      [("docs/operators.md", "| `withLatestFrom` |", "| `withLatest` |")],
      [r"row 'combining with latest from': the Swift column names `withLatest`, which no file"]),
     ("a row of the operator table changed and what is made from it not remade",
-     [("tools/api/operators.md", "| `buffer_with_count` | `bufferCount` / `buffer_with_count` | `bufferCount` |",
-       "| `buffer_count` | `bufferCount` / `buffer_with_count` | `bufferCount` |")],
+     [("tools/api/operators.md", "| `buffer_with_count` | `buffer_count` | `bufferCount` / `buffer_with_count` |",
+       "| `buffer_count` | `buffer_count` | `bufferCount` / `buffer_with_count` |")],
      [r"docs/operators\.md is not what the operator table gives",
       r"Sources/python/tests/marble_operators\.py is not what the operator table gives"]),
     ("a marble table operator in no row of the operator table",

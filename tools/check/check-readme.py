@@ -23,6 +23,10 @@ Each fenced block must follow a marker comment on the line before it:
                             make target RUN_STEPS names for NAME, through
                             tools/check/run-doc-steps.py (which fails when no block
                             bears a NAME it is asked for)
+  <!-- rust-doctest -->     a Rust block that the crate's doc tests compile and
+                            run (make test-rust): Sources/rust/src/lib.rs must
+                            include the document as documentation
+                            (include_str!), which is checked
   <!-- fragment -->         shell commands or an excerpt, not run
 
 Usage: check-readme.py [DOCUMENT...] (run from the repository's root; the
@@ -34,7 +38,8 @@ import subprocess
 import sys
 import tempfile
 
-MARKER = re.compile(r"^<!-- (fragment|swift-dependency|file: (\S+)|run: (\S+)) -->$")
+MARKER = re.compile(r"^<!-- (fragment|swift-dependency|rust-doctest|file: (\S+)|run: (\S+)) -->$")
+RUST_CRATE_ROOT = "Sources/rust/src/lib.rs"
 # The blocks of each `run:` name, and the target that runs them.
 RUN_STEPS = {
     "tarball": "make test-dist-tarball",
@@ -147,7 +152,7 @@ def check_document(readme, root):
         match = MARKER.match(marker)
         if not match:
             problems.append(f"{readme}:{number}: a code block without a marker"
-                            " (file:, run:, swift-dependency or fragment)")
+                            " (file:, run:, swift-dependency, rust-doctest or fragment)")
             continue
         kind, path, steps = match.group(1), match.group(2), match.group(3)
         if steps is not None:
@@ -163,6 +168,13 @@ def check_document(readme, root):
                 continue
             if text != expected:
                 problems.append(f"{readme}:{number}: the block differs from {path}")
+        elif kind == "rust-doctest":
+            with open(os.path.join(root, RUST_CRATE_ROOT)) as handle:
+                crate = handle.read()
+            name = os.path.relpath(os.path.join(root, readme), os.path.join(root, os.path.dirname(RUST_CRATE_ROOT)))
+            if f'include_str!("{name}")' not in crate:
+                problems.append(f"{readme}:{number}: a rust-doctest block, but {RUST_CRATE_ROOT} does not include "
+                                f'the document (#[doc = include_str!("{name}")]): its doc tests would not run it')
         elif kind == "swift-dependency":
             problem = check_dependency(text, root)
             if problem:

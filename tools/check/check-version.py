@@ -13,6 +13,7 @@ cannot be made from it at build time are checked here:
                                         heading above VERSION
   README.md, docs/*.md, docs/*/*.md      every `from: "X.Y.Z"` of a Swift
                                         dependency line
+  Sources/rust/Cargo.toml               the crate's version
 
 and, when a staged install is given (check-version.py STAGE), what the build
 made: the .pc files' Version and the CMake package's PACKAGE_VERSION.
@@ -55,6 +56,12 @@ def main():
     elif ".".join(part.group(1) for part in parts) != version:
         disagree("include/signalkit.h (SK_VERSION_MAJOR/MINOR/PATCH)", ".".join(part.group(1) for part in parts))
 
+    crate = re.search(r'(?m)^version = "([^"]+)"$', read("Sources/rust/Cargo.toml"))
+    if not crate:
+        problems.append("Sources/rust/Cargo.toml: no version = \"X.Y.Z\" line")
+    elif crate.group(1) != version:
+        disagree("Sources/rust/Cargo.toml (the crate's version)", crate.group(1))
+
     recorded = read("Tests/abi/version").strip()
     if key(recorded) > key(version) or key(recorded)[0] != key(version)[0]:
         problems.append(f"Tests/abi/version says the ABI was recorded at {recorded}, which VERSION ({version}) "
@@ -89,7 +96,7 @@ def main():
         print(f"error: {problem}", file=sys.stderr)
     if not problems:
         print(f"version {version}: VERSION, signalkit.h (and so sk_version_number/string), the ABI record, CHANGELOG.md and "
-              f"the Swift dependency lines of README.md and docs/ agree{'; so does the staged install' if stage else ''}")
+              f"the Rust crate, the Swift dependency lines of README.md and docs/ agree{'; so does the staged install' if stage else ''}")
     return 1 if problems else 0
 
 

@@ -112,7 +112,7 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
             problems.append(f"{path}: no signatures (a Signatures heading with the Swift declaration)")
         if names_c and "C" not in headings:
             problems.append(f"{path}: it names a C function but shows no C signature")
-    if path.split("/")[0] in ("c", "cpp", "python", "swift") and not driver.execute_script(
+    if path.split("/")[0] in ("c", "cpp", "python", "swift", "rust") and not driver.execute_script(
             "return Array.from(document.querySelectorAll('a')).some(a => a.textContent === 'SignalKit documentation' "
             "&& a.href.endsWith('/index.html'))"):
         problems.append(f"{path}: no way back to the site's front page")

@@ -375,7 +375,8 @@ def signatures(row: dict[str, str], api: dict[str, dict[str, Any]], cpp: dict[st
 
 
 def reference_links(row: dict[str, str], c_tags: dict[str, tuple[str, str]], cpp_tags: dict[str, tuple[str, str]],
-                    py_ids: set[str], swift_pages: list[str]) -> list[tuple[str, str | None, str]]:
+                    py_ids: set[str], swift_pages: list[str],
+                    rust_ids: set[str] | None = None) -> list[tuple[str, str | None, str]]:
     """(language, link from an operator page or None, the name) for each
     reference, the names the operator table's row gives; Swift's from DocC's
     folders of symbol pages, when built."""
@@ -392,6 +393,11 @@ def reference_links(row: dict[str, str], c_tags: dict[str, tuple[str, str]], cpp
         links.append(("Python", f"../python/signalkit.html#Signal.{found}", f"signalkit.Signal.{found}"))
     else:
         links.append(("Python", None, ""))
+    found = first_name(row["rust"])
+    if found and f"method.{found}" in (rust_ids or set()):
+        links.append(("Rust", f"../rust/signalkit/struct.Signal.html#method.{found}", f"signalkit::Signal::{found}"))
+    else:
+        links.append(("Rust", None, ""))
     name = first_name(row["swift"]) or "?"
     prefix = name.lower()[:-1] if "(" in name else name.lower() + "("
     pages = sorted((page for page in swift_pages if page.startswith(prefix)), key=len)
@@ -622,7 +628,7 @@ def embed_pictures(site: str, coverage: list[tuple[str, list[tuple[str, str | No
     for op, links in coverage:
         case = by_operator[op][0]
         for lang, href, _ in links:
-            if not href or lang == "Swift":
+            if not href or lang in ("Swift", "Rust"):  # DocC's and rustdoc's pages: links only
                 continue
             target, _, anchor = href.removeprefix("../").partition("#")
             alt = html.escape(f"{case['name']}: {' | '.join(case['operators'])}")
@@ -679,10 +685,10 @@ WAY_BACK_MARK = "sk-way-back"
 
 def add_way_back(site: str) -> int:
     """Every page of the references (Doxygen's C and C++, pdoc's Python,
-    DocC's Swift) gets a line at its top back to the site's front page and
+    DocC's Swift, rustdoc's Rust) gets a line at its top back to the site's front page and
     its operators; returns how many pages got it."""
     count = 0
-    for folder in ("c", "cpp", "python", "swift"):
+    for folder in ("c", "cpp", "python", "swift", "rust"):
         for directory, _, files in os.walk(os.path.join(site, folder)):
             for name in files:
                 if not name.endswith(".html"):
@@ -702,6 +708,36 @@ def add_way_back(site: str) -> int:
                     f.write(text)
                 count += 1
     return count
+
+
+def fix_rustdoc(folder: str) -> None:
+    """rustdoc's pages (make docs copies them under rust/) link to the
+    documentation root's index.html (help, settings), which a crate's docs
+    leave to the tool that gathers several crates: it is made here, sending
+    the reader to the crate. Their links to source lines name ranges
+    ("#52-55") that rustdoc's script selects: the first line's id is the
+    anchor kept. The guide (docs/rust.md, the crate's module guide) links
+    the other guides by their Markdown files: to their pages under guide/."""
+    if not os.path.isdir(folder):
+        return
+    with open(os.path.join(folder, "index.html"), "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>signalkit (Rust)</title>"
+                "<meta http-equiv='refresh' content='0; url=signalkit/index.html'></head>"
+                "<body><a href='signalkit/index.html'>the signalkit crate</a></body></html>\n")
+    for parent, _, names in os.walk(folder):
+        for name in names:
+            if not name.endswith(".html"):
+                continue
+            path = os.path.join(parent, name)
+            up = os.path.relpath(os.path.dirname(folder), parent)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            fixed = re.sub(r'(href="[^"#]*\.rs\.html#\d+)-\d+"', r'\1"', text)
+            fixed = re.sub(r'href="([a-z][a-z0-9-]*)\.md(#[^"]*)?"',
+                           lambda m: f'href="{up}/guide/docs/{m.group(1)}.html{m.group(2) or ""}"', fixed)
+            if fixed != text:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(fixed)
 
 
 def favicon() -> bytes:
@@ -729,7 +765,7 @@ def favicon() -> bytes:
 
 # The guides (rendered from Markdown by guides.py) the index lists, in order.
 GUIDES = [("README", "README: install, the two commands, a quick start per language"),
-          ("docs/c", "C"), ("docs/cpp", "C++"), ("docs/swift", "Swift"), ("docs/python", "Python"),
+          ("docs/c", "C"), ("docs/cpp", "C++"), ("docs/swift", "Swift"), ("docs/python", "Python"), ("docs/rust", "Rust"),
           ("Sources/python/README", "The Python package"), ("docs/concepts", "Concepts, and where each rule lives"),
           ("docs/operators", "Operators in every language, with their RxJS and RxPY names"),
           ("docs/semantics", "Semantics, compared with RxJS and RxPY"),
@@ -761,9 +797,11 @@ def main() -> int:
         for op in dict.fromkeys(o.split()[0] for o in case["operators"]):
             by_operator.setdefault(op, []).append(case)
     fix_doxygen_summaries(os.path.join(site, "cpp"))
+    fix_rustdoc(os.path.join(site, "rust"))
     c_tags = doxygen_tags(os.path.join(site, "c", "signalkit-c.tag"), None)
     cpp_tags = doxygen_tags(os.path.join(site, "cpp", "signalkit-cpp.tag"), ["signalkit", "signalkit::signal"])
     py_ids = pdoc_ids(os.path.join(site, "python", "signalkit.html"))
+    rust_ids = pdoc_ids(os.path.join(site, "rust", "signalkit", "struct.Signal.html"))
     swift_built = os.path.exists(os.path.join(site, "swift", "index.html"))
     swift_folder = os.path.join(site, "swift", "documentation", "swiftsignalkit")
     swift_pages = sorted(os.listdir(swift_folder)) if swift_built and os.path.isdir(swift_folder) else []
@@ -780,7 +818,7 @@ def main() -> int:
         print(f"the operator table (tools/api/operators.md) has no row for {', '.join(missing)}", file=sys.stderr)
         return 1
     for op in sorted(by_operator, key=str.lower):
-        links = reference_links(table[op], c_tags, cpp_tags, py_ids, swift_pages)
+        links = reference_links(table[op], c_tags, cpp_tags, py_ids, swift_pages, rust_ids)
         coverage.append((op, links))
         with open(os.path.join(site, "operators", op + ".html"), "w", encoding="utf-8") as f:
             c_name = first_name(table[op]["c"])
@@ -818,6 +856,7 @@ def main() -> int:
 <li><a href='c/index.html'>C</a>: <code>signalkit.h</code>, <code>signalkit_ffi.h</code>, <code>signalkit_test.h</code> (Doxygen)</li>
 <li><a href='cpp/index.html'>C++</a>: <code>signalkit.hpp</code>, <code>signalkit_test.hpp</code> (Doxygen)</li>
 <li><a href='python/signalkit.html'>Python</a>: the <code>signalkit</code> package (pdoc, from its docstrings and annotations)</li>
+<li><a href='rust/signalkit/index.html'>Rust</a>: the <code>signalkit</code> crate (rustdoc)</li>
 <li id='swift'>Swift: {swift}. DocC's pages are a web application: serve the folder over HTTP rather than opening
 the files, e.g. <code>python3 -m http.server --directory .build-c/site 8000</code> and open
 <code>http://127.0.0.1:8000/</code> (the same serves this whole site).</li>

@@ -1,0 +1,133 @@
+//! How Rust closures become C callbacks: each is boxed into the `ctx` of
+//! its callback set and dropped by the set's `release`; each call goes
+//! through a [`FnCell`], which serialises the calls of an `FnMut` (the
+//! library may call one callback set from several threads at once: puts on
+//! several threads reach a subscriber concurrently), refuses a call that
+//! re-enters it from inside itself, and catches a panic, so that no unwind
+//! ever crosses into C.
+use std::any::Any;
+use std::os::raw::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError, RwLock};
+
+thread_local! {
+    static TOKEN: u8 = const { 0 };
+}
+
+/// A number that tells the calling thread from the others (the address
+/// of a thread-local).
+#[inline]
+fn thread_token() -> usize {
+    TOKEN.with(|token| token as *const u8 as usize)
+}
+
+/// A closure called through C, at most one call at a time.
+pub(crate) struct FnCell<F> {
+    owner: AtomicUsize,
+    f: Mutex<F>,
+}
+
+impl<F> FnCell<F> {
+    pub(crate) fn new(f: F) -> FnCell<F> {
+        FnCell { owner: AtomicUsize::new(0), f: Mutex::new(f) }
+    }
+
+    /// Whether the calling thread is inside a call of the closure.
+    #[inline]
+    pub(crate) fn held_here(&self) -> bool {
+        self.owner.load(Ordering::Relaxed) == thread_token()
+    }
+
+    /// Calls `call` with the closure; Err(message) when it panicked or was
+    /// re-entered (called again from inside its own call).
+    #[inline]
+    pub(crate) fn with<R>(&self, call: impl FnOnce(&mut F) -> R) -> Result<R, String> {
+        let me = thread_token();
+        if self.owner.load(Ordering::Relaxed) == me {
+            return Err("a closure was called again from inside itself (an FnMut cannot be re-entered): \
+                        emit from another closure, or through a queue"
+                .to_owned());
+        }
+        let mut guard = self.f.lock().unwrap_or_else(PoisonError::into_inner);
+        self.owner.store(me, Ordering::Relaxed);
+        let result = catch_unwind(AssertUnwindSafe(|| call(&mut guard)));
+        self.owner.store(0, Ordering::Relaxed);
+        drop(guard);
+        result.map_err(|payload| panic_message(&*payload))
+    }
+}
+
+/// A function called through C that may run on several threads at once
+/// (an operator's function, a generator): `Fn + Sync`, so no lock; a panic
+/// is caught.
+pub(crate) struct FnShared<F>(pub(crate) F);
+
+impl<F> FnShared<F> {
+    /// Calls `call` with the function; Err(message) when it panicked.
+    #[inline]
+    pub(crate) fn call<R>(&self, call: impl FnOnce(&F) -> R) -> Result<R, String> {
+        catch_unwind(AssertUnwindSafe(|| call(&self.0))).map_err(|payload| panic_message(&*payload))
+    }
+}
+
+/// The message of a panic's payload.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    let text = if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic with a payload that is not a string".to_owned()
+    };
+    format!("panicked: {}", text)
+}
+
+/// Boxes `ctx` for a C callback set.
+pub(crate) fn into_ctx<C: Send + 'static>(ctx: C) -> *mut c_void {
+    Box::into_raw(Box::new(ctx)) as *mut c_void
+}
+
+/// The release of a context made by [`into_ctx`]: drops it, on whatever
+/// thread the library runs the release (hence `Send`).
+pub(crate) unsafe extern "C" fn release_ctx<C>(ctx: *mut c_void) {
+    let result = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(ctx as *mut C))));
+    if result.is_err() {
+        report_failure("release", "the drop of a closure panicked");
+    }
+}
+
+/// Borrows a context made by [`into_ctx`].
+///
+/// # Safety
+/// `ctx` must come from `into_ctx::<C>` and its release not have run.
+#[inline]
+pub(crate) unsafe fn ctx_ref<'a, C>(ctx: *mut c_void) -> &'a C {
+    &*(ctx as *const C)
+}
+
+/// A failure hook: called with where the failure happened and its message.
+pub type FailureHook = Box<dyn Fn(&str, &str) + Send + Sync>;
+static HOOK: RwLock<Option<FailureHook>> = RwLock::new(None);
+
+/// Sets the function that receives the failures no error event can carry:
+/// a panic in a predicate (`filter`, `take_while`, ...) or a side effect
+/// (`before_next`, ...), whose C callback has no way to fail, and a panic
+/// in an error or completion closure. It is called with where the failure
+/// happened (`"filter"`, `"completed"`, ...) and its message, on the thread
+/// of the failure. None restores the default, which prints the failure to
+/// standard error.
+pub fn set_failure_hook(hook: Option<FailureHook>) {
+    *HOOK.write().unwrap_or_else(PoisonError::into_inner) = hook;
+}
+
+/// Gives a failure to the hook (never unwinds).
+pub(crate) fn report_failure(place: &str, message: &str) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let hook = HOOK.read().unwrap_or_else(PoisonError::into_inner);
+        match &*hook {
+            Some(hook) => hook(place, message),
+            None => eprintln!("signalkit: {} callback: {}", place, message),
+        }
+    }));
+}

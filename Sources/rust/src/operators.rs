@@ -1,0 +1,626 @@
+//! The operators, as methods of [`Signal`]: each takes `self` borrowed and
+//! returns a new signal. A function given to an operator is boxed into the
+//! operator's `ctx` and dropped by its `release`, when the returned signal
+//! and all its subscriptions are gone. It runs on the thread that delivers
+//! each value (any thread: hence `Send + 'static`), for every subscription
+//! of the signal, and so possibly on several threads at once: it is an
+//! `Fn + Sync`, called without a lock. State that belongs to one
+//! subscription goes into `scan` (the library keeps its accumulator per
+//! subscription); state shared on purpose goes into an atomic or a `Mutex`
+//! of its own. (A subscription's own closures, which one subscription alone
+//! calls, are `FnMut`: [`Observer`](crate::Observer).)
+//!
+//! A panic in a closure that makes a value or a signal (`map`, `scan`,
+//! `reduce`, `group_by`'s key, `map_to_signal`, `merge_map`, `catch`,
+//! `deferred`) travels on as a failure value and ends the subscription that
+//! receives it with [`AnyValue::Failure`]. A predicate (`filter`,
+//! `skip_while`, `take_while`, `first_where`) or a side effect cannot fail
+//! in C: its panic goes to the failure hook ([`crate::set_failure_hook`]),
+//! the predicate answering false; `take_until`'s function completes.
+//!
+//! An operator the library refuses (a pipeline deeper than
+//! `SK_SIGNAL_MAX_DEPTH`, the timers' descriptors refused) gives a signal
+//! that fails at once with the library's message, so that operators chain
+//! without `?`.
+use std::os::raw::{c_int, c_void};
+use std::ptr;
+use std::time::Duration;
+
+use crate::callback::{ctx_ref, into_ctx, release_ctx, report_failure, FnShared};
+use crate::queue::{seconds, Queue};
+use crate::signal::{operator, Signal};
+use crate::sys;
+use crate::value::{failure_value, AnyValue, RawValue, Value, ValueRef};
+
+/// What `take_until`'s function decides about a value.
+///
+/// ```
+/// use signalkit::{Signal, TakeAction};
+/// let s = Signal::concat(&[Signal::single(1i64), Signal::single(20), Signal::single(3)]);
+/// let small = s.take_until(|x| if *x < 10 { TakeAction::PASS } else { TakeAction::COMPLETE });
+/// let mut got = Vec::new();
+/// small.for_each_blocking(|v| got.push(v)).unwrap();
+/// assert_eq!(got, vec![1]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TakeAction {
+    /// Deliver the value.
+    pub pass: bool,
+    /// Then complete.
+    pub complete: bool,
+}
+
+impl TakeAction {
+    /// Deliver the value and go on.
+    pub const PASS: TakeAction = TakeAction { pass: true, complete: false };
+    /// Drop the value and go on.
+    pub const DROP: TakeAction = TakeAction { pass: false, complete: false };
+    /// Deliver the value, then complete.
+    pub const PASS_AND_COMPLETE: TakeAction = TakeAction { pass: true, complete: true };
+    /// Complete without the value.
+    pub const COMPLETE: TakeAction = TakeAction { pass: false, complete: true };
+}
+
+type Ctx = *mut c_void;
+type Release = sys::sk_release_fn;
+
+/// An operator taking a closure's context. A closure that captures
+/// nothing (zero-sized, nothing to drop) needs no box and no release: the
+/// library then keeps the stage without a context to let go of, as it does
+/// for a C function given a NULL release (its cheapest form).
+fn with_ctx<U, C: Send + 'static>(ctx: C, call: impl FnOnce(*mut *mut sys::sk_signal, Ctx, Release) -> c_int) -> Signal<U> {
+    if std::mem::size_of::<C>() == 0 && !std::mem::needs_drop::<C>() {
+        std::mem::forget(ctx);
+        // A zero-sized value lives at any aligned address: ctx_ref reads
+        // no byte of it.
+        let dangling = std::ptr::NonNull::<C>::dangling().as_ptr() as Ctx;
+        return operator(|out| call(out, dangling, None));
+    }
+    let ctx = into_ctx(ctx);
+    // The library runs release_ctx also when the call fails.
+    operator(|out| call(out, ctx, Some(release_ctx::<C>)))
+}
+
+/// The value of a failure, or of a value that did not convert.
+#[inline]
+fn converted<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
+    if value.failure().is_some() {
+        return Err(RawValue::copy_of(value));
+    }
+    match T::from_value_fast(value) {
+        Some(value) => Ok(value),
+        None => Err(not_converted::<T>(value)),
+    }
+}
+
+/// The failure value of a value that did not convert, with the message.
+#[cold]
+#[inline(never)]
+fn not_converted<T: Value>(value: ValueRef<'_>) -> RawValue {
+    match T::from_value(value) {
+        Ok(_) => failure_value("signalkit: a value converted only on a second try".to_owned()),
+        Err(e) => failure_value(e.message().to_owned()),
+    }
+}
+
+#[inline]
+fn to_out<U: Value>(result: Result<U, String>) -> RawValue {
+    match result {
+        Ok(value) => value.to_value().unwrap_or_else(|e| failure_value(e.message().to_owned())),
+        Err(message) => failure_value(message),
+    }
+}
+
+unsafe extern "C" fn map_fn<T: Value, U: Value, F: Fn(T) -> U>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
+    let result = match converted::<T>(ValueRef::from_ptr(value)) {
+        Ok(value) => to_out(ctx_ref::<FnShared<F>>(ctx).call(|f| f(value))),
+        Err(failure) => failure,
+    };
+    ptr::write(out, result.into_raw());
+}
+
+unsafe extern "C" fn key_fn<T: Value, K: Value, F: Fn(&T) -> K>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
+    let result = match converted::<T>(ValueRef::from_ptr(value)) {
+        Ok(value) => to_out(ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))),
+        Err(failure) => failure,
+    };
+    ptr::write(out, result.into_raw());
+}
+
+/// A predicate; `ON_FAILURE` is its answer for a failure value, chosen so
+/// that the failure goes on to where it ends the subscription.
+unsafe extern "C" fn predicate_fn<T: Value, F: Fn(&T) -> bool, const ON_FAILURE: bool>(
+    ctx: Ctx,
+    value: *const sys::sk_value,
+) -> bool {
+    match converted::<T>(ValueRef::from_ptr(value)) {
+        Ok(value) => match ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
+            Ok(answer) => answer,
+            Err(message) => {
+                report_failure("predicate", &message);
+                false
+            }
+        },
+        Err(_) => ON_FAILURE,
+    }
+}
+
+unsafe extern "C" fn take_until_fn<T: Value, F: Fn(&T) -> TakeAction>(ctx: Ctx, value: *const sys::sk_value) -> c_int {
+    let bits = |action: TakeAction| {
+        (if action.pass { sys::SK_TAKE_PASS } else { 0 } | if action.complete { sys::SK_TAKE_COMPLETE } else { 0 }) as c_int
+    };
+    match converted::<T>(ValueRef::from_ptr(value)) {
+        Ok(value) => match ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
+            Ok(action) => bits(action),
+            Err(message) => {
+                report_failure("take_until", &message);
+                bits(TakeAction::COMPLETE)
+            }
+        },
+        Err(_) => bits(TakeAction::PASS_AND_COMPLETE),
+    }
+}
+
+unsafe extern "C" fn reduce_fn<T: Value, U: Value, F: Fn(U, T) -> U>(
+    ctx: Ctx,
+    accumulator: *const sys::sk_value,
+    value: *const sys::sk_value,
+    out: *mut sys::sk_value,
+) {
+    let result = match (converted::<U>(ValueRef::from_ptr(accumulator)), converted::<T>(ValueRef::from_ptr(value))) {
+        (Err(failure), _) | (_, Err(failure)) => failure,
+        (Ok(accumulator), Ok(value)) => to_out(ctx_ref::<FnShared<F>>(ctx).call(|f| f(accumulator, value))),
+    };
+    ptr::write(out, result.into_raw());
+}
+
+fn failing_signal(error: RawValue) -> *mut sys::sk_signal {
+    let mut out = ptr::null_mut();
+    // Safety: valid arguments: sk_signal_fail does not fail.
+    unsafe { sys::sk_signal_fail(&mut out, error.as_ptr()) };
+    out
+}
+
+fn signal_result<U>(result: Result<Signal<U>, String>) -> *mut sys::sk_signal {
+    match result {
+        Ok(signal) => signal.into_raw(),
+        Err(message) => failing_signal(failure_value(message)),
+    }
+}
+
+unsafe extern "C" fn signal_fn<T: Value, U: Value, F: Fn(T) -> Signal<U>>(ctx: Ctx, value: *const sys::sk_value) -> *mut sys::sk_signal {
+    match converted::<T>(ValueRef::from_ptr(value)) {
+        Ok(value) => signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f(value))),
+        Err(failure) => failing_signal(failure),
+    }
+}
+
+unsafe extern "C" fn catch_fn<T: Value, F: Fn(AnyValue) -> Signal<T>>(ctx: Ctx, error: *const sys::sk_value) -> *mut sys::sk_signal {
+    let error = AnyValue::from_value(ValueRef::from_ptr(error));
+    signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f(error)))
+}
+
+unsafe extern "C" fn deferred_fn<T: Value, F: Fn() -> Signal<T>>(ctx: Ctx) -> *mut sys::sk_signal {
+    signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f()))
+}
+
+unsafe extern "C" fn value_fn<T: Value, F: Fn(&T)>(ctx: Ctx, value: *const sys::sk_value) {
+    if let Ok(value) = converted::<T>(ValueRef::from_ptr(value)) {
+        if let Err(message) = ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
+            report_failure("side effect", &message);
+        }
+    }
+}
+
+unsafe extern "C" fn work_fn<F: Fn()>(ctx: Ctx) {
+    if let Err(message) = ctx_ref::<FnShared<F>>(ctx).call(|f| f()) {
+        report_failure("side effect", &message);
+    }
+}
+
+fn raw_list<T>(signals: &[Signal<T>]) -> Vec<*mut sys::sk_signal> {
+    signals.iter().map(Signal::as_raw).collect()
+}
+
+fn value_or_refused<T: Value, U>(value: &T, then: impl FnOnce(&RawValue) -> Signal<U>) -> Signal<U> {
+    match value.to_value() {
+        Ok(raw) => then(&raw),
+        Err(error) => Signal::refused(error),
+    }
+}
+
+fn queue_ptr(queue: Option<&Queue>) -> *mut sys::sk_queue {
+    queue.map_or(ptr::null_mut(), Queue::as_raw)
+}
+
+/// # Mapping, filtering, taking
+impl<T: Value> Signal<T> {
+    /// Each value transformed by `f`.
+    ///
+    /// ```
+    /// use signalkit::Signal;
+    /// let mut got = Vec::new();
+    /// Signal::single(4).map(|x: i64| x.to_string()).for_each_blocking(|s| got.push(s)).unwrap();
+    /// assert_eq!(got, vec!["4".to_string()]);
+    /// ```
+    pub fn map<U: Value, F: Fn(T) -> U + Send + Sync + 'static>(&self, f: F) -> Signal<U> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_map(out, self.as_raw(), Some(map_fn::<T, U, F>), ctx, release)
+        })
+    }
+
+    /// Only the values for which `f` answers true.
+    ///
+    /// A non-`Send` closure is refused, since the library may call it on
+    /// another thread:
+    ///
+    /// ```compile_fail,E0277
+    /// use std::rc::Rc;
+    /// let limit = Rc::new(3);
+    /// let s = signalkit::Signal::single(1i64).filter(move |x| *x < *limit);
+    /// ```
+    pub fn filter<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_filter(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release)
+        })
+    }
+
+    /// Drops a value equal to the one before it.
+    pub fn distinct_until_changed(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_distinct_until_changed(out, self.as_raw()) })
+    }
+
+    /// The first `count` values, then the completion.
+    pub fn take(&self, count: usize) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_take(out, self.as_raw(), count) })
+    }
+
+    /// Values as `f` decides ([`TakeAction`]): pass or drop each, complete
+    /// after it or not.
+    pub fn take_until<F: Fn(&T) -> TakeAction + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_take_until(out, self.as_raw(), Some(take_until_fn::<T, F>), ctx, release)
+        })
+    }
+
+    /// Values until `notifier` emits.
+    pub fn take_until_signal<U>(&self, notifier: &Signal<U>) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_take_until_signal(out, self.as_raw(), notifier.as_raw()) })
+    }
+
+    /// The last value, at the completion.
+    pub fn last(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_last(out, self.as_raw()) })
+    }
+
+    /// All but the first `count` values.
+    pub fn skip(&self, count: usize) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_skip(out, self.as_raw(), count) })
+    }
+
+    /// Drops values while `f` answers true, then passes every value.
+    pub fn skip_while<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_skip_while(out, self.as_raw(), Some(predicate_fn::<T, F, false>), ctx, release)
+        })
+    }
+
+    /// Values while `f` answers true, then the completion (with the first
+    /// value that failed it when `inclusive`).
+    pub fn take_while<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, inclusive: bool, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_take_while(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release, inclusive)
+        })
+    }
+
+    /// The first value, then the completion.
+    pub fn first(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_first(out, self.as_raw()) })
+    }
+
+    /// The first value for which `f` answers true, then the completion.
+    pub fn first_where<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_first_where(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release)
+        })
+    }
+
+    /// The value at `index` (from 0), then the completion.
+    pub fn element_at(&self, index: usize) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_element_at(out, self.as_raw(), index) })
+    }
+
+    /// `value` when the signal completes without one.
+    pub fn default_if_empty(&self, value: T) -> Signal<T> {
+        value_or_refused(&value, |raw| operator(|out| unsafe { sys::sk_signal_default_if_empty(out, self.as_raw(), raw.as_ptr()) }))
+    }
+
+    /// Only the terminal event.
+    pub fn ignore_values(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_ignore_values(out, self.as_raw()) })
+    }
+}
+
+/// # Reducing
+impl<T: Value> Signal<T> {
+    /// Folds the values into `initial` with `f`; emits the result at the
+    /// completion.
+    pub fn reduce<U: Value, F: Fn(U, T) -> U + Send + Sync + 'static>(&self, initial: U, f: F) -> Signal<U> {
+        value_or_refused(&initial, |raw| {
+            with_ctx(FnShared(f), |out, ctx, release| unsafe {
+                sys::sk_signal_reduce_left(out, self.as_raw(), raw.as_ptr(), Some(reduce_fn::<T, U, F>), ctx, release)
+            })
+        })
+    }
+
+    /// Folds each value into an accumulator and emits every accumulator.
+    ///
+    /// ```
+    /// use signalkit::Signal;
+    /// let s = Signal::concat(&[Signal::single(1i64), Signal::single(2), Signal::single(3)]);
+    /// let mut got = Vec::new();
+    /// s.scan(0, |sum, x| sum + x).for_each_blocking(|v| got.push(v)).unwrap();
+    /// assert_eq!(got, vec![1, 3, 6]);
+    /// ```
+    pub fn scan<U: Value, F: Fn(U, T) -> U + Send + Sync + 'static>(&self, initial: U, f: F) -> Signal<U> {
+        value_or_refused(&initial, |raw| {
+            with_ctx(FnShared(f), |out, ctx, release| unsafe {
+                sys::sk_signal_scan(out, self.as_raw(), raw.as_ptr(), Some(reduce_fn::<T, U, F>), ctx, release)
+            })
+        })
+    }
+
+    /// Each value with the one before it.
+    pub fn pairwise(&self) -> Signal<(T, T)> {
+        operator(|out| unsafe { sys::sk_signal_pairwise(out, self.as_raw()) })
+    }
+
+    /// Arrays of `count` values (the last one shorter, at the completion).
+    pub fn buffer_count(&self, count: usize) -> Signal<Vec<T>> {
+        operator(|out| unsafe { sys::sk_signal_buffer_count(out, self.as_raw(), count) })
+    }
+}
+
+/// # Combining
+impl<T: Value> Signal<T> {
+    /// Arrays of the n-th value of each signal.
+    pub fn zip(signals: &[Signal<T>]) -> Signal<Vec<T>> {
+        let raw = raw_list(signals);
+        operator(|out| unsafe { sys::sk_signal_zip(out, raw.as_ptr(), raw.len()) })
+    }
+
+    /// Pairs of the n-th values of `self` and `other`.
+    pub fn zip_with<U: Value>(&self, other: &Signal<U>) -> Signal<(T, U)> {
+        let raw = [self.as_raw(), other.as_raw()];
+        operator(|out| unsafe { sys::sk_signal_zip(out, raw.as_ptr(), 2) })
+    }
+
+    /// Arrays of the latest value of each signal, once all have emitted
+    /// (delivered on `queue` when given).
+    pub fn combine_latest(signals: &[Signal<T>], queue: Option<&Queue>) -> Signal<Vec<T>> {
+        let raw = raw_list(signals);
+        operator(|out| unsafe { sys::sk_signal_combine_latest(out, raw.as_ptr(), raw.len(), queue_ptr(queue)) })
+    }
+
+    /// Pairs of the latest values of `self` and `other`.
+    pub fn combine_latest_with<U: Value>(&self, other: &Signal<U>) -> Signal<(T, U)> {
+        let raw = [self.as_raw(), other.as_raw()];
+        operator(|out| unsafe { sys::sk_signal_combine_latest(out, raw.as_ptr(), 2, ptr::null_mut()) })
+    }
+
+    /// Each value with the latest of `other` (values before `other`'s first
+    /// are dropped).
+    pub fn with_latest_from<U: Value>(&self, other: &Signal<U>) -> Signal<(T, U)> {
+        operator(|out| unsafe { sys::sk_signal_with_latest_from(out, self.as_raw(), other.as_raw()) })
+    }
+
+    /// The values of every signal, as they come.
+    pub fn merge(signals: &[Signal<T>]) -> Signal<T> {
+        let raw = raw_list(signals);
+        operator(|out| unsafe { sys::sk_signal_merge(out, raw.as_ptr(), raw.len()) })
+    }
+
+    /// The signals one after the other.
+    pub fn concat(signals: &[Signal<T>]) -> Signal<T> {
+        let raw = raw_list(signals);
+        operator(|out| unsafe { sys::sk_signal_concat(out, raw.as_ptr(), raw.len()) })
+    }
+
+    /// This signal, then `next`.
+    pub fn then(&self, next: &Signal<T>) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_then(out, self.as_raw(), next.as_raw()) })
+    }
+
+    /// `value`, then this signal's values.
+    pub fn start_with(&self, value: T) -> Signal<T> {
+        value_or_refused(&value, |raw| operator(|out| unsafe { sys::sk_signal_start_with(out, self.as_raw(), raw.as_ptr()) }))
+    }
+}
+
+/// # Meta operators
+impl<T: Value> Signal<T> {
+    /// Maps each value to a signal and follows the latest one.
+    pub fn map_to_signal<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, f: F) -> Signal<U> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_map_to_signal(out, self.as_raw(), Some(signal_fn::<T, U, F>), ctx, release)
+        })
+    }
+
+    /// Maps each value to a signal, at most `max_concurrent` running at once
+    /// (the others wait, in order); 1 runs them one after the other.
+    pub fn merge_map<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, max_concurrent: usize, f: F) -> Signal<U> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_merge_map(out, self.as_raw(), max_concurrent, Some(signal_fn::<T, U, F>), ctx, release)
+        })
+    }
+
+    /// Groups values by the key `f` gives: emits `(key, group)` for each new
+    /// key; a group is hot (subscribe from the closure that receives it).
+    pub fn group_by<K: Value, F: Fn(&T) -> K + Send + Sync + 'static>(&self, f: F) -> Signal<(K, Signal<T>)> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_group_by(out, self.as_raw(), Some(key_fn::<T, K, F>), ctx, release)
+        })
+    }
+
+    /// A signal made by `f` at each start.
+    pub fn deferred<F: Fn() -> Signal<T> + Send + Sync + 'static>(f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_deferred(out, Some(deferred_fn::<T, F>), ctx, release)
+        })
+    }
+
+    /// One subscription to this signal shared by every subscriber
+    /// (reference-counted).
+    pub fn share(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_share(out, self.as_raw()) })
+    }
+
+    /// As [`share`](Signal::share), replaying the last `count` values.
+    pub fn replay(&self, count: usize) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_replay(out, self.as_raw(), count) })
+    }
+}
+
+/// # Signals of signals
+impl<T: Value> Signal<Signal<T>> {
+    /// Follows the latest signal.
+    pub fn switch_to_latest(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_switch_to_latest(out, self.as_raw()) })
+    }
+
+    /// Runs the signals one after the other.
+    pub fn queue(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_queue(out, self.as_raw()) })
+    }
+
+    /// One at a time, keeping only the latest waiting.
+    pub fn throttled(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_throttled(out, self.as_raw()) })
+    }
+}
+
+/// # Errors and loops
+impl<T: Value> Signal<T> {
+    /// On an error, continues with the signal `f` makes of it.
+    pub fn catch<F: Fn(AnyValue) -> Signal<T> + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_catch(out, self.as_raw(), Some(catch_fn::<T, F>), ctx, release)
+        })
+    }
+
+    /// Starts again each time it completes.
+    pub fn restart(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_restart(out, self.as_raw()) })
+    }
+
+    /// Starts again each time it fails.
+    pub fn restart_if_error(&self) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_restart_if_error(out, self.as_raw()) })
+    }
+
+    /// Retries after each error, waiting `increment` more each time, at most
+    /// `max_delay`, on `queue`.
+    pub fn retry(&self, increment: Duration, max_delay: Duration, queue: &Queue) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_retry(out, self.as_raw(), seconds(increment), seconds(max_delay), queue.as_raw()) })
+    }
+
+    /// Retries at most `count` times, after `delay` on `queue` (None: at
+    /// once), then lets the error through.
+    pub fn retry_count(&self, count: usize, delay: Option<(Duration, &Queue)>) -> Signal<T> {
+        let (delay, queue) = delay.map_or((0.0, ptr::null_mut()), |(d, q)| (seconds(d), q.as_raw()));
+        operator(|out| unsafe { sys::sk_signal_retry_count(out, self.as_raw(), count, delay, queue) })
+    }
+}
+
+/// # Threads and time
+impl<T: Value> Signal<T> {
+    /// Delivers the events on `queue`.
+    pub fn deliver_on(&self, queue: &Queue) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_deliver_on(out, self.as_raw(), queue.as_raw()) })
+    }
+
+    /// Starts (runs the generator) on `queue`.
+    pub fn run_on(&self, queue: &Queue) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_run_on(out, self.as_raw(), queue.as_raw()) })
+    }
+
+    /// A value once `quiet` has passed without another.
+    pub fn debounce(&self, quiet: Duration, queue: &Queue) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_debounce(out, self.as_raw(), seconds(quiet), queue.as_raw()) })
+    }
+
+    /// Every event `by` later.
+    pub fn delay(&self, by: Duration, queue: &Queue) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_delay(out, self.as_raw(), seconds(by), queue.as_raw()) })
+    }
+
+    /// Switches to `alternate` when no event came within `limit`.
+    pub fn timeout(&self, limit: Duration, queue: &Queue, alternate: &Signal<T>) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_timeout(out, self.as_raw(), seconds(limit), queue.as_raw(), alternate.as_raw()) })
+    }
+
+    /// The latest value at the end of each `window`.
+    pub fn throttle(&self, window: Duration, queue: &Queue) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_throttle(out, self.as_raw(), seconds(window), queue.as_raw()) })
+    }
+
+    /// Arrays of the values of each `window`.
+    pub fn buffer_time(&self, window: Duration, queue: &Queue) -> Signal<Vec<T>> {
+        operator(|out| unsafe { sys::sk_signal_buffer_time(out, self.as_raw(), seconds(window), queue.as_raw()) })
+    }
+
+    /// The latest value each time `sampler` emits.
+    pub fn sample<U>(&self, sampler: &Signal<U>) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_sample(out, self.as_raw(), sampler.as_raw()) })
+    }
+
+    /// The latest value every `period`.
+    pub fn sample_period(&self, period: Duration, queue: &Queue) -> Signal<T> {
+        operator(|out| unsafe { sys::sk_signal_sample_period(out, self.as_raw(), seconds(period), queue.as_raw()) })
+    }
+}
+
+/// # Side effects
+impl<T: Value> Signal<T> {
+    /// Calls `f` with each value before it is delivered.
+    pub fn before_next<F: Fn(&T) + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_before_next(out, self.as_raw(), Some(value_fn::<T, F>), ctx, release)
+        })
+    }
+
+    /// Calls `f` with each value after it was delivered.
+    pub fn after_next<F: Fn(&T) + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_after_next(out, self.as_raw(), Some(value_fn::<T, F>), ctx, release)
+        })
+    }
+
+    /// Calls `f` before each start.
+    pub fn before_started<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_before_started(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
+        })
+    }
+
+    /// Calls `f` before the completion is delivered.
+    pub fn before_completed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_before_completed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
+        })
+    }
+
+    /// Calls `f` after the completion was delivered.
+    pub fn after_completed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_after_completed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
+        })
+    }
+
+    /// Calls `f` once a subscription is disposed.
+    pub fn after_disposed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_after_disposed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
+        })
+    }
+}

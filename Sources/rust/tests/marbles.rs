@@ -1,0 +1,495 @@
+//! The Rust runner of the shared marble table (Tests/marbles/*.marbles,
+//! format in Tests/marbles/README.md): every case of every file, played on
+//! the crate's virtual time (signalkit::testing). A file added there is
+//! picked up without a change here; a line this runner cannot read, or an
+//! operator or a function it does not know, fails its case, naming the
+//! file and line.
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use signalkit::testing::{SubscriptionLog, TestScheduler};
+use signalkit::{AnyValue, Observer, Signal, Subscription};
+
+fn marbles_dir() -> PathBuf {
+    match std::env::var_os("SIGNALKIT_MARBLES") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../Tests/marbles"),
+    }
+}
+
+/// A subscription's frames: from, and to (None: never disposed).
+type Span = (u32, Option<u32>);
+/// A subscription made during the case, disposed at its end.
+type Slot = Arc<Mutex<Option<Subscription>>>;
+
+#[derive(Default, Clone)]
+struct Case {
+    name: String,
+    at: String,
+    inputs: Vec<(String, bool, String)>, // name, hot, diagram
+    values: HashMap<char, AnyValue>,
+    ops: Vec<(Vec<String>, String)>,
+    out: Option<String>,
+    subs: Vec<(String, Option<Vec<Span>>)>,
+    dispose: Option<u32>,
+    also: Vec<(u32, Option<u32>, String)>,
+    problem: Option<String>,
+}
+
+fn value_of(text: &str) -> Result<AnyValue, String> {
+    if let Ok(n) = text.parse::<i64>() {
+        return Ok(AnyValue::Int(n));
+    }
+    if text.starts_with('[') && text.ends_with(']') {
+        let inner = &text[1..text.len() - 1];
+        if inner.is_empty() {
+            return Ok(AnyValue::Array(vec![]));
+        }
+        return inner
+            .split(',')
+            .map(|n| n.parse::<i64>().map(AnyValue::Int).map_err(|_| format!("not an integer: {:?}", n)))
+            .collect::<Result<Vec<_>, _>>()
+            .map(AnyValue::Array);
+    }
+    Err(format!("not an integer or a list of integers: {:?}", text))
+}
+
+fn read_cases() -> Vec<Case> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(marbles_dir())
+        .unwrap_or_else(|e| panic!("no marble table at {:?} ({}): set SIGNALKIT_MARBLES", marbles_dir(), e))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().map_or(false, |e| e == "marbles"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no *.marbles file in {:?}", marbles_dir());
+    let mut cases: Vec<Case> = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    for path in paths {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut open = false;
+        for (number, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            let at = format!("{}:{}", file, number + 1);
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words[0] == "case" {
+                let mut case = Case { name: words.get(1).unwrap_or(&"unnamed").to_string(), at: at.clone(), ..Case::default() };
+                if words.len() != 2 || !names.insert(case.name.clone()) {
+                    case.problem = Some(format!("{}: a case needs one name, unique across the files", at));
+                }
+                cases.push(case);
+                open = true;
+                continue;
+            }
+            if !open {
+                cases.push(Case { name: format!("outside-a-case@{}", at), problem: Some(format!("{}: {} outside a case", at, words[0])), ..Case::default() });
+                continue;
+            }
+            let case = cases.last_mut().unwrap();
+            let rest = |n: usize| line.splitn(n + 1, char::is_whitespace).nth(n).unwrap_or("").trim().to_string();
+            let result: Result<(), String> = (|| {
+                match words[0] {
+                    "in" | "hot" => case.inputs.push((words.get(1).ok_or("a name")?.to_string(), words[0] == "hot", rest(2))),
+                    "value" => {
+                        if words.len() != 3 || words[1].chars().count() != 1 {
+                            return Err("value C V".into());
+                        }
+                        case.values.insert(words[1].chars().next().unwrap(), value_of(words[2])?);
+                    }
+                    "op" => case.ops.push((words[1..].iter().map(|w| w.to_string()).collect(), at.clone())),
+                    "out" => case.out = Some(rest(1)),
+                    "sub" => {
+                        let name = words.get(1).ok_or("sub NAME")?.to_string();
+                        if words.get(2) == Some(&"never") {
+                            case.subs.push((name, None));
+                        } else {
+                            let from = words.get(2).ok_or("sub NAME FROM TO")?.parse::<u32>().map_err(|e| e.to_string())?;
+                            let to = match *words.get(3).ok_or("sub NAME FROM TO")? {
+                                "-" => None,
+                                n => Some(n.parse::<u32>().map_err(|e| e.to_string())?),
+                            };
+                            match case.subs.iter_mut().find(|(n, _)| *n == name) {
+                                Some((_, Some(list))) => list.push((from, to)),
+                                _ => case.subs.push((name, Some(vec![(from, to)]))),
+                            }
+                        }
+                    }
+                    "dispose" => case.dispose = Some(words.get(1).ok_or("dispose FRAME")?.parse::<u32>().map_err(|e| e.to_string())?),
+                    "also" => {
+                        let from = words.get(1).ok_or("also FROM TO D")?.parse::<u32>().map_err(|e| e.to_string())?;
+                        let to = match *words.get(2).ok_or("also FROM TO D")? {
+                            "-" => None,
+                            n => Some(n.parse::<u32>().map_err(|e| e.to_string())?),
+                        };
+                        case.also.push((from, to, rest(3)));
+                    }
+                    "end" => open = false,
+                    other => return Err(format!("unknown line {:?}", other)),
+                }
+                Ok(())
+            })();
+            if let Err(e) = result {
+                if case.problem.is_none() {
+                    case.problem = Some(format!("{}: cannot read {:?}: {}", at, line, e));
+                }
+            }
+        }
+    }
+    cases
+}
+
+type Event = (u64, &'static str, Option<AnyValue>);
+
+fn expected_events(diagram: &str, table: &HashMap<char, AnyValue>) -> Vec<Event> {
+    let (mut events, mut frame, mut group) = (Vec::new(), 0u64, false);
+    for ch in diagram.chars() {
+        match ch {
+            ' ' | '^' => continue,
+            '(' => {
+                group = true;
+                continue;
+            }
+            ')' => {
+                group = false;
+                frame += 1;
+                continue;
+            }
+            '|' => events.push((frame, "completed", None)),
+            '#' => events.push((frame, "error", None)),
+            '-' => {}
+            c => events.push((frame, "next", Some(table.get(&c).cloned().unwrap_or_else(|| AnyValue::String(c.to_string()))))),
+        }
+        if !group {
+            frame += 1;
+        }
+    }
+    events
+}
+
+fn int(v: &AnyValue) -> i64 {
+    match v {
+        AnyValue::Int(n) => *n,
+        other => panic!("the table's functions take integers, not {:?}", other),
+    }
+}
+
+type Unary = Arc<dyn Fn(i64) -> i64 + Send + Sync>;
+type Predicate = Arc<dyn Fn(i64) -> bool + Send + Sync>;
+type Binary = Arc<dyn Fn(i64, i64) -> i64 + Send + Sync>;
+
+enum Function {
+    Unary(Unary),
+    Predicate(Predicate),
+    Binary(Binary),
+}
+
+fn function(spec: &str, at: &str) -> Result<Function, String> {
+    let (name, argument) = match spec.split_once(':') {
+        Some((n, a)) => (n, Some(a.parse::<i64>().map_err(|_| format!("{}: bad argument in {:?}", at, spec))?)),
+        None => (spec, None),
+    };
+    let needs = matches!(name, "times" | "plus" | "mod" | "lt" | "gt" | "eq" | "ne");
+    if needs != argument.is_some() {
+        return Err(format!("{}: the Rust runner does not know the function {:?}", at, spec));
+    }
+    let k = argument.unwrap_or(0);
+    Ok(match name {
+        "identity" => Function::Unary(Arc::new(|x| x)),
+        "negate" => Function::Unary(Arc::new(|x: i64| -x)),
+        "times" => Function::Unary(Arc::new(move |x| x * k)),
+        "plus" => Function::Unary(Arc::new(move |x| x + k)),
+        "mod" => Function::Unary(Arc::new(move |x| if k == 0 { 0 } else { x % k })),
+        "is_even" => Function::Predicate(Arc::new(|x| x % 2 == 0)),
+        "is_odd" => Function::Predicate(Arc::new(|x| x % 2 != 0)),
+        "always" => Function::Predicate(Arc::new(|_| true)),
+        "never" => Function::Predicate(Arc::new(|_| false)),
+        "lt" => Function::Predicate(Arc::new(move |x| x < k)),
+        "gt" => Function::Predicate(Arc::new(move |x| x > k)),
+        "eq" => Function::Predicate(Arc::new(move |x| x == k)),
+        "ne" => Function::Predicate(Arc::new(move |x| x != k)),
+        "add" => Function::Binary(Arc::new(|a, x| a + x)),
+        "sub" => Function::Binary(Arc::new(|a, x| a - x)),
+        "mul" => Function::Binary(Arc::new(|a, x| a * x)),
+        "max" => Function::Binary(Arc::new(|a: i64, x: i64| a.max(x))),
+        _ => return Err(format!("{}: the Rust runner does not know the function {:?}", at, spec)),
+    })
+}
+
+fn unary(spec: &str, at: &str) -> Result<Unary, String> {
+    match function(spec, at)? {
+        Function::Unary(f) => Ok(f),
+        _ => Err(format!("{}: {:?} is not a function of one value", at, spec)),
+    }
+}
+
+fn predicate(spec: &str, at: &str) -> Result<Predicate, String> {
+    match function(spec, at)? {
+        Function::Predicate(f) => Ok(f),
+        _ => Err(format!("{}: {:?} is not a predicate", at, spec)),
+    }
+}
+
+fn binary(spec: &str, at: &str) -> Result<Binary, String> {
+    match function(spec, at)? {
+        Function::Binary(f) => Ok(f),
+        _ => Err(format!("{}: {:?} is not a function of two values", at, spec)),
+    }
+}
+
+type S = Signal<AnyValue>;
+
+fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, scheduler: &TestScheduler) -> Result<S, String> {
+    let name = words[0].as_str();
+    let args = &words[1..];
+    let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("{}: {} needs more arguments", at, name));
+    let count = |i: usize| -> Result<i64, String> { arg(i)?.parse::<i64>().map_err(|_| format!("{}: not a count: {:?}", at, args.get(i))) };
+    let named = |n: &str| inputs.get(n).cloned().ok_or_else(|| format!("{}: no input named {:?}", at, n));
+    let all_named = || args.iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>();
+    let frames = |i: usize| -> Result<std::time::Duration, String> { Ok(scheduler.frames(count(i)? as u32)) };
+    let q = scheduler.queue();
+    let indexed = |names: Vec<S>| move |i: AnyValue| names[int(&i) as usize].clone();
+    Ok(match name {
+        "map" => {
+            let f = unary(&arg(0)?, at)?;
+            signal.map(move |v| AnyValue::Int(f(int(&v))))
+        }
+        "filter" => {
+            let f = predicate(&arg(0)?, at)?;
+            signal.filter(move |v| f(int(v)))
+        }
+        "distinctUntilChanged" => signal.distinct_until_changed(),
+        "take" => signal.take(count(0)? as usize),
+        "skip" => signal.skip(count(0)? as usize),
+        "skipWhile" => {
+            let f = predicate(&arg(0)?, at)?;
+            signal.skip_while(move |v| f(int(v)))
+        }
+        "takeWhile" | "takeWhileInclusive" => {
+            let f = predicate(&arg(0)?, at)?;
+            signal.take_while(name == "takeWhileInclusive", move |v| f(int(v)))
+        }
+        "first" => signal.first(),
+        "firstWhere" => {
+            let f = predicate(&arg(0)?, at)?;
+            signal.first_where(move |v| f(int(v)))
+        }
+        // A negative index is one past any (the table's meaning).
+        "elementAt" => signal.element_at(usize::try_from(count(0)?).unwrap_or(usize::MAX)),
+        "defaultIfEmpty" => signal.default_if_empty(value_of(&arg(0)?)?),
+        "takeUntil" => signal.take_until_signal(&named(&arg(0)?)?),
+        "scan" | "reduce" => {
+            let f = binary(&arg(0)?, at)?;
+            let initial = AnyValue::Int(count(1)?);
+            let step = move |a: AnyValue, x: AnyValue| AnyValue::Int(f(int(&a), int(&x)));
+            if name == "scan" {
+                signal.scan(initial, step)
+            } else {
+                signal.reduce(initial, step)
+            }
+        }
+        "pairwise" => signal.pairwise().cast(),
+        "startWith" => signal.start_with(value_of(&arg(0)?)?),
+        "zip" | "zip3" => Signal::zip(&all_named()?).cast(),
+        "combineLatest" => Signal::combine_latest(&all_named()?, None).cast(),
+        "merge" => Signal::merge(&all_named()?),
+        "concat" => Signal::concat(&all_named()?),
+        "withLatestFrom" => signal.with_latest_from(&named(&arg(0)?)?).cast(),
+        "switchMap" => signal.map_to_signal(indexed(all_named()?)),
+        "concatMap" => signal.map(indexed(all_named()?)).queue(),
+        "mergeMap" => {
+            let inners = args[1..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
+            signal.merge_map(count(0)? as usize, indexed(inners))
+        }
+        "retry" => signal.retry_count(count(0)? as usize, None),
+        "retryDelay" => signal.retry_count(count(0)? as usize, Some((frames(1)?, q))),
+        "share" => signal.share(),
+        "replay" => signal.replay(count(0)? as usize),
+        "groupBy" => {
+            let f = unary(&arg(0)?, at)?;
+            signal
+                .group_by(move |v| AnyValue::Int(f(int(v))))
+                .merge_map(usize::MAX, |(key, group): (AnyValue, S)| group.map(move |v| AnyValue::Array(vec![key.clone(), v])))
+        }
+        "debounce" => signal.debounce(frames(0)?, q),
+        "throttle" => signal.throttle(frames(0)?, q),
+        "delay" => signal.delay(frames(0)?, q),
+        "bufferCount" => signal.buffer_count(count(0)? as usize).cast(),
+        "bufferTime" => signal.buffer_time(frames(0)?, q).cast(),
+        "sample" => signal.sample(&named(&arg(0)?)?),
+        "sampleTime" => signal.sample_period(frames(0)?, q),
+        _ => return Err(format!("{}: the Rust runner does not know the operator {:?}", at, name)),
+    })
+}
+
+fn diagram_length(diagram: &str) -> u32 {
+    diagram.chars().filter(|c| *c != ' ').count() as u32
+}
+
+fn play(case: &Case) -> Vec<String> {
+    if let Some(problem) = &case.problem {
+        return vec![problem.clone()];
+    }
+    let out = match (&case.out, case.inputs.is_empty()) {
+        (Some(out), false) => out.clone(),
+        _ => return vec![format!("{}: a case needs an input and an out line", case.at)],
+    };
+    let mut table: HashMap<char, AnyValue> = ('0'..='9').map(|d| (d, AnyValue::Int(d.to_digit(10).unwrap() as i64))).collect();
+    table.extend(case.values.clone());
+    let table_list: Vec<(char, AnyValue)> = table.iter().map(|(c, v)| (*c, v.clone())).collect();
+    let scheduler = TestScheduler::new().unwrap();
+    let error = AnyValue::String("#".into());
+    let mut inputs: HashMap<String, S> = HashMap::new();
+    let mut logs: HashMap<String, SubscriptionLog> = HashMap::new();
+    for (name, hot, diagram) in &case.inputs {
+        let made = if *hot { scheduler.hot(diagram, &table_list, &error) } else { scheduler.cold(diagram, &table_list, &error) };
+        match made {
+            Ok((signal, log)) => {
+                inputs.insert(name.clone(), signal);
+                logs.insert(name.clone(), log);
+            }
+            Err(e) => return vec![format!("{}: input {}: {}", case.at, name, e)],
+        }
+    }
+    let mut signal = inputs[&case.inputs[0].0].clone();
+    for (words, at) in &case.ops {
+        match apply(words, at, &signal, &inputs, &scheduler) {
+            Ok(next) => signal = next,
+            Err(problem) => return vec![problem],
+        }
+    }
+    let subscriptions: Arc<Mutex<Vec<Slot>>> = Arc::new(Mutex::new(Vec::new()));
+    let record = {
+        let scheduler = scheduler.clone();
+        let signal = signal.clone();
+        move |into: Arc<Mutex<Vec<Event>>>| -> Subscription {
+            let (a, b, c) = (into.clone(), into.clone(), into);
+            let (s1, s2, s3) = (scheduler.clone(), scheduler.clone(), scheduler.clone());
+            signal
+                .start(
+                    Observer::new()
+                        .next(move |v| a.lock().unwrap().push((s1.frame_now(), "next", Some(v))))
+                        .error(move |_| b.lock().unwrap().push((s2.frame_now(), "error", None)))
+                        .completed(move || c.lock().unwrap().push((s3.frame_now(), "completed", None))),
+                )
+                .unwrap()
+        }
+    };
+    let main = Arc::new(Mutex::new(Vec::new()));
+    let main_slot = Arc::new(Mutex::new(Some(record(main.clone()))));
+    subscriptions.lock().unwrap().push(main_slot.clone());
+    if let Some(frame) = case.dispose {
+        let slot = main_slot.clone();
+        scheduler.schedule(frame, move || {
+            if let Some(s) = slot.lock().unwrap().as_ref() {
+                s.dispose()
+            }
+        })
+        .unwrap();
+    }
+    let mut others = Vec::new();
+    for (start, stop, _) in &case.also {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        others.push(events.clone());
+        let slot = Arc::new(Mutex::new(None));
+        subscriptions.lock().unwrap().push(slot.clone());
+        let (record, fill) = (record.clone(), slot.clone());
+        scheduler.schedule(*start, move || *fill.lock().unwrap() = Some(record(events))).unwrap();
+        if let Some(stop) = stop {
+            scheduler
+                .schedule(*stop, move || {
+                    if let Some(s) = slot.lock().unwrap().as_ref() {
+                        s.dispose()
+                    }
+                })
+                .unwrap();
+        }
+    }
+    let longest = case
+        .inputs
+        .iter()
+        .map(|(_, _, d)| diagram_length(d))
+        .chain(std::iter::once(diagram_length(&out)))
+        .chain(case.also.iter().flat_map(|(f, t, _)| vec![*f, t.unwrap_or(0)]))
+        .chain(std::iter::once(case.dispose.unwrap_or(0)))
+        .max()
+        .unwrap_or(0);
+    scheduler.advance_to_frame(2 * longest + 20).unwrap();
+    let mut problems = Vec::new();
+    let want = expected_events(&out, &table);
+    let got = main.lock().unwrap().clone();
+    if got != want {
+        problems.push(format!("{} {}: out {:?}: expected {:?}, received {:?}", case.at, case.name, out, want, got));
+    }
+    for ((start, stop, diagram), events) in case.also.iter().zip(&others) {
+        let want = expected_events(diagram, &table);
+        let got = events.lock().unwrap().clone();
+        if got != want {
+            problems.push(format!("{} {}: also {} {:?}: expected {:?}, received {:?}", case.at, case.name, start, stop, want, got));
+        }
+    }
+    for (name, subs) in &case.subs {
+        let text = match subs {
+            None => String::new(),
+            Some(list) => list
+                .iter()
+                .map(|(a, b)| match b {
+                    Some(b) => format!("^{} !{}", a, b),
+                    None => format!("^{}", a),
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        match logs.get(name) {
+            Some(log) => {
+                let got = log.text().unwrap();
+                if got != text {
+                    problems.push(format!("{} {}: input {}: subscriptions {:?}, expected {:?}", case.at, case.name, name, got, text));
+                }
+            }
+            None => problems.push(format!("{} {}: sub names no input {:?}", case.at, case.name, name)),
+        }
+    }
+    for slot in subscriptions.lock().unwrap().iter() {
+        slot.lock().unwrap().take();
+    }
+    problems
+}
+
+#[test]
+fn every_case_of_the_marble_table_passes() {
+    let cases = read_cases();
+    assert!(cases.len() > 50, "only {} cases read", cases.len());
+    let problems: Vec<String> = cases.iter().flat_map(play).collect();
+    eprintln!("marble table: {} cases, {} problems", cases.len(), problems.len());
+    assert!(problems.is_empty(), "{} of {} cases failed:\n{}", problems.len(), cases.len(), problems.join("\n"));
+}
+
+#[test]
+fn the_runner_fails_an_unknown_operator_and_function() {
+    let mut case = Case { name: "unknown".into(), at: "t.marbles:1".into(), ..Case::default() };
+    case.inputs = vec![("a".into(), false, "-1|".into())];
+    case.out = Some("-1|".into());
+    case.ops = vec![(vec!["frobnicate".into()], "t.marbles:3".into())];
+    let problems = play(&case);
+    assert!(problems[0].contains("does not know the operator \"frobnicate\""), "{:?}", problems);
+    case.ops = vec![(vec!["map".into(), "cube".into()], "t.marbles:3".into())];
+    let problems = play(&case);
+    assert!(problems[0].contains("does not know the function \"cube\""), "{:?}", problems);
+}
+
+#[test]
+fn the_runner_fails_a_wrong_expectation() {
+    let mut case = Case { name: "wrong".into(), at: "t.marbles:1".into(), ..Case::default() };
+    case.inputs = vec![("a".into(), false, "-1-2|".into())];
+    case.ops = vec![(vec!["map".into(), "times:10".into()], "t.marbles:3".into())];
+    case.values.insert('x', AnyValue::Int(10));
+    case.values.insert('y', AnyValue::Int(20));
+    case.out = Some("-x-y|".into());
+    assert_eq!(play(&case), Vec::<String>::new());
+    case.out = Some("-x-x|".into());
+    assert_eq!(play(&case).len(), 1);
+}

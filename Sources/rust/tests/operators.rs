@@ -1,0 +1,239 @@
+//! The operators, subjects, disposables and queue calls that the marble
+//! table does not reach, each checked on what it delivers.
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use signalkit::testing::TestScheduler;
+use signalkit::{live_objects, AnyValue, Disposable, Observer, Pipe, Promise, Queue, Signal, TakeAction, ValuePromise};
+
+fn values<T: signalkit::Value>(signal: &Signal<T>) -> Result<Vec<T>, AnyValue> {
+    let mut got = Vec::new();
+    signal.for_each_blocking(|v| got.push(v)).map(|_| got)
+}
+
+fn ints(items: &[i64]) -> Signal<i64> {
+    Signal::concat(&items.iter().map(|i| Signal::single(*i)).collect::<Vec<_>>())
+}
+
+#[test]
+fn take_until_last_ignore_then_start_with() {
+    let _serial = common::serial();
+    let s = ints(&[1, 2, 3, 4]);
+    let until = s.take_until(|x| match *x {
+        2 => TakeAction::DROP,
+        3 => TakeAction::PASS_AND_COMPLETE,
+        _ => TakeAction::PASS,
+    });
+    assert_eq!(values(&until), Ok(vec![1, 3]));
+    assert_eq!(values(&s.last()), Ok(vec![4]));
+    assert_eq!(values(&s.ignore_values()), Ok(vec![]));
+    assert_eq!(values(&s.take(1).then(&ints(&[9]))), Ok(vec![1, 9]));
+    assert_eq!(values(&s.skip(3).start_with(0)), Ok(vec![0, 4]));
+    assert_eq!(values(&Signal::<i64>::complete().default_if_empty(7)), Ok(vec![7]));
+    drop((s, until));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn pairs_from_zip_combine_and_latest() {
+    let _serial = common::serial();
+    let a = ints(&[1, 2]);
+    let b = Signal::concat(&[Signal::single(String::from("x")), Signal::single(String::from("y"))]);
+    assert_eq!(values(&a.zip_with(&b)), Ok(vec![(1, "x".to_string()), (2, "y".to_string())]));
+    assert_eq!(values(&a.combine_latest_with(&b)), Ok(vec![(2, "x".to_string()), (2, "y".to_string())]));
+    assert_eq!(values(&a.pairwise()), Ok(vec![(1, 2)]));
+    assert_eq!(values(&Signal::zip(&[a.clone(), a.map(|x| x * 10)])), Ok(vec![vec![1, 10], vec![2, 20]]));
+    assert_eq!(values(&a.buffer_count(5)), Ok(vec![vec![1, 2]]));
+    drop((a, b));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn signals_of_signals_and_deferred() {
+    let _serial = common::serial();
+    let inner = Signal::concat(&[Signal::single(ints(&[1, 2])), Signal::single(ints(&[3]))]);
+    assert_eq!(values(&inner.queue()), Ok(vec![1, 2, 3]));
+    assert_eq!(values(&inner.switch_to_latest()), Ok(vec![1, 2, 3]));
+    assert_eq!(values(&inner.throttled()), Ok(vec![1, 2, 3]));
+    let made = Arc::new(AtomicUsize::new(0));
+    let count = made.clone();
+    let deferred = Signal::deferred(move || Signal::single(count.fetch_add(1, Ordering::SeqCst) as i64));
+    assert_eq!(values(&deferred), Ok(vec![0]));
+    assert_eq!(values(&deferred), Ok(vec![1]));
+    let groups = ints(&[1, 2, 3, 4]).group_by(|x| x % 2).merge_map(usize::MAX, |(key, group): (i64, Signal<i64>)| group.map(move |v| key * 100 + v));
+    assert_eq!(values(&groups), Ok(vec![101, 2, 103, 4]));
+    drop((inner, deferred, groups));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn restarts_retries_and_catch() {
+    let _serial = common::serial();
+    let starts = Arc::new(AtomicUsize::new(0));
+    let count = starts.clone();
+    let flaky = Signal::deferred(move || {
+        if count.fetch_add(1, Ordering::SeqCst) < 2 {
+            Signal::fail(String::from("flaky"))
+        } else {
+            Signal::single(5i64)
+        }
+    });
+    assert_eq!(values(&flaky.restart_if_error()), Ok(vec![5]));
+    starts.store(0, Ordering::SeqCst);
+    assert_eq!(values(&flaky.retry_count(1, None)), Err(AnyValue::String("flaky".into())));
+    assert_eq!(values(&ints(&[1]).restart().take(3)), Ok(vec![1, 1, 1]));
+    let caught = Signal::<i64>::fail(String::from("e")).catch(|e| Signal::single(if e == AnyValue::from("e") { 1 } else { 0 }));
+    assert_eq!(values(&caught), Ok(vec![1]));
+    drop((flaky, caught));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn side_effects_run_in_their_places() {
+    let _serial = common::serial();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = |tag: &'static str| {
+        let log = log.clone();
+        move || log.lock().unwrap().push(tag.to_string())
+    };
+    let (a, b) = (log.clone(), log.clone());
+    let s = ints(&[1])
+        .before_started(l("before started"))
+        .before_next(move |x| a.lock().unwrap().push(format!("before {}", x)))
+        .after_next(move |x| b.lock().unwrap().push(format!("after {}", x)))
+        .before_completed(l("before completed"))
+        .after_completed(l("after completed"))
+        .after_disposed(l("disposed"));
+    let seen = log.clone();
+    let subscription = s
+        .start(Observer::new().next(move |x: i64| seen.lock().unwrap().push(format!("next {}", x))).completed({
+            let log = log.clone();
+            move || log.lock().unwrap().push("completed".into())
+        }))
+        .unwrap();
+    drop(subscription);
+    assert_eq!(
+        *log.lock().unwrap(),
+        vec!["before started", "before 1", "next 1", "after 1", "before completed", "completed", "after completed", "disposed"]
+    );
+    drop(s);
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn timeout_retry_and_timers_on_virtual_time() {
+    let _serial = common::serial();
+    let scheduler = TestScheduler::new().unwrap();
+    let q = scheduler.queue().clone();
+    let (slow, _log) = scheduler.cold("-----1|", &[('1', 1i64)], &()).unwrap();
+    let timed = slow.timeout(scheduler.frames(2), &q, &Signal::single(9));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (into, clock) = (seen.clone(), scheduler.clone());
+    let sub = timed.subscribe(move |v| into.lock().unwrap().push((clock.frame_now(), v))).unwrap();
+    let ticks = Arc::new(AtomicUsize::new(0));
+    let count = ticks.clone();
+    let timer = q.timer(scheduler.frames(3), true, move || {
+        count.fetch_add(1, Ordering::SeqCst);
+    });
+    let timer = timer.unwrap();
+    let after = Arc::new(AtomicUsize::new(0));
+    let ran = after.clone();
+    q.after(scheduler.frames(4), move || ran.store(4, Ordering::SeqCst)).unwrap();
+    scheduler.advance_to_frame(10).unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![(2, 9)]);
+    assert_eq!(ticks.load(Ordering::SeqCst), 3, "at frames 3, 6, 9");
+    assert_eq!(after.load(Ordering::SeqCst), 4);
+    timer.dispose();
+    scheduler.advance_to_frame(20).unwrap();
+    assert_eq!(ticks.load(Ordering::SeqCst), 3, "none after the dispose");
+    drop((sub, timed, slow, timer, q, scheduler, _log));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn promises_replay_and_value_promises_ignore_repeats() {
+    let _serial = common::serial();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let promise = Promise::<i64>::new().unwrap();
+    promise.set(&pipe.signal()).unwrap();
+    pipe.put(1).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let into = seen.clone();
+    let sub = promise.get().subscribe(move |v| into.lock().unwrap().push(v)).unwrap();
+    pipe.put(2).unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![1, 2], "the latest value replayed, then the next");
+    let value = ValuePromise::new(Some(String::from("a")), true).unwrap();
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let into = got.clone();
+    let sub2 = value.get().subscribe(move |v| into.lock().unwrap().push(v)).unwrap();
+    for v in ["a", "b", "b", "c"] {
+        value.set(v.to_string()).unwrap();
+    }
+    assert_eq!(*got.lock().unwrap(), vec!["a", "b", "c"]);
+    drop((sub, sub2, promise, pipe, value));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn disposables_subscriptions_detach_and_containers() {
+    let _serial = common::serial();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let count = runs.clone();
+    let action = Disposable::action(move || {
+        count.fetch_add(1, Ordering::SeqCst);
+    })
+    .unwrap();
+    let set = Disposable::set().unwrap();
+    set.set_add(&action).unwrap();
+    set.dispose();
+    action.dispose();
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "an action runs once");
+    let meta = Disposable::meta().unwrap();
+    let (first, second) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (f, s) = (first.clone(), second.clone());
+    meta.meta_set(&Disposable::action(move || { f.fetch_add(1, Ordering::SeqCst); }).unwrap()).unwrap();
+    meta.meta_set(&Disposable::action(move || { s.fetch_add(1, Ordering::SeqCst); }).unwrap()).unwrap();
+    assert_eq!((first.load(Ordering::SeqCst), second.load(Ordering::SeqCst)), (1, 0), "set disposes the previous one");
+    meta.dispose();
+    assert_eq!(second.load(Ordering::SeqCst), 1);
+    // A detached subscription runs on; one put into a container is disposed with it.
+    let pipe = Pipe::<i64>::new().unwrap();
+    let seen = Arc::new(AtomicUsize::new(0));
+    let count = seen.clone();
+    pipe.signal().subscribe(move |_| { count.fetch_add(1, Ordering::SeqCst); }).unwrap().detach();
+    let count = seen.clone();
+    let held = pipe.signal().subscribe(move |_| { count.fetch_add(10, Ordering::SeqCst); }).unwrap().into_disposable().unwrap();
+    pipe.put(1).unwrap();
+    held.dispose();
+    pipe.put(1).unwrap();
+    assert_eq!(seen.load(Ordering::SeqCst), 1 + 10 + 1);
+    drop((action, set, meta, held, pipe));
+    assert_eq!(live_objects(), 0, "the pipe's release let the detached subscription go");
+}
+
+#[test]
+fn run_on_and_a_bounded_concurrent_queue() {
+    let _serial = common::serial();
+    let pool = Queue::concurrent(2, "pool").unwrap();
+    let serial = Queue::serial("start").unwrap();
+    let q = serial.clone();
+    let started_on_queue = Arc::new(AtomicUsize::new(0));
+    let flag = started_on_queue.clone();
+    let s = Signal::<i64>::deferred(move || {
+        flag.store(q.is_current() as usize, Ordering::SeqCst);
+        Signal::single(1)
+    })
+    .run_on(&serial);
+    assert_eq!(values(&s), Ok(vec![1]));
+    assert_eq!(started_on_queue.load(Ordering::SeqCst), 1);
+    let done = Arc::new(AtomicUsize::new(0));
+    let d = done.clone();
+    assert_eq!(pool.sync(move || d.fetch_add(1, Ordering::SeqCst)).unwrap(), 0);
+    let inside = pool.clone();
+    assert!(!pool.sync(move || inside.is_current()).unwrap(), "a concurrent queue is never current, in its own work too");
+    serial.sync(|| ()).unwrap();
+    drop((s, serial, pool));
+    assert_eq!(live_objects(), 0);
+}

@@ -1,0 +1,104 @@
+//! Callbacks on other threads: delivery on a serial queue, puts from
+//! several threads, sync with a borrowed closure, a panic resumed by sync.
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use signalkit::{live_objects, Pipe, Queue};
+
+#[test]
+fn values_delivered_on_a_serial_queue_arrive_in_order_on_its_thread() {
+    let _serial = common::serial();
+    let queue = Queue::serial("deliver").unwrap();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (into, q) = (seen.clone(), queue.clone());
+    let subscription = pipe
+        .signal()
+        .deliver_on(&queue)
+        .subscribe(move |v| into.lock().unwrap().push((v, q.is_current())))
+        .unwrap();
+    for v in 0..100 {
+        pipe.put(v).unwrap();
+    }
+    queue.sync(|| ()).unwrap(); // what was queued before has run
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.iter().map(|p| p.0).collect::<Vec<_>>(), (0..100).collect::<Vec<_>>());
+    assert!(seen.iter().all(|p| p.1), "every value on the queue");
+    drop((subscription, pipe, queue));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn puts_from_several_threads_reach_one_fnmut_one_call_at_a_time() {
+    let _serial = common::serial();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let mut total = 0i64; // moved into the closure: FnMut state, no lock of ours
+    let result = Arc::new(Mutex::new(0i64));
+    let out = result.clone();
+    let subscription = pipe
+        .signal()
+        .subscribe(move |v| {
+            total += v;
+            *out.lock().unwrap() = total;
+        })
+        .unwrap();
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || {
+                for v in 1..=1000 {
+                    pipe.put(v).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(*result.lock().unwrap(), 4 * 500_500);
+    drop((subscription, pipe));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn sync_runs_a_borrowing_closure_on_the_queue_and_resumes_its_panic() {
+    let _serial = common::serial();
+    let queue = Queue::serial("sync").unwrap();
+    let mut local = vec![1, 2];
+    let q = queue.clone();
+    let on_queue = queue
+        .sync(|| {
+            local.push(3);
+            q.is_current()
+        })
+        .unwrap();
+    assert!(on_queue);
+    assert_eq!(local, vec![1, 2, 3]);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| queue.sync(|| panic!("in sync"))));
+    assert!(caught.is_err(), "the panic came back to the caller");
+    drop((q, queue));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_next_closure_that_puts_into_its_own_source_receives_that_value_after_it_returns() {
+    let _serial = common::serial();
+    let pipe = Pipe::<i64>::new().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (into, again) = (seen.clone(), pipe.clone());
+    let subscription = pipe
+        .signal()
+        .subscribe(move |v| {
+            into.lock().unwrap().push(format!("start {}", v));
+            if v < 3 {
+                again.put(v + 1).unwrap();
+            }
+            into.lock().unwrap().push(format!("end {}", v));
+        })
+        .unwrap();
+    pipe.put(1).unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec!["start 1", "end 1", "start 2", "end 2", "start 3", "end 3"]);
+    drop((subscription, pipe));
+    assert_eq!(live_objects(), 0);
+}

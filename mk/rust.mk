@@ -1,0 +1,54 @@
+# The Rust crate (Sources/rust, issue 45; guide: docs/rust.md): built and
+# tested against the staged install, as a user's cargo finds it (build.rs
+# runs pkg-config with the stage's PKG_CONFIG_PATH and SYSROOT), offline
+# (the crate has no dependency), its target folder under .build-c. The tests:
+# unit and doc tests (compile_fail ones among them: a non-Send closure is
+# refused), the shared marble table, every release order with work pending,
+# panics; the examples (examples/rust, a package that depends on the crate
+# by path), their output compared with NAME.expected; then clippy with warnings as errors (where clippy is installed)
+# and the crate's rustdoc without a warning; last, where Debian's own
+# compiler is installed beside another one (RUST_MSRV_CARGO, apt-get install
+# cargo: rustc 1.63, the crate's rust-version), every target of the crate
+# checked with it, so that nothing newer than the stated MSRV creeps in.
+
+CARGO ?= cargo
+RUST_OUT := $(OUT)/rust
+RUST_ENV := RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=$(RUST_OUT) PKG_CONFIG_PATH=$(STAGE)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(STAGE) \
+	$(RUN_STAGED) SIGNALKIT_MARBLES=$(CURDIR)/Tests/marbles
+RUST_CARGO := cd Sources/rust && $(RUST_ENV) $(CARGO)
+RUST_MSRV_CARGO ?= /usr/bin/cargo
+RUST_MSRV_RUSTC ?= /usr/bin/rustc
+
+.PHONY: test-rust rust-doc bench-rust
+
+test-rust: stage ## the Rust crate's tests (cargo test: unit, doc, compile-fail, marble table, leaks, panics), clippy -D warnings, rustdoc
+	$(begin)
+	$(RUST_CARGO) test --offline --quiet
+	$(RUST_CARGO) test --offline --quiet --features ffi --test ffi
+	if $(CARGO) clippy --version >/dev/null 2>&1; then $(RUST_CARGO) clippy --offline --all-targets --quiet -- -D warnings; \
+		else echo "test-rust: no clippy here: lint skipped"; fi
+	$(RUST_CARGO) doc --offline --no-deps --quiet
+	set -e; for example in quickstart host_loop; do \
+		(cd examples/rust && $(RUST_ENV) $(CARGO) run --offline --quiet --bin $$example) > $(RUST_OUT)/$$example.out; \
+		diff -u examples/rust/$$example.expected $(RUST_OUT)/$$example.out; done
+	if [ -x $(RUST_MSRV_CARGO) ] && [ -x $(RUST_MSRV_RUSTC) ] && [ "$$(command -v $(CARGO))" != $(RUST_MSRV_CARGO) ]; then \
+		$(RUST_MSRV_RUSTC) --version; cd Sources/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_OUT)/msrv RUSTC=$(RUST_MSRV_RUSTC) \
+		$(RUST_MSRV_CARGO) check --offline --quiet --all-targets; \
+		else echo "test-rust: no second compiler at $(RUST_MSRV_RUSTC): the MSRV check is skipped"; fi
+	$(end)
+
+rust-doc: stage ## the Rust crate's reference (rustdoc, warnings as errors) into .build-c/rust/doc
+	$(RUST_CARGO) doc --offline --no-deps --quiet
+
+# W1, W2b and W3 through the crate (Benchmarks/rust, release build) beside
+# bench_capi's, the same sizes and repetitions (BENCH_REPS, BENCH_DIVIDE of
+# mk/bench.mk), and their ratios against the issue's target (1.1 times the
+# C API per unit), then the same ratios as instructions per unit under
+# callgrind (Benchmarks/rust/instructions.py: what a loaded machine does
+# not move). Not part of make test (a clock).
+bench-rust: bench-capi ## the Rust crate against the C API on W1, W2b, W3 (a table of ratios)
+	cd Benchmarks/rust && $(RUST_ENV) $(CARGO) build --offline --release --quiet
+	$(RUN_STAGED) $(BENCH_OUT)/bench_capi --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2b,W3 > $(RUST_OUT)/bench_c.jsonl
+	$(RUN_STAGED) $(RUST_OUT)/release/bench_rust --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2b,W3 > $(RUST_OUT)/bench_rust.jsonl
+	$(PYTHON) Benchmarks/rust/compare.py $(RUST_OUT)/bench_c.jsonl $(RUST_OUT)/bench_rust.jsonl
+	$(RUN_STAGED) $(PYTHON) Benchmarks/rust/instructions.py $(BENCH_OUT)/bench_capi $(RUST_OUT)/release/bench_rust
