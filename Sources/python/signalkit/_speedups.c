@@ -17,10 +17,10 @@
  * What it holds:
  * - four callbacks of an sk_observer (next, error, completed, release) whose
  *   ctx is a Python list [handler, sink] held by the library (hold()): next
- *   converts the value and calls handler(value) (None there: nothing to
- *   call), and sink.failed(exception) if it raised; error calls
- *   sink.error_at(address of the value); completed sink.completed();
- *   release sink.released(), then drops the list;
+ *   converts the value (an array as a list, here) and calls handler(value)
+ *   (None there: nothing to call), and sink.failed(exception) if it raised;
+ *   error calls sink.error_at(address of the value); completed
+ *   sink.completed(); release sink.released(), then drops the list;
  * - the fold function of sk_signal_reduce_left with the same kind of ctx:
  *   handler(accumulator, value) written into the out value (an accumulator
  *   of the package's failure type passes through unchanged; an exception
@@ -109,6 +109,19 @@ static PyObject *failed_type;
  * set, by key (set_releases). */
 static PyObject *box_release_fn, *ctx_release_fn;
 
+static PyObject *array_object(const sk_value *value, int depth);
+
+/* The package's converter for what this module does not convert itself (a
+ * pointer value, a signal value): converter(address). */
+static PyObject *converted(const sk_value *value)
+{
+    if (converter == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "signalkit: _speedups.set_converter was not called");
+        return NULL;
+    }
+    return PyObject_CallFunction(converter, "K", (unsigned long long)(uintptr_t)value);
+}
+
 static PyObject *value_object(const sk_value *value)
 {
     switch (value->kind) {
@@ -135,14 +148,42 @@ static PyObject *value_object(const sk_value *value)
             return PyBytes_FromStringAndSize(length ? data : "", (Py_ssize_t)length);
         break;
     }
+    case SK_KIND_ARRAY:
+        return array_object(value, 1);
     default:
         break;
     }
-    if (converter == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "signalkit: _speedups.set_converter was not called");
+    return converted(value);
+}
+
+/* An array value as a list, its items converted as value_object does
+ * (nested arrays too: the library nests them at most SK_VALUE_MAX_DEPTH
+ * deep, which bounds the recursion; anything unexpected goes to the
+ * package's converter, which reads arrays without recursion and says what
+ * went wrong). A zip's or combine_latest's pair costs no Python call. */
+static PyObject *array_object(const sk_value *value, int depth)
+{
+    size_t count;
+    if (depth > SK_VALUE_MAX_DEPTH || sk_value_get_array_count(value, &count) != SK_OK ||
+        count > (size_t)PY_SSIZE_T_MAX)
+        return converted(value);
+    PyObject *list = PyList_New((Py_ssize_t)count);
+    if (list == NULL)
         return NULL;
+    for (size_t i = 0; i < count; i++) {
+        const sk_value *item;
+        if (sk_value_get_array_item(value, i, &item) != SK_OK) {
+            Py_DECREF(list);
+            return converted(value);
+        }
+        PyObject *object = item->kind == SK_KIND_ARRAY ? array_object(item, depth + 1) : value_object(item);
+        if (object == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SetItem(list, (Py_ssize_t)i, object); /* steals object */
     }
-    return PyObject_CallFunction(converter, "K", (unsigned long long)(uintptr_t)value);
+    return list;
 }
 
 /* Calls sink.name(arg) (arg NULL: sink.name()); an exception escaping it
