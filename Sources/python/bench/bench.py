@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""The issue's six workloads (and a native-stage one) on signalkit and on
-RxPY (reactivex), in one run, with the ratio of each: `make bench-python`
-runs it in a venv holding both (not part of `make test`).
+"""The issue's six workloads (and a native-stage one, and issue 41's scan
+and zip) on signalkit and on RxPY (reactivex), in one run, with the ratio
+of each: `make bench-python` runs it in a venv holding both (not part of
+`make test`).
 
 Times are wall-clock (time.perf_counter) on a shared machine: compare the
 two columns of one run, not runs with each other. Memory is the growth of
 the resident set (/proc/self/statm) per live subscription, each side in a
 child interpreter of its own.
 
-Usage: bench.py [--scale S] [--markdown]   (S multiplies every count)
+Usage: bench.py [--scale S] [--only WORDS] [--markdown]
+(S multiplies every count; WORDS: only the rows whose name contains it)
 """
 import argparse
 import asyncio
@@ -255,6 +257,109 @@ def asyncio_rx(n):
     return asyncio.run(main())
 
 
+# 8. scan (issue 41): a running sum from 0 into a plain subscriber, over
+#    from_iterable (the issue's "scan over 1M values") and over a pipe (the
+#    issue's shape: a pipe, one operator, a plain subscriber).
+
+def scan_ours(n):
+    last = [0]
+
+    def seen(value):
+        last[0] = value
+
+    def run():
+        sk.Signal.from_iterable(range(n)).scan(lambda total, v: total + v, 0).subscribe(seen)
+    seconds = timed(run)
+    assert last[0] == n * (n - 1) // 2
+    return seconds / n
+
+
+def scan_rx(n):
+    last = [0]
+
+    def seen(value):
+        last[0] = value
+
+    def run():
+        rx.from_iterable(range(n)).pipe(ops.scan(lambda total, v: total + v, 0)).subscribe(seen)
+    seconds = timed(run)
+    assert last[0] == n * (n - 1) // 2
+    return seconds / n
+
+
+def hot_scan_ours(n):
+    last = [0]
+
+    def seen(value):
+        last[0] = value
+
+    pipe = sk.Pipe()
+    subscription = pipe.signal().scan(lambda total, v: total + v, 0).subscribe(seen)
+    put = pipe.put
+    seconds = timed(lambda: [put(v) for v in range(n)])
+    subscription.dispose()
+    assert last[0] == n * (n - 1) // 2
+    return seconds / n
+
+
+def hot_scan_rx(n):
+    last = [0]
+
+    def seen(value):
+        last[0] = value
+
+    subject = Subject()
+    subscription = subject.pipe(ops.scan(lambda total, v: total + v, 0)).subscribe(seen)
+    on_next = subject.on_next
+    seconds = timed(lambda: [on_next(v) for v in range(n)])
+    subscription.dispose()
+    assert last[0] == n * (n - 1) // 2
+    return seconds / n
+
+
+# 9. zip of two subjects (issue 41): a value into each in turn, each pair
+#    into a plain subscriber; time per pair.
+
+def zip_ours(n):
+    last = [None]
+
+    def seen(value):
+        last[0] = value
+
+    left, right = sk.Pipe(), sk.Pipe()
+    subscription = sk.Signal.zip(left.signal(), right.signal()).subscribe(seen)
+    put_left, put_right = left.put, right.put
+
+    def run():
+        for v in range(n):
+            put_left(v)
+            put_right(-v)
+    seconds = timed(run)
+    subscription.dispose()
+    assert list(last[0]) == [n - 1, 1 - n]
+    return seconds / n
+
+
+def zip_rx(n):
+    last = [None]
+
+    def seen(value):
+        last[0] = value
+
+    left, right = Subject(), Subject()
+    subscription = rx.zip(left, right).subscribe(seen)
+    put_left, put_right = left.on_next, right.on_next
+
+    def run():
+        for v in range(n):
+            put_left(v)
+            put_right(-v)
+    seconds = timed(run)
+    subscription.dispose()
+    assert list(last[0]) == [n - 1, 1 - n]
+    return seconds / n
+
+
 # 7. Native stages: hot puts -> a C function (labs, "i64(i64)") -> the
 #    library's distinct_until_changed -> last; RxPY with the same operators.
 
@@ -294,6 +399,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--only", default="", help="only the rows whose name contains this")
     args = parser.parse_args()
 
     def count(base):
@@ -316,12 +422,20 @@ def main():
          lambda: asyncio_ours(count(10_000)), lambda: asyncio_rx(count(10_000))),
         ("native stages: hot puts, labs (C), distinct, last", "us/event",
          lambda: native_ours(count(200_000)), lambda: native_rx(count(200_000))),
+        ("scan: from_iterable, a running sum, a plain subscriber", "us/value",
+         lambda: scan_ours(count(1_000_000)), lambda: scan_rx(count(1_000_000))),
+        ("scan: hot puts into a pipe, a running sum, a plain subscriber", "us/value",
+         lambda: hot_scan_ours(count(1_000_000)), lambda: hot_scan_rx(count(1_000_000))),
+        ("zip of two subjects, a value into each in turn", "us/pair",
+         lambda: zip_ours(count(500_000)), lambda: zip_rx(count(500_000))),
     ]
     print(f"signalkit {sk.__version__} (C library {sk.version()}), reactivex {rx.__version__}, "
           f"Python {sys.version.split()[0]}, scale {args.scale}, load {os.getloadavg()[0]:.1f}")
     print("| workload | unit | ours | RxPY | ours / RxPY |")
     print("|---|---|---:|---:|---:|")
     for name, unit, ours, theirs in rows:
+        if args.only not in name:
+            continue
         a, b = ours(), theirs()
         if unit != "bytes":
             a, b = a * 1e6, b * 1e6

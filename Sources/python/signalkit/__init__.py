@@ -139,8 +139,8 @@ callback_error_hook = _core.callback_error_hook
 """Called with (exception, where) for an exception a callback raised that
 no error callback receives; assign a function, or None to keep quiet.
 `where` names the callback that raised ("map", "filter", "tap" for a
-Python stage, "next", "error", "completed", "side effect", "take_until",
-"work", ...: README, Errors)."""
+Python stage, "scan", "reduce" for a fold's function, "next", "error",
+"completed", "side effect", "take_until", "work", ...: README, Errors)."""
 
 __version__ = version()
 

@@ -16,7 +16,7 @@ from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _deferred_fn, _map_fn, _
                     _next_fn, _put_object, _Recorder, _reduce_fn, _release_ctx_function, _report, _signal_fn, _state,
                     _take_until_fn, _trim_traceback, _ValueP, _work_fn)
 from ._handle import _Handle
-from ._subscription import _as_error
+from ._subscription import _as_error, _Failed
 
 # --- callbacks of the library's operators -------------------------------------
 
@@ -28,15 +28,6 @@ class _Callback:
     def __init__(self, fn: Callable[..., Any], failures: Union[_Failures, _Recorder]) -> None:
         self.fn = fn
         self.failures = failures
-
-
-class _Failed:
-    """An accumulator of reduce whose function raised: passed through to
-    the end, where it becomes the stream's error."""
-    __slots__ = ("exception",)
-
-    def __init__(self, exception: BaseException) -> None:
-        self.exception = exception
 
 
 def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> bool:
@@ -114,20 +105,23 @@ def _deferred_callback(ctx: int) -> Optional[int]:
 
 
 class _Fold:
-    """reduce's function, called by the extension (_speedups.c, on_reduce)
-    with the accumulator and the value; these methods are its other ends."""
-    __slots__ = ("callback", "ctx", "cell", "__weakref__")
+    """A fold's function (reduce's, scan's: `where`), called by the
+    extension (_speedups.c, on_reduce) with the accumulator and the value;
+    these methods are its other ends."""
+    __slots__ = ("callback", "where", "ctx", "cell", "__weakref__")
 
-    def __init__(self, callback: _Callback) -> None:
+    def __init__(self, callback: _Callback, where: str) -> None:
         self.callback = callback
+        self.where = where
         self.ctx = 0
         self.cell: List[Any] = [callback.fn, self]
 
-    def reduce_failed(self, exc: BaseException) -> "_Failed":
+    def reduce_failed(self, exc: BaseException) -> _Failed:
         """The function (or the conversion of its result) raised `exc`: the
-        accumulator becomes a failure, the stream's error at the end."""
-        _callback_raised(self.callback, exc, "reduce")
-        return _Failed(exc)
+        accumulator becomes a failure, which the stage after the fold
+        (_FOLD_CHECK) makes the stream's error."""
+        _callback_raised(self.callback, exc, self.where)
+        return _Failed(exc, self.where)
 
     def put_into(self, result: object, address: int) -> None:
         """An accumulator carried by reference, written into the out value."""
@@ -139,7 +133,6 @@ class _Fold:
         self.cell[1] = None  # no cycle left
 
 
-_speedups.set_failed_type(_Failed)
 _sp_reduce = _reduce_fn(_speedups.REDUCE)
 
 
@@ -250,12 +243,6 @@ for _operator_callback in (_signal_callback, _deferred_callback, _Fold.reduce_fa
                            _Fold.released, _take_until_callback,
                            _value_callback, _work_callback, _predicate_callback, _key_callback):
     _interrupts.THUNK_CODES.add(_operator_callback.__code__)
-
-
-def _raise_failed(value: Any) -> Any:
-    if isinstance(value, _Failed):
-        raise value.exception
-    return value
 
 
 # --------------------------------------------------------------------------

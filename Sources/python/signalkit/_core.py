@@ -1158,6 +1158,9 @@ def _after_fork() -> None:
         return
     _state.forked = True
     _state.closing = True
+    # The extension's loops too (put_each: a from_iterable emission that
+    # forked from a callback goes on in the child, in C, once it returns).
+    _speedups.set_closing()
     # Another thread of the parent may have held it at the fork, never to
     # release it here (pending_callbacks() takes it).
     _keep_lock = threading.Lock()
@@ -1169,7 +1172,7 @@ def _after_fork() -> None:
         setattr(C, name, stub)
     C.status_string = _status_string
     C.last_error_message = C.ffi_last_error_message = lambda: FORKED_MESSAGE.encode()
-    extension = [_speedups.pipe_put, _speedups.subscriber_put_next]
+    extension = [_speedups.pipe_put, _speedups.subscriber_put_next, _speedups.put_each]
     for function in extension:
         stubs[id(function)] = _refuse
     for module_name, module in list(sys.modules.items()):

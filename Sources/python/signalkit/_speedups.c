@@ -17,20 +17,27 @@
  * What it holds:
  * - four callbacks of an sk_observer (next, error, completed, release) whose
  *   ctx is a Python list [handler, sink] held by the library (hold()): next
- *   converts the value and calls handler(value) (None there: nothing to
- *   call), and sink.failed(exception) if it raised; error calls
+ *   converts the value (an array as a list, here) and calls handler(value)
+ *   (None there: nothing to call), and sink.failed(exception) if it raised,
+ *   or sink.fold_failed(failure) instead for a value of the package's
+ *   failure type (a fold's failed accumulator, which reaches only the
+ *   subscription of the stage after its fold); error calls
  *   sink.error_at(address of the value); completed sink.completed();
  *   release sink.released(), then drops the list;
- * - the fold function of sk_signal_reduce_left with the same kind of ctx:
- *   handler(accumulator, value) written into the out value (an accumulator
- *   of the package's failure type passes through unchanged; an exception
- *   becomes sink.reduce_failed(exception), a failure object; an object not
- *   of the library's kinds goes in through sink.put_into(object, address));
+ * - the fold function of sk_signal_reduce_left and sk_signal_scan with the
+ *   same kind of ctx: handler(accumulator, value) written into the out
+ *   value (an accumulator of the package's failure type passes through
+ *   unchanged; an exception becomes sink.reduce_failed(exception), a
+ *   failure object; an object not of the library's kinds goes in through
+ *   sink.put_into(object, address));
  * - puts of a Python value into a pipe or a subscriber, for the values of
  *   the library's own kinds (None, bool, int, float, str, bytes; exact
  *   types): NotImplemented for any other object, which the package carries
  *   by reference through its ctypes path. The GIL stays held during the
  *   put: callbacks it runs on this thread take it again at no cost;
+ * - from_iterable's emission into a library operator (put_each): the loop
+ *   that pulls each item and puts it, with the checks the package's loop
+ *   made (its stop flag, the exit, a pending interrupt, signals);
  * - Pipe.put itself (a method descriptor, pipe_put_method) and the
  *   package's per-thread trampoline it reads (Trampoline,
  *   thread_trampoline): the outermost put of a value of the library's kinds
@@ -102,12 +109,25 @@ static PyObject *converter;
 enum { HANDLER, SINK, SLOTS };
 /* The sink's methods the callbacks call (interned at import). */
 static PyObject *name_failed, *name_error_at, *name_completed, *name_released, *name_reduce_failed,
-    *name_put_into;
+    *name_put_into, *name_fold_failed, *name_stopped;
 /* The package's type of a failed accumulator (set_failed_type). */
 static PyObject *failed_type;
 /* The package's release functions of a carried object and of a callback
  * set, by key (set_releases). */
 static PyObject *box_release_fn, *ctx_release_fn;
+
+static PyObject *array_object(const sk_value *value, int depth);
+
+/* The package's converter for what this module does not convert itself (a
+ * pointer value, a signal value): converter(address). */
+static PyObject *converted(const sk_value *value)
+{
+    if (converter == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "signalkit: _speedups.set_converter was not called");
+        return NULL;
+    }
+    return PyObject_CallFunction(converter, "K", (unsigned long long)(uintptr_t)value);
+}
 
 static PyObject *value_object(const sk_value *value)
 {
@@ -135,14 +155,42 @@ static PyObject *value_object(const sk_value *value)
             return PyBytes_FromStringAndSize(length ? data : "", (Py_ssize_t)length);
         break;
     }
+    case SK_KIND_ARRAY:
+        return array_object(value, 1);
     default:
         break;
     }
-    if (converter == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "signalkit: _speedups.set_converter was not called");
+    return converted(value);
+}
+
+/* An array value as a list, its items converted as value_object does
+ * (nested arrays too: the library nests them at most SK_VALUE_MAX_DEPTH
+ * deep, which bounds the recursion; anything unexpected goes to the
+ * package's converter, which reads arrays without recursion and says what
+ * went wrong). A zip's or combine_latest's pair costs no Python call. */
+static PyObject *array_object(const sk_value *value, int depth)
+{
+    size_t count;
+    if (depth > SK_VALUE_MAX_DEPTH || sk_value_get_array_count(value, &count) != SK_OK ||
+        count > (size_t)PY_SSIZE_T_MAX)
+        return converted(value);
+    PyObject *list = PyList_New((Py_ssize_t)count);
+    if (list == NULL)
         return NULL;
+    for (size_t i = 0; i < count; i++) {
+        const sk_value *item;
+        if (sk_value_get_array_item(value, i, &item) != SK_OK) {
+            Py_DECREF(list);
+            return converted(value);
+        }
+        PyObject *object = item->kind == SK_KIND_ARRAY ? array_object(item, depth + 1) : value_object(item);
+        if (object == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SetItem(list, (Py_ssize_t)i, object); /* steals object */
     }
-    return PyObject_CallFunction(converter, "K", (unsigned long long)(uintptr_t)value);
+    return list;
 }
 
 /* Calls sink.name(arg) (arg NULL: sink.name()); an exception escaping it
@@ -318,6 +366,15 @@ static void on_next(void *ctx, const sk_value *value)
                 leave_delivery(held, state, saved);
                 return;
             }
+            if (item != NULL && value->kind == SK_KIND_POINTER && (PyObject *)Py_TYPE(item) == failed_type) {
+                /* A fold's failed accumulator, met by the stage after the
+                 * fold (the package's _FOLD_CHECK: no Python call for the
+                 * values that did not fail): the stream's error. */
+                call_sink(list, name_fold_failed, item);
+                Py_DECREF(item);
+                leave_delivery(held, state, saved);
+                return;
+            }
             Py_INCREF(handler);
             PyObject *result = item ? PyObject_CallFunctionObjArgs(handler, item, NULL) : NULL;
             Py_XDECREF(item);
@@ -392,7 +449,7 @@ static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *va
         Py_INCREF(fn);
         PyObject *result = NULL;
         PyObject *acc = value_object(accumulator);
-        if (acc != NULL && failed_type != NULL && PyObject_IsInstance(acc, failed_type) == 1) {
+        if (acc != NULL && accumulator->kind == SK_KIND_POINTER && (PyObject *)Py_TYPE(acc) == failed_type) {
             result = acc; /* a failure passes through to the end */
             acc = NULL;
         } else if (acc != NULL && !PyErr_Occurred()) {
@@ -625,6 +682,74 @@ static PyObject *subscriber_put_next(PyObject *self, PyObject *args)
     return put(args, subscriber_put_fn);
 }
 
+/* put_each(subscriber, iterator, run, fallback) -> bool: from_iterable's
+ * emission (the package's _IterRun): puts each item the iterator yields
+ * into the subscriber as subscriber_put_next does (fallback(subscriber,
+ * item), the package's put, for an object of another kind), until the
+ * iterator ends (True) or, checked before each pull, run.stopped is true or
+ * the exit began, or, after each put, a KeyboardInterrupt waits on this
+ * thread (False). An exception of the iterator, of a put or of a signal
+ * handler (checked after each put, as the interpreter does between
+ * bytecodes) is raised. Every PUT_EACH_YIELD items it lets the GIL go, as
+ * the interpreter's loop does when another thread waits for it. */
+enum { PUT_EACH_YIELD = 256 };
+
+static PyObject *put_each(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *target, *iterator, *run, *fallback;
+    if (!PyArg_UnpackTuple(args, "put_each", 4, 4, &target, &iterator, &run, &fallback))
+        return NULL;
+    void *pointer = PyLong_AsVoidPtr(target);
+    if (pointer == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "signalkit: put into a NULL handle");
+        return NULL;
+    }
+    if (!PyIter_Check(iterator) || !PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "signalkit: put_each takes a subscriber, an iterator, a run and a callable");
+        return NULL;
+    }
+    for (unsigned long count = 1;; count++) {
+        PyObject *stopped = PyObject_GetAttr(run, name_stopped);
+        if (stopped == NULL)
+            return NULL;
+        int stop = PyObject_IsTrue(stopped);
+        Py_DECREF(stopped);
+        if (stop < 0)
+            return NULL;
+        if (stop || atomic_load(&closing))
+            Py_RETURN_FALSE;
+        PyObject *item = PyIter_Next(iterator);
+        if (item == NULL) {
+            if (PyErr_Occurred())
+                return NULL;
+            Py_RETURN_TRUE;
+        }
+        sk_value value = {0};
+        int made = object_value(item, &value);
+        if (made > 0) {
+            put_value(subscriber_put_fn, pointer, &value);
+        } else if (made == 0) { /* carried by reference: the package's put */
+            PyObject *status = PyObject_CallFunctionObjArgs(fallback, target, item, NULL);
+            Py_XDECREF(status);
+            if (status == NULL)
+                made = -1;
+        }
+        Py_DECREF(item);
+        if (made < 0 || PyErr_Occurred()) /* (a put's callbacks never leave one, but never hidden either) */
+            return NULL;
+        if (pending)
+            Py_RETURN_FALSE;
+        if (PyErr_CheckSignals() < 0)
+            return NULL;
+        if (count % PUT_EACH_YIELD == 0) {
+            PyThreadState *state = PyEval_SaveThread();
+            PyEval_RestoreThread(state);
+        }
+    }
+}
+
 /* check_int64(value): OverflowError for an int (exactly) outside int64;
  * None for anything else. Every int a stream carries fits int64, also one
  * that never crosses the library (a chain of Python stages). */
@@ -700,6 +825,16 @@ static PyObject *set_pending(PyObject *self, PyObject *flag)
         return NULL;
     pending = truth;
     Py_RETURN_NONE;
+}
+
+/* interrupt_pending() -> bool: whether a KeyboardInterrupt waits on this
+ * thread (set_pending): what the package's per-value loops read, cheaper
+ * than its thread-local attribute. */
+static PyObject *interrupt_pending(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyBool_FromLong(pending);
 }
 
 static PyObject *set_orphan(PyObject *self, PyObject *function)
@@ -1631,12 +1766,17 @@ static PyMethodDef methods[] = {
     {"pipe_put", pipe_put, METH_VARARGS, "pipe_put(pipe, value) -> status, or NotImplemented."},
     {"subscriber_put_next", subscriber_put_next, METH_VARARGS,
      "subscriber_put_next(subscriber, value) -> status, or NotImplemented."},
+    {"put_each", put_each, METH_VARARGS,
+     "put_each(subscriber, iterator, run, fallback) -> bool: from_iterable's emission; True once the iterator "
+     "ended."},
     {"check_int64", check_int64, METH_O, "check_int64(value): OverflowError for an int outside int64."},
     {"set_converter", set_converter, METH_O, "set_converter(fn): fn(address) converts the other kinds."},
     {"set_failed_type", set_failed_type, METH_O, "set_failed_type(type): reduce's failed accumulator."},
     {"set_releases", set_releases, METH_VARARGS,
      "set_releases(box, ctx): the release functions BOX_RELEASE and CTX_RELEASE call with the key."},
     {"set_pending", set_pending, METH_O, "set_pending(flag): a KeyboardInterrupt waits on this thread."},
+    {"interrupt_pending", interrupt_pending, METH_NOARGS,
+     "interrupt_pending() -> bool: a KeyboardInterrupt waits on this thread (set_pending)."},
     {"set_orphan", set_orphan, METH_O,
      "set_orphan(fn): fn() reports and clears an interrupt a callback with no caller left pending."},
     {"set_closing", set_closing, METH_NOARGS, "set_closing(): deliveries call no Python from now on."},
@@ -1684,8 +1824,10 @@ PyMODINIT_FUNC PyInit__speedups(void)
     name_released = PyUnicode_InternFromString("released");
     name_reduce_failed = PyUnicode_InternFromString("reduce_failed");
     name_put_into = PyUnicode_InternFromString("put_into");
+    name_fold_failed = PyUnicode_InternFromString("fold_failed");
+    name_stopped = PyUnicode_InternFromString("stopped");
     if (!name_failed || !name_error_at || !name_completed || !name_released || !name_reduce_failed ||
-        !name_put_into)
+        !name_put_into || !name_fold_failed || !name_stopped)
         return NULL;
     name_pointer = PyUnicode_InternFromString("_pointer");
     name_trampoline_key = PyUnicode_InternFromString("signalkit._speedups.trampoline");

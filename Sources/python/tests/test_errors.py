@@ -42,6 +42,37 @@ def test_on_error_receives_the_exception_with_its_traceback():
     assert any("in explode" in note for note in error.__notes__)
 
 
+@pytest.mark.parametrize("build, values", [
+    (lambda s, fn: s.scan(fn, 0), [1, 3]),
+    (lambda s, fn: s.scan(fn, 0).map(lambda v: -v), [-1, -3]),  # the stage after never sees the failure
+    (lambda s, fn: s.scan(fn, 0).take(5), [1, 3]),
+    (lambda s, fn: s.reduce(fn, 0), []),
+])
+def test_on_error_receives_a_fold_s_exception_with_its_traceback(build, values):
+    # scan's and reduce's function take two arguments and are called by the
+    # extension: its exception is the stream's error at the value that
+    # raised (the values after it are not folded); the accumulator that
+    # carried it kept no frame, its traceback is the note, which names the
+    # function and none of the package's files.
+    calls = []
+
+    def add(total, n):
+        calls.append(n)
+        if n == 3:
+            raise ValueError(f"bad {n}")
+        return total + n
+
+    seen, received = [], []
+    with build(sk.Signal.from_iterable([1, 2, 3, 4]), add).subscribe(seen.append, received.append):
+        pass
+    assert seen == values and calls == [1, 2, 3]
+    assert len(received) == 1 and isinstance(received[0], ValueError) and str(received[0]) == "bad 3"
+    notes = received[0].__notes__
+    assert received[0].__traceback__ is None
+    assert any("in add" in note and 'raise ValueError(f"bad {n}")' in note for note in notes)
+    assert not any(f"signalkit{os.sep}" in note for note in notes), notes
+
+
 def test_an_exception_keeps_no_handle_alive():
     class Marker:
         pass
@@ -98,6 +129,10 @@ def _boom(value):
     raise ValueError(value)
 
 
+def _boom_folding(total, value):
+    raise ValueError(value)
+
+
 @pytest.mark.parametrize("build, where", [
     (lambda s: s.map(_boom), "map"),
     (lambda s: s.filter(_boom), "filter"),
@@ -108,6 +143,13 @@ def _boom(value):
     (lambda s: s.map(_boom).take(5), "map"),  # through a library operator: the stream's error
     (lambda s: s.tap(lambda v: None).filter(_boom).distinct_until_changed(), "filter"),
     (lambda s: s, "next"),  # on_next itself raised
+    # A fold's function (two arguments, called by the extension): named
+    # after the fold, also through stages or library operators after it
+    # (before: "map", the name of the Python stage that raised it again).
+    (lambda s: s.scan(_boom_folding, 0), "scan"),
+    (lambda s: s.scan(_boom_folding, 0).map(lambda v: v), "scan"),
+    (lambda s: s.scan(_boom_folding, 0).take(5), "scan"),
+    (lambda s: s.reduce(_boom_folding, 0), "reduce"),
 ])
 def test_the_hook_names_the_stage_that_raised(build, where):
     # Before: "next" for every stage of the subscription's own chain (the

@@ -120,6 +120,44 @@ def test_a_forked_child_refuses_package_calls():
     assert outcomes == {"use": "0"}, stderr
 
 
+def test_a_from_iterable_emission_that_forks_pulls_no_more_in_the_child():
+    # A callback of from_iterable's emission into a library operator forks:
+    # in the child the emission's loop (the extension's) stops before its
+    # next pull, as the package's did (before it was C: it pulled on and put
+    # into the library in the child); the parent's goes on.
+    code = textwrap.dedent("""
+        import itertools, os
+        import signalkit as sk
+
+        parent, pulled, children = os.getpid(), [], []
+
+        def numbers():
+            for n in itertools.count():
+                pulled.append(n)
+                yield n
+
+        def on_next(value):
+            if value == 3:
+                pid = os.fork()
+                if pid:
+                    children.append(pid)
+
+        try:
+            sk.Signal.from_iterable(numbers()).take(6).subscribe(on_next)
+        except sk.SignalKitError:  # the child: the package's calls after the emission refuse
+            pass
+        if os.getpid() != parent:
+            print("child", pulled, flush=True)
+            os._exit(0)
+        print("parent", pulled, os.waitstatus_to_exitcode(os.waitpid(children[0], 0)[1]), flush=True)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], env=dict(os.environ), capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.splitlines()) == ["child [0, 1, 2, 3]", "parent [0, 1, 2, 3, 4, 5] 0"], \
+        (result.stdout, result.stderr)
+
+
 def test_a_fork_pool_worker_using_the_package_raises_in_the_parent():
     # The most common fork: a multiprocessing pool (the "fork" method) made
     # after the parent used the package. A worker's call raises; the error

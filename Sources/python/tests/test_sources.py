@@ -1,7 +1,9 @@
 """Sources: from_iterable (lazy, stopped by disposal), create, Pipe (its
 completion and error for current and later subscribers),
 interval and timer."""
+import ctypes
 import itertools
+import sys
 import threading
 
 import pytest
@@ -57,6 +59,78 @@ def test_dispose_from_a_callback_stops_the_pull():
         assert seen == [0, 1, 2, 3, 4]
         assert pulled == [0, 1, 2, 3, 4]
         holder.pop().close()
+
+
+def test_from_iterable_into_a_library_operator_puts_every_kind():
+    # The emission loop is the extension's (put_each): the library's kinds
+    # as values, other objects by reference (the very object), an int
+    # outside int64 the stream's error.
+    class Box:
+        pass
+
+    box = Box()
+    items = [1, "a", box, None, 2.5, [box]]
+    got = sk.Signal.from_iterable(items).scan(lambda acc, v: acc + [v], []).last().to_list()
+    assert got == [items] and got[0][2] is box and got[0][5][0] is box
+    seen, errors = [], []
+    with sk.Signal.from_iterable([1, 2 ** 63, 3]).take(5).subscribe(seen.append, errors.append):
+        pass
+    assert seen == [1] and len(errors) == 1 and isinstance(errors[0], OverflowError)
+    assert "out of range of int64" in str(errors[0])
+
+
+@pytest.mark.parametrize("build", [
+    lambda s: s,  # the values straight to on_next (the package's loop)
+    lambda s: s.take(10 ** 9),  # into a library operator (the extension's loop, put_each)
+    lambda s: s.scan(lambda total, v: v, 0),
+])
+def test_an_interrupt_in_a_nested_delivery_stops_from_iterable(build):
+    # on_next puts into a pipe whose subscriber raises KeyboardInterrupt:
+    # the emission stops there (no further pull) and the caller gets it.
+    pulled = []
+
+    def numbers():
+        for n in itertools.count():
+            pulled.append(n)
+            yield n
+
+    def interrupt(v):
+        if v == 5:
+            raise KeyboardInterrupt
+
+    with sk.Pipe() as inner, inner.signal().subscribe(interrupt):
+        with pytest.raises(KeyboardInterrupt):
+            build(sk.Signal.from_iterable(numbers())).subscribe(inner.put).dispose()
+    assert pulled == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_long_emission_into_native_stages_lets_other_threads_run():
+    # With only native stages after from_iterable no Python code runs per
+    # value; the extension's loop lets the GIL go now and then, as the
+    # interpreter does between bytecodes: a thread waiting for it runs
+    # during the emission (it sees the iterator partly consumed).
+    labs = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(("labs", ctypes.CDLL(None)))
+    count = 300_000
+    items = iter(range(count))
+    left_seen = []
+
+    def watch():
+        while True:
+            left = items.__length_hint__()
+            left_seen.append(left)
+            if left == 0:
+                return
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    try:
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        assert sk.Signal.from_iterable(items).map("i64(i64)", labs).last().to_list() == [count - 1]
+        watcher.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert any(0 < left < count for left in left_seen)
 
 
 def test_each_subscription_iterates_again():

@@ -41,6 +41,48 @@ def test_values_of_every_kind_cross_both_ways():
 
 
 @pytest.mark.usefixtures("clean")
+def test_arrays_of_every_kind_arrive_as_lists():
+    # The extension converts an array itself (zip's pairs, buffers), and the
+    # items of its kinds; an object carried by reference and a signal value
+    # inside one go through the package's converter: the very object, a
+    # Signal.
+    class Box:
+        pass
+
+    box = Box()
+    seen = []
+    with sk.Pipe() as pipe, sk.Signal.never() as never, pipe.signal() as piped, \
+            piped.buffer_with_count(4) as buffered, buffered.buffer_with_count(2) as nested, \
+            nested.subscribe(seen.append):
+        for value in (None, True, 7, 2.5, "é", b"\0x", box, never):
+            pipe.put(value)
+    assert seen[0][0] == [None, True, 7, 2.5] and seen[0][1][:3] == ["é", b"\0x", box]
+    assert [type(v) for v in seen[0][0]] == [type(None), bool, int, float]
+    assert seen[0][1][2] is box and isinstance(seen[0][1][3], sk.Signal)
+    seen[0][1][3].close()
+    pairs = []
+    with sk.Pipe() as left, sk.Pipe() as right, left.signal() as first, right.signal() as second, \
+            sk.Signal.zip(first, second) as zipped, zipped.subscribe(pairs.append):
+        left.put(1)
+        right.put("one")
+        left.put(box)
+        right.put([box])  # a list put into a pipe is an object carried by reference, not an array
+    assert pairs == [[1, "one"], [box, [box]]] and pairs[1][0] is box
+
+
+@pytest.mark.usefixtures("clean")
+def test_an_array_as_deep_as_the_library_allows_arrives_as_lists():
+    value = [7]
+    for _ in range(sk.MAX_DEPTH - 1):
+        value = [value]
+    seen = []
+    with sk.Pipe() as pipe, pipe.signal() as piped, piped.map("value(value)", lambda v: value) as deep, \
+            deep.subscribe(seen.append):
+        pipe.put(0)
+    assert seen == [value]
+
+
+@pytest.mark.usefixtures("clean")
 def test_a_put_of_a_subclass_is_carried_by_reference():
     class Number(int):
         pass

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any, Callable, List, TypeVar
 from ctypes import byref
 
 from .. import _speedups
-from .._callbacks import _Callback, _Fold, _raise_failed, _sp_reduce
+from .._callbacks import _Callback, _Fold, _sp_reduce
 from .._core import C, Value, _Failures, _put_object, _retain_callbacks
 from .._handle import _callable_arg, _InFlight
 from .._signal_core import _new_signal, _signal_class, _SignalCore
-from .._subscription import _check_int64, _FILTER, _MAP, _sp_release
+from .._subscription import _check_int64, _FILTER, _FOLD_CHECK_STAGE, _sp_release
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -37,7 +37,7 @@ class _ReduceOperators(_SignalCore[T_co]):
         _callable_arg(fn, "reduce")
         if self._stage_source is not None:
             return self._composed_reduce(fn, initial)
-        return self._fold(C.signal_reduce_left, fn, initial)
+        return self._fold(C.signal_reduce_left, fn, initial, "reduce")
 
     def _composed_reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
         """reduce() after Python stages: per subscription, a filter stage
@@ -77,12 +77,14 @@ class _ReduceOperators(_SignalCore[T_co]):
         total. An exception in `fn` ends the stream with it
         (sk_signal_scan)."""
         _callable_arg(fn, "scan")
-        return self._fold(C.signal_scan, fn, initial)
+        return self._fold(C.signal_scan, fn, initial, "scan")
 
-    def _fold(self, function: Any, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
+    def _fold(self, function: Any, fn: Callable[[U, T_co], U], initial: U, where: str) -> "Signal[U]":
         """The library's fold `function` (sk_signal_reduce_left,
-        sk_signal_scan) with fn(accumulator, value) from `initial`, whose
-        exceptions end the stream (raised again by to_list)."""
+        sk_signal_scan; `where`: its name) with fn(accumulator, value) from
+        `initial`, whose exceptions end the stream (raised again by
+        to_list): the function's exception becomes a failed accumulator
+        (_Failed), which the stage after the fold makes the error."""
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
             out = Value()
             _put_object(initial, out)
@@ -94,13 +96,13 @@ class _ReduceOperators(_SignalCore[T_co]):
             # through the library that the GC never collects.
             failures = _Failures()
             try:
-                fold = _Fold(_Callback(fn, failures.recorder()))
+                fold = _Fold(_Callback(fn, failures.recorder()), where)
                 ctx = fold.ctx = _retain_callbacks(fold)
                 result = _new_signal(function, pointer, byref(out), _sp_reduce, _speedups.hold(fold.cell),
                                      _sp_release)
             finally:
                 C.value_release(byref(out))
-            return result._stage((_MAP, _raise_failed), failures)
+            return result._stage(_FOLD_CHECK_STAGE, failures)
 
     def pairwise(self) -> "Signal[List[Any]]":
         """From the second value on, [previous, current] at each value
