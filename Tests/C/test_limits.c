@@ -554,7 +554,7 @@ enum {
     SWEEP_FIRST, SWEEP_FIRST_WHERE, SWEEP_ELEMENT_AT, SWEEP_DEFAULT_IF_EMPTY, SWEEP_TAKE_UNTIL_SIGNAL,
     SWEEP_WITH_LATEST_FROM, SWEEP_CONCAT, SWEEP_MERGE_MAP, SWEEP_SHARE, SWEEP_REPLAY, SWEEP_BUFFER_COUNT,
     SWEEP_BUFFER_TIME, SWEEP_SAMPLE, SWEEP_SAMPLE_PERIOD, SWEEP_RETRY_COUNT, SWEEP_RETRY_COUNT_DELAYED,
-    SWEEP_GROUP_BY
+    SWEEP_GROUP_BY, SWEEP_ON_BACKPRESSURE_BUFFER, SWEEP_DELIVER_ON_BOUNDED
 };
 
 /* The handles of one round, by kind: each is released once, in the order
@@ -605,7 +605,16 @@ static bool sweep_uses_b(int op) {
 }
 
 static bool sweep_uses_queue(int op) {
-    return op == SWEEP_BUFFER_TIME || op == SWEEP_SAMPLE_PERIOD || op == SWEEP_RETRY_COUNT_DELAYED;
+    return op == SWEEP_BUFFER_TIME || op == SWEEP_SAMPLE_PERIOD || op == SWEEP_RETRY_COUNT_DELAYED ||
+           op == SWEEP_DELIVER_ON_BOUNDED;
+}
+
+/* The bounded buffers' drop callback: the values pending when the host
+ * queue closes come here. */
+static void sweep_dropped(void *ctx, const sk_value *value, uint64_t dropped) {
+    (void)ctx;
+    (void)value;
+    (void)dropped;
 }
 
 static void sweep_build(int op, sweep_round *w) {
@@ -642,6 +651,15 @@ static void sweep_build(int op, sweep_round *w) {
     case SWEEP_SAMPLE_PERIOD: SK_OK_OR_FAIL(sk_signal_sample_period(out, a, 3600, w->queue)); break;
     case SWEEP_RETRY_COUNT: SK_OK_OR_FAIL(sk_signal_retry_count(out, a, 1000, 0, NULL)); break;
     case SWEEP_RETRY_COUNT_DELAYED: SK_OK_OR_FAIL(sk_signal_retry_count(out, a, 1000, 3600, w->queue)); break;
+    case SWEEP_ON_BACKPRESSURE_BUFFER:
+        SK_OK_OR_FAIL(sk_signal_on_backpressure_buffer(out, a, 2, SK_OVERFLOW_DROP_OLDEST, sweep_dropped, ctx, counter_hit));
+        w->contexts++;
+        break;
+    case SWEEP_DELIVER_ON_BOUNDED:
+        /* The host queue is never drained: the values wait (2 of 3). */
+        SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(out, a, w->queue, 2, SK_OVERFLOW_DROP_OLDEST, sweep_dropped, ctx, counter_hit));
+        w->contexts++;
+        break;
     default: SK_OK_OR_FAIL(sk_signal_group_by(out, a, sweep_parity, ctx, counter_hit)); w->contexts++; break;
     }
 }
@@ -776,6 +794,8 @@ SWEEP_TEST(sample_period, SWEEP_SAMPLE_PERIOD, 240)
 SWEEP_TEST(retry_count, SWEEP_RETRY_COUNT, 48)
 SWEEP_TEST(retry_count_delayed, SWEEP_RETRY_COUNT_DELAYED, 240)
 SWEEP_TEST(group_by, SWEEP_GROUP_BY, 48)
+SWEEP_TEST(on_backpressure_buffer, SWEEP_ON_BACKPRESSURE_BUFFER, 48)
+SWEEP_TEST(deliver_on_bounded, SWEEP_DELIVER_ON_BOUNDED, 240)
 
 /* ------------------------------------------------------------------------ */
 /* Counts (issue 40): every function that takes a count, a limit or a        */
@@ -844,6 +864,34 @@ Test(limits, buffer_count_at_every_count, .timeout = SK_TEST_TIMEOUT) {
         }
         recorder_finish(&r, d);
         sk_signal_release(buffered);
+    }
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+}
+
+/* The bounded buffers at every capacity, drop newest: the three values of a
+ * synchronous source pass on_backpressure_buffer (none waits: no delivery
+ * is in progress when each arrives); deliver_on_bounded onto a host queue
+ * keeps the first min(capacity, 3) of them, put before the drain. A huge
+ * capacity reserves nothing (the ring grows as values wait). */
+Test(limits, bounded_buffers_at_every_capacity, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *source = ints_signal(THREE, 3);
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i];
+        sk_signal *buffered = NULL;
+        SK_OK_OR_FAIL(sk_signal_on_backpressure_buffer(&buffered, source, n, SK_OVERFLOW_DROP_NEWEST, NULL, NULL, NULL));
+        expect_signal_log(buffered, "nnncr", THREE, 3);
+        sk_signal_release(buffered);
+        sk_queue *host = host_queue("test.limits.bounded");
+        SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&buffered, source, host, n, SK_OVERFLOW_DROP_NEWEST, NULL, NULL, NULL));
+        recorder r;
+        sk_disposable *d = recorder_start(&r, buffered);
+        SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+        char log[8];
+        recorder_expect(&r, nexts_then_completion(up_to_three(n), log), THREE, up_to_three(n));
+        recorder_finish(&r, d);
+        sk_signal_release(buffered);
+        sk_queue_release(host);
     }
     sk_signal_release(source);
     expect_no_live_objects(0);

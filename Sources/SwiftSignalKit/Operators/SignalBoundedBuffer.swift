@@ -108,9 +108,14 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
 /// doubles as needed up to `capacity` (amortized O(1) while growing), so a
 /// large capacity costs memory only when values actually wait.
 ///
+/// A plain struct over its storage, not a noncopyable one with a deinit (the
+/// 6.3 optimizer crashed inlining such a deinit into its owner's setter):
+/// its owner calls `destroy()` once, from its own deinit, and never copies
+/// it.
+///
 /// Thread-safety: none; its owner guards it.
 @usableFromInline
-struct _SignalRing<Element>: ~Copyable {
+struct _SignalRing<Element> {
     @usableFromInline var storage: UnsafeMutablePointer<Element>?
     @usableFromInline var slots = 0
     @usableFromInline var head = 0
@@ -122,11 +127,16 @@ struct _SignalRing<Element>: ~Copyable {
         self.capacity = capacity
     }
 
-    deinit {
+    /// Releases the elements left and frees the storage.
+    @usableFromInline
+    mutating func destroy() {
         if let storage = self.storage {
             self.forEachIndex { storage.advanced(by: $0).deinitialize(count: 1) }
             storage.deallocate()
         }
+        self.storage = nil
+        self.count = 0
+        self.slots = 0
     }
 
     @inlinable
@@ -291,6 +301,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
     }
 
     deinit {
+        self.ring.destroy()
         if let room = self.room {
             pthread_cond_destroy(room)
             room.deallocate()
@@ -298,7 +309,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
     }
 
     /// A dropped value, reported outside the lock (the caller unlocked).
-    @usableFromInline
+    @inlinable
     func report(_ value: T, _ count: Int) {
         self.onDrop?(value, count)
     }
@@ -344,7 +355,10 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
 
     /// A value that found a delivery in progress (or a drain scheduled), the
     /// input closed, or the ring full. Called with the lock held; unlocks.
-    @usableFromInline
+    /// Inlinable, as `drain` and `schedule`, so that the C layer's
+    /// `_SignalBoundedBuffer<SKValue, SKValue>` is specialized (generic code
+    /// called across the module cost W7b twice W7's instructions).
+    @inlinable
     func putContended(_ value: T) {
         while true {
             if self.inputClosed {
@@ -404,7 +418,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
                     self.failLocked(value, refused, .wouldDeadlock)
                     return
                 }
-                if let queue = self.queue, queue.isHostDrained || queue.virtualTimeExecutor != nil {
+                if self.queueCannotWait() {
                     self.failLocked(value, refused, .cannotWaitForQueue)
                     return
                 }
@@ -416,6 +430,17 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
                 // Decide again: room, the delivery over, or the input closed.
             }
         }
+    }
+
+    /// Whether `block` cannot wait for this queue: host-drained or
+    /// virtual-time (only their own drain makes room, and the thread that
+    /// drains may be the producer).
+    @usableFromInline
+    func queueCannotWait() -> Bool {
+        guard let queue = self.queue else {
+            return false
+        }
+        return queue.isHostDrained || queue.virtualTimeExecutor != nil
     }
 
     /// The `fail` policy (or `block`'s refusal): the error waits behind the
@@ -493,7 +518,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
         }
     }
 
-    @usableFromInline
+    @inlinable
     func schedule() {
         self.queue.unsafelyUnwrapped.justDispatch({
             self.mutex.lock()
@@ -508,7 +533,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
     /// value without a queue). On a host-drained queue, one batch (the values
     /// pending when it began), the rest in a drain of its own (see
     /// `_DeliverOnQueueState`).
-    @usableFromInline
+    @inlinable
     func drain() {
         var budget = Int.max
         if let queue = self.queue, queue.isHostDrained {
