@@ -880,8 +880,7 @@ Test(limits, bounded_buffers_at_every_capacity, .timeout = SK_TEST_TIMEOUT) {
         size_t n = COUNTS[i];
         sk_signal *buffered = NULL;
         SK_OK_OR_FAIL(sk_signal_on_backpressure_buffer(&buffered, source, n, SK_OVERFLOW_DROP_NEWEST, NULL, NULL, NULL));
-        expect_signal_log(buffered, "nnncr", THREE, 3);
-        sk_signal_release(buffered);
+        expect_signal_log(buffered, "nnncr", THREE, 3); /* releases it */
         sk_queue *host = host_queue("test.limits.bounded");
         SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&buffered, source, host, n, SK_OVERFLOW_DROP_NEWEST, NULL, NULL, NULL));
         recorder r;

@@ -65,7 +65,7 @@ extension SignalOverflow where E == any Error {
 ///
 /// Thread-safety: an immutable value.
 public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Sendable {
-    /// What went wrong.
+    /// What went wrong. Thread-safety: an immutable value.
     public enum Reason: Equatable, Sendable {
         /// A value arrived with `capacity` values pending (policy `fail`).
         case overflow
@@ -83,8 +83,11 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
     public let operatorName: String
     /// The buffer's capacity.
     public let capacity: Int
+    /// Why the stream failed.
     public let reason: Reason
 
+    /// An error of `operatorName`'s buffer of `capacity` values, for
+    /// `reason` (the library makes them; tests compare with them).
     public init(operatorName: String, capacity: Int, reason: Reason) {
         self.operatorName = operatorName
         self.capacity = capacity
