@@ -36,6 +36,7 @@ WORKLOADS = [
     ("W6", "100k live subs", "B/sub"),
     ("W6b", "W6, pipeline built per sub", "B/sub"),
     ("W7", "queue hop", "ns/event"),
+    ("W7b", "W7 bounded (capacity 2n)", "ns/event"),
 ]
 # W8 (Swift and C APIs): subscribe N map -> sink subscriptions to one pipe,
 # put once, dispose them all, for N = 1k (1,000 rounds) and 1M, in three
@@ -493,6 +494,8 @@ INSTRUCTION_CHECKS = [
     ("c.w4.instructions_per_event", "bench_capi", "W4", 10000),
     ("c.w5.instructions_per_put", "bench_capi", "W5", 10000),
     ("c.nd.instructions_per_meta", "bench_capi", "ND", 10000),
+    ("c.w7.instructions_per_event", "bench_capi", "W7", 20000),
+    ("c.w7b.instructions_per_event", "bench_capi", "W7b", 20000),
     ("ffi.np.instructions_per_value", "bench_ffi", "NP", 10000),
     ("ffi.handle_check_200k_alive.instructions_per_check", "bench_ffi", "HC", 1000),
 ] + [
@@ -519,6 +522,11 @@ def instruction_checks(args):
         if label + " n" not in found or label + " 2n" not in found:
             sys.exit("FAILED: %s --instructions dumped no counts for %s (got %s)" % (program, label, sorted(found)))
         records.append({"check": name, "value": (found[label + " 2n"] - found[label + " n"]) / units})
+    # W7b over W7 (issue 44): a bounded deliver-on with room to spare costs
+    # at most 1.2 times the unbounded one.
+    per_unit = {record["check"]: record["value"] for record in records}
+    records.append({"check": "c.w7b_over_w7.instructions_ratio",
+                    "value": per_unit["c.w7b.instructions_per_event"] / per_unit["c.w7.instructions_per_event"]})
     return records
 
 

@@ -2161,6 +2161,117 @@ int sk_signal_merge(sk_signal **out, sk_signal *const *signals, size_t count);
  *   Any thread. Callbacks run on `queue`.
  */
 int sk_signal_deliver_on(sk_signal **out, sk_signal *signal, sk_queue *queue);
+
+/**
+ * @brief What a bounded buffer (sk_signal_on_backpressure_buffer(),
+ *        sk_signal_deliver_on_bounded()) does with a value that arrives
+ *        when `capacity` values are pending. Named after RxJava's
+ *        BackpressureOverflowStrategy and Akka Streams' OverflowStrategy.
+ */
+typedef enum sk_overflow {
+    /** The incoming value is dropped (Akka dropNew, RxJava onBackpressureDrop). */
+    SK_OVERFLOW_DROP_NEWEST = 0,
+    /** The oldest pending value is dropped to make room (Akka dropHead,
+     *  RxJava DROP_OLDEST). */
+    SK_OVERFLOW_DROP_OLDEST = 1,
+    /** The newest pending value is replaced by the incoming one: the
+     *  consumer always ends with the latest (Akka dropTail, RxJava
+     *  DROP_LATEST; capacity 1 is onBackpressureLatest). */
+    SK_OVERFLOW_LATEST = 2,
+    /** The stream fails with an error value of kind SK_KIND_STRING naming
+     *  the operator and the capacity ("sk_signal_deliver_on_bounded:
+     *  overflow: a value arrived with 1000 values pending (capacity 1000,
+     *  policy error)"). The values pending are delivered first, then the
+     *  error; the value that overflowed, and those the upstream puts until
+     *  the error reaches the consumer, are dropped (`on_drop`). */
+    SK_OVERFLOW_ERROR = 3,
+    /** The producing thread waits for room. When waiting could never end
+     *  it fails as SK_OVERFLOW_ERROR does, with an error value saying why
+     *  ("... cannot block: ..."): the producer is the thread delivering the
+     *  values (a put from inside a delivery), or the queue is host-drained
+     *  or virtual-time (its draining thread may be the producer). Not
+     *  detected: a queue whose every worker is a blocked producer, or a
+     *  producer holding a lock the consumer's callback needs (Python's
+     *  GIL: the Python binding refuses this policy). */
+    SK_OVERFLOW_BLOCK = 4
+} sk_overflow;
+
+/**
+ * @brief Told of a value a bounded buffer dropped.
+ * @param ctx      The operator's `ctx`.
+ * @param value    Borrowed for the call (the library releases it after):
+ *                 copy it with sk_value_copy() to keep it.
+ * @param dropped  This subscription's count of dropped values so far, this
+ *                 one included (1 for the first): the count to log or keep.
+ */
+typedef void (*sk_drop_fn)(void *ctx, const sk_value *value, uint64_t dropped);
+
+/**
+ * @brief The values one at a time, at most `capacity` of them waiting while
+ *        a delivery is in progress, `overflow` deciding about the next
+ *        (RxJava's onBackpressureBuffer).
+ *
+ * A value arriving while no delivery is in progress is delivered at once,
+ * on its thread. One arriving meanwhile (from another thread, or from
+ * inside the delivery) waits; the delivering thread delivers the waiting
+ * values, oldest first, before it returns. The error or completion follows
+ * the values pending. Each value dropped (see sk_overflow) is passed to
+ * `on_drop`. Values pending when the subscription is disposed are released
+ * without being delivered or passed to `on_drop`.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param capacity  The most values waiting, >= 1; 0 is
+ *                  SK_ERR_INVALID_ARGUMENT ("capacity is 0").
+ * @param overflow  An sk_overflow; another number is
+ *                  SK_ERR_INVALID_ARGUMENT.
+ * @param on_drop   May be NULL (drops are then not reported). Called once
+ *                  per dropped value, on the thread that dropped it, never
+ *                  under a lock of the library, possibly on several
+ *                  producing threads at once.
+ * @param ctx       Passed to `on_drop` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Values, the error and the completion are delivered one at a
+ *   time, on the thread that put them or on the thread delivering when they
+ *   arrived. With SK_OVERFLOW_BLOCK a producing thread may wait.
+ */
+int sk_signal_on_backpressure_buffer(sk_signal **out, sk_signal *signal, size_t capacity, sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
+/**
+ * @brief sk_signal_deliver_on() with at most `capacity` values waiting for
+ *        the queue, `overflow` deciding about the next: the memory a slow
+ *        consumer makes its producer hold is bounded.
+ *
+ * As sk_signal_deliver_on(): an event emitted on `queue` itself is
+ * delivered inline (it never waits, so it never counts against the
+ * capacity); the others wait in order, delivered on `queue` by one piece
+ * of work at a time. The error or completion follows the values pending.
+ * Each value dropped (see sk_overflow) is passed to `on_drop`, as are the
+ * values pending when a host-drained or virtual-time queue closes. Values
+ * pending when the subscription is disposed are released without being
+ * delivered or passed to `on_drop`.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param queue     Borrowed.
+ * @param capacity  The most values waiting, >= 1; 0 is
+ *                  SK_ERR_INVALID_ARGUMENT ("capacity is 0").
+ * @param overflow  An sk_overflow; another number is
+ *                  SK_ERR_INVALID_ARGUMENT.
+ * @param on_drop   May be NULL (drops are then not reported). Called once
+ *                  per dropped value, on the thread that dropped it (the
+ *                  producing thread; the closing thread for a closed
+ *                  queue), never under a lock of the library, possibly on
+ *                  several threads at once.
+ * @param ctx       Passed to `on_drop` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Callbacks run on `queue`. With SK_OVERFLOW_BLOCK a
+ *   producing thread may wait.
+ */
+int sk_signal_deliver_on_bounded(sk_signal **out, sk_signal *signal, sk_queue *queue, size_t capacity, sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
 /**
  * @brief The latest value once `seconds` pass without a new one.
  *

@@ -925,6 +925,16 @@ template <class F, class... A> decltype(auto) invoke_args(F &f, A &&...args) {
 
 /* What a take_until callable returns: a bitwise OR of these (or an int). */
 enum take_action : int { take_drop = 0, take_pass = SK_TAKE_PASS, take_complete = SK_TAKE_COMPLETE };
+/* What a bounded buffer does with a value that arrives when it is full
+ * (signal::on_backpressure_buffer, signal::deliver_on with a capacity): the
+ * policies of sk_overflow, which signalkit.h describes. */
+enum class overflow : int {
+    drop_newest = SK_OVERFLOW_DROP_NEWEST,
+    drop_oldest = SK_OVERFLOW_DROP_OLDEST,
+    latest = SK_OVERFLOW_LATEST,
+    error = SK_OVERFLOW_ERROR,
+    block = SK_OVERFLOW_BLOCK
+};
 /* Both actions' bits: `take_pass | take_complete` passes the value, then
  * completes. */
 constexpr take_action operator|(take_action a, take_action b) noexcept {
@@ -1451,6 +1461,41 @@ public:
     signal switch_to_latest() const { return op(&sk_signal_switch_to_latest); }
     /* Delivers every event on `q` (sk_signal_deliver_on). */
     signal deliver_on(const queue &q) const { return op(&sk_signal_deliver_on, q.get()); }
+    /* Delivers every event on `q`, at most `capacity` values waiting, `policy`
+     * deciding about the next (sk_signal_deliver_on_bounded). */
+    signal deliver_on(const queue &q, std::size_t capacity, overflow policy) const {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_deliver_on_bounded(&s, p_, q.get(), capacity, static_cast<sk_overflow>(policy), nullptr, nullptr, nullptr));
+        return adopt(s);
+    }
+    /* The same, each dropped value passed to `on_drop(value, dropped)`:
+     * the value (as its first parameter's type; value_view is free) and
+     * this subscription's count of drops so far (std::uint64_t), on the
+     * thread that dropped it. */
+    template <class F> signal deliver_on(const queue &q, std::size_t capacity, overflow policy, F &&on_drop) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_deliver_on_bounded(&s, p_, q.get(), capacity, static_cast<sk_overflow>(policy), &on_drop_trampoline<B, F>,
+                                                   detail::make_box(std::forward<F>(on_drop)), &B::release));
+        return adopt(s);
+    }
+    /* The values one at a time, at most `capacity` waiting while one is
+     * delivered, `policy` deciding about the next
+     * (sk_signal_on_backpressure_buffer). */
+    signal on_backpressure_buffer(std::size_t capacity, overflow policy) const {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_on_backpressure_buffer(&s, p_, capacity, static_cast<sk_overflow>(policy), nullptr, nullptr, nullptr));
+        return adopt(s);
+    }
+    /* The same, each dropped value passed to `on_drop(value, dropped)` as
+     * deliver_on's. */
+    template <class F> signal on_backpressure_buffer(std::size_t capacity, overflow policy, F &&on_drop) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_on_backpressure_buffer(&s, p_, capacity, static_cast<sk_overflow>(policy), &on_drop_trampoline<B, F>,
+                                                       detail::make_box(std::forward<F>(on_drop)), &B::release));
+        return adopt(s);
+    }
     /* A value once `delay` has passed without another, timed on `q`
      * (sk_signal_debounce). */
     signal debounce(seconds_t delay, const queue &q) const { return op(&sk_signal_debounce, delay.count, q.get()); }
@@ -1705,6 +1750,10 @@ private:
         sk_signal *s = nullptr;
         detail::check(fn(&s, p_, trampoline, ctx, nullptr));
         return adopt(s);
+    }
+    template <class B, class F> static void on_drop_trampoline(void *ctx, const sk_value *v, std::uint64_t dropped) noexcept {
+        auto &g = B::of(ctx);
+        detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "on_drop"), dropped);
     }
     template <class Fn, class Tr, class F> signal with_fn(Fn fn, Tr trampoline, F &&f) const {
         using B = detail::box<std::decay_t<F>>;
@@ -2072,6 +2121,7 @@ SIGNALKIT_DETAIL_PIPEABLE(take)
 SIGNALKIT_DETAIL_PIPEABLE(map_to_signal)
 SIGNALKIT_DETAIL_PIPEABLE(switch_to_latest)
 SIGNALKIT_DETAIL_PIPEABLE(deliver_on)
+SIGNALKIT_DETAIL_PIPEABLE(on_backpressure_buffer)
 SIGNALKIT_DETAIL_PIPEABLE(debounce)
 SIGNALKIT_DETAIL_PIPEABLE(take_until)
 SIGNALKIT_DETAIL_PIPEABLE(last)

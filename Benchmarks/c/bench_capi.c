@@ -798,8 +798,48 @@ static void w7_next(void *ctx, const sk_value *value) {
 }
 #endif
 
-/* W7: pipe → deliver-on a serial queue → sink; first put to last delivery. */
+/* W7: pipe → deliver-on a serial queue → sink; first put to last delivery.
+ * W7b (`capacity` > 0): the same through sk_signal_deliver_on_bounded with
+ * room to spare (a capacity of 2n, policy error: an overflow would fail the
+ * run's checksum), what a bound costs when it never bites. */
+static int64_t w7_with(int64_t n, int64_t capacity, bench_probe *p);
+
 static int64_t w7(int64_t n, bench_probe *p) {
+    return w7_with(n, 0, p);
+}
+
+#ifndef BENCH_FFI
+static int64_t w7b(int64_t n, bench_probe *p) {
+    return w7_with(n, 2 * n, p);
+}
+#endif
+
+/* Holds a queue until `ctx`'s semaphore is posted (w7_held). */
+static void w7_hold(void *ctx) {
+    while (sem_wait(ctx) != 0) {
+    }
+}
+
+static int64_t w7_run(int64_t n, int64_t capacity, bool held, bench_probe *p);
+
+static int64_t w7_with(int64_t n, int64_t capacity, bench_probe *p) {
+    return w7_run(n, capacity, false, p);
+}
+
+/* W7 and W7b as `--instructions` counts them: the queue held (busy) while
+ * the n values are put, then let go, so that one drain delivers them all.
+ * Free-running, how many values a drain finds depends on how the threads
+ * are scheduled (under callgrind, W7's count moved by half from one run to
+ * the next); held, the count is the same every run: the puts, one
+ * dispatch, the deliveries. */
+#ifndef BENCH_FFI
+static int64_t w7_held(int64_t n, int64_t capacity, bench_probe *p) {
+    return w7_run(n, capacity, true, p);
+}
+#endif
+
+static int64_t w7_run(int64_t n, int64_t capacity, bool held, bench_probe *p) {
+    sem_t hold;
     int64_t i;
     w7_state state;
     sk_queue *queue;
@@ -816,20 +856,32 @@ static int64_t w7(int64_t n, bench_probe *p) {
     CHECK(sk_queue_create(&queue, "bench.w7.c"));
     CHECK(sk_pipe_create(&pipe, false));
     CHECK(sk_pipe_signal(&signal, pipe));
-    CHECK(sk_signal_deliver_on(&delivered, signal, queue));
+    if (capacity > 0) {
+        CHECK(sk_signal_deliver_on_bounded(&delivered, signal, queue, (size_t)capacity, SK_OVERFLOW_ERROR, NULL, NULL, NULL));
+    } else {
+        CHECK(sk_signal_deliver_on(&delivered, signal, queue));
+    }
 #ifdef BENCH_FFI
     start_sink(&subscription, delivered, w7_add, &state);
 #else
     CHECK(sk_signal_start(&subscription, delivered, &observer));
 #endif
+    sem_init(&hold, 0, 0);
+    if (held) {
+        CHECK(sk_queue_async(queue, w7_hold, &hold, NULL));
+    }
     probe_begin(p);
     for (i = 0; i < n; i++) {
         sk_value_set_int64(&value, i);
         CHECK(sk_pipe_put(pipe, &value));
     }
+    if (held) {
+        sem_post(&hold);
+    }
     while (sem_wait(&state.done) != 0) {
     }
     probe_end(p);
+    sem_destroy(&hold);
     sk_disposable_dispose(subscription);
     sk_disposable_release(subscription);
     sk_signal_release(delivered);
@@ -1186,6 +1238,13 @@ static void run_instructions(void) {
     bench_expect("c", "ND", nested(100, 1, NESTED_META, &a), 1);
     COUNTED("ND n", bench_expect("c", "ND", nested(10000, 1, NESTED_META, &a), 1));
     COUNTED("ND 2n", bench_expect("c", "ND", nested(20000, 1, NESTED_META, &a), 1));
+    /* W7 and W7b, held (w7_held): both threads' instructions. */
+    bench_expect("c", "W7", w7_held(100, 0, &a), sum_below(100));
+    COUNTED("W7 n", bench_expect("c", "W7", w7_held(20000, 0, &a), sum_below(20000)));
+    COUNTED("W7 2n", bench_expect("c", "W7", w7_held(40000, 0, &a), sum_below(40000)));
+    bench_expect("c", "W7b", w7_held(100, 200, &a), sum_below(100));
+    COUNTED("W7b n", bench_expect("c", "W7b", w7_held(20000, 40000, &a), sum_below(20000)));
+    COUNTED("W7b 2n", bench_expect("c", "W7b", w7_held(40000, 80000, &a), sum_below(40000)));
     run_operator_instructions();
 }
 #endif
@@ -1360,6 +1419,7 @@ int main(int argc, char **argv) {
     RUN("W6", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, &probe_));
     RUN("W6b", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6b(W6_SUBSCRIPTIONS, &probe_));
     RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));
+    RUN("W7b", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7b(W7_EVENTS, &probe_));
     {
         /* W8: the small pipe over its rounds and the large one, each disposed
          * in the three orders: "W8-1k-first" ... "W8-1M-random". */

@@ -22,3 +22,78 @@ public func sk_signal_run_on(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sig
         signal |> runOn(queue)
     }
 }
+
+// The bounded buffer (the core's Operators/SignalBoundedBuffer.swift): the C
+// layer translates the policy and the drop callback, nothing more.
+
+/// The core's policy for a C `sk_overflow`, the error values naming
+/// `function`; nil for a number that is no sk_overflow.
+private func overflowPolicy(_ overflow: sk_overflow) -> SignalOverflow<SKValue>? {
+    let makeError: (SignalOverflowError) -> SKValue = { SKValue(string: $0.description) }
+    switch overflow {
+    case SK_OVERFLOW_DROP_NEWEST: return .dropNewest
+    case SK_OVERFLOW_DROP_OLDEST: return .dropOldest
+    case SK_OVERFLOW_LATEST: return .latest
+    case SK_OVERFLOW_ERROR: return .fail(makeError)
+    case SK_OVERFLOW_BLOCK: return .block(refused: makeError)
+    default: return nil
+    }
+}
+
+/// Checks a bounded buffer's capacity, policy and callback, then builds it
+/// with `make` (given the capacity, the policy and the drop callback). A
+/// size_t above Int.max arrives negative: more than memory holds, so no
+/// bound (the ring grows only as values wait).
+private func boundedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, needsQueue: Bool, _ capacity: Int, _ overflow: sk_overflow, _ onDrop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString, _ make: (CSignal, Queue?, Int, SignalOverflow<SKValue>, ((SKValue, Int) -> Void)?) -> CSignal) -> Int32 {
+    guard out != nil else {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function))
+    }
+    out?.pointee = nil
+    if capacity == 0 {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "capacity is 0 (a bounded buffer holds at least one value)", function: function))
+    }
+    guard let policy = overflowPolicy(overflow) else {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "overflow \(overflow.rawValue) is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)", function: function))
+    }
+    let bound = capacity < 0 ? Int.max : capacity
+    let callback = SKFunction(onDrop, ctx: ctx, release: release)
+    callback.noteMaker(function)
+    let report: ((SKValue, Int) -> Void)?
+    if let onDrop {
+        report = { value, count in
+            // The callback keeps its context alive for the subscription.
+            value.withC { onDrop(callback.ctx, $0, UInt64(count)) }
+        }
+    } else {
+        report = { _, _ in
+            withExtendedLifetime(callback) {}
+        }
+    }
+    return releasingOnFailure(callback) {
+        if needsQueue {
+            let (handle, status) = borrowQueue("queue", queue, function: function)
+            guard let handle else {
+                return status
+            }
+            if let refused = prepareDispatch(handle.queue, timers: false, function: function) {
+                return refused
+            }
+            return unaryOperator(out, signal, function: function) { make($0, handle.queue, bound, policy, report) }
+        }
+        return unaryOperator(out, signal, function: function) { make($0, nil, bound, policy, report) }
+    }
+}
+
+@c @implementation
+public func sk_signal_on_backpressure_buffer(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    return boundedOperator(out, signal, nil, needsQueue: false, capacity, overflow, on_drop, ctx, release, function: #function) { signal, _, capacity, policy, report in
+        signal |> onBackpressureBuffer(capacity: capacity, overflow: policy, onDrop: report, operatorName: "sk_signal_on_backpressure_buffer")
+    }
+}
+
+@c @implementation
+public func sk_signal_deliver_on_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    return boundedOperator(out, signal, queue, needsQueue: true, capacity, overflow, on_drop, ctx, release, function: #function) { signal, queue, capacity, policy, report in
+        signal |> deliverOn(queue.unsafelyUnwrapped, capacity: capacity, overflow: policy, onDrop: report, operatorName: "sk_signal_deliver_on_bounded")
+    }
+}

@@ -558,7 +558,7 @@ Test(limits, signals_nested_at_run_time_past_the_stack_fail_with_an_error, .time
 
 enum {
     SWEEP_TAKE_WHILE = -1, SWEEP_MERGE_MAP = -2, SWEEP_RETRY_COUNT = -3, SWEEP_RETRY_COUNT_DELAYED = -4,
-    SWEEP_TAKE_UNTIL = -5
+    SWEEP_TAKE_UNTIL = -5, SWEEP_ON_BACKPRESSURE_BUFFER = -6, SWEEP_DELIVER_ON_BOUNDED = -7
 };
 
 static const char *sweep_name(int op) {
@@ -568,6 +568,8 @@ static const char *sweep_name(int op) {
     case SWEEP_RETRY_COUNT: return "sk_signal_retry_count";
     case SWEEP_RETRY_COUNT_DELAYED: return "sk_signal_retry_count (delayed)";
     case SWEEP_TAKE_UNTIL: return "sk_signal_take_until";
+    case SWEEP_ON_BACKPRESSURE_BUFFER: return "sk_signal_on_backpressure_buffer";
+    case SWEEP_DELIVER_ON_BOUNDED: return "sk_signal_deliver_on_bounded";
     default: return SK_TEST_OPERATORS[op].name;
     }
 }
@@ -635,7 +637,7 @@ static bool sweep_uses_b(int op) {
 }
 
 static bool sweep_uses_queue(int op) {
-    return op == SWEEP_RETRY_COUNT_DELAYED ||
+    return op == SWEEP_RETRY_COUNT_DELAYED || op == SWEEP_DELIVER_ON_BOUNDED ||
            (op >= 0 && (SK_TEST_OPERATORS[op].shape == SHAPE_TIME || SK_TEST_OPERATORS[op].shape == SHAPE_ON));
 }
 
@@ -664,6 +666,14 @@ static void sweep_build_shape(const sk_test_operator *op, sweep_round *w, sk_val
     w->contexts++; /* the shapes with a callback */
 }
 
+/* The bounded buffers' drop callback: the values pending when the host
+ * queue closes come here. */
+static void sweep_dropped(void *ctx, const sk_value *value, uint64_t dropped) {
+    (void)ctx;
+    (void)value;
+    (void)dropped;
+}
+
 static void sweep_build(int op, sweep_round *w) {
     sk_value v;
     sk_value_set_int64(&v, 9);
@@ -679,6 +689,15 @@ static void sweep_build(int op, sweep_round *w) {
     case SWEEP_TAKE_UNTIL: SK_OK_OR_FAIL(sk_signal_take_until(out, a, sweep_pass, ctx, counter_hit)); w->contexts++; break;
     case SWEEP_RETRY_COUNT: SK_OK_OR_FAIL(sk_signal_retry_count(out, a, 1000, 0, NULL)); break;
     case SWEEP_RETRY_COUNT_DELAYED: SK_OK_OR_FAIL(sk_signal_retry_count(out, a, 1000, 3600, w->queue)); break;
+    case SWEEP_ON_BACKPRESSURE_BUFFER:
+        SK_OK_OR_FAIL(sk_signal_on_backpressure_buffer(out, a, 2, SK_OVERFLOW_DROP_OLDEST, sweep_dropped, ctx, counter_hit));
+        w->contexts++;
+        break;
+    case SWEEP_DELIVER_ON_BOUNDED:
+        /* The host queue is never drained: the values wait (2 of 3). */
+        SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(out, a, w->queue, 2, SK_OVERFLOW_DROP_OLDEST, sweep_dropped, ctx, counter_hit));
+        w->contexts++;
+        break;
     default: sweep_build_shape(&SK_TEST_OPERATORS[op], w, &v); break;
     }
 }
@@ -813,6 +832,8 @@ SWEEP_TEST(take_until, SWEEP_TAKE_UNTIL, 48)
 SWEEP_TEST(merge_map, SWEEP_MERGE_MAP, 1440)
 SWEEP_TEST(retry_count, SWEEP_RETRY_COUNT, 48)
 SWEEP_TEST(retry_count_delayed, SWEEP_RETRY_COUNT_DELAYED, 240)
+SWEEP_TEST(on_backpressure_buffer, SWEEP_ON_BACKPRESSURE_BUFFER, 48)
+SWEEP_TEST(deliver_on_bounded, SWEEP_DELIVER_ON_BOUNDED, 240)
 
 /* ------------------------------------------------------------------------ */
 /* Counts (issue 40): every function that takes a count, a limit or a        */
@@ -881,6 +902,33 @@ Test(limits, buffer_count_at_every_count, .timeout = SK_TEST_TIMEOUT) {
         }
         recorder_finish(&r, d);
         sk_signal_release(buffered);
+    }
+    sk_signal_release(source);
+    expect_no_live_objects(0);
+}
+
+/* The bounded buffers at every capacity, drop newest: the three values of a
+ * synchronous source pass on_backpressure_buffer (none waits: no delivery
+ * is in progress when each arrives); deliver_on_bounded onto a host queue
+ * keeps the first min(capacity, 3) of them, put before the drain. A huge
+ * capacity reserves nothing (the ring grows as values wait). */
+Test(limits, bounded_buffers_at_every_capacity, .timeout = SK_TEST_TIMEOUT) {
+    sk_signal *source = ints_signal(THREE, 3);
+    for (size_t i = 0; i < COUNT_CASES; i++) {
+        size_t n = COUNTS[i];
+        sk_signal *buffered = NULL;
+        SK_OK_OR_FAIL(sk_signal_on_backpressure_buffer(&buffered, source, n, SK_OVERFLOW_DROP_NEWEST, NULL, NULL, NULL));
+        expect_signal_log(buffered, "nnncr", THREE, 3); /* releases it */
+        sk_queue *host = host_queue("test.limits.bounded");
+        SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&buffered, source, host, n, SK_OVERFLOW_DROP_NEWEST, NULL, NULL, NULL));
+        recorder r;
+        sk_disposable *d = recorder_start(&r, buffered);
+        SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+        char log[8];
+        recorder_expect(&r, nexts_then_completion(up_to_three(n), log), THREE, up_to_three(n));
+        recorder_finish(&r, d);
+        sk_signal_release(buffered);
+        sk_queue_release(host);
     }
     sk_signal_release(source);
     expect_no_live_objects(0);

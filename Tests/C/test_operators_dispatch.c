@@ -4,6 +4,10 @@
 
 #include <signalkit_test.h>
 
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "support.h"
 
 /* ------------------------------------------------------------------------ */
@@ -184,4 +188,349 @@ Test(operators_dispatch, run_on_starts_inline_when_already_on_the_queue, .timeou
     probe_run_finish(&t);
     cr_assert_eq(t.disposed, 1);
     expect_no_live_objects(1, queue);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bounded buffers: sk_signal_on_backpressure_buffer,                       */
+/* sk_signal_deliver_on_bounded                                             */
+/* ------------------------------------------------------------------------ */
+
+/* What a drop callback saw: the values (ints), the counts it was given,
+ * whether its release ran. Written from the producing thread only. */
+typedef struct drop_log {
+    int64_t values[64];
+    uint64_t counts[64];
+    size_t count;
+    int released;
+} drop_log;
+
+static void drop_log_on_drop(void *ctx, const sk_value *value, uint64_t dropped) {
+    drop_log *log = ctx;
+    if (log->count < 64) {
+        log->values[log->count] = value_int(value);
+        log->counts[log->count] = dropped;
+    }
+    log->count++;
+}
+
+static void drop_log_release(void *ctx) {
+    ((drop_log *)ctx)->released++;
+}
+
+static void expect_drops(const drop_log *log, const int64_t *values, size_t count, const char *what) {
+    cr_assert_eq(log->count, count, "%s: %zu drops, expected %zu", what, log->count, count);
+    for (size_t i = 0; i < count; i++) {
+        cr_expect_eq(log->values[i], values[i], "%s: drop %zu is %lld, expected %lld", what, i, (long long)log->values[i], (long long)values[i]);
+        cr_expect_eq(log->counts[i], (uint64_t)(i + 1), "%s: drop %zu counted %llu", what, i, (unsigned long long)log->counts[i]);
+    }
+}
+
+/* Value 0's delivery puts 1..5 reentrantly into a buffer of 2. */
+static void put_one_to_five(recorder *r, const sk_value *value) {
+    if (value_int(value) == 0) {
+        for (int64_t i = 1; i <= 5; i++) {
+            subscriber_put_int(r->user, i);
+        }
+    }
+}
+
+static void check_reentrant(sk_overflow overflow, const char *log_expected, const int64_t *delivered, size_t delivered_count,
+                            const int64_t *dropped, size_t dropped_count, const char *what) {
+    drop_log drops = {0};
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_on_backpressure_buffer(&p.op, p.upstream, 2, overflow, drop_log_on_drop, &drops, drop_log_release));
+    p.r.on_next = put_one_to_five;
+    pipeline_start(&p);
+    p.r.user = pipeline_subscriber(&p);
+    subscriber_put_int(pipeline_subscriber(&p), 0);
+    subscriber_put_int(pipeline_subscriber(&p), 6);
+    recorder_expect(&p.r, log_expected, delivered, delivered_count);
+    expect_drops(&drops, dropped, dropped_count, what);
+    pipeline_finish(&p);
+    cr_expect_eq(drops.released, 1, "%s: the drop callback's release ran %d times", what, drops.released);
+    expect_no_live_objects(0);
+}
+
+Test(operators_dispatch, on_backpressure_buffer_policies_for_reentrant_puts, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t newest[] = { 0, 1, 2, 6 }, newest_dropped[] = { 3, 4, 5 };
+    check_reentrant(SK_OVERFLOW_DROP_NEWEST, "nnnn", newest, 4, newest_dropped, 3, "drop newest");
+    const int64_t oldest[] = { 0, 4, 5, 6 }, oldest_dropped[] = { 1, 2, 3 };
+    check_reentrant(SK_OVERFLOW_DROP_OLDEST, "nnnn", oldest, 4, oldest_dropped, 3, "drop oldest");
+    const int64_t latest[] = { 0, 1, 5, 6 }, latest_dropped[] = { 2, 3, 4 };
+    check_reentrant(SK_OVERFLOW_LATEST, "nnnn", latest, 4, latest_dropped, 3, "latest");
+    const int64_t failed[] = { 0, 1, 2 }, failed_dropped[] = { 3, 4, 5 };
+    check_reentrant(SK_OVERFLOW_ERROR, "nnner", failed, 3, failed_dropped, 3, "error");
+    check_reentrant(SK_OVERFLOW_BLOCK, "nnner", failed, 3, failed_dropped, 3, "block (reentrant: refused)");
+}
+
+Test(operators_dispatch, on_backpressure_buffer_error_names_the_operator_and_the_capacity, .timeout = SK_TEST_TIMEOUT) {
+    const char *expected[] = {
+        "sk_signal_on_backpressure_buffer: overflow: a value arrived with 2 values pending (capacity 2, policy error)",
+        "sk_signal_on_backpressure_buffer: cannot block: the buffer is full (capacity 2) and the value was put by the thread that delivers its values, which would wait for itself forever",
+    };
+    sk_overflow policies[] = { SK_OVERFLOW_ERROR, SK_OVERFLOW_BLOCK };
+    for (size_t i = 0; i < 2; i++) {
+        pipeline p;
+        pipeline_init(&p);
+        SK_OK_OR_FAIL(sk_signal_on_backpressure_buffer(&p.op, p.upstream, 2, policies[i], NULL, NULL, NULL));
+        p.r.on_next = put_one_to_five;
+        pipeline_start(&p);
+        p.r.user = pipeline_subscriber(&p);
+        subscriber_put_int(pipeline_subscriber(&p), 0);
+        const rec_event *error = recorder_event(&p.r, 3);
+        cr_assert(error != NULL);
+        const char *text = NULL;
+        SK_OK_OR_FAIL(sk_value_get_string(&error->value, &text, NULL));
+        cr_expect_str_eq(text, expected[i]);
+        pipeline_finish(&p);
+    }
+    expect_no_live_objects(0);
+}
+
+/* deliver_on_bounded onto a host queue: ten values put before a drain. */
+static void check_host_drained(sk_overflow overflow, const int64_t *delivered, size_t delivered_count, const char *log_expected,
+                               const int64_t *dropped, size_t dropped_count, const char *what) {
+    sk_queue *host = host_queue("test.bounded");
+    drop_log drops = {0};
+    pipeline p;
+    pipeline_init(&p);
+    SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&p.op, p.upstream, host, 3, overflow, drop_log_on_drop, &drops, drop_log_release));
+    pipeline_start(&p);
+    for (int64_t i = 0; i < 10; i++) {
+        subscriber_put_int(pipeline_subscriber(&p), i);
+    }
+    recorder_expect(&p.r, "", NULL, 0);
+    SK_OK_OR_FAIL(sk_queue_host_drain(host, 0, NULL));
+    recorder_expect(&p.r, log_expected, delivered, delivered_count);
+    expect_drops(&drops, dropped, dropped_count, what);
+    pipeline_finish(&p);
+    sk_queue_release(host);
+    cr_expect_eq(drops.released, 1, "%s: the drop callback's release ran %d times", what, drops.released);
+    expect_no_live_objects(0);
+}
+
+Test(operators_dispatch, deliver_on_bounded_policies_on_a_host_queue, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t newest[] = { 0, 1, 2 }, newest_dropped[] = { 3, 4, 5, 6, 7, 8, 9 };
+    check_host_drained(SK_OVERFLOW_DROP_NEWEST, newest, 3, "nnn", newest_dropped, 7, "drop newest");
+    const int64_t oldest[] = { 7, 8, 9 }, oldest_dropped[] = { 0, 1, 2, 3, 4, 5, 6 };
+    check_host_drained(SK_OVERFLOW_DROP_OLDEST, oldest, 3, "nnn", oldest_dropped, 7, "drop oldest");
+    const int64_t latest[] = { 0, 1, 9 }, latest_dropped[] = { 2, 3, 4, 5, 6, 7, 8 };
+    check_host_drained(SK_OVERFLOW_LATEST, latest, 3, "nnn", latest_dropped, 7, "latest");
+    check_host_drained(SK_OVERFLOW_ERROR, newest, 3, "nnner", newest_dropped, 7, "error");
+    /* A host-drained queue's drainer may be the producer: block refuses. */
+    check_host_drained(SK_OVERFLOW_BLOCK, newest, 3, "nnner", newest_dropped, 7, "block");
+}
+
+Test(operators_dispatch, bounded_buffers_refuse_bad_arguments, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *host = host_queue(NULL);
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *out = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    drop_log drops = {0};
+    cr_expect_eq(sk_signal_on_backpressure_buffer(&out, signal, 0, SK_OVERFLOW_DROP_NEWEST, drop_log_on_drop, &drops, drop_log_release), SK_ERR_INVALID_ARGUMENT);
+    cr_expect_str_eq(sk_last_error_message(), "sk_signal_on_backpressure_buffer: capacity is 0 (a bounded buffer holds at least one value)");
+    cr_expect_eq(drops.released, 1);
+    cr_expect_eq(sk_signal_deliver_on_bounded(&out, signal, host, 4, (sk_overflow)9, drop_log_on_drop, &drops, drop_log_release), SK_ERR_INVALID_ARGUMENT);
+    cr_expect_str_eq(sk_last_error_message(), "sk_signal_deliver_on_bounded: overflow 9 is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)");
+    cr_expect_eq(drops.released, 2);
+    cr_expect_eq(sk_signal_deliver_on_bounded(&out, signal, NULL, 4, SK_OVERFLOW_LATEST, drop_log_on_drop, &drops, drop_log_release), SK_ERR_NULL_ARGUMENT);
+    cr_expect_eq(drops.released, 3);
+    cr_expect_eq(sk_signal_deliver_on_bounded(&out, NULL, host, 4, SK_OVERFLOW_LATEST, NULL, &drops, drop_log_release), SK_ERR_NULL_ARGUMENT);
+    cr_expect_eq(drops.released, 4);
+    cr_expect_eq(sk_signal_on_backpressure_buffer(NULL, signal, 4, SK_OVERFLOW_LATEST, NULL, &drops, drop_log_release), SK_ERR_NULL_ARGUMENT);
+    cr_expect_eq(drops.released, 5);
+    cr_expect_null(out);
+    /* Without a callback the context is still released, once. */
+    SK_OK_OR_FAIL(sk_signal_on_backpressure_buffer(&out, signal, SIZE_MAX, SK_OVERFLOW_LATEST, NULL, &drops, drop_log_release));
+    sk_signal_release(out);
+    cr_expect_eq(drops.released, 6);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    sk_queue_release(host);
+    expect_no_live_objects(0);
+}
+
+/* The load test: a producer much faster than its consumer sends 1,000,000
+ * string values through deliver_on_bounded(serial queue, capacity 1000).
+ * The live objects (each value pending is one) stay within the capacity
+ * plus a constant; with error and block nothing is lost: delivered +
+ * dropped is a prefix of what was sent, in order (error), or everything
+ * (block). */
+typedef struct load_consumer {
+    atomic_long delivered;
+    atomic_long next_expected;
+    atomic_int out_of_order;
+    atomic_int terminated;
+} load_consumer;
+
+static void load_on_next(void *ctx, const sk_value *value) {
+    load_consumer *c = ctx;
+    const char *text = NULL;
+    size_t length = 0;
+    if (sk_value_get_string(value, &text, &length) != SK_OK) {
+        atomic_fetch_add(&c->out_of_order, 1);
+        return;
+    }
+    long n = strtol(text, NULL, 10);
+    long expected = atomic_load(&c->next_expected);
+    if (n < expected) {
+        atomic_fetch_add(&c->out_of_order, 1);
+    }
+    atomic_store(&c->next_expected, n + 1);
+    atomic_fetch_add(&c->delivered, 1);
+    /* The slow part: about a microsecond of work per value. */
+    volatile unsigned spin = 0;
+    for (unsigned i = 0; i < 400; i++) {
+        spin += i;
+    }
+}
+
+static void load_on_end(void *ctx, const sk_value *error) {
+    (void)error;
+    atomic_store(&((load_consumer *)ctx)->terminated, 1);
+}
+
+static void load_on_completed(void *ctx) {
+    atomic_store(&((load_consumer *)ctx)->terminated, 1);
+}
+
+typedef struct load_drops {
+    atomic_long count;
+    atomic_long last_count;
+    atomic_long first_value; /* the first value dropped, -1 before */
+    atomic_long last_value;
+} load_drops;
+
+static void load_on_drop(void *ctx, const sk_value *value, uint64_t dropped) {
+    load_drops *d = ctx;
+    const char *text = NULL;
+    long n = sk_value_get_string(value, &text, NULL) == SK_OK ? strtol(text, NULL, 10) : -2;
+    long none = -1;
+    atomic_compare_exchange_strong(&d->first_value, &none, n);
+    atomic_store(&d->last_value, n);
+    atomic_fetch_add(&d->count, 1);
+    atomic_store(&d->last_count, (long)dropped);
+}
+
+static void check_load(sk_overflow overflow, const char *what) {
+    /* A tenth under the sanitizers, whose instrumentation slows the puts
+     * and deliveries some tenfold. */
+    const long total = SK_TEST_SANITIZED ? 100000 : 1000000, capacity = 1000;
+    sk_queue *queue = serial_queue("test.bounded.load");
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *bounded = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    load_drops drops = {0};
+    atomic_store(&drops.first_value, -1);
+    SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&bounded, signal, queue, (size_t)capacity, overflow, load_on_drop, &drops, NULL));
+    load_consumer consumer = {0};
+    sk_observer observer = { .ctx = &consumer, .next = load_on_next, .error = load_on_end, .completed = load_on_completed };
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, bounded, &observer));
+    long base = sk_live_objects();
+    long most = 0;
+    long sent = 0;
+    char text[32];
+    for (long i = 0; i < total && !atomic_load(&consumer.terminated); i++) {
+        snprintf(text, sizeof text, "%ld", i);
+        sk_value v = string_value(text);
+        SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+        sk_value_release(&v);
+        sent++;
+        if ((i & 255) == 0) {
+            long live = sk_live_objects() - base;
+            most = live > most ? live : most;
+        }
+    }
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    flush_queue(queue);
+    cr_assert(atomic_load(&consumer.terminated), "%s: the consumer saw no end", what);
+    /* The values pending (at most the capacity), the one in delivery, and
+     * the one being put. */
+    cr_expect_leq(most, capacity + 2, "%s: %ld values held at once (capacity %ld)", what, most, capacity);
+    long delivered = atomic_load(&consumer.delivered), dropped = atomic_load(&drops.count);
+    cr_expect_eq(atomic_load(&consumer.out_of_order), 0, "%s: values out of order", what);
+    cr_expect_eq(atomic_load(&drops.last_count), dropped, "%s: the last drop's count", what);
+    if (overflow == SK_OVERFLOW_BLOCK) {
+        cr_expect_eq(delivered, total, "%s: %ld of %ld delivered", what, delivered, total);
+        cr_expect_eq(dropped, 0, "%s: %ld dropped", what, dropped);
+    } else if (overflow == SK_OVERFLOW_ERROR) {
+        /* Every value the buffer took was delivered (0 .. delivered - 1),
+         * every later one dropped (delivered .. delivered + dropped - 1)
+         * until the error ended the subscription; the few put after that
+         * (before this thread saw the end) reached no subscriber. */
+        cr_expect_eq(atomic_load(&consumer.next_expected), delivered, "%s: the values delivered are not 0..%ld", what, delivered - 1);
+        cr_expect_eq(atomic_load(&drops.first_value), delivered, "%s: the first value dropped is %ld, not %ld", what, atomic_load(&drops.first_value), delivered);
+        cr_expect_eq(atomic_load(&drops.last_value), delivered + dropped - 1, "%s: the drops are not contiguous", what);
+        cr_expect_leq(delivered + dropped, sent, "%s: %ld delivered + %ld dropped > %ld sent", what, delivered, dropped, sent);
+        cr_expect_geq(delivered, capacity, "%s: %ld delivered, fewer than the capacity", what, delivered);
+    } else {
+        cr_expect_eq(delivered + dropped, total, "%s: %ld delivered + %ld dropped != %ld", what, delivered, dropped, total);
+    }
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(bounded);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    flush_queue(queue);
+    sk_queue_release(queue);
+    expect_no_live_objects(0);
+}
+
+Test(operators_dispatch, deliver_on_bounded_holds_at_most_its_capacity_under_load, .timeout = 120) {
+    if (running_under_valgrind()) {
+        return;
+    }
+    check_load(SK_OVERFLOW_DROP_NEWEST, "drop newest");
+    check_load(SK_OVERFLOW_DROP_OLDEST, "drop oldest");
+    check_load(SK_OVERFLOW_LATEST, "latest");
+    check_load(SK_OVERFLOW_ERROR, "error");
+    check_load(SK_OVERFLOW_BLOCK, "block");
+}
+
+static void wait_for_gate(void *ctx) {
+    gate_wait(ctx, SK_TEST_TIMEOUT);
+}
+
+/* Abandonment: the handles released in every order while values wait for a
+ * queue that has not run yet; live objects back to 0 once it has. */
+Test(operators_dispatch, deliver_on_bounded_handles_released_in_every_order_with_values_pending, .timeout = SK_TEST_TIMEOUT) {
+    static const int orders[6][3] = { {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0} };
+    for (size_t order = 0; order < 6; order++) {
+        for (int policy = SK_OVERFLOW_DROP_NEWEST; policy <= SK_OVERFLOW_ERROR; policy++) {
+            sk_queue *queue = serial_queue("test.bounded.abandon");
+            gate g;
+            gate_init(&g);
+            /* The queue is busy until the gate opens: the values wait. */
+            SK_OK_OR_FAIL(sk_queue_async(queue, wait_for_gate, &g, NULL));
+            sk_pipe *pipe = NULL;
+            sk_signal *signal = NULL, *bounded = NULL;
+            SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+            SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+            SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&bounded, signal, queue, 4, (sk_overflow)policy, NULL, NULL, NULL));
+            sk_observer observer = {0};
+            sk_disposable *subscription = NULL;
+            SK_OK_OR_FAIL(sk_signal_start(&subscription, bounded, &observer));
+            for (int i = 0; i < 10; i++) {
+                sk_value v = string_value("pending");
+                SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
+                sk_value_release(&v);
+            }
+            for (int step = 0; step < 3; step++) {
+                switch (orders[order][step]) {
+                case 0: sk_disposable_release(subscription); break;
+                case 1: sk_signal_release(bounded); sk_signal_release(signal); break;
+                case 2: sk_pipe_release(pipe); break;
+                }
+            }
+            gate_open(&g);
+            flush_queue(queue);
+            sk_queue_release(queue);
+            gate_destroy(&g);
+            expect_no_live_objects(0);
+        }
+    }
 }

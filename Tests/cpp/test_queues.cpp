@@ -267,3 +267,54 @@ SK_TEST(queues, concurrent_refuses_a_worker_count_outside_the_range) {
         }
     }
 }
+
+/* deliver_on with a capacity onto a host queue: ten values put before the
+ * drain, three kept by each policy; each drop reaches on_drop with its
+ * count. */
+SK_TEST(queues, deliver_on_with_a_capacity_drops_by_its_policy) {
+    struct expected_run {
+        sk::overflow policy;
+        std::vector<std::int64_t> delivered, dropped;
+    };
+    const expected_run runs[] = {
+        {sk::overflow::drop_newest, {0, 1, 2}, {3, 4, 5, 6, 7, 8, 9}},
+        {sk::overflow::drop_oldest, {7, 8, 9}, {0, 1, 2, 3, 4, 5, 6}},
+        {sk::overflow::latest, {0, 1, 9}, {2, 3, 4, 5, 6, 7, 8}},
+    };
+    for (const auto &run : runs) {
+        auto q = sk::queue::host("cpp.bounded");
+        auto log = std::make_shared<events>();
+        auto dropped = std::make_shared<std::vector<std::int64_t>>();
+        auto counts = std::make_shared<std::vector<std::uint64_t>>();
+        record(ints({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) | sk::deliver_on(q, 3, run.policy, [dropped, counts](std::int64_t n, std::uint64_t count) {
+                   dropped->push_back(n);
+                   counts->push_back(count);
+               }),
+               log);
+        cr_assert(drain_until(q, [&] { return log->completions == 1; }));
+        cr_assert(log->ints() == run.delivered);
+        cr_assert(*dropped == run.dropped);
+        cr_assert(*counts == (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7}));
+    }
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
+SK_TEST(queues, deliver_on_with_a_capacity_fails_by_the_error_policy) {
+    auto q = sk::queue::host("cpp.bounded.error");
+    auto log = std::make_shared<events>();
+    record(ints({0, 1, 2, 3}) | sk::deliver_on(q, 2, sk::overflow::error), log);
+    cr_assert(drain_until(q, [&] { return log->errors.size() == 1; }));
+    cr_assert(log->ints() == v({0, 1}));
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
+SK_TEST(queues, on_backpressure_buffer_passes_what_arrives_one_at_a_time) {
+    auto log = std::make_shared<events>();
+    record(ints({1, 2, 3}) | sk::on_backpressure_buffer(2, sk::overflow::drop_oldest), log);
+    cr_assert(log->ints() == v({1, 2, 3}));
+    cr_assert_eq(log->completions, 1);
+    auto log2 = std::make_shared<events>();
+    record(ints({4}).on_backpressure_buffer(1, sk::overflow::block, [](sk::value_view, std::uint64_t) {}), log2);
+    cr_assert(log2->ints() == v({4}));
+    cr_assert_eq(sk_test::alive(), 0);
+}

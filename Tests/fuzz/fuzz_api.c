@@ -350,11 +350,21 @@ static int loop_cost(int d, size_t count) {
 /* Steps                                                                     */
 /* ------------------------------------------------------------------------ */
 
+/* The drop callback of the bounded buffers: counts, so that a drop reaches
+ * user code. */
+static unsigned long drops_seen;
+
+static void count_drop(void *ctx, const sk_value *value, uint64_t dropped) {
+    (void)ctx;
+    (void)value;
+    drops_seen += dropped > 0;
+}
+
 static void apply_operator(input *in) {
     size_t from = next_byte(in) % SIGNALS;
     size_t to = next_byte(in) % SIGNALS;
     size_t other = next_byte(in) % SIGNALS;
-    uint8_t which = next_byte(in) % 55;
+    uint8_t which = next_byte(in) % 57;
     sk_signal *s = signals[from];
     if (s == NULL || depth[from] >= MAX_DEPTH) {
         return;
@@ -465,6 +475,14 @@ static void apply_operator(input *in) {
     case 52: status = sk_signal_sample_period(&out, s, seconds_of(in, true), clock_queue); break;
     case 53: status = sk_signal_timeout(&out, s, seconds_of(in, false), clock_queue, signals[other]); break;
     case 54: status = sk_signal_sample(&out, s, signals[other]); break;
+    /* The bounded buffers: any policy, a capacity of 1 to 4, drops counted
+     * by a callback of no context. Block on the host queue fails the
+     * stream when full (never waits); without a queue a reentrant put
+     * refuses too. */
+    case 55: status = sk_signal_on_backpressure_buffer(&out, s, 1 + next_byte(in) % 4, (sk_overflow)(next_byte(in) % 5),
+                                                       count_drop, NULL, NULL); break;
+    case 56: status = sk_signal_deliver_on_bounded(&out, s, host, 1 + next_byte(in) % 4, (sk_overflow)(next_byte(in) % 5),
+                                                   count_drop, NULL, NULL); break;
     default: {
         sk_signal *pair[2] = { s, signals[other] };
         status = which == 20 ? sk_signal_combine_latest(&out, pair, 2, (next_byte(in) & 1) ? host : NULL)

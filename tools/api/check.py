@@ -431,7 +431,7 @@ def check_ctypes(api, report):
             check_layout(ctype, struct, types, report)
     enumerators = {value["name"]: value["value"] for enum in api["enums"] for value in enum["values"]}
     for name, value in namespace.items():
-        if re.fullmatch(r"(KIND|TAKE)_[A-Z0-9_]+", name):
+        if re.fullmatch(r"(KIND|TAKE|OVERFLOW)_[A-Z0-9_]+", name):
             c_name = f"SK_{name}"
             if c_name not in enumerators:
                 report(f"{CORE_PY}: {name} stands for {c_name}, which no header declares")

@@ -12,7 +12,7 @@ from ctypes import byref, c_void_p
 from typing import Any, Callable, List, Optional, Union
 
 from . import _core, _speedups
-from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _deferred_fn, _map_fn, _predicate_fn, _detach_traceback, _Failures, _interrupts,
+from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _deferred_fn, _drop_fn, _object_of, _map_fn, _predicate_fn, _detach_traceback, _Failures, _interrupts,
                     _next_fn, _put_object, _Recorder, _reduce_fn, _release_ctx_function, _report, _signal_fn, _state,
                     _take_until_fn, _trim_traceback, _ValueP, _work_fn)
 from ._handle import _Handle
@@ -232,6 +232,19 @@ def _key_callback(ctx: int, argument: Any) -> None:
             _report(exc, "key")
 
 
+def _drop_callback(ctx: Optional[int], value: Any, dropped: int) -> None:
+    """A bounded buffer dropped `value` (a borrowed sk_value pointer): its
+    on_drop(value, dropped) is told, on the thread that dropped it."""
+    callback = _core._keep.get(ctx or 0)
+    if callback is None or _state.closing or sys.is_finalizing():
+        return
+    try:
+        callback.fn(_object_of(value), dropped)
+    except BaseException as exc:
+        _report(exc, "on_drop")
+
+
+_c_drop_callback = _drop_fn(_drop_callback)
 _c_predicate_callback = _predicate_fn(_speedups.operator("predicate", _predicate_callback))
 _c_key_callback = _map_fn(_speedups.operator("key", _key_callback))
 _c_signal_callback = _signal_fn(_speedups.operator("signal", _signal_callback))

@@ -90,6 +90,23 @@ TAKE_COMPLETE = 2
 """A flag of what a `Signal.take_until` function returns: then complete
 (SK_TAKE_COMPLETE of signalkit.h; TAKE_PASS | TAKE_COMPLETE delivers the
 value, then completes)."""
+OVERFLOW_DROP_NEWEST = 0
+"""A bounded buffer's policy (`Signal.on_backpressure_buffer`, `Signal.deliver_on`
+with a capacity): the incoming value is dropped (SK_OVERFLOW_DROP_NEWEST; the
+string "drop_newest")."""
+OVERFLOW_DROP_OLDEST = 1
+"""A bounded buffer's policy: the oldest pending value is dropped
+(SK_OVERFLOW_DROP_OLDEST; "drop_oldest")."""
+OVERFLOW_LATEST = 2
+"""A bounded buffer's policy: the newest pending value is replaced by the
+incoming one (SK_OVERFLOW_LATEST; "latest")."""
+OVERFLOW_ERROR = 3
+"""A bounded buffer's policy: the stream fails with an error naming the operator
+and the capacity, after the values pending (SK_OVERFLOW_ERROR; "error")."""
+OVERFLOW_BLOCK = 4
+"""A bounded buffer's policy of the C API, where the producing thread waits for
+room (SK_OVERFLOW_BLOCK; "block"): refused in Python (ValueError), whose producer
+would wait holding the GIL that the consumer's callback needs."""
 
 
 class _ValueUnion(Union):
@@ -125,6 +142,7 @@ _take_until_fn = CFUNCTYPE(c_int, c_void_p, _ValueP)
 _reduce_fn = CFUNCTYPE(None, c_void_p, _ValueP, _ValueP, _ValueP)
 _deferred_fn = CFUNCTYPE(c_void_p, c_void_p)
 _live_object_fn = CFUNCTYPE(None, c_void_p, c_void_p)
+_drop_fn = CFUNCTYPE(None, c_void_p, _ValueP, c_uint64)
 
 
 class _LiveObject(Structure):

@@ -84,6 +84,14 @@ pub const SK_KIND_POINTER: sk_kind = 7;
 /// an sk_signal
 pub const SK_KIND_SIGNAL: sk_kind = 8;
 
+/// What a bounded buffer (sk_signal_on_backpressure_buffer(), sk_signal_deliver_on_bounded()) does with a value that arrives when `capacity` values are pending. Named after RxJava's BackpressureOverflowStrategy and Akka Streams' OverflowStrategy.
+pub type sk_overflow = c_uint;
+pub const SK_OVERFLOW_DROP_NEWEST: sk_overflow = 0;
+pub const SK_OVERFLOW_DROP_OLDEST: sk_overflow = 1;
+pub const SK_OVERFLOW_LATEST: sk_overflow = 2;
+pub const SK_OVERFLOW_ERROR: sk_overflow = 3;
+pub const SK_OVERFLOW_BLOCK: sk_overflow = 4;
+
 /// What an sk_take_until_fn decides about a value: a bitwise OR of these flags (0 drops the value and goes on).
 pub type sk_take_action = c_uint;
 /// deliver the value
@@ -225,6 +233,8 @@ pub type sk_map_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, value: *const
 pub type sk_predicate_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, value: *const sk_value) -> bool>;
 /// Makes a signal for a value.
 pub type sk_signal_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, value: *const sk_value) -> *mut sk_signal>;
+/// Told of a value a bounded buffer dropped.
+pub type sk_drop_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, value: *const sk_value, dropped: u64)>;
 /// Decides about a value for sk_signal_take_until().
 pub type sk_take_until_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, value: *const sk_value) -> c_int>;
 /// Folds an accumulator with a value, for sk_signal_reduce_left().
@@ -526,6 +536,10 @@ extern "C" {
     pub fn sk_signal_merge(out: *mut *mut sk_signal, signals: *const *mut sk_signal, count: usize) -> c_int;
     /// Every event delivered on `queue`.
     pub fn sk_signal_deliver_on(out: *mut *mut sk_signal, signal: *mut sk_signal, queue: *mut sk_queue) -> c_int;
+    /// The values one at a time, at most `capacity` of them waiting while a delivery is in progress, `overflow` deciding about the next (RxJava's onBackpressureBuffer).
+    pub fn sk_signal_on_backpressure_buffer(out: *mut *mut sk_signal, signal: *mut sk_signal, capacity: usize, overflow: sk_overflow, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
+    /// sk_signal_deliver_on() with at most `capacity` values waiting for the queue, `overflow` deciding about the next: the memory a slow consumer makes its producer hold is bounded.
+    pub fn sk_signal_deliver_on_bounded(out: *mut *mut sk_signal, signal: *mut sk_signal, queue: *mut sk_queue, capacity: usize, overflow: sk_overflow, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
     /// The latest value once `seconds` pass without a new one.
     pub fn sk_signal_debounce(out: *mut *mut sk_signal, signal: *mut sk_signal, seconds: f64, queue: *mut sk_queue) -> c_int;
     /// Asks `fn` about each value: passes it, completes, or both.

@@ -281,6 +281,20 @@ final class ModelRegressionTests: XCTestCase {
         assertModelAgrees(ModelCase(signal: .mergeMap(Int.max, .just([0, 1]), .pairwise(.subject(0))), script: [.send(0, 0), .sendOnNextEvent(0, 0), .send(0, 0)]))
     }
 
+    func testOnBackpressureBufferOverflowsByItsPolicyWithValuesSentDuringADelivery() {
+        // A value sent from inside a delivery reaches the buffer three times
+        // (a merge of the subject with itself, and a map telling them
+        // apart): three values wait in a buffer of one or two, and the
+        // policy decides which are delivered.
+        let three = ModelSignal.merge([.subject(0), .map(.increment, .subject(0)), .map(.double, .subject(0))])
+        for policy in DispatchFamily.DropPolicy.allCases {
+            for capacity in 1 ... 2 {
+                assertModelAgrees(ModelCase(signal: .onBackpressureBuffer(capacity, policy, three),
+                                            script: [.sendOnNextEvent(0, 5), .send(0, 1), .send(0, 7), .complete(0)]))
+            }
+        }
+    }
+
     func testAStatefulStageOverASourceThatEndsWithoutAValue() {
         assertModelAgrees(ModelCase(signal: .scan(3, .just([])), script: []))
         assertModelAgrees(ModelCase(signal: .pairwise(.fail([], 2)), script: []))

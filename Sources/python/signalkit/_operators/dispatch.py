@@ -4,9 +4,12 @@ Its place among the modules: the package docstring, Layers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+import operator
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
 
-from .._core import C
+from .._callbacks import _c_drop_callback, _Callback
+from .._core import C, _drop_fn, _Failures, _release_ctx, _release_fn, _retain_callbacks
+from .._handle import _count_arg, _InFlight
 from .._queue import Queue, _queue_arg
 from .._signal_core import _new_signal, _SignalCore
 
@@ -21,16 +24,98 @@ T_co = TypeVar("T_co", covariant=True)
 class _DispatchOperators(_SignalCore[T_co]):
     """Signal's Dispatch operators (mixed into signalkit.Signal)."""
 
-    def deliver_on(self, queue: "Queue") -> "Signal[T_co]":
+    def deliver_on(self, queue: "Queue", capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
+                   on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[T_co]":
         """Every event delivered on `queue` (e.g. a host queue an event loop
         drains), in batches: one task of the queue delivers the events
         waiting. On a host queue the events that arrive meanwhile wait for
         its next drain(), so that a source emitting faster than the
         callbacks run cannot hold one drain() (or an asyncio loop draining
         its queue) for ever; on other queues the same task delivers them
-        too, until none is left."""
-        return _new_signal(C.signal_deliver_on, self, _queue_arg(queue, "deliver_on"))
+        too, until none is left.
+
+        Without `capacity` the values waiting are not bounded. With it
+        (sk_signal_deliver_on_bounded), at most `capacity` values wait and
+        `overflow` decides about the next, as `on_backpressure_buffer`
+        says; a value emitted on `queue` itself is delivered at once and
+        never waits."""
+        if capacity is None:
+            if overflow is not None or on_drop is not None:
+                raise TypeError("signalkit: deliver_on: overflow and on_drop need a capacity")
+            return _new_signal(C.signal_deliver_on, self, _queue_arg(queue, "deliver_on"))
+        return self._bounded(C.signal_deliver_on_bounded, "deliver_on", capacity, overflow, on_drop,
+                             _queue_arg(queue, "deliver_on"))
+
+    def on_backpressure_buffer(self, capacity: int, overflow: Union[str, int],
+                               on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[T_co]":
+        """The values one at a time, at most `capacity` of them waiting while
+        one is delivered (RxJava's onBackpressureBuffer,
+        sk_signal_on_backpressure_buffer). A value arriving while none is
+        being delivered is delivered at once, on its thread; one arriving
+        meanwhile (another thread, or from inside the delivery) waits, and
+        the delivering thread delivers it before it returns.
+
+        When `capacity` values wait, `overflow` decides: "drop_newest" (the
+        incoming value is dropped), "drop_oldest" (the oldest waiting one
+        is), "latest" (the newest waiting one is replaced: the consumer ends
+        with the latest), "error" (the stream fails with a SignalError
+        naming the operator and the capacity, after the values waiting).
+        "block" (OVERFLOW_BLOCK), the C policy where the producing thread
+        waits for room, is refused (ValueError): a Python producer waits
+        holding the GIL, which the consumer's callback needs, so it would
+        never end. The OVERFLOW_* constants are accepted too. Each dropped value goes to
+        on_drop(value, dropped), `dropped` being the subscription's count of
+        drops so far, on the thread that dropped it; an exception in it is
+        reported, not raised. ValueError for a capacity of 0 or an unknown
+        policy."""
+        return self._bounded(C.signal_on_backpressure_buffer, "on_backpressure_buffer", capacity, overflow, on_drop)
+
+    def _bounded(self, function: Any, where: str, capacity: Any, overflow: Any,
+                 on_drop: Optional[Callable[[Any, int], object]], *before: Any) -> "Signal[T_co]":
+        size = _count_arg(capacity, where, "capacity")
+        if size == 0:
+            raise ValueError(f"signalkit: {where}: capacity is 0 (a bounded buffer holds at least one value)")
+        policy = _overflow_arg(overflow, where)
+        if policy == 4:
+            # The producer would wait holding the GIL (a put keeps it), which
+            # the consumer's Python callback needs to make room: a deadlock.
+            raise ValueError(f"signalkit: {where}: overflow 'block' would deadlock in Python: the producing thread "
+                             "waits holding the GIL, which the consumer's callback needs to make room; use "
+                             "'drop_newest', 'drop_oldest', 'latest' or 'error'")
+        if on_drop is not None and not callable(on_drop):
+            raise TypeError(f"signalkit: {where}: on_drop is {type(on_drop).__name__}, not callable")
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            if on_drop is None:
+                return _new_signal(function, pointer, *before, size, policy, _NO_DROP, None, _NO_RELEASE)
+            ctx = _retain_callbacks(_Callback(on_drop, _Failures()))
+            return _new_signal(function, pointer, *before, size, policy, _c_drop_callback, ctx, _release_ctx)
 
     def run_on(self, queue: "Queue") -> "Signal[T_co]":
         """Starts this (runs its generator) on `queue`."""
         return _new_signal(C.signal_run_on, self, _queue_arg(queue, "run_on"))
+
+
+# NULL function pointers: no drop callback, no release.
+_NO_DROP = _drop_fn()
+_NO_RELEASE = _release_fn()
+_OVERFLOW_NAMES = {"drop_newest": 0, "drop_oldest": 1, "latest": 2, "error": 3, "block": 4}
+
+
+def _overflow_arg(overflow: Any, where: str) -> int:
+    """A bounded buffer's policy: one of _OVERFLOW_NAMES or an OVERFLOW_*
+    constant (ValueError otherwise; TypeError for another type)."""
+    if isinstance(overflow, str):
+        if overflow not in _OVERFLOW_NAMES:
+            raise ValueError(f"signalkit: {where}: overflow {overflow!r} is not one of "
+                             + ", ".join(repr(name) for name in _OVERFLOW_NAMES))
+        return _OVERFLOW_NAMES[overflow]
+    if isinstance(overflow, bool) or overflow is None:
+        raise TypeError(f"signalkit: {where}: overflow is {type(overflow).__name__}, not a policy name or OVERFLOW_*")
+    try:
+        number = operator.index(overflow)
+    except TypeError:
+        raise TypeError(f"signalkit: {where}: overflow is {type(overflow).__name__}, not a policy name or "
+                        "OVERFLOW_*") from None
+    if number not in _OVERFLOW_NAMES.values():
+        raise ValueError(f"signalkit: {where}: overflow {number} is no OVERFLOW_* constant (0 to 4)")
+    return number

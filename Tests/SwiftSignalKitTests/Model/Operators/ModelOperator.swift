@@ -205,5 +205,6 @@ var modelOperatorFamilies: [any ModelOperatorFamily.Type] {
         MergeFamily.self,
         MaterializeFamily.self,
         ShareFamily.self,
+        DispatchFamily.self,
     ]
 }
