@@ -690,9 +690,26 @@ static PyObject *subscriber_put_next(PyObject *self, PyObject *args)
  * the exit began, or, after each put, a KeyboardInterrupt waits on this
  * thread (False). An exception of the iterator, of a put or of a signal
  * handler (checked after each put, as the interpreter does between
- * bytecodes) is raised. Every PUT_EACH_YIELD items it lets the GIL go, as
- * the interpreter's loop does when another thread waits for it. */
+ * bytecodes) is raised. Every PUT_EACH_YIELD items it looks at the clock,
+ * and once PUT_EACH_SLICE_NS have passed since it last did so, it lets the
+ * GIL go and sleeps a moment before taking it back, so that a thread
+ * waiting for the GIL takes it, as the interpreter's loop lets one take it
+ * every switch interval (5 ms). Letting it go and taking it straight back
+ * (or after sched_yield) starves that thread: each taking counts as a
+ * switch, so the waiter never asks for the GIL (CPython sets its drop
+ * request only after an interval with no switch), and a callback's
+ * bytecode never gives it up either (seen: a thread woken at the 2,000th of
+ * 1,000,000 items ran only after the last). */
 enum { PUT_EACH_YIELD = 256 };
+#define PUT_EACH_SLICE_NS 5000000L
+
+static long long monotonic_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
 
 static PyObject *put_each(PyObject *self, PyObject *args)
 {
@@ -710,6 +727,7 @@ static PyObject *put_each(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "signalkit: put_each takes a subscriber, an iterator, a run and a callable");
         return NULL;
     }
+    long long slice_start = monotonic_ns();
     for (unsigned long count = 1;; count++) {
         PyObject *stopped = PyObject_GetAttr(run, name_stopped);
         if (stopped == NULL)
@@ -743,9 +761,12 @@ static PyObject *put_each(PyObject *self, PyObject *args)
             Py_RETURN_FALSE;
         if (PyErr_CheckSignals() < 0)
             return NULL;
-        if (count % PUT_EACH_YIELD == 0) {
+        if (count % PUT_EACH_YIELD == 0 && monotonic_ns() - slice_start >= PUT_EACH_SLICE_NS) {
             PyThreadState *state = PyEval_SaveThread();
+            struct timespec moment = {0, 1000}; /* the waiter, woken when the GIL went, takes it meanwhile */
+            nanosleep(&moment, NULL);
             PyEval_RestoreThread(state);
+            slice_start = monotonic_ns();
         }
     }
 }

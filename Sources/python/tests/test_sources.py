@@ -107,30 +107,29 @@ def test_an_interrupt_in_a_nested_delivery_stops_from_iterable(build):
 def test_a_long_emission_into_native_stages_lets_other_threads_run():
     # With only native stages after from_iterable no Python code runs per
     # value; the extension's loop lets the GIL go now and then, as the
-    # interpreter does between bytecodes: a thread waiting for it runs
-    # during the emission (it sees the iterator partly consumed).
+    # interpreter does between bytecodes. A thread that waits for the GIL
+    # (it spins until the emission has begun, then puts into the pipe that
+    # ends it) therefore runs during the emission and stops it early; were
+    # the GIL never let go, it would run only once all the values had gone.
     labs = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(("labs", ctypes.CDLL(None)))
-    count = 300_000
-    items = iter(range(count))
-    left_seen = []
+    count = 20_000_000
+    items = itertools.repeat(-7, count)
+    stop = sk.Pipe()
 
-    def watch():
-        while True:
-            left = items.__length_hint__()
-            left_seen.append(left)
-            if left == 0:
-                return
+    def stopper():
+        while items.__length_hint__() == count:
+            pass
+        stop.put(1)
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.0005)
+    stopper_thread = threading.Thread(target=stopper)
+    stopper_thread.start()
     try:
-        watcher = threading.Thread(target=watch)
-        watcher.start()
-        assert sk.Signal.from_iterable(items).map("i64(i64)", labs).last().to_list() == [count - 1]
-        watcher.join()
+        seen = sk.Signal.from_iterable(items).map("i64(i64)", labs).take_until(stop.signal()).to_list()
     finally:
-        sys.setswitchinterval(interval)
-    assert any(0 < left < count for left in left_seen)
+        stopper_thread.join()
+        stop.close()
+    assert 0 < len(seen) < count and set(seen) == {7}
+    assert items.__length_hint__() > 0
 
 
 def test_each_subscription_iterates_again():
