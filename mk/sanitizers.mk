@@ -51,7 +51,9 @@ SAN_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -D_DEFAULT_SOURCE -g -fno
 asan_CORE := $(ASAN_CORE)
 asan_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 asan_LIBS :=
-asan_ENV = ASAN_OPTIONS="detect_leaks=1 log_path=$(REPORTS)/report" UBSAN_OPTIONS="print_stacktrace=1 log_path=$(REPORTS)/report"
+# LSAN_OPTIONS: the test framework's own leaks (Tests/C/asan/lsan.supp).
+asan_ENV = ASAN_OPTIONS="detect_leaks=1 log_path=$(REPORTS)/report" LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/C/asan/lsan.supp print_suppressions=0" \
+	UBSAN_OPTIONS="print_stacktrace=1 log_path=$(REPORTS)/report"
 asan_NAME := AddressSanitizer / UBSan
 tsan_CORE := $(TSAN_CORE)
 tsan_CFLAGS := -fsanitize=thread

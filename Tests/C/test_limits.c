@@ -813,12 +813,16 @@ static int sweep_rounds(int op) {
     return sweep_uses_b(op) ? 1440 : sweep_uses_queue(op) ? 240 : 48;
 }
 
+/* The operators' indices, in cr_malloc's memory (Criterion copies the
+ * parameters into each test's process; an array of this file's own made
+ * LeakSanitizer report the 48 bytes Criterion then allocates for it). */
 ParameterizedTestParameters(limits, every_operator_of_a_standard_shape_abandoned_in_every_order_frees_everything) {
-    static int ops[SK_TEST_OPERATOR_COUNT];
-    for (size_t i = 0; i < SK_TEST_OPERATOR_COUNT; i++) {
+    int *ops = cr_malloc(sizeof(int) * SK_TEST_OPERATOR_COUNT);
+    size_t count = ops == NULL ? 0 : SK_TEST_OPERATOR_COUNT; /* none: the run then lists no sweep, a visible gap */
+    for (size_t i = 0; i < count; i++) {
         ops[i] = (int)i;
     }
-    return cr_make_param_array(int, ops, SK_TEST_OPERATOR_COUNT);
+    return cr_make_param_array(int, ops, count);
 }
 
 ParameterizedTest(int *op, limits, every_operator_of_a_standard_shape_abandoned_in_every_order_frees_everything,

@@ -363,10 +363,31 @@ typedef struct load_consumer {
     atomic_long next_expected;
     atomic_int out_of_order;
     atomic_int terminated;
+    /* The first delivery waits until the producer opens the gate: by then it
+     * has put more values than the capacity (half of it for block), so
+     * every policy meets a full buffer, however fast the consumer (under the
+     * sanitizers the slowed puts let it keep up, and nothing overflowed). */
+    pthread_mutex_t gate_lock;
+    pthread_cond_t gate_opened;
+    int open;
 } load_consumer;
+
+static void load_open_gate(load_consumer *c) {
+    pthread_mutex_lock(&c->gate_lock);
+    c->open = 1;
+    pthread_cond_broadcast(&c->gate_opened);
+    pthread_mutex_unlock(&c->gate_lock);
+}
 
 static void load_on_next(void *ctx, const sk_value *value) {
     load_consumer *c = ctx;
+    if (atomic_load(&c->delivered) == 0) {
+        pthread_mutex_lock(&c->gate_lock);
+        while (!c->open) {
+            pthread_cond_wait(&c->gate_opened, &c->gate_lock);
+        }
+        pthread_mutex_unlock(&c->gate_lock);
+    }
     const char *text = NULL;
     size_t length = 0;
     if (sk_value_get_string(value, &text, &length) != SK_OK) {
@@ -427,6 +448,9 @@ static void check_load(sk_overflow overflow, const char *what) {
     atomic_store(&drops.first_value, -1);
     SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(&bounded, signal, queue, (size_t)capacity, overflow, load_on_drop, &drops, NULL));
     load_consumer consumer = {0};
+    pthread_mutex_init(&consumer.gate_lock, NULL);
+    pthread_cond_init(&consumer.gate_opened, NULL);
+    const long gate_at = overflow == SK_OVERFLOW_BLOCK ? capacity / 2 : capacity + 100;
     sk_observer observer = { .ctx = &consumer, .next = load_on_next, .error = load_on_end, .completed = load_on_completed };
     sk_disposable *subscription = NULL;
     SK_OK_OR_FAIL(sk_signal_start(&subscription, bounded, &observer));
@@ -440,11 +464,15 @@ static void check_load(sk_overflow overflow, const char *what) {
         SK_OK_OR_FAIL(sk_pipe_put(pipe, &v));
         sk_value_release(&v);
         sent++;
+        if (i == gate_at) {
+            load_open_gate(&consumer);
+        }
         if ((i & 255) == 0) {
             long live = sk_live_objects() - base;
             most = live > most ? live : most;
         }
     }
+    load_open_gate(&consumer);
     SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
     flush_queue(queue);
     cr_assert(atomic_load(&consumer.terminated), "%s: the consumer saw no end", what);
@@ -470,6 +498,11 @@ static void check_load(sk_overflow overflow, const char *what) {
     } else {
         cr_expect_eq(delivered + dropped, total, "%s: %ld delivered + %ld dropped != %ld", what, delivered, dropped, total);
     }
+    if (overflow != SK_OVERFLOW_BLOCK) {
+        cr_expect_gt(dropped, 0, "%s: nothing dropped: the buffer never overflowed", what);
+    }
+    pthread_cond_destroy(&consumer.gate_opened);
+    pthread_mutex_destroy(&consumer.gate_lock);
     sk_disposable_dispose(subscription);
     sk_disposable_release(subscription);
     sk_signal_release(bounded);

@@ -94,6 +94,8 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
         self.reason = reason
     }
 
+    /// The error in words: the operator, the capacity and what happened
+    /// (the message the C API's error value carries).
     public var description: String {
         switch self.reason {
         case .overflow:

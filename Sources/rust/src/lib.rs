@@ -52,7 +52,7 @@ pub use callback::{set_failure_hook, FailureHook};
 #[doc = include_str!("../../../docs/rust.md")]
 pub mod guide {}
 pub use error::{status_string, Error};
-pub use operators::TakeAction;
+pub use operators::{Overflow, TakeAction};
 pub use queue::Queue;
 pub use signal::{Disposable, Observer, Signal, Subscriber, Subscription};
 pub use stream::{Next, SignalStream};

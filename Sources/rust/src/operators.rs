@@ -580,6 +580,95 @@ impl<T: Value> Signal<T> {
     }
 }
 
+/// What a bounded buffer does with a value that finds it full
+/// (`sk_overflow`; the policies are RxJava's and Akka Streams').
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Overflow {
+    /// The incoming value is dropped.
+    DropNewest,
+    /// The oldest waiting value is dropped to make room.
+    DropOldest,
+    /// The newest waiting value is replaced by the incoming one (with a
+    /// capacity of 1, only the latest waits).
+    Latest,
+    /// The stream fails with an error naming the operator and the capacity,
+    /// after the waiting values.
+    Error,
+    /// The producing thread waits for room; where waiting would deadlock (the
+    /// delivering thread, a host-drained or virtual-time queue) the stream
+    /// fails instead.
+    Block,
+}
+
+impl Overflow {
+    fn raw(self) -> sys::sk_overflow {
+        match self {
+            Overflow::DropNewest => sys::SK_OVERFLOW_DROP_NEWEST,
+            Overflow::DropOldest => sys::SK_OVERFLOW_DROP_OLDEST,
+            Overflow::Latest => sys::SK_OVERFLOW_LATEST,
+            Overflow::Error => sys::SK_OVERFLOW_ERROR,
+            Overflow::Block => sys::SK_OVERFLOW_BLOCK,
+        }
+    }
+}
+
+unsafe extern "C" fn drop_fn<T: Value, F: Fn(&T, u64)>(ctx: Ctx, value: *const sys::sk_value, dropped: u64) {
+    if let Ok(value) = converted::<T>(ValueRef::from_ptr(value)) {
+        if let Err(message) = ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value, dropped)) {
+            report_failure("drop callback", &message);
+        }
+    }
+}
+
+/// # Bounded buffers
+///
+/// Where a consumer is slower than its producer, at most `capacity` values
+/// wait and `overflow` says what happens to the next (docs/concepts.md,
+/// "Where values can queue"). The `_with` forms call `on_drop` with each
+/// value dropped and the subscription's count of drops so far, on the thread
+/// whose put dropped it.
+impl<T: Value> Signal<T> {
+    /// At most `capacity` values waiting while a delivery is in progress
+    /// (values put by other threads, or from inside the delivery), the
+    /// delivering thread delivering them in order (`sk_signal_on_backpressure_buffer`).
+    /// A capacity of 0 fails the signal with `InvalidArgument`.
+    pub fn on_backpressure_buffer(&self, capacity: usize, overflow: Overflow) -> Signal<T> {
+        operator(|out| unsafe {
+            sys::sk_signal_on_backpressure_buffer(out, self.as_raw(), capacity, overflow.raw(), None,
+                                                  ptr::null_mut(), None)
+        })
+    }
+
+    /// [`Signal::on_backpressure_buffer`] that tells `on_drop` of each value dropped.
+    pub fn on_backpressure_buffer_with<F: Fn(&T, u64) + Send + Sync + 'static>(&self, capacity: usize,
+                                                                              overflow: Overflow, on_drop: F)
+                                                                              -> Signal<T> {
+        with_ctx(FnShared(on_drop), |out, ctx, release| unsafe {
+            sys::sk_signal_on_backpressure_buffer(out, self.as_raw(), capacity, overflow.raw(),
+                                                  Some(drop_fn::<T, F>), ctx, release)
+        })
+    }
+
+    /// [`Signal::deliver_on`] with at most `capacity` values waiting for the
+    /// queue (`sk_signal_deliver_on_bounded`).
+    pub fn deliver_on_bounded(&self, queue: &Queue, capacity: usize, overflow: Overflow) -> Signal<T> {
+        operator(|out| unsafe {
+            sys::sk_signal_deliver_on_bounded(out, self.as_raw(), queue.as_raw(), capacity, overflow.raw(), None,
+                                              ptr::null_mut(), None)
+        })
+    }
+
+    /// [`Signal::deliver_on_bounded`] that tells `on_drop` of each value dropped.
+    pub fn deliver_on_bounded_with<F: Fn(&T, u64) + Send + Sync + 'static>(&self, queue: &Queue, capacity: usize,
+                                                                          overflow: Overflow, on_drop: F)
+                                                                          -> Signal<T> {
+        with_ctx(FnShared(on_drop), |out, ctx, release| unsafe {
+            sys::sk_signal_deliver_on_bounded(out, self.as_raw(), queue.as_raw(), capacity, overflow.raw(),
+                                              Some(drop_fn::<T, F>), ctx, release)
+        })
+    }
+}
+
 /// # Side effects
 impl<T: Value> Signal<T> {
     /// Calls `f` with each value before it is delivered.

@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use signalkit::testing::TestScheduler;
-use signalkit::{live_objects, AnyValue, Disposable, Observer, Pipe, Promise, Queue, Signal, TakeAction, ValuePromise};
+use signalkit::{
+    live_objects, AnyValue, Disposable, Observer, Overflow, Pipe, Promise, Queue, Signal, TakeAction, ValuePromise,
+};
 
 fn values<T: signalkit::Value>(signal: &Signal<T>) -> Result<Vec<T>, AnyValue> {
     let mut got = Vec::new();
@@ -236,4 +238,53 @@ fn run_on_and_a_bounded_concurrent_queue() {
     serial.sync(|| ()).unwrap();
     drop((s, serial, pool));
     assert_eq!(live_objects(), 0);
+}
+
+/// A host queue drained by hand: five values put while none is delivered,
+/// at most two wait; each policy keeps and drops what it says, on_drop is
+/// told of every drop with the running count, and nothing stays alive.
+#[test]
+fn deliver_on_bounded_keeps_and_drops_by_its_policy() {
+    let _serial = common::serial();
+    let cases: [(Overflow, &[i64], &[i64]); 3] = [
+        (Overflow::DropNewest, &[1, 2], &[3, 4, 5]),
+        (Overflow::DropOldest, &[4, 5], &[1, 2, 3]),
+        (Overflow::Latest, &[1, 5], &[2, 3, 4]),
+    ];
+    for (overflow, kept, dropped) in cases.iter() {
+        let queue = Queue::host("bounded").unwrap();
+        let pipe = Pipe::<i64>::new().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let drops = Arc::new(Mutex::new(Vec::new()));
+        let (into, drops_into) = (Arc::clone(&seen), Arc::clone(&drops));
+        let subscription = pipe
+            .signal()
+            .deliver_on_bounded_with(&queue, 2, *overflow, move |v, count| drops_into.lock().unwrap().push((*v, count)))
+            .subscribe(move |v| into.lock().unwrap().push(v))
+            .unwrap();
+        for x in 1..=5 {
+            pipe.put(x).unwrap();
+        }
+        while queue.drain(0).unwrap() > 0 {}
+        assert_eq!(&*seen.lock().unwrap(), kept, "{:?}", overflow);
+        let told: Vec<(i64, u64)> = dropped.iter().enumerate().map(|(i, v)| (*v, i as u64 + 1)).collect();
+        assert_eq!(*drops.lock().unwrap(), told, "{:?}", overflow);
+        drop(subscription);
+        drop(pipe);
+        drop(queue);
+    }
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_bounded_buffer_of_no_capacity_is_refused() {
+    let _serial = common::serial();
+    let error = values(&ints(&[1]).on_backpressure_buffer(0, Overflow::DropNewest)).unwrap_err();
+    assert!(format!("{:?}", error).to_lowercase().contains("capacity"), "{:?}", error);
+}
+
+#[test]
+fn on_backpressure_buffer_passes_every_value_when_nothing_overflows() {
+    let _serial = common::serial();
+    assert_eq!(values(&ints(&[1, 2, 3]).on_backpressure_buffer(1, Overflow::Error)).unwrap(), vec![1, 2, 3]);
 }
