@@ -21,6 +21,8 @@ Usage: python_docs.py OUTPUT_DIR MODULE...
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 import warnings
 from functools import cached_property
@@ -114,7 +116,27 @@ def main() -> int:
     if caught:
         print(f"{len(caught)} warnings of pdoc (above): a warning fails the reference", file=sys.stderr)
         return 1
+    for page in sorted(__import__("pathlib").Path(output).rglob("*.html")):
+        hide_private_bases(page)
     return 0
+
+
+PRIVATE_BASE = re.compile(r'(?:, )?<span class="base">[\w.]*\._\w[^<]*</span>')
+
+
+def hide_private_bases(page: "os.PathLike[str]") -> None:
+    """A class's heading lists only its public bases: pdoc writes every one
+    (Signal's heading named its 13 private operator families,
+    signalkit._operators.catch._CatchOperators[+T_co] and the rest, whose
+    methods are the class's own in the reference anyway); what is left of
+    the list keeps its commas, and a list left empty goes with its
+    parentheses."""
+    with open(page, encoding="utf-8") as handle:
+        text = handle.read()
+    fixed = PRIVATE_BASE.sub("", text).replace("<wbr>(, ", "<wbr>(").replace("<wbr>():", ":")
+    if fixed != text:
+        with open(page, "w", encoding="utf-8") as handle:
+            handle.write(fixed)
 
 
 if __name__ == "__main__":

@@ -96,30 +96,31 @@ time operators on virtual time with marble diagrams: TestScheduler (a
 virtual-time queue with a frame size; cold, hot, record, advance, run),
 TestSignal, TestRecorder.
 
-Layers. The package's modules, lowest first; a module imports only modules
-of lower layers, at its top (never inside a function), the one exception
-being an import of the composed Signal under `if TYPE_CHECKING:` for
-annotations, which never runs (tests/test_layers.py reads every module's
-imports and fails on any other):
-  0  _speedups, _prototypes: the extension (C) through which every callback crosses; the C functions' prototypes, generated from the headers
-  1  _core: the libraries loaded, the ctypes prototypes, values, the registry of callbacks, errors, exit and fork
-  2  _handle: handles and Disposable, the per-thread trampoline, argument checks
-  3  _native, _subscription: the native forms (Signature); Python stages, sinks, from_iterable, create's Subscriber
-  4  _callbacks: the Python functions the library's operators call
-  5  _queue: Queue
-  6  _signal_core: Signal's core: the handle, the C library's sources, subscribe, to_list
-  7  _asyncio: await, async for, asyncio_queue
-  8  _operators: one module per operator family (catch, combine, dispatch, mapping, merge, meta, reduce, share, side_effects, take, throttle, timing), as the Swift core's Signal_<Family>.swift and the C layer's Operators_<Family>.swift
-  9  _signal: Signal, composed from the core and the families
-  10 _subjects: Pipe, Promise, ValuePromise
-  11 _trampoline: Trampoline
-  12 testing, and the package itself: what a program imports
 
 Loading. The package loads its own copies of libsignalkit.so.0 and
 libsignalkit-ffi.so.0 (in signalkit/_lib); the environment variable
 SIGNALKIT_LIB_DIR, read at import, names another folder, or `system` for
 the installed copies the loader finds (library_paths() says which).
 """
+
+# Layers. The package's modules, lowest first; a module imports only modules
+# of lower layers, at its top (never inside a function), the one exception
+# being an import of the composed Signal under `if TYPE_CHECKING:` for
+# annotations, which never runs (tests/test_layers.py reads every module's
+# imports and fails on any other):
+#   0  _speedups, _prototypes: the extension (C) through which every callback crosses; the C functions' prototypes, generated from the headers
+#   1  _core: the libraries loaded, the ctypes prototypes, values, the registry of callbacks, errors, exit and fork
+#   2  _handle: handles and Disposable, the per-thread trampoline, argument checks
+#   3  _native, _subscription: the native forms (Signature); Python stages, sinks, from_iterable, create's Subscriber
+#   4  _callbacks: the Python functions the library's operators call
+#   5  _queue: Queue
+#   6  _signal_core: Signal's core: the handle, the C library's sources, subscribe, to_list
+#   7  _asyncio: await, async for, asyncio_queue
+#   8  _operators: one module per operator family (catch, combine, dispatch, mapping, merge, meta, reduce, share, side_effects, take, throttle, timing), as the Swift core's Signal_<Family>.swift and the C layer's Operators_<Family>.swift
+#   9  _signal: Signal, composed from the core and the families
+#   10 _subjects: Pipe, Promise, ValuePromise
+#   11 _trampoline: Trampoline
+#   12 testing, and the package itself: what a program imports
 
 from . import _core
 from ._asyncio import SignalIterator, asyncio_queue

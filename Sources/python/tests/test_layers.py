@@ -1,5 +1,5 @@
-"""The package's modules are layered (the package docstring's "Layers"
-paragraph names them, lowest first): a module imports only modules of lower
+"""The package's modules are layered (the "Layers" comment of the package's
+__init__.py names them, lowest first): a module imports only modules of lower
 layers, at its top. Read from the installed package's sources with ast."""
 
 import ast
@@ -12,13 +12,14 @@ PACKAGE = os.path.dirname(signalkit.__file__)
 
 
 def layers():
-    """{module name: layer} from the package docstring's Layers paragraph
-    (_operators.catch is in _operators' layer; the package itself is
-    "signalkit")."""
-    doc = signalkit.__doc__
-    assert doc is not None
-    paragraph = doc[doc.index("\nLayers."):]
-    paragraph = paragraph[:paragraph.index("\n\n")]
+    """{module name: layer} from the Layers comment of the package's
+    __init__.py (_operators.catch is in _operators' layer; the package
+    itself is "signalkit"): a comment, not the docstring, which the Python
+    reference shows to users."""
+    with open(os.path.join(PACKAGE, "__init__.py"), encoding="utf-8") as handle:
+        source = handle.read()
+    paragraph = source[source.index("\n# Layers"):]
+    paragraph = paragraph[:paragraph.index("\n\n")].replace("\n# ", "\n").replace("\n#", "\n")
     found = {}
     for number, names in re.findall(r"^  (\d+) +([^:]+):", paragraph, re.M):
         for name in names.replace(", and the package itself", ", signalkit").split(","):
@@ -41,7 +42,7 @@ def layer_of(module, table):
     """The layer of a module of the package (_operators.take: _operators')."""
     while module not in table and "." in module:
         module = module.rsplit(".", 1)[0]
-    assert module in table, f"{module} is in no layer of the package docstring's Layers paragraph"
+    assert module in table, f"{module} is in no layer of the Layers comment of signalkit/__init__.py"
     return table[module]
 
 
@@ -108,7 +109,7 @@ def test_every_module_imports_only_lower_layers():
             report += problems(module, handle.read(), table)
     assert not report, "\n".join(report)
     missing = set(table) - seen - {"_speedups"}
-    assert not missing, f"the Layers paragraph names modules that do not exist: {sorted(missing)}"
+    assert not missing, f"the Layers comment names modules that do not exist: {sorted(missing)}"
 
 
 def test_the_check_sees_an_import_from_above():
