@@ -27,10 +27,17 @@ extension TakeFirstFamily {
             return runner.over(self.source, "sk_signal_first") { sk_signal_first($0, $1) }
         }
 
-        /// `first` or `elementAt`, half each.
+        /// `first`, `elementAt` or `first(where:)`, a third each.
         static var generation: [ModelGeneration] {
             return [ModelGeneration(order: 33) { generator, depth in
-                generator.random.chance(50) ? .first(generator.signal(depth: depth)) : .elementAt(generator.random.below(4) - 1, generator.signal(depth: depth))
+                switch generator.random.below(3) {
+                case 0:
+                    return .first(generator.signal(depth: depth))
+                case 1:
+                    return .elementAt(generator.random.below(4) - 1, generator.signal(depth: depth))
+                default:
+                    return .firstWhere(generator.random.pick(ModelPredicate.allCases), generator.signal(depth: depth))
+                }
             }]
         }
     }
@@ -39,6 +46,56 @@ extension TakeFirstFamily {
 extension ModelSignal {
     static func first(_ source: ModelSignal) -> ModelSignal {
         return ModelSignal(TakeFirstFamily.First(source: source))
+    }
+}
+
+// MARK: - first(where:)
+
+extension TakeFirstFamily {
+    /// `first(where:)`: `take(1)` of `filter`. Made by `First`'s generation
+    /// entry.
+    struct FirstWhere: UnaryModelOperator {
+        let predicate: ModelPredicate
+        var source: ModelSignal
+
+        var description: String {
+            return ".firstWhere(\(self.predicate), \(self.source))"
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            model.behave(.take(1, .filter(self.predicate, self.source)), node)
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            let predicate = self.predicate
+            return runner.build(self.source, token) |> first(where: { value in
+                token.use()
+                return predicate.test(value)
+            })
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let predicate = self.predicate
+            let ctx = runner.context("first_where's predicate", .predicate { predicate.test($0) })
+            return runner.over(self.source, "sk_signal_first_where") {
+                sk_signal_first_where($0, $1, CCallbackContext.predicate, ctx, CCallbackContext.release)
+            }
+        }
+
+        var weight: Int {
+            return self.predicate.rawValue
+        }
+
+        var simplerForms: [ModelSignal] {
+            return [.first(self.source)] + ModelPredicate.allCases.filter { $0.rawValue < self.predicate.rawValue }
+                .map { .firstWhere($0, self.source) }
+        }
+    }
+}
+
+extension ModelSignal {
+    static func firstWhere(_ predicate: ModelPredicate, _ source: ModelSignal) -> ModelSignal {
+        return ModelSignal(TakeFirstFamily.FirstWhere(predicate: predicate, source: source))
     }
 }
 
@@ -203,6 +260,7 @@ enum TakeFirstFamily: ModelOperatorFamily {
     static var operators: [any ModelOperator.Type] {
         return [
             First.self,
+            FirstWhere.self,
             ElementAt.self,
             DefaultIfEmpty.self,
             TakeUntilSignal.self,
