@@ -503,7 +503,8 @@ INSTRUCTION_CHECKS = [
     # instructions per put, the bare pipe's delivery included.
     ("c.op.%s.instructions_per_put" % name, "bench_capi", "op:" + name, 2000)
     for name in ("map", "scan", "pairwise", "distinct_until_changed", "start_with", "zip", "combine_latest",
-                 "with_latest_from", "share", "replay", "buffer_count", "buffer_count_100", "take")
+                 "with_latest_from", "share", "replay", "buffer_count", "buffer_count_100", "take",
+                 "on_backpressure_buffer")
 ]
 
 

@@ -1091,7 +1091,7 @@ static void run_ffi_instructions(void) {
  * that every put reached the observer. */
 static const char *const OPERATOR_ROWS[] = {
     "map", "scan", "pairwise", "distinct_until_changed", "start_with", "zip", "combine_latest",
-    "with_latest_from", "share", "replay", "buffer_count", "buffer_count_100", "take",
+    "with_latest_from", "share", "replay", "buffer_count", "buffer_count_100", "take", "on_backpressure_buffer",
 };
 enum { OPERATOR_ROW_COUNT = sizeof OPERATOR_ROWS / sizeof OPERATOR_ROWS[0] };
 
@@ -1145,6 +1145,9 @@ static int64_t operator_row(const char *name, int64_t puts) {
         CHECK(sk_signal_buffer_count(&op, source, 1));
     } else if (strcmp(name, "buffer_count_100") == 0) {
         CHECK(sk_signal_buffer_count(&op, source, 100));
+    } else if (strcmp(name, "on_backpressure_buffer") == 0) {
+        /* One thread: nothing waits, the buffer's gate alone (issue 44). */
+        CHECK(sk_signal_on_backpressure_buffer(&op, source, 1000, SK_OVERFLOW_ERROR, NULL, NULL, NULL));
     } else {
         CHECK(sk_signal_take(&op, source, (size_t)1 << 40));
     }
@@ -1197,7 +1200,7 @@ static int64_t expected_operator_row(const char *name, int64_t puts) {
     if (strcmp(name, "buffer_count_100") == 0) {
         return 100 * (puts / 100);
     }
-    return sum_below(puts); /* distinct, start_with (its 0 adds nothing), share, replay, take */
+    return sum_below(puts); /* distinct, start_with (its 0 adds nothing), share, replay, take, on_backpressure_buffer */
 }
 
 static void run_operator_instructions(void) {

@@ -531,6 +531,20 @@ static int apply_standard(marble_case *c, const words *w, const sk_test_operator
     return -1;
 }
 
+/* A bounded buffer's policy by the table's name. */
+static bool parse_overflow(const char *name, sk_overflow *out) {
+    static const struct { const char *name; sk_overflow policy; } POLICIES[] = {
+        {"dropNewest", SK_OVERFLOW_DROP_NEWEST}, {"dropOldest", SK_OVERFLOW_DROP_OLDEST}, {"latest", SK_OVERFLOW_LATEST},
+    };
+    for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
+        if (strcmp(POLICIES[i].name, name) == 0) {
+            *out = POLICIES[i].policy;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Applies one `op` line to `*signal` (replacing it, +1), or says why not. */
 static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, size_t size) {
     words w;
@@ -558,6 +572,16 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
         status = op[0] == 'z' ? sk_signal_zip(&made, named, named_count)
                               : sk_signal_combine_latest(&made, named, named_count, NULL);
+    } else if (strcmp(op, "deliverOnBounded") == 0 || strcmp(op, "onBackpressureBuffer") == 0) {
+        NEED(3); NUM(1, n);
+        sk_overflow policy;
+        if (!parse_overflow(w.word[2], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op, w.word[2]);
+            return false;
+        }
+        size_t capacity = n < 0 ? 0 : (size_t)n;
+        status = op[0] == 'd' ? sk_signal_deliver_on_bounded(&made, in, c->queue, capacity, policy, NULL, NULL, NULL)
+                              : sk_signal_on_backpressure_buffer(&made, in, capacity, policy, NULL, NULL, NULL);
     } else if (strcmp(op, "switchMap") == 0) {
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
         inner_table *table = make_inner_table(named, named_count);
@@ -911,7 +935,7 @@ static const char *marbles_dir(void) {
 }
 
 /* The table's files, each run by a test of its own below. */
-static const char *const FILES[] = {"catch", "combine", "mapping", "reduce", "share", "take", "timing"};
+static const char *const FILES[] = {"catch", "combine", "dispatch", "mapping", "reduce", "share", "take", "timing"};
 
 static void run_table_file(const char *name) {
     char path[512];

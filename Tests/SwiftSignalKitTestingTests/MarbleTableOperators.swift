@@ -243,6 +243,23 @@ enum MarbleOperators {
             let frames = try self.integer(arguments, 1, operation)
             return signal |> retry(count: count, delay: scheduler.seconds(frames), queue: scheduler.queue)
         // Timing (durations in frames)
+        case "deliverOnBounded", "onBackpressureBuffer":
+            let capacity = try self.integer(arguments, 0, operation)
+            let overflow: SignalOverflow<MarbleFailure>
+            switch try self.word(arguments, 1, operation) {
+            case "dropNewest":
+                overflow = .dropNewest
+            case "dropOldest":
+                overflow = .dropOldest
+            case "latest":
+                overflow = .latest
+            case let other:
+                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            }
+            if operation.name == "deliverOnBounded" {
+                return signal |> deliverOn(scheduler.queue, capacity: capacity, overflow: overflow)
+            }
+            return signal |> onBackpressureBuffer(capacity: capacity, overflow: overflow)
         case "debounce":
             return signal |> debounce(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
         case "throttle":

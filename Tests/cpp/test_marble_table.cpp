@@ -368,6 +368,18 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         std::vector<sk::signal> inputs = st.named(w, 1);
         return op == "combineLatest" ? sk::combine_latest(inputs) : sk::zip(inputs);
     }
+    if (op == "deliverOnBounded" || op == "onBackpressureBuffer") {
+        need(w, 2);
+        const std::map<std::string, sk::overflow> policies = {
+            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
+        auto policy = policies.find(w[2]);
+        if (policy == policies.end()) {
+            throw case_error("`" + op + "`: `" + w[2] + "` is no policy (dropNewest, dropOldest, latest)");
+        }
+        std::size_t capacity = count_or_zero(int_argument(w, 1));
+        return op == "deliverOnBounded" ? s.deliver_on(q, capacity, policy->second)
+                                        : s.on_backpressure_buffer(capacity, policy->second);
+    }
     if (op == "switchMap") {
         std::vector<sk::signal> inner = st.named(w, 1);
         return s.map_to_signal([inner](sk::value_view v) { return inner_signal(inner, v); });

@@ -242,9 +242,10 @@ def operator_rows() -> dict[str, dict[str, str]]:
 
 
 def first_name(cell: str) -> str | None:
-    """The first name in backticks of a cell of the table (`Signal.zip`: zip)."""
+    """The first name in backticks of a cell of the table (`Signal.zip`: zip;
+    `deliver_on(q, capacity, overflow)`: deliver_on)."""
     names = re.findall(r"`([^`]+)`", cell)
-    return names[0].split(".")[-1] if names else None
+    return names[0].split("(")[0].split(".")[-1] if names else None
 
 
 def doxygen_tags(path: str, scopes: list[str] | None) -> dict[str, tuple[str, str]]:
@@ -448,7 +449,8 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
             cell = "not in this binding yet: see <a href='../index.html#operators'>the table's note</a>"
         rows.append(f"<tr><th>{lang}</th><td>{cell}</td></tr>")
     rx = row["rx"].replace("`", "")
-    body = [f"<p>{html.escape(row['operator'][:1].upper() + row['operator'][1:])} "
+    what = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", row["operator"]).replace("`", "")  # the cell's Markdown, as text
+    body = [f"<p>{html.escape(what[:1].upper() + what[1:])} "
             f"(the family {html.escape(row['family'])}); RxJS / RxPY: {html.escape(rx) or 'the same name'}. "
             f"The marble table's operator <code>{html.escape(op)}</code> in each language:</p>",
             "<table>" + "".join(rows) + "</table>"]

@@ -167,6 +167,13 @@ def apply(words, where, signal, inputs, scheduler):
     def count(index=0):
         return int(args[index])
 
+    def policy(name):
+        """A bounded buffer's policy by the table's name (dropNewest: "drop_newest")."""
+        policies = {"dropNewest": "drop_newest", "dropOldest": "drop_oldest", "latest": "latest"}
+        if name not in policies:
+            raise AssertionError(f"{where}: `{name}` is no policy (dropNewest, dropOldest, latest)")
+        return policies[name]
+
     def apply_standard(shape, method):
         """An operator of a standard shape (marble_operators.py, written by
         make api-update from the operator table, tools/api/operators.md),
@@ -200,6 +207,8 @@ def apply(words, where, signal, inputs, scheduler):
         "switchMap": lambda: signal.map_to_signal(lambda i: inputs[args[i]]),
         "concatMap": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
         "mergeMap": lambda: signal.merge_map(lambda i: inputs[args[1 + i]], max_concurrent=count()),
+        "deliverOnBounded": lambda: signal.deliver_on(q, capacity=count(), overflow=policy(args[1])),
+        "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(count(), policy(args[1])),
         "retry": lambda: signal.retry_count(count()),
         "retryDelay": lambda: signal.retry_count(count(), frames(count(1)), q),
         "groupBy": lambda: signal.group_by(function(args[0], where)).merge_map(

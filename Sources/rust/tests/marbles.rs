@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use signalkit::testing::{SubscriptionLog, TestScheduler};
-use signalkit::{AnyValue, Observer, Signal, Subscription};
+use signalkit::{AnyValue, Observer, Overflow, Signal, Subscription};
 
 fn marbles_dir() -> PathBuf {
     match std::env::var_os("SIGNALKIT_MARBLES") {
@@ -321,6 +321,19 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
         "bufferTime" => signal.buffer_time(frames(0)?, q).cast(),
         "sample" => signal.sample(&named(&arg(0)?)?),
         "sampleTime" => signal.sample_period(frames(0)?, q),
+        "deliverOnBounded" | "onBackpressureBuffer" => {
+            let overflow = match arg(1)?.as_str() {
+                "dropNewest" => Overflow::DropNewest,
+                "dropOldest" => Overflow::DropOldest,
+                "latest" => Overflow::Latest,
+                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
+            };
+            if name == "deliverOnBounded" {
+                signal.deliver_on_bounded(q, count(0)? as usize, overflow)
+            } else {
+                signal.on_backpressure_buffer(count(0)? as usize, overflow)
+            }
+        }
         _ => return Err(format!("{}: the Rust runner does not know the operator {:?}", at, name)),
     })
 }
