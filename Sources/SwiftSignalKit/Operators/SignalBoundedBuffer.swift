@@ -341,21 +341,29 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
         self.mutex.lock()
         if !self.busy && !self.inputClosed {
             self.busy = true
-            if self.queue == nil {
-                // Nothing pending (the ring is empty whenever no thread
-                // delivers): deliver on this thread.
-                self.deliveringThread = pthread_self()
-                self.mutex.unlock()
-                self.subscriber.putNext(value)
-                self.drain()
-                return
-            }
-            self.ring.append(value)
-            self.mutex.unlock()
-            self.schedule()
+            self.begin(value)
             return
         }
         self.putContended(value)
+    }
+
+    /// Starts a delivery with `value`: on this thread when there is no queue
+    /// (nothing is pending: the ring is empty whenever no thread delivers),
+    /// else into the ring, with a drain scheduled on the queue. Called with
+    /// the lock held and `busy` just set; unlocks. Always inlined: it is the
+    /// uncontended put's path.
+    @inlinable @inline(__always)
+    func begin(_ value: T) {
+        if self.queue == nil {
+            self.deliveringThread = pthread_self()
+            self.mutex.unlock()
+            self.subscriber.putNext(value)
+            self.drain()
+            return
+        }
+        self.ring.append(value)
+        self.mutex.unlock()
+        self.schedule()
     }
 
     /// A value that found a delivery in progress (or a drain scheduled), the
@@ -376,16 +384,7 @@ final class _SignalBoundedBuffer<T, E>: QueueDropObserver, @unchecked Sendable {
             if !self.busy {
                 // The delivery ended while this thread waited for room.
                 self.busy = true
-                if self.queue == nil {
-                    self.deliveringThread = pthread_self()
-                    self.mutex.unlock()
-                    self.subscriber.putNext(value)
-                    self.drain()
-                    return
-                }
-                self.ring.append(value)
-                self.mutex.unlock()
-                self.schedule()
+                self.begin(value)
                 return
             }
             if !self.ring.isFull {
