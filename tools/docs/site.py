@@ -768,7 +768,7 @@ def favicon() -> bytes:
 # The guides (rendered from Markdown by guides.py) the index lists, in order.
 GUIDES = [("README", "README: install, the two commands, a quick start per language"),
           ("docs/c", "C"), ("docs/cpp", "C++"), ("docs/swift", "Swift"), ("docs/python", "Python"), ("docs/rust", "Rust"),
-          ("Sources/python/README", "The Python package"), ("docs/concepts", "Concepts, and where each rule lives"),
+          ("Sources/python/README", "The Python package's README (the package index's page)"), ("docs/concepts", "Concepts, and where each rule lives"),
           ("docs/operators", "Operators in every language, with their RxJS and RxPY names"),
           ("docs/semantics", "Semantics, compared with RxJS and RxPY"),
           ("docs/testing", "Testing time: virtual time and marble diagrams"),
