@@ -22,7 +22,8 @@
 #   picture of each of its cases drawn from what the case recorded when the
 #   Swift runner ran it (SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift), and
 #   links to the operator in each reference;
-# - the benchmark page: Benchmarks/README.md's latest full run, plotted.
+# - the benchmark page: Benchmarks/README.md's latest interleaved and full runs
+#   and the Python guide's run against RxPY, plotted, each with its own account.
 # - the guides: README.md, docs/ and the documents they link to, rendered
 #   from Markdown by tools/docs/guides.py (markdown2, in DOCS_VENV) under guide/.
 #

@@ -14,8 +14,10 @@ built, SITE/swift; this script adds what joins them:
   tag files, pdoc's pages and DocC's folders, so a link is made only to
   what exists); the entry in the C, C++ and Python references gets the
   operator's first picture;
-- SITE/bench.html: the latest benchmark run (Benchmarks/README.md's full
-  table), plotted per workload as SVG (SITE/bench.svg);
+- SITE/bench.html: the latest benchmark runs, plotted per workload as SVG
+  (SITE/bench-*.svg), each under its run's own account (date, machine,
+  load): Benchmarks/README.md's interleaved and full runs, and the Python
+  guide's run against RxPY;
 - SITE/index.html: the index, which also lists the guides that guides.py
   rendered (SITE/guide).
 
@@ -36,6 +38,7 @@ import os
 import re
 import struct
 import sys
+import textwrap
 import zlib
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -483,23 +486,27 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
 # The benchmark plot
 # ---------------------------------------------------------------------------
 
-def bench_table(readme: str) -> tuple[list[str], list[tuple[str, str, list[float | None]]]]:
-    """The columns (implementations) and rows (workload, unit, numbers) of
-    the latest full run's table: the first table after 'The full run'."""
-    with open(readme, encoding="utf-8") as f:
+def bench_table(path: str, anchor: str) -> tuple[str, list[str], list[tuple[str, str, list[float | None]]]]:
+    """The paragraph before, the columns (implementations) and the rows
+    (workload, unit, numbers) of the first table after `anchor` in `path`.
+    Columns of ratios (a '/' in the name), allocation counts and earlier
+    runs ('before') are left out: the plot shows measured figures only."""
+    with open(path, encoding="utf-8") as f:
         text = f.read()
-    start = text.find("The full run")
+    start = text.find(anchor)
     if start < 0:
-        raise SystemExit(f"{readme}: no 'The full run' table")
-    lines = [line for line in text[start:].split("\n")]
-    table = []
-    for line in lines[1:]:
+        raise SystemExit(f"{path}: no '{anchor}' to find the benchmark table by")
+    after = text[start:].split("\n", 1)[1] if anchor.startswith("#") else text[start:]
+    paragraph = " ".join(after.strip().split("\n\n")[0].split())
+    table: list[list[str]] = []
+    for line in after.split("\n"):
         if line.startswith("|"):
             table.append([cell.strip() for cell in line.strip().strip("|").split("|")])
         elif table:
             break
     header = table[0]
-    keep = [i for i, name in enumerate(header) if i >= 2 and "/" not in name and not name.startswith("allocs")]
+    keep = [i for i, name in enumerate(header)
+            if i >= 2 and "/" not in name and not name.startswith("allocs") and "before" not in name]
     columns = [header[i] for i in keep]
     rows = []
     for cells in table[2:]:
@@ -510,13 +517,25 @@ def bench_table(readme: str) -> tuple[list[str], list[tuple[str, str, list[float
             except ValueError:
                 numbers.append(None)
         rows.append((cells[0], cells[1], numbers))
-    return columns, rows
+    return paragraph, columns, rows
+
+
+def markdown_inline(text: str) -> str:
+    """A paragraph of Markdown as HTML text: code spans kept, links as their text."""
+    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
+    parts = text.split("`")
+    return "".join(f"<code>{html.escape(part)}</code>" if i % 2 else html.escape(part) for i, part in enumerate(parts))
 
 
 def bench_svg(columns: list[str], rows: list[tuple[str, str, list[float | None]]]) -> str:
     """Bars per workload, each scaled to the workload's largest number
     (lower is better in every unit of the table)."""
-    colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+    # One colour per implementation on every plot of the page.
+    known = ["Swift API", "C API", "C++ header", "FFI", "OpenCombine", "RxCpp", "RPP"]
+    named = {"ours": palette[1], "RxPY": palette[7]}
+    colors = [named.get(name, palette[known.index(name)] if name in known else palette[index % len(palette)])
+              for index, name in enumerate(columns)]
     bar = 13
     label_w = 250
     plot_w = 420
@@ -525,7 +544,7 @@ def bench_svg(columns: list[str], rows: list[tuple[str, str, list[float | None]]
     parts = []
     for index, name in enumerate(columns):
         parts.append(f"<rect x='{label_w + (index % 4) * 120}' y='{8 + (index // 4) * 16}' width='10' height='10' "
-                     f"fill='{colors[index % len(colors)]}'/><text x='{label_w + 14 + (index % 4) * 120}' "
+                     f"fill='{colors[index]}'/><text x='{label_w + 14 + (index % 4) * 120}' "
                      f"y='{17 + (index // 4) * 16}' font-size='11' {FONT}>{html.escape(name)}</text>")
     y += 16 * ((len(columns) - 1) // 4)
     for workload, unit, numbers in rows:
@@ -533,32 +552,27 @@ def bench_svg(columns: list[str], rows: list[tuple[str, str, list[float | None]]
         if not present:
             continue
         top = max(present)
-        parts.append(f"<text x='4' y='{y + 12}' font-size='12' font-weight='bold' {FONT}>{html.escape(workload)}"
-                     f"</text><text x='4' y='{y + 26}' font-size='11' fill='#555' {FONT}>{html.escape(unit)}, "
-                     "lower is better</text>")
+        label = textwrap.wrap(workload, 31) or [""]
+        for line_index, line in enumerate(label):
+            parts.append(f"<text x='4' y='{y + 12 + 14 * line_index}' font-size='12' font-weight='bold' {FONT}>"
+                         f"{html.escape(line)}</text>")
+        parts.append(f"<text x='4' y='{y + 12 + 14 * len(label)}' font-size='11' fill='#555' {FONT}>"
+                     f"{html.escape(unit)}, lower is better</text>")
+        label_bottom = y + 14 * (len(label) + 1)
         for index, number in enumerate(numbers):
             if number is None:
                 continue
             w = max(1.0, plot_w * number / top)
             parts.append(f"<rect x='{label_w}' y='{y}' width='{w:.1f}' height='{bar - 2}' "
-                         f"fill='{colors[index % len(colors)]}'><title>{html.escape(columns[index])}: {number:g} "
+                         f"fill='{colors[index]}'><title>{html.escape(columns[index])}: {number:g} "
                          f"{html.escape(unit)}</title></rect><text x='{label_w + w + 4:.1f}' y='{y + bar - 3}' "
                          f"font-size='10' {FONT}>{number:g}</text>")
             y += bar
-        y += 12
+        y = max(y, label_bottom) + 12
     height = y + 10
     return (f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' viewBox='0 0 {width} "
             f"{height}' role='img'><title>SignalKit against its peers, per workload</title>"
             "<rect width='100%' height='100%' fill='#fff'/>" + "".join(parts) + "</svg>\n")
-
-
-def bench_run_date(readme: str) -> str:
-    """The latest run's date (the first word of its paragraph)."""
-    with open(readme, encoding="utf-8") as f:
-        text = f.read()
-    start = text.find("## Latest run")
-    paragraph = text[start:].split("\n\n")[1] if start >= 0 else ""
-    return paragraph.split(",")[0].strip() or "(no date)"
 
 
 # ---------------------------------------------------------------------------
@@ -831,16 +845,31 @@ def main() -> int:
     embedded = embed_pictures(site, coverage, by_operator)
     way_back = add_way_back(site)
 
-    columns, rows = bench_table(readme)
-    with open(os.path.join(site, "bench.svg"), "w", encoding="utf-8") as f:
-        f.write(bench_svg(columns, rows))
+    # The benchmark page: each plot with the run's own words (its date,
+    # machine and load, and what to trust in it) above it.
+    python_guide = os.path.join(os.path.dirname(os.path.abspath(readme)), "..", "docs", "python.md")
+    plots = [("interleaved", "The C API, the Swift API, the C++ header and the C++ peers, interleaved",
+              readme, "## Latest run"),
+             ("full", "Every implementation, the full run", readme, "The full run"),
+             ("python", "Python: the package against RxPY", python_guide, "## Performance")]
+    sections = []
+    for name, title, path, anchor in plots:
+        paragraph, columns, rows = bench_table(path, anchor)
+        with open(os.path.join(site, f"bench-{name}.svg"), "w", encoding="utf-8") as f:
+            f.write(bench_svg(columns, rows))
+        source = os.path.relpath(os.path.abspath(path), os.path.join(os.path.dirname(os.path.abspath(readme)), ".."))
+        sections.append(f"<h2 id='{name}'>{html.escape(title)}</h2>\n<p class='caption'>From "
+                        f"<code>{html.escape(source)}</code>: {markdown_inline(paragraph)}</p>\n"
+                        f"<img src='bench-{name}.svg' alt='{html.escape(title)}, per workload'>")
     with open(os.path.join(site, "bench.html"), "w", encoding="utf-8") as f:
-        f.write(page("Benchmarks", f"<p>The latest run recorded in <code>Benchmarks/README.md</code>: "
-                     f"the full table of <code>make bench</code>, run on {html.escape(bench_run_date(readme))}, with the "
-                     "machine and its load written there. Each workload's bars are scaled to its largest "
-                     "number; hover a bar for its implementation. The README says what each workload measures "
-                     "and how to run them (<code>make bench</code>).</p>\n"
-                     "<img src='bench.svg' alt='SignalKit against its peers, per workload'>", ""))
+        f.write(page("Benchmarks", "<p>The latest runs recorded in <code>Benchmarks/README.md</code> and the Python "
+                     "guide, plotted. Each workload's bars are scaled to its largest number (lower is better); "
+                     "hover a bar for its implementation. Above each plot, the run's own account: when and where "
+                     "it ran, and its load. On this shared machine times move by a fifth or more between runs: "
+                     "compare the bars of one plot, prefer the interleaved run, and read the exact instruction "
+                     "counts in <code>Benchmarks/README.md</code> and <a href='guide/docs/performance.html'>"
+                     "Performance</a>. The README says what each workload measures and how to run them "
+                     "(<code>make bench</code>, <code>make bench-python</code>).</p>\n" + "\n".join(sections), ""))
 
     op_items = []
     for op, links in coverage:
