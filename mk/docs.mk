@@ -91,6 +91,16 @@ docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## the documentation site into
 	$(build_site)
 	$(end)
 
+# The site over HTTP on this machine only (127.0.0.1): DocC's pages (the
+# Swift reference) are a web application that stays blank opened from a
+# file; the rest works either way. DOCS_PORT 0 lets the system pick a port
+# (the server's first line says which). Builds the site first when missing.
+DOCS_PORT ?= 8000
+docs-serve: ## serve the documentation site on http://127.0.0.1:$(DOCS_PORT)/ (DOCS_PORT=N; Ctrl-C stops it): the Swift reference needs a server; builds the site first when it is missing
+	@test -f $(SITE)/index.html || $(MAKE) --no-print-directory docs
+	@echo "The documentation site: http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops the server)"
+	$(PYTHON) -u -m http.server --bind 127.0.0.1 --directory $(SITE) $(DOCS_PORT)
+
 # The maintainers' documents that describe the code cite only files and
 # names the tree has (tools/check/check-doc-citations.py); docs/maintainers/layout.md
 # names every top-level folder, folder under Tests/ and tools/, and mk/*.mk

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The documentation site in a real browser (make test-docs).
 
-Serves SITE with ``python3 -m http.server`` on 127.0.0.1 (a port the system
-picks: the server's first line says which, read with a deadline), then, in
+Serves SITE with ``make docs-serve DOCS_PORT=0`` (``python3 -m http.server``
+on 127.0.0.1, a port the system picks: the server's line says which, read
+with a deadline), so that the target the front page names is the one
+tested, then, in
 headless Chromium driven by Selenium (Debian's chromium and
 chromium-driver), opens the index, every operator page, the pages each
 reference links for one operator (OPERATOR, in C, C++, Python, and Swift
@@ -19,7 +21,9 @@ checks for each page:
   page names a C function);
 - no table is wider than the window (1280 px);
 - a reference page (C, C++, Python, Swift) has a way back to the site's
-  front page.
+  front page;
+- the front page opened from a file (file://) says to serve the site for
+  the Swift reference, and served over HTTP it does not.
 
 It saves a screenshot of each page but the operator pages (one of them
 only) into OUT, for the eye. Any failure is listed, and fails the run.
@@ -31,6 +35,7 @@ Run with the docs venv's Python (Selenium installed).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -47,10 +52,12 @@ DEADLINE = 30.0  # seconds for the server to say its port
 
 
 def serve(site: str) -> tuple[subprocess.Popen[str], str]:
-    """The server, and its base address once it has said its port."""
+    """`make docs-serve` on SITE (in a process group of its own, stopped
+    whole by stop()), and its base address once the server said its port."""
     server = subprocess.Popen(
-        [sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", site, "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        [os.environ.get("MAKE", "make"), "-s", "--no-print-directory", "docs-serve", "DOCS_PORT=0",
+         f"SITE={os.path.abspath(site)}", f"PYTHON={sys.executable}"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     assert server.stdout is not None
     start = time.monotonic()
     # The first line: "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ...". readline
@@ -62,8 +69,32 @@ def serve(site: str) -> tuple[subprocess.Popen[str], str]:
         if " port " in line:
             port = int(line.split(" port ")[1].split()[0])
             return server, f"http://127.0.0.1:{port}/"
-    server.kill()
-    raise SystemExit("the HTTP server did not say its port")
+    stop(server)
+    raise SystemExit("make docs-serve did not say its port")
+
+
+def stop(server: subprocess.Popen[str]) -> None:
+    """Stops make and the server it started (one process group)."""
+    try:
+        os.killpg(server.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    server.wait(timeout=30)
+
+
+def check_file_note(driver: webdriver.Chrome, site: str, base: str, problems: list[str]) -> None:
+    """The front page's note for a site opened from a file shows there,
+    and only there."""
+    for address, shown in (("file://" + os.path.abspath(os.path.join(site, "index.html")), True),
+                           (base + "index.html", False)):
+        driver.get(address)
+        notes = driver.find_elements("id", "served-from-file")
+        if not notes:
+            problems.append("index.html: no note for a site opened from a file")
+            return
+        if notes[0].is_displayed() != shown:
+            problems.append(f"index.html at {address}: the note to serve the site is "
+                            f"{'hidden' if shown else 'shown'}")
 
 
 def status(url: str, cache: dict[str, int]) -> int:
@@ -174,6 +205,7 @@ def main() -> int:
                 opened += 1
             check_page(driver, base, "bench.html", cache, problems, os.path.join(out, "bench.png"), False)
             opened += 1
+            check_file_note(driver, site, base, problems)
             guides = sorted({urlparse(link).path.lstrip("/") for link in links
                              if urlparse(link).path.startswith("/guide/")})
             if not guides:
@@ -185,8 +217,7 @@ def main() -> int:
         finally:
             driver.quit()
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

@@ -888,17 +888,19 @@ def main() -> int:
 <li><a href='cpp/index.html'>C++</a>: <code>signalkit.hpp</code>, <code>signalkit_test.hpp</code> (Doxygen)</li>
 <li><a href='python/signalkit.html'>Python</a>: the <code>signalkit</code> package (pdoc, from its docstrings and annotations)</li>
 <li><a href='rust/signalkit/index.html'>Rust</a>: the <code>signalkit</code> crate (rustdoc)</li>
-<li id='swift'>Swift: {swift}. DocC's pages are a web application: serve the folder over HTTP rather than opening
-the files, e.g. <code>python3 -m http.server --directory .build-c/site 8000</code> and open
-<code>http://127.0.0.1:8000/</code> (the same serves this whole site).</li>
+<li id='swift'>Swift: {swift}. DocC's pages are a web application: serve the site over HTTP rather than opening
+its files: <code>make docs-serve</code> (from the checkout), then <code>http://127.0.0.1:8000/</code>.</li>
 </ul>
+<p id='served-from-file' class='note' hidden>You opened this site from a file: every page but the Swift reference
+works so; for the Swift reference run <code>make docs-serve</code> and open <code>http://127.0.0.1:8000/</code>.</p>
+<script>if (location.protocol === 'file:') document.getElementById('served-from-file').hidden = false;</script>
 {guides}
 <h2 id='operators'>Operators</h2>
 <p>One page per operator of the shared marble table, with pictures drawn from running its cases. In brackets: the
 references that have it (an operator the C, C++ or Python binding does not have yet is left to the Swift API).</p>
 <ul class='ops'>{''.join(op_items)}</ul>
 <h2>Benchmarks</h2>
-<p><a href='bench.html'>SignalKit against its peers</a>, the latest run plotted.</p>"""
+<p><a href='bench.html'>SignalKit against its peers</a>, the latest runs plotted.</p>"""
     with open(os.path.join(site, "index.html"), "w", encoding="utf-8") as f:
         f.write(page("SignalKit documentation", body, ""))
 
