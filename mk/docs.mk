@@ -96,7 +96,7 @@ docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## the documentation site into
 # file; the rest works either way. DOCS_PORT 0 lets the system pick a port
 # (the server's first line says which). Builds the site first when missing.
 DOCS_PORT ?= 8000
-docs-serve: ## serve the documentation site on http://127.0.0.1:$(DOCS_PORT)/ (DOCS_PORT=N; Ctrl-C stops it): the Swift reference needs a server; builds the site first when it is missing
+docs-serve: ## serve the documentation site on http://127.0.0.1:8000/ (another port: DOCS_PORT=N; Ctrl-C stops it): the Swift reference needs a server; builds the site first when it is missing
 	@test -f $(SITE)/index.html || $(MAKE) --no-print-directory docs
 	@echo "The documentation site: http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops the server)"
 	$(PYTHON) -u -m http.server --bind 127.0.0.1 --directory $(SITE) $(DOCS_PORT)
