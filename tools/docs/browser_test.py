@@ -20,8 +20,11 @@ checks for each page:
   "Signatures" heading with the Swift declaration, and the C one when the
   page names a C function);
 - no table is wider than the window (1280 px);
-- a reference page (C, C++, Python, Swift) has a way back to the site's
-  front page;
+- every page (the site's, the guides, the references: C, C++, Python,
+  Swift, Rust) has the site's bar (tools/docs/navigation.py): the way back
+  to the front page and the search box;
+- the search finds an operator's page by a name of another language
+  (skip_while: the skipWhile page first) and a C function in the C reference;
 - the front page opened from a file (file://) says to serve the site for
   the Swift reference, and served over HTTP it does not.
 
@@ -80,6 +83,18 @@ def stop(server: subprocess.Popen[str]) -> None:
     except ProcessLookupError:
         pass
     server.wait(timeout=30)
+
+
+def check_search(driver: webdriver.Chrome, base: str, problems: list[str]) -> None:
+    """The search finds an operator by a name of another language, first."""
+    driver.get(base + "search.html?q=skip_while")
+    hrefs = driver.execute_script("return Array.from(document.querySelectorAll('#results a')).map(a => a.href)")
+    if not hrefs or not hrefs[0].endswith("/operators/skipWhile.html"):
+        problems.append(f"search.html?q=skip_while: skipWhile's operator page is not the first result ({hrefs[:3]})")
+    driver.get(base + "search.html?q=sk_signal_map")
+    if not driver.execute_script("return Array.from(document.querySelectorAll('#results a'))"
+                                 ".some(a => a.href.indexOf('/c/') >= 0)"):
+        problems.append("search.html?q=sk_signal_map: no entry of the C reference")
 
 
 def check_file_note(driver: webdriver.Chrome, site: str, base: str, problems: list[str]) -> None:
@@ -143,10 +158,11 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
             problems.append(f"{path}: no signatures (a Signatures heading with the Swift declaration)")
         if names_c and "C" not in headings:
             problems.append(f"{path}: it names a C function but shows no C signature")
-    if path.split("/")[0] in ("c", "cpp", "python", "swift", "rust") and not driver.execute_script(
-            "return Array.from(document.querySelectorAll('a')).some(a => a.textContent === 'SignalKit documentation' "
-            "&& a.href.endsWith('/index.html'))"):
-        problems.append(f"{path}: no way back to the site's front page")
+    if not driver.execute_script(
+            "return Array.from(document.querySelectorAll('.sk-way-back a')).some(a => "
+            "a.textContent === 'SignalKit documentation' && a.href.endsWith('/index.html')) "
+            "&& document.querySelector('.sk-way-back input[name=q]') !== null"):
+        problems.append(f"{path}: no site bar (the way back to the front page, and the search box)")
     for width in driver.execute_script(
             "return Array.from(document.querySelectorAll('table')).map(t => t.getBoundingClientRect().right)"):
         if width > 1280:
@@ -206,6 +222,8 @@ def main() -> int:
             check_page(driver, base, "bench.html", cache, problems, os.path.join(out, "bench.png"), False)
             opened += 1
             check_file_note(driver, site, base, problems)
+            check_search(driver, base, problems)
+            opened += 1
             guides = sorted({urlparse(link).path.lstrip("/") for link in links
                              if urlparse(link).path.startswith("/guide/")})
             if not guides:

@@ -44,6 +44,9 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from typing import Any
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import navigation  # noqa: E402  (tools/docs/navigation.py: the bar and the search)
+
 # ---------------------------------------------------------------------------
 # Marble pictures
 # ---------------------------------------------------------------------------
@@ -427,9 +430,7 @@ def page(title: str, body: str, root: str) -> str:
     return (f"<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'>\n"
             f"<link rel='icon' href='data:,'>\n"
-            f"<title>{html.escape(title)}</title>\n{STYLE}\n</head>\n<body>\n"
-            f"<nav><a href='{root}index.html'>SignalKit documentation</a>"
-            f"<a href='{root}index.html#operators'>Operators</a><a href='{root}bench.html'>Benchmarks</a></nav>\n"
+            f"<title>{html.escape(title)}</title>\n{STYLE}\n</head>\n<body>{navigation.bar(root)}\n"
             f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n")
 
 
@@ -696,34 +697,12 @@ def fix_doxygen_summaries(folder: str) -> None:
             f.write(text)
 
 
-WAY_BACK_MARK = "sk-way-back"
-
-
 def add_way_back(site: str) -> int:
     """Every page of the references (Doxygen's C and C++, pdoc's Python,
-    DocC's Swift, rustdoc's Rust) gets a line at its top back to the site's front page and
-    its operators; returns how many pages got it."""
-    count = 0
-    for folder in ("c", "cpp", "python", "swift", "rust"):
-        for directory, _, files in os.walk(os.path.join(site, folder)):
-            for name in files:
-                if not name.endswith(".html"):
-                    continue
-                path = os.path.join(directory, name)
-                with open(path, encoding="utf-8") as f:
-                    text = f.read()
-                body = re.search(r"<body[^>]*>", text)
-                if body is None or WAY_BACK_MARK in text:
-                    continue
-                root = "../" * os.path.relpath(path, site).count(os.sep)
-                line = (f"<div class='{WAY_BACK_MARK}' style='font:14px system-ui,sans-serif;padding:4px 8px;"
-                        f"background:#f3f3f3;border-bottom:1px solid #ddd'><a href='{root}index.html'>SignalKit "
-                        f"documentation</a> &middot; <a href='{root}index.html#operators'>Operators</a></div>")
-                text = text[:body.end()] + line + text[body.end():]
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(text)
-                count += 1
-    return count
+    DocC's Swift, rustdoc's Rust) gets the site's bar at its top: the way
+    back to the front page, the guides, the operators and the search;
+    returns how many pages got it."""
+    return navigation.add_to_references(site, ("c", "cpp", "python", "swift", "rust"))
 
 
 def fix_rustdoc(folder: str) -> None:
@@ -904,6 +883,24 @@ references that have it (an operator the C, C++ or Python binding does not have 
     with open(os.path.join(site, "index.html"), "w", encoding="utf-8") as f:
         f.write(page("SignalKit documentation", body, ""))
 
+    # The search: the guides' headings, each operator under every name its
+    # row gives, the C functions and the C++ members of the references.
+    entries = navigation.guide_entries(site)
+    for op, _ in coverage:
+        row = table[op]
+        names = {op} | {name.split("(")[0] for column in ("swift", "c", "cpp", "python", "rust", "rx")
+                        for name in re.findall(r"`([^`]+)`", row.get(column, ""))
+                        if re.match(r"[A-Za-z_][\w:.]*(\(|$)", name)}
+        for name in sorted(names):
+            entries.append({"name": name, "where": f"operator page: {op} ({row['operator']})",
+                            "url": f"operators/{op}.html"})
+    for name, (qualified, target) in sorted(c_tags.items()):
+        if name in api:
+            entries.append({"name": qualified, "where": "C reference", "url": f"c/{target}"})
+    for name, (qualified, target) in sorted(cpp_tags.items()):
+        entries.append({"name": qualified, "where": "C++ reference", "url": f"cpp/{target}"})
+    searchable = navigation.write_search(site, entries, page("Search", navigation.SEARCH_BODY, ""))
+
     with open(os.path.join(site, "favicon.ico"), "wb") as f:
         f.write(favicon())
     theme = os.path.join(site, "swift", "theme-settings.json")
@@ -922,7 +919,8 @@ references that have it (an operator the C, C++ or Python binding does not have 
         print(f"{len(problems)} broken links or images in {site} (above)", file=sys.stderr)
         return 1
     print(f"the site: {site}/index.html ({len(cases)} marble pictures, {len(by_operator)} operator pages, "
-          f"{embedded} pictures in the references' entries, {way_back} reference pages with a way back)")
+          f"{embedded} pictures in the references' entries, {way_back} reference pages with the site's bar, "
+          f"{searchable} entries in the search)")
     return 0
 
 
