@@ -19,7 +19,8 @@ checks for each page:
   description (a paragraph before its table) and its signatures (a
   "Signatures" heading with the Swift declaration, and the C one when the
   page names a C function) and its examples (an "Examples" heading, then a
-  program and what it prints in each of C, C++, Swift and Python);
+  program and what it prints in each of C, C++, Swift and Python, each
+  shown alone when its tab is clicked);
 - no table is wider than the window (1280 px);
 - every page (the site's, the guides, the references: C, C++, Python,
   Swift, Rust) has the site's bar (tools/docs/navigation.py): the way back
@@ -167,6 +168,17 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
         lacking = [lang for lang in ("c", "cpp", "swift", "python") if lang not in have]
         if "Examples" not in headings or lacking:
             problems.append(f"{path}: no example (a program and its output) in {', '.join(lacking) or 'an Examples section'}")
+        # The examples are tabs: clicking a language's shows its example, and
+        # only that one.
+        for lang in ("cpp", "swift", "python", "c"):
+            visible = driver.execute_script(
+                "const tab = document.querySelector(\"label[for='tab-\" + arguments[0] + \"']\");"
+                "if (!tab) return null; tab.click();"
+                "return Array.from(document.querySelectorAll('div.example'))"
+                ".filter(d => getComputedStyle(d).display !== 'none').map(d => d.dataset.lang)", lang)
+            if visible != [lang]:
+                problems.append(f"{path}: the {lang} tab shows {visible} (its example alone expected)")
+        driver.execute_script("window.scrollTo(0, 0)")  # (a tab's focus scrolled the page: the screenshot's top)
     if not driver.execute_script(
             "return Array.from(document.querySelectorAll('.sk-way-back a')).some(a => "
             "a.textContent === 'SignalKit documentation' && a.href.endsWith('/index.html')) "

@@ -58,8 +58,9 @@ SWIFT_EXPECTED = os.path.join(ROOT, "examples", "swift", "OperatorExamples.expec
 LANGUAGES = ("C", "C++", "Swift", "Python")
 
 # The case an operator's example plays, where the first one is not the
-# clearest: the issue asks for scan's non-zero initial value.
-CHOSEN = {"scan": "scan_from_an_initial_value"}
+# clearest: the issue asks for scan's non-zero initial value; mergeMap's
+# first case runs one at a time (a concatMap).
+CHOSEN = {"scan": "scan_from_an_initial_value", "mergeMap": "mergeMap_two_at_a_time_makes_the_third_wait"}
 
 # Operators that emit tuples in Swift (lists in Python, arrays in C and C++).
 TUPLES = {"zip", "zip3", "combineLatest", "withLatestFrom", "pairwise"}
@@ -322,7 +323,7 @@ def cpp_op(case: Case) -> str:
     op, args = words[0], words[1:]
     a = case.inputs[0][0]
     inner_names = args[1:] if op == "mergeMap" else args
-    select = f"[inners = std::vector<sk::signal>{{{', '.join(inner_names)}}}](std::int64_t i) {{ return inners[i]; }}"
+    select = "[inners](std::int64_t i) { return inners[i]; }"
     pipe = {
         "map": lambda: f"sk::map({cpp_fn(args[0])})", "filter": lambda: f"sk::filter({cpp_fn(args[0])})",
         "distinctUntilChanged": lambda: "sk::distinct_until_changed()",
@@ -392,6 +393,9 @@ def cpp_example(case: Case) -> str:
         lines.append(f"    sk::signal {name} = sk::test::{'hot' if hot else 'cold'}(queue, frame, \"{diagram}\", "
                      f"{table}).signal;")
     body = cpp_op(case).replace("\n", "\n    ")
+    if op in ("switchMap", "concatMap", "mergeMap"):
+        inner_names = case.ops[0][2:] if op == "mergeMap" else case.ops[0][1:]
+        lines.append(f"    const std::vector<sk::signal> inners = {{{', '.join(inner_names)}}};")
     lines += [f"    sk::signal result = {body};",
               "    auto show = [&queue](const std::string &label, const std::string &event) {",
               "        std::cout << queue.now().count() / 1000000 << \": \" << label << event << \"\\n\";",
