@@ -712,8 +712,16 @@ def examples(folder: str = MARBLES) -> dict[str, tuple[Case | None, dict[str, tu
     operator without a case has no programs."""
     found: dict[str, tuple[Case | None, dict[str, tuple[str, str]]]] = {}
     for op, case in chosen_cases(read_cases(folder)).items():
-        found[op] = (case, {} if case is None else {lang: (RENDER[lang](case), expected(case, lang))
-                                                    for lang in LANGUAGES})
+        programs: dict[str, tuple[str, str]] = {}
+        for lang in LANGUAGES if case is not None else ():
+            assert case is not None
+            try:
+                programs[lang] = (RENDER[lang](case), expected(case, lang))
+            except KeyError as missing:
+                raise SystemExit(f"tools/docs/examples.py: no {lang} spelling of the marble operator `{op}` "
+                                 f"({case.where}; {missing}): add its call to {RENDER[lang].__name__}'s table "
+                                 "(docs/maintainers/adding-an-operator.md)") from None
+        found[op] = (case, programs)
     return found
 
 

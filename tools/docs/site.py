@@ -944,7 +944,8 @@ works so; for the Swift reference run <code>make docs-serve</code> and open <cod
 <script>if (location.protocol === 'file:') document.getElementById('served-from-file').hidden = false;</script>
 {guides}
 <h2 id='operators'>Operators</h2>
-<p>One page per operator of the shared marble table, with pictures drawn from running its cases. In brackets: the
+<p>One page per operator of the shared marble table, with an example in C, C++, Swift and Python (compiled and run by
+the tests) and pictures drawn from running its cases. In brackets: the
 references that have it (an operator the C, C++ or Python binding does not have yet is left to the Swift API).</p>
 <ul class='ops'>{''.join(op_items)}</ul>
 <h2>Benchmarks</h2>
