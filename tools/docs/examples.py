@@ -646,34 +646,45 @@ def c_example(case: Case) -> str:
              "#include <signalkit_test.h>", "#include <stdio.h>"]
     if op == "groupBy":
         lines += ["#include <stdint.h>", "#include <stdlib.h>"]
-    lines += ["", "static sk_queue *queue; /* the virtual-time queue: its clock gives each event's frame */", ""]
+    lines.append("")
     lines += helpers
     if lists:
-        lines += ["static void print_value(const sk_value *value) {", "    size_t count = 0;", "    int64_t x = 0;",
-                  "    if (sk_value_get_array_count(value, &count) == SK_OK) {",
-                  "        for (size_t i = 0; i < count; i++) {", "            const sk_value *item;",
-                  "            sk_value_get_array_item(value, i, &item);", "            sk_value_get_int64(item, &x);",
-                  "            printf(\"%s%lld\", i ? \", \" : \"[\", (long long)x);", "        }",
-                  "        printf(\"]\");", "    } else {", "        sk_value_get_int64(value, &x);",
-                  "        printf(\"%lld\", (long long)x);", "    }", "}", ""]
-    lines += ["/* Prints the frame, then the subscriber's label (ctx). */",
-              "static void print_frame(void *label) {", "    int64_t now = 0;",
-              "    sk_queue_virtual_now(queue, &now);",
-              "    printf(\"%lld: %s\", (long long)(now / 1000000), (const char *)label);", "}", "",
-              "static void on_next(void *label, const sk_value *value) {"]
-    if lists:
-        lines += ["    print_frame(label);", "    print_value(value);", "    printf(\"\\n\");", "}"]
-    else:
-        lines += ["    int64_t x = 0;", "    sk_value_get_int64(value, &x);", "    print_frame(label);",
-                  "    printf(\"%lld\\n\", (long long)x);", "}"]
-    lines += ["static void on_error(void *label, const sk_value *error) { (void)error; print_frame(label); "
-              "puts(\"error\"); }",
-              "static void on_completed(void *label) { print_frame(label); puts(\"completed\"); }",
-              "", "int main(void) {", "    const double frame = 0.001; /* a frame is 1 ms of virtual time */",
-              "    sk_marble_value digits[10];",
+        lines += ["/* An integer, or an array of them as [1, 2], then a new line. */",
+                  "static void print_value(const sk_value *value) {", "    size_t count = 0;", "    int64_t x = 0;",
+                  "    if (sk_value_get_array_count(value, &count) != SK_OK) {",
+                  "        sk_value_get_int64(value, &x);", "        printf(\"%lld\\n\", (long long)x);",
+                  "        return;", "    }",
+                  "    for (size_t i = 0; i < count; i++) {", "        const sk_value *item;",
+                  "        sk_value_get_array_item(value, i, &item);", "        sk_value_get_int64(item, &x);",
+                  "        printf(\"%s%lld\", i ? \", \" : \"[\", (long long)x);", "    }",
+                  "    printf(\"]\\n\");", "}", ""]
+    lines += ["/* The frame of virtual time the queue's clock is in (1 ms each). */",
+              "static long long frame_of(void *queue) {", "    int64_t now = 0;",
+              "    sk_queue_virtual_now(queue, &now);", "    return (long long)(now / 1000000);", "}", ""]
+
+    def callbacks(prefix: str, label: str) -> list[str]:
+        """A subscriber's three callbacks (ctx: the queue), `label` after
+        the frame."""
+        if lists:
+            next_body = [f"    printf(\"%lld: {label}\", frame_of(queue));", "    print_value(value);"]
+        else:
+            next_body = ["    int64_t x = 0;", "    sk_value_get_int64(value, &x);",
+                         f"    printf(\"%lld: {label}%lld\\n\", frame_of(queue), (long long)x);"]
+        return ([f"static void {prefix}next(void *queue, const sk_value *value) {{"] + next_body + ["}"] +
+                [f"static void {prefix}error(void *queue, const sk_value *error) {{ (void)error; "
+                 f"printf(\"%lld: {label}error\\n\", frame_of(queue)); }}",
+                 f"static void {prefix}completed(void *queue) {{ printf(\"%lld: {label}completed\\n\", "
+                 "frame_of(queue)); }"])
+
+    lines += callbacks("on_", "")
+    if case.also:
+        lines += [""] + callbacks("late_", "late ")
+    lines += ["", "int main(void) {", "    const double frame = 0.001; /* a frame is 1 ms of virtual time */",
+              "    sk_marble_value digits[10]; /* each digit of the diagrams stands for its integer */",
+              "    sk_queue *queue;",
               f"    sk_signal *{', *'.join(names)}, *result{', *groups' if op == 'groupBy' else ''};",
               "    sk_disposable *subscription" + "".join(f", *late{i or ''}" for i in range(len(case.also))) + ";",
-              "    for (int i = 0; i < 10; i++) { /* the diagrams' digits are integers */",
+              "    for (int i = 0; i < 10; i++) {",
               "        digits[i].symbol = (char)('0' + i);", "        sk_value_set_int64(&digits[i].value, i);",
               "    }", "    sk_queue_create_virtual(&queue, \"example\");"]
     for name, hot, diagram in case.inputs:
@@ -681,11 +692,11 @@ def c_example(case: Case) -> str:
                      "digits, 10, NULL);")
     lines += [f"    {line}" for line in setup]
     lines.append(f"    {calls[op]};")
-    lines += ["    sk_observer observer = {on_next, on_error, on_completed, \"\", NULL};",
+    lines += ["    sk_observer observer = {on_next, on_error, on_completed, queue, NULL};",
               "    sk_signal_start(&subscription, result, &observer);"]
     for index, (at, _, _) in enumerate(case.also):
         lines += [f"    sk_queue_virtual_advance_to(queue, {at} * frame, NULL);",
-                  "    sk_observer late_observer = {on_next, on_error, on_completed, \"late \", NULL};",
+                  "    sk_observer late_observer = {late_next, late_error, late_completed, queue, NULL};",
                   f"    sk_signal_start(&late{index or ''}, result, &late_observer);"]
         cleanup.append(f"sk_disposable_release(late{index or ''});")
     lines.append("    sk_queue_virtual_run(queue, 0, NULL);")
