@@ -9,12 +9,12 @@ built, SITE/swift; this script adds what joins them:
   (Tests/marbles), drawn from what the case recorded when it ran (the JSON
   the Swift runner writes with SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift),
   never from its `out` line;
-- SITE/operators/OP.html: one page per operator of the table, its
-  examples in C, C++, Swift and Python (tools/docs/examples.py, which the
-  tests compile and run), its pictures and links to its entry in each language's reference (found in Doxygen's
-  tag files, pdoc's pages and DocC's folders, so a link is made only to
-  what exists); the entry in the C, C++ and Python references gets the
-  operator's first picture;
+- SITE/operators/OP.html: one page per operator of the table, its examples
+  in C, C++, Swift and Python (tools/docs/examples.py, which the tests
+  compile and run), its pictures and links to its entry in each language's
+  reference (found in Doxygen's tag files, pdoc's pages and DocC's folders,
+  so a link is made only to what exists); the entry in the C, C++ and Python
+  references gets the operator's first picture;
 - SITE/bench.html: the latest benchmark runs, plotted per workload as SVG
   (SITE/bench-*.svg), each under its run's own account (date, machine,
   load): Benchmarks/README.md's interleaved and full runs, and the Python

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// bufferCount: the marble case bufferCount_emits_full_arrays_and_the_rest_on_completion (Tests/marbles/timing.marbles).
+// bufferCount: the marble case bufferCount_emits_full_arrays_and_the_rest_on_completion
+// (Tests/marbles/timing.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// bufferTime: the marble case bufferTime_emits_each_periods_values (Tests/marbles/timing.marbles).
+// bufferTime: the marble case bufferTime_emits_each_periods_values
+// (Tests/marbles/timing.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

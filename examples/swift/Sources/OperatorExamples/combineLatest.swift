@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// combineLatest: the marble case combineLatest_two (Tests/marbles/combine.marbles).
+// combineLatest: the marble case combineLatest_two
+// (Tests/marbles/combine.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

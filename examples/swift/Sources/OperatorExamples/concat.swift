@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// concat: the marble case concat_runs_one_after_the_other (Tests/marbles/combine.marbles).
+// concat: the marble case concat_runs_one_after_the_other
+// (Tests/marbles/combine.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

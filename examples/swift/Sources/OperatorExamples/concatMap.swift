@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// concatMap: the marble case concatMap_runs_inners_in_order (Tests/marbles/mapping.marbles).
+// concatMap: the marble case concatMap_runs_inners_in_order
+// (Tests/marbles/mapping.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// debounce: the marble case debounce_emits_after_a_quiet_spell (Tests/marbles/timing.marbles).
+// debounce: the marble case debounce_emits_after_a_quiet_spell
+// (Tests/marbles/timing.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

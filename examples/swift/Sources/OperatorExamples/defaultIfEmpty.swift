@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// defaultIfEmpty: the marble case defaultIfEmpty_on_empty (Tests/marbles/take.marbles).
+// defaultIfEmpty: the marble case defaultIfEmpty_on_empty
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// delay: the marble case delay_delays_the_subscription (Tests/marbles/timing.marbles).
+// delay: the marble case delay_delays_the_subscription
+// (Tests/marbles/timing.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

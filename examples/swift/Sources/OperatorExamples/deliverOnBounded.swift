@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// deliverOnBounded: the marble case deliverOnBounded_delivers_on_the_queue_in_order (Tests/marbles/dispatch.marbles).
+// deliverOnBounded: the marble case deliverOnBounded_delivers_on_the_queue_in_order
+// (Tests/marbles/dispatch.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

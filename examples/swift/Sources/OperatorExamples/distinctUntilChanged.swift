@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// distinctUntilChanged: the marble case distinctUntilChanged_drops_repeats (Tests/marbles/mapping.marbles).
+// distinctUntilChanged: the marble case distinctUntilChanged_drops_repeats
+// (Tests/marbles/mapping.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

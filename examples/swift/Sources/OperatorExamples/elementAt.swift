@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// elementAt: the marble case elementAt_two (Tests/marbles/take.marbles).
+// elementAt: the marble case elementAt_two
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// filter: the marble case filter_is_even (Tests/marbles/mapping.marbles).
+// filter: the marble case filter_is_even
+// (Tests/marbles/mapping.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

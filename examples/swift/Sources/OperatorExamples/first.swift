@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// first: the marble case first_completes_on_the_first_value (Tests/marbles/take.marbles).
+// first: the marble case first_completes_on_the_first_value
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// firstWhere: the marble case firstWhere_skips_to_a_match (Tests/marbles/take.marbles).
+// firstWhere: the marble case firstWhere_skips_to_a_match
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

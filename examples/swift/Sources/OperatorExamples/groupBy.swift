@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// groupBy: the marble case groupBy_splits_by_key_and_completes_every_group (Tests/marbles/mapping.marbles).
+// groupBy: the marble case groupBy_splits_by_key_and_completes_every_group
+// (Tests/marbles/mapping.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

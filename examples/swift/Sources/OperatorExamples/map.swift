@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// map: the marble case map_times_ten (Tests/marbles/mapping.marbles).
+// map: the marble case map_times_ten
+// (Tests/marbles/mapping.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// merge: the marble case merge_interleaves (Tests/marbles/combine.marbles).
+// merge: the marble case merge_interleaves
+// (Tests/marbles/combine.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// mergeMap: the marble case mergeMap_two_at_a_time_makes_the_third_wait (Tests/marbles/mapping.marbles).
+// mergeMap: the marble case mergeMap_two_at_a_time_makes_the_third_wait
+// (Tests/marbles/mapping.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// onBackpressureBuffer: the marble case onBackpressureBuffer_passes_values_when_none_waits (Tests/marbles/dispatch.marbles).
+// onBackpressureBuffer: the marble case onBackpressureBuffer_passes_values_when_none_waits
+// (Tests/marbles/dispatch.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

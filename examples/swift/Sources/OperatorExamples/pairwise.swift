@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// pairwise: the marble case pairwise_pairs_each_with_the_one_before (Tests/marbles/reduce.marbles).
+// pairwise: the marble case pairwise_pairs_each_with_the_one_before
+// (Tests/marbles/reduce.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// reduce: the marble case reduce_emits_the_total_on_completion (Tests/marbles/reduce.marbles).
+// reduce: the marble case reduce_emits_the_total_on_completion
+// (Tests/marbles/reduce.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

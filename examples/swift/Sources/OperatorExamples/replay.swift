@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// replay: the marble case replay_gives_a_joining_subscriber_the_last_values (Tests/marbles/share.marbles).
+// replay: the marble case replay_gives_a_joining_subscriber_the_last_values
+// (Tests/marbles/share.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// retry: the marble case retry_twice_then_the_error (Tests/marbles/catch.marbles).
+// retry: the marble case retry_twice_then_the_error
+// (Tests/marbles/catch.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// retryDelay: the marble case retryDelay_waits_before_each_retry (Tests/marbles/catch.marbles).
+// retryDelay: the marble case retryDelay_waits_before_each_retry
+// (Tests/marbles/catch.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

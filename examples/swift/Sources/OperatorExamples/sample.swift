@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// sample: the marble case sample_by_a_signal (Tests/marbles/timing.marbles).
+// sample: the marble case sample_by_a_signal
+// (Tests/marbles/timing.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// sampleTime: the marble case sampleTime_emits_the_latest_of_each_period (Tests/marbles/timing.marbles).
+// sampleTime: the marble case sampleTime_emits_the_latest_of_each_period
+// (Tests/marbles/timing.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

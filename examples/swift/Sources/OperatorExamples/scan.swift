@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// scan: the marble case scan_from_an_initial_value (Tests/marbles/reduce.marbles).
+// scan: the marble case scan_from_an_initial_value
+// (Tests/marbles/reduce.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// share: the marble case share_subscribes_the_upstream_once (Tests/marbles/share.marbles).
+// share: the marble case share_subscribes_the_upstream_once
+// (Tests/marbles/share.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// skip: the marble case skip_two (Tests/marbles/take.marbles).
+// skip: the marble case skip_two
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// skipWhile: the marble case skipWhile_passes_from_the_first_miss (Tests/marbles/take.marbles).
+// skipWhile: the marble case skipWhile_passes_from_the_first_miss
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

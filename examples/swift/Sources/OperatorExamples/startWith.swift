@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// startWith: the marble case startWith_emits_first_then_subscribes (Tests/marbles/combine.marbles).
+// startWith: the marble case startWith_emits_first_then_subscribes
+// (Tests/marbles/combine.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// switchMap: the marble case switchMap_drops_the_replaced_inner (Tests/marbles/mapping.marbles).
+// switchMap: the marble case switchMap_drops_the_replaced_inner
+// (Tests/marbles/mapping.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

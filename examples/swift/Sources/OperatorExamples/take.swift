@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// take: the marble case take_two_completes_on_the_second (Tests/marbles/take.marbles).
+// take: the marble case take_two_completes_on_the_second
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

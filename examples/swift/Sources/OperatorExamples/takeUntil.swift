@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// takeUntil: the marble case takeUntil_completes_when_the_notifier_emits (Tests/marbles/take.marbles).
+// takeUntil: the marble case takeUntil_completes_when_the_notifier_emits
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// takeWhile: the marble case takeWhile_completes_at_the_first_miss (Tests/marbles/take.marbles).
+// takeWhile: the marble case takeWhile_completes_at_the_first_miss
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// takeWhileInclusive: the marble case takeWhile_inclusive_passes_the_miss (Tests/marbles/take.marbles).
+// takeWhileInclusive: the marble case takeWhile_inclusive_passes_the_miss
+// (Tests/marbles/take.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// throttle: the marble case throttle_emits_the_latest_of_each_window (Tests/marbles/timing.marbles).
+// throttle: the marble case throttle_emits_the_latest_of_each_window
+// (Tests/marbles/timing.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

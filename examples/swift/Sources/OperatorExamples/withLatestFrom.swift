@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// withLatestFrom: the marble case withLatestFrom_pairs_with_the_latest_other (Tests/marbles/combine.marbles).
+// withLatestFrom: the marble case withLatestFrom_pairs_with_the_latest_other
+// (Tests/marbles/combine.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// zip: the marble case zip_pairs_in_order_and_completes_when_one_is_used_up (Tests/marbles/combine.marbles).
+// zip: the marble case zip_pairs_in_order_and_completes_when_one_is_used_up
+// (Tests/marbles/combine.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 

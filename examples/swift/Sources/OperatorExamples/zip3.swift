@@ -1,5 +1,6 @@
 // GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
-// zip3: the marble case zip_of_three_by_the_tuple_form (Tests/marbles/combine.marbles).
+// zip3: the marble case zip_of_three_by_the_tuple_form
+// (Tests/marbles/combine.marbles).
 import SwiftSignalKit
 import SwiftSignalKitTesting
 
