@@ -117,6 +117,42 @@ test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/R
 	$(PYTHON) tools/check/check-layout.py
 	$(end)
 
+# The operator pages' examples (tools/docs/examples.py: one per operator of
+# the marble table in C, C++, Swift and Python, generated from one of its
+# cases): the C ones each compiled with CWARN and run, the C++ ones compiled
+# with CPP_STD as one program (each in a namespace of its own) and run one by
+# one, the Python ones run with the package's wheel (in one interpreter) and
+# checked by mypy --strict,
+# each output compared with what the case's `out` line gives. The Swift ones
+# are committed (SwiftPM builds what is in the tree): make test-api checks
+# they are up to date, make test-examples-swift builds and runs them.
+OP_EXAMPLES := $(OUT)/op-examples
+OP_EXAMPLES_VENV := $(OUT)/op-examples-venv
+
+.PHONY: test-op-examples
+
+test-op-examples: stage python-wheel ## the operator pages' examples in C, C++ and Python (tools/docs/examples.py), compiled with warnings as errors, run, output compared
+	$(begin)
+	rm -rf $(OP_EXAMPLES) && $(PYTHON) tools/docs/examples.py --out $(OP_EXAMPLES)
+	set -e; for op in $$(cat $(OP_EXAMPLES)/operators.txt); do \
+		$(CC) $(CWARN) $(OP_EXAMPLES)/c/$$op.c $$($(STAGE_PKG) --cflags --libs signalkit) -o $(OP_EXAMPLES)/c/$$op; \
+		$(RUN_STAGED) $(OP_EXAMPLES)/c/$$op > $(OP_EXAMPLES)/c/$$op.out; \
+		diff -u $(OP_EXAMPLES)/expected/c/$$op.txt $(OP_EXAMPLES)/c/$$op.out; \
+	done
+	g++ $(CPP_STD) -I$(OP_EXAMPLES)/cpp $(OP_EXAMPLES)/cpp/all.cxx $$($(STAGE_PKG) --cflags --libs signalkit) \
+		-o $(OP_EXAMPLES)/cpp/all
+	set -e; for op in $$(cat $(OP_EXAMPLES)/operators.txt); do \
+		$(RUN_STAGED) $(OP_EXAMPLES)/cpp/all $$op > $(OP_EXAMPLES)/cpp/$$op.out; \
+		diff -u $(OP_EXAMPLES)/expected/cpp/$$op.txt $(OP_EXAMPLES)/cpp/$$op.out; \
+	done
+	rm -rf $(OP_EXAMPLES_VENV) && $(PYTHON) -m venv --without-pip $(OP_EXAMPLES_VENV)
+	$(PY_PIP) --python $(OP_EXAMPLES_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
+	$(OP_EXAMPLES_VENV)/bin/python tools/docs/examples.py --run-python $(OP_EXAMPLES)
+	$(PY_TOOLS)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
+		--python-executable $(OP_EXAMPLES_VENV)/bin/python $(OP_EXAMPLES)/python/*.py
+	@echo "test-op-examples: $$(wc -l < $(OP_EXAMPLES)/operators.txt) operators, an example each in C, C++ and Python, as expected"
+	$(end)
+
 # The site itself: part of make release-check.
 test-docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it
 	$(begin)

@@ -18,7 +18,9 @@ checks for each page:
 - an operator page shows at least one marble picture (an SVG image), its
   description (a paragraph before its table) and its signatures (a
   "Signatures" heading with the Swift declaration, and the C one when the
-  page names a C function);
+  page names a C function) and its examples (an "Examples" heading, then a
+  program and what it prints in each of C, C++, Swift and Python, each
+  shown alone when its tab is clicked);
 - no table is wider than the window (1280 px);
 - every page (the site's, the guides, the references: C, C++, Python,
   Swift, Rust) has the site's bar (tools/docs/navigation.py): the way back
@@ -158,6 +160,25 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
             problems.append(f"{path}: no signatures (a Signatures heading with the Swift declaration)")
         if names_c and "C" not in headings:
             problems.append(f"{path}: it names a C function but shows no C signature")
+        shown = driver.execute_script(
+            "return Array.from(document.querySelectorAll('div.example')).map(d => [d.dataset.lang, "
+            "(d.querySelector('pre code') || {}).textContent || '', "
+            "(d.querySelector('pre.output') || {}).textContent || ''])")
+        have = {lang for lang, program, output in shown if program.strip() and output.strip()}
+        lacking = [lang for lang in ("c", "cpp", "swift", "python") if lang not in have]
+        if "Examples" not in headings or lacking:
+            problems.append(f"{path}: no example (a program and its output) in {', '.join(lacking) or 'an Examples section'}")
+        # The examples are tabs: clicking a language's shows its example, and
+        # only that one.
+        for lang in ("cpp", "swift", "python", "c"):
+            visible = driver.execute_script(
+                "const tab = document.querySelector(\"label[for='tab-\" + arguments[0] + \"']\");"
+                "if (!tab) return null; tab.click();"
+                "return Array.from(document.querySelectorAll('div.example'))"
+                ".filter(d => getComputedStyle(d).display !== 'none').map(d => d.dataset.lang)", lang)
+            if visible != [lang]:
+                problems.append(f"{path}: the {lang} tab shows {visible} (its example alone expected)")
+        driver.execute_script("window.scrollTo(0, 0)")  # (a tab's focus scrolled the page: the screenshot's top)
     if not driver.execute_script(
             "return Array.from(document.querySelectorAll('.sk-way-back a')).some(a => "
             "a.textContent === 'SignalKit documentation' && a.href.endsWith('/index.html')) "
