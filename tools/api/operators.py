@@ -19,7 +19,11 @@ naming the file, when the tree's copy differs.
       the cost table's rows (issue 41) of the C++ header and of the Swift API:
       every C operator of a standard shape, built through its shape with its
       C++ (Swift) name, as bench_capi.c builds it from operator_list.h; the
-      arguments are Benchmarks/Sources/CostRows/include/CostRows.h's.
+      arguments are Benchmarks/Sources/CostRows/include/CostRows.h's;
+  Sources/python/bench/cost_operators.py
+      the Python rows of the cost table (`make bench-python`): every C
+      operator of a standard shape with a Python name, its shape, and RxPY's
+      name for it (the table's RxJS / RxPY column) where RxPY has one.
 
 A marble name goes into the runners' lists when its row names one C
 function with one of the standard shapes (SHAPES: read from the function's
@@ -46,6 +50,7 @@ CPP_OUT = "Tests/cpp/marble_operators.hpp"
 PY_OUT = "Sources/python/tests/marble_operators.py"
 COST_CPP_OUT = "Benchmarks/c/cost_operators.hpp"
 COST_SWIFT_OUT = "Benchmarks/Sources/OperatorCost/Operators.generated.swift"
+COST_PY_OUT = "Sources/python/bench/cost_operators.py"
 MARBLES = "Tests/marbles/*.marbles"
 
 # A C function's shape: its parameters after `out`, as api.json spells them.
@@ -352,6 +357,63 @@ def cost_swift(rows):
     lines += ["    ]", "}"]
     return "\n".join(lines) + "\n"
 
+# The Python rows (bench.py, `make bench-python`): no queue or time (their
+# cost per value is the host loop's, not the operator's) and no signal of
+# signals (the puts would be signals), as listed here.
+COST_PY_SKIPPED = {
+    "time": "a timer per value on a queue: the host loop's cost, not the operator's",
+    "on": "a hop per value to a queue: the host loop's cost, not the operator's",
+}
+COST_PY_SIGNAL_VALUED = {"switch_to_latest", "queue", "throttled"}
+
+
+def rxpy_name(row):
+    """RxPY's name for the operator of a table row, or None: the cell
+    "RxJS / RxPY" gives both; a cell with one spelling gives the name both
+    use; an empty cell means ours; "none" means RxPY has none."""
+    cell = row["rx"]
+    if not cell:
+        python = names(row["python"])
+        return python[0].split(".")[-1] if python else None
+    part = cell.split(" / ", 1)[1] if " / " in cell else cell
+    if part.strip().startswith("none"):
+        return None
+    found = names(part)
+    if not found:
+        return None
+    name = re.sub(r"\(.*", "", found[0])
+    return name if re.fullmatch(r"[a-z_]+", name) else None
+
+
+def cost_python(rows, api):
+    functions = {f["name"]: f for f in api["functions"]}
+    lines = [
+        '"""GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from',
+        "tools/api/operators.md (`make api-update`). The Python rows of the cost",
+        "table (issue 41): every C operator of a standard shape with a Python",
+        "name, as (row, shape, our method, RxPY's operator or None); bench.py",
+        "times each between a pipe and a plain subscriber. Not here: the",
+        "operators of a queue or time, and those of a signal of signals",
+        '(tools/api/operators.py, COST_PY_SKIPPED)."""',
+        "",
+        "COST_OPERATORS = [",
+    ]
+    for row in rows:
+        for c in names(row["c"]):
+            shape = shape_of(functions[c]) if c in functions else None
+            python = [n for n in names(row["python"]) if re.fullmatch(r"[A-Za-z_.]+", n)]
+            if shape is None or not python or shape in COST_PY_SKIPPED:
+                continue
+            name = c[len("sk_signal_"):]
+            if name in COST_PY_SIGNAL_VALUED:
+                continue
+            method = python[-1].split(".")[-1]
+            rx = rxpy_name(row)
+            lines.append(f'    ("{name}", "{shape}", "{method}", {repr(rx)}),')
+    lines.append("]")
+    return "\n".join(lines) + "\n"
+
+
 def outputs(api):
     """{path: text} of every generated file, and the problems found."""
     header, _, rows = read_table()
@@ -371,7 +433,7 @@ def outputs(api):
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
     return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators),
             PY_OUT: python_module(operators), COST_CPP_OUT: cost_cpp(cost_rows(rows, api)),
-            COST_SWIFT_OUT: cost_swift(cost_rows(rows, api))}, problems
+            COST_SWIFT_OUT: cost_swift(cost_rows(rows, api)), COST_PY_OUT: cost_python(rows, api)}, problems
 
 
 def stale(api):

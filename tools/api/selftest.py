@@ -29,7 +29,7 @@ COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSign
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
           "Tests/fuzz/fuzz_api.c", "Tests/SwiftSignalKitTests/Model",
           "docs/operators.md", "Sources/rust/src", "Benchmarks/c/cost_operators.hpp",
-          "Benchmarks/Sources/OperatorCost/Operators.generated.swift")
+          "Benchmarks/Sources/OperatorCost/Operators.generated.swift", "Sources/python/bench/cost_operators.py")
 HERE = os.getcwd()
 
 
