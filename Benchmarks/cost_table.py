@@ -43,7 +43,7 @@ SHARED = {"share", "replay"}
 NO_TARGET = {
     "bare": "the base: a pipe's delivery to a plain subscriber",
     "delay": "a timer on the queue (here the subscription is delayed; the values pass)",
-    "debounce": "a timer per value",
+    "debounce": "a timer per value (the virtual-time queue's scheduling and cancelling counted: 10 allocations)",
     "throttle": "a timer per window",
     "buffer_time": "a timer per window",
     "sample_period": "a periodic timer",
@@ -56,8 +56,10 @@ NO_TARGET = {
     "queue": "an inner subscription per value",
     "throttled": "an inner subscription per value",
     "map_to_signal": "an inner signal and subscription per value",
-    "merge_map": "an inner signal and subscription per value",
-    "group_by": "a dictionary lookup per value and a group's delivery",
+    "merge_map": "an inner signal and subscription per value (its per-value path runs unspecialized generic "
+                 "code: Swift metadata lookups)",
+    "group_by": "a group's lookup and delivery per value; measured, its per-value path runs unspecialized "
+                "generic code (Swift metadata and witness-table lookups, most of its ~7,500)",
     "then": "the first signal's values pass",
     "buffer_count_100": "buffer_count's second shape (the figure is per value)",
 }
@@ -75,6 +77,11 @@ REASONS = {
     ("combine_latest", "c"): "the C layer builds an array value per emission",
     ("buffer_count", "c"): "the C layer builds an array value per emission",
     ("scan", "c"): "the C callback and the sk_value fold",
+    ("reduce_left", "swift"): "not yet a stateful stage: unspecialized generic code (Swift metadata lookups) "
+                              "and the general serial drain with a mutex per value, as scan was before issue 41",
+    ("sample", "swift"): "unspecialized generic code per value (Swift metadata lookups)",
+    ("on_backpressure_buffer", "swift"): "a mutex lock and unlock per value (the buffer's gate and drain), "
+                                         "one thread with nothing waiting",
 }
 
 
