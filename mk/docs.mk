@@ -108,8 +108,9 @@ docs-serve: ## serve the documentation site on http://127.0.0.1:8000/ (another p
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md $(wildcard docs/maintainers/*.md)
 
 # The checks of the documents that need no site: part of make test.
-test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/README.md cite only what exists, each rule stated once (tools/check/check-doc-homes.py), layout.md matches the tree, the site scripts' self-tests
+test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/README.md cite only what exists, each rule stated once (tools/check/check-doc-homes.py), layout.md matches the tree, the site scripts' self-tests, performance.md's cost table is Benchmarks/costs.json's
 	$(begin)
+	$(PYTHON) Benchmarks/cost_table.py --check
 	$(PYTHON) tools/docs/selftest.py
 	$(PYTHON) tools/check/check-doc-citations.py --selftest
 	$(PYTHON) tools/check/check-doc-citations.py $(CITING_DOCS)

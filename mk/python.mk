@@ -118,13 +118,15 @@ test-python-sdist: $(PY_TOOLS_STAMP) ## python -m build (sdist, then the wheel f
 # `make test`. BENCH_PYTHON_SCALE multiplies every count.
 PY_BENCH_VENV := $(PY_OUT)/bench-venv
 BENCH_PYTHON_SCALE ?= 1
+# BENCH_PYTHON_ARGS=--costs: the cost table only (every operator's row).
+BENCH_PYTHON_ARGS ?=
 
 bench-python: python-wheel ## the Python package against RxPY on the issue's workloads (prints a table)
 	rm -rf $(PY_BENCH_VENV)
 	$(PYTHON) -m venv --without-pip $(PY_BENCH_VENV)
 	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q reactivex==6.1.0
 	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
-	cd $(PY_OUT) && $(PY_BENCH_VENV)/bin/python $(CURDIR)/Sources/python/bench/bench.py --scale $(BENCH_PYTHON_SCALE)
+	cd $(PY_OUT) && $(PY_BENCH_VENV)/bin/python $(CURDIR)/Sources/python/bench/bench.py --scale $(BENCH_PYTHON_SCALE) $(BENCH_PYTHON_ARGS)
 
 # The release artifacts of the package (issue 31): the wheel the package
 # index accepts and the sdist, into PY_DIST, and the ELF files' debug

@@ -14,7 +14,16 @@ naming the file, when the tree's copy differs.
       the C++ marble runner's: {marble name, a call of the signal class's
       member (a free function for the shape signals)};
   Sources/python/tests/marble_operators.py
-      the Python marble runner's: {marble name: (shape, method name)}.
+      the Python marble runner's: {marble name: (shape, method name)};
+  Benchmarks/c/cost_operators.hpp, Benchmarks/Sources/OperatorCost/Operators.generated.swift
+      the cost table's rows (issue 41) of the C++ header and of the Swift API:
+      every C operator of a standard shape, built through its shape with its
+      C++ (Swift) name, as bench_capi.c builds it from operator_list.h; the
+      arguments are Benchmarks/Sources/CostRows/include/CostRows.h's;
+  Sources/python/bench/cost_operators.py
+      the Python rows of the cost table (`make bench-python`): every C
+      operator of a standard shape with a Python name, its shape, and RxPY's
+      name for it (the table's RxJS / RxPY column) where RxPY has one.
 
 A marble name goes into the runners' lists when its row names one C
 function with one of the standard shapes (SHAPES: read from the function's
@@ -39,6 +48,9 @@ DOC_END = "<!-- END operators (generated) -->"
 C_OUT = "Tests/common/operator_list.h"
 CPP_OUT = "Tests/cpp/marble_operators.hpp"
 PY_OUT = "Sources/python/tests/marble_operators.py"
+COST_CPP_OUT = "Benchmarks/c/cost_operators.hpp"
+COST_SWIFT_OUT = "Benchmarks/Sources/OperatorCost/Operators.generated.swift"
+COST_PY_OUT = "Sources/python/bench/cost_operators.py"
 MARBLES = "Tests/marbles/*.marbles"
 
 # A C function's shape: its parameters after `out`, as api.json spells them.
@@ -226,6 +238,182 @@ def python_module(operators):
     return "\n".join(lines) + "\n"
 
 
+def cost_rows(rows, api):
+    """[(row, C function, shape, C++ name, Swift name)] of every C operator
+    of a standard shape, the row named after the C function without
+    `sk_signal_`."""
+    functions = {f["name"]: f for f in api["functions"]}
+    found = []
+    for row in rows:
+        for c in names(row["c"]):
+            if c in functions and shape_of(functions[c]):
+                cpp, swift = names(row["cpp"]), names(row["swift"])
+                found.append((c[len("sk_signal_"):], c, shape_of(functions[c]), cpp[0] if cpp else None,
+                              swift[0] if swift else None))
+    return found
+
+
+# The cost table's C++ rows: a call of signalkit.hpp per shape, with the
+# arguments of bench_cpp.cpp's cost_args (CostRows.h's choices).
+COST_CPP_CALLS = {
+    "unary": "a.s.{name}()",
+    "count": "a.s.{name}(a.count())",
+    "predicate": "a.s.{name}(a.predicate())",
+    "map": "a.s.{name}(a.map())",
+    "value": "a.s.{name}(sk::value(0))",
+    "signal": "a.s.{name}(a.other())",
+    "reduce": "a.s.{name}(sk::value(0), a.fold())",
+    "signals": "sk::{name}({{a.s, a.s}})",
+    "time": "a.s.{name}(COST_SECONDS, a.queue())",
+    "on": "a.s.{name}(a.queue())",
+    "tap": "a.s.{name}(a.look())",
+    "work": "a.s.{name}(a.work())",
+}
+
+
+def cost_cpp(rows):
+    lines = [
+        "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        " * tools/api/operators.md (`make api-update`). The cost table's rows of the",
+        " * C++ header (issue 41): every C operator of a standard shape, through its",
+        " * C++ name and shape; bench_cpp.cpp defines cost_args and cost_operator",
+        " * and builds the others by hand. */",
+        "const cost_operator cost_operators[] = {",
+    ]
+    for row, _, shape, cpp, _ in rows:
+        if cpp is None:
+            continue
+        call = COST_CPP_CALLS[shape].format(name=cpp)
+        lines.append(f'    {{"{row}", [](const cost_args &a) {{ return {call}; }}}},')
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+# The cost table's Swift rows: the operator table's Swift name applied
+# through the C function's shape, with OperatorCost's arguments (CostRows.h's
+# choices). A Swift operator whose signature is not its shape's is written
+# by hand in OperatorCost/main.swift: listed here with the reason.
+COST_SWIFT_ARGUMENTS = {
+    "unary": None,
+    "count": ["a.count"],
+    "predicate": ["a.predicate"],
+    "map": ["a.map"],
+    "value": ["0"],
+    "signal": ["a.other"],
+    "reduce": ["0", "a.fold"],
+    "time": ["COST_SECONDS", "queue: a.queue"],
+    "on": ["a.queue"],
+    "tap": ["a.look"],
+    "work": ["a.work"],
+}
+COST_SWIFT_BY_HAND = {
+    # row: why its Swift row is written by hand (OperatorCost/main.swift)
+    "switch_to_latest": "a signal of signals as its input",
+    "queue": "a signal of signals as its input",
+    "throttled": "a signal of signals as its input",
+    "last": "labelled (`last(signal:)`)",
+    "reduce_left": "labelled (`reduceLeft(value:f:)`)",
+    "zip": "the two-signal form `zip(a, b)`, as a user writes it (a tuple per value; the array form "
+           "`zip([a, b])` makes an array per value)",
+}
+
+
+def swift_call(name, shape):
+    """The Swift operator `name` (the table's spelling: `first(where:)` is
+    `first` with its first argument labelled `where`) applied as `shape`."""
+    arguments = COST_SWIFT_ARGUMENTS[shape]
+    match = re.fullmatch(r"(\w+)\((\w+):\)", name)
+    base, label = (match.group(1), match.group(2)) if match else (name, None)
+    if arguments is None:
+        return base
+    arguments = list(arguments)
+    if label:
+        arguments[0] = f"{label}: {arguments[0]}"
+    return f"{base}({', '.join(arguments)})"
+
+
+def cost_swift(rows):
+    lines = [
+        "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        "// tools/api/operators.md (`make api-update`). The cost table's rows of the",
+        "// Swift API (issue 41): every C operator of a standard shape, through its",
+        "// Swift name and the C function's shape; main.swift defines CostArguments",
+        "// and builds the others by hand (tools/api/operators.py, COST_SWIFT_BY_HAND,",
+        "// says why each).",
+        "import CostRows",
+        "import SwiftSignalKit",
+        "",
+        "func generatedCostRows() -> [(String, (CostArguments) -> Disposable)] {",
+        "    [",
+    ]
+    for row, _, shape, _, swift in rows:
+        if swift is None or row in COST_SWIFT_BY_HAND:
+            continue
+        if shape == "signals":
+            call = f"{swift}([a.source, a.source])"
+        else:
+            call = f"a.source |> {swift_call(swift, shape)}"
+        lines.append(f'        ("{row}", {{ a in a.start({call}) }}),')
+    lines += ["    ]", "}"]
+    return "\n".join(lines) + "\n"
+
+# The Python rows (bench.py, `make bench-python`): no queue or time (their
+# cost per value is the host loop's, not the operator's) and no signal of
+# signals (the puts would be signals), as listed here.
+COST_PY_SKIPPED = {
+    "time": "a timer per value on a queue: the host loop's cost, not the operator's",
+    "on": "a hop per value to a queue: the host loop's cost, not the operator's",
+}
+COST_PY_SIGNAL_VALUED = {"switch_to_latest", "queue", "throttled"}
+
+
+def rxpy_name(row):
+    """RxPY's name for the operator of a table row, or None: the cell
+    "RxJS / RxPY" gives both; a cell with one spelling gives the name both
+    use; an empty cell means ours; "none" means RxPY has none."""
+    cell = row["rx"]
+    if not cell:
+        python = names(row["python"])
+        return python[0].split(".")[-1] if python else None
+    part = cell.split(" / ", 1)[1] if " / " in cell else cell
+    if part.strip().startswith("none"):
+        return None
+    found = names(part)
+    if not found:
+        return None
+    name = re.sub(r"\(.*", "", found[0])
+    return name if re.fullmatch(r"[a-z_]+", name) else None
+
+
+def cost_python(rows, api):
+    functions = {f["name"]: f for f in api["functions"]}
+    lines = [
+        '"""GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from',
+        "tools/api/operators.md (`make api-update`). The Python rows of the cost",
+        "table (issue 41): every C operator of a standard shape with a Python",
+        "name, as (row, shape, our method, RxPY's operator or None); bench.py",
+        "times each between a pipe and a plain subscriber. Not here: the",
+        "operators of a queue or time, and those of a signal of signals",
+        '(tools/api/operators.py, COST_PY_SKIPPED)."""',
+        "",
+        "COST_OPERATORS = [",
+    ]
+    for row in rows:
+        for c in names(row["c"]):
+            shape = shape_of(functions[c]) if c in functions else None
+            python = [n for n in names(row["python"]) if re.fullmatch(r"[A-Za-z_.]+", n)]
+            if shape is None or not python or shape in COST_PY_SKIPPED:
+                continue
+            name = c[len("sk_signal_"):]
+            if name in COST_PY_SIGNAL_VALUED:
+                continue
+            method = python[-1].split(".")[-1]
+            rx = rxpy_name(row)
+            lines.append(f'    ("{name}", "{shape}", "{method}", {repr(rx)}),')
+    lines.append("]")
+    return "\n".join(lines) + "\n"
+
+
 def outputs(api):
     """{path: text} of every generated file, and the problems found."""
     header, _, rows = read_table()
@@ -244,7 +432,8 @@ def outputs(api):
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
     return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators),
-            PY_OUT: python_module(operators)}, problems
+            PY_OUT: python_module(operators), COST_CPP_OUT: cost_cpp(cost_rows(rows, api)),
+            COST_SWIFT_OUT: cost_swift(cost_rows(rows, api)), COST_PY_OUT: cost_python(rows, api)}, problems
 
 
 def stale(api):

@@ -28,7 +28,8 @@ import tempfile
 COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
           "Tests/fuzz/fuzz_api.c", "Tests/SwiftSignalKitTests/Model",
-          "docs/operators.md", "Sources/rust/src")
+          "docs/operators.md", "Sources/rust/src", "Benchmarks/c/cost_operators.hpp",
+          "Benchmarks/Sources/OperatorCost/Operators.generated.swift", "Sources/python/bench/cost_operators.py")
 HERE = os.getcwd()
 
 
