@@ -47,7 +47,7 @@ import subprocess
 import sys
 
 EXCEPTIONS = "tools/api/exceptions.txt"
-CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep")
+CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep", "cpp-hand", "python-hand")
 CORE_PY = "Sources/python/signalkit/_core.py"
 PROTOTYPES_PY = "Sources/python/signalkit/_prototypes.py"
 PYTHON_DIR = "Sources/python/signalkit"

@@ -14,7 +14,11 @@ naming the file, when the tree's copy differs.
       the C++ marble runner's: {marble name, a call of the signal class's
       member (a free function for the shape signals)};
   Sources/python/tests/marble_operators.py
-      the Python marble runner's: {marble name: (shape, method name)}.
+      the Python marble runner's: {marble name: (shape, method name)};
+  include/signalkit.hpp (class signal's generated operators) and
+  Sources/python/signalkit/_standard_operators.py
+      the C++ members and Python methods of the standard shapes
+      (tools/api/bindings.py says which and how).
 
 A marble name goes into the runners' lists when its row names one C
 function with one of the standard shapes (SHAPES: read from the function's
@@ -29,8 +33,12 @@ Python 3 standard library only.
 """
 import glob
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bindings  # noqa: E402  (beside this file)
 
 TABLE = "tools/api/operators.md"
 DOC = "docs/operators.md"
@@ -243,8 +251,18 @@ def outputs(api):
         before, rest = doc.split(DOC_BEGIN, 1)
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
+    cpp_members, python_methods, binding_problems = bindings.generated(rows, api, shape_of)
+    problems += binding_problems
+    with open(bindings.CPP_HEADER, encoding="utf-8") as handle:
+        cpp_text = handle.read()
+    try:
+        new_cpp = bindings.cpp_header(cpp_text, cpp_members)
+    except SystemExit as problem:
+        problems.append(str(problem))
+        new_cpp = cpp_text
     return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators),
-            PY_OUT: python_module(operators)}, problems
+            PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
+            bindings.PY_STANDARD: bindings.python_module(python_methods)}, problems
 
 
 def stale(api):

@@ -6,7 +6,8 @@ fail with the message that names it; the copy unchanged must pass.
 
   a header function without C++ wrapper, Python method, C test, or row in
   docs/operators.md's availability table
-  a generated file out of date (the Python prototypes, the C++ pipeables)
+  a generated file out of date (the Python prototypes, the C++ pipeables), a
+  generated C++ member or Python method edited by hand, its markers gone
   a prototype with a wrong argument type, or one argument missing; a C
   type mapped to the wrong ctypes type
   a ctypes struct with two fields swapped, or a field of the wrong size
@@ -25,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
+COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
           "Tests/fuzz/fuzz_api.c", "Tests/SwiftSignalKitTests/Model",
           "docs/operators.md", "Sources/rust/src")
@@ -140,6 +141,21 @@ CASES = [
        "| `buffer_count` | `buffer_count` | `bufferCount` / `buffer_with_count` |")],
      [r"docs/operators\.md is not what the operator table gives",
       r"Sources/python/tests/marble_operators\.py is not what the operator table gives"]),
+    ("a generated C++ member edited by hand",
+     [("include/signalkit.hpp", "signal skip(std::size_t count) const { return op(&sk_signal_skip, count); }",
+       "signal skip(std::size_t count) const { return op(&sk_signal_take, count); }")],
+     [r"include/signalkit\.hpp is not what the operator table gives \(tools/api/operators\.md\): run `make api-update`"]),
+    ("a generated Python method edited by hand",
+     [("Sources/python/signalkit/_standard_operators.py", '_count_arg(count, "skip", "count")',
+       '_count_arg(count, "take", "count")')],
+     [r"Sources/python/signalkit/_standard_operators\.py is not what the operator table gives"]),
+    ("a generated C++ member's markers removed",
+     [("include/signalkit.hpp", "    // END operators (generated)\n", "")],
+     [r"include/signalkit\.hpp: the lines '// BEGIN operators \(generated\)' and '// END operators \(generated\)' "
+      r"are gone"]),
+    ("a hand-written binding excused though its shape is not standard",
+     [("tools/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take_while python-hand it is written by hand\n")],
+     [r"exceptions\.txt:\d+: the exception `sk_signal_take_while python-hand` excuses nothing now"]),
     ("a marble table operator in no row of the operator table",
      [("Tests/marbles/take.marbles", "op take ", "op takeFirst ")],
      [r"take\.marbles:\d+: the operator `takeFirst` is in no row of tools/api/operators\.md"]),
