@@ -47,7 +47,7 @@ import subprocess
 import sys
 
 EXCEPTIONS = "tools/api/exceptions.txt"
-CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep", "cpp-hand", "python-hand")
+CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep", "cpp-hand", "python-hand", "fuzz-hand")
 CORE_PY = "Sources/python/signalkit/_core.py"
 PROTOTYPES_PY = "Sources/python/signalkit/_prototypes.py"
 PYTHON_DIR = "Sources/python/signalkit"
@@ -165,7 +165,9 @@ def check_wrappers(api, entries, report):
 # model tester (its C runner builds each operator with the C API) and the
 # abandonment sweep (test_limits.c, or through its shape, the operator list).
 TESTERS = (
-    ("fuzz", ("Tests/fuzz/fuzz_api.c",), "the API fuzzer: a case of apply_operator in Tests/fuzz/fuzz_api.c"),
+    ("fuzz", ("Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h"),
+     "the API fuzzer: an operator of a standard shape is in Tests/fuzz/fuzz_operators.h (make api-update), any "
+     "other a case of apply_operator in Tests/fuzz/fuzz_api.c"),
     ("model", ("Tests/SwiftSignalKitTests/Model/**/*.swift",),
      "the model tester: a ModelOperator whose buildC makes it (Tests/SwiftSignalKitTests/Model/Operators)"),
     ("sweep", ("Tests/C/test_limits.c", "Tests/common/operator_list.h"),

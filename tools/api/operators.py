@@ -18,7 +18,11 @@ naming the file, when the tree's copy differs.
   include/signalkit.hpp (class signal's generated operators) and
   Sources/python/signalkit/_standard_operators.py
       the C++ members and Python methods of the standard shapes
-      (tools/api/bindings.py says which and how).
+      (tools/api/bindings.py says which and how);
+  Tests/fuzz/fuzz_operators.h
+      the API fuzzer's operators of a standard shape, each at a slot that
+      is kept once given (read back from the file), so that adding an
+      operator changes no committed input's meaning.
 
 A marble name goes into the runners' lists when its row names one C
 function with one of the standard shapes (SHAPES: read from the function's
@@ -234,6 +238,109 @@ def python_module(operators):
     return "\n".join(lines) + "\n"
 
 
+# The API fuzzer's operators of a standard shape (Tests/fuzz/fuzz_operators.h).
+FUZZ_OUT = "Tests/fuzz/fuzz_operators.h"
+FUZZ_HARNESS = "Tests/fuzz/fuzz_api.c"
+# A new operator's slot: after every slot in use, and never below this (the
+# hand-written cases of fuzz_api.c take numbers below it).
+FUZZ_FIRST_NEW_SLOT = 64
+
+
+def fuzz_slots():
+    """{C function: slot} of the committed fuzz_operators.h: a slot, once
+    given, is kept, so that an input of the corpus keeps its meaning."""
+    try:
+        with open(FUZZ_OUT, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return {}
+    return {name: int(slot) for slot, name in re.findall(r'\[(\d+)\] = \{\{"(sk_[a-z0-9_]+)"', text)}
+
+
+def fuzz_hand_slots():
+    """The slots of fuzz_api.c's hand-written cases: the `case N:` labels of
+    apply_operator."""
+    with open(FUZZ_HARNESS, encoding="utf-8") as handle:
+        text = handle.read()
+    start = text.find("static void apply_operator(")
+    end = text.find("\n}\n", start)
+    return {int(n) for n in re.findall(r"\bcase (\d+):", text[start:end])} if start >= 0 else set()
+
+
+def positive(function, shape):
+    """Whether the fuzzer gives the operator's count or time at least 1 / a
+    quarter second: a count documented "At least 1", a time whose timer
+    repeats (its brief says each window or each period: 0 would fire for
+    ever on the fuzzer's virtual clock)."""
+    if shape == "count":
+        return function["params"][2]["doc"].startswith("At least 1")
+    if shape == "time":
+        return re.search(r"\beach (window|period)\b", function["brief"]) is not None
+    return False
+
+
+def fuzz_header(rows, api):
+    """fuzz_operators.h, and the problems found."""
+    functions = {f["name"]: f for f in api["functions"]}
+    hand = {key[0]: where for key, where in bindings.hand_written().items() if key[1] == "fuzz-hand"}
+    problems = []
+    operators = []
+    for name, _, shape in c_operators(rows, api):
+        if name in hand:
+            hand[name] = None
+        else:
+            operators.append((name, shape))
+    for name, where in sorted(hand.items()):
+        if where is not None:
+            problems.append(f"{where}: the exception `{name} fuzz-hand` excuses nothing now (not an operator of a "
+                            f"standard shape of {TABLE}): remove the entry")
+    slots = fuzz_slots()
+    taken = fuzz_hand_slots()
+    given = {}
+    for name, shape in operators:
+        if name in slots:
+            given[name] = slots[name]
+    for name, shape in operators:
+        if name not in given:
+            given[name] = max([FUZZ_FIRST_NEW_SLOT - 1, *given.values(), *taken]) + 1
+    for name, slot in sorted(given.items(), key=lambda item: item[1]):
+        if slot in taken:
+            problems.append(f"{FUZZ_OUT}: the slot {slot} of {name} is also a hand-written case of {FUZZ_HARNESS}'s "
+                            f"apply_operator: give that case another number")
+        if slot > 255:
+            problems.append(f"{FUZZ_OUT}: {name} has slot {slot}, past the operator byte's 255")
+    lines = [
+        "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        " * tools/api/operators.md (`make api-update`). The API fuzzer's operators",
+        " * of a standard shape (operator_shapes.h), each at its slot: the value of",
+        " * the operator byte that applies it (Tests/fuzz/fuzz_api.c, apply_operator).",
+        " * A slot, once given, is kept (api-update reads this file back), and a new",
+        f" * operator takes the next after every slot in use (at least {FUZZ_FIRST_NEW_SLOT}), so that",
+        " * an input of the corpus keeps its meaning when operators are added.",
+        " * `positive`: its count is at least 1, or its time at least 0.25 s. */",
+        "#ifndef SIGNALKIT_TESTS_FUZZ_OPERATORS_H",
+        "#define SIGNALKIT_TESTS_FUZZ_OPERATORS_H",
+        "",
+        "#include <stdbool.h>",
+        "",
+        '#include "operator_shapes.h"',
+        "",
+        "typedef struct fuzz_operator {",
+        "    sk_test_operator op;",
+        "    bool positive;",
+        "} fuzz_operator;",
+        "",
+        "static const fuzz_operator FUZZ_OPERATORS[256] = {",
+    ]
+    shapes = dict(operators)
+    for name, slot in sorted(given.items(), key=lambda item: item[1]):
+        shape = shapes[name]
+        flag = "true" if positive(functions[name], shape) else "false"
+        lines.append(f'    [{slot}] = {{{{"{name}", NULL, SHAPE_{shape.upper()}, {{.{shape} = {name}}}}}, {flag}}},')
+    lines += ["};", "", "#endif"]
+    return "\n".join(lines) + "\n", problems
+
+
 def outputs(api):
     """{path: text} of every generated file, and the problems found."""
     header, _, rows = read_table()
@@ -260,7 +367,9 @@ def outputs(api):
     except SystemExit as problem:
         problems.append(str(problem))
         new_cpp = cpp_text
-    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators),
+    fuzz_text, fuzz_problems = fuzz_header(rows, api)
+    problems += fuzz_problems
+    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text,
             PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
             bindings.PY_STANDARD: bindings.python_module(python_methods)}, problems
 

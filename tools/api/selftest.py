@@ -28,7 +28,7 @@ import tempfile
 
 COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
-          "Tests/fuzz/fuzz_api.c", "Tests/SwiftSignalKitTests/Model",
+          "Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h", "Tests/SwiftSignalKitTests/Model",
           "docs/operators.md", "Sources/rust/src")
 HERE = os.getcwd()
 
@@ -160,8 +160,14 @@ CASES = [
      [("Tests/marbles/take.marbles", "op take ", "op takeFirst ")],
      [r"take\.marbles:\d+: the operator `takeFirst` is in no row of tools/api/operators\.md"]),
     ("an operator the API fuzzer never builds",
-     [("Tests/fuzz/fuzz_api.c", "status = sk_signal_pairwise(&out, s);", "status = SK_OK;")],
-     [r"sk_signal_pairwise is not tried by the API fuzzer"]),
+     [("Tests/fuzz/fuzz_api.c", "status = sk_signal_catch(&out, s, single_of, NULL, NULL);", "status = SK_OK;")],
+     [r"sk_signal_catch is not tried by the API fuzzer"]),
+    ("the fuzzer's generated operators edited by hand: an entry's function renamed",
+     [("Tests/fuzz/fuzz_operators.h", '[5] = {{"sk_signal_last"', '[5] = {{"sk_signal_lost"')],
+     [r"Tests/fuzz/fuzz_operators\.h is not what the operator table gives"]),
+    ("a hand-written case of the fuzzer on a generated operator's slot",
+     [("Tests/fuzz/fuzz_api.c", "    case 4: status = sk_signal_take_until(", "    case 5: status = sk_signal_take_until(")],
+     [r"fuzz_operators\.h: the slot 5 of sk_signal_last is also a hand-written case of Tests/fuzz/fuzz_api\.c"]),
     ("a C++ name of the availability table that the C++ headers do not declare",
      [("docs/operators.md", "| `start_with` |", "| `prepend` |")],
      [r"row 'combining start with': the C\+\+ column names `prepend`, which signalkit\.hpp"]),
