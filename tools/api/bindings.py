@@ -291,7 +291,7 @@ def python_method(function, shape, method):
         doc = python_words(function["brief"]).rstrip(".") + f" ({c})."
         if shape in PYTHON_NOTES:
             doc += " " + PYTHON_NOTES[shape]
-        doc = "\n".join(textwrap.wrap(doc, 80))
+        doc = "\n".join(textwrap.wrap(doc, 72))
     a = arguments(signature)
     if shape == "unary":
         body = [f"return _new_signal(C.{short}, self)"]

@@ -47,6 +47,7 @@ import subprocess
 import sys
 
 EXCEPTIONS = "tools/api/exceptions.txt"
+OPERATOR_LIST = "Tests/common/operator_list.h"
 CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep", "cpp-hand", "python-hand", "fuzz-hand")
 CORE_PY = "Sources/python/signalkit/_core.py"
 PROTOTYPES_PY = "Sources/python/signalkit/_prototypes.py"
@@ -136,7 +137,10 @@ def check_wrappers(api, entries, report):
                                                           sorted(glob.glob(f"{PYTHON_DIR}/**/*.py", recursive=True)))))
     speedups = set(re.findall(r"\b(sk_[a-z0-9_]+)\s*\(", read(SPEEDUPS)))
     c_tests = set()
-    for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c")):
+    # operator_list.h: the operators of a standard shape, each tested through
+    # its shape by Tests/C/test_operator_shapes.c (argument errors, a build)
+    # and, with a marble case, by the marble table's C runner.
+    for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c")) + [OPERATOR_LIST]:
         c_tests |= set(re.findall(r"\bsk_[a-z0-9_]+", read(path)))
     prototypes = python_prototypes(report)
     for function in functions:
@@ -145,18 +149,23 @@ def check_wrappers(api, entries, report):
         if name not in cpp and not excused(entries, function, "cpp"):
             report(f"{place} has no C++ wrapper: wrap it in include/"
                    f"{'signalkit_test.hpp' if function['header'] == 'signalkit_test.h' else 'signalkit.hpp'} "
-                   f"(a member of the class of its first handle argument; for an operator of class signal, "
-                   f"`make api-update` then writes its pipeable), or add `{name} cpp REASON` to {EXCEPTIONS}")
+                   f"(an operator of a standard shape gets its member generated once it has a row in "
+                   f"tools/api/operators.md: `make api-update`; else a member of the class of its first handle "
+                   f"argument, whose pipeable api-update writes), or add `{name} cpp REASON` to {EXCEPTIONS}")
         if short not in python and name not in speedups and not excused(entries, function, "python"):
             bound = "" if prototypes is None or name in prototypes else (
                 f"run `make api-update` (it writes its prototype to {PROTOTYPES_PY}), then ")
             report(f"{place} has no Python method: {bound}call it as C.{short}(...) from a method of "
-                   f"{PYTHON_DIR}/ (_operators/<family>.py for a signal operator, with a docstring and a test in "
-                   f"Sources/python/tests), or add `{name} python REASON` to {EXCEPTIONS}")
+                   f"{PYTHON_DIR}/ (an operator of a standard shape gets its method generated once it has a row in "
+                   f"tools/api/operators.md: `make api-update`; else _operators/<family>.py for a signal operator, "
+                   f"with a docstring and a test in Sources/python/tests), or add `{name} python REASON` to "
+                   f"{EXCEPTIONS}")
         if name not in c_tests and not excused(entries, function, "ctest"):
             folder = "Tests/C/ffi/test_ffi_*.c" if function["header"] == "signalkit_ffi.h" else "Tests/C/test_*.c"
             report(f"{place} has no C test: call it in a Test() of {folder} (the file of its feature, group "
-                   f"'{function['group']}'), or add `{name} ctest REASON` to {EXCEPTIONS}")
+                   f"'{function['group']}'; an operator of a standard shape with a row in tools/api/operators.md is "
+                   f"tested through its shape once `make api-update` lists it), or add `{name} ctest REASON` to "
+                   f"{EXCEPTIONS}")
     for check in ("cpp", "python", "ctest"):
         stale(report, entries, check)
 
