@@ -616,9 +616,10 @@ def check_readme(api, entries, report):
     for function in api["functions"]:
         if function["name"] not in named and not excused(entries, function, "readme"):
             report(f"include/{function['header']}:{function['line']}: {function['name']} is in no row of "
-                   f"{README}'s \"What is available\": add it to the C column of its family's row (header group "
-                   f"'{function['group']}'; the Swift and Python columns say what they have of it), or add "
-                   f"`{function['name']} readme REASON` to {EXCEPTIONS}")
+                   f"{README}'s \"What is available\": give it a row in the operator table, tools/api/operators.md "
+                   f"(or name it in the C column of its family's row there; header group '{function['group']}'), "
+                   f"then `make api-update` writes {README}'s table, or add `{function['name']} readme REASON` to "
+                   f"{EXCEPTIONS}")
     stale(report, entries, "readme")
     # The C++ paragraph under the table: "C++ ... has everything of
     # `signalkit.h` except X, Y ...": X, Y are the functions excused from a
