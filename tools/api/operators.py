@@ -19,6 +19,9 @@ naming the file, when the tree's copy differs.
   Sources/python/signalkit/_standard_operators.py
       the C++ members and Python methods of the standard shapes
       (tools/api/bindings.py says which and how);
+  Tests/marbles/README.md, between "<!-- BEGIN operators of a standard
+  shape (generated) -->" and its END
+      the marble vocabulary of the runners' generated operators;
   Tests/fuzz/fuzz_operators.h
       the API fuzzer's operators of a standard shape, each at a slot that
       is kept once given (read back from the file), so that adding an
@@ -341,6 +344,39 @@ def fuzz_header(rows, api):
     return "\n".join(lines) + "\n", problems
 
 
+# The marble table's vocabulary (Tests/marbles/README.md): the operators
+# of a standard shape, between these lines.
+MARBLE_README = "Tests/marbles/README.md"
+MARBLE_BEGIN = "<!-- BEGIN operators of a standard shape (generated) -->"
+MARBLE_END = "<!-- END operators of a standard shape (generated) -->"
+MARBLE_ARGUMENTS = {"unary": "", "count": " N", "predicate": " P", "map": " F", "value": " V", "signal": " NAME",
+                    "reduce": " B N", "signals": " NAME...", "time": " N"}
+MARBLE_MEANING = {
+    "unary": "",
+    "count": "`N` a count",
+    "predicate": "`P` a predicate",
+    "map": "`F` a function",
+    "value": "`V` a value",
+    "signal": "`NAME` another input of the case",
+    "reduce": "`B` folding from `N`",
+    "signals": "the signal of the named inputs, replacing the upstream",
+    "time": "`N` frames, on the virtual queue",
+}
+
+
+def marble_vocabulary(rows, operators):
+    """The table of the marble README's generated part: each marble name of
+    a standard shape, its arguments and its Swift name."""
+    swift = {}
+    for row in rows:
+        for name in names(row["marble"]):
+            swift[name] = ", ".join(f"`{n}`" for n in names(row["swift"]))
+    lines = ["| operator | Swift | arguments |", "|---|---|---|"]
+    for marble, shape, _, _, _ in operators:
+        lines.append(f"| `{marble}{MARBLE_ARGUMENTS[shape]}` | {swift[marble]} | {MARBLE_MEANING[shape]} |")
+    return "\n".join(lines)
+
+
 def outputs(api):
     """{path: text} of every generated file, and the problems found."""
     header, _, rows = read_table()
@@ -367,9 +403,19 @@ def outputs(api):
     except SystemExit as problem:
         problems.append(str(problem))
         new_cpp = cpp_text
+    with open(MARBLE_README, encoding="utf-8") as handle:
+        readme = handle.read()
+    if MARBLE_BEGIN not in readme or MARBLE_END not in readme:
+        problems.append(f"{MARBLE_README}: the lines {MARBLE_BEGIN} and {MARBLE_END} are gone: put them back around "
+                        f"the operators of a standard shape")
+        new_readme = readme
+    else:
+        before, rest = readme.split(MARBLE_BEGIN, 1)
+        new_readme = (before + MARBLE_BEGIN + "\n" + marble_vocabulary(rows, operators) + "\n" + MARBLE_END
+                      + rest.split(MARBLE_END, 1)[1])
     fuzz_text, fuzz_problems = fuzz_header(rows, api)
     problems += fuzz_problems
-    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text,
+    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme,
             PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
             bindings.PY_STANDARD: bindings.python_module(python_methods)}, problems
 
