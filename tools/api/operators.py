@@ -19,6 +19,9 @@ naming the file, when the tree's copy differs.
   Sources/python/signalkit/_standard_operators.py
       the C++ members and Python methods of the standard shapes
       (tools/api/bindings.py says which and how);
+  Sources/rust/tests/generated/marble_operators.rs
+      the Rust marble runner's: a macro of {marble name: a call of the
+      crate's method (the table's Rust column)};
   Tests/marbles/README.md, between "<!-- BEGIN operators of a standard
   shape (generated) -->" and its END
       the marble vocabulary of the runners' generated operators;
@@ -344,6 +347,54 @@ def fuzz_header(rows, api):
     return "\n".join(lines) + "\n", problems
 
 
+# The Rust runner's operators (Sources/rust/tests/marbles.rs includes it):
+# a macro expanded in its `apply`, given the names of that function's
+# argument readers.
+RUST_OUT = "Sources/rust/tests/generated/marble_operators.rs"
+RUST_CALLS = {
+    "unary": "$signal.{name}()",
+    "count": "$signal.{name}(usize::try_from($count(0)?).unwrap_or(usize::MAX))",
+    "predicate": "{{ let f = predicate(&$arg(0)?, $at)?; $signal.{name}(move |v| f(int(v))) }}",
+    "map": "{{ let f = unary(&$arg(0)?, $at)?; $signal.{name}(move |v| AnyValue::Int(f(int(&v)))) }}",
+    "value": "$signal.{name}(value_of(&$arg(0)?)?)",
+    "signal": "$signal.{name}(&$named(&$arg(0)?)?)",
+    "reduce": ("{{ let f = binary(&$arg(0)?, $at)?; "
+               "$signal.{name}(AnyValue::Int($count(1)?), move |a: AnyValue, x: AnyValue| AnyValue::Int(f(int(&a), int(&x)))) }}"),
+    "signals": "Signal::{name}(&$all_named()?)",
+    "time": "$signal.{name}($frames(0)?, $q)",
+}
+
+
+def rust_runner(rows, operators):
+    """The Rust runner's generated operators: a macro_rules! whose match
+    gives Some(signal) for a marble name of a standard shape, else None."""
+    rust = {}
+    for row in rows:
+        for name in names(row["marble"]):
+            found = names(row["rust"])
+            rust[name] = found[0].split("::")[-1] if found else None
+    lines = [
+        "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        "// tools/api/operators.md (`make api-update`). The marble table's operators",
+        "// whose C function has a standard shape, each a call of the crate's method",
+        "// (the table's Rust column) read from its shape; marbles.rs includes it and",
+        "// expands it in `apply`, which builds the others by hand.",
+        "macro_rules! standard_operator {",
+        "    ($name:expr, $signal:ident, $arg:ident, $count:ident, $named:ident, $all_named:ident, $frames:ident, "
+        "$q:ident, $at:ident) => {",
+        "        match $name {",
+    ]
+    problems = []
+    for marble, shape, _, _, _ in operators:
+        if not rust.get(marble):
+            problems.append(f"{TABLE}: `{marble}` has a C function of shape {shape} but no Rust name")
+            continue
+        call = RUST_CALLS[shape].format(name=rust[marble])
+        lines.append(f'            "{marble}" => Some({call}.cast::<AnyValue>()),')
+    lines += ["            _ => None,", "        }", "    };", "}"]
+    return "\n".join(lines) + "\n", problems
+
+
 # The marble table's vocabulary (Tests/marbles/README.md): the operators
 # of a standard shape, between these lines.
 MARBLE_README = "Tests/marbles/README.md"
@@ -415,7 +466,9 @@ def outputs(api):
                       + rest.split(MARBLE_END, 1)[1])
     fuzz_text, fuzz_problems = fuzz_header(rows, api)
     problems += fuzz_problems
-    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme,
+    rust_text, rust_problems = rust_runner(rows, operators)
+    problems += rust_problems
+    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
             PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
             bindings.PY_STANDARD: bindings.python_module(python_methods)}, problems
 
@@ -455,6 +508,7 @@ def main():
     if problems:
         return 1
     for path, text in texts.items():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
     return 0

@@ -29,7 +29,7 @@ import tempfile
 COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
           "Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h", "Tests/SwiftSignalKitTests/Model",
-          "docs/operators.md", "Sources/rust/src")
+          "docs/operators.md", "Sources/rust/src", "Sources/rust/tests/generated")
 HERE = os.getcwd()
 
 
@@ -157,8 +157,11 @@ CASES = [
      [("tools/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take_while python-hand it is written by hand\n")],
      [r"exceptions\.txt:\d+: the exception `sk_signal_take_while python-hand` excuses nothing now"]),
     ("the marble vocabulary's generated operators edited by hand",
-     [("Tests/marbles/README.md", "| `skipWhile P` | `skipWhile` |", "| `skipWhile P` | `dropWhile` |")],
+     [("Tests/marbles/README.md", "| `skip N` | `skip` |", "| `skip N` | `drop` |")],
      [r"Tests/marbles/README\.md is not what the operator table gives"]),
+    ("the Rust runner's generated operators edited by hand",
+     [("Sources/rust/tests/generated/marble_operators.rs", '"share" => Some($signal.share()', '"share" => Some($signal.replay(1)')],
+     [r"Sources/rust/tests/generated/marble_operators\.rs is not what the operator table gives"]),
     ("a marble table operator in no row of the operator table",
      [("Tests/marbles/take.marbles", "op take ", "op takeFirst ")],
      [r"take\.marbles:\d+: the operator `takeFirst` is in no row of tools/api/operators\.md"]),
