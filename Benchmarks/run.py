@@ -33,6 +33,7 @@ WORKLOADS = [
     ("W5", "combine-latest", "ns/put"),
     ("W5z", "zip", "ns/put"),
     ("W5s", "scan", "ns/put"),
+    ("W3s", "share, 100 subscribers", "ns/delivery"),
     ("W6", "100k live subs", "B/sub"),
     ("W6b", "W6, pipeline built per sub", "B/sub"),
     ("W7", "queue hop", "ns/event"),
@@ -366,7 +367,7 @@ def bench(args):
 
 
 # interleave: the workloads compared with the C++ peers (issue 34).
-INTERLEAVED_WORKLOADS = "W2,W2b,W4,W6b,W7"
+INTERLEAVED_WORKLOADS = "W2,W2b,W4,W6b,W7,W5z,W5s,W3s"
 # The floors each round measures too, printed under the table (W7's target
 # is a ratio to the dispatch hop measured in the same run).
 INTERLEAVED_FLOORS = ("dispatch_hop", "malloc64", "call")

@@ -183,9 +183,10 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 # needs (ldd: libffi from signalkit.libs, the rest from libc's family);
 # the quick start (examples/python/quickstart.py) and the package's suite
 # (Sources/python/tests, copied out of the checkout: only the installed
-# package is importable; test_readme runs the README's Python blocks);
+# package is importable; test_readme runs the Python guide's and the
+# package README's Python blocks);
 # auditwheel show names the manylinux tag of the wheel's name; the install
-# steps of README.md and the package's README as written
+# steps of README.md, the Python guide and the package's README as written
 # (tools/check/run-doc-steps.py wheel: a venv, the wheel installed into it by its
 # documented name, then signalkit.version() printed: VERSION, from the
 # venv), each in a fresh folder with the wheel in it, with a new Debian

@@ -303,6 +303,38 @@ static int64_t w3(int64_t sinks, int64_t puts, bench_probe *p) {
 }
 
 #ifndef BENCH_FFI
+/* W3s: one pipe shared (sk_signal_share) by `sinks` summing subscribers; the
+ * puts only are timed (issue 41: the operators a user chains, against the
+ * C++ peers). */
+static int64_t w3share(int64_t sinks, int64_t puts, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipe;
+    sk_signal *signal, *shared;
+    sk_value value;
+    sk_disposable **subscriptions = calloc((size_t)sinks, sizeof *subscriptions);
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&signal, pipe));
+    CHECK(sk_signal_share(&shared, signal));
+    for (i = 0; i < sinks; i++) {
+        start_sum(&subscriptions[i], shared, &sum);
+    }
+    probe_begin(p);
+    for (i = 0; i < puts; i++) {
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(pipe, &value));
+    }
+    probe_end(p);
+    for (i = 0; i < sinks; i++) {
+        sk_disposable_dispose(subscriptions[i]);
+        sk_disposable_release(subscriptions[i]);
+    }
+    free(subscriptions);
+    sk_signal_release(shared);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
 static sk_signal *single_of(void *ctx, const sk_value *value) {
     sk_signal *signal = NULL;
     (void)ctx;
@@ -951,7 +983,8 @@ static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_S
                W8_SMALL_ROUNDS = 1000, W8_LARGE = 1000000, W9_PUTS = 1000000, NP_VALUES = 1000000,
                ND_SMALL_ROUNDS = 1000, ND_LARGE = 1000000;
 #ifndef BENCH_FFI
-static const int64_t W8_SMALL = 1000, W9_SINKS = 10, ND_SMALL = 1000;
+static const int64_t W8_SMALL = 1000, W9_SINKS = 10, ND_SMALL = 1000, W3S_SINKS = 100;
+static int64_t W3S_PUTS = 100000;
 #endif
 
 static int64_t at_least(int64_t value, int64_t minimum) {
@@ -963,6 +996,9 @@ static void divide_sizes(int64_t d) {
     W2_CYCLES = at_least(W2_CYCLES / d, 1);
     W2_EVERY = at_least(W2_EVERY / d, 1);
     W3_PUTS = at_least(W3_PUTS / d, 1);
+#ifndef BENCH_FFI
+    W3S_PUTS = at_least(W3S_PUTS / d, 1);
+#endif
     W4_EVENTS = at_least(W4_EVENTS / d, 1);
     W5_PUTS = at_least(W5_PUTS / d, 2);
     W6_SUBSCRIPTIONS = at_least(W6_SUBSCRIPTIONS / d, 1);
@@ -1419,6 +1455,8 @@ int main(int argc, char **argv) {
     RUN("W5", "put", W5_PUTS, 0, expected_w5(W5_PUTS), w5(W5_PUTS, &probe_));
     RUN("W5z", "put", W5_PUTS, 0, expected_w5zip(W5_PUTS), w5zip(W5_PUTS, &probe_));
     RUN("W5s", "put", W5_PUTS, 0, expected_w5scan(W5_PUTS), w5scan(W5_PUTS, &probe_));
+    RUN("W3s", "delivery", W3S_SINKS * W3S_PUTS, 0, W3S_SINKS * sum_below(W3S_PUTS),
+        w3share(W3S_SINKS, W3S_PUTS, &probe_));
     RUN("W6", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, &probe_));
     RUN("W6b", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6b(W6_SUBSCRIPTIONS, &probe_));
     RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));

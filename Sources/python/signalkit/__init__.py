@@ -82,7 +82,7 @@ thread go on; one a package call nested in such a callback left pending
 goes to callback_error_hook (where "interrupt") when the callback ends.
 
 Interpreter exit, fork(), and the limits of the library's threads. The
-package's README says what happens at interpreter exit (an atexit hook
+Python guide (docs/python.md) says what happens at interpreter exit (an atexit hook
 disposes what runs and waits only for the callbacks running at that
 moment, up to SHUTDOWN_WAIT_SECONDS; from then on no callback runs, and a
 call that gives the library a Python function raises RuntimeError), in a
@@ -143,7 +143,7 @@ callback_error_hook = _core.callback_error_hook
 no error callback receives; assign a function, or None to keep quiet.
 `where` names the callback that raised ("map", "filter", "tap" for a
 Python stage, "scan", "reduce" for a fold's function, "next", "error",
-"completed", "side effect", "take_until", "work", ...: README, Errors)."""
+"completed", "side effect", "take_until", "work", ...: the Python guide, Errors)."""
 
 __version__ = version()
 

@@ -759,8 +759,8 @@ def _create_refusal(frame: Any, levels: List[List[Any]]) -> Tuple[Optional[Recur
     if size and left < size // 2:
         return RecursionError(
             f"signalkit: create: not started: {left} bytes left of the thread's {size}-byte stack, less than "
-            "half (create() functions that subscribe to create() signals nest too deep; see README.md, "
-            "Errors)"), None
+            "half (create() functions that subscribe to create() signals nest too deep; see the Python "
+            "guide, docs/python.md, Errors)"), None
     if len(levels) < _MEASURED_FROM:
         return None, None
     top = levels[-1]
@@ -771,8 +771,8 @@ def _create_refusal(frame: Any, levels: List[List[Any]]) -> Tuple[Optional[Recur
     if depth > limit // 3:
         return RecursionError(
             f"signalkit: create: not started: {depth} frames deep, past a third of Python's recursion limit "
-            f"({limit}) (create() functions that subscribe to create() signals nest too deep; see README.md, "
-            "Errors)"), depth
+            f"({limit}) (create() functions that subscribe to create() signals nest too deep; see the Python "
+            "guide, docs/python.md, Errors)"), depth
     return None, depth
 
 
