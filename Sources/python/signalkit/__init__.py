@@ -116,11 +116,12 @@ the installed copies the loader finds (library_paths() says which).
 #   5  _queue: Queue
 #   6  _signal_core: Signal's core: the handle, the C library's sources, subscribe, to_list
 #   7  _asyncio: await, async for, asyncio_queue
-#   8  _operators: one module per operator family (catch, combine, dispatch, mapping, merge, meta, reduce, share, side_effects, take, throttle, timing), as the Swift core's Signal_<Family>.swift and the C layer's Operators_<Family>.swift
-#   9  _signal: Signal, composed from the core and the families
-#   10 _subjects: Pipe, Promise, ValuePromise
-#   11 _trampoline: Trampoline
-#   12 testing, and the package itself: what a program imports
+#   8  _standard_operators: the operators of a standard shape, generated from the operator table (tools/api/operators.md), a class per family
+#   9  _operators: one module per operator family (catch, combine, dispatch, mapping, merge, meta, reduce, share, side_effects, take, throttle, timing), as the Swift core's Signal_<Family>.swift and the C layer's Operators_<Family>.swift, each class extending its family's generated one
+#   10 _signal: Signal, composed from the core and the families
+#   11 _subjects: Pipe, Promise, ValuePromise
+#   12 _trampoline: Trampoline
+#   13 testing, and the package itself: what a program imports
 
 from . import _core
 from ._asyncio import SignalIterator, asyncio_queue

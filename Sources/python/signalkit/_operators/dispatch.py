@@ -11,7 +11,8 @@ from .._callbacks import _c_drop_callback, _Callback
 from .._core import C, _drop_fn, _Failures, _release_ctx, _release_fn, _retain_callbacks
 from .._handle import _count_arg, _InFlight
 from .._queue import Queue, _queue_arg
-from .._signal_core import _new_signal, _SignalCore
+from .._signal_core import _new_signal
+from .._standard_operators import _DispatchStandard
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -21,7 +22,7 @@ U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class _DispatchOperators(_SignalCore[T_co]):
+class _DispatchOperators(_DispatchStandard[T_co]):
     """Signal's Dispatch operators (mixed into signalkit.Signal)."""
 
     def deliver_on(self, queue: "Queue", capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
@@ -89,10 +90,6 @@ class _DispatchOperators(_SignalCore[T_co]):
                 return _new_signal(function, pointer, *before, size, policy, _NO_DROP, None, _NO_RELEASE)
             ctx = _retain_callbacks(_Callback(on_drop, _Failures()))
             return _new_signal(function, pointer, *before, size, policy, _c_drop_callback, ctx, _release_ctx)
-
-    def run_on(self, queue: "Queue") -> "Signal[T_co]":
-        """Starts this (runs its generator) on `queue`."""
-        return _new_signal(C.signal_run_on, self, _queue_arg(queue, "run_on"))
 
 
 # NULL function pointers: no drop callback, no release.

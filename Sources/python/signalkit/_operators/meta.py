@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 from .._callbacks import _c_deferred_callback, _c_key_callback, _c_signal_callback, _Callback
 from .._core import C, _Failures, _release_ctx, _retain_callbacks
 from .._handle import _callable_arg, _count_arg
-from .._signal_core import _new_signal, _signal_arg, _signal_array, _SignalCore, _with_value
+from .._signal_core import _new_signal, _signal_array, _with_value
+from .._standard_operators import _MetaStandard
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -19,7 +20,7 @@ U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class _MetaOperators(_SignalCore[T_co]):
+class _MetaOperators(_MetaStandard[T_co]):
     """Signal's Meta operators (mixed into signalkit.Signal)."""
 
     @staticmethod
@@ -33,39 +34,12 @@ class _MetaOperators(_SignalCore[T_co]):
         signal._failures = failures
         return signal
 
-    def ignore_values(self) -> "Signal[Any]":
-        """Only the end: no value, then the completion or the error."""
-        return _new_signal(C.signal_ignore_values, self)
-
     def map_to_signal(self, fn: Callable[[T_co], Optional["Signal[U]"]]) -> "Signal[U]":
         """Each value mapped to a signal by fn(value) (None: an empty one;
         an exception: one failing with it); only the latest inner signal
         runs (the previous one is disposed once the new one has started): a
         switch-map."""
         return self._with_callback(C.signal_map_to_signal, _c_signal_callback, fn)
-
-    def switch_to_latest(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
-        """For a signal of signals (Signal objects as values): the values
-        of the latest inner signal. Type checkers accept it only on a
-        Signal[Signal[U]]; at run time a value that is not a Signal fails
-        the stream."""
-        return _new_signal(C.signal_switch_to_latest, self)
-
-    def queue(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
-        """For a signal of signals (a Signal[Signal[U]] for type checkers):
-        runs them one after the other, each to its end (sk_signal_queue): a
-        concat-map."""
-        return _new_signal(C.signal_queue, self)
-
-    def throttled(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
-        """For a signal of signals (a Signal[Signal[U]] for type checkers):
-        runs the first, then only the latest arrived meanwhile
-        (sk_signal_throttled)."""
-        return _new_signal(C.signal_throttled, self)
-
-    def then(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]":
-        """This, then `next_signal` once this completes."""
-        return _new_signal(C.signal_then, self, _signal_arg(next_signal, "then"))
 
     def start_with(self, *values: U) -> "Signal[Union[T_co, U]]":
         """`values` first, in order, then the values of this (RxPY's
