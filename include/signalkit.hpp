@@ -61,12 +61,21 @@
  *   it as an lvalue copies the callable, and stops at a static_assert that
  *   says so.
  *   The per-event path is a direct, inlinable call: no std::function, no
- *   allocation, no virtual call. A callable that throws inside a callback
- *   (where C would have to unwind through the library) calls std::terminate:
- *   the trampolines are noexcept. Use `catch_error` and values of errors to
- *   report failures through the stream instead. (queue::sync is the
- *   exception: it runs to completion before returning, so it carries the
- *   callable's result or exception back to the caller.)
+ *   allocation, no virtual call. An exception never unwinds through the
+ *   library (the trampolines are noexcept). A callable of map, filter,
+ *   skip_while, take_while, first_where, take_until, scan, reduce_left,
+ *   map_to_signal, catch_error, merge_map or deferred that throws ends the
+ *   stream with an error event (sk_callback_fail: the upstream is
+ *   disposed; a callable returning a signal stands for one that fails),
+ *   whose value is the string "signalkit::NAME: the callable threw: WHAT"
+ *   (NAME the operator, WHAT the exception's what()), or "signalkit::NAME:
+ *   the callable threw something that is not a std::exception". A callable
+ *   of any other callback (start's, before_next and the other side effects,
+ *   group_by's key, a generator, queue work, a timer) that throws calls
+ *   std::terminate: report failures through the stream there
+ *   (`catch_error`, values of errors). (queue::sync is the exception: it
+ *   runs to completion before returning, so it carries the callable's
+ *   result or exception back to the caller.)
  *
  * - Values. signalkit::value owns an sk_value (copy = a retain of heap kinds,
  *   destruction = sk_value_release; nil, bool, int64 and double never touch
@@ -108,13 +117,18 @@
  *     map_to_signal: the callable's parameter cannot take the value:
  *     sk_value_get_int64: value is a string (SK_KIND_STRING), expected an
  *     int64 (SK_KIND_INT64)";
- *   - every other callback (start's, map, filter, take_until, reduce_left,
- *     before_next, after_next), which has no error path, stops the
- *     process: it writes out what stdio and the standard iostreams still
- *     buffer, prints that message (naming the operator, "signalkit::map:
- *     ...") on stderr, and calls std::abort() (no terminate handler runs).
- *     So does a result a value cannot hold ("signalkit::map: the
- *     callable's result cannot be a value: ...").
+ *   - map, filter, skip_while, take_while, first_where, take_until, scan
+ *     and reduce_left end the stream with an error event, the string
+ *     "signalkit::map: the callable's parameter cannot take the value:
+ *     ..." (sk_callback_fail, as for a throw above); so does a result a
+ *     value cannot hold ("signalkit::map: the callable's result cannot be
+ *     a value: ...");
+ *   - every other callback (start's, before_next, after_next, group_by's
+ *     key), which has no error path, stops the process: it writes out
+ *     what stdio and the standard iostreams still buffer, prints that
+ *     message (naming the callback, "signalkit::start (on_next): ...") on
+ *     stderr, and calls std::abort() (no terminate handler runs). So does
+ *     a result of group_by's key a value cannot hold.
  *   A callable whose parameter type cannot be read (a
  *   generic lambda, `auto`; a std::bind expression; an overloaded or
  *   template operator()) receives value_view: bind a member function with a
@@ -904,6 +918,7 @@ template <class R> inline void to_c(R &&result, sk_value *out, const char *where
     }
 }
 
+
 /* Whether `f` can be called with arguments of types A..., as invoke_args
  * passes them. */
 template <class F, class... A>
@@ -920,6 +935,109 @@ template <class F, class... A> decltype(auto) invoke_args(F &f, A &&...args) {
     } else {
         return f(args...);
     }
+}
+/* Fails the operator callback's call that is running (sk_callback_fail)
+ * with the string value "signalkit::WHERE: WHAT: MESSAGE" (": MESSAGE"
+ * left out when MESSAGE is null), for the callbacks that can fail (map,
+ * filter, skip_while, take_while, first_where, take_until, scan,
+ * reduce_left: see "Callables" above). If that is refused (a callback the
+ * library does not run as an operator callback), stops the process as
+ * conversion_failed does. */
+SIGNALKIT_COLD inline void fail_call(const char *where, const char *what, const char *message) noexcept {
+    sk_value error;
+    int made = SK_ERR_NO_MEMORY;
+    try {
+        std::string text = std::string("signalkit::") + where + ": " + what;
+        if (message != nullptr) {
+            text += ": ";
+            text += message;
+        }
+        made = sk_value_set_string(&error, text.c_str());
+    } catch (...) {
+        /* no memory for the text: the short form below */
+    }
+    if (made != SK_OK) {
+        std::string_view lost = "signalkit: a callable failed (its message lost: out of memory)";
+        made = sk_value_set_string(&error, lost.data());
+    }
+    int status = made == SK_OK ? sk_callback_fail(&error) : made;
+    sk_value_release(&error);
+    if (status != SK_OK) {
+        conversion_failed(where, what, message != nullptr ? message : "");
+    }
+}
+
+/* Runs `body` (the call of an operator callback's callable); what it throws
+ * fails the call (fail_call): a std::exception with its what(), anything
+ * else with a fixed text. */
+template <class Body> inline void failing_on_throw(const char *where, Body &&body) noexcept {
+    try {
+        body();
+    } catch (const std::exception &e) {
+        fail_call(where, "the callable threw", e.what());
+    } catch (...) {
+        fail_call(where, "the callable threw something that is not a std::exception", nullptr);
+    }
+}
+
+/* The argument of type A for an operator callback that can fail: empty,
+ * the call failed (fail_call), when A cannot take the value. */
+template <class A> inline std::optional<A> failing_arg(const sk_value *v, const char *where) noexcept {
+    try {
+        return std::optional<A>(from_c<A>::read(v));
+    } catch (const error &e) {
+        fail_call(where, cannot_take, e.what());
+    } catch (...) {
+        fail_call(where, cannot_take, "out of memory");
+    }
+    return std::nullopt;
+}
+
+/* to_c for an operator callback that can fail: a result a value cannot hold
+ * fails the call (fail_call). */
+template <class R> inline void failing_to_c(R &&result, sk_value *out, const char *where) noexcept {
+    try {
+        value v(std::forward<R>(result));
+        *out = v.detach();
+    } catch (const error &e) {
+        fail_call(where, "the callable's result cannot be a value", e.what());
+    } catch (...) {
+        fail_call(where, "the callable's result cannot be a value", "out of memory");
+    }
+}
+
+/* The body of a map's callback: the argument, the call, the result, each
+ * of which may fail the call. */
+template <class F, class G> inline void map_body(G &g, const sk_value *v, sk_value *out, const char *where) noexcept {
+    auto argument = failing_arg<arg_t<F, 0>>(v, where);
+    if (!argument) {
+        return;
+    }
+    failing_on_throw(where, [&] { failing_to_c(invoke_args(g, std::move(*argument)), out, where); });
+}
+
+/* The body of a predicate's (or take_until's) callback, R its result
+ * type: R() when the call failed. */
+template <class R, class F, class G> inline R predicate_body(G &g, const sk_value *v, const char *where) noexcept {
+    auto argument = failing_arg<arg_t<F, 0>>(v, where);
+    R result = R();
+    if (argument) {
+        failing_on_throw(where, [&] { result = static_cast<R>(invoke_args(g, std::move(*argument))); });
+    }
+    return result;
+}
+
+/* The body of a fold's callback (scan, reduce_left). */
+template <class F, class G> inline void fold_body(G &g, const sk_value *acc, const sk_value *v, sk_value *out, const char *where) noexcept {
+    auto accumulator = failing_arg<arg_t<F, 0>>(acc, where);
+    if (!accumulator) {
+        return;
+    }
+    auto argument = failing_arg<arg_t<F, 1>>(v, where);
+    if (!argument) {
+        return;
+    }
+    failing_on_throw(where, [&] { failing_to_c(invoke_args(g, std::move(*accumulator), std::move(*argument)), out, where); });
 }
 } // namespace detail
 
@@ -1333,8 +1451,9 @@ public:
         using B = detail::box<std::decay_t<F>>;
         sk_signal *s = nullptr;
         detail::check(sk_signal_deferred(&s, [](void *ctx) noexcept -> sk_signal * {
-            signal r = B::of(ctx)();
-            return r.detach();
+            sk_signal *r = nullptr;
+            detail::failing_on_throw("deferred", [&] { r = signal(B::of(ctx)()).detach(); });
+            return r;
         }, detail::make_box(std::forward<F>(f)), &B::release));
         return adopt(s);
     }
@@ -1420,13 +1539,13 @@ public:
             return with_ctx(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "map")), out, "map");
+                detail::map_body<F>(g, v, out, "map");
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 auto &g = B::of(ctx);
-                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "map")), out, "map");
+                detail::map_body<F>(g, v, out, "map");
             }, std::forward<F>(f));
         }
     }
@@ -1437,13 +1556,13 @@ public:
             return with_ctx(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "filter")));
+                return detail::predicate_body<bool, F>(g, v, "filter");
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 auto &g = B::of(ctx);
-                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "filter")));
+                return detail::predicate_body<bool, F>(g, v, "filter");
             }, std::forward<F>(f));
         }
     }
@@ -1499,7 +1618,7 @@ public:
                       "take_pass | take_complete or take_drop (a bitwise OR of the take flags, or an int)");
         return with_fn(&sk_signal_take_until, [](void *ctx, const sk_value *v) noexcept -> int {
             auto &g = B::of(ctx);
-            return static_cast<int>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "take_until")));
+            return detail::predicate_body<int, F>(g, v, "take_until");
         }, std::forward<F>(f));
     }
     /* `f(error)` returns the signal to continue with (sk_signal_catch). */
@@ -1751,8 +1870,9 @@ private:
         } catch (const error &e) {
             return fail(std::string("signalkit::") + Name + ": " + detail::cannot_take + ": " + e.what()).detach();
         }
-        signal r = detail::invoke_args(B::of(ctx), std::move(*argument));
-        return r.detach();
+        sk_signal *r = nullptr;
+        detail::failing_on_throw(Name, [&] { r = signal(detail::invoke_args(B::of(ctx), std::move(*argument))).detach(); });
+        return r;
     }
     template <class B, class F, const char *Name> static void value_call(void *ctx, const sk_value *v) noexcept {
         detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name));
@@ -1764,12 +1884,10 @@ private:
     }
     template <class B, class F, const char *Name>
     static void reduce_call(void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {
-        detail::to_c(detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(acc, Name),
-                                         detail::from_c<detail::arg_t<F, 1>>::get(v, Name)),
-                     out, Name);
+        detail::fold_body<F>(B::of(ctx), acc, v, out, Name);
     }
     template <class B, class F, const char *Name> static bool predicate_call(void *ctx, const sk_value *v) noexcept {
-        return static_cast<bool>(detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name)));
+        return detail::predicate_body<bool, F>(B::of(ctx), v, Name);
     }
 
     static sk_signal *const *raw_array(const std::vector<signal> &signals) noexcept {

@@ -166,7 +166,19 @@ final class SKDisposable: SKObject, SKObserverFields {
         var current = value.raw
         var owned: Unmanaged<SKObject>?
         var mapped = false
-        if SKStageChain.run(stages, liveness, &current, &owned, &mapped), let next = self.next {
+        let passes = withCallbackRun { callbacks in
+            if SKStageChain.run(stages, liveness, callbacks, &current, &owned, &mapped) {
+                return true
+            }
+            if _slowPath(callbacks.failed) {
+                // The observer has no error callback: the subscription
+                // ends, the error dropped (sk_callback_fail).
+                _ = callbacks.takeFailure()
+                liveness.disposeSubscription()
+            }
+            return false
+        }
+        if passes, let next = self.next {
             SKValue.withCIn(&current) { next(self.ctx, $0) }
         }
         // A map's heap result, released once the callback has returned.

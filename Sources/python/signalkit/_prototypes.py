@@ -14,6 +14,7 @@ CORE: Dict[str, Tuple[str, ...]] = {
     "sk_version_string": ("char *",),
     "sk_status_string": ("char *", "int"),
     "sk_last_error_message": ("char *",),
+    "sk_callback_fail": ("int", "sk_value *"),
     "sk_value_set_nil": ("void", "sk_value *"),
     "sk_value_set_bool": ("void", "sk_value *", "bool"),
     "sk_value_set_int64": ("void", "sk_value *", "int64_t"),

@@ -111,9 +111,8 @@ pub type FailureHook = Box<dyn Fn(&str, &str) + Send + Sync>;
 static HOOK: RwLock<Option<FailureHook>> = RwLock::new(None);
 
 /// Sets the function that receives the failures no error event can carry:
-/// a panic in a predicate (`filter`, `take_while`, ...) or a side effect
-/// (`before_next`, ...), whose C callback has no way to fail, and a panic
-/// in an error or completion closure. It is called with where the failure
+/// a panic in a side effect (`before_next`, ...), whose C callback has no
+/// way to fail, and a panic in an error or completion closure. It is called with where the failure
 /// happened (`"filter"`, `"completed"`, ...) and its message, on the thread
 /// of the failure. None restores the default, which prints the failure to
 /// standard error.

@@ -354,6 +354,8 @@ extern "C" {
     pub fn sk_status_string(status: c_int) -> *const c_char;
     /// The message of the last error on the calling thread.
     pub fn sk_last_error_message() -> *const c_char;
+    /// Fails the operator callback call running on the calling thread: the subscription it serves ends with a copy of `error` as its error event.
+    pub fn sk_callback_fail(error: *const sk_value) -> c_int;
     /// Makes `*out` nil.
     pub fn sk_value_set_nil(out: *mut sk_value);
     /// Makes `*out` a bool.
