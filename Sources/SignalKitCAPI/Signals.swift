@@ -431,10 +431,10 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         return fail(SK_ERR_NULL_ARGUMENT, "observer is NULL")
     }
     let fields = observer.pointee
-    if let out, fields.release == nil, fields.error == nil, fields.completed == nil {
-        // A value callback and nothing to release: nothing tells when the
-        // observer is let go, so the disposable handed out may be the
-        // observer too.
+    if let out, fields.release == nil {
+        // Nothing to release: nothing tells when the observer is let go, so
+        // the disposable handed out may be the observer too (as
+        // sk_signal_start_held's does).
         return startHeld(out, signal, fields)
     }
     return startWithObserver(out, signal, fields)

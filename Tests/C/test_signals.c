@@ -741,14 +741,14 @@ Test(signals, retained_subscriber_emits_from_another_thread, .timeout = SK_TEST_
 /* Observers without a release function                                     */
 /* ------------------------------------------------------------------------ */
 
-/* An observer with a value callback only (no error or completion callback,
- * no release function): the library makes its subscription's disposable the
- * observer too (one object). What C can see must not change: events,
- * dispose, the disposable of a source that let go, releasing the handle
- * before the subscription ends, disposing and releasing it from inside its
- * own callback, and nothing left alive at the end. (Observers without a
- * release function but with the other callbacks keep two objects: the error
- * and completion test.) */
+/* An observer without a release function: the library makes its
+ * subscription's disposable the observer too (one object; with an error or
+ * completion callback too, a larger one). What C can see must not change:
+ * events, dispose, the disposable of a source that let go, releasing the
+ * handle before the subscription ends, disposing and releasing it from
+ * inside its own callback, and nothing left alive at the end. */
+
+static void add_ten(void *ctx, const sk_value *in, sk_value *out);
 
 typedef struct bare_sink {
     int64_t sum;
@@ -825,6 +825,35 @@ Test(signals, bare_observer_error_and_completion, .timeout = SK_TEST_TIMEOUT) {
     sk_disposable_release(d2);
     sk_signal_release(failing);
     sk_signal_release(completing);
+    expect_no_live_objects(0);
+}
+
+/* With error and completion callbacks but no release function, the handle
+ * is the observer too: one object per subscription (the pipe and its signal
+ * are the other live objects), the pipe's error reaches the error callback
+ * through the stage the handle runs, and nothing comes after it. */
+Test(signals, bare_observer_with_every_callback_is_one_object, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *mapped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, signal, add_ten, NULL, NULL));
+    bare_sink sink = { 0 };
+    sk_observer observer = bare_observer(&sink);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, mapped, &observer));
+    cr_assert_eq(sk_live_objects(), 4, "%ld objects alive, expected the pipe, two signals and the subscription",
+                 sk_live_objects());
+    pipe_put_int(pipe, 1);
+    sk_value error = int_value(100);
+    SK_OK_OR_FAIL(sk_pipe_put_error(pipe, &error));
+    pipe_put_int(pipe, 2);
+    cr_assert(sink.sum == 111 && sink.nexts == 1 && sink.errors == 1 && sink.completions == 0,
+              "sum %lld, %d nexts, %d errors", (long long)sink.sum, sink.nexts, sink.errors);
+    sk_disposable_release(d);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
     expect_no_live_objects(0);
 }
 
