@@ -142,6 +142,8 @@ def bench(args):
         path = os.path.join(args.out, program)
         if os.path.exists(path):
             records += run_lines([path] + sizes, env)
+    if args.rust and os.path.exists(args.rust):
+        records += run_lines([args.rust] + sizes, env)
     records += run_lines([args.swift] + sizes)
     peers = []
     for program, impl, title in PEERS:
@@ -177,10 +179,10 @@ def bench(args):
     out.append("machine: %s; median of %d repetitions after a warm-up%s" % (
         machine(), args.reps, "; SIZES DIVIDED BY %d" % args.divide if args.divide > 1 else ""))
     out.append("")
-    header = "| workload | unit | Swift API | C API | C / Swift | C++ header | FFI | OpenCombine |%s allocs/unit Swift, C, OC%s |" % (
-        "".join(" %s |" % title for _, title in peers), "".join(", " + title for _, title in peers))
+    header = "| workload | unit | Swift API | C API | C / Swift | C++ header | FFI | Rust |%s OpenCombine |%s allocs/unit Swift, C, OC%s |" % (
+        " Rust / C |", "".join(" %s |" % title for _, title in peers), "".join(", " + title for _, title in peers))
     out.append(header)
-    out.append("|---|---|---:|---:|---:|---:|---:|---:|%s---|" % ("---:|" * len(peers)))
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|%s---|" % ("---:|" * len(peers)))
 
     def peer_cells(workload):
         return "".join(" %s |" % fmt(value(impl, workload)) for impl, _ in peers)
@@ -197,16 +199,21 @@ def bench(args):
         if workload in FFI_WORKLOADS and value("ffi", workload) is None:
             ffi_cell = "(slot)"
         cpp_cell = fmt(value("cpp", workload)) if workload in CPP_WORKLOADS else "n/a"
-        out.append("| %s %s | %s | %s | %s | %s | %s | %s | %s |%s %s, %s, %s%s |" % (
+        rust_cell, rust_ratio = "n/a", "n/a"
+        if workload in RUST_WORKLOADS:
+            rust_cell = fmt(value("rust", workload))
+            r = ratio(value("rust", workload), value("c", workload))
+            rust_ratio = fmt(r, 2) if r is not None else "-"
+        out.append("| %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s %s, %s, %s%s |" % (
             workload, name, unit, fmt(value("swift", workload)), fmt(value("c", workload)), c_over_swift(workload),
-            cpp_cell, ffi_cell, fmt(value("opencombine", workload)), peer_cells(workload),
+            cpp_cell, ffi_cell, rust_cell, rust_ratio, fmt(value("opencombine", workload)), peer_cells(workload),
             fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3),
             peer_allocs(workload)))
     scale_rows = [("W8-%s-%s" % (size, order), "W8 scale %s, %s" % (size, label), "ns/sub")
                   for size in W8_SIZES for order, label in W8_ORDERS]
     scale_rows += [("W9-" + threads, "W9 10 sinks, puts from %s" % label, "ns/delivery") for threads, label in W9_THREADS]
     for workload, name, unit in scale_rows:
-        out.append("| %s | %s | %s | %s | %s | n/a | n/a | %s |%s %s, %s, %s%s |" % (
+        out.append("| %s | %s | %s | %s | %s | n/a | n/a | n/a | n/a | %s |%s %s, %s, %s%s |" % (
             name, unit, fmt(ns("swift", workload)), fmt(ns("c", workload)), c_over_swift(workload),
             fmt(ns("opencombine", workload)), "".join(" n/a |" for _ in peers),
             fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3),
@@ -356,6 +363,10 @@ def bench(args):
     # handles and templated trampolines, measured in the same run.
     for workload in sorted(CPP_WORKLOADS):
         target("%s C++ header / C API" % workload, ratio(value("cpp", workload), value("c", workload)), 1.1, False)
+    # The Rust crate over the C API (issue 45), in the same run; make
+    # bench-check holds the same ratios in instructions.
+    for workload in sorted(RUST_WORKLOADS):
+        target("%s Rust crate / C API" % workload, ratio(value("rust", workload), value("c", workload)), 1.1, False)
     # The typed sink's cost per call: what the FFI run adds to the C API run
     # (same pipeline, the sink called through libffi instead of directly),
     # per sink call (in W1 half the source events reach the sink).
@@ -461,6 +472,10 @@ def interleave(args):
 
 # The workloads bench_cpp measures (Benchmarks/c/bench_cpp.cpp).
 CPP_WORKLOADS = {"W1", "W2", "W2b", "W3", "W6", "W6b"}
+
+# The workloads bench_rust measures (Benchmarks/rust/bench_rust.rs): issue
+# 45's, where the Rust crate may cost at most 1.1 times the C API per unit.
+RUST_WORKLOADS = {"W1", "W2b", "W3"}
 
 # Sink calls per workload unit (W1: the filter lets half the events through).
 SINK_CALLS_PER_UNIT = {"W1": 0.5, "W3": 1.0, "W7": 1.0}
@@ -601,6 +616,26 @@ def suggested_limit(name, value):
     return int(math.ceil(value * 1.1 / 5.0) * 5)
 
 
+def rust_instruction_checks(args):
+    """The Rust crate's W1, W2b and W3 against the C API's, in instructions
+    per unit under callgrind (Benchmarks/rust/instructions.py: each program
+    run whole at two sizes, the difference divided by the units and the
+    runs, the same method for both), and their ratios (issue 45: at most
+    1.1)."""
+    sys.path.insert(0, os.path.join(HERE, "rust"))
+    import instructions  # noqa: E402  (Benchmarks/rust/instructions.py)
+    env = staged_env(args.stage)
+    per = instructions.per_unit({"c": os.path.join(args.out, "bench_capi"), "rust": args.rust}, env)
+    units = {"W1": "event", "W2b": "cycle", "W3": "delivery"}
+    records = []
+    for workload in sorted(RUST_WORKLOADS):
+        name = workload.lower()
+        records.append({"check": "rust.%s.instructions_per_%s" % (name, units[workload]), "value": per[workload]["rust"]})
+        records.append({"check": "rust.%s_over_c.instructions_ratio" % name,
+                        "value": per[workload]["rust"] / per[workload]["c"]})
+    return records
+
+
 def check(args):
     records = run_lines([args.alloc_check])
     records += run_lines([os.path.join(args.out, "bench_capi"), "--check"], staged_env(args.stage))
@@ -608,6 +643,8 @@ def check(args):
     measured, _ = instruction_checks(args)
     records += measured
     records += run_lines([os.path.join(args.out, "bench_cpp"), "--check"], staged_env(args.stage))
+    if args.rust:
+        records += rust_instruction_checks(args)
     with open(THRESHOLDS) as f:
         thresholds = json.load(f)["max"]
     failed = 0
@@ -695,6 +732,7 @@ def main():
     parser.add_argument("--swift")
     parser.add_argument("--divide", type=int, default=1)
     parser.add_argument("--alloc-check")
+    parser.add_argument("--rust", help="bench_rust (Benchmarks/rust): its column in the table, its checks")
     parser.add_argument("--workloads")
     parser.add_argument("--operator-cost", help="the Swift API's cost table program (Benchmarks' OperatorCost)")
     args = parser.parse_args()

@@ -1032,6 +1032,40 @@ int sk_signal_never(sk_signal **out);
 int sk_signal_start(sk_disposable **out, sk_signal *signal, const sk_observer *observer);
 
 /**
+ * @brief Starts a signal as sk_signal_start() does, with an observer that the
+ *        subscription's disposable may hold: the cheapest start for an
+ *        observer that has a release function (a binding's closure).
+ *
+ * Everything sk_signal_start() says holds but one: when `observer->release`
+ * runs. It still runs exactly once, after the last callback has returned,
+ * and never before the subscription has ended (terminal event, disposal, or
+ * its source letting go); but the disposable handed out through `out` may
+ * hold the observer, and then it runs only once the disposable's last
+ * reference has been released too, whichever of the two comes last. (With
+ * handle checking on, see sk_set_handle_checking(), the disposable never
+ * holds it: it runs when the subscription ends.) So release the disposable
+ * to let the observer go: holding it keeps `observer->ctx` alive, not the
+ * subscription. The disposable that holds the observer is the observer too:
+ * one object per subscription instead of two, and a run of sk_signal_map()
+ * and sk_signal_filter() stages without release functions runs inside it.
+ *
+ * @param[out] out  Receives the subscription's disposable (+1): release it
+ *                  with sk_disposable_release(). Pass NULL to let the
+ *                  subscription run until it terminates (then `release` runs
+ *                  when it ends, as with sk_signal_start()).
+ * @param signal    Borrowed.
+ * @param observer  Copied (the struct may be on the stack).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL (then
+ *         observer->release, if any, has run).
+ * @par Thread safety
+ *   Any thread. The generator runs on the calling thread; the callbacks run
+ *   on the thread that emits each event; `release` runs on the thread that
+ *   lets go last: the one that ends the subscription or the one that
+ *   releases the disposable.
+ */
+int sk_signal_start_held(sk_disposable **out, sk_signal *signal, const sk_observer *observer);
+
+/**
  * @brief Adds a reference to a signal.
  * @param signal  Borrowed; gains one reference. NULL is a no-op.
  * @return `signal`.

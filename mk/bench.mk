@@ -104,7 +104,7 @@ bench: bench-c bench-cpp bench-peers bench-rust ## the benchmark suite: every wo
 	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
-		--swift Benchmarks/Suite/.build/release/SwiftBench
+		--swift Benchmarks/Suite/.build/release/SwiftBench --rust $(RUST_OUT)/release/bench_rust
 
 # The workloads compared with the C++ peers (run.py INTERLEAVED_WORKLOADS, or
 # BENCH_WORKLOADS=W2b,W4), each program once per round, in turn, BENCH_REPS
@@ -123,15 +123,18 @@ OPERATOR_COST_COPY = mkdir -p $(BENCH_OUT) && objcopy --strip-debug Benchmarks/.
 # bench_ffi's NP (the native pipeline) also has its instructions per value
 # counted under callgrind (valgrind is one of `make deps`), and so has the
 # cost table: every operator's row in the C API (bench_capi), the C++ header
-# (bench_cpp) and the Swift API (OperatorCost), one callgrind process each.
-bench-check: bench-capi bench-ffi bench-cpp ## allocation counts of the workloads against Benchmarks/thresholds.json
+# (bench_cpp) and the Swift API (OperatorCost), one callgrind process each;
+# and so do the Rust crate's W1, W2b and W3 against the C API's (bench_rust:
+# the ratios' limit is issue 45's 1.1).
+bench-check: bench-capi bench-ffi bench-cpp bench-rust-build ## allocation counts and instruction counts of the workloads and of every operator's cost row against Benchmarks/thresholds.json
 	$(begin)
 	$(call replan_when_core_files_change,Benchmarks/.build)
 	cd Benchmarks && $(SWIFT) build -c release --product AllocCheck
 	cd Benchmarks && $(SWIFT) build -c release --product OperatorCost
 	$(OPERATOR_COST_COPY)
 	$(PYTHON) Benchmarks/run.py check --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
-		--alloc-check Benchmarks/.build/release/AllocCheck --operator-cost $(BENCH_OUT)/OperatorCost
+		--alloc-check Benchmarks/.build/release/AllocCheck --operator-cost $(BENCH_OUT)/OperatorCost \
+		--rust $(RUST_OUT)/release/bench_rust
 	$(end)
 
 # The cost table (issue 41): every operator's row in the C API, the C++

@@ -133,8 +133,9 @@ enum SKStageRun {
 /// The run of C stages a signal made by sk_signal_map or sk_signal_filter
 /// is: the upstream of its first stage (a signal that is not such a stage)
 /// and the stages. `sk_signal_start` runs the stages in the subscription's
-/// handle for an observer with a value callback only, when no stage's
-/// function has a release function (see `SKDisposable`).
+/// handle for an observer without a release function (and
+/// `sk_signal_start_held` for any observer), when no stage's function has a
+/// release function (see `SKDisposable`).
 struct SKStages {
     let upstream: SKUpstream
     let run: SKStageRun

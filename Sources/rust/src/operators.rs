@@ -84,8 +84,28 @@ fn with_ctx<U, C: Send + 'static>(ctx: C, call: impl FnOnce(*mut *mut sys::sk_si
 }
 
 /// The value of a failure, or of a value that did not convert.
-#[inline]
+#[inline(always)]
 fn converted<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
+    if T::FAST_REFUSES_FAILURES {
+        // A primitive: any other kind of value is off this path.
+        match T::from_value_fast(value) {
+            Some(value) => Ok(value),
+            None => converted_other(value),
+        }
+    } else {
+        converted_checked(value)
+    }
+}
+
+/// `converted` for a value that is no `T` at once.
+#[cold]
+#[inline(never)]
+fn converted_other<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
+    converted_checked(value)
+}
+
+#[inline(always)]
+fn converted_checked<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
     if value.failure().is_some() {
         return Err(RawValue::copy_of(value));
     }

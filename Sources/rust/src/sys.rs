@@ -416,6 +416,8 @@ extern "C" {
     pub fn sk_signal_never(out: *mut *mut sk_signal) -> c_int;
     /// Starts a signal: runs its generator on the calling thread and delivers its events to an observer.
     pub fn sk_signal_start(out: *mut *mut sk_disposable, signal: *mut sk_signal, observer: *const sk_observer) -> c_int;
+    /// Starts a signal as sk_signal_start() does, with an observer that the subscription's disposable may hold: the cheapest start for an observer that has a release function (a binding's closure).
+    pub fn sk_signal_start_held(out: *mut *mut sk_disposable, signal: *mut sk_signal, observer: *const sk_observer) -> c_int;
     /// Adds a reference to a signal.
     pub fn sk_signal_retain(signal: *mut sk_signal) -> *mut sk_signal;
     /// Drops a reference to a signal.
