@@ -1360,6 +1360,23 @@ public:
         detail::check(sk_signal_zip(&s, raw_array(signals), signals.size()));
         return adopt(s);
     }
+    /* zip() with at most `capacity` values waiting per signal, `policy`
+     * deciding about the next (sk_signal_zip_bounded). */
+    static signal zip(const std::vector<signal> &signals, std::size_t capacity, overflow policy) {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_zip_bounded(&s, raw_array(signals), signals.size(), capacity, static_cast<sk_overflow>(policy), nullptr,
+                                            nullptr, nullptr));
+        return adopt(s);
+    }
+    /* The same, each dropped value passed to `on_drop(value, dropped)` as
+     * deliver_on's. */
+    template <class F> static signal zip(const std::vector<signal> &signals, std::size_t capacity, overflow policy, F &&on_drop) {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_zip_bounded(&s, raw_array(signals), signals.size(), capacity, static_cast<sk_overflow>(policy),
+                                            &on_drop_trampoline<B, F>, detail::make_box(std::forward<F>(on_drop)), &B::release));
+        return adopt(s);
+    }
     /* The signals one after the other (sk_signal_concat). */
     static signal concat(const std::vector<signal> &signals) {
         sk_signal *s = nullptr;
@@ -1546,6 +1563,13 @@ public:
     }
     /* sk_signal_queue: a signal of signals run one after another. */
     signal queue_signals() const { return op(&sk_signal_queue); }
+    /* queue_signals() with at most `capacity` signals waiting their turn,
+     * `policy` deciding about the next (sk_signal_queue_bounded). */
+    signal queue_signals(std::size_t capacity, overflow policy) const {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_queue_bounded(&s, p_, capacity, static_cast<sk_overflow>(policy), nullptr, nullptr, nullptr));
+        return adopt(s);
+    }
     /* As queue_signals(), but only the latest waiting signal is kept (sk_signal_throttled). */
     signal throttled() const { return op(&sk_signal_throttled); }
     /* At completion, continues with `next` (sk_signal_then). */
@@ -1650,6 +1674,17 @@ public:
                                           detail::make_box(std::forward<F>(f)), &B::release));
         return adopt(s);
     }
+    /* merge_map() with at most `capacity` values waiting for a free slot,
+     * `policy` deciding about the next (sk_signal_merge_map_bounded; drops
+     * are counted, not reported). */
+    template <class F> signal merge_map(std::size_t max_concurrent, std::size_t capacity, overflow policy, F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_merge_map_bounded(&s, p_, max_concurrent, capacity, static_cast<sk_overflow>(policy),
+                                                  &to_signal<B, F, merge_map_name>, nullptr, detail::make_box(std::forward<F>(f)),
+                                                  &B::release));
+        return adopt(s);
+    }
     /* `f(value)` returns the value's key; each group comes as the array
      * [key, signal]. */
     template <class F> signal group_by(F &&f) const {
@@ -1672,6 +1707,24 @@ public:
      * (sk_signal_buffer_time). */
     signal buffer_time(seconds_t window, const queue &q) const {
         return op(&sk_signal_buffer_time, window.count, q.get());
+    }
+    /* buffer_time() collecting at most `capacity` values per window,
+     * `policy` deciding about the next (sk_signal_buffer_time_bounded). */
+    signal buffer_time(seconds_t window, const queue &q, std::size_t capacity, overflow policy) const {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_buffer_time_bounded(&s, p_, window.count, q.get(), capacity, static_cast<sk_overflow>(policy), nullptr,
+                                                    nullptr, nullptr));
+        return adopt(s);
+    }
+    /* The same, each dropped value passed to `on_drop(value, dropped)` as
+     * deliver_on's. */
+    template <class F> signal buffer_time(seconds_t window, const queue &q, std::size_t capacity, overflow policy, F &&on_drop) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_buffer_time_bounded(&s, p_, window.count, q.get(), capacity, static_cast<sk_overflow>(policy),
+                                                    &on_drop_trampoline<B, F>, detail::make_box(std::forward<F>(on_drop)),
+                                                    &B::release));
+        return adopt(s);
     }
     /* At each value of `sampler`, the latest value if one came since the
      * previous sample (sk_signal_sample). */

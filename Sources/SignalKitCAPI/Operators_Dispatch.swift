@@ -40,35 +40,48 @@ private func overflowPolicy(_ overflow: sk_overflow) -> SignalOverflow<SKValue>?
     }
 }
 
+/// Checks a bounded place's capacity and policy (every `..._bounded`
+/// function and the bounded buffer): the bound (a size_t above Int.max
+/// arrives negative: more than memory holds, so no bound; the ring grows
+/// only as values wait) and the core's policy, or nil and the failure's
+/// status (the caller releases its context).
+func boundedPolicy(_ capacity: Int, _ overflow: sk_overflow, function: StaticString) -> ((bound: Int, policy: SignalOverflow<SKValue>)?, Int32) {
+    if capacity == 0 {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "capacity is 0 (a bounded buffer holds at least one value)", function: function))
+    }
+    guard let policy = overflowPolicy(overflow) else {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "overflow \(overflow.rawValue) is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)", function: function))
+    }
+    return ((capacity < 0 ? Int.max : capacity, policy), SKOK)
+}
+
+/// `onDrop` as the core's drop callback, with `context`'s ctx; it keeps
+/// `context` alive for the subscription (also when `onDrop` is NULL).
+func dropReport(_ onDrop: sk_drop_fn?, _ context: SKContext) -> (SKValue, Int) -> Void {
+    if let onDrop {
+        return { value, count in
+            value.withC { onDrop(context.ctx, $0, UInt64(count)) }
+        }
+    }
+    return { _, _ in
+        withExtendedLifetime(context) {}
+    }
+}
+
 /// Checks a bounded buffer's capacity, policy and callback, then builds it
-/// with `make` (given the capacity, the policy and the drop callback). A
-/// size_t above Int.max arrives negative: more than memory holds, so no
-/// bound (the ring grows only as values wait).
+/// with `make` (given the capacity, the policy and the drop callback).
 private func boundedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, needsQueue: Bool, _ capacity: Int, _ overflow: sk_overflow, _ onDrop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString, _ make: (CSignal, Queue?, Int, SignalOverflow<SKValue>, ((SKValue, Int) -> Void)?) -> CSignal) -> Int32 {
     guard out != nil else {
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function))
     }
     out?.pointee = nil
-    if capacity == 0 {
-        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "capacity is 0 (a bounded buffer holds at least one value)", function: function))
+    let (checked, status) = boundedPolicy(capacity, overflow, function: function)
+    guard let (bound, policy) = checked else {
+        return releasingOnFailure(ctx: ctx, release: release, status)
     }
-    guard let policy = overflowPolicy(overflow) else {
-        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "overflow \(overflow.rawValue) is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)", function: function))
-    }
-    let bound = capacity < 0 ? Int.max : capacity
     let callback = SKFunction(onDrop, ctx: ctx, release: release)
     callback.noteMaker(function)
-    let report: ((SKValue, Int) -> Void)?
-    if let onDrop {
-        report = { value, count in
-            // The callback keeps its context alive for the subscription.
-            value.withC { onDrop(callback.ctx, $0, UInt64(count)) }
-        }
-    } else {
-        report = { _, _ in
-            withExtendedLifetime(callback) {}
-        }
-    }
+    let report = dropReport(onDrop, callback)
     return releasingOnFailure(callback) {
         if needsQueue {
             let (handle, status) = borrowQueue("queue", queue, function: function)

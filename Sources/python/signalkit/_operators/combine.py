@@ -4,11 +4,12 @@ Its place among the modules: the package docstring, Layers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
 from .._core import C
 from .._queue import Queue, _queue_arg
 from .._signal_core import _new_signal, _signal_arg, _signal_array, _SignalCore
+from .dispatch import _bounded_policy, _drop_arguments
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -31,12 +32,26 @@ class _CombineOperators(_SignalCore[T_co]):
         return _new_signal(C.signal_combine_latest, array, len(signals), on)
 
     @staticmethod
-    def zip(*signals: "Signal[Any]") -> "Signal[List[Any]]":
+    def zip(*signals: "Signal[Any]", capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
+            on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[List[Any]]":
         """The n-th values of all `signals` together, as a list, once each
         has emitted its n-th; completes once one has completed and no list
-        can come any more (RxPY's zip, which gives tuples) (sk_signal_zip)."""
+        can come any more (RxPY's zip, which gives tuples) (sk_signal_zip).
+
+        Without `capacity` a signal that runs ahead keeps all of its lead.
+        With it (sk_signal_zip_bounded), at most `capacity` values wait per
+        signal and `overflow` decides about the next, as
+        `on_backpressure_buffer` says ("error" fails at once: the values
+        waiting have no partners yet, and go to `on_drop` with the one that
+        overflowed)."""
+        if capacity is None:
+            if overflow is not None or on_drop is not None:
+                raise TypeError("signalkit: zip: overflow and on_drop need a capacity")
+            array = _signal_array(signals, "zip")
+            return _new_signal(C.signal_zip, array, len(signals))
+        size, policy = _bounded_policy("zip", capacity, overflow, on_drop)
         array = _signal_array(signals, "zip")
-        return _new_signal(C.signal_zip, array, len(signals))
+        return _new_signal(C.signal_zip_bounded, array, len(signals), size, policy, *_drop_arguments(on_drop))
 
     def with_latest_from(self, other: "Signal[U]") -> "Signal[List[Any]]":
         """Each value of this as [value, latest value of `other`]; values

@@ -5,7 +5,7 @@ Its place among the modules: the package docstring, Layers."""
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple, TypeVar, Union
 
 from .._callbacks import _c_drop_callback, _Callback
 from .._core import C, _drop_fn, _Failures, _release_ctx, _release_fn, _retain_callbacks
@@ -72,23 +72,9 @@ class _DispatchOperators(_SignalCore[T_co]):
 
     def _bounded(self, function: Any, where: str, capacity: Any, overflow: Any,
                  on_drop: Optional[Callable[[Any, int], object]], *before: Any) -> "Signal[T_co]":
-        size = _count_arg(capacity, where, "capacity")
-        if size == 0:
-            raise ValueError(f"signalkit: {where}: capacity is 0 (a bounded buffer holds at least one value)")
-        policy = _overflow_arg(overflow, where)
-        if policy == 4:
-            # The producer would wait holding the GIL (a put keeps it), which
-            # the consumer's Python callback needs to make room: a deadlock.
-            raise ValueError(f"signalkit: {where}: overflow 'block' would deadlock in Python: the producing thread "
-                             "waits holding the GIL, which the consumer's callback needs to make room; use "
-                             "'drop_newest', 'drop_oldest', 'latest' or 'error'")
-        if on_drop is not None and not callable(on_drop):
-            raise TypeError(f"signalkit: {where}: on_drop is {type(on_drop).__name__}, not callable")
+        size, policy = _bounded_policy(where, capacity, overflow, on_drop)
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
-            if on_drop is None:
-                return _new_signal(function, pointer, *before, size, policy, _NO_DROP, None, _NO_RELEASE)
-            ctx = _retain_callbacks(_Callback(on_drop, _Failures()))
-            return _new_signal(function, pointer, *before, size, policy, _c_drop_callback, ctx, _release_ctx)
+            return _new_signal(function, pointer, *before, size, policy, *_drop_arguments(on_drop))
 
     def run_on(self, queue: "Queue") -> "Signal[T_co]":
         """Starts this (runs its generator) on `queue`."""
@@ -99,6 +85,36 @@ class _DispatchOperators(_SignalCore[T_co]):
 _NO_DROP = _drop_fn()
 _NO_RELEASE = _release_fn()
 _OVERFLOW_NAMES = {"drop_newest": 0, "drop_oldest": 1, "latest": 2, "error": 3, "block": 4}
+
+
+def _bounded_policy(where: str, capacity: Any, overflow: Any,
+                    on_drop: Optional[Callable[[Any, int], object]]) -> Tuple[int, int]:
+    """The capacity and policy of a bounded buffer or place, checked (every
+    operator taking `capacity=`, `overflow=` and `on_drop=`): ValueError for
+    a capacity of 0, an unknown policy or "block" (refused: a Python
+    producer waits holding the GIL, which the consumer's callback needs),
+    TypeError for an on_drop that is not callable."""
+    size = _count_arg(capacity, where, "capacity")
+    if size == 0:
+        raise ValueError(f"signalkit: {where}: capacity is 0 (a bounded buffer holds at least one value)")
+    policy = _overflow_arg(overflow, where)
+    if policy == 4:
+        # The producer would wait holding the GIL (a put keeps it), which
+        # the consumer's Python callback needs to make room: a deadlock.
+        raise ValueError(f"signalkit: {where}: overflow 'block' would deadlock in Python: the producing thread "
+                         "waits holding the GIL, which the consumer's callback needs to make room; use "
+                         "'drop_newest', 'drop_oldest', 'latest' or 'error'")
+    if on_drop is not None and not callable(on_drop):
+        raise TypeError(f"signalkit: {where}: on_drop is {type(on_drop).__name__}, not callable")
+    return size, policy
+
+
+def _drop_arguments(on_drop: Optional[Callable[[Any, int], object]]) -> Tuple[Any, Any, Any]:
+    """The C drop callback, its context (retained: the C function releases
+    it, also when it fails) and its release, for `on_drop`."""
+    if on_drop is None:
+        return _NO_DROP, None, _NO_RELEASE
+    return _c_drop_callback, _retain_callbacks(_Callback(on_drop, _Failures())), _release_ctx
 
 
 def _overflow_arg(overflow: Any, where: str) -> int:
