@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
 from .._core import C
-from .._queue import Queue, _queue_arg
+from .._queue import Queue, _bounded_policy, _drop_arguments, _queue_arg
 from .._signal_core import _new_signal, _signal_arg, _signal_array, _SignalCore
-from .dispatch import _bounded_policy, _drop_arguments
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 from .._callbacks import _c_deferred_callback, _c_key_callback, _c_signal_callback, _Callback
 from .._core import C, _Failures, _release_ctx, _retain_callbacks
 from .._handle import _callable_arg, _count_arg, _InFlight
+from .._queue import _NO_DROP, _bounded_policy, _drop_arguments
 from .._signal_core import _new_signal, _signal_arg, _signal_array, _SignalCore, _with_value
-from .dispatch import _bounded_policy, _drop_arguments, _NO_DROP
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal

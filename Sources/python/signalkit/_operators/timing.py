@@ -12,9 +12,8 @@ from .._callbacks import _c_work_callback, _Callback
 from .._core import C, _check, _Failures, _release_ctx, _retain_callbacks
 from .._handle import Disposable, _count_arg, _InFlight, _seconds_arg
 from .._asyncio import _time_queue
-from .._queue import Queue
+from .._queue import Queue, _bounded_policy, _drop_arguments
 from .._signal_core import _new_signal, _signal_arg, _signal_class, _SignalCore
-from .dispatch import _bounded_policy, _drop_arguments
 from .._subscription import Subscriber
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
