@@ -80,11 +80,15 @@ CWARN := -std=c99 -Wall -Wextra -Werror -pedantic
 # ("unhandled dwarf2 abbrev form code 0x25 ... I can't recover"), which
 # clang 21 and gcc 12 write by default (the C targets and
 # libsignalkit-ffi); swiftc writes 4 today, pinned here. RELEASE_CDEBUG is
-# the C compilers' flags for it.
+# the C compilers' flags for it. The C targets' thread-locals are reached
+# through TLS descriptors (-mtls-dialect=gnu2): for a library loaded at
+# start-up, a call that returns an offset, about ten instructions where
+# __tls_get_addr takes eighteen; every run of operator callbacks reaches
+# one (sk_callback_fail's state, Sources/SignalKitCAPI/CallbackFailure.swift).
 RELEASE_CDEBUG := -g -gdwarf-4
 PREFIX_MAP := $(CURDIR)=.
 RELEASE_FLAGS := -c release --product signalkit --scratch-path .build-release \
-	-Xswiftc -dwarf-version=4 -Xcc -gdwarf-4 \
+	-Xswiftc -dwarf-version=4 -Xcc -gdwarf-4 -Xcc -mtls-dialect=gnu2 \
 	-Xswiftc -static-stdlib -Xswiftc -file-prefix-map -Xswiftc $(PREFIX_MAP) -Xcc -ffile-prefix-map=$(PREFIX_MAP) \
 	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map \

@@ -25,6 +25,14 @@ let package = Package(
             "BenchKit",
             .product(name: "SwiftSignalKit", package: "SwiftSignalKit"),
         ]),
+        // The cost table's rows: what each operator is given (shared with the
+        // C programs), and callgrind's requests for Swift.
+        .target(name: "CostRows"),
+        // `make bench-check`: the cost table's Swift rows, under callgrind.
+        .executableTarget(name: "OperatorCost", dependencies: [
+            "CostRows", "MallocCounter",
+            .product(name: "SwiftSignalKit", package: "SwiftSignalKit"),
+        ]),
         // `make bench-check`: allocation counts only, quick to build.
         .executableTarget(name: "AllocCheck", dependencies: [
             "SKWorkloads", "MallocCounter", "BenchKit",

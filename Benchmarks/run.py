@@ -7,15 +7,23 @@ bench-check`). Every program prints JSON lines; see Benchmarks/README.md.
   run.py interleave --reps N --out DIR --stage LIBDIR --swift PATH [--workloads W2b,W4]
                 (the Swift API, C API, C++ header and C++ peers in turn, once per
                 round: the figures of a shared, noisy machine compared fairly)
-  run.py check --out DIR --stage LIBDIR --alloc-check PATH
+  run.py check --out DIR --stage LIBDIR --alloc-check PATH [--operator-cost PATH]
                 (needs valgrind: NP's instructions per value, and the C API's per
                 W1 event, W2 cycle, W4 event, W5 put and ND nested meta, are
-                counted by callgrind)
+                counted by callgrind; so is the cost table, every operator's row
+                in the C API, the C++ header and the Swift API, one callgrind
+                process per API)
+  run.py costs --out DIR --stage LIBDIR [--operator-cost PATH]
+                (make bench-costs: the cost table measured into costs.json,
+                docs/performance.md's table rewritten, missing limits added)
 """
 import argparse
+import concurrent.futures
 import datetime
 import json
+import math
 import os
+import re
 import platform
 import subprocess
 import sys
@@ -23,6 +31,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 THRESHOLDS = os.path.join(HERE, "thresholds.json")
+COSTS = os.path.join(HERE, "costs.json")
 
 WORKLOADS = [
     ("W1", "chain map-filter-map", "ns/event"),
@@ -33,6 +42,7 @@ WORKLOADS = [
     ("W5", "combine-latest", "ns/put"),
     ("W5z", "zip", "ns/put"),
     ("W5s", "scan", "ns/put"),
+    ("W3s", "share, 100 subscribers", "ns/delivery"),
     ("W6", "100k live subs", "B/sub"),
     ("W6b", "W6, pipeline built per sub", "B/sub"),
     ("W7", "queue hop", "ns/event"),
@@ -132,6 +142,8 @@ def bench(args):
         path = os.path.join(args.out, program)
         if os.path.exists(path):
             records += run_lines([path] + sizes, env)
+    if args.rust and os.path.exists(args.rust):
+        records += run_lines([args.rust] + sizes, env)
     records += run_lines([args.swift] + sizes)
     peers = []
     for program, impl, title in PEERS:
@@ -167,10 +179,10 @@ def bench(args):
     out.append("machine: %s; median of %d repetitions after a warm-up%s" % (
         machine(), args.reps, "; SIZES DIVIDED BY %d" % args.divide if args.divide > 1 else ""))
     out.append("")
-    header = "| workload | unit | Swift API | C API | C / Swift | C++ header | FFI | OpenCombine |%s allocs/unit Swift, C, OC%s |" % (
-        "".join(" %s |" % title for _, title in peers), "".join(", " + title for _, title in peers))
+    header = "| workload | unit | Swift API | C API | C / Swift | C++ header | FFI | Rust |%s OpenCombine |%s allocs/unit Swift, C, OC%s |" % (
+        " Rust / C |", "".join(" %s |" % title for _, title in peers), "".join(", " + title for _, title in peers))
     out.append(header)
-    out.append("|---|---|---:|---:|---:|---:|---:|---:|%s---|" % ("---:|" * len(peers)))
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|%s---|" % ("---:|" * len(peers)))
 
     def peer_cells(workload):
         return "".join(" %s |" % fmt(value(impl, workload)) for impl, _ in peers)
@@ -187,16 +199,21 @@ def bench(args):
         if workload in FFI_WORKLOADS and value("ffi", workload) is None:
             ffi_cell = "(slot)"
         cpp_cell = fmt(value("cpp", workload)) if workload in CPP_WORKLOADS else "n/a"
-        out.append("| %s %s | %s | %s | %s | %s | %s | %s | %s |%s %s, %s, %s%s |" % (
+        rust_cell, rust_ratio = "n/a", "n/a"
+        if workload in RUST_WORKLOADS:
+            rust_cell = fmt(value("rust", workload))
+            r = ratio(value("rust", workload), value("c", workload))
+            rust_ratio = fmt(r, 2) if r is not None else "-"
+        out.append("| %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s %s, %s, %s%s |" % (
             workload, name, unit, fmt(value("swift", workload)), fmt(value("c", workload)), c_over_swift(workload),
-            cpp_cell, ffi_cell, fmt(value("opencombine", workload)), peer_cells(workload),
+            cpp_cell, ffi_cell, rust_cell, rust_ratio, fmt(value("opencombine", workload)), peer_cells(workload),
             fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3),
             peer_allocs(workload)))
     scale_rows = [("W8-%s-%s" % (size, order), "W8 scale %s, %s" % (size, label), "ns/sub")
                   for size in W8_SIZES for order, label in W8_ORDERS]
     scale_rows += [("W9-" + threads, "W9 10 sinks, puts from %s" % label, "ns/delivery") for threads, label in W9_THREADS]
     for workload, name, unit in scale_rows:
-        out.append("| %s | %s | %s | %s | %s | n/a | n/a | %s |%s %s, %s, %s%s |" % (
+        out.append("| %s | %s | %s | %s | %s | n/a | n/a | n/a | n/a | %s |%s %s, %s, %s%s |" % (
             name, unit, fmt(ns("swift", workload)), fmt(ns("c", workload)), c_over_swift(workload),
             fmt(ns("opencombine", workload)), "".join(" n/a |" for _ in peers),
             fmt(allocs("swift", workload), 3), fmt(allocs("c", workload), 3), fmt(allocs("opencombine", workload), 3),
@@ -346,6 +363,10 @@ def bench(args):
     # handles and templated trampolines, measured in the same run.
     for workload in sorted(CPP_WORKLOADS):
         target("%s C++ header / C API" % workload, ratio(value("cpp", workload), value("c", workload)), 1.1, False)
+    # The Rust crate over the C API (issue 45), in the same run; make
+    # bench-check holds the same ratios in instructions.
+    for workload in sorted(RUST_WORKLOADS):
+        target("%s Rust crate / C API" % workload, ratio(value("rust", workload), value("c", workload)), 1.1, False)
     # The typed sink's cost per call: what the FFI run adds to the C API run
     # (same pipeline, the sink called through libffi instead of directly),
     # per sink call (in W1 half the source events reach the sink).
@@ -366,7 +387,7 @@ def bench(args):
 
 
 # interleave: the workloads compared with the C++ peers (issue 34).
-INTERLEAVED_WORKLOADS = "W2,W2b,W4,W6b,W7"
+INTERLEAVED_WORKLOADS = "W2,W2b,W4,W6b,W7,W5z,W5s,W3s"
 # The floors each round measures too, printed under the table (W7's target
 # is a ratio to the dispatch hop measured in the same run).
 INTERLEAVED_FLOORS = ("dispatch_hop", "malloc64", "call")
@@ -452,22 +473,35 @@ def interleave(args):
 # The workloads bench_cpp measures (Benchmarks/c/bench_cpp.cpp).
 CPP_WORKLOADS = {"W1", "W2", "W2b", "W3", "W6", "W6b"}
 
+# The workloads bench_rust measures (Benchmarks/rust/bench_rust.rs): issue
+# 45's, where the Rust crate may cost at most 1.1 times the C API per unit.
+RUST_WORKLOADS = {"W1", "W2b", "W3"}
+
 # Sink calls per workload unit (W1: the filter lets half the events through).
 SINK_CALLS_PER_UNIT = {"W1": 0.5, "W3": 1.0, "W7": 1.0}
 
 
 def callgrind_counts(command, env):
-    """The instructions of the runs `command` counts under callgrind, by label.
+    """The instructions of the runs `command` counts under callgrind, by
+    label, and the JSON lines it printed.
 
-    The program (`--instructions`) turns callgrind's instrumentation on only
+    The program (`--instructions`) turns callgrind's collection on only
     around the runs it counts and dumps each under a label (bench_capi.c,
-    COUNTED); everything else, the runtime's start-up included, runs
-    uninstrumented. Exact and independent of the machine's load."""
-    print("+ valgrind --tool=callgrind --instr-atstart=no " + " ".join(command), file=sys.stderr, flush=True)
+    COUNTED); everything else, the runtime's start-up included, is not
+    counted. Exact and independent of the machine's load."""
+    print("+ valgrind --tool=callgrind --collect-atstart=no " + " ".join(command), file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory() as folder:
-        result = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no",
+        result = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no",
                                  "--callgrind-out-file=" + os.path.join(folder, "callgrind.out")] + command,
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines = []
+        for line in result.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                record = json.loads(line)
+                if "error" in record:
+                    sys.exit("FAILED: %s" % line)
+                lines.append(record)
         if result.returncode != 0:
             sys.exit("FAILED: callgrind of %s exited with %d:\n%s" % (command[0], result.returncode, result.stderr))
         counts = {}
@@ -481,7 +515,7 @@ def callgrind_counts(command, env):
                         total = int(line.split()[1])
             if label is not None and total is not None:
                 counts[label] = total
-        return counts
+        return counts, lines
 
 
 # Instructions per unit under callgrind: the check's name, the program and
@@ -498,25 +532,58 @@ INSTRUCTION_CHECKS = [
     ("c.w7b.instructions_per_event", "bench_capi", "W7b", 20000),
     ("ffi.np.instructions_per_value", "bench_ffi", "NP", 10000),
     ("ffi.handle_check_200k_alive.instructions_per_check", "bench_ffi", "HC", 1000),
-] + [
-    # One operator between a pipe and an observer (bench_capi.c, OPERATOR_ROWS):
-    # instructions per put, the bare pipe's delivery included.
-    ("c.op.%s.instructions_per_put" % name, "bench_capi", "op:" + name, 2000)
-    for name in ("map", "scan", "pairwise", "distinct_until_changed", "start_with", "zip", "combine_latest",
-                 "with_latest_from", "share", "replay", "buffer_count", "buffer_count_100", "take",
-                 "on_backpressure_buffer")
 ]
+
+# The cost table (issue 41; Benchmarks/README.md, "Per-operator cost"): each
+# program counts every operator's row, one operator between a pipe and a
+# plain subscriber, under the labels "op:ROW n" and "op:ROW 2n" (2,000 and
+# 4,000 puts), all in one callgrind process per API, and prints each row's
+# allocations per put ("IMPL.op.ROW.allocs_per_put") and what it delivered
+# ({"row": ...}). The rows are the programs' own: bench_capi's from the
+# operator list (Tests/common/operator_list.h), bench_cpp's and OperatorCost's
+# (Swift) from the files tools/api/operators.py generates from the operator
+# table; nothing here names an operator.
+OPERATOR_PUTS = 2000
+OPERATOR_CHECK = re.compile(r"^(c|cpp|swift)\.op\.([a-z0-9_]+)\.(instructions|allocs)_per_put$")
+
+
+def operator_records(impl, counts, lines):
+    """The instructions per put of every row a program counted, its
+    allocation lines, and its rows' descriptions."""
+    records, rows = [], []
+    for label in sorted(counts):
+        if label.startswith("op:") and label.endswith(" n"):
+            row = label[len("op:"):-len(" n")]
+            if "op:%s 2n" % row not in counts:
+                sys.exit("FAILED: %s counted %s at n but not at 2n" % (impl, row))
+            records.append({"check": "%s.op.%s.instructions_per_put" % (impl, row),
+                            "value": (counts["op:%s 2n" % row] - counts[label]) / OPERATOR_PUTS})
+    for line in lines:
+        if "check" in line and OPERATOR_CHECK.match(line["check"]):
+            records.append(line)
+        elif "row" in line:
+            rows.append(line)
+    return records, rows
 
 
 def instruction_checks(args):
     """C API W1, W2, W2b, W4, W5 and ND and the FFI's NP: instructions per unit, the
     difference between each workload's counted runs at 2n and n units
     (one callgrind run per program), so that the cost of building the
-    pipeline cancels."""
+    pipeline cancels; and the cost table's rows of each API whose program
+    is there (C: bench_capi, C++: bench_cpp, Swift: --operator-cost)."""
     env = staged_env(args.stage)
-    counts = {}
-    for program in sorted({program for _, program, _, _ in INSTRUCTION_CHECKS}):
-        counts[program] = callgrind_counts([os.path.join(args.out, program), "--instructions"], env)
+    runs = [(program, [os.path.join(args.out, program), "--instructions"], env)
+            for program in sorted({program for _, program, _, _ in INSTRUCTION_CHECKS} | {"bench_cpp"})]
+    if getattr(args, "operator_cost", None):
+        runs.append(("swift", [args.operator_cost], None))
+    # Two callgrind processes at a time (each is single-threaded but for
+    # W7's worker): the stage's wall time on two idle cores about halves.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        done = {name: pool.submit(callgrind_counts, command, run_env) for name, command, run_env in runs}
+    counts, lines = {}, {}
+    for name, future in done.items():
+        counts[name], lines[name] = future.result()
     records = []
     for name, program, label, units in INSTRUCTION_CHECKS:
         found = counts[program]
@@ -530,6 +597,42 @@ def instruction_checks(args):
     per_unit = {record["check"]: record["value"] for record in records}
     records.append({"check": "c.w7b_over_w7.instructions_ratio",
                     "value": per_unit["c.w7b.instructions_per_event"] / per_unit["c.w7.instructions_per_event"]})
+    rows = {}
+    for impl, program in (("c", "bench_capi"), ("cpp", "bench_cpp"), ("swift", "swift")):
+        if program in counts:
+            found, described = operator_records(impl, counts[program], lines[program])
+            records += found
+            rows[impl] = described
+    return records, rows
+
+
+def suggested_limit(name, value):
+    """~10% over a measured figure; allocations: the figure rounded up to a
+    hundredth, plus a hundredth (one allocation more or fewer between the two
+    runs, +-0.0005 per put, is the growth of a queue's or an array's storage;
+    one more allocation per value still fails)."""
+    if name.endswith(".allocs_per_put"):
+        return round(max(math.ceil(value * 100 - 1e-6) / 100, 0) + 0.01, 2)
+    return int(math.ceil(value * 1.1 / 5.0) * 5)
+
+
+def rust_instruction_checks(args):
+    """The Rust crate's W1, W2b and W3 against the C API's, in instructions
+    per unit under callgrind (Benchmarks/rust/instructions.py: each program
+    run whole at two sizes, the difference divided by the units and the
+    runs, the same method for both), and their ratios (issue 45: at most
+    1.1)."""
+    sys.path.insert(0, os.path.join(HERE, "rust"))
+    import instructions  # noqa: E402  (Benchmarks/rust/instructions.py)
+    env = staged_env(args.stage)
+    per = instructions.per_unit({"c": os.path.join(args.out, "bench_capi"), "rust": args.rust}, env)
+    units = {"W1": "event", "W2b": "cycle", "W3": "delivery"}
+    records = []
+    for workload in sorted(RUST_WORKLOADS):
+        name = workload.lower()
+        records.append({"check": "rust.%s.instructions_per_%s" % (name, units[workload]), "value": per[workload]["rust"]})
+        records.append({"check": "rust.%s_over_c.instructions_ratio" % name,
+                        "value": per[workload]["rust"] / per[workload]["c"]})
     return records
 
 
@@ -537,17 +640,27 @@ def check(args):
     records = run_lines([args.alloc_check])
     records += run_lines([os.path.join(args.out, "bench_capi"), "--check"], staged_env(args.stage))
     records += run_lines([os.path.join(args.out, "bench_ffi"), "--check"], staged_env(args.stage))
-    records += instruction_checks(args)
+    measured, _ = instruction_checks(args)
+    records += measured
     records += run_lines([os.path.join(args.out, "bench_cpp"), "--check"], staged_env(args.stage))
+    if args.rust:
+        records += rust_instruction_checks(args)
     with open(THRESHOLDS) as f:
         thresholds = json.load(f)["max"]
     failed = 0
     seen = set()
+    unlimited = []
     for record in records:
         name, value = record["check"], record["value"]
         seen.add(name)
         limit = thresholds.get(name)
-        if limit is None:
+        if limit is None and OPERATOR_CHECK.match(name):
+            # A row of the cost table must have its limit: a new operator's
+            # row fails until its limit is recorded.
+            status = "FAIL (no limit)"
+            failed += 1
+            unlimited.append((name, value))
+        elif limit is None:
             status = "info"
         elif value <= limit + 1e-9:
             status = "ok"
@@ -559,26 +672,76 @@ def check(args):
         if name not in seen:
             print("%-46s %12s  max %-10s FAIL (not measured)" % (name, "-", thresholds[name]))
             failed += 1
+    for name, value in unlimited:
+        print("bench-check: the cost table's row %s has no limit in Benchmarks/thresholds.json (measured %.4f): "
+              "record it with `make bench-costs` (it adds \"%s\": %s, ~10%% over the measured figure, and "
+              "rewrites the table of docs/performance.md), then say why in a sentence of the file's \"about\""
+              % (name, value, name, suggested_limit(name, value)))
     passed = sum(1 for name in thresholds if name in seen) - failed
     print("bench-check: %d passed, %d failed" % (max(passed, 0), failed))
     sys.exit(1 if failed else 0)
 
 
+def costs(args):
+    """make bench-costs: the cost table's rows measured as bench-check
+    measures them, written to Benchmarks/costs.json with the rows'
+    descriptions; docs/performance.md's table rewritten from it
+    (Benchmarks/cost_table.py); a limit ~10% over the measured figure added
+    to thresholds.json for each row that has none (printed)."""
+    measured, rows = instruction_checks(args)
+    table = {}
+    for impl, described in rows.items():
+        for line in described:
+            entry = table.setdefault(line["row"], {"deliveries_per_put": line.get("deliveries_per_put"),
+                                                   "function": line.get("function", "")})
+            entry.setdefault("impls", {})
+    for record in measured:
+        match = OPERATOR_CHECK.match(record["check"])
+        if match:
+            impl, row, kind = match.groups()
+            table.setdefault(row, {}).setdefault("impls", {}).setdefault(impl, {})[kind] = round(record["value"], 4)
+    with open(COSTS, "w") as f:
+        json.dump({"about": "Written by `make bench-costs` (Benchmarks/run.py costs): the cost table's figures "
+                            "as measured, instructions and allocations per put of each row and API; "
+                            "docs/performance.md's table is made from it (Benchmarks/cost_table.py).",
+                   "measured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+                   "rows": dict(sorted(table.items()))}, f, indent=1, sort_keys=False)
+        f.write("\n")
+    with open(THRESHOLDS) as f:
+        thresholds = json.load(f)
+    added = []
+    for record in measured:
+        name = record["check"]
+        if OPERATOR_CHECK.match(name) and name not in thresholds["max"]:
+            thresholds["max"][name] = suggested_limit(name, record["value"])
+            added.append("%s %s (measured %.4f)" % (name, thresholds["max"][name], record["value"]))
+    if added:
+        with open(THRESHOLDS, "w") as f:
+            json.dump(thresholds, f, indent=1, ensure_ascii=False)
+            f.write("\n")
+        print("added to Benchmarks/thresholds.json (say why in a sentence of its \"about\"):\n  " + "\n  ".join(added))
+    subprocess.run([sys.executable, os.path.join(HERE, "cost_table.py"), "--write"], check=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["bench", "interleave", "check"])
+    parser.add_argument("mode", choices=["bench", "interleave", "check", "costs"])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--out", required=True)
     parser.add_argument("--stage", required=True)
     parser.add_argument("--swift")
     parser.add_argument("--divide", type=int, default=1)
     parser.add_argument("--alloc-check")
+    parser.add_argument("--rust", help="bench_rust (Benchmarks/rust): its column in the table, its checks")
     parser.add_argument("--workloads")
+    parser.add_argument("--operator-cost", help="the Swift API's cost table program (Benchmarks' OperatorCost)")
     args = parser.parse_args()
     if args.mode == "bench":
         bench(args)
     elif args.mode == "interleave":
         interleave(args)
+    elif args.mode == "costs":
+        costs(args)
     else:
         check(args)
 

@@ -380,6 +380,58 @@ typedef struct sk_value {
 typedef void (*sk_release_fn)(void *ctx);
 
 /**
+ * @brief Fails the operator callback call running on the calling thread:
+ *        the subscription it serves ends with a copy of `error` as its
+ *        error event.
+ *
+ * The C way to end a stream with an error from inside a map, a predicate
+ * or a fold, as CPython's PyErr_SetString() sets an error indicator: the
+ * callback calls this, then returns; the library looks at the indicator
+ * once the callback has returned. Operator callbacks, and what failing
+ * does to each, are listed at the callback types: sk_map_fn
+ * (sk_signal_map(); not sk_signal_group_by()'s key), sk_predicate_fn
+ * (sk_signal_filter(), sk_signal_skip_while(), sk_signal_take_while(),
+ * sk_signal_first_where()), sk_take_until_fn, sk_reduce_fn
+ * (sk_signal_scan(), sk_signal_reduce_left()), and sk_signal_fn and
+ * sk_deferred_fn, whose signal then stands for one that fails with the
+ * error. For the others, the callback's result is ignored (a value
+ * written into `*out` is released), no value is delivered for the call,
+ * the error reaches whatever subscribed downstream (an observer's error
+ * callback; an observer without one just stops receiving), and the
+ * subscription's upstream is disposed, so later values and its own
+ * terminal event are dropped.
+ *
+ * The call applies to the innermost operator callback running on the
+ * calling thread: a callback that emits into a pipe whose subscription
+ * runs another operator callback runs that one inside its own, and each
+ * has its own indicator. An observer's callback or a side effect's
+ * (sk_signal_before_next() and the others) is not an operator callback:
+ * called inside one (an observer of a pipe the callback puts into), this
+ * fails that one. Only the first call during one callback counts; later
+ * calls return SK_OK and change nothing. A dispose wins: a callback that
+ * fails and disposes its own subscription (in either order) ends it as a
+ * dispose does, without the error. The error is delivered after the
+ * callback has returned, on its thread.
+ *
+ * @param error  Borrowed (copied: a retain for the heap kinds, so it
+ *               cannot run out of memory). Any kind.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT when `error` is NULL, and
+ *         SK_ERR_UNSUPPORTED when no operator callback is running on the
+ *         calling thread (called from an observer's callback, a queue's
+ *         work, a generator, or outside the library): nothing else
+ *         happens then, and sk_last_error_message() says which
+ *         ("sk_callback_fail: no operator callback is running on this
+ *         thread").
+ * @par Thread safety
+ *   Any thread; it affects only an operator callback running on the
+ *   calling thread. Cost: checking the indicator reaches one thread-local
+ *   per run of callbacks (a value through a chain of map and filter stages
+ *   is one run) and compares a word after each callback
+ *   (docs/performance.md).
+ */
+int sk_callback_fail(const sk_value *error);
+
+/**
  * @brief Makes `*out` nil.
  * @param[out] out  Overwritten without releasing what it held; NULL is ignored.
  * @par Thread safety
@@ -978,6 +1030,40 @@ int sk_signal_never(sk_signal **out);
  *   on the thread that emits each event.
  */
 int sk_signal_start(sk_disposable **out, sk_signal *signal, const sk_observer *observer);
+
+/**
+ * @brief Starts a signal as sk_signal_start() does, with an observer that the
+ *        subscription's disposable may hold: the cheapest start for an
+ *        observer that has a release function (a binding's closure).
+ *
+ * Everything sk_signal_start() says holds but one: when `observer->release`
+ * runs. It still runs exactly once, after the last callback has returned,
+ * and never before the subscription has ended (terminal event, disposal, or
+ * its source letting go); but the disposable handed out through `out` may
+ * hold the observer, and then it runs only once the disposable's last
+ * reference has been released too, whichever of the two comes last. (With
+ * handle checking on, see sk_set_handle_checking(), the disposable never
+ * holds it: it runs when the subscription ends.) So release the disposable
+ * to let the observer go: holding it keeps `observer->ctx` alive, not the
+ * subscription. The disposable that holds the observer is the observer too:
+ * one object per subscription instead of two, and a run of sk_signal_map()
+ * and sk_signal_filter() stages without release functions runs inside it.
+ *
+ * @param[out] out  Receives the subscription's disposable (+1): release it
+ *                  with sk_disposable_release(). Pass NULL to let the
+ *                  subscription run until it terminates (then `release` runs
+ *                  when it ends, as with sk_signal_start()).
+ * @param signal    Borrowed.
+ * @param observer  Copied (the struct may be on the stack).
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `signal` or `observer` is NULL (then
+ *         observer->release, if any, has run).
+ * @par Thread safety
+ *   Any thread. The generator runs on the calling thread; the callbacks run
+ *   on the thread that emits each event; `release` runs on the thread that
+ *   lets go last: the one that ends the subscription or the one that
+ *   releases the disposable.
+ */
+int sk_signal_start_held(sk_disposable **out, sk_signal *signal, const sk_observer *observer);
 
 /**
  * @brief Adds a reference to a signal.
@@ -1955,6 +2041,14 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
 
 /**
  * @brief Transforms a value.
+ *
+ * Failing: for sk_signal_map(), a call of sk_callback_fail() during the
+ * function ends the subscription with that error: `*out` is released, no
+ * value is delivered for the call (nor by the stages after it), the
+ * upstream is disposed. sk_signal_group_by()'s key function is not an
+ * operator callback in that sense (sk_callback_fail() there is as from an
+ * observer's callback).
+ *
  * @param ctx       The operator's `ctx`.
  * @param value     Borrowed for the call.
  * @param[out] out  Nil on entry; receives the transformed value, whose
@@ -1963,6 +2057,13 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
 typedef void (*sk_map_fn)(void *ctx, const sk_value *value, sk_value *out);
 /**
  * @brief Decides about a value.
+ *
+ * Failing (sk_signal_filter(), sk_signal_skip_while(),
+ * sk_signal_take_while(), sk_signal_first_where()): a call of
+ * sk_callback_fail() during the function ends the subscription with that
+ * error; the answer is ignored (the value neither passes nor completes
+ * anything), the upstream is disposed.
+ *
  * @param ctx    The operator's `ctx`.
  * @param value  Borrowed for the call.
  * @return Whether the value passes.
@@ -1978,7 +2079,10 @@ typedef bool (*sk_predicate_fn)(void *ctx, const sk_value *value);
  *         of kind SK_KIND_STRING naming the operator
  *         ("sk_signal_catch: fn returned a handle that is not a signal"; with
  *         handle checking on, for a released handle, "... fn returned a
- *         released handle (or one that never was a handle)").
+ *         released handle (or one that never was a handle)"). After a call
+ *         of sk_callback_fail() during the function, the handle returned
+ *         (if any) is taken (released) and stands for a signal that fails
+ *         with that error, as one made by sk_signal_fail() would.
  */
 typedef sk_signal *(*sk_signal_fn)(void *ctx, const sk_value *value);
 
@@ -2438,7 +2542,9 @@ typedef enum sk_take_action {
  * @param ctx    The operator's `ctx`.
  * @param value  Borrowed for the call.
  * @return A bitwise OR of sk_take_action flags for `value`; other bits are
- *         ignored.
+ *         ignored. After a call of sk_callback_fail() during the function,
+ *         ignored: the subscription ends with that error, the upstream is
+ *         disposed.
  */
 typedef int (*sk_take_until_fn)(void *ctx, const sk_value *value);
 
@@ -2615,7 +2721,11 @@ int sk_signal_ignore_values(sk_signal **out, sk_signal *signal);
  * @param value        Borrowed for the call.
  * @param[out] out     Nil on entry; receives the new accumulator, whose
  *                     reference the library takes (writing nothing makes it
- *                     nil).
+ *                     nil). After a call of sk_callback_fail() during the
+ *                     function, released: the subscription ends with that
+ *                     error, without the accumulator (sk_signal_scan()
+ *                     delivers no value for the call, sk_signal_reduce_left()
+ *                     none at all), and the upstream is disposed.
  */
 typedef void (*sk_reduce_fn)(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out);
 /**
@@ -2966,8 +3076,8 @@ int sk_signal_replay(sk_signal **out, sk_signal *signal, size_t count);
  * @brief Makes the signal a deferred signal runs.
  * @param ctx  The `ctx` given to sk_signal_deferred().
  * @return The signal to run (+1, handed to the library); NULL means an empty
- *         signal that completes at once; any other handle, as for
- *         sk_signal_fn.
+ *         signal that completes at once; any other handle, and a call of
+ *         sk_callback_fail() during the function, as for sk_signal_fn.
  */
 typedef sk_signal *(*sk_deferred_fn)(void *ctx);
 /**

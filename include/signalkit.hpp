@@ -61,12 +61,21 @@
  *   it as an lvalue copies the callable, and stops at a static_assert that
  *   says so.
  *   The per-event path is a direct, inlinable call: no std::function, no
- *   allocation, no virtual call. A callable that throws inside a callback
- *   (where C would have to unwind through the library) calls std::terminate:
- *   the trampolines are noexcept. Use `catch_error` and values of errors to
- *   report failures through the stream instead. (queue::sync is the
- *   exception: it runs to completion before returning, so it carries the
- *   callable's result or exception back to the caller.)
+ *   allocation, no virtual call. An exception never unwinds through the
+ *   library (the trampolines are noexcept). A callable of map, filter,
+ *   skip_while, take_while, first_where, take_until, scan, reduce_left,
+ *   map_to_signal, catch_error, merge_map or deferred that throws ends the
+ *   stream with an error event (sk_callback_fail: the upstream is
+ *   disposed; a callable returning a signal stands for one that fails),
+ *   whose value is the string "signalkit::NAME: the callable threw: WHAT"
+ *   (NAME the operator, WHAT the exception's what()), or "signalkit::NAME:
+ *   the callable threw something that is not a std::exception". A callable
+ *   of any other callback (start's, before_next and the other side effects,
+ *   group_by's key, a generator, queue work, a timer) that throws calls
+ *   std::terminate: report failures through the stream there
+ *   (`catch_error`, values of errors). (queue::sync is the exception: it
+ *   runs to completion before returning, so it carries the callable's
+ *   result or exception back to the caller.)
  *
  * - Values. signalkit::value owns an sk_value (copy = a retain of heap kinds,
  *   destruction = sk_value_release; nil, bool, int64 and double never touch
@@ -108,13 +117,18 @@
  *     map_to_signal: the callable's parameter cannot take the value:
  *     sk_value_get_int64: value is a string (SK_KIND_STRING), expected an
  *     int64 (SK_KIND_INT64)";
- *   - every other callback (start's, map, filter, take_until, reduce_left,
- *     before_next, after_next), which has no error path, stops the
- *     process: it writes out what stdio and the standard iostreams still
- *     buffer, prints that message (naming the operator, "signalkit::map:
- *     ...") on stderr, and calls std::abort() (no terminate handler runs).
- *     So does a result a value cannot hold ("signalkit::map: the
- *     callable's result cannot be a value: ...").
+ *   - map, filter, skip_while, take_while, first_where, take_until, scan
+ *     and reduce_left end the stream with an error event, the string
+ *     "signalkit::map: the callable's parameter cannot take the value:
+ *     ..." (sk_callback_fail, as for a throw above); so does a result a
+ *     value cannot hold ("signalkit::map: the callable's result cannot be
+ *     a value: ...");
+ *   - every other callback (start's, before_next, after_next, group_by's
+ *     key), which has no error path, stops the process: it writes out
+ *     what stdio and the standard iostreams still buffer, prints that
+ *     message (naming the callback, "signalkit::start (on_next): ...") on
+ *     stderr, and calls std::abort() (no terminate handler runs). So does
+ *     a result of group_by's key a value cannot hold.
  *   A callable whose parameter type cannot be read (a
  *   generic lambda, `auto`; a std::bind expression; an overloaded or
  *   template operator()) receives value_view: bind a member function with a
@@ -904,6 +918,7 @@ template <class R> inline void to_c(R &&result, sk_value *out, const char *where
     }
 }
 
+
 /* Whether `f` can be called with arguments of types A..., as invoke_args
  * passes them. */
 template <class F, class... A>
@@ -920,6 +935,109 @@ template <class F, class... A> decltype(auto) invoke_args(F &f, A &&...args) {
     } else {
         return f(args...);
     }
+}
+/* Fails the operator callback's call that is running (sk_callback_fail)
+ * with the string value "signalkit::WHERE: WHAT: MESSAGE" (": MESSAGE"
+ * left out when MESSAGE is null), for the callbacks that can fail (map,
+ * filter, skip_while, take_while, first_where, take_until, scan,
+ * reduce_left: see "Callables" above). If that is refused (a callback the
+ * library does not run as an operator callback), stops the process as
+ * conversion_failed does. */
+SIGNALKIT_COLD inline void fail_call(const char *where, const char *what, const char *message) noexcept {
+    sk_value error;
+    int made = SK_ERR_NO_MEMORY;
+    try {
+        std::string text = std::string("signalkit::") + where + ": " + what;
+        if (message != nullptr) {
+            text += ": ";
+            text += message;
+        }
+        made = sk_value_set_string(&error, text.c_str());
+    } catch (...) {
+        /* no memory for the text: the short form below */
+    }
+    if (made != SK_OK) {
+        std::string_view lost = "signalkit: a callable failed (its message lost: out of memory)";
+        made = sk_value_set_string(&error, lost.data());
+    }
+    int status = made == SK_OK ? sk_callback_fail(&error) : made;
+    sk_value_release(&error);
+    if (status != SK_OK) {
+        conversion_failed(where, what, message != nullptr ? message : "");
+    }
+}
+
+/* Runs `body` (the call of an operator callback's callable); what it throws
+ * fails the call (fail_call): a std::exception with its what(), anything
+ * else with a fixed text. */
+template <class Body> inline void failing_on_throw(const char *where, Body &&body) noexcept {
+    try {
+        body();
+    } catch (const std::exception &e) {
+        fail_call(where, "the callable threw", e.what());
+    } catch (...) {
+        fail_call(where, "the callable threw something that is not a std::exception", nullptr);
+    }
+}
+
+/* The argument of type A for an operator callback that can fail: empty,
+ * the call failed (fail_call), when A cannot take the value. */
+template <class A> inline std::optional<A> failing_arg(const sk_value *v, const char *where) noexcept {
+    try {
+        return std::optional<A>(from_c<A>::read(v));
+    } catch (const error &e) {
+        fail_call(where, cannot_take, e.what());
+    } catch (...) {
+        fail_call(where, cannot_take, "out of memory");
+    }
+    return std::nullopt;
+}
+
+/* to_c for an operator callback that can fail: a result a value cannot hold
+ * fails the call (fail_call). */
+template <class R> inline void failing_to_c(R &&result, sk_value *out, const char *where) noexcept {
+    try {
+        value v(std::forward<R>(result));
+        *out = v.detach();
+    } catch (const error &e) {
+        fail_call(where, "the callable's result cannot be a value", e.what());
+    } catch (...) {
+        fail_call(where, "the callable's result cannot be a value", "out of memory");
+    }
+}
+
+/* The body of a map's callback: the argument, the call, the result, each
+ * of which may fail the call. */
+template <class F, class G> inline void map_body(G &g, const sk_value *v, sk_value *out, const char *where) noexcept {
+    auto argument = failing_arg<arg_t<F, 0>>(v, where);
+    if (!argument) {
+        return;
+    }
+    failing_on_throw(where, [&] { failing_to_c(invoke_args(g, std::move(*argument)), out, where); });
+}
+
+/* The body of a predicate's (or take_until's) callback, R its result
+ * type: R() when the call failed. */
+template <class R, class F, class G> inline R predicate_body(G &g, const sk_value *v, const char *where) noexcept {
+    auto argument = failing_arg<arg_t<F, 0>>(v, where);
+    R result = R();
+    if (argument) {
+        failing_on_throw(where, [&] { result = static_cast<R>(invoke_args(g, std::move(*argument))); });
+    }
+    return result;
+}
+
+/* The body of a fold's callback (scan, reduce_left). */
+template <class F, class G> inline void fold_body(G &g, const sk_value *acc, const sk_value *v, sk_value *out, const char *where) noexcept {
+    auto accumulator = failing_arg<arg_t<F, 0>>(acc, where);
+    if (!accumulator) {
+        return;
+    }
+    auto argument = failing_arg<arg_t<F, 1>>(v, where);
+    if (!argument) {
+        return;
+    }
+    failing_on_throw(where, [&] { failing_to_c(invoke_args(g, std::move(*accumulator), std::move(*argument)), out, where); });
 }
 } // namespace detail
 
@@ -1333,8 +1451,9 @@ public:
         using B = detail::box<std::decay_t<F>>;
         sk_signal *s = nullptr;
         detail::check(sk_signal_deferred(&s, [](void *ctx) noexcept -> sk_signal * {
-            signal r = B::of(ctx)();
-            return r.detach();
+            sk_signal *r = nullptr;
+            detail::failing_on_throw("deferred", [&] { r = signal(B::of(ctx)()).detach(); });
+            return r;
         }, detail::make_box(std::forward<F>(f)), &B::release));
         return adopt(s);
     }
@@ -1437,13 +1556,13 @@ public:
             return with_ctx(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "map")), out, "map");
+                detail::map_body<F>(g, v, out, "map");
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_map, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
                 auto &g = B::of(ctx);
-                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "map")), out, "map");
+                detail::map_body<F>(g, v, out, "map");
             }, std::forward<F>(f));
         }
     }
@@ -1454,30 +1573,22 @@ public:
             return with_ctx(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 alignas(DF) unsigned char storage[sizeof(DF)];
                 const DF &g = detail::next_in_ctx<DF>::unpack(ctx, storage);
-                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "filter")));
+                return detail::predicate_body<bool, F>(g, v, "filter");
             }, detail::next_in_ctx<DF>::pack(f));
         } else {
             using B = detail::box<DF>;
             return with_fn(&sk_signal_filter, [](void *ctx, const sk_value *v) noexcept -> bool {
                 auto &g = B::of(ctx);
-                return static_cast<bool>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "filter")));
+                return detail::predicate_body<bool, F>(g, v, "filter");
             }, std::forward<F>(f));
         }
     }
-    /* Drops a value equal to the one before it (sk_signal_distinct_until_changed). */
-    signal distinct_until_changed() const { return op(&sk_signal_distinct_until_changed); }
-    /* The first `count` values, then completes (sk_signal_take). */
-    signal take(std::size_t count) const { return op(&sk_signal_take, count); }
     /* Each value to the signal `f` returns, the latest one replacing the one
      * before (sk_signal_map_to_signal: a switch). */
     template <class F> signal map_to_signal(F &&f) const {
         return with_fn(&sk_signal_map_to_signal, &to_signal<detail::box<std::decay_t<F>>, F, map_to_signal_name>,
                        std::forward<F>(f));
     }
-    /* A signal of signals, each replacing the one before (sk_signal_switch_to_latest). */
-    signal switch_to_latest() const { return op(&sk_signal_switch_to_latest); }
-    /* Delivers every event on `q` (sk_signal_deliver_on). */
-    signal deliver_on(const queue &q) const { return op(&sk_signal_deliver_on, q.get()); }
     /* Delivers every event on `q`, at most `capacity` values waiting, `policy`
      * deciding about the next (sk_signal_deliver_on_bounded). */
     signal deliver_on(const queue &q, std::size_t capacity, overflow policy) const {
@@ -1513,9 +1624,6 @@ public:
                                                        detail::make_box(std::forward<F>(on_drop)), &B::release));
         return adopt(s);
     }
-    /* A value once `delay` has passed without another, timed on `q`
-     * (sk_signal_debounce). */
-    signal debounce(seconds_t delay, const queue &q) const { return op(&sk_signal_debounce, delay.count, q.get()); }
     /* `f(value)` returns a take_action (take_pass, take_complete, both OR-ed,
      * or take_drop) or an int of those bits; not a bool. */
     template <class F> signal take_until(F &&f) const {
@@ -1527,42 +1635,19 @@ public:
                       "take_pass | take_complete or take_drop (a bitwise OR of the take flags, or an int)");
         return with_fn(&sk_signal_take_until, [](void *ctx, const sk_value *v) noexcept -> int {
             auto &g = B::of(ctx);
-            return static_cast<int>(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "take_until")));
+            return detail::predicate_body<int, F>(g, v, "take_until");
         }, std::forward<F>(f));
-    }
-    /* The last value, at completion (sk_signal_last). */
-    signal last() const { return op(&sk_signal_last); }
-    /* Only the terminal event (sk_signal_ignore_values). */
-    signal ignore_values() const { return op(&sk_signal_ignore_values); }
-    /* `f(accumulator, value)` returns the new accumulator. */
-    template <class F> signal reduce_left(const value &initial, F &&f) const {
-        using B = detail::box<std::decay_t<F>>;
-        sk_signal *s = nullptr;
-        detail::check(sk_signal_reduce_left(&s, p_, initial.get(),
-            [](void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {
-                auto &g = B::of(ctx);
-                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(acc, "reduce_left"),
-                                                 detail::from_c<detail::arg_t<F, 1>>::get(v, "reduce_left")),
-                             out, "reduce_left");
-            }, detail::make_box(std::forward<F>(f)), &B::release));
-        return adopt(s);
     }
     /* `f(error)` returns the signal to continue with (sk_signal_catch). */
     template <class F> signal catch_error(F &&f) const {
         return with_fn(&sk_signal_catch, &to_signal<detail::box<std::decay_t<F>>, F, catch_error_name>,
                        std::forward<F>(f));
     }
-    /* Starts again at each completion, so never completes (sk_signal_restart). */
-    signal restart() const { return op(&sk_signal_restart); }
-    /* Starts again at once at each error; errors never pass (sk_signal_restart_if_error). */
-    signal restart_if_error() const { return op(&sk_signal_restart_if_error); }
     /* On error, starts again after min(max_delay, n * delay_increment) on
      * `q`; errors never pass (sk_signal_retry). */
     signal retry(seconds_t delay_increment, seconds_t max_delay, const queue &q) const {
         return op(&sk_signal_retry, delay_increment.count, max_delay.count, q.get());
     }
-    /* sk_signal_queue: a signal of signals run one after another. */
-    signal queue_signals() const { return op(&sk_signal_queue); }
     /* queue_signals() with at most `capacity` signals waiting their turn,
      * `policy` deciding about the next (sk_signal_queue_bounded). */
     signal queue_signals(std::size_t capacity, overflow policy) const {
@@ -1570,53 +1655,10 @@ public:
         detail::check(sk_signal_queue_bounded(&s, p_, capacity, static_cast<sk_overflow>(policy), nullptr, nullptr, nullptr));
         return adopt(s);
     }
-    /* As queue_signals(), but only the latest waiting signal is kept (sk_signal_throttled). */
-    signal throttled() const { return op(&sk_signal_throttled); }
-    /* At completion, continues with `next` (sk_signal_then). */
-    signal then(const signal &next) const { return op(&sk_signal_then, next.get()); }
-    /* Starts the signal (runs its generator) on `q` (sk_signal_run_on). */
-    signal run_on(const queue &q) const { return op(&sk_signal_run_on, q.get()); }
-    /* Starts the signal `delay` after the subscription, timed on `q` (sk_signal_delay). */
-    signal delay(seconds_t delay, const queue &q) const { return op(&sk_signal_delay, delay.count, q.get()); }
     /* The signal, or `alternate` if it delivers nothing within `delay`, timed
      * on `q` (sk_signal_timeout). */
     signal timeout(seconds_t delay, const queue &q, const signal &alternate) const {
         return op(&sk_signal_timeout, delay.count, q.get(), alternate.get());
-    }
-    /* At most one value per `window`, the latest of it (sk_signal_throttle). */
-    signal throttle(seconds_t window, const queue &q) const { return op(&sk_signal_throttle, window.count, q.get()); }
-    /* Calls `f(value)` before each value passes on (sk_signal_before_next). */
-    template <class F> signal before_next(F &&f) const {
-        return with_fn(&sk_signal_before_next, &value_call<detail::box<std::decay_t<F>>, F, before_next_name>,
-                       std::forward<F>(f));
-    }
-    /* Calls `f(value)` after each value has passed on (sk_signal_after_next). */
-    template <class F> signal after_next(F &&f) const {
-        return with_fn(&sk_signal_after_next, &value_call<detail::box<std::decay_t<F>>, F, after_next_name>,
-                       std::forward<F>(f));
-    }
-    /* Calls `f()` before each start (sk_signal_before_started). */
-    template <class F> signal before_started(F &&f) const {
-        return with_fn(&sk_signal_before_started, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
-    }
-    /* Calls `f()` before the completion passes on (sk_signal_before_completed). */
-    template <class F> signal before_completed(F &&f) const {
-        return with_fn(&sk_signal_before_completed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
-    }
-    /* Calls `f()` after the completion has passed on (sk_signal_after_completed). */
-    template <class F> signal after_completed(F &&f) const {
-        return with_fn(&sk_signal_after_completed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
-    }
-    /* Calls `f()` once the subscription is disposed (sk_signal_after_disposed). */
-    template <class F> signal after_disposed(F &&f) const {
-        return with_fn(&sk_signal_after_disposed, &work_call<detail::box<std::decay_t<F>>>, std::forward<F>(f));
-    }
-    /* Drops the first `count` values (sk_signal_skip). */
-    signal skip(std::size_t count) const { return op(&sk_signal_skip, count); }
-    /* Drops values while `f(value)` is true, then passes every one (sk_signal_skip_while). */
-    template <class F> signal skip_while(F &&f) const {
-        return with_fn(&sk_signal_skip_while, &predicate_call<detail::box<std::decay_t<F>>, F, skip_while_name>,
-                       std::forward<F>(f));
     }
     /* Passes values while `f(value)` is true, then completes; `inclusive`
      * passes the value that ended it too (sk_signal_take_while). */
@@ -1627,45 +1669,6 @@ public:
                                            detail::make_box(std::forward<F>(f)), &B::release, inclusive));
         return adopt(s);
     }
-    /* The first value, then completes (sk_signal_first). */
-    signal first() const { return op(&sk_signal_first); }
-    /* The first value for which `f(value)` is true, then completes
-     * (sk_signal_first_where). */
-    template <class F> signal first_where(F &&f) const {
-        return with_fn(&sk_signal_first_where, &predicate_call<detail::box<std::decay_t<F>>, F, first_where_name>,
-                       std::forward<F>(f));
-    }
-    /* The value at `index` (from 0), then completes (sk_signal_element_at). */
-    signal element_at(std::size_t index) const { return op(&sk_signal_element_at, index); }
-    /* `v` when the signal completes without a value (sk_signal_default_if_empty). */
-    signal default_if_empty(const value &v) const { return op(&sk_signal_default_if_empty, v.get()); }
-    /* Completes when `notifier` emits a value (sk_signal_take_until_signal;
-     * take_until(f) is the one whose callable decides). */
-    signal take_until_signal(const signal &notifier) const {
-        return op(&sk_signal_take_until_signal, notifier.get());
-    }
-    /* `f(accumulator, value)` returns the new accumulator; every one is
-     * delivered. */
-    template <class F> signal scan(const value &initial, F &&f) const {
-        using B = detail::box<std::decay_t<F>>;
-        sk_signal *s = nullptr;
-        detail::check(sk_signal_scan(&s, p_, initial.get(),
-            [](void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {
-                auto &g = B::of(ctx);
-                detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(acc, "scan"),
-                                                 detail::from_c<detail::arg_t<F, 1>>::get(v, "scan")),
-                             out, "scan");
-            }, detail::make_box(std::forward<F>(f)), &B::release));
-        return adopt(s);
-    }
-    /* Each value with the one before, as the array [previous, value]
-     * (sk_signal_pairwise). */
-    signal pairwise() const { return op(&sk_signal_pairwise); }
-    /* `v`, then the signal's values (sk_signal_start_with). */
-    signal start_with(const value &v) const { return op(&sk_signal_start_with, v.get()); }
-    /* Each value with `other`'s latest, as the array [value, latest]
-     * (sk_signal_with_latest_from). */
-    signal with_latest_from(const signal &other) const { return op(&sk_signal_with_latest_from, other.get()); }
     /* `f(value)` returns a signal; at most `max_concurrent` run at once. */
     template <class F> signal merge_map(std::size_t max_concurrent, F &&f) const {
         using B = detail::box<std::decay_t<F>>;
@@ -1685,29 +1688,6 @@ public:
                                                   &B::release));
         return adopt(s);
     }
-    /* `f(value)` returns the value's key; each group comes as the array
-     * [key, signal]. */
-    template <class F> signal group_by(F &&f) const {
-        using B = detail::box<std::decay_t<F>>;
-        return with_fn(&sk_signal_group_by, [](void *ctx, const sk_value *v, sk_value *out) noexcept {
-            auto &g = B::of(ctx);
-            detail::to_c(detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "group_by")), out,
-                         "group_by");
-        }, std::forward<F>(f));
-    }
-    /* One upstream subscription shared while a subscriber is attached
-     * (sk_signal_share). */
-    signal share() const { return op(&sk_signal_share); }
-    /* As share(), and a new subscriber first gets the last `count` values
-     * (sk_signal_replay). */
-    signal replay(std::size_t count) const { return op(&sk_signal_replay, count); }
-    /* The values in arrays of `count` (sk_signal_buffer_count). */
-    signal buffer_count(std::size_t count) const { return op(&sk_signal_buffer_count, count); }
-    /* The values of each `window`, as an array, timed on `q`
-     * (sk_signal_buffer_time). */
-    signal buffer_time(seconds_t window, const queue &q) const {
-        return op(&sk_signal_buffer_time, window.count, q.get());
-    }
     /* buffer_time() collecting at most `capacity` values per window,
      * `policy` deciding about the next (sk_signal_buffer_time_bounded). */
     signal buffer_time(seconds_t window, const queue &q, std::size_t capacity, overflow policy) const {
@@ -1726,14 +1706,6 @@ public:
                                                     &B::release));
         return adopt(s);
     }
-    /* At each value of `sampler`, the latest value if one came since the
-     * previous sample (sk_signal_sample). */
-    signal sample(const signal &sampler) const { return op(&sk_signal_sample, sampler.get()); }
-    /* Every `period`, timed on `q`, the latest value if one came since the
-     * previous sample (sk_signal_sample_period). */
-    signal sample_period(seconds_t period, const queue &q) const {
-        return op(&sk_signal_sample_period, period.count, q.get());
-    }
     /* At most `count` retries at once (sk_signal_retry_count), or each
      * `delay` after the error on `q`. */
     signal retry_count(std::size_t count) const {
@@ -1744,6 +1716,175 @@ public:
     signal retry_count(std::size_t count, seconds_t delay, const queue &q) const {
         return op(&sk_signal_retry_count, count, delay.count, q.get());
     }
+
+    /* ---- operators of a standard shape: generated from tools/api/operators.md
+     * (make api-update; tools/api/bindings.py) ---- */
+    // BEGIN operators (generated)
+    /* Drops a value equal (sk_value_equal()) to the one delivered before it
+     * (sk_signal_distinct_until_changed). */
+    signal distinct_until_changed() const { return op(&sk_signal_distinct_until_changed); }
+    /* Calls `f(value)` just before each value is delivered; otherwise passes every event through
+     * untouched (sk_signal_before_next). `f(value)` takes the value as its parameter's type. */
+    template <class F> signal before_next(F &&f) const {
+        return with_fn(&sk_signal_before_next, &value_call<detail::box<std::decay_t<F>>, F, before_next_name>,
+                       std::forward<F>(f));
+    }
+    /* The first `count` values, then completion right after the count-th (sk_signal_take). */
+    signal take(std::size_t count) const { return op(&sk_signal_take, count); }
+    /* The values of `signal` until `notifier` emits a value: then the completion, and both are
+     * disposed (sk_signal_take_until_signal). */
+    signal take_until_signal(const signal &notifier) const {
+        return op(&sk_signal_take_until_signal, notifier.get());
+    }
+    /* Drops the first `count` values, then passes every value (sk_signal_skip). */
+    signal skip(std::size_t count) const { return op(&sk_signal_skip, count); }
+    /* Drops values while `f` returns true; from the first value for which it returns false, passes
+     * every value (`f` is not called again) (sk_signal_skip_while). `f(value)` takes the value as
+     * its parameter's type and returns a bool. */
+    template <class F> signal skip_while(F &&f) const {
+        return with_fn(&sk_signal_skip_while, &predicate_call<detail::box<std::decay_t<F>>, F, skip_while_name>,
+                       std::forward<F>(f));
+    }
+    /* The first value, then the completion (as sk_signal_take() of 1) (sk_signal_first). */
+    signal first() const { return op(&sk_signal_first); }
+    /* The first value for which `f` returns true, then the completion (sk_signal_first_where).
+     * `f(value)` takes the value as its parameter's type and returns a bool. */
+    template <class F> signal first_where(F &&f) const {
+        return with_fn(&sk_signal_first_where, &predicate_call<detail::box<std::decay_t<F>>, F, first_where_name>,
+                       std::forward<F>(f));
+    }
+    /* Only the value at `index` (0 for the first), then the completion (sk_signal_element_at). */
+    signal element_at(std::size_t index) const { return op(&sk_signal_element_at, index); }
+    /* Every value; when `signal` completes without having emitted one, a copy of `v` first, then
+     * the completion (sk_signal_default_if_empty). */
+    signal default_if_empty(const value &v) const { return op(&sk_signal_default_if_empty, v.get()); }
+    /* Only the last value, when `signal` completes (sk_signal_last). */
+    signal last() const { return op(&sk_signal_last); }
+    /* Each value of `signal` as the array [value, latest value of `other`]; values that come before
+     * `other` has emitted are dropped (sk_signal_with_latest_from). */
+    signal with_latest_from(const signal &other) const { return op(&sk_signal_with_latest_from, other.get()); }
+    /* The values of `signal`, then, once it has completed, those of `next`, then the completion of
+     * `next` (sk_signal_then). */
+    signal then(const signal &next) const { return op(&sk_signal_then, next.get()); }
+    /* A copy of `v` first, during the start, then the events of `signal` (started afterwards)
+     * (sk_signal_start_with). */
+    signal start_with(const value &v) const { return op(&sk_signal_start_with, v.get()); }
+    /* For a signal of signals (values of SK_KIND_SIGNAL): runs the latest
+     * (sk_signal_switch_to_latest). */
+    signal switch_to_latest() const { return op(&sk_signal_switch_to_latest); }
+    /* For a signal of signals (values of SK_KIND_SIGNAL): runs them one after another, in arrival
+     * order (sk_signal_queue). */
+    signal queue_signals() const { return op(&sk_signal_queue); }
+    /* As sk_signal_queue(), but only the latest waiting signal is kept (sk_signal_throttled). */
+    signal throttled() const { return op(&sk_signal_throttled); }
+    /* Drops every value; passes only the error or the completion (sk_signal_ignore_values). */
+    signal ignore_values() const { return op(&sk_signal_ignore_values); }
+    /* Splits the values by the key `f` gives each: the first value of a new key delivers the array
+     * [key, group], where group (of kind SK_KIND_SIGNAL) delivers every value of that key, that
+     * first one included (sk_signal_group_by). `f(value)` takes the value as its parameter's type
+     * and returns anything value() accepts. */
+    template <class F> signal group_by(F &&f) const {
+        return with_fn(&sk_signal_group_by, &map_call<detail::box<std::decay_t<F>>, F, group_by_name>,
+                       std::forward<F>(f));
+    }
+    /* One subscription to `signal` shared by all subscribers of the result (sk_signal_share). */
+    signal share() const { return op(&sk_signal_share); }
+    /* As sk_signal_share(), and a subscriber that joins a running connection first receives its
+     * last `count` values (fewer if fewer came), oldest first (sk_signal_replay). */
+    signal replay(std::size_t count) const { return op(&sk_signal_replay, count); }
+    /* Starts `signal` again each time it completes, forever: the result never completes
+     * (sk_signal_restart). */
+    signal restart() const { return op(&sk_signal_restart); }
+    /* Starts `signal` again at once each time it fails; errors never pass
+     * (sk_signal_restart_if_error). */
+    signal restart_if_error() const { return op(&sk_signal_restart_if_error); }
+    /* Folds the values; emits the accumulator when `signal` completes (sk_signal_reduce_left).
+     * `f(accumulator, value)` returns the new accumulator (anything value() accepts). */
+    template <class F> signal reduce_left(const value &initial, F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_reduce_left(&s, p_, initial.get(), &reduce_call<B, F, reduce_left_name>,
+                      detail::make_box(std::forward<F>(f)), &B::release));
+        return adopt(s);
+    }
+    /* Folds each value into an accumulator and delivers every accumulator: `f(initial, v1)`, then
+     * `f(that, v2)`,  (sk_signal_scan). `f(accumulator, value)` returns the new accumulator
+     * (anything value() accepts). */
+    template <class F> signal scan(const value &initial, F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_scan(&s, p_, initial.get(), &reduce_call<B, F, scan_name>,
+                      detail::make_box(std::forward<F>(f)), &B::release));
+        return adopt(s);
+    }
+    /* From the second value on, the array [previous value, value] (sk_signal_pairwise). */
+    signal pairwise() const { return op(&sk_signal_pairwise); }
+    /* Calls `f(value)` right after each value was delivered (after the downstream callback
+     * returned); otherwise passes every event through untouched (sk_signal_after_next). `f(value)`
+     * takes the value as its parameter's type. */
+    template <class F> signal after_next(F &&f) const {
+        return with_fn(&sk_signal_after_next, &value_call<detail::box<std::decay_t<F>>, F, after_next_name>,
+                       std::forward<F>(f));
+    }
+    /* Calls `f()` at each start, before `signal` is started; otherwise passes every event through
+     * untouched (sk_signal_before_started). */
+    template <class F> signal before_started(F &&f) const {
+        return with_fn(&sk_signal_before_started, &work_call<detail::box<std::decay_t<F>>>,
+                       std::forward<F>(f));
+    }
+    /* Calls `f()` when `signal` completes, just before the completion is delivered; otherwise
+     * passes every event through untouched (sk_signal_before_completed). */
+    template <class F> signal before_completed(F &&f) const {
+        return with_fn(&sk_signal_before_completed, &work_call<detail::box<std::decay_t<F>>>,
+                       std::forward<F>(f));
+    }
+    /* Calls `f()` when `signal` completes, right after the completion was delivered (after the
+     * downstream callback returned); otherwise passes every event through untouched
+     * (sk_signal_after_completed). */
+    template <class F> signal after_completed(F &&f) const {
+        return with_fn(&sk_signal_after_completed, &work_call<detail::box<std::decay_t<F>>>,
+                       std::forward<F>(f));
+    }
+    /* Calls `f()` exactly once per subscription, when it ends, right after the subscription to
+     * `signal` was disposed; otherwise passes every event through untouched
+     * (sk_signal_after_disposed). */
+    template <class F> signal after_disposed(F &&f) const {
+        return with_fn(&sk_signal_after_disposed, &work_call<detail::box<std::decay_t<F>>>,
+                       std::forward<F>(f));
+    }
+    /* Every event delivered on `q` (sk_signal_deliver_on). */
+    signal deliver_on(const queue &q) const { return op(&sk_signal_deliver_on, q.get()); }
+    /* Starts `signal` (runs its generator) on `q` (sk_signal_run_on). */
+    signal run_on(const queue &q) const { return op(&sk_signal_run_on, q.get()); }
+    /* Starts `signal` `seconds` after the start (sk_signal_delay). Timed on `q`. */
+    signal delay(seconds_t seconds, const queue &q) const {
+        return op(&sk_signal_delay, seconds.count, q.get());
+    }
+    /* The latest value once `seconds` pass without a new one (sk_signal_debounce). Timed on `q`. */
+    signal debounce(seconds_t seconds, const queue &q) const {
+        return op(&sk_signal_debounce, seconds.count, q.get());
+    }
+    /* At most one value per `seconds`, on the trailing edge (sk_signal_throttle). Timed on `q`. */
+    signal throttle(seconds_t seconds, const queue &q) const {
+        return op(&sk_signal_throttle, seconds.count, q.get());
+    }
+    /* The values collected into arrays of `count`, each delivered once full
+     * (sk_signal_buffer_count). */
+    signal buffer_count(std::size_t count) const { return op(&sk_signal_buffer_count, count); }
+    /* The values collected during each window of `seconds`, delivered as an array when the window
+     * ends (an empty window delivers nothing) (sk_signal_buffer_time). Timed on `q`. */
+    signal buffer_time(seconds_t seconds, const queue &q) const {
+        return op(&sk_signal_buffer_time, seconds.count, q.get());
+    }
+    /* At each value of `sampler`, the latest value of `signal` if it emitted one since the previous
+     * sample (sk_signal_sample). */
+    signal sample(const signal &sampler) const { return op(&sk_signal_sample, sampler.get()); }
+    /* At the end of each period of `seconds`, the latest value of `signal` if it emitted one since
+     * the previous sample (sk_signal_sample_period). Timed on `q`. */
+    signal sample_period(seconds_t seconds, const queue &q) const {
+        return op(&sk_signal_sample_period, seconds.count, q.get());
+    }
+    // END operators (generated)
 
 private:
     template <class B> static sk_disposable *generate(void *ctx, sk_subscriber *s) noexcept {
@@ -1760,12 +1901,17 @@ private:
     /* The names the callbacks shared by two operators give in messages. */
     static constexpr char map_to_signal_name[] = "map_to_signal";
     static constexpr char catch_error_name[] = "catch_error";
-    static constexpr char before_next_name[] = "before_next";
-    static constexpr char after_next_name[] = "after_next";
-    static constexpr char skip_while_name[] = "skip_while";
     static constexpr char take_while_name[] = "take_while";
-    static constexpr char first_where_name[] = "first_where";
     static constexpr char merge_map_name[] = "merge_map";
+    // BEGIN operator names (generated)
+    static constexpr char before_next_name[] = "before_next";
+    static constexpr char skip_while_name[] = "skip_while";
+    static constexpr char first_where_name[] = "first_where";
+    static constexpr char group_by_name[] = "group_by";
+    static constexpr char reduce_left_name[] = "reduce_left";
+    static constexpr char scan_name[] = "scan";
+    static constexpr char after_next_name[] = "after_next";
+    // END operator names (generated)
     /* A value the callable's parameter cannot take fails the returned
      * signal, with the message naming both kinds; the callable is not
      * called. */
@@ -1777,15 +1923,24 @@ private:
         } catch (const error &e) {
             return fail(std::string("signalkit::") + Name + ": " + detail::cannot_take + ": " + e.what()).detach();
         }
-        signal r = detail::invoke_args(B::of(ctx), std::move(*argument));
-        return r.detach();
+        sk_signal *r = nullptr;
+        detail::failing_on_throw(Name, [&] { r = signal(detail::invoke_args(B::of(ctx), std::move(*argument))).detach(); });
+        return r;
     }
     template <class B, class F, const char *Name> static void value_call(void *ctx, const sk_value *v) noexcept {
         detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name));
     }
     template <class B> static void work_call(void *ctx) noexcept { B::of(ctx)(); }
+    template <class B, class F, const char *Name>
+    static void map_call(void *ctx, const sk_value *v, sk_value *out) noexcept {
+        detail::to_c(detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name)), out, Name);
+    }
+    template <class B, class F, const char *Name>
+    static void reduce_call(void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {
+        detail::fold_body<F>(B::of(ctx), acc, v, out, Name);
+    }
     template <class B, class F, const char *Name> static bool predicate_call(void *ctx, const sk_value *v) noexcept {
-        return static_cast<bool>(detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name)));
+        return detail::predicate_body<bool, F>(B::of(ctx), v, Name);
     }
 
     static sk_signal *const *raw_array(const std::vector<signal> &signals) noexcept {
@@ -2169,55 +2324,55 @@ template <class Member, class... A> struct member_op {
 // BEGIN pipeables (generated)
 SIGNALKIT_DETAIL_PIPEABLE(map)
 SIGNALKIT_DETAIL_PIPEABLE(filter)
-SIGNALKIT_DETAIL_PIPEABLE(distinct_until_changed)
-SIGNALKIT_DETAIL_PIPEABLE(take)
 SIGNALKIT_DETAIL_PIPEABLE(map_to_signal)
-SIGNALKIT_DETAIL_PIPEABLE(switch_to_latest)
 SIGNALKIT_DETAIL_PIPEABLE(deliver_on)
 SIGNALKIT_DETAIL_PIPEABLE(on_backpressure_buffer)
-SIGNALKIT_DETAIL_PIPEABLE(debounce)
 SIGNALKIT_DETAIL_PIPEABLE(take_until)
-SIGNALKIT_DETAIL_PIPEABLE(last)
-SIGNALKIT_DETAIL_PIPEABLE(ignore_values)
-SIGNALKIT_DETAIL_PIPEABLE(reduce_left)
 SIGNALKIT_DETAIL_PIPEABLE(catch_error)
-SIGNALKIT_DETAIL_PIPEABLE(restart)
-SIGNALKIT_DETAIL_PIPEABLE(restart_if_error)
 SIGNALKIT_DETAIL_PIPEABLE(retry)
 SIGNALKIT_DETAIL_PIPEABLE(queue_signals)
-SIGNALKIT_DETAIL_PIPEABLE(throttled)
-SIGNALKIT_DETAIL_PIPEABLE(then)
-SIGNALKIT_DETAIL_PIPEABLE(run_on)
-SIGNALKIT_DETAIL_PIPEABLE(delay)
 SIGNALKIT_DETAIL_PIPEABLE(timeout)
-SIGNALKIT_DETAIL_PIPEABLE(throttle)
+SIGNALKIT_DETAIL_PIPEABLE(take_while)
+SIGNALKIT_DETAIL_PIPEABLE(merge_map)
+SIGNALKIT_DETAIL_PIPEABLE(buffer_time)
+SIGNALKIT_DETAIL_PIPEABLE(retry_count)
+SIGNALKIT_DETAIL_PIPEABLE(distinct_until_changed)
 SIGNALKIT_DETAIL_PIPEABLE(before_next)
+SIGNALKIT_DETAIL_PIPEABLE(take)
+SIGNALKIT_DETAIL_PIPEABLE(take_until_signal)
+SIGNALKIT_DETAIL_PIPEABLE(skip)
+SIGNALKIT_DETAIL_PIPEABLE(skip_while)
+SIGNALKIT_DETAIL_PIPEABLE(first)
+SIGNALKIT_DETAIL_PIPEABLE(first_where)
+SIGNALKIT_DETAIL_PIPEABLE(element_at)
+SIGNALKIT_DETAIL_PIPEABLE(default_if_empty)
+SIGNALKIT_DETAIL_PIPEABLE(last)
+SIGNALKIT_DETAIL_PIPEABLE(with_latest_from)
+SIGNALKIT_DETAIL_PIPEABLE(then)
+SIGNALKIT_DETAIL_PIPEABLE(start_with)
+SIGNALKIT_DETAIL_PIPEABLE(switch_to_latest)
+SIGNALKIT_DETAIL_PIPEABLE(throttled)
+SIGNALKIT_DETAIL_PIPEABLE(ignore_values)
+SIGNALKIT_DETAIL_PIPEABLE(group_by)
+SIGNALKIT_DETAIL_PIPEABLE(share)
+SIGNALKIT_DETAIL_PIPEABLE(replay)
+SIGNALKIT_DETAIL_PIPEABLE(restart)
+SIGNALKIT_DETAIL_PIPEABLE(restart_if_error)
+SIGNALKIT_DETAIL_PIPEABLE(reduce_left)
+SIGNALKIT_DETAIL_PIPEABLE(scan)
+SIGNALKIT_DETAIL_PIPEABLE(pairwise)
 SIGNALKIT_DETAIL_PIPEABLE(after_next)
 SIGNALKIT_DETAIL_PIPEABLE(before_started)
 SIGNALKIT_DETAIL_PIPEABLE(before_completed)
 SIGNALKIT_DETAIL_PIPEABLE(after_completed)
 SIGNALKIT_DETAIL_PIPEABLE(after_disposed)
-SIGNALKIT_DETAIL_PIPEABLE(skip)
-SIGNALKIT_DETAIL_PIPEABLE(skip_while)
-SIGNALKIT_DETAIL_PIPEABLE(take_while)
-SIGNALKIT_DETAIL_PIPEABLE(first)
-SIGNALKIT_DETAIL_PIPEABLE(first_where)
-SIGNALKIT_DETAIL_PIPEABLE(element_at)
-SIGNALKIT_DETAIL_PIPEABLE(default_if_empty)
-SIGNALKIT_DETAIL_PIPEABLE(take_until_signal)
-SIGNALKIT_DETAIL_PIPEABLE(scan)
-SIGNALKIT_DETAIL_PIPEABLE(pairwise)
-SIGNALKIT_DETAIL_PIPEABLE(start_with)
-SIGNALKIT_DETAIL_PIPEABLE(with_latest_from)
-SIGNALKIT_DETAIL_PIPEABLE(merge_map)
-SIGNALKIT_DETAIL_PIPEABLE(group_by)
-SIGNALKIT_DETAIL_PIPEABLE(share)
-SIGNALKIT_DETAIL_PIPEABLE(replay)
+SIGNALKIT_DETAIL_PIPEABLE(run_on)
+SIGNALKIT_DETAIL_PIPEABLE(delay)
+SIGNALKIT_DETAIL_PIPEABLE(debounce)
+SIGNALKIT_DETAIL_PIPEABLE(throttle)
 SIGNALKIT_DETAIL_PIPEABLE(buffer_count)
-SIGNALKIT_DETAIL_PIPEABLE(buffer_time)
 SIGNALKIT_DETAIL_PIPEABLE(sample)
 SIGNALKIT_DETAIL_PIPEABLE(sample_period)
-SIGNALKIT_DETAIL_PIPEABLE(retry_count)
 // END pipeables (generated)
 #undef SIGNALKIT_DETAIL_PIPEABLE
 #undef SIGNALKIT_MOVE_ONLY_REUSED

@@ -20,21 +20,26 @@ api: $(API_JSON) ## api.json, the C API for machines (.build-c/api.json; format:
 
 # What is made from api.json and kept in the tree (tools/api/generate.py): the
 # Python package's prototypes, signalkit.hpp's pipeables; from the operator
-# table (tools/api/operators.md, by tools/api/operators.py) docs/operators.md's
-# table of operators and the C and Python marble runners' operators; and, made by
+# table (tools/api/operators.md, by tools/api/operators.py, first: the
+# pipeables follow class signal's members) docs/operators.md's table of
+# operators, the marble runners' operators, the C++ members and Python
+# methods of the standard shapes; and, made by
 # tools/generate-combine.py, the Swift core's combineLatest and zip overloads
-# for 3 to 26 signals. test-api fails
-# when they are out of date.
-api-update: $(API_JSON) ## writes what is generated: Sources/python/signalkit/_prototypes.py, signalkit.hpp's pipeables (from the headers), docs/operators.md's table and the marble runners' operators (from the operator table, tools/api/operators.md), the Swift core's combineLatest and zip overloads, Sources/rust/src/sys.rs
-	$(PYTHON) tools/api/generate.py $(API_JSON)
+# for 3 to 26 signals; and, made by tools/docs/examples.py from the marble
+# table, the operator pages' Swift examples (examples/swift/Sources/OperatorExamples).
+# test-api fails when they are out of date.
+api-update: $(API_JSON) ## writes what is generated: Sources/python/signalkit/_prototypes.py, signalkit.hpp's pipeables (from the headers), docs/operators.md's table, the marble runners' operators, the C++ members and Python methods of the standard shapes and the fuzzer's operators (from the operator table, tools/api/operators.md), the Swift core's combineLatest and zip overloads, Sources/rust/src/sys.rs, the operator pages' Swift examples (examples/swift/Sources/OperatorExamples, tools/docs/examples.py)
 	$(PYTHON) tools/api/operators.py $(API_JSON)
+	$(PYTHON) tools/api/generate.py $(API_JSON)
 	$(PYTHON) tools/generate-combine.py
+	$(PYTHON) tools/docs/examples.py --write-swift
 
 # Needs no library: the headers, gcc and the sources it reads.
 test-api: $(API_JSON) ## every C function has its C++ wrapper, Python method, C test and availability row (docs/operators.md); ctypes prototypes match the headers; what api-update generates is up to date
 	$(begin)
 	$(PYTHON) tools/api/check.py $(API_JSON)
 	$(PYTHON) tools/generate-combine.py --check
+	$(PYTHON) tools/docs/examples.py --check-swift
 	$(PYTHON) tools/api/selftest.py
 	set -e; for page in docs/*.md docs/maintainers/*.md; do $(PYTHON) tools/check/check-readme.py $$page; done
 	$(end)

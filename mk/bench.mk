@@ -17,7 +17,7 @@ BENCH_DIVIDE ?= 1
 SWIFT_DISPATCH := $(SWIFT_BIN)../lib/swift
 BENCH_COUNTER := Benchmarks/Sources/MallocCounter/MallocCounter.c -IBenchmarks/Sources/MallocCounter/include
 
-.PHONY: bench bench-c bench-capi bench-ffi bench-check bench-peers bench-peers-checkout bench-interleaved
+.PHONY: bench bench-c bench-capi bench-ffi bench-check bench-costs bench-peers bench-peers-checkout bench-interleaved
 
 # SwiftPM plans a path dependency's build again when its manifest changes,
 # not when a source file is added or removed: a nested package built before
@@ -33,7 +33,7 @@ endef
 
 bench-capi: stage ## the C API benchmark program (Benchmarks/c/bench_capi.c)
 	mkdir -p $(BENCH_OUT)
-	$(CC) -O2 $(CWARN) -D_DEFAULT_SOURCE Benchmarks/c/bench_capi.c $(BENCH_COUNTER) \
+	$(CC) -O2 $(CWARN) -D_DEFAULT_SOURCE -ITests/common -IBenchmarks/Sources/CostRows/include Benchmarks/c/bench_capi.c $(BENCH_COUNTER) \
 		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(BENCH_OUT)/bench_capi
 
 # bench_ffi: the same program with typed (libffi) sinks.
@@ -104,7 +104,7 @@ bench: bench-c bench-cpp bench-peers bench-rust ## the benchmark suite: every wo
 	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
-		--swift Benchmarks/Suite/.build/release/SwiftBench
+		--swift Benchmarks/Suite/.build/release/SwiftBench --rust $(RUST_OUT)/release/bench_rust
 
 # The workloads compared with the C++ peers (run.py INTERLEAVED_WORKLOADS, or
 # BENCH_WORKLOADS=W2b,W4), each program once per round, in turn, BENCH_REPS
@@ -115,13 +115,36 @@ bench-interleaved: bench-c bench-cpp bench-peers ## the Swift, C, C++ and C++ pe
 	$(PYTHON) Benchmarks/run.py interleave --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) \
 		--stage $(STAGE)/usr/lib --swift Benchmarks/Suite/.build/release/SwiftBench $(if $(BENCH_WORKLOADS),--workloads $(BENCH_WORKLOADS))
 
+# The Swift rows' program as callgrind runs it: without its debug information
+# (valgrind 3.19 gives up on the toolchain's DWARF 5).
+OPERATOR_COST_COPY = mkdir -p $(BENCH_OUT) && objcopy --strip-debug Benchmarks/.build/release/OperatorCost $(BENCH_OUT)/OperatorCost
+
 # Deterministic allocation counts against Benchmarks/thresholds.json; no clock.
 # bench_ffi's NP (the native pipeline) also has its instructions per value
-# counted under callgrind (valgrind is one of `make deps`).
-bench-check: bench-capi bench-ffi bench-cpp ## allocation counts of the workloads against Benchmarks/thresholds.json
+# counted under callgrind (valgrind is one of `make deps`), and so has the
+# cost table: every operator's row in the C API (bench_capi), the C++ header
+# (bench_cpp) and the Swift API (OperatorCost), one callgrind process each;
+# and so do the Rust crate's W1, W2b and W3 against the C API's (bench_rust:
+# the ratios' limit is issue 45's 1.1).
+bench-check: bench-capi bench-ffi bench-cpp bench-rust-build ## allocation counts and instruction counts of the workloads and of every operator's cost row against Benchmarks/thresholds.json
 	$(begin)
 	$(call replan_when_core_files_change,Benchmarks/.build)
 	cd Benchmarks && $(SWIFT) build -c release --product AllocCheck
+	cd Benchmarks && $(SWIFT) build -c release --product OperatorCost
+	$(OPERATOR_COST_COPY)
 	$(PYTHON) Benchmarks/run.py check --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
-		--alloc-check Benchmarks/.build/release/AllocCheck
+		--alloc-check Benchmarks/.build/release/AllocCheck --operator-cost $(BENCH_OUT)/OperatorCost \
+		--rust $(RUST_OUT)/release/bench_rust
 	$(end)
+
+# The cost table (issue 41): every operator's row in the C API, the C++
+# header and the Swift API measured as bench-check measures them, written to
+# Benchmarks/costs.json, docs/performance.md's table rewritten from it
+# (Benchmarks/cost_table.py), and a limit added to thresholds.json for each
+# row that has none (say why in its "about").
+bench-costs: bench-capi bench-ffi bench-cpp ## the cost table of every operator: Benchmarks/costs.json, docs/performance.md's table, missing limits
+	$(call replan_when_core_files_change,Benchmarks/.build)
+	cd Benchmarks && $(SWIFT) build -c release --product OperatorCost
+	$(OPERATOR_COST_COPY)
+	$(PYTHON) Benchmarks/run.py costs --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
+		--operator-cost $(BENCH_OUT)/OperatorCost

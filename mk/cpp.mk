@@ -95,6 +95,6 @@ bench-cpp: stage ## the C++ header's benchmark program (Benchmarks/c/bench_cpp.c
 	mkdir -p $(BENCH_OUT)
 	$(CC) -O2 -std=gnu99 -Wall -Wextra -Werror -c Benchmarks/Sources/MallocCounter/MallocCounter.c \
 		-IBenchmarks/Sources/MallocCounter/include -o $(BENCH_OUT)/MallocCounter.o
-	g++ -O2 $(CPP_STD) Benchmarks/c/bench_cpp.cpp $(BENCH_OUT)/MallocCounter.o \
+	g++ -O2 $(CPP_STD) Benchmarks/c/bench_cpp.cpp $(BENCH_OUT)/MallocCounter.o -IBenchmarks/Sources/CostRows/include \
 		-IBenchmarks/Sources/MallocCounter/include \
 		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(BENCH_OUT)/bench_cpp

@@ -367,11 +367,12 @@ check-reproducible: ## make dist here and in a clone elsewhere, and compare the 
 	git clone --quiet --no-hardlinks $(CURDIR) $(REPRO)/elsewhere/clone
 	git -C $(REPRO)/elsewhere/clone checkout --quiet --detach $$(git rev-parse HEAD)
 	rm -rf $(DIST) && $(MAKE) --no-print-directory dist > $(REPRO)/first.log 2>&1
-	cp $(DIST)/* $(REPRO)/first/
+	cp -R $(DIST)/. $(REPRO)/first/
 	cd $(REPRO)/elsewhere/clone && umask 0002 && TZ=Asia/Kolkata LC_ALL=C.UTF-8 \
 		$(MAKE) --no-print-directory dist > $(REPRO)/second.log 2>&1
-	@status=0; for f in $(REPRO)/first/*; do \
-		other=$(REPRO)/elsewhere/clone/.build-c/dist/$$(basename $$f); \
-		if cmp -s $$f $$other; then echo "identical: $$(basename $$f) (sha256 $$(sha256sum < $$f | cut -c1-16)...)"; \
-		else echo "DIFFERENT: $$(basename $$f), $$(cmp -l $$f $$other 2>/dev/null | wc -l) bytes"; status=1; fi; \
+	@# Every artifact, in dist/ and its folders (python/, debug/), by its path there.
+	@status=0; for f in $$(cd $(REPRO)/first && find . -type f | LC_ALL=C sort); do \
+		mine=$(REPRO)/first/$$f; other=$(REPRO)/elsewhere/clone/.build-c/dist/$$f; \
+		if cmp -s $$mine $$other; then echo "identical: $${f#./} (sha256 $$(sha256sum < $$mine | cut -c1-16)...)"; \
+		else echo "DIFFERENT: $${f#./}, $$(cmp -l $$mine $$other 2>/dev/null | wc -l) bytes"; status=1; fi; \
 	done; exit $$status

@@ -22,7 +22,8 @@
 #   picture of each of its cases drawn from what the case recorded when the
 #   Swift runner ran it (SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift), and
 #   links to the operator in each reference;
-# - the benchmark page: Benchmarks/README.md's latest full run, plotted.
+# - the benchmark page: Benchmarks/README.md's latest interleaved and full runs
+#   and the Python guide's run against RxPY, plotted, each with its own account.
 # - the guides: README.md, docs/ and the documents they link to, rendered
 #   from Markdown by tools/docs/guides.py (markdown2, in DOCS_VENV) under guide/.
 #
@@ -90,6 +91,16 @@ docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## the documentation site into
 	$(build_site)
 	$(end)
 
+# The site over HTTP on this machine only (127.0.0.1): DocC's pages (the
+# Swift reference) are a web application that stays blank opened from a
+# file; the rest works either way. DOCS_PORT 0 lets the system pick a port
+# (the server's first line says which). Builds the site first when missing.
+DOCS_PORT ?= 8000
+docs-serve: ## serve the documentation site on http://127.0.0.1:8000/ (another port: DOCS_PORT=N; Ctrl-C stops it): the Swift reference needs a server; builds the site first when it is missing
+	@test -f $(SITE)/index.html || $(MAKE) --no-print-directory docs
+	@echo "The documentation site: http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops the server)"
+	$(PYTHON) -u -m http.server --bind 127.0.0.1 --directory $(SITE) $(DOCS_PORT)
+
 # The maintainers' documents that describe the code cite only files and
 # names the tree has (tools/check/check-doc-citations.py); docs/maintainers/layout.md
 # names every top-level folder, folder under Tests/ and tools/, and mk/*.mk
@@ -97,13 +108,50 @@ docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## the documentation site into
 CITING_DOCS := Sources/SwiftSignalKit/INTERNALS.md Tests/README.md $(wildcard docs/maintainers/*.md)
 
 # The checks of the documents that need no site: part of make test.
-test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/README.md cite only what exists, each rule stated once (tools/check/check-doc-homes.py), layout.md matches the tree, the site scripts' self-tests
+test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/README.md cite only what exists, each rule stated once (tools/check/check-doc-homes.py), layout.md matches the tree, the site scripts' self-tests, performance.md's cost table is Benchmarks/costs.json's
 	$(begin)
+	$(PYTHON) Benchmarks/cost_table.py --check
 	$(PYTHON) tools/docs/selftest.py
 	$(PYTHON) tools/check/check-doc-citations.py --selftest
 	$(PYTHON) tools/check/check-doc-citations.py $(CITING_DOCS)
 	$(PYTHON) tools/check/check-doc-homes.py
 	$(PYTHON) tools/check/check-layout.py
+	$(end)
+
+# The operator pages' examples (tools/docs/examples.py: one per operator of
+# the marble table in C, C++, Swift and Python, generated from one of its
+# cases): the C ones each compiled with CWARN and run, the C++ ones compiled
+# with CPP_STD as one program (each in a namespace of its own) and run one by
+# one, the Python ones run with the package's wheel (in one interpreter) and
+# checked by mypy --strict,
+# each output compared with what the case's `out` line gives. The Swift ones
+# are committed (SwiftPM builds what is in the tree): make test-api checks
+# they are up to date, make test-examples-swift builds and runs them.
+OP_EXAMPLES := $(OUT)/op-examples
+OP_EXAMPLES_VENV := $(OUT)/op-examples-venv
+
+.PHONY: test-op-examples
+
+test-op-examples: stage python-wheel ## the operator pages' examples in C, C++ and Python (tools/docs/examples.py), compiled with warnings as errors, run, output compared
+	$(begin)
+	rm -rf $(OP_EXAMPLES) && $(PYTHON) tools/docs/examples.py --out $(OP_EXAMPLES)
+	set -e; for op in $$(cat $(OP_EXAMPLES)/operators.txt); do \
+		$(CC) $(CWARN) $(OP_EXAMPLES)/c/$$op.c $$($(STAGE_PKG) --cflags --libs signalkit) -o $(OP_EXAMPLES)/c/$$op; \
+		$(RUN_STAGED) $(OP_EXAMPLES)/c/$$op > $(OP_EXAMPLES)/c/$$op.out; \
+		diff -u $(OP_EXAMPLES)/expected/c/$$op.txt $(OP_EXAMPLES)/c/$$op.out; \
+	done
+	g++ $(CPP_STD) -I$(OP_EXAMPLES)/cpp $(OP_EXAMPLES)/cpp/all.cxx $$($(STAGE_PKG) --cflags --libs signalkit) \
+		-o $(OP_EXAMPLES)/cpp/all
+	set -e; for op in $$(cat $(OP_EXAMPLES)/operators.txt); do \
+		$(RUN_STAGED) $(OP_EXAMPLES)/cpp/all $$op > $(OP_EXAMPLES)/cpp/$$op.out; \
+		diff -u $(OP_EXAMPLES)/expected/cpp/$$op.txt $(OP_EXAMPLES)/cpp/$$op.out; \
+	done
+	rm -rf $(OP_EXAMPLES_VENV) && $(PYTHON) -m venv --without-pip $(OP_EXAMPLES_VENV)
+	$(PY_PIP) --python $(OP_EXAMPLES_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
+	$(OP_EXAMPLES_VENV)/bin/python tools/docs/examples.py --run-python $(OP_EXAMPLES)
+	$(PY_TOOLS)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
+		--python-executable $(OP_EXAMPLES_VENV)/bin/python $(OP_EXAMPLES)/python/*.py
+	@echo "test-op-examples: $$(wc -l < $(OP_EXAMPLES)/operators.txt) operators, an example each in C, C++ and Python, as expected"
 	$(end)
 
 # The site itself: part of make release-check.

@@ -118,13 +118,15 @@ test-python-sdist: $(PY_TOOLS_STAMP) ## python -m build (sdist, then the wheel f
 # `make test`. BENCH_PYTHON_SCALE multiplies every count.
 PY_BENCH_VENV := $(PY_OUT)/bench-venv
 BENCH_PYTHON_SCALE ?= 1
+# BENCH_PYTHON_ARGS=--costs: the cost table only (every operator's row).
+BENCH_PYTHON_ARGS ?=
 
 bench-python: python-wheel ## the Python package against RxPY on the issue's workloads (prints a table)
 	rm -rf $(PY_BENCH_VENV)
 	$(PYTHON) -m venv --without-pip $(PY_BENCH_VENV)
 	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q reactivex==6.1.0
 	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
-	cd $(PY_OUT) && $(PY_BENCH_VENV)/bin/python $(CURDIR)/Sources/python/bench/bench.py --scale $(BENCH_PYTHON_SCALE)
+	cd $(PY_OUT) && $(PY_BENCH_VENV)/bin/python $(CURDIR)/Sources/python/bench/bench.py --scale $(BENCH_PYTHON_SCALE) $(BENCH_PYTHON_ARGS)
 
 # The release artifacts of the package (issue 31): the wheel the package
 # index accepts and the sdist, into PY_DIST, and the ELF files' debug
@@ -183,9 +185,10 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 # needs (ldd: libffi from signalkit.libs, the rest from libc's family);
 # the quick start (examples/python/quickstart.py) and the package's suite
 # (Sources/python/tests, copied out of the checkout: only the installed
-# package is importable; test_readme runs the README's Python blocks);
+# package is importable; test_readme runs the Python guide's and the
+# package README's Python blocks);
 # auditwheel show names the manylinux tag of the wheel's name; the install
-# steps of README.md and the package's README as written
+# steps of README.md, the Python guide and the package's README as written
 # (tools/check/run-doc-steps.py wheel: a venv, the wheel installed into it by its
 # documented name, then signalkit.version() printed: VERSION, from the
 # venv), each in a fresh folder with the wheel in it, with a new Debian

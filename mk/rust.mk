@@ -19,7 +19,7 @@ RUST_CARGO := cd Sources/rust && $(RUST_ENV) $(CARGO)
 RUST_MSRV_CARGO ?= /usr/bin/cargo
 RUST_MSRV_RUSTC ?= /usr/bin/rustc
 
-.PHONY: test-rust rust-doc bench-rust
+.PHONY: test-rust rust-doc bench-rust bench-rust-build
 
 test-rust: stage ## the Rust crate's tests (cargo test: unit, doc, compile-fail, marble table, leaks, panics), clippy -D warnings, rustdoc
 	$(begin)
@@ -46,9 +46,13 @@ rust-doc: stage ## the Rust crate's reference (rustdoc, warnings as errors) into
 # C API per unit), then the same ratios as instructions per unit under
 # callgrind (Benchmarks/rust/instructions.py: what a loaded machine does
 # not move). Not part of make test (a clock).
-bench-rust: bench-capi ## the Rust crate against the C API on W1, W2b, W3 (a table of ratios)
-	cd Benchmarks/rust && $(RUST_ENV) $(CARGO) build --offline --release --quiet
+bench-rust: bench-capi bench-rust-build ## the Rust crate against the C API on W1, W2b, W3 (a table of ratios)
 	$(RUN_STAGED) $(BENCH_OUT)/bench_capi --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2b,W3 > $(RUST_OUT)/bench_c.jsonl
 	$(RUN_STAGED) $(RUST_OUT)/release/bench_rust --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2b,W3 > $(RUST_OUT)/bench_rust.jsonl
 	$(PYTHON) Benchmarks/rust/compare.py $(RUST_OUT)/bench_c.jsonl $(RUST_OUT)/bench_rust.jsonl
 	$(RUN_STAGED) $(PYTHON) Benchmarks/rust/instructions.py $(BENCH_OUT)/bench_capi $(RUST_OUT)/release/bench_rust
+
+# The program alone (release build against the stage): make bench's Rust
+# column and make bench-check's Rust / C instruction ratios run it.
+bench-rust-build: stage ## the Rust crate's benchmark program (Benchmarks/rust/bench_rust.rs, release)
+	cd Benchmarks/rust && $(RUST_ENV) $(CARGO) build --offline --release --quiet

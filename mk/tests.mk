@@ -56,7 +56,7 @@ TEST_FIRST := tsan-core stage python-wheel
 TEST_MADE := tsan-core stage lib ffi python-wheel python-native
 TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
-	test-swift test-examples bench-check test-header test-version test-doc-checks test-cmake test-abi \
+	test-swift test-examples test-op-examples bench-check test-header test-version test-doc-checks test-cmake test-abi \
 	test-cpp test-cpp-asan test-cpp-tsan test-api test-rust
 
 .PHONY: test test-header test-swift test-c test-examples test-examples-swift test-cmake test-doc-tests test-version
@@ -126,7 +126,8 @@ test-examples: stage ## the C examples (output checked) and the code blocks of R
 		$(RUN_STAGED) $(OUT)/$$e > $(OUT)/$$e.out; \
 		diff -u examples/c/$$e.expected $(OUT)/$$e.out; \
 	done
-	$(PYTHON) tools/check/check-readme.py README.md $(wildcard docs/*.md docs/*/*.md)
+	$(PYTHON) tools/check/check-readme.py README.md $(wildcard docs/*.md docs/*/*.md) Sources/python/README.md Benchmarks/README.md \
+		Tests/README.md Sources/SwiftSignalKit/INTERNALS.md examples/README.md Tests/marbles/README.md
 	@lines=$$(wc -l < README.md); [ $$lines -le $(README_MAX_LINES) ] || { echo "README.md has $$lines lines," \
 		"more than $(README_MAX_LINES): it is what a newcomer reads in five minutes; move the details into docs/" >&2; exit 1; }
 	$(end)
@@ -134,13 +135,20 @@ test-examples: stage ## the C examples (output checked) and the code blocks of R
 # The Swift examples, a package that depends on SignalKit as a user's does
 # (so SwiftPM builds the core again inside it: part of make release-check,
 # not of make test, whose other stages share four builds of the core): the
-# search demo and the README's example, output checked.
-test-examples-swift: ## the Swift example package (the search demo, the README's example) built as a user's package, output checked
+# search demo, the README's example and the operator pages' examples
+# (tools/docs/examples.py), output checked.
+test-examples-swift: ## the Swift example package (the search demo, the README's example, the operator pages' examples) built as a user's package, output checked
 	$(begin)
 	cd examples/swift && $(SWIFT) build -Xswiftc -warnings-as-errors
 	set -e; for e in SearchDemo ReadmeExample; do \
 		examples/swift/.build/debug/$$e > $(OUT)/$$e.out; \
 		diff -u examples/swift/$$e.expected $(OUT)/$$e.out; \
+	done
+	@# The operator pages' Swift examples (tools/docs/examples.py), one target.
+	set -e; for f in examples/swift/OperatorExamples.expected/*.txt; do \
+		op=$$(basename $$f .txt); \
+		examples/swift/.build/debug/OperatorExamples $$op > $(OUT)/OperatorExamples-$$op.out; \
+		diff -u $$f $(OUT)/OperatorExamples-$$op.out; \
 	done
 	$(end)
 

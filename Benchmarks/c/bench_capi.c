@@ -24,6 +24,13 @@
 
 #include "bench.h"
 
+#ifndef BENCH_FFI
+#include <signalkit_test.h>
+
+#include "CostRows.h"
+#include "operator_list.h"
+#endif
+
 #ifdef BENCH_FFI
 #include <signalkit_ffi.h>
 #define BENCH_IMPL "ffi"
@@ -303,6 +310,38 @@ static int64_t w3(int64_t sinks, int64_t puts, bench_probe *p) {
 }
 
 #ifndef BENCH_FFI
+/* W3s: one pipe shared (sk_signal_share) by `sinks` summing subscribers; the
+ * puts only are timed (issue 41: the operators a user chains, against the
+ * C++ peers). */
+static int64_t w3share(int64_t sinks, int64_t puts, bench_probe *p) {
+    int64_t sum = 0, i;
+    sk_pipe *pipe;
+    sk_signal *signal, *shared;
+    sk_value value;
+    sk_disposable **subscriptions = calloc((size_t)sinks, sizeof *subscriptions);
+    CHECK(sk_pipe_create(&pipe, false));
+    CHECK(sk_pipe_signal(&signal, pipe));
+    CHECK(sk_signal_share(&shared, signal));
+    for (i = 0; i < sinks; i++) {
+        start_sum(&subscriptions[i], shared, &sum);
+    }
+    probe_begin(p);
+    for (i = 0; i < puts; i++) {
+        sk_value_set_int64(&value, i);
+        CHECK(sk_pipe_put(pipe, &value));
+    }
+    probe_end(p);
+    for (i = 0; i < sinks; i++) {
+        sk_disposable_dispose(subscriptions[i]);
+        sk_disposable_release(subscriptions[i]);
+    }
+    free(subscriptions);
+    sk_signal_release(shared);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    return sum;
+}
+
 static sk_signal *single_of(void *ctx, const sk_value *value) {
     sk_signal *signal = NULL;
     (void)ctx;
@@ -951,7 +990,8 @@ static int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_S
                W8_SMALL_ROUNDS = 1000, W8_LARGE = 1000000, W9_PUTS = 1000000, NP_VALUES = 1000000,
                ND_SMALL_ROUNDS = 1000, ND_LARGE = 1000000;
 #ifndef BENCH_FFI
-static const int64_t W8_SMALL = 1000, W9_SINKS = 10, ND_SMALL = 1000;
+static const int64_t W8_SMALL = 1000, W9_SINKS = 10, ND_SMALL = 1000, W3S_SINKS = 100;
+static int64_t W3S_PUTS = 100000;
 #endif
 
 static int64_t at_least(int64_t value, int64_t minimum) {
@@ -963,6 +1003,9 @@ static void divide_sizes(int64_t d) {
     W2_CYCLES = at_least(W2_CYCLES / d, 1);
     W2_EVERY = at_least(W2_EVERY / d, 1);
     W3_PUTS = at_least(W3_PUTS / d, 1);
+#ifndef BENCH_FFI
+    W3S_PUTS = at_least(W3S_PUTS / d, 1);
+#endif
     W4_EVENTS = at_least(W4_EVENTS / d, 1);
     W5_PUTS = at_least(W5_PUTS / d, 2);
     W6_SUBSCRIPTIONS = at_least(W6_SUBSCRIPTIONS / d, 1);
@@ -1017,20 +1060,23 @@ static void size_label(char *out, size_t size, int64_t n) {
     } while (0)
 
 
-/* --instructions, run by `valgrind --tool=callgrind --instr-atstart=no`
+/* --instructions, run by `valgrind --tool=callgrind --collect-atstart=no`
  * (run.py check): callgrind counts only the runs wrapped in COUNTED, each
  * dumped under its label ("W1 n", "W1 2n"): run.py takes the difference
  * between a workload's runs at 2n and n units, per unit, so that building
  * its pipeline cancels out. Each workload runs once uncounted first (lazy
- * symbol binding and the runtime's first-use work). Outside callgrind the
- * requests do nothing. */
-#define COUNTED(label, run)              \
-    do {                                 \
-        CALLGRIND_ZERO_STATS;            \
-        CALLGRIND_START_INSTRUMENTATION; \
-        run;                             \
-        CALLGRIND_STOP_INSTRUMENTATION;  \
-        CALLGRIND_DUMP_STATS_AT(label);  \
+ * symbol binding and the runtime's first-use work). The instrumentation
+ * stays on and only the collection is toggled: turning the instrumentation
+ * on and off drops every translation callgrind made, which cost some
+ * seconds per hundred counted runs. Outside callgrind the requests do
+ * nothing. */
+#define COUNTED(label, run)          \
+    do {                             \
+        CALLGRIND_ZERO_STATS;        \
+        CALLGRIND_TOGGLE_COLLECT;    \
+        run;                         \
+        CALLGRIND_TOGGLE_COLLECT;    \
+        CALLGRIND_DUMP_STATS_AT(label); \
     } while (0)
 
 #ifdef BENCH_FFI
@@ -1081,139 +1127,282 @@ static void run_ffi_instructions(void) {
     run_handle_check_instructions();
 }
 #else
-/* OP (issue 41): one operator between a pipe and a summing observer, the
- * shape a user writes; `puts` puts of 0..<puts. Its instructions per put
- * are counted by run.py under callgrind (the difference between 4,000 and
- * 2,000 puts), for the operators whose cost was once far above a map's:
- * zip and combine_latest take the pipe twice (two values per put, arrays
- * summed by their length), with_latest_from's other is a replaying pipe
- * holding one value, share and replay have one subscriber. The sum checks
- * that every put reached the observer. */
-static const char *const OPERATOR_ROWS[] = {
-    "map", "scan", "pairwise", "distinct_until_changed", "start_with", "zip", "combine_latest",
-    "with_latest_from", "share", "replay", "buffer_count", "buffer_count_100", "take", "on_backpressure_buffer",
-};
-enum { OPERATOR_ROW_COUNT = sizeof OPERATOR_ROWS / sizeof OPERATOR_ROWS[0] };
+/* OP (issue 41): the cost table. One operator between a pipe and a plain
+ * observer, the shape a user writes, for every operator of the C API: every
+ * one of a standard shape from the operator list (Tests/common/operator_list.h,
+ * which `make api-update` writes from the operator table, so that a new
+ * operator gets its row with no hand work), built through its shape; the
+ * others (COST_BY_HAND) built here. `puts` puts of 0..<puts (the
+ * signal-valued operators put a one-value signal each time); the time and
+ * queue operators run on a virtual-time queue, advanced after the start and
+ * after the puts, so that a row counts the deliveries the operator makes.
+ * run.py takes each row's instructions per put under callgrind (the
+ * difference between 4,000 and 2,000 puts, building the pipeline cancels)
+ * and its allocations per put (the same difference, MallocCounter); the
+ * program checks that each put delivered what the row says
+ * (cost_deliveries_hundredths), so that a row that stopped early cannot
+ * look cheap. What each row's operator is given: CostRows.h (shared with
+ * bench_cpp.cpp and the Swift API's OperatorCost). */
+
+typedef struct cost_sink {
+    int64_t sum;        /* ints, array lengths, 1 for a signal */
+    int64_t deliveries; /* value callbacks */
+} cost_sink;
+
+static void cost_next(void *ctx, const sk_value *value) {
+    cost_sink *sink = ctx;
+    size_t count = 0;
+    int64_t n = 0;
+    sink->deliveries++;
+    if (sk_value_kind(value) == SK_KIND_ARRAY && sk_value_get_array_count(value, &count) == SK_OK) {
+        sink->sum = wrapping_add(sink->sum, (int64_t)count);
+    } else if (sk_value_get_int64(value, &n) == SK_OK) {
+        sink->sum = wrapping_add(sink->sum, n);
+    } else {
+        sink->sum = wrapping_add(sink->sum, 1);
+    }
+}
 
 static void plus_one(void *ctx, const sk_value *value, sk_value *out) {
     (void)ctx;
     sk_value_set_int64(out, int_of(value) + 1);
 }
 
-/* An int adds itself, an array its length. */
-static void sum_or_count(void *ctx, const sk_value *value) {
-    int64_t *sum = ctx;
-    size_t count = 0;
-    if (sk_value_kind(value) == SK_KIND_ARRAY && sk_value_get_array_count(value, &count) == SK_OK) {
-        *sum = wrapping_add(*sum, (int64_t)count);
-    } else {
-        *sum = wrapping_add(*sum, int_of(value));
+static void constant_key(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    (void)value;
+    sk_value_set_int64(out, 0);
+}
+
+static bool holds(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return true;
+}
+
+static bool fails(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return false;
+}
+
+static int take_pass(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    return SK_TAKE_PASS;
+}
+
+static void look(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+}
+
+static void work(void *ctx) {
+    (void)ctx;
+}
+
+static sk_signal *never_called(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+    fprintf(stderr, "bench_capi: catch's function called: the pipe failed\n");
+    exit(1);
+}
+
+static sk_signal *deferred_source(void *ctx) {
+    return sk_signal_retain(ctx);
+}
+
+static void dropped(void *ctx, const sk_value *value, uint64_t count) {
+    (void)ctx;
+    (void)value;
+    (void)count;
+    fprintf(stderr, "bench_capi: a bounded buffer dropped values\n");
+    exit(1);
+}
+
+/* The rows of the operators of no standard shape, and the extra rows (the
+ * bare pipe: the base every row includes; buffer_count of 100). */
+static const char *const COST_BY_HAND[] = {
+    "bare", "buffer_count_100", "combine_latest", "take_while", "take_until", "map_to_signal", "merge_map",
+    "catch", "retry", "retry_count", "timeout", "deferred", "on_backpressure_buffer", "deliver_on_bounded",
+};
+enum { COST_BY_HAND_COUNT = sizeof COST_BY_HAND / sizeof COST_BY_HAND[0] };
+
+/* The resources of one row's run. */
+typedef struct cost_run {
+    sk_pipe *other_pipe;
+    sk_signal *other;
+    sk_queue *queue;
+} cost_run;
+
+static sk_signal *cost_other(cost_run *run, bool replaying) {
+    sk_value zero;
+    sk_value_set_int64(&zero, 0);
+    CHECK(sk_pipe_create(&run->other_pipe, replaying));
+    if (replaying) {
+        CHECK(sk_pipe_put(run->other_pipe, &zero));
+    }
+    CHECK(sk_pipe_signal(&run->other, run->other_pipe));
+    return run->other;
+}
+
+static sk_queue *cost_queue(cost_run *run) {
+    CHECK(sk_queue_create_virtual(&run->queue, "cost"));
+    return run->queue;
+}
+
+/* An operator of the list through its shape. */
+static void cost_build_shape(const sk_test_operator *op, const char *row, sk_signal *source, cost_run *run,
+                             sk_signal **out) {
+    sk_signal *both[2] = {source, source};
+    sk_value zero;
+    sk_value_set_int64(&zero, 0);
+    switch (op->shape) {
+    case SHAPE_UNARY: CHECK(op->fn.unary(out, source)); break;
+    case SHAPE_COUNT: CHECK(op->fn.count(out, source, (size_t)cost_count(row))); break;
+    case SHAPE_PREDICATE: CHECK(op->fn.predicate(out, source, cost_predicate_holds(row) ? holds : fails, NULL, NULL)); break;
+    case SHAPE_MAP: CHECK(op->fn.map(out, source, cost_constant_key(row) ? constant_key : plus_one, NULL, NULL)); break;
+    case SHAPE_VALUE: CHECK(op->fn.value(out, source, &zero)); break;
+    case SHAPE_SIGNAL: CHECK(op->fn.signal(out, source, cost_other(run, cost_replaying_other(row)))); break;
+    case SHAPE_REDUCE: CHECK(op->fn.reduce(out, source, &zero, add_values, NULL, NULL)); break;
+    case SHAPE_SIGNALS: CHECK(op->fn.signals(out, both, 2)); break;
+    case SHAPE_TIME: CHECK(op->fn.time(out, source, COST_SECONDS, cost_queue(run))); break;
+    case SHAPE_ON: CHECK(op->fn.on(out, source, cost_queue(run))); break;
+    case SHAPE_TAP: CHECK(op->fn.tap(out, source, look, NULL, NULL)); break;
+    case SHAPE_WORK: CHECK(op->fn.work(out, source, work, NULL, NULL)); break;
     }
 }
 
-static int64_t operator_row(const char *name, int64_t puts) {
-    sk_pipe *pipe, *other = NULL;
-    sk_signal *source, *other_signal = NULL, *op = NULL;
-    sk_value zero, value;
-    int64_t sum = 0, i;
-    sk_value_set_int64(&zero, 0);
+static void cost_build_by_hand(const char *row, sk_signal *source, cost_run *run, sk_signal **out) {
+    sk_signal *both[2] = {source, source};
+    if (strcmp(row, "bare") == 0) {
+        *out = sk_signal_retain(source);
+    } else if (strcmp(row, "buffer_count_100") == 0) {
+        CHECK(sk_signal_buffer_count(out, source, 100));
+    } else if (strcmp(row, "combine_latest") == 0) {
+        CHECK(sk_signal_combine_latest(out, both, 2, NULL));
+    } else if (strcmp(row, "take_while") == 0) {
+        CHECK(sk_signal_take_while(out, source, holds, NULL, NULL, false));
+    } else if (strcmp(row, "take_until") == 0) {
+        CHECK(sk_signal_take_until(out, source, take_pass, NULL, NULL));
+    } else if (strcmp(row, "map_to_signal") == 0) {
+        CHECK(sk_signal_map_to_signal(out, source, single_of, NULL, NULL));
+    } else if (strcmp(row, "merge_map") == 0) {
+        CHECK(sk_signal_merge_map(out, source, 2, single_of, NULL, NULL));
+    } else if (strcmp(row, "catch") == 0) {
+        CHECK(sk_signal_catch(out, source, never_called, NULL, NULL));
+    } else if (strcmp(row, "retry") == 0) {
+        CHECK(sk_signal_retry(out, source, COST_SECONDS, 1, cost_queue(run)));
+    } else if (strcmp(row, "retry_count") == 0) {
+        CHECK(sk_signal_retry_count(out, source, 3, 0, NULL));
+    } else if (strcmp(row, "timeout") == 0) {
+        CHECK(sk_signal_timeout(out, source, 3600, cost_queue(run), cost_other(run, false)));
+    } else if (strcmp(row, "deferred") == 0) {
+        CHECK(sk_signal_deferred(out, deferred_source, sk_signal_retain(source), (sk_release_fn)sk_signal_release));
+    } else if (strcmp(row, "on_backpressure_buffer") == 0) {
+        /* One thread: nothing waits, the buffer's gate alone (issue 44). */
+        CHECK(sk_signal_on_backpressure_buffer(out, source, 1000, SK_OVERFLOW_ERROR, NULL, NULL, NULL));
+    } else if (strcmp(row, "deliver_on_bounded") == 0) {
+        CHECK(sk_signal_deliver_on_bounded(out, source, cost_queue(run), (size_t)1 << 20, SK_OVERFLOW_DROP_NEWEST, dropped,
+                                           NULL, NULL));
+    } else {
+        fprintf(stderr, "bench_capi: no row %s\n", row);
+        exit(1);
+    }
+}
+
+/* One row: build, start, `puts` puts, dispose, release; the observer's
+ * figures. `op` is the operator of the list, NULL for a row by hand. */
+static cost_sink cost_row(const sk_test_operator *op, const char *row, int64_t puts) {
+    sk_pipe *pipe;
+    sk_signal *source, *made = NULL, *single = NULL;
+    sk_disposable *subscription;
+    sk_value value;
+    cost_run run = {NULL, NULL, NULL};
+    cost_sink sink = {0, 0};
+    int64_t i;
+    bool signals = cost_signal_valued(row);
     CHECK(sk_pipe_create(&pipe, false));
     CHECK(sk_pipe_signal(&source, pipe));
-    if (strcmp(name, "map") == 0) {
-        CHECK(sk_signal_map(&op, source, plus_one, NULL, NULL));
-    } else if (strcmp(name, "scan") == 0) {
-        CHECK(sk_signal_scan(&op, source, &zero, add_values, NULL, NULL));
-    } else if (strcmp(name, "pairwise") == 0) {
-        CHECK(sk_signal_pairwise(&op, source));
-    } else if (strcmp(name, "distinct_until_changed") == 0) {
-        CHECK(sk_signal_distinct_until_changed(&op, source));
-    } else if (strcmp(name, "start_with") == 0) {
-        CHECK(sk_signal_start_with(&op, source, &zero));
-    } else if (strcmp(name, "zip") == 0 || strcmp(name, "combine_latest") == 0) {
-        sk_signal *two[2] = { source, source };
-        CHECK(name[0] == 'z' ? sk_signal_zip(&op, two, 2) : sk_signal_combine_latest(&op, two, 2, NULL));
-    } else if (strcmp(name, "with_latest_from") == 0) {
-        CHECK(sk_pipe_create(&other, true));
-        CHECK(sk_pipe_put(other, &zero));
-        CHECK(sk_pipe_signal(&other_signal, other));
-        CHECK(sk_signal_with_latest_from(&op, source, other_signal));
-    } else if (strcmp(name, "share") == 0) {
-        CHECK(sk_signal_share(&op, source));
-    } else if (strcmp(name, "replay") == 0) {
-        CHECK(sk_signal_replay(&op, source, 1));
-    } else if (strcmp(name, "buffer_count") == 0) {
-        CHECK(sk_signal_buffer_count(&op, source, 1));
-    } else if (strcmp(name, "buffer_count_100") == 0) {
-        CHECK(sk_signal_buffer_count(&op, source, 100));
-    } else if (strcmp(name, "on_backpressure_buffer") == 0) {
-        /* One thread: nothing waits, the buffer's gate alone (issue 44). */
-        CHECK(sk_signal_on_backpressure_buffer(&op, source, 1000, SK_OVERFLOW_ERROR, NULL, NULL, NULL));
+    if (op != NULL) {
+        cost_build_shape(op, row, source, &run, &made);
     } else {
-        CHECK(sk_signal_take(&op, source, (size_t)1 << 40));
+        cost_build_by_hand(row, source, &run, &made);
     }
-    sk_observer observer = { sum_or_count, NULL, NULL, &sum, NULL };
-    sk_disposable *subscription;
-    CHECK(sk_signal_start(&subscription, op, &observer));
+    if (signals) {
+        sk_value one;
+        sk_value_set_int64(&one, 1);
+        CHECK(sk_signal_single(&single, &one));
+        CHECK(sk_value_set_signal(&value, single));
+    }
+    sk_observer observer = {cost_next, NULL, NULL, &sink, NULL};
+    CHECK(sk_signal_start(&subscription, made, &observer));
+    if (run.queue != NULL) {
+        CHECK(sk_queue_virtual_advance_by(run.queue, COST_ADVANCE, NULL));
+    }
     for (i = 0; i < puts; i++) {
-        sk_value_set_int64(&value, i);
+        if (!signals) {
+            sk_value_set_int64(&value, i);
+        }
         CHECK(sk_pipe_put(pipe, &value));
+    }
+    if (run.queue != NULL) {
+        CHECK(sk_queue_virtual_advance_by(run.queue, COST_ADVANCE, NULL));
     }
     sk_disposable_dispose(subscription);
     sk_disposable_release(subscription);
-    sk_signal_release(op);
-    sk_signal_release(other_signal);
-    sk_pipe_release(other);
+    if (signals) {
+        sk_value_release(&value);
+        sk_signal_release(single);
+    }
+    sk_signal_release(made);
+    sk_signal_release(run.other);
+    sk_pipe_release(run.other_pipe);
+    sk_queue_release(run.queue);
     sk_signal_release(source);
     sk_pipe_release(pipe);
-    return sum;
+    return sink;
 }
 
-/* What operator_row sums for `puts` puts: the arithmetic that each row's
- * operator does, computed plainly. */
-static int64_t expected_operator_row(const char *name, int64_t puts) {
-    int64_t sum = 0, i, total = 0;
-    if (strcmp(name, "map") == 0) {
-        return wrapping_add(sum_below(puts), puts);
+/* A row at 2,000 and 4,000 puts, each counted under its label ("op:map n",
+ * "op:map 2n"); its allocations and deliveries per put on stdout. */
+static void cost_measure(const sk_test_operator *op, const char *row) {
+    char label[80], check[120];
+    cost_sink a, b;
+    mc_snapshot s0, s1, s2;
+    int64_t expected;
+    cost_row(op, row, 100);
+    snprintf(label, sizeof label, "op:%s n", row);
+    s0 = mc_read();
+    COUNTED(label, a = cost_row(op, row, COST_PUTS));
+    s1 = mc_read();
+    snprintf(label, sizeof label, "op:%s 2n", row);
+    COUNTED(label, b = cost_row(op, row, 2 * COST_PUTS));
+    s2 = mc_read();
+    expected = COST_PUTS * cost_deliveries_hundredths(row) / 100;
+    if (b.deliveries - a.deliveries != expected) {
+        printf("{\"impl\":\"c\",\"workload\":\"op:%s\",\"error\":\"%lld more deliveries for 2,000 more puts, expected %lld\"}\n",
+               row, (long long)(b.deliveries - a.deliveries), (long long)expected);
+        fflush(stdout);
+        exit(1);
     }
-    if (strcmp(name, "scan") == 0) {
-        for (i = 0; i < puts; i++) {
-            total = wrapping_add(total, i);
-            sum = wrapping_add(sum, total);
-        }
-        return sum;
-    }
-    if (strcmp(name, "pairwise") == 0) {
-        return 2 * (puts > 0 ? puts - 1 : 0);
-    }
-    if (strcmp(name, "zip") == 0) {
-        return 2 * puts;
-    }
-    if (strcmp(name, "combine_latest") == 0) {
-        return 2 * (2 * puts - 1);
-    }
-    if (strcmp(name, "with_latest_from") == 0) {
-        return 2 * puts;
-    }
-    if (strcmp(name, "buffer_count") == 0) {
-        return puts;
-    }
-    if (strcmp(name, "buffer_count_100") == 0) {
-        return 100 * (puts / 100);
-    }
-    return sum_below(puts); /* distinct, start_with (its 0 adds nothing), share, replay, take, on_backpressure_buffer */
+    snprintf(check, sizeof check, "c.op.%s.allocs_per_put", row);
+    check_line(check, (double)((int64_t)(s2.mallocs + s2.reallocs - s1.mallocs - s1.reallocs) -
+                               (int64_t)(s1.mallocs + s1.reallocs - s0.mallocs - s0.reallocs)) / COST_PUTS);
+    printf("{\"row\":\"%s\",\"impl\":\"c\",\"function\":\"%s\",\"deliveries_per_put\":%.2f}\n", row,
+           op != NULL ? op->name : "", (double)(b.deliveries - a.deliveries) / COST_PUTS);
 }
 
 static void run_operator_instructions(void) {
-    char label[64];
-    int row;
-    for (row = 0; row < OPERATOR_ROW_COUNT; row++) {
-        const char *name = OPERATOR_ROWS[row];
-        bench_expect("c", name, operator_row(name, 100), expected_operator_row(name, 100));
-        snprintf(label, sizeof label, "op:%s n", name);
-        COUNTED(label, bench_expect("c", name, operator_row(name, 2000), expected_operator_row(name, 2000)));
-        snprintf(label, sizeof label, "op:%s 2n", name);
-        COUNTED(label, bench_expect("c", name, operator_row(name, 4000), expected_operator_row(name, 4000)));
+    size_t i;
+    for (i = 0; i < COST_BY_HAND_COUNT; i++) {
+        cost_measure(NULL, COST_BY_HAND[i]);
     }
+    for (i = 0; i < SK_TEST_OPERATOR_COUNT; i++) {
+        const char *name = SK_TEST_OPERATORS[i].name;
+        cost_measure(&SK_TEST_OPERATORS[i], name + strlen("sk_signal_"));
+    }
+    fflush(stdout);
 }
 
 static void run_instructions(void) {
@@ -1419,6 +1608,8 @@ int main(int argc, char **argv) {
     RUN("W5", "put", W5_PUTS, 0, expected_w5(W5_PUTS), w5(W5_PUTS, &probe_));
     RUN("W5z", "put", W5_PUTS, 0, expected_w5zip(W5_PUTS), w5zip(W5_PUTS, &probe_));
     RUN("W5s", "put", W5_PUTS, 0, expected_w5scan(W5_PUTS), w5scan(W5_PUTS, &probe_));
+    RUN("W3s", "delivery", W3S_SINKS * W3S_PUTS, 0, W3S_SINKS * sum_below(W3S_PUTS),
+        w3share(W3S_SINKS, W3S_PUTS, &probe_));
     RUN("W6", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6(W6_SUBSCRIPTIONS, &probe_));
     RUN("W6b", "subscription", W6_SUBSCRIPTIONS, 1, 2 * W6_SUBSCRIPTIONS, w6b(W6_SUBSCRIPTIONS, &probe_));
     RUN("W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w7(W7_EVENTS, &probe_));

@@ -8,13 +8,18 @@
  *   bench_cpp [--reps N] [--workloads W1,W3] [--divide N]
  *   bench_cpp --check     W1's, W2's and W2b's allocations per unit, W6's and
  *                         W6b's bytes per subscription (make bench-check)
+ *   bench_cpp --instructions
+ *                         the cost table's rows, for callgrind (run.py check; below)
  *
  * bench.h is C; it compiles as C++ unchanged. */
 #include <signalkit.hpp>
+#include <signalkit_test.hpp>
+#include <valgrind/callgrind.h>
 
 #include <cstdint>
 #include <vector>
 
+#include "CostRows.h"
 #include "bench.h"
 
 namespace sk = signalkit;
@@ -204,7 +209,169 @@ static void run_checks() {
     fflush(stdout);
 }
 
+/* OP (issue 41): the cost table's C++ rows, as bench_capi.c's C rows (one
+ * operator between a pipe and a plain subscriber, a lambda taking a
+ * value_view; CostRows.h's arguments; 2,000 and 4,000 puts counted under
+ * callgrind as "op:ROW n" and "op:ROW 2n"; allocations and deliveries per
+ * put printed). The rows of a standard shape come from cost_operators.hpp,
+ * which tools/api/operators.py writes from the operator table; the others
+ * are below. */
+struct cost_args {
+    const char *row;
+    sk::signal s;
+    mutable sk::pipe other_pipe;
+    mutable sk::test::virtual_queue used_queue;
+    mutable bool has_queue = false;
+
+    std::size_t count() const { return static_cast<std::size_t>(cost_count(row)); }
+    bool (*predicate() const)(int64_t) {
+        if (cost_predicate_holds(row)) {
+            return [](int64_t) { return true; };
+        }
+        return [](int64_t) { return false; };
+    }
+    int64_t (*map() const)(int64_t) {
+        if (cost_constant_key(row)) {
+            return [](int64_t) -> int64_t { return 0; };
+        }
+        return [](int64_t x) { return x + 1; };
+    }
+    int64_t (*fold() const)(int64_t, int64_t) {
+        return [](int64_t a, int64_t b) { return wrapping_add(a, b); };
+    }
+    void (*look() const)(int64_t) {
+        return [](int64_t) {};
+    }
+    void (*work() const)() {
+        return [] {};
+    }
+    sk::signal other() const {
+        other_pipe = sk::pipe::create(cost_replaying_other(row));
+        if (cost_replaying_other(row)) {
+            other_pipe.put(0);
+        }
+        return other_pipe.signal();
+    }
+    const sk::queue &queue() const {
+        if (!has_queue) {
+            used_queue = sk::test::virtual_queue::create("cost");
+            has_queue = true;
+        }
+        return used_queue;
+    }
+};
+
+struct cost_operator {
+    const char *row;
+    sk::signal (*build)(const cost_args &);
+};
+
+#include "cost_operators.hpp"
+
+static sk::signal single_of(int64_t x) {
+    return sk::signal::single(sk::value(x));
+}
+
+static const cost_operator cost_by_hand[] = {
+    {"bare", [](const cost_args &a) { return a.s; }},
+    {"buffer_count_100", [](const cost_args &a) { return a.s.buffer_count(100); }},
+    {"combine_latest", [](const cost_args &a) { return sk::combine_latest({a.s, a.s}); }},
+    {"take_while", [](const cost_args &a) { return a.s.take_while(a.predicate()); }},
+    {"take_until", [](const cost_args &a) { return a.s.take_until([](int64_t) { return sk::take_pass; }); }},
+    {"map_to_signal", [](const cost_args &a) { return a.s.map_to_signal(single_of); }},
+    {"merge_map", [](const cost_args &a) { return a.s.merge_map(2, single_of); }},
+    {"catch", [](const cost_args &a) { return a.s.catch_error([](sk::value_view) { return single_of(0); }); }},
+    {"retry", [](const cost_args &a) { return a.s.retry(COST_SECONDS, 1.0, a.queue()); }},
+    {"retry_count", [](const cost_args &a) { return a.s.retry_count(3); }},
+    {"timeout", [](const cost_args &a) { return a.s.timeout(3600.0, a.queue(), a.other()); }},
+    {"deferred", [](const cost_args &a) {
+         sk::signal source = a.s;
+         return sk::signal::deferred([source] { return source; });
+     }},
+    {"on_backpressure_buffer", [](const cost_args &a) { return a.s.on_backpressure_buffer(1000, sk::overflow::error); }},
+    {"deliver_on_bounded",
+     [](const cost_args &a) { return a.s.deliver_on(a.queue(), std::size_t(1) << 20, sk::overflow::drop_newest); }},
+};
+
+/* One row: build, start, `puts` puts, dispose; the values delivered. */
+static int64_t cost_row(const cost_operator &op, int64_t puts) {
+    int64_t deliveries = 0;
+    auto pipe = sk::pipe::create();
+    cost_args a{op.row, pipe.signal(), sk::pipe(), sk::test::virtual_queue(), false};
+    bool signals = cost_signal_valued(op.row);
+    sk::value one_signal = signals ? sk::value(single_of(1)) : sk::value();
+    sk::signal made = op.build(a);
+    auto subscription = made.start([&deliveries](sk::value_view) { deliveries++; });
+    if (a.has_queue) {
+        a.used_queue.advance_by(COST_ADVANCE);
+    }
+    for (int64_t i = 0; i < puts; i++) {
+        if (signals) {
+            pipe.put(one_signal);
+        } else {
+            pipe.put(i);
+        }
+    }
+    if (a.has_queue) {
+        a.used_queue.advance_by(COST_ADVANCE);
+    }
+    subscription.dispose();
+    return deliveries;
+}
+
+static void cost_measure(const cost_operator &op) {
+    char label[80], check[120];
+    cost_row(op, 100);
+    snprintf(label, sizeof label, "op:%s n", op.row);
+    mc_snapshot s0 = mc_read();
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+    int64_t a = cost_row(op, COST_PUTS);
+    CALLGRIND_TOGGLE_COLLECT;
+    CALLGRIND_DUMP_STATS_AT(label);
+    mc_snapshot s1 = mc_read();
+    snprintf(label, sizeof label, "op:%s 2n", op.row);
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+    int64_t b = cost_row(op, 2 * COST_PUTS);
+    CALLGRIND_TOGGLE_COLLECT;
+    CALLGRIND_DUMP_STATS_AT(label);
+    mc_snapshot s2 = mc_read();
+    int64_t expected = int64_t(COST_PUTS) * cost_deliveries_hundredths(op.row) / 100;
+    if (b - a != expected) {
+        printf("{\"impl\":\"cpp\",\"workload\":\"op:%s\",\"error\":\"%lld more deliveries for %d more puts, expected %lld\"}\n",
+               op.row, static_cast<long long>(b - a), COST_PUTS, static_cast<long long>(expected));
+        fflush(stdout);
+        exit(1);
+    }
+    snprintf(check, sizeof check, "cpp.op.%s.allocs_per_put", op.row);
+    check_line(check, static_cast<double>(static_cast<int64_t>(s2.mallocs + s2.reallocs - s1.mallocs - s1.reallocs) -
+                                          static_cast<int64_t>(s1.mallocs + s1.reallocs - s0.mallocs - s0.reallocs)) /
+                          COST_PUTS);
+    printf("{\"row\":\"%s\",\"impl\":\"cpp\",\"deliveries_per_put\":%.2f}\n", op.row,
+           static_cast<double>(b - a) / COST_PUTS);
+}
+
+static void run_operator_instructions() {
+    for (const cost_operator &op : cost_by_hand) {
+        cost_measure(op);
+    }
+    for (const cost_operator &op : cost_operators) {
+        cost_measure(op);
+    }
+    fflush(stdout);
+}
+
 int main(int argc, char **argv) {
+    if (bench_has_flag(argc, argv, "--instructions")) {
+        try {
+            run_operator_instructions();
+        } catch (const sk::error &e) {
+            fprintf(stderr, "signalkit error %d: %s\n", e.code(), e.what());
+            return 1;
+        }
+        return sk_live_objects() == 0 ? 0 : (fprintf(stderr, "live objects left: %ld\n", sk_live_objects()), 1);
+    }
     if (bench_has_flag(argc, argv, "--check")) {
         try {
             run_checks();

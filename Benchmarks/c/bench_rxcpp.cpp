@@ -179,9 +179,73 @@ int64_t w7(int64_t n, bench_probe *p) {
     return sum;
 }
 
+/* W5z: two subjects zipped (a tuple per pair), value i into subject i % 2,
+ * a sink summing both; the puts only are timed. */
+int64_t w5z(int64_t n, bench_probe *p) {
+    int64_t sum = 0;
+    rxcpp::subjects::subject<int64_t> a, b;
+    auto input_a = a.get_subscriber();
+    auto input_b = b.get_subscriber();
+    auto subscription = a.get_observable().zip(b.get_observable()).subscribe(
+        [&sum](const std::tuple<int64_t, int64_t> &pair) {
+            sum = wrapping_add(sum, wrapping_add(std::get<0>(pair), std::get<1>(pair)));
+        });
+    probe_begin(p);
+    for (int64_t i = 0; i < n; i++) {
+        if (i % 2 == 0) {
+            input_a.on_next(i);
+        } else {
+            input_b.on_next(i);
+        }
+    }
+    probe_end(p);
+    subscription.unsubscribe();
+    return sum;
+}
+
+/* W5s: a subject through scan (a running sum from 0) into a summing sink;
+ * the puts only are timed. */
+int64_t w5s(int64_t n, bench_probe *p) {
+    int64_t sum = 0;
+    rxcpp::subjects::subject<int64_t> subject;
+    auto input = subject.get_subscriber();
+    auto subscription = subject.get_observable()
+                            .scan(int64_t{0}, [](int64_t running, int64_t x) { return wrapping_add(running, x); })
+                            .subscribe([&sum](int64_t x) { sum = wrapping_add(sum, x); });
+    probe_begin(p);
+    for (int64_t i = 0; i < n; i++) {
+        input.on_next(i);
+    }
+    probe_end(p);
+    subscription.unsubscribe();
+    return sum;
+}
+
+/* W3s: a subject shared (publish + ref_count, RxCpp's share) by `sinks`
+ * summing subscribers; the puts only are timed. */
+int64_t w3s(int64_t sinks, int64_t puts, bench_probe *p) {
+    int64_t sum = 0;
+    rxcpp::subjects::subject<int64_t> subject;
+    auto input = subject.get_subscriber();
+    auto shared = subject.get_observable().publish().ref_count();
+    std::vector<rxcpp::composite_subscription> subscriptions;
+    for (int64_t i = 0; i < sinks; i++) {
+        subscriptions.push_back(shared.subscribe([&sum](int64_t x) { sum = wrapping_add(sum, x); }));
+    }
+    probe_begin(p);
+    for (int64_t i = 0; i < puts; i++) {
+        input.on_next(i);
+    }
+    probe_end(p);
+    for (auto &s : subscriptions) {
+        s.unsubscribe();
+    }
+    return sum;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-    peer::peer_workloads workloads = { "rxcpp", w1, w2, w2b, w3, w4, w6, w6b, w7, 2000 };
+    peer::peer_workloads workloads = { "rxcpp", w1, w2, w2b, w3, w4, w6, w6b, w7, 2000, w5z, w5s, w3s };
     return peer::peer_main(argc, argv, workloads);
 }

@@ -8,7 +8,9 @@
  * The workloads: W1, W2 (the mapped observable built once, as our W2), W2b
  * (built per cycle), W3, W4 (map to a one-value observable, switch to the
  * latest), W6 and W6b (as W2 and W2b, kept alive), W7 (hop to a serial
- * worker). W5 (combine-latest) is not written for the peers. */
+ * worker), and the operators a user chains (issue 41): W5z (two subjects
+ * zipped), W5s (a subject through scan), W3s (a subject shared by 100
+ * subscribers). W5 (combine-latest) is not written for the peers. */
 #ifndef PEER_DRIVER_HPP
 #define PEER_DRIVER_HPP
 
@@ -56,6 +58,20 @@ inline int64_t sum_below(int64_t n) {
     return sum;
 }
 
+/* W5z: value i into subject i % 2, pairs summed: each odd value and the
+ * even one before it. */
+inline int64_t expected_w5zip(int64_t n) { return sum_below(n - n % 2); }
+
+/* W5s: the running sums of 0..<n, added up. */
+inline int64_t expected_w5scan(int64_t n) {
+    int64_t running = 0, sum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        running = wrapping_add(running, i);
+        sum = wrapping_add(sum, running);
+    }
+    return sum;
+}
+
 /* A workload run: one repetition, the probe filled, the checksum returned. */
 typedef int64_t (*w1_fn)(int64_t n, bench_probe *p);
 typedef int64_t (*w2_fn)(int64_t cycles, int64_t every, bench_probe *p);
@@ -79,6 +95,9 @@ struct peer_workloads {
      * subscription do not depend on the count (the list's slot aside: one
      * pointer or two per observer). */
     int64_t w6_max;
+    w1_fn w5z;  /* W5z: zip of two subjects, `n` puts */
+    w1_fn w5s;  /* W5s: scan over a subject, `n` puts */
+    w3_fn w3s;  /* W3s: a subject shared by `sinks` subscribers, `puts` puts */
 };
 
 inline const char *selected_workloads = nullptr;
@@ -112,7 +131,8 @@ inline int peer_main(int argc, char **argv, const peer_workloads &w) {
     int reps = bench_reps(argc, argv);
     bench_probe probe_;
     int64_t W1_EVENTS = 5000000, W2_CYCLES = 1000000, W2_EVERY = 100000, W3_SINKS = 1000, W3_PUTS = 10000,
-            W4_EVENTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000;
+            W4_EVENTS = 1000000, W6_SUBSCRIPTIONS = 100000, W7_EVENTS = 1000000, W5_PUTS = 1000000,
+            W3S_SINKS = 100, W3S_PUTS = 100000;
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--divide") == 0 && atoi(argv[i + 1]) > 1) {
             int64_t d = atoi(argv[i + 1]);
@@ -123,6 +143,8 @@ inline int peer_main(int argc, char **argv, const peer_workloads &w) {
             W4_EVENTS = at_least(W4_EVENTS / d, 1);
             W6_SUBSCRIPTIONS = at_least(W6_SUBSCRIPTIONS / d, 1);
             W7_EVENTS = at_least(W7_EVENTS / d, 1);
+            W5_PUTS = at_least(W5_PUTS / d, 2);
+            W3S_PUTS = at_least(W3S_PUTS / d, 1);
         } else if (strcmp(argv[i], "--workloads") == 0) {
             selected_workloads = argv[i + 1];
         }
@@ -142,6 +164,10 @@ inline int peer_main(int argc, char **argv, const peer_workloads &w) {
         PEER_RUN(w.impl, "W6b", "subscription", W6_SUBSCRIPTIONS, BENCH_BYTES, 2 * W6_SUBSCRIPTIONS,
                  w.w6b(W6_SUBSCRIPTIONS, &probe_));
         PEER_RUN(w.impl, "W7", "event", W7_EVENTS, 0, sum_below(W7_EVENTS), w.w7(W7_EVENTS, &probe_));
+        PEER_RUN(w.impl, "W5z", "put", W5_PUTS, 0, expected_w5zip(W5_PUTS), w.w5z(W5_PUTS, &probe_));
+        PEER_RUN(w.impl, "W5s", "put", W5_PUTS, 0, expected_w5scan(W5_PUTS), w.w5s(W5_PUTS, &probe_));
+        PEER_RUN(w.impl, "W3s", "delivery", W3S_SINKS * W3S_PUTS, 0, W3S_SINKS * sum_below(W3S_PUTS),
+                 w.w3s(W3S_SINKS, W3S_PUTS, &probe_));
     } catch (const std::exception &e) {
         printf("{\"impl\":\"%s\",\"workload\":\"-\",\"error\":\"exception: %s\"}\n", w.impl, e.what());
         return 1;

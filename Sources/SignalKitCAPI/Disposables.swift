@@ -9,16 +9,18 @@ import SwiftSignalKit
 /// An `sk_disposable` handle: a Swift disposable, and which container it is.
 ///
 /// The disposable of a subscription started by `sk_signal_start` whose
-/// observer has a value callback only (no error or completion callback, no
-/// release function) is also that subscription's observer (one object
-/// instead of two): it holds the callback and its context, and the closure
-/// the subscription holds captures it alone. Nothing can tell when such an
-/// observer is let go (no release function runs), so it may live as long as
+/// observer has no release function, or by `sk_signal_start_held`, is also
+/// that subscription's observer (one object instead of two): it holds the
+/// callbacks, their context and the release function, and the closures the
+/// subscription holds capture it alone. Such an observer lives as long as
 /// the handle, and the handle as long as the subscription holds its
-/// callback. Any other observer gets an `SKObserver` of its own, let go when
-/// the subscription ends (see `sk_observer`), and so does every observer
-/// while handle checking is on (a handle released by C must then be reported
-/// as released, not kept alive by the subscription).
+/// callbacks: so its release function (`sk_signal_start_held`'s, whose
+/// contract says the disposable may hold the observer) runs in the handle's
+/// deinit, once both have let go, on whatever thread lets go last. An
+/// `sk_signal_start` observer with a release function gets an `SKObserver`
+/// of its own, let go when the subscription ends (see `sk_observer`), and so
+/// does every observer while handle checking is on (a handle released by C
+/// must then be reported as released, not kept alive by the subscription).
 ///
 /// When the signal started that way is a run of map and filter stages of
 /// the C layer (`SKSignal.stages`) and no stage's function has a release
@@ -39,12 +41,14 @@ import SwiftSignalKit
 /// later than the header says. Eleven words (header, the base's flags and
 /// the kind, the existential, the callback and its context, the stage or
 /// the chain, and the subscription's liveness): the allocator's 96-byte
-/// chunk.
+/// chunk. An observer with an error or completion callback or a release
+/// function (`sk_signal_start_held`) gets the subclass `SKHeldDisposable`,
+/// which holds them too (three words more, for those only).
 ///
 /// Thread-safety: immutable once handed out (`disposable` is set once, by the
 /// thread that makes the handle, before it hands it out; `liveness` once,
 /// by the same thread, before the subscription is published to its source).
-final class SKDisposable: SKObject, SKObserverFields {
+class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
     enum Kind {
         case plain
         case meta
@@ -53,15 +57,15 @@ final class SKDisposable: SKObject, SKObserverFields {
     }
 
     // `kind` first: it fits beside the base's flags.
-    let kind: Kind
+    final let kind: Kind
     /// Nil only while a disposable that observes is being started (see
     /// `start`): no placeholder to retain and release.
-    @exclusivity(unchecked) private var started: (any Disposable)?
-    let next: sk_next_fn?
-    let ctx: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private final var started: (any Disposable)?
+    final let next: sk_next_fn?
+    final let ctx: UnsafeMutableRawPointer?
     /// The absorbed run of stages (see above), set by
     /// `init(observing:ctx:stages:)`; nil otherwise.
-    private let absorbed: SKAbsorbedStages?
+    private final let absorbed: SKAbsorbedStages?
     /// The liveness of the subscription of the absorbed run's upstream,
     /// set once by `startAbsorbing` before any value arrives. Its reference
     /// to the subscription's flags is unretained (see
@@ -69,20 +73,20 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// value callback calls, and that callback is owned by the object that
     /// holds the flags; once the subscription has ended the handle may
     /// outlive the flags, and nothing reads them any more.
-    @exclusivity(unchecked) private var liveness: _SubscriberLiveness?
+    @exclusivity(unchecked) private final var liveness: _SubscriberLiveness?
 
-    /// Never set on a disposable that observes (see above).
+    /// Set only in an `SKHeldDisposable`.
     var error: sk_error_fn? {
         return nil
     }
 
-    /// Never set on a disposable that observes (see above).
+    /// Set only in an `SKHeldDisposable`.
     var completed: sk_completed_fn? {
         return nil
     }
 
     /// The Swift disposable.
-    var disposable: any Disposable {
+    final var disposable: any Disposable {
         // Invariant: set before the handle is handed out (see `start`).
         return self.started!
     }
@@ -100,14 +104,15 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// The handle of a subscription observed by the value callback `next`
     /// with `ctx`, before it starts: `start` sets the disposable. With
     /// `stages`, the handle runs them before the callback (see above).
-    init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?, stages: SKStageRun? = nil) {
+    /// `counted` as for `SKObject`.
+    init(observing next: sk_next_fn?, ctx: UnsafeMutableRawPointer?, stages: SKStageRun? = nil, counted: Bool = true) {
         self.kind = .plain
         self.started = nil
         self.next = next
         self.ctx = ctx
         self.absorbed = stages.map(SKAbsorbedStages.init)
         self.liveness = nil
-        super.init(fastKind: .disposable)
+        super.init(counted: counted, fastKind: .disposable)
     }
 
     /// Starts `upstream` with a value callback that runs the absorbed stages
@@ -118,21 +123,78 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// written for `SKValue` alone is wrapped in a conversion thunk, an
     /// object per subscription).
     @inline(__always)
-    func startAbsorbing<T>(_ upstream: Signal<T, SKValue>) -> any Disposable {
-        return upstream.startFusing({ self.absorbing($0) }, error: nil, completed: nil)
+    final func startAbsorbing<T>(_ upstream: Signal<T, SKValue>) -> any Disposable {
+        return upstream.startFusing({ self.absorbing($0) }, error: self.errorCallback(), completed: self.completedCallback())
     }
 
     /// `startAbsorbing` over a pipe's source (the signal of `sk_pipe_signal`,
     /// see `SKSignal`): subscribes to the pipe directly.
     @inline(__always)
-    func startAbsorbing<T>(_ source: _SignalPipeSource<T, SKValue>) -> any Disposable {
-        return source.startFusing({ self.absorbing($0) }, error: nil, completed: nil)
+    final func startAbsorbing<T>(_ source: _SignalPipeSource<T, SKValue>) -> any Disposable {
+        if self.error == nil && self.completed == nil {
+            return source.startFusing({ self.absorbing($0) }, error: nil, completed: nil)
+        }
+        // The handle receives the pipe's terminal event itself: the pipe
+        // makes nothing to hold the callbacks (see `receiveTerminal`).
+        return source.startFusing({ self.absorbing($0) }, receiver: self)
+    }
+
+    /// A pipe's terminal event, for a subscription started by
+    /// `startAbsorbing` over a pipe's source with an error or a completion
+    /// callback: called at most once, by the thread that ends the
+    /// subscription, outside the pipe's lock.
+    final func receiveTerminal(_ terminal: _BroadcasterTerminal) {
+        switch terminal {
+        case .completed:
+            self.completed?(self.ctx)
+        case let .failed(failure):
+            // A C pipe's errors are SKValues.
+            if let function = self.error, let error = failure as? SKValue {
+                error.withC { function(self.ctx, $0) }
+            }
+        }
+    }
+
+    /// The error closure of an absorbing start: nil without an error
+    /// callback (nothing to hold); otherwise one capturing the handle alone.
+    /// Generic, as `absorbing` is, over the error type (only ever
+    /// `SKValue`): a closure written for `SKValue` alone is wrapped in a
+    /// conversion thunk where the core takes an `(E) -> Void`, an object
+    /// per subscription.
+    @inline(__always)
+    private final func errorCallback<E>() -> ((E) -> Void)? {
+        guard self.error != nil else {
+            return nil
+        }
+        // Invariant (the library's own): its callers start SKValue signals.
+        precondition(E.self == SKValue.self, "a C observer of errors other than SKValue")
+        return { error in
+            if let function = self.error {
+                unsafeBitCast(error, to: SKValue.self).withC { function(self.ctx, $0) }
+            }
+        }
+    }
+
+    /// The completion closure of an absorbing start (see `errorCallback`).
+    @inline(__always)
+    private final func completedCallback() -> (() -> Void)? {
+        guard self.completed != nil else {
+            return nil
+        }
+        return {
+            self.completed?(self.ctx)
+        }
     }
 
     /// The value callback of `startAbsorbing`, for the subscription whose
-    /// liveness is `liveness`.
-    @inline(__always)
-    private func absorbing<T>(_ liveness: _SubscriberLiveness) -> (T) -> Void {
+    /// liveness is `liveness`. Out of line, so that the closure is made in
+    /// one place: inlined into each start (`sk_signal_start`,
+    /// `sk_signal_start_held`, over a signal or a pipe, with or without
+    /// terminal callbacks), each copy got its own forwarder, and values
+    /// reached the closure through an extra jump on some of them (C W1: 4
+    /// instructions per event).
+    @inline(never)
+    private final func absorbing<T>(_ liveness: _SubscriberLiveness) -> (T) -> Void {
         // Invariant (the library's own): its only caller, `sk_signal_start`,
         // starts SKValue signals (`CSignal`); nothing a caller does can change that.
         precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
@@ -147,7 +209,7 @@ final class SKDisposable: SKObject, SKObserverFields {
     /// liveness checks, as the run's own callback (`SKStagesRun`) followed
     /// by the observer's (`startObserving`).
     @inline(__always)
-    private func deliver(_ value: SKValue) {
+    private final func deliver(_ value: SKValue) {
         // Invariant: only a handle made with stages starts absorbing, and
         // the liveness is set before the source can deliver.
         switch self.absorbed.unsafelyUnwrapped {
@@ -161,12 +223,24 @@ final class SKDisposable: SKObject, SKObserverFields {
     }
 
     @inline(__always)
-    private func deliver(_ value: SKValue, through stages: UnsafeMutableBufferPointer<SKStage>) {
+    private final func deliver(_ value: SKValue, through stages: UnsafeMutableBufferPointer<SKStage>) {
         let liveness = self.liveness.unsafelyUnwrapped
         var current = value.raw
         var owned: Unmanaged<SKObject>?
         var mapped = false
-        if SKStageChain.run(stages, liveness, &current, &owned, &mapped), let next = self.next {
+        let passes = withCallbackRun { callbacks in
+            if SKStageChain.run(stages, liveness, callbacks, &current, &owned, &mapped) {
+                return true
+            }
+            if _slowPath(callbacks.failed) {
+                // The observer has no error callback: the subscription
+                // ends, the error dropped (sk_callback_fail).
+                _ = callbacks.takeFailure()
+                liveness.disposeSubscription()
+            }
+            return false
+        }
+        if passes, let next = self.next {
             SKValue.withCIn(&current) { next(self.ctx, $0) }
         }
         // A map's heap result, released once the callback has returned.
@@ -181,15 +255,57 @@ final class SKDisposable: SKObject, SKObserverFields {
 
     /// Disposes the Swift disposable.
     @inline(__always)
-    func dispose() {
+    final func dispose() {
         // Invariant: set before the handle is handed out (see `start`).
         self.started.unsafelyUnwrapped.dispose()
     }
 
     /// Sets the subscription's disposable; called once, before the handle
     /// is handed out.
-    func start(_ disposable: any Disposable) {
+    final func start(_ disposable: any Disposable) {
         self.started = disposable
+    }
+}
+
+/// The handle of a subscription whose observer has an error or completion
+/// callback or a release function, which it holds (see `SKDisposable`):
+/// the release runs in deinit, once the subscription and C have both let
+/// go, on the thread that lets go last; the handle then counts itself in
+/// `sk_live_objects()`, uncounted before the release runs (as an
+/// `SKObserver`).
+///
+/// Thread-safety: immutable.
+final class SKHeldDisposable: SKDisposable {
+    private let heldError: sk_error_fn?
+    private let heldCompleted: sk_completed_fn?
+    private let releaseFunction: sk_release_fn?
+
+    override var error: sk_error_fn? {
+        return self.heldError
+    }
+
+    override var completed: sk_completed_fn? {
+        return self.heldCompleted
+    }
+
+    /// The handle of a subscription observed by `observer`, before it
+    /// starts (see `SKDisposable.init(observing:ctx:stages:counted:)`).
+    init(observing observer: sk_observer, stages: SKStageRun? = nil) {
+        self.heldError = observer.error
+        self.heldCompleted = observer.completed
+        self.releaseFunction = observer.release
+        if observer.release != nil {
+            liveObjectCount.wrappingAdd(1, ordering: .relaxed)
+        }
+        super.init(observing: observer.next, ctx: observer.ctx, stages: stages, counted: observer.release == nil)
+    }
+
+    deinit {
+        if let release = self.releaseFunction {
+            // Both the subscription and C have let go: no callback runs any
+            // more. Through the thread's release budget, as a context's.
+            SKReleaseList.release(release, self.ctx)
+        }
     }
 }
 

@@ -77,7 +77,17 @@ func adoptSignal(function: StaticString = #function, _ make: () -> OpaquePointer
     if let refusal = stackRefusal() {
         return CSignal.fail(SKValue(string: "\(cName(function)): \(refusal)"))
     }
-    guard let handle = make() else {
+    // `make` is an operator callback: it may fail (sk_callback_fail), its
+    // handle then released and the signal one that fails with the error.
+    let (made, failure) = callFailable(make, discard: { handle in
+        if let handle {
+            SKObject.releaseAnyHandle(handle, expected: SKSignal.self, function: function)
+        }
+    })
+    if let failure {
+        return CSignal.fail(failure)
+    }
+    guard let handle = made.unsafelyUnwrapped else {
         return CSignal.complete()
     }
     if let signal = SKObject.borrow(handle, as: SKSignal.self)?.signal {

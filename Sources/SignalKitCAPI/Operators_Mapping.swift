@@ -133,8 +133,9 @@ enum SKStageRun {
 /// The run of C stages a signal made by sk_signal_map or sk_signal_filter
 /// is: the upstream of its first stage (a signal that is not such a stage)
 /// and the stages. `sk_signal_start` runs the stages in the subscription's
-/// handle for an observer with a value callback only, when no stage's
-/// function has a release function (see `SKDisposable`).
+/// handle for an observer without a release function (and
+/// `sk_signal_start_held` for any observer), when no stage's function has a
+/// release function (see `SKDisposable`).
 struct SKStages {
     let upstream: SKUpstream
     let run: SKStageRun
@@ -204,9 +205,12 @@ final class SKStageChain {
     }
 
     /// Runs `stages` on the value `current` (whose object, if any, its
-    /// caller keeps alive), in order, checking `liveness` after each
-    /// function. Returns false when a filter dropped the value or the
-    /// subscription ended; otherwise `current` is the value to pass on.
+    /// caller keeps alive), in order, as the callback run `callbacks` (see
+    /// CallbackFailure.swift), checking after each function whether it
+    /// failed (sk_callback_fail), then `liveness`. Returns false when a
+    /// filter dropped the value, a function failed (`callbacks.failed`
+    /// then: a map's result is released) or the subscription ended;
+    /// otherwise `current` is the value to pass on.
     /// `owned` is the reference to the object of the last map's heap result
     /// (adopted from the C value; nil when no map ran or the last map's
     /// result is primitive), which the caller releases after passing the
@@ -214,7 +218,7 @@ final class SKStageChain {
     /// primitives only, costs no release of nil. `mapped` tells whether a
     /// map ran (when none did, `current` is the caller's value itself).
     @inline(__always)
-    static func run(_ stages: UnsafeMutableBufferPointer<SKStage>, _ liveness: _SubscriberLiveness, _ current: inout sk_value, _ owned: inout Unmanaged<SKObject>?, _ mapped: inout Bool) -> Bool {
+    static func run(_ stages: UnsafeMutableBufferPointer<SKStage>, _ liveness: _SubscriberLiveness, _ callbacks: SKCallbackRun, _ current: inout sk_value, _ owned: inout Unmanaged<SKObject>?, _ mapped: inout Bool) -> Bool {
         var index = 0
         while index < stages.count {
             switch stages[index] {
@@ -227,6 +231,11 @@ final class SKStageChain {
                     // The previous map's heap result: this map has read it.
                     previous.release()
                     owned = nil
+                }
+                if _slowPath(callbacks.failed) {
+                    // Failed: its result is dropped.
+                    releaseFailedResult(result)
+                    return false
                 }
                 if result.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
                     // Primitive (the common case): a value without object.
@@ -244,7 +253,7 @@ final class SKStageChain {
                 }
             case .filter(let function, let ctx):
                 let passes = SKValue.withCIn(&current) { function(ctx, $0) }
-                if !passes || liveness.isTerminated {
+                if !passes || _slowPath(callbacks.failed) || liveness.isTerminated {
                     return false
                 }
             }
@@ -254,38 +263,56 @@ final class SKStageChain {
     }
 }
 
+/// Releases the result a failed map wrote (off the path of values; taken
+/// by value, so that the map's buffer stays without the stack protector's
+/// canary: see `SKValue.withCOut`).
+@inline(never)
+func releaseFailedResult(_ result: sk_value) {
+    var dropped = result
+    sk_value_release(&dropped)
+}
+
 /// The signal of a run of stages over `upstream` (see above).
 @inline(__always)
 private func fusedStages<T>(_ upstream: Signal<T, SKValue>, _ chain: SKStageChain) -> Signal<T, SKValue> {
     // Invariant (the library's own): its only caller, in this file, passes SKValue signals.
     precondition(T.self == SKValue.self, "a C stage over values other than SKValue")
     return Signal<T, SKValue>(fused: { makeNext, error, completed in
+        // The run is also the subscription's end (`SKFailureEnd`), which
+        // lets one terminal event through: the upstream's, or a stage's
+        // failure (sk_callback_fail), which a constant source (`single`)
+        // would otherwise follow with its completion. Made before the
+        // start, completed by the value callback's factory.
+        let run = SKStagesRun<T>(chain, error: error, completed: completed)
         return upstream.startFusing({ liveness in
-            let run = SKStagesRun<T>(chain, liveness, makeNext(liveness))
+            run.liveness = liveness
+            run.next = makeNext(liveness)
             return { value in
                 run.run(value)
             }
-        }, error: error, completed: completed)
+        }, error: { run.forwardError($0) }, completed: { run.forwardCompletion() })
     })
 }
 
 /// One subscription of a run of stages: what its composed value callback
 /// needs, in one object that the callback captures alone (a closure
 /// capturing one object has that object as its context: no box of captures
-/// and no forwarder unpacking one before every call).
+/// and no forwarder unpacking one before every call), and the
+/// subscription's end (`SKFailureEnd`: the error and completion callbacks,
+/// which the upstream calls through it).
 ///
-/// Thread-safety: immutable once made; `run` may be called from any thread,
-/// as the upstream delivers.
-final class SKStagesRun<T> {
+/// Thread-safety: `next` (and the base's `liveness`) are set once, by the
+/// thread that starts the subscription, before the upstream can deliver;
+/// `run` may be called from any thread, as the upstream delivers.
+final class SKStagesRun<T>: SKFailureEnd, @unchecked Sendable {
     let chain: SKStageChain
-    let liveness: _SubscriberLiveness
-    let next: ((T) -> Void)?
+    @exclusivity(unchecked) var next: ((T) -> Void)?
 
     @inline(__always)
-    init(_ chain: SKStageChain, _ liveness: _SubscriberLiveness, _ next: ((T) -> Void)?) {
+    init(_ chain: SKStageChain, error: ((SKValue) -> Void)?, completed: (() -> Void)?) {
         self.chain = chain
-        self.liveness = liveness
-        self.next = next
+        self.next = nil
+        super.init(error: error, completed: completed)
     }
 
     @inline(__always)
@@ -293,7 +320,18 @@ final class SKStagesRun<T> {
         var current = unsafeBitCast(value, to: SKValue.self).raw
         var owned: Unmanaged<SKObject>?
         var mapped = false
-        if SKStageChain.run(self.chain.stages, self.liveness, &current, &owned, &mapped), let next = self.next {
+        // Invariant: set before the upstream can deliver (see above).
+        let liveness = self.liveness.unsafelyUnwrapped
+        let passes = withCallbackRun { callbacks in
+            if SKStageChain.run(self.chain.stages, liveness, callbacks, &current, &owned, &mapped) {
+                return true
+            }
+            if _slowPath(callbacks.failed) {
+                self.fail(callbacks.takeFailure())
+            }
+            return false
+        }
+        if passes, let next = self.next {
             if current.kind.rawValue <= SK_KIND_DOUBLE.rawValue {
                 next(unsafeBitCast(SKValue(raw: current, object: nil), to: T.self))
             } else if mapped {

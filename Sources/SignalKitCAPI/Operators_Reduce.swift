@@ -12,10 +12,21 @@ public func sk_signal_reduce_left(_ out: UnsafeMutablePointer<OpaquePointer?>?, 
         return releasingOnFailure(ctx: ctx, release: release, status)
     }
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
-        signal |> reduceLeft(value: initialValue) { accumulator, next in
-            var result = sk_value()
-            accumulator.withC { a in next.withC { b in callback.function(callback.ctx, a, b, &result) } }
-            return SKValue(taking: result)
+        failableOperator { end in
+            signal |> reduceLeft(value: initialValue) { accumulator, next in
+                withCallbackRun { run in
+                    var result = sk_value()
+                    accumulator.withC { a in next.withC { b in callback.function(callback.ctx, a, b, &result) } }
+                    if _slowPath(run.failed) {
+                        // Failed (sk_callback_fail): the subscription ends
+                        // with the error; the accumulator kept is never
+                        // delivered.
+                        failCall(run, end, dropping: result)
+                        return accumulator
+                    }
+                    return SKValue(taking: result)
+                }
+            }
         }
     }
 }
@@ -31,10 +42,21 @@ public func sk_signal_scan(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
         return releasingOnFailure(ctx: ctx, release: release, status)
     }
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
-        signal |> scan(initialValue) { accumulator, next in
-            var result = sk_value()
-            accumulator.withC { a in next.withC { b in callback.function(callback.ctx, a, b, &result) } }
-            return SKValue(taking: result)
+        failableOperator { end in
+            signal |> scan(initialValue) { accumulator, next in
+                withCallbackRun { run in
+                    var result = sk_value()
+                    accumulator.withC { a in next.withC { b in callback.function(callback.ctx, a, b, &result) } }
+                    if _slowPath(run.failed) {
+                        // Failed (sk_callback_fail): the subscription ends
+                        // with the error; the accumulator kept is never
+                        // delivered.
+                        failCall(run, end, dropping: result)
+                        return accumulator
+                    }
+                    return SKValue(taking: result)
+                }
+            }
         }
     }
 }

@@ -12,10 +12,21 @@ public func sk_signal_take(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
 @c @implementation
 public func sk_signal_take_until(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_take_until_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
-        signal |> take(until: { value in
-            let flags = UInt32(bitPattern: value.withC { callback.function(callback.ctx, $0) })
-            return SignalTakeAction(passthrough: flags & SK_TAKE_PASS.rawValue != 0, complete: flags & SK_TAKE_COMPLETE.rawValue != 0)
-        })
+        failableOperator { end in
+            signal |> take(until: { value in
+                let answer = withCallbackRun { run in
+                    let answer = value.withC { callback.function(callback.ctx, $0) }
+                    if _slowPath(run.failed) {
+                        // Failed (sk_callback_fail): neither pass nor complete.
+                        failCall(run, end)
+                        return Int32(0)
+                    }
+                    return answer
+                }
+                let flags = UInt32(bitPattern: answer)
+                return SignalTakeAction(passthrough: flags & SK_TAKE_PASS.rawValue != 0, complete: flags & SK_TAKE_COMPLETE.rawValue != 0)
+            })
+        }
     }
 }
 
@@ -41,14 +52,22 @@ public func sk_signal_skip(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signa
 @c @implementation
 public func sk_signal_skip_while(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_predicate_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
-        signal |> skipWhile { value in value.withC { callback.function(callback.ctx, $0) } }
+        failableOperator { end in
+            signal |> skipWhile { value in
+                failablePredicate(callback, value, end, onFailure: true) // still skipping: nothing passes
+            }
+        }
     }
 }
 
 @c @implementation
 public func sk_signal_take_while(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_predicate_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, _ inclusive: Bool) -> Int32 {
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
-        signal |> takeWhile(inclusive: inclusive) { value in value.withC { callback.function(callback.ctx, $0) } }
+        failableOperator { end in
+            signal |> takeWhile(inclusive: inclusive) { value in
+                failablePredicate(callback, value, end, onFailure: true) // passed to an ended subscription: dropped
+            }
+        }
     }
 }
 
@@ -62,7 +81,11 @@ public func sk_signal_first(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
 @c @implementation
 public func sk_signal_first_where(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_predicate_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
-        signal |> first(where: { value in value.withC { callback.function(callback.ctx, $0) } })
+        failableOperator { end in
+            signal |> first(where: { value in
+                failablePredicate(callback, value, end, onFailure: false) // not the first: nothing passes
+            })
+        }
     }
 }
 
@@ -102,5 +125,21 @@ public func sk_signal_take_until_signal(_ out: UnsafeMutablePointer<OpaquePointe
     }
     return unaryOperator(out, signal, others: [handle]) { signal in
         signal |> takeUntil(handle.signal)
+    }
+}
+
+/// Calls a C predicate on `value` as a run of its own: its answer, or, when
+/// it failed (sk_callback_fail), `onFailure` after ending the subscription
+/// with the error (`end.fail`): the answer that makes the core operator
+/// deliver nothing, or deliver to the ended subscription (dropped).
+@inline(__always)
+func failablePredicate(_ callback: SKFunction<sk_predicate_fn>, _ value: SKValue, _ end: SKFailureEnd, onFailure: Bool) -> Bool {
+    return withCallbackRun { run in
+        let answer = value.withC { callback.function(callback.ctx, $0) }
+        if _slowPath(run.failed) {
+            failCall(run, end)
+            return onFailure
+        }
+        return answer
     }
 }

@@ -106,6 +106,7 @@ class SKObject {
     /// The report's name of each final class of the C layer.
     private static let kindNames: [(AnyClass, StaticString)] = [
         (SKSignal.self, "signal"), (SKSubscriber.self, "subscriber"), (SKDisposable.self, "disposable"),
+        (SKHeldDisposable.self, "disposable"),
         (SKQueue.self, "queue"), (SKPipe.self, "pipe"), (SKPromise.self, "promise"),
         (SKValuePromise.self, "value promise"), (SKTestSubscriptions.self, "test subscriptions"),
         (SKTestRecorder.self, "test recorder"), (SKString.self, "string value"), (SKBytes.self, "bytes value"),
@@ -166,7 +167,7 @@ class SKObject {
 
     /// The classes of the handles C holds (each final).
     private static let handleClasses: [AnyClass] = [
-        SKSignal.self, SKSubscriber.self, SKDisposable.self, SKQueue.self, SKPipe.self,
+        SKSignal.self, SKSubscriber.self, SKDisposable.self, SKHeldDisposable.self, SKQueue.self, SKPipe.self,
         SKPromise.self, SKValuePromise.self, SKTestSubscriptions.self, SKTestRecorder.self,
     ]
 
@@ -201,14 +202,15 @@ class SKObject {
     }
 
     /// True when `handle` (not NULL) is live and exactly of class `H` (the
-    /// handle classes are final); otherwise sets the last error and returns
-    /// false.
+    /// handle classes are final, but for `SKDisposable`, whose one subclass
+    /// `SKHeldDisposable` is a disposable too); otherwise sets the last
+    /// error and returns false.
     private static func checkKind<H: SKObject>(_ handle: OpaquePointer, as type: H.Type, _ what: String, function: StaticString) -> Bool {
         guard isLive(handle) else {
             fail(SK_ERR_RELEASED, "the handle was already released (or never was one)", function: function)
             return false
         }
-        guard isExactly(handle, H.self) else {
+        guard isExactly(handle, H.self) || (H.self == SKDisposable.self && isExactly(handle, SKHeldDisposable.self)) else {
             fail(SK_ERR_WRONG_KIND, "the handle is not \(what) (nothing was released or retained)", function: function)
             return false
         }

@@ -431,45 +431,77 @@ public func sk_signal_start(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sign
         return fail(SK_ERR_NULL_ARGUMENT, "observer is NULL")
     }
     let fields = observer.pointee
-    if let out, fields.release == nil, fields.error == nil, fields.completed == nil, !HandleRegistry.isEnabled {
-        // A value callback and nothing to release: the disposable handed out
-        // is the observer too (see `SKDisposable`). Not with handle checking
-        // on: the closure keeps the object alive after its last release by C
-        // until the subscription ends, and a released handle must read as
-        // released.
-        if let subscription = withBorrowedHandle(signal, as: SKSignal.self, .signal, { startValueObserver(fields, $0) }) {
-            out.pointee = subscription
-            return SKOK
-        }
-        let (handle, status) = borrowSignal("signal", signal)
-        guard let handle else {
-            return status
-        }
-        out.pointee = startValueObserver(fields, handle)
-        return SKOK
+    if let out, fields.release == nil {
+        // Nothing to release: nothing tells when the observer is let go, so
+        // the disposable handed out may be the observer too (as
+        // sk_signal_start_held's does).
+        return startHeld(out, signal, fields)
     }
+    return startWithObserver(out, signal, fields)
+}
+
+@c @implementation
+public func sk_signal_start_held(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ observer: UnsafePointer<sk_observer>?) -> Int32 {
+    out?.pointee = nil
+    guard let observer else {
+        return fail(SK_ERR_NULL_ARGUMENT, "observer is NULL")
+    }
+    let fields = observer.pointee
+    guard let out else {
+        // No disposable to hold the observer: as sk_signal_start.
+        return startWithObserver(nil, signal, fields)
+    }
+    return startHeld(out, signal, fields)
+}
+
+/// sk_signal_start's general path: an observer of its own (`SKObserver`),
+/// let go, and its release run, when the subscription ends.
+private func startWithObserver(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fields: sk_observer, function: StaticString = #function) -> Int32 {
     // The signal first: the observer's release runs in its deinit, and on a
     // failure it must run keeping the message (`releasingOnFailure`).
-    let (handle, status) = borrowSignal("signal", signal)
+    let (handle, status) = borrowSignal("signal", signal, function: function)
     guard let handle else {
         return releasingOnFailure(ctx: fields.ctx, release: fields.release, status)
     }
     let callbacks = SKObserver(fields)
     let disposable = startObserving(handle.signal, callbacks)
-    out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: #function)
+    out?.pointee = SKDisposable(disposable, kind: .plain).retainedHandle(madeBy: function)
     return SKOK
 }
 
-/// `sk_signal_start` for an observer with a value callback only (`fields`),
-/// nothing to release, and handle checking off: the disposable handed out
-/// (+1) is the observer too (see `SKDisposable`).
+/// Starts `signal` with an observer the disposable handed out through `out`
+/// holds (it is the observer too, see `SKDisposable`): its release runs once
+/// both the subscription and the disposable's last reference have let go.
+/// Not with handle checking on: the closures keep the object alive after its
+/// last release by C until the subscription ends, and a released handle must
+/// read as released; then the observer is one of its own (`startWithObserver`),
+/// let go when the subscription ends, which is no later.
 @inline(__always)
-private func startValueObserver(_ fields: sk_observer, _ handle: SKSignal, function: StaticString = #function) -> OpaquePointer {
+private func startHeld(_ out: UnsafeMutablePointer<OpaquePointer?>, _ signal: OpaquePointer?, _ fields: sk_observer, function: StaticString = #function) -> Int32 {
+    if HandleRegistry.isEnabled {
+        return startWithObserver(out, signal, fields, function: function)
+    }
+    if let subscription = withBorrowedHandle(signal, as: SKSignal.self, .signal, { startHeldObserver(fields, $0, function: function) }) {
+        out.pointee = subscription
+        return SKOK
+    }
+    let (handle, status) = borrowSignal("signal", signal, function: function)
+    guard let handle else {
+        return releasingOnFailure(ctx: fields.ctx, release: fields.release, status)
+    }
+    out.pointee = startHeldObserver(fields, handle, function: function)
+    return SKOK
+}
+
+/// Starts `handle`'s signal with `fields`, held by the disposable handed out
+/// (+1), which is the observer too (see `SKDisposable`); handle checking off.
+@inline(__always)
+private func startHeldObserver(_ fields: sk_observer, _ handle: SKSignal, function: StaticString) -> OpaquePointer {
     if let stages = handle.stages, !stages.run.hasReleaseFunction {
         // A run of map and filter stages of the C layer without release
         // function: the handle runs them (see `SKDisposable`), over the
         // first stage's upstream.
-        let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx, stages: stages.run)
+        let subscription = makeObservingHandle(fields, stages: stages.run)
         switch stages.upstream {
         case .signal(let upstream):
             subscription.start(subscription.startAbsorbing(upstream))
@@ -478,9 +510,20 @@ private func startValueObserver(_ fields: sk_observer, _ handle: SKSignal, funct
         }
         return subscription.retainedHandle(madeBy: function)
     }
-    let subscription = SKDisposable(observing: fields.next, ctx: fields.ctx)
+    let subscription = makeObservingHandle(fields, stages: nil)
     subscription.start(startObserving(handle.signal, subscription))
     return subscription.retainedHandle(madeBy: function)
+}
+
+/// The handle of a subscription that holds its observer: an `SKDisposable`
+/// for a value callback alone (eleven words), an `SKHeldDisposable` when
+/// there is more to hold.
+@inline(__always)
+private func makeObservingHandle(_ fields: sk_observer, stages: SKStageRun?) -> SKDisposable {
+    if fields.error == nil && fields.completed == nil && fields.release == nil {
+        return SKDisposable(observing: fields.next, ctx: fields.ctx, stages: stages)
+    }
+    return SKHeldDisposable(observing: fields, stages: stages)
 }
 
 @c @implementation

@@ -42,3 +42,11 @@ static _Thread_local sk__release_state sk__release_state_slot;
 sk__release_state *sk__release_state_here(void) {
     return &sk__release_state_slot;
 }
+
+/* The state of operator callbacks of this thread (signalkit_internal.h,
+ * sk__callback_state; sk_callback_fail() in signalkit.h). */
+static _Thread_local sk__callback_state sk__callback_state_slot;
+
+sk__callback_state *sk__callback_state_here(void) {
+    return &sk__callback_state_slot;
+}

@@ -174,8 +174,8 @@ Test(operators_mapping, map_and_filter_pass_errors, .timeout = SK_TEST_TIMEOUT) 
 /* The outermost stage with an observer that has a value callback only      */
 /* ------------------------------------------------------------------------ */
 
-/* An observer with a value callback only (no error or completion callback,
- * no release function) started on a map or filter signal: the library may
+/* An observer with a value callback only (no release function) started on
+ * a map or filter signal: the library may
  * run that stage in the subscription's own object (its disposable) instead
  * of composing a callback object for it (see SKDisposable). Nothing C can
  * see may differ from the recorder's observer above (which has every

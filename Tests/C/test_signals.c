@@ -741,14 +741,14 @@ Test(signals, retained_subscriber_emits_from_another_thread, .timeout = SK_TEST_
 /* Observers without a release function                                     */
 /* ------------------------------------------------------------------------ */
 
-/* An observer with a value callback only (no error or completion callback,
- * no release function): the library makes its subscription's disposable the
- * observer too (one object). What C can see must not change: events,
- * dispose, the disposable of a source that let go, releasing the handle
- * before the subscription ends, disposing and releasing it from inside its
- * own callback, and nothing left alive at the end. (Observers without a
- * release function but with the other callbacks keep two objects: the error
- * and completion test.) */
+/* An observer without a release function: the library makes its
+ * subscription's disposable the observer too (one object; with an error or
+ * completion callback too, a larger one). What C can see must not change:
+ * events, dispose, the disposable of a source that let go, releasing the
+ * handle before the subscription ends, disposing and releasing it from
+ * inside its own callback, and nothing left alive at the end. */
+
+static void add_ten(void *ctx, const sk_value *in, sk_value *out);
 
 typedef struct bare_sink {
     int64_t sum;
@@ -825,6 +825,35 @@ Test(signals, bare_observer_error_and_completion, .timeout = SK_TEST_TIMEOUT) {
     sk_disposable_release(d2);
     sk_signal_release(failing);
     sk_signal_release(completing);
+    expect_no_live_objects(0);
+}
+
+/* With error and completion callbacks but no release function, the handle
+ * is the observer too: one object per subscription (the pipe and its signal
+ * are the other live objects), the pipe's error reaches the error callback
+ * through the stage the handle runs, and nothing comes after it. */
+Test(signals, bare_observer_with_every_callback_is_one_object, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *mapped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, signal, add_ten, NULL, NULL));
+    bare_sink sink = { 0 };
+    sk_observer observer = bare_observer(&sink);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, mapped, &observer));
+    cr_assert_eq(sk_live_objects(), 4, "%ld objects alive, expected the pipe, two signals and the subscription",
+                 sk_live_objects());
+    pipe_put_int(pipe, 1);
+    sk_value error = int_value(100);
+    SK_OK_OR_FAIL(sk_pipe_put_error(pipe, &error));
+    pipe_put_int(pipe, 2);
+    cr_assert(sink.sum == 111 && sink.nexts == 1 && sink.errors == 1 && sink.completions == 0,
+              "sum %lld, %d nexts, %d errors", (long long)sink.sum, sink.nexts, sink.errors);
+    sk_disposable_release(d);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
     expect_no_live_objects(0);
 }
 
@@ -919,4 +948,242 @@ Test(signals, bare_observer_released_handle_is_reported_with_checking, .timeout 
     sk_pipe_release(pipe);
     expect_no_live_objects(0);
     SK_OK_OR_FAIL(sk_set_handle_checking(false));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Held observers (sk_signal_start_held)                                     */
+/* ------------------------------------------------------------------------ */
+
+/* sk_signal_start_held: the events and the dispose are sk_signal_start's;
+ * the observer's release runs once the subscription has ended and the
+ * disposable's last reference is released, whichever comes last, after the
+ * last callback; also on failure; and with handle checking on, when the
+ * subscription ends. The pipelines run the stages the disposable absorbs
+ * (a map and a filter over a pipe, no release functions). */
+
+static void add_ten(void *ctx, const sk_value *in, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, value_int(in) + 10);
+}
+
+static bool is_odd(void *ctx, const sk_value *value) {
+    (void)ctx;
+    return value_int(value) % 2 != 0;
+}
+
+/* `pipe`'s signal mapped by add_ten and filtered by is_odd (+1), the
+ * intermediate handles released. */
+static sk_signal *held_pipeline(sk_pipe *pipe) {
+    sk_signal *signal = NULL, *mapped = NULL, *filtered = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, signal, add_ten, NULL, NULL));
+    SK_OK_OR_FAIL(sk_signal_filter(&filtered, mapped, is_odd, NULL, NULL));
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    return filtered;
+}
+
+/* Disposed first: the release waits for the disposable's release. */
+Test(signals, held_observer_release_waits_for_the_disposable, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = held_pipeline(pipe);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_held(&d, signal, &observer));
+    cr_assert_not_null(d);
+    pipe_put_int(pipe, 1);
+    pipe_put_int(pipe, 2);
+    pipe_put_int(pipe, 3);
+    sk_disposable_dispose(d);
+    pipe_put_int(pipe, 5);
+    cr_assert_eq(recorder_releases(&r), 0, "released while the disposable is held");
+    sk_disposable_release(d);
+    const int64_t expected[] = { 11, 13 };
+    recorder_expect(&r, "nnr", expected, 2);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+/* Released first: the subscription goes on, and the release runs when it
+ * ends (here with the pipe's error, through the absorbed stages). */
+Test(signals, held_observer_released_first_runs_until_the_end, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = held_pipeline(pipe);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_held(&d, signal, &observer));
+    sk_disposable_release(d);
+    pipe_put_int(pipe, 1);
+    cr_assert_eq(recorder_releases(&r), 0, "released while the subscription runs");
+    sk_value error = int_value(40);
+    SK_OK_OR_FAIL(sk_pipe_put_error(pipe, &error));
+    pipe_put_int(pipe, 3);
+    recorder_expect(&r, "ner", NULL, 0);
+    cr_assert_eq(value_int(&recorder_event(&r, 0)->value), 11);
+    cr_assert_eq(value_int(&recorder_event(&r, 1)->value), 40);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+/* Completion while the disposable is held: the release waits for it; a
+ * signal that is no run of stages (a single) takes the same path. */
+Test(signals, held_observer_completion_then_release, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t values[] = { 4, 5 };
+    sk_signal *signal = ints_signal(values, 2);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_held(&d, signal, &observer));
+    cr_assert_eq(recorder_nexts(&r), 2);
+    cr_assert_eq(recorder_releases(&r), 0, "released while the disposable is held");
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    recorder_expect(&r, "nncr", values, 2);
+    sk_signal_release(signal);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+/* A pipe's completion reaches the handle that holds the observer (it
+ * receives the pipe's terminal event itself); the release waits for the
+ * handle. */
+Test(signals, held_observer_pipe_completion_reaches_the_handle, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = held_pipeline(pipe);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_held(&d, signal, &observer));
+    pipe_put_int(pipe, 3);
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    pipe_put_int(pipe, 5);
+    cr_assert(recorder_wait_terminated(&r), "no completion");
+    cr_assert_eq(recorder_releases(&r), 0, "released while the disposable is held");
+    sk_disposable_release(d);
+    const int64_t expected[] = { 13 };
+    recorder_expect(&r, "ncr", expected, 1);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+/* Without `out`: as sk_signal_start, the release runs at the end. */
+Test(signals, held_observer_without_out_runs_until_termination, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = held_pipeline(pipe);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    SK_OK_OR_FAIL(sk_signal_start_held(NULL, signal, &observer));
+    pipe_put_int(pipe, 5);
+    cr_assert_eq(recorder_releases(&r), 0);
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    const int64_t expected[] = { 15 };
+    recorder_expect(&r, "ncr", expected, 1);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+/* A failing start runs the release at once, as sk_signal_start's does. */
+Test(signals, held_observer_failed_start_runs_release, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = (sk_disposable *)&d;
+    cr_assert_eq(sk_signal_start_held(&d, NULL, &observer), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(d);
+    cr_assert_eq(sk_signal_start_held(&d, (sk_signal *)(void *)pipe, &observer), SK_ERR_WRONG_KIND);
+    cr_assert_null(d);
+    cr_assert_eq(sk_signal_start_held(NULL, NULL, &observer), SK_ERR_NULL_ARGUMENT);
+    cr_assert_eq(recorder_releases(&r), 3, "each failed start runs the release once");
+    cr_assert_eq(sk_signal_start_held(&d, NULL, NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_null(d);
+    sk_pipe_release(pipe);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+}
+
+/* With handle checking on the disposable does not hold the observer: the
+ * release runs when the subscription ends, the handle still held. */
+Test(signals, held_observer_with_checking_released_at_the_end, .timeout = SK_TEST_TIMEOUT) {
+    SK_OK_OR_FAIL(sk_set_handle_checking(true));
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *signal = held_pipeline(pipe);
+    recorder r;
+    recorder_init(&r);
+    sk_observer observer = recorder_observer(&r);
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start_held(&d, signal, &observer));
+    pipe_put_int(pipe, 1);
+    sk_disposable_dispose(d);
+    const int64_t expected[] = { 11 };
+    recorder_expect(&r, "nr", expected, 1);
+    sk_disposable_release(d);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    recorder_destroy(&r);
+    expect_no_live_objects(0);
+    SK_OK_OR_FAIL(sk_set_handle_checking(false));
+}
+
+/* Released from another thread while values arrive: the release runs once,
+ * after the last callback (the recorder asserts that no callback overlaps
+ * or follows it). */
+typedef struct held_putter {
+    sk_pipe *pipe;
+    int count;
+} held_putter;
+
+static void *held_put_values(void *arg) {
+    held_putter *p = arg;
+    for (int i = 0; i < p->count; i++) {
+        pipe_put_int(p->pipe, 2 * i + 1);
+    }
+    return NULL;
+}
+
+Test(signals, held_observer_released_while_another_thread_delivers, .timeout = SK_TEST_TIMEOUT) {
+    for (int round = 0; round < 20; round++) {
+        sk_pipe *pipe = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+        sk_signal *signal = NULL;
+        SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+        recorder r;
+        recorder_init(&r);
+        sk_observer observer = recorder_observer(&r);
+        sk_disposable *d = NULL;
+        SK_OK_OR_FAIL(sk_signal_start_held(&d, signal, &observer));
+        held_putter putter = { pipe, 200 };
+        pthread_t thread;
+        cr_assert_eq(pthread_create(&thread, NULL, held_put_values, &putter), 0);
+        sk_disposable_dispose(d);
+        sk_disposable_release(d);
+        cr_assert_eq(pthread_join(thread, NULL), 0);
+        cr_assert(recorder_wait_release(&r), "the release never ran");
+        cr_assert_eq(recorder_releases(&r), 1);
+        sk_signal_release(signal);
+        sk_pipe_release(pipe);
+        recorder_destroy(&r);
+        expect_no_live_objects(0);
+    }
 }

@@ -1,7 +1,9 @@
 /* Errors: every failing C call surfaces as signalkit::error with the
- * sk_status and the library's message; a callable that throws inside a C
- * callback terminates the process, and a typed callable given a value it
- * cannot take fails the stream or stops the process (documented in
+ * sk_status and the library's message; a callable that throws inside an
+ * operator's callback (map, filter, a fold...) ends the stream with an
+ * error event, inside another callback (start's) terminates the process;
+ * a typed callable given a value it cannot take, or whose result cannot be
+ * a value, fails the stream or stops the process (documented in
  * signalkit.hpp). */
 #include "support.hpp"
 
@@ -69,9 +71,125 @@ SK_TEST_WITH(errors, a_throwing_callback_terminates, .signal = SIGABRT, .timeout
 
 SK_TEST_WITH(errors, a_typed_callback_given_another_kind_terminates, .signal = SIGABRT, .timeout = 20) {
     auto p = sk::pipe::create();
-    auto d = (p.signal() | sk::map([](std::int64_t n) { return n; })).start();
+    auto d = p.signal().start([](std::int64_t) {});
     plain_abort();
     p.put("not a number");
+}
+
+/* Operator callbacks can fail (sk_callback_fail): a throw, an argument
+ * the callable's parameter cannot take and a result that cannot be a value
+ * each end the stream with an error event, a string naming the operator;
+ * the values before it pass, nothing after it. */
+static void expect_values_then_error(sk::signal s, sk::pipe &p, const std::vector<std::int64_t> &puts,
+                                     const std::vector<std::int64_t> &values, const char *error) {
+    auto log = std::make_shared<sk_test::events>();
+    auto d = sk_test::record(std::move(s), log);
+    for (std::int64_t n : puts) {
+        p.put(n);
+    }
+    p.put_completion();
+    cr_assert(log->ints() == values, "values: %zu", log->ints().size());
+    cr_assert_eq(log->errors.size(), 1u, "one error event");
+    cr_assert_eq(log->completions, 0);
+    std::string message = log->errors[0].as<std::string>();
+    cr_assert_str_eq(message.c_str(), error);
+}
+
+SK_TEST(errors, a_throw_in_map_filter_or_a_fold_is_an_error_event) {
+    {
+        auto p = sk::pipe::create();
+        expect_values_then_error(p.signal() | sk::map(sk_test::track([](std::int64_t n) {
+                                     if (n == 2) {
+                                         throw std::runtime_error("two");
+                                     }
+                                     return n * 10;
+                                 })),
+                                 p, {1, 2, 3}, {10}, "signalkit::map: the callable threw: two");
+    }
+    {
+        auto p = sk::pipe::create();
+        expect_values_then_error(p.signal() | sk::filter(sk_test::track([](std::int64_t n) -> bool {
+                                     if (n == 3) {
+                                         throw 42;
+                                     }
+                                     return true;
+                                 })),
+                                 p, {1, 2, 3, 4}, {1, 2},
+                                 "signalkit::filter: the callable threw something that is not a std::exception");
+    }
+    {
+        auto p = sk::pipe::create();
+        expect_values_then_error(p.signal() | sk::scan(sk::value(0), sk_test::track([](std::int64_t a, std::int64_t n) {
+                                     if (n == 3) {
+                                         throw std::logic_error("three");
+                                     }
+                                     return a + n;
+                                 })),
+                                 p, {1, 2, 3, 4}, {1, 3}, "signalkit::scan: the callable threw: three");
+    }
+    {
+        auto p = sk::pipe::create();
+        expect_values_then_error(p.signal() | sk::reduce_left(sk::value(0), sk_test::track([](std::int64_t a, std::int64_t n) {
+                                     if (n == 2) {
+                                         throw std::runtime_error("fold");
+                                     }
+                                     return a + n;
+                                 })),
+                                 p, {1, 2, 3}, {}, "signalkit::reduce_left: the callable threw: fold");
+    }
+    {
+        auto p = sk::pipe::create();
+        expect_values_then_error(p.signal() | sk::take_while(sk_test::track([](std::int64_t n) -> bool {
+                                     if (n == 2) {
+                                         throw std::runtime_error("while");
+                                     }
+                                     return true;
+                                 })),
+                                 p, {1, 2, 3}, {1}, "signalkit::take_while: the callable threw: while");
+    }
+    {
+        auto p = sk::pipe::create();
+        expect_values_then_error(p.signal() | sk::map_to_signal(sk_test::track([](std::int64_t n) {
+                                     if (n == 2) {
+                                         throw std::runtime_error("inner");
+                                     }
+                                     return sk::single(n);
+                                 })),
+                                 p, {1, 2, 3}, {1}, "signalkit::map_to_signal: the callable threw: inner");
+    }
+}
+
+SK_TEST(errors, an_argument_or_a_result_a_map_cannot_have_is_an_error_event) {
+    {
+        auto p = sk::pipe::create();
+        auto log = std::make_shared<sk_test::events>();
+        auto d = sk_test::record(p.signal() | sk::map(sk_test::track([](std::int64_t n) { return n; })), log);
+        p.put(1);
+        p.put("not a number");
+        p.put(2);
+        cr_assert(log->ints() == sk_test::v({1}));
+        cr_assert_eq(log->errors.size(), 1u);
+        std::string message = log->errors[0].as<std::string>();
+        cr_assert_str_eq(message.c_str(),
+                         "signalkit::map: the callable's parameter cannot take the value: "
+                         "sk_value_get_int64: value is a string (SK_KIND_STRING), expected an int64 (SK_KIND_INT64)");
+    }
+    {
+        auto p = sk::pipe::create();
+        auto log = std::make_shared<sk_test::events>();
+        auto d = sk_test::record(p.signal() | sk::map(sk_test::track([](std::int64_t n) {
+                                     return n == 2 ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t(n);
+                                 })),
+                                 log);
+        p.put(1);
+        p.put(2);
+        p.put(3);
+        cr_assert(log->ints() == sk_test::v({1}));
+        cr_assert_eq(log->errors.size(), 1u);
+        std::string message = log->errors[0].as<std::string>();
+        cr_assert(message.rfind("signalkit::map: the callable's result cannot be a value: ", 0) == 0, "%s",
+                  message.c_str());
+    }
 }
 
 /* As the header's Values paragraph says: a typed callback given an int64
@@ -141,14 +259,14 @@ SK_TEST(errors, catch_error_given_another_kind_fails_the_stream) {
                      "sk_value_get_string: value is a double (SK_KIND_DOUBLE), expected a string (SK_KIND_STRING)");
 }
 
-/* Where no error can reach the stream (a start callback, map, filter...),
+/* Where no error can reach the stream (a start callback, before_next...),
  * a typed callable given a value it cannot take stops the process: before
  * it does, the message naming both kinds goes to stderr and what stdio and
  * the iostreams still buffered is written out. In a child process (forked
  * before this process used the library), with stdout and stderr in files:
  * the child prints without a newline into a fully buffered stdout, stdio
  * and iostreams each with a buffer of its own, then puts a string into an
- * int64 map. */
+ * int64 start callback. */
 static std::string file_text(const char *path) {
     std::string text;
     if (FILE *f = std::fopen(path, "r")) {
@@ -173,7 +291,7 @@ SK_TEST(errors, a_typed_callback_given_another_kind_flushes_names_the_kinds_and_
         std::ios::sync_with_stdio(false);
         plain_abort();
         auto p = sk::pipe::create();
-        auto d = (p.signal() | sk::map([](std::int64_t n) { return n; })).start();
+        auto d = p.signal().start([](std::int64_t) {});
         std::printf("stdio, unflushed;");
         std::cout << "iostream, unflushed;";
         p.put("not a number");
@@ -189,7 +307,7 @@ SK_TEST(errors, a_typed_callback_given_another_kind_flushes_names_the_kinds_and_
     cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "status %d; stderr: %s", status, err.c_str());
     cr_assert(out.find("stdio, unflushed;") != std::string::npos, "stdout: %s", out.c_str());
     cr_assert(out.find("iostream, unflushed;") != std::string::npos, "stdout: %s", out.c_str());
-    cr_assert(err.find("signalkit::map: the callable's parameter cannot take the value: sk_value_get_int64: value is "
+    cr_assert(err.find("signalkit::start (on_next): the callable's parameter cannot take the value: sk_value_get_int64: value is "
                        "a string (SK_KIND_STRING), expected an int64 (SK_KIND_INT64)") != std::string::npos,
               "stderr: %s", err.c_str());
 }

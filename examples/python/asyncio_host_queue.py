@@ -8,7 +8,8 @@ descriptor is readable (loop.add_reader), so every callback runs on the
 loop's thread, where it may touch loop state freely. `async for` reads the
 same way.
 
-Run it with the package installed (pip install ./Sources/python).
+Run it with the package installed (pip install ./Sources/python in a virtual
+environment; docs/python.md, Install).
 """
 import asyncio
 import threading

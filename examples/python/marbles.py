@@ -1,7 +1,8 @@
 """The marble test of docs/testing.md in Python: debounce on virtual time. Run it with
 pytest (python -m pytest marbles.py), or as a script.
 
-Install the package first (pip install ./Sources/python).
+Install the package first (pip install ./Sources/python in a virtual
+environment; docs/python.md, Install).
 """
 from signalkit.testing import TestScheduler
 

@@ -4,7 +4,8 @@
 Every callback is a ctypes CFUNCTYPE object, the FFI's native callback type;
 the library calls each through its signature string ("i64(i64)",
 "bool(i64)", "void(ctx,i64)", ...) and converts values, checking every
-conversion. Run it with the package installed (pip install ./Sources/python).
+conversion. Run it with the package installed (pip install ./Sources/python in
+a virtual environment; docs/python.md, Install).
 """
 import ctypes
 from typing import Any, Iterable, List

@@ -1,6 +1,6 @@
 """The README's Python quick start: a pipe, a map, a filter, a subscription.
 
-Install the package first (pip install ./Sources/python), then run it.
+Install the package first (pip, in a venv: docs/python.md, Install).
 """
 import signalkit as sk
 

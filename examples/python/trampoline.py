@@ -7,7 +7,8 @@ where the visits should go. A trampoline is a real C function of the type
 "void(ptr,i32,i32)", made at run time, that puts its arguments (as an array
 value) into a pipe; the pipe's subscribers receive the walk as a stream.
 
-Run it with the package installed (pip install ./Sources/python).
+Run it with the package installed (pip install ./Sources/python in a virtual
+environment; docs/python.md, Install).
 """
 import ctypes
 from typing import Any, List, Sequence, Tuple

@@ -47,7 +47,8 @@ import subprocess
 import sys
 
 EXCEPTIONS = "tools/api/exceptions.txt"
-CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep")
+OPERATOR_LIST = "Tests/common/operator_list.h"
+CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep", "cpp-hand", "python-hand", "fuzz-hand")
 CORE_PY = "Sources/python/signalkit/_core.py"
 PROTOTYPES_PY = "Sources/python/signalkit/_prototypes.py"
 PYTHON_DIR = "Sources/python/signalkit"
@@ -136,7 +137,10 @@ def check_wrappers(api, entries, report):
                                                           sorted(glob.glob(f"{PYTHON_DIR}/**/*.py", recursive=True)))))
     speedups = set(re.findall(r"\b(sk_[a-z0-9_]+)\s*\(", read(SPEEDUPS)))
     c_tests = set()
-    for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c")):
+    # operator_list.h: the operators of a standard shape, each tested through
+    # its shape by Tests/C/test_operator_shapes.c (argument errors, a build)
+    # and, with a marble case, by the marble table's C runner.
+    for path in sorted(glob.glob("Tests/C/test_*.c") + glob.glob("Tests/C/ffi/test_*.c")) + [OPERATOR_LIST]:
         c_tests |= set(re.findall(r"\bsk_[a-z0-9_]+", read(path)))
     prototypes = python_prototypes(report)
     for function in functions:
@@ -145,18 +149,23 @@ def check_wrappers(api, entries, report):
         if name not in cpp and not excused(entries, function, "cpp"):
             report(f"{place} has no C++ wrapper: wrap it in include/"
                    f"{'signalkit_test.hpp' if function['header'] == 'signalkit_test.h' else 'signalkit.hpp'} "
-                   f"(a member of the class of its first handle argument; for an operator of class signal, "
-                   f"`make api-update` then writes its pipeable), or add `{name} cpp REASON` to {EXCEPTIONS}")
+                   f"(an operator of a standard shape gets its member generated once it has a row in "
+                   f"tools/api/operators.md: `make api-update`; else a member of the class of its first handle "
+                   f"argument, whose pipeable api-update writes), or add `{name} cpp REASON` to {EXCEPTIONS}")
         if short not in python and name not in speedups and not excused(entries, function, "python"):
             bound = "" if prototypes is None or name in prototypes else (
                 f"run `make api-update` (it writes its prototype to {PROTOTYPES_PY}), then ")
             report(f"{place} has no Python method: {bound}call it as C.{short}(...) from a method of "
-                   f"{PYTHON_DIR}/ (_operators/<family>.py for a signal operator, with a docstring and a test in "
-                   f"Sources/python/tests), or add `{name} python REASON` to {EXCEPTIONS}")
+                   f"{PYTHON_DIR}/ (an operator of a standard shape gets its method generated once it has a row in "
+                   f"tools/api/operators.md: `make api-update`; else _operators/<family>.py for a signal operator, "
+                   f"with a docstring and a test in Sources/python/tests), or add `{name} python REASON` to "
+                   f"{EXCEPTIONS}")
         if name not in c_tests and not excused(entries, function, "ctest"):
             folder = "Tests/C/ffi/test_ffi_*.c" if function["header"] == "signalkit_ffi.h" else "Tests/C/test_*.c"
             report(f"{place} has no C test: call it in a Test() of {folder} (the file of its feature, group "
-                   f"'{function['group']}'), or add `{name} ctest REASON` to {EXCEPTIONS}")
+                   f"'{function['group']}'; an operator of a standard shape with a row in tools/api/operators.md is "
+                   f"tested through its shape once `make api-update` lists it), or add `{name} ctest REASON` to "
+                   f"{EXCEPTIONS}")
     for check in ("cpp", "python", "ctest"):
         stale(report, entries, check)
 
@@ -165,7 +174,9 @@ def check_wrappers(api, entries, report):
 # model tester (its C runner builds each operator with the C API) and the
 # abandonment sweep (test_limits.c, or through its shape, the operator list).
 TESTERS = (
-    ("fuzz", ("Tests/fuzz/fuzz_api.c",), "the API fuzzer: a case of apply_operator in Tests/fuzz/fuzz_api.c"),
+    ("fuzz", ("Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h"),
+     "the API fuzzer: an operator of a standard shape is in Tests/fuzz/fuzz_operators.h (make api-update), any "
+     "other a case of apply_operator in Tests/fuzz/fuzz_api.c"),
     ("model", ("Tests/SwiftSignalKitTests/Model/**/*.swift",),
      "the model tester: a ModelOperator whose buildC makes it (Tests/SwiftSignalKitTests/Model/Operators)"),
     ("sweep", ("Tests/C/test_limits.c", "Tests/common/operator_list.h"),
@@ -605,9 +616,10 @@ def check_readme(api, entries, report):
     for function in api["functions"]:
         if function["name"] not in named and not excused(entries, function, "readme"):
             report(f"include/{function['header']}:{function['line']}: {function['name']} is in no row of "
-                   f"{README}'s \"What is available\": add it to the C column of its family's row (header group "
-                   f"'{function['group']}'; the Swift and Python columns say what they have of it), or add "
-                   f"`{function['name']} readme REASON` to {EXCEPTIONS}")
+                   f"{README}'s \"What is available\": give it a row in the operator table, tools/api/operators.md "
+                   f"(or name it in the C column of its family's row there; header group '{function['group']}'), "
+                   f"then `make api-update` writes {README}'s table, or add `{function['name']} readme REASON` to "
+                   f"{EXCEPTIONS}")
     stale(report, entries, "readme")
     # The C++ paragraph under the table: "C++ ... has everything of
     # `signalkit.h` except X, Y ...": X, Y are the functions excused from a

@@ -14,7 +14,30 @@ naming the file, when the tree's copy differs.
       the C++ marble runner's: {marble name, a call of the signal class's
       member (a free function for the shape signals)};
   Sources/python/tests/marble_operators.py
-      the Python marble runner's: {marble name: (shape, method name)}.
+      the Python marble runner's: {marble name: (shape, method name)};
+  Benchmarks/c/cost_operators.hpp, Benchmarks/Sources/OperatorCost/Operators.generated.swift
+      the cost table's rows (issue 41) of the C++ header and of the Swift API:
+      every C operator of a standard shape, built through its shape with its
+      C++ (Swift) name, as bench_capi.c builds it from operator_list.h; the
+      arguments are Benchmarks/Sources/CostRows/include/CostRows.h's;
+  Sources/python/bench/cost_operators.py
+      the Python rows of the cost table (`make bench-python`): every C
+      operator of a standard shape with a Python name, its shape, and RxPY's
+      name for it (the table's RxJS / RxPY column) where RxPY has one.
+  include/signalkit.hpp (class signal's generated operators) and
+  Sources/python/signalkit/_standard_operators.py
+      the C++ members and Python methods of the standard shapes
+      (tools/api/bindings.py says which and how);
+  Sources/rust/tests/generated/marble_operators.rs
+      the Rust marble runner's: a macro of {marble name: a call of the
+      crate's method (the table's Rust column)};
+  Tests/marbles/README.md, between "<!-- BEGIN operators of a standard
+  shape (generated) -->" and its END
+      the marble vocabulary of the runners' generated operators;
+  Tests/fuzz/fuzz_operators.h
+      the API fuzzer's operators of a standard shape, each at a slot that
+      is kept once given (read back from the file), so that adding an
+      operator changes no committed input's meaning.
 
 A marble name goes into the runners' lists when its row names one C
 function with one of the standard shapes (SHAPES: read from the function's
@@ -29,8 +52,12 @@ Python 3 standard library only.
 """
 import glob
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bindings  # noqa: E402  (beside this file)
 
 TABLE = "tools/api/operators.md"
 DOC = "docs/operators.md"
@@ -39,6 +66,9 @@ DOC_END = "<!-- END operators (generated) -->"
 C_OUT = "Tests/common/operator_list.h"
 CPP_OUT = "Tests/cpp/marble_operators.hpp"
 PY_OUT = "Sources/python/tests/marble_operators.py"
+COST_CPP_OUT = "Benchmarks/c/cost_operators.hpp"
+COST_SWIFT_OUT = "Benchmarks/Sources/OperatorCost/Operators.generated.swift"
+COST_PY_OUT = "Sources/python/bench/cost_operators.py"
 MARBLES = "Tests/marbles/*.marbles"
 
 # A C function's shape: its parameters after `out`, as api.json spells them.
@@ -226,6 +256,364 @@ def python_module(operators):
     return "\n".join(lines) + "\n"
 
 
+def cost_rows(rows, api):
+    """[(row, C function, shape, C++ name, Swift name)] of every C operator
+    of a standard shape, the row named after the C function without
+    `sk_signal_`."""
+    functions = {f["name"]: f for f in api["functions"]}
+    found = []
+    for row in rows:
+        for c in names(row["c"]):
+            if c in functions and shape_of(functions[c]):
+                cpp, swift = names(row["cpp"]), names(row["swift"])
+                found.append((c[len("sk_signal_"):], c, shape_of(functions[c]), cpp[0] if cpp else None,
+                              swift[0] if swift else None))
+    return found
+
+
+# The cost table's C++ rows: a call of signalkit.hpp per shape, with the
+# arguments of bench_cpp.cpp's cost_args (CostRows.h's choices).
+COST_CPP_CALLS = {
+    "unary": "a.s.{name}()",
+    "count": "a.s.{name}(a.count())",
+    "predicate": "a.s.{name}(a.predicate())",
+    "map": "a.s.{name}(a.map())",
+    "value": "a.s.{name}(sk::value(0))",
+    "signal": "a.s.{name}(a.other())",
+    "reduce": "a.s.{name}(sk::value(0), a.fold())",
+    "signals": "sk::{name}({{a.s, a.s}})",
+    "time": "a.s.{name}(COST_SECONDS, a.queue())",
+    "on": "a.s.{name}(a.queue())",
+    "tap": "a.s.{name}(a.look())",
+    "work": "a.s.{name}(a.work())",
+}
+
+
+def cost_cpp(rows):
+    lines = [
+        "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        " * tools/api/operators.md (`make api-update`). The cost table's rows of the",
+        " * C++ header (issue 41): every C operator of a standard shape, through its",
+        " * C++ name and shape; bench_cpp.cpp defines cost_args and cost_operator",
+        " * and builds the others by hand. */",
+        "const cost_operator cost_operators[] = {",
+    ]
+    for row, _, shape, cpp, _ in rows:
+        if cpp is None:
+            continue
+        call = COST_CPP_CALLS[shape].format(name=cpp)
+        lines.append(f'    {{"{row}", [](const cost_args &a) {{ return {call}; }}}},')
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+# The cost table's Swift rows: the operator table's Swift name applied
+# through the C function's shape, with OperatorCost's arguments (CostRows.h's
+# choices). A Swift operator whose signature is not its shape's is written
+# by hand in OperatorCost/main.swift: listed here with the reason.
+COST_SWIFT_ARGUMENTS = {
+    "unary": None,
+    "count": ["a.count"],
+    "predicate": ["a.predicate"],
+    "map": ["a.map"],
+    "value": ["0"],
+    "signal": ["a.other"],
+    "reduce": ["0", "a.fold"],
+    "time": ["COST_SECONDS", "queue: a.queue"],
+    "on": ["a.queue"],
+    "tap": ["a.look"],
+    "work": ["a.work"],
+}
+COST_SWIFT_BY_HAND = {
+    # row: why its Swift row is written by hand (OperatorCost/main.swift)
+    "switch_to_latest": "a signal of signals as its input",
+    "queue": "a signal of signals as its input",
+    "throttled": "a signal of signals as its input",
+    "last": "labelled (`last(signal:)`)",
+    "reduce_left": "labelled (`reduceLeft(value:f:)`)",
+    "zip": "the two-signal form `zip(a, b)`, as a user writes it (a tuple per value; the array form "
+           "`zip([a, b])` makes an array per value)",
+}
+
+
+def swift_call(name, shape):
+    """The Swift operator `name` (the table's spelling: `first(where:)` is
+    `first` with its first argument labelled `where`) applied as `shape`."""
+    arguments = COST_SWIFT_ARGUMENTS[shape]
+    match = re.fullmatch(r"(\w+)\((\w+):\)", name)
+    base, label = (match.group(1), match.group(2)) if match else (name, None)
+    if arguments is None:
+        return base
+    arguments = list(arguments)
+    if label:
+        arguments[0] = f"{label}: {arguments[0]}"
+    return f"{base}({', '.join(arguments)})"
+
+
+def cost_swift(rows):
+    lines = [
+        "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        "// tools/api/operators.md (`make api-update`). The cost table's rows of the",
+        "// Swift API (issue 41): every C operator of a standard shape, through its",
+        "// Swift name and the C function's shape; main.swift defines CostArguments",
+        "// and builds the others by hand (tools/api/operators.py, COST_SWIFT_BY_HAND,",
+        "// says why each).",
+        "import CostRows",
+        "import SwiftSignalKit",
+        "",
+        "func generatedCostRows() -> [(String, (CostArguments) -> Disposable)] {",
+        "    [",
+    ]
+    for row, _, shape, _, swift in rows:
+        if swift is None or row in COST_SWIFT_BY_HAND:
+            continue
+        if shape == "signals":
+            call = f"{swift}([a.source, a.source])"
+        else:
+            call = f"a.source |> {swift_call(swift, shape)}"
+        lines.append(f'        ("{row}", {{ a in a.start({call}) }}),')
+    lines += ["    ]", "}"]
+    return "\n".join(lines) + "\n"
+
+# The Python rows (bench.py, `make bench-python`): no queue or time (their
+# cost per value is the host loop's, not the operator's) and no signal of
+# signals (the puts would be signals), as listed here.
+COST_PY_SKIPPED = {
+    "time": "a timer per value on a queue: the host loop's cost, not the operator's",
+    "on": "a hop per value to a queue: the host loop's cost, not the operator's",
+}
+COST_PY_SIGNAL_VALUED = {"switch_to_latest", "queue", "throttled"}
+
+
+def rxpy_name(row):
+    """RxPY's name for the operator of a table row, or None: the cell
+    "RxJS / RxPY" gives both; a cell with one spelling gives the name both
+    use; an empty cell means ours; "none" means RxPY has none."""
+    cell = row["rx"]
+    if not cell:
+        python = names(row["python"])
+        return python[0].split(".")[-1] if python else None
+    part = cell.split(" / ", 1)[1] if " / " in cell else cell
+    if part.strip().startswith("none"):
+        return None
+    found = names(part)
+    if not found:
+        return None
+    name = re.sub(r"\(.*", "", found[0])
+    return name if re.fullmatch(r"[a-z_]+", name) else None
+
+
+def cost_python(rows, api):
+    functions = {f["name"]: f for f in api["functions"]}
+    lines = [
+        '"""GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from',
+        "tools/api/operators.md (`make api-update`). The Python rows of the cost",
+        "table (issue 41): every C operator of a standard shape with a Python",
+        "name, as (row, shape, our method, RxPY's operator or None); bench.py",
+        "times each between a pipe and a plain subscriber. Not here: the",
+        "operators of a queue or time, and those of a signal of signals",
+        '(tools/api/operators.py, COST_PY_SKIPPED)."""',
+        "",
+        "COST_OPERATORS = [",
+    ]
+    for row in rows:
+        for c in names(row["c"]):
+            shape = shape_of(functions[c]) if c in functions else None
+            python = [n for n in names(row["python"]) if re.fullmatch(r"[A-Za-z_.]+", n)]
+            if shape is None or not python or shape in COST_PY_SKIPPED:
+                continue
+            name = c[len("sk_signal_"):]
+            if name in COST_PY_SIGNAL_VALUED:
+                continue
+            method = python[-1].split(".")[-1]
+            rx = rxpy_name(row)
+            lines.append(f'    ("{name}", "{shape}", "{method}", {repr(rx)}),')
+    lines.append("]")
+    return "\n".join(lines) + "\n"
+# The API fuzzer's operators of a standard shape (Tests/fuzz/fuzz_operators.h).
+FUZZ_OUT = "Tests/fuzz/fuzz_operators.h"
+FUZZ_HARNESS = "Tests/fuzz/fuzz_api.c"
+# A new operator's slot: after every slot in use, and never below this (the
+# hand-written cases of fuzz_api.c take numbers below it).
+FUZZ_FIRST_NEW_SLOT = 64
+
+
+def fuzz_slots():
+    """{C function: slot} of the committed fuzz_operators.h: a slot, once
+    given, is kept, so that an input of the corpus keeps its meaning."""
+    try:
+        with open(FUZZ_OUT, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return {}
+    return {name: int(slot) for slot, name in re.findall(r'\[(\d+)\] = \{\{"(sk_[a-z0-9_]+)"', text)}
+
+
+def fuzz_hand_slots():
+    """The slots of fuzz_api.c's hand-written cases: the `case N:` labels of
+    apply_operator."""
+    with open(FUZZ_HARNESS, encoding="utf-8") as handle:
+        text = handle.read()
+    start = text.find("static void apply_operator(")
+    end = text.find("\n}\n", start)
+    return {int(n) for n in re.findall(r"\bcase (\d+):", text[start:end])} if start >= 0 else set()
+
+
+def positive(function, shape):
+    """Whether the fuzzer gives the operator's count or time at least 1 / a
+    quarter second: a count documented "At least 1", a time whose timer
+    repeats (its brief says each window or each period: 0 would fire for
+    ever on the fuzzer's virtual clock)."""
+    if shape == "count":
+        return function["params"][2]["doc"].startswith("At least 1")
+    if shape == "time":
+        return re.search(r"\beach (window|period)\b", function["brief"]) is not None
+    return False
+
+
+def fuzz_header(rows, api):
+    """fuzz_operators.h, and the problems found."""
+    functions = {f["name"]: f for f in api["functions"]}
+    hand = {key[0]: where for key, where in bindings.hand_written().items() if key[1] == "fuzz-hand"}
+    problems = []
+    operators = []
+    for name, _, shape in c_operators(rows, api):
+        if name in hand:
+            hand[name] = None
+        else:
+            operators.append((name, shape))
+    for name, where in sorted(hand.items()):
+        if where is not None:
+            problems.append(f"{where}: the exception `{name} fuzz-hand` excuses nothing now (not an operator of a "
+                            f"standard shape of {TABLE}): remove the entry")
+    slots = fuzz_slots()
+    taken = fuzz_hand_slots()
+    given = {}
+    for name, shape in operators:
+        if name in slots:
+            given[name] = slots[name]
+    for name, shape in operators:
+        if name not in given:
+            given[name] = max([FUZZ_FIRST_NEW_SLOT - 1, *given.values(), *taken]) + 1
+    for name, slot in sorted(given.items(), key=lambda item: item[1]):
+        if slot in taken:
+            problems.append(f"{FUZZ_OUT}: the slot {slot} of {name} is also a hand-written case of {FUZZ_HARNESS}'s "
+                            f"apply_operator: give that case another number")
+        if slot > 255:
+            problems.append(f"{FUZZ_OUT}: {name} has slot {slot}, past the operator byte's 255")
+    lines = [
+        "/* GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        " * tools/api/operators.md (`make api-update`). The API fuzzer's operators",
+        " * of a standard shape (operator_shapes.h), each at its slot: the value of",
+        " * the operator byte that applies it (Tests/fuzz/fuzz_api.c, apply_operator).",
+        " * A slot, once given, is kept (api-update reads this file back), and a new",
+        f" * operator takes the next after every slot in use (at least {FUZZ_FIRST_NEW_SLOT}), so that",
+        " * an input of the corpus keeps its meaning when operators are added.",
+        " * `positive`: its count is at least 1, or its time at least 0.25 s. */",
+        "#ifndef SIGNALKIT_TESTS_FUZZ_OPERATORS_H",
+        "#define SIGNALKIT_TESTS_FUZZ_OPERATORS_H",
+        "",
+        "#include <stdbool.h>",
+        "",
+        '#include "operator_shapes.h"',
+        "",
+        "typedef struct fuzz_operator {",
+        "    sk_test_operator op;",
+        "    bool positive;",
+        "} fuzz_operator;",
+        "",
+        "static const fuzz_operator FUZZ_OPERATORS[256] = {",
+    ]
+    shapes = dict(operators)
+    for name, slot in sorted(given.items(), key=lambda item: item[1]):
+        shape = shapes[name]
+        flag = "true" if positive(functions[name], shape) else "false"
+        lines.append(f'    [{slot}] = {{{{"{name}", NULL, SHAPE_{shape.upper()}, {{.{shape} = {name}}}}}, {flag}}},')
+    lines += ["};", "", "#endif"]
+    return "\n".join(lines) + "\n", problems
+
+
+# The Rust runner's operators (Sources/rust/tests/marbles.rs includes it):
+# a macro expanded in its `apply`, given the names of that function's
+# argument readers.
+RUST_OUT = "Sources/rust/tests/generated/marble_operators.rs"
+RUST_CALLS = {
+    "unary": "$signal.{name}()",
+    "count": "$signal.{name}(usize::try_from($count(0)?).unwrap_or(usize::MAX))",
+    "predicate": "{{ let f = predicate(&$arg(0)?, $at)?; $signal.{name}(move |v| f(int(v))) }}",
+    "map": "{{ let f = unary(&$arg(0)?, $at)?; $signal.{name}(move |v| AnyValue::Int(f(int(&v)))) }}",
+    "value": "$signal.{name}(value_of(&$arg(0)?)?)",
+    "signal": "$signal.{name}(&$named(&$arg(0)?)?)",
+    "reduce": ("{{ let f = binary(&$arg(0)?, $at)?; "
+               "$signal.{name}(AnyValue::Int($count(1)?), move |a: AnyValue, x: AnyValue| AnyValue::Int(f(int(&a), int(&x)))) }}"),
+    "signals": "Signal::{name}(&$all_named()?)",
+    "time": "$signal.{name}($frames(0)?, $q)",
+}
+
+
+def rust_runner(rows, operators):
+    """The Rust runner's generated operators: a macro_rules! whose match
+    gives Some(signal) for a marble name of a standard shape, else None."""
+    rust = {}
+    for row in rows:
+        for name in names(row["marble"]):
+            found = names(row["rust"])
+            rust[name] = found[0].split("::")[-1] if found else None
+    lines = [
+        "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        "// tools/api/operators.md (`make api-update`). The marble table's operators",
+        "// whose C function has a standard shape, each a call of the crate's method",
+        "// (the table's Rust column) read from its shape; marbles.rs includes it and",
+        "// expands it in `apply`, which builds the others by hand.",
+        "macro_rules! standard_operator {",
+        "    ($name:expr, $signal:ident, $arg:ident, $count:ident, $named:ident, $all_named:ident, $frames:ident, "
+        "$q:ident, $at:ident) => {",
+        "        match $name {",
+    ]
+    problems = []
+    for marble, shape, _, _, _ in operators:
+        if not rust.get(marble):
+            problems.append(f"{TABLE}: `{marble}` has a C function of shape {shape} but no Rust name")
+            continue
+        call = RUST_CALLS[shape].format(name=rust[marble])
+        lines.append(f'            "{marble}" => Some({call}.cast::<AnyValue>()),')
+    lines += ["            _ => None,", "        }", "    };", "}"]
+    return "\n".join(lines) + "\n", problems
+
+
+# The marble table's vocabulary (Tests/marbles/README.md): the operators
+# of a standard shape, between these lines.
+MARBLE_README = "Tests/marbles/README.md"
+MARBLE_BEGIN = "<!-- BEGIN operators of a standard shape (generated) -->"
+MARBLE_END = "<!-- END operators of a standard shape (generated) -->"
+MARBLE_ARGUMENTS = {"unary": "", "count": " N", "predicate": " P", "map": " F", "value": " V", "signal": " NAME",
+                    "reduce": " B N", "signals": " NAME...", "time": " N"}
+MARBLE_MEANING = {
+    "unary": "",
+    "count": "`N` a count",
+    "predicate": "`P` a predicate",
+    "map": "`F` a function",
+    "value": "`V` a value",
+    "signal": "`NAME` another input of the case",
+    "reduce": "`B` folding from `N`",
+    "signals": "the signal of the named inputs, replacing the upstream",
+    "time": "`N` frames, on the virtual queue",
+}
+
+
+def marble_vocabulary(rows, operators):
+    """The table of the marble README's generated part: each marble name of
+    a standard shape, its arguments and its Swift name."""
+    swift = {}
+    for row in rows:
+        for name in names(row["marble"]):
+            swift[name] = ", ".join(f"`{n}`" for n in names(row["swift"]))
+    lines = ["| operator | Swift | arguments |", "|---|---|---|"]
+    for marble, shape, _, _, _ in operators:
+        lines.append(f"| `{marble}{MARBLE_ARGUMENTS[shape]}` | {swift[marble]} | {MARBLE_MEANING[shape]} |")
+    return "\n".join(lines)
+
+
 def outputs(api):
     """{path: text} of every generated file, and the problems found."""
     header, _, rows = read_table()
@@ -243,8 +631,33 @@ def outputs(api):
         before, rest = doc.split(DOC_BEGIN, 1)
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
-    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators),
-            PY_OUT: python_module(operators)}, problems
+    cpp_members, python_methods, binding_problems = bindings.generated(rows, api, shape_of)
+    problems += binding_problems
+    with open(bindings.CPP_HEADER, encoding="utf-8") as handle:
+        cpp_text = handle.read()
+    try:
+        new_cpp = bindings.cpp_header(cpp_text, cpp_members)
+    except SystemExit as problem:
+        problems.append(str(problem))
+        new_cpp = cpp_text
+    with open(MARBLE_README, encoding="utf-8") as handle:
+        readme = handle.read()
+    if MARBLE_BEGIN not in readme or MARBLE_END not in readme:
+        problems.append(f"{MARBLE_README}: the lines {MARBLE_BEGIN} and {MARBLE_END} are gone: put them back around "
+                        f"the operators of a standard shape")
+        new_readme = readme
+    else:
+        before, rest = readme.split(MARBLE_BEGIN, 1)
+        new_readme = (before + MARBLE_BEGIN + "\n" + marble_vocabulary(rows, operators) + "\n" + MARBLE_END
+                      + rest.split(MARBLE_END, 1)[1])
+    fuzz_text, fuzz_problems = fuzz_header(rows, api)
+    problems += fuzz_problems
+    rust_text, rust_problems = rust_runner(rows, operators)
+    problems += rust_problems
+    return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
+            PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
+            bindings.PY_STANDARD: bindings.python_module(python_methods), COST_CPP_OUT: cost_cpp(cost_rows(rows, api)),
+            COST_SWIFT_OUT: cost_swift(cost_rows(rows, api)), COST_PY_OUT: cost_python(rows, api)}, problems
 
 
 def stale(api):
@@ -282,6 +695,7 @@ def main():
     if problems:
         return 1
     for path, text in texts.items():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
     return 0

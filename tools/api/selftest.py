@@ -6,7 +6,8 @@ fail with the message that names it; the copy unchanged must pass.
 
   a header function without C++ wrapper, Python method, C test, or row in
   docs/operators.md's availability table
-  a generated file out of date (the Python prototypes, the C++ pipeables)
+  a generated file out of date (the Python prototypes, the C++ pipeables), a
+  generated C++ member or Python method edited by hand, its markers gone
   a prototype with a wrong argument type, or one argument missing; a C
   type mapped to the wrong ctypes type
   a ctypes struct with two fields swapped, or a field of the wrong size
@@ -25,10 +26,11 @@ import subprocess
 import sys
 import tempfile
 
-COPIED = ("include", "tools/api", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
+COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
-          "Tests/fuzz/fuzz_api.c", "Tests/SwiftSignalKitTests/Model",
-          "docs/operators.md", "Sources/rust/src")
+          "Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h", "Tests/SwiftSignalKitTests/Model",
+          "docs/operators.md", "Sources/rust/src", "Sources/rust/tests/generated", "Benchmarks/c/cost_operators.hpp",
+          "Benchmarks/Sources/OperatorCost/Operators.generated.swift", "Sources/python/bench/cost_operators.py")
 HERE = os.getcwd()
 
 
@@ -140,12 +142,39 @@ CASES = [
        "| `buffer_count` | `buffer_count` | `bufferCount` / `buffer_with_count` |")],
      [r"docs/operators\.md is not what the operator table gives",
       r"Sources/python/tests/marble_operators\.py is not what the operator table gives"]),
+    ("a generated C++ member edited by hand",
+     [("include/signalkit.hpp", "signal skip(std::size_t count) const { return op(&sk_signal_skip, count); }",
+       "signal skip(std::size_t count) const { return op(&sk_signal_take, count); }")],
+     [r"include/signalkit\.hpp is not what the operator table gives \(tools/api/operators\.md\): run `make api-update`"]),
+    ("a generated Python method edited by hand",
+     [("Sources/python/signalkit/_standard_operators.py", '_count_arg(count, "skip", "count")',
+       '_count_arg(count, "take", "count")')],
+     [r"Sources/python/signalkit/_standard_operators\.py is not what the operator table gives"]),
+    ("a generated C++ member's markers removed",
+     [("include/signalkit.hpp", "    // END operators (generated)\n", "")],
+     [r"include/signalkit\.hpp: the lines '// BEGIN operators \(generated\)' and '// END operators \(generated\)' "
+      r"are gone"]),
+    ("a hand-written binding excused though its shape is not standard",
+     [("tools/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take_while python-hand it is written by hand\n")],
+     [r"exceptions\.txt:\d+: the exception `sk_signal_take_while python-hand` excuses nothing now"]),
+    ("the marble vocabulary's generated operators edited by hand",
+     [("Tests/marbles/README.md", "| `skip N` | `skip` |", "| `skip N` | `drop` |")],
+     [r"Tests/marbles/README\.md is not what the operator table gives"]),
+    ("the Rust runner's generated operators edited by hand",
+     [("Sources/rust/tests/generated/marble_operators.rs", '"share" => Some($signal.share()', '"share" => Some($signal.replay(1)')],
+     [r"Sources/rust/tests/generated/marble_operators\.rs is not what the operator table gives"]),
     ("a marble table operator in no row of the operator table",
      [("Tests/marbles/take.marbles", "op take ", "op takeFirst ")],
      [r"take\.marbles:\d+: the operator `takeFirst` is in no row of tools/api/operators\.md"]),
     ("an operator the API fuzzer never builds",
-     [("Tests/fuzz/fuzz_api.c", "status = sk_signal_pairwise(&out, s);", "status = SK_OK;")],
-     [r"sk_signal_pairwise is not tried by the API fuzzer"]),
+     [("Tests/fuzz/fuzz_api.c", "status = sk_signal_catch(&out, s, single_of, NULL, NULL);", "status = SK_OK;")],
+     [r"sk_signal_catch is not tried by the API fuzzer"]),
+    ("the fuzzer's generated operators edited by hand: an entry's function renamed",
+     [("Tests/fuzz/fuzz_operators.h", '[5] = {{"sk_signal_last"', '[5] = {{"sk_signal_lost"')],
+     [r"Tests/fuzz/fuzz_operators\.h is not what the operator table gives"]),
+    ("a hand-written case of the fuzzer on a generated operator's slot",
+     [("Tests/fuzz/fuzz_api.c", "    case 4: status = sk_signal_take_until(", "    case 5: status = sk_signal_take_until(")],
+     [r"fuzz_operators\.h: the slot 5 of sk_signal_last is also a hand-written case of Tests/fuzz/fuzz_api\.c"]),
     ("a C++ name of the availability table that the C++ headers do not declare",
      [("docs/operators.md", "| `start_with` |", "| `prepend` |")],
      [r"row 'combining start with': the C\+\+ column names `prepend`, which signalkit\.hpp"]),

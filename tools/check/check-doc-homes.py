@@ -25,7 +25,7 @@ import re
 import sys
 
 HEADER = "include/signalkit.h"
-PYTHON_GUIDE = "Sources/python/README.md"
+PYTHON_GUIDE = "docs/python.md"
 CONCEPTS = "docs/concepts.md"
 
 # rule: (home, [key sentences])
@@ -69,7 +69,7 @@ RULES = {
 }
 
 # Where a rule could be restated: the documents and the comments users read.
-DOCUMENTS = ["README.md", "Tests/README.md", "Sources/SwiftSignalKit/INTERNALS.md", PYTHON_GUIDE,
+DOCUMENTS = ["README.md", "Tests/README.md", "Sources/SwiftSignalKit/INTERNALS.md", "Sources/python/README.md",
              "Sources/python/signalkit/__init__.py", "include/signalkit.hpp", "include/signalkit_ffi.h",
              "include/signalkit_test.h", "include/signalkit_test.hpp", HEADER]
 DOCUMENTS += sorted(glob.glob("docs/*.md") + glob.glob("docs/*/*.md"))

@@ -27,6 +27,10 @@ Each fenced block must follow a marker comment on the line before it:
                             run (make test-rust): Sources/rust/src/lib.rs must
                             include the document as documentation
                             (include_str!), which is checked
+  <!-- python -->           a Python block that Sources/python/tests/test_readme.py
+                            runs, as a user would paste it, in a new
+                            interpreter with the package installed: the
+                            document must be one that test names (PYTHON_RUNNER)
   <!-- fragment -->         shell commands or an excerpt, not run
 
 Usage: check-readme.py [DOCUMENT...] (run from the repository's root; the
@@ -38,8 +42,9 @@ import subprocess
 import sys
 import tempfile
 
-MARKER = re.compile(r"^<!-- (fragment|swift-dependency|rust-doctest|file: (\S+)|run: (\S+)) -->$")
+MARKER = re.compile(r"^<!-- (fragment|python|swift-dependency|rust-doctest|file: (\S+)|run: (\S+)) -->$")
 RUST_CRATE_ROOT = "Sources/rust/src/lib.rs"
+PYTHON_RUNNER = "Sources/python/tests/test_readme.py"
 # The blocks of each `run:` name, and the target that runs them.
 RUN_STEPS = {
     "tarball": "make test-dist-tarball",
@@ -152,7 +157,7 @@ def check_document(readme, root):
         match = MARKER.match(marker)
         if not match:
             problems.append(f"{readme}:{number}: a code block without a marker"
-                            " (file:, run:, swift-dependency, rust-doctest or fragment)")
+                            " (file:, run:, python, swift-dependency, rust-doctest or fragment)")
             continue
         kind, path, steps = match.group(1), match.group(2), match.group(3)
         if steps is not None:
@@ -175,6 +180,12 @@ def check_document(readme, root):
             if f'include_str!("{name}")' not in crate:
                 problems.append(f"{readme}:{number}: a rust-doctest block, but {RUST_CRATE_ROOT} does not include "
                                 f'the document (#[doc = include_str!("{name}")]): its doc tests would not run it')
+        elif kind == "python":
+            with open(os.path.join(root, PYTHON_RUNNER)) as handle:
+                runner = handle.read()
+            if f'"{readme}"' not in runner:
+                problems.append(f"{readme}:{number}: a python block, but {PYTHON_RUNNER} does not run this "
+                                f'document\'s blocks (its DOCUMENTS lack "{readme}")')
         elif kind == "swift-dependency":
             problem = check_dependency(text, root)
             if problem:

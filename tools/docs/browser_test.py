@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The documentation site in a real browser (make test-docs).
 
-Serves SITE with ``python3 -m http.server`` on 127.0.0.1 (a port the system
-picks: the server's first line says which, read with a deadline), then, in
+Serves SITE with ``make docs-serve DOCS_PORT=0`` (``python3 -m http.server``
+on 127.0.0.1, a port the system picks: the server's line says which, read
+with a deadline), so that the target the front page names is the one
+tested, then, in
 headless Chromium driven by Selenium (Debian's chromium and
 chromium-driver), opens the index, every operator page, the pages each
 reference links for one operator (OPERATOR, in C, C++, Python, and Swift
@@ -16,10 +18,17 @@ checks for each page:
 - an operator page shows at least one marble picture (an SVG image), its
   description (a paragraph before its table) and its signatures (a
   "Signatures" heading with the Swift declaration, and the C one when the
-  page names a C function);
+  page names a C function) and its examples (an "Examples" heading, then a
+  program and what it prints in each of C, C++, Swift and Python, each
+  shown alone when its tab is clicked);
 - no table is wider than the window (1280 px);
-- a reference page (C, C++, Python, Swift) has a way back to the site's
-  front page.
+- every page (the site's, the guides, the references: C, C++, Python,
+  Swift, Rust) has the site's bar (tools/docs/navigation.py): the way back
+  to the front page and the search box;
+- the search finds an operator's page by a name of another language
+  (skip_while: the skipWhile page first) and a C function in the C reference;
+- the front page opened from a file (file://) says to serve the site for
+  the Swift reference, and served over HTTP it does not.
 
 It saves a screenshot of each page but the operator pages (one of them
 only) into OUT, for the eye. Any failure is listed, and fails the run.
@@ -31,6 +40,7 @@ Run with the docs venv's Python (Selenium installed).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -47,10 +57,12 @@ DEADLINE = 30.0  # seconds for the server to say its port
 
 
 def serve(site: str) -> tuple[subprocess.Popen[str], str]:
-    """The server, and its base address once it has said its port."""
+    """`make docs-serve` on SITE (in a process group of its own, stopped
+    whole by stop()), and its base address once the server said its port."""
     server = subprocess.Popen(
-        [sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", site, "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        [os.environ.get("MAKE", "make"), "-s", "--no-print-directory", "docs-serve", "DOCS_PORT=0",
+         f"SITE={os.path.abspath(site)}", f"PYTHON={sys.executable}"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     assert server.stdout is not None
     start = time.monotonic()
     # The first line: "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ...". readline
@@ -62,8 +74,44 @@ def serve(site: str) -> tuple[subprocess.Popen[str], str]:
         if " port " in line:
             port = int(line.split(" port ")[1].split()[0])
             return server, f"http://127.0.0.1:{port}/"
-    server.kill()
-    raise SystemExit("the HTTP server did not say its port")
+    stop(server)
+    raise SystemExit("make docs-serve did not say its port")
+
+
+def stop(server: subprocess.Popen[str]) -> None:
+    """Stops make and the server it started (one process group)."""
+    try:
+        os.killpg(server.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    server.wait(timeout=30)
+
+
+def check_search(driver: webdriver.Chrome, base: str, problems: list[str]) -> None:
+    """The search finds an operator by a name of another language, first."""
+    driver.get(base + "search.html?q=skip_while")
+    hrefs = driver.execute_script("return Array.from(document.querySelectorAll('#results a')).map(a => a.href)")
+    if not hrefs or not hrefs[0].endswith("/operators/skipWhile.html"):
+        problems.append(f"search.html?q=skip_while: skipWhile's operator page is not the first result ({hrefs[:3]})")
+    driver.get(base + "search.html?q=sk_signal_map")
+    if not driver.execute_script("return Array.from(document.querySelectorAll('#results a'))"
+                                 ".some(a => a.href.indexOf('/c/') >= 0)"):
+        problems.append("search.html?q=sk_signal_map: no entry of the C reference")
+
+
+def check_file_note(driver: webdriver.Chrome, site: str, base: str, problems: list[str]) -> None:
+    """The front page's note for a site opened from a file shows there,
+    and only there."""
+    for address, shown in (("file://" + os.path.abspath(os.path.join(site, "index.html")), True),
+                           (base + "index.html", False)):
+        driver.get(address)
+        notes = driver.find_elements("id", "served-from-file")
+        if not notes:
+            problems.append("index.html: no note for a site opened from a file")
+            return
+        if notes[0].is_displayed() != shown:
+            problems.append(f"index.html at {address}: the note to serve the site is "
+                            f"{'hidden' if shown else 'shown'}")
 
 
 def status(url: str, cache: dict[str, int]) -> int:
@@ -112,10 +160,30 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
             problems.append(f"{path}: no signatures (a Signatures heading with the Swift declaration)")
         if names_c and "C" not in headings:
             problems.append(f"{path}: it names a C function but shows no C signature")
-    if path.split("/")[0] in ("c", "cpp", "python", "swift", "rust") and not driver.execute_script(
-            "return Array.from(document.querySelectorAll('a')).some(a => a.textContent === 'SignalKit documentation' "
-            "&& a.href.endsWith('/index.html'))"):
-        problems.append(f"{path}: no way back to the site's front page")
+        shown = driver.execute_script(
+            "return Array.from(document.querySelectorAll('div.example')).map(d => [d.dataset.lang, "
+            "(d.querySelector('pre code') || {}).textContent || '', "
+            "(d.querySelector('pre.output') || {}).textContent || ''])")
+        have = {lang for lang, program, output in shown if program.strip() and output.strip()}
+        lacking = [lang for lang in ("c", "cpp", "swift", "python") if lang not in have]
+        if "Examples" not in headings or lacking:
+            problems.append(f"{path}: no example (a program and its output) in {', '.join(lacking) or 'an Examples section'}")
+        # The examples are tabs: clicking a language's shows its example, and
+        # only that one.
+        for lang in ("cpp", "swift", "python", "c"):
+            visible = driver.execute_script(
+                "const tab = document.querySelector(\"label[for='tab-\" + arguments[0] + \"']\");"
+                "if (!tab) return null; tab.click();"
+                "return Array.from(document.querySelectorAll('div.example'))"
+                ".filter(d => getComputedStyle(d).display !== 'none').map(d => d.dataset.lang)", lang)
+            if visible != [lang]:
+                problems.append(f"{path}: the {lang} tab shows {visible} (its example alone expected)")
+        driver.execute_script("window.scrollTo(0, 0)")  # (a tab's focus scrolled the page: the screenshot's top)
+    if not driver.execute_script(
+            "return Array.from(document.querySelectorAll('.sk-way-back a')).some(a => "
+            "a.textContent === 'SignalKit documentation' && a.href.endsWith('/index.html')) "
+            "&& document.querySelector('.sk-way-back input[name=q]') !== null"):
+        problems.append(f"{path}: no site bar (the way back to the front page, and the search box)")
     for width in driver.execute_script(
             "return Array.from(document.querySelectorAll('table')).map(t => t.getBoundingClientRect().right)"):
         if width > 1280:
@@ -174,6 +242,9 @@ def main() -> int:
                 opened += 1
             check_page(driver, base, "bench.html", cache, problems, os.path.join(out, "bench.png"), False)
             opened += 1
+            check_file_note(driver, site, base, problems)
+            check_search(driver, base, problems)
+            opened += 1
             guides = sorted({urlparse(link).path.lstrip("/") for link in links
                              if urlparse(link).path.startswith("/guide/")})
             if not guides:
@@ -185,8 +256,7 @@ def main() -> int:
         finally:
             driver.quit()
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

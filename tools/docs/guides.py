@@ -25,6 +25,8 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import navigation  # noqa: E402  (tools/docs/navigation.py: the site's bar)
 import markdown2  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
 # The documents rendered: the guides, and the maintainers' documents the
@@ -38,7 +40,7 @@ STYLE = ("body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:60
          "line-height:1.45}pre{background:#f5f5f5;padding:.6em;overflow-x:auto}code{background:#f5f5f5}"
          "table{border-collapse:collapse;font-size:90%;display:block;max-width:100%;overflow-x:auto}"
          "td,th{border:1px solid #ccc;padding:.2em .4em;vertical-align:top}td code{overflow-wrap:anywhere}"
-         "nav a{margin-right:1em}")
+         ".sk-way-back a{margin-right:.4em}")
 
 
 def slug(text: str, seen: dict[str, int]) -> str:
@@ -101,9 +103,7 @@ def render(source: str, site: str, rendered: set[str]) -> str:
     depth = source.count("/") + 1  # guide/ plus the document's folders
     root = "../" * depth
     page = (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{html.escape(name)}</title>"
-            f"<link rel='icon' href='data:,'><style>{STYLE}</style></head>\n<body>"
-            f"<nav><a href='{root}index.html'>SignalKit documentation</a>"
-            f"<a href='{root}guide/README.html'>README</a></nav>\n"
+            f"<link rel='icon' href='data:,'><style>{STYLE}</style></head>\n<body>{navigation.bar(root)}\n"
             f"<p><small>Rendered from <code>{html.escape(source)}</code>.</small></p>\n{body}\n</body></html>\n")
     out = os.path.join(site, "guide", source[:-3] + ".html")
     os.makedirs(os.path.dirname(out), exist_ok=True)

@@ -6,6 +6,11 @@ site.py and each rule of cpp_comments.py is shown to catch what it is for.
   the case's expectations, which the recording does not carry;
 - the link check reports a missing file, a missing anchor and a missing
   image, and accepts a link from the site's root;
+- the operator examples (examples.py): what one must print is read from
+  its case's out and also lines (each subscriber's events by frame, the
+  late one labelled), an operator no case applies alone gets no example and
+  its page says why, and a page with examples shows the four programs and
+  their outputs;
 - the C++ comment filter documents a comment on a declaration, leaves a
   banner and a comment before a blank line alone, escapes #word, and keeps
   the line count.
@@ -28,12 +33,14 @@ def load(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"docs_{name}", os.path.join(HERE, f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (a dataclass looks its module up)
     spec.loader.exec_module(module)
     return module
 
 
 cpp_comments = load("cpp_comments")
 site_module = load("site")
+examples_module = load("examples")
 
 failures = []
 
@@ -69,6 +76,31 @@ def main() -> int:
         expect(any("#nowhere: no such anchor" in p for p in problems), "a missing anchor is reported")
         expect(any("no.svg: no such file" in p for p in problems), "a missing image is reported")
         expect(len(problems) == 3, f"only those three are reported: {problems}")
+
+    shared = examples_module.Case("shared", "t.marbles:1", inputs=[("a", False, "-1-2|")],
+                                  ops=[["share"]], out="-1-2|", also=[(1, None, "---2|")])
+    for lang in ("C", "Python"):
+        expect(examples_module.expected(shared, lang) == "1: 1\n3: 2\n3: late 2\n4: completed\n4: late completed\n",
+               f"the expected output of a case with an also line ({lang}): "
+               f"{examples_module.expected(shared, lang)!r}")
+    zipped = examples_module.Case("z", "t.marbles:1", inputs=[("a", False, "1|"), ("b", False, "2|")],
+                                  values={"x": [1, 2]}, ops=[["zip", "a", "b"]], out="x|")
+    expect(examples_module.expected(zipped, "Swift") == "0: (1, 2)\n1: completed\n", "Swift's zip prints a tuple")
+    expect(examples_module.expected(zipped, "C++") == "0: [1, 2]\n1: completed\n", "C++'s zip prints an array")
+    chained = examples_module.Case("chained", "t.marbles:1", inputs=[("a", False, "-1|")],
+                                   ops=[["map", "times:2"], ["take", "1"]], out="-(2|)")
+    chosen = examples_module.chosen_cases([chained])
+    expect(chosen.get("take", 0) is None and chosen.get("map", 0) is None,
+           f"an operator applied only in a chain has no case for its example: {chosen}")
+    page = "".join(site_module.examples_html("take", None))
+    expect("no-example" in page and "alone" in page, "a page without an example says why")
+    page = "".join(site_module.examples_html("share", (shared, {lang: (examples_module.RENDER[lang](shared),
+                                                                         examples_module.expected(shared, lang))
+                                                                  for lang in ("C", "C++", "Swift", "Python")})))
+    expect(page.count("class='example'") == 4 and page.count("class='output'") == 4,
+           "a page shows four examples, each with its output")
+    expect("result.share()" in page.replace("a.share()", "result.share()") and "sk_signal_share" in page,
+           "the examples apply the operator")
 
     text = ("/*\n * the file\n */\n/* ---- */\n/* Banner */\n/* ---- */\n\n/* A class; see #error. */\nclass c {\n"
             "    /* kept apart */\n\n    int x;\n};\n")

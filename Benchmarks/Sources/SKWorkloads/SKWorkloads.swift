@@ -100,6 +100,29 @@ public enum SKWorkloads {
         return sum.value
     }
 
+    /// W3s: one pipe shared (`share`) by `sinks` summing subscribers; put
+    /// `0..<puts`. Timed: the puts (issue 41: the operators a user chains,
+    /// against the C++ peers).
+    public static func w3share(sinks: Int, puts: Int, _ probe: Probe) -> Int {
+        let sum = Sum()
+        let pipe = ValuePipe<Int>()
+        let shared = pipe.signal() |> share
+        var disposables: [any Disposable] = []
+        disposables.reserveCapacity(sinks)
+        for _ in 0 ..< sinks {
+            disposables.append(shared.start(next: { sum.value &+= $0 }))
+        }
+        probe.begin()
+        for i in 0 ..< puts {
+            pipe.putNext(i)
+        }
+        probe.end()
+        for disposable in disposables {
+            disposable.dispose()
+        }
+        return sum.value
+    }
+
     /// W4: the W1 source of `0..<n`, each value mapped to a one-value inner
     /// signal, switch-to-latest (`mapToSignal`), summing sink. Timed: all.
     public static func w4(_ n: Int, _ probe: Probe) -> Int {

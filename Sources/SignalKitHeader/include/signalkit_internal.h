@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "../../../include/signalkit.h"
+
 /* Stores `message` (copied, truncated) as the calling thread's last error. */
 void sk__set_last_error(const char *message);
 
@@ -41,5 +43,29 @@ int sk__stack_is_low(void);
  * stack's size in `*size`; SIZE_MAX (and a size of 0) when the thread's
  * stack is not known. */
 size_t sk__stack_left(size_t *size);
+
+/* The calling thread's state of operator callbacks (sk_callback_fail(), see
+ * signalkit.h; CallbackFailure.swift). `depth` counts the runs of operator
+ * callbacks in progress on the thread (a run: one callback's call, or the
+ * calls of a chain of map and filter stages for one value), nested when a
+ * callback emits into a pipe whose subscription runs operator callbacks.
+ * `failed_depth` is the depth of the run whose callback called
+ * sk_callback_fail() (0 when none is pending), `error` the copy it made
+ * (owned here until the run takes it), and `set_aside` the failures of
+ * outer runs that were pending when a deeper run's callback failed (an
+ * SKSetAsideFailures of the Swift side, retained; NULL when none), put
+ * back when the deeper one is taken. */
+typedef struct sk__callback_state {
+    unsigned depth;
+    unsigned failed_depth;
+    sk_value error;
+    void *set_aside;
+} sk__callback_state;
+
+/* The calling thread's sk__callback_state. A run of operator callbacks
+ * reaches it once: one call (with -mtls-dialect=gnu2, as the Makefile
+ * builds the release library, about ten instructions; a thread-local of
+ * a shared library is reached through a call either way). */
+sk__callback_state *sk__callback_state_here(void);
 
 #endif

@@ -50,6 +50,23 @@ package struct _SubscriberLiveness {
         self.flags._withUnsafeGuaranteedRef { $0.linkDownstream(downstream) }
     }
 
+    /// Ends the subscription without an event, as its disposable's
+    /// `dispose` does: a generator's subscription (its subscriber
+    /// terminated, its upstream disposed) or a broadcaster's entry; nothing
+    /// for a constant signal's, which nothing can end while it runs. For a
+    /// fused stage whose function failed while it delivered a value (the C
+    /// layer's sk_callback_fail), which then delivers the error itself. Not
+    /// on the path of values: only the failing stage calls it.
+    package func disposeSubscription() {
+        (self.flags.takeUnretainedValue() as? any Disposable)?.dispose()
+    }
+
+    /// Whether `disposeSubscription` ends the subscription: false for a
+    /// constant signal's, which nothing can end while it runs.
+    package var canBeDisposed: Bool {
+        return self.flags.takeUnretainedValue() is any Disposable
+    }
+
     /// Ends the subscription with `error`, as its subscriber's `putError`
     /// does (the error callback, then the upstream disposed), for a fused
     /// stage that fails while it delivers a value (the C layer's

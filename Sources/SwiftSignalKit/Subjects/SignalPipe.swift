@@ -118,4 +118,14 @@ package struct _SignalPipeSource<T, E> {
     package func startFusing(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?) -> any Disposable {
         return self.broadcaster.subscribe(makeNext, error: error, completed: completed, keepAlive: nil, { _, _ in }).0
     }
+
+    /// `startFusing(_:error:completed:)` with `receiver` in place of the
+    /// error and completion callbacks: it receives the pipe's terminal event
+    /// (an error of type `E`, travelling as `Any`) and is held until the
+    /// subscription ends, as the callbacks would be (nothing is made for
+    /// them).
+    @inlinable
+    package func startFusing(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, receiver: any _BroadcasterTerminalReceiver) -> any Disposable {
+        return self.broadcaster.subscribe(makeNext, held: receiver, { _, _ in }).0
+    }
 }

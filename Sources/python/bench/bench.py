@@ -9,8 +9,10 @@ two columns of one run, not runs with each other. Memory is the growth of
 the resident set (/proc/self/statm) per live subscription, each side in a
 child interpreter of its own.
 
-Usage: bench.py [--scale S] [--only WORDS] [--markdown]
-(S multiplies every count; WORDS: only the rows whose name contains it)
+Usage: bench.py [--scale S] [--only WORDS] [--markdown] [--costs]
+(S multiplies every count; WORDS: only the rows whose name contains it;
+--costs: only the cost table, every operator's row, which follows the
+workloads otherwise)
 """
 import argparse
 import asyncio
@@ -395,11 +397,130 @@ def native_rx(n):
     return seconds / n
 
 
+# The cost table's Python rows (issue 41): one operator between a pipe (a
+# Subject) and a plain subscriber, for every operator of cost_operators.py
+# (written by `make api-update` from the operator table), with the arguments
+# of the C, C++ and Swift rows (Benchmarks/Sources/CostRows/include/CostRows.h):
+# a count of 1 (take and element_at: 2**40), a predicate that holds
+# (skip_while, first_where: one that does not), +1 as a map (group_by: a
+# constant key), 0 as a value or initial value, the running sum as a fold,
+# a second pipe that never emits (with_latest_from: one holding a value),
+# the same pipe twice for zip, merge and concat. Time per put, as a ratio to
+# our map's and to RxPY's same operator.
+
+COUNT_NEVER = 2 ** 40
+
+
+def cost_arguments(row, shape, side):
+    def holds(v):
+        return True
+
+    def fails(v):
+        return False
+
+    if shape == "count":
+        return (COUNT_NEVER if row in ("take", "element_at") else 1,)
+    if shape == "predicate":
+        return (fails if row in ("skip_while", "first_where") else holds,)
+    if shape == "map":
+        return ((lambda v: 0) if row == "group_by" else (lambda v: v + 1),)
+    if shape == "value":
+        return (0,)
+    if shape == "reduce":
+        return (lambda total, v: total + v, 0)
+    if shape == "tap":
+        return (lambda v: None,)
+    if shape == "work":
+        return (lambda: None,)
+    if shape == "signal":
+        replaying = row == "with_latest_from"
+        if side == "ours":
+            other = sk.Pipe(replay=replaying)
+            if replaying:
+                other.put(0)
+            return (other.signal(),)
+        from reactivex.subject import BehaviorSubject
+        return (BehaviorSubject(0) if replaying else Subject(),)
+    return ()
+
+
+def cost_ours(row, shape, method, n):
+    pipe = sk.Pipe()
+    source = pipe.signal()
+    if shape == "signals":
+        made = getattr(sk.Signal, method)(source, source)
+    else:
+        made = getattr(source, method)(*cost_arguments(row, shape, "ours"))
+    seen = [0]
+
+    def next_value(value):
+        seen[0] += 1
+    subscription = made.subscribe(next_value)
+    put = pipe.put
+    seconds = timed(lambda: [put(v) for v in range(n)])
+    subscription.dispose()
+    return seconds / n
+
+
+def cost_rx(row, shape, name, n):
+    subject = Subject()
+    if shape == "signals":
+        made = getattr(rx, name)(subject, subject)
+    elif name == "replay":
+        made = subject.pipe(ops.replay(buffer_size=1), ops.ref_count())
+    elif shape == "work" and name == "do_action":
+        made = subject.pipe(ops.do_action(on_completed=lambda: None))
+    else:
+        made = subject.pipe(getattr(ops, name)(*cost_arguments(row, shape, "rx")))
+    seen = [0]
+
+    def next_value(value):
+        seen[0] += 1
+    subscription = made.subscribe(next_value)
+    on_next = subject.on_next
+    seconds = timed(lambda: [on_next(v) for v in range(n)])
+    subscription.dispose()
+    return seconds / n
+
+
+def median_of(runs, measure):
+    values = sorted(measure() for _ in range(runs))
+    return values[len(values) // 2]
+
+
+def cost_table(n, only, runs=3):
+    """Each figure the median of `runs` runs, ours and RxPY's in turn."""
+    from cost_operators import COST_OPERATORS
+    print()
+    print(f"Cost table (issue 41): one operator between a pipe / Subject and a plain subscriber, {n:,} puts, "
+          f"time per put, median of {runs} runs; load {os.getloadavg()[0]:.1f}")
+    print("| operator | ours us/put | ours / our map | RxPY us/put | RxPY / RxPY's map | ours / RxPY |")
+    print("|---|---:|---:|---:|---:|---:|")
+    cost_ours("map", "map", "map", n)  # warm-up
+    cost_rx("map", "map", "map", n)
+    our_map = median_of(runs, lambda: cost_ours("map", "map", "map", n))
+    rx_map = median_of(runs, lambda: cost_rx("map", "map", "map", n))
+    for row, shape, method, name in COST_OPERATORS:
+        if only not in row:
+            continue
+        ours = our_map if row == "map" else median_of(runs, lambda: cost_ours(row, shape, method, n))
+        theirs = None
+        if name is not None:
+            theirs = rx_map if row == "map" else median_of(runs, lambda: cost_rx(row, shape, name, n))
+        cells = [f"{ours * 1e6:.3f}", f"{ours / our_map:.2f}"]
+        if theirs is None:
+            cells += ["– (RxPY has none)", "–", "–"]
+        else:
+            cells += [f"{theirs * 1e6:.3f}", f"{theirs / rx_map:.2f}", f"{ours / theirs:.2f}"]
+        print(f"| {row} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--only", default="", help="only the rows whose name contains this")
+    parser.add_argument("--costs", action="store_true", help="only the cost table (every operator's row)")
     args = parser.parse_args()
 
     def count(base):
@@ -431,6 +552,9 @@ def main():
     ]
     print(f"signalkit {sk.__version__} (C library {sk.version()}), reactivex {rx.__version__}, "
           f"Python {sys.version.split()[0]}, scale {args.scale}, load {os.getloadavg()[0]:.1f}")
+    if args.costs:
+        cost_table(count(100_000), args.only)
+        return
     print("| workload | unit | ours | RxPY | ours / RxPY |")
     print("|---|---|---:|---:|---:|")
     for name, unit, ours, theirs in rows:
@@ -443,6 +567,7 @@ def main():
         else:
             shown = f"{a:.0f} | {b:.0f}"
         print(f"| {name} | {unit} | {shown} | {a / b:.2f} |", flush=True)
+    cost_table(count(100_000), args.only)
 
 
 if __name__ == "__main__":

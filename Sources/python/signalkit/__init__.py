@@ -82,7 +82,7 @@ thread go on; one a package call nested in such a callback left pending
 goes to callback_error_hook (where "interrupt") when the callback ends.
 
 Interpreter exit, fork(), and the limits of the library's threads. The
-package's README says what happens at interpreter exit (an atexit hook
+Python guide (docs/python.md) says what happens at interpreter exit (an atexit hook
 disposes what runs and waits only for the callbacks running at that
 moment, up to SHUTDOWN_WAIT_SECONDS; from then on no callback runs, and a
 call that gives the library a Python function raises RuntimeError), in a
@@ -116,11 +116,12 @@ the installed copies the loader finds (library_paths() says which).
 #   5  _queue: Queue
 #   6  _signal_core: Signal's core: the handle, the C library's sources, subscribe, to_list
 #   7  _asyncio: await, async for, asyncio_queue
-#   8  _operators: one module per operator family (catch, combine, dispatch, mapping, merge, meta, reduce, share, side_effects, take, throttle, timing), as the Swift core's Signal_<Family>.swift and the C layer's Operators_<Family>.swift
-#   9  _signal: Signal, composed from the core and the families
-#   10 _subjects: Pipe, Promise, ValuePromise
-#   11 _trampoline: Trampoline
-#   12 testing, and the package itself: what a program imports
+#   8  _standard_operators: the operators of a standard shape, generated from the operator table (tools/api/operators.md), a class per family
+#   9  _operators: one module per operator family (catch, combine, dispatch, mapping, merge, meta, reduce, share, side_effects, take, throttle, timing), as the Swift core's Signal_<Family>.swift and the C layer's Operators_<Family>.swift, each class extending its family's generated one
+#   10 _signal: Signal, composed from the core and the families
+#   11 _subjects: Pipe, Promise, ValuePromise
+#   12 _trampoline: Trampoline
+#   13 testing, and the package itself: what a program imports
 
 from . import _core
 from ._asyncio import SignalIterator, asyncio_queue
@@ -142,7 +143,7 @@ callback_error_hook = _core.callback_error_hook
 no error callback receives; assign a function, or None to keep quiet.
 `where` names the callback that raised ("map", "filter", "tap" for a
 Python stage, "scan", "reduce" for a fold's function, "next", "error",
-"completed", "side effect", "take_until", "work", ...: README, Errors)."""
+"completed", "side effect", "take_until", "work", ...: the Python guide, Errors)."""
 
 __version__ = version()
 

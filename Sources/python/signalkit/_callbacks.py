@@ -16,7 +16,7 @@ from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _deferred_fn, _drop_fn, 
                     _next_fn, _put_object, _Recorder, _reduce_fn, _release_ctx_function, _report, _signal_fn, _state,
                     _take_until_fn, _trim_traceback, _ValueP, _work_fn)
 from ._handle import _Handle
-from ._subscription import _as_error, _Failed
+from ._subscription import _as_error, _mark_stage
 
 # --- callbacks of the library's operators -------------------------------------
 
@@ -116,12 +116,13 @@ class _Fold:
         self.ctx = 0
         self.cell: List[Any] = [callback.fn, self]
 
-    def reduce_failed(self, exc: BaseException) -> _Failed:
+    def reduce_failed(self, exc: BaseException) -> BaseException:
         """The function (or the conversion of its result) raised `exc`: the
-        accumulator becomes a failure, which the stage after the fold
-        (_FOLD_CHECK) makes the stream's error."""
+        extension fails the call with it (sk_callback_fail), the stream's
+        error, marked with the fold's name for callback_error_hook."""
         _callback_raised(self.callback, exc, self.where)
-        return _Failed(exc, self.where)
+        _mark_stage(exc, self.where)
+        return exc
 
     def put_into(self, result: object, address: int) -> None:
         """An accumulator carried by reference, written into the out value."""

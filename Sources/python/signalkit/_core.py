@@ -225,7 +225,7 @@ class SignalKitError(Exception):
     """A failing library call: `status` is the negative sk_status, `message`
     the library's message naming the function and the argument. Also every
     package call in the child of a fork of a process that had used the
-    package (status -6, SK_ERR_UNSUPPORTED; the package README's "fork()",
+    package (status -6, SK_ERR_UNSUPPORTED; the Python guide's "fork()",
     in "Threads and asyncio")."""
 
     def __init__(self, status: int, message: str) -> None:
@@ -1070,7 +1070,7 @@ def _callback_failed(exc: BaseException, where: str, failures: Optional[_Failure
 SHUTDOWN_WAIT_SECONDS = 5.0
 """How long, at most, in seconds, the interpreter's exit waits for the
 Python callbacks running on the library's threads at that moment (none
-running: no wait; the package README, "Threads and asyncio")."""
+running: no wait; the Python guide, docs/python.md, "Errors")."""
 _immortal: List[Any] = []
 # Handles whose C object C code may call with no subscription the exit hook
 # could dispose (a Trampoline: its function's address, handed to any C API):

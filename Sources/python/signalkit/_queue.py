@@ -57,7 +57,7 @@ class Queue(_Handle):
 
         It has no thread of its own: it runs on the worker threads every
         serial and concurrent queue shares, whose limits are the C library's
-        ("Refused resources" in signalkit.h's conventions; README.md,
+        ("Refused resources" in signalkit.h's conventions; docs/python.md,
         "Threads and asyncio"). Run work that blocks for long on threads of
         your own, or on a host queue drained there."""
         pointer = c_void_p()
@@ -73,7 +73,7 @@ class Queue(_Handle):
         Without `max_workers`: the library's shared concurrent queue (a
         thread pool; `background`: the low-priority one). Its first work in
         a process raises SignalKitError (SK_ERR_RESOURCE) when the system
-        refuses a descriptor (README.md, "Threads and asyncio").
+        refuses a descriptor (docs/python.md, "Threads and asyncio").
 
         With `max_workers=n` (1 to MAX_WORKERS): a new queue with n threads
         of its own, started here, never more than n jobs at once (RxPY's
@@ -122,7 +122,7 @@ class Queue(_Handle):
         fn() inline) it is sk_queue_after with no delay, which enqueues it:
         then, as for the process's first timer, the first such call of a
         process raises SignalKitError (SK_ERR_RESOURCE) when no descriptor
-        is left for libdispatch's timers (README, "Threads and asyncio")."""
+        is left for libdispatch's timers (the Python guide, "Threads and asyncio")."""
         _callable_arg(fn, "Queue.run")
         pointer = self._enter()  # closed: ValueError before retaining anything
         try:

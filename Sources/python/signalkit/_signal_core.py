@@ -138,7 +138,7 @@ class _SignalCore(Generic[T_co], _Failing, _Handle):
         other create() functions on the thread (a function subscribing to
         a create() signal, recursively) fails with a RecursionError once
         half of the thread's stack, or a third of Python's recursion limit,
-        is used (README.md, Errors), never running the function."""
+        is used (docs/python.md, Errors), never running the function."""
         _callable_arg(function, "create")
         failures = _Failures()
         ctx = _retain_callbacks((function, failures.recorder()))

@@ -18,18 +18,16 @@
  * - four callbacks of an sk_observer (next, error, completed, release) whose
  *   ctx is a Python list [handler, sink] held by the library (hold()): next
  *   converts the value (an array as a list, here) and calls handler(value)
- *   (None there: nothing to call), and sink.failed(exception) if it raised,
- *   or sink.fold_failed(failure) instead for a value of the package's
- *   failure type (a fold's failed accumulator, which reaches only the
- *   subscription of the stage after its fold); error calls
- *   sink.error_at(address of the value); completed sink.completed();
+ *   (None there: nothing to call), and sink.failed(exception) if it raised;
+ *   error calls sink.error_at(address of the value); completed
+ *   sink.completed();
  *   release sink.released(), then drops the list;
  * - the fold function of sk_signal_reduce_left and sk_signal_scan with the
  *   same kind of ctx: handler(accumulator, value) written into the out
- *   value (an accumulator of the package's failure type passes through
- *   unchanged; an exception becomes sink.reduce_failed(exception), a
- *   failure object; an object not of the library's kinds goes in through
- *   sink.put_into(object, address));
+ *   value (an object not of the library's kinds goes in through
+ *   sink.put_into(object, address)); an exception fails the call
+ *   (sk_callback_fail) with sink.reduce_failed(exception), the exception
+ *   recorded and marked with the fold's name, as the error value;
  * - puts of a Python value into a pipe or a subscriber, for the values of
  *   the library's own kinds (None, bool, int, float, str, bytes; exact
  *   types): NotImplemented for any other object, which the package carries
@@ -109,9 +107,7 @@ static PyObject *converter;
 enum { HANDLER, SINK, SLOTS };
 /* The sink's methods the callbacks call (interned at import). */
 static PyObject *name_failed, *name_error_at, *name_completed, *name_released, *name_reduce_failed,
-    *name_put_into, *name_fold_failed, *name_stopped;
-/* The package's type of a failed accumulator (set_failed_type). */
-static PyObject *failed_type;
+    *name_put_into, *name_stopped;
 /* The package's release functions of a carried object and of a callback
  * set, by key (set_releases). */
 static PyObject *box_release_fn, *ctx_release_fn;
@@ -366,15 +362,6 @@ static void on_next(void *ctx, const sk_value *value)
                 leave_delivery(held, state, saved);
                 return;
             }
-            if (item != NULL && value->kind == SK_KIND_POINTER && (PyObject *)Py_TYPE(item) == failed_type) {
-                /* A fold's failed accumulator, met by the stage after the
-                 * fold (the package's _FOLD_CHECK: no Python call for the
-                 * values that did not fail): the stream's error. */
-                call_sink(list, name_fold_failed, item);
-                Py_DECREF(item);
-                leave_delivery(held, state, saved);
-                return;
-            }
             Py_INCREF(handler);
             PyObject *result = item ? PyObject_CallFunctionObjArgs(handler, item, NULL) : NULL;
             Py_XDECREF(item);
@@ -449,10 +436,7 @@ static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *va
         Py_INCREF(fn);
         PyObject *result = NULL;
         PyObject *acc = value_object(accumulator);
-        if (acc != NULL && accumulator->kind == SK_KIND_POINTER && (PyObject *)Py_TYPE(acc) == failed_type) {
-            result = acc; /* a failure passes through to the end */
-            acc = NULL;
-        } else if (acc != NULL && !PyErr_Occurred()) {
+        if (acc != NULL && !PyErr_Occurred()) {
             PyObject *item = value_object(value);
             if (item != NULL) {
                 PyObject *args[2] = {acc, item};
@@ -463,12 +447,19 @@ static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *va
         Py_XDECREF(acc);
         Py_DECREF(fn);
         int made = result ? object_value(result, out) : -1;
+        int failing = 0;
         if (made < 0) {
+            /* The function (or the conversion of its result) raised: the
+             * call fails (sk_callback_fail) with the exception, which
+             * sink.reduce_failed records and marks with the fold's name,
+             * as the error value; the library ends the stream with it. */
             Py_XDECREF(result);
             PyObject *exc = fetch_exception();
             result = sink_result(list, name_reduce_failed, exc);
             Py_DECREF(exc);
+            sk_value_release(out);
             made = result ? object_value(result, out) : 1;
+            failing = result != NULL;
         }
         if (made == 0) { /* carried by reference: the package boxes it */
             PyObject *address = PyLong_FromVoidPtr(out);
@@ -491,6 +482,8 @@ static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *va
                 PyErr_WriteUnraisable(list);
             }
         }
+        if (failing && sk_callback_fail(out) != SK_OK)
+            PyErr_WriteUnraisable(list); /* not reached: a fold's function is an operator callback */
         Py_XDECREF(result);
     }
     leave_delivery(held, state, saved);
@@ -809,17 +802,6 @@ static PyObject *set_converter(PyObject *self, PyObject *function)
         return NULL;
     }
     replace_global(&converter, function);
-    Py_RETURN_NONE;
-}
-
-static PyObject *set_failed_type(PyObject *self, PyObject *type)
-{
-    (void)self;
-    if (!PyType_Check(type)) {
-        PyErr_SetString(PyExc_TypeError, "signalkit: set_failed_type takes a type");
-        return NULL;
-    }
-    replace_global(&failed_type, type);
     Py_RETURN_NONE;
 }
 
@@ -1792,7 +1774,6 @@ static PyMethodDef methods[] = {
      "ended."},
     {"check_int64", check_int64, METH_O, "check_int64(value): OverflowError for an int outside int64."},
     {"set_converter", set_converter, METH_O, "set_converter(fn): fn(address) converts the other kinds."},
-    {"set_failed_type", set_failed_type, METH_O, "set_failed_type(type): reduce's failed accumulator."},
     {"set_releases", set_releases, METH_VARARGS,
      "set_releases(box, ctx): the release functions BOX_RELEASE and CTX_RELEASE call with the key."},
     {"set_pending", set_pending, METH_O, "set_pending(flag): a KeyboardInterrupt waits on this thread."},
@@ -1845,10 +1826,9 @@ PyMODINIT_FUNC PyInit__speedups(void)
     name_released = PyUnicode_InternFromString("released");
     name_reduce_failed = PyUnicode_InternFromString("reduce_failed");
     name_put_into = PyUnicode_InternFromString("put_into");
-    name_fold_failed = PyUnicode_InternFromString("fold_failed");
     name_stopped = PyUnicode_InternFromString("stopped");
     if (!name_failed || !name_error_at || !name_completed || !name_released || !name_reduce_failed ||
-        !name_put_into || !name_fold_failed || !name_stopped)
+        !name_put_into || !name_stopped)
         return NULL;
     name_pointer = PyUnicode_InternFromString("_pointer");
     name_trampoline_key = PyUnicode_InternFromString("signalkit._speedups.trampoline");

@@ -29,27 +29,6 @@ T = TypeVar("T")
 # --------------------------------------------------------------------------
 
 _MAP, _FILTER, _TAP = 0, 1, 2
-# The stage right after a library fold (scan, reduce: _operators/reduce.py):
-# a failed accumulator (_Failed) ends the stream with its exception. It is
-# no code of the chain: the extension's on_next checks each value it
-# delivers (a pointer value holding a _Failed, which exists only between a
-# fold and this stage) and calls the sink's fold_failed.
-_FOLD_CHECK = 3
-
-
-class _Failed:
-    """A fold's accumulator whose function raised (_callbacks._Fold): passed
-    through the library's fold to the stage after it (_FOLD_CHECK), where
-    it becomes the stream's error. `where` names the fold ("scan",
-    "reduce") for callback_error_hook."""
-    __slots__ = ("exception", "where")
-
-    def __init__(self, exception: BaseException, where: str) -> None:
-        self.exception = exception
-        self.where = where
-
-
-_speedups.set_failed_type(_Failed)
 
 
 # Every int a stream carries fits int64, whether or not it crosses the
@@ -72,25 +51,14 @@ Stages = Tuple[Tuple[int, Callable[[Any], Any]], ...]
 ChainMaker = Callable[[Callable[[Any], Any], List[Any]], Callable[[Any], Any]]
 
 
-def _tail_only(tail: Callable[[Any], Any], live: List[Any]) -> Callable[[Any], Any]:
-    """The maker of a chain whose only stage is the extension's
-    (_FOLD_CHECK): the tail itself (on_next reads the handler again after
-    converting the value, as the chain reads `live`)."""
-    return tail
-
-
 def _chain_maker(stages: Stages) -> Optional[ChainMaker]:
     """What makes, for a tail and a list `live`, one function for `stages`
     then tail(value) while live[0] is not None (None for no stages): a
     filtered-out value stops there; a map's int result outside int64
     raises OverflowError (_speedups.check_int64). Made once per stage
-    signal; each subscription binds its tail and its callback list. A
-    _FOLD_CHECK stage is no code (the extension does it), but the chain
-    then always has a handler, so that on_next runs (_tail_only)."""
-    checked = any(kind == _FOLD_CHECK for kind, _ in stages)
-    stages = tuple(stage for stage in stages if stage[0] != _FOLD_CHECK)  # the extension's (see _FOLD_CHECK)
+    signal; each subscription binds its tail and its callback list."""
     if not stages:
-        return _tail_only if checked else None
+        return None
     kinds = tuple(kind for kind, _ in stages)
     make = _chain_makers.get(kinds)
     if make is None:
@@ -150,11 +118,6 @@ def _mark_stage(exc: BaseException, stage: str) -> None:
 
 def _ignore(value: object) -> None:
     """The tail of a chain whose subscription has no on_next."""
-
-
-# The stage a fold adds after itself (its function is never called: the
-# extension checks, see _FOLD_CHECK).
-_FOLD_CHECK_STAGE = (_FOLD_CHECK, _ignore)
 
 
 def _error_object(pointer: Any) -> BaseException:
@@ -258,13 +221,6 @@ class _Sink:
             exc = _interrupts.local.pending or KeyboardInterrupt()
         self.fail(exc, "next")
 
-    def fold_failed(self, failed: _Failed) -> None:
-        """on_next met a failed accumulator (_FOLD_CHECK): the function of
-        the fold upstream raised; the stream fails with its exception,
-        named after the fold."""
-        if not self.ended:
-            self.fail(failed.exception, failed.where)
-
     def error_at(self, address: int) -> None:
         """on_error: the error value at `address`, to on_error."""
         _sk_user = False
@@ -361,12 +317,6 @@ class _StageRun(_Sink):
             return
         self._fail_with(exc, _stage_of(exc))
 
-    def fold_failed(self, failed: _Failed) -> None:
-        """on_next met a failed accumulator (_FOLD_CHECK): the stream fails
-        with its exception, marked with the fold's name as a stage's."""
-        if not self.ended:
-            self._fail_with(failed.exception, failed.where)
-
     def _fail_with(self, exc: BaseException, stage: Optional[str]) -> None:
         """The stream fails with `exc`, marked with `stage` (the stage or
         fold that raised it; None: on_next's put)."""
@@ -451,8 +401,8 @@ def _started(signal: int, sink: _Sink, ctx: int, observer: _Observer) -> Optiona
 # operator): each calls its Python function with the registry key (and the
 # value as an object, or the subscriber's address), under the exit rules.
 _c_stage_generator = _generator_fn(_speedups.operator("stage", _stage_generator))
-for _function in (_Sink.failed, _Sink.fold_failed, _Sink.error_at, _Sink.completed, _Sink.released,
-                  _StageRun.failed, _StageRun.fold_failed, _StageRun._fail_with, _StageRun.error_at,
+for _function in (_Sink.failed, _Sink.error_at, _Sink.completed, _Sink.released,
+                  _StageRun.failed, _StageRun._fail_with, _StageRun.error_at,
                   _StageRun.completed, _stage_generator):
     _interrupts.THUNK_CODES.add(_function.__code__)
 
@@ -759,8 +709,8 @@ def _create_refusal(frame: Any, levels: List[List[Any]]) -> Tuple[Optional[Recur
     if size and left < size // 2:
         return RecursionError(
             f"signalkit: create: not started: {left} bytes left of the thread's {size}-byte stack, less than "
-            "half (create() functions that subscribe to create() signals nest too deep; see README.md, "
-            "Errors)"), None
+            "half (create() functions that subscribe to create() signals nest too deep; see the Python "
+            "guide, docs/python.md, Errors)"), None
     if len(levels) < _MEASURED_FROM:
         return None, None
     top = levels[-1]
@@ -771,8 +721,8 @@ def _create_refusal(frame: Any, levels: List[List[Any]]) -> Tuple[Optional[Recur
     if depth > limit // 3:
         return RecursionError(
             f"signalkit: create: not started: {depth} frames deep, past a third of Python's recursion limit "
-            f"({limit}) (create() functions that subscribe to create() signals nest too deep; see README.md, "
-            "Errors)"), depth
+            f"({limit}) (create() functions that subscribe to create() signals nest too deep; see the Python "
+            "guide, docs/python.md, Errors)"), depth
     return None, depth
 
 

@@ -665,3 +665,19 @@ def test_recursion_through_subscribe_in_create_with_a_raised_limit_does_not_over
     """)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split() == ["ok", "True"]
+
+
+@pytest.mark.parametrize("fold", ["scan", "reduce"])
+def test_a_fold_is_the_library_s_fold_alone(fold):
+    # Its function's exception fails the library's call (sk_callback_fail,
+    # from the extension): no stage of the package's own follows the fold
+    # to find a failed accumulator (before: a stage, which made a library
+    # operator after the fold cost a relay per value), and the failure is
+    # still the stream's error, through a library operator too.
+    source = sk.Signal.from_iterable([1, 2, 3])
+    folded = getattr(source, fold)(_boom_folding, 0)
+    assert getattr(folded, "_stage_source", None) is None
+    received = []
+    with folded.take(5).subscribe(lambda v: None, received.append):
+        pass
+    assert len(received) == 1 and isinstance(received[0], ValueError) and str(received[0]) == "1"

@@ -384,14 +384,14 @@ def test_take_until_invalid_result_completes_and_reports(clean, result, kind):
 
 # --- 12. documentation: SystemExit, pool starvation, cycles, docstrings -----------------
 
-def _readme():
+def _guide():
     from conftest import EXAMPLES
-    with open(os.path.join(EXAMPLES, "..", "..", "Sources", "python", "README.md"), encoding="utf-8") as f:
+    with open(os.path.join(EXAMPLES, "..", "..", "docs", "python.md"), encoding="utf-8") as f:
         return f.read()
 
 
 def test_system_exit_in_callbacks_is_an_ordinary_exception(clean):
-    # What the README's Errors section says: never unwinds through the
+    # What the guide's Errors section says: never unwinds through the
     # library; the stream's error; raised again by to_list.
     errors = []
     with sk.Pipe() as pipe, pipe.signal() as signal, \
@@ -405,12 +405,12 @@ def test_system_exit_in_callbacks_is_an_ordinary_exception(clean):
 
     with pytest.raises(SystemExit):
         sk.Signal.from_iterable(gen()).to_list(timeout=5)
-    text = _readme()
+    text = _guide()
     assert "SystemExit" in text and "KeyboardInterrupt" in text
 
 
 def test_closing_breaks_cycles_through_the_library(clean):
-    # The README: cycles through the C library are not collected; close()
+    # The guide: cycles through the C library are not collected; close()
     # (or dispose()) breaks them.
     import weakref
 
@@ -436,7 +436,7 @@ def test_closing_breaks_cycles_through_the_library(clean):
         del box, holder
         gc.collect()
         assert ref() is None
-    text = _readme()
+    text = _guide()
     assert "garbage collector" in text and "Queue.concurrent()" in text and "starve" in text
 
 

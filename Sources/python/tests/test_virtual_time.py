@@ -257,7 +257,7 @@ def test_delay_delays_the_subscription(scheduler):
 
 def test_delay_of_a_hot_source_misses_what_came_before_the_start(scheduler):
     # delay() delays the subscription (SwiftSignalKit's delay), not each
-    # value: its docstring and the Python README say so, with the per-value
+    # value: its docstring and the Python guide say so, with the per-value
     # form below.
     source = scheduler.hot("a-b-c-|")
     recorder = scheduler.record(source.delay(scheduler.seconds(3), scheduler.queue))

@@ -8,8 +8,8 @@
 //! closure is `Send + 'static`, because the library may call it from any
 //! thread; a panic in one never unwinds into C: it becomes the
 //! subscription's error ([`AnyValue::Failure`]) where the C callback can
-//! carry one, and goes to the failure hook ([`set_failure_hook`]) where it
-//! cannot.
+//! carry one or fail (a predicate: `sk_callback_fail`), and goes to the
+//! failure hook ([`set_failure_hook`]) where it cannot (a side effect).
 //!
 //! ```
 //! use signalkit::Pipe;

@@ -13,10 +13,12 @@
 //! A panic in a closure that makes a value or a signal (`map`, `scan`,
 //! `reduce`, `group_by`'s key, `map_to_signal`, `merge_map`, `catch`,
 //! `deferred`) travels on as a failure value and ends the subscription that
-//! receives it with [`AnyValue::Failure`]. A predicate (`filter`,
-//! `skip_while`, `take_while`, `first_where`) or a side effect cannot fail
-//! in C: its panic goes to the failure hook ([`crate::set_failure_hook`]),
-//! the predicate answering false; `take_until`'s function completes.
+//! receives it with [`AnyValue::Failure`]. A panic in a predicate
+//! (`filter`, `skip_while`, `take_while`, `first_where`) or in
+//! `take_until`'s function fails the call (`sk_callback_fail`): the
+//! subscription ends with [`AnyValue::Failure`] too. A side effect cannot
+//! fail in C: its panic goes to the failure hook
+//! ([`crate::set_failure_hook`]).
 //!
 //! An operator the library refuses (a pipeline deeper than
 //! `SK_SIGNAL_MAX_DEPTH`, the timers' descriptors refused) gives a signal
@@ -82,8 +84,28 @@ fn with_ctx<U, C: Send + 'static>(ctx: C, call: impl FnOnce(*mut *mut sys::sk_si
 }
 
 /// The value of a failure, or of a value that did not convert.
-#[inline]
+#[inline(always)]
 fn converted<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
+    if T::FAST_REFUSES_FAILURES {
+        // A primitive: any other kind of value is off this path.
+        match T::from_value_fast(value) {
+            Some(value) => Ok(value),
+            None => converted_other(value),
+        }
+    } else {
+        converted_checked(value)
+    }
+}
+
+/// `converted` for a value that is no `T` at once.
+#[cold]
+#[inline(never)]
+fn converted_other<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
+    converted_checked(value)
+}
+
+#[inline(always)]
+fn converted_checked<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
     if value.failure().is_some() {
         return Err(RawValue::copy_of(value));
     }
@@ -137,11 +159,24 @@ unsafe extern "C" fn predicate_fn<T: Value, F: Fn(&T) -> bool, const ON_FAILURE:
         Ok(value) => match ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
             Ok(answer) => answer,
             Err(message) => {
-                report_failure("predicate", &message);
+                fail_call("predicate", message);
                 false
             }
         },
         Err(_) => ON_FAILURE,
+    }
+}
+
+/// A panic in an operator callback that has no result to carry a failure
+/// value (a predicate, `take_until`'s function): the call fails
+/// (`sk_callback_fail`), so that the subscription ends with
+/// `AnyValue::Failure(message)`; its answer is ignored. Where the library
+/// refuses (it runs no operator callback there), the failure hook.
+fn fail_call(place: &str, message: String) {
+    let failure = failure_value(message.clone());
+    // Safety: a valid value, borrowed for the call (the library copies it).
+    if unsafe { sys::sk_callback_fail(failure.as_ptr()) } != sys::SK_OK {
+        report_failure(place, &message);
     }
 }
 
@@ -153,7 +188,7 @@ unsafe extern "C" fn take_until_fn<T: Value, F: Fn(&T) -> TakeAction>(ctx: Ctx, 
         Ok(value) => match ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
             Ok(action) => bits(action),
             Err(message) => {
-                report_failure("take_until", &message);
+                fail_call("take_until", message);
                 bits(TakeAction::COMPLETE)
             }
         },

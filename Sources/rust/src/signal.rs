@@ -7,7 +7,7 @@ use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
 use std::{fmt, mem};
 
-use crate::callback::{ctx_ref, into_ctx, release_ctx, report_failure, FnCell, FnShared};
+use crate::callback::{ctx_ref, current_thread, into_ctx, release_ctx, report_failure, FnCell, FnShared};
 use crate::error::{check, Error};
 use crate::sys;
 use crate::value::{failure_value, AnyValue, RawValue, Value, ValueRef};
@@ -210,7 +210,11 @@ impl<T: Value> Signal<T> {
         };
         let mut out = ptr::null_mut();
         // Safety: the observer is copied; ctx is released by the library.
-        check(unsafe { sys::sk_signal_start(&mut out, self.as_raw(), &c_observer) })?;
+        // The held start (the disposable may hold the observer, so the
+        // closures are dropped once the subscription has ended and the
+        // Subscription's handle is released, which its drop does) is the C
+        // API's cheapest start for an observer with a release function.
+        check(unsafe { sys::sk_signal_start_held(&mut out, self.as_raw(), &c_observer) })?;
         Ok(Subscription { raw: NonNull::new(out), detached: false })
     }
 
@@ -409,6 +413,62 @@ struct SinkState<S> {
 }
 
 impl<S> SinkState<S> {
+    /// Passes a value on as a `T`; a failure value, or one that does not
+    /// convert, ends the subscription with an error.
+    #[inline(always)]
+    fn next<T: Value>(&mut self, value: ValueRef<'_>)
+    where
+        S: Sink<T>,
+    {
+        if self.done {
+            return;
+        }
+        if T::FAST_REFUSES_FAILURES {
+            // A primitive: any other kind of value is off this path.
+            match T::from_value_fast(value) {
+                Some(v) => self.sink.next(v),
+                None => self.next_other(value),
+            }
+        } else {
+            self.next_checked(value)
+        }
+    }
+
+    /// `next` for a value that is no `T` at once: a failure, or a value
+    /// to convert, or one that does not.
+    #[cold]
+    #[inline(never)]
+    fn next_other<T: Value>(&mut self, value: ValueRef<'_>)
+    where
+        S: Sink<T>,
+    {
+        self.next_checked(value)
+    }
+
+    #[inline(always)]
+    fn next_checked<T: Value>(&mut self, value: ValueRef<'_>)
+    where
+        S: Sink<T>,
+    {
+        if let Some(message) = value.failure() {
+            return self.fail_with(message.to_owned());
+        }
+        match T::from_value_fast(value) {
+            Some(v) => self.sink.next(v),
+            None => self.fail_with(conversion_message::<T>(value)),
+        }
+    }
+
+    /// Ends the subscription with a failure (off the per-value path).
+    #[cold]
+    #[inline(never)]
+    fn fail_with<T>(&mut self, message: String)
+    where
+        S: Sink<T>,
+    {
+        self.fail(AnyValue::Failure(message))
+    }
+
     fn fail<T>(&mut self, error: AnyValue)
     where
         S: Sink<T>,
@@ -452,28 +512,50 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
         }
     }
 
-    #[inline]
+    /// Delivers an event: the per-value path is inlined into the C
+    /// callback, with the calling thread's token read once; the rare cases
+    /// (an event from inside a call of the closures, events waiting after
+    /// it, a failure) are calls out of line.
+    #[inline(always)]
     fn deliver(&self, event: Event<'_>) {
-        if self.cell.held_here() {
-            let kept = match event {
-                Event::Next(value) => Pending::Next(RawValue::copy_of(value)),
-                Event::Error(value) => Pending::Error(RawValue::copy_of(value)),
-                Event::Completed => Pending::Completed,
-            };
-            self.pending.lock().unwrap_or_else(PoisonError::into_inner).push_back(kept);
-            self.waiting.fetch_add(1, Ordering::AcqRel);
+        let me = current_thread();
+        if self.cell.held_by(me) {
+            self.keep(event);
             return;
         }
-        self.handle(event);
+        self.handle(me, event);
+        if self.waiting.load(Ordering::Acquire) > 0 {
+            self.deliver_waiting(me);
+        }
+    }
+
+    /// Keeps an event delivered from inside a call of the closures on the
+    /// same thread: it waits until that call has returned.
+    #[cold]
+    #[inline(never)]
+    fn keep(&self, event: Event<'_>) {
+        let kept = match event {
+            Event::Next(value) => Pending::Next(RawValue::copy_of(value)),
+            Event::Error(value) => Pending::Error(RawValue::copy_of(value)),
+            Event::Completed => Pending::Completed,
+        };
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner).push_back(kept);
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Delivers the events that waited (see `keep`), in order.
+    #[cold]
+    #[inline(never)]
+    fn deliver_waiting(&self, me: usize) {
         while self.waiting.load(Ordering::Acquire) > 0 {
             let next = self.pending.lock().unwrap_or_else(PoisonError::into_inner).pop_front();
             match next {
                 Some(pending) => {
                     self.waiting.fetch_sub(1, Ordering::AcqRel);
                     match &pending {
-                        Pending::Next(value) => self.handle(Event::Next(value.as_ref())),
-                        Pending::Error(value) => self.handle(Event::Error(value.as_ref())),
-                        Pending::Completed => self.handle(Event::Completed),
+                        Pending::Next(value) => self.handle(me, Event::Next(value.as_ref())),
+                        Pending::Error(value) => self.handle(me, Event::Error(value.as_ref())),
+                        Pending::Completed => self.handle(me, Event::Completed),
                     }
                 }
                 None => break,
@@ -481,46 +563,45 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
         }
     }
 
-    #[inline]
-    fn handle(&self, event: Event<'_>) {
-        let result = self.cell.with(|state| {
-            if state.done {
-                return;
-            }
-            match event {
-                Event::Next(value) => {
-                    let converted = match value.failure() {
-                        Some(message) => Err(message.to_owned()),
-                        None => match T::from_value_fast(value) {
-                            Some(v) => Ok(v),
-                            None => Err(conversion_message::<T>(value)),
-                        },
-                    };
-                    match converted {
-                        Ok(v) => state.sink.next(v),
-                        Err(message) => state.fail(AnyValue::Failure(message)),
-                    }
+    /// Handles an event on the thread of token `me`: a closure of its own
+    /// per kind of event, so that the value's path, inlined into the value
+    /// callback, holds nothing of the others.
+    #[inline(always)]
+    fn handle(&self, me: usize, event: Event<'_>) {
+        let result = match event {
+            Event::Next(value) => self.cell.with_on(me, |state| state.next(value)),
+            Event::Error(value) => self.cell.with_on(me, |state| {
+                if !state.done {
+                    state.fail(AnyValue::from_value(value))
                 }
-                Event::Error(value) => state.fail(AnyValue::from_value(value)),
-                Event::Completed => {
+            }),
+            Event::Completed => self.cell.with_on(me, |state| {
+                if !state.done {
                     state.done = true;
                     state.sink.completed()
                 }
-            }
-        });
+            }),
+        };
         if let Err(message) = result {
-            match event {
-                // The next closure panicked: the subscription ends with the
-                // failure (a panic of the error closure itself can only go
-                // to the hook).
-                Event::Next(_) => {
-                    if let Err(message) = self.cell.with(|state| state.fail(AnyValue::Failure(message))) {
-                        report_failure("error", &message);
-                    }
+            self.failed(event, message);
+        }
+    }
+
+    /// A closure panicked (or was re-entered) while handling `event`.
+    #[cold]
+    #[inline(never)]
+    fn failed(&self, event: Event<'_>, message: String) {
+        match event {
+            // The next closure panicked: the subscription ends with the
+            // failure (a panic of the error closure itself can only go to
+            // the hook).
+            Event::Next(_) => {
+                if let Err(message) = self.cell.with(|state| state.fail(AnyValue::Failure(message))) {
+                    report_failure("error", &message);
                 }
-                Event::Error(_) => report_failure("error", &message),
-                Event::Completed => report_failure("completed", &message),
             }
+            Event::Error(_) => report_failure("error", &message),
+            Event::Completed => report_failure("completed", &message),
         }
     }
 }
@@ -637,7 +718,10 @@ impl Subscription {
     }
 
     /// The subscription's disposable, to put into a container (the
-    /// subscription is then detached: the container disposes it).
+    /// subscription is then detached: the container disposes it). The
+    /// disposable holds the subscription's closures: they are dropped once
+    /// the subscription has ended and the last clone of the disposable is
+    /// gone.
     pub fn into_disposable(mut self) -> Option<Disposable> {
         self.detached = true;
         self.raw.take().map(|raw| Disposable { raw })

@@ -354,6 +354,8 @@ extern "C" {
     pub fn sk_status_string(status: c_int) -> *const c_char;
     /// The message of the last error on the calling thread.
     pub fn sk_last_error_message() -> *const c_char;
+    /// Fails the operator callback call running on the calling thread: the subscription it serves ends with a copy of `error` as its error event.
+    pub fn sk_callback_fail(error: *const sk_value) -> c_int;
     /// Makes `*out` nil.
     pub fn sk_value_set_nil(out: *mut sk_value);
     /// Makes `*out` a bool.
@@ -414,6 +416,8 @@ extern "C" {
     pub fn sk_signal_never(out: *mut *mut sk_signal) -> c_int;
     /// Starts a signal: runs its generator on the calling thread and delivers its events to an observer.
     pub fn sk_signal_start(out: *mut *mut sk_disposable, signal: *mut sk_signal, observer: *const sk_observer) -> c_int;
+    /// Starts a signal as sk_signal_start() does, with an observer that the subscription's disposable may hold: the cheapest start for an observer that has a release function (a binding's closure).
+    pub fn sk_signal_start_held(out: *mut *mut sk_disposable, signal: *mut sk_signal, observer: *const sk_observer) -> c_int;
     /// Adds a reference to a signal.
     pub fn sk_signal_retain(signal: *mut sk_signal) -> *mut sk_signal;
     /// Drops a reference to a signal.

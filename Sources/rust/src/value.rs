@@ -442,6 +442,13 @@ pub trait Value: Send + Sized + 'static {
     fn from_value_fast(value: ValueRef<'_>) -> Option<Self> {
         Self::from_value(value).ok()
     }
+
+    /// True when [`from_value_fast`](Value::from_value_fast) gives None for
+    /// every failure value (a user pointer: the primitive kinds), so that
+    /// the callbacks may try it before they look for a failure, one test
+    /// fewer per value. Override it only when that holds.
+    #[doc(hidden)]
+    const FAST_REFUSES_FAILURES: bool = false;
 }
 
 impl Value for i64 {
@@ -463,6 +470,7 @@ impl Value for i64 {
             None
         }
     }
+    const FAST_REFUSES_FAILURES: bool = true;
 }
 
 macro_rules! narrow_int {
@@ -507,6 +515,7 @@ impl Value for f64 {
             None
         }
     }
+    const FAST_REFUSES_FAILURES: bool = true;
 }
 
 impl Value for bool {
@@ -528,6 +537,7 @@ impl Value for bool {
             None
         }
     }
+    const FAST_REFUSES_FAILURES: bool = true;
 }
 
 impl Value for () {

@@ -11,6 +11,10 @@ use std::sync::{Arc, Mutex};
 use signalkit::testing::{SubscriptionLog, TestScheduler};
 use signalkit::{AnyValue, Observer, Overflow, Signal, Subscription};
 
+// standard_operator!: the operators of a standard shape, made from the
+// operator table (`make api-update`).
+include!("generated/marble_operators.rs");
+
 fn marbles_dir() -> PathBuf {
     match std::env::var_os("SIGNALKIT_MARBLES") {
         Some(dir) => PathBuf::from(dir),
@@ -252,52 +256,17 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
     let frames = |i: usize| -> Result<std::time::Duration, String> { Ok(scheduler.frames(count(i)? as u32)) };
     let q = scheduler.queue();
     let indexed = |names: Vec<S>| move |i: AnyValue| names[int(&i) as usize].clone();
+    // The operators of a standard shape: generated/marble_operators.rs.
+    if let Some(made) = standard_operator!(name, signal, arg, count, named, all_named, frames, q, at) {
+        return Ok(made);
+    }
     Ok(match name {
-        "map" => {
-            let f = unary(&arg(0)?, at)?;
-            signal.map(move |v| AnyValue::Int(f(int(&v))))
-        }
-        "filter" => {
-            let f = predicate(&arg(0)?, at)?;
-            signal.filter(move |v| f(int(v)))
-        }
-        "distinctUntilChanged" => signal.distinct_until_changed(),
-        "take" => signal.take(count(0)? as usize),
-        "skip" => signal.skip(count(0)? as usize),
-        "skipWhile" => {
-            let f = predicate(&arg(0)?, at)?;
-            signal.skip_while(move |v| f(int(v)))
-        }
         "takeWhile" | "takeWhileInclusive" => {
             let f = predicate(&arg(0)?, at)?;
             signal.take_while(name == "takeWhileInclusive", move |v| f(int(v)))
         }
-        "first" => signal.first(),
-        "firstWhere" => {
-            let f = predicate(&arg(0)?, at)?;
-            signal.first_where(move |v| f(int(v)))
-        }
-        // A negative index is one past any (the table's meaning).
-        "elementAt" => signal.element_at(usize::try_from(count(0)?).unwrap_or(usize::MAX)),
-        "defaultIfEmpty" => signal.default_if_empty(value_of(&arg(0)?)?),
-        "takeUntil" => signal.take_until_signal(&named(&arg(0)?)?),
-        "scan" | "reduce" => {
-            let f = binary(&arg(0)?, at)?;
-            let initial = AnyValue::Int(count(1)?);
-            let step = move |a: AnyValue, x: AnyValue| AnyValue::Int(f(int(&a), int(&x)));
-            if name == "scan" {
-                signal.scan(initial, step)
-            } else {
-                signal.reduce(initial, step)
-            }
-        }
-        "pairwise" => signal.pairwise().cast(),
-        "startWith" => signal.start_with(value_of(&arg(0)?)?),
         "zip" | "zip3" => Signal::zip(&all_named()?).cast(),
         "combineLatest" => Signal::combine_latest(&all_named()?, None).cast(),
-        "merge" => Signal::merge(&all_named()?),
-        "concat" => Signal::concat(&all_named()?),
-        "withLatestFrom" => signal.with_latest_from(&named(&arg(0)?)?).cast(),
         "switchMap" => signal.map_to_signal(indexed(all_named()?)),
         "concatMap" => signal.map(indexed(all_named()?)).queue(),
         "mergeMap" => {
@@ -306,21 +275,12 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
         }
         "retry" => signal.retry_count(count(0)? as usize, None),
         "retryDelay" => signal.retry_count(count(0)? as usize, Some((frames(1)?, q))),
-        "share" => signal.share(),
-        "replay" => signal.replay(count(0)? as usize),
         "groupBy" => {
             let f = unary(&arg(0)?, at)?;
             signal
                 .group_by(move |v| AnyValue::Int(f(int(v))))
                 .merge_map(usize::MAX, |(key, group): (AnyValue, S)| group.map(move |v| AnyValue::Array(vec![key.clone(), v])))
         }
-        "debounce" => signal.debounce(frames(0)?, q),
-        "throttle" => signal.throttle(frames(0)?, q),
-        "delay" => signal.delay(frames(0)?, q),
-        "bufferCount" => signal.buffer_count(count(0)? as usize).cast(),
-        "bufferTime" => signal.buffer_time(frames(0)?, q).cast(),
-        "sample" => signal.sample(&named(&arg(0)?)?),
-        "sampleTime" => signal.sample_period(frames(0)?, q),
         "deliverOnBounded" | "onBackpressureBuffer" => {
             let overflow = match arg(1)?.as_str() {
                 "dropNewest" => Overflow::DropNewest,

@@ -342,3 +342,37 @@ fn on_backpressure_buffer_passes_every_value_when_nothing_overflows() {
     let _serial = common::serial();
     assert_eq!(values(&ints(&[1, 2, 3]).on_backpressure_buffer(1, Overflow::Error)).unwrap(), vec![1, 2, 3]);
 }
+
+/// A subscription's closures are dropped once it has ended and its handle
+/// is gone (the crate starts with sk_signal_start_held, whose handle may
+/// hold them): at once when the `Subscription` is dropped; when the source
+/// completes for a detached one; and for one turned into a `Disposable`,
+/// only once that disposable is dropped too.
+#[test]
+fn a_subscriptions_closures_go_with_its_end_and_its_handle() {
+    let _serial = common::serial();
+    let token = Arc::new(());
+    let pipe = Pipe::<i64>::new().unwrap();
+    let held = token.clone();
+    let subscription = pipe.signal().map(|x| x + 1).subscribe(move |_| { let _keep = &held; }).unwrap();
+    assert_eq!(Arc::strong_count(&token), 2);
+    drop(subscription);
+    assert_eq!(Arc::strong_count(&token), 1, "dropped with the Subscription");
+
+    let held = token.clone();
+    pipe.signal().subscribe(move |_| { let _keep = &held; }).unwrap().detach();
+    assert_eq!(Arc::strong_count(&token), 2, "a detached subscription runs on");
+    pipe.complete().unwrap();
+    assert_eq!(Arc::strong_count(&token), 1, "dropped when the detached subscription ends");
+    drop(pipe);
+
+    let pipe = Pipe::<i64>::new().unwrap();
+    let held = token.clone();
+    let disposable = pipe.signal().subscribe(move |_| { let _keep = &held; }).unwrap().into_disposable().unwrap();
+    disposable.dispose();
+    assert_eq!(Arc::strong_count(&token), 2, "the disposable still holds the closures");
+    drop(disposable);
+    assert_eq!(Arc::strong_count(&token), 1, "dropped with the disposable");
+    drop(pipe);
+    assert_eq!(live_objects(), 0);
+}

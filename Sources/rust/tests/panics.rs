@@ -65,16 +65,22 @@ fn a_panic_in_next_ends_the_subscription_with_an_error() {
 }
 
 #[test]
-fn a_panic_in_a_predicate_or_side_effect_goes_to_the_hook() {
+fn a_panic_in_a_predicate_is_the_subscriptions_error_and_in_a_side_effect_goes_to_the_hook() {
     let _serial = common::serial();
     let reports = Arc::new(Mutex::new(Vec::new()));
     let into = reports.clone();
     set_failure_hook(Some(Box::new(move |place, message| into.lock().unwrap().push(format!("{}: {}", place, message)))));
     let source = Signal::concat(&[Signal::single(1i64), Signal::single(2), Signal::single(3)]);
     let mut got = Vec::new();
-    source.filter(|x| if *x == 2 { panic!("filter") } else { true }).for_each_blocking(|v| got.push(v)).unwrap();
-    assert_eq!(got, vec![1, 3], "the predicate answered false for the value it panicked on");
+    let ended = source.filter(|x| if *x == 2 { panic!("filter") } else { true }).for_each_blocking(|v| got.push(v));
+    assert_eq!(ended, Err(AnyValue::Failure("panicked: filter".into())));
+    assert_eq!(got, vec![1], "nothing after the panic");
+    assert_eq!(failure_of(&source.take_while(false, |x| if *x == 2 { panic!("while") } else { true })), "panicked: while");
+    assert_eq!(
+        failure_of(&source.take_until(|x| if *x == 3 { panic!("until") } else { signalkit::TakeAction::PASS })),
+        "panicked: until"
+    );
     source.before_next(|x| if *x == 3 { panic!("tap") }).for_each_blocking(|_| ()).unwrap();
     set_failure_hook(None);
-    assert_eq!(*reports.lock().unwrap(), vec!["predicate: panicked: filter".to_string(), "side effect: panicked: tap".to_string()]);
+    assert_eq!(*reports.lock().unwrap(), vec!["side effect: panicked: tap".to_string()]);
 }

@@ -36,11 +36,24 @@ fn puts_from_several_threads_reach_one_fnmut_one_call_at_a_time() {
     let mut total = 0i64; // moved into the closure: FnMut state, no lock of ours
     let result = Arc::new(Mutex::new(0i64));
     let out = result.clone();
+    // Calls that found another call inside the closure (the crate's lock
+    // must make it 0), and contended entries (some, so that the lock's
+    // waiting path ran).
+    let inside = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let overlaps = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (flag, overlapped) = (inside.clone(), overlaps.clone());
     let subscription = pipe
         .signal()
         .subscribe(move |v| {
+            if flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                overlapped.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
             total += v;
+            for _ in 0..50 {
+                std::hint::spin_loop();
+            }
             *out.lock().unwrap() = total;
+            flag.store(false, std::sync::atomic::Ordering::SeqCst);
         })
         .unwrap();
     let threads: Vec<_> = (0..4)
@@ -57,6 +70,7 @@ fn puts_from_several_threads_reach_one_fnmut_one_call_at_a_time() {
         t.join().unwrap();
     }
     assert_eq!(*result.lock().unwrap(), 4 * 500_500);
+    assert_eq!(overlaps.load(std::sync::atomic::Ordering::SeqCst), 0, "two calls were inside the FnMut at once");
     drop((subscription, pipe));
     assert_eq!(live_objects(), 0);
 }

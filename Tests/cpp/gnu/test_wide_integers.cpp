@@ -71,14 +71,22 @@ SK_TEST(wide_integers, a_map_result_in_the_int64_range_is_exact) {
     cr_assert(log->ints() == sk_test::v({-3000000000, 3000000000}));
 }
 
-/* A result a value cannot hold, inside a noexcept trampoline: std::terminate
- * (the Swift runtime's handler is put aside, as in test_errors.cpp). */
-SK_TEST_WITH(wide_integers, a_map_result_out_of_the_int64_range_terminates, .signal = SIGABRT, .timeout = 20) {
+/* A map's result a value cannot hold ends the stream with an error event
+ * (the header's trampoline fails the call: sk_callback_fail). */
+SK_TEST(wide_integers, a_map_result_out_of_the_int64_range_is_an_error_event) {
+    auto log = std::make_shared<sk_test::events>();
     auto p = sk::pipe::create();
-    auto d = (p.signal() | sk::map([](std::int64_t n) { return static_cast<int128>(n) * 4000000000 * 4000000000; }))
-                 .start([](std::int64_t) {});
-    std::signal(SIGABRT, SIG_DFL);
+    auto d = sk_test::record(p.signal() | sk::map([](std::int64_t n) {
+                                 return n == 1 ? static_cast<int128>(n) : static_cast<int128>(n) * 4000000000 * 4000000000;
+                             }),
+                             log);
+    p.put(1);
     p.put(3);
+    p.put(1);
+    cr_assert(log->ints() == sk_test::v({1}));
+    cr_assert_eq(log->errors.size(), 1u);
+    std::string message = log->errors[0].as<std::string>();
+    cr_assert(message.rfind("signalkit::map: the callable's result cannot be a value: ", 0) == 0, "%s", message.c_str());
 }
 
 /* Comparing with a 128-bit integer: one out of the int64 range equals no

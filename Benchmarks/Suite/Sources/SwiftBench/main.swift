@@ -46,9 +46,13 @@ func workloads(_ impl: String, _ s: Sizes) -> [Workload] {
 }
 
 /// W2b and W6b (Swift API): W2 and W6 with the pipeline built where each
-/// subscription is made; W5z and W5s, W5's shape through zip and scan.
+/// subscription is made; W5z and W5s, W5's shape through zip and scan; W3s,
+/// one pipe shared by 100 subscribers, ten times W3's puts.
 func builtPerSubscriptionWorkloads(_ s: Sizes) -> [Workload] {
+    let w3sSinks = 100, w3sPuts = s.w3Puts * 10
     return [
+        Workload(id: "W3s", unit: "delivery", units: w3sSinks * w3sPuts, expected: Expected.w3(sinks: w3sSinks, puts: w3sPuts),
+                 run: { SKWorkloads.w3share(sinks: w3sSinks, puts: w3sPuts, $0) }),
         Workload(id: "W5z", unit: "put", units: s.w5Puts, expected: Expected.w5zip(s.w5Puts),
                  run: { SKWorkloads.w5zip(s.w5Puts, $0) }),
         Workload(id: "W5s", unit: "put", units: s.w5Puts, expected: Expected.w5scan(s.w5Puts),

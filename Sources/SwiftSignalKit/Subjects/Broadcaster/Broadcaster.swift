@@ -237,24 +237,22 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// `close`, nothing is registered (the callbacks are released at once).
     @inlinable
     func subscribe<E, R>(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, error: ((E) -> Void)?, completed: (() -> Void)?, keepAlive: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
-        var held: _BroadcasterHeld?
-        if keepAlive != nil || error != nil || completed != nil {
-            var callbacks: ((_BroadcasterTerminal) -> Void)?
-            if error != nil || completed != nil {
-                callbacks = { terminal in
-                    switch terminal {
-                    case .completed:
-                        completed?()
-                    case let .failed(failure):
-                        // A pipe's error is of its signal's type `E`.
-                        if let failure = failure as? E {
-                            error?(failure)
-                        }
-                    }
-                }
-            }
-            held = _BroadcasterHeld(keepAlive: keepAlive, callbacks: callbacks)
+        var held: AnyObject?
+        if error != nil || completed != nil {
+            held = _BroadcasterHeldCallbacks(keepAlive: keepAlive, error: error, completed: completed)
+        } else if keepAlive != nil {
+            held = _BroadcasterHeld(keepAlive: keepAlive)
         }
+        return self.subscribe(makeNext, held: held, body)
+    }
+
+    /// `subscribe(_:error:completed:keepAlive:_:)` with what the subscription
+    /// holds until it ends given whole: `held`, a `_BroadcasterHeld` or a
+    /// `_BroadcasterTerminalReceiver` (a caller's own object that takes the
+    /// callbacks' place, so that none is made for them), receives the
+    /// terminal event.
+    @inlinable
+    func subscribe<R>(_ makeNext: (_SubscriberLiveness) -> ((T) -> Void)?, held: AnyObject?, _ body: (inout T?, inout State) -> R) -> (any Disposable, R) {
         let entry = Entry(owner: self, held: held)
         entry.next = _BorrowedCallback(makeNext(_SubscriberLiveness(entry)))
         self.mutex.lock()

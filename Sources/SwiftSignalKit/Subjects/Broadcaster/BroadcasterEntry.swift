@@ -26,10 +26,14 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     // `_BorrowedCallback`).
     @exclusivity(unchecked) @usableFromInline var next: _BorrowedCallback<T>
     /// What the subscription holds until it ends: the owner of a promise
-    /// (whose subscribers keep it alive) and the callbacks that are never
-    /// called. Nil when there is nothing (a pipe subscription with a value
-    /// callback only). Dropped by the thread that ends the subscription.
-    @exclusivity(unchecked) @usableFromInline var held: _BroadcasterHeld?
+    /// (whose subscribers keep it alive) and the terminal callbacks, in a
+    /// `_BroadcasterHeld`, or a caller's own `_BroadcasterTerminalReceiver`.
+    /// Nil when there is nothing (a pipe subscription with a value callback
+    /// only). Dropped by the thread that ends the subscription. One word
+    /// (the receiver is found by a cast at the terminal event, which is
+    /// rare, rather than kept as an existential: a word more in every
+    /// subscription, which took the entry to the allocator's next chunk).
+    @exclusivity(unchecked) @usableFromInline var held: AnyObject?
     /// Non-nil while the entry's replay is being delivered: the values
     /// published meanwhile wait here.
     /// (A box, not an optional array: the entry's deinit, which runs
@@ -39,7 +43,7 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
     @usableFromInline let owner: _Broadcaster<T, State>
 
     @inlinable
-    init(owner: _Broadcaster<T, State>, held: _BroadcasterHeld?) {
+    init(owner: _Broadcaster<T, State>, held: AnyObject?) {
         self.owner = owner
         self.held = held
         self.next = _BorrowedCallback(nil)
@@ -82,7 +86,9 @@ final class _BroadcasterEntry<T, State>: _BroadcasterEntryBase, Disposable, @unc
         }
         let held = self.held
         self.held = nil
-        held?.callbacks?(terminal)
+        if let held {
+            _BroadcasterHeld.deliver(terminal, to: held)
+        }
     }
 
     /// Marks the subscription ended and releases what it holds (the callbacks

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Thread-safety: immutable; as safe to share as the error it holds.
 @usableFromInline
-enum _BroadcasterTerminal: @unchecked Sendable {
+package enum _BroadcasterTerminal: @unchecked Sendable {
     case completed
     case failed(Any)
 }

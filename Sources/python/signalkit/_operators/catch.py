@@ -14,6 +14,7 @@ from .._handle import _count_arg, _seconds_arg
 from .._asyncio import _time_queue
 from .._queue import Queue
 from .._signal_core import _new_signal, _signal_class, _SignalCore, _sync_deadline
+from .._standard_operators import _CatchStandard
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -43,7 +44,7 @@ def _checked_restarts(signal: "_SignalCore[T]") -> "Signal[T]":
     return _signal_class().deferred(start)
 
 
-class _CatchOperators(_SignalCore[T_co]):
+class _CatchOperators(_CatchStandard[T_co]):
     """Signal's Catch operators (mixed into signalkit.Signal)."""
 
     def catch(self, fn: Callable[[BaseException], Optional["Signal[U]"]]) -> "Signal[Union[T_co, U]]":

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
 from .._core import C
 from .._queue import Queue, _bounded_policy, _drop_arguments, _queue_arg
-from .._signal_core import _new_signal, _signal_arg, _signal_array, _SignalCore
+from .._signal_core import _new_signal, _signal_array
+from .._standard_operators import _CombineStandard
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -18,7 +19,7 @@ U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class _CombineOperators(_SignalCore[T_co]):
+class _CombineOperators(_CombineStandard[T_co]):
     """Signal's Combine operators (mixed into signalkit.Signal)."""
 
     @staticmethod
@@ -51,10 +52,3 @@ class _CombineOperators(_SignalCore[T_co]):
         size, policy = _bounded_policy("zip", capacity, overflow, on_drop)
         array = _signal_array(signals, "zip")
         return _new_signal(C.signal_zip_bounded, array, len(signals), size, policy, *_drop_arguments(on_drop))
-
-    def with_latest_from(self, other: "Signal[U]") -> "Signal[List[Any]]":
-        """Each value of this as [value, latest value of `other`]; values
-        before `other` has emitted are dropped; `other` is started first
-        (RxPY's with_latest_from, which gives tuples)
-        (sk_signal_with_latest_from)."""
-        return _new_signal(C.signal_with_latest_from, self, _signal_arg(other, "with_latest_from"))

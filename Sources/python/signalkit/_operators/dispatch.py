@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
 from .._core import C
 from .._handle import _InFlight
 from .._queue import Queue, _bounded_policy, _drop_arguments, _queue_arg
-from .._signal_core import _new_signal, _SignalCore
+from .._signal_core import _new_signal
+from .._standard_operators import _DispatchStandard
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -19,7 +20,7 @@ U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class _DispatchOperators(_SignalCore[T_co]):
+class _DispatchOperators(_DispatchStandard[T_co]):
     """Signal's Dispatch operators (mixed into signalkit.Signal)."""
 
     def deliver_on(self, queue: "Queue", capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
@@ -73,8 +74,3 @@ class _DispatchOperators(_SignalCore[T_co]):
         size, policy = _bounded_policy(where, capacity, overflow, on_drop)
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
             return _new_signal(function, pointer, *before, size, policy, *_drop_arguments(on_drop))
-
-    def run_on(self, queue: "Queue") -> "Signal[T_co]":
-        """Starts this (runs its generator) on `queue`."""
-        return _new_signal(C.signal_run_on, self, _queue_arg(queue, "run_on"))
-

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union,
 from .._core import C, _Failures
 from .._handle import _callable_arg
 from .._native import Signature
-from .._signal_core import _new_signal, _signal_class, _SignalCore
+from .._signal_core import _new_signal, _signal_class
+from .._standard_operators import _MappingStandard
 from .._subscription import _FILTER, _MAP
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
@@ -20,7 +21,7 @@ U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class _MappingOperators(_SignalCore[T_co]):
+class _MappingOperators(_MappingStandard[T_co]):
     """Signal's Mapping operators (mixed into signalkit.Signal)."""
 
     @overload

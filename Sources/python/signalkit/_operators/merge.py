@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar
 
 from .._core import C
-from .._signal_core import _new_signal, _signal_array, _SignalCore
+from .._signal_core import _new_signal, _signal_array
+from .._standard_operators import _MergeStandard
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -17,7 +18,7 @@ U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class _MergeOperators(_SignalCore[T_co]):
+class _MergeOperators(_MergeStandard[T_co]):
     """Signal's Merge operators (mixed into signalkit.Signal)."""
 
     @staticmethod

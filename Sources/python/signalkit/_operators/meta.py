@@ -10,7 +10,8 @@ from .._callbacks import _c_deferred_callback, _c_key_callback, _c_signal_callba
 from .._core import C, _Failures, _release_ctx, _retain_callbacks
 from .._handle import _callable_arg, _count_arg, _InFlight
 from .._queue import _NO_DROP, _bounded_policy, _drop_arguments
-from .._signal_core import _new_signal, _signal_arg, _signal_array, _SignalCore, _with_value
+from .._signal_core import _new_signal, _signal_array, _SignalCore, _with_value
+from .._standard_operators import _MetaStandard
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -20,7 +21,7 @@ U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class _MetaOperators(_SignalCore[T_co]):
+class _MetaOperators(_MetaStandard[T_co]):
     """Signal's Meta operators (mixed into signalkit.Signal)."""
 
     @staticmethod
@@ -34,10 +35,6 @@ class _MetaOperators(_SignalCore[T_co]):
         signal._failures = failures
         return signal
 
-    def ignore_values(self) -> "Signal[Any]":
-        """Only the end: no value, then the completion or the error."""
-        return _new_signal(C.signal_ignore_values, self)
-
     def map_to_signal(self, fn: Callable[[T_co], Optional["Signal[U]"]]) -> "Signal[U]":
         """Each value mapped to a signal by fn(value) (None: an empty one;
         an exception: one failing with it); only the latest inner signal
@@ -45,12 +42,21 @@ class _MetaOperators(_SignalCore[T_co]):
         switch-map."""
         return self._with_callback(C.signal_map_to_signal, _c_signal_callback, fn)
 
-    def switch_to_latest(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
-        """For a signal of signals (Signal objects as values): the values
-        of the latest inner signal. Type checkers accept it only on a
-        Signal[Signal[U]]; at run time a value that is not a Signal fails
-        the stream."""
-        return _new_signal(C.signal_switch_to_latest, self)
+    def start_with(self, *values: U) -> "Signal[Union[T_co, U]]":
+        """`values` first, in order, then the values of this (RxPY's
+        start_with) (sk_signal_start_with, once per value)."""
+        signal: Signal[Any] = self  # type: ignore[assignment]
+        for value in reversed(values):
+            signal = _with_value(C.signal_start_with, signal, value)
+        return signal
+
+    @staticmethod
+    def concat(*signals: "Signal[U]") -> "Signal[U]":
+        """Each of `signals` in turn, each started once the one before it
+        has completed; the first error ends it (RxPY's concat)
+        (sk_signal_concat)."""
+        array = _signal_array(signals, "concat")
+        return _new_signal(C.signal_concat, array, len(signals))
 
     def queue(self: "_SignalCore[Signal[U]]", capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
               on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[U]":
@@ -69,32 +75,6 @@ class _MetaOperators(_SignalCore[T_co]):
         size, policy = _bounded_policy("queue", capacity, overflow, on_drop)
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
             return _new_signal(C.signal_queue_bounded, pointer, size, policy, *_drop_arguments(on_drop))
-
-    def throttled(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
-        """For a signal of signals (a Signal[Signal[U]] for type checkers):
-        runs the first, then only the latest arrived meanwhile
-        (sk_signal_throttled)."""
-        return _new_signal(C.signal_throttled, self)
-
-    def then(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]":
-        """This, then `next_signal` once this completes."""
-        return _new_signal(C.signal_then, self, _signal_arg(next_signal, "then"))
-
-    def start_with(self, *values: U) -> "Signal[Union[T_co, U]]":
-        """`values` first, in order, then the values of this (RxPY's
-        start_with) (sk_signal_start_with, once per value)."""
-        signal: Signal[Any] = self  # type: ignore[assignment]
-        for value in reversed(values):
-            signal = _with_value(C.signal_start_with, signal, value)
-        return signal
-
-    @staticmethod
-    def concat(*signals: "Signal[U]") -> "Signal[U]":
-        """Each of `signals` in turn, each started once the one before it
-        has completed; the first error ends it (RxPY's concat)
-        (sk_signal_concat)."""
-        array = _signal_array(signals, "concat")
-        return _new_signal(C.signal_concat, array, len(signals))
 
     def merge_map(self, fn: Callable[[T_co], Optional["Signal[U]"]], max_concurrent: int = 2 ** 64 - 1,
                   capacity: Optional[int] = None, overflow: Union[str, int, None] = None) -> "Signal[U]":

@@ -4,7 +4,7 @@ Its place among the modules: the package docstring, Layers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, List, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from ctypes import byref
 
@@ -12,8 +12,9 @@ from .. import _speedups
 from .._callbacks import _Callback, _Fold, _sp_reduce
 from .._core import C, Value, _Failures, _put_object, _retain_callbacks
 from .._handle import _callable_arg, _InFlight
-from .._signal_core import _new_signal, _signal_class, _SignalCore
-from .._subscription import _check_int64, _FILTER, _FOLD_CHECK_STAGE, _sp_release
+from .._signal_core import _new_signal, _signal_class
+from .._standard_operators import _ReduceStandard
+from .._subscription import _check_int64, _FILTER, _sp_release
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
     from .._signal import Signal
@@ -23,7 +24,7 @@ U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class _ReduceOperators(_SignalCore[T_co]):
+class _ReduceOperators(_ReduceStandard[T_co]):
     """Signal's Reduce operators (mixed into signalkit.Signal)."""
 
     def reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
@@ -83,8 +84,9 @@ class _ReduceOperators(_SignalCore[T_co]):
         """The library's fold `function` (sk_signal_reduce_left,
         sk_signal_scan; `where`: its name) with fn(accumulator, value) from
         `initial`, whose exceptions end the stream (raised again by
-        to_list): the function's exception becomes a failed accumulator
-        (_Failed), which the stage after the fold makes the error."""
+        to_list): the extension fails the fold's call with the function's
+        exception (sk_callback_fail), which the library makes the stream's
+        error at once."""
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
             out = Value()
             _put_object(initial, out)
@@ -102,10 +104,5 @@ class _ReduceOperators(_SignalCore[T_co]):
                                      _sp_release)
             finally:
                 C.value_release(byref(out))
-            return result._stage(_FOLD_CHECK_STAGE, failures)
-
-    def pairwise(self) -> "Signal[List[Any]]":
-        """From the second value on, [previous, current] at each value
-        (RxPY's pairwise, which gives tuples: here lists, as every array
-        of the library arrives) (sk_signal_pairwise)."""
-        return _new_signal(C.signal_pairwise, self)
+            result._failures = failures
+            return result

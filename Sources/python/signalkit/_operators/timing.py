@@ -14,6 +14,7 @@ from .._handle import Disposable, _count_arg, _InFlight, _seconds_arg
 from .._asyncio import _time_queue
 from .._queue import Queue, _bounded_policy, _drop_arguments
 from .._signal_core import _new_signal, _signal_arg, _signal_class, _SignalCore
+from .._standard_operators import _TimingStandard
 from .._subscription import Subscriber
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
@@ -51,8 +52,31 @@ class _Timer:
             return timer.dispose
 
 
-class _TimingOperators(_SignalCore[T_co]):
+class _TimingOperators(_TimingStandard[T_co]):
     """Signal's Timing operators (mixed into signalkit.Signal)."""
+
+    def buffer_with_time(self, seconds: float, queue: Optional[Queue] = None, capacity: Optional[int] = None,
+                         overflow: Union[str, int, None] = None,
+                         on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[List[Any]]":
+        """The values of each `seconds`-long window as a list, delivered on
+        `queue` (RxPY's buffer_with_time; sk_signal_buffer_time).
+
+        Without `capacity` a window holds every value that comes in it.
+        With it (sk_signal_buffer_time_bounded), at most `capacity` values
+        wait per window and `overflow` decides about the next, as
+        `on_backpressure_buffer` says ("error": the values collected, then
+        the error)."""
+        seconds = _seconds_arg(seconds, "buffer_with_time")
+        if capacity is None:
+            if overflow is not None or on_drop is not None:
+                raise TypeError("signalkit: buffer_with_time: overflow and on_drop need a capacity")
+            on = _time_queue(queue, "buffer_with_time")  # held through the call: a default queue's only handle
+            return _new_signal(C.signal_buffer_time, self, seconds, on)
+        size, policy = _bounded_policy("buffer_with_time", capacity, overflow, on_drop)
+        on = _time_queue(queue, "buffer_with_time")
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            return _new_signal(C.signal_buffer_time_bounded, pointer, seconds, on, size, policy,
+                               *_drop_arguments(on_drop))
 
     @staticmethod
     def interval(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":
@@ -65,29 +89,6 @@ class _TimingOperators(_SignalCore[T_co]):
         """0 after `seconds`, on `queue` (by default
         the default queue: package docstring, Threads), then completes."""
         return _SignalCore.create(_Timer(seconds, queue, False))
-
-    def delay(self, seconds: float, queue: Optional["Queue"] = None) -> "Signal[T_co]":
-        """Delays the SUBSCRIPTION, not the values: this signal is started
-        `seconds` after each subscription, from a timer on `queue` (by
-        default the default queue: package docstring, Threads), and its values then pass
-        through undelayed, on whatever thread it emits them. A hot source
-        (a Pipe, values from an asyncio task or another thread) loses what
-        is put before the timer fires; a cold one just starts later.
-        Disposing before the timer fires means this is never started. This
-        is SwiftSignalKit's delay (sk_signal_delay).
-
-        To delay each value instead, delay a signal per value and play them
-        in turn::
-
-            signal.map(lambda v: Signal.single(v).delay(seconds, queue)).queue()
-
-        (each value comes `seconds` after it arrived, or after the value
-        before it was delivered when that is later; in an asyncio program
-        add ``.deliver_on(asyncio_queue())`` to receive them on the loop's
-        thread)."""
-        seconds = _seconds_arg(seconds, "delay")
-        on = _time_queue(queue, "delay")  # held through the call: a default queue's only handle
-        return _new_signal(C.signal_delay, self, seconds, on)
 
     def timeout(self, seconds: float, alternate: Optional["Signal[U]"] = None,
                 queue: Optional["Queue"] = None) -> "Signal[Union[T_co, U]]":
@@ -119,29 +120,6 @@ class _TimingOperators(_SignalCore[T_co]):
         if number == 0:
             raise ValueError("signalkit: buffer_with_count: count must be at least 1")
         return _new_signal(C.signal_buffer_count, self, number)
-
-    def buffer_with_time(self, seconds: float, queue: Optional[Queue] = None, capacity: Optional[int] = None,
-                         overflow: Union[str, int, None] = None,
-                         on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[List[Any]]":
-        """The values of each `seconds`-long window as a list, delivered on
-        `queue` (RxPY's buffer_with_time; sk_signal_buffer_time).
-
-        Without `capacity` a window holds every value that comes in it.
-        With it (sk_signal_buffer_time_bounded), at most `capacity` values
-        wait per window and `overflow` decides about the next, as
-        `on_backpressure_buffer` says ("error": the values collected, then
-        the error)."""
-        seconds = _seconds_arg(seconds, "buffer_with_time")
-        if capacity is None:
-            if overflow is not None or on_drop is not None:
-                raise TypeError("signalkit: buffer_with_time: overflow and on_drop need a capacity")
-            on = _time_queue(queue, "buffer_with_time")  # held through the call: a default queue's only handle
-            return _new_signal(C.signal_buffer_time, self, seconds, on)
-        size, policy = _bounded_policy("buffer_with_time", capacity, overflow, on_drop)
-        on = _time_queue(queue, "buffer_with_time")
-        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
-            return _new_signal(C.signal_buffer_time_bounded, pointer, seconds, on, size, policy,
-                               *_drop_arguments(on_drop))
 
     def sample(self, sampler: Union["_SignalCore[Any]", float], queue: Optional[Queue] = None) -> "Signal[T_co]":
         """The latest value (if a new one came) at each value of `sampler`,

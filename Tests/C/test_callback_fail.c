@@ -1,0 +1,453 @@
+/* test_callback_fail.c - sk_callback_fail: an operator callback failing
+ * the call it is in (map and filter), through every kind of source (a
+ * generator's subscriber, a pipe, a constant signal), with an observer that
+ * has an error callback and one that has a value callback only; the
+ * result of a failed map released; misuse (outside an operator callback,
+ * NULL). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+/* ctx: the int64 at which the callback fails (with the error "bad N"). */
+static void times_ten_failing_at(void *ctx, const sk_value *value, sk_value *out) {
+    int64_t n = value_int(value);
+    sk_value_set_int64(out, n * 10);
+    if (n == *(const int64_t *)ctx) {
+        char text[32];
+        snprintf(text, sizeof text, "bad %lld", (long long)n);
+        sk_value error = string_value(text);
+        cr_assert_eq(sk_callback_fail(&error), SK_OK);
+        sk_value_release(&error);
+    }
+}
+
+/* ctx: the int64 at which the predicate fails; it says true otherwise. */
+static bool passing_failing_at(void *ctx, const sk_value *value, sk_value *unused) {
+    (void)unused;
+    int64_t n = value_int(value);
+    if (n == *(const int64_t *)ctx) {
+        sk_value error = int_value(-n);
+        cr_assert_eq(sk_callback_fail(&error), SK_OK);
+        /* Only the first failure of a call counts. */
+        sk_value second = int_value(12345);
+        cr_assert_eq(sk_callback_fail(&second), SK_OK);
+    }
+    return true;
+}
+
+static bool passing_failing_at_predicate(void *ctx, const sk_value *value) {
+    return passing_failing_at(ctx, value, NULL);
+}
+
+/* Writes a heap value (a string), then fails: the string must be released. */
+static void string_then_fail(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    (void)value;
+    SK_OK_OR_ABORT(sk_value_set_string(out, "dropped"));
+    sk_value error = int_value(7);
+    SK_OK_OR_ABORT(sk_callback_fail(&error));
+}
+
+Test(callback_fail, a_map_over_a_generator_ends_with_the_error_and_disposes_it, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    sk_signal *source = manual_init_signal(&s);
+    int64_t at = 2;
+    sk_signal *mapped = NULL;
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, source, times_ten_failing_at, &at, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, mapped);
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    subscriber_put_int(manual_subscriber(&s, 0), 2);
+    subscriber_put_int(manual_subscriber(&s, 0), 3);
+    SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+    recorder_expect_one(&r, "ner", 10);
+    expect_string_error(&r, 1, "bad 2");
+    cr_assert_eq(counter_get(&s.disposed), 1, "the upstream is disposed");
+    recorder_finish(&r, d);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+Test(callback_fail, a_filter_over_a_pipe_ends_with_the_first_error, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *filtered = NULL, *mapped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    int64_t at = 3, never = -1;
+    SK_OK_OR_FAIL(sk_signal_filter(&filtered, signal, passing_failing_at_predicate, &at, NULL));
+    /* A map after it: the run of stages stops at the failed filter. */
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, filtered, times_ten_failing_at, &never, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, mapped);
+    pipe_put_int(pipe, 1);
+    pipe_put_int(pipe, 3);
+    pipe_put_int(pipe, 4);
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    recorder_expect_one(&r, "ner", 10);
+    cr_assert_eq(value_int(&recorder_event(&r, 1)->value), -3, "the first failure stands");
+    recorder_finish(&r, d);
+    sk_signal_release(mapped);
+    sk_signal_release(filtered);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+Test(callback_fail, a_map_over_a_single_fails_without_the_completion, .timeout = SK_TEST_TIMEOUT) {
+    sk_value five = int_value(5);
+    sk_signal *single = NULL, *mapped = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&single, &five));
+    int64_t at = 5;
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, single, times_ten_failing_at, &at, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, mapped);
+    recorder_expect(&r, "er", NULL, 0);
+    expect_string_error(&r, 0, "bad 5");
+    recorder_finish(&r, d);
+    sk_signal_release(mapped);
+    sk_signal_release(single);
+    expect_no_live_objects(0);
+}
+
+Test(callback_fail, a_failed_map_s_result_is_released, .timeout = SK_TEST_TIMEOUT) {
+    manual_source s;
+    sk_signal *source = manual_init_signal(&s);
+    sk_signal *mapped = NULL;
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, source, string_then_fail, NULL, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, mapped);
+    subscriber_put_int(manual_subscriber(&s, 0), 1);
+    recorder_expect(&r, "er", NULL, 0);
+    cr_assert_eq(value_int(&recorder_event(&r, 0)->value), 7);
+    recorder_finish(&r, d);
+    sk_signal_release(mapped);
+    sk_signal_release(source);
+    manual_destroy(&s);
+    expect_no_live_objects(0);
+}
+
+/* An observer with a value callback only (the subscription's handle runs
+ * the stage): the failure ends the subscription; nothing more arrives. */
+static void count_next(void *ctx, const sk_value *value) {
+    (void)value;
+    counter_hit(ctx);
+}
+
+Test(callback_fail, a_value_only_observer_stops_receiving, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *mapped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    int64_t at = 2;
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, signal, times_ten_failing_at, &at, NULL));
+    counter nexts;
+    counters_init(1, &nexts);
+    sk_observer observer = { .next = count_next, .ctx = &nexts };
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, mapped, &observer));
+    pipe_put_int(pipe, 1);
+    pipe_put_int(pipe, 2);
+    pipe_put_int(pipe, 3);
+    cr_assert_eq(counter_get(&nexts), 1, "only the value before the failure");
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    counters_destroy(1, &nexts);
+    expect_no_live_objects(0);
+}
+
+/* An observer's callback is no operator callback. */
+static void fail_in_next(void *ctx, const sk_value *value) {
+    (void)value;
+    *(int *)ctx = sk_callback_fail(value);
+}
+
+Test(callback_fail, outside_an_operator_callback_is_refused, .timeout = SK_TEST_TIMEOUT) {
+    sk_value error = int_value(1);
+    cr_assert_eq(sk_callback_fail(&error), SK_ERR_UNSUPPORTED);
+    cr_assert_str_eq(sk_last_error_message(),
+                     "sk_callback_fail: no operator callback is running on this thread (an observer's callback, a queue's work, a generator or code outside the library cannot fail this way; see sk_callback_fail in signalkit.h)");
+    cr_assert_eq(sk_callback_fail(NULL), SK_ERR_NULL_ARGUMENT);
+    cr_assert_str_eq(sk_last_error_message(), "sk_callback_fail: error is NULL");
+
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    int status = 1;
+    sk_observer observer = { .next = fail_in_next, .ctx = &status };
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&d, signal, &observer));
+    pipe_put_int(pipe, 1);
+    cr_assert_eq(status, SK_ERR_UNSUPPORTED, "an observer's next is no operator callback");
+    /* Nothing was left pending: a later map's value passes. */
+    int64_t never = -1;
+    sk_signal *mapped = NULL;
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, signal, times_ten_failing_at, &never, NULL));
+    recorder r;
+    sk_disposable *rd = recorder_start(&r, mapped);
+    pipe_put_int(pipe, 2);
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    recorder_expect_one(&r, "ncr", 20);
+    recorder_finish(&r, rd);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    sk_value_release(&error);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The other operator callbacks                                             */
+/* ------------------------------------------------------------------------ */
+
+/* ctx: the value at which the callback fails, with the error value -N. */
+static void fail_with_minus(const int64_t *at, int64_t n) {
+    if (n == *at) {
+        sk_value error = int_value(-n);
+        SK_OK_OR_ABORT(sk_callback_fail(&error));
+    }
+}
+
+static void sum_failing_at(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
+    sk_value_set_int64(out, value_int(accumulator) + value_int(value));
+    fail_with_minus(ctx, value_int(value));
+}
+
+static bool below_ten_failing_at(void *ctx, const sk_value *value) {
+    fail_with_minus(ctx, value_int(value));
+    return value_int(value) < 10;
+}
+
+static int pass_failing_at(void *ctx, const sk_value *value) {
+    fail_with_minus(ctx, value_int(value));
+    return SK_TAKE_PASS;
+}
+
+static bool is_large_failing_at(void *ctx, const sk_value *value) {
+    fail_with_minus(ctx, value_int(value));
+    return value_int(value) > 100;
+}
+
+typedef int (*make_fn)(sk_signal **out, sk_signal *source, void *ctx);
+
+static int make_scan(sk_signal **out, sk_signal *source, void *ctx) {
+    sk_value zero = int_value(0);
+    return sk_signal_scan(out, source, &zero, sum_failing_at, ctx, NULL);
+}
+static int make_reduce(sk_signal **out, sk_signal *source, void *ctx) {
+    sk_value zero = int_value(0);
+    return sk_signal_reduce_left(out, source, &zero, sum_failing_at, ctx, NULL);
+}
+static int make_take_while(sk_signal **out, sk_signal *source, void *ctx) {
+    return sk_signal_take_while(out, source, below_ten_failing_at, ctx, NULL, false);
+}
+static int make_skip_while(sk_signal **out, sk_signal *source, void *ctx) {
+    return sk_signal_skip_while(out, source, below_ten_failing_at, ctx, NULL);
+}
+static int make_first_where(sk_signal **out, sk_signal *source, void *ctx) {
+    return sk_signal_first_where(out, source, is_large_failing_at, ctx, NULL);
+}
+static int make_take_until(sk_signal **out, sk_signal *source, void *ctx) {
+    return sk_signal_take_until(out, source, pass_failing_at, ctx, NULL);
+}
+
+/* Puts 1, 2, 3 into a pipe and a generator through `make`'s operator
+ * failing at 2, then 4 and the completion: the log is `expected` (the
+ * values before the failure, then the error -2, then the release), and the
+ * generator's subscription is disposed. */
+static void expect_failure_at_two(make_fn make, const char *expected, const int64_t *values, size_t count) {
+    int64_t at = 2;
+    for (int round = 0; round < 2; round++) {
+        manual_source s;
+        sk_pipe *pipe = NULL;
+        sk_signal *source = NULL, *made = NULL;
+        if (round == 0) {
+            source = manual_init_signal(&s);
+        } else {
+            SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+            SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+        }
+        SK_OK_OR_FAIL(make(&made, source, &at));
+        recorder r;
+        sk_disposable *d = recorder_start(&r, made);
+        for (int64_t n = 1; n <= 4; n++) {
+            if (round == 0) {
+                subscriber_put_int(manual_subscriber(&s, 0), n);
+            } else {
+                pipe_put_int(pipe, n);
+            }
+        }
+        if (round == 0) {
+            SK_OK_OR_FAIL(sk_subscriber_put_completion(manual_subscriber(&s, 0)));
+            cr_assert_eq(counter_get(&s.disposed), 1, "the upstream is disposed");
+        } else {
+            SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+        }
+        recorder_expect(&r, expected, values, count);
+        size_t last = strlen(expected) - 2;
+        cr_assert_eq(value_int(&recorder_event(&r, last)->value), -2, "the callback's error (round %d)", round);
+        recorder_finish(&r, d);
+        sk_signal_release(made);
+        sk_signal_release(source);
+        if (round == 0) {
+            manual_destroy(&s);
+        } else {
+            sk_pipe_release(pipe);
+        }
+    }
+    expect_no_live_objects(0);
+}
+
+Test(callback_fail, scan_ends_at_the_failing_fold, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t sums[] = { 1 };
+    expect_failure_at_two(make_scan, "ner", sums, 1);
+}
+
+Test(callback_fail, reduce_left_ends_at_the_failing_fold_without_its_accumulator, .timeout = SK_TEST_TIMEOUT) {
+    expect_failure_at_two(make_reduce, "er", NULL, 0);
+}
+
+Test(callback_fail, take_while_skip_while_first_where_and_take_until_end_at_the_failing_call, .timeout = SK_TEST_TIMEOUT) {
+    const int64_t one[] = { 1 };
+    expect_failure_at_two(make_take_while, "ner", one, 1);
+    expect_failure_at_two(make_skip_while, "er", NULL, 0);
+    expect_failure_at_two(make_first_where, "er", NULL, 0);
+    expect_failure_at_two(make_take_until, "ner", one, 1);
+}
+
+Test(callback_fail, a_scan_over_a_single_fails_without_a_value_or_the_completion, .timeout = SK_TEST_TIMEOUT) {
+    sk_value two = int_value(2);
+    sk_signal *single = NULL, *scanned = NULL;
+    SK_OK_OR_FAIL(sk_signal_single(&single, &two));
+    int64_t at = 2;
+    SK_OK_OR_FAIL(make_scan(&scanned, single, &at));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, scanned);
+    recorder_expect(&r, "er", NULL, 0);
+    cr_assert_eq(value_int(&recorder_event(&r, 0)->value), -2);
+    recorder_finish(&r, d);
+    sk_signal_release(scanned);
+    sk_signal_release(single);
+    expect_no_live_objects(0);
+}
+
+/* A signal function that fails: its handle is released, and the result is a
+ * signal failing with the error. */
+static sk_signal *single_then_fail(void *ctx, const sk_value *value) {
+    (void)ctx;
+    sk_signal *inner = NULL;
+    SK_OK_OR_ABORT(sk_signal_single(&inner, value));
+    sk_value error = int_value(-value_int(value));
+    SK_OK_OR_ABORT(sk_callback_fail(&error));
+    return inner;
+}
+
+Test(callback_fail, a_failing_signal_function_stands_for_a_failing_signal, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *mapped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    SK_OK_OR_FAIL(sk_signal_map_to_signal(&mapped, signal, single_then_fail, NULL, NULL));
+    recorder r;
+    sk_disposable *d = recorder_start(&r, mapped);
+    pipe_put_int(pipe, 3);
+    pipe_put_int(pipe, 4);
+    recorder_expect(&r, "er", NULL, 0);
+    cr_assert_eq(value_int(&recorder_event(&r, 0)->value), -3);
+    recorder_finish(&r, d);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Nesting and disposal                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* The outer map fails, then puts into a pipe whose subscription runs an
+ * inner map that fails too, and one that does not: each run keeps its own
+ * failure. */
+typedef struct nested {
+    sk_pipe *inner_pipe;
+    int64_t inner_fails_at;
+} nested;
+
+static void outer_fails_then_puts(void *ctx, const sk_value *value, sk_value *out) {
+    nested *n = ctx;
+    sk_value_set_int64(out, value_int(value));
+    sk_value error = string_value("outer");
+    SK_OK_OR_ABORT(sk_callback_fail(&error));
+    sk_value_release(&error);
+    /* Inside the failed call: the inner subscription's map runs deeper. */
+    sk_value v = int_value(value_int(value) + 100);
+    SK_OK_OR_ABORT(sk_pipe_put(n->inner_pipe, &v));
+    v = int_value(n->inner_fails_at);
+    SK_OK_OR_ABORT(sk_pipe_put(n->inner_pipe, &v));
+}
+
+Test(callback_fail, nested_runs_keep_their_own_failures, .timeout = SK_TEST_TIMEOUT) {
+    nested n = { .inner_pipe = NULL, .inner_fails_at = 7 };
+    sk_pipe *outer_pipe = NULL;
+    sk_signal *outer_signal = NULL, *outer_mapped = NULL, *inner_signal = NULL, *inner_mapped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&outer_pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_create(&n.inner_pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&outer_signal, outer_pipe));
+    SK_OK_OR_FAIL(sk_pipe_signal(&inner_signal, n.inner_pipe));
+    SK_OK_OR_FAIL(sk_signal_map(&outer_mapped, outer_signal, outer_fails_then_puts, &n, NULL));
+    SK_OK_OR_FAIL(sk_signal_map(&inner_mapped, inner_signal, times_ten_failing_at, &n.inner_fails_at, NULL));
+    recorder outer, inner;
+    sk_disposable *inner_d = recorder_start(&inner, inner_mapped);
+    sk_disposable *outer_d = recorder_start(&outer, outer_mapped);
+    pipe_put_int(outer_pipe, 1);
+    recorder_expect(&outer, "er", NULL, 0);
+    expect_string_error(&outer, 0, "outer");
+    recorder_expect_one(&inner, "ner", 1010);
+    expect_string_error(&inner, 1, "bad 7");
+    recorder_finish(&outer, outer_d);
+    recorder_finish(&inner, inner_d);
+    sk_signal_release(outer_mapped);
+    sk_signal_release(inner_mapped);
+    sk_signal_release(outer_signal);
+    sk_signal_release(inner_signal);
+    sk_pipe_release(outer_pipe);
+    sk_pipe_release(n.inner_pipe);
+    expect_no_live_objects(0);
+}
+
+/* A map that fails, then disposes its own subscription: the dispose wins. */
+static sk_disposable *own_subscription;
+
+static void fail_then_dispose(void *ctx, const sk_value *value, sk_value *out) {
+    (void)ctx;
+    sk_value_set_int64(out, value_int(value));
+    SK_OK_OR_ABORT(sk_callback_fail(value));
+    sk_disposable_dispose(own_subscription);
+}
+
+Test(callback_fail, a_dispose_wins_over_the_failure, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *mapped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, signal, fail_then_dispose, NULL, NULL));
+    recorder r;
+    own_subscription = recorder_start(&r, mapped);
+    pipe_put_int(pipe, 1);
+    pipe_put_int(pipe, 2);
+    recorder_expect(&r, "r", NULL, 0);
+    recorder_finish(&r, own_subscription);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}

@@ -1,0 +1,54 @@
+// GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
+// Runs the operator example its argument names (make test-examples-swift).
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let examples: [String: () throws -> Void] = [
+    "bufferCount": Example_bufferCount.run,
+    "bufferTime": Example_bufferTime.run,
+    "combineLatest": Example_combineLatest.run,
+    "concat": Example_concat.run,
+    "concatMap": Example_concatMap.run,
+    "debounce": Example_debounce.run,
+    "defaultIfEmpty": Example_defaultIfEmpty.run,
+    "delay": Example_delay.run,
+    "deliverOnBounded": Example_deliverOnBounded.run,
+    "distinctUntilChanged": Example_distinctUntilChanged.run,
+    "elementAt": Example_elementAt.run,
+    "filter": Example_filter.run,
+    "first": Example_first.run,
+    "firstWhere": Example_firstWhere.run,
+    "groupBy": Example_groupBy.run,
+    "map": Example_map.run,
+    "merge": Example_merge.run,
+    "mergeMap": Example_mergeMap.run,
+    "onBackpressureBuffer": Example_onBackpressureBuffer.run,
+    "pairwise": Example_pairwise.run,
+    "reduce": Example_reduce.run,
+    "replay": Example_replay.run,
+    "retry": Example_retry.run,
+    "retryDelay": Example_retryDelay.run,
+    "sample": Example_sample.run,
+    "sampleTime": Example_sampleTime.run,
+    "scan": Example_scan.run,
+    "share": Example_share.run,
+    "skip": Example_skip.run,
+    "skipWhile": Example_skipWhile.run,
+    "startWith": Example_startWith.run,
+    "switchMap": Example_switchMap.run,
+    "take": Example_take.run,
+    "takeUntil": Example_takeUntil.run,
+    "takeWhile": Example_takeWhile.run,
+    "takeWhileInclusive": Example_takeWhileInclusive.run,
+    "throttle": Example_throttle.run,
+    "withLatestFrom": Example_withLatestFrom.run,
+    "zip": Example_zip.run,
+    "zip3": Example_zip3.run,
+]
+let name = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : ""
+guard let example = examples[name] else {
+    print("usage: OperatorExamples OPERATOR (one of \(examples.keys.sorted()))")
+    exit(2)
+}
+try example()

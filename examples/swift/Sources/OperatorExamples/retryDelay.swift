@@ -1,0 +1,20 @@
+// GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).
+// retryDelay: the marble case retryDelay_waits_before_each_retry
+// (Tests/marbles/catch.marbles).
+import SwiftSignalKit
+import SwiftSignalKitTesting
+
+enum Example_retryDelay {
+    static func run() throws {
+        let scheduler = TestScheduler()  // a frame is 1 ms of virtual time
+        let a = try scheduler.cold("-1#", values: ["1": 1], error: "boom")
+        let result = a.signal |> retry(count: 1, delay: scheduler.seconds(3), queue: scheduler.queue)
+        func show(_ event: Any, _ label: String = "") {
+            print("\(scheduler.now): \(label)\(event)")
+        }
+        let subscription = result.start(next: { show($0) }, error: { _ in show("error") },
+                                        completed: { show("completed") })
+        try scheduler.run()
+        subscription.dispose()
+    }
+}

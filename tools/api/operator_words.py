@@ -1,0 +1,174 @@
+"""What the generated bindings of the operators (tools/api/bindings.py) say
+where it is not made from the C declaration: written by hand, read by
+`make api-update`.
+
+CPP: {C function: the C++ member's doc comment}; without an entry the
+comment is the function's brief (api.json), in C++'s names, with what its
+shape adds.
+PYTHON: {C function: {"doc": the method's docstring, "signature": its
+parameters and result, when not its shape's}}; without an entry the
+docstring is the brief, with what the shape adds, and the signature the
+shape's (bindings.python_signature). The signature's parameter names are the
+method's keywords: keep them when changing the words.
+"""
+
+CPP = {}
+
+PYTHON = {
+    "sk_signal_before_next": {
+        "doc": """Calls fn(value) before each value goes on (an exception is reported, not delivered).""",
+    },
+    "sk_signal_take": {
+        "doc": """The first `count` values, then completes right after the
+count-th (0 <= count < 2**64), as sk_signal_take does.
+
+take(0) passes no value and does NOT complete at once: it completes
+when this signal completes (or fails with it), the library's rule
+(the original's take(0)); so ``Signal.never().take(0)`` never ends.
+For an empty signal use Signal.complete(). 2**64 - 1 (SIZE_MAX)
+means no limit. TypeError unless `count` is an int (bool is not),
+ValueError when negative, OverflowError past SIZE_MAX.""",
+    },
+    "sk_signal_skip": {
+        "doc": """Drops the first `count` values (sk_signal_skip): a count larger
+than this signal emits (2**64 - 1, 2**32) drops them all, and
+reserves no memory. TypeError unless an int, ValueError when
+negative, OverflowError past SIZE_MAX.""",
+    },
+    "sk_signal_skip_while": {
+        "doc": """Drops values while fn(value) is true, then passes every value
+(sk_signal_skip_while). An exception in `fn` counts as false and is
+reported (callback_error_hook, where "predicate").""",
+    },
+    "sk_signal_element_at": {
+        "doc": """Only the value at `index` (0 for the first), then completes;
+completes without a value when fewer come, also for an index past
+any count (2**64 - 1) (RxPY's element_at fails then)
+(sk_signal_element_at).""",
+    },
+    "sk_signal_default_if_empty": {
+        "doc": """Every value; `value` before the completion when none came
+(sk_signal_default_if_empty).""",
+    },
+    "sk_signal_last": {
+        "signature": '(self) -> "Signal[Optional[T_co]]"',
+        "doc": """Only the last value (None if there was none), when this completes.""",
+    },
+    "sk_signal_with_latest_from": {
+        "signature": '(self, other: "Signal[U]") -> "Signal[List[Any]]"',
+        "doc": """Each value of this as [value, latest value of `other`]; values
+before `other` has emitted are dropped; `other` is started first
+(RxPY's with_latest_from, which gives tuples)
+(sk_signal_with_latest_from).""",
+    },
+    "sk_signal_then": {
+        "signature": '(self, next_signal: "Signal[U]") -> "Signal[Union[T_co, U]]"',
+        "doc": """This, then `next_signal` once this completes.""",
+    },
+    "sk_signal_switch_to_latest": {
+        "signature": '(self: "_SignalCore[Signal[U]]") -> "Signal[U]"',
+        "doc": """For a signal of signals (Signal objects as values): the values
+of the latest inner signal. Type checkers accept it only on a
+Signal[Signal[U]]; at run time a value that is not a Signal fails
+the stream.""",
+    },
+    "sk_signal_queue": {
+        "signature": '(self: "_SignalCore[Signal[U]]") -> "Signal[U]"',
+        "doc": """For a signal of signals (a Signal[Signal[U]] for type checkers):
+runs them one after the other, each to its end (sk_signal_queue): a
+concat-map.""",
+    },
+    "sk_signal_throttled": {
+        "signature": '(self: "_SignalCore[Signal[U]]") -> "Signal[U]"',
+        "doc": """For a signal of signals (a Signal[Signal[U]] for type checkers):
+runs the first, then only the latest arrived meanwhile
+(sk_signal_throttled).""",
+    },
+    "sk_signal_ignore_values": {
+        "signature": '(self) -> "Signal[Any]"',
+        "doc": """Only the end: no value, then the completion or the error.""",
+    },
+    "sk_signal_share": {
+        "doc": """One subscription to this shared by all subscribers of the
+result: the first connects it, later ones receive what comes after
+they join, the last one leaving disposes it, and the next connects
+anew (RxPY's share) (sk_signal_share). Keep the result and
+subscribe to it: each call makes a connection of its own.""",
+    },
+    "sk_signal_replay": {
+        "signature": '(self, count: int = 1) -> "Signal[T_co]"',
+        "doc": """As share(), and a subscriber joining a running connection first
+receives the latest `count` values (0: share()). A count is a
+limit, not memory reserved: one larger than the connection emits
+(2**64 - 1, 2**32) replays all of them. Unlike RxPY's replay, no
+connect() is needed: reference counted, as share()
+(sk_signal_replay).""",
+    },
+    "sk_signal_pairwise": {
+        "signature": '(self) -> "Signal[List[Any]]"',
+        "doc": """From the second value on, [previous, current] at each value
+(RxPY's pairwise, which gives tuples: here lists, as every array
+of the library arrives) (sk_signal_pairwise).""",
+    },
+    "sk_signal_after_next": {
+        "doc": """Calls fn(value) after each value went on.""",
+    },
+    "sk_signal_before_started": {
+        "doc": """Calls fn() at each start, before this starts.""",
+    },
+    "sk_signal_before_completed": {
+        "doc": """Calls fn() before the completion goes on.""",
+    },
+    "sk_signal_after_completed": {
+        "doc": """Calls fn() after the completion went on.""",
+    },
+    "sk_signal_after_disposed": {
+        "doc": """Calls fn() once a subscription is disposed (or ended).""",
+    },
+    "sk_signal_run_on": {
+        "doc": """Starts this (runs its generator) on `queue`.""",
+    },
+    "sk_signal_delay": {
+        "doc": """Delays the SUBSCRIPTION, not the values: this signal is started
+`seconds` after each subscription, from a timer on `queue` (by
+default the default queue: package docstring, Threads), and its values then pass
+through undelayed, on whatever thread it emits them. A hot source
+(a Pipe, values from an asyncio task or another thread) loses what
+is put before the timer fires; a cold one just starts later.
+Disposing before the timer fires means this is never started. This
+is SwiftSignalKit's delay (sk_signal_delay).
+
+To delay each value instead, delay a signal per value and play them
+in turn::
+
+    signal.map(lambda v: Signal.single(v).delay(seconds, queue)).queue()
+
+(each value comes `seconds` after it arrived, or after the value
+before it was delivered when that is later; in an asyncio program
+add ``.deliver_on(asyncio_queue())`` to receive them on the loop's
+thread).""",
+    },
+    "sk_signal_debounce": {
+        "doc": """The latest value once `seconds` pass without a new one, on `queue`.
+The completion flushes the pending value first (`ab|` with a 3-frame
+quiet time gives `--(b|)`); an error drops it (sk_signal_debounce).""",
+    },
+    "sk_signal_throttle": {
+        "doc": """At most one value per `seconds`, on the trailing edge: a value
+arriving when no window is open opens one (it is not delivered at
+once), and when the window ends the latest value seen during it is
+delivered. The completion flushes the pending value first, so the
+last value can come less than `seconds` after the one before it
+(`abc-d|` with a 3-frame window gives `---c-(d|)`); an error drops
+it. Every event is delivered on `queue` (sk_signal_throttle).
+
+Not RxPY's throttle_first, which delivers the first value of a
+window at once and drops the rest: this delivers the last one, at
+the window's end (RxJS's throttleTime with trailing: true).""",
+    },
+    "sk_signal_buffer_time": {
+        "signature": '(self, seconds: float, queue: Optional[Queue] = None) -> "Signal[List[Any]]"',
+        "doc": """The values of each `seconds`-long window as a list, delivered on
+`queue` (RxPY's buffer_with_time; sk_signal_buffer_time).""",
+    },
+}

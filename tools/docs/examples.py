@@ -1,0 +1,845 @@
+#!/usr/bin/env python3
+"""A short example per operator page in C, C++, Swift and Python, generated
+from the shared marble table (Tests/marbles/*.marbles, format in its
+README.md), never written by hand.
+
+For each operator of the table (a page of the site, tools/docs/site.py) one
+of its cases (CHOSEN, else the first whose only `op` line is the operator's,
+with no `dispose` line and no `also` line that disposes) becomes a program
+in each language: its inputs made as cold (or hot) test signals on the
+virtual-time test scheduler of that language (the marble diagrams of the
+page's picture, each digit the integer it shows), the operator applied with
+the vocabulary's function written as a lambda or closure, a subscriber that
+prints each event with its frame (`3: 20`, `4: completed`, `3: error`), a
+second subscriber for an `also` line (`late` on its lines), subscribed when
+the clock reaches its frame, and the clock run to the end. What it must
+print is derived from the case's `out` (and `also`) line: tests compare it
+with what each program prints.
+
+Where the files go and who runs them:
+
+- C, C++ and Python: `examples.py --out DIR` writes DIR/c/OP.c,
+  DIR/cpp/OP.cpp, DIR/python/OP.py and DIR/expected/OP.txt (make
+  test-op-examples, mk/docs.mk: every C example compiled alone with -Wall
+  -Wextra -Werror; the C++ ones compiled as one program, each in a namespace
+  of its own, with -Wall -Wextra -pedantic -Werror; the Python ones run with
+  the package; each output compared);
+- Swift: SWIFT_DIR (examples/swift/Sources/OperatorExamples), one executable
+  target of the Swift example package: each example is the body of a
+  function there (OP.swift), main.swift runs the one its argument names.
+  SwiftPM compiles what is in the tree, so these files are committed:
+  `examples.py --write-swift` writes them (make api-update), `examples.py
+  --check-swift` fails when they differ (make test-api), and make
+  test-examples-swift builds the package and compares each output.
+
+site.py imports this module (`examples()`) to show the four programs and
+their output on each operator page.
+
+Usage: examples.py --out DIR | --write-swift | --check-swift
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MARBLES = os.path.join(ROOT, "Tests", "marbles")
+SWIFT_DIR = os.path.join(ROOT, "examples", "swift", "Sources", "OperatorExamples")
+# What each Swift example prints (make test-examples-swift compares).
+SWIFT_EXPECTED = os.path.join(ROOT, "examples", "swift", "OperatorExamples.expected")
+LANGUAGES = ("C", "C++", "Swift", "Python")
+
+# The case an operator's example plays, where the first one is not the
+# clearest: the issue asks for scan's non-zero initial value; mergeMap's
+# first case runs one at a time (a concatMap).
+CHOSEN = {"scan": "scan_from_an_initial_value", "mergeMap": "mergeMap_two_at_a_time_makes_the_third_wait"}
+
+# Operators that emit tuples in Swift (lists in Python, arrays in C and C++).
+TUPLES = {"zip", "zip3", "combineLatest", "withLatestFrom", "pairwise"}
+
+
+@dataclass
+class Case:
+    name: str
+    where: str
+    inputs: list[tuple[str, bool, str]] = field(default_factory=list)  # (name, hot, diagram)
+    values: dict[str, Any] = field(default_factory=dict)
+    ops: list[list[str]] = field(default_factory=list)
+    out: str = ""
+    also: list[tuple[int, int | None, str]] = field(default_factory=list)
+    dispose: int | None = None
+
+
+def read_cases(folder: str = MARBLES) -> list[Case]:
+    cases: list[Case] = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.marbles"))):
+        case: Case | None = None
+        with open(path, encoding="utf-8") as f:
+            for number, raw in enumerate(f, 1):
+                line = raw.strip()
+                if not line or line.startswith("#"):
+                    continue
+                words = line.split()
+                where = f"Tests/marbles/{os.path.basename(path)}:{number}"
+                if words[0] == "case":
+                    case = Case(words[1], where)
+                    cases.append(case)
+                elif case is None:
+                    raise SystemExit(f"{where}: {words[0]} outside a case")
+                elif words[0] in ("in", "hot"):
+                    case.inputs.append((words[1], words[0] == "hot", line.split(None, 2)[2]))
+                elif words[0] == "value":
+                    case.values[words[1]] = json.loads(words[2])
+                elif words[0] == "op":
+                    case.ops.append(words[1:])
+                elif words[0] == "out":
+                    case.out = line.split(None, 1)[1] if len(words) > 1 else ""
+                elif words[0] == "also":
+                    case.also.append((int(words[1]), None if words[2] == "-" else int(words[2]),
+                                      line.split(None, 3)[3] if len(words) > 3 else ""))
+                elif words[0] == "dispose":
+                    case.dispose = int(words[1])
+                elif words[0] == "end":
+                    case = None
+    return cases
+
+
+def events(diagram: str, values: dict[str, Any]) -> list[tuple[int, str, Any]]:
+    """[(frame, "next" / "error" / "completed", value)] of a diagram."""
+    found: list[tuple[int, str, Any]] = []
+    frame, group = 0, False
+    for ch in diagram.replace(" ", ""):
+        if ch == "^":
+            continue
+        if ch == "(":
+            group = True
+            continue
+        if ch == ")":
+            group = False
+            frame += 1
+            continue
+        if ch == "|":
+            found.append((frame, "completed", None))
+        elif ch == "#":
+            found.append((frame, "error", None))
+        elif ch != "-":
+            found.append((frame, "next", values.get(ch, int(ch) if ch.isdigit() else ch)))
+        if not group:
+            frame += 1
+    return found
+
+
+def usable(case: Case, op: str) -> bool:
+    return (len(case.ops) == 1 and case.ops[0][0] == op and case.dispose is None
+            and all(to is None for _, to, _ in case.also))
+
+
+def chosen_cases(cases: list[Case]) -> dict[str, Case | None]:
+    """Each operator of the table -> the case its examples play (None: no
+    case fits)."""
+    found: dict[str, Case | None] = {}
+    for case in cases:
+        for words in case.ops:
+            found.setdefault(words[0], None)
+    for op in found:
+        if op in CHOSEN:
+            found[op] = next(c for c in cases if c.name == CHOSEN[op])
+        else:
+            found[op] = next((c for c in cases if usable(c, op)), None)
+    return found
+
+
+# ---------------------------------------------------------------------------
+# The vocabulary's functions, as an expression of `x` (and `acc`)
+# ---------------------------------------------------------------------------
+
+def split_function(spec: str) -> tuple[str, str]:
+    name, _, k = spec.partition(":")
+    return name, k
+
+
+def expression(spec: str, lang: str) -> str:
+    """The function's body in `lang`, of x (and acc for a binary one)."""
+    name, k = split_function(spec)
+    true, false = ("True", "False") if lang == "Python" else ("true", "false")
+    x = "$0" if lang == "Swift" else "x"
+    acc, item = ("$0", "$1") if lang == "Swift" else ("acc", "x")
+    table = {
+        "identity": x, "negate": f"-{x}", "times": f"{x} * {k}", "plus": f"{x} + {k}", "mod": f"{x} % {k}",
+        "is_even": f"{x} % 2 == 0", "is_odd": f"{x} % 2 != 0", "always": true, "never": false,
+        "lt": f"{x} < {k}", "gt": f"{x} > {k}", "eq": f"{x} == {k}", "ne": f"{x} != {k}",
+        "add": f"{acc} + {item}", "sub": f"{acc} - {item}", "mul": f"{acc} * {item}",
+        "max": {"Python": "max(acc, x)", "Swift": "max($0, $1)", "C++": "std::max(acc, x)"}.get(
+            lang, "acc > x ? acc : x"),
+    }
+    if name not in table:
+        raise SystemExit(f"examples.py: the function `{spec}` is not in the vocabulary")
+    return table[name]
+
+
+def c_name(spec: str) -> str:
+    """A C function's name for a vocabulary function: times:10 -> times_10."""
+    name, k = split_function(spec)
+    words = {"lt": "less_than", "gt": "greater_than", "eq": "equal_to", "ne": "not_equal_to"}
+    return words.get(name, name) + (f"_{k.replace('-', 'minus_')}" if k else "")
+
+
+BINARY = {"add", "sub", "mul", "max"}
+PREDICATES = {"is_even", "is_odd", "always", "never", "lt", "gt", "eq", "ne"}
+
+
+def kind_of(spec: str) -> str:
+    name, _ = split_function(spec)
+    return "binary" if name in BINARY else "predicate" if name in PREDICATES else "map"
+
+
+# ---------------------------------------------------------------------------
+# Expected output
+# ---------------------------------------------------------------------------
+
+def show(value: Any, tuple_form: bool) -> str:
+    if isinstance(value, list):
+        inner = ", ".join(show(v, False) for v in value)
+        return f"({inner})" if tuple_form else f"[{inner}]"
+    return str(value)
+
+
+def expected(case: Case, lang: str) -> str:
+    """What the example prints: each subscriber's events by frame (the first
+    subscriber's first within a frame)."""
+    op = case.ops[0][0]
+    tuple_form = lang == "Swift" and op in TUPLES
+    lines: list[tuple[int, int, int, str]] = []
+    for index, (label, diagram) in enumerate([("", case.out)] + [("late ", d) for _, _, d in case.also]):
+        for order, (frame, kind, value) in enumerate(events(diagram, case.values)):
+            text = show(value, tuple_form) if kind == "next" else kind
+            lines.append((frame, index, order, f"{frame}: {label}{text}"))
+    return "".join(line + "\n" for *_, line in sorted(lines))
+
+
+# ---------------------------------------------------------------------------
+# The operator in each language
+# ---------------------------------------------------------------------------
+
+POLICIES = {"dropNewest": ("drop_newest", "DROP_NEWEST", "dropNewest"),
+            "dropOldest": ("drop_oldest", "DROP_OLDEST", "dropOldest"),
+            "latest": ("latest", "LATEST", "latest")}
+
+
+def python_op(case: Case) -> str:
+    words = case.ops[0]
+    op, args = words[0], words[1:]
+    a = case.inputs[0][0]
+
+    def lam(spec: str) -> str:
+        return f"lambda acc, x: {expression(spec, 'Python')}" if kind_of(spec) == "binary" else \
+            f"lambda x: {expression(spec, 'Python')}"
+
+    inners = "[" + ", ".join(args[1:] if op == "mergeMap" else args) + "]"
+    simple = {"map": "map", "filter": "filter", "skipWhile": "skip_while", "takeWhile": "take_while",
+              "firstWhere": "first"}
+    if op in simple:
+        return f"{a}.{simple[op]}({lam(args[0])})"
+    table: dict[str, Callable[[], str]] = {
+        "takeWhileInclusive": lambda: f"{a}.take_while({lam(args[0])}, inclusive=True)",
+        "distinctUntilChanged": lambda: f"{a}.distinct_until_changed()",
+        "take": lambda: f"{a}.take({args[0]})", "skip": lambda: f"{a}.skip({args[0]})",
+        "first": lambda: f"{a}.first()", "elementAt": lambda: f"{a}.element_at({args[0]})",
+        "defaultIfEmpty": lambda: f"{a}.default_if_empty({args[0]})",
+        "takeUntil": lambda: f"{a}.take_until({args[0]})",
+        "zip": lambda: f"sk.Signal.zip({', '.join(args)})", "zip3": lambda: f"sk.Signal.zip({', '.join(args)})",
+        "combineLatest": lambda: f"sk.Signal.combine_latest({', '.join(args)})",
+        "merge": lambda: f"sk.Signal.merge({', '.join(args)})",
+        "concat": lambda: f"sk.Signal.concat({', '.join(args)})",
+        "withLatestFrom": lambda: f"{a}.with_latest_from({args[0]})",
+        "startWith": lambda: f"{a}.start_with({args[0]})",
+        "switchMap": lambda: f"{a}.map_to_signal(lambda i: {inners}[i])",
+        "concatMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent=1)",
+        "mergeMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]})",
+        "groupBy": lambda: (f"{a}.group_by({lam(args[0])}).merge_map(\n"
+                            f"    lambda group: group[1].map(lambda x, key=group[0]: [key, x]))"),
+        "share": lambda: f"{a}.share()", "replay": lambda: f"{a}.replay({args[0]})",
+        "retry": lambda: f"{a}.retry_count({args[0]})",
+        "retryDelay": lambda: f"{a}.retry_count({args[0]}, scheduler.seconds({args[1]}), scheduler.queue)",
+        "scan": lambda: f"{a}.scan({lam(args[0])}, {args[1]})",
+        "reduce": lambda: f"{a}.reduce({lam(args[0])}, {args[1]})",
+        "pairwise": lambda: f"{a}.pairwise()",
+        "debounce": lambda: f"{a}.debounce(scheduler.seconds({args[0]}), scheduler.queue)",
+        "throttle": lambda: f"{a}.throttle(scheduler.seconds({args[0]}), scheduler.queue)",
+        "delay": lambda: f"{a}.delay(scheduler.seconds({args[0]}), scheduler.queue)",
+        "bufferCount": lambda: f"{a}.buffer_with_count({args[0]})",
+        "bufferTime": lambda: f"{a}.buffer_with_time(scheduler.seconds({args[0]}), scheduler.queue)",
+        "sample": lambda: f"{a}.sample({args[0]})",
+        "sampleTime": lambda: f"{a}.sample(scheduler.seconds({args[0]}), scheduler.queue)",
+        "deliverOnBounded": lambda: (f"{a}.deliver_on(scheduler.queue, capacity={args[0]}, "
+                                     f"overflow=\"{POLICIES[args[1]][0]}\")"),
+        "onBackpressureBuffer": lambda: f"{a}.on_backpressure_buffer({args[0]}, \"{POLICIES[args[1]][0]}\")",
+    }
+    return table[op]()
+
+
+def python_example(case: Case) -> str:
+    op = case.ops[0][0]
+    uses_sk = op in ("zip", "zip3", "combineLatest", "merge", "concat")
+    lines = [f'"""{op}: the marble case {case.name}',
+             f'({case.where.rsplit(":", 1)[0]}) on virtual time. Generated by tools/docs/examples.py."""']
+    if uses_sk:
+        lines.append("import signalkit as sk")
+    lines += ["from signalkit.testing import TestScheduler", "",
+              "with TestScheduler() as scheduler:  # a frame is 1 ms of virtual time"]
+    for name, hot, diagram in case.inputs:
+        digits = sorted({ch for ch in diagram if ch.isdigit()})
+        table = "{" + ", ".join(f'"{d}": {d}' for d in digits) + "}" if digits else "dict[str, int]()"
+        lines.append(f"    {name} = scheduler.{'hot' if hot else 'cold'}(\"{diagram}\", {table})")
+    body = python_op(case).replace("\n", "\n    ")
+    lines += [f"    result = {body}", "",
+              "    def show(event: object, label: str = \"\") -> None:",
+              "        print(f\"{scheduler.now}: {label}{event}\")", "",
+              "    result.subscribe(show, lambda error: show(\"error\"), lambda: show(\"completed\"))"]
+    for start, _, _ in case.also:
+        lines += [f"    scheduler.advance_to({start})",
+                  "    result.subscribe(lambda value: show(value, \"late \"), lambda error: show(\"error\", \"late \"),",
+                  "                     lambda: show(\"completed\", \"late \"))"]
+    lines.append("    scheduler.run()")
+    return "\n".join(lines) + "\n"
+
+
+def cpp_fn(spec: str) -> str:
+    if kind_of(spec) == "binary":
+        return f"[](std::int64_t acc, std::int64_t x) {{ return {expression(spec, 'C++')}; }}"
+    return f"[](std::int64_t x) {{ return {expression(spec, 'C++')}; }}"
+
+
+def cpp_op(case: Case) -> str:
+    words = case.ops[0]
+    op, args = words[0], words[1:]
+    a = case.inputs[0][0]
+    inner_names = args[1:] if op == "mergeMap" else args
+    select = "[inners](std::int64_t i) { return inners[i]; }"
+    pipe = {
+        "map": lambda: f"sk::map({cpp_fn(args[0])})", "filter": lambda: f"sk::filter({cpp_fn(args[0])})",
+        "distinctUntilChanged": lambda: "sk::distinct_until_changed()",
+        "take": lambda: f"sk::take({args[0]})", "skip": lambda: f"sk::skip({args[0]})",
+        "skipWhile": lambda: f"sk::skip_while({cpp_fn(args[0])})",
+        "takeWhile": lambda: f"sk::take_while({cpp_fn(args[0])})",
+        "takeWhileInclusive": lambda: f"sk::take_while({cpp_fn(args[0])}, true)",
+        "first": lambda: "sk::first()", "firstWhere": lambda: f"sk::first_where({cpp_fn(args[0])})",
+        "elementAt": lambda: f"sk::element_at({args[0]})",
+        "defaultIfEmpty": lambda: f"sk::default_if_empty({args[0]})",
+        "takeUntil": lambda: f"sk::take_until_signal({args[0]})",
+        "withLatestFrom": lambda: f"sk::with_latest_from({args[0]})",
+        "startWith": lambda: f"sk::start_with({args[0]})",
+        "switchMap": lambda: f"sk::map_to_signal({select})",
+        "concatMap": lambda: f"sk::merge_map(1, {select})",
+        "mergeMap": lambda: f"sk::merge_map({args[0]}, {select})",
+        "share": lambda: "sk::share()", "replay": lambda: f"sk::replay({args[0]})",
+        "retry": lambda: f"sk::retry_count({args[0]})",
+        "retryDelay": lambda: f"sk::retry_count({args[0]}, {args[1]} * frame, queue)",
+        "scan": lambda: f"sk::scan({args[1]}, {cpp_fn(args[0])})",
+        "reduce": lambda: f"sk::reduce_left({args[1]}, {cpp_fn(args[0])})",
+        "pairwise": lambda: "sk::pairwise()",
+        "debounce": lambda: f"sk::debounce({args[0]} * frame, queue)",
+        "throttle": lambda: f"sk::throttle({args[0]} * frame, queue)",
+        "delay": lambda: f"sk::delay({args[0]} * frame, queue)",
+        "bufferCount": lambda: f"sk::buffer_count({args[0]})",
+        "bufferTime": lambda: f"sk::buffer_time({args[0]} * frame, queue)",
+        "sample": lambda: f"sk::sample({args[0]})",
+        "sampleTime": lambda: f"sk::sample_period({args[0]} * frame, queue)",
+        "deliverOnBounded": lambda: f"sk::deliver_on(queue, {args[0]}, sk::overflow::{POLICIES[args[1]][0]})",
+        "onBackpressureBuffer": lambda: (f"sk::on_backpressure_buffer({args[0]}, "
+                                         f"sk::overflow::{POLICIES[args[1]][0]})"),
+        "groupBy": lambda: (f"sk::group_by({cpp_fn(args[0])})\n"
+                            "    | sk::merge_map(SIZE_MAX, [](sk::value_view group) {\n"
+                            "          sk::value key = group[0];\n"
+                            "          return group[1].as<sk::signal>().map(\n"
+                            "              [key](std::int64_t x) { return sk::value(std::vector<sk::value>{key, x}); });\n"
+                            "      })"),
+    }
+    free = {"zip": "zip", "zip3": "zip", "combineLatest": "combine_latest", "merge": "merge", "concat": "concat"}
+    if op in free:
+        return f"sk::{free[op]}({{{', '.join(args)}}})"
+    return f"{a} | {pipe[op]()}"
+
+
+def emits_lists(case: Case) -> bool:
+    return any(isinstance(v, list) for _, kind, v in events(case.out, case.values) if kind == "next") or \
+        case.ops[0][0] in TUPLES | {"bufferCount", "bufferTime", "groupBy"}
+
+
+def cpp_example(case: Case) -> str:
+    op = case.ops[0][0]
+    lists = emits_lists(case)
+    lines = [f"// {op}: the marble case {case.name}",
+             f"// ({case.where.rsplit(':', 1)[0]}) on virtual time. Generated by tools/docs/examples.py.",
+             "#include <signalkit_test.hpp>", "", "#include <cstdint>", "#include <iostream>", "#include <string>"]
+    if op in ("switchMap", "concatMap", "mergeMap", "groupBy"):
+        lines.append("#include <vector>")
+    if op == "groupBy":
+        lines.insert(lines.index("#include <cstdint>"), "#include <cstddef>")
+    lines += ["", "namespace sk = signalkit;", "", "int main() {",
+              "    const double frame = 0.001; // a frame is 1 ms of virtual time",
+              "    auto queue = sk::test::virtual_queue::create(\"example\");"]
+    lines += ["    sk::test::marble_values digits; // each digit of the diagrams stands for its integer",
+              "    for (char d = '0'; d <= '9'; d++) {", "        digits[d] = d - '0';", "    }"]
+    for name, hot, diagram in case.inputs:
+        lines.append(f"    sk::signal {name} = sk::test::{'hot' if hot else 'cold'}(queue, frame, \"{diagram}\", "
+                     "digits).signal;")
+    body = cpp_op(case).replace("\n", "\n    ")
+    if op in ("switchMap", "concatMap", "mergeMap"):
+        inner_names = case.ops[0][2:] if op == "mergeMap" else case.ops[0][1:]
+        lines.append(f"    const std::vector<sk::signal> inners = {{{', '.join(inner_names)}}};")
+    lines += [f"    sk::signal result = {body};",
+              "    auto show = [&queue](const std::string &label, const std::string &event) {",
+              "        std::cout << queue.now().count() / 1000000 << \": \" << label << event << \"\\n\";",
+              "    };"]
+    if lists:
+        lines += ["    auto text = [](const sk::value &items) {",
+                  "        std::string out;",
+                  "        for (sk::value_view item : items) {",
+                  "            out += (out.empty() ? \"[\" : \", \") + std::to_string(item.as<std::int64_t>());",
+                  "        }",
+                  "        return out + \"]\";",
+                  "    };"]
+        param, value_text = "const sk::value &v", "text(v)"
+    else:
+        param, value_text = "std::int64_t v", "std::to_string(v)"
+    def start(name: str, label: str) -> list[str]:
+        indent = " " * 8
+        return [f"    sk::scoped_disposable {name} = result.start(",
+                f"{indent}[&]({param}) {{ show(\"{label}\", {value_text}); }},",
+                f"{indent}[&](const sk::value &) {{ show(\"{label}\", \"error\"); }},",
+                f"{indent}[&] {{ show(\"{label}\", \"completed\"); }});"]
+
+    lines += start("subscription", "")
+    for index, (at, _, _) in enumerate(case.also):
+        lines.append(f"    queue.advance_to({at} * frame);")
+        lines += start(f"late{index or ''}", "late ")
+    lines += ["    queue.run();", "    return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def swift_fn(spec: str) -> str:
+    return f"{{ {expression(spec, 'Swift')} }}"
+
+
+def swift_op(case: Case) -> str:
+    words = case.ops[0]
+    op, args = words[0], words[1:]
+    a = f"{case.inputs[0][0]}.signal"
+    inner_names = args[1:] if op == "mergeMap" else args
+    inners = "[" + ", ".join(f"{n}.signal" for n in inner_names) + "]"
+    signals = ", ".join(f"{n}.signal" for n in args)
+    table: dict[str, Callable[[], str]] = {
+        "map": lambda: f"{a} |> map {swift_fn(args[0])}", "filter": lambda: f"{a} |> filter {swift_fn(args[0])}",
+        "distinctUntilChanged": lambda: f"{a} |> distinctUntilChanged",
+        "take": lambda: f"{a} |> take({args[0]})", "skip": lambda: f"{a} |> skip({args[0]})",
+        "skipWhile": lambda: f"{a} |> skipWhile {swift_fn(args[0])}",
+        "takeWhile": lambda: f"{a} |> takeWhile {swift_fn(args[0])}",
+        "takeWhileInclusive": lambda: f"{a} |> takeWhile(inclusive: true) {swift_fn(args[0])}",
+        "first": lambda: f"{a} |> first", "firstWhere": lambda: f"{a} |> first(where: {swift_fn(args[0])})",
+        "elementAt": lambda: f"{a} |> elementAt({args[0]})",
+        "defaultIfEmpty": lambda: f"{a} |> defaultIfEmpty({args[0]})",
+        "takeUntil": lambda: f"{a} |> takeUntil({args[0]}.signal)",
+        "zip": lambda: f"zip({signals})", "zip3": lambda: f"zip({signals})",
+        "combineLatest": lambda: f"combineLatest({signals})",
+        "merge": lambda: f"merge([{signals}])", "concat": lambda: f"concat([{signals}])",
+        "withLatestFrom": lambda: f"{a} |> withLatestFrom({args[0]}.signal)",
+        "startWith": lambda: f"{a} |> startWith({args[0]})",
+        "switchMap": lambda: f"{a} |> mapToSignal {{ {inners}[$0] }}",
+        "concatMap": lambda: f"{a} |> mapToQueue {{ {inners}[$0] }}",
+        "mergeMap": lambda: f"{a} |> mergeMap(maxConcurrent: {args[0]}) {{ {inners}[$0] }}",
+        "groupBy": lambda: (f"{a}\n    |> groupBy {swift_fn(args[0])}\n"
+                            "    |> mergeMap { group in group.1 |> map { [group.0, $0] } }"),
+        "share": lambda: f"share({a})", "replay": lambda: f"{a} |> replay({args[0]})",
+        "retry": lambda: f"{a} |> retry(count: {args[0]})",
+        "retryDelay": lambda: (f"{a} |> retry(count: {args[0]}, delay: scheduler.seconds({args[1]}), "
+                               "queue: scheduler.queue)"),
+        "scan": lambda: f"{a} |> scan({args[1]}) {swift_fn(args[0])}",
+        "reduce": lambda: f"{a} |> reduceLeft(value: {args[1]}) {swift_fn(args[0])}",
+        "pairwise": lambda: f"{a} |> pairwise",
+        "debounce": lambda: f"{a} |> debounce(scheduler.seconds({args[0]}), queue: scheduler.queue)",
+        "throttle": lambda: f"{a} |> throttle(scheduler.seconds({args[0]}), queue: scheduler.queue)",
+        "delay": lambda: f"{a} |> delay(scheduler.seconds({args[0]}), queue: scheduler.queue)",
+        "bufferCount": lambda: f"{a} |> buffer(count: {args[0]})",
+        "bufferTime": lambda: f"{a} |> buffer(timeSpan: scheduler.seconds({args[0]}), queue: scheduler.queue)",
+        "sample": lambda: f"{a} |> sample({args[0]}.signal)",
+        "sampleTime": lambda: f"{a} |> sample(period: scheduler.seconds({args[0]}), queue: scheduler.queue)",
+        "deliverOnBounded": lambda: (f"{a} |> deliverOn(scheduler.queue, capacity: {args[0]}, "
+                                     f"overflow: .{POLICIES[args[1]][2]})"),
+        "onBackpressureBuffer": lambda: (f"{a} |> onBackpressureBuffer(capacity: {args[0]}, "
+                                         f"overflow: .{POLICIES[args[1]][2]})"),
+    }
+    return table[op]()
+
+
+def swift_body(case: Case) -> str:
+    """The example as a user's main.swift would have it."""
+    lines = ["let scheduler = TestScheduler()  // a frame is 1 ms of virtual time"]
+    for name, hot, diagram in case.inputs:
+        digits = sorted({ch for ch in diagram if ch.isdigit()})
+        table = "[" + ", ".join(f'"{d}": {d}' for d in digits) + "]" if digits else "[Character: Int]()"
+        lines.append(f"let {name} = try scheduler.{'hot' if hot else 'cold'}(\"{diagram}\", values: {table}, "
+                     "error: \"boom\")")
+    lines += [f"let result = {swift_op(case)}",
+              "func show(_ event: Any, _ label: String = \"\") {",
+              "    print(\"\\(scheduler.now): \\(label)\\(event)\")",
+              "}",
+              "let subscription = result.start(next: { show($0) }, error: { _ in show(\"error\") },",
+              "                                completed: { show(\"completed\") })"]
+    for index, (at, _, _) in enumerate(case.also):
+        lines += [f"try scheduler.advance(toFrame: {at})",
+                  f"let late{index or ''} = result.start(next: {{ show($0, \"late \") }}, "
+                  "error: { _ in show(\"error\", \"late \") },",
+                  " " * (len(f"let late{index or ''} = result.start(")) + "completed: { show(\"completed\", \"late \") })"]
+    lines.append("try scheduler.run()")
+    lines.append("subscription.dispose()")
+    for index, _ in enumerate(case.also):
+        lines.append(f"late{index or ''}.dispose()")
+    return "\n".join(lines) + "\n"
+
+
+def swift_example(case: Case) -> str:
+    op = case.ops[0][0]
+    return (f"// {op}: the marble case {case.name}\n"
+            f"// ({case.where.rsplit(':', 1)[0]}) on virtual time. Generated by tools/docs/examples.py.\n"
+            "import SwiftSignalKit\nimport SwiftSignalKitTesting\n\n" + swift_body(case))
+
+
+def swift_type(op: str) -> str:
+    return "Example_" + op
+
+
+def swift_files(cases: dict[str, Case | None]) -> dict[str, str]:
+    """The Swift example target's files: OP.swift, each example's body in a
+    function, and main.swift, which runs the one its argument names."""
+    header = "// GENERATED FILE, DO NOT EDIT: written by tools/docs/examples.py (make api-update).\n"
+    files: dict[str, str] = {}
+    names = []
+    for op, case in sorted(cases.items()):
+        if case is None:
+            continue
+        names.append(op)
+        body = "\n".join(("        " + line) if line else "" for line in swift_body(case).rstrip("\n").split("\n"))
+        files[f"{op}.swift"] = (header + f"// {op}: the marble case {case.name}\n"
+                                f"// ({case.where.rsplit(':', 1)[0]}).\n"
+                                "import SwiftSignalKit\nimport SwiftSignalKitTesting\n\n"
+                                f"enum {swift_type(op)} {{\n    static func run() throws {{\n{body}\n    }}\n}}\n")
+    entries = "\n".join(f"    \"{op}\": {swift_type(op)}.run," for op in names)
+    files["main.swift"] = (header + "// Runs the operator example its argument names (make test-examples-swift).\n"
+                           "#if canImport(Glibc)\nimport Glibc\n#endif\n\n"
+                           f"let examples: [String: () throws -> Void] = [\n{entries}\n]\n"
+                           "let name = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : \"\"\n"
+                           "guard let example = examples[name] else {\n"
+                           "    print(\"usage: OperatorExamples OPERATOR (one of \\(examples.keys.sorted()))\")\n"
+                           "    exit(2)\n}\ntry example()\n")
+    return files
+
+
+def c_function(spec: str) -> list[str]:
+    kind = kind_of(spec)
+    name = c_name(spec)
+    body = expression(spec, "C")
+    if kind == "binary":
+        return [f"static void {name}(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {{",
+                "    int64_t acc = 0, x = 0;", "    (void)ctx;", "    sk_value_get_int64(accumulator, &acc);",
+                "    sk_value_get_int64(value, &x);", f"    sk_value_set_int64(out, {body});", "}"]
+    if kind == "predicate":
+        return [f"static bool {name}(void *ctx, const sk_value *value) {{", "    int64_t x = 0;", "    (void)ctx;",
+                "    sk_value_get_int64(value, &x);", f"    return {body};", "}"]
+    return [f"static void {name}(void *ctx, const sk_value *value, sk_value *out) {{", "    int64_t x = 0;",
+            "    (void)ctx;", "    sk_value_get_int64(value, &x);", f"    sk_value_set_int64(out, {body});", "}"]
+
+
+def c_example(case: Case) -> str:
+    op, args = case.ops[0][0], case.ops[0][1:]
+    a = case.inputs[0][0]
+    lists = emits_lists(case)
+    helpers: list[str] = []
+    setup: list[str] = []
+    cleanup: list[str] = []
+    specs = [w for w in args if re.fullmatch(r"[a-z_]+(:-?\d+)?", w) and split_function(w)[0] in
+             BINARY | PREDICATES | {"identity", "negate", "times", "plus", "mod"}]
+    for spec in specs:
+        helpers += c_function(spec) + [""]
+    fn = c_name(specs[0]) if specs else ""
+    inner_names = args[1:] if op == "mergeMap" else args
+    if op in ("switchMap", "concatMap", "mergeMap"):
+        helpers += ["/* The inner signal a value i selects: inners[i] (+1). */",
+                    "static sk_signal *select_inner(void *ctx, const sk_value *value) {",
+                    "    sk_signal **inners = ctx;", "    int64_t i = 0;", "    sk_value_get_int64(value, &i);",
+                    "    return sk_signal_retain(inners[i]);", "}", ""]
+        setup.append(f"sk_signal *inners[] = {{{', '.join(inner_names)}}};")
+    if op == "groupBy":
+        helpers += ["/* Each value of a group as [key, value] (ctx: the key). */",
+                    "static void with_key(void *ctx, const sk_value *value, sk_value *out) {",
+                    "    sk_value pair[2] = {*(const sk_value *)ctx, *value};",
+                    "    sk_value_set_array(out, pair, 2);", "}", "",
+                    "static void release_key(void *ctx) {", "    sk_value_release(ctx);", "    free(ctx);", "}", "",
+                    "/* A group [key, signal] -> its values paired with the key. */",
+                    "static sk_signal *group_values(void *ctx, const sk_value *group) {",
+                    "    const sk_value *key, *item;", "    sk_signal *values, *pairs;",
+                    "    sk_value *key_copy = malloc(sizeof *key_copy);", "    (void)ctx;",
+                    "    sk_value_get_array_item(group, 0, &key);", "    sk_value_get_array_item(group, 1, &item);",
+                    "    sk_value_get_signal(item, &values);", "    sk_value_copy(key_copy, key);",
+                    "    sk_signal_map(&pairs, values, with_key, key_copy, release_key);", "    return pairs;", "}", ""]
+    if op in ("scan", "reduce", "defaultIfEmpty", "startWith"):
+        number = args[1] if op in ("scan", "reduce") else args[0]
+        setup += ["sk_value initial;" if op in ("scan", "reduce") else "sk_value fallback;",
+                  f"sk_value_set_int64(&{'initial' if op in ('scan', 'reduce') else 'fallback'}, {number});"]
+    if op in ("zip", "zip3", "combineLatest", "merge", "concat"):
+        setup.append(f"sk_signal *inputs[] = {{{', '.join(args)}}};")
+    time = lambda index=0: f"{args[index]} * frame"  # noqa: E731
+    calls: dict[str, str] = {
+        "map": f"sk_signal_map(&result, {a}, {fn}, NULL, NULL)",
+        "filter": f"sk_signal_filter(&result, {a}, {fn}, NULL, NULL)",
+        "distinctUntilChanged": f"sk_signal_distinct_until_changed(&result, {a})",
+        "take": f"sk_signal_take(&result, {a}, {args[0] if args else ''})",
+        "skip": f"sk_signal_skip(&result, {a}, {args[0] if args else ''})",
+        "skipWhile": f"sk_signal_skip_while(&result, {a}, {fn}, NULL, NULL)",
+        "takeWhile": f"sk_signal_take_while(&result, {a}, {fn}, NULL, NULL, false)",
+        "takeWhileInclusive": f"sk_signal_take_while(&result, {a}, {fn}, NULL, NULL, true)",
+        "first": f"sk_signal_first(&result, {a})",
+        "firstWhere": f"sk_signal_first_where(&result, {a}, {fn}, NULL, NULL)",
+        "elementAt": f"sk_signal_element_at(&result, {a}, {args[0] if args else ''})",
+        "defaultIfEmpty": f"sk_signal_default_if_empty(&result, {a}, &fallback)",
+        "startWith": f"sk_signal_start_with(&result, {a}, &fallback)",
+        "takeUntil": f"sk_signal_take_until_signal(&result, {a}, {args[0] if args else ''})",
+        "withLatestFrom": f"sk_signal_with_latest_from(&result, {a}, {args[0] if args else ''})",
+        "zip": f"sk_signal_zip(&result, inputs, {len(args)})", "zip3": f"sk_signal_zip(&result, inputs, {len(args)})",
+        "combineLatest": f"sk_signal_combine_latest(&result, inputs, {len(args)}, NULL)",
+        "merge": f"sk_signal_merge(&result, inputs, {len(args)})",
+        "concat": f"sk_signal_concat(&result, inputs, {len(args)})",
+        "switchMap": f"sk_signal_map_to_signal(&result, {a}, select_inner, inners, NULL)",
+        "concatMap": f"sk_signal_merge_map(&result, {a}, 1, select_inner, inners, NULL)",
+        "mergeMap": f"sk_signal_merge_map(&result, {a}, {args[0] if args else ''}, select_inner, inners, NULL)",
+        "share": f"sk_signal_share(&result, {a})",
+        "replay": f"sk_signal_replay(&result, {a}, {args[0] if args else ''})",
+        "retry": f"sk_signal_retry_count(&result, {a}, {args[0] if args else ''}, 0, NULL)",
+        "retryDelay": f"sk_signal_retry_count(&result, {a}, {args[0] if args else ''}, "
+                      f"{time(1) if len(args) > 1 else ''}, queue)",
+        "scan": f"sk_signal_scan(&result, {a}, &initial, {fn}, NULL, NULL)",
+        "reduce": f"sk_signal_reduce_left(&result, {a}, &initial, {fn}, NULL, NULL)",
+        "pairwise": f"sk_signal_pairwise(&result, {a})",
+        "debounce": f"sk_signal_debounce(&result, {a}, {time() if args else ''}, queue)",
+        "throttle": f"sk_signal_throttle(&result, {a}, {time() if args else ''}, queue)",
+        "delay": f"sk_signal_delay(&result, {a}, {time() if args else ''}, queue)",
+        "bufferCount": f"sk_signal_buffer_count(&result, {a}, {args[0] if args else ''})",
+        "bufferTime": f"sk_signal_buffer_time(&result, {a}, {time() if args else ''}, queue)",
+        "sample": f"sk_signal_sample(&result, {a}, {args[0] if args else ''})",
+        "sampleTime": f"sk_signal_sample_period(&result, {a}, {time() if args else ''}, queue)",
+        "deliverOnBounded": (f"sk_signal_deliver_on_bounded(&result, {a}, queue, {args[0] if args else ''}, "
+                             f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
+        "onBackpressureBuffer": (f"sk_signal_on_backpressure_buffer(&result, {a}, {args[0] if args else ''}, "
+                                 f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
+        "groupBy": f"sk_signal_group_by(&groups, {a}, {fn}, NULL, NULL);\n    "
+                   "sk_signal_merge_map(&result, groups, SIZE_MAX, group_values, NULL, NULL)",
+    }
+    names = [name for name, _, _ in case.inputs]
+    lines = [f"/* {op}: the marble case {case.name}",
+             f" * ({case.where.rsplit(':', 1)[0]}) on virtual time. Generated by tools/docs/examples.py. */",
+             "#include <signalkit_test.h>", "#include <stdio.h>"]
+    if op == "groupBy":
+        lines += ["#include <stdint.h>", "#include <stdlib.h>"]
+    lines.append("")
+    lines += helpers
+    if lists:
+        lines += ["/* An integer, or an array of them as [1, 2], then a new line. */",
+                  "static void print_value(const sk_value *value) {", "    size_t count = 0;", "    int64_t x = 0;",
+                  "    if (sk_value_get_array_count(value, &count) != SK_OK) {",
+                  "        sk_value_get_int64(value, &x);", "        printf(\"%lld\\n\", (long long)x);",
+                  "        return;", "    }",
+                  "    for (size_t i = 0; i < count; i++) {", "        const sk_value *item;",
+                  "        sk_value_get_array_item(value, i, &item);", "        sk_value_get_int64(item, &x);",
+                  "        printf(\"%s%lld\", i ? \", \" : \"[\", (long long)x);", "    }",
+                  "    printf(\"]\\n\");", "}", ""]
+    lines += ["/* The frame of virtual time the queue's clock is in (1 ms each). */",
+              "static long long frame_of(void *queue) {", "    int64_t now = 0;",
+              "    sk_queue_virtual_now(queue, &now);", "    return (long long)(now / 1000000);", "}", ""]
+
+    def callbacks(prefix: str, label: str) -> list[str]:
+        """A subscriber's three callbacks (ctx: the queue), `label` after
+        the frame."""
+        if lists:
+            next_body = [f"    printf(\"%lld: {label}\", frame_of(queue));", "    print_value(value);"]
+        else:
+            next_body = ["    int64_t x = 0;", "    sk_value_get_int64(value, &x);",
+                         f"    printf(\"%lld: {label}%lld\\n\", frame_of(queue), (long long)x);"]
+        return ([f"static void {prefix}next(void *queue, const sk_value *value) {{"] + next_body + ["}"] +
+                [f"static void {prefix}error(void *queue, const sk_value *error) {{", "    (void)error;",
+                 f"    printf(\"%lld: {label}error\\n\", frame_of(queue));", "}",
+                 f"static void {prefix}completed(void *queue) {{ printf(\"%lld: {label}completed\\n\", "
+                 "frame_of(queue)); }"])
+
+    lines += callbacks("on_", "")
+    if case.also:
+        lines += [""] + callbacks("late_", "late ")
+    lines += ["", "int main(void) {", "    const double frame = 0.001; /* a frame is 1 ms of virtual time */",
+              "    sk_marble_value digits[10]; /* each digit of the diagrams stands for its integer */",
+              "    sk_queue *queue;",
+              f"    sk_signal *{', *'.join(names)}, *result{', *groups' if op == 'groupBy' else ''};",
+              "    sk_disposable *subscription" + "".join(f", *late{i or ''}" for i in range(len(case.also))) + ";",
+              "    for (int i = 0; i < 10; i++) {",
+              "        digits[i].symbol = (char)('0' + i);", "        sk_value_set_int64(&digits[i].value, i);",
+              "    }", "    sk_queue_create_virtual(&queue, \"example\");"]
+    for name, hot, diagram in case.inputs:
+        lines.append(f"    sk_test_signal_{'hot' if hot else 'cold'}(&{name}, NULL, queue, frame, \"{diagram}\", "
+                     "digits, 10, NULL);")
+    lines += [f"    {line}" for line in setup]
+    lines.append(f"    {calls[op]};")
+    lines += ["    sk_observer observer = {on_next, on_error, on_completed, queue, NULL};",
+              "    sk_signal_start(&subscription, result, &observer);"]
+    for index, (at, _, _) in enumerate(case.also):
+        lines += [f"    sk_queue_virtual_advance_to(queue, {at} * frame, NULL);",
+                  "    sk_observer late_observer = {late_next, late_error, late_completed, queue, NULL};",
+                  f"    sk_signal_start(&late{index or ''}, result, &late_observer);"]
+        cleanup.append(f"sk_disposable_release(late{index or ''});")
+    lines.append("    sk_queue_virtual_run(queue, 0, NULL);")
+    lines.append("")
+    lines += [f"    {line}" for line in cleanup]
+    lines.append("    sk_disposable_release(subscription);")
+    lines.append("    sk_signal_release(result);")
+    if op == "groupBy":
+        lines.append("    sk_signal_release(groups);")
+    for name in names:
+        lines.append(f"    sk_signal_release({name});")
+    lines += ["    sk_queue_release(queue);", "    return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+
+
+RENDER = {"C": c_example, "C++": cpp_example, "Swift": swift_example, "Python": python_example}
+
+
+def examples(folder: str = MARBLES) -> dict[str, tuple[Case | None, dict[str, tuple[str, str]]]]:
+    """operator -> (its case, {language: (program, what it prints)}); an
+    operator without a case has no programs."""
+    found: dict[str, tuple[Case | None, dict[str, tuple[str, str]]]] = {}
+    for op, case in chosen_cases(read_cases(folder)).items():
+        programs: dict[str, tuple[str, str]] = {}
+        for lang in LANGUAGES if case is not None else ():
+            assert case is not None
+            try:
+                programs[lang] = (RENDER[lang](case), expected(case, lang))
+            except KeyError as missing:
+                raise SystemExit(f"tools/docs/examples.py: no {lang} spelling of the marble operator `{op}` "
+                                 f"({case.where}; {missing}): add its call to {RENDER[lang].__name__}'s table "
+                                 "(docs/maintainers/adding-an-operator.md)") from None
+        found[op] = (case, programs)
+    return found
+
+
+def write(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def run_python(folder: str) -> int:
+    """Runs each Python example as a script (runpy, in this process: one
+    interpreter's start for all of them), its standard output compared with
+    what it must print; returns 1 when any differs or raises."""
+    import contextlib
+    import difflib
+    import io
+    import runpy
+    import traceback
+    with open(os.path.join(folder, "operators.txt"), encoding="utf-8") as f:
+        ops = f.read().split()
+    failed = 0
+    for op in ops:
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                runpy.run_path(os.path.join(folder, "python", f"{op}.py"), run_name="__main__")
+        except Exception:  # noqa: BLE001 - reported, and the run fails
+            out.write(traceback.format_exc())
+        with open(os.path.join(folder, "expected", "python", f"{op}.txt"), encoding="utf-8") as f:
+            want = f.read()
+        if out.getvalue() != want:
+            failed += 1
+            sys.stderr.writelines(difflib.unified_diff(want.splitlines(True), out.getvalue().splitlines(True),
+                                                       f"expected/python/{op}.txt", f"python/{op}.py's output"))
+    if failed:
+        print(f"examples.py: {failed} of {len(ops)} Python examples printed something else (above)", file=sys.stderr)
+        return 1
+    print(f"examples.py: {len(ops)} Python examples printed what they must")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--out", help="writes DIR/{c,cpp,python,expected}/ for make test-op-examples")
+    group.add_argument("--write-swift", action="store_true", help=f"writes {os.path.relpath(SWIFT_DIR, ROOT)}")
+    group.add_argument("--check-swift", action="store_true", help="fails when the Swift examples are stale")
+    group.add_argument("--run-python", metavar="DIR",
+                       help="runs DIR/python/*.py (written by --out) in this interpreter, which has the package, "
+                       "each output compared with DIR/expected/python")
+    args = parser.parse_args()
+    if args.run_python:
+        return run_python(args.run_python)
+    found = examples()
+    missing = sorted(op for op, (case, _) in found.items() if case is None)
+    if missing:
+        print(f"examples.py: no marble case fits an example of {', '.join(missing)} (one `op` line of the operator, "
+              "no `dispose`): add one to Tests/marbles, or name one in CHOSEN", file=sys.stderr)
+        return 1
+    swift = swift_files({op: case for op, (case, _) in found.items()})
+    if args.out:
+        for op, (_, programs) in found.items():
+            for lang, folder, ext in (("C", "c", "c"), ("C++", "cpp", "cpp"), ("Python", "python", "py")):
+                write(os.path.join(args.out, folder, f"{op}.{ext}"), programs[lang][0])
+            for lang, folder in (("C", "c"), ("C++", "cpp"), ("Python", "python"), ("Swift", "swift")):
+                write(os.path.join(args.out, "expected", folder, f"{op}.txt"), programs[lang][1])
+        # The C++ examples as one program: each in a namespace of its own
+        # (its main a function there), run by name.
+        ops = sorted(found)
+        unit = ["// GENERATED: every operator example of tools/docs/examples.py in one program.",
+                "#include <signalkit_test.hpp>", "", "#include <cstddef>", "#include <cstdint>", "#include <cstring>",
+                "#include <iostream>", "#include <string>", "#include <vector>", ""]
+        unit += [f"namespace example_{op} {{\n#include \"{op}.cpp\"\n}}" for op in ops]
+        unit += ["", "int main(int argc, char **argv) {", "    if (argc != 2) return 2;"]
+        unit += [f"    if (std::strcmp(argv[1], \"{op}\") == 0) return example_{op}::main();" for op in ops]
+        unit += ["    return 2;", "}"]
+        write(os.path.join(args.out, "cpp", "all.cxx"), "\n".join(unit) + "\n")
+        write(os.path.join(args.out, "operators.txt"), "\n".join(ops) + "\n")
+        print(f"examples.py: {len(found)} operators, an example each in {', '.join(LANGUAGES)}, in {args.out}")
+        return 0
+    if args.write_swift:
+        for name in os.listdir(SWIFT_DIR) if os.path.isdir(SWIFT_DIR) else []:
+            if name.endswith(".swift") and name not in swift:
+                os.remove(os.path.join(SWIFT_DIR, name))
+        for name, text in swift.items():
+            write(os.path.join(SWIFT_DIR, name), text)
+        for op, (_, programs) in found.items():
+            write(os.path.join(SWIFT_EXPECTED, f"{op}.txt"), programs["Swift"][1])
+        return 0
+    stale = []
+    present = set(os.listdir(SWIFT_DIR)) if os.path.isdir(SWIFT_DIR) else set()
+    for name, text in swift.items():
+        path = os.path.join(SWIFT_DIR, name)
+        if name not in present or open(path, encoding="utf-8").read() != text:
+            stale.append(path)
+    stale += [os.path.join(SWIFT_DIR, name) for name in present - set(swift) if name.endswith(".swift")]
+    for op, (_, programs) in found.items():
+        path = os.path.join(SWIFT_EXPECTED, f"{op}.txt")
+        if not os.path.exists(path) or open(path, encoding="utf-8").read() != programs["Swift"][1]:
+            stale.append(path)
+    for path in stale:
+        print(f"{os.path.relpath(path, ROOT)} is not what the marble table gives: run `make api-update` "
+              "(tools/docs/examples.py --write-swift) and commit it", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
