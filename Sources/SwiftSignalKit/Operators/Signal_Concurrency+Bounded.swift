@@ -16,6 +16,7 @@ import Darwin
 /// Thread-safety: the sequence is a value; iterate it once, from one task at
 /// a time (as any `AsyncIterator`). The signal may emit from any thread.
 public struct SignalBoundedValues<T, E: Error>: AsyncSequence {
+    /// The signal's value type: what each `next()` returns.
     public typealias Element = T
 
     let signal: Signal<T, E>
