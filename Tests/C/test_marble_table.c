@@ -274,6 +274,17 @@ static void binary_fn(void *ctx, const sk_value *accumulator, const sk_value *va
     sk_value_set_int64(out, a);
 }
 
+/* The side effects' functions (the shapes tap and work): they do nothing,
+ * and the case checks that the events pass unchanged. */
+static void look_fn(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+}
+
+static void work_fn(void *ctx) {
+    (void)ctx;
+}
+
 /* The named inputs a value `i` maps to (switchMap, concatMap, mergeMap). */
 typedef struct inner_table {
     sk_signal *signals[MAX_INPUTS];
@@ -300,7 +311,8 @@ static sk_signal *inner_signal_fn(void *ctx, const sk_value *value) {
     return inner_signal(ctx, value);
 }
 
-/* For concatMap: the value becomes a signal value, run by sk_signal_queue. */
+/* For concatMap, switchToLatest, queue and throttled: the value becomes a
+ * signal value. */
 static void inner_value_fn(void *ctx, const sk_value *value, sk_value *out) {
     sk_signal *signal = inner_signal(ctx, value);
     if (signal) {
@@ -468,14 +480,15 @@ static const sk_test_operator *find_operator(const char *marble) {
  * -1 with `why` when the line's arguments do not fit the shape. Every shape
  * reads its arguments one way: a count (negative: one past any, SIZE_MAX),
  * a function of the vocabulary, a value, an input's name, a function and
- * an initial integer (reduce), inputs' names (signals), or frames on the
- * case's virtual queue (time). */
+ * an initial integer (reduce), inputs' names (signals), frames on the
+ * case's virtual queue (time); none for the case's queue (on) and a
+ * function that does nothing (tap, work). */
 static int apply_standard(marble_case *c, const words *w, const sk_test_operator *op, sk_signal *in, sk_signal **made,
                           char *why, size_t size) {
     static const size_t arguments[] = {
         [SHAPE_UNARY] = 1, [SHAPE_COUNT] = 2, [SHAPE_PREDICATE] = 2, [SHAPE_MAP] = 2, [SHAPE_VALUE] = 2,
-        [SHAPE_SIGNAL] = 2, [SHAPE_REDUCE] = 3, [SHAPE_SIGNALS] = 0, [SHAPE_TIME] = 2, [SHAPE_ON] = 0,
-        [SHAPE_TAP] = 0, [SHAPE_WORK] = 0,
+        [SHAPE_SIGNAL] = 2, [SHAPE_REDUCE] = 3, [SHAPE_SIGNALS] = 0, [SHAPE_TIME] = 2, [SHAPE_ON] = 1,
+        [SHAPE_TAP] = 1, [SHAPE_WORK] = 1,
     };
     if (arguments[op->shape] != 0 && !arg_count(w, arguments[op->shape], why, size)) {
         return -1;
@@ -523,9 +536,11 @@ static int apply_standard(marble_case *c, const words *w, const sk_test_operator
         if (!arg_long(w, 1, &n, why, size)) return -1;
         return op->fn.time(made, in, (double)n * FRAME, c->queue);
     case SHAPE_ON:
+        return op->fn.on(made, in, c->queue);
     case SHAPE_TAP:
+        return op->fn.tap(made, in, look_fn, NULL, NULL);
     case SHAPE_WORK:
-        break; /* no marble name has them (tools/api/operators.py) */
+        return op->fn.work(made, in, work_fn, NULL, NULL);
     }
     snprintf(why, size, "`%s`: the C runner has no reading of its shape", op->marble);
     return -1;
@@ -593,6 +608,18 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
         if (status == SK_OK) {
             status = sk_signal_queue(&made, values);
+            sk_signal_release(values);
+        }
+    } else if (strcmp(op, "switchToLatest") == 0 || strcmp(op, "queue") == 0 || strcmp(op, "throttled") == 0) {
+        /* A signal of signals: each value `i` the `i`-th named input. */
+        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(named, named_count);
+        sk_signal *values = NULL;
+        status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
+        if (status == SK_OK) {
+            status = op[0] == 's' ? sk_signal_switch_to_latest(&made, values)
+                     : op[0] == 'q' ? sk_signal_queue(&made, values)
+                                    : sk_signal_throttled(&made, values);
             sk_signal_release(values);
         }
     } else if (strcmp(op, "mergeMap") == 0) {
@@ -935,7 +962,8 @@ static const char *marbles_dir(void) {
 }
 
 /* The table's files, each run by a test of its own below. */
-static const char *const FILES[] = {"catch", "combine", "dispatch", "mapping", "reduce", "share", "take", "timing"};
+static const char *const FILES[] = {"catch",  "combine", "dispatch", "mapping",
+                                     "reduce", "share",   "side_effects", "take", "timing"};
 
 static void run_table_file(const char *name) {
     char path[512];
@@ -949,9 +977,11 @@ static void run_table_file(const char *name) {
 
 Test(marble_table, catch_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("catch"); }
 Test(marble_table, combine_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("combine"); }
+Test(marble_table, dispatch_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("dispatch"); }
 Test(marble_table, mapping_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("mapping"); }
 Test(marble_table, reduce_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("reduce"); }
 Test(marble_table, share_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("share"); }
+Test(marble_table, side_effects_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("side_effects"); }
 Test(marble_table, take_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("take"); }
 Test(marble_table, timing_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("timing"); }
 

@@ -164,6 +164,14 @@ enum MarbleOperators {
             return signal |> takeUntil(notifier[0])
         case "last":
             return signal |> last |> map { $0 ?? .list([]) }
+        case "then":
+            let next = try self.named(arguments, inputs, operation)
+            guard next.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `then` names one input")
+            }
+            return signal |> then(next[0])
+        case "ignoreValues":
+            return signal |> ignoreValues |> map { (never: Never) -> MarbleValue in }
         // Reduce
         case "scan":
             let f = try self.binary(self.word(arguments, 0, operation))
@@ -217,6 +225,21 @@ enum MarbleOperators {
                 return signal |> mapToSignal(select)
             }
             return signal |> mapToQueue(select)
+        case "switchToLatest", "queue", "throttled":
+            // A signal of signals: each value `i` the `i`-th named input.
+            let signals = try self.named(arguments, inputs, operation)
+            let inner = signal |> map { value -> MarbleSignal in
+                let index = value.int
+                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+            }
+            switch operation.name {
+            case "switchToLatest":
+                return inner |> switchToLatest
+            case "queue":
+                return inner |> SwiftSignalKit.queue
+            default:
+                return inner |> throttled
+            }
         case "mergeMap":
             let limit = try self.integer(arguments, 0, operation)
             let signals = try self.named(Array(arguments.dropFirst()), inputs, operation)
@@ -242,6 +265,25 @@ enum MarbleOperators {
             let count = try self.integer(arguments, 0, operation)
             let frames = try self.integer(arguments, 1, operation)
             return signal |> retry(count: count, delay: scheduler.seconds(frames), queue: scheduler.queue)
+        // Side effects: each function does nothing, and the case checks that
+        // the events pass unchanged.
+        case "beforeNext":
+            return signal |> beforeNext { _ in }
+        case "afterNext":
+            return signal |> afterNext { _ in }
+        case "beforeStarted":
+            return signal |> beforeStarted {}
+        case "beforeCompleted":
+            return signal |> beforeCompleted {}
+        case "afterCompleted":
+            return signal |> afterCompleted {}
+        case "afterDisposed":
+            return signal |> afterDisposed {}
+        // Threads: the case's virtual queue
+        case "deliverOn":
+            return signal |> deliverOn(scheduler.queue)
+        case "runOn":
+            return signal |> runOn(scheduler.queue)
         // Timing (durations in frames)
         case "deliverOnBounded", "onBackpressureBuffer":
             let capacity = try self.integer(arguments, 0, operation)

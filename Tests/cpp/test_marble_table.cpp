@@ -330,6 +330,14 @@ struct operation {
     std::vector<sk::signal> inputs() const { return st.named(w, 1); }
     sk::seconds_t seconds() const { return static_cast<double>(int_argument(w, 1)) * frame; }
     const sk::queue &queue() const { return st.queue; }
+    /* The side effects' functions (the shapes tap and work): they do nothing,
+     * and the case checks that the events pass unchanged. */
+    std::function<void(sk::value_view)> look() const {
+        return [](sk::value_view) {};
+    }
+    std::function<void()> work() const {
+        return [] {};
+    }
 };
 
 /* The operators of a standard shape, listed in marble_operators.hpp, which
@@ -390,6 +398,17 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
                     sk::signal chosen = inner_signal(inner, v);
                     return chosen ? sk::value(chosen) : sk::value();
                 }).queue_signals();
+    }
+    if (op == "switchToLatest" || op == "queue" || op == "throttled") {
+        /* A signal of signals: each value `i` the `i`-th named input. */
+        std::vector<sk::signal> inner = st.named(w, 1);
+        sk::signal signals = s.map([inner](sk::value_view v) {
+            sk::signal chosen = inner_signal(inner, v);
+            return chosen ? sk::value(chosen) : sk::value();
+        });
+        return op == "switchToLatest" ? signals.switch_to_latest()
+               : op == "queue"        ? signals.queue_signals()
+                                      : signals.throttled();
     }
     if (op == "mergeMap") {
         std::int64_t n = int_argument(w, 1);

@@ -62,6 +62,29 @@ LANGUAGES = ("C", "C++", "Swift", "Python")
 # first case runs one at a time (a concatMap).
 CHOSEN = {"scan": "scan_from_an_initial_value", "mergeMap": "mergeMap_two_at_a_time_makes_the_third_wait"}
 
+# Operators whose arguments name inner signals: a value `i` selects the
+# `i`-th (switchMap, concatMap, mergeMap map to it; switchToLatest, queue and
+# throttled run a signal of signals, the values mapped to them).
+INNERS = {"switchMap", "concatMap", "mergeMap", "switchToLatest", "queue", "throttled"}
+META = {"switchToLatest": "switch_to_latest", "queue": "queue", "throttled": "throttled"}
+
+# The side effects: what each example's function prints (with its frame),
+# whether it takes the value, and where its line goes among the subscriber's
+# (before or after which event). Their snake_case name is the C, C++ and
+# Python one.
+SIDE = {"beforeNext": ("before", True, "before", "next"), "afterNext": ("after", True, "after", "next"),
+        "beforeStarted": ("starting", False, "start", ""),
+        "beforeCompleted": ("before the completion", False, "before", "completed"),
+        "afterCompleted": ("after the completion", False, "after", "completed"),
+        "afterDisposed": ("disposed", False, "after", "end")}
+# The queue hops, on the example's virtual queue.
+HOPS = {"deliverOn", "runOn"}
+
+
+def snake(op: str) -> str:
+    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), op)
+
+
 # Operators that emit tuples in Swift (lists in Python, arrays in C and C++).
 TUPLES = {"zip", "zip3", "combineLatest", "withLatestFrom", "pairwise"}
 
@@ -219,9 +242,22 @@ def expected(case: Case, lang: str) -> str:
     tuple_form = lang == "Swift" and op in TUPLES
     lines: list[tuple[int, int, int, str]] = []
     for index, (label, diagram) in enumerate([("", case.out)] + [("late ", d) for _, _, d in case.also]):
-        for order, (frame, kind, value) in enumerate(events(diagram, case.values)):
+        said: list[tuple[int, str]] = []
+        side = SIDE.get(op) if index == 0 else None
+        if side and side[2] == "start":
+            said.append((0, side[0]))
+        for frame, kind, value in events(diagram, case.values):
             text = show(value, tuple_form) if kind == "next" else kind
-            lines.append((frame, index, order, f"{frame}: {label}{text}"))
+            effect = None
+            if side and (side[3] == kind or (side[3] == "end" and kind != "next")):
+                effect = (frame, f"{side[0]} {text}" if side[1] else side[0])
+            if effect and side and side[2] == "before":
+                said.append(effect)
+            said.append((frame, f"{label}{text}"))
+            if effect and side and side[2] == "after":
+                said.append(effect)
+        for order, (frame, text) in enumerate(said):
+            lines.append((frame, index, order, f"{frame}: {text}"))
     return "".join(line + "\n" for *_, line in sorted(lines))
 
 
@@ -263,6 +299,12 @@ def python_op(case: Case) -> str:
         "startWith": lambda: f"{a}.start_with({args[0]})",
         "switchMap": lambda: f"{a}.map_to_signal(lambda i: {inners}[i])",
         "concatMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent=1)",
+        "switchToLatest": lambda: f"{a}.map(lambda i: {inners}[i]).switch_to_latest()",
+        "queue": lambda: f"{a}.map(lambda i: {inners}[i]).queue()",
+        "throttled": lambda: f"{a}.map(lambda i: {inners}[i]).throttled()",
+        "last": lambda: f"{a}.last()", "ignoreValues": lambda: f"{a}.ignore_values()",
+        "then": lambda: f"{a}.then({args[0]})",
+        "deliverOn": lambda: f"{a}.deliver_on(scheduler.queue)", "runOn": lambda: f"{a}.run_on(scheduler.queue)",
         "mergeMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]})",
         "groupBy": lambda: (f"{a}.group_by({lam(args[0])}).merge_map(\n"
                             f"    lambda group: group[1].map(lambda x, key=group[0]: [key, x]))"),
@@ -283,6 +325,10 @@ def python_op(case: Case) -> str:
                                      f"overflow=\"{POLICIES[args[1]][0]}\")"),
         "onBackpressureBuffer": lambda: f"{a}.on_backpressure_buffer({args[0]}, \"{POLICIES[args[1]][0]}\")",
     }
+    if op in SIDE:
+        words, takes, _, _ = SIDE[op]
+        said = f"{{scheduler.now}}: {words}" + (" {x}" if takes else "")
+        return f"{a}.{snake(op)}(lambda{' x' if takes else ''}: print(f\"{said}\"))"
     return table[op]()
 
 
@@ -339,6 +385,12 @@ def cpp_op(case: Case) -> str:
         "startWith": lambda: f"sk::start_with({args[0]})",
         "switchMap": lambda: f"sk::map_to_signal({select})",
         "concatMap": lambda: f"sk::merge_map(1, {select})",
+        "switchToLatest": lambda: f"sk::map({select}) | sk::switch_to_latest()",
+        "queue": lambda: f"sk::map({select}) | sk::queue_signals()",
+        "throttled": lambda: f"sk::map({select}) | sk::throttled()",
+        "last": lambda: "sk::last()", "ignoreValues": lambda: "sk::ignore_values()",
+        "then": lambda: f"sk::then({args[0]})",
+        "deliverOn": lambda: "sk::deliver_on(queue)", "runOn": lambda: "sk::run_on(queue)",
         "mergeMap": lambda: f"sk::merge_map({args[0]}, {select})",
         "share": lambda: "sk::share()", "replay": lambda: f"sk::replay({args[0]})",
         "retry": lambda: f"sk::retry_count({args[0]})",
@@ -363,6 +415,12 @@ def cpp_op(case: Case) -> str:
                             "              [key](std::int64_t x) { return sk::value(std::vector<sk::value>{key, x}); });\n"
                             "      })"),
     }
+    if op in SIDE:
+        words, takes, _, _ = SIDE[op]
+        param, value = ("std::int64_t x", " << x") if takes else ("", "")
+        return (f"{a} | sk::{snake(op)}([&queue]({param}) {{\n"
+                f"        std::cout << queue.now().count() / 1000000 << \": {words}{' ' if takes else ''}\"{value} << \"\\n\";\n"
+                "    })")
     free = {"zip": "zip", "zip3": "zip", "combineLatest": "combine_latest", "merge": "merge", "concat": "concat"}
     if op in free:
         return f"sk::{free[op]}({{{', '.join(args)}}})"
@@ -380,7 +438,7 @@ def cpp_example(case: Case) -> str:
     lines = [f"// {op}: the marble case {case.name}",
              f"// ({case.where.rsplit(':', 1)[0]}) on virtual time. Generated by tools/docs/examples.py.",
              "#include <signalkit_test.hpp>", "", "#include <cstdint>", "#include <iostream>", "#include <string>"]
-    if op in ("switchMap", "concatMap", "mergeMap", "groupBy"):
+    if op in INNERS | {"groupBy"}:
         lines.append("#include <vector>")
     if op == "groupBy":
         lines.insert(lines.index("#include <cstdint>"), "#include <cstddef>")
@@ -393,7 +451,7 @@ def cpp_example(case: Case) -> str:
         lines.append(f"    sk::signal {name} = sk::test::{'hot' if hot else 'cold'}(queue, frame, \"{diagram}\", "
                      "digits).signal;")
     body = cpp_op(case).replace("\n", "\n    ")
-    if op in ("switchMap", "concatMap", "mergeMap"):
+    if op in INNERS:
         inner_names = case.ops[0][2:] if op == "mergeMap" else case.ops[0][1:]
         lines.append(f"    const std::vector<sk::signal> inners = {{{', '.join(inner_names)}}};")
     lines += [f"    sk::signal result = {body};",
@@ -455,6 +513,13 @@ def swift_op(case: Case) -> str:
         "startWith": lambda: f"{a} |> startWith({args[0]})",
         "switchMap": lambda: f"{a} |> mapToSignal {{ {inners}[$0] }}",
         "concatMap": lambda: f"{a} |> mapToQueue {{ {inners}[$0] }}",
+        "switchToLatest": lambda: f"{a} |> map {{ {inners}[$0] }} |> switchToLatest",
+        "queue": lambda: f"{a} |> map {{ {inners}[$0] }} |> queue",
+        "throttled": lambda: f"{a} |> map {{ {inners}[$0] }} |> throttled",
+        "last": lambda: f"{a} |> last |> map {{ $0 ?? 0 }}  // last sends nil when a sends no value",
+        "deliverOn": lambda: f"{a} |> deliverOn(scheduler.queue)", "runOn": lambda: f"{a} |> runOn(scheduler.queue)",
+        "ignoreValues": lambda: f"{a} |> ignoreValues",
+        "then": lambda: f"{a} |> then({args[0]}.signal)",
         "mergeMap": lambda: f"{a} |> mergeMap(maxConcurrent: {args[0]}) {{ {inners}[$0] }}",
         "groupBy": lambda: (f"{a}\n    |> groupBy {swift_fn(args[0])}\n"
                             "    |> mergeMap { group in group.1 |> map { [group.0, $0] } }"),
@@ -477,6 +542,10 @@ def swift_op(case: Case) -> str:
         "onBackpressureBuffer": lambda: (f"{a} |> onBackpressureBuffer(capacity: {args[0]}, "
                                          f"overflow: .{POLICIES[args[1]][2]})"),
     }
+    if op in SIDE:
+        words, takes, _, _ = SIDE[op]
+        seen = " \\($0)" if takes else ""
+        return f"{a} |> {op} {{ print(\"\\(scheduler.now): {words}{seen}\") }}"
     return table[op]()
 
 
@@ -491,9 +560,13 @@ def swift_body(case: Case) -> str:
     lines += [f"let result = {swift_op(case)}",
               "func show(_ event: Any, _ label: String = \"\") {",
               "    print(\"\\(scheduler.now): \\(label)\\(event)\")",
-              "}",
-              "let subscription = result.start(next: { show($0) }, error: { _ in show(\"error\") },",
-              "                                completed: { show(\"completed\") })"]
+              "}"]
+    if case.ops[0][0] == "ignoreValues":
+        # A signal of Never: no value to show.
+        lines.append("let subscription = result.start(error: { _ in show(\"error\") }, completed: { show(\"completed\") })")
+    else:
+        lines += ["let subscription = result.start(next: { show($0) }, error: { _ in show(\"error\") },",
+                  "                                completed: { show(\"completed\") })"]
     for index, (at, _, _) in enumerate(case.also):
         lines += [f"try scheduler.advance(toFrame: {at})",
                   f"let late{index or ''} = result.start(next: {{ show($0, \"late \") }}, "
@@ -571,6 +644,12 @@ def c_example(case: Case) -> str:
         helpers += c_function(spec) + [""]
     fn = c_name(specs[0]) if specs else ""
     inner_names = args[1:] if op == "mergeMap" else args
+    if op in META:
+        helpers += ["/* The value i as a signal value: inners[i]. */",
+                    "static void select_inner(void *ctx, const sk_value *value, sk_value *out) {",
+                    "    sk_signal **inners = ctx;", "    int64_t i = 0;", "    sk_value_get_int64(value, &i);",
+                    "    sk_value_set_signal(out, inners[i]);", "}", ""]
+        setup.append(f"sk_signal *inners[] = {{{', '.join(inner_names)}}};")
     if op in ("switchMap", "concatMap", "mergeMap"):
         helpers += ["/* The inner signal a value i selects: inners[i] (+1). */",
                     "static sk_signal *select_inner(void *ctx, const sk_value *value) {",
@@ -620,6 +699,13 @@ def c_example(case: Case) -> str:
         "switchMap": f"sk_signal_map_to_signal(&result, {a}, select_inner, inners, NULL)",
         "concatMap": f"sk_signal_merge_map(&result, {a}, 1, select_inner, inners, NULL)",
         "mergeMap": f"sk_signal_merge_map(&result, {a}, {args[0] if args else ''}, select_inner, inners, NULL)",
+        **{meta: f"sk_signal_map(&signals, {a}, select_inner, inners, NULL);\n    "
+                 f"sk_signal_{META[meta]}(&result, signals)" for meta in META},
+        "last": f"sk_signal_last(&result, {a})", "ignoreValues": f"sk_signal_ignore_values(&result, {a})",
+        "deliverOn": f"sk_signal_deliver_on(&result, {a}, queue)", "runOn": f"sk_signal_run_on(&result, {a}, queue)",
+        **{side: f"sk_signal_{snake(side)}(&result, {a}, {'look' if SIDE[side][1] else 'work'}, queue, NULL)"
+           for side in SIDE},
+        "then": f"sk_signal_then(&result, {a}, {args[0] if args else ''})",
         "share": f"sk_signal_share(&result, {a})",
         "replay": f"sk_signal_replay(&result, {a}, {args[0] if args else ''})",
         "retry": f"sk_signal_retry_count(&result, {a}, {args[0] if args else ''}, 0, NULL)",
@@ -663,6 +749,16 @@ def c_example(case: Case) -> str:
     lines += ["/* The frame of virtual time the queue's clock is in (1 ms each). */",
               "static long long frame_of(void *queue) {", "    int64_t now = 0;",
               "    sk_queue_virtual_now(queue, &now);", "    return (long long)(now / 1000000);", "}", ""]
+    if op in SIDE:
+        words, takes, _, _ = SIDE[op]
+        if takes:
+            lines += ["/* The side effect (ctx: the queue): prints the value it sees. */",
+                      "static void look(void *queue, const sk_value *value) {", "    int64_t x = 0;",
+                      "    sk_value_get_int64(value, &x);",
+                      f"    printf(\"%lld: {words} %lld\\n\", frame_of(queue), (long long)x);", "}", ""]
+        else:
+            lines += ["/* The side effect (ctx: the queue): says when it runs. */",
+                      f"static void work(void *queue) {{ printf(\"%lld: {words}\\n\", frame_of(queue)); }}", ""]
 
     def callbacks(prefix: str, label: str) -> list[str]:
         """A subscriber's three callbacks (ctx: the queue), `label` after
@@ -684,7 +780,8 @@ def c_example(case: Case) -> str:
     lines += ["", "int main(void) {", "    const double frame = 0.001; /* a frame is 1 ms of virtual time */",
               "    sk_marble_value digits[10]; /* each digit of the diagrams stands for its integer */",
               "    sk_queue *queue;",
-              f"    sk_signal *{', *'.join(names)}, *result{', *groups' if op == 'groupBy' else ''};",
+              f"    sk_signal *{', *'.join(names)}, *result{', *groups' if op == 'groupBy' else ''}"
+              f"{', *signals' if op in META else ''};",
               "    sk_disposable *subscription" + "".join(f", *late{i or ''}" for i in range(len(case.also))) + ";",
               "    for (int i = 0; i < 10; i++) {",
               "        digits[i].symbol = (char)('0' + i);", "        sk_value_set_int64(&digits[i].value, i);",
@@ -708,6 +805,8 @@ def c_example(case: Case) -> str:
     lines.append("    sk_signal_release(result);")
     if op == "groupBy":
         lines.append("    sk_signal_release(groups);")
+    if op in META:
+        lines.append("    sk_signal_release(signals);")
     for name in names:
         lines.append(f"    sk_signal_release({name});")
     lines += ["    sk_queue_release(queue);", "    return 0;", "}"]

@@ -179,7 +179,8 @@ def apply(words, where, signal, inputs, scheduler):
         make api-update from the operator table, tools/api/operators.md),
         its arguments read as the shape says; a negative count is one past
         any (the table's meaning): size_t's largest."""
-        takes = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "time": 1}
+        takes = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "time": 1,
+                 "on": 0, "tap": 0, "work": 0}
         if shape in takes and len(args) != takes[shape]:
             raise AssertionError(f"{where}: `{name}` takes {takes[shape]} argument(s), got {len(args)}")
         arguments = {
@@ -192,6 +193,11 @@ def apply(words, where, signal, inputs, scheduler):
             "reduce": lambda: (function(args[0], where), int(args[1])),
             "signals": lambda: tuple(inputs[a] for a in args),
             "time": lambda: (frames(count()), q),
+            # A side effect's function does nothing: the case checks that
+            # the events pass unchanged.
+            "on": lambda: (q,),
+            "tap": lambda: (lambda value: None,),
+            "work": lambda: (lambda: None,),
         }[shape]()
         return method(*arguments)
 
@@ -206,6 +212,9 @@ def apply(words, where, signal, inputs, scheduler):
         "combineLatest": lambda: sk.Signal.combine_latest(*[inputs[a] for a in args]),
         "switchMap": lambda: signal.map_to_signal(lambda i: inputs[args[i]]),
         "concatMap": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
+        "switchToLatest": lambda: signal.map(lambda i: inputs[args[i]]).switch_to_latest(),
+        "queue": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
+        "throttled": lambda: signal.map(lambda i: inputs[args[i]]).throttled(),
         "mergeMap": lambda: signal.merge_map(lambda i: inputs[args[1 + i]], max_concurrent=count()),
         "deliverOnBounded": lambda: signal.deliver_on(q, capacity=count(), overflow=policy(args[1])),
         "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(count(), policy(args[1])),

@@ -269,6 +269,9 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
         "combineLatest" => Signal::combine_latest(&all_named()?, None).cast(),
         "switchMap" => signal.map_to_signal(indexed(all_named()?)),
         "concatMap" => signal.map(indexed(all_named()?)).queue(),
+        "switchToLatest" => signal.map(indexed(all_named()?)).switch_to_latest(),
+        "queue" => signal.map(indexed(all_named()?)).queue(),
+        "throttled" => signal.map(indexed(all_named()?)).throttled(),
         "mergeMap" => {
             let inners = args[1..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
             signal.merge_map(count(0)? as usize, indexed(inners))
