@@ -285,6 +285,20 @@ static void work_fn(void *ctx) {
     (void)ctx;
 }
 
+/* catch's and deferred's function: the named input (ctx, held), +1. */
+static sk_signal *fallback_fn(void *ctx, const sk_value *error) {
+    (void)error;
+    return sk_signal_retain(ctx);
+}
+
+static sk_signal *deferred_fn(void *ctx) {
+    return sk_signal_retain(ctx);
+}
+
+static void release_signal(void *ctx) {
+    sk_signal_release(ctx);
+}
+
 /* The named inputs a value `i` maps to (switchMap, concatMap, mergeMap). */
 typedef struct inner_table {
     sk_signal *signals[MAX_INPUTS];
@@ -636,6 +650,18 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
             status = sk_signal_merge_map(&made, groups, SIZE_MAX, group_values_fn, NULL, NULL);
             sk_signal_release(groups);
         }
+    } else if (strcmp(op, "catch") == 0 || strcmp(op, "deferred") == 0) {
+        NEED(2);
+        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
+        status = op[0] == 'c' ? sk_signal_catch(&made, in, fallback_fn, sk_signal_retain(named[0]), release_signal)
+                              : sk_signal_deferred(&made, deferred_fn, sk_signal_retain(named[0]), release_signal);
+    } else if (strcmp(op, "timeout") == 0) {
+        NEED(3); NUM(1, n);
+        if (!named_inputs(c, &w, 2, named, &named_count, why, size)) return false;
+        status = sk_signal_timeout(&made, in, (double)n * FRAME, c->queue, named[0]);
+    } else if (strcmp(op, "retryBackoff") == 0) {
+        NEED(3); NUM(1, n); NUM(2, d);
+        status = sk_signal_retry(&made, in, (double)n * FRAME, (double)d * FRAME, c->queue);
     } else if (strcmp(op, "retry") == 0) {
         NEED(2); NUM(1, n);
         status = sk_signal_retry_count(&made, in, n < 0 ? 0 : (size_t)n, 0, NULL);

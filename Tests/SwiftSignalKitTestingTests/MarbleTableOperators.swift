@@ -261,6 +261,34 @@ enum MarbleOperators {
         // Errors
         case "retry":
             return signal |> retry(count: try self.integer(arguments, 0, operation))
+        case "catch":
+            let fallback = try self.named(arguments, inputs, operation)
+            guard fallback.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `catch` names one input")
+            }
+            return signal |> `catch` { _ in fallback[0] }
+        case "restart":
+            return signal |> restart
+        case "restartIfError":
+            return signal |> restartIfError |> castError(MarbleFailure.self)
+        case "retryBackoff":
+            let increment = try self.integer(arguments, 0, operation)
+            let most = try self.integer(arguments, 1, operation)
+            return signal |> retry(scheduler.seconds(increment), maxDelay: scheduler.seconds(most), onQueue: scheduler.queue)
+                |> castError(MarbleFailure.self)
+        case "timeout":
+            let frames = try self.integer(arguments, 0, operation)
+            let alternate = try self.named(Array(arguments.dropFirst()), inputs, operation)
+            guard alternate.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `timeout` names one input")
+            }
+            return signal |> timeout(scheduler.seconds(frames), queue: scheduler.queue, alternate: alternate[0])
+        case "deferred":
+            let made = try self.named(arguments, inputs, operation)
+            guard made.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `deferred` names one input")
+            }
+            return deferred { made[0] }
         case "retryDelay":
             let count = try self.integer(arguments, 0, operation)
             let frames = try self.integer(arguments, 1, operation)

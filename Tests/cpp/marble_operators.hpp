@@ -25,6 +25,8 @@ const marble_operator marble_operators[] = {
     {"ignoreValues", 0, [](const operation &a) { return a.s.ignore_values(); }},
     {"share", 0, [](const operation &a) { return a.s.share(); }},
     {"replay", 1, [](const operation &a) { return a.s.replay(a.count()); }},
+    {"restart", 0, [](const operation &a) { return a.s.restart(); }},
+    {"restartIfError", 0, [](const operation &a) { return a.s.restart_if_error(); }},
     {"reduce", 2, [](const operation &a) { return a.s.reduce_left(a.initial(), a.binary()); }},
     {"scan", 2, [](const operation &a) { return a.s.scan(a.initial(), a.binary()); }},
     {"pairwise", 0, [](const operation &a) { return a.s.pairwise(); }},

@@ -426,6 +426,25 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
                     [key](sk::value_view v) { return sk::value(std::vector<sk::value>{key, sk::value(v)}); });
             });
     }
+    if (op == "catch") {
+        need(w, 1);
+        sk::signal fallback = st.input(op, w[1]);
+        return s.catch_error([fallback](sk::value_view) { return fallback; });
+    }
+    if (op == "deferred") {
+        need(w, 1);
+        sk::signal made = st.input(op, w[1]);
+        return sk::signal::deferred([made] { return made; });
+    }
+    if (op == "timeout") {
+        need(w, 2);
+        return s.timeout(static_cast<double>(int_argument(w, 1)) * frame, q, st.input(op, w[2]));
+    }
+    if (op == "retryBackoff") {
+        need(w, 2);
+        return s.retry(static_cast<double>(int_argument(w, 1)) * frame, static_cast<double>(int_argument(w, 2)) * frame,
+                       q);
+    }
     if (op == "retryDelay") {
         need(w, 2);
         std::int64_t n = int_argument(w, 1);

@@ -276,7 +276,7 @@ def examples_html(op: str, example: tuple[Any, dict[str, tuple[str, str]]] | Non
     if example is None or example[0] is None:
         return ["<h2 id='examples'>Examples</h2>",
                 f"<p class='no-example'>No example: no case of the marble table applies <code>{html.escape(op)}"
-                "</code> alone (tools/docs/examples.py).</p>"]
+                "</code> alone, or followed by <code>take</code> (tools/docs/examples.py).</p>"]
     case, programs = example
     parts = ["<h2 id='examples'>Examples</h2>",
              f"<p>The case <a href='#{html.escape(case.name)}'><code>{html.escape(case.name)}</code></a> of the "

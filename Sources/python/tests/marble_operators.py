@@ -26,6 +26,8 @@ MARBLE_OPERATORS = {
     "ignoreValues": ("unary", "ignore_values"),
     "share": ("unary", "share"),
     "replay": ("count", "replay"),
+    "restart": ("unary", "restart"),
+    "restartIfError": ("unary", "restart_if_error"),
     "reduce": ("reduce", "reduce"),
     "scan": ("reduce", "scan"),
     "pairwise": ("unary", "pairwise"),

@@ -218,6 +218,10 @@ def apply(words, where, signal, inputs, scheduler):
         "mergeMap": lambda: signal.merge_map(lambda i: inputs[args[1 + i]], max_concurrent=count()),
         "deliverOnBounded": lambda: signal.deliver_on(q, capacity=count(), overflow=policy(args[1])),
         "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(count(), policy(args[1])),
+        "catch": lambda: signal.catch(lambda error: inputs[args[0]]),
+        "deferred": lambda: sk.Signal.deferred(lambda: inputs[args[0]]),
+        "timeout": lambda: signal.timeout(frames(count()), inputs[args[1]], q),
+        "retryBackoff": lambda: signal.retry(frames(count()), frames(count(1)), q),
         "retry": lambda: signal.retry_count(count()),
         "retryDelay": lambda: signal.retry_count(count(), frames(count(1)), q),
         "groupBy": lambda: signal.group_by(function(args[0], where)).merge_map(

@@ -276,6 +276,16 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
             let inners = args[1..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
             signal.merge_map(count(0)? as usize, indexed(inners))
         }
+        "catch" => {
+            let fallback = named(&arg(0)?)?;
+            signal.catch(move |_| fallback.clone())
+        }
+        "deferred" => {
+            let made = named(&arg(0)?)?;
+            Signal::deferred(move || made.clone())
+        }
+        "timeout" => signal.timeout(frames(0)?, q, &named(&arg(1)?)?),
+        "retryBackoff" => signal.retry(frames(0)?, frames(1)?, q),
         "retry" => signal.retry_count(count(0)? as usize, None),
         "retryDelay" => signal.retry_count(count(0)? as usize, Some((frames(1)?, q))),
         "groupBy" => {

@@ -27,6 +27,8 @@ macro_rules! standard_operator {
             "ignoreValues" => Some($signal.ignore_values().cast::<AnyValue>()),
             "share" => Some($signal.share().cast::<AnyValue>()),
             "replay" => Some($signal.replay(usize::try_from($count(0)?).unwrap_or(usize::MAX)).cast::<AnyValue>()),
+            "restart" => Some($signal.restart().cast::<AnyValue>()),
+            "restartIfError" => Some($signal.restart_if_error().cast::<AnyValue>()),
             "reduce" => Some({ let f = binary(&$arg(0)?, $at)?; $signal.reduce(AnyValue::Int($count(1)?), move |a: AnyValue, x: AnyValue| AnyValue::Int(f(int(&a), int(&x)))) }.cast::<AnyValue>()),
             "scan" => Some({ let f = binary(&$arg(0)?, $at)?; $signal.scan(AnyValue::Int($count(1)?), move |a: AnyValue, x: AnyValue| AnyValue::Int(f(int(&a), int(&x)))) }.cast::<AnyValue>()),
             "pairwise" => Some($signal.pairwise().cast::<AnyValue>()),
