@@ -285,6 +285,25 @@ static void work_fn(void *ctx) {
     (void)ctx;
 }
 
+/* takeUntilAction's function: pass the value when the first predicate
+ * holds, complete after it when the second does. */
+typedef struct take_action_spec {
+    fn_spec *pass, *complete;
+} take_action_spec;
+
+static int take_action_fn(void *ctx, const sk_value *value) {
+    const take_action_spec *spec = ctx;
+    return (predicate_fn(spec->pass, value) ? SK_TAKE_PASS : 0) |
+           (predicate_fn(spec->complete, value) ? SK_TAKE_COMPLETE : 0);
+}
+
+static void take_action_release(void *ctx) {
+    take_action_spec *spec = ctx;
+    free(spec->pass);
+    free(spec->complete);
+    free(spec);
+}
+
 /* catch's and deferred's function: the named input (ctx, held), +1. */
 static sk_signal *fallback_fn(void *ctx, const sk_value *error) {
     (void)error;
@@ -650,6 +669,20 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
             status = sk_signal_merge_map(&made, groups, SIZE_MAX, group_values_fn, NULL, NULL);
             sk_signal_release(groups);
         }
+    } else if (strcmp(op, "takeUntilAction") == 0) {
+        NEED(3);
+        fn_spec *complete = NULL;
+        FN(1, FN_PREDICATE);
+        complete = parse_function(w.word[2], FN_PREDICATE, why, size);
+        if (!complete) {
+            free(spec);
+            return false;
+        }
+        take_action_spec *both = malloc(sizeof *both);
+        cr_assert_not_null(both);
+        both->pass = spec;
+        both->complete = complete;
+        status = sk_signal_take_until(&made, in, take_action_fn, both, take_action_release);
     } else if (strcmp(op, "catch") == 0 || strcmp(op, "deferred") == 0) {
         NEED(2);
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;

@@ -162,6 +162,12 @@ enum MarbleOperators {
                 throw MarbleTableError(message: "line \(operation.line): `takeUntil` names one input")
             }
             return signal |> takeUntil(notifier[0])
+        case "takeUntilAction":
+            // Pass a value when the first predicate holds, complete after it
+            // when the second does.
+            let pass = try self.predicate(self.word(arguments, 0, operation))
+            let complete = try self.predicate(self.word(arguments, 1, operation))
+            return signal |> take(until: { SignalTakeAction(passthrough: pass($0.int), complete: complete($0.int)) })
         case "last":
             return signal |> last |> map { $0 ?? .list([]) }
         case "then":

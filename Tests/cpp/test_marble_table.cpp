@@ -426,6 +426,15 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
                     [key](sk::value_view v) { return sk::value(std::vector<sk::value>{key, sk::value(v)}); });
             });
     }
+    if (op == "takeUntilAction") {
+        need(w, 2);
+        function pass = parse_function(w[1], fn_class::predicate);
+        function complete = parse_function(w[2], fn_class::predicate);
+        return s.take_until([pass, complete](sk::value_view v) {
+            return (apply_predicate(pass, v) ? sk::take_pass : sk::take_drop) |
+                   (apply_predicate(complete, v) ? sk::take_complete : sk::take_drop);
+        });
+    }
     if (op == "catch") {
         need(w, 1);
         sk::signal fallback = st.input(op, w[1]);

@@ -201,6 +201,12 @@ def apply(words, where, signal, inputs, scheduler):
         }[shape]()
         return method(*arguments)
 
+    def take_action(passes, completes):
+        """take_until whose function passes a value when `passes` holds and
+        completes after it when `completes` does."""
+        return signal.take_until(lambda value: (sk.TAKE_PASS if passes(value) else 0) |
+                                 (sk.TAKE_COMPLETE if completes(value) else 0))
+
     if name in MARBLE_OPERATORS:
         shape, method = MARBLE_OPERATORS[name]
         return apply_standard(shape, getattr(signal, method) if shape != "signals" else getattr(sk.Signal, method))
@@ -218,6 +224,7 @@ def apply(words, where, signal, inputs, scheduler):
         "mergeMap": lambda: signal.merge_map(lambda i: inputs[args[1 + i]], max_concurrent=count()),
         "deliverOnBounded": lambda: signal.deliver_on(q, capacity=count(), overflow=policy(args[1])),
         "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(count(), policy(args[1])),
+        "takeUntilAction": lambda: take_action(function(args[0], where), function(args[1], where)),
         "catch": lambda: signal.catch(lambda error: inputs[args[0]]),
         "deferred": lambda: sk.Signal.deferred(lambda: inputs[args[0]]),
         "timeout": lambda: signal.timeout(frames(count()), inputs[args[1]], q),

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use signalkit::testing::{SubscriptionLog, TestScheduler};
-use signalkit::{AnyValue, Observer, Overflow, Signal, Subscription};
+use signalkit::{AnyValue, Observer, Overflow, Signal, Subscription, TakeAction};
 
 // standard_operator!: the operators of a standard shape, made from the
 // operator table (`make api-update`).
@@ -275,6 +275,11 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
         "mergeMap" => {
             let inners = args[1..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
             signal.merge_map(count(0)? as usize, indexed(inners))
+        }
+        "takeUntilAction" => {
+            let pass = predicate(&arg(0)?, at)?;
+            let complete = predicate(&arg(1)?, at)?;
+            signal.take_until(move |v| TakeAction { pass: pass(int(v)), complete: complete(int(v)) })
         }
         "catch" => {
             let fallback = named(&arg(0)?)?;

@@ -56,6 +56,7 @@ let examples: [String: () throws -> Void] = [
     "switchToLatest": Example_switchToLatest.run,
     "take": Example_take.run,
     "takeUntil": Example_takeUntil.run,
+    "takeUntilAction": Example_takeUntilAction.run,
     "takeWhile": Example_takeWhile.run,
     "takeWhileInclusive": Example_takeWhileInclusive.run,
     "then": Example_then.run,
