@@ -2268,8 +2268,10 @@ int sk_signal_deliver_on(sk_signal **out, sk_signal *signal, sk_queue *queue);
 
 /**
  * @brief What a bounded buffer (sk_signal_on_backpressure_buffer(),
- *        sk_signal_deliver_on_bounded()) does with a value that arrives
- *        when `capacity` values are pending. Named after RxJava's
+ *        sk_signal_deliver_on_bounded()) or a bounded place
+ *        (sk_signal_zip_bounded(), sk_signal_merge_map_bounded(),
+ *        sk_signal_queue_bounded(), sk_signal_buffer_time_bounded()) does
+ *        with a value that arrives when `capacity` values are pending. Named after RxJava's
  *        BackpressureOverflowStrategy and Akka Streams' OverflowStrategy.
  */
 typedef enum sk_overflow {
@@ -2376,6 +2378,139 @@ int sk_signal_on_backpressure_buffer(sk_signal **out, sk_signal *signal, size_t 
  *   producing thread may wait.
  */
 int sk_signal_deliver_on_bounded(sk_signal **out, sk_signal *signal, sk_queue *queue, size_t capacity, sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
+/**
+ * @brief sk_signal_zip() with at most `capacity` values waiting per signal,
+ *        `overflow` deciding about the next: a signal that runs ahead of
+ *        the others holds at most `capacity` values.
+ *
+ * The policies apply to each signal's own waiting values
+ * (SK_OVERFLOW_DROP_OLDEST drops that signal's oldest). SK_OVERFLOW_ERROR
+ * fails the stream at once: the value that overflowed and every value
+ * waiting (none has its partners yet) are dropped. SK_OVERFLOW_BLOCK makes
+ * the producer of the signal that is ahead wait until the others catch up;
+ * when that thread has also put into another of the signals (it would wait
+ * for itself), the stream fails instead ("... cannot block: ..."); not
+ * detected: a thread that will feed another signal later. Each value
+ * dropped, also those put after a failure, is passed to `on_drop`. Values
+ * waiting when the subscription ends are released without being passed to
+ * `on_drop`. Completion and errors as sk_signal_zip(); each array value is
+ * new.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signals   `count` signals, borrowed. May be NULL only when `count`
+ *                  is 0 (the result completes at once without a value).
+ * @param count     The number of signals, as sk_signal_zip()'s.
+ * @param capacity  The most values waiting per signal, >= 1; 0 is
+ *                  SK_ERR_INVALID_ARGUMENT ("capacity is 0").
+ * @param overflow  An sk_overflow; another number is
+ *                  SK_ERR_INVALID_ARGUMENT.
+ * @param on_drop   May be NULL (drops are then not reported). Called once
+ *                  per dropped value, on the thread that dropped it, never
+ *                  under a lock of the library, possibly on several
+ *                  producing threads at once.
+ * @param ctx       Passed to `on_drop` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Arrays are delivered as sk_signal_zip()'s. With
+ *   SK_OVERFLOW_BLOCK a producing thread may wait.
+ */
+int sk_signal_zip_bounded(sk_signal **out, sk_signal *const *signals, size_t count, size_t capacity, sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
+/**
+ * @brief sk_signal_merge_map() with at most `capacity` values waiting for a
+ *        free slot, `overflow` deciding about the next: a fast `signal`
+ *        feeding slow inner signals holds at most `capacity` values.
+ *
+ * `max_concurrent` 1 is a bounded concat-map. SK_OVERFLOW_ERROR fails the
+ * stream at once: the value that overflowed and the values waiting are
+ * dropped, and the running inner signals are disposed (as for any error).
+ * SK_OVERFLOW_BLOCK makes the producer of `signal` wait until an inner
+ * signal completes; a value put from inside an inner signal's start (whose
+ * thread would wait for itself) fails the stream instead ("... cannot
+ * block: ..."); not detected: inner signals that only the waiting thread
+ * would complete. Each value dropped, also those put after a failure, is
+ * passed to `on_drop`. Values waiting when the subscription ends are
+ * released without being passed to `on_drop`.
+ *
+ * @param[out] out         The new signal (+1).
+ * @param signal           Borrowed.
+ * @param max_concurrent   As sk_signal_merge_map()'s: at least 1.
+ * @param capacity         The most values waiting, >= 1; 0 is
+ *                         SK_ERR_INVALID_ARGUMENT ("capacity is 0").
+ * @param overflow         An sk_overflow; another number is
+ *                         SK_ERR_INVALID_ARGUMENT.
+ * @param fn               Required; as sk_signal_merge_map()'s.
+ * @param on_drop          May be NULL (drops are then not reported). Called
+ *                         once per dropped value, on the thread that
+ *                         dropped it, never under a lock of the library,
+ *                         possibly on several producing threads at once.
+ * @param ctx              Passed to `fn`, `on_drop` and `release`.
+ * @param release          May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. As sk_signal_merge_map(). With SK_OVERFLOW_BLOCK a
+ *   producing thread may wait.
+ */
+int sk_signal_merge_map_bounded(sk_signal **out, sk_signal *signal, size_t max_concurrent, size_t capacity, sk_overflow overflow, sk_signal_fn fn, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
+/**
+ * @brief sk_signal_queue() with at most `capacity` signals waiting their
+ *        turn, `overflow` deciding about the next.
+ *
+ * As sk_signal_merge_map_bounded() with `max_concurrent` 1 and each value
+ * its own signal: a dropped value is a waiting signal (of kind
+ * SK_KIND_SIGNAL), never started.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed; its values are signals, as sk_signal_queue()'s.
+ * @param capacity  The most signals waiting, >= 1; 0 is
+ *                  SK_ERR_INVALID_ARGUMENT ("capacity is 0").
+ * @param overflow  An sk_overflow; another number is
+ *                  SK_ERR_INVALID_ARGUMENT.
+ * @param on_drop   May be NULL (drops are then not reported). Called once
+ *                  per dropped signal, on the thread that dropped it, never
+ *                  under a lock of the library.
+ * @param ctx       Passed to `on_drop` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. As sk_signal_queue(). With SK_OVERFLOW_BLOCK a producing
+ *   thread may wait.
+ */
+int sk_signal_queue_bounded(sk_signal **out, sk_signal *signal, size_t capacity, sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
+/**
+ * @brief sk_signal_buffer_time() collecting at most `capacity` values per
+ *        period, `overflow` deciding about the next.
+ *
+ * SK_OVERFLOW_ERROR emits the values collected, then the error (on
+ * `queue`); the value that overflowed and later ones are dropped.
+ * SK_OVERFLOW_BLOCK makes the producer wait for the period's end; where it
+ * never could (the producer is on `queue`, `queue` is host-drained or
+ * virtual-time, or `seconds` is 0 or infinite) the stream fails instead
+ * ("... cannot block: ..."). Each value dropped is passed to `on_drop`.
+ * Values collected when the subscription is disposed are released without
+ * being passed to `on_drop`.
+ *
+ * @param[out] out  The new signal (+1).
+ * @param signal    Borrowed.
+ * @param seconds   As sk_signal_buffer_time()'s.
+ * @param queue     Borrowed.
+ * @param capacity  The most values collected per period, >= 1; 0 is
+ *                  SK_ERR_INVALID_ARGUMENT ("capacity is 0").
+ * @param overflow  An sk_overflow; another number is
+ *                  SK_ERR_INVALID_ARGUMENT.
+ * @param on_drop   May be NULL (drops are then not reported). Called once
+ *                  per dropped value, on the thread that dropped it, never
+ *                  under a lock of the library, possibly on several
+ *                  producing threads at once.
+ * @param ctx       Passed to `on_drop` and `release`.
+ * @param release   May be NULL; see @ref operators.
+ * @return SK_OK, or an error of @ref operators.
+ * @par Thread safety
+ *   Any thread. Arrays and the terminal event are delivered on `queue`, as
+ *   sk_signal_buffer_time()'s. With SK_OVERFLOW_BLOCK a producing thread
+ *   may wait.
+ */
+int sk_signal_buffer_time_bounded(sk_signal **out, sk_signal *signal, double seconds, sk_queue *queue, size_t capacity, sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
 /**
  * @brief The latest value once `seconds` pass without a new one.
  *

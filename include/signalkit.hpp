@@ -1479,6 +1479,23 @@ public:
         detail::check(sk_signal_zip(&s, raw_array(signals), signals.size()));
         return adopt(s);
     }
+    /* zip() with at most `capacity` values waiting per signal, `policy`
+     * deciding about the next (sk_signal_zip_bounded). */
+    static signal zip(const std::vector<signal> &signals, std::size_t capacity, overflow policy) {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_zip_bounded(&s, raw_array(signals), signals.size(), capacity, static_cast<sk_overflow>(policy), nullptr,
+                                            nullptr, nullptr));
+        return adopt(s);
+    }
+    /* The same, each dropped value passed to `on_drop(value, dropped)` as
+     * deliver_on's. */
+    template <class F> static signal zip(const std::vector<signal> &signals, std::size_t capacity, overflow policy, F &&on_drop) {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_zip_bounded(&s, raw_array(signals), signals.size(), capacity, static_cast<sk_overflow>(policy),
+                                            &on_drop_trampoline<B, F>, detail::make_box(std::forward<F>(on_drop)), &B::release));
+        return adopt(s);
+    }
     /* The signals one after the other (sk_signal_concat). */
     static signal concat(const std::vector<signal> &signals) {
         sk_signal *s = nullptr;
@@ -1631,6 +1648,13 @@ public:
     signal retry(seconds_t delay_increment, seconds_t max_delay, const queue &q) const {
         return op(&sk_signal_retry, delay_increment.count, max_delay.count, q.get());
     }
+    /* queue_signals() with at most `capacity` signals waiting their turn,
+     * `policy` deciding about the next (sk_signal_queue_bounded). */
+    signal queue_signals(std::size_t capacity, overflow policy) const {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_queue_bounded(&s, p_, capacity, static_cast<sk_overflow>(policy), nullptr, nullptr, nullptr));
+        return adopt(s);
+    }
     /* The signal, or `alternate` if it delivers nothing within `delay`, timed
      * on `q` (sk_signal_timeout). */
     signal timeout(seconds_t delay, const queue &q, const signal &alternate) const {
@@ -1651,6 +1675,35 @@ public:
         sk_signal *s = nullptr;
         detail::check(sk_signal_merge_map(&s, p_, max_concurrent, &to_signal<B, F, merge_map_name>,
                                           detail::make_box(std::forward<F>(f)), &B::release));
+        return adopt(s);
+    }
+    /* merge_map() with at most `capacity` values waiting for a free slot,
+     * `policy` deciding about the next (sk_signal_merge_map_bounded; drops
+     * are counted, not reported). */
+    template <class F> signal merge_map(std::size_t max_concurrent, std::size_t capacity, overflow policy, F &&f) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_merge_map_bounded(&s, p_, max_concurrent, capacity, static_cast<sk_overflow>(policy),
+                                                  &to_signal<B, F, merge_map_name>, nullptr, detail::make_box(std::forward<F>(f)),
+                                                  &B::release));
+        return adopt(s);
+    }
+    /* buffer_time() collecting at most `capacity` values per window,
+     * `policy` deciding about the next (sk_signal_buffer_time_bounded). */
+    signal buffer_time(seconds_t window, const queue &q, std::size_t capacity, overflow policy) const {
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_buffer_time_bounded(&s, p_, window.count, q.get(), capacity, static_cast<sk_overflow>(policy), nullptr,
+                                                    nullptr, nullptr));
+        return adopt(s);
+    }
+    /* The same, each dropped value passed to `on_drop(value, dropped)` as
+     * deliver_on's. */
+    template <class F> signal buffer_time(seconds_t window, const queue &q, std::size_t capacity, overflow policy, F &&on_drop) const {
+        using B = detail::box<std::decay_t<F>>;
+        sk_signal *s = nullptr;
+        detail::check(sk_signal_buffer_time_bounded(&s, p_, window.count, q.get(), capacity, static_cast<sk_overflow>(policy),
+                                                    &on_drop_trampoline<B, F>, detail::make_box(std::forward<F>(on_drop)),
+                                                    &B::release));
         return adopt(s);
     }
     /* At most `count` retries at once (sk_signal_retry_count), or each
@@ -2277,9 +2330,11 @@ SIGNALKIT_DETAIL_PIPEABLE(on_backpressure_buffer)
 SIGNALKIT_DETAIL_PIPEABLE(take_until)
 SIGNALKIT_DETAIL_PIPEABLE(catch_error)
 SIGNALKIT_DETAIL_PIPEABLE(retry)
+SIGNALKIT_DETAIL_PIPEABLE(queue_signals)
 SIGNALKIT_DETAIL_PIPEABLE(timeout)
 SIGNALKIT_DETAIL_PIPEABLE(take_while)
 SIGNALKIT_DETAIL_PIPEABLE(merge_map)
+SIGNALKIT_DETAIL_PIPEABLE(buffer_time)
 SIGNALKIT_DETAIL_PIPEABLE(retry_count)
 SIGNALKIT_DETAIL_PIPEABLE(distinct_until_changed)
 SIGNALKIT_DETAIL_PIPEABLE(before_next)
@@ -2296,7 +2351,6 @@ SIGNALKIT_DETAIL_PIPEABLE(with_latest_from)
 SIGNALKIT_DETAIL_PIPEABLE(then)
 SIGNALKIT_DETAIL_PIPEABLE(start_with)
 SIGNALKIT_DETAIL_PIPEABLE(switch_to_latest)
-SIGNALKIT_DETAIL_PIPEABLE(queue_signals)
 SIGNALKIT_DETAIL_PIPEABLE(throttled)
 SIGNALKIT_DETAIL_PIPEABLE(ignore_values)
 SIGNALKIT_DETAIL_PIPEABLE(group_by)
@@ -2317,7 +2371,6 @@ SIGNALKIT_DETAIL_PIPEABLE(delay)
 SIGNALKIT_DETAIL_PIPEABLE(debounce)
 SIGNALKIT_DETAIL_PIPEABLE(throttle)
 SIGNALKIT_DETAIL_PIPEABLE(buffer_count)
-SIGNALKIT_DETAIL_PIPEABLE(buffer_time)
 SIGNALKIT_DETAIL_PIPEABLE(sample)
 SIGNALKIT_DETAIL_PIPEABLE(sample_period)
 // END pipeables (generated)

@@ -5,6 +5,7 @@ import Musl
 #endif
 import SignalKitHeader
 import SwiftSignalKit
+import Synchronization
 
 /// An `sk_disposable` handle: a Swift disposable, and which container it is.
 ///
@@ -43,7 +44,8 @@ import SwiftSignalKit
 /// the chain, and the subscription's liveness): the allocator's 96-byte
 /// chunk. An observer with an error or completion callback or a release
 /// function (`sk_signal_start_held`) gets the subclass `SKHeldDisposable`,
-/// which holds them too (three words more, for those only).
+/// which holds them too, and the flag of its one terminal event (four
+/// words more, for those only).
 ///
 /// Thread-safety: immutable once handed out (`disposable` is set once, by the
 /// thread that makes the handle, before it hands it out; `liveness` once,
@@ -144,6 +146,9 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
     /// callback: called at most once, by the thread that ends the
     /// subscription, outside the pipe's lock.
     final func receiveTerminal(_ terminal: _BroadcasterTerminal) {
+        guard self.claimTerminal() else {
+            return
+        }
         switch terminal {
         case .completed:
             self.completed?(self.ctx)
@@ -169,7 +174,7 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         // Invariant (the library's own): its callers start SKValue signals.
         precondition(E.self == SKValue.self, "a C observer of errors other than SKValue")
         return { error in
-            if let function = self.error {
+            if let function = self.error, self.claimTerminal() {
                 unsafeBitCast(error, to: SKValue.self).withC { function(self.ctx, $0) }
             }
         }
@@ -182,7 +187,9 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
             return nil
         }
         return {
-            self.completed?(self.ctx)
+            if self.claimTerminal() {
+                self.completed?(self.ctx)
+            }
         }
     }
 
@@ -233,10 +240,7 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
                 return true
             }
             if _slowPath(callbacks.failed) {
-                // The observer has no error callback: the subscription
-                // ends, the error dropped (sk_callback_fail).
-                _ = callbacks.takeFailure()
-                liveness.disposeSubscription()
+                self.fail(callbacks.takeFailure(), liveness)
             }
             return false
         }
@@ -245,6 +249,33 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
         }
         // A map's heap result, released once the callback has returned.
         owned?.release()
+    }
+
+    /// A stage's callback failed (sk_callback_fail): the subscription ends
+    /// as `SKFailureEnd.fail` ends one, its upstream disposed first (no
+    /// value passes any more), then the observer's error callback, if it
+    /// has one, with the failure (a value-only observer's subscription
+    /// just ends). Nothing when the subscription had ended (a dispose or
+    /// the upstream's own terminal event wins). Off the path of values.
+    @inline(never)
+    private final func fail(_ failure: SKValue, _ liveness: _SubscriberLiveness) {
+        if liveness.isTerminated || !self.claimTerminal() {
+            return
+        }
+        liveness.disposeSubscription()
+        if let function = self.error {
+            failure.withC { function(self.ctx, $0) }
+        }
+    }
+
+    /// Claims the subscription's one terminal event (the upstream's error
+    /// or completion, or a stage's failure): true for the first caller
+    /// only. A value-only observer has no terminal callback to call, and
+    /// ends through its disposal alone: always true here;
+    /// `SKHeldDisposable`, which holds the terminal callbacks, keeps the
+    /// flag.
+    func claimTerminal() -> Bool {
+        return true
     }
 
     deinit {
@@ -279,6 +310,14 @@ final class SKHeldDisposable: SKDisposable {
     private let heldError: sk_error_fn?
     private let heldCompleted: sk_completed_fn?
     private let releaseFunction: sk_release_fn?
+    /// Whether the one terminal event was let through (`claimTerminal`):
+    /// the upstream's error or completion and a stage's failure may come
+    /// from two threads at once.
+    private let terminated = Synchronization.Atomic<Bool>(false)
+
+    override func claimTerminal() -> Bool {
+        return !self.terminated.exchange(true, ordering: .acquiringAndReleasing)
+    }
 
     override var error: sk_error_fn? {
         return self.heldError

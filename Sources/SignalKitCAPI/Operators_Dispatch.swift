@@ -40,35 +40,48 @@ private func overflowPolicy(_ overflow: sk_overflow) -> SignalOverflow<SKValue>?
     }
 }
 
+/// Checks a bounded place's capacity and policy (every `..._bounded`
+/// function and the bounded buffer): the bound (a size_t above Int.max
+/// arrives negative: more than memory holds, so no bound; the ring grows
+/// only as values wait) and the core's policy, or nil and the failure's
+/// status (the caller releases its context).
+func boundedPolicy(_ capacity: Int, _ overflow: sk_overflow, function: StaticString) -> ((bound: Int, policy: SignalOverflow<SKValue>)?, Int32) {
+    if capacity == 0 {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "capacity is 0 (a bounded buffer holds at least one value)", function: function))
+    }
+    guard let policy = overflowPolicy(overflow) else {
+        return (nil, fail(SK_ERR_INVALID_ARGUMENT, "overflow \(overflow.rawValue) is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)", function: function))
+    }
+    return ((capacity < 0 ? Int.max : capacity, policy), SKOK)
+}
+
+/// `onDrop` as the core's drop callback, with `context`'s ctx; it keeps
+/// `context` alive for the subscription (also when `onDrop` is NULL).
+func dropReport(_ onDrop: sk_drop_fn?, _ context: SKContext) -> (SKValue, Int) -> Void {
+    if let onDrop {
+        return { value, count in
+            value.withC { onDrop(context.ctx, $0, UInt64(count)) }
+        }
+    }
+    return { _, _ in
+        withExtendedLifetime(context) {}
+    }
+}
+
 /// Checks a bounded buffer's capacity, policy and callback, then builds it
-/// with `make` (given the capacity, the policy and the drop callback). A
-/// size_t above Int.max arrives negative: more than memory holds, so no
-/// bound (the ring grows only as values wait).
+/// with `make` (given the capacity, the policy and the drop callback).
 private func boundedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, needsQueue: Bool, _ capacity: Int, _ overflow: sk_overflow, _ onDrop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString, _ make: (CSignal, Queue?, Int, SignalOverflow<SKValue>, ((SKValue, Int) -> Void)?) -> CSignal) -> Int32 {
     guard out != nil else {
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function))
     }
     out?.pointee = nil
-    if capacity == 0 {
-        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "capacity is 0 (a bounded buffer holds at least one value)", function: function))
+    let (checked, status) = boundedPolicy(capacity, overflow, function: function)
+    guard let (bound, policy) = checked else {
+        return releasingOnFailure(ctx: ctx, release: release, status)
     }
-    guard let policy = overflowPolicy(overflow) else {
-        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_INVALID_ARGUMENT, "overflow \(overflow.rawValue) is no sk_overflow (SK_OVERFLOW_DROP_NEWEST ... SK_OVERFLOW_BLOCK)", function: function))
-    }
-    let bound = capacity < 0 ? Int.max : capacity
     let callback = SKFunction(onDrop, ctx: ctx, release: release)
     callback.noteMaker(function)
-    let report: ((SKValue, Int) -> Void)?
-    if let onDrop {
-        report = { value, count in
-            // The callback keeps its context alive for the subscription.
-            value.withC { onDrop(callback.ctx, $0, UInt64(count)) }
-        }
-    } else {
-        report = { _, _ in
-            withExtendedLifetime(callback) {}
-        }
-    }
+    let report = dropReport(onDrop, callback)
     return releasingOnFailure(callback) {
         if needsQueue {
             let (handle, status) = borrowQueue("queue", queue, function: function)
@@ -95,5 +108,95 @@ public func sk_signal_on_backpressure_buffer(_ out: UnsafeMutablePointer<OpaqueP
 public func sk_signal_deliver_on_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return boundedOperator(out, signal, queue, needsQueue: true, capacity, overflow, on_drop, ctx, release, function: #function) { signal, queue, capacity, policy, report in
         signal |> deliverOn(queue.unsafelyUnwrapped, capacity: capacity, overflow: policy, onDrop: report, operatorName: "sk_signal_deliver_on_bounded")
+    }
+}
+
+// The capacities of the places where values wait besides a delivery (the
+// core's zip, mergeMap and buffer(timeSpan:) with a capacity, over its one
+// ring and rule): the C layer checks the arguments and translates the
+// policy and the drop callback (boundedPolicy, dropReport), nothing more.
+
+@c @implementation
+public func sk_signal_zip_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    guard let out else {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
+    }
+    out.pointee = nil
+    let (checked, status) = boundedPolicy(capacity, overflow, function: #function)
+    guard let (bound, policy) = checked else {
+        return releasingOnFailure(ctx: ctx, release: release, status)
+    }
+    let callback = SKFunction(on_drop, ctx: ctx, release: release)
+    callback.noteMaker(#function)
+    let report = dropReport(on_drop, callback)
+    return releasingOnFailure(callback) {
+        let (inputs, status) = borrowSignals(signals, count)
+        guard let inputs else {
+            return status
+        }
+        let (depth, depthStatus) = pipelineDepth(over: inputs)
+        if depthStatus != SKOK {
+            return depthStatus
+        }
+        return output(out, arrayValues(zip(inputs.map { $0.signal }, capacity: bound, overflow: policy, onDrop: report, operatorName: "sk_signal_zip_bounded")), depth: depth)
+    }
+}
+
+@c @implementation
+public func sk_signal_merge_map_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ maxConcurrent: Int, _ capacity: Int, _ overflow: sk_overflow, _ fn: sk_signal_fn?, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    let (limit, status) = positiveCount("max_concurrent", maxConcurrent)
+    guard let limit else {
+        out?.pointee = nil
+        return releasingOnFailure(ctx: ctx, release: release, status)
+    }
+    let (checked, policyStatus) = boundedPolicy(capacity, overflow, function: #function)
+    guard let (bound, policy) = checked else {
+        out?.pointee = nil
+        return releasingOnFailure(ctx: ctx, release: release, policyStatus)
+    }
+    return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
+        signal |> mergeMap(maxConcurrent: limit, capacity: bound, overflow: policy, onDrop: dropReport(on_drop, callback), operatorName: "sk_signal_merge_map_bounded") { value in
+            adoptSignal { value.withC { callback.function(callback.ctx, $0) } }
+        }
+    }
+}
+
+@c @implementation
+public func sk_signal_queue_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    guard out != nil else {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
+    }
+    out?.pointee = nil
+    let (checked, status) = boundedPolicy(capacity, overflow, function: #function)
+    guard let (bound, policy) = checked else {
+        return releasingOnFailure(ctx: ctx, release: release, status)
+    }
+    let callback = SKFunction(on_drop, ctx: ctx, release: release)
+    callback.noteMaker(#function)
+    let report = dropReport(on_drop, callback)
+    return releasingOnFailure(callback) {
+        unaryOperator(out, signal) { signal in
+            signal |> mergeMap(maxConcurrent: 1, capacity: bound, overflow: policy, onDrop: report, operatorName: "sk_signal_queue_bounded") { innerSignal($0) }
+        }
+    }
+}
+
+@c @implementation
+public func sk_signal_buffer_time_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    guard out != nil else {
+        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
+    }
+    out?.pointee = nil
+    let (checked, status) = boundedPolicy(capacity, overflow, function: #function)
+    guard let (bound, policy) = checked else {
+        return releasingOnFailure(ctx: ctx, release: release, status)
+    }
+    let callback = SKFunction(on_drop, ctx: ctx, release: release)
+    callback.noteMaker(#function)
+    let report = dropReport(on_drop, callback)
+    return releasingOnFailure(callback) {
+        timedOperator(out, signal, seconds, queue) { signal, queue in
+            arrayValues(signal |> buffer(timeSpan: seconds, queue: queue, capacity: bound, overflow: policy, onDrop: report, operatorName: "sk_signal_buffer_time_bounded"))
+        }
     }
 }

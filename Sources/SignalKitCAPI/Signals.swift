@@ -455,7 +455,14 @@ public func sk_signal_start_held(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
 }
 
 /// sk_signal_start's general path: an observer of its own (`SKObserver`),
-/// let go, and its release run, when the subscription ends.
+/// let go, and its release run, when the subscription ends. Always inlined:
+/// a start nests one sk_signal_start per level of a pipeline whose stages
+/// start their upstream through the C API (libsignalkit-ffi's typed maps),
+/// and as a call of its own this path added 208 bytes of stack to each
+/// level, so a chain at SK_SIGNAL_MAX_DEPTH no longer started within the
+/// stack the header promises (test_ffi_deep_values: 848 bytes per level
+/// against 656 inlined).
+@inline(__always)
 private func startWithObserver(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fields: sk_observer, function: StaticString = #function) -> Int32 {
     // The signal first: the observer's release runs in its deinit, and on a
     // failure it must run keeping the message (`releasingOnFailure`).

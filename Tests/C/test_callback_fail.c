@@ -451,3 +451,52 @@ Test(callback_fail, a_dispose_wins_over_the_failure, .timeout = SK_TEST_TIMEOUT)
     sk_pipe_release(pipe);
     expect_no_live_objects(0);
 }
+
+/* A failing stage of a run that the subscription's handle absorbs (no
+ * release function in the run), observed with an error and a completion
+ * callback: through sk_signal_start with no release function and through
+ * sk_signal_start_held with one. The handle runs the stages itself, so it
+ * must deliver the failure once, then nothing (the pipe's completion
+ * included). Lost before (the merge of sk_signal_start_held with
+ * sk_callback_fail): the subscription ended without its error callback. */
+static void absorbed_run_delivers_the_failure_once(bool held) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *mapped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    int64_t at = 2;
+    SK_OK_OR_FAIL(sk_signal_map(&mapped, signal, times_ten_failing_at, &at, NULL));
+    recorder r;
+    recorder_init(&r);
+    sk_observer o = recorder_observer(&r);
+    if (!held) {
+        o.release = NULL;
+    }
+    sk_disposable *d = NULL;
+    SK_OK_OR_FAIL(held ? sk_signal_start_held(&d, mapped, &o) : sk_signal_start(&d, mapped, &o));
+    pipe_put_int(pipe, 1);
+    pipe_put_int(pipe, 2);
+    pipe_put_int(pipe, 3);
+    SK_OK_OR_FAIL(sk_pipe_put_completion(pipe));
+    char log[16];
+    cr_assert_str_eq(recorder_log(&r, log, sizeof log), "ne", "one value, then the error once: %s", log);
+    expect_string_error(&r, 1, "bad 2");
+    sk_disposable_dispose(d);
+    sk_disposable_release(d);
+    if (held) {
+        cr_assert(recorder_wait_release(&r), "the held observer is released");
+    }
+    recorder_destroy(&r);
+    sk_signal_release(mapped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    expect_no_live_objects(0);
+}
+
+Test(callback_fail, an_absorbed_run_delivers_its_failure_to_an_observer_without_release, .timeout = SK_TEST_TIMEOUT) {
+    absorbed_run_delivers_the_failure_once(false);
+}
+
+Test(callback_fail, an_absorbed_run_delivers_its_failure_to_a_held_observer, .timeout = SK_TEST_TIMEOUT) {
+    absorbed_run_delivers_the_failure_once(true);
+}

@@ -558,7 +558,8 @@ Test(limits, signals_nested_at_run_time_past_the_stack_fail_with_an_error, .time
 
 enum {
     SWEEP_TAKE_WHILE = -1, SWEEP_MERGE_MAP = -2, SWEEP_RETRY_COUNT = -3, SWEEP_RETRY_COUNT_DELAYED = -4,
-    SWEEP_TAKE_UNTIL = -5, SWEEP_ON_BACKPRESSURE_BUFFER = -6, SWEEP_DELIVER_ON_BOUNDED = -7
+    SWEEP_TAKE_UNTIL = -5, SWEEP_ON_BACKPRESSURE_BUFFER = -6, SWEEP_DELIVER_ON_BOUNDED = -7,
+    SWEEP_ZIP_BOUNDED = -8, SWEEP_MERGE_MAP_BOUNDED = -9, SWEEP_QUEUE_BOUNDED = -10, SWEEP_BUFFER_TIME_BOUNDED = -11
 };
 
 static const char *sweep_name(int op) {
@@ -570,6 +571,10 @@ static const char *sweep_name(int op) {
     case SWEEP_TAKE_UNTIL: return "sk_signal_take_until";
     case SWEEP_ON_BACKPRESSURE_BUFFER: return "sk_signal_on_backpressure_buffer";
     case SWEEP_DELIVER_ON_BOUNDED: return "sk_signal_deliver_on_bounded";
+    case SWEEP_ZIP_BOUNDED: return "sk_signal_zip_bounded";
+    case SWEEP_MERGE_MAP_BOUNDED: return "sk_signal_merge_map_bounded";
+    case SWEEP_QUEUE_BOUNDED: return "sk_signal_queue_bounded";
+    case SWEEP_BUFFER_TIME_BOUNDED: return "sk_signal_buffer_time_bounded";
     default: return SK_TEST_OPERATORS[op].name;
     }
 }
@@ -632,12 +637,12 @@ static void sweep_work(void *ctx) {
 
 /* Whether the operator uses the second pipe; the host queue. */
 static bool sweep_uses_b(int op) {
-    return op == SWEEP_MERGE_MAP ||
+    return op == SWEEP_MERGE_MAP || op == SWEEP_ZIP_BOUNDED || op == SWEEP_MERGE_MAP_BOUNDED ||
            (op >= 0 && (SK_TEST_OPERATORS[op].shape == SHAPE_SIGNAL || SK_TEST_OPERATORS[op].shape == SHAPE_SIGNALS));
 }
 
 static bool sweep_uses_queue(int op) {
-    return op == SWEEP_RETRY_COUNT_DELAYED || op == SWEEP_DELIVER_ON_BOUNDED ||
+    return op == SWEEP_RETRY_COUNT_DELAYED || op == SWEEP_DELIVER_ON_BOUNDED || op == SWEEP_BUFFER_TIME_BOUNDED ||
            (op >= 0 && (SK_TEST_OPERATORS[op].shape == SHAPE_TIME || SK_TEST_OPERATORS[op].shape == SHAPE_ON));
 }
 
@@ -696,6 +701,27 @@ static void sweep_build(int op, sweep_round *w) {
     case SWEEP_DELIVER_ON_BOUNDED:
         /* The host queue is never drained: the values wait (2 of 3). */
         SK_OK_OR_FAIL(sk_signal_deliver_on_bounded(out, a, w->queue, 2, SK_OVERFLOW_DROP_OLDEST, sweep_dropped, ctx, counter_hit));
+        w->contexts++;
+        break;
+    /* The bounded places hold values: pipe A's wait for B's partner (one
+     * dropped), for a slot (merge_map of 1 over B, which never completes),
+     * for their turn, for a period of 3,600 s. */
+    case SWEEP_ZIP_BOUNDED: {
+        sk_signal *both[2] = {a, w->source_b};
+        SK_OK_OR_FAIL(sk_signal_zip_bounded(out, both, 2, 1, SK_OVERFLOW_DROP_NEWEST, sweep_dropped, ctx, counter_hit));
+        w->contexts++;
+        break;
+    }
+    case SWEEP_MERGE_MAP_BOUNDED:
+        /* The round outlives the operator: its counter is the release. */
+        SK_OK_OR_FAIL(sk_signal_merge_map_bounded(out, a, 1, 1, SK_OVERFLOW_LATEST, sweep_inner, sweep_dropped, w, NULL));
+        break;
+    case SWEEP_QUEUE_BOUNDED:
+        SK_OK_OR_FAIL(sk_signal_queue_bounded(out, a, 2, SK_OVERFLOW_DROP_OLDEST, sweep_dropped, ctx, counter_hit));
+        w->contexts++;
+        break;
+    case SWEEP_BUFFER_TIME_BOUNDED:
+        SK_OK_OR_FAIL(sk_signal_buffer_time_bounded(out, a, 3600, w->queue, 2, SK_OVERFLOW_DROP_OLDEST, sweep_dropped, ctx, counter_hit));
         w->contexts++;
         break;
     default: sweep_build_shape(&SK_TEST_OPERATORS[op], w, &v); break;
@@ -838,6 +864,10 @@ SWEEP_TEST(retry_count, SWEEP_RETRY_COUNT, 48)
 SWEEP_TEST(retry_count_delayed, SWEEP_RETRY_COUNT_DELAYED, 240)
 SWEEP_TEST(on_backpressure_buffer, SWEEP_ON_BACKPRESSURE_BUFFER, 48)
 SWEEP_TEST(deliver_on_bounded, SWEEP_DELIVER_ON_BOUNDED, 240)
+SWEEP_TEST(zip_bounded, SWEEP_ZIP_BOUNDED, 1440)
+SWEEP_TEST(merge_map_bounded, SWEEP_MERGE_MAP_BOUNDED, 1440)
+SWEEP_TEST(queue_bounded, SWEEP_QUEUE_BOUNDED, 48)
+SWEEP_TEST(buffer_time_bounded, SWEEP_BUFFER_TIME_BOUNDED, 240)
 
 /* ------------------------------------------------------------------------ */
 /* Counts (issue 40): every function that takes a count, a limit or a        */

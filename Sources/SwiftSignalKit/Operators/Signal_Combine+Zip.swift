@@ -75,44 +75,6 @@ struct _ZipRing<T> {
     }
 }
 
-/// A queue of waiting values that keeps its capacity once drained (an input
-/// that leads by one value at a time allocates nothing per value): the
-/// values `mergeMap` holds while `maxConcurrent` signals run. Frees itself
-/// as any array does (zip's own queues are `_ZipRing`s, which their owner
-/// destroys).
-struct _ZipQueue<T> {
-    private var items: [T?] = []
-    private var head = 0
-    /// Whether the input has completed.
-    var done = false
-
-    var isEmpty: Bool {
-        return self.head == self.items.count
-    }
-
-    mutating func push(_ value: T) {
-        self.items.append(value)
-    }
-
-    /// The oldest value. Invariant: called only when not empty.
-    mutating func pop() -> T {
-        let value = self.items[self.head].unsafelyUnwrapped
-        self.items[self.head] = nil
-        self.head += 1
-        if self.head == self.items.count {
-            self.items.removeAll(keepingCapacity: true)
-            self.head = 0
-        }
-        return value
-    }
-
-    /// Whether it has completed and nothing of it waits.
-    var isExhausted: Bool {
-        return self.done && self.isEmpty
-    }
-}
-
-
 /// The state of one two-signal `zip` subscription: a queue per input, under
 /// one spin lock (`_SpinLock`) that is never held while anything is
 /// delivered.

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Maps each value to a signal with `f` and runs up to `maxConcurrent` of
 /// them at once, forwarding all their values; a value that comes while
 /// `maxConcurrent` inner signals run waits (in order) until one completes.
@@ -18,7 +26,50 @@
 public func mergeMap<T, R, E>(maxConcurrent: Int = Int.max, _ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, E>) -> Signal<R, E> {
     return { signal in
         return Signal<R, E> { subscriber in
-            let state = _MergeMapState<T, R, E>(maxConcurrent: max(1, maxConcurrent), subscriber: subscriber, f: f)
+            let state = _MergeMapState<T, R, E>(maxConcurrent: max(1, maxConcurrent), subscriber: subscriber, f: f, limit: nil)
+            state.setOuter(signal.start(downstream: subscriber, next: { next in
+                state.enqueue(next)
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                state.outerCompleted()
+            }))
+            return _WeakDisposable(state)
+        }
+    }
+}
+
+/// `mergeMap(maxConcurrent:_:)` with at most `capacity` values waiting for
+/// a free slot, and `overflow` deciding about the next (see
+/// `SignalOverflow`): a fast upstream feeding slow inner signals holds at
+/// most `capacity` values. `maxConcurrent == 1` is a bounded concat-map;
+/// `mergeMap(maxConcurrent: 1, capacity:overflow:onDrop:) { $0 }` a bounded
+/// `queue` (concat of a signal of signals).
+///
+/// With `.fail`, the stream fails at once: the value that overflowed and the
+/// values waiting are dropped (the running inner signals are disposed, as
+/// for any error). With `.block`, the upstream's producer waits until an
+/// inner signal completes; when that producer is the thread starting inner
+/// signals (a value put from inside an inner signal's start), the stream
+/// fails instead (not detected: inner signals that only this thread would
+/// complete). Every value dropped, including those put after a failure, is
+/// passed to `onDrop` with this subscription's count of drops so far (this
+/// one included), on the thread that dropped it, never under a lock. Values
+/// waiting when the subscription ends are released without being reported.
+/// A `capacity` below 1 is taken as 1.
+///
+/// Errors, completion and threading: as `mergeMap(maxConcurrent:_:)`.
+/// `onDrop` may be called from several producing threads at once.
+public func mergeMap<T, R, E>(maxConcurrent: Int, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)? = nil, _ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, E>) -> Signal<R, E> {
+    return mergeMap(maxConcurrent: maxConcurrent, capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: "mergeMap", f)
+}
+
+/// The bounded `mergeMap` under another operator's name (the C layer's).
+package func mergeMap<T, R, E>(maxConcurrent: Int, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String, _ f: @escaping (T) -> Signal<R, E>) -> (Signal<T, E>) -> Signal<R, E> {
+    return { signal in
+        return Signal<R, E> { subscriber in
+            let limit = _SignalPendingLimit(capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: operatorName)
+            let state = _MergeMapState<T, R, E>(maxConcurrent: max(1, maxConcurrent), subscriber: subscriber, f: f, limit: limit)
             state.setOuter(signal.start(downstream: subscriber, next: { next in
                 state.enqueue(next)
             }, error: { error in
@@ -46,7 +97,15 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
     private let maxConcurrent: Int
     private var subscriber: Subscriber<R, E>?
     private var f: ((T) -> Signal<R, E>)?
-    private var waiting = _ZipQueue<T>()
+    /// The values waiting for a slot: at most `limit.capacity` of them when
+    /// bounded.
+    private var waiting: _SignalRing<T>
+    private let limit: _SignalPendingLimit<T, E>?
+    /// `fail` (or `block`'s refusal) decided the error: later values are
+    /// dropped and reported.
+    private var overflowed = false
+    /// The thread running `drive()` (`block`'s refusal).
+    private var drivingThread: pthread_t?
     private var active = 0
     private var driving = false
     private var outerDone = false
@@ -55,10 +114,16 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
     private var inners: [Int: any Disposable] = [:]
     private var nextId = 0
 
-    init(maxConcurrent: Int, subscriber: Subscriber<R, E>, f: @escaping (T) -> Signal<R, E>) {
+    init(maxConcurrent: Int, subscriber: Subscriber<R, E>, f: @escaping (T) -> Signal<R, E>, limit: _SignalPendingLimit<T, E>?) {
         self.maxConcurrent = maxConcurrent
         self.subscriber = subscriber
         self.f = f
+        self.limit = limit
+        self.waiting = _SignalRing(capacity: limit?.capacity ?? Int.max)
+    }
+
+    deinit {
+        self.waiting.destroy()
     }
 
     func setOuter(_ disposable: any Disposable) {
@@ -79,8 +144,59 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
             self.mutex.unlock()
             return
         }
-        self.waiting.push(value)
-        self.driveIfIdle()
+        guard let limit = self.limit else {
+            self.waiting.append(value)
+            self.driveIfIdle()
+            return
+        }
+        while true {
+            if self.finished {
+                self.mutex.unlock()
+                return
+            }
+            if self.overflowed {
+                let count = limit.countDrop()
+                self.mutex.unlock()
+                limit.report([value], first: count)
+                return
+            }
+            switch self.waiting.offer(value, limit.overflow) {
+            case .queued:
+                self.driveIfIdle()
+                return
+            case let .dropped(old):
+                let count = limit.countDrop()
+                self.mutex.unlock()
+                limit.report([old], first: count)
+                return
+            case let .failed(value):
+                self.failLocked(value, limit, .overflow)
+                return
+            case let .full(value):
+                if self.driving, let thread = self.drivingThread, pthread_equal(thread, pthread_self()) != 0 {
+                    // Put from inside an inner signal's start: the slot it
+                    // waits for is this thread's to free.
+                    self.failLocked(value, limit, .wouldDeadlock)
+                    return
+                }
+                limit.waitForRoom(self.mutex)
+            }
+        }
+    }
+
+    /// The overflow error: `value` and the values waiting are dropped and
+    /// reported, then the error is delivered (which disposes everything).
+    /// Called with the lock held; unlocks.
+    private func failLocked(_ value: T, _ limit: _SignalPendingLimit<T, E>, _ reason: SignalOverflowError.Reason) {
+        self.overflowed = true
+        let dropped = [value] + self.waiting.removeAll()
+        let first = limit.dropped + 1
+        limit.dropped += dropped.count
+        limit.wake()
+        let subscriber = self.subscriber
+        self.mutex.unlock()
+        limit.report(dropped, first: first)
+        subscriber?.putError(limit.error(reason))
     }
 
     func outerCompleted() {
@@ -104,6 +220,9 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
             return
         }
         self.driving = true
+        if self.limit != nil {
+            self.drivingThread = pthread_self()
+        }
         self.mutex.unlock()
         self.drive()
     }
@@ -116,8 +235,9 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                 self.mutex.unlock()
                 return
             }
-            if self.active < self.maxConcurrent && !self.waiting.isEmpty {
-                let value = self.waiting.pop()
+            if self.active < self.maxConcurrent && self.waiting.count > 0 {
+                let value = self.waiting.removeFirst()
+                self.limit?.wake()
                 self.active += 1
                 let id = self.nextId
                 self.nextId += 1
@@ -148,7 +268,7 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
                 }
                 continue
             }
-            let complete = self.active == 0 && self.outerDone && self.waiting.isEmpty
+            let complete = self.active == 0 && self.outerDone && self.waiting.count == 0
             self.driving = false
             self.mutex.unlock()
             if complete {
@@ -167,12 +287,12 @@ final class _MergeMapState<T, R, E>: Disposable, @unchecked Sendable {
         self.finished = true
         let outer = self.outer
         let inners = self.inners
-        let released = (self.subscriber, self.f, self.waiting)
+        let released = (self.subscriber, self.f, self.waiting.removeAll())
         self.outer = nil
         self.inners = [:]
         self.subscriber = nil
         self.f = nil
-        self.waiting = _ZipQueue<T>()
+        self.limit?.wake()
         self.mutex.unlock()
         outer?.dispose()
         for (_, inner) in inners {

@@ -97,6 +97,171 @@ public func buffer<T, E>(timeSpan: Double, queue: Queue) -> (Signal<T, E>) -> Si
     }
 }
 
+/// `buffer(timeSpan:queue:)` collecting at most `capacity` values per
+/// period, `overflow` deciding about the next (see `SignalOverflow`): a fast
+/// upstream holds at most `capacity` values between two ends of period.
+///
+/// With `.fail`, the values collected are emitted, then the error (on
+/// `queue`); the value that overflowed and later ones are dropped. With
+/// `.block`, the producer waits for the period's end; where it never could
+/// (the producer is on `queue`, `queue` is host-drained or virtual-time, or
+/// the period never ends) the stream fails instead, as with `.fail`. Every
+/// value dropped is passed to `onDrop` with this subscription's count of
+/// drops so far (this one included), on the thread that dropped it, never
+/// under a lock. Values collected when the subscription is disposed are
+/// released without being reported. A `capacity` below 1 is taken as 1.
+///
+/// Periods, completion, errors and threading: as `buffer(timeSpan:queue:)`.
+/// `onDrop` may be called from several producing threads at once.
+public func buffer<T, E>(timeSpan: Double, queue: Queue, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)? = nil) -> (Signal<T, E>) -> Signal<[T], E> {
+    return buffer(timeSpan: timeSpan, queue: queue, capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: "buffer(timeSpan:)")
+}
+
+/// The bounded `buffer(timeSpan:queue:)` under another operator's name (the
+/// C layer's).
+package func buffer<T, E>(timeSpan: Double, queue: Queue, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String) -> (Signal<T, E>) -> Signal<[T], E> {
+    return { signal in
+        return Signal<[T], E> { subscriber in
+            let limit = _SignalPendingLimit(capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: operatorName)
+            let state = _SignalBoundedWindow<T, E>(limit: limit, queue: queue, periodEnds: timeSpan > 0 && timeSpan.isFinite)
+            let disposable = _periodic(timeSpan, queue: queue, tick: {
+                let values = state.take()
+                if !values.isEmpty {
+                    subscriber.putNext(values)
+                }
+            }, upstream: { stopTimer in
+                return signal.start(downstream: subscriber, next: { next in
+                    if let reason = state.append(next) {
+                        stopTimer()
+                        let error = limit.error(reason)
+                        queue.async {
+                            let rest = state.take()
+                            if !rest.isEmpty {
+                                subscriber.putNext(rest)
+                            }
+                            subscriber.putError(error)
+                        }
+                    }
+                }, error: { error in
+                    stopTimer()
+                    queue.async {
+                        _ = state.take()
+                        subscriber.putError(error)
+                    }
+                }, completed: {
+                    stopTimer()
+                    queue.async {
+                        let rest = state.take()
+                        if !rest.isEmpty {
+                            subscriber.putNext(rest)
+                        }
+                        subscriber.putCompletion()
+                    }
+                })
+            })
+            return ActionDisposable {
+                disposable.dispose()
+                state.dispose()
+            }
+        }
+    }
+}
+
+/// The values a bounded `buffer(timeSpan:)` has collected in the current
+/// period: a `_SignalRing` of at most `limit.capacity`, filled with
+/// `_SignalRing.offer`, under a mutex never held while anything is
+/// delivered, reported or released.
+///
+/// Thread-safety: every method may be called from any thread.
+final class _SignalBoundedWindow<T, E>: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var ring: _SignalRing<T>
+    private let queue: Queue
+    private let periodEnds: Bool
+    private var failed = false
+    private var disposed = false
+    let limit: _SignalPendingLimit<T, E>
+
+    init(limit: _SignalPendingLimit<T, E>, queue: Queue, periodEnds: Bool) {
+        self.limit = limit
+        self.ring = _SignalRing(capacity: limit.capacity)
+        self.queue = queue
+        self.periodEnds = periodEnds
+    }
+
+    deinit {
+        self.ring.destroy()
+    }
+
+    /// Collects `value` under the policy; the reason when the stream must
+    /// fail now (the first failure only).
+    func append(_ value: T) -> SignalOverflowError.Reason? {
+        self.mutex.lock()
+        while true {
+            if self.disposed {
+                self.mutex.unlock()
+                return nil
+            }
+            if self.failed {
+                let count = self.limit.countDrop()
+                self.mutex.unlock()
+                self.limit.report([value], first: count)
+                return nil
+            }
+            switch self.ring.offer(value, self.limit.overflow) {
+            case .queued:
+                self.mutex.unlock()
+                return nil
+            case let .dropped(old):
+                let count = self.limit.countDrop()
+                self.mutex.unlock()
+                self.limit.report([old], first: count)
+                return nil
+            case let .failed(value):
+                return self.failLocked(value, .overflow)
+            case let .full(value):
+                if self.queue.isCurrent() || !self.periodEnds {
+                    return self.failLocked(value, .wouldDeadlock)
+                }
+                if self.queue.isHostDrained || self.queue.virtualTimeExecutor != nil {
+                    return self.failLocked(value, .cannotWaitForQueue)
+                }
+                self.limit.waitForRoom(self.mutex)
+            }
+        }
+    }
+
+    /// Called with the lock held; unlocks.
+    private func failLocked(_ value: T, _ reason: SignalOverflowError.Reason) -> SignalOverflowError.Reason {
+        self.failed = true
+        let count = self.limit.countDrop()
+        self.limit.wake()
+        self.mutex.unlock()
+        self.limit.report([value], first: count)
+        return reason
+    }
+
+    /// Takes every value collected, making room.
+    func take() -> [T] {
+        self.mutex.lock()
+        let values = self.ring.removeAll()
+        self.limit.wake()
+        self.mutex.unlock()
+        return values
+    }
+
+    /// The subscription ended: the values collected are released unreported,
+    /// producers waiting for room return.
+    func dispose() {
+        self.mutex.lock()
+        self.disposed = true
+        let rest = self.ring.removeAll()
+        self.limit.wake()
+        self.mutex.unlock()
+        withExtendedLifetime(rest) {}
+    }
+}
+
 /// Emits the latest value of the upstream each time `sampler` emits, if the
 /// upstream has emitted since the previous sample (a value is emitted at most
 /// once). The upstream's completion completes (a value not sampled yet is

@@ -5,6 +5,7 @@ queue wired into the running loop (loop.add_reader on its descriptor),
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import weakref
 from typing import (TYPE_CHECKING, Any, AsyncIterable, Callable, Generator, Generic, List, Optional, Tuple, TypeVar,
@@ -12,7 +13,7 @@ from typing import (TYPE_CHECKING, Any, AsyncIterable, Callable, Generator, Gene
 
 from ._core import C
 from ._handle import Disposable, _Uncopyable
-from ._queue import Queue, _queue, _queue_arg
+from ._queue import Queue, _bounded_policy, _drop_arguments, _queue, _queue_arg
 from ._signal_core import _new_signal, _SignalCore
 from ._subscription import Subscriber
 
@@ -131,12 +132,25 @@ class SignalIterator(Generic[T_co], _Uncopyable):
 
     _END = object()
 
-    def __init__(self, signal: "_SignalCore[T_co]") -> None:
-        """An iterator over `signal` (subscribed at the first read)."""
+    def __init__(self, signal: "_SignalCore[T_co]", capacity: Optional[int] = None,
+                 overflow: Union[str, int, None] = None,
+                 on_drop: Optional[Callable[[Any, int], object]] = None) -> None:
+        """An iterator over `signal` (subscribed at the first read); with
+        `capacity`, bounded (Signal.iterate)."""
+        self._bound: Optional[Tuple[int, int, Optional[Callable[[Any, int], object]]]] = None
+        if capacity is not None:
+            size, policy = _bounded_policy("iterate", capacity, overflow, on_drop)
+            self._bound = (size, policy, on_drop)
+        elif overflow is not None or on_drop is not None:
+            raise TypeError("signalkit: iterate: overflow and on_drop need a capacity")
         self._signal: Optional[_SignalCore[T_co]] = signal
         self._events: "Optional[asyncio.Queue[Tuple[int, Any]]]" = None
         self._subscription: Optional[Disposable] = None
         self._ended = False
+        # Bounded: the values moved out of the library, read in order, and
+        # the iterator's own host queue, drained only when they run out.
+        self._pulled: "collections.deque[Tuple[int, Any]]" = collections.deque()
+        self._host: Optional[Queue] = None
 
     def __aiter__(self) -> "SignalIterator[T_co]":
         """The iterator itself (the subscription starts at the first read)."""
@@ -155,14 +169,60 @@ class SignalIterator(Generic[T_co], _Uncopyable):
                                                  lambda: events.put_nowait((2, None)))
         return events
 
+    def _start_bounded(self, size: int, policy: int, on_drop: Optional[Callable[[Any, int], object]]) -> Queue:
+        # The values wait in the library, in deliver_on's ring of `size` on a
+        # host queue of this iterator's, which only __anext__ drains: they
+        # leave it at the reader's pace, a batch (at most `size`) at a time.
+        host = Queue.host("iterate")
+        self._host = host
+        signal, self._signal = self._signal, None
+        assert signal is not None
+        pulled = self._pulled
+        delivered = _new_signal(C.signal_deliver_on_bounded, signal, _queue_arg(host, "iterate"), size, policy,
+                                *_drop_arguments(on_drop))
+        del signal
+        self._subscription = delivered.subscribe(lambda value: pulled.append((0, value)),
+                                                 lambda error: pulled.append((1, error)),
+                                                 lambda: pulled.append((2, None)))
+        return host
+
+    async def _pull(self) -> Tuple[int, Any]:
+        """The next event of a bounded iteration: drains the iterator's
+        queue when none is pulled yet, waits for its descriptor while
+        nothing is pending."""
+        host = self._host
+        if host is None:
+            assert self._bound is not None
+            host = self._start_bounded(*self._bound)
+        while not self._pulled:
+            if host.drain(1) > 0:
+                continue
+            loop = asyncio.get_running_loop()
+            ready: "asyncio.Future[None]" = loop.create_future()
+
+            def wake() -> None:
+                if not ready.done():
+                    ready.set_result(None)
+
+            fd = host.fileno()
+            loop.add_reader(fd, wake)
+            try:
+                await ready
+            finally:
+                loop.remove_reader(fd)
+        return self._pulled.popleft()
+
     async def __anext__(self) -> T_co:
         """The next value; StopAsyncIteration at the completion; the error
         raised (once); StopAsyncIteration again on every call after the end."""
         if self._ended:
             raise StopAsyncIteration
-        events = self._events if self._events is not None else self._start()
         try:
-            kind, payload = await events.get()
+            if self._bound is not None:
+                kind, payload = await self._pull()
+            else:
+                events = self._events if self._events is not None else self._start()
+                kind, payload = await events.get()
         except BaseException:
             self._stop()
             raise
@@ -181,6 +241,10 @@ class SignalIterator(Generic[T_co], _Uncopyable):
         if subscription is not None:
             subscription.dispose()
             subscription.close()
+        host, self._host = self._host, None
+        self._pulled.clear()
+        if host is not None:
+            host.close()  # what still waits for it is dropped
 
     async def aclose(self) -> None:
         """Disposes the subscription (what leaving an `async for` early does
@@ -306,3 +370,16 @@ class _AsyncOperators(_SignalCore[T_co]):
         its error, and disposes the subscription when left early. The
         SignalIterator it returns has aclose(), which disposes it at once."""
         return SignalIterator(self)
+
+    def iterate(self, capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
+                on_drop: Optional[Callable[[Any, int], object]] = None) -> "SignalIterator[T_co]":
+        """`async for value in signal.iterate(capacity=100,
+        overflow="drop_oldest")`: as `async for value in signal`, with at
+        most `capacity` values waiting for the loop body, `overflow`
+        deciding about the next (as `on_backpressure_buffer` says; "block"
+        is refused), each value dropped passed to on_drop(value, dropped).
+        The values wait in the library and are pulled at the reader's pace:
+        each read that finds none moved out yet takes one batch (at most
+        `capacity`), so at most twice `capacity` values are held. Without
+        `capacity`, the same as `async for value in signal`."""
+        return SignalIterator(self, capacity, overflow, on_drop)

@@ -3,13 +3,15 @@ the argument checks of the operators that take one."""
 
 from __future__ import annotations
 
+import operator
 import sys
 from ctypes import byref, c_int, c_size_t, c_void_p
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
 from . import _core, _speedups
-from ._callbacks import _Callback, _callback_raised
-from ._core import C, _after_call, _check, _Failures, _interrupts, _release_ctx, _report, _retain_callbacks, _state, _work_fn
+from ._callbacks import _c_drop_callback, _Callback, _callback_raised
+from ._core import (C, _after_call, _check, _drop_fn, _Failures, _interrupts, _release_ctx, _release_fn, _report,
+                    _retain_callbacks, _state, _work_fn)
 from ._handle import _call_with, _callable_arg, _count_arg, _draining, _Handle
 
 def _work_run(ctx: int) -> None:
@@ -170,3 +172,61 @@ def _queue(queue: Optional[Queue], where: str) -> Queue:
         return _queue_arg(queue, where)
     return Queue.concurrent()
 
+
+# The capacity and policy of a place where values wait (deliver_on,
+# on_backpressure_buffer, zip, merge_map, queue, buffer_with_time, async for).
+
+# NULL function pointers: no drop callback, no release.
+_NO_DROP = _drop_fn()
+_NO_RELEASE = _release_fn()
+_OVERFLOW_NAMES = {"drop_newest": 0, "drop_oldest": 1, "latest": 2, "error": 3, "block": 4}
+
+
+def _bounded_policy(where: str, capacity: Any, overflow: Any,
+                    on_drop: Optional[Callable[[Any, int], object]]) -> Tuple[int, int]:
+    """The capacity and policy of a bounded buffer or place, checked (every
+    operator taking `capacity=`, `overflow=` and `on_drop=`): ValueError for
+    a capacity of 0, an unknown policy or "block" (refused: a Python
+    producer waits holding the GIL, which the consumer's callback needs),
+    TypeError for an on_drop that is not callable."""
+    size = _count_arg(capacity, where, "capacity")
+    if size == 0:
+        raise ValueError(f"signalkit: {where}: capacity is 0 (a bounded buffer holds at least one value)")
+    policy = _overflow_arg(overflow, where)
+    if policy == 4:
+        # The producer would wait holding the GIL (a put keeps it), which
+        # the consumer's Python callback needs to make room: a deadlock.
+        raise ValueError(f"signalkit: {where}: overflow 'block' would deadlock in Python: the producing thread "
+                         "waits holding the GIL, which the consumer's callback needs to make room; use "
+                         "'drop_newest', 'drop_oldest', 'latest' or 'error'")
+    if on_drop is not None and not callable(on_drop):
+        raise TypeError(f"signalkit: {where}: on_drop is {type(on_drop).__name__}, not callable")
+    return size, policy
+
+
+def _drop_arguments(on_drop: Optional[Callable[[Any, int], object]]) -> Tuple[Any, Any, Any]:
+    """The C drop callback, its context (retained: the C function releases
+    it, also when it fails) and its release, for `on_drop`."""
+    if on_drop is None:
+        return _NO_DROP, None, _NO_RELEASE
+    return _c_drop_callback, _retain_callbacks(_Callback(on_drop, _Failures())), _release_ctx
+
+
+def _overflow_arg(overflow: Any, where: str) -> int:
+    """A bounded buffer's policy: one of _OVERFLOW_NAMES or an OVERFLOW_*
+    constant (ValueError otherwise; TypeError for another type)."""
+    if isinstance(overflow, str):
+        if overflow not in _OVERFLOW_NAMES:
+            raise ValueError(f"signalkit: {where}: overflow {overflow!r} is not one of "
+                             + ", ".join(repr(name) for name in _OVERFLOW_NAMES))
+        return _OVERFLOW_NAMES[overflow]
+    if isinstance(overflow, bool) or overflow is None:
+        raise TypeError(f"signalkit: {where}: overflow is {type(overflow).__name__}, not a policy name or OVERFLOW_*")
+    try:
+        number = operator.index(overflow)
+    except TypeError:
+        raise TypeError(f"signalkit: {where}: overflow is {type(overflow).__name__}, not a policy name or "
+                        "OVERFLOW_*") from None
+    if number not in _OVERFLOW_NAMES.values():
+        raise ValueError(f"signalkit: {where}: overflow {number} is no OVERFLOW_* constant (0 to 4)")
+    return number

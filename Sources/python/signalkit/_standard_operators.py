@@ -73,12 +73,6 @@ class _MetaStandard(_SignalCore[T_co]):
         the stream."""
         return _new_signal(C.signal_switch_to_latest, self)
 
-    def queue(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
-        """For a signal of signals (a Signal[Signal[U]] for type checkers):
-        runs them one after the other, each to its end (sk_signal_queue): a
-        concat-map."""
-        return _new_signal(C.signal_queue, self)
-
     def throttled(self: "_SignalCore[Signal[U]]") -> "Signal[U]":
         """For a signal of signals (a Signal[Signal[U]] for type checkers):
         runs the first, then only the latest arrived meanwhile
@@ -253,10 +247,3 @@ class _TimingStandard(_SignalCore[T_co]):
         seconds = _seconds_arg(seconds, "delay")
         on = _time_queue(queue, "delay")  # held through the call: a default queue's only handle
         return _new_signal(C.signal_delay, self, seconds, on)
-
-    def buffer_with_time(self, seconds: float, queue: Optional[Queue] = None) -> "Signal[List[Any]]":
-        """The values of each `seconds`-long window as a list, delivered on
-        `queue` (RxPY's buffer_with_time; sk_signal_buffer_time)."""
-        seconds = _seconds_arg(seconds, "buffer_with_time")
-        on = _time_queue(queue, "buffer_with_time")  # held through the call: a default queue's only handle
-        return _new_signal(C.signal_buffer_time, self, seconds, on)

@@ -702,6 +702,38 @@ impl<T: Value> Signal<T> {
                                               Some(drop_fn::<T, F>), ctx, release)
         })
     }
+
+    /// [`Signal::zip`] with at most `capacity` values waiting per signal
+    /// (`sk_signal_zip_bounded`; `Overflow::Error` fails at once).
+    pub fn zip_bounded(signals: &[Signal<T>], capacity: usize, overflow: Overflow) -> Signal<Vec<T>> {
+        let raw = raw_list(signals);
+        operator(|out| unsafe {
+            sys::sk_signal_zip_bounded(out, raw.as_ptr(), raw.len(), capacity, overflow.raw(), None, ptr::null_mut(),
+                                       None)
+        })
+    }
+
+    /// [`Signal::merge_map`] with at most `capacity` values waiting for a
+    /// free slot (`sk_signal_merge_map_bounded`; drops are not reported).
+    pub fn merge_map_bounded<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, max_concurrent: usize,
+                                                                                     capacity: usize,
+                                                                                     overflow: Overflow, f: F)
+                                                                                     -> Signal<U> {
+        with_ctx(FnShared(f), |out, ctx, release| unsafe {
+            sys::sk_signal_merge_map_bounded(out, self.as_raw(), max_concurrent, capacity, overflow.raw(),
+                                             Some(signal_fn::<T, U, F>), None, ctx, release)
+        })
+    }
+
+    /// [`Signal::buffer_time`] with at most `capacity` values per window
+    /// (`sk_signal_buffer_time_bounded`).
+    pub fn buffer_time_bounded(&self, window: Duration, queue: &Queue, capacity: usize, overflow: Overflow)
+                               -> Signal<Vec<T>> {
+        operator(|out| unsafe {
+            sys::sk_signal_buffer_time_bounded(out, self.as_raw(), seconds(window), queue.as_raw(), capacity,
+                                               overflow.raw(), None, ptr::null_mut(), None)
+        })
+    }
 }
 
 /// # Side effects

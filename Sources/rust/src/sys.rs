@@ -84,7 +84,7 @@ pub const SK_KIND_POINTER: sk_kind = 7;
 /// an sk_signal
 pub const SK_KIND_SIGNAL: sk_kind = 8;
 
-/// What a bounded buffer (sk_signal_on_backpressure_buffer(), sk_signal_deliver_on_bounded()) does with a value that arrives when `capacity` values are pending. Named after RxJava's BackpressureOverflowStrategy and Akka Streams' OverflowStrategy.
+/// What a bounded buffer (sk_signal_on_backpressure_buffer(), sk_signal_deliver_on_bounded()) or a bounded place (sk_signal_zip_bounded(), sk_signal_merge_map_bounded(), sk_signal_queue_bounded(), sk_signal_buffer_time_bounded()) does with a value that arrives when `capacity` values are pending. Named after RxJava's BackpressureOverflowStrategy and Akka Streams' OverflowStrategy.
 pub type sk_overflow = c_uint;
 pub const SK_OVERFLOW_DROP_NEWEST: sk_overflow = 0;
 pub const SK_OVERFLOW_DROP_OLDEST: sk_overflow = 1;
@@ -544,6 +544,14 @@ extern "C" {
     pub fn sk_signal_on_backpressure_buffer(out: *mut *mut sk_signal, signal: *mut sk_signal, capacity: usize, overflow: sk_overflow, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
     /// sk_signal_deliver_on() with at most `capacity` values waiting for the queue, `overflow` deciding about the next: the memory a slow consumer makes its producer hold is bounded.
     pub fn sk_signal_deliver_on_bounded(out: *mut *mut sk_signal, signal: *mut sk_signal, queue: *mut sk_queue, capacity: usize, overflow: sk_overflow, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
+    /// sk_signal_zip() with at most `capacity` values waiting per signal, `overflow` deciding about the next: a signal that runs ahead of the others holds at most `capacity` values.
+    pub fn sk_signal_zip_bounded(out: *mut *mut sk_signal, signals: *const *mut sk_signal, count: usize, capacity: usize, overflow: sk_overflow, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
+    /// sk_signal_merge_map() with at most `capacity` values waiting for a free slot, `overflow` deciding about the next: a fast `signal` feeding slow inner signals holds at most `capacity` values.
+    pub fn sk_signal_merge_map_bounded(out: *mut *mut sk_signal, signal: *mut sk_signal, max_concurrent: usize, capacity: usize, overflow: sk_overflow, fn_: sk_signal_fn, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
+    /// sk_signal_queue() with at most `capacity` signals waiting their turn, `overflow` deciding about the next.
+    pub fn sk_signal_queue_bounded(out: *mut *mut sk_signal, signal: *mut sk_signal, capacity: usize, overflow: sk_overflow, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
+    /// sk_signal_buffer_time() collecting at most `capacity` values per period, `overflow` deciding about the next.
+    pub fn sk_signal_buffer_time_bounded(out: *mut *mut sk_signal, signal: *mut sk_signal, seconds: f64, queue: *mut sk_queue, capacity: usize, overflow: sk_overflow, on_drop: sk_drop_fn, ctx: *mut c_void, release: sk_release_fn) -> c_int;
     /// The latest value once `seconds` pass without a new one.
     pub fn sk_signal_debounce(out: *mut *mut sk_signal, signal: *mut sk_signal, seconds: f64, queue: *mut sk_queue) -> c_int;
     /// Asks `fn` about each value: passes it, completes, or both.

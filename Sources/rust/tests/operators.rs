@@ -4,6 +4,7 @@ mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use signalkit::testing::TestScheduler;
 use signalkit::{
@@ -273,6 +274,59 @@ fn deliver_on_bounded_keeps_and_drops_by_its_policy() {
         drop(pipe);
         drop(queue);
     }
+    assert_eq!(live_objects(), 0);
+}
+
+/// One input of a zip runs ahead: at most 2 of its values wait, the policy
+/// keeps what it says; merge_map and buffer_time likewise.
+#[test]
+fn zip_merge_map_and_buffer_time_keep_at_most_their_capacity() {
+    let _serial = common::serial();
+    let cases: [(Overflow, i64); 3] = [(Overflow::DropNewest, 1), (Overflow::DropOldest, 4), (Overflow::Latest, 1)];
+    for (overflow, first) in cases.iter() {
+        let fast = Pipe::<i64>::new().unwrap();
+        let slow = Pipe::<i64>::new().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&seen);
+        let subscription = Signal::zip_bounded(&[fast.signal(), slow.signal()], 2, *overflow)
+            .subscribe(move |v: Vec<i64>| into.lock().unwrap().push(v[0]))
+            .unwrap();
+        for x in 1..=5 {
+            fast.put(x).unwrap();
+        }
+        slow.put(0).unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![*first], "{:?}", overflow);
+        drop(subscription);
+    }
+    let source = Pipe::<i64>::new().unwrap();
+    let started = Arc::new(Mutex::new(Vec::new()));
+    let into = Arc::clone(&started);
+    let subscription = source
+        .signal()
+        .merge_map_bounded(1, 2, Overflow::Error, move |x: i64| {
+            into.lock().unwrap().push(x);
+            Signal::<i64>::never()
+        })
+        .subscribe(|_| {})
+        .unwrap();
+    for x in 1..=5 {
+        source.put(x).unwrap();
+    }
+    assert_eq!(*started.lock().unwrap(), vec![1]);
+    drop(subscription);
+    drop(source);
+    let queue = Queue::host("bounded.buffer").unwrap();
+    let arrays = Arc::new(Mutex::new(Vec::new()));
+    let into = Arc::clone(&arrays);
+    let subscription = ints(&[1, 2, 3, 4, 5])
+        .buffer_time_bounded(Duration::from_secs(3600), &queue, 2, Overflow::DropNewest)
+        .subscribe(move |v: Vec<i64>| into.lock().unwrap().push(v))
+        .unwrap();
+    while queue.drain(0).unwrap() > 0 {}
+    assert_eq!(*arrays.lock().unwrap(), vec![vec![1, 2]]);
+    drop(subscription);
+    while queue.drain(0).unwrap() > 0 {}
+    drop(queue);
     assert_eq!(live_objects(), 0);
 }
 

@@ -4,10 +4,10 @@ Its place among the modules: the package docstring, Layers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
 from .._core import C
-from .._queue import Queue, _queue_arg
+from .._queue import Queue, _bounded_policy, _drop_arguments, _queue_arg
 from .._signal_core import _new_signal, _signal_array
 from .._standard_operators import _CombineStandard
 
@@ -32,9 +32,23 @@ class _CombineOperators(_CombineStandard[T_co]):
         return _new_signal(C.signal_combine_latest, array, len(signals), on)
 
     @staticmethod
-    def zip(*signals: "Signal[Any]") -> "Signal[List[Any]]":
+    def zip(*signals: "Signal[Any]", capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
+            on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[List[Any]]":
         """The n-th values of all `signals` together, as a list, once each
         has emitted its n-th; completes once one has completed and no list
-        can come any more (RxPY's zip, which gives tuples) (sk_signal_zip)."""
+        can come any more (RxPY's zip, which gives tuples) (sk_signal_zip).
+
+        Without `capacity` a signal that runs ahead keeps all of its lead.
+        With it (sk_signal_zip_bounded), at most `capacity` values wait per
+        signal and `overflow` decides about the next, as
+        `on_backpressure_buffer` says ("error" fails at once: the values
+        waiting have no partners yet, and go to `on_drop` with the one that
+        overflowed)."""
+        if capacity is None:
+            if overflow is not None or on_drop is not None:
+                raise TypeError("signalkit: zip: overflow and on_drop need a capacity")
+            array = _signal_array(signals, "zip")
+            return _new_signal(C.signal_zip, array, len(signals))
+        size, policy = _bounded_policy("zip", capacity, overflow, on_drop)
         array = _signal_array(signals, "zip")
-        return _new_signal(C.signal_zip, array, len(signals))
+        return _new_signal(C.signal_zip_bounded, array, len(signals), size, policy, *_drop_arguments(on_drop))

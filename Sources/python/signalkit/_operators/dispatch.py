@@ -4,13 +4,11 @@ Its place among the modules: the package docstring, Layers."""
 
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
 
-from .._callbacks import _c_drop_callback, _Callback
-from .._core import C, _drop_fn, _Failures, _release_ctx, _release_fn, _retain_callbacks
-from .._handle import _count_arg, _InFlight
-from .._queue import Queue, _queue_arg
+from .._core import C
+from .._handle import _InFlight
+from .._queue import Queue, _bounded_policy, _drop_arguments, _queue_arg
 from .._signal_core import _new_signal
 from .._standard_operators import _DispatchStandard
 
@@ -73,46 +71,6 @@ class _DispatchOperators(_DispatchStandard[T_co]):
 
     def _bounded(self, function: Any, where: str, capacity: Any, overflow: Any,
                  on_drop: Optional[Callable[[Any, int], object]], *before: Any) -> "Signal[T_co]":
-        size = _count_arg(capacity, where, "capacity")
-        if size == 0:
-            raise ValueError(f"signalkit: {where}: capacity is 0 (a bounded buffer holds at least one value)")
-        policy = _overflow_arg(overflow, where)
-        if policy == 4:
-            # The producer would wait holding the GIL (a put keeps it), which
-            # the consumer's Python callback needs to make room: a deadlock.
-            raise ValueError(f"signalkit: {where}: overflow 'block' would deadlock in Python: the producing thread "
-                             "waits holding the GIL, which the consumer's callback needs to make room; use "
-                             "'drop_newest', 'drop_oldest', 'latest' or 'error'")
-        if on_drop is not None and not callable(on_drop):
-            raise TypeError(f"signalkit: {where}: on_drop is {type(on_drop).__name__}, not callable")
+        size, policy = _bounded_policy(where, capacity, overflow, on_drop)
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
-            if on_drop is None:
-                return _new_signal(function, pointer, *before, size, policy, _NO_DROP, None, _NO_RELEASE)
-            ctx = _retain_callbacks(_Callback(on_drop, _Failures()))
-            return _new_signal(function, pointer, *before, size, policy, _c_drop_callback, ctx, _release_ctx)
-
-
-# NULL function pointers: no drop callback, no release.
-_NO_DROP = _drop_fn()
-_NO_RELEASE = _release_fn()
-_OVERFLOW_NAMES = {"drop_newest": 0, "drop_oldest": 1, "latest": 2, "error": 3, "block": 4}
-
-
-def _overflow_arg(overflow: Any, where: str) -> int:
-    """A bounded buffer's policy: one of _OVERFLOW_NAMES or an OVERFLOW_*
-    constant (ValueError otherwise; TypeError for another type)."""
-    if isinstance(overflow, str):
-        if overflow not in _OVERFLOW_NAMES:
-            raise ValueError(f"signalkit: {where}: overflow {overflow!r} is not one of "
-                             + ", ".join(repr(name) for name in _OVERFLOW_NAMES))
-        return _OVERFLOW_NAMES[overflow]
-    if isinstance(overflow, bool) or overflow is None:
-        raise TypeError(f"signalkit: {where}: overflow is {type(overflow).__name__}, not a policy name or OVERFLOW_*")
-    try:
-        number = operator.index(overflow)
-    except TypeError:
-        raise TypeError(f"signalkit: {where}: overflow is {type(overflow).__name__}, not a policy name or "
-                        "OVERFLOW_*") from None
-    if number not in _OVERFLOW_NAMES.values():
-        raise ValueError(f"signalkit: {where}: overflow {number} is no OVERFLOW_* constant (0 to 4)")
-    return number
+            return _new_signal(function, pointer, *before, size, policy, *_drop_arguments(on_drop))

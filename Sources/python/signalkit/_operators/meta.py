@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 
 from .._callbacks import _c_deferred_callback, _c_key_callback, _c_signal_callback, _Callback
 from .._core import C, _Failures, _release_ctx, _retain_callbacks
-from .._handle import _callable_arg, _count_arg
-from .._signal_core import _new_signal, _signal_array, _with_value
+from .._handle import _callable_arg, _count_arg, _InFlight
+from .._queue import _NO_DROP, _bounded_policy, _drop_arguments
+from .._signal_core import _new_signal, _signal_array, _SignalCore, _with_value
 from .._standard_operators import _MetaStandard
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
@@ -57,17 +58,55 @@ class _MetaOperators(_MetaStandard[T_co]):
         array = _signal_array(signals, "concat")
         return _new_signal(C.signal_concat, array, len(signals))
 
-    def merge_map(self, fn: Callable[[T_co], Optional["Signal[U]"]], max_concurrent: int = 2 ** 64 - 1) -> "Signal[U]":
+    def queue(self: "_SignalCore[Signal[U]]", capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
+              on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[U]":
+        """For a signal of signals (a Signal[Signal[U]] for type checkers):
+        runs them one after the other, each to its end (sk_signal_queue): a
+        concat-map.
+
+        Without `capacity` the signals waiting their turn are not bounded.
+        With it (sk_signal_queue_bounded), at most `capacity` wait and
+        `overflow` decides about the next, as `on_backpressure_buffer`
+        says; a dropped signal (never started) goes to `on_drop`."""
+        if capacity is None:
+            if overflow is not None or on_drop is not None:
+                raise TypeError("signalkit: queue: overflow and on_drop need a capacity")
+            return _new_signal(C.signal_queue, self)
+        size, policy = _bounded_policy("queue", capacity, overflow, on_drop)
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            return _new_signal(C.signal_queue_bounded, pointer, size, policy, *_drop_arguments(on_drop))
+
+    def merge_map(self, fn: Callable[[T_co], Optional["Signal[U]"]], max_concurrent: int = 2 ** 64 - 1,
+                  capacity: Optional[int] = None, overflow: Union[str, int, None] = None) -> "Signal[U]":
         """Each value mapped to a signal by fn(value) (None: an empty one),
         at most `max_concurrent` of them running at once (the rest wait, in
         order): 1 is a concat-map; the default, no limit (2**64 - 1, or
         any count larger than the values to come), is RxPY's flat_map
         (merge_map is RxJS's name) (sk_signal_merge_map). An exception in
-        `fn` ends the stream with it."""
+        `fn` ends the stream with it.
+
+        Without `capacity` the values waiting for a slot are not bounded.
+        With it (sk_signal_merge_map_bounded), at most `capacity` wait and
+        `overflow` decides about the next, as `on_backpressure_buffer`
+        says; the drops are not reported here (the C function's `on_drop`
+        shares `fn`'s context): `queue(capacity=, on_drop=)` over
+        `map(fn)` reports them, for a max_concurrent of 1."""
         count = _count_arg(max_concurrent, "merge_map", "max_concurrent")
         if count == 0:
             raise ValueError("signalkit: merge_map: max_concurrent must be at least 1")
-        return self._with_callback(C.signal_merge_map, _c_signal_callback, fn, count)
+        if capacity is None:
+            if overflow is not None:
+                raise TypeError("signalkit: merge_map: overflow needs a capacity")
+            return self._with_callback(C.signal_merge_map, _c_signal_callback, fn, count)
+        size, policy = _bounded_policy("merge_map", capacity, overflow, None)
+        _callable_arg(fn, "merge_map")
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            failures = _Failures()
+            ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
+            signal = _new_signal(C.signal_merge_map_bounded, pointer, count, size, policy, _c_signal_callback, _NO_DROP,
+                                 ctx, _release_ctx)
+            signal._failures = failures
+            return signal
 
     def group_by(self, key: Callable[[T_co], object]) -> "Signal[List[Any]]":
         """Splits the values by key(value): the first value of a new key

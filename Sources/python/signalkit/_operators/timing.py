@@ -12,7 +12,7 @@ from .._callbacks import _c_work_callback, _Callback
 from .._core import C, _check, _Failures, _release_ctx, _retain_callbacks
 from .._handle import Disposable, _count_arg, _InFlight, _seconds_arg
 from .._asyncio import _time_queue
-from .._queue import Queue
+from .._queue import Queue, _bounded_policy, _drop_arguments
 from .._signal_core import _new_signal, _signal_arg, _signal_class, _SignalCore
 from .._standard_operators import _TimingStandard
 from .._subscription import Subscriber
@@ -54,6 +54,29 @@ class _Timer:
 
 class _TimingOperators(_TimingStandard[T_co]):
     """Signal's Timing operators (mixed into signalkit.Signal)."""
+
+    def buffer_with_time(self, seconds: float, queue: Optional[Queue] = None, capacity: Optional[int] = None,
+                         overflow: Union[str, int, None] = None,
+                         on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[List[Any]]":
+        """The values of each `seconds`-long window as a list, delivered on
+        `queue` (RxPY's buffer_with_time; sk_signal_buffer_time).
+
+        Without `capacity` a window holds every value that comes in it.
+        With it (sk_signal_buffer_time_bounded), at most `capacity` values
+        wait per window and `overflow` decides about the next, as
+        `on_backpressure_buffer` says ("error": the values collected, then
+        the error)."""
+        seconds = _seconds_arg(seconds, "buffer_with_time")
+        if capacity is None:
+            if overflow is not None or on_drop is not None:
+                raise TypeError("signalkit: buffer_with_time: overflow and on_drop need a capacity")
+            on = _time_queue(queue, "buffer_with_time")  # held through the call: a default queue's only handle
+            return _new_signal(C.signal_buffer_time, self, seconds, on)
+        size, policy = _bounded_policy("buffer_with_time", capacity, overflow, on_drop)
+        on = _time_queue(queue, "buffer_with_time")
+        with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
+            return _new_signal(C.signal_buffer_time_bounded, pointer, seconds, on, size, policy,
+                               *_drop_arguments(on_drop))
 
     @staticmethod
     def interval(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":

@@ -1,0 +1,266 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value a two-signal bounded `zip` dropped: of its first input or of its
+/// second (`zip(_:_:capacity:overflow:onDrop:)`).
+///
+/// Thread-safety: a value type.
+public enum SignalZipDropped<T1, T2> {
+    /// A value of the first input.
+    case first(T1)
+    /// A value of the second input.
+    case second(T2)
+}
+
+/// What one put into a bounded `zip` led to (`_ZipBoundedState.put`).
+@usableFromInline
+enum _ZipBoundedPut<T> {
+    /// Nothing to deliver (queued, dropped and reported, or released).
+    case none
+    /// A combination to deliver; `complete` when an input is used up.
+    case values([T], complete: Bool)
+    /// The stream fails (`fail`, or `block` refused) for this reason; what
+    /// was pending has been reported as dropped.
+    case failed(SignalOverflowError.Reason)
+}
+
+/// The state of one bounded `zip` subscription: a `_SignalRing` of at most
+/// `limit.capacity` waiting values per input, filled with
+/// `_SignalRing.offer` (the bounded buffer's rule), under one mutex never
+/// held while anything is delivered, reported or released.
+///
+/// Thread-safety: every method may be called from any thread.
+@usableFromInline
+final class _ZipBoundedState<T, E>: @unchecked Sendable {
+    private let mutex = _Mutex()
+    private var queues: [_SignalRing<T>]
+    private var done: [Bool]
+    /// The thread that last put into each input (`block`'s refusal).
+    private var producers: [pthread_t?]
+    private var nonEmpty = 0
+    /// `fail` decided the error: later values are dropped and reported.
+    private var failed = false
+    /// Disposed: later values are released unreported.
+    private var disposed = false
+    @usableFromInline let limit: _SignalPendingLimit<T, E>
+
+    @usableFromInline
+    init(count: Int, limit: _SignalPendingLimit<T, E>) {
+        self.queues = (0 ..< count).map { _ in _SignalRing<T>(capacity: limit.capacity) }
+        self.done = Array(repeating: false, count: count)
+        self.producers = Array(repeating: nil, count: count)
+        self.limit = limit
+    }
+
+    deinit {
+        for i in self.queues.indices {
+            self.queues[i].destroy()
+        }
+    }
+
+    /// Queues `value` for input `index` under the policy, or completes a
+    /// combination with the oldest waiting value of every other input.
+    @usableFromInline
+    func put(_ index: Int, _ value: T) -> _ZipBoundedPut<T> {
+        self.mutex.lock()
+        self.producers[index] = pthread_self()
+        while true {
+            if self.disposed {
+                self.mutex.unlock()
+                return .none
+            }
+            if self.failed {
+                let count = self.limit.countDrop()
+                self.mutex.unlock()
+                self.limit.report([value], first: count)
+                return .none
+            }
+            if self.queues[index].count == 0 && self.nonEmpty == self.queues.count - 1 {
+                var values: [T] = []
+                values.reserveCapacity(self.queues.count)
+                var complete = false
+                for i in self.queues.indices {
+                    if i == index {
+                        values.append(value)
+                        continue
+                    }
+                    values.append(self.queues[i].removeFirst())
+                    if self.queues[i].count == 0 {
+                        self.nonEmpty -= 1
+                        if self.done[i] {
+                            complete = true
+                        }
+                    }
+                }
+                self.limit.wake()
+                self.mutex.unlock()
+                return .values(values, complete: complete)
+            }
+            let wasEmpty = self.queues[index].count == 0
+            switch self.queues[index].offer(value, self.limit.overflow) {
+            case .queued:
+                if wasEmpty {
+                    self.nonEmpty += 1
+                }
+                self.mutex.unlock()
+                return .none
+            case let .dropped(old):
+                let count = self.limit.countDrop()
+                self.mutex.unlock()
+                self.limit.report([old], first: count)
+                return .none
+            case let .failed(value):
+                return self.failLocked(value, .overflow)
+            case let .full(value):
+                let me = pthread_self()
+                for i in self.producers.indices where i != index {
+                    if let other = self.producers[i], pthread_equal(other, me) != 0 {
+                        // This thread feeds another input too: it would wait
+                        // for itself.
+                        return self.failLocked(value, .wouldDeadlock)
+                    }
+                }
+                self.limit.waitForRoom(self.mutex)
+                // Decide again: room, a failure, or the end.
+            }
+        }
+    }
+
+    /// Ends taking values: `value` and every value waiting are dropped and
+    /// reported. Called with the lock held; unlocks.
+    private func failLocked(_ value: T, _ reason: SignalOverflowError.Reason) -> _ZipBoundedPut<T> {
+        self.failed = true
+        var dropped = [value]
+        for i in self.queues.indices {
+            dropped.append(contentsOf: self.queues[i].removeAll())
+        }
+        self.nonEmpty = 0
+        let first = self.limit.dropped + 1
+        self.limit.dropped += dropped.count
+        self.limit.wake()
+        self.mutex.unlock()
+        self.limit.report(dropped, first: first)
+        return .failed(reason)
+    }
+
+    /// Records that input `index` completed; true when no combination can
+    /// come any more.
+    @usableFromInline
+    func complete(_ index: Int) -> Bool {
+        self.mutex.lock()
+        self.done[index] = true
+        let exhausted = self.queues[index].count == 0
+        self.mutex.unlock()
+        return exhausted
+    }
+
+    /// The subscription ended: the waiting values are released unreported,
+    /// producers waiting for room return.
+    @usableFromInline
+    func dispose() {
+        self.mutex.lock()
+        self.disposed = true
+        var rest: [[T]] = []
+        for i in self.queues.indices {
+            rest.append(self.queues[i].removeAll())
+        }
+        self.nonEmpty = 0
+        self.limit.wake()
+        self.mutex.unlock()
+        withExtendedLifetime(rest) {}
+    }
+}
+
+/// Starts the bounded `zip` of `signals` for `subscriber`.
+@usableFromInline
+func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _SignalPendingLimit<T, E>) -> Signal<[T], E> {
+    if signals.isEmpty {
+        return Signal<[T], E>.complete()
+    }
+    return Signal<[T], E> { subscriber in
+        let state = _ZipBoundedState<T, E>(count: signals.count, limit: limit())
+        let disposables = DisposableSet()
+        disposables.add(ActionDisposable {
+            state.dispose()
+        })
+        for (index, signal) in signals.enumerated() {
+            if subscriber.isEnded {
+                break
+            }
+            disposables.add(signal.start(downstream: subscriber, next: { value in
+                switch state.put(index, value) {
+                case .none:
+                    break
+                case let .values(values, complete):
+                    subscriber.putNext(values)
+                    if complete {
+                        subscriber.putCompletion()
+                    }
+                case let .failed(reason):
+                    subscriber.putError(state.limit.error(reason))
+                }
+            }, error: { error in
+                subscriber.putError(error)
+            }, completed: {
+                if state.complete(index) {
+                    subscriber.putCompletion()
+                }
+            }))
+        }
+        return disposables
+    }
+}
+
+/// `zip(_:)` with at most `capacity` values waiting per input, and `overflow`
+/// deciding about the next (see `SignalOverflow`): an input that runs ahead
+/// of the others holds at most `capacity` values.
+///
+/// The policies apply to each input's own waiting values (`dropOldest` drops
+/// that input's oldest). With `.fail`, the stream fails at once: the value
+/// that overflowed and every value waiting (they have no partners yet) are
+/// dropped. With `.block`, the producer of the input that is ahead waits
+/// until the others catch up; when that thread has also put into another
+/// input (it would wait for itself), the stream fails instead (not
+/// detected: a thread that will feed another input later). Every value
+/// dropped, including those put after a failure, is passed to `onDrop` with
+/// this subscription's count of drops so far (this one included), on the
+/// thread that dropped it, never under a lock. Values waiting when the
+/// subscription ends are released without being reported. A `capacity`
+/// below 1 is taken as 1.
+///
+/// Completion, errors and threading: as `zip(_:)`. `onDrop` may be called
+/// from several producing threads at once.
+public func zip<T, E>(_ signals: [Signal<T, E>], capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)? = nil) -> Signal<[T], E> {
+    return zip(signals, capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: "zip")
+}
+
+/// The bounded `zip(_:capacity:overflow:onDrop:)` under another operator's
+/// name (the C layer's).
+package func zip<T, E>(_ signals: [Signal<T, E>], capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String) -> Signal<[T], E> {
+    return _zipBounded(signals) {
+        _SignalPendingLimit(capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: operatorName)
+    }
+}
+
+/// `zip(_:_:)` with at most `capacity` values waiting per input, and
+/// `overflow` deciding about the next: as `zip(_:capacity:overflow:onDrop:)`.
+/// A dropped value reaches `onDrop` as `.first` or `.second`, by its input.
+///
+/// Completion, errors and threading: as `zip(_:_:)`.
+public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((SignalZipDropped<T1, T2>, Int) -> Void)? = nil) -> Signal<(T1, T2), E> {
+    let first = s1 |> map { SignalZipDropped<T1, T2>.first($0) }
+    let second = s2 |> map { SignalZipDropped<T1, T2>.second($0) }
+    return _zipBounded([first, second]) {
+        _SignalPendingLimit(capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: "zip")
+    } |> map { values -> (T1, T2) in
+        guard case let .first(a) = values[0], case let .second(b) = values[1] else {
+            preconditionFailure("zip's inputs are in order")
+        }
+        return (a, b)
+    }
+}

@@ -1,0 +1,117 @@
+/* The capacities of zip, merge_map, queue_signals and buffer_time
+ * (sk_signal_zip_bounded, sk_signal_merge_map_bounded,
+ * sk_signal_queue_bounded, sk_signal_buffer_time_bounded): what each policy
+ * keeps and drops when one input runs ahead, and nothing left alive. */
+#include "support.hpp"
+
+using sk_test::drain_until;
+using sk_test::events;
+using sk_test::record;
+using sk_test::v;
+
+namespace {
+/* The first item of each array delivered. */
+std::vector<std::int64_t> firsts(const events &log) {
+    std::vector<std::int64_t> out;
+    for (const auto &array : log.values) {
+        out.push_back(array[0].as<std::int64_t>());
+    }
+    return out;
+}
+} // namespace
+
+SK_TEST(bounded_places, zip_keeps_at_most_capacity_values_per_signal) {
+    struct expected_run {
+        sk::overflow policy;
+        std::vector<std::int64_t> delivered, dropped;
+    };
+    const expected_run runs[] = {
+        {sk::overflow::drop_newest, {0, 1, 2}, {3, 4, 5, 6, 7, 8, 9}},
+        {sk::overflow::drop_oldest, {7, 8, 9}, {0, 1, 2, 3, 4, 5, 6}},
+        {sk::overflow::latest, {0, 1, 9}, {2, 3, 4, 5, 6, 7, 8}},
+    };
+    for (const auto &run : runs) {
+        auto fast = sk::pipe::create();
+        auto slow = sk::pipe::create();
+        auto log = std::make_shared<events>();
+        auto dropped = std::make_shared<std::vector<std::int64_t>>();
+        auto counts = std::make_shared<std::vector<std::uint64_t>>();
+        auto d = record(sk::signal::zip({fast.signal(), slow.signal()}, 3, run.policy, [dropped, counts](std::int64_t n, std::uint64_t count) {
+                            dropped->push_back(n);
+                            counts->push_back(count);
+                        }),
+                        log);
+        for (std::int64_t i = 0; i < 10; i++) {
+            fast.put(i);
+        }
+        for (std::int64_t i = 0; i < 3; i++) {
+            slow.put(i);
+        }
+        cr_assert(firsts(*log) == run.delivered);
+        cr_assert(*dropped == run.dropped);
+        cr_assert(*counts == (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7}));
+        d.dispose();
+    }
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
+SK_TEST(bounded_places, zip_fails_by_the_error_policy) {
+    auto fast = sk::pipe::create();
+    auto slow = sk::pipe::create();
+    auto log = std::make_shared<events>();
+    auto d = record(sk::signal::zip({fast.signal(), slow.signal()}, 2, sk::overflow::error), log);
+    for (std::int64_t i = 0; i < 4; i++) {
+        fast.put(i);
+    }
+    cr_assert_eq(log->values.size(), 0u);
+    cr_assert_eq(log->errors.size(), 1u);
+    const std::string message = log->errors[0].as<std::string>();
+    cr_assert_str_eq(message.c_str(),
+                     "sk_signal_zip_bounded: overflow: a value arrived with 2 values pending (capacity 2, policy error)");
+    d.dispose();
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
+SK_TEST(bounded_places, merge_map_and_queue_signals_keep_at_most_capacity_waiting) {
+    auto source = sk::pipe::create();
+    auto log = std::make_shared<events>();
+    /* Each value maps to a signal that never completes: 0 runs, 1 and 2
+     * wait, and drop_oldest keeps the newest two. */
+    auto d = record(source.signal().merge_map(1, 2, sk::overflow::drop_oldest, [](std::int64_t n) { return sk::signal::never().start_with(sk::value(n)); }),
+                    log);
+    for (std::int64_t i = 0; i < 6; i++) {
+        source.put(i);
+    }
+    cr_assert(log->ints() == v({0}));
+    d.dispose();
+    auto signals = sk::pipe::create();
+    auto log2 = std::make_shared<events>();
+    auto d2 = record(signals.signal().queue_signals(1, sk::overflow::error), log2);
+    signals.put(sk::value(sk::signal::never()));
+    signals.put(sk::value(sk::single(1)));
+    signals.put(sk::value(sk::single(2)));
+    cr_assert_eq(log2->errors.size(), 1u);
+    d2.dispose();
+    cr_assert_eq(sk_test::alive(), 0);
+}
+
+SK_TEST(bounded_places, buffer_time_keeps_at_most_capacity_values_per_window) {
+    auto q = sk::queue::host("cpp.bounded.buffer");
+    auto source = sk::pipe::create();
+    auto log = std::make_shared<events>();
+    auto dropped = std::make_shared<std::vector<std::int64_t>>();
+    auto d = record(source.signal() | sk::buffer_time(3600.0, q, 3, sk::overflow::drop_newest, [dropped](std::int64_t n, std::uint64_t) {
+                        dropped->push_back(n);
+                    }),
+                    log);
+    for (std::int64_t i = 0; i < 10; i++) {
+        source.put(i);
+    }
+    source.put_completion();
+    cr_assert(drain_until(q, [&] { return log->completions == 1; }));
+    cr_assert_eq(log->values.size(), 1u);
+    cr_assert_eq(log->values[0].size(), 3u);
+    cr_assert(*dropped == v({3, 4, 5, 6, 7, 8, 9}));
+    d.dispose();
+    cr_assert_eq(sk_test::alive(), 0);
+}
