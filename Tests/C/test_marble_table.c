@@ -620,6 +620,16 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
         status = op[0] == 'z' ? sk_signal_zip(&made, named, named_count)
                               : sk_signal_combine_latest(&made, named, named_count, NULL);
+    } else if (strcmp(op, "zipBounded") == 0) {
+        NUM(1, n);
+        sk_overflow policy;
+        if (w.count < 3 || !parse_overflow(w.word[2], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op,
+                     w.count < 3 ? "" : w.word[2]);
+            return false;
+        }
+        if (!named_inputs(c, &w, 3, named, &named_count, why, size)) return false;
+        status = sk_signal_zip_bounded(&made, named, named_count, n < 0 ? 0 : (size_t)n, policy, NULL, NULL, NULL);
     } else if (strcmp(op, "deliverOnBounded") == 0 || strcmp(op, "onBackpressureBuffer") == 0) {
         NEED(3); NUM(1, n);
         sk_overflow policy;

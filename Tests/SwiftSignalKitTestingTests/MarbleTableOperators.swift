@@ -319,6 +319,21 @@ enum MarbleOperators {
         case "runOn":
             return signal |> runOn(scheduler.queue)
         // Timing (durations in frames)
+        case "zipBounded":
+            let capacity = try self.integer(arguments, 0, operation)
+            let overflow: SignalOverflow<MarbleFailure>
+            switch try self.word(arguments, 1, operation) {
+            case "dropNewest":
+                overflow = .dropNewest
+            case "dropOldest":
+                overflow = .dropOldest
+            case "latest":
+                overflow = .latest
+            case let other:
+                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            }
+            let signals = try self.named(Array(arguments.dropFirst(2)), inputs, operation)
+            return zip(signals, capacity: capacity, overflow: overflow) |> map { MarbleValue.list($0.flatMap(\.ints)) }
         case "deliverOnBounded", "onBackpressureBuffer":
             let capacity = try self.integer(arguments, 0, operation)
             let overflow: SignalOverflow<MarbleFailure>

@@ -376,6 +376,16 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         std::vector<sk::signal> inputs = st.named(w, 1);
         return op == "combineLatest" ? sk::combine_latest(inputs) : sk::zip(inputs);
     }
+    if (op == "zipBounded") {
+        if (w.size() < 4) throw case_error("`zipBounded` takes a capacity, a policy and inputs");
+        const std::map<std::string, sk::overflow> policies = {
+            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
+        auto policy = policies.find(w[2]);
+        if (policy == policies.end()) {
+            throw case_error("`" + op + "`: `" + w[2] + "` is no policy (dropNewest, dropOldest, latest)");
+        }
+        return sk::signal::zip(st.named(w, 3), count_or_zero(int_argument(w, 1)), policy->second);
+    }
     if (op == "deliverOnBounded" || op == "onBackpressureBuffer") {
         need(w, 2);
         const std::map<std::string, sk::overflow> policies = {

@@ -66,6 +66,7 @@ let examples: [String: () throws -> Void] = [
     "withLatestFrom": Example_withLatestFrom.run,
     "zip": Example_zip.run,
     "zip3": Example_zip3.run,
+    "zipBounded": Example_zipBounded.run,
 ]
 let name = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : ""
 guard let example = examples[name] else {
