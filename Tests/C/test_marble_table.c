@@ -620,6 +620,18 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
         status = op[0] == 'z' ? sk_signal_zip(&made, named, named_count)
                               : sk_signal_combine_latest(&made, named, named_count, NULL);
+    } else if (strcmp(op, "mergeMapBounded") == 0) {
+        NUM(1, n); NUM(2, d);
+        sk_overflow policy;
+        if (w.count < 4 || !parse_overflow(w.word[3], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op,
+                     w.count < 4 ? "" : w.word[3]);
+            return false;
+        }
+        if (!named_inputs(c, &w, 4, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(named, named_count);
+        status = sk_signal_merge_map_bounded(&made, in, n < 0 ? SIZE_MAX : (size_t)n, d < 0 ? 0 : (size_t)d, policy,
+                                             inner_signal_fn, NULL, table, inner_table_release);
     } else if (strcmp(op, "zipBounded") == 0) {
         NUM(1, n);
         sk_overflow policy;

@@ -319,6 +319,25 @@ enum MarbleOperators {
         case "runOn":
             return signal |> runOn(scheduler.queue)
         // Timing (durations in frames)
+        case "mergeMapBounded":
+            let limit = try self.integer(arguments, 0, operation)
+            let capacity = try self.integer(arguments, 1, operation)
+            let overflow: SignalOverflow<MarbleFailure>
+            switch try self.word(arguments, 2, operation) {
+            case "dropNewest":
+                overflow = .dropNewest
+            case "dropOldest":
+                overflow = .dropOldest
+            case "latest":
+                overflow = .latest
+            case let other:
+                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            }
+            let signals = try self.named(Array(arguments.dropFirst(3)), inputs, operation)
+            return signal |> mergeMap(maxConcurrent: limit, capacity: capacity, overflow: overflow) { value in
+                let index = value.int
+                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+            }
         case "zipBounded":
             let capacity = try self.integer(arguments, 0, operation)
             let overflow: SignalOverflow<MarbleFailure>

@@ -376,6 +376,18 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         std::vector<sk::signal> inputs = st.named(w, 1);
         return op == "combineLatest" ? sk::combine_latest(inputs) : sk::zip(inputs);
     }
+    if (op == "mergeMapBounded") {
+        if (w.size() < 5) throw case_error("`mergeMapBounded` takes a count, a capacity, a policy and inputs");
+        const std::map<std::string, sk::overflow> policies = {
+            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
+        auto policy = policies.find(w[3]);
+        if (policy == policies.end()) {
+            throw case_error("`" + op + "`: `" + w[3] + "` is no policy (dropNewest, dropOldest, latest)");
+        }
+        std::vector<sk::signal> inner = st.named(w, 4);
+        return s.merge_map(count_or_max(int_argument(w, 1)), count_or_zero(int_argument(w, 2)), policy->second,
+                           [inner](sk::value_view v) { return inner_signal(inner, v); });
+    }
     if (op == "zipBounded") {
         if (w.size() < 4) throw case_error("`zipBounded` takes a capacity, a policy and inputs");
         const std::map<std::string, sk::overflow> policies = {

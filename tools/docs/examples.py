@@ -67,7 +67,7 @@ CHOSEN = {"scan": "scan_from_an_initial_value", "mergeMap": "mergeMap_two_at_a_t
 # Operators whose arguments name inner signals: a value `i` selects the
 # `i`-th (switchMap, concatMap, mergeMap map to it; switchToLatest, queue and
 # throttled run a signal of signals, the values mapped to them).
-INNERS = {"switchMap", "concatMap", "mergeMap", "switchToLatest", "queue", "throttled"}
+INNERS = {"switchMap", "concatMap", "mergeMap", "switchToLatest", "queue", "throttled", "mergeMapBounded"}
 META = {"switchToLatest": "switch_to_latest", "queue": "queue", "throttled": "throttled"}
 
 # The side effects: what each example's function prints (with its frame),
@@ -290,7 +290,7 @@ def python_op(case: Case) -> str:
         return f"lambda acc, x: {expression(spec, 'Python')}" if kind_of(spec) == "binary" else \
             f"lambda x: {expression(spec, 'Python')}"
 
-    inners = "[" + ", ".join(args[1:] if op == "mergeMap" else args) + "]"
+    inners = "[" + ", ".join(args[3:] if op == "mergeMapBounded" else args[1:] if op == "mergeMap" else args) + "]"
     simple = {"map": "map", "filter": "filter", "skipWhile": "skip_while", "takeWhile": "take_while",
               "firstWhere": "first"}
     if op in simple:
@@ -317,6 +317,8 @@ def python_op(case: Case) -> str:
         "then": lambda: f"{a}.then({args[0]})",
         "deliverOn": lambda: f"{a}.deliver_on(scheduler.queue)", "runOn": lambda: f"{a}.run_on(scheduler.queue)",
         "catch": lambda: f"{a}.catch(lambda error: {args[0]})",
+        "mergeMapBounded": lambda: (f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]}, "
+                                    f"capacity={args[1]}, overflow=\"{POLICIES[args[2]][0]}\")"),
         "zipBounded": lambda: (f"sk.Signal.zip({', '.join(args[2:])}, capacity={args[0]}, "
                                f"overflow=\"{POLICIES[args[1]][0]}\")"),
         "takeUntilAction": lambda: (f"{a}.take_until(\n"
@@ -390,7 +392,7 @@ def cpp_op(case: Case) -> str:
     words = case.ops[0]
     op, args = words[0], words[1:]
     a = case.inputs[0][0]
-    inner_names = args[1:] if op == "mergeMap" else args
+    inner_names = args[3:] if op == "mergeMapBounded" else args[1:] if op == "mergeMap" else args
     select = "[inners](std::int64_t i) { return inners[i]; }"
     pipe: dict[str, Callable[[], str]] = {
         "map": lambda: f"sk::map({cpp_fn(args[0])})", "filter": lambda: f"sk::filter({cpp_fn(args[0])})",
@@ -422,6 +424,8 @@ def cpp_op(case: Case) -> str:
         "retryBackoff": lambda: f"sk::retry({args[0]} * frame, {args[1]} * frame, queue)",
         "timeout": lambda: f"sk::timeout({args[0]} * frame, queue, {args[1]})",
         "mergeMap": lambda: f"sk::merge_map({args[0]}, {select})",
+        "mergeMapBounded": lambda: (f"sk::merge_map({args[0]}, {args[1]}, sk::overflow::{POLICIES[args[2]][0]}, "
+                                    f"{select})"),
         "share": lambda: "sk::share()", "replay": lambda: f"sk::replay({args[0]})",
         "retry": lambda: f"sk::retry_count({args[0]})",
         "retryDelay": lambda: f"sk::retry_count({args[0]}, {args[1]} * frame, queue)",
@@ -487,7 +491,8 @@ def cpp_example(case: Case) -> str:
                      "digits).signal;")
     body = cpp_op(case).replace("\n", "\n    ")
     if op in INNERS:
-        inner_names = case.ops[0][2:] if op == "mergeMap" else case.ops[0][1:]
+        inner_names = (case.ops[0][4:] if op == "mergeMapBounded" else case.ops[0][2:] if op == "mergeMap"
+                       else case.ops[0][1:])
         lines.append(f"    const std::vector<sk::signal> inners = {{{', '.join(inner_names)}}};")
     lines += [f"    sk::signal result = {body};",
               "    auto show = [&queue](const std::string &label, const std::string &event) {",
@@ -527,7 +532,7 @@ def swift_op(case: Case) -> str:
     words = case.ops[0]
     op, args = words[0], words[1:]
     a = f"{case.inputs[0][0]}.signal"
-    inner_names = args[1:] if op == "mergeMap" else args
+    inner_names = args[3:] if op == "mergeMapBounded" else args[1:] if op == "mergeMap" else args
     inners = "[" + ", ".join(f"{n}.signal" for n in inner_names) + "]"
     signals = ", ".join(f"{n}.signal" for n in args)
     table: dict[str, Callable[[], str]] = {
@@ -568,6 +573,8 @@ def swift_op(case: Case) -> str:
         "ignoreValues": lambda: f"{a} |> ignoreValues",
         "then": lambda: f"{a} |> then({args[0]}.signal)",
         "mergeMap": lambda: f"{a} |> mergeMap(maxConcurrent: {args[0]}) {{ {inners}[$0] }}",
+        "mergeMapBounded": lambda: (f"{a} |> mergeMap(maxConcurrent: {args[0]}, capacity: {args[1]}, "
+                                    f"overflow: .{POLICIES[args[2]][2]}) {{ {inners}[$0] }}"),
         "groupBy": lambda: (f"{a}\n    |> groupBy {swift_fn(args[0])}\n"
                             "    |> mergeMap { group in group.1 |> map { [group.0, $0] } }"),
         "share": lambda: f"share({a})", "replay": lambda: f"{a} |> replay({args[0]})",
@@ -694,7 +701,7 @@ def c_example(case: Case) -> str:
     for spec in specs:
         helpers += c_function(spec) + [""]
     fn = c_name(specs[0]) if specs else ""
-    inner_names = args[1:] if op == "mergeMap" else args
+    inner_names = args[3:] if op == "mergeMapBounded" else args[1:] if op == "mergeMap" else args
     if op == "takeUntilAction":
         helpers += ["/* Passes a value, completes after it, both, or neither (drops it). */",
                     "static int decide(void *ctx, const sk_value *value) {",
@@ -713,7 +720,7 @@ def c_example(case: Case) -> str:
                     "    sk_signal **inners = ctx;", "    int64_t i = 0;", "    sk_value_get_int64(value, &i);",
                     "    sk_value_set_signal(out, inners[i]);", "}", ""]
         setup.append(f"sk_signal *inners[] = {{{', '.join(inner_names)}}};")
-    if op in ("switchMap", "concatMap", "mergeMap"):
+    if op in ("switchMap", "concatMap", "mergeMap", "mergeMapBounded"):
         helpers += ["/* The inner signal a value i selects: inners[i] (+1). */",
                     "static sk_signal *select_inner(void *ctx, const sk_value *value) {",
                     "    sk_signal **inners = ctx;", "    int64_t i = 0;", "    sk_value_get_int64(value, &i);",
@@ -771,6 +778,10 @@ def c_example(case: Case) -> str:
         "deliverOn": f"sk_signal_deliver_on(&result, {a}, queue)", "runOn": f"sk_signal_run_on(&result, {a}, queue)",
         "catch": f"sk_signal_catch(&result, {a}, fallback, {args[0] if args else ''}, NULL)",
         "takeUntilAction": f"sk_signal_take_until(&result, {a}, decide, NULL, NULL)",
+        "mergeMapBounded": (f"sk_signal_merge_map_bounded(&result, {a}, {args[0] if args else ''}, "
+                            f"{args[1] if len(args) > 1 else ''}, "
+                            f"SK_OVERFLOW_{POLICIES.get(args[2] if len(args) > 2 else '', ('', '', ''))[1]}, "
+                            "select_inner, NULL, inners, NULL)"),
         "zipBounded": (f"sk_signal_zip_bounded(&result, inputs, {max(len(args) - 2, 0)}, {args[0] if args else ''}, "
                        f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
         "restart": f"sk_signal_restart(&result, {a})", "restartIfError": f"sk_signal_restart_if_error(&result, {a})",

@@ -299,6 +299,16 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
                 .group_by(move |v| AnyValue::Int(f(int(v))))
                 .merge_map(usize::MAX, |(key, group): (AnyValue, S)| group.map(move |v| AnyValue::Array(vec![key.clone(), v])))
         }
+        "mergeMapBounded" => {
+            let overflow = match arg(2)?.as_str() {
+                "dropNewest" => Overflow::DropNewest,
+                "dropOldest" => Overflow::DropOldest,
+                "latest" => Overflow::Latest,
+                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
+            };
+            let inners = args[3..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
+            signal.merge_map_bounded(count(0)? as usize, count(1)? as usize, overflow, indexed(inners))
+        }
         "zipBounded" => {
             let overflow = match arg(1)?.as_str() {
                 "dropNewest" => Overflow::DropNewest,

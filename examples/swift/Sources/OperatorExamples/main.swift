@@ -34,6 +34,7 @@ let examples: [String: () throws -> Void] = [
     "map": Example_map.run,
     "merge": Example_merge.run,
     "mergeMap": Example_mergeMap.run,
+    "mergeMapBounded": Example_mergeMapBounded.run,
     "onBackpressureBuffer": Example_onBackpressureBuffer.run,
     "pairwise": Example_pairwise.run,
     "queue": Example_queue.run,
