@@ -620,6 +620,22 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
         status = op[0] == 'z' ? sk_signal_zip(&made, named, named_count)
                               : sk_signal_combine_latest(&made, named, named_count, NULL);
+    } else if (strcmp(op, "queueBounded") == 0) {
+        NUM(1, n);
+        sk_overflow policy;
+        if (w.count < 3 || !parse_overflow(w.word[2], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op,
+                     w.count < 3 ? "" : w.word[2]);
+            return false;
+        }
+        if (!named_inputs(c, &w, 3, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(named, named_count);
+        sk_signal *values = NULL;
+        status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
+        if (status == SK_OK) {
+            status = sk_signal_queue_bounded(&made, values, n < 0 ? 0 : (size_t)n, policy, NULL, NULL, NULL);
+            sk_signal_release(values);
+        }
     } else if (strcmp(op, "mergeMapBounded") == 0) {
         NUM(1, n); NUM(2, d);
         sk_overflow policy;

@@ -319,6 +319,25 @@ enum MarbleOperators {
         case "runOn":
             return signal |> runOn(scheduler.queue)
         // Timing (durations in frames)
+        case "queueBounded":
+            let capacity = try self.integer(arguments, 0, operation)
+            let overflow: SignalOverflow<MarbleFailure>
+            switch try self.word(arguments, 1, operation) {
+            case "dropNewest":
+                overflow = .dropNewest
+            case "dropOldest":
+                overflow = .dropOldest
+            case "latest":
+                overflow = .latest
+            case let other:
+                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            }
+            let signals = try self.named(Array(arguments.dropFirst(2)), inputs, operation)
+            let inner = signal |> map { value -> MarbleSignal in
+                let index = value.int
+                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+            }
+            return inner |> mergeMap(maxConcurrent: 1, capacity: capacity, overflow: overflow) { $0 }
         case "mergeMapBounded":
             let limit = try self.integer(arguments, 0, operation)
             let capacity = try self.integer(arguments, 1, operation)

@@ -376,6 +376,20 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         std::vector<sk::signal> inputs = st.named(w, 1);
         return op == "combineLatest" ? sk::combine_latest(inputs) : sk::zip(inputs);
     }
+    if (op == "queueBounded") {
+        if (w.size() < 4) throw case_error("`queueBounded` takes a capacity, a policy and inputs");
+        const std::map<std::string, sk::overflow> policies = {
+            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
+        auto policy = policies.find(w[2]);
+        if (policy == policies.end()) {
+            throw case_error("`" + op + "`: `" + w[2] + "` is no policy (dropNewest, dropOldest, latest)");
+        }
+        std::vector<sk::signal> inner = st.named(w, 3);
+        return s.map([inner](sk::value_view v) {
+                    sk::signal chosen = inner_signal(inner, v);
+                    return chosen ? sk::value(chosen) : sk::value();
+                }).queue_signals(count_or_zero(int_argument(w, 1)), policy->second);
+    }
     if (op == "mergeMapBounded") {
         if (w.size() < 5) throw case_error("`mergeMapBounded` takes a count, a capacity, a policy and inputs");
         const std::map<std::string, sk::overflow> policies = {

@@ -67,8 +67,14 @@ CHOSEN = {"scan": "scan_from_an_initial_value", "mergeMap": "mergeMap_two_at_a_t
 # Operators whose arguments name inner signals: a value `i` selects the
 # `i`-th (switchMap, concatMap, mergeMap map to it; switchToLatest, queue and
 # throttled run a signal of signals, the values mapped to them).
-INNERS = {"switchMap", "concatMap", "mergeMap", "switchToLatest", "queue", "throttled", "mergeMapBounded"}
+INNERS = {"switchMap", "concatMap", "mergeMap", "switchToLatest", "queue", "throttled", "mergeMapBounded",
+          "queueBounded"}
 META = {"switchToLatest": "switch_to_latest", "queue": "queue", "throttled": "throttled"}
+
+
+def inner_inputs(op: str, args: list[str]) -> list[str]:
+    """The named inputs of an operator of INNERS, after its other arguments."""
+    return args[{"mergeMap": 1, "queueBounded": 2, "mergeMapBounded": 3}.get(op, 0):]
 
 # The side effects: what each example's function prints (with its frame),
 # whether it takes the value, and where its line goes among the subscriber's
@@ -290,7 +296,7 @@ def python_op(case: Case) -> str:
         return f"lambda acc, x: {expression(spec, 'Python')}" if kind_of(spec) == "binary" else \
             f"lambda x: {expression(spec, 'Python')}"
 
-    inners = "[" + ", ".join(args[3:] if op == "mergeMapBounded" else args[1:] if op == "mergeMap" else args) + "]"
+    inners = "[" + ", ".join(inner_inputs(op, args)) + "]"
     simple = {"map": "map", "filter": "filter", "skipWhile": "skip_while", "takeWhile": "take_while",
               "firstWhere": "first"}
     if op in simple:
@@ -317,6 +323,8 @@ def python_op(case: Case) -> str:
         "then": lambda: f"{a}.then({args[0]})",
         "deliverOn": lambda: f"{a}.deliver_on(scheduler.queue)", "runOn": lambda: f"{a}.run_on(scheduler.queue)",
         "catch": lambda: f"{a}.catch(lambda error: {args[0]})",
+        "queueBounded": lambda: (f"{a}.map(lambda i: {inners}[i]).queue(capacity={args[0]}, "
+                                 f"overflow=\"{POLICIES[args[1]][0]}\")"),
         "mergeMapBounded": lambda: (f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]}, "
                                     f"capacity={args[1]}, overflow=\"{POLICIES[args[2]][0]}\")"),
         "zipBounded": lambda: (f"sk.Signal.zip({', '.join(args[2:])}, capacity={args[0]}, "
@@ -392,7 +400,7 @@ def cpp_op(case: Case) -> str:
     words = case.ops[0]
     op, args = words[0], words[1:]
     a = case.inputs[0][0]
-    inner_names = args[3:] if op == "mergeMapBounded" else args[1:] if op == "mergeMap" else args
+    inner_names = inner_inputs(op, args)
     select = "[inners](std::int64_t i) { return inners[i]; }"
     pipe: dict[str, Callable[[], str]] = {
         "map": lambda: f"sk::map({cpp_fn(args[0])})", "filter": lambda: f"sk::filter({cpp_fn(args[0])})",
@@ -424,6 +432,8 @@ def cpp_op(case: Case) -> str:
         "retryBackoff": lambda: f"sk::retry({args[0]} * frame, {args[1]} * frame, queue)",
         "timeout": lambda: f"sk::timeout({args[0]} * frame, queue, {args[1]})",
         "mergeMap": lambda: f"sk::merge_map({args[0]}, {select})",
+        "queueBounded": lambda: (f"sk::map({select}) | sk::queue_signals({args[0]}, "
+                                 f"sk::overflow::{POLICIES[args[1]][0]})"),
         "mergeMapBounded": lambda: (f"sk::merge_map({args[0]}, {args[1]}, sk::overflow::{POLICIES[args[2]][0]}, "
                                     f"{select})"),
         "share": lambda: "sk::share()", "replay": lambda: f"sk::replay({args[0]})",
@@ -491,8 +501,7 @@ def cpp_example(case: Case) -> str:
                      "digits).signal;")
     body = cpp_op(case).replace("\n", "\n    ")
     if op in INNERS:
-        inner_names = (case.ops[0][4:] if op == "mergeMapBounded" else case.ops[0][2:] if op == "mergeMap"
-                       else case.ops[0][1:])
+        inner_names = inner_inputs(op, case.ops[0][1:])
         lines.append(f"    const std::vector<sk::signal> inners = {{{', '.join(inner_names)}}};")
     lines += [f"    sk::signal result = {body};",
               "    auto show = [&queue](const std::string &label, const std::string &event) {",
@@ -532,7 +541,7 @@ def swift_op(case: Case) -> str:
     words = case.ops[0]
     op, args = words[0], words[1:]
     a = f"{case.inputs[0][0]}.signal"
-    inner_names = args[3:] if op == "mergeMapBounded" else args[1:] if op == "mergeMap" else args
+    inner_names = inner_inputs(op, args)
     inners = "[" + ", ".join(f"{n}.signal" for n in inner_names) + "]"
     signals = ", ".join(f"{n}.signal" for n in args)
     table: dict[str, Callable[[], str]] = {
@@ -573,6 +582,9 @@ def swift_op(case: Case) -> str:
         "ignoreValues": lambda: f"{a} |> ignoreValues",
         "then": lambda: f"{a} |> then({args[0]}.signal)",
         "mergeMap": lambda: f"{a} |> mergeMap(maxConcurrent: {args[0]}) {{ {inners}[$0] }}",
+        "queueBounded": lambda: (f"{a} |> map {{ {inners}[$0] }}\n"
+                                 f"    |> mergeMap(maxConcurrent: 1, capacity: {args[0]}, overflow: .{POLICIES[args[1]][2]}) "
+                                 "{ $0 }"),
         "mergeMapBounded": lambda: (f"{a} |> mergeMap(maxConcurrent: {args[0]}, capacity: {args[1]}, "
                                     f"overflow: .{POLICIES[args[2]][2]}) {{ {inners}[$0] }}"),
         "groupBy": lambda: (f"{a}\n    |> groupBy {swift_fn(args[0])}\n"
@@ -701,7 +713,7 @@ def c_example(case: Case) -> str:
     for spec in specs:
         helpers += c_function(spec) + [""]
     fn = c_name(specs[0]) if specs else ""
-    inner_names = args[3:] if op == "mergeMapBounded" else args[1:] if op == "mergeMap" else args
+    inner_names = inner_inputs(op, args)
     if op == "takeUntilAction":
         helpers += ["/* Passes a value, completes after it, both, or neither (drops it). */",
                     "static int decide(void *ctx, const sk_value *value) {",
@@ -714,7 +726,7 @@ def c_example(case: Case) -> str:
     if op == "deferred":
         helpers += ["/* Makes the signal at each start (ctx: the one to start), +1. */",
                     "static sk_signal *make(void *ctx) { return sk_signal_retain(ctx); }", ""]
-    if op in META:
+    if op in META or op == "queueBounded":
         helpers += ["/* The value i as a signal value: inners[i]. */",
                     "static void select_inner(void *ctx, const sk_value *value, sk_value *out) {",
                     "    sk_signal **inners = ctx;", "    int64_t i = 0;", "    sk_value_get_int64(value, &i);",
@@ -778,6 +790,9 @@ def c_example(case: Case) -> str:
         "deliverOn": f"sk_signal_deliver_on(&result, {a}, queue)", "runOn": f"sk_signal_run_on(&result, {a}, queue)",
         "catch": f"sk_signal_catch(&result, {a}, fallback, {args[0] if args else ''}, NULL)",
         "takeUntilAction": f"sk_signal_take_until(&result, {a}, decide, NULL, NULL)",
+        "queueBounded": (f"sk_signal_map(&signals, {a}, select_inner, inners, NULL);\n    "
+                         f"sk_signal_queue_bounded(&result, signals, {args[0] if args else ''}, "
+                         f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
         "mergeMapBounded": (f"sk_signal_merge_map_bounded(&result, {a}, {args[0] if args else ''}, "
                             f"{args[1] if len(args) > 1 else ''}, "
                             f"SK_OVERFLOW_{POLICIES.get(args[2] if len(args) > 2 else '', ('', '', ''))[1]}, "
@@ -866,7 +881,7 @@ def c_example(case: Case) -> str:
               "    sk_marble_value digits[10]; /* each digit of the diagrams stands for its integer */",
               "    sk_queue *queue;",
               f"    sk_signal *{', *'.join(names)}, *result{', *groups' if op == 'groupBy' else ''}"
-              f"{', *signals' if op in META else ''}{', *started' if taken(case) else ''};",
+              f"{', *signals' if op in META or op == 'queueBounded' else ''}{', *started' if taken(case) else ''};",
               "    sk_disposable *subscription" + "".join(f", *late{i or ''}" for i in range(len(case.also))) + ";",
               "    for (int i = 0; i < 10; i++) {",
               "        digits[i].symbol = (char)('0' + i);", "        sk_value_set_int64(&digits[i].value, i);",
@@ -895,7 +910,7 @@ def c_example(case: Case) -> str:
     lines.append("    sk_signal_release(result);")
     if op == "groupBy":
         lines.append("    sk_signal_release(groups);")
-    if op in META:
+    if op in META or op == "queueBounded":
         lines.append("    sk_signal_release(signals);")
     if taken(case):
         lines.append("    sk_signal_release(started);")

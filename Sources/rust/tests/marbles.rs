@@ -299,6 +299,18 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
                 .group_by(move |v| AnyValue::Int(f(int(v))))
                 .merge_map(usize::MAX, |(key, group): (AnyValue, S)| group.map(move |v| AnyValue::Array(vec![key.clone(), v])))
         }
+        "queueBounded" => {
+            // The crate has no queue with a capacity: a merge_map of one at
+            // a time is the same (the operator table's Swift column).
+            let overflow = match arg(1)?.as_str() {
+                "dropNewest" => Overflow::DropNewest,
+                "dropOldest" => Overflow::DropOldest,
+                "latest" => Overflow::Latest,
+                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
+            };
+            let inners = args[2..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
+            signal.map(indexed(inners)).merge_map_bounded(1, count(0)? as usize, overflow, |inner: S| inner)
+        }
         "mergeMapBounded" => {
             let overflow = match arg(2)?.as_str() {
                 "dropNewest" => Overflow::DropNewest,

@@ -38,6 +38,7 @@ let examples: [String: () throws -> Void] = [
     "onBackpressureBuffer": Example_onBackpressureBuffer.run,
     "pairwise": Example_pairwise.run,
     "queue": Example_queue.run,
+    "queueBounded": Example_queueBounded.run,
     "reduce": Example_reduce.run,
     "replay": Example_replay.run,
     "restart": Example_restart.run,
