@@ -620,6 +620,15 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
         status = op[0] == 'z' ? sk_signal_zip(&made, named, named_count)
                               : sk_signal_combine_latest(&made, named, named_count, NULL);
+    } else if (strcmp(op, "bufferTimeBounded") == 0) {
+        NEED(4); NUM(1, n); NUM(2, d);
+        sk_overflow policy;
+        if (!parse_overflow(w.word[3], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op, w.word[3]);
+            return false;
+        }
+        status = sk_signal_buffer_time_bounded(&made, in, (double)n * FRAME, c->queue, d < 0 ? 0 : (size_t)d, policy,
+                                               NULL, NULL, NULL);
     } else if (strcmp(op, "queueBounded") == 0) {
         NUM(1, n);
         sk_overflow policy;

@@ -319,6 +319,22 @@ enum MarbleOperators {
         case "runOn":
             return signal |> runOn(scheduler.queue)
         // Timing (durations in frames)
+        case "bufferTimeBounded":
+            let frames = try self.integer(arguments, 0, operation)
+            let capacity = try self.integer(arguments, 1, operation)
+            let overflow: SignalOverflow<MarbleFailure>
+            switch try self.word(arguments, 2, operation) {
+            case "dropNewest":
+                overflow = .dropNewest
+            case "dropOldest":
+                overflow = .dropOldest
+            case "latest":
+                overflow = .latest
+            case let other:
+                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            }
+            return signal |> buffer(timeSpan: scheduler.seconds(frames), queue: scheduler.queue, capacity: capacity, overflow: overflow)
+                |> map { MarbleValue.list($0.flatMap(\.ints)) }
         case "queueBounded":
             let capacity = try self.integer(arguments, 0, operation)
             let overflow: SignalOverflow<MarbleFailure>

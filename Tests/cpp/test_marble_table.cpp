@@ -376,6 +376,17 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         std::vector<sk::signal> inputs = st.named(w, 1);
         return op == "combineLatest" ? sk::combine_latest(inputs) : sk::zip(inputs);
     }
+    if (op == "bufferTimeBounded") {
+        need(w, 3);
+        const std::map<std::string, sk::overflow> policies = {
+            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
+        auto policy = policies.find(w[3]);
+        if (policy == policies.end()) {
+            throw case_error("`" + op + "`: `" + w[3] + "` is no policy (dropNewest, dropOldest, latest)");
+        }
+        return s.buffer_time(static_cast<double>(int_argument(w, 1)) * frame, q, count_or_zero(int_argument(w, 2)),
+                             policy->second);
+    }
     if (op == "queueBounded") {
         if (w.size() < 4) throw case_error("`queueBounded` takes a capacity, a policy and inputs");
         const std::map<std::string, sk::overflow> policies = {

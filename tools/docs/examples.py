@@ -323,6 +323,8 @@ def python_op(case: Case) -> str:
         "then": lambda: f"{a}.then({args[0]})",
         "deliverOn": lambda: f"{a}.deliver_on(scheduler.queue)", "runOn": lambda: f"{a}.run_on(scheduler.queue)",
         "catch": lambda: f"{a}.catch(lambda error: {args[0]})",
+        "bufferTimeBounded": lambda: (f"{a}.buffer_with_time(scheduler.seconds({args[0]}), scheduler.queue, "
+                                      f"capacity={args[1]}, overflow=\"{POLICIES[args[2]][0]}\")"),
         "queueBounded": lambda: (f"{a}.map(lambda i: {inners}[i]).queue(capacity={args[0]}, "
                                  f"overflow=\"{POLICIES[args[1]][0]}\")"),
         "mergeMapBounded": lambda: (f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]}, "
@@ -432,6 +434,8 @@ def cpp_op(case: Case) -> str:
         "retryBackoff": lambda: f"sk::retry({args[0]} * frame, {args[1]} * frame, queue)",
         "timeout": lambda: f"sk::timeout({args[0]} * frame, queue, {args[1]})",
         "mergeMap": lambda: f"sk::merge_map({args[0]}, {select})",
+        "bufferTimeBounded": lambda: (f"sk::buffer_time({args[0]} * frame, queue, {args[1]}, "
+                                      f"sk::overflow::{POLICIES[args[2]][0]})"),
         "queueBounded": lambda: (f"sk::map({select}) | sk::queue_signals({args[0]}, "
                                  f"sk::overflow::{POLICIES[args[1]][0]})"),
         "mergeMapBounded": lambda: (f"sk::merge_map({args[0]}, {args[1]}, sk::overflow::{POLICIES[args[2]][0]}, "
@@ -478,7 +482,7 @@ def cpp_op(case: Case) -> str:
 
 def emits_lists(case: Case) -> bool:
     return any(isinstance(v, list) for _, kind, v in events(case.out, case.values) if kind == "next") or \
-        case.ops[0][0] in TUPLES | {"bufferCount", "bufferTime", "groupBy"}
+        case.ops[0][0] in TUPLES | {"bufferCount", "bufferTime", "bufferTimeBounded", "groupBy"}
 
 
 def cpp_example(case: Case) -> str:
@@ -582,6 +586,8 @@ def swift_op(case: Case) -> str:
         "ignoreValues": lambda: f"{a} |> ignoreValues",
         "then": lambda: f"{a} |> then({args[0]}.signal)",
         "mergeMap": lambda: f"{a} |> mergeMap(maxConcurrent: {args[0]}) {{ {inners}[$0] }}",
+        "bufferTimeBounded": lambda: (f"{a} |> buffer(timeSpan: scheduler.seconds({args[0]}), queue: scheduler.queue, "
+                                      f"capacity: {args[1]}, overflow: .{POLICIES[args[2]][2]})"),
         "queueBounded": lambda: (f"{a} |> map {{ {inners}[$0] }}\n"
                                  f"    |> mergeMap(maxConcurrent: 1, capacity: {args[0]}, overflow: .{POLICIES[args[1]][2]}) "
                                  "{ $0 }"),
@@ -790,6 +796,9 @@ def c_example(case: Case) -> str:
         "deliverOn": f"sk_signal_deliver_on(&result, {a}, queue)", "runOn": f"sk_signal_run_on(&result, {a}, queue)",
         "catch": f"sk_signal_catch(&result, {a}, fallback, {args[0] if args else ''}, NULL)",
         "takeUntilAction": f"sk_signal_take_until(&result, {a}, decide, NULL, NULL)",
+        "bufferTimeBounded": (f"sk_signal_buffer_time_bounded(&result, {a}, {time() if args else ''}, queue, "
+                              f"{args[1] if len(args) > 1 else ''}, "
+                              f"SK_OVERFLOW_{POLICIES.get(args[2] if len(args) > 2 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
         "queueBounded": (f"sk_signal_map(&signals, {a}, select_inner, inners, NULL);\n    "
                          f"sk_signal_queue_bounded(&result, signals, {args[0] if args else ''}, "
                          f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),

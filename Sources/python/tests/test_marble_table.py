@@ -222,6 +222,7 @@ def apply(words, where, signal, inputs, scheduler):
         "queue": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
         "throttled": lambda: signal.map(lambda i: inputs[args[i]]).throttled(),
         "mergeMap": lambda: signal.merge_map(lambda i: inputs[args[1 + i]], max_concurrent=count()),
+        "bufferTimeBounded": lambda: signal.buffer_with_time(frames(count()), q, capacity=count(1), overflow=policy(args[2])),
         "queueBounded": lambda: signal.map(lambda i: inputs[args[2 + i]]).queue(capacity=count(), overflow=policy(args[1])),
         "mergeMapBounded": lambda: signal.merge_map(lambda i: inputs[args[3 + i]], max_concurrent=count(),
                                                     capacity=count(1), overflow=policy(args[2])),

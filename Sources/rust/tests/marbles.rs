@@ -299,6 +299,15 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
                 .group_by(move |v| AnyValue::Int(f(int(v))))
                 .merge_map(usize::MAX, |(key, group): (AnyValue, S)| group.map(move |v| AnyValue::Array(vec![key.clone(), v])))
         }
+        "bufferTimeBounded" => {
+            let overflow = match arg(2)?.as_str() {
+                "dropNewest" => Overflow::DropNewest,
+                "dropOldest" => Overflow::DropOldest,
+                "latest" => Overflow::Latest,
+                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
+            };
+            signal.buffer_time_bounded(frames(0)?, q, count(1)? as usize, overflow).cast()
+        }
         "queueBounded" => {
             // The crate has no queue with a capacity: a merge_map of one at
             // a time is the same (the operator table's Swift column).

@@ -13,6 +13,7 @@ let examples: [String: () throws -> Void] = [
     "beforeStarted": Example_beforeStarted.run,
     "bufferCount": Example_bufferCount.run,
     "bufferTime": Example_bufferTime.run,
+    "bufferTimeBounded": Example_bufferTimeBounded.run,
     "catch": Example_catch.run,
     "combineLatest": Example_combineLatest.run,
     "concat": Example_concat.run,
