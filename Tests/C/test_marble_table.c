@@ -274,6 +274,50 @@ static void binary_fn(void *ctx, const sk_value *accumulator, const sk_value *va
     sk_value_set_int64(out, a);
 }
 
+/* The side effects' functions (the shapes tap and work): they do nothing,
+ * and the case checks that the events pass unchanged. */
+static void look_fn(void *ctx, const sk_value *value) {
+    (void)ctx;
+    (void)value;
+}
+
+static void work_fn(void *ctx) {
+    (void)ctx;
+}
+
+/* takeUntilAction's function: pass the value when the first predicate
+ * holds, complete after it when the second does. */
+typedef struct take_action_spec {
+    fn_spec *pass, *complete;
+} take_action_spec;
+
+static int take_action_fn(void *ctx, const sk_value *value) {
+    const take_action_spec *spec = ctx;
+    return (predicate_fn(spec->pass, value) ? SK_TAKE_PASS : 0) |
+           (predicate_fn(spec->complete, value) ? SK_TAKE_COMPLETE : 0);
+}
+
+static void take_action_release(void *ctx) {
+    take_action_spec *spec = ctx;
+    free(spec->pass);
+    free(spec->complete);
+    free(spec);
+}
+
+/* catch's and deferred's function: the named input (ctx, held), +1. */
+static sk_signal *fallback_fn(void *ctx, const sk_value *error) {
+    (void)error;
+    return sk_signal_retain(ctx);
+}
+
+static sk_signal *deferred_fn(void *ctx) {
+    return sk_signal_retain(ctx);
+}
+
+static void release_signal(void *ctx) {
+    sk_signal_release(ctx);
+}
+
 /* The named inputs a value `i` maps to (switchMap, concatMap, mergeMap). */
 typedef struct inner_table {
     sk_signal *signals[MAX_INPUTS];
@@ -300,7 +344,8 @@ static sk_signal *inner_signal_fn(void *ctx, const sk_value *value) {
     return inner_signal(ctx, value);
 }
 
-/* For concatMap: the value becomes a signal value, run by sk_signal_queue. */
+/* For concatMap, switchToLatest, queue and throttled: the value becomes a
+ * signal value. */
 static void inner_value_fn(void *ctx, const sk_value *value, sk_value *out) {
     sk_signal *signal = inner_signal(ctx, value);
     if (signal) {
@@ -468,14 +513,15 @@ static const sk_test_operator *find_operator(const char *marble) {
  * -1 with `why` when the line's arguments do not fit the shape. Every shape
  * reads its arguments one way: a count (negative: one past any, SIZE_MAX),
  * a function of the vocabulary, a value, an input's name, a function and
- * an initial integer (reduce), inputs' names (signals), or frames on the
- * case's virtual queue (time). */
+ * an initial integer (reduce), inputs' names (signals), frames on the
+ * case's virtual queue (time); none for the case's queue (on) and a
+ * function that does nothing (tap, work). */
 static int apply_standard(marble_case *c, const words *w, const sk_test_operator *op, sk_signal *in, sk_signal **made,
                           char *why, size_t size) {
     static const size_t arguments[] = {
         [SHAPE_UNARY] = 1, [SHAPE_COUNT] = 2, [SHAPE_PREDICATE] = 2, [SHAPE_MAP] = 2, [SHAPE_VALUE] = 2,
-        [SHAPE_SIGNAL] = 2, [SHAPE_REDUCE] = 3, [SHAPE_SIGNALS] = 0, [SHAPE_TIME] = 2, [SHAPE_ON] = 0,
-        [SHAPE_TAP] = 0, [SHAPE_WORK] = 0,
+        [SHAPE_SIGNAL] = 2, [SHAPE_REDUCE] = 3, [SHAPE_SIGNALS] = 0, [SHAPE_TIME] = 2, [SHAPE_ON] = 1,
+        [SHAPE_TAP] = 1, [SHAPE_WORK] = 1,
     };
     if (arguments[op->shape] != 0 && !arg_count(w, arguments[op->shape], why, size)) {
         return -1;
@@ -523,9 +569,11 @@ static int apply_standard(marble_case *c, const words *w, const sk_test_operator
         if (!arg_long(w, 1, &n, why, size)) return -1;
         return op->fn.time(made, in, (double)n * FRAME, c->queue);
     case SHAPE_ON:
+        return op->fn.on(made, in, c->queue);
     case SHAPE_TAP:
+        return op->fn.tap(made, in, look_fn, NULL, NULL);
     case SHAPE_WORK:
-        break; /* no marble name has them (tools/api/operators.py) */
+        return op->fn.work(made, in, work_fn, NULL, NULL);
     }
     snprintf(why, size, "`%s`: the C runner has no reading of its shape", op->marble);
     return -1;
@@ -572,6 +620,53 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
         status = op[0] == 'z' ? sk_signal_zip(&made, named, named_count)
                               : sk_signal_combine_latest(&made, named, named_count, NULL);
+    } else if (strcmp(op, "bufferTimeBounded") == 0) {
+        NEED(4); NUM(1, n); NUM(2, d);
+        sk_overflow policy;
+        if (!parse_overflow(w.word[3], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op, w.word[3]);
+            return false;
+        }
+        status = sk_signal_buffer_time_bounded(&made, in, (double)n * FRAME, c->queue, d < 0 ? 0 : (size_t)d, policy,
+                                               NULL, NULL, NULL);
+    } else if (strcmp(op, "queueBounded") == 0) {
+        NUM(1, n);
+        sk_overflow policy;
+        if (w.count < 3 || !parse_overflow(w.word[2], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op,
+                     w.count < 3 ? "" : w.word[2]);
+            return false;
+        }
+        if (!named_inputs(c, &w, 3, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(named, named_count);
+        sk_signal *values = NULL;
+        status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
+        if (status == SK_OK) {
+            status = sk_signal_queue_bounded(&made, values, n < 0 ? 0 : (size_t)n, policy, NULL, NULL, NULL);
+            sk_signal_release(values);
+        }
+    } else if (strcmp(op, "mergeMapBounded") == 0) {
+        NUM(1, n); NUM(2, d);
+        sk_overflow policy;
+        if (w.count < 4 || !parse_overflow(w.word[3], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op,
+                     w.count < 4 ? "" : w.word[3]);
+            return false;
+        }
+        if (!named_inputs(c, &w, 4, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(named, named_count);
+        status = sk_signal_merge_map_bounded(&made, in, n < 0 ? SIZE_MAX : (size_t)n, d < 0 ? 0 : (size_t)d, policy,
+                                             inner_signal_fn, NULL, table, inner_table_release);
+    } else if (strcmp(op, "zipBounded") == 0) {
+        NUM(1, n);
+        sk_overflow policy;
+        if (w.count < 3 || !parse_overflow(w.word[2], &policy)) {
+            snprintf(why, size, "`%s`: `%s` is no policy (dropNewest, dropOldest, latest)", op,
+                     w.count < 3 ? "" : w.word[2]);
+            return false;
+        }
+        if (!named_inputs(c, &w, 3, named, &named_count, why, size)) return false;
+        status = sk_signal_zip_bounded(&made, named, named_count, n < 0 ? 0 : (size_t)n, policy, NULL, NULL, NULL);
     } else if (strcmp(op, "deliverOnBounded") == 0 || strcmp(op, "onBackpressureBuffer") == 0) {
         NEED(3); NUM(1, n);
         sk_overflow policy;
@@ -595,6 +690,18 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
             status = sk_signal_queue(&made, values);
             sk_signal_release(values);
         }
+    } else if (strcmp(op, "switchToLatest") == 0 || strcmp(op, "queue") == 0 || strcmp(op, "throttled") == 0) {
+        /* A signal of signals: each value `i` the `i`-th named input. */
+        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(named, named_count);
+        sk_signal *values = NULL;
+        status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
+        if (status == SK_OK) {
+            status = op[0] == 's' ? sk_signal_switch_to_latest(&made, values)
+                     : op[0] == 'q' ? sk_signal_queue(&made, values)
+                                    : sk_signal_throttled(&made, values);
+            sk_signal_release(values);
+        }
     } else if (strcmp(op, "mergeMap") == 0) {
         NUM(1, n);
         if (!named_inputs(c, &w, 2, named, &named_count, why, size)) return false;
@@ -609,6 +716,32 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
             status = sk_signal_merge_map(&made, groups, SIZE_MAX, group_values_fn, NULL, NULL);
             sk_signal_release(groups);
         }
+    } else if (strcmp(op, "takeUntilAction") == 0) {
+        NEED(3);
+        fn_spec *complete = NULL;
+        FN(1, FN_PREDICATE);
+        complete = parse_function(w.word[2], FN_PREDICATE, why, size);
+        if (!complete) {
+            free(spec);
+            return false;
+        }
+        take_action_spec *both = malloc(sizeof *both);
+        cr_assert_not_null(both);
+        both->pass = spec;
+        both->complete = complete;
+        status = sk_signal_take_until(&made, in, take_action_fn, both, take_action_release);
+    } else if (strcmp(op, "catch") == 0 || strcmp(op, "deferred") == 0) {
+        NEED(2);
+        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
+        status = op[0] == 'c' ? sk_signal_catch(&made, in, fallback_fn, sk_signal_retain(named[0]), release_signal)
+                              : sk_signal_deferred(&made, deferred_fn, sk_signal_retain(named[0]), release_signal);
+    } else if (strcmp(op, "timeout") == 0) {
+        NEED(3); NUM(1, n);
+        if (!named_inputs(c, &w, 2, named, &named_count, why, size)) return false;
+        status = sk_signal_timeout(&made, in, (double)n * FRAME, c->queue, named[0]);
+    } else if (strcmp(op, "retryBackoff") == 0) {
+        NEED(3); NUM(1, n); NUM(2, d);
+        status = sk_signal_retry(&made, in, (double)n * FRAME, (double)d * FRAME, c->queue);
     } else if (strcmp(op, "retry") == 0) {
         NEED(2); NUM(1, n);
         status = sk_signal_retry_count(&made, in, n < 0 ? 0 : (size_t)n, 0, NULL);
@@ -935,7 +1068,8 @@ static const char *marbles_dir(void) {
 }
 
 /* The table's files, each run by a test of its own below. */
-static const char *const FILES[] = {"catch", "combine", "dispatch", "mapping", "reduce", "share", "take", "timing"};
+static const char *const FILES[] = {"catch",  "combine", "dispatch", "mapping",
+                                     "reduce", "share",   "side_effects", "take", "timing"};
 
 static void run_table_file(const char *name) {
     char path[512];
@@ -949,9 +1083,11 @@ static void run_table_file(const char *name) {
 
 Test(marble_table, catch_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("catch"); }
 Test(marble_table, combine_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("combine"); }
+Test(marble_table, dispatch_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("dispatch"); }
 Test(marble_table, mapping_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("mapping"); }
 Test(marble_table, reduce_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("reduce"); }
 Test(marble_table, share_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("share"); }
+Test(marble_table, side_effects_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("side_effects"); }
 Test(marble_table, take_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("take"); }
 Test(marble_table, timing_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("timing"); }
 

@@ -162,8 +162,22 @@ enum MarbleOperators {
                 throw MarbleTableError(message: "line \(operation.line): `takeUntil` names one input")
             }
             return signal |> takeUntil(notifier[0])
+        case "takeUntilAction":
+            // Pass a value when the first predicate holds, complete after it
+            // when the second does.
+            let pass = try self.predicate(self.word(arguments, 0, operation))
+            let complete = try self.predicate(self.word(arguments, 1, operation))
+            return signal |> take(until: { SignalTakeAction(passthrough: pass($0.int), complete: complete($0.int)) })
         case "last":
             return signal |> last |> map { $0 ?? .list([]) }
+        case "then":
+            let next = try self.named(arguments, inputs, operation)
+            guard next.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `then` names one input")
+            }
+            return signal |> then(next[0])
+        case "ignoreValues":
+            return signal |> ignoreValues |> map { (never: Never) -> MarbleValue in }
         // Reduce
         case "scan":
             let f = try self.binary(self.word(arguments, 0, operation))
@@ -217,6 +231,21 @@ enum MarbleOperators {
                 return signal |> mapToSignal(select)
             }
             return signal |> mapToQueue(select)
+        case "switchToLatest", "queue", "throttled":
+            // A signal of signals: each value `i` the `i`-th named input.
+            let signals = try self.named(arguments, inputs, operation)
+            let inner = signal |> map { value -> MarbleSignal in
+                let index = value.int
+                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+            }
+            switch operation.name {
+            case "switchToLatest":
+                return inner |> switchToLatest
+            case "queue":
+                return inner |> SwiftSignalKit.queue
+            default:
+                return inner |> throttled
+            }
         case "mergeMap":
             let limit = try self.integer(arguments, 0, operation)
             let signals = try self.named(Array(arguments.dropFirst()), inputs, operation)
@@ -238,11 +267,127 @@ enum MarbleOperators {
         // Errors
         case "retry":
             return signal |> retry(count: try self.integer(arguments, 0, operation))
+        case "catch":
+            let fallback = try self.named(arguments, inputs, operation)
+            guard fallback.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `catch` names one input")
+            }
+            return signal |> `catch` { _ in fallback[0] }
+        case "restart":
+            return signal |> restart
+        case "restartIfError":
+            return signal |> restartIfError |> castError(MarbleFailure.self)
+        case "retryBackoff":
+            let increment = try self.integer(arguments, 0, operation)
+            let most = try self.integer(arguments, 1, operation)
+            return signal |> retry(scheduler.seconds(increment), maxDelay: scheduler.seconds(most), onQueue: scheduler.queue)
+                |> castError(MarbleFailure.self)
+        case "timeout":
+            let frames = try self.integer(arguments, 0, operation)
+            let alternate = try self.named(Array(arguments.dropFirst()), inputs, operation)
+            guard alternate.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `timeout` names one input")
+            }
+            return signal |> timeout(scheduler.seconds(frames), queue: scheduler.queue, alternate: alternate[0])
+        case "deferred":
+            let made = try self.named(arguments, inputs, operation)
+            guard made.count == 1 else {
+                throw MarbleTableError(message: "line \(operation.line): `deferred` names one input")
+            }
+            return deferred { made[0] }
         case "retryDelay":
             let count = try self.integer(arguments, 0, operation)
             let frames = try self.integer(arguments, 1, operation)
             return signal |> retry(count: count, delay: scheduler.seconds(frames), queue: scheduler.queue)
+        // Side effects: each function does nothing, and the case checks that
+        // the events pass unchanged.
+        case "beforeNext":
+            return signal |> beforeNext { _ in }
+        case "afterNext":
+            return signal |> afterNext { _ in }
+        case "beforeStarted":
+            return signal |> beforeStarted {}
+        case "beforeCompleted":
+            return signal |> beforeCompleted {}
+        case "afterCompleted":
+            return signal |> afterCompleted {}
+        case "afterDisposed":
+            return signal |> afterDisposed {}
+        // Threads: the case's virtual queue
+        case "deliverOn":
+            return signal |> deliverOn(scheduler.queue)
+        case "runOn":
+            return signal |> runOn(scheduler.queue)
         // Timing (durations in frames)
+        case "bufferTimeBounded":
+            let frames = try self.integer(arguments, 0, operation)
+            let capacity = try self.integer(arguments, 1, operation)
+            let overflow: SignalOverflow<MarbleFailure>
+            switch try self.word(arguments, 2, operation) {
+            case "dropNewest":
+                overflow = .dropNewest
+            case "dropOldest":
+                overflow = .dropOldest
+            case "latest":
+                overflow = .latest
+            case let other:
+                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            }
+            return signal |> buffer(timeSpan: scheduler.seconds(frames), queue: scheduler.queue, capacity: capacity, overflow: overflow)
+                |> map { MarbleValue.list($0.flatMap(\.ints)) }
+        case "queueBounded":
+            let capacity = try self.integer(arguments, 0, operation)
+            let overflow: SignalOverflow<MarbleFailure>
+            switch try self.word(arguments, 1, operation) {
+            case "dropNewest":
+                overflow = .dropNewest
+            case "dropOldest":
+                overflow = .dropOldest
+            case "latest":
+                overflow = .latest
+            case let other:
+                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            }
+            let signals = try self.named(Array(arguments.dropFirst(2)), inputs, operation)
+            let inner = signal |> map { value -> MarbleSignal in
+                let index = value.int
+                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+            }
+            return inner |> mergeMap(maxConcurrent: 1, capacity: capacity, overflow: overflow) { $0 }
+        case "mergeMapBounded":
+            let limit = try self.integer(arguments, 0, operation)
+            let capacity = try self.integer(arguments, 1, operation)
+            let overflow: SignalOverflow<MarbleFailure>
+            switch try self.word(arguments, 2, operation) {
+            case "dropNewest":
+                overflow = .dropNewest
+            case "dropOldest":
+                overflow = .dropOldest
+            case "latest":
+                overflow = .latest
+            case let other:
+                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            }
+            let signals = try self.named(Array(arguments.dropFirst(3)), inputs, operation)
+            return signal |> mergeMap(maxConcurrent: limit, capacity: capacity, overflow: overflow) { value in
+                let index = value.int
+                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+            }
+        case "zipBounded":
+            let capacity = try self.integer(arguments, 0, operation)
+            let overflow: SignalOverflow<MarbleFailure>
+            switch try self.word(arguments, 1, operation) {
+            case "dropNewest":
+                overflow = .dropNewest
+            case "dropOldest":
+                overflow = .dropOldest
+            case "latest":
+                overflow = .latest
+            case let other:
+                throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
+            }
+            let signals = try self.named(Array(arguments.dropFirst(2)), inputs, operation)
+            return zip(signals, capacity: capacity, overflow: overflow) |> map { MarbleValue.list($0.flatMap(\.ints)) }
         case "deliverOnBounded", "onBackpressureBuffer":
             let capacity = try self.integer(arguments, 0, operation)
             let overflow: SignalOverflow<MarbleFailure>

@@ -330,6 +330,14 @@ struct operation {
     std::vector<sk::signal> inputs() const { return st.named(w, 1); }
     sk::seconds_t seconds() const { return static_cast<double>(int_argument(w, 1)) * frame; }
     const sk::queue &queue() const { return st.queue; }
+    /* The side effects' functions (the shapes tap and work): they do nothing,
+     * and the case checks that the events pass unchanged. */
+    std::function<void(sk::value_view)> look() const {
+        return [](sk::value_view) {};
+    }
+    std::function<void()> work() const {
+        return [] {};
+    }
 };
 
 /* The operators of a standard shape, listed in marble_operators.hpp, which
@@ -368,6 +376,53 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         std::vector<sk::signal> inputs = st.named(w, 1);
         return op == "combineLatest" ? sk::combine_latest(inputs) : sk::zip(inputs);
     }
+    if (op == "bufferTimeBounded") {
+        need(w, 3);
+        const std::map<std::string, sk::overflow> policies = {
+            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
+        auto policy = policies.find(w[3]);
+        if (policy == policies.end()) {
+            throw case_error("`" + op + "`: `" + w[3] + "` is no policy (dropNewest, dropOldest, latest)");
+        }
+        return s.buffer_time(static_cast<double>(int_argument(w, 1)) * frame, q, count_or_zero(int_argument(w, 2)),
+                             policy->second);
+    }
+    if (op == "queueBounded") {
+        if (w.size() < 4) throw case_error("`queueBounded` takes a capacity, a policy and inputs");
+        const std::map<std::string, sk::overflow> policies = {
+            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
+        auto policy = policies.find(w[2]);
+        if (policy == policies.end()) {
+            throw case_error("`" + op + "`: `" + w[2] + "` is no policy (dropNewest, dropOldest, latest)");
+        }
+        std::vector<sk::signal> inner = st.named(w, 3);
+        return s.map([inner](sk::value_view v) {
+                    sk::signal chosen = inner_signal(inner, v);
+                    return chosen ? sk::value(chosen) : sk::value();
+                }).queue_signals(count_or_zero(int_argument(w, 1)), policy->second);
+    }
+    if (op == "mergeMapBounded") {
+        if (w.size() < 5) throw case_error("`mergeMapBounded` takes a count, a capacity, a policy and inputs");
+        const std::map<std::string, sk::overflow> policies = {
+            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
+        auto policy = policies.find(w[3]);
+        if (policy == policies.end()) {
+            throw case_error("`" + op + "`: `" + w[3] + "` is no policy (dropNewest, dropOldest, latest)");
+        }
+        std::vector<sk::signal> inner = st.named(w, 4);
+        return s.merge_map(count_or_max(int_argument(w, 1)), count_or_zero(int_argument(w, 2)), policy->second,
+                           [inner](sk::value_view v) { return inner_signal(inner, v); });
+    }
+    if (op == "zipBounded") {
+        if (w.size() < 4) throw case_error("`zipBounded` takes a capacity, a policy and inputs");
+        const std::map<std::string, sk::overflow> policies = {
+            {"dropNewest", sk::overflow::drop_newest}, {"dropOldest", sk::overflow::drop_oldest}, {"latest", sk::overflow::latest}};
+        auto policy = policies.find(w[2]);
+        if (policy == policies.end()) {
+            throw case_error("`" + op + "`: `" + w[2] + "` is no policy (dropNewest, dropOldest, latest)");
+        }
+        return sk::signal::zip(st.named(w, 3), count_or_zero(int_argument(w, 1)), policy->second);
+    }
     if (op == "deliverOnBounded" || op == "onBackpressureBuffer") {
         need(w, 2);
         const std::map<std::string, sk::overflow> policies = {
@@ -391,6 +446,17 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
                     return chosen ? sk::value(chosen) : sk::value();
                 }).queue_signals();
     }
+    if (op == "switchToLatest" || op == "queue" || op == "throttled") {
+        /* A signal of signals: each value `i` the `i`-th named input. */
+        std::vector<sk::signal> inner = st.named(w, 1);
+        sk::signal signals = s.map([inner](sk::value_view v) {
+            sk::signal chosen = inner_signal(inner, v);
+            return chosen ? sk::value(chosen) : sk::value();
+        });
+        return op == "switchToLatest" ? signals.switch_to_latest()
+               : op == "queue"        ? signals.queue_signals()
+                                      : signals.throttled();
+    }
     if (op == "mergeMap") {
         std::int64_t n = int_argument(w, 1);
         std::vector<sk::signal> inner = st.named(w, 2);
@@ -406,6 +472,34 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
                 return group[1].as<sk::signal>().map(
                     [key](sk::value_view v) { return sk::value(std::vector<sk::value>{key, sk::value(v)}); });
             });
+    }
+    if (op == "takeUntilAction") {
+        need(w, 2);
+        function pass = parse_function(w[1], fn_class::predicate);
+        function complete = parse_function(w[2], fn_class::predicate);
+        return s.take_until([pass, complete](sk::value_view v) {
+            return (apply_predicate(pass, v) ? sk::take_pass : sk::take_drop) |
+                   (apply_predicate(complete, v) ? sk::take_complete : sk::take_drop);
+        });
+    }
+    if (op == "catch") {
+        need(w, 1);
+        sk::signal fallback = st.input(op, w[1]);
+        return s.catch_error([fallback](sk::value_view) { return fallback; });
+    }
+    if (op == "deferred") {
+        need(w, 1);
+        sk::signal made = st.input(op, w[1]);
+        return sk::signal::deferred([made] { return made; });
+    }
+    if (op == "timeout") {
+        need(w, 2);
+        return s.timeout(static_cast<double>(int_argument(w, 1)) * frame, q, st.input(op, w[2]));
+    }
+    if (op == "retryBackoff") {
+        need(w, 2);
+        return s.retry(static_cast<double>(int_argument(w, 1)) * frame, static_cast<double>(int_argument(w, 2)) * frame,
+                       q);
     }
     if (op == "retryDelay") {
         need(w, 2);

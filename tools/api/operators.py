@@ -41,7 +41,7 @@ naming the file, when the tree's copy differs.
 
 A marble name goes into the runners' lists when its row names one C
 function with one of the standard shapes (SHAPES: read from the function's
-parameters in api.json; C_ONLY_SHAPES only in operator_list.h) and the name
+parameters in api.json; C_ONLY_SHAPES, now empty, would be only in operator_list.h) and the name
 is the row's only one and not marked `*`; the runners build the others by
 hand. Every operator an `op` line of
 Tests/marbles/*.marbles uses must be a marble name of the table.
@@ -86,8 +86,10 @@ SHAPES = {
     ("sk_signal *", "sk_value_fn", "void *", "sk_release_fn"): "tap",
     ("sk_signal *", "sk_work_fn", "void *", "sk_release_fn"): "work",
 }
-# Shapes the C lists know and the marble runners do not.
-C_ONLY_SHAPES = {"on", "tap", "work"}
+# Shapes the C lists know and the marble runners do not (none since the
+# side effects and the queue hops have cases: a runner gives a tap or work
+# shape a function that does nothing, and an on shape the case's queue).
+C_ONLY_SHAPES: set[str] = set()
 COLUMNS = ("family", "operator", "swift", "c", "cpp", "python", "rust", "rx", "marble")
 
 
@@ -210,7 +212,7 @@ def c_header(operators):
 # how the C++ runner's `operation` (test_marble_table.cpp) reads them into
 # the call.
 ARGUMENTS = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "signals": -1,
-             "time": 1}
+             "time": 1, "on": 0, "tap": 0, "work": 0}
 CPP_CALLS = {
     "unary": "a.s.{name}()",
     "count": "a.s.{name}(a.count())",
@@ -221,6 +223,9 @@ CPP_CALLS = {
     "reduce": "a.s.{name}(a.initial(), a.binary())",
     "signals": "sk::{name}(a.inputs())",
     "time": "a.s.{name}(a.seconds(), a.queue())",
+    "on": "a.s.{name}(a.queue())",
+    "tap": "a.s.{name}(a.look())",
+    "work": "a.s.{name}(a.work())",
 }
 
 
@@ -548,6 +553,9 @@ RUST_CALLS = {
                "$signal.{name}(AnyValue::Int($count(1)?), move |a: AnyValue, x: AnyValue| AnyValue::Int(f(int(&a), int(&x)))) }}"),
     "signals": "Signal::{name}(&$all_named()?)",
     "time": "$signal.{name}($frames(0)?, $q)",
+    "on": "$signal.{name}($q)",
+    "tap": "$signal.{name}(|_| {{}})",
+    "work": "$signal.{name}(|| {{}})",
 }
 
 
@@ -587,7 +595,7 @@ MARBLE_README = "Tests/marbles/README.md"
 MARBLE_BEGIN = "<!-- BEGIN operators of a standard shape (generated) -->"
 MARBLE_END = "<!-- END operators of a standard shape (generated) -->"
 MARBLE_ARGUMENTS = {"unary": "", "count": " N", "predicate": " P", "map": " F", "value": " V", "signal": " NAME",
-                    "reduce": " B N", "signals": " NAME...", "time": " N"}
+                    "reduce": " B N", "signals": " NAME...", "time": " N", "on": "", "tap": "", "work": ""}
 MARBLE_MEANING = {
     "unary": "",
     "count": "`N` a count",
@@ -598,6 +606,9 @@ MARBLE_MEANING = {
     "reduce": "`B` folding from `N`",
     "signals": "the signal of the named inputs, replacing the upstream",
     "time": "`N` frames, on the virtual queue",
+    "on": "the virtual queue",
+    "tap": "a function of the value that does nothing",
+    "work": "a function that does nothing",
 }
 
 

@@ -5,7 +5,9 @@ README.md), never written by hand.
 
 For each operator of the table (a page of the site, tools/docs/site.py) one
 of its cases (CHOSEN, else the first whose only `op` line is the operator's,
-with no `dispose` line and no `also` line that disposes) becomes a program
+or whose two are the operator's and a `take`, for an operator that starts
+again for ever, with no `dispose` line and no `also` line that disposes)
+becomes a program
 in each language: its inputs made as cold (or hot) test signals on the
 virtual-time test scheduler of that language (the marble diagrams of the
 page's picture, each digit the integer it shows), the operator applied with
@@ -61,6 +63,37 @@ LANGUAGES = ("C", "C++", "Swift", "Python")
 # clearest: the issue asks for scan's non-zero initial value; mergeMap's
 # first case runs one at a time (a concatMap).
 CHOSEN = {"scan": "scan_from_an_initial_value", "mergeMap": "mergeMap_two_at_a_time_makes_the_third_wait"}
+
+# Operators whose arguments name inner signals: a value `i` selects the
+# `i`-th (switchMap, concatMap, mergeMap map to it; switchToLatest, queue and
+# throttled run a signal of signals, the values mapped to them).
+INNERS = {"switchMap", "concatMap", "mergeMap", "switchToLatest", "queue", "throttled", "mergeMapBounded",
+          "queueBounded"}
+META = {"switchToLatest": "switch_to_latest", "queue": "queue", "throttled": "throttled"}
+
+
+def inner_inputs(op: str, args: list[str]) -> list[str]:
+    """The named inputs of an operator of INNERS, after its other arguments."""
+    return args[{"mergeMap": 1, "queueBounded": 2, "mergeMapBounded": 3}.get(op, 0):]
+
+# The side effects: what each example's function prints (with its frame),
+# whether it takes the value, and where its line goes among the subscriber's
+# (before or after which event). Their snake_case name is the C, C++ and
+# Python one.
+SIDE = {"beforeNext": ("before", True, "before", "next"), "afterNext": ("after", True, "after", "next"),
+        "beforeStarted": ("starting", False, "start", ""),
+        "beforeCompleted": ("before the completion", False, "before", "completed"),
+        "afterCompleted": ("after the completion", False, "after", "completed"),
+        "afterDisposed": ("disposed", False, "after", "end")}
+# Operators whose Swift signal cannot fail (NoError): no error callback.
+SWIFT_NO_ERROR = {"restartIfError", "retryBackoff"}
+# The queue hops, on the example's virtual queue.
+HOPS = {"deliverOn", "runOn"}
+
+
+def snake(op: str) -> str:
+    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), op)
+
 
 # Operators that emit tuples in Swift (lists in Python, arrays in C and C++).
 TUPLES = {"zip", "zip3", "combineLatest", "withLatestFrom", "pairwise"}
@@ -138,8 +171,15 @@ def events(diagram: str, values: dict[str, Any]) -> list[tuple[int, str, Any]]:
 
 
 def usable(case: Case, op: str) -> bool:
-    return (len(case.ops) == 1 and case.ops[0][0] == op and case.dispose is None
-            and all(to is None for _, to, _ in case.also))
+    """A case of the operator alone, or followed by a `take` (an operator
+    that starts again for ever), with no disposal."""
+    return (case.ops[0][0] == op and (len(case.ops) == 1 or (len(case.ops) == 2 and case.ops[1][0] == "take"))
+            and case.dispose is None and all(to is None for _, to, _ in case.also))
+
+
+def taken(case: Case) -> str | None:
+    """The count of the `take` after the operator, if any."""
+    return case.ops[1][1] if len(case.ops) == 2 else None
 
 
 def chosen_cases(cases: list[Case]) -> dict[str, Case | None]:
@@ -219,9 +259,22 @@ def expected(case: Case, lang: str) -> str:
     tuple_form = lang == "Swift" and op in TUPLES
     lines: list[tuple[int, int, int, str]] = []
     for index, (label, diagram) in enumerate([("", case.out)] + [("late ", d) for _, _, d in case.also]):
-        for order, (frame, kind, value) in enumerate(events(diagram, case.values)):
+        said: list[tuple[int, str]] = []
+        side = SIDE.get(op) if index == 0 else None
+        if side and side[2] == "start":
+            said.append((0, side[0]))
+        for frame, kind, value in events(diagram, case.values):
             text = show(value, tuple_form) if kind == "next" else kind
-            lines.append((frame, index, order, f"{frame}: {label}{text}"))
+            effect = None
+            if side and (side[3] == kind or (side[3] == "end" and kind != "next")):
+                effect = (frame, f"{side[0]} {text}" if side[1] else side[0])
+            if effect and side and side[2] == "before":
+                said.append(effect)
+            said.append((frame, f"{label}{text}"))
+            if effect and side and side[2] == "after":
+                said.append(effect)
+        for order, (frame, text) in enumerate(said):
+            lines.append((frame, index, order, f"{frame}: {text}"))
     return "".join(line + "\n" for *_, line in sorted(lines))
 
 
@@ -243,7 +296,7 @@ def python_op(case: Case) -> str:
         return f"lambda acc, x: {expression(spec, 'Python')}" if kind_of(spec) == "binary" else \
             f"lambda x: {expression(spec, 'Python')}"
 
-    inners = "[" + ", ".join(args[1:] if op == "mergeMap" else args) + "]"
+    inners = "[" + ", ".join(inner_inputs(op, args)) + "]"
     simple = {"map": "map", "filter": "filter", "skipWhile": "skip_while", "takeWhile": "take_while",
               "firstWhere": "first"}
     if op in simple:
@@ -263,6 +316,28 @@ def python_op(case: Case) -> str:
         "startWith": lambda: f"{a}.start_with({args[0]})",
         "switchMap": lambda: f"{a}.map_to_signal(lambda i: {inners}[i])",
         "concatMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent=1)",
+        "switchToLatest": lambda: f"{a}.map(lambda i: {inners}[i]).switch_to_latest()",
+        "queue": lambda: f"{a}.map(lambda i: {inners}[i]).queue()",
+        "throttled": lambda: f"{a}.map(lambda i: {inners}[i]).throttled()",
+        "last": lambda: f"{a}.last()", "ignoreValues": lambda: f"{a}.ignore_values()",
+        "then": lambda: f"{a}.then({args[0]})",
+        "deliverOn": lambda: f"{a}.deliver_on(scheduler.queue)", "runOn": lambda: f"{a}.run_on(scheduler.queue)",
+        "catch": lambda: f"{a}.catch(lambda error: {args[0]})",
+        "bufferTimeBounded": lambda: (f"{a}.buffer_with_time(scheduler.seconds({args[0]}), scheduler.queue, "
+                                      f"capacity={args[1]}, overflow=\"{POLICIES[args[2]][0]}\")"),
+        "queueBounded": lambda: (f"{a}.map(lambda i: {inners}[i]).queue(capacity={args[0]}, "
+                                 f"overflow=\"{POLICIES[args[1]][0]}\")"),
+        "mergeMapBounded": lambda: (f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]}, "
+                                    f"capacity={args[1]}, overflow=\"{POLICIES[args[2]][0]}\")"),
+        "zipBounded": lambda: (f"sk.Signal.zip({', '.join(args[2:])}, capacity={args[0]}, "
+                               f"overflow=\"{POLICIES[args[1]][0]}\")"),
+        "takeUntilAction": lambda: (f"{a}.take_until(\n"
+                                    f"    lambda x: (sk.TAKE_PASS if {expression(args[0], 'Python')} else 0)\n"
+                                    f"    | (sk.TAKE_COMPLETE if {expression(args[1], 'Python')} else 0))"),
+        "restart": lambda: f"{a}.restart()", "restartIfError": lambda: f"{a}.restart_if_error()",
+        "retryBackoff": lambda: f"{a}.retry(scheduler.seconds({args[0]}), scheduler.seconds({args[1]}), scheduler.queue)",
+        "timeout": lambda: f"{a}.timeout(scheduler.seconds({args[0]}), {args[1]}, scheduler.queue)",
+        "deferred": lambda: f"sk.Signal.deferred(lambda: {args[0]})",
         "mergeMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]})",
         "groupBy": lambda: (f"{a}.group_by({lam(args[0])}).merge_map(\n"
                             f"    lambda group: group[1].map(lambda x, key=group[0]: [key, x]))"),
@@ -283,12 +358,17 @@ def python_op(case: Case) -> str:
                                      f"overflow=\"{POLICIES[args[1]][0]}\")"),
         "onBackpressureBuffer": lambda: f"{a}.on_backpressure_buffer({args[0]}, \"{POLICIES[args[1]][0]}\")",
     }
-    return table[op]()
+    if op in SIDE:
+        effect, takes, _, _ = SIDE[op]
+        said = f"{{scheduler.now}}: {effect}" + (" {x}" if takes else "")
+        return f"{a}.{snake(op)}(lambda{' x' if takes else ''}: print(f\"{said}\"))"
+    count = taken(case)
+    return table[op]() + (f".take({count})" if count else "")
 
 
 def python_example(case: Case) -> str:
     op = case.ops[0][0]
-    uses_sk = op in ("zip", "zip3", "combineLatest", "merge", "concat")
+    uses_sk = op in ("zip", "zip3", "combineLatest", "merge", "concat", "deferred", "takeUntilAction", "zipBounded")
     lines = [f'"""{op}: the marble case {case.name}',
              f'({case.where.rsplit(":", 1)[0]}) on virtual time. Generated by tools/docs/examples.py."""']
     if uses_sk:
@@ -322,9 +402,9 @@ def cpp_op(case: Case) -> str:
     words = case.ops[0]
     op, args = words[0], words[1:]
     a = case.inputs[0][0]
-    inner_names = args[1:] if op == "mergeMap" else args
+    inner_names = inner_inputs(op, args)
     select = "[inners](std::int64_t i) { return inners[i]; }"
-    pipe = {
+    pipe: dict[str, Callable[[], str]] = {
         "map": lambda: f"sk::map({cpp_fn(args[0])})", "filter": lambda: f"sk::filter({cpp_fn(args[0])})",
         "distinctUntilChanged": lambda: "sk::distinct_until_changed()",
         "take": lambda: f"sk::take({args[0]})", "skip": lambda: f"sk::skip({args[0]})",
@@ -339,7 +419,27 @@ def cpp_op(case: Case) -> str:
         "startWith": lambda: f"sk::start_with({args[0]})",
         "switchMap": lambda: f"sk::map_to_signal({select})",
         "concatMap": lambda: f"sk::merge_map(1, {select})",
+        "switchToLatest": lambda: f"sk::map({select}) | sk::switch_to_latest()",
+        "queue": lambda: f"sk::map({select}) | sk::queue_signals()",
+        "throttled": lambda: f"sk::map({select}) | sk::throttled()",
+        "last": lambda: "sk::last()", "ignoreValues": lambda: "sk::ignore_values()",
+        "then": lambda: f"sk::then({args[0]})",
+        "deliverOn": lambda: "sk::deliver_on(queue)", "runOn": lambda: "sk::run_on(queue)",
+        "catch": lambda: f"sk::catch_error([{args[0]}](sk::value_view) {{ return {args[0]}; }})",
+        "takeUntilAction": lambda: ("sk::take_until([](std::int64_t x) {\n"
+                                    f"        return ({expression(args[0], 'C++')} ? sk::take_pass : sk::take_drop) |\n"
+                                    f"               ({expression(args[1], 'C++')} ? sk::take_complete : sk::take_drop);\n"
+                                    "    })"),
+        "restart": lambda: "sk::restart()", "restartIfError": lambda: "sk::restart_if_error()",
+        "retryBackoff": lambda: f"sk::retry({args[0]} * frame, {args[1]} * frame, queue)",
+        "timeout": lambda: f"sk::timeout({args[0]} * frame, queue, {args[1]})",
         "mergeMap": lambda: f"sk::merge_map({args[0]}, {select})",
+        "bufferTimeBounded": lambda: (f"sk::buffer_time({args[0]} * frame, queue, {args[1]}, "
+                                      f"sk::overflow::{POLICIES[args[2]][0]})"),
+        "queueBounded": lambda: (f"sk::map({select}) | sk::queue_signals({args[0]}, "
+                                 f"sk::overflow::{POLICIES[args[1]][0]})"),
+        "mergeMapBounded": lambda: (f"sk::merge_map({args[0]}, {args[1]}, sk::overflow::{POLICIES[args[2]][0]}, "
+                                    f"{select})"),
         "share": lambda: "sk::share()", "replay": lambda: f"sk::replay({args[0]})",
         "retry": lambda: f"sk::retry_count({args[0]})",
         "retryDelay": lambda: f"sk::retry_count({args[0]}, {args[1]} * frame, queue)",
@@ -363,15 +463,26 @@ def cpp_op(case: Case) -> str:
                             "              [key](std::int64_t x) { return sk::value(std::vector<sk::value>{key, x}); });\n"
                             "      })"),
     }
+    if op in SIDE:
+        effect, takes, _, _ = SIDE[op]
+        param, value = ("std::int64_t x", " << x") if takes else ("", "")
+        return (f"{a} | sk::{snake(op)}([&queue]({param}) {{\n"
+                f"        std::cout << queue.now().count() / 1000000 << \": {effect}{' ' if takes else ''}\"{value} << \"\\n\";\n"
+                "    })")
     free = {"zip": "zip", "zip3": "zip", "combineLatest": "combine_latest", "merge": "merge", "concat": "concat"}
     if op in free:
         return f"sk::{free[op]}({{{', '.join(args)}}})"
-    return f"{a} | {pipe[op]()}"
+    if op == "deferred":
+        return f"sk::deferred([{args[0]}] {{ return {args[0]}; }})"
+    if op == "zipBounded":
+        return f"sk::signal::zip({{{', '.join(args[2:])}}}, {args[0]}, sk::overflow::{POLICIES[args[1]][0]})"
+    count = taken(case)
+    return f"{a} | {pipe[op]()}" + (f" | sk::take({count})" if count else "")
 
 
 def emits_lists(case: Case) -> bool:
     return any(isinstance(v, list) for _, kind, v in events(case.out, case.values) if kind == "next") or \
-        case.ops[0][0] in TUPLES | {"bufferCount", "bufferTime", "groupBy"}
+        case.ops[0][0] in TUPLES | {"bufferCount", "bufferTime", "bufferTimeBounded", "groupBy"}
 
 
 def cpp_example(case: Case) -> str:
@@ -380,7 +491,7 @@ def cpp_example(case: Case) -> str:
     lines = [f"// {op}: the marble case {case.name}",
              f"// ({case.where.rsplit(':', 1)[0]}) on virtual time. Generated by tools/docs/examples.py.",
              "#include <signalkit_test.hpp>", "", "#include <cstdint>", "#include <iostream>", "#include <string>"]
-    if op in ("switchMap", "concatMap", "mergeMap", "groupBy"):
+    if op in INNERS | {"groupBy"}:
         lines.append("#include <vector>")
     if op == "groupBy":
         lines.insert(lines.index("#include <cstdint>"), "#include <cstddef>")
@@ -393,8 +504,8 @@ def cpp_example(case: Case) -> str:
         lines.append(f"    sk::signal {name} = sk::test::{'hot' if hot else 'cold'}(queue, frame, \"{diagram}\", "
                      "digits).signal;")
     body = cpp_op(case).replace("\n", "\n    ")
-    if op in ("switchMap", "concatMap", "mergeMap"):
-        inner_names = case.ops[0][2:] if op == "mergeMap" else case.ops[0][1:]
+    if op in INNERS:
+        inner_names = inner_inputs(op, case.ops[0][1:])
         lines.append(f"    const std::vector<sk::signal> inners = {{{', '.join(inner_names)}}};")
     lines += [f"    sk::signal result = {body};",
               "    auto show = [&queue](const std::string &label, const std::string &event) {",
@@ -434,7 +545,7 @@ def swift_op(case: Case) -> str:
     words = case.ops[0]
     op, args = words[0], words[1:]
     a = f"{case.inputs[0][0]}.signal"
-    inner_names = args[1:] if op == "mergeMap" else args
+    inner_names = inner_inputs(op, args)
     inners = "[" + ", ".join(f"{n}.signal" for n in inner_names) + "]"
     signals = ", ".join(f"{n}.signal" for n in args)
     table: dict[str, Callable[[], str]] = {
@@ -455,7 +566,33 @@ def swift_op(case: Case) -> str:
         "startWith": lambda: f"{a} |> startWith({args[0]})",
         "switchMap": lambda: f"{a} |> mapToSignal {{ {inners}[$0] }}",
         "concatMap": lambda: f"{a} |> mapToQueue {{ {inners}[$0] }}",
+        "switchToLatest": lambda: f"{a} |> map {{ {inners}[$0] }} |> switchToLatest",
+        "queue": lambda: f"{a} |> map {{ {inners}[$0] }} |> queue",
+        "throttled": lambda: f"{a} |> map {{ {inners}[$0] }} |> throttled",
+        "last": lambda: f"{a} |> last |> map {{ $0 ?? 0 }}  // last sends nil when a sends no value",
+        "deliverOn": lambda: f"{a} |> deliverOn(scheduler.queue)", "runOn": lambda: f"{a} |> runOn(scheduler.queue)",
+        "catch": lambda: f"{a} |> `catch` {{ _ in {args[0]}.signal }}",
+        "zipBounded": lambda: (f"zip([{', '.join(n + '.signal' for n in args[2:])}], capacity: {args[0]}, "
+                               f"overflow: .{POLICIES[args[1]][2]})"),
+        "takeUntilAction": lambda: (f"{a} |> take(until: {{\n"
+                                    f"    SignalTakeAction(passthrough: {expression(args[0], 'Swift')}, "
+                                    f"complete: {expression(args[1], 'Swift')})\n}})"),
+        "restart": lambda: f"{a} |> restart", "restartIfError": lambda: f"{a} |> restartIfError",
+        "retryBackoff": lambda: (f"{a} |> retry(scheduler.seconds({args[0]}), maxDelay: scheduler.seconds({args[1]}), "
+                                 "onQueue: scheduler.queue)"),
+        "timeout": lambda: (f"{a} |> timeout(scheduler.seconds({args[0]}), queue: scheduler.queue, "
+                            f"alternate: {args[1]}.signal)"),
+        "deferred": lambda: f"deferred {{ {args[0]}.signal }}",
+        "ignoreValues": lambda: f"{a} |> ignoreValues",
+        "then": lambda: f"{a} |> then({args[0]}.signal)",
         "mergeMap": lambda: f"{a} |> mergeMap(maxConcurrent: {args[0]}) {{ {inners}[$0] }}",
+        "bufferTimeBounded": lambda: (f"{a} |> buffer(timeSpan: scheduler.seconds({args[0]}), queue: scheduler.queue, "
+                                      f"capacity: {args[1]}, overflow: .{POLICIES[args[2]][2]})"),
+        "queueBounded": lambda: (f"{a} |> map {{ {inners}[$0] }}\n"
+                                 f"    |> mergeMap(maxConcurrent: 1, capacity: {args[0]}, overflow: .{POLICIES[args[1]][2]}) "
+                                 "{ $0 }"),
+        "mergeMapBounded": lambda: (f"{a} |> mergeMap(maxConcurrent: {args[0]}, capacity: {args[1]}, "
+                                    f"overflow: .{POLICIES[args[2]][2]}) {{ {inners}[$0] }}"),
         "groupBy": lambda: (f"{a}\n    |> groupBy {swift_fn(args[0])}\n"
                             "    |> mergeMap { group in group.1 |> map { [group.0, $0] } }"),
         "share": lambda: f"share({a})", "replay": lambda: f"{a} |> replay({args[0]})",
@@ -477,7 +614,12 @@ def swift_op(case: Case) -> str:
         "onBackpressureBuffer": lambda: (f"{a} |> onBackpressureBuffer(capacity: {args[0]}, "
                                          f"overflow: .{POLICIES[args[1]][2]})"),
     }
-    return table[op]()
+    if op in SIDE:
+        effect, takes, _, _ = SIDE[op]
+        seen = " \\($0)" if takes else ""
+        return f"{a} |> {op} {{ print(\"\\(scheduler.now): {effect}{seen}\") }}"
+    count = taken(case)
+    return table[op]() + (f" |> take({count})" if count else "")
 
 
 def swift_body(case: Case) -> str:
@@ -491,9 +633,16 @@ def swift_body(case: Case) -> str:
     lines += [f"let result = {swift_op(case)}",
               "func show(_ event: Any, _ label: String = \"\") {",
               "    print(\"\\(scheduler.now): \\(label)\\(event)\")",
-              "}",
-              "let subscription = result.start(next: { show($0) }, error: { _ in show(\"error\") },",
-              "                                completed: { show(\"completed\") })"]
+              "}"]
+    if case.ops[0][0] == "ignoreValues":
+        # A signal of Never: no value to show.
+        lines.append("let subscription = result.start(error: { _ in show(\"error\") }, completed: { show(\"completed\") })")
+    elif case.ops[0][0] in SWIFT_NO_ERROR:
+        # A signal that cannot fail (NoError): no error to show.
+        lines.append("let subscription = result.start(next: { show($0) }, completed: { show(\"completed\") })")
+    else:
+        lines += ["let subscription = result.start(next: { show($0) }, error: { _ in show(\"error\") },",
+                  "                                completed: { show(\"completed\") })"]
     for index, (at, _, _) in enumerate(case.also):
         lines += [f"try scheduler.advance(toFrame: {at})",
                   f"let late{index or ''} = result.start(next: {{ show($0, \"late \") }}, "
@@ -570,8 +719,26 @@ def c_example(case: Case) -> str:
     for spec in specs:
         helpers += c_function(spec) + [""]
     fn = c_name(specs[0]) if specs else ""
-    inner_names = args[1:] if op == "mergeMap" else args
-    if op in ("switchMap", "concatMap", "mergeMap"):
+    inner_names = inner_inputs(op, args)
+    if op == "takeUntilAction":
+        helpers += ["/* Passes a value, completes after it, both, or neither (drops it). */",
+                    "static int decide(void *ctx, const sk_value *value) {",
+                    f"    return ({c_name(args[0])}(ctx, value) ? SK_TAKE_PASS : 0) |",
+                    f"           ({c_name(args[1])}(ctx, value) ? SK_TAKE_COMPLETE : 0);", "}", ""]
+    if op == "catch":
+        helpers += ["/* The signal to continue with after the error (ctx: it), +1. */",
+                    "static sk_signal *fallback(void *ctx, const sk_value *error) {", "    (void)error;",
+                    "    return sk_signal_retain(ctx);", "}", ""]
+    if op == "deferred":
+        helpers += ["/* Makes the signal at each start (ctx: the one to start), +1. */",
+                    "static sk_signal *make(void *ctx) { return sk_signal_retain(ctx); }", ""]
+    if op in META or op == "queueBounded":
+        helpers += ["/* The value i as a signal value: inners[i]. */",
+                    "static void select_inner(void *ctx, const sk_value *value, sk_value *out) {",
+                    "    sk_signal **inners = ctx;", "    int64_t i = 0;", "    sk_value_get_int64(value, &i);",
+                    "    sk_value_set_signal(out, inners[i]);", "}", ""]
+        setup.append(f"sk_signal *inners[] = {{{', '.join(inner_names)}}};")
+    if op in ("switchMap", "concatMap", "mergeMap", "mergeMapBounded"):
         helpers += ["/* The inner signal a value i selects: inners[i] (+1). */",
                     "static sk_signal *select_inner(void *ctx, const sk_value *value) {",
                     "    sk_signal **inners = ctx;", "    int64_t i = 0;", "    sk_value_get_int64(value, &i);",
@@ -596,7 +763,10 @@ def c_example(case: Case) -> str:
                   f"sk_value_set_int64(&{'initial' if op in ('scan', 'reduce') else 'fallback'}, {number});"]
     if op in ("zip", "zip3", "combineLatest", "merge", "concat"):
         setup.append(f"sk_signal *inputs[] = {{{', '.join(args)}}};")
-    time = lambda index=0: f"{args[index]} * frame"  # noqa: E731
+    if op == "zipBounded":
+        setup.append(f"sk_signal *inputs[] = {{{', '.join(args[2:])}}};")
+    def time(index: int = 0) -> str:
+        return f"{args[index]} * frame"
     calls: dict[str, str] = {
         "map": f"sk_signal_map(&result, {a}, {fn}, NULL, NULL)",
         "filter": f"sk_signal_filter(&result, {a}, {fn}, NULL, NULL)",
@@ -620,6 +790,31 @@ def c_example(case: Case) -> str:
         "switchMap": f"sk_signal_map_to_signal(&result, {a}, select_inner, inners, NULL)",
         "concatMap": f"sk_signal_merge_map(&result, {a}, 1, select_inner, inners, NULL)",
         "mergeMap": f"sk_signal_merge_map(&result, {a}, {args[0] if args else ''}, select_inner, inners, NULL)",
+        **{meta: f"sk_signal_map(&signals, {a}, select_inner, inners, NULL);\n    "
+                 f"sk_signal_{META[meta]}(&result, signals)" for meta in META},
+        "last": f"sk_signal_last(&result, {a})", "ignoreValues": f"sk_signal_ignore_values(&result, {a})",
+        "deliverOn": f"sk_signal_deliver_on(&result, {a}, queue)", "runOn": f"sk_signal_run_on(&result, {a}, queue)",
+        "catch": f"sk_signal_catch(&result, {a}, fallback, {args[0] if args else ''}, NULL)",
+        "takeUntilAction": f"sk_signal_take_until(&result, {a}, decide, NULL, NULL)",
+        "bufferTimeBounded": (f"sk_signal_buffer_time_bounded(&result, {a}, {time() if args else ''}, queue, "
+                              f"{args[1] if len(args) > 1 else ''}, "
+                              f"SK_OVERFLOW_{POLICIES.get(args[2] if len(args) > 2 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
+        "queueBounded": (f"sk_signal_map(&signals, {a}, select_inner, inners, NULL);\n    "
+                         f"sk_signal_queue_bounded(&result, signals, {args[0] if args else ''}, "
+                         f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
+        "mergeMapBounded": (f"sk_signal_merge_map_bounded(&result, {a}, {args[0] if args else ''}, "
+                            f"{args[1] if len(args) > 1 else ''}, "
+                            f"SK_OVERFLOW_{POLICIES.get(args[2] if len(args) > 2 else '', ('', '', ''))[1]}, "
+                            "select_inner, NULL, inners, NULL)"),
+        "zipBounded": (f"sk_signal_zip_bounded(&result, inputs, {max(len(args) - 2, 0)}, {args[0] if args else ''}, "
+                       f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
+        "restart": f"sk_signal_restart(&result, {a})", "restartIfError": f"sk_signal_restart_if_error(&result, {a})",
+        "retryBackoff": f"sk_signal_retry(&result, {a}, {time(0) if args else ''}, {time(1) if len(args) > 1 else ''}, queue)",
+        "timeout": f"sk_signal_timeout(&result, {a}, {time(0) if args else ''}, queue, {args[1] if len(args) > 1 else ''})",
+        "deferred": f"sk_signal_deferred(&result, make, {args[0] if args else ''}, NULL)",
+        **{side: f"sk_signal_{snake(side)}(&result, {a}, {'look' if SIDE[side][1] else 'work'}, queue, NULL)"
+           for side in SIDE},
+        "then": f"sk_signal_then(&result, {a}, {args[0] if args else ''})",
         "share": f"sk_signal_share(&result, {a})",
         "replay": f"sk_signal_replay(&result, {a}, {args[0] if args else ''})",
         "retry": f"sk_signal_retry_count(&result, {a}, {args[0] if args else ''}, 0, NULL)",
@@ -663,6 +858,16 @@ def c_example(case: Case) -> str:
     lines += ["/* The frame of virtual time the queue's clock is in (1 ms each). */",
               "static long long frame_of(void *queue) {", "    int64_t now = 0;",
               "    sk_queue_virtual_now(queue, &now);", "    return (long long)(now / 1000000);", "}", ""]
+    if op in SIDE:
+        effect, takes, _, _ = SIDE[op]
+        if takes:
+            lines += ["/* The side effect (ctx: the queue): prints the value it sees. */",
+                      "static void look(void *queue, const sk_value *value) {", "    int64_t x = 0;",
+                      "    sk_value_get_int64(value, &x);",
+                      f"    printf(\"%lld: {effect} %lld\\n\", frame_of(queue), (long long)x);", "}", ""]
+        else:
+            lines += ["/* The side effect (ctx: the queue): says when it runs. */",
+                      f"static void work(void *queue) {{ printf(\"%lld: {effect}\\n\", frame_of(queue)); }}", ""]
 
     def callbacks(prefix: str, label: str) -> list[str]:
         """A subscriber's three callbacks (ctx: the queue), `label` after
@@ -684,7 +889,8 @@ def c_example(case: Case) -> str:
     lines += ["", "int main(void) {", "    const double frame = 0.001; /* a frame is 1 ms of virtual time */",
               "    sk_marble_value digits[10]; /* each digit of the diagrams stands for its integer */",
               "    sk_queue *queue;",
-              f"    sk_signal *{', *'.join(names)}, *result{', *groups' if op == 'groupBy' else ''};",
+              f"    sk_signal *{', *'.join(names)}, *result{', *groups' if op == 'groupBy' else ''}"
+              f"{', *signals' if op in META or op == 'queueBounded' else ''}{', *started' if taken(case) else ''};",
               "    sk_disposable *subscription" + "".join(f", *late{i or ''}" for i in range(len(case.also))) + ";",
               "    for (int i = 0; i < 10; i++) {",
               "        digits[i].symbol = (char)('0' + i);", "        sk_value_set_int64(&digits[i].value, i);",
@@ -693,7 +899,12 @@ def c_example(case: Case) -> str:
         lines.append(f"    sk_test_signal_{'hot' if hot else 'cold'}(&{name}, NULL, queue, frame, \"{diagram}\", "
                      "digits, 10, NULL);")
     lines += [f"    {line}" for line in setup]
-    lines.append(f"    {calls[op]};")
+    count = taken(case)
+    if count:
+        lines.append(f"    {calls[op].replace('&result', '&started', 1)};")
+        lines.append(f"    sk_signal_take(&result, started, {count});")
+    else:
+        lines.append(f"    {calls[op]};")
     lines += ["    sk_observer observer = {on_next, on_error, on_completed, queue, NULL};",
               "    sk_signal_start(&subscription, result, &observer);"]
     for index, (at, _, _) in enumerate(case.also):
@@ -708,6 +919,10 @@ def c_example(case: Case) -> str:
     lines.append("    sk_signal_release(result);")
     if op == "groupBy":
         lines.append("    sk_signal_release(groups);")
+    if op in META or op == "queueBounded":
+        lines.append("    sk_signal_release(signals);")
+    if taken(case):
+        lines.append("    sk_signal_release(started);")
     for name in names:
         lines.append(f"    sk_signal_release({name});")
     lines += ["    sk_queue_release(queue);", "    return 0;", "}"]

@@ -88,10 +88,17 @@ def main() -> int:
     expect(examples_module.expected(zipped, "Swift") == "0: (1, 2)\n1: completed\n", "Swift's zip prints a tuple")
     expect(examples_module.expected(zipped, "C++") == "0: [1, 2]\n1: completed\n", "C++'s zip prints an array")
     chained = examples_module.Case("chained", "t.marbles:1", inputs=[("a", False, "-1|")],
-                                   ops=[["map", "times:2"], ["take", "1"]], out="-(2|)")
+                                   ops=[["map", "times:2"], ["filter", "always"]], out="-2|")
     chosen = examples_module.chosen_cases([chained])
-    expect(chosen.get("take", 0) is None and chosen.get("map", 0) is None,
+    expect(chosen.get("filter", 0) is None and chosen.get("map", 0) is None,
            f"an operator applied only in a chain has no case for its example: {chosen}")
+    taking = examples_module.Case("taking", "t.marbles:1", inputs=[("a", False, "-1|")],
+                                  ops=[["restart"], ["take", "2"]], out="-1-(1|)")
+    chosen = examples_module.chosen_cases([taking])
+    expect(chosen.get("restart") is taking and chosen.get("take", 0) is None,
+           f"an operator followed by take has its case, take none: {chosen}")
+    expect(examples_module.python_op(taking) == "a.restart().take(2)",
+           f"the example applies the take after it: {examples_module.python_op(taking)!r}")
     page = "".join(site_module.examples_html("take", None))
     expect("no-example" in page and "alone" in page, "a page without an example says why")
     page = "".join(site_module.examples_html("share", (shared, {lang: (examples_module.RENDER[lang](shared),

@@ -248,6 +248,83 @@ def operator_rows() -> dict[str, dict[str, str]]:
     return found
 
 
+def swift_only_rows() -> list[dict[str, str]]:
+    """The table's rows with no C function (the Swift API's own operators):
+    no marble case can run them, since every binding plays each case."""
+    spec = importlib.util.spec_from_file_location("api_operators", OPERATORS_PY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _, _, rows = module.read_table(os.path.join(ROOT, module.TABLE))
+    return [row for row in rows if not module.names(row["marble"]) and not first_name(row["c"])]
+
+
+# Why an operator of the Swift API alone has no C function, where there is
+# more to say than that none was written.
+SWIFT_ONLY_WHY = {
+    "flatMap": "it works on Swift's optionals, which the C API's values (sk_value) do not have: a C, C++, Python "
+               "or Rust map skips nothing by returning nil",
+    "mapError": "the C API's errors are values (sk_value) with no type of their own: a map of the error is not "
+                "written yet",
+    "castError": "it changes the signal's Swift error type, which the C API's untyped errors do not have",
+    "mapToThrottled": "it is map then throttled: in C, C++, Python and Rust, map to signal values and apply "
+                      "throttled (sk_signal_throttled)",
+    "materialize": "it converts between events and Swift enum values (SignalEvent), which the C API's values "
+                   "do not have",
+    "withState": "its state is a Swift value made per subscription and handed to each callback: not written "
+                 "for the C API yet",
+    "suspendAwareDelay": "it counts the time the device was suspended, which only the Swift core's clocks see "
+                         "(and which virtual time, where the marble table runs, cannot show)",
+}
+
+
+def swift_only_slug(row: dict[str, str]) -> str:
+    """The page's name: the row's first Swift name, without its labels."""
+    return (first_name(row["swift"]) or "operator").replace(":", "")
+
+
+def swift_only_page(row: dict[str, str], swift: dict[str, list[str]], swift_pages: list[str],
+                    swift_built: bool) -> str:
+    """A page for an operator of the Swift API alone, from its table row: what
+    it does, its Swift declarations, which languages have it and why the
+    others do not, and why it has no marble picture."""
+    names = re.findall(r"`([^`]+)`", row["swift"])
+    rx = row["rx"].replace("`", "")
+    what = row["operator"].replace("`", "")
+    first = names[0] if names else "?"
+    why = SWIFT_ONLY_WHY.get(swift_only_slug(row), "no C function was written for it yet")
+    body = [f"<p>{html.escape(what[:1].upper() + what[1:])} (the family {html.escape(row['family'])}): "
+            f"{', '.join(f'<code>{html.escape(n)}</code>' for n in names)} of the Swift API. "
+            f"RxJS / RxPY: {html.escape(rx) or 'the same name'}.</p>",
+            "<table><tr><th>Swift</th><td>" + html.escape(", ".join(names)) + " (<code>import SwiftSignalKit</code>)"
+            "</td></tr><tr><th>C, C++, Python, Rust</th><td>none</td></tr></table>",
+            f"<p>Only the Swift API has it: the C API has no function for it ({html.escape(why)}), and the C++, "
+            "Python and Rust bindings are made over the C API. Its row in the operator table "
+            "(<code>tools/api/operators.md</code>) says so.</p>",
+            "<h2>Signatures</h2>"]
+    declarations: list[str] = []
+    for name in names:
+        prefix = name[:-1] if name.endswith(")") else name + "("
+        declarations += sorted({d for title, found in swift.items() if title.startswith(prefix) for d in found},
+                               key=len)[:3]
+    if declarations:
+        body.append(f"<h3>Swift</h3>\n<pre><code>{html.escape(chr(10).join(declarations))}</code></pre>")
+    else:
+        body.append("<p>The Swift declarations come from the Swift reference's symbol graphs, not in this build: "
+                    "see <a href='../index.html#swift'>the Swift reference</a>.</p>")
+    page_name = next((page for page in swift_pages if page.startswith(first.lower().split("(")[0] + "(")
+                      or page == first.lower()), None) if swift_built else None
+    if page_name:
+        body.append(f"<p>In <a href='../swift/documentation/swiftsignalkit/{html.escape(page_name)}/'>the Swift "
+                    "reference</a>.</p>")
+    body += ["<h2>No example and no marble picture</h2>",
+             "<p>The operator pages' examples and pictures are cases of the shared marble table "
+             "(<code>Tests/marbles</code>), which every binding plays: C, C++, Python, Rust and Swift. An operator "
+             "of one binding has no case there; its tests are the Swift core's own "
+             "(<code>Tests/SwiftSignalKitTests</code>).</p>"]
+    return page(f"Operator {first} (Swift only)", "\n".join(body), "../")
+
+
 EXAMPLES_PY = os.path.join(ROOT, "tools", "docs", "examples.py")
 
 
@@ -276,7 +353,7 @@ def examples_html(op: str, example: tuple[Any, dict[str, tuple[str, str]]] | Non
     if example is None or example[0] is None:
         return ["<h2 id='examples'>Examples</h2>",
                 f"<p class='no-example'>No example: no case of the marble table applies <code>{html.escape(op)}"
-                "</code> alone (tools/docs/examples.py).</p>"]
+                "</code> alone, or followed by <code>take</code> (tools/docs/examples.py).</p>"]
     case, programs = example
     parts = ["<h2 id='examples'>Examples</h2>",
              f"<p>The case <a href='#{html.escape(case.name)}'><code>{html.escape(case.name)}</code></a> of the "
@@ -895,6 +972,15 @@ def main() -> int:
             f.write(operator_page(op, table[op], by_operator[op], links, swift_built, brief,
                                   signatures(table[op], api, cpp_declared, swift_declared), examples.get(op)))
 
+    # The Swift API's own operators: a page each from its row alone.
+    os.makedirs(os.path.join(site, "swift-only"), exist_ok=True)
+    swift_only = []
+    for row in swift_only_rows():
+        slug = swift_only_slug(row)
+        swift_only.append((slug, row))
+        with open(os.path.join(site, "swift-only", slug + ".html"), "w", encoding="utf-8") as f:
+            f.write(swift_only_page(row, swift_declared, swift_pages, swift_built))
+
     embedded = embed_pictures(site, coverage, by_operator)
     way_back = add_way_back(site)
 
@@ -928,6 +1014,9 @@ def main() -> int:
     for op, links in coverage:
         have = ", ".join(lang for lang, href, _ in links if href or (lang == "Swift" and not swift_built))
         op_items.append(f"<li><a href='operators/{op}.html'>{html.escape(op)}</a> <small>({have})</small></li>")
+    swift_only_items = "".join(f"<li><a href='swift-only/{slug}.html'>{html.escape(slug)}</a> "
+                               f"<small>({html.escape(row['operator'].replace('`', ''))})</small></li>"
+                               for slug, row in swift_only)
     swift = ("<a href='swift/documentation/swiftsignalkit/'>the Swift reference</a> (DocC)" if swift_built else
              "the Swift reference (DocC) is missing from this build")
     guides = ""
@@ -953,6 +1042,10 @@ works so; for the Swift reference run <code>make docs-serve</code> and open <cod
 the tests) and pictures drawn from running its cases. In brackets: the
 references that have it (an operator the C, C++ or Python binding does not have yet is left to the Swift API).</p>
 <ul class='ops'>{''.join(op_items)}</ul>
+<h3 id='swift-only'>The Swift API's own</h3>
+<p>Operators that only the Swift API has (no C function, so no C++, Python or Rust method, and no marble case, which
+every binding plays): a page each with what it does, its declaration and why the others lack it.</p>
+<ul>{swift_only_items}</ul>
 <h2>Benchmarks</h2>
 <p><a href='bench.html'>SignalKit against its peers</a>, the latest runs plotted.</p>"""
     with open(os.path.join(site, "index.html"), "w", encoding="utf-8") as f:
@@ -969,6 +1062,10 @@ references that have it (an operator the C, C++ or Python binding does not have 
         for name in sorted(names):
             entries.append({"name": name, "where": f"operator page: {op} ({row['operator']})",
                             "url": f"operators/{op}.html"})
+    for slug, row in swift_only:
+        for name in re.findall(r"`([^`]+)`", row["swift"]):
+            entries.append({"name": name.split("(")[0], "where": f"Swift only: {row['operator']}",
+                            "url": f"swift-only/{slug}.html"})
     for name, (qualified, target) in sorted(c_tags.items()):
         if name in api:
             entries.append({"name": qualified, "where": "C reference", "url": f"c/{target}"})
@@ -994,6 +1091,7 @@ references that have it (an operator the C, C++ or Python binding does not have 
         print(f"{len(problems)} broken links or images in {site} (above)", file=sys.stderr)
         return 1
     print(f"the site: {site}/index.html ({len(cases)} marble pictures, {len(by_operator)} operator pages, "
+          f"{len(swift_only)} pages of the Swift API's own operators, "
           f"{embedded} pictures in the references' entries, {way_back} reference pages with the site's bar, "
           f"{searchable} entries in the search)")
     return 0

@@ -179,7 +179,8 @@ def apply(words, where, signal, inputs, scheduler):
         make api-update from the operator table, tools/api/operators.md),
         its arguments read as the shape says; a negative count is one past
         any (the table's meaning): size_t's largest."""
-        takes = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "time": 1}
+        takes = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "time": 1,
+                 "on": 0, "tap": 0, "work": 0}
         if shape in takes and len(args) != takes[shape]:
             raise AssertionError(f"{where}: `{name}` takes {takes[shape]} argument(s), got {len(args)}")
         arguments = {
@@ -192,8 +193,19 @@ def apply(words, where, signal, inputs, scheduler):
             "reduce": lambda: (function(args[0], where), int(args[1])),
             "signals": lambda: tuple(inputs[a] for a in args),
             "time": lambda: (frames(count()), q),
+            # A side effect's function does nothing: the case checks that
+            # the events pass unchanged.
+            "on": lambda: (q,),
+            "tap": lambda: (lambda value: None,),
+            "work": lambda: (lambda: None,),
         }[shape]()
         return method(*arguments)
+
+    def take_action(passes, completes):
+        """take_until whose function passes a value when `passes` holds and
+        completes after it when `completes` does."""
+        return signal.take_until(lambda value: (sk.TAKE_PASS if passes(value) else 0) |
+                                 (sk.TAKE_COMPLETE if completes(value) else 0))
 
     if name in MARBLE_OPERATORS:
         shape, method = MARBLE_OPERATORS[name]
@@ -206,9 +218,22 @@ def apply(words, where, signal, inputs, scheduler):
         "combineLatest": lambda: sk.Signal.combine_latest(*[inputs[a] for a in args]),
         "switchMap": lambda: signal.map_to_signal(lambda i: inputs[args[i]]),
         "concatMap": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
+        "switchToLatest": lambda: signal.map(lambda i: inputs[args[i]]).switch_to_latest(),
+        "queue": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
+        "throttled": lambda: signal.map(lambda i: inputs[args[i]]).throttled(),
         "mergeMap": lambda: signal.merge_map(lambda i: inputs[args[1 + i]], max_concurrent=count()),
+        "bufferTimeBounded": lambda: signal.buffer_with_time(frames(count()), q, capacity=count(1), overflow=policy(args[2])),
+        "queueBounded": lambda: signal.map(lambda i: inputs[args[2 + i]]).queue(capacity=count(), overflow=policy(args[1])),
+        "mergeMapBounded": lambda: signal.merge_map(lambda i: inputs[args[3 + i]], max_concurrent=count(),
+                                                    capacity=count(1), overflow=policy(args[2])),
+        "zipBounded": lambda: sk.Signal.zip(*[inputs[a] for a in args[2:]], capacity=count(), overflow=policy(args[1])),
         "deliverOnBounded": lambda: signal.deliver_on(q, capacity=count(), overflow=policy(args[1])),
         "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(count(), policy(args[1])),
+        "takeUntilAction": lambda: take_action(function(args[0], where), function(args[1], where)),
+        "catch": lambda: signal.catch(lambda error: inputs[args[0]]),
+        "deferred": lambda: sk.Signal.deferred(lambda: inputs[args[0]]),
+        "timeout": lambda: signal.timeout(frames(count()), inputs[args[1]], q),
+        "retryBackoff": lambda: signal.retry(frames(count()), frames(count(1)), q),
         "retry": lambda: signal.retry_count(count()),
         "retryDelay": lambda: signal.retry_count(count(), frames(count(1)), q),
         "groupBy": lambda: signal.group_by(function(args[0], where)).merge_map(

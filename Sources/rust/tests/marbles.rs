@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use signalkit::testing::{SubscriptionLog, TestScheduler};
-use signalkit::{AnyValue, Observer, Overflow, Signal, Subscription};
+use signalkit::{AnyValue, Observer, Overflow, Signal, Subscription, TakeAction};
 
 // standard_operator!: the operators of a standard shape, made from the
 // operator table (`make api-update`).
@@ -269,10 +269,28 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
         "combineLatest" => Signal::combine_latest(&all_named()?, None).cast(),
         "switchMap" => signal.map_to_signal(indexed(all_named()?)),
         "concatMap" => signal.map(indexed(all_named()?)).queue(),
+        "switchToLatest" => signal.map(indexed(all_named()?)).switch_to_latest(),
+        "queue" => signal.map(indexed(all_named()?)).queue(),
+        "throttled" => signal.map(indexed(all_named()?)).throttled(),
         "mergeMap" => {
             let inners = args[1..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
             signal.merge_map(count(0)? as usize, indexed(inners))
         }
+        "takeUntilAction" => {
+            let pass = predicate(&arg(0)?, at)?;
+            let complete = predicate(&arg(1)?, at)?;
+            signal.take_until(move |v| TakeAction { pass: pass(int(v)), complete: complete(int(v)) })
+        }
+        "catch" => {
+            let fallback = named(&arg(0)?)?;
+            signal.catch(move |_| fallback.clone())
+        }
+        "deferred" => {
+            let made = named(&arg(0)?)?;
+            Signal::deferred(move || made.clone())
+        }
+        "timeout" => signal.timeout(frames(0)?, q, &named(&arg(1)?)?),
+        "retryBackoff" => signal.retry(frames(0)?, frames(1)?, q),
         "retry" => signal.retry_count(count(0)? as usize, None),
         "retryDelay" => signal.retry_count(count(0)? as usize, Some((frames(1)?, q))),
         "groupBy" => {
@@ -280,6 +298,47 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
             signal
                 .group_by(move |v| AnyValue::Int(f(int(v))))
                 .merge_map(usize::MAX, |(key, group): (AnyValue, S)| group.map(move |v| AnyValue::Array(vec![key.clone(), v])))
+        }
+        "bufferTimeBounded" => {
+            let overflow = match arg(2)?.as_str() {
+                "dropNewest" => Overflow::DropNewest,
+                "dropOldest" => Overflow::DropOldest,
+                "latest" => Overflow::Latest,
+                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
+            };
+            signal.buffer_time_bounded(frames(0)?, q, count(1)? as usize, overflow).cast()
+        }
+        "queueBounded" => {
+            // The crate has no queue with a capacity: a merge_map of one at
+            // a time is the same (the operator table's Swift column).
+            let overflow = match arg(1)?.as_str() {
+                "dropNewest" => Overflow::DropNewest,
+                "dropOldest" => Overflow::DropOldest,
+                "latest" => Overflow::Latest,
+                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
+            };
+            let inners = args[2..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
+            signal.map(indexed(inners)).merge_map_bounded(1, count(0)? as usize, overflow, |inner: S| inner)
+        }
+        "mergeMapBounded" => {
+            let overflow = match arg(2)?.as_str() {
+                "dropNewest" => Overflow::DropNewest,
+                "dropOldest" => Overflow::DropOldest,
+                "latest" => Overflow::Latest,
+                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
+            };
+            let inners = args[3..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
+            signal.merge_map_bounded(count(0)? as usize, count(1)? as usize, overflow, indexed(inners))
+        }
+        "zipBounded" => {
+            let overflow = match arg(1)?.as_str() {
+                "dropNewest" => Overflow::DropNewest,
+                "dropOldest" => Overflow::DropOldest,
+                "latest" => Overflow::Latest,
+                other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
+            };
+            let inputs = args[2..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
+            Signal::zip_bounded(&inputs, count(0)? as usize, overflow).cast()
         }
         "deliverOnBounded" | "onBackpressureBuffer" => {
             let overflow = match arg(1)?.as_str() {
