@@ -109,7 +109,7 @@ final class _SignalBoundedValuesState<T, E: Error>: @unchecked Sendable {
             self.startingThread = nil
         }
         self.mutex.unlock()
-        return try await withTaskCancellationHandler {
+        let value = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T?, any Error>) in
                 self.mutex.lock()
                 if self.ring.count > 0 {
@@ -137,6 +137,16 @@ final class _SignalBoundedValuesState<T, E: Error>: @unchecked Sendable {
         } onCancel: {
             self.dispose()
         }
+        // The reader's task may go on on another thread than the one that
+        // took the value (or was handed it): taking the lock once more here
+        // orders the value's making, by the producer before its unlock,
+        // before the reader's use in a way ThreadSanitizer sees (it does not
+        // see the order a continuation's resume gives: a false data race
+        // on the value's fields otherwise). Uncontended: one lock and unlock
+        // per value.
+        self.mutex.lock()
+        self.mutex.unlock()
+        return value
     }
 
     /// A value of the signal: to the waiting reader, or into the ring under
