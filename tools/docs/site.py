@@ -378,6 +378,47 @@ def examples_html(op: str, example: tuple[Any, dict[str, tuple[str, str]]] | Non
     return parts
 
 
+COSTS_JSON = os.path.join(ROOT, "Benchmarks", "costs.json")
+
+
+def operator_costs() -> tuple[str, dict[str, dict[str, Any]]]:
+    """The cost table's date and rows (Benchmarks/costs.json, written by
+    `make bench-costs`): {row: {"impls": {api: {instructions, allocs}}}},
+    a row named after its C function without `sk_signal_` ("bare": the
+    pipe and subscriber alone)."""
+    if not os.path.exists(COSTS_JSON):
+        return "", {}
+    with open(COSTS_JSON, encoding="utf-8") as f:
+        data = json.load(f)
+    return str(data.get("measured", "")), dict(data.get("rows", {}))
+
+
+def cost_html(c_name: str | None, costs: tuple[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """The operator's row of the cost table, per API: instructions per put
+    added over the bare pipe and subscriber, and allocations per put."""
+    measured, rows = costs
+    key = c_name[len("sk_signal_"):] if c_name and c_name.startswith("sk_signal_") else None
+    if not key or key not in rows or "bare" not in rows:
+        return []
+    cells = []
+    for api, title in (("swift", "Swift"), ("c", "C"), ("cpp", "C++")):
+        mine, bare = rows[key]["impls"].get(api), rows["bare"]["impls"].get(api)
+        if not mine or not bare:
+            continue
+        added = mine["instructions"] - bare["instructions"]
+        cells.append(f"<tr><th>{title}</th><td>{added:,.0f}</td><td>{mine['allocs']:.2f}</td></tr>")
+    if not cells:
+        return []
+    return ["<h2>Cost</h2>",
+            f"<p>One <code>{html.escape(key)}</code> between a pipe and a plain subscriber: instructions per put "
+            "under callgrind added over the pipe and subscriber alone (a negative figure: the operator stops "
+            "values), and allocations per put; measured " + html.escape(measured) + " by <code>make "
+            "bench-costs</code>, held to a limit by <code>make bench-check</code>. The whole table, the targets "
+            "and what each shape measures: <a href='../guide/docs/performance.html'>Performance</a>.</p>",
+            "<table><tr><th>API</th><th>instructions per put</th><th>allocations per put</th></tr>"
+            + "".join(cells) + "</table>"]
+
+
 def first_name(cell: str) -> str | None:
     """The first name in backticks of a cell of the table (`Signal.zip`: zip;
     `deliver_on(q, capacity, overflow)`: deliver_on)."""
@@ -579,7 +620,7 @@ def page(title: str, body: str, root: str) -> str:
 
 def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], links: list[tuple[str, str | None, str]],
                   swift_built: bool, brief: str, declared: list[tuple[str, list[str]]],
-                  example: tuple[Any, dict[str, tuple[str, str]]] | None = None) -> str:
+                  example: tuple[Any, dict[str, tuple[str, str]]] | None = None, cost: list[str] | None = None) -> str:
     rows = []
     for lang, href, name in links:
         if lang == "Swift":
@@ -610,6 +651,7 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
         for lang, lines in declared:
             body.append(f"<h3>{lang}</h3>\n<pre><code>{html.escape(chr(10).join(lines))}</code></pre>")
     body += examples_html(op, example)
+    body += cost or []
     body += [
             "<h2>Marble diagrams</h2>",
             "<p>Each picture is a case of the shared marble table (<code>Tests/marbles</code>), drawn from what "
@@ -959,6 +1001,7 @@ def main() -> int:
     swift_declared = swift_declarations(args.symbols)
     table = operator_rows()
     examples = operator_examples()
+    costs = operator_costs()
     missing = sorted(op for op in by_operator if op not in table)
     if missing:
         print(f"the operator table (tools/api/operators.md) has no row for {', '.join(missing)}", file=sys.stderr)
@@ -970,7 +1013,8 @@ def main() -> int:
             c_name = first_name(table[op]["c"])
             brief = re.sub(r"`([^`]*)`", r"\1", api[c_name]["brief"]) if c_name in api else ""
             f.write(operator_page(op, table[op], by_operator[op], links, swift_built, brief,
-                                  signatures(table[op], api, cpp_declared, swift_declared), examples.get(op)))
+                                  signatures(table[op], api, cpp_declared, swift_declared), examples.get(op),
+                                  cost_html(c_name, costs)))
 
     # The Swift API's own operators: a page each from its row alone.
     os.makedirs(os.path.join(site, "swift-only"), exist_ok=True)
