@@ -608,11 +608,12 @@ def instruction_checks(args):
 
 def suggested_limit(name, value):
     """~10% over a measured figure; allocations: the figure rounded up to a
-    hundredth, plus a hundredth (one allocation more or fewer between the two
-    runs, +-0.0005 per put, is the growth of a queue's or an array's storage;
-    one more allocation per value still fails)."""
+    hundredth, plus a tenth (the counter is process-wide: other threads'
+    allocations meanwhile, libdispatch's workers and timers, land in the row
+    counted, 0.012 per put seen; one more allocation per value still
+    fails)."""
     if name.endswith(".allocs_per_put"):
-        return round(max(math.ceil(value * 100 - 1e-6) / 100, 0) + 0.01, 2)
+        return round(max(math.ceil(value * 100 - 1e-6) / 100, 0) + 0.1, 2)
     return int(math.ceil(value * 1.1 / 5.0) * 5)
 
 
