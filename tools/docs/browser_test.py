@@ -49,11 +49,13 @@ import urllib.request
 from urllib.parse import urldefrag, urljoin, urlparse
 
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 
 CHROMIUM = os.environ.get("SIGNALKIT_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("SIGNALKIT_CHROMEDRIVER", "/usr/bin/chromedriver")
 DEADLINE = 30.0  # seconds for the server to say its port
+SCRIPT_SECONDS = 60  # for a page's images to finish loading
 
 
 def serve(site: str) -> tuple[subprocess.Popen[str], str]:
@@ -138,8 +140,19 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
     for entry in driver.get_log("browser"):
         if entry.get("level") == "SEVERE":
             problems.append(f"{path}: console: {entry.get('message')}")
-    images = driver.execute_script(
-        "return Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])")
+    # A page's scripts may add images once it has loaded (Doxygen's search
+    # box does): wait for each image still loading to load or fail, so that
+    # a loaded machine does not turn a slow image into a broken one.
+    try:
+        images = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "const images = Array.from(document.images);"
+            "Promise.all(images.filter(i => !i.complete).map(i => new Promise(r => {"
+            "  i.addEventListener('load', r, {once: true}); i.addEventListener('error', r, {once: true}); })))"
+            ".then(() => done(images.map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])));")
+    except TimeoutException:
+        problems.append(f"{path}: images still loading after {SCRIPT_SECONDS} s")
+        images = []
     for src, loaded in images:
         if not loaded:
             problems.append(f"{path}: the image {src} did not load")
@@ -217,6 +230,7 @@ def main() -> int:
     opened = 0
     try:
         driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+        driver.set_script_timeout(SCRIPT_SECONDS)
         try:
             links = check_page(driver, base, "index.html", cache, problems, os.path.join(out, "index.png"), False)
             opened += 1
