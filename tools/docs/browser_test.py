@@ -16,7 +16,8 @@ checks for each page:
 - every <img> and <object> loaded (an image's naturalWidth > 0);
 - every link to the site resolves (HTTP 200, fetched once per address);
 - an operator page shows at least one marble picture (an SVG image), its
-  description (a paragraph before its table) and its signatures (a
+  description (a paragraph before its table), when to use it (a "When to
+  use it" heading and its paragraph), its signatures (a
   "Signatures" heading with the Swift declaration, and the C one when the
   page names a C function) and its examples (an "Examples" heading, then a
   program and what it prints in each of C, C++, Swift and Python, each
@@ -169,6 +170,9 @@ def check_page(driver: webdriver.Chrome, base: str, path: str, cache: dict[str, 
         first = driver.execute_script("const p = document.querySelector('h1 + p'); return p ? p.textContent : ''")
         if len(first.split()) < 4:
             problems.append(f"{path}: no description before the table")
+        use = driver.execute_script("const p = document.querySelector('p.use'); return p ? p.textContent : ''")
+        if "When to use it" not in headings or len(use.split()) < 8:
+            problems.append(f"{path}: no paragraph on when to use it")
         if "Signatures" not in headings or "Swift" not in headings:
             problems.append(f"{path}: no signatures (a Signatures heading with the Swift declaration)")
         if names_c and "C" not in headings:

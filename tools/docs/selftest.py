@@ -11,6 +11,9 @@ site.py and each rule of cpp_comments.py is shown to catch what it is for.
   late one labelled), an operator no case applies alone gets no example and
   its page says why, and a page with examples shows the four programs and
   their outputs;
+- every operator of the operator table has its "When to use it" section
+  in operator_uses.md, and that file's check catches a missing or extra
+  section, one without its paragraph and a "See also" without a page;
 - the C++ comment filter documents a comment on a declaration, leaves a
   banner and a comment before a blank line alone, escapes #word, and keeps
   the line count.
@@ -108,6 +111,25 @@ def main() -> int:
            "a page shows four examples, each with its output")
     expect("result.share()" in page.replace("a.share()", "result.share()") and "sk_signal_share" in page,
            "the examples apply the operator")
+
+    table_names = set(site_module.operator_rows())
+    for problem in site_module.check_uses(site_module.read_uses(), table_names):
+        expect(False, problem)
+    with tempfile.TemporaryDirectory() as root:
+        path = os.path.join(root, "uses.md")
+        with open(path, "w") as f:
+            f.write("# t\n\n## map\n\nUse it.\n\nSee also: `filter`\n\n## frob\n\nUse it.\n\nSee also: `map`\n\n"
+                    "## filter\n\nSee also: `nosuch`\n")
+        uses = site_module.read_uses(path)
+        expect(uses.get("map") == ("Use it.", ["filter"]), f"a section is read: {uses.get('map')}")
+        problems = site_module.check_uses(uses, {"map", "filter", "take"})
+        for needle in ("no section for the operator take", "frob names no operator", "filter says nothing",
+                       "sees also nosuch"):
+            expect(any(needle in p for p in problems), f"operator_uses.md's check reports '{needle}': {problems}")
+        page = site_module.operator_page("map", site_module.operator_rows()["map"], [], [], False, "", [],
+                                         use=uses["map"])
+        expect("<p class='use'>Use it.</p>" in page and "href='filter.html'" in page,
+               "an operator page shows when to use it and links its see-also")
 
     text = ("/*\n * the file\n */\n/* ---- */\n/* Banner */\n/* ---- */\n\n/* A class; see #error. */\nclass c {\n"
             "    /* kept apart */\n\n    int x;\n};\n")

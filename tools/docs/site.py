@@ -248,6 +248,53 @@ def operator_rows() -> dict[str, dict[str, str]]:
     return found
 
 
+USES_MD = os.path.join(ROOT, "tools", "docs", "operator_uses.md")
+
+
+def read_uses(path: str = USES_MD) -> dict[str, tuple[str, list[str]]]:
+    """tools/docs/operator_uses.md: for each operator (a `## name` section),
+    the paragraph of when to use it and the operators its "See also" line
+    names."""
+    uses: dict[str, tuple[str, list[str]]] = {}
+    with open(path, encoding="utf-8") as f:
+        sections = re.split(r"^## ", f.read(), flags=re.M)[1:]
+    for section in sections:
+        name, _, text = section.partition("\n")
+        paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n") if p.strip()]
+        see = [p for p in paragraphs if p.startswith("See also:")]
+        prose = [p for p in paragraphs if not p.startswith("See also:")]
+        also = re.findall(r"`([^`]+)`", see[0]) if len(see) == 1 else []
+        uses[name.strip()] = (" ".join(prose), also)
+    return uses
+
+
+def check_uses(uses: dict[str, tuple[str, list[str]]], operators: set[str]) -> list[str]:
+    """What is wrong with operator_uses.md against the operators that have
+    pages: a missing or extra section, a section without its paragraph or its
+    "See also", a "See also" naming an operator without a page."""
+    problems = [f"operator_uses.md: no section for the operator {name}" for name in sorted(operators - set(uses))]
+    problems += [f"operator_uses.md: the section {name} names no operator of the table"
+                 for name in sorted(set(uses) - operators)]
+    for name, (prose, also) in sorted(uses.items()):
+        if not prose:
+            problems.append(f"operator_uses.md: the section {name} says nothing of when to use it")
+        if not also:
+            problems.append(f"operator_uses.md: the section {name} has no 'See also:' line of operators")
+        problems += [f"operator_uses.md: the section {name} sees also {other}, which has no page"
+                     for other in also if other not in operators or other == name]
+    return problems
+
+
+def uses_html(use: tuple[str, list[str]] | None) -> list[str]:
+    """The page's "When to use it" section and its "See also" links."""
+    if use is None:
+        return []
+    prose, also = use
+    text = re.sub(r"`([^`]+)`", lambda m: f"<code>{html.escape(m.group(1))}</code>", html.escape(prose))
+    links = ", ".join(f"<a href='{html.escape(name)}.html'><code>{html.escape(name)}</code></a>" for name in also)
+    return ["<h2>When to use it</h2>", f"<p class='use'>{text}</p>", f"<p class='see-also'>See also: {links}.</p>"]
+
+
 def swift_only_rows() -> list[dict[str, str]]:
     """The table's rows with no C function (the Swift API's own operators):
     no marble case can run them, since every binding plays each case."""
@@ -620,7 +667,8 @@ def page(title: str, body: str, root: str) -> str:
 
 def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], links: list[tuple[str, str | None, str]],
                   swift_built: bool, brief: str, declared: list[tuple[str, list[str]]],
-                  example: tuple[Any, dict[str, tuple[str, str]]] | None = None, cost: list[str] | None = None) -> str:
+                  example: tuple[Any, dict[str, tuple[str, str]]] | None = None, cost: list[str] | None = None,
+                  use: tuple[str, list[str]] | None = None) -> str:
     rows = []
     for lang, href, name in links:
         if lang == "Swift":
@@ -645,6 +693,7 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
             "<table>" + "".join(rows) + "</table>"]
     if brief:
         body.append(f"<p>{html.escape(brief)}</p>")
+    body += uses_html(use)
     if declared:
         body.append("<h2>Signatures</h2>\n<p>Each language takes the arguments in its own order: compare them before "
                     "porting a call.</p>")
@@ -1006,6 +1055,11 @@ def main() -> int:
     if missing:
         print(f"the operator table (tools/api/operators.md) has no row for {', '.join(missing)}", file=sys.stderr)
         return 1
+    uses = read_uses()
+    wrong = check_uses(uses, set(by_operator))
+    if wrong:
+        print("\n".join(wrong), file=sys.stderr)
+        return 1
     for op in sorted(by_operator, key=str.lower):
         links = reference_links(table[op], c_tags, cpp_tags, py_ids, swift_pages, rust_ids)
         coverage.append((op, links))
@@ -1014,7 +1068,7 @@ def main() -> int:
             brief = re.sub(r"`([^`]*)`", r"\1", api[c_name]["brief"]) if c_name in api else ""
             f.write(operator_page(op, table[op], by_operator[op], links, swift_built, brief,
                                   signatures(table[op], api, cpp_declared, swift_declared), examples.get(op),
-                                  cost_html(c_name, costs)))
+                                  cost_html(c_name, costs), uses.get(op)))
 
     # The Swift API's own operators: a page each from its row alone.
     os.makedirs(os.path.join(site, "swift-only"), exist_ok=True)
