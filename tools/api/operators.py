@@ -28,6 +28,8 @@ naming the file, when the tree's copy differs.
   Sources/python/signalkit/_standard_operators.py
       the C++ members and Python methods of the standard shapes
       (tools/api/bindings.py says which and how);
+  Sources/rust/src/operators/standard.rs
+      the Rust methods of the standard shapes (tools/api/bindings_rust.py);
   Sources/rust/tests/generated/marble_operators.rs
       the Rust marble runner's: a macro of {marble name: a call of the
       crate's method (the table's Rust column)};
@@ -58,6 +60,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bindings  # noqa: E402  (beside this file)
+import bindings_rust  # noqa: E402  (beside this file)
 
 TABLE = "tools/api/operators.md"
 DOC = "docs/operators.md"
@@ -642,8 +645,10 @@ def outputs(api):
         before, rest = doc.split(DOC_BEGIN, 1)
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
-    cpp_members, python_methods, binding_problems = bindings.generated(rows, api, shape_of)
+    cpp_members, python_methods, rust_methods, binding_problems = bindings.generated(rows, api, shape_of)
     problems += binding_problems
+    rust_methods_text, rust_method_problems = bindings_rust.module(rust_methods)
+    problems += rust_method_problems
     with open(bindings.CPP_HEADER, encoding="utf-8") as handle:
         cpp_text = handle.read()
     try:
@@ -667,7 +672,8 @@ def outputs(api):
     problems += rust_problems
     return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
             PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
-            bindings.PY_STANDARD: bindings.python_module(python_methods), COST_CPP_OUT: cost_cpp(cost_rows(rows, api)),
+            bindings.PY_STANDARD: bindings.python_module(python_methods), bindings_rust.RUST_OUT: rust_methods_text,
+            COST_CPP_OUT: cost_cpp(cost_rows(rows, api)),
             COST_SWIFT_OUT: cost_swift(cost_rows(rows, api)), COST_PY_OUT: cost_python(rows, api)}, problems
 
 
