@@ -52,7 +52,8 @@ NAMES_END = "    // END operator names (generated)\n"
 # reduce.py).
 CPP_SHAPES = ("unary", "count", "predicate", "map", "value", "signal", "reduce", "time", "on", "tap", "work")
 PYTHON_SHAPES = ("unary", "count", "predicate", "value", "signal", "time", "on", "tap", "work")
-HAND_CHECKS = {"cpp": "cpp-hand", "python": "python-hand", "fuzz": "fuzz-hand", "rust": "rust-hand"}
+HAND_CHECKS = {"cpp": "cpp-hand", "python": "python-hand", "fuzz": "fuzz-hand", "rust": "rust-hand",
+               "marble-swift": "marble-swift-hand"}
 
 
 def names(cell):
