@@ -121,76 +121,56 @@ enum MarbleOperators {
         return signals
     }
 
+    /// The table's values of the signal an operator gives: its own when it
+    /// gives MarbleValues, else an optional's (none: `[]`), a pair's, an
+    /// array's, none (`ignoreValues`), or with the error type made the table's
+    /// (`restartIfError`).
+    static func marble(_ signal: MarbleSignal) -> MarbleSignal {
+        signal
+    }
+
+    static func marble(_ signal: Signal<MarbleValue?, MarbleFailure>) -> MarbleSignal {
+        signal |> map { $0 ?? .list([]) }
+    }
+
+    static func marble(_ signal: Signal<(MarbleValue, MarbleValue), MarbleFailure>) -> MarbleSignal {
+        signal |> map { MarbleValue.pair($0.0, $0.1) }
+    }
+
+    static func marble(_ signal: Signal<[MarbleValue], MarbleFailure>) -> MarbleSignal {
+        signal |> map { MarbleValue.list($0.flatMap(\.ints)) }
+    }
+
+    static func marble(_ signal: Signal<Never, MarbleFailure>) -> MarbleSignal {
+        signal |> map { (never: Never) -> MarbleValue in }
+    }
+
+    static func marble(_ signal: Signal<MarbleValue, NoError>) -> MarbleSignal {
+        signal |> castError(MarbleFailure.self)
+    }
+
+    /// An operator of the table: those of a standard shape from
+    /// MarbleTableOperators.generated.swift (tools/api/operators.py), the
+    /// others here.
     static func apply(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler) throws(MarbleTableError) -> MarbleSignal {
+        if let made = try self.standard(operation, to: signal, inputs: inputs, scheduler: scheduler) {
+            return made
+        }
         let arguments = operation.arguments
         switch operation.name {
-        // Mapping
-        case "map":
-            let f = try self.unary(self.word(arguments, 0, operation))
-            return signal |> map { MarbleValue.int(f($0.int)) }
-        case "filter":
-            let f = try self.predicate(self.word(arguments, 0, operation))
-            return signal |> filter { f($0.int) }
-        case "distinctUntilChanged":
-            return signal |> distinctUntilChanged
         // Take
-        case "take":
-            return signal |> take(try self.integer(arguments, 0, operation))
-        case "skip":
-            return signal |> skip(try self.integer(arguments, 0, operation))
-        case "skipWhile":
-            let f = try self.predicate(self.word(arguments, 0, operation))
-            return signal |> skipWhile { f($0.int) }
         case "takeWhile":
             let f = try self.predicate(self.word(arguments, 0, operation))
             return signal |> takeWhile { f($0.int) }
         case "takeWhileInclusive":
             let f = try self.predicate(self.word(arguments, 0, operation))
             return signal |> takeWhile(inclusive: true) { f($0.int) }
-        case "first":
-            return signal |> first
-        case "firstWhere":
-            let f = try self.predicate(self.word(arguments, 0, operation))
-            return signal |> first(where: { f($0.int) })
-        case "elementAt":
-            return signal |> elementAt(try self.integer(arguments, 0, operation))
-        case "defaultIfEmpty":
-            return signal |> defaultIfEmpty(try self.value(arguments, 0, operation))
-        case "takeUntil":
-            let notifier = try self.named(arguments, inputs, operation)
-            guard notifier.count == 1 else {
-                throw MarbleTableError(message: "line \(operation.line): `takeUntil` names one input")
-            }
-            return signal |> takeUntil(notifier[0])
         case "takeUntilAction":
             // Pass a value when the first predicate holds, complete after it
             // when the second does.
             let pass = try self.predicate(self.word(arguments, 0, operation))
             let complete = try self.predicate(self.word(arguments, 1, operation))
             return signal |> take(until: { SignalTakeAction(passthrough: pass($0.int), complete: complete($0.int)) })
-        case "last":
-            return signal |> last |> map { $0 ?? .list([]) }
-        case "then":
-            let next = try self.named(arguments, inputs, operation)
-            guard next.count == 1 else {
-                throw MarbleTableError(message: "line \(operation.line): `then` names one input")
-            }
-            return signal |> then(next[0])
-        case "ignoreValues":
-            return signal |> ignoreValues |> map { (never: Never) -> MarbleValue in }
-        // Reduce
-        case "scan":
-            let f = try self.binary(self.word(arguments, 0, operation))
-            let initial = try self.integer(arguments, 1, operation)
-            return signal |> scan(MarbleValue.int(initial)) { .int(f($0.int, $1.int)) }
-        case "reduce":
-            let f = try self.binary(self.word(arguments, 0, operation))
-            let initial = try self.integer(arguments, 1, operation)
-            return signal |> reduceLeft(value: MarbleValue.int(initial)) { .int(f($0.int, $1.int)) }
-        case "pairwise":
-            return signal |> pairwise |> map { MarbleValue.pair($0.0, $0.1) }
-        case "startWith":
-            return signal |> startWith(try self.value(arguments, 0, operation))
         // Combine (these build a signal from the inputs they name)
         case "zip":
             let signals = try self.named(arguments, inputs, operation)
@@ -210,16 +190,6 @@ enum MarbleOperators {
                 return combineLatest(signals[0], signals[1]) |> map { MarbleValue.pair($0.0, $0.1) }
             }
             return combineLatest(signals) |> map { MarbleValue.list($0.flatMap(\.ints)) }
-        case "merge":
-            return merge(try self.named(arguments, inputs, operation))
-        case "concat":
-            return concat(try self.named(arguments, inputs, operation))
-        case "withLatestFrom":
-            let other = try self.named(arguments, inputs, operation)
-            guard other.count == 1 else {
-                throw MarbleTableError(message: "line \(operation.line): `withLatestFrom` names one input")
-            }
-            return signal |> withLatestFrom(other[0]) |> map { MarbleValue.pair($0.0, $0.1) }
         // Meta: each value v selects the input named by argument v+1 (0 the first named)
         case "switchMap", "concatMap":
             let signals = try self.named(arguments, inputs, operation)
@@ -254,10 +224,6 @@ enum MarbleOperators {
                 return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
             }
         // Sharing
-        case "share":
-            return share(signal)
-        case "replay":
-            return signal |> replay(try self.integer(arguments, 0, operation))
         case "groupBy":
             // Each group's values as [key, value], merged.
             let f = try self.unary(self.word(arguments, 0, operation))
@@ -273,10 +239,6 @@ enum MarbleOperators {
                 throw MarbleTableError(message: "line \(operation.line): `catch` names one input")
             }
             return signal |> `catch` { _ in fallback[0] }
-        case "restart":
-            return signal |> restart
-        case "restartIfError":
-            return signal |> restartIfError |> castError(MarbleFailure.self)
         case "retryBackoff":
             let increment = try self.integer(arguments, 0, operation)
             let most = try self.integer(arguments, 1, operation)
@@ -299,25 +261,6 @@ enum MarbleOperators {
             let count = try self.integer(arguments, 0, operation)
             let frames = try self.integer(arguments, 1, operation)
             return signal |> retry(count: count, delay: scheduler.seconds(frames), queue: scheduler.queue)
-        // Side effects: each function does nothing, and the case checks that
-        // the events pass unchanged.
-        case "beforeNext":
-            return signal |> beforeNext { _ in }
-        case "afterNext":
-            return signal |> afterNext { _ in }
-        case "beforeStarted":
-            return signal |> beforeStarted {}
-        case "beforeCompleted":
-            return signal |> beforeCompleted {}
-        case "afterCompleted":
-            return signal |> afterCompleted {}
-        case "afterDisposed":
-            return signal |> afterDisposed {}
-        // Threads: the case's virtual queue
-        case "deliverOn":
-            return signal |> deliverOn(scheduler.queue)
-        case "runOn":
-            return signal |> runOn(scheduler.queue)
         // Timing (durations in frames)
         case "bufferTimeBounded":
             let frames = try self.integer(arguments, 0, operation)
@@ -405,24 +348,6 @@ enum MarbleOperators {
                 return signal |> deliverOn(scheduler.queue, capacity: capacity, overflow: overflow)
             }
             return signal |> onBackpressureBuffer(capacity: capacity, overflow: overflow)
-        case "debounce":
-            return signal |> debounce(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
-        case "throttle":
-            return signal |> throttle(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
-        case "bufferCount":
-            return signal |> buffer(count: try self.integer(arguments, 0, operation)) |> map { MarbleValue.list($0.flatMap(\.ints)) }
-        case "bufferTime":
-            return signal |> buffer(timeSpan: scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue) |> map { MarbleValue.list($0.flatMap(\.ints)) }
-        case "sample":
-            let sampler = try self.named(arguments, inputs, operation)
-            guard sampler.count == 1 else {
-                throw MarbleTableError(message: "line \(operation.line): `sample` names one input")
-            }
-            return signal |> sample(sampler[0])
-        case "sampleTime":
-            return signal |> sample(period: scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
-        case "delay":
-            return signal |> delay(scheduler.seconds(try self.integer(arguments, 0, operation)), queue: scheduler.queue)
         default:
             throw MarbleTableError(message: "line \(operation.line): unknown operator `\(operation.name)`")
         }

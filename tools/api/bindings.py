@@ -33,6 +33,7 @@ import sys
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bindings_rust  # noqa: E402  (beside this file)
 import operator_words  # noqa: E402  (beside this file)
 
 CPP_HEADER = "include/signalkit.hpp"
@@ -51,7 +52,8 @@ NAMES_END = "    // END operator names (generated)\n"
 # reduce.py).
 CPP_SHAPES = ("unary", "count", "predicate", "map", "value", "signal", "reduce", "time", "on", "tap", "work")
 PYTHON_SHAPES = ("unary", "count", "predicate", "value", "signal", "time", "on", "tap", "work")
-HAND_CHECKS = {"cpp": "cpp-hand", "python": "python-hand", "fuzz": "fuzz-hand"}
+HAND_CHECKS = {"cpp": "cpp-hand", "python": "python-hand", "fuzz": "fuzz-hand", "rust": "rust-hand",
+               "marble-swift": "marble-swift-hand"}
 
 
 def names(cell):
@@ -113,10 +115,11 @@ def candidates(rows, api, shape_of):
 
 def generated(rows, api, shape_of):
     """([(function, shape, C++ name, family)], [(function, shape, Python name,
-    family)], problems): what is generated in each language."""
+    family)], [(function, shape, Rust name, row)], problems): what is
+    generated in each language (Rust's: bindings_rust.py)."""
     found, problems = candidates(rows, api, shape_of)
     hand = hand_written()
-    used = set()
+    rust, used = bindings_rust.candidates(found, hand)
     cpp, python = [], []
     for row, function, shape, family in found:
         name = function["name"]
@@ -134,10 +137,10 @@ def generated(rows, api, shape_of):
             else:
                 python.append((function, shape, method, family))
     for key, where in sorted(hand.items(), key=lambda item: item[1]):
-        if key[1] in ("cpp-hand", "python-hand") and key not in used:
+        if key[1] in ("cpp-hand", "python-hand", "rust-hand") and key not in used:
             problems.append(f"{where}: the exception `{key[0]} {key[1]}` excuses nothing now (no row of "
                             f"tools/api/operators.md makes it a generated binding of a standard shape): remove the entry")
-    return cpp, python, problems
+    return cpp, python, rust, problems
 
 
 # --------------------------------------------------------------------------

@@ -48,7 +48,8 @@ import sys
 
 EXCEPTIONS = "tools/api/exceptions.txt"
 OPERATOR_LIST = "Tests/common/operator_list.h"
-CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep", "cpp-hand", "python-hand", "fuzz-hand")
+CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep", "cpp-hand", "python-hand", "fuzz-hand", "rust-hand",
+          "marble-swift-hand")
 CORE_PY = "Sources/python/signalkit/_core.py"
 PROTOTYPES_PY = "Sources/python/signalkit/_prototypes.py"
 PYTHON_DIR = "Sources/python/signalkit"

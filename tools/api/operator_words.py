@@ -10,9 +10,42 @@ parameters and result, when not its shape's}}; without an entry the
 docstring is the brief, with what the shape adds, and the signature the
 shape's (bindings.python_signature). The signature's parameter names are the
 method's keywords: keep them when changing the words.
+RUST: {C function: {"doc": the method's rustdoc comment, "example": a
+paragraph added after it (a doc test)}}; without a "doc" the comment is the
+brief in the crate's words, with what the shape adds (bindings_rust.py).
 """
 
 CPP = {}
+
+RUST = {
+    "sk_signal_map": {
+        "example": """```
+use signalkit::Signal;
+let mut got = Vec::new();
+Signal::single(4).map(|x: i64| x.to_string()).for_each_blocking(|s| got.push(s)).unwrap();
+assert_eq!(got, vec!["4".to_string()]);
+```""",
+    },
+    "sk_signal_filter": {
+        "example": """A non-`Send` closure is refused, since the library may call it on
+another thread:
+
+```compile_fail,E0277
+use std::rc::Rc;
+let limit = Rc::new(3);
+let s = signalkit::Signal::single(1i64).filter(move |x| *x < *limit);
+```""",
+    },
+    "sk_signal_scan": {
+        "example": """```
+use signalkit::Signal;
+let s = Signal::concat(&[Signal::single(1i64), Signal::single(2), Signal::single(3)]);
+let mut got = Vec::new();
+s.scan(0, |sum, x| sum + x).for_each_blocking(|v| got.push(v)).unwrap();
+assert_eq!(got, vec![1, 3, 6]);
+```""",
+    },
+}
 
 PYTHON = {
     "sk_signal_before_next": {

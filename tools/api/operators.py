@@ -28,9 +28,15 @@ naming the file, when the tree's copy differs.
   Sources/python/signalkit/_standard_operators.py
       the C++ members and Python methods of the standard shapes
       (tools/api/bindings.py says which and how);
+  Sources/rust/src/operators/standard.rs
+      the Rust methods of the standard shapes (tools/api/bindings_rust.py);
   Sources/rust/tests/generated/marble_operators.rs
       the Rust marble runner's: a macro of {marble name: a call of the
       crate's method (the table's Rust column)};
+  Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift
+      the Swift marble runner's: MarbleOperators.standard, a switch of
+      {marble name: a call of the Swift operator (the table's Swift column,
+      with its first argument's label)};
   Tests/marbles/README.md, between "<!-- BEGIN operators of a standard
   shape (generated) -->" and its END
       the marble vocabulary of the runners' generated operators;
@@ -58,6 +64,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bindings  # noqa: E402  (beside this file)
+import bindings_rust  # noqa: E402  (beside this file)
 
 TABLE = "tools/api/operators.md"
 DOC = "docs/operators.md"
@@ -589,6 +596,119 @@ def rust_runner(rows, operators):
     return "\n".join(lines) + "\n", problems
 
 
+# The Swift runner's operators (Tests/SwiftSignalKitTestingTests): a
+# function of MarbleOperators that gives the signal of a marble name of a
+# standard shape, else nil; MarbleTableOperators.swift's `apply` calls it
+# first and builds the others by hand. Each is the row's Swift name (a label
+# of its first argument as the table spells it: `first(where:)`,
+# `reduceLeft(value:)`) applied with the case's arguments in the shape's
+# order; MarbleOperators.marble turns the values it gives (an optional, a
+# pair, an array, none) into the table's. A row whose Swift call is not its
+# shape's keeps a case written by hand: a `marble-swift-hand` line of
+# tools/api/exceptions.txt, with why.
+SWIFT_RUNNER_OUT = "Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift"
+SWIFT_RUNNER_READS = {
+    "count": ["let n = try self.integer(arguments, 0, operation)"],
+    "predicate": ["let f = try self.predicate(self.word(arguments, 0, operation))"],
+    "map": ["let f = try self.unary(self.word(arguments, 0, operation))"],
+    "value": ["let v = try self.value(arguments, 0, operation)"],
+    "signal": ["let other = try self.named(arguments, inputs, operation)",
+               "guard other.count == 1 else {",
+               '    throw MarbleTableError(message: "line \\(operation.line): `{marble}` names one input")',
+               "}"],
+    "reduce": ["let f = try self.binary(self.word(arguments, 0, operation))",
+               "let initial = try self.integer(arguments, 1, operation)"],
+    "signals": ["let signals = try self.named(arguments, inputs, operation)"],
+    "time": ["let frames = try self.integer(arguments, 0, operation)"],
+}
+# (the arguments in parentheses, a trailing closure or None) of each shape.
+SWIFT_RUNNER_ARGUMENTS = {
+    "unary": (None, None),
+    "count": (["n"], None),
+    "predicate": ([], "{ f($0.int) }"),
+    "map": ([], "{ MarbleValue.int(f($0.int)) }"),
+    "value": (["v"], None),
+    "signal": (["other[0]"], None),
+    "reduce": (["MarbleValue.int(initial)"], "{ .int(f($0.int, $1.int)) }"),
+    "signals": (["signals"], None),
+    "time": (["scheduler.seconds(frames)", "queue: scheduler.queue"], None),
+    "on": (["scheduler.queue"], None),
+    "tap": ([], "{ _ in }"),
+    "work": ([], "{}"),
+}
+
+
+def swift_runner_call(name, shape):
+    """The Swift operator `name` applied as `shape` to the case's arguments."""
+    match = re.fullmatch(r"(\w+)\((\w+):\)", name)
+    base, label = (match.group(1), match.group(2)) if match else (name, None)
+    arguments, closure = SWIFT_RUNNER_ARGUMENTS[shape]
+    if arguments is None:
+        return base
+    arguments = list(arguments)
+    if label and arguments:
+        arguments[0] = f"{label}: {arguments[0]}"
+    elif label:
+        arguments, closure = [f"{label}: {closure}"], None
+    call = f"{base}({', '.join(arguments)})" if arguments or closure is None else base
+    return f"{call} {closure}" if closure else call
+
+
+def swift_runner(rows, operators):
+    """The Swift runner's generated operators, and the problems found."""
+    swift = {}
+    for row in rows:
+        for name in names(row["marble"]):
+            found = names(row["swift"])
+            swift[name] = found[0] if len(found) == 1 else None
+    hand = {key[0]: where for key, where in bindings.hand_written().items() if key[1] == "marble-swift-hand"}
+    problems = []
+    cases = []
+    for marble, shape, c, _, _ in operators:
+        if c in hand:
+            hand[c] = None
+            continue
+        if not swift.get(marble) or not re.fullmatch(r"\w+(\(\w+:\))?", swift[marble]):
+            problems.append(f"{TABLE}: `{marble}` has a C function of shape {shape} but no Swift name the Swift "
+                            f"marble runner can call (one name, `name` or `name(label:)`): give it one, or write its "
+                            f"case by hand with a `{c} marble-swift-hand REASON` line in {bindings.EXCEPTIONS}")
+            continue
+        if shape == "signals":
+            made = f"{swift[marble]}(signals)"
+        else:
+            made = f"signal |> {swift_runner_call(swift[marble], shape)}"
+        reads = [line.replace("{marble}", marble) for line in SWIFT_RUNNER_READS.get(shape, [])]
+        cases.append((marble, reads, made))
+    for name, where in sorted(hand.items()):
+        if where is not None:
+            problems.append(f"{where}: the exception `{name} marble-swift-hand` excuses nothing now (not an operator "
+                            f"of a standard shape with a marble name of {TABLE}): remove the entry")
+    lines = [
+        "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py from",
+        "// tools/api/operators.md (`make api-update`). The marble table's operators",
+        "// whose C function has a standard shape, each a call of the row's Swift",
+        "// operator with the case's arguments in the shape's order;",
+        "// MarbleTableOperators.swift's `apply` calls `standard` first and builds the",
+        "// others by hand.",
+        "import SwiftSignalKit",
+        "import SwiftSignalKitTesting",
+        "",
+        "extension MarbleOperators {",
+        "    /// The signal of a marble operator of a standard shape, or nil for another name.",
+        "    static func standard(_ operation: MarbleCase.Operation, to signal: MarbleSignal, "
+        "inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler) "
+        "throws(MarbleTableError) -> MarbleSignal? {",
+        "        let arguments = operation.arguments",
+        "        switch operation.name {",
+    ]
+    for marble, reads, made in cases:
+        lines.append(f'        case "{marble}":')
+        lines += [f"            {line}" for line in reads]
+        lines.append(f"            return self.marble({made})")
+    lines += ["        default:", "            return nil", "        }", "    }", "}"]
+    return "\n".join(lines) + "\n", problems
+
+
 # The marble table's vocabulary (Tests/marbles/README.md): the operators
 # of a standard shape, between these lines.
 MARBLE_README = "Tests/marbles/README.md"
@@ -642,8 +762,10 @@ def outputs(api):
         before, rest = doc.split(DOC_BEGIN, 1)
         _, after = rest.split(DOC_END, 1)
         new_doc = before + DOC_BEGIN + "\n" + doc_block(header, rows) + "\n" + DOC_END + after
-    cpp_members, python_methods, binding_problems = bindings.generated(rows, api, shape_of)
+    cpp_members, python_methods, rust_methods, binding_problems = bindings.generated(rows, api, shape_of)
     problems += binding_problems
+    rust_methods_text, rust_method_problems = bindings_rust.module(rust_methods)
+    problems += rust_method_problems
     with open(bindings.CPP_HEADER, encoding="utf-8") as handle:
         cpp_text = handle.read()
     try:
@@ -665,9 +787,13 @@ def outputs(api):
     problems += fuzz_problems
     rust_text, rust_problems = rust_runner(rows, operators)
     problems += rust_problems
+    swift_text, swift_problems = swift_runner(rows, operators)
+    problems += swift_problems
     return {DOC: new_doc, C_OUT: c_header(c_operators(rows, api)), CPP_OUT: cpp_header(operators), FUZZ_OUT: fuzz_text, MARBLE_README: new_readme, RUST_OUT: rust_text,
+            SWIFT_RUNNER_OUT: swift_text,
             PY_OUT: python_module(operators), bindings.CPP_HEADER: new_cpp,
-            bindings.PY_STANDARD: bindings.python_module(python_methods), COST_CPP_OUT: cost_cpp(cost_rows(rows, api)),
+            bindings.PY_STANDARD: bindings.python_module(python_methods), bindings_rust.RUST_OUT: rust_methods_text,
+            COST_CPP_OUT: cost_cpp(cost_rows(rows, api)),
             COST_SWIFT_OUT: cost_swift(cost_rows(rows, api)), COST_PY_OUT: cost_python(rows, api)}, problems
 
 

@@ -7,7 +7,8 @@ fail with the message that names it; the copy unchanged must pass.
   a header function without C++ wrapper, Python method, C test, or row in
   docs/operators.md's availability table
   a generated file out of date (the Python prototypes, the C++ pipeables), a
-  generated C++ member or Python method edited by hand, its markers gone
+  generated C++ member, Python method or Rust method edited by hand, its
+  markers gone
   a prototype with a wrong argument type, or one argument missing; a C
   type mapped to the wrong ctypes type
   a ctypes struct with two fields swapped, or a field of the wrong size
@@ -30,7 +31,8 @@ COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/signa
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
           "Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h", "Tests/SwiftSignalKitTests/Model",
           "docs/operators.md", "Sources/rust/src", "Sources/rust/tests/generated", "Benchmarks/c/cost_operators.hpp",
-          "Benchmarks/Sources/OperatorCost/Operators.generated.swift", "Sources/python/bench/cost_operators.py")
+          "Benchmarks/Sources/OperatorCost/Operators.generated.swift", "Sources/python/bench/cost_operators.py",
+          "Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift")
 HERE = os.getcwd()
 
 
@@ -157,6 +159,18 @@ CASES = [
     ("a hand-written binding excused though its shape is not standard",
      [("tools/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take_while python-hand it is written by hand\n")],
      [r"exceptions\.txt:\d+: the exception `sk_signal_take_while python-hand` excuses nothing now"]),
+    ("a generated Rust method edited by hand: skip_while's failure values dropped",
+     [("Sources/rust/src/operators/standard.rs", "Some(predicate_fn::<T, F, false>)", "Some(predicate_fn::<T, F, true>)")],
+     [r"Sources/rust/src/operators/standard\.rs is not what the operator table gives"]),
+    ("a hand-written Rust method excused though its shape is not standard",
+     [("tools/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take_while rust-hand it is written by hand\n")],
+     [r"exceptions\.txt:\d+: the exception `sk_signal_take_while rust-hand` excuses nothing now"]),
+    ("the Swift runner's generated operators edited by hand",
+     [("Tests/SwiftSignalKitTestingTests/MarbleTableOperators.generated.swift", "signal |> skipWhile {", "signal |> filter {")],
+     [r"Tests/SwiftSignalKitTestingTests/MarbleTableOperators\.generated\.swift is not what the operator table gives"]),
+    ("a hand-written case of the Swift runner excused though its operator has no standard shape",
+     [("tools/api/exceptions.txt", "# C++\n", "# C++\nsk_signal_take_while marble-swift-hand it is written by hand\n")],
+     [r"exceptions\.txt:\d+: the exception `sk_signal_take_while marble-swift-hand` excuses nothing now"]),
     ("the marble vocabulary's generated operators edited by hand",
      [("Tests/marbles/README.md", "| `skip N` | `skip` |", "| `skip N` | `drop` |")],
      [r"Tests/marbles/README\.md is not what the operator table gives"]),

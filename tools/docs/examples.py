@@ -11,7 +11,9 @@ becomes a program
 in each language: its inputs made as cold (or hot) test signals on the
 virtual-time test scheduler of that language (the marble diagrams of the
 page's picture, each digit the integer it shows), the operator applied with
-the vocabulary's function written as a lambda or closure, a subscriber that
+the vocabulary's function written as a lambda or closure (an operator of a
+standard shape spelled from its row of the operator table and its shape, as
+the marble runners do; the others from this file's tables), a subscriber that
 prints each event with its frame (`3: 20`, `4: completed`, `3: error`), a
 second subscriber for an `also` line (`late` on its lines), subscribed when
 the clock reaches its frame, and the clock run to the end. What it must
@@ -97,6 +99,61 @@ def snake(op: str) -> str:
 
 # Operators that emit tuples in Swift (lists in Python, arrays in C and C++).
 TUPLES = {"zip", "zip3", "combineLatest", "withLatestFrom", "pairwise"}
+
+# The operators of a standard shape: their call in each language is made
+# from the shape and the operator table's names (tools/api/operators.md), as
+# the marble runners' are; the tables of python_op, cpp_op, swift_op and
+# c_example spell only the others (and an operator whose call is not its
+# shape's, which they then spell, taking precedence). Read from
+# Tests/common/operator_list.h, which make api-update writes from the table
+# and the C declarations (so this needs no api.json).
+OPERATOR_LIST = os.path.join(ROOT, "Tests", "common", "operator_list.h")
+OPERATORS_PY = os.path.join(ROOT, "tools", "api", "operators.py")
+
+
+@dataclass
+class Standard:
+    """An operator of a standard shape: its C function, shape and names."""
+    c: str
+    shape: str
+    cpp: str
+    python: str
+    swift: str
+
+
+def standard_operators() -> dict[str, Standard]:
+    """marble name -> its Standard, for every marble name of a standard shape."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("api_operators", OPERATORS_PY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _, _, rows = module.read_table(os.path.join(ROOT, module.TABLE))
+    by_c = {c: row for row in rows for c in module.names(row["c"])}
+    with open(OPERATOR_LIST, encoding="utf-8") as f:
+        listed = re.findall(r'\{"(sk_\w+)", "(\w+)", SHAPE_(\w+),', f.read())
+    found: dict[str, Standard] = {}
+    for c, marble, shape in listed:
+        row = by_c[c]
+        first = [module.names(row[column]) or [""] for column in ("cpp", "python", "swift")]
+        found[marble] = Standard(c, shape.lower(), first[0][0], first[1][0].split(".")[-1], first[2][0])
+    return found
+
+
+STANDARD = standard_operators()
+
+
+def swift_call(name: str, arguments: list[str], closure: str | None = None) -> str:
+    """The Swift operator the table spells `name` (`first(where:)`: the label
+    of its first argument) called with `arguments` and a closure."""
+    match = re.fullmatch(r"(\w+)\((\w+):\)", name)
+    base, label = (match.group(1), match.group(2)) if match else (name, None)
+    if label and arguments:
+        arguments = [f"{label}: {arguments[0]}"] + arguments[1:]
+    elif label and closure:
+        arguments, closure = [f"{label}: {closure}"], None
+    call = f"{base}({', '.join(arguments)})" if arguments else base
+    return f"{call} {closure}" if closure else call
 
 
 @dataclass
@@ -297,31 +354,16 @@ def python_op(case: Case) -> str:
             f"lambda x: {expression(spec, 'Python')}"
 
     inners = "[" + ", ".join(inner_inputs(op, args)) + "]"
-    simple = {"map": "map", "filter": "filter", "skipWhile": "skip_while", "takeWhile": "take_while",
-              "firstWhere": "first"}
-    if op in simple:
-        return f"{a}.{simple[op]}({lam(args[0])})"
     table: dict[str, Callable[[], str]] = {
+        "takeWhile": lambda: f"{a}.take_while({lam(args[0])})",
         "takeWhileInclusive": lambda: f"{a}.take_while({lam(args[0])}, inclusive=True)",
-        "distinctUntilChanged": lambda: f"{a}.distinct_until_changed()",
-        "take": lambda: f"{a}.take({args[0]})", "skip": lambda: f"{a}.skip({args[0]})",
-        "first": lambda: f"{a}.first()", "elementAt": lambda: f"{a}.element_at({args[0]})",
-        "defaultIfEmpty": lambda: f"{a}.default_if_empty({args[0]})",
-        "takeUntil": lambda: f"{a}.take_until({args[0]})",
         "zip": lambda: f"sk.Signal.zip({', '.join(args)})", "zip3": lambda: f"sk.Signal.zip({', '.join(args)})",
         "combineLatest": lambda: f"sk.Signal.combine_latest({', '.join(args)})",
-        "merge": lambda: f"sk.Signal.merge({', '.join(args)})",
-        "concat": lambda: f"sk.Signal.concat({', '.join(args)})",
-        "withLatestFrom": lambda: f"{a}.with_latest_from({args[0]})",
-        "startWith": lambda: f"{a}.start_with({args[0]})",
         "switchMap": lambda: f"{a}.map_to_signal(lambda i: {inners}[i])",
         "concatMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent=1)",
         "switchToLatest": lambda: f"{a}.map(lambda i: {inners}[i]).switch_to_latest()",
         "queue": lambda: f"{a}.map(lambda i: {inners}[i]).queue()",
         "throttled": lambda: f"{a}.map(lambda i: {inners}[i]).throttled()",
-        "last": lambda: f"{a}.last()", "ignoreValues": lambda: f"{a}.ignore_values()",
-        "then": lambda: f"{a}.then({args[0]})",
-        "deliverOn": lambda: f"{a}.deliver_on(scheduler.queue)", "runOn": lambda: f"{a}.run_on(scheduler.queue)",
         "catch": lambda: f"{a}.catch(lambda error: {args[0]})",
         "bufferTimeBounded": lambda: (f"{a}.buffer_with_time(scheduler.seconds({args[0]}), scheduler.queue, "
                                       f"capacity={args[1]}, overflow=\"{POLICIES[args[2]][0]}\")"),
@@ -334,26 +376,14 @@ def python_op(case: Case) -> str:
         "takeUntilAction": lambda: (f"{a}.take_until(\n"
                                     f"    lambda x: (sk.TAKE_PASS if {expression(args[0], 'Python')} else 0)\n"
                                     f"    | (sk.TAKE_COMPLETE if {expression(args[1], 'Python')} else 0))"),
-        "restart": lambda: f"{a}.restart()", "restartIfError": lambda: f"{a}.restart_if_error()",
         "retryBackoff": lambda: f"{a}.retry(scheduler.seconds({args[0]}), scheduler.seconds({args[1]}), scheduler.queue)",
         "timeout": lambda: f"{a}.timeout(scheduler.seconds({args[0]}), {args[1]}, scheduler.queue)",
         "deferred": lambda: f"sk.Signal.deferred(lambda: {args[0]})",
         "mergeMap": lambda: f"{a}.merge_map(lambda i: {inners}[i], max_concurrent={args[0]})",
         "groupBy": lambda: (f"{a}.group_by({lam(args[0])}).merge_map(\n"
                             f"    lambda group: group[1].map(lambda x, key=group[0]: [key, x]))"),
-        "share": lambda: f"{a}.share()", "replay": lambda: f"{a}.replay({args[0]})",
         "retry": lambda: f"{a}.retry_count({args[0]})",
         "retryDelay": lambda: f"{a}.retry_count({args[0]}, scheduler.seconds({args[1]}), scheduler.queue)",
-        "scan": lambda: f"{a}.scan({lam(args[0])}, {args[1]})",
-        "reduce": lambda: f"{a}.reduce({lam(args[0])}, {args[1]})",
-        "pairwise": lambda: f"{a}.pairwise()",
-        "debounce": lambda: f"{a}.debounce(scheduler.seconds({args[0]}), scheduler.queue)",
-        "throttle": lambda: f"{a}.throttle(scheduler.seconds({args[0]}), scheduler.queue)",
-        "delay": lambda: f"{a}.delay(scheduler.seconds({args[0]}), scheduler.queue)",
-        "bufferCount": lambda: f"{a}.buffer_with_count({args[0]})",
-        "bufferTime": lambda: f"{a}.buffer_with_time(scheduler.seconds({args[0]}), scheduler.queue)",
-        "sample": lambda: f"{a}.sample({args[0]})",
-        "sampleTime": lambda: f"{a}.sample(scheduler.seconds({args[0]}), scheduler.queue)",
         "deliverOnBounded": lambda: (f"{a}.deliver_on(scheduler.queue, capacity={args[0]}, "
                                      f"overflow=\"{POLICIES[args[1]][0]}\")"),
         "onBackpressureBuffer": lambda: f"{a}.on_backpressure_buffer({args[0]}, \"{POLICIES[args[1]][0]}\")",
@@ -362,13 +392,27 @@ def python_op(case: Case) -> str:
         effect, takes, _, _ = SIDE[op]
         said = f"{{scheduler.now}}: {effect}" + (" {x}" if takes else "")
         return f"{a}.{snake(op)}(lambda{' x' if takes else ''}: print(f\"{said}\"))"
+    standard = STANDARD.get(op)
+    if op not in table and standard:
+        method = standard.python
+        table[op] = {
+            "unary": lambda: f"{a}.{method}()",
+            "count": lambda: f"{a}.{method}({args[0]})", "value": lambda: f"{a}.{method}({args[0]})",
+            "signal": lambda: f"{a}.{method}({args[0]})",
+            "predicate": lambda: f"{a}.{method}({lam(args[0])})", "map": lambda: f"{a}.{method}({lam(args[0])})",
+            "reduce": lambda: f"{a}.{method}({lam(args[0])}, {args[1]})",
+            "signals": lambda: f"sk.Signal.{method}({', '.join(args)})",
+            "time": lambda: f"{a}.{method}(scheduler.seconds({args[0]}), scheduler.queue)",
+            "on": lambda: f"{a}.{method}(scheduler.queue)",
+        }[standard.shape]
     count = taken(case)
     return table[op]() + (f".take({count})" if count else "")
 
 
 def python_example(case: Case) -> str:
     op = case.ops[0][0]
-    uses_sk = op in ("zip", "zip3", "combineLatest", "merge", "concat", "deferred", "takeUntilAction", "zipBounded")
+    uses_sk = op in ("zip", "zip3", "combineLatest", "deferred", "takeUntilAction", "zipBounded") or (
+        op in STANDARD and STANDARD[op].shape == "signals")
     lines = [f'"""{op}: the marble case {case.name}',
              f'({case.where.rsplit(":", 1)[0]}) on virtual time. Generated by tools/docs/examples.py."""']
     if uses_sk:
@@ -405,32 +449,18 @@ def cpp_op(case: Case) -> str:
     inner_names = inner_inputs(op, args)
     select = "[inners](std::int64_t i) { return inners[i]; }"
     pipe: dict[str, Callable[[], str]] = {
-        "map": lambda: f"sk::map({cpp_fn(args[0])})", "filter": lambda: f"sk::filter({cpp_fn(args[0])})",
-        "distinctUntilChanged": lambda: "sk::distinct_until_changed()",
-        "take": lambda: f"sk::take({args[0]})", "skip": lambda: f"sk::skip({args[0]})",
-        "skipWhile": lambda: f"sk::skip_while({cpp_fn(args[0])})",
         "takeWhile": lambda: f"sk::take_while({cpp_fn(args[0])})",
         "takeWhileInclusive": lambda: f"sk::take_while({cpp_fn(args[0])}, true)",
-        "first": lambda: "sk::first()", "firstWhere": lambda: f"sk::first_where({cpp_fn(args[0])})",
-        "elementAt": lambda: f"sk::element_at({args[0]})",
-        "defaultIfEmpty": lambda: f"sk::default_if_empty({args[0]})",
-        "takeUntil": lambda: f"sk::take_until_signal({args[0]})",
-        "withLatestFrom": lambda: f"sk::with_latest_from({args[0]})",
-        "startWith": lambda: f"sk::start_with({args[0]})",
         "switchMap": lambda: f"sk::map_to_signal({select})",
         "concatMap": lambda: f"sk::merge_map(1, {select})",
         "switchToLatest": lambda: f"sk::map({select}) | sk::switch_to_latest()",
         "queue": lambda: f"sk::map({select}) | sk::queue_signals()",
         "throttled": lambda: f"sk::map({select}) | sk::throttled()",
-        "last": lambda: "sk::last()", "ignoreValues": lambda: "sk::ignore_values()",
-        "then": lambda: f"sk::then({args[0]})",
-        "deliverOn": lambda: "sk::deliver_on(queue)", "runOn": lambda: "sk::run_on(queue)",
         "catch": lambda: f"sk::catch_error([{args[0]}](sk::value_view) {{ return {args[0]}; }})",
         "takeUntilAction": lambda: ("sk::take_until([](std::int64_t x) {\n"
                                     f"        return ({expression(args[0], 'C++')} ? sk::take_pass : sk::take_drop) |\n"
                                     f"               ({expression(args[1], 'C++')} ? sk::take_complete : sk::take_drop);\n"
                                     "    })"),
-        "restart": lambda: "sk::restart()", "restartIfError": lambda: "sk::restart_if_error()",
         "retryBackoff": lambda: f"sk::retry({args[0]} * frame, {args[1]} * frame, queue)",
         "timeout": lambda: f"sk::timeout({args[0]} * frame, queue, {args[1]})",
         "mergeMap": lambda: f"sk::merge_map({args[0]}, {select})",
@@ -440,19 +470,8 @@ def cpp_op(case: Case) -> str:
                                  f"sk::overflow::{POLICIES[args[1]][0]})"),
         "mergeMapBounded": lambda: (f"sk::merge_map({args[0]}, {args[1]}, sk::overflow::{POLICIES[args[2]][0]}, "
                                     f"{select})"),
-        "share": lambda: "sk::share()", "replay": lambda: f"sk::replay({args[0]})",
         "retry": lambda: f"sk::retry_count({args[0]})",
         "retryDelay": lambda: f"sk::retry_count({args[0]}, {args[1]} * frame, queue)",
-        "scan": lambda: f"sk::scan({args[1]}, {cpp_fn(args[0])})",
-        "reduce": lambda: f"sk::reduce_left({args[1]}, {cpp_fn(args[0])})",
-        "pairwise": lambda: "sk::pairwise()",
-        "debounce": lambda: f"sk::debounce({args[0]} * frame, queue)",
-        "throttle": lambda: f"sk::throttle({args[0]} * frame, queue)",
-        "delay": lambda: f"sk::delay({args[0]} * frame, queue)",
-        "bufferCount": lambda: f"sk::buffer_count({args[0]})",
-        "bufferTime": lambda: f"sk::buffer_time({args[0]} * frame, queue)",
-        "sample": lambda: f"sk::sample({args[0]})",
-        "sampleTime": lambda: f"sk::sample_period({args[0]} * frame, queue)",
         "deliverOnBounded": lambda: f"sk::deliver_on(queue, {args[0]}, sk::overflow::{POLICIES[args[1]][0]})",
         "onBackpressureBuffer": lambda: (f"sk::on_backpressure_buffer({args[0]}, "
                                          f"sk::overflow::{POLICIES[args[1]][0]})"),
@@ -469,7 +488,21 @@ def cpp_op(case: Case) -> str:
         return (f"{a} | sk::{snake(op)}([&queue]({param}) {{\n"
                 f"        std::cout << queue.now().count() / 1000000 << \": {effect}{' ' if takes else ''}\"{value} << \"\\n\";\n"
                 "    })")
-    free = {"zip": "zip", "zip3": "zip", "combineLatest": "combine_latest", "merge": "merge", "concat": "concat"}
+    standard = STANDARD.get(op)
+    if op not in pipe and standard and standard.shape == "signals":
+        return f"sk::{standard.cpp}({{{', '.join(args)}}})"
+    if op not in pipe and standard:
+        name = standard.cpp
+        pipe[op] = {
+            "unary": lambda: f"sk::{name}()",
+            "count": lambda: f"sk::{name}({args[0]})", "value": lambda: f"sk::{name}({args[0]})",
+            "signal": lambda: f"sk::{name}({args[0]})",
+            "predicate": lambda: f"sk::{name}({cpp_fn(args[0])})", "map": lambda: f"sk::{name}({cpp_fn(args[0])})",
+            "reduce": lambda: f"sk::{name}({args[1]}, {cpp_fn(args[0])})",
+            "time": lambda: f"sk::{name}({args[0]} * frame, queue)",
+            "on": lambda: f"sk::{name}(queue)",
+        }[standard.shape]
+    free = {"zip": "zip", "zip3": "zip", "combineLatest": "combine_latest"}
     if op in free:
         return f"sk::{free[op]}({{{', '.join(args)}}})"
     if op == "deferred":
@@ -549,42 +582,27 @@ def swift_op(case: Case) -> str:
     inners = "[" + ", ".join(f"{n}.signal" for n in inner_names) + "]"
     signals = ", ".join(f"{n}.signal" for n in args)
     table: dict[str, Callable[[], str]] = {
-        "map": lambda: f"{a} |> map {swift_fn(args[0])}", "filter": lambda: f"{a} |> filter {swift_fn(args[0])}",
-        "distinctUntilChanged": lambda: f"{a} |> distinctUntilChanged",
-        "take": lambda: f"{a} |> take({args[0]})", "skip": lambda: f"{a} |> skip({args[0]})",
-        "skipWhile": lambda: f"{a} |> skipWhile {swift_fn(args[0])}",
         "takeWhile": lambda: f"{a} |> takeWhile {swift_fn(args[0])}",
         "takeWhileInclusive": lambda: f"{a} |> takeWhile(inclusive: true) {swift_fn(args[0])}",
-        "first": lambda: f"{a} |> first", "firstWhere": lambda: f"{a} |> first(where: {swift_fn(args[0])})",
-        "elementAt": lambda: f"{a} |> elementAt({args[0]})",
-        "defaultIfEmpty": lambda: f"{a} |> defaultIfEmpty({args[0]})",
-        "takeUntil": lambda: f"{a} |> takeUntil({args[0]}.signal)",
         "zip": lambda: f"zip({signals})", "zip3": lambda: f"zip({signals})",
         "combineLatest": lambda: f"combineLatest({signals})",
-        "merge": lambda: f"merge([{signals}])", "concat": lambda: f"concat([{signals}])",
-        "withLatestFrom": lambda: f"{a} |> withLatestFrom({args[0]}.signal)",
-        "startWith": lambda: f"{a} |> startWith({args[0]})",
         "switchMap": lambda: f"{a} |> mapToSignal {{ {inners}[$0] }}",
         "concatMap": lambda: f"{a} |> mapToQueue {{ {inners}[$0] }}",
         "switchToLatest": lambda: f"{a} |> map {{ {inners}[$0] }} |> switchToLatest",
         "queue": lambda: f"{a} |> map {{ {inners}[$0] }} |> queue",
         "throttled": lambda: f"{a} |> map {{ {inners}[$0] }} |> throttled",
         "last": lambda: f"{a} |> last |> map {{ $0 ?? 0 }}  // last sends nil when a sends no value",
-        "deliverOn": lambda: f"{a} |> deliverOn(scheduler.queue)", "runOn": lambda: f"{a} |> runOn(scheduler.queue)",
         "catch": lambda: f"{a} |> `catch` {{ _ in {args[0]}.signal }}",
         "zipBounded": lambda: (f"zip([{', '.join(n + '.signal' for n in args[2:])}], capacity: {args[0]}, "
                                f"overflow: .{POLICIES[args[1]][2]})"),
         "takeUntilAction": lambda: (f"{a} |> take(until: {{\n"
                                     f"    SignalTakeAction(passthrough: {expression(args[0], 'Swift')}, "
                                     f"complete: {expression(args[1], 'Swift')})\n}})"),
-        "restart": lambda: f"{a} |> restart", "restartIfError": lambda: f"{a} |> restartIfError",
         "retryBackoff": lambda: (f"{a} |> retry(scheduler.seconds({args[0]}), maxDelay: scheduler.seconds({args[1]}), "
                                  "onQueue: scheduler.queue)"),
         "timeout": lambda: (f"{a} |> timeout(scheduler.seconds({args[0]}), queue: scheduler.queue, "
                             f"alternate: {args[1]}.signal)"),
         "deferred": lambda: f"deferred {{ {args[0]}.signal }}",
-        "ignoreValues": lambda: f"{a} |> ignoreValues",
-        "then": lambda: f"{a} |> then({args[0]}.signal)",
         "mergeMap": lambda: f"{a} |> mergeMap(maxConcurrent: {args[0]}) {{ {inners}[$0] }}",
         "bufferTimeBounded": lambda: (f"{a} |> buffer(timeSpan: scheduler.seconds({args[0]}), queue: scheduler.queue, "
                                       f"capacity: {args[1]}, overflow: .{POLICIES[args[2]][2]})"),
@@ -595,20 +613,9 @@ def swift_op(case: Case) -> str:
                                     f"overflow: .{POLICIES[args[2]][2]}) {{ {inners}[$0] }}"),
         "groupBy": lambda: (f"{a}\n    |> groupBy {swift_fn(args[0])}\n"
                             "    |> mergeMap { group in group.1 |> map { [group.0, $0] } }"),
-        "share": lambda: f"share({a})", "replay": lambda: f"{a} |> replay({args[0]})",
         "retry": lambda: f"{a} |> retry(count: {args[0]})",
         "retryDelay": lambda: (f"{a} |> retry(count: {args[0]}, delay: scheduler.seconds({args[1]}), "
                                "queue: scheduler.queue)"),
-        "scan": lambda: f"{a} |> scan({args[1]}) {swift_fn(args[0])}",
-        "reduce": lambda: f"{a} |> reduceLeft(value: {args[1]}) {swift_fn(args[0])}",
-        "pairwise": lambda: f"{a} |> pairwise",
-        "debounce": lambda: f"{a} |> debounce(scheduler.seconds({args[0]}), queue: scheduler.queue)",
-        "throttle": lambda: f"{a} |> throttle(scheduler.seconds({args[0]}), queue: scheduler.queue)",
-        "delay": lambda: f"{a} |> delay(scheduler.seconds({args[0]}), queue: scheduler.queue)",
-        "bufferCount": lambda: f"{a} |> buffer(count: {args[0]})",
-        "bufferTime": lambda: f"{a} |> buffer(timeSpan: scheduler.seconds({args[0]}), queue: scheduler.queue)",
-        "sample": lambda: f"{a} |> sample({args[0]}.signal)",
-        "sampleTime": lambda: f"{a} |> sample(period: scheduler.seconds({args[0]}), queue: scheduler.queue)",
         "deliverOnBounded": lambda: (f"{a} |> deliverOn(scheduler.queue, capacity: {args[0]}, "
                                      f"overflow: .{POLICIES[args[1]][2]})"),
         "onBackpressureBuffer": lambda: (f"{a} |> onBackpressureBuffer(capacity: {args[0]}, "
@@ -618,6 +625,21 @@ def swift_op(case: Case) -> str:
         effect, takes, _, _ = SIDE[op]
         seen = " \\($0)" if takes else ""
         return f"{a} |> {op} {{ print(\"\\(scheduler.now): {effect}{seen}\") }}"
+    standard = STANDARD.get(op)
+    if op not in table and standard:
+        name = standard.swift
+        table[op] = {
+            "unary": lambda: f"{a} |> {swift_call(name, [])}",
+            "count": lambda: f"{a} |> {swift_call(name, [args[0]])}",
+            "value": lambda: f"{a} |> {swift_call(name, [args[0]])}",
+            "signal": lambda: f"{a} |> {swift_call(name, [args[0] + '.signal'])}",
+            "predicate": lambda: f"{a} |> {swift_call(name, [], swift_fn(args[0]))}",
+            "map": lambda: f"{a} |> {swift_call(name, [], swift_fn(args[0]))}",
+            "reduce": lambda: f"{a} |> {swift_call(name, [args[1]], swift_fn(args[0]))}",
+            "signals": lambda: f"{name}([{signals}])",
+            "time": lambda: f"{a} |> {swift_call(name, [f'scheduler.seconds({args[0]})', 'queue: scheduler.queue'])}",
+            "on": lambda: f"{a} |> {swift_call(name, ['scheduler.queue'])}",
+        }[standard.shape]
     count = taken(case)
     return table[op]() + (f" |> take({count})" if count else "")
 
@@ -757,43 +779,28 @@ def c_example(case: Case) -> str:
                     "    sk_value_get_array_item(group, 0, &key);", "    sk_value_get_array_item(group, 1, &item);",
                     "    sk_value_get_signal(item, &values);", "    sk_value_copy(key_copy, key);",
                     "    sk_signal_map(&pairs, values, with_key, key_copy, release_key);", "    return pairs;", "}", ""]
-    if op in ("scan", "reduce", "defaultIfEmpty", "startWith"):
-        number = args[1] if op in ("scan", "reduce") else args[0]
-        setup += ["sk_value initial;" if op in ("scan", "reduce") else "sk_value fallback;",
-                  f"sk_value_set_int64(&{'initial' if op in ('scan', 'reduce') else 'fallback'}, {number});"]
-    if op in ("zip", "zip3", "combineLatest", "merge", "concat"):
+    standard = STANDARD.get(op)
+    shape = standard.shape if standard else ""
+    if shape in ("reduce", "value"):
+        number = args[1] if shape == "reduce" else args[0]
+        setup += ["sk_value initial;" if shape == "reduce" else "sk_value fallback;",
+                  f"sk_value_set_int64(&{'initial' if shape == 'reduce' else 'fallback'}, {number});"]
+    if op in ("zip", "zip3", "combineLatest") or shape == "signals":
         setup.append(f"sk_signal *inputs[] = {{{', '.join(args)}}};")
     if op == "zipBounded":
         setup.append(f"sk_signal *inputs[] = {{{', '.join(args[2:])}}};")
     def time(index: int = 0) -> str:
         return f"{args[index]} * frame"
     calls: dict[str, str] = {
-        "map": f"sk_signal_map(&result, {a}, {fn}, NULL, NULL)",
-        "filter": f"sk_signal_filter(&result, {a}, {fn}, NULL, NULL)",
-        "distinctUntilChanged": f"sk_signal_distinct_until_changed(&result, {a})",
-        "take": f"sk_signal_take(&result, {a}, {args[0] if args else ''})",
-        "skip": f"sk_signal_skip(&result, {a}, {args[0] if args else ''})",
-        "skipWhile": f"sk_signal_skip_while(&result, {a}, {fn}, NULL, NULL)",
         "takeWhile": f"sk_signal_take_while(&result, {a}, {fn}, NULL, NULL, false)",
         "takeWhileInclusive": f"sk_signal_take_while(&result, {a}, {fn}, NULL, NULL, true)",
-        "first": f"sk_signal_first(&result, {a})",
-        "firstWhere": f"sk_signal_first_where(&result, {a}, {fn}, NULL, NULL)",
-        "elementAt": f"sk_signal_element_at(&result, {a}, {args[0] if args else ''})",
-        "defaultIfEmpty": f"sk_signal_default_if_empty(&result, {a}, &fallback)",
-        "startWith": f"sk_signal_start_with(&result, {a}, &fallback)",
-        "takeUntil": f"sk_signal_take_until_signal(&result, {a}, {args[0] if args else ''})",
-        "withLatestFrom": f"sk_signal_with_latest_from(&result, {a}, {args[0] if args else ''})",
         "zip": f"sk_signal_zip(&result, inputs, {len(args)})", "zip3": f"sk_signal_zip(&result, inputs, {len(args)})",
         "combineLatest": f"sk_signal_combine_latest(&result, inputs, {len(args)}, NULL)",
-        "merge": f"sk_signal_merge(&result, inputs, {len(args)})",
-        "concat": f"sk_signal_concat(&result, inputs, {len(args)})",
         "switchMap": f"sk_signal_map_to_signal(&result, {a}, select_inner, inners, NULL)",
         "concatMap": f"sk_signal_merge_map(&result, {a}, 1, select_inner, inners, NULL)",
         "mergeMap": f"sk_signal_merge_map(&result, {a}, {args[0] if args else ''}, select_inner, inners, NULL)",
         **{meta: f"sk_signal_map(&signals, {a}, select_inner, inners, NULL);\n    "
                  f"sk_signal_{META[meta]}(&result, signals)" for meta in META},
-        "last": f"sk_signal_last(&result, {a})", "ignoreValues": f"sk_signal_ignore_values(&result, {a})",
-        "deliverOn": f"sk_signal_deliver_on(&result, {a}, queue)", "runOn": f"sk_signal_run_on(&result, {a}, queue)",
         "catch": f"sk_signal_catch(&result, {a}, fallback, {args[0] if args else ''}, NULL)",
         "takeUntilAction": f"sk_signal_take_until(&result, {a}, decide, NULL, NULL)",
         "bufferTimeBounded": (f"sk_signal_buffer_time_bounded(&result, {a}, {time() if args else ''}, queue, "
@@ -808,28 +815,12 @@ def c_example(case: Case) -> str:
                             "select_inner, NULL, inners, NULL)"),
         "zipBounded": (f"sk_signal_zip_bounded(&result, inputs, {max(len(args) - 2, 0)}, {args[0] if args else ''}, "
                        f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
-        "restart": f"sk_signal_restart(&result, {a})", "restartIfError": f"sk_signal_restart_if_error(&result, {a})",
         "retryBackoff": f"sk_signal_retry(&result, {a}, {time(0) if args else ''}, {time(1) if len(args) > 1 else ''}, queue)",
         "timeout": f"sk_signal_timeout(&result, {a}, {time(0) if args else ''}, queue, {args[1] if len(args) > 1 else ''})",
         "deferred": f"sk_signal_deferred(&result, make, {args[0] if args else ''}, NULL)",
-        **{side: f"sk_signal_{snake(side)}(&result, {a}, {'look' if SIDE[side][1] else 'work'}, queue, NULL)"
-           for side in SIDE},
-        "then": f"sk_signal_then(&result, {a}, {args[0] if args else ''})",
-        "share": f"sk_signal_share(&result, {a})",
-        "replay": f"sk_signal_replay(&result, {a}, {args[0] if args else ''})",
         "retry": f"sk_signal_retry_count(&result, {a}, {args[0] if args else ''}, 0, NULL)",
         "retryDelay": f"sk_signal_retry_count(&result, {a}, {args[0] if args else ''}, "
                       f"{time(1) if len(args) > 1 else ''}, queue)",
-        "scan": f"sk_signal_scan(&result, {a}, &initial, {fn}, NULL, NULL)",
-        "reduce": f"sk_signal_reduce_left(&result, {a}, &initial, {fn}, NULL, NULL)",
-        "pairwise": f"sk_signal_pairwise(&result, {a})",
-        "debounce": f"sk_signal_debounce(&result, {a}, {time() if args else ''}, queue)",
-        "throttle": f"sk_signal_throttle(&result, {a}, {time() if args else ''}, queue)",
-        "delay": f"sk_signal_delay(&result, {a}, {time() if args else ''}, queue)",
-        "bufferCount": f"sk_signal_buffer_count(&result, {a}, {args[0] if args else ''})",
-        "bufferTime": f"sk_signal_buffer_time(&result, {a}, {time() if args else ''}, queue)",
-        "sample": f"sk_signal_sample(&result, {a}, {args[0] if args else ''})",
-        "sampleTime": f"sk_signal_sample_period(&result, {a}, {time() if args else ''}, queue)",
         "deliverOnBounded": (f"sk_signal_deliver_on_bounded(&result, {a}, queue, {args[0] if args else ''}, "
                              f"SK_OVERFLOW_{POLICIES.get(args[1] if len(args) > 1 else '', ('', '', ''))[1]}, NULL, NULL, NULL)"),
         "onBackpressureBuffer": (f"sk_signal_on_backpressure_buffer(&result, {a}, {args[0] if args else ''}, "
@@ -837,6 +828,21 @@ def c_example(case: Case) -> str:
         "groupBy": f"sk_signal_group_by(&groups, {a}, {fn}, NULL, NULL);\n    "
                    "sk_signal_merge_map(&result, groups, SIZE_MAX, group_values, NULL, NULL)",
     }
+    if op not in calls and standard:
+        c = standard.c
+        calls[op] = {
+            "unary": f"{c}(&result, {a})",
+            "count": f"{c}(&result, {a}, {args[0] if args else ''})",
+            "signal": f"{c}(&result, {a}, {args[0] if args else ''})",
+            "value": f"{c}(&result, {a}, &fallback)",
+            "predicate": f"{c}(&result, {a}, {fn}, NULL, NULL)", "map": f"{c}(&result, {a}, {fn}, NULL, NULL)",
+            "reduce": f"{c}(&result, {a}, &initial, {fn}, NULL, NULL)",
+            "signals": f"{c}(&result, inputs, {len(args)})",
+            "time": f"{c}(&result, {a}, {time() if args else ''}, queue)",
+            "on": f"{c}(&result, {a}, queue)",
+            "tap": f"{c}(&result, {a}, look, queue, NULL)",
+            "work": f"{c}(&result, {a}, work, queue, NULL)",
+        }[standard.shape]
     names = [name for name, _, _ in case.inputs]
     lines = [f"/* {op}: the marble case {case.name}",
              f" * ({case.where.rsplit(':', 1)[0]}) on virtual time. Generated by tools/docs/examples.py. */",
@@ -947,8 +953,10 @@ def examples(folder: str = MARBLES) -> dict[str, tuple[Case | None, dict[str, tu
                 programs[lang] = (RENDER[lang](case), expected(case, lang))
             except KeyError as missing:
                 raise SystemExit(f"tools/docs/examples.py: no {lang} spelling of the marble operator `{op}` "
-                                 f"({case.where}; {missing}): add its call to {RENDER[lang].__name__}'s table "
-                                 "(docs/maintainers/adding-an-operator.md)") from None
+                                 f"({case.where}; {missing}): an operator of a standard shape gets its calls from "
+                                 "its row of tools/api/operators.md (make api-update lists it in "
+                                 f"Tests/common/operator_list.h); add another's call to {RENDER[lang].__name__}'s "
+                                 "table (docs/maintainers/adding-an-operator.md)") from None
         found[op] = (case, programs)
     return found
 

@@ -8,7 +8,9 @@ site.py and each rule of cpp_comments.py is shown to catch what it is for.
   image, and accepts a link from the site's root;
 - the operator examples (examples.py): what one must print is read from
   its case's out and also lines (each subscriber's events by frame, the
-  late one labelled), an operator no case applies alone gets no example and
+  late one labelled), an operator of a standard shape is spelled in each
+  language from its row of the operator table and its shape, an operator
+  no case applies alone gets no example and
   its page says why, and a page with examples shows the four programs and
   their outputs;
 - every operator of the operator table has its "When to use it" section
@@ -102,6 +104,16 @@ def main() -> int:
            f"an operator followed by take has its case, take none: {chosen}")
     expect(examples_module.python_op(taking) == "a.restart().take(2)",
            f"the example applies the take after it: {examples_module.python_op(taking)!r}")
+    skipping = examples_module.Case("skipping", "t.marbles:1", inputs=[("a", False, "-1-2|")],
+                                    ops=[["skipWhile", "lt:2"]], out="---2|")
+    spelled = {lang: examples_module.RENDER[lang](skipping) for lang in ("C", "C++", "Swift", "Python")}
+    expect(examples_module.STANDARD["skipWhile"].shape == "predicate"
+           and "sk_signal_skip_while(&result, a, less_than_2, NULL, NULL)" in spelled["C"]
+           and "a | sk::skip_while([](std::int64_t x) { return x < 2; })" in spelled["C++"]
+           and "a.signal |> skipWhile { $0 < 2 }" in spelled["Swift"]
+           and "a.skip_while(lambda x: x < 2)" in spelled["Python"],
+           "an operator of a standard shape is spelled from its row of the operator table and its shape: "
+           f"{spelled}")
     page = "".join(site_module.examples_html("take", None))
     expect("no-example" in page and "alone" in page, "a page without an example says why")
     page = "".join(site_module.examples_html("share", (shared, {lang: (examples_module.RENDER[lang](shared),

@@ -20,6 +20,11 @@
 //! fail in C: its panic goes to the failure hook
 //! ([`crate::set_failure_hook`]).
 //!
+//! The operators of a standard shape (the C function's parameters after
+//! the signal: none, a count, a predicate, a value, a signal, a time and a
+//! queue, ...) are generated from the operator table into the module
+//! `standard` (`make api-update`); the others are written here.
+//!
 //! An operator the library refuses (a pipeline deeper than
 //! `SK_SIGNAL_MAX_DEPTH`, the timers' descriptors refused) gives a signal
 //! that fails at once with the library's message, so that operators chain
@@ -33,6 +38,8 @@ use crate::queue::{seconds, Queue};
 use crate::signal::{operator, Signal};
 use crate::sys;
 use crate::value::{failure_value, AnyValue, RawValue, Value, ValueRef};
+
+mod standard;
 
 /// What `take_until`'s function decides about a value.
 ///
@@ -268,75 +275,13 @@ fn queue_ptr(queue: Option<&Queue>) -> *mut sys::sk_queue {
     queue.map_or(ptr::null_mut(), Queue::as_raw)
 }
 
-/// # Mapping, filtering, taking
+/// # Taking: the operators whose C function takes more than a shape
 impl<T: Value> Signal<T> {
-    /// Each value transformed by `f`.
-    ///
-    /// ```
-    /// use signalkit::Signal;
-    /// let mut got = Vec::new();
-    /// Signal::single(4).map(|x: i64| x.to_string()).for_each_blocking(|s| got.push(s)).unwrap();
-    /// assert_eq!(got, vec!["4".to_string()]);
-    /// ```
-    pub fn map<U: Value, F: Fn(T) -> U + Send + Sync + 'static>(&self, f: F) -> Signal<U> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_map(out, self.as_raw(), Some(map_fn::<T, U, F>), ctx, release)
-        })
-    }
-
-    /// Only the values for which `f` answers true.
-    ///
-    /// A non-`Send` closure is refused, since the library may call it on
-    /// another thread:
-    ///
-    /// ```compile_fail,E0277
-    /// use std::rc::Rc;
-    /// let limit = Rc::new(3);
-    /// let s = signalkit::Signal::single(1i64).filter(move |x| *x < *limit);
-    /// ```
-    pub fn filter<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_filter(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release)
-        })
-    }
-
-    /// Drops a value equal to the one before it.
-    pub fn distinct_until_changed(&self) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_distinct_until_changed(out, self.as_raw()) })
-    }
-
-    /// The first `count` values, then the completion.
-    pub fn take(&self, count: usize) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_take(out, self.as_raw(), count) })
-    }
-
     /// Values as `f` decides ([`TakeAction`]): pass or drop each, complete
     /// after it or not.
     pub fn take_until<F: Fn(&T) -> TakeAction + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_take_until(out, self.as_raw(), Some(take_until_fn::<T, F>), ctx, release)
-        })
-    }
-
-    /// Values until `notifier` emits.
-    pub fn take_until_signal<U>(&self, notifier: &Signal<U>) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_take_until_signal(out, self.as_raw(), notifier.as_raw()) })
-    }
-
-    /// The last value, at the completion.
-    pub fn last(&self) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_last(out, self.as_raw()) })
-    }
-
-    /// All but the first `count` values.
-    pub fn skip(&self, count: usize) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_skip(out, self.as_raw(), count) })
-    }
-
-    /// Drops values while `f` answers true, then passes every value.
-    pub fn skip_while<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_skip_while(out, self.as_raw(), Some(predicate_fn::<T, F, false>), ctx, release)
         })
     }
 
@@ -347,64 +292,10 @@ impl<T: Value> Signal<T> {
             sys::sk_signal_take_while(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release, inclusive)
         })
     }
-
-    /// The first value, then the completion.
-    pub fn first(&self) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_first(out, self.as_raw()) })
-    }
-
-    /// The first value for which `f` answers true, then the completion.
-    pub fn first_where<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_first_where(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release)
-        })
-    }
-
-    /// The value at `index` (from 0), then the completion.
-    pub fn element_at(&self, index: usize) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_element_at(out, self.as_raw(), index) })
-    }
-
-    /// `value` when the signal completes without one.
-    pub fn default_if_empty(&self, value: T) -> Signal<T> {
-        value_or_refused(&value, |raw| operator(|out| unsafe { sys::sk_signal_default_if_empty(out, self.as_raw(), raw.as_ptr()) }))
-    }
-
-    /// Only the terminal event.
-    pub fn ignore_values(&self) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_ignore_values(out, self.as_raw()) })
-    }
 }
 
-/// # Reducing
+/// # Pairs and arrays
 impl<T: Value> Signal<T> {
-    /// Folds the values into `initial` with `f`; emits the result at the
-    /// completion.
-    pub fn reduce<U: Value, F: Fn(U, T) -> U + Send + Sync + 'static>(&self, initial: U, f: F) -> Signal<U> {
-        value_or_refused(&initial, |raw| {
-            with_ctx(FnShared(f), |out, ctx, release| unsafe {
-                sys::sk_signal_reduce_left(out, self.as_raw(), raw.as_ptr(), Some(reduce_fn::<T, U, F>), ctx, release)
-            })
-        })
-    }
-
-    /// Folds each value into an accumulator and emits every accumulator.
-    ///
-    /// ```
-    /// use signalkit::Signal;
-    /// let s = Signal::concat(&[Signal::single(1i64), Signal::single(2), Signal::single(3)]);
-    /// let mut got = Vec::new();
-    /// s.scan(0, |sum, x| sum + x).for_each_blocking(|v| got.push(v)).unwrap();
-    /// assert_eq!(got, vec![1, 3, 6]);
-    /// ```
-    pub fn scan<U: Value, F: Fn(U, T) -> U + Send + Sync + 'static>(&self, initial: U, f: F) -> Signal<U> {
-        value_or_refused(&initial, |raw| {
-            with_ctx(FnShared(f), |out, ctx, release| unsafe {
-                sys::sk_signal_scan(out, self.as_raw(), raw.as_ptr(), Some(reduce_fn::<T, U, F>), ctx, release)
-            })
-        })
-    }
-
     /// Each value with the one before it.
     pub fn pairwise(&self) -> Signal<(T, T)> {
         operator(|out| unsafe { sys::sk_signal_pairwise(out, self.as_raw()) })
@@ -416,7 +307,7 @@ impl<T: Value> Signal<T> {
     }
 }
 
-/// # Combining
+/// # Combining: pairs, arrays, one type
 impl<T: Value> Signal<T> {
     /// Arrays of the n-th value of each signal.
     pub fn zip(signals: &[Signal<T>]) -> Signal<Vec<T>> {
@@ -449,30 +340,13 @@ impl<T: Value> Signal<T> {
         operator(|out| unsafe { sys::sk_signal_with_latest_from(out, self.as_raw(), other.as_raw()) })
     }
 
-    /// The values of every signal, as they come.
-    pub fn merge(signals: &[Signal<T>]) -> Signal<T> {
-        let raw = raw_list(signals);
-        operator(|out| unsafe { sys::sk_signal_merge(out, raw.as_ptr(), raw.len()) })
-    }
-
-    /// The signals one after the other.
-    pub fn concat(signals: &[Signal<T>]) -> Signal<T> {
-        let raw = raw_list(signals);
-        operator(|out| unsafe { sys::sk_signal_concat(out, raw.as_ptr(), raw.len()) })
-    }
-
     /// This signal, then `next`.
     pub fn then(&self, next: &Signal<T>) -> Signal<T> {
         operator(|out| unsafe { sys::sk_signal_then(out, self.as_raw(), next.as_raw()) })
     }
-
-    /// `value`, then this signal's values.
-    pub fn start_with(&self, value: T) -> Signal<T> {
-        value_or_refused(&value, |raw| operator(|out| unsafe { sys::sk_signal_start_with(out, self.as_raw(), raw.as_ptr()) }))
-    }
 }
 
-/// # Meta operators
+/// # Meta operators: signals from a closure, groups
 impl<T: Value> Signal<T> {
     /// Maps each value to a signal and follows the latest one.
     pub fn map_to_signal<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, f: F) -> Signal<U> {
@@ -503,17 +377,6 @@ impl<T: Value> Signal<T> {
             sys::sk_signal_deferred(out, Some(deferred_fn::<T, F>), ctx, release)
         })
     }
-
-    /// One subscription to this signal shared by every subscriber
-    /// (reference-counted).
-    pub fn share(&self) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_share(out, self.as_raw()) })
-    }
-
-    /// As [`share`](Signal::share), replaying the last `count` values.
-    pub fn replay(&self, count: usize) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_replay(out, self.as_raw(), count) })
-    }
 }
 
 /// # Signals of signals
@@ -534,23 +397,13 @@ impl<T: Value> Signal<Signal<T>> {
     }
 }
 
-/// # Errors and loops
+/// # Errors and loops: a closure of the error, a retry
 impl<T: Value> Signal<T> {
     /// On an error, continues with the signal `f` makes of it.
     pub fn catch<F: Fn(AnyValue) -> Signal<T> + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_catch(out, self.as_raw(), Some(catch_fn::<T, F>), ctx, release)
         })
-    }
-
-    /// Starts again each time it completes.
-    pub fn restart(&self) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_restart(out, self.as_raw()) })
-    }
-
-    /// Starts again each time it fails.
-    pub fn restart_if_error(&self) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_restart_if_error(out, self.as_raw()) })
     }
 
     /// Retries after each error, waiting `increment` more each time, at most
@@ -567,51 +420,16 @@ impl<T: Value> Signal<T> {
     }
 }
 
-/// # Threads and time
+/// # Time: an alternate, arrays
 impl<T: Value> Signal<T> {
-    /// Delivers the events on `queue`.
-    pub fn deliver_on(&self, queue: &Queue) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_deliver_on(out, self.as_raw(), queue.as_raw()) })
-    }
-
-    /// Starts (runs the generator) on `queue`.
-    pub fn run_on(&self, queue: &Queue) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_run_on(out, self.as_raw(), queue.as_raw()) })
-    }
-
-    /// A value once `quiet` has passed without another.
-    pub fn debounce(&self, quiet: Duration, queue: &Queue) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_debounce(out, self.as_raw(), seconds(quiet), queue.as_raw()) })
-    }
-
-    /// Every event `by` later.
-    pub fn delay(&self, by: Duration, queue: &Queue) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_delay(out, self.as_raw(), seconds(by), queue.as_raw()) })
-    }
-
     /// Switches to `alternate` when no event came within `limit`.
     pub fn timeout(&self, limit: Duration, queue: &Queue, alternate: &Signal<T>) -> Signal<T> {
         operator(|out| unsafe { sys::sk_signal_timeout(out, self.as_raw(), seconds(limit), queue.as_raw(), alternate.as_raw()) })
     }
 
-    /// The latest value at the end of each `window`.
-    pub fn throttle(&self, window: Duration, queue: &Queue) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_throttle(out, self.as_raw(), seconds(window), queue.as_raw()) })
-    }
-
     /// Arrays of the values of each `window`.
     pub fn buffer_time(&self, window: Duration, queue: &Queue) -> Signal<Vec<T>> {
         operator(|out| unsafe { sys::sk_signal_buffer_time(out, self.as_raw(), seconds(window), queue.as_raw()) })
-    }
-
-    /// The latest value each time `sampler` emits.
-    pub fn sample<U>(&self, sampler: &Signal<U>) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_sample(out, self.as_raw(), sampler.as_raw()) })
-    }
-
-    /// The latest value every `period`.
-    pub fn sample_period(&self, period: Duration, queue: &Queue) -> Signal<T> {
-        operator(|out| unsafe { sys::sk_signal_sample_period(out, self.as_raw(), seconds(period), queue.as_raw()) })
     }
 }
 
@@ -732,51 +550,6 @@ impl<T: Value> Signal<T> {
         operator(|out| unsafe {
             sys::sk_signal_buffer_time_bounded(out, self.as_raw(), seconds(window), queue.as_raw(), capacity,
                                                overflow.raw(), None, ptr::null_mut(), None)
-        })
-    }
-}
-
-/// # Side effects
-impl<T: Value> Signal<T> {
-    /// Calls `f` with each value before it is delivered.
-    pub fn before_next<F: Fn(&T) + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_before_next(out, self.as_raw(), Some(value_fn::<T, F>), ctx, release)
-        })
-    }
-
-    /// Calls `f` with each value after it was delivered.
-    pub fn after_next<F: Fn(&T) + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_after_next(out, self.as_raw(), Some(value_fn::<T, F>), ctx, release)
-        })
-    }
-
-    /// Calls `f` before each start.
-    pub fn before_started<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_before_started(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
-        })
-    }
-
-    /// Calls `f` before the completion is delivered.
-    pub fn before_completed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_before_completed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
-        })
-    }
-
-    /// Calls `f` after the completion was delivered.
-    pub fn after_completed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_after_completed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
-        })
-    }
-
-    /// Calls `f` once a subscription is disposed.
-    pub fn after_disposed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
-        with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_after_disposed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
         })
     }
 }

@@ -8,7 +8,7 @@ enum Example_share {
     static func run() throws {
         let scheduler = TestScheduler()  // a frame is 1 ms of virtual time
         let a = try scheduler.cold("-1-2-3-4|", values: ["1": 1, "2": 2, "3": 3, "4": 4], error: "boom")
-        let result = share(a.signal)
+        let result = a.signal |> share
         func show(_ event: Any, _ label: String = "") {
             print("\(scheduler.now): \(label)\(event)")
         }

@@ -1,0 +1,217 @@
+"""The Rust methods of the operators of a standard shape, made from the
+operator table (tools/api/operators.md) and api.json; called by operators.py
+(`make api-update` writes them, `make test-api` fails when the tree's copy
+differs):
+
+  Sources/rust/src/operators/standard.rs
+      a module of Sources/rust/src/operators.rs (so it calls that file's
+      private helpers: with_ctx, the trampolines, value_or_refused), with an
+      `impl<T: Value> Signal<T>` block per family of the table, holding one
+      method for each row whose C function has a standard shape and whose
+      Rust cell is one name (`Signal::merge` for a function of signals).
+
+Each method is the call a hand-written one makes: the same signature and
+closure bounds for a shape (RUST_SIGNATURES), its closure boxed by with_ctx
+and called by the shape's trampoline. Its rustdoc comment is the C function's
+brief in the crate's words (`fn` is `f`, `signal` is `self`), with what the
+shape adds, unless operator_words.RUST gives the words; operator_words.RUST
+may add an example. A method whose signature is not its shape's (pairs or
+arrays as its values, a signal of signals as its input, its other signal of
+its own type) is written by hand in operators.rs and listed as `rust-hand` in
+tools/api/exceptions.txt, with why.
+
+A predicate's answer for a failure value (which no closure sees: it goes on
+to where it ends the subscription) is the answer that lets a value through,
+read from the brief: "for which `fn` returns true" (true keeps the value)
+or "Drops values while `fn` returns true" (false keeps it); a brief that says
+neither is a problem, not a guess.
+
+Python 3 standard library only.
+"""
+import re
+import textwrap
+
+import operator_words
+
+RUST_OUT = "Sources/rust/src/operators/standard.rs"
+
+# A C parameter's name in Rust.
+RUST_RENAMES = {"fn": "f"}
+# What each shape adds to the brief, in the crate's words.
+RUST_NOTES = {
+    "predicate": "A panic in `f` ends the subscription with a failure (`AnyValue::Failure`).",
+    "map": "A panic in `f` travels on as a failure value (`AnyValue::Failure`).",
+    "reduce": "A panic in `f` travels on as a failure value (`AnyValue::Failure`).",
+    "tap": "A panic in `f` goes to the failure hook (`set_failure_hook`).",
+    "work": "A panic in `f` goes to the failure hook (`set_failure_hook`).",
+    "time": "Timed on `queue`.",
+}
+BOUND = "Send + Sync + 'static"
+
+
+def rust_words(text, shape):
+    """C's words as the crate's: `fn(ctx, value)` is f(value), `signal` self."""
+    text = text.replace("`fn(ctx, value)`", "`f(value)`").replace("`fn(ctx)`", "`f()`")
+    text = re.sub(r"`fn\(([^`]*)\)`", r"`f(\1)`", text)
+    if shape == "signals":
+        text = text.replace("`count` signals", "`signals`")
+    text = re.sub(r"`signal`", "`self`", text)
+    text = re.sub(r"`([a-z_]+)`", lambda m: f"`{RUST_RENAMES.get(m.group(1), m.group(1))}`", text)
+    # Brackets outside code would be read as links by rustdoc.
+    parts = re.split(r"(`[^`]*`)", text)
+    return "".join(part if part.startswith("`") else re.sub(r"([\[\]])", r"\\\1", part) for part in parts)
+
+
+def failure_answer(function):
+    """The predicate's answer that lets a value through, from its brief
+    (None: the brief does not say)."""
+    brief = function["brief"]
+    if re.match(r"Drops values while `fn` returns true\b", brief):
+        return "false"
+    if re.search(r"\bfor which `fn` returns true\b", brief):
+        return "true"
+    return None
+
+
+def method(function, shape, name):
+    """(the method's text, the names of operators.rs and the crate it uses)."""
+    c = function["name"]
+    params = [RUST_RENAMES.get(p["name"], p["name"]) for p in function["params"][2:]]
+    words = operator_words.RUST.get(c, {})
+    doc = words.get("doc")
+    if doc is None:
+        brief = rust_words(function["brief"], shape)
+        doc = (brief if brief.endswith("...") else brief[:-1] if brief.endswith(".") else brief) + f" (`{c}`)."
+        if shape in RUST_NOTES:
+            doc += " " + RUST_NOTES[shape]
+        doc = "\n".join(textwrap.wrap(doc, 100 - len("    /// ")))
+    if words.get("example"):
+        doc += "\n\n" + words["example"].strip("\n")
+    call = f"sys::{c}"
+    if shape == "unary":
+        head, uses = f"pub fn {name}(&self) -> Signal<T>", {"operator"}
+        body = [f"operator(|out| unsafe {{ {call}(out, self.as_raw()) }})"]
+    elif shape == "count":
+        head, uses = f"pub fn {name}(&self, {params[0]}: usize) -> Signal<T>", {"operator"}
+        body = [f"operator(|out| unsafe {{ {call}(out, self.as_raw(), {params[0]}) }})"]
+    elif shape == "value":
+        head, uses = f"pub fn {name}(&self, {params[0]}: T) -> Signal<T>", {"operator", "value_or_refused"}
+        body = [f"value_or_refused(&{params[0]}, |raw| {{",
+                f"    operator(|out| unsafe {{ {call}(out, self.as_raw(), raw.as_ptr()) }})",
+                "})"]
+    elif shape == "signal":
+        head, uses = f"pub fn {name}<U>(&self, {params[0]}: &Signal<U>) -> Signal<T>", {"operator"}
+        body = [f"operator(|out| unsafe {{ {call}(out, self.as_raw(), {params[0]}.as_raw()) }})"]
+    elif shape == "signals":
+        head, uses = f"pub fn {name}(signals: &[Signal<T>]) -> Signal<T>", {"operator", "raw_list"}
+        body = ["let raw = raw_list(signals);",
+                f"operator(|out| unsafe {{ {call}(out, raw.as_ptr(), raw.len()) }})"]
+    elif shape == "time":
+        head = f"pub fn {name}(&self, {params[0]}: Duration, queue: &Queue) -> Signal<T>"
+        uses = {"operator", "seconds", "Queue", "Duration"}
+        body = [f"operator(|out| unsafe {{ {call}(out, self.as_raw(), to_seconds({params[0]}), queue.as_raw()) }})"]
+    elif shape == "on":
+        head, uses = f"pub fn {name}(&self, queue: &Queue) -> Signal<T>", {"operator", "Queue"}
+        body = [f"operator(|out| unsafe {{ {call}(out, self.as_raw(), queue.as_raw()) }})"]
+    elif shape in ("predicate", "map", "tap", "work"):
+        answer = failure_answer(function) if shape == "predicate" else None
+        bound, result, trampoline = {
+            "predicate": ("Fn(&T) -> bool", "T", f"predicate_fn::<T, F, {answer}>"),
+            "map": ("Fn(T) -> U", "U", "map_fn::<T, U, F>"),
+            "tap": ("Fn(&T)", "T", "value_fn::<T, F>"),
+            "work": ("Fn()", "T", "work_fn::<F>"),
+        }[shape]
+        generics = "U: Value, " if shape == "map" else ""
+        head = f"pub fn {name}<{generics}F: {bound} + {BOUND}>(&self, f: F) -> Signal<{result}>"
+        uses = {"with_ctx", "FnShared", trampoline.split("::")[0]} | ({"Value"} if shape == "map" else set())
+        body = ["with_ctx(FnShared(f), |out, ctx, release| unsafe {",
+                f"    {call}(out, self.as_raw(), Some({trampoline}), ctx, release)",
+                "})"]
+    elif shape == "reduce":
+        head = (f"pub fn {name}<U: Value, F: Fn(U, T) -> U + {BOUND}>(&self, {params[0]}: U, f: F) "
+                f"-> Signal<U>")
+        uses = {"with_ctx", "FnShared", "reduce_fn", "value_or_refused", "Value"}
+        body = [f"value_or_refused(&{params[0]}, |raw| {{",
+                "    with_ctx(FnShared(f), |out, ctx, release| unsafe {",
+                f"        {call}(out, self.as_raw(), raw.as_ptr(), Some(reduce_fn::<T, U, F>), ctx, release)",
+                "    })",
+                "})"]
+    else:
+        raise ValueError(shape)
+    text = "".join(f"    ///{' ' if line else ''}{line}\n" for line in doc.split("\n"))
+    text += f"    {head} {{\n" + "".join(f"        {line}\n" for line in body) + "    }\n"
+    return text, uses
+
+
+# Where each name the generated methods use comes from.
+IMPORTS = (
+    ("std::time", ("Duration",)),
+    ("super", ("map_fn", "predicate_fn", "raw_list", "reduce_fn", "value_fn", "value_or_refused",
+               "with_ctx", "work_fn")),
+    ("crate::callback", ("FnShared",)),
+    ("crate::queue", ("seconds as to_seconds", "Queue")),
+    ("crate::signal", ("operator", "Signal")),
+    ("crate::sys", ()),
+    ("crate::value", ("Value",)),
+)
+
+
+def candidates(found, hand):
+    """[(function, shape, Rust name, row)] of the rows (bindings.candidates)
+    whose Rust cell names one method plainly, and the rust-hand entries used."""
+    chosen, used = [], set()
+    for row, function, shape, _ in found:
+        spelled = re.findall(r"`([^`]+)`", row["rust"])
+        if len(spelled) != 1 or re.sub(r"`[^`]+`|\s", "", row["rust"]):
+            continue
+        name = spelled[0]
+        if shape == "signals":
+            if not name.startswith("Signal::"):
+                continue
+            name = name[len("Signal::"):]
+        if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+            continue
+        if (function["name"], "rust-hand") in hand:
+            used.add((function["name"], "rust-hand"))
+            continue
+        chosen.append((function, shape, name, row))
+    return chosen, used
+
+
+def module(methods):
+    """standard.rs, and the problems found: methods is
+    [(function, shape, Rust name, row)] in the table's order."""
+    problems = []
+    families = {}
+    uses = {"Signal", "Value"}
+    for function, shape, name, row in methods:
+        if shape == "predicate" and failure_answer(function) is None:
+            problems.append(f"tools/api/operators.md:{row['line']}: {function['name']}'s brief says neither \"for which "
+                            f"`fn` returns true\" nor \"Drops values while `fn` returns true\": the Rust method cannot "
+                            f"tell which answer lets a failure value through; word the brief so, or write the method "
+                            f"by hand with a `{function['name']} rust-hand REASON` line in tools/api/exceptions.txt")
+            continue
+        text, used = method(function, shape, name)
+        uses |= used
+        families.setdefault(row["family"], []).append(text)
+    lines = [
+        "// GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py (tools/api/bindings_rust.py)",
+        "// from tools/api/operators.md and the C headers (`make api-update`). The methods of",
+        "// the operators of a standard shape, one impl block per family of the operator table;",
+        "// operators.rs holds the others and the helpers these call (tools/api/exceptions.txt's",
+        "// rust-hand lines say why each of a standard shape is written there by hand).",
+    ]
+    for module_path, names in IMPORTS:
+        wanted = [n for n in names if n.split(" ")[0] in uses]
+        if module_path == "crate::sys":
+            lines.append("use crate::sys;")
+        elif len(wanted) == 1:
+            lines.append(f"use {module_path}::{wanted[0]};")
+        elif wanted:
+            lines.append(f"use {module_path}::{{{', '.join(wanted)}}};")
+    for family, texts in families.items():
+        lines += ["", f"/// # {family[0].upper()}{family[1:]}: the operators of a standard shape",
+                  "impl<T: Value> Signal<T> {"]
+        lines.append("\n".join(texts).rstrip("\n"))
+        lines.append("}")
+    return "\n".join(lines) + "\n", problems
