@@ -65,11 +65,22 @@ NO_TARGET = {
 }
 # Why a row misses a target, where the reason is known (docs/performance.md's
 # prose says more). A missed row without one shows "reason not yet known".
+# The figures in the reasons were measured under callgrind (self cost per
+# function, the row's run at 4,000 puts less its run at 2,000).
+#
+# A row that delivers no value per put is its operator's path less the
+# subscriber's delivery it saves, and the C program's subscriber reads each
+# value through the library (sk_value_kind, sk_value_get_int64: ~32
+# instructions more than the C++ lambda's count, the bare rows' difference):
+# such a row's C figure is that much lower than its C++ one though the paths
+# are the same (instructions per put in all, C++ against C: last 392 / 394,
+# sample 397 / 399, reduce_left 504 / 508).
+NO_DELIVERY_CPP = ("delivers no value: the figure is the path less the subscriber's delivery, and the C "
+                   "subscriber's (it reads the value: ~32 more than C++'s) is the larger saving; the paths per put "
+                   "are equal (C++ %s, C %s in all)")
 REASONS = {
     ("share", "swift"): "a second broadcaster hop (its lock and list of targets), about a bare pipe's delivery",
     ("replay", "swift"): "a second broadcaster hop (its lock and list of targets), about a bare pipe's delivery",
-    ("distinct_until_changed", "swift"): "stays a fused filter of one closure (a stateful stage needs more stack "
-                                          "per stage than the depth limit's small-stack test allows)",
     ("buffer_count", "swift"): "an array made per value (the allocation is its floor)",
     ("pairwise", "c"): "the C layer builds an array value per emission",
     ("with_latest_from", "c"): "the C layer builds an array value per emission",
@@ -77,9 +88,30 @@ REASONS = {
     ("combine_latest", "c"): "the C layer builds an array value per emission",
     ("buffer_count", "c"): "the C layer builds an array value per emission",
     ("scan", "c"): "the C callback and the sk_value fold",
-    ("reduce_left", "swift"): "not yet a stateful stage: unspecialized generic code (Swift metadata lookups) "
-                              "and the general serial drain with a mutex per value, as scan was before issue 41",
-    ("sample", "swift"): "unspecialized generic code per value (Swift metadata lookups)",
+    ("reduce_left", "c"): "the C callback's run (the error indicator's thread-local, both values lent as sk_value, "
+                          "the result taken: ~50 more than Swift's closure) and the row's C fold, which reads both "
+                          "values through the library (~37)",
+    ("take_until", "c"): "the C callback's run per value (the error indicator's thread-local, the value lent as "
+                         "sk_value: ~50, against ~10 for Swift's closure)",
+    ("distinct_until_changed", "c"): "the value kept is an sk_value (three words and an object reference, Swift's "
+                                     "an Int): its copies, retains and releases as it is loaded and replaced (~80) "
+                                     "and SKValue's == (~30, a call)",
+    ("merge", "c"): "two values per put: the bare row takes away one delivery to the C subscriber, which reads "
+                    "the value through the library; the second stays (~38 more than Swift's closure)",
+    ("deliver_on", "c"): "the queued event holds an sk_value (three words and an object reference, Swift's an "
+                         "Int): its copies into and out of the queue, the event's outlined copy and destroy, the "
+                         "reference's retains and releases (~170 per value)",
+    ("buffer_count_100", "c"): "the C layer's array value per emission, over its 100 values: SKArray's making and "
+                               "depth check (~20 per value) and each element's release when it is freed (~20; "
+                               "Swift frees its [Int] whole)",
+    ("buffer_count_100", "cpp"): NO_DELIVERY_CPP % ("479", "492"),
+    ("first_where", "cpp"): "delivers no value: the figure is the path less the subscriber's delivery, and the C "
+                            "subscriber's (it reads the value: ~32 more than C++'s) is the larger saving; the "
+                            "paths per put differ by C++'s call of its boxed predicate (~15: C++ 424, C 411 in all)",
+    ("last", "cpp"): NO_DELIVERY_CPP % ("392", "394"),
+    ("reduce_left", "cpp"): NO_DELIVERY_CPP % ("504", "508"),
+    ("sample", "cpp"): NO_DELIVERY_CPP % ("397", "399"),
+    ("sample_period", "cpp"): NO_DELIVERY_CPP % ("393", "395"),
     ("on_backpressure_buffer", "swift"): "a mutex lock and unlock per value (the buffer's gate and drain), "
                                          "one thread with nothing waiting",
 }
