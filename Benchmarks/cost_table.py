@@ -66,18 +66,10 @@ NO_TARGET = {
 # Why a row misses a target, where the reason is known (docs/performance.md's
 # prose says more). A missed row without one shows "reason not yet known".
 # The figures in the reasons were measured under callgrind (self cost per
-# function, the row's run at 4,000 puts less its run at 2,000).
-#
-# A row that delivers no value per put is its operator's path less the
-# subscriber's delivery it saves, and the C program's subscriber reads each
-# value through the library (sk_value_kind, sk_value_get_int64: ~32
-# instructions more than the C++ lambda's count, the bare rows' difference):
-# such a row's C figure is that much lower than its C++ one though the paths
-# are the same (instructions per put in all, C++ against C: last 392 / 394,
-# sample 397 / 399, reduce_left 504 / 508).
-NO_DELIVERY_CPP = ("delivers no value: the figure is the path less the subscriber's delivery, and the C "
-                   "subscriber's (it reads the value: ~32 more than C++'s) is the larger saving; the paths per put "
-                   "are equal (C++ %s, C %s in all)")
+# function, the row's run of 4,000 puts less its run of 2,000, against the
+# same in Swift).
+C_VALUE_KEPT = ("the value kept is an sk_value (three words and an object reference, Swift's an Int): its copy "
+                "into the slot, the new reference's retain and the replaced one's release (~45 more than Swift's)")
 REASONS = {
     ("share", "swift"): "a second broadcaster hop (its lock and list of targets), about a bare pipe's delivery",
     ("replay", "swift"): "a second broadcaster hop (its lock and list of targets), about a bare pipe's delivery",
@@ -93,25 +85,21 @@ REASONS = {
                           "values through the library (~37)",
     ("take_until", "c"): "the C callback's run per value (the error indicator's thread-local, the value lent as "
                          "sk_value: ~50, against ~10 for Swift's closure)",
+    ("first_where", "c"): "the C predicate's run per value (the error indicator's thread-local, the value lent as "
+                          "sk_value: ~55, against ~17 for Swift's closure)",
     ("distinct_until_changed", "c"): "the value kept is an sk_value (three words and an object reference, Swift's "
                                      "an Int): its copies, retains and releases as it is loaded and replaced (~80) "
                                      "and SKValue's == (~30, a call)",
-    ("merge", "c"): "two values per put: the bare row takes away one delivery to the C subscriber, which reads "
-                    "the value through the library; the second stays (~38 more than Swift's closure)",
+    ("last", "c"): C_VALUE_KEPT,
+    ("sample", "c"): C_VALUE_KEPT,
+    ("sample_period", "c"): C_VALUE_KEPT,
     ("deliver_on", "c"): "the queued event holds an sk_value (three words and an object reference, Swift's an "
                          "Int): its copies into and out of the queue, the event's outlined copy and destroy, the "
                          "reference's retains and releases (~170 per value)",
-    ("buffer_count_100", "c"): "the C layer's array value per emission, over its 100 values: SKArray's making and "
-                               "depth check (~20 per value) and each element's release when it is freed (~20; "
-                               "Swift frees its [Int] whole)",
-    ("buffer_count_100", "cpp"): NO_DELIVERY_CPP % ("479", "492"),
-    ("first_where", "cpp"): "delivers no value: the figure is the path less the subscriber's delivery, and the C "
-                            "subscriber's (it reads the value: ~32 more than C++'s) is the larger saving; the "
-                            "paths per put differ by C++'s call of its boxed predicate (~15: C++ 424, C 411 in all)",
-    ("last", "cpp"): NO_DELIVERY_CPP % ("392", "394"),
-    ("reduce_left", "cpp"): NO_DELIVERY_CPP % ("504", "508"),
-    ("sample", "cpp"): NO_DELIVERY_CPP % ("397", "399"),
-    ("sample_period", "cpp"): NO_DELIVERY_CPP % ("393", "395"),
+    ("buffer_count_100", "c"): "the C layer's array value per emission, over its 100 values: SKArray's making, "
+                               "C view and depth check with their allocation (~35 per value), each element's "
+                               "release when it is freed (~20; Swift frees its [Int] whole) and the elements' "
+                               "larger copies and retains (~20)",
     ("on_backpressure_buffer", "swift"): "a mutex lock and unlock per value (the buffer's gate and drain), "
                                          "one thread with nothing waiting",
 }
