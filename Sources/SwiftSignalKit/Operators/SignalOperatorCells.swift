@@ -43,7 +43,8 @@ final class _SignalFlag: Sendable {
 }
 
 /// One value slot under a lock (`withLatestFrom`'s latest value, the
-/// collected value of `sample` and `buffer(timeSpan:)`). The lock is a
+/// collected value of `sample` and `buffer(timeSpan:)`, the value `last`
+/// keeps, the value `distinctUntilChanged` compares with). The lock is a
 /// `_SpinLock`, held only to copy the value in or out: nothing is called
 /// under it, and a replaced value is released after it is dropped.
 /// Inlinable, so that `withLatestFrom`'s read of it is specialized.

@@ -116,12 +116,15 @@ public func distinctUntilChanged<T, E>(isEqual: @escaping (T, T) -> Bool) -> (Si
         return Signal<T, E>(fused: { makeNext, error, completed in
             return signal.startFusing({ liveness in
                 let next = makeNext(liveness)
-                let previous = Atomic<T?>(value: nil)
+                // A spin lock's slot (`_SignalLatestValue`), not a mutex's:
+                // held only to copy the value in or out.
+                let previous = _SignalLatestValue<T>()
                 return { value in
-                    if let last = previous._load(), isEqual(last, value) {
+                    if let last = previous.load(), isEqual(last, value) {
                         return
                     }
-                    previous._exchange(value)
+                    // The replaced value is released here, after the unlock.
+                    _ = previous.exchange(value)
                     if !liveness.isTerminated {
                         next?(value)
                     }

@@ -5,27 +5,33 @@
 /// Values are folded one at a time, in the order they arrive, even when the
 /// upstream emits from several threads at once (a value that arrives while
 /// another is being folded is queued, and folded by the thread already
-/// folding); `f` is never called under a lock.
+/// folding); `f` is never called under a lock. With a serial upstream
+/// nothing is allocated per value (a stateful stage: see
+/// `_statefulStageFinishing`).
+@inlinable
 public func reduceLeft<T, E>(value: T, f: @escaping (T, T) -> T) -> (Signal<T, E>) -> Signal<T, E> {
-    return { signal in
-        return Signal<T, E> { subscriber in
-            var currentValue = value
-            let drain = SignalSerialDrain<SignalEvent<T, E>> { event in
-                switch event {
-                case let .Next(next):
-                    currentValue = f(currentValue, next)
-                    return true
-                case let .Error(error):
-                    subscriber.putError(error)
-                    return false
-                case .Completion:
-                    subscriber.putNext(currentValue)
-                    subscriber.putCompletion()
-                    return false
-                }
-            }
-            return _WeakDisposable(drain.subscribe(to: signal, for: subscriber))
-        }
+    return _statefulStageFinishing(value, _SignalReduceStep<T>(f: f))
+}
+
+/// `reduceLeft(value:f:)`'s step: the accumulator folded with each value,
+/// emitted once, on completion.
+@usableFromInline
+struct _SignalReduceStep<T>: _SignalStep {
+    @usableFromInline let f: (T, T) -> T
+
+    @inlinable
+    init(f: @escaping (T, T) -> T) {
+        self.f = f
+    }
+
+    @inlinable
+    func step(_ accumulated: inout T, _ value: T, _ emit: (T) -> Void) {
+        accumulated = self.f(accumulated, value)
+    }
+
+    @inlinable
+    func finish(_ accumulated: inout T, _ emit: (T) -> Void) {
+        emit(accumulated)
     }
 }
 
@@ -33,28 +39,31 @@ public func reduceLeft<T, E>(value: T, f: @escaping (T, T) -> T) -> (Signal<T, E
 /// delivers a value downstream at once (an intermediate result, for
 /// example). `emit` may be called only during the call of `f` it was given
 /// to. On completion, the accumulated value is emitted, then the completion.
+@inlinable
 public func reduceLeft<T, E>(value: T, f: @escaping (T, T, (T) -> Void) -> T) -> (Signal<T, E>) -> Signal<T, E> {
-    return { signal in
-        return Signal<T, E> { subscriber in
-            var currentValue = value
-            let drain = SignalSerialDrain<SignalEvent<T, E>> { event in
-                switch event {
-                case let .Next(next):
-                    currentValue = f(currentValue, next, { emitted in
-                        subscriber.putNext(emitted)
-                    })
-                    return true
-                case let .Error(error):
-                    subscriber.putError(error)
-                    return false
-                case .Completion:
-                    subscriber.putNext(currentValue)
-                    subscriber.putCompletion()
-                    return false
-                }
-            }
-            return _WeakDisposable(drain.subscribe(to: signal, for: subscriber))
-        }
+    return _statefulStageFinishing(value, _SignalReduceEmittingStep<T>(f: f))
+}
+
+/// `reduceLeft(value:f:)`'s step with `emit`: the accumulator folded with
+/// each value, `f` emitting what it likes meanwhile; the accumulator
+/// emitted on completion.
+@usableFromInline
+struct _SignalReduceEmittingStep<T>: _SignalStep {
+    @usableFromInline let f: (T, T, (T) -> Void) -> T
+
+    @inlinable
+    init(f: @escaping (T, T, (T) -> Void) -> T) {
+        self.f = f
+    }
+
+    @inlinable
+    func step(_ accumulated: inout T, _ value: T, _ emit: (T) -> Void) {
+        accumulated = self.f(accumulated, value, emit)
+    }
+
+    @inlinable
+    func finish(_ accumulated: inout T, _ emit: (T) -> Void) {
+        emit(accumulated)
     }
 }
 

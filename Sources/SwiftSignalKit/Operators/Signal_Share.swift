@@ -54,11 +54,13 @@ public func replay<T, E>(_ count: Int) -> (Signal<T, E>) -> Signal<T, E> {
 /// (made inside the connection's own code, generic over them, every value
 /// would look up their metadata: 40 times a map's cost): the upstream's
 /// value callback into a session's pipe, and a subscriber's subscription to
-/// that pipe.
+/// that pipe, which hands each value to the subscriber's downstream through
+/// its composed value callback (the share signal is fused:
+/// `Signal.init(delivering:)`), with no `Subscriber.putNext` between.
 @usableFromInline
 struct _SharedPaths<T, E> {
     @usableFromInline let forward: (_SharedUpstreamLink<T, E>) -> (T) -> Void
-    @usableFromInline let attach: (SignalPipe<T, E>, Subscriber<T, E>) -> any Disposable
+    @usableFromInline let attach: (SignalPipe<T, E>, Subscriber<T, E>, _FusedNext<T>?) -> any Disposable
 
     @inlinable
     init() {
@@ -67,10 +69,19 @@ struct _SharedPaths<T, E> {
                 link.pipe.putNext(next)
             }
         }
-        self.attach = { pipe, subscriber in
-            return pipe.signal().start(downstream: subscriber, next: { next in
-                subscriber.putNext(next)
-            }, error: { error in
+        self.attach = { pipe, subscriber, downstream in
+            let deliver: (T) -> Void
+            if let downstream {
+                deliver = { next in
+                    // As `putNext` would: nothing after the subscriber's end.
+                    if !subscriber.isTerminated {
+                        downstream(next)
+                    }
+                }
+            } else {
+                deliver = { _ in }
+            }
+            return pipe.signal().start(downstream: subscriber, next: deliver, error: { error in
                 subscriber.putError(error)
             }, completed: {
                 subscriber.putCompletion()
@@ -145,9 +156,9 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
 
     @usableFromInline
     func signal() -> Signal<T, E> {
-        return Signal<T, E> { subscriber in
+        return Signal<T, E>(delivering: { subscriber, next in
             let (session, connect, member) = self.join(subscriber)
-            let joined = self.paths.attach(session.pipe, subscriber)
+            let joined = self.paths.attach(session.pipe, subscriber, next)
             if connect {
                 self.connect(session)
             }
@@ -155,7 +166,7 @@ final class _SharedConnection<T, E>: @unchecked Sendable {
                 joined.dispose()
                 self.leave(session, member)
             }
-        }
+        })
     }
 
     /// Attaches `subscriber` to the running session, or to a new one, which

@@ -146,13 +146,16 @@ public func take<T, E>(until: @escaping (T) -> SignalTakeAction) -> (Signal<T, E
 @inlinable
 public func last<T, E>(signal: Signal<T, E>) -> Signal<T?, E> {
     return Signal<T?, E> { subscriber in
-        let value = Atomic<T?>(value: nil)
+        // A spin lock's slot (`_SignalLatestValue`), not a mutex's: held
+        // only to copy the value in or out.
+        let value = _SignalLatestValue<T>()
         return signal.start(downstream: subscriber, next: { next in
-            let _ = value._exchange(next)
+            // The replaced value is released here, after the unlock.
+            _ = value.exchange(next)
         }, error: { error in
             subscriber.putError(error)
         }, completed: {
-            let last = value._exchange(nil)
+            let last = value.take()
             subscriber.putNext(last)
             subscriber.putCompletion()
         })

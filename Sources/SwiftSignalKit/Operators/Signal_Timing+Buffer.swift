@@ -269,16 +269,24 @@ final class _SignalBoundedWindow<T, E>: @unchecked Sendable {
 /// An error of either passes through and disposes both. `sampler` is
 /// started after the upstream.
 ///
+/// Fused (see `_SubscriberLiveness`): a sample reaches the downstream with
+/// no subscriber of this operator's between; inlinable, so that the
+/// upstream's value path (a store of the latest value) is specialized for
+/// the value's type.
+///
 /// Thread-safety: either signal may emit from any thread; the latest value
-/// is exchanged under a lock never held while anything is delivered. Samples
-/// are delivered on the sampler's thread.
+/// is exchanged under a spin lock (`_SignalLatestValue`) never held while
+/// anything is delivered or released. Samples are delivered on the
+/// sampler's thread.
+@inlinable
 public func sample<T, U, E>(_ sampler: Signal<U, E>) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
-        return Signal<T, E> { subscriber in
+        return Signal<T, E>(delivering: { subscriber, next in
             let latest = _SignalLatestValue<T>()
             let disposables = DisposableSet()
-            disposables.add(signal.start(downstream: subscriber, next: { next in
-                _ = latest.exchange(next)
+            disposables.add(signal.start(downstream: subscriber, next: { value in
+                // The replaced value is released here, after the unlock.
+                _ = latest.exchange(value)
             }, error: { error in
                 subscriber.putError(error)
             }, completed: {
@@ -287,15 +295,23 @@ public func sample<T, U, E>(_ sampler: Signal<U, E>) -> (Signal<T, E>) -> Signal
             if subscriber.isEnded {
                 return disposables
             }
-            disposables.add(sampler.start(downstream: subscriber, next: { _ in
-                if let value = latest.take() {
-                    subscriber.putNext(value)
+            let samplerNext: (U) -> Void
+            if let next {
+                samplerNext = { _ in
+                    if let value = latest.take(), !subscriber.isTerminated {
+                        next(value)
+                    }
                 }
-            }, error: { error in
+            } else {
+                samplerNext = { _ in
+                    _ = latest.take()
+                }
+            }
+            disposables.add(sampler.start(downstream: subscriber, next: samplerNext, error: { error in
                 subscriber.putError(error)
             }))
             return disposables
-        }
+        })
     }
 }
 
@@ -305,8 +321,12 @@ public func sample<T, U, E>(_ sampler: Signal<U, E>) -> (Signal<T, E>) -> Signal
 /// through (on `queue`; a value not sampled yet is dropped). Disposing stops
 /// the timer. A period that is not a positive number never samples.
 ///
+/// Inlinable, so that the upstream's value path (a store of the latest
+/// value) is specialized for the value's type.
+///
 /// Thread-safety: as `buffer(timeSpan:queue:)`; samples are delivered on
 /// `queue`.
+@inlinable
 public func sample<T, E>(period: Double, queue: Queue) -> (Signal<T, E>) -> Signal<T, E> {
     return { signal in
         return Signal<T, E> { subscriber in
@@ -317,6 +337,7 @@ public func sample<T, E>(period: Double, queue: Queue) -> (Signal<T, E>) -> Sign
                 }
             }, upstream: { stopTimer in
                 return signal.start(downstream: subscriber, next: { next in
+                    // The replaced value is released here, after the unlock.
                     _ = latest.exchange(next)
                 }, error: { error in
                     stopTimer()
@@ -338,7 +359,8 @@ public func sample<T, E>(period: Double, queue: Queue) -> (Signal<T, E>) -> Sign
 /// started before the upstream) while the upstream that `upstream` starts
 /// runs; `upstream` is given the function that stops the timer (for its
 /// terminal events). Returns the disposable of both.
-private func _periodic(_ period: Double, queue: Queue, tick: @escaping () -> Void, upstream: (@escaping () -> Void) -> any Disposable) -> any Disposable {
+@usableFromInline
+func _periodic(_ period: Double, queue: Queue, tick: @escaping () -> Void, upstream: (@escaping () -> Void) -> any Disposable) -> any Disposable {
     let timer: Timer? = period > 0 && period.isFinite ? Timer(timeout: period, repeat: true, completion: tick, queue: queue) : nil
     let stop: () -> Void = {
         timer?.invalidate()
