@@ -4,6 +4,7 @@ value: Pipe, Promise, ValuePromise. Above _signal: each gives a Signal."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from ctypes import byref, c_void_p
 from typing import Generic, Optional, TypeVar
 
@@ -22,6 +23,8 @@ _pipe_put = C.pipe_put
 # kept: the callbacks the put runs on this thread cost no GIL switch);
 # NotImplemented for any other object, carried by reference here.
 _fast_pipe_put = _speedups.pipe_put
+# Held while a pipe's put_async thread (_Puts) is made.
+_puts_made = threading.Lock()
 
 
 
@@ -87,7 +90,10 @@ class Pipe(Generic[T], _Handle):
             raise _forked_error()
         puts = self._puts
         if puts is None:
-            puts = self._puts = _Puts()
+            with _puts_made:  # one thread per pipe, also when two threads make its first put_async at once
+                puts = self._puts
+                if puts is None:
+                    puts = self._puts = _Puts()
         await asyncio.wrap_future(puts.submit(self.put, value), loop=loop)
 
     def signal(self) -> Signal[T]:
