@@ -4,6 +4,7 @@ value: Pipe, Promise, ValuePromise. Above _signal: each gives a Signal."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from ctypes import byref, c_void_p
 from typing import Generic, Optional, TypeVar
@@ -137,6 +138,13 @@ class Pipe(Generic[T], _Handle):
         # (no put can start after that), before the release check.
         self._pointer = None
         if self._calls is not None:  # else __init__ never ran
+            if sys.is_finalizing():
+                # The interpreter's end: a daemon thread stopped as it took
+                # the GIL back inside a put (which lets it go while a block
+                # signal exists) left that put's record on its stack, which
+                # claim_puts must not read. The pipe is left to the
+                # process's end, as the releases are then (_core).
+                return
             _speedups.claim_puts(self, self._calls)
         super()._drop()
 
