@@ -2298,7 +2298,8 @@ typedef enum sk_overflow {
      *  or virtual-time (its draining thread may be the producer). Not
      *  detected: a queue whose every worker is a blocked producer, or a
      *  producer holding a lock the consumer's callback needs (Python's
-     *  GIL: the Python binding refuses this policy). */
+     *  GIL: the Python binding lets it go around its puts while a signal
+     *  with this policy exists). */
     SK_OVERFLOW_BLOCK = 4
 } sk_overflow;
 

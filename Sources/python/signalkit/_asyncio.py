@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import threading
 import weakref
 from typing import (TYPE_CHECKING, Any, AsyncIterable, Callable, Generator, Generic, List, Optional, Tuple, TypeVar,
                     Union)
 
 from ._core import C
 from ._handle import Disposable, _Uncopyable
-from ._queue import Queue, _bounded_policy, _drop_arguments, _queue, _queue_arg
+from ._queue import _BLOCK, Queue, _bounded_policy, _drop_arguments, _queue, _queue_arg
 from ._signal_core import _new_signal, _SignalCore
 from ._subscription import Subscriber
 
@@ -117,6 +118,72 @@ async def first_value(signal: "_SignalCore[T]") -> T:
         subscription.close()
 
 
+class _Puts:
+    """A pipe's puts for Pipe.put_async: each put runs, in the order the
+    puts were asked for, on a daemon thread of this object's own (the
+    library may make it wait there for room in a bounded consumer with the
+    block policy, which the event loop must not do), and completes a
+    concurrent future that the awaiting coroutine watches. The thread
+    starts with the first put and ends once none has come for
+    IDLE_SECONDS; a daemon, so that a put waiting for room never holds up
+    the interpreter's exit (a ThreadPoolExecutor's threads are joined
+    there, and by asyncio.run's end).
+
+    A put whose future was cancelled before it began (the awaiting task
+    cancelled) is not made; one that began is made to its end. Each job
+    holds the pipe's put (a bound method: the pipe itself) until it ran."""
+
+    IDLE_SECONDS = 1.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._more = threading.Condition(self._lock)
+        self._jobs: "collections.deque[Tuple[Callable[[Any], None], Any, concurrent.futures.Future[None]]]" = \
+            collections.deque()
+        self._running = False
+
+    def submit(self, put: Callable[[Any], None], value: Any) -> "concurrent.futures.Future[None]":
+        """put(value), later, on this object's thread: its future."""
+        future: "concurrent.futures.Future[None]" = concurrent.futures.Future()
+        with self._lock:
+            self._jobs.append((put, value, future))
+            if self._running:
+                self._more.notify()
+                return future
+            self._running = True
+        try:
+            threading.Thread(target=self._run, name="signalkit put_async", daemon=True).start()
+        except BaseException as error:
+            # No thread: the puts asked for meanwhile fail with this one.
+            with self._lock:
+                self._running = False
+                jobs = list(self._jobs)
+                self._jobs.clear()
+            for _, _, waiting in jobs:
+                if waiting is not future and waiting.set_running_or_notify_cancel():
+                    waiting.set_exception(error)
+            raise
+        return future
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if not self._jobs:
+                    self._more.wait(self.IDLE_SECONDS)
+                    if not self._jobs:
+                        self._running = False
+                        return
+                put, value, future = self._jobs.popleft()
+            if future.set_running_or_notify_cancel():
+                try:
+                    put(value)
+                except BaseException as error:
+                    future.set_exception(error)
+                else:
+                    future.set_result(None)
+            del put, value, future  # nothing of a job outlives it
+
+
 class SignalIterator(Generic[T_co], _Uncopyable):
     """`async for value in signal`: the subscription and its buffer (values
     are kept until read: a fast signal and a slow loop body make it grow).
@@ -140,6 +207,14 @@ class SignalIterator(Generic[T_co], _Uncopyable):
         self._bound: Optional[Tuple[int, int, Optional[Callable[[Any, int], object]]]] = None
         if capacity is not None:
             size, policy = _bounded_policy("iterate", capacity, overflow, on_drop)
+            if policy == _BLOCK:
+                # The values wait for the iterator's host queue, which only
+                # the reader drains: the library refuses to block for such a
+                # queue (its draining thread may be the producer).
+                raise ValueError("signalkit: iterate: overflow 'block' cannot wait here: the values wait for a "
+                                 "queue that only the reader drains; use 'drop_newest', 'drop_oldest', 'latest' "
+                                 "or 'error', or make an async producer wait with Pipe.put_async into "
+                                 "deliver_on(queue, capacity=..., overflow='block')")
             self._bound = (size, policy, on_drop)
         elif overflow is not None or on_drop is not None:
             raise TypeError("signalkit: iterate: overflow and on_drop need a capacity")
@@ -179,7 +254,7 @@ class SignalIterator(Generic[T_co], _Uncopyable):
         assert signal is not None
         pulled = self._pulled
         delivered = _new_signal(C.signal_deliver_on_bounded, signal, _queue_arg(host, "iterate"), size, policy,
-                                *_drop_arguments(on_drop))
+                                *_drop_arguments(on_drop, policy))
         del signal
         self._subscription = delivered.subscribe(lambda value: pulled.append((0, value)),
                                                  lambda error: pulled.append((1, error)),
@@ -377,7 +452,9 @@ class _AsyncOperators(_SignalCore[T_co]):
         overflow="drop_oldest")`: as `async for value in signal`, with at
         most `capacity` values waiting for the loop body, `overflow`
         deciding about the next (as `on_backpressure_buffer` says; "block"
-        is refused), each value dropped passed to on_drop(value, dropped).
+        is refused, ValueError: the values wait for a queue only the reader
+        drains, for which the library cannot wait), each value dropped
+        passed to on_drop(value, dropped).
         The values wait in the library and are pulled at the reader's pace:
         each read that finds none moved out yet takes one batch (at most
         `capacity`), so at most twice `capacity` values are held. Without

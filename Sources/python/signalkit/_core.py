@@ -104,9 +104,11 @@ OVERFLOW_ERROR = 3
 """A bounded buffer's policy: the stream fails with an error naming the operator
 and the capacity, after the values pending (SK_OVERFLOW_ERROR; "error")."""
 OVERFLOW_BLOCK = 4
-"""A bounded buffer's policy of the C API, where the producing thread waits for
-room (SK_OVERFLOW_BLOCK; "block"): refused in Python (ValueError), whose producer
-would wait holding the GIL that the consumer's callback needs."""
+"""A bounded buffer's policy: the producing thread waits for room
+(SK_OVERFLOW_BLOCK; "block"), without the GIL, so that the consumer's Python
+callback makes that room; the stream fails instead where waiting could never
+end (a value put from inside the delivery, a host-drained queue). An asyncio
+producer awaits Pipe.put_async."""
 
 
 class _ValueUnion(Union):
@@ -704,7 +706,9 @@ def boxed_objects() -> int:
 
 def wait_released(timeout: float = 5.0) -> bool:
     """Waits until live_objects(), ffi_live_objects(), pending_callbacks()
-    and boxed_objects() are all 0, or `timeout` seconds have passed; returns
+    and boxed_objects() are all 0, and every signal made with the block
+    policy has been released (its release may follow its count out of
+    live_objects() by a moment), or `timeout` seconds have passed; returns
     whether they are. For leak checks: a subscription whose last event came
     from a library thread (a time operator's timer, deliver_on, a serial or
     concurrent queue) is released by that thread once its callback has
@@ -724,7 +728,7 @@ def wait_released(timeout: float = 5.0) -> bool:
     # it changes: polled, at first often (a release in progress takes
     # microseconds), then every 10 ms.
     pause = 0.0005
-    while live_objects() or ffi_live_objects() or pending_callbacks() or boxed_objects():
+    while live_objects() or ffi_live_objects() or pending_callbacks() or boxed_objects() or _speedups.block_places():
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False

@@ -180,36 +180,54 @@ def _queue(queue: Optional[Queue], where: str) -> Queue:
 _NO_DROP = _drop_fn()
 _NO_RELEASE = _release_fn()
 _OVERFLOW_NAMES = {"drop_newest": 0, "drop_oldest": 1, "latest": 2, "error": 3, "block": 4}
+_BLOCK = _OVERFLOW_NAMES["block"]
+# The release of a block signal's context: counts it out of the extension's
+# block signals (while any exists, the extension's puts let the GIL go),
+# then releases its callbacks, if any (_speedups.c, block_release).
+_block_release = _release_fn(_speedups.BLOCK_RELEASE)
 
 
 def _bounded_policy(where: str, capacity: Any, overflow: Any,
                     on_drop: Optional[Callable[[Any, int], object]]) -> Tuple[int, int]:
     """The capacity and policy of a bounded buffer or place, checked (every
     operator taking `capacity=`, `overflow=` and `on_drop=`): ValueError for
-    a capacity of 0, an unknown policy or "block" (refused: a Python
-    producer waits holding the GIL, which the consumer's callback needs),
-    TypeError for an on_drop that is not callable."""
+    a capacity of 0 or an unknown policy, TypeError for an on_drop that is
+    not callable."""
     size = _count_arg(capacity, where, "capacity")
     if size == 0:
         raise ValueError(f"signalkit: {where}: capacity is 0 (a bounded buffer holds at least one value)")
     policy = _overflow_arg(overflow, where)
-    if policy == 4:
-        # The producer would wait holding the GIL (a put keeps it), which
-        # the consumer's Python callback needs to make room: a deadlock.
-        raise ValueError(f"signalkit: {where}: overflow 'block' would deadlock in Python: the producing thread "
-                         "waits holding the GIL, which the consumer's callback needs to make room; use "
-                         "'drop_newest', 'drop_oldest', 'latest' or 'error'")
     if on_drop is not None and not callable(on_drop):
         raise TypeError(f"signalkit: {where}: on_drop is {type(on_drop).__name__}, not callable")
     return size, policy
 
 
-def _drop_arguments(on_drop: Optional[Callable[[Any, int], object]]) -> Tuple[Any, Any, Any]:
+def _place_release(policy: int, release: Any) -> Any:
+    """The release to hand the library with a bounded operator of `policy`
+    whose context's own release is `release` (_NO_RELEASE for none):
+    `release` itself, but for "block", where the operator is counted here
+    among the block signals, which its release (_block_release) counts
+    out. Call it in the C call's own argument list: the library runs the
+    release once, also when the call fails.
+
+    Why: a producer waiting for room in a block signal must not hold the
+    GIL, which the consumer's Python callback needs to make that room; the
+    extension's puts let it go while any block signal exists, and keep it
+    (the cheaper path) while none does. The ctypes calls let it go always."""
+    if policy != _BLOCK:
+        return release
+    _speedups.block_place()
+    return _block_release
+
+
+def _drop_arguments(on_drop: Optional[Callable[[Any, int], object]], policy: int) -> Tuple[Any, Any, Any]:
     """The C drop callback, its context (retained: the C function releases
-    it, also when it fails) and its release, for `on_drop`."""
+    it, also when it fails) and its release, for `on_drop` and `policy`
+    (see _place_release)."""
     if on_drop is None:
-        return _NO_DROP, None, _NO_RELEASE
-    return _c_drop_callback, _retain_callbacks(_Callback(on_drop, _Failures())), _release_ctx
+        return _NO_DROP, None, _place_release(policy, _NO_RELEASE)
+    ctx = _retain_callbacks(_Callback(on_drop, _Failures()))
+    return _c_drop_callback, ctx, _place_release(policy, _release_ctx)
 
 
 def _overflow_arg(overflow: Any, where: str) -> int:

@@ -32,7 +32,10 @@
  *   the library's own kinds (None, bool, int, float, str, bytes; exact
  *   types): NotImplemented for any other object, which the package carries
  *   by reference through its ctypes path. The GIL stays held during the
- *   put: callbacks it runs on this thread take it again at no cost;
+ *   put (callbacks it runs on this thread take it again at no cost) while
+ *   no signal with the block policy exists (block_places); while one does,
+ *   the put lets it go, since the library may make it wait there for a
+ *   consumer whose Python callback needs it;
  * - from_iterable's emission into a library operator (put_each): the loop
  *   that pulls each item and puts it, with the checks the package's loop
  *   made (its stop flag, the exit, a pending interrupt, signals);
@@ -103,6 +106,14 @@ static PyObject *orphan_fn;
 static _Thread_local int putting;
 /* The package's converter of the other kinds: converter(address). */
 static PyObject *converter;
+/* The signals made by the package with the block policy (SK_OVERFLOW_BLOCK)
+ * that the library still holds: counted by block_place() before the
+ * operator is made, uncounted by their release (block_release). While any
+ * exists, a put of this module lets the GIL go around the library's put,
+ * which may wait in one of them for room that only a consumer's Python
+ * callback (on another thread, needing the GIL) can make; while none does,
+ * no put can wait in a signal the package made, and the GIL stays held. */
+static atomic_long block_places;
 
 enum { HANDLER, SINK, SLOTS };
 /* The sink's methods the callbacks call (interned at import). */
@@ -531,6 +542,35 @@ static void ctx_release(void *key)
     key_release(&ctx_release_fn, key);
 }
 
+/* The release of a block signal's context (block_place): one block signal
+ * fewer, then the package's release of its callbacks (`key`; NULL when it
+ * has none). The count touches no Python: it is dropped at exit too. */
+static void block_release(void *key)
+{
+    atomic_fetch_sub(&block_places, 1);
+    if (key != NULL)
+        ctx_release(key);
+}
+
+/* block_place(): one block signal more, counted before the package makes
+ * it; the library runs BLOCK_RELEASE, its release, once it is gone (also
+ * at once when making it fails). */
+static PyObject *block_place(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    atomic_fetch_add(&block_places, 1);
+    Py_RETURN_NONE;
+}
+
+/* block_places() -> int: the block signals the library holds (tests). */
+static PyObject *block_places_count(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(atomic_load(&block_places));
+}
+
 /* hold(list): a new reference to the callback list, as the ctx (address)
  * the library hands to the callbacks; dropped by on_release. */
 static PyObject *hold(PyObject *self, PyObject *list)
@@ -612,14 +652,27 @@ static int object_value(PyObject *object, sk_value *out)
 
 typedef int (*put_fn)(void *target, const sk_value *value);
 
-/* Puts `value` (made by object_value, released here) with `function`, the
- * GIL held through the put (`putting`: the callbacks it runs on this thread
- * know they have it); the library's status. */
+/* Puts `value` (made by object_value, released here) with `function`; the
+ * library's status. The GIL is held through the put (`putting`: the
+ * callbacks it runs on this thread know they have it), unless a signal
+ * with the block policy exists (block_places): then it is let go around
+ * the put, as ctypes does around its calls, and the callbacks the put runs
+ * on this thread take it again (`putting` 0). A relaxed load: a block
+ * signal is made by Python code (holding the GIL), before anything can
+ * put into it. */
 static int put_value(put_fn function, void *target, sk_value *value)
 {
     int saved = putting;
-    putting = 1;
-    int status = function(target, value);
+    int status;
+    if (atomic_load_explicit(&block_places, memory_order_relaxed) == 0) {
+        putting = 1;
+        status = function(target, value);
+    } else {
+        putting = 0;
+        PyThreadState *thread = PyEval_SaveThread();
+        status = function(target, value);
+        PyEval_RestoreThread(thread);
+    }
     putting = saved;
     if (value->kind > SK_KIND_DOUBLE)
         sk_value_release(value);
@@ -1782,6 +1835,10 @@ static PyMethodDef methods[] = {
     {"set_orphan", set_orphan, METH_O,
      "set_orphan(fn): fn() reports and clears an interrupt a callback with no caller left pending."},
     {"set_closing", set_closing, METH_NOARGS, "set_closing(): deliveries call no Python from now on."},
+    {"block_place", block_place, METH_NOARGS,
+     "block_place(): one signal with the block policy more (BLOCK_RELEASE, its release, counts it out)."},
+    {"block_places", block_places_count, METH_NOARGS,
+     "block_places() -> int: the signals with the block policy alive (puts let the GIL go while any is)."},
     {"operator", set_operator, METH_VARARGS,
      "operator(name, fn) -> address: the C callback of kind `name` (work, run, stop, cancel, value, take_until, "
      "signal, deferred, iter, create, stage), which calls fn(key[, argument]) under the exit rules."},
@@ -1867,11 +1924,13 @@ PyMODINIT_FUNC PyInit__speedups(void)
     sk_release_fn release_fn = on_release;
     sk_reduce_fn reduce_fn = on_reduce;
     sk_release_fn box_release_address = box_release, ctx_release_address = ctx_release;
+    sk_release_fn block_release_address = block_release;
     if (add_address(m, "NEXT", (uintptr_t)next_fn) < 0 || add_address(m, "ERROR", (uintptr_t)error_fn) < 0 ||
         add_address(m, "COMPLETED", (uintptr_t)completed_fn) < 0 ||
         add_address(m, "RELEASE", (uintptr_t)release_fn) < 0 || add_address(m, "REDUCE", (uintptr_t)reduce_fn) < 0 ||
         add_address(m, "BOX_RELEASE", (uintptr_t)box_release_address) < 0 ||
-        add_address(m, "CTX_RELEASE", (uintptr_t)ctx_release_address) < 0) {
+        add_address(m, "CTX_RELEASE", (uintptr_t)ctx_release_address) < 0 ||
+        add_address(m, "BLOCK_RELEASE", (uintptr_t)block_release_address) < 0) {
         Py_DECREF(m);
         return NULL;
     }

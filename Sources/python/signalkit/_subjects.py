@@ -3,12 +3,15 @@ value: Pipe, Promise, ValuePromise. Above _signal: each gives a Signal."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
+import threading
 from ctypes import byref, c_void_p
-from typing import Generic, TypeVar
+from typing import Generic, Optional, TypeVar
 
 from . import _speedups
-from ._asyncio import SignalIterator
-from ._core import C, Value, _after_call, _check, _interrupts, _put_object
+from ._asyncio import SignalIterator, _Puts
+from ._core import C, Value, _after_call, _check, _forked_error, _interrupts, _put_object, _state
 from ._handle import _call_with, _cancel_jobs, _draining, _Handle, _thread_trampoline, _Trampoline
 from ._signal import Signal
 from ._signal_core import _new_signal, _signal_arg
@@ -21,6 +24,8 @@ _pipe_put = C.pipe_put
 # kept: the callbacks the put runs on this thread cost no GIL switch);
 # NotImplemented for any other object, carried by reference here.
 _fast_pipe_put = _speedups.pipe_put
+# Held while a pipe's put_async thread (_Puts) is made.
+_puts_made = threading.Lock()
 
 
 
@@ -31,6 +36,7 @@ class Pipe(Generic[T], _Handle):
     object): copy.copy and copy.deepcopy return it itself; pickling raises
     TypeError."""
     _release = staticmethod(C.pipe_release)
+    _puts: Optional[_Puts] = None  # put_async's thread, made at its first call
 
     def __init__(self, replay: bool = False) -> None:
         """A new pipe (sk_pipe_create); `replay`: see the class."""
@@ -65,6 +71,31 @@ class Pipe(Generic[T], _Handle):
             _finish_put(local, status)
         finally:
             self._exit()
+
+    async def put_async(self, value: T) -> None:
+        """`await pipe.put_async(value)`: put(value) made on a thread of the
+        pipe's own, so that the event loop goes on while the put waits for
+        room in a bounded consumer with the block policy (asyncio.Queue.put's
+        idiom: the await ends once the value is in): asynchronous
+        backpressure. The puts of one pipe are made one at a time, in the
+        order of the put_async calls: a producer that awaits each put keeps
+        its order. The callbacks the put runs before a deliver_on (the
+        subscribers of signal(), its stages) run on that thread, not the
+        loop's. put()'s exceptions are raised here (ValueError once the
+        pipe is closed); cancelling the await before the put began leaves
+        the value out, after, the put still ends. Costs a thread switch per
+        put, each way: prefer put() where nothing waits."""
+        loop = asyncio.get_running_loop()
+        self.pointer  # closed: ValueError now
+        if _state.forked:
+            raise _forked_error()
+        puts = self._puts
+        if puts is None:
+            with _puts_made:  # one thread per pipe, also when two threads make its first put_async at once
+                puts = self._puts
+                if puts is None:
+                    puts = self._puts = _Puts()
+        await asyncio.wrap_future(puts.submit(self.put, value), loop=loop)
 
     def signal(self) -> Signal[T]:
         """The signal of the values put from now on (and, once the pipe
@@ -107,6 +138,13 @@ class Pipe(Generic[T], _Handle):
         # (no put can start after that), before the release check.
         self._pointer = None
         if self._calls is not None:  # else __init__ never ran
+            if sys.is_finalizing():
+                # The interpreter's end: a daemon thread stopped as it took
+                # the GIL back inside a put (which lets it go while a block
+                # signal exists) left that put's record on its stack, which
+                # claim_puts must not read. The pipe is left to the
+                # process's end, as the releases are then (_core).
+                return
             _speedups.claim_puts(self, self._calls)
         super()._drop()
 

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import signalkit as sk
+from signalkit import _speedups
 
 EXAMPLES = os.environ.get("SIGNALKIT_EXAMPLES") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "python")
@@ -30,7 +31,8 @@ def load_backend():
 @pytest.fixture
 def clean():
     """Asserts, after the test, that no library object, ffi object,
-    callback set or carried Python object is left."""
+    callback set or carried Python object is left, nor a signal with the
+    block policy counted (while one is, every put lets the GIL go)."""
     yield
     gc.collect()
     # A library thread that delivered a subscription's last event releases
@@ -40,3 +42,4 @@ def clean():
     assert sk.ffi_live_objects() == 0, "ffi objects still alive"
     assert sk.pending_callbacks() == 0, "callbacks still held by the library"
     assert sk.boxed_objects() == 0, "objects still carried by values"
+    assert _speedups.block_places() == 0, "signals with the block policy still counted"

@@ -146,7 +146,7 @@ def test_buffer_with_time_holds_at_most_the_capacity_per_window(policy):
 @pytest.mark.parametrize("call", [
     lambda s: sk.Signal.zip(s, s, capacity=0, overflow="latest"),
     lambda s: sk.Signal.zip(s, s, overflow="latest"),
-    lambda s: s.merge_map(lambda v: s, capacity=2, overflow="block"),
+    lambda s: s.merge_map(lambda v: s, capacity=2, overflow="blocking"),
     lambda s: s.queue(capacity=2, overflow="sideways"),
     lambda s: s.buffer_with_time(1, capacity=2, overflow="error", on_drop=3),
 ])

@@ -103,7 +103,8 @@ def test_a_forked_child_refuses_package_calls():
     outcomes, stderr = run_parent(["use"], """
         calls = [sk.Pipe, lambda: pipe.put(2), lambda: pipe.put(object()), lambda: queue.run(lambda: None),
                  lambda: sk.Signal.single(1).to_list(), lambda: sk.Signal.from_iterable([1, 2]).to_list(),
-                 sk.Queue.serial, sk.live_objects, lambda: sk.to_value("text")]
+                 sk.Queue.serial, sk.live_objects, lambda: sk.to_value("text"),
+                 lambda: __import__("asyncio").run(pipe.put_async(3))]
         for call in calls:
             try:
                 call()

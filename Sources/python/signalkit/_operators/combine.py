@@ -51,4 +51,5 @@ class _CombineOperators(_CombineStandard[T_co]):
             return _new_signal(C.signal_zip, array, len(signals))
         size, policy = _bounded_policy("zip", capacity, overflow, on_drop)
         array = _signal_array(signals, "zip")
-        return _new_signal(C.signal_zip_bounded, array, len(signals), size, policy, *_drop_arguments(on_drop))
+        return _new_signal(C.signal_zip_bounded, array, len(signals), size, policy,
+                           *_drop_arguments(on_drop, policy))

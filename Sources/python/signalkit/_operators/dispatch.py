@@ -58,19 +58,28 @@ class _DispatchOperators(_DispatchStandard[T_co]):
         incoming value is dropped), "drop_oldest" (the oldest waiting one
         is), "latest" (the newest waiting one is replaced: the consumer ends
         with the latest), "error" (the stream fails with a SignalError
-        naming the operator and the capacity, after the values waiting).
-        "block" (OVERFLOW_BLOCK), the C policy where the producing thread
-        waits for room, is refused (ValueError): a Python producer waits
-        holding the GIL, which the consumer's callback needs, so it would
-        never end. The OVERFLOW_* constants are accepted too. Each dropped value goes to
+        naming the operator and the capacity, after the values waiting),
+        "block" (the producing thread waits for room: nothing is dropped).
+        The OVERFLOW_* constants are accepted too. Each dropped value goes to
         on_drop(value, dropped), `dropped` being the subscription's count of
         drops so far, on the thread that dropped it; an exception in it is
         reported, not raised. ValueError for a capacity of 0 or an unknown
-        policy."""
+        policy.
+
+        "block" waits without the GIL (while a signal made with "block"
+        exists, every put of the package lets the GIL go around the
+        library's put), so the consumer's Python callbacks run meanwhile.
+        Where waiting could never end, the stream fails instead with a
+        SignalError saying "cannot block" (after the values waiting, the
+        value dropped): a value put from inside the delivery (the consumer's
+        own thread), or a deliver_on whose queue is host-drained (such as
+        asyncio_queue()). Not detected: a producer holding a lock that the
+        consumer's callback needs. An asyncio producer awaits
+        Pipe.put_async, which waits for room without holding the loop."""
         return self._bounded(C.signal_on_backpressure_buffer, "on_backpressure_buffer", capacity, overflow, on_drop)
 
     def _bounded(self, function: Any, where: str, capacity: Any, overflow: Any,
                  on_drop: Optional[Callable[[Any, int], object]], *before: Any) -> "Signal[T_co]":
         size, policy = _bounded_policy(where, capacity, overflow, on_drop)
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
-            return _new_signal(function, pointer, *before, size, policy, *_drop_arguments(on_drop))
+            return _new_signal(function, pointer, *before, size, policy, *_drop_arguments(on_drop, policy))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, TypeVar, Union
 from .._callbacks import _c_deferred_callback, _c_key_callback, _c_signal_callback, _Callback
 from .._core import C, _Failures, _release_ctx, _retain_callbacks
 from .._handle import _callable_arg, _count_arg, _InFlight
-from .._queue import _NO_DROP, _bounded_policy, _drop_arguments
+from .._queue import _NO_DROP, _bounded_policy, _drop_arguments, _place_release
 from .._signal_core import _new_signal, _signal_array, _SignalCore, _with_value
 from .._standard_operators import _MetaStandard
 
@@ -74,7 +74,8 @@ class _MetaOperators(_MetaStandard[T_co]):
             return _new_signal(C.signal_queue, self)
         size, policy = _bounded_policy("queue", capacity, overflow, on_drop)
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
-            return _new_signal(C.signal_queue_bounded, pointer, size, policy, *_drop_arguments(on_drop))
+            return _new_signal(C.signal_queue_bounded, pointer, size, policy,
+                               *_drop_arguments(on_drop, policy))
 
     def merge_map(self, fn: Callable[[T_co], Optional["Signal[U]"]], max_concurrent: int = 2 ** 64 - 1,
                   capacity: Optional[int] = None, overflow: Union[str, int, None] = None) -> "Signal[U]":
@@ -104,7 +105,7 @@ class _MetaOperators(_MetaStandard[T_co]):
             failures = _Failures()
             ctx = _retain_callbacks(_Callback(fn, failures.recorder()))
             signal = _new_signal(C.signal_merge_map_bounded, pointer, count, size, policy, _c_signal_callback, _NO_DROP,
-                                 ctx, _release_ctx)
+                                 ctx, _place_release(policy, _release_ctx))
             signal._failures = failures
             return signal
 

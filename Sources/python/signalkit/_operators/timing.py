@@ -76,7 +76,7 @@ class _TimingOperators(_TimingStandard[T_co]):
         on = _time_queue(queue, "buffer_with_time")
         with _InFlight(self) as (pointer,):  # closed: ValueError before retaining anything
             return _new_signal(C.signal_buffer_time_bounded, pointer, seconds, on, size, policy,
-                               *_drop_arguments(on_drop))
+                               *_drop_arguments(on_drop, policy))
 
     @staticmethod
     def interval(seconds: float, queue: Optional["Queue"] = None) -> "Signal[int]":

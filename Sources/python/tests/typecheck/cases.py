@@ -45,3 +45,6 @@ async def iterate() -> None:
     covariant: sk.SignalIterator[object] = ints.__aiter__()
     task = asyncio.ensure_future(sk.Signal.single(1))
     awaited: int = await task
+    # put_async: a coroutine taking a value of the pipe's type.
+    await p.put_async(1)
+    await p.put_async("str")  # E: arg-type
