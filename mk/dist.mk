@@ -248,13 +248,17 @@ dist: dist-source ## every release artifact, the binary ones built from the sour
 # package installed from its folder, the Swift examples built as a user's
 # package, and the goals the README and the
 # guides name first, each the first command in a fresh clone (dist ran
-# first here from the tarball; check-first-commands runs the others).
+# first here from the tarball; check-first-commands runs the others); and
+# the checks of the release libraries as built that need their own tools
+# and time: valgrind's memcheck (test-valgrind-c, -ffi) and the cost and
+# allocation guard under callgrind (bench-check, with the Benchmarks
+# package's build of the core).
 RELEASE_FIRST := dist
 RELEASE_MADE := dist dist-source dist-deb dist-tarball dist-wheel
 RELEASE_STAGES := test-dist-deb test-dist-tarball test-dist-wheel test-dist-source test-python-install test-docs \
-	test-examples-swift check-first-commands
+	test-examples-swift check-first-commands bench-check test-valgrind-c test-valgrind-ffi
 release-check: export FIRST_COMMANDS = docs demo
-release-check: deps ## the release QA: make dist from a clean tree, the artifacts installed and used without Swift, the site in Chromium, the documented first commands in fresh clones
+release-check: deps ## the release QA: make dist from a clean tree, the artifacts installed and used without Swift, the site in Chromium, the documented first commands in fresh clones, valgrind, bench-check
 	$(call run_stages,$(OUT)/release-times,$(RELEASE_FIRST),$(RELEASE_MADE),$(RELEASE_STAGES))
 
 # The artifacts' tests (release-check runs them as stages of their own).

@@ -10,8 +10,9 @@
 # target of its walk that can start (it does not go back to an earlier goal
 # whose prerequisite just ended before the walk is over): so TEST_STAGES
 # starts with what can start at once (the C, ffi, Python and Swift TSan
-# runs), then the valgrind runs, whose C suites are built by then, then the
-# sanitizer builds and the rest. In one phase with the old order the slot
+# runs), then the sanitizer builds and the rest. valgrind's runs on the
+# release libraries and bench-check (callgrind, and the Benchmarks package's
+# own build of the core) are the release QA's (make release-check, mk/dist.mk). In one phase with the old order the slot
 # the release library freed went to the ASan build, and the valgrind and
 # Python stages ran last (5:00 against 4:34 for the same run).
 
@@ -54,9 +55,9 @@ TEST_FIRST := tsan-core stage python-wheel
 # The first phase's targets always run (swift build knows what changed): the
 # second one, when the first succeeded, takes them as made (-o).
 TEST_MADE := tsan-core stage lib ffi python-wheel python-native
-TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-valgrind-c test-valgrind-ffi test-doc-tests \
+TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
-	test-swift test-examples test-op-examples bench-check test-header test-version test-doc-checks test-cmake test-abi \
+	test-swift test-examples test-op-examples test-header test-version test-doc-checks test-cmake test-abi \
 	test-cpp test-cpp-asan test-cpp-tsan test-api test-rust
 
 .PHONY: test test-header test-swift test-c test-examples test-examples-swift test-cmake test-doc-tests test-version
@@ -65,7 +66,7 @@ VERSION_PARTS := $(subst ., ,$(VERSION))
 
 # -k: a failing stage does not stop the others; its output is printed whole
 # (--output-sync) and the run fails after the table.
-test: deps ## the developer's test suite: build, tests, sanitizers, the model, fuzzers, docs checks (make release-check: the artifacts); each stage's time at the end
+test: deps ## the developer's test suite: build, tests, sanitizers, the model, fuzzers, docs checks (make release-check: the artifacts, valgrind, bench-check); each stage's time at the end
 	$(call run_stages,$(TIMES),$(TEST_FIRST),$(TEST_MADE),$(TEST_STAGES))
 
 
