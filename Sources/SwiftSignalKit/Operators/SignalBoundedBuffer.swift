@@ -820,6 +820,7 @@ final class _SignalPendingLimit<T, E>: @unchecked Sendable {
         case let .block(refused):
             return refused(error)
         default:
+            // Invariant (the library's own): the ring asks for an error only under those two policies.
             preconditionFailure("only fail and block end a stream")
         }
     }

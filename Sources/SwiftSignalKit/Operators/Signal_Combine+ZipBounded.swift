@@ -259,6 +259,7 @@ public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>, capacity: I
         _SignalPendingLimit(capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: "zip")
     } |> map { values -> (T1, T2) in
         guard case let .first(a) = values[0], case let .second(b) = values[1] else {
+            // Invariant (the library's own): the zip above delivers its inputs' values in their order.
             preconditionFailure("zip's inputs are in order")
         }
         return (a, b)
