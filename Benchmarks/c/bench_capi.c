@@ -1225,6 +1225,7 @@ static void dropped(void *ctx, const sk_value *value, uint64_t count) {
 static const char *const COST_BY_HAND[] = {
     "bare", "buffer_count_100", "combine_latest", "take_while", "take_until", "map_to_signal", "merge_map",
     "catch", "retry", "retry_count", "timeout", "deferred", "on_backpressure_buffer", "deliver_on_bounded",
+    "zip_bounded", "merge_map_bounded", "queue_bounded", "buffer_time_bounded",
 };
 enum { COST_BY_HAND_COUNT = sizeof COST_BY_HAND / sizeof COST_BY_HAND[0] };
 
@@ -1305,6 +1306,17 @@ static void cost_build_by_hand(const char *row, sk_signal *source, cost_run *run
     } else if (strcmp(row, "deliver_on_bounded") == 0) {
         CHECK(sk_signal_deliver_on_bounded(out, source, cost_queue(run), (size_t)1 << 20, SK_OVERFLOW_DROP_NEWEST, dropped,
                                            NULL, NULL));
+    } else if (strcmp(row, "zip_bounded") == 0) {
+        /* The bounded places (issue 44) with room to spare: nothing is dropped. */
+        CHECK(sk_signal_zip_bounded(out, both, 2, (size_t)1 << 20, SK_OVERFLOW_DROP_NEWEST, dropped, NULL, NULL));
+    } else if (strcmp(row, "merge_map_bounded") == 0) {
+        CHECK(sk_signal_merge_map_bounded(out, source, 2, (size_t)1 << 20, SK_OVERFLOW_DROP_NEWEST, single_of, dropped,
+                                          NULL, NULL));
+    } else if (strcmp(row, "queue_bounded") == 0) {
+        CHECK(sk_signal_queue_bounded(out, source, (size_t)1 << 20, SK_OVERFLOW_DROP_NEWEST, dropped, NULL, NULL));
+    } else if (strcmp(row, "buffer_time_bounded") == 0) {
+        CHECK(sk_signal_buffer_time_bounded(out, source, COST_SECONDS, cost_queue(run), (size_t)1 << 20,
+                                            SK_OVERFLOW_DROP_NEWEST, dropped, NULL, NULL));
     } else {
         fprintf(stderr, "bench_capi: no row %s\n", row);
         exit(1);

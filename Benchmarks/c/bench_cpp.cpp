@@ -291,6 +291,15 @@ static const cost_operator cost_by_hand[] = {
     {"on_backpressure_buffer", [](const cost_args &a) { return a.s.on_backpressure_buffer(1000, sk::overflow::error); }},
     {"deliver_on_bounded",
      [](const cost_args &a) { return a.s.deliver_on(a.queue(), std::size_t(1) << 20, sk::overflow::drop_newest); }},
+    {"zip_bounded",
+     [](const cost_args &a) { return sk::signal::zip({a.s, a.s}, std::size_t(1) << 20, sk::overflow::drop_newest); }},
+    {"merge_map_bounded",
+     [](const cost_args &a) { return a.s.merge_map(2, std::size_t(1) << 20, sk::overflow::drop_newest, single_of); }},
+    {"queue_bounded",
+     [](const cost_args &a) { return a.s.queue_signals(std::size_t(1) << 20, sk::overflow::drop_newest); }},
+    {"buffer_time_bounded", [](const cost_args &a) {
+         return a.s.buffer_time(COST_SECONDS, a.queue(), std::size_t(1) << 20, sk::overflow::drop_newest);
+     }},
 };
 
 /* One row: build, start, `puts` puts, dispose; the values delivered. */

@@ -103,6 +103,14 @@ let rowsByHand: [(String, (CostArguments) -> Disposable)] = [
     }),
     ("on_backpressure_buffer", { a in a.start(a.source |> onBackpressureBuffer(capacity: 1000, overflow: .dropNewest)) }),
     ("deliver_on_bounded", { a in a.start(a.source |> deliverOn(a.queue, capacity: 1 << 20, overflow: .dropNewest)) }),
+    ("zip_bounded", { a in a.start(zip(a.source, a.source, capacity: 1 << 20, overflow: .dropNewest)) }),
+    ("merge_map_bounded", { a in
+        a.start(a.source |> mergeMap(maxConcurrent: 2, capacity: 1 << 20, overflow: .dropNewest) { Signal<Int, NoError>.single($0) })
+    }),
+    ("queue_bounded", { a in a.start(a.signals |> mergeMap(maxConcurrent: 1, capacity: 1 << 20, overflow: .dropNewest) { $0 }) }),
+    ("buffer_time_bounded", { a in
+        a.start(a.source |> buffer(timeSpan: COST_SECONDS, queue: a.queue, capacity: 1 << 20, overflow: .dropNewest))
+    }),
     ("switch_to_latest", { a in a.start(a.signals |> switchToLatest) }),
     ("queue", { a in a.start(a.signals |> queue) }),
     ("throttled", { a in a.start(a.signals |> throttled) }),

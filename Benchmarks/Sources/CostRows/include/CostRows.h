@@ -60,7 +60,8 @@ static inline bool cost_replaying_other(const char *row) {
 /* The operators whose input is a signal of signals: each put is the same
  * one-value signal (sk_signal_single of 1). */
 static inline bool cost_signal_valued(const char *row) {
-    return cost_is(row, "switch_to_latest") || cost_is(row, "queue") || cost_is(row, "throttled");
+    return cost_is(row, "switch_to_latest") || cost_is(row, "queue") || cost_is(row, "throttled") ||
+           cost_is(row, "queue_bounded");
 }
 
 /* Values each put delivers to the subscriber, in hundredths, where not 1:
@@ -70,7 +71,7 @@ static inline bool cost_signal_valued(const char *row) {
 static inline int cost_deliveries_hundredths(const char *row) {
     static const char *const none[] = {
         "first", "first_where", "element_at", "last", "ignore_values", "reduce_left", "group_by", "sample",
-        "debounce", "throttle", "buffer_time", "sample_period",
+        "debounce", "throttle", "buffer_time", "sample_period", "buffer_time_bounded",
     };
     size_t i;
     for (i = 0; i < sizeof none / sizeof none[0]; i++) {
