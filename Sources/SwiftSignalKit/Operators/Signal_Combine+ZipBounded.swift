@@ -37,16 +37,17 @@ enum _ZipBoundedPut<T> {
 /// Thread-safety: every method may be called from any thread.
 @usableFromInline
 final class _ZipBoundedState<T, E>: @unchecked Sendable {
-    private let mutex = _Mutex()
-    private var queues: [_SignalRing<T>]
-    private var done: [Bool]
+    // Every field is read and written under `mutex` only.
+    @usableFromInline let mutex = _Mutex()
+    @exclusivity(unchecked) @usableFromInline var queues: [_SignalRing<T>]
+    @exclusivity(unchecked) @usableFromInline var done: [Bool]
     /// The thread that last put into each input (`block`'s refusal).
-    private var producers: [pthread_t?]
-    private var nonEmpty = 0
+    @exclusivity(unchecked) @usableFromInline var producers: [pthread_t?]
+    @exclusivity(unchecked) @usableFromInline var nonEmpty = 0
     /// `fail` decided the error: later values are dropped and reported.
-    private var failed = false
+    @exclusivity(unchecked) @usableFromInline var failed = false
     /// Disposed: later values are released unreported.
-    private var disposed = false
+    @exclusivity(unchecked) @usableFromInline var disposed = false
     @usableFromInline let limit: _SignalPendingLimit<T, E>
 
     @usableFromInline
@@ -65,7 +66,9 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
 
     /// Queues `value` for input `index` under the policy, or completes a
     /// combination with the oldest waiting value of every other input.
-    @usableFromInline
+    /// Inlinable, so that a client's types specialize it: the value path
+    /// runs no generic code (issue 41's cost table).
+    @inlinable
     func put(_ index: Int, _ value: T) -> _ZipBoundedPut<T> {
         self.mutex.lock()
         self.producers[index] = pthread_self()
@@ -133,7 +136,8 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
 
     /// Ends taking values: `value` and every value waiting are dropped and
     /// reported. Called with the lock held; unlocks.
-    private func failLocked(_ value: T, _ reason: SignalOverflowError.Reason) -> _ZipBoundedPut<T> {
+    @usableFromInline
+    func failLocked(_ value: T, _ reason: SignalOverflowError.Reason) -> _ZipBoundedPut<T> {
         self.failed = true
         var dropped = [value]
         for i in self.queues.indices {
@@ -177,7 +181,7 @@ final class _ZipBoundedState<T, E>: @unchecked Sendable {
 }
 
 /// Starts the bounded `zip` of `signals` for `subscriber`.
-@usableFromInline
+@inlinable
 func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _SignalPendingLimit<T, E>) -> Signal<[T], E> {
     if signals.isEmpty {
         return Signal<[T], E>.complete()
@@ -235,12 +239,14 @@ func _zipBounded<T, E>(_ signals: [Signal<T, E>], _ limit: @escaping () -> _Sign
 ///
 /// Completion, errors and threading: as `zip(_:)`. `onDrop` may be called
 /// from several producing threads at once.
+@inlinable
 public func zip<T, E>(_ signals: [Signal<T, E>], capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)? = nil) -> Signal<[T], E> {
     return zip(signals, capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: "zip")
 }
 
 /// The bounded `zip(_:capacity:overflow:onDrop:)` under another operator's
 /// name (the C layer's).
+@inlinable
 package func zip<T, E>(_ signals: [Signal<T, E>], capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String) -> Signal<[T], E> {
     return _zipBounded(signals) {
         _SignalPendingLimit(capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: operatorName)
@@ -252,6 +258,7 @@ package func zip<T, E>(_ signals: [Signal<T, E>], capacity: Int, overflow: Signa
 /// A dropped value reaches `onDrop` as `.first` or `.second`, by its input.
 ///
 /// Completion, errors and threading: as `zip(_:_:)`.
+@inlinable
 public func zip<T1, T2, E>(_ s1: Signal<T1, E>, _ s2: Signal<T2, E>, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((SignalZipDropped<T1, T2>, Int) -> Void)? = nil) -> Signal<(T1, T2), E> {
     let first = s1 |> map { SignalZipDropped<T1, T2>.first($0) }
     let second = s2 |> map { SignalZipDropped<T1, T2>.second($0) }
