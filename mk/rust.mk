@@ -7,9 +7,10 @@
 # panics; the examples (examples/rust, a package that depends on the crate
 # by path), their output compared with NAME.expected; then clippy with warnings as errors (where clippy is installed)
 # and the crate's rustdoc without a warning; last, where Debian's own
-# compiler is installed beside another one (RUST_MSRV_CARGO, apt-get install
-# cargo: rustc 1.63, the crate's rust-version), every target of the crate
-# checked with it, so that nothing newer than the stated MSRV creeps in.
+# compiler is installed beside another one (RUST_MSRV_CARGO: Debian's cargo
+# and rustc 1.63, the crate's rust-version, which tools/install-deps.sh
+# always installs), every target of the crate checked with it, so that
+# nothing newer than the stated MSRV creeps in.
 
 CARGO ?= cargo
 RUST_OUT := $(OUT)/rust
