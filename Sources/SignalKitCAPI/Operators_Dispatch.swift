@@ -68,9 +68,12 @@ func dropReport(_ onDrop: sk_drop_fn?, _ context: SKContext) -> (SKValue, Int) -
     }
 }
 
-/// Checks a bounded buffer's capacity, policy and callback, then builds it
-/// with `make` (given the capacity, the policy and the drop callback).
-private func boundedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, needsQueue: Bool, _ capacity: Int, _ overflow: sk_overflow, _ onDrop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString, _ make: (CSignal, Queue?, Int, SignalOverflow<SKValue>, ((SKValue, Int) -> Void)?) -> CSignal) -> Int32 {
+/// What every bounded operator with a drop callback checks first, in the
+/// same order and words: `out` (set to NULL), then the capacity and the
+/// policy; then `body` with the capacity, the policy and the drop callback,
+/// inside `releasingOnFailure`, so that the callback's release runs exactly
+/// once whatever `body` returns.
+func boundedArguments(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ capacity: Int, _ overflow: sk_overflow, _ onDrop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString, _ body: (Int, SignalOverflow<SKValue>, @escaping (SKValue, Int) -> Void) -> Int32) -> Int32 {
     guard out != nil else {
         return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL", function: function))
     }
@@ -83,6 +86,14 @@ private func boundedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sig
     callback.noteMaker(function)
     let report = dropReport(onDrop, callback)
     return releasingOnFailure(callback) {
+        body(bound, policy, report)
+    }
+}
+
+/// Checks a bounded buffer's capacity, policy and callback, then builds it
+/// with `make` (given the capacity, the policy and the drop callback).
+private func boundedOperator(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ queue: OpaquePointer?, needsQueue: Bool, _ capacity: Int, _ overflow: sk_overflow, _ onDrop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?, function: StaticString, _ make: (CSignal, Queue?, Int, SignalOverflow<SKValue>, ((SKValue, Int) -> Void)?) -> CSignal) -> Int32 {
+    return boundedArguments(out, capacity, overflow, onDrop, ctx, release, function: function) { bound, policy, report in
         if needsQueue {
             let (handle, status) = borrowQueue("queue", queue, function: function)
             guard let handle else {
@@ -118,18 +129,7 @@ public func sk_signal_deliver_on_bounded(_ out: UnsafeMutablePointer<OpaquePoint
 
 @c @implementation
 public func sk_signal_zip_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signals: UnsafePointer<OpaquePointer?>?, _ count: Int, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    guard let out else {
-        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
-    }
-    out.pointee = nil
-    let (checked, status) = boundedPolicy(capacity, overflow, function: #function)
-    guard let (bound, policy) = checked else {
-        return releasingOnFailure(ctx: ctx, release: release, status)
-    }
-    let callback = SKFunction(on_drop, ctx: ctx, release: release)
-    callback.noteMaker(#function)
-    let report = dropReport(on_drop, callback)
-    return releasingOnFailure(callback) {
+    return boundedArguments(out, capacity, overflow, on_drop, ctx, release, function: #function) { bound, policy, report in
         let (inputs, status) = borrowSignals(signals, count)
         guard let inputs else {
             return status
@@ -138,7 +138,7 @@ public func sk_signal_zip_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, 
         if depthStatus != SKOK {
             return depthStatus
         }
-        return output(out, arrayValues(zip(inputs.map { $0.signal }, capacity: bound, overflow: policy, onDrop: report, operatorName: "sk_signal_zip_bounded")), depth: depth)
+        return output(out.unsafelyUnwrapped, arrayValues(zip(inputs.map { $0.signal }, capacity: bound, overflow: policy, onDrop: report, operatorName: "sk_signal_zip_bounded")), depth: depth)
     }
 }
 
@@ -163,18 +163,7 @@ public func sk_signal_merge_map_bounded(_ out: UnsafeMutablePointer<OpaquePointe
 
 @c @implementation
 public func sk_signal_queue_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    guard out != nil else {
-        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
-    }
-    out?.pointee = nil
-    let (checked, status) = boundedPolicy(capacity, overflow, function: #function)
-    guard let (bound, policy) = checked else {
-        return releasingOnFailure(ctx: ctx, release: release, status)
-    }
-    let callback = SKFunction(on_drop, ctx: ctx, release: release)
-    callback.noteMaker(#function)
-    let report = dropReport(on_drop, callback)
-    return releasingOnFailure(callback) {
+    return boundedArguments(out, capacity, overflow, on_drop, ctx, release, function: #function) { bound, policy, report in
         unaryOperator(out, signal) { signal in
             signal |> mergeMap(maxConcurrent: 1, capacity: bound, overflow: policy, onDrop: report, operatorName: "sk_signal_queue_bounded") { innerSignal($0) }
         }
@@ -183,18 +172,7 @@ public func sk_signal_queue_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?
 
 @c @implementation
 public func sk_signal_buffer_time_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ seconds: Double, _ queue: OpaquePointer?, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
-    guard out != nil else {
-        return releasingOnFailure(ctx: ctx, release: release, fail(SK_ERR_NULL_ARGUMENT, "out is NULL"))
-    }
-    out?.pointee = nil
-    let (checked, status) = boundedPolicy(capacity, overflow, function: #function)
-    guard let (bound, policy) = checked else {
-        return releasingOnFailure(ctx: ctx, release: release, status)
-    }
-    let callback = SKFunction(on_drop, ctx: ctx, release: release)
-    callback.noteMaker(#function)
-    let report = dropReport(on_drop, callback)
-    return releasingOnFailure(callback) {
+    return boundedArguments(out, capacity, overflow, on_drop, ctx, release, function: #function) { bound, policy, report in
         timedOperator(out, signal, seconds, queue) { signal, queue in
             arrayValues(signal |> buffer(timeSpan: seconds, queue: queue, capacity: bound, overflow: policy, onDrop: report, operatorName: "sk_signal_buffer_time_bounded"))
         }
