@@ -21,7 +21,7 @@ FFI_PKG := PKG_CONFIG_PATH=$(OUT)/lib/pkgconfig pkg-config
 # static link still gets -lffi).
 FFI_PC_ALONE := PKG_CONFIG_LIBDIR=$(STAGE)/usr/lib/pkgconfig PKG_CONFIG_PATH= PKG_CONFIG_SYSROOT_DIR=$(STAGE) pkg-config
 
-.PHONY: ffi test-ffi
+.PHONY: ffi ffi-tests test-ffi
 
 # Its runpath is $ORIGIN, as the core's (SwiftPM links every product with
 # -rpath=$ORIGIN): loaded alone by path (Python's ctypes.CDLL, dlopen), it
@@ -46,7 +46,15 @@ ffi: lib ## the release libsignalkit-ffi.so, against the in-tree core
 # the exports, the soname, the $ORIGIN runpath (the staged library, loaded
 # with no LD_LIBRARY_PATH, finds the core beside it: ldd), the quick start
 # (the header alone: test-header), the .pc file without libffi's.
-test-ffi: stage ## the ffi suite (Criterion) against the staged install, plus exports, soname, runpath, quick start, .pc alone
+# Built apart from its run, as c-tests (mk/tests.mk).
+ffi-tests: stage ## build the ffi suite (Criterion) and the ffi quick start against the staged install, without running them
+	$(begin)
+	$(CC) $(CWARN) -D_DEFAULT_SOURCE -ITests/C $(FFI_TESTS) Tests/C/support.c \
+		$$($(STAGE_PKG) --cflags --libs signalkit-ffi) $(CRITERION_FLAGS) -o $(OUT)/ffi-tests
+	$(CC) $(CWARN) examples/c/ffi_quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit-ffi) -o $(OUT)/ffi_quickstart
+	$(end)
+
+test-ffi: ffi-tests ## the ffi suite (Criterion) against the staged install, plus exports, soname, runpath, quick start, .pc alone
 	$(begin)
 	nm -D --extern-only --defined-only $(FFI_LIB) | awk '{print $$3}' > $(OUT)/exports-ffi.txt
 	! grep -v -E '^sk_ffi_[a-z]' $(OUT)/exports-ffi.txt
@@ -54,10 +62,7 @@ test-ffi: stage ## the ffi suite (Criterion) against the staged install, plus ex
 	readelf -d $(FFI_LIB) | grep -q 'RUNPATH.*\[\$$ORIGIN\]'
 	env -u LD_LIBRARY_PATH ldd $(STAGE)/usr/lib/libsignalkit-ffi.so.$(FFI_SOVERSION) \
 		| grep -q 'libsignalkit.so.$(SOVERSION) => $(STAGE)/usr/lib/libsignalkit.so.$(SOVERSION)'
-	$(CC) $(CWARN) -D_DEFAULT_SOURCE -ITests/C $(FFI_TESTS) Tests/C/support.c \
-		$$($(STAGE_PKG) --cflags --libs signalkit-ffi) $(CRITERION_FLAGS) -o $(OUT)/ffi-tests
 	$(RUN_STAGED) $(OUT)/ffi-tests --jobs 2
-	$(CC) $(CWARN) examples/c/ffi_quickstart.c $$($(STAGE_PKG) --cflags --libs signalkit-ffi) -o $(OUT)/ffi_quickstart
 	test "$$($(RUN_STAGED) $(OUT)/ffi_quickstart)" = "2 4 6"
 	$(FFI_PC_ALONE) --cflags --libs signalkit-ffi
 	$(FFI_PC_ALONE) --static --libs signalkit-ffi | grep -q -e '-lffi'

@@ -186,7 +186,7 @@ valgrind_failed = { $(valgrind_check); echo "failed under valgrind"; exit 1; }
 test-valgrind: test-valgrind-c test-valgrind-ffi ## valgrind on the release libraries (both targets below)
 
 test-valgrind-c: REPORTS := $(VALGRIND_OUT)/c
-test-valgrind-c: test-c ## valgrind: C examples, demo, soak, fuzz_api and fuzz_model replays, a few C tests
+test-valgrind-c: c-tests ## valgrind: C examples, demo, soak, fuzz_api and fuzz_model replays, a few C tests
 	$(begin)
 	rm -rf $(REPORTS) && mkdir -p $(REPORTS)
 	set -e; for e in $(C_EXAMPLES) search; do \
@@ -209,7 +209,7 @@ test-valgrind-c: test-c ## valgrind: C examples, demo, soak, fuzz_api and fuzz_m
 	$(end)
 
 test-valgrind-ffi: REPORTS := $(VALGRIND_OUT)/ffi
-test-valgrind-ffi: test-ffi ## valgrind: the ffi quick start, fuzz_ffi replay, some ffi suites
+test-valgrind-ffi: ffi-tests ## valgrind: the ffi quick start, fuzz_ffi replay, some ffi suites
 	$(begin)
 	rm -rf $(REPORTS) && mkdir -p $(REPORTS)
 	$(valgrind) $(OUT)/ffi_quickstart > $(REPORTS)/ffi_quickstart.out || $(valgrind_failed)

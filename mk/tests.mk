@@ -60,7 +60,7 @@ TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-doc-tests \
 	test-swift test-examples test-op-examples test-header test-version test-doc-checks test-cmake test-abi \
 	test-cpp test-cpp-asan test-cpp-tsan test-api test-rust
 
-.PHONY: test test-header test-swift test-c test-examples test-examples-swift test-cmake test-doc-tests test-version
+.PHONY: test test-header test-swift c-tests test-c test-examples test-examples-swift test-cmake test-doc-tests test-version
 
 VERSION_PARTS := $(subst ., ,$(VERSION))
 
@@ -100,10 +100,17 @@ CRITERION_FLAGS = $$(pkg-config --cflags --libs criterion) -lpthread
 # The C suite, compiled as a user compiles: against the staged install; and
 # the shipped library: only sk_* exported, its soname, no Swift runtime
 # dependency.
-test-c: stage ## the C suite (Criterion) against the staged install, plus exports, soname, dependencies
+# The suite's binary is a stage of its own: valgrind (test-valgrind-c, in
+# release-check) and the misuse table's check run some of its tests, and
+# need it built, not the whole suite run again.
+c-tests: stage ## build the C suite (Criterion) against the staged install, without running it
 	$(begin)
 	$(CC) $(CWARN) -D_DEFAULT_SOURCE $(C_TESTS) Tests/C/support.c $$($(STAGE_PKG) --cflags --libs signalkit) \
 		$(CRITERION_FLAGS) -o $(OUT)/c-tests
+	$(end)
+
+test-c: c-tests ## the C suite (Criterion) against the staged install, plus exports, soname, dependencies
+	$(begin)
 	nm -D --extern-only --defined-only $(LIB) | awk '{print $$3}' > $(OUT)/exports.txt
 	! grep -v -E '^(sk_[a-z]|SIGNALKIT_0$$)' $(OUT)/exports.txt
 	readelf -d $(LIB) | grep -q 'SONAME.*libsignalkit.so.$(SOVERSION)'
@@ -216,7 +223,7 @@ test-version: stage ## every place that states the version agrees with VERSION (
 
 # Every test the misuse table (docs/misuse.md) names exists; every row names one;
 # every error code of sk_status (api.json) has a row.
-test-doc-tests: test-c test-ffi $(OUT)/api.json ## every test docs/misuse.md's misuse table names exists, every row and error code has one
+test-doc-tests: c-tests ffi-tests $(OUT)/api.json ## every test docs/misuse.md's misuse table names exists, every row and error code has one
 	$(begin)
 	$(RUN_STAGED) sh tools/check/check-doc-tests.sh --api $(OUT)/api.json $(OUT)/c-tests $(OUT)/ffi-tests
 	$(end)
