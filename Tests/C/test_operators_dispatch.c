@@ -436,9 +436,9 @@ static void load_on_drop(void *ctx, const sk_value *value, uint64_t dropped) {
 }
 
 static void check_load(sk_overflow overflow, const char *what) {
-    /* A tenth under the sanitizers, whose instrumentation slows the puts
-     * and deliveries some tenfold. */
-    const long total = SK_TEST_SANITIZED ? 100000 : 1000000, capacity = 1000;
+    /* A fiftieth under the sanitizers, whose instrumentation slows the puts
+     * and deliveries some tenfold: still twenty times the capacity. */
+    const long total = SK_TEST_SANITIZED ? 20000 : 1000000, capacity = 1000;
     sk_queue *queue = serial_queue("test.bounded.load");
     sk_pipe *pipe = NULL;
     sk_signal *signal = NULL, *bounded = NULL;

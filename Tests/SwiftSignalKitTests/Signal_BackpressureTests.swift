@@ -389,7 +389,7 @@ final class Signal_BackpressureTests: XCTestCase {
             })
             pipe.putNext(Tracked(0))
             XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
-            for value in 1 ..< 100_000 {
+            for value in 1 ..< loadCount(100_000) {
                 pipe.putNext(Tracked(value))
                 if value % 1000 == 0 {
                     maxLive = max(maxLive, Tracked.live)

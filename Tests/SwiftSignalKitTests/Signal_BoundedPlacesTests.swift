@@ -56,7 +56,7 @@ final class Signal_BoundedPlacesTests: XCTestCase {
 
     /// One input of a zip sends `total` values before the other sends any.
     func testZipHoldsAtMostCapacityPerInputForEachDropPolicy() {
-        let total = 100_000
+        let total = loadCount(100_000)
         let capacity = 100
         for (name, policy) in Self.dropPolicies {
             let fast = ValuePipe<Held>()
@@ -242,7 +242,7 @@ final class Signal_BoundedPlacesTests: XCTestCase {
     }
 
     func testMergeMapHoldsAtMostCapacityWaitingValuesForEachDropPolicy() {
-        let total = 100_000
+        let total = loadCount(100_000)
         let capacity = 10
         for (name, policy) in Self.dropPolicies {
             let pipe = ValuePipe<Held>()
@@ -353,7 +353,7 @@ final class Signal_BoundedPlacesTests: XCTestCase {
     // MARK: buffer(timeSpan:)
 
     func testBufferTimeHoldsAtMostCapacityPerPeriodForEachDropPolicy() {
-        let total = 100_000
+        let total = loadCount(100_000)
         let capacity = 100
         for (name, policy) in Self.dropPolicies {
             let queue = Queue(name: "bounded.buffer")

@@ -36,7 +36,7 @@ final class Signal_BoundedValuesTests: XCTestCase {
 
     /// Every value is put while the reader sits on its first one.
     func testAFastProducerAndAStalledReaderHoldAtMostTheCapacity() async throws {
-        let total = 100_000
+        let total = loadCount(100_000)
         let capacity = 100
         let policies: [(String, SignalOverflow<SignalOverflowError>)] = [("dropNewest", .dropNewest), ("dropOldest", .dropOldest), ("latest", .latest)]
         for (name, policy) in policies {

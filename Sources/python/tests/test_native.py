@@ -873,8 +873,11 @@ class ExitWhileCCallsTests(unittest.TestCase):
     native form's Python callable, a ctypes closure, was entered by a
     library thread once the interpreter finalized, in a subscription the
     exit hook cannot dispose (started by C code), and CPython ended that
-    thread under libdispatch (SIGILL: every run)."""
-    RUNS = 20
+    thread under libdispatch (SIGILL: every run). Five runs a kind: each
+    failed every time, and a child busy with a C thread calling in every
+    0.1 ms is the costliest process of the suite (120 of them were half its
+    children and a tenth of its time)."""
+    RUNS = 5
     PRELUDE = """
         import ctypes, sys, threading
         from ctypes import POINTER, Structure, byref, c_bool, c_char_p, c_double, c_int, c_void_p
