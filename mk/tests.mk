@@ -4,17 +4,20 @@
 # Each stage also runs on its own (make test-c).
 #
 # The run has two phases. First the two longest builds side by side: the
-# release libraries with their stage and the Python wheel (what the
-# single-threaded stages need) beside the TSan build. Then the stages. GNU
-# make walks its goals in order and gives a freed job slot to the next
-# target of its walk that can start (it does not go back to an earlier goal
-# whose prerequisite just ended before the walk is over): so TEST_STAGES
-# starts with what can start at once (the C, ffi, Python and Swift TSan
-# runs), then the sanitizer builds and the rest. valgrind's runs on the
-# release libraries and bench-check (callgrind, and the Benchmarks package's
-# own build of the core) are the release QA's (make release-check, mk/dist.mk). In one phase with the old order the slot
-# the release library freed went to the ASan build, and the valgrind and
-# Python stages ran last (5:00 against 4:34 for the same run).
+# release libraries with their stage, the Python wheel and the C and ffi
+# suites' binaries (what the single-threaded stages need) beside the TSan
+# build. Then the stages. GNU make walks its goals in order and gives a
+# freed job slot to the next target of its walk that can start (it does not
+# go back to an earlier goal whose prerequisite just ended before the walk
+# is over): so TEST_STAGES starts with what can start at once, the Swift
+# suite under TSan first (the longest, and it keeps less than a core busy)
+# beside the C, ffi and Python runs, then the sanitizer builds and the rest.
+# The run is bound by processor time (about 9 minutes of it on 2 cores),
+# not by this order. valgrind's runs on the release libraries and
+# bench-check (callgrind, and the Benchmarks package's own build of the
+# core) are the release QA's (make release-check, mk/dist.mk), as is the
+# Swift suite's plain run (test-swift: here it runs under TSan,
+# test-swift-tsan, and a plain debug build would be a fourth compile).
 
 TEST_JOBS ?= 2
 # SIGNALKIT_STAGE_TIMES (environment): another folder for the stamps
@@ -51,13 +54,16 @@ define run_stages
 	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$status
 endef
 
-TEST_FIRST := tsan-core stage python-wheel
+# The C and ffi suites' binaries (c-tests, ffi-tests) are built there too:
+# the release library ends some seconds before the TSan build, and they
+# fill the slot it leaves.
+TEST_FIRST := tsan-core stage python-wheel c-tests ffi-tests
 # The first phase's targets always run (swift build knows what changed): the
 # second one, when the first succeeded, takes them as made (-o).
-TEST_MADE := tsan-core stage lib ffi python-wheel python-native
-TEST_STAGES := test-c test-ffi test-python test-swift-tsan test-doc-tests \
+TEST_MADE := tsan-core stage lib ffi python-wheel python-native c-tests ffi-tests
+TEST_STAGES := test-swift-tsan test-c test-ffi test-python test-doc-tests \
 	test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
-	test-swift test-examples test-op-examples test-header test-version test-doc-checks test-cmake test-abi \
+	test-examples test-op-examples test-header test-version test-doc-checks test-cmake test-abi \
 	test-cpp test-cpp-asan test-cpp-tsan test-api test-rust
 
 .PHONY: test test-header test-swift c-tests test-c test-examples test-examples-swift test-cmake test-doc-tests test-version

@@ -66,15 +66,11 @@ package func startDetachedThread(stackSize: Int, _ body: @escaping () -> Void) {
 /// test-swift-tsan`).
 package let threadSanitizerIsActive: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
 
-/// A load test's count of values: `count` in the plain run, a fifth under
-/// ThreadSanitizer, whose instrumentation slows each value some tenfold and
-/// which looks for races: they need the threads, not the volume.
+/// A load test's count of values: `count` in the plain run (`make
+/// test-swift`, part of `make release-check`), a fifth under ThreadSanitizer
+/// (`make test-swift-tsan`, the Swift suite's run in `make test`), whose
+/// instrumentation slows each value some tenfold and which looks for races:
+/// they need the threads, not the volume.
 package func loadCount(_ count: Int) -> Int {
     threadSanitizerIsActive ? count / 5 : count
 }
-
-/// Why a single-threaded test skips itself under ThreadSanitizer: it has no
-/// second thread, so there is no race to find, and the plain run
-/// (`make test-swift`) asserts the same behaviour. (Skipping the heaviest of
-/// them keeps `make test` within CI's time.)
-package let singleThreadedUnderThreadSanitizer = "single-threaded: nothing for ThreadSanitizer to check (make test-swift runs it)"

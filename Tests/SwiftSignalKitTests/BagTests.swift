@@ -134,7 +134,6 @@ final class BagTests: XCTestCase {
     }
 
     func testLargeCounts() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let bag = Bag<Int>()
         let count = 20_000
         var keys: [Int] = []
@@ -159,7 +158,6 @@ final class BagTests: XCTestCase {
     }
 
     func testRandomOperationsMatchAModel() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         var random = SplitMix64(state: 42)
         let bag = Bag<Int>()
         var model: [(key: Int, value: Int)] = []
@@ -201,7 +199,6 @@ final class BagTests: XCTestCase {
     }
 
     func testRemovingInEachOrderLeavesTheRestInOrderUnderTheirKeys() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         // More items than the storage a bag keeps (4,096 slots): the holes are
         // dropped at the end, skipped at the start, squeezed out and the
         // storage shrunk along the way.
@@ -279,7 +276,6 @@ final class BagTests: XCTestCase {
     /// its kept storage and then empty it, so that every way of dropping
     /// holes runs. The seed is in every failure message.
     func testRandomOperationsMatchAModelWhileGrowingAndShrinking() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         for seed: UInt64 in [1, 2, 3, 2024] {
             self.checkAgainstModel(seed: seed, rounds: seed == 2024 ? 1 : 3, largest: seed == 2024 ? 4_200 : 200)
         }

@@ -161,7 +161,6 @@ final class BroadcasterTests: XCTestCase {
     /// removed entries are out (and removing them again is refused), and
     /// the holes never outnumber the entries. The seed is in every failure.
     func testSubscriptionSlotsMatchAModelThroughRandomChurn() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         for seed: UInt64 in [5, 6, 99] {
             var random = SplitMix64(state: seed)
             var bag = _BroadcasterSubscribers()

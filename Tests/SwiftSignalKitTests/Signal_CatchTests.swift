@@ -155,7 +155,6 @@ final class Signal_CatchTests: XCTestCase {
     }
 
     func testRestartManySynchronousIterationsDoNotGrowTheStack() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let iterations = 100_000
         let subscriptions = Counter()
         let lastDisposed = Counter()
@@ -195,7 +194,6 @@ final class Signal_CatchTests: XCTestCase {
     }
 
     func testSynchronousLoopsStopWhenADownstreamTakeCompletes() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         // Sources that end synchronously on every start: the loops never leave
         // their start, so only the downstream's completion can stop them.
         let starts = Counter()
@@ -269,7 +267,6 @@ final class Signal_CatchTests: XCTestCase {
     }
 
     func testRecurseBehavesLikeRestartAndIgnoresLatestValue() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let source = TestPipe<Int, Int>()
         var values: [Int] = []
         var errors: [Int] = []
@@ -384,7 +381,6 @@ final class Signal_CatchTests: XCTestCase {
     }
 
     func testRestartIfErrorManySynchronousErrors() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let iterations = 100_000
         let subscriptions = Counter()
         let source = Signal<Int, Int> { subscriber in

@@ -93,7 +93,6 @@ final class Signal_LoopTests: XCTestCase {
     }
 
     func testManySynchronousIterationsDoNotGrowTheStack() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let iterations = 100_000
         var calls = 0
         var completed = 0

@@ -237,7 +237,6 @@ final class Signal_ReduceTests: XCTestCase {
     }
 
     func testGeneratorReduceManySynchronousSignalsDoNotGrowTheStack() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let count = 100_000
         let upstream = TestPipe<Int, Int>()
         let first = TestPipe<(Int, Passthrough<Int>), Int>()

@@ -146,7 +146,6 @@ final class SparseBagTests: XCTestCase {
     }
 
     func testLargeCounts() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let bag = SparseBag<Int>()
         let count = 100_000
         let keys = (0 ..< count).map { bag.add($0) }
@@ -165,7 +164,6 @@ final class SparseBagTests: XCTestCase {
     }
 
     func testRandomOperationsMatchAModel() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         var random = SplitMix64(state: 7)
         let bag = SparseBag<Int>()
         var model: [(key: Int, value: Int)] = []

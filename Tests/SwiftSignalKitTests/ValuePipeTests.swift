@@ -236,7 +236,6 @@ final class ValuePipeTests: XCTestCase {
     }
 
     func testManySynchronousNestedPutsDoNotGrowTheStack() throws {
-        try XCTSkipIf(threadSanitizerIsActive, singleThreadedUnderThreadSanitizer)
         let pipe = ValuePipe<Int>()
         var count = 0
         let d = pipe.signal().start(next: { value in

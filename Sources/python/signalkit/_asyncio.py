@@ -4,7 +4,6 @@ queue wired into the running loop (loop.add_reader on its descriptor),
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import concurrent.futures
 import threading
@@ -12,14 +11,18 @@ import weakref
 from typing import (TYPE_CHECKING, Any, AsyncIterable, Callable, Generator, Generic, List, Optional, Tuple, TypeVar,
                     Union)
 
-from ._core import C
+from ._core import C, _LazyModule
 from ._handle import Disposable, _Uncopyable
 from ._queue import _BLOCK, Queue, _bounded_policy, _drop_arguments, _queue, _queue_arg
 from ._signal_core import _new_signal, _SignalCore
 from ._subscription import Subscriber
 
 if TYPE_CHECKING:  # annotations only: the composed class is above this module
+    import asyncio
+
     from ._signal import Signal
+else:  # imported when first used (_LazyModule): a program that never awaits needs none of it
+    asyncio = _LazyModule("asyncio", globals())
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)

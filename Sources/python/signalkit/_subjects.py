@@ -3,19 +3,23 @@ value: Pipe, Promise, ValuePromise. Above _signal: each gives a Signal."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import threading
 from ctypes import byref, c_void_p
-from typing import Generic, Optional, TypeVar
+from typing import TYPE_CHECKING, Generic, Optional, TypeVar
 
 from . import _speedups
 from ._asyncio import SignalIterator, _Puts
-from ._core import C, Value, _after_call, _check, _forked_error, _interrupts, _put_object, _state
+from ._core import C, _LazyModule, Value, _after_call, _check, _forked_error, _interrupts, _put_object, _state
 from ._handle import _call_with, _cancel_jobs, _draining, _Handle, _thread_trampoline, _Trampoline
 from ._signal import Signal
 from ._signal_core import _new_signal, _signal_arg
 from ._subscription import _put_by_reference
+
+if TYPE_CHECKING:
+    import asyncio
+else:  # imported when first used (_core._LazyModule)
+    asyncio = _LazyModule("asyncio", globals())
 
 T = TypeVar("T")
 
