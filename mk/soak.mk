@@ -15,3 +15,28 @@ soak_CFLAGS := -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -g -O1 -fno-om
 	-Iinclude -ITests/common
 soak_LIBS := -lpthread
 soak_ARGS = $(SOAK_ITERATIONS)
+
+# The abandonment soak: Tests/soak/abandon.c (what it builds, checks and
+# prints: its header), against the staged release library, where the
+# optimizer's code motion runs as a user's program sees it (the sanitizer
+# cores are unoptimized builds: the combine_latest use-after-free of issue
+# 50 never showed there). ABANDON_SECONDS on 4 threads; the seed is printed,
+# and `.build-c/abandon SECONDS SEED THREADS` replays its rounds.
+# make test runs 20 s; make release-check runs test-abandon-long, 120 s.
+ABANDON_SECONDS ?= 20
+ABANDON_LONG_SECONDS ?= 120
+
+.PHONY: abandon test-abandon test-abandon-long
+abandon: stage
+	$(CC) -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -O1 -g -ITests/common Tests/soak/abandon.c \
+		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/abandon
+
+test-abandon: abandon ## the abandonment soak (Tests/soak/abandon.c) against the release library, ABANDON_SECONDS (20) on 4 threads
+	$(begin)
+	$(RUN_STAGED) $(OUT)/abandon $(ABANDON_SECONDS)
+	$(end)
+
+test-abandon-long: abandon ## test-abandon for ABANDON_LONG_SECONDS (120): make release-check
+	$(begin)
+	$(RUN_STAGED) $(OUT)/abandon $(ABANDON_LONG_SECONDS)
+	$(end)

@@ -13,6 +13,13 @@ int _sks_try_retain(void *object) {
     return swift_tryRetain(object) != NULL;
 }
 
+void _sks_handoff(void) {
+    /* Empty on purpose: being a call the Swift optimizer cannot inline or
+     * analyze is the whole point (see the header). Kept out of line even
+     * under link-time optimization. */
+    __asm__ volatile("" ::: "memory");
+}
+
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define SKS_TSAN 1

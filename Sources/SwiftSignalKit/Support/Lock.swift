@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Synchronization
+import _SwiftSignalKitShims
 
 /// A mutual-exclusion lock over a `pthread_mutex_t`.
 ///
@@ -125,6 +126,11 @@ struct _SpinLock: ~Copyable {
     }
 
     @inlinable func unlock() {
+        // Every copy made under the lock is retained before this call (see
+        // `_sks_handoff`): without it, the optimizer retained a value read
+        // out of a slot after the store below, once another thread could
+        // have replaced and released it.
+        _sks_handoff()
         self.state.store(false, ordering: .releasing)
     }
 }

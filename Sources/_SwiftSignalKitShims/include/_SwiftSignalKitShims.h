@@ -5,6 +5,18 @@
 
 #include <stdint.h>
 
+/* A call the Swift optimizer cannot see into, made by the core's spin lock
+ * (`_SpinLock` in Lock.swift) before it gives the lock back. Swift's ARC
+ * optimizer moves a retain down to where the retained value is used, across
+ * anything it can prove releases nothing: an inlined atomic store included.
+ * A copy read out of a locked slot would then be retained after the unlock,
+ * when another thread may already have replaced and freed it (issue 50:
+ * the release library's combine_latest crash). No retain can move past an
+ * unknown call, which might release that very object: this call pins every
+ * copy made under the lock inside it. Does nothing else (in a schedule
+ * explorer build, see `_sks_explore`, it may also yield). */
+void _sks_handoff(void);
+
 /* Nonzero when the calling thread is the process's main thread. */
 int _sks_is_main_thread(void);
 
