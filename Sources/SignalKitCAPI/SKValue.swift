@@ -1,4 +1,5 @@
 import SignalKitHeader
+import SwiftSignalKit
 import Synchronization
 import Glibc
 
@@ -727,6 +728,7 @@ final class SKArrayReuse: @unchecked Sendable {
         // the retain is made, so that the compiler pairs it with the release
         // (kept to the end of the function, the two were made).
         let kept = Unmanaged.passRetained(consume array).toOpaque()
+        _explore(.arrayHandoff)
         if let replaced = self.spare.exchange(kept, ordering: .acquiringAndReleasing) {
             Unmanaged<SKArray>.fromOpaque(replaced).release()
         }

@@ -18,7 +18,87 @@ void _sks_handoff(void) {
      * analyze is the whole point (see the header). Kept out of line even
      * under link-time optimization. */
     __asm__ volatile("" ::: "memory");
+#if defined(SKS_EXPLORE)
+    _sks_explore(0);
+#endif
 }
+
+#if defined(SKS_EXPLORE)
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static _Atomic uint64_t explore_seed;
+static atomic_int explore_threads;
+static _Thread_local uint64_t explore_state;
+
+uint64_t _sks_explore_seed(void) {
+    uint64_t seed = atomic_load_explicit(&explore_seed, memory_order_acquire);
+    if (seed != 0) {
+        return seed;
+    }
+    const char *text = getenv("SIGNALKIT_EXPLORE_SEED");
+    uint64_t made = text != NULL ? strtoull(text, NULL, 0) : (uint64_t)time(NULL);
+    made |= 1;
+    uint64_t expected = 0;
+    if (atomic_compare_exchange_strong(&explore_seed, &expected, made)) {
+        fprintf(stderr, "signalkit: schedule explorer, SIGNALKIT_EXPLORE_SEED=%llu\n", (unsigned long long)made);
+        return made;
+    }
+    return expected;
+}
+
+/* xorshift64*, one stream per thread: the seed and the thread's number in
+ * the order threads first reach a site. */
+static uint64_t explore_next(void) {
+    if (explore_state == 0) {
+        uint64_t index = (uint64_t)atomic_fetch_add(&explore_threads, 1) + 1;
+        explore_state = (_sks_explore_seed() ^ (index * 0x9E3779B97F4A7C15ULL)) | 1;
+    }
+    explore_state ^= explore_state >> 12;
+    explore_state ^= explore_state << 25;
+    explore_state ^= explore_state >> 27;
+    return explore_state * 2685821657736338717ULL;
+}
+
+void _sks_explore(int site) {
+    uint64_t r = explore_next() ^ ((uint64_t)site * 0xBF58476D1CE4E5B9ULL);
+    /* Mostly nothing: a perturbation at every point would serialize the
+     * threads instead of interleaving them. */
+    switch (r & 63) {
+    case 0:
+    case 1:
+        sched_yield();
+        break;
+    case 2: {
+        /* a spin of up to ~4,000 pauses: another core's thread goes ahead */
+        for (unsigned n = (unsigned)((r >> 8) & 0xFFF); n > 0; n--) {
+            __asm__ volatile("pause" ::: "memory");
+        }
+        break;
+    }
+    case 3:
+        if (((r >> 8) & 15) == 0) {
+            /* rarely, a sleep of 1 to 64 microseconds: every other thread goes ahead */
+            struct timespec pause = {0, (long)(1000 * (1 + ((r >> 16) & 63)))};
+            nanosleep(&pause, NULL);
+        }
+        break;
+    default:
+        break;
+    }
+}
+#else
+void _sks_explore(int site) {
+    (void)site;
+}
+
+uint64_t _sks_explore_seed(void) {
+    return 0;
+}
+#endif
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

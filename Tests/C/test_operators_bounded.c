@@ -236,7 +236,7 @@ static void check_zip_load(sk_overflow overflow) {
     expect_no_live_objects(0);
 }
 
-Test(operators_bounded, zip_bounded_holds_at_most_its_capacity_per_signal_under_load, .timeout = 120) {
+Test(operators_bounded, zip_bounded_holds_at_most_its_capacity_per_signal_under_load, .timeout = 2 * SK_TEST_TIMEOUT) {
     check_zip_load(SK_OVERFLOW_DROP_NEWEST);
     check_zip_load(SK_OVERFLOW_DROP_OLDEST);
     check_zip_load(SK_OVERFLOW_LATEST);
@@ -264,7 +264,7 @@ static void *zip_produce(void *arg) {
 
 /* Block: the producer ahead waits for the other; every pair is delivered,
  * none dropped, and the two items of each array are the same n-th value. */
-Test(operators_bounded, zip_bounded_block_loses_nothing, .timeout = 120) {
+Test(operators_bounded, zip_bounded_block_loses_nothing, .timeout = 2 * SK_TEST_TIMEOUT) {
     const long total = SK_TEST_SANITIZED ? 20000 : 200000, capacity = 16;
     sk_signal *inputs[2] = { NULL, NULL };
     sk_pipe *a = new_pipe(&inputs[0]);
@@ -352,7 +352,7 @@ static void check_merge_map_load(sk_overflow overflow) {
     expect_no_live_objects(0);
 }
 
-Test(operators_bounded, merge_map_bounded_holds_at_most_its_capacity_under_load, .timeout = 120) {
+Test(operators_bounded, merge_map_bounded_holds_at_most_its_capacity_under_load, .timeout = 2 * SK_TEST_TIMEOUT) {
     check_merge_map_load(SK_OVERFLOW_DROP_NEWEST);
     check_merge_map_load(SK_OVERFLOW_DROP_OLDEST);
     check_merge_map_load(SK_OVERFLOW_LATEST);
@@ -369,7 +369,7 @@ static sk_signal *on_queue_signal(void *ctx, const sk_value *value) {
     return delivered;
 }
 
-Test(operators_bounded, merge_map_bounded_block_loses_nothing, .timeout = 120) {
+Test(operators_bounded, merge_map_bounded_block_loses_nothing, .timeout = 2 * SK_TEST_TIMEOUT) {
     const long total = SK_TEST_SANITIZED ? 5000 : 50000;
     sk_queue *queue = serial_queue("test.bounded.merge_map");
     sk_signal *signal = NULL;
@@ -504,7 +504,7 @@ static void check_buffer_time_load(sk_overflow overflow) {
     expect_no_live_objects(0);
 }
 
-Test(operators_bounded, buffer_time_bounded_holds_at_most_its_capacity_under_load, .timeout = 120) {
+Test(operators_bounded, buffer_time_bounded_holds_at_most_its_capacity_under_load, .timeout = 2 * SK_TEST_TIMEOUT) {
     check_buffer_time_load(SK_OVERFLOW_DROP_NEWEST);
     check_buffer_time_load(SK_OVERFLOW_DROP_OLDEST);
     check_buffer_time_load(SK_OVERFLOW_LATEST);
@@ -581,7 +581,7 @@ Test(operators_bounded, bounded_places_refuse_bad_arguments, .timeout = SK_TEST_
 
 /* The handles released in every order while values wait (in the zip, the
  * merge_map and the buffer); live objects back to 0. */
-Test(operators_bounded, bounded_places_handles_released_in_every_order_with_values_waiting, .timeout = 60) {
+Test(operators_bounded, bounded_places_handles_released_in_every_order_with_values_waiting, .timeout = SK_TEST_TIMEOUT) {
     static const int orders[6][3] = { {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0} };
     for (int place = 0; place < 3; place++) {
         for (size_t order = 0; order < 6; order++) {

@@ -513,7 +513,7 @@ static void check_load(sk_overflow overflow, const char *what) {
     expect_no_live_objects(0);
 }
 
-Test(operators_dispatch, deliver_on_bounded_holds_at_most_its_capacity_under_load, .timeout = 120) {
+Test(operators_dispatch, deliver_on_bounded_holds_at_most_its_capacity_under_load, .timeout = 2 * SK_TEST_TIMEOUT) {
     if (running_under_valgrind()) {
         return;
     }

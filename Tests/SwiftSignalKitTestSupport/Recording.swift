@@ -107,7 +107,7 @@ package final class Recorder<T, E>: @unchecked Sendable {
 
     /// Waits, with a deadline, for the next event not waited for yet.
     package func waitForEvent() -> DispatchTimeoutResult {
-        return self.eventArrived.wait(timeout: .now() + 10)
+        return self.eventArrived.wait(timeout: .now() + waitDeadline)
     }
 
     /// Asserts that `count` more events arrive, each within the deadline.

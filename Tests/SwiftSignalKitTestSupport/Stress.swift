@@ -101,5 +101,5 @@ package func whileEmitting(into pipes: [TestPipe<Int, NoError>], workers: Int, i
     }
     XCTAssertEqual(finished.wait(timeout: .now() + 20), .success, file: file, line: line)
     stop.swap(true)
-    XCTAssertEqual(emitter.wait(timeout: .now() + 10), .success, file: file, line: line)
+    XCTAssertEqual(emitter.wait(timeout: .now() + waitDeadline), .success, file: file, line: line)
 }

@@ -9,7 +9,7 @@ import SwiftSignalKit
 /// A task that holds its pool thread until `gate` is signalled (or 10 s pass).
 package func blockingTask(until gate: DispatchSemaphore) -> ThreadPoolTask {
     return ThreadPoolTask { _ in
-        _ = gate.wait(timeout: .now() + 10)
+        _ = gate.wait(timeout: .now() + waitDeadline)
     }
 }
 
@@ -40,14 +40,14 @@ package func rendezvous(_ addFirst: (ThreadPoolTask) -> Void, _ addSecond: (Thre
     done.enter()
     addFirst(ThreadPoolTask { _ in
         firstStarted.signal()
-        if secondStarted.wait(timeout: .now() + 10) == .success {
+        if secondStarted.wait(timeout: .now() + waitDeadline) == .success {
             met.increment()
         }
         done.leave()
     })
     addSecond(ThreadPoolTask { _ in
         secondStarted.signal()
-        if firstStarted.wait(timeout: .now() + 10) == .success {
+        if firstStarted.wait(timeout: .now() + waitDeadline) == .success {
             met.increment()
         }
         done.leave()

@@ -6,6 +6,14 @@ import SwiftSignalKit
 // of blocking the run), and nothing here sleeps: a test waits for the event
 // it expects, or for a marker behind it on the queue.
 
+/// How long a wait of the tests gives what it waits for, in seconds: a
+/// deadline, not a delay (a wait returns as soon as what it waits for has
+/// happened). Generous, so that a loaded machine passes (a load average of
+/// 15 to 20 on 2 cores made a 2-second test take 20: issue 50); a hang
+/// still fails the test, after this long. The C suite's `SK_WAIT_SECONDS`
+/// and the C++ suite's are the same figure.
+package let waitDeadline: Double = 60
+
 /// Seconds from `start` to `end` (by default, now).
 package func seconds(from start: DispatchTime, to end: DispatchTime = .now()) -> Double {
     return Double(end.uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000_000.0
@@ -19,7 +27,7 @@ package func drain(_ queue: Queue, after delay: Double, file: StaticString = #fi
     queue.after(delay) {
         marker.signal()
     }
-    XCTAssertEqual(marker.wait(timeout: .now() + 10), .success, file: file, line: line)
+    XCTAssertEqual(marker.wait(timeout: .now() + waitDeadline), .success, file: file, line: line)
 }
 
 /// Blocks `queue` until the returned gate is signalled (or 10 s pass), and
@@ -29,9 +37,9 @@ package func block(_ queue: Queue, file: StaticString = #filePath, line: UInt = 
     let gate = DispatchSemaphore(value: 0)
     queue.justDispatch {
         blocked.signal()
-        _ = gate.wait(timeout: .now() + 10)
+        _ = gate.wait(timeout: .now() + waitDeadline)
     }
-    XCTAssertEqual(blocked.wait(timeout: .now() + 10), .success, file: file, line: line)
+    XCTAssertEqual(blocked.wait(timeout: .now() + waitDeadline), .success, file: file, line: line)
     return gate
 }
 

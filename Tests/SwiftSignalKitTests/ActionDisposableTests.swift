@@ -120,7 +120,7 @@ final class ActionDisposableTests: XCTestCase {
                 target = meta
             }
             let thread = spawnThread {
-                XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+                XCTAssertEqual(started.wait(timeout: .now() + waitDeadline), .success)
                 target.dispose()
                 _ = doneWhenReturned.swap(actionDone.with { $0 })
                 returned.signal()

@@ -43,11 +43,11 @@ final class AtomicTests: XCTestCase {
             atomic.with { _ in
                 locked.signal()
                 // Hold the lock until the test thread has tried.
-                _ = release.wait(timeout: .now() + 10)
+                _ = release.wait(timeout: .now() + waitDeadline)
             }
             holderDone.signal()
         }
-        XCTAssertEqual(locked.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(locked.wait(timeout: .now() + waitDeadline), .success)
         var ranWhileLocked = false
         XCTAssertThrowsError(try atomic.tryWith { _ in ranWhileLocked = true }) { error in
             guard case AtomicLockError.isLocked = error else {
@@ -57,7 +57,7 @@ final class AtomicTests: XCTestCase {
         }
         XCTAssertFalse(ranWhileLocked)
         release.signal()
-        XCTAssertEqual(holderDone.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(holderDone.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(try atomic.tryWith { $0 }, 1)
     }
 

@@ -2,6 +2,7 @@ import XCTest
 import Dispatch
 import Synchronization
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,7 +54,7 @@ final class BoundedConcurrentQueueTests: XCTestCase {
             }
         }
         for _ in 0 ..< 3 {
-            XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "3 jobs run at once")
+            XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success, "3 jobs run at once")
         }
         // Every worker is blocked: no fourth job can have started.
         XCTAssertEqual(entered.wait(timeout: .now()), .timedOut)
@@ -61,7 +62,7 @@ final class BoundedConcurrentQueueTests: XCTestCase {
         for _ in 0 ..< jobs {
             gate.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(occupancy.finished.load(ordering: .sequentiallyConsistent), jobs)
         XCTAssertEqual(occupancy.most.load(ordering: .sequentiallyConsistent), 3)
     }
@@ -148,7 +149,7 @@ final class BoundedConcurrentQueueTests: XCTestCase {
             }
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         var fromOutside = false
         queue.sync {
             fromOutside = true
@@ -182,7 +183,7 @@ final class BoundedConcurrentQueueTests: XCTestCase {
         for _ in 0 ..< 5 {
             gate.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(occupancy.finished.load(ordering: .sequentiallyConsistent), 5)
         XCTAssertEqual(occupancy.most.load(ordering: .sequentiallyConsistent), 1)
     }
@@ -194,7 +195,7 @@ final class BoundedConcurrentQueueTests: XCTestCase {
         queue.after(0.001) {
             fired.signal()
         }
-        XCTAssertEqual(fired.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(fired.wait(timeout: .now() + waitDeadline), .success)
         let values = SwiftSignalKit.Atomic<[Int]>(value: [])
         let completed = DispatchSemaphore(value: 0)
         let disposable = (Signal<Int, NoError>.single(7) |> deliverOn(queue)).start(next: { value in
@@ -202,7 +203,7 @@ final class BoundedConcurrentQueueTests: XCTestCase {
         }, completed: {
             completed.signal()
         })
-        XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(completed.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(values.with { $0 }, [7])
         disposable.dispose()
     }

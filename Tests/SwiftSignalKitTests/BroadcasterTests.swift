@@ -83,7 +83,7 @@ final class BroadcasterTests: XCTestCase {
             broadcaster.withState { current, _ in current = nil }
             done.signal()
         }
-        guard done.wait(timeout: .now() + 10) == .success else {
+        guard done.wait(timeout: .now() + waitDeadline) == .success else {
             // Do not touch the broadcaster: its lock is held by a deadlocked thread.
             XCTFail("deadlock: a replaced value was released under the lock")
             return
@@ -105,11 +105,11 @@ final class BroadcasterTests: XCTestCase {
         subscribe(broadcaster, { value in
             if value == 1 {
                 aInside.signal()
-                _ = releaseA.wait(timeout: .now() + 10)
+                _ = releaseA.wait(timeout: .now() + waitDeadline)
             } else if value == 2 {
                 log.modify { $0 + ["begin 2"] }
                 releaseA.signal()
-                _ = aDone.wait(timeout: .now() + 10)
+                _ = aDone.wait(timeout: .now() + waitDeadline)
                 broadcaster.publish(3) { _ in .deliver }
                 log.modify { $0 + ["end 2"] }
             } else {
@@ -120,12 +120,12 @@ final class BroadcasterTests: XCTestCase {
             broadcaster.publish(1) { _ in .deliver }
             aDone.signal()
         }
-        XCTAssertEqual(aInside.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(aInside.wait(timeout: .now() + waitDeadline), .success)
         DispatchQueue(label: "BroadcasterTests.B").async {
             broadcaster.publish(2) { _ in .deliver }
             bDone.signal()
         }
-        XCTAssertEqual(bDone.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(bDone.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(log.with { $0 }, ["begin 2", "end 2", "3"])
     }
 

@@ -123,7 +123,7 @@ final class CountLimitTests: XCTestCase {
                 XCTAssertEqual(queue.maxWorkers, count)
                 let ran = DispatchSemaphore(value: 0)
                 queue.async { ran.signal() }
-                XCTAssertEqual(ran.wait(timeout: .now() + 10), .success, "maxWorkers \(count): the work never ran")
+                XCTAssertEqual(ran.wait(timeout: .now() + waitDeadline), .success, "maxWorkers \(count): the work never ran")
             } catch {
                 XCTAssertEqual(error, .invalidWorkerCount(count))
                 XCTAssertEqual("\(error)", "max_workers is \(count): a bounded concurrent queue has 1 to 1024 workers")
@@ -144,7 +144,7 @@ final class CountLimitTests: XCTestCase {
             XCTAssertEqual(attempts.with { $0 }, min(count, ThreadPool.maxThreads), "threadCount \(count)")
             let ran = DispatchSemaphore(value: 0)
             pool.addTask(ThreadPoolTask { _ in ran.signal() })
-            XCTAssertEqual(ran.wait(timeout: .now() + 10), .success, "threadCount \(count): the task never ran")
+            XCTAssertEqual(ran.wait(timeout: .now() + waitDeadline), .success, "threadCount \(count): the task never ran")
         }
     }
 

@@ -244,7 +244,7 @@ final class FusionTests: XCTestCase {
         }
         disposable.dispose()
         let atDispose = count.with { $0 }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         // Nothing starts after dispose() returned on this thread; calls already
         // running on the emitters may finish.
         XCTAssertLessThanOrEqual(count.with { $0 } - atDispose, 2)

@@ -63,7 +63,7 @@ final class LockTests: XCTestCase {
             }
             acquired.signal()
         }
-        XCTAssertEqual(acquired.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(acquired.wait(timeout: .now() + waitDeadline), .success)
     }
 
     func testLockBlocksOtherThreadsWhileHeld() {
@@ -76,12 +76,12 @@ final class LockTests: XCTestCase {
         DispatchQueue.global().async {
             lock.locked {
                 holding.signal()
-                _ = release.wait(timeout: .now() + 10)
+                _ = release.wait(timeout: .now() + waitDeadline)
                 order.modify { $0 + ["holder"] }
             }
             done.leave()
         }
-        XCTAssertEqual(holding.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(holding.wait(timeout: .now() + waitDeadline), .success)
         done.enter()
         DispatchQueue.global().async {
             lock.locked {
@@ -92,7 +92,7 @@ final class LockTests: XCTestCase {
         // The waiter cannot get in before the holder has been released.
         XCTAssertEqual(order.with { $0 }, [])
         release.signal()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(order.with { $0 }, ["holder", "waiter"])
     }
 

@@ -99,7 +99,7 @@ final class PipeCompletionTests: XCTestCase {
             events.modify { $0 + ["\(value)"] }
             if value == 1 {
                 inside.signal()
-                XCTAssertEqual(release.wait(timeout: .now() + 10), .success)
+                XCTAssertEqual(release.wait(timeout: .now() + waitDeadline), .success)
             } else if value == 2 {
                 pipe.putNext(4)
                 pipe.putCompletion()
@@ -112,10 +112,10 @@ final class PipeCompletionTests: XCTestCase {
             pipe.putNext(1)
             first.signal()
         }
-        XCTAssertEqual(inside.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(inside.wait(timeout: .now() + waitDeadline), .success)
         pipe.putNext(2)
         release.signal()
-        XCTAssertEqual(first.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(first.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(events.with { $0 }, ["1", "2", "4", "completed"])
         d.dispose()
     }
@@ -129,7 +129,7 @@ final class PipeCompletionTests: XCTestCase {
         let inReplay = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         DispatchQueue(label: "PipeCompletionTests.producer").async {
-            XCTAssertEqual(inReplay.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(inReplay.wait(timeout: .now() + waitDeadline), .success)
             pipe.putCompletion()
             done.signal()
         }
@@ -141,7 +141,7 @@ final class PipeCompletionTests: XCTestCase {
             inReplay.signal()
             // The completion waits for the replay: wait until the producer
             // has put it.
-            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
             replaying.swap(false)
         }, completed: {
             events.modify { $0 + [replaying.with { $0 } ? "completed during the replay" : "completed"] }

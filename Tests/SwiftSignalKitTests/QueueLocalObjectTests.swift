@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 /// An object that records, under a lock, on which queue it lived and died.
 private final class Confined: @unchecked Sendable {
@@ -73,7 +74,7 @@ final class QueueLocalObjectTests: XCTestCase {
             inner.swap(object.syncWith { $0.counter })
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(inner.with { $0 }, 7)
     }
 
@@ -84,7 +85,7 @@ final class QueueLocalObjectTests: XCTestCase {
         let ran = Atomic(value: false)
         let gate = DispatchSemaphore(value: 0)
         fixture.queue.async {
-            _ = gate.wait(timeout: .now() + 10)
+            _ = gate.wait(timeout: .now() + waitDeadline)
         }
         let object = QueueLocalObject<Confined>(queue: fixture.queue, generate: {
             // Runs on the queue, before the object exists.
@@ -117,10 +118,10 @@ final class QueueLocalObjectTests: XCTestCase {
             inner.swap(object.syncWith { _ in true } ?? false)
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(inner.with { $0 }, true, "created inline on its queue, the object exists at once")
         holder.swap(nil)
-        XCTAssertEqual(deinitSemaphore.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(deinitSemaphore.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(deinitOnQueue.with { $0 }, true)
     }
 
@@ -130,13 +131,13 @@ final class QueueLocalObjectTests: XCTestCase {
         let gate = DispatchSemaphore(value: 0)
         object!.with { _ in
             // Hold the queue so that the release has to wait behind this work.
-            _ = gate.wait(timeout: .now() + 10)
+            _ = gate.wait(timeout: .now() + waitDeadline)
             fixture.append("work")
         }
         object = nil
         XCTAssertNil(fixture.deinitOnQueue.with { $0 }, "the object is alive while work is pending")
         gate.signal()
-        XCTAssertEqual(fixture.deinitSemaphore.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(fixture.deinitSemaphore.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(fixture.deinitOnQueue.with { $0 }, true, "released on its queue")
         XCTAssertEqual(fixture.log.with { $0 }, ["work"])
     }
@@ -157,7 +158,7 @@ final class QueueLocalObjectTests: XCTestCase {
             }
         }
         let d = signal.start(next: { value in values.modify { $0 + [value] } })
-        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(started.wait(timeout: .now() + waitDeadline), .success)
         // Flush the queue, so that the result of `f` is in place.
         XCTAssertEqual(object.syncWith { _ in true }, true)
         XCTAssertEqual(values.with { $0 }, [1])
@@ -173,7 +174,7 @@ final class QueueLocalObjectTests: XCTestCase {
         let object = fixture.make()
         let gate = DispatchSemaphore(value: 0)
         object.with { _ in
-            _ = gate.wait(timeout: .now() + 10)
+            _ = gate.wait(timeout: .now() + waitDeadline)
         }
         let ran = Atomic(value: 0)
         let d = object.signalWith { (_, _: Subscriber<Int, NoError>) -> any Disposable in
@@ -194,7 +195,7 @@ final class QueueLocalObjectTests: XCTestCase {
             return EmptyDisposable
         }
         object = nil
-        XCTAssertEqual(fixture.deinitSemaphore.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(fixture.deinitSemaphore.wait(timeout: .now() + waitDeadline), .success)
         var values: [Int] = []
         let d = signal.start(next: { values.append($0) })
         XCTAssertEqual(values, [])

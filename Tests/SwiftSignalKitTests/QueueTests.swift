@@ -53,7 +53,7 @@ final class QueueTests: XCTestCase {
             order.modify { $0 + [3] }
             done.leave()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, file: file, line: line)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success, file: file, line: line)
         return order.with { $0 }
     }
 
@@ -87,7 +87,7 @@ final class QueueTests: XCTestCase {
             onSerial.swap(Queue.mainQueue().isCurrent())
             group.leave()
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         runThreads(1) { _ in
             onThread.swap(Queue.mainQueue().isCurrent())
         }
@@ -136,12 +136,12 @@ final class QueueTests: XCTestCase {
             }
             enqueued.signal()
         }
-        XCTAssertEqual(enqueued.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(enqueued.wait(timeout: .now() + waitDeadline), .success)
         // Blocking the main thread on a semaphore does not drain the main
         // dispatch queue: only the run loop (or dispatchMain) does.
         XCTAssertEqual(ran.wait(timeout: .now() + 0.05), .timedOut)
         self.wait(for: [done], timeout: 10)
-        XCTAssertEqual(ran.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(ran.wait(timeout: .now() + waitDeadline), .success)
     }
 
     func testMainQueueAfterRunsOnTheMainThreadWhileXCTestWaits() {
@@ -207,7 +207,7 @@ final class QueueTests: XCTestCase {
             observation.swap(Observation.here(expecting: queue))
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(observation.with { $0 }, Observation(mainThread: false, current: true))
     }
 
@@ -231,7 +231,7 @@ final class QueueTests: XCTestCase {
         let order = Atomic<[String]>(value: [])
         let release = DispatchSemaphore(value: 0)
         queue.async {
-            _ = release.wait(timeout: .now() + 10)
+            _ = release.wait(timeout: .now() + waitDeadline)
             order.modify { $0 + ["earlier"] }
         }
         release.signal()
@@ -264,7 +264,7 @@ final class QueueTests: XCTestCase {
         queue.justDispatch {
             order.modify { $0 + ["immediate"] }
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(order.with { $0 }, ["immediate", "after"])
         XCTAssertTrue(current.with { $0 })
     }
@@ -280,7 +280,7 @@ final class QueueTests: XCTestCase {
         queue.after(0.01) {
             order.modify { $0 + [1] }
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(order.with { $0 }, [1, 2])
     }
 
@@ -296,7 +296,7 @@ final class QueueTests: XCTestCase {
                 done.signal()
             }
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         // A sync hop from `first` into `second` does not make `first` current.
         XCTAssertEqual(observed.with { $0 }, [true, false, false, true])
     }
@@ -359,7 +359,7 @@ final class QueueTests: XCTestCase {
             order.modify { $0 + [3] }
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(observed.with { $0 }, [true, true])
         XCTAssertEqual(order.with { $0 }, [1, 2, 3])
 
@@ -368,7 +368,7 @@ final class QueueTests: XCTestCase {
             observed.modify { $0 + [first.isCurrent(), second.isCurrent()] }
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(observed.with { $0 }, [true, true, true, true])
     }
 
@@ -409,7 +409,7 @@ final class QueueTests: XCTestCase {
                 done.signal()
             }
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(observed.with { $0 }, [true, true])
         XCTAssertFalse(wrapper.isCurrent())
     }
@@ -474,7 +474,7 @@ final class QueueTests: XCTestCase {
                 group.leave()
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(count.with { $0 }, 100)
         var ranSync = false
         queue.sync {
@@ -502,7 +502,7 @@ final class QueueTests: XCTestCase {
             count.modify { $0 + 1 }
             group.leave()
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(count.with { $0 }, 101)
     }
 
@@ -516,10 +516,10 @@ final class QueueTests: XCTestCase {
         queue.async {
             firstStarted.signal()
             // Finishes only if the second block can run meanwhile.
-            result.swap(secondRan.wait(timeout: .now() + 10))
+            result.swap(secondRan.wait(timeout: .now() + waitDeadline))
             group.leave()
         }
-        XCTAssertEqual(firstStarted.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(firstStarted.wait(timeout: .now() + waitDeadline), .success)
         group.enter()
         queue.async {
             secondRan.signal()
@@ -580,7 +580,7 @@ final class QueueTests: XCTestCase {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         XCTAssertEqual(poll(&entry, 1, 10_000), 1, "the sync's work never became pending")
         queue.closeHostDrained()
-        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "sync never returned after the close")
+        XCTAssertEqual(returned.wait(timeout: .now() + waitDeadline), .success, "sync never returned after the close")
         XCTAssertEqual(ran.count, 0)
         // Closed already (on another thread, so that a hang fails the test).
         DispatchQueue.global().async {
@@ -589,7 +589,7 @@ final class QueueTests: XCTestCase {
             }
             returned.signal()
         }
-        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "sync on a closed queue never returned")
+        XCTAssertEqual(returned.wait(timeout: .now() + waitDeadline), .success, "sync on a closed queue never returned")
         XCTAssertEqual(ran.count, 0)
     }
 

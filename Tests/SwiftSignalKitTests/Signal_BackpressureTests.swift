@@ -342,7 +342,7 @@ final class Signal_BackpressureTests: XCTestCase {
             done.signal()
         })
         pipe.putNext(0)
-        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(started.wait(timeout: .now() + waitDeadline), .success)
         for value in 1 ..< total {
             pipe.putNext(value)
         }
@@ -388,7 +388,7 @@ final class Signal_BackpressureTests: XCTestCase {
                 }
             })
             pipe.putNext(Tracked(0))
-            XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(started.wait(timeout: .now() + waitDeadline), .success)
             for value in 1 ..< loadCount(100_000) {
                 pipe.putNext(Tracked(value))
                 if value % 1000 == 0 {
@@ -424,10 +424,10 @@ final class Signal_BackpressureTests: XCTestCase {
             }
             producerDone.signal()
         }
-        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(started.wait(timeout: .now() + waitDeadline), .success)
         box.dispose()
         gate.signal()
-        XCTAssertEqual(producerDone.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(producerDone.wait(timeout: .now() + waitDeadline), .success)
         queue.sync {}
         queue.sync {}
         XCTAssertEqual(Tracked.live, 0)

@@ -181,10 +181,10 @@ final class Signal_BoundedPlacesTests: XCTestCase {
             a.putNext(Held(2))
             producerDone.signal()
         }
-        XCTAssertEqual(waiting.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(waiting.wait(timeout: .now() + waitDeadline), .success)
         // The third put waits (or is about to); disposing frees it.
         disposable.dispose()
-        XCTAssertEqual(producerDone.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(producerDone.wait(timeout: .now() + waitDeadline), .success)
     }
 
     func testTypedZipReportsWhichInputDropped() {
@@ -374,7 +374,7 @@ final class Signal_BoundedPlacesTests: XCTestCase {
             XCTAssertEqual(log.dropped.count, total - capacity, name)
             XCTAssertEqual(log.lastCount, total - capacity, name)
             pipe.putCompletion()
-            XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(completed.wait(timeout: .now() + waitDeadline), .success)
             switch name {
             case "dropNewest":
                 XCTAssertEqual(arrays, [Array(0 ..< capacity)])
@@ -405,7 +405,7 @@ final class Signal_BoundedPlacesTests: XCTestCase {
             pipe.putNext(Held(value))
         }
         gate.signal()
-        XCTAssertEqual(failed.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(failed.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(arrays, [Array(0 ..< 10)])
         XCTAssertEqual(log.error?.reason, .overflow)
         // Every value after the tenth is dropped.

@@ -325,13 +325,13 @@ final class Signal_CatchTests: XCTestCase {
             let _ = disposables.modify { $0 + [disposable] }
         }
         for _ in 0 ..< 4 {
-            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         }
         XCTAssertEqual(values.count, 800)
         XCTAssertEqual(completed.count, 4)
         // Each chain stops at its 200th value: at most one extra subscription per chain
         // (started by the 200th inner's completion racing the take's disposal).
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertGreaterThanOrEqual(subscribed.count, 800)
         XCTAssertLessThanOrEqual(subscribed.count, 804)
         XCTAssertEqual(disposed.count, subscribed.count)

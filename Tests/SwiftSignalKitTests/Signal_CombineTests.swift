@@ -372,7 +372,7 @@ final class Signal_CombineTests: XCTestCase {
         a.putNext(3)
         a.putCompletion()
         b.putCompletion()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(received.with { $0 }, [[1, 2], [3, 2]])
         XCTAssertEqual(onQueue.with { $0 }, [true, true, true])
         disposable.dispose()
@@ -404,7 +404,7 @@ final class Signal_CombineTests: XCTestCase {
         }, completed: {
             group.leave()
         })
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         // The pair of initial values comes first, at subscription, on the
         // subscribing thread (as in the original); then the others, on the
         // queue.
@@ -482,7 +482,7 @@ final class Signal_CombineTests: XCTestCase {
             disposable.dispose()
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(seen.with { $0 }, [0, 0, 1])
     }
 
@@ -535,7 +535,7 @@ final class Signal_CombineTests: XCTestCase {
                     pipes[thread].putCompletion()
                 }
             }
-            XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
             XCTAssertEqual(count.with { $0 }, 1 + threads * perThread)
             XCTAssertEqual(completions.with { $0 }, 1)
             disposable.dispose()
@@ -572,8 +572,8 @@ final class Signal_CombineTests: XCTestCase {
                 pipe.putCompletion()
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(count.with { $0 }, 1 + 2 * perThread)
         XCTAssertEqual(maximumInFlight.with { $0 }, 1)
         XCTAssertEqual(last.with { $0 }, [perThread, perThread])
@@ -760,7 +760,7 @@ final class Signal_CombineTests: XCTestCase {
         started.wait()
         disposable.dispose()
         stop.swap(true)
-        XCTAssertEqual(emitter.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(emitter.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(late.with { $0 }, 0)
         XCTAssertEqual(released.with { $0 }, 1)
     }

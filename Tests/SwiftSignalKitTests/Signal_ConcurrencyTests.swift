@@ -5,7 +5,7 @@ import SwiftSignalKitTestSupport
 
 /// Waits for `semaphore`; only for dispatch threads, never for a task.
 private func waitFor(_ semaphore: DispatchSemaphore) -> DispatchTimeoutResult {
-    return semaphore.wait(timeout: .now() + 10)
+    return semaphore.wait(timeout: .now() + waitDeadline)
 }
 
 /// A task executor that runs its jobs one at a time on a serial dispatch
@@ -321,7 +321,7 @@ final class Signal_ConcurrencyTests: XCTestCase {
         producer.justDispatch {
             stopped.signal()
         }
-        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success, "the source still runs after the loop broke")
+        XCTAssertEqual(stopped.wait(timeout: .now() + waitDeadline), .success, "the source still runs after the loop broke")
         let count = produced.with { $0 }
         producer.sync {}
         XCTAssertEqual(produced.with { $0 }, count)

@@ -24,7 +24,7 @@ final class Signal_DispatchTests: XCTestCase {
             completed.signal()
         })
         pipe.putFromAnotherThread(0 ..< total)
-        XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(completed.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(offQueue.count, 0)
         XCTAssertTrue(completedOnQueue.with { $0 })
         queue.sync {
@@ -52,7 +52,7 @@ final class Signal_DispatchTests: XCTestCase {
             pipe.putNext(2)
             pipe.putCompletion()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         queue.sync {
         }
         queue.sync {
@@ -139,7 +139,7 @@ final class Signal_DispatchTests: XCTestCase {
             }
             emitted.signal()
         }
-        XCTAssertEqual(emitted.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(emitted.wait(timeout: .now() + waitDeadline), .success)
         queue.sync {
             XCTAssertEqual(log.values, [0, 100, 1, 2, 3])
         }
@@ -164,7 +164,7 @@ final class Signal_DispatchTests: XCTestCase {
             }
         }
         pipe.putCompletion()
-        XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(completed.wait(timeout: .now() + waitDeadline), .success)
         queue.sync {
             XCTAssertEqual(log.values.count, emitters * perEmitter)
             XCTAssertEqual(Set(log.values).count, emitters * perEmitter)
@@ -190,18 +190,18 @@ final class Signal_DispatchTests: XCTestCase {
             log.modify { $0 + ["v\(value)"] }
             if value == 1 {
                 inside.signal()
-                _ = proceed.wait(timeout: .now() + 10)
+                _ = proceed.wait(timeout: .now() + waitDeadline)
             }
         })
         pipe.putNext(1)
-        XCTAssertEqual(inside.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(inside.wait(timeout: .now() + waitDeadline), .success)
         pipe.putNext(2)
         queue.justDispatch {
             log.modify { $0 + ["W"] }
             done.signal()
         }
         proceed.signal()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(log.with { $0 }, ["v1", "v2", "W"])
         disposable.dispose()
     }
@@ -218,9 +218,9 @@ final class Signal_DispatchTests: XCTestCase {
         })
         queue.justDispatch {
             blocked.signal()
-            _ = unblock.wait(timeout: .now() + 10)
+            _ = unblock.wait(timeout: .now() + waitDeadline)
         }
-        XCTAssertEqual(blocked.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(blocked.wait(timeout: .now() + waitDeadline), .success)
         for i in 0 ..< 5_000 {
             pipe.putNext(i)
         }
@@ -230,7 +230,7 @@ final class Signal_DispatchTests: XCTestCase {
             done.signal()
         }
         unblock.signal()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         queue.sync {
             XCTAssertEqual(countAtMarker, 5_000)
             assertSameSequence(log.values, Array(0 ..< 5_000))
@@ -289,7 +289,7 @@ final class Signal_DispatchTests: XCTestCase {
                     pipe.putNext(value + 1)
                     put.signal()
                 }.start()
-                XCTAssertEqual(put.wait(timeout: .now() + 10), .success)
+                XCTAssertEqual(put.wait(timeout: .now() + waitDeadline), .success)
             }
         })
         pipe.putNext(0)
@@ -356,7 +356,7 @@ final class Signal_DispatchTests: XCTestCase {
             }))
         }
         pipe.putFromAnotherThread(0 ..< total)
-        XCTAssertEqual(completed.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(completed.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(offPool.count, 0)
         for log in logs {
             assertSameSequence(log.values, Array(0 ..< total) + [-1])
@@ -412,7 +412,7 @@ final class Signal_DispatchTests: XCTestCase {
         }, completed: {
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(startedOnQueue.with { $0 }, true)
         XCTAssertEqual(values.with { $0 }, [1])
         disposable.dispose()
@@ -497,7 +497,7 @@ final class Signal_DispatchTests: XCTestCase {
         let disposable = (upstream |> runOn(pool)).start(completed: {
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(startedInPool.with { $0 }, true)
         disposable.dispose()
     }

@@ -135,7 +135,7 @@ final class Signal_LoopTests: XCTestCase {
         let disposable = signal.start(completed: {
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(finalState.with { $0 }, 100)
         disposable.dispose()
     }

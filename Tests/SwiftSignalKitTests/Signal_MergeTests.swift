@@ -148,7 +148,7 @@ final class Signal_MergeTests: XCTestCase {
                 pipes[thread].putCompletion()
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         let total = threads * perThread
         XCTAssertEqual(count.with { $0 }, total)
         XCTAssertEqual(sum.with { $0 }, total * (total - 1) / 2)

@@ -542,7 +542,7 @@ final class Signal_MetaTests: XCTestCase {
             disposable.dispose()
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(values.with { $0 }, [2])
     }
 
@@ -831,7 +831,7 @@ final class Signal_MetaTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         outer.putCompletion()
         let total = threads * perThread
         XCTAssertEqual(count.with { $0 }, total)
@@ -855,7 +855,7 @@ final class Signal_MetaTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(inners.reduce(0) { $0 + $1.subscriberCount }, 1)
         disposable.dispose()
         XCTAssertEqual(inners.reduce(0) { $0 + $1.subscriberCount }, 0)

@@ -318,7 +318,7 @@ final class Signal_ReduceTests: XCTestCase {
         }, completed: {
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(results.with { $0 }, [5050])
         disposable.dispose()
     }

@@ -122,7 +122,7 @@ final class Signal_ShareTests: XCTestCase {
             }
         }
         stop.swap(true)
-        XCTAssertEqual(emitter.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(emitter.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(source.subscriberCount, 0)
         XCTAssertEqual(source.subscribed, source.disposed)
     }

@@ -359,7 +359,7 @@ final class Signal_TimingTests: XCTestCase {
                     subscriber.putNext(1)
                     done.signal()
                 }
-                XCTAssertEqual(spinning.wait(timeout: .now() + 10), .success)
+                XCTAssertEqual(spinning.wait(timeout: .now() + waitDeadline), .success)
                 go.store(true, ordering: .releasing)
                 // A delay growing with the round, so that the rounds sweep
                 // the moments around the timer's start.
@@ -373,7 +373,7 @@ final class Signal_TimingTests: XCTestCase {
             let disposable = (upstream |> timeout(1, queue: queue, alternate: alternate)).start(next: { value in
                 _ = values.modify { $0 + [value] }
             })
-            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
             XCTAssertEqual(values.with { $0 }, [1])
             guard queue.pendingVirtualWork == 0 else {
                 XCTFail("round \(round): a timer is still armed after the upstream won")
@@ -417,7 +417,7 @@ final class Signal_TimingTests: XCTestCase {
                 group.leave()
             }))
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(completions.count, subscriptions)
         for result in results.with({ $0 }) {
             XCTAssertTrue(result == [1, 1] || result == [2], "mixed result \(result)")

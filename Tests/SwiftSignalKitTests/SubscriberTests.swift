@@ -381,7 +381,7 @@ final class SubscriberTests: XCTestCase {
                 }
                 return upstream
             }.start(completed: { completions.increment() })
-            XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
             XCTAssertEqual(completions.count, 1)
             XCTAssertEqual(upstream.count, 1)
             disposable.dispose()
@@ -595,7 +595,7 @@ final class SubscriberTests: XCTestCase {
             let subscriber = source.current
             runThreads(threadCount + 1) { thread in
                 if thread == threadCount {
-                    XCTAssertEqual(enoughDelivered.wait(timeout: .now() + 10), .success)
+                    XCTAssertEqual(enoughDelivered.wait(timeout: .now() + waitDeadline), .success)
                     disposable.dispose()
                     disposeReturned.swap(true)
                     // On the disposing thread, nothing is delivered any more.

@@ -33,7 +33,7 @@ final class ThreadPoolCoreTests: XCTestCase {
             done.signal()
         })
         gate.signal()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         // The 100 extra tasks were appended after the `done` task: wait for them
         // too before reading the log.
         let expected = Array(0 ..< total) + Array(total ..< total + 100)
@@ -41,7 +41,7 @@ final class ThreadPoolCoreTests: XCTestCase {
         queue.addTask(ThreadPoolTask { _ in
             finished.signal()
         })
-        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(finished.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertTrue(log.values == expected, "got \(log.values.count) values")
     }
 
@@ -62,7 +62,7 @@ final class ThreadPoolCoreTests: XCTestCase {
             })
         }
         gate.signal()
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertTrue(log.values == Array(0 ..< total), "got \(log.values.count) values")
     }
 
@@ -90,7 +90,7 @@ final class ThreadPoolCoreTests: XCTestCase {
             })
         }
         gate.signal()
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(log.values, [0, 100, 1, 101, 2, 102, 3, 103, 4, 104])
     }
 }

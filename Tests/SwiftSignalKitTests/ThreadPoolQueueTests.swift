@@ -30,7 +30,7 @@ final class ThreadPoolQueueTests: XCTestCase {
                 })
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(overlaps.count, 0)
         for log in logs {
             assertSameSequence(log.values, Array(0 ..< perQueue))
@@ -68,7 +68,7 @@ final class ThreadPoolQueueTests: XCTestCase {
             done.leave()
         })
         gate.signal()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(busyRan.count, 100)
         XCTAssertLessThanOrEqual(busyRanWhenOtherRan.with { $0 }, 1)
     }
@@ -91,7 +91,7 @@ final class ThreadPoolQueueTests: XCTestCase {
             }
         }
         queue.addTask(step(0))
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         var expected: [Int] = []
         for i in 0 ..< depth {
             expected.append(i)
@@ -120,7 +120,7 @@ final class ThreadPoolQueueTests: XCTestCase {
                 })
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(log.values.count, producers * perProducer)
         XCTAssertEqual(Set(log.values).count, producers * perProducer)
         // Each producer's own tasks keep their order.

@@ -1,6 +1,7 @@
 import XCTest
 import Dispatch
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class ThreadPoolTaskStateTests: XCTestCase {
     func testCancelledStartsFalseAndIsSetByCancel() {
@@ -12,7 +13,7 @@ final class ThreadPoolTaskStateTests: XCTestCase {
             done.signal()
         }
         pool.addTask(task)
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         let state = states.with { $0 }.first!
         XCTAssertFalse(state.cancelled.with { $0 })
         task.cancel()
@@ -30,9 +31,9 @@ final class ThreadPoolTaskStateTests: XCTestCase {
             done.signal()
         }
         pool.addTask(task)
-        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(started.wait(timeout: .now() + waitDeadline), .success)
         task.cancel()
         // The loop can end only because cancel() set the shared state.
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
     }
 }

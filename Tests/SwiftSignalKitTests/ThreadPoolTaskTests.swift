@@ -29,7 +29,7 @@ final class ThreadPoolTaskTests: XCTestCase {
         // The queued task object still exists, but its action is gone already.
         XCTAssertEqual(released.count, 1)
         gate.signal()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(ran.count, 0)
     }
 
@@ -42,16 +42,16 @@ final class ThreadPoolTaskTests: XCTestCase {
         let task = ThreadPoolTask { state in
             let before = state.cancelled.with { $0 }
             started.signal()
-            _ = proceed.wait(timeout: .now() + 10)
+            _ = proceed.wait(timeout: .now() + waitDeadline)
             let after = state.cancelled.with { $0 }
             _ = observed.swap([before, after])
             done.signal()
         }
         pool.addTask(task)
-        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(started.wait(timeout: .now() + waitDeadline), .success)
         task.cancel()
         proceed.signal()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(observed.with { $0 }, [false, true])
     }
 
@@ -68,7 +68,7 @@ final class ThreadPoolTaskTests: XCTestCase {
             }
         }
         pool.addTask(task!)
-        XCTAssertEqual(released.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(released.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(ran.count, 1)
         XCTAssertNotNil(task)
     }
@@ -86,7 +86,7 @@ final class ThreadPoolTaskTests: XCTestCase {
         queue.addTask(ThreadPoolTask { _ in
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(ran.count, 1)
     }
 
@@ -112,7 +112,7 @@ final class ThreadPoolTaskTests: XCTestCase {
         queue.addTask(ThreadPoolTask { _ in
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertLessThanOrEqual(ran.count, total)
         // Every task is now cancelled or finished: running the queue again runs nothing.
         let before = ran.count
@@ -123,7 +123,7 @@ final class ThreadPoolTaskTests: XCTestCase {
         queue.addTask(ThreadPoolTask { _ in
             again.signal()
         })
-        XCTAssertEqual(again.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(again.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(ran.count, before)
     }
 }

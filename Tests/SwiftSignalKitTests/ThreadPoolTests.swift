@@ -55,7 +55,7 @@ final class ThreadPoolTests: XCTestCase {
                 group.leave()
             })
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(inPool.count, total)
         XCTAssertEqual(notInPool.count, 0)
         XCTAssertFalse(pool.isCurrentThreadInPool())
@@ -71,7 +71,7 @@ final class ThreadPoolTests: XCTestCase {
             _ = results.swap(values)
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(results.with { $0 }, [true, false])
         XCTAssertFalse(other.isCurrentThreadInPool())
     }
@@ -89,7 +89,7 @@ final class ThreadPoolTests: XCTestCase {
         pool.addTask(ThreadPoolTask { _ in
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
     }
 
     /// A process that has used up its thread-specific keys (1,024 on glibc:
@@ -162,7 +162,7 @@ final class ThreadPoolTests: XCTestCase {
         // The first task holds the queue until the pool is being released, so the
         // others are certainly still queued when deinit begins.
         queue.addTask(ThreadPoolTask { _ in
-            _ = gate.wait(timeout: .now() + 10)
+            _ = gate.wait(timeout: .now() + waitDeadline)
             counter.increment()
         })
         for _ in 0 ..< 500 {
@@ -203,7 +203,7 @@ final class ThreadPoolTests: XCTestCase {
             holder.pool = nil
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertTrue(inPoolWhenReleasing.with { $0 })
         XCTAssertNil(holder.pool)
         // Dropped by the closed pool rather than queued.
@@ -246,7 +246,7 @@ final class ThreadPoolTests: XCTestCase {
                 })
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(counter.count, producers * perProducer)
     }
 
@@ -263,7 +263,7 @@ final class ThreadPoolTests: XCTestCase {
         pool.addTask(ThreadPoolTask { _ in
             done.signal()
         })
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(ran.count, 0)
     }
 }

@@ -23,7 +23,7 @@ final class TimerTests: XCTestCase {
     /// exactly `expected` times: no firing after the last one expected.
     private func startAndCheckFiresExactly(_ expected: Int, _ timer: SwiftSignalKit.Timer, on queue: Queue, fired: Counter, done: DispatchSemaphore, file: StaticString = #filePath, line: UInt = #line) {
         timer.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, file: file, line: line)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success, file: file, line: line)
         drain(queue, after: 0.1, file: file, line: line)
         XCTAssertEqual(fired.count, expected, file: file, line: line)
     }
@@ -74,7 +74,7 @@ final class TimerTests: XCTestCase {
             done.signal()
         }, queue: queue)
         timer.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(received.with { $0 }, ObjectIdentifier(timer))
     }
 
@@ -99,7 +99,7 @@ final class TimerTests: XCTestCase {
         let twice = DispatchSemaphore(value: 0)
         let timer = self.countingTimer(0.01, repeat: true, on: queue, fired: fired, signal: twice, atFiring: 2)
         timer.start()
-        XCTAssertEqual(twice.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(twice.wait(timeout: .now() + waitDeadline), .success)
         var countAtInvalidate = -1
         queue.sync {
             timer.invalidate()
@@ -115,7 +115,7 @@ final class TimerTests: XCTestCase {
         let twice = DispatchSemaphore(value: 0)
         let timer = self.countingTimer(0.01, repeat: true, on: queue, fired: fired, signal: twice, atFiring: 2)
         timer.start()
-        XCTAssertEqual(twice.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(twice.wait(timeout: .now() + waitDeadline), .success)
         timer.invalidate()
         let countAtInvalidate = fired.count
         drain(queue, after: 0.1)
@@ -203,7 +203,7 @@ final class TimerTests: XCTestCase {
         let timer = self.countingTimer(0.0, on: queue, fired: fired, signal: done)
         timer.invalidate()
         timer.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(fired.count, 1)
     }
 
@@ -224,9 +224,9 @@ final class TimerTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         let timer = self.countingTimer(0.01, on: queue, fired: fired, signal: done)
         timer.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         timer.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         drain(queue, after: 0.1)
         XCTAssertEqual(fired.count, 2)
     }
@@ -272,7 +272,7 @@ final class TimerTests: XCTestCase {
             holder.swap(timer)
             timer.start()
         }
-        XCTAssertEqual(twice.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(twice.wait(timeout: .now() + waitDeadline), .success)
         var countAtRelease = -1
         queue.sync {
             holder.swap(nil)

@@ -49,7 +49,7 @@ final class ValuePipeTests: XCTestCase {
         let inReplay = DispatchSemaphore(value: 0)
         let putDone = DispatchSemaphore(value: 0)
         DispatchQueue(label: "ValuePipeTests.producer").async {
-            XCTAssertEqual(inReplay.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(inReplay.wait(timeout: .now() + waitDeadline), .success)
             pipe.putNext(2)
             putDone.signal()
         }
@@ -59,7 +59,7 @@ final class ValuePipeTests: XCTestCase {
             if first {
                 first = false
                 inReplay.signal()
-                XCTAssertEqual(putDone.wait(timeout: .now() + 10), .success)
+                XCTAssertEqual(putDone.wait(timeout: .now() + waitDeadline), .success)
             }
             values.append(value)
         })
@@ -139,14 +139,14 @@ final class ValuePipeTests: XCTestCase {
                 _ = values.modify { $0 + [value] }
                 if value == 1 {
                     entered.signal()
-                    XCTAssertEqual(proceed.wait(timeout: .now() + 10), .success)
+                    XCTAssertEqual(proceed.wait(timeout: .now() + waitDeadline), .success)
                 }
             })
         }
         let putter = spawnThread {
             pipe.putNext(1)
         }
-        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(entered.wait(timeout: .now() + waitDeadline), .success)
         disposable?.dispose()
         XCTAssertEqual(released.count, 0, "the call in flight still holds the callback")
         pipe.putNext(2)

@@ -157,7 +157,7 @@ final class ValuePromiseTests: XCTestCase {
         let setDone = DispatchSemaphore(value: 0)
         let setter = DispatchQueue(label: "ValuePromiseTests.setter")
         setter.async {
-            XCTAssertEqual(inReplay.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(inReplay.wait(timeout: .now() + waitDeadline), .success)
             promise.set(2)
             setDone.signal()
         }
@@ -169,7 +169,7 @@ final class ValuePromiseTests: XCTestCase {
                 inReplay.signal()
                 // The concurrent set must not wait for this callback, and must
                 // not reach this subscriber before its replay is over.
-                XCTAssertEqual(setDone.wait(timeout: .now() + 10), .success)
+                XCTAssertEqual(setDone.wait(timeout: .now() + waitDeadline), .success)
             }
             values.append(value)
         })
@@ -195,7 +195,7 @@ final class ValuePromiseTests: XCTestCase {
             promise.set(Reentrant(1))
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + waitDeadline), .success)
         XCTAssertEqual(reentered.with { $0 }, 1)
     }
 

@@ -344,7 +344,7 @@ final class VirtualTimeQueueTests: XCTestCase {
             }
             returned.signal()
         }
-        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "sync on a closed queue never returned")
+        XCTAssertEqual(returned.wait(timeout: .now() + waitDeadline), .success, "sync on a closed queue never returned")
         XCTAssertEqual(ran.count, 0)
     }
 

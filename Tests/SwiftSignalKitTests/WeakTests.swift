@@ -1,5 +1,6 @@
 import XCTest
 import SwiftSignalKit
+import SwiftSignalKitTestSupport
 
 final class WeakTests: XCTestCase {
     private final class Object {
@@ -54,7 +55,7 @@ final class WeakTests: XCTestCase {
                 }
             }
             object = nil
-            XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(group.wait(timeout: .now() + waitDeadline), .success)
             XCTAssertEqual(foreign.with { $0 }, 0)
             XCTAssertNil(weak.value)
         }

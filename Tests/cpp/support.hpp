@@ -196,7 +196,7 @@ template <class P> bool drain_until(const sk::queue &q, P done) {
 
 } // namespace sk_test
 
-#define SK_TEST(suite, name) SK_TEST_WITH(suite, name, .timeout = 20)
+#define SK_TEST(suite, name) SK_TEST_WITH(suite, name, .timeout = 120) // a hang guard, generous for a loaded machine (Tests/C/support.h)
 /* With Criterion options (.signal = SIGABRT, ...). */
 #define SK_TEST_WITH(suite, name, ...)                                         \
     static void suite##_##name##_body();                                       \

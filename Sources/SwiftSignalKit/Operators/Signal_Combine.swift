@@ -102,8 +102,17 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
             withExtendedLifetime(replaced) {}
             return
         }
+        #if SIGNALKIT_PLANT_LIFETIME_BUG
+        // The schedule explorer's planted bug (make explore-planted, never a
+        // build of the library): the other value read after the unlock,
+        // when another thread may replace and release it (issue 50's crash,
+        // written in the source).
+        self.mutex.unlock()
+        let pair = (self.slot1.pointee, value)
+        #else
         let pair = (self.slot1.pointee, value)
         self.mutex.unlock()
+        #endif
         emit(pair)
         withExtendedLifetime(replaced) {}
     }

@@ -378,6 +378,7 @@ public final class Queue: @unchecked Sendable {
 
     /// Runs `f` on the queue: inline when already on it, otherwise enqueued.
     public func async(_ f: @escaping () -> Void) {
+        _explore(.queueHop)
         if self.isCurrent() {
             f()
         } else if let executor = self.executor {

@@ -19,13 +19,16 @@ enum _InFlightCalls {
     /// terminated). Every `enter` is followed by one `leave`.
     @inlinable @inline(__always)
     static func enter(_ state: borrowing Synchronization.Atomic<Int>) -> Bool {
-        return state.wrappingAdd(1, ordering: .acquiring).oldValue & terminatedFlag == 0
+        let entered = state.wrappingAdd(1, ordering: .acquiring).oldValue & terminatedFlag == 0
+        _explore(.callEntered)
+        return entered
     }
 
     /// Ends a call. Returns the word as it was when this thread won the
     /// release (the last call of a terminated word has returned), or nil.
     @inlinable @inline(__always)
     static func leave(_ state: borrowing Synchronization.Atomic<Int>) -> Int? {
+        _explore(.callLeaving)
         let current = state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue
         if current & terminatedFlag == 0 {
             return nil

@@ -223,6 +223,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
             if exchanged {
                 // Mirrored where fused stages look (see `_SubscriberLiveness`).
                 self.handle?.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .releasing)
+                _explore(.terminating)
                 return current
             }
             current = original

@@ -95,6 +95,7 @@ struct _Mutex: ~Copyable {
 
     @inlinable func unlock() {
         pthread_mutex_unlock(self.storage)
+        _explore(.mutexUnlocked)
     }
 
     @inlinable func withLock<R>(_ body: () throws -> R) rethrows -> R {
@@ -116,6 +117,10 @@ struct _Mutex: ~Copyable {
 @usableFromInline
 struct _SpinLock: ~Copyable {
     @usableFromInline let state = Synchronization.Atomic<Bool>(false)
+    #if SIGNALKIT_EXPLORE
+    /// The explorer's generator for this lock (see `exploreAfterUnlock`).
+    @usableFromInline let explore = Synchronization.Atomic<UInt64>(_sks_explore_seed())
+    #endif
 
     @inlinable init() {}
 
@@ -132,5 +137,34 @@ struct _SpinLock: ~Copyable {
         // have replaced and released it.
         _sks_handoff()
         self.state.store(false, ordering: .releasing)
+        #if SIGNALKIT_EXPLORE
+        self.exploreAfterUnlock()
+        #endif
     }
+
+    #if SIGNALKIT_EXPLORE
+    /// The explorer's perturbation after the unlocking store (see
+    /// ScheduleExplorer.swift): a spin of 0 to 65,535 loads (up to some
+    /// tens of microseconds: time for another thread to take the lock, put
+    /// and emit), one time in eight, by a generator of this lock's seeded
+    /// from the explorer's seed.
+    /// Inline and without a call, so that the optimizer treats the code
+    /// around the lock as in the release build: a copy retained after the
+    /// store (the bug `_sks_handoff` prevents) is retained after this spin,
+    /// while another thread may replace and release the value.
+    @inlinable @inline(__always)
+    func exploreAfterUnlock() {
+        let x = self.explore.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        var mixed = (x ^ (x >> 31)) &* 0xBF58_476D_1CE4_E5B9
+        mixed ^= mixed >> 27
+        guard mixed & 7 == 0 else {
+            return
+        }
+        var spins = Int((mixed >> 40) & 0xFFFF)
+        while spins > 0 {
+            _ = self.state.load(ordering: .relaxed)
+            spins -= 1
+        }
+    }
+    #endif
 }

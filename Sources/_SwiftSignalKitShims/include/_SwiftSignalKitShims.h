@@ -17,6 +17,20 @@
  * explorer build, see `_sks_explore`, it may also yield). */
 void _sks_handoff(void);
 
+/* The schedule explorer (Sources/SwiftSignalKit/Support/ScheduleExplorer.swift):
+ * in a build with SKS_EXPLORE defined (make explore-core), a point where
+ * the core hands something to another thread (`site`, one of the
+ * `_ScheduleSite` numbers) may let other threads run first: nothing, a
+ * yield, a spin or a sleep of a few microseconds, chosen by a generator per
+ * thread seeded from SIGNALKIT_EXPLORE_SEED (printed once to stderr) and
+ * the thread's number. Elsewhere it does nothing (and the core calls it
+ * only in an explorer build). */
+void _sks_explore(int site);
+
+/* The explorer's seed (SIGNALKIT_EXPLORE_SEED, or the time when unset), for
+ * the inline perturbations of the spin lock; 0 outside an explorer build. */
+uint64_t _sks_explore_seed(void);
+
 /* Nonzero when the calling thread is the process's main thread. */
 int _sks_is_main_thread(void);
 
