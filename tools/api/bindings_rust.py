@@ -20,11 +20,12 @@ arrays as its values, a signal of signals as its input, its other signal of
 its own type) is written by hand in operators.rs and listed as `rust-hand` in
 tools/api/exceptions.txt, with why.
 
-A predicate's answer for a failure value (which no closure sees: it goes on
-to where it ends the subscription) is the answer that lets a value through,
-read from the brief: "for which `fn` returns true" (true keeps the value)
-or "Drops values while `fn` returns true" (false keeps it); a brief that says
-neither is a problem, not a guess.
+A closure that can fail in C (a map, a predicate, a fold: the header's
+operator callbacks) fails its call through sk_callback_fail when it panics,
+whatever its operator: its trampoline is the shape's alone. A side effect
+cannot fail in C: its trampoline takes the marker type (operators.rs's
+module `place`, named after the method: `before_next` is
+`place::BeforeNext`) that names the callback to the failure hook.
 
 Python 3 standard library only.
 """
@@ -38,12 +39,18 @@ RUST_OUT = "Sources/rust/src/operators/standard.rs"
 # A C parameter's name in Rust.
 RUST_RENAMES = {"fn": "f"}
 # What each shape adds to the brief, in the crate's words.
+# ({name} is the method's name.)
 RUST_NOTES = {
-    "predicate": "A panic in `f` ends the subscription with a failure (`AnyValue::Failure`).",
-    "map": "A panic in `f` travels on as a failure value (`AnyValue::Failure`).",
-    "reduce": "A panic in `f` travels on as a failure value (`AnyValue::Failure`).",
-    "tap": "A panic in `f` goes to the failure hook (`set_failure_hook`).",
-    "work": "A panic in `f` goes to the failure hook (`set_failure_hook`).",
+    "predicate": ("A panic in `f` ends the stream with the error \"panicked: MESSAGE\" (`sk_callback_fail`): the "
+                  "value neither passes nor completes anything, the upstream is disposed, nothing comes after."),
+    "map": ("A panic in `f` ends the stream with the error \"panicked: MESSAGE\" (`sk_callback_fail`): no value "
+            "for that call, the upstream is disposed, nothing comes after."),
+    "reduce": ("A panic in `f` ends the stream with the error \"panicked: MESSAGE\" (`sk_callback_fail`): no "
+               "accumulator is delivered for that value (`reduce` delivers none at all), the upstream is disposed."),
+    "tap": ("A panic in `f` goes to the failure hook (`set_failure_hook`, `where` = `\"{name}\"`): a side effect "
+            "cannot fail the stream in C."),
+    "work": ("A panic in `f` goes to the failure hook (`set_failure_hook`, `where` = `\"{name}\"`): a side effect "
+             "cannot fail the stream in C."),
     "time": "Timed on `queue`.",
 }
 BOUND = "Send + Sync + 'static"
@@ -62,15 +69,10 @@ def rust_words(text, shape):
     return "".join(part if part.startswith("`") else re.sub(r"([\[\]])", r"\\\1", part) for part in parts)
 
 
-def failure_answer(function):
-    """The predicate's answer that lets a value through, from its brief
-    (None: the brief does not say)."""
-    brief = function["brief"]
-    if re.match(r"Drops values while `fn` returns true\b", brief):
-        return "false"
-    if re.search(r"\bfor which `fn` returns true\b", brief):
-        return "true"
-    return None
+def place(name):
+    """The marker type naming a side effect to the failure hook (in
+    operators.rs's module `place`): before_next is BeforeNext."""
+    return "".join(part.capitalize() for part in name.split("_"))
 
 
 def method(function, shape, name):
@@ -83,7 +85,7 @@ def method(function, shape, name):
         brief = rust_words(function["brief"], shape)
         doc = (brief if brief.endswith("...") else brief[:-1] if brief.endswith(".") else brief) + f" (`{c}`)."
         if shape in RUST_NOTES:
-            doc += " " + RUST_NOTES[shape]
+            doc += " " + RUST_NOTES[shape].format(name=name)
         doc = "\n".join(textwrap.wrap(doc, 100 - len("    /// ")))
     if words.get("example"):
         doc += "\n\n" + words["example"].strip("\n")
@@ -114,16 +116,17 @@ def method(function, shape, name):
         head, uses = f"pub fn {name}(&self, queue: &Queue) -> Signal<T>", {"operator", "Queue"}
         body = [f"operator(|out| unsafe {{ {call}(out, self.as_raw(), queue.as_raw()) }})"]
     elif shape in ("predicate", "map", "tap", "work"):
-        answer = failure_answer(function) if shape == "predicate" else None
         bound, result, trampoline = {
-            "predicate": ("Fn(&T) -> bool", "T", f"predicate_fn::<T, F, {answer}>"),
+            "predicate": ("Fn(&T) -> bool", "T", "predicate_fn::<T, F>"),
             "map": ("Fn(T) -> U", "U", "map_fn::<T, U, F>"),
-            "tap": ("Fn(&T)", "T", "value_fn::<T, F>"),
-            "work": ("Fn()", "T", "work_fn::<F>"),
+            "tap": ("Fn(&T)", "T", f"value_fn::<T, F, place::{place(name)}>"),
+            "work": ("Fn()", "T", f"work_fn::<F, place::{place(name)}>"),
         }[shape]
         generics = "U: Value, " if shape == "map" else ""
         head = f"pub fn {name}<{generics}F: {bound} + {BOUND}>(&self, f: F) -> Signal<{result}>"
         uses = {"with_ctx", "FnShared", trampoline.split("::")[0]} | ({"Value"} if shape == "map" else set())
+        if shape in ("tap", "work"):
+            uses.add("place")
         body = ["with_ctx(FnShared(f), |out, ctx, release| unsafe {",
                 f"    {call}(out, self.as_raw(), Some({trampoline}), ctx, release)",
                 "})"]
@@ -146,7 +149,7 @@ def method(function, shape, name):
 # Where each name the generated methods use comes from.
 IMPORTS = (
     ("std::time", ("Duration",)),
-    ("super", ("map_fn", "predicate_fn", "raw_list", "reduce_fn", "value_fn", "value_or_refused",
+    ("super", ("map_fn", "place", "predicate_fn", "raw_list", "reduce_fn", "value_fn", "value_or_refused",
                "with_ctx", "work_fn")),
     ("crate::callback", ("FnShared",)),
     ("crate::queue", ("seconds as to_seconds", "Queue")),
@@ -185,12 +188,6 @@ def module(methods):
     families = {}
     uses = {"Signal", "Value"}
     for function, shape, name, row in methods:
-        if shape == "predicate" and failure_answer(function) is None:
-            problems.append(f"tools/api/operators.md:{row['line']}: {function['name']}'s brief says neither \"for which "
-                            f"`fn` returns true\" nor \"Drops values while `fn` returns true\": the Rust method cannot "
-                            f"tell which answer lets a failure value through; word the brief so, or write the method "
-                            f"by hand with a `{function['name']} rust-hand REASON` line in tools/api/exceptions.txt")
-            continue
         text, used = method(function, shape, name)
         uses |= used
         families.setdefault(row["family"], []).append(text)

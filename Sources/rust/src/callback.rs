@@ -5,16 +5,26 @@
 //! several threads reach a subscriber concurrently), refuses a call that
 //! re-enters it from inside itself, and catches a panic, so that no unwind
 //! ever crosses into C.
+//!
+//! A caught panic is quiet: the panic hook this module installs (once, when
+//! the first callback is made) passes a panic on to the hook that was
+//! installed before it, unless it happens inside a callback of this crate
+//! on the panicking thread (a thread-local count, raised around each
+//! `catch_unwind`): its message travels on as the stream's error or goes to
+//! the failure hook. `SIGNALKIT_RUST_PANIC_LOG=1` passes those on too.
 use std::any::Any;
+use std::cell::{Cell, UnsafeCell};
 use std::os::raw::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::cell::UnsafeCell;
-use std::sync::{Condvar, Mutex, PoisonError, RwLock};
+use std::sync::{Condvar, Mutex, Once, PoisonError, RwLock};
 use std::time::Duration;
 
 thread_local! {
     static TOKEN: u8 = const { 0 };
+    /// How many calls of this crate's callbacks run on this thread (nested
+    /// ones each count): a panic while it is not 0 is caught.
+    static INSIDE: Cell<u32> = const { Cell::new(0) };
 }
 
 /// A number that tells the calling thread from the others (the address
@@ -77,9 +87,9 @@ impl<F> FnCell<F> {
         }
         // Safety: `owner` holds this thread's token: no other call reaches
         // the closure until `leave`.
-        let result = catch_unwind(AssertUnwindSafe(|| call(unsafe { &mut *self.f.get() })));
+        let result = catching(|| call(unsafe { &mut *self.f.get() }));
         self.leave();
-        result.map_err(|payload| panic_message(&*payload))
+        result
     }
 
     /// Lets the closure go, and wakes a parked caller if there is one: a
@@ -152,7 +162,44 @@ impl<F> FnShared<F> {
     /// Calls `call` with the function; Err(message) when it panicked.
     #[inline]
     pub(crate) fn call<R>(&self, call: impl FnOnce(&F) -> R) -> Result<R, String> {
-        catch_unwind(AssertUnwindSafe(|| call(&self.0))).map_err(|payload| panic_message(&*payload))
+        catching(|| call(&self.0))
+    }
+}
+
+/// Calls `call` as a callback of this crate: a panic is caught, and quiet
+/// (see the module's documentation); Err(its message).
+#[inline(always)]
+pub(crate) fn catching<R>(call: impl FnOnce() -> R) -> Result<R, String> {
+    INSIDE.with(|inside| inside.set(inside.get() + 1));
+    let result = catch_unwind(AssertUnwindSafe(call));
+    INSIDE.with(|inside| inside.set(inside.get() - 1));
+    result.map_err(|payload| panic_message(&*payload))
+}
+
+/// The environment variable that, set to `1`, lets the panics caught in
+/// callbacks reach the panic hook installed before this crate's.
+pub(crate) const PANIC_LOG_VARIABLE: &str = "SIGNALKIT_RUST_PANIC_LOG";
+
+static QUIET_PANICS: Once = Once::new();
+
+/// Installs, once, the panic hook that keeps the panics of callbacks
+/// quiet (see the module's documentation). Called where a callback is made
+/// (its context boxed, a pointer value carried): one atomic load after the
+/// first time.
+#[inline]
+pub(crate) fn quiet_panics() {
+    // take_hook and set_hook panic on a panicking thread: the next
+    // callback made installs it then.
+    if !QUIET_PANICS.is_completed() && !std::thread::panicking() {
+        QUIET_PANICS.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                let inside = INSIDE.try_with(Cell::get).unwrap_or(0) > 0;
+                if !inside || std::env::var_os(PANIC_LOG_VARIABLE).map_or(false, |v| v == "1") {
+                    previous(info)
+                }
+            }));
+        });
     }
 }
 
@@ -170,14 +217,14 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 
 /// Boxes `ctx` for a C callback set.
 pub(crate) fn into_ctx<C: Send + 'static>(ctx: C) -> *mut c_void {
+    quiet_panics();
     Box::into_raw(Box::new(ctx)) as *mut c_void
 }
 
 /// The release of a context made by [`into_ctx`]: drops it, on whatever
 /// thread the library runs the release (hence `Send`).
 pub(crate) unsafe extern "C" fn release_ctx<C>(ctx: *mut c_void) {
-    let result = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(ctx as *mut C))));
-    if result.is_err() {
+    if catching(|| drop(Box::from_raw(ctx as *mut C))).is_err() {
         report_failure("release", "the drop of a closure panicked");
     }
 }
@@ -195,23 +242,56 @@ pub(crate) unsafe fn ctx_ref<'a, C>(ctx: *mut c_void) -> &'a C {
 pub type FailureHook = Box<dyn Fn(&str, &str) + Send + Sync>;
 static HOOK: RwLock<Option<FailureHook>> = RwLock::new(None);
 
-/// Sets the function that receives the failures no error event can carry:
-/// a panic in a side effect (`before_next`, ...), whose C callback has no
-/// way to fail, and a panic in an error or completion closure. It is called with where the failure
-/// happened (`"filter"`, `"completed"`, ...) and its message, on the thread
-/// of the failure. None restores the default, which prints the failure to
-/// standard error.
+/// Sets the function that receives the failures no error event can carry,
+/// with where the failure happened and its message, on the thread of the
+/// failure. None restores the default, which prints
+/// `signalkit: WHERE: MESSAGE` to standard error.
+///
+/// A panic in an operator's closure (`map`, `filter`, `scan`, ...) never
+/// comes here: it ends the stream with the error `"panicked: MESSAGE"`.
+/// What comes here, by `where`:
+///
+/// - `"before_next"`, `"after_next"`, `"before_started"`,
+///   `"before_completed"`, `"after_completed"`, `"after_disposed"`: a panic
+///   in that side effect, which the C library gives no way to fail;
+/// - `"on_drop"`: a panic in a bounded operator's drop callback (same);
+/// - `"group_by key"`: a panic in `group_by`'s key function, or a value it
+///   could not take (the C library gives that function no way to fail: see
+///   [`Signal::group_by`](crate::Signal::group_by));
+/// - `"unhandled error"`: an error event that no closure receives (a
+///   [`subscribe`](crate::Signal::subscribe), an
+///   [`Observer`](crate::Observer) without an error closure), with the
+///   error's text;
+/// - `"error"`, `"completed"`: a panic in an observer's error or completion
+///   closure;
+/// - `"dispose"`, `"work"`, `"timer"`: a panic in a
+///   [`Disposable::action`](crate::Disposable::action)'s action, a queue's
+///   work, a timer's closure;
+/// - `"release"`: a closure or a carried value whose drop panicked.
+///
+/// ```
+/// use signalkit::{set_failure_hook, Signal};
+/// use std::sync::{Arc, Mutex};
+///
+/// let reports = Arc::new(Mutex::new(Vec::new()));
+/// let into = Arc::clone(&reports);
+/// set_failure_hook(Some(Box::new(move |place, message| into.lock().unwrap().push(format!("{}: {}", place, message)))));
+/// let tapped = Signal::single(1i64).before_next(|_| panic!("tap"));
+/// assert_eq!(tapped.for_each_blocking(|_| ()), Ok(())); // the value still passes
+/// set_failure_hook(None);
+/// assert_eq!(*reports.lock().unwrap(), vec!["before_next: panicked: tap"]);
+/// ```
 pub fn set_failure_hook(hook: Option<FailureHook>) {
     *HOOK.write().unwrap_or_else(PoisonError::into_inner) = hook;
 }
 
 /// Gives a failure to the hook (never unwinds).
 pub(crate) fn report_failure(place: &str, message: &str) {
-    let _ = catch_unwind(AssertUnwindSafe(|| {
+    let _ = catching(|| {
         let hook = HOOK.read().unwrap_or_else(PoisonError::into_inner);
         match &*hook {
             Some(hook) => hook(place, message),
-            None => eprintln!("signalkit: {} callback: {}", place, message),
+            None => eprintln!("signalkit: {}: {}", place, message),
         }
-    }));
+    });
 }

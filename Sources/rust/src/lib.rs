@@ -6,10 +6,12 @@
 //! [`Signal::subscribe`] hands back a [`Subscription`] that cancels when
 //! dropped. Values cross the C boundary through the [`Value`] trait; every
 //! closure is `Send + 'static`, because the library may call it from any
-//! thread; a panic in one never unwinds into C: it becomes the
-//! subscription's error ([`AnyValue::Failure`]) where the C callback can
-//! carry one or fail (a predicate: `sk_callback_fail`), and goes to the
-//! failure hook ([`set_failure_hook`]) where it cannot (a side effect).
+//! thread; a panic in one never unwinds into C: in an operator's closure
+//! it fails the call as C does (`sk_callback_fail`), so that the stream
+//! ends with the error `"panicked: MESSAGE"` and nothing after it; where C
+//! gives the callback no way to fail (a side effect), it goes to the
+//! failure hook ([`set_failure_hook`]). Caught panics are quiet (the guide's
+//! "Errors and panics": `SIGNALKIT_RUST_PANIC_LOG=1` prints them).
 //!
 //! ```
 //! use signalkit::Pipe;

@@ -10,15 +10,18 @@
 //! of its own. (A subscription's own closures, which one subscription alone
 //! calls, are `FnMut`: [`Observer`](crate::Observer).)
 //!
-//! A panic in a closure that makes a value or a signal (`map`, `scan`,
-//! `reduce`, `group_by`'s key, `map_to_signal`, `merge_map`, `catch`,
-//! `deferred`) travels on as a failure value and ends the subscription that
-//! receives it with [`AnyValue::Failure`]. A panic in a predicate
-//! (`filter`, `skip_while`, `take_while`, `first_where`) or in
-//! `take_until`'s function fails the call (`sk_callback_fail`): the
-//! subscription ends with [`AnyValue::Failure`] too. A side effect cannot
-//! fail in C: its panic goes to the failure hook
-//! ([`crate::set_failure_hook`]).
+//! One failure rule: a panic in an operator's closure (`map`, `scan`,
+//! `reduce`, `map_to_signal`, `merge_map`, `catch`, `deferred`; the
+//! predicates of `filter`, `skip_while`, `take_while`, `first_where`;
+//! `take_until`'s function), or a value it cannot take or give, fails the
+//! call as a C callback does (`sk_callback_fail`): the stream ends with the
+//! error `"panicked: MESSAGE"` (a string; the conversion's message for a
+//! value), the upstream is disposed and nothing is delivered after it; a
+//! signal function's signal stands for one that fails with it. No failure
+//! travels downstream as a value. The C library gives a side effect
+//! (`before_next`, ...), a bounded operator's `on_drop` and `group_by`'s key
+//! function no way to fail: their panic goes to the failure hook
+//! ([`crate::set_failure_hook`]) under the callback's kind.
 //!
 //! The operators of a standard shape (the C function's parameters after
 //! the signal: none, a count, a predicate, a value, a signal, a time and a
@@ -33,11 +36,11 @@ use std::os::raw::{c_int, c_void};
 use std::ptr;
 use std::time::Duration;
 
-use crate::callback::{ctx_ref, into_ctx, release_ctx, report_failure, FnShared};
+use crate::callback::{ctx_ref, into_ctx, quiet_panics, release_ctx, report_failure, FnShared};
 use crate::queue::{seconds, Queue};
 use crate::signal::{operator, Signal};
 use crate::sys;
-use crate::value::{failure_value, AnyValue, RawValue, Value, ValueRef};
+use crate::value::{conversion_message, error_value, AnyValue, RawValue, Value, ValueRef};
 
 mod standard;
 
@@ -79,6 +82,7 @@ type Release = sys::sk_release_fn;
 /// for a C function given a NULL release (its cheapest form).
 fn with_ctx<U, C: Send + 'static>(ctx: C, call: impl FnOnce(*mut *mut sys::sk_signal, Ctx, Release) -> c_int) -> Signal<U> {
     if std::mem::size_of::<C>() == 0 && !std::mem::needs_drop::<C>() {
+        quiet_panics();
         std::mem::forget(ctx);
         // A zero-sized value lives at any aligned address: ctx_ref reads
         // no byte of it.
@@ -90,151 +94,116 @@ fn with_ctx<U, C: Send + 'static>(ctx: C, call: impl FnOnce(*mut *mut sys::sk_si
     operator(|out| call(out, ctx, Some(release_ctx::<C>)))
 }
 
-/// The value of a failure, or of a value that did not convert.
+/// A value as the `T` a closure takes, or why it is not one.
 #[inline(always)]
-fn converted<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
-    if T::FAST_REFUSES_FAILURES {
-        // A primitive: any other kind of value is off this path.
-        match T::from_value_fast(value) {
-            Some(value) => Ok(value),
-            None => converted_other(value),
-        }
-    } else {
-        converted_checked(value)
-    }
-}
-
-/// `converted` for a value that is no `T` at once.
-#[cold]
-#[inline(never)]
-fn converted_other<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
-    converted_checked(value)
-}
-
-#[inline(always)]
-fn converted_checked<T: Value>(value: ValueRef<'_>) -> Result<T, RawValue> {
-    if value.failure().is_some() {
-        return Err(RawValue::copy_of(value));
-    }
+fn converted<T: Value>(value: ValueRef<'_>) -> Result<T, String> {
     match T::from_value_fast(value) {
         Some(value) => Ok(value),
-        None => Err(not_converted::<T>(value)),
+        None => Err(conversion_message::<T>(value)),
     }
 }
 
-/// The failure value of a value that did not convert, with the message.
+/// A closure's result as an owned value, or why it cannot be one.
+#[inline]
+fn to_raw<U: Value>(value: U) -> Result<RawValue, String> {
+    value.to_value().map_err(|e| e.message().to_owned())
+}
+
+/// Fails the operator callback running on this thread (`sk_callback_fail`)
+/// with the string `message` (a panic's `"panicked: ..."`, a value the
+/// closure could not take or give): the stream ends with that error, the
+/// upstream is disposed, and the callback's result is ignored. Called only
+/// from the callbacks the header lists as operator callbacks, where the
+/// library does not refuse; if it did, the failure hook would receive the
+/// message under `place`.
 #[cold]
 #[inline(never)]
-fn not_converted<T: Value>(value: ValueRef<'_>) -> RawValue {
-    match T::from_value(value) {
-        Ok(_) => failure_value("signalkit: a value converted only on a second try".to_owned()),
-        Err(e) => failure_value(e.message().to_owned()),
-    }
-}
-
-#[inline]
-fn to_out<U: Value>(result: Result<U, String>) -> RawValue {
-    match result {
-        Ok(value) => value.to_value().unwrap_or_else(|e| failure_value(e.message().to_owned())),
-        Err(message) => failure_value(message),
-    }
-}
-
-unsafe extern "C" fn map_fn<T: Value, U: Value, F: Fn(T) -> U>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
-    let result = match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => to_out(ctx_ref::<FnShared<F>>(ctx).call(|f| f(value))),
-        Err(failure) => failure,
-    };
-    ptr::write(out, result.into_raw());
-}
-
-unsafe extern "C" fn key_fn<T: Value, K: Value, F: Fn(&T) -> K>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
-    let result = match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => to_out(ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))),
-        Err(failure) => failure,
-    };
-    ptr::write(out, result.into_raw());
-}
-
-/// A predicate; `ON_FAILURE` is its answer for a failure value, chosen so
-/// that the failure goes on to where it ends the subscription.
-unsafe extern "C" fn predicate_fn<T: Value, F: Fn(&T) -> bool, const ON_FAILURE: bool>(
-    ctx: Ctx,
-    value: *const sys::sk_value,
-) -> bool {
-    match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => match ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
-            Ok(answer) => answer,
-            Err(message) => {
-                fail_call("predicate", message);
-                false
-            }
-        },
-        Err(_) => ON_FAILURE,
-    }
-}
-
-/// A panic in an operator callback that has no result to carry a failure
-/// value (a predicate, `take_until`'s function): the call fails
-/// (`sk_callback_fail`), so that the subscription ends with
-/// `AnyValue::Failure(message)`; its answer is ignored. Where the library
-/// refuses (it runs no operator callback there), the failure hook.
 fn fail_call(place: &str, message: String) {
-    let failure = failure_value(message.clone());
+    let error = error_value(&message);
     // Safety: a valid value, borrowed for the call (the library copies it).
-    if unsafe { sys::sk_callback_fail(failure.as_ptr()) } != sys::SK_OK {
+    if unsafe { sys::sk_callback_fail(error.as_ptr()) } != sys::SK_OK {
         report_failure(place, &message);
     }
 }
 
-unsafe extern "C" fn take_until_fn<T: Value, F: Fn(&T) -> TakeAction>(ctx: Ctx, value: *const sys::sk_value) -> c_int {
-    let bits = |action: TakeAction| {
-        (if action.pass { sys::SK_TAKE_PASS } else { 0 } | if action.complete { sys::SK_TAKE_COMPLETE } else { 0 }) as c_int
-    };
-    match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => match ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
-            Ok(action) => bits(action),
-            Err(message) => {
-                fail_call("take_until", message);
-                bits(TakeAction::COMPLETE)
-            }
-        },
-        Err(_) => bits(TakeAction::PASS_AND_COMPLETE),
+unsafe extern "C" fn map_fn<T: Value, U: Value, F: Fn(T) -> U>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
+    let result = converted::<T>(ValueRef::from_ptr(value))
+        .and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(value)))
+        .and_then(to_raw);
+    match result {
+        Ok(result) => ptr::write(out, result.into_raw()),
+        Err(message) => fail_call("map", message),
     }
 }
 
+/// `group_by`'s key function. The C library gives it no way to fail
+/// (`sk_callback_fail` is refused there, or, called while an operator
+/// callback of another stream runs on this thread, fails that one): a
+/// panic, or a value it cannot take or give, goes to the failure hook, and
+/// the key is nil.
+unsafe extern "C" fn key_fn<T: Value, K: Value, F: Fn(&T) -> K>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
+    let result = converted::<T>(ValueRef::from_ptr(value))
+        .and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)))
+        .and_then(to_raw);
+    match result {
+        Ok(result) => ptr::write(out, result.into_raw()),
+        Err(message) => report_failure("group_by key", &message),
+    }
+}
+
+/// A predicate (`filter`, `skip_while`, `take_while`, `first_where`): on a
+/// failure its answer is ignored.
+unsafe extern "C" fn predicate_fn<T: Value, F: Fn(&T) -> bool>(ctx: Ctx, value: *const sys::sk_value) -> bool {
+    match converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))) {
+        Ok(answer) => answer,
+        Err(message) => {
+            fail_call("predicate", message);
+            false
+        }
+    }
+}
+
+unsafe extern "C" fn take_until_fn<T: Value, F: Fn(&T) -> TakeAction>(ctx: Ctx, value: *const sys::sk_value) -> c_int {
+    match converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))) {
+        Ok(action) => (if action.pass { sys::SK_TAKE_PASS } else { 0 } | if action.complete { sys::SK_TAKE_COMPLETE } else { 0 }) as c_int,
+        Err(message) => {
+            fail_call("take_until", message);
+            0
+        }
+    }
+}
+
+/// The step of `scan` and `reduce`.
 unsafe extern "C" fn reduce_fn<T: Value, U: Value, F: Fn(U, T) -> U>(
     ctx: Ctx,
     accumulator: *const sys::sk_value,
     value: *const sys::sk_value,
     out: *mut sys::sk_value,
 ) {
-    let result = match (converted::<U>(ValueRef::from_ptr(accumulator)), converted::<T>(ValueRef::from_ptr(value))) {
-        (Err(failure), _) | (_, Err(failure)) => failure,
-        (Ok(accumulator), Ok(value)) => to_out(ctx_ref::<FnShared<F>>(ctx).call(|f| f(accumulator, value))),
-    };
-    ptr::write(out, result.into_raw());
+    let result = converted::<U>(ValueRef::from_ptr(accumulator))
+        .and_then(|accumulator| Ok((accumulator, converted::<T>(ValueRef::from_ptr(value))?)))
+        .and_then(|(accumulator, value)| ctx_ref::<FnShared<F>>(ctx).call(|f| f(accumulator, value)))
+        .and_then(to_raw);
+    match result {
+        Ok(result) => ptr::write(out, result.into_raw()),
+        Err(message) => fail_call("scan or reduce", message),
+    }
 }
 
-fn failing_signal(error: RawValue) -> *mut sys::sk_signal {
-    let mut out = ptr::null_mut();
-    // Safety: valid arguments: sk_signal_fail does not fail.
-    unsafe { sys::sk_signal_fail(&mut out, error.as_ptr()) };
-    out
-}
-
+/// The signal a signal function made; after a failure, NULL, which the
+/// library then takes for a signal that fails with the error.
 fn signal_result<U>(result: Result<Signal<U>, String>) -> *mut sys::sk_signal {
     match result {
         Ok(signal) => signal.into_raw(),
-        Err(message) => failing_signal(failure_value(message)),
+        Err(message) => {
+            fail_call("signal function", message);
+            ptr::null_mut()
+        }
     }
 }
 
 unsafe extern "C" fn signal_fn<T: Value, U: Value, F: Fn(T) -> Signal<U>>(ctx: Ctx, value: *const sys::sk_value) -> *mut sys::sk_signal {
-    match converted::<T>(ValueRef::from_ptr(value)) {
-        Ok(value) => signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f(value))),
-        Err(failure) => failing_signal(failure),
-    }
+    signal_result(converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(value))))
 }
 
 unsafe extern "C" fn catch_fn<T: Value, F: Fn(AnyValue) -> Signal<T>>(ctx: Ctx, error: *const sys::sk_value) -> *mut sys::sk_signal {
@@ -246,17 +215,62 @@ unsafe extern "C" fn deferred_fn<T: Value, F: Fn() -> Signal<T>>(ctx: Ctx) -> *m
     signal_result(ctx_ref::<FnShared<F>>(ctx).call(|f| f()))
 }
 
-unsafe extern "C" fn value_fn<T: Value, F: Fn(&T)>(ctx: Ctx, value: *const sys::sk_value) {
-    if let Ok(value) = converted::<T>(ValueRef::from_ptr(value)) {
-        if let Err(message) = ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)) {
-            report_failure("side effect", &message);
-        }
+/// Where the panic of a callback that cannot fail in C is reported: the
+/// `where` given to the failure hook ([`crate::set_failure_hook`]).
+pub(crate) trait Place {
+    /// The callback's kind, as the hook receives it.
+    const NAME: &'static str;
+}
+
+/// The marker types of the callbacks that cannot fail in C, each naming
+/// where its panic is reported ([`Place`]); the generated side effects
+/// name theirs after the method (`before_next`: `place::BeforeNext`).
+pub(crate) mod place {
+    use super::Place;
+
+    macro_rules! places {
+        ($($(#[$doc:meta])* $place:ident = $name:literal,)*) => {
+            $(
+                $(#[$doc])*
+                pub(crate) struct $place;
+                impl Place for $place {
+                    const NAME: &'static str = $name;
+                }
+            )*
+        };
+    }
+
+    places! {
+        /// `before_next`'s side effect.
+        BeforeNext = "before_next",
+        /// `after_next`'s side effect.
+        AfterNext = "after_next",
+        /// `before_started`'s side effect.
+        BeforeStarted = "before_started",
+        /// `before_completed`'s side effect.
+        BeforeCompleted = "before_completed",
+        /// `after_completed`'s side effect.
+        AfterCompleted = "after_completed",
+        /// `after_disposed`'s side effect.
+        AfterDisposed = "after_disposed",
+        /// A bounded operator's drop callback.
+        OnDrop = "on_drop",
     }
 }
 
-unsafe extern "C" fn work_fn<F: Fn()>(ctx: Ctx) {
+/// A side effect on a value: the C library gives it no way to fail
+/// (`sk_value_fn`), so a panic, or a value it cannot take, goes to the
+/// failure hook under `P::NAME`.
+unsafe extern "C" fn value_fn<T: Value, F: Fn(&T), P: Place>(ctx: Ctx, value: *const sys::sk_value) {
+    if let Err(message) = converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))) {
+        report_failure(P::NAME, &message);
+    }
+}
+
+/// A side effect without a value (`sk_work_fn`): as [`value_fn`].
+unsafe extern "C" fn work_fn<F: Fn(), P: Place>(ctx: Ctx) {
     if let Err(message) = ctx_ref::<FnShared<F>>(ctx).call(|f| f()) {
-        report_failure("side effect", &message);
+        report_failure(P::NAME, &message);
     }
 }
 
@@ -278,7 +292,8 @@ fn queue_ptr(queue: Option<&Queue>) -> *mut sys::sk_queue {
 /// # Taking: the operators whose C function takes more than a shape
 impl<T: Value> Signal<T> {
     /// Values as `f` decides ([`TakeAction`]): pass or drop each, complete
-    /// after it or not.
+    /// after it or not. A panic in `f` ends the stream with the error
+    /// `"panicked: MESSAGE"` (`sk_callback_fail`), without the value.
     pub fn take_until<F: Fn(&T) -> TakeAction + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_take_until(out, self.as_raw(), Some(take_until_fn::<T, F>), ctx, release)
@@ -286,10 +301,12 @@ impl<T: Value> Signal<T> {
     }
 
     /// Values while `f` answers true, then the completion (with the first
-    /// value that failed it when `inclusive`).
+    /// value that failed it when `inclusive`). A panic in `f` ends the
+    /// stream with the error `"panicked: MESSAGE"` (`sk_callback_fail`),
+    /// without the value.
     pub fn take_while<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, inclusive: bool, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_take_while(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release, inclusive)
+            sys::sk_signal_take_while(out, self.as_raw(), Some(predicate_fn::<T, F>), ctx, release, inclusive)
         })
     }
 }
@@ -348,7 +365,9 @@ impl<T: Value> Signal<T> {
 
 /// # Meta operators: signals from a closure, groups
 impl<T: Value> Signal<T> {
-    /// Maps each value to a signal and follows the latest one.
+    /// Maps each value to a signal and follows the latest one. A panic in
+    /// `f` stands for a signal that fails with `"panicked: MESSAGE"`
+    /// (`sk_callback_fail`), which ends the stream.
     pub fn map_to_signal<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, f: F) -> Signal<U> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_map_to_signal(out, self.as_raw(), Some(signal_fn::<T, U, F>), ctx, release)
@@ -356,7 +375,9 @@ impl<T: Value> Signal<T> {
     }
 
     /// Maps each value to a signal, at most `max_concurrent` running at once
-    /// (the others wait, in order); 1 runs them one after the other.
+    /// (the others wait, in order); 1 runs them one after the other. A panic
+    /// in `f` stands for a signal that fails with `"panicked: MESSAGE"`
+    /// (`sk_callback_fail`), which ends the stream.
     pub fn merge_map<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, max_concurrent: usize, f: F) -> Signal<U> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_merge_map(out, self.as_raw(), max_concurrent, Some(signal_fn::<T, U, F>), ctx, release)
@@ -365,13 +386,21 @@ impl<T: Value> Signal<T> {
 
     /// Groups values by the key `f` gives: emits `(key, group)` for each new
     /// key; a group is hot (subscribe from the closure that receives it).
+    ///
+    /// `f` cannot fail the stream: the C library gives `group_by`'s key
+    /// function no way to (`sk_callback_fail` is refused there, or fails an
+    /// operator callback of another stream running on the same thread). A
+    /// panic in `f` goes to the failure hook (`where` = `"group_by key"`) and
+    /// the value's key is nil, which a key type that has no nil (`i64`,
+    /// `String`, ...) refuses where the pair is received.
     pub fn group_by<K: Value, F: Fn(&T) -> K + Send + Sync + 'static>(&self, f: F) -> Signal<(K, Signal<T>)> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_group_by(out, self.as_raw(), Some(key_fn::<T, K, F>), ctx, release)
         })
     }
 
-    /// A signal made by `f` at each start.
+    /// A signal made by `f` at each start. A panic in `f` stands for a
+    /// signal that fails with `"panicked: MESSAGE"` (`sk_callback_fail`).
     pub fn deferred<F: Fn() -> Signal<T> + Send + Sync + 'static>(f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_deferred(out, Some(deferred_fn::<T, F>), ctx, release)
@@ -399,7 +428,9 @@ impl<T: Value> Signal<Signal<T>> {
 
 /// # Errors and loops: a closure of the error, a retry
 impl<T: Value> Signal<T> {
-    /// On an error, continues with the signal `f` makes of it.
+    /// On an error, continues with the signal `f` makes of it. A panic in
+    /// `f` stands for a signal that fails with `"panicked: MESSAGE"`
+    /// (`sk_callback_fail`).
     pub fn catch<F: Fn(AnyValue) -> Signal<T> + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_catch(out, self.as_raw(), Some(catch_fn::<T, F>), ctx, release)
@@ -465,11 +496,13 @@ impl Overflow {
     }
 }
 
+/// A bounded operator's drop callback (`sk_drop_fn`): the C library gives
+/// it no way to fail, so a panic, or a value it cannot take, goes to the
+/// failure hook under `"on_drop"`.
 unsafe extern "C" fn drop_fn<T: Value, F: Fn(&T, u64)>(ctx: Ctx, value: *const sys::sk_value, dropped: u64) {
-    if let Ok(value) = converted::<T>(ValueRef::from_ptr(value)) {
-        if let Err(message) = ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value, dropped)) {
-            report_failure("drop callback", &message);
-        }
+    let result = converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value, dropped)));
+    if let Err(message) = result {
+        report_failure(place::OnDrop::NAME, &message);
     }
 }
 
@@ -479,7 +512,8 @@ unsafe extern "C" fn drop_fn<T: Value, F: Fn(&T, u64)>(ctx: Ctx, value: *const s
 /// wait and `overflow` says what happens to the next (docs/concepts.md,
 /// "Where values can queue"). The `_with` forms call `on_drop` with each
 /// value dropped and the subscription's count of drops so far, on the thread
-/// whose put dropped it.
+/// whose put dropped it; the C library gives `on_drop` no way to fail, so
+/// its panic goes to the failure hook (`where` = `"on_drop"`).
 impl<T: Value> Signal<T> {
     /// At most `capacity` values waiting while a delivery is in progress
     /// (values put by other threads, or from inside the delivery), the
@@ -532,7 +566,8 @@ impl<T: Value> Signal<T> {
     }
 
     /// [`Signal::merge_map`] with at most `capacity` values waiting for a
-    /// free slot (`sk_signal_merge_map_bounded`; drops are not reported).
+    /// free slot (`sk_signal_merge_map_bounded`; drops are not reported). A
+    /// panic in `f` ends the stream as in `merge_map`.
     pub fn merge_map_bounded<U: Value, F: Fn(T) -> Signal<U> + Send + Sync + 'static>(&self, max_concurrent: usize,
                                                                                      capacity: usize,
                                                                                      overflow: Overflow, f: F)

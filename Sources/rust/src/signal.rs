@@ -10,7 +10,7 @@ use std::{fmt, mem};
 use crate::callback::{ctx_ref, current_thread, into_ctx, release_ctx, report_failure, FnCell, FnShared};
 use crate::error::{check, Error};
 use crate::sys;
-use crate::value::{failure_value, AnyValue, RawValue, Value, ValueRef};
+use crate::value::{conversion_message, error_value, AnyValue, RawValue, Value, ValueRef};
 
 /// A cold stream of `T`: nothing runs until it is started
 /// ([`subscribe`](Signal::subscribe), [`start`](Signal::start)); each start
@@ -121,8 +121,10 @@ impl<T: Value> Signal<T> {
     /// A signal whose start calls `generator` with the new subscriber; the
     /// generator returns what cancels the subscription (or None). It runs
     /// on the starting thread, once per start, and starts on several
-    /// threads run it at once (hence `Fn + Sync`); a panic in it fails the
-    /// subscription with an [`AnyValue::Failure`].
+    /// threads run it at once (hence `Fn + Sync`); a panic in it ends the
+    /// subscription with the error `"panicked: MESSAGE"` (a string: a
+    /// generator is no operator callback, so the layer puts the error into
+    /// its subscriber).
     ///
     /// ```
     /// use signalkit::{Signal, Disposable};
@@ -149,7 +151,7 @@ impl<T: Value> Signal<T> {
                 Ok(Some(disposable)) => disposable.into_raw(),
                 Ok(None) => ptr::null_mut(),
                 Err(message) => {
-                    let error = failure_value(message);
+                    let error = error_value(&message);
                     sys::sk_subscriber_put_error(subscriber, error.as_ptr());
                     ptr::null_mut()
                 }
@@ -179,7 +181,7 @@ impl<T: Value> Signal<T> {
 
     /// A signal that fails at once with `error`.
     pub fn fail<E: Value>(error: E) -> Signal<T> {
-        let raw = error.to_value().unwrap_or_else(|e| failure_value(e.message().to_owned()));
+        let raw = error.to_value().unwrap_or_else(|e| error_value(e.message()));
         operator(|out| unsafe { sys::sk_signal_fail(out, raw.as_ptr()) })
     }
 
@@ -191,10 +193,13 @@ impl<T: Value> Signal<T> {
     /// Starts the signal with `observer`'s closures; the [`Subscription`]
     /// cancels it when dropped (or [`detach`](Subscription::detach) it).
     ///
-    /// A value that does not convert to `T`, or a failure of the chain
-    /// (a panic in a `map`, say), ends the subscription as an error: the
-    /// error closure receives an [`AnyValue::Failure`], and nothing more is
-    /// delivered. A panic in the next closure does the same.
+    /// The error closure receives the error event's value: a panic in an
+    /// operator's closure (a `map`, say) arrives as
+    /// `AnyValue::String("panicked: MESSAGE")`. A value that does not
+    /// convert to `T`, or a panic in the next closure, ends the subscription
+    /// with an [`AnyValue::Failure`] (its message), and nothing more is
+    /// delivered. Without an error closure, the error goes to the failure
+    /// hook ([`crate::set_failure_hook`], `where` = `"unhandled error"`).
     pub fn start(&self, observer: Observer<T>) -> Result<Subscription, Error> {
         self.start_sink(observer)
     }
@@ -218,8 +223,10 @@ impl<T: Value> Signal<T> {
         Ok(Subscription { raw: NonNull::new(out), detached: false })
     }
 
-    /// Starts the signal with a closure for its values (errors go to the
-    /// failure hook when they are failures, and are otherwise dropped).
+    /// Starts the signal with a closure for its values. An error ends the
+    /// subscription and, as no closure receives it, goes to the failure
+    /// hook ([`crate::set_failure_hook`], `where` = `"unhandled error"`,
+    /// with the error's text); the completion just ends it.
     ///
     /// The closure may run on another thread, so one that is not `Send` is
     /// refused:
@@ -389,20 +396,14 @@ impl<T: Value, F: FnMut(T) + Send + 'static> Sink<T> for NextOnly<F> {
     fn completed(&mut self) {}
 }
 
-/// Why a value did not convert to `T` (off the fast path).
+/// An error that no closure receives: it goes to the failure hook, as its
+/// text (a string's or a failure's message, else its debug form).
 #[cold]
 #[inline(never)]
-fn conversion_message<T: Value>(value: ValueRef<'_>) -> String {
-    match T::from_value(value) {
-        Ok(_) => "signalkit: a value converted only on a second try".to_owned(),
-        Err(e) => e.message().to_owned(),
-    }
-}
-
-/// An error that no closure receives: a failure goes to the hook.
 fn unhandled(error: &AnyValue) {
-    if let AnyValue::Failure(message) = error {
-        report_failure("subscription", message)
+    match error {
+        AnyValue::String(message) | AnyValue::Failure(message) => report_failure("unhandled error", message),
+        other => report_failure("unhandled error", &format!("{:?}", other)),
     }
 }
 
@@ -413,8 +414,8 @@ struct SinkState<S> {
 }
 
 impl<S> SinkState<S> {
-    /// Passes a value on as a `T`; a failure value, or one that does not
-    /// convert, ends the subscription with an error.
+    /// Passes a value on as a `T`; one that does not convert ends the
+    /// subscription with an error.
     #[inline(always)]
     fn next<T: Value>(&mut self, value: ValueRef<'_>)
     where
@@ -422,36 +423,6 @@ impl<S> SinkState<S> {
     {
         if self.done {
             return;
-        }
-        if T::FAST_REFUSES_FAILURES {
-            // A primitive: any other kind of value is off this path.
-            match T::from_value_fast(value) {
-                Some(v) => self.sink.next(v),
-                None => self.next_other(value),
-            }
-        } else {
-            self.next_checked(value)
-        }
-    }
-
-    /// `next` for a value that is no `T` at once: a failure, or a value
-    /// to convert, or one that does not.
-    #[cold]
-    #[inline(never)]
-    fn next_other<T: Value>(&mut self, value: ValueRef<'_>)
-    where
-        S: Sink<T>,
-    {
-        self.next_checked(value)
-    }
-
-    #[inline(always)]
-    fn next_checked<T: Value>(&mut self, value: ValueRef<'_>)
-    where
-        S: Sink<T>,
-    {
-        if let Some(message) = value.failure() {
-            return self.fail_with(message.to_owned());
         }
         match T::from_value_fast(value) {
             Some(v) => self.sink.next(v),

@@ -3,7 +3,6 @@
 use std::any::TypeId;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_void};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::{fmt, mem, ptr, slice};
 
@@ -313,13 +312,6 @@ impl<'a> ValueRef<'a> {
         }
         Some(unsafe { &(*(pointer as *const Carrier<T>)).value })
     }
-
-    /// The failure a value stands for: a closure of the chain panicked, or a
-    /// value did not convert (see [`AnyValue::Failure`]).
-    #[inline]
-    pub fn failure(self) -> Option<&'a str> {
-        self.carried::<FailureMark>().map(|mark| mark.0.as_str())
-    }
 }
 
 impl PartialEq for ValueRef<'_> {
@@ -366,8 +358,7 @@ struct Carrier<T> {
 unsafe extern "C" fn release_carrier<T>(pointer: *mut c_void) {
     // A payload whose drop panics must not unwind into C: the panic is
     // reported and the rest of the payload leaked.
-    let result = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(pointer as *mut Carrier<T>))));
-    if result.is_err() {
+    if crate::callback::catching(|| drop(Box::from_raw(pointer as *mut Carrier<T>))).is_err() {
         crate::callback::report_failure("release", "the drop of a value panicked");
     }
 }
@@ -375,6 +366,7 @@ unsafe extern "C" fn release_carrier<T>(pointer: *mut c_void) {
 /// A pointer value whose release drops `value` (on the thread that drops
 /// the value's last copy).
 pub(crate) fn carry<T: Send + Sync + 'static>(value: T) -> RawValue {
+    crate::callback::quiet_panics();
     let carrier = Box::new(Carrier { head: CarrierHead { magic: MAGIC, type_id: TypeId::of::<T>() }, value });
     let pointer = Box::into_raw(carrier) as *mut c_void;
     let mut out = RawValue::nil();
@@ -384,12 +376,21 @@ pub(crate) fn carry<T: Send + Sync + 'static>(value: T) -> RawValue {
     out
 }
 
-/// What a failure travels as: a pointer value holding its message.
-pub(crate) struct FailureMark(pub(crate) String);
+/// The error value of a failure this crate reports through the library (a
+/// panic, a value that did not convert): a string value of its message
+/// (nil when even that cannot be made: out of memory).
+pub(crate) fn error_value(message: &str) -> RawValue {
+    RawValue::string(message).unwrap_or_else(|_| RawValue::nil())
+}
 
-/// A value standing for a failure (a panic, a value that did not convert).
-pub(crate) fn failure_value(message: String) -> RawValue {
-    carry(FailureMark(message))
+/// Why a value did not convert to `T`, once the fast path refused it.
+#[cold]
+#[inline(never)]
+pub(crate) fn conversion_message<T: Value>(value: ValueRef<'_>) -> String {
+    match T::from_value(value) {
+        Ok(_) => "signalkit: a value converted only on a second try".to_owned(),
+        Err(e) => e.message().to_owned(),
+    }
 }
 
 // --- The conversion trait -------------------------------------------------
@@ -442,13 +443,6 @@ pub trait Value: Send + Sized + 'static {
     fn from_value_fast(value: ValueRef<'_>) -> Option<Self> {
         Self::from_value(value).ok()
     }
-
-    /// True when [`from_value_fast`](Value::from_value_fast) gives None for
-    /// every failure value (a user pointer: the primitive kinds), so that
-    /// the callbacks may try it before they look for a failure, one test
-    /// fewer per value. Override it only when that holds.
-    #[doc(hidden)]
-    const FAST_REFUSES_FAILURES: bool = false;
 }
 
 impl Value for i64 {
@@ -470,7 +464,6 @@ impl Value for i64 {
             None
         }
     }
-    const FAST_REFUSES_FAILURES: bool = true;
 }
 
 macro_rules! narrow_int {
@@ -515,7 +508,6 @@ impl Value for f64 {
             None
         }
     }
-    const FAST_REFUSES_FAILURES: bool = true;
 }
 
 impl Value for bool {
@@ -537,7 +529,6 @@ impl Value for bool {
             None
         }
     }
-    const FAST_REFUSES_FAILURES: bool = true;
 }
 
 impl Value for () {
@@ -708,9 +699,14 @@ pub enum AnyValue {
     Pointer(Opaque),
     /// A signal.
     Signal(Signal<AnyValue>),
-    /// A Rust closure of the chain panicked, or a value did not convert to
-    /// the type a closure takes: its message. A subscription receives it as
-    /// its error.
+    /// A failure the subscription found itself, never a value of the stream:
+    /// a value delivered to it did not convert to its type, or its own next
+    /// closure panicked (`"panicked: MESSAGE"`); its error closure receives
+    /// this message, and nothing after it. (A panic in an operator's
+    /// closure, or a value an operator's closure could not take, ends the
+    /// stream with the error as a string, which arrives as
+    /// [`AnyValue::String`].) Sent as a value ([`Value::to_value`]), it is a
+    /// string.
     Failure(String),
 }
 
@@ -738,8 +734,9 @@ impl fmt::Debug for Opaque {
 }
 
 impl AnyValue {
-    /// The value read from a borrowed `sk_value` (never fails: every kind
-    /// has a variant).
+    /// The value read from a borrowed `sk_value`. Never fails: every kind
+    /// has a variant, and a value that cannot be read (a kind this crate
+    /// does not know) is an [`AnyValue::Failure`] saying why.
     pub fn from_value(value: ValueRef<'_>) -> AnyValue {
         <AnyValue as Value>::from_value(value).unwrap_or_else(|e| AnyValue::Failure(e.message().to_owned()))
     }
@@ -770,7 +767,7 @@ impl Value for AnyValue {
             AnyValue::Array(items) => items.to_value(),
             AnyValue::Pointer(p) => Ok(p.0.clone()),
             AnyValue::Signal(s) => RawValue::signal(s),
-            AnyValue::Failure(m) => Ok(failure_value(m.clone())),
+            AnyValue::Failure(m) => RawValue::string(m),
         }
     }
     #[inline]
@@ -786,10 +783,7 @@ impl Value for AnyValue {
             },
             sys::SK_KIND_BYTES => AnyValue::Bytes(value.as_bytes()?.to_vec()),
             sys::SK_KIND_ARRAY => AnyValue::Array(Vec::<AnyValue>::from_value(value)?),
-            sys::SK_KIND_POINTER => match value.failure() {
-                Some(message) => AnyValue::Failure(message.to_owned()),
-                None => AnyValue::Pointer(Opaque(RawValue::copy_of(value))),
-            },
+            sys::SK_KIND_POINTER => AnyValue::Pointer(Opaque(RawValue::copy_of(value))),
             sys::SK_KIND_SIGNAL => AnyValue::Signal(value.to_signal()?),
             other => {
                 return Err(Error::new(sys::SK_ERR_INVALID_ARGUMENT, format!("signalkit: unknown value kind {}", other)))

@@ -4,7 +4,7 @@
 // operators.rs holds the others and the helpers these call (tools/api/exceptions.txt's
 // rust-hand lines say why each of a standard shape is written there by hand).
 use std::time::Duration;
-use super::{map_fn, predicate_fn, raw_list, reduce_fn, value_fn, value_or_refused, with_ctx, work_fn};
+use super::{map_fn, place, predicate_fn, raw_list, reduce_fn, value_fn, value_or_refused, with_ctx, work_fn};
 use crate::callback::FnShared;
 use crate::queue::{seconds as to_seconds, Queue};
 use crate::signal::{operator, Signal};
@@ -13,8 +13,9 @@ use crate::value::Value;
 
 /// # Mapping: the operators of a standard shape
 impl<T: Value> Signal<T> {
-    /// Values transformed by `f` (`sk_signal_map`). A panic in `f` travels on as a failure value
-    /// (`AnyValue::Failure`).
+    /// Values transformed by `f` (`sk_signal_map`). A panic in `f` ends the stream with the error
+    /// "panicked: MESSAGE" (`sk_callback_fail`): no value for that call, the upstream is disposed,
+    /// nothing comes after.
     ///
     /// ```
     /// use signalkit::Signal;
@@ -29,7 +30,8 @@ impl<T: Value> Signal<T> {
     }
 
     /// Only the values for which `f` returns true (`sk_signal_filter`). A panic in `f` ends the
-    /// subscription with a failure (`AnyValue::Failure`).
+    /// stream with the error "panicked: MESSAGE" (`sk_callback_fail`): the value neither passes nor
+    /// completes anything, the upstream is disposed, nothing comes after.
     ///
     /// A non-`Send` closure is refused, since the library may call it on
     /// another thread:
@@ -41,7 +43,7 @@ impl<T: Value> Signal<T> {
     /// ```
     pub fn filter<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_filter(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release)
+            sys::sk_signal_filter(out, self.as_raw(), Some(predicate_fn::<T, F>), ctx, release)
         })
     }
 
@@ -53,10 +55,10 @@ impl<T: Value> Signal<T> {
 
     /// Calls `f(value)` just before each value is delivered; otherwise passes every event through
     /// untouched (`sk_signal_before_next`). A panic in `f` goes to the failure hook
-    /// (`set_failure_hook`).
+    /// (`set_failure_hook`, `where` = `"before_next"`): a side effect cannot fail the stream in C.
     pub fn before_next<F: Fn(&T) + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_before_next(out, self.as_raw(), Some(value_fn::<T, F>), ctx, release)
+            sys::sk_signal_before_next(out, self.as_raw(), Some(value_fn::<T, F, place::BeforeNext>), ctx, release)
         })
     }
 }
@@ -81,10 +83,11 @@ impl<T: Value> Signal<T> {
 
     /// Drops values while `f` returns true; from the first value for which it returns false, passes
     /// every value (`f` is not called again) (`sk_signal_skip_while`). A panic in `f` ends the
-    /// subscription with a failure (`AnyValue::Failure`).
+    /// stream with the error "panicked: MESSAGE" (`sk_callback_fail`): the value neither passes nor
+    /// completes anything, the upstream is disposed, nothing comes after.
     pub fn skip_while<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_skip_while(out, self.as_raw(), Some(predicate_fn::<T, F, false>), ctx, release)
+            sys::sk_signal_skip_while(out, self.as_raw(), Some(predicate_fn::<T, F>), ctx, release)
         })
     }
 
@@ -94,10 +97,11 @@ impl<T: Value> Signal<T> {
     }
 
     /// The first value for which `f` returns true, then the completion (`sk_signal_first_where`). A
-    /// panic in `f` ends the subscription with a failure (`AnyValue::Failure`).
+    /// panic in `f` ends the stream with the error "panicked: MESSAGE" (`sk_callback_fail`): the
+    /// value neither passes nor completes anything, the upstream is disposed, nothing comes after.
     pub fn first_where<F: Fn(&T) -> bool + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_first_where(out, self.as_raw(), Some(predicate_fn::<T, F, true>), ctx, release)
+            sys::sk_signal_first_where(out, self.as_raw(), Some(predicate_fn::<T, F>), ctx, release)
         })
     }
 
@@ -181,7 +185,9 @@ impl<T: Value> Signal<T> {
 /// # Reduce, materialize: the operators of a standard shape
 impl<T: Value> Signal<T> {
     /// Folds the values; emits the accumulator when `self` completes (`sk_signal_reduce_left`). A
-    /// panic in `f` travels on as a failure value (`AnyValue::Failure`).
+    /// panic in `f` ends the stream with the error "panicked: MESSAGE" (`sk_callback_fail`): no
+    /// accumulator is delivered for that value (`reduce` delivers none at all), the upstream is
+    /// disposed.
     pub fn reduce<U: Value, F: Fn(U, T) -> U + Send + Sync + 'static>(&self, initial: U, f: F) -> Signal<U> {
         value_or_refused(&initial, |raw| {
             with_ctx(FnShared(f), |out, ctx, release| unsafe {
@@ -191,8 +197,9 @@ impl<T: Value> Signal<T> {
     }
 
     /// Folds each value into an accumulator and delivers every accumulator: `f(initial, v1)`, then
-    /// `f(that, v2)`, ... (`sk_signal_scan`). A panic in `f` travels on as a failure value
-    /// (`AnyValue::Failure`).
+    /// `f(that, v2)`, ... (`sk_signal_scan`). A panic in `f` ends the stream with the error
+    /// "panicked: MESSAGE" (`sk_callback_fail`): no accumulator is delivered for that value
+    /// (`reduce` delivers none at all), the upstream is disposed.
     ///
     /// ```
     /// use signalkit::Signal;
@@ -214,46 +221,51 @@ impl<T: Value> Signal<T> {
 impl<T: Value> Signal<T> {
     /// Calls `f(value)` right after each value was delivered (after the downstream callback
     /// returned); otherwise passes every event through untouched (`sk_signal_after_next`). A panic
-    /// in `f` goes to the failure hook (`set_failure_hook`).
+    /// in `f` goes to the failure hook (`set_failure_hook`, `where` = `"after_next"`): a side
+    /// effect cannot fail the stream in C.
     pub fn after_next<F: Fn(&T) + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_after_next(out, self.as_raw(), Some(value_fn::<T, F>), ctx, release)
+            sys::sk_signal_after_next(out, self.as_raw(), Some(value_fn::<T, F, place::AfterNext>), ctx, release)
         })
     }
 
     /// Calls `f()` at each start, before `self` is started; otherwise passes every event through
     /// untouched (`sk_signal_before_started`). A panic in `f` goes to the failure hook
-    /// (`set_failure_hook`).
+    /// (`set_failure_hook`, `where` = `"before_started"`): a side effect cannot fail the stream in
+    /// C.
     pub fn before_started<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_before_started(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
+            sys::sk_signal_before_started(out, self.as_raw(), Some(work_fn::<F, place::BeforeStarted>), ctx, release)
         })
     }
 
     /// Calls `f()` when `self` completes, just before the completion is delivered; otherwise passes
     /// every event through untouched (`sk_signal_before_completed`). A panic in `f` goes to the
-    /// failure hook (`set_failure_hook`).
+    /// failure hook (`set_failure_hook`, `where` = `"before_completed"`): a side effect cannot fail
+    /// the stream in C.
     pub fn before_completed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_before_completed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
+            sys::sk_signal_before_completed(out, self.as_raw(), Some(work_fn::<F, place::BeforeCompleted>), ctx, release)
         })
     }
 
     /// Calls `f()` when `self` completes, right after the completion was delivered (after the
     /// downstream callback returned); otherwise passes every event through untouched
-    /// (`sk_signal_after_completed`). A panic in `f` goes to the failure hook (`set_failure_hook`).
+    /// (`sk_signal_after_completed`). A panic in `f` goes to the failure hook (`set_failure_hook`,
+    /// `where` = `"after_completed"`): a side effect cannot fail the stream in C.
     pub fn after_completed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_after_completed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
+            sys::sk_signal_after_completed(out, self.as_raw(), Some(work_fn::<F, place::AfterCompleted>), ctx, release)
         })
     }
 
     /// Calls `f()` exactly once per subscription, when it ends, right after the subscription to
     /// `self` was disposed; otherwise passes every event through untouched
-    /// (`sk_signal_after_disposed`). A panic in `f` goes to the failure hook (`set_failure_hook`).
+    /// (`sk_signal_after_disposed`). A panic in `f` goes to the failure hook (`set_failure_hook`,
+    /// `where` = `"after_disposed"`): a side effect cannot fail the stream in C.
     pub fn after_disposed<F: Fn() + Send + Sync + 'static>(&self, f: F) -> Signal<T> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
-            sys::sk_signal_after_disposed(out, self.as_raw(), Some(work_fn::<F>), ctx, release)
+            sys::sk_signal_after_disposed(out, self.as_raw(), Some(work_fn::<F, place::AfterDisposed>), ctx, release)
         })
     }
 }
