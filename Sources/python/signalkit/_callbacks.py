@@ -259,6 +259,7 @@ def _drop_callback(ctx: Optional[int], value: Any, dropped: int) -> None:
         callback.fn(_object_of(value), dropped)
     except BaseException as exc:
         _report(exc, "on_drop")
+        _detach_traceback(exc, "on_drop")  # reported: it keeps no frame (nor the handles they hold)
 
 
 _c_drop_callback = _drop_fn(_drop_callback)

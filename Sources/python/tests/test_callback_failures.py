@@ -7,6 +7,7 @@ traceback; the `where` values callback_error_hook receives are the ones the
 guide lists."""
 import gc
 import os
+import re
 import traceback
 import weakref
 
@@ -197,3 +198,49 @@ def test_an_operator_s_exception_keeps_nothing_alive_once_delivered(name, build)
     gc.collect()
     assert alive() is None, "the exception's frames still hold the function's locals"
     assert isinstance(errors[0], Boom)
+
+
+# --- where ---------------------------------------------------------------------
+
+
+def test_an_exception_in_on_drop_is_reported_as_on_drop(hook):
+    def on_drop(value, dropped):
+        raise Boom(value)
+
+    seen = []
+    with sk.Queue.host() as queue, sk.Pipe() as pipe, pipe.signal() as source:
+        bounded = source.deliver_on(queue, capacity=1, overflow="drop_newest", on_drop=on_drop)
+        with bounded.subscribe(seen.append):
+            pipe.put(1)
+            pipe.put(2)  # no room: dropped, on the putting thread
+            queue.drain()
+    assert seen == [1]
+    assert [(type(exc), str(exc), where) for exc, where in hook] == [(Boom, "2", "on_drop")]
+
+
+def _guide_where_list():
+    from conftest import EXAMPLES
+    with open(os.path.join(EXAMPLES, "..", "..", "docs", "python.md"), encoding="utf-8") as f:
+        guide = f.read()
+    start = guide.index("`where` names the callback that raised")
+    return guide[start:guide.index("\n- ", start)]
+
+
+def test_every_where_the_package_reports_is_in_the_guide():
+    # Every `where` written literally at a call that reports an exception,
+    # fails a call with it or marks it (and the stage and fold names), in
+    # the guide's list (before: "predicate", "key" and "on_drop" were not).
+    package = os.path.dirname(sk.__file__)
+    calls = re.compile(r'(?:_report|_fail_call|_callback_raised|_kept|_callback_failed|_mark_stage)'
+                       r'\([^()]*?,\s*"([a-z_ ]+)"')
+    found = set()
+    for folder, _, files in os.walk(package):
+        for name in files:
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    found.update(calls.findall(f.read()))
+    found |= {"map", "filter", "tap", "scan", "reduce", "next", "error", "completed"}  # passed as variables
+    assert {"predicate", "take_until", "signal", "deferred", "on_drop", "key", "side effect", "work"} <= found
+    listed = _guide_where_list()
+    missing = sorted(where for where in found if f'`"{where}"`' not in listed)
+    assert missing == [], f"not in docs/python.md's list of where values: {missing}"
