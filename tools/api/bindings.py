@@ -272,7 +272,7 @@ def python_signature(function, shape):
 
 PYTHON_NOTES = {
     "count": "TypeError unless an int (bool is not), ValueError when negative, OverflowError past SIZE_MAX.",
-    "predicate": "An exception in `fn` counts as false and is reported (callback_error_hook).",
+    "predicate": "An exception in `fn` ends the stream with it (sk_callback_fail).",
     "tap": "An exception in `fn` is reported (callback_error_hook), not delivered.",
     "work": "An exception in `fn` is reported (callback_error_hook), not delivered.",
     "time": "`queue` by default the default queue (package docstring, Threads).",

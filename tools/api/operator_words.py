@@ -70,8 +70,8 @@ negative, OverflowError past SIZE_MAX.""",
     },
     "sk_signal_skip_while": {
         "doc": """Drops values while fn(value) is true, then passes every value
-(sk_signal_skip_while). An exception in `fn` counts as false and is
-reported (callback_error_hook, where "predicate").""",
+(sk_signal_skip_while). An exception in `fn` ends the stream with it
+(sk_callback_fail): that value and the later ones are not delivered.""",
     },
     "sk_signal_element_at": {
         "doc": """Only the value at `index` (0 for the first), then completes;

@@ -36,17 +36,21 @@ crosses from C into Python once for the whole chain (and once more into the
 subscriber's on_next when the chain ends in a subscribe: none, since the
 subscription runs the stages itself).
 
-Errors. An exception raised by a Python function of a stream (a map or
-filter function, an iterator of from_iterable, a create function, reduce,
-map_to_signal, catch, deferred) ends the stream with it: on_error receives
-that exception object, with its traceback (this package's own frame is
-dropped from it and the locals of the frames are cleared, so no handle or
-local is kept alive through it). An exception in on_next disposes the
-subscription and goes to on_error; one in on_error or on_completed, in a
-side effect (before_next, after_completed, ...), or in take_until's function
-(which then completes the stream) goes to the hook `callback_error_hook(exc,
-where)` (default: printed through sys.unraisablehook; assign
-signalkit.callback_error_hook to collect them, or None). An error value that
+Errors. An exception raised by a Python function of a stream (a map,
+filter or tap function, the predicate of skip_while, take_while or first,
+take_until's function, scan, reduce, map_to_signal, merge_map, catch,
+deferred, an iterator of from_iterable, a create function) ends the stream
+with it, as a C callback's sk_callback_fail does: nothing is delivered for
+that value nor after it, the upstream is disposed, and on_error receives
+that exception object, with its traceback while it is delivered
+(afterwards the traceback is dropped and its text kept as a note, so no
+handle or local is kept alive through it). An exception in on_next
+disposes the subscription and goes to on_error; one in on_error or
+on_completed, in a side effect (before_next, after_completed, ...), a
+bounded operator's on_drop or group_by's key goes to the hook
+`callback_error_hook(exc, where)` (default: printed through
+sys.unraisablehook; assign signalkit.callback_error_hook to collect them,
+or None). An error value that
 is not an exception (a string from the C library) arrives as SignalError.
 `exception` on a Disposable or an operator's Signal is the first exception
 its callbacks raised. A failing library call raises SignalKitError.
@@ -145,8 +149,9 @@ callback_error_hook = _core.callback_error_hook
 """Called with (exception, where) for an exception a callback raised that
 no error callback receives; assign a function, or None to keep quiet.
 `where` names the callback that raised ("map", "filter", "tap" for a
-Python stage, "scan", "reduce" for a fold's function, "next", "error",
-"completed", "side effect", "take_until", "work", ...: the Python guide, Errors)."""
+Python stage, "scan", "reduce" for a fold's function, "predicate",
+"take_until", "signal", "deferred", "next", "error", "completed", "side
+effect", "on_drop", "key", "work", ...: the Python guide, Errors)."""
 
 __version__ = version()
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 import ctypes
 import operator
 import sys
-from ctypes import byref, c_void_p
+from ctypes import byref
 from typing import Any, Callable, List, Optional, Union
 
 from . import _core, _speedups
-from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _deferred_fn, _drop_fn, _object_of, _map_fn, _predicate_fn, _detach_traceback, _Failures, _interrupts,
-                    _next_fn, _put_object, _Recorder, _reduce_fn, _release_ctx_function, _report, _signal_fn, _state,
-                    _take_until_fn, _trim_traceback, _ValueP, _work_fn)
+from ._core import (C, TAKE_COMPLETE, TAKE_PASS, Value, _box, _deferred_fn, _drop_fn, _object_of, _map_fn, _predicate_fn,
+                    _detach_traceback, _Failures, _interrupts, _next_fn, _put_object, _Recorder, _reduce_fn,
+                    _release_ctx_function, _report, _signal_fn, _state, _take_until_fn, _trim_traceback, _ValueP,
+                    _work_fn)
 from ._handle import _Handle
 from ._subscription import _as_error, _mark_stage
 
@@ -39,15 +40,32 @@ def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> boo
     return isinstance(exc, KeyboardInterrupt) and _interrupts.defer(exc)
 
 
-def _failing_signal(exc: BaseException) -> Optional[int]:
-    out = c_void_p()
+def _fail_call(callback: _Callback, exc: BaseException, where: str) -> None:
+    """The failure rule of the library's operator callbacks (predicates,
+    take_until's function, a fold's, a signal function, deferred's):
+    `exc`, raised by the Python function of the operator callback running
+    on this thread, fails that call through sk_callback_fail, as a C
+    callback does, so the library ends the stream with the exception
+    object itself (the upstream disposed, the call's result ignored). It
+    is recorded as the signal's `exception` and marked with `where` (a
+    subscriber with no on_error reports it to callback_error_hook under
+    that name); its traceback stays while the library holds the error, so
+    a receiver called synchronously sees it, and is detached once the
+    library let go of it (_box's `detach`). A KeyboardInterrupt is also
+    deferred to the caller, when there is one."""
+    _trim_traceback(exc)
+    callback.failures.record(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        _interrupts.defer(exc)
+    _mark_stage(exc, where)
     error = Value()
-    _put_object(exc, error)
+    _box(exc, byref(error), detach=where)
     try:
-        C.signal_fail(byref(out), byref(error))
+        status = C.callback_fail(byref(error))
     finally:
         C.value_release(byref(error))
-    return out.value
+    if status != 0:  # not inside an operator callback: never so for the callbacks above
+        _report(exc, where)
 
 
 def _owned_signal(result: object) -> Optional[int]:
@@ -66,15 +84,17 @@ def _signal_callback(ctx: int, value: Any) -> Optional[int]:
     if callback is None or _state.closing or sys.is_finalizing():
         return None
     try:
-        argument = _as_error(value) if callback.fn.__class__ is _CatchFn else value
+        fn, argument = callback.fn, value
+        if fn.__class__ is _CatchFn:  # called itself: no frame of the package in its traceback
+            fn, argument = fn.fn, _as_error(value)
         _sk_user = True
-        result = callback.fn(argument)
+        result = fn(argument)
         _sk_user = False
         return _owned_signal(result)
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "signal")
-        return _failing_signal(exc)
+        _fail_call(callback, exc, "signal")  # the library makes it a signal failing with exc
+        return None
 
 
 class _CatchFn:
@@ -100,8 +120,8 @@ def _deferred_callback(ctx: int) -> Optional[int]:
         return _owned_signal(result)
     except BaseException as exc:
         _sk_user = False
-        _callback_raised(callback, exc, "deferred")
-        return _failing_signal(exc)
+        _fail_call(callback, exc, "deferred")  # the library makes it a signal failing with exc
+        return None
 
 
 class _Fold:
@@ -116,13 +136,11 @@ class _Fold:
         self.ctx = 0
         self.cell: List[Any] = [callback.fn, self]
 
-    def reduce_failed(self, exc: BaseException) -> BaseException:
-        """The function (or the conversion of its result) raised `exc`: the
-        extension fails the call with it (sk_callback_fail), the stream's
-        error, marked with the fold's name for callback_error_hook."""
-        _callback_raised(self.callback, exc, self.where)
-        _mark_stage(exc, self.where)
-        return exc
+    def reduce_failed(self, exc: BaseException) -> None:
+        """The function (or the conversion of its result) raised `exc`: it
+        fails the fold's call (_fail_call), the stream's error, named after
+        the fold for callback_error_hook."""
+        _fail_call(self.callback, exc, self.where)
 
     def put_into(self, result: object, address: int) -> None:
         """An accumulator carried by reference, written into the out value."""
@@ -164,9 +182,8 @@ def _take_until_callback(ctx: int, value: Any) -> int:
         return _take_action(result)
     except BaseException as exc:
         _sk_user = False
-        if not _callback_raised(callback, exc, "take_until"):  # else it goes to the caller
-            _report(exc, "take_until")
-        return TAKE_COMPLETE
+        _fail_call(callback, exc, "take_until")  # the answer is ignored
+        return 0
 
 
 def _value_callback(ctx: int, value: Any) -> None:
@@ -211,8 +228,7 @@ def _predicate_callback(ctx: int, value: Any) -> bool:
         return bool(result)
     except BaseException as exc:
         _sk_user = False
-        if not _callback_raised(callback, exc, "predicate"):  # else it goes to the caller
-            _report(exc, "predicate")
+        _fail_call(callback, exc, "predicate")  # the answer is ignored
         return False
 
 
@@ -243,6 +259,7 @@ def _drop_callback(ctx: Optional[int], value: Any, dropped: int) -> None:
         callback.fn(_object_of(value), dropped)
     except BaseException as exc:
         _report(exc, "on_drop")
+        _detach_traceback(exc, "on_drop")  # reported: it keeps no frame (nor the handles they hold)
 
 
 _c_drop_callback = _drop_fn(_drop_callback)
@@ -253,7 +270,7 @@ _c_deferred_callback = _deferred_fn(_speedups.operator("deferred", _deferred_cal
 _c_take_until_callback = _take_until_fn(_speedups.operator("take_until", _take_until_callback))
 _c_value_callback = _next_fn(_speedups.operator("value", _value_callback))
 _c_work_callback = _work_fn(_speedups.operator("work", _work_callback))
-for _operator_callback in (_signal_callback, _deferred_callback, _Fold.reduce_failed, _Fold.put_into,
+for _operator_callback in (_fail_call, _signal_callback, _deferred_callback, _Fold.reduce_failed, _Fold.put_into,
                            _Fold.released, _take_until_callback,
                            _value_callback, _work_callback, _predicate_callback, _key_callback):
     _interrupts.THUNK_CODES.add(_operator_callback.__code__)

@@ -396,9 +396,11 @@ _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 # Python objects as values (by reference)
 # --------------------------------------------------------------------------
 
-# Objects carried by reference in pointer values: id -> [object, copies].
-# The pointer is the object's id; each value made holds one count, dropped
-# by its release (_box_release), which may run on any thread.
+# Objects carried by reference in pointer values: id -> [object, copies]
+# (and, for an exception a callback raised, the name of that callback:
+# _box's `detach`). The pointer is the object's id; each value made holds
+# one count, dropped by its release (_box_release), which may run on any
+# thread.
 _boxes: Dict[int, List[Any]] = {}
 
 
@@ -410,6 +412,8 @@ def _box_release_function(key: Optional[int], _is_finalizing: Callable[[], bool]
         entry[1] -= 1
         if entry[1] == 0:
             del _boxes[key]
+            if len(entry) > 2:  # delivered: the library let go of the exception's last copy
+                _detach_traceback(entry[0], entry[2])
             del entry  # the object's destructor runs here, while the extension counts the release in flight
 
 
@@ -419,13 +423,21 @@ def _box_release_function(key: Optional[int], _is_finalizing: Callable[[], bool]
 _box_release = _release_fn(_speedups.BOX_RELEASE)
 
 
-def _box(obj: object, out: Any) -> None:
+def _box(obj: object, out: Any, detach: Optional[str] = None) -> None:
+    """Writes a pointer value carrying `obj` into `out` (a byref). With
+    `detach` (the name of the callback that raised `obj`, an exception):
+    its traceback stays while the library holds a copy of the value, so
+    that whoever the library delivers it to sees it, and is detached
+    (_detach_traceback, the text kept as a note) once the last copy is
+    released, so that it keeps no frame alive afterwards."""
     key = id(obj)
     entry = _boxes.get(key)
     if entry is None:
-        _boxes[key] = [obj, 1]
+        entry = _boxes[key] = [obj, 1]
     else:
         entry[1] += 1
+    if detach is not None and len(entry) == 2:
+        entry.append(detach)
     C.value_set_pointer(out, key, _box_release)
 
 

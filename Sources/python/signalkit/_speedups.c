@@ -25,9 +25,9 @@
  * - the fold function of sk_signal_reduce_left and sk_signal_scan with the
  *   same kind of ctx: handler(accumulator, value) written into the out
  *   value (an object not of the library's kinds goes in through
- *   sink.put_into(object, address)); an exception fails the call
- *   (sk_callback_fail) with sink.reduce_failed(exception), the exception
- *   recorded and marked with the fold's name, as the error value;
+ *   sink.put_into(object, address)); an exception goes to
+ *   sink.reduce_failed(exception), which fails the call with it
+ *   (sk_callback_fail, as the package's other operator callbacks do);
  * - puts of a Python value into a pipe or a subscriber, for the values of
  *   the library's own kinds (None, bool, int, float, str, bytes; exact
  *   types): NotImplemented for any other object, which the package carries
@@ -458,19 +458,18 @@ static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *va
         Py_XDECREF(acc);
         Py_DECREF(fn);
         int made = result ? object_value(result, out) : -1;
-        int failing = 0;
         if (made < 0) {
-            /* The function (or the conversion of its result) raised: the
-             * call fails (sk_callback_fail) with the exception, which
-             * sink.reduce_failed records and marks with the fold's name,
-             * as the error value; the library ends the stream with it. */
+            /* The function (or the conversion of its result) raised:
+             * sink.reduce_failed(exception) fails the call with it
+             * (sk_callback_fail, through the package's _fail_call, as for
+             * every Python operator callback); the library ends the stream
+             * with it and drops `out`, left nil here. */
             Py_XDECREF(result);
             PyObject *exc = fetch_exception();
             result = sink_result(list, name_reduce_failed, exc);
             Py_DECREF(exc);
             sk_value_release(out);
-            made = result ? object_value(result, out) : 1;
-            failing = result != NULL;
+            made = 1; /* nothing to write */
         }
         if (made == 0) { /* carried by reference: the package boxes it */
             PyObject *address = PyLong_FromVoidPtr(out);
@@ -493,8 +492,6 @@ static void on_reduce(void *ctx, const sk_value *accumulator, const sk_value *va
                 PyErr_WriteUnraisable(list);
             }
         }
-        if (failing && sk_callback_fail(out) != SK_OK)
-            PyErr_WriteUnraisable(list); /* not reached: a fold's function is an operator callback */
         Py_XDECREF(result);
     }
     leave_delivery(held, state, saved);

@@ -171,8 +171,8 @@ class _TakeStandard(_SignalCore[T_co]):
 
     def skip_while(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
         """Drops values while fn(value) is true, then passes every value
-        (sk_signal_skip_while). An exception in `fn` counts as false and is
-        reported (callback_error_hook, where "predicate")."""
+        (sk_signal_skip_while). An exception in `fn` ends the stream with it
+        (sk_callback_fail): that value and the later ones are not delivered."""
         return self._with_callback(C.signal_skip_while, _c_predicate_callback, fn)
 
     def element_at(self, index: int) -> "Signal[T_co]":

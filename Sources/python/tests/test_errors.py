@@ -51,9 +51,10 @@ def test_on_error_receives_the_exception_with_its_traceback():
 def test_on_error_receives_a_fold_s_exception_with_its_traceback(build, values):
     # scan's and reduce's function take two arguments and are called by the
     # extension: its exception is the stream's error at the value that
-    # raised (the values after it are not folded); the accumulator that
-    # carried it kept no frame, its traceback is the note, which names the
-    # function and none of the package's files.
+    # raised (the values after it are not folded); once delivered it keeps
+    # no frame, its traceback is the note, which names the function and
+    # none of the package's files (on_error's view of the traceback:
+    # test_callback_failures.py).
     calls = []
 
     def add(total, n):
@@ -300,8 +301,9 @@ def test_exit_with_live_subscriptions_on_each_queue_kind(queue):
 def test_errors_in_operator_callbacks_reach_on_error_or_the_hook(monkeypatch):
     # The library operators' Python callbacks cross through the extension
     # (_speedups.c, operator()): an exception raised in one still reaches
-    # on_error (a function that returns the next signal) or the hook (a
-    # side effect, take_until, a queue job), with its own traceback.
+    # on_error (a function that returns the next signal, take_until's) or
+    # the hook (a side effect, a queue job; take_until's with no on_error,
+    # under its name).
     reported = []
     monkeypatch.setattr(sk, "callback_error_hook", lambda exc, where: reported.append((type(exc), where)))
 
@@ -323,9 +325,12 @@ def test_errors_in_operator_callbacks_reach_on_error_or_the_hook(monkeypatch):
         pass
     assert values == [1, 2] and reported == [(ValueError, "side effect")] * 2
     reported.clear()
+    values.clear()
+    assert errors_of(sk.Signal.from_iterable([1, 2]).take_until(boom)) == [(ValueError, "boom")]
+    assert reported == []
     with sk.Signal.from_iterable([1, 2]).take_until(boom).subscribe(values.append):
         pass
-    assert values == [1, 2] and reported == [(ValueError, "take_until")]
+    assert values == [] and reported == [(ValueError, "take_until")]
     reported.clear()
     with sk.Queue.host() as queue:
         queue.run(boom)

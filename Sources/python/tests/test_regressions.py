@@ -362,20 +362,22 @@ def test_stage_signals_record_their_exception(clean):
 
 @pytest.mark.parametrize("result, kind", [(2 ** 70, ValueError), (2 ** 64 + 1, ValueError), (2 ** 63, ValueError),
                                           (4, ValueError), (-1, ValueError), ("x", TypeError), (1.0, TypeError)])
-def test_take_until_invalid_result_completes_and_reports(clean, result, kind):
+def test_take_until_invalid_result_ends_the_stream_with_the_error(clean, result, kind):
     # Before: 2**64 + 1 wrapped to TAKE_PASS (every value passed), 2**63 and
-    # 4 dropped every value silently, 1.0 passed as TAKE_PASS.
+    # 4 dropped every value silently, 1.0 passed as TAKE_PASS. Then (until
+    # issue 51) the stream completed and the error went to the hook; now it
+    # is the stream's error, as the function's own exception is.
     reported = []
     saved = sk.callback_error_hook
     sk.callback_error_hook = lambda e, w: reported.append((type(e), w))
     try:
         events = []
-        signal = sk.Signal.from_iterable(range(3)).take_until(lambda v: result)
-        with signal.subscribe(events.append, events.append, lambda: events.append("C")):
-            pass
-        assert events == ["C"]
-        assert reported == [(kind, "take_until")]
-        assert isinstance(signal.exception, kind)
+        with sk.Signal.from_iterable(range(3)).take_until(lambda v: result) as signal:
+            with signal.subscribe(events.append, events.append, lambda: events.append("C")):
+                pass
+            assert len(events) == 1 and isinstance(events[0], kind)
+            assert reported == []
+            assert signal.exception is events[0]
     finally:
         sk.callback_error_hook = saved
     for valid in (0, sk.TAKE_PASS, sk.TAKE_COMPLETE, sk.TAKE_PASS | sk.TAKE_COMPLETE, True):

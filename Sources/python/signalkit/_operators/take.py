@@ -26,9 +26,10 @@ class _TakeOperators(_TakeStandard[T_co]):
     def take_until(self, fn: Union[Callable[[T_co], int], "_SignalCore[Any]"]) -> "Signal[T_co]":
         """Asks fn(value) about each value: a bitwise OR of TAKE_PASS
         (deliver it) and TAKE_COMPLETE (then complete); 0 drops it. An
-        exception in `fn` completes the stream (and is reported); so does
-        any other result (a TypeError for one that is not an int, a
-        ValueError for an int outside 0..3: never truncated nor wrapped).
+        exception in `fn` ends the stream with it (sk_callback_fail: that
+        value is not delivered), and so does any other result, with a
+        TypeError for one that is not an int or a ValueError for an int
+        outside 0..3 (never truncated nor wrapped).
 
         Given a Signal instead (RxPY's take_until(other)): the values until
         it emits one, then completes, both disposed; it is started first
@@ -41,7 +42,8 @@ class _TakeOperators(_TakeStandard[T_co]):
         """The values while fn(value) is true, then completes; with
         `inclusive`, the first value for which it is false too (RxPY's
         take_while(predicate, inclusive)) (sk_signal_take_while). An
-        exception in `fn` counts as false and is reported."""
+        exception in `fn` ends the stream with it (sk_callback_fail): that
+        value is not delivered, and the stream does not complete."""
         _callable_arg(fn, "take_while")
         return self._with_callback(C.signal_take_while, _c_predicate_callback, fn, after=(bool(inclusive),))
 
@@ -49,7 +51,9 @@ class _TakeOperators(_TakeStandard[T_co]):
         """The first value (for which predicate(value) is true, when
         given), then completes; completes without a value when none comes
         (unlike RxPY's first, which fails then: add default_if_empty);
-        `await s.first()` (sk_signal_first, sk_signal_first_where)."""
+        `await s.first()` (sk_signal_first, sk_signal_first_where). An
+        exception in `predicate` ends the stream with it
+        (sk_callback_fail)."""
         if predicate is None:
             return _new_signal(C.signal_first, self)
         return self._with_callback(C.signal_first_where, _c_predicate_callback, predicate)

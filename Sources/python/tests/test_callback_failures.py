@@ -1,0 +1,246 @@
+"""One failure rule for the Python functions of a stream (issue 51): an
+exception raised by an operator's function ends the stream with that
+exception object (the library's sk_callback_fail for the library's
+operators, as a C callback fails), nothing is delivered for that value nor
+after it, the upstream is disposed; on_error sees the exception's
+traceback; the `where` values callback_error_hook receives are the ones the
+guide lists."""
+import gc
+import os
+import re
+import traceback
+import weakref
+
+import pytest
+
+import signalkit as sk
+
+pytestmark = pytest.mark.usefixtures("clean")  # each test leaves nothing alive
+
+
+class Boom(Exception):
+    pass
+
+
+class Item:
+    """A value carried by reference: its put takes the package's Python
+    path (ctypes), where an int takes the extension's put."""
+
+    def __init__(self, n):
+        self.n = n
+
+
+def _number(value):
+    return value.n if isinstance(value, Item) else value
+
+
+@pytest.fixture
+def hook(monkeypatch):
+    """What reaches callback_error_hook during the test: (exception, where)."""
+    reported = []
+    monkeypatch.setattr(sk, "callback_error_hook", lambda exc, where: reported.append((exc, where)))
+    return reported
+
+
+def _raising_on_2(otherwise):
+    """A predicate that raises on 2 (the exception kept in `raised`) and
+    answers otherwise(n) for the other values."""
+    raised = []
+
+    def predicate(value):
+        n = _number(value)
+        if n == 2:
+            exc = Boom(n)
+            raised.append(exc)
+            raise exc
+        return otherwise(n)
+
+    return predicate, raised
+
+
+# The operators whose function is a predicate (or take_until's), each
+# given a function that raises on 2, over a pipe fed 1, 2, 3, 4: the values
+# delivered before the error (before: filter [1] and the error; skip_while
+# [2, 3, 4], no error; take_while [1] and the completion; take_until [1]
+# and the completion; first, whose predicate is false for 1, the
+# completion; the exception only reported, where "predicate" or
+# "take_until").
+PREDICATES = [
+    ("filter", lambda s, fn: s.filter(fn), lambda n: True, [1]),
+    ("skip_while", lambda s, fn: s.skip_while(fn), lambda n: True, []),
+    ("take_while", lambda s, fn: s.take_while(fn), lambda n: True, [1]),
+    ("take_while inclusive", lambda s, fn: s.take_while(fn, inclusive=True), lambda n: True, [1]),
+    ("first", lambda s, fn: s.first(fn), lambda n: False, []),
+    ("take_until", lambda s, fn: s.take_until(fn), lambda n: sk.TAKE_PASS, [1]),
+    ("distinct_until_changed key", lambda s, fn: s.distinct_until_changed(key=fn), lambda n: n, [1]),
+    # After a library operator: the predicate runs inside a library
+    # operator's delivery, and its error goes on through another one.
+    ("skip_while after map", lambda s, fn: s.map(lambda v: v).skip_while(fn).take(10), lambda n: True, []),
+    ("take_while after take", lambda s, fn: s.take(10).take_while(fn).take(10), lambda n: True, [1]),
+]
+
+
+@pytest.mark.parametrize("name, build, otherwise, delivered", PREDICATES, ids=[p[0] for p in PREDICATES])
+@pytest.mark.parametrize("wrap", [int, Item], ids=["ints (the extension's put)", "objects (the ctypes put)"])
+def test_a_raising_predicate_ends_the_stream_with_its_exception(hook, name, build, otherwise, delivered, wrap):
+    predicate, raised = _raising_on_2(otherwise)
+    events, disposed = [], []
+    with sk.Pipe() as pipe, pipe.signal() as source:
+        upstream = source.after_disposed(lambda: disposed.append(True))
+        with build(upstream, predicate).subscribe(lambda v: events.append(_number(v)),
+                                                  lambda e: events.append(("error", e)),
+                                                  lambda: events.append("completed")):
+            pipe.put(wrap(1))
+            pipe.put(wrap(2))
+            assert disposed == [True], "the upstream was not disposed by the failure"
+            pipe.put(wrap(3))
+            pipe.put(wrap(4))
+    assert len(raised) == 1
+    assert events == delivered + [("error", raised[0])]
+    assert events[-1][1] is raised[0]  # the very object raised, not a copy or a SignalError
+    assert hook == []  # on_error received it: nothing reported
+
+
+@pytest.mark.parametrize("name, build, otherwise, delivered", PREDICATES[:6], ids=[p[0] for p in PREDICATES[:6]])
+def test_a_raising_predicate_without_on_error_is_reported_under_its_name(hook, name, build, otherwise, delivered):
+    # Before: skip_while delivered 2, 3, 4; take_while, first and
+    # take_until completed (the exception reported all the same).
+    predicate, raised = _raising_on_2(otherwise)
+    seen = []
+    with sk.Pipe() as pipe, pipe.signal() as source, \
+            build(source, predicate).subscribe(seen.append, None, lambda: seen.append("completed")):
+        for n in (1, 2, 3, 4):
+            pipe.put(n)
+    where = {"filter": "filter", "take_until": "take_until"}.get(name, "predicate")
+    assert seen == delivered and hook == [(raised[0], where)]
+
+
+def test_a_raising_predicate_is_the_signal_s_exception_and_to_list_raises_it():
+    predicate, raised = _raising_on_2(lambda n: True)
+    # The signal closed at the end: the exception to_list raises holds this
+    # frame, and the predicate (held by the library) holds the exception.
+    with sk.Signal.from_iterable([1, 2, 3, 4]).skip_while(predicate) as signal:
+        with pytest.raises(Boom) as info:
+            signal.to_list(timeout=10)
+        assert info.value is raised[0] and signal.exception is raised[0]
+
+
+@pytest.mark.parametrize("result, kind", [(2 ** 64 + 1, ValueError), (4, ValueError), ("x", TypeError)])
+def test_take_until_s_invalid_result_ends_the_stream_with_the_error(hook, result, kind):
+    # Before: the stream completed and the error went to the hook.
+    events = []
+    with sk.Signal.from_iterable(range(3)).take_until(lambda v: result).subscribe(
+            events.append, events.append, lambda: events.append("C")):
+        pass
+    assert len(events) == 1 and isinstance(events[0], kind) and hook == []
+
+
+# --- tracebacks ----------------------------------------------------------------
+
+
+def raising_function(*args):
+    raise Boom("raised")
+
+
+# Each operator whose Python function the library calls, given that
+# function (before: on_error received the exception with __traceback__
+# None, its text only in __notes__).
+CALLERS = [
+    ("reduce", lambda s, fn: s.reduce(fn, 0)),
+    ("scan", lambda s, fn: s.scan(fn, 0)),
+    ("map_to_signal", lambda s, fn: s.map_to_signal(fn)),
+    ("merge_map", lambda s, fn: s.merge_map(fn)),
+    ("catch", lambda s, fn: s.map(lambda v: 1 // 0).catch(fn)),
+    ("deferred", lambda s, fn: sk.Signal.deferred(fn)),
+    ("skip_while", lambda s, fn: s.skip_while(fn)),
+    ("take_until", lambda s, fn: s.take_until(fn)),
+    ("reduce, then a library operator", lambda s, fn: s.reduce(fn, 0).take(3)),
+    ("map_to_signal, then a Python stage", lambda s, fn: s.map_to_signal(fn).map(lambda v: v)),
+]
+
+
+@pytest.mark.parametrize("name, build", CALLERS, ids=[c[0] for c in CALLERS])
+def test_on_error_sees_the_traceback_of_an_operator_s_function(name, build):
+    received = []
+
+    def on_error(error):
+        received.append((error, error.__traceback__, "".join(traceback.format_tb(error.__traceback__))))
+
+    with sk.Pipe() as pipe, pipe.signal() as source, build(source, raising_function).subscribe(None, on_error):
+        pipe.put(1)
+    assert len(received) == 1
+    error, tb, text = received[0]
+    assert isinstance(error, Boom)
+    assert tb is not None
+    assert "in raising_function" in text and 'raise Boom("raised")' in text
+    assert f"signalkit{os.sep}" not in text  # the package's own frames are trimmed
+    # Once delivered it keeps no frame: the text stays as a note.
+    assert error.__traceback__ is None
+    assert any("in raising_function" in note for note in error.__notes__)
+
+
+@pytest.mark.parametrize("name, build", CALLERS, ids=[c[0] for c in CALLERS])
+def test_an_operator_s_exception_keeps_nothing_alive_once_delivered(name, build):
+    class Marker:
+        pass
+
+    marker = Marker()
+    alive = weakref.ref(marker)
+
+    def raising(*args):
+        held = marker  # a local of the frame the traceback holds
+        raise Boom(type(held).__name__)
+
+    errors = []
+    with sk.Pipe() as pipe, pipe.signal() as source, build(source, raising).subscribe(None, errors.append):
+        pipe.put(1)
+    del raising, marker
+    gc.collect()
+    assert alive() is None, "the exception's frames still hold the function's locals"
+    assert isinstance(errors[0], Boom)
+
+
+# --- where ---------------------------------------------------------------------
+
+
+def test_an_exception_in_on_drop_is_reported_as_on_drop(hook):
+    def on_drop(value, dropped):
+        raise Boom(value)
+
+    seen = []
+    with sk.Queue.host() as queue, sk.Pipe() as pipe, pipe.signal() as source:
+        bounded = source.deliver_on(queue, capacity=1, overflow="drop_newest", on_drop=on_drop)
+        with bounded.subscribe(seen.append):
+            pipe.put(1)
+            pipe.put(2)  # no room: dropped, on the putting thread
+            queue.drain()
+    assert seen == [1]
+    assert [(type(exc), str(exc), where) for exc, where in hook] == [(Boom, "2", "on_drop")]
+
+
+def _guide_where_list():
+    from conftest import EXAMPLES
+    with open(os.path.join(EXAMPLES, "..", "..", "docs", "python.md"), encoding="utf-8") as f:
+        guide = f.read()
+    start = guide.index("`where` names the callback that raised")
+    return guide[start:guide.index("\n- ", start)]
+
+
+def test_every_where_the_package_reports_is_in_the_guide():
+    # Every `where` written literally at a call that reports an exception,
+    # fails a call with it or marks it (and the stage and fold names), in
+    # the guide's list (before: "predicate", "key" and "on_drop" were not).
+    package = os.path.dirname(sk.__file__)
+    calls = re.compile(r'(?:_report|_fail_call|_callback_raised|_kept|_callback_failed|_mark_stage)'
+                       r'\([^()]*?,\s*"([a-z_ ]+)"')
+    found = set()
+    for folder, _, files in os.walk(package):
+        for name in files:
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    found.update(calls.findall(f.read()))
+    found |= {"map", "filter", "tap", "scan", "reduce", "next", "error", "completed"}  # passed as variables
+    assert {"predicate", "take_until", "signal", "deferred", "on_drop", "key", "side effect", "work"} <= found
+    listed = _guide_where_list()
+    missing = sorted(where for where in found if f'`"{where}"`' not in listed)
+    assert missing == [], f"not in docs/python.md's list of where values: {missing}"
