@@ -389,7 +389,7 @@ typedef void (*sk_release_fn)(void *ctx);
  * callback calls this, then returns; the library looks at the indicator
  * once the callback has returned. Operator callbacks, and what failing
  * does to each, are listed at the callback types: sk_map_fn
- * (sk_signal_map(); not sk_signal_group_by()'s key), sk_predicate_fn
+ * (sk_signal_map(), sk_signal_group_by()'s key), sk_predicate_fn
  * (sk_signal_filter(), sk_signal_skip_while(), sk_signal_take_while(),
  * sk_signal_first_where()), sk_take_until_fn, sk_reduce_fn
  * (sk_signal_scan(), sk_signal_reduce_left()), and sk_signal_fn and
@@ -2045,9 +2045,9 @@ int sk_timer_start(sk_disposable **out, sk_queue *queue, double seconds, bool re
  * Failing: for sk_signal_map(), a call of sk_callback_fail() during the
  * function ends the subscription with that error: `*out` is released, no
  * value is delivered for the call (nor by the stages after it), the
- * upstream is disposed. sk_signal_group_by()'s key function is not an
- * operator callback in that sense (sk_callback_fail() there is as from an
- * observer's callback).
+ * upstream is disposed; for sk_signal_group_by()'s key function, the same,
+ * and the error ends every group delivered before it too, as an error of
+ * the source does.
  *
  * @param ctx       The operator's `ctx`.
  * @param value     Borrowed for the call.

@@ -162,15 +162,30 @@ private struct SKGroupKey: Hashable {
 @c @implementation
 public func sk_signal_group_by(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ signal: OpaquePointer?, _ fn: sk_map_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
     return callbackOperator(out, signal, fn, ctx, release) { signal, callback in
-        let groups = signal |> groupBy { (value: SKValue) -> SKGroupKey in
-            var key = sk_value()
-            value.withC { callback.function(callback.ctx, $0, &key) }
-            return SKGroupKey(value: SKValue(taking: key))
+        // The key is computed by a stage of its own before the grouping, an
+        // operator callback that can fail (sk_callback_fail): its failure is
+        // then an error of the grouping's source, which ends every group
+        // opened so far and the result with it, as any error of the source.
+        let keyed: Signal<(SKValue, SKGroupKey), SKValue> = failableOperator { end in
+            signal |> map { (value: SKValue) -> (SKValue, SKGroupKey) in
+                withCallbackRun { run in
+                    var key = sk_value()
+                    value.withC { callback.function(callback.ctx, $0, &key) }
+                    if _slowPath(run.failed) {
+                        // The subscription has ended with the error (its
+                        // upstream disposed): this pair reaches no one.
+                        failCall(run, end, dropping: key)
+                        return (value, SKGroupKey(value: .nil))
+                    }
+                    return (value, SKGroupKey(value: SKValue(taking: key)))
+                }
+            }
         }
+        let groups = keyed |> groupBy { $0.1 }
         // Each group as the array [key, signal]: the group's signal is a
-        // pipe's, 1 deep as any source.
+        // pipe's with the keys taken off, 2 deep.
         return arrayValues(groups |> map { group in
-            [group.0.value, SKValue(object: SKSignal(group.1), kind: SK_KIND_SIGNAL)]
+            [group.0.value, SKValue(object: SKSignal(group.1 |> map { $0.0 }, depth: 2), kind: SK_KIND_SIGNAL)]
         })
     }
 }

@@ -500,3 +500,66 @@ Test(callback_fail, an_absorbed_run_delivers_its_failure_to_an_observer_without_
 Test(callback_fail, an_absorbed_run_delivers_its_failure_to_a_held_observer, .timeout = SK_TEST_TIMEOUT) {
     absorbed_run_delivers_the_failure_once(true);
 }
+
+/* group_by's key function is an operator callback: its failure ends the
+ * result and every group delivered before it with the error. */
+typedef struct failing_groups {
+    recorder groups[2];
+    sk_disposable *subscriptions[2];
+    int count;
+    counter released; /* the groups' observer's release */
+} failing_groups;
+
+static void groups_released(void *ctx) {
+    counter_hit(&((failing_groups *)ctx)->released);
+}
+
+static void start_group(void *ctx, const sk_value *value) {
+    failing_groups *g = ctx;
+    const sk_value *signal_value = NULL;
+    sk_signal *group = NULL;
+    SK_OK_OR_ABORT(sk_value_get_array_item(value, 1, &signal_value));
+    SK_OK_OR_ABORT(sk_value_get_signal(signal_value, &group));
+    cr_assert_lt(g->count, 2);
+    g->subscriptions[g->count] = recorder_start(&g->groups[g->count], group);
+    g->count++;
+}
+
+Test(callback_fail, a_failing_group_by_key_ends_the_result_and_every_group, .timeout = SK_TEST_TIMEOUT) {
+    sk_pipe *pipe = NULL;
+    sk_signal *signal = NULL, *grouped = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    int64_t at = 3;
+    SK_OK_OR_FAIL(sk_signal_group_by(&grouped, signal, times_ten_failing_at, &at, NULL));
+    failing_groups g;
+    memset(&g, 0, sizeof g);
+    recorder outer;
+    recorder_init(&outer);
+    counter_init(&g.released);
+    sk_observer groups_observer = {start_group, NULL, NULL, &g, groups_released};
+    sk_disposable *groups_subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&groups_subscription, grouped, &groups_observer));
+    sk_disposable *d = recorder_start(&outer, grouped);
+    pipe_put_int(pipe, 1); /* key 10: the first group */
+    pipe_put_int(pipe, 2); /* key 20: the second */
+    pipe_put_int(pipe, 3); /* the key fails: "bad 3" */
+    pipe_put_int(pipe, 4); /* nothing more */
+    cr_assert_eq(g.count, 2, "two groups before the failure, none for it");
+    for (int i = 0; i < 2; i++) {
+        recorder_expect_one(&g.groups[i], "ner", i + 1);
+        expect_string_error(&g.groups[i], 1, "bad 3");
+        recorder_finish(&g.groups[i], g.subscriptions[i]);
+    }
+    char log[16];
+    cr_assert_str_eq(recorder_log(&outer, log, sizeof log), "nner", "the result: two groups, the error, the release");
+    expect_string_error(&outer, 2, "bad 3");
+    recorder_finish(&outer, d);
+    cr_assert_eq(counter_get(&g.released), 1, "the groups' observer's release ran once");
+    sk_disposable_release(groups_subscription);
+    sk_signal_release(grouped);
+    sk_signal_release(signal);
+    sk_pipe_release(pipe);
+    counter_destroy(&g.released);
+    expect_no_live_objects(0);
+}
