@@ -18,9 +18,6 @@ void _sks_handoff(void) {
      * analyze is the whole point (see the header). Kept out of line even
      * under link-time optimization. */
     __asm__ volatile("" ::: "memory");
-#if defined(SKS_EXPLORE)
-    _sks_explore(0);
-#endif
 }
 
 #if defined(SKS_EXPLORE)

@@ -13,8 +13,9 @@
  * when another thread may already have replaced and freed it (issue 50:
  * the release library's combine_latest crash). No retain can move past an
  * unknown call, which might release that very object: this call pins every
- * copy made under the lock inside it. Does nothing else (in a schedule
- * explorer build, see `_sks_explore`, it may also yield). */
+ * copy made under the lock inside it. Does nothing else (the schedule
+ * explorer perturbs after the unlock, not here, where the lock is held:
+ * see `_SpinLock.exploreAfterUnlock`). */
 void _sks_handoff(void);
 
 /* The schedule explorer (Sources/SwiftSignalKit/Support/ScheduleExplorer.swift):
