@@ -64,18 +64,19 @@
  *   allocation, no virtual call. An exception never unwinds through the
  *   library (the trampolines are noexcept). A callable of map, filter,
  *   skip_while, take_while, first_where, take_until, scan, reduce_left,
- *   map_to_signal, catch_error, merge_map or deferred that throws ends the
- *   stream with an error event (sk_callback_fail: the upstream is
- *   disposed; a callable returning a signal stands for one that fails),
+ *   group_by (its key), map_to_signal, catch_error, merge_map or deferred
+ *   that throws ends the stream with an error event (sk_callback_fail: the
+ *   upstream is disposed; a callable returning a signal stands for one
+ *   that fails; group_by's groups delivered before end with it too),
  *   whose value is the string "signalkit::NAME: the callable threw: WHAT"
  *   (NAME the operator, WHAT the exception's what()), or "signalkit::NAME:
  *   the callable threw something that is not a std::exception". A callable
  *   of any other callback (start's, before_next and the other side effects,
- *   group_by's key, a generator, queue work, a timer) that throws calls
- *   std::terminate: report failures through the stream there
- *   (`catch_error`, values of errors). (queue::sync is the exception: it
- *   runs to completion before returning, so it carries the callable's
- *   result or exception back to the caller.)
+ *   a generator, queue work, a timer) that throws calls std::terminate:
+ *   report failures through the stream there (`catch_error`, values of
+ *   errors). (queue::sync is the exception: it runs to completion before
+ *   returning, so it carries the callable's result or exception back to
+ *   the caller.)
  *
  * - Values. signalkit::value owns an sk_value (copy = a retain of heap kinds,
  *   destruction = sk_value_release; nil, bool, int64 and double never touch
@@ -117,18 +118,17 @@
  *     map_to_signal: the callable's parameter cannot take the value:
  *     sk_value_get_int64: value is a string (SK_KIND_STRING), expected an
  *     int64 (SK_KIND_INT64)";
- *   - map, filter, skip_while, take_while, first_where, take_until, scan
- *     and reduce_left end the stream with an error event, the string
- *     "signalkit::map: the callable's parameter cannot take the value:
- *     ..." (sk_callback_fail, as for a throw above); so does a result a
- *     value cannot hold ("signalkit::map: the callable's result cannot be
- *     a value: ...");
- *   - every other callback (start's, before_next, after_next, group_by's
- *     key), which has no error path, stops the process: it writes out
- *     what stdio and the standard iostreams still buffer, prints that
- *     message (naming the callback, "signalkit::start (on_next): ...") on
- *     stderr, and calls std::abort() (no terminate handler runs). So does
- *     a result of group_by's key a value cannot hold.
+ *   - map, filter, skip_while, take_while, first_where, take_until, scan,
+ *     reduce_left and group_by's key end the stream with an error event,
+ *     the string "signalkit::map: the callable's parameter cannot take the
+ *     value: ..." (sk_callback_fail, as for a throw above); so does a
+ *     result a value cannot hold ("signalkit::map: the callable's result
+ *     cannot be a value: ...");
+ *   - every other callback (start's, before_next, after_next), which has
+ *     no error path, stops the process: it writes out what stdio and the
+ *     standard iostreams still buffer, prints that message (naming the
+ *     callback, "signalkit::start (on_next): ...") on stderr, and calls
+ *     std::abort() (no terminate handler runs).
  *   A callable whose parameter type cannot be read (a
  *   generic lambda, `auto`; a std::bind expression; an overloaded or
  *   template operator()) receives value_view: bind a member function with a
@@ -906,18 +906,6 @@ template <> struct from_c<value> {
     static value get(const sk_value *v, const char *) { return value::borrow(v); }
 };
 
-/* Writes a callable's result into an out sk_value (nil on entry); a result
- * a value cannot hold stops the process (conversion_failed), the callback
- * (named by `where`) having no error path. */
-template <class R> inline void to_c(R &&result, sk_value *out, const char *where) {
-    try {
-        value v(std::forward<R>(result));
-        *out = v.detach();
-    } catch (const error &e) {
-        conversion_failed(where, "the callable's result cannot be a value", e.what());
-    }
-}
-
 
 /* Whether `f` can be called with arguments of types A..., as invoke_args
  * passes them. */
@@ -940,9 +928,9 @@ template <class F, class... A> decltype(auto) invoke_args(F &f, A &&...args) {
  * with the string value "signalkit::WHERE: WHAT: MESSAGE" (": MESSAGE"
  * left out when MESSAGE is null), for the callbacks that can fail (map,
  * filter, skip_while, take_while, first_where, take_until, scan,
- * reduce_left: see "Callables" above). If that is refused (a callback the
- * library does not run as an operator callback), stops the process as
- * conversion_failed does. */
+ * reduce_left, group_by's key: see "Callables" above). If that is refused
+ * (a callback the library does not run as an operator callback), stops
+ * the process as conversion_failed does. */
 SIGNALKIT_COLD inline void fail_call(const char *where, const char *what, const char *message) noexcept {
     sk_value error;
     int made = SK_ERR_NO_MEMORY;
@@ -1931,9 +1919,12 @@ private:
         detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name));
     }
     template <class B> static void work_call(void *ctx) noexcept { B::of(ctx)(); }
+    /* group_by's key (the map shape's callback): an operator callback, so a
+     * throw, an argument its parameter cannot take or a result a value
+     * cannot hold fails the call as map's does (detail::map_body). */
     template <class B, class F, const char *Name>
     static void map_call(void *ctx, const sk_value *v, sk_value *out) noexcept {
-        detail::to_c(detail::invoke_args(B::of(ctx), detail::from_c<detail::arg_t<F, 0>>::get(v, Name)), out, Name);
+        detail::map_body<F>(B::of(ctx), v, out, Name);
     }
     template <class B, class F, const char *Name>
     static void reduce_call(void *ctx, const sk_value *acc, const sk_value *v, sk_value *out) noexcept {

@@ -159,7 +159,56 @@ SK_TEST(errors, a_throw_in_map_filter_or_a_fold_is_an_error_event) {
     }
 }
 
-SK_TEST(errors, an_argument_or_a_result_a_map_cannot_have_is_an_error_event) {
+/* group_by's key is an operator callback as map's function is: a throw
+ * there ends the result and every group delivered before it with the
+ * error, and disposes the upstream; nothing after it (before: its
+ * trampoline let the exception reach noexcept, and std::terminate ran). */
+SK_TEST(errors, a_throw_in_group_by_s_key_ends_the_result_and_every_group) {
+    auto p = sk::pipe::create();
+    auto disposed = std::make_shared<int>(0);
+    auto keys = std::make_shared<sk_test::events>();
+    auto groups = std::make_shared<std::vector<std::shared_ptr<sk_test::events>>>();
+    auto subscriptions = std::make_shared<std::vector<sk::disposable>>();
+    auto grouped = p.signal().after_disposed(track([disposed] { ++*disposed; })) |
+                   sk::group_by(track([](std::int64_t n) {
+                       if (n == 3) {
+                           throw std::runtime_error("three");
+                       }
+                       return n * 10;
+                   }));
+    auto d = grouped.start(track([keys, groups, subscriptions](const sk::value &pair) {
+                               auto items = pair.as<std::vector<sk::value>>();
+                               keys->next(items[0]);
+                               groups->push_back(std::make_shared<sk_test::events>());
+                               subscriptions->push_back(sk_test::record(items[1].as<sk::signal>(), groups->back()));
+                           }),
+                           track([keys](const sk::value &e) { keys->error(e); }),
+                           track([keys] { keys->completed(); }));
+    p.put(1); /* key 10: the first group */
+    p.put(2); /* key 20: the second */
+    p.put(3); /* the key throws */
+    cr_assert_eq(*disposed, 1, "the upstream was disposed by the failure");
+    p.put(4); /* nothing more */
+    p.put_completion();
+    const char *expected = "signalkit::group_by: the callable threw: three";
+    cr_assert(keys->ints() == sk_test::v({10, 20}), "keys: %zu", keys->values.size());
+    cr_assert_eq(keys->errors.size(), 1u, "the result ends with one error event");
+    cr_assert_eq(keys->completions, 0);
+    std::string message = keys->errors[0].as<std::string>();
+    cr_assert_str_eq(message.c_str(), expected);
+    cr_assert_eq(groups->size(), 2u, "two groups before the failure, none for it");
+    for (std::size_t i = 0; i < groups->size(); i++) {
+        auto &group = *(*groups)[i];
+        cr_assert(group.ints() == sk_test::v({static_cast<std::int64_t>(i) + 1}), "group %zu's values", i);
+        cr_assert_eq(group.errors.size(), 1u, "group %zu ends with the error", i);
+        cr_assert_eq(group.completions, 0);
+        message = group.errors[0].as<std::string>();
+        cr_assert_str_eq(message.c_str(), expected);
+    }
+    subscriptions->clear();
+}
+
+SK_TEST(errors, an_argument_or_a_result_a_map_or_a_key_cannot_have_is_an_error_event) {
     {
         auto p = sk::pipe::create();
         auto log = std::make_shared<sk_test::events>();
@@ -189,6 +238,21 @@ SK_TEST(errors, an_argument_or_a_result_a_map_cannot_have_is_an_error_event) {
         std::string message = log->errors[0].as<std::string>();
         cr_assert(message.rfind("signalkit::map: the callable's result cannot be a value: ", 0) == 0, "%s",
                   message.c_str());
+    }
+    {
+        /* group_by's key, the same (before: the process stopped). */
+        auto p = sk::pipe::create();
+        auto log = std::make_shared<sk_test::events>();
+        auto d = sk_test::record(p.signal() | sk::group_by(sk_test::track([](std::int64_t n) { return n; })), log);
+        p.put(1);
+        p.put("not a number");
+        p.put(2);
+        cr_assert_eq(log->values.size(), 1u, "the group of 1 only");
+        cr_assert_eq(log->errors.size(), 1u);
+        std::string message = log->errors[0].as<std::string>();
+        cr_assert_str_eq(message.c_str(),
+                         "signalkit::group_by: the callable's parameter cannot take the value: "
+                         "sk_value_get_int64: value is a string (SK_KIND_STRING), expected an int64 (SK_KIND_INT64)");
     }
 }
 

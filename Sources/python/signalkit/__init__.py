@@ -39,15 +39,16 @@ subscription runs the stages itself).
 Errors. An exception raised by a Python function of a stream (a map,
 filter or tap function, the predicate of skip_while, take_while or first,
 take_until's function, scan, reduce, map_to_signal, merge_map, catch,
-deferred, an iterator of from_iterable, a create function) ends the stream
-with it, as a C callback's sk_callback_fail does: nothing is delivered for
-that value nor after it, the upstream is disposed, and on_error receives
-that exception object, with its traceback while it is delivered
+deferred, group_by's key, an iterator of from_iterable, a create function)
+ends the stream with it, as a C callback's sk_callback_fail does (and
+group_by's groups delivered before it): nothing is delivered for that
+value nor after it, the upstream is disposed, and on_error receives that
+exception object, with its traceback while it is delivered
 (afterwards the traceback is dropped and its text kept as a note, so no
 handle or local is kept alive through it). An exception in on_next
 disposes the subscription and goes to on_error; one in on_error or
-on_completed, in a side effect (before_next, after_completed, ...), a
-bounded operator's on_drop or group_by's key goes to the hook
+on_completed, in a side effect (before_next, after_completed, ...) or a
+bounded operator's on_drop goes to the hook
 `callback_error_hook(exc, where)` (default: printed through
 sys.unraisablehook; assign signalkit.callback_error_hook to collect them,
 or None). An error value that
@@ -150,8 +151,9 @@ callback_error_hook = _core.callback_error_hook
 no error callback receives; assign a function, or None to keep quiet.
 `where` names the callback that raised ("map", "filter", "tap" for a
 Python stage, "scan", "reduce" for a fold's function, "predicate",
-"take_until", "signal", "deferred", "next", "error", "completed", "side
-effect", "on_drop", "key", "work", ...: the Python guide, Errors)."""
+"take_until", "signal", "deferred", "group_by", "next", "error",
+"completed", "side effect", "on_drop", "work", ...: the Python guide,
+Errors)."""
 
 __version__ = version()
 

@@ -42,7 +42,8 @@ def _callback_raised(callback: _Callback, exc: BaseException, where: str) -> boo
 
 def _fail_call(callback: _Callback, exc: BaseException, where: str) -> None:
     """The failure rule of the library's operator callbacks (predicates,
-    take_until's function, a fold's, a signal function, deferred's):
+    take_until's function, a fold's, a signal function, deferred's,
+    group_by's key):
     `exc`, raised by the Python function of the operator callback running
     on this thread, fails that call through sk_callback_fail, as a C
     callback does, so the library ends the stream with the exception
@@ -245,8 +246,9 @@ def _key_callback(ctx: int, argument: Any) -> None:
         _put_object(key, ctypes.cast(address, _ValueP).contents)
     except BaseException as exc:
         _sk_user = False
-        if not _callback_raised(callback, exc, "key"):  # else it goes to the caller
-            _report(exc, "key")
+        # The library ends the result and every group delivered before
+        # with exc (and releases the out value).
+        _fail_call(callback, exc, "group_by")
 
 
 def _drop_callback(ctx: Optional[int], value: Any, dropped: int) -> None:

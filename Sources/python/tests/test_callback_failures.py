@@ -135,6 +135,79 @@ def test_take_until_s_invalid_result_ends_the_stream_with_the_error(hook, result
     assert len(events) == 1 and isinstance(events[0], kind) and hook == []
 
 
+def _raising_key_on_3():
+    """group_by's key: the value times 10, raising on 3 (the exception kept
+    in `raised`)."""
+    raised = []
+
+    def key(value):
+        n = _number(value)
+        if n == 3:
+            exc = Boom(n)
+            raised.append(exc)
+            raise exc
+        return n * 10
+
+    return key, raised
+
+
+@pytest.mark.parametrize("wrap", [int, Item], ids=["ints (the extension's put)", "objects (the ctypes put)"])
+def test_a_raising_group_by_key_ends_the_result_and_every_group_with_its_exception(hook, wrap):
+    # Before: the exception went to callback_error_hook (where "key") and
+    # the value had the key None: a third group, and the stream went on.
+    key, raised = _raising_key_on_3()
+    keys, groups, subscriptions, disposed = [], [], [], []
+
+    def on_group(pair):
+        group_key, group = pair
+        keys.append(group_key)
+        events = []
+        groups.append(events)
+        subscriptions.append(group.subscribe(lambda v: events.append(_number(v)),
+                                             lambda e: events.append(("error", e)),
+                                             lambda: events.append("completed")))
+
+    with sk.Pipe() as pipe, pipe.signal() as source:
+        upstream = source.after_disposed(lambda: disposed.append(True))
+        with upstream.group_by(key).subscribe(on_group, lambda e: keys.append(("error", e)),
+                                              lambda: keys.append("completed")):
+            for n in (1, 2, 3):
+                pipe.put(wrap(n))
+            assert disposed == [True], "the upstream was not disposed by the failure"
+            pipe.put(wrap(4))
+            pipe.complete()
+    for subscription in subscriptions:
+        # Released: an ended group keeps its error for a late subscriber,
+        # and the exception's traceback holds this frame, which holds the
+        # subscriptions; an open one would keep that cycle through the
+        # library alive.
+        subscription.close()
+    assert len(raised) == 1
+    assert keys == [10, 20, ("error", raised[0])]
+    assert groups == [[1, ("error", raised[0])], [2, ("error", raised[0])]]
+    assert all(events[-1][1] is raised[0] for events in groups + [keys])  # the very object raised
+    assert hook == []  # on_error received it: nothing reported
+
+
+def test_a_raising_group_by_key_without_on_error_is_reported_as_group_by(hook):
+    key, raised = _raising_key_on_3()
+    seen = []
+    with sk.Pipe() as pipe, pipe.signal() as source, \
+            source.group_by(key).subscribe(lambda pair: seen.append(pair[0]), None, lambda: seen.append("completed")):
+        for n in (1, 2, 3, 4):
+            pipe.put(n)
+    assert seen == [10, 20] and hook == [(raised[0], "group_by")]
+
+
+def test_a_group_by_key_the_library_cannot_hold_ends_the_stream(hook):
+    # An int outside int64: OverflowError from the key's conversion.
+    errors = []
+    with sk.Signal.from_iterable([1, 2]).group_by(lambda v: v << 70 if v == 2 else v).subscribe(
+            None, errors.append):
+        pass
+    assert len(errors) == 1 and isinstance(errors[0], OverflowError) and hook == []
+
+
 # --- tracebacks ----------------------------------------------------------------
 
 
@@ -226,7 +299,7 @@ def _guide_where_list():
     return guide[start:guide.index("\n- ", start)]
 
 
-def test_every_where_the_package_reports_is_in_the_guide():
+def test_every_where_the_package_reports_is_in_the_guide_and_only_those():
     # Every `where` written literally at a call that reports an exception,
     # fails a call with it or marks it (and the stage and fold names), in
     # the guide's list (before: "predicate", "key" and "on_drop" were not).
@@ -240,7 +313,12 @@ def test_every_where_the_package_reports_is_in_the_guide():
                 with open(os.path.join(folder, name), encoding="utf-8") as f:
                     found.update(calls.findall(f.read()))
     found |= {"map", "filter", "tap", "scan", "reduce", "next", "error", "completed"}  # passed as variables
-    assert {"predicate", "take_until", "signal", "deferred", "on_drop", "key", "side effect", "work"} <= found
+    assert {"predicate", "take_until", "signal", "deferred", "group_by", "on_drop", "side effect", "work"} <= found
     listed = _guide_where_list()
     missing = sorted(where for where in found if f'`"{where}"`' not in listed)
     assert missing == [], f"not in docs/python.md's list of where values: {missing}"
+    # And the other way: the guide lists no `where` the package no longer
+    # reports (before: "key", which group_by's key reported until it failed
+    # the stream as "group_by").
+    stale = sorted(set(re.findall(r'`"([a-z_ ]+)"`', listed)) - found)
+    assert stale == [], f"docs/python.md lists where values the package does not report: {stale}"

@@ -255,9 +255,6 @@ static HOOK: RwLock<Option<FailureHook>> = RwLock::new(None);
 ///   `"before_completed"`, `"after_completed"`, `"after_disposed"`: a panic
 ///   in that side effect, which the C library gives no way to fail;
 /// - `"on_drop"`: a panic in a bounded operator's drop callback (same);
-/// - `"group_by key"`: a panic in `group_by`'s key function, or a value it
-///   could not take (the C library gives that function no way to fail: see
-///   [`Signal::group_by`](crate::Signal::group_by));
 /// - `"unhandled error"`: an error event that no closure receives (a
 ///   [`subscribe`](crate::Signal::subscribe), an
 ///   [`Observer`](crate::Observer) without an error closure), with the

@@ -13,15 +13,16 @@
 //! One failure rule: a panic in an operator's closure (`map`, `scan`,
 //! `reduce`, `map_to_signal`, `merge_map`, `catch`, `deferred`; the
 //! predicates of `filter`, `skip_while`, `take_while`, `first_where`;
-//! `take_until`'s function), or a value it cannot take or give, fails the
-//! call as a C callback does (`sk_callback_fail`): the stream ends with the
-//! error `"panicked: MESSAGE"` (a string; the conversion's message for a
-//! value), the upstream is disposed and nothing is delivered after it; a
-//! signal function's signal stands for one that fails with it. No failure
-//! travels downstream as a value. The C library gives a side effect
-//! (`before_next`, ...), a bounded operator's `on_drop` and `group_by`'s key
-//! function no way to fail: their panic goes to the failure hook
-//! ([`crate::set_failure_hook`]) under the callback's kind.
+//! `take_until`'s function; `group_by`'s key), or a value it cannot take
+//! or give, fails the call as a C callback does (`sk_callback_fail`): the
+//! stream ends with the error `"panicked: MESSAGE"` (a string; the
+//! conversion's message for a value), the upstream is disposed and nothing
+//! is delivered after it; a signal function's signal stands for one that
+//! fails with it, and `group_by`'s groups delivered before end with it too.
+//! No failure travels downstream as a value. The C library gives a side
+//! effect (`before_next`, ...) and a bounded operator's `on_drop` no way to
+//! fail: their panic goes to the failure hook ([`crate::set_failure_hook`])
+//! under the callback's kind.
 //!
 //! The operators of a standard shape (the C function's parameters after
 //! the signal: none, a count, a predicate, a value, a signal, a time and a
@@ -136,18 +137,16 @@ unsafe extern "C" fn map_fn<T: Value, U: Value, F: Fn(T) -> U>(ctx: Ctx, value: 
     }
 }
 
-/// `group_by`'s key function. The C library gives it no way to fail
-/// (`sk_callback_fail` is refused there, or, called while an operator
-/// callback of another stream runs on this thread, fails that one): a
-/// panic, or a value it cannot take or give, goes to the failure hook, and
-/// the key is nil.
+/// `group_by`'s key function, an operator callback as `map`'s is: a panic,
+/// or a value it cannot take or give, fails the call, which ends the
+/// result and every group delivered before it.
 unsafe extern "C" fn key_fn<T: Value, K: Value, F: Fn(&T) -> K>(ctx: Ctx, value: *const sys::sk_value, out: *mut sys::sk_value) {
     let result = converted::<T>(ValueRef::from_ptr(value))
         .and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value)))
         .and_then(to_raw);
     match result {
         Ok(result) => ptr::write(out, result.into_raw()),
-        Err(message) => report_failure("group_by key", &message),
+        Err(message) => fail_call("group_by", message),
     }
 }
 
@@ -387,12 +386,10 @@ impl<T: Value> Signal<T> {
     /// Groups values by the key `f` gives: emits `(key, group)` for each new
     /// key; a group is hot (subscribe from the closure that receives it).
     ///
-    /// `f` cannot fail the stream: the C library gives `group_by`'s key
-    /// function no way to (`sk_callback_fail` is refused there, or fails an
-    /// operator callback of another stream running on the same thread). A
-    /// panic in `f` goes to the failure hook (`where` = `"group_by key"`) and
-    /// the value's key is nil, which a key type that has no nil (`i64`,
-    /// `String`, ...) refuses where the pair is received.
+    /// A panic in `f`, or a value it cannot take or give, fails the call as
+    /// `map`'s does (`sk_callback_fail`): the result and every group
+    /// delivered before it end with the error `"panicked: MESSAGE"`, the
+    /// upstream is disposed, and nothing follows.
     pub fn group_by<K: Value, F: Fn(&T) -> K + Send + Sync + 'static>(&self, f: F) -> Signal<(K, Signal<T>)> {
         with_ctx(FnShared(f), |out, ctx, release| unsafe {
             sys::sk_signal_group_by(out, self.as_raw(), Some(key_fn::<T, K, F>), ctx, release)

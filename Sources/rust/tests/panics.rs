@@ -1,9 +1,10 @@
 //! One failure rule (issue 51): a panic in an operator's closure never
 //! unwinds into C and never travels downstream as a value; it fails the
 //! call through `sk_callback_fail`, so the stream ends with the error
-//! "panicked: MESSAGE", its upstream disposed, and nothing after it. A
-//! callback that cannot fail in C (a side effect, `on_drop`) gives its
-//! panic to the failure hook, under its kind. A caught panic is quiet.
+//! "panicked: MESSAGE", its upstream disposed, and nothing after it
+//! (group_by's groups delivered before it end with it too). A callback that
+//! cannot fail in C (a side effect, `on_drop`) gives its panic to the
+//! failure hook, under its kind. A caught panic is quiet.
 //!
 //! Every test holds `common::serial()`: the failure hook is the process's.
 mod common;
@@ -122,50 +123,114 @@ fn a_panicking_map_ends_buffer_count_and_zip_with_its_own_message() {
     assert_eq!(live_objects(), 0);
 }
 
-/// The rule for group_by's key, which the C library cannot follow yet: its
-/// key function (`sk_map_fn` of `sk_signal_group_by`) is no operator
-/// callback, so `sk_callback_fail` there is refused (or fails another
-/// stream's callback running on the thread). Run with `--ignored` to see it
-/// fail until the core lets that function fail.
+/// A signal of `(key, group)` pairs started with each group observed from
+/// the closure that receives it: the result's events (`next KEY`, `error
+/// E`, `completed`) and, in arrival order, each group's subscription and
+/// events.
+type Groups = Arc<Mutex<Vec<(Subscription, Log)>>>;
+fn observe_groups(grouped: &Signal<(i64, Signal<i64>)>) -> (Subscription, Log, Groups) {
+    let log: Log = Arc::new(Mutex::new(Vec::new()));
+    let groups: Groups = Arc::new(Mutex::new(Vec::new()));
+    let (n, e, c, into) = (Arc::clone(&log), Arc::clone(&log), Arc::clone(&log), Arc::clone(&groups));
+    let subscription = grouped
+        .start(
+            Observer::new()
+                .next(move |(key, group): (i64, Signal<i64>)| {
+                    n.lock().unwrap().push(format!("next {}", key));
+                    into.lock().unwrap().push(observe(&group));
+                })
+                .error(move |error: AnyValue| e.lock().unwrap().push(format!("error {:?}", error)))
+                .completed(move || c.lock().unwrap().push("completed".to_owned())),
+        )
+        .unwrap();
+    (subscription, log, groups)
+}
+
+/// Each group's events, its subscription dropped.
+fn group_events(groups: &Groups) -> Vec<Vec<String>> {
+    let groups = std::mem::take(&mut *groups.lock().unwrap());
+    groups
+        .into_iter()
+        .map(|(subscription, events)| {
+            drop(subscription);
+            let events = events.lock().unwrap().clone();
+            events
+        })
+        .collect()
+}
+
+/// group_by's key function is an operator callback (`sk_map_fn` of
+/// `sk_signal_group_by`, since the C core let it fail): a panic in it ends
+/// the result and every group delivered before it with the error, the
+/// upstream disposed, nothing after it, nothing for the failure hook
+/// (before: the hook received "group_by key: panicked: key refused 3" and
+/// the value's key was nil).
 #[test]
-#[ignore = "blocked by the C core: sk_signal_group_by's key function cannot call sk_callback_fail"]
 fn a_panicking_group_by_key_ends_the_stream_with_its_error() {
     let _serial = common::serial();
-    let (events, disposed) = through_failing_map(|s| s.group_by(|x| *x % 2).map(|(key, _group): (i64, Signal<i64>)| key));
-    assert_eq!((events, disposed), (vec!["next 1".to_owned(), MAP_ERROR.to_owned()], true));
+    let disposed = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&disposed);
     let pipe = Pipe::<i64>::new().unwrap();
-    let (subscription, log) = observe(&pipe.signal().group_by(|x| if *x == 2 { panic!("key refused 2") } else { *x }).map(|(key, _): (i64, Signal<i64>)| key));
-    for x in 1..=3 {
-        pipe.put(x).unwrap();
-    }
-    drop(subscription);
-    assert_eq!(*log.lock().unwrap(), vec!["next 1".to_owned(), "error String(\"panicked: key refused 2\")".to_owned()]);
+    let grouped = pipe
+        .signal()
+        .after_disposed(move || flag.store(true, Ordering::SeqCst))
+        .group_by(|x| if *x == 3 { panic!("key refused {}", x) } else { *x * 10 });
+    let mut upstream_disposed = false;
+    let mut log = Vec::new();
+    let mut groups = Vec::new();
+    let reports = reports_during(|| {
+        let (subscription, events, observed) = observe_groups(&grouped);
+        for x in 1..=3 {
+            pipe.put(x).unwrap();
+        }
+        upstream_disposed = disposed.load(Ordering::SeqCst);
+        pipe.put(4).unwrap();
+        pipe.complete().unwrap();
+        drop(subscription);
+        log = events.lock().unwrap().clone();
+        groups = group_events(&observed);
+    });
+    const KEY_ERROR: &str = "error String(\"panicked: key refused 3\")";
+    assert_eq!(reports, Vec::<String>::new());
+    assert!(upstream_disposed, "the upstream was not disposed by the failure");
+    assert_eq!(log, vec!["next 10", "next 20", KEY_ERROR]);
+    assert_eq!(groups, vec![vec!["next 1", KEY_ERROR], vec!["next 2", KEY_ERROR]]);
+    drop((pipe, grouped));
+    assert_eq!(live_objects(), 0);
 }
 
 #[test]
-fn a_panicking_map_before_group_by_ends_it_and_a_panicking_key_goes_to_the_hook_never_into_a_key() {
+fn a_value_the_group_by_key_cannot_take_ends_the_stream_with_the_conversion_s_message() {
+    let _serial = common::serial();
+    // Before: the hook received the message, and the key was nil.
+    let pipe = Pipe::<AnyValue>::new().unwrap();
+    let grouped = pipe.signal().cast::<i64>().group_by(|x| *x);
+    let mut log = Vec::new();
+    let mut groups = Vec::new();
+    let reports = reports_during(|| {
+        let (subscription, events, observed) = observe_groups(&grouped);
+        pipe.put(AnyValue::Int(1)).unwrap();
+        pipe.put(AnyValue::String("x".into())).unwrap();
+        pipe.put(AnyValue::Int(2)).unwrap();
+        drop(subscription);
+        log = events.lock().unwrap().clone();
+        groups = group_events(&observed);
+    });
+    const CONVERSION_ERROR: &str = "error String(\"signalkit: expected an int64, received a string\")";
+    assert_eq!(reports, Vec::<String>::new());
+    assert_eq!(log, vec!["next 1", CONVERSION_ERROR]);
+    assert_eq!(groups, vec![vec!["next 1", CONVERSION_ERROR]]);
+    drop((pipe, grouped));
+    assert_eq!(live_objects(), 0);
+}
+
+#[test]
+fn a_panicking_map_before_group_by_ends_it() {
     let _serial = common::serial();
     // A failure upstream of group_by ends it (before: a group keyed by the
     // failure value).
     let (events, disposed) = through_failing_map(|s| s.group_by(|x| *x % 2).map(|(key, _group): (i64, Signal<i64>)| key));
     assert_eq!((events, disposed), (vec!["next 1".to_owned(), MAP_ERROR.to_owned()], true));
-    // The key function's own panic: the hook, with where; the key is nil,
-    // which an i64 key refuses where the pair is received (here the map's
-    // closure, which cannot take it: that ends the stream). Never a group
-    // keyed by a failure.
-    let pipe = Pipe::<i64>::new().unwrap();
-    let mut log = Vec::new();
-    let reports = reports_during(|| {
-        let (subscription, events) = observe(&pipe.signal().group_by(|x| if *x == 2 { panic!("key refused 2") } else { *x }).map(|(key, _): (i64, Signal<i64>)| key));
-        for x in 1..=3 {
-            pipe.put(x).unwrap();
-        }
-        drop(subscription);
-        log = events.lock().unwrap().clone();
-    });
-    assert_eq!(reports, vec!["group_by key: panicked: key refused 2"]);
-    assert_eq!(log, vec!["next 1".to_owned(), "error String(\"signalkit: expected an int64, received nil\")".to_owned()]);
-    drop(pipe);
     assert_eq!(live_objects(), 0);
 }
 

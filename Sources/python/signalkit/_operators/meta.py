@@ -116,7 +116,8 @@ class _MetaOperators(_MetaStandard[T_co]):
         callback that receives it to miss none, whatever the threads that
         put the values; a group subscribed after its end receives that end
         at once (RxPY's group_by gives grouped observables with a .key). Keys compare as the library's
-        values do (plain kinds by value). An exception in `key` is reported
-        (callback_error_hook, where "key") and the value's key is None
-        (sk_signal_group_by)."""
+        values do (plain kinds by value). An exception in `key` (or a key
+        the library cannot hold) ends the result, and every group delivered
+        before it, with that exception, the upstream disposed, as
+        sk_callback_fail does (sk_signal_group_by)."""
         return self._with_callback(C.signal_group_by, _c_key_callback, key)
