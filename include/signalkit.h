@@ -62,6 +62,20 @@
  *   once a flag the callback sets is up). Nothing more is delivered; the
  *   generator still runs to its end, its put calls doing nothing. The
  *   library never holds a lock while it calls user code.
+ * - Order of events: a subscription delivers values, then at most one
+ *   terminal event (an error or a completion), and its terminal callback
+ *   never overlaps a value callback, whatever the threads: a value callback
+ *   that has begun returns before the terminal callback runs, and none
+ *   begins once the terminal event has been put. So a terminal event put
+ *   while values are being delivered on other threads runs on the thread
+ *   whose value callback returns last, right after it returns (the put
+ *   returns without waiting). One exception, as in SwiftSignalKit: a
+ *   terminal event put from inside a value callback of the same
+ *   subscription, on its thread (the callback ends its own stream,
+ *   directly or through operators), runs at once, nested in that callback.
+ *   A dispose that comes while the terminal event waits drops it. Values
+ *   put from several threads at once reach the value callback
+ *   concurrently: put from one thread when order matters.
  * - Values reach callbacks as `const sk_value *`, borrowed for the duration of
  *   the call: copy with sk_value_copy() to keep one.
  * - Thread-safety: every function may be called from any thread, concurrently,
@@ -1127,7 +1141,9 @@ int sk_subscriber_put_next(sk_subscriber *subscriber, const sk_value *value);
  *         `error`'s object was released. Nothing is emitted on error: the
  *         subscription does not end.
  * @par Thread safety
- *   Any thread. The observer's error callback runs on the calling thread.
+ *   Any thread. The observer's error callback runs on the calling thread,
+ *   or after the value callbacks running on other threads (see the
+ *   @ref conventions "conventions", "Order of events").
  */
 int sk_subscriber_put_error(sk_subscriber *subscriber, const sk_value *error);
 /**
@@ -1139,7 +1155,9 @@ int sk_subscriber_put_error(sk_subscriber *subscriber, const sk_value *error);
  *         checking on, SK_ERR_RELEASED if it was released. The subscription
  *         does not end on error.
  * @par Thread safety
- *   Any thread. The observer's completed callback runs on the calling thread.
+ *   Any thread. The observer's completed callback runs on the calling
+ *   thread, or after the value callbacks running on other threads (see the
+ *   @ref conventions "conventions", "Order of events").
  */
 int sk_subscriber_put_completion(sk_subscriber *subscriber);
 
@@ -1396,7 +1414,9 @@ int sk_pipe_put(sk_pipe *pipe, const sk_value *value);
  *         SK_ERR_INVALID_ARGUMENT as for every subject (see @ref subjects).
  * @par Thread safety
  *   Any thread. Subscribers' error callbacks run on the calling thread
- *   (a later subscriber's on the subscribing thread), outside any lock.
+ *   (a later subscriber's on the subscribing thread; one receiving values
+ *   on other threads at the time, after them: see the @ref conventions
+ *   "conventions", "Order of events"), outside any lock.
  */
 int sk_pipe_put_error(sk_pipe *pipe, const sk_value *error);
 /**
@@ -1411,7 +1431,9 @@ int sk_pipe_put_error(sk_pipe *pipe, const sk_value *error);
  *         subject (see @ref subjects).
  * @par Thread safety
  *   Any thread. Subscribers' completion callbacks run on the calling thread
- *   (a later subscriber's on the subscribing thread), outside any lock.
+ *   (a later subscriber's on the subscribing thread; one receiving values
+ *   on other threads at the time, after them: see the @ref conventions
+ *   "conventions", "Order of events"), outside any lock.
  */
 int sk_pipe_put_completion(sk_pipe *pipe);
 /**

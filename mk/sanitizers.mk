@@ -100,7 +100,7 @@ swift_PROGRAM = $(SWIFT) test --skip-build --sanitize=thread --scratch-path .bui
 # and those 11 seconds were a sixth of the run. Their subject is how the
 # child ends, not a race at its exit.
 swift_TSAN_OPTIONS := atexit_sleep_ms=0
-# soak_SOURCES, soak_CFLAGS, soak_ARGS: mk/soak.mk.
+# soak_SOURCES, soak_CFLAGS, soak_ARGS, and terminal_*: mk/soak.mk.
 
 # Criterion does not look at how a test process exits once the test has
 # reported: a leak (found at exit), or a race in a thread the test left
@@ -136,7 +136,7 @@ test-$(1)-$(2): $(2)-core $(call $(1)_NEEDS,$(2))
 	$$(sanitizer_run)
 endef
 
-.PHONY: test-c-asan test-c-tsan test-ffi-asan test-ffi-tsan test-soak-asan test-soak-tsan test-swift-tsan
+.PHONY: test-c-asan test-c-tsan test-ffi-asan test-ffi-tsan test-soak-asan test-soak-tsan test-swift-tsan test-terminal-asan test-terminal-tsan
 test-c-asan: ## the C suite against the ASan+UBSan core (leaks included)
 test-c-tsan: ## the C suite against the TSan core (any report fails)
 test-ffi-asan: ## the ffi suite, ffi library and core under ASan+UBSan
@@ -144,7 +144,9 @@ test-ffi-tsan: ## the ffi suite, ffi library and core under TSan
 test-soak-asan: ## the soak (mk/soak.mk) under ASan+UBSan
 test-soak-tsan: ## the soak (mk/soak.mk) under TSan
 test-swift-tsan: ## the Swift tests under TSan
-$(foreach suite,c ffi soak,$(foreach san,asan tsan,$(eval $(call sanitizer_test,$(suite),$(san)))))
+test-terminal-asan: ## nothing after the terminal event (mk/soak.mk) under ASan+UBSan
+test-terminal-tsan: ## nothing after the terminal event (mk/soak.mk) under TSan
+$(foreach suite,c ffi soak terminal,$(foreach san,asan tsan,$(eval $(call sanitizer_test,$(suite),$(san)))))
 $(eval $(call sanitizer_test,swift,tsan))
 
 # The ffi library compiled with each sanitizer against that core.

@@ -41,6 +41,28 @@ test-abandon-long: abandon ## test-abandon for ABANDON_LONG_SECONDS (120): make 
 	$(RUN_STAGED) $(OUT)/abandon $(ABANDON_LONG_SECONDS)
 	$(end)
 
+# Nothing after the terminal event: Tests/soak/terminal.c (what it checks:
+# its header), TERMINAL_ROUNDS rounds of 8 threads putting while a ninth
+# ends the stream, against the release library (make test, about a second)
+# and against the ASan and TSan cores (make release-check:
+# test-terminal-asan, test-terminal-tsan, through mk/sanitizers.mk). The
+# seed is printed; `.build-c/terminal ROUNDS SEED` replays the rounds.
+TERMINAL_ROUNDS ?= 10000
+terminal_SOURCES = Tests/soak/terminal.c
+terminal_CFLAGS := -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer -fuse-ld=lld -Iinclude
+terminal_LIBS := -lpthread
+terminal_ARGS = $(TERMINAL_ROUNDS)
+
+.PHONY: terminal test-terminal
+terminal: stage
+	$(CC) -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -O1 -g Tests/soak/terminal.c \
+		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/terminal
+
+test-terminal: terminal ## nothing after the terminal event (Tests/soak/terminal.c), TERMINAL_ROUNDS (10,000) rounds against the release library
+	$(begin)
+	$(RUN_STAGED) $(OUT)/terminal $(TERMINAL_ROUNDS)
+	$(end)
+
 # The schedule explorer (Sources/SwiftSignalKit/Support/ScheduleExplorer.swift):
 # the release library built with SIGNALKIT_EXPLORE (and SKS_EXPLORE for the
 # shim), in which every handoff between threads may yield, spin or sleep a

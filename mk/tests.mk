@@ -62,7 +62,7 @@ TEST_FIRST := tsan-core stage python-wheel c-tests ffi-tests
 # second one, when the first succeeded, takes them as made (-o).
 TEST_MADE := tsan-core stage lib ffi python-wheel python-native c-tests ffi-tests
 TEST_STAGES := test-swift-tsan test-c test-ffi test-python test-doc-tests \
-	test-abandon test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
+	test-abandon test-terminal test-c-asan test-ffi-asan test-soak-asan test-fuzz-api test-fuzz-model test-fuzz-ffi test-c-tsan test-ffi-tsan test-soak-tsan \
 	test-examples test-op-examples test-header test-version test-doc-checks test-cmake test-abi \
 	test-cpp test-cpp-asan test-cpp-tsan test-api test-rust
 

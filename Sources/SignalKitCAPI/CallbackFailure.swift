@@ -191,19 +191,32 @@ class SKFailureEnd: @unchecked Sendable {
         }
     }
 
-    /// Ends the subscription with `failure`, a callback's: the upstream
-    /// disposed first (no value passes any more), then the error callback.
-    /// Nothing when it had ended (a dispose wins).
+    /// Ends the subscription with `failure`, a callback's: no value passes
+    /// any more; the error callback runs once the value calls in flight
+    /// have returned (this one included), then the upstream is disposed
+    /// (`_SubscriberLiveness.end(delivering:)`). Nothing when it had ended
+    /// (a dispose or the upstream's own terminal event wins). Over a
+    /// constant signal, which nothing can end, the error is delivered at
+    /// once (its values come from one thread, this one).
     @inline(never)
     final func fail(_ failure: SKValue) {
-        if let liveness = self.liveness, liveness.isTerminated {
+        guard let liveness = self.liveness else {
             return
         }
-        guard self.claim() else {
+        if liveness.isTerminated {
             return
         }
-        self.liveness?.disposeSubscription()
-        self.error?(failure)
+        if liveness.canBeDisposed {
+            _ = liveness.end(delivering: {
+                if self.claim() {
+                    self.error?(failure)
+                }
+            })
+            return
+        }
+        if self.claim() {
+            self.error?(failure)
+        }
     }
 }
 

@@ -252,19 +252,25 @@ class SKDisposable: SKObject, SKObserverFields, _BroadcasterTerminalReceiver {
     }
 
     /// A stage's callback failed (sk_callback_fail): the subscription ends
-    /// as `SKFailureEnd.fail` ends one, its upstream disposed first (no
-    /// value passes any more), then the observer's error callback, if it
-    /// has one, with the failure (a value-only observer's subscription
-    /// just ends). Nothing when the subscription had ended (a dispose or
-    /// the upstream's own terminal event wins). Off the path of values.
+    /// as `SKFailureEnd.fail` ends one, with the observer's error callback,
+    /// if it has one, called with the failure once the value calls in
+    /// flight have returned (a value-only observer's subscription just
+    /// ends). Nothing when the subscription had ended (a dispose or the
+    /// upstream's own terminal event wins). Off the path of values.
     @inline(never)
     private final func fail(_ failure: SKValue, _ liveness: _SubscriberLiveness) {
-        if liveness.isTerminated || !self.claimTerminal() {
+        if liveness.isTerminated {
             return
         }
-        liveness.disposeSubscription()
-        if let function = self.error {
-            failure.withC { function(self.ctx, $0) }
+        let deliver = {
+            if self.claimTerminal(), let function = self.error {
+                failure.withC { function(self.ctx, $0) }
+            }
+        }
+        if liveness.canBeDisposed {
+            _ = liveness.end(delivering: deliver)
+        } else {
+            deliver()
         }
     }
 

@@ -338,6 +338,20 @@ int _sks_dispatch_timers_prepare(double wait_seconds) {
 }
 #endif
 
+_Thread_local _sks_calls _sks_thread_calls __attribute__((tls_model("initial-exec")));
+
+int _sks_calls_on_this_thread_reach(const void *owner, unsigned long count) {
+    unsigned long depth = _sks_thread_calls.depth;
+    unsigned long first = depth > _SKS_CALL_SLOTS ? depth - _SKS_CALL_SLOTS : 0;
+    unsigned long found = 0;
+    for (unsigned long i = first; i < depth; i++) {
+        if (_sks_thread_calls.owners[i % _SKS_CALL_SLOTS] == owner) {
+            found++;
+        }
+    }
+    return found >= count;
+}
+
 static _Thread_local unsigned sks_terminal_deliveries;
 
 void _sks_terminal_delivery_begin(void) {

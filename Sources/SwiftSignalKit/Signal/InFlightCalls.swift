@@ -2,10 +2,22 @@ import Synchronization
 
 /// The guard that `Subscriber` and `_BroadcasterEntry` put around calls into
 /// their callbacks, on a state word: the low bits count the calls in flight,
-/// `terminatedFlag` says no call may start any more, and `releasedFlag` is
-/// set by the one thread that then releases the callbacks, once no call is in
+/// `terminatedFlag` says no call may start any more, `pendingFlag` says a
+/// terminal event waits for the calls in flight, and `releasedFlag` is set
+/// by the one thread that then releases the callbacks, once no call is in
 /// flight. No lock: a call costs an atomic increment and a decrement. Bits 59
 /// and 60 are left for the owner's own flags.
+///
+/// The terminal event is ordered after every value call (the conventions'
+/// "Callbacks" rule in signalkit.h): the thread that terminates registers
+/// a call of its own (`beginTermination`); when no other call is in flight
+/// it delivers the event at once. Otherwise it leaves the event with the
+/// owner and sets `pendingFlag` (`deferTerminal`), and the thread whose call
+/// then brings the count to zero wins the delivery in `leave` (the claim
+/// clears the flag and registers the delivery as a call), delivers the event
+/// and only then lets the callbacks be released. No thread waits: the last
+/// one out delivers. A dispose that finds the event still pending drops it
+/// (`cancelPending`): nothing starts after a dispose on its thread.
 ///
 /// Thread-safety: every function may be called from any thread, on the same
 /// word, concurrently.
@@ -13,7 +25,11 @@ import Synchronization
 enum _InFlightCalls {
     @usableFromInline static var terminatedFlag: Int { 1 << 62 }
     @usableFromInline static var releasedFlag: Int { 1 << 61 }
-    @usableFromInline static var countMask: Int { (1 << 59) - 1 }
+    @usableFromInline static var pendingFlag: Int { 1 << 58 }
+    /// Set by a dispose that came after the termination began: a terminal
+    /// event not yet pending never becomes so (`deferTerminal`).
+    @usableFromInline static var droppedFlag: Int { 1 << 57 }
+    @usableFromInline static var countMask: Int { (1 << 57) - 1 }
 
     /// Registers a call; returns whether it may run (the word was not
     /// terminated). Every `enter` is followed by one `leave`.
@@ -24,8 +40,9 @@ enum _InFlightCalls {
         return entered
     }
 
-    /// Ends a call. Returns the word as it was when this thread won the
-    /// release (the last call of a terminated word has returned), or nil.
+    /// Ends a call. Returns the word as it was when this thread won a claim
+    /// (see `claim`: the delivery of a pending terminal event, or the
+    /// release), or nil.
     @inlinable @inline(__always)
     static func leave(_ state: borrowing Synchronization.Atomic<Int>) -> Int? {
         _explore(.callLeaving)
@@ -33,19 +50,84 @@ enum _InFlightCalls {
         if current & terminatedFlag == 0 {
             return nil
         }
-        return claimRelease(state, observed: current)
+        return claim(state, observed: current)
     }
 
-    /// Sets `releasedFlag` if the word (last seen as `observed`) is terminated,
-    /// idle and not yet released. Returns the word before the claim when this
-    /// thread won it (it then releases the callbacks), or nil.
+    /// Marks the word terminated and registers the terminating call. Returns
+    /// the word before, or nil when it was already terminated (another
+    /// thread won: nothing to do).
     @inlinable
-    static func claimRelease(_ state: borrowing Synchronization.Atomic<Int>, observed: Int) -> Int? {
-        var current = observed
-        while current & countMask == 0 && current & terminatedFlag != 0 && current & releasedFlag == 0 {
-            let (exchanged, original) = state.compareExchange(expected: current, desired: current | releasedFlag, ordering: .acquiringAndReleasing)
+    static func beginTermination(_ state: borrowing Synchronization.Atomic<Int>) -> Int? {
+        var current = state.load(ordering: .relaxed)
+        while true {
+            if current & terminatedFlag != 0 {
+                return nil
+            }
+            let (exchanged, original) = state.compareExchange(expected: current, desired: (current | terminatedFlag) + 1, ordering: .acquiringAndReleasing)
             if exchanged {
                 return current
+            }
+            current = original
+        }
+    }
+
+    /// For the terminating thread, whose terminal event must wait for the
+    /// calls in flight (the owner has stored it where the winner of the
+    /// delivery finds it): sets `pendingFlag`, unless a dispose has come
+    /// since the termination began (then returns false: the event is
+    /// dropped). The terminating call is still registered either way: end
+    /// it with `leave`. (While it is, no one can claim the delivery.)
+    @inlinable
+    static func deferTerminal(_ state: borrowing Synchronization.Atomic<Int>) -> Bool {
+        var current = state.load(ordering: .relaxed)
+        while current & droppedFlag == 0 {
+            let (exchanged, original) = state.compareExchange(expected: current, desired: current | pendingFlag, ordering: .acquiringAndReleasing)
+            if exchanged {
+                return true
+            }
+            current = original
+        }
+        return false
+    }
+
+    /// Claims what is due once a terminated word has no call in flight
+    /// (last seen as `observed`): the delivery of its pending terminal event
+    /// (the claim clears `pendingFlag` and registers the delivery as a call,
+    /// which the winner ends with `leave` after delivering), else the release
+    /// (`releasedFlag`). Returns the word before the claim when this thread
+    /// won it (`pendingFlag` set in it: the delivery), or nil. Out of line:
+    /// it runs only on a terminated word, and inlined into every value
+    /// call (through `leave`) it grew the callers past the optimizer's
+    /// inlining limits (the Swift cost table's rows took 33 instructions
+    /// more per value).
+    @usableFromInline @inline(never)
+    static func claim(_ state: borrowing Synchronization.Atomic<Int>, observed: Int) -> Int? {
+        var current = observed
+        while current & countMask == 0 && current & terminatedFlag != 0 && current & releasedFlag == 0 {
+            let desired = current & pendingFlag != 0 ? (current & ~pendingFlag) + 1 : current | releasedFlag
+            let (exchanged, original) = state.compareExchange(expected: current, desired: desired, ordering: .acquiringAndReleasing)
+            if exchanged {
+                return current
+            }
+            current = original
+        }
+        return nil
+    }
+
+    /// For a dispose of a terminated word: drops its terminal event if it
+    /// waits for the calls in flight, and makes one not yet pending never
+    /// become so (`droppedFlag`). Returns the word after, when this thread
+    /// took a pending event away (the owner then releases what held it,
+    /// through `claim` once idle), or nil (none pending: already delivered
+    /// or being delivered, or not yet deferred).
+    @inlinable
+    static func cancelPending(_ state: borrowing Synchronization.Atomic<Int>) -> Int? {
+        var current = state.load(ordering: .acquiring)
+        while current & droppedFlag == 0 || current & pendingFlag != 0 {
+            let desired = (current | droppedFlag) & ~pendingFlag
+            let (exchanged, original) = state.compareExchange(expected: current, desired: desired, ordering: .acquiringAndReleasing)
+            if exchanged {
+                return current & pendingFlag != 0 ? desired : nil
             }
             current = original
         }
@@ -69,7 +151,7 @@ enum _InFlightCalls {
 /// `leave`, and writes the stored callback only before the owner is
 /// published (init, `startFusing`, `_Broadcaster.subscribe`) and in its
 /// release (`take`), which runs once, on the thread that claimed it with
-/// `_InFlightCalls.claimRelease` (or won it in `leave`): that claim succeeds
+/// `_InFlightCalls.claim` (or won it in `leave`): that claim succeeds
 /// only when the count of calls in flight is zero, so never while a call is
 /// running, on any thread, including a callback that disposes its own
 /// subscription (the count includes that call, so the release waits for its

@@ -1,4 +1,5 @@
 import Synchronization
+import _SwiftSignalKitShims
 
 /// The receiving end of a signal: a generator pushes events into it.
 ///
@@ -128,17 +129,27 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     @inlinable @inline(__always)
     package func putNextInlined(_ next: T) {
         if _InFlightCalls.enter(self.state) {
+            // Names the call on this thread (see `waitsForCalls`).
+            let depth = _sks_call_push(Unmanaged.passUnretained(self).toOpaque())
             self.next.call(next)
+            _sks_call_pop(depth)
         }
         if let claimed = _InFlightCalls.leave(self.state) {
-            self.release(claimed)
+            self.finish(claimed)
         }
     }
 
     /// Delivers an error as the terminal event, then disposes the upstream.
+    /// While values are being delivered on other threads (or this thread's
+    /// own value callback is running, further up its stack), the error is
+    /// delivered by the thread whose call returns last, right after it
+    /// returns (see `_InFlightCalls`).
     @inlinable
     public func putError(_ error: E) {
         guard let previous = self.beginTermination() else {
+            return
+        }
+        if _slowPath(previous & _InFlightCalls.countMask != 0) && self.deferError(previous, error) {
             return
         }
         if let callback = self.error {
@@ -149,10 +160,14 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
         self.endTermination(previous)
     }
 
-    /// Delivers the completion as the terminal event, then disposes the upstream.
+    /// Delivers the completion as the terminal event, then disposes the
+    /// upstream; after the value calls in flight, as `putError`.
     @inlinable
     public func putCompletion() {
         guard let previous = self.beginTermination() else {
+            return
+        }
+        if _slowPath(previous & _InFlightCalls.countMask != 0) && self.deferCompletion(previous) {
             return
         }
         if let callback = self.completed {
@@ -204,7 +219,7 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
             dropped = nil
         }
         if let claimed = _InFlightCalls.leave(self.state) {
-            self.release(claimed)
+            self.finish(claimed)
         }
         _ = dropped
     }
@@ -213,21 +228,130 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     /// the previous state, or nil when it had already terminated.
     @inlinable
     func beginTermination() -> Int? {
-        var current = self.state.load(ordering: .relaxed)
-        while true {
-            if current & Subscriber.terminatedFlag != 0 {
-                return nil
-            }
-            let desired = (current | Subscriber.terminatedFlag) + 1
-            let (exchanged, original) = self.state.compareExchange(expected: current, desired: desired, ordering: .acquiringAndReleasing)
-            if exchanged {
-                // Mirrored where fused stages look (see `_SubscriberLiveness`).
-                self.handle?.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .releasing)
-                _explore(.terminating)
-                return current
-            }
-            current = original
+        guard let previous = _InFlightCalls.beginTermination(self.state) else {
+            return nil
         }
+        // Mirrored where fused stages look (see `_SubscriberLiveness`).
+        self.handle?.state.bitwiseOr(_SubscriptionFlags.terminatedFlag, ordering: .releasing)
+        _explore(.terminating)
+        return previous
+    }
+
+    /// `putError`'s way when calls are in flight (`previous` counts some):
+    /// defers the error and returns true, unless it need not wait
+    /// (`waitsForCalls`). Out of line, so that `putError`'s frame stays as
+    /// small as it was: an error travels back through every level of a
+    /// deeply nested chain on the stack (see the C layer's `stackRefusal`).
+    @usableFromInline @inline(never)
+    func deferError(_ previous: Int, _ error: E) -> Bool {
+        guard self.waitsForCalls(previous) else {
+            return false
+        }
+        if let callback = self.error {
+            self.deferTerminal(previous, { callback(error) })
+        } else {
+            self.deferTerminal(previous, nil)
+        }
+        return true
+    }
+
+    /// `putCompletion`'s way when calls are in flight, as `deferError`.
+    @usableFromInline @inline(never)
+    func deferCompletion(_ previous: Int) -> Bool {
+        guard self.waitsForCalls(previous) else {
+            return false
+        }
+        self.deferTerminal(previous, self.completed)
+        return true
+    }
+
+    /// Whether a terminal event must wait for the calls in flight that
+    /// `previous` (the word before `beginTermination`, which counts some)
+    /// shows: unless every one of them is a value call running on this
+    /// thread, further up its stack (a callback that ends its own
+    /// subscription, maybe through other operators), which SwiftSignalKit
+    /// answers with the terminal event at once, nested in that call; the
+    /// model's cases check that order. The thread keeps its innermost
+    /// `_SKS_CALL_SLOTS` (8) value calls (`_sks_call_push`): a call of this
+    /// subscriber further out counts as another thread's, so the event
+    /// then waits for it to return, still on this thread. Off the path of
+    /// values.
+    @usableFromInline @inline(never)
+    func waitsForCalls(_ previous: Int) -> Bool {
+        let calls = UInt(previous & _InFlightCalls.countMask)
+        return _sks_calls_on_this_thread_reach(Unmanaged.passUnretained(self).toOpaque(), calls) == 0
+    }
+
+    /// The terminal event must wait for the calls in flight (`previous`, the
+    /// word before `beginTermination`, counts some): `deliver` (the terminal
+    /// callback bound to its event, nil for none) is left in the `completed`
+    /// slot, which nothing else reads until the delivery is claimed, and the
+    /// thread whose call ends last delivers it (`deliverPendingTerminal`),
+    /// this one if they have all returned already. Off the path of values.
+    @usableFromInline @inline(never)
+    func deferTerminal(_ previous: Int, _ deliver: (() -> Void)?) {
+        guard let deliver else {
+            // Nothing to deliver: the rest of the termination needs no wait.
+            self.endTermination(previous)
+            return
+        }
+        self.completed = deliver
+        guard _InFlightCalls.deferTerminal(self.state) else {
+            // A dispose came meanwhile: no event (the release drops it).
+            self.endTermination(previous)
+            return
+        }
+        if let claimed = _InFlightCalls.leave(self.state) {
+            self.finish(claimed)
+        }
+    }
+
+    /// What the thread that won a claim does (`_InFlightCalls.claim`):
+    /// delivers the pending terminal event, or releases the callbacks.
+    @usableFromInline @inline(never)
+    func finish(_ claimed: Int) {
+        if _slowPath(claimed & _InFlightCalls.pendingFlag != 0) {
+            self.deliverPendingTerminal(claimed)
+        } else {
+            self.release(claimed)
+        }
+    }
+
+    /// Delivers the terminal event that waited for the calls in flight
+    /// (`deferTerminal`), then ends the termination as `putError` and
+    /// `putCompletion` do. Run once, by the thread that claimed it.
+    @usableFromInline @inline(never)
+    func deliverPendingTerminal(_ claimed: Int) {
+        let deliver = self.completed
+        self.completed = nil
+        if let deliver {
+            _TerminalDelivery.begin()
+            deliver()
+            _TerminalDelivery.end()
+        }
+        self.endTermination(claimed)
+    }
+
+    /// Ends the subscription with `deliver` in place of its terminal
+    /// callbacks, as `putError` would (no value call begins after this;
+    /// `deliver` runs after the calls in flight, then the upstream is
+    /// disposed): for a fused stage that fails (the C layer's
+    /// sk_callback_fail), whose error goes to callbacks of its own. Returns
+    /// false, doing nothing, when the subscriber had already terminated.
+    @usableFromInline
+    func terminate(delivering deliver: @escaping () -> Void) -> Bool {
+        guard let previous = self.beginTermination() else {
+            return false
+        }
+        if previous & _InFlightCalls.countMask != 0 && self.waitsForCalls(previous) {
+            self.deferTerminal(previous, deliver)
+            return true
+        }
+        _TerminalDelivery.begin()
+        deliver()
+        _TerminalDelivery.end()
+        self.endTermination(previous)
+        return true
     }
 
     @inlinable
@@ -244,17 +368,32 @@ public final class Subscriber<T, E>: CustomStringConvertible, @unchecked Sendabl
     @inlinable
     func dispose() {
         guard let previous = self.beginTermination() else {
+            // A terminal event waiting for the calls in flight is dropped:
+            // nothing starts after a dispose on its thread.
+            if let current = _InFlightCalls.cancelPending(self.state) {
+                self.droppedPendingTerminal(current)
+            }
             return
         }
         self.endTermination(previous)
+    }
+
+    /// A dispose took away the pending terminal event (`current`, the word
+    /// after): the termination ends without it. Off the path of values.
+    @usableFromInline @inline(never)
+    func droppedPendingTerminal(_ current: Int) {
+        self.releaseIfIdle(current)
+        if current & Subscriber.hasDisposableFlag != 0 {
+            self.handle?.dispose()
+        }
     }
 
     /// Releases the callbacks once the subscriber is terminated and no call is
     /// in flight; exactly one thread wins the right to do it.
     @inlinable
     func releaseIfIdle(_ observed: Int) {
-        if let claimed = _InFlightCalls.claimRelease(self.state, observed: observed) {
-            self.release(claimed)
+        if let claimed = _InFlightCalls.claim(self.state, observed: observed) {
+            self.finish(claimed)
         }
     }
 

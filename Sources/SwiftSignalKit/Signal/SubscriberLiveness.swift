@@ -61,6 +61,40 @@ package struct _SubscriberLiveness {
         (self.flags.takeUnretainedValue() as? any Disposable)?.dispose()
     }
 
+    /// Ends the subscription with `deliver` as its terminal event, in place
+    /// of the terminal callbacks it would call: no value call begins after
+    /// this, and `deliver` runs once the value calls in flight have
+    /// returned (this thread's own, if it is inside one, included), then
+    /// the upstream is disposed, as the conventions' "Callbacks" rule
+    /// orders a terminal event (see `_InFlightCalls`). For a fused stage
+    /// whose function failed while it delivered a value (the C layer's
+    /// sk_callback_fail). Returns false, doing nothing, when the
+    /// subscription had already ended (its own terminal event, or a
+    /// dispose, comes first) or cannot be ended (a constant signal's, which
+    /// nothing can end while it runs: `canBeDisposed`). Not on the path of
+    /// values: only the failing stage calls it.
+    package func end(delivering deliver: @escaping () -> Void) -> Bool {
+        let flags = self.flags.takeUnretainedValue()
+        if let entry = flags as? _BroadcasterEntryBase {
+            return entry.terminate(delivering: deliver)
+        }
+        guard let disposable = flags as? _SubscriberDisposable else {
+            return false
+        }
+        // Under the lock, only a conditional retain (as `terminate`): the
+        // subscriber may be in its deinit.
+        var retained: Unmanaged<AnyObject>?
+        _stripedLock(for: disposable, .subscription) {
+            if let subscriber = disposable.subscriber, _sks_try_retain(subscriber.toOpaque()) != 0 {
+                retained = subscriber
+            }
+        }
+        guard let subscriber = retained?.takeRetainedValue() as? any _TerminableSubscriber else {
+            return false
+        }
+        return subscriber.terminate(delivering: deliver)
+    }
+
     /// Whether `disposeSubscription` ends the subscription: false for a
     /// constant signal's, which nothing can end while it runs.
     package var canBeDisposed: Bool {

@@ -49,6 +49,15 @@ protocol _PinnableSubscriber: AnyObject {
     func unpinCallbacks()
 }
 
+/// A subscriber that can be ended with a terminal event of the caller's own
+/// without knowing its types (`_SubscriberLiveness.end(delivering:)`).
+@usableFromInline
+protocol _TerminableSubscriber: AnyObject {
+    func terminate(delivering deliver: @escaping () -> Void) -> Bool
+}
+
+extension Subscriber: _TerminableSubscriber {}
+
 extension Subscriber: _PinnableSubscriber {
     @usableFromInline
     func pinCallbacks() -> Bool {
@@ -62,7 +71,7 @@ extension Subscriber: _PinnableSubscriber {
     @usableFromInline
     func unpinCallbacks() {
         if let claimed = _InFlightCalls.leave(self.state) {
-            self.release(claimed)
+            self.finish(claimed)
         }
     }
 

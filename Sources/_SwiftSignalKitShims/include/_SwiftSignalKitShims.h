@@ -89,6 +89,43 @@ void _sks_terminal_delivery_begin(void);
 void _sks_terminal_delivery_end(void);
 int _sks_terminal_delivery_active(void);
 
+/* The value calls running on the calling thread: a subscriber's `putNext`
+ * records the subscriber around its call of the value callback (see
+ * `Subscriber.waitsForCalls` in the Swift core). A terminal event put while
+ * that subscriber has calls in flight is delivered at once when every one
+ * of them is this thread's own (a callback that ends its own subscription,
+ * nested, as in SwiftSignalKit), else after them. The innermost
+ * _SKS_CALL_SLOTS calls are kept (by depth, modulo); of deeper ones only
+ * the count. No memory of the caller's is taken (its address would make the
+ * compiler guard the frame of every caller), and two words and a slot are
+ * written per call. Initial-exec: no call per access; the block is small
+ * (the static TLS that a dlopen'ed library may take is about 512 bytes). */
+#define _SKS_CALL_SLOTS 8
+typedef struct _sks_calls {
+    unsigned long depth;
+    const void *owners[_SKS_CALL_SLOTS];
+} _sks_calls;
+
+extern _Thread_local _sks_calls _sks_thread_calls __attribute__((tls_model("initial-exec")));
+
+/* Records a call of `owner`; returns the depth to give back to
+ * `_sks_call_pop`. */
+static inline __attribute__((always_inline)) unsigned long _sks_call_push(const void *owner) {
+    unsigned long depth = _sks_thread_calls.depth;
+    _sks_thread_calls.owners[depth % _SKS_CALL_SLOTS] = owner;
+    _sks_thread_calls.depth = depth + 1;
+    return depth;
+}
+
+static inline __attribute__((always_inline)) void _sks_call_pop(unsigned long depth) {
+    _sks_thread_calls.depth = depth;
+}
+
+/* Whether the calling thread's calls of `owner` (`_sks_call_push`) are
+ * `count` at least: 1 when they are (the calls beyond the kept slots
+ * counted as none of `owner`'s), else 0. */
+int _sks_calls_on_this_thread_reach(const void *owner, unsigned long count);
+
 /* The innermost dispose of a disposable container running on the calling
  * thread (a `_DisposeFrame` of the Swift core, which links to the one
  * around it), or NULL. */

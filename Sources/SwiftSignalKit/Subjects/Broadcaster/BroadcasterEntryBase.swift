@@ -12,4 +12,11 @@ class _BroadcasterEntryBase: _SubscriptionFlags, @unchecked Sendable {
     override init() {
         super.init()
     }
+
+    /// Ends the subscription with `deliver` in place of its terminal
+    /// callbacks (see `_BroadcasterEntry.terminate(delivering:)`).
+    @usableFromInline
+    func terminate(delivering deliver: @escaping () -> Void) -> Bool {
+        return false
+    }
 }
