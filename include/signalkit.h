@@ -3216,7 +3216,10 @@ int sk_signal_buffer_count(sk_signal **out, sk_signal *signal, size_t count);
  *        an array when the window ends (an empty window delivers nothing).
  *
  * The completion first delivers the values collected so far (if any); an
- * error drops them and passes through. Disposing stops the timer.
+ * error drops them and passes through. Disposing stops the timer; so does
+ * `signal`'s source letting go of the subscription (a pipe released): with
+ * no value to come, the subscription ends without an event, its observer
+ * released.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.
@@ -3249,7 +3252,9 @@ int sk_signal_sample(sk_signal **out, sk_signal *signal, sk_signal *sampler);
  *        `signal` if it emitted one since the previous sample.
  *
  * The completion and an error pass through (a value not sampled yet is
- * dropped). Disposing stops the timer. A period of 0 never samples.
+ * dropped). Disposing stops the timer; so does `signal`'s source letting go
+ * of the subscription, as for sk_signal_buffer_time(). A period of 0 never
+ * samples.
  *
  * @param[out] out  The new signal (+1).
  * @param signal    Borrowed.

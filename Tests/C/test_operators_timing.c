@@ -397,6 +397,52 @@ Test(operators_timing, buffer_time_and_sample_period_on_the_queue, .timeout = SK
     expect_no_live_objects(1, queue);
 }
 
+/* A subscription through a repeating timer whose disposable was released
+ * without a dispose ends once its source lets go of it (the pipe released:
+ * no value can reach it, so no period could emit again): its observer is
+ * released then, and the timers stop (the clock moves on with nothing
+ * delivered). Before, the timer kept the subscription and its observer for
+ * ever (found by the abandonment soak, Tests/soak/abandon.c). */
+Test(operators_timing, a_periodic_operator_ends_when_its_source_lets_go, .timeout = SK_TEST_TIMEOUT) {
+    sk_queue *queue = virtual_queue("periodic");
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    sk_signal *source = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&source, pipe));
+    enum { KINDS = 3 };
+    sk_signal *periodic[KINDS] = { NULL };
+    SK_OK_OR_FAIL(sk_signal_buffer_time(&periodic[0], source, 1.0, queue));
+    SK_OK_OR_FAIL(sk_signal_sample_period(&periodic[1], source, 1.0, queue));
+    SK_OK_OR_FAIL(sk_signal_buffer_time_bounded(&periodic[2], source, 1.0, queue, 4, SK_OVERFLOW_DROP_OLDEST, NULL,
+                                                NULL, NULL));
+    recorder r[KINDS];
+    for (int i = 0; i < KINDS; i++) {
+        sk_disposable *d = recorder_start(&r[i], periodic[i]);
+        sk_disposable_release(d); /* not disposed */
+        sk_signal_release(periodic[i]);
+    }
+    sk_signal_release(source);
+    pipe_put_int(pipe, 1);
+    advance_to(queue, 1.0);
+    for (int i = 0; i < KINDS; i++) {
+        cr_assert_eq(recorder_nexts(&r[i]), 1, "kind %d", i);
+        cr_assert_eq(r[i].releases, 0, "kind %d: released while its source holds it", i);
+    }
+    sk_pipe_release(pipe);
+    for (int i = 0; i < KINDS; i++) {
+        cr_assert_eq(r[i].releases, 1, "kind %d: the observer outlived its source", i);
+    }
+    pipe = NULL;
+    advance_to(queue, 5.0);
+    for (int i = 0; i < KINDS; i++) {
+        cr_assert_eq(recorder_nexts(&r[i]), 1, "kind %d", i);
+        cr_assert_eq(r[i].completions + r[i].errors, 0, "kind %d", i);
+        cr_assert_eq(r[i].late_events, 0, "kind %d", i);
+        recorder_destroy(&r[i]);
+    }
+    expect_no_live_objects(1, queue);
+}
+
 /* sample by a signal: the latest value at each of the sampler's values,
  * once. */
 Test(operators_timing, sample_takes_the_latest_at_each_sampler_value, .timeout = SK_TEST_TIMEOUT) {

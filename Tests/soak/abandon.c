@@ -263,9 +263,6 @@ typedef struct round {
     int signal_count;
     sk_disposable *subscriptions[MAX_SUBSCRIPTIONS];
     int subscription_count;
-    /* A stage with a repeating timer (buffer_time, sample_period) is in the
-     * pipeline: see tear_down. */
-    bool periodic;
 } round;
 
 typedef struct putter {
@@ -334,9 +331,6 @@ static sk_signal *add_stage(round *r, rng *g) {
         return combine(r, g);
     }
     const sk_test_operator *op = &SK_TEST_OPERATORS[choice];
-    if (op->fn.time == sk_signal_buffer_time || op->fn.time == sk_signal_sample_period) {
-        r->periodic = true;
-    }
     if (op->fn.unary == sk_signal_restart || op->fn.unary == sk_signal_restart_if_error) {
         /* They resubscribe at once, forever, by design: over an input that
          * ends during its start (an error of a queue over values that are
@@ -371,7 +365,6 @@ static sk_signal *add_stage(round *r, rng *g) {
 static void build(round *r, rng *g) {
     r->signal_count = 0;
     r->subscription_count = 0;
-    r->periodic = false;
     for (int i = 0; i < PIPES; i++) {
         CHECK(sk_pipe_create(&r->pipes[i], pick(g, 2) == 0));
         CHECK(sk_pipe_signal(&r->signals[r->signal_count++], r->pipes[i]));
@@ -482,12 +475,11 @@ static void tear_down(round *r, rng *g) {
     }
     for (int i = 0; i < r->subscription_count; i++) {
         handles[n] = r->subscriptions[i];
-        /* A subscription through a repeating timer that is released without
-         * a dispose keeps its observer as long as the timer can fire, and
-         * the timer's queue lives with it: released pipes and queues do not
-         * stop it (found by this soak; the subscription cannot be disposed
-         * any more and never ends: issue 50's note). Such rounds dispose. */
-        kinds[n++] = r->periodic || pick(g, 2) == 0 ? KIND_DISPOSE : KIND_DISPOSABLE;
+        /* A subscription through a repeating timer (buffer_time,
+         * sample_period) released without a dispose used to keep its observer
+         * for ever, the timer firing with nothing left to emit: now it ends
+         * once its source lets go of it (`_periodic` in the core). */
+        kinds[n++] = pick(g, 2) == 0 ? KIND_DISPOSE : KIND_DISPOSABLE;
     }
     for (int i = n - 1; i > 0; i--) {
         int j = (int)pick(g, (unsigned)i + 1);

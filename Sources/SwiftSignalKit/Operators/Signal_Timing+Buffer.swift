@@ -59,7 +59,9 @@ struct _SignalBufferStep<T>: _SignalStep {
 /// Every event is delivered on `queue` (arrays from the timer, terminal
 /// events through `queue.async`, inline when the upstream terminates on
 /// `queue`): use a serial queue to keep the order. Disposing stops the timer
-/// (its work leaves `queue`) and drops the collected values. A period that is
+/// (its work leaves `queue`) and drops the collected values; so does the
+/// upstream's source letting go of the subscription (a pipe that is gone:
+/// with no value to come, nothing more could be emitted). A period that is
 /// not a positive number never ends: values are emitted only on completion.
 ///
 /// Thread-safety: the upstream may emit from any thread; nothing is called
@@ -319,7 +321,9 @@ public func sample<T, U, E>(_ sampler: Signal<U, E>) -> (Signal<T, E>) -> Signal
 /// `period` seconds (a repeating `Timer` on `queue`), if the upstream has
 /// emitted since the previous sample. The completion and an error pass
 /// through (on `queue`; a value not sampled yet is dropped). Disposing stops
-/// the timer. A period that is not a positive number never samples.
+/// the timer; so does the upstream's source letting go of the subscription,
+/// as for `buffer(timeSpan:queue:)`. A period that is not a positive number
+/// never samples.
 ///
 /// Inlinable, so that the upstream's value path (a store of the latest
 /// value) is specialized for the value's type.
@@ -358,18 +362,55 @@ public func sample<T, E>(period: Double, queue: Queue) -> (Signal<T, E>) -> Sign
 /// Runs `tick` every `period` seconds on `queue` (a repeating `Timer`,
 /// started before the upstream) while the upstream that `upstream` starts
 /// runs; `upstream` is given the function that stops the timer (for its
-/// terminal events). Returns the disposable of both.
+/// terminal events), which its terminal callbacks must hold. Returns the
+/// disposable of both.
+///
+/// The subscription also ends when its source lets go of the upstream's
+/// callbacks without a terminal event (a pipe released: nothing can reach
+/// the upstream any more, so no tick would ever emit again): the stop
+/// function holds a `_PeriodicSourceWatch`, whose deinit, once those
+/// callbacks are released, disposes the returned disposable. Without it the
+/// timer, whose tick holds the downstream subscriber, which holds this
+/// disposable, which holds the timer, kept the subscription and its
+/// observer for ever when its disposable was released without a dispose
+/// (found by the abandonment soak, Tests/soak/abandon.c).
 @usableFromInline
 func _periodic(_ period: Double, queue: Queue, tick: @escaping () -> Void, upstream: (@escaping () -> Void) -> any Disposable) -> any Disposable {
     let timer: Timer? = period > 0 && period.isFinite ? Timer(timeout: period, repeat: true, completion: tick, queue: queue) : nil
     let stop: () -> Void = {
         timer?.invalidate()
     }
+    let watch = _PeriodicSourceWatch()
     timer?.start()
-    let disposable = upstream(stop)
-    return ActionDisposable {
+    let disposable = upstream({ [watch] in
+        withExtendedLifetime(watch) {}
+        stop()
+    })
+    let both = ActionDisposable {
         stop()
         disposable.dispose()
+    }
+    watch.subscription = both
+    return both
+}
+
+/// Disposes a periodic operator's subscription when the upstream's
+/// callbacks that hold it are released (see `_PeriodicSourceWatch`'s use in
+/// `_periodic`).
+///
+/// Thread-safety: `subscription` is set by `_periodic` while it holds the
+/// watch itself, so before the last release, on whatever thread, runs the
+/// deinit (the release orders the two).
+@usableFromInline
+final class _PeriodicSourceWatch: @unchecked Sendable {
+    @usableFromInline var subscription: (any Disposable)?
+
+    @usableFromInline
+    init() {
+    }
+
+    deinit {
+        self.subscription?.dispose()
     }
 }
 
