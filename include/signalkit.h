@@ -1380,6 +1380,8 @@ int sk_disposable_dict_set(sk_disposable *dict, const char *key, sk_disposable *
  * @param replay    When true, a new subscriber first receives the latest
  *                  value put.
  * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL.
+ * @see sk_pipe_create_bounded() for a pipe whose values put from inside its
+ *      own callbacks are bounded.
  * @par Thread safety
  *   Any thread. A replayed value is delivered on the subscribing thread.
  */
@@ -2336,6 +2338,48 @@ typedef enum sk_overflow {
 typedef void (*sk_drop_fn)(void *ctx, const sk_value *value, uint64_t dropped);
 
 /**
+ * @brief Creates a pipe whose values put from inside its own callbacks wait
+ *        in a queue of at most `capacity` values per delivering thread.
+ *
+ * A value put into a pipe from inside one of its callbacks, on the thread
+ * that is delivering, waits until that delivery is over (so that every
+ * subscriber receives the values in order, and the stack does not grow).
+ * With sk_pipe_create() that queue has no bound: a callback that puts many
+ * values at once grows it before any operator downstream sees them (an
+ * sk_signal_on_backpressure_buffer() downstream sees them one at a time,
+ * afterwards). Here a value that arrives with `capacity` values waiting on
+ * its thread is handled by `overflow` (see sk_overflow): dropped
+ * (SK_OVERFLOW_DROP_NEWEST, SK_OVERFLOW_DROP_OLDEST, SK_OVERFLOW_LATEST: each
+ * dropped value goes to `on_drop`), or the pipe fails, after the values
+ * waiting, with an error value naming this function and the capacity
+ * (SK_OVERFLOW_ERROR; SK_OVERFLOW_BLOCK too, with the "cannot block" error:
+ * the producer is the delivering thread, which would wait for itself). Values
+ * put after that failure are dropped as after any end of the pipe, without
+ * a report. Values put from other threads, or outside a delivery, never wait
+ * here and are not counted. Otherwise as sk_pipe_create().
+ *
+ * @param[out] out   Receives the new pipe (+1): release it with
+ *                   sk_pipe_release(); NULL on error.
+ * @param replay     As for sk_pipe_create().
+ * @param capacity   At least 1: the values that may wait per delivering
+ *                   thread.
+ * @param overflow   What a value that finds the queue full does.
+ * @param on_drop    May be NULL. Called with each dropped value (borrowed)
+ *                   and the pipe's count of drops so far, on the putting
+ *                   thread, outside any lock.
+ * @param ctx        Passed to `on_drop` and `release`.
+ * @param release    May be NULL. Runs once, when the pipe is gone.
+ * @return SK_OK; SK_ERR_NULL_ARGUMENT if `out` is NULL;
+ *         SK_ERR_INVALID_ARGUMENT for a `capacity` of 0 or an `overflow`
+ *         that is no sk_overflow. On error `release` has run.
+ * @par Thread safety
+ *   Any thread; the pipe as sk_pipe_create()'s.
+ * @ingroup subjects
+ * (Declared here, after sk_overflow and sk_drop_fn, which it takes.)
+ */
+int sk_pipe_create_bounded(sk_pipe **out, bool replay, size_t capacity, sk_overflow overflow, sk_drop_fn on_drop, void *ctx, sk_release_fn release);
+
+/**
  * @brief The values one at a time, at most `capacity` of them waiting while
  *        a delivery is in progress, `overflow` deciding about the next
  *        (RxJava's onBackpressureBuffer).
@@ -2414,9 +2458,11 @@ int sk_signal_deliver_on_bounded(sk_signal **out, sk_signal *signal, sk_queue *q
  * when that thread has also put into another of the signals (it would wait
  * for itself), the stream fails instead ("... cannot block: ..."); not
  * detected: a thread that will feed another signal later. Each value
- * dropped, also those put after a failure, is passed to `on_drop`. Values
- * waiting when the subscription ends are released without being passed to
- * `on_drop`. Completion and errors as sk_signal_zip(); each array value is
+ * dropped is passed to `on_drop`, also one that a signal puts after the
+ * failure while the error is still on its way to the consumer (it ends the
+ * subscription and disposes the signals when it gets there; a value put
+ * after that reaches nothing, and nothing reports it). Values waiting when
+ * the subscription ends are released without being passed to `on_drop`. Completion and errors as sk_signal_zip(); each array value is
  * new.
  *
  * @param[out] out  The new signal (+1).
@@ -2451,9 +2497,12 @@ int sk_signal_zip_bounded(sk_signal **out, sk_signal *const *signals, size_t cou
  * signal completes; a value put from inside an inner signal's start (whose
  * thread would wait for itself) fails the stream instead ("... cannot
  * block: ..."); not detected: inner signals that only the waiting thread
- * would complete. Each value dropped, also those put after a failure, is
- * passed to `on_drop`. Values waiting when the subscription ends are
- * released without being passed to `on_drop`.
+ * would complete. Each value dropped is passed to `on_drop`, also one
+ * that `signal` puts after the failure while the error is still on its way
+ * to the consumer (it ends the subscription and disposes `signal` when it
+ * gets there; a value put after that reaches nothing, and nothing reports
+ * it). Values waiting when the subscription ends are released without being
+ * passed to `on_drop`.
  *
  * @param[out] out         The new signal (+1).
  * @param signal           Borrowed.

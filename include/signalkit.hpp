@@ -1992,6 +1992,24 @@ public:
         detail::check(sk_pipe_create(&p, replay));
         return adopt(p);
     }
+    /* A pipe whose values put from inside its own callbacks wait, at most
+     * `capacity` per delivering thread, `policy` deciding about the next
+     * (sk_pipe_create_bounded): dropped, or the pipe fails after the values
+     * waiting (overflow::error; overflow::block, which cannot wait there). */
+    static pipe create_bounded(std::size_t capacity, overflow policy, bool replay = false) {
+        sk_pipe *p = nullptr;
+        detail::check(sk_pipe_create_bounded(&p, replay, capacity, static_cast<sk_overflow>(policy), nullptr, nullptr, nullptr));
+        return adopt(p);
+    }
+    /* The same, each dropped value passed to `on_drop(value, dropped)` as
+     * signal::on_backpressure_buffer's. */
+    template <class F> static pipe create_bounded(std::size_t capacity, overflow policy, F &&on_drop, bool replay = false) {
+        using B = detail::box<std::decay_t<F>>;
+        sk_pipe *p = nullptr;
+        detail::check(sk_pipe_create_bounded(&p, replay, capacity, static_cast<sk_overflow>(policy), &on_drop_trampoline<B, F>,
+                                             detail::make_box(std::forward<F>(on_drop)), &B::release));
+        return adopt(p);
+    }
     /* Delivers a copy of `v` to every current subscriber, on the calling
      * thread (sk_pipe_put): put from one thread when order matters. Once the
      * pipe has ended, the value is dropped. */
@@ -2010,6 +2028,12 @@ public:
         sk_signal *s = nullptr;
         detail::check(sk_pipe_signal(&s, p_));
         return signalkit::signal::adopt(s);
+    }
+
+private:
+    template <class B, class F> static void on_drop_trampoline(void *ctx, const sk_value *v, std::uint64_t dropped) noexcept {
+        auto &g = B::of(ctx);
+        detail::invoke_args(g, detail::from_c<detail::arg_t<F, 0>>::get(v, "on_drop"), dropped);
     }
 };
 

@@ -9,6 +9,13 @@ final class SKPipe: SKObject {
         self.pipe = SignalPipe<SKValue, SKValue>(replay: replay)
         super.init(fastKind: .pipe)
     }
+
+    /// sk_pipe_create_bounded's pipe: the core's bounded pipe, its errors
+    /// naming the C function.
+    init(replay: Bool, capacity: Int, overflow: SignalOverflow<SKValue>, onDrop: @escaping (SKValue, Int) -> Void) {
+        self.pipe = SignalPipe<SKValue, SKValue>(replay: replay, capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: "sk_pipe_create_bounded")
+        super.init(fastKind: .pipe)
+    }
 }
 
 private func borrowPipe(_ handle: OpaquePointer?, function: StaticString = #function) -> (SKPipe?, Int32) {
@@ -22,6 +29,14 @@ public func sk_pipe_create(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ repla
     }
     out.pointee = SKPipe(replay: replay).retainedHandle(madeBy: #function)
     return SKOK
+}
+
+@c @implementation
+public func sk_pipe_create_bounded(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ replay: Bool, _ capacity: Int, _ overflow: sk_overflow, _ on_drop: sk_drop_fn?, _ ctx: UnsafeMutableRawPointer?, _ release: sk_release_fn?) -> Int32 {
+    return boundedArguments(out, capacity, overflow, on_drop, ctx, release, function: #function) { bound, policy, report in
+        out?.pointee = SKPipe(replay: replay, capacity: bound, overflow: policy, onDrop: report).retainedHandle(madeBy: #function)
+        return SKOK
+    }
 }
 
 @c @implementation

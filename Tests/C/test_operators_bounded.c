@@ -547,6 +547,120 @@ Test(operators_bounded, buffer_time_bounded_block_refuses_a_host_queue, .timeout
 /* Arguments, abandonment                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* A pipe's values put from inside its own callback (issue 50's probe, at
+ * 10,000 values of 1 KiB): they wait in the pipe until the delivery is over,
+ * before any operator sees them, so an on_backpressure_buffer of capacity 2
+ * behind the pipe drops none and the pipe holds them all. A pipe made with
+ * sk_pipe_create_bounded holds at most its capacity under every policy:
+ * the drops go to on_drop, the error and block policies fail the pipe after
+ * the values waiting (block cannot wait: the producer delivers). */
+enum { REENTRANT_PUTS = 10000, REENTRANT_CAPACITY = 4 };
+
+typedef struct reentrant {
+    sk_pipe *pipe;
+    consumer seen;
+    long most_alive; /* live objects above the start, seen from the callback */
+    long base;
+    int produced;
+} reentrant;
+
+static void reentrant_next(void *ctx, const sk_value *value) {
+    reentrant *r = ctx;
+    consumer_on_next(&r->seen, value);
+    long alive = sk_live_objects() - r->base;
+    r->most_alive = alive > r->most_alive ? alive : r->most_alive;
+    if (r->produced) {
+        return;
+    }
+    r->produced = 1;
+    char text[1024];
+    memset(text, 'x', sizeof text - 1);
+    text[sizeof text - 1] = '\0';
+    for (long i = 1; i <= REENTRANT_PUTS; i++) {
+        int length = snprintf(text, 32, "%ld", i);
+        text[length] = ' ';
+        sk_value v = string_value(text);
+        SK_OK_OR_ABORT(sk_pipe_put(r->pipe, &v));
+        sk_value_release(&v);
+    }
+}
+
+static void reentrant_error(void *ctx, const sk_value *error) {
+    consumer_on_error(&((reentrant *)ctx)->seen, error);
+}
+
+static void run_reentrant(reentrant *r, sk_pipe *pipe) {
+    memset(r, 0, sizeof *r);
+    r->pipe = pipe;
+    r->base = sk_live_objects();
+    sk_signal *signal = NULL;
+    SK_OK_OR_FAIL(sk_pipe_signal(&signal, pipe));
+    sk_signal *buffered = NULL;
+    SK_OK_OR_FAIL(sk_signal_on_backpressure_buffer(&buffered, signal, 2, SK_OVERFLOW_DROP_NEWEST, NULL, NULL, NULL));
+    sk_observer observer = { .ctx = r, .next = reentrant_next, .error = reentrant_error };
+    sk_disposable *subscription = NULL;
+    SK_OK_OR_FAIL(sk_signal_start(&subscription, buffered, &observer));
+    put_number(pipe, 0);
+    sk_disposable_dispose(subscription);
+    sk_disposable_release(subscription);
+    sk_signal_release(buffered);
+    sk_signal_release(signal);
+}
+
+Test(operators_bounded, a_pipe_bounds_the_values_put_from_inside_its_own_delivery, .timeout = SK_TEST_TIMEOUT) {
+    /* Unbounded: every value waits in the pipe, and is delivered. */
+    reentrant r;
+    sk_pipe *pipe = NULL;
+    SK_OK_OR_FAIL(sk_pipe_create(&pipe, false));
+    run_reentrant(&r, pipe);
+    cr_assert_eq(atomic_load(&r.seen.nexts), 1 + REENTRANT_PUTS);
+    cr_assert_gt(r.most_alive, REENTRANT_PUTS / 2, "the unbounded pipe held %ld objects", r.most_alive);
+    sk_pipe_release(pipe);
+
+    for (int policy = SK_OVERFLOW_DROP_NEWEST; policy <= SK_OVERFLOW_BLOCK; policy++) {
+        drops d;
+        drops_init(&d);
+        pipe = NULL;
+        SK_OK_OR_FAIL(sk_pipe_create_bounded(&pipe, false, REENTRANT_CAPACITY, (sk_overflow)policy, drops_on_drop, &d,
+                                             drops_release));
+        run_reentrant(&r, pipe);
+        const char *name = policy_name((sk_overflow)policy);
+        /* Never more than the capacity waiting (the values and their
+         * deliveries), whatever the policy. */
+        cr_assert_lt(r.most_alive, 8 * REENTRANT_CAPACITY, "%s: %ld objects alive", name, r.most_alive);
+        long delivered = atomic_load(&r.seen.nexts);
+        long dropped = atomic_load(&d.count);
+        cr_assert_eq(atomic_load(&d.last_count), dropped, "%s", name);
+        if (policy == SK_OVERFLOW_ERROR || policy == SK_OVERFLOW_BLOCK) {
+            /* The values waiting, then the error; the value that overflowed
+             * is dropped, later puts are dropped unreported. */
+            cr_assert_eq(delivered, 1 + REENTRANT_CAPACITY, "%s: %ld delivered", name, delivered);
+            cr_assert_eq(dropped, 1, "%s", name);
+            cr_assert_eq(atomic_load(&d.first), REENTRANT_CAPACITY + 1, "%s", name);
+            const char *expected = policy == SK_OVERFLOW_ERROR
+                                       ? "sk_pipe_create_bounded: overflow: a value arrived with 4 values pending"
+                                       : "sk_pipe_create_bounded: cannot block: the buffer is full (capacity 4)";
+            cr_assert(strncmp(r.seen.error, expected, strlen(expected)) == 0, "%s: %s", name, r.seen.error);
+        } else {
+            /* Every value put is delivered or dropped, once. */
+            cr_assert_eq(delivered + dropped, 1 + REENTRANT_PUTS, "%s: %ld + %ld", name, delivered, dropped);
+            cr_assert_eq(delivered, 1 + REENTRANT_CAPACITY, "%s: %ld delivered", name, delivered);
+            long expected_first = policy == SK_OVERFLOW_DROP_NEWEST ? REENTRANT_CAPACITY + 1
+                                  : policy == SK_OVERFLOW_DROP_OLDEST ? 1
+                                                                      : REENTRANT_CAPACITY;
+            cr_assert_eq(atomic_load(&d.first), expected_first, "%s", name);
+            /* drop newest keeps the first ones, the others the last. */
+            long last_delivered = r.seen.first[REENTRANT_CAPACITY];
+            cr_assert_eq(last_delivered, policy == SK_OVERFLOW_DROP_NEWEST ? REENTRANT_CAPACITY : REENTRANT_PUTS, "%s",
+                         name);
+            cr_assert_eq(r.seen.error[0], '\0', "%s: %s", name, r.seen.error);
+        }
+        sk_pipe_release(pipe);
+        cr_assert_eq(atomic_load(&d.released), 1, "%s", name);
+    }
+    expect_no_live_objects(0);
+}
+
 Test(operators_bounded, bounded_places_refuse_bad_arguments, .timeout = SK_TEST_TIMEOUT) {
     sk_signal *signal = NULL;
     SK_OK_OR_FAIL(sk_signal_never(&signal));

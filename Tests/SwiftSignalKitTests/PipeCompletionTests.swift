@@ -203,4 +203,69 @@ final class PipeCompletionTests: XCTestCase {
             }
         }
     }
+
+    // MARK: - A bounded pipe (issue 50, item 7)
+
+    /// The values a callback puts into its own pipe wait there at most
+    /// `capacity` at a time; each policy keeps and drops what it says, and
+    /// the drops are counted.
+    func testABoundedPipeKeepsAtMostItsCapacityOfValuesPutFromItsCallback() {
+        let runs: [(SignalOverflow<SignalOverflowError>, [Int], [Int])] = [
+            (.dropNewest, [0, 1, 2], [3, 4, 5, 6, 7, 8]),
+            (.dropOldest, [0, 7, 8], [1, 2, 3, 4, 5, 6]),
+            (.latest, [0, 1, 8], [2, 3, 4, 5, 6, 7]),
+        ]
+        for (overflow, delivered, dropped) in runs {
+            let drops = Atomic<[Int]>(value: [])
+            let counts = Atomic<[Int]>(value: [])
+            let pipe = SignalPipe<Int, SignalOverflowError>(capacity: 2, overflow: overflow, onDrop: { value, count in
+                _ = drops.modify { $0 + [value] }
+                _ = counts.modify { $0 + [count] }
+            })
+            let got = Atomic<[Int]>(value: [])
+            let disposable = pipe.signal().start(next: { value in
+                _ = got.modify { $0 + [value] }
+                if value == 0 {
+                    for n in 1...8 {
+                        pipe.putNext(n)
+                    }
+                }
+            })
+            pipe.putNext(0)
+            XCTAssertEqual(got.with { $0 }, delivered, "\(overflow)")
+            XCTAssertEqual(drops.with { $0 }, dropped, "\(overflow)")
+            XCTAssertEqual(counts.with { $0 }, Array(1...dropped.count), "\(overflow)")
+            disposable.dispose()
+        }
+    }
+
+    /// `.fail` and `.block` (which cannot wait: the producer delivers) fail
+    /// the pipe after the values waiting; later subscribers get the error.
+    func testABoundedPipeFailsAfterTheValuesWaiting() {
+        for overflow: SignalOverflow<SignalOverflowError> in [.error, .block] {
+            let pipe = SignalPipe<Int, SignalOverflowError>(capacity: 2, overflow: overflow)
+            let got = Atomic<[Int]>(value: [])
+            let errors = Atomic<[SignalOverflowError]>(value: [])
+            let disposable = pipe.signal().start(next: { value in
+                _ = got.modify { $0 + [value] }
+                if value == 0 {
+                    for n in 1...8 {
+                        pipe.putNext(n)
+                    }
+                }
+            }, error: { error in
+                _ = errors.modify { $0 + [error] }
+            })
+            pipe.putNext(0)
+            XCTAssertEqual(got.with { $0 }, [0, 1, 2])
+            let reason: SignalOverflowError.Reason
+            if case .block = overflow {
+                reason = .wouldDeadlock
+            } else {
+                reason = .overflow
+            }
+            XCTAssertEqual(errors.with { $0 }, [SignalOverflowError(operatorName: "SignalPipe", capacity: 2, reason: reason)])
+            disposable.dispose()
+        }
+    }
 }

@@ -115,3 +115,56 @@ SK_TEST(bounded_places, buffer_time_keeps_at_most_capacity_values_per_window) {
     d.dispose();
     cr_assert_eq(sk_test::alive(), 0);
 }
+
+/* A bounded pipe (sk_pipe_create_bounded): the values a callback puts into
+ * its own pipe wait there at most `capacity` at a time; the drops go to
+ * on_drop; the error policy fails the pipe after the values waiting. */
+SK_TEST(bounded_places, a_bounded_pipe_keeps_at_most_capacity_values_put_from_its_own_callback) {
+    struct expected_run {
+        sk::overflow policy;
+        std::vector<std::int64_t> delivered, dropped;
+    };
+    const expected_run runs[] = {
+        {sk::overflow::drop_newest, {0, 1, 2}, {3, 4, 5, 6, 7, 8}},
+        {sk::overflow::drop_oldest, {0, 7, 8}, {1, 2, 3, 4, 5, 6}},
+        {sk::overflow::latest, {0, 1, 8}, {2, 3, 4, 5, 6, 7}},
+    };
+    for (const auto &run : runs) {
+        auto dropped = std::make_shared<std::vector<std::int64_t>>();
+        auto pipe = sk::pipe::create_bounded(2, run.policy, [dropped](std::int64_t n, std::uint64_t count) {
+            dropped->push_back(n);
+            cr_assert_eq(count, dropped->size());
+        });
+        auto delivered = std::make_shared<std::vector<std::int64_t>>();
+        auto d = pipe.signal().start([pipe, delivered](std::int64_t n) {
+            delivered->push_back(n);
+            if (n == 0) {
+                for (std::int64_t i = 1; i <= 8; i++) {
+                    pipe.put(i);
+                }
+            }
+        });
+        pipe.put(0);
+        cr_assert(*delivered == run.delivered);
+        cr_assert(*dropped == run.dropped);
+        d.dispose();
+    }
+    auto failing = sk::pipe::create_bounded(2, sk::overflow::error);
+    auto log = std::make_shared<events>();
+    auto d = record(failing.signal(), log);
+    auto inner = failing.signal().start([failing](std::int64_t n) {
+        if (n == 0) {
+            for (std::int64_t i = 1; i <= 8; i++) {
+                failing.put(i);
+            }
+        }
+    });
+    failing.put(0);
+    cr_assert_eq(log->values.size(), 3u); /* 0, then the 2 waiting */
+    cr_assert_eq(log->errors.size(), 1u);
+    const std::string message = log->errors[0].as<std::string>();
+    cr_assert(message.find("sk_pipe_create_bounded: overflow") == 0, "%s", message.c_str());
+    d.dispose();
+    inner.dispose();
+    cr_assert_eq(sk_test::alive(), 0);
+}

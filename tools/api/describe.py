@@ -261,7 +261,11 @@ def describe(cc):
             pieces = split_params(inner)
             if len(pieces) != len(types):
                 fail(f"include/{header}:{line}: {name}: {len(pieces)} parameters in the text, {len(types)} for gcc")
-            doc = parse_doc(doc_before(text, doc_comments(text), start))
+            comment = doc_before(text, doc_comments(text), start)
+            doc = parse_doc(comment)
+            # A function declared inside another group's block (after the
+            # types it takes) names its own with @ingroup, as Doxygen reads it.
+            ingroup = re.search(r"@ingroup\s+(" + IDENT + ")", comment)
             params = []
             for piece, type_ in zip(pieces, types):
                 param_name, _ = param_name_and_type(piece)
@@ -275,7 +279,8 @@ def describe(cc):
                 params.append({"name": param_name, "type": type_, "direction": direction, "doc": text_of})
             errors = codes(doc["return"])
             api["functions"].append({"name": name, "header": header, "library": library_of[header], "line": line,
-                                     "group": group_lines[header][line], "brief": doc["brief"], "returns": result,
+                                     "group": ingroup.group(1) if ingroup else group_lines[header][line],
+                                     "brief": doc["brief"], "returns": result,
                                      "params": params, "errors": errors, "return_doc": doc["return"]})
         resolve_errors(api)
         layout(cc, workdir, api)

@@ -2,8 +2,8 @@
 # Compares the ABI of a built library (abidw of its twin, mk/abi.mk) with the
 # record in Tests/abi, and says what the difference means for the versions.
 #
-#   check-abi.sh check  RECORD NEW VERSION RECORDED-VERSION SOVERSION-VARIABLE
-#   check-abi.sh update RECORD NEW VERSION RECORDED-VERSION SOVERSION-VARIABLE
+#   check-abi.sh check  RECORD NEW VERSION RECORDED-VERSION SOVERSION-VARIABLE [UNRELEASED]
+#   check-abi.sh update RECORD NEW VERSION RECORDED-VERSION SOVERSION-VARIABLE [UNRELEASED]
 #
 # check: exit 0 when NEW has the ABI of RECORD; otherwise print abidiff's
 # report and what to do, and exit 1. update: write NEW over RECORD, and
@@ -18,7 +18,10 @@
 # - compatible additions (a function, a type, an enumerator): allowed with a
 #   raised version;
 # - "raised": VERSION's major.minor is above RECORDED-VERSION's, the version
-#   that the last `make abi-update` recorded (Tests/abi/version).
+#   that the last `make abi-update` recorded (Tests/abi/version); for
+#   additions also when VERSION is RECORDED-VERSION and UNRELEASED is 1 (the
+#   version being prepared, which CHANGELOG.md has no heading for yet: what
+#   it adds is recorded as it lands, before its release).
 #
 # How: abidiff's default report (harmless changes filtered out) with
 # --non-reachable-types, so that types no function names are compared too.
@@ -28,7 +31,7 @@
 # such as an enumerator appended, are filtered out of that report; a second
 # run with --harmless finds them, and they count as additions.
 set -u
-mode=$1 record=$2 new=$3 version=$4 recorded_version=$5 soversion_var=$6
+mode=$1 record=$2 new=$3 version=$4 recorded_version=$5 soversion_var=$6 unreleased=${7:-0}
 name=$(basename "$record" .abi)
 version_file=$(dirname "$record")/version
 report=$(mktemp)
@@ -91,6 +94,9 @@ if [ "$incompatible" = 1 ] && [ "$old_soname" = "$new_soname" ]; then
     refuse "INCOMPATIBLE ABI change (removed or changed function, symbol or type layout; report above)." \
         "A program built against $old_soname would break. Undo the change, or, if the break is meant," \
         "raise the soname's major ($soversion_var), $need_raise and run 'make abi-update'."
+fi
+if [ "$raised" = 0 ] && [ "$incompatible" = 0 ] && [ "$unreleased" = 1 ] && [ "$version" = "$recorded_version" ]; then
+    raised=1
 fi
 if [ "$raised" = 0 ]; then
     if [ "$incompatible" = 1 ]; then

@@ -14,7 +14,12 @@ import _SwiftSignalKitShims
 /// thread, never under a lock, so a callback may emit into or dispose any
 /// subscription, its own included. Values pushed concurrently from several
 /// threads reach the callback concurrently: a generator that emits from several
-/// threads serializes them itself if its consumer needs ordering.
+/// threads serializes them itself if its consumer needs ordering. The
+/// terminal callback never overlaps a value callback: put while values are
+/// being delivered on other threads, it runs after them, on the thread whose
+/// call returns last (see `_InFlightCalls`); put from inside a value
+/// callback of this subscriber, on its thread, it runs at once, nested, as
+/// in the original.
 ///
 /// The per-value path takes no lock: one atomic increment and one decrement
 /// guard the callbacks against being released while a call is in flight.

@@ -14,10 +14,12 @@
 /// callbacks run outside the pipe's lock, on the thread that puts the event
 /// (a terminal event put from inside a callback of this pipe reaches each
 /// subscriber after the values already put from inside its callbacks, once
-/// the current delivery is over). Events put concurrently from several
-/// threads are delivered concurrently, as with `ValuePipe`: a terminal event
-/// may then reach a subscriber while another thread's value is still being
-/// delivered to it.
+/// the current delivery is over). Values put concurrently from several
+/// threads are delivered concurrently, as with `ValuePipe`; a terminal event
+/// never overlaps them: it reaches a subscriber after the values being
+/// delivered to it on other threads, on the thread whose delivery ends
+/// last (the "Order of events" rule of signalkit.h's conventions; see
+/// `_InFlightCalls`).
 public final class SignalPipe<T, E>: @unchecked Sendable {
     @usableFromInline let broadcaster: _Broadcaster<T, _PipeState>
 
@@ -38,6 +40,56 @@ public final class SignalPipe<T, E>: @unchecked Sendable {
         if replayCount > 1 {
             self.broadcaster.history = _BroadcasterHistory(capacity: replayCount)
         }
+    }
+
+    /// A pipe whose values put from inside its own callbacks are bounded:
+    /// such a value waits, on the thread that is delivering, until the
+    /// current delivery is over (every subscriber then gets the values in
+    /// order), and a callback that puts many values at once would make
+    /// that queue grow without bound, before any operator downstream sees
+    /// them (an `onBackpressureBuffer` downstream sees them one at a time,
+    /// after). Here a value that arrives with `capacity` values waiting on
+    /// its thread is handled by `overflow` (see `SignalOverflow`): dropped
+    /// (`dropNewest`, `dropOldest`, `latest`: each dropped value goes to
+    /// `onDrop` with the pipe's count of drops so far, on the putting
+    /// thread), or the pipe fails with the error `overflow` makes, after the
+    /// values waiting (`fail`; `block`, which can never wait there: the
+    /// producer is the delivering thread). Values put after that failure
+    /// are dropped as after any end of the pipe, without a report. Values
+    /// put from other threads, or outside a delivery, do not wait here and
+    /// are not counted. A `capacity` below 1 is taken as 1. `replay` as in
+    /// `init(replay:)`.
+    public convenience init(replay: Bool = false, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)? = nil) {
+        self.init(replay: replay, capacity: capacity, overflow: overflow, onDrop: onDrop, operatorName: "SignalPipe")
+    }
+
+    /// The bounded pipe under another name in its errors (the C layer's).
+    package init(replay: Bool, capacity: Int, overflow: SignalOverflow<E>, onDrop: ((T, Int) -> Void)?, operatorName: String) {
+        let broadcaster = _Broadcaster<T, _PipeState>(value: nil, state: _PipeState(replay: replay))
+        let bound = max(capacity, 1)
+        let rule: _BroadcasterPendingBound<T>.Rule
+        var makeError: ((SignalOverflowError) -> E)?
+        switch overflow {
+        case .dropNewest: rule = .dropNewest
+        case .dropOldest: rule = .dropOldest
+        case .latest: rule = .latest
+        case let .fail(make):
+            rule = .fail
+            makeError = make
+        case let .block(refused):
+            rule = .block
+            makeError = refused
+        }
+        broadcaster.pendingBound = _BroadcasterPendingBound(capacity: bound, rule: rule, onDrop: onDrop, fail: { [weak broadcaster] reason in
+            guard let broadcaster, let makeError else {
+                return
+            }
+            let error = makeError(SignalOverflowError(operatorName: operatorName, capacity: bound, reason: reason))
+            _ = broadcaster.terminate(.failed(error)) { state in
+                state.ended = true
+            }
+        })
+        self.broadcaster = broadcaster
     }
 
     deinit {

@@ -6,12 +6,13 @@ from __future__ import annotations
 import sys
 import threading
 from ctypes import byref, c_void_p
-from typing import TYPE_CHECKING, Generic, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union
 
 from . import _speedups
 from ._asyncio import SignalIterator, _Puts
 from ._core import C, _LazyModule, Value, _after_call, _check, _forked_error, _interrupts, _put_object, _state
 from ._handle import _call_with, _cancel_jobs, _draining, _Handle, _thread_trampoline, _Trampoline
+from ._queue import _bounded_policy, _drop_arguments
 from ._signal import Signal
 from ._signal_core import _new_signal, _signal_arg
 from ._subscription import _put_by_reference
@@ -42,10 +43,31 @@ class Pipe(Generic[T], _Handle):
     _release = staticmethod(C.pipe_release)
     _puts: Optional[_Puts] = None  # put_async's thread, made at its first call
 
-    def __init__(self, replay: bool = False) -> None:
-        """A new pipe (sk_pipe_create); `replay`: see the class."""
+    def __init__(self, replay: bool = False, capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
+                 on_drop: Optional[Callable[[Any, int], object]] = None) -> None:
+        """A new pipe (sk_pipe_create); `replay`: see the class.
+
+        With `capacity` (and `overflow`, required then), the values a
+        callback of this pipe puts into it, on its delivering thread, wait
+        at most `capacity` at a time (sk_pipe_create_bounded): such a value
+        waits until the current delivery is over, so that every subscriber
+        gets the values in order, and a callback that puts many at once
+        would otherwise grow that queue without bound before any operator
+        sees them. `overflow` and `on_drop` as Signal.on_backpressure_buffer's;
+        "error" and "block" (which can never wait there: the producer is the
+        delivering thread) fail the pipe after the values waiting, with a
+        SignalError naming sk_pipe_create_bounded and the capacity. Values
+        put from other threads, or outside a delivery, never wait there."""
         pointer = c_void_p()
-        _check(C.pipe_create(byref(pointer), replay))
+        if capacity is None:
+            if overflow is not None or on_drop is not None:
+                raise TypeError("signalkit: Pipe: overflow and on_drop need a capacity")
+            _check(C.pipe_create(byref(pointer), replay))
+        else:
+            if overflow is None:
+                raise TypeError("signalkit: Pipe: a capacity needs an overflow policy")
+            size, policy = _bounded_policy("Pipe", capacity, overflow, on_drop)
+            _check(C.pipe_create_bounded(byref(pointer), replay, size, policy, *_drop_arguments(on_drop, policy)))
         super().__init__(pointer.value)
 
     def put(self, value: T) -> None:

@@ -153,3 +153,66 @@ def test_buffer_with_time_holds_at_most_the_capacity_per_window(policy):
 def test_bounded_places_refuse_bad_arguments(call):
     with pytest.raises((ValueError, TypeError)):
         call(sk.Signal.never())
+
+
+@pytest.mark.parametrize("policy", DROP_POLICIES + ["error", "block"])
+def test_a_bounded_pipe_holds_at_most_its_capacity_of_values_put_from_its_callback(policy):
+    """A callback that puts 10,000 values into its own pipe: unbounded, they
+    all wait in the pipe (and are all delivered); with a capacity of 4, at
+    most 4 wait, the drops are reported, and "error" and "block" fail the
+    pipe after the values waiting."""
+    total, capacity = 10_000, 4
+    drops = []
+    pipe = sk.Pipe(capacity=capacity, overflow=policy, on_drop=lambda value, count: drops.append((value, count)))
+    delivered, errors, most = [], [], [0]
+    base = sk.live_objects()
+
+    def on_next(value):
+        delivered.append(value)
+        most[0] = max(most[0], sk.live_objects() - base)
+        if value == "0":
+            for n in range(1, total + 1):
+                pipe.put(str(n))
+
+    with pipe.signal().subscribe(on_next, on_error=errors.append):
+        pipe.put("0")
+    assert most[0] < 8 * capacity
+    assert [count for _, count in drops] == list(range(1, len(drops) + 1))
+    if policy in ("error", "block"):
+        assert delivered == ["0", "1", "2", "3", "4"]
+        assert drops == [("5", 1)]
+        assert len(errors) == 1 and "sk_pipe_create_bounded" in str(errors[0])
+    else:
+        assert errors == []
+        assert len(delivered) == 1 + capacity
+        assert len(delivered) + len(drops) == 1 + total
+    pipe.close()
+
+
+def test_a_pipe_without_a_capacity_delivers_every_value_put_from_its_callback():
+    total = 10_000
+    pipe = sk.Pipe()
+    delivered = []
+
+    def on_next(value):
+        delivered.append(value)
+        if value == 0:
+            for n in range(1, total + 1):
+                pipe.put(n)
+
+    with pipe.signal().subscribe(on_next):
+        pipe.put(0)
+    assert delivered == list(range(total + 1))
+    pipe.close()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: sk.Pipe(capacity=0, overflow="latest"),
+    lambda: sk.Pipe(capacity=2),
+    lambda: sk.Pipe(overflow="latest"),
+    lambda: sk.Pipe(capacity=2, overflow="sideways"),
+    lambda: sk.Pipe(capacity=2, overflow="latest", on_drop=3),
+])
+def test_a_bounded_pipe_refuses_bad_arguments(call):
+    with pytest.raises((ValueError, TypeError)):
+        call()

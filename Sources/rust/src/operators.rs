@@ -482,7 +482,7 @@ pub enum Overflow {
 }
 
 impl Overflow {
-    fn raw(self) -> sys::sk_overflow {
+    pub(crate) fn raw(self) -> sys::sk_overflow {
         match self {
             Overflow::DropNewest => sys::SK_OVERFLOW_DROP_NEWEST,
             Overflow::DropOldest => sys::SK_OVERFLOW_DROP_OLDEST,
@@ -496,7 +496,7 @@ impl Overflow {
 /// A bounded operator's drop callback (`sk_drop_fn`): the C library gives
 /// it no way to fail, so a panic, or a value it cannot take, goes to the
 /// failure hook under `"on_drop"`.
-unsafe extern "C" fn drop_fn<T: Value, F: Fn(&T, u64)>(ctx: Ctx, value: *const sys::sk_value, dropped: u64) {
+pub(crate) unsafe extern "C" fn drop_fn<T: Value, F: Fn(&T, u64)>(ctx: Ctx, value: *const sys::sk_value, dropped: u64) {
     let result = converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value, dropped)));
     if let Err(message) = result {
         report_failure(place::OnDrop::NAME, &message);

@@ -2,7 +2,9 @@
 use std::marker::PhantomData;
 use std::ptr::{self, NonNull};
 
+use crate::callback::{into_ctx, quiet_panics, release_ctx, FnShared};
 use crate::error::{check, Error};
+use crate::operators::{drop_fn, Overflow};
 use crate::signal::{made, Signal};
 use crate::sys;
 use crate::value::Value;
@@ -68,6 +70,39 @@ impl<T: Value> Pipe<T> {
         let mut out = ptr::null_mut();
         // Safety: out is valid.
         check(unsafe { sys::sk_pipe_create(&mut out, replay) })?;
+        Ok(Pipe { raw: NonNull::new(out).expect("signalkit: NULL pipe"), _values: PhantomData })
+    }
+
+    /// A pipe whose values put from inside its own callbacks, on the
+    /// delivering thread, wait at most `capacity` at a time
+    /// (`sk_pipe_create_bounded`): such a value waits until the current
+    /// delivery is over, so that every subscriber gets the values in order;
+    /// a callback that puts many at once would otherwise grow that queue
+    /// without bound. `overflow` decides about a value that finds it full:
+    /// dropped, or the pipe fails after the values waiting
+    /// ([`Overflow::Error`]; [`Overflow::Block`] too, since the producer is
+    /// the delivering thread, which cannot wait for itself).
+    pub fn bounded(capacity: usize, overflow: Overflow) -> Result<Pipe<T>, Error> {
+        let mut out = ptr::null_mut();
+        // Safety: out is valid; no drop callback.
+        check(unsafe { sys::sk_pipe_create_bounded(&mut out, false, capacity, overflow.raw(), None, ptr::null_mut(), None) })?;
+        Ok(Pipe { raw: NonNull::new(out).expect("signalkit: NULL pipe"), _values: PhantomData })
+    }
+
+    /// [`Pipe::bounded`] that tells `on_drop` of each value dropped, with the
+    /// pipe's count of drops so far (a panic in it goes to the failure hook,
+    /// as an operator's `on_drop`).
+    pub fn bounded_with<F: Fn(&T, u64) + Send + Sync + 'static>(capacity: usize, overflow: Overflow, on_drop: F)
+                                                                -> Result<Pipe<T>, Error> {
+        quiet_panics();
+        let ctx = into_ctx(FnShared(on_drop));
+        let mut out = ptr::null_mut();
+        // Safety: out is valid; the library runs release_ctx once, also when
+        // the call fails.
+        check(unsafe {
+            sys::sk_pipe_create_bounded(&mut out, false, capacity, overflow.raw(), Some(drop_fn::<T, F>), ctx,
+                                        Some(release_ctx::<FnShared<F>>))
+        })?;
         Ok(Pipe { raw: NonNull::new(out).expect("signalkit: NULL pipe"), _values: PhantomData })
     }
 

@@ -376,3 +376,39 @@ fn a_subscriptions_closures_go_with_its_end_and_its_handle() {
     drop(pipe);
     assert_eq!(live_objects(), 0);
 }
+
+/// A bounded pipe (`sk_pipe_create_bounded`): the values a callback puts into
+/// its own pipe wait there at most `capacity` at a time, the drops reported.
+#[test]
+fn a_bounded_pipe_keeps_at_most_its_capacity_of_values_put_from_its_callback() {
+    let _serial = common::serial();
+    for (overflow, delivered, dropped) in [
+        (Overflow::DropNewest, vec![0, 1, 2], vec![3, 4, 5, 6, 7, 8]),
+        (Overflow::DropOldest, vec![0, 7, 8], vec![1, 2, 3, 4, 5, 6]),
+        (Overflow::Latest, vec![0, 1, 8], vec![2, 3, 4, 5, 6, 7]),
+    ] {
+        let drops = Arc::new(Mutex::new(Vec::new()));
+        let seen = drops.clone();
+        let pipe = Arc::new(Pipe::<i64>::bounded_with(2, overflow, move |v, count| {
+            let mut seen = seen.lock().unwrap();
+            seen.push(*v);
+            assert_eq!(count as usize, seen.len());
+        }).unwrap());
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let (inner, into) = (pipe.clone(), got.clone());
+        let subscription = pipe.signal().subscribe(move |v| {
+            into.lock().unwrap().push(v);
+            if v == 0 {
+                for i in 1..=8 {
+                    inner.put(i).unwrap();
+                }
+            }
+        }).unwrap();
+        pipe.put(0).unwrap();
+        assert_eq!(*got.lock().unwrap(), delivered, "{:?}", overflow);
+        assert_eq!(*drops.lock().unwrap(), dropped, "{:?}", overflow);
+        drop(subscription);
+    }
+    assert!(Pipe::<i64>::bounded(0, Overflow::Latest).is_err(), "a capacity of 0 is refused");
+    assert_eq!(live_objects(), 0);
+}

@@ -124,6 +124,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// nil otherwise. Guarded by `mutex`; set before the broadcaster is
     /// shared.
     @exclusivity(unchecked) @usableFromInline var history: _BroadcasterHistory<T>?
+    /// The bound of the queues of values put from inside a delivery, on the
+    /// delivering thread (`ownerPending`, `DeliveringThread.pending`), or
+    /// nil for none (see `_BroadcasterPendingBound`). Set before the
+    /// broadcaster is shared.
+    @exclusivity(unchecked) @usableFromInline var pendingBound: _BroadcasterPendingBound<T>?
 
     @inlinable
     init(value: T?, state: State) {
@@ -203,8 +208,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
         let me = Self.currentThread()
         let owner = self.owner.load(ordering: .acquiring)
         if owner == me {
-            self.ownerPending.append(Delivery(value: next, targets: targets))
+            let overflow = self.queuePending(&self.ownerPending, Delivery(value: next, targets: targets))
             self.mutex.unlock()
+            if let overflow, let bound = self.pendingBound {
+                overflow.finish(bound)
+            }
             return
         }
         if owner == 0 && self.deliveringThreads.isEmpty {
@@ -214,9 +222,13 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.leaveOwner()
             return
         }
-        let nested = self.enterDelivering(queueing: Delivery(value: next, targets: targets))
+        var overflow: _BroadcasterPendingBound<T>.Overflow?
+        let nested = self.enterDelivering(queueing: Delivery(value: next, targets: targets), overflow: &overflow)
         self.mutex.unlock()
         if nested {
+            if let overflow, let bound = self.pendingBound {
+                overflow.finish(bound)
+            }
             return
         }
         Self.run(next, to: targets)
@@ -293,7 +305,8 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.owner.store(me, ordering: .relaxed)
             role = 1
         } else if owner != me {
-            role = self.enterDelivering(queueing: nil) ? 0 : 2
+            var overflow: _BroadcasterPendingBound<T>.Overflow?
+            role = self.enterDelivering(queueing: nil, overflow: &overflow) ? 0 : 2
         }
         self.mutex.unlock()
         withExtendedLifetime(previous) {}
@@ -401,8 +414,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
 
     /// Marks the current thread as delivering (in the list of the threads
     /// other than the owner) and returns false; if it already is (a call from
-    /// inside a callback), queues `delivery` for it and returns true. Called
-    /// under the lock.
+    /// inside a callback), queues `delivery` for it (within the pipe's bound:
+    /// what an overflow leaves to do goes to `overflow`) and returns true.
+    /// Called under the lock.
     ///
     /// Inlinable (specialized in the caller) as the rest of the delivery
     /// path. Run unspecialized (generic code over the array of generic
@@ -411,11 +425,11 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// threads: 0.06-0.09 allocations per delivery, Swift and C API);
     /// specialized, none.
     @inlinable
-    func enterDelivering(queueing delivery: Delivery?) -> Bool {
+    func enterDelivering(queueing delivery: Delivery?, overflow: inout _BroadcasterPendingBound<T>.Overflow?) -> Bool {
         let me = Self.currentThread()
         for i in self.deliveringThreads.indices where self.deliveringThreads[i].thread == me {
             if let delivery {
-                self.deliveringThreads[i].pending.append(delivery)
+                overflow = self.queuePending(&self.deliveringThreads[i].pending, delivery)
             }
             return true
         }
