@@ -248,7 +248,14 @@ enum ConcurrentCRunner {
 
         let puts = testCase.puts
         let pipeHandles = pipes.map { UInt(bitPattern: $0) }
-        runThreads(puts.count) { thread in
+        runThreads(puts.count + (testCase.endRacing ? 1 : 0)) { thread in
+            guard thread < puts.count else {
+                // The racing end (`ConcurrentCase.endRacing`).
+                for handle in pipeHandles where sk_pipe_put_completion(OpaquePointer(bitPattern: handle)) != SK_OK.rawValue {
+                    observed.problem("sk_pipe_put_completion failed")
+                }
+                return
+            }
             for put in puts[thread] {
                 var v = sk_value()
                 sk_value_set_int64(&v, Int64(put.value))

@@ -9,7 +9,12 @@ import Dispatch
 // the contract promises whatever the interleaving (`ConcurrentCase.check`):
 // - the multiset of values (every value put arrives, once, and nothing else);
 // - each thread's order, where the operator keeps it;
-// - exactly one terminal event, and nothing after it;
+// - exactly one terminal event, and nothing after it, and no value callback
+//   still running when it runs (signalkit.h's "Order of events");
+// - in the cases whose end races the puts (`endRacing`: one more thread
+//   completes the pipes while the others put), the values delivered are
+//   some of those put, each once, in each thread's order, with the same
+//   terminal-event checks;
 // - (the runners) every callback released and, through the C API,
 //   `sk_live_objects()` back to its value before the case.
 // The same case runs through the Swift API (`ConcurrentSwiftRunner`) and the
@@ -108,10 +113,20 @@ struct ConcurrentCase: CustomStringConvertible {
     let shape: Shape
     /// `puts[t]`: what thread t puts, in order.
     let puts: [[Put]]
+    /// One more thread completes the pipes while the others put (merge,
+    /// share, replay and scan only): the values put after the end are
+    /// dropped, so the checks ask for a subset of the values put.
+    var endRacing = false
+
+    init(shape: Shape, puts: [[Put]], endRacing: Bool = false) {
+        self.shape = shape
+        self.puts = puts
+        self.endRacing = endRacing
+    }
 
     var description: String {
         let counts = self.puts.map { "\($0.count)" }.joined(separator: ", ")
-        return "\(self.shape), \(self.puts.count) threads putting [\(counts)] values"
+        return "\(self.shape), \(self.puts.count) threads putting [\(counts)] values\(self.endRacing ? ", one more ending the pipes meanwhile" : "")"
     }
 
     /// A random case: 2 to 8 threads, up to `maxPuts` values each.
@@ -146,7 +161,14 @@ struct ConcurrentCase: CustomStringConvertible {
                 Put(pipe: spread ? random.below(shape.pipes) : own, value: ConcurrentValue.make(thread: thread, index: index))
             }
         }
-        return ConcurrentCase(shape: shape, puts: puts)
+        var racing = false
+        switch shape {
+        case .merge, .share, .replay, .scan:
+            racing = random.chance(30)
+        default:
+            break
+        }
+        return ConcurrentCase(shape: shape, puts: puts, endRacing: racing)
     }
 
     /// How many subscribers a run subscribes (the outer one alone, for
@@ -176,8 +198,20 @@ struct ConcurrentCase: CustomStringConvertible {
             if log.afterTerminal != 0 {
                 problems.append("\(name): \(log.afterTerminal) events after the terminal one")
             }
+            if log.overlapped != 0 {
+                problems.append("\(name): the terminal event ran while \(log.overlapped) value callbacks ran")
+            }
         }
         func sameMultiset(_ actual: [Int], _ expected: [Int], _ name: String) {
+            if self.endRacing {
+                // Some of the values put, each once.
+                let counted = Dictionary(expected.map { ($0, 1) }, uniquingKeysWith: +)
+                let seen = Dictionary(actual.map { ($0, 1) }, uniquingKeysWith: +)
+                if let stray = seen.first(where: { $0.value > (counted[$0.key] ?? 0) }) {
+                    problems.append("\(name): \(stray.key) delivered \(stray.value) times, put \(counted[stray.key] ?? 0) times")
+                }
+                return
+            }
             if actual.sorted() != expected.sorted() {
                 let missing = Set(expected).subtracting(actual).sorted().prefix(5)
                 let extra = Set(actual).subtracting(expected).sorted().prefix(5)
@@ -332,6 +366,9 @@ final class ConcurrentLog: @unchecked Sendable {
     private(set) var completions = 0
     private(set) var errors = 0
     private(set) var afterTerminal = 0
+    /// Terminal events that began while a value callback was running.
+    private(set) var overlapped = 0
+    private var running = 0
     private let ended = DispatchSemaphore(value: 0)
 
     /// Waits for the first terminal event (for a delivery through a
@@ -350,7 +387,9 @@ final class ConcurrentLog: @unchecked Sendable {
             self.afterTerminal += 1
         }
         self.values.append(value)
+        self.running += 1
         self.lock.unlock()
+        self.leave()
     }
 
     func pair(_ pair: [Int]) {
@@ -359,6 +398,19 @@ final class ConcurrentLog: @unchecked Sendable {
             self.afterTerminal += 1
         }
         self.pairs.append(pair)
+        self.running += 1
+        self.lock.unlock()
+        self.leave()
+    }
+
+    /// The end of a value callback, a little later than its start (so that a
+    /// terminal event that does not wait for it can be seen overlapping).
+    private func leave() {
+        for _ in 0 ..< 2 {
+            sched_yield()
+        }
+        self.lock.lock()
+        self.running -= 1
         self.lock.unlock()
     }
 
@@ -366,6 +418,9 @@ final class ConcurrentLog: @unchecked Sendable {
         self.lock.lock()
         if self.completions + self.errors > 0 {
             self.afterTerminal += 1
+        }
+        if self.running != 0 {
+            self.overlapped += 1
         }
         self.completions += 1
         self.lock.unlock()
@@ -376,6 +431,9 @@ final class ConcurrentLog: @unchecked Sendable {
         self.lock.lock()
         if self.completions + self.errors > 0 {
             self.afterTerminal += 1
+        }
+        if self.running != 0 {
+            self.overlapped += 1
         }
         self.errors += 1
         self.lock.unlock()

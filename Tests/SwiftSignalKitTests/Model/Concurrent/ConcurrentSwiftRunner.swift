@@ -30,7 +30,14 @@ enum ConcurrentSwiftRunner {
             let pipes = (0 ..< testCase.shape.pipes).map { _ in SignalPipe<Int, Int>() }
             let disposables = DisposableSet()
             self.subscribe(testCase.shape, pipes.map { $0.signal() }, observed, disposables, token)
-            runThreads(testCase.puts.count) { thread in
+            runThreads(testCase.puts.count + (testCase.endRacing ? 1 : 0)) { thread in
+                guard thread < testCase.puts.count else {
+                    // The racing end (`ConcurrentCase.endRacing`).
+                    for pipe in pipes {
+                        pipe.putCompletion()
+                    }
+                    return
+                }
                 for put in testCase.puts[thread] {
                     pipes[put.pipe].putNext(put.value)
                 }
