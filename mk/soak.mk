@@ -29,7 +29,7 @@ ABANDON_LONG_SECONDS ?= 120
 .PHONY: abandon test-abandon test-abandon-long
 abandon: stage
 	$(CC) -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -O1 -g -ITests/common Tests/soak/abandon.c \
-		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/abandon
+		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -lm -o $(OUT)/abandon
 
 test-abandon: abandon ## the abandonment soak (Tests/soak/abandon.c) against the release library, ABANDON_SECONDS (20) on 4 threads
 	$(begin)
