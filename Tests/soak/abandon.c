@@ -31,7 +31,11 @@
  * ABANDON_MAX_HEAP_SLOPE=K (KiB per minute) fails the run when the heap's
  * slope exceeds K; without it the slope is printed only. ABANDON_SAMPLES=FILE
  * writes every sample to FILE (seconds, heap bytes, resident bytes, threads,
- * one line each). The workers never
+ * one line each). mallinfo2 counts freed chunks parked in each thread's
+ * tcache as in use, and with libdispatch's threads (100 to 270 here) those
+ * fill for many minutes: run with GLIBC_TUNABLES=glibc.malloc.tcache_count=0
+ * to measure what is held (as test-abandon-long does: mk/soak.mk), or with
+ * live_bytes.so (its header). The workers never
  * sleep: the sampling is the only timed wait (clock_nanosleep, on the main
  * thread).
  *
