@@ -21,6 +21,24 @@
  * observer released exactly once; once everything has drained,
  * sk_live_objects() is 0.
  *
+ * Memory (issue 50, item 6): while the workers run, the main thread samples
+ * once a second the heap in use (glibc's mallinfo2().uordblks, all arenas,
+ * mmapped blocks not included), the resident set (/proc/self/statm) and
+ * the process's thread count (/proc/self/task). At the end it prints the
+ * first and last samples and, over the second half of the run (the first
+ * is warm-up: queues' threads, the allocator's arenas and caches), the
+ * least-squares slope of each in KiB per minute with its standard error.
+ * ABANDON_MAX_HEAP_SLOPE=K (KiB per minute) fails the run when the heap's
+ * slope exceeds K; without it the slope is printed only. ABANDON_SAMPLES=FILE
+ * writes every sample to FILE (seconds, heap bytes, resident bytes, threads,
+ * one line each). mallinfo2 counts freed chunks parked in each thread's
+ * tcache as in use, and with libdispatch's threads (100 to 270 here) those
+ * fill for many minutes: run with GLIBC_TUNABLES=glibc.malloc.tcache_count=0
+ * to measure what is held (as test-abandon-long does: mk/soak.mk), or with
+ * live_bytes.so (its header). The workers never
+ * sleep: the sampling is the only timed wait (clock_nanosleep, on the main
+ * thread).
+ *
  * Usage: abandon [seconds [seed [threads [index]]]]; with an index into the
  * operator list, the rounds use that operator and combine_latest only (to
  * find which operator a failure needs). The seed is printed; the same
@@ -28,13 +46,18 @@
  * which observers, which release orders), while the threads' interleaving
  * is the machine's.
  */
+#include <dirent.h>
+#include <malloc.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "signalkit.h"
 #include "operator_list.h"
@@ -256,14 +279,14 @@ static void work(void *ctx) {
 enum { PIPES = 3, GENERATORS = 2, QUEUES = 2 };
 enum { MAX_SIGNALS = PIPES + GENERATORS + MAX_STAGES, MAX_SUBSCRIPTIONS = 3 };
 
-typedef struct round {
+typedef struct round_state {
     sk_pipe *pipes[PIPES];
     sk_queue *queues[QUEUES];
     sk_signal *signals[MAX_SIGNALS];
     int signal_count;
     sk_disposable *subscriptions[MAX_SUBSCRIPTIONS];
     int subscription_count;
-} round;
+} round_state;
 
 typedef struct putter {
     sk_pipe *pipes[PIPES];
@@ -296,11 +319,11 @@ static void release_pipe(void *ctx) {
     sk_pipe_release(ctx);
 }
 
-static sk_signal *any_signal(round *r, rng *g) {
+static sk_signal *any_signal(round_state *r, rng *g) {
     return r->signals[pick(g, (unsigned)r->signal_count)];
 }
 
-static sk_queue *any_queue(round *r, rng *g) {
+static sk_queue *any_queue(round_state *r, rng *g) {
     return r->queues[pick(g, QUEUES)];
 }
 
@@ -311,7 +334,7 @@ static int only = -1;
 
 /* combine_latest (not of a standard shape) of two or three signals of the
  * round, the newest first, with a queue or without. */
-static sk_signal *combine(round *r, rng *g) {
+static sk_signal *combine(round_state *r, rng *g) {
     sk_signal *out = NULL;
     sk_signal *inputs[3] = {r->signals[r->signal_count - 1], any_signal(r, g), any_signal(r, g)};
     size_t count = 2 + pick(g, 2);
@@ -320,7 +343,7 @@ static sk_signal *combine(round *r, rng *g) {
     return out;
 }
 
-static sk_signal *add_stage(round *r, rng *g) {
+static sk_signal *add_stage(round_state *r, rng *g) {
     sk_signal *in = any_signal(r, g);
     sk_signal *out = NULL;
     unsigned choice = pick(g, (unsigned)SK_TEST_OPERATOR_COUNT + 4);
@@ -362,7 +385,7 @@ static sk_signal *add_stage(round *r, rng *g) {
     return out;
 }
 
-static void build(round *r, rng *g) {
+static void build(round_state *r, rng *g) {
     r->signal_count = 0;
     r->subscription_count = 0;
     for (int i = 0; i < PIPES; i++) {
@@ -398,7 +421,7 @@ static void build(round *r, rng *g) {
     }
 }
 
-static void subscribe(round *r, rng *g) {
+static void subscribe(round_state *r, rng *g) {
     int count = 1 + (int)pick(g, MAX_SUBSCRIPTIONS);
     for (int i = 0; i < count; i++) {
         observer *o = calloc(1, sizeof *o);
@@ -424,7 +447,7 @@ static void subscribe(round *r, rng *g) {
 
 /* Puts from the worker, from a helper thread and from queue work. Returns
  * whether the helper thread started (then *thread is to be joined). */
-static bool feed(round *r, rng *g, pthread_t *thread) {
+static bool feed(round_state *r, rng *g, pthread_t *thread) {
     bool started = false;
     putter *p = malloc(sizeof *p);
     if (p != NULL) {
@@ -457,7 +480,7 @@ static bool feed(round *r, rng *g, pthread_t *thread) {
 
 enum { KIND_PIPE, KIND_SIGNAL, KIND_QUEUE, KIND_DISPOSE, KIND_DISPOSABLE };
 
-static void tear_down(round *r, rng *g) {
+static void tear_down(round_state *r, rng *g) {
     void *handles[PIPES + MAX_SIGNALS + QUEUES + MAX_SUBSCRIPTIONS];
     int kinds[PIPES + MAX_SIGNALS + QUEUES + MAX_SUBSCRIPTIONS];
     int n = 0;
@@ -520,7 +543,7 @@ static void *worker(void *arg) {
     double end = now() + seconds_to_run;
     long rounds = 0;
     while (now() < end) {
-        round r;
+        round_state r;
         build(&r, &g);
         subscribe(&r, &g);
         pthread_t putter_thread;
@@ -538,6 +561,127 @@ static void *worker(void *arg) {
         rounds++;
     }
     return (void *)rounds;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory samples                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sample {
+    double at;      /* seconds since the start */
+    double heap;    /* bytes in use in the heap */
+    double rss;     /* resident bytes */
+    double threads; /* the process's threads */
+} sample;
+
+static double resident_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%lu %lu", &size, &resident) != 2) {
+            resident = 0;
+        }
+        fclose(f);
+    }
+    return (double)resident * (double)sysconf(_SC_PAGESIZE);
+}
+
+static double thread_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (d != NULL) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            n += e->d_name[0] != '.';
+        }
+        closedir(d);
+    }
+    return n;
+}
+
+static void take_sample(sample *s, double start) {
+    s->at = now() - start;
+    s->heap = (double)mallinfo2().uordblks;
+    s->rss = resident_bytes();
+    s->threads = thread_count();
+}
+
+/* The least-squares slope of y over the samples' times (per second), and its
+ * standard error. Fewer than 3 samples: 0 and 0. */
+static void slope_of(const sample *s, int n, size_t field, double *slope, double *error) {
+    *slope = 0;
+    *error = 0;
+    if (n < 3) {
+        return;
+    }
+    double mean_t = 0, mean_y = 0;
+    for (int i = 0; i < n; i++) {
+        mean_t += s[i].at;
+        mean_y += *(const double *)((const char *)&s[i] + field);
+    }
+    mean_t /= n;
+    mean_y /= n;
+    double stt = 0, sty = 0;
+    for (int i = 0; i < n; i++) {
+        double dt = s[i].at - mean_t;
+        stt += dt * dt;
+        sty += dt * (*(const double *)((const char *)&s[i] + field) - mean_y);
+    }
+    if (stt <= 0) {
+        return;
+    }
+    *slope = sty / stt;
+    double residuals = 0;
+    for (int i = 0; i < n; i++) {
+        double r = *(const double *)((const char *)&s[i] + field) - mean_y - *slope * (s[i].at - mean_t);
+        residuals += r * r;
+    }
+    *error = sqrt(residuals / (n - 2) / stt);
+}
+
+/* Prints the samples' summary; returns whether the heap's slope is within
+ * the bound (ABANDON_MAX_HEAP_SLOPE, KiB per minute), if one is set. */
+static bool report_memory(const sample *s, int n) {
+    if (n < 1) {
+        return true;
+    }
+    const char *path = getenv("ABANDON_SAMPLES");
+    FILE *out = path != NULL && *path != '\0' ? fopen(path, "w") : NULL;
+    if (out != NULL) {
+        for (int i = 0; i < n; i++) {
+            fprintf(out, "%.3f %.0f %.0f %.0f\n", s[i].at, s[i].heap, s[i].rss, s[i].threads);
+        }
+        fclose(out);
+    }
+    const sample *first = &s[0], *last = &s[n - 1];
+    int half = n / 2;
+    double heap_slope, heap_error, rss_slope, rss_error, thread_slope, thread_error;
+    slope_of(s + half, n - half, offsetof(sample, heap), &heap_slope, &heap_error);
+    slope_of(s + half, n - half, offsetof(sample, rss), &rss_slope, &rss_error);
+    slope_of(s + half, n - half, offsetof(sample, threads), &thread_slope, &thread_error);
+    double most_threads = 0;
+    for (int i = 0; i < n; i++) {
+        most_threads = s[i].threads > most_threads ? s[i].threads : most_threads;
+    }
+    printf("abandon: heap in use %.2f -> %.2f MiB, resident %.2f -> %.2f MiB, threads %.0f -> %.0f (at most %.0f); "
+           "%d samples\n",
+           first->heap / 1048576, last->heap / 1048576, first->rss / 1048576, last->rss / 1048576, first->threads,
+           last->threads, most_threads, n);
+    printf("abandon: second half (%.0f s to %.0f s): heap %+.1f +- %.1f KiB/min, resident %+.1f +- %.1f KiB/min, "
+           "threads %+.2f +- %.2f /min\n",
+           s[half].at, last->at, heap_slope * 60 / 1024, heap_error * 60 / 1024, rss_slope * 60 / 1024,
+           rss_error * 60 / 1024, thread_slope * 60, thread_error * 60);
+    const char *bound = getenv("ABANDON_MAX_HEAP_SLOPE");
+    if (bound != NULL && *bound != '\0') {
+        double most = atof(bound);
+        if (heap_slope * 60 / 1024 > most) {
+            printf("abandon: the heap in use grows %.1f KiB/min in the second half, more than %.1f "
+                   "(ABANDON_MAX_HEAP_SLOPE)\n",
+                   heap_slope * 60 / 1024, most);
+            return false;
+        }
+    }
+    return true;
 }
 
 int main(int argc, char **argv) {
@@ -561,6 +705,23 @@ int main(int argc, char **argv) {
         if (pthread_create(&workers[i], NULL, worker, (void *)(intptr_t)i) != 0) {
             fprintf(stderr, "abandon: cannot start worker %d\n", i);
             return 2;
+        }
+    }
+    /* One sample a second while the workers run (they stop at the start plus
+     * the run's seconds), the first at once. */
+    int capacity = (int)seconds_to_run + 2;
+    sample *samples = calloc((size_t)capacity, sizeof *samples);
+    int sampled = 0;
+    if (samples == NULL) {
+        return 2;
+    }
+    double start = now();
+    struct timespec tick;
+    clock_gettime(CLOCK_MONOTONIC, &tick);
+    while (sampled < capacity && now() - start <= seconds_to_run) {
+        take_sample(&samples[sampled++], start);
+        tick.tv_sec += 1;
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &tick, NULL) != 0) {
         }
     }
     long rounds = 0;
@@ -587,7 +748,9 @@ int main(int argc, char **argv) {
     if (live != 0) {
         sk_live_objects_print(stderr);
     }
-    if (live != 0 || made != released || atomic_load(&double_releases) != 0) {
+    bool flat = report_memory(samples, sampled);
+    free(samples);
+    if (live != 0 || made != released || atomic_load(&double_releases) != 0 || !flat) {
         printf("abandon: FAILED (seed %llu)\n", (unsigned long long)base_seed);
         return 1;
     }
