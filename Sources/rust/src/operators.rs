@@ -50,28 +50,44 @@ mod standard;
 /// ```
 /// use signalkit::{Signal, TakeAction};
 /// let s = Signal::concat(&[Signal::single(1i64), Signal::single(20), Signal::single(3)]);
-/// let small = s.take_until(|x| if *x < 10 { TakeAction::PASS } else { TakeAction::COMPLETE });
+/// let small = s.take_until(|x| if *x < 10 { TakeAction::Pass } else { TakeAction::Complete });
 /// let mut got = Vec::new();
 /// small.for_each_blocking(|v| got.push(v)).unwrap();
 /// assert_eq!(got, vec![1]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TakeAction {
-    /// Deliver the value.
-    pub pass: bool,
-    /// Then complete.
-    pub complete: bool,
+pub enum TakeAction {
+    /// Deliver the value and go on.
+    Pass,
+    /// Drop the value and go on.
+    Drop,
+    /// Deliver the value, then complete.
+    PassAndComplete,
+    /// Complete without the value.
+    Complete,
 }
 
 impl TakeAction {
-    /// Deliver the value and go on.
-    pub const PASS: TakeAction = TakeAction { pass: true, complete: false };
-    /// Drop the value and go on.
-    pub const DROP: TakeAction = TakeAction { pass: false, complete: false };
-    /// Deliver the value, then complete.
-    pub const PASS_AND_COMPLETE: TakeAction = TakeAction { pass: true, complete: true };
-    /// Complete without the value.
-    pub const COMPLETE: TakeAction = TakeAction { pass: false, complete: true };
+    /// The action for the two answers: deliver the value (`pass`), then
+    /// complete (`complete`).
+    pub fn new(pass: bool, complete: bool) -> TakeAction {
+        match (pass, complete) {
+            (true, false) => TakeAction::Pass,
+            (false, false) => TakeAction::Drop,
+            (true, true) => TakeAction::PassAndComplete,
+            (false, true) => TakeAction::Complete,
+        }
+    }
+
+    /// Whether the value is delivered.
+    pub fn passes(self) -> bool {
+        matches!(self, TakeAction::Pass | TakeAction::PassAndComplete)
+    }
+
+    /// Whether the stream completes after it.
+    pub fn completes(self) -> bool {
+        matches!(self, TakeAction::PassAndComplete | TakeAction::Complete)
+    }
 }
 
 type Ctx = *mut c_void;
@@ -164,7 +180,7 @@ unsafe extern "C" fn predicate_fn<T: Value, F: Fn(&T) -> bool>(ctx: Ctx, value: 
 
 unsafe extern "C" fn take_until_fn<T: Value, F: Fn(&T) -> TakeAction>(ctx: Ctx, value: *const sys::sk_value) -> c_int {
     match converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))) {
-        Ok(action) => (if action.pass { sys::SK_TAKE_PASS } else { 0 } | if action.complete { sys::SK_TAKE_COMPLETE } else { 0 }) as c_int,
+        Ok(action) => (if action.passes() { sys::SK_TAKE_PASS } else { 0 } | if action.completes() { sys::SK_TAKE_COMPLETE } else { 0 }) as c_int,
         Err(message) => {
             fail_call("take_until", message);
             0

@@ -279,7 +279,7 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
         "takeUntilAction" => {
             let pass = predicate(&arg(0)?, at)?;
             let complete = predicate(&arg(1)?, at)?;
-            signal.take_until(move |v| TakeAction { pass: pass(int(v)), complete: complete(int(v)) })
+            signal.take_until(move |v| TakeAction::new(pass(int(v)), complete(int(v))))
         }
         "catch" => {
             let fallback = named(&arg(0)?)?;

@@ -25,9 +25,9 @@ fn take_until_last_ignore_then_start_with() {
     let _serial = common::serial();
     let s = ints(&[1, 2, 3, 4]);
     let until = s.take_until(|x| match *x {
-        2 => TakeAction::DROP,
-        3 => TakeAction::PASS_AND_COMPLETE,
-        _ => TakeAction::PASS,
+        2 => TakeAction::Drop,
+        3 => TakeAction::PassAndComplete,
+        _ => TakeAction::Pass,
     });
     assert_eq!(values(&until), Ok(vec![1, 3]));
     assert_eq!(values(&s.last()), Ok(vec![4]));

@@ -265,7 +265,7 @@ fn a_panicking_predicate_ends_the_stream_after_what_came_before() {
     assert_eq!(fed(|s| s.take_while(false, refuses_two)), vec!["next 1", PREDICATE_ERROR]);
     assert_eq!(fed(|s| s.first_where(|x| !refuses_two(x))), vec![PREDICATE_ERROR]);
     assert_eq!(
-        fed(|s| s.take_until(|x| if refuses_two(x) { TakeAction::PASS } else { TakeAction::COMPLETE })),
+        fed(|s| s.take_until(|x| if refuses_two(x) { TakeAction::Pass } else { TakeAction::Complete })),
         vec!["next 1", PREDICATE_ERROR]
     );
     assert_eq!(live_objects(), 0);
