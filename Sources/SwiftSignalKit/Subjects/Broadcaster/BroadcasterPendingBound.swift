@@ -69,6 +69,25 @@ final class _BroadcasterPendingBound<T>: @unchecked Sendable {
 }
 
 extension _Broadcaster {
+    /// Queues `delivery`, a value published from inside a delivery on this
+    /// thread, for that delivery to pass on once it is over: in the owner's
+    /// queue (`index` -1) or in delivering thread `index`'s, within the
+    /// pipe's bound; gives the lock back (held on entry), then does what an
+    /// overflow leaves to do. Specialized in the caller but never inlined:
+    /// the publication's common path stays as small as it was (inlined,
+    /// the bound's code grew the Swift cost rows by about 50 instructions,
+    /// moving the optimizer's inlining decisions around it).
+    @inlinable @inline(never)
+    func queueNested(_ index: Int, _ delivery: Delivery) {
+        let overflow = index < 0
+            ? self.queuePending(&self.ownerPending, delivery)
+            : self.queuePending(&self.deliveringThreads[index].pending, delivery)
+        self.mutex.unlock()
+        if let overflow, let bound = self.pendingBound {
+            overflow.finish(bound)
+        }
+    }
+
     /// Queues `delivery` for the thread's current delivery to pass on once
     /// it is over, within the pipe's bound if it has one; returns what the
     /// bound leaves to do after the lock (see `_BroadcasterPendingBound`).
