@@ -24,21 +24,22 @@ soak_ARGS = $(SOAK_ITERATIONS)
 # and `.build-c/abandon SECONDS SEED THREADS` replays its rounds.
 # make test runs 20 s; make release-check runs test-abandon-long, 120 s.
 #
-# Memory (issue 50, item 6): the soak prints the slope of the heap in use
-# over the second half of its run. test-abandon-long fails above
-# ABANDON_LONG_MAX_HEAP_SLOPE KiB/min, with glibc's per-thread tcache off
-# (glibc.malloc.tcache_count=0): mallinfo2 counts the chunks parked there as
-# in use, and with ~100-270 threads (libdispatch's overcommit pool, which
-# serial queues use) they kept filling for over 10 minutes (+316 KiB/min at
-# 5-10 min, slowing) while the bytes the program held stayed flat
-# (Tests/soak/live_bytes.c). With it off the heap was flat once the pool
-# had settled (-0.9 +- 3.8 KiB/min, 150-300 s); the pool took up to 100 s
-# to settle, and the 60-120 s slope of that run was +739 KiB/min. The
-# library that leaked periodic subscriptions (before bb1bd91) gave +5,329
-# KiB/min. test-abandon (20 s) has no bound: it ends inside that warm-up.
+# Memory (issue 50, item 6): the soak prints the slopes of the heap in use,
+# the resident set and the thread count over the second half of its run.
+# Neither run bounds them: the heap follows the thread count (libdispatch
+# keeps ~72 KiB of continuations per worker thread, and its pool grew for
+# minutes, to 100-270 threads; mallinfo2 also counts glibc's per-thread
+# tcache as in use), so a bound failed a clean-clone CI run in which the
+# pool was still growing at 31 threads/min: +2,425 KiB/min, 0 objects
+# alive. What the soak fails on is a subscription left alive (sk_live_objects
+# back to 0), which caught the one leak found (periodic operators, before
+# bb1bd91: 329 objects). test-abandon-long runs with glibc's tcache off
+# (glibc.malloc.tcache_count=0) so that its heap figure is the bytes held;
+# ABANDON_MAX_HEAP_SLOPE=K (KiB/min) makes a run fail above K, for a long
+# measured run once the pool has settled (docs/performance.md, "Memory over
+# time").
 ABANDON_SECONDS ?= 20
 ABANDON_LONG_SECONDS ?= 120
-ABANDON_LONG_MAX_HEAP_SLOPE ?= 2048
 
 .PHONY: abandon test-abandon test-abandon-long
 abandon: stage
@@ -50,10 +51,9 @@ test-abandon: abandon ## the abandonment soak (Tests/soak/abandon.c) against the
 	$(RUN_STAGED) $(OUT)/abandon $(ABANDON_SECONDS)
 	$(end)
 
-test-abandon-long: abandon ## test-abandon for ABANDON_LONG_SECONDS (120), failing above ABANDON_LONG_MAX_HEAP_SLOPE (2048 KiB/min): make release-check
+test-abandon-long: abandon ## test-abandon for ABANDON_LONG_SECONDS (120), glibc's tcache off: make release-check
 	$(begin)
-	GLIBC_TUNABLES=glibc.malloc.tcache_count=0 ABANDON_MAX_HEAP_SLOPE=$(ABANDON_LONG_MAX_HEAP_SLOPE) \
-		$(RUN_STAGED) $(OUT)/abandon $(ABANDON_LONG_SECONDS)
+	GLIBC_TUNABLES=glibc.malloc.tcache_count=0 $(RUN_STAGED) $(OUT)/abandon $(ABANDON_LONG_SECONDS)
 	$(end)
 
 # Nothing after the terminal event: Tests/soak/terminal.c (what it checks:
