@@ -50,17 +50,6 @@ package struct _SubscriberLiveness {
         self.flags._withUnsafeGuaranteedRef { $0.linkDownstream(downstream) }
     }
 
-    /// Ends the subscription without an event, as its disposable's
-    /// `dispose` does: a generator's subscription (its subscriber
-    /// terminated, its upstream disposed) or a broadcaster's entry; nothing
-    /// for a constant signal's, which nothing can end while it runs. For a
-    /// fused stage whose function failed while it delivered a value (the C
-    /// layer's sk_callback_fail), which then delivers the error itself. Not
-    /// on the path of values: only the failing stage calls it.
-    package func disposeSubscription() {
-        (self.flags.takeUnretainedValue() as? any Disposable)?.dispose()
-    }
-
     /// Ends the subscription with `deliver` as its terminal event, in place
     /// of the terminal callbacks it would call: no value call begins after
     /// this, and `deliver` runs once the value calls in flight have
@@ -95,8 +84,8 @@ package struct _SubscriberLiveness {
         return subscriber.terminate(delivering: deliver)
     }
 
-    /// Whether `disposeSubscription` ends the subscription: false for a
-    /// constant signal's, which nothing can end while it runs.
+    /// Whether the subscription can be ended (`end(delivering:)`): false
+    /// for a constant signal's, which nothing can end while it runs.
     package var canBeDisposed: Bool {
         return self.flags.takeUnretainedValue() is any Disposable
     }

@@ -309,7 +309,7 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
             self.owner.store(me, ordering: .relaxed)
             role = 1
         } else if owner != me {
-            role = self.enterDelivering(queueing: nil) ? 0 : 2
+            role = self.enterDelivering() ? 0 : 2
         }
         self.mutex.unlock()
         withExtendedLifetime(previous) {}
@@ -416,10 +416,10 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     }
 
     /// Marks the current thread as delivering (in the list of the threads
-    /// other than the owner) and returns false; if it already is (a call from
-    /// inside a callback), queues `delivery` for it and returns true (a
-    /// publication queues through `queueNested`, within the pipe's bound).
-    /// Called under the lock.
+    /// other than the owner) and returns false; returns true if it already
+    /// is (a subscription made from inside a callback: its replay waits
+    /// like a nested publication, which `publishContended` queues through
+    /// `queueNested`). Called under the lock.
     ///
     /// Inlinable (specialized in the caller) as the rest of the delivery
     /// path. Run unspecialized (generic code over the array of generic
@@ -428,12 +428,9 @@ final class _Broadcaster<T, State>: @unchecked Sendable {
     /// threads: 0.06-0.09 allocations per delivery, Swift and C API);
     /// specialized, none.
     @inlinable
-    func enterDelivering(queueing delivery: Delivery?) -> Bool {
+    func enterDelivering() -> Bool {
         let me = Self.currentThread()
-        for i in self.deliveringThreads.indices where self.deliveringThreads[i].thread == me {
-            if let delivery {
-                self.deliveringThreads[i].pending.append(delivery)
-            }
+        if self.deliveringThreads.contains(where: { $0.thread == me }) {
             return true
         }
         self.deliveringThreads.append(DeliveringThread(thread: me, pending: []))
