@@ -81,31 +81,69 @@ test-terminal: terminal ## nothing after the terminal event (Tests/soak/terminal
 # The schedule explorer (Sources/SwiftSignalKit/Support/ScheduleExplorer.swift):
 # the release library built with SIGNALKIT_EXPLORE (and SKS_EXPLORE for the
 # shim), in which every handoff between threads may yield, spin or sleep a
-# few microseconds, chosen by a generator per thread seeded from
-# SIGNALKIT_EXPLORE_SEED (printed). test-explore runs the abandonment soak
-# (EXPLORE_SECONDS, 60) and the C suite's thread tests against it (all but
-# subscribe_and_dispose_while_putting: under the explorer it never ends, a
-# subscriber to a replaying pipe delivering the values put meanwhile for as
-# long as two threads keep putting faster: issue 50's note); make
-# release-check runs it. A seed replays the perturbations of each thread:
+# few microseconds, the spin lock's holder may wait after its unlock for a
+# waiting thread to take it, and a thread of the explorer's own interrupts
+# the library's threads some thousands of times a second (preemption
+# injection: what widens a window no site marks), all chosen by generators
+# seeded from SIGNALKIT_EXPLORE_SEED (printed). test-explore runs the
+# abandonment soak (EXPLORE_SECONDS, 60), the collision yardstick
+# (Tests/soak/collide.c, COLLIDE_SECONDS) and the C suite's thread tests
+# against it (all but subscribe_and_dispose_while_putting: under the
+# explorer it never ends, a subscriber to a replaying pipe delivering the
+# values put meanwhile for as long as two threads keep putting faster:
+# issue 50's note); make release-check runs it. A seed replays the
+# perturbations of each thread (not the preemptions' timing):
 #   SIGNALKIT_EXPLORE_SEED=N LD_LIBRARY_PATH=.build-c/explore .build-c/abandon 60 SEED
+#
+# explore-measure (not part of any suite: it takes up to 4 x MEASURE_SEEDS
+# x MEASURE_SECONDS): how soon the explorer finds a planted lifetime bug
+# against the plain release build, with Tests/soak/explore-measure.sh over
+# collide.c, for two bugs planted in the combination's spin-locked state:
+# SIGNALKIT_PLANT_UNLOCK_BUG, issue 50's crash itself (the spin lock's
+# unlock without `_sks_handoff`), and SIGNALKIT_PLANT_LIFETIME_BUG (the
+# other value read after the unlock). Four builds, never the library's.
 EXPLORE_SECONDS ?= 60
+COLLIDE_SECONDS ?= 20
+MEASURE_SECONDS ?= 60
+MEASURE_SEEDS ?= 1 2 3 4 5
 EXPLORE_LIB := $(OUT)/explore
-EXPLORE_FLAGS := -c release --product signalkit --scratch-path .build-explore \
-	-Xswiftc -DSIGNALKIT_EXPLORE -Xcc -DSKS_EXPLORE -Xswiftc -static-stdlib \
+EXPLORE_BUILD := -c release --product signalkit -Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/Sources/SignalKitCAPI/signalkit.map -Xlinker --wrap=open \
 	-Xlinker -soname=libsignalkit.so.$(SOVERSION)
+EXPLORE_ON := -Xswiftc -DSIGNALKIT_EXPLORE -Xcc -DSKS_EXPLORE
+PLANTED := unlock:SIGNALKIT_PLANT_UNLOCK_BUG lifetime:SIGNALKIT_PLANT_LIFETIME_BUG
 
-.PHONY: explore-core test-explore
+.PHONY: explore-core test-explore collide explore-measure
 explore-core: ## the schedule explorer's build of the library (.build-c/explore)
 	$(begin)
-	$(SWIFT) build $(EXPLORE_FLAGS)
+	$(SWIFT) build $(EXPLORE_BUILD) $(EXPLORE_ON) --scratch-path .build-explore
 	mkdir -p $(EXPLORE_LIB)
 	cp .build-explore/release/libsignalkit.so $(EXPLORE_LIB)/libsignalkit.so.$(SOVERSION)
 	$(end)
 
-test-explore: explore-core abandon c-tests ## the abandonment soak and the C thread tests against the schedule explorer's build
+collide: stage
+	$(CC) -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -O1 -g Tests/soak/collide.c \
+		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -o $(OUT)/collide
+
+test-explore: explore-core abandon collide c-tests ## the abandonment soak, the collision yardstick and the C thread tests against the schedule explorer's build
 	$(begin)
 	LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/abandon $(EXPLORE_SECONDS)
+	LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/collide $(COLLIDE_SECONDS)
 	LD_LIBRARY_PATH=$(EXPLORE_LIB) $(OUT)/c-tests --jobs 2 --filter 'threads/[acdfm]*'
 	$(end)
+
+explore-measure: collide ## how soon the explorer finds two planted lifetime bugs, against the plain build (MEASURE_SEEDS x MEASURE_SECONDS each)
+	set -e; for p in $(PLANTED); do \
+		name=$${p%%:*}; flag=$${p#*:}; \
+		$(SWIFT) build $(EXPLORE_BUILD) -Xswiftc -D$$flag --scratch-path .build-planted-$$name; \
+		$(SWIFT) build $(EXPLORE_BUILD) $(EXPLORE_ON) -Xswiftc -D$$flag --scratch-path .build-planted-$$name-explore; \
+		for b in $$name $$name-explore; do \
+			mkdir -p $(OUT)/planted/$$b; \
+			cp .build-planted-$$b/release/libsignalkit.so $(OUT)/planted/$$b/libsignalkit.so.$(SOVERSION); \
+		done; \
+	done
+	set -e; for p in $(PLANTED); do \
+		name=$${p%%:*}; echo "planted: $$name"; \
+		sh Tests/soak/explore-measure.sh $(OUT)/collide $(MEASURE_SECONDS) "$(MEASURE_SEEDS)" \
+			plain=$(OUT)/planted/$$name explorer=$(OUT)/planted/$$name-explore; \
+	done

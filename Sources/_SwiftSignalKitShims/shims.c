@@ -21,15 +21,24 @@ void _sks_handoff(void) {
 }
 
 #if defined(SKS_EXPLORE)
+#include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static _Atomic uint64_t explore_seed;
 static atomic_int explore_threads;
-static _Thread_local uint64_t explore_state;
+/* initial-exec: read from the preemption signal's handler, where a first
+ * access through __tls_get_addr could allocate. */
+static __attribute__((tls_model("initial-exec"))) _Thread_local uint64_t explore_state;
+static __attribute__((tls_model("initial-exec"))) _Thread_local int explore_registered;
+
+static void explore_start_preempter(void);
 
 uint64_t _sks_explore_seed(void) {
     uint64_t seed = atomic_load_explicit(&explore_seed, memory_order_acquire);
@@ -42,6 +51,7 @@ uint64_t _sks_explore_seed(void) {
     uint64_t expected = 0;
     if (atomic_compare_exchange_strong(&explore_seed, &expected, made)) {
         fprintf(stderr, "signalkit: schedule explorer, SIGNALKIT_EXPLORE_SEED=%llu\n", (unsigned long long)made);
+        explore_start_preempter();
         return made;
     }
     return expected;
@@ -60,24 +70,117 @@ static uint64_t explore_next(void) {
     return explore_state * 2685821657736338717ULL;
 }
 
+static void explore_spin(unsigned pauses) {
+    for (unsigned n = pauses; n > 0; n--) {
+        __asm__ volatile("pause" ::: "memory");
+    }
+}
+
+/* Preemption injection. A window that no site marks, the few instructions
+ * between a store that publishes and a retain the optimizer placed after it
+ * (issue 50's crash), can only be widened by stopping the thread inside it,
+ * as the kernel's preemption does a few hundred times a second: the
+ * explorer does it some thousands of times a second. Every thread that
+ * reaches a site registers; a thread of the explorer's own sends SIGURG
+ * (ignored by default, the signal Go's runtime preempts with) to one of
+ * them at a time, every 5 to 80 microseconds, and the handler holds the
+ * thread where the signal found it: a yield (another thread of this core
+ * runs) or a spin of up to ~16,000 pauses (the other cores' threads go
+ * ahead). SA_RESTART, and errno kept: the code interrupted sees nothing
+ * but time. SIGNALKIT_EXPLORE_PREEMPT=0 turns it off. */
+#define EXPLORE_SLOTS 1024
+static _Atomic pid_t explore_tids[EXPLORE_SLOTS];
+static atomic_uint explore_tid_next;
+static atomic_ulong explore_preemptions;
+
+static void explore_register(void) {
+    explore_registered = 1;
+    unsigned slot = atomic_fetch_add(&explore_tid_next, 1) % EXPLORE_SLOTS;
+    atomic_store(&explore_tids[slot], (pid_t)syscall(SYS_gettid));
+}
+
+static void explore_on_signal(int sig) {
+    (void)sig;
+    int saved = errno;
+    uint64_t r = explore_next();
+    if ((r & 15) == 0) {
+        sched_yield();
+    } else {
+        explore_spin((unsigned)((r >> 8) & 0x7FF));
+    }
+    errno = saved;
+}
+
+static void *explore_preempter(void *arg) {
+    (void)arg;
+    uint64_t r = _sks_explore_seed() ^ 0xD1B54A32D192ED03ULL;
+    pid_t pid = getpid();
+    for (;;) {
+        r ^= r >> 12;
+        r ^= r << 25;
+        r ^= r >> 27;
+        uint64_t x = r * 2685821657736338717ULL;
+        unsigned count = atomic_load(&explore_tid_next);
+        if (count > 0) {
+            unsigned slot = (unsigned)(x % (count < EXPLORE_SLOTS ? count : EXPLORE_SLOTS));
+            pid_t tid = atomic_load(&explore_tids[slot]);
+            if (tid != 0 && syscall(SYS_tgkill, pid, tid, SIGURG) == 0) {
+                atomic_fetch_add_explicit(&explore_preemptions, 1, memory_order_relaxed);
+            }
+        }
+        struct timespec pause = {0, (long)(1000 * (5 + ((x >> 32) % 76)))};
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+static void explore_start_preempter(void) {
+    const char *text = getenv("SIGNALKIT_EXPLORE_PREEMPT");
+    if (text != NULL && text[0] == '0') {
+        return;
+    }
+    struct sigaction action;
+    action.sa_handler = explore_on_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    if (sigaction(SIGURG, &action, NULL) != 0) {
+        fprintf(stderr, "signalkit: schedule explorer: no preemption (sigaction: %d)\n", errno);
+        return;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t thread;
+    int failed = pthread_create(&thread, NULL, explore_preempter, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (failed != 0) {
+        fprintf(stderr, "signalkit: schedule explorer: no preemption (pthread_create: %d)\n", failed);
+        return;
+    }
+    pthread_detach(thread);
+}
+
 void _sks_explore(int site) {
+    if (!explore_registered) {
+        explore_register();
+    }
     uint64_t r = explore_next() ^ ((uint64_t)site * 0xBF58476D1CE4E5B9ULL);
     /* Mostly nothing: a perturbation at every point would serialize the
      * threads instead of interleaving them. */
     switch (r & 63) {
     case 0:
-    case 1:
-        sched_yield();
-        break;
-    case 2: {
-        /* a spin of up to ~4,000 pauses: another core's thread goes ahead */
-        for (unsigned n = (unsigned)((r >> 8) & 0xFFF); n > 0; n--) {
-            __asm__ volatile("pause" ::: "memory");
+        /* one time in eight of these, a yield: on a busy machine it gives
+         * the core away for a scheduler's slice, so it stays rare */
+        if (((r >> 8) & 7) == 0) {
+            sched_yield();
         }
         break;
-    }
+    case 1:
+        /* a spin of up to ~1,000 pauses: another core's thread goes ahead */
+        explore_spin((unsigned)((r >> 8) & 0x3FF));
+        break;
     case 3:
-        if (((r >> 8) & 15) == 0) {
+        if (((r >> 8) & 63) == 0) {
             /* rarely, a sleep of 1 to 64 microseconds: every other thread goes ahead */
             struct timespec pause = {0, (long)(1000 * (1 + ((r >> 16) & 63)))};
             nanosleep(&pause, NULL);

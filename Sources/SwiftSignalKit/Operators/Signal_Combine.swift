@@ -103,7 +103,7 @@ final class _CombineLatest2State<T1, T2>: @unchecked Sendable {
             return
         }
         #if SIGNALKIT_PLANT_LIFETIME_BUG
-        // The schedule explorer's planted bug (make explore-planted, never a
+        // The schedule explorer's planted bug (make explore-measure, never a
         // build of the library): the other value read after the unlock,
         // when another thread may replace and release it (issue 50's crash,
         // written in the source).

@@ -120,47 +120,93 @@ struct _SpinLock: ~Copyable {
     #if SIGNALKIT_EXPLORE
     /// The explorer's generator for this lock (see `exploreAfterUnlock`).
     @usableFromInline let explore = Synchronization.Atomic<UInt64>(_sks_explore_seed())
+    /// The generator's draw for the current holder, made in `lock`.
+    @usableFromInline let draw = Synchronization.Atomic<UInt64>(0)
+    /// Threads waiting in `lock`.
+    @usableFromInline let waiting = Synchronization.Atomic<Int>(0)
+    /// Times the lock was taken.
+    @usableFromInline let taken = Synchronization.Atomic<UInt64>(0)
     #endif
 
     @inlinable init() {}
 
     @inlinable func lock() {
+        #if SIGNALKIT_EXPLORE
+        // Waiters are counted, and the holder draws its perturbation here:
+        // `exploreAfterUnlock` only loads (see there).
+        if !self.state.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            self.waiting.wrappingAdd(1, ordering: .relaxed)
+            while !self.state.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+                sched_yield()
+            }
+            self.waiting.wrappingSubtract(1, ordering: .relaxed)
+        }
+        self.taken.wrappingAdd(1, ordering: .relaxed)
+        self.draw.store(self.explore.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue, ordering: .relaxed)
+        #else
         while !self.state.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
             sched_yield()
         }
+        #endif
     }
 
-    @inlinable func unlock() {
+    /// Always inlined: in the explorer's build, whose perturbation makes
+    /// this body larger, a call here would itself keep every retain before
+    /// it, and the build would no longer have the release build's code
+    /// motion around the lock (what it is there to explore).
+    @inlinable @inline(__always) func unlock() {
         // Every copy made under the lock is retained before this call (see
         // `_sks_handoff`): without it, the optimizer retained a value read
         // out of a slot after the store below, once another thread could
-        // have replaced and released it.
+        // have replaced and released it. (An explorer build with
+        // SIGNALKIT_PLANT_UNLOCK_BUG leaves the call out: issue 50's crash,
+        // planted again to measure the explorer, `make explore-measure`.)
+        #if !SIGNALKIT_PLANT_UNLOCK_BUG
         _sks_handoff()
+        #endif
+        #if SIGNALKIT_EXPLORE
+        let draw = self.draw.load(ordering: .relaxed)
+        let mine = self.taken.load(ordering: .relaxed)
+        #endif
         self.state.store(false, ordering: .releasing)
         #if SIGNALKIT_EXPLORE
-        self.exploreAfterUnlock()
+        self.exploreAfterUnlock(draw, mine)
         #endif
     }
 
     #if SIGNALKIT_EXPLORE
     /// The explorer's perturbation after the unlocking store (see
-    /// ScheduleExplorer.swift): a spin of 0 to 65,535 loads (up to some
-    /// tens of microseconds: time for another thread to take the lock, put
-    /// and emit), one time in eight, by a generator of this lock's seeded
-    /// from the explorer's seed.
-    /// Inline and without a call, so that the optimizer treats the code
-    /// around the lock as in the release build: a copy retained after the
-    /// store (the bug `_sks_handoff` prevents) is retained after this spin,
-    /// while another thread may replace and release the value.
+    /// ScheduleExplorer.swift), aimed at collisions: when another thread
+    /// was waiting for the lock, one time in two this thread stays here
+    /// until another has taken the lock (up to some hundred microseconds),
+    /// then a further 0 to 65,535 loads, time for that thread to replace a
+    /// value, deliver and release what it replaced; when none waited, one
+    /// time in 64 only the further spin.
+    /// Inline, without a call and with loads only (the draw is made in
+    /// `lock`), so that the optimizer moves code around the lock as in the
+    /// release build: a copy whose retain it sinks below the store (the
+    /// bug `_sks_handoff` prevents) is retained after this spin, while
+    /// another thread may replace and release the value. A call, or an
+    /// atomic read-modify-write, here stops that motion, and the build
+    /// would not have the bug it is meant to find.
     @inlinable @inline(__always)
-    func exploreAfterUnlock() {
-        let x = self.explore.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+    func exploreAfterUnlock(_ x: UInt64, _ mine: UInt64) {
         var mixed = (x ^ (x >> 31)) &* 0xBF58_476D_1CE4_E5B9
         mixed ^= mixed >> 27
-        guard mixed & 7 == 0 else {
-            return
+        if self.waiting.load(ordering: .relaxed) > 0 {
+            guard mixed & 7 == 0 else {
+                return
+            }
+            var budget = 1 << 14
+            while budget > 0 && self.taken.load(ordering: .relaxed) == mine {
+                budget -= 1
+            }
+        } else {
+            guard mixed & 63 == 0 else {
+                return
+            }
         }
-        var spins = Int((mixed >> 40) & 0xFFFF)
+        var spins = Int((mixed >> 40) & 0xFFF)
         while spins > 0 {
             _ = self.state.load(ordering: .relaxed)
             spins -= 1

@@ -11,12 +11,17 @@ import _SwiftSignalKitShims
 // reference counts order every access (issue 50). In every other build the
 // hooks below are empty and inlined: they cost nothing.
 //
-// The points (`_ScheduleSite`): the spin lock's unlock (in the shim's
-// `_sks_handoff`, and after the unlocking store as an inline spin that calls
-// nothing, so that the optimizer's code motion around the lock is the
-// release build's: see `_SpinLock`), the call windows of `_InFlightCalls`
-// (a call about to start, a call just returned), a terminal event claimed,
-// the mutex given back, a queue hop, and the C layer's array handoff.
+// The points (`_ScheduleSite`): the call windows of `_InFlightCalls` (a
+// call about to start, a call just returned), a terminal event claimed,
+// the mutex given back, a queue hop, and the C layer's array handoff. The
+// spin lock perturbs its own unlock, inline and with loads only (see
+// `_SpinLock.exploreAfterUnlock`: a call there would change the code the
+// optimizer makes around the lock). And some windows no point marks, as
+// the few instructions between a store that publishes and a retain the
+// optimizer placed after it (issue 50's crash): the shim's preemption
+// injection stops the library's threads wherever they are, some thousands
+// of times a second (`_sks_explore` in shims.c). How much sooner this finds
+// such a bug than the plain build: `make explore-measure`.
 
 /// The points where the schedule explorer may perturb the schedule.
 @usableFromInline

@@ -24,8 +24,10 @@ void _sks_handoff(void);
  * `_ScheduleSite` numbers) may let other threads run first: nothing, a
  * yield, a spin or a sleep of a few microseconds, chosen by a generator per
  * thread seeded from SIGNALKIT_EXPLORE_SEED (printed once to stderr) and
- * the thread's number. Elsewhere it does nothing (and the core calls it
- * only in an explorer build). */
+ * the thread's number. Making the seed (the explorer's first use) starts the
+ * preemption injection (shims.c), unless SIGNALKIT_EXPLORE_PREEMPT=0.
+ * Elsewhere it does nothing (and the core calls it only in an explorer
+ * build). */
 void _sks_explore(int site);
 
 /* The explorer's seed (SIGNALKIT_EXPLORE_SEED, or the time when unset), for
