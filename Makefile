@@ -239,7 +239,7 @@ deps: ## install the missing Debian packages the build and tests need (tools/ins
 clean: ## remove every build folder (and what pip install -e leaves in the tree)
 	rm -rf .build .build-release .build-tsan .build-asan .build-fuzz .build-c examples/swift/.build \
 		Benchmarks/.build Benchmarks/Suite/.build Package.resolved \
-		Sources/python/.editable Sources/python/signalkit/_lib Sources/python/signalkit/_speedups.abi3.so
+		Sources/python/.editable Sources/python/pysignalkit/_lib Sources/python/pysignalkit/_speedups.abi3.so
 
 help: ## this list
 	@awk -F ':.*## ' 'FNR == 1 { file = FILENAME } \

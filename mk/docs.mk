@@ -68,8 +68,8 @@ define build_site
 		echo "$$(grep -c 'is not documented' $(DOCS)/cpp/warnings.txt) undocumented C++ names (above): give each a /* */ comment ending on the line before it (tools/docs/cpp_comments.py)" >&2; exit 1; fi
 	@! grep -v 'is not documented' $(DOCS)/cpp/warnings.txt || { echo "a Doxygen warning in the C++ headers (above)" >&2; exit 1; }
 	cp -r $(DOCS)/cpp/html $(SITE)/cpp && cp $(DOCS)/cpp/signalkit-cpp.tag $(SITE)/cpp/
-	$(DOCS_VENV)/bin/python -m pip --disable-pip-version-check install -q --no-deps --force-reinstall $(PY_OUT)/dist/signalkit-*.whl
-	cd $(OUT) && $(DOCS_VENV)/bin/python $(CURDIR)/tools/docs/python_docs.py $(SITE)/python signalkit signalkit.testing
+	$(DOCS_VENV)/bin/python -m pip --disable-pip-version-check install -q --no-deps --force-reinstall $(PY_OUT)/dist/pysignalkit-*.whl
+	cd $(OUT) && $(DOCS_VENV)/bin/python $(CURDIR)/tools/docs/python_docs.py $(SITE)/python pysignalkit pysignalkit.testing
 	cd Sources/rust && RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=$(RUST_OUT) SIGNALKIT_LIB_DIR=$(OUT)/lib \
 		$(CARGO) doc --offline --no-deps --quiet
 	cp -r $(RUST_OUT)/doc $(SITE)/rust && rm -f $(SITE)/rust/.lock
@@ -147,7 +147,7 @@ test-op-examples: stage python-wheel ## the operator pages' examples in C, C++ a
 		diff -u $(OP_EXAMPLES)/expected/cpp/$$op.txt $(OP_EXAMPLES)/cpp/$$op.out; \
 	done
 	rm -rf $(OP_EXAMPLES_VENV) && $(PYTHON) -m venv --without-pip $(OP_EXAMPLES_VENV)
-	$(PY_PIP) --python $(OP_EXAMPLES_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
+	$(PY_PIP) --python $(OP_EXAMPLES_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/pysignalkit-*.whl
 	$(OP_EXAMPLES_VENV)/bin/python tools/docs/examples.py --run-python $(OP_EXAMPLES)
 	$(PY_TOOLS)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
 		--python-executable $(OP_EXAMPLES_VENV)/bin/python $(OP_EXAMPLES)/python/*.py

@@ -43,7 +43,7 @@ python-native: lib ## the two libraries the Python wheel carries (.build-c/pytho
 
 # The wheel, built as pip builds it (the in-tree backend), from the
 # libraries python-native just made; the backend compiles the package's
-# extension (signalkit/_speedups.c), a warning failing the build here.
+# extension (pysignalkit/_speedups.c), a warning failing the build here.
 python-wheel: python-native $(PY_TOOLS_STAMP) ## the Python wheel, into .build-c/python/dist
 	$(begin)
 	rm -rf $(PY_OUT)/dist
@@ -62,11 +62,11 @@ test-python: python-wheel ## the Python package's tests (pytest) and mypy --stri
 	$(PYTHON) -m venv --without-pip $(PY_VENV)
 	$(PY_VENV)/bin/python -c 'import sys, sysconfig; print(sysconfig.get_path("purelib", vars={"base": sys.argv[1]}))' \
 		$(PY_TOOLS) > "$$($(PY_VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/tools.pth"
-	$(PY_PIP) --python $(PY_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
+	$(PY_PIP) --python $(PY_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/pysignalkit-*.whl
 	mkdir -p $(PY_RUN) && cp -r Sources/python/tests $(PY_RUN)/tests
 	cd $(PY_RUN) && SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
 		$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests
-	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null -p signalkit
+	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null -p pysignalkit
 	cd $(PY_RUN) && $(PY_VENV)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
 		$(CURDIR)/examples/python/*.py
 	$(end)
@@ -91,12 +91,12 @@ test-python-install: python-wheel $(PY_TOOLS_STAMP) ## the package installed fro
 	cd $(PY_INSTALL_RUN) && SIGNALKIT_PREBUILT_DIR=$(PY_OUT) SIGNALKIT_WERROR=1 \
 		$(PY_PIP) --python $(PY_EDIT_VENV)/bin/python install -q --no-index -e $(CURDIR)/Sources/python
 	cd $(PY_INSTALL_RUN) && env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python -c \
-		'import os, signalkit, sys; here = os.path.dirname(os.path.dirname(sys.argv[1])); assert os.path.realpath(signalkit.__file__) == sys.argv[1], signalkit.__file__; assert here not in map(os.path.realpath, sys.path), "Sources/python itself is on sys.path (its tests and _build importable)"' \
-		$(CURDIR)/Sources/python/signalkit/__init__.py
+		'import os, pysignalkit, sys; here = os.path.dirname(os.path.dirname(sys.argv[1])); assert os.path.realpath(pysignalkit.__file__) == sys.argv[1], pysignalkit.__file__; assert here not in map(os.path.realpath, sys.path), "Sources/python itself is on sys.path (its tests and _build importable)"' \
+		$(CURDIR)/Sources/python/pysignalkit/__init__.py
 	cd $(PY_INSTALL_RUN) && test "$$(env -u SIGNALKIT_LIB_DIR $(PY_EDIT_VENV)/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
 	rm -rf $(PY_SDIST)
 	$(PY_TOOLS)/bin/python -m build -q --sdist --no-isolation --outdir $(PY_SDIST) Sources/python
-	$(PY_TOOLS)/bin/python tools/packaging/check_python_sdist.py $(PY_SDIST)/signalkit-*.tar.gz $(CURDIR)
+	$(PY_TOOLS)/bin/python tools/packaging/check_python_sdist.py $(PY_SDIST)/pysignalkit-*.tar.gz $(CURDIR)
 	$(end)
 
 # `python -m build` as a packager runs it from Sources/python: the sdist,
@@ -110,7 +110,7 @@ test-python-sdist: $(PY_TOOLS_STAMP) ## python -m build (sdist, then the wheel f
 	cd Sources/python && env -u SIGNALKIT_PREBUILT_DIR SIGNALKIT_WERROR=1 \
 		$(PY_TOOLS)/bin/python -m build -q --outdir $(PY_ROUND_TRIP)/dist .
 	$(PYTHON) -m venv --without-pip $(PY_ROUND_TRIP)/venv
-	$(PY_PIP) --python $(PY_ROUND_TRIP)/venv/bin/python install -q --no-deps --no-index $(PY_ROUND_TRIP)/dist/signalkit-*.whl
+	$(PY_PIP) --python $(PY_ROUND_TRIP)/venv/bin/python install -q --no-deps --no-index $(PY_ROUND_TRIP)/dist/pysignalkit-*.whl
 	cd $(PY_ROUND_TRIP) && test "$$(env -u SIGNALKIT_LIB_DIR venv/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
 
 # The issue's workloads on this package and on RxPY (reactivex, pinned) in
@@ -125,7 +125,7 @@ bench-python: python-wheel ## the Python package against RxPY on the issue's wor
 	rm -rf $(PY_BENCH_VENV)
 	$(PYTHON) -m venv --without-pip $(PY_BENCH_VENV)
 	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q reactivex==6.1.0
-	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/signalkit-*.whl
+	$(PY_PIP) --python $(PY_BENCH_VENV)/bin/python install -q --no-deps --no-index $(PY_OUT)/dist/pysignalkit-*.whl
 	cd $(PY_OUT) && $(PY_BENCH_VENV)/bin/python $(CURDIR)/Sources/python/bench/bench.py --scale $(BENCH_PYTHON_SCALE) $(BENCH_PYTHON_ARGS)
 
 # The release artifacts of the package (issue 31): the wheel the package
@@ -136,7 +136,7 @@ bench-python: python-wheel ## the Python package against RxPY on the issue's wor
 # links it, the ffi library compiled again with -g), which the backend
 # splits off (SIGNALKIT_DEBUG_DIR); then auditwheel (PyPI) grafts what the
 # manylinux policy does not allow a wheel to take from the system (libffi,
-# into signalkit.libs/, renamed by its hash) and tags the wheel
+# into pysignalkit.libs/, renamed by its hash) and tags the wheel
 # manylinux_2_X for the lowest X the files' symbol versions allow (its
 # default, --plat auto: glibc 2.35 today), keeping cp39-abi3. `twine check
 # --strict` on both.
@@ -171,10 +171,10 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 	$(call py_ffi_lib,$(PY_DIST_WORK)/native/libsignalkit-ffi.so.$(FFI_SOVERSION),$(RELEASE_CDEBUG) -ffile-prefix-map=$(CURDIR)=.)
 	umask 022 && $(PY_DIST_ENV) SIGNALKIT_PREBUILT_DIR=$(PY_DIST_WORK)/native SIGNALKIT_DEBUG_DIR=$(PY_DIST)/debug \
 		SIGNALKIT_WERROR=1 python -m build -q --wheel --no-isolation --outdir $(PY_DIST_WORK)/wheel Sources/python
-	umask 022 && $(PY_DIST_ENV) auditwheel repair -w $(PY_DIST) $(PY_DIST_WORK)/wheel/signalkit-*.whl
+	umask 022 && $(PY_DIST_ENV) auditwheel repair -w $(PY_DIST) $(PY_DIST_WORK)/wheel/pysignalkit-*.whl
 	umask 022 && $(PY_DIST_ENV) python -m build -q --sdist --no-isolation --outdir $(PY_DIST) Sources/python
-	$(PY_DIST_ENV) twine check --strict $(PY_DIST)/signalkit-*.whl $(PY_DIST)/signalkit-*.tar.gz
-	@ls -l $(PY_DIST)/signalkit-*
+	$(PY_DIST_ENV) twine check --strict $(PY_DIST)/pysignalkit-*.whl $(PY_DIST)/pysignalkit-*.tar.gz
+	@ls -l $(PY_DIST)/pysignalkit-*
 	$(end)
 
 # The wheel on a machine without Swift: every command with the Swift
@@ -182,7 +182,7 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 # LD_LIBRARY_PATH. A fresh venv, the wheel file alone installed into it
 # (--no-index, no dependency: the test tools' venv on its path through a
 # .pth file, as test-python does); every ELF file installed finds what it
-# needs (ldd: libffi from signalkit.libs, the rest from libc's family);
+# needs (ldd: libffi from pysignalkit.libs, the rest from libc's family);
 # the quick start (examples/python/quickstart.py) and the package's suite
 # (Sources/python/tests, copied out of the checkout: only the installed
 # package is importable; test_readme runs the Python guide's and the
@@ -190,7 +190,7 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 # auditwheel show names the manylinux tag of the wheel's name; the install
 # steps of README.md, the Python guide and the package's README as written
 # (tools/check/run-doc-steps.py wheel: a venv, the wheel installed into it by its
-# documented name, then signalkit.version() printed: VERSION, from the
+# documented name, then pysignalkit.version() printed: VERSION, from the
 # venv), each in a fresh folder with the wheel in it, with a new Debian
 # user's PATH and so the system's own python3 (NEW_USER, mk/dist.mk), pip
 # kept off the network (PIP_NO_INDEX); last, pip install of the sdist fails
@@ -207,26 +207,26 @@ test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) $(PY_DIST_TOOLS_STAMP) ## the buil
 	$(PY_DIST_TEST)/venv/bin/python -c 'import sys, sysconfig; print(sysconfig.get_path("purelib", vars={"base": sys.argv[1]}))' \
 		$(PY_TOOLS) > "$$($(PY_DIST_TEST)/venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/tools.pth"
 	$(NO_SWIFT) $(PY_PIP) --python $(PY_DIST_TEST)/venv/bin/python install -q --no-deps --no-index \
-		$(PY_DIST)/signalkit-*-cp39-abi3-manylinux_*.whl
-	cd $(PY_DIST_TEST) && $(NO_SWIFT) venv/bin/python -c 'import os, signalkit, sys; \
-		assert all(p.startswith(sys.prefix + os.sep) for p in (signalkit.__file__, *signalkit.library_paths())), signalkit.library_paths()'
-	cd $(PY_DIST_TEST) && for f in $$(find venv/lib -path '*/signalkit*' -name '*.so*' -type f); do \
-		$(NO_SWIFT) ldd $$f | tee ldd.txt | grep -v -E 'linux-vdso|/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux-x86-64)\.so|signalkit(\.libs|/_lib)/' \
+		$(PY_DIST)/pysignalkit-*-cp39-abi3-manylinux_*.whl
+	cd $(PY_DIST_TEST) && $(NO_SWIFT) venv/bin/python -c 'import os, pysignalkit, sys; \
+		assert all(p.startswith(sys.prefix + os.sep) for p in (pysignalkit.__file__, *pysignalkit.library_paths())), pysignalkit.library_paths()'
+	cd $(PY_DIST_TEST) && for f in $$(find venv/lib -path '*/pysignalkit*' -name '*.so*' -type f); do \
+		$(NO_SWIFT) ldd $$f | tee ldd.txt | grep -v -E 'linux-vdso|/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux-x86-64)\.so|pysignalkit(\.libs|/_lib)/' \
 		&& { echo "$$f needs a library outside the wheel and libc's family"; exit 1; }; \
 		! grep 'not found' ldd.txt || exit 1; done
 	cd $(PY_DIST_TEST) && test "$$($(NO_SWIFT) venv/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
 	cp -r Sources/python/tests $(PY_DIST_TEST)/tests
 	cd $(PY_DIST_TEST) && $(NO_SWIFT) SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
 		venv/bin/python -m pytest -p no:cacheprovider -q tests
-	tag=$$(basename $(PY_DIST)/signalkit-*.whl .whl | sed 's/.*-//'); echo "$$tag" | grep -q '^manylinux_2_[0-9]*_x86_64$$' && \
-		$(NO_SWIFT) $(PY_DIST_TOOLS)/bin/auditwheel show $(PY_DIST)/signalkit-*.whl | tr '\n' ' ' | grep -q "platform tag: \"$$tag\""
+	tag=$$(basename $(PY_DIST)/pysignalkit-*.whl .whl | sed 's/.*-//'); echo "$$tag" | grep -q '^manylinux_2_[0-9]*_x86_64$$' && \
+		$(NO_SWIFT) $(PY_DIST_TOOLS)/bin/auditwheel show $(PY_DIST)/pysignalkit-*.whl | tr '\n' ' ' | grep -q "platform tag: \"$$tag\""
 	rm -rf $(PY_DIST_TEST)/steps && mkdir -p $(PY_DIST_TEST)/steps
-	cp $(PY_DIST)/signalkit-*-cp39-abi3-manylinux_*.whl $(PY_DIST_TEST)/steps/
+	cp $(PY_DIST)/pysignalkit-*-cp39-abi3-manylinux_*.whl $(PY_DIST_TEST)/steps/
 	$(NEW_USER) PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 python3 tools/check/run-doc-steps.py wheel --version $(VERSION) \
 		--files $(PY_DIST_TEST)/steps --scratch $(PY_DIST_TEST)/steps-run \
-		--then 'grep -qx $(VERSION) steps.out && .venv/bin/python -c "import signalkit, sys; assert signalkit.__file__.startswith(sys.prefix)"'
+		--then 'grep -qx $(VERSION) steps.out && .venv/bin/python -c "import pysignalkit, sys; assert pysignalkit.__file__.startswith(sys.prefix)"'
 	! $(NO_SWIFT) $(PY_PIP) --python $(PY_DIST_TEST)/venv/bin/python install --no-deps --no-index --force-reinstall \
-		$(PY_DIST)/signalkit-*.tar.gz > $(PY_DIST_TEST)/sdist.txt 2>&1
+		$(PY_DIST)/pysignalkit-*.tar.gz > $(PY_DIST_TEST)/sdist.txt 2>&1
 	grep -q "'swift' is not on PATH (or does not run): building the package from source needs the Swift toolchain 6.x" \
 		$(PY_DIST_TEST)/sdist.txt
 	$(end)

@@ -15,7 +15,7 @@ import asyncio
 import threading
 from typing import List, Set, Tuple
 
-import signalkit as sk
+import pysignalkit as sk
 
 
 async def run(count: int = 20) -> Tuple[List[int], bool]:

@@ -4,7 +4,7 @@ pytest (python -m pytest marbles.py), or as a script.
 Install the package first (pip install ./Sources/python in a virtual
 environment; docs/python.md, Install).
 """
-from signalkit.testing import TestScheduler
+from pysignalkit.testing import TestScheduler
 
 
 def test_debounce_waits_for_three_quiet_frames() -> None:

@@ -11,7 +11,7 @@ import ctypes
 from typing import Any, Iterable, List
 from ctypes import CFUNCTYPE, c_bool, c_char_p, c_int64, c_void_p
 
-import signalkit as sk
+import pysignalkit as sk
 
 # Native callback types, as any ctypes program declares them.
 SQUARE = CFUNCTYPE(c_int64, c_int64)                 # "i64(i64)"

@@ -2,7 +2,7 @@
 
 Install the package first (pip, in a venv: docs/python.md, Install).
 """
-import signalkit as sk
+import pysignalkit as sk
 
 with sk.Pipe[int]() as pipe, pipe.signal() as numbers, \
         numbers.map(lambda n: n * 10).filter(lambda n: n > 10).subscribe(print):

@@ -14,7 +14,7 @@ import ctypes
 from typing import Any, List, Sequence, Tuple
 from ctypes import CFUNCTYPE, POINTER, byref, c_int, c_int64, c_void_p
 
-import signalkit as sk
+import pysignalkit as sk
 
 libc = ctypes.CDLL(None)
 COMPARE = CFUNCTYPE(c_int, c_void_p, c_void_p)

@@ -9,7 +9,7 @@ tree's copy differs):
       one member for each row whose C function has a shape of CPP_SHAPES and
       whose C++ cell is one name; the names its callbacks give in messages
       between "// BEGIN operator names (generated)" and its END;
-  Sources/python/signalkit/_standard_operators.py
+  Sources/python/pysignalkit/_standard_operators.py
       for each operator family (the C layer's Operators_<Family>.swift that
       exports the function), a class _<Family>Standard that the family's
       class (_operators/<family>.py) extends, with one method for each row
@@ -37,7 +37,7 @@ import bindings_rust  # noqa: E402  (beside this file)
 import operator_words  # noqa: E402  (beside this file)
 
 CPP_HEADER = "include/signalkit.hpp"
-PY_STANDARD = "Sources/python/signalkit/_standard_operators.py"
+PY_STANDARD = "Sources/python/pysignalkit/_standard_operators.py"
 EXCEPTIONS = "tools/api/exceptions.txt"
 CAPI_FAMILIES = "Sources/SignalKitCAPI/Operators_*.swift"
 CPP_BEGIN = "    // BEGIN operators (generated)\n"
@@ -367,7 +367,7 @@ def python_module(methods):
         '"""GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py (tools/api/bindings.py)',
         "from tools/api/operators.md and the C headers (`make api-update`). The",
         "operators of a standard shape, one class per operator family, which the",
-        "family's class in signalkit._operators extends. Its place among the",
+        "family's class in pysignalkit._operators extends. Its place among the",
         'modules: the Layers comment of the package\'s __init__.py."""',
         "",
         "from __future__ import annotations",

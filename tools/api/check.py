@@ -50,10 +50,10 @@ EXCEPTIONS = "tools/api/exceptions.txt"
 OPERATOR_LIST = "Tests/common/operator_list.h"
 CHECKS = ("cpp", "python", "ctest", "readme", "fuzz", "model", "sweep", "cpp-hand", "python-hand", "fuzz-hand", "rust-hand",
           "marble-swift-hand")
-CORE_PY = "Sources/python/signalkit/_core.py"
-PROTOTYPES_PY = "Sources/python/signalkit/_prototypes.py"
-PYTHON_DIR = "Sources/python/signalkit"
-SPEEDUPS = "Sources/python/signalkit/_speedups.c"
+CORE_PY = "Sources/python/pysignalkit/_core.py"
+PROTOTYPES_PY = "Sources/python/pysignalkit/_prototypes.py"
+PYTHON_DIR = "Sources/python/pysignalkit"
+SPEEDUPS = "Sources/python/pysignalkit/_speedups.c"
 CPP_HEADERS = ("signalkit.hpp", "signalkit_test.hpp")
 README = "docs/operators.md"
 SWIFT_SOURCES = ("Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting")
@@ -536,7 +536,7 @@ TYPE_NAMES = set()
 def python_names():
     """Every name the package defines: modules, classes, functions,
     methods, module attributes."""
-    names = {"signalkit"}
+    names = {"pysignalkit"}
     for path in glob.glob(f"{PYTHON_DIR}/**/*.py", recursive=True):
         module = os.path.splitext(os.path.basename(path))[0]
         names.add(module)

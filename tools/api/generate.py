@@ -3,7 +3,7 @@
 it, and `make test-api` (check.py) fails, naming the file, when the tree's
 copy is not what the headers give.
 
-  Sources/python/signalkit/_prototypes.py
+  Sources/python/pysignalkit/_prototypes.py
       every C function's prototype, as its header spells it in a small
       vocabulary of C types that _core.py turns into ctypes types (_ctype);
   include/signalkit.hpp, between its lines "// BEGIN pipeables (generated)"
@@ -25,7 +25,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate_rust  # noqa: E402  (beside this file)
 
-PROTOTYPES = "Sources/python/signalkit/_prototypes.py"
+PROTOTYPES = "Sources/python/pysignalkit/_prototypes.py"
 CPP_HEADER = "include/signalkit.hpp"
 
 # C types as _prototypes.py writes them: these, a handle ("handle",

@@ -25,7 +25,7 @@ naming the file, when the tree's copy differs.
       operator of a standard shape with a Python name, its shape, and RxPY's
       name for it (the table's RxJS / RxPY column) where RxPY has one.
   include/signalkit.hpp (class signal's generated operators) and
-  Sources/python/signalkit/_standard_operators.py
+  Sources/python/pysignalkit/_standard_operators.py
       the C++ members and Python methods of the standard shapes
       (tools/api/bindings.py says which and how);
   Sources/rust/src/operators/standard.rs

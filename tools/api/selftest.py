@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/signalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
+COPIED = ("include", "tools/api", "Sources/SignalKitCAPI", "Sources/python/pysignalkit", "Sources/SwiftSignalKit", "Sources/SwiftSignalKitTesting",
           "Tests/C", "Tests/marbles", "Sources/python/tests/marble_operators.py", "Tests/cpp/marble_operators.hpp", "Tests/common",
           "Tests/fuzz/fuzz_api.c", "Tests/fuzz/fuzz_operators.h", "Tests/SwiftSignalKitTests/Model",
           "docs/operators.md", "Sources/rust/src", "Sources/rust/tests/generated", "Benchmarks/c/cost_operators.hpp",
@@ -84,23 +84,23 @@ CASES = [
      [("include/signalkit.h", TAKE, TAKE + NEW_OPERATOR)],
      [r"sk_signal_skip_last has no C\+\+ wrapper: wrap it in include/signalkit\.hpp",
       r"sk_signal_skip_last has no Python method: run `make api-update` \(it writes its prototype to "
-      r"Sources/python/signalkit/_prototypes\.py\)",
-      r"Sources/python/signalkit/_prototypes\.py is not what the headers give \(its generated part\): run "
+      r"Sources/python/pysignalkit/_prototypes\.py\)",
+      r"Sources/python/pysignalkit/_prototypes\.py is not what the headers give \(its generated part\): run "
       r"`make api-update`",
       r"sk_signal_skip_last has no C test: call it in a Test\(\) of Tests/C/test_\*\.c",
       r"sk_signal_skip_last is in no row of docs/operators\.md's \"What is available\""]),
     ("a generated prototype edited by hand: an argument of the wrong type, and one missing",
-     [("Sources/python/signalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
+     [("Sources/python/pysignalkit/_prototypes.py", '"sk_signal_take": ("int", "handle *", "handle", "size_t"),',
        '"sk_signal_take": ("int", "handle *", "handle", "int"),'),
-      ("Sources/python/signalkit/_prototypes.py", '"sk_queue_host_fd": ("int", "handle", "int *"),',
+      ("Sources/python/pysignalkit/_prototypes.py", '"sk_queue_host_fd": ("int", "handle", "int *"),',
        '"sk_queue_host_fd": ("int", "handle"),')],
      [r'_prototypes\.py: CORE\["sk_signal_take"\]: argument 3 \(count\): C has size_t \(8 bytes, unsigned\), '
       r'ctypes c_int',
       r'_prototypes\.py: CORE\["sk_queue_host_fd"\]: 1 argument types, but include/signalkit\.h:\d+ declares 2 '
       r'parameters',
-      r"Sources/python/signalkit/_prototypes\.py is not what the headers give"]),
+      r"Sources/python/pysignalkit/_prototypes\.py is not what the headers give"]),
     ("a C type that _core._ctype turns into the wrong ctypes type",
-     [("Sources/python/signalkit/_core.py", '"size_t": c_size_t,', '"size_t": c_int,')],
+     [("Sources/python/pysignalkit/_core.py", '"size_t": c_size_t,', '"size_t": c_int,')],
      [r'CORE\["sk_signal_take"\]: argument 3 \(count\): C has size_t \(8 bytes, unsigned\), ctypes c_int']),
     ("a C++ operator member without its pipeable",
      [("include/signalkit.hpp", "SIGNALKIT_DETAIL_PIPEABLE(take)\n", "")],
@@ -113,18 +113,18 @@ CASES = [
      [("docs/operators.md", "| `pairwise` |  |", "| `pairs` |  |")],
      [r"row 'reduce, materialize pairwise': the Rust column names `pairs`, which no file of Sources/rust/src/ declares"]),
     ("a ctypes struct's fields swapped",
-     [("Sources/python/signalkit/_core.py", '("ctx", c_void_p), ("release", _release_fn)]',
+     [("Sources/python/pysignalkit/_core.py", '("ctx", c_void_p), ("release", _release_fn)]',
        '("release", _release_fn), ("ctx", c_void_p)]')],
      [r"class _Observer \(C struct sk_observer, include/signalkit\.h:\d+\): fields \['next', 'error', 'completed', "
       r"'release', 'ctx'\], the C struct's \['next', 'error', 'completed', 'ctx', 'release'\]"]),
     ("a ctypes struct field of the wrong size",
-     [("Sources/python/signalkit/_core.py", '_fields_ = [("kind", c_int), ("u", _ValueUnion)]',
+     [("Sources/python/pysignalkit/_core.py", '_fields_ = [("kind", c_int), ("u", _ValueUnion)]',
        '_fields_ = [("kind", c_int64), ("u", _ValueUnion)]')],
      [r"class Value \(C struct sk_value, include/signalkit\.h:\d+\): field kind at offset 0, 8 bytes; in C at 0, "
       r"4 bytes",
       r"class Value .*: field kind: C has int \(4 bytes, signed\), ctypes c_long"]),
     ("a CFUNCTYPE that disagrees with its typedef",
-     [("Sources/python/signalkit/_core.py", "_map_fn = CFUNCTYPE(None, c_void_p, _ValueP, _ValueP)",
+     [("Sources/python/pysignalkit/_core.py", "_map_fn = CFUNCTYPE(None, c_void_p, _ValueP, _ValueP)",
        "_map_fn = CFUNCTYPE(None, c_void_p, _ValueP, c_int64)")],
      [r"argument 3 \(fn\): the callback sk_map_fn's argument 3: C has sk_value \*, ctypes c_long"]),
     ("a row of the availability table removed",
@@ -149,9 +149,9 @@ CASES = [
        "signal skip(std::size_t count) const { return op(&sk_signal_take, count); }")],
      [r"include/signalkit\.hpp is not what the operator table gives \(tools/api/operators\.md\): run `make api-update`"]),
     ("a generated Python method edited by hand",
-     [("Sources/python/signalkit/_standard_operators.py", '_count_arg(count, "skip", "count")',
+     [("Sources/python/pysignalkit/_standard_operators.py", '_count_arg(count, "skip", "count")',
        '_count_arg(count, "take", "count")')],
-     [r"Sources/python/signalkit/_standard_operators\.py is not what the operator table gives"]),
+     [r"Sources/python/pysignalkit/_standard_operators\.py is not what the operator table gives"]),
     ("a generated C++ member's markers removed",
      [("include/signalkit.hpp", "    // END operators (generated)\n", "")],
      [r"include/signalkit\.hpp: the lines '// BEGIN operators \(generated\)' and '// END operators \(generated\)' "

@@ -70,7 +70,7 @@ RULES = {
 
 # Where a rule could be restated: the documents and the comments users read.
 DOCUMENTS = ["README.md", "Tests/README.md", "Sources/SwiftSignalKit/INTERNALS.md", "Sources/python/README.md",
-             "Sources/python/signalkit/__init__.py", "include/signalkit.hpp", "include/signalkit_ffi.h",
+             "Sources/python/pysignalkit/__init__.py", "include/signalkit.hpp", "include/signalkit_ffi.h",
              "include/signalkit_test.h", "include/signalkit_test.hpp", HEADER]
 DOCUMENTS += sorted(glob.glob("docs/*.md") + glob.glob("docs/*/*.md"))
 

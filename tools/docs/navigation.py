@@ -28,7 +28,7 @@ MARK = "sk-way-back"
 GUIDES = [("C", "guide/docs/c.html"), ("C++", "guide/docs/cpp.html"), ("Swift", "guide/docs/swift.html"),
           ("Python", "guide/docs/python.html"), ("Rust", "guide/docs/rust.html"),
           ("Concepts", "guide/docs/concepts.html")]
-REFERENCES = [("C", "c/index.html"), ("C++", "cpp/index.html"), ("Python", "python/signalkit.html"),
+REFERENCES = [("C", "c/index.html"), ("C++", "cpp/index.html"), ("Python", "python/pysignalkit.html"),
               ("Swift", "swift/documentation/swiftsignalkit/"), ("Rust", "rust/signalkit/index.html")]
 
 STYLE = ("font:14px system-ui,sans-serif;padding:4px 8px;background:#f3f3f3;border-bottom:1px solid #ddd;"

@@ -7,7 +7,7 @@ starting with ``_``), and the members each public class defines itself
 whose names do not start with ``_``. A name without a docstring is listed
 and fails the build; so does any warning pdoc gives while rendering.
 
-The package defines its constants in private modules (``signalkit._core``)
+The package defines its constants in private modules (``pysignalkit._core``)
 and re-exports them; pdoc reads a variable's docstring (the string after
 its assignment) only from the module it documents, so this script gives
 pdoc's module the docstrings of the private module a re-exported variable
@@ -127,7 +127,7 @@ PRIVATE_BASE = re.compile(r'(?:, )?<span class="base">[\w.]*\._\w[^<]*</span>')
 def hide_private_bases(page: "os.PathLike[str]") -> None:
     """A class's heading lists only its public bases: pdoc writes every one
     (Signal's heading named its 13 private operator families,
-    signalkit._operators.catch._CatchOperators[+T_co] and the rest, whose
+    pysignalkit._operators.catch._CatchOperators[+T_co] and the rest, whose
     methods are the class's own in the reference anyway); what is left of
     the list keeps its commas, and a list left empty goes with its
     parentheses."""

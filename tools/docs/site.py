@@ -538,10 +538,10 @@ def python_signature(name: str) -> str | None:
     runs this script with the documentation's venv, which has the wheel)."""
     try:
         import inspect
-        import signalkit  # type: ignore[import-not-found]
+        import pysignalkit  # type: ignore[import-not-found]
     except ImportError:
         return None
-    method = getattr(signalkit.Signal, name, None)
+    method = getattr(pysignalkit.Signal, name, None)
     if method is None:
         return None
     import typing
@@ -616,7 +616,7 @@ def reference_links(row: dict[str, str], c_tags: dict[str, tuple[str, str]], cpp
             links.append((lang, None, ""))
     found = first_name(row["python"])
     if found and f"Signal.{found}" in py_ids:
-        links.append(("Python", f"../python/signalkit.html#Signal.{found}", f"signalkit.Signal.{found}"))
+        links.append(("Python", f"../python/pysignalkit.html#Signal.{found}", f"pysignalkit.Signal.{found}"))
     else:
         links.append(("Python", None, ""))
     found = first_name(row["rust"])
@@ -1036,7 +1036,7 @@ def main() -> int:
     fix_rustdoc(os.path.join(site, "rust"))
     c_tags = doxygen_tags(os.path.join(site, "c", "signalkit-c.tag"), None)
     cpp_tags = doxygen_tags(os.path.join(site, "cpp", "signalkit-cpp.tag"), ["signalkit", "signalkit::signal"])
-    py_ids = pdoc_ids(os.path.join(site, "python", "signalkit.html"))
+    py_ids = pdoc_ids(os.path.join(site, "python", "pysignalkit.html"))
     rust_ids = pdoc_ids(os.path.join(site, "rust", "signalkit", "struct.Signal.html"))
     swift_built = os.path.exists(os.path.join(site, "swift", "index.html"))
     swift_folder = os.path.join(site, "swift", "documentation", "swiftsignalkit")
@@ -1126,7 +1126,7 @@ def main() -> int:
 <ul>
 <li><a href='c/index.html'>C</a>: <code>signalkit.h</code>, <code>signalkit_ffi.h</code>, <code>signalkit_test.h</code> (Doxygen)</li>
 <li><a href='cpp/index.html'>C++</a>: <code>signalkit.hpp</code>, <code>signalkit_test.hpp</code> (Doxygen)</li>
-<li><a href='python/signalkit.html'>Python</a>: the <code>signalkit</code> package (pdoc, from its docstrings and annotations)</li>
+<li><a href='python/pysignalkit.html'>Python</a>: the <code>pysignalkit</code> package (pdoc, from its docstrings and annotations)</li>
 <li><a href='rust/signalkit/index.html'>Rust</a>: the <code>signalkit</code> crate (rustdoc)</li>
 <li id='swift'>Swift: {swift}. DocC's pages are a web application: serve the site over HTTP rather than opening
 its files: <code>make docs-serve</code> (from the checkout), then <code>http://127.0.0.1:8000/</code>.</li>

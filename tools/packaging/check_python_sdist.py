@@ -8,7 +8,7 @@ SignalKit tree. So the sdist must hold:
   source), pyproject.toml, README.md, the backend and PKG-INFO, and the
   tree's LICENSE and CHANGELOG.md at its top;
 - every file git tracks under the tree entries the backend copies
-  (TREE_ENTRIES of Sources/python/_build/signalkit_build.py), but the
+  (TREE_ENTRIES of Sources/python/_build/pysignalkit_build.py), but the
   Python package itself, and nothing else there;
 - a tree whose Makefile finds every prerequisite of python-native (make -n
   names a missing one) and whose Package.swift SwiftPM reads (swift package
@@ -22,10 +22,10 @@ import sys
 import tarfile
 import tempfile
 
-PACKAGE_FILES = ("pyproject.toml", "README.md", "PKG-INFO", "LICENSE", "CHANGELOG.md", "_build/signalkit_build.py",
-                 "signalkit/__init__.py", "signalkit/_core.py", "signalkit/_signal.py", "signalkit/_signal_core.py",
-                 "signalkit/_operators/__init__.py", "signalkit/_asyncio.py",
-                 "signalkit/testing.py", "signalkit/_speedups.c", "signalkit/_speedups.pyi", "signalkit/py.typed")
+PACKAGE_FILES = ("pyproject.toml", "README.md", "PKG-INFO", "LICENSE", "CHANGELOG.md", "_build/pysignalkit_build.py",
+                 "pysignalkit/__init__.py", "pysignalkit/_core.py", "pysignalkit/_signal.py", "pysignalkit/_signal_core.py",
+                 "pysignalkit/_operators/__init__.py", "pysignalkit/_asyncio.py",
+                 "pysignalkit/testing.py", "pysignalkit/_speedups.c", "pysignalkit/_speedups.pyi", "pysignalkit/py.typed")
 
 
 def tracked(checkout, entries):
@@ -40,7 +40,7 @@ def tracked(checkout, entries):
 
 def main(sdist, checkout):
     sys.path.insert(0, os.path.join(checkout, "Sources", "python", "_build"))
-    import signalkit_build  # the backend: what the sdist carries
+    import pysignalkit_build  # the backend: what the sdist carries
 
     problems = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -55,7 +55,7 @@ def main(sdist, checkout):
         files = {m.name.split("/", 1)[1] for m in members if "/" in m.name and m.isfile()}
         problems += [f"missing {name}" for name in PACKAGE_FILES if name not in files]
         native = {name[len("native/"):] for name in files if name.startswith("native/")}
-        expected = tracked(checkout, signalkit_build.TREE_ENTRIES)
+        expected = tracked(checkout, pysignalkit_build.TREE_ENTRIES)
         if expected is not None:
             problems += [f"missing native/{name}" for name in sorted(expected - native)]
             problems += [f"not tracked by git: native/{name}" for name in sorted(native - expected)]

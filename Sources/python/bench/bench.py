@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The issue's six workloads (and a native-stage one, and issue 41's scan
-and zip) on signalkit and on RxPY (reactivex), in one run, with the ratio
+and zip) on pysignalkit and on RxPY (reactivex), in one run, with the ratio
 of each: `make bench-python` runs it in a venv holding both (not part of
 `make test`).
 
@@ -28,7 +28,7 @@ from reactivex import operators as ops
 from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
 from reactivex.subject import Subject
 
-import signalkit as sk
+import pysignalkit as sk
 
 
 def timed(function):
@@ -183,7 +183,7 @@ def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * page
 if side == "ours":
-    import signalkit as sk
+    import pysignalkit as sk
     source = sk.Pipe()
     mapped = source.signal().map(lambda v: v + 1)
     subscribe = lambda: mapped.subscribe(lambda v: None)
@@ -550,7 +550,7 @@ def main():
         ("zip of two subjects, a value into each in turn", "us/pair",
          lambda: zip_ours(count(500_000)), lambda: zip_rx(count(500_000))),
     ]
-    print(f"signalkit {sk.__version__} (C library {sk.version()}), reactivex {rx.__version__}, "
+    print(f"pysignalkit {sk.__version__} (C library {sk.version()}), reactivex {rx.__version__}, "
           f"Python {sys.version.split()[0]}, scale {args.scale}, load {os.getloadavg()[0]:.1f}")
     if args.costs:
         cost_table(count(100_000), args.only)

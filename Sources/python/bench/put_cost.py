@@ -7,7 +7,7 @@ one put (the import, the setup and the exit cancel out). Not part of
 commit that changes the puts.
 
 Usage: put_cost.py [--count N] [--only WORDS] [--python PYTHON]
-(PYTHON: the interpreter whose installed signalkit is measured, by default
+(PYTHON: the interpreter whose installed pysignalkit is measured, by default
 this one)
 
 --child SHAPE N runs one shape's N puts (what the parent runs under
@@ -23,7 +23,7 @@ import tempfile
 
 def shape_pipe(n, block):
     """Puts of an int into a pipe with no subscriber."""
-    import signalkit as sk
+    import pysignalkit as sk
     pipe = sk.Pipe()
     with block():
         for value in range(n):
@@ -33,7 +33,7 @@ def shape_pipe(n, block):
 
 def shape_map(n, block):
     """A pipe, map(+1) (a Python lambda), a plain subscriber."""
-    import signalkit as sk
+    import pysignalkit as sk
     pipe = sk.Pipe()
     total = [0]
 
@@ -48,7 +48,7 @@ def shape_map(n, block):
 
 def shape_fanout(n, block):
     """A pipe with 10 plain subscribers (n puts: 10 n deliveries)."""
-    import signalkit as sk
+    import pysignalkit as sk
     pipe = sk.Pipe()
     seen = []
     subscriptions = [pipe.signal().subscribe(seen.append) for _ in range(10)]
@@ -66,7 +66,7 @@ def shape_iterable(n, block):
     """from_iterable(range(n)) into take(n), a plain subscriber.
 
     (take: a library operator, so that the extension's loop puts.)"""
-    import signalkit as sk
+    import pysignalkit as sk
     seen = []
     with block():
         sk.Signal.from_iterable(range(n)).take(n).subscribe(seen.append).close()
@@ -77,7 +77,7 @@ SHAPES = {"pipe": shape_pipe, "map": shape_map, "fanout": shape_fanout, "iterabl
 
 def child(shape, n, with_block):
     import contextlib
-    import signalkit as sk
+    import pysignalkit as sk
 
     @contextlib.contextmanager
     def block():

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-import signalkit as sk
-from signalkit import _speedups
+import pysignalkit as sk
+from pysignalkit import _speedups
 
 EXAMPLES = os.environ.get("SIGNALKIT_EXAMPLES") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "python")
@@ -17,12 +17,12 @@ if not os.path.isdir(EXAMPLES):
     raise RuntimeError(f"the examples are not at {EXAMPLES}: set SIGNALKIT_EXAMPLES")
 sys.path.insert(0, EXAMPLES)
 # The checkout's build backend (beside the examples), for its own tests.
-BACKEND = os.path.join(EXAMPLES, "..", "..", "Sources", "python", "_build", "signalkit_build.py")
+BACKEND = os.path.join(EXAMPLES, "..", "..", "Sources", "python", "_build", "pysignalkit_build.py")
 
 
 def load_backend():
     """A fresh copy of the build backend module (BACKEND)."""
-    spec = importlib.util.spec_from_file_location("signalkit_build_under_test", BACKEND)
+    spec = importlib.util.spec_from_file_location("pysignalkit_build_under_test", BACKEND)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

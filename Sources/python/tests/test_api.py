@@ -2,7 +2,7 @@
 import importlib.resources
 import inspect
 
-import signalkit as sk
+import pysignalkit as sk
 
 
 def test_every_public_name_has_a_docstring():
@@ -23,7 +23,7 @@ def test_every_public_name_has_a_docstring():
 
 
 def test_the_package_is_typed_and_carries_its_libraries():
-    package = importlib.resources.files("signalkit")
+    package = importlib.resources.files("pysignalkit")
     assert package.joinpath("py.typed").is_file()
     paths = sk.library_paths()
     assert [p.rsplit("/", 1)[-1] for p in paths] == ["libsignalkit.so.0", "libsignalkit-ffi.so.0"]
@@ -35,7 +35,7 @@ def test_an_installed_copy_is_used_only_when_asked_for():
     import subprocess
     import sys
     own = os.path.dirname(sk.library_paths()[0])
-    code = "import signalkit as sk; print(sk.library_paths()[0]); print(sk.Signal.single(1).to_list())"
+    code = "import pysignalkit as sk; print(sk.library_paths()[0]); print(sk.Signal.single(1).to_list())"
     # SIGNALKIT_LIB_DIR=system: the loader's search (here pointed at the
     # package's own copies through LD_LIBRARY_PATH, as an installed one).
     env = dict(os.environ, SIGNALKIT_LIB_DIR="system", LD_LIBRARY_PATH=own)

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 
 def run_child(code, timeout=60):
@@ -98,7 +98,7 @@ def test_exit_handler_registered_before_the_import_meets_the_closed_package():
                 print(exc)
 
         atexit.register(goodbye)
-        import signalkit as sk
+        import pysignalkit as sk
         pipe = sk.Pipe()
         assert sk.Signal.single(1).to_list(timeout=5) == [1]
     """)

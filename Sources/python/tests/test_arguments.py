@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 pytestmark = pytest.mark.usefixtures("clean")
 
@@ -155,7 +155,7 @@ def test_an_int_outside_int64_is_an_overflow_error_on_every_route(number):
 
 @pytest.mark.parametrize("bad", (1, None, "text"))
 def test_the_other_public_functions_check_their_arguments_at_the_call(bad):
-    from signalkit.testing import TestScheduler
+    from pysignalkit.testing import TestScheduler
 
     with TestScheduler() as scheduler:
         with pytest.raises(TypeError, match="Signal"):
@@ -177,7 +177,7 @@ def test_fail_takes_an_exception_instance(bad):
 
 
 def test_test_scheduler_checks_its_numbers_at_the_call():
-    from signalkit.testing import TestScheduler
+    from pysignalkit.testing import TestScheduler
 
     # A frame too long for the clock's nanoseconds (an OverflowError from
     # round() before); a frame of the wrong type.

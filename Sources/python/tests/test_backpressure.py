@@ -8,7 +8,7 @@ import threading
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import signalkit as sk
+import pysignalkit as sk
 
 pytestmark = pytest.mark.usefixtures("clean")
 POLICIES = ["drop_newest", "drop_oldest", "latest", "error"]

@@ -22,8 +22,8 @@ import threading
 
 import pytest
 
-import signalkit as sk
-from signalkit import _speedups
+import pysignalkit as sk
+from pysignalkit import _speedups
 
 pytestmark = pytest.mark.usefixtures("clean")
 
@@ -31,8 +31,8 @@ pytestmark = pytest.mark.usefixtures("clean")
 # left once everything was released.
 PRELUDE = """
 import asyncio, gc, itertools, json, sys, threading
-import signalkit as sk
-from signalkit import _speedups
+import pysignalkit as sk
+from pysignalkit import _speedups
 
 # -X dev puts asyncio in debug mode, whose warning that a step of the loop
 # took over 0.1 s is a measure of time, not of behaviour: on a loaded
@@ -568,7 +568,7 @@ def test_the_interpreter_exits_promptly_with_a_producer_waiting(producer):
     deadline."""
     code = """
         import atexit, sys, threading
-        import signalkit as sk
+        import pysignalkit as sk
         queue = sk.Queue.serial("consumer")
         pipe = sk.Pipe()
         gate, waiting = threading.Event(), threading.Event()

@@ -13,7 +13,7 @@ import weakref
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 pytestmark = pytest.mark.usefixtures("clean")  # each test leaves nothing alive
 
@@ -246,7 +246,7 @@ def test_on_error_sees_the_traceback_of_an_operator_s_function(name, build):
     assert isinstance(error, Boom)
     assert tb is not None
     assert "in raising_function" in text and 'raise Boom("raised")' in text
-    assert f"signalkit{os.sep}" not in text  # the package's own frames are trimmed
+    assert f"pysignalkit{os.sep}" not in text  # the package's own frames are trimmed
     # Once delivered it keeps no frame: the text stays as a note.
     assert error.__traceback__ is None
     assert any("in raising_function" in note for note in error.__notes__)

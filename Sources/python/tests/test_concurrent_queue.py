@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 pytestmark = pytest.mark.usefixtures("clean")
 

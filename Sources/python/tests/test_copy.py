@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-import signalkit as sk
-import signalkit.testing as skt
+import pysignalkit as sk
+import pysignalkit.testing as skt
 
 # name -> code making `obj` (and whatever keeps it usable) in the child
 FACTORIES = {
@@ -33,8 +33,8 @@ FACTORIES = {
 
 CHILD = """
 import copy, gc, pickle
-import signalkit as sk
-import signalkit.testing as skt
+import pysignalkit as sk
+import pysignalkit.testing as skt
 
 def check(operation):
     {factory}
@@ -75,7 +75,7 @@ def test_a_copy_outlives_the_dropped_original() -> None:
     copy a Disposable and dispose both."""
     code = textwrap.dedent("""
         import copy, gc
-        import signalkit as sk
+        import pysignalkit as sk
         for i in range(60):
             pipe = sk.Pipe(); duplicate = copy.copy(pipe); del pipe; gc.collect()
             others = [sk.Pipe() for _ in range(3)]

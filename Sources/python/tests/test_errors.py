@@ -13,7 +13,7 @@ import weakref
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 pytestmark = pytest.mark.usefixtures("clean")
 
@@ -71,7 +71,7 @@ def test_on_error_receives_a_fold_s_exception_with_its_traceback(build, values):
     notes = received[0].__notes__
     assert received[0].__traceback__ is None
     assert any("in add" in note and 'raise ValueError(f"bad {n}")' in note for note in notes)
-    assert not any(f"signalkit{os.sep}" in note for note in notes), notes
+    assert not any(f"pysignalkit{os.sep}" in note for note in notes), notes
 
 
 def test_an_exception_keeps_no_handle_alive():
@@ -112,7 +112,7 @@ def test_exception_in_on_next_disposes_and_reaches_on_error():
 
 def test_error_without_on_error_goes_to_the_hook():
     reported = []
-    import signalkit._core as core
+    import pysignalkit._core as core
     saved = sk.callback_error_hook
     sk.callback_error_hook = lambda exc, where: reported.append((type(exc), where))
     try:
@@ -157,7 +157,7 @@ def test_the_hook_names_the_stage_that_raised(build, where):
     # default hook printed "Exception in signalkit next callback" for a map
     # that raised), and "error" once a library operator stood between.
     reported = []
-    import signalkit._core as core
+    import pysignalkit._core as core
     saved = sk.callback_error_hook
     sk.callback_error_hook = lambda exc, where: reported.append((type(exc), where))
     try:
@@ -176,7 +176,7 @@ def test_the_hook_names_the_stage_of_a_from_iterable_chain(build, where):
     # from_iterable hands its values to the chain itself (no C between):
     # the same names, and the stage signal records its exception.
     reported = []
-    import signalkit._core as core
+    import pysignalkit._core as core
     saved = sk.callback_error_hook
     sk.callback_error_hook = lambda exc, where: reported.append((type(exc), where))
     try:
@@ -218,7 +218,7 @@ def test_ctrl_c_during_a_synchronous_emission_reaches_the_caller():
     result = run_child("""
         import itertools, signal
         signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
-        import signalkit as sk
+        import pysignalkit as sk
         seen = []
         def plus_one(n):
             if n == 1000:
@@ -245,7 +245,7 @@ def test_ctrl_c_in_an_operator_callback_reaches_the_caller():
     result = run_child("""
         import itertools, signal
         signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
-        import signalkit as sk
+        import pysignalkit as sk
         seen = []
         def effect(n):
             if n == 100:
@@ -280,7 +280,7 @@ def test_exit_with_live_subscriptions_on_each_queue_kind(queue):
             import faulthandler
             faulthandler.dump_traceback_later(90, exit=True)
             import threading
-            import signalkit as sk
+            import pysignalkit as sk
             queue = {{"serial": sk.Queue.serial, "concurrent": sk.Queue.concurrent, "host": sk.Queue.host}}["{queue}"]()
             started = threading.Event()
             pipe = sk.Pipe()
@@ -355,10 +355,10 @@ def test_exit_with_live_operator_callbacks_on_each_queue_kind_needs_no_wait(queu
             import faulthandler
             faulthandler.dump_traceback_later(90, exit=True)
             import threading
-            import signalkit as sk
-            from signalkit import _core
+            import pysignalkit as sk
+            from pysignalkit import _core
             _core.SHUTDOWN_WAIT_SECONDS = 0.0
-            from signalkit.testing import TestScheduler
+            from pysignalkit.testing import TestScheduler
             scheduler = TestScheduler()
             queue = {{"serial": sk.Queue.serial, "concurrent": sk.Queue.concurrent,
                       "background": lambda: sk.Queue.concurrent(True), "host": sk.Queue.host,
@@ -396,7 +396,7 @@ def test_ctrl_c_in_a_hot_fan_out_stops_the_put_and_reaches_the_caller():
     result = run_child("""
         import signal
         signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
-        import signalkit as sk
+        import pysignalkit as sk
         seen = []
         def make(i):
             def on_next(n):
@@ -444,7 +444,7 @@ def test_exit_with_queued_deliveries_under_load_is_clean():
     # 5 under such load).
     code = textwrap.dedent("""
         import threading
-        import signalkit as sk
+        import pysignalkit as sk
         queue = sk.Queue.concurrent()
         started = threading.Event()
         pipe = sk.Pipe()
@@ -470,8 +470,8 @@ def test_exit_disposes_a_subscription_whose_release_ran_meanwhile():
     env = dict(os.environ, SIGNALKIT_CHECK_HANDLES="1")
     code = textwrap.dedent("""
         import sys
-        import signalkit as sk
-        from signalkit import _core
+        import pysignalkit as sk
+        from pysignalkit import _core
         pipe = sk.Pipe()
         pipe.signal().subscribe(lambda value: None)  # its handle is dropped at once
         dispose = _core.C.disposable_dispose
@@ -522,7 +522,7 @@ def test_exit_waits_for_nothing_when_no_callback_runs(kind):
     # first three and the uncaught exception exited 5.1-5.2 s after their
     # work. Bounded well below that, and generously above the 0.1-0.3 s an
     # exit takes here, even on a loaded machine.
-    code = "import time\nimport signalkit as sk\n" + textwrap.dedent(EXIT_HOLDING[kind])
+    code = "import time\nimport pysignalkit as sk\n" + textwrap.dedent(EXIT_HOLDING[kind])
     if "uncaught" not in kind:
         code += "print(time.monotonic(), flush=True)\n"
     result = run_child(code)
@@ -544,7 +544,7 @@ def test_exit_waits_for_a_callback_running_on_a_library_thread():
     # killed).
     result = run_child("""
         import atexit, threading
-        import signalkit as sk
+        import pysignalkit as sk
         running, exiting = threading.Event(), threading.Event()
         def job():
             running.set()
@@ -645,7 +645,7 @@ def test_recursion_through_subscribe_in_create_with_a_raised_limit_does_not_over
     # with a RecursionError naming it, which on_error receives.
     result = run_child("""
         import sys, threading
-        import signalkit as sk
+        import pysignalkit as sk
         def nested_create(depth_reached):  # as the test module's
             def level(n):
                 def start(subscriber):

@@ -20,8 +20,8 @@ import textwrap
 # status, or "hung" when it had not ended after HUNG_SECONDS (then killed).
 PARENT = """
 import gc, os, signal, sys, threading, time
-import signalkit as sk
-from signalkit import _core
+import pysignalkit as sk
+from pysignalkit import _core
 
 HUNG_SECONDS = 30.0
 queue = sk.Queue.serial()
@@ -128,7 +128,7 @@ def test_a_from_iterable_emission_that_forks_pulls_no_more_in_the_child():
     # into the library in the child); the parent's goes on.
     code = textwrap.dedent("""
         import itertools, os
-        import signalkit as sk
+        import pysignalkit as sk
 
         parent, pulled, children = os.getpid(), [], []
 
@@ -167,7 +167,7 @@ def test_a_fork_pool_worker_using_the_package_raises_in_the_parent():
     # started no thread: its pipe only marks it used.
     code = textwrap.dedent("""
         import multiprocessing, pickle
-        import signalkit as sk
+        import pysignalkit as sk
 
         def work(n):
             return sk.Signal.single(n).to_list()
@@ -197,7 +197,7 @@ def test_forkserver_children_use_the_package(tmp_path):
     script = tmp_path / "forkserver_children.py"
     script.write_text(textwrap.dedent("""
         import multiprocessing
-        import signalkit as sk
+        import pysignalkit as sk
 
         def work(n):
             return sk.Signal.from_iterable(range(n)).deliver_on(sk.Queue.serial()).map(lambda v: v * 2) \\
@@ -206,7 +206,7 @@ def test_forkserver_children_use_the_package(tmp_path):
         if __name__ == "__main__":
             assert sk.Signal.single(1).deliver_on(sk.Queue.serial()).to_list(timeout=30.0) == [1]
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["signalkit"])
+            context.set_forkserver_preload(["pysignalkit"])
             with context.Pool(2) as pool:
                 print(pool.map(work, [2, 3]))
     """))

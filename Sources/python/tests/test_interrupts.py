@@ -14,7 +14,7 @@ import pytest
 
 PRELUDE = """
 import threading
-import signalkit as sk
+import pysignalkit as sk
 hooked = []
 hook_called = threading.Event()
 def hook(exc, where):
@@ -125,7 +125,7 @@ def test_an_interrupt_left_pending_at_the_end_of_a_library_callback_is_reported_
     # not): at the end of the library's callback it goes to the hook
     # (where "interrupt") and the thread's state is cleared.
     lines = run_child("""
-        from signalkit import _core
+        from pysignalkit import _core
         queue = sk.Queue.serial("q")
         queue.run(lambda: _core._interrupts.defer(KeyboardInterrupt("left"), caller=True))
         print(hook_called.wait(30), hooked)
@@ -166,7 +166,7 @@ def test_an_interrupt_inside_a_handles_call_count_waits_until_it_is_done():
     # never released.
     assert run_child("""
         import signal, sys
-        from signalkit._core import _interrupts
+        from pysignalkit._core import _interrupts
         pipe = sk.Pipe()
         pipe._enter()  # a call in flight
         pipe.close()  # released by that call's _exit

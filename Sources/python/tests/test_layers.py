@@ -6,15 +6,15 @@ import ast
 import os
 import re
 
-import signalkit
+import pysignalkit
 
-PACKAGE = os.path.dirname(signalkit.__file__)
+PACKAGE = os.path.dirname(pysignalkit.__file__)
 
 
 def layers():
     """{module name: layer} from the Layers comment of the package's
     __init__.py (_operators.catch is in _operators' layer; the package
-    itself is "signalkit"): a comment, not the docstring, which the Python
+    itself is "pysignalkit"): a comment, not the docstring, which the Python
     reference shows to users."""
     with open(os.path.join(PACKAGE, "__init__.py"), encoding="utf-8") as handle:
         source = handle.read()
@@ -22,7 +22,7 @@ def layers():
     paragraph = paragraph[:paragraph.index("\n\n")].replace("\n# ", "\n").replace("\n#", "\n")
     found = {}
     for number, names in re.findall(r"^  (\d+) +([^:]+):", paragraph, re.M):
-        for name in names.replace(", and the package itself", ", signalkit").split(","):
+        for name in names.replace(", and the package itself", ", pysignalkit").split(","):
             found[name.strip()] = int(number)
     return found
 
@@ -34,7 +34,7 @@ def module_files():
             if name.endswith(".py"):
                 path = os.path.join(folder, name)
                 relative = os.path.relpath(path, PACKAGE)[:-3].replace(os.sep, ".")
-                yield ("signalkit" if relative == "__init__" else
+                yield ("pysignalkit" if relative == "__init__" else
                        relative[:-len(".__init__")] if relative.endswith(".__init__") else relative), path
 
 
@@ -42,22 +42,22 @@ def layer_of(module, table):
     """The layer of a module of the package (_operators.take: _operators')."""
     while module not in table and "." in module:
         module = module.rsplit(".", 1)[0]
-    assert module in table, f"{module} is in no layer of the Layers comment of signalkit/__init__.py"
+    assert module in table, f"{module} is in no layer of the Layers comment of pysignalkit/__init__.py"
     return table[module]
 
 
 def imported(module, node):
     """The package modules an import statement of `module` names (its
     relative level resolved), as names inside the package."""
-    package = module.split(".")[:-1] if module != "signalkit" else []
+    package = module.split(".")[:-1] if module != "pysignalkit" else []
     if module.endswith("_operators"):  # the subpackage's __init__: its own package
         package = module.split(".")
     if isinstance(node, ast.Import):
-        return [a.name[len("signalkit."):] for a in node.names if a.name.startswith("signalkit.")]
+        return [a.name[len("pysignalkit."):] for a in node.names if a.name.startswith("pysignalkit.")]
     if node.level == 0:
-        if node.module is None or not (node.module + ".").startswith("signalkit."):
+        if node.module is None or not (node.module + ".").startswith("pysignalkit."):
             return []
-        base = node.module[len("signalkit."):].split(".")
+        base = node.module[len("pysignalkit."):].split(".")
     else:
         base = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
     if node.module is None or not base:  # from . import _core, _speedups

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 
 def run_child(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -24,7 +24,7 @@ def run_child(code: str, **env: str) -> subprocess.CompletedProcess:
 
 def test_detail_lists_each_object_with_its_maker_and_name():
     result = run_child("""
-        import signalkit as sk
+        import pysignalkit as sk
         pipe = sk.Pipe()
         sk.set_name(pipe, "keys")
         before = len(sk.live_objects(detail=True))
@@ -50,7 +50,7 @@ def test_detail_lists_each_object_with_its_maker_and_name():
 
 def test_the_list_is_printed_at_exit_when_the_variable_is_set():
     result = run_child("""
-        import signalkit as sk
+        import pysignalkit as sk
         pipe = sk.Pipe()
         sk.set_name(pipe, "leaked")
         pipe._free = lambda: None  # leaked: never released

@@ -1,6 +1,6 @@
 """The Python runner of the shared marble table (Tests/marbles/*.marbles,
 format in Tests/marbles/README.md): every case of every file, each a test,
-played on signalkit.testing's virtual time. A file added there is picked up
+played on pysignalkit.testing's virtual time. A file added there is picked up
 without a change here; a line this runner cannot read, or an operator or a
 function it does not know, fails its case (naming the file and line)."""
 
@@ -12,10 +12,10 @@ import re
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 from conftest import EXAMPLES
 from marble_operators import MARBLE_OPERATORS
-from signalkit.testing import TestScheduler
+from pysignalkit.testing import TestScheduler
 
 MARBLES = os.environ.get("SIGNALKIT_MARBLES") or os.path.join(EXAMPLES, "..", "..", "Tests", "marbles")
 FILES = sorted(glob.glob(os.path.join(MARBLES, "*.marbles")))

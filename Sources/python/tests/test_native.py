@@ -23,7 +23,7 @@ import unittest
 import weakref
 from ctypes import CFUNCTYPE, c_double, c_float, c_int, c_int64, c_void_p
 
-import signalkit as sk
+import pysignalkit as sk
 
 
 class SignalKitTestCase(unittest.TestCase):
@@ -431,7 +431,7 @@ class CallbackExceptionTests(SignalKitTestCase):
             sys.unraisablehook = saved
         self.assertEqual(events, [("error", "sk_ffi: map: callback failed: ZeroDivisionError: division by zero")])
         self.assertEqual([(u.err_msg, str(u.exc_value)) for u in seen],
-                         [("Exception in signalkit.callback_error_hook", "hook failed")])
+                         [("Exception in pysignalkit.callback_error_hook", "hook failed")])
         seen = None
         self.assert_quiet()
 
@@ -773,7 +773,7 @@ class InterruptTests(QuietTestCase):
         result = run_child("""
             import json, os, signal, sys, threading
             signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
-            import signalkit as sk
+            import pysignalkit as sk
             sk.callback_error_hook = None
             escaped = []
             sys.unraisablehook = lambda u: escaped.append(u.exc_type.__name__)
@@ -827,7 +827,7 @@ class ExitTests(unittest.TestCase):
     def test_exit_while_a_dispatch_queue_delivers(self):
         self.check_runs("""
             import threading
-            import signalkit as sk
+            import pysignalkit as sk
             queue = sk.Queue.serial("exit-test")
             pipe = sk.Pipe()
             delivered = pipe.signal().deliver_on(queue)
@@ -846,7 +846,7 @@ class ExitTests(unittest.TestCase):
         # callbacks and releases run on the queue's thread.
         self.check_runs("""
             import threading
-            import signalkit as sk
+            import pysignalkit as sk
             started = threading.Event()
             def on_next(n):
                 started.set()
@@ -881,7 +881,7 @@ class ExitWhileCCallsTests(unittest.TestCase):
     PRELUDE = """
         import ctypes, sys, threading
         from ctypes import POINTER, Structure, byref, c_bool, c_char_p, c_double, c_int, c_void_p
-        import signalkit as sk
+        import pysignalkit as sk
         core = ctypes.CDLL(sk.library_paths()[0])
         core.sk_queue_create.argtypes = [POINTER(c_void_p), c_char_p]
         core.sk_timer_start.argtypes = [POINTER(c_void_p), c_void_p, c_double, c_bool, c_void_p, c_void_p, c_void_p]
@@ -971,7 +971,7 @@ class ExitWhileCCallsTests(unittest.TestCase):
 class LoadingTests(unittest.TestCase):
     def test_missing_library_is_a_clear_error(self):
         env = dict(os.environ, SIGNALKIT_LIB_DIR="/nonexistent")
-        result = subprocess.run([sys.executable, "-c", "import signalkit"], env=env, capture_output=True, text=True,
+        result = subprocess.run([sys.executable, "-c", "import pysignalkit"], env=env, capture_output=True, text=True,
                                 cwd=os.path.dirname(os.path.abspath(__file__)))
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("ImportError: signalkit: /nonexistent/libsignalkit.so.0 not found", result.stderr)

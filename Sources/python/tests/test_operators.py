@@ -7,7 +7,7 @@ import threading
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-import signalkit as sk
+import pysignalkit as sk
 
 pytestmark = pytest.mark.usefixtures("clean")
 ints = st.lists(st.integers(min_value=-2 ** 63, max_value=2 ** 63 - 1), max_size=40)

@@ -3,7 +3,7 @@ family) in Python: each against its C operator, by values."""
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 S = sk.Signal
 pytestmark = pytest.mark.usefixtures("clean")  # each test leaves nothing alive

@@ -2,7 +2,7 @@
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 pytestmark = pytest.mark.usefixtures("clean")  # each test leaves nothing alive
 

@@ -3,8 +3,8 @@ Signal_Timing+Buffer.swift) in Python, by values and on virtual time."""
 
 import pytest
 
-import signalkit as sk
-from signalkit.testing import TestScheduler
+import pysignalkit as sk
+from pysignalkit.testing import TestScheduler
 
 S = sk.Signal
 pytestmark = pytest.mark.usefixtures("clean")  # each test leaves nothing alive

@@ -20,11 +20,11 @@ EPOCH = 1767323045
 
 
 def test_the_installed_metadata_names_the_licence_and_carries_its_file():
-    metadata = importlib.metadata.metadata("signalkit")
+    metadata = importlib.metadata.metadata("pysignalkit")
     assert metadata["Metadata-Version"] == "2.4"
     assert metadata["License-Expression"] == "MIT"
     assert metadata.get_all("License-File") == ["LICENSE"]
-    files = [f for f in importlib.metadata.files("signalkit") or [] if f.name == "LICENSE"]
+    files = [f for f in importlib.metadata.files("pysignalkit") or [] if f.name == "LICENSE"]
     assert [str(f.parent).endswith(".dist-info/licenses") for f in files] == [True]
     assert "MIT License" in files[0].read_text(encoding="utf-8")
 
@@ -59,8 +59,8 @@ def test_a_build_from_source_with_swift_5_stops_at_once(tmp_path, monkeypatch):
 def test_the_wheel_has_sorted_members_of_the_source_date_and_fixed_modes(tmp_path, monkeypatch):
     backend = load_backend()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
-    entries = [("signalkit/z.py", b"z", 0o644), ("signalkit/_lib/a.so", b"\x7fELF", 0o755),
-               ("signalkit/a.py", b"a", 0o644)]
+    entries = [("pysignalkit/z.py", b"z", 0o644), ("pysignalkit/_lib/a.so", b"\x7fELF", 0o755),
+               ("pysignalkit/a.py", b"a", 0o644)]
     names = []
     for folder in ("one", "two"):
         names.append(backend._write_wheel(str(tmp_path / folder), entries))
@@ -69,12 +69,12 @@ def test_the_wheel_has_sorted_members_of_the_source_date_and_fixed_modes(tmp_pat
     with zipfile.ZipFile(one) as wheel:
         infos = wheel.infolist()
         listed = [i.filename for i in infos]
-        dist_info = f"signalkit-{backend._version()}.dist-info"
-        assert listed[:3] == ["signalkit/_lib/a.so", "signalkit/a.py", "signalkit/z.py"]
+        dist_info = f"pysignalkit-{backend._version()}.dist-info"
+        assert listed[:3] == ["pysignalkit/_lib/a.so", "pysignalkit/a.py", "pysignalkit/z.py"]
         assert listed[-1] == f"{dist_info}/RECORD"
         assert f"{dist_info}/licenses/LICENSE" in listed
         assert {i.date_time for i in infos} == {(2026, 1, 2, 3, 4, 4)}  # zip times have 2-second steps
-        assert {i.filename: i.external_attr >> 16 for i in infos}["signalkit/_lib/a.so"] == 0o100755
+        assert {i.filename: i.external_attr >> 16 for i in infos}["pysignalkit/_lib/a.so"] == 0o100755
         assert {i.external_attr >> 16 for i in infos if not i.filename.endswith(".so")} == {0o100644}
         metadata = wheel.read(f"{dist_info}/METADATA").decode()
         assert "License-Expression: MIT\nLicense-File: LICENSE\n" in metadata

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 S = sk.Signal
 pytestmark = pytest.mark.usefixtures("clean")  # each test leaves nothing alive

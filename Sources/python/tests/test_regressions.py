@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -28,7 +28,7 @@ def test_trampoline_function_keeps_its_trampoline_alive():
     # Before: the Trampoline (and its Pipe) collected, the callable jumped
     # into freed memory (a segfault in about half the runs).
     result = run_child("""
-        import gc, signalkit as sk
+        import gc, pysignalkit as sk
         got = []
         for i in range(50):
             pipe = sk.Pipe()
@@ -49,7 +49,7 @@ def test_trampoline_function_keeps_its_trampoline_alive():
 def test_trampoline_function_after_close_raises():
     # Before: f(1) after tr.close() was a use after free (segfault).
     result = run_child("""
-        import signalkit as sk
+        import pysignalkit as sk
         for _ in range(20):
             tr = sk.Trampoline(sk.Pipe(), "void(i64)")
             f = tr.function()
@@ -78,7 +78,7 @@ def test_trampoline_closed_while_other_threads_call_it():
     # a call's steps. A call stopped by the close raises ValueError.
     result = run_child("""
         import gc, random, sys, threading
-        import signalkit as sk
+        import pysignalkit as sk
         sys.setswitchinterval(1e-6)
         for mode in ("unsubscribed", "close", "detach", "dispose", "pipeclose"):
             for callers in (1, 3):
@@ -447,7 +447,7 @@ def test_public_names_have_docstrings():
     # TestRecorder and Disposable had none, and subscribe's signature showed
     # only (on_next, *args, **kwargs).
     import inspect
-    import signalkit.testing as testing
+    import pysignalkit.testing as testing
     missing = []
     for module in (sk, testing):
         for name in module.__all__:
@@ -481,8 +481,8 @@ def test_to_list_timeout_stops_a_restart_loop_of_a_signal_ending_at_once(source)
     # (the child hung until killed). Each start now runs a check in Python.
     result = run_child(f"""
         import gc
-        import signalkit as sk
-        from signalkit import Signal
+        import pysignalkit as sk
+        from pysignalkit import Signal
         try:
             print({source}.take(1).to_list(timeout=0.2))
         except TimeoutError as exc:
@@ -502,7 +502,7 @@ def test_ctrl_c_stops_a_restart_loop_of_a_signal_ending_at_once():
     result = run_child("""
         import gc, os, signal, threading
         signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited (SIG_IGN in a background job)
-        import signalkit as sk
+        import pysignalkit as sk
         looping = threading.Event()
         threading.Thread(target=lambda: (looping.wait(), os.kill(os.getpid(), signal.SIGINT)), daemon=True).start()
         try:
@@ -534,8 +534,8 @@ def test_time_operators_without_a_queue_leave_no_live_object():
     # to 0 ("0 when everything is released"). Each use takes its own now.
     result = run_child("""
         import gc
-        import signalkit as sk
-        from signalkit import Signal
+        import pysignalkit as sk
+        from pysignalkit import Signal
         print(Signal.single(1).delay(0.001).to_list(timeout=30))
         print(Signal.single(1).timeout(30).to_list(timeout=30))
         print(Signal.single(1).debounce(0.001).throttle(0.001).to_list(timeout=30))

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 
 pytestmark = pytest.mark.usefixtures("clean")
 
@@ -205,7 +205,7 @@ def test_create_rejects_a_wrong_return_with_a_report():
     reports = []
     saved = sk.callback_error_hook
     sk.callback_error_hook = lambda exc, where: reports.append((type(exc), where))
-    import signalkit._core as core
+    import pysignalkit._core as core
     core_saved = core.callback_error_hook
     try:
         with sk.Signal.create(lambda subscriber: 42).subscribe(None):

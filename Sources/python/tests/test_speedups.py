@@ -1,4 +1,4 @@
-"""The extension (signalkit._speedups: the crossing between the library and
+"""The extension (pysignalkit._speedups: the crossing between the library and
 Python) as installed by the wheel, and the build backend's errors."""
 import os
 import re
@@ -8,9 +8,9 @@ import sysconfig
 
 import pytest
 
-import signalkit as sk
+import pysignalkit as sk
 from conftest import load_backend
-from signalkit import _speedups
+from pysignalkit import _speedups
 
 
 def mapped_libraries():

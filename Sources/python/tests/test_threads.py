@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-import signalkit as sk
-from signalkit import _subscription
+import pysignalkit as sk
+from pysignalkit import _subscription
 
 pytestmark = pytest.mark.usefixtures("clean")
 
@@ -163,7 +163,7 @@ def test_close_during_a_subscriber_call_waits_for_it(method, monkeypatch):
 def test_close_during_a_test_signal_subscriptions_read_waits_for_it(monkeypatch):
     # Before: TestSignal.subscriptions read its log uncounted, and a close()
     # meanwhile freed the log under the read (a segfault).
-    from signalkit import testing
+    from pysignalkit import testing
     with testing.TestScheduler() as scheduler:
         source = scheduler.cold("a|")
         alive = sk.live_objects()

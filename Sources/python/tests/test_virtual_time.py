@@ -1,4 +1,4 @@
-"""signalkit.testing: the virtual-time queue's laws seen from Python, every
+"""pysignalkit.testing: the virtual-time queue's laws seen from Python, every
 time-based operator of the package as a marble test (the diagrams of the C
 suite, Tests/C/test_virtual_time.c, and of the Swift one), the README's
 search-as-you-type pipeline, value tables, hot signals, bad input, and
@@ -13,9 +13,9 @@ import threading
 
 import pytest
 
-import signalkit as sk
-import signalkit.testing
-from signalkit.testing import TestRecorder, TestScheduler
+import pysignalkit as sk
+import pysignalkit.testing
+from pysignalkit.testing import TestRecorder, TestScheduler
 
 from conftest import EXAMPLES
 
@@ -506,7 +506,7 @@ def test_a_wrong_value_table_raises(scheduler):
     assert info.value.status == INVALID_ARGUMENT and "sk_test_signal_cold" in info.value.message
     # What cannot be passed as a C char at all is refused before the call.
     for bad, kind in ((["a"], TypeError), ({1: "a"}, TypeError), ({"ab": 1}, ValueError), ({"é": 1}, ValueError)):
-        with pytest.raises(kind, match="signalkit.testing"):
+        with pytest.raises(kind, match="pysignalkit.testing"):
             scheduler.cold("a|", bad)
     with pytest.raises(OverflowError):
         scheduler.cold("a|", {"a": 2 ** 64})
@@ -521,7 +521,7 @@ def test_a_wrong_value_table_raises(scheduler):
 
 @pytest.mark.parametrize("key", ["-", "|", "#", "(", "^", " ", "?", "\0"])
 def test_a_table_key_that_is_no_letter_or_digit_raises_the_library_message(scheduler, key):
-    # Before: ValueError ("signalkit.testing: values: key '-' is not one
+    # Before: ValueError ("pysignalkit.testing: values: key '-' is not one
     # ASCII letter or digit"), made up by the package, where the docs
     # promise SignalKitError with the library's message.
     for make in (scheduler.cold, scheduler.hot):
@@ -627,7 +627,7 @@ def test_the_readme_marble_test_runs_with_pytest_and_as_a_script():
 
 
 def test_every_public_name_has_a_docstring():
-    module = signalkit.testing
+    module = pysignalkit.testing
     assert inspect.getdoc(module)
     missing = []
     for name in module.__all__:

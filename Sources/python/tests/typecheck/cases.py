@@ -5,7 +5,7 @@
 import asyncio
 from typing import List, Optional
 
-import signalkit as sk
+import pysignalkit as sk
 
 ints = sk.Signal.from_iterable([1, 2])
 nested: sk.Signal[sk.Signal[int]] = sk.Signal.from_iterable([sk.Signal.single(1)])

@@ -1,5 +1,5 @@
 /*
- * signalkit._speedups: the crossing between the C library and Python, and
+ * pysignalkit._speedups: the crossing between the C library and Python, and
  * nothing else (no reactive logic: the library does the operators, the
  * package's Python code the rules).
  *
@@ -1292,7 +1292,7 @@ static PyType_Slot trampoline_slots[] = {
 };
 
 static PyType_Spec trampoline_spec = {
-    "signalkit._speedups.Trampoline", sizeof(trampoline_object), 0,
+    "pysignalkit._speedups.Trampoline", sizeof(trampoline_object), 0,
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, trampoline_slots,
 };
 
@@ -1742,7 +1742,7 @@ static PyType_Slot native_slots[] = {
 };
 
 static PyType_Spec native_spec = {
-    "signalkit._speedups.Native", sizeof(native_object), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    "pysignalkit._speedups.Native", sizeof(native_object), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     native_slots,
 };
 
@@ -1855,7 +1855,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "signalkit._speedups",
+    PyModuleDef_HEAD_INIT, "pysignalkit._speedups",
     "The crossing between SignalKit's C library and Python (callbacks and puts); see _speedups.c.",
     -1, methods, NULL, NULL, NULL, NULL,
 };
@@ -1885,7 +1885,7 @@ PyMODINIT_FUNC PyInit__speedups(void)
         !name_put_into || !name_stopped)
         return NULL;
     name_pointer = PyUnicode_InternFromString("_pointer");
-    name_trampoline_key = PyUnicode_InternFromString("signalkit._speedups.trampoline");
+    name_trampoline_key = PyUnicode_InternFromString("pysignalkit._speedups.trampoline");
     if (!name_pointer || !name_trampoline_key)
         return NULL;
     PyObject *collections = PyImport_ImportModule("collections");

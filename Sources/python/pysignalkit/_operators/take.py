@@ -21,7 +21,7 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _TakeOperators(_TakeStandard[T_co]):
-    """Signal's Take operators (mixed into signalkit.Signal)."""
+    """Signal's Take operators (mixed into pysignalkit.Signal)."""
 
     def take_until(self, fn: Union[Callable[[T_co], int], "_SignalCore[Any]"]) -> "Signal[T_co]":
         """Asks fn(value) about each value: a bitwise OR of TAKE_PASS

@@ -20,7 +20,7 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _CombineOperators(_CombineStandard[T_co]):
-    """Signal's Combine operators (mixed into signalkit.Signal)."""
+    """Signal's Combine operators (mixed into pysignalkit.Signal)."""
 
     @staticmethod
     def combine_latest(*signals: "Signal[Any]", queue: Optional["Queue"] = None) -> "Signal[List[Any]]":

@@ -340,7 +340,7 @@ class SignalIterator(Generic[T_co], _Uncopyable):
 
 class _AsyncOperators(_SignalCore[T_co]):
     """`await signal`, `async for value in signal`, and the sources from
-    futures and async iterables (mixed into signalkit.Signal)."""
+    futures and async iterables (mixed into pysignalkit.Signal)."""
 
     @staticmethod
     def from_future(future: "Union[concurrent.futures.Future[U], asyncio.Future[U]]") -> "Signal[U]":

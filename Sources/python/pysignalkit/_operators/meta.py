@@ -22,7 +22,7 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _MetaOperators(_MetaStandard[T_co]):
-    """Signal's Meta operators (mixed into signalkit.Signal)."""
+    """Signal's Meta operators (mixed into pysignalkit.Signal)."""
 
     @staticmethod
     def deferred(function: Callable[[], Optional["Signal[U]"]]) -> "Signal[U]":

@@ -1,4 +1,4 @@
-"""Types of the extension module signalkit._speedups (_speedups.c): the
+"""Types of the extension module pysignalkit._speedups (_speedups.c): the
 crossing between SignalKit's C library and Python."""
 from typing import Any, Callable, Deque, Iterator, List, Optional, Tuple
 

@@ -17,4 +17,4 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _ShareOperators(_ShareStandard[T_co]):
-    """Signal's Share operators (mixed into signalkit.Signal)."""
+    """Signal's Share operators (mixed into pysignalkit.Signal)."""

@@ -38,7 +38,7 @@ class Queue(_Handle):
     library's threads), Queue.concurrent() (the library's thread pool, or
     with max_workers=n a bounded pool of its own),
     Queue.host() (runs only when drained: drain() from an event loop,
-    which watches fileno(); see signalkit.asyncio_queue). A handle (a
+    which watches fileno(); see pysignalkit.asyncio_queue). A handle (a
     reference to a library object): copy.copy and copy.deepcopy return it
     itself; pickling raises TypeError."""
     _release = staticmethod(C.queue_release)

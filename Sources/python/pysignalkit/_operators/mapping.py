@@ -22,7 +22,7 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _MappingOperators(_MappingStandard[T_co]):
-    """Signal's Mapping operators (mixed into signalkit.Signal)."""
+    """Signal's Mapping operators (mixed into pysignalkit.Signal)."""
 
     @overload
     def map(self, fn: Callable[[T_co], U]) -> "Signal[U]": ...

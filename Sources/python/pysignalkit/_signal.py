@@ -1,5 +1,5 @@
 """Signal, composed from the core
-(_signal_core) and one class per operator family (signalkit._operators,
+(_signal_core) and one class per operator family (pysignalkit._operators,
 the families of the Swift core's Signal_<Family>.swift and the C layer's
 Operators_<Family>.swift), and the asyncio protocols (_asyncio)."""
 

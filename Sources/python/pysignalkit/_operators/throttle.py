@@ -18,4 +18,4 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _ThrottleOperators(_ThrottleStandard[T_co]):
-    """Signal's Throttle operators (mixed into signalkit.Signal)."""
+    """Signal's Throttle operators (mixed into pysignalkit.Signal)."""

@@ -1,7 +1,7 @@
 """GENERATED FILE, DO NOT EDIT: written by tools/api/operators.py (tools/api/bindings.py)
 from tools/api/operators.md and the C headers (`make api-update`). The
 operators of a standard shape, one class per operator family, which the
-family's class in signalkit._operators extends. Its place among the
+family's class in pysignalkit._operators extends. Its place among the
 modules: the Layers comment of the package's __init__.py."""
 
 from __future__ import annotations

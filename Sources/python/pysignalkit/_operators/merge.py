@@ -19,7 +19,7 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _MergeOperators(_MergeStandard[T_co]):
-    """Signal's Merge operators (mixed into signalkit.Signal)."""
+    """Signal's Merge operators (mixed into pysignalkit.Signal)."""
 
     @staticmethod
     def merge(*signals: "Signal[U]") -> "Signal[U]":

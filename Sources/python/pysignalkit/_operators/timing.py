@@ -53,7 +53,7 @@ class _Timer:
 
 
 class _TimingOperators(_TimingStandard[T_co]):
-    """Signal's Timing operators (mixed into signalkit.Signal)."""
+    """Signal's Timing operators (mixed into pysignalkit.Signal)."""
 
     def buffer_with_time(self, seconds: float, queue: Optional[Queue] = None, capacity: Optional[int] = None,
                          overflow: Union[str, int, None] = None,

@@ -1,4 +1,4 @@
-"""signalkit: reactive streams for Python over SignalKit's C library.
+"""pysignalkit: reactive streams for Python over SignalKit's C library.
 
 A Signal is a cold stream: nothing runs until subscribe(), and each
 subscription runs it anew. Operators (map, filter, take, debounce, ...)
@@ -50,7 +50,7 @@ disposes the subscription and goes to on_error; one in on_error or
 on_completed, in a side effect (before_next, after_completed, ...) or a
 bounded operator's on_drop goes to the hook
 `callback_error_hook(exc, where)` (default: printed through
-sys.unraisablehook; assign signalkit.callback_error_hook to collect them,
+sys.unraisablehook; assign pysignalkit.callback_error_hook to collect them,
 or None). An error value that
 is not an exception (a string from the C library) arrives as SignalError.
 `exception` on a Disposable or an operator's Signal is the first exception
@@ -99,14 +99,14 @@ refuses a thread or a descriptor: its sections "Threads and asyncio" (fork(), th
 "Errors" (interpreter exit). The C library's rules beneath them are the
 conventions of signalkit.h.
 
-Testing time. The module signalkit.testing (import it on its own) tests the
+Testing time. The module pysignalkit.testing (import it on its own) tests the
 time operators on virtual time with marble diagrams: TestScheduler (a
 virtual-time queue with a frame size; cold, hot, record, advance, run),
 TestSignal, TestRecorder.
 
 
 Loading. The package loads its own copies of libsignalkit.so.0 and
-libsignalkit-ffi.so.0 (in signalkit/_lib); the environment variable
+libsignalkit-ffi.so.0 (in pysignalkit/_lib); the environment variable
 SIGNALKIT_LIB_DIR, read at import, names another folder, or `system` for
 the installed copies the loader finds (library_paths() says which).
 """

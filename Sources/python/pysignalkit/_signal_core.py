@@ -1,10 +1,10 @@
 """the core of Signal, the class every
-operator family's class (signalkit._operators) derives from and
-signalkit._signal composes: the handle, the sources of the C library's own
+operator family's class (pysignalkit._operators) derives from and
+pysignalkit._signal composes: the handle, the sources of the C library's own
 (from_iterable, create, single, complete, fail, never), the fused Python
 stages, subscribe, to_list. Its methods name the composed Signal in their
 annotations only (an import under TYPE_CHECKING, never run); at run time
-a new signal is made as _core._signal_type, which signalkit._signal sets to
+a new signal is made as _core._signal_type, which pysignalkit._signal sets to
 the composed class once it is defined."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def _signal_array(signals: Tuple[object, ...], where: str) -> "List[_SignalCore[
 
 def _signal_class() -> "Type[Signal[Any]]":
     """The composed Signal class (for an operator family that calls a
-    source of another family: set by signalkit._signal, above)."""
+    source of another family: set by pysignalkit._signal, above)."""
     cls: Type[Signal[Any]] = _core._signal_type
     return cls
 

@@ -25,7 +25,7 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _ReduceOperators(_ReduceStandard[T_co]):
-    """Signal's Reduce operators (mixed into signalkit.Signal)."""
+    """Signal's Reduce operators (mixed into pysignalkit.Signal)."""
 
     def reduce(self, fn: Callable[[U, T_co], U], initial: U) -> "Signal[U]":
         """Folds the values with fn(accumulator, value) from `initial`;

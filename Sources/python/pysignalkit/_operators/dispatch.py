@@ -21,7 +21,7 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _DispatchOperators(_DispatchStandard[T_co]):
-    """Signal's Dispatch operators (mixed into signalkit.Signal)."""
+    """Signal's Dispatch operators (mixed into pysignalkit.Signal)."""
 
     def deliver_on(self, queue: "Queue", capacity: Optional[int] = None, overflow: Union[str, int, None] = None,
                    on_drop: Optional[Callable[[Any, int], object]] = None) -> "Signal[T_co]":

@@ -20,7 +20,7 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class _SideEffectsOperators(_SideEffectsStandard[T_co]):
-    """Signal's SideEffects operators (mixed into signalkit.Signal)."""
+    """Signal's SideEffects operators (mixed into pysignalkit.Signal)."""
 
     def tap(self, fn: Callable[[T_co], object]) -> "Signal[T_co]":
         """Calls fn(value) for each value, which passes on unchanged (a

@@ -1,9 +1,9 @@
-"""The low level of the signalkit package: loading the two libraries, their
+"""The low level of the pysignalkit package: loading the two libraries, their
 C functions (ctypes prototypes), values, the registry that keeps Python
 callbacks alive until the library releases them, exceptions raised by
 callbacks, KeyboardInterrupt, and interpreter exit.
 
-See the package docstring (signalkit/__init__.py) for the rules these
+See the package docstring (pysignalkit/__init__.py) for the rules these
 implement; the public names are re-exported there.
 """
 
@@ -31,7 +31,7 @@ from . import _prototypes
 class _LazyModule:
     """A standard module imported on its first use, then put in place of
     this stand-in in the namespace that named it. `asyncio` (with ssl and
-    the event loop machinery) took half of `import signalkit`'s 58 ms; a
+    the event loop machinery) took half of `import pysignalkit`'s 58 ms; a
     program that never awaits a signal needs none of it."""
 
     def __init__(self, name: str, namespace: Dict[str, Any]) -> None:
@@ -608,7 +608,7 @@ def _scalar_from(pointer: Any, value: Any) -> Any:
     return value
 
 
-# The class a signal value arrives as: signalkit.Signal, which is above this
+# The class a signal value arrives as: pysignalkit.Signal, which is above this
 # module (package docstring, Layers) and sets this once it is defined.
 _signal_type: Any = None
 
@@ -913,7 +913,7 @@ def _has_caller() -> bool:
     frame: Optional[types.FrameType] = sys._getframe(1)
     while frame is not None:
         module = frame.f_globals.get("__name__")
-        if not (isinstance(module, str) and (module == "signalkit" or module.startswith("signalkit."))) \
+        if not (isinstance(module, str) and (module == "pysignalkit" or module.startswith("pysignalkit."))) \
                 and frame.f_code.co_filename != "<signalkit chain>":
             return True
         frame = frame.f_back
@@ -970,13 +970,13 @@ def _report(exc: BaseException, where: str) -> None:
     program assigns it); a failing hook goes to sys.unraisablehook. Never
     raises."""
     try:
-        package = sys.modules.get("signalkit")
+        package = sys.modules.get("pysignalkit")
         hook = getattr(package, "callback_error_hook", callback_error_hook)
         if hook is not None:
             hook(exc, where)
     except BaseException as hook_exc:
         try:
-            _unraisable(hook_exc, "Exception in signalkit.callback_error_hook")
+            _unraisable(hook_exc, "Exception in pysignalkit.callback_error_hook")
         except BaseException:
             pass
 
@@ -1164,7 +1164,7 @@ atexit.register(_shutdown)
 # --------------------------------------------------------------------------
 
 FORKED_MESSAGE = ("signalkit cannot be used in a process forked after it was used; use exec, the 'spawn' or "
-                  "'forkserver' start method of multiprocessing, or import signalkit only in the child")
+                  "'forkserver' start method of multiprocessing, or import pysignalkit only in the child")
 _SK_ERR_UNSUPPORTED = -6
 # The C functions that release or dispose: nothing, in a fork's child.
 _RELEASES = ("disposable_dispose", "ffi_trampoline_close", "test_recorder_dispose")
@@ -1227,7 +1227,7 @@ def _after_fork() -> None:
     for function in extension:
         stubs[id(function)] = _refuse
     for module_name, module in list(sys.modules.items()):
-        if module is None or not (module_name == "signalkit" or module_name.startswith("signalkit.")):
+        if module is None or not (module_name == "pysignalkit" or module_name.startswith("pysignalkit.")):
             continue
         namespace = vars(module)
         for name, obj in list(namespace.items()):

@@ -45,7 +45,7 @@ def _checked_restarts(signal: "_SignalCore[T]") -> "Signal[T]":
 
 
 class _CatchOperators(_CatchStandard[T_co]):
-    """Signal's Catch operators (mixed into signalkit.Signal)."""
+    """Signal's Catch operators (mixed into pysignalkit.Signal)."""
 
     def catch(self, fn: Callable[[BaseException], Optional["Signal[U]"]]) -> "Signal[Union[T_co, U]]":
         """On error, continues with the signal fn(error) returns (None:

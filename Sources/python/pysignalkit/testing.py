@@ -1,4 +1,4 @@
-"""signalkit.testing: virtual time and marble tests (signalkit_test.h).
+"""pysignalkit.testing: virtual time and marble tests (signalkit_test.h).
 
 Anything with time in it (debounce, throttle, delay, timeout, retry with a
 delay, timer, interval, deliver_on, run_on) can be tested without a real
@@ -9,7 +9,7 @@ deadline order (ties in the order they were scheduled), on the test's
 thread. Test signals play marble diagrams on it (cold, hot), and a recorder
 prints what a signal delivered as a diagram:
 
-    from signalkit.testing import TestScheduler
+    from pysignalkit.testing import TestScheduler
 
     scheduler = TestScheduler()                   # a frame is 1 ms of virtual time
     keys = scheduler.cold("-a-b-------c|")
@@ -37,7 +37,7 @@ Everything here is a thin layer over the C functions of signalkit_test.h:
 a malformed diagram or table raises SignalKitError with the library's
 message (which names the position), or TypeError / ValueError for what
 cannot be passed to C at all. Callbacks follow the package's rules (see
-help(signalkit)): a Python function of a stream that raises ends it with
+help(pysignalkit)): a Python function of a stream that raises ends it with
 its exception (the recorder prints `#`), work given to schedule() that
 raises goes to callback_error_hook. Handles release their library
 reference when closed, at the end of a `with` block, or when garbage
@@ -61,7 +61,7 @@ from ._signal import Signal
 from ._signal_core import _signal_arg
 
 if not hasattr(C, "test_record"):
-    raise ImportError("signalkit.testing: the loaded libsignalkit has no virtual time (signalkit_test.h, "
+    raise ImportError("pysignalkit.testing: the loaded libsignalkit has no virtual time (signalkit_test.h, "
                       "SignalKit 0.2.0 and later)")
 
 T = TypeVar("T")
@@ -85,17 +85,17 @@ class _Table:
         if values is None:
             return
         if not isinstance(values, Mapping):
-            raise TypeError(f"signalkit.testing: values must be a mapping of characters to values, "
+            raise TypeError(f"pysignalkit.testing: values must be a mapping of characters to values, "
                             f"not {type(values).__name__}")
         items = list(values.items())
         for symbol, _ in items:
             if not isinstance(symbol, str):
-                raise TypeError(f"signalkit.testing: values: key {symbol!r} is not a str")
+                raise TypeError(f"pysignalkit.testing: values: key {symbol!r} is not a str")
             # One ASCII character reaches the library, which says whether it
             # may stand for a value (a letter or a digit) in its message;
             # anything else cannot be passed as a C char at all.
             if len(symbol) != 1 or not symbol.isascii():
-                raise ValueError(f"signalkit.testing: values: key {symbol!r} is not one ASCII character")
+                raise ValueError(f"pysignalkit.testing: values: key {symbol!r} is not one ASCII character")
         self.array = (_MarbleValue * max(len(items), 1))()
         try:
             for index, (symbol, obj) in enumerate(items):
@@ -135,9 +135,9 @@ def _read_text(function: Any, *args: Any) -> str:
 
 def _diagram_bytes(diagram: str) -> bytes:
     if not isinstance(diagram, str):
-        raise TypeError(f"signalkit.testing: a diagram is a str, not {type(diagram).__name__}")
+        raise TypeError(f"pysignalkit.testing: a diagram is a str, not {type(diagram).__name__}")
     if "\0" in diagram:
-        raise ValueError("signalkit.testing: a diagram cannot hold a NUL character")
+        raise ValueError("pysignalkit.testing: a diagram cannot hold a NUL character")
     return diagram.encode("utf-8")
 
 
@@ -282,18 +282,18 @@ class TestScheduler(_Uncopyable):
     frame_nanoseconds: int
     """How long a frame lasts, in nanoseconds."""
 
-    def __init__(self, frame: float = 0.001, name: str = "signalkit.testing") -> None:
+    def __init__(self, frame: float = 0.001, name: str = "pysignalkit.testing") -> None:
         """A new virtual-time queue named `name`, at time 0, whose frames
         last `frame` seconds, rounded to whole nanoseconds: TypeError unless
         an int or a float, ValueError unless finite, > 0, at least 1 ns once
         rounded (0.5e-9 s) and at most 1e9 seconds (the range of the C test
         functions, signalkit_test.h)."""
         if isinstance(frame, bool) or not isinstance(frame, (int, float)):
-            raise TypeError(f"signalkit.testing: frame is {type(frame).__name__}, not a number of seconds")
+            raise TypeError(f"pysignalkit.testing: frame is {type(frame).__name__}, not a number of seconds")
         if not math.isfinite(frame) or frame <= 0:
-            raise ValueError(f"signalkit.testing: frame must be > 0 seconds, not {frame!r}")
+            raise ValueError(f"pysignalkit.testing: frame must be > 0 seconds, not {frame!r}")
         if frame > _MAX_FRAME:
-            raise ValueError(f"signalkit.testing: frame {frame!r} is longer than 1e9 seconds (the limit of the "
+            raise ValueError(f"pysignalkit.testing: frame {frame!r} is longer than 1e9 seconds (the limit of the "
                              "test signals and recorders)")
         # Halves away from zero, as the C functions round (Python's round()
         # takes halves to even: 2.5 ns would be 2 here and 3 there).
@@ -301,7 +301,7 @@ class TestScheduler(_Uncopyable):
         if frame * 1e9 - nanoseconds >= 0.5:
             nanoseconds += 1
         if nanoseconds < 1:
-            raise ValueError(f"signalkit.testing: frame {frame!r} is shorter than 1 ns once rounded to whole "
+            raise ValueError(f"pysignalkit.testing: frame {frame!r} is shorter than 1 ns once rounded to whole "
                              "nanoseconds")
         self.frame_nanoseconds = nanoseconds
         self.frame = self.frame_nanoseconds / 1e9
@@ -316,7 +316,7 @@ class TestScheduler(_Uncopyable):
         TypeError unless an int; ValueError when negative (no duration is)."""
         count = operator.index(frames)
         if count < 0:
-            raise ValueError(f"signalkit.testing: frames {count} is negative")
+            raise ValueError(f"pysignalkit.testing: frames {count} is negative")
         return count * self.frame_nanoseconds / 1e9
 
     @property
@@ -374,7 +374,7 @@ class TestScheduler(_Uncopyable):
         (about 52 days) it can end a nanosecond or more off the frame's
         start; advance() moves by exact frames there."""
         if operator.index(frame) < 0:
-            raise ValueError(f"signalkit.testing: frame {frame} is negative")
+            raise ValueError(f"pysignalkit.testing: frame {frame} is negative")
         return self._move(C.queue_virtual_advance_to, self.seconds(frame))
 
     def advance_by(self, seconds: float) -> int:
@@ -403,7 +403,7 @@ class TestScheduler(_Uncopyable):
         _callable_arg(fn, "TestScheduler.schedule")
         frame = None if at is None else operator.index(at)
         if frame is not None and frame < 0:
-            raise ValueError(f"signalkit.testing: TestScheduler.schedule: at {frame} is negative")
+            raise ValueError(f"pysignalkit.testing: TestScheduler.schedule: at {frame} is negative")
         delay = 0 if frame is None else max(0, frame * self.frame_nanoseconds - self.now_nanoseconds)
         with _InFlight(self.queue) as (queue,):  # closed: ValueError before retaining anything
             ctx = _retain_callbacks(_Callback(fn, _Failures()))

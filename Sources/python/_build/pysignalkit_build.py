@@ -1,9 +1,9 @@
-"""The in-tree PEP 517 build backend of the signalkit Python package.
+"""The in-tree PEP 517 build backend of the pysignalkit Python package.
 
 It needs nothing from PyPI: `pip install Sources/python`, `pip wheel` and
 `python -m build` work offline. The wheel carries the two native libraries
 (libsignalkit.so.0, libsignalkit-ffi.so.0 with an rpath of $ORIGIN) in
-signalkit/_lib, and the extension module signalkit/_speedups (the crossing
+pysignalkit/_lib, and the extension module pysignalkit/_speedups (the crossing
 between the library and Python, _speedups.c), compiled here with the
 system's C compiler (CC, else cc) against the running Python's headers
 (Python.h: Debian's python3-dev) and linked to libsignalkit.so.0 (an rpath
@@ -59,7 +59,7 @@ import tempfile
 import time
 import zipfile
 
-NAME = "signalkit"
+NAME = "pysignalkit"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRARIES = ("libsignalkit.so.0", "libsignalkit-ffi.so.0")
 EXTENSION_SOURCE = "_speedups.c"
@@ -70,7 +70,7 @@ ABI_TAG = "cp39-abi3"
 # What of the SignalKit tree the sdist carries (tree-relative paths).
 TREE_ENTRIES = ("Package.swift", "Makefile", "VERSION", "LICENSE", "Sources", "include", "mk", "pkgconfig", "Tests", "tools/install-deps.sh")
 # What of this folder the sdist and the wheel carry.
-PACKAGE_FILES = ("pyproject.toml", "README.md", "_build/signalkit_build.py")
+PACKAGE_FILES = ("pyproject.toml", "README.md", "_build/pysignalkit_build.py")
 # What of the tree the sdist also carries at its top (PEP 639: the licence
 # file at the path License-File names).
 TOP_FILES = ("LICENSE", "CHANGELOG.md")
@@ -80,7 +80,7 @@ LICENSE_EXPRESSION = "MIT"
 # 6.0; README.md of the repository says which one the project is tested with).
 SWIFT_MAJOR = 6
 # Never carried: caches, build folders, and what an editable install built
-# into this folder (signalkit/_lib, the compiled extension); and the
+# into this folder (pysignalkit/_lib, the compiled extension); and the
 # Cargo.lock that cargo writes beside the Rust crate's manifest whenever it
 # builds it (Sources/rust, git-ignored: make test-rust makes it).
 SKIPPED = re.compile(r"(^|/)(__pycache__|\.build[^/]*|\.swiftpm|\.mypy_cache|\.pytest_cache|[^/]*\.egg-info)(/|$)"
@@ -144,7 +144,7 @@ def _wheel_tag():
 
 
 def _extension(native):
-    """The extension module, compiled from signalkit/_speedups.c against this
+    """The extension module, compiled from pysignalkit/_speedups.c against this
     Python's headers and the tree's include/signalkit.h, linked to the
     libsignalkit.so.0 in `native`: its bytes."""
     if sys.implementation.name != "cpython" or sys.version_info < (3, 9):
@@ -225,7 +225,7 @@ def _check_swift():
     such file or directory" after a while."""
     swift = os.environ.get("SWIFT") or "swift"
     advice = (f"README.md (\"Two commands\") says where to get it; or set SWIFT=/path/to/swift; or install "
-              "the prebuilt wheel instead (pip install signalkit-VERSION-cp39-abi3-manylinux_*.whl, README.md, "
+              "the prebuilt wheel instead (pip install pysignalkit-VERSION-cp39-abi3-manylinux_*.whl, README.md, "
               "\"Install\"), which needs no Swift")
     found = shutil.which(swift)
     banner = ""
@@ -287,7 +287,7 @@ def _dist_info(version):
     dist_info = f"{NAME}-{version}.dist-info"
     return [
         (f"{dist_info}/METADATA", _metadata(version).encode()),
-        (f"{dist_info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: signalkit_build\nRoot-Is-Purelib: false\n"
+        (f"{dist_info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: pysignalkit_build\nRoot-Is-Purelib: false\n"
                                 f"Tag: {tag}\n").encode()),
         (f"{dist_info}/top_level.txt", f"{NAME}\n".encode()),
         (f"{dist_info}/licenses/LICENSE", open(_license_file(), "rb").read()),
@@ -389,10 +389,10 @@ def _replace_file(path, data, mode):
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     """An editable wheel (PEP 660, `pip install -e Sources/python`): the
     native libraries and the extension are built into this folder's package
-    (signalkit/_lib, signalkit/_speedups.abi3.so, both ignored by git), and
+    (pysignalkit/_lib, pysignalkit/_speedups.abi3.so, both ignored by git), and
     the wheel holds only a .pth file that puts `.editable` on sys.path, a
     folder of this one (ignored by git) holding nothing but a link to the
-    package, so that `import signalkit` finds this folder's package and no
+    package, so that `import pysignalkit` finds this folder's package and no
     other name of this folder (tests, _build) becomes importable: an edit
     of a .py file takes effect at the next import; a change of _speedups.c
     or of the native sources needs the install run again."""
