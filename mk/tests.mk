@@ -13,13 +13,16 @@
 # suite under TSan first (the longest, and it keeps less than a core busy)
 # beside the C, ffi and Python runs, then the sanitizer builds and the rest.
 # The run is bound by processor time (about 9 minutes of it on 2 cores),
-# not by this order. valgrind's runs on the release libraries and
+# not by this order; with as many stages at a time as cores, they still
+# idled about a fifth of a run of 5.5 minutes (stages that wait, or keep
+# less than a core busy), so TEST_JOBS is one more than the cores.
+# valgrind's runs on the release libraries and
 # bench-check (callgrind, and the Benchmarks package's own build of the
 # core) are the release QA's (make release-check, mk/dist.mk), as is the
 # Swift suite's plain run (test-swift: here it runs under TSan,
 # test-swift-tsan, and a plain debug build would be a fourth compile).
 
-TEST_JOBS ?= 2
+TEST_JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # SIGNALKIT_STAGE_TIMES (environment): another folder for the stamps
 # (make release-check's run keeps its own; the make that test-python's
 # `pip install Sources/python` runs keeps its own there).
