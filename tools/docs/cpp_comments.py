@@ -9,7 +9,7 @@ preprocessor line), so that Doxygen sees the header's own words without the
 header changing; the first comment of the file becomes the file's
 documentation (``@file``; signalkit.hpp's, the C++ layer's contract, is
 also the reference's front page, ``@mainpage``); a ``#word`` in their text is escaped, not a
-link for Doxygen to resolve. Section banners (``/* ---- */``) and comments
+link for Doxygen to resolve, except in an indented code block, shown as written. Section banners (``/* ---- */``) and comments
 followed by a blank line stay plain. The line count never changes, so
 Doxygen's warnings point at the header's real lines.
 
@@ -56,9 +56,12 @@ def filter_text(text: str, main_page: bool = False) -> str:
             out[index] = indent + "/**" + rest
             documented = True
         if documented:
-            # "#error" in the text is not a link for Doxygen to resolve.
+            # "#error" in the text is not a link for Doxygen to resolve;
+            # a line of an indented code block (" *     #include ...") is
+            # shown as written, so it keeps its "#".
             for n in range(index, end + 1):
-                out[n] = re.sub(r"(?<=\s)#(?=[A-Za-z_])", r"\\#", out[n])
+                if not re.match(r"^\s*\*? {5,}\S", out[n]):
+                    out[n] = re.sub(r"(?<=\s)#(?=[A-Za-z_])", r"\\#", out[n])
         first = False
         index = end + 1
     return "\n".join(out)

@@ -143,15 +143,16 @@ def main() -> int:
         expect("<p class='use'>Use it.</p>" in page and "href='filter.html'" in page,
                "an operator page shows when to use it and links its see-also")
 
-    text = ("/*\n * the file\n */\n/* ---- */\n/* Banner */\n/* ---- */\n\n/* A class; see #error. */\nclass c {\n"
+    text = ("/*\n * the file\n *\n *     #include <x.hpp>\n */\n/* ---- */\n/* Banner */\n/* ---- */\n\n/* A class; see #error. */\nclass c {\n"
             "    /* kept apart */\n\n    int x;\n};\n")
     out = cpp_comments.filter_text(text)
     lines = out.split("\n")
     expect(len(lines) == len(text.split("\n")), "the line count is kept")
     expect(lines[0] == "/** @file", f"the file's comment documents the file: {lines[0]!r}")
-    expect(lines[3] == "/* ---- */" and lines[4] == "/* Banner */", "banners stay plain")
-    expect(lines[7] == "/** A class; see \\#error. */", f"a comment on a declaration is documentation: {lines[7]!r}")
-    expect(lines[9] == "    /* kept apart */", "a comment before a blank line stays plain")
+    expect(lines[3] == " *     #include <x.hpp>", f"a code block's line keeps its #: {lines[3]!r}")
+    expect(lines[5] == "/* ---- */" and lines[6] == "/* Banner */", "banners stay plain")
+    expect(lines[9] == "/** A class; see \\#error. */", f"a comment on a declaration is documentation: {lines[9]!r}")
+    expect(lines[11] == "    /* kept apart */", "a comment before a blank line stays plain")
 
     for failure in failures:
         print(f"selftest: FAILED: {failure}", file=sys.stderr)
