@@ -277,9 +277,41 @@ static int take_small(void *ctx, const sk_value *value) {
     return SK_TAKE_PASS;
 }
 
+/* Every other kind of operator callback fails too, each at an int of its
+ * own, so that a failure's path meets every kind of stage the fuzzer
+ * builds (docs/misuse.md, "A callback that fails"): fails_at(value, n)
+ * calls sk_callback_fail with the value as the error when the value is
+ * the int n. The signal functions fail at 11 (catch, map_to_signal,
+ * merge_map), a map at 5, a predicate at 7 (filter, skip_while,
+ * first_where, take_while), a fold at 9 (scan, reduce), group_by's key
+ * at 13. */
+static bool fails_at(const sk_value *value, int64_t n) {
+    int64_t v = 0;
+    if (sk_value_get_int64(value, &v) != SK_OK || v != n) {
+        return false;
+    }
+    if (sk_callback_fail(value) != SK_OK) {
+        FAIL("sk_callback_fail at %lld: %s", (long long)n, sk_last_error_message());
+    }
+    return true;
+}
+
+static void add_one(void *ctx, const sk_value *value, sk_value *out) {
+    if (!fails_at(value, 5)) {
+        sk_test_add_one(ctx, value, out);
+    }
+}
+
+static bool keep_even(void *ctx, const sk_value *value) {
+    return !fails_at(value, 7) && sk_test_keep_even(ctx, value);
+}
+
 static sk_signal *single_of(void *ctx, const sk_value *value) {
     (void)ctx;
     sk_signal *s = NULL;
+    if (fails_at(value, 11)) {
+        return NULL;
+    }
     if (sk_value_kind(value) == SK_KIND_BOOL) {
         return NULL; /* an empty signal */
     }
@@ -291,6 +323,9 @@ static sk_signal *single_of(void *ctx, const sk_value *value) {
 
 static void sum(void *ctx, const sk_value *acc, const sk_value *value, sk_value *out) {
     (void)ctx;
+    if (fails_at(value, 9)) {
+        return;
+    }
     int64_t a = 0, b = 0;
     sk_value_get_int64(acc, &a);
     sk_value_get_int64(value, &b);
@@ -309,6 +344,9 @@ static void nothing(void *ctx) {
 /* group_by's key: an int's parity, else the value's kind. */
 static void parity(void *ctx, const sk_value *value, sk_value *out) {
     (void)ctx;
+    if (fails_at(value, 13)) {
+        return;
+    }
     int64_t n = 0;
     if (sk_value_get_int64(value, &n) == SK_OK) {
         sk_value_set_int64(out, n & 1);
@@ -396,8 +434,8 @@ static int apply_standard(const fuzz_operator *f, input *in, sk_signal **out, sk
         TRACE("    count %zu\n", count);
         return op->fn.count(out, s, count);
     }
-    case SHAPE_PREDICATE: return op->fn.predicate(out, s, sk_test_keep_even, NULL, NULL);
-    case SHAPE_MAP: return op->fn.map(out, s, sk_test_add_one, NULL, NULL);
+    case SHAPE_PREDICATE: return op->fn.predicate(out, s, keep_even, NULL, NULL);
+    case SHAPE_MAP: return op->fn.map(out, s, add_one, NULL, NULL);
     case SHAPE_VALUE: return op->fn.value(out, s, &zero);
     case SHAPE_SIGNAL: return op->fn.signal(out, s, other);
     case SHAPE_REDUCE: return op->fn.reduce(out, s, &zero, sum, NULL, NULL);
@@ -446,7 +484,7 @@ static void apply_operator(input *in) {
         status = sk_signal_combine_latest(&out, pair, 2, (next_byte(in) & 1) ? host : NULL);
         break;
     }
-    case 25: status = sk_signal_take_while(&out, s, sk_test_keep_even, NULL, NULL, next_byte(in) & 1); break;
+    case 25: status = sk_signal_take_while(&out, s, keep_even, NULL, NULL, next_byte(in) & 1); break;
     case 31: status = sk_signal_merge_map(&out, s, 1 + next_byte(in) % 3, single_of, NULL, NULL); break;
     case 42: status = sk_signal_group_by(&out, s, parity, NULL, NULL); break;
     case 43:
