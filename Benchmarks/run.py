@@ -720,7 +720,7 @@ def costs(args):
         with open(THRESHOLDS, "w") as f:
             json.dump(thresholds, f, indent=1, ensure_ascii=False)
             f.write("\n")
-        print("added to Benchmarks/thresholds.json (say why in a sentence of its \"about\"):\n  " + "\n  ".join(added))
+        print("added to Benchmarks/thresholds.json (say why in the commit that adds them):\n  " + "\n  ".join(added))
     subprocess.run([sys.executable, os.path.join(HERE, "cost_table.py"), "--write"], check=True)
 
 

@@ -141,7 +141,7 @@ bench-check: bench-capi bench-ffi bench-cpp bench-rust-build ## allocation count
 # header and the Swift API measured as bench-check measures them, written to
 # Benchmarks/costs.json, docs/performance.md's table rewritten from it
 # (Benchmarks/cost_table.py), and a limit added to thresholds.json for each
-# row that has none (say why in its "about").
+# row that has none (say why in the commit that adds it).
 bench-costs: bench-capi bench-ffi bench-cpp ## the cost table of every operator: Benchmarks/costs.json, docs/performance.md's table, missing limits
 	$(call replan_when_core_files_change,Benchmarks/.build)
 	cd Benchmarks && $(SWIFT) build -c release --product OperatorCost

@@ -23,8 +23,9 @@ public func sk_signal_run_on(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ sig
     }
 }
 
-// The bounded buffer (the core's Operators/SignalBoundedBuffer.swift): the C
-// layer translates the policy and the drop callback, nothing more.
+// The bounded buffer (the core's Operators/SignalBoundedBuffer.swift, its
+// operators in Operators/Signal_Dispatch+Bounded.swift): the C layer
+// translates the policy and the drop callback, nothing more.
 
 /// The core's policy for a C `sk_overflow`, the error values naming
 /// `function`; nil for a number that is no sk_overflow.
