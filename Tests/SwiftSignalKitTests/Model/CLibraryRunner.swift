@@ -48,6 +48,9 @@ final class CCallbackContext {
     enum Body {
         /// sk_map_fn over integer values.
         case map((Int) -> Int)
+        /// sk_map_fn over integer values that fails (sk_callback_fail,
+        /// with the integer error) where it gives an error.
+        case failable((Int) -> (value: Int, error: Int?))
         /// sk_map_fn over array values of integers.
         case array(([Int]) -> Int)
         /// sk_predicate_fn.
@@ -95,6 +98,14 @@ final class CCallbackContext {
         switch CCallbackContext.from(ctx).body {
         case let .map(f):
             CLibraryRunner.set(out, f(CLibraryRunner.int(value)))
+        case let .failable(f):
+            let result = f(CLibraryRunner.int(value))
+            if let error = result.error {
+                var failure = CLibraryRunner.value(error)
+                _ = sk_callback_fail(&failure)
+            } else {
+                CLibraryRunner.set(out, result.value)
+            }
         case let .array(f):
             CLibraryRunner.set(out, f(CLibraryRunner.ints(value)))
         case let .signal(f):
@@ -339,6 +350,14 @@ final class CLibraryRunner {
     /// sk_signal_map over `input` (consumed) with `f`.
     func map(_ input: OpaquePointer?, _ owner: String, _ f: @escaping (Int) -> Int) -> OpaquePointer? {
         let ctx = input == nil ? nil : self.context(owner, .map(f))
+        return self.over(input, "sk_signal_map") { sk_signal_map($0, $1, CCallbackContext.map, ctx, CCallbackContext.release) }
+    }
+
+    /// sk_signal_map over `input` (consumed) with a function that fails
+    /// (sk_callback_fail) where `f` gives an error.
+    func failableMap(_ input: OpaquePointer?, _ owner: String,
+                     _ f: @escaping (Int) -> (value: Int, error: Int?)) -> OpaquePointer? {
+        let ctx = input == nil ? nil : self.context(owner, .failable(f))
         return self.over(input, "sk_signal_map") { sk_signal_map($0, $1, CCallbackContext.map, ctx, CCallbackContext.release) }
     }
 

@@ -19,6 +19,20 @@ final class ModelRegressionTests: XCTestCase {
         assertModelAgrees(ModelCase(signal: .take(4, .restartIfError(.dematerialize(.subject(1)))), script: []))
     }
 
+    /// A callback that fails (docs/misuse.md): the stream ends with its
+    /// error, the upstream is disposed (the pipe's and the subject's
+    /// subscriptions are gone at that step) and nothing follows, through
+    /// the Swift library and through the C API's `sk_callback_fail`; beside
+    /// another input of a merge, which is disposed too; under a take.
+    func testAFailingCallbackEndsTheStreamAndDisposesItsUpstream() {
+        assertModelAgrees(ModelCase(signal: .failingMap(at: 2, .pipe(0)),
+                                    script: [.put(0, 1), .put(0, 2), .put(0, 3)]))
+        assertModelAgrees(ModelCase(signal: .merge([.failingMap(at: 1, .subject(0)), .pipe(1)]),
+                                    script: [.send(0, 0), .put(1, 5), .send(0, 1), .put(1, 6), .send(0, 2)]))
+        assertModelAgrees(ModelCase(signal: .take(3, .failingMap(at: 3, .pipe(2))),
+                                    script: [.put(2, 1), .put(2, 3), .put(2, 4)]))
+    }
+
     /// Bug 2. When the subscription ends during its own synchronous start (a
     /// `take` or `take(until:)` downstream completes, or an error reaches
     /// the subscriber), the operators still running that start went on

@@ -226,6 +226,79 @@ extension ModelSignal {
     }
 }
 
+// MARK: - a map that fails
+
+extension MappingFamily {
+    /// A map whose function fails at one value (docs/misuse.md, "A callback
+    /// that fails"): `increment`, except that the value `at` ends the
+    /// stream with the error `failingMapError + at`, disposing the
+    /// upstream, and nothing follows. The C API's function calls
+    /// `sk_callback_fail`; SwiftSignalKit's map takes a function that
+    /// cannot fail, so the Swift library runs it as the map to a signal that
+    /// fails for that value (`mapToSignal`, each inner signal synchronous).
+    struct FailingMap: UnaryModelOperator {
+        let at: Int
+        var source: ModelSignal
+
+        var description: String {
+            return ".failingMap(at: \(self.at), \(self.source))"
+        }
+
+        func behave(_ model: ReferenceModel, _ node: ReferenceModel.Node) {
+            let at = self.at
+            model.start(self.source, under: node) { event in
+                if case let .next(value) = event {
+                    node.send(value == at ? .error(failingMapError + at) : .next(value &+ 1))
+                } else {
+                    node.send(event)
+                }
+            }
+        }
+
+        func build(_ runner: LibraryRunner, _ token: ModelToken) -> Signal<Int, Int> {
+            let at = self.at
+            return runner.build(self.source, token) |> mapToSignal { value -> Signal<Int, Int> in
+                token.use()
+                return value == at ? .fail(failingMapError + at) : .single(value &+ 1)
+            }
+        }
+
+        func buildC(_ runner: CLibraryRunner) -> OpaquePointer? {
+            let at = self.at
+            return runner.failableMap(runner.build(self.source), "a failing map's function") { value in
+                return value == at ? (0, failingMapError + at) : (value &+ 1, nil)
+            }
+        }
+
+        var weight: Int {
+            return 1
+        }
+
+        var simplerForms: [ModelSignal] {
+            return [.map(.increment, self.source)]
+        }
+
+        var passesTakeThrough: Bool {
+            return true
+        }
+
+        static var generation: [ModelGeneration] {
+            return [ModelGeneration(order: 45) { generator, depth in
+                .failingMap(at: generator.random.below(4), generator.signal(depth: depth))
+            }]
+        }
+    }
+}
+
+/// The error of `FailingMap` at the value 0 (at `v`: this plus `v`).
+let failingMapError = 900
+
+extension ModelSignal {
+    static func failingMap(at: Int, _ source: ModelSignal) -> ModelSignal {
+        return ModelSignal(MappingFamily.FailingMap(at: at, source: source))
+    }
+}
+
 // MARK: - The family
 
 /// The mapping operators. An operator added to the family: its block above this
@@ -237,6 +310,7 @@ enum MappingFamily: ModelOperatorFamily {
             Filter.self,
             DistinctUntilChanged.self,
             MapError.self,
+            FailingMap.self,
         ]
     }
 }
