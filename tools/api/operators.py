@@ -168,7 +168,12 @@ def runner_operators(rows, api):
         if not cpp:
             problems.append(f"{TABLE}:{row['line']}: `{marble[0]}` has a C function of shape {shape} but no C++ name")
             continue
-        found.append((marble[0], shape, c[0], python[0].split(".")[-1], cpp[0]))
+        # Python's method: the C function's name when the column has it
+        # (beforeNext's `before_next`, the side effect, not `tap`, a Python
+        # stage whose raise ends the stream as map's does), else the first.
+        short = c[0][len("sk_signal_"):]
+        method = short if short in python else python[0].split(".")[-1]
+        found.append((marble[0], shape, c[0], method, cpp[0]))
     return found, problems
 
 
