@@ -1286,8 +1286,8 @@ static const char *marbles_dir(void) {
 }
 
 /* The table's files, each run by a test of its own below. */
-static const char *const FILES[] = {"catch",  "combine", "dispatch", "mapping",
-                                     "reduce", "share",   "side_effects", "take", "timing"};
+static const char *const FILES[] = {"catch",  "combine", "dispatch",     "failure", "mapping",
+                                     "reduce", "share",   "side_effects", "take",    "timing"};
 
 static void run_table_file(const char *name) {
     char path[512];
@@ -1302,6 +1302,7 @@ static void run_table_file(const char *name) {
 Test(marble_table, catch_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("catch"); }
 Test(marble_table, combine_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("combine"); }
 Test(marble_table, dispatch_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("dispatch"); }
+Test(marble_table, failure_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("failure"); }
 Test(marble_table, mapping_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("mapping"); }
 Test(marble_table, reduce_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("reduce"); }
 Test(marble_table, share_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("share"); }
