@@ -19,7 +19,7 @@
  * marble_failure: the runner checks that the error the subscriber receives
  * is "signalkit::NAME: the callable threw: " and its what(). A side effect
  * whose callable would throw (std::terminate) is left, counted and named
- * in the suite's log (--verbose), neither passed nor failed.
+ * in the suite's log, neither passed nor failed.
  *
  * The folder is Tests/marbles from the directory the suite runs in (make
  * runs it from the repository's root), or $SK_MARBLES_DIR.
@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -979,7 +980,7 @@ static void play_file(const char *name) {
     cr_assert(r.failed == 0 && r.passed > 0, "%s: %d case(s) passed, %d failed:\n%s", path.c_str(), r.passed,
               r.failed, r.text.c_str());
     for (const auto &left : r.left) {
-        cr_log_info("%s: left to the C++ suite's own tests: %s", path.c_str(), left.c_str());
+        std::fprintf(stderr, "%s: left to the C++ suite's own tests: %s\n", path.c_str(), left.c_str());
     }
 }
 
