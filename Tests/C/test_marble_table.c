@@ -7,6 +7,12 @@
  * a line, operator or function this runner does not know fails the case
  * (a table never passes by being skipped).
  *
+ * A callback the case makes fail (`!`, the README's "Functions") calls
+ * sk_callback_fail with the case's own error value: the runner checks that
+ * the error the subscriber receives is that value (kept by a catch between
+ * the case's signal and the recorder, which prints any error as `#`), and
+ * that a side effect's call was refused (SK_ERR_UNSUPPORTED).
+ *
  * The table's folder is Tests/marbles from the directory the suite runs in
  * (make runs it from the repository's root), or $SK_MARBLES_DIR.
  */
@@ -59,6 +65,19 @@ typedef struct also_line {
     sk_test_recorder *recorder;
 } also_line;
 
+/* The callbacks that fail (`!` in a case, README.md's "Functions") and what
+ * came of them: every failing callback gives sk_callback_fail `error`. */
+typedef struct failure_log {
+    bool used;          /* the case has a `!` */
+    sk_value error;     /* the error the callbacks fail with */
+    int failed;         /* operator callbacks' calls that failed (SK_OK) */
+    int refused;        /* side effects' calls refused (SK_ERR_UNSUPPORTED) */
+    int wrong;          /* calls whose status was not the table's */
+    int wrong_status;   /* the last of those statuses */
+    sk_value received;  /* the first error the subscriber received */
+    int received_count;
+} failure_log;
+
 typedef struct marble_case {
     char file[256];
     int line;
@@ -77,6 +96,7 @@ typedef struct marble_case {
     size_t also_count;
     long dispose_at;
     sk_queue *queue;
+    failure_log failures;
 } marble_case;
 
 /* ------------------------------------------------------------------------ */
@@ -154,7 +174,7 @@ static bool get_int(const sk_value *value, int64_t *out) {
 /* ------------------------------------------------------------------------ */
 
 typedef enum fn_kind {
-    F_IDENTITY, F_NEGATE, F_TIMES, F_PLUS, F_MOD,
+    F_NOTHING, F_IDENTITY, F_NEGATE, F_TIMES, F_PLUS, F_MOD,
     P_IS_EVEN, P_IS_ODD, P_ALWAYS, P_NEVER, P_LT, P_GT, P_EQ, P_NE,
     B_ADD, B_SUB, B_MUL, B_MAX
 } fn_kind;
@@ -162,7 +182,68 @@ typedef enum fn_kind {
 typedef struct fn_spec {
     fn_kind kind;
     int64_t k;
+    /* `F!K`: the call with the value `fail_at` fails (into `log`); a side
+     * effect of no value written `!` fails at every call (`every`). */
+    bool fails, every;
+    int64_t fail_at;
+    failure_log *log;
 } fn_spec;
+
+/* An operator callback fails its call: sk_callback_fail must take it. */
+static void fail_call(failure_log *log) {
+    int status = sk_callback_fail(&log->error);
+    if (status == SK_OK) {
+        log->failed++;
+    } else {
+        log->wrong++;
+        log->wrong_status = status;
+    }
+}
+
+/* A side effect tries to fail: docs/misuse.md says sk_callback_fail
+ * refuses it (SK_ERR_UNSUPPORTED) and the stream goes on. */
+static void fail_side_effect(failure_log *log) {
+    int status = sk_callback_fail(&log->error);
+    if (status == SK_ERR_UNSUPPORTED) {
+        log->refused++;
+    } else {
+        log->wrong++;
+        log->wrong_status = status;
+    }
+}
+
+static bool fails_at(const fn_spec *spec, int64_t x) {
+    return spec && spec->fails && (spec->every || x == spec->fail_at);
+}
+
+/* The failure mark after a function's name, `!K`, or for a side effect of
+ * no value, `!`: sets `spec`'s failure; false with the reason when the
+ * text after `!` is not what the kind takes. */
+static bool parse_failure(const char *text, const char *bang, bool every, fn_spec *spec, failure_log *log, char *why,
+                          size_t why_size) {
+    if (!bang) {
+        return true;
+    }
+    if (every) {
+        if (bang[1] != '\0') {
+            snprintf(why, why_size, "`%s`: a side effect of no value fails with `!` alone", text);
+            return false;
+        }
+    } else {
+        char *end = NULL;
+        errno = 0;
+        spec->fail_at = strtoll(bang + 1, &end, 10);
+        if (errno != 0 || end == bang + 1 || *end != '\0') {
+            snprintf(why, why_size, "`%s`: the value after `!` is not an integer", text);
+            return false;
+        }
+    }
+    spec->fails = true;
+    spec->every = every;
+    spec->log = log;
+    log->used = true;
+    return true;
+}
 
 typedef enum fn_class { FN_MAP, FN_PREDICATE, FN_BINARY } fn_class;
 
@@ -184,10 +265,12 @@ static const struct {
 };
 
 /* A heap fn_spec for the function named `text` of class `cls`, or NULL
- * (with the reason in `why`). */
-static fn_spec *parse_function(const char *text, fn_class cls, char *why, size_t why_size) {
-    const char *colon = strchr(text, ':');
-    size_t name_length = colon ? (size_t)(colon - text) : strlen(text);
+ * (with the reason in `why`). `F!K` fails when its value is K, into `log`. */
+static fn_spec *parse_function(const char *text, fn_class cls, failure_log *log, char *why, size_t why_size) {
+    const char *bang = strchr(text, '!');
+    size_t length = bang ? (size_t)(bang - text) : strlen(text);
+    const char *colon = memchr(text, ':', length);
+    size_t name_length = colon ? (size_t)(colon - text) : length;
     for (size_t i = 0; i < sizeof FUNCTIONS / sizeof FUNCTIONS[0]; i++) {
         if (strlen(FUNCTIONS[i].name) != name_length || strncmp(FUNCTIONS[i].name, text, name_length) != 0) {
             continue;
@@ -199,12 +282,12 @@ static fn_spec *parse_function(const char *text, fn_class cls, char *why, size_t
         int64_t k = 0;
         if (FUNCTIONS[i].takes_k) {
             char *end = NULL;
-            if (!colon || colon[1] == '\0') {
+            if (!colon || colon + 1 == text + length) {
                 snprintf(why, why_size, "function `%s` needs its constant (`%s:K`)", text, FUNCTIONS[i].name);
                 return NULL;
             }
             k = strtoll(colon + 1, &end, 10);
-            if (*end != '\0') {
+            if (end != text + length) {
                 snprintf(why, why_size, "function `%s`: its constant is not an integer", text);
                 return NULL;
             }
@@ -212,10 +295,14 @@ static fn_spec *parse_function(const char *text, fn_class cls, char *why, size_t
             snprintf(why, why_size, "function `%s` takes no constant", text);
             return NULL;
         }
-        fn_spec *spec = malloc(sizeof *spec);
+        fn_spec *spec = calloc(1, sizeof *spec);
         cr_assert_not_null(spec);
         spec->kind = FUNCTIONS[i].kind;
         spec->k = k;
+        if (!parse_failure(text, bang, false, spec, log, why, why_size)) {
+            free(spec);
+            return NULL;
+        }
         return spec;
     }
     snprintf(why, why_size, "unknown function `%s`", text);
@@ -228,6 +315,7 @@ static void map_fn(void *ctx, const sk_value *value, sk_value *out) {
     if (!get_int(value, &x)) {
         return; /* nil: the case's diagram then shows `?` */
     }
+    bool failing = fails_at(spec, x);
     switch (spec->kind) {
     case F_IDENTITY: break;
     case F_NEGATE: x = -x; break;
@@ -236,15 +324,14 @@ static void map_fn(void *ctx, const sk_value *value, sk_value *out) {
     case F_MOD: x = spec->k == 0 ? 0 : x % spec->k; break;
     default: return;
     }
+    /* A call that fails still writes its result: the library ignores it. */
     sk_value_set_int64(out, x);
+    if (failing) {
+        fail_call(spec->log);
+    }
 }
 
-static bool predicate_fn(void *ctx, const sk_value *value) {
-    const fn_spec *spec = ctx;
-    int64_t x = 0;
-    if (!get_int(value, &x)) {
-        return false;
-    }
+static bool predicate_answer(const fn_spec *spec, int64_t x) {
     switch (spec->kind) {
     case P_IS_EVEN: return x % 2 == 0;
     case P_IS_ODD: return x % 2 != 0;
@@ -256,6 +343,20 @@ static bool predicate_fn(void *ctx, const sk_value *value) {
     case P_NE: return x != spec->k;
     default: return false;
     }
+}
+
+static bool predicate_fn(void *ctx, const sk_value *value) {
+    const fn_spec *spec = ctx;
+    int64_t x = 0;
+    if (!get_int(value, &x)) {
+        return false;
+    }
+    bool answer = predicate_answer(spec, x);
+    /* A call that fails still answers: the library ignores it. */
+    if (fails_at(spec, x)) {
+        fail_call(spec->log);
+    }
+    return answer;
 }
 
 static void binary_fn(void *ctx, const sk_value *accumulator, const sk_value *value, sk_value *out) {
@@ -272,17 +373,51 @@ static void binary_fn(void *ctx, const sk_value *accumulator, const sk_value *va
     default: return;
     }
     sk_value_set_int64(out, a);
+    if (fails_at(spec, x)) {
+        fail_call(spec->log);
+    }
 }
 
 /* The side effects' functions (the shapes tap and work): they do nothing,
- * and the case checks that the events pass unchanged. */
+ * and the case checks that the events pass unchanged. With `!K` (`!`),
+ * `ctx` is their failure: they try to fail, which the library refuses. */
 static void look_fn(void *ctx, const sk_value *value) {
-    (void)ctx;
-    (void)value;
+    const fn_spec *spec = ctx;
+    int64_t x = 0;
+    if (spec && get_int(value, &x) && fails_at(spec, x)) {
+        fail_side_effect(spec->log);
+    }
 }
 
 static void work_fn(void *ctx) {
-    (void)ctx;
+    const fn_spec *spec = ctx;
+    if (spec) {
+        fail_side_effect(spec->log);
+    }
+}
+
+/* A side effect's function, written with no argument (NULL: it does
+ * nothing) or `!K` (`!` for one of no value, `every`); false with the
+ * reason when the argument is something else. */
+static bool parse_side_effect(const words *w, bool every, failure_log *log, fn_spec **out, char *why, size_t size) {
+    *out = NULL;
+    if (w->count == 1) {
+        return true;
+    }
+    if (w->count != 2 || w->word[1][0] != '!') {
+        snprintf(why, size, "`%s` takes no argument, or `%s` for its function failing", w->word[0],
+                 every ? "!" : "!K");
+        return false;
+    }
+    fn_spec *spec = calloc(1, sizeof *spec);
+    cr_assert_not_null(spec);
+    spec->kind = F_NOTHING;
+    if (!parse_failure(w->word[1], w->word[1], every, spec, log, why, size)) {
+        free(spec);
+        return false;
+    }
+    *out = spec;
+    return true;
 }
 
 /* takeUntilAction's function: pass the value when the first predicate
@@ -304,24 +439,13 @@ static void take_action_release(void *ctx) {
     free(spec);
 }
 
-/* catch's and deferred's function: the named input (ctx, held), +1. */
-static sk_signal *fallback_fn(void *ctx, const sk_value *error) {
-    (void)error;
-    return sk_signal_retain(ctx);
-}
-
-static sk_signal *deferred_fn(void *ctx) {
-    return sk_signal_retain(ctx);
-}
-
-static void release_signal(void *ctx) {
-    sk_signal_release(ctx);
-}
-
-/* The named inputs a value `i` maps to (switchMap, concatMap, mergeMap). */
+/* The named inputs a value `i` maps to (switchMap, concatMap, mergeMap),
+ * or the one that catch's and deferred's function returns; a NULL entry,
+ * written `!`, makes the function fail into `log`. */
 typedef struct inner_table {
     sk_signal *signals[MAX_INPUTS];
     size_t count;
+    failure_log *log;
 } inner_table;
 
 static void inner_table_release(void *ctx) {
@@ -332,12 +456,31 @@ static void inner_table_release(void *ctx) {
     free(table);
 }
 
+/* The `i`-th entry, +1; NULL when the function failed (`!`). */
+static sk_signal *inner_entry(const inner_table *table, size_t i) {
+    if (!table->signals[i]) {
+        fail_call(table->log);
+        return NULL;
+    }
+    return sk_signal_retain(table->signals[i]);
+}
+
 static sk_signal *inner_signal(const inner_table *table, const sk_value *value) {
     int64_t i = -1;
     if (!get_int(value, &i) || i < 0 || (size_t)i >= table->count) {
         return NULL; /* an empty signal: the diagram then differs */
     }
-    return sk_signal_retain(table->signals[i]);
+    return inner_entry(table, (size_t)i);
+}
+
+/* catch's and deferred's function: the one entry of the table. */
+static sk_signal *fallback_fn(void *ctx, const sk_value *error) {
+    (void)error;
+    return inner_entry(ctx, 0);
+}
+
+static sk_signal *deferred_fn(void *ctx) {
+    return inner_entry(ctx, 0);
 }
 
 static sk_signal *inner_signal_fn(void *ctx, const sk_value *value) {
@@ -484,13 +627,39 @@ static bool named_inputs(marble_case *c, const words *w, size_t first, sk_signal
     return true;
 }
 
-static inner_table *make_inner_table(sk_signal *const *signals, size_t count) {
+/* The signals named by words `first`... of `w` for a signal function: an
+ * input's name, or `!` (NULL) where the function fails. */
+static bool named_or_failing(marble_case *c, const words *w, size_t first, sk_signal **out, size_t *count, char *why,
+                             size_t size) {
+    *count = 0;
+    for (size_t i = first; i < w->count; i++) {
+        if (strcmp(w->word[i], "!") == 0) {
+            c->failures.used = true;
+            out[(*count)++] = NULL;
+            continue;
+        }
+        input *in = find_input(c, w->word[i]);
+        if (!in) {
+            snprintf(why, size, "`%s` names no input `%s`", w->word[0], w->word[i]);
+            return false;
+        }
+        out[(*count)++] = in->signal;
+    }
+    if (*count == 0) {
+        snprintf(why, size, "`%s` needs at least one input", w->word[0]);
+        return false;
+    }
+    return true;
+}
+
+static inner_table *make_inner_table(marble_case *c, sk_signal *const *signals, size_t count) {
     inner_table *table = calloc(1, sizeof *table);
     cr_assert_not_null(table);
     for (size_t i = 0; i < count; i++) {
         table->signals[i] = sk_signal_retain(signals[i]);
     }
     table->count = count;
+    table->log = &c->failures;
     return table;
 }
 
@@ -518,10 +687,11 @@ static const sk_test_operator *find_operator(const char *marble) {
  * function that does nothing (tap, work). */
 static int apply_standard(marble_case *c, const words *w, const sk_test_operator *op, sk_signal *in, sk_signal **made,
                           char *why, size_t size) {
+    /* 0: read below (inputs' names; a side effect's optional `!K`). */
     static const size_t arguments[] = {
         [SHAPE_UNARY] = 1, [SHAPE_COUNT] = 2, [SHAPE_PREDICATE] = 2, [SHAPE_MAP] = 2, [SHAPE_VALUE] = 2,
         [SHAPE_SIGNAL] = 2, [SHAPE_REDUCE] = 3, [SHAPE_SIGNALS] = 0, [SHAPE_TIME] = 2, [SHAPE_ON] = 1,
-        [SHAPE_TAP] = 1, [SHAPE_WORK] = 1,
+        [SHAPE_TAP] = 0, [SHAPE_WORK] = 0,
     };
     if (arguments[op->shape] != 0 && !arg_count(w, arguments[op->shape], why, size)) {
         return -1;
@@ -537,10 +707,10 @@ static int apply_standard(marble_case *c, const words *w, const sk_test_operator
         if (!arg_long(w, 1, &n, why, size)) return -1;
         return op->fn.count(made, in, n < 0 ? SIZE_MAX : (size_t)n);
     case SHAPE_PREDICATE:
-        if (!(spec = parse_function(w->word[1], FN_PREDICATE, why, size))) return -1;
+        if (!(spec = parse_function(w->word[1], FN_PREDICATE, &c->failures, why, size))) return -1;
         return op->fn.predicate(made, in, predicate_fn, spec, free);
     case SHAPE_MAP:
-        if (!(spec = parse_function(w->word[1], FN_MAP, why, size))) return -1;
+        if (!(spec = parse_function(w->word[1], FN_MAP, &c->failures, why, size))) return -1;
         return op->fn.map(made, in, map_fn, spec, free);
     case SHAPE_VALUE: {
         sk_value value;
@@ -557,7 +727,7 @@ static int apply_standard(marble_case *c, const words *w, const sk_test_operator
         return op->fn.signal(made, in, named[0]);
     case SHAPE_REDUCE: {
         if (!arg_long(w, 2, &n, why, size)) return -1;
-        if (!(spec = parse_function(w->word[1], FN_BINARY, why, size))) return -1;
+        if (!(spec = parse_function(w->word[1], FN_BINARY, &c->failures, why, size))) return -1;
         sk_value initial;
         sk_value_set_int64(&initial, n);
         return op->fn.reduce(made, in, &initial, binary_fn, spec, free);
@@ -571,9 +741,11 @@ static int apply_standard(marble_case *c, const words *w, const sk_test_operator
     case SHAPE_ON:
         return op->fn.on(made, in, c->queue);
     case SHAPE_TAP:
-        return op->fn.tap(made, in, look_fn, NULL, NULL);
+        if (!parse_side_effect(w, false, &c->failures, &spec, why, size)) return -1;
+        return op->fn.tap(made, in, look_fn, spec, free);
     case SHAPE_WORK:
-        return op->fn.work(made, in, work_fn, NULL, NULL);
+        if (!parse_side_effect(w, true, &c->failures, &spec, why, size)) return -1;
+        return op->fn.work(made, in, work_fn, spec, free);
     }
     snprintf(why, size, "`%s`: the C runner has no reading of its shape", op->marble);
     return -1;
@@ -606,7 +778,7 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
     int status = SK_OK;
     fn_spec *spec = NULL;
 #define NEED(k) do { if (!arg_count(&w, (k), why, size)) return false; } while (0)
-#define FN(index, cls) do { spec = parse_function(w.word[index], (cls), why, size); if (!spec) return false; } while (0)
+#define FN(index, cls) do { spec = parse_function(w.word[index], (cls), &c->failures, why, size); if (!spec) return false; } while (0)
 #define NUM(index, target) do { if (!arg_long(&w, (index), &(target), why, size)) return false; } while (0)
     const sk_test_operator *standard = find_operator(op);
     if (standard) {
@@ -638,7 +810,7 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
             return false;
         }
         if (!named_inputs(c, &w, 3, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(named, named_count);
+        inner_table *table = make_inner_table(c, named, named_count);
         sk_signal *values = NULL;
         status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
         if (status == SK_OK) {
@@ -653,8 +825,8 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
                      w.count < 4 ? "" : w.word[3]);
             return false;
         }
-        if (!named_inputs(c, &w, 4, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(named, named_count);
+        if (!named_or_failing(c, &w, 4, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(c, named, named_count);
         status = sk_signal_merge_map_bounded(&made, in, n < 0 ? SIZE_MAX : (size_t)n, d < 0 ? 0 : (size_t)d, policy,
                                              inner_signal_fn, NULL, table, inner_table_release);
     } else if (strcmp(op, "zipBounded") == 0) {
@@ -678,12 +850,12 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         status = op[0] == 'd' ? sk_signal_deliver_on_bounded(&made, in, c->queue, capacity, policy, NULL, NULL, NULL)
                               : sk_signal_on_backpressure_buffer(&made, in, capacity, policy, NULL, NULL, NULL);
     } else if (strcmp(op, "switchMap") == 0) {
-        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(named, named_count);
+        if (!named_or_failing(c, &w, 1, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(c, named, named_count);
         status = sk_signal_map_to_signal(&made, in, inner_signal_fn, table, inner_table_release);
     } else if (strcmp(op, "concatMap") == 0) {
-        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(named, named_count);
+        if (!named_or_failing(c, &w, 1, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(c, named, named_count);
         sk_signal *values = NULL;
         status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
         if (status == SK_OK) {
@@ -693,7 +865,7 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
     } else if (strcmp(op, "switchToLatest") == 0 || strcmp(op, "queue") == 0 || strcmp(op, "throttled") == 0) {
         /* A signal of signals: each value `i` the `i`-th named input. */
         if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(named, named_count);
+        inner_table *table = make_inner_table(c, named, named_count);
         sk_signal *values = NULL;
         status = sk_signal_map(&values, in, inner_value_fn, table, inner_table_release);
         if (status == SK_OK) {
@@ -704,8 +876,8 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         }
     } else if (strcmp(op, "mergeMap") == 0) {
         NUM(1, n);
-        if (!named_inputs(c, &w, 2, named, &named_count, why, size)) return false;
-        inner_table *table = make_inner_table(named, named_count);
+        if (!named_or_failing(c, &w, 2, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(c, named, named_count);
         status = sk_signal_merge_map(&made, in, n < 0 ? SIZE_MAX : (size_t)n, inner_signal_fn, table,
                                      inner_table_release);
     } else if (strcmp(op, "groupBy") == 0) {
@@ -720,7 +892,7 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         NEED(3);
         fn_spec *complete = NULL;
         FN(1, FN_PREDICATE);
-        complete = parse_function(w.word[2], FN_PREDICATE, why, size);
+        complete = parse_function(w.word[2], FN_PREDICATE, &c->failures, why, size);
         if (!complete) {
             free(spec);
             return false;
@@ -732,9 +904,10 @@ static bool apply(marble_case *c, char *text, sk_signal **signal, char *why, siz
         status = sk_signal_take_until(&made, in, take_action_fn, both, take_action_release);
     } else if (strcmp(op, "catch") == 0 || strcmp(op, "deferred") == 0) {
         NEED(2);
-        if (!named_inputs(c, &w, 1, named, &named_count, why, size)) return false;
-        status = op[0] == 'c' ? sk_signal_catch(&made, in, fallback_fn, sk_signal_retain(named[0]), release_signal)
-                              : sk_signal_deferred(&made, deferred_fn, sk_signal_retain(named[0]), release_signal);
+        if (!named_or_failing(c, &w, 1, named, &named_count, why, size)) return false;
+        inner_table *table = make_inner_table(c, named, named_count);
+        status = op[0] == 'c' ? sk_signal_catch(&made, in, fallback_fn, table, inner_table_release)
+                              : sk_signal_deferred(&made, deferred_fn, table, inner_table_release);
     } else if (strcmp(op, "timeout") == 0) {
         NEED(3); NUM(1, n);
         if (!named_inputs(c, &w, 2, named, &named_count, why, size)) return false;
@@ -785,6 +958,38 @@ static void dispose_recorder_fn(void *ctx) {
     sk_test_recorder_dispose(*(sk_test_recorder **)ctx);
 }
 
+/* Between the case's signal and its subscribers, where a callback fails:
+ * keeps the first error they receive (the recorder prints any as `#`) and
+ * passes it on unchanged, at the same frame. */
+static sk_signal *received_error_fn(void *ctx, const sk_value *error) {
+    failure_log *log = ctx;
+    if (log->received_count++ == 0) {
+        SK_OK_OR_ABORT(sk_value_copy(&log->received, error));
+    }
+    sk_signal *failing = NULL;
+    SK_OK_OR_ABORT(sk_signal_fail(&failing, error));
+    return failing;
+}
+
+/* Adds to `failures` what the case's failing callbacks did not do as the
+ * table says (README.md's "Functions"). */
+static void check_failures(marble_case *c, char *failures, size_t size) {
+    failure_log *log = &c->failures;
+    size_t used = strlen(failures);
+    if (log->failed + log->refused == 0) {
+        snprintf(failures + used, size - used, "\n    no callback failed: the `!` was never reached");
+    } else if (log->wrong > 0) {
+        snprintf(failures + used, size - used,
+                 "\n    sk_callback_fail returned %s in %d call(s) (SK_OK in an operator's callback, "
+                 "SK_ERR_UNSUPPORTED in a side effect's)",
+                 sk_status_string(log->wrong_status), log->wrong);
+    } else if (strchr(c->out, '#') && (log->received_count != 1 || !sk_value_equal(&log->received, &log->error))) {
+        snprintf(failures + used, size - used,
+                 "\n    the error received is not the one given to sk_callback_fail (%d error(s) received)",
+                 log->received_count);
+    }
+}
+
 /* Compares `recorder`'s diagram with `expected`; adds a line when they differ. */
 static void compare_diagram(marble_case *c, sk_test_recorder *recorder, const char *expected, const char *who,
                             char *failures, size_t size) {
@@ -804,6 +1009,7 @@ static void run_case(marble_case *c, char *failures, size_t size) {
     failures[0] = '\0';
     sk_value error;
     SK_OK_OR_FAIL(sk_value_set_string(&error, "marble error"));
+    SK_OK_OR_FAIL(sk_value_set_string(&c->failures.error, "marble callback failure"));
     SK_OK_OR_FAIL(sk_queue_create_virtual(&c->queue, c->name));
     for (size_t i = 0; i < c->input_count; i++) {
         input *in = &c->inputs[i];
@@ -826,6 +1032,12 @@ static void run_case(marble_case *c, char *failures, size_t size) {
             sk_signal_release(signal);
             goto cleanup;
         }
+    }
+    if (c->failures.used) {
+        sk_signal *checked = NULL;
+        SK_OK_OR_FAIL(sk_signal_catch(&checked, signal, received_error_fn, &c->failures, NULL));
+        sk_signal_release(signal);
+        signal = checked;
     }
     sk_test_recorder *recorder = NULL;
     SK_OK_OR_FAIL(sk_test_record(&recorder, signal, c->queue, FRAME));
@@ -901,6 +1113,10 @@ static void run_case(marble_case *c, char *failures, size_t size) {
         sk_test_recorder_dispose(c->also[i].recorder);
         sk_test_recorder_release(c->also[i].recorder);
     }
+    /* After the disposals: afterDisposed's function runs in them. */
+    if (c->failures.used) {
+        check_failures(c, failures, size);
+    }
 cleanup:
     for (size_t i = 0; i < c->input_count; i++) {
         sk_signal_release(c->inputs[i].signal);
@@ -908,6 +1124,8 @@ cleanup:
     }
     sk_queue_release(c->queue);
     sk_value_release(&error);
+    sk_value_release(&c->failures.error);
+    sk_value_release(&c->failures.received);
 }
 
 /* Reads and runs every case of `path`; returns the report. */
@@ -1068,8 +1286,8 @@ static const char *marbles_dir(void) {
 }
 
 /* The table's files, each run by a test of its own below. */
-static const char *const FILES[] = {"catch",  "combine", "dispatch", "mapping",
-                                     "reduce", "share",   "side_effects", "take", "timing"};
+static const char *const FILES[] = {"catch",  "combine", "dispatch",     "failure", "mapping",
+                                     "reduce", "share",   "side_effects", "take",    "timing"};
 
 static void run_table_file(const char *name) {
     char path[512];
@@ -1084,6 +1302,7 @@ static void run_table_file(const char *name) {
 Test(marble_table, catch_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("catch"); }
 Test(marble_table, combine_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("combine"); }
 Test(marble_table, dispatch_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("dispatch"); }
+Test(marble_table, failure_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("failure"); }
 Test(marble_table, mapping_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("mapping"); }
 Test(marble_table, reduce_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("reduce"); }
 Test(marble_table, share_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("share"); }

@@ -109,6 +109,40 @@ enum MarbleOperators {
         return value
     }
 
+    /// The signal functions' inputs, in order, where `!` (nil) stands for
+    /// the function failing (README.md's "Functions").
+    static func namedOrFailing(_ arguments: [String], _ inputs: [String: TestSignal<MarbleValue, MarbleFailure>], _ operation: MarbleCase.Operation) throws(MarbleTableError) -> [MarbleSignal?] {
+        var signals: [MarbleSignal?] = []
+        for name in arguments {
+            if name == "!" {
+                signals.append(nil)
+                continue
+            }
+            signals.append(try self.named([name], inputs, operation)[0])
+        }
+        return signals
+    }
+
+    /// The operators whose signal function may fail where the case says so
+    /// (`!` in place of an input): Swift's way for such a function to fail
+    /// is to return a failing signal, which those start at once.
+    static let failingSignalFunctions: Set<String> = ["switchMap", "mergeMap", "mergeMapBounded", "catch", "deferred"]
+
+    /// Why the Swift runner cannot play an operation whose callback fails
+    /// (`!`), or nil when it can.
+    static func cannotFail(_ operation: MarbleCase.Operation) -> String? {
+        guard operation.arguments.contains(where: { $0.contains("!") }) else {
+            return nil
+        }
+        if self.failingSignalFunctions.contains(operation.name) {
+            return nil
+        }
+        if operation.name == "concatMap" {
+            return "mapToQueue starts a signal in its turn: a failing one would wait for the inner before it, where the function's failure ends the stream at once"
+        }
+        return "Swift's closures cannot fail (they cannot throw)"
+    }
+
     /// The inputs an operator names, in order.
     static func named(_ arguments: [String], _ inputs: [String: TestSignal<MarbleValue, MarbleFailure>], _ operation: MarbleCase.Operation) throws(MarbleTableError) -> [MarbleSignal] {
         var signals: [MarbleSignal] = []
@@ -152,11 +186,22 @@ enum MarbleOperators {
     /// An operator of the table: those of a standard shape from
     /// MarbleTableOperators.generated.swift (tools/api/operators.py), the
     /// others here.
-    static func apply(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler) throws(MarbleTableError) -> MarbleSignal {
+    static func apply(_ operation: MarbleCase.Operation, to signal: MarbleSignal, inputs: [String: TestSignal<MarbleValue, MarbleFailure>], scheduler: TestScheduler, failures: MarbleFailures) throws(MarbleTableError) -> MarbleSignal {
+        if let why = self.cannotFail(operation) {
+            throw MarbleTableError(message: "line \(operation.line): `\(([operation.name] + operation.arguments).joined(separator: " "))`: \(why)", left: true)
+        }
         if let made = try self.standard(operation, to: signal, inputs: inputs, scheduler: scheduler) {
             return made
         }
         let arguments = operation.arguments
+        /// The `index`-th signal of a signal function, a failing one for
+        /// `!`, an empty one past them.
+        func pick(_ signals: [MarbleSignal?], _ index: Int) -> MarbleSignal {
+            guard index >= 0 && index < signals.count else {
+                return MarbleSignal.complete()
+            }
+            return signals[index] ?? failures.fail(at: "\(index)")
+        }
         switch operation.name {
         // Take
         case "takeWhile":
@@ -192,10 +237,9 @@ enum MarbleOperators {
             return combineLatest(signals) |> map { MarbleValue.list($0.flatMap(\.ints)) }
         // Meta: each value v selects the input named by argument v+1 (0 the first named)
         case "switchMap", "concatMap":
-            let signals = try self.named(arguments, inputs, operation)
+            let signals = try self.namedOrFailing(arguments, inputs, operation)
             let select: (MarbleValue) -> MarbleSignal = { value in
-                let index = value.int
-                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+                pick(signals, value.int)
             }
             if operation.name == "switchMap" {
                 return signal |> mapToSignal(select)
@@ -218,10 +262,9 @@ enum MarbleOperators {
             }
         case "mergeMap":
             let limit = try self.integer(arguments, 0, operation)
-            let signals = try self.named(Array(arguments.dropFirst()), inputs, operation)
+            let signals = try self.namedOrFailing(Array(arguments.dropFirst()), inputs, operation)
             return signal |> mergeMap(maxConcurrent: limit) { value in
-                let index = value.int
-                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+                pick(signals, value.int)
             }
         // Sharing
         case "groupBy":
@@ -234,11 +277,11 @@ enum MarbleOperators {
         case "retry":
             return signal |> retry(count: try self.integer(arguments, 0, operation))
         case "catch":
-            let fallback = try self.named(arguments, inputs, operation)
+            let fallback = try self.namedOrFailing(arguments, inputs, operation)
             guard fallback.count == 1 else {
                 throw MarbleTableError(message: "line \(operation.line): `catch` names one input")
             }
-            return signal |> `catch` { _ in fallback[0] }
+            return signal |> `catch` { _ in pick(fallback, 0) }
         case "retryBackoff":
             let increment = try self.integer(arguments, 0, operation)
             let most = try self.integer(arguments, 1, operation)
@@ -252,11 +295,11 @@ enum MarbleOperators {
             }
             return signal |> timeout(scheduler.seconds(frames), queue: scheduler.queue, alternate: alternate[0])
         case "deferred":
-            let made = try self.named(arguments, inputs, operation)
+            let made = try self.namedOrFailing(arguments, inputs, operation)
             guard made.count == 1 else {
                 throw MarbleTableError(message: "line \(operation.line): `deferred` names one input")
             }
-            return deferred { made[0] }
+            return deferred { pick(made, 0) }
         case "retryDelay":
             let count = try self.integer(arguments, 0, operation)
             let frames = try self.integer(arguments, 1, operation)
@@ -311,10 +354,9 @@ enum MarbleOperators {
             case let other:
                 throw MarbleTableError(message: "line \(operation.line): `\(other)` is no policy (dropNewest, dropOldest, latest)")
             }
-            let signals = try self.named(Array(arguments.dropFirst(3)), inputs, operation)
+            let signals = try self.namedOrFailing(Array(arguments.dropFirst(3)), inputs, operation)
             return signal |> mergeMap(maxConcurrent: limit, capacity: capacity, overflow: overflow) { value in
-                let index = value.int
-                return index >= 0 && index < signals.count ? signals[index] : MarbleSignal.complete()
+                pick(signals, value.int)
             }
         case "zipBounded":
             let capacity = try self.integer(arguments, 0, operation)

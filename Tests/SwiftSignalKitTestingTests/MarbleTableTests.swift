@@ -14,6 +14,11 @@ import SwiftSignalKitTesting
 /// the frames each input was subscribed, and the events the subscriber
 /// received): `make docs` draws the operators' marble pictures from it
 /// (tools/docs/marbles.py), so a picture shows what ran, never the `out` line.
+///
+/// A case where a callback fails (`!`, the README's "Functions"): a signal
+/// function returns a failing signal, whose error the `out` line's `#` must
+/// be; Swift's other closures cannot fail, so those cases are left to what
+/// Swift can express, each named with why, counted, and not in the dump.
 final class MarbleTableTests: XCTestCase {
     func testEveryCaseOfTheSharedTable() throws {
         let directory = URL(fileURLWithPath: #filePath)
@@ -26,6 +31,7 @@ final class MarbleTableTests: XCTestCase {
         XCTAssertFalse(files.isEmpty, "no .marbles file in \(directory.path)")
         var names = Set<String>()
         var count = 0
+        var left: [String] = []
         let dumpPath = ProcessInfo.processInfo.environment["SIGNALKIT_MARBLE_DUMP"].flatMap { $0.isEmpty ? nil : $0 }
         var dump: [[String: Any]] = []
         for file in files {
@@ -44,14 +50,19 @@ final class MarbleTableTests: XCTestCase {
                     if let failure = try marbleCase.run(recording: dumpPath == nil ? nil : { dump.append($0) }) {
                         XCTFail("\(marbleCase.location) \(marbleCase.name):\n\(failure)")
                     }
+                } catch where error.left {
+                    left.append("\(marbleCase.location) \(marbleCase.name): \(error.message)")
                 } catch {
                     XCTFail("\(marbleCase.location) \(marbleCase.name): \(error.message)")
                 }
             }
         }
         XCTAssertGreaterThan(count, 0)
+        XCTAssertLessThan(left.count, count)
+        print("marble table: \(count) cases, \(count - left.count) played, \(left.count) left to what Swift can express:\n  "
+            + left.joined(separator: "\n  "))
         if let dumpPath {
-            XCTAssertEqual(dump.count, count, "every case is in the dump")
+            XCTAssertEqual(dump.count, count - left.count, "every case played is in the dump")
             let data = try JSONSerialization.data(withJSONObject: ["cases": dump], options: [.prettyPrinted, .sortedKeys])
             try data.write(to: URL(fileURLWithPath: dumpPath))
         }
@@ -76,15 +87,34 @@ final class MarbleTableTests: XCTestCase {
     }
 }
 
-/// A mistake in the table (or an operator the runner does not know).
+/// A mistake in the table (or an operator the runner does not know), or,
+/// `left`, a case Swift cannot express.
 struct MarbleTableError: Error {
     let message: String
+    var left = false
 }
 
-/// The one error every input's `#` emits.
+/// An error of the table: the one every input's `#` emits ("boom"), or the
+/// failure of a callback (`!`).
 struct MarbleFailure: Error, Equatable, CustomStringConvertible {
+    var message = "boom"
+
     var description: String {
-        return "boom"
+        return self.message
+    }
+}
+
+/// The callbacks of a case that fail (`!`): the failures they gave, in
+/// order. Used on the thread that runs the virtual clock.
+final class MarbleFailures {
+    var raised: [MarbleFailure] = []
+
+    /// A signal function's failure, called with the value `at`: a signal
+    /// that fails with it.
+    func fail(at: String) -> MarbleSignal {
+        let failure = MarbleFailure(message: "marble callback failed at \(at)")
+        self.raised.append(failure)
+        return MarbleSignal.fail(failure)
     }
 }
 
@@ -303,9 +333,11 @@ struct MarbleCase {
             }
         }
         var signal = sources[self.inputs[0].name]!.signal
+        let callbackFailures = MarbleFailures()
         for operation in self.operations {
-            signal = try MarbleOperators.apply(operation, to: signal, inputs: sources, scheduler: scheduler)
+            signal = try MarbleOperators.apply(operation, to: signal, inputs: sources, scheduler: scheduler, failures: callbackFailures)
         }
+        let failing = self.operations.contains { $0.arguments.contains { $0.contains("!") } }
         let recorder = scheduler.record(signal, disposeAt: self.disposeAt)
         let others = self.others.map { other in
             (scheduler.record(signal, subscribeAt: other.from, disposeAt: other.to), other.expected)
@@ -316,7 +348,12 @@ struct MarbleCase {
             throw MarbleTableError(message: "virtual time: \(error)")
         }
         var failures: [String] = []
-        if let mismatch = recorder.mismatch(self.expected!, values: values, error: MarbleFailure()) {
+        // Where a callback fails, the `out` line's `#` is its failure.
+        if failing && callbackFailures.raised.isEmpty {
+            failures.append("no callback failed: the `!` was never reached")
+        }
+        let expectedError = failing ? callbackFailures.raised.first ?? MarbleFailure(message: "no callback failed") : MarbleFailure()
+        if let mismatch = recorder.mismatch(self.expected!, values: values, error: expectedError) {
             failures.append(mismatch)
         }
         for (index, (other, expected)) in others.enumerated() {

@@ -15,6 +15,12 @@
  * marble_table::runner_* tests hold it to that): a table never passes by
  * being skipped.
  *
+ * A callable the case makes fail (`!`, the README's "Functions") throws a
+ * marble_failure: the runner checks that the error the subscriber receives
+ * is "signalkit::NAME: the callable threw: " and its what(). A side effect
+ * whose callable would throw (std::terminate) is left, counted and named
+ * in the suite's log, neither passed nor failed.
+ *
  * The folder is Tests/marbles from the directory the suite runs in (make
  * runs it from the repository's root), or $SK_MARBLES_DIR.
  */
@@ -27,6 +33,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -49,6 +56,32 @@ constexpr std::size_t most_tasks = 100000;
 /* Why a case cannot be played: its message becomes the case's failure. */
 struct case_error : std::runtime_error {
     using std::runtime_error::runtime_error;
+};
+
+/* A case C++ cannot play as the table writes it (a side effect that fails:
+ * a throw there calls std::terminate, docs/misuse.md): left to the C++
+ * suite's own tests, counted and named, never passed. */
+struct case_left : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/* What a callable of the vocabulary throws where the case says it fails
+ * (`!`, README.md's "Functions"). */
+struct marble_failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/* The case's failing callables and what came of them. */
+struct failure_log {
+    bool used = false;                 /* the case has a `!` */
+    std::vector<std::string> thrown;   /* the what() of each exception thrown */
+    std::vector<std::string> received; /* the errors the subscriber received */
+
+    /* Throws the failure of a callable called with `at` ("" for none). */
+    [[noreturn]] void fail(const std::string &at) {
+        thrown.push_back("marble callback failed" + (at.empty() ? std::string() : " at " + at));
+        throw marble_failure(thrown.back());
+    }
 };
 
 std::vector<std::string> split_words(const std::string &line) {
@@ -120,6 +153,16 @@ enum class fn_class { map, predicate, binary };
 struct function {
     std::string name;
     std::int64_t k = 0;
+    /* `F!K`: throws (into `log`) when called with K. */
+    bool fails = false;
+    std::int64_t fail_at = 0;
+    failure_log *log = nullptr;
+
+    void fail_if_at(std::int64_t x) const {
+        if (fails && x == fail_at) {
+            log->fail(std::to_string(x));
+        }
+    }
 };
 
 const struct {
@@ -135,8 +178,18 @@ const struct {
     {"sub", fn_class::binary, false},   {"mul", fn_class::binary, false},    {"max", fn_class::binary, false},
 };
 
-/* The function `text` names (`times:3`), of class `cls`, or a case_error. */
-function parse_function(const std::string &text, fn_class cls) {
+/* The function `text` names (`times:3`, `times:3!2` failing at 2), of class
+ * `cls`, or a case_error. */
+function parse_function(const std::string &written, fn_class cls, failure_log &log) {
+    std::size_t bang = written.find('!');
+    const std::string text = written.substr(0, bang);
+    std::optional<std::int64_t> fail_at;
+    if (bang != std::string::npos) {
+        fail_at = parse_int(written.substr(bang + 1));
+        if (!fail_at) {
+            throw case_error("function `" + written + "`: the value after `!` is not an integer");
+        }
+    }
     std::size_t colon = text.find(':');
     std::string name = text.substr(0, colon);
     for (const auto &known : functions) {
@@ -155,6 +208,12 @@ function parse_function(const std::string &text, fn_class cls) {
             f.k = *k;
         } else if (colon != std::string::npos) {
             throw case_error("function `" + text + "` takes no constant");
+        }
+        if (fail_at) {
+            f.fails = true;
+            f.fail_at = *fail_at;
+            f.log = &log;
+            log.used = true;
         }
         return f;
     }
@@ -177,6 +236,7 @@ sk::value apply_map(const function &f, sk::value_view v) {
     } else if (f.name == "mod") {
         x = f.k == 0 ? 0 : x % f.k;
     }
+    f.fail_if_at(v.as<std::int64_t>());
     return sk::value(x);
 }
 
@@ -185,6 +245,7 @@ bool apply_predicate(const function &f, sk::value_view v) {
         return false;
     }
     std::int64_t x = v.as<std::int64_t>();
+    f.fail_if_at(x);
     if (f.name == "is_even") return x % 2 == 0;
     if (f.name == "is_odd") return x % 2 != 0;
     if (f.name == "always") return true;
@@ -200,21 +261,39 @@ sk::value apply_binary(const function &f, sk::value_view accumulator, sk::value_
         return sk::value();
     }
     std::int64_t a = accumulator.as<std::int64_t>(), x = v.as<std::int64_t>();
+    f.fail_if_at(x);
     if (f.name == "add") return sk::value(a + x);
     if (f.name == "sub") return sk::value(a - x);
     if (f.name == "mul") return sk::value(a * x);
     return sk::value(x > a ? x : a); /* max */
 }
 
-/* The `i`-th of `signals` for the value `i`, or an empty handle (the C
+/* The inputs a signal function returns (switchMap's, catch's...): a
+ * value `i` the `i`-th; `!` in its place (`failing`) makes the function
+ * throw instead (into `log`). */
+struct inner_list {
+    std::vector<sk::signal> signals;
+    std::vector<bool> failing;
+    failure_log *log = nullptr;
+
+    /* The `i`-th entry, or the throw of a failing one. */
+    sk::signal at(std::size_t i) const {
+        if (failing[i]) {
+            log->fail(std::to_string(i));
+        }
+        return signals[i];
+    }
+};
+
+/* The `i`-th of `inner` for the value `i`, or an empty handle (the C
  * layer's NULL: no signal) for another value. */
-sk::signal inner_signal(const std::vector<sk::signal> &signals, sk::value_view v) {
+sk::signal inner_signal(const inner_list &inner, sk::value_view v) {
     if (v.kind() != sk::kind::int64) {
         return sk::signal();
     }
     std::int64_t i = v.as<std::int64_t>();
-    return i >= 0 && static_cast<std::size_t>(i) < signals.size() ? signals[static_cast<std::size_t>(i)]
-                                                                    : sk::signal();
+    return i >= 0 && static_cast<std::size_t>(i) < inner.signals.size() ? inner.at(static_cast<std::size_t>(i))
+                                                                          : sk::signal();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -256,6 +335,8 @@ struct stage {
     skt::virtual_queue queue;
     const marble_case &c;
     std::map<std::string, skt::test_signal> inputs;
+    /* Filled while the operators are applied (parse_function) and run. */
+    mutable failure_log failures;
 
     const sk::signal &input(const std::string &op, const std::string &name) const {
         auto found = inputs.find(name);
@@ -274,6 +355,27 @@ struct stage {
             throw case_error("`" + w[0] + "` needs at least one input");
         }
         return out;
+    }
+    /* The same for a signal function, where `!` may stand for a failure. */
+    inner_list named_or_failing(const std::vector<std::string> &w, std::size_t first) const {
+        inner_list out;
+        out.log = &failures;
+        for (std::size_t i = first; i < w.size(); i++) {
+            bool failing = w[i] == "!";
+            out.signals.push_back(failing ? sk::signal() : input(w[0], w[i]));
+            out.failing.push_back(failing);
+            failures.used = failures.used || failing;
+        }
+        if (out.signals.empty()) {
+            throw case_error("`" + w[0] + "` needs at least one input");
+        }
+        return out;
+    }
+    /* Inputs no function of the case can fail in place of. */
+    inner_list named_list(const std::vector<std::string> &w, std::size_t first) const {
+        std::vector<sk::signal> signals = named(w, first);
+        std::vector<bool> failing(signals.size(), false);
+        return inner_list{std::move(signals), std::move(failing), &failures};
     }
 };
 
@@ -307,11 +409,11 @@ struct operation {
 
     std::size_t count() const { return count_or_max(int_argument(w, 1)); }
     std::function<bool(sk::value_view)> predicate() const {
-        function f = parse_function(w[1], fn_class::predicate);
+        function f = parse_function(w[1], fn_class::predicate, st.failures);
         return [f](sk::value_view v) { return apply_predicate(f, v); };
     }
     std::function<sk::value(sk::value_view)> map() const {
-        function f = parse_function(w[1], fn_class::map);
+        function f = parse_function(w[1], fn_class::map, st.failures);
         return [f](sk::value_view v) { return apply_map(f, v); };
     }
     sk::value value() const {
@@ -324,25 +426,36 @@ struct operation {
     const sk::signal &input() const { return st.input(w[0], w[1]); }
     sk::value initial() const { return sk::value(int_argument(w, 2)); }
     std::function<sk::value(sk::value_view, sk::value_view)> binary() const {
-        function f = parse_function(w[1], fn_class::binary);
+        function f = parse_function(w[1], fn_class::binary, st.failures);
         return [f](sk::value_view a, sk::value_view v) { return apply_binary(f, a, v); };
     }
     std::vector<sk::signal> inputs() const { return st.named(w, 1); }
     sk::seconds_t seconds() const { return static_cast<double>(int_argument(w, 1)) * frame; }
     const sk::queue &queue() const { return st.queue; }
     /* The side effects' functions (the shapes tap and work): they do nothing,
-     * and the case checks that the events pass unchanged. */
+     * and the case checks that the events pass unchanged. Written failing
+     * (`beforeNext !3`), the case is left: a side effect's throw calls
+     * std::terminate (docs/misuse.md's "A callback that fails"). */
     std::function<void(sk::value_view)> look() const {
+        side_effect();
         return [](sk::value_view) {};
     }
     std::function<void()> work() const {
+        side_effect();
         return [] {};
+    }
+    void side_effect() const {
+        if (w.size() == 2 && !w[1].empty() && w[1][0] == '!') {
+            throw case_left("a side effect that throws calls std::terminate");
+        }
+        need(w, 0);
     }
 };
 
 /* The operators of a standard shape, listed in marble_operators.hpp, which
  * make api-update writes from the operator table (tools/api/operators.md):
- * each with its number of arguments (-1: one or more) and its call. */
+ * each with its number of arguments (-1: its call reads them: one input or
+ * more; a side effect's `!K`) and its call. */
 struct marble_operator {
     const char *name;
     int arguments;
@@ -364,7 +477,7 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
     }
     if (op == "takeWhile" || op == "takeWhileInclusive") {
         need(w, 1);
-        function f = parse_function(w[1], fn_class::predicate);
+        function f = parse_function(w[1], fn_class::predicate, st.failures);
         return s.take_while([f](sk::value_view v) { return apply_predicate(f, v); }, op == "takeWhileInclusive");
     }
     if (op == "retry") {
@@ -395,7 +508,7 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         if (policy == policies.end()) {
             throw case_error("`" + op + "`: `" + w[2] + "` is no policy (dropNewest, dropOldest, latest)");
         }
-        std::vector<sk::signal> inner = st.named(w, 3);
+        inner_list inner = st.named_list(w, 3);
         return s.map([inner](sk::value_view v) {
                     sk::signal chosen = inner_signal(inner, v);
                     return chosen ? sk::value(chosen) : sk::value();
@@ -409,7 +522,7 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
         if (policy == policies.end()) {
             throw case_error("`" + op + "`: `" + w[3] + "` is no policy (dropNewest, dropOldest, latest)");
         }
-        std::vector<sk::signal> inner = st.named(w, 4);
+        inner_list inner = st.named_or_failing(w, 4);
         return s.merge_map(count_or_max(int_argument(w, 1)), count_or_zero(int_argument(w, 2)), policy->second,
                            [inner](sk::value_view v) { return inner_signal(inner, v); });
     }
@@ -436,11 +549,11 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
                                         : s.on_backpressure_buffer(capacity, policy->second);
     }
     if (op == "switchMap") {
-        std::vector<sk::signal> inner = st.named(w, 1);
+        inner_list inner = st.named_or_failing(w, 1);
         return s.map_to_signal([inner](sk::value_view v) { return inner_signal(inner, v); });
     }
     if (op == "concatMap") {
-        std::vector<sk::signal> inner = st.named(w, 1);
+        inner_list inner = st.named_or_failing(w, 1);
         return s.map([inner](sk::value_view v) {
                     sk::signal chosen = inner_signal(inner, v);
                     return chosen ? sk::value(chosen) : sk::value();
@@ -448,7 +561,7 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
     }
     if (op == "switchToLatest" || op == "queue" || op == "throttled") {
         /* A signal of signals: each value `i` the `i`-th named input. */
-        std::vector<sk::signal> inner = st.named(w, 1);
+        inner_list inner = st.named_list(w, 1);
         sk::signal signals = s.map([inner](sk::value_view v) {
             sk::signal chosen = inner_signal(inner, v);
             return chosen ? sk::value(chosen) : sk::value();
@@ -459,12 +572,12 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
     }
     if (op == "mergeMap") {
         std::int64_t n = int_argument(w, 1);
-        std::vector<sk::signal> inner = st.named(w, 2);
+        inner_list inner = st.named_or_failing(w, 2);
         return s.merge_map(count_or_max(n), [inner](sk::value_view v) { return inner_signal(inner, v); });
     }
     if (op == "groupBy") {
         need(w, 1);
-        function f = parse_function(w[1], fn_class::map);
+        function f = parse_function(w[1], fn_class::map, st.failures);
         /* Each group's values as [key, value], the groups merged. */
         return s.group_by([f](sk::value_view v) { return apply_map(f, v); })
             .merge_map(SIZE_MAX, [](sk::value_view group) {
@@ -475,8 +588,8 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
     }
     if (op == "takeUntilAction") {
         need(w, 2);
-        function pass = parse_function(w[1], fn_class::predicate);
-        function complete = parse_function(w[2], fn_class::predicate);
+        function pass = parse_function(w[1], fn_class::predicate, st.failures);
+        function complete = parse_function(w[2], fn_class::predicate, st.failures);
         return s.take_until([pass, complete](sk::value_view v) {
             return (apply_predicate(pass, v) ? sk::take_pass : sk::take_drop) |
                    (apply_predicate(complete, v) ? sk::take_complete : sk::take_drop);
@@ -484,13 +597,13 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
     }
     if (op == "catch") {
         need(w, 1);
-        sk::signal fallback = st.input(op, w[1]);
-        return s.catch_error([fallback](sk::value_view) { return fallback; });
+        inner_list fallback = st.named_or_failing(w, 1);
+        return s.catch_error([fallback](sk::value_view) { return fallback.at(0); });
     }
     if (op == "deferred") {
         need(w, 1);
-        sk::signal made = st.input(op, w[1]);
-        return sk::signal::deferred([made] { return made; });
+        inner_list made = st.named_or_failing(w, 1);
+        return sk::signal::deferred([made] { return made.at(0); });
     }
     if (op == "timeout") {
         need(w, 2);
@@ -510,10 +623,44 @@ sk::signal apply(const stage &st, const std::string &text, const sk::signal &s) 
     throw case_error("unknown operator `" + op + "`");
 }
 
-/* Plays `c`; what did not hold, one "\n    ..." line each ("" when all did). */
-std::string run_case(const marble_case &c) {
+/* Whether `text` ends with `tail`. */
+bool ends_with(const std::string &text, const std::string &tail) {
+    return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+/* What the case's failing callables did not do as the table says
+ * (README.md's "Functions"): fail, and have the error the subscriber
+ * received carry the what() of what they threw. */
+std::string check_failures(const failure_log &log, const std::string &out) {
+    if (log.thrown.empty()) {
+        return "\n    no callable failed: the `!` was never reached";
+    }
+    if (out.find('#') == std::string::npos) {
+        return "";
+    }
+    const std::string tail = ": the callable threw: " + log.thrown.front();
+    if (log.received.size() != 1 || log.received[0].compare(0, 11, "signalkit::") != 0 ||
+        !ends_with(log.received[0], tail)) {
+        std::string got;
+        for (const auto &e : log.received) {
+            got += " \"" + e + "\"";
+        }
+        return "\n    the error received is not \"signalkit::NAME" + tail + "\": got" + (got.empty() ? " none" : got);
+    }
+    return "";
+}
+
+/* What playing a case came to: what did not hold, one "\n    ..." line
+ * each ("" when all did), or why it was left (case_left). */
+struct case_result {
     std::string failures;
-    stage st{skt::virtual_queue::create(c.name.c_str()), c, {}};
+    std::string left;
+};
+
+/* Plays `c`. */
+case_result run_case(const marble_case &c) {
+    std::string failures;
+    stage st{skt::virtual_queue::create(c.name.c_str()), c, {}, {}};
     const sk::value error("marble error");
     sk::signal s;
     try {
@@ -529,6 +676,8 @@ std::string run_case(const marble_case &c) {
         for (const auto &op : c.ops) {
             try {
                 s = apply(st, op, s);
+            } catch (const case_left &) {
+                throw;
             } catch (const case_error &e) {
                 throw case_error("op " + op + ": " + e.what());
             } catch (const sk::error &e) {
@@ -536,9 +685,20 @@ std::string run_case(const marble_case &c) {
             }
         }
     } catch (const case_error &e) {
-        return std::string("\n    ") + e.what();
+        return {std::string("\n    ") + e.what(), ""};
+    } catch (const case_left &e) {
+        return {"", e.what()};
     }
 
+    if (st.failures.used) {
+        /* Keeps the error the subscriber receives (the recorder prints any
+         * as `#`) and passes it on unchanged, at the same frame. */
+        failure_log *log = &st.failures;
+        s = s.catch_error([log](sk::value_view e) {
+            log->received.push_back(e.kind() == sk::kind::string ? e.as<std::string>() : "(not a string)");
+            return sk::signal::fail(sk::value(e));
+        });
+    }
     skt::recorder out = skt::record(s, st.queue, frame);
     if (c.dispose_at >= 0) {
         st.queue.after(static_cast<double>(c.dispose_at) * frame, [&out] { out.dispose(); });
@@ -600,7 +760,10 @@ std::string run_case(const marble_case &c) {
     for (auto &r : also) {
         r.dispose();
     }
-    return failures;
+    if (st.failures.used) {
+        failures += check_failures(st.failures, *c.out);
+    }
+    return {failures, ""};
 }
 
 /* What a file's cases came to. */
@@ -609,6 +772,7 @@ struct report {
     int failed = 0;
     std::string text;
     std::vector<std::string> names;
+    std::vector<std::string> left; /* "NAME: why" of each case left */
 
     void fail(const std::string &where, const std::string &what) {
         failed++;
@@ -739,11 +903,13 @@ report run_table(std::istream &in, const std::string &path) {
                 r.fail(at, "`sub` names no input `" + unknown->input + "`");
                 continue;
             }
-            std::string failures = run_case(done);
-            if (failures.empty()) {
+            case_result result = run_case(done);
+            if (!result.left.empty()) {
+                r.left.push_back(done.name + ": " + result.left);
+            } else if (result.failures.empty()) {
                 r.passed++;
             } else {
-                r.fail(at, failures);
+                r.fail(at, result.failures);
             }
             continue;
         } else {
@@ -813,6 +979,9 @@ static void play_file(const char *name) {
     report r = run_table(in, path);
     cr_assert(r.failed == 0 && r.passed > 0, "%s: %d case(s) passed, %d failed:\n%s", path.c_str(), r.passed,
               r.failed, r.text.c_str());
+    for (const auto &left : r.left) {
+        std::fprintf(stderr, "%s: left to the C++ suite's own tests: %s\n", path.c_str(), left.c_str());
+    }
 }
 
 ParameterizedTest(table_file *file, marble_table, files, .timeout = 20) {
@@ -887,4 +1056,19 @@ SK_TEST(marble_table, runner_fails_what_did_not_happen) {
     cr_expect(r.text.find("subscriptions of a: expected \"^0\", got \"^0 !1\"") != std::string::npos, "%s",
               r.text.c_str());
     cr_expect(r.text.find("case no_end has no `end`") != std::string::npos, "%s", r.text.c_str());
+}
+
+/* A callable the case makes fail (`!`) must fail, with its what() in the
+ * error; a side effect's failure is left, neither passed nor failed. */
+SK_TEST(marble_table, runner_checks_failing_callables) {
+    report r = run_text("case fails\nin a -1-2|\nop map times:10!2\nvalue x 10\nout -x-#\nsub a 0 3\nend\n"
+                        "case never_reached\nin a -1-2|\nop map times:10!5\nvalue x 10\nvalue y 20\nout -x-y|\nend\n"
+                        "case side_effect\nin a -1-2|\nop beforeNext !2\nout -1-2|\nend\n");
+    cr_assert_eq(r.passed, 1, "%s", r.text.c_str());
+    cr_assert_eq(r.failed, 1, "%s", r.text.c_str());
+    cr_assert(r.text.find("case never_reached\n    no callable failed: the `!` was never reached") != std::string::npos,
+              "%s", r.text.c_str());
+    cr_assert_eq(r.left.size(), 1u);
+    cr_assert(r.left[0].find("side_effect: a side effect that throws calls std::terminate") == 0, "%s",
+              r.left[0].c_str());
 }

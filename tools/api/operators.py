@@ -168,7 +168,12 @@ def runner_operators(rows, api):
         if not cpp:
             problems.append(f"{TABLE}:{row['line']}: `{marble[0]}` has a C function of shape {shape} but no C++ name")
             continue
-        found.append((marble[0], shape, c[0], python[0].split(".")[-1], cpp[0]))
+        # Python's method: the C function's name when the column has it
+        # (beforeNext's `before_next`, the side effect, not `tap`, a Python
+        # stage whose raise ends the stream as map's does), else the first.
+        short = c[0][len("sk_signal_"):]
+        method = short if short in python else python[0].split(".")[-1]
+        found.append((marble[0], shape, c[0], method, cpp[0]))
     return found, problems
 
 
@@ -218,8 +223,10 @@ def c_header(operators):
 # How many arguments an `op` line of each shape has (-1: one or more), and
 # how the C++ runner's `operation` (test_marble_table.cpp) reads them into
 # the call.
+# -1: the call reads them (one input or more; a side effect's optional `!K`,
+# its function failing: Tests/marbles/README.md's "Functions").
 ARGUMENTS = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "signals": -1,
-             "time": 1, "on": 0, "tap": 0, "work": 0}
+             "time": 1, "on": 0, "tap": -1, "work": -1}
 CPP_CALLS = {
     "unary": "a.s.{name}()",
     "count": "a.s.{name}(a.count())",
@@ -561,8 +568,9 @@ RUST_CALLS = {
     "signals": "Signal::{name}(&$all_named()?)",
     "time": "$signal.{name}($frames(0)?, $q)",
     "on": "$signal.{name}($q)",
-    "tap": "$signal.{name}(|_| {{}})",
-    "work": "$signal.{name}(|| {{}})",
+    # The runner's look and work read a side effect's optional `!K` (`!`).
+    "tap": "{{ let f = look(&$arg, $at)?; $signal.{name}(move |v| f(v)) }}",
+    "work": "{{ let f = work(&$arg, $at)?; $signal.{name}(move || f()) }}",
 }
 
 
@@ -715,7 +723,7 @@ MARBLE_README = "Tests/marbles/README.md"
 MARBLE_BEGIN = "<!-- BEGIN operators of a standard shape (generated) -->"
 MARBLE_END = "<!-- END operators of a standard shape (generated) -->"
 MARBLE_ARGUMENTS = {"unary": "", "count": " N", "predicate": " P", "map": " F", "value": " V", "signal": " NAME",
-                    "reduce": " B N", "signals": " NAME...", "time": " N", "on": "", "tap": "", "work": ""}
+                    "reduce": " B N", "signals": " NAME...", "time": " N", "on": "", "tap": " [!K]", "work": " [!]"}
 MARBLE_MEANING = {
     "unary": "",
     "count": "`N` a count",
@@ -727,8 +735,8 @@ MARBLE_MEANING = {
     "signals": "the signal of the named inputs, replacing the upstream",
     "time": "`N` frames, on the virtual queue",
     "on": "the virtual queue",
-    "tap": "a function of the value that does nothing",
-    "work": "a function that does nothing",
+    "tap": "a function of the value that does nothing (`!K`: that fails, see Functions)",
+    "work": "a function that does nothing (`!`: that fails, see Functions)",
 }
 
 

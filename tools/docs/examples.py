@@ -6,7 +6,8 @@ README.md), never written by hand.
 For each operator of the table (a page of the site, tools/docs/site.py) one
 of its cases (CHOSEN, else the first whose only `op` line is the operator's,
 or whose two are the operator's and a `take`, for an operator that starts
-again for ever, with no `dispose` line and no `also` line that disposes)
+again for ever, with no `dispose` line, no `also` line that disposes and no
+callback that fails)
 becomes a program
 in each language: its inputs made as cold (or hot) test signals on the
 virtual-time test scheduler of that language (the marble diagrams of the
@@ -229,9 +230,11 @@ def events(diagram: str, values: dict[str, Any]) -> list[tuple[int, str, Any]]:
 
 def usable(case: Case, op: str) -> bool:
     """A case of the operator alone, or followed by a `take` (an operator
-    that starts again for ever), with no disposal."""
+    that starts again for ever), with no disposal, and no callback that
+    fails (`!`: the examples' functions cannot)."""
     return (case.ops[0][0] == op and (len(case.ops) == 1 or (len(case.ops) == 2 and case.ops[1][0] == "take"))
-            and case.dispose is None and all(to is None for _, to, _ in case.also))
+            and case.dispose is None and all(to is None for _, to, _ in case.also)
+            and not any("!" in word for words in case.ops for word in words))
 
 
 def taken(case: Case) -> str | None:

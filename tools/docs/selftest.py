@@ -97,6 +97,12 @@ def main() -> int:
     chosen = examples_module.chosen_cases([chained])
     expect(chosen.get("filter", 0) is None and chosen.get("map", 0) is None,
            f"an operator applied only in a chain has no case for its example: {chosen}")
+    failing = examples_module.Case("failing", "t.marbles:1", inputs=[("a", False, "-1-2|")],
+                                   ops=[["map", "times:2!2"]], out="-2-#")
+    plain = examples_module.Case("plain", "t.marbles:1", inputs=[("a", False, "-1|")],
+                                 ops=[["map", "times:2"]], out="-2|")
+    chosen = examples_module.chosen_cases([failing, plain])
+    expect(chosen.get("map") is plain, f"a case whose callback fails (`!`) is no example: {chosen}")
     taking = examples_module.Case("taking", "t.marbles:1", inputs=[("a", False, "-1|")],
                                   ops=[["restart"], ["take", "2"]], out="-1-(1|)")
     chosen = examples_module.chosen_cases([taking])

@@ -8,7 +8,7 @@ MARBLE_OPERATORS = {
     "map": ("map", "map"),
     "filter": ("predicate", "filter"),
     "distinctUntilChanged": ("unary", "distinct_until_changed"),
-    "beforeNext": ("tap", "tap"),
+    "beforeNext": ("tap", "before_next"),
     "take": ("count", "take"),
     "takeUntil": ("signal", "take_until"),
     "skip": ("count", "skip"),

@@ -2,7 +2,12 @@
 format in Tests/marbles/README.md): every case of every file, each a test,
 played on pysignalkit.testing's virtual time. A file added there is picked up
 without a change here; a line this runner cannot read, or an operator or a
-function it does not know, fails its case (naming the file and line)."""
+function it does not know, fails its case (naming the file and line).
+
+A callback the case makes fail (`!`, the README's "Functions") raises a
+MarbleCallbackFailure: the runner checks that the error the subscriber
+receives is that very exception object, and that a side effect's went to
+callback_error_hook instead (docs/misuse.md's "A callback that fails")."""
 
 import glob
 import json
@@ -27,6 +32,68 @@ pytestmark = pytest.mark.usefixtures("clean")
 
 class MarbleError(Exception):
     """The error every `#` of an input stands for."""
+
+
+class MarbleCallbackFailure(Exception):
+    """What a callback of the case raises where it fails (`!`)."""
+
+
+class Failures:
+    """The case's failing callbacks: the exceptions they raised (and
+    whether from a side effect), in order."""
+
+    def __init__(self):
+        self.raised = []  # (exception, side effect?)
+
+    def fail(self, at="", side_effect=False):
+        exc = MarbleCallbackFailure(f"marble callback failed{' at ' + str(at) if at != '' else ''}")
+        self.raised.append((exc, side_effect))
+        raise exc
+
+    def failing(self, written, where, function_of):
+        """The function `written` (`times:3!2`: failing when its value is
+        2; a fold's value, its last argument), made by function_of from its
+        text without the mark."""
+        spec, bang, k = written.partition("!")
+        made = function_of(spec, where)
+        if not bang:
+            return made
+        if not re.fullmatch(r"-?\d+", k):
+            raise AssertionError(f"{where}: the value after `!` is not an integer: {written!r}")
+        at = int(k)
+
+        def call(*args):
+            result = made(*args)  # a call that fails still gives its result: ignored
+            if args[-1] == at:
+                self.fail(at)
+            return result
+        return call
+
+    def side_effect(self, args, where, of_value):
+        """A side effect's function: nothing, or with `!K` (`!` for one of no
+        value) one that raises when its value is K (each time it runs)."""
+        if not args:
+            return (lambda value: None) if of_value else (lambda: None)
+        if len(args) == 1 and of_value and re.fullmatch(r"!-?\d+", args[0]):
+            at = int(args[0][1:])
+
+            def look(value):
+                if value == at:
+                    self.fail(at, side_effect=True)
+            return look
+        if len(args) == 1 and not of_value and args[0] == "!":
+            return lambda: self.fail(side_effect=True)
+        raise AssertionError(f"{where}: a side effect takes no argument or {'`!K`' if of_value else '`!`'}, "
+                             f"not {args!r}")
+
+    def inner(self, names, inputs):
+        """A signal function returning the input of a value's place among
+        `names`; `!` there, it raises instead."""
+        def pick(i):
+            if names[i] == "!":
+                self.fail(i)
+            return inputs[names[i]]
+        return pick
 
 
 class Case:
@@ -135,7 +202,7 @@ def diagram_length(diagram):
     return len(diagram.replace(" ", ""))
 
 
-def function(spec, where):
+def plain_function(spec, where):
     """The vocabulary's functions (README's Functions table)."""
     name, _, argument = spec.partition(":")
     k = int(argument) if argument else None
@@ -155,11 +222,14 @@ def function(spec, where):
     raise AssertionError(f"{where}: the Python runner does not know the function {spec!r}")
 
 
-def apply(words, where, signal, inputs, scheduler):
+def apply(words, where, signal, inputs, scheduler, failures):
     """`signal` with the operator of an `op` line applied."""
     name, args = words[0], words[1:]
     frames = scheduler.seconds
     q = scheduler.queue
+
+    def function(spec, where):
+        return failures.failing(spec, where, plain_function)
 
     def named(index=0):
         return inputs[args[index]]
@@ -180,7 +250,7 @@ def apply(words, where, signal, inputs, scheduler):
         its arguments read as the shape says; a negative count is one past
         any (the table's meaning): size_t's largest."""
         takes = {"unary": 0, "count": 1, "predicate": 1, "map": 1, "value": 1, "signal": 1, "reduce": 2, "time": 1,
-                 "on": 0, "tap": 0, "work": 0}
+                 "on": 0}
         if shape in takes and len(args) != takes[shape]:
             raise AssertionError(f"{where}: `{name}` takes {takes[shape]} argument(s), got {len(args)}")
         arguments = {
@@ -194,10 +264,10 @@ def apply(words, where, signal, inputs, scheduler):
             "signals": lambda: tuple(inputs[a] for a in args),
             "time": lambda: (frames(count()), q),
             # A side effect's function does nothing: the case checks that
-            # the events pass unchanged.
+            # the events pass unchanged (or it fails, `!K`).
             "on": lambda: (q,),
-            "tap": lambda: (lambda value: None,),
-            "work": lambda: (lambda: None,),
+            "tap": lambda: (failures.side_effect(args, where, of_value=True),),
+            "work": lambda: (failures.side_effect(args, where, of_value=False),),
         }[shape]()
         return method(*arguments)
 
@@ -216,22 +286,22 @@ def apply(words, where, signal, inputs, scheduler):
         "zip": lambda: sk.Signal.zip(*[inputs[a] for a in args]),
         "zip3": lambda: sk.Signal.zip(*[inputs[a] for a in args]),
         "combineLatest": lambda: sk.Signal.combine_latest(*[inputs[a] for a in args]),
-        "switchMap": lambda: signal.map_to_signal(lambda i: inputs[args[i]]),
-        "concatMap": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
+        "switchMap": lambda: signal.map_to_signal(failures.inner(args, inputs)),
+        "concatMap": lambda: signal.map(failures.inner(args, inputs)).queue(),
         "switchToLatest": lambda: signal.map(lambda i: inputs[args[i]]).switch_to_latest(),
         "queue": lambda: signal.map(lambda i: inputs[args[i]]).queue(),
         "throttled": lambda: signal.map(lambda i: inputs[args[i]]).throttled(),
-        "mergeMap": lambda: signal.merge_map(lambda i: inputs[args[1 + i]], max_concurrent=count()),
+        "mergeMap": lambda: signal.merge_map(failures.inner(args[1:], inputs), max_concurrent=count()),
         "bufferTimeBounded": lambda: signal.buffer_with_time(frames(count()), q, capacity=count(1), overflow=policy(args[2])),
         "queueBounded": lambda: signal.map(lambda i: inputs[args[2 + i]]).queue(capacity=count(), overflow=policy(args[1])),
-        "mergeMapBounded": lambda: signal.merge_map(lambda i: inputs[args[3 + i]], max_concurrent=count(),
+        "mergeMapBounded": lambda: signal.merge_map(failures.inner(args[3:], inputs), max_concurrent=count(),
                                                     capacity=count(1), overflow=policy(args[2])),
         "zipBounded": lambda: sk.Signal.zip(*[inputs[a] for a in args[2:]], capacity=count(), overflow=policy(args[1])),
         "deliverOnBounded": lambda: signal.deliver_on(q, capacity=count(), overflow=policy(args[1])),
         "onBackpressureBuffer": lambda: signal.on_backpressure_buffer(count(), policy(args[1])),
         "takeUntilAction": lambda: take_action(function(args[0], where), function(args[1], where)),
-        "catch": lambda: signal.catch(lambda error: inputs[args[0]]),
-        "deferred": lambda: sk.Signal.deferred(lambda: inputs[args[0]]),
+        "catch": lambda: signal.catch(lambda error: failures.inner(args, inputs)(0)),
+        "deferred": lambda: sk.Signal.deferred(lambda: failures.inner(args, inputs)(0)),
         "timeout": lambda: signal.timeout(frames(count()), inputs[args[1]], q),
         "retryBackoff": lambda: signal.retry(frames(count()), frames(count(1)), q),
         "retry": lambda: signal.retry_count(count()),
@@ -270,13 +340,49 @@ def play(case):
 
 
 def run(case, table, scheduler, inputs, subscriptions, problems):
+    failures = Failures()
     signal = inputs[case.inputs[0][0]]
     for words, where in case.ops:
-        signal = apply(words, where, signal, inputs, scheduler)
+        signal = apply(words, where, signal, inputs, scheduler, failures)
+    errors = []  # the error objects the subscribers received
+    reported = []  # what callback_error_hook heard: (exception, where)
+    failing = any("!" in word for words, _ in case.ops for word in words)
+    saved_hook = sk.callback_error_hook
+    if failing:
+        sk.callback_error_hook = lambda exc, where: reported.append((exc, where))
+    try:
+        play_case(case, table, scheduler, inputs, subscriptions, problems, signal, errors)
+    finally:
+        sk.callback_error_hook = saved_hook
+    if failing:
+        problems += check_failures(case, failures, errors, reported)
+
+
+def check_failures(case, failures, errors, reported):
+    """What the case's failing callbacks did not do as the table says:
+    raise, and end the stream with the very exception raised (an
+    operator's callback), or go to callback_error_hook as a "side effect"."""
+    at = f"{case.where} {case.name}"
+    if not failures.raised:
+        return [f"{at}: no callback failed: the `!` was never reached"]
+    problems = []
+    want = [(exc, "side effect") for exc, side_effect in failures.raised if side_effect]
+    if len(reported) != len(want) or any(a is not b or w != x for (a, w), (b, x) in zip(reported, want)):
+        problems.append(f"{at}: callback_error_hook heard {reported!r}, expected {want!r}")
+    first = failures.raised[0][0]
+    if "#" in case.out and (len(errors) != 1 or errors[0] is not first):
+        problems.append(f"{at}: the errors received are {errors!r}, expected the very exception raised, {first!r}")
+    return problems
+
+
+def play_case(case, table, scheduler, inputs, subscriptions, problems, signal, errors):
+    def error(into, e):
+        into.append((scheduler.now, "error", None))
+        errors.append(e)
 
     def record(into):
         return signal.subscribe(lambda v: into.append((scheduler.now, "next", v)),
-                                lambda e: into.append((scheduler.now, "error", None)),
+                                lambda e: error(into, e),
                                 lambda: into.append((scheduler.now, "completed", None)))
 
     main = []
@@ -343,3 +449,16 @@ def test_the_runner_fails_a_wrong_expectation():
     assert play(case) == []
     case.out = "-x-x|"
     assert play(case)
+
+
+def test_the_runner_checks_a_failing_callback():
+    case = Case("fails", "t.marbles:1")
+    case.inputs = [("a", "in", "-1-2|")]
+    case.ops = [(["map", "times:10!2"], "t.marbles:3")]
+    case.values = {"x": 10}
+    case.out = "-x-#"
+    assert play(case) == []
+    case.ops = [(["map", "times:10!5"], "t.marbles:3")]
+    case.out = "-x-y|"
+    case.values = {"x": 10, "y": 20}
+    assert any("the `!` was never reached" in p for p in play(case))

@@ -4,12 +4,21 @@
 //! picked up without a change here; a line this runner cannot read, or an
 //! operator or a function it does not know, fails its case, naming the
 //! file and line.
+//!
+//! A callback the case makes fail (`!`, the README's "Functions") panics
+//! with "marble callback failed...": the runner checks that the case's
+//! error is `"panicked: "` and that message, and that a side effect's panic
+//! went to the failure hook instead (docs/misuse.md's "A callback that
+//! fails"). The hook is the process's: each test holds `common::serial()`.
+mod common;
+
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use signalkit::testing::{SubscriptionLog, TestScheduler};
-use signalkit::{AnyValue, Observer, Overflow, Signal, Subscription, TakeAction};
+use signalkit::{set_failure_hook, AnyValue, Observer, Overflow, Signal, Subscription, TakeAction};
 
 // standard_operator!: the operators of a standard shape, made from the
 // operator table (`make api-update`).
@@ -181,6 +190,35 @@ fn int(v: &AnyValue) -> i64 {
     }
 }
 
+/// A failing callback's panic: its message, and whether a side effect's.
+type Failure = (String, bool);
+
+thread_local! {
+    /// The panics of the case's failing callbacks, on the thread that
+    /// plays it (the virtual clock's events run there).
+    static FAILURES: RefCell<Vec<Failure>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A failing callback's panic, called with `at` (empty: no value).
+fn fail(at: String) -> ! {
+    fail_as(at, false)
+}
+
+fn fail_as(at: String, side_effect: bool) -> ! {
+    let message = if at.is_empty() { "marble callback failed".to_string() } else { format!("marble callback failed at {}", at) };
+    FAILURES.with(|failures| failures.borrow_mut().push((message.clone(), side_effect)));
+    panic!("{}", message)
+}
+
+/// A function's text (`times:3!2`) without its failure mark, and the value
+/// it fails at.
+fn failure_mark(spec: &str, at: &str) -> Result<(String, Option<i64>), String> {
+    match spec.split_once('!') {
+        Some((name, k)) => Ok((name.to_string(), Some(k.parse::<i64>().map_err(|_| format!("{}: the value after `!` is not an integer in {:?}", at, spec))?))),
+        None => Ok((spec.to_string(), None)),
+    }
+}
+
 type Unary = Arc<dyn Fn(i64) -> i64 + Send + Sync>;
 type Predicate = Arc<dyn Fn(i64) -> bool + Send + Sync>;
 type Binary = Arc<dyn Fn(i64, i64) -> i64 + Send + Sync>;
@@ -191,7 +229,36 @@ enum Function {
     Binary(Binary),
 }
 
-fn function(spec: &str, at: &str) -> Result<Function, String> {
+fn function(written: &str, at: &str) -> Result<Function, String> {
+    let (spec, fails_at) = failure_mark(written, at)?;
+    let made = plain_function(&spec, at)?;
+    let k = match fails_at {
+        Some(k) => k,
+        None => return Ok(made),
+    };
+    // Fails when the value (a fold's, not its accumulator) is k.
+    let check = move |x: i64| {
+        if x == k {
+            fail(x.to_string())
+        }
+    };
+    Ok(match made {
+        Function::Unary(f) => Function::Unary(Arc::new(move |x| {
+            check(x);
+            f(x)
+        })),
+        Function::Predicate(f) => Function::Predicate(Arc::new(move |x| {
+            check(x);
+            f(x)
+        })),
+        Function::Binary(f) => Function::Binary(Arc::new(move |a, x| {
+            check(x);
+            f(a, x)
+        })),
+    })
+}
+
+fn plain_function(spec: &str, at: &str) -> Result<Function, String> {
     let (name, argument) = match spec.split_once(':') {
         Some((n, a)) => (n, Some(a.parse::<i64>().map_err(|_| format!("{}: bad argument in {:?}", at, spec))?)),
         None => (spec, None),
@@ -244,6 +311,42 @@ fn binary(spec: &str, at: &str) -> Result<Binary, String> {
     }
 }
 
+/// An `op` line's argument reader (`arg` in `apply`).
+type Arguments<'a> = &'a dyn Fn(usize) -> Result<String, String>;
+type Look = Arc<dyn Fn(&AnyValue) + Send + Sync>;
+type Work = Arc<dyn Fn() + Send + Sync>;
+
+/// A side effect's function, which does nothing, or, written `!K`, panics
+/// when its value is K.
+fn look(arg: Arguments, at: &str) -> Result<Look, String> {
+    if arg(1).is_ok() {
+        return Err(format!("{}: a side effect takes at most one argument", at));
+    }
+    match arg(0) {
+        Err(_) => Ok(Arc::new(|_: &AnyValue| {})),
+        Ok(mark) => match failure_mark(&mark, at)? {
+            (name, Some(k)) if name.is_empty() => Ok(Arc::new(move |v: &AnyValue| {
+                if int(v) == k {
+                    fail_as(k.to_string(), true)
+                }
+            })),
+            _ => Err(format!("{}: a side effect takes no argument or `!K`, not {:?}", at, mark)),
+        },
+    }
+}
+
+/// A side effect's function of no value: nothing, or, written `!`, a panic.
+fn work(arg: Arguments, at: &str) -> Result<Work, String> {
+    if arg(1).is_ok() {
+        return Err(format!("{}: a side effect takes at most one argument", at));
+    }
+    match arg(0) {
+        Err(_) => Ok(Arc::new(|| {})),
+        Ok(mark) if mark == "!" => Ok(Arc::new(|| fail_as(String::new(), true))),
+        Ok(mark) => Err(format!("{}: a side effect of no value takes no argument or `!`, not {:?}", at, mark)),
+    }
+}
+
 type S = Signal<AnyValue>;
 
 fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, scheduler: &TestScheduler) -> Result<S, String> {
@@ -255,7 +358,13 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
     let all_named = || args.iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>();
     let frames = |i: usize| -> Result<std::time::Duration, String> { Ok(scheduler.frames(count(i)? as u32)) };
     let q = scheduler.queue();
-    let indexed = |names: Vec<S>| move |i: AnyValue| names[int(&i) as usize].clone();
+    // The inputs a signal function returns, `!` (None) where it fails.
+    let failing_or_named = |names: &[String]| {
+        names.iter().map(|n| if n == "!" { Ok(None) } else { named(n).map(Some) }).collect::<Result<Vec<Option<S>>, String>>()
+    };
+    let pick = |inner: &Option<S>, at: String| inner.clone().unwrap_or_else(|| fail(at));
+    let indexed = move |names: Vec<Option<S>>| move |i: AnyValue| pick(&names[int(&i) as usize], int(&i).to_string());
+    let plain = |names: Vec<S>| names.into_iter().map(Some).collect::<Vec<Option<S>>>();
     // The operators of a standard shape: generated/marble_operators.rs.
     if let Some(made) = standard_operator!(name, signal, arg, count, named, all_named, frames, q, at) {
         return Ok(made);
@@ -267,27 +376,24 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
         }
         "zip" | "zip3" => Signal::zip(&all_named()?).cast(),
         "combineLatest" => Signal::combine_latest(&all_named()?, None).cast(),
-        "switchMap" => signal.map_to_signal(indexed(all_named()?)),
-        "concatMap" => signal.map(indexed(all_named()?)).queue(),
-        "switchToLatest" => signal.map(indexed(all_named()?)).switch_to_latest(),
-        "queue" => signal.map(indexed(all_named()?)).queue(),
-        "throttled" => signal.map(indexed(all_named()?)).throttled(),
-        "mergeMap" => {
-            let inners = args[1..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
-            signal.merge_map(count(0)? as usize, indexed(inners))
-        }
+        "switchMap" => signal.map_to_signal(indexed(failing_or_named(args)?)),
+        "concatMap" => signal.map(indexed(failing_or_named(args)?)).queue(),
+        "switchToLatest" => signal.map(indexed(plain(all_named()?))).switch_to_latest(),
+        "queue" => signal.map(indexed(plain(all_named()?))).queue(),
+        "throttled" => signal.map(indexed(plain(all_named()?))).throttled(),
+        "mergeMap" => signal.merge_map(count(0)? as usize, indexed(failing_or_named(&args[1..])?)),
         "takeUntilAction" => {
             let pass = predicate(&arg(0)?, at)?;
             let complete = predicate(&arg(1)?, at)?;
             signal.take_until(move |v| TakeAction::new(pass(int(v)), complete(int(v))))
         }
         "catch" => {
-            let fallback = named(&arg(0)?)?;
-            signal.catch(move |_| fallback.clone())
+            let fallback = failing_or_named(&[arg(0)?])?.remove(0);
+            signal.catch(move |_| pick(&fallback, String::new()))
         }
         "deferred" => {
-            let made = named(&arg(0)?)?;
-            Signal::deferred(move || made.clone())
+            let made = failing_or_named(&[arg(0)?])?.remove(0);
+            Signal::deferred(move || pick(&made, String::new()))
         }
         "timeout" => signal.timeout(frames(0)?, q, &named(&arg(1)?)?),
         "retryBackoff" => signal.retry(frames(0)?, frames(1)?, q),
@@ -318,7 +424,7 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
                 other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
             };
             let inners = args[2..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
-            signal.map(indexed(inners)).merge_map_bounded(1, count(0)? as usize, overflow, |inner: S| inner)
+            signal.map(indexed(plain(inners))).merge_map_bounded(1, count(0)? as usize, overflow, |inner: S| inner)
         }
         "mergeMapBounded" => {
             let overflow = match arg(2)?.as_str() {
@@ -327,8 +433,7 @@ fn apply(words: &[String], at: &str, signal: &S, inputs: &HashMap<String, S>, sc
                 "latest" => Overflow::Latest,
                 other => return Err(format!("{}: `{}` is no policy (dropNewest, dropOldest, latest)", at, other)),
             };
-            let inners = args[3..].iter().map(|n| named(n)).collect::<Result<Vec<S>, String>>()?;
-            signal.merge_map_bounded(count(0)? as usize, count(1)? as usize, overflow, indexed(inners))
+            signal.merge_map_bounded(count(0)? as usize, count(1)? as usize, overflow, indexed(failing_or_named(&args[3..])?))
         }
         "zipBounded" => {
             let overflow = match arg(1)?.as_str() {
@@ -374,37 +479,114 @@ fn play(case: &Case) -> Vec<String> {
     let table_list: Vec<(char, AnyValue)> = table.iter().map(|(c, v)| (*c, v.clone())).collect();
     let scheduler = TestScheduler::new().unwrap();
     let error = AnyValue::String("#".into());
+    // Where a callback fails (`!`): the panics' messages, the errors the
+    // subscribers receive, what the failure hook hears.
+    let failing = case.ops.iter().any(|(words, _)| words.iter().any(|w| w.contains('!')));
+    FAILURES.with(|failures| failures.borrow_mut().clear());
+    let errors: Arc<Mutex<Vec<AnyValue>>> = Arc::new(Mutex::new(Vec::new()));
+    let reports: Arc<Mutex<Vec<(String, String)>>> = Arc::new(Mutex::new(Vec::new()));
+    if failing {
+        let into = Arc::clone(&reports);
+        set_failure_hook(Some(Box::new(move |place, message| into.lock().unwrap().push((place.to_string(), message.to_string())))));
+    }
+    let problems = play_on(case, &out, &table, &table_list, &scheduler, &error, &errors);
+    if failing {
+        set_failure_hook(None);
+    }
+    let mut problems = match problems {
+        Ok(problems) => problems,
+        Err(problem) => return vec![problem],
+    };
+    if failing {
+        let raised = FAILURES.with(|failures| failures.take());
+        let reports = reports.lock().unwrap().clone();
+        let errors = errors.lock().unwrap().clone();
+        problems.extend(check_failures(case, &out, &raised, &reports, &errors));
+    }
+    problems
+}
+
+/// What the case's failing callbacks did not do as the table says: panic,
+/// and end the stream with `"panicked: MESSAGE"` (an operator's callback),
+/// or go to the failure hook under the side effect's name.
+fn check_failures(case: &Case, out: &str, raised: &[Failure], reports: &[(String, String)], errors: &[AnyValue]) -> Vec<String> {
+    let at = format!("{} {}", case.at, case.name);
+    let first = match raised.first() {
+        Some((first, _)) => first,
+        None => return vec![format!("{}: no callback failed: the `!` was never reached", at)],
+    };
+    let panicked = |message: &String| format!("panicked: {}", message);
+    // A side effect's panic is heard under its operator's name: one of the
+    // case's, in snake case (beforeNext: "before_next").
+    let places: Vec<String> = case
+        .ops
+        .iter()
+        .map(|(words, _)| {
+            words[0].chars().fold(String::new(), |mut snake, c| {
+                if c.is_ascii_uppercase() {
+                    snake.push('_');
+                }
+                snake.push(c.to_ascii_lowercase());
+                snake
+            })
+        })
+        .collect();
+    let want: Vec<String> = raised.iter().filter(|(_, side_effect)| *side_effect).map(|(m, _)| panicked(m)).collect();
+    let heard: Vec<String> = reports.iter().map(|(_, message)| message.clone()).collect();
+    let mut problems = Vec::new();
+    if heard != want || reports.iter().any(|(place, _)| !places.contains(place)) {
+        problems.push(format!("{}: the failure hook heard {:?}, expected {:?} under one of {:?}", at, reports, want, places));
+    }
+    if out.contains('#') && errors != [AnyValue::String(panicked(first))] {
+        problems.push(format!("{}: the errors received are {:?}, expected [String({:?})]", at, errors, panicked(first)));
+    }
+    problems
+}
+
+/// Plays `case` after its inputs are made: what did not hold, or why it
+/// could not be played.
+fn play_on(
+    case: &Case,
+    out: &str,
+    table: &HashMap<char, AnyValue>,
+    table_list: &[(char, AnyValue)],
+    scheduler: &TestScheduler,
+    error: &AnyValue,
+    errors: &Arc<Mutex<Vec<AnyValue>>>,
+) -> Result<Vec<String>, String> {
     let mut inputs: HashMap<String, S> = HashMap::new();
     let mut logs: HashMap<String, SubscriptionLog> = HashMap::new();
     for (name, hot, diagram) in &case.inputs {
-        let made = if *hot { scheduler.hot(diagram, &table_list, &error) } else { scheduler.cold(diagram, &table_list, &error) };
+        let made = if *hot { scheduler.hot(diagram, table_list, error) } else { scheduler.cold(diagram, table_list, error) };
         match made {
             Ok((signal, log)) => {
                 inputs.insert(name.clone(), signal);
                 logs.insert(name.clone(), log);
             }
-            Err(e) => return vec![format!("{}: input {}: {}", case.at, name, e)],
+            Err(e) => return Err(format!("{}: input {}: {}", case.at, name, e)),
         }
     }
     let mut signal = inputs[&case.inputs[0].0].clone();
     for (words, at) in &case.ops {
-        match apply(words, at, &signal, &inputs, &scheduler) {
-            Ok(next) => signal = next,
-            Err(problem) => return vec![problem],
-        }
+        signal = apply(words, at, &signal, &inputs, scheduler)?;
     }
     let subscriptions: Arc<Mutex<Vec<Slot>>> = Arc::new(Mutex::new(Vec::new()));
     let record = {
         let scheduler = scheduler.clone();
         let signal = signal.clone();
+        let errors = Arc::clone(errors);
         move |into: Arc<Mutex<Vec<Event>>>| -> Subscription {
             let (a, b, c) = (into.clone(), into.clone(), into);
             let (s1, s2, s3) = (scheduler.clone(), scheduler.clone(), scheduler.clone());
+            let errors = Arc::clone(&errors);
             signal
                 .start(
                     Observer::new()
                         .next(move |v| a.lock().unwrap().push((s1.frame_now(), "next", Some(v))))
-                        .error(move |_| b.lock().unwrap().push((s2.frame_now(), "error", None)))
+                        .error(move |e| {
+                            b.lock().unwrap().push((s2.frame_now(), "error", None));
+                            errors.lock().unwrap().push(e);
+                        })
                         .completed(move || c.lock().unwrap().push((s3.frame_now(), "completed", None))),
                 )
                 .unwrap()
@@ -444,20 +626,20 @@ fn play(case: &Case) -> Vec<String> {
         .inputs
         .iter()
         .map(|(_, _, d)| diagram_length(d))
-        .chain(std::iter::once(diagram_length(&out)))
+        .chain(std::iter::once(diagram_length(out)))
         .chain(case.also.iter().flat_map(|(f, t, _)| vec![*f, t.unwrap_or(0)]))
         .chain(std::iter::once(case.dispose.unwrap_or(0)))
         .max()
         .unwrap_or(0);
     scheduler.advance_to_frame(2 * longest + 20).unwrap();
     let mut problems = Vec::new();
-    let want = expected_events(&out, &table);
+    let want = expected_events(out, table);
     let got = main.lock().unwrap().clone();
     if got != want {
         problems.push(format!("{} {}: out {:?}: expected {:?}, received {:?}", case.at, case.name, out, want, got));
     }
     for ((start, stop, diagram), events) in case.also.iter().zip(&others) {
-        let want = expected_events(diagram, &table);
+        let want = expected_events(diagram, table);
         let got = events.lock().unwrap().clone();
         if got != want {
             problems.push(format!("{} {}: also {} {:?}: expected {:?}, received {:?}", case.at, case.name, start, stop, want, got));
@@ -488,11 +670,12 @@ fn play(case: &Case) -> Vec<String> {
     for slot in subscriptions.lock().unwrap().iter() {
         slot.lock().unwrap().take();
     }
-    problems
+    Ok(problems)
 }
 
 #[test]
 fn every_case_of_the_marble_table_passes() {
+    let _serial = common::serial();
     let cases = read_cases();
     assert!(cases.len() > 50, "only {} cases read", cases.len());
     let problems: Vec<String> = cases.iter().flat_map(play).collect();
@@ -502,6 +685,7 @@ fn every_case_of_the_marble_table_passes() {
 
 #[test]
 fn the_runner_fails_an_unknown_operator_and_function() {
+    let _serial = common::serial();
     let mut case = Case { name: "unknown".into(), at: "t.marbles:1".into(), ..Case::default() };
     case.inputs = vec![("a".into(), false, "-1|".into())];
     case.out = Some("-1|".into());
@@ -515,6 +699,7 @@ fn the_runner_fails_an_unknown_operator_and_function() {
 
 #[test]
 fn the_runner_fails_a_wrong_expectation() {
+    let _serial = common::serial();
     let mut case = Case { name: "wrong".into(), at: "t.marbles:1".into(), ..Case::default() };
     case.inputs = vec![("a".into(), false, "-1-2|".into())];
     case.ops = vec![(vec!["map".into(), "times:10".into()], "t.marbles:3".into())];
@@ -524,4 +709,20 @@ fn the_runner_fails_a_wrong_expectation() {
     assert_eq!(play(&case), Vec::<String>::new());
     case.out = Some("-x-x|".into());
     assert_eq!(play(&case).len(), 1);
+}
+
+#[test]
+fn the_runner_checks_a_failing_callback() {
+    let _serial = common::serial();
+    let mut case = Case { name: "fails".into(), at: "t.marbles:1".into(), ..Case::default() };
+    case.inputs = vec![("a".into(), false, "-1-2|".into())];
+    case.ops = vec![(vec!["map".into(), "times:10!2".into()], "t.marbles:3".into())];
+    case.values.insert('x', AnyValue::Int(10));
+    case.out = Some("-x-#".into());
+    assert_eq!(play(&case), Vec::<String>::new());
+    case.ops = vec![(vec!["map".into(), "times:10!5".into()], "t.marbles:3".into())];
+    case.values.insert('y', AnyValue::Int(20));
+    case.out = Some("-x-y|".into());
+    let problems = play(&case);
+    assert!(problems.iter().any(|p| p.contains("the `!` was never reached")), "{:?}", problems);
 }
