@@ -10,6 +10,7 @@
 #include <signalkit_test.h>
 
 #include <pthread.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,6 +454,44 @@ Test(operators_bounded, queue_bounded_drops_the_signals_waiting_their_turn, .tim
 
 static void wait_for_gate(void *ctx) {
     gate_wait(ctx, SK_TEST_TIMEOUT);
+}
+
+/* buffer_time_bounded with block and a period that never ends (0, or
+ * infinite), on a serial queue, from a thread that is not the queue's:
+ * refused, and the message says why (the period), not that the value was
+ * put by the delivering thread (issue 51). */
+Test(operators_bounded, buffer_time_bounded_block_refuses_a_period_that_never_ends, .timeout = SK_TEST_TIMEOUT) {
+    const double periods[] = {0, INFINITY};
+    for (size_t k = 0; k < 2; k++) {
+        sk_queue *queue = NULL;
+        SK_OK_OR_FAIL(sk_queue_create(&queue, "test.bounded.never"));
+        sk_signal *signal = NULL;
+        sk_pipe *pipe = new_pipe(&signal);
+        drops d;
+        drops_init(&d);
+        sk_signal *buffered = NULL;
+        SK_OK_OR_FAIL(sk_signal_buffer_time_bounded(&buffered, signal, periods[k], queue, 2, SK_OVERFLOW_BLOCK, drops_on_drop, &d, NULL));
+        consumer c;
+        sk_observer observer = consumer_observer(&c);
+        sk_disposable *subscription = NULL;
+        SK_OK_OR_FAIL(sk_signal_start(&subscription, buffered, &observer));
+        for (long i = 0; i < 5; i++) {
+            put_number(pipe, i);
+        }
+        flush_queue(queue);
+        /* 2 refused; 3 and 4 dropped too unless the error reached the
+         * subscription (on the queue) first. */
+        cr_expect_eq(atomic_load(&d.first), 2, "period %g", periods[k]);
+        cr_expect(strstr(c.error, "sk_signal_buffer_time_bounded: cannot block") == c.error, "error: %s", c.error);
+        cr_expect(strstr(c.error, "its period never ends") != NULL, "error: %s", c.error);
+        cr_expect(strstr(c.error, "wait for itself") == NULL, "error: %s", c.error);
+        sk_disposable_dispose(subscription);
+        sk_disposable_release(subscription);
+        sk_signal_release(buffered);
+        sk_signal_release(signal);
+        sk_pipe_release(pipe);
+        sk_queue_release(queue);
+    }
 }
 
 /* A period far longer than the test: every value waits for the end. */

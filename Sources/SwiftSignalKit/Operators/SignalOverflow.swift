@@ -68,6 +68,10 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
         /// `block`): the queue is host-drained or virtual-time, which only
         /// its own drain makes progress on.
         case cannotWaitForQueue
+        /// The buffer was full and the producer could not wait (policy
+        /// `block`): the period that would make room never ends (a time
+        /// span of 0, below 0 or infinite: `buffer(timeSpan:)`).
+        case periodNeverEnds
     }
 
     /// The operator that failed ("onBackpressureBuffer", "deliverOn", or the
@@ -96,6 +100,8 @@ public struct SignalOverflowError: Error, Equatable, CustomStringConvertible, Se
             return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and the value was put by the thread that delivers its values, which would wait for itself forever"
         case .cannotWaitForQueue:
             return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and its queue is host-drained or virtual-time, whose draining thread may be this one; choose another overflow policy for such a queue"
+        case .periodNeverEnds:
+            return "\(self.operatorName): cannot block: the buffer is full (capacity \(self.capacity)) and its period never ends (a time span of 0, below 0 or infinite), so nothing would make room; give a positive finite period or another overflow policy"
         }
     }
 }

@@ -222,7 +222,10 @@ final class _SignalBoundedWindow<T, E>: @unchecked Sendable {
             case let .failed(value):
                 return self.failLocked(value, .overflow)
             case let .full(value):
-                if self.queue.isCurrent() || !self.periodEnds {
+                if !self.periodEnds {
+                    return self.failLocked(value, .periodNeverEnds)
+                }
+                if self.queue.isCurrent() {
                     return self.failLocked(value, .wouldDeadlock)
                 }
                 if self.queue.isHostDrained || self.queue.virtualTimeExecutor != nil {
