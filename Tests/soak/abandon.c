@@ -65,15 +65,8 @@
 #define MAX_THREADS 16
 #define MAX_STAGES 6
 
-#define CHECK(call)                                                            \
-    do {                                                                       \
-        int status_ = (call);                                                  \
-        if (status_ != SK_OK) {                                                \
-            fprintf(stderr, "abandon: %s failed: %s (%s)\n", #call,             \
-                    sk_status_string(status_), sk_last_error_message());       \
-            exit(2);                                                           \
-        }                                                                      \
-    } while (0)
+#define SOAK_NAME "abandon"
+#include "check.h"
 
 static atomic_long observers_made, observers_released, threads_running, double_releases;
 

@@ -33,15 +33,8 @@
 
 #define PIPES 3
 
-#define CHECK(call)                                                            \
-    do {                                                                       \
-        int status_ = (call);                                                  \
-        if (status_ != SK_OK) {                                                \
-            fprintf(stderr, "collide: %s failed: %s (%s)\n", #call,             \
-                    sk_status_string(status_), sk_last_error_message());       \
-            exit(2);                                                           \
-        }                                                                      \
-    } while (0)
+#define SOAK_NAME "collide"
+#include "check.h"
 
 static sk_pipe *pipes[PIPES];
 static pthread_barrier_t round_start, round_end;

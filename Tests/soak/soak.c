@@ -35,15 +35,8 @@
 #define MAX_POINTERS 200000
 #define OWN 8
 
-#define CHECK(call)                                                            \
-    do {                                                                       \
-        int status_ = (call);                                                  \
-        if (status_ != SK_OK) {                                                \
-            fprintf(stderr, "soak: %s failed: %s (%s)\n", #call,                \
-                    sk_status_string(status_), sk_last_error_message());       \
-            exit(2);                                                           \
-        }                                                                      \
-    } while (0)
+#define SOAK_NAME "soak"
+#include "check.h"
 
 static atomic_int violations;
 

@@ -32,15 +32,8 @@
 #define PUTTERS 8
 #define PUTS_PER_THREAD 64
 
-#define CHECK(call)                                                            \
-    do {                                                                       \
-        int status_ = (call);                                                  \
-        if (status_ != SK_OK) {                                                \
-            fprintf(stderr, "terminal: %s failed: %s (%s)\n", #call,          \
-                    sk_status_string(status_), sk_last_error_message());       \
-            exit(2);                                                           \
-        }                                                                      \
-    } while (0)
+#define SOAK_NAME "terminal"
+#include "check.h"
 
 typedef struct {
     atomic_int in_next;     /* value callbacks running */
