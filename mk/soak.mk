@@ -22,7 +22,7 @@ soak_ARGS = $(SOAK_ITERATIONS)
 # cores are unoptimized builds: the combine_latest use-after-free of issue
 # 50 never showed there). ABANDON_SECONDS on 4 threads; the seed is printed,
 # and `.build-c/abandon SECONDS SEED THREADS` replays its rounds.
-# make test runs 20 s; make release-check runs test-abandon-long, 120 s.
+# make test runs 10 s; make release-check runs test-abandon-long, 120 s.
 #
 # Memory (issue 50, item 6): the soak prints the slopes of the heap in use,
 # the resident set and the thread count over the second half of its run.
@@ -38,7 +38,7 @@ soak_ARGS = $(SOAK_ITERATIONS)
 # ABANDON_MAX_HEAP_SLOPE=K (KiB/min) makes a run fail above K, for a long
 # measured run once the pool has settled (docs/performance.md, "Memory over
 # time").
-ABANDON_SECONDS ?= 20
+ABANDON_SECONDS ?= 10
 ABANDON_LONG_SECONDS ?= 120
 
 .PHONY: abandon test-abandon test-abandon-long
@@ -46,7 +46,7 @@ abandon: stage
 	$(CC) -std=gnu99 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -O1 -g -ITests/common Tests/soak/abandon.c \
 		$$($(STAGE_PKG) --cflags --libs signalkit) -lpthread -lm -o $(OUT)/abandon
 
-test-abandon: abandon ## the abandonment soak (Tests/soak/abandon.c) against the release library, ABANDON_SECONDS (20) on 4 threads
+test-abandon: abandon ## the abandonment soak (Tests/soak/abandon.c) against the release library, ABANDON_SECONDS (10) on 4 threads
 	$(begin)
 	$(RUN_STAGED) $(OUT)/abandon $(ABANDON_SECONDS)
 	$(end)
