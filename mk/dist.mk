@@ -93,7 +93,7 @@ define dist_tar
 endef
 
 .PHONY: release-check check-first-commands dist dist-deb dist-tarball dist-source dist-split deb-symbols test-dist test-dist-deb test-dist-tarball \
-	test-dist-source check-reproducible
+	test-dist-source check-reproducible test-dist-manifest
 
 dist-split: lib ffi
 	@test -n "$(SOURCE_DATE_EPOCH)" || { echo "SOURCE_DATE_EPOCH is unset and this is not a git checkout" >&2; exit 1; }
@@ -132,7 +132,8 @@ dist-deb: dist-split $(INSTALL_TREE_NEEDS) ## the Debian packages libsignalkit0,
 	mv $(DEB_WORK)/root/usr $$dev/; \
 	ln -s libsignalkit0 $$dbg/usr/share/doc/$$dbg; \
 	$(call install_examples,$$dev/usr/share/doc/$$dev/examples) \
-	gzip -9nc $(CURDIR)/README.md > $$dev/usr/share/doc/$$dev/README.md.gz; \
+	$(PYTHON) $(CURDIR)/tools/packaging/package_readme.py render $(CURDIR)/README.md $$dev/usr/share/doc/$$dev/README.md $$dev; \
+	gzip -9n $$dev/usr/share/doc/$$dev/README.md; \
 	gzip -9nc $(CURDIR)/CHANGELOG.md > libsignalkit0/usr/share/doc/libsignalkit0/changelog.gz; \
 	printf '%s (%s) unstable; urgency=medium\n\n  * SignalKit %s; its changes: %s\n\n -- %s  %s\n' \
 		signalkit $(DEB_VERSION) $(VERSION) /usr/share/doc/libsignalkit0/changelog.gz '$(DEB_MAINTAINER)' \
@@ -193,8 +194,10 @@ dist-tarball: dist-split $(INSTALL_TREE_NEEDS) ## signalkit-VERSION-linux-ARCH.t
 		install -m 0755 $(SPLIT)/$$name $(DIST_WORK)/tarball/$(TARBALL_NAME)/lib/; \
 		install -m 0644 $(SPLIT)/$$name.debug $(DIST_WORK)/tarball-debug/$(TARBALL_NAME)/lib/; \
 	done
-	install -m 0644 LICENSE CHANGELOG.md README.md $(DIST_WORK)/tarball/$(TARBALL_NAME)/
+	install -m 0644 LICENSE CHANGELOG.md $(DIST_WORK)/tarball/$(TARBALL_NAME)/
 	$(call install_examples,$(DIST_WORK)/tarball/$(TARBALL_NAME)/share/doc/signalkit/examples)
+	$(PYTHON) tools/packaging/package_readme.py render README.md $(DIST_WORK)/tarball/$(TARBALL_NAME)/README.md \
+		$(DIST_WORK)/tarball/$(TARBALL_NAME)
 	install -m 0644 LICENSE $(DIST_WORK)/tarball-debug/$(TARBALL_NAME)/
 	$(call dist_tar,$(DIST_WORK)/tarball,$(TARBALL),$(TARBALL_NAME))
 	$(call dist_tar,$(DIST_WORK)/tarball-debug,$(TARBALL_DEBUG),$(TARBALL_NAME))
@@ -235,8 +238,16 @@ dist: dist-source ## every release artifact, the binary ones built from the sour
 		tar -C $(DIST_BUILD_DIR) -xzf $(SOURCE_TARBALL); \
 		$(MAKE) -C $(DIST_BUILD_DIR)/$(SOURCE_NAME) --no-print-directory $(DIST_BUILT); \
 		cp -r $(DIST_BUILD_DIR)/$(SOURCE_NAME)/.build-c/dist/. $(DIST)/; rm -rf $(DIST_BUILD_DIR)'
+	$(dist_manifest)
 	@ls -l $(DIST)
 	$(end)
+
+# The release folder's manifest, SHA256SUMS and manifest.json (every
+# artifact, its size and SHA-256: tools/packaging/manifest.py), written
+# last by each goal that puts an artifact there after make dist
+# (dist-deb-doc); test-dist-manifest checks them, and that the check can
+# fail (Tests/dist/check-manifest.sh).
+dist_manifest = $(PYTHON) tools/packaging/manifest.py write $(DIST)
 
 # The release QA, apart from make test (the developer's loop), in the same
 # two phases (run_stages, mk/tests.mk), with a table of its own
@@ -258,14 +269,19 @@ dist: dist-source ## every release artifact, the binary ones built from the sour
 # C++ suite under TSan (test-cpp-tsan).
 RELEASE_FIRST := dist
 RELEASE_MADE := dist dist-source dist-deb dist-tarball dist-wheel
-RELEASE_STAGES := test-dist-deb test-dist-tarball test-dist-wheel test-dist-source test-python-install test-docs \
+RELEASE_STAGES := test-dist-deb test-dist-tarball test-dist-wheel test-dist-source test-dist-manifest test-python-install test-docs \
 	test-examples-swift check-first-commands bench-check test-valgrind-c test-valgrind-ffi test-swift test-abandon-long test-explore test-terminal-asan test-terminal-tsan test-cpp-tsan
 release-check: export FIRST_COMMANDS = docs demo
 release-check: deps ## the release QA: make dist from a clean tree, the artifacts installed and used without Swift, the site in Chromium, the documented first commands in fresh clones, valgrind, bench-check, the plain Swift suite
 	$(call run_stages,$(OUT)/release-times,$(RELEASE_FIRST),$(RELEASE_MADE),$(RELEASE_STAGES))
 
 # The artifacts' tests (release-check runs them as stages of their own).
-test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel ## the release artifacts installed in scratch folders and used, without Swift
+test-dist-manifest: ## the release folder's SHA256SUMS (sha256sum -c) and manifest.json against its files
+	$(begin)
+	sh Tests/dist/check-manifest.sh $(DIST) $(DIST_TEST)/manifest-scratch
+	$(end)
+
+test-dist: test-dist-deb test-dist-tarball test-dist-source test-dist-wheel test-dist-manifest ## the release artifacts installed in scratch folders and used, without Swift
 	$(begin)
 	$(end)
 
@@ -307,6 +323,7 @@ test-dist-tarball: dist-tarball ## the binary tarball: unpacked, moved, used thr
 	tar -C $(DIST_TEST)/tarball/unpacked -xzf $(TARBALL_DEBUG)
 	mv $(DIST_TEST)/tarball/unpacked/$(TARBALL_NAME) $(DIST_TEST)/tarball/moved
 	test "$$(ls -A $(DIST_TEST)/tarball/moved | LC_ALL=C sort | tr '\n' ' ')" = "CHANGELOG.md LICENSE README.md include lib share "
+	$(PYTHON) tools/packaging/package_readme.py check $(DIST_TEST)/tarball/moved/README.md $(DIST_TEST)/tarball/moved
 	! grep -rn -e '$(CURDIR)' -e '$(TARBALL_NAME)' $(DIST_TEST)/tarball/moved/lib/pkgconfig \
 		$(DIST_TEST)/tarball/moved/lib/cmake $(DIST_TEST)/tarball/moved/include
 	set -e; for pc in $(DIST_TEST)/tarball/moved/lib/pkgconfig/*.pc; do \

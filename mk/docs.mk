@@ -202,4 +202,5 @@ endef
 dist-deb-doc: docs ## the Debian package libsignalkit-doc (the site of make docs) into .build-c/dist
 	$(begin)
 	$(build_deb_doc)
+	$(dist_manifest)
 	$(end)

