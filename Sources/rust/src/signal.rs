@@ -757,6 +757,23 @@ impl<T> Drop for Subscriber<T> {
 /// pipe.put(2).unwrap();
 /// assert_eq!(seen.load(Ordering::SeqCst), 1);
 /// ```
+///
+/// It is `#[must_use]` (the guide's "Signals, operators, subscriptions"
+/// says what that catches and what it does not): a subscription made and
+/// dropped in one statement warns (`unused_must_use`; an error here, where
+/// the lint is denied), where the same subscription kept compiles:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// pipe.signal().subscribe(|_| ()).unwrap(); // unused `Subscription` that must be used
+/// ```
+///
+/// ```
+/// #![deny(unused_must_use)]
+/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// let _subscription = pipe.signal().subscribe(|_| ()).unwrap();
+/// ```
 #[must_use = "a Subscription disposes its subscription when dropped: keep it, or detach() it"]
 pub struct Subscription {
     raw: Option<NonNull<sys::sk_disposable>>,

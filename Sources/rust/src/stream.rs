@@ -294,12 +294,30 @@ fn wake_all(reader: Option<Waker>, producers: Vec<Waker>) {
 /// });
 /// assert_eq!(total, 3);
 /// ```
+///
+/// It is `#[must_use]`, as [`Subscription`] is: a stream made and dropped
+/// in one statement warns (an error here, where the lint is denied), where
+/// the same stream kept compiles:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// pipe.signal().into_stream().unwrap(); // unused `SignalStream` that must be used
+/// ```
+///
+/// ```
+/// #![deny(unused_must_use)]
+/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// let _stream = pipe.signal().into_stream().unwrap();
+/// ```
+#[must_use = "a SignalStream disposes its subscription when dropped: keep it while its events are wanted"]
 pub struct SignalStream<T> {
     shared: Arc<Shared<T>>,
     subscription: Subscription,
 }
 
 /// The future of [`SignalStream::next`].
+#[must_use = "futures do nothing unless polled or awaited"]
 pub struct Next<'a, T> {
     stream: &'a mut SignalStream<T>,
 }
