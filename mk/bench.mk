@@ -100,7 +100,7 @@ bench-peers: $(if $(RXCPP_HEADERS),$(BENCH_OUT)/bench_rxcpp) $(if $(RPP_HEADERS)
 	@if [ -z "$(RPP_HEADERS)" ]; then rm -f $(BENCH_OUT)/bench_rpp; \
 		echo "ReactivePlusPlus: no headers in $(PEERS_DIR)/rpp, skipped (Benchmarks/README.md, The C++ peers)"; fi
 
-bench: bench-c bench-cpp bench-peers bench-rust ## the benchmark suite: every workload, every implementation, one table (and the Rust crate's W1, W2b, W3 against the C API)
+bench: bench-c bench-cpp bench-peers bench-rust ## the benchmark suite: every workload, every implementation, one table (and the Rust crate's W1, W2, W2b, W3 against the C API)
 	$(call replan_when_core_files_change,Benchmarks/Suite/.build)
 	cd Benchmarks/Suite && $(SWIFT) build -c release --product SwiftBench
 	$(PYTHON) Benchmarks/run.py bench --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --out $(BENCH_OUT) --stage $(STAGE)/usr/lib \
@@ -124,7 +124,7 @@ OPERATOR_COST_COPY = mkdir -p $(BENCH_OUT) && objcopy --strip-debug Benchmarks/.
 # counted under callgrind (valgrind is one of `make deps`), and so has the
 # cost table: every operator's row in the C API (bench_capi), the C++ header
 # (bench_cpp) and the Swift API (OperatorCost), one callgrind process each;
-# and so do the Rust crate's W1, W2b and W3 against the C API's (bench_rust:
+# and so do the Rust crate's W1, W2, W2b and W3 against the C API's (bench_rust:
 # the ratios' limit is issue 45's 1.1).
 bench-check: bench-capi bench-ffi bench-cpp bench-rust-build ## allocation counts and instruction counts of the workloads and of every operator's cost row against Benchmarks/thresholds.json
 	$(begin)

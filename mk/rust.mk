@@ -41,15 +41,15 @@ test-rust: stage ## the Rust crate's tests (cargo test: unit, doc, compile-fail,
 rust-doc: stage ## the Rust crate's reference (rustdoc, warnings as errors) into .build-c/rust/doc
 	$(RUST_CARGO) doc --offline --no-deps --quiet
 
-# W1, W2b and W3 through the crate (Benchmarks/rust, release build) beside
+# W1, W2, W2b and W3 through the crate (Benchmarks/rust, release build) beside
 # bench_capi's, the same sizes and repetitions (BENCH_REPS, BENCH_DIVIDE of
 # mk/bench.mk), and their ratios against the issue's target (1.1 times the
 # C API per unit), then the same ratios as instructions per unit under
 # callgrind (Benchmarks/rust/instructions.py: what a loaded machine does
 # not move). Not part of make test (a clock).
-bench-rust: bench-capi bench-rust-build ## the Rust crate against the C API on W1, W2b, W3 (a table of ratios)
-	$(RUN_STAGED) $(BENCH_OUT)/bench_capi --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2b,W3 > $(RUST_OUT)/bench_c.jsonl
-	$(RUN_STAGED) $(RUST_OUT)/release/bench_rust --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2b,W3 > $(RUST_OUT)/bench_rust.jsonl
+bench-rust: bench-capi bench-rust-build ## the Rust crate against the C API on W1, W2, W2b, W3 (a table of ratios)
+	$(RUN_STAGED) $(BENCH_OUT)/bench_capi --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2,W2b,W3 > $(RUST_OUT)/bench_c.jsonl
+	$(RUN_STAGED) $(RUST_OUT)/release/bench_rust --reps $(BENCH_REPS) --divide $(BENCH_DIVIDE) --workloads W1,W2,W2b,W3 > $(RUST_OUT)/bench_rust.jsonl
 	$(PYTHON) Benchmarks/rust/compare.py $(RUST_OUT)/bench_c.jsonl $(RUST_OUT)/bench_rust.jsonl
 	$(RUN_STAGED) $(PYTHON) Benchmarks/rust/instructions.py $(BENCH_OUT)/bench_capi $(RUST_OUT)/release/bench_rust
 

@@ -1,6 +1,8 @@
-//! W1, W2b and W3 of Benchmarks/README.md through the Rust crate: the same
-//! pipelines, sizes and checksums as bench_capi.c, closures for every
-//! callback, RAII handles; JSON lines of impl "rust".
+//! W1, W2, W2b and W3 of Benchmarks/README.md through the Rust crate: the
+//! same pipelines, sizes and checksums as bench_capi.c, closures for every
+//! callback, RAII handles; JSON lines of impl "rust". Each workload runs
+//! once for its checksum, then `--reps` times timed: at `--reps 1`, twice
+//! (what instructions.py divides by).
 //!
 //!   bench_rust [--reps N] [--divide N] [--workloads W1,W3]
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -39,6 +41,29 @@ fn w1(n: i64) -> i64 {
     sum.load(Ordering::Relaxed)
 }
 
+/// W2: the mapped pipe signal built once; per cycle a subscription, maybe
+/// a put, the dispose.
+fn w2(cycles: i64, every: i64) -> i64 {
+    let total = Arc::new(AtomicI64::new(0));
+    let pipe = Pipe::<i64>::new().unwrap();
+    let mapped = pipe.signal().map(|x| x + 1);
+    for i in 0..cycles {
+        let t = Arc::clone(&total);
+        let subscription = mapped
+            .subscribe(move |x| {
+                t.fetch_add(x, Ordering::Relaxed);
+            })
+            .unwrap();
+        if i % every == 0 {
+            pipe.put(i).unwrap();
+        }
+        drop(subscription);
+    }
+    pipe.put(1_000_000_000).unwrap();
+    total.load(Ordering::Relaxed)
+}
+
+/// W2b: W2 with the pipeline built per cycle.
 fn w2b(cycles: i64, every: i64) -> i64 {
     // Each cycle's sink adds into the total (an atomic: the sinks of the
     // cycles are different closures).
@@ -116,6 +141,20 @@ fn main() {
             .collect();
         report("W1", "event", w1_events as f64, ns);
     }
+    if selected("W2") {
+        let expected = expected_w2(w2_cycles, w2_every);
+        assert_eq!(w2(w2_cycles, w2_every), expected, "W2 checksum");
+        let ns = (0..reps)
+            .map(|_| {
+                let start = Instant::now();
+                let sum = w2(w2_cycles, w2_every);
+                let ns = start.elapsed().as_nanos() as f64;
+                assert_eq!(sum, expected, "W2 checksum");
+                ns
+            })
+            .collect();
+        report("W2", "cycle", w2_cycles as f64, ns);
+    }
     if selected("W2b") {
         let expected = expected_w2(w2_cycles, w2_every);
         assert_eq!(w2b(w2_cycles, w2_every), expected, "W2b checksum");
@@ -132,6 +171,7 @@ fn main() {
     }
     if selected("W3") {
         let expected = (0..w3_puts).fold(0i64, |s, i| s.wrapping_add(i)).wrapping_mul(w3_sinks);
+        assert_eq!(w3(w3_sinks, w3_puts, &mut 0.0), expected, "W3 checksum");
         let ns = (0..reps)
             .map(|_| {
                 let mut timed = 0.0;

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Instructions per unit of W1, W2b and W3 under callgrind, for bench_capi
-and bench_rust: each program run at two sizes (--divide 100 and 50, one
-repetition), the difference of the totals divided by the difference of the
-units and by the runs per size (bench_capi: a warm-up, the repetition and
-the counted run; bench_rust: the checksum run and the repetition).
+"""Instructions per unit of W1, W2, W2b and W3 under callgrind, for
+bench_capi and bench_rust: each program run at two sizes (--divide 100 and
+50, one repetition), the difference of the totals divided by the difference
+of the units and by the runs per size (bench_capi: a warm-up, the
+repetition and the counted run; bench_rust: the checksum run and the
+repetition, for every workload).
 Deterministic, unlike the clock on a shared machine.
 
 Usage: instructions.py BENCH_CAPI BENCH_RUST      (LD_LIBRARY_PATH as for them)
@@ -12,7 +13,8 @@ import re
 import subprocess
 import sys
 
-UNITS = {"W1": lambda d: 5_000_000 // d, "W2b": lambda d: 1_000_000 // d, "W3": lambda d: 1000 * (10_000 // d)}
+UNITS = {"W1": lambda d: 5_000_000 // d, "W2": lambda d: 1_000_000 // d, "W2b": lambda d: 1_000_000 // d,
+         "W3": lambda d: 1000 * (10_000 // d)}
 RUNS = {"c": 3, "rust": 2}
 
 

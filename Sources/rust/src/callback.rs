@@ -21,65 +21,60 @@ use std::sync::{Condvar, Mutex, Once, PoisonError, RwLock};
 use std::time::Duration;
 
 thread_local! {
-    static TOKEN: u8 = const { 0 };
     /// How many calls of this crate's callbacks run on this thread (nested
-    /// ones each count): a panic while it is not 0 is caught.
+    /// ones each count): a panic while it is not 0 is caught. Its address
+    /// is the thread's token ([`current_thread`]), so that the per-value
+    /// path computes one thread-local address for both.
     static INSIDE: Cell<u32> = const { Cell::new(0) };
 }
 
 /// A number that tells the calling thread from the others (the address
-/// of a thread-local).
-#[inline]
+/// of a thread-local): never 0 nor [`CLOSED`].
+#[inline(always)]
 fn thread_token() -> usize {
-    TOKEN.with(|token| token as *const u8 as usize)
+    INSIDE.with(|inside| inside as *const Cell<u32> as usize)
 }
+
+/// The lock word of a [`FnCell`] that will never be taken again (its
+/// subscription ended): no thread's token, as those are addresses.
+pub(crate) const CLOSED: usize = 1;
 
 /// A closure called through C, at most one call at a time.
 ///
-/// Its lock is one word, the token of the thread inside a call (0: none):
-/// taking it is one compare-and-swap, whose failure also tells a call that
-/// re-enters the closure from inside itself (the word holds the caller's own
-/// token) from a call on another thread, which waits, parked on `park` (a
-/// mutex and a condition variable used only then). Letting it go is one
-/// store and one load (of the count of parked threads).
+/// Its lock is one word, the token of the thread inside a call (0: none;
+/// [`CLOSED`]: no call any more): taking it is one compare-and-swap, whose
+/// failure also tells a call that re-enters the closure from inside itself
+/// (the word holds the caller's own token) and a closed cell from a call on
+/// another thread, which waits, parked on `park` (a mutex and a condition
+/// variable used only then). Letting it go is one store and one load: of
+/// `attention`, the count of what the thread that lets go must see to
+/// (callers parked, and the events a subscription kept for after the call:
+/// [`flag`](FnCell::flag)), 0 on the per-value path.
 pub(crate) struct FnCell<F> {
     owner: AtomicUsize,
-    waiters: AtomicUsize,
+    attention: AtomicUsize,
     park: Mutex<()>,
     wake: Condvar,
     f: UnsafeCell<F>,
 }
 
 // Safety: the closure is reached only by the thread whose token `owner`
-// holds (see `with_on`), one at a time; it moves between threads, hence
+// holds (see `try_enter`), one at a time; it moves between threads, hence
 // `F: Send`.
 unsafe impl<F: Send> Sync for FnCell<F> {}
 
 impl<F> FnCell<F> {
     pub(crate) fn new(f: F) -> FnCell<F> {
-        FnCell { owner: AtomicUsize::new(0), waiters: AtomicUsize::new(0), park: Mutex::new(()), wake: Condvar::new(), f: UnsafeCell::new(f) }
-    }
-
-    /// Whether the thread of token `me` ([`current_thread`]) is inside a
-    /// call of the closure.
-    #[inline(always)]
-    pub(crate) fn held_by(&self, me: usize) -> bool {
-        self.owner.load(Ordering::Relaxed) == me
+        FnCell { owner: AtomicUsize::new(0), attention: AtomicUsize::new(0), park: Mutex::new(()), wake: Condvar::new(), f: UnsafeCell::new(f) }
     }
 
     /// Calls `call` with the closure; Err(message) when it panicked or was
-    /// re-entered (called again from inside its own call).
+    /// re-entered (called again from inside its own call). For a cell that
+    /// is never closed.
     #[inline]
     pub(crate) fn with<R>(&self, call: impl FnOnce(&mut F) -> R) -> Result<R, String> {
-        self.with_on(thread_token(), call)
-    }
-
-    /// [`with`](FnCell::with) on the thread of token `me`
-    /// ([`current_thread`]), which the caller read already: the per-value
-    /// path reads it once.
-    #[inline(always)]
-    pub(crate) fn with_on<R>(&self, me: usize, call: impl FnOnce(&mut F) -> R) -> Result<R, String> {
-        if let Err(current) = self.owner.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed) {
+        let me = thread_token();
+        if let Err(current) = self.try_enter(me) {
             if current == me {
                 return Err(reentered());
             }
@@ -87,46 +82,96 @@ impl<F> FnCell<F> {
         }
         // Safety: `owner` holds this thread's token: no other call reaches
         // the closure until `leave`.
-        let result = catching(|| call(unsafe { &mut *self.f.get() }));
-        self.leave();
+        let result = catching(|| call(unsafe { self.entered() }));
+        if self.leave() {
+            self.wake_one();
+        }
         result
     }
 
-    /// Lets the closure go, and wakes a parked caller if there is one: a
-    /// plain store (the release of the compare-and-swap's acquire) and a
-    /// load, no read-modify-write. The load may miss a caller that is just
-    /// parking (nothing orders a store before a later load): that caller
-    /// then finds the word free when its wait times out (`PARK_TIMEOUT`),
-    /// a delay only where two threads race for one closure, for a value's
-    /// path that takes one atomic instruction where two took about 10 ns
-    /// more per call (W3, `make bench-rust`).
+    /// Takes the closure for the thread of token `me` if it is free;
+    /// Err(what the word holds: the token of the thread inside a call, `me`
+    /// for a re-entry, or [`CLOSED`]).
     #[inline(always)]
-    fn leave(&self) {
+    pub(crate) fn try_enter(&self, me: usize) -> Result<(), usize> {
+        self.owner.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed).map(|_| ())
+    }
+
+    /// The closure, for the thread that took it.
+    ///
+    /// # Safety
+    /// The caller took the cell ([`try_enter`](FnCell::try_enter) or
+    /// [`wait_for`](FnCell::wait_for)) and has not let it go; the
+    /// reference does not outlive its [`leave`](FnCell::leave).
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)] // the cell's lock makes it unique
+    pub(crate) unsafe fn entered(&self) -> &mut F {
+        &mut *self.f.get()
+    }
+
+    /// Lets the closure go; true when something needs attention (a caller
+    /// parked: [`wake_one`](FnCell::wake_one); a [`flag`](FnCell::flag)
+    /// set). A plain store (the release of the compare-and-swap's acquire)
+    /// and a load, no read-modify-write. The load may miss a caller that is
+    /// just parking (nothing orders a store before a later load): that
+    /// caller then finds the word free when its wait times out
+    /// (`PARK_TIMEOUT`), a delay only where two threads race for one
+    /// closure, for a value's path that takes one atomic instruction where
+    /// two took about 10 ns more per call (W3, `make bench-rust`).
+    #[inline(always)]
+    #[must_use]
+    pub(crate) fn leave(&self) -> bool {
         self.owner.store(0, Ordering::Release);
-        if self.waiters.load(Ordering::Relaxed) > 0 {
-            self.wake_one();
+        self.attention.load(Ordering::Relaxed) > 0
+    }
+
+    /// Lets the closure go for good: no call takes it again (`try_enter`
+    /// answers [`CLOSED`]); the callers parked are woken to see it.
+    #[cold]
+    pub(crate) fn close(&self) {
+        self.owner.store(CLOSED, Ordering::Release);
+        if self.attention.load(Ordering::SeqCst) > 0 {
+            drop(self.park.lock().unwrap_or_else(PoisonError::into_inner));
+            self.wake.notify_all();
         }
     }
 
-    /// Waits, parked, until the closure is free, and takes it.
+    /// Marks work for the thread that lets the closure go ([`leave`]
+    /// answers true until [`unflag`](FnCell::unflag)).
+    pub(crate) fn flag(&self) {
+        self.attention.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Clears one [`flag`](FnCell::flag).
+    pub(crate) fn unflag(&self) {
+        self.attention.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Waits, parked, until the closure is free, and takes it: true; false
+    /// when the cell was closed (nothing taken).
     #[cold]
     #[inline(never)]
-    fn wait_for(&self, me: usize) {
-        self.waiters.fetch_add(1, Ordering::SeqCst);
+    pub(crate) fn wait_for(&self, me: usize) -> bool {
+        self.attention.fetch_add(1, Ordering::SeqCst);
         let mut parked = self.park.lock().unwrap_or_else(PoisonError::into_inner);
-        while self.owner.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed).is_err() {
-            parked = self.wake.wait_timeout(parked, PARK_TIMEOUT).unwrap_or_else(PoisonError::into_inner).0;
-        }
+        let taken = loop {
+            match self.try_enter(me) {
+                Ok(()) => break true,
+                Err(CLOSED) => break false,
+                Err(_) => parked = self.wake.wait_timeout(parked, PARK_TIMEOUT).unwrap_or_else(PoisonError::into_inner).0,
+            }
+        };
         drop(parked);
-        self.waiters.fetch_sub(1, Ordering::SeqCst);
+        self.attention.fetch_sub(1, Ordering::SeqCst);
+        taken
     }
 
-    /// Wakes one parked caller. Taking `park` first orders this after a
-    /// parked caller's failed compare-and-swap and its wait (which holds
-    /// `park` in between), so that the wake-up is not lost.
+    /// Wakes one parked caller, if there is one. Taking `park` first orders
+    /// this after a parked caller's failed compare-and-swap and its wait
+    /// (which holds `park` in between), so that the wake-up is not lost.
     #[cold]
     #[inline(never)]
-    fn wake_one(&self) {
+    pub(crate) fn wake_one(&self) {
         drop(self.park.lock().unwrap_or_else(PoisonError::into_inner));
         self.wake.notify_one();
     }
@@ -137,8 +182,7 @@ impl<F> FnCell<F> {
 /// `FnCell::leave`).
 const PARK_TIMEOUT: Duration = Duration::from_millis(1);
 
-/// The token of the calling thread, for [`FnCell::held_by`] and
-/// [`FnCell::with_on`].
+/// The token of the calling thread, for [`FnCell::try_enter`].
 #[inline(always)]
 pub(crate) fn current_thread() -> usize {
     thread_token()
@@ -147,7 +191,7 @@ pub(crate) fn current_thread() -> usize {
 /// The message of a re-entered closure (off the per-value path).
 #[cold]
 #[inline(never)]
-fn reentered() -> String {
+pub(crate) fn reentered() -> String {
     "a closure was called again from inside itself (an FnMut cannot be re-entered): \
      emit from another closure, or through a queue"
         .to_owned()
@@ -170,9 +214,20 @@ impl<F> FnShared<F> {
 /// (see the module's documentation); Err(its message).
 #[inline(always)]
 pub(crate) fn catching<R>(call: impl FnOnce() -> R) -> Result<R, String> {
-    INSIDE.with(|inside| inside.set(inside.get() + 1));
+    catching_on(thread_token(), call)
+}
+
+/// [`catching`] on the thread of token `me` ([`current_thread`]), which the
+/// caller read already: the token is the address of the thread's count of
+/// calls inside, reached through it without a second thread-local lookup.
+#[inline(always)]
+pub(crate) fn catching_on<R>(me: usize, call: impl FnOnce() -> R) -> Result<R, String> {
+    // Safety: `me` is this thread's token, the address of its INSIDE, which
+    // lives as long as the thread; a Cell is not shared between threads.
+    let inside = unsafe { &*(me as *const Cell<u32>) };
+    inside.set(inside.get() + 1);
     let result = catch_unwind(AssertUnwindSafe(call));
-    INSIDE.with(|inside| inside.set(inside.get() - 1));
+    inside.set(inside.get() - 1);
     result.map_err(|payload| panic_message(&*payload))
 }
 

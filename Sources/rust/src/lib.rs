@@ -57,7 +57,7 @@ pub use error::{status_string, Error};
 pub use operators::{Overflow, TakeAction};
 pub use queue::Queue;
 pub use signal::{Disposable, Observer, Signal, Subscriber, Subscription};
-pub use stream::{Next, SignalStream};
+pub use stream::{Next, Ready, Room, SignalStream};
 pub use subject::{Pipe, Promise, ValuePromise};
 pub use value::{AnyValue, Opaque, RawValue, Value, ValueRef};
 

@@ -45,7 +45,10 @@ use crate::value::{conversion_message, error_value, AnyValue, RawValue, Value, V
 
 mod standard;
 
-/// What `take_until`'s function decides about a value.
+/// What `take_until`'s function decides about a value: deliver it or
+/// not, and complete after it or not. Each case is one answer of the C
+/// callback (`sk_take_action`'s flags), the mapping written once, in
+/// `TakeAction::raw`.
 ///
 /// ```
 /// use signalkit::{Signal, TakeAction};
@@ -87,6 +90,19 @@ impl TakeAction {
     /// Whether the stream completes after it.
     pub fn completes(self) -> bool {
         matches!(self, TakeAction::PassAndComplete | TakeAction::Complete)
+    }
+
+    /// The answer of the C callback (`sk_take_until_fn`): a bitwise OR of
+    /// `sk_take_action`'s flags. The one place the cases meet C.
+    #[inline]
+    pub(crate) fn raw(self) -> c_int {
+        let flags = match self {
+            TakeAction::Pass => sys::SK_TAKE_PASS,
+            TakeAction::Drop => 0,
+            TakeAction::PassAndComplete => sys::SK_TAKE_PASS | sys::SK_TAKE_COMPLETE,
+            TakeAction::Complete => sys::SK_TAKE_COMPLETE,
+        };
+        flags as c_int
     }
 }
 
@@ -180,7 +196,7 @@ unsafe extern "C" fn predicate_fn<T: Value, F: Fn(&T) -> bool>(ctx: Ctx, value: 
 
 unsafe extern "C" fn take_until_fn<T: Value, F: Fn(&T) -> TakeAction>(ctx: Ctx, value: *const sys::sk_value) -> c_int {
     match converted::<T>(ValueRef::from_ptr(value)).and_then(|value| ctx_ref::<FnShared<F>>(ctx).call(|f| f(&value))) {
-        Ok(action) => (if action.passes() { sys::SK_TAKE_PASS } else { 0 } | if action.completes() { sys::SK_TAKE_COMPLETE } else { 0 }) as c_int,
+        Ok(action) => action.raw(),
         Err(message) => {
             fail_call("take_until", message);
             0

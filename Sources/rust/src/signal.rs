@@ -1,13 +1,11 @@
 //! Signals, subscribers, subscriptions and disposables.
-use std::collections::VecDeque;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
 use std::{fmt, mem};
 
-use crate::callback::{ctx_ref, current_thread, into_ctx, release_ctx, report_failure, FnCell, FnShared};
+use crate::callback::{catching, catching_on, ctx_ref, current_thread, into_ctx, release_ctx, report_failure, FnCell, FnShared, CLOSED};
 use crate::error::{check, Error};
 use crate::sys;
 use crate::value::{conversion_message, error_value, AnyValue, RawValue, Value, ValueRef};
@@ -407,57 +405,19 @@ fn unhandled(error: &AnyValue) {
     }
 }
 
-/// A sink and whether its subscription has ended.
-struct SinkState<S> {
-    sink: S,
-    done: bool,
-}
-
-impl<S> SinkState<S> {
-    /// Passes a value on as a `T`; one that does not convert ends the
-    /// subscription with an error.
-    #[inline(always)]
-    fn next<T: Value>(&mut self, value: ValueRef<'_>)
-    where
-        S: Sink<T>,
-    {
-        if self.done {
-            return;
-        }
-        match T::from_value_fast(value) {
-            Some(v) => self.sink.next(v),
-            None => self.fail_with(conversion_message::<T>(value)),
-        }
-    }
-
-    /// Ends the subscription with a failure (off the per-value path).
-    #[cold]
-    #[inline(never)]
-    fn fail_with<T>(&mut self, message: String)
-    where
-        S: Sink<T>,
-    {
-        self.fail(AnyValue::Failure(message))
-    }
-
-    fn fail<T>(&mut self, error: AnyValue)
-    where
-        S: Sink<T>,
-    {
-        self.done = true;
-        self.sink.error(error)
-    }
-}
-
 /// A subscription's closures, and the events delivered to them from inside
 /// one of them on the same thread (a next closure that puts into its own
 /// source): those wait, in order, until the running call has returned, as
-/// an FnMut cannot be re-entered.
+/// an FnMut cannot be re-entered. Once the subscription has ended (its
+/// error or completion delivered, a value not of type `T`, a panic of the
+/// next closure), the cell is closed: nothing reaches the sink after.
 struct ObserverCtx<T, S> {
-    cell: FnCell<SinkState<S>>,
+    cell: FnCell<S>,
     _values: PhantomData<fn(T)>,
-    waiting: AtomicUsize,
-    pending: Mutex<VecDeque<Pending>>,
+    /// The events kept (`keep`), each also a [`FnCell::flag`] of `cell`. A
+    /// `Vec`, not a `VecDeque`: it is empty but for re-entrant deliveries,
+    /// and an empty `Vec` costs nothing to drop.
+    pending: Mutex<Vec<Pending>>,
 }
 
 enum Pending {
@@ -475,28 +435,140 @@ enum Event<'a> {
 
 impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
     fn new(sink: S) -> ObserverCtx<T, S> {
-        ObserverCtx {
-            cell: FnCell::new(SinkState { sink, done: false }),
-            _values: PhantomData,
-            waiting: AtomicUsize::new(0),
-            pending: Mutex::new(VecDeque::new()),
+        ObserverCtx { cell: FnCell::new(sink), _values: PhantomData, pending: Mutex::new(Vec::new()) }
+    }
+
+    /// Delivers a value: the per-value path, inlined into the C callback,
+    /// is a compare-and-swap that takes the closure (and fails for an
+    /// ended subscription, whose cell is closed), the kind check, the
+    /// closure, a store that lets it go and one load (of the cell's
+    /// attention count). Everything else (another thread inside, a
+    /// re-entry, the end, a value of another type, a panic, events kept or
+    /// callers parked) is a call out of line that does the rest, so that
+    /// the path needs no register saved and no stack of its own.
+    ///
+    /// The calls out of line go through `extern "C"` functions
+    /// ([`out_of_line`]), which cannot unwind: a call to one is no unwinding
+    /// edge, so it compiles to a jump, and the path needs no stack frame.
+    #[inline(always)]
+    fn deliver_next(&self, value: ValueRef<'_>) {
+        let me = current_thread();
+        if let Err(current) = self.cell.try_enter(me) {
+            // Safety: `self` and `value` are valid for the call.
+            return unsafe { out_of_line::next_contended::<T, S>(self, me, current, value.as_ptr()) };
+        }
+        // Safety: taken above, let go below (or by the calls out of line).
+        let sink = unsafe { self.cell.entered() };
+        match T::from_value_fast(value) {
+            Some(v) => {
+                if let Err(message) = catching_on(me, || sink.next(v)) {
+                    return self.end_entered(AnyValue::Failure(message));
+                }
+            }
+            // Safety: as above.
+            None => return unsafe { out_of_line::not_converted::<T, S>(self, value.as_ptr()) },
+        }
+        if self.cell.leave() {
+            // Safety: as above.
+            unsafe { out_of_line::attend::<T, S>(self, me) }
         }
     }
 
-    /// Delivers an event: the per-value path is inlined into the C
-    /// callback, with the calling thread's token read once; the rare cases
-    /// (an event from inside a call of the closures, events waiting after
-    /// it, a failure) are calls out of line.
-    #[inline(always)]
+    /// Ends the subscription with `failure` (a value not converted, a
+    /// panic of the next closure), the closure taken, and closes the cell.
+    #[cold]
+    #[inline(never)]
+    fn end_entered(&self, failure: AnyValue) {
+        // Safety: the caller took the cell; it is closed below.
+        let sink = unsafe { self.cell.entered() };
+        fail(sink, failure);
+        self.end();
+    }
+
+    /// Closes the cell (the subscription ended, the closure taken) and
+    /// lets go of the events kept meanwhile.
+    #[cold]
+    #[inline(never)]
+    fn end(&self) {
+        self.cell.close();
+        let kept = mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner));
+        for _ in &kept {
+            self.cell.unflag();
+        }
+    }
+
+    /// A value that found the closure taken: by this thread (a re-entry:
+    /// kept for after the call), by another (wait for it, then deliver),
+    /// or closed (the subscription ended: nothing to do).
+    #[cold]
+    #[inline(never)]
+    fn next_contended(&self, me: usize, current: usize, value: ValueRef<'_>) {
+        if current != CLOSED {
+            self.handle(me, current, Event::Next(value));
+        }
+    }
+
+    /// What a thread that let the closure go must see to: a parked caller
+    /// to wake, events kept to deliver.
+    #[cold]
+    #[inline(never)]
+    fn attend(&self, me: usize) {
+        self.cell.wake_one();
+        self.deliver_waiting(me);
+    }
+
+    /// Delivers an error or a completion (or a value, off the per-value
+    /// path).
     fn deliver(&self, event: Event<'_>) {
         let me = current_thread();
-        if self.cell.held_by(me) {
-            self.keep(event);
+        let current = match self.cell.try_enter(me) {
+            Ok(()) => 0,
+            Err(current) => current,
+        };
+        self.handle(me, current, event);
+    }
+
+    /// Handles an event on the thread of token `me`; `current` is what the
+    /// cell's word held when this thread tried to take it: 0 (taken), this
+    /// thread's token (a re-entry: the event is kept for after the call),
+    /// [`CLOSED`] (ended: nothing to do), or another thread's (wait for it).
+    fn handle(&self, me: usize, current: usize, event: Event<'_>) {
+        if current == me {
+            return self.keep(event);
+        }
+        if current == CLOSED || (current != 0 && !self.cell.wait_for(me)) {
             return;
         }
-        self.handle(me, event);
-        if self.waiting.load(Ordering::Acquire) > 0 {
-            self.deliver_waiting(me);
+        // Safety: taken; let go (or closed) below.
+        let sink = unsafe { self.cell.entered() };
+        let failure = match event {
+            Event::Next(value) => match T::from_value_fast(value) {
+                Some(v) => match catching(|| sink.next(v)) {
+                    Ok(()) => None,
+                    Err(message) => Some(AnyValue::Failure(message)),
+                },
+                None => Some(AnyValue::Failure(conversion_message::<T>(value))),
+            },
+            Event::Error(value) => Some(AnyValue::from_value(value)),
+            Event::Completed => {
+                if let Err(message) = catching(|| sink.completed()) {
+                    report_failure("completed", &message);
+                }
+                self.end();
+                return self.attend(me);
+            }
+        };
+        match failure {
+            None => {
+                if self.cell.leave() {
+                    self.attend(me);
+                }
+            }
+            Some(error) => {
+                fail(sink, error);
+                self.end();
+                self.attend(me);
+            }
         }
     }
 
@@ -510,75 +582,96 @@ impl<T: Value, S: Sink<T>> ObserverCtx<T, S> {
             Event::Error(value) => Pending::Error(RawValue::copy_of(value)),
             Event::Completed => Pending::Completed,
         };
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner).push_back(kept);
-        self.waiting.fetch_add(1, Ordering::AcqRel);
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner).push(kept);
+        self.cell.flag();
     }
 
     /// Delivers the events that waited (see `keep`), in order.
     #[cold]
     #[inline(never)]
     fn deliver_waiting(&self, me: usize) {
-        while self.waiting.load(Ordering::Acquire) > 0 {
-            let next = self.pending.lock().unwrap_or_else(PoisonError::into_inner).pop_front();
-            match next {
-                Some(pending) => {
-                    self.waiting.fetch_sub(1, Ordering::AcqRel);
-                    match &pending {
-                        Pending::Next(value) => self.handle(me, Event::Next(value.as_ref())),
-                        Pending::Error(value) => self.handle(me, Event::Error(value.as_ref())),
-                        Pending::Completed => self.handle(me, Event::Completed),
-                    }
+        loop {
+            let kept = {
+                let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+                if pending.is_empty() {
+                    return;
                 }
-                None => break,
+                pending.remove(0)
+            };
+            self.cell.unflag();
+            let current = match self.cell.try_enter(me) {
+                Ok(()) => 0,
+                Err(current) => current,
+            };
+            match &kept {
+                Pending::Next(value) => self.handle(me, current, Event::Next(value.as_ref())),
+                Pending::Error(value) => self.handle(me, current, Event::Error(value.as_ref())),
+                Pending::Completed => self.handle(me, current, Event::Completed),
             }
-        }
-    }
-
-    /// Handles an event on the thread of token `me`: a closure of its own
-    /// per kind of event, so that the value's path, inlined into the value
-    /// callback, holds nothing of the others.
-    #[inline(always)]
-    fn handle(&self, me: usize, event: Event<'_>) {
-        let result = match event {
-            Event::Next(value) => self.cell.with_on(me, |state| state.next(value)),
-            Event::Error(value) => self.cell.with_on(me, |state| {
-                if !state.done {
-                    state.fail(AnyValue::from_value(value))
-                }
-            }),
-            Event::Completed => self.cell.with_on(me, |state| {
-                if !state.done {
-                    state.done = true;
-                    state.sink.completed()
-                }
-            }),
-        };
-        if let Err(message) = result {
-            self.failed(event, message);
-        }
-    }
-
-    /// A closure panicked (or was re-entered) while handling `event`.
-    #[cold]
-    #[inline(never)]
-    fn failed(&self, event: Event<'_>, message: String) {
-        match event {
-            // The next closure panicked: the subscription ends with the
-            // failure (a panic of the error closure itself can only go to
-            // the hook).
-            Event::Next(_) => {
-                if let Err(message) = self.cell.with(|state| state.fail(AnyValue::Failure(message))) {
-                    report_failure("error", &message);
-                }
-            }
-            Event::Error(_) => report_failure("error", &message),
-            Event::Completed => report_failure("completed", &message),
         }
     }
 }
 
+/// The calls out of line of [`ObserverCtx::deliver_next`], as `extern "C"`
+/// functions: the compiler knows that they do not unwind (Rust 1.81 and
+/// later abort where one would), so that a call to one needs no landing pad
+/// and compiles to a jump. None does unwind: each catches the panics of
+/// the closures it calls (`catching`), as the C callbacks do.
+mod out_of_line {
+    use super::{ObserverCtx, Sink};
+    use crate::sys;
+    use crate::value::{conversion_message, AnyValue, Value, ValueRef};
+
+    /// A value that found the closure taken (see
+    /// `ObserverCtx::next_contended`).
+    ///
+    /// # Safety
+    /// `ctx` and `value` are valid for the call.
+    #[cold]
+    #[inline(never)]
+    pub(super) unsafe extern "C" fn next_contended<T: Value, S: Sink<T>>(
+        ctx: *const ObserverCtx<T, S>,
+        me: usize,
+        current: usize,
+        value: *const sys::sk_value,
+    ) {
+        (*ctx).next_contended(me, current, ValueRef::from_ptr(value))
+    }
+
+    /// A value that is not a `T`, the closure taken: the subscription ends
+    /// with the failure that says so.
+    ///
+    /// # Safety
+    /// As [`next_contended`]; the caller took the cell.
+    #[cold]
+    #[inline(never)]
+    pub(super) unsafe extern "C" fn not_converted<T: Value, S: Sink<T>>(ctx: *const ObserverCtx<T, S>, value: *const sys::sk_value) {
+        (*ctx).end_entered(AnyValue::Failure(conversion_message::<T>(ValueRef::from_ptr(value))))
+    }
+
+    /// What a thread that let the closure go must see to (see
+    /// `ObserverCtx::attend`).
+    ///
+    /// # Safety
+    /// `ctx` is valid for the call.
+    #[cold]
+    #[inline(never)]
+    pub(super) unsafe extern "C" fn attend<T: Value, S: Sink<T>>(ctx: *const ObserverCtx<T, S>, me: usize) {
+        (*ctx).attend(me)
+    }
+}
+
+/// Ends a subscription's sink with `error` (its error closure, or the
+/// failure hook); a panic of the error closure itself can only go to the
+/// hook.
+fn fail<T, S: Sink<T>>(sink: &mut S, error: AnyValue) {
+    if let Err(message) = catching(|| sink.error(error)) {
+        report_failure("error", &message);
+    }
+}
+
 unsafe extern "C" fn observer_next<T: Value, S: Sink<T>>(ctx: *mut c_void, value: *const sys::sk_value) {
-    ctx_ref::<ObserverCtx<T, S>>(ctx).deliver(Event::Next(ValueRef::from_ptr(value)));
+    ctx_ref::<ObserverCtx<T, S>>(ctx).deliver_next(ValueRef::from_ptr(value));
 }
 
 unsafe extern "C" fn observer_error<T: Value, S: Sink<T>>(ctx: *mut c_void, error: *const sys::sk_value) {
@@ -663,6 +756,23 @@ impl<T> Drop for Subscriber<T> {
 /// drop(subscription); // disposed: nothing more arrives
 /// pipe.put(2).unwrap();
 /// assert_eq!(seen.load(Ordering::SeqCst), 1);
+/// ```
+///
+/// It is `#[must_use]` (the guide's "Signals, operators, subscriptions"
+/// says what that catches and what it does not): a subscription made and
+/// dropped in one statement warns (`unused_must_use`; an error here, where
+/// the lint is denied), where the same subscription kept compiles:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// pipe.signal().subscribe(|_| ()).unwrap(); // unused `Subscription` that must be used
+/// ```
+///
+/// ```
+/// #![deny(unused_must_use)]
+/// let pipe = signalkit::Pipe::<i64>::new().unwrap();
+/// let _subscription = pipe.signal().subscribe(|_| ()).unwrap();
 /// ```
 #[must_use = "a Subscription disposes its subscription when dropped: keep it, or detach() it"]
 pub struct Subscription {

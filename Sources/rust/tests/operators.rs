@@ -30,12 +30,17 @@ fn take_until_last_ignore_then_start_with() {
         _ => TakeAction::Pass,
     });
     assert_eq!(values(&until), Ok(vec![1, 3]));
+    let before_three = s.take_until(|x| if *x == 3 { TakeAction::Complete } else { TakeAction::Pass });
+    assert_eq!(values(&before_three), Ok(vec![1, 2]));
+    for action in [TakeAction::Pass, TakeAction::Drop, TakeAction::PassAndComplete, TakeAction::Complete] {
+        assert_eq!(TakeAction::new(action.passes(), action.completes()), action);
+    }
     assert_eq!(values(&s.last()), Ok(vec![4]));
     assert_eq!(values(&s.ignore_values()), Ok(vec![]));
     assert_eq!(values(&s.take(1).then(&ints(&[9]))), Ok(vec![1, 9]));
     assert_eq!(values(&s.skip(3).start_with(0)), Ok(vec![0, 4]));
     assert_eq!(values(&Signal::<i64>::complete().default_if_empty(7)), Ok(vec![7]));
-    drop((s, until));
+    drop((s, until, before_three));
     assert_eq!(live_objects(), 0);
 }
 

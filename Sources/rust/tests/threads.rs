@@ -116,3 +116,50 @@ fn a_next_closure_that_puts_into_its_own_source_receives_that_value_after_it_ret
     drop((subscription, pipe));
     assert_eq!(live_objects(), 0);
 }
+
+#[test]
+fn nothing_reaches_a_subscription_after_its_end_while_other_threads_put() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let _serial = common::serial();
+    let pipe = Pipe::<i64>::new().unwrap();
+    // The closure panics at its 2001st call, which ends the subscription
+    // (its failure goes to the failure hook: `subscribe` has no error
+    // closure) while four threads put into the pipe, some of them parked
+    // waiting for the closure: none may reach it after that.
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let into = reports.clone();
+    signalkit::set_failure_hook(Some(Box::new(move |place, message| into.lock().unwrap().push(format!("{}: {}", place, message)))));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let subscription = pipe
+        .signal()
+        .subscribe(move |v| {
+            if counted.fetch_add(1, Ordering::SeqCst) == 2000 {
+                panic!("stop at {}", v);
+            }
+            for _ in 0..50 {
+                std::hint::spin_loop();
+            }
+        })
+        .unwrap();
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || {
+                for v in 1..=1000 {
+                    pipe.put(v).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    signalkit::set_failure_hook(None);
+    assert_eq!(calls.load(Ordering::SeqCst), 2001, "values after the panic reached the closure");
+    let reports = reports.lock().unwrap();
+    assert_eq!(reports.len(), 1, "{:?}", *reports);
+    assert!(reports[0].starts_with("unhandled error: panicked: stop at "), "{:?}", *reports);
+    drop((subscription, pipe));
+    assert_eq!(live_objects(), 0);
+}
