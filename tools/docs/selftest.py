@@ -11,7 +11,7 @@ site.py and each rule of cpp_comments.py is shown to catch what it is for.
   late one labelled), an operator of a standard shape is spelled in each
   language from its row of the operator table and its shape, an operator
   no case applies alone gets no example and
-  its page says why, and a page with examples shows the four programs and
+  its page says why, and a page with examples shows the five programs and
   their outputs;
 - every operator of the operator table has its "When to use it" section
   in operator_uses.md, and that file's check catches a missing or extra
@@ -92,6 +92,10 @@ def main() -> int:
                                   values={"x": [1, 2]}, ops=[["zip", "a", "b"]], out="x|")
     expect(examples_module.expected(zipped, "Swift") == "0: (1, 2)\n1: completed\n", "Swift's zip prints a tuple")
     expect(examples_module.expected(zipped, "C++") == "0: [1, 2]\n1: completed\n", "C++'s zip prints an array")
+    expect(examples_module.expected(zipped, "Rust") == "0: [1, 2]\n1: completed\n", "Rust's zip prints a Vec")
+    paired = examples_module.Case("p", "t.marbles:1", inputs=[("a", False, "12|")], values={"x": [1, 2]},
+                                  ops=[["pairwise"]], out="-x|")
+    expect(examples_module.expected(paired, "Rust") == "1: (1, 2)\n2: completed\n", "Rust's pairwise prints a tuple")
     chained = examples_module.Case("chained", "t.marbles:1", inputs=[("a", False, "-1|")],
                                    ops=[["map", "times:2"], ["filter", "always"]], out="-2|")
     chosen = examples_module.chosen_cases([chained])
@@ -112,21 +116,22 @@ def main() -> int:
            f"the example applies the take after it: {examples_module.python_op(taking)!r}")
     skipping = examples_module.Case("skipping", "t.marbles:1", inputs=[("a", False, "-1-2|")],
                                     ops=[["skipWhile", "lt:2"]], out="---2|")
-    spelled = {lang: examples_module.RENDER[lang](skipping) for lang in ("C", "C++", "Swift", "Python")}
+    spelled = {lang: examples_module.RENDER[lang](skipping) for lang in examples_module.LANGUAGES}
     expect(examples_module.STANDARD["skipWhile"].shape == "predicate"
            and "sk_signal_skip_while(&result, a, less_than_2, NULL, NULL)" in spelled["C"]
            and "a | sk::skip_while([](std::int64_t x) { return x < 2; })" in spelled["C++"]
            and "a.signal |> skipWhile { $0 < 2 }" in spelled["Swift"]
-           and "a.skip_while(lambda x: x < 2)" in spelled["Python"],
+           and "a.skip_while(lambda x: x < 2)" in spelled["Python"]
+           and "a.skip_while(|&x: &i64| x < 2)" in spelled["Rust"],
            "an operator of a standard shape is spelled from its row of the operator table and its shape: "
            f"{spelled}")
     page = "".join(site_module.examples_html("take", None))
     expect("no-example" in page and "alone" in page, "a page without an example says why")
     page = "".join(site_module.examples_html("share", (shared, {lang: (examples_module.RENDER[lang](shared),
                                                                          examples_module.expected(shared, lang))
-                                                                  for lang in ("C", "C++", "Swift", "Python")})))
-    expect(page.count("class='example'") == 4 and page.count("class='output'") == 4,
-           "a page shows four examples, each with its output")
+                                                                  for lang in examples_module.LANGUAGES})))
+    expect(page.count("class='example'") == 5 and page.count("class='output'") == 5,
+           "a page shows five examples, each with its output")
     expect("result.share()" in page.replace("a.share()", "result.share()") and "sk_signal_share" in page,
            "the examples apply the operator")
 
