@@ -16,6 +16,12 @@ site.py and each rule of cpp_comments.py is shown to catch what it is for.
 - every operator of the operator table has its "When to use it" section
   in operator_uses.md, and that file's check catches a missing or extra
   section, one without its paragraph and a "See also" without a page;
+- the bindings' declarations (declarations.py): the Rust and C++ readers
+  give a method's declaration as its source has it (a change in the source
+  changes it), a Swift name without labels leaves the titles another row
+  names with a label, an operator the binding lacks shows what its example
+  composes it from, a name the binding does not declare is reported, and so
+  is a cell that says a binding lacks what it calls;
 - the C++ comment filter documents a comment on a declaration, leaves a
   banner and a comment before a blank line alone, escapes #word, and keeps
   the line count.
@@ -46,6 +52,7 @@ def load(name: str) -> ModuleType:
 cpp_comments = load("cpp_comments")
 site_module = load("site")
 examples_module = load("examples")
+declarations = load("declarations")
 
 failures = []
 
@@ -53,6 +60,77 @@ failures = []
 def expect(condition: bool, what: str) -> None:
     if not condition:
         failures.append(what)
+
+
+def check_declarations() -> None:
+    """declarations.py's readers and checks, on sources written here."""
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "src", "operators"))
+        rust = ("impl<T: Value> Signal<T> {\n    /// Doc.\n    pub fn take(&self, count: usize) -> Signal<T> {\n"
+                "        todo!()\n    }\n\n    pub fn merge_map_bounded<U: Value, F: Fn(T) -> Signal<U>>(&self,\n"
+                "        capacity: usize,\n        f: F,\n    ) -> Signal<U> {\n        todo!()\n    }\n\n"
+                "    fn private(&self) {}\n}\n\nimpl<T: Value> Signal<Signal<T>> {\n"
+                "    pub fn queue(&self) -> Signal<T> {\n        sys::sk_signal_queue(x)\n    }\n}\n")
+        with open(os.path.join(root, "src", "operators", "a.rs"), "w") as f:
+            f.write(rust)
+        found = declarations.rust_declarations(os.path.join(root, "src"))
+        expect(found.get("take") == ["impl<T: Value> Signal<T> {\n    pub fn take(&self, count: usize) -> Signal<T>;\n}"],
+               f"a Rust method is declared as its source has it, in its impl block: {found.get('take')}")
+        expect(found.get("merge_map_bounded") == [
+            "impl<T: Value> Signal<T> {\n    pub fn merge_map_bounded<U: Value, F: Fn(T) -> Signal<U>>(&self, "
+            "capacity: usize, f: F) -> Signal<U>;\n}"], f"a Rust declaration's lines are joined: {found}")
+        expect(found.get("queue", [""])[0].startswith("impl<T: Value> Signal<Signal<T>> {"),
+               f"a method of signals of signals says so: {found.get('queue')}")
+        expect("private" not in found, "a private fn is no declaration")
+        with open(os.path.join(root, "src", "operators", "a.rs"), "w") as f:
+            f.write(rust.replace("count: usize", "count: u32"))
+        expect("count: u32" in declarations.rust_declarations(os.path.join(root, "src"))["take"][0],
+               "the Rust declaration follows the source")
+        header = os.path.join(root, "x.hpp")
+        with open(header, "w") as f:
+            f.write("class signal;\nclass signal : public base {\n public:\n    /* doc */\n"
+                    "    template <class F> signal map(F &&f) const {\n        return x;\n    }\n"
+                    "    static signal zip(const std::vector<signal> &signals,\n                      "
+                    "std::size_t capacity) { return y; }\n private:\n    signal hidden() const;\n};\n")
+        found = declarations.cpp_declarations(header)
+        expect(found == {"map": ["template <class F> signal map(F &&f) const;"],
+                         "zip": ["static signal zip(const std::vector<signal> &signals, std::size_t capacity);"]},
+               f"the C++ reader takes the public members of class signal: {found}")
+        rows = [{"line": "1", "operator": "queue", "marble": "`queueBounded`", "c": "`sk_signal_queue`",
+                 "cpp": "—", "python": "—", "rust": "—", "swift": "`queue`"}]
+        called = declarations.called_functions(header, os.path.join(root, "nopython"), os.path.join(root, "src"))
+        problems = declarations.check_availability(rows, called)
+        expect(any("Rust cell of 'queue' says the binding lacks it, but the Rust binding calls sk_signal_queue" in p
+                   for p in problems), f"a dash for a binding that calls the function is reported: {problems}")
+        rows[0]["rust"] = "`queue`"
+        rows[0]["cpp"] = "`queue_signals`"
+        problems = declarations.check_availability(rows, called)
+        expect(problems == ["tools/api/operators.md:1: the C++ cell of 'queue' names queue_signals, but the C++ "
+                            "binding never calls sk_signal_queue: the cell names another operator"],
+               f"a name for a binding that never calls the function is reported: {problems}")
+    swift = {"first(_:)": ["func first()"], "first(where:)": ["func first(where:)"],
+             "mergeMap(maxConcurrent:capacity:overflow:onDrop:_:)": ["func mergeMap(bounded)"]}
+    prefixes = {"first(", "first(where:", "mergeMap(maxConcurrent:capacity:overflow:onDrop:"}
+    expect(declarations.swift_signatures("first(", swift, prefixes) == ["func first()"],
+           "a Swift name without labels leaves the titles another row names with a label")
+    expect(declarations.swift_titles("`mergeMap(maxConcurrent: 1, capacity:overflow:onDrop:) { $0 }`")
+           == ["mergeMap(maxConcurrent:capacity:overflow:onDrop:"], "a Swift cell's call names its labels")
+    expect(declarations.swift_signatures("mergeMap(maxConcurrent:capacity:overflow:onDrop:", swift, prefixes)
+           == ["func mergeMap(bounded)"], "an unlabelled last argument is the same function")
+    row = {"line": "2", "operator": "concat map", "marble": "`concatMap`", "c": "—", "cpp": "`merge_map`",
+           "python": "`merge_map`, max_concurrent=1", "rust": "`merge_map`", "swift": "`mapToQueue`"}
+    other = {"line": "3", "operator": "merge map", "marble": "`mergeMap`", "c": "`sk_signal_merge_map`",
+             "cpp": "`merge_map`", "python": "`merge_map`", "rust": "`merge_map`", "swift": "`mergeMap`"}
+    api = {"sk_signal_merge_map": {"name": "sk_signal_merge_map", "returns": "int",
+                                   "params": [{"type": "sk_signal **", "name": "out"}]}}
+    bindings = declarations.Bindings(api, {"merge_map": ["signal merge_map(F &&f) const;"]},
+                                     {"mapToQueue(_:)": ["func mapToQueue()"]}, {}, [row, other])
+    programs = {"C": ("sk_signal_merge_map(&result, a, 1, select, NULL, NULL);", "")}
+    languages, problems = declarations.page_languages(row, bindings, programs, [row, other])
+    expect(languages[0] == ("C", False, ["sk_signal_merge_map"], ["int sk_signal_merge_map(sk_signal **out);"]),
+           f"a language that lacks the operator shows what its example composes it from: {languages[0]}")
+    expect(any("Rust names `merge_map`, which the Rust binding does not declare" in p for p in problems),
+           f"a name its binding does not declare is reported: {problems}")
 
 
 def main() -> int:
@@ -153,6 +231,8 @@ def main() -> int:
                                          use=uses["map"])
         expect("<p class='use'>Use it.</p>" in page and "href='filter.html'" in page,
                "an operator page shows when to use it and links its see-also")
+
+    check_declarations()
 
     text = ("/*\n * the file\n *\n *     #include <x.hpp>\n */\n/* ---- */\n/* Banner */\n/* ---- */\n\n/* A class; see #error. */\nclass c {\n"
             "    /* kept apart */\n\n    int x;\n};\n")

@@ -9,12 +9,16 @@ built, SITE/swift; this script adds what joins them:
   (Tests/marbles), drawn from what the case recorded when it ran (the JSON
   the Swift runner writes with SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift),
   never from its `out` line;
-- SITE/operators/OP.html: one page per operator of the table, its examples
-  in C, C++, Swift, Python and Rust (tools/docs/examples.py, which the tests
-  compile and run), its pictures and links to its entry in each language's
-  reference (found in Doxygen's tag files, pdoc's pages and DocC's folders,
-  so a link is made only to what exists); the entry in the C, C++ and Python
-  references gets the operator's first picture;
+- SITE/operators/OP.html: one page per operator of the table, which
+  binding has it and its signatures in C, C++, Python, Rust and Swift, read
+  from the bindings (tools/docs/declarations.py: a page whose binding
+  declares no name its row gives, or whose mark says a binding lacks what
+  it calls, fails the build), its examples in the five languages
+  (tools/docs/examples.py, which the tests compile and run), its pictures
+  and links to its entry in each language's reference (found in Doxygen's
+  tag files, pdoc's pages, rustdoc's and DocC's folders, so a link is made
+  only to what exists); the entry in the C, C++ and Python references gets
+  the operator's first picture;
 - SITE/bench.html: the latest benchmark runs, plotted per workload as SVG
   (SITE/bench-*.svg), each under its run's own account (date, machine,
   load): Benchmarks/README.md's interleaved and full runs, and the Python
@@ -46,6 +50,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import declarations  # noqa: E402  (tools/docs/declarations.py: each binding's declarations of an operator)
 import navigation  # noqa: E402  (tools/docs/navigation.py: the bar and the search)
 
 # ---------------------------------------------------------------------------
@@ -508,100 +513,6 @@ def pdoc_ids(path: str) -> set[str]:
         return set(re.findall(r'\bid="([^"]+)"', f.read()))
 
 
-# ---------------------------------------------------------------------------
-# Signatures: C from api.json, C++ from Doxygen's tag file, Python from the
-# installed package, Swift from DocC's symbol graph
-# ---------------------------------------------------------------------------
-
-def c_signature(function: dict[str, Any]) -> str:
-    params = ", ".join(p["type"] + ("" if p["type"].endswith("*") else " ") + p["name"] for p in function["params"])
-    return f"{function['returns']} {function['name']}({params});"
-
-
-def cpp_members(path: str) -> dict[str, list[str]]:
-    """member name -> its declarations in class signalkit::signal."""
-    found: dict[str, list[str]] = {}
-    if not os.path.exists(path):
-        return found
-    for compound in ET.parse(path).getroot().findall("compound"):
-        if compound.findtext("name") != "signalkit::signal":
-            continue
-        for member in compound.findall("member"):
-            if member.get("kind") != "function":
-                continue
-            name = member.findtext("name") or ""
-            declaration = f"{member.findtext('type') or ''} {name}{member.findtext('arglist') or ''};".strip()
-            found.setdefault(name, []).append(re.sub(r"\s+", " ", declaration).replace("< ", "<").replace(" >", ">"))
-    return found
-
-
-def python_signature(name: str) -> str | None:
-    """Signal.NAME's signature, when the package is importable (make docs
-    runs this script with the documentation's venv, which has the wheel)."""
-    try:
-        import inspect
-        import pysignalkit  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    method = getattr(pysignalkit.Signal, name, None)
-    if method is None:
-        return None
-    import typing
-    # The overloads a type checker sees (typing.get_overloads, Python 3.11),
-    # else the function's own signature.
-    overloads = getattr(typing, "get_overloads", lambda function: [])(getattr(method, "__func__", method))
-    lines = []
-    for function in overloads or [method]:
-        try:
-            text = re.sub(r"[\"']", "", str(inspect.signature(function)))
-        except (TypeError, ValueError):
-            return None
-        lines.append(f"Signal.{name}" + text.replace("(self, ", "(").replace("(self)", "()"))
-    return "\n".join(lines)
-
-
-def swift_declarations(folder: str | None) -> dict[str, list[str]]:
-    """A function's title (`scan(_:_:)`) -> its declarations."""
-    found: dict[str, list[str]] = {}
-    if not folder or not os.path.isdir(folder):
-        return found
-    for path in sorted(os.listdir(folder)):
-        with open(os.path.join(folder, path), encoding="utf-8") as f:
-            graph = json.load(f)
-        for symbol in graph.get("symbols", []):
-            if symbol["kind"]["identifier"] != "swift.func" or len(symbol.get("pathComponents", [])) != 1:
-                continue
-            title = symbol["names"]["title"]
-            declaration = "".join(fragment["spelling"] for fragment in symbol["declarationFragments"])
-            found.setdefault(title, []).append(declaration)
-    return found
-
-
-def signatures(row: dict[str, str], api: dict[str, dict[str, Any]], cpp: dict[str, list[str]],
-               swift: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
-    """(language, its declarations) of a row's operator, each language's
-    arguments in its own order."""
-    out: list[tuple[str, list[str]]] = []
-    c_name = first_name(row["c"])
-    if c_name and c_name in api:
-        out.append(("C", [c_signature(api[c_name])]))
-    cpp_name = first_name(row["cpp"])
-    if cpp_name and cpp_name in cpp:
-        out.append(("C++", cpp[cpp_name]))
-    py_name = first_name(row["python"])
-    py = python_signature(py_name) if py_name else None
-    if py:
-        out.append(("Python", [py]))
-    swift_name = (re.findall(r"`([^`]+)`", row["swift"]) or [""])[0]
-    # `first(where:)` names the functions titled first(where:...); `scan`,
-    # every scan(...).
-    prefix = swift_name[:-1] if swift_name.endswith(")") else swift_name + "("
-    declarations = [d for title, found in swift.items() if title.startswith(prefix) for d in found]
-    if declarations:
-        out.append(("Swift", sorted(set(declarations), key=len)[:3]))
-    return out
-
-
 def reference_links(row: dict[str, str], c_tags: dict[str, tuple[str, str]], cpp_tags: dict[str, tuple[str, str]],
                     py_ids: set[str], swift_pages: list[str],
                     rust_ids: set[str] | None = None) -> list[tuple[str, str | None, str]]:
@@ -621,7 +532,7 @@ def reference_links(row: dict[str, str], c_tags: dict[str, tuple[str, str]], cpp
         links.append(("Python", f"../python/pysignalkit.html#Signal.{found}", f"pysignalkit.Signal.{found}"))
     else:
         links.append(("Python", None, ""))
-    found = first_name(row["rust"])
+    found = next(iter(declarations.names(row["rust"])), None)
     if found and f"method.{found}" in (rust_ids or set()):
         links.append(("Rust", f"../rust/signalkit/struct.Signal.html#method.{found}", f"signalkit::Signal::{found}"))
     else:
@@ -668,26 +579,56 @@ def page(title: str, body: str, root: str) -> str:
             f"<h1>{html.escape(title)}</h1>\n{body}\n</body>\n</html>\n")
 
 
+# Where each language's signatures come from (tools/docs/declarations.py).
+SIGNATURE_SOURCES = ("C: api.json, as gcc read signalkit.h; C++: signalkit.hpp, its class signal; Python: the "
+                     "installed package; Rust: the crate's source; Swift: the Swift core, as DocC's symbol graphs "
+                     "give it")
+# The note a mark "not in this binding yet" leads to: the operators guide's table.
+AVAILABILITY_NOTE = "../guide/docs/operators.html#what-is-available"
+
+
+def cell_html(cell: str, href: str | None) -> str:
+    """A cell of the operator table as HTML: its names in code (the first
+    linked to `href`, its entry in the reference), its remarks as text."""
+    parts = re.split(r"(`[^`]+`)", re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", cell))
+    out, linked = [], False
+    for part in parts:
+        if part.startswith("`") and part.endswith("`"):
+            code = f"<code>{html.escape(part[1:-1])}</code>"
+            if href and not linked:
+                code, linked = f"<a href='{html.escape(href)}'>{code}</a>", True
+            out.append(code)
+        else:
+            out.append(html.escape(part))
+    return "".join(out).strip()
+
+
+def availability_html(lang: str, row: dict[str, str], has: bool, names: list[str], href: str | None,
+                      swift_built: bool) -> str:
+    """A language's cell of the page's table: the row's names (linked to the
+    reference); or, where the binding lacks the operator, that mark, its
+    note, and what the example composes it from."""
+    if not has:
+        composed = ", ".join(f"<code>{html.escape(n)}</code>" for n in names)
+        return (f"not in this binding yet (<a href='{AVAILABILITY_NOTE}'>What is available</a>)"
+                + (f"; the <a href='#examples'>example</a> composes it from {composed}" if composed else ""))
+    cell = cell_html(row[declarations.COLUMNS[lang]], href)
+    if lang == "Swift" and not href:
+        cell += (" (see <a href='../swift/documentation/swiftsignalkit/'>the Swift reference</a>)" if swift_built else
+                 " (the Swift reference is built apart: <a href='../index.html#swift'>how</a>)")
+    return cell
+
+
 def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], links: list[tuple[str, str | None, str]],
-                  swift_built: bool, brief: str, declared: list[tuple[str, list[str]]],
+                  swift_built: bool, brief: str, languages: list[tuple[str, bool, list[str], list[str]]],
                   example: tuple[Any, dict[str, tuple[str, str]]] | None = None, cost: list[str] | None = None,
                   use: tuple[str, list[str]] | None = None) -> str:
-    rows = []
-    for lang, href, name in links:
-        if lang == "Swift":
-            if href:
-                cell = f"<a href='{html.escape(href)}'><code>{html.escape(name)}</code></a>"
-            elif swift_built:
-                cell = (f"<code>{html.escape(name)}</code> (see <a href='../swift/documentation/swiftsignalkit/"
-                        "'>the Swift reference</a>)")
-            else:
-                cell = (f"<code>{html.escape(name)}</code> (the Swift reference is built apart: "
-                        "<a href='../index.html#swift'>how</a>)")
-        elif href:
-            cell = f"<a href='{html.escape(href)}'><code>{html.escape(name)}</code></a>"
-        else:
-            cell = "not in this binding yet: see <a href='../index.html#operators'>the table's note</a>"
-        rows.append(f"<tr><th>{lang}</th><td>{cell}</td></tr>")
+    """An operator's page. `languages`: declarations.page_languages's (each
+    language, whether its binding has the operator, the names, their
+    declarations)."""
+    hrefs = {lang: href for lang, href, _ in links}
+    rows = [f"<tr><th>{lang}</th><td>{availability_html(lang, row, has, names, hrefs.get(lang), swift_built)}"
+            "</td></tr>" for lang, has, names, _ in languages]
     rx = row["rx"].replace("`", "")
     what = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", row["operator"]).replace("`", "")  # the cell's Markdown, as text
     body = [f"<p>{html.escape(what[:1].upper() + what[1:])} "
@@ -697,11 +638,14 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
     if brief:
         body.append(f"<p>{html.escape(brief)}</p>")
     body += uses_html(use)
-    if declared:
-        body.append("<h2>Signatures</h2>\n<p>Each language takes the arguments in its own order: compare them before "
-                    "porting a call.</p>")
-        for lang, lines in declared:
-            body.append(f"<h3>{lang}</h3>\n<pre><code>{html.escape(chr(10).join(lines))}</code></pre>")
+    if languages:
+        body.append("<h2>Signatures</h2>\n<p>Each binding's declarations, read from the binding itself ("
+                    f"{html.escape(SIGNATURE_SOURCES)}). Each language takes the arguments in its own order: compare "
+                    "them before porting a call.</p>")
+        for lang, has, names, lines in languages:
+            note = "" if has else ("<p class='composed'>Not in this binding yet: the declarations of what the "
+                                   "example composes it from.</p>\n")
+            body.append(f"<h3>{lang}</h3>\n{note}<pre><code>{html.escape(chr(10).join(lines))}</code></pre>")
     body += examples_html(op, example)
     body += cost or []
     body += [
@@ -1049,8 +993,12 @@ def main() -> int:
     if args.api and os.path.exists(args.api):
         with open(args.api, encoding="utf-8") as f:
             api = {function["name"]: function for function in json.load(f)["functions"]}
-    cpp_declared = cpp_members(os.path.join(site, "cpp", "signalkit-cpp.tag"))
-    swift_declared = swift_declarations(args.symbols)
+    cpp_declared = declarations.cpp_declarations()
+    swift_declared = declarations.swift_declarations(args.symbols)
+    all_rows = declarations.read_rows()
+    bindings = declarations.Bindings(api, cpp_declared, swift_declared, declarations.rust_declarations(), all_rows)
+    # The availability marks, held to the bindings; then each page's.
+    page_problems = declarations.check_availability(all_rows, declarations.called_functions())
     table = operator_rows()
     examples = operator_examples()
     costs = operator_costs()
@@ -1069,9 +1017,17 @@ def main() -> int:
         with open(os.path.join(site, "operators", op + ".html"), "w", encoding="utf-8") as f:
             c_name = first_name(table[op]["c"])
             brief = re.sub(r"`([^`]*)`", r"\1", api[c_name]["brief"]) if c_name in api else ""
-            f.write(operator_page(op, table[op], by_operator[op], links, swift_built, brief,
-                                  signatures(table[op], api, cpp_declared, swift_declared), examples.get(op),
+            example = examples.get(op)
+            languages, problems = declarations.page_languages(table[op], bindings, example[1] if example else {},
+                                                              all_rows)
+            page_problems += [f"operators/{op}.html: {problem}" for problem in problems]
+            f.write(operator_page(op, table[op], by_operator[op], links, swift_built, brief, languages, example,
                                   cost_html(c_name, costs), uses.get(op)))
+    if page_problems:
+        print("\n".join(page_problems), file=sys.stderr)
+        print(f"{len(page_problems)} operator pages' signatures or availability marks are not their bindings' "
+              "(above)", file=sys.stderr)
+        return 1
 
     # The Swift API's own operators: a page each from its row alone.
     os.makedirs(os.path.join(site, "swift-only"), exist_ok=True)
