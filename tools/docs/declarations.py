@@ -19,6 +19,10 @@ drift from the code.
   problem `check_availability` reports, and the site's build fails on it.
   A row with no C function (an operator the others compose) is available in
   a language when its cell names something that language declares.
+- Prose. What an operator does, on its page, is its C function's brief in
+  the words of every language (tools/api/operator_words.py's SHARED: no
+  `count` signals, no SK_KIND_SIGNAL); a page whose words keep one of C's
+  fails, as the C, C++ and Rust names do, in make test-api and make docs.
 
 Standard library only.
 """
@@ -41,6 +45,7 @@ CPP_HEADER = os.path.join(ROOT, "include", "signalkit.hpp")
 PYTHON_PACKAGE = os.path.join(ROOT, "Sources", "python", "pysignalkit")
 RUST_SOURCES = os.path.join(ROOT, "Sources", "rust", "src")
 OPERATORS_PY = os.path.join(ROOT, "tools", "api", "operators.py")
+OPERATOR_WORDS_PY = os.path.join(ROOT, "tools", "api", "operator_words.py")
 
 # The languages of a page, in its order, and the operator table's column of each.
 COLUMNS = {"C": "c", "C++": "cpp", "Python": "python", "Rust": "rust", "Swift": "swift"}
@@ -52,7 +57,7 @@ def names(cell: str) -> list[str]:
     deliver_on; a remark's words (`capacity=`) name nothing."""
     found = []
     for name in re.findall(r"`([^`]+)`", cell):
-        bare = name.split("(")[0].split("::")[-1].split(".")[-1].strip()
+        bare = name.split("(")[0].split("::")[-1].split(".")[-1].strip().rstrip("*")
         if re.fullmatch(r"[A-Za-z_]\w*", bare):
             found.append(bare)
     return found
@@ -74,14 +79,39 @@ def swift_titles(cell: str) -> list[str]:
     return found
 
 
-def read_rows() -> list[dict[str, str]]:
-    """The operator table's rows (tools/api/operators.md)."""
-    spec = importlib.util.spec_from_file_location("api_operators", OPERATORS_PY)
+def _load(path: str, name: str) -> Any:
+    """A script of the tree as a module."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def read_rows() -> list[dict[str, str]]:
+    """The operator table's rows (tools/api/operators.md)."""
+    module = _load(OPERATORS_PY, "api_operators")
     _, _, rows = module.read_table(os.path.join(ROOT, module.TABLE))
     return list(rows)
+
+
+def page_names(rows: list[dict[str, str]]) -> dict[str, str]:
+    """C function -> the name of its operator page (its first marble name)."""
+    return {function: names(row["marble"])[0] for row in rows
+            for function in [c_function(row)] if function and names(row["marble"])}
+
+
+def prose(row: dict[str, str], api: dict[str, dict[str, Any]], rows: list[dict[str, str]]) -> tuple[str, list[str]]:
+    """The page's paragraph of what the operator does: its C function's
+    brief in every language's words (tools/api/operator_words.py's
+    shared_words, the one place those words are kept), and the C words it
+    still has (a problem: the page would speak C to every language)."""
+    function = c_function(row)
+    if function is None or function not in api:
+        return "", []
+    words = _load(OPERATOR_WORDS_PY, "api_operator_words")
+    text = str(words.shared_words(api[function]["brief"], page_names(rows)))
+    return text, [str(word) for word in words.c_only_words(text)]
 
 
 # ---------------------------------------------------------------------------
@@ -382,10 +412,11 @@ def check_declared(rows: list[dict[str, str]], bindings: Bindings, languages: tu
 
 def main() -> int:
     """Checks the operator table against the bindings that need no build:
-    the availability marks (C++, Python, Rust) and the names the pages take
+    the availability marks (C++, Python, Rust), the names the pages take
     their signatures from (C from api.json, C++ and Rust from their
-    source). make docs checks the Python and Swift ones, whose readers need
-    the package installed and the symbol graphs."""
+    source), and the pages' prose (no C words). make docs checks the Python
+    and Swift names, whose readers need the package installed and the
+    symbol graphs."""
     if len(sys.argv) != 2:
         print("usage: declarations.py API_JSON", file=sys.stderr)
         return 2
@@ -394,11 +425,17 @@ def main() -> int:
     rows = read_rows()
     bindings = Bindings(api, cpp_declarations(), {}, rust_declarations(), rows)
     problems = check_availability(rows, called_functions()) + check_declared(rows, bindings, ("C", "C++", "Rust"))
+    for row in rows:
+        said, c_words = prose(row, api, rows) if names(row["marble"]) else ("", [])
+        if c_words:
+            problems.append(f"tools/api/operators.md:{row.get('line', '?')}: the page of '{row['operator']}' would "
+                            f"say {', '.join(c_words)}, C's words, to every language: {said!r} (its C brief: add "
+                            "the words to tools/api/operator_words.py's SHARED)")
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:
         print("declarations.py: every operator page's C, C++ and Rust names are their bindings' declarations, "
-              "and every availability mark is its binding's")
+              "every availability mark is its binding's, and no page's prose speaks C")
     return 1 if problems else 0
 
 

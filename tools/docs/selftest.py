@@ -21,7 +21,9 @@ site.py and each rule of cpp_comments.py is shown to catch what it is for.
   changes it), a Swift name without labels leaves the titles another row
   names with a label, an operator the binding lacks shows what its example
   composes it from, a name the binding does not declare is reported, and so
-  is a cell that says a binding lacks what it calls;
+  is a cell that says a binding lacks what it calls; a C brief's words
+  become every language's (operator_words.py's SHARED), and those no rule
+  replaces are found;
 - the C++ comment filter documents a comment on a declaration, leaves a
   banner and a comment before a blank line alone, escapes #word, and keeps
   the line count.
@@ -131,6 +133,23 @@ def check_declarations() -> None:
            f"a language that lacks the operator shows what its example composes it from: {languages[0]}")
     expect(any("Rust names `merge_map`, which the Rust binding does not declare" in p for p in problems),
            f"a name its binding does not declare is reported: {problems}")
+    words = declarations._load(declarations.OPERATOR_WORDS_PY, "selftest_operator_words")
+    pages = {"sk_signal_zip": "zip", "sk_signal_queue": "queue"}
+    for brief, said in [
+            ("Arrays of the n-th value of each of `count` signals.", "Arrays of the n-th value of each of the signals."),
+            ("The `count` signals one after the other.", "The signals one after the other."),
+            ("For a signal of signals (values of SK_KIND_SIGNAL): runs the latest.",
+             "For a signal of signals: runs the latest."),
+            ("delivers the array [key, group], where group (of kind SK_KIND_SIGNAL) delivers",
+             "Delivers the pair [key, group], where group (a signal) delivers"),
+            ("Calls `fn(ctx, value)` before `signal` is started.", "Calls `f(value)` before the source is started."),
+            ("Drops a value equal (sk_value_equal()) to the last.", "Drops a value equal to the last."),
+            ("sk_signal_zip() with at most `capacity`; as sk_signal_queue().", "`zip` with at most `capacity`; as `queue`."),
+            ("a fast `signal` feeding slow inner signals", "A fast source feeding slow inner signals")]:
+        got = words.shared_words(brief, pages)
+        expect(got == said and not words.c_only_words(got), f"a brief in every language's words: {got!r}")
+    expect(words.c_only_words(words.shared_words("As sk_signal_nosuch(), with SK_OVERFLOW_BLOCK.", pages))
+           == ["sk_signal_nosuch", "SK_OVERFLOW_BLOCK"], "the C words no rule replaces are found")
 
 
 def main() -> int:

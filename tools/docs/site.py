@@ -619,13 +619,28 @@ def availability_html(lang: str, row: dict[str, str], has: bool, names: list[str
     return cell
 
 
+def prose_html(text: str, pages: set[str]) -> str:
+    """A page's prose (declarations.prose) as HTML: code in code, another
+    operator's name a link to its page."""
+    parts = re.split(r"(`[^`]+`)", text)
+    out = []
+    for part in parts:
+        if part.startswith("`") and part.endswith("`"):
+            name = part[1:-1]
+            code = f"<code>{html.escape(name)}</code>"
+            out.append(f"<a href='{html.escape(name)}.html'>{code}</a>" if name in pages else code)
+        else:
+            out.append(html.escape(part))
+    return "".join(out)
+
+
 def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], links: list[tuple[str, str | None, str]],
                   swift_built: bool, brief: str, languages: list[tuple[str, bool, list[str], list[str]]],
                   example: tuple[Any, dict[str, tuple[str, str]]] | None = None, cost: list[str] | None = None,
                   use: tuple[str, list[str]] | None = None) -> str:
-    """An operator's page. `languages`: declarations.page_languages's (each
-    language, whether its binding has the operator, the names, their
-    declarations)."""
+    """An operator's page. `brief`: what it does, as HTML (prose_html);
+    `languages`: declarations.page_languages's (each language, whether its
+    binding has the operator, the names, their declarations)."""
     hrefs = {lang: href for lang, href, _ in links}
     rows = [f"<tr><th>{lang}</th><td>{availability_html(lang, row, has, names, hrefs.get(lang), swift_built)}"
             "</td></tr>" for lang, has, names, _ in languages]
@@ -636,7 +651,7 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
             f"The marble table's operator <code>{html.escape(op)}</code> in each language:</p>",
             "<table>" + "".join(rows) + "</table>"]
     if brief:
-        body.append(f"<p>{html.escape(brief)}</p>")
+        body.append(f"<p class='what'>{brief}</p>")
     body += uses_html(use)
     if languages:
         body.append("<h2>Signatures</h2>\n<p>Each binding's declarations, read from the binding itself ("
@@ -1016,13 +1031,17 @@ def main() -> int:
         coverage.append((op, links))
         with open(os.path.join(site, "operators", op + ".html"), "w", encoding="utf-8") as f:
             c_name = first_name(table[op]["c"])
-            brief = re.sub(r"`([^`]*)`", r"\1", api[c_name]["brief"]) if c_name in api else ""
+            brief, c_words = declarations.prose(table[op], api, all_rows)
+            if c_words:
+                page_problems.append(f"operators/{op}.html: its prose says {', '.join(c_words)}, C's words, to "
+                                     "every language (tools/api/operator_words.py's SHARED)")
             example = examples.get(op)
             languages, problems = declarations.page_languages(table[op], bindings, example[1] if example else {},
                                                               all_rows)
             page_problems += [f"operators/{op}.html: {problem}" for problem in problems]
-            f.write(operator_page(op, table[op], by_operator[op], links, swift_built, brief, languages, example,
-                                  cost_html(c_name, costs), uses.get(op)))
+            f.write(operator_page(op, table[op], by_operator[op], links, swift_built,
+                                  prose_html(brief, set(by_operator)), languages, example, cost_html(c_name, costs),
+                                  uses.get(op)))
     if page_problems:
         print("\n".join(page_problems), file=sys.stderr)
         print(f"{len(page_problems)} operator pages' signatures or availability marks are not their bindings' "
