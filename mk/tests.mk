@@ -131,7 +131,7 @@ test-c: c-tests ## the C suite (Criterion) against the staged install, plus expo
 # compared with examples/c/NAME.expected; the Swift example package, output
 # compared with examples/swift/NAME.expected; every code block of README.md and docs/;
 # README.md's length.
-C_EXAMPLES := quickstart threads combine errors marbles
+C_EXAMPLES := quickstart threads combine errors marbles merge_map_bounded
 # README.md stays short (issue 35): the rest lives in docs/. 330 since the
 # fifth language's quick start (Rust, issue 45).
 README_MAX_LINES := 330
