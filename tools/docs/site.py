@@ -583,8 +583,9 @@ def page(title: str, body: str, root: str) -> str:
 SIGNATURE_SOURCES = ("C: api.json, as gcc read signalkit.h; C++: signalkit.hpp, its class signal; Python: the "
                      "installed package; Rust: the crate's source; Swift: the Swift core, as DocC's symbol graphs "
                      "give it")
-# The note a mark "not in this binding yet" leads to: the operators guide's table.
-AVAILABILITY_NOTE = "../guide/docs/operators.html#what-is-available"
+# The note a mark "not in this binding yet" leads to: the operators guide,
+# whose first paragraph says what a dash means and what holds it true.
+AVAILABILITY_NOTE = "../guide/docs/operators.html"
 
 
 def cell_html(cell: str, href: str | None) -> str:
@@ -610,7 +611,7 @@ def availability_html(lang: str, row: dict[str, str], has: bool, names: list[str
     note, and what the example composes it from."""
     if not has:
         composed = ", ".join(f"<code>{html.escape(n)}</code>" for n in names)
-        return (f"not in this binding yet (<a href='{AVAILABILITY_NOTE}'>What is available</a>)"
+        return (f"not in this binding yet (<a href='{AVAILABILITY_NOTE}'>Operators</a>: a dash)"
                 + (f"; the <a href='#examples'>example</a> composes it from {composed}" if composed else ""))
     cell = cell_html(row[declarations.COLUMNS[lang]], href)
     if lang == "Swift" and not href:
