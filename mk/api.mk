@@ -4,8 +4,10 @@
 # for sizes, offsets and values), installed as share/signalkit/api.json;
 # and test-api, which holds the bindings, the C tests and docs/operators.md to it
 # (tools/api/check.py; its intended gaps: tools/api/exceptions.txt), whose
-# failures on each kind of drift tools/api/selftest.py checks; and the
-# code blocks of docs/ marked as check-readme.py wants them.
+# failures on each kind of drift tools/api/selftest.py checks; the operator
+# pages' availability marks and their C, C++ and Rust signatures held to
+# the bindings (tools/docs/declarations.py); and the code blocks of docs/
+# marked as check-readme.py wants them.
 
 API_JSON := $(OUT)/api.json
 API_HEADERS := include/signalkit.h include/signalkit_test.h include/signalkit_ffi.h
@@ -40,6 +42,7 @@ test-api: $(API_JSON) ## every C function has its C++ wrapper, Python method, C 
 	$(PYTHON) tools/api/check.py $(API_JSON)
 	$(PYTHON) tools/generate-combine.py --check
 	$(PYTHON) tools/docs/examples.py --check-swift
+	$(PYTHON) tools/docs/declarations.py $(API_JSON)
 	$(PYTHON) tools/api/selftest.py
 	set -e; for page in docs/*.md docs/maintainers/*.md; do $(PYTHON) tools/check/check-readme.py $$page; done
 	$(end)

@@ -17,9 +17,9 @@
 #   bench-cpp      Benchmarks/c/bench_cpp.cpp, W1-W3 beside bench_capi
 
 CPP_TESTS := $(wildcard Tests/cpp/test_*.cpp)
-# The README's C++ examples, each run with its output compared with
+# The README's and the C++ guide's examples, each run with its output compared with
 # examples/cpp/NAME.expected (and its exit status: 0 when its checks held).
-CPP_EXAMPLES := quickstart marbles
+CPP_EXAMPLES := quickstart marbles merge_map_bounded
 CPP_STD := -std=c++17 -Wall -Wextra -pedantic -Wshadow -Werror
 # What only the GNU dialect (-std=gnu++17, CMake's default) has: __int128 as
 # an integer type. Its own program, built with each compiler of

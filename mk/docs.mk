@@ -119,22 +119,30 @@ test-doc-checks: ## the docs' checks that need no site: INTERNALS.md and Tests/R
 	$(end)
 
 # The operator pages' examples (tools/docs/examples.py: one per operator of
-# the marble table in C, C++, Swift and Python, generated from one of its
-# cases): the C ones each compiled with CWARN and run, the C++ ones compiled
-# with CPP_STD as one program (each in a namespace of its own) and run one by
-# one, the Python ones run with the package's wheel (in one interpreter) and
-# checked by mypy --strict,
-# each output compared with what the case's `out` line gives. The Swift ones
-# are committed (SwiftPM builds what is in the tree): make test-api checks
-# they are up to date, make test-examples-swift builds and runs them.
+# the marble table in C, C++, Swift, Python and Rust, generated from one of
+# its cases): the C ones each compiled with CWARN and run, the C++ ones
+# compiled with CPP_STD as one program (each in a namespace of its own) and
+# run one by one, the Python ones run with the package's wheel (in one
+# interpreter) and checked by mypy --strict, the Rust ones built as one
+# program (each in a module of its own) of a package that depends on the
+# crate by path, offline, with warnings as errors and clippy -D warnings
+# (where clippy is installed), and run one by one; each output compared with
+# what the case's `out` line gives. The Swift ones are committed (SwiftPM
+# builds what is in the tree): make test-api checks they are up to date,
+# make test-examples-swift builds and runs them.
 OP_EXAMPLES := $(OUT)/op-examples
 OP_EXAMPLES_VENV := $(OUT)/op-examples-venv
+# The crate the Rust examples depend on, and their target folder (kept
+# between runs: the crate is built once; its own, since RUSTFLAGS differ
+# from make test-rust's).
+OP_EXAMPLES_CRATE = $(CURDIR)/Sources/rust
+OP_EXAMPLES_RUST = cd $(OP_EXAMPLES)/rust && $(RUST_ENV) CARGO_TARGET_DIR=$(RUST_OUT)/op-examples RUSTFLAGS="-D warnings" $(CARGO)
 
 .PHONY: test-op-examples
 
-test-op-examples: stage python-wheel ## the operator pages' examples in C, C++ and Python (tools/docs/examples.py), compiled with warnings as errors, run, output compared
+test-op-examples: stage python-wheel ## the operator pages' examples in C, C++, Python and Rust (tools/docs/examples.py), compiled with warnings as errors, run, output compared
 	$(begin)
-	rm -rf $(OP_EXAMPLES) && $(PYTHON) tools/docs/examples.py --out $(OP_EXAMPLES)
+	rm -rf $(OP_EXAMPLES) && $(PYTHON) tools/docs/examples.py --out $(OP_EXAMPLES) --rust-crate $(OP_EXAMPLES_CRATE)
 	set -e; for op in $$(cat $(OP_EXAMPLES)/operators.txt); do \
 		$(CC) $(CWARN) $(OP_EXAMPLES)/c/$$op.c $$($(STAGE_PKG) --cflags --libs signalkit) -o $(OP_EXAMPLES)/c/$$op; \
 		$(RUN_STAGED) $(OP_EXAMPLES)/c/$$op > $(OP_EXAMPLES)/c/$$op.out; \
@@ -151,7 +159,14 @@ test-op-examples: stage python-wheel ## the operator pages' examples in C, C++ a
 	$(OP_EXAMPLES_VENV)/bin/python tools/docs/examples.py --run-python $(OP_EXAMPLES)
 	$(PY_TOOLS)/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null \
 		--python-executable $(OP_EXAMPLES_VENV)/bin/python $(OP_EXAMPLES)/python/*.py
-	@echo "test-op-examples: $$(wc -l < $(OP_EXAMPLES)/operators.txt) operators, an example each in C, C++ and Python, as expected"
+	$(OP_EXAMPLES_RUST) build --offline --quiet
+	if $(CARGO) clippy --version >/dev/null 2>&1; then $(OP_EXAMPLES_RUST) clippy --offline --quiet -- -D warnings; \
+		else echo "test-op-examples: no clippy here: the Rust examples' lint is skipped"; fi
+	set -e; for op in $$(cat $(OP_EXAMPLES)/operators.txt); do \
+		$(RUN_STAGED) $(RUST_OUT)/op-examples/debug/all $$op > $(OP_EXAMPLES)/rust/$$op.out; \
+		diff -u $(OP_EXAMPLES)/expected/rust/$$op.txt $(OP_EXAMPLES)/rust/$$op.out; \
+	done
+	@echo "test-op-examples: $$(wc -l < $(OP_EXAMPLES)/operators.txt) operators, an example each in C, C++, Python and Rust, as expected"
 	$(end)
 
 # The site itself: part of make release-check.

@@ -134,7 +134,7 @@ test-c: c-tests ## the C suite (Criterion) against the staged install, plus expo
 # compared with examples/c/NAME.expected; the Swift example package, output
 # compared with examples/swift/NAME.expected; every code block of README.md and docs/;
 # README.md's length.
-C_EXAMPLES := quickstart threads combine errors marbles
+C_EXAMPLES := quickstart threads combine errors marbles merge_map_bounded
 # README.md stays short (issue 35): the rest lives in docs/. 330 since the
 # fifth language's quick start (Rust, issue 45).
 README_MAX_LINES := 330
@@ -155,12 +155,12 @@ test-examples: stage ## the C examples (output checked) and the code blocks of R
 # The Swift examples, a package that depends on SignalKit as a user's does
 # (so SwiftPM builds the core again inside it: part of make release-check,
 # not of make test, whose other stages share four builds of the core): the
-# search demo, the README's example and the operator pages' examples
-# (tools/docs/examples.py), output checked.
-test-examples-swift: ## the Swift example package (the search demo, the README's example, the operator pages' examples) built as a user's package, output checked
+# search demo, the README's example, the Swift guide's bounded mergeMap and
+# the operator pages' examples (tools/docs/examples.py), output checked.
+test-examples-swift: ## the Swift example package (the search demo, the README's example, the Swift guide's, the operator pages' examples) built as a user's package, output checked
 	$(begin)
 	cd examples/swift && $(SWIFT) build -Xswiftc -warnings-as-errors
-	set -e; for e in SearchDemo ReadmeExample; do \
+	set -e; for e in SearchDemo ReadmeExample BoundedMergeMap; do \
 		examples/swift/.build/debug/$$e > $(OUT)/$$e.out; \
 		diff -u examples/swift/$$e.expected $(OUT)/$$e.out; \
 	done

@@ -13,7 +13,12 @@ method's keywords: keep them when changing the words.
 RUST: {C function: {"doc": the method's rustdoc comment, "example": a
 paragraph added after it (a doc test)}}; without a "doc" the comment is the
 brief in the crate's words, with what the shape adds (bindings_rust.py).
+SHARED: the operator pages' words (tools/docs/site.py, `shared_words`): a
+brief in words that hold in C, C++, Python, Rust and Swift alike, the
+operator's, not one language's.
 """
+
+import re
 
 CPP = {}
 
@@ -205,3 +210,43 @@ the window's end (RxJS's throttleTime with trailing: true).""",
 `queue` (RxPY's buffer_with_time; sk_signal_buffer_time).""",
     },
 }
+
+
+# The C brief's words that are C's alone, as the operator's, in order:
+# the function's context argument, the kind of a value, the C length of an
+# array of signals, the upstream's C parameter. (Another C function is
+# named by its operator page, in `shared_words`.)
+SHARED = [
+    (r"`fn\(ctx, ([^`]*)\)`", r"`f(\1)`"),
+    (r"`fn\(ctx\)`", "`f()`"),
+    (r"`fn\b", "`f"),
+    (r"a signal of signals \(values of SK_KIND_SIGNAL\)", "a signal of signals"),
+    (r"\(values of SK_KIND_(\w+)\)", lambda m: f"(whose values are {m.group(1).lower()}s)"),
+    (r"\(of kind SK_KIND_(\w+)\)", lambda m: f"(a {m.group(1).lower()})"),
+    (r" \(sk_value_\w+\(\)\)", ""),
+    (r"\b[Tt]he `count` signals", lambda m: f"{m.group(0)[0]}he signals"),
+    (r"`count` signals", "the signals"),
+    (r"\ba (\w+ )?`signal`", r"a \1source"),
+    (r"`signal`", "the source"),
+    (r"the array (\[[^,\]]+, [^,\]]+\])", r"the pair \1"),
+]
+# What no page's words may keep (C's names and arguments).
+C_ONLY = r"\bsk_\w+|\bSK_\w+|\bctx\b|`count` signals|`signal`"
+
+
+def shared_words(brief, pages):
+    """An operator's C brief (api.json) in the words of every language: its
+    C-only words replaced (SHARED), and another operator's C function
+    (`sk_signal_zip()`) named by its page's name (`pages`: C function ->
+    marble name)."""
+    text = brief
+    for pattern, replacement in SHARED:
+        text = re.sub(pattern, replacement, text)
+    text = re.sub(r"\b(sk_signal_\w+)\(\)", lambda m: f"`{pages[m.group(1)]}`" if m.group(1) in pages else m.group(0),
+                  text)
+    return text[:1].upper() + text[1:]
+
+
+def c_only_words(text):
+    """The C words `text` still has (none for a page's words)."""
+    return re.findall(C_ONLY, text)

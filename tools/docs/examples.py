@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A short example per operator page in C, C++, Swift and Python, generated
-from the shared marble table (Tests/marbles/*.marbles, format in its
-README.md), never written by hand.
+"""A short example per operator page in C, C++, Swift, Python and Rust,
+generated from the shared marble table (Tests/marbles/*.marbles, format in
+its README.md), never written by hand.
 
 For each operator of the table (a page of the site, tools/docs/site.py) one
 of its cases (CHOSEN, else the first whose only `op` line is the operator's,
@@ -23,12 +23,16 @@ with what each program prints.
 
 Where the files go and who runs them:
 
-- C, C++ and Python: `examples.py --out DIR` writes DIR/c/OP.c,
-  DIR/cpp/OP.cpp, DIR/python/OP.py and DIR/expected/OP.txt (make
-  test-op-examples, mk/docs.mk: every C example compiled alone with -Wall
-  -Wextra -Werror; the C++ ones compiled as one program, each in a namespace
-  of its own, with -Wall -Wextra -pedantic -Werror; the Python ones run with
-  the package; each output compared);
+- C, C++, Python and Rust: `examples.py --out DIR` writes DIR/c/OP.c,
+  DIR/cpp/OP.cpp, DIR/python/OP.py, DIR/rust/OP.rs and
+  DIR/expected/LANG/OP.txt (make test-op-examples, mk/docs.mk: every C
+  example compiled alone with -Wall -Wextra -Werror; the C++ ones compiled
+  as one program, each in a namespace of its own, with -Wall -Wextra
+  -pedantic -Werror; the Python ones run with the package; the Rust ones,
+  written against the crate's public API only, built as one program of a
+  package that depends on the crate by path (DIR/rust/Cargo.toml, each
+  example a module of all.rs), with warnings as errors and clippy; each
+  output compared);
 - Swift: SWIFT_DIR (examples/swift/Sources/OperatorExamples), one executable
   target of the Swift example package: each example is the body of a
   function there (OP.swift), main.swift runs the one its argument names.
@@ -37,10 +41,10 @@ Where the files go and who runs them:
   --check-swift` fails when they differ (make test-api), and make
   test-examples-swift builds the package and compares each output.
 
-site.py imports this module (`examples()`) to show the four programs and
+site.py imports this module (`examples()`) to show the five programs and
 their output on each operator page.
 
-Usage: examples.py --out DIR | --write-swift | --check-swift
+Usage: examples.py --out DIR [--rust-crate DIR] | --write-swift | --check-swift
 Standard library only.
 """
 
@@ -60,7 +64,9 @@ MARBLES = os.path.join(ROOT, "Tests", "marbles")
 SWIFT_DIR = os.path.join(ROOT, "examples", "swift", "Sources", "OperatorExamples")
 # What each Swift example prints (make test-examples-swift compares).
 SWIFT_EXPECTED = os.path.join(ROOT, "examples", "swift", "OperatorExamples.expected")
-LANGUAGES = ("C", "C++", "Swift", "Python")
+LANGUAGES = ("C", "C++", "Swift", "Python", "Rust")
+# The crate the Rust examples are written against (its public API only).
+RUST_CRATE = os.path.join(ROOT, "Sources", "rust")
 
 # The case an operator's example plays, where the first one is not the
 # clearest: the issue asks for scan's non-zero initial value; mergeMap's
@@ -100,6 +106,10 @@ def snake(op: str) -> str:
 
 # Operators that emit tuples in Swift (lists in Python, arrays in C and C++).
 TUPLES = {"zip", "zip3", "combineLatest", "withLatestFrom", "pairwise"}
+# Those whose Rust method emits pairs, printed as Rust prints a tuple:
+# (2, 5). The others take a slice of signals and emit a Vec, printed as
+# C's arrays: [2, 5].
+RUST_TUPLES = {"withLatestFrom", "pairwise"}
 
 # The operators of a standard shape: their call in each language is made
 # from the shape and the operator table's names (tools/api/operators.md), as
@@ -120,6 +130,7 @@ class Standard:
     cpp: str
     python: str
     swift: str
+    rust: str
 
 
 def standard_operators() -> dict[str, Standard]:
@@ -136,8 +147,9 @@ def standard_operators() -> dict[str, Standard]:
     found: dict[str, Standard] = {}
     for c, marble, shape in listed:
         row = by_c[c]
-        first = [module.names(row[column]) or [""] for column in ("cpp", "python", "swift")]
-        found[marble] = Standard(c, shape.lower(), first[0][0], first[1][0].split(".")[-1], first[2][0])
+        first = [module.names(row[column]) or [""] for column in ("cpp", "python", "swift", "rust")]
+        found[marble] = Standard(c, shape.lower(), first[0][0], first[1][0].split(".")[-1], first[2][0],
+                                 first[3][0].split("::")[-1])
     return found
 
 
@@ -277,7 +289,7 @@ def expression(spec: str, lang: str) -> str:
         "is_even": f"{x} % 2 == 0", "is_odd": f"{x} % 2 != 0", "always": true, "never": false,
         "lt": f"{x} < {k}", "gt": f"{x} > {k}", "eq": f"{x} == {k}", "ne": f"{x} != {k}",
         "add": f"{acc} + {item}", "sub": f"{acc} - {item}", "mul": f"{acc} * {item}",
-        "max": {"Python": "max(acc, x)", "Swift": "max($0, $1)", "C++": "std::max(acc, x)"}.get(
+        "max": {"Python": "max(acc, x)", "Swift": "max($0, $1)", "C++": "std::max(acc, x)", "Rust": "acc.max(x)"}.get(
             lang, "acc > x ? acc : x"),
     }
     if name not in table:
@@ -316,7 +328,7 @@ def expected(case: Case, lang: str) -> str:
     """What the example prints: each subscriber's events by frame (the first
     subscriber's first within a frame)."""
     op = case.ops[0][0]
-    tuple_form = lang == "Swift" and op in TUPLES
+    tuple_form = (lang == "Swift" and op in TUPLES) or (lang == "Rust" and op in RUST_TUPLES)
     lines: list[tuple[int, int, int, str]] = []
     for index, (label, diagram) in enumerate([("", case.out)] + [("late ", d) for _, _, d in case.also]):
         said: list[tuple[int, str]] = []
@@ -717,6 +729,139 @@ def swift_files(cases: dict[str, Case | None]) -> dict[str, str]:
     return files
 
 
+# ---------------------------------------------------------------------------
+# Rust: the crate's public API (Sources/rust), on its virtual time
+# (signalkit::testing::TestScheduler)
+# ---------------------------------------------------------------------------
+
+RUST_POLICIES = {"dropNewest": "DropNewest", "dropOldest": "DropOldest", "latest": "Latest"}
+
+
+def rust_fn(spec: str) -> str:
+    """A vocabulary function as a closure of the crate's operators: a map
+    takes the value, a predicate borrows it, a fold takes both."""
+    body = expression(spec, "Rust")
+    kind = kind_of(spec)
+    if kind == "binary":
+        return f"|acc: i64, x: i64| {body}"
+    if kind == "predicate":
+        return f"|&x: &i64| {body}"
+    return f"|x: i64| {body}"
+
+
+def rust_op(case: Case) -> str:
+    words = case.ops[0]
+    op, args = words[0], words[1:]
+    a = case.inputs[0][0]
+    select = "move |i: i64| inners[i as usize].clone()"
+
+    def frames(index: int) -> str:
+        return f"scheduler.frames({args[index]})"
+
+    def policy(index: int) -> str:
+        return f"Overflow::{RUST_POLICIES[args[index]]}"
+
+    def signals(names: list[str]) -> str:
+        return "&[" + ", ".join(names) + "]"
+
+    table: dict[str, Callable[[], str]] = {
+        "takeWhile": lambda: f"{a}.take_while(false, {rust_fn(args[0])})",
+        "takeWhileInclusive": lambda: f"{a}.take_while(true, {rust_fn(args[0])})",
+        "zip": lambda: f"Signal::zip({signals(args)})", "zip3": lambda: f"Signal::zip({signals(args)})",
+        "combineLatest": lambda: f"Signal::combine_latest({signals(args)}, None)",
+        "switchMap": lambda: f"{a}.map_to_signal({select})",
+        "concatMap": lambda: f"{a}.merge_map(1, {select})",
+        "switchToLatest": lambda: f"{a}.map({select}).switch_to_latest()",
+        "queue": lambda: f"{a}.map({select}).queue()",
+        "throttled": lambda: f"{a}.map({select}).throttled()",
+        "catch": lambda: f"{a}.catch(move |_error| {args[0]}.clone())",
+        "takeUntilAction": lambda: (f"{a}.take_until(|&x: &i64| TakeAction::new({expression(args[0], 'Rust')}, "
+                                    f"{expression(args[1], 'Rust')}))"),
+        "retryBackoff": lambda: f"{a}.retry({frames(0)}, {frames(1)}, scheduler.queue())",
+        "timeout": lambda: f"{a}.timeout({frames(0)}, scheduler.queue(), &{args[1]})",
+        "deferred": lambda: f"Signal::deferred(move || {args[0]}.clone())",
+        "mergeMap": lambda: f"{a}.merge_map({args[0]}, {select})",
+        "bufferTimeBounded": lambda: (f"{a}.buffer_time_bounded({frames(0)}, scheduler.queue(), {args[1]}, "
+                                      f"{policy(2)})"),
+        "queueBounded": lambda: (f"{a}\n    .map({select})\n"
+                                 f"    .merge_map_bounded(1, {args[0]}, {policy(1)}, |inner: Signal<i64>| inner)"),
+        "mergeMapBounded": lambda: f"{a}.merge_map_bounded({args[0]}, {args[1]}, {policy(2)}, {select})",
+        "zipBounded": lambda: f"Signal::zip_bounded({signals(args[2:])}, {args[0]}, {policy(1)})",
+        "groupBy": lambda: (f"{a}\n    .group_by(|&x: &i64| {expression(args[0], 'Rust')})\n"
+                            "    .merge_map(usize::MAX, |(key, group): (i64, Signal<i64>)| {\n"
+                            "        group.map(move |x: i64| vec![key, x])\n    })"),
+        "retry": lambda: f"{a}.retry_count({args[0]}, None)",
+        "retryDelay": lambda: f"{a}.retry_count({args[0]}, Some(({frames(1)}, scheduler.queue())))",
+        "deliverOnBounded": lambda: f"{a}.deliver_on_bounded(scheduler.queue(), {args[0]}, {policy(1)})",
+        "onBackpressureBuffer": lambda: f"{a}.on_backpressure_buffer({args[0]}, {policy(1)})",
+    }
+    if op in SIDE:
+        effect, takes, _, _ = SIDE[op]
+        value = (" {}", ", x") if takes else ("", "")
+        return (f"{a}.{snake(op)}(move |{'x: &i64' if takes else ''}| "
+                f"println!(\"{{}}: {effect}{value[0]}\", clock.frame_now(){value[1]}))")
+    standard = STANDARD.get(op)
+    if op not in table and standard:
+        name = standard.rust
+        table[op] = {
+            "unary": lambda: f"{a}.{name}()",
+            "count": lambda: f"{a}.{name}({args[0]})", "value": lambda: f"{a}.{name}({args[0]})",
+            "signal": lambda: f"{a}.{name}(&{args[0]})",
+            "predicate": lambda: f"{a}.{name}({rust_fn(args[0])})", "map": lambda: f"{a}.{name}({rust_fn(args[0])})",
+            "reduce": lambda: f"{a}.{name}({args[1]}, {rust_fn(args[0])})",
+            "signals": lambda: f"Signal::{name}({signals(args)})",
+            "time": lambda: f"{a}.{name}({frames(0)}, scheduler.queue())",
+            "on": lambda: f"{a}.{name}(scheduler.queue())",
+        }[standard.shape]
+    count = taken(case)
+    return table[op]() + (f".take({count})" if count else "")
+
+
+def rust_example(case: Case) -> str:
+    """A program of the crate's public API alone: `fn main` returns the
+    crate's Error, so that every fallible call reads `?`."""
+    op = case.ops[0][0]
+    body = rust_op(case)
+    uses = ["Observer", "Signal"] if "Signal::" in body or "Signal<" in body else ["Observer"]
+    uses += [name for name in ("Overflow", "TakeAction") if f"{name}::" in body]
+    lines = [f"// {op}: the marble case {case.name}",
+             f"// ({case.where.rsplit(':', 1)[0]}) on virtual time. Generated by tools/docs/examples.py.",
+             "use signalkit::testing::TestScheduler;",
+             f"use signalkit::{{{', '.join(sorted(uses))}}};" if len(uses) > 1 else f"use signalkit::{uses[0]};",
+             "use std::fmt::Debug;", "",
+             "/// A subscriber that prints each event with its frame, after `label`.",
+             "fn printer<T: signalkit::Value + Debug>(scheduler: &TestScheduler, label: &'static str) -> Observer<T> {",
+             "    let (on_next, on_error, on_completed) = (scheduler.clone(), scheduler.clone(), scheduler.clone());",
+             "    Observer::new()",
+             "        .next(move |value: T| println!(\"{}: {}{:?}\", on_next.frame_now(), label, value))",
+             "        .error(move |_| println!(\"{}: {}error\", on_error.frame_now(), label))",
+             "        .completed(move || println!(\"{}: {}completed\", on_completed.frame_now(), label))",
+             "}", "",
+             "fn main() -> Result<(), signalkit::Error> {",
+             "    let scheduler = TestScheduler::new()?; // a frame is 1 ms of virtual time"]
+    for name, hot, diagram in case.inputs:
+        digits = sorted({ch for ch in diagram if ch.isdigit()})
+        table = ("&[" + ", ".join(f"('{d}', {d}{'i64' if i == 0 else ''})" for i, d in enumerate(digits)) + "]"
+                 if digits else "&[] as &[(char, i64)]")
+        lines.append(f"    let ({name}, _) = scheduler.{'hot' if hot else 'cold'}(\"{diagram}\", {table}, &())?;")
+    if op in INNERS:
+        inner_names = inner_inputs(op, case.ops[0][1:])
+        lines.append(f"    let inners = [{', '.join(inner_names)}];")
+    if op in SIDE:
+        lines.append("    let clock = scheduler.clone();")
+    lines.append(f"    let result = {body.replace(chr(10), chr(10) + '    ')};")
+    lines.append("    let subscription = result.start(printer(&scheduler, \"\"))?;")
+    for index, (at, _, _) in enumerate(case.also):
+        lines += [f"    scheduler.advance_to_frame({at})?;",
+                  f"    let late{index or ''} = result.start(printer(&scheduler, \"late \"))?;"]
+    lines.append("    scheduler.queue().run_virtual(0)?;")
+    lines.append("    drop(subscription);")
+    for index, _ in enumerate(case.also):
+        lines.append(f"    drop(late{index or ''});")
+    lines += ["    Ok(())", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def c_function(spec: str) -> list[str]:
     kind = kind_of(spec)
     name = c_name(spec)
@@ -941,7 +1086,7 @@ def c_example(case: Case) -> str:
 # ---------------------------------------------------------------------------
 
 
-RENDER = {"C": c_example, "C++": cpp_example, "Swift": swift_example, "Python": python_example}
+RENDER = {"C": c_example, "C++": cpp_example, "Swift": swift_example, "Python": python_example, "Rust": rust_example}
 
 
 def examples(folder: str = MARBLES) -> dict[str, tuple[Case | None, dict[str, tuple[str, str]]]]:
@@ -962,6 +1107,32 @@ def examples(folder: str = MARBLES) -> dict[str, tuple[Case | None, dict[str, tu
                                  "table (docs/maintainers/adding-an-operator.md)") from None
         found[op] = (case, programs)
     return found
+
+
+def rust_package(crate: str) -> str:
+    """The Rust examples' package: one program, which depends on the crate
+    by path as a user's project does."""
+    return ("# GENERATED: the operator pages' Rust examples (tools/docs/examples.py), one program.\n"
+            "[package]\nname = \"signalkit-operator-examples\"\nversion = \"0.0.0\"\nedition = \"2021\"\n"
+            "publish = false\n\n[dependencies]\n"
+            f"signalkit = {{ path = {json.dumps(os.path.abspath(crate))} }}\n\n"
+            "[[bin]]\nname = \"all\"\npath = \"all.rs\"\n")
+
+
+def rust_all(ops: list[str]) -> str:
+    """Every Rust example in one program, each in a module of its own (its
+    main a function there), run by the name its argument gives."""
+    lines = ["// GENERATED: every operator example of tools/docs/examples.py in one program.", ""]
+    for op in ops:
+        lines += [f"mod example_{snake(op)} {{", f"    include!(\"{op}.rs\");",
+                  "    pub fn run() -> Result<(), signalkit::Error> {", "        main()", "    }", "}", ""]
+    lines += ["fn main() {", "    let name = std::env::args().nth(1).unwrap_or_default();",
+              "    let result = match name.as_str() {"]
+    lines += [f"        \"{op}\" => example_{snake(op)}::run()," for op in ops]
+    lines += ["        _ => {", "            eprintln!(\"usage: all OPERATOR\");", "            std::process::exit(2)",
+              "        }", "    };", "    if let Err(error) = result {",
+              "        eprintln!(\"{}: {}\", name, error);", "        std::process::exit(1);", "    }", "}"]
+    return "\n".join(lines) + "\n"
 
 
 def write(path: str, text: str) -> None:
@@ -1005,9 +1176,11 @@ def run_python(folder: str) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--out", help="writes DIR/{c,cpp,python,expected}/ for make test-op-examples")
+    group.add_argument("--out", help="writes DIR/{c,cpp,python,rust,expected}/ for make test-op-examples")
     group.add_argument("--write-swift", action="store_true", help=f"writes {os.path.relpath(SWIFT_DIR, ROOT)}")
     group.add_argument("--check-swift", action="store_true", help="fails when the Swift examples are stale")
+    parser.add_argument("--rust-crate", default=RUST_CRATE,
+                        help="with --out: the folder of the signalkit crate the Rust examples depend on")
     group.add_argument("--run-python", metavar="DIR",
                        help="runs DIR/python/*.py (written by --out) in this interpreter, which has the package, "
                        "each output compared with DIR/expected/python")
@@ -1025,7 +1198,7 @@ def main() -> int:
         for op, (_, programs) in found.items():
             for lang, folder, ext in (("C", "c", "c"), ("C++", "cpp", "cpp"), ("Python", "python", "py")):
                 write(os.path.join(args.out, folder, f"{op}.{ext}"), programs[lang][0])
-            for lang, folder in (("C", "c"), ("C++", "cpp"), ("Python", "python"), ("Swift", "swift")):
+            for lang, folder in (("C", "c"), ("C++", "cpp"), ("Python", "python"), ("Swift", "swift"), ("Rust", "rust")):
                 write(os.path.join(args.out, "expected", folder, f"{op}.txt"), programs[lang][1])
         # The C++ examples as one program: each in a namespace of its own
         # (its main a function there), run by name.
@@ -1038,6 +1211,10 @@ def main() -> int:
         unit += [f"    if (std::strcmp(argv[1], \"{op}\") == 0) return example_{op}::main();" for op in ops]
         unit += ["    return 2;", "}"]
         write(os.path.join(args.out, "cpp", "all.cxx"), "\n".join(unit) + "\n")
+        for op, (_, programs) in found.items():
+            write(os.path.join(args.out, "rust", f"{op}.rs"), programs["Rust"][0])
+        write(os.path.join(args.out, "rust", "Cargo.toml"), rust_package(args.rust_crate))
+        write(os.path.join(args.out, "rust", "all.rs"), rust_all(ops))
         write(os.path.join(args.out, "operators.txt"), "\n".join(ops) + "\n")
         print(f"examples.py: {len(found)} operators, an example each in {', '.join(LANGUAGES)}, in {args.out}")
         return 0

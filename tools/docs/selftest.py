@@ -11,11 +11,19 @@ site.py and each rule of cpp_comments.py is shown to catch what it is for.
   late one labelled), an operator of a standard shape is spelled in each
   language from its row of the operator table and its shape, an operator
   no case applies alone gets no example and
-  its page says why, and a page with examples shows the four programs and
+  its page says why, and a page with examples shows the five programs and
   their outputs;
 - every operator of the operator table has its "When to use it" section
   in operator_uses.md, and that file's check catches a missing or extra
   section, one without its paragraph and a "See also" without a page;
+- the bindings' declarations (declarations.py): the Rust and C++ readers
+  give a method's declaration as its source has it (a change in the source
+  changes it), a Swift name without labels leaves the titles another row
+  names with a label, an operator the binding lacks shows what its example
+  composes it from, a name the binding does not declare is reported, and so
+  is a cell that says a binding lacks what it calls; a C brief's words
+  become every language's (operator_words.py's SHARED), and those no rule
+  replaces are found;
 - the C++ comment filter documents a comment on a declaration, leaves a
   banner and a comment before a blank line alone, escapes #word, and keeps
   the line count.
@@ -46,6 +54,7 @@ def load(name: str) -> ModuleType:
 cpp_comments = load("cpp_comments")
 site_module = load("site")
 examples_module = load("examples")
+declarations = load("declarations")
 
 failures = []
 
@@ -53,6 +62,94 @@ failures = []
 def expect(condition: bool, what: str) -> None:
     if not condition:
         failures.append(what)
+
+
+def check_declarations() -> None:
+    """declarations.py's readers and checks, on sources written here."""
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "src", "operators"))
+        rust = ("impl<T: Value> Signal<T> {\n    /// Doc.\n    pub fn take(&self, count: usize) -> Signal<T> {\n"
+                "        todo!()\n    }\n\n    pub fn merge_map_bounded<U: Value, F: Fn(T) -> Signal<U>>(&self,\n"
+                "        capacity: usize,\n        f: F,\n    ) -> Signal<U> {\n        todo!()\n    }\n\n"
+                "    fn private(&self) {}\n}\n\nimpl<T: Value> Signal<Signal<T>> {\n"
+                "    pub fn queue(&self) -> Signal<T> {\n        sys::sk_signal_queue(x)\n    }\n}\n")
+        with open(os.path.join(root, "src", "operators", "a.rs"), "w") as f:
+            f.write(rust)
+        found = declarations.rust_declarations(os.path.join(root, "src"))
+        expect(found.get("take") == ["impl<T: Value> Signal<T> {\n    pub fn take(&self, count: usize) -> Signal<T>;\n}"],
+               f"a Rust method is declared as its source has it, in its impl block: {found.get('take')}")
+        expect(found.get("merge_map_bounded") == [
+            "impl<T: Value> Signal<T> {\n    pub fn merge_map_bounded<U: Value, F: Fn(T) -> Signal<U>>(&self, "
+            "capacity: usize, f: F) -> Signal<U>;\n}"], f"a Rust declaration's lines are joined: {found}")
+        expect(found.get("queue", [""])[0].startswith("impl<T: Value> Signal<Signal<T>> {"),
+               f"a method of signals of signals says so: {found.get('queue')}")
+        expect("private" not in found, "a private fn is no declaration")
+        with open(os.path.join(root, "src", "operators", "a.rs"), "w") as f:
+            f.write(rust.replace("count: usize", "count: u32"))
+        expect("count: u32" in declarations.rust_declarations(os.path.join(root, "src"))["take"][0],
+               "the Rust declaration follows the source")
+        header = os.path.join(root, "x.hpp")
+        with open(header, "w") as f:
+            f.write("class signal;\nclass signal : public base {\n public:\n    /* doc */\n"
+                    "    template <class F> signal map(F &&f) const {\n        return x;\n    }\n"
+                    "    static signal zip(const std::vector<signal> &signals,\n                      "
+                    "std::size_t capacity) { return y; }\n private:\n    signal hidden() const;\n};\n")
+        found = declarations.cpp_declarations(header)
+        expect(found == {"map": ["template <class F> signal map(F &&f) const;"],
+                         "zip": ["static signal zip(const std::vector<signal> &signals, std::size_t capacity);"]},
+               f"the C++ reader takes the public members of class signal: {found}")
+        rows = [{"line": "1", "operator": "queue", "marble": "`queueBounded`", "c": "`sk_signal_queue`",
+                 "cpp": "—", "python": "—", "rust": "—", "swift": "`queue`"}]
+        called = declarations.called_functions(header, os.path.join(root, "nopython"), os.path.join(root, "src"))
+        problems = declarations.check_availability(rows, called)
+        expect(any("Rust cell of 'queue' says the binding lacks it, but the Rust binding calls sk_signal_queue" in p
+                   for p in problems), f"a dash for a binding that calls the function is reported: {problems}")
+        rows[0]["rust"] = "`queue`"
+        rows[0]["cpp"] = "`queue_signals`"
+        problems = declarations.check_availability(rows, called)
+        expect(problems == ["tools/api/operators.md:1: the C++ cell of 'queue' names queue_signals, but the C++ "
+                            "binding never calls sk_signal_queue: the cell names another operator"],
+               f"a name for a binding that never calls the function is reported: {problems}")
+    swift = {"first(_:)": ["func first()"], "first(where:)": ["func first(where:)"],
+             "mergeMap(maxConcurrent:capacity:overflow:onDrop:_:)": ["func mergeMap(bounded)"]}
+    prefixes = {"first(", "first(where:", "mergeMap(maxConcurrent:capacity:overflow:onDrop:"}
+    expect(declarations.swift_signatures("first(", swift, prefixes) == ["func first()"],
+           "a Swift name without labels leaves the titles another row names with a label")
+    expect(declarations.swift_titles("`mergeMap(maxConcurrent: 1, capacity:overflow:onDrop:) { $0 }`")
+           == ["mergeMap(maxConcurrent:capacity:overflow:onDrop:"], "a Swift cell's call names its labels")
+    expect(declarations.swift_signatures("mergeMap(maxConcurrent:capacity:overflow:onDrop:", swift, prefixes)
+           == ["func mergeMap(bounded)"], "an unlabelled last argument is the same function")
+    row = {"line": "2", "operator": "concat map", "marble": "`concatMap`", "c": "—", "cpp": "`merge_map`",
+           "python": "`merge_map`, max_concurrent=1", "rust": "`merge_map`", "swift": "`mapToQueue`"}
+    other = {"line": "3", "operator": "merge map", "marble": "`mergeMap`", "c": "`sk_signal_merge_map`",
+             "cpp": "`merge_map`", "python": "`merge_map`", "rust": "`merge_map`", "swift": "`mergeMap`"}
+    api = {"sk_signal_merge_map": {"name": "sk_signal_merge_map", "returns": "int",
+                                   "params": [{"type": "sk_signal **", "name": "out"}]}}
+    bindings = declarations.Bindings(api, {"merge_map": ["signal merge_map(F &&f) const;"]},
+                                     {"mapToQueue(_:)": ["func mapToQueue()"]}, {}, [row, other])
+    programs = {"C": ("sk_signal_merge_map(&result, a, 1, select, NULL, NULL);", "")}
+    languages, problems = declarations.page_languages(row, bindings, programs, [row, other])
+    expect(languages[0] == ("C", False, ["sk_signal_merge_map"], ["int sk_signal_merge_map(sk_signal **out);"]),
+           f"a language that lacks the operator shows what its example composes it from: {languages[0]}")
+    expect(any("Rust names `merge_map`, which the Rust binding does not declare" in p for p in problems),
+           f"a name its binding does not declare is reported: {problems}")
+    words = declarations._load(declarations.OPERATOR_WORDS_PY, "selftest_operator_words")
+    pages = {"sk_signal_zip": "zip", "sk_signal_queue": "queue"}
+    for brief, said in [
+            ("Arrays of the n-th value of each of `count` signals.", "Arrays of the n-th value of each of the signals."),
+            ("The `count` signals one after the other.", "The signals one after the other."),
+            ("For a signal of signals (values of SK_KIND_SIGNAL): runs the latest.",
+             "For a signal of signals: runs the latest."),
+            ("delivers the array [key, group], where group (of kind SK_KIND_SIGNAL) delivers",
+             "Delivers the pair [key, group], where group (a signal) delivers"),
+            ("Calls `fn(ctx, value)` before `signal` is started.", "Calls `f(value)` before the source is started."),
+            ("Drops a value equal (sk_value_equal()) to the last.", "Drops a value equal to the last."),
+            ("sk_signal_zip() with at most `capacity`; as sk_signal_queue().", "`zip` with at most `capacity`; as `queue`."),
+            ("a fast `signal` feeding slow inner signals", "A fast source feeding slow inner signals")]:
+        got = words.shared_words(brief, pages)
+        expect(got == said and not words.c_only_words(got), f"a brief in every language's words: {got!r}")
+    expect(words.c_only_words(words.shared_words("As sk_signal_nosuch(), with SK_OVERFLOW_BLOCK.", pages))
+           == ["sk_signal_nosuch", "SK_OVERFLOW_BLOCK"], "the C words no rule replaces are found")
 
 
 def main() -> int:
@@ -92,6 +189,10 @@ def main() -> int:
                                   values={"x": [1, 2]}, ops=[["zip", "a", "b"]], out="x|")
     expect(examples_module.expected(zipped, "Swift") == "0: (1, 2)\n1: completed\n", "Swift's zip prints a tuple")
     expect(examples_module.expected(zipped, "C++") == "0: [1, 2]\n1: completed\n", "C++'s zip prints an array")
+    expect(examples_module.expected(zipped, "Rust") == "0: [1, 2]\n1: completed\n", "Rust's zip prints a Vec")
+    paired = examples_module.Case("p", "t.marbles:1", inputs=[("a", False, "12|")], values={"x": [1, 2]},
+                                  ops=[["pairwise"]], out="-x|")
+    expect(examples_module.expected(paired, "Rust") == "1: (1, 2)\n2: completed\n", "Rust's pairwise prints a tuple")
     chained = examples_module.Case("chained", "t.marbles:1", inputs=[("a", False, "-1|")],
                                    ops=[["map", "times:2"], ["filter", "always"]], out="-2|")
     chosen = examples_module.chosen_cases([chained])
@@ -112,21 +213,22 @@ def main() -> int:
            f"the example applies the take after it: {examples_module.python_op(taking)!r}")
     skipping = examples_module.Case("skipping", "t.marbles:1", inputs=[("a", False, "-1-2|")],
                                     ops=[["skipWhile", "lt:2"]], out="---2|")
-    spelled = {lang: examples_module.RENDER[lang](skipping) for lang in ("C", "C++", "Swift", "Python")}
+    spelled = {lang: examples_module.RENDER[lang](skipping) for lang in examples_module.LANGUAGES}
     expect(examples_module.STANDARD["skipWhile"].shape == "predicate"
            and "sk_signal_skip_while(&result, a, less_than_2, NULL, NULL)" in spelled["C"]
            and "a | sk::skip_while([](std::int64_t x) { return x < 2; })" in spelled["C++"]
            and "a.signal |> skipWhile { $0 < 2 }" in spelled["Swift"]
-           and "a.skip_while(lambda x: x < 2)" in spelled["Python"],
+           and "a.skip_while(lambda x: x < 2)" in spelled["Python"]
+           and "a.skip_while(|&x: &i64| x < 2)" in spelled["Rust"],
            "an operator of a standard shape is spelled from its row of the operator table and its shape: "
            f"{spelled}")
     page = "".join(site_module.examples_html("take", None))
     expect("no-example" in page and "alone" in page, "a page without an example says why")
     page = "".join(site_module.examples_html("share", (shared, {lang: (examples_module.RENDER[lang](shared),
                                                                          examples_module.expected(shared, lang))
-                                                                  for lang in ("C", "C++", "Swift", "Python")})))
-    expect(page.count("class='example'") == 4 and page.count("class='output'") == 4,
-           "a page shows four examples, each with its output")
+                                                                  for lang in examples_module.LANGUAGES})))
+    expect(page.count("class='example'") == 5 and page.count("class='output'") == 5,
+           "a page shows five examples, each with its output")
     expect("result.share()" in page.replace("a.share()", "result.share()") and "sk_signal_share" in page,
            "the examples apply the operator")
 
@@ -148,6 +250,8 @@ def main() -> int:
                                          use=uses["map"])
         expect("<p class='use'>Use it.</p>" in page and "href='filter.html'" in page,
                "an operator page shows when to use it and links its see-also")
+
+    check_declarations()
 
     text = ("/*\n * the file\n *\n *     #include <x.hpp>\n */\n/* ---- */\n/* Banner */\n/* ---- */\n\n/* A class; see #error. */\nclass c {\n"
             "    /* kept apart */\n\n    int x;\n};\n")
