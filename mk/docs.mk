@@ -86,7 +86,9 @@ define build_site
 	find $(SITE) -type f -exec chmod 0644 {} +
 endef
 
-docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python, Rust references, operator pages with marble pictures, the benchmark plot
+# The prerequisite `api` makes api.json: $(API_JSON) would be empty here,
+# since mk/api.mk, which sets it, is read after this file.
+docs: python-wheel api $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python, Rust references, operator pages with marble pictures, the benchmark plot
 	$(begin)
 	$(build_site)
 	$(end)
@@ -155,7 +157,7 @@ test-op-examples: stage python-wheel ## the operator pages' examples in C, C++ a
 	$(end)
 
 # The site itself: part of make release-check.
-test-docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it
+test-docs: python-wheel api $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it
 	$(begin)
 	$(build_site)
 	rm -rf $(SITE_TEST)

@@ -1022,6 +1022,15 @@ def main() -> int:
     parser.add_argument("--symbols", help="DocC's symbol graphs folder: the Swift declarations")
     args = parser.parse_args()
     site, dump_path, readme = args.site, args.marbles, args.readme
+    api: dict[str, dict[str, Any]] = {}
+    if args.api:
+        # Named but missing is an error: without it the pages would lose
+        # their C signatures and briefs, and the search its C functions.
+        if not os.path.exists(args.api):
+            print(f"{args.api}: no such file (make api writes it)", file=sys.stderr)
+            return 1
+        with open(args.api, encoding="utf-8") as f:
+            api = {function["name"]: function for function in json.load(f)["functions"]}
     with open(dump_path, encoding="utf-8") as f:
         cases = json.load(f)["cases"]
     os.makedirs(os.path.join(site, "marbles"), exist_ok=True)
@@ -1042,10 +1051,6 @@ def main() -> int:
     swift_folder = os.path.join(site, "swift", "documentation", "swiftsignalkit")
     swift_pages = sorted(os.listdir(swift_folder)) if swift_built and os.path.isdir(swift_folder) else []
     coverage = []
-    api: dict[str, dict[str, Any]] = {}
-    if args.api and os.path.exists(args.api):
-        with open(args.api, encoding="utf-8") as f:
-            api = {function["name"]: function for function in json.load(f)["functions"]}
     cpp_declared = cpp_members(os.path.join(site, "cpp", "signalkit-cpp.tag"))
     swift_declared = swift_declarations(args.symbols)
     table = operator_rows()
