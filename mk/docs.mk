@@ -161,7 +161,7 @@ test-docs: python-wheel api $(DOCS_VENV_STAMP) ## make docs, then its pages open
 	$(begin)
 	$(build_site)
 	rm -rf $(SITE_TEST)
-	$(DOCS_VENV)/bin/python tools/docs/browser_test.py $(SITE) $(SITE_TEST) map
+	$(DOCS_VENV)/bin/python tools/docs/browser_test.py $(SITE) $(SITE_TEST) map --api $(API_JSON)
 	@# make install puts the site under share/doc/signalkit/html; uninstall takes it away.
 	rm -rf $(DOCS_INSTALL_TEST)
 	$(MAKE) --no-print-directory install DESTDIR=$(DOCS_INSTALL_TEST) PREFIX=/opt/signalkit > /dev/null
