@@ -47,12 +47,22 @@ def bar(root: str) -> str:
             "</div>")
 
 
-def add_to_page(text: str, root: str) -> str | None:
-    """The page with the bar right after <body>; None when it has it (or no body)."""
-    body = re.search(r"<body[^>]*>", text)
-    if body is None or MARK in text:
+# Where the bar goes on a page: first in its <body>, a strip across the
+# top; but rustdoc lays its <body> out as a flex row (its sidebar, then its
+# <main>), where a child of the body becomes a full-height column that
+# squeezes the content, so on rustdoc's pages the bar opens its <main>: a
+# strip above the content, beside rustdoc's own sidebar. (A page of theirs
+# without a <main>, a redirect, takes it in its body.)
+INSIDE = {"rust": r"<main[^>]*>"}
+
+
+def add_to_page(text: str, root: str, inside: str | None = None) -> str | None:
+    """The page with the bar opening the first element `inside` matches,
+    else its <body>; None when it has it (or no body)."""
+    place = (re.search(inside, text) if inside else None) or re.search(r"<body[^>]*>", text)
+    if place is None or MARK in text:
         return None
-    return text[:body.end()] + bar(root) + text[body.end():]
+    return text[:place.end()] + bar(root) + text[place.end():]
 
 
 def add_to_references(site: str, folders: tuple[str, ...]) -> int:
@@ -65,7 +75,7 @@ def add_to_references(site: str, folders: tuple[str, ...]) -> int:
                     continue
                 path = os.path.join(directory, name)
                 with open(path, encoding="utf-8") as f:
-                    text = add_to_page(f.read(), "../" * os.path.relpath(path, site).count(os.sep))
+                    text = add_to_page(f.read(), "../" * os.path.relpath(path, site).count(os.sep), INSIDE.get(folder))
                 if text is None:
                     continue
                 with open(path, "w", encoding="utf-8") as f:
