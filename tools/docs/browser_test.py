@@ -38,7 +38,10 @@ lists, and checks for each page:
   operator pages link; of DocC's, OPERATOR's) links back to that
   operator's page;
 - the search finds an operator's page by a name of another language
-  (skip_while: the skipWhile page first) and a C function in the C reference;
+  first (skip_while: the skipWhile page), and, among its first results,
+  a name of each kind that each reference documents (a C function, type
+  and enumerator, a C++ class, a Python class, a Rust method and trait, a
+  Swift class) and a guide's section (SEARCHES);
 - the front page opened from a file (file://) says to serve the site for
   the Swift reference, and served over HTTP it does not.
 
@@ -60,6 +63,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import cast
 from urllib.parse import urldefrag, urljoin, urlparse
@@ -132,16 +136,32 @@ def stop(server: subprocess.Popen[str]) -> None:
     server.wait(timeout=30)
 
 
+# What the search must find among its first results: a query, and the end
+# of an address one of them has. An operator by a name of another language
+# comes first; then a name of each kind each reference documents, and a
+# guide's section.
+SEARCHES = [("skip_while", "/operators/skipWhile.html", 1),
+            ("sk_signal_map", "/c/", 3),
+            ("sk_value", "/c/structsk__value.html", 3),
+            ("SK_ERR_BUSY", "/c/", 3),
+            ("signalkit::queue", "/cpp/classsignalkit_1_1queue.html", 3),
+            ("pysignalkit.Pipe", "/python/pysignalkit.html#Pipe", 3),
+            ("signalkit::Signal::map", "/rust/signalkit/struct.Signal.html#method.map", 3),
+            ("signalkit::Value", "/rust/signalkit/trait.Value.html", 3),
+            ("SignalPipe", "/swift/documentation/swiftsignalkit/signalpipe/", 3),
+            ("main queue on Linux", "/guide/docs/concepts.html#the-main-queue-on-linux", 3)]
+
+
 def check_search(driver: webdriver.Chrome, base: str, problems: list[str]) -> None:
-    """The search finds an operator by a name of another language, first."""
-    driver.get(base + "search.html?q=skip_while")
-    hrefs = driver.execute_script("return Array.from(document.querySelectorAll('#results a')).map(a => a.href)")
-    if not hrefs or not hrefs[0].endswith("/operators/skipWhile.html"):
-        problems.append(f"search.html?q=skip_while: skipWhile's operator page is not the first result ({hrefs[:3]})")
-    driver.get(base + "search.html?q=sk_signal_map")
-    if not driver.execute_script("return Array.from(document.querySelectorAll('#results a'))"
-                                 ".some(a => a.href.indexOf('/c/') >= 0)"):
-        problems.append("search.html?q=sk_signal_map: no entry of the C reference")
+    """The search finds each of SEARCHES among its first results."""
+    for query, address, first in SEARCHES:
+        driver.get(base + "search.html?" + urllib.parse.urlencode({"q": query}))
+        hrefs: list[str] = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#results a')).map(a => a.href)")
+        if not any(href.endswith(address) or (address.endswith(("#", "/")) and address in href)
+                   for href in hrefs[:first]):
+            problems.append(f"search.html?q={query}: no result at ...{address} among the first {first} "
+                            f"({hrefs[:3]})")
 
 
 def check_file_note(driver: webdriver.Chrome, site: str, base: str, problems: list[str]) -> None:

@@ -1197,7 +1197,7 @@ every binding plays): a page each with what it does, its declaration and why the
         f.write(page("SignalKit documentation", body, ""))
 
     # The search: the guides' headings, each operator under every name its
-    # row gives, the C functions and the C++ members of the references.
+    # row gives, and every name the five references document.
     entries = navigation.guide_entries(site)
     for op, _ in coverage:
         row = table[op]
@@ -1211,11 +1211,7 @@ every binding plays): a page each with what it does, its declaration and why the
         for name in re.findall(r"`([^`]+)`", row["swift"]):
             entries.append({"name": name.split("(")[0], "where": f"Swift only: {row['operator']}",
                             "url": f"swift-only/{slug}.html"})
-    for name, (qualified, target) in sorted(c_tags.items()):
-        if name in api:
-            entries.append({"name": qualified, "where": "C reference", "url": f"c/{target}"})
-    for name, (qualified, target) in sorted(cpp_tags.items()):
-        entries.append({"name": qualified, "where": "C++ reference", "url": f"cpp/{target}"})
+    entries += navigation.reference_entries(site)
     searchable = navigation.write_search(site, entries, page("Search", navigation.SEARCH_BODY, ""))
 
     with open(os.path.join(site, "favicon.ico"), "wb") as f:
