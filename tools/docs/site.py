@@ -482,7 +482,8 @@ def doxygen_tags(path: str, scopes: list[str] | None) -> dict[str, tuple[str, st
         return found
     root = ET.parse(path).getroot()
     compounds = root.findall("compound")
-    for scope in scopes or [None]:
+    every: list[str | None] = list(scopes) if scopes else [None]
+    for scope in every:
         for compound in compounds:
             kind = compound.get("kind")
             name = compound.findtext("name")
