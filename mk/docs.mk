@@ -86,7 +86,9 @@ define build_site
 	find $(SITE) -type f -exec chmod 0644 {} +
 endef
 
-docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python, Rust references, operator pages with marble pictures, the benchmark plot
+# The prerequisite `api` makes api.json: $(API_JSON) would be empty here,
+# since mk/api.mk, which sets it, is read after this file.
+docs: python-wheel api $(DOCS_VENV_STAMP) ## the documentation site into .build-c/site: C, C++, Python, Rust references, operator pages with marble pictures, the benchmark plot
 	$(begin)
 	$(build_site)
 	$(end)
@@ -170,11 +172,11 @@ test-op-examples: stage python-wheel ## the operator pages' examples in C, C++, 
 	$(end)
 
 # The site itself: part of make release-check.
-test-docs: python-wheel $(API_JSON) $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it
+test-docs: python-wheel api $(DOCS_VENV_STAMP) ## make docs, then its pages opened in headless Chromium (screenshots in .build-c/site-test); make install and libsignalkit-doc carry it
 	$(begin)
 	$(build_site)
 	rm -rf $(SITE_TEST)
-	$(DOCS_VENV)/bin/python tools/docs/browser_test.py $(SITE) $(SITE_TEST) map
+	$(DOCS_VENV)/bin/python tools/docs/browser_test.py $(SITE) $(SITE_TEST) map --api $(API_JSON)
 	@# make install puts the site under share/doc/signalkit/html; uninstall takes it away.
 	rm -rf $(DOCS_INSTALL_TEST)
 	$(MAKE) --no-print-directory install DESTDIR=$(DOCS_INSTALL_TEST) PREFIX=/opt/signalkit > /dev/null

@@ -109,6 +109,21 @@ def names(cell):
     return re.findall(r"`([^`]+)`", cell)
 
 
+# Each binding's language and its column of the table.
+BINDINGS = (("C", "c"), ("C++", "cpp"), ("Python", "python"), ("Rust", "rust"), ("Swift", "swift"))
+
+
+def binding_languages(row, api):
+    """The languages whose binding has the row's operator: C when its cell
+    names a function of api.json; C++, Python, Rust and Swift when their
+    cell names one, since check.py's readme check holds each such name to
+    the binding's own sources (the C++ headers, the package, the crate, the
+    Swift sources)."""
+    functions = {function["name"] for function in api["functions"]}
+    return [language for language, column in BINDINGS
+            if any(name in functions or column != "c" for name in names(row[column]))]
+
+
 def read_table(path=TABLE):
     """(header line, separator, rows): each row a dict of COLUMNS, with the
     line it came from."""

@@ -474,10 +474,10 @@ def cost_html(c_name: str | None, costs: tuple[str, dict[str, dict[str, Any]]]) 
 
 
 def first_name(cell: str) -> str | None:
-    """The first name in backticks of a cell of the table (`Signal.zip`: zip;
-    `deliver_on(q, capacity, overflow)`: deliver_on)."""
+    """The first name in backticks of a cell of the table (`Signal.zip` and
+    `Signal::zip`: zip; `deliver_on(q, capacity, overflow)`: deliver_on)."""
     names = re.findall(r"`([^`]+)`", cell)
-    return names[0].split("(")[0].split(".")[-1] if names else None
+    return names[0].split("(")[0].split(".")[-1].split("::")[-1] if names else None
 
 
 def doxygen_tags(path: str, scopes: list[str] | None) -> dict[str, tuple[str, str]]:
@@ -489,7 +489,8 @@ def doxygen_tags(path: str, scopes: list[str] | None) -> dict[str, tuple[str, st
         return found
     root = ET.parse(path).getroot()
     compounds = root.findall("compound")
-    for scope in scopes or [None]:
+    every: list[str | None] = list(scopes) if scopes else [None]
+    for scope in every:
         for compound in compounds:
             kind = compound.get("kind")
             name = compound.findtext("name")
@@ -837,20 +838,22 @@ def check_links(site: str) -> list[str]:
 def embed_pictures(site: str, coverage: list[tuple[str, list[tuple[str, str | None, str]]]],
                    by_operator: dict[str, list[dict[str, Any]]]) -> int:
     """Puts the first marble picture of each operator into its entry in the
-    C, C++ and Python references (at the top of the entry's documentation,
-    linking to the operator's page); DocC's pages are drawn by its script
-    from data, so the Swift reference only links. Returns the number put."""
+    C, C++, Python and Rust references (at the top of the entry's
+    documentation, linking to the operator's page: the way back from the
+    entry); DocC's pages are drawn by its script from data, which
+    link_docc_entries gives the link. Returns the number put."""
     edits: dict[str, list[tuple[str, str]]] = {}
     for op, links in coverage:
         case = by_operator[op][0]
         for lang, href, _ in links:
-            if not href or lang in ("Swift", "Rust"):  # DocC's and rustdoc's pages: links only
+            if not href or lang == "Swift":
                 continue
             target, _, anchor = href.removeprefix("../").partition("#")
+            root = "../" * target.count("/")
             alt = html.escape(f"{case['name']}: {' | '.join(case['operators'])}")
-            snippet = (f"<div class='signalkit-marbles'><p><a href='../operators/{op}.html'>Marble diagram of "
+            snippet = (f"<div class='signalkit-marbles'><p><a href='{root}operators/{op}.html'>Marble diagram of "
                        f"{html.escape(op)}</a> (the case <code>{html.escape(case['name'])}</code>, drawn from "
-                       f"what it delivered):</p><img src='../marbles/{html.escape(case['name'])}.svg' alt='{alt}' "
+                       f"what it delivered):</p><img src='{root}marbles/{html.escape(case['name'])}.svg' alt='{alt}' "
                        "style='max-width:100%'></div>")
             edits.setdefault(target, []).append((anchor, snippet))
     count = 0
@@ -861,20 +864,59 @@ def embed_pictures(site: str, coverage: list[tuple[str, list[tuple[str, str | No
         for anchor, snippet in items:
             if target.startswith("python/"):
                 start = text.find(f'id="{anchor}"')
-                opening = '<div class="docstring">'
+                opening, end = '<div class="docstring">', None
+            elif target.startswith("rust/"):
+                # rustdoc: the method's heading, then its documentation, in
+                # one <details>.
+                start = text.find(f'<section id="{anchor}"')
+                opening, end = '<div class="docblock">', "</details>"
             else:
                 # Doxygen: the anchor before the entry's title (the summary
                 # table names it too, without a title after it).
                 start = text.find(f'<a id="{anchor}" name="{anchor}"></a>\n<h2 class="memtitle">')
-                opening = '<div class="memdoc">'
+                opening, end = '<div class="memdoc">', None
             at = text.find(opening, start) if start >= 0 else -1
-            if at < 0:
+            if at < 0 or (end is not None and text.find(end, start) < at):
                 raise SystemExit(f"{target}#{anchor}: no entry to put the marble picture in")
             at += len(opening)
             text = text[:at] + "\n" + snippet + text[at:]
             count += 1
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
+    return count
+
+
+def link_docc_entries(site: str, coverage: list[tuple[str, list[tuple[str, str | None, str]]]]) -> int:
+    """The way back from each operator's page of the Swift reference: DocC
+    draws a page from its data (data/documentation/...json), to which a
+    section is added, its paragraph linking the operator's page. The link is
+    from the site's root, where DocC's pages are served (its own links are
+    too: --hosting-base-path); a relative one would depend on the address
+    the page was reached by, with or without its final slash. Returns the
+    number of pages linked."""
+    count = 0
+    for op, links in coverage:
+        for lang, href, _ in links:
+            if lang != "Swift" or not href:
+                continue
+            page = href.removeprefix("../swift/").rstrip("/")
+            path = os.path.join(site, "swift", "data", page.removesuffix("/") + ".json")
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            identifier = f"signalkit-operator-page-{op}"
+            data.setdefault("primaryContentSections", []).append({"kind": "content", "content": [
+                {"type": "heading", "level": 2, "text": "Operator page", "anchor": "operator-page"},
+                {"type": "paragraph", "inlineContent": [
+                    {"type": "text", "text": "In every language, with its marble diagrams and examples: "},
+                    {"type": "reference", "identifier": identifier, "isActive": True},
+                    {"type": "text", "text": "."}]}]})
+            title = f"the operator page of {op}"
+            data.setdefault("references", {})[identifier] = {
+                "type": "link", "identifier": identifier, "title": title, "url": f"/operators/{op}.html",
+                "titleInlineContent": [{"type": "text", "text": title}]}
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
+            count += 1
     return count
 
 
@@ -985,6 +1027,15 @@ def main() -> int:
     parser.add_argument("--symbols", help="DocC's symbol graphs folder: the Swift declarations")
     args = parser.parse_args()
     site, dump_path, readme = args.site, args.marbles, args.readme
+    api: dict[str, dict[str, Any]] = {}
+    if args.api:
+        # Named but missing is an error: without it the pages would lose
+        # their C signatures and briefs, and the search its C functions.
+        if not os.path.exists(args.api):
+            print(f"{args.api}: no such file (make api writes it)", file=sys.stderr)
+            return 1
+        with open(args.api, encoding="utf-8") as f:
+            api = {function["name"]: function for function in json.load(f)["functions"]}
     with open(dump_path, encoding="utf-8") as f:
         cases = json.load(f)["cases"]
     os.makedirs(os.path.join(site, "marbles"), exist_ok=True)
@@ -1005,10 +1056,6 @@ def main() -> int:
     swift_folder = os.path.join(site, "swift", "documentation", "swiftsignalkit")
     swift_pages = sorted(os.listdir(swift_folder)) if swift_built and os.path.isdir(swift_folder) else []
     coverage = []
-    api: dict[str, dict[str, Any]] = {}
-    if args.api and os.path.exists(args.api):
-        with open(args.api, encoding="utf-8") as f:
-            api = {function["name"]: function for function in json.load(f)["functions"]}
     cpp_declared = declarations.cpp_declarations()
     swift_declared = declarations.swift_declarations(args.symbols)
     all_rows = declarations.read_rows()
@@ -1059,6 +1106,7 @@ def main() -> int:
             f.write(swift_only_page(row, swift_declared, swift_pages, swift_built))
 
     embedded = embed_pictures(site, coverage, by_operator)
+    docc_linked = link_docc_entries(site, coverage)
     way_back = add_way_back(site)
 
     # The benchmark page: each plot with the run's own words (its date,
@@ -1129,7 +1177,7 @@ every binding plays): a page each with what it does, its declaration and why the
         f.write(page("SignalKit documentation", body, ""))
 
     # The search: the guides' headings, each operator under every name its
-    # row gives, the C functions and the C++ members of the references.
+    # row gives, and every name the five references document.
     entries = navigation.guide_entries(site)
     for op, _ in coverage:
         row = table[op]
@@ -1143,11 +1191,7 @@ every binding plays): a page each with what it does, its declaration and why the
         for name in re.findall(r"`([^`]+)`", row["swift"]):
             entries.append({"name": name.split("(")[0], "where": f"Swift only: {row['operator']}",
                             "url": f"swift-only/{slug}.html"})
-    for name, (qualified, target) in sorted(c_tags.items()):
-        if name in api:
-            entries.append({"name": qualified, "where": "C reference", "url": f"c/{target}"})
-    for name, (qualified, target) in sorted(cpp_tags.items()):
-        entries.append({"name": qualified, "where": "C++ reference", "url": f"cpp/{target}"})
+    entries += navigation.reference_entries(site)
     searchable = navigation.write_search(site, entries, page("Search", navigation.SEARCH_BODY, ""))
 
     with open(os.path.join(site, "favicon.ico"), "wb") as f:
@@ -1169,7 +1213,7 @@ every binding plays): a page each with what it does, its declaration and why the
         return 1
     print(f"the site: {site}/index.html ({len(cases)} marble pictures, {len(by_operator)} operator pages, "
           f"{len(swift_only)} pages of the Swift API's own operators, "
-          f"{embedded} pictures in the references' entries, {way_back} reference pages with the site's bar, "
+          f"{embedded} pictures in the references' entries, {docc_linked} DocC pages linking their operator's, {way_back} reference pages with the site's bar, "
           f"{searchable} entries in the search)")
     return 0
 
