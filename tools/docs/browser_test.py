@@ -204,6 +204,13 @@ bar.style.display = display;
 return [withBar, withoutBar];
 """ % navigation.MARK
 
+# Scrolls to the top at once (smooth scrolling off); true once there.
+TO_TOP = """
+for (const e of [document.documentElement, document.body]) { if (e) e.style.scrollBehavior = 'auto'; }
+window.scrollTo(0, 0);
+return window.scrollY === 0 && window.scrollX === 0;
+"""
+
 # The bar's box, and whether it links the front page and the operators and
 # has the search box, each in view when the page opens.
 WAY_BACK = """
@@ -229,8 +236,15 @@ def check_layout(driver: webdriver.Chrome, path: str, problems: list[str]) -> No
     if with_bar < MIN_WIDTH and (not reference or with_bar < without_bar - 1):
         problems.append(f"{path}: the main content is {with_bar:.0f} px wide in a {WINDOW[0]} px window "
                         f"({without_bar:.0f} px without the site's bar; at least {MIN_WIDTH} expected)")
-    # The page as it opens at its top, not at an anchor (at once: pdoc scrolls smoothly).
-    driver.execute_script("window.scrollTo({top: 0, left: 0, behavior: 'instant'})")
+    # The page as it opens at its top, not at an anchor. pdoc scrolls
+    # smoothly, and a smooth scroll to the anchor still running can carry
+    # the page away again after a jump to the top: smooth scrolling off,
+    # then the jump, then wait until the page is at the top.
+    try:
+        WebDriverWait(driver, SCRIPT_SECONDS).until(lambda d: d.execute_script(TO_TOP))
+    except TimeoutException:
+        problems.append(f"{path}: the page does not stay at its top when scrolled there")
+        return
     way_back = driver.execute_script(WAY_BACK)
     if way_back is None:
         problems.append(f"{path}: no site bar (the way back to the front page and the operators, and the search)")
