@@ -544,9 +544,10 @@ struct MarbleCase {
     /// input's events as its diagram gives them (`t` in frames from its
     /// subscription point) with the frames it was subscribed and disposed
     /// (and, for the first input, `during`: the values put into it from
-    /// inside a delivery, `t` in frames of the clock), the events each
-    /// subscriber recorded (`t` in frames of the clock), and, in a case with
-    /// a bounded operator, `dropped`: what its drop callback received.
+    /// inside the delivery of the value `on`, `t` in frames of the clock),
+    /// the events each subscriber recorded (`t` in frames of the clock),
+    /// and, in a case with a bounded operator, `dropped`: what its drop
+    /// callback received.
     func recordingJSON(
         sources: [String: TestSignal<MarbleValue, MarbleFailure>],
         recorder: TestRecorder<MarbleValue, MarbleFailure>,
@@ -576,8 +577,10 @@ struct MarbleCase {
                     ["from": log.subscribed, "to": log.disposed.map { $0 as Any } ?? NSNull()]
                 },
             ]
-            if index == 0 && self.during != nil {
-                item["during"] = during.map { ["t": $0.frame, "kind": "next", "value": $0.value.description] }
+            if index == 0, let trigger = self.during.flatMap({ self.characterValues[$0.trigger] }) {
+                item["during"] = during.map {
+                    ["t": $0.frame, "kind": "next", "value": $0.value.description, "on": trigger.description]
+                }
             }
             return item
         }

@@ -47,7 +47,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import navigation  # noqa: E402  (tools/docs/navigation.py: the bar and the search)
-from marble_svg import FONT, case_svg  # noqa: E402  (tools/docs/marble_svg.py: the marble pictures)
+from marble_svg import FONT, LEGEND, case_svg  # noqa: E402  (tools/docs/marble_svg.py: the marble pictures)
 
 # ---------------------------------------------------------------------------
 # The operators and their names in each reference
@@ -527,15 +527,7 @@ def operator_page(op: str, row: dict[str, str], cases: list[dict[str, Any]], lin
     body += examples_html(op, example)
     body += cost or []
     body += [
-            "<h2>Marble diagrams</h2>",
-            "<p>Each picture is a case of the shared marble table (<code>Tests/marbles</code>), drawn from what "
-            "the Swift operators delivered when <code>make docs</code> ran it under virtual time: a timeline per "
-            "signal, a value as a circle, a tall bar the completion, a red cross the error, the operators in the "
-            "box. An input's line starts where it was subscribed and ends where it was disposed, at a break mark "
-            "(two slanted strokes); what it would have sent after, and nobody received, is greyed on a dotted "
-            "line. Each input has a colour, and a value delivered takes the colour of the input value it came "
-            "from (at its frame, or the same value earlier: one held and delivered later); a white one the "
-            "operator made.</p>"]
+            "<h2>Marble diagrams</h2>", LEGEND]
     for case in cases:
         alt = f"{case['name']}: {' | '.join(case['operators'])}"
         body.append(f"<div class='case' id='{html.escape(case['name'])}'><h3><code>{html.escape(case['name'])}"
