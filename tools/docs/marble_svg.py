@@ -44,11 +44,12 @@ MONO = "font-family='DejaVu Sans Mono, monospace'"
 # DejaVu Sans's advance widths (in 1/2048 em) of the characters 32 to 126,
 # read from its hmtx table: the pictures name it first, and Debian's
 # browsers have it.
-_SANS = [651, 821, 942, 1716, 1303, 1946, 1597, 563, 799, 799, 1024, 1716, 651, 739, 651, 690, 1303, 1303, 1303,
-         1303, 1303, 1303, 1303, 1303, 1303, 1303, 690, 690, 1716, 1716, 1716, 1087, 2048, 1401, 1405, 1430, 1577, 1294,
-         1178, 1587, 1540, 604, 604, 1343, 1141, 1767, 1532, 1612, 1235, 1612, 1423, 1300, 1251, 1499, 1401, 2025, 1403,
-         1251, 1403, 799, 690, 799, 1716, 1024, 1024, 1255, 1300, 1126, 1300, 1260, 721, 1300, 1298, 569, 569, 1186, 569,
-         1995, 1298, 1253, 1300, 1300, 842, 1067, 803, 1298, 1212, 1675, 1212, 1212, 1075, 1303, 690, 1303, 1716]
+_SANS = [651, 821, 942, 1716, 1303, 1946, 1597, 563, 799, 799, 1024, 1716, 651, 739, 651, 690,  # space to /
+         1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 690, 690, 1716, 1716, 1716, 1087,  # 0 to ?
+         2048, 1401, 1405, 1430, 1577, 1294, 1178, 1587, 1540, 604, 604, 1343, 1141, 1767, 1532, 1612,  # @ to O
+         1235, 1612, 1423, 1300, 1251, 1499, 1401, 2025, 1403, 1251, 1403, 799, 690, 799, 1716, 1024,  # P to _
+         1024, 1255, 1300, 1126, 1300, 1260, 721, 1300, 1298, 569, 569, 1186, 569, 1995, 1298, 1253,  # ` to o
+         1300, 1300, 842, 1067, 803, 1298, 1212, 1675, 1212, 1212, 1075, 1303, 690, 1303, 1716]  # p to ~
 _MONO = 1233  # every character of DejaVu Sans Mono
 
 
@@ -72,7 +73,10 @@ MIN_FRAME = 34  # pixels per frame, at least
 ROW = 46  # one timeline
 STACK = 30  # between the values of one frame
 BOX_HEIGHT = 34
-GAP = 9  # between the last value of a frame and its error or completion
+# How far after the values of its frame an event that ends a row goes: its
+# mark's centre, clear of them by 5 pixels (a completion's bar is 3 wide,
+# an error's cross 18; a disposal's break mark starts 7 before its end).
+CLEAR = {"completed": 7.0, "error": 14.0, "disposed": 12.0}
 
 PALETTE = ["#f2c14e", "#7cc6fe", "#9be39b", "#f78fb3", "#c3aed6", "#ffb870", "#8fd3d3", "#e2e27a"]
 MADE = "#ffffff"  # a value the operator made at a frame where no input emitted
@@ -361,13 +365,14 @@ def row_height(row: Row) -> float:
     return ROW + (depth(row) - 1) * STACK
 
 
-def after_values(row: Row, t: int, layout: Layout) -> float:
-    """Where an event that ends a row at frame `t` goes: at the frame, or
-    after the values of that frame (so that no bar or cross crosses one)."""
+def after_values(row: Row, t: int, layout: Layout, kind: str) -> float:
+    """Where an event of `kind` that ends a row at frame `t` goes: at the
+    frame, or after the values of that frame (so that no bar, cross or break
+    mark crosses one)."""
     values = by_frame(row).get(t, [])
     if not values:
         return layout.x(t)
-    return layout.x(t) + max(value_width(m.value) for m in values) / 2 + GAP
+    return layout.x(t) + max(value_width(m.value) for m in values) / 2 + CLEAR[kind]
 
 
 def marble(x: float, y: float, mark: Mark) -> list[str]:
@@ -401,10 +406,9 @@ def row_svg(row: Row, layout: Layout) -> list[str]:
                      "stroke-dasharray='2 4'/>")
     else:
         if terminal:
-            end_x = after_values(row, terminal[0].t, layout)
+            end_x = after_values(row, terminal[0].t, layout, terminal[0].kind)
         elif row.end is not None:
-            # (The break mark starts 7 pixels before its end.)
-            end_x = after_values(row, row.end, layout) + (7 if row.end in by_frame(row) else 0)
+            end_x = after_values(row, row.end, layout, "disposed")
         else:
             end_x = layout.left + layout.frames * layout.frame + layout.frame / 2
         if row.branch is not None:
@@ -441,7 +445,7 @@ def row_svg(row: Row, layout: Layout) -> list[str]:
         for n, mark in enumerate(marks):
             parts += marble(x, y + n * STACK, mark)
     for mark in terminal:
-        x = after_values(row, mark.t, layout)
+        x = after_values(row, mark.t, layout, mark.kind)
         if mark.kind == "completed":
             parts.append(f"<line class='completed' x1='{x:.1f}' y1='{y - 14}' x2='{x:.1f}' y2='{y + 14}' "
                          f"stroke='{stroke}' stroke-width='3'><title>completed</title></line>")
@@ -475,7 +479,7 @@ def case_svg(case: dict[str, Any]) -> str:
     widest = max([value_width(m.value) for row in rows for m in row.marks if m.kind == "next"] + [2.0 * RADIUS])
     left = max([64.0] + [text_width(line, LABEL_FONT) + 16 for row in rows for line in row.label])
     layout = Layout(left=round(left), frame=max(MIN_FRAME, round(widest + 8)), frames=frames)
-    ends = [after_values(row, m.t, layout) for row in rows for m in row.marks if m.kind != "next"]
+    ends = [after_values(row, m.t, layout, m.kind) for row in rows for m in row.marks if m.kind != "next"]
     width = max(layout.left + frames * layout.frame + layout.frame,
                 layout.left + text_width(operators, BOX_FONT, mono=True) + 40,
                 max(ends + [0.0]) + 24)

@@ -8,7 +8,8 @@ built, SITE/swift; this script adds what joins them:
 - SITE/marbles/CASE.svg: a marble picture of every case of the shared table
   (Tests/marbles), drawn from what the case recorded when it ran (the JSON
   the Swift runner writes with SIGNALKIT_MARBLE_DUMP, MarbleTableTests.swift),
-  never from its `out` line;
+  never from its `out` line (marble_svg.py), and checked as a reader would
+  look at it (marble_check.py: a problem fails the site);
 - SITE/operators/OP.html: one page per operator of the table, its examples
   in C, C++, Swift and Python (tools/docs/examples.py, which the tests
   compile and run), its pictures and links to its entry in each language's
@@ -48,6 +49,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import navigation  # noqa: E402  (tools/docs/navigation.py: the bar and the search)
 from marble_svg import FONT, LEGEND, case_svg  # noqa: E402  (tools/docs/marble_svg.py: the marble pictures)
+import marble_check  # noqa: E402  (tools/docs/marble_check.py: what a reader would find wrong in one)
 
 # ---------------------------------------------------------------------------
 # The operators and their names in each reference
@@ -844,11 +846,20 @@ def main() -> int:
     os.makedirs(os.path.join(site, "marbles"), exist_ok=True)
     os.makedirs(os.path.join(site, "operators"), exist_ok=True)
     by_operator: dict[str, list[dict[str, Any]]] = {}
+    drawn_wrong = []
     for case in cases:
+        svg = case_svg(case)
+        drawn_wrong += [f"{case['location']} {case['name']}: its picture: {problem}"
+                        for problem in marble_check.problems(svg, case)]
         with open(os.path.join(site, "marbles", case["name"] + ".svg"), "w", encoding="utf-8") as f:
-            f.write(case_svg(case))
+            f.write(svg)
         for op in dict.fromkeys(o.split()[0] for o in case["operators"]):
             by_operator.setdefault(op, []).append(case)
+    if drawn_wrong:
+        print("\n".join(drawn_wrong), file=sys.stderr)
+        print(f"{len(drawn_wrong)} problems in the marble pictures (above; tools/docs/marble_check.py)",
+              file=sys.stderr)
+        return 1
     fix_doxygen_summaries(os.path.join(site, "cpp"))
     fix_rustdoc(os.path.join(site, "rust"))
     c_tags = doxygen_tags(os.path.join(site, "c", "signalkit-c.tag"), None)
