@@ -1569,6 +1569,39 @@ Test(marble_table, side_effects_cases, .timeout = SK_TEST_TIMEOUT) { run_table_f
 Test(marble_table, take_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("take"); }
 Test(marble_table, timing_cases, .timeout = SK_TEST_TIMEOUT) { run_table_file("timing"); }
 
+/* The runner's report on a table written here, in a file of its own. */
+static report run_text(const char *text) {
+    char path[] = "/tmp/sk_marble_table_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
+    FILE *file = fdopen(fd, "w");
+    cr_assert_not_null(file);
+    fputs(text, file);
+    fclose(file);
+    report r = {0};
+    run_file(path, &r);
+    remove(path);
+    return r;
+}
+
+/* A wrong `dropped` line fails, and so does an error that is not the
+ * overflow error where the policy is error. */
+Test(marble_table, the_runner_checks_drops_and_the_overflow_error, .timeout = SK_TEST_TIMEOUT) {
+    const char *head = "case d\nin a -1-----6|\nduring 1 2345\n";
+    char text[512];
+    snprintf(text, sizeof text, "%sop onBackpressureBuffer 2 dropNewest\nout -(123)-----6|\ndropped -(45)\nend\n",
+             head);
+    report r = run_text(text);
+    cr_assert(r.passed == 1 && r.failed == 0, "%s", r.text);
+    snprintf(text, sizeof text, "%sop onBackpressureBuffer 2 dropNewest\nout -(123)-----6|\ndropped -(44)\nend\n",
+             head);
+    r = run_text(text);
+    cr_assert(r.failed == 1 && strstr(r.text, "dropped: expected -(44), got -(45)"), "%s", r.text);
+    r = run_text("case e\nin a -1-#\nop onBackpressureBuffer 2 error\nout -1-#\nend\n");
+    cr_assert(r.failed == 1 && strstr(r.text, "not the overflow error"), "%s", r.text);
+    expect_no_live_objects(0);
+}
+
 /* Every file of the folder is one of the above: a new file must get its test. */
 Test(marble_table, every_file_of_the_table_is_run, .timeout = SK_TEST_TIMEOUT) {
     DIR *dir = opendir(marbles_dir());
